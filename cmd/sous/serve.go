@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sous-app/sous/db/migrations"
+	"github.com/sous-app/sous/internal/auth"
+	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/httpapi"
+	"github.com/sous-app/sous/internal/pg"
+)
+
+// shutdownGrace is how long in-flight requests may finish after SIGINT/SIGTERM.
+const shutdownGrace = 20 * time.Second
+
+func serve(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	noMigrate := fs.Bool("no-migrate", false, "do not apply migrations on start (they must already be current)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, logger, err := setup()
+	if err != nil {
+		return err
+	}
+	url, stopDB, err := database(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer stopDB()
+
+	if !*noMigrate {
+		if err := pg.Migrate(ctx, url, migrations.FS); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	pool, err := pg.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	key, err := auth.LoadOrCreateSigningKey(cfg.JWTKeyFile, true)
+	if err != nil {
+		return fmt.Errorf("JWT signing key: %w", err)
+	}
+	e, err := httpapi.New(httpapi.Deps{
+		Config: cfg, Logger: logger, Pool: pool, Clock: clock.Real{}, SigningKey: key,
+	})
+	if err != nil {
+		return err
+	}
+
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           e,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() {
+		logger.Info("serving", "addr", cfg.Addr, "docs", cfg.WebURL+"/docs")
+		errc <- srv.ListenAndServe()
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining requests")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func migrate(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, logger, err := setup()
+	if err != nil {
+		return err
+	}
+	url, stopDB, err := database(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer stopDB()
+	if err := pg.Migrate(ctx, url, migrations.FS); err != nil {
+		return err
+	}
+	logger.Info("migrations applied")
+	return nil
+}
+
+func setup() (config.Config, *slog.Logger, error) {
+	cfg, err := config.Env()
+	if err != nil {
+		return cfg, nil, err
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	slog.SetDefault(logger)
+	return cfg, logger, nil
+}
+
+// database returns the URL to use: DATABASE_URL, or a private cluster under the data directory
+// that this process starts now and stops when the returned function is called.
+func database(ctx context.Context, cfg config.Config, logger *slog.Logger) (string, func(), error) {
+	if cfg.DatabaseURL != "" {
+		return cfg.DatabaseURL, func() {}, nil
+	}
+	dir, err := filepath.Abs(filepath.Join(cfg.DataDir, "pgdata"))
+	if err != nil {
+		return "", nil, err
+	}
+	logger.Info("DATABASE_URL not set: starting a private PostgreSQL cluster", "dir", dir)
+	local, err := pg.StartLocal(ctx, pg.LocalOptions{Dir: dir, Logger: logger})
+	if err != nil {
+		return "", nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := local.Stop(sctx); err != nil {
+			logger.Error("stopping embedded PostgreSQL", "err", err)
+		}
+	}
+	return local.URL(), stop, nil
+}

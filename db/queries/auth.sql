@@ -1,0 +1,59 @@
+-- name: CreateUser :one
+INSERT INTO users (id, email, name, password_hash, created_at, updated_at)
+VALUES (@id, @email, @name, @password_hash, @now, @now)
+RETURNING *;
+
+-- name: GetUserByEmail :one
+SELECT * FROM users WHERE lower(email) = lower(@email);
+
+-- name: GetUser :one
+SELECT * FROM users WHERE id = @id;
+
+-- name: UpdateUserPassword :exec
+UPDATE users SET password_hash = @password_hash, updated_at = @now WHERE id = @id;
+
+-- name: ListMembershipsForUser :many
+SELECT m.org_id, o.name AS org_name, m.role, m.site_ids, m.credentials
+FROM memberships m
+JOIN orgs o ON o.id = m.org_id
+WHERE m.user_id = @user_id
+ORDER BY o.name, m.org_id;
+
+-- name: CreateOrg :one
+INSERT INTO orgs (id, name, plan_tier, trial_ends_at, created_at, updated_at)
+VALUES (@id, @name, @plan_tier, @trial_ends_at, @now, @now)
+RETURNING *;
+
+-- name: CreateMembership :exec
+INSERT INTO memberships (org_id, user_id, role, site_ids, credentials, created_at, updated_at)
+VALUES (@org_id, @user_id, @role, @site_ids, @credentials, @now, @now);
+
+-- name: CreateRefreshToken :exec
+INSERT INTO refresh_tokens (id, user_id, family_id, parent_id, token_hash, issued_at, expires_at)
+VALUES (@id, @user_id, @family_id, @parent_id, @token_hash, @issued_at, @expires_at);
+
+-- ConsumeRefreshToken marks a live token consumed in one statement, so two concurrent refreshes
+-- of the same token cannot both succeed.
+-- name: ConsumeRefreshToken :one
+UPDATE refresh_tokens
+SET consumed_at = @now::timestamptz
+WHERE token_hash = @token_hash
+  AND consumed_at IS NULL
+  AND revoked_at IS NULL
+  AND expires_at > @now
+RETURNING id, user_id, family_id;
+
+-- name: GetRefreshTokenByHash :one
+SELECT id, user_id, family_id, consumed_at, revoked_at, expires_at
+FROM refresh_tokens
+WHERE token_hash = @token_hash;
+
+-- name: RevokeRefreshTokenFamily :exec
+UPDATE refresh_tokens
+SET revoked_at = @now::timestamptz
+WHERE family_id = @family_id AND revoked_at IS NULL;
+
+-- name: RevokeUserRefreshTokens :exec
+UPDATE refresh_tokens
+SET revoked_at = @now::timestamptz
+WHERE user_id = @user_id AND consumed_at IS NULL AND revoked_at IS NULL;

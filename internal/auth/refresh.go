@@ -1,0 +1,159 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/ratelimit"
+	"github.com/sous-app/sous/internal/reqinfo"
+)
+
+// RefreshTokenTTL is the spec's refresh token lifetime.
+const RefreshTokenTTL = 30 * 24 * time.Hour
+
+const refreshPrefix = "rt_"
+
+var errBadRefresh = apierr.Unauthenticated("Invalid, expired or revoked refresh token")
+
+// newRefreshSecret returns 256 random bits, printable, and the SHA-256 that is stored in their
+// place: the token itself is never kept.
+func newRefreshSecret() (token string, hash []byte) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	token = refreshPrefix + base64.RawURLEncoding.EncodeToString(b)
+	return token, hashRefresh(token)
+}
+
+func hashRefresh(token string) []byte {
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return sum[:]
+}
+
+// issueRefresh stores a new refresh token in family (its parent is the token it replaces).
+func (s *Service) issueRefresh(ctx context.Context, q *db.Queries, userID, family uuid.UUID, parent *uuid.UUID) (string, error) {
+	token, hash := newRefreshSecret()
+	now := s.clock.Now()
+	err := q.CreateRefreshToken(ctx, db.CreateRefreshTokenParams{
+		ID: newID(), UserID: userID, FamilyID: family, ParentID: parent,
+		TokenHash: hash, IssuedAt: now, ExpiresAt: now.Add(RefreshTokenTTL),
+	})
+	return token, err
+}
+
+// Refresh consumes a refresh token and returns a new session in the same family. A token that
+// was already consumed is evidence of theft: the family is revoked, so neither the thief nor
+// the user can keep using it.
+func (s *Service) Refresh(ctx context.Context, token string) (Session, error) {
+	hash := hashRefresh(token)
+	now := s.clock.Now()
+	var user db.User
+	var next string
+	reused := false
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		old, err := q.ConsumeRefreshToken(ctx, db.ConsumeRefreshTokenParams{TokenHash: hash, Now: now})
+		if pg.IsNoRows(err) {
+			prior, perr := q.GetRefreshTokenByHash(ctx, hash)
+			if perr == nil && prior.ConsumedAt != nil && prior.RevokedAt == nil {
+				reused = true
+				return q.RevokeRefreshTokenFamily(ctx, db.RevokeRefreshTokenFamilyParams{FamilyID: prior.FamilyID, Now: now})
+			}
+			if perr != nil && !pg.IsNoRows(perr) {
+				return perr
+			}
+			return errBadRefresh
+		}
+		if err != nil {
+			return err
+		}
+		if user, err = q.GetUser(ctx, old.UserID); err != nil {
+			return err
+		}
+		next, err = s.issueRefresh(ctx, q, old.UserID, old.FamilyID, &old.ID)
+		return err
+	})
+	if err != nil {
+		return Session{}, err
+	}
+	if reused {
+		return Session{}, errBadRefresh
+	}
+	return s.session(ctx, user, next)
+}
+
+// Logout revokes the token's whole family. Unknown tokens are ignored, so logout is idempotent
+// and reveals nothing about the token.
+func (s *Service) Logout(ctx context.Context, token string) error {
+	q := db.New(s.pool)
+	prior, err := q.GetRefreshTokenByHash(ctx, hashRefresh(token))
+	if pg.IsNoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return q.RevokeRefreshTokenFamily(ctx, db.RevokeRefreshTokenFamilyParams{FamilyID: prior.FamilyID, Now: s.clock.Now()})
+}
+
+// ChangePassword checks the current password, stores the new one, revokes every outstanding
+// refresh token of the user and starts a fresh session. Wrong current passwords count toward the
+// same email+IP lock as sign-ins, so this endpoint cannot be used to guess passwords faster.
+func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current, next string) (Session, error) {
+	user, err := db.New(s.pool).GetUser(ctx, userID)
+	if pg.IsNoRows(err) {
+		return Session{}, apierr.Unauthenticated("Invalid or expired access token")
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	lockKey := signInKey(user.Email, reqinfo.ClientIP(ctx))
+	if err := s.limiter.CheckLock(ctx, ratelimit.SignInFails.Bucket, lockKey); err != nil {
+		return Session{}, err
+	}
+	ok, err := VerifyPassword(current, user.PasswordHash)
+	if err != nil {
+		return Session{}, err
+	}
+	if !ok {
+		if _, err := s.limiter.Fail(ctx, ratelimit.SignInFails, lockKey, ratelimit.SignInLock); err != nil {
+			return Session{}, err
+		}
+		return Session{}, apierr.InvalidField("currentPassword", "is incorrect")
+	}
+	if err := CheckNewPassword("newPassword", next, user.Email, user.Name); err != nil {
+		return Session{}, err
+	}
+	hash, err := HashPassword(next, s.hash)
+	if err != nil {
+		return Session{}, err
+	}
+	now := s.clock.Now()
+	var refresh string
+	err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		if err := q.UpdateUserPassword(ctx, db.UpdateUserPasswordParams{ID: userID, PasswordHash: hash, Now: now}); err != nil {
+			return err
+		}
+		if err := q.RevokeUserRefreshTokens(ctx, db.RevokeUserRefreshTokensParams{UserID: userID, Now: now}); err != nil {
+			return err
+		}
+		refresh, err = s.issueRefresh(ctx, q, userID, newID(), nil)
+		return err
+	})
+	if err != nil {
+		return Session{}, err
+	}
+	return s.session(ctx, user, refresh)
+}

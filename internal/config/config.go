@@ -1,0 +1,91 @@
+// Package config reads the server's settings from the environment. Every variable is listed,
+// with its default, in the README's config table.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Config is everything `sous serve` needs to start.
+type Config struct {
+	// DatabaseURL selects an external PostgreSQL; empty starts the private cluster under DataDir.
+	DatabaseURL string
+	Addr        string
+	WebURL      string
+	// DataDir holds the private cluster and the generated signing key of the embedded default.
+	DataDir    string
+	JWTKeyFile string
+	// TrustedProxies are the peers whose X-Forwarded-For is believed when finding the client IP.
+	TrustedProxies      []netip.Prefix
+	WebhookAllowPrivate bool
+	LogLevel            slog.Level
+	AccessLog           bool
+	BodyLimit           string
+}
+
+// FromEnv reads the configuration; lookup is os.LookupEnv outside tests.
+func FromEnv(lookup func(string) (string, bool)) (Config, error) {
+	get := func(k, def string) string {
+		if v, ok := lookup(k); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+		return def
+	}
+	c := Config{
+		DatabaseURL: get("DATABASE_URL", ""),
+		Addr:        get("SOUS_ADDR", ":8080"),
+		WebURL:      strings.TrimRight(get("SOUS_WEB_URL", "http://localhost:8080"), "/"),
+		DataDir:     get("SOUS_DATA_DIR", ".sous"),
+		BodyLimit:   get("SOUS_BODY_LIMIT", "1M"),
+	}
+	c.JWTKeyFile = get("SOUS_JWT_KEY_FILE", filepath.Join(c.DataDir, "jwt-signing-key.pem"))
+
+	var err error
+	if c.TrustedProxies, err = parsePrefixes(get("SOUS_TRUSTED_PROXIES", "")); err != nil {
+		return c, fmt.Errorf("SOUS_TRUSTED_PROXIES: %w", err)
+	}
+	if c.WebhookAllowPrivate, err = strconv.ParseBool(get("SOUS_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
+		return c, fmt.Errorf("SOUS_WEBHOOK_ALLOW_PRIVATE: %w", err)
+	}
+	if c.AccessLog, err = strconv.ParseBool(get("SOUS_ACCESS_LOG", "true")); err != nil {
+		return c, fmt.Errorf("SOUS_ACCESS_LOG: %w", err)
+	}
+	if err = c.LogLevel.UnmarshalText([]byte(get("SOUS_LOG_LEVEL", "info"))); err != nil {
+		return c, fmt.Errorf("SOUS_LOG_LEVEL: %w", err)
+	}
+	return c, nil
+}
+
+// Env is FromEnv over the process environment.
+func Env() (Config, error) { return FromEnv(os.LookupEnv) }
+
+// parsePrefixes reads a comma-separated list of CIDRs or single addresses.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			addr, err := netip.ParseAddr(part)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

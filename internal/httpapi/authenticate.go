@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/google/uuid"
+	echomw "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/auth"
+)
+
+// Authenticators check each credential kind of the spec's security schemes. A nil one means the
+// capability has not been wired, and its credential is refused.
+type Authenticators struct {
+	Bearer func(ctx context.Context, token string) (auth.Principal, error)
+	APIKey func(ctx context.Context, key string, orgID uuid.UUID) (auth.Principal, error)
+	Device func(ctx context.Context, token string) (auth.Principal, error)
+}
+
+// errNoCredential means the scheme's credential was not presented at all. It is not an
+// *apierr.Error, so when every alternative fails this way the answer is "Authentication required".
+var errNoCredential = errors.New("credential not presented")
+
+const principalKey = "sous.principal"
+
+// authenticate is the validator's AuthenticationFunc: kin-openapi calls it for each scheme of
+// the operation's security requirements, in order, until one is satisfied.
+func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+	c := echomw.GetEchoContext(ctx)
+	req := in.RequestValidationInput.Request
+	var (
+		p   auth.Principal
+		err error
+	)
+	switch in.SecuritySchemeName {
+	case "bearerAuth":
+		h := req.Header.Get("Authorization")
+		if h == "" {
+			return errNoCredential
+		}
+		scheme, token, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			return apierr.Unauthenticated("Authorization header must be: Bearer <access token>")
+		}
+		if a.Bearer == nil {
+			return apierr.Unauthenticated("Invalid or expired access token")
+		}
+		p, err = a.Bearer(ctx, strings.TrimSpace(token))
+	case "apiKeyAuth":
+		key := req.Header.Get("x-api-key")
+		if key == "" {
+			return errNoCredential
+		}
+		orgID, perr := uuid.Parse(in.RequestValidationInput.PathParams["orgId"])
+		if a.APIKey == nil || perr != nil {
+			return apierr.Unauthenticated("Invalid API key")
+		}
+		p, err = a.APIKey(ctx, key, orgID)
+	case "deviceTokenAuth":
+		token := req.Header.Get("x-device-token")
+		if token == "" {
+			return errNoCredential
+		}
+		if a.Device == nil {
+			return apierr.Unauthenticated("Invalid device token")
+		}
+		p, err = a.Device(ctx, token)
+	default:
+		return errNoCredential
+	}
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		c.Set(principalKey, p)
+	}
+	return nil
+}

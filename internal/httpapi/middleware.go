@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/sous-app/sous/internal/reqinfo"
+)
+
+// requestID tags each request with X-Request-Id (the client's, when it sent a sane one).
+func requestID() echo.MiddlewareFunc {
+	return middleware.RequestIDWithConfig(middleware.RequestIDConfig{
+		Generator: func() string {
+			b := make([]byte, 12)
+			_, _ = rand.Read(b)
+			return hex.EncodeToString(b)
+		},
+	})
+}
+
+// accessLog writes one JSON line per request, after the error renderer has set the status.
+func accessLog(logger *slog.Logger, enabled bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if !enabled {
+			return next
+		}
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			req, res := c.Request(), c.Response()
+			logger.LogAttrs(req.Context(), slog.LevelInfo, "request",
+				slog.String("method", req.Method),
+				slog.String("path", req.URL.Path),
+				slog.String("route", c.Path()),
+				slog.Int("status", res.Status),
+				slog.Int64("bytes", res.Size),
+				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("ip", c.RealIP()),
+				slog.String("request_id", res.Header().Get(echo.HeaderXRequestID)),
+			)
+			return nil
+		}
+	}
+}
+
+// recoverPanics turns a panic into a 500 through the error renderer, logging the stack.
+func recoverPanics(logger *slog.Logger) echo.MiddlewareFunc {
+	return middleware.RecoverWithConfig(middleware.RecoverConfig{
+		DisableErrorHandler: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			logger.ErrorContext(c.Request().Context(), "panic", "err", err.Error(), "stack", string(stack))
+			return err
+		},
+	})
+}
+
+// requestContext copies the client IP and request id into the request's context, where domain
+// code (rate limits, audit rows) reads them.
+func requestContext() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ctx := reqinfo.WithClientIP(c.Request().Context(), c.RealIP())
+			ctx = reqinfo.WithRequestID(ctx, c.Response().Header().Get(echo.HeaderXRequestID))
+			c.SetRequest(c.Request().WithContext(ctx))
+			return next(c)
+		}
+	}
+}
+
+// ipExtractor believes X-Forwarded-For only from trusted proxies; otherwise the peer address
+// is the client, so nobody can dodge a per-IP limit by sending the header.
+func ipExtractor(trusted []netip.Prefix) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{
+		echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false),
+	}
+	for _, p := range trusted {
+		opts = append(opts, echo.TrustIPRange(netipToIPNet(p)))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+func netipToIPNet(p netip.Prefix) *net.IPNet {
+	return &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
+}

@@ -1,0 +1,126 @@
+// Package httpapi assembles the HTTP server: middleware in the order the design fixes, the
+// spec-driven validator and policy, every domain's handlers, and the one error renderer.
+package httpapi
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	echomw "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/sous-app/sous/db/migrations"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/internal/auth"
+	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/ratelimit"
+)
+
+// Server is the strict server: every domain's handlers, embedded.
+type Server struct {
+	*auth.Handlers
+	*metaHandlers
+}
+
+var _ api.StrictServerInterface = (*Server)(nil)
+
+// Deps are the infrastructure the server is assembled from; New builds every domain on them.
+type Deps struct {
+	Config     config.Config
+	Logger     *slog.Logger
+	Pool       *pgxpool.Pool
+	Clock      clock.Clock
+	SigningKey ed25519.PrivateKey
+	// HashParams overrides argon2id's cost (tests only); nil means OWASP's parameters.
+	HashParams *auth.HashParams
+}
+
+// LoadSpec parses the embedded contract. Its servers are replaced by the bare base path, so the
+// validator matches requests whatever host they were sent to.
+func LoadSpec() (*openapi3.T, error) {
+	doc, err := api.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load embedded spec: %w", err)
+	}
+	return doc, nil
+}
+
+// New builds the Echo server.
+func New(d Deps) (*echo.Echo, error) {
+	DefineFormats()
+	doc, err := LoadSpec()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := newMetaHandlers(doc)
+	if err != nil {
+		return nil, err
+	}
+	routing := *doc
+	routing.Servers = openapi3.Servers{{URL: BasePath}}
+	ops := indexOperations(&routing)
+
+	limiter := ratelimit.New(d.Pool, d.Clock)
+	authSvc, err := auth.NewService(auth.Config{
+		Pool: d.Pool, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
+	})
+	if err != nil {
+		return nil, err
+	}
+	authn := Authenticators{Bearer: authSvc.Authenticate}
+	var authz OrgAuthorizer
+	ready := func(ctx context.Context) error {
+		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
+		if err != nil {
+			return err
+		}
+		if !current {
+			return errors.New("database migrations are not current")
+		}
+		return nil
+	}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorRenderer(d.Logger)
+	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
+
+	e.Use(
+		requestID(),
+		accessLog(d.Logger, d.Config.AccessLog),
+		recoverPanics(d.Logger),
+		middleware.BodyLimit(d.Config.BodyLimit),
+		requestContext(),
+		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
+			SilenceServersWarning: true,
+			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo
+			// answers those 404 or 405 itself, and the renderer makes them JSON.
+			Skipper: func(c echo.Context) bool { return ops[opKey(c.Request().Method, c.Path())] == nil },
+			Options: openapi3filter.Options{
+				MultiError:         true,
+				AuthenticationFunc: authn.authenticate,
+			},
+			MultiErrorHandler: func(me openapi3.MultiError) *echo.HTTPError {
+				return &echo.HTTPError{Code: http.StatusBadRequest, Message: "request validation failed", Internal: me}
+			},
+		}),
+		policy(ops, authz),
+	)
+
+	server := &Server{Handlers: auth.NewHandlers(authSvc), metaHandlers: meta}
+	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
+	registerHealth(e, ready)
+	registerDocs(e)
+	return e, nil
+}
