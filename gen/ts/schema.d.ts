@@ -688,11 +688,17 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example openapi: 3.0.3
-                     *     info:
-                     *       title: Sous API
+                     * @example {
+                     *       "openapi": "3.0.3",
+                     *       "info": {
+                     *         "title": "Sous API",
+                     *         "version": "1.0.0"
+                     *       }
+                     *     }
                      */
-                    "application/yaml": string;
+                    "application/yaml": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             404: components["responses"]["NotFound"];

@@ -226,7 +226,9 @@ func schemaDetail(se *openapi3.SchemaError) apierr.FieldError {
 	reason := se.Reason
 	// "property \"x\" is missing" and "property \"x\" is unsupported" name the field in the text.
 	if m := quotedProperty.FindStringSubmatch(reason); m != nil {
-		path = append(path, m[1])
+		if len(path) == 0 || path[len(path)-1] != m[1] {
+			path = append(path, m[1])
+		}
 		switch {
 		case strings.HasSuffix(reason, "is missing"):
 			reason = "is required"

@@ -1,0 +1,309 @@
+// Package apitest runs requests through the real server, over real HTTP, against a real
+// PostgreSQL database of the test's own, and validates every response against the published
+// spec: a handler that answers something the spec does not describe fails its test.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sous-app/sous/internal/auth"
+	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/httpapi"
+	"github.com/sous-app/sous/internal/pg/pgtest"
+)
+
+// Epoch is where every test's fake clock starts.
+var Epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// cheapHash keeps argon2id real but fast; production uses OWASP's parameters.
+var cheapHash = auth.HashParams{MemoryKiB: 64, Time: 1, Threads: 1}
+
+// Env is one test's server, database and clock.
+type Env struct {
+	T      testing.TB
+	URL    string // base URL of the server, without /v1
+	Pool   *pgxpool.Pool
+	Clock  *clock.Fake
+	Config config.Config
+
+	router  routers.Router
+	client  *http.Client
+	nextIP  atomic.Uint32
+	checked bool
+}
+
+// Option adjusts the server's configuration before it starts.
+type Option func(*config.Config)
+
+// New starts a server for t on a fresh database. The server trusts X-Forwarded-For from the
+// loopback peer, so a test can act as many clients (see WithIP).
+func New(t testing.TB, opts ...Option) *Env {
+	t.Helper()
+	pool := pgtest.New(t)
+	cfg := config.Config{
+		Addr:           "127.0.0.1:0",
+		WebURL:         "https://app.sous.example",
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
+		AccessLog:      false,
+		BodyLimit:      "1M",
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := clock.NewFake(Epoch)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	e, err := httpapi.New(httpapi.Deps{
+		Config: cfg, Logger: logger, Pool: pool, Clock: fake, SigningKey: key, HashParams: &cheapHash,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+
+	env := &Env{T: t, URL: srv.URL, Pool: pool, Clock: fake, Config: cfg, router: specRouter(t), client: srv.Client()}
+	env.nextIP.Store(1)
+	return env
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func specRouter(t testing.TB) routers.Router {
+	httpapi.DefineFormats()
+	doc, err := httpapi.LoadSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	routing := *doc
+	routing.Servers = openapi3.Servers{{URL: httpapi.BasePath}}
+	r, err := gorillamux.NewRouter(&routing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// NewIP returns a client address no other request of this Env has used.
+func (e *Env) NewIP() string {
+	n := e.nextIP.Add(1)
+	return fmt.Sprintf("198.51.%d.%d", (n>>8)&0xff, n&0xff)
+}
+
+// Request is one call; build it with the Env's methods.
+type Request struct {
+	env     *Env
+	method  string
+	path    string
+	body    []byte
+	rawBody bool
+	header  http.Header
+}
+
+// Call starts a request to path (relative to /v1 when it does not start with "/v1" or "/").
+func (e *Env) Call(method, path string) *Request {
+	if !strings.HasPrefix(path, "/") {
+		path = httpapi.BasePath + "/" + path
+	}
+	return &Request{env: e, method: method, path: path, header: http.Header{}}
+}
+
+// JSON sets a JSON body (marshalled unless it is already a string or []byte).
+func (r *Request) JSON(v any) *Request {
+	switch b := v.(type) {
+	case string:
+		r.body = []byte(b)
+	case []byte:
+		r.body = b
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			r.env.T.Fatal(err)
+		}
+		r.body = raw
+	}
+	r.header.Set("Content-Type", "application/json")
+	return r
+}
+
+// Raw sets a body with its content type, sent as is.
+func (r *Request) Raw(contentType string, body []byte) *Request {
+	r.body, r.rawBody = body, true
+	r.header.Set("Content-Type", contentType)
+	return r
+}
+
+// Token authenticates with a user's access token.
+func (r *Request) Token(token string) *Request {
+	r.header.Set("Authorization", "Bearer "+token)
+	return r
+}
+
+// Header sets any header.
+func (r *Request) Header(k, v string) *Request {
+	r.header.Set(k, v)
+	return r
+}
+
+// FromIP makes the request come from ip (through the trusted proxy's X-Forwarded-For).
+func (r *Request) FromIP(ip string) *Request {
+	r.header.Set("X-Forwarded-For", ip)
+	return r
+}
+
+// Response is a received and spec-validated response.
+type Response struct {
+	T      testing.TB
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends the request and validates the response against the spec.
+func (r *Request) Do() *Response {
+	t := r.env.T
+	t.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), r.method, r.env.URL+r.path, bytes.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = r.header.Clone()
+	res, err := r.env.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.method, r.path, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &Response{T: t, Status: res.StatusCode, Header: res.Header, Body: body}
+	r.validate(req, out)
+	return out
+}
+
+// validate checks the response against the operation's documented responses. Requests to
+// routes outside the spec must still answer the JSON error shape.
+func (r *Request) validate(req *http.Request, res *Response) {
+	t := r.env.T
+	t.Helper()
+	route, params, err := r.env.router.FindRoute(req)
+	if err != nil {
+		if strings.HasPrefix(r.path, httpapi.BasePath+"/") && res.Status >= 400 {
+			var e struct {
+				Error      string `json:"error"`
+				StatusCode int    `json:"statusCode"`
+			}
+			if json.Unmarshal(res.Body, &e) != nil || e.Error == "" || e.StatusCode != res.Status {
+				t.Errorf("%s %s: non-spec route answered %d without the error shape: %s", r.method, r.path, res.Status, res.Body)
+			}
+		}
+		return
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status: res.Status,
+		Header: res.Header,
+		Body:   io.NopCloser(bytes.NewReader(res.Body)),
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			MultiError:            true,
+		},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Errorf("%s %s: response %d does not match the spec: %v\nbody: %s", r.method, r.path, res.Status, err, truncate(res.Body))
+	}
+}
+
+func truncate(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "…"
+	}
+	return string(b)
+}
+
+// Expect fails the test unless the status is want.
+func (res *Response) Expect(want int) *Response {
+	res.T.Helper()
+	if res.Status != want {
+		res.T.Fatalf("status %d, want %d; body: %s", res.Status, want, truncate(res.Body))
+	}
+	return res
+}
+
+// Decode unmarshals the body into v.
+func (res *Response) Decode(v any) *Response {
+	res.T.Helper()
+	if err := json.Unmarshal(res.Body, v); err != nil {
+		res.T.Fatalf("decode %s: %v", truncate(res.Body), err)
+	}
+	return res
+}
+
+// ErrorBody is the spec's error shape.
+type ErrorBody struct {
+	Error      string `json:"error"`
+	StatusCode int    `json:"statusCode"`
+	Feature    string `json:"feature"`
+	Details    []struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+	} `json:"details"`
+}
+
+// Err decodes the error body, checking that statusCode repeats the status.
+func (res *Response) Err() ErrorBody {
+	res.T.Helper()
+	var e ErrorBody
+	res.Decode(&e)
+	if e.StatusCode != res.Status || e.Error == "" {
+		res.T.Fatalf("error body %s does not match status %d", res.Body, res.Status)
+	}
+	return e
+}
+
+// ExpectError fails unless the response is the error status with a message containing msg.
+func (res *Response) ExpectError(status int, msg string) ErrorBody {
+	res.T.Helper()
+	res.Expect(status)
+	e := res.Err()
+	if msg != "" && !strings.Contains(e.Error, msg) {
+		res.T.Fatalf("error %q does not contain %q", e.Error, msg)
+	}
+	return e
+}

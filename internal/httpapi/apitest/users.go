@@ -1,0 +1,67 @@
+package apitest
+
+import (
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+)
+
+// Session is the decoded session of a signed-in test user.
+type Session struct {
+	AccessToken  string `json:"accessToken"`
+	RefreshToken string `json:"refreshToken"`
+	ExpiresIn    int    `json:"expiresIn"`
+	User         struct {
+		ID          uuid.UUID `json:"id"`
+		Email       string    `json:"email"`
+		Name        string    `json:"name"`
+		Memberships []struct {
+			OrgID       uuid.UUID   `json:"orgId"`
+			OrgName     string      `json:"orgName"`
+			Role        string      `json:"role"`
+			SiteIDs     []uuid.UUID `json:"siteIds"`
+			Credentials []string    `json:"credentials"`
+		} `json:"memberships"`
+	} `json:"user"`
+}
+
+// Password is the password every helper-made user has.
+const Password = "walk-in-cooler-pantry-9"
+
+var userSeq atomic.Uint64
+
+// NewEmail returns an address no other test user has.
+func NewEmail() string {
+	return fmt.Sprintf("cook%d-%s@sous-test.example", userSeq.Add(1), uuid.NewString()[:8])
+}
+
+// Register signs up a new user (from a fresh IP, so registration limits never interfere).
+func (e *Env) Register(name, email string) Session {
+	e.T.Helper()
+	var s Session
+	e.Call(http.MethodPost, "auth/register").FromIP(e.NewIP()).
+		JSON(map[string]string{"name": name, "email": email, "password": Password}).
+		Do().Expect(http.StatusCreated).Decode(&s)
+	return s
+}
+
+// NewUser signs up a user with no organization.
+func (e *Env) NewUser() Session {
+	e.T.Helper()
+	return e.Register("Test Cook", NewEmail())
+}
+
+// NewOwner signs up a user who owns a new organization on the Pro trial.
+func (e *Env) NewOwner(orgName string) (Session, uuid.UUID) {
+	e.T.Helper()
+	var s Session
+	e.Call(http.MethodPost, "auth/register").FromIP(e.NewIP()).
+		JSON(map[string]string{"name": "Test Owner", "email": NewEmail(), "password": Password, "orgName": orgName}).
+		Do().Expect(http.StatusCreated).Decode(&s)
+	if len(s.User.Memberships) != 1 {
+		e.T.Fatalf("owner has %d memberships", len(s.User.Memberships))
+	}
+	return s, s.User.Memberships[0].OrgID
+}

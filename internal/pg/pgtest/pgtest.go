@@ -1,0 +1,219 @@
+// Package pgtest gives every test its own fresh, fully migrated PostgreSQL
+// database, cloned in milliseconds from a template migrated once per test
+// binary.
+//
+// A package whose tests use it must route its TestMain through Main, which
+// tears the server down after the tests:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+//
+// The server comes from, in order: TEST_DATABASE_URL (an admin-capable URL;
+// databases are created on that server), a postgres:15 container when a Docker
+// daemon answers, or a private throwaway cluster started from the local
+// PostgreSQL server binaries (see pg.StartLocal). Nothing is started until the
+// first test asks for a database.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sous-app/sous/db/migrations"
+	"github.com/sous-app/sous/internal/pg"
+)
+
+// Migrations is the schema every test database starts with. A TestMain may
+// replace it before calling Main; nil means empty databases (for testing the
+// migration machinery itself).
+var Migrations fs.FS = migrations.FS
+
+// env is what one test binary shares between its tests: a server, a pool of
+// admin connections to it, and the template to clone.
+type env struct {
+	provider string
+	url      string // admin-capable; its database is where we issue CREATE DATABASE
+	admin    *pgxpool.Pool
+	template string
+	stop     func(context.Context) error
+}
+
+var (
+	mu         sync.Mutex
+	mainCalled bool
+	setupDone  bool
+	torndown   bool
+	shared     *env
+	setupErr   error
+
+	// setupCtx is cancelled by a signal so that a slow start-up (pulling an
+	// image, a hung server) does not delay the exit.
+	setupCtx, cancelSetup = context.WithCancel(context.Background())
+)
+
+// Main runs the tests and then stops whatever server this binary started. It
+// also stops it on SIGINT/SIGTERM, which would otherwise leave a detached
+// postmaster or container running after `go test` is interrupted.
+func Main(m *testing.M) int {
+	mu.Lock()
+	mainCalled = true
+	mu.Unlock()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(os.Stderr, "pgtest: %v: stopping PostgreSQL\n", sig)
+			cancelSetup()
+			teardown()
+			os.Exit(1)
+		case <-done:
+		}
+	}()
+
+	code := m.Run()
+	signal.Stop(sigs)
+	close(done)
+	if err := teardown(); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: teardown: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// teardown is idempotent, and waits for a setup in progress so that a server
+// being started concurrently is stopped rather than leaked.
+func teardown() error {
+	mu.Lock()
+	defer mu.Unlock()
+	if torndown {
+		return nil
+	}
+	torndown = true
+	if shared == nil {
+		return nil
+	}
+	shared.admin.Close()
+	if shared.stop == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return shared.stop(ctx)
+}
+
+func getEnv(t testing.TB) *env {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case !mainCalled:
+		t.Fatal("pgtest: this package's TestMain must call os.Exit(pgtest.Main(m)) so that the test server is stopped afterwards")
+	case torndown:
+		t.Fatal("pgtest: test server already stopped (interrupted?)")
+	case !setupDone:
+		shared, setupErr = setup(setupCtx)
+		setupDone = true
+	}
+	if setupErr != nil {
+		t.Fatalf("pgtest: %v", setupErr)
+	}
+	return shared
+}
+
+func setup(ctx context.Context) (*env, error) {
+	start := time.Now()
+	srv, err := startServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := prepare(ctx, srv)
+	if err != nil {
+		if srv.stop != nil {
+			_ = srv.stop(context.WithoutCancel(ctx))
+		}
+		return nil, err
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "pgtest: %s server with template %s ready in %v\n",
+			e.provider, e.template, time.Since(start).Round(time.Millisecond))
+	}
+	return e, nil
+}
+
+func prepare(ctx context.Context, srv *server) (*env, error) {
+	admin, err := pg.Connect(ctx, srv.url)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", srv.provider, err)
+	}
+	tmpl, err := ensureTemplate(ctx, admin, srv.url, Migrations)
+	if err != nil {
+		admin.Close()
+		return nil, fmt.Errorf("%s: %w", srv.provider, err)
+	}
+	return &env{provider: srv.provider, url: srv.url, admin: admin, template: tmpl, stop: srv.stop}, nil
+}
+
+// NewURL creates a database for this test only, cloned from the migrated
+// template, drops it when the test ends, and returns a superuser URL to it.
+// Connections still open at that point are terminated.
+func NewURL(t testing.TB) string {
+	t.Helper()
+	e := getEnv(t)
+	name := "sous_test_" + randomHex(8)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	create := fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", ident(name), ident(e.template))
+	if _, err := e.admin.Exec(ctx, create); err != nil {
+		t.Fatalf("pgtest: %s: %v", create, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		drop := fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", ident(name))
+		if _, err := e.admin.Exec(ctx, drop); err != nil {
+			t.Errorf("pgtest: %s: %v", drop, err)
+		}
+	})
+	return withDatabase(e.url, name)
+}
+
+// New returns a pool on a database of this test's own (see NewURL), closed
+// when the test ends.
+func New(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	url := NewURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pg.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	// Registered after NewURL's drop, so it runs before it.
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails on supported platforms
+	return hex.EncodeToString(b)
+}
