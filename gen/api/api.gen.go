@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -22,31 +23,254 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AuditEntryActorKind.
+const (
+	AuditEntryActorKindApiKey AuditEntryActorKind = "api_key"
+	AuditEntryActorKindDevice AuditEntryActorKind = "device"
+	AuditEntryActorKindSystem AuditEntryActorKind = "system"
+	AuditEntryActorKindUser   AuditEntryActorKind = "user"
+)
+
+// Valid indicates whether the value is a known member of the AuditEntryActorKind enum.
+func (e AuditEntryActorKind) Valid() bool {
+	switch e {
+	case AuditEntryActorKindApiKey:
+		return true
+	case AuditEntryActorKindDevice:
+		return true
+	case AuditEntryActorKindSystem:
+		return true
+	case AuditEntryActorKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Credential.
+const (
+	Cdm   Credential = "cdm"
+	Chef  Credential = "chef"
+	Dtr   Credential = "dtr"
+	Haccp Credential = "haccp"
+	Rd    Credential = "rd"
+)
+
+// Valid indicates whether the value is a known member of the Credential enum.
+func (e Credential) Valid() bool {
+	switch e {
+	case Cdm:
+		return true
+	case Chef:
+		return true
+	case Dtr:
+		return true
+	case Haccp:
+		return true
+	case Rd:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlanErrorTier.
+const (
+	PlanErrorTierEnterprise PlanErrorTier = "enterprise"
+	PlanErrorTierFree       PlanErrorTier = "free"
+	PlanErrorTierPro        PlanErrorTier = "pro"
+)
+
+// Valid indicates whether the value is a known member of the PlanErrorTier enum.
+func (e PlanErrorTier) Valid() bool {
+	switch e {
+	case PlanErrorTierEnterprise:
+		return true
+	case PlanErrorTierFree:
+		return true
+	case PlanErrorTierPro:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlanFeature.
+const (
+	ApiKeys    PlanFeature = "api_keys"
+	Clinical   PlanFeature = "clinical"
+	OrderLists PlanFeature = "order_lists"
+	Webhooks   PlanFeature = "webhooks"
+)
+
+// Valid indicates whether the value is a known member of the PlanFeature enum.
+func (e PlanFeature) Valid() bool {
+	switch e {
+	case ApiKeys:
+		return true
+	case Clinical:
+		return true
+	case OrderLists:
+		return true
+	case Webhooks:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlanTier.
+const (
+	PlanTierEnterprise PlanTier = "enterprise"
+	PlanTierFree       PlanTier = "free"
+	PlanTierPro        PlanTier = "pro"
+)
+
+// Valid indicates whether the value is a known member of the PlanTier enum.
+func (e PlanTier) Valid() bool {
+	switch e {
+	case PlanTierEnterprise:
+		return true
+	case PlanTierFree:
+		return true
+	case PlanTierPro:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
-	Admin     Role = "admin"
-	Inspector Role = "inspector"
-	Manager   Role = "manager"
-	Owner     Role = "owner"
-	Viewer    Role = "viewer"
+	RoleAdmin     Role = "admin"
+	RoleInspector Role = "inspector"
+	RoleManager   Role = "manager"
+	RoleOwner     Role = "owner"
+	RoleViewer    Role = "viewer"
 )
 
 // Valid indicates whether the value is a known member of the Role enum.
 func (e Role) Valid() bool {
 	switch e {
-	case Admin:
+	case RoleAdmin:
 		return true
-	case Inspector:
+	case RoleInspector:
 		return true
-	case Manager:
+	case RoleManager:
 		return true
-	case Owner:
+	case RoleOwner:
 		return true
-	case Viewer:
+	case RoleViewer:
 		return true
 	default:
 		return false
 	}
+}
+
+// Defines values for RoleInput.
+const (
+	RoleInputAdmin     RoleInput = "admin"
+	RoleInputInspector RoleInput = "inspector"
+	RoleInputManager   RoleInput = "manager"
+	RoleInputOwner     RoleInput = "owner"
+	RoleInputStaff     RoleInput = "staff"
+	RoleInputViewer    RoleInput = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the RoleInput enum.
+func (e RoleInput) Valid() bool {
+	switch e {
+	case RoleInputAdmin:
+		return true
+	case RoleInputInspector:
+		return true
+	case RoleInputManager:
+		return true
+	case RoleInputOwner:
+		return true
+	case RoleInputStaff:
+		return true
+	case RoleInputViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// AcceptInvitationRequest defines model for AcceptInvitationRequest.
+type AcceptInvitationRequest struct {
+	// Token Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
+	Token string `json:"token"`
+}
+
+// ApiKey defines model for ApiKey.
+type ApiKey struct {
+	// Active False after revocation.
+	Active    bool               `json:"active"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// LastUsedAt Last successful use, to the minute; null if never used.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+
+	// Name Example: Epic interface engine (prod)
+	Name string `json:"name"`
+
+	// Prefix Example: sous_k7Qm2x
+	Prefix string `json:"prefix"`
+}
+
+// AuditEntry defines model for AuditEntry.
+type AuditEntry struct {
+	// Action The operationId of the write, e.g. `createSite`.
+	//
+	// Example: createSite
+	Action string `json:"action"`
+	Actor  struct {
+		Id   *openapi_types.UUID `json:"id"`
+		Kind AuditEntryActorKind `json:"kind"`
+
+		// Name The user's name or the API key's or device's name, when it still exists.
+		Name *string `json:"name,omitempty"`
+	} `json:"actor"`
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip Example: 203.0.113.7
+	Ip        *string `json:"ip"`
+	RequestId *string `json:"requestId"`
+
+	// TargetId The id of the resource written, when there is one.
+	TargetId *openapi_types.UUID `json:"targetId"`
+}
+
+// AuditEntryActorKind defines model for AuditEntry.Actor.Kind.
+type AuditEntryActorKind string
+
+// Brand defines model for Brand.
+type Brand struct {
+	// Accent A colour as `#RRGGBB`.
+	//
+	// Example: #1F2937
+	Accent HexColor `json:"accent"`
+
+	// Primary A colour as `#RRGGBB`.
+	//
+	// Example: #1F2937
+	Primary HexColor `json:"primary"`
+}
+
+// BrandUpdate defines model for BrandUpdate.
+type BrandUpdate struct {
+	// Accent A colour as `#RRGGBB`.
+	//
+	// Example: #1F2937
+	Accent *HexColor `json:"accent,omitempty"`
+
+	// Primary A colour as `#RRGGBB`.
+	//
+	// Example: #1F2937
+	Primary *HexColor `json:"primary,omitempty"`
 }
 
 // ChangePasswordRequest defines model for ChangePasswordRequest.
@@ -60,6 +284,120 @@ type ChangePasswordRequest struct {
 	//
 	// Example: walk-in-cooler-pantry-9
 	NewPassword NewPassword `json:"newPassword"`
+}
+
+// CreateApiKeyRequest defines model for CreateApiKeyRequest.
+type CreateApiKeyRequest struct {
+	// Name Example: Epic interface engine (prod)
+	Name string `json:"name"`
+}
+
+// CreateInvitationRequest defines model for CreateInvitationRequest.
+type CreateInvitationRequest struct {
+	Credentials *[]Credential `json:"credentials,omitempty"`
+
+	// Email An email address; compared case-insensitively.
+	//
+	// Example: ana@harborview-kitchens.example
+	Email Email `json:"email"`
+
+	// Role A role; `staff` is accepted as another name for `inspector`.
+	//
+	// Example: manager
+	Role RoleInput `json:"role"`
+
+	// SiteIds Limit the new membership to these sites; empty or absent means all sites.
+	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
+}
+
+// CreateOrgRequest defines model for CreateOrgRequest.
+type CreateOrgRequest struct {
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+}
+
+// CreateSiteRequest defines model for CreateSiteRequest.
+type CreateSiteRequest struct {
+	// DayParts Defaults to breakfast 06:00–10:30, lunch 11:00–14:30 and dinner 16:30–20:00.
+	DayParts *[]DayPart `json:"dayParts,omitempty"`
+
+	// Name Example: Main Kitchen
+	Name string `json:"name"`
+
+	// Timezone An IANA time zone name.
+	//
+	// Example: America/Chicago
+	Timezone Timezone `json:"timezone"`
+}
+
+// CreatedApiKey defines model for CreatedApiKey.
+type CreatedApiKey struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Key The full key, shown only in this response; the server keeps a hash.
+	//
+	// Example: sous_k7Qm2xVb9TzR4nLp8cWd1fHs6gJa3yEe0uKiOt5XqZw
+	Key  string `json:"key"`
+	Name string `json:"name"`
+
+	// Note A reminder that the key is shown once, is read-only in scope, and goes in header `x-api-key`.
+	Note string `json:"note"`
+
+	// Prefix The key's first characters, shown in lists so a key can be recognised.
+	//
+	// Example: sous_k7Qm2x
+	Prefix string `json:"prefix"`
+}
+
+// CreatedInvitation defines model for CreatedInvitation.
+type CreatedInvitation struct {
+	CreatedAt   time.Time           `json:"createdAt"`
+	Credentials []Credential        `json:"credentials"`
+	Email       openapi_types.Email `json:"email"`
+
+	// ExpiresAt Seven days after it was sent.
+	ExpiresAt time.Time          `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// InvitedBy The user who sent the invitation.
+	InvitedBy openapi_types.UUID `json:"invitedBy"`
+
+	// Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
+	//
+	// Example: manager
+	Role    Role                 `json:"role"`
+	SiteIds []openapi_types.UUID `json:"siteIds"`
+
+	// Token The invitation link's secret, shown only here; the server keeps a hash. Send it to the
+	// invitee, who accepts with `POST /invitations/accept`.
+	//
+	//
+	// Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
+	Token string `json:"token"`
+}
+
+// Credential A professional credential held by the member, which some clinical decisions require regardless
+// of role: `rd` registered dietitian, `dtr` dietetic technician, `cdm` certified dietary manager,
+// `chef` certified chef, `haccp` HACCP-certified food safety lead.
+//
+// Example: rd
+type Credential string
+
+// DayPart defines model for DayPart.
+type DayPart struct {
+	// End A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+	//
+	// Example: 11:00
+	End LocalTime `json:"end"`
+
+	// Name Example: lunch
+	Name string `json:"name"`
+
+	// Start A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+	//
+	// Example: 11:00
+	Start LocalTime `json:"start"`
 }
 
 // Email An email address; compared case-insensitively.
@@ -91,6 +429,31 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
+// HexColor A colour as `#RRGGBB`.
+//
+// Example: #1F2937
+type HexColor = string
+
+// Invitation defines model for Invitation.
+type Invitation struct {
+	CreatedAt   time.Time           `json:"createdAt"`
+	Credentials []Credential        `json:"credentials"`
+	Email       openapi_types.Email `json:"email"`
+
+	// ExpiresAt Seven days after it was sent.
+	ExpiresAt time.Time          `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// InvitedBy The user who sent the invitation.
+	InvitedBy openapi_types.UUID `json:"invitedBy"`
+
+	// Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
+	//
+	// Example: manager
+	Role    Role                 `json:"role"`
+	SiteIds []openapi_types.UUID `json:"siteIds"`
+}
+
 // JWK defines model for JWK.
 type JWK struct {
 	// Alg Example: EdDSA
@@ -114,6 +477,11 @@ type JWKS struct {
 	Keys []JWK `json:"keys"`
 }
 
+// LocalTime A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+//
+// Example: 11:00
+type LocalTime = string
+
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -121,6 +489,27 @@ type LoginRequest struct {
 
 	// Password Example: walk-in-cooler-pantry-9
 	Password string `json:"password"`
+}
+
+// Member defines model for Member.
+type Member struct {
+	Credentials []Credential `json:"credentials"`
+
+	// Email Example: ana@harborview-kitchens.example
+	Email    openapi_types.Email `json:"email"`
+	JoinedAt time.Time           `json:"joinedAt"`
+
+	// Name Example: Ana Gomez
+	Name string `json:"name"`
+
+	// Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
+	//
+	// Example: manager
+	Role Role `json:"role"`
+
+	// SiteIds Empty means all sites.
+	SiteIds []openapi_types.UUID `json:"siteIds"`
+	UserId  openapi_types.UUID   `json:"userId"`
 }
 
 // Membership defines model for Membership.
@@ -148,6 +537,69 @@ type Membership struct {
 //
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
+
+// Org defines model for Org.
+type Org struct {
+	Brand     Brand              `json:"brand"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+	Plan Plan   `json:"plan"`
+}
+
+// Plan defines model for Plan.
+type Plan struct {
+	Features []PlanFeature `json:"features"`
+	Limits   struct {
+		// Devices How many devices may be paired; null means unlimited.
+		//
+		// Example: 25
+		Devices *int `json:"devices"`
+	} `json:"limits"`
+
+	// Tier Example: pro
+	Tier PlanTier `json:"tier"`
+
+	// TrialEndsAt When the trial ends (the organization then falls to free unless upgraded); null when not on a trial.
+	TrialEndsAt *time.Time `json:"trialEndsAt"`
+
+	// Trialing True while the organization is on its Pro trial.
+	Trialing bool `json:"trialing"`
+}
+
+// PlanError defines model for PlanError.
+type PlanError struct {
+	// Error A human-readable message.
+	//
+	// Example: Organization not found
+	Error string `json:"error"`
+
+	// Feature The plan feature or limit that is missing or exhausted.
+	//
+	// Example: device_limit
+	Feature string `json:"feature"`
+
+	// StatusCode The HTTP status code, repeated for clients that only see the body.
+	//
+	// Example: 404
+	StatusCode int `json:"statusCode"`
+
+	// Tier The organization's current plan tier.
+	Tier *PlanErrorTier `json:"tier,omitempty"`
+}
+
+// PlanErrorTier The organization's current plan tier.
+type PlanErrorTier string
+
+// PlanFeature A feature gated by plan (see `x-plan-feature` on operations).
+//
+// Example: clinical
+type PlanFeature string
+
+// PlanTier Example: pro
+type PlanTier string
 
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
@@ -183,6 +635,11 @@ type RegisterRequest struct {
 // Example: manager
 type Role string
 
+// RoleInput A role; `staff` is accepted as another name for `inspector`.
+//
+// Example: manager
+type RoleInput string
+
 // Session defines model for Session.
 type Session struct {
 	// AccessToken A JWT (EdDSA, with `kid`), valid 15 minutes. Send as `Authorization: Bearer <accessToken>`.
@@ -196,6 +653,58 @@ type Session struct {
 	// RefreshToken Opaque, valid 30 days, single use. Exchange at `POST /auth/refresh`.
 	RefreshToken string `json:"refreshToken"`
 	User         User   `json:"user"`
+}
+
+// Site defines model for Site.
+type Site struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DayParts The site's service periods, in start order. A part whose end is before its start runs past midnight.
+	DayParts []DayPart          `json:"dayParts"`
+	Id       openapi_types.UUID `json:"id"`
+
+	// Name Example: Main Kitchen
+	Name string `json:"name"`
+
+	// Timezone An IANA time zone name.
+	//
+	// Example: America/Chicago
+	Timezone Timezone `json:"timezone"`
+}
+
+// Timezone An IANA time zone name.
+//
+// Example: America/Chicago
+type Timezone = string
+
+// UpdateMemberRequest Fields present are changed.
+type UpdateMemberRequest struct {
+	Credentials *[]Credential `json:"credentials,omitempty"`
+
+	// Role A role; `staff` is accepted as another name for `inspector`.
+	//
+	// Example: manager
+	Role    *RoleInput            `json:"role,omitempty"`
+	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
+}
+
+// UpdateOrgRequest Fields present are changed; absent fields keep their value.
+type UpdateOrgRequest struct {
+	Brand *BrandUpdate `json:"brand,omitempty"`
+
+	// Name Example: Harborview Kitchens & Catering
+	Name *string `json:"name,omitempty"`
+}
+
+// UpdateSiteRequest Fields present are changed; `dayParts` replaces the whole list.
+type UpdateSiteRequest struct {
+	DayParts *[]DayPart `json:"dayParts,omitempty"`
+	Name     *string    `json:"name,omitempty"`
+
+	// Timezone An IANA time zone name.
+	//
+	// Example: America/Chicago
+	Timezone *Timezone `json:"timezone,omitempty"`
 }
 
 // User defines model for User.
@@ -226,11 +735,32 @@ type ValidationError struct {
 	StatusCode int `json:"statusCode"`
 }
 
+// Cursor defines model for Cursor.
+type Cursor = string
+
+// Id defines model for Id.
+type Id = openapi_types.UUID
+
+// Limit defines model for Limit.
+type Limit = int
+
+// OrgId defines model for OrgId.
+type OrgId = openapi_types.UUID
+
+// SiteId defines model for SiteId.
+type SiteId = openapi_types.UUID
+
+// UserId defines model for UserId.
+type UserId = openapi_types.UUID
+
 // BadRequest defines model for BadRequest.
 type BadRequest = ValidationError
 
 // Conflict The body of every error response.
 type Conflict = Error
+
+// Forbidden The body of every error response.
+type Forbidden = Error
 
 // NotFound The body of every error response.
 type NotFound = Error
@@ -238,11 +768,35 @@ type NotFound = Error
 // PayloadTooLarge The body of every error response.
 type PayloadTooLarge = Error
 
+// PaymentRequired defines model for PaymentRequired.
+type PaymentRequired = PlanError
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
 // Unauthorized The body of every error response.
 type Unauthorized = Error
+
+// ListAuditLogParams defines parameters for ListAuditLog.
+type ListAuditLogParams struct {
+	// ActorId Only entries by this user, API key or device.
+	ActorId *openapi_types.UUID `form:"actorId,omitempty" json:"actorId,omitempty"`
+
+	// Action Only entries of this operation (an operationId).
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// From Only entries at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only entries before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
@@ -258,6 +812,30 @@ type RefreshSessionJSONRequestBody = RefreshRequest
 
 // RegisterUserJSONRequestBody defines body for RegisterUser for application/json ContentType.
 type RegisterUserJSONRequestBody = RegisterRequest
+
+// AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
+type AcceptInvitationJSONRequestBody = AcceptInvitationRequest
+
+// CreateOrgJSONRequestBody defines body for CreateOrg for application/json ContentType.
+type CreateOrgJSONRequestBody = CreateOrgRequest
+
+// UpdateOrgJSONRequestBody defines body for UpdateOrg for application/json ContentType.
+type UpdateOrgJSONRequestBody = UpdateOrgRequest
+
+// CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
+type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
+
+// CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
+type CreateInvitationJSONRequestBody = CreateInvitationRequest
+
+// UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
+type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreateSiteJSONRequestBody defines body for CreateSite for application/json ContentType.
+type CreateSiteJSONRequestBody = CreateSiteRequest
+
+// UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
+type UpdateSiteJSONRequestBody = UpdateSiteRequest
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -421,12 +999,66 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// AcceptInvitation Accept an invitation
+	// (POST /invitations/accept)
+	AcceptInvitation(ctx echo.Context) error
 	// GetOpenApiJson This API's OpenAPI document (JSON)
 	// (GET /openapi.json)
 	GetOpenApiJson(ctx echo.Context) error
 	// GetOpenApiYaml This API's OpenAPI document (YAML)
 	// (GET /openapi.yaml)
 	GetOpenApiYaml(ctx echo.Context) error
+	// CreateOrg Create an organization
+	// (POST /orgs)
+	CreateOrg(ctx echo.Context) error
+	// GetOrg Read an organization
+	// (GET /orgs/{orgId})
+	GetOrg(ctx echo.Context, orgId OrgId) error
+	// UpdateOrg Update an organization
+	// (PUT /orgs/{orgId})
+	UpdateOrg(ctx echo.Context, orgId OrgId) error
+	// ListApiKeys List API keys
+	// (GET /orgs/{orgId}/api-keys)
+	ListApiKeys(ctx echo.Context, orgId OrgId) error
+	// CreateApiKey Create an API key
+	// (POST /orgs/{orgId}/api-keys)
+	CreateApiKey(ctx echo.Context, orgId OrgId) error
+	// RevokeApiKey Revoke an API key
+	// (DELETE /orgs/{orgId}/api-keys/{id})
+	RevokeApiKey(ctx echo.Context, orgId OrgId, id Id) error
+	// ListAuditLog Read the audit log
+	// (GET /orgs/{orgId}/audit-log)
+	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// ListInvitations List pending invitations
+	// (GET /orgs/{orgId}/invitations)
+	ListInvitations(ctx echo.Context, orgId OrgId) error
+	// CreateInvitation Invite someone
+	// (POST /orgs/{orgId}/invitations)
+	CreateInvitation(ctx echo.Context, orgId OrgId) error
+	// RevokeInvitation Revoke an invitation
+	// (DELETE /orgs/{orgId}/invitations/{id})
+	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// ListMembers List members
+	// (GET /orgs/{orgId}/members)
+	ListMembers(ctx echo.Context, orgId OrgId) error
+	// RemoveMember Remove a member
+	// (DELETE /orgs/{orgId}/members/{userId})
+	RemoveMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// UpdateMember Change a member's role, sites or credentials
+	// (PUT /orgs/{orgId}/members/{userId})
+	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// ListSites List sites
+	// (GET /orgs/{orgId}/sites)
+	ListSites(ctx echo.Context, orgId OrgId) error
+	// CreateSite Create a site
+	// (POST /orgs/{orgId}/sites)
+	CreateSite(ctx echo.Context, orgId OrgId) error
+	// GetSite Read a site
+	// (GET /orgs/{orgId}/sites/{siteId})
+	GetSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// UpdateSite Update a site
+	// (PUT /orgs/{orgId}/sites/{siteId})
+	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -497,6 +1129,15 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 	return err
 }
 
+// AcceptInvitation converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptInvitation(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptInvitation(ctx)
+	return err
+}
+
 // GetOpenApiJson converts echo context to params.
 func (w *ServerInterfaceWrapper) GetOpenApiJson(ctx echo.Context) error {
 	var err error
@@ -512,6 +1153,363 @@ func (w *ServerInterfaceWrapper) GetOpenApiYaml(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetOpenApiYaml(ctx)
+	return err
+}
+
+// CreateOrg converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateOrg(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateOrg(ctx)
+	return err
+}
+
+// GetOrg converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOrg(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOrg(ctx, orgId)
+	return err
+}
+
+// UpdateOrg converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateOrg(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateOrg(ctx, orgId)
+	return err
+}
+
+// ListApiKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListApiKeys(ctx, orgId)
+	return err
+}
+
+// CreateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateApiKey(ctx, orgId)
+	return err
+}
+
+// RevokeApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeApiKey(ctx, orgId, id)
+	return err
+}
+
+// ListAuditLog converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAuditLogParams
+	// ------------- Optional query parameter "actorId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "actorId", ctx.QueryParams(), &params.ActorId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter actorId: %s", err))
+	}
+
+	// ------------- Optional query parameter "action" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "action", ctx.QueryParams(), &params.Action, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter action: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAuditLog(ctx, orgId, params)
+	return err
+}
+
+// ListInvitations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInvitations(ctx, orgId)
+	return err
+}
+
+// CreateInvitation converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInvitation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInvitation(ctx, orgId)
+	return err
+}
+
+// RevokeInvitation converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeInvitation(ctx, orgId, id)
+	return err
+}
+
+// ListMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMembers(ctx, orgId)
+	return err
+}
+
+// RemoveMember converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "userId" -------------
+	var userId UserId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "userId", ctx.Param("userId"), &userId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveMember(ctx, orgId, userId)
+	return err
+}
+
+// UpdateMember converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "userId" -------------
+	var userId UserId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "userId", ctx.Param("userId"), &userId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateMember(ctx, orgId, userId)
+	return err
+}
+
+// ListSites converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSites(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSites(ctx, orgId)
+	return err
+}
+
+// CreateSite converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSite(ctx, orgId)
+	return err
+}
+
+// GetSite converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "siteId" -------------
+	var siteId SiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "siteId", ctx.Param("siteId"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSite(ctx, orgId, siteId)
+	return err
+}
+
+// UpdateSite converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "siteId" -------------
+	var siteId SiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "siteId", ctx.Param("siteId"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSite(ctx, orgId, siteId)
 	return err
 }
 
@@ -568,6 +1566,24 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sites", wrapper.ListSites, options.OperationMiddlewares["listSites"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/sites", wrapper.CreateSite, options.OperationMiddlewares["createSite"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sites/:siteId", wrapper.GetSite, options.OperationMiddlewares["getSite"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/sites/:siteId", wrapper.UpdateSite, options.OperationMiddlewares["updateSite"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/members/:userId", wrapper.RemoveMember, options.OperationMiddlewares["removeMember"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/members/:userId", wrapper.UpdateMember, options.OperationMiddlewares["updateMember"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/invitations", wrapper.ListInvitations, options.OperationMiddlewares["listInvitations"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/invitations", wrapper.CreateInvitation, options.OperationMiddlewares["createInvitation"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/invitations/:id", wrapper.RevokeInvitation, options.OperationMiddlewares["revokeInvitation"]...)
+	router.POST(options.BaseURL+"/invitations/accept", wrapper.AcceptInvitation, options.OperationMiddlewares["acceptInvitation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/api-keys/:id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/audit-log", wrapper.ListAuditLog, options.OperationMiddlewares["listAuditLog"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -578,9 +1594,16 @@ type BadRequestJSONResponse ValidationError
 
 type ConflictJSONResponse Error
 
+type ForbiddenJSONResponse Error
+
+type NoContentResponse struct {
+}
+
 type NotFoundJSONResponse Error
 
 type PayloadTooLargeJSONResponse Error
+
+type PaymentRequiredJSONResponse PlanError
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -1014,6 +2037,112 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 	return err
 }
 
+type AcceptInvitationRequestObject struct {
+	Body *AcceptInvitationJSONRequestBody
+}
+
+type AcceptInvitationResponseObject interface {
+	VisitAcceptInvitationResponse(w http.ResponseWriter) error
+}
+
+type AcceptInvitation200JSONResponse User
+
+func (response AcceptInvitation200JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptInvitation400JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcceptInvitation401JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcceptInvitation403JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptInvitation404JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response AcceptInvitation409JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptInvitation413JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenApiJsonRequestObject struct {
 }
 
@@ -1090,6 +2219,1306 @@ func (response GetOpenApiYaml404JSONResponse) VisitGetOpenApiYamlResponse(w http
 	return err
 }
 
+type CreateOrgRequestObject struct {
+	Body *CreateOrgJSONRequestBody
+}
+
+type CreateOrgResponseObject interface {
+	VisitCreateOrgResponse(w http.ResponseWriter) error
+}
+
+type CreateOrg201JSONResponse Org
+
+func (response CreateOrg201JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateOrg400JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateOrg401JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateOrg413JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrgRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetOrgResponseObject interface {
+	VisitGetOrgResponse(w http.ResponseWriter) error
+}
+
+type GetOrg200JSONResponse Org
+
+func (response GetOrg200JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrg401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetOrg401JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrg404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOrg404JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrgRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *UpdateOrgJSONRequestBody
+}
+
+type UpdateOrgResponseObject interface {
+	VisitUpdateOrgResponse(w http.ResponseWriter) error
+}
+
+type UpdateOrg200JSONResponse Org
+
+func (response UpdateOrg200JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateOrg400JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateOrg401JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateOrg403JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateOrg404JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeysRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListApiKeysResponseObject interface {
+	VisitListApiKeysResponse(w http.ResponseWriter) error
+}
+
+type ListApiKeys200JSONResponse []ApiKey
+
+func (response ListApiKeys200JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListApiKeys401JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListApiKeys402JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListApiKeys403JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListApiKeys404JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKeyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateApiKeyJSONRequestBody
+}
+
+type CreateApiKeyResponseObject interface {
+	VisitCreateApiKeyResponse(w http.ResponseWriter) error
+}
+
+type CreateApiKey201JSONResponse CreatedApiKey
+
+func (response CreateApiKey201JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateApiKey400JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateApiKey401JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response CreateApiKey402JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateApiKey403JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateApiKey404JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKeyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type RevokeApiKeyResponseObject interface {
+	VisitRevokeApiKeyResponse(w http.ResponseWriter) error
+}
+
+type RevokeApiKey204Response = NoContentResponse
+
+func (response RevokeApiKey204Response) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeApiKey401JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response RevokeApiKey402JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeApiKey403JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLogRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListAuditLogParams
+}
+
+type ListAuditLogResponseObject interface {
+	VisitListAuditLogResponse(w http.ResponseWriter) error
+}
+
+type ListAuditLog200ResponseHeaders struct {
+	Link *string
+}
+
+type ListAuditLog200JSONResponse struct {
+	Body    []AuditEntry
+	Headers ListAuditLog200ResponseHeaders
+}
+
+func (response ListAuditLog200JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAuditLog400JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAuditLog401JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAuditLog403JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitationsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListInvitationsResponseObject interface {
+	VisitListInvitationsResponse(w http.ResponseWriter) error
+}
+
+type ListInvitations200JSONResponse []Invitation
+
+func (response ListInvitations200JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInvitations401JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInvitations403JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInvitations404JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateInvitationJSONRequestBody
+}
+
+type CreateInvitationResponseObject interface {
+	VisitCreateInvitationResponse(w http.ResponseWriter) error
+}
+
+type CreateInvitation201JSONResponse CreatedInvitation
+
+func (response CreateInvitation201JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInvitation400JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInvitation401JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInvitation403JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInvitation404JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateInvitation409JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateInvitation413JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type RevokeInvitationResponseObject interface {
+	VisitRevokeInvitationResponse(w http.ResponseWriter) error
+}
+
+type RevokeInvitation204Response = NoContentResponse
+
+func (response RevokeInvitation204Response) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeInvitation401JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeInvitation403JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembersRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListMembersResponseObject interface {
+	VisitListMembersResponse(w http.ResponseWriter) error
+}
+
+type ListMembers200JSONResponse []Member
+
+func (response ListMembers200JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListMembers401JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMembers404JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMemberRequestObject struct {
+	OrgId  OrgId  `json:"orgId"`
+	UserId UserId `json:"userId"`
+}
+
+type RemoveMemberResponseObject interface {
+	VisitRemoveMemberResponse(w http.ResponseWriter) error
+}
+
+type RemoveMember204Response = NoContentResponse
+
+func (response RemoveMember204Response) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveMember401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RemoveMember401JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RemoveMember403JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RemoveMember404JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RemoveMember409JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMemberRequestObject struct {
+	OrgId  OrgId  `json:"orgId"`
+	UserId UserId `json:"userId"`
+	Body   *UpdateMemberJSONRequestBody
+}
+
+type UpdateMemberResponseObject interface {
+	VisitUpdateMemberResponse(w http.ResponseWriter) error
+}
+
+type UpdateMember200JSONResponse Member
+
+func (response UpdateMember200JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateMember400JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateMember401JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateMember403JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateMember404JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateMember409JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSitesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListSitesResponseObject interface {
+	VisitListSitesResponse(w http.ResponseWriter) error
+}
+
+type ListSites200JSONResponse []Site
+
+func (response ListSites200JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSites401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSites401JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSites404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSites404JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSiteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateSiteJSONRequestBody
+}
+
+type CreateSiteResponseObject interface {
+	VisitCreateSiteResponse(w http.ResponseWriter) error
+}
+
+type CreateSite201JSONResponse Site
+
+func (response CreateSite201JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSite400JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSite401JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSite403JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSite404JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSiteRequestObject struct {
+	OrgId  OrgId  `json:"orgId"`
+	SiteId SiteId `json:"siteId"`
+}
+
+type GetSiteResponseObject interface {
+	VisitGetSiteResponse(w http.ResponseWriter) error
+}
+
+type GetSite200JSONResponse Site
+
+func (response GetSite200JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSite401JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSite404JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSiteRequestObject struct {
+	OrgId  OrgId  `json:"orgId"`
+	SiteId SiteId `json:"siteId"`
+	Body   *UpdateSiteJSONRequestBody
+}
+
+type UpdateSiteResponseObject interface {
+	VisitUpdateSiteResponse(w http.ResponseWriter) error
+}
+
+type UpdateSite200JSONResponse Site
+
+func (response UpdateSite200JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSite400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSite400JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSite401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSite401JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSite403JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSite404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSite404JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSite413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -1113,12 +3542,66 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// AcceptInvitation Accept an invitation
+	// (POST /invitations/accept)
+	AcceptInvitation(ctx context.Context, request AcceptInvitationRequestObject) (AcceptInvitationResponseObject, error)
 	// GetOpenApiJson This API's OpenAPI document (JSON)
 	// (GET /openapi.json)
 	GetOpenApiJson(ctx context.Context, request GetOpenApiJsonRequestObject) (GetOpenApiJsonResponseObject, error)
 	// GetOpenApiYaml This API's OpenAPI document (YAML)
 	// (GET /openapi.yaml)
 	GetOpenApiYaml(ctx context.Context, request GetOpenApiYamlRequestObject) (GetOpenApiYamlResponseObject, error)
+	// CreateOrg Create an organization
+	// (POST /orgs)
+	CreateOrg(ctx context.Context, request CreateOrgRequestObject) (CreateOrgResponseObject, error)
+	// GetOrg Read an organization
+	// (GET /orgs/{orgId})
+	GetOrg(ctx context.Context, request GetOrgRequestObject) (GetOrgResponseObject, error)
+	// UpdateOrg Update an organization
+	// (PUT /orgs/{orgId})
+	UpdateOrg(ctx context.Context, request UpdateOrgRequestObject) (UpdateOrgResponseObject, error)
+	// ListApiKeys List API keys
+	// (GET /orgs/{orgId}/api-keys)
+	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
+	// CreateApiKey Create an API key
+	// (POST /orgs/{orgId}/api-keys)
+	CreateApiKey(ctx context.Context, request CreateApiKeyRequestObject) (CreateApiKeyResponseObject, error)
+	// RevokeApiKey Revoke an API key
+	// (DELETE /orgs/{orgId}/api-keys/{id})
+	RevokeApiKey(ctx context.Context, request RevokeApiKeyRequestObject) (RevokeApiKeyResponseObject, error)
+	// ListAuditLog Read the audit log
+	// (GET /orgs/{orgId}/audit-log)
+	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// ListInvitations List pending invitations
+	// (GET /orgs/{orgId}/invitations)
+	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
+	// CreateInvitation Invite someone
+	// (POST /orgs/{orgId}/invitations)
+	CreateInvitation(ctx context.Context, request CreateInvitationRequestObject) (CreateInvitationResponseObject, error)
+	// RevokeInvitation Revoke an invitation
+	// (DELETE /orgs/{orgId}/invitations/{id})
+	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// ListMembers List members
+	// (GET /orgs/{orgId}/members)
+	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
+	// RemoveMember Remove a member
+	// (DELETE /orgs/{orgId}/members/{userId})
+	RemoveMember(ctx context.Context, request RemoveMemberRequestObject) (RemoveMemberResponseObject, error)
+	// UpdateMember Change a member's role, sites or credentials
+	// (PUT /orgs/{orgId}/members/{userId})
+	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// ListSites List sites
+	// (GET /orgs/{orgId}/sites)
+	ListSites(ctx context.Context, request ListSitesRequestObject) (ListSitesResponseObject, error)
+	// CreateSite Create a site
+	// (POST /orgs/{orgId}/sites)
+	CreateSite(ctx context.Context, request CreateSiteRequestObject) (CreateSiteResponseObject, error)
+	// GetSite Read a site
+	// (GET /orgs/{orgId}/sites/{siteId})
+	GetSite(ctx context.Context, request GetSiteRequestObject) (GetSiteResponseObject, error)
+	// UpdateSite Update a site
+	// (PUT /orgs/{orgId}/sites/{siteId})
+	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -1409,6 +3892,52 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 	return nil
 }
 
+// AcceptInvitation operation middleware
+func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
+	var request AcceptInvitationRequestObject
+
+	var body AcceptInvitationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptInvitation(ctx.Request().Context(), request.(AcceptInvitationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptInvitation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptInvitationResponseObject); ok {
+		return validResponse.VisitAcceptInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetOpenApiJson operation middleware
 func (sh *strictHandler) GetOpenApiJson(ctx echo.Context) error {
 	var request GetOpenApiJsonRequestObject
@@ -1455,90 +3984,771 @@ func (sh *strictHandler) GetOpenApiYaml(ctx echo.Context) error {
 	return nil
 }
 
+// CreateOrg operation middleware
+func (sh *strictHandler) CreateOrg(ctx echo.Context) error {
+	var request CreateOrgRequestObject
+
+	var body CreateOrgJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateOrg(ctx.Request().Context(), request.(CreateOrgRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateOrg")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateOrgResponseObject); ok {
+		return validResponse.VisitCreateOrgResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOrg operation middleware
+func (sh *strictHandler) GetOrg(ctx echo.Context, orgId OrgId) error {
+	var request GetOrgRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOrg(ctx.Request().Context(), request.(GetOrgRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOrg")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOrgResponseObject); ok {
+		return validResponse.VisitGetOrgResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateOrg operation middleware
+func (sh *strictHandler) UpdateOrg(ctx echo.Context, orgId OrgId) error {
+	var request UpdateOrgRequestObject
+
+	request.OrgId = orgId
+
+	var body UpdateOrgJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateOrg(ctx.Request().Context(), request.(UpdateOrgRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateOrg")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateOrgResponseObject); ok {
+		return validResponse.VisitUpdateOrgResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListApiKeys operation middleware
+func (sh *strictHandler) ListApiKeys(ctx echo.Context, orgId OrgId) error {
+	var request ListApiKeysRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListApiKeys(ctx.Request().Context(), request.(ListApiKeysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListApiKeys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListApiKeysResponseObject); ok {
+		return validResponse.VisitListApiKeysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateApiKey operation middleware
+func (sh *strictHandler) CreateApiKey(ctx echo.Context, orgId OrgId) error {
+	var request CreateApiKeyRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateApiKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateApiKey(ctx.Request().Context(), request.(CreateApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateApiKeyResponseObject); ok {
+		return validResponse.VisitCreateApiKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeApiKey operation middleware
+func (sh *strictHandler) RevokeApiKey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request RevokeApiKeyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeApiKey(ctx.Request().Context(), request.(RevokeApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeApiKeyResponseObject); ok {
+		return validResponse.VisitRevokeApiKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAuditLog operation middleware
+func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error {
+	var request ListAuditLogRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAuditLog(ctx.Request().Context(), request.(ListAuditLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAuditLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAuditLogResponseObject); ok {
+		return validResponse.VisitListAuditLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInvitations operation middleware
+func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
+	var request ListInvitationsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInvitations(ctx.Request().Context(), request.(ListInvitationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInvitations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInvitationsResponseObject); ok {
+		return validResponse.VisitListInvitationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInvitation operation middleware
+func (sh *strictHandler) CreateInvitation(ctx echo.Context, orgId OrgId) error {
+	var request CreateInvitationRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateInvitationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInvitation(ctx.Request().Context(), request.(CreateInvitationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInvitation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInvitationResponseObject); ok {
+		return validResponse.VisitCreateInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeInvitation operation middleware
+func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error {
+	var request RevokeInvitationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeInvitation(ctx.Request().Context(), request.(RevokeInvitationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeInvitation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeInvitationResponseObject); ok {
+		return validResponse.VisitRevokeInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListMembers operation middleware
+func (sh *strictHandler) ListMembers(ctx echo.Context, orgId OrgId) error {
+	var request ListMembersRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMembers(ctx.Request().Context(), request.(ListMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMembersResponseObject); ok {
+		return validResponse.VisitListMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RemoveMember operation middleware
+func (sh *strictHandler) RemoveMember(ctx echo.Context, orgId OrgId, userId UserId) error {
+	var request RemoveMemberRequestObject
+
+	request.OrgId = orgId
+	request.UserId = userId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveMember(ctx.Request().Context(), request.(RemoveMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RemoveMemberResponseObject); ok {
+		return validResponse.VisitRemoveMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateMember operation middleware
+func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error {
+	var request UpdateMemberRequestObject
+
+	request.OrgId = orgId
+	request.UserId = userId
+
+	var body UpdateMemberJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateMember(ctx.Request().Context(), request.(UpdateMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateMemberResponseObject); ok {
+		return validResponse.VisitUpdateMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSites operation middleware
+func (sh *strictHandler) ListSites(ctx echo.Context, orgId OrgId) error {
+	var request ListSitesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSites(ctx.Request().Context(), request.(ListSitesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSites")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSitesResponseObject); ok {
+		return validResponse.VisitListSitesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSite operation middleware
+func (sh *strictHandler) CreateSite(ctx echo.Context, orgId OrgId) error {
+	var request CreateSiteRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateSiteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSite(ctx.Request().Context(), request.(CreateSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSiteResponseObject); ok {
+		return validResponse.VisitCreateSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSite operation middleware
+func (sh *strictHandler) GetSite(ctx echo.Context, orgId OrgId, siteId SiteId) error {
+	var request GetSiteRequestObject
+
+	request.OrgId = orgId
+	request.SiteId = siteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSite(ctx.Request().Context(), request.(GetSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSiteResponseObject); ok {
+		return validResponse.VisitGetSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSite operation middleware
+func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error {
+	var request UpdateSiteRequestObject
+
+	request.OrgId = orgId
+	request.SiteId = siteId
+
+	var body UpdateSiteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSite(ctx.Request().Context(), request.(UpdateSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSiteResponseObject); ok {
+		return validResponse.VisitUpdateSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Hztbtu4l/etHOj/AEkA2ZEdp23cL39Pmk6T5q2JO512XIxp6chiLJEakorjFgGeq9kL2ytZkJRkyXYc",
-	"J+0udgY7H9raosjz+uN583x3fJ6knCFT0ul+d/COJGmM5t/XKCXlTP9TZklCxMzpOj0IBcoIZP7QdW5J",
-	"nKFeRHwfpezzCTKn6+DsJBr96tMLevL2y9FV/8P1sTxOVPrl8PjF8U0wOfv1zPt8cxJffDq6+3JzfnPe",
-	"H9PTwxMPf+/pd97/1vpAww9NnJ3E+K5HL26O9i76H1rnNx/2z9705HESR8Hh8Yuzvr9//uZj+/xNb3p2",
-	"OKXk9/Nvxzec+u2Dlj87lsfsvPWZ6iN7dxf9k+SsfeSd9n+j58mZOm9/6Hy59va/3PTuTvvH38w+38b7",
-	"nz+d3Hw5PDlo+u2YjZK3XvD7Sey4Dt6lVKA8Zk73wPNcR6CRRcGxUH/+/tferZe0z1/6J+Lz9NWo35pc",
-	"duRpcBC+Iy+yI74//kLb7MPdy9+mjutkEoURekJo7HQdwsi/IyJGXNxSnDYmVPkRMtnMleK4Dg2cruO1",
-	"DtrhHuk09kcv/MbL4BU2DkKv1WjvdfZfvHx1QEZ+4LhOgskIhYxoKp3uH98dX2CATFES689fXYeL8XFt",
-	"P8/zvMZL/ccr/Yc3/6/lmOXnJEGn67wraYT3OY2O6wge64d8ylA4riOpwuPAHHX/1XWYfbXHCPzKE/zm",
-	"3N/fu87HXAJV+9JSgWnEgU+ZBM4QuBgTRr8RRTkDwgJICCNjtA/1OcBDIIyryJxcGuQ/Xq7u4umOCJyn",
-	"UdCuUXCtmvCLoGMabEl4x2VKFYnhPFOCKuvtOTVWA3V6NjiOEGeNNQiUKWfSos8vJLjCvzKUSn/yOVPI",
-	"zD9JmsbUN8aweyMtPhWa7H53AlSExlY1IcVYy8EagladlGRs6M+kghECgVsS0wDMCiBBIFBKR5OIQnDh",
-	"dJ2cCLvOmmBIaIxB177UhfV7uY5URGXykAfodDued+860o8wIZra/ycwdLrOv3bnMLxrn8rd38oTjwwt",
-	"RkYBSl/Q1Gij6/QjBJETSCUkJA65SDAALgyVskJ2E865iigbw5RImAqqFLKmc+86h5yFMfWfKOhCQD0G",
-	"xPd5xhRMqYpARVQWMogFkmAGeEelWhbFwcai2EgAfs6GLOhA8DMhkCnQ56Lh9ZyrtzxjwfN4vagiEeMK",
-	"QrPXImOdn8WY5JnwEQKO0hxnBKmVO8KYs7EExQvgq6GkYfWSzGJOgj7np0SM8XkcF+Y/4sEMFOcQm70W",
-	"OG7t/VxVmtPwzkcMpFGkpN8QYppQZVjrc35G2CwnTj6PtT7n+iaZFafK1yBQiRlQBgeeBxJ9zoIls23/",
-	"BLPtgSAqZ0irU9Ixa1AGMfcnYMhH2YQrQw0JFQojBJbpm0dfdjlpmtKhWdXo6VXDpuM6EZIAhZFJ5ZGF",
-	"xioN1/keGVM0NvsX0k/ITOOZFgbFQO85ZzehjCZZ4nRbrqNmqcZSyhTqu+DeXumMZCrign7DZzpZL1OR",
-	"vtLsSkMVFbjsZa0f18MZlZKysQuUWezmAmyUF0DlZm069+VZRrCHEWFjvCRSTrmo3lMkCMxNSeJLwVMU",
-	"iurbLCSxRNdJK199d3JsKjapCcOZknjSoKzhcx6jaKSEaU0e6DuM3J0iG6vI6ba8dsfVGim/KHUilaBs",
-	"rF2F4bR6xDoxnVeW2vs4l3z3jyVq6xt/LQ/moxv0lT74yEZfi2bXY/UL8jVoSoiROJHYoEwik1TRW4xn",
-	"TRN1F0J5PI7Ttx9R1Rt/Lq32fmeFeKxpLFGpwciAEA8Bb1HMwFgnFCGKJqyuTly9UQ+iLCGsoS9CMooR",
-	"8hikztmD98oSvVUXWEX0u37/Euwi8HmALghMkSgMIOQC/JhqlYOKiALO4hlIROP8mtsaUR2vs8LF61Zh",
-	"ma5RtcoU3uo4rJR0XW55jLaKFx6GyAIdsZhFQCQQCLjSzKRERUCZ4iXxrnZe/SElgiSoUGxJ0IFmXdSF",
-	"ZSxJtgwOq374WGy3sMuCeCxv861Xyebk0/uHgUOJbAk3SDyu03gUvLnureLIF7eLK9v7+62DVWsn1Chh",
-	"+Xs1q+9x8f5y1fuZXJCcpONV6+5WnLIgNX2kJegBeV0vW9EEZ+ZvqjCRj+GcFvl9uTURgsyWidAbrjr/",
-	"lI8pex7iY4GIT4G0RQR7BO7T/9brZNH9c19K190DZ2W+vKy2Wva6CAGXgoe2ykTi6m1swWusAyjJE9SY",
-	"xqhPYgjQp3q5BIFjIoIYpdQArnNWF7A5bsJQBEMDhAFFZcMuHoZSQ0RpOnOxiZUQXLebMtteJP+jxEDH",
-	"56OMxsE8ltfAJWF7uMvFWO5+Ny/f7/7n//+P4U6zeoNlGV15epmsVwldXTlYetcm7+ud40qvua/k9Yt8",
-	"HSWpmkGChEkgcWwKMPI1mCRkSqW9TeZFEn3BSFO10SmnKdrEM71G2tqN3DJ/NaTPU5zLqa6SR6Wy1pet",
-	"guaiywUx59GtGeIqIz6vR1F1ibTaWs/t/RfgR0QQX6GQLjBuIhsuqQ1js1jH9Ic8SfIq1kgg8SNzl9md",
-	"JWwTGOkcIKZS7QAROGACw0xbkslpO57XHLDafbaRa7f3X9Q9u71Chle2nPk8bKvXQmtO9NSyaIXufU3o",
-	"UxCpRsYqRV7hmEqF4gcRfG22YRbdF1WuqizmBa+6ejzvUWCv+H3d+g6FDu+0i9ULpfMiCIljFDp6MjVE",
-	"F7T9wZ7XCMgMLgUHJSiJ61HSakB5IsnpT8g7mHXYjW6aKx6vkM8VYRMMLO8wyDxvD4EECWXFh7yWWXyk",
-	"TKboK15+oaWA4jUMpSJhOAQqgfg+pjoMJUbuJKbE3DTzdzkDytJMGbEynTD/UZZwzelGnEURtXzPcR17",
-	"nGawEoaWK5eEXOnSLMSJ1XbMclpy8qkP2yZ0dK2pDCc0GO64eaDb2oeEskxpzLpGZjgd9vLM3hhYF35B",
-	"Igq5+ZXjrNxMMWKJ3EoP5fGChN0TlN40z8tlzU5NG2YxR3GXwKh+zkVK/sqwYHTPg4DMpAuSsnGMkEls",
-	"wtGdbzJ8IAqGlxfXfdglmYp2841Xs1a0c9aZuml4LNp4VVMLxFcFlp+wyvKLPspPiDeXUuglPm2m8OiV",
-	"XOuTLAURJqeu4ZVWuOn9zGubtRhgnVgrMeaKAG09Dq+/UAxvhShyMKpytkobi4V7k7TFF6HpSWxQp3IX",
-	"FVn2NDZMcCr59mOxUbH1Mh9fTc0L/UxQNbvWO+e4ktL3ONNQsLK4U9XploTe5TFMcNaEKyRBw1YcdKT3",
-	"eo6h5suRiQnh3elL6L3pA2VjlAqQBSmnTNmgh+ojbHnTKXtIdw2S0sYEZ3NVWgo16yODUAWt9tPbwnBP",
-	"PvWd5cKsMcG8u70l6xC0vRYBe4eHR9fXf/Yv3h+d5xC4Ck4H7GKkCGWmexkKnuhsxcQkLsQ6uQRTZzIg",
-	"YPk2atWMWQbmjEZKGYMP8Jb6aBDjAb1ASkxR067cyhlyQUZ8qinxDdTpRZSNmw/L2r7fUDk4LQhcWwxl",
-	"IS/qvsT2lMo+bEr/LXlWRZt842ueWVORWZpyoZylSq1ZITJm2wE6cuEhFPDlQlT0Kk1ex8OQ+ihd8IlC",
-	"gcLmH0kWK9qw/eIUBVFcyO6AhVygT6Syi1LBg8zPI3a9s1Tcn2jNFAsy4UfEVo1ttUlRZAp8ZDKTEGKg",
-	"bfnd6Ut3wBSRE/uWwsQcmQnUSpZurgnpmsc6EdUxPo4iziemrZMSoRgKbS8D9q9/wSFntzpD4UwOWAN6",
-	"cZynkkQgCIyJorcIRT2MSISPV6cuTCPqR0CZH2cBWuENd29bQ0gFhvSuCT2IuU6eJYpbFAMGsD0cc808",
-	"NHf9JNjVGhvuAGFyaiSpYKjtrru7a16MuFTdV94rT+/a1KSdXF+cm8Kbpc0nCcaHRF+rx4H96uPH4zey",
-	"CX2aoFQkSe23V28PYW9v7wAog4/9Q7PXUaX2SiUMvw9szXHgdGHgWL/Lq2vW5QaOC4NKPdIsNMsoU3bJ",
-	"/fC1TqSABIGEYQ6AQ8v5H99Nzc4tyrT3X7UPd7x2vjpEo8Oh1X1meh15rwIDkD5h0PFa+WL90YqkN8//",
-	"TfGi3tBzN+jouaUCOl7H7HlVdpBk/gw67QMby5F6WwisI8N23jfaKYyqBmcDdkT8KPcNU4jWOnRNk+mu",
-	"kaJIqEHFnPn5F0AV+BH6E/l64cmWhLxhNGA659Y61LktBnpXvbY8bUtCxeOboIN5CYKwyYA9I3bfNsH6",
-	"Tj2Gb8JFcZw0BSTjq2lMGPhEiNmAaUZjwhqFnl8Dsc+1WHmmDM35w4pG2kW2pb2jeNeCd0w1Mpj4Iwc7",
-	"nWUKiooIfWdlIs6RXHZ3d6vwuKtQJNLc4FTFVZjUWQIKmVcfml7TMxliioyk1Ok6e02vuWeyJRWZO3u3",
-	"OcU4bky0JHdvphPZLPpvY1Sri+/Giz/hCN7jDK5RwTTiEvVdLg1c1W5G7czmbytHI6UJzrakzSqMuV2W",
-	"VtEFpu++7TQbxdTfsXIqDcFMrvyK6mQ6MeMv1aGQtuc9rado68J/5FXzslRuKuOVcripfjsvA8/vjNp4",
-	"QFrhnr//ysnL33nN25S487r2nRZ866/Pvc/v7w5F+Nv1ny/7s08f3l2MX0b+7SVJ6VkspseEXPrvPl5x",
-	"HU1t2qw0Be4H+uMTnIFE2wPveJ2HtipltluOO1SDOTumNJ+5ujR6sKo1JnyLgoazuob1bU/GZs4nQUV0",
-	"wFgFBafrWHWak2y2ZKIZk5ZwucLKrlBlgkkgRbilL6Op4GxctFl02pl/UyT+BdSZoQCSoIbb5oC91Zef",
-	"ncspmunS1HnLdfMtbQ8Mji+N01JWCc5sA97IQMdCJjioPO7mvUCi9H2uXYLGaN7BwNXPKlUXQceRKsmu",
-	"wHf7YMBswl3r3MOFwfzjS3sZ6suBhCH6CoOnu49pUjg20kepfuHB7Im9+I1H5+ZFngdLkRubfq23cl9P",
-	"VZTI8P5H4MC8IefVklWEFEt3i6rK/ca0z99Yjl1tdEdZ7rfe435bmX4zr7Qef6U2eKFfau09/tLijJB+",
-	"r33w+HuLAzjr4EWzr697Y/RzN0znowQFsBTa2QxbeKbWgcstn+QBbypQIlOmu2Cnl206p6mwDm0/Uykz",
-	"DGxOVuJGjibNAevlHtz2OjCNMA/RjKfq1XaPKcln7lyQvCy/6rhHktDE57Yfr/erwms5K5cTIRWZ5blj",
-	"WQ+b5TUw2CYKEi5VBZp2HgAJO9dT5Zpaocw7Hg8hiJbvD0DIj01Hb+x3C12LjVCjs6L4aH2UZ+rZTvos",
-	"f3vMb6wSnuEgtuT1YHhnp6yNRxoPKCYl57WtJYMibJYnqg3KzAYPRG5n6PwwUK8rppYoXVZTNzOVfPnK",
-	"yGqBsWei7n1Vf8vbbqRJiXFY0WO1ibIa6g5N6lWbd52HHRKVfcRwCpyZeSCLjFbvPFNSETtlU8cJHg5Y",
-	"WZPVUCnKeK32E5B51LZ4eiVB8mzkxTOms1U5YGQhWiuDNX3cllwZrm1LRFsi29nAON1iSyqAT8sh5VU2",
-	"Wx/n+xHQWxrqW9OfrU3mOUqQWSOmDBtENQIyZY1Oe3MUXD2Q+M8JoQrOwPZlgtdLVvjPDq1KULGKzmei",
-	"q+a+JZ8WUS3ATO77a1CGM5klj0RU2/Mm2s4CZmj8yakpalQMp2a+Yb6BxhLfHqQTqnwSdzvv0e3YyriG",
-	"r6AM4QqEaTXh0lKloYywASsiqmLD4pUxoQxILPkCFD4eBJomoY8DRlU+AFMP/HyeUk2v4KrSgxeYSYQA",
-	"FZq68s+O1PIA6Lr8Qd4/MWL7W4BUr2rkr9c6CpWlWf4NkGtNkDrvlC9wqC/fmtc/L4wtemNrgKmYf1kV",
-	"qZQxyidTccmHaIbu0rSMVoiwc9JFCWfANpycATPxI4tB9lVz7AN2ShOq7ETgXt7xKyrRKYpKlKM/RTwT",
-	"T6/6FLNNH22o+T9Q/Fn6Hd/jP2f8mfWixWGujaCk9XeAkr6dfjG/qrO/nrNtxPk4F5VF1/BH6kobxCPl",
-	"rwP/N9WUrNOb2SsrpSejS94tebwRYl6SEer0hSlBfOXCKGNBbESvuOnjB9zPEmTK1WBxcn1x/qyWx0WK",
-	"rJfSE5nf4z/S+Sj68M/rHdVseN1vExaGRlZbsuHr8hj2ml4pqZ/cw+hH1LC3JcvTipNgWytk52kNjMI8",
-	"ZiSJf555/IhVfNaUPMkqCtr/zypWWsXn3tnpU6yifs732nCR/Z8c2BkK23Bc+i1DPlay1PLVVlZr+962",
-	"zA/Qc7KWC9vz0MGdJyY26CpCsOKuWKxqlTd2gZH37mY2Xe44bxKuaALP9zeyvP96/18BAAD//w==",
+	"7H3rchq51uirqHq+qthVDW7wLcZ1qj7GcSZ2fBvbmUwmzhlEtwDFjUQktTHJcdV+h+8dzoPtJzmlJfWV",
+	"BhpwMnvP2fMjY0CtlpaW1v3yzfH5cMQZYUo6rW8OecTDUUjg7yNBsCLBCXugCivKmf5SRsMhFhOn5bQR",
+	"I2NEk1/RmKoBokoixe8Jc1znAYcR0Q/5Zqa2clpO02vu1bztmte89Q5antfyvD8cVw8JCFMUh9JpfXRE",
+	"4HxyHTLENHRajsTD/x5g0eXigZJx7Z4qf0CYrNvVOq5DHkdUEJl/w0HuDTRwWo7XOGj2tvFOzfM8r7av",
+	"/3mp//GS//yGHqt3RYKfJ9lHdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/cFxH8JA4LWeIGe4T4biOpIqc",
+	"BLCbxW/FWO/XAK6lX//ngf9rs/v7/vDtaEfeNh7+eMmut8cf9sgb7/PZLn4dNPvv6OWX/d/vnacn1zkn",
+	"wy4RxQPSS6hJn49IgAJKFFUUFw9mNtQxwwug/plTNv9YGR5qqLQZRr/wIfn6TICKJBEnQdXDSQEkl4TQ",
+	"x/9vQPTpyXUuRb8AH4a46GNGv5obzhnc7yvBkRIUh1lU6grMAv0H9n3C9H5/er17cOz97LjOSFA740+N",
+	"182D7X3nya1CFCpeWa+RgvFNchrorT0NvYAQA/XqEawiQQCQeET/vCcT/fOYdAec3+s//ZAy6sPWuAiI",
+	"+DOkUkkN0JAOqSGSAXmgvp6kufvkOorqi+eMBHdcB8ByzIIsJdqpeY3ctmAQZX2npUREnjR63hApSyhs",
+	"TxA5QNL+mIG2BrKUt5ZekMnpoPuLTy/p6es/jq9vf705kSdDNfrj6GTv5HNwf/7Luffh82l4+f748Y/P",
+	"F58vbvv07OjUI7+39TNvf2v8Snu/1snkNCRv2vTy8/H25e2vjYvPv+6ev2rLk2E4CI5O9s5v/d2LV++a",
+	"F6/a4/OjMcW/X3w9+cyp3zxo+JMTecIuGh+ofmX78fL2dHjePPbObn+jF8NzddH8deePG2/3j8/tx7Pb",
+	"k68wz9f+7of3p5//ODo9qPvNkHWHr73g99MwJegnzGkdeJ7rCAKwiHcs1J+/f9l+8IbNi33/VHwYv+ze",
+	"Nu6vduRZcNB7g/eiY77b/4M22a+P+7+NHXMdgMFVvrk0qE78h4a6DOhIlhCNTxqX+idLIDMX/Yt5+GwJ",
+	"BB+zAnn49PSphKIYFKOKlJE/w7fVgKCA9HAUKhTgCRphoeSSPDzAkyt4TIOAaGrgNLzWtpfezq4g+L6H",
+	"pdKLVljoyby9luc5T27yyE7ukTBi/iAzvNHID2/qt6fDA8osTOLxe3o6DZaK1ATjdLZzTFkMd31x6ZB8",
+	"5QyAOySC+njraEB93OdODOECh7kdcwCyLPKUVWBZCTDffaPu3PXvzl4/bK8SLiyxh2464Y2qo58F7dPg",
+	"hUS3Ak/QGWVkwW4033snp0UnTS/QeMARHzOJOCN5TohZgAx7Nj/CReI9hBlXA8C/5OL87SmOO0NIWmIF",
+	"zdwKcgf5hssRVThEF5ESVBk+uL6ANJtOjrDAQ6KssHgUCcmF4frSF3RkFCHncoS/RAT58DPqCT4EEto5",
+	"o+y+gwYEB0RohNBfjgR5oDySaIT7pA7MzRy54dwBcOmT8fnnD+r81bk6f3X67vzV/d75q/be+auf8Qnz",
+	"QCVxWs6XiIhJivHm7Xr7/oAMsV7lED+eEdZXA6fV1HxTTUZ6pFRCCxx6fyfB9G5uBwQJInkkfPJCIhrk",
+	"V7kYpL1evMQRVoN0hRRUI/IlooIERt7JrrbHxRDrix9FMHJ6tWda6ppe8BXu60v3NQ/OXa8cTiC65cBk",
+	"WZ15ZIgf6TAa6g/6E2XmUyNZD2WKaDx7MkLyLAhmKQRAEW0kiKHpyQuJMtd2c1kYe41yGJt7th6Yb+D+",
+	"lG9L362VkAIYTMmCzWVdc8XvrH5TtmID5RfSUPGZC59PYUsWbnWqdRb+pB+WI86kERV+xsE1+RIRCUju",
+	"c6ZAefrm4NEopD7g0tZnaVSDZA960wrT0ND+HiWhJrSG02jeICXuA4GMpEJdgjB6wCENEIxAOAgEkRL4",
+	"LBFCkzfHLsKMMzyuh2lIgpZ5qIXmzwU8XEXyiAfEae143lMWKv8lSE9rf1uptWnL/Cq3fkveeAxrARiV",
+	"kSezQCrREIcazCRAmvRqMGSWXUcXXA0o66MxlmgsqFKE1bXCecRZL6T+koCOAdRmCPs+j5iKBWYqYxiE",
+	"guBggsgj6IpFUBxUBkUlAPh2GzIV3P1ICMIU0u8lsNfXXHRpEBC22mZv9eawD2jACAkkvAYHQ8qQ5r0a",
+	"8APaH8SSdma328+z25RQvpDmlRtcoFTO2NSIoDhHIR+jHhewQD4iwiCBhsEFP0o3nn/DK87IIWIcdXkw",
+	"sYPVax4ZC8by8LrMyoaMK9SDuYqw2XkuTDCcGgWcSHgdYJ4+lC4JOetryMSiaI4rwVav8CTkOLjl/AyL",
+	"PlltxzG90AA05wBzFXbc2H5e3Ie3kUc/QUktAiBg7/HWhoSp64Q8r7K1DzwSaBRilsKXMj+MAoIyhiJr",
+	"SnJaWetR/riblTd/FeL51K8gWpSvTgPELsvVyIDNOACPvi6CYH9AAoDULefnmE3sMcoVyQTnWguaxOcj",
+	"D5EgSkwQZejA85AkPmfBFGCaz0AR20hgZY9e71XSPqtRhkLu3yNYPpF1dA2rwT1FDIFgkaYqWi63S9Mr",
+	"7cCoWluP6mhRwUjvAJPMT9NU5MbOETFFQ5g/xtMhnmhWqYFBCYgfGQl9nnwJkg3DkRpwQb+uisHtSA00",
+	"mTQjUSKtFBG0sf45nFMpKeu7iDIjFnCBjO0uyFBrWQeZzc6mX9b2fTJSqW8pIwThIAA9D4dXQlN0RbWo",
+	"1MOhJK4zynz1LXaYZICwpO/EnVKYhpTFnxtlcmcq+n20r/+UDOPdz8RX+nq1R/QtmeiV5ReseeoDmUal",
+	"13p3FlEFeeC+JdfJ1F3OQ4JZwXCekTcDrEhN0SGZFjqNZWGhbOo6IZbqnYynzq/wDEuFZAR2514UatHa",
+	"1WxGo/2QskhphhqFIaI9xMgDEXoEoH7pEvVQ3NUnZiToqbUYkTt7sscj6iN9VUQP+wQR1qeMoI2R4MFm",
+	"2W5GgvToY34OySP55/3+r8Pmo7PodAFGsIxkrhyI3Pg0s0dSigxRQNUxU2IGQph7XEL0Y3HmJIhNCVqe",
+	"JS4i9X4ddcxbterWyWs46Q9lcMG+MhaN/ErKcWThOd1TIzQRpmnaR2Nod2PviuNab4mmPROpyDADoenD",
+	"noaB1Zv1AGSlvPbVCbonkxdSf2FmtyNcNB4QhqiWhGkYWoG8vngbhZOHPcGtKTtO/PwXj47yaNr0tute",
+	"vdHYru9XOQPLdow6vHC00pKamqU70wTXEjHTKlEWulqoJFqc4Izkrnc1jCm7ZNheJrBl2RuRWSfAJ7vL",
+	"slP5OfY/Fu+Xb3nnPPb2hjwe8VBzuIyzsuojhR3Fz7vxu2eu9t1I486SLO/HbGhqwUcDzPrkCks55iJY",
+	"jVtbNTWeJI/yYxze1yir+ZrRidoIa3pZO8hz6IbX3FnAol2HkXH2FfP2fJEZWjzH4mrzE5cdqgmYMax/",
+	"NQgtzfRysFlSeoGXzd7HurJZzifwzaGKDOWi8zhKnnFSJMRCYH2dIka/ROTEzAOe8yQQY4HwCoOeYrfB",
+	"/MHXPCQnbBQBJBK3wpQ0BHoHqBRknDFWWIlIGqupPERkOFITUMa6kjCFhgQziXAYmgGagCaQWcgmhvjR",
+	"bj9r258Nn8KBx/ZBAMPsg78U/efC3nJf0joi9wKk1TLPaotPHZZTxiLjKwCjSuK0ROCq/Oc//gc83C4C",
+	"bywCH6z+cqe17YGT0PijEXih//mP/wFvde7Q5+HiK7Om/NE3moWTLxWWCw7dpUCe9ZjOX+BtPK70mDLz",
+	"zD6xYJaq9P3UnHvzumnZp6f1l3sycZEc8DFDnIVgywBbb2y2PzSGJyK0jnNPyEgijAZYDvIyeEbT+K17",
+	"cPv1eoedjV7674NG743c65/i7ckx8aK39FLt/v7lj7EzRyye/oGrEnm5jQQZUhaAsQMb8nRPJlpWi/fj",
+	"E9dagoJavDsIf3MBW/ucgEnE+i87jzU8orV7MunU52tY07A0EnqPCqmQP8AC+4oIGUOWMgSBVUhyhGGR",
+	"PmbGZOLzPqNWdVxfcTM6CMAro8XN19dKA19xGF72wN0y70Jknnlyv82yVpRI3WkYbUjZ/QuJJPEFUTlM",
+	"1IL3bOxDN4QFWvcxLOiOmSBWUIo4wmBvsT6DztXlzS3aSl8qt8zvnfody4F9WWvKavaSTwboMesvQeyR",
+	"4D0TBYfDjF0JDUgYoO7EWCGAC+vtUn+AJB8SFEfzoYD4VD8tY2MYEqSPRRASKe8Y74GLoYU6IujoX6hU",
+	"RGRDQl3UCZTowBdEUR8p4g8Y9c1PfjDsIF8fdI/ap7CY2AAR4d6xjj8gvewQ/dlFnQH2/VEHvWkfHV3V",
+	"0l97nAdI4h5RExQSHNhTsRo2yKKB0rqSHwz1vwPSc1wHJoPo1OT4RCn9i9nKcgySsIXi9Bn3cah5QjlP",
+	"iiOWMsxodzEvsrFBld9czonMLC7souzOH8eCZAHzWN7PeYj0yzFYN7EkNcokYZIq+kDCSZ5iLY73SRhV",
+	"4rjNcOndnRJYGDNsKQUB1wjvIfJAxASBJThhWXVn6jDLJ2qjQTTErKb5g9bhkXUl53c209tVdnaJubls",
+	"0W9ub6+QGYR8HhAXCTIC4gs+PT+k+pQNNwMSKIlxcxi/XWZRO95OabhGTv6FTedWVYYKrykJgwTSebhZ",
+	"V3upta7XIyygrI9gEMKaMgdc6c2MsBpoLY4ni3dja1YSbmRtWIX4IIsZ06pA7OPPXrBFLvr51NnsLZ26",
+	"DDaJkaAEdXwe8kjofXd+ur7+5Zeffy6YJePgb9cZYaWI0I/9758+erWDdu01rvU+fdt7+q+yzeY58dpi",
+	"4jNrplk1dOpKT708k6ky7U96IAwFeCKtJ4AqCGLQiuNMQ/rKJsc0xWWW3RUEB9BaVU5EKbP6TdskK+ra",
+	"BTW7ujKcP4MyETCn76ZvySNAFhJZwTB7UmU34fT929kM1Fg+C4a7sF8w7QSvbtrl+PlQHNnc3W0clOoy",
+	"5rinv1eT/ByXb6/Kno9kgYZI2i8b91jylqLVXGkI3s+wmp++f3szfXshAaPqHdQgX3TwMGHZ+1MJoYR0",
+	"hfpHNMZhWPPBg6wvl4s6b960zs87aKO5UxvwSGy6RhtMYuL0MPTVGsJTGJpQ7ByZ2/joNT5pUvfp/zQ/",
+	"erXtT5utj15t13xVSvTOeJ+uaHpLyNEy0khR+Fgglo2+qxV3huVqNM/8mubAfVdDZJbcryXtTYE0zRWr",
+	"ysmmZexsGtlz0eT8bTkGi+ZadswiPKMklnNx3GcWLZJ4TCvkVyT4CZxnY5EcGJfcXEwqhCSXq6hWeu1j",
+	"RebopLEuiqwqGrt4tT6qJWGtUpoYF97r5aG9SNsrApuXBzC/kyQAC2dEwyD1/WnJVaKNzhYXfbn1DR5+",
+	"2vrnP/5vZ7OSGJBE9S82C/9AdD1EEBs3ppJkTAdgwJeESLCFgatdGrUjY9J/kcsZjeG01gUoYHUczx2D",
+	"bgE+lyHxRd4FlodIo6nPubm7l7PLMQ6qLZfUxAxFIZF1dMSHQ5vu0rXhYygmwhJtYNTV7DKkUm0iLMgd",
+	"E6QXaUwCO9OO5xUNSpUYRHN3L88fmiUwtNmq+RuaZKHOwxnjKv6ukTRsVZyPM1UXRQvONXoaKNjJFlk7",
+	"r+wbC4pukilbkWPqaV7bmMgSqpNmzxbcLnEubRFL3/CxiS20I+KYuhHWO7axRuZaRwxmL5iMm7szYxFm",
+	"GQjixZSByaT5LobBrR73VMgELm7uvQ2kMGnUiDB9mVQhzlMPYKiHwxBcTz1BiN6q5hLRqC9wQIJNCwcI",
+	"zGBcIX1XzaSrR16l6clTiqGICBoPaGioZm6xEBCSTw8vC18rWoQpRAslr8zDzU3RMMGgWSicGGyqGept",
+	"QKM7A+/LlWIIp7UjEBc2+hT4O5VoaEIhTQTkAEeyiJEWv/6M05FK3G5EVEotigP+YUH6qXrGPqwRxRj8",
+	"4EtFxEhQSUoCr4oGILv3cgN99oKXqFAxWPpgvetOzNo2JCGo81jTH2p2SEcjShLbZvOg7NqXTcrPxLyl",
+	"Y6bgmtzLTJzaHCilk9qk/uJ81yYZfTXlLJ/JnpPflk1qzxrSNY9cRqXKLaPsUl1bN8iaKmilwIz5esyS",
+	"zuuMyJlHUuPX09JdnnSleTQ4DAlYMCHP1TXkdNurBXiSJ2vPGuKQV6ZXjVcq6EBzVeVrHpbA5xqzexKY",
+	"vaO7yPO245wf+8E6tOKPlMkR8RVPvtBQIOIQdaTCvV4HQRKRT0aaImCAOw4pBiUnfVZzDTaKVJYMxGnG",
+	"8HYAZ5zomzznuI55Xf7GpiOnb20S2VPmOechmbNwk0oDUahaHesky+gsv2x4x/LLz5QImY4ITGqBTO/s",
+	"9P0t2gBbo2u9v/c06Gy61kfQ2LXh29J6kLFEnbZNQID70UI/EyziY/czrzPHXh4bkCngsThvwsxpCkfZ",
+	"9AGZu2YHmXinRHpzp2hpWY52vNFtD0zrLtJMOgQLdx0dP/oQ2Iiwir3iOFKDLTtx+dbiWiLzbirUFChe",
+	"0exJFRafBZh9Q9nFjYt4rO0DmR3ulEn5lURogQWNiKA8kGD9BEcqAjZcR22oE4LGAy4JgvADibqkxwUB",
+	"SdCMFRGTWmlUaEgDRvsDtUoAVFGhWFkRK5a6ePbYp6wmlkyWgfgihew2s4Apb/RJ+6Kdmp1LPIbFChc5",
+	"XrS32K5rgpKNFawq6y/kslASBhKNBAHfERYEmUsG0vCQsuwMjb8kbHSdQNDvGq45hQzmOJYIyax6Fodx",
+	"RGrPDLknZKRpMRUISpdUOavq1hYb6l7VMgKsprmHjrAiwuiFywaNzoDkMgGi1UHZiS93BwkyCrFPTHrq",
+	"eMBDApFuVcCZpcnfJz70R4SBTgNelnllvpMPpSJbyJXPmTIZQwhN0RRjXOJpgnVlJpbxKDxVCd2d48KZ",
+	"5+W2HCe7szLuUiy3sLbFJKlEURFpM+E1iyzh8dRlBglNlIkfCaomN3pmKwtDMLEWX0u5Z8GMYjPJ6ug6",
+	"iYcFu/5hKv3DlzbA8M3ZPmq/ukWU9YlUWt4ZccqUMXFDuRATN5sWDEniZ9OjNCvUW++CVB2v1Xx6HSPu",
+	"6ftbZzrnGVDQlgN8IfNi88Zcqb19dHR8c/Pn7eXb4wsrtpepAHfssqu0gKSFCyheE0dDuijkff2DQFZw",
+	"NfuGYwUTH7wu3ehAKUB4Y/QCKXfGuVibbprLBxtyM0HLWjzXgyjr12fD2jxfi8vPFgD+BEEvPR6nVGNT",
+	"CSQpzzWi/y15lKU2cV0xHhlUkdFoxA25LSg0egSIuVBGD0MgXky+XDSIS1iBF4/3etQn0kW+Zm5EGG/T",
+	"MAoVrZkyYmAa40K27pgWpX0slRk0EjyIfOuf0TNLxf17fTLxgEj4A2wSsk1wmaKaWfmEyUiinrHMvTnb",
+	"d++YwvLePKXIEF4ZCaIPWbqxzd0EhUvaZyRIah8gxUHqZ0RofLljP/2Ejjh70AIYZ/KO1VA7DK3jEEOk",
+	"bYgVfSBxtnAXS4LeXZ/Fkbq2fIEBXmfrodFBJlBb6xcmMsPEO98xhDY6fa43j+pb/jDY0ifW2USYyTFA",
+	"UqGOxrvW1hY8OOBStV56Lz09a10v7fTm8gKkZrM2Hw9JeIS1KngSmK/evTt5JetI8zSp8HBkvr1+fYS2",
+	"t7cPtAr07vYI5jrOhFpSiTrf7kyI4Z3TQneOuXc2mM5cuTvHRXeZ8EMYCMMoU2bIU+cQ7XgewkEgUccS",
+	"wI7Z+cdvIKu5cVTm0yd9h3e8ph0d21fN2UdQRsCWASABkj5maMdr2MH6owFJO/X2gik7X1XErVBWxE0O",
+	"YMfbgTmvk+IM0v6GdpoHxv6A8xUX4mSDDVuSYTNGqhw5u2PH2B+kZmNzhqCRdh5rIyLA+s6Z3Xz6BaIK",
+	"+QPi38vDwi8vJLK1GO4YVJihEkQ1EsRRPsnbXkiUufF1pHUDiQRm93dsBXPZBpiANvNmszq6TGziBSu6",
+	"j4WY3LGiHf0wrvChwcojlS0AkjmRZmzg1LcjftYQ75BqykDS5C1HC6jCxK9rHUWElpLL1tZWljxuKSKG",
+	"0giJKsySScd1HoiQ1tdc9+oeGGVHhOERdVrOdt2rb5vgqAHw7K36mIRh7V5Dcuvz+F7W49IWfaLK7RNw",
+	"i9+TLnpLJuiGxBaIezKRQK5ynFFfZvi/gWOcFvNCGksYoNtVghUtxDhkWEbdkPqbBk6ZTHyn5fxC1OkY",
+	"HBO5Ul5Nz1uuXIcJfvtoQwOTeEAI/8vE/EGIn7MfeP5Ot0kOcKO37e++dGyMnw3sgzg+G7z3CCFoXz60",
+	"P7x9PBK9327+3L+dvP/1zWV/f+A/XOERPQ/F+ATjK//Nu2tbBLNaHRCI4ptRo+aeTJAkphDPjrcza6oE",
+	"ZltJzaWsMGeqV6alOK/gHMzRAgo/EEF7k/wJQ7Z4H8o/DomC+tdZouC0HHOc8CZj4QNpBtQSLkuw7Jqo",
+	"SDCJcCxuaWY0Fpz146hqFiBsv4lt7TGpgwhBPCSa3Nbv2GvN/Ew1tbhOjUxqVsG4dEoT8o5OruDSUpYR",
+	"zkxtG4CBloVAOMj83LKh/1hpfq6sn1Y/QwIXQWhx4ugQtD9QybIz5Lt5cMeMkThXFAddAs0/uTLMUDMH",
+	"3OsRX5Fg+esDgY1pPv/PPJgsWeamckXV1K8yM/CkMurn4jGf8qpKbFZamRyYssGphb9sIfHQrdgT8FR5",
+	"7ekT07Krke4os/fWW3xvMzUL4ZHG4kdyNY30Q43txQ8VC5Xp55oHi58r1raaR1709jW7B6RPr+EozfqP",
+	"CUt8OtVoCzduplnE5YHfW4HX2pMglsyUezfqnF6FudDmM5UyIkFaaRbohqUm9TvWtje46e2g8YBYEQ1u",
+	"KsSZwBxjbCslukjyxOMJ+aG4B/K5Sb/R82XJa1Lh0C5CKjyxumPiw5lYvw3awAoNuVQZ0rQ5g0iYKiPZ",
+	"XVMDlEydvxkURMN3DRKyXjn5yveuEChQiWrslDjMzB3lkVr5kq503xbdG3MIK1wQY/KaKd6Z5BO4kXAD",
+	"4nCX1LY1hVCYTayiWqMMJpghuZ0TZ21CPc8BmFDpxANYDVXs8FLJqrCxFanuU/b8pqetdJKShL3MOWbj",
+	"FspJ3RGoXrkqpanYIYmSSRENziD9z1BGc+48UlJhk1SXpxO8d8cSm6wmlSKR13I9M1Kprfj2jIJkKjVA",
+	"bVeJsLxjuCCtJcKarUZVJq5BpBMIlZsVkNONp6QC8XFSWrYMZ/OVd9YhelP1d+ZE4+aK6DhK4EktpIzU",
+	"sKoFeMxqO83qVLC8dtDfR4SKd5ZxrRWw8O8tWiVExRy0TZDKovsLuZxEVSAz9u7PoTKcyWi4QKLaSAM/",
+	"Ngs0Q9Mfu5rYRsXIGKLZ0wk0LfHNi7RCZYtcbti4kk1jGdfkK0hEuJjCNOroyqxKkzLM7lgsUcUTxo/0",
+	"MWUIh5IXSOFiIRACW3xyx2hcZSgv+Pl8RPV6Bc/2axMkkgQFRBGwKz+3pGYFoJukg9HfUWL7tyBS7SyS",
+	"H869KFQmaPlvQLnmCKlpdFdhhz2ojpwByGpibOwbm0OY4pDTMkklkVHeg8XFxq123KkAVX0gJmQoMeHc",
+	"sYrBqgiCbGVct6KsbMUdOzP5E1oD3LYev9gSPSIiI+XoTwMeieWtPnE48Tsjav4A409JY71FXW6e015U",
+	"jJ+uREoa/w6k5NZEbEIvBFNi1bgR0whqKmOv4Tp2pQrySNLT4V/JpmQuPYQ7GygtTV2mKzPNJjGnnFpe",
+	"Xx7Uns5lOym4JpHR6C+ZEt0opxPesZyyE5cWSWaE2AiCNna87TSZcrOO2gxFDHw5LlSAdhOhKK0MfseK",
+	"AtLOoQYXIJOWkIyin/n9oIJOZaSUnHRi+YualJKkYg3ydcjSiq1bq97GWeXSv4t88qPNG0YhThA2X1Hz",
+	"x0ogXgUSkvZWWd7R9cPIWk4vM9ijbxjNInvqMjO9cefpYdZ/u9g1C2RMDkigZUglsK9c1I1YEAIzUByo",
+	"RsD9aEiYcrX4cnpzebGSE/ZyRFh7RE+lvbrr+GLjyKDVvNm5azCvJEwhjK38PsC+rk7Qdt1LIPXMXlVo",
+	"8NO+Onkhk7fFb0Ib+kA2l3OpxugxwcPw+dBjHaz4oFeyFFbEa/8PVpRixYf2+dmyWCH6soJutDgdj6oF",
+	"Ws5q7oCk3vE6nH9O4+nqFtJi4eXvoixwUzFhLlvXwKjO1c3ohR2L/k2sCCUCfHYXGdwHxJ7LLjPVUubS",
+	"w0JEsuliAXkVxg8NSdSKaswHTHfjAC8jv5sQu2mrXUcj4qXod9CGiS6D0dFoJtG0d2AtufGvxq+VBL6l",
+	"aWeCJdcEB8vjiD0Yp9BpdkbwfTpkyzQeffrkOqUprMb2bt1ptluKwSNTl1HW0VUIRXDSxBXUnaTRxq4N",
+	"FhA86g/iRivTiGWCGg1qAUkuRakkbWkdypqkF8U9L5yfXh/sbzf2nExTC+cn7/X+3t5xmktRKaGouuJS",
+	"TMD6LirXD706EWwp+AtJ9A9Qs9bnAubkl7/hyQ2ZZgVbNh1EzuQJJqb8nkziLjyFOGvoOGXtyGBWcbW+",
+	"TKQypdYPbe+tpPS70jyp0i0G8hBzlxbqxKU4OmhDy1n6lcdJmYzysBwqlanmv25s7Me0U5qRkCt0zK/Y",
+	"MT5o5Lt45eZreK2dhp3PEpMFDVjiEvi5AvWaSKe3tFJWVDtJCypkRM0KtZXrML1mpbuRa6X5I65t7vpp",
+	"bIoztLIBvskVmnfz4KdMrLxJ8DGlZdbhvHNjhVWmhYTttRA7k7kqq9wPyWVx+X59bWy+TNqc4Y5BQpqJ",
+	"NhZkqbw0d0Ynhx9DDLLNkJ5BvZp7DZfUs/Idmp5b1SoUZHgOcgUNS1bpKFKNhpluIs6N4oKYXicagRkf",
+	"HyLTODbTg0Kj9VS+pDuNl6aWRp73BWprEO5nsDJByvpMSrrcycbNZGaTzWxW4Q+Wef5Fie4za8yWYj8r",
+	"wZ4pRm19o0a/DkhIFJnZicZ2iYcuAj6Ji1M2TGzNeEAE4PQDv4fwnMRjBX1prF7FTFf5H0Q9TYR4hnpO",
+	"hwgvOt+4+fnfW0owgPpeiLeipOAuHAjyxDRaRwFVtZD3F6gHUJoWDTH0/M7p60m3qrzakFURWlDWf8M4",
+	"3SzQEBd3zCT9brpoPMDKlqOMkXITDK8mXzfOFrX9QDU2Q0CavUdXWF8Xk0QE5qnOHdNjOn4kJBedQ+vk",
+	"e1RohPvkhUTvrs80l7FJl50zyu7TrNCOIOH/unP0+DunM8PSBR12O2jDpF/OMXWBiqIHn/G+M3W6hfJR",
+	"mpURpgQl0ohaVKIi2GyqdL4GT8LWd7t7fm0/eElqBz2vUWtu7+zu7b88wF0/iNPYv0QEUi0tq4YuqFD+",
+	"N+V7C4tiz1056JEaI5LU2Q3Msr2FN+c0D56xRKMHZ3qaF9pQLrdCDB3c4y7t1JTVzy8qEaIatyBBxUJU",
+	"yfI0LpaDb05BrAUrtDWtFi3u5cLFKb7S0hZQEwjfqkJ2juAKgirzDOo5wCmHLklr6bx0O/8amA7ScePo",
+	"qagt23G5KEfvLidHk4ZpI1zsrZxpnezs9Bp+Ex8Qr7sfbPu7+CXZ6zWCpp/tRVzlXRivZAFIu4RXsAK0",
+	"gXhCwyeDoxolDc2EN2kiOs0+OqbaQCRCk3p+iHLUNdvgWWubQ430mfnTHRVx9OnvZD2ctvKbWKKAKhQC",
+	"30gkDP3dDCM/nOfqxoYp4SATEzZTPEgDhCRihEIWYKyapYFYLI3EyosGSaI8JPmCIdEURJgl9b6TRMiq",
+	"fDezuPXNgxU07FwluY+fkrYdjsTDBaGjmSZN6ewHq+jvfiPXYagyUTQV6jL1QJMKdB8/rUBccn0pK5kY",
+	"R7aZWQbt6v8mVxYshyXrrxTylEHs57cUZkIeMh0/TSZtjwu0b7t/ZcLEqYoLPIHqujHDiHjHBlgONusI",
+	"TtpkmcR5apBTktSl0xNOA8dEf0IZlCGegCuwSxDu8gdiMu0MDosXEIhxCCGkiAYyCQw1MaUlTgstbgau",
+	"DbnP9M6IG5QKF+EhZ32bDQfzmDhSs/y4vHqcMYOrRIcuS5+KLc/XSrPL0R3HlGCuTnvm3PxqssenJY1m",
+	"K0aVLht9QnNN/OZ6Oqcb8D4tawjMPVtK4NL1WDN9ctP+E3K6vkEQ4G86Hpnyt0tS3nniTyWrXy7s3RBQ",
+	"qfhIojEXxsxnjIFrkw5jgSqQjr/CXPfXmN2WjCh+Dva6qnktXtVc4xpnJPbaZbpCxQXBcla17sTUX14r",
+	"+EoLK7ZC6PoRWJkdziWw8QvzZHWJaqZVpUi7oL8mQAvkwGEC28XIuXZs1iyU2/pmWtXNpVrHLJCFbmR1",
+	"dMGhsbOPtQQ35A8klX/GAw4l6KQR0/SjQzfJxAqxVCZm9o75mFmBzswRoI0d72DzGUifns1ixN+U7C3N",
+	"Pgt0Mndm/0Ik8p3pnTgznjCDeH2BmULYaAcJrtnKFVygJMl2DmIeWj2FxQUTh/ie2KBum3qWYixKETYg",
+	"Q64ShEXt+B1hmrEKXRVBbQBMNy+yazZVjGwpNQVFAk2/ynVRP1sm/9mVhR+oApSV+/8uEY7DpDtrBc60",
+	"hLyfPDA31NG8/T+C/TN4+vOXvZBTqqlBrtfqumI/TLtMBD08kMpmqJ3r12mpBzT5jDt7xkaH9eW4G1js",
+	"+vUh4j3PT+mGUStIcOCrqSi/2ea+f5n0Ji1Ek/Rp+Px9oupLLXbtIJDWboU2cFzU20U4qeqt/34gLCKb",
+	"qRkh36Xl0FaxDnCcdh3gyR0bYaFsOD4fjiJbd5iqbA51ptVLpl5VHVkBfg4b1PzTGMnnczxAo+omMuvo",
+	"Wzecr9iEJ2k0MdW/ZknDT7a/x/epuGA7MC28m8vUWjDDZ97A/wTnzww4A/hUIBAZZJ/FZba+GTFrdsLW",
+	"JbPngS4jJWlA8hbtlCUaZkhVoS76ejlaydVbm7n8Rfj7l+RnVUWQdTnIYo3rBrCregaXmyH+XEBbCcMy",
+	"wAcUavZIZezXCUyvoc21yXzaJmkdMp+2Mvr4zSEQ39HwWp6XBnh0BcH3PSyV6YgolNNyvL3WtgegtI/s",
+	"5B4JI+YPMsMbDf1zOrzp6ceT4QFlph1jMn4/P95r5qaH1nSZ4U34+WlZXWppDvSvfoNjHeo/nGhumthq",
+	"nCifjf8t1xTIevrB2VsWoHiVtIOZatWAR7Sea9fw0ADCYxc3ncGSlvxy04KCxm0Sl06LLYvFarTJBYpr",
+	"G5UE02V0NOlapSvNcjafRyFmmdkgu256KgAc2pjuriNdI4bLzaSCABU5+TlIaWh21eYkpl5kRWwX9Ftp",
+	"FFyT7jBVOukwHyWRTB0rvfMBkiQ5gY9cTqQiQ8jW6Mc12DZEsT/Vm7N9m+6zmXlfEvA8/cLbbAQThI2l",
+	"kcTZGWzQUrXSHQlKpN0ZSrpvZOGhsCao/y8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

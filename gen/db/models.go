@@ -10,6 +10,46 @@ import (
 	"github.com/google/uuid"
 )
 
+type ApiKey struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	Name       string
+	Prefix     string
+	KeyHash    []byte
+	CreatedBy  *uuid.UUID
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+type AuditLog struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	At        time.Time
+	ActorKind string
+	ActorID   *uuid.UUID
+	Action    string
+	TargetID  *uuid.UUID
+	Ip        *string
+	RequestID *string
+}
+
+type Invitation struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	Email       string
+	Role        string
+	SiteIds     []uuid.UUID
+	Credentials []string
+	TokenHash   []byte
+	InvitedBy   *uuid.UUID
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	AcceptedAt  *time.Time
+	AcceptedBy  *uuid.UUID
+	RevokedAt   *time.Time
+}
+
 type Membership struct {
 	OrgID       uuid.UUID
 	UserID      uuid.UUID
@@ -53,6 +93,16 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type Site struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	Name      string
+	Timezone  string
+	DayParts  []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 type User struct {

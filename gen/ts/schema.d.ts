@@ -148,6 +148,399 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an organization
+         * @description Creates an organization with the caller as its owner, on a 30-day Pro trial.
+         *
+         *     Permission: any signed-in user.
+         */
+        post: operations["createOrg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an organization
+         * @description The organization's name, brand and plan (tier, trial, features and limits).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getOrg"];
+        /**
+         * Update an organization
+         * @description Changes the name or brand colours. Plans are changed by operators, not through the API.
+         *
+         *     Permission: `manageOrg` (owner).
+         */
+        put: operations["updateOrg"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List sites
+         * @description The organization's sites, by name. A site-scoped member sees only their sites.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listSites"];
+        put?: never;
+        /**
+         * Create a site
+         * @description Adds a site (a kitchen, a hospital, a venue) with its IANA time zone; local dates and day
+         *     parts are computed in it. An unknown time zone answers 400. Members limited to some sites
+         *     cannot create sites.
+         *
+         *     Permission: `manageSites` (admin and up).
+         */
+        post: operations["createSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/sites/{siteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The site's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: components["parameters"]["SiteId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a site
+         * @description One site. Outside a site-scoped member's sites it answers 404.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getSite"];
+        /**
+         * Update a site
+         * @description Changes the name, time zone or day parts (the list is replaced whole).
+         *
+         *     Permission: `manageSites` (admin and up).
+         */
+        put: operations["updateSite"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Everyone with a membership in the organization, by name.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The member's user id.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a member's role, sites or credentials
+         * @description Nobody can grant a role above their own or change a member who ranks above them; only an
+         *     owner makes owners. The last owner cannot be demoted (409). A member limited to some sites
+         *     can only grant access within those sites.
+         *
+         *     Permission: `manageUsers` (admin and up).
+         */
+        put: operations["updateMember"];
+        post?: never;
+        /**
+         * Remove a member
+         * @description Ends the membership. Nobody can remove a member who ranks above them, and the last owner
+         *     cannot be removed (409).
+         *
+         *     Permission: `manageUsers` (admin and up).
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Invitations neither accepted, revoked nor expired, newest first. Tokens are never listed.
+         *
+         *     Permission: `manageUsers` (admin and up).
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone
+         * @description Creates an invitation valid for 7 days and returns its token once (the server keeps only a
+         *     hash). Inviting an email again replaces its pending invitation. The role may not be above
+         *     the inviter's own; site ids must be sites of the organization (and, for a site-scoped
+         *     inviter, among their sites). An email that is already a member answers 409.
+         *
+         *     Permission: `manageUsers` (admin and up).
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description The invitation's token stops working at once.
+         *
+         *     Permission: `manageUsers` (admin and up).
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Joins the organization with the invitation's role, sites and credentials. The signed-in
+         *     user's email must be the invited one (403 otherwise). An unknown, used, revoked or expired
+         *     token answers 404; an existing member answers 409.
+         *
+         *     Permission: any signed-in user (the token is the authority).
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Every key of the organization, active and revoked, newest first; never the key itself.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Returns the full key once, with a note; the server keeps only a hash. Keys are read-only in
+         *     scope and are accepted only by the HL7 ADT ingest endpoint, in header `x-api-key`.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description The key fails at once with 401 everywhere. Revoking a revoked key changes nothing.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description Every write made through the API in this organization, newest first: who (user, API key or
+         *     device), what (the operation), on which resource, when and from where. Pages with `limit`
+         *     and `cursor`; the next page's URL is in the `Link` header (`rel="next"`).
+         *
+         *     Permission: `viewAudit` (admin and up).
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -326,6 +719,264 @@ export interface components {
             currentPassword: string;
             newPassword: components["schemas"]["NewPassword"];
         };
+        CreateOrgRequest: {
+            /** @example Harborview Kitchens */
+            name: string;
+        };
+        /**
+         * @description A colour as `#RRGGBB`.
+         * @example #1F2937
+         */
+        HexColor: string;
+        Brand: {
+            primary: components["schemas"]["HexColor"];
+            accent: components["schemas"]["HexColor"];
+        };
+        /**
+         * @example pro
+         * @enum {string}
+         */
+        PlanTier: "free" | "pro" | "enterprise";
+        /**
+         * @description A feature gated by plan (see `x-plan-feature` on operations).
+         * @example clinical
+         * @enum {string}
+         */
+        PlanFeature: "api_keys" | "webhooks" | "clinical" | "order_lists";
+        Plan: {
+            tier: components["schemas"]["PlanTier"];
+            /** @description True while the organization is on its Pro trial. */
+            trialing: boolean;
+            /**
+             * Format: date-time
+             * @description When the trial ends (the organization then falls to free unless upgraded); null when not on a trial.
+             */
+            trialEndsAt: string | null;
+            features: components["schemas"]["PlanFeature"][];
+            limits: {
+                /**
+                 * @description How many devices may be paired; null means unlimited.
+                 * @example 25
+                 */
+                devices: number | null;
+            };
+        };
+        Org: {
+            /** Format: uuid */
+            id: string;
+            /** @example Harborview Kitchens */
+            name: string;
+            brand: components["schemas"]["Brand"];
+            plan: components["schemas"]["Plan"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        BrandUpdate: {
+            primary?: components["schemas"]["HexColor"];
+            accent?: components["schemas"]["HexColor"];
+        };
+        /** @description Fields present are changed; absent fields keep their value. */
+        UpdateOrgRequest: {
+            /** @example Harborview Kitchens & Catering */
+            name?: string;
+            brand?: components["schemas"]["BrandUpdate"];
+        };
+        /**
+         * @description An IANA time zone name.
+         * @example America/Chicago
+         */
+        Timezone: string;
+        /**
+         * @description A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+         * @example 11:00
+         */
+        LocalTime: string;
+        DayPart: {
+            /** @example lunch */
+            name: string;
+            start: components["schemas"]["LocalTime"];
+            end: components["schemas"]["LocalTime"];
+        };
+        Site: {
+            /** Format: uuid */
+            id: string;
+            /** @example Main Kitchen */
+            name: string;
+            timezone: components["schemas"]["Timezone"];
+            /** @description The site's service periods, in start order. A part whose end is before its start runs past midnight. */
+            dayParts: components["schemas"]["DayPart"][];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreateSiteRequest: {
+            /** @example Main Kitchen */
+            name: string;
+            timezone: components["schemas"]["Timezone"];
+            /** @description Defaults to breakfast 06:00–10:30, lunch 11:00–14:30 and dinner 16:30–20:00. */
+            dayParts?: components["schemas"]["DayPart"][];
+        };
+        /** @description Fields present are changed; `dayParts` replaces the whole list. */
+        UpdateSiteRequest: {
+            name?: string;
+            timezone?: components["schemas"]["Timezone"];
+            dayParts?: components["schemas"]["DayPart"][];
+        };
+        /**
+         * @description A professional credential held by the member, which some clinical decisions require regardless
+         *     of role: `rd` registered dietitian, `dtr` dietetic technician, `cdm` certified dietary manager,
+         *     `chef` certified chef, `haccp` HACCP-certified food safety lead.
+         * @example rd
+         * @enum {string}
+         */
+        Credential: "rd" | "dtr" | "cdm" | "chef" | "haccp";
+        Member: {
+            /** Format: uuid */
+            userId: string;
+            /** @example Ana Gomez */
+            name: string;
+            /**
+             * Format: email
+             * @example ana@harborview-kitchens.example
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+            /** @description Empty means all sites. */
+            siteIds: string[];
+            credentials: components["schemas"]["Credential"][];
+            /** Format: date-time */
+            joinedAt: string;
+        };
+        /**
+         * @description A role; `staff` is accepted as another name for `inspector`.
+         * @example manager
+         * @enum {string}
+         */
+        RoleInput: "owner" | "admin" | "manager" | "inspector" | "staff" | "viewer";
+        /** @description Fields present are changed. */
+        UpdateMemberRequest: {
+            role?: components["schemas"]["RoleInput"];
+            siteIds?: string[];
+            credentials?: components["schemas"]["Credential"][];
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["Role"];
+            siteIds: string[];
+            credentials: components["schemas"]["Credential"][];
+            /**
+             * Format: uuid
+             * @description The user who sent the invitation.
+             */
+            invitedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Seven days after it was sent.
+             */
+            expiresAt: string;
+        };
+        CreateInvitationRequest: {
+            email: components["schemas"]["Email"];
+            role: components["schemas"]["RoleInput"];
+            /** @description Limit the new membership to these sites; empty or absent means all sites. */
+            siteIds?: string[];
+            credentials?: components["schemas"]["Credential"][];
+        };
+        CreatedInvitation: components["schemas"]["Invitation"] & {
+            /**
+             * @description The invitation link's secret, shown only here; the server keeps a hash. Send it to the
+             *     invitee, who accepts with `POST /invitations/accept`.
+             * @example inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
+             */
+            token: string;
+        };
+        AcceptInvitationRequest: {
+            /** @example inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk */
+            token: string;
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** @example Epic interface engine (prod) */
+            name: string;
+            /** @example sous_k7Qm2x */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description Last successful use, to the minute; null if never used.
+             */
+            lastUsedAt: string | null;
+            /** @description False after revocation. */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PlanError: components["schemas"]["Error"] & {
+            /**
+             * @description The plan feature or limit that is missing or exhausted.
+             * @example device_limit
+             */
+            feature: string;
+            /**
+             * @description The organization's current plan tier.
+             * @enum {string}
+             */
+            tier?: "free" | "pro" | "enterprise";
+        };
+        CreateApiKeyRequest: {
+            /** @example Epic interface engine (prod) */
+            name: string;
+        };
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description The full key, shown only in this response; the server keeps a hash.
+             * @example sous_k7Qm2xVb9TzR4nLp8cWd1fHs6gJa3yEe0uKiOt5XqZw
+             */
+            key: string;
+            /** @description A reminder that the key is shown once, is read-only in scope, and goes in header `x-api-key`. */
+            note: string;
+            /**
+             * @description The key's first characters, shown in lists so a key can be recognised.
+             * @example sous_k7Qm2x
+             */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AuditEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "user" | "api_key" | "device" | "system";
+                /** Format: uuid */
+                id: string | null;
+                /** @description The user's name or the API key's or device's name, when it still exists. */
+                name?: string | null;
+            };
+            /**
+             * @description The operationId of the write, e.g. `createSite`.
+             * @example createSite
+             */
+            action: string;
+            /**
+             * Format: uuid
+             * @description The id of the resource written, when there is one.
+             */
+            targetId: string | null;
+            /** @example 203.0.113.7 */
+            ip: string | null;
+            requestId: string | null;
+        };
         JWK: {
             /** @example OKP */
             kty: string;
@@ -443,8 +1094,77 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The membership's role (or credential) is too low for the operation. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This action needs the admin role or higher",
+                 *       "statusCode": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Done; no body. */
+        NoContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The organization's plan does not include the feature, or a plan limit is reached. */
+        PaymentRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Your plan does not include webhooks",
+                 *       "statusCode": 402,
+                 *       "feature": "webhooks"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanError"];
+            };
+        };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description The organization's id (from the user's memberships).
+         * @example 0192f3a4-0000-7000-8000-000000000001
+         */
+        OrgId: string;
+        /**
+         * @description The site's id.
+         * @example 0192f3a4-0000-7000-8000-0000000000aa
+         */
+        SiteId: string;
+        /**
+         * @description The member's user id.
+         * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+         */
+        UserId: string;
+        /**
+         * @description The resource's id.
+         * @example 0192f3a4-0000-7000-8000-0000000000ff
+         */
+        Id: string;
+        /**
+         * @description Page size.
+         * @example 50
+         */
+        Limit: number;
+        /**
+         * @description Opaque cursor from the `Link` header of the previous page.
+         * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+         */
+        Cursor: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -635,6 +1355,737 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    createOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Harborview Kitchens"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrgRequest"];
+            };
+        };
+        responses: {
+            /** @description The organization. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Org"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Org"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Harborview Kitchens & Catering",
+                 *       "brand": {
+                 *         "primary": "#0F766E",
+                 *         "accent": "#F97316"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrgRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated organization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Org"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listSites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sites. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Main Kitchen",
+                 *       "timezone": "America/Chicago"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSiteRequest"];
+            };
+        };
+        responses: {
+            /** @description The site. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The site's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: components["parameters"]["SiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The site's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: components["parameters"]["SiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dayParts": [
+                 *         {
+                 *           "name": "breakfast",
+                 *           "start": "06:30",
+                 *           "end": "10:00"
+                 *         },
+                 *         {
+                 *           "name": "lunch",
+                 *           "start": "11:00",
+                 *           "end": "14:00"
+                 *         },
+                 *         {
+                 *           "name": "dinner",
+                 *           "start": "17:00",
+                 *           "end": "20:30"
+                 *         },
+                 *         {
+                 *           "name": "night",
+                 *           "start": "22:00",
+                 *           "end": "02:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSiteRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The member's user id.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "manager",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ],
+                 *       "credentials": [
+                 *         "rd"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The member's user id.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "email": "sam@harborview-kitchens.example",
+                     *         "role": "manager",
+                     *         "siteIds": [],
+                     *         "credentials": [],
+                     *         "invitedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "expiresAt": "2026-03-09T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Invitation"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "sam@harborview-kitchens.example",
+                 *       "role": "manager",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ],
+                 *       "credentials": [
+                 *         "rd"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation, with its token. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The user, with the new membership. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *         "name": "Epic interface engine (prod)",
+                     *         "prefix": "sous_k7Qm2x",
+                     *         "lastUsedAt": "2026-03-02T10:41:00Z",
+                     *         "active": true,
+                     *         "createdAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Epic interface engine (prod)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *       "name": "Epic interface engine (prod)",
+                     *       "key": "sous_k7Qm2xVb9TzR4nLp8cWd1fHs6gJa3yEe0uKiOt5XqZw",
+                     *       "note": "Store this key now; it is shown only once. Read-only scope, accepted only by POST /orgs/{orgId}/adt/hl7 in header x-api-key.",
+                     *       "prefix": "sous_k7Qm2x",
+                     *       "createdAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only entries by this user, API key or device.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                actorId?: string;
+                /**
+                 * @description Only entries of this operation (an operationId).
+                 * @example createSite
+                 */
+                action?: string;
+                /**
+                 * @description Only entries at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only entries before this time.
+                 * @example 2026-03-08T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more entries. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e1",
+                     *         "at": "2026-03-02T09:05:00Z",
+                     *         "actor": {
+                     *           "kind": "user",
+                     *           "id": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *           "name": "Ana Gomez"
+                     *         },
+                     *         "action": "createSite",
+                     *         "targetId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "ip": "203.0.113.7",
+                     *         "requestId": "4f1c2a9e0b7d3c5a8e6f1d2c"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["AuditEntry"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getJwks: {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/principal"
 )
 
 // Handlers implements the session operations of the strict server interface.
@@ -73,7 +74,7 @@ func (h *Handlers) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.Get
 	if err != nil {
 		return nil, err
 	}
-	return api.GetMe200JSONResponse(toAPIUser(u)), nil
+	return api.GetMe200JSONResponse(ToAPIUser(u)), nil
 }
 
 func (h *Handlers) GetJwks(ctx context.Context, _ api.GetJwksRequestObject) (api.GetJwksResponseObject, error) {
@@ -90,10 +91,10 @@ func (h *Handlers) GetJwks(ctx context.Context, _ api.GetJwksRequestObject) (api
 }
 
 // userPrincipal returns the signed-in user; API keys and devices have no user session.
-func userPrincipal(ctx context.Context) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
-	if !ok || p.Kind != PrincipalUser {
-		return Principal{}, apierr.Unauthenticated("Authentication required")
+func userPrincipal(ctx context.Context) (principal.Principal, error) {
+	p, ok := principal.From(ctx)
+	if !ok || p.Kind != principal.User {
+		return principal.Principal{}, apierr.Unauthenticated("Authentication required")
 	}
 	return p, nil
 }
@@ -103,11 +104,12 @@ func toAPISession(s Session) api.Session {
 		AccessToken:  s.AccessToken,
 		RefreshToken: s.RefreshToken,
 		ExpiresIn:    s.ExpiresIn,
-		User:         toAPIUser(s.User),
+		User:         ToAPIUser(s.User),
 	}
 }
 
-func toAPIUser(u UserView) api.User {
+// ToAPIUser is the spec's User with memberships.
+func ToAPIUser(u UserView) api.User {
 	ms := make([]api.Membership, 0, len(u.Memberships))
 	for _, m := range u.Memberships {
 		ms = append(ms, api.Membership{
@@ -122,11 +124,10 @@ func toAPIUser(u UserView) api.User {
 }
 
 // Authenticate verifies an access token for the HTTP layer.
-func (s *Service) Authenticate(_ context.Context, token string) (Principal, error) {
+func (s *Service) Authenticate(_ context.Context, token string) (principal.Principal, error) {
 	id, _, err := s.tokens.Verify(token)
 	if err != nil {
-		return Principal{}, apierr.Unauthenticated("Invalid or expired access token")
+		return principal.Principal{}, apierr.Unauthenticated("Invalid or expired access token")
 	}
-	return Principal{Kind: PrincipalUser, UserID: id}, nil
+	return principal.Principal{Kind: principal.User, UserID: id}, nil
 }
-

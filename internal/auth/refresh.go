@@ -2,10 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +12,7 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/reqinfo"
+	"github.com/sous-app/sous/internal/secret"
 )
 
 // RefreshTokenTTL is the spec's refresh token lifetime.
@@ -25,25 +22,11 @@ const refreshPrefix = "rt_"
 
 var errBadRefresh = apierr.Unauthenticated("Invalid, expired or revoked refresh token")
 
-// newRefreshSecret returns 256 random bits, printable, and the SHA-256 that is stored in their
-// place: the token itself is never kept.
-func newRefreshSecret() (token string, hash []byte) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	token = refreshPrefix + base64.RawURLEncoding.EncodeToString(b)
-	return token, hashRefresh(token)
-}
-
-func hashRefresh(token string) []byte {
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return sum[:]
-}
+func hashRefresh(token string) []byte { return secret.Hash(token) }
 
 // issueRefresh stores a new refresh token in family (its parent is the token it replaces).
 func (s *Service) issueRefresh(ctx context.Context, q *db.Queries, userID, family uuid.UUID, parent *uuid.UUID) (string, error) {
-	token, hash := newRefreshSecret()
+	token, hash := secret.New(refreshPrefix)
 	now := s.clock.Now()
 	err := q.CreateRefreshToken(ctx, db.CreateRefreshTokenParams{
 		ID: newID(), UserID: userID, FamilyID: family, ParentID: parent,

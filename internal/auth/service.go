@@ -14,14 +14,14 @@ import (
 
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/audit"
+	"github.com/sous-app/sous/internal/plans"
+	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/reqinfo"
 )
-
-// TrialLength is how long a new organization stays on the Pro trial.
-const TrialLength = 30 * 24 * time.Hour
 
 // Service implements the session operations.
 type Service struct {
@@ -121,7 +121,13 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, erro
 			return err
 		}
 		if in.OrgName != "" {
-			if err := createOwnedOrg(ctx, q, user.ID, in.OrgName, now); err != nil {
+			org, err := CreateOwnedOrg(ctx, q, user.ID, in.OrgName, now)
+			if err != nil {
+				return err
+			}
+			// The new user is the actor, though the request carried no credential yet.
+			actx := principal.With(ctx, principal.Principal{Kind: principal.User, UserID: user.ID})
+			if err := audit.Record(actx, q, org.ID, org.ID, now); err != nil {
 				return err
 			}
 		}
@@ -134,18 +140,19 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, erro
 	return s.session(ctx, user, refresh)
 }
 
-// createOwnedOrg makes an organization on the Pro trial with owner as its first owner.
-func createOwnedOrg(ctx context.Context, q *db.Queries, owner uuid.UUID, name string, now time.Time) error {
-	trialEnds := now.Add(TrialLength)
+// CreateOwnedOrg makes an organization on the Pro trial with owner as its first owner.
+func CreateOwnedOrg(ctx context.Context, q *db.Queries, owner uuid.UUID, name string, now time.Time) (db.Org, error) {
+	trialEnds := now.Add(plans.TrialLength)
 	org, err := q.CreateOrg(ctx, db.CreateOrgParams{
-		ID: newID(), Name: name, PlanTier: "pro", TrialEndsAt: &trialEnds, Now: now,
+		ID: newID(), Name: name, PlanTier: string(plans.Pro), TrialEndsAt: &trialEnds, Now: now,
 	})
 	if err != nil {
-		return err
+		return db.Org{}, err
 	}
-	return q.CreateMembership(ctx, db.CreateMembershipParams{
+	err = q.CreateMembership(ctx, db.CreateMembershipParams{
 		OrgID: org.ID, UserID: owner, Role: "owner", SiteIds: []uuid.UUID{}, Credentials: []string{}, Now: now,
 	})
+	return org, err
 }
 
 // Login signs a user in, applying the email+IP lock.
@@ -203,7 +210,12 @@ func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
 }
 
 func (s *Service) userView(ctx context.Context, user db.User) (UserView, error) {
-	ms, err := db.New(s.pool).ListMembershipsForUser(ctx, user.ID)
+	return LoadUserView(ctx, db.New(s.pool), user)
+}
+
+// LoadUserView adds the user's current memberships.
+func LoadUserView(ctx context.Context, q *db.Queries, user db.User) (UserView, error) {
+	ms, err := q.ListMembershipsForUser(ctx, user.ID)
 	if err != nil {
 		return UserView{}, err
 	}

@@ -121,7 +121,7 @@ func TestRegisterIsLimitedPerIPPerHour(t *testing.T) {
 	res := register(ip)
 	res.ExpectError(http.StatusTooManyRequests, "")
 	retry, err := strconv.Atoi(res.Header.Get("Retry-After"))
-	if err != nil || retry != int((57 * time.Minute).Seconds()) {
+	if err != nil || retry != int((57*time.Minute).Seconds()) {
 		t.Fatalf("Retry-After %q, want the first registration's hour to run out (3420)", res.Header.Get("Retry-After"))
 	}
 	register(env.NewIP()).Expect(http.StatusCreated)

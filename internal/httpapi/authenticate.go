@@ -10,15 +10,15 @@ import (
 	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/sous-app/sous/internal/apierr"
-	"github.com/sous-app/sous/internal/auth"
+	"github.com/sous-app/sous/internal/principal"
 )
 
 // Authenticators check each credential kind of the spec's security schemes. A nil one means the
 // capability has not been wired, and its credential is refused.
 type Authenticators struct {
-	Bearer func(ctx context.Context, token string) (auth.Principal, error)
-	APIKey func(ctx context.Context, key string, orgID uuid.UUID) (auth.Principal, error)
-	Device func(ctx context.Context, token string) (auth.Principal, error)
+	Bearer func(ctx context.Context, token string) (principal.Principal, error)
+	APIKey func(ctx context.Context, key string, orgID uuid.UUID) (principal.Principal, error)
+	Device func(ctx context.Context, token string) (principal.Principal, error)
 }
 
 // errNoCredential means the scheme's credential was not presented at all. It is not an
@@ -33,7 +33,7 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 	c := echomw.GetEchoContext(ctx)
 	req := in.RequestValidationInput.Request
 	var (
-		p   auth.Principal
+		p   principal.Principal
 		err error
 	)
 	switch in.SecuritySchemeName {

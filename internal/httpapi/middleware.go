@@ -71,6 +71,7 @@ func requestContext() echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			ctx := reqinfo.WithClientIP(c.Request().Context(), c.RealIP())
 			ctx = reqinfo.WithRequestID(ctx, c.Response().Header().Get(echo.HeaderXRequestID))
+			ctx = reqinfo.WithOrigin(ctx, c.Scheme()+"://"+c.Request().Host)
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}

@@ -8,7 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/internal/apierr"
-	"github.com/sous-app/sous/internal/auth"
+	"github.com/sous-app/sous/internal/principal"
+	"github.com/sous-app/sous/internal/reqinfo"
 )
 
 // OrgAuthorizer decides whether the principal may perform an organization-scoped operation:
@@ -16,7 +17,7 @@ import (
 // (403) and the plan feature (402). It returns ctx enriched with what it learned (the
 // membership, the plan) for the handler.
 type OrgAuthorizer interface {
-	Authorize(ctx context.Context, p auth.Principal, orgID uuid.UUID, permission, planFeature string) (context.Context, error)
+	Authorize(ctx context.Context, p principal.Principal, orgID uuid.UUID, permission, planFeature string) (context.Context, error)
 }
 
 // policy applies the operation's x-permission and x-plan-feature after the validator has
@@ -28,10 +29,10 @@ func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
 			if op == nil {
 				return next(c)
 			}
-			ctx := c.Request().Context()
-			p, authenticated := c.Get(principalKey).(auth.Principal)
+			ctx := reqinfo.WithOperation(c.Request().Context(), op.ID)
+			p, authenticated := c.Get(principalKey).(principal.Principal)
 			if authenticated {
-				ctx = auth.WithPrincipal(ctx, p)
+				ctx = principal.With(ctx, p)
 			}
 			switch {
 			case op.Permission == PermissionPublic:

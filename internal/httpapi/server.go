@@ -20,18 +20,33 @@ import (
 	"github.com/sous-app/sous/db/migrations"
 
 	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/internal/apikeys"
+	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
+	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/ratelimit"
 )
 
 // Server is the strict server: every domain's handlers, embedded.
 type Server struct {
-	*auth.Handlers
+	*authHandlers
+	*orgsHandlers
+	*apiKeyHandlers
+	*auditHandlers
 	*metaHandlers
 }
+
+// Aliases give each domain's Handlers a distinct embedded field name.
+type (
+	authHandlers   = auth.Handlers
+	orgsHandlers   = orgs.Handlers
+	apiKeyHandlers = apikeys.Handlers
+	auditHandlers  = audit.Handlers
+)
 
 var _ api.StrictServerInterface = (*Server)(nil)
 
@@ -78,8 +93,9 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	authn := Authenticators{Bearer: authSvc.Authenticate}
-	var authz OrgAuthorizer
+	keys := apikeys.NewHandlers(d.Pool, d.Clock)
+	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate}
+	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
 		if err != nil {
@@ -115,10 +131,16 @@ func New(d Deps) (*echo.Echo, error) {
 				return &echo.HTTPError{Code: http.StatusBadRequest, Message: "request validation failed", Internal: me}
 			},
 		}),
-		policy(ops, authz),
+		policy(ops, authorizer),
 	)
 
-	server := &Server{Handlers: auth.NewHandlers(authSvc), metaHandlers: meta}
+	server := &Server{
+		authHandlers:   auth.NewHandlers(authSvc),
+		orgsHandlers:   orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers: keys,
+		auditHandlers:  audit.NewHandlers(d.Pool),
+		metaHandlers:   meta,
+	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	registerHealth(e, ready)
 	registerDocs(e)

@@ -30,3 +30,30 @@ func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey).(string)
 	return id
 }
+
+type operationKey struct{}
+
+// WithOperation records the spec operation being served; audit rows name it as their action.
+func WithOperation(ctx context.Context, operationID string) context.Context {
+	return context.WithValue(ctx, operationKey{}, operationID)
+}
+
+// Operation is the operationId of the request, or "" outside one.
+func Operation(ctx context.Context) string {
+	op, _ := ctx.Value(operationKey{}).(string)
+	return op
+}
+
+type originKey struct{}
+
+// WithOrigin records the scheme and host the client used ("https://api.example.com"), so links
+// the server returns (pagination) point back where the client came from.
+func WithOrigin(ctx context.Context, origin string) context.Context {
+	return context.WithValue(ctx, originKey{}, origin)
+}
+
+// Origin is the request's scheme and host, or "" outside a request.
+func Origin(ctx context.Context) string {
+	o, _ := ctx.Value(originKey{}).(string)
+	return o
+}

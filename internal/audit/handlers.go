@@ -1,0 +1,88 @@
+package audit
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/paging"
+)
+
+// Handlers serves the audit log.
+type Handlers struct {
+	pool *pgxpool.Pool
+}
+
+func NewHandlers(pool *pgxpool.Pool) *Handlers { return &Handlers{pool: pool} }
+
+type cursor struct {
+	At time.Time `json:"at"`
+	ID uuid.UUID `json:"id"`
+}
+
+func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequestObject) (api.ListAuditLogResponseObject, error) {
+	p := req.Params
+	limit := paging.Limit(p.Limit)
+	params := db.ListAuditParams{OrgID: req.OrgId, ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
+	if p.Cursor != nil {
+		var c cursor
+		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
+		if err != nil || json.Unmarshal(raw, &c) != nil || c.ID == uuid.Nil {
+			return nil, apierr.InvalidField("cursor", "is not a cursor this endpoint issued")
+		}
+		params.CursorAt, params.CursorID = &c.At, &c.ID
+	}
+	rows, err := db.New(h.pool).ListAudit(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListAuditLog200JSONResponse{Body: make([]api.AuditEntry, 0, len(rows))}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[len(rows)-1]
+		raw, _ := json.Marshal(cursor{At: last.At, ID: last.ID})
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/audit-log", req.OrgId), query(p), base64.RawURLEncoding.EncodeToString(raw))
+		out.Headers.Link = &next
+	}
+	for _, r := range rows {
+		e := api.AuditEntry{Id: r.ID, At: r.At, Action: r.Action, TargetId: r.TargetID, Ip: r.Ip, RequestId: r.RequestID}
+		e.Actor.Kind = api.AuditEntryActorKind(r.ActorKind)
+		e.Actor.Id = r.ActorID
+		if r.ActorName != "" {
+			name := r.ActorName
+			e.Actor.Name = &name
+		}
+		out.Body = append(out.Body, e)
+	}
+	return out, nil
+}
+
+// query rebuilds the filters of the current page for the next page's link.
+func query(p api.ListAuditLogParams) url.Values {
+	v := url.Values{}
+	if p.ActorId != nil {
+		v.Set("actorId", p.ActorId.String())
+	}
+	if p.Action != nil {
+		v.Set("action", *p.Action)
+	}
+	if p.From != nil {
+		v.Set("from", p.From.Format(time.RFC3339Nano))
+	}
+	if p.To != nil {
+		v.Set("to", p.To.Format(time.RFC3339Nano))
+	}
+	if p.Limit != nil {
+		v.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	return v
+}

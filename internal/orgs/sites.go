@@ -1,0 +1,193 @@
+package orgs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/audit"
+	"github.com/sous-app/sous/internal/pg"
+)
+
+// DayPart is a site's service period in local wall-clock time. End before Start runs past
+// midnight.
+type DayPart struct {
+	Name  string `json:"name"`
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+// DefaultDayParts are given to a site created without any.
+var DefaultDayParts = []DayPart{
+	{Name: "breakfast", Start: "06:00", End: "10:30"},
+	{Name: "lunch", Start: "11:00", End: "14:30"},
+	{Name: "dinner", Start: "16:30", End: "20:00"},
+}
+
+func (h *Handlers) ListSites(ctx context.Context, req api.ListSitesRequestObject) (api.ListSitesResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.New(h.pool).ListSites(ctx, db.ListSitesParams{OrgID: req.OrgId, Scope: a.SiteScope()})
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListSites200JSONResponse, 0, len(rows))
+	for _, s := range rows {
+		out = append(out, toAPISite(s))
+	}
+	return out, nil
+}
+
+func (h *Handlers) CreateSite(ctx context.Context, req api.CreateSiteRequestObject) (api.CreateSiteResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if a.Scoped() {
+		return nil, apierr.Forbidden("Creating sites needs access to all sites")
+	}
+	name := strings.TrimSpace(req.Body.Name)
+	if name == "" {
+		return nil, apierr.InvalidField("name", "must not be blank")
+	}
+	if err := checkTimezone(req.Body.Timezone); err != nil {
+		return nil, err
+	}
+	parts := DefaultDayParts
+	if req.Body.DayParts != nil {
+		if parts, err = dayParts(*req.Body.DayParts); err != nil {
+			return nil, err
+		}
+	}
+	raw, _ := json.Marshal(parts)
+	now := h.clock.Now()
+	var site db.Site
+	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
+		site, err = q.CreateSite(ctx, db.CreateSiteParams{
+			ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, Name: name, Timezone: req.Body.Timezone, DayParts: raw, Now: now,
+		})
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, req.OrgId, site.ID, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateSite201JSONResponse(toAPISite(site)), nil
+}
+
+func (h *Handlers) GetSite(ctx context.Context, req api.GetSiteRequestObject) (api.GetSiteResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.CheckSite(req.SiteId); err != nil {
+		return nil, err
+	}
+	site, err := db.New(h.pool).GetSite(ctx, db.GetSiteParams{OrgID: req.OrgId, ID: req.SiteId})
+	if err != nil {
+		return nil, notFound(err, "Site")
+	}
+	return api.GetSite200JSONResponse(toAPISite(site)), nil
+}
+
+func (h *Handlers) UpdateSite(ctx context.Context, req api.UpdateSiteRequestObject) (api.UpdateSiteResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.CheckSite(req.SiteId); err != nil {
+		return nil, err
+	}
+	now := h.clock.Now()
+	var site db.Site
+	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
+		cur, err := q.GetSite(ctx, db.GetSiteParams{OrgID: req.OrgId, ID: req.SiteId})
+		if err != nil {
+			return notFound(err, "Site")
+		}
+		params := db.UpdateSiteParams{OrgID: cur.OrgID, ID: cur.ID, Name: cur.Name, Timezone: cur.Timezone, DayParts: cur.DayParts, Now: now}
+		if req.Body.Name != nil {
+			if params.Name = strings.TrimSpace(*req.Body.Name); params.Name == "" {
+				return apierr.InvalidField("name", "must not be blank")
+			}
+		}
+		if req.Body.Timezone != nil {
+			if err := checkTimezone(*req.Body.Timezone); err != nil {
+				return err
+			}
+			params.Timezone = *req.Body.Timezone
+		}
+		if req.Body.DayParts != nil {
+			parts, err := dayParts(*req.Body.DayParts)
+			if err != nil {
+				return err
+			}
+			params.DayParts, _ = json.Marshal(parts)
+		}
+		if site, err = q.UpdateSite(ctx, params); err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, req.OrgId, site.ID, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateSite200JSONResponse(toAPISite(site)), nil
+}
+
+// checkTimezone accepts IANA zone names the server's time zone database knows. "Local" and
+// the empty name are refused: they mean the server's zone, not the site's.
+func checkTimezone(tz string) error {
+	if tz == "" || tz == "Local" {
+		return apierr.InvalidField("timezone", "must be an IANA time zone name such as America/Chicago")
+	}
+	if _, err := time.LoadLocation(tz); err != nil {
+		return apierr.InvalidField("timezone", fmt.Sprintf("%q is not a known IANA time zone", tz))
+	}
+	return nil
+}
+
+// dayParts validates and orders a site's day parts: names unique (case-insensitively), start and
+// end different.
+func dayParts(in []api.DayPart) ([]DayPart, error) {
+	seen := map[string]bool{}
+	out := make([]DayPart, 0, len(in))
+	for i, p := range in {
+		name := strings.TrimSpace(p.Name)
+		field := fmt.Sprintf("dayParts.%d", i)
+		switch {
+		case name == "":
+			return nil, apierr.InvalidField(field+".name", "must not be blank")
+		case seen[strings.ToLower(name)]:
+			return nil, apierr.InvalidField(field+".name", fmt.Sprintf("%q appears twice", name))
+		case p.Start == p.End:
+			return nil, apierr.InvalidField(field+".end", "must differ from start")
+		}
+		seen[strings.ToLower(name)] = true
+		out = append(out, DayPart{Name: name, Start: p.Start, End: p.End})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out, nil
+}
+
+func toAPISite(s db.Site) api.Site {
+	var parts []DayPart
+	_ = json.Unmarshal(s.DayParts, &parts)
+	out := api.Site{Id: s.ID, Name: s.Name, Timezone: s.Timezone, CreatedAt: s.CreatedAt, DayParts: make([]api.DayPart, 0, len(parts))}
+	for _, p := range parts {
+		out.DayParts = append(out.DayParts, api.DayPart{Name: p.Name, Start: p.Start, End: p.End})
+	}
+	return out
+}
