@@ -42,3 +42,6 @@ var OpenAPIYAML []byte
 var RedocJS []byte
 GO
 
+
+# 6. Documentation generated from code: the README's permission and plan tables.
+go run ./internal/authz/gendoc

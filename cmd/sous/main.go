@@ -2,6 +2,7 @@
 //
 //	sous [serve] [--no-migrate]   serve the API (default)
 //	sous migrate                  apply database migrations and exit
+//	sous admin plan …             change an organization's plan (see sous admin help)
 package main
 
 import (
@@ -31,6 +32,8 @@ func run(ctx context.Context, args []string) error {
 		return serve(ctx, args)
 	case "migrate":
 		return migrate(ctx, args)
+	case "admin":
+		return admin(ctx, args)
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return nil
@@ -42,5 +45,6 @@ func run(ctx context.Context, args []string) error {
 const usage = `usage:
   sous [serve] [--no-migrate]   serve the API (embedded PostgreSQL unless DATABASE_URL is set)
   sous migrate                  apply database migrations and exit
+  sous admin help               operator commands (change an organization's plan)
 
 Configuration is read from the environment; see the README's config table.`

@@ -6,8 +6,8 @@ package authz
 // x-permission, and this table gives each its minimum role.
 type Permission string
 
-// The permission table. The README's "Organizations, roles and plans" section is generated from
-// it (go run ./internal/authz/gendoc), so keep each doc comment a sentence a partner can read.
+// Permission names. Table gives each its minimum role; the README's permission table is
+// generated from it (go run ./internal/authz/gendoc).
 const (
 	// ViewOrg lets any member read the organization, its sites and its members.
 	ViewOrg Permission = "viewOrg"
@@ -77,42 +77,39 @@ func (r Role) Below() (Role, bool) {
 	return "", false
 }
 
-// minRole is the permission table proper.
-var minRole = map[Permission]Role{
-	ViewOrg:        Viewer,
-	ManageOrg:      Owner,
-	ManageUsers:    Admin,
-	ManageSites:    Admin,
-	ManageDevices:  Admin,
-	ViewAudit:      Admin,
-	IngestADT:      Admin,
-	ViewClinical:   Manager,
-	ManageClinical: Manager,
-	ManageCulinary: Manager,
-	OperateKitchen: Inspector,
-	ManageSupply:   Manager,
+// Definition is one row of the permission table.
+type Definition struct {
+	Permission Permission
+	MinRole    Role
+	Allows     string
 }
+
+// Table is the permission table proper, in the order the README lists it.
+var Table = []Definition{
+	{ManageOrg, Owner, "change the organization's name and brand; manage API keys and webhooks"},
+	{ManageUsers, Admin, "invite people, change members' roles, sites and credentials, remove members (never above the actor's own role)"},
+	{ManageSites, Admin, "create sites; change their name, time zone and day parts"},
+	{ManageDevices, Admin, "register, pair, configure, cast to and revoke devices"},
+	{ViewAudit, Admin, "read the audit log"},
+	{IngestADT, Admin, "post HL7 ADT messages with a session (the organization's API keys may too)"},
+	{ViewClinical, Manager, "read the census, patients, allergens and diet orders"},
+	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews"},
+	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
+	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
+	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures"},
+	{ViewOrg, Viewer, "read the organization, its sites and its members"},
+}
+
+var minRole = func() map[Permission]Role {
+	m := make(map[Permission]Role, len(Table))
+	for _, d := range Table {
+		m[d.Permission] = d.MinRole
+	}
+	return m
+}()
 
 // MinRole returns the permission's minimum role; ok is false for names not in the table.
 func MinRole(p Permission) (Role, bool) {
 	r, ok := minRole[p]
 	return r, ok
-}
-
-// Permissions lists the table in a stable order (by minimum role, then name).
-func Permissions() []Permission {
-	out := make([]Permission, 0, len(minRole))
-	for _, role := range Roles {
-		for _, p := range permissionOrder {
-			if minRole[p] == role {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-var permissionOrder = []Permission{
-	ManageOrg, ManageUsers, ManageSites, ManageDevices, ViewAudit, IngestADT,
-	ViewClinical, ManageClinical, ManageCulinary, ManageSupply, OperateKitchen, ViewOrg,
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -64,4 +65,42 @@ func (e *Env) NewOwner(orgName string) (Session, uuid.UUID) {
 		e.T.Fatalf("owner has %d memberships", len(s.User.Memberships))
 	}
 	return s, s.User.Memberships[0].OrgID
+}
+
+// Member signs up a new user and gives them a membership of orgID with role (owner, admin,
+// manager, inspector or viewer), limited to siteIDs when any are given. The membership is
+// written directly, so tests of other features need not walk the invitation flow.
+func (e *Env) Member(orgID uuid.UUID, role string, siteIDs ...uuid.UUID) Session {
+	e.T.Helper()
+	s := e.NewUser()
+	if siteIDs == nil {
+		siteIDs = []uuid.UUID{}
+	}
+	_, err := e.Pool.Exec(e.T.Context(),
+		`INSERT INTO memberships (org_id, user_id, role, site_ids, credentials, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, '{}', $5, $5)`, orgID, s.User.ID, role, siteIDs, e.Clock.Now())
+	if err != nil {
+		e.T.Fatalf("add %s member: %v", role, err)
+	}
+	return s
+}
+
+// Site creates a site in orgID as the given user and returns its id.
+func (e *Env) Site(token string, orgID uuid.UUID, name string) uuid.UUID {
+	e.T.Helper()
+	var site struct {
+		ID uuid.UUID `json:"id"`
+	}
+	e.Call(http.MethodPost, "orgs/"+orgID.String()+"/sites").Token(token).
+		JSON(map[string]string{"name": name, "timezone": "America/Chicago"}).
+		Do().Expect(http.StatusCreated).Decode(&site)
+	return site.ID
+}
+
+// SetPlan changes an organization's plan as an operator would (sous admin plan).
+func (e *Env) SetPlan(orgID uuid.UUID, tier string, trialEnds *time.Time) {
+	e.T.Helper()
+	if _, err := e.Pool.Exec(e.T.Context(), `UPDATE orgs SET plan_tier = $2, trial_ends_at = $3 WHERE id = $1`, orgID, tier, trialEnds); err != nil {
+		e.T.Fatal(err)
+	}
 }
