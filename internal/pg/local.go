@@ -98,31 +98,44 @@ func StartLocal(ctx context.Context, opts LocalOptions) (*Local, error) {
 		return nil, err
 	}
 
-	if err := l.start(ctx, opts); err != nil {
-		return nil, err
+	err = l.start(ctx, opts)
+	if err == nil {
+		err = l.ensureDatabase(ctx)
 	}
-	if err := l.ensureDatabase(ctx); err != nil {
-		// Leave nothing running behind an error the caller cannot Stop.
-		_ = l.Stop(context.WithoutCancel(ctx))
+	if err != nil {
+		l.abandon(ctx)
 		return nil, err
 	}
 	return l, nil
 }
 
+// abandon stops a server this StartLocal launched before failing (pg_ctl
+// timed out or was cancelled while the postmaster kept starting, or a later
+// step failed), since the caller gets no *Local to Stop it with. The port
+// tells our postmaster from one a concurrent starter launched.
+func (l *Local) abandon(ctx context.Context) {
+	if pid, port := readPIDFile(l.dir); port == l.port && serverOwnsDir(pid, l.dir) {
+		_, _ = stopCluster(context.WithoutCancel(ctx), l.as, l.bin, l.dir, l.logger)
+	}
+}
+
 // Stop shuts the server down ("fast" mode: open sessions are terminated,
 // in-progress transactions rolled back) and waits until it has exited.
 // Stopping a server that is not running is not an error.
+//
+// Cancellation of ctx is ignored: Stop usually runs during shutdown, after
+// the context it is handed was cancelled by the very signal that started the
+// shutdown, and giving up then would leave the server running. It gives up
+// after a minute instead.
 func (l *Local) Stop(ctx context.Context) error {
-	l.logger.Info("pg: stopping local PostgreSQL", "dir", l.dir)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
 	start := time.Now()
-	stopped, err := stopCluster(ctx, l.as, l.bin, l.dir)
-	if err != nil {
-		return err
-	}
+	stopped, err := stopCluster(ctx, l.as, l.bin, l.dir, l.logger)
 	if stopped {
 		l.logger.Info("pg: local PostgreSQL stopped", "dir", l.dir, "duration", time.Since(start))
 	}
-	return nil
+	return err
 }
 
 // StopLocalDir stops whatever server runs on data directory dir, for clusters
@@ -141,23 +154,40 @@ func StopLocalDir(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	_, err = stopCluster(ctx, as, bin, dir)
+	_, err = stopCluster(ctx, as, bin, dir, slog.Default())
 	return err
 }
 
-func stopCluster(ctx context.Context, as runAs, bin binaries, dir string) (stopped bool, err error) {
-	if pid, _ := readPIDFile(dir); !serverOwnsDir(pid, dir) {
+func stopCluster(ctx context.Context, as runAs, bin binaries, dir string, logger *slog.Logger) (stopped bool, err error) {
+	pid, _ := readPIDFile(dir)
+	if !serverOwnsDir(pid, dir) {
 		return false, nil
 	}
+	logger.Info("pg: stopping local PostgreSQL", "dir", dir, "pid", pid)
 	out, err := as.command(ctx, bin.pgCtl, "stop", "-D", dir, "-m", "fast", "-w", "-t", "60", "-s").CombinedOutput()
 	if err != nil {
 		// Lost a race with another stopper: the goal is reached all the same.
-		if pid, _ := readPIDFile(dir); !serverOwnsDir(pid, dir) {
-			return true, nil
+		if pid, _ := readPIDFile(dir); serverOwnsDir(pid, dir) {
+			return false, fmt.Errorf("pg: pg_ctl stop -D %s: %w: %s", dir, err, strings.TrimSpace(string(out)))
 		}
-		return false, fmt.Errorf("pg: pg_ctl stop -D %s: %w: %s", dir, err, strings.TrimSpace(string(out)))
 	}
-	return true, nil
+	return true, waitExit(ctx, pid)
+}
+
+// waitExit waits for the postmaster process itself to go: pg_ctl returns once
+// the PID file is removed, which the postmaster does just before exiting, and
+// until it has exited it still holds the port and shared memory.
+func waitExit(ctx context.Context, pid int) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for processAlive(pid) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pg: postmaster (pid %d) still running after pg_ctl stop: %w", pid, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 func (l *Local) initdb(ctx context.Context, fast bool) error {
@@ -186,10 +216,12 @@ func (l *Local) initdb(ctx context.Context, fast bool) error {
 }
 
 // checkNotRunning refuses a data directory that a live server owns, and
-// clears a postmaster.pid whose PID now belongs to some unrelated process
-// (common after a container restart), which PostgreSQL itself would trip
-// over. A PID file of a dead process is left for PostgreSQL, which recovers
-// from it and uses it to detect orphaned backends still holding shared memory.
+// clears a postmaster.pid whose PID still exists but is not that server: an
+// unrelated process that reused the PID (common after a container restart)
+// or the unreaped zombie of a crashed postmaster. PostgreSQL would refuse to
+// start over either. A PID file of a vanished process is left for
+// PostgreSQL, which recovers from it and uses it to detect orphaned backends
+// still holding shared memory.
 func (l *Local) checkNotRunning() error {
 	pid, port := readPIDFile(l.dir)
 	if pid == 0 {
@@ -199,7 +231,7 @@ func (l *Local) checkNotRunning() error {
 		return fmt.Errorf("%w: %s (pid %d, port %d); stop it (pg_ctl stop -D %s) or use another directory",
 			ErrAlreadyRunning, l.dir, pid, port, l.dir)
 	}
-	if processAlive(pid) {
+	if pidExists(pid) {
 		l.logger.Info("pg: removing stale postmaster.pid", "dir", l.dir, "pid", pid)
 		if err := os.Remove(filepath.Join(l.dir, "postmaster.pid")); err != nil {
 			return fmt.Errorf("pg: remove stale postmaster.pid: %w", err)

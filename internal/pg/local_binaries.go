@@ -80,10 +80,22 @@ func debianVersions() []string {
 	if err != nil {
 		return nil
 	}
-	var versions []string
+	var names []string
 	for _, e := range entries {
-		if e.IsDir() && versionKey(e.Name()) != nil {
-			versions = append(versions, e.Name())
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return sortVersions(names)
+}
+
+// sortVersions drops names that are not versions and orders the rest
+// highest first.
+func sortVersions(names []string) []string {
+	var versions []string
+	for _, n := range names {
+		if versionKey(n) != nil {
+			versions = append(versions, n)
 		}
 	}
 	slices.SortFunc(versions, func(a, b string) int {

@@ -47,4 +47,6 @@ func processAlive(pid int) bool {
 	return true
 }
 
+func pidExists(pid int) bool { return processAlive(pid) }
+
 func processCwd(int) (string, bool) { return "", false }

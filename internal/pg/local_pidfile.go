@@ -47,4 +47,3 @@ func sameFile(a, b string) bool {
 	}
 	return os.SameFile(fa, fb)
 }
-

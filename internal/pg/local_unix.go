@@ -104,6 +104,13 @@ func processAlive(pid int) bool {
 	return true
 }
 
+// pidExists reports whether any process, zombies included, has pid: the test
+// PostgreSQL applies to its lock file.
+func pidExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
 // processCwd returns pid's working directory where the OS exposes it (Linux
 // /proc); ok is false where it cannot be known.
 func processCwd(pid int) (cwd string, ok bool) {

@@ -54,9 +54,10 @@ func Migrate(ctx context.Context, url string, fsys fs.FS) error {
 }
 
 // MigrationStatus reports whether every migration in fsys has been applied to
-// the database behind pool. It takes no lock and changes no schema, so it is
-// cheap enough for a readiness probe. A database that is ahead of fsys (a
-// newer replica already migrated it) counts as current.
+// the database behind pool. It takes no lock and costs a couple of queries, so
+// it suits a readiness probe; the only write it may do is goose creating its
+// empty version table in a database never migrated. A database that is ahead
+// of fsys (a newer replica already migrated it) counts as current.
 func MigrationStatus(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS) (current bool, err error) {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()

@@ -168,7 +168,15 @@ DROP TABLE gadgets;
 		}
 	}
 	t.Cleanup(func() {
-		_, _ = shared.admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+ident(names[0])+" WITH (FORCE)")
+		// A database marked as template cannot be dropped until unmarked.
+		for _, stmt := range []string{
+			"ALTER DATABASE " + ident(names[0]) + " WITH IS_TEMPLATE false",
+			"DROP DATABASE " + ident(names[0]),
+		} {
+			if _, err := shared.admin.Exec(context.Background(), stmt); err != nil {
+				t.Errorf("%s: %v", stmt, err)
+			}
+		}
 	})
 	if !strings.HasPrefix(names[0], "sous_tmpl_") || names[0] == shared.template {
 		t.Fatalf("template name %q", names[0])
