@@ -2305,6 +2305,20 @@ func (response GetOrg200JSONResponse) VisitGetOrgResponse(w http.ResponseWriter)
 	return err
 }
 
+type GetOrg400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOrg400JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOrg401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response GetOrg401JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
@@ -2444,6 +2458,20 @@ func (response ListApiKeys200JSONResponse) VisitListApiKeysResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListApiKeys400JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2627,6 +2655,20 @@ func (response RevokeApiKey204Response) VisitRevokeApiKeyResponse(w http.Respons
 	return nil
 }
 
+type RevokeApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeApiKey400JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response RevokeApiKey401JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
@@ -2790,6 +2832,20 @@ func (response ListInvitations200JSONResponse) VisitListInvitationsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInvitations400JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2959,6 +3015,20 @@ func (response RevokeInvitation204Response) VisitRevokeInvitationResponse(w http
 	return nil
 }
 
+type RevokeInvitation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeInvitation400JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response RevokeInvitation401JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
@@ -3023,6 +3093,20 @@ func (response ListMembers200JSONResponse) VisitListMembersResponse(w http.Respo
 	return err
 }
 
+type ListMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListMembers400JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembers401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListMembers401JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
@@ -3065,6 +3149,20 @@ type RemoveMember204Response = NoContentResponse
 func (response RemoveMember204Response) VisitRemoveMemberResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type RemoveMember400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RemoveMember400JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RemoveMember401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -3253,6 +3351,20 @@ func (response ListSites200JSONResponse) VisitListSitesResponse(w http.ResponseW
 	return err
 }
 
+type ListSites400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSites400JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSites401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListSites401JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
@@ -3393,6 +3505,20 @@ func (response GetSite200JSONResponse) VisitGetSiteResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSite400JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4580,175 +4706,175 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchq51uirqHq+qthVDW7wLcZ1qj7GcSZ2fBvbmUwmzhlEtwDFjUQktTHJcdV+h+8dzoPtJzmlJfWV",
-	"BhpwMnvP2fMjY0CtlpaW1v3yzfH5cMQZYUo6rW8OecTDUUjg7yNBsCLBCXugCivKmf5SRsMhFhOn5bQR",
-	"I2NEk1/RmKoBokoixe8Jc1znAYcR0Q/5Zqa2clpO02vu1bztmte89Q5antfyvD8cVw8JCFMUh9JpfXRE",
+	"7H3rctu2uuirYNg9E3uGkin5FstzZrbqOI0d32o7TdM4p4JISEJMASoAWlZyPLPeYb/DebD1JHvwAbyK",
+	"kijJyVrtan+klgSCwIcP3/3y1fH5cMQZYUo6ra8OecTDUUjg7yNBsCLBCXugCivKmf5SRsMhFhOn5bQR",
+	"I2NEk1/RmKoBokoixe8Jc1znAYcR0Q/5Zqa2clpO02vu1bztmte89Q5antfyvN8cVw8JCFMUh9JpfXRE",
 	"4HxyHTLENHRajsTD/x5g0eXigZJx7Z4qf0CYrNvVOq5DHkdUEJl/w0HuDTRwWo7XOGj2tvFOzfM8r7av",
-	"/3mp//GS//yGHqt3RYKfJ9lHdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/cFxH8JA4LWeIGe4T4biOpIqc",
-	"BLCbxW/FWO/XAK6lX//ngf9rs/v7/vDtaEfeNh7+eMmut8cf9sgb7/PZLn4dNPvv6OWX/d/vnacn1zkn",
-	"wy4RxQPSS6hJn49IgAJKFFUUFw9mNtQxwwug/plTNv9YGR5qqLQZRr/wIfn6TICKJBEnQdXDSQEkl4TQ",
-	"x/9vQPTpyXUuRb8AH4a46GNGv5obzhnc7yvBkRIUh1lU6grMAv0H9n3C9H5/er17cOz97LjOSFA740+N",
-	"182D7X3nya1CFCpeWa+RgvFNchrorT0NvYAQA/XqEawiQQCQeET/vCcT/fOYdAec3+s//ZAy6sPWuAiI",
-	"+DOkUkkN0JAOqSGSAXmgvp6kufvkOorqi+eMBHdcB8ByzIIsJdqpeY3ctmAQZX2npUREnjR63hApSyhs",
-	"TxA5QNL+mIG2BrKUt5ZekMnpoPuLTy/p6es/jq9vf705kSdDNfrj6GTv5HNwf/7Luffh82l4+f748Y/P",
-	"F58vbvv07OjUI7+39TNvf2v8Snu/1snkNCRv2vTy8/H25e2vjYvPv+6ev2rLk2E4CI5O9s5v/d2LV++a",
-	"F6/a4/OjMcW/X3w9+cyp3zxo+JMTecIuGh+ofmX78fL2dHjePPbObn+jF8NzddH8deePG2/3j8/tx7Pb",
-	"k68wz9f+7of3p5//ODo9qPvNkHWHr73g99MwJegnzGkdeJ7rCAKwiHcs1J+/f9l+8IbNi33/VHwYv+ze",
-	"Nu6vduRZcNB7g/eiY77b/4M22a+P+7+NHXMdgMFVvrk0qE78h4a6DOhIlhCNTxqX+idLIDMX/Yt5+GwJ",
+	"/3mp//GS//yGHqt3RYIfJ9lHdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/cFxH8JA4LWeIGe4T4biOpIqc",
+	"BLCbxW/FWO/XAK6lX//7gf9zs/vr/vDtaEfeNh5+e8mut8cf9sgb7/PZLn4dNPvv6OUf+7/eO09PrnNO",
+	"hl0iigekl1CTPh+RAAWUKKooLh7MbKhjhhdA/TOnbP6xMjzUUGkzjH7iQ/LlmQAVSSJOgqqHkwJILgmh",
+	"j/8xIPr05DqXol+AD0Nc9DGjX8wN5wzu95XgSAmKwywqdQVmgf4D+z5her8/vN49OPZ+dFxnJKid8YfG",
+	"6+bB9r7z5FYhChWvrNdIwfgmOQ301p6GXkCIgXr1CFaRIABIPKK/35OJ/nlMugPO7/WffkgZ9WFrXARE",
+	"/B5SqaQGaEiH1BDJgDxQX0/S3H1yHUX1xXNGgjuuA2A5ZkGWEu3UvEZuWzCIsr7TUiIiTxo9b4iUJRS2",
+	"J4gcIGl/zEBbA1nKW0svyOR00P3Jp5f09PVvx9e3P9+cyJOhGv12dLJ38jm4P//p3Pvw+TS8fH/8+Nvn",
+	"i88Xt316dnTqkV/b+pm3vzR+pr2f62RyGpI3bXr5+Xj78vbnxsXnn3fPX7XlyTAcBEcne+e3/u7Fq3fN",
+	"i1ft8fnRmOJfL76cfObUbx40/MmJPGEXjQ9Uv7L9eHl7OjxvHntnt7/Qi+G5umj+vPPbjbf72+f249nt",
+	"yReY50t/98P708+/HZ0e1P1myLrD117w62mYEvQT5rQOPM91BAFYxDsW6vdf/9h+8IbNi33/VHwYv+ze",
+	"Nu6vduRZcNB7g/eiY77b/4022c+P+7+MHXMdgMFVvrk0qE78h4a6DOhIlhCNTxqX+idLIDMX/Yt5+GwJ",
 	"BB+zAnn49PSphKIYFKOKlJE/w7fVgKCA9HAUKhTgCRphoeSSPDzAkyt4TIOAaGrgNLzWtpfezq4g+L6H",
 	"pdKLVljoyby9luc5T27yyE7ukTBi/iAzvNHID2/qt6fDA8osTOLxe3o6DZaK1ATjdLZzTFkMd31x6ZB8",
-	"5QyAOySC+njraEB93OdODOECh7kdcwCyLPKUVWBZCTDffaPu3PXvzl4/bK8SLiyxh2464Y2qo58F7dPg",
-	"hUS3Ak/QGWVkwW4033snp0UnTS/QeMARHzOJOCN5TohZgAx7Nj/CReI9hBlXA8C/5OL87SmOO0NIWmIF",
-	"zdwKcgf5hssRVThEF5ESVBk+uL6ANJtOjrDAQ6KssHgUCcmF4frSF3RkFCHncoS/RAT58DPqCT4EEto5",
-	"o+y+gwYEB0RohNBfjgR5oDySaIT7pA7MzRy54dwBcOmT8fnnD+r81bk6f3X67vzV/d75q/be+auf8Qnz",
-	"QCVxWs6XiIhJivHm7Xr7/oAMsV7lED+eEdZXA6fV1HxTTUZ6pFRCCxx6fyfB9G5uBwQJInkkfPJCIhrk",
-	"V7kYpL1evMQRVoN0hRRUI/IlooIERt7JrrbHxRDrix9FMHJ6tWda6ppe8BXu60v3NQ/OXa8cTiC65cBk",
-	"WZ15ZIgf6TAa6g/6E2XmUyNZD2WKaDx7MkLyLAhmKQRAEW0kiKHpyQuJMtd2c1kYe41yGJt7th6Yb+D+",
-	"lG9L362VkAIYTMmCzWVdc8XvrH5TtmID5RfSUPGZC59PYUsWbnWqdRb+pB+WI86kERV+xsE1+RIRCUju",
-	"c6ZAefrm4NEopD7g0tZnaVSDZA960wrT0ND+HiWhJrSG02jeICXuA4GMpEJdgjB6wCENEIxAOAgEkRL4",
-	"LBFCkzfHLsKMMzyuh2lIgpZ5qIXmzwU8XEXyiAfEae143lMWKv8lSE9rf1uptWnL/Cq3fkveeAxrARiV",
-	"kSezQCrREIcazCRAmvRqMGSWXUcXXA0o66MxlmgsqFKE1bXCecRZL6T+koCOAdRmCPs+j5iKBWYqYxiE",
-	"guBggsgj6IpFUBxUBkUlAPh2GzIV3P1ICMIU0u8lsNfXXHRpEBC22mZv9eawD2jACAkkvAYHQ8qQ5r0a",
-	"8APaH8SSdma328+z25RQvpDmlRtcoFTO2NSIoDhHIR+jHhewQD4iwiCBhsEFP0o3nn/DK87IIWIcdXkw",
-	"sYPVax4ZC8by8LrMyoaMK9SDuYqw2XkuTDCcGgWcSHgdYJ4+lC4JOetryMSiaI4rwVav8CTkOLjl/AyL",
-	"PlltxzG90AA05wBzFXbc2H5e3Ie3kUc/QUktAiBg7/HWhoSp64Q8r7K1DzwSaBRilsKXMj+MAoIyhiJr",
-	"SnJaWetR/riblTd/FeL51K8gWpSvTgPELsvVyIDNOACPvi6CYH9AAoDULefnmE3sMcoVyQTnWguaxOcj",
-	"D5EgSkwQZejA85AkPmfBFGCaz0AR20hgZY9e71XSPqtRhkLu3yNYPpF1dA2rwT1FDIFgkaYqWi63S9Mr",
-	"7cCoWluP6mhRwUjvAJPMT9NU5MbOETFFQ5g/xtMhnmhWqYFBCYgfGQl9nnwJkg3DkRpwQb+uisHtSA00",
-	"mTQjUSKtFBG0sf45nFMpKeu7iDIjFnCBjO0uyFBrWQeZzc6mX9b2fTJSqW8pIwThIAA9D4dXQlN0RbWo",
-	"1MOhJK4zynz1LXaYZICwpO/EnVKYhpTFnxtlcmcq+n20r/+UDOPdz8RX+nq1R/QtmeiV5ReseeoDmUal",
-	"13p3FlEFeeC+JdfJ1F3OQ4JZwXCekTcDrEhN0SGZFjqNZWGhbOo6IZbqnYynzq/wDEuFZAR2514UatHa",
-	"1WxGo/2QskhphhqFIaI9xMgDEXoEoH7pEvVQ3NUnZiToqbUYkTt7sscj6iN9VUQP+wQR1qeMoI2R4MFm",
-	"2W5GgvToY34OySP55/3+r8Pmo7PodAFGsIxkrhyI3Pg0s0dSigxRQNUxU2IGQph7XEL0Y3HmJIhNCVqe",
-	"JS4i9X4ddcxbterWyWs46Q9lcMG+MhaN/ErKcWThOd1TIzQRpmnaR2Nod2PviuNab4mmPROpyDADoenD",
-	"noaB1Zv1AGSlvPbVCbonkxdSf2FmtyNcNB4QhqiWhGkYWoG8vngbhZOHPcGtKTtO/PwXj47yaNr0tute",
-	"vdHYru9XOQPLdow6vHC00pKamqU70wTXEjHTKlEWulqoJFqc4Izkrnc1jCm7ZNheJrBl2RuRWSfAJ7vL",
-	"slP5OfY/Fu+Xb3nnPPb2hjwe8VBzuIyzsuojhR3Fz7vxu2eu9t1I486SLO/HbGhqwUcDzPrkCks55iJY",
-	"jVtbNTWeJI/yYxze1yir+ZrRidoIa3pZO8hz6IbX3FnAol2HkXH2FfP2fJEZWjzH4mrzE5cdqgmYMax/",
-	"NQgtzfRysFlSeoGXzd7HurJZzifwzaGKDOWi8zhKnnFSJMRCYH2dIka/ROTEzAOe8yQQY4HwCoOeYrfB",
-	"/MHXPCQnbBQBJBK3wpQ0BHoHqBRknDFWWIlIGqupPERkOFITUMa6kjCFhgQziXAYmgGagCaQWcgmhvjR",
-	"bj9r258Nn8KBx/ZBAMPsg78U/efC3nJf0joi9wKk1TLPaotPHZZTxiLjKwCjSuK0ROCq/Oc//gc83C4C",
-	"bywCH6z+cqe17YGT0PijEXih//mP/wFvde7Q5+HiK7Om/NE3moWTLxWWCw7dpUCe9ZjOX+BtPK70mDLz",
-	"zD6xYJaq9P3UnHvzumnZp6f1l3sycZEc8DFDnIVgywBbb2y2PzSGJyK0jnNPyEgijAZYDvIyeEbT+K17",
-	"cPv1eoedjV7674NG743c65/i7ckx8aK39FLt/v7lj7EzRyye/oGrEnm5jQQZUhaAsQMb8nRPJlpWi/fj",
-	"E9dagoJavDsIf3MBW/ucgEnE+i87jzU8orV7MunU52tY07A0EnqPCqmQP8AC+4oIGUOWMgSBVUhyhGGR",
-	"PmbGZOLzPqNWdVxfcTM6CMAro8XN19dKA19xGF72wN0y70Jknnlyv82yVpRI3WkYbUjZ/QuJJPEFUTlM",
-	"1IL3bOxDN4QFWvcxLOiOmSBWUIo4wmBvsT6DztXlzS3aSl8qt8zvnfody4F9WWvKavaSTwboMesvQeyR",
-	"4D0TBYfDjF0JDUgYoO7EWCGAC+vtUn+AJB8SFEfzoYD4VD8tY2MYEqSPRRASKe8Y74GLoYU6IujoX6hU",
-	"RGRDQl3UCZTowBdEUR8p4g8Y9c1PfjDsIF8fdI/ap7CY2AAR4d6xjj8gvewQ/dlFnQH2/VEHvWkfHV3V",
-	"0l97nAdI4h5RExQSHNhTsRo2yKKB0rqSHwz1vwPSc1wHJoPo1OT4RCn9i9nKcgySsIXi9Bn3cah5QjlP",
-	"iiOWMsxodzEvsrFBld9czonMLC7souzOH8eCZAHzWN7PeYj0yzFYN7EkNcokYZIq+kDCSZ5iLY73SRhV",
-	"4rjNcOndnRJYGDNsKQUB1wjvIfJAxASBJThhWXVn6jDLJ2qjQTTErKb5g9bhkXUl53c209tVdnaJubls",
-	"0W9ub6+QGYR8HhAXCTIC4gs+PT+k+pQNNwMSKIlxcxi/XWZRO95OabhGTv6FTedWVYYKrykJgwTSebhZ",
-	"V3upta7XIyygrI9gEMKaMgdc6c2MsBpoLY4ni3dja1YSbmRtWIX4IIsZ06pA7OPPXrBFLvr51NnsLZ26",
-	"DDaJkaAEdXwe8kjofXd+ur7+5Zeffy6YJePgb9cZYaWI0I/9758+erWDdu01rvU+fdt7+q+yzeY58dpi",
-	"4jNrplk1dOpKT708k6ky7U96IAwFeCKtJ4AqCGLQiuNMQ/rKJsc0xWWW3RUEB9BaVU5EKbP6TdskK+ra",
-	"BTW7ujKcP4MyETCn76ZvySNAFhJZwTB7UmU34fT929kM1Fg+C4a7sF8w7QSvbtrl+PlQHNnc3W0clOoy",
-	"5rinv1eT/ByXb6/Kno9kgYZI2i8b91jylqLVXGkI3s+wmp++f3szfXshAaPqHdQgX3TwMGHZ+1MJoYR0",
-	"hfpHNMZhWPPBg6wvl4s6b960zs87aKO5UxvwSGy6RhtMYuL0MPTVGsJTGJpQ7ByZ2/joNT5pUvfp/zQ/",
-	"erXtT5utj15t13xVSvTOeJ+uaHpLyNEy0khR+Fgglo2+qxV3huVqNM/8mubAfVdDZJbcryXtTYE0zRWr",
-	"ysmmZexsGtlz0eT8bTkGi+ZadswiPKMklnNx3GcWLZJ4TCvkVyT4CZxnY5EcGJfcXEwqhCSXq6hWeu1j",
-	"RebopLEuiqwqGrt4tT6qJWGtUpoYF97r5aG9SNsrApuXBzC/kyQAC2dEwyD1/WnJVaKNzhYXfbn1DR5+",
-	"2vrnP/5vZ7OSGJBE9S82C/9AdD1EEBs3ppJkTAdgwJeESLCFgatdGrUjY9J/kcsZjeG01gUoYHUczx2D",
-	"bgE+lyHxRd4FlodIo6nPubm7l7PLMQ6qLZfUxAxFIZF1dMSHQ5vu0rXhYygmwhJtYNTV7DKkUm0iLMgd",
-	"E6QXaUwCO9OO5xUNSpUYRHN3L88fmiUwtNmq+RuaZKHOwxnjKv6ukTRsVZyPM1UXRQvONXoaKNjJFlk7",
-	"r+wbC4pukilbkWPqaV7bmMgSqpNmzxbcLnEubRFL3/CxiS20I+KYuhHWO7axRuZaRwxmL5iMm7szYxFm",
-	"GQjixZSByaT5LobBrR73VMgELm7uvQ2kMGnUiDB9mVQhzlMPYKiHwxBcTz1BiN6q5hLRqC9wQIJNCwcI",
-	"zGBcIX1XzaSrR16l6clTiqGICBoPaGioZm6xEBCSTw8vC18rWoQpRAslr8zDzU3RMMGgWSicGGyqGept",
-	"QKM7A+/LlWIIp7UjEBc2+hT4O5VoaEIhTQTkAEeyiJEWv/6M05FK3G5EVEotigP+YUH6qXrGPqwRxRj8",
-	"4EtFxEhQSUoCr4oGILv3cgN99oKXqFAxWPpgvetOzNo2JCGo81jTH2p2SEcjShLbZvOg7NqXTcrPxLyl",
-	"Y6bgmtzLTJzaHCilk9qk/uJ81yYZfTXlLJ/JnpPflk1qzxrSNY9cRqXKLaPsUl1bN8iaKmilwIz5esyS",
-	"zuuMyJlHUuPX09JdnnSleTQ4DAlYMCHP1TXkdNurBXiSJ2vPGuKQV6ZXjVcq6EBzVeVrHpbA5xqzexKY",
-	"vaO7yPO245wf+8E6tOKPlMkR8RVPvtBQIOIQdaTCvV4HQRKRT0aaImCAOw4pBiUnfVZzDTaKVJYMxGnG",
-	"8HYAZ5zomzznuI55Xf7GpiOnb20S2VPmOechmbNwk0oDUahaHesky+gsv2x4x/LLz5QImY4ITGqBTO/s",
-	"9P0t2gBbo2u9v/c06Gy61kfQ2LXh29J6kLFEnbZNQID70UI/EyziY/czrzPHXh4bkCngsThvwsxpCkfZ",
-	"9AGZu2YHmXinRHpzp2hpWY52vNFtD0zrLtJMOgQLdx0dP/oQ2Iiwir3iOFKDLTtx+dbiWiLzbirUFChe",
-	"0exJFRafBZh9Q9nFjYt4rO0DmR3ulEn5lURogQWNiKA8kGD9BEcqAjZcR22oE4LGAy4JgvADibqkxwUB",
-	"SdCMFRGTWmlUaEgDRvsDtUoAVFGhWFkRK5a6ePbYp6wmlkyWgfgihew2s4Apb/RJ+6Kdmp1LPIbFChc5",
-	"XrS32K5rgpKNFawq6y/kslASBhKNBAHfERYEmUsG0vCQsuwMjb8kbHSdQNDvGq45hQzmOJYIyax6Fodx",
-	"RGrPDLknZKRpMRUISpdUOavq1hYb6l7VMgKsprmHjrAiwuiFywaNzoDkMgGi1UHZiS93BwkyCrFPTHrq",
-	"eMBDApFuVcCZpcnfJz70R4SBTgNelnllvpMPpSJbyJXPmTIZQwhN0RRjXOJpgnVlJpbxKDxVCd2d48KZ",
-	"5+W2HCe7szLuUiy3sLbFJKlEURFpM+E1iyzh8dRlBglNlIkfCaomN3pmKwtDMLEWX0u5Z8GMYjPJ6ug6",
-	"iYcFu/5hKv3DlzbA8M3ZPmq/ukWU9YlUWt4ZccqUMXFDuRATN5sWDEniZ9OjNCvUW++CVB2v1Xx6HSPu",
-	"6ftbZzrnGVDQlgN8IfNi88Zcqb19dHR8c/Pn7eXb4wsrtpepAHfssqu0gKSFCyheE0dDuijkff2DQFZw",
-	"NfuGYwUTH7wu3ehAKUB4Y/QCKXfGuVibbprLBxtyM0HLWjzXgyjr12fD2jxfi8vPFgD+BEEvPR6nVGNT",
-	"CSQpzzWi/y15lKU2cV0xHhlUkdFoxA25LSg0egSIuVBGD0MgXky+XDSIS1iBF4/3etQn0kW+Zm5EGG/T",
-	"MAoVrZkyYmAa40K27pgWpX0slRk0EjyIfOuf0TNLxf17fTLxgEj4A2wSsk1wmaKaWfmEyUiinrHMvTnb",
-	"d++YwvLePKXIEF4ZCaIPWbqxzd0EhUvaZyRIah8gxUHqZ0RofLljP/2Ejjh70AIYZ/KO1VA7DK3jEEOk",
-	"bYgVfSBxtnAXS4LeXZ/Fkbq2fIEBXmfrodFBJlBb6xcmMsPEO98xhDY6fa43j+pb/jDY0ifW2USYyTFA",
-	"UqGOxrvW1hY8OOBStV56Lz09a10v7fTm8gKkZrM2Hw9JeIS1KngSmK/evTt5JetI8zSp8HBkvr1+fYS2",
-	"t7cPtAr07vYI5jrOhFpSiTrf7kyI4Z3TQneOuXc2mM5cuTvHRXeZ8EMYCMMoU2bIU+cQ7XgewkEgUccS",
-	"wI7Z+cdvIKu5cVTm0yd9h3e8ph0d21fN2UdQRsCWASABkj5maMdr2MH6owFJO/X2gik7X1XErVBWxE0O",
-	"YMfbgTmvk+IM0v6GdpoHxv6A8xUX4mSDDVuSYTNGqhw5u2PH2B+kZmNzhqCRdh5rIyLA+s6Z3Xz6BaIK",
-	"+QPi38vDwi8vJLK1GO4YVJihEkQ1EsRRPsnbXkiUufF1pHUDiQRm93dsBXPZBpiANvNmszq6TGziBSu6",
-	"j4WY3LGiHf0wrvChwcojlS0AkjmRZmzg1LcjftYQ75BqykDS5C1HC6jCxK9rHUWElpLL1tZWljxuKSKG",
-	"0giJKsySScd1HoiQ1tdc9+oeGGVHhOERdVrOdt2rb5vgqAHw7K36mIRh7V5Dcuvz+F7W49IWfaLK7RNw",
-	"i9+TLnpLJuiGxBaIezKRQK5ynFFfZvi/gWOcFvNCGksYoNtVghUtxDhkWEbdkPqbBk6ZTHyn5fxC1OkY",
-	"HBO5Ul5Nz1uuXIcJfvtoQwOTeEAI/8vE/EGIn7MfeP5Ot0kOcKO37e++dGyMnw3sgzg+G7z3CCFoXz60",
-	"P7x9PBK9327+3L+dvP/1zWV/f+A/XOERPQ/F+ATjK//Nu2tbBLNaHRCI4ptRo+aeTJAkphDPjrcza6oE",
-	"ZltJzaWsMGeqV6alOK/gHMzRAgo/EEF7k/wJQ7Z4H8o/DomC+tdZouC0HHOc8CZj4QNpBtQSLkuw7Jqo",
-	"SDCJcCxuaWY0Fpz146hqFiBsv4lt7TGpgwhBPCSa3Nbv2GvN/Ew1tbhOjUxqVsG4dEoT8o5OruDSUpYR",
-	"zkxtG4CBloVAOMj83LKh/1hpfq6sn1Y/QwIXQWhx4ugQtD9QybIz5Lt5cMeMkThXFAddAs0/uTLMUDMH",
-	"3OsRX5Fg+esDgY1pPv/PPJgsWeamckXV1K8yM/CkMurn4jGf8qpKbFZamRyYssGphb9sIfHQrdgT8FR5",
-	"7ekT07Krke4os/fWW3xvMzUL4ZHG4kdyNY30Q43txQ8VC5Xp55oHi58r1raaR1709jW7B6RPr+EozfqP",
-	"CUt8OtVoCzduplnE5YHfW4HX2pMglsyUezfqnF6FudDmM5UyIkFaaRbohqUm9TvWtje46e2g8YBYEQ1u",
-	"KsSZwBxjbCslukjyxOMJ+aG4B/K5Sb/R82XJa1Lh0C5CKjyxumPiw5lYvw3awAoNuVQZ0rQ5g0iYKiPZ",
-	"XVMDlEydvxkURMN3DRKyXjn5yveuEChQiWrslDjMzB3lkVr5kq503xbdG3MIK1wQY/KaKd6Z5BO4kXAD",
-	"4nCX1LY1hVCYTayiWqMMJpghuZ0TZ21CPc8BmFDpxANYDVXs8FLJqrCxFanuU/b8pqetdJKShL3MOWbj",
-	"FspJ3RGoXrkqpanYIYmSSRENziD9z1BGc+48UlJhk1SXpxO8d8cSm6wmlSKR13I9M1Kprfj2jIJkKjVA",
-	"bVeJsLxjuCCtJcKarUZVJq5BpBMIlZsVkNONp6QC8XFSWrYMZ/OVd9YhelP1d+ZE4+aK6DhK4EktpIzU",
-	"sKoFeMxqO83qVLC8dtDfR4SKd5ZxrRWw8O8tWiVExRy0TZDKovsLuZxEVSAz9u7PoTKcyWi4QKLaSAM/",
-	"Ngs0Q9Mfu5rYRsXIGKLZ0wk0LfHNi7RCZYtcbti4kk1jGdfkK0hEuJjCNOroyqxKkzLM7lgsUcUTxo/0",
-	"MWUIh5IXSOFiIRACW3xyx2hcZSgv+Pl8RPV6Bc/2axMkkgQFRBGwKz+3pGYFoJukg9HfUWL7tyBS7SyS",
-	"H869KFQmaPlvQLnmCKlpdFdhhz2ojpwByGpibOwbm0OY4pDTMkklkVHeg8XFxq123KkAVX0gJmQoMeHc",
-	"sYrBqgiCbGVct6KsbMUdOzP5E1oD3LYev9gSPSIiI+XoTwMeieWtPnE48Tsjav4A409JY71FXW6e015U",
-	"jJ+uREoa/w6k5NZEbEIvBFNi1bgR0whqKmOv4Tp2pQrySNLT4V/JpmQuPYQ7GygtTV2mKzPNJjGnnFpe",
-	"Xx7Uns5lOym4JpHR6C+ZEt0opxPesZyyE5cWSWaE2AiCNna87TSZcrOO2gxFDHw5LlSAdhOhKK0MfseK",
-	"AtLOoQYXIJOWkIyin/n9oIJOZaSUnHRi+YualJKkYg3ydcjSiq1bq97GWeXSv4t88qPNG0YhThA2X1Hz",
-	"x0ogXgUSkvZWWd7R9cPIWk4vM9ijbxjNInvqMjO9cefpYdZ/u9g1C2RMDkigZUglsK9c1I1YEAIzUByo",
-	"RsD9aEiYcrX4cnpzebGSE/ZyRFh7RE+lvbrr+GLjyKDVvNm5azCvJEwhjK38PsC+rk7Qdt1LIPXMXlVo",
-	"8NO+Onkhk7fFb0Ib+kA2l3OpxugxwcPw+dBjHaz4oFeyFFbEa/8PVpRixYf2+dmyWCH6soJutDgdj6oF",
-	"Ws5q7oCk3vE6nH9O4+nqFtJi4eXvoixwUzFhLlvXwKjO1c3ohR2L/k2sCCUCfHYXGdwHxJ7LLjPVUubS",
-	"w0JEsuliAXkVxg8NSdSKaswHTHfjAC8jv5sQu2mrXUcj4qXod9CGiS6D0dFoJtG0d2AtufGvxq+VBL6l",
-	"aWeCJdcEB8vjiD0Yp9BpdkbwfTpkyzQeffrkOqUprMb2bt1ptluKwSNTl1HW0VUIRXDSxBXUnaTRxq4N",
-	"FhA86g/iRivTiGWCGg1qAUkuRakkbWkdypqkF8U9L5yfXh/sbzf2nExTC+cn7/X+3t5xmktRKaGouuJS",
-	"TMD6LirXD706EWwp+AtJ9A9Qs9bnAubkl7/hyQ2ZZgVbNh1EzuQJJqb8nkziLjyFOGvoOGXtyGBWcbW+",
-	"TKQypdYPbe+tpPS70jyp0i0G8hBzlxbqxKU4OmhDy1n6lcdJmYzysBwqlanmv25s7Me0U5qRkCt0zK/Y",
-	"MT5o5Lt45eZreK2dhp3PEpMFDVjiEvi5AvWaSKe3tFJWVDtJCypkRM0KtZXrML1mpbuRa6X5I65t7vpp",
-	"bIoztLIBvskVmnfz4KdMrLxJ8DGlZdbhvHNjhVWmhYTttRA7k7kqq9wPyWVx+X59bWy+TNqc4Y5BQpqJ",
-	"NhZkqbw0d0Ynhx9DDLLNkJ5BvZp7DZfUs/Idmp5b1SoUZHgOcgUNS1bpKFKNhpluIs6N4oKYXicagRkf",
-	"HyLTODbTg0Kj9VS+pDuNl6aWRp73BWprEO5nsDJByvpMSrrcycbNZGaTzWxW4Q+Wef5Fie4za8yWYj8r",
-	"wZ4pRm19o0a/DkhIFJnZicZ2iYcuAj6Ji1M2TGzNeEAE4PQDv4fwnMRjBX1prF7FTFf5H0Q9TYR4hnpO",
-	"hwgvOt+4+fnfW0owgPpeiLeipOAuHAjyxDRaRwFVtZD3F6gHUJoWDTH0/M7p60m3qrzakFURWlDWf8M4",
-	"3SzQEBd3zCT9brpoPMDKlqOMkXITDK8mXzfOFrX9QDU2Q0CavUdXWF8Xk0QE5qnOHdNjOn4kJBedQ+vk",
-	"e1RohPvkhUTvrs80l7FJl50zyu7TrNCOIOH/unP0+DunM8PSBR12O2jDpF/OMXWBiqIHn/G+M3W6hfJR",
-	"mpURpgQl0ohaVKIi2GyqdL4GT8LWd7t7fm0/eElqBz2vUWtu7+zu7b88wF0/iNPYv0QEUi0tq4YuqFD+",
-	"N+V7C4tiz1056JEaI5LU2Q3Msr2FN+c0D56xRKMHZ3qaF9pQLrdCDB3c4y7t1JTVzy8qEaIatyBBxUJU",
-	"yfI0LpaDb05BrAUrtDWtFi3u5cLFKb7S0hZQEwjfqkJ2juAKgirzDOo5wCmHLklr6bx0O/8amA7ScePo",
-	"qagt23G5KEfvLidHk4ZpI1zsrZxpnezs9Bp+Ex8Qr7sfbPu7+CXZ6zWCpp/tRVzlXRivZAFIu4RXsAK0",
-	"gXhCwyeDoxolDc2EN2kiOs0+OqbaQCRCk3p+iHLUNdvgWWubQ430mfnTHRVx9OnvZD2ctvKbWKKAKhQC",
-	"30gkDP3dDCM/nOfqxoYp4SATEzZTPEgDhCRihEIWYKyapYFYLI3EyosGSaI8JPmCIdEURJgl9b6TRMiq",
-	"fDezuPXNgxU07FwluY+fkrYdjsTDBaGjmSZN6ewHq+jvfiPXYagyUTQV6jL1QJMKdB8/rUBccn0pK5kY",
-	"R7aZWQbt6v8mVxYshyXrrxTylEHs57cUZkIeMh0/TSZtjwu0b7t/ZcLEqYoLPIHqujHDiHjHBlgONusI",
-	"TtpkmcR5apBTktSl0xNOA8dEf0IZlCGegCuwSxDu8gdiMu0MDosXEIhxCCGkiAYyCQw1MaUlTgstbgau",
-	"DbnP9M6IG5QKF+EhZ32bDQfzmDhSs/y4vHqcMYOrRIcuS5+KLc/XSrPL0R3HlGCuTnvm3PxqssenJY1m",
-	"K0aVLht9QnNN/OZ6Oqcb8D4tawjMPVtK4NL1WDN9ctP+E3K6vkEQ4G86Hpnyt0tS3nniTyWrXy7s3RBQ",
-	"qfhIojEXxsxnjIFrkw5jgSqQjr/CXPfXmN2WjCh+Dva6qnktXtVc4xpnJPbaZbpCxQXBcla17sTUX14r",
-	"+EoLK7ZC6PoRWJkdziWw8QvzZHWJaqZVpUi7oL8mQAvkwGEC28XIuXZs1iyU2/pmWtXNpVrHLJCFbmR1",
-	"dMGhsbOPtQQ35A8klX/GAw4l6KQR0/SjQzfJxAqxVCZm9o75mFmBzswRoI0d72DzGUifns1ixN+U7C3N",
-	"Pgt0Mndm/0Ik8p3pnTgznjCDeH2BmULYaAcJrtnKFVygJMl2DmIeWj2FxQUTh/ie2KBum3qWYixKETYg",
-	"Q64ShEXt+B1hmrEKXRVBbQBMNy+yazZVjGwpNQVFAk2/ynVRP1sm/9mVhR+oApSV+/8uEY7DpDtrBc60",
-	"hLyfPDA31NG8/T+C/TN4+vOXvZBTqqlBrtfqumI/TLtMBD08kMpmqJ3r12mpBzT5jDt7xkaH9eW4G1js",
-	"+vUh4j3PT+mGUStIcOCrqSi/2ea+f5n0Ji1Ek/Rp+Px9oupLLXbtIJDWboU2cFzU20U4qeqt/34gLCKb",
-	"qRkh36Xl0FaxDnCcdh3gyR0bYaFsOD4fjiJbd5iqbA51ptVLpl5VHVkBfg4b1PzTGMnnczxAo+omMuvo",
-	"Wzecr9iEJ2k0MdW/ZknDT7a/x/epuGA7MC28m8vUWjDDZ97A/wTnzww4A/hUIBAZZJ/FZba+GTFrdsLW",
-	"JbPngS4jJWlA8hbtlCUaZkhVoS76ejlaydVbm7n8Rfj7l+RnVUWQdTnIYo3rBrCregaXmyH+XEBbCcMy",
-	"wAcUavZIZezXCUyvoc21yXzaJmkdMp+2Mvr4zSEQ39HwWp6XBnh0BcH3PSyV6YgolNNyvL3WtgegtI/s",
-	"5B4JI+YPMsMbDf1zOrzp6ceT4QFlph1jMn4/P95r5qaH1nSZ4U34+WlZXWppDvSvfoNjHeo/nGhumthq",
-	"nCifjf8t1xTIevrB2VsWoHiVtIOZatWAR7Sea9fw0ADCYxc3ncGSlvxy04KCxm0Sl06LLYvFarTJBYpr",
-	"G5UE02V0NOlapSvNcjafRyFmmdkgu256KgAc2pjuriNdI4bLzaSCABU5+TlIaWh21eYkpl5kRWwX9Ftp",
-	"FFyT7jBVOukwHyWRTB0rvfMBkiQ5gY9cTqQiQ8jW6Mc12DZEsT/Vm7N9m+6zmXlfEvA8/cLbbAQThI2l",
-	"kcTZGWzQUrXSHQlKpN0ZSrpvZOGhsCao/y8AAP//",
+	"4QyAOySC+njraEB93OdODOECh7kdcwCyLPKUVWBZCTDffKPu3PXvzl4/bK8SLiyxh2464Y2qox8F7dPg",
+	"hUS3Ak/QGWVkwW4033snp0UnTS/QeMARHzOJOCN5TohZgAx7Nj/CReI9hBlXA8C/5OL85SmOO0NIWmIF",
+	"zdwKcgf5hssRVThEF5ESVBk+uL6ANJtOjrDAQ6KssHgUCcmF4frSF3RkFCHncoT/iAjy4WfUE3wIJLRz",
+	"Rtl9Bw0IDojQCKG/HAnyQHkk0Qj3SR2Ymzlyw7kD4NIn4/PPH9T5q3N1/ur03fmr+73zV+2981c/4hPm",
+	"gUritJw/IiImKcabt+vt+wMyxHqVQ/x4RlhfDZxWU/NNNRnpkVIJLXDo/Z0E07u5HRAkiOSR8MkLiWiQ",
+	"X+VikPZ68RJHWA3SFVJQjcgfERUkMPJOdrU9LoZYX/wogpHTqz3TUtf0gq9wX1+6L3lw7nrlcALRLQcm",
+	"y+rMI0P8SIfRUH/QnygznxrJeihTROPZkxGSZ0EwSyEAimgjQQxNT15IlLm2m8vC2GuUw9jcs/XAfAP3",
+	"p3xb+m6thBTAYEoWbC7rmit+Z/WbshUbKL+QhorPXPh8CluycKtTrbPwJ/2wHHEmjajwIw6uyR8RkYDk",
+	"PmcKlKevDh6NQuoDLm19lkY1SPagN60wDQ3t71ESakJrOI3mDVLiPhDISCrUJQijBxzSAMEIhINAECmB",
+	"zxIhNHlz7CLMOMPjepiGJGiZh1po/lzAw1Ukj3hAnNaO5z1lofJfgvS09reVWpu2zK9y65fkjcewFoBR",
+	"GXkyC6QSDXGowUwCpEmvBkNm2XV0wdWAsj4aY4nGgipFWF0rnEec9ULqLwnoGEBthrDv84ipWGCmMoZB",
+	"KAgOJog8gq5YBMVBZVBUAoBvtyFTwd2PhCBMIf1eAnt9zUWXBgFhq232Vm8O+4AGjJBAwmtwMKQMad6r",
+	"AT+g/UEsaWd2u/08u00J5QtpXrnBBUrljE2NCIpzFPIx6nEBC+QjIgwSaBhc8KN04/k3vOKMHCLGUZcH",
+	"EztYveaRsWAsD6/LrGzIuEI9mKsIm53nwgTDqVHAiYTXAebpQ+mSkLO+hkwsiua4Emz1Ck9CjoNbzs+w",
+	"6JPVdhzTCw1Acw4wV2HHje3nxX14G3n0E5TUIgAC9h5vbUiYuk7I8ypb+8AjgUYhZil8KfPDKCAoYyiy",
+	"piSnlbUe5Y+7WXnzVyGeT/0KokX56jRA7LJcjQzYjAPw6OsiCPYHJABI3XJ+jtnEHqNckUxwrrWgSXw+",
+	"8hAJosQEUYYOPA9J4nMWTAGm+QwUsY0EVvbo9V4l7bMaZSjk/j2C5RNZR9ewGtxTxBAIFmmqouVyuzS9",
+	"0g6MqrX1qI4WFYz0DjDJ/DRNRW7sHBFTNIT5Yzwd4olmlRoYlID4kZHQ58mXINkwHKkBF/TLqhjcjtRA",
+	"k0kzEiXSShFBG+ufwzmVkrK+iygzYgEXyNjuggy1lnWQ2exs+mVt3ycjlfqWMkIQDgLQ83B4JTRFV1SL",
+	"Sj0cSuI6o8xXX2OHSQYIS/pO3CmFaUhZ/LlRJnemot9H+/pPyTDe/Ux8pa9Xe0TfkoleWX7Bmqc+kGlU",
+	"eq13ZxFVkAfuW3KdTN3lPCSYFQznGXkzwIrUFB2SaaHTWBYWyqauE2Kp3sl46vwKz7BUSEZgd+5FoRat",
+	"Xc1mNNoPKYuUZqhRGCLaQ4w8EKFHAOqXLlEPxV19YkaCnlqLEbmzJ3s8oj7SV0X0sE8QYX3KCNoYCR5s",
+	"lu1mJEiPPubnkDySv9/v/zxsPjqLThdgBMtI5sqByI1PM3skpcgQBVQdMyVmIIS5xyVEPxZnToLYlKDl",
+	"WeIiUu/XUce8VatunbyGk/5QBhfsK2PRyK+kHEcWntM9NUITYZqmfTSGdjf2rjiu9ZZo2jORigwzEJo+",
+	"7GkYWL1ZD0BWymtfnaB7Mnkh9RdmdjvCReMBYYhqSZiGoRXI64u3UTh52BPcmrLjxM9/8egoj6ZNb7vu",
+	"1RuN7fp+lTOwbMeowwtHKy2pqVm6M01wLREzrRJloauFSqLFCc5I7npXw5iyS4btZQJblr0RmXUCfLK7",
+	"LDuVH2P/Y/F++ZZ3zmNvb8jjEQ81h8s4K6s+UthR/Lwbv3vmat+NNO4syfK+z4amFnw0wKxPrrCUYy6C",
+	"1bi1VVPjSfIoP8bhfY2ymq8ZnaiNsKaXtYM8h254zZ0FLNp1GBlnXzFvzxeZocVzLK42P3HZoZqAGcP6",
+	"V4PQ0kwvB5slpRd42ex9rCub5XwCXx2qyFAuOo+j5BknRUIsBNbXKWL0j4icmHnAc54EYiwQXmHQU+w2",
+	"mD/4mofkhI0igETiVpiShkDvAJWCjDPGCisRSWM1lYeIDEdqAspYVxKm0JBgJhEOQzNAE9AEMgvZxBA/",
+	"2u1nbfuz4VM48Ng+CGCYffCXov9c2FvuS1pH5F6AtFrmWW3xqcNyylhkfAVgVEmclghclf/8x/+Ah9tF",
+	"4I1F4IPVX+60tj1wEhp/NAIv9D//8T/grc4d+jxcfGXWlD/6RrNw8qXCcsGhuxTIsx7T+Qu8jceVHlNm",
+	"ntknFsxSlb6dmnNvXjct+/S0/nJPJi6SAz5miLMQbBlg643N9ofG8ESE1nHuCRlJhNEAy0FeBs9oGr90",
+	"D26/XO+ws9FL/33Q6L2Re/1TvD05Jl70ll6q3V//+G3szBGLp3/gqkRebiNBhpQFYOzAhjzdk4mW1eL9",
+	"+MS1lqCgFu8Owt9cwNY+J2ASsf7LzmMNj2jtnkw69fka1jQsjYTeo0Iq5A+wwL4iQsaQpQxBYBWSHGFY",
+	"pI+ZMZn4vM+oVR3XV9yMDgLwymhx8/W10sBXHIaXPXC3zLsQmWee3K+zrBUlUncaRhtSdv9CIkl8QVQO",
+	"E7XgPRv70A1hgdZ9DAu6YyaIFZQijjDYW6zPoHN1eXOLttKXyi3ze6d+x3JgX9aaspq95JMBesz6SxB7",
+	"JHjPRMHhMGNXQgMSBqg7MVYI4MJ6u9QfIMmHBMXRfCggPtVPy9gYhgTpYxGERMo7xnvgYmihjgg6+hcq",
+	"FRHZkFAXdQIlOvAFUdRHivgDRn3zkx8MO8jXB92j9iksJjZARLh3rOMPSC87RH92UWeAfX/UQW/aR0dX",
+	"tfTXHucBkrhH1ASFBAf2VKyGDbJooLSu5AdD/e+A9BzXgckgOjU5PlFK/2K2shyDJGyhOH3GfRxqnlDO",
+	"k+KIpQwz2l3Mi2xsUOU3l3MiM4sLuyi788exIFnAPJb3cx4i/XIM1k0sSY0ySZikij6QcJKnWIvjfRJG",
+	"lThuM1x6d6cEFsYMW0pBwDXCe4g8EDFBYAlOWFbdmTrM8onaaBANMatp/qB1eGRdyfmdzfR2lZ1dYm4u",
+	"W/Sb29srZAYhnwfERYKMgPiCT88PqT5lw82ABEpi3BzGb5dZ1I63UxqukZN/YdO5VZWhwmtKwiCBdB5u",
+	"1tVeaq3r9QgLKOsjGISwpswBV3ozI6wGWovjyeLd2JqVhBtZG1YhPshixrQqEPv4sxdskYt+PnU2e0un",
+	"LoNNYiQoQR2fhzwSet+dH66vf/rpxx8LZsk4+Nt1RlgpIvRj//eHj17toF17jWu9T1/3nv6rbLN5Try2",
+	"mPjMmmlWDZ260lMvz2SqTPuTHghDAZ5I6wmgCoIYtOI405C+sskxTXGZZXcFwQG0VpUTUcqsftM2yYq6",
+	"dkHNrq4M58+gTATM6bvpW/IIkIVEVjDMnlTZTTh9/3Y2AzWWz4LhLuwXTDvBq5t2OX4+FEc2d3cbB6W6",
+	"jDnu6e/VJD/H5dursucjWaAhkvbLxj2WvKVoNVcagvczrOan79/eTN9eSMCoegc1yBcdPExY9v5UQigh",
+	"XaH+EY1xGNZ88CDry+Wizps3rfPzDtpo7tQGPBKbrtEGk5g4PQx9sYbwFIYmFDtH5jY+eo1PmtR9+n/N",
+	"j15t+9Nm66NX2zVflRK9M96nK5reEnK0jDRSFD4WiGWjb2rFnWG5Gs0zv6Y5cN/UEJkl92tJe1MgTXPF",
+	"qnKyaRk7m0b2XDQ5f1uOwaK5lh2zCM8oieVcHPeZRYskHtMK+RUJfgLn2VgkB8YlNxeTCiHJ5SqqlV77",
+	"WJE5OmmsiyKrisYuXq2PaklYq5QmxoX3enloL9L2isDm5QHM7yQJwMIZ0TBIfX9acpVoo7PFRV9ufYWH",
+	"n7b++Y//39msJAYkUf2LzcLfEV0PEcTGjakkGdMBGPAlIRJsYeBql0btyJj0X+RyRmM4rXUBClgdx3PH",
+	"oFuAz2VIfJF3geUh0mjqc27u7uXscoyDasslNTFDUUhkHR3x4dCmu3Rt+BiKibBEGxh1NbsMqVSbCAty",
+	"xwTpRRqTwM6043lFg1IlBtHc3cvzh2YJDG22av6GJlmo83DGuIq/aSQNWxXn40zVRdGCc42eBgp2skXW",
+	"ziv7xoKim2TKVuSYeprXNiayhOqk2bMFt0ucS1vE0jd8bGIL7Yg4pm6E9Y5trJG51hGD2Qsm4+buzFiE",
+	"WQaCeDFlYDJpvothcKvHPRUygYube28DKUwaNSJMXyZViPPUAxjq4TAE11NPEKK3qrlENOoLHJBg08IB",
+	"AjMYV0jfVTPp6pFXaXrylGIoIoLGAxoaqplbLASE5NPDy8LXihZhCtFCySvzcHNTNEwwaBYKJwabaoZ6",
+	"G9DozsD7cqUYwmntCMSFjT4F/k4lGppQSBMBOcCRLGKkxa/f43SkErcbEZVSi+KAf1iQfqqesQ9rRDEG",
+	"P/hSETESVJKSwKuiAcjuvdxAn73gJSpUDJY+WO+6E7O2DUkI6jzW9IeaHdLRiJLEttk8KLv2ZZPyMzFv",
+	"6ZgpuCb3MhOnNgdK6aQ2qb8437VJRl9NOctnsufkt2WT2rOGdM0jl1Gpcssou1TX1g2ypgpaKTBjvh6z",
+	"pPM6I3LmkdT49bR0lyddaR4NDkMCFkzIc3UNOd32agGe5Mnas4Y45JXpVeOVCjrQXFX5mocl8LnG7J4E",
+	"Zu/oLvK87Tjnx36wDq34I2VyRHzFky80FIg4RB2pcK/XQZBE5JORpggY4I5DikHJSZ/VXIONIpUlA3Ga",
+	"MbwdwBkn+ibPOa5jXpe/senI6VubRPaUec55SOYs3KTSQBSqVsc6yTI6yy8b3rH88jMlQqYjApNaINM7",
+	"O31/izbA1uha7+89DTqbrvURNHZt+La0HmQsUadtExDgfrTQjwSL+Nj9zOvMsZfHBmQKeCzOmzBzmsJR",
+	"Nn1A5q7ZQSbeKZHe3ClaWpajHW902wPTuos0kw7Bwl1Hx48+BDYirGKvOI7UYMtOXL61uJbIvJsKNQWK",
+	"VzR7UoXFZwFm31B2ceMiHmv7QGaHO2VSfiURWmBBIyIoDyRYP8GRioAN11Eb6oSg8YBLgiD8QKIu6XFB",
+	"QBI0Y0XEpFYaFRrSgNH+QK0SAFVUKFZWxIqlLp499imriSWTZSC+SCG7zSxgyht90r5op2bnEo9hscJF",
+	"jhftLbbrmqBkYwWryvoLuSyUhIFEI0HAd4QFQeaSgTQ8pCw7Q+NfEja6TiDoNw3XnEIGcxxLhGRWPYvD",
+	"OCK1Z4bcEzLStJgKBKVLqpxVdWuLDXWvahkBVtPcQ0dYEWH0wmWDRmdAcpkA0eqg7MSXu4MEGYXYJyY9",
+	"dTzgIYFItyrgzNLkbxMf+j3CQKcBL8u8Mt/Ih1KRLeTK50yZjCGEpmiKMS7xNMG6MhPLeBSeqoTuznHh",
+	"zPNyW46T3VkZdymWW1jbYpJUoqiItJnwmkWW8HjqMoOEJsrEjwRVkxs9s5WFIZhYi6+l3LNgRrGZZHV0",
+	"ncTDgl3/MJX+4UsbYPjmbB+1X90iyvpEKi3vjDhlypi4oVyIiZtNC4Yk8bPpUZoV6q13QaqO12o+vY4R",
+	"9/T9rTOd8wwoaMsBvpB5sXljrtTePjo6vrn5/fby7fGFFdvLVIA7dtlVWkDSwgUUr4mjIV0U8r7+QSAr",
+	"uJp9w7GCiQ9el250oBQgvDF6gZQ741ysTTfN5YMNuZmgZS2e60GU9euzYW2er8XlZwsAf4Kglx6PU6qx",
+	"qQSSlOca0f+WPMpSm7iuGI8MqshoNOKG3BYUGj0CxFwoo4chEC8mXy4axCWswIvHez3qE+kiXzM3Ioy3",
+	"aRiFitZMGTEwjXEhW3dMi9I+lsoMGgkeRL71z+iZpeL+vT6ZeEAk/AE2CdkmuExRzax8wmQkUc9Y5t6c",
+	"7bt3TGF5b55SZAivjATRhyzd2OZugsIl7TMSJLUPkOIg9TMiNL7csR9+QEecPWgBjDN5x2qoHYbWcYgh",
+	"0jbEij6QOFu4iyVB767P4khdW77AAK+z9dDoIBOorfULE5lh4p3vGEIbnT7Xm0f1LX8YbOkT62wizOQY",
+	"IKlQR+Nda2sLHhxwqVovvZeenrWul3Z6c3kBUrNZm4+HJDzCWhU8CcxX796dvJJ1pHmaVHg4Mt9evz5C",
+	"29vbB1oFend7BHMdZ0ItqUSdr3cmxPDOaaE7x9w7G0xnrtyd46K7TPghDIRhlCkz5KlziHY8D+EgkKhj",
+	"CWDH7PzjV5DV3Dgq8+mTvsM7XtOOju2r5uwjKCNgywCQAEkfM7TjNexg/dGApJ16e8GUna8q4lYoK+Im",
+	"B7Dj7cCc10lxBml/QzvNA2N/wPmKC3GywYYtybAZI1WOnN2xY+wPUrOxOUPQSDuPtRERYH3nzG4+/QJR",
+	"hfwB8e/lYeGXFxLZWgx3DCrMUAmiGgniKJ/kbS8kytz4OtK6gUQCs/s7toK5bANMQJt5s1kdXSY28YIV",
+	"3cdCTO5Y0Y5+GFf40GDlkcoWAMmcSDM2cOrbET9riHdINWUgafKWowVUYeLXtY4iQkvJZWtrK0setxQR",
+	"Q2mERBVmyaTjOg9ESOtrrnt1D4yyI8LwiDotZ7vu1bdNcNQAePZWfUzCsHavIbn1eXwv63Fpiz5R5fYJ",
+	"uMXvSRe9JRN0Q2ILxD2ZSCBXOc6oLzP838AxTot5IY0lDNDtKsGKFmIcMiyjbkj9TQOnTCa+03J+Iup0",
+	"DI6JXCmvpuctV67DBL99tKGBSTwghP9lYv4gxM/ZDzx/p9skB7jR2/Z3Xzo2xs8G9kEcnw3ee4QQtD8+",
+	"tD+8fTwSvV9uft+/nbz/+c1lf3/gP1zhET0PxfgE4yv/zbtrWwSzWh0QiOKbUaPmnkyQJKYQz463M2uq",
+	"BGZbSc2lrDBnqlempTiv4BzM0QIKPxBBe5P8CUO2eB/KPw6JgvrXWaLgtBxznPAmY+EDaQbUEi5LsOya",
+	"qEgwiXAsbmlmNBac9eOoahYgbL+Jbe0xqYMIQTwkmtzW79hrzfxMNbW4To1MalbBuHRKE/KOTq7g0lKW",
+	"Ec5MbRuAgZaFQDjI/Nyyof9YaX6urJ9WP0MCF0FoceLoELQ/UMmyM+S7eXDHjJE4VxQHXQLNP7kyzFAz",
+	"B9zrEV+RYPnrA4GNaT7/jzyYLFnmpnJF1dSvMjPwpDLq5+Ixn/KqSmxWWpkcmLLBqYW/bCHx0K3YE/BU",
+	"ee3pE9Oyq5HuKLP31lt8bzM1C+GRxuJHcjWN9EON7cUPFQuV6eeaB4ufK9a2mkde9PY1uwekT6/hKM36",
+	"jwlLfDrVaAs3bqZZxOWB31uB19qTIJbMlHs36pxehbnQ5jOVMiJBWmkW6IalJvU71rY3uOntoPGAWBEN",
+	"birEmcAcY2wrJbpI8sTjCfmhuAfyuUm/0fNlyWtS4dAuQio8sbpj4sOZWL8N2sAKDblUGdK0OYNImCoj",
+	"2V1TA5RMnb8ZFETDdw0Ssl45+cr3rhAoUIlq7JQ4zMwd5ZFa+ZKudN8W3RtzCCtcEGPyminemeQTuJFw",
+	"A+Jwl9S2NYVQmE2solqjDCaYIbmdE2dtQj3PAZhQ6cQDWA1V7PBSyaqwsRWp7lP2/KanrXSSkoS9zDlm",
+	"4xbKSd0RqF65KqWp2CGJkkkRDc4g/c9QRnPuPFJSYZNUl6cTvHfHEpusJpUikddyPTNSqa349oyCZCo1",
+	"QG1XibC8Y7ggrSXCmq1GVSauQaQTCJWbFZDTjaekAvFxUlq2DGfzlXfWIXpT9XfmROPmiug4SuBJLaSM",
+	"1LCqBXjMajvN6lSwvHbQX0eEineWca0VsPCvLVolRMUctE2QyqL7C7mcRFUgM/buz6EynMlouECi2kgD",
+	"PzYLNEPTH7ua2EbFyBii2dMJNC3xzYu0QmWLXG7YuJJNYxnX5CtIRLiYwjTq6MqsSpMyzO5YLFHFE8aP",
+	"9DFlCIeSF0jhYiEQAlt8csdoXGUoL/j5fET1egXP9msTJJIEBUQRsCs/t6RmBaCbpIPRX1Fi+1MQqXYW",
+	"yQ/nXhQqE7T8E1CuOUJqGt1V2GEPqiNnALKaGBv7xuYQpjjktExSSWSU92BxsXGrHXcqQFUfiAkZSkw4",
+	"d6xisCqCIFsZ160oK1txx85M/oTWALetxy+2RI+IyEg5+tOAR2J5q08cTvzOiJrfwfhT0lhvUZeb57QX",
+	"FeOnK5GSxp+BlNyaiE3ohWBKrBo3YhpBTWXsNVzHrlRBHkl6Ovw72ZTMpYdwZwOlpanLdGWm2STmlFPL",
+	"68uD2tO5bCcF1yQyGv0lU6Ib5XTCO5ZTduLSIsmMEBtB0MaOt50mU27WUZuhiIEvx4UK0G4iFKWVwe9Y",
+	"UUDaOdTgAmTSEpJR9DO/H1TQqYyUkpNOLH9Rk1KSVKxBvg5ZWrF1a9XbOKtc+jeRT763ecMoxAnC5itq",
+	"fl8JxKtAQtLeKss7ur4bWcvpZQZ79A2jWWRPXWamN+48Pcz6bxe7ZoGMyQEJtAypBPaVi7oRC0JgBooD",
+	"1Qi4Hw0JU64WX05vLi9WcsJejghrj+iptFd3HV9sHBm0mjc7dw3mlYQphLGV3wfY19UJ2q57CaSe2asK",
+	"DX7aVycvZPK2+E1oQx/I5nIu1Rg9JngYPh96rIMVH/RKlsKKeO1/Y0UpVnxon58tixWiLyvoRovT8aha",
+	"oOWs5g5I6h2vw/nnNJ6ubiEtFl7+JsoCNxUT5rJ1DYzqXN2MXtix6E9iRSgR4LO7yOA+IPZcdpmpljKX",
+	"HhYikk0XC8irMH5oSKJWVGM+YLobB3gZ+d2E2E1b7ToaES9Fv4M2THQZjI5GM4mmvQNryY3/Ifi1PLlN",
+	"EOua4GB5tLJn6RSa086I10+HbJlepU+fXKc069WY660HzjZYMahnSjnKOroKoW5OmuuCupM0QNm18QWC",
+	"R/1B3JtlGhdNHKTBRqDipViYZDqtQ4yTjKS4TYbzw+uD/e3GnpPpg+H84L3e39s7TtMvKuUgVdd1ijlb",
+	"30RL+663LYItBf/KW/ftNbP1GYc5+eVveHJDprnHls0gkTPZiAlDvyeTuHFPITQbmlRZ0zNYYlytYhOp",
+	"THX2Q9uuK6kWrzQbq3SLgTzEDKmFOnH1jg7a0KKZfuVxUlmjPJKHSmUaAKwbTvsxba5mhOoKTfYrNpkP",
+	"GvnGX7n5Gl5rp2Hns8RkQc+WuGp+rqa9JtLpLa2USNVOMokKSVSzonPld76xzUrXKdew83vc9NyN1QgY",
+	"54Flw4iTWzfvssJPmYh8k0ZkCtisw6znRiSrTKMK29EhdllzVdYfAFLY4iYB+qbZrJy0BcQdg7Q3E9Ms",
+	"yFLZb+6MfhHfh35kWy49gxI39+Yuqc3l+0A9t0JXKPvwHBQO2qKs0rekGtkzPUucG8UFMR1VNAIzPj5E",
+	"pj1tptOFRuuprEx3Gi9NxY48uwzU1iDcz2BlgpT1mcR3uZONW9bMprTZ3MW/iS57fr3cUuxnJdgzJa+t",
+	"r9Ro8QEJiSIz+93YXvTQq8AncQnMhongGQ+IAJx+4PcQBJT4xaD7jVXFmOld/52op4lDz1DP6UDkRecb",
+	"t1j/G8enVH0N22+FqysKF+7CgSCCTN+EKKCqFvL+AiUEauaiIYZm5DmrQNJGK6+cZBWRFvQb2DDeQAs0",
+	"xMUdM9nImy4aD7CydTJjPN4Ei7BJJI7TWG2jUn0BIFLOXr0rrG+YyW4Cu1nnjukxHT8SkovOofU+Pio0",
+	"wn3yQqJ312eaMdls0M4ZZfdpumpHkPD/3Dl6/J3TmWGCg9a/HbRh8kLn2OBAEdKDz3jfmTrdQl0rzf0I",
+	"U4ISaaQzKlERbDaHO18cKJEEdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/iPPr/4gI5IBa7g7tWaEuccoq",
+	"F1brnrty0FY1RiQ5vRuYZZseb87pajxjiUbbzjRbL/THXG6FGFrLx+3jqan3n19UInc1bkHoiuWukuVp",
+	"XCwH35xKXQtWaIttLVrcy4WLU3ylpS2gJhBXVoXsHMEVBO3nGYwAAKccuiQ9r/MC8fxrYFpbxx2tp8LJ",
+	"bCvooui9u5zoTRqmv3Gx6XOmp7Oz02v4TXxAvO5+sO3v4pdkr9cImn62SXKVd2G8kp0hbV9ewdbQBuIJ",
+	"nagMjmqUNDQT3qSJ6DT76JgyCJEITU78IcpR12znaa2gDjXSZ+ZPd1TE0ae/ko1y2pdggpwCqlAIfCOR",
+	"MPR3M1wJcJ6r2yemhINMsNpM8SCNXJKIEQrpibE2l0aIsTRELC8aJBn8kH0M5kpTqWGWoPxOEiGr8t3M",
+	"4tY3QlZQynMl7j5+SvqJOBIPF8S0ZrpHpbMfrKLy+41c66PKRNGUzssUKk1K4338tAJxyTXMrGTIHNku",
+	"axm0+2t5IqbtkyVbrhS+lbkLz2+PzIRvZLqXmqzgHhdo33Yyy4S8UxUXqwIFeWOGqfKODbAcbNYRIIfJ",
+	"mIlz7iA/JqmxpyecBo6JZIWSLkM8AR9llyDc5Q/EZA0atBcvIKjkEMJhEQ1kEuRq4mNLvClaQg1cmz6Q",
+	"6QMSN1sVLsJDzvo2sw/mMTGxZvlxqfg4+wdXiXRdlqQV27evlTKYI1WOKSddnVzNIRbVxJVPS5rmVoyQ",
+	"XTaShuYaEs51wU43E35a1tyYe7aUJqbrsc6A5Kb9HT67vtkR4G+6N5lSvktS3nkSUyXbYi6E3xBQqfhI",
+	"ojEXxphoTI5rkw5jtCqQjj+JUfBfY9xbMqD6OTjyqka8eFVzTXickdidmGmKFddDy9nuuhNTfnqt2DMt",
+	"39gCqesHoGV2OJcmxy/MU+IlirlWlVXtgv408WkgbQ6T41iMz2uHps3C0q2vprnfXNp4zAJZ6N9WRxcc",
+	"WmH7WMuJQ/5AUilrPOBQtE8aYVA/OnST3LUQS2WijO+Yj5kVG80cAdrY8Q42n4HA6tksEv1NXFfm6wVq",
+	"nDvmfyNC/M40qJwZgZnB1b7ATCFs1JYEPW15EC5Qksk8B5cPrQLF4qqUQ3xPbOS8ze9LkRylOB6QIVcJ",
+	"jqN2/I4wTQuG1pWgz8DlMC+yazalomy9OgWVGE1T0HVvS7YXwbNrMd9RNynrqfBNYkKHSQvcCvxvCUUk",
+	"eWBucKh5+98axzMEOuQveyFxV1ODXEPbdfURmHaZNAV4IJUAUTvXFNVSD+ikGrdPja0h60uLN7DY9Ytw",
+	"xHuenzcPo1aQE8HvVFFKtB2U/0wyorSHkKS1w+dvk7pQan1sB4G0Nji0geNi6y7CSbV1/fcDYRHZTE0i",
+	"+e45h7a6eIDjdPgAT+7YCAtlcx74cBTZetBUZXPbMy14MnXE6shqFnM4p2a5xkcwn0kC5lU391k/57oB",
+	"kMXmSEkDkKm+QksasbJ9V75NJQzbGWvhdV6mBoYZPvPS/p0BMTNED+BTgUBkkH0WY9r6aiSz2Yl0l8ye",
+	"B7qMlKQByVvnUy5q+CdVhXr16+XOJVdvbX70F8ffdfPmquLUukxnsV53AwhZPbPOzfALLqBDiOEy4AIL",
+	"NUelMnZrBaZt1ObanCHteLUOZ0i7Un386hCIiGl4Lc9LQ2K6guD7HpbKNLcUymk53l5r2wNQ2kd2co+E",
+	"EfMHmeGNhv45Hd709OPJ8IAy01kzGb+fH+81c9NDl8HM8Cb8/LSsxrY00/p3v/SxpvY385qbvrca88oX",
+	"Vvia6+9kYyPA110W0nmVdPaZ6rqBR7Se67zx0ADCYxc3nSaUVm9z09qQxmsUV8GLTZ7FwsLJBYrLVJWE",
+	"H2Y0Qela1S5NWDefRyFmmdkg63F6KgAc2phulCRdI7nLzaQYBBU5kTtIaWh21eYkpl5kpXIXtGhp1GiT",
+	"UzJVBeswH1eSTB2r1vMBkmSSQYiAnEhFhpAS04/L6W2IYquxN2f7NqdqM/O+JER8+oW32ZgvCLRLY6+z",
+	"M9gwr2pVWBKUSBttlDRSycJDYU1Q/zcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

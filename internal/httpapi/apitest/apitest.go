@@ -307,3 +307,10 @@ func (res *Response) ExpectError(status int, msg string) ErrorBody {
 	}
 	return e
 }
+
+// With returns a copy of the Env that reports to t, for subtests sharing one server.
+func (e *Env) With(t testing.TB) *Env {
+	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, router: e.router, client: e.client}
+	c.nextIP.Store(e.nextIP.Add(1000))
+	return c
+}
