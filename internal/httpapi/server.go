@@ -18,6 +18,7 @@ import (
 	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/sous-app/sous/db/migrations"
+	"github.com/sous-app/sous/gen"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/internal/apikeys"
@@ -61,12 +62,15 @@ type Deps struct {
 	HashParams *auth.HashParams
 }
 
-// LoadSpec parses the embedded contract. Its servers are replaced by the bare base path, so the
-// validator matches requests whatever host they were sent to.
+// LoadSpec parses the published bundle embedded in the binary. It is read from the bundle's own
+// bytes rather than oapi-codegen's copy, which renames operationIds to Go names.
 func LoadSpec() (*openapi3.T, error) {
-	doc, err := api.GetSwagger()
+	doc, err := openapi3.NewLoader().LoadFromData(gen.OpenAPIYAML)
 	if err != nil {
 		return nil, fmt.Errorf("load embedded spec: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("embedded spec is invalid: %w", err)
 	}
 	return doc, nil
 }

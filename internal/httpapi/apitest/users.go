@@ -104,3 +104,13 @@ func (e *Env) SetPlan(orgID uuid.UUID, tier string, trialEnds *time.Time) {
 		e.T.Fatal(err)
 	}
 }
+
+// SignIn signs the user in again (e.g. after moving the clock past the access token's life).
+func (e *Env) SignIn(email string) Session {
+	e.T.Helper()
+	var s Session
+	e.Call(http.MethodPost, "auth/login").FromIP(e.NewIP()).
+		JSON(map[string]string{"email": email, "password": Password}).
+		Do().Expect(http.StatusOK).Decode(&s)
+	return s
+}
