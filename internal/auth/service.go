@@ -15,10 +15,10 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
-	"github.com/sous-app/sous/internal/plans"
-	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/plans"
+	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/reqinfo"
 )
