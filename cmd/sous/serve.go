@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"time"
@@ -66,6 +67,9 @@ func serve(ctx context.Context, args []string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
+	}
+	if cfg.PprofAddr != "" {
+		go servePprof(cfg.PprofAddr, logger)
 	}
 	errc := make(chan error, 1)
 	go func() {
@@ -143,4 +147,17 @@ func database(ctx context.Context, cfg config.Config, logger *slog.Logger) (stri
 		}
 	}
 	return local.URL(), stop, nil
+}
+
+// servePprof exposes the profiler on its own address, for measuring where time goes under load.
+func servePprof(addr string, logger *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	logger.Info("pprof listening", "addr", addr)
+	if err := http.ListenAndServe(addr, mux); err != nil {
+		logger.Error("pprof", "err", err)
+	}
 }

@@ -27,10 +27,14 @@ const (
 // Verification accepts only keys of the published set and only the algorithm stored on each
 // key, so a token cannot choose its own algorithm ("none", or HS256 keyed with a public key).
 type Tokens struct {
-	signing jwk.Key
-	public  jwk.Set
-	clock   clock.Clock
+	signing  jwk.Key
+	public   jwk.Set
+	clock    clock.Clock
+	verified *verifiedCache
 }
+
+// verifiedCacheSize bounds the verified-token cache (about 300 bytes a token).
+const verifiedCacheSize = 50_000
 
 // NewTokens signs with priv; extra public keys (e.g. a key being rotated out) also verify.
 func NewTokens(priv ed25519.PrivateKey, c clock.Clock, extra ...ed25519.PublicKey) (*Tokens, error) {
@@ -54,7 +58,7 @@ func NewTokens(priv ed25519.PrivateKey, c clock.Clock, extra ...ed25519.PublicKe
 			return nil, err
 		}
 	}
-	return &Tokens{signing: signing, public: set, clock: c}, nil
+	return &Tokens{signing: signing, public: set, clock: c, verified: newVerifiedCache(verifiedCacheSize)}, nil
 }
 
 // KeyID is the kid of a public key: the first 16 hex digits of its SHA-256.
@@ -101,6 +105,19 @@ var ErrInvalidToken = errors.New("invalid or expired access token")
 
 // Verify checks signature, issuer and expiry, and returns the token's user id and expiry.
 func (t *Tokens) Verify(token string) (uuid.UUID, time.Time, error) {
+	now := t.clock.Now()
+	if v, ok := t.verified.get(token, now); ok {
+		return v.userID, v.exp, nil
+	}
+	id, exp, err := t.verify(token)
+	if err != nil {
+		return uuid.Nil, time.Time{}, err
+	}
+	t.verified.put(token, verifiedToken{userID: id, exp: exp}, now)
+	return id, exp, nil
+}
+
+func (t *Tokens) verify(token string) (uuid.UUID, time.Time, error) {
 	tok, err := jwt.ParseString(token,
 		jwt.WithKeySet(t.public, jws.WithRequireKid(true)),
 		jwt.WithValidate(true),

@@ -27,6 +27,8 @@ type Config struct {
 	LogLevel            slog.Level
 	AccessLog           bool
 	BodyLimit           string
+	// PprofAddr serves net/http/pprof on a separate listener when set (never on the API port).
+	PprofAddr string
 }
 
 // FromEnv reads the configuration; lookup is os.LookupEnv outside tests.
@@ -43,6 +45,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		WebURL:      strings.TrimRight(get("SOUS_WEB_URL", "http://localhost:8080"), "/"),
 		DataDir:     get("SOUS_DATA_DIR", ".sous"),
 		BodyLimit:   get("SOUS_BODY_LIMIT", "1M"),
+		PprofAddr:   get("SOUS_PPROF_ADDR", ""),
 	}
 	c.JWTKeyFile = get("SOUS_JWT_KEY_FILE", filepath.Join(c.DataDir, "jwt-signing-key.pem"))
 
