@@ -34,6 +34,15 @@ type AuditLog struct {
 	RequestID *string
 }
 
+type Event struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	Name         string
+	At           time.Time
+	Data         []byte
+	DispatchedAt *time.Time
+}
+
 type Invitation struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
