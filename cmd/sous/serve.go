@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -133,6 +135,17 @@ func database(ctx context.Context, cfg config.Config, logger *slog.Logger) (stri
 	dir, err := filepath.Abs(filepath.Join(cfg.DataDir, "pgdata"))
 	if err != nil {
 		return "", nil, err
+	}
+	if ok, err := pg.ReachableByServer(dir); err != nil {
+		return "", nil, err
+	} else if !ok {
+		// Run as root from a checkout under a private directory (root's home, typically): the
+		// postgres user cannot reach the data directory there, so keep the cluster in a
+		// directory of its own under the system temp dir, named after the checkout.
+		sum := sha256.Sum256([]byte(dir))
+		fallback := filepath.Join(os.TempDir(), "sous-"+hex.EncodeToString(sum[:6]), "pgdata")
+		logger.Warn("the postgres user cannot reach the data directory; using another", "wanted", dir, "using", fallback)
+		dir = fallback
 	}
 	logger.Info("DATABASE_URL not set: starting a private PostgreSQL cluster", "dir", dir)
 	local, err := pg.StartLocal(ctx, pg.LocalOptions{Dir: dir, Logger: logger})

@@ -117,3 +117,34 @@ func processCwd(pid int) (cwd string, ok bool) {
 	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
 	return cwd, err == nil
 }
+
+// ReachableByServer reports whether the user the server binaries would run as (postgres, when we
+// are root) can traverse every existing ancestor of dir. Root's home directory is the usual
+// reason it cannot.
+func ReachableByServer(dir string) (bool, error) {
+	r, err := currentRunAs()
+	if err != nil || r.cred == nil {
+		return err == nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false, err
+	}
+	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil {
+			st, ok := fi.Sys().(*syscall.Stat_t)
+			mode := fi.Mode().Perm()
+			switch {
+			case !ok:
+			case st.Uid == r.cred.Uid && mode&0o100 != 0:
+			case st.Gid == r.cred.Gid && mode&0o010 != 0:
+			case mode&0o001 != 0:
+			default:
+				return false, nil
+			}
+		}
+		if p == filepath.Dir(p) {
+			return true, nil
+		}
+	}
+}
