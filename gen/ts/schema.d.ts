@@ -749,7 +749,7 @@ export interface components {
             trialing: boolean;
             /**
              * Format: date-time
-             * @description When the trial ends (the organization then falls to free unless upgraded); null when not on a trial.
+             * @description When the Pro trial ends or ended (the organization then falls to free unless upgraded); null when the plan was set by an operator without a trial.
              */
             trialEndsAt: string | null;
             features: components["schemas"]["PlanFeature"][];

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -43,9 +42,6 @@ func indexOperations(doc *openapi3.T) operations {
 				OrgScoped:   strings.Contains(path, "{orgId}"),
 			}
 			ops[opKey(method, echoPath(path))] = o
-			if method == http.MethodGet {
-				ops[opKey(http.MethodHead, echoPath(path))] = o
-			}
 		}
 	}
 	return ops

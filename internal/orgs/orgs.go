@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
@@ -112,4 +111,3 @@ func notFound(err error, thing string) error {
 
 // access is the request's authorization, established by the policy middleware.
 func access(ctx context.Context) (authz.Access, error) { return authz.MustFromContext(ctx) }
-

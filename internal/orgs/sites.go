@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -147,10 +148,15 @@ func (h *Handlers) UpdateSite(ctx context.Context, req api.UpdateSiteRequestObje
 	return api.UpdateSite200JSONResponse(toAPISite(site)), nil
 }
 
-// checkTimezone accepts IANA zone names the server's time zone database knows. "Local" and
-// the empty name are refused: they mean the server's zone, not the site's.
+// zoneName is the shape of an IANA zone name: parts of letters, digits, _, + and - separated by
+// single slashes. time.LoadLocation alone also takes file paths such as "./UTC" or
+// "America//Chicago", which PostgreSQL and most clients refuse.
+var zoneName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z][A-Za-z0-9_+-]*)*$`)
+
+// checkTimezone accepts IANA zone names the server's time zone database knows. "Local",
+// "localtime" and the empty name are refused: they mean the server's zone, not the site's.
 func checkTimezone(tz string) error {
-	if tz == "" || tz == "Local" {
+	if tz == "Local" || tz == "localtime" || !zoneName.MatchString(tz) {
 		return apierr.InvalidField("timezone", "must be an IANA time zone name such as America/Chicago")
 	}
 	if _, err := time.LoadLocation(tz); err != nil {
