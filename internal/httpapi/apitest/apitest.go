@@ -47,10 +47,9 @@ type Env struct {
 	Clock  *clock.Fake
 	Config config.Config
 
-	router  routers.Router
-	client  *http.Client
-	nextIP  atomic.Uint32
-	checked bool
+	router routers.Router
+	client *http.Client
+	nextIP atomic.Uint32
 }
 
 // Option adjusts the server's configuration before it starts.
