@@ -1,0 +1,57 @@
+// Package realtime tells devices (kitchen wallboards, menu boards) when to
+// refetch their state, across every replica of the server.
+//
+// Devices poll GET /v1/device/state and also hold a WebSocket (see
+// ServeSocket). A frame on the socket means "refetch now" and carries no
+// data, so the socket is only ever a latency optimisation: a device whose
+// socket is down keeps working on polling alone, and nothing is lost by
+// missing, merging or repeating frames.
+//
+// # Producing hints
+//
+// Any change that alters what a device shows must call Notify (or NotifyOrg
+// for every device of an organization, or DisconnectDevice when a device is
+// unpaired) with the transaction making the change. The hint is a PostgreSQL
+// NOTIFY on Channel, which the server delivers only if and when that
+// transaction commits, to every replica listening, whichever replica wrote.
+//
+// # Delivering hints
+//
+// Each replica runs one Hub, which holds one dedicated connection listening
+// on Channel and fans notifications out to the sockets it serves. That
+// connection is opened with the pool's settings but outside the pool, so
+// count one more per replica against max_connections; and LISTEN needs a
+// session of its own, so it cannot go through a transaction-pooling proxy
+// such as PgBouncer in transaction mode (sending hints can). The hub must run for as long as the replica serves sockets:
+//
+//	hub := realtime.NewHub(pool, logger)
+//	go hub.Run(ctx)
+//
+// and the device route, once it has authenticated the device token, hands
+// the request over:
+//
+//	err := realtime.ServeSocket(w, r, hub, device.ID, device.OrgID, realtime.SocketOptions{})
+//
+// The handler then lives as long as the socket. http.Server.Shutdown does not
+// wait for or cancel hijacked connections such as WebSockets: cancel the
+// hub's context (or the server's BaseContext) on shutdown, which closes every
+// socket with 1001 so devices reconnect to another replica.
+//
+// # Payloads
+//
+// A notification's payload is a comma-separated list of tokens, each a device
+// id (hint that device), "org:" followed by an organization id (hint all its
+// devices) or "revoke:" followed by a device id (close that device's sockets
+// with StatusRevoked). Batches stay far below PostgreSQL's 8000-byte limit.
+// Tokens a replica does not understand are logged and skipped, so new kinds
+// can be rolled out replica by replica.
+//
+// # Revocation
+//
+// DisconnectDevice closes a device's open sockets on every replica the moment
+// its unpairing commits; new sockets are refused by the token check of the
+// device route. A socket whose token check raced with the unpairing (checked
+// just before the commit, subscribed just after the revocation was
+// delivered) can stay open; it then carries nothing but empty frames, and the
+// device's next poll is refused.
+package realtime
