@@ -57,3 +57,16 @@ WHERE family_id = @family_id AND revoked_at IS NULL;
 UPDATE refresh_tokens
 SET revoked_at = @now::timestamptz
 WHERE user_id = @user_id AND consumed_at IS NULL AND revoked_at IS NULL;
+
+-- name: GetUserWithMemberships :one
+-- GET /auth/me in one round trip: the user and their memberships as a JSON array.
+SELECT u.id, u.email, u.name,
+       coalesce(jsonb_agg(jsonb_build_object(
+           'orgId', m.org_id, 'orgName', o.name, 'role', m.role,
+           'siteIds', m.site_ids, 'credentials', m.credentials
+       ) ORDER BY o.name, m.org_id) FILTER (WHERE m.org_id IS NOT NULL), '[]')::jsonb AS memberships
+FROM users u
+LEFT JOIN memberships m ON m.user_id = u.id
+LEFT JOIN orgs o ON o.id = m.org_id
+WHERE u.id = @id
+GROUP BY u.id;

@@ -231,6 +231,39 @@ func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error
 	return i, err
 }
 
+const getUserWithMemberships = `-- name: GetUserWithMemberships :one
+SELECT u.id, u.email, u.name,
+       coalesce(jsonb_agg(jsonb_build_object(
+           'orgId', m.org_id, 'orgName', o.name, 'role', m.role,
+           'siteIds', m.site_ids, 'credentials', m.credentials
+       ) ORDER BY o.name, m.org_id) FILTER (WHERE m.org_id IS NOT NULL), '[]')::jsonb AS memberships
+FROM users u
+LEFT JOIN memberships m ON m.user_id = u.id
+LEFT JOIN orgs o ON o.id = m.org_id
+WHERE u.id = $1
+GROUP BY u.id
+`
+
+type GetUserWithMembershipsRow struct {
+	ID          uuid.UUID
+	Email       string
+	Name        string
+	Memberships []byte
+}
+
+// GET /auth/me in one round trip: the user and their memberships as a JSON array.
+func (q *Queries) GetUserWithMemberships(ctx context.Context, id uuid.UUID) (GetUserWithMembershipsRow, error) {
+	row := q.db.QueryRow(ctx, getUserWithMemberships, id)
+	var i GetUserWithMembershipsRow
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.Name,
+		&i.Memberships,
+	)
+	return i, err
+}
+
 const listMembershipsForUser = `-- name: ListMembershipsForUser :many
 SELECT m.org_id, o.name AS org_name, m.role, m.site_ids, m.credentials
 FROM memberships m

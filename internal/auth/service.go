@@ -4,6 +4,7 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"crypto/ed25519"
 	"strings"
 	"time"
@@ -199,14 +200,18 @@ func signInKey(email, ip string) string {
 
 // Me returns the signed-in user with current memberships.
 func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
-	user, err := db.New(s.pool).GetUser(ctx, userID)
+	row, err := db.New(s.pool).GetUserWithMemberships(ctx, userID)
 	if pg.IsNoRows(err) {
 		return UserView{}, apierr.Unauthenticated("Invalid or expired access token")
 	}
 	if err != nil {
 		return UserView{}, err
 	}
-	return s.userView(ctx, user)
+	view := UserView{ID: row.ID, Email: row.Email, Name: row.Name}
+	if err := json.Unmarshal(row.Memberships, &view.Memberships); err != nil {
+		return UserView{}, err
+	}
+	return view, nil
 }
 
 func (s *Service) userView(ctx context.Context, user db.User) (UserView, error) {
