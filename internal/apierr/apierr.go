@@ -101,17 +101,17 @@ func Unprocessable(message string) *Error {
 	return &Error{Kind: KindUnprocessable, Message: message}
 }
 
-// RateLimited reports a limit; retryAfter is rounded up to whole seconds by the renderer.
+// RateLimited reports a limit that lifts after retryAfter.
 func RateLimited(retryAfter time.Duration) *Error {
-	secs := int((retryAfter + time.Second - 1) / time.Second)
-	if secs < 1 {
-		secs = 1
-	}
-	return &Error{
-		Kind:       KindRateLimited,
-		Message:    fmt.Sprintf("Too many requests; retry in %d seconds", secs),
-		RetryAfter: retryAfter,
-	}
+	e := &Error{Kind: KindRateLimited, RetryAfter: retryAfter}
+	e.Message = fmt.Sprintf("Too many requests; retry in %d seconds", e.RetryAfterSeconds())
+	return e
+}
+
+// RetryAfterSeconds is RetryAfter rounded up to whole seconds, at least 1: the Retry-After value.
+func (e *Error) RetryAfterSeconds() int {
+	secs := int((e.RetryAfter + time.Second - 1) / time.Second)
+	return max(secs, 1)
 }
 
 // Internal wraps an unexpected failure; its cause is logged, never shown.

@@ -89,11 +89,7 @@ func errorRenderer(logger *slog.Logger) echo.HTTPErrorHandler {
 			body.Scan = &scanRef{TagCode: e.Scan.TagCode, OrgID: e.Scan.OrgID}
 		}
 		if e.Kind == apierr.KindRateLimited {
-			secs := int((e.RetryAfter + 999_999_999) / 1_000_000_000)
-			if secs < 1 {
-				secs = 1
-			}
-			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds()))
 		}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(status)
