@@ -197,10 +197,163 @@ func (e RoleInput) Valid() bool {
 	}
 }
 
+// Defines values for ScanActionMethod.
+const (
+	DELETE ScanActionMethod = "DELETE"
+	GET    ScanActionMethod = "GET"
+	PATCH  ScanActionMethod = "PATCH"
+	POST   ScanActionMethod = "POST"
+	PUT    ScanActionMethod = "PUT"
+)
+
+// Valid indicates whether the value is a known member of the ScanActionMethod enum.
+func (e ScanActionMethod) Valid() bool {
+	switch e {
+	case DELETE:
+		return true
+	case GET:
+		return true
+	case PATCH:
+		return true
+	case POST:
+		return true
+	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignoffDecidedDataDecision.
+const (
+	Approved SignoffDecidedDataDecision = "approved"
+	Rejected SignoffDecidedDataDecision = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedDataDecision enum.
+func (e SignoffDecidedDataDecision) Valid() bool {
+	switch e {
+	case Approved:
+		return true
+	case Rejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TagTargetType.
+const (
+	TagTargetTypeEquipment       TagTargetType = "equipment"
+	TagTargetTypeSite            TagTargetType = "site"
+	TagTargetTypeStorageLocation TagTargetType = "storage_location"
+)
+
+// Valid indicates whether the value is a known member of the TagTargetType enum.
+func (e TagTargetType) Valid() bool {
+	switch e {
+	case TagTargetTypeEquipment:
+		return true
+	case TagTargetTypeSite:
+		return true
+	case TagTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliveryAttemptState.
+const (
+	Delivered WebhookDeliveryAttemptState = "delivered"
+	Failed    WebhookDeliveryAttemptState = "failed"
+	Queued    WebhookDeliveryAttemptState = "queued"
+	Sending   WebhookDeliveryAttemptState = "sending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryAttemptState enum.
+func (e WebhookDeliveryAttemptState) Valid() bool {
+	switch e {
+	case Delivered:
+		return true
+	case Failed:
+		return true
+	case Queued:
+		return true
+	case Sending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventName.
+const (
+	AlertCreated          WebhookEventName = "alert.created"
+	Asterisk              WebhookEventName = "*"
+	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	EngagementFinalized   WebhookEventName = "engagement.finalized"
+	PolicyPublished       WebhookEventName = "policy.published"
+	ReportPublished       WebhookEventName = "report.published"
+	SignoffDecided        WebhookEventName = "signoff.decided"
+	TrayDelivered         WebhookEventName = "tray.delivered"
+	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventName enum.
+func (e WebhookEventName) Valid() bool {
+	switch e {
+	case AlertCreated:
+		return true
+	case Asterisk:
+		return true
+	case CateringInvoicePaid:
+		return true
+	case CateringQuoteAccepted:
+		return true
+	case EngagementFinalized:
+		return true
+	case PolicyPublished:
+		return true
+	case ReportPublished:
+		return true
+	case SignoffDecided:
+		return true
+	case TrayDelivered:
+		return true
+	case WalkthroughSubmitted:
+		return true
+	case WorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcceptInvitationRequest defines model for AcceptInvitationRequest.
 type AcceptInvitationRequest struct {
 	// Token Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
 	Token string `json:"token"`
+}
+
+// AlertCreatedData `alert.created`: an operational alert opened.
+type AlertCreatedData struct {
+	AlertId openapi_types.UUID `json:"alertId"`
+
+	// Kind What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+	//
+	// Example: temperature_excursion
+	Kind string `json:"kind"`
+
+	// Severity For example `info`, `warning`, `critical`.
+	//
+	// Example: warning
+	Severity string `json:"severity"`
+
+	// SiteId The site the alert concerns; null for organization-wide alerts.
+	SiteId *openapi_types.UUID `json:"siteId"`
 }
 
 // ApiKey defines model for ApiKey.
@@ -273,6 +426,30 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// CateringInvoicePaidData `catering.invoice_paid`: a catering invoice was marked paid.
+type CateringInvoicePaidData struct {
+	// EventId The catering event the invoice bills.
+	EventId   openapi_types.UUID `json:"eventId"`
+	InvoiceId openapi_types.UUID `json:"invoiceId"`
+
+	// TotalCents The invoice total, in cents.
+	//
+	// Example: 482500
+	TotalCents int `json:"totalCents"`
+}
+
+// CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+type CateringQuoteAcceptedData struct {
+	// EventId The catering event the quote is for (not the webhook event).
+	EventId openapi_types.UUID `json:"eventId"`
+	QuoteId openapi_types.UUID `json:"quoteId"`
+
+	// TotalCents The accepted total, in cents.
+	//
+	// Example: 482500
+	TotalCents int `json:"totalCents"`
+}
+
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
 	// CurrentPassword Example: walk-in-cooler-pantry-9
@@ -330,6 +507,45 @@ type CreateSiteRequest struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// CreateTagRequest defines model for CreateTagRequest.
+type CreateTagRequest struct {
+	// Label Printed on the tag; required for `equipment` and `storage_location`.
+	//
+	// Example: Walk-in cooler 2
+	Label *string `json:"label,omitempty"`
+
+	// SiteId Where an `equipment` or `storage_location` tag is posted; for `site` tags it is the target itself and may be omitted.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+
+	// TargetId The target's id; required for `site`, not accepted for the other types.
+	TargetId *openapi_types.UUID `json:"targetId,omitempty"`
+
+	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+	// resources exist in the API.
+	//
+	//
+	// Example: equipment
+	TargetType TagTargetType `json:"targetType"`
+}
+
+// CreateWebhookRequest defines model for CreateWebhookRequest.
+type CreateWebhookRequest struct {
+	// Events Event names to receive, or exactly `["*"]` for every event.
+	//
+	// Example: ["alert.created","signoff.decided"]
+	Events []WebhookEventName `json:"events"`
+
+	// Url The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
+	// again at every connection), without user name, password or fragment. Redirects are not
+	// followed.
+	//
+	//
+	// Example: https://hooks.harborview-kitchens.example/sous
+	Url WebhookUrl `json:"url"`
+}
+
 // CreatedApiKey defines model for CreatedApiKey.
 type CreatedApiKey struct {
 	CreatedAt time.Time          `json:"createdAt"`
@@ -377,6 +593,28 @@ type CreatedInvitation struct {
 	Token string `json:"token"`
 }
 
+// CreatedWebhookSubscription defines model for CreatedWebhookSubscription.
+type CreatedWebhookSubscription struct {
+	Active         bool               `json:"active"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Events         []WebhookEventName `json:"events"`
+	FailureCount   int                `json:"failureCount"`
+	Id             openapi_types.UUID `json:"id"`
+	LastDeliveryAt *time.Time         `json:"lastDeliveryAt"`
+	LastStatus     *int               `json:"lastStatus"`
+
+	// Secret The signing secret, shown only in this response. Every delivery carries
+	// `x-service-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with this
+	// string's bytes (the whole string, `whsec_` prefix included). 256 random bits.
+	//
+	//
+	// Example: whsec_Xq3v9TzR4nLp8cWd1fHs6gJa3yEe0uKiOt5k7Qm2xVb
+	Secret string `json:"secret"`
+
+	// Url Example: https://hooks.harborview-kitchens.example/sous
+	Url string `json:"url"`
+}
+
 // Credential A professional credential held by the member, which some clinical decisions require regardless
 // of role: `rd` registered dietitian, `dtr` dietetic technician, `cdm` certified dietary manager,
 // `chef` certified chef, `haccp` HACCP-certified food safety lead.
@@ -404,6 +642,12 @@ type DayPart struct {
 //
 // Example: ana@harborview-kitchens.example
 type Email = openapi_types.Email
+
+// EngagementFinalizedData `engagement.finalized`: an audit engagement's report was finalized.
+type EngagementFinalizedData struct {
+	EngagementId openapi_types.UUID `json:"engagementId"`
+	ReportId     openapi_types.UUID `json:"reportId"`
+}
 
 // Error The body of every error response.
 type Error struct {
@@ -601,6 +845,16 @@ type PlanFeature string
 // PlanTier Example: pro
 type PlanTier string
 
+// PolicyPublishedData `policy.published`: a policy version was published.
+type PolicyPublishedData struct {
+	PolicyId openapi_types.UUID `json:"policyId"`
+
+	// Version The version number now in force.
+	//
+	// Example: 3
+	Version int `json:"version"`
+}
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -630,6 +884,14 @@ type RegisterRequest struct {
 	Password NewPassword `json:"password"`
 }
 
+// ReportPublishedData `report.published`: a site or account report was generated.
+type ReportPublishedData struct {
+	ReportId openapi_types.UUID `json:"reportId"`
+
+	// SiteId The site of a site report; null for an account-wide report.
+	SiteId *openapi_types.UUID `json:"siteId"`
+}
+
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
 // Example: manager
@@ -639,6 +901,120 @@ type Role string
 //
 // Example: manager
 type RoleInput string
+
+// ScanAction An operation the caller may perform on the scanned target, ready to call.
+type ScanAction struct {
+	// Action The operation's `operationId`.
+	//
+	// Example: getSite
+	Action string `json:"action"`
+
+	// Label Example: Open the site
+	Label  string           `json:"label"`
+	Method ScanActionMethod `json:"method"`
+
+	// Path The operation's path, relative to the base URL, with its parameters filled in.
+	//
+	// Example: /orgs/0192f3a4-0000-7000-8000-000000000001/sites/0192f3a4-0000-7000-8000-0000000000aa
+	Path string `json:"path"`
+}
+
+// ScanActionMethod defines model for ScanAction.Method.
+type ScanActionMethod string
+
+// ScanError defines model for ScanError.
+type ScanError struct {
+	// Error A human-readable message.
+	//
+	// Example: Organization not found
+	Error string `json:"error"`
+
+	// Scan What an unauthenticated scan carries through sign-in, so the app can resume it: the path's
+	// `tagCode` and `orgId`, echoed as sent.
+	Scan ScanReference `json:"scan"`
+
+	// StatusCode The HTTP status code, repeated for clients that only see the body.
+	//
+	// Example: 404
+	StatusCode int `json:"statusCode"`
+}
+
+// ScanReference What an unauthenticated scan carries through sign-in, so the app can resume it: the path's
+// `tagCode` and `orgId`, echoed as sent.
+type ScanReference struct {
+	// OrgId Example: 0192f3a4-0000-7000-8000-000000000001
+	OrgId string `json:"orgId"`
+
+	// TagCode Example: K7QM2XVB
+	TagCode string `json:"tagCode"`
+}
+
+// ScanResolution defines model for ScanResolution.
+type ScanResolution struct {
+	// Actions What the caller's role allows on this target, in order of usefulness. Grows as the
+	// capabilities behind tags (tasks, temperature logs, stock counts) land.
+	Actions []ScanAction `json:"actions"`
+
+	// Context What is useful to know at the target right now.
+	Context struct {
+		// Site The site the target is at, with its local date and time; null when the tag names no site.
+		Site *ScanSiteContext `json:"site"`
+	} `json:"context"`
+
+	// Label The tag's printed label.
+	Label *string            `json:"label"`
+	OrgId openapi_types.UUID `json:"orgId"`
+
+	// TagCode A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
+	// letters without I, L, O and U), unique across organizations, so the web link
+	// `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
+	// resolving it needs a session with membership in the organization.
+	//
+	//
+	// Example: K7QM2XVB
+	TagCode TagCode `json:"tagCode"`
+	Target  struct {
+		// Id The target's id; null for equipment and storage locations described only by the tag.
+		Id *openapi_types.UUID `json:"id"`
+
+		// Name The site's name, or the tag's label.
+		//
+		// Example: Walk-in cooler 2
+		Name   string              `json:"name"`
+		SiteId *openapi_types.UUID `json:"siteId"`
+
+		// Type What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+		// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+		// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+		// resources exist in the API.
+		//
+		//
+		// Example: equipment
+		Type TagTargetType `json:"type"`
+	} `json:"target"`
+
+	// WebUrl Example: https://app.sous.example/scan/K7QM2XVB
+	WebUrl string `json:"webUrl"`
+}
+
+// ScanSiteContext defines model for ScanSiteContext.
+type ScanSiteContext struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// LocalDate Today at the site, in its time zone.
+	LocalDate openapi_types.Date `json:"localDate"`
+
+	// LocalTime The time at the site, `HH:MM`.
+	//
+	// Example: 03:00
+	LocalTime string `json:"localTime"`
+
+	// Name Example: Main Kitchen
+	Name string `json:"name"`
+
+	// Timezone Example: America/Chicago
+	Timezone string `json:"timezone"`
+}
 
 // Session defines model for Session.
 type Session struct {
@@ -654,6 +1030,18 @@ type Session struct {
 	RefreshToken string `json:"refreshToken"`
 	User         User   `json:"user"`
 }
+
+// SignoffDecidedData `signoff.decided`: a dietitian approved or rejected a submitted review.
+type SignoffDecidedData struct {
+	// DecidedBy The user id of the deciding dietitian.
+	DecidedBy openapi_types.UUID         `json:"decidedBy"`
+	Decision  SignoffDecidedDataDecision `json:"decision"`
+	PatientId openapi_types.UUID         `json:"patientId"`
+	SignoffId openapi_types.UUID         `json:"signoffId"`
+}
+
+// SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
+type SignoffDecidedDataDecision string
 
 // Site defines model for Site.
 type Site struct {
@@ -672,10 +1060,95 @@ type Site struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// SupportInquiryReceipt defines model for SupportInquiryReceipt.
+type SupportInquiryReceipt struct {
+	// Id A reference to quote in follow-up messages.
+	Id         openapi_types.UUID `json:"id"`
+	ReceivedAt time.Time          `json:"receivedAt"`
+}
+
+// SupportInquiryRequest defines model for SupportInquiryRequest.
+type SupportInquiryRequest struct {
+	// Email Where the answer goes.
+	//
+	// Example: ana@harborview-kitchens.example
+	Email openapi_types.Email `json:"email"`
+
+	// Message Example: We run twelve hospital kitchens and would like a demo of the tray line.
+	Message string `json:"message"`
+
+	// Name Example: Ana Gomez
+	Name string `json:"name"`
+
+	// Org The organization the inquiry is about, as the sender names it (free text; never looked up).
+	//
+	// Example: Harborview Kitchens
+	Org *string `json:"org,omitempty"`
+
+	// Topic Example: Pricing for 12 sites
+	Topic string `json:"topic"`
+}
+
+// Tag defines model for Tag.
+type Tag struct {
+	// Code A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
+	// letters without I, L, O and U), unique across organizations, so the web link
+	// `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
+	// resolving it needs a session with membership in the organization.
+	//
+	//
+	// Example: K7QM2XVB
+	Code      TagCode            `json:"code"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Label Example: Walk-in cooler 2
+	Label    *string             `json:"label"`
+	SiteId   *openapi_types.UUID `json:"siteId"`
+	TargetId *openapi_types.UUID `json:"targetId"`
+
+	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+	// resources exist in the API.
+	//
+	//
+	// Example: equipment
+	TargetType TagTargetType `json:"targetType"`
+
+	// WebUrl The link to print (as text or a QR code): `{web_url}/scan/{code}`.
+	//
+	// Example: https://app.sous.example/scan/K7QM2XVB
+	WebUrl string `json:"webUrl"`
+}
+
+// TagCode A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
+// letters without I, L, O and U), unique across organizations, so the web link
+// `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
+// resolving it needs a session with membership in the organization.
+//
+// Example: K7QM2XVB
+type TagCode = string
+
+// TagTargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+// resources exist in the API.
+//
+// Example: equipment
+type TagTargetType string
+
 // Timezone An IANA time zone name.
 //
 // Example: America/Chicago
 type Timezone = string
+
+// TrayDeliveredData `tray.delivered`: a tray-line ticket was marked delivered.
+type TrayDeliveredData struct {
+	PatientId openapi_types.UUID `json:"patientId"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+	TicketId  openapi_types.UUID `json:"ticketId"`
+}
 
 // UpdateMemberRequest Fields present are changed.
 type UpdateMemberRequest struct {
@@ -707,6 +1180,27 @@ type UpdateSiteRequest struct {
 	Timezone *Timezone `json:"timezone,omitempty"`
 }
 
+// UpdateWebhookRequest The fields to change; the others keep their values.
+type UpdateWebhookRequest struct {
+	// Active False pauses deliveries (events that occur meanwhile are not delivered later); true resumes them.
+	//
+	// Example: false
+	Active *bool `json:"active,omitempty"`
+
+	// Events Event names to receive, or exactly `["*"]` for every event.
+	//
+	// Example: ["*"]
+	Events *[]WebhookEventName `json:"events,omitempty"`
+
+	// Url The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
+	// again at every connection), without user name, password or fragment. Redirects are not
+	// followed.
+	//
+	//
+	// Example: https://hooks.harborview-kitchens.example/sous
+	Url *WebhookUrl `json:"url,omitempty"`
+}
+
 // User defines model for User.
 type User struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -735,8 +1229,128 @@ type ValidationError struct {
 	StatusCode int `json:"statusCode"`
 }
 
+// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+type WalkthroughSubmittedData struct {
+	SiteId        *openapi_types.UUID `json:"siteId"`
+	SubmissionId  openapi_types.UUID  `json:"submissionId"`
+	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
+}
+
+// WebhookDelivery The body of every delivery: compact JSON with the keys in this order. Verify
+// `x-service-signature` over these raw bytes before parsing them.
+type WebhookDelivery struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data Ids the regular API dereferences, and a few facts; the shape depends on the event (see each event's data schema).
+	Data map[string]interface{} `json:"data"`
+
+	// Event The event name, also sent in the `x-service-event` header.
+	//
+	// Example: alert.created
+	Event string `json:"event"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookDeliveryAttempt One delivery of one event to one subscription.
+type WebhookDeliveryAttempt struct {
+	// AttemptedAt When the request was sent; null while queued.
+	AttemptedAt *time.Time `json:"attemptedAt"`
+
+	// DurationMs How long the attempt took, in milliseconds.
+	DurationMs *int `json:"durationMs"`
+
+	// Error Why the attempt failed (for example `connection refused`, `timeout after 8s`, `receiver responded 500`); null on success.
+	Error *string `json:"error"`
+
+	// Event The event name (`webhook.test` for test deliveries).
+	//
+	// Example: alert.created
+	Event string `json:"event"`
+
+	// EventId The event's id (the same event delivered to several subscriptions has one id).
+	EventId  openapi_types.UUID `json:"eventId"`
+	Id       openapi_types.UUID `json:"id"`
+	QueuedAt time.Time          `json:"queuedAt"`
+
+	// State `queued`: waiting for a dispatcher; `sending`: the request is under way (or the server
+	// stopped before the answer was recorded); `delivered`: the receiver answered 2xx;
+	// `failed`: any other outcome. Deliveries are never retried.
+	State WebhookDeliveryAttemptState `json:"state"`
+
+	// Status The receiver's HTTP status; 0 when unreachable or timed out; null until answered.
+	Status *int `json:"status"`
+}
+
+// WebhookDeliveryAttemptState `queued`: waiting for a dispatcher; `sending`: the request is under way (or the server
+// stopped before the answer was recorded); `delivered`: the receiver answered 2xx;
+// `failed`: any other outcome. Deliveries are never retried.
+type WebhookDeliveryAttemptState string
+
+// WebhookEventName An event of the catalogue (see the `x-webhooks` section and the Webhooks chapter of the
+// description), or `*` for every event of the catalogue. `*` must then be the only entry.
+//
+// Example: alert.created
+type WebhookEventName string
+
+// WebhookSubscription defines model for WebhookSubscription.
+type WebhookSubscription struct {
+	// Active False while deliveries are paused.
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Events Example: ["alert.created","signoff.decided"]
+	Events []WebhookEventName `json:"events"`
+
+	// FailureCount Failed attempts since the last successful delivery (reset to 0 by a success).
+	//
+	// Example: 0
+	FailureCount int                `json:"failureCount"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// LastDeliveryAt When the last delivery attempt was made; null before the first.
+	LastDeliveryAt *time.Time `json:"lastDeliveryAt"`
+
+	// LastStatus HTTP status of the last attempt; 0 when the receiver was unreachable or did not answer
+	// within 8 seconds; null before the first attempt.
+	//
+	//
+	// Example: 204
+	LastStatus *int `json:"lastStatus"`
+
+	// Url Example: https://hooks.harborview-kitchens.example/sous
+	Url string `json:"url"`
+}
+
+// WebhookTestData `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+type WebhookTestData struct {
+	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
+}
+
+// WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
+// again at every connection), without user name, password or fragment. Redirects are not
+// followed.
+//
+// Example: https://hooks.harborview-kitchens.example/sous
+type WebhookUrl = string
+
+// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved.
+type WorkOrderResolvedData struct {
+	// EquipmentId The equipment worked on, when the work order names one.
+	EquipmentId *openapi_types.UUID `json:"equipmentId"`
+	SiteId      openapi_types.UUID  `json:"siteId"`
+	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
+}
+
 // Cursor defines model for Cursor.
 type Cursor = string
+
+// EventHeader defines model for EventHeader.
+type EventHeader = string
 
 // Id defines model for Id.
 type Id = openapi_types.UUID
@@ -746,6 +1360,12 @@ type Limit = int
 
 // OrgId defines model for OrgId.
 type OrgId = openapi_types.UUID
+
+// ScanTagCode defines model for ScanTagCode.
+type ScanTagCode = string
+
+// SignatureHeader defines model for SignatureHeader.
+type SignatureHeader = string
 
 // SiteId defines model for SiteId.
 type SiteId = openapi_types.UUID
@@ -770,6 +1390,9 @@ type PayloadTooLarge = Error
 
 // PaymentRequired defines model for PaymentRequired.
 type PaymentRequired = PlanError
+
+// ScanUnauthorized defines model for ScanUnauthorized.
+type ScanUnauthorized = ScanError
 
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
@@ -796,6 +1419,12 @@ type ListAuditLogParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
@@ -836,6 +1465,18 @@ type CreateSiteJSONRequestBody = CreateSiteRequest
 
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = UpdateSiteRequest
+
+// CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
+type CreateTagJSONRequestBody = CreateTagRequest
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = CreateWebhookRequest
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
+
+// CreateSupportInquiryJSONRequestBody defines body for CreateSupportInquiry for application/json ContentType.
+type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -1047,6 +1688,9 @@ type ServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// ResolveScan Resolve a scanned tag
+	// (GET /orgs/{orgId}/scan/{tagCode})
+	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx echo.Context, orgId OrgId) error
@@ -1059,6 +1703,36 @@ type ServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// ListTags List printed tags
+	// (GET /orgs/{orgId}/tags)
+	ListTags(ctx echo.Context, orgId OrgId) error
+	// CreateTag Create a printed tag
+	// (POST /orgs/{orgId}/tags)
+	CreateTag(ctx echo.Context, orgId OrgId) error
+	// DeleteTag Retire a tag
+	// (DELETE /orgs/{orgId}/tags/{id})
+	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
+	// ListWebhooks List webhook subscriptions
+	// (GET /orgs/{orgId}/webhooks)
+	ListWebhooks(ctx echo.Context, orgId OrgId) error
+	// CreateWebhook Subscribe an endpoint to events
+	// (POST /orgs/{orgId}/webhooks)
+	CreateWebhook(ctx echo.Context, orgId OrgId) error
+	// DeleteWebhook Remove a subscription
+	// (DELETE /orgs/{orgId}/webhooks/{id})
+	DeleteWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateWebhook Change or pause a subscription
+	// (PATCH /orgs/{orgId}/webhooks/{id})
+	UpdateWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	// ListWebhookDeliveries List a subscription's recent deliveries
+	// (GET /orgs/{orgId}/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id Id, params ListWebhookDeliveriesParams) error
+	// TestWebhook Send a test delivery
+	// (POST /orgs/{orgId}/webhooks/{id}/test)
+	TestWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateSupportInquiry Contact support or sales
+	// (POST /support-inquiry)
+	CreateSupportInquiry(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -1433,6 +2107,30 @@ func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
 	return err
 }
 
+// ResolveScan converts echo context to params.
+func (w *ServerInterfaceWrapper) ResolveScan(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "tagCode" -------------
+	var tagCode ScanTagCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tagCode", ctx.Param("tagCode"), &tagCode, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tagCode: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResolveScan(ctx, orgId, tagCode)
+	return err
+}
+
 // ListSites converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSites(ctx echo.Context) error {
 	var err error
@@ -1513,6 +2211,208 @@ func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
 	return err
 }
 
+// ListTags converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTags(ctx, orgId)
+	return err
+}
+
+// CreateTag converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTag(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTag(ctx, orgId)
+	return err
+}
+
+// DeleteTag converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTag(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTag(ctx, orgId, id)
+	return err
+}
+
+// ListWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhooks(ctx, orgId)
+	return err
+}
+
+// CreateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWebhook(ctx, orgId)
+	return err
+}
+
+// DeleteWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWebhook(ctx, orgId, id)
+	return err
+}
+
+// UpdateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateWebhook(ctx, orgId, id)
+	return err
+}
+
+// ListWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookDeliveriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhookDeliveries(ctx, orgId, id, params)
+	return err
+}
+
+// TestWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TestWebhook(ctx, orgId, id)
+	return err
+}
+
+// CreateSupportInquiry converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSupportInquiry(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -1584,6 +2484,17 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/api-keys/:id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/audit-log", wrapper.ListAuditLog, options.OperationMiddlewares["listAuditLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
+	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/scan/:tagCode", wrapper.ResolveScan, options.OperationMiddlewares["resolveScan"]...)
+	router.POST(options.BaseURL+"/support-inquiry", wrapper.CreateSupportInquiry, options.OperationMiddlewares["createSupportInquiry"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -1604,6 +2515,8 @@ type NotFoundJSONResponse Error
 type PayloadTooLargeJSONResponse Error
 
 type PaymentRequiredJSONResponse PlanError
+
+type ScanUnauthorizedJSONResponse ScanError
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -3329,6 +4242,71 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type ResolveScanRequestObject struct {
+	OrgId   OrgId       `json:"orgId"`
+	TagCode ScanTagCode `json:"tagCode"`
+}
+
+type ResolveScanResponseObject interface {
+	VisitResolveScanResponse(w http.ResponseWriter) error
+}
+
+type ResolveScan200JSONResponse ScanResolution
+
+func (response ResolveScan200JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ResolveScan400JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan401JSONResponse struct{ ScanUnauthorizedJSONResponse }
+
+func (response ResolveScan401JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResolveScan404JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -3645,6 +4623,896 @@ func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type ListTagsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListTagsResponseObject interface {
+	VisitListTagsResponse(w http.ResponseWriter) error
+}
+
+type ListTags200JSONResponse []Tag
+
+func (response ListTags200JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTags400JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTags401JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTags404JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTagRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateTagJSONRequestBody
+}
+
+type CreateTagResponseObject interface {
+	VisitCreateTagResponse(w http.ResponseWriter) error
+}
+
+type CreateTag201JSONResponse Tag
+
+func (response CreateTag201JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTag400JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTag401JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTag403JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateTag404JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTagRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type DeleteTagResponseObject interface {
+	VisitDeleteTagResponse(w http.ResponseWriter) error
+}
+
+type DeleteTag204Response = NoContentResponse
+
+func (response DeleteTag204Response) VisitDeleteTagResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTag400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTag400JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTag401JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTag403JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTag404JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooksRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListWebhooksResponseObject interface {
+	VisitListWebhooksResponse(w http.ResponseWriter) error
+}
+
+type ListWebhooks200JSONResponse []WebhookSubscription
+
+func (response ListWebhooks200JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhooks400JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWebhooks401JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListWebhooks402JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWebhooks403JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateWebhookJSONRequestBody
+}
+
+type CreateWebhookResponseObject interface {
+	VisitCreateWebhookResponse(w http.ResponseWriter) error
+}
+
+type CreateWebhook201JSONResponse CreatedWebhookSubscription
+
+func (response CreateWebhook201JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWebhook400JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWebhook401JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response CreateWebhook402JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWebhook403JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWebhook404JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook409JSONResponse Error
+
+func (response CreateWebhook409JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type DeleteWebhookResponseObject interface {
+	VisitDeleteWebhookResponse(w http.ResponseWriter) error
+}
+
+type DeleteWebhook204Response = NoContentResponse
+
+func (response DeleteWebhook204Response) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteWebhook400JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteWebhook401JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response DeleteWebhook402JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteWebhook403JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteWebhook404JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateWebhookJSONRequestBody
+}
+
+type UpdateWebhookResponseObject interface {
+	VisitUpdateWebhookResponse(w http.ResponseWriter) error
+}
+
+type UpdateWebhook200JSONResponse WebhookSubscription
+
+func (response UpdateWebhook200JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateWebhook400JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateWebhook401JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response UpdateWebhook402JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateWebhook403JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateWebhook404JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveriesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ListWebhookDeliveriesParams
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookDeliveries200JSONResponse []WebhookDeliveryAttempt
+
+func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhookDeliveries400JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListWebhookDeliveries402JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWebhookDeliveries403JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type TestWebhookResponseObject interface {
+	VisitTestWebhookResponse(w http.ResponseWriter) error
+}
+
+type TestWebhook200JSONResponse WebhookDeliveryAttempt
+
+func (response TestWebhook200JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TestWebhook400JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TestWebhook401JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response TestWebhook402JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TestWebhook403JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TestWebhook404JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiryRequestObject struct {
+	Body *CreateSupportInquiryJSONRequestBody
+}
+
+type CreateSupportInquiryResponseObject interface {
+	VisitCreateSupportInquiryResponse(w http.ResponseWriter) error
+}
+
+type CreateSupportInquiry202JSONResponse SupportInquiryReceipt
+
+func (response CreateSupportInquiry202JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSupportInquiry400JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSupportInquiry413JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -3716,6 +5584,9 @@ type StrictServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// ResolveScan Resolve a scanned tag
+	// (GET /orgs/{orgId}/scan/{tagCode})
+	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx context.Context, request ListSitesRequestObject) (ListSitesResponseObject, error)
@@ -3728,6 +5599,36 @@ type StrictServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
+	// ListTags List printed tags
+	// (GET /orgs/{orgId}/tags)
+	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
+	// CreateTag Create a printed tag
+	// (POST /orgs/{orgId}/tags)
+	CreateTag(ctx context.Context, request CreateTagRequestObject) (CreateTagResponseObject, error)
+	// DeleteTag Retire a tag
+	// (DELETE /orgs/{orgId}/tags/{id})
+	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
+	// ListWebhooks List webhook subscriptions
+	// (GET /orgs/{orgId}/webhooks)
+	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
+	// CreateWebhook Subscribe an endpoint to events
+	// (POST /orgs/{orgId}/webhooks)
+	CreateWebhook(ctx context.Context, request CreateWebhookRequestObject) (CreateWebhookResponseObject, error)
+	// DeleteWebhook Remove a subscription
+	// (DELETE /orgs/{orgId}/webhooks/{id})
+	DeleteWebhook(ctx context.Context, request DeleteWebhookRequestObject) (DeleteWebhookResponseObject, error)
+	// UpdateWebhook Change or pause a subscription
+	// (PATCH /orgs/{orgId}/webhooks/{id})
+	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
+	// ListWebhookDeliveries List a subscription's recent deliveries
+	// (GET /orgs/{orgId}/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// TestWebhook Send a test delivery
+	// (POST /orgs/{orgId}/webhooks/{id}/test)
+	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// CreateSupportInquiry Contact support or sales
+	// (POST /support-inquiry)
+	CreateSupportInquiry(ctx context.Context, request CreateSupportInquiryRequestObject) (CreateSupportInquiryResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -4553,6 +6454,32 @@ func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId User
 	return nil
 }
 
+// ResolveScan operation middleware
+func (sh *strictHandler) ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error {
+	var request ResolveScanRequestObject
+
+	request.OrgId = orgId
+	request.TagCode = tagCode
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResolveScan(ctx.Request().Context(), request.(ResolveScanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResolveScan")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResolveScanResponseObject); ok {
+		return validResponse.VisitResolveScanResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSites operation middleware
 func (sh *strictHandler) ListSites(ctx echo.Context, orgId OrgId) error {
 	var request ListSitesRequestObject
@@ -4701,180 +6628,679 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 	return nil
 }
 
+// ListTags operation middleware
+func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
+	var request ListTagsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTags(ctx.Request().Context(), request.(ListTagsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTags")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTagsResponseObject); ok {
+		return validResponse.VisitListTagsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTag operation middleware
+func (sh *strictHandler) CreateTag(ctx echo.Context, orgId OrgId) error {
+	var request CreateTagRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateTagJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTag(ctx.Request().Context(), request.(CreateTagRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTag")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTagResponseObject); ok {
+		return validResponse.VisitCreateTagResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTag operation middleware
+func (sh *strictHandler) DeleteTag(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DeleteTagRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTag(ctx.Request().Context(), request.(DeleteTagRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTag")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTagResponseObject); ok {
+		return validResponse.VisitDeleteTagResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWebhooks operation middleware
+func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
+	var request ListWebhooksRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhooks(ctx.Request().Context(), request.(ListWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhooksResponseObject); ok {
+		return validResponse.VisitListWebhooksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWebhook operation middleware
+func (sh *strictHandler) CreateWebhook(ctx echo.Context, orgId OrgId) error {
+	var request CreateWebhookRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWebhook(ctx.Request().Context(), request.(CreateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWebhookResponseObject); ok {
+		return validResponse.VisitCreateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWebhook operation middleware
+func (sh *strictHandler) DeleteWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DeleteWebhookRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWebhook(ctx.Request().Context(), request.(DeleteWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWebhookResponseObject); ok {
+		return validResponse.VisitDeleteWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateWebhook operation middleware
+func (sh *strictHandler) UpdateWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateWebhookRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateWebhook(ctx.Request().Context(), request.(UpdateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateWebhookResponseObject); ok {
+		return validResponse.VisitUpdateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id Id, params ListWebhookDeliveriesParams) error {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx.Request().Context(), request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TestWebhook operation middleware
+func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+	var request TestWebhookRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TestWebhook(ctx.Request().Context(), request.(TestWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TestWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TestWebhookResponseObject); ok {
+		return validResponse.VisitTestWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSupportInquiry operation middleware
+func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
+	var request CreateSupportInquiryRequestObject
+
+	var body CreateSupportInquiryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSupportInquiry(ctx.Request().Context(), request.(CreateSupportInquiryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSupportInquiry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSupportInquiryResponseObject); ok {
+		return validResponse.VisitCreateSupportInquiryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rctu2uuirYNg9E3uGkin5FstzZrbqOI0d32o7TdM4p4JISEJMASoAWlZyPLPeYb/DebD1JHvwAbyK",
-	"kijJyVrtan+klgSCwIcP3/3y1fH5cMQZYUo6ra8OecTDUUjg7yNBsCLBCXugCivKmf5SRsMhFhOn5bQR",
-	"I2NEk1/RmKoBokoixe8Jc1znAYcR0Q/5Zqa2clpO02vu1bztmte89Q5antfyvN8cVw8JCFMUh9JpfXRE",
-	"4HxyHTLENHRajsTD/x5g0eXigZJx7Z4qf0CYrNvVOq5DHkdUEJl/w0HuDTRwWo7XOGj2tvFOzfM8r7av",
-	"/3mp//GS//yGHqt3RYIfJ9lHdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/cFxH8JA4LWeIGe4T4biOpIqc",
-	"BLCbxW/FWO/XAK6lX//7gf9zs/vr/vDtaEfeNh5+e8mut8cf9sgb7/PZLn4dNPvv6OUf+7/eO09PrnNO",
-	"hl0iigekl1CTPh+RAAWUKKooLh7MbKhjhhdA/TOnbP6xMjzUUGkzjH7iQ/LlmQAVSSJOgqqHkwJILgmh",
-	"j/8xIPr05DqXol+AD0Nc9DGjX8wN5wzu95XgSAmKwywqdQVmgf4D+z5her8/vN49OPZ+dFxnJKid8YfG",
-	"6+bB9r7z5FYhChWvrNdIwfgmOQ301p6GXkCIgXr1CFaRIABIPKK/35OJ/nlMugPO7/WffkgZ9WFrXARE",
-	"/B5SqaQGaEiH1BDJgDxQX0/S3H1yHUX1xXNGgjuuA2A5ZkGWEu3UvEZuWzCIsr7TUiIiTxo9b4iUJRS2",
-	"J4gcIGl/zEBbA1nKW0svyOR00P3Jp5f09PVvx9e3P9+cyJOhGv12dLJ38jm4P//p3Pvw+TS8fH/8+Nvn",
-	"i88Xt316dnTqkV/b+pm3vzR+pr2f62RyGpI3bXr5+Xj78vbnxsXnn3fPX7XlyTAcBEcne+e3/u7Fq3fN",
-	"i1ft8fnRmOJfL76cfObUbx40/MmJPGEXjQ9Uv7L9eHl7OjxvHntnt7/Qi+G5umj+vPPbjbf72+f249nt",
-	"yReY50t/98P708+/HZ0e1P1myLrD117w62mYEvQT5rQOPM91BAFYxDsW6vdf/9h+8IbNi33/VHwYv+ze",
-	"Nu6vduRZcNB7g/eiY77b/4022c+P+7+MHXMdgMFVvrk0qE78h4a6DOhIlhCNTxqX+idLIDMX/Yt5+GwJ",
-	"BB+zAnn49PSphKIYFKOKlJE/w7fVgKCA9HAUKhTgCRphoeSSPDzAkyt4TIOAaGrgNLzWtpfezq4g+L6H",
-	"pdKLVljoyby9luc5T27yyE7ukTBi/iAzvNHID2/qt6fDA8osTOLxe3o6DZaK1ATjdLZzTFkMd31x6ZB8",
-	"4QyAOySC+njraEB93OdODOECh7kdcwCyLPKUVWBZCTDffKPu3PXvzl4/bK8SLiyxh2464Y2qox8F7dPg",
-	"hUS3Ak/QGWVkwW4033snp0UnTS/QeMARHzOJOCN5TohZgAx7Nj/CReI9hBlXA8C/5OL85SmOO0NIWmIF",
-	"zdwKcgf5hssRVThEF5ESVBk+uL6ANJtOjrDAQ6KssHgUCcmF4frSF3RkFCHncoT/iAjy4WfUE3wIJLRz",
-	"Rtl9Bw0IDojQCKG/HAnyQHkk0Qj3SR2Ymzlyw7kD4NIn4/PPH9T5q3N1/ur03fmr+73zV+2981c/4hPm",
-	"gUritJw/IiImKcabt+vt+wMyxHqVQ/x4RlhfDZxWU/NNNRnpkVIJLXDo/Z0E07u5HRAkiOSR8MkLiWiQ",
-	"X+VikPZ68RJHWA3SFVJQjcgfERUkMPJOdrU9LoZYX/wogpHTqz3TUtf0gq9wX1+6L3lw7nrlcALRLQcm",
-	"y+rMI0P8SIfRUH/QnygznxrJeihTROPZkxGSZ0EwSyEAimgjQQxNT15IlLm2m8vC2GuUw9jcs/XAfAP3",
-	"p3xb+m6thBTAYEoWbC7rmit+Z/WbshUbKL+QhorPXPh8CluycKtTrbPwJ/2wHHEmjajwIw6uyR8RkYDk",
-	"PmcKlKevDh6NQuoDLm19lkY1SPagN60wDQ3t71ESakJrOI3mDVLiPhDISCrUJQijBxzSAMEIhINAECmB",
-	"zxIhNHlz7CLMOMPjepiGJGiZh1po/lzAw1Ukj3hAnNaO5z1lofJfgvS09reVWpu2zK9y65fkjcewFoBR",
-	"GXkyC6QSDXGowUwCpEmvBkNm2XV0wdWAsj4aY4nGgipFWF0rnEec9ULqLwnoGEBthrDv84ipWGCmMoZB",
-	"KAgOJog8gq5YBMVBZVBUAoBvtyFTwd2PhCBMIf1eAnt9zUWXBgFhq232Vm8O+4AGjJBAwmtwMKQMad6r",
-	"AT+g/UEsaWd2u/08u00J5QtpXrnBBUrljE2NCIpzFPIx6nEBC+QjIgwSaBhc8KN04/k3vOKMHCLGUZcH",
-	"EztYveaRsWAsD6/LrGzIuEI9mKsIm53nwgTDqVHAiYTXAebpQ+mSkLO+hkwsiua4Emz1Ck9CjoNbzs+w",
-	"6JPVdhzTCw1Acw4wV2HHje3nxX14G3n0E5TUIgAC9h5vbUiYuk7I8ypb+8AjgUYhZil8KfPDKCAoYyiy",
-	"piSnlbUe5Y+7WXnzVyGeT/0KokX56jRA7LJcjQzYjAPw6OsiCPYHJABI3XJ+jtnEHqNckUxwrrWgSXw+",
-	"8hAJosQEUYYOPA9J4nMWTAGm+QwUsY0EVvbo9V4l7bMaZSjk/j2C5RNZR9ewGtxTxBAIFmmqouVyuzS9",
-	"0g6MqrX1qI4WFYz0DjDJ/DRNRW7sHBFTNIT5Yzwd4olmlRoYlID4kZHQ58mXINkwHKkBF/TLqhjcjtRA",
-	"k0kzEiXSShFBG+ufwzmVkrK+iygzYgEXyNjuggy1lnWQ2exs+mVt3ycjlfqWMkIQDgLQ83B4JTRFV1SL",
-	"Sj0cSuI6o8xXX2OHSQYIS/pO3CmFaUhZ/LlRJnemot9H+/pPyTDe/Ux8pa9Xe0TfkoleWX7Bmqc+kGlU",
-	"eq13ZxFVkAfuW3KdTN3lPCSYFQznGXkzwIrUFB2SaaHTWBYWyqauE2Kp3sl46vwKz7BUSEZgd+5FoRat",
-	"Xc1mNNoPKYuUZqhRGCLaQ4w8EKFHAOqXLlEPxV19YkaCnlqLEbmzJ3s8oj7SV0X0sE8QYX3KCNoYCR5s",
-	"lu1mJEiPPubnkDySv9/v/zxsPjqLThdgBMtI5sqByI1PM3skpcgQBVQdMyVmIIS5xyVEPxZnToLYlKDl",
-	"WeIiUu/XUce8VatunbyGk/5QBhfsK2PRyK+kHEcWntM9NUITYZqmfTSGdjf2rjiu9ZZo2jORigwzEJo+",
-	"7GkYWL1ZD0BWymtfnaB7Mnkh9RdmdjvCReMBYYhqSZiGoRXI64u3UTh52BPcmrLjxM9/8egoj6ZNb7vu",
-	"1RuN7fp+lTOwbMeowwtHKy2pqVm6M01wLREzrRJloauFSqLFCc5I7npXw5iyS4btZQJblr0RmXUCfLK7",
-	"LDuVH2P/Y/F++ZZ3zmNvb8jjEQ81h8s4K6s+UthR/Lwbv3vmat+NNO4syfK+z4amFnw0wKxPrrCUYy6C",
-	"1bi1VVPjSfIoP8bhfY2ymq8ZnaiNsKaXtYM8h254zZ0FLNp1GBlnXzFvzxeZocVzLK42P3HZoZqAGcP6",
-	"V4PQ0kwvB5slpRd42ex9rCub5XwCXx2qyFAuOo+j5BknRUIsBNbXKWL0j4icmHnAc54EYiwQXmHQU+w2",
-	"mD/4mofkhI0igETiVpiShkDvAJWCjDPGCisRSWM1lYeIDEdqAspYVxKm0JBgJhEOQzNAE9AEMgvZxBA/",
-	"2u1nbfuz4VM48Ng+CGCYffCXov9c2FvuS1pH5F6AtFrmWW3xqcNyylhkfAVgVEmclghclf/8x/+Ah9tF",
-	"4I1F4IPVX+60tj1wEhp/NAIv9D//8T/grc4d+jxcfGXWlD/6RrNw8qXCcsGhuxTIsx7T+Qu8jceVHlNm",
-	"ntknFsxSlb6dmnNvXjct+/S0/nJPJi6SAz5miLMQbBlg643N9ofG8ESE1nHuCRlJhNEAy0FeBs9oGr90",
-	"D26/XO+ws9FL/33Q6L2Re/1TvD05Jl70ll6q3V//+G3szBGLp3/gqkRebiNBhpQFYOzAhjzdk4mW1eL9",
-	"+MS1lqCgFu8Owt9cwNY+J2ASsf7LzmMNj2jtnkw69fka1jQsjYTeo0Iq5A+wwL4iQsaQpQxBYBWSHGFY",
-	"pI+ZMZn4vM+oVR3XV9yMDgLwymhx8/W10sBXHIaXPXC3zLsQmWee3K+zrBUlUncaRhtSdv9CIkl8QVQO",
-	"E7XgPRv70A1hgdZ9DAu6YyaIFZQijjDYW6zPoHN1eXOLttKXyi3ze6d+x3JgX9aaspq95JMBesz6SxB7",
-	"JHjPRMHhMGNXQgMSBqg7MVYI4MJ6u9QfIMmHBMXRfCggPtVPy9gYhgTpYxGERMo7xnvgYmihjgg6+hcq",
-	"FRHZkFAXdQIlOvAFUdRHivgDRn3zkx8MO8jXB92j9iksJjZARLh3rOMPSC87RH92UWeAfX/UQW/aR0dX",
-	"tfTXHucBkrhH1ASFBAf2VKyGDbJooLSu5AdD/e+A9BzXgckgOjU5PlFK/2K2shyDJGyhOH3GfRxqnlDO",
-	"k+KIpQwz2l3Mi2xsUOU3l3MiM4sLuyi788exIFnAPJb3cx4i/XIM1k0sSY0ySZikij6QcJKnWIvjfRJG",
-	"lThuM1x6d6cEFsYMW0pBwDXCe4g8EDFBYAlOWFbdmTrM8onaaBANMatp/qB1eGRdyfmdzfR2lZ1dYm4u",
-	"W/Sb29srZAYhnwfERYKMgPiCT88PqT5lw82ABEpi3BzGb5dZ1I63UxqukZN/YdO5VZWhwmtKwiCBdB5u",
-	"1tVeaq3r9QgLKOsjGISwpswBV3ozI6wGWovjyeLd2JqVhBtZG1YhPshixrQqEPv4sxdskYt+PnU2e0un",
-	"LoNNYiQoQR2fhzwSet+dH66vf/rpxx8LZsk4+Nt1RlgpIvRj//eHj17toF17jWu9T1/3nv6rbLN5Try2",
-	"mPjMmmlWDZ260lMvz2SqTPuTHghDAZ5I6wmgCoIYtOI405C+sskxTXGZZXcFwQG0VpUTUcqsftM2yYq6",
-	"dkHNrq4M58+gTATM6bvpW/IIkIVEVjDMnlTZTTh9/3Y2AzWWz4LhLuwXTDvBq5t2OX4+FEc2d3cbB6W6",
-	"jDnu6e/VJD/H5dursucjWaAhkvbLxj2WvKVoNVcagvczrOan79/eTN9eSMCoegc1yBcdPExY9v5UQigh",
-	"XaH+EY1xGNZ88CDry+Wizps3rfPzDtpo7tQGPBKbrtEGk5g4PQx9sYbwFIYmFDtH5jY+eo1PmtR9+n/N",
-	"j15t+9Nm66NX2zVflRK9M96nK5reEnK0jDRSFD4WiGWjb2rFnWG5Gs0zv6Y5cN/UEJkl92tJe1MgTXPF",
-	"qnKyaRk7m0b2XDQ5f1uOwaK5lh2zCM8oieVcHPeZRYskHtMK+RUJfgLn2VgkB8YlNxeTCiHJ5SqqlV77",
-	"WJE5OmmsiyKrisYuXq2PaklYq5QmxoX3enloL9L2isDm5QHM7yQJwMIZ0TBIfX9acpVoo7PFRV9ufYWH",
-	"n7b++Y//39msJAYkUf2LzcLfEV0PEcTGjakkGdMBGPAlIRJsYeBql0btyJj0X+RyRmM4rXUBClgdx3PH",
-	"oFuAz2VIfJF3geUh0mjqc27u7uXscoyDasslNTFDUUhkHR3x4dCmu3Rt+BiKibBEGxh1NbsMqVSbCAty",
-	"xwTpRRqTwM6043lFg1IlBtHc3cvzh2YJDG22av6GJlmo83DGuIq/aSQNWxXn40zVRdGCc42eBgp2skXW",
-	"ziv7xoKim2TKVuSYeprXNiayhOqk2bMFt0ucS1vE0jd8bGIL7Yg4pm6E9Y5trJG51hGD2Qsm4+buzFiE",
-	"WQaCeDFlYDJpvothcKvHPRUygYube28DKUwaNSJMXyZViPPUAxjq4TAE11NPEKK3qrlENOoLHJBg08IB",
-	"AjMYV0jfVTPp6pFXaXrylGIoIoLGAxoaqplbLASE5NPDy8LXihZhCtFCySvzcHNTNEwwaBYKJwabaoZ6",
-	"G9DozsD7cqUYwmntCMSFjT4F/k4lGppQSBMBOcCRLGKkxa/f43SkErcbEZVSi+KAf1iQfqqesQ9rRDEG",
-	"P/hSETESVJKSwKuiAcjuvdxAn73gJSpUDJY+WO+6E7O2DUkI6jzW9IeaHdLRiJLEttk8KLv2ZZPyMzFv",
-	"6ZgpuCb3MhOnNgdK6aQ2qb8437VJRl9NOctnsufkt2WT2rOGdM0jl1Gpcssou1TX1g2ypgpaKTBjvh6z",
-	"pPM6I3LmkdT49bR0lyddaR4NDkMCFkzIc3UNOd32agGe5Mnas4Y45JXpVeOVCjrQXFX5mocl8LnG7J4E",
-	"Zu/oLvK87Tjnx36wDq34I2VyRHzFky80FIg4RB2pcK/XQZBE5JORpggY4I5DikHJSZ/VXIONIpUlA3Ga",
-	"MbwdwBkn+ibPOa5jXpe/senI6VubRPaUec55SOYs3KTSQBSqVsc6yTI6yy8b3rH88jMlQqYjApNaINM7",
-	"O31/izbA1uha7+89DTqbrvURNHZt+La0HmQsUadtExDgfrTQjwSL+Nj9zOvMsZfHBmQKeCzOmzBzmsJR",
-	"Nn1A5q7ZQSbeKZHe3ClaWpajHW902wPTuos0kw7Bwl1Hx48+BDYirGKvOI7UYMtOXL61uJbIvJsKNQWK",
-	"VzR7UoXFZwFm31B2ceMiHmv7QGaHO2VSfiURWmBBIyIoDyRYP8GRioAN11Eb6oSg8YBLgiD8QKIu6XFB",
-	"QBI0Y0XEpFYaFRrSgNH+QK0SAFVUKFZWxIqlLp499imriSWTZSC+SCG7zSxgyht90r5op2bnEo9hscJF",
-	"jhftLbbrmqBkYwWryvoLuSyUhIFEI0HAd4QFQeaSgTQ8pCw7Q+NfEja6TiDoNw3XnEIGcxxLhGRWPYvD",
-	"OCK1Z4bcEzLStJgKBKVLqpxVdWuLDXWvahkBVtPcQ0dYEWH0wmWDRmdAcpkA0eqg7MSXu4MEGYXYJyY9",
-	"dTzgIYFItyrgzNLkbxMf+j3CQKcBL8u8Mt/Ih1KRLeTK50yZjCGEpmiKMS7xNMG6MhPLeBSeqoTuznHh",
-	"zPNyW46T3VkZdymWW1jbYpJUoqiItJnwmkWW8HjqMoOEJsrEjwRVkxs9s5WFIZhYi6+l3LNgRrGZZHV0",
-	"ncTDgl3/MJX+4UsbYPjmbB+1X90iyvpEKi3vjDhlypi4oVyIiZtNC4Yk8bPpUZoV6q13QaqO12o+vY4R",
-	"9/T9rTOd8wwoaMsBvpB5sXljrtTePjo6vrn5/fby7fGFFdvLVIA7dtlVWkDSwgUUr4mjIV0U8r7+QSAr",
-	"uJp9w7GCiQ9el250oBQgvDF6gZQ741ysTTfN5YMNuZmgZS2e60GU9euzYW2er8XlZwsAf4Kglx6PU6qx",
-	"qQSSlOca0f+WPMpSm7iuGI8MqshoNOKG3BYUGj0CxFwoo4chEC8mXy4axCWswIvHez3qE+kiXzM3Ioy3",
-	"aRiFitZMGTEwjXEhW3dMi9I+lsoMGgkeRL71z+iZpeL+vT6ZeEAk/AE2CdkmuExRzax8wmQkUc9Y5t6c",
-	"7bt3TGF5b55SZAivjATRhyzd2OZugsIl7TMSJLUPkOIg9TMiNL7csR9+QEecPWgBjDN5x2qoHYbWcYgh",
-	"0jbEij6QOFu4iyVB767P4khdW77AAK+z9dDoIBOorfULE5lh4p3vGEIbnT7Xm0f1LX8YbOkT62wizOQY",
-	"IKlQR+Nda2sLHhxwqVovvZeenrWul3Z6c3kBUrNZm4+HJDzCWhU8CcxX796dvJJ1pHmaVHg4Mt9evz5C",
-	"29vbB1oFend7BHMdZ0ItqUSdr3cmxPDOaaE7x9w7G0xnrtyd46K7TPghDIRhlCkz5KlziHY8D+EgkKhj",
-	"CWDH7PzjV5DV3Dgq8+mTvsM7XtOOju2r5uwjKCNgywCQAEkfM7TjNexg/dGApJ16e8GUna8q4lYoK+Im",
-	"B7Dj7cCc10lxBml/QzvNA2N/wPmKC3GywYYtybAZI1WOnN2xY+wPUrOxOUPQSDuPtRERYH3nzG4+/QJR",
-	"hfwB8e/lYeGXFxLZWgx3DCrMUAmiGgniKJ/kbS8kytz4OtK6gUQCs/s7toK5bANMQJt5s1kdXSY28YIV",
-	"3cdCTO5Y0Y5+GFf40GDlkcoWAMmcSDM2cOrbET9riHdINWUgafKWowVUYeLXtY4iQkvJZWtrK0setxQR",
-	"Q2mERBVmyaTjOg9ESOtrrnt1D4yyI8LwiDotZ7vu1bdNcNQAePZWfUzCsHavIbn1eXwv63Fpiz5R5fYJ",
-	"uMXvSRe9JRN0Q2ILxD2ZSCBXOc6oLzP838AxTot5IY0lDNDtKsGKFmIcMiyjbkj9TQOnTCa+03J+Iup0",
-	"DI6JXCmvpuctV67DBL99tKGBSTwghP9lYv4gxM/ZDzx/p9skB7jR2/Z3Xzo2xs8G9kEcnw3ee4QQtD8+",
-	"tD+8fTwSvV9uft+/nbz/+c1lf3/gP1zhET0PxfgE4yv/zbtrWwSzWh0QiOKbUaPmnkyQJKYQz463M2uq",
-	"BGZbSc2lrDBnqlempTiv4BzM0QIKPxBBe5P8CUO2eB/KPw6JgvrXWaLgtBxznPAmY+EDaQbUEi5LsOya",
-	"qEgwiXAsbmlmNBac9eOoahYgbL+Jbe0xqYMIQTwkmtzW79hrzfxMNbW4To1MalbBuHRKE/KOTq7g0lKW",
-	"Ec5MbRuAgZaFQDjI/Nyyof9YaX6urJ9WP0MCF0FoceLoELQ/UMmyM+S7eXDHjJE4VxQHXQLNP7kyzFAz",
-	"B9zrEV+RYPnrA4GNaT7/jzyYLFnmpnJF1dSvMjPwpDLq5+Ixn/KqSmxWWpkcmLLBqYW/bCHx0K3YE/BU",
-	"ee3pE9Oyq5HuKLP31lt8bzM1C+GRxuJHcjWN9EON7cUPFQuV6eeaB4ufK9a2mkde9PY1uwekT6/hKM36",
-	"jwlLfDrVaAs3bqZZxOWB31uB19qTIJbMlHs36pxehbnQ5jOVMiJBWmkW6IalJvU71rY3uOntoPGAWBEN",
-	"birEmcAcY2wrJbpI8sTjCfmhuAfyuUm/0fNlyWtS4dAuQio8sbpj4sOZWL8N2sAKDblUGdK0OYNImCoj",
-	"2V1TA5RMnb8ZFETDdw0Ssl45+cr3rhAoUIlq7JQ4zMwd5ZFa+ZKudN8W3RtzCCtcEGPyminemeQTuJFw",
-	"A+Jwl9S2NYVQmE2solqjDCaYIbmdE2dtQj3PAZhQ6cQDWA1V7PBSyaqwsRWp7lP2/KanrXSSkoS9zDlm",
-	"4xbKSd0RqF65KqWp2CGJkkkRDc4g/c9QRnPuPFJSYZNUl6cTvHfHEpusJpUikddyPTNSqa349oyCZCo1",
-	"QG1XibC8Y7ggrSXCmq1GVSauQaQTCJWbFZDTjaekAvFxUlq2DGfzlXfWIXpT9XfmROPmiug4SuBJLaSM",
-	"1LCqBXjMajvN6lSwvHbQX0eEineWca0VsPCvLVolRMUctE2QyqL7C7mcRFUgM/buz6EynMlouECi2kgD",
-	"PzYLNEPTH7ua2EbFyBii2dMJNC3xzYu0QmWLXG7YuJJNYxnX5CtIRLiYwjTq6MqsSpMyzO5YLFHFE8aP",
-	"9DFlCIeSF0jhYiEQAlt8csdoXGUoL/j5fET1egXP9msTJJIEBUQRsCs/t6RmBaCbpIPRX1Fi+1MQqXYW",
-	"yQ/nXhQqE7T8E1CuOUJqGt1V2GEPqiNnALKaGBv7xuYQpjjktExSSWSU92BxsXGrHXcqQFUfiAkZSkw4",
-	"d6xisCqCIFsZ160oK1txx85M/oTWALetxy+2RI+IyEg5+tOAR2J5q08cTvzOiJrfwfhT0lhvUZeb57QX",
-	"FeOnK5GSxp+BlNyaiE3ohWBKrBo3YhpBTWXsNVzHrlRBHkl6Ovw72ZTMpYdwZwOlpanLdGWm2STmlFPL",
-	"68uD2tO5bCcF1yQyGv0lU6Ib5XTCO5ZTduLSIsmMEBtB0MaOt50mU27WUZuhiIEvx4UK0G4iFKWVwe9Y",
-	"UUDaOdTgAmTSEpJR9DO/H1TQqYyUkpNOLH9Rk1KSVKxBvg5ZWrF1a9XbOKtc+jeRT763ecMoxAnC5itq",
-	"fl8JxKtAQtLeKss7ur4bWcvpZQZ79A2jWWRPXWamN+48Pcz6bxe7ZoGMyQEJtAypBPaVi7oRC0JgBooD",
-	"1Qi4Hw0JU64WX05vLi9WcsJejghrj+iptFd3HV9sHBm0mjc7dw3mlYQphLGV3wfY19UJ2q57CaSe2asK",
-	"DX7aVycvZPK2+E1oQx/I5nIu1Rg9JngYPh96rIMVH/RKlsKKeO1/Y0UpVnxon58tixWiLyvoRovT8aha",
-	"oOWs5g5I6h2vw/nnNJ6ubiEtFl7+JsoCNxUT5rJ1DYzqXN2MXtix6E9iRSgR4LO7yOA+IPZcdpmpljKX",
-	"HhYikk0XC8irMH5oSKJWVGM+YLobB3gZ+d2E2E1b7ToaES9Fv4M2THQZjI5GM4mmvQNryY3/Ifi1PLlN",
-	"EOua4GB5tLJn6RSa086I10+HbJlepU+fXKc069WY660HzjZYMahnSjnKOroKoW5OmuuCupM0QNm18QWC",
-	"R/1B3JtlGhdNHKTBRqDipViYZDqtQ4yTjKS4TYbzw+uD/e3GnpPpg+H84L3e39s7TtMvKuUgVdd1ijlb",
-	"30RL+663LYItBf/KW/ftNbP1GYc5+eVveHJDprnHls0gkTPZiAlDvyeTuHFPITQbmlRZ0zNYYlytYhOp",
-	"THX2Q9uuK6kWrzQbq3SLgTzEDKmFOnH1jg7a0KKZfuVxUlmjPJKHSmUaAKwbTvsxba5mhOoKTfYrNpkP",
-	"GvnGX7n5Gl5rp2Hns8RkQc+WuGp+rqa9JtLpLa2USNVOMokKSVSzonPld76xzUrXKdew83vc9NyN1QgY",
-	"54Flw4iTWzfvssJPmYh8k0ZkCtisw6znRiSrTKMK29EhdllzVdYfAFLY4iYB+qbZrJy0BcQdg7Q3E9Ms",
-	"yFLZb+6MfhHfh35kWy49gxI39+Yuqc3l+0A9t0JXKPvwHBQO2qKs0rekGtkzPUucG8UFMR1VNAIzPj5E",
-	"pj1tptOFRuuprEx3Gi9NxY48uwzU1iDcz2BlgpT1mcR3uZONW9bMprTZ3MW/iS57fr3cUuxnJdgzJa+t",
-	"r9Ro8QEJiSIz+93YXvTQq8AncQnMhongGQ+IAJx+4PcQBJT4xaD7jVXFmOld/52op4lDz1DP6UDkRecb",
-	"t1j/G8enVH0N22+FqysKF+7CgSCCTN+EKKCqFvL+AiUEauaiIYZm5DmrQNJGK6+cZBWRFvQb2DDeQAs0",
-	"xMUdM9nImy4aD7CydTJjPN4Ei7BJJI7TWG2jUn0BIFLOXr0rrG+YyW4Cu1nnjukxHT8SkovOofU+Pio0",
-	"wn3yQqJ312eaMdls0M4ZZfdpumpHkPD/3Dl6/J3TmWGCg9a/HbRh8kLn2OBAEdKDz3jfmTrdQl0rzf0I",
-	"U4ISaaQzKlERbDaHO18cKJEEdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/iPPr/4gI5IBa7g7tWaEuccoq",
-	"F1brnrty0FY1RiQ5vRuYZZseb87pajxjiUbbzjRbL/THXG6FGFrLx+3jqan3n19UInc1bkHoiuWukuVp",
-	"XCwH35xKXQtWaIttLVrcy4WLU3ylpS2gJhBXVoXsHMEVBO3nGYwAAKccuiQ9r/MC8fxrYFpbxx2tp8LJ",
-	"bCvooui9u5zoTRqmv3Gx6XOmp7Oz02v4TXxAvO5+sO3v4pdkr9cImn62SXKVd2G8kp0hbV9ewdbQBuIJ",
-	"nagMjmqUNDQT3qSJ6DT76JgyCJEITU78IcpR12znaa2gDjXSZ+ZPd1TE0ae/ko1y2pdggpwCqlAIfCOR",
-	"MPR3M1wJcJ6r2yemhINMsNpM8SCNXJKIEQrpibE2l0aIsTRELC8aJBn8kH0M5kpTqWGWoPxOEiGr8t3M",
-	"4tY3QlZQynMl7j5+SvqJOBIPF8S0ZrpHpbMfrKLy+41c66PKRNGUzssUKk1K4338tAJxyTXMrGTIHNku",
-	"axm0+2t5IqbtkyVbrhS+lbkLz2+PzIRvZLqXmqzgHhdo33Yyy4S8UxUXqwIFeWOGqfKODbAcbNYRIIfJ",
-	"mIlz7iA/JqmxpyecBo6JZIWSLkM8AR9llyDc5Q/EZA0atBcvIKjkEMJhEQ1kEuRq4mNLvClaQg1cmz6Q",
-	"6QMSN1sVLsJDzvo2sw/mMTGxZvlxqfg4+wdXiXRdlqQV27evlTKYI1WOKSddnVzNIRbVxJVPS5rmVoyQ",
-	"XTaShuYaEs51wU43E35a1tyYe7aUJqbrsc6A5Kb9HT67vtkR4G+6N5lSvktS3nkSUyXbYi6E3xBQqfhI",
-	"ojEXxphoTI5rkw5jtCqQjj+JUfBfY9xbMqD6OTjyqka8eFVzTXickdidmGmKFddDy9nuuhNTfnqt2DMt",
-	"39gCqesHoGV2OJcmxy/MU+IlirlWlVXtgv408WkgbQ6T41iMz2uHps3C0q2vprnfXNp4zAJZ6N9WRxcc",
-	"WmH7WMuJQ/5AUilrPOBQtE8aYVA/OnST3LUQS2WijO+Yj5kVG80cAdrY8Q42n4HA6tksEv1NXFfm6wVq",
-	"nDvmfyNC/M40qJwZgZnB1b7ATCFs1JYEPW15EC5Qksk8B5cPrQLF4qqUQ3xPbOS8ze9LkRylOB6QIVcJ",
-	"jqN2/I4wTQuG1pWgz8DlMC+yazalomy9OgWVGE1T0HVvS7YXwbNrMd9RNynrqfBNYkKHSQvcCvxvCUUk",
-	"eWBucKh5+98axzMEOuQveyFxV1ODXEPbdfURmHaZNAV4IJUAUTvXFNVSD+ikGrdPja0h60uLN7DY9Ytw",
-	"xHuenzcPo1aQE8HvVFFKtB2U/0wyorSHkKS1w+dvk7pQan1sB4G0Nji0geNi6y7CSbV1/fcDYRHZTE0i",
-	"+e45h7a6eIDjdPgAT+7YCAtlcx74cBTZetBUZXPbMy14MnXE6shqFnM4p2a5xkcwn0kC5lU391k/57oB",
-	"kMXmSEkDkKm+QksasbJ9V75NJQzbGWvhdV6mBoYZPvPS/p0BMTNED+BTgUBkkH0WY9r6aiSz2Yl0l8ye",
-	"B7qMlKQByVvnUy5q+CdVhXr16+XOJVdvbX70F8ffdfPmquLUukxnsV53AwhZPbPOzfALLqBDiOEy4AIL",
-	"NUelMnZrBaZt1ObanCHteLUOZ0i7Un386hCIiGl4Lc9LQ2K6guD7HpbKNLcUymk53l5r2wNQ2kd2co+E",
-	"EfMHmeGNhv45Hd709OPJ8IAy01kzGb+fH+81c9NDl8HM8Cb8/LSsxrY00/p3v/SxpvY385qbvrca88oX",
-	"Vvia6+9kYyPA110W0nmVdPaZ6rqBR7Se67zx0ADCYxc3nSaUVm9z09qQxmsUV8GLTZ7FwsLJBYrLVJWE",
-	"H2Y0Qela1S5NWDefRyFmmdkg63F6KgAc2phulCRdI7nLzaQYBBU5kTtIaWh21eYkpl5kpXIXtGhp1GiT",
-	"UzJVBeswH1eSTB2r1vMBkmSSQYiAnEhFhpAS04/L6W2IYquxN2f7NqdqM/O+JER8+oW32ZgvCLRLY6+z",
-	"M9gwr2pVWBKUSBttlDRSycJDYU1Q/zcAAP//",
+	"7L2Lctu4sij6KyitUxV7Fa1Isp3ETt2q43GcFWfy8NjOZB7KjSASkjCmAA0BWtZkuWr/w/mH+2H7S26h",
+	"GyBBipIo2c5emZNdtWfFIggCje5Gv/tLI5TjiRRMaNU4/NJgN3Q8iRn8+zhhVLPI/FOl4zFNZo3DxhER",
+	"bEpU2ldhwieaS0GmXI8I14ooFiZMB0SN5FQQKULWCBrXNE6ZmYOGml+zxqFOUhY0Qpz8SDcOG51W58lO",
+	"a3en1blsHRy2Woet1m+NoMGucVW/N2jMEt20rzSChuJDIQeDZsRCHrGo8SloDCiP04Qdy1ToxmEraPCo",
+	"cdhotQ86g126t9NqtVo7T81/npn/tLL/Y+1G0Iip0i9YzK9ZMjMrEmkc468XmupUuV9wg43DxnSkWPj5",
+	"lz93rw8u/zrfE28mz8KPUXvwSj0Zvqa7sxPWSn/k7/X+1dOfxp2bn/uNoJEmceOwMdJ6og4fPx5JeaWa",
+	"I5r0ZXLN2XTniutwxIRq2iN4rGSqGre3gTuHU3HNNTUQrzoRnj3Nz0PLKyb8I6gB9DBhEROa0xggnwBw",
+	"2Zhys3hFx/97yZLNmd1MeMJU8QsHhS/UPJjQHAzsikU/zPxX9vtPwp2n0TO2czBotXc6u3v7T54+O6D9",
+	"0OBGImPWOGyMqaBDlgCyaHYawW5Wf5VSs18E3KH5/OeD8KdO/5en4x8ne+qyff3bM3G+O/31CXvV+uPN",
+	"Pn0ZdYYf+Ps/n/5yBWdlsYgjBfmHFOETFhHA64BQYnCWRUQKFpj/kD9TlgJ+2wP7/UuDas3GE3tmiIRR",
+	"msA5v83QkiWJTLI/zOzmrEo0Yp+c1oN+f7f+SQ3MWFx7GbParcO9jj13pak2J5PtUnm0dRuU9lqepX3Y",
+	"ajV322YiHwDPWq12BoCG5mMmU03oQLOEPFONHBxlFrIWMDprAKOzFBjtEjAQBTxgtFZCwtBRs9WZg8TT",
+	"BYhwp52319h5e+nOW6WdZ/Tgbb7T2rv9dBs03rJxnyVlCjKEvKNCOWERiTjTXHNaZm+LeRcVdAXv+kNy",
+	"sZw5Cjo2Sz8SlPxLjtlf98RuUsWS4oEsY3G3GYDUmhD6/f8aEBkkep8MS/ARRCZDKvhfeE9KAbfkWSKJ",
+	"TjiNfVTqJ1REKLWESEb/eLl/cNL6oRE0Jgm3M/6j/bJzsPu0cVtLnqlJR612DsZX2WmQH+1pmAXEFGSA",
+	"AaM6TRiKSBP++YrNzOMp64N0YW7zmAsewtZkErHkc8yVVgagMR9zFPkids1DM0ln/zZoaG4IrzFJZCNo",
+	"AFhOROTf53s7rXZhWzCIiyFKdrcGPS9CKi64ZmX8tChAVEiFIhTwlWg6JFSTXUKb4yaJZUhjYhh5WXaU",
+	"QuGVGKIM1BgyDR8xklqfGQR+P2GC6BGDiRtBY8z0SBqo/+vk0sCN6lHjsPFYJkP1uM5BPDbz1BlKaQP4",
+	"tltaxGKm2SUdeos7Z5onjOgRV2bP/vJenLw5uTzZaIWa1hoZPWncfgoaoRSa3Wg4F3s+NbGSUrMVczgv",
+	"kH/nSO4eXHLA2dbuYauVo/BbyoVDXoMtfMz+kgJ4xJglPKSPj0c8pEMJjC0HVsj4NRdDEsnwCtB3eLoG",
+	"/Wg6PJaR+creq18Ozn7rXMKPyZDpdTddvQ/kYfVn0bMJA6lMM8Mupqz/oaAP0MmkaST+XPwPqXicLR6o",
+	"iilVIf0PEqZGRNmHBaIJmVKXVpZls9ej/r9C/p6/fvnbyfnlTxen6nSsJ78dnz45/SO6evuvt61f/3gd",
+	"v/94cvPbH+/+eHc55G+OX7fYL0fmnR9/bv/EBz812ex1zF4d8fd/nOy+v/yp/e6Pn/bfvjhSp+N4FB2f",
+	"Pnl7Ge6/e/Gh8+7F0fTt8ZTTX979dfqH5GHnoB3OTtWpeNf+lZtPHt28v3w9fts5ab25/Jm/G7/V7zo/",
+	"7f120dr/7Y+jmzeXp3/BPH8N93/9+PqP345fHzTDTiz645et6JfXca5snIrG4UGrFTQSBrBwO040aGit",
+	"cefd0/B18uv0Wf+yfXW2p95EB4NX9El6IveHv/GO+Onm6c/TBl4yoATXvg95VF8xGeOdPeITVXEVf1ob",
+	"xWUyfLfslrDXrpyK0qX7yXCCuXsaGXcF0wYmDTql4awRG9A01iSiMzKhiVZr6pcRnZ3BawYEzNyxjXbr",
+	"cNdjGP2E0asBVRoFw8RM1npieIphsfaVvcIrcSrCkTe83S4O77QKLCniwsLEjX9ipjNguTtjWMHgDIRL",
+	"ctvlVAKQVVlS2wSWtQDz4BsNlq5/f/H6YXu1cGGNPfTzCS90k/yQ8CGPHilymdAZecMFW7EbI01eeBav",
+	"OQrxn1VYvAY0Vv/pJq9Kfbuz/1ujaAfrtPbuYMnygVgigveCkRGjsR7NCvBEy4jZqhExC6aRb8ee+PDA",
+	"DdaAx/4cPP45v+Pd+jvu1N0xmm/8HbfK+2XJxO2sGcrxY6fL2G0aSjRSdYkAjQohBaFkSuOrHS5IKGXM",
+	"EqNWmDtrbBjXVca48usKJcQfn/70tvPLzz807lOLi556ov/H4rI6m8iPILuaN9C6g39folTJ/kz5ZGz0",
+	"1NqSZbbpWwRppS0BdTMRESpI9g2rvHg31ZygvQiMzw7399cE45PGEqVgcyCu98alJ7xvILsH31ENUQ3I",
+	"lyl9hPbNOTJmSjs7+QwoN4ETN5QchmyifeP4CitpJmN4JtJ2u7PARmrZTNOsYF0T6d4aJtK9pSbS/Vom",
+	"0pah2A9q3j5q1BcyHUkip0LBtVkwdxk6RgMMPgQClwNChdQjEIczyP7tFaBggSV0jRV0CisoyJWvpJpw",
+	"TWPyLtUJt1Lh3a2gi9W2CU3omGlrET5OEyUTNO15Mmvj/YT+mTISwmMySOQYaKz3hournhG+IpYYhDA/",
+	"ThJ2zWWqyIQOWRN0bTxyNCREYDQ4nb7941f99sVb/fbF6w9vX1w9efvi6MnbFz/QU9EC7x26e5JZLoDj",
+	"1832wxEbU7PKMb15w8RQjwC7c1OJTozIZ/Z3YujxFSxwfluXI4YuNWI+ERCqCEcrYF9Gs0eK9OBpr7iL",
+	"sggIa0UY5Iu92VEsueYh20FGETQSw/8MRVoxK9/F/KpPo+rFJkzJNAnZI0V4VFxVDRYycIsFW2G2VB4t",
+	"Xd1AJmNqWE6awsj51b7hY67nF3xGh4ZV/FVEgv1W9emCVblwuNZegK+M6Q0fp2Pzh/mLC/yrna2HC80M",
+	"ddyi/X4RBH2+BlAkWxk6Gy74SBGP2WyvC+NWuxrGyB3uBuaLkIpLZ5ys2pumw0eKTBIDiogYuaFJ3jBt",
+	"iJvQxGAPjUhIFdvhQjGhuJH641kA/P19QE7hH28MGbQC0oa/2kUIeFJIxS6d6XTZPifm7k3Mu//v762d",
+	"g6Od3+jOX5++7AXtJ7f/q3rffCjAW7GIjN/IKUvMvsiI3ZBXb4+Ody5eHXX2nziWlNApMSsyQoKh7IBc",
+	"sRmLctOUrzY+ctEoza74mSV8MCNcE2lECTOU3dBQk/5MM+VkjCggfTaQCSMTmiguhgEJ5XhCzQ4ICFRC",
+	"aWrEXz5mza4oQHR38CRss1b/gO5He+FT9mzQoe1+KzyInrGngyd0v78X7kYd1h606EH/Wfg0esL2B3t0",
+	"t98J21GLrWZAysFvnXOhO4NPX57sLTwSlAursNBcThvxJ5AgK7DKCqF3I54P1gtYtWIk+EcKxaCFC18u",
+	"olQs3Hoe77LwW/Oymkih0PT3A43OEZFRCxUapNAvDTqZxDwEtvb4D4WGpmwPZtOa8hiFpwFnsZFUUFQz",
+	"wpVSdAgSRmoIhBFKrmnMIwIjCI2ihCkFdjMXLmEXgeNQSMR4hEN86ZAsn8tJpcjM9lqtWx8q/ythg8Zh",
+	"4x+P8wizx/hUPf45++IJrAVgVHVT4gK5ImMaGzCziBjZxYDBW3aTvJN6ZAh1ShWZJlxrJpqN26BxLMUg",
+	"5uGagHYAOhJG8ZCp0I7LcOVgEBtGPCPsBjyqZVAc1AZFLQCEdhsq53ZhmiRG6AFlAfb6UiZ9HkVMbLbZ",
+	"S7M59GASwVik4DM0GnNBjPBqAD/iw5GznHu73b2f3eZ39iOFn9ySCckF9W2DCFpKEsspGUhk5XLCUMMD",
+	"GLyTx/nGi194IQV7ToSEy8MO1i9lin7+9eH13leuhNRkAHOVYbN3X5iAQiOJJFPwOcA8cyh9FksxNJBx",
+	"ulxBQIKtntFZLGl0KeUbo81vtuNz7/bFc4C5Sjtu794v7sPX2E2YoaSRRglImm5rYyb0ecaeN9narzJN",
+	"yCSmIocvF2GcRox44RQ24CI3GMwTfqf25s9iupz7laTc6tUZgNhlBQYZKI4D8BhySRgNRywCSBnZ84Og",
+	"qR7JhP+1KaiOUj0y9IgjSXYtmn1jXMrGvvrcUlQGa7s2WM0mF4L1nbQXmXWXN8ml1RNJSJOEM4thITUb",
+	"G7CEiZCRrZ75oWnX2QsI/g3b7G0TJc1LXUEnE2JeVExEmSpC9CiR6XBEjAC3w9EMkzCVjln2qecEzwr+",
+	"pmNGpiNmyRjOGmbXdGgvGyN83gaNSynfUjGzRKk2ZPpSkjEVM0dt6jlJmE5mRuI9aLWMEC1FNIfmnXu4",
+	"345IQrUlZLNTB6BYhlcEls9Uk5zDajCg08BHpOaOMDqBXZpZaQ9G7RyZUaDnoxwNMPEezd8JF3aOVGge",
+	"W4sjcp0xnRnBxwCDMxAmPYPFMsUV5NSHJLIN6WLhObzlCtUdLpA2ZEIwsiLy7l7VBAnczmY+dgQm2Twq",
+	"3RNpaRSB2YvGZ4m5nzXEQ1s36MT76YsLtfaAsGbUdTBnPxpz4f5uV2kRuSD/u/38p2yY7P/BQm3I6yhm",
+	"ibah9y+opvPI0yvYkHqHhIpcGqFGRGSJNr8IRKDixuEpKjMr9IegccVFhdbzcUTd9CiqmRkDEIwsMElP",
+	"szGsKE3YZ3YTponhesDBmFAy+SwHg5gL4Gmx1J/h3LkYmr9Ds9aBxcDPMZ0oGCacTfNzwtWV+UVTdfV5",
+	"zJViUcnIVvn1qg0qds0Srmfzm3zp74aLgTRfnNJEuFWaxYQ0Ln3Zjqj81gq1N4elEbtDlgj1nIg0jgGy",
+	"/qW8M+WRHarM58vnaF6i/TjzyS5HRYcQQa4rw7l70KnE0wn/kQHgSvhl3cFzADVUaBlqwq5laIXEbOq+",
+	"lDGjohTU6mFpRDXbsRGac9Dl9TA6pkp/UG7qkiWIKk1UCtFrgzQ212hghFtw5XKRambPgw+IMKAxI6LC",
+	"AfhLXHEKTtH3OdDJhIfEsPRkQENGmBhywcjWJJHRdtVuJgkb8JviHEqm6jOm/zRWHT1iC4Xl2rkKIArc",
+	"afpHUokMacT1idDJAoTA+6ZC1HRs6zRy5jajRbOAsOawaajMfPWCa1ais/xBFVxoqNERUVxJNY6sPCfH",
+	"BZkwd+/vGK4XuMjnRmAjmQ3BzJRmYw9C84c9DwNrODYDiNUtj85OyRWbPVLmB5zdjgiMjCaM3KY0j2Mn",
+	"ma1N9JbCeVR5nPT+CY9Pimjaae02W812e7f5tM4ZWPEI+efK0bknuQrgPMO1TLm1phsLXSMDMyMYS8Hu",
+	"zl/hFWqJCVxQliK8dQJ8/F1WncoPLjegTF+hlfGWiWGv2M2xjI0k5iUS1H2ltCP3fuC+vXC1HyYRxcjO",
+	"NUSzr7OhuQUfU83MAZ6Ka8lDdkb5IvkrtCObHId+nlAOchhxT4h9AnbBMU2uWETMoHlxLHP5V2FqNh36",
+	"GQ3Kuon7PI4rL/95ysM3aop8WmoaH7u03Arisd+HcQE4KMzgAnfee9bZ9xyqvnPNRyO3dX+JhQV8WnJK",
+	"P6VSsyMbnbHqnP40gz+7WA48qZgbkLrf/LOD0YYV8HBE+iykVmU22lRCQ333Q4QvGAZjJLstq2o7gw+O",
+	"2651tjDRPZ1sBop7PVq3wtUHO6JiyM6oUlOZRJspddY27SYp3jg2Rm8HI5R2JtSIKzsHRUWu3ersrdDk",
+	"goZgU/8Ty1jOO29oGUjl1RYnroQRSD0oeW8GobVlzgJs1lRy4WOL93FXFb4QSfOlwTUbq1XncZy908jv",
+	"AJok1NxmqeB/puwU54GksixHcYWNAwbdumCb5YPPZcxOxSTVuVJYQZEQFoGWJzb1PBRWIVGoM6rnhI0n",
+	"egYW2L4y/GXMIMctjnGAod4MMit5xJje2O37ETGL4VMme+sUBDAsPvj3yfC+sLc6AusulpkVSGtUjs0W",
+	"n2cdzHmIMFYFPClZ5gGBfIP//q//A2kqAYGUCgKJFObHvcPdFth0MamEQCrJf//X/4GUk8KhL8PFF7im",
+	"4tG3O6WTr9RVS1kZa4HcT3tYvsBLN67ymLx5Fp/YJd0Q22xo61xkkg2RkRjspenweWYnhQu9l8Wq9uCE",
+	"ekrLhA7Z59gaPUq6bEXo7Fpcd7Fp6SMoMlQUlmRWOLciiLjmikyk0ix6jvsw08IT5TkKUGchXCsWD2xw",
+	"J5is5djoUFEtuWW5goZPIQykDFpYUgDeiUxeyTyy4Lsw31JrLALji1dgIR1e5oPnbLn5o8VY+BGFu80w",
+	"0WVMlIF1koUfAu+wEUUBWtJpqOMZ6f3ebfyz2/jUQ/ssRDjDdAUcrJWaUouj2H3CyiBGtchaEJfdX7Vu",
+	"YEjUqPXRD0k8dzjm7SzlZPHxRIvMmQ9nirxis2r0H6RxTK7YLC9oFM8wtBT8qhjQ8xy9diy5Zgm5Ymyi",
+	"CCUjqkZF3uJZA3/ur6gZ9Mufv00bS0xX8w+krrBpHZGEjbmIwHFmM2Gu2Mzwj7xAU2B9xNGO2x2Uj8Bo",
+	"wqFk4F6zocG9mx064TtXbNZrLreCzsMSrWgDnihNwhE16htLlIMsFwQKExAlCYVFhlSg+y2UQ8Gteffu",
+	"xlW0EwK8PEvrcptqZfklGsfvBxCItYwevHdugy+LPF+Vyr0r5hRzcfVovrRWPCPmTlmMfeSCichcF9p6",
+	"p7GUEujT0vJsG03UO3t/cUke5x9Vj/F5rxzmuK5nbjPf26cc6JahlJMvF3k67sWDkTP5jRltWWorptZ5",
+	"DuQKDX4tF4qfcvdlQ/eHn4/3xQvRPjgICgtdMJG3cFcerdqzNhRcDKsQucxSm+QErscsE8iGZnRFryIe",
+	"tncINBDXCR+GQI9C1DBXXYGgeKRsPPAW2IBGMmYEnwSkh/XeegRZhgu+ibabxHwhoSKSY9LnGJtR8ENu",
+	"UChu7oTszZvPumZ2aC0OWbigs7P0PE8lfCsgTgnFa7BUp/1XXFuTRA4wPIfGXgQCGbE4In1MDENF3BkH",
+	"lRwz4mrdECMqmbeVk1lJwoY0iWKmVFfIAYQWHpJeEvXME640lGXLCiYFpBfppAc/MM1Dolk4EjzER2E0",
+	"7hHrG7dv0WTmStsEXdELR2zgDzF/B6Q3omE46ZFXR8fHZzv504GUEVF0wPSMxIxGFoOsjwvMUZFODEij",
+	"sfnviA0aQQMmg9pNGVIklVzCaZZrCrpipUXtTVbypVItdZUHPA1qv4YCpe1aa365WhnFWQLYRRX6nThb",
+	"UgnzRDG++blNAGBV+RalbKKViXIZb84Ctj1FfX+vAhYnYkiHzOiKL7mgMf9roX2dZSObAzcUw1FoGnFN",
+	"8uePDE1MZKLBIZINrrCkZ6/UtGrjtLUGl41V/qe8iSpPDsOjqi4Y4O1y4FQrMzC/Ueb3Vz3RERmlYyp2",
+	"jERs7jpiw+qLp70w8rcKn7NgrapFv7q8PCM4CFJ9AnM8wDlBTUTniEL5He5KxViW2lZ0CLT2VnsDYNOF",
+	"VVUB+SVncZRBugg3m3ZQGUMwGDARmTseBhFqZNFIag0+Nz0iXNggDszesdaCLHfRetZLyYaWWuYtpC7f",
+	"wWc6q9IVliMi7i2fugo2meuyAnVCGcs0Mfvu/eP8/F//+uGHkoHJlYsL/Dydf2AC1UvM1alK1QkaRd3j",
+	"zorxPRvsfev8HJubF6/zCrHz0ZjXTJCIzpSNT+LIp5Q1k9xvIEReWnZRNAioSsrz+NpDqGXVquuCKHkf",
+	"6vsIimdQJdIV3AD5V4oI4EPCl9v8k6qihNcff1wsVKCGUA54HJY8XtGLi6Nq/Lwuj+zs77cPqkMjo0qb",
+	"yBUGE3pM+8ezStlalXiI4pVRgzfVOb6FWB49a+CCFsDrYp56oWRjXRo0IF918DBh1fdzqamCdWHVxSmN",
+	"450Q4q8NcQWk9+rV4du3PbLV2dsZyTTZDlxqtc0PNMPIXzY8J4chlpkqsLmt31vtT4bVffp35/fWzu6n",
+	"7cPfWzv7+FMl03sjh3xDj2TGjtaR0MoC2QpRdfKgzu0FDr3JMq90XjX3Qf2zPru/kwQ8B9K8umzdm2xe",
+	"7/ALz94XTy4Z+8HReyf3bhmeaZbXup7onOWmWsWnJsPP4LwYi9QIAwWXYlLZH1eptlvpdUg1W6KnO/2c",
+	"WPXcBZ4aHd1IwkbNxgwRORgUob1KAy4DW1bXFfigIOSG9FMeR3lEopFcFdnqYUnWL/Dy7eP//q//r1cv",
+	"MigrEbLaW/4V0fU5OummXDHPnAJxDYoxBdZ/CABWqHZ4kQ6PClWmHZzuRAAlrHZlFhzoVuBzFRK/K0YG",
+	"FSHS7phz7uw/KXgihAR1XyqOGTdpzFSTHMvx2NbO6dtUOuKYsCJblPTNdRlzpbcJTVhXJGyQKmdf3Gu1",
+	"5gyCdS6Izv6T4v3QqYChrW9dpNCsbvUynMEA1geN7xeb4ryrbb0qc3KpmwehYCdbZYw8s18sKbpZbe2a",
+	"N6aZ5qXND63gOnm97VI0iqu+XcbSV3KKmXl2hHPvT6jZsc2AQLJOBcxecpJ19lfb7EswdIupAhMWBl8N",
+	"g0uOzoBC7fCKgAgbtWFGESYia3cvVKzSZtSAxjF41QcJY2ar5pZIJ8OERizatnCAcHEhNVYBhEk3zwfJ",
+	"C5rPKYZJysh0xGPkmoXFQph6saB8VVJN2QfGIYch+2QRbkGOhhkGLULhzGBTzzVp0wGDBXhfrRRDarEd",
+	"QWRiczfhfueKjDGREKMeRjRVZYy0+PXZVQmqiEZaVOCplAvtih/AgsxbTc9mbhAFDX7wo2bJJOGKVaSD",
+	"lA1Adu/VLkmfwCtUKAeWIVjv+jNc25ZijPRudswfO3ZIzyBKlnFjyxPZta9bxt/LxMnHzME1o0sve2YJ",
+	"lPJJbRuAuflkzMPZWdqPuRotNEtPYFRz4oZBvDf+SK4Z5AKCeScbMG+mxdE1TdB2zmoEch+0+cNCTo0q",
+	"O5BJWNRdd1fWpSpkYLj15V+vos9zLEy+mTJbrGpekHfXLXDuO2OMTLGOClpYRvUm0ZV2R5W9Vnzvcr1v",
+	"zRhIT0Qv4g0GISjI6/VZfV6DhcZQZlYRKDIY4PWz29qJ6Kx4DdxrpGzR+LBp2HtJZ1xqWjgHp8wqgkfX",
+	"TYngscxkkhXS8fxPQyYME6wi/DXcSTUyeuXALQTn9fJ5aVbiB7N57R7unG2WbSBbXiVcZVyBd+dUXLEI",
+	"cYp001Zr19XhsX+4Pir2Ty7UhIVaZj8Y7GLJc9JTmg4GPQKFfVyCDeAzjTkFZTt/10gvYpJq/zpytTPh",
+	"64Cmrnpl9p5hffC54s2Rj5w7rjzwvipmTcZsycIxthRyNCEONVtGb/1lwzfWX/5FSMXRglzaI+9i9zmE",
+	"kd0nLDEo5eKVVUgFZO5D1GpAsJyUlvBKRbmAOtm7jxTpeam8JfdT3i+nIgbIhlh79vJSL50KDxx2r8lF",
+	"Cuyyc/b+Av7nA/z36PL4VSNwHW4+VfIyw+VW7cuMMkCKqebXzKWD96li5MP5myBvepjXQiUDHscsIlwU",
+	"4fAw/X9Wpve7ZFOEdQY/C4Aq7pCXsrmzWO9K86yqnHPuit7MrR9mqJaMiy9W16mggqRQFcVWNWERVtnJ",
+	"y+4UyuQEtqoOcUV1bMkcrg+t11iPHqmu6LmiPBjhjyV5AsLCkUSWAb5DsMEUAZJZAdcuDFoRv56V86ys",
+	"sbkiCjIrt4lLWoQI50zJOF0cAWk7KlSAPudDrqwajWM5VciJoBsVsiBu5BxbBDhVbJDGginVJP9KzGiq",
+	"MJA0pBPa5zE3Hyd9NuIiwtyELU3VlQqIV/WDxHKoAqK0DK8I3LJqm8RU2CinWoYVj99W2FW8jlYVW+fK",
+	"bsQwjCsj9Ft42OyJhA9H2igD8wzX9ceqR3eu49mxXc7tp2BZeRGXvKEI1R7vQjdcRDUDdNZ8zHwDh01z",
+	"sYkGArvGLKk54BCoTMlmZ1VotiDRZr4qLQxs1rGlZGRWIwsko6IVKSAw7NZv51VVXmJFOksmAOZ9DQzI",
+	"bUIOcQk5iuA8fUg0imcu/lDT4QYy4rLyE9ajisUlbGwMQj2D9tJUpSVS8dqr1HfPxTE/BgWj7BIx2DUS",
+	"qIpxXdFTYF32mn0sv4gtHuW8JMgY6iJm7JN6zfIm8zJX3kxvDh+kUSAtq1JQh4WjbbHgcC+YNxd+otrn",
+	"DwRhJit8xTr8S7Vzd+e8+b+3djroul/lxV+ZsLg0JdHT70tNmdbJ+shm9IHuQ6fymPNue/NlMbK2evMK",
+	"zOuPl2QLQlssY+9d8ai3HdiQtPa+rWGkbIoGVaR3ZKvFAcs5JD8wmjjtLvQ+h9pddfKN1wtvdZE7nBP7",
+	"g9tab8XyAgetysyEsimqqr+A2+huCyK5AqK4GMYQUNUkJzchlBcwWGfTToxM+NhOXL0115ZvGTeCfhjz",
+	"Ind+UqXF+wCzX6hEAsy+e4HJdwvMHqUUPbB6ZMHkRoBN5DXWLU6YmRiqXKi0j3maJGFGAZ0XQOx0SwPU",
+	"8hI6MBpa47gv13JPOx+8r8a5FQPMcMGLFDdeP0DYQmmTMIf8Vf+j3uIDD1jVx4hc9s6Rk4tzx70r3Kao",
+	"GIWfy0gB74aQdJSum+QIOieS6UgqRiBNS7na84bH49gkFUaZVZqMeSSMnLpJNnlZXN7YfbsO194okXwB",
+	"w84gvsqNe5FOwOImzJQzaBU1qSkcHnm1XrV0VWEEGUijJ+2kExcGXi+f2TUUqI9YVaDwZqmz3TvZ3Kuy",
+	"1eGeEGrKEsgDffh8h8qI7o/MEALRUxZfMzJyjXXcBzFQRaZxRGJ+xQzjZWPpeKJO6IzEHIWlQiJKDRP7",
+	"fbsYVvs1bZQxHCiohn2Z6sDq3VBV2Jo+oQzAFvjDjQT63FZBjKW8YhFJJ9ubeBwq6hRNeFiEwFnCQwjw",
+	"lwlpd7KmpXeuTZN7IfCjy2PwbQPAEjNfT3d8yMqWc6bUCm1tpQp2F+3NK+qw4csbFGPwtbh5PI+5uDK8",
+	"FSwIZMvgNLvRWLD8p3PIfdk+JL0vU9b/nCbxLWp5X8zvtyV15J4UQwBHiKqht+lCMcCsEKtTFTPdcfld",
+	"tLDBz1FFe59D8swLRDO86ziR4dVAJtEjBRbu3Q6h8WRE+0yTrYgPjZBgGF9IgRt2RWz7Axl9Q6aanAbk",
+	"TUDew6AP2wHBcg6EholUqsBzVGZonbI+nFJXLDgFy3qkQOsHOdWEQxDegDNFqLNpUZRnoDKIFwZ62BUJ",
+	"UzKG9o1c2w4T1BViR1XJC0O0ceaFRgalUDrvqOf6Eb16/ePbd2c7lz/v/Pbpy7PqrJoiAi8wW7uCLFRr",
+	"jP7TsmnLn+TezcF8ONBWz+EReLHMkfFou9kVq6vSQJgEZyFMnJungFbK9inPPNWfdUVuNOoByvbIlvmG",
+	"nKBEEENUSmgUEG0Xvw0lBDDHekaEJN66ncIoFcPTg0hP23jCHtDR2WkxY9W6i/w+keUdFl1t/sj5M/LE",
+	"yjlX2+nRu6PcIlKRPTZvNPCuqierY/wvEzp74ZowLtD+jJDRzDo1wuGZn3aM3EE0D6+Y9qtPZiMrgl3W",
+	"1KfqVxyEVWyieWVverwwX2YV68NKoxhEXlcqLRWo5iyODItkkHpFE0bQaAAgG3Phz9D+HylGd5fycg9a",
+	"BG7BcaxR6K3uWTx3de4GOOSKsYlhCDwh0Ea0zlnVD1a29WvrBhaD6azzhLgipRuUolsAyXXKztUHZc9p",
+	"uT2SMODQKPNjFYqYK10HnL5x4mGqzn2N4nILAL9m3a6Kak4Ify0t2J/ntcrmsVfVgffyCvsTmiqmHL83",
+	"ItIWFtew2dxhmCYQv43xxAYfjMyU3Q8kNshrruckZdb9DVgxLtxxdr/zlW++Qq2yf35T1cjmEUtVZcs9",
+	"UG5bTe2x0CO54uiS2bzJACzBeROw2mZCL9Prtk6lySWpdcuyj62G7++sSnAotwS8c8hL1i2xJjf0yh6s",
+	"ylByU1eHwxh134azXDgr/wLhcZoPbWYeAZAhhymPWES8AY/yCkmKTFnCch9CdfTChhYAmBWUspripbfG",
+	"TWTM4uul7y91G1sCd0WJ6tQFcTWlDrG2S6jJ64v37/KI3is2U1lBKmuux/6xC6pPZT1llS0xBTWkip1k",
+	"kWtXBCHRZakxWKYc7omERQE5f3lMdnd3D8zyPlwe45qpJmMJPoI45tgRy4gY6Bdpkg+Kga2Q2o5k3PbL",
+	"iqimvW3D/zHgBy8LV05pTGeEJgm/ZkSm2gAPIVHQrbze9a2Dw1bL9q6v60epIodT2+AvYcM0pgm034hY",
+	"ZptXWJWQkgGbkgENtbLl70Z0wkjEJpBGJH3oQfoFo+EI/36kiPkyQZLf9ryNOVJhp+/VXcZjZWtDWEW4",
+	"V2oW7jqqL287vjhgpoatGNdT5Pxr1t6xbc1dbAS0x4DDqUFvR1qz8aQCVu8Fy4u3GewRbq0G4USxU3NF",
+	"qCvOW90cKCMP16jNFQjJAqWMNPVnytK7tASKUgw8fbsgMc9AHD0kuFaipbwCR59HiE6IXKOC3oKyRB9H",
+	"s8LXsEsv2Sq0+gqlECy07eIgCRWac/ExM0SMBVWeKfOblflcfSRzz+y3Wj2XTCeF675UK8SrFsGQrZ7N",
+	"Z2pqpjRKluZfnoC8vSapLO324OidR5hYCH0VcT25iK0NCV+zhMYFlFRkRNHQyaN6Wd41pTtEy3WcDtDd",
+	"t0JwwJl6h2RKuXYuGUoiribUSKcQ/I/lmGyBRK+XcgqepCmdQX/dvIJoVygtJxMWufvL8wEaMktYaC6C",
+	"aNtorJ7FC6e3OIXjWUQ6NzfPu6KHuArlyGa2NLRMdSjHrEle5MoR6D8MkRJbLhasirhfqEsImwKXv12B",
+	"rT64IEpBZaUtq1rM4qIfKb8S13PSwnjLVEDKNxQCM4Di0H46dawGzaNuv9bHuGHxzEoBOmve4dg0YoOH",
+	"R0GBWWabLTAwx1WWcPRcL6ssioeCyMAGEmsay2HK8G61N5/LVewRZVmQkzjsF5TRuicaY4shjNj7zDZo",
+	"n71/zumbcx9twigo8wXJwX2biCviGWFCJ7Mi1vyzETQWNJ/xn/jtg8xtVMpbbASNqUyuPqMQhF4M5EgF",
+	"0685jBLLKidEVdTzLojPuQ4Am5iv6le0nK/kkGuWz60yY+B9GhUJFWwb0b31DMxNFV+pEPqq+rxlQMBt",
+	"aylNEcUhUGTESFzqVJgJPVsJUwzEnRbpzyDcCwYVr7hW8FCVgBfITLDebJFOmkDvRORCzT3eD/W6N5ei",
+	"ipWFS1KUV/nQUjmszi4q48GFu8WstMSUIx6hrxHYcFcYrYgL8sy1B16wKfedkk+x09oL7lQC+X+iVO9D",
+	"VOi1VHPJlF5kuvDFuUNUhQoR8kbYyDK4girR3+ibVMOlz7WyLH/AY41aU8mi4b24URBh8f0lm14YxOCJ",
+	"C0xEE8mFhiqrPTjkHvlw/sYG9Y2MTm5vCjCzwhUQulKUrqzOVjhi4RWLuoIOKRdGm8fbL5flt4PMqw92",
+	"PtQ+XbKuoYBBQodwS5BzFvGEhVo5a3JXYAhbJk1tjpYF0//es5W2/48yuXpvLsxze18uQqP5mxVL1+aO",
+	"bzPE2ilQCsVhFUVd3SsLlYLCnJDSkbea9L+ThTpslOSxhmt26sC0keXMe9lz0Ppg+FSVDKRYmCZczy7M",
+	"FWmFAGi7cZRWpWIeiXL5DdsX1WCc6xwB9aCe59m6Pit49eYpOXpxSbgYGqbgaMfmgJlPoKnEGYsPG1mn",
+	"iRwGuEIDsz6Ex7u14l8vHeBef7xszHeaB9KxoSaPVDH+fWtp+P3R8fHJxcXny/c/nryz8fdVsfxd8b6v",
+	"DQkbHjdI5DirLB6QWA4hs47YCHTcN8gnIDvB5/KNGtLE0OxrHjIIV19wLrYWUN6ZFjYUeO09DEcxg4yU",
+	"uxjW+P6OtpHxJYDfQrHUgXSN7GmoPT+JGfa//TCsfOILmSKqKIxVbcy1nocREOgMIewUrEWOAwV5uCdU",
+	"f5ODAQcjIMjtLMEYqHEaa76DYThw2chEHRq+l7CQKhsoNUlklFrTSCpcQqI5GTcgTcIRxTb4Nr0U2lKG",
+	"TKhUkQFWdHn15mnQFZDliPrNXKKjLaCEhkojsbLItZPEa4AmWrDE4EtX/OMf5FgKc+lxKVRX7JCjOLYF",
+	"5yhUrV+Y7AxmWtuFAIHXe3zddv0JmsRV9HR6PSFbvaGEUNrm43AcAVfvbVupSUE6hsG7w8eP4UVzfx0+",
+	"az1rmVmbZmlgJke2CK5rOmbxMVWsSU4j/OnDh9MXqkku+ZgpTccT/LVktYa5TrwS3VyR3pcuqqjdxiHp",
+	"NpDubAAokly3EZCuV7YaBsIwLjQOue09J3utlrlhFelZB00Pd/77F3D+Bi6M+/aToeG9VseOdnV58Owr",
+	"05T3Wm072PyJIDnKqwSCSzeSDOPeIEAKdNrcNpvVLvBZaZAdwF5rD+Y8p5phWSXlLC97nQNr6ye9c6aT",
+	"2c7RQLPE2ZeNHg6S7rZDqgI764oTGo68qgRwhmCq7N3sTFhifS128/kPhGsC4om1sudPHiliheKugHRi",
+	"riBGAVLtUR/3Evc9im+ScxkzRRIqrrpig/IWW1CyYbtY5qJJ3me1lErVlyCoDRw3hfpLzwnF506yArXA",
+	"1m/KT6Tj3EKGOty7DsjOrtEV5nqErVgJs48VY4yCc5HddQYDrPt/yyY+FQpKZgaUAOrGUBF1xUlWlGm7",
+	"SU4yJ4ZtACc8OybNvohZVT3HMnyh95EyzOPQrP/fDnf+jeEO5N9d8e+dnR34f/O4B6mQQu+Yu6BH/k16",
+	"dDKJOYbvPf5DSdEjOHDO6/FvzzUBlt/yOM939u96bVuc6RLrxhf6t8xtEfuWmI92Reb+c0zGLAp5CYAd",
+	"/0ntTxHVtNu47ZEtNB2QXsnf0QO7J9W0R0YyjhThkeqKrLfWcq8VJPaAo2ri/G0e3aBF1jekdQWYrf/5",
+	"0W9GrP6Z2deyzun2M0j9O9ZZaVM6LaAzH2XuoQxKLsrAsZhQCqWpOXk+ZrYBBldSHBpWmjBzihxtUXgl",
+	"GOYY8cHA6HDCej/Nfo222SSXec8xNDPD4aA4m4WbUGXmRqGFagKKKYbQLmy7Y3bqjgWzp5TeYYOBTDAA",
+	"2blFjQx0mPeRF5LQVMsx1TwEO/PMXJWZQWREJxMmYDXYmMhaHzFlEQ46BMuXh+KhHFsfvFmTryWCEyGz",
+	"Q+AVoKAsDxUz0rm5sQURDPXmUaFVShwhmRpnSFgR1+fAKZ5my1YtqlQ2nZ6ZKZhmTk/HxFvZcBhnE0oh",
+	"6EpVUVivaGboBfgL2hl6ZAsNN+YLi+zn2xj47BskeotNZs/NVL1/nSximY+/8Oj2cW6h7NlecuYcRGbo",
+	"UT7OcKYAcSuc3M9Jj9rI7DmHOYpTYKSGsUaqNrMuY+i4OvR5KXBQU1JyhS12jdq75sKsNeYCbpssd0DT",
+	"If5oXp2L2bd577c9JEI6meT2CK6B2ruiAqqlt5+bu9xIsVaYhYwkjQVd3D3Z9phxSAXUwLXZdKUiLhBm",
+	"BxUjC8VeDBGa3YQyYlW5A6gwxdxI4yzvP9w4S+Qkwf5L1iqWGzYKmSGaJWOFEYk69lUTr27fYaPdbDVb",
+	"4IOfMEEnvHHY2G22mru2RA/oyY+bUxbHO1dGenn8x/RKNc1laJ4MF3U+Azb5kfXJj2xGLpjL+4RIEwOA",
+	"gjZqBGj4XxuQr7PeiZBGDhhxlklih0RIaBIOBL+NcPIKQDUOG/9i+vUUikhmwUNmmZ1Wy+lz1ntbvuAL",
+	"ZkzXqOB328Yh690ArRq8/gzQjqHxNGqFe/0OO6DtwW64/6xh+zHYJgzQc8E2WriBdgF//nr06483x8ng",
+	"54vPTy9nH3969X74dBRen9EJfxsn01NKz8JXH84lRljhBV2jXcIFqq+V/SiJYrppjnuvtbdoqgxmj99J",
+	"/RK6/PgGlMbh75+ChkrHY4OCh40zZLxwtEAk13gbF04YUoyGBpiNMcNIC18Qbxw28DjhS5geDxYErIep",
+	"KrDsnOk0EV42jSGoaSLNHYsdcCBsBn/JTIdWvcic43utdrMrXhqGaOMLLHmqrLMvOtGzKbE9ETk9I9bq",
+	"nhtECHaRGFn7Ayjk3uNDa+fMXBDgZTLvsCgAhpjzFKzR45btqUydAzT3F9WiJnkPetbpWXaDEjoYQBr7",
+	"+uQDTSgaaHZjSv8go9l6dJOZSVbGkOY1HRcWCa+N+oXeGbdFu6HLYdiYHaA5Pi+PUbUQN/SxK6NxW3vt",
+	"+Rvz9iK8hLiwdNtaTbc/0CiDg3mlvfqVD2AAMBo0gyrpe+3d1S+d0VksaXQp5RuaDMHLuNc5WP3epZRv",
+	"qXAJ3GopezHbN9IIIH1Ohhni5IzFnU493iKxFOMi5nItr6wkaJMXoGgFmDKtCdWsAgka/+ZKpSxCO2jG",
+	"N9xlbzRmpOBOa8/IitYsApQKniOYY0oVmlmzDMWQxjF0L6YDhqHrE0a1mc9nr4TGWErRLkJpOrP22qwA",
+	"yswWPSFbTlHIWdP2AiZhtS1v11apyeWURRzEwPcOLKRYdWXdqr+16a5UpLgW19irqDaTCYobE+lG9LaK",
+	"bvAQNiAQjIpZKN5hozCgSHTd2dLkebz7HEIZ/Q/l6R0uYIIFkttb1rgzo15WPSfj0ln5nHqoYoffBgsa",
+	"/Xob25Dr3vrnNz9trZNULB545+jXTK5mdcdg7kSidgXmM7FDMY2PBJsaTS0gieWMeO4y1UpTbIBY5BNy",
+	"gIm5gCmoqjt5DYfNSW3lr3vKVgslL2c56ApaktYyYc187pGqFNcgdAuEyu0ayBm4KXlCwEaD9ZKrcPYY",
+	"TCVn+YW0MdOzIDhbLRQFDeF3e2lk2bc7VO9EdCp29jr1uWBxB38/EcrtzMvjLGHh31u0ypjKsbPqlXkL",
+	"FBteQ6IqsRlL+0u4jBRZLt9CiWorr5q2XeIZhv8UqibAT2B1yScwvCTEDxmFCqSdiGzZomzb6I2+hnox",
+	"ToTLzDlNcoarMqyMiq5wEpWb0L2CMSuxkiVWuFoIDDCIriu4tj1sioJfKCfcrDeR2iu5n7BUMRIxnZst",
+	"71NSswKQI56/p8T2TTCpIx/Jny8lFK4ytPwGONcSITUvjVjaIUb2ewDZTIx18ShLGJNrd1ElqWQyykew",
+	"uNieGb1grjmGORAMLcxMOF1Rs1EGgQYfyvVdr2q73hVvsNeV0QB3bZSN8/5OWOJJOeavkUyT9a0+rpXJ",
+	"BxQ1v4Lxx1q0/RTbrC3JggJe92kvKvduqcVK2t8CK7nEcqfQegTiMlTm27FIyZVzbtzFrlRDHjmWYhDz",
+	"UP9H2ZSQ6L02KGtzl7wvtnqM4X+LWcxrye1dX91QJ5/LlqoPsMgc6i95aRd0amVyW1cUlB3nHs1mhHhE",
+	"Rrb2Wrt548vtJjkSJBXgywkMz4uCTCiCxDoQmrqiLCDtPYf4VINMRkJCRd97flBDp0IppSCd2PtFzypZ",
+	"0hFA1msEfwe2pK1cwsX154Pwp07/l6fjHyd76rJ9/dszcb47/fUJe9X6480+fRl1hh/4+z+f/nJVn5mU",
+	"l/qg8snXNm+gQpwhrLmWPUvPV5VAWjVYyEuZ9HkUMbGBo+ursbWCXobYYyiM+8ieu8wA2Ev1MOu/Xe2a",
+	"zRKzjAypExrqgPRTEWHXGOuRj2SYjpnASpyvL96/28gJ+37CxNGEv1aWdO/ii3XRuJt5swtksKx9fzlw",
+	"vJIeYF9np2S32cogdc9e1csRh+09UtnX3JfIljmQ7fVcqg49ZnQc3x963AUrfjUrWQsr3Nq/Y0UlVvx6",
+	"9PbNuliRDFUN3Wh1K0CuV2g5m7kDcAXvk+Fdbn6xWKGobyF1C3lQZcFWTF56rRtg1L/VcXQluhaqjH4b",
+	"VoQKAd7fhYf7gNhLr0sv/mspPyxlAWEqGhTxQz80NLzV3GA+YHrggqpRfsew9nmrXc8g4vtk2CNbGNEN",
+	"o9PJQqZpaeBOcuP/Jfi1PrvNEOuc0Wh9tLJnif0hXCe+hTW88iEGfKcR9M2q7AyJ5nrrgaNjCChF1Atl",
+	"LNNENclZTIXyCyuS/ixPCgpsfAFGHuala0u4iLkHiI3AxSuxMCureRdmnJW/NFqzeaPxj5cHT3fbTyCx",
+	"kdtj+Efr5dMnT07ykmy1Cl7W13XKBUIfREv7qtSGscvR/yTVPbxmdveLA09+fQrPKGT+9nhsszbVwmsE",
+	"U7+u2KyqaHZAMJXdmp7BEhMYFZspjWn7rtWBdnkF2lxjtagY2IO7kA5Jz3Va75Etm3FD/ISbqkgervQR",
+	"JEXeNZz297zqBgrVXtGMRYXVILB2dYvKqG3z/j+o+fnarcO9tp3PMpOTCQ+NMsOSAQ0ZYWLIQW1JZLQN",
+	"fIgN+I0RF2SqPl89/WncuQEmnVNprSocR1n2bqmw4qLoXPWVKbZTi5yMdnHueOPXoPQCxRoEdLnXfhhx",
+	"RnXLiBUeeVlwmLoLJHCny3ppRDIk1qVxjBQvQpblGQmpbQlezFGF3ABbFoGSEVWjJjGUZjNhXZo5F10B",
+	"qeYY05ywtTLOIe3Rpr71shzz3lfiHyipW0q4uxK3lHLX1OZwUQ+l0JWabd0Hh7tisyJT+rl/cPnX+Z54",
+	"M3kWfozag1fqyfA13Z2dsFb6I3+v93/587dpbbZnsLNx2LjQWDSGK0BgIafPCYe8PZdiHyNaz1VCCObx",
+	"siJJiEb68Sh+6mFlhpTNhcx3vZONjrw0/kpO69cL+M50xf3r5ZZj3yvDXih5Qb4ZMuSY6QWNPw0yD8DT",
+	"TjFHErnyXquNETzTEUsAp6/lFQQBZX4x82ZoVTEh9QhT4L4G98Q4dI97zgcirzrfY8utvuP4nKpvYPtQ",
+	"uLqhcBGsHAgiyDwlpBHXO7EcrlBCpgnXDAqfla0CXgFoXznxFZFDMh1JsoXeQAs0IpOuwAog21jaCr28",
+	"GR5vg0UYi3e40hG2/hCkTCdyTCzpnVFDYZjdBHazXldA0myYJkomvefW+3ijyYQOGeb2Q6MhW434DRdX",
+	"eYmIXsLi/6fbMOO7jd4CE9yRAVyPbGEthiU2OFCEzOA3ctiYO91yLWBbmhG6xc8QrmWw2boppbbDThLY",
+	"7z8Jd55Gz9jOwaDV3uns7u0/efrsgPbDyNW0+TNlkANqb3caammLImVX5crSSktXDtqqwYisjsaWUZxz",
+	"sJSK16K4c4G9kBYsEbXtfIXlNnrrrZBihygo84td/Xm5HVImd7UvQehyclfF8gwuVoNvaRvL5afvavAt",
+	"X9yzlYvTcqOlreAmEFdWh+0cAwmC9nMPRgCAUwFdAHtdr9K6ZHDFhRltkyPmwsluobb3nOi9v57ozYzo",
+	"zScwz26z1Wy3d5tPc1UGmMPeoB126AFr9Z9Gu+E+fcaeDNpRJ/Q769X5FqUb2RkMWzoROqllazgC5gnd",
+	"ARBHDUoiz4QvGSZaUbMOSw+lSYx1aJ6TAnfNCsol2NVlbJDemz/fURlHb/9ONsp5XwIGOUVckxjujUzC",
+	"ML8tcCXAeW5un5gTDrxgtYXiQR65pIhgHNITnTaXR4iJPESsKBpkGfx5SWus8rJIUP6gWKLq3rve4u5u",
+	"hKyhlBf6qf3+KchiWhUdr4hptR3Wi7MfbKLyh8B3MJLvh1l9poh92qycmjS8Pmy/f9qAuXjRdzUNmROs",
+	"Vu6FMqm/lydi3j5ZseVa4VseLdy/PdIL38jXZbOCBzIhTyEtphDyzrUrEAkK8tYCU2VXjKgabTcJIAdm",
+	"zLicO8iPyRq6mQnngYORrFBGbUxn4KPsM0L78pph1iCiffIIgkqeY8NRHuU1gDA+trIFKRVRYNMHzKgd",
+	"sExFXWGnDAgd2z4WPMF5MCYWlw/FG3ieT03rRLquy9LwYO4nrLXIqhoJVkuvza6WMIt64sqnNU1zG0bI",
+	"rhtJ44VRrnLBWpOhz+fWNTcW3q3kifl6rDMgo7Tv4bN3NzsC/BlRcsykYOtz3mUSUy3bYiGEHxmo0nKi",
+	"oLwy8Ec0Od6ZdaDRqsQ6vhGj4P+McW/NgOr7uJE3NeK5VS014UnBnDtxeefwgPRn2B76TrFnRr6xTRPv",
+	"HoDm7XApT3YfLHLiNRo81pVV7YK+mfg0kDbH2XGsxuc7h6YtwtLHX1LFktPlvPFE2O52XroIeSehPmlI",
+	"jZw4ltcsl7KmIwmFchUKg9BDMMhy16BXBvhWuiKkwoqNOEdEtvZaB9v3wGDNbBaJvjPXje/1EjcuHPN/",
+	"ECP+ADi8OALTw9VhQoUmFNWWDD1teRCZkCyTeQkuP7cKlHCVoMf0itnIeZvflyM5yXE8YmOpMxwnR+4b",
+	"cZ4WbIQf1GeAOPBDds1YKsrWq9NQiRFG3pla/Mb3967FfEXdpKqB/4PEhFoCqHf/raGIZC8sDQ7Fr3/X",
+	"OO4h0KFI7KXEXcMNPIy+uz5SLFC7UEA8d8VuaaFg7pYrRysnTKglZXOhOS5opuC0CGzFXMDvG+vYNTt8",
+	"pGyrBRtMG4Frazu7qNHFo7wcIQsgQuNYTpHvfLR16Kk1SbnyLnxJmd289DfpuWUHBIHUs0JwV2DJ9P5M",
+	"Y9li+EdWjKWq9h4d2jT5oFy8VzG7JSPsdEWphq+rQZ2OWbZEw51Lac/mJsgq/FrO7ToCFoxXQ6ZtrrWS",
+	"2FnBv00c1yaRhLlsZXC3hUcKHgdYR58K0BTQEGY2WNGtwcAAmwtpw+PupidY3LsIqbi7nmA2srpkQkgF",
+	"eA/XqJkQUgELTZcZaxz2G0pwuF+snwDtdB7esm2We7/ZLVgunQKmCmQPfu0Dc3iLdQjzoNQoZAdecZfj",
+	"AwlpBgyXSOxVCgkQxTo5XPBCrh4DwWaWYkdwirmGZZ6p+O6q9AUs9l4IZLUajR/bQIlGsqqnQiNgvikF",
+	"WtlDyPAe/n6YvK5K18xRBDXxwa+xRV33p4DQrP2T+fc1Eynbzu3Fp0fvjuCmJX9JwZ57dzB6cSI664oJ",
+	"TWwbBbO01Dao4dov/JFP4hdZbBJrdlmiVpi7Ax2oyzUIwLz6vhAbBHLX6PC3lAuXHmaOl4+Z2aQB+Jgl",
+	"PKSPj0c8pEO5bkCxWd/DlgmqdeGtednh8IVE+z09bGH8MsCnBoPwkL1Kaje/P/6Cautiqf29sOdB3qda",
+	"8YgVXZe5ioHSX0E+3rtzYnFGel9BYPum8feuScV1cequl04NeQqbZtZOOw68+0Im0LIQbxlQCGOODfat",
+	"zz8yqkrMtu98M6BN5q43Q0RnZ2atAEAG4YLt1mGrlccL9hNGrwZU2VbyiW4cNlpPDndbAEr7yl7hlTgV",
+	"4cgb3m6bx/nwTsu8ng2PuBBowHLjnxbHtzqF6QUfjvzVdODx7brmrLUvrf90ondmrO+X19Lc5vu5vPDt",
+	"+kqVGR8QGUdeTOBixcraLFwMj9OvMN4/e2gZCtVESDz1O+tfl2Zbd8Z8B5ylmA+f2kD5uqTDurqXWce3",
+	"pXp5dklV3/Jw7wrYWw6l5PMOXM5QhpYfLXGhhCoC5h8JVY4o+ekch8sBNDT7kMS9rtias6iGaE5tkkuY",
+	"UBEtIzo7zFS+nosK72VdAtGsyqNt6KFKyYSzkHWFHHgNvDGqTcuEDqFxEFoNcWd9LP3Ri2mfxdjLTU6w",
+	"nlU88ygJl2AWjXJpb3tVJ7JD20QNYvg0EYxFyo89qDJlLrr9DU30yJZrdrpSMbykd6o2AsBoHDY+Yq1Y",
+	"grViSSeLy79EIstAvK5ieEkftiKUpsM6fGaNCxZHL+Im36/VxTqhx7pWc64c3RfcrbXiytCsD4SJ8WQ5",
+	"JW6ZD+f9klt7201yLCPmh+BD7fjo7rT4ApboaPF7RESFhqd5wvA+WQ83vnKImevQuZa53OvOWRLxvKKw",
+	"MtWhHLNcoINABtdm9nlXZEVsjLAHPXHVRlnUWbfgtWrYuNbV92Dq8MGxWv0pjN5AGrQL9+epbZn3v/29",
+	"ykG1QGrRqQgsj4YzilkzFTx7795l14sVLdcFHbPINV63ORIh1TSWwxS85dCWOY5tpvXv3cY/u41PvSb2",
+	"DndQg16s3HVD5kNhLh2k2wBimV1VkEK2l99sGMwXNoQgS9yGZYEvouD5HlGV9a/utIqHAVFPpM9mUkRo",
+	"VjLr/HD+BtNBUlXsCQ0/GhkWAQIi7yTh11SzgMRSTvo0vMJeMJDaErme0bb7eN5BGrwxtqF71kfYwA6q",
+	"7dnm0tgPxraYzvjd9ldibSicWB5xp64NgC6QmRizRDdtlhxEXQ2FHAyaEQt5xCAyq9h1GJbcXJJnAn2J",
+	"15Ws7Z4eVLp2m6yZIrJ+Ykgl817NrL0cEdc9HqrVYDb+95I15dCvNdA8SWQCSeJF/hNSw4Oumc+EFt0M",
+	"Cpq+QzTC4V7roDZOnMC3a1RLzbLPDFcsc8PmPak12S0CuXve9WE5wX3egAvF0JVKEEYOz7fkB95o6MMx",
+	"XDLiSstkVriBHBxTEbGETOmMDLjgavS8K/5MWYodMlBhihI5mSzWle6ZbaNC5bPt74V97lEZs9HmPsL8",
+	"J0h0NZU26Lwfjpb75Yz4Y3teAsGSAY8hvVUmZEJTI75s9bDe5iEZ0Fix3rYXrpgRDocYjhMUFiFGUIZh",
+	"mtjm5EUYGmkP5o6yJuN2FhaRmGqW2BY1cGd1RRZtiKHxX4m20A1yDyKRq1YK0FvT97aJ9HIXRXQtPXQN",
+	"OWZDAea7fHJ/5keMNHdk/ZBsbfk1/TjnGEutR/7yHimUphIWGh6Vz1AuLJbxMYy6NSIWC9CtYN41bz3C",
+	"n1MVkJGckthm8ROqNRtPjOgir4A/TEczo5pih+CiPJAwcsUmmgxk0hW2L+jXN0LlK2qse5PYek2f7sw8",
+	"ioe5lHV4y93cfmUnmR3hadU1YXm31HeWUmm/omWCm6O1b0j0WcGBNEN72ANLX5VWN4vACvofOfpvmhX1",
+	"rAS2FVFNSe+Lfx6nkc2qAdW9qMFgSYCgK6YjqsGIZlifL80BXzE/WHEMDW4ogmFarIsEzMzwlhs+Ul1h",
+	"LfKHWd4C1PCdiXCUSCFT2xMSEhCpQn5KUbh0LBfzRbacTvysKxQLpYjUdpO84ZBfP8v4L9c2QEeRXkyV",
+	"zim+F+AvF8C+0UrXM+w5TdixTIXuBRj4wTWhkwmjSVbSMVPvYo4BJbbve/a72ZLmcUwo6bRaZMQSu2G7",
+	"+67I60P2ZTT7Stz+kmXcvnFfvLqGocp8NuOw6wp5cyx6QWNRe95OA7eA/s6f5/jzBTMUSgyPyBD23gU2",
+	"lU4mMtE7XJhtzhZ38zpnoUwiTClTig4x5sXQBTRN04yOnxMhs8axgrHIyE9HlsV0Wp1D210UvkS46gql",
+	"pVH+QOwyVNh3GQUYjQKFiAyvyPIJ9hf0KyZbe50D6yzonTOdzHaOBpolvYLhv0C42MisR7aEXNXl3Ebx",
+	"I6hOLaS+So9jC+vGYeMjI0kqiJ6y+JpleR4u9wO58VSmcURiYK2Q9O38NzqhhgcKqB9a3Td5Yc9kLSc8",
+	"bBw2zhIecjGEY293bBJM/cDMAvDWUmw7a3Z6rFkS/wBOEG6qJdX8Nt5gyHg1Ezy339yY4/3HtEGWQtNQ",
+	"E8tCjI6paFwQGG2zwCVdBIvzf2n0GU1YcpTqUVZwEArIVdVJPktklLqawEWnEp3wppJp7kO6boNwZhc2",
+	"z9zyluiBS88NbCkm11rexZaW+g7mFOV6P1fU9PXM8yqwUQx5Fzj82/BpbzZoJTQ/FQTcki1H90HGClSA",
+	"GV9qOxPneFJI1Yry2Ht/1ZaQ52IcMUQvgMxrhbnp2KhhrrX082Kxxmxql6++HCBZexZgLWqmNBtDn4mh",
+	"61G/lRQ7RTyHZiXYqGTb+15Wd33+g5d+IVWoXpsXNPdnsLVTFzjNrUdZDkp+c/DrFnww6AZxR112M+Cp",
+	"exe7rXNrV+HpS1X7sL753HiqZbW36ZAwGo6gkO7MRYpCSw2ay+hDZpaZu9ltKV9YIRQvyeNDrRzsYmFI",
+	"OKITUDP68prhvVncwI51Bs1v48yL4yVbNixWbRMpXHptHrZqVlKOWlWBs0bbeLZCTrKP3SGtIsiT/OBG",
+	"FIUVUpADApJQzXZcKmNB6vCmd3wsqNcLN+MhgO7wacNNXIkV4DdFAtJY0vlmxw+9KvrYF4psR161dRoT",
+	"eAuKOLDoEATLMTxNE0bYTZhCv9sAmpsNBkZYIIoJJZMAW7dPeGIAHUsdEEpClmg+sNcwielEMfOzSHUC",
+	"bXBJwtWV+cXwfDgVdQUy2Asfa4uBGngUdGzrnaMqKxPS+2ev2RVFEoQq0SDmRjYQZV4Re04UY9UoCxY8",
+	"Q3eDGbeGQHMQAIwqCRBgZ73y4O1Y2/QGb70C4qqXZGVX4175dBdXxIKeZs3O/m+NoBFRTTO0qldqPGwd",
+	"5AXUPUT6nCFSw9zcBsLmYm9MaSK4GGZVeGqXMw8wtMQdgRdYAiaeWvO02qVWzXH8frDwzBaotXBoE6+1",
+	"85cMbkuLq3uI88KMz3f0pcFEOp6PmflUUYm/3EL6Ux3J+ZdfFtqhcs3M1XV6Rqxx5rm14dg4LrgDuCJ8",
+	"KIyuhlJr1cxHYkYk1EZBOzvZghopLsS4/JltqJNbNsg0yal2SQQJ0wmHLxbU4jIelPRhd+fcRSsObUvQ",
+	"JhfXkofs84TyZXyWuBeIfQHqooxpcmWuDsqjb5jzua2d4s7OKP/7MkCAe10GaOurG6DUfWUX1GlN42OM",
+	"ltt71tlvtTweV4143wqvO55HlYUsr3qn31nfUta3CD0ekgX+mUrNPrteDkuZIMrHWRM/mrNFmCSwbZz6",
+	"LKS24pWTi/8G/PEns8Uju/fvHNJxSDj5ui90avPHElZ+axyygCyreWRpt9+5ZD0uOYckD8AnmRjSIRsz",
+	"oZsDLmgMLqZlGjkaofLXwOUO9lMjM2ZzfMMcMd/bS7ebvy8/zPZal8dhORJwFdR8o6AFV+Lbt8L+TuYx",
+	"YyHzq9zod863lPMtQI4HYHsTGfNw1swsnMvkQhxLrhnYhYDN5ZZRCAMwm5oSLgyrsV0uvk3Wh1s9c7v7",
+	"27I93GddBrbXCBr29BuHux4zm8Oib4WRnRXPeSETm9vgdwa2lIFVIMQDMC+8fusxL/B6yiQLa/FktSET",
+	"hva/aVkNt/P3Z1jrSlx38FPMYde3wtTOi7iwkKnNbfA7U1vK1CoQ4gGYWjnPeglPizjTXHMqCJ1MEuh+",
+	"A/ns5qTAbqfS/phr828zlCTsmrPpN8zlLGxeIGj+tkzOHv063V7NKxbVHC4AZDRfQ6V9lqf5132l73PM",
+	"Mup+KwzzooBWC/llRQWE7+xyMbucx4YH4JY6obNmITB+EbM0I3cgGkbz8Ipp37WbTfAN80azv2zlf1+F",
+	"dROOVl8A7EO5eIMedb/w1GeAJWz8VvjfpY86C9lfaXPfud9S7jeHCg/A/KY0vrKtiJqZqLeMBw5Tw4mJ",
+	"9x54LexpkClLWC4zfsO80NvghdvO35YlrqfgGhztW2Sry+MM+nogrfta6LPGalz9VjjkxwqEWsgoq7f6",
+	"nV8u5ZeL8OMh2KaXtLuYW14AOxPxDMopQ7T9qpzkXoApvpDSO1fKa1F2LwAn7/GpXEEmw3I34sFbPAP2",
+	"mOpwZCtC/7O3/T/Ol3GCS6b035cdF9K+a3E21i5wSh89vxkGmZ/sYr7ob+w7O1zODotI8BBcUCZXn2US",
+	"saRpi1ouj3fJ83jMmwTetG0j8e1vWV6UydV7syHbGfFvHOfiTrGuEPdkbRdKkIOz7kf2C/yvAjG/GTZY",
+	"RqTFzLBil9954nKeWIkY984ab2///wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
