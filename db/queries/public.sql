@@ -34,7 +34,7 @@ VALUES (@id, @name, @email, sqlc.narg(org), @topic, @message, sqlc.narg(ip), @no
 RETURNING id, received_at;
 
 -- name: RevokeCapabilityTokens :execrows
-UPDATE capability_tokens SET revoked_at = @now
+UPDATE capability_tokens SET revoked_at = @now::timestamptz
 WHERE org_id = @org_id AND kind = @kind AND target_id = @target_id AND revoked_at IS NULL;
 
 -- name: InsertCapabilityToken :one

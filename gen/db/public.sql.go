@@ -320,12 +320,12 @@ func (q *Queries) RetireTag(ctx context.Context, arg RetireTagParams) error {
 }
 
 const revokeCapabilityTokens = `-- name: RevokeCapabilityTokens :execrows
-UPDATE capability_tokens SET revoked_at = $1
+UPDATE capability_tokens SET revoked_at = $1::timestamptz
 WHERE org_id = $2 AND kind = $3 AND target_id = $4 AND revoked_at IS NULL
 `
 
 type RevokeCapabilityTokensParams struct {
-	Now      *time.Time
+	Now      time.Time
 	OrgID    uuid.UUID
 	Kind     string
 	TargetID uuid.UUID
