@@ -20,6 +20,7 @@ import (
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/webhooks"
 )
 
 // shutdownGrace is how long in-flight requests may finish after SIGINT/SIGTERM.
@@ -63,6 +64,19 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 
+	// The webhook dispatcher delivers committed events from this replica (any replica may deliver
+	// any event). It stops claiming work when ctx ends and finishes the deliveries in flight.
+	dispatcher := webhooks.NewDispatcher(webhooks.DispatcherOptions{
+		Pool: pool, Clock: clock.Real{}, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate,
+	})
+	dispatchCtx, stopDispatch := context.WithCancel(ctx)
+	defer stopDispatch()
+	dispatched := make(chan struct{})
+	go func() {
+		defer close(dispatched)
+		_ = dispatcher.Run(dispatchCtx)
+	}()
+
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           e,
@@ -78,17 +92,30 @@ func serve(ctx context.Context, args []string) error {
 		logger.Info("serving", "addr", cfg.Addr, "docs", cfg.WebURL+"/docs")
 		errc <- srv.ListenAndServe()
 	}()
+	// stopDispatcher lets deliveries in flight finish (each is bounded by its 8-second timeout).
+	stopDispatcher := func(sctx context.Context) {
+		stopDispatch()
+		select {
+		case <-dispatched:
+		case <-sctx.Done():
+			logger.Warn("webhook deliveries still in flight at shutdown")
+		}
+	}
 	select {
 	case err := <-errc:
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		stopDispatcher(sctx)
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down: draining requests")
+	logger.Info("shutting down: draining requests and webhook deliveries")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return err
 	}
+	stopDispatcher(sctx)
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -197,10 +197,163 @@ func (e RoleInput) Valid() bool {
 	}
 }
 
+// Defines values for ScanActionMethod.
+const (
+	DELETE ScanActionMethod = "DELETE"
+	GET    ScanActionMethod = "GET"
+	PATCH  ScanActionMethod = "PATCH"
+	POST   ScanActionMethod = "POST"
+	PUT    ScanActionMethod = "PUT"
+)
+
+// Valid indicates whether the value is a known member of the ScanActionMethod enum.
+func (e ScanActionMethod) Valid() bool {
+	switch e {
+	case DELETE:
+		return true
+	case GET:
+		return true
+	case PATCH:
+		return true
+	case POST:
+		return true
+	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignoffDecidedDataDecision.
+const (
+	Approved SignoffDecidedDataDecision = "approved"
+	Rejected SignoffDecidedDataDecision = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedDataDecision enum.
+func (e SignoffDecidedDataDecision) Valid() bool {
+	switch e {
+	case Approved:
+		return true
+	case Rejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TagTargetType.
+const (
+	TagTargetTypeEquipment       TagTargetType = "equipment"
+	TagTargetTypeSite            TagTargetType = "site"
+	TagTargetTypeStorageLocation TagTargetType = "storage_location"
+)
+
+// Valid indicates whether the value is a known member of the TagTargetType enum.
+func (e TagTargetType) Valid() bool {
+	switch e {
+	case TagTargetTypeEquipment:
+		return true
+	case TagTargetTypeSite:
+		return true
+	case TagTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliveryAttemptState.
+const (
+	Delivered WebhookDeliveryAttemptState = "delivered"
+	Failed    WebhookDeliveryAttemptState = "failed"
+	Queued    WebhookDeliveryAttemptState = "queued"
+	Sending   WebhookDeliveryAttemptState = "sending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryAttemptState enum.
+func (e WebhookDeliveryAttemptState) Valid() bool {
+	switch e {
+	case Delivered:
+		return true
+	case Failed:
+		return true
+	case Queued:
+		return true
+	case Sending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventName.
+const (
+	AlertCreated          WebhookEventName = "alert.created"
+	Asterisk              WebhookEventName = "*"
+	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	EngagementFinalized   WebhookEventName = "engagement.finalized"
+	PolicyPublished       WebhookEventName = "policy.published"
+	ReportPublished       WebhookEventName = "report.published"
+	SignoffDecided        WebhookEventName = "signoff.decided"
+	TrayDelivered         WebhookEventName = "tray.delivered"
+	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventName enum.
+func (e WebhookEventName) Valid() bool {
+	switch e {
+	case AlertCreated:
+		return true
+	case Asterisk:
+		return true
+	case CateringInvoicePaid:
+		return true
+	case CateringQuoteAccepted:
+		return true
+	case EngagementFinalized:
+		return true
+	case PolicyPublished:
+		return true
+	case ReportPublished:
+		return true
+	case SignoffDecided:
+		return true
+	case TrayDelivered:
+		return true
+	case WalkthroughSubmitted:
+		return true
+	case WorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcceptInvitationRequest defines model for AcceptInvitationRequest.
 type AcceptInvitationRequest struct {
 	// Token Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
 	Token string `json:"token"`
+}
+
+// AlertCreatedData `alert.created`: an operational alert opened.
+type AlertCreatedData struct {
+	AlertId openapi_types.UUID `json:"alertId"`
+
+	// Kind What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+	//
+	// Example: temperature_excursion
+	Kind string `json:"kind"`
+
+	// Severity For example `info`, `warning`, `critical`.
+	//
+	// Example: warning
+	Severity string `json:"severity"`
+
+	// SiteId The site the alert concerns; null for organization-wide alerts.
+	SiteId *openapi_types.UUID `json:"siteId"`
 }
 
 // ApiKey defines model for ApiKey.
@@ -273,6 +426,30 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// CateringInvoicePaidData `catering.invoice_paid`: a catering invoice was marked paid.
+type CateringInvoicePaidData struct {
+	// EventId The catering event the invoice bills.
+	EventId   openapi_types.UUID `json:"eventId"`
+	InvoiceId openapi_types.UUID `json:"invoiceId"`
+
+	// TotalCents The invoice total, in cents.
+	//
+	// Example: 482500
+	TotalCents int `json:"totalCents"`
+}
+
+// CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+type CateringQuoteAcceptedData struct {
+	// EventId The catering event the quote is for (not the webhook event).
+	EventId openapi_types.UUID `json:"eventId"`
+	QuoteId openapi_types.UUID `json:"quoteId"`
+
+	// TotalCents The accepted total, in cents.
+	//
+	// Example: 482500
+	TotalCents int `json:"totalCents"`
+}
+
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
 	// CurrentPassword Example: walk-in-cooler-pantry-9
@@ -330,6 +507,45 @@ type CreateSiteRequest struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// CreateTagRequest defines model for CreateTagRequest.
+type CreateTagRequest struct {
+	// Label Printed on the tag; required for `equipment` and `storage_location`.
+	//
+	// Example: Walk-in cooler 2
+	Label *string `json:"label,omitempty"`
+
+	// SiteId Where an `equipment` or `storage_location` tag is posted; for `site` tags it is the target itself and may be omitted.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+
+	// TargetId The target's id; required for `site`, not accepted for the other types.
+	TargetId *openapi_types.UUID `json:"targetId,omitempty"`
+
+	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+	// resources exist in the API.
+	//
+	//
+	// Example: equipment
+	TargetType TagTargetType `json:"targetType"`
+}
+
+// CreateWebhookRequest defines model for CreateWebhookRequest.
+type CreateWebhookRequest struct {
+	// Events Event names to receive, or exactly `["*"]` for every event.
+	//
+	// Example: ["alert.created","signoff.decided"]
+	Events []WebhookEventName `json:"events"`
+
+	// Url The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
+	// again at every connection), without user name, password or fragment. Redirects are not
+	// followed.
+	//
+	//
+	// Example: https://hooks.harborview-kitchens.example/sous
+	Url WebhookUrl `json:"url"`
+}
+
 // CreatedApiKey defines model for CreatedApiKey.
 type CreatedApiKey struct {
 	CreatedAt time.Time          `json:"createdAt"`
@@ -377,6 +593,28 @@ type CreatedInvitation struct {
 	Token string `json:"token"`
 }
 
+// CreatedWebhookSubscription defines model for CreatedWebhookSubscription.
+type CreatedWebhookSubscription struct {
+	Active         bool               `json:"active"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Events         []WebhookEventName `json:"events"`
+	FailureCount   int                `json:"failureCount"`
+	Id             openapi_types.UUID `json:"id"`
+	LastDeliveryAt *time.Time         `json:"lastDeliveryAt"`
+	LastStatus     *int               `json:"lastStatus"`
+
+	// Secret The signing secret, shown only in this response. Every delivery carries
+	// `x-service-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with this
+	// string's bytes (the whole string, `whsec_` prefix included). 256 random bits.
+	//
+	//
+	// Example: whsec_Xq3v9TzR4nLp8cWd1fHs6gJa3yEe0uKiOt5k7Qm2xVb
+	Secret string `json:"secret"`
+
+	// Url Example: https://hooks.harborview-kitchens.example/sous
+	Url string `json:"url"`
+}
+
 // Credential A professional credential held by the member, which some clinical decisions require regardless
 // of role: `rd` registered dietitian, `dtr` dietetic technician, `cdm` certified dietary manager,
 // `chef` certified chef, `haccp` HACCP-certified food safety lead.
@@ -404,6 +642,12 @@ type DayPart struct {
 //
 // Example: ana@harborview-kitchens.example
 type Email = openapi_types.Email
+
+// EngagementFinalizedData `engagement.finalized`: an audit engagement's report was finalized.
+type EngagementFinalizedData struct {
+	EngagementId openapi_types.UUID `json:"engagementId"`
+	ReportId     openapi_types.UUID `json:"reportId"`
+}
 
 // Error The body of every error response.
 type Error struct {
@@ -601,6 +845,16 @@ type PlanFeature string
 // PlanTier Example: pro
 type PlanTier string
 
+// PolicyPublishedData `policy.published`: a policy version was published.
+type PolicyPublishedData struct {
+	PolicyId openapi_types.UUID `json:"policyId"`
+
+	// Version The version number now in force.
+	//
+	// Example: 3
+	Version int `json:"version"`
+}
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -630,6 +884,14 @@ type RegisterRequest struct {
 	Password NewPassword `json:"password"`
 }
 
+// ReportPublishedData `report.published`: a site or account report was generated.
+type ReportPublishedData struct {
+	ReportId openapi_types.UUID `json:"reportId"`
+
+	// SiteId The site of a site report; null for an account-wide report.
+	SiteId *openapi_types.UUID `json:"siteId"`
+}
+
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
 // Example: manager
@@ -639,6 +901,120 @@ type Role string
 //
 // Example: manager
 type RoleInput string
+
+// ScanAction An operation the caller may perform on the scanned target, ready to call.
+type ScanAction struct {
+	// Action The operation's `operationId`.
+	//
+	// Example: getSite
+	Action string `json:"action"`
+
+	// Label Example: Open the site
+	Label  string           `json:"label"`
+	Method ScanActionMethod `json:"method"`
+
+	// Path The operation's path, relative to the base URL, with its parameters filled in.
+	//
+	// Example: /orgs/0192f3a4-0000-7000-8000-000000000001/sites/0192f3a4-0000-7000-8000-0000000000aa
+	Path string `json:"path"`
+}
+
+// ScanActionMethod defines model for ScanAction.Method.
+type ScanActionMethod string
+
+// ScanError defines model for ScanError.
+type ScanError struct {
+	// Error A human-readable message.
+	//
+	// Example: Organization not found
+	Error string `json:"error"`
+
+	// Scan What an unauthenticated scan carries through sign-in, so the app can resume it: the path's
+	// `tagCode` and `orgId`, echoed as sent.
+	Scan ScanReference `json:"scan"`
+
+	// StatusCode The HTTP status code, repeated for clients that only see the body.
+	//
+	// Example: 404
+	StatusCode int `json:"statusCode"`
+}
+
+// ScanReference What an unauthenticated scan carries through sign-in, so the app can resume it: the path's
+// `tagCode` and `orgId`, echoed as sent.
+type ScanReference struct {
+	// OrgId Example: 0192f3a4-0000-7000-8000-000000000001
+	OrgId string `json:"orgId"`
+
+	// TagCode Example: K7QM2XVB
+	TagCode string `json:"tagCode"`
+}
+
+// ScanResolution defines model for ScanResolution.
+type ScanResolution struct {
+	// Actions What the caller's role allows on this target, in order of usefulness. Grows as the
+	// capabilities behind tags (tasks, temperature logs, stock counts) land.
+	Actions []ScanAction `json:"actions"`
+
+	// Context What is useful to know at the target right now.
+	Context struct {
+		// Site The site the target is at, with its local date and time; null when the tag names no site.
+		Site *ScanSiteContext `json:"site"`
+	} `json:"context"`
+
+	// Label The tag's printed label.
+	Label *string            `json:"label"`
+	OrgId openapi_types.UUID `json:"orgId"`
+
+	// TagCode A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
+	// letters without I, L, O and U), unique across organizations, so the web link
+	// `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
+	// resolving it needs a session with membership in the organization.
+	//
+	//
+	// Example: K7QM2XVB
+	TagCode TagCode `json:"tagCode"`
+	Target  struct {
+		// Id The target's id; null for equipment and storage locations described only by the tag.
+		Id *openapi_types.UUID `json:"id"`
+
+		// Name The site's name, or the tag's label.
+		//
+		// Example: Walk-in cooler 2
+		Name   string              `json:"name"`
+		SiteId *openapi_types.UUID `json:"siteId"`
+
+		// Type What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+		// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+		// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+		// resources exist in the API.
+		//
+		//
+		// Example: equipment
+		Type TagTargetType `json:"type"`
+	} `json:"target"`
+
+	// WebUrl Example: https://app.sous.example/scan/K7QM2XVB
+	WebUrl string `json:"webUrl"`
+}
+
+// ScanSiteContext defines model for ScanSiteContext.
+type ScanSiteContext struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// LocalDate Today at the site, in its time zone.
+	LocalDate openapi_types.Date `json:"localDate"`
+
+	// LocalTime The time at the site, `HH:MM`.
+	//
+	// Example: 03:00
+	LocalTime string `json:"localTime"`
+
+	// Name Example: Main Kitchen
+	Name string `json:"name"`
+
+	// Timezone Example: America/Chicago
+	Timezone string `json:"timezone"`
+}
 
 // Session defines model for Session.
 type Session struct {
@@ -654,6 +1030,18 @@ type Session struct {
 	RefreshToken string `json:"refreshToken"`
 	User         User   `json:"user"`
 }
+
+// SignoffDecidedData `signoff.decided`: a dietitian approved or rejected a submitted review.
+type SignoffDecidedData struct {
+	// DecidedBy The user id of the deciding dietitian.
+	DecidedBy openapi_types.UUID         `json:"decidedBy"`
+	Decision  SignoffDecidedDataDecision `json:"decision"`
+	PatientId openapi_types.UUID         `json:"patientId"`
+	SignoffId openapi_types.UUID         `json:"signoffId"`
+}
+
+// SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
+type SignoffDecidedDataDecision string
 
 // Site defines model for Site.
 type Site struct {
@@ -672,10 +1060,95 @@ type Site struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// SupportInquiryReceipt defines model for SupportInquiryReceipt.
+type SupportInquiryReceipt struct {
+	// Id A reference to quote in follow-up messages.
+	Id         openapi_types.UUID `json:"id"`
+	ReceivedAt time.Time          `json:"receivedAt"`
+}
+
+// SupportInquiryRequest defines model for SupportInquiryRequest.
+type SupportInquiryRequest struct {
+	// Email Where the answer goes.
+	//
+	// Example: ana@harborview-kitchens.example
+	Email openapi_types.Email `json:"email"`
+
+	// Message Example: We run twelve hospital kitchens and would like a demo of the tray line.
+	Message string `json:"message"`
+
+	// Name Example: Ana Gomez
+	Name string `json:"name"`
+
+	// Org The organization the inquiry is about, as the sender names it (free text; never looked up).
+	//
+	// Example: Harborview Kitchens
+	Org *string `json:"org,omitempty"`
+
+	// Topic Example: Pricing for 12 sites
+	Topic string `json:"topic"`
+}
+
+// Tag defines model for Tag.
+type Tag struct {
+	// Code A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
+	// letters without I, L, O and U), unique across organizations, so the web link
+	// `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
+	// resolving it needs a session with membership in the organization.
+	//
+	//
+	// Example: K7QM2XVB
+	Code      TagCode            `json:"code"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Label Example: Walk-in cooler 2
+	Label    *string             `json:"label"`
+	SiteId   *openapi_types.UUID `json:"siteId"`
+	TargetId *openapi_types.UUID `json:"targetId"`
+
+	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+	// resources exist in the API.
+	//
+	//
+	// Example: equipment
+	TargetType TagTargetType `json:"targetType"`
+
+	// WebUrl The link to print (as text or a QR code): `{web_url}/scan/{code}`.
+	//
+	// Example: https://app.sous.example/scan/K7QM2XVB
+	WebUrl string `json:"webUrl"`
+}
+
+// TagCode A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
+// letters without I, L, O and U), unique across organizations, so the web link
+// `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
+// resolving it needs a session with membership in the organization.
+//
+// Example: K7QM2XVB
+type TagCode = string
+
+// TagTargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+// `equipment` and `storage_location`: a piece of equipment or a storage location described by
+// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+// resources exist in the API.
+//
+// Example: equipment
+type TagTargetType string
+
 // Timezone An IANA time zone name.
 //
 // Example: America/Chicago
 type Timezone = string
+
+// TrayDeliveredData `tray.delivered`: a tray-line ticket was marked delivered.
+type TrayDeliveredData struct {
+	PatientId openapi_types.UUID `json:"patientId"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+	TicketId  openapi_types.UUID `json:"ticketId"`
+}
 
 // UpdateMemberRequest Fields present are changed.
 type UpdateMemberRequest struct {
@@ -707,6 +1180,27 @@ type UpdateSiteRequest struct {
 	Timezone *Timezone `json:"timezone,omitempty"`
 }
 
+// UpdateWebhookRequest The fields to change; the others keep their values.
+type UpdateWebhookRequest struct {
+	// Active False pauses deliveries (events that occur meanwhile are not delivered later); true resumes them.
+	//
+	// Example: false
+	Active *bool `json:"active,omitempty"`
+
+	// Events Event names to receive, or exactly `["*"]` for every event.
+	//
+	// Example: ["*"]
+	Events *[]WebhookEventName `json:"events,omitempty"`
+
+	// Url The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
+	// again at every connection), without user name, password or fragment. Redirects are not
+	// followed.
+	//
+	//
+	// Example: https://hooks.harborview-kitchens.example/sous
+	Url *WebhookUrl `json:"url,omitempty"`
+}
+
 // User defines model for User.
 type User struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -735,8 +1229,128 @@ type ValidationError struct {
 	StatusCode int `json:"statusCode"`
 }
 
+// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+type WalkthroughSubmittedData struct {
+	SiteId        *openapi_types.UUID `json:"siteId"`
+	SubmissionId  openapi_types.UUID  `json:"submissionId"`
+	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
+}
+
+// WebhookDelivery The body of every delivery: compact JSON with the keys in this order. Verify
+// `x-service-signature` over these raw bytes before parsing them.
+type WebhookDelivery struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data Ids the regular API dereferences, and a few facts; the shape depends on the event (see each event's data schema).
+	Data map[string]interface{} `json:"data"`
+
+	// Event The event name, also sent in the `x-service-event` header.
+	//
+	// Example: alert.created
+	Event string `json:"event"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookDeliveryAttempt One delivery of one event to one subscription.
+type WebhookDeliveryAttempt struct {
+	// AttemptedAt When the request was sent; null while queued.
+	AttemptedAt *time.Time `json:"attemptedAt"`
+
+	// DurationMs How long the attempt took, in milliseconds.
+	DurationMs *int `json:"durationMs"`
+
+	// Error Why the attempt failed (for example `connection refused`, `timeout after 8s`, `receiver responded 500`); null on success.
+	Error *string `json:"error"`
+
+	// Event The event name (`webhook.test` for test deliveries).
+	//
+	// Example: alert.created
+	Event string `json:"event"`
+
+	// EventId The event's id (the same event delivered to several subscriptions has one id).
+	EventId  openapi_types.UUID `json:"eventId"`
+	Id       openapi_types.UUID `json:"id"`
+	QueuedAt time.Time          `json:"queuedAt"`
+
+	// State `queued`: waiting for a dispatcher; `sending`: the request is under way (or the server
+	// stopped before the answer was recorded); `delivered`: the receiver answered 2xx;
+	// `failed`: any other outcome. Deliveries are never retried.
+	State WebhookDeliveryAttemptState `json:"state"`
+
+	// Status The receiver's HTTP status; 0 when unreachable or timed out; null until answered.
+	Status *int `json:"status"`
+}
+
+// WebhookDeliveryAttemptState `queued`: waiting for a dispatcher; `sending`: the request is under way (or the server
+// stopped before the answer was recorded); `delivered`: the receiver answered 2xx;
+// `failed`: any other outcome. Deliveries are never retried.
+type WebhookDeliveryAttemptState string
+
+// WebhookEventName An event of the catalogue (see the `x-webhooks` section and the Webhooks chapter of the
+// description), or `*` for every event of the catalogue. `*` must then be the only entry.
+//
+// Example: alert.created
+type WebhookEventName string
+
+// WebhookSubscription defines model for WebhookSubscription.
+type WebhookSubscription struct {
+	// Active False while deliveries are paused.
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Events Example: ["alert.created","signoff.decided"]
+	Events []WebhookEventName `json:"events"`
+
+	// FailureCount Failed attempts since the last successful delivery (reset to 0 by a success).
+	//
+	// Example: 0
+	FailureCount int                `json:"failureCount"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// LastDeliveryAt When the last delivery attempt was made; null before the first.
+	LastDeliveryAt *time.Time `json:"lastDeliveryAt"`
+
+	// LastStatus HTTP status of the last attempt; 0 when the receiver was unreachable or did not answer
+	// within 8 seconds; null before the first attempt.
+	//
+	//
+	// Example: 204
+	LastStatus *int `json:"lastStatus"`
+
+	// Url Example: https://hooks.harborview-kitchens.example/sous
+	Url string `json:"url"`
+}
+
+// WebhookTestData `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+type WebhookTestData struct {
+	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
+}
+
+// WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
+// again at every connection), without user name, password or fragment. Redirects are not
+// followed.
+//
+// Example: https://hooks.harborview-kitchens.example/sous
+type WebhookUrl = string
+
+// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved.
+type WorkOrderResolvedData struct {
+	// EquipmentId The equipment worked on, when the work order names one.
+	EquipmentId *openapi_types.UUID `json:"equipmentId"`
+	SiteId      openapi_types.UUID  `json:"siteId"`
+	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
+}
+
 // Cursor defines model for Cursor.
 type Cursor = string
+
+// EventHeader defines model for EventHeader.
+type EventHeader = string
 
 // Id defines model for Id.
 type Id = openapi_types.UUID
@@ -746,6 +1360,12 @@ type Limit = int
 
 // OrgId defines model for OrgId.
 type OrgId = openapi_types.UUID
+
+// ScanTagCode defines model for ScanTagCode.
+type ScanTagCode = string
+
+// SignatureHeader defines model for SignatureHeader.
+type SignatureHeader = string
 
 // SiteId defines model for SiteId.
 type SiteId = openapi_types.UUID
@@ -770,6 +1390,9 @@ type PayloadTooLarge = Error
 
 // PaymentRequired defines model for PaymentRequired.
 type PaymentRequired = PlanError
+
+// ScanUnauthorized defines model for ScanUnauthorized.
+type ScanUnauthorized = ScanError
 
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
@@ -796,6 +1419,12 @@ type ListAuditLogParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
@@ -836,6 +1465,18 @@ type CreateSiteJSONRequestBody = CreateSiteRequest
 
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = UpdateSiteRequest
+
+// CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
+type CreateTagJSONRequestBody = CreateTagRequest
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = CreateWebhookRequest
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
+
+// CreateSupportInquiryJSONRequestBody defines body for CreateSupportInquiry for application/json ContentType.
+type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -1047,6 +1688,9 @@ type ServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// ResolveScan Resolve a scanned tag
+	// (GET /orgs/{orgId}/scan/{tagCode})
+	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx echo.Context, orgId OrgId) error
@@ -1059,6 +1703,36 @@ type ServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// ListTags List printed tags
+	// (GET /orgs/{orgId}/tags)
+	ListTags(ctx echo.Context, orgId OrgId) error
+	// CreateTag Create a printed tag
+	// (POST /orgs/{orgId}/tags)
+	CreateTag(ctx echo.Context, orgId OrgId) error
+	// DeleteTag Retire a tag
+	// (DELETE /orgs/{orgId}/tags/{id})
+	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
+	// ListWebhooks List webhook subscriptions
+	// (GET /orgs/{orgId}/webhooks)
+	ListWebhooks(ctx echo.Context, orgId OrgId) error
+	// CreateWebhook Subscribe an endpoint to events
+	// (POST /orgs/{orgId}/webhooks)
+	CreateWebhook(ctx echo.Context, orgId OrgId) error
+	// DeleteWebhook Remove a subscription
+	// (DELETE /orgs/{orgId}/webhooks/{id})
+	DeleteWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateWebhook Change or pause a subscription
+	// (PATCH /orgs/{orgId}/webhooks/{id})
+	UpdateWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	// ListWebhookDeliveries List a subscription's recent deliveries
+	// (GET /orgs/{orgId}/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id Id, params ListWebhookDeliveriesParams) error
+	// TestWebhook Send a test delivery
+	// (POST /orgs/{orgId}/webhooks/{id}/test)
+	TestWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateSupportInquiry Contact support or sales
+	// (POST /support-inquiry)
+	CreateSupportInquiry(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -1433,6 +2107,30 @@ func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
 	return err
 }
 
+// ResolveScan converts echo context to params.
+func (w *ServerInterfaceWrapper) ResolveScan(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "tagCode" -------------
+	var tagCode ScanTagCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tagCode", ctx.Param("tagCode"), &tagCode, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tagCode: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResolveScan(ctx, orgId, tagCode)
+	return err
+}
+
 // ListSites converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSites(ctx echo.Context) error {
 	var err error
@@ -1513,6 +2211,208 @@ func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
 	return err
 }
 
+// ListTags converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTags(ctx, orgId)
+	return err
+}
+
+// CreateTag converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTag(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTag(ctx, orgId)
+	return err
+}
+
+// DeleteTag converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTag(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTag(ctx, orgId, id)
+	return err
+}
+
+// ListWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhooks(ctx, orgId)
+	return err
+}
+
+// CreateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWebhook(ctx, orgId)
+	return err
+}
+
+// DeleteWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWebhook(ctx, orgId, id)
+	return err
+}
+
+// UpdateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateWebhook(ctx, orgId, id)
+	return err
+}
+
+// ListWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookDeliveriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhookDeliveries(ctx, orgId, id, params)
+	return err
+}
+
+// TestWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TestWebhook(ctx, orgId, id)
+	return err
+}
+
+// CreateSupportInquiry converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSupportInquiry(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -1584,6 +2484,17 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/api-keys/:id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/audit-log", wrapper.ListAuditLog, options.OperationMiddlewares["listAuditLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
+	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/scan/:tagCode", wrapper.ResolveScan, options.OperationMiddlewares["resolveScan"]...)
+	router.POST(options.BaseURL+"/support-inquiry", wrapper.CreateSupportInquiry, options.OperationMiddlewares["createSupportInquiry"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -1604,6 +2515,8 @@ type NotFoundJSONResponse Error
 type PayloadTooLargeJSONResponse Error
 
 type PaymentRequiredJSONResponse PlanError
+
+type ScanUnauthorizedJSONResponse ScanError
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -3329,6 +4242,71 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type ResolveScanRequestObject struct {
+	OrgId   OrgId       `json:"orgId"`
+	TagCode ScanTagCode `json:"tagCode"`
+}
+
+type ResolveScanResponseObject interface {
+	VisitResolveScanResponse(w http.ResponseWriter) error
+}
+
+type ResolveScan200JSONResponse ScanResolution
+
+func (response ResolveScan200JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ResolveScan400JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan401JSONResponse struct{ ScanUnauthorizedJSONResponse }
+
+func (response ResolveScan401JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResolveScan404JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -3645,6 +4623,896 @@ func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type ListTagsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListTagsResponseObject interface {
+	VisitListTagsResponse(w http.ResponseWriter) error
+}
+
+type ListTags200JSONResponse []Tag
+
+func (response ListTags200JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTags400JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTags401JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTags404JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTagRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateTagJSONRequestBody
+}
+
+type CreateTagResponseObject interface {
+	VisitCreateTagResponse(w http.ResponseWriter) error
+}
+
+type CreateTag201JSONResponse Tag
+
+func (response CreateTag201JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTag400JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTag401JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTag403JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateTag404JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTagRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type DeleteTagResponseObject interface {
+	VisitDeleteTagResponse(w http.ResponseWriter) error
+}
+
+type DeleteTag204Response = NoContentResponse
+
+func (response DeleteTag204Response) VisitDeleteTagResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTag400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTag400JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTag401JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTag403JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTag404JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooksRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListWebhooksResponseObject interface {
+	VisitListWebhooksResponse(w http.ResponseWriter) error
+}
+
+type ListWebhooks200JSONResponse []WebhookSubscription
+
+func (response ListWebhooks200JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhooks400JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWebhooks401JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListWebhooks402JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWebhooks403JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateWebhookJSONRequestBody
+}
+
+type CreateWebhookResponseObject interface {
+	VisitCreateWebhookResponse(w http.ResponseWriter) error
+}
+
+type CreateWebhook201JSONResponse CreatedWebhookSubscription
+
+func (response CreateWebhook201JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWebhook400JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWebhook401JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response CreateWebhook402JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWebhook403JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWebhook404JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook409JSONResponse Error
+
+func (response CreateWebhook409JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type DeleteWebhookResponseObject interface {
+	VisitDeleteWebhookResponse(w http.ResponseWriter) error
+}
+
+type DeleteWebhook204Response = NoContentResponse
+
+func (response DeleteWebhook204Response) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteWebhook400JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteWebhook401JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response DeleteWebhook402JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteWebhook403JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteWebhook404JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateWebhookJSONRequestBody
+}
+
+type UpdateWebhookResponseObject interface {
+	VisitUpdateWebhookResponse(w http.ResponseWriter) error
+}
+
+type UpdateWebhook200JSONResponse WebhookSubscription
+
+func (response UpdateWebhook200JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateWebhook400JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateWebhook401JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response UpdateWebhook402JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateWebhook403JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateWebhook404JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveriesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ListWebhookDeliveriesParams
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookDeliveries200JSONResponse []WebhookDeliveryAttempt
+
+func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhookDeliveries400JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListWebhookDeliveries402JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWebhookDeliveries403JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type TestWebhookResponseObject interface {
+	VisitTestWebhookResponse(w http.ResponseWriter) error
+}
+
+type TestWebhook200JSONResponse WebhookDeliveryAttempt
+
+func (response TestWebhook200JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TestWebhook400JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TestWebhook401JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response TestWebhook402JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TestWebhook403JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TestWebhook404JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiryRequestObject struct {
+	Body *CreateSupportInquiryJSONRequestBody
+}
+
+type CreateSupportInquiryResponseObject interface {
+	VisitCreateSupportInquiryResponse(w http.ResponseWriter) error
+}
+
+type CreateSupportInquiry202JSONResponse SupportInquiryReceipt
+
+func (response CreateSupportInquiry202JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSupportInquiry400JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSupportInquiry413JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -3716,6 +5584,9 @@ type StrictServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// ResolveScan Resolve a scanned tag
+	// (GET /orgs/{orgId}/scan/{tagCode})
+	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx context.Context, request ListSitesRequestObject) (ListSitesResponseObject, error)
@@ -3728,6 +5599,36 @@ type StrictServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
+	// ListTags List printed tags
+	// (GET /orgs/{orgId}/tags)
+	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
+	// CreateTag Create a printed tag
+	// (POST /orgs/{orgId}/tags)
+	CreateTag(ctx context.Context, request CreateTagRequestObject) (CreateTagResponseObject, error)
+	// DeleteTag Retire a tag
+	// (DELETE /orgs/{orgId}/tags/{id})
+	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
+	// ListWebhooks List webhook subscriptions
+	// (GET /orgs/{orgId}/webhooks)
+	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
+	// CreateWebhook Subscribe an endpoint to events
+	// (POST /orgs/{orgId}/webhooks)
+	CreateWebhook(ctx context.Context, request CreateWebhookRequestObject) (CreateWebhookResponseObject, error)
+	// DeleteWebhook Remove a subscription
+	// (DELETE /orgs/{orgId}/webhooks/{id})
+	DeleteWebhook(ctx context.Context, request DeleteWebhookRequestObject) (DeleteWebhookResponseObject, error)
+	// UpdateWebhook Change or pause a subscription
+	// (PATCH /orgs/{orgId}/webhooks/{id})
+	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
+	// ListWebhookDeliveries List a subscription's recent deliveries
+	// (GET /orgs/{orgId}/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// TestWebhook Send a test delivery
+	// (POST /orgs/{orgId}/webhooks/{id}/test)
+	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// CreateSupportInquiry Contact support or sales
+	// (POST /support-inquiry)
+	CreateSupportInquiry(ctx context.Context, request CreateSupportInquiryRequestObject) (CreateSupportInquiryResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -4553,6 +6454,32 @@ func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId User
 	return nil
 }
 
+// ResolveScan operation middleware
+func (sh *strictHandler) ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error {
+	var request ResolveScanRequestObject
+
+	request.OrgId = orgId
+	request.TagCode = tagCode
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResolveScan(ctx.Request().Context(), request.(ResolveScanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResolveScan")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResolveScanResponseObject); ok {
+		return validResponse.VisitResolveScanResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSites operation middleware
 func (sh *strictHandler) ListSites(ctx echo.Context, orgId OrgId) error {
 	var request ListSitesRequestObject
@@ -4701,180 +6628,680 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 	return nil
 }
 
+// ListTags operation middleware
+func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
+	var request ListTagsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTags(ctx.Request().Context(), request.(ListTagsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTags")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTagsResponseObject); ok {
+		return validResponse.VisitListTagsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTag operation middleware
+func (sh *strictHandler) CreateTag(ctx echo.Context, orgId OrgId) error {
+	var request CreateTagRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateTagJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTag(ctx.Request().Context(), request.(CreateTagRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTag")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTagResponseObject); ok {
+		return validResponse.VisitCreateTagResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTag operation middleware
+func (sh *strictHandler) DeleteTag(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DeleteTagRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTag(ctx.Request().Context(), request.(DeleteTagRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTag")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTagResponseObject); ok {
+		return validResponse.VisitDeleteTagResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWebhooks operation middleware
+func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
+	var request ListWebhooksRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhooks(ctx.Request().Context(), request.(ListWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhooksResponseObject); ok {
+		return validResponse.VisitListWebhooksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWebhook operation middleware
+func (sh *strictHandler) CreateWebhook(ctx echo.Context, orgId OrgId) error {
+	var request CreateWebhookRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWebhook(ctx.Request().Context(), request.(CreateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWebhookResponseObject); ok {
+		return validResponse.VisitCreateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWebhook operation middleware
+func (sh *strictHandler) DeleteWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DeleteWebhookRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWebhook(ctx.Request().Context(), request.(DeleteWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWebhookResponseObject); ok {
+		return validResponse.VisitDeleteWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateWebhook operation middleware
+func (sh *strictHandler) UpdateWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateWebhookRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateWebhook(ctx.Request().Context(), request.(UpdateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateWebhookResponseObject); ok {
+		return validResponse.VisitUpdateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id Id, params ListWebhookDeliveriesParams) error {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx.Request().Context(), request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TestWebhook operation middleware
+func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+	var request TestWebhookRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TestWebhook(ctx.Request().Context(), request.(TestWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TestWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TestWebhookResponseObject); ok {
+		return validResponse.VisitTestWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSupportInquiry operation middleware
+func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
+	var request CreateSupportInquiryRequestObject
+
+	var body CreateSupportInquiryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSupportInquiry(ctx.Request().Context(), request.(CreateSupportInquiryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSupportInquiry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSupportInquiryResponseObject); ok {
+		return validResponse.VisitCreateSupportInquiryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rctu2uuirYNg9E3uGkin5FstzZrbqOI0d32o7TdM4p4JISEJMASoAWlZyPLPeYb/DebD1JHvwAbyK",
-	"kijJyVrtan+klgSCwIcP3/3y1fH5cMQZYUo6ra8OecTDUUjg7yNBsCLBCXugCivKmf5SRsMhFhOn5bQR",
-	"I2NEk1/RmKoBokoixe8Jc1znAYcR0Q/5Zqa2clpO02vu1bztmte89Q5antfyvN8cVw8JCFMUh9JpfXRE",
-	"4HxyHTLENHRajsTD/x5g0eXigZJx7Z4qf0CYrNvVOq5DHkdUEJl/w0HuDTRwWo7XOGj2tvFOzfM8r7av",
-	"/3mp//GS//yGHqt3RYIfJ9lHdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/cFxH8JA4LWeIGe4T4biOpIqc",
-	"BLCbxW/FWO/XAK6lX//7gf9zs/vr/vDtaEfeNh5+e8mut8cf9sgb7/PZLn4dNPvv6OUf+7/eO09PrnNO",
-	"hl0iigekl1CTPh+RAAWUKKooLh7MbKhjhhdA/TOnbP6xMjzUUGkzjH7iQ/LlmQAVSSJOgqqHkwJILgmh",
-	"j/8xIPr05DqXol+AD0Nc9DGjX8wN5wzu95XgSAmKwywqdQVmgf4D+z5her8/vN49OPZ+dFxnJKid8YfG",
-	"6+bB9r7z5FYhChWvrNdIwfgmOQ301p6GXkCIgXr1CFaRIABIPKK/35OJ/nlMugPO7/WffkgZ9WFrXARE",
-	"/B5SqaQGaEiH1BDJgDxQX0/S3H1yHUX1xXNGgjuuA2A5ZkGWEu3UvEZuWzCIsr7TUiIiTxo9b4iUJRS2",
-	"J4gcIGl/zEBbA1nKW0svyOR00P3Jp5f09PVvx9e3P9+cyJOhGv12dLJ38jm4P//p3Pvw+TS8fH/8+Nvn",
-	"i88Xt316dnTqkV/b+pm3vzR+pr2f62RyGpI3bXr5+Xj78vbnxsXnn3fPX7XlyTAcBEcne+e3/u7Fq3fN",
-	"i1ft8fnRmOJfL76cfObUbx40/MmJPGEXjQ9Uv7L9eHl7OjxvHntnt7/Qi+G5umj+vPPbjbf72+f249nt",
-	"yReY50t/98P708+/HZ0e1P1myLrD117w62mYEvQT5rQOPM91BAFYxDsW6vdf/9h+8IbNi33/VHwYv+ze",
-	"Nu6vduRZcNB7g/eiY77b/4022c+P+7+MHXMdgMFVvrk0qE78h4a6DOhIlhCNTxqX+idLIDMX/Yt5+GwJ",
-	"BB+zAnn49PSphKIYFKOKlJE/w7fVgKCA9HAUKhTgCRphoeSSPDzAkyt4TIOAaGrgNLzWtpfezq4g+L6H",
-	"pdKLVljoyby9luc5T27yyE7ukTBi/iAzvNHID2/qt6fDA8osTOLxe3o6DZaK1ATjdLZzTFkMd31x6ZB8",
-	"4QyAOySC+njraEB93OdODOECh7kdcwCyLPKUVWBZCTDffKPu3PXvzl4/bK8SLiyxh2464Y2qox8F7dPg",
-	"hUS3Ak/QGWVkwW4033snp0UnTS/QeMARHzOJOCN5TohZgAx7Nj/CReI9hBlXA8C/5OL85SmOO0NIWmIF",
-	"zdwKcgf5hssRVThEF5ESVBk+uL6ANJtOjrDAQ6KssHgUCcmF4frSF3RkFCHncoT/iAjy4WfUE3wIJLRz",
-	"Rtl9Bw0IDojQCKG/HAnyQHkk0Qj3SR2Ymzlyw7kD4NIn4/PPH9T5q3N1/ur03fmr+73zV+2981c/4hPm",
-	"gUritJw/IiImKcabt+vt+wMyxHqVQ/x4RlhfDZxWU/NNNRnpkVIJLXDo/Z0E07u5HRAkiOSR8MkLiWiQ",
-	"X+VikPZ68RJHWA3SFVJQjcgfERUkMPJOdrU9LoZYX/wogpHTqz3TUtf0gq9wX1+6L3lw7nrlcALRLQcm",
-	"y+rMI0P8SIfRUH/QnygznxrJeihTROPZkxGSZ0EwSyEAimgjQQxNT15IlLm2m8vC2GuUw9jcs/XAfAP3",
-	"p3xb+m6thBTAYEoWbC7rmit+Z/WbshUbKL+QhorPXPh8CluycKtTrbPwJ/2wHHEmjajwIw6uyR8RkYDk",
-	"PmcKlKevDh6NQuoDLm19lkY1SPagN60wDQ3t71ESakJrOI3mDVLiPhDISCrUJQijBxzSAMEIhINAECmB",
-	"zxIhNHlz7CLMOMPjepiGJGiZh1po/lzAw1Ukj3hAnNaO5z1lofJfgvS09reVWpu2zK9y65fkjcewFoBR",
-	"GXkyC6QSDXGowUwCpEmvBkNm2XV0wdWAsj4aY4nGgipFWF0rnEec9ULqLwnoGEBthrDv84ipWGCmMoZB",
-	"KAgOJog8gq5YBMVBZVBUAoBvtyFTwd2PhCBMIf1eAnt9zUWXBgFhq232Vm8O+4AGjJBAwmtwMKQMad6r",
-	"AT+g/UEsaWd2u/08u00J5QtpXrnBBUrljE2NCIpzFPIx6nEBC+QjIgwSaBhc8KN04/k3vOKMHCLGUZcH",
-	"EztYveaRsWAsD6/LrGzIuEI9mKsIm53nwgTDqVHAiYTXAebpQ+mSkLO+hkwsiua4Emz1Ck9CjoNbzs+w",
-	"6JPVdhzTCw1Acw4wV2HHje3nxX14G3n0E5TUIgAC9h5vbUiYuk7I8ypb+8AjgUYhZil8KfPDKCAoYyiy",
-	"piSnlbUe5Y+7WXnzVyGeT/0KokX56jRA7LJcjQzYjAPw6OsiCPYHJABI3XJ+jtnEHqNckUxwrrWgSXw+",
-	"8hAJosQEUYYOPA9J4nMWTAGm+QwUsY0EVvbo9V4l7bMaZSjk/j2C5RNZR9ewGtxTxBAIFmmqouVyuzS9",
-	"0g6MqrX1qI4WFYz0DjDJ/DRNRW7sHBFTNIT5Yzwd4olmlRoYlID4kZHQ58mXINkwHKkBF/TLqhjcjtRA",
-	"k0kzEiXSShFBG+ufwzmVkrK+iygzYgEXyNjuggy1lnWQ2exs+mVt3ycjlfqWMkIQDgLQ83B4JTRFV1SL",
-	"Sj0cSuI6o8xXX2OHSQYIS/pO3CmFaUhZ/LlRJnemot9H+/pPyTDe/Ux8pa9Xe0TfkoleWX7Bmqc+kGlU",
-	"eq13ZxFVkAfuW3KdTN3lPCSYFQznGXkzwIrUFB2SaaHTWBYWyqauE2Kp3sl46vwKz7BUSEZgd+5FoRat",
-	"Xc1mNNoPKYuUZqhRGCLaQ4w8EKFHAOqXLlEPxV19YkaCnlqLEbmzJ3s8oj7SV0X0sE8QYX3KCNoYCR5s",
-	"lu1mJEiPPubnkDySv9/v/zxsPjqLThdgBMtI5sqByI1PM3skpcgQBVQdMyVmIIS5xyVEPxZnToLYlKDl",
-	"WeIiUu/XUce8VatunbyGk/5QBhfsK2PRyK+kHEcWntM9NUITYZqmfTSGdjf2rjiu9ZZo2jORigwzEJo+",
-	"7GkYWL1ZD0BWymtfnaB7Mnkh9RdmdjvCReMBYYhqSZiGoRXI64u3UTh52BPcmrLjxM9/8egoj6ZNb7vu",
-	"1RuN7fp+lTOwbMeowwtHKy2pqVm6M01wLREzrRJloauFSqLFCc5I7npXw5iyS4btZQJblr0RmXUCfLK7",
-	"LDuVH2P/Y/F++ZZ3zmNvb8jjEQ81h8s4K6s+UthR/Lwbv3vmat+NNO4syfK+z4amFnw0wKxPrrCUYy6C",
-	"1bi1VVPjSfIoP8bhfY2ymq8ZnaiNsKaXtYM8h254zZ0FLNp1GBlnXzFvzxeZocVzLK42P3HZoZqAGcP6",
-	"V4PQ0kwvB5slpRd42ex9rCub5XwCXx2qyFAuOo+j5BknRUIsBNbXKWL0j4icmHnAc54EYiwQXmHQU+w2",
-	"mD/4mofkhI0igETiVpiShkDvAJWCjDPGCisRSWM1lYeIDEdqAspYVxKm0JBgJhEOQzNAE9AEMgvZxBA/",
-	"2u1nbfuz4VM48Ng+CGCYffCXov9c2FvuS1pH5F6AtFrmWW3xqcNyylhkfAVgVEmclghclf/8x/+Ah9tF",
-	"4I1F4IPVX+60tj1wEhp/NAIv9D//8T/grc4d+jxcfGXWlD/6RrNw8qXCcsGhuxTIsx7T+Qu8jceVHlNm",
-	"ntknFsxSlb6dmnNvXjct+/S0/nJPJi6SAz5miLMQbBlg643N9ofG8ESE1nHuCRlJhNEAy0FeBs9oGr90",
-	"D26/XO+ws9FL/33Q6L2Re/1TvD05Jl70ll6q3V//+G3szBGLp3/gqkRebiNBhpQFYOzAhjzdk4mW1eL9",
-	"+MS1lqCgFu8Owt9cwNY+J2ASsf7LzmMNj2jtnkw69fka1jQsjYTeo0Iq5A+wwL4iQsaQpQxBYBWSHGFY",
-	"pI+ZMZn4vM+oVR3XV9yMDgLwymhx8/W10sBXHIaXPXC3zLsQmWee3K+zrBUlUncaRhtSdv9CIkl8QVQO",
-	"E7XgPRv70A1hgdZ9DAu6YyaIFZQijjDYW6zPoHN1eXOLttKXyi3ze6d+x3JgX9aaspq95JMBesz6SxB7",
-	"JHjPRMHhMGNXQgMSBqg7MVYI4MJ6u9QfIMmHBMXRfCggPtVPy9gYhgTpYxGERMo7xnvgYmihjgg6+hcq",
-	"FRHZkFAXdQIlOvAFUdRHivgDRn3zkx8MO8jXB92j9iksJjZARLh3rOMPSC87RH92UWeAfX/UQW/aR0dX",
-	"tfTXHucBkrhH1ASFBAf2VKyGDbJooLSu5AdD/e+A9BzXgckgOjU5PlFK/2K2shyDJGyhOH3GfRxqnlDO",
-	"k+KIpQwz2l3Mi2xsUOU3l3MiM4sLuyi788exIFnAPJb3cx4i/XIM1k0sSY0ySZikij6QcJKnWIvjfRJG",
-	"lThuM1x6d6cEFsYMW0pBwDXCe4g8EDFBYAlOWFbdmTrM8onaaBANMatp/qB1eGRdyfmdzfR2lZ1dYm4u",
-	"W/Sb29srZAYhnwfERYKMgPiCT88PqT5lw82ABEpi3BzGb5dZ1I63UxqukZN/YdO5VZWhwmtKwiCBdB5u",
-	"1tVeaq3r9QgLKOsjGISwpswBV3ozI6wGWovjyeLd2JqVhBtZG1YhPshixrQqEPv4sxdskYt+PnU2e0un",
-	"LoNNYiQoQR2fhzwSet+dH66vf/rpxx8LZsk4+Nt1RlgpIvRj//eHj17toF17jWu9T1/3nv6rbLN5Try2",
-	"mPjMmmlWDZ260lMvz2SqTPuTHghDAZ5I6wmgCoIYtOI405C+sskxTXGZZXcFwQG0VpUTUcqsftM2yYq6",
-	"dkHNrq4M58+gTATM6bvpW/IIkIVEVjDMnlTZTTh9/3Y2AzWWz4LhLuwXTDvBq5t2OX4+FEc2d3cbB6W6",
-	"jDnu6e/VJD/H5dursucjWaAhkvbLxj2WvKVoNVcagvczrOan79/eTN9eSMCoegc1yBcdPExY9v5UQigh",
-	"XaH+EY1xGNZ88CDry+Wizps3rfPzDtpo7tQGPBKbrtEGk5g4PQx9sYbwFIYmFDtH5jY+eo1PmtR9+n/N",
-	"j15t+9Nm66NX2zVflRK9M96nK5reEnK0jDRSFD4WiGWjb2rFnWG5Gs0zv6Y5cN/UEJkl92tJe1MgTXPF",
-	"qnKyaRk7m0b2XDQ5f1uOwaK5lh2zCM8oieVcHPeZRYskHtMK+RUJfgLn2VgkB8YlNxeTCiHJ5SqqlV77",
-	"WJE5OmmsiyKrisYuXq2PaklYq5QmxoX3enloL9L2isDm5QHM7yQJwMIZ0TBIfX9acpVoo7PFRV9ufYWH",
-	"n7b++Y//39msJAYkUf2LzcLfEV0PEcTGjakkGdMBGPAlIRJsYeBql0btyJj0X+RyRmM4rXUBClgdx3PH",
-	"oFuAz2VIfJF3geUh0mjqc27u7uXscoyDasslNTFDUUhkHR3x4dCmu3Rt+BiKibBEGxh1NbsMqVSbCAty",
-	"xwTpRRqTwM6043lFg1IlBtHc3cvzh2YJDG22av6GJlmo83DGuIq/aSQNWxXn40zVRdGCc42eBgp2skXW",
-	"ziv7xoKim2TKVuSYeprXNiayhOqk2bMFt0ucS1vE0jd8bGIL7Yg4pm6E9Y5trJG51hGD2Qsm4+buzFiE",
-	"WQaCeDFlYDJpvothcKvHPRUygYube28DKdJUakRYAAEthAUkQBuqEPSpRzPUw2EIfqieIETvW7OMaNQX",
-	"OCDBpgVKHKVhoj+NAqlQd4IwsyFFXMD95JFC2Lx+9TitNJl5So0UEUHjAQ0Njc3tBsJH8snkZcFuRfsx",
-	"hdii5JV5KLsp0ib4NgvhE/NONbO+DX90Z9ySchUawG9H6JMNrc8YmyQGEzhp4iUHOJJF/LXY+HucvFTi",
-	"pCOiUiJSnB4AC9JP1TPWZI1JxjwIXyoiRoJKUhKmVTQX2b2Xm/Oz5KBE4YrB0gdbX3di1rYhCUGdx5r+",
-	"ULNDOhpRkkg4mzVl175sCn8mQi4dMwXX5BZnotrmQCmd1JYAKM53bVLXV1Pl8nnvOWlv2RT4rNldc9Rl",
-	"FLDcMsou1bV1mqypsFYK45iv9Szp6s4IqHkkNV5ACVQzS7rSrBschgTsnZAV62pExWjbqwV4kidrzxoQ",
-	"kVe9V41uKmhMcxXrax6WwOcas3sSmL2ju8jztuMMIfvBur/ij5TJEfE177FfaCgQcYg6UuFer4Mg5cgn",
-	"I00RMMAdhxSDSpQ+q7kGG0UqSwbipGR4O4AzTgtOnnNcx7wuf2PTkdO3NokDKvOz85DMWbhJvIGYVa28",
-	"dZJldJZfNrxj+eVnCopMxw8mlUOmd3b6/hZtgGXStb7iexp0Nl3rUWjs2mBvaf3NWKJO26YrwP1ooR8J",
-	"FvGx+5nXmWMvjyTIlPtYnGVh5jRlpmyygcxds4NMdFQi67lTtLQsozve6LYHhngXaSYdgj28jo4ffQiD",
-	"RFjFPnQcqcGWnbh8a3HlkXk3FSoQFK9o9qQKi88CzL6h7OLGJT/W9pjMDo7KJAhLIrTAgkZEUB5IsJWC",
-	"2xUBG66jNlQVQeMBlwRBsIJEXdLjgoAkaMaKiEmtYio0pAGj/YFaJVyqqH6srLYVC2M8e6RUVm9LJstA",
-	"fJH6dptZwJTv+qR90U6N1CX+xWI9jBwv2ltsBTYhzMZmVpX1FzJfKAkDiUaCgKcJC4LMJQNpeEhZdobG",
-	"vyTIdJ2w0W8a3DmFDOY4lgjgrHoWh3H8as8MuSdkpGkxFQgKnVQ5q+q2GRsYX9WOAqymuYeOsCLC6IXL",
-	"hpjOgOQy4aTVQdmJL3cHCTIKsU9MMut4wEMCcXFVwJmlyd8mmvR7BI1OA16W+XC+kcelIlvIFduZMjBD",
-	"wE3RVmMc6Gk6dmUmlvE/PFUJ9J3j8JnnE7ccJ7uzMu5SLM6wtsUkqVtREWkzwTiL7Obx1GUGCU2UiR8J",
-	"qiY3emYrC0PosRZfS7lnwYxi887q6DqJngUvwGEq/cOXNhzxzdk+ar+6RZT1iVRa3hlxypQxiENxERNl",
-	"m5YXSaJt06M0K9Rb74JUHa/VfHodI+7p+1tnOkMaUNAWD3wh82LzxlypvX10dHxz8/vt5dvjCyu2l6kA",
-	"d+yyq7SApIULKHUTx066KOR9/YNAVnA1+4ZjBRMfvC7d6EApQHhj9AIpd8a5WAtwmvkHG3IzIc5aPNeD",
-	"KOvXZ8PaPF+Li9UWAP4EITI9HidgY1M3JCnmNaL/LXmUpTZxFTIeGVSR0WjEDbktKDR6BIi5UHQPQ9he",
-	"TL5cNIgLXoHPj/d61CfSRb5mbkQY39QwChWtmaJj1qIrW3dMi9I+lsoMGgkeRL715uiZpeL+vT6ZeEAk",
-	"/AE26dsmFE1Rzax8wmQkUc9Y5t6c7bt3TGF5b55SZAivjATRhyzd2EJvQsgl7TMSJJUSkOIg9TMiNL7c",
-	"sR9+QEecPWgBjDN5x2qoHYbWzYghLjfEij6QOLe4iyVB767P4rheW+zAAK+z9dDoIBPWrfULE8dhoqPv",
-	"GEIbnT7Xm0f1LX8YbOkT62wizOQYIKlQR+Nda2sLHhxwqVovvZeenrWul3Z6c3kBUrNZm4+HJDzCWhU8",
-	"CcxX796dvJJ1pHmaVHg4Mt9evz5C29vbB1oFend7BHMdZwIzqUSdr3cmIPHOaaE7x9w7G3pnrtyd46K7",
-	"TLAiDIRhlCkz5KlziHY8D+EgkKhjCWDH7PzjV5DV3DiG8+mTvsM7XtOOju2r5uwjKDpgiwaQAEkfM7Tj",
-	"Nexg/dGApJ36hsGUna9B4lYoQuImB7Dj7cCc10kpB2l/QzvNA2N/wPn6DHFqwoYt4LAZI1WOnN2xY+wP",
-	"UrOxOUPQSDuPtRERYH3nzG4+/QJRhfwB8e/lYeGXFxLZyg13DOrRUAmiGgnimKDkbS8kytz4OtK6gUQC",
-	"s/s7toK5bANMQJt5s1kdXSY28YIV3cdCTO5Y0Y5+GNcDiV0/mXIhmRNpxgZOfTviZw3xDqmmDCRN9XK0",
-	"gCpMtLvWUURoKblsbW1lyeOWImIojZCowiyZdFzngQhpPdN1r+6BUXZEGB5Rp+Vs1736tgmlGgDP3qqP",
-	"SRjW7jUktz6P72U9LoTRJ6rcPgG3+D3pordkgm5IbIG4JxMJ5CrHGfVlhv8bOMZJNC+ksYQBul0lWNFC",
-	"jEM+ZtQNqb9p4JTJ23dazk9EnY7BMZEr/NX0vOWKe5hQuY82kDCJHoRgwUyEIAQEOvuB5+90m+QAN3rb",
-	"/u5Lx0YE2jBAiPqzoX6PELD2x4f2h7ePR6L3y83v+7eT9z+/uezvD/yHKzyi56EYn2B85b95d21LZlar",
-	"GgIxfzMq2tyTCZLElO3Z8XZmTZXAbCup0JQV5kyty7Rw5xWcgzlaQOEHImhvkj9hyC3vQ7HIIVFQLTtL",
-	"FJyWY44T3mQsfCDNgFrCZQmWXRMVCSYRjsUtzYzGgrN+HIPNAoTtN7GtPSZ1EE+Ih0ST2/ode62Zn6m9",
-	"Fle1kUmFKxiXTmkC5NHJFVxayjLCmamEAzDQshAIB5mfWzZRACvNz5X10+pnSOAiCEROHB2C9gcqWXaG",
-	"fDcP7pgxEudK6KBLoPknV4YZauaAez3iKxIsf30gDDLN/v+RB5Mli+JUrr+a+lVmhqlURv1c9OZTXlWJ",
-	"zUorkwNTZDi18JctJB66FXsCniqvPX1iWnY10h1l9t56i+9tpsIhPNJY/EiuApJ+qLG9+KFiWTP9XPNg",
-	"8XPFSljzyIvevmb3gPTpNRylNQJiwhKfTjXawo2baRZxeeD3VuC19iSIPDPF4Y06p1dhLrT5TKWMSJDW",
-	"pQW6YalJ/Y617Q1uejtoPCBWRIObqkebOcbY1lV0keSJxxOySXEP5HOTrKPny5LXpB6iXYRUeGJ1x8SH",
-	"M7F+G7SBFRpyqTKkaXMGkTA1SbK7pgYomaqAMyiIhu8aJGS94vOV710hUKAS1dgpcZiZO8ojtfIlXem+",
-	"Lbo35hBWuCDG5DVTvDOpKnAj4QbE4S6pbWsKoTCbWEW1RhlMMENyOyfO2oR6ngMwodKJB7AaqtjhpZJV",
-	"YWMrUt2n7PlNT1vpJCUJe5lzzMYtlJO6I1C9cjVNU7FDEiWTkhucQbKgoYzm3HmkpMImBS9PJ3jvjiU2",
-	"WU0qRSKv5TpspFJb8e0ZBcnUdYBKsBJhecdwQVpLhDVbu6pMXINIJxAqNysgpxtPSQXi46QQbRnO5uv0",
-	"rEP0pqr1zIndzZXccZTAk1pIGalhVQvwmNV2mtWpYHmlob+OCBXvLONaK2DhX1u0SoiKOWibTpVF9xdy",
-	"OYmqQGbs3Z9DZTiT0XCBRLWRBn5sFmiGpj92NbGNipExxL6nE2ha4psXaYXKlsTcsHElm8YyrslXkIhw",
-	"MYVp1NGVWZUmZZjdsViiiieMH+ljyhAOJS+QwsVCIAS2+OSO0bgmUV7w8/mI6vUKnu3uJkgkCQqIImBX",
-	"fm5JzQpAN0m/o7+ixPanIFLtLJIfzr0oVCZo+SegXHOE1DS6q7DDHtRSzgBkNTE29o3NIUxxyGmZpJLI",
-	"KO/B4mLjVjvuVICqPhATMpSYcO5YxWBVBEG2Mq5yUVbk4o6dmWwLrQFuW49fbIkeEZGRcvSnAY/E8laf",
-	"OJz4nRE1v4Pxp6QN36KeOM9pLyrGT1ciJY0/Aym5NRGb0DnBFGQ1bsQ0gprK2Gu4jl2pgjySdID4d7Ip",
-	"mUsP4c4GSktTl+k6TrNJzCmnlteXB7Wnc9m+C65JezT6S6agN8rphHcsp+zEhUiSGSE2gqCNHW87Tb3c",
-	"rKM2QxEDX44L9aLdRChK64jfsaKAtHOowQXIpCUko+hnfj+ooFMZKSUnnVj+oialJKlYsXwdsrRio9eq",
-	"t3FWcfVvIp98b/OGUYgThM3X3/y+EohXgYSknViWd3R9N7KW08sM9ugbRrPInrrMTCfdeXqY9d8uds0C",
-	"GZMDEmgZUgnsKxd1IxaEwAwUB6oRcD8aEqZcLb6c3lxerOSEvRwR1h7RU2mv7jq+2DgyaDVvdu4azCsg",
-	"UwhjK78PsK+rE7Rd9xJIPbNXFdoBta9OXsjkbfGb0IY+kM3lXKoxekzwMHw+9FgHKz7olSyFFfHa/8aK",
-	"Uqz40D4/WxYrRF9W0I0Wp+NRtUDLWc0dkFRHXofzz2lTXd1CWizT/E2UBW7qK8xl6xoY1bm6Gb2wv9Gf",
-	"xIpQIsBnd5HBfUDsuewyU1tlLj0sRCSbnheQV2H80JBErajGfMB0Nw7wMvK7CbGbttp1NCJein4HbZjo",
-	"MhgdjWYSTXsH1pIb/0Pwa3lymyDWNcHB8mhlz9IptLKdEa+fDtkynU2fPrlOadarMddbD5xtx2JQzxR+",
-	"lHV0FUKVnTTXBXUnaYCya+MLBI/6g7iTyzQumjhIg41AxUuxMMl0WocYJxlJcVMN54fXB/vbjT0n0zXD",
-	"+cF7vb+3d5ymX1TKQaqu6xRztr6JlvZdb1sEWwr+lbfu22tm6zMOc/LL3/Dkhkxzjy2bQSJnshEThn5P",
-	"JnGbn0JoNrS0sqZnsMS4WsUmUpla7oe2uVdSW15pNlbpFgN5iBlSC3Xi6h0dtKFFM/3K46SyRnkkD5XK",
-	"tAtYN5z2Y9qKzQjVFVryV2xJHzTybcJy8zW81k7DzmeJyYIOL3GN/VwFfE2k01taKZGqnWQSFZKoZkXn",
-	"yu98Y5uVrlOuvef3uOm5G6sRMM4Dy4YRJ7du3mWFnzIR+SaNyBSwWYdZz41IVpm2Frb/Q+yy5qqsmwCk",
-	"sMUtBfRNs1k5acOIOwZpbyamWZClst/cGd0lvg/9yDZoegYlbu7NXVKby3eNem6FrlD24TkoHDRRWaXL",
-	"STWyZzqcODeKC2L6r2gEZnx8iEwz20xfDI3WU1mZ7jRemoodeXYZqK1BuJ/BygQp6zOJ73InGze4mU1p",
-	"s7mLfxNd9vx6uaXYz0qwZ0peW1+p0eIDEhJFZnbHsZ3robOBT+KCmQ0TwTMeEAE4/cDvIQgo8YtBrxyr",
-	"ijHT6f47UU8Th56hntOByIvON27I/jeOT6n6GrbfCldXFC7chQNBBJm+CVFAVS3k/QVKCFTYRUMMrctz",
-	"VoGk6VZeOckqIi3oTrBhvIEWaIiLO2aykTddNB5gZQtpxni8CRZhk0gcp7Hatqb6AkCknL16V1jfMJPd",
-	"BHazzh3TYzp+JCQXnUPrfXxUaIT75IVE767PNGOy2aCdM8ru03TVjiDh/7lz9Pg7pzPDBAeNgjtow+SF",
-	"zrHBgSKkB5/xvjN1uoW6Vpr7EaYEJdJIZ1SiIthsDne+OFAiCex29/zafvCS1A56XqPW3N7Z3dt/eYC7",
-	"fhDn1/8REcgBtdwdmrlCFeOUVS6s7T135aCtaoxIcno3MMu2SN6c0wN5xhKNtp1pzV7oprncCjE0oo+b",
-	"zVPTHSC/qETuatyC0BXLXSXL07hYDr45lboWrNAW21q0uJcLF6f4SktbQE0grqwK2TmCKwjazzMYAQBO",
-	"OXRJOmTnBeL518A0wo77X0+Fk9nG0UXRe3c50Zs0TDfkYovoTAdoZ6fX8Jv4gHjd/WDb38UvyV6vETT9",
-	"bEvlKu/CeCU7Q9rsvIKtoQ3EE/pWGRzVKGloJrxJE9Fp9tExZRAiEZqc+EOUo67ZPtVaQR1qpM/Mn+6o",
-	"iKNPfyUb5bQvwQQ5BVShEPhGImHo72a4EuA8V7dPTAkHmWC1meJBGrkkESMU0hNjbS6NEGNpiFheNEgy",
-	"+CH7GMyVplLDLEH5nSRCVuW7mcWtb4SsoJTnStx9/JR0H3EkHi6Iac30mkpnP1hF5fcbuUZJlYmiKZ2X",
-	"KVSalMb7+GkF4pJrr1nJkDmyPdkyaPfX8kRM2ydLtlwpfCtzF57fHpkJ38j0OjVZwT0u0L7te5YJeacq",
-	"LlYFCvLGDFPlHRtgOdisI0AOkzET59xBfkxSY09POA0cE8kKJV2GeAI+yi5BuMsfiMkaNGgvXkBQySGE",
-	"wyIayCTI1cTHlnhTtIQauDZ9INM1JG7NKlyEh5z1bWYfzGNiYs3y41LxcfYPrhLpuixJKzZ7XytlMEeq",
-	"HFNOujq5mkMsqokrn5Y0za0YIbtsJA3NtS+c64Kdbj38tKy5MfdsKU1M12OdAclN+zt8dn2zI8Df9Hoy",
-	"pXyXpLzzJKZKtsVcCL8hoFLxkURjLowx0Zgc1yYdxmhVIB1/EqPgv8a4t2RA9XNw5FWNePGq5prwOCOx",
-	"OzHTQiuuh5az3XUnpvz0WrFnWr6xBVLXD0DL7HAuTY5fmKfESxRzrSqr2gX9aeLTQNocJsexGJ/XDk2b",
-	"haVbX00rwLm08ZgFstDtrY4uODTO9rGWE4f8gaRS1njAoWifNMKgfnToJrlrIZbKRBnfMR8zKzaaOQK0",
-	"seMdbD4DgdWzWST6m7iuzNcL1Dh3zP9GhPidaWc5MwIzg6t9gZlC2KgtCXra8iBcoCSTeQ4uH1oFisVV",
-	"KYf4ntjIeZvflyI5SnE8IEOuEhxH7fgdYZoWDI0uQZ+By2FeZNdsSkXZenUKKjGaFqLr3pZsL4Jn12K+",
-	"o25S1lPhm8SEDpOGuRX43xKKSPLA3OBQ8/a/NY5nCHTIX/ZC4q6mBrn2t+vqIzDtMmkK8EAqAaJ2roWq",
-	"pR7QdzVuthpbQ9aXFm9gsesX4Yj3PD9vHkatICeC36milGj7Lf+ZZERpDyFJa4fP3yZ1odT62A4CaW1w",
-	"aAPHxdZdhJNq6/rvB8IispmaRPLdcw5tdfEAx+nwAZ7csREWyuY88OEosvWgqcrmtmda8GTqiNWR1Szm",
-	"cE7Nco2PYD6TBMyrbu6zfs51AyCLzZGSBiBTfYWWNGJl+658m0oYtjPWwuu8TA0MM3zmpf07A2JmiB7A",
-	"pwKByCD7LMa09dVIZrMT6S6ZPQ90GSlJA5K3zqdc1PBPqgr16tfLnUuu3tr86C+Ov+vmzVXFqXWZzmK9",
-	"7gYQsnpmnZvhF1xAhxDDZcAFFmqOSmXs1gpM26jNtTlD2vFqHc6QdqX6+NUhEBHT8Fqel4bEdAXB9z0s",
-	"lWluKZTTcry91rYHoLSP7OQeCSPmDzLDGw39czq86enHk+EBZaazZjJ+Pz/ea+amhy6DmeFN+PlpWY1t",
-	"aab1737pY03tb+Y1N31vNeaVL6zwNdffycZGgK+7LKTzKunsM9V1A49oPdd546EBhMcubjpNKK3e5qa1",
-	"IY3XKK6CF5s8i4WFkwsUl6kqCT/MaILStapdmrBuPo9CzDKzQdbj9FQAOLQx3ShJukZyl5tJMQgqciJ3",
-	"kNLQ7KrNSUy9yErlLmjR0qjRJqdkqgrWYT6uJJk6Vq3nAyTJJIMQATmRigwhJaYfl9PbEMVWY2/O9m1O",
-	"1WbmfUmI+PQLb7MxXxBol8ZeZ2ewYV7VqrAkKJE22ihppJKFh8KaoP5vAAAA//8=",
+	"7L2Nctu4si76KiitUxV7Fa1Isp3ETt2q43GcFWfy47GdyfwoN4JISMKYAjQEaFmT5ar9Ducd7oPtJ7mF",
+	"boAEKUqiZDt7ZU5O1Vl7YpEg0Gg0+vfrL41QjidSMKFV4/BLg93Q8SRm8N/HCaOaReY/VToe02TWOGwc",
+	"EcGmRKV9FSZ8orkUZMr1iHCtiGJhwnRA1EhOBZEiZI2gcU3jlJkxaKj5NWsc6iRlQSPEwY9047DRaXWe",
+	"7LR2d1qdy9bBYat12Gr91gga7Bpn9XuDxizRTftKI2goPhRyMGhGLOQRixqfgsaA8jhN2LFMhW4ctoIG",
+	"jxqHjVb7oDPYpXs7rVartfPU/M8z8z+t7P+xdiNoxFTpFyzm1yyZmRmJNI7xrxea6lS5v+ACG4eN6Uix",
+	"8PMvf+5eH1z+db4n3kyehR+j9uCVejJ8TXdnJ6yV/sjf6/2rpz+NOzc/9xtBI03ixmFjpPVEHT5+PJLy",
+	"SjVHNOnL5Jqz6c4V1+GICdW0W/BYyVQ1bm8Dtw+n4ppraihetSM8+zXfDy2vmPC3oAbRw4RFTGhOY6B8",
+	"AsRlY8rN5BUd/+8lUzZ7djPhCVPFLxwUvlBzY0KzMbAqFv0w81/Z7z8Jd55Gz9jOwaDV3uns7u0/efrs",
+	"gPZDwxuJjFnjsDGmgg5ZAsyi2WkEq1n9VUrNepFwh+bznw/Cnzr9X56Of5zsqcv29W/PxPnu9Ncn7FXr",
+	"jzf79GXUGX7g7/98+ssV7JXlIo4nyN+kCH9hEQG+DgglhmdZRKRggfkf8mfKUuBvu2G/f2lQrdl4YvcM",
+	"mTBKE9jntxlbsiSRSfYPM7rZq9IZsb+c1qN+f7f+Tg3Mszj3Mme1W4d7HbvvSlNtdiZbpfLO1m1QWmt5",
+	"lPZhq9XcbZuBfAI8a7XaGQEamo+ZTDWhA80S8kw1cnKURchaxOisQYzOUmK0S8RAFvCI0VpJCXOOmq3O",
+	"HCWeLmCEO628vcbK20tX3iqtPDsP3uI7rb3bT7dB4y0b91lSPkHmIO+oUE5YRCLONNeclsXbYtlFBV0h",
+	"u/6QXCwXjoKOzdSPBCX/kmP21z2Jm1SxpLghy0TcbUYgtSaFfv+/hkSGid4nwxJ9BJHJkAr+F96TUsAt",
+	"eZZIohNOY5+V+gkVEWotIR6jf7zcPzhp/dAIGpOE2xH/0X7ZOdh92ritpc/UPEetdk7GV9lukB/tbpgJ",
+	"xBR0gAGjOk0YqkgT/vmKzczPU9YH7cLc5jEXPISlySRiyeeYK60MQWM+5qjyReyah2aQzv5t0NDcHLzG",
+	"JJGNoAFkORGRf5/v7bTahWXBQ1wMUbO7Nex5EVJxwTUr86dlAaJCKhShwK9E0yGhmuwS2hw3SSxDGhMj",
+	"yMu6oxQKr8QQdaDGkGn4iNHU+sww8PsJE0SPGAzcCBpjpkfSUP1fJ5eGblSPGoeNxzIZqsd1NuKxGafO",
+	"o5Q2QG67qUUsZppd0qE3uXOmecKIHnFl1uxP78XJm5PLk41mqGmtJ6MnjdtPQSOUQrMbDfti96cmV1Jq",
+	"lmI25wXK75zJ3Q+XHHi2tXvYauUs/JZy4ZjXcAsfs7+kABkxZgkP6ePjEQ/pUIJgy4kVMn7NxZBEMrwC",
+	"9h2ernF+NB0ey8h8Ze/VLwdnv3Uu4Y/JkOl1F129DpRh9UfRswkDrUwzIy6mrP+hYA/QyaRpNP5c/Q+p",
+	"eJxNHk4VU6pC+x8kTI2Isj8WDk3IlLq0uiybvR71/xXy9/z1y99Ozi9/ujhVp2M9+e349MnpH9HV23+9",
+	"bf36x+v4/ceTm9/+ePfHu8shf3P8usV+OTLv/Phz+yc++KnJZq9j9uqIv//jZPf95U/td3/8tP/2xZE6",
+	"Hcej6Pj0ydvLcP/diw+ddy+Opm+Pp5z+8u6v0z8kDzsH7XB2qk7Fu/av3Hzy6Ob95evx285J683lz/zd",
+	"+K1+1/lp77eL1v5vfxzdvLk8/QvG+Wu4/+vH13/8dvz6oBl2YtEfv2xFv7yOc2PjVDQOD1qtoJEwoIVb",
+	"caLBQmuNO++ehq+TX6fP+pftq7M99SY6GLyiT9ITuT/8jXfETzdPf5428JIBI7j2fcij+obJGO/sEZ+o",
+	"iqv409osLpPhu2W3hL125VSULt1PRhLM3dMouCuENghpsCmNZI3YgKaxJhGdkQlNtFrTvozo7AxeMyRg",
+	"5o5ttFuHu57A6CeMXg2o0qgYJmaw1hMjU4yIta/sFV6JUxGOvMfb7eLjnVZBJEVcWJq455+Y4QxZ7i4Y",
+	"Vgg4Q+GS3nY5lUBkVdbUNqFlLcI8+EKDpfPfXzx/WF4tXlhjDf18wAvdJD8kfMijR4pcJnRG3nDBVqzG",
+	"aJMXnsdr7oT4v1V4vAY0Vv/pLq9Ke7uz/1uj6AfrtPbu4MnyiVg6BO8FIyNGYz2aFeiJnhGzVKNiFlwj",
+	"344/8eGJG6xBj/05evxzfsW79VfcqbtidN/4K26V18uSiVtZM5Tjx86Wscs0J9Fo1aUDaEwIKQglUxpf",
+	"7XBBQiljlhizwtxZYyO4rjLBlV9XqCH++PSnt51ffv6hcZ9WXPTUU/0/FqfV2UR/BN3VvIHeHfz3JWqV",
+	"7M+UT8bGTq2tWWaLvkWSVvoS0DYTEaGCZN+wxot3U80p2ovI+Oxwf39NMj5pLDEKNifiem9cesr7Brp7",
+	"8J3VkNXg+DKlj9C/OXeMmdLOTz6Dk5vAjpuTHIZson3n+AovaaZjeC7SdruzwEdqxUzTzGBdF+neGi7S",
+	"vaUu0v1aLtKWObEf1Lx/1JgvZDqSRE6Fgmuz4O4y5xgdMPgjHHA5IFRIPQJ1OKPs394AChZ4QteYQacw",
+	"g4Je+UqqCdc0Ju9SnXCrFd7dC7rYbJvQhI6Zth7h4zRRMkHXnqezNt5P6J8pIyH8TAaJHMMZ673h4qpn",
+	"lK+IJYYhzB8nCbvmMlVkQoesCbY2bjk6EiJwGpxO3/7xq3774q1+++L1h7cvrp68fXH05O2LH+ipaEH0",
+	"DsM9ySxXwPHrZvnhiI2pmeWY3rxhYqhHwN25q0QnRuUz6zsx5/EVTHB+WZcjhiE1Yj4REKoIRy9gX0az",
+	"R4r04NdecRVlFRDmijTIJ3uzo1hyzUO2g4IiaCRG/pkTadWsfBXzsz6NqiebMCXTJGSPFOFRcVY1RMjA",
+	"TRZ8hdlUebR0dgOZjKkROWkKT87P9g0fcz0/4TM6NKLiryIT7Leqdxe8yoXNtf4CfGVMb/g4HZt/mH9x",
+	"gf9qZ/PhQjNzOm7Rf7+Igr5cAyqSrYydjRR8pIgnbLbXpXGrXU1jlA53I/NFSMWlc05WrU3T4SNFJokh",
+	"RUSM3tAkb5g2h5vQxHAPjUhIFdvhQjGhuNH641kA8v19QE7hP96YY9AKSBv+1S5SwNNCKlbpXKfL1jkx",
+	"d29i3v1/f2/tHBzt/EZ3/vr0ZS9oP7n9X9Xr5kMB0YpFx/iNnLLErIuM2A159fboeOfi1VFn/4kTSQmd",
+	"EjMjoySYkx2QKzZjUe6a8s3GRy4bpdkVP7OED2aEayKNKmEeZTc01KQ/00w5HSMKSJ8NZMLIhCaKi2FA",
+	"QjmeULMCAgqVUJoa9ZePWbMrChTdHTwJ26zVP6D70V74lD0bdGi73woPomfs6eAJ3e/vhbtRh7UHLXrQ",
+	"fxY+jZ6w/cEe3e13wnbUYqsFkHL0W2df6M7g05cnewu3BPXCKi40l9NG8gk0yAquskro3Q7PBxsFrJox",
+	"HvhHCtWghRNfrqJUTNxGHu8y8VvzsppIodD19wONzpGR0QoVGrTQLw06mcQ8BLH2+A+FjqZsDWbRmvIY",
+	"lacBZ7HRVFBVM8qVUnQIGkZqDggjlFzTmEcEniA0ihKmFPjNXLqEnQQ+h0oi5iMc4kuHZPlYTitFYbbX",
+	"at36VPlfCRs0Dhv/eJxnmD3GX9Xjn7MvnsBcgEZVNyVOkCsyprEhM4uI0V0MGbxpN8k7qUfmoE6pItOE",
+	"a81Es3EbNI6lGMQ8XJPQjkBHwhgeMhXaSRmuHA1iI4hnhN1ARLVMioPapKhFgNAuQ+XSLkyTxCg9YCzA",
+	"Wl/KpM+jiInNFntpFocRTCIYixR8hkZjLohRXg3hR3w4cp5zb7W797Pa/M5+pPCTWzIhuaK+bRhBS0li",
+	"OSUDiaJcThhaeECDd/I4X3jxCy+kYM+JkHB52If1S5linH99er33jSshNRnAWGXa7N0XJ6DSSCLJFHwO",
+	"OM9sSp/FUgwNZZwtV1CQYKlndBZLGl1K+cZY85ut+Ny7fXEfYKzSitu798v78DV2E2YsabRRApqmW9qY",
+	"CX2eiedNlvarTBMyianI6ctFGKcRI146hU24yB0G8we/U3vxZzFdLv1KWm717AxB7LQCwwwUnwPymOOS",
+	"MBqOWASUMrrnB0FTPZIJ/2tTUh2lemTOIz5JsmvRrBvzUjaO1eeeojJZ27XJaha5kKzvpL3IbLi8SS6t",
+	"nUhCmiScWQ4LqVnYgCVMhIxs9cwfmnaevYDgv2GZvW2ipHmpK+hkQsyLiokoM0WIHiUyHY6IUeB2OLph",
+	"EqbSMcs+9ZzgXsG/6ZiR6YjZYwx7DaNrOrSXjVE+b4PGpZRvqZjZQ6k2FPpSkjEVM3fa1HOSMJ3MjMZ7",
+	"0GoZJVqKaI7NO/dwvx2RhGp7kM1KHYFiGV4RmD5TTXIOs8GETkMfkZo7wtgEdmpmpj14aufIPAV2PurR",
+	"QBPvp/k74cKOkQrNY+txRKkzpjOj+BhicAbKpOewWGa4gp76kIdsw3OxcB/ecoXmDhd4NmRCMLMi8u5e",
+	"1QQN3I5mPnYELtk8K91TaWkUgduLxmeJuZ815EPbMOjE+9MXl2rtEWHNrOtgzn805sL9u11lReSK/O/2",
+	"85+yx2T/DxZqc7yOYpZom3r/gmo6zzy9gg+pd0ioyLURalRElmjzF4EMVFw4/IrGzAr7IWhccVFh9Xwc",
+	"UTc8qmpmxAAUI0tM0tNsDDNKE/aZ3YRpYqQeSDAmlEw+y8Eg5gJkWiz1Z9h3Lobm36GZ68By4OeYThQ8",
+	"JpxP83PC1ZX5i6bq6vOYK8WikpOt8utVC1TsmiVcz+YX+dJfDRcDab44pYlwszSTCWlc+rJ9ovJbK8ze",
+	"nJZG7Q5ZItRzItI4Bsr6l/LOlEf2UWU+X95H8xLtx1lMdjkrOoYIclsZ9t2jTiWfTviPDAhX4i8bDp4j",
+	"qDmFVqAm7FqGVknMhu5LGTMqSkmtHpdGVLMdm6E5R11ej6NjqvQH5YYueYKo0kSlkL02SGNzjQZGuYVQ",
+	"LhepZnY/+IAIQxrzRFTYAH+KK3bBGfq+BDqZ8JAYkZ4MaMgIE0MuGNmaJDLarlrNJGEDflMcQ8lUfcby",
+	"n8aqrUduoTBdO1aBRIHbTX9LKpkhjbg+ETpZwBB431Somk5snUbO3WasaBYQ1hw2zSkzX73gmpXOWf5D",
+	"FV1oqDEQUZxJNY+s3CcnBZkwd+/vmK4XuMznRmAzmc2BmSnNxh6F5jd7ngbWcWweINa2PDo7JVds9kiZ",
+	"P+Do9onA6GjC6G1K8zh2mtnah96ecB5Vbie9/4PHJ0U27bR2m61mu73bfFpnD6x6hPJz5dN5JLmK4Dzj",
+	"tcy4ta4bS12jAzOjGEvB7i5f4RVqDxOEoOyJ8OYJ9PFXWbUrP7jagPL5Cq2Ot0wNe8VujmVsNDGvkKDu",
+	"K6UVufcD9+2Fs/0wiShmdq6hmn2dBc1N+JhqZjbwVFxLHrIzyhfpX6F9ssnx0c8TykEPI+4XYn8Bv+CY",
+	"JlcsIuaheXUsC/lXcWo2HMYZDcu6gfs8jisv//mTh2/UVPm01DQ+dmW5FYfHfh+eCyBAYR4uSOe9Z519",
+	"L6DqB9d8NnJL96dYmMCnJbv0Uyo1O7LZGav26U/z8GeXy4E7FXNDUvc3f+/gaSMKeDgifRZSazIbayqh",
+	"ob77JsIXjIAxmt2WNbWdwwef2661tzDQPe1sRop73Vo3w9UbO6JiyM6oUlOZRJsZddY37QYp3jg2R28H",
+	"M5R2JtSoKzsHRUOu3ersrbDkgoZgU/8Ty0TOO+/RMpHKsy0OXEkj0HpQ896MQmvrnAXarGnkwscWr+Ou",
+	"Jnwhk+ZLg2s2Vqv24zh7p5HfATRJqLnNUsH/TNkpjgNFZVmN4gofBzx065Jtlj98LmN2Kiapzo3CihMJ",
+	"aRHoeWJTL0JhDRKFNqN6Tth4omfgge0rI1/GDGrc4hgfMKc3o8xKGTGmN3b5fkbMYvqUj70NCgIZFm/8",
+	"+2R4X9xbnYF1F8/MCqY1Jsdmk8+rDuYiRJirApGUrPKAQL3Bf//X/4EylYBASQWBQgrzx73D3Rb4dLGo",
+	"hEApyX//1/+BkpPCpi/jxRc4p+LWtzulna+0VUtVGWuR3C97WD7BS/dc5TZ54yzesUu6IbfZ1Na5zCSb",
+	"IiMx2UvT4fPMTwoXei/LVe3BDvWUlgkdss+xdXqUbNmK1Nm1pO5i19JHMGSoKEzJzHBuRpBxzRWZSKVZ",
+	"9BzXYYaFX5QXKECbhXCtWDywyZ3gspZjY0NFtfSW5QYa/gppIGXSwpQCiE5k+koWkYXYhfmWWmMSmF+8",
+	"ggvp8DJ/eM6Xm/+0mAs/onK3GSe6iokysU6y9EOQHTajKEBPOg11PCO937uNf3Ybn3ron4UMZxiuwIO1",
+	"SlNqSRS7TpgZ5KgWRQvysvtXrRsYCjVqffRDEs9tjnk7KzlZvD3RInfmw7kir9ismv0HaRyTKzbLAY3i",
+	"GaaWQlwVE3qeY9SOJdcsIVeMTRShZETVqChbPG/gz/0VmEG//PnbtLHEdTX/g9QVPq0jkrAxFxEEzmwl",
+	"zBWbGfmRAzQFNkYc7bjVAXwEZhMOJYPwmk0N7t3s0AnfuWKzXnO5F3SeluhFG/BEaRKOqDHfWKIcZbkg",
+	"AExAlCQUJhlSgeG3UA4Ft+7duztX0U8I9PI8rct9qpXwSzSO3w8gEWvZefDeuQ2+LIp8VRr3Dswp5uLq",
+	"0Ty0Vjwj5k5ZzH3kgonIXBfaRqcRSgnsaWllts0m6p29v7gkj/OPqsf4e6+c5rhuZG6z2NunnOhWoJSL",
+	"LxdFOu4lgpEL+Y0FbVlrK5bWeQHkCgt+rRCKX3L3ZcPwh1+P98VL0T44CAoTXTCQN3EHj1YdWRsKLoZV",
+	"jFwWqU1yAtdjVglkUzO6oleRD9s7hDMQ10kfhkSPQtYwV12BpHikbD7wFviARjJmBH8JSA/x3noERYZL",
+	"vom2m8R8IaEikmPS55ibUYhDbgAUN7dD9ubNR12zOrSWhCxc0NleepGnEr8VGKfE4jVEqrP+K66tSSIH",
+	"mJ5DYy8DgYxYHJE+FoahIe6cg0qOGXFYN8SoSuZt5XRWkrAhTaKYKdUVcgCphYekl0Q98wtXGmDZMsCk",
+	"gPQinfTgD0zzkGgWjgQP8acwGveIjY3bt2gyc9A2QVf0whEb+I+YfwekN6JhOOmRV0fHx2c7+a8DKSOi",
+	"6IDpGYkZjSwH2RgXuKMinRiSRmPzvyM2aAQNGAywmzKmSCqlhLMs11R0xUqP2psM8qXSLHXIA54FtV/D",
+	"gNJ2rjW/XG2M4igBrKKK/U6cL6nEeaKY3/zcFgCwqnqLUjXRykK5TDZnCdueob6/V0GLEzGkQ2ZsxZdc",
+	"0Jj/tdC/zrInmwP3KKaj0DTimuS/PzJnYiITDQGR7OEKT3r2Sk2vNg5b6+Gys8r/lDdQ5c5helTVBQOy",
+	"XQ6caWUezG+U+fVVD3RERumYih2jEZu7jti0+uJuL8z8reLnLFmratKvLi/PCD4EpT6B2R6QnGAmYnBE",
+	"of4Od6ViLCttKwYEWnurowGw6MKsqoj8krM4yihdpJstO6jMIRgMmIjMHQ8PEWp00UhqDTE3PSJc2CQO",
+	"rN6x3oKsdtFG1kvFhva0zHtIXb2DL3RWlSssZ0RcWz50FW2y0GUF64Qylmli1t37x/n5v/71ww8lB5OD",
+	"iwv8Op1/YAHVS6zVqSrVCRpF2+POhvE9O+x97/ycmJtXr3OE2PlszGsmSERnyuYncZRTyrpJ7jcRIoeW",
+	"XZQNAqaS8iK+dhNqebXqhiBK0Yf6MYLiHlSpdIUwQP6VIgP4lPD1Nn+nqk7C648/LlYq0EIoJzwOSxGv",
+	"6MXFUTV/Xpef7Ozvtw+qUyOjSp/IFSYTekL7x7NK3VqVZIjilVmDN9U1voVcHj1r4IQW0Oti/vQCZGPd",
+	"M2hIvmrjYcCq7+daU4XoQtTFKY3jnRDyr83hCkjv1avDt297ZKuztzOSabIduNJqWx9oHiN/2fScnIYI",
+	"M1UQc1u/t9qfjKj79O/O762d3U/bh7+3dvbxT5VC740c8g0jkpk4WkdDKytkK1TVyYMGtxcE9CbLotI5",
+	"au6Dxmd9cX8nDXiOpDm6bN2bbN7u8IFn70sml5z9EOi9U3i3TM80q2tdT3XOalOt4VNT4Gd0XsxFaoSJ",
+	"gks5qRyPqzTbrfY6pJotsdOdfU6see4ST42NbjRhY2ZjhYgcDIrUXmUBl4ktq3EFPihIuSH9lMdRnpFo",
+	"NFdFtnoIyfoFXr59/N//9f/16mUGZRAhq6PlX5Fdn2OQbsoV89wpkNegGFPg/YcEYIVmh5fp8KiAMu3o",
+	"dKcDUOJqB7PgSLeCn6uY+F0xM6hIkXbH7HNn/0khEiEkmPtScay4SWOmmuRYjscWO6dvS+mIE8KKbFHS",
+	"N9dlzJXeJjRhXZGwQaqcf3Gv1ZpzCNa5IDr7T4r3Q6eChhbfunhCM9zqZTyDCawPmt8vNuV5h229qnJy",
+	"aZgHqWAHW+WMPLNfLBm6GbZ2zRvTDPPS1odWSJ0cb7uUjeLQt8tc+kpOsTLPPuHC+xNqVmwrIPBYpwJG",
+	"LwXJOvurffYlGrrJVJEJgcFX0+CSYzCggB1ekRCBemQGvk6YiCDNnomIReiEL8BXafPKgMYxhNgHCWNm",
+	"3ebKSCfDhEYs2rZEcbnjWAmLBqQm/VlenyUTOJ/QKgI/v3n1SA5/PmdGJikj0xGPUcYWVgNJ7UX4+aoS",
+	"nHLEjEPFQ/bJIpWDnGkzflvE8Jl7p14g0xYPBgtOSbUJDeS3T5idjW0qHUVAByw7xByJEU1VmX8tN352",
+	"mEIVuUuL4KBKldMOKgEmZN5qeh52w0noHoQ/apZMEq5YRfFI2V1k114dwPTFQYXB5cgyBF9ff4Zz21KM",
+	"kd7NjvnHjn2kZxglq8+xYEZ27uuC/nt1O/kzc3TNTrFXa7OESvmgtmnA3Hgy5uHsLO3HXI0WOrEn8FRz",
+	"4h6D7HD8I7lmUDkIZzl7YN6pi0/XdFjbMasZyH3QVhsLOTWG70AmYdHS3V2JYlWo13Dzy79edT7PEcZ8",
+	"M9O3iIFe0I7XhUP3QzdGA1nHYC1Mo3qRGHi7o4FfKxt4uZW4Zsakp9AX+QZTFhTcMr6ozxFbaAygtIoA",
+	"JGGAkLW7rZ2IzorXwL3m1RZdFZsmyZcszKWOiHMI4aw68BjoKR14BKVMMtgdL1o1ZMIIwaqDv0bwqUb9",
+	"rxy4ieC4XvUvzQCBsPbXruHOtWnZArLpVdJVxhV8d07FFYuQp0g3bbV2HWqP/YfrumL/yYWasNDoQPYP",
+	"hrtY8pz0lKaDQY8ADJArxwF+pjGnYJrn7xrtRUxS7V9HDmkTvg5s6rAus/eM6IPPFW+O/Mm57crT9Ksy",
+	"3GTMlkwcM1GhohOyVrNp9NafNnxj/elfhFQcLai8PfIudl9CGE1/whLDUi67WYVUQJ0/5LgGBMGntIRX",
+	"KsAF6tT6PlKk5xX+loJVeXediowhm5DteddLnXcq4nXY6yZXKbAnz9n7C/g/H+B/jy6PXzUC1w/nU6Us",
+	"M1Ju1brMU4ZIMdX8mrni8T5VjHw4fxPkLRJz5FQy4HHMIsJFkQ4P0y1oJRiAK01FWmf0swSokg458M2d",
+	"1XoH5LMKZ+fcQeTMzR9GqNaMiy9Wo1pQQVLAULEYKCxCTJ4cpKcAqhNYDB7iIHgswA7XhzbGrEePVFf0",
+	"HIQP1gMggE9AWDiSKDIg0ggemyJBMp/h2jCiFdnuGfhnJSLnipzJDJwTp7SIEc6ZknG6OF/S9l+oIH0u",
+	"hxwIG41jOVUoiaB3FYogbvQcCxmcKjZIY8GUapJ/JeZpqjDtNKQT2ucxNx8nfTbiIsJKhi1N1ZUKiIcR",
+	"QmI5VAFRWoZXBG5ZtU1iKmxOVC03jCdvK7wwXv+riqVzZRdiBMaVUfotPWytRcKHI22MgXmB67pp1Tt3",
+	"rj/asZ3O7adgGRiJK/VQhGpPdmHQLqKaATtrPmZlD4imQ1uWILDHzBKEAsdA5ZNsVlbFZgvKcuYxbOHB",
+	"Zh1fSnbMatSMZKdoRcEIPHbrN/+qAqNYUfySKYB5FwRDclu+Q1z5jiI4Th/KkuKZy1bUdLiBjrgMrMLG",
+	"XxGKwmbSINUzai8tbFqiFa89S333yh3zx6Dgwl2iBru2A1UZsSs6EKwrXrOP5Rex5aNclgSZQF0kjP2j",
+	"XhMMZV7nylvvzfGDNAakFVUKUFs4+hYL4fmCe3PhJ6ozBOBAmMEKX7HpASWk3d252P/vrZ0OBvpXxfxX",
+	"ljcuLWD07PtSC6d1akSyEX2i+9Sp3Oa8N988iEbWhG/egHn98ZJsQSKMFey9Kx71tgObwNbet4hHyhZ0",
+	"UEV6RxZbDkTOIfmB0cRZd6H3ObTuqkt1vM55qyHxcEzsJm6R4YpgBAetyjqGsiuqqhuBW+huC/K+AqK4",
+	"GMaQftUkJzchgBEYrrNFKkYnfGwHrl6aa+K3TBpB94x5lTvfqdLkfYLZL1QyAdbqvcBSvQVuj1JBH3g9",
+	"stRzo8Am8hpRjhNmBgZMDJX2saqTJMwYoPMKiB1uaTpbDrgDT0MjHfflWsFsF7H3zTg3Y6AZTniR4cbr",
+	"pxNbKm2SFJG/6n/Um3zgEat6G1HK3jnPcnGluXeF24IWY/BzGSmQ3ZDAjtp1kxxBn0UyHUnFCBR1KYdU",
+	"b2Q8PpukwhizSpMxj4TRUzepPS+ryxsHe9eR2huVnS8Q2BnFVwV9L9IJeNyEGXIGjaUmNZXDIw8ZVkuH",
+	"ISPIQBo7aSeduKTxetXPrv1AfcaqIoU3Sp3l3snnXlXbDveEUFOWQNXow1dHVOZ/f2TmIBA9ZfE1IyPX",
+	"hsd9ENNaZBpHJOZXzAheNpZOJuqEzkjMUVkqlK3UcLHfd4hhdVzT5iTDhoJp2JepDqzdDRjE1vUJoAFb",
+	"EDA3Guhzi5kYS3nFIpJOtjeJOFSgGk14WKTAWcJDKAeQCWl3shand0ayyaMQ+NHlGfu2XWBJmK9nOz4k",
+	"DuacK7XCWltpgt3FevMgIDZ8eQPoBt+Km+fzmIsrI1vBg0C2DE+zG43w5j+dQ6XM9iHpfZmy/uc0iW/R",
+	"yvti/n5bMkfuyTAEcoRoGnqLLkAHZrCtzlTMbMfld9HCdkBHFc2ADskzL23NyK7jRIZXA5lEjxR4uHc7",
+	"hMaTEe0zTbYiPjRKghF8IQVp2BWx7SbkUmBOA/ImIO/hoQ/bAUHwB0LDRCpVkDkqc7ROWR92qSsW7IIV",
+	"PVKg94OcasIhZW/AmSLU+bQo6jOAI+IljR52RcKUjKHZI9e2HwV1sO1oKnlJizYrvdD2oJR45231XPei",
+	"V69/fPvubOfy553fPn15Vl2DU2TgBW5rB99CtcZcQS2bFiwlj24O5tOBtnqOjyCKZbaMR9vNrliNYQNp",
+	"EpyFMHDunoKzUvZPee6p/qwrcqdRD1i2R7bMN+QENYIYslJCY4BoO/ltABzAiuwZEZJ483YGo1QMdw/y",
+	"Qm2bCrtBR2enxfpWGy7yu0qWV1gMtflPzu+Rp1bOhdpOj94d5R6RilqzeaeBd1U9WV0RcJnQ2QvXsnGB",
+	"9WeUjGbW1xE2z/xpx+gdRPPwimkfqzJ7siLZZU17qj4+IcxiE8sre9OThfk0q0Qf4pJiynldrbQEZ81Z",
+	"HBkRyaBQiyaMoNMASDbmwh+h/T8CXXcXMLoHhYxbsB1rwMLV3YvnDhVvgI9cMTYxAoEnBJqO1tmr+qnN",
+	"Fu22bhoyuM46T4iDNN0AuG4BJdcBqatPyp6zcnskYSChUedHzIqYK12HnL5z4mEw6r4GFN0Cwq+J8lWB",
+	"/YT019KS/XmObDbPvaoOvZfj8U9oqphy8t6oSFsIxWFrv8MwTSDbG/OJDT8YnSm7H0hsmNdcz0nKbPgb",
+	"uGJcuOPseudxcr4Cstk/vynssnnGUlW1dQ9UCVfTeix0VK7YumQ27zIAT3DeMqy2m9CrC7utg0u5pBBv",
+	"Wa2ytfD9lVUpDuUGgndOecl6K9aUhh5Iwqp6Jjd0dTqMMfdtOsuF8/IvUB6n+aPNLCIAOuQw5RGLiPfA",
+	"oxxPSZEpS1geQ6jOXtjQAwCjglFWU7305riJjll8vfT9pWFje8AdhFEdFBGHQHWISDChJq8v3r/LM3qv",
+	"2Exl8FXWXY/dZhdgVWUdaJUFpALEqWLfWZTaFUlIdFkhDYKawz2RsCgg5y+Pye7u7oGZ3ofLY5wz1WQs",
+	"IUYQxxz7ZxkVA+MiTfJBMfAVUtu/jNvuWhHVtLdt5D8m/OBl4cCXxnRGaJLwa0Zkqg3xkBIF28rrdN86",
+	"OGy1bKf7unGUquNwatsBJmyYxjSBZh0Ry3zzCjEMKRmwKRnQUCsLljeiE0YiNsGCI596UH7BaDjCfz9S",
+	"xHyZ4JHf9qKNOVNhX/DVPcljZZEkrCHcK7UWd/3XlzcpX5wwU8NXjPMpSv41kXpsE3SXGwHNNGBzapy3",
+	"I63ZeFJBq/eC5VBvhnuEm6thOFHs61yR6orjVrcSyo6Ha+vm4ESyRCmjTf2ZsvQuDYSiFBNP3y4o4zMU",
+	"xwgJzpVoKa8g0OcdRKdEroG3twDE6ONoVvga9vQlW4XGYKEUgoW2uRyUrEIrLz5mUBUH8CvPlPmb1fkc",
+	"mpK5Z/ZbrZ6rtpPC9WqqleJV68CQrZ6tZ2pqpjRqlua/PAV5e82jsrQ3hDvv3FYeQhdGnE+uYmtzhK9Z",
+	"QuMCSyoyoujo5FG9mvCa2h2y5TpBB+gFXKE44Ei9QzKlXLuQDCURVxNqtFNI/kfwJgun6HVeTiGSNKUz",
+	"6Mab4412hdJyMmGRu7+8GKA5ZgkLzUUQbRuL1fN44fCWp/B5FpHOzc3zrughrwJ42cwCSctUh3LMmuRF",
+	"bhyB/cOQKbFBY8GriOsFFENYFIT87QwsVuGCLAWVAWFWNaTFST9SPm7Xc9LCfMtUQIE4wIYZQnFoVp06",
+	"UYPuUbdeG2PcEGqzUoHOWn04MY3c4PFRUBCW2WILAsxJlSUSPbfLKiH0UBEZ2ERiTWM5TBnerfbmc7WK",
+	"PaKsCHIah/2CMlb3RGNuMaQRe5/ZBuuz9885e3Puo014CkDBoHq4bwtxRTwjTOhkVuSafzaCxoJWNf4v",
+	"frMhcxuV6hYbQWMqk6vPqARhFAMlUsH1azajJLLKBVEV6N8F9Tm3AWAR8xiARc/5Sgm5JthulRsD79Oo",
+	"eFDBtxHdW4fB3FXxlWDTV6H5lgkBt609aYooDokiI0biUl/DTOnZSphioO60oEzdPVS84lrBQ+EGL9CZ",
+	"YL7ZJJ02gdGJyKWae7If0L0316KKOMQlLcrDSbSnHGZnJ5XJ4MLdYmZaEsoRjzDWCGK4K4xVxAV55poJ",
+	"L1iU+04ppthp7QV3Akz+nwD2fQg8X3tqLpnSi1wXvjp3iKZQIUPeKBtZBVdQpfobe5NquPS5VlbkD3is",
+	"0WoqeTS8FzdKIiy+v2TRC5MYPHWBiWgiudCAydqDTe6RD+dvbFLfyNjk9qYANytcAaEDrnQgPFvhiIVX",
+	"LOoKOqRcGGseb79cl98Osqg++PnQ+nTFuuYEDBI6hFuCnLOIJyzUynmTuwJT2DJtanO2LLj+956t9P1/",
+	"lMnVe3Nhntv7chEbzd+sCHSbB77NI9ZPgVooPlYBAeteWWgUFMaEko68MaX/nSzVYaMijzVCs1NHpo08",
+	"Z97LXoDWJ8OnqmIgxcI04Xp2Ya5IqwRAk46jtKoU80iU4TdsF1XDca7PBKBHPc+rdX1R8OrNU3L04pJw",
+	"MTRCwZ0dWwNmPoGuEucsPmxkfSlyGuAMDc36kB7v5or/eukI9/rjZWO+Lz0cHZtq8kgV89+3lqbfHx0f",
+	"n1xcfL58/+PJO5t/X5XL3xXv+9ocYSPjBokcZzjkAYnlECrriM1Ax3WDfgK6E3wuX6g5mpiafc1DBunq",
+	"C/bFIgflfWxhQYHXDMRIFPOQ0XIX0xrf39E2M75E8FuAVh1I1/aehtqLk5jH/refhpUPfCFTZBWFuaqN",
+	"uUb18AQkOkMKOwVvkZNAQZ7uCVhxcjDg4AQEvZ0lmAM1TmPNdzANxyIBqUMj9xIWUmUTpSaJjFLrGkmF",
+	"K0g0O+MeSJNwRLFpvi0vhSaWIRMqVWSAiC6v3jwNugKqHNG+mSt0tHBL6Kg0GiuLXPNJvAZoogVLDL90",
+	"xT/+QY6lMJcel0J1xQ45imMLT0cB435hsTO4aW3PAiRe7/F123UzaBKH/+nsekK2ekMJqbTNx+E4Aqne",
+	"27Zak4JyDMN3h48fw4vm/jp81nrWMqM2zdTATY5iEULXdMziY6pYk5xG+KcPH05fqCa55GOmNB1P8K8l",
+	"rzWMdeIBenNFel+6aKJ2G4ek28BzZxNA8ch1GwHpeiDX8CA8xoXGR257z8leq2VuWEV6NkDTw5X//gWC",
+	"v4FL4779ZM7wXqtjn3a4PLj3lWXKe622fdj8E0lylGMKQkg3kgzz3iBBCmza3DebYRf4ojTINmCvtQdj",
+	"nlPNEFZJOc/LXufA+vpJ75zpZLZzNNAscf5lY4eDprvtmKogzrrihIYjD5UA9hBclb2bnQlLbKzFLj7/",
+	"A+GagHpivez5L48UsUpxV0A5MVeQowCl9miPe4X73olvknMZM0USKq66YgN4iy2AbNguwlw0yfsMS6mE",
+	"vgRJbRC4KeAvPSfUIolZzQrMAovflO9Ix4WFzOlw7zoiO79GV5jrEZZiNcw+IsYYA+ciu+sMB9jw/5Yt",
+	"fCrAT2YOlABwY6iIuuIkA2XabpKTLIhh28UJz49Jsy9iVVXPiQxf6X2kjPA4NPP/t+Odf2O6A/l3V/x7",
+	"Z2cH/r/5uQelkELvmLugR/5NenQyiTmm7z3+Q0nRI/jgXNTj315oAjy/5ee82Nm/6zV5ca5LRJkvdHuZ",
+	"WyJ2OTEf7Yos/OeEjJkUyhIgO/4ntX+KqKbdxm2PbKHrgPRK8Y4e+D2ppj0yknGkCI9UV2SduJZHraCw",
+	"BwJVExdv884NemR9R1pXgNv6nx/91sXqn5l/Leuzbj+Dp3/HBittSacldBajzCOUQSlEGTgRE0qhNDU7",
+	"z8fMtsvgSopDI0oTZnaRoy8KrwQjHCM+GBgbTtjop1mvsTab5DLvUIZuZtgcVGezdBOqzNiotFBNwDDF",
+	"FNqFTXrMSt22YPWU0jtsMJAJJiC7sKjRgQ7zrvNCEppqOaaah+BnnpmrMnOIjOhkwgTMBtsYWe8jlizC",
+	"Rofg+fJYPJRjG4M3c/KtRAgiZH4IvAIUwPJQMSOdmxsLiGBOb54VWmXEEZKZceYIK+K6IjjD0yzZmkWV",
+	"xqazMzMD04zp2Zh4KxsJ43xCKSRdqaoT1iu6GXoB/gX9DD2yhY4b84VF/vNtTHz2HRK9xS6z52ao3r9O",
+	"FonMx194dPs491D2bOc5sw8ic/Qon2c4U8C4FUHu56RHbWb2XMAc1SlwUsOzRqs2oy4T6Dg7jHkpCFBT",
+	"UgqFLQ6N2rvmwsw15gJum6x2QNMh/tG8Opezb+vejVoUyshqbUvqAJooLulkkvstKLxqq5jnN6D0oaqU",
+	"fZW5+1EZ3uECbDGjQuT5QE1ygaoy1Dthelymr+T3cdsT+ggJY2VfV/TcNIzWZSbX86J+0xGzmhdxDeEN",
+	"7UBLU9tzSDOQCwiwluCTx6nvcGFEhXkPaFJR4YBmXcyNzcDynsqNs0ROEuwpZX13ufulUL+iWTJWmDep",
+	"Y9+A8tAFDxvtZqvZgkyBCRN0whuHjd1mq7lrgYTAmn/cnLI43rkyOtbjP6ZXqmmubPPLcFE3NxDmH1mf",
+	"/Mhm5IK56lTIhzEEKNjMRs2H/2vLBnTWDxKK3YFvzzJ98ZAICY3PQSxtI508mKrGYeNfTL+eAtRlluJk",
+	"ptlptZzVaWPMZTWk4Gx1zRd+t60psn4U0H7C6zkBLSYaT6NWuNfvsAPaHuyG+88atseEbSwBfSRs84gb",
+	"aIHw569Hv/54c5wMfr74/PRy9vGnV++HT0fh9Rmd8LdxMj2l9Cx89eFcYh4YqhE1WkBcoJFd2WOTKKab",
+	"Zrv3WnuLhspo9vid1C+hc5Hv5mkc/v4paKh0PDYseNg4w+sBthYO2zXqDIUdhkKooSFmY8wwH8Q3FxqH",
+	"DdxO+BIW8YOfA1E7VQWXnTOdJsKr+TEHappIowlgVx9I7sG/ZA5OawRlh3mv1W52xUsjtm0WhD2eKutW",
+	"jKH+bEhsuUROz4iNDeRuG4KdMUbWSwJuA+/nQ+uNzQIlEAsz77AoALGdSyREEnLT9gy7zgEGJYrGW5O8",
+	"B5l0epbd84QOBlBsv/7xgcYaDXQOMqV/kNFsvXOTOXNWZrrmyJMLgc9rs36hH8ht0bvpKi02FgcYNMhB",
+	"PKom4h597MA+bmvPPX9j3quFlxkX9ty2Vp/bH2iU0cG80l79ygdwUxg7nwHy+157d/VLZ3QWSxpdSvmG",
+	"JkOIhe51Dla/dynlWypcmblaKl7M8o0uAEyfH8OMcXLB4nannmyRCBi5SLhcyyurr9oSC4DWAIerdfSa",
+	"WeCBxn9zpVIWobc2kxvusjd2PZ7gTmuvUoWAMaZUoTM4UyNCGsfQkZkOGCbYTxjVZjxfvBIaI+CjnYTS",
+	"dGa9yhlMy8xCs5AtZ87koml7gZCwNqG3amt65XrKIgli6HsHEVLEhlkXm7j2uStBKdeSGnsVmDiZwrnx",
+	"Id3ovK06N7gJGxwQzN1ZqN5h8zM4kRhgtADquRY+x1DGSi1q7Qs0t7escWdBvQzjJ5PSGchPPVaxj98G",
+	"C5oXewvbUOre+vs3P2ytnVQsHnj76CM7V4u6Y3DK4qF2MPiZ2qGYxp8Emxp7MiCJlYy47zLVSlNs6liU",
+	"E3KA5cPAKehQcPoaPjantZW/7plqLdS8nH+jK2hJW8uUNWsNVqlrkGAGSuV2DeYM3JA8IeBJQlTnKp49",
+	"BofOWX4hbSz0LAnOVitFQUP4HWwaWY3wDtU7EZ2Knb1OfSlYXMHfT4VyK/OqTUtc+PdWrTKhcux8j2XZ",
+	"ApDIa2hUJTFjz/4SKSNFVnG4UKPayrHdtksyw8ifArYD/Am6KeUDGFkS4oeMQQXaTkS2LHTcNsbMrwHV",
+	"xqlwmTOoSc5wVkaUUdEVTqNyA7pXMLMmVrIkClcrgQGm+nUF17YvT1HxC+WEm/kmUnuNARKWKkYipnPn",
+	"6n1qalYBcofn76mxfRNC6shn8udLDwpXGVt+A5JriZKaAziWVoj1Bx5BNlNjXdbMEsHkmnJUaSqZjvIR",
+	"PC62s0cvmGvhYTYEEyAzF05X1GznQaANiXK95KtayXfFG+zfZSzAXZsL5GLUE5Z4Wo7510imyfpeH9dw",
+	"5QOqml/B+WM92n4hcNY8ZQHM2H36i8odZmqJkva3IEouEZQVGqRgXCKLQFmm5MrlE93Fr1RDHzmWYhDz",
+	"UP9H+ZTw0HvNWtaWLnmvb/UYkxQXi5jXktu7vrrtTz6WBdQPEAoP7ZccgAbj35ne1hUFY8cFcbMRIWuS",
+	"ka291m7ezHO7SY4ESQXEcgIj86IgU4qg/A+Upq4oK0h7zyGL1jCT0ZDQ0Pd+P6hhU6GWUtBO7P2iZ5Ui",
+	"6Qgo6zW3v4NY0lYv4eL680H4U6f/y9Pxj5M9ddm+/u2ZON+d/vqEvWr98Wafvow6ww/8/Z9Pf7mqL0zK",
+	"U31Q/eRruzfQIM4Y1lzLnqfnq2ogrRoi5KVM+jyKmNgg0PXVxFrBLkPuMSeM+8yeh8yA2EvtMBu/XR2a",
+	"zcrHjA6pExrqgPRTEWFvG5s3EMkwHTOBeKGvL96/2ygI+37CxNGEv1b26N4lFutyhjeLZheOQTXUT3Wv",
+	"i8rzAOs6OyW7zVZGqXuOql6OOCzvkcq+5r5EtsyGbK8XUnXsMaPj+P7Y4y5c8auZyVpc4eb+nSsqueLX",
+	"o7dv1uWKZKhq2EarGxZyvcLK2SwcgDN4nwzvcvOLxQZFfQ+pm8iDGgsW13nptW6IUf9Wx6cr2bWAhfpt",
+	"eBEqFHh/FR7vA2MvvS691LOl8rBUq4QFcwA1iHFoaMurueF84PTApX6j/o7J9/Neu55hxPfJsEe2MO8c",
+	"nk4nC4WmPQN30hv/L+Gv9cVtxljnjEbrs5XdS+xi4foFLkQayx8x5DuNoLtXZf9KdNfbCBwdQ9orsl4o",
+	"Y5kmqknOYiqUD/9I+rO8dCmw+QXYDC8H2C3xIlZIIDeCFK/kwgz88y7COAPpNFazeaPxj5cHT3fbT6D8",
+	"kttt+Efr5dMnT05y4LhasJz1bZ0yjOmDWGlf9bRhhnX0P3nqHt4yu/vFgTu//gnPTsj87fHY1paqhdcI",
+	"FqhdsVkVtHdAsODeup7BExMYE5spjeACriGDdtUP2lxjtU4xiAd3IR2SnusH3yNbti6I+GVBVZk8XOkj",
+	"KN28azrt7zk2CCrVHrTHIvg3SKxd3Ugzalt0gg9qfrx263CvbcezwuRkwkNjzLBkQENGmBhyMFsSGW2D",
+	"HGIDfmPUBZmqz1dPfxp3bkBI56e0FlbIUVZjXIJ/XJSdq77yie3UOk7Gujh3svFrnPTCiTUM6CrE/TTi",
+	"7NQtO6zwk1erhwXGcATudFkvzUiG8r80jvHEi5Bl1VBCagsUjJW0UBxgwRsoGVE1ahJz0my9riuG56Ir",
+	"oCAec5oTtlZdPBRn2gK9XlYJ3/tK8gM1dXsS7m7ELT25a1pzOKmHMuhKLcHuQ8JdsVlRKP3cP7j863xP",
+	"vJk8Cz9G7cEr9WT4mu7OTlgr/ZG/1/u//PnbtLbYM9zZOGxcaIS24QoYWMjpc8KhutABAcTI1nN4DcE8",
+	"X1aUMtFIPx7FTz2uzJiyuVD4rrez0ZEHNlApaX1Ug+9CV9y/XW4l9r0K7IWaF1TFoUCOmV7QntQw8wAi",
+	"7RQrOVEq77XamMEzHbEEePpaXkESUBYXM2+G1hQTUo+wUO9rSE/MQ/ek53wi8qr9PbbS6juPz5n6hrYP",
+	"xasbKhfBygdBBZk/CWnE9U4shyuMkGnCNQN4trJXwIOp9o0T3xA5JNORJFsYDbREIzLpCsQp2UYALozy",
+	"Zny8DR5hhBhxABcWJQkKuxM5JvbonVFzwrC6Cfxmva6A0t4wTZRMes9t9PFGkwkdMkQggHZIFjP5DRdX",
+	"OZBFL2Hx/9NtmOe7jd4CF9yRIVyPbCFixBIfHBhC5uE3ctiY290yYrEFkISe9jOka5lsFt2l1BzZaQL7",
+	"/SfhztPoGds5GLTaO53dvf0nT58d0H4YOeSdP1MGNaD2dqehlha6KbsqVwJALZ05WKuGI7Lq2S1jOOdk",
+	"KUHsorpzgR2bFkwRre18huVmf+vNkGIfKwAjhqlqXm7alOld7UtQupzeVTE9w4vV5FvabHP57jukwOWT",
+	"e7ZyclpuNLUV0gTyyuqInWM4gmD93IMTAOhUYBfgXtdRte4xuOLCPG2LI+bSyW4BgXxO9d5fT/VmRvXm",
+	"Exhnt9lqttu7zae5KQPCYW/QDjv0gLX6T6PdcJ8+Y08G7agT+v3/6nyL0o38DEYsnQid1PI1HIHwhB4G",
+	"yKOGJVFmwpeMEK1A1kOApDSJES3nOSlI1wz2LsHeM2PD9N74+YrKPHr7d/JRzscSMMkp4prEcG9kGob5",
+	"24JQAuzn5v6JOeXAS1ZbqB7kmUuKCMahPNFZc3mGmMhTxIqqQVbBnwNvIxbNIkX5g2KJqnvvepO7uxOy",
+	"hlFe6Pr2+6cgy2lVdLwip9X2gS+OfrCJyR+C3MFMvh9m9YUidpOzemrS8LrF/f5pA+HiZd/VdGROEFPd",
+	"S2VSf69IxLx/smLJtdK3vLNw//5IL30jn5etCh7IhDyFsphCyjvXDsYSDOStBa7KrhhRNdpuEmAOrJhx",
+	"NXdQH5O1nTMDzhMHM1kB7G1MZxCj7DNC+/KaYdUgsn3yCJJKnmNbVB7lSEWYH1vZKJWKKLDlA+apHfBM",
+	"RV1hhwwIHdtuGzzBcTAnFqcP4A08r6emdTJd1xVpuDH3k9ZaFFWNBDHda4urJcKinrryaU3X3IYZsutm",
+	"0nhplKtCsNZl6Mu5dd2NhXcrZWI+HxsMyE7a9/TZu7sdgf6MKDlmUrD1Je8yjamWb7GQwo8CVGk5UQAC",
+	"DfIRXY53Fh3otCqJjm/EKfg/49xbM6H6Pm7kTZ14blZLXXhSMBdOXN7fPCD9GTaxvlPumdFvbGvHuyeg",
+	"eStcKpPdB4uSeI02lHV1VTuhbyY/DbTNcbYdq/n5zqlpi7j08ZdUseR0uWw8EbYHn1cuQt5JQFFFzL2x",
+	"vGa5ljUdSYDzVagMQqfDIKtdg44eEFvpipAKqzbiGBHZ2msdbN+DgDWjWSb6Llw3vtdL0riwzf9BgvgD",
+	"8PDiDEyPV4cJFZpQNFsy9rTwIDIhWSXzEl5+bg0o4fCqx/SK2cx5W9+XMznJeTxiY6kzHidH7htxXhZs",
+	"lB+0Z+Bw4IfsnBEqyuLVaUBihCfvfFr89vz3bsV8RdvEX8eD5oTaA1Dv/lvDEMleWJocil//bnHcQ6JD",
+	"8bCXCneNNPA4+u72SBEbd6GCeJ5D7fqwvlsOj1ZOmFBLwH2hhS9YphC0QFO1K4C/b2xg16zwkbINIWwy",
+	"bQShre3sosYQj/JqhCyBCI1jOUW589Gi5VPrknLwLlzXAeklFRi9qAR3BQK792cawZXhP+rB986h9ypm",
+	"l2SUna5wMXMHO2WRstMxy6ZopHOp7NncBBnCr5XcDsi44LwaMm1rrZXE/g/+beKkNokkjGXxy90SHin4",
+	"OUC0fyrAUkBHmFlgRU8JQwNsgaSNjLubnWB57yKk4u52glnIasiEkAqIHq6BmRBSARNNlzlrHPebk+B4",
+	"v4ifAE1/Ht6zbaZ7v9UtCOpOgVMFigcf+8Bs3mIbwvxQameyA6+4y/GBlDRDhks87FUGCRyKdWq44IXc",
+	"PIYDm3mK3YFTzLVV81zFdzelL2Cy93JAVpvR+LENjGg8VvVMaCTMN2VAK7sJGd/Dvx+mrqsyNHMUAXI/",
+	"xDW2qOtRFRCaNaky/33NRMq2c3/x6dG7I7hpyV9SsOfeHYxRnIjOumJCE9vswUwttW10uPaBP/JBfJDF",
+	"JrFulyVmhbk7MIC63IIAzqsfC7FJIHfNDn9LuXDlYWZ7+ZiZRRqCj1nCQ/r4eMRDOpTrJhSb+T0sTFCt",
+	"C2/Nyw4fX3hov5eHLcxfBvrUEBAes1dp7ebvj7+g2bpYa38v7H6Q96lWPGLF0GVuYqD2V9CP9+5cWJwd",
+	"va+gsH3T/HvXouK6PHXXS6eGPoWtPWuXHQfefSETaKyItwwYhLG5UblyMf/ImCox277zzYA+mbveDBGd",
+	"nZm5AgEZpAu2W4etVp4v2E8YvRpQZRveJ7px2Gg9OdxtASntK3uFV+JUhCPv8Xbb/Jw/3mmZ17PHIy4E",
+	"OrDc80+Lz7c6heEFH4782XTg59t13VlrX1r/6YfeubG+X15La5vv5/LCt+sbVeb5gMg48nICFxtW1mfh",
+	"cnicfYX5/tmPVqBQTYTEXb+z/XVplnVnznfEWcr58KkNjK9LOqxre5l5fFuml+eXVPU9D/dugL3lACWf",
+	"d+ByjjL0/GiJEyVUEXD/SEA5ouSnc3xcDqDt2ock7nXF1pxHNUR3apNcwoCKaBnR2WFm8vVcVngv62WI",
+	"blUebUOnV0omnIWsK+TAazOOWW1aJnQIjYPQa4gr6yP0Ry+mfRZjxzk5QTyreOadJJyCmTTqpb3tVZ3I",
+	"Dm0LN8jh00QwFvn91ipdmYtuf3MmemTLtWRdaRhe0juhjQAxGoeNj4gVSxArlnSyvPxLPGQZidc1DC/p",
+	"wyJCaTqsI2fWuGDx6UXS5Pu1utgm9ETXasmVs/uCu7VWXhm69eFgYj5ZfhK3zIfzrs6tve0mOc5aM2IK",
+	"PmDHR3c/iy9giu4sfs+IqLDwNE8Y3ifr8cZXTjFzfUTXcpd7PURLKp4HCitTHcoxyxU6SGRwzXCfd0UG",
+	"YmOUPejcqzaqos56Gq+FYeMabN+Dq8Mnx2rzp/D0Btqgnbg/Tm3PvP/t7ygH1QqpZacisbwznJ2YNUvB",
+	"s/fuXXe9WNEYXtAxi1x7eFsjEVJNYzlMIVoOzaPj2FZa/95t/LPb+NSzLXsd1aAXK3c9m/lQmEsHz20A",
+	"ucwOFaRQ7eW3RAb3hU0hyAq3YVoQiyhEvkdUZV22O63iZkDWE+mzmRQRupXMPD+cv8FykFQVO1fDH40O",
+	"iwQBlXeS8GuqWUBiKSd9Gl5hLxgobYlcZ2vbIz3vcw3RGNt2PutibGgHaHu2BTb2g7GNsDN5t/2VRBsq",
+	"J1ZG3KlrA7ALVCbGLNFNWyUHWVdDIQeDZsRCHjHIzCp2HYYpN5fUmUBf4nU1a7umB9Wu3SJrloisXxhS",
+	"KbxXC2uvRsT1uAe0GqzG/w5ZU079WoPNk0QmUCRelD8hNTLomvlCaNHNoKA1PWQjHO61DmrzxAl8uwZa",
+	"alZ9ZqRiWRo278msyW4RqN3zrg8rCe7zBlyohq40gjBz2F5CHhlANprz4QQuGXGlZTIr3ECOjqmIWEKm",
+	"dEYGXHA1et4Vf6YsxQ4ZaDBFiZxMFttK9yy20aDyxfZ3YJ97NMZstrnPMP8JGl1Now0674ej5XE5o/7Y",
+	"npdwYMmAx1DeKhMyoalRX7Z6iLd5SAY0Vqy37aUrZgeHQw7HCSqLkCMowzBNbHPyIg2NtgdjR1mTcTsK",
+	"i0hMNUtsixq4s7oiyzbE1PivdLYwDHIPKpFDKwXqrRl720R7uYshupYduoYes6EC810/uT/3I2aau2P9",
+	"kGJt+TX9OJcYS71H/vQeKdSmEhYaGZWPUAYWy+QYZt0aFYsFGFYw75q3HuGfUxWQkZyS2FbxE6o1G0+M",
+	"6iKvQD5MRzNjmmKH4KI+kDByxSaaDGTSFbYv6Nd3QuUzaqx7k1i8pk93Fh7FzVwqOrzpbu6/soPMjnC3",
+	"6rqwvFvqu0ip9F/R8oGbO2vfkOqzQgJphv6wB9a+Kr1uloEV9D9y579pZtSzGthWRDUlvS/+fpxGtqoG",
+	"TPeiBYOQAEFXTEdUgxPNiD5fmwO5Yv5g1TF0uKEKhmWxLhMwc8NbafhIdYX1yB9mdQuA4TsT4SiRQqa2",
+	"JyQUIFKF8pSiculELtaLbDmb+FlXKBZKEantJnnDob5+lslfrm2CjiK9mCqdn/hegH+5APGNXrqeEc9p",
+	"wo5lKnQvwMQPrgmdTBhNMkjHzLyLOSaU2L7v2d/NkjSPY0JJp9UiI5bYBdvVd0WOD9mX0ewrSftLlkn7",
+	"xn3J6hqOKvPZTMKuq+TNiegFjUXtfjsL3BL6u3yek88XzJxQYmRExrD3rrCpdDKRid7hwixztrib1zkL",
+	"ZRJhSZlSdIg5L+ZcQNM0zej4OREyaxwrGIuM/nRkRUyn1Tm03UXhS4SrrlBaGuMP1C5zCvuuogCzUQCI",
+	"yMiKrJ5gf0G/YrK11zmwwYLeOdPJbOdooFnSKzj+CwcXG5n1yJaQq7qc2yx+JNWppdRX6XFsad04bHxk",
+	"JEkF0VMWX7OszsPVfqA0nso0jkgMohWKvl38RifUyEAB+KHVfZMX9kzWcsLDxmHjLOEhF0PY9nbHFsHU",
+	"T8wsEG8tw7azZqfHmpD4B7CDcFMtQfPbeIEh49VC8Nx+c2OJ9x/TBlkKTUNNrAgxNqaicUFhtM0Cl3QR",
+	"LI7/pdFnNGHJUapHGeAgAMhV4SSfJTJKHSZwMahEJ7ypZJrHkK7boJzZic0Lt7wleuDKcwMLxeRay7vc",
+	"0lLfwfxEud7PFZi+nnteBTaLIe8Ch/82ctobDVoJzQ8FCbdky537IBMFKsCKL7WdqXM8KZRqRXnuvT9r",
+	"e5DnchwxRS+AymuFtenYqGGutfTzIlhjNrSrV19OkKw9C4gWNVOajaHPxND1qN9Kip0inkOzEmxUsu19",
+	"L8Ndn//gpQ+kCui1OaC5P4LFTl0QNLcRZTkoxc0hrluIwWAYxG11OcyAu+5d7Bbn1s7Cs5eq1mFj87nz",
+	"VMvqaNMhYTQcAZDuzGWKQksNmuvoQ2ammYfZLZQvzBDAS/L8UKsHu1wYEo7oBMyMvrxmeG8WF7Bjg0Hz",
+	"yzjz8njJlk2LVdtECldem6etmpmUs1ZV4LzRNp+tUJPsc3dIqw7kSb5xI4rKCinoAQFJqGY7rpSxoHV4",
+	"wzs5FtTrhZvJEGB3+LSRJg5iBeRN8QBphHS+2fFTr4ox9oUq25GHtk5jAm8BiAOLDkGxHMOvacIIuwlT",
+	"6HcbQHOzwcAoC0QxoWQSYOv2CU8MoWOpA0JJyBLNB/YaJjGdKGb+LFKdQBtcknB1Zf5iZD7siroCHeyF",
+	"z7XFRA3cCjq2eOdoysqE9P7Za3ZF8QgCSjSouZFNRJk3xJ4TxVg1y4IHz5y7wYxbR6DZCCBGlQYItLNR",
+	"eYh2rO16g7deweGqV2RlZ+Ne+XSXUMSCnmbNzv5vjaARUU0ztqoHNR62DnIAdY+RPmeM1DA3t6Gwudgb",
+	"U5oILoYZCk9tOPMAU0vcFniJJeDiqTVOq11q1RzH7wcL92yBWQubNvFaO3/J6LYUXN1jnBfm+XxFXxpM",
+	"pOP5nJlPFUj85RbSn+pozr/8stAPlVtmDtfpGbHOmefWh2PzuOAO4IrwoTC2GmqtVSMfiRmRgI2Cfnay",
+	"BRgpLsW4/JltwMktO2Sa5FS7IoKE6YTDFwtmcZkPSvawu3PuYhWHtiVok4tryUP2eUL5MjlL3AvEvgC4",
+	"KGOaXJmrg/LoG5Z8bmmnuLIzyv++AhDoXlcAWnx1Q5S6r+yCOa1pfIzZcnvPOvutlifjqhnvW5F1x/Os",
+	"slDkVa/0u+hbKvoWscdDisA/U6nZZ9fLYakQRP04a+JHc7EIgwS2jVOfhdQiXjm9+G8gH38ySzyya/8u",
+	"IZ2EhJ2v+0KntnwsceW3JiELzLJaRpZW+11K1pOSc0zyAHKSiSEdsjETujnggsYQYlpmkaMTKn8NQu7g",
+	"PzU6YzbGNywR87W9dKv5+8rDbK11ZRzCkUCooOYbBSu4kt++FfF3Ms8ZC4Vf5UK/S76lkm8BczyA2JvI",
+	"mIezZubhXKYX4rPkmoFfCMRc7hmFNACzqCnhwoga2+Xi2xR9uNQzt7q/rdjDddYVYHuNoGF3v3G46wmz",
+	"OS76VgTZWXGfFwqxuQV+F2BLBVgFQzyA8MLrt57wgqinTLK0Fk9XGzJhzv43ravhcv7+AmtdjesOcYo5",
+	"7vpWhNp5kRcWCrW5BX4XakuFWgVDPIBQK9dZL5FpEWeaa04FoZNJAt1voJ7d7BT47VTaH3Nt/ts8ShJ2",
+	"zdn0G5ZyljYvkDR/WyFnt36dbq/mFctqjheAMpqvYdI+y8v8677S9yVmmXW/FYF5UWCrhfKyAgHhu7hc",
+	"LC7nueEBpKVO6KxZSIxfJCzNkzuQDaN5eMW0H9rNBviGZaNZXzbzv6/BuolEq68A9gEu3rBH3S889QVg",
+	"iRu/Ffl36bPOQvFXWtx36bdU+s2xwgMIvymNr2wromam6i2TgcPUSGLivQdRC7sbZMoSluuM37As9BZ4",
+	"4ZbztxWJ6xm4hkf7ltnqyjjDvh5J674W+qKxmle/FQn5sYKhFgrK6qV+l5dL5eUi/ngIsekV7S6Wlhcg",
+	"zkQ8AzhlyLZfVZPcC7DEF0p656C8FlX3AnHyHp/KATIZkbuRDN7iGbHHVIcjiwj9z972/7hcxgEumdJ/",
+	"X3FcKPuuJdlYuyApffb8ZgRkvrOL5aK/sO/icLk4LDLBQ0hBmVx9lknEkqYFtVye75LX8Zg3Cbxp20bi",
+	"29+yviiTq/dmQbYz4t84z8XtYl0l7snaIZQgJ2fdj+wX5F8FY34zYrDMSIuFYcUqv8vE5TKxkjHuXTTe",
+	"3v7/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

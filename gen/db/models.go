@@ -34,6 +34,18 @@ type AuditLog struct {
 	RequestID *string
 }
 
+type CapabilityToken struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	Kind      string
+	TargetID  uuid.UUID
+	TokenHash []byte
+	CreatedBy *uuid.UUID
+	CreatedAt time.Time
+	ExpiresAt *time.Time
+	RevokedAt *time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
@@ -114,6 +126,31 @@ type Site struct {
 	UpdatedAt time.Time
 }
 
+type SupportInquiry struct {
+	ID         uuid.UUID
+	Name       string
+	Email      string
+	Org        *string
+	Topic      string
+	Message    string
+	Ip         *string
+	ReceivedAt time.Time
+	HandledAt  *time.Time
+}
+
+type Tag struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	Code       string
+	TargetType string
+	TargetID   *uuid.UUID
+	SiteID     *uuid.UUID
+	Label      *string
+	CreatedBy  *uuid.UUID
+	CreatedAt  time.Time
+	RetiredAt  *time.Time
+}
+
 type User struct {
 	ID           uuid.UUID
 	Email        string
@@ -121,4 +158,34 @@ type User struct {
 	PasswordHash string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+type WebhookDelivery struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SubscriptionID uuid.UUID
+	EventID        uuid.UUID
+	Event          string
+	QueuedAt       time.Time
+	AttemptedAt    *time.Time
+	FinishedAt     *time.Time
+	Status         *int32
+	Delivered      *bool
+	DurationMs     *int32
+	Error          *string
+}
+
+type WebhookSubscription struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	Url            string
+	Events         []string
+	Secret         string
+	Active         bool
+	CreatedBy      *uuid.UUID
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	LastDeliveryAt *time.Time
+	LastStatus     *int32
+	FailureCount   int32
 }

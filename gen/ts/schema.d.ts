@@ -541,6 +541,297 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description The organization's subscriptions, oldest first, with the outcome of their last delivery;
+         *     never their secrets.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to events
+         * @description Subscribes an HTTPS endpoint to named events of the catalogue, or to all with `["*"]`.
+         *     The response carries the signing secret, once; it is never listed. Deliveries start with
+         *     the next event. An organization has at most 20 subscriptions (409 beyond).
+         *
+         *     The URL must use `https` and must not point at a private, loopback or reserved address
+         *     (the addresses a host name resolves to are checked again at every delivery).
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a subscription
+         * @description Removes the subscription and its delivery history. Deliveries already under way finish;
+         *     queued ones are dropped.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change or pause a subscription
+         * @description Changes the URL or the event filter, or pauses (`active: false`) and resumes deliveries.
+         *     Events that occur while a subscription is paused are not delivered later. The secret
+         *     does not change.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a subscription's recent deliveries
+         * @description The subscription's most recent deliveries, newest first: the event, its state, the
+         *     receiver's status, how long the attempt took and why it failed. Deliveries are kept for
+         *     30 days.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery
+         * @description Delivers one `webhook.test` event (data `{subscriptionId}`) to this subscription at once,
+         *     whatever its event filter and even while it is paused, and answers with the attempt's
+         *     outcome: the call is synchronous and takes as long as the receiver does (at most 8
+         *     seconds). Like any attempt it updates `lastDeliveryAt`, `lastStatus` and `failureCount`,
+         *     and it appears in the delivery list. A failed delivery is still a 200 here: the outcome
+         *     is in the body.
+         *
+         *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List printed tags
+         * @description The organization's tags, oldest first. A site-scoped member sees the tags of their sites
+         *     and the tags placed at no site.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listTags"];
+        put?: never;
+        /**
+         * Create a printed tag
+         * @description Mints a tag code for a target, to print as text or as a QR code of `webUrl`
+         *     (`{web_url}/scan/{code}`). Targets today: a site (`targetId` is the site's id), or a piece
+         *     of equipment or a storage location described by `label` and optionally placed at a site
+         *     (`siteId`). A tag code is not a credential: resolving it needs membership of the
+         *     organization.
+         *
+         *     Permission: `manageTags` (manager and up).
+         */
+        post: operations["createTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Retire a tag
+         * @description The tag's code stops resolving (scans answer 404). Codes are never reused.
+         *
+         *     Permission: `manageTags` (manager and up).
+         */
+        delete: operations["deleteTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/scan/{tagCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+                 * @example K7QM2XVB
+                 */
+                tagCode: components["parameters"]["ScanTagCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Resolve a scanned tag
+         * @description Resolves a printed tag (the app opens `{web_url}/scan/{tagCode}`) to its target, with
+         *     context (the site's local date and time) and the actions the caller's role allows.
+         *
+         *     Without a valid session it answers 401 with the scan reference `{tagCode, orgId}` in the
+         *     body, byte for byte the same whether or not the tag exists, so the app can send the user
+         *     through sign-in and resume the scan. A signed-in user who is not a member of the
+         *     organization gets 404; so does a member whose sites do not include the tag's site, and
+         *     anyone for a tag that does not exist or was retired.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["resolveScan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/support-inquiry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contact support or sales
+         * @description Records a message for the Sous team; no account needed. Answers 202: the inquiry is
+         *     stored and will be answered by email. Limited to 5 per client IP per hour (429 with
+         *     `Retry-After` beyond).
+         *
+         *     Permission: `public` (no credential).
+         */
+        post: operations["createSupportInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -977,6 +1268,300 @@ export interface components {
             ip: string | null;
             requestId: string | null;
         };
+        /**
+         * @description An event of the catalogue (see the `x-webhooks` section and the Webhooks chapter of the
+         *     description), or `*` for every event of the catalogue. `*` must then be the only entry.
+         * @example alert.created
+         * @enum {string}
+         */
+        WebhookEventName: "*" | "catering.quote_accepted" | "catering.invoice_paid" | "policy.published" | "work_order.resolved" | "tray.delivered" | "alert.created" | "report.published" | "signoff.decided" | "walkthrough.submitted" | "engagement.finalized";
+        WebhookSubscription: {
+            /** Format: uuid */
+            id: string;
+            /** @example https://hooks.harborview-kitchens.example/sous */
+            url: string;
+            /**
+             * @example [
+             *       "alert.created",
+             *       "signoff.decided"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEventName"][];
+            /** @description False while deliveries are paused. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When the last delivery attempt was made; null before the first.
+             */
+            lastDeliveryAt: string | null;
+            /**
+             * @description HTTP status of the last attempt; 0 when the receiver was unreachable or did not answer
+             *     within 8 seconds; null before the first attempt.
+             * @example 204
+             */
+            lastStatus: number | null;
+            /**
+             * @description Failed attempts since the last successful delivery (reset to 0 by a success).
+             * @example 0
+             */
+            failureCount: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /**
+         * @description The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
+         *     again at every connection), without user name, password or fragment. Redirects are not
+         *     followed.
+         * @example https://hooks.harborview-kitchens.example/sous
+         */
+        WebhookUrl: string;
+        CreateWebhookRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            /**
+             * @description Event names to receive, or exactly `["*"]` for every event.
+             * @example [
+             *       "alert.created",
+             *       "signoff.decided"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEventName"][];
+        };
+        CreatedWebhookSubscription: {
+            /** Format: uuid */
+            id: string;
+            /** @example https://hooks.harborview-kitchens.example/sous */
+            url: string;
+            events: components["schemas"]["WebhookEventName"][];
+            /**
+             * @description The signing secret, shown only in this response. Every delivery carries
+             *     `x-service-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with this
+             *     string's bytes (the whole string, `whsec_` prefix included). 256 random bits.
+             * @example whsec_Xq3v9TzR4nLp8cWd1fHs6gJa3yEe0uKiOt5k7Qm2xVb
+             */
+            secret: string;
+            active: boolean;
+            /** Format: date-time */
+            lastDeliveryAt: string | null;
+            lastStatus: number | null;
+            failureCount: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The fields to change; the others keep their values. */
+        UpdateWebhookRequest: {
+            url?: components["schemas"]["WebhookUrl"];
+            /**
+             * @description Event names to receive, or exactly `["*"]` for every event.
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events?: components["schemas"]["WebhookEventName"][];
+            /**
+             * @description False pauses deliveries (events that occur meanwhile are not delivered later); true resumes them.
+             * @example false
+             */
+            active?: boolean;
+        };
+        /** @description One delivery of one event to one subscription. */
+        WebhookDeliveryAttempt: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event's id (the same event delivered to several subscriptions has one id).
+             */
+            eventId: string;
+            /**
+             * @description The event name (`webhook.test` for test deliveries).
+             * @example alert.created
+             */
+            event: string;
+            /**
+             * @description `queued`: waiting for a dispatcher; `sending`: the request is under way (or the server
+             *     stopped before the answer was recorded); `delivered`: the receiver answered 2xx;
+             *     `failed`: any other outcome. Deliveries are never retried.
+             * @enum {string}
+             */
+            state: "queued" | "sending" | "delivered" | "failed";
+            /** Format: date-time */
+            queuedAt: string;
+            /**
+             * Format: date-time
+             * @description When the request was sent; null while queued.
+             */
+            attemptedAt: string | null;
+            /** @description The receiver's HTTP status; 0 when unreachable or timed out; null until answered. */
+            status: number | null;
+            /** @description How long the attempt took, in milliseconds. */
+            durationMs: number | null;
+            /** @description Why the attempt failed (for example `connection refused`, `timeout after 8s`, `receiver responded 500`); null on success. */
+            error: string | null;
+        };
+        /**
+         * @description A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
+         *     letters without I, L, O and U), unique across organizations, so the web link
+         *     `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
+         *     resolving it needs a session with membership in the organization.
+         * @example K7QM2XVB
+         */
+        TagCode: string;
+        /**
+         * @description What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
+         *     `equipment` and `storage_location`: a piece of equipment or a storage location described by
+         *     the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
+         *     resources exist in the API.
+         * @example equipment
+         * @enum {string}
+         */
+        TagTargetType: "site" | "equipment" | "storage_location";
+        Tag: {
+            /** Format: uuid */
+            id: string;
+            code: components["schemas"]["TagCode"];
+            targetType: components["schemas"]["TagTargetType"];
+            /** Format: uuid */
+            targetId: string | null;
+            /** Format: uuid */
+            siteId: string | null;
+            /** @example Walk-in cooler 2 */
+            label: string | null;
+            /**
+             * @description The link to print (as text or a QR code): `{web_url}/scan/{code}`.
+             * @example https://app.sous.example/scan/K7QM2XVB
+             */
+            webUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreateTagRequest: {
+            targetType: components["schemas"]["TagTargetType"];
+            /**
+             * Format: uuid
+             * @description The target's id; required for `site`, not accepted for the other types.
+             */
+            targetId?: string;
+            /**
+             * Format: uuid
+             * @description Where an `equipment` or `storage_location` tag is posted; for `site` tags it is the target itself and may be omitted.
+             */
+            siteId?: string;
+            /**
+             * @description Printed on the tag; required for `equipment` and `storage_location`.
+             * @example Walk-in cooler 2
+             */
+            label?: string;
+        };
+        ScanSiteContext: {
+            /** Format: uuid */
+            id: string;
+            /** @example Main Kitchen */
+            name: string;
+            /** @example America/Chicago */
+            timezone: string;
+            /**
+             * Format: date
+             * @description Today at the site, in its time zone.
+             */
+            localDate: string;
+            /**
+             * @description The time at the site, `HH:MM`.
+             * @example 03:00
+             */
+            localTime: string;
+        };
+        /** @description An operation the caller may perform on the scanned target, ready to call. */
+        ScanAction: {
+            /**
+             * @description The operation's `operationId`.
+             * @example getSite
+             */
+            action: string;
+            /** @example Open the site */
+            label: string;
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /**
+             * @description The operation's path, relative to the base URL, with its parameters filled in.
+             * @example /orgs/0192f3a4-0000-7000-8000-000000000001/sites/0192f3a4-0000-7000-8000-0000000000aa
+             */
+            path: string;
+        };
+        ScanResolution: {
+            tagCode: components["schemas"]["TagCode"];
+            /** Format: uuid */
+            orgId: string;
+            /** @example https://app.sous.example/scan/K7QM2XVB */
+            webUrl: string;
+            /** @description The tag's printed label. */
+            label: string | null;
+            target: {
+                type: components["schemas"]["TagTargetType"];
+                /**
+                 * Format: uuid
+                 * @description The target's id; null for equipment and storage locations described only by the tag.
+                 */
+                id: string | null;
+                /**
+                 * @description The site's name, or the tag's label.
+                 * @example Walk-in cooler 2
+                 */
+                name: string;
+                /** Format: uuid */
+                siteId: string | null;
+            };
+            /** @description What is useful to know at the target right now. */
+            context: {
+                /** @description The site the target is at, with its local date and time; null when the tag names no site. */
+                site: components["schemas"]["ScanSiteContext"] | null;
+            };
+            /**
+             * @description What the caller's role allows on this target, in order of usefulness. Grows as the
+             *     capabilities behind tags (tasks, temperature logs, stock counts) land.
+             */
+            actions: components["schemas"]["ScanAction"][];
+        };
+        /**
+         * @description What an unauthenticated scan carries through sign-in, so the app can resume it: the path's
+         *     `tagCode` and `orgId`, echoed as sent.
+         */
+        ScanReference: {
+            /** @example K7QM2XVB */
+            tagCode: string;
+            /** @example 0192f3a4-0000-7000-8000-000000000001 */
+            orgId: string;
+        };
+        ScanError: components["schemas"]["Error"] & {
+            scan: components["schemas"]["ScanReference"];
+        };
+        SupportInquiryRequest: {
+            /** @example Ana Gomez */
+            name: string;
+            /**
+             * Format: email
+             * @description Where the answer goes.
+             * @example ana@harborview-kitchens.example
+             */
+            email: string;
+            /**
+             * @description The organization the inquiry is about, as the sender names it (free text; never looked up).
+             * @example Harborview Kitchens
+             */
+            org?: string;
+            /** @example Pricing for 12 sites */
+            topic: string;
+            /** @example We run twelve hospital kitchens and would like a demo of the tray line. */
+            message: string;
+        };
+        SupportInquiryReceipt: {
+            /**
+             * Format: uuid
+             * @description A reference to quote in follow-up messages.
+             */
+            id: string;
+            /** Format: date-time */
+            receivedAt: string;
+        };
         JWK: {
             /** @example OKP */
             kty: string;
@@ -993,6 +1578,156 @@ export interface components {
         };
         JWKS: {
             keys: components["schemas"]["JWK"][];
+        };
+        /**
+         * @description The body of every delivery: compact JSON with the keys in this order. Verify
+         *     `x-service-signature` over these raw bytes before parsing them.
+         */
+        WebhookDelivery: {
+            /**
+             * @description The event name, also sent in the `x-service-event` header.
+             * @example alert.created
+             */
+            event: string;
+            /**
+             * Format: uuid
+             * @description The organization the event belongs to.
+             */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+             * @example 2026-03-02T09:00:00Z
+             */
+            at: string;
+            /** @description Ids the regular API dereferences, and a few facts; the shape depends on the event (see each event's data schema). */
+            data: Record<string, never>;
+        };
+        /** @description `catering.quote_accepted`: a client accepted a catering quote, which became the contract. */
+        CateringQuoteAcceptedData: {
+            /**
+             * Format: uuid
+             * @description The catering event the quote is for (not the webhook event).
+             */
+            eventId: string;
+            /** Format: uuid */
+            quoteId: string;
+            /**
+             * @description The accepted total, in cents.
+             * @example 482500
+             */
+            totalCents: number;
+        };
+        /** @description `catering.invoice_paid`: a catering invoice was marked paid. */
+        CateringInvoicePaidData: {
+            /**
+             * Format: uuid
+             * @description The catering event the invoice bills.
+             */
+            eventId: string;
+            /** Format: uuid */
+            invoiceId: string;
+            /**
+             * @description The invoice total, in cents.
+             * @example 482500
+             */
+            totalCents: number;
+        };
+        /** @description `policy.published`: a policy version was published. */
+        PolicyPublishedData: {
+            /** Format: uuid */
+            policyId: string;
+            /**
+             * @description The version number now in force.
+             * @example 3
+             */
+            version: number;
+        };
+        /** @description `work_order.resolved`: an equipment work order was resolved. */
+        WorkOrderResolvedData: {
+            /** Format: uuid */
+            workOrderId: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The equipment worked on, when the work order names one.
+             */
+            equipmentId: string | null;
+        };
+        /** @description `tray.delivered`: a tray-line ticket was marked delivered. */
+        TrayDeliveredData: {
+            /** Format: uuid */
+            ticketId: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            patientId: string;
+        };
+        /** @description `alert.created`: an operational alert opened. */
+        AlertCreatedData: {
+            /** Format: uuid */
+            alertId: string;
+            /**
+             * Format: uuid
+             * @description The site the alert concerns; null for organization-wide alerts.
+             */
+            siteId: string | null;
+            /**
+             * @description What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+             * @example temperature_excursion
+             */
+            kind: string;
+            /**
+             * @description For example `info`, `warning`, `critical`.
+             * @example warning
+             */
+            severity: string;
+        };
+        /** @description `report.published`: a site or account report was generated. */
+        ReportPublishedData: {
+            /** Format: uuid */
+            reportId: string;
+            /**
+             * Format: uuid
+             * @description The site of a site report; null for an account-wide report.
+             */
+            siteId: string | null;
+        };
+        /** @description `signoff.decided`: a dietitian approved or rejected a submitted review. */
+        SignoffDecidedData: {
+            /** Format: uuid */
+            signoffId: string;
+            /** Format: uuid */
+            patientId: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            /**
+             * Format: uuid
+             * @description The user id of the deciding dietitian.
+             */
+            decidedBy: string;
+        };
+        /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
+        WalkthroughSubmittedData: {
+            /** Format: uuid */
+            walkthroughId: string;
+            /** Format: uuid */
+            submissionId: string;
+            /** Format: uuid */
+            siteId: string | null;
+        };
+        /** @description `engagement.finalized`: an audit engagement's report was finalized. */
+        EngagementFinalizedData: {
+            /** Format: uuid */
+            engagementId: string;
+            /** Format: uuid */
+            reportId: string;
+        };
+        /** @description `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter. */
+        WebhookTestData: {
+            /** Format: uuid */
+            subscriptionId: string;
         };
     };
     responses: {
@@ -1132,6 +1867,29 @@ export interface components {
                 "application/json": components["schemas"]["PlanError"];
             };
         };
+        /**
+         * @description No valid session. The body carries the scan reference (`scan.tagCode`, `scan.orgId`) so the
+         *     app can send the user through sign-in and resume the scan; it is the same whether or not the
+         *     tag exists.
+         */
+        ScanUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Authentication required",
+                 *       "statusCode": 401,
+                 *       "scan": {
+                 *         "tagCode": "K7QM2XVB",
+                 *         "orgId": "0192f3a4-0000-7000-8000-000000000001"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScanError"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1164,6 +1922,22 @@ export interface components {
          * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
          */
         Cursor: string;
+        /**
+         * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+         * @example K7QM2XVB
+         */
+        ScanTagCode: string;
+        /**
+         * @description The event name, as in the body's `event`.
+         * @example alert.created
+         */
+        EventHeader: string;
+        /**
+         * @description Lowercase hex HMAC-SHA256 of the raw request body, keyed with the subscription's secret.
+         *     Verify it over the exact bytes received, before parsing, comparing in constant time.
+         * @example 3f6c1e0b9a5d4c7e8f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e
+         */
+        SignatureHeader: string;
     };
     requestBodies: never;
     headers: never;
@@ -2095,6 +2869,422 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.harborview-kitchens.example/sous",
+                 *       "events": [
+                 *         "alert.created",
+                 *         "signoff.decided"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its secret shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The organization already has 20 subscriptions. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "An organization can have at most 20 webhook subscriptions",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAttempt"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt and its outcome. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAttempt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tag"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "targetType": "equipment",
+                 *       "label": "Walk-in cooler 2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTagRequest"];
+            };
+        };
+        responses: {
+            /** @description The tag. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    resolveScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+                 * @example K7QM2XVB
+                 */
+                tagCode: components["parameters"]["ScanTagCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The target, its context and the caller's actions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanResolution"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ScanUnauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createSupportInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Gomez",
+                 *       "email": "ana@harborview-kitchens.example",
+                 *       "org": "Harborview Kitchens",
+                 *       "topic": "Pricing for 12 sites",
+                 *       "message": "We run twelve hospital kitchens and would like a demo of the tray line."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportInquiryRequest"];
+            };
+        };
+        responses: {
+            /** @description Received. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000d9",
+                     *       "receivedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SupportInquiryReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getJwks: {

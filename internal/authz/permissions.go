@@ -33,6 +33,9 @@ const (
 	OperateKitchen Permission = "operateKitchen"
 	// ManageSupply lets managers manage stock, vendors, purchasing and order lists.
 	ManageSupply Permission = "manageSupply"
+	// ManageTags lets managers print (create) and retire the scan tags of sites, equipment and
+	// storage locations.
+	ManageTags Permission = "manageTags"
 )
 
 // Role is a membership's role; a higher rank includes every lower one.
@@ -96,8 +99,9 @@ var Table = []Definition{
 	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews"},
 	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
 	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
+	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},
 	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures"},
-	{ViewOrg, Viewer, "read the organization, its sites and its members"},
+	{ViewOrg, Viewer, "read the organization, its sites and its members; list tags and resolve scanned tags"},
 }
 
 var minRole = func() map[Permission]Role {

@@ -65,8 +65,10 @@ type scanRef struct {
 }
 
 // errorRenderer is Echo's HTTPErrorHandler: every failure, from domain code, the validator,
-// the router or a panic, leaves the server through here as {error, statusCode}.
-func errorRenderer(logger *slog.Logger) echo.HTTPErrorHandler {
+// the router or a panic, leaves the server through here as {error, statusCode}. A 401 of an
+// operation marked x-unauthenticated-scan also carries the scan reference from the path; it is
+// built from the request alone, so it is the same whether or not the tag exists.
+func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
@@ -87,6 +89,11 @@ func errorRenderer(logger *slog.Logger) echo.HTTPErrorHandler {
 		}
 		if e.Scan != nil {
 			body.Scan = &scanRef{TagCode: e.Scan.TagCode, OrgID: e.Scan.OrgID}
+		}
+		if status == http.StatusUnauthorized && body.Scan == nil {
+			if op := ops[opKey(c.Request().Method, c.Path())]; op != nil && op.ScanRef {
+				body.Scan = &scanRef{TagCode: c.Param("tagCode"), OrgID: c.Param("orgId")}
+			}
 		}
 		if e.Kind == apierr.KindRateLimited {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds()))

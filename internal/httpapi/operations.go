@@ -22,6 +22,9 @@ type operation struct {
 	Permission  string // x-permission
 	PlanFeature string // x-plan-feature
 	OrgScoped   bool   // the path has {orgId}
+	// ScanRef (x-unauthenticated-scan) makes every 401 of the operation carry the scan
+	// reference {tagCode, orgId} taken from the path, so the app can resume after sign-in.
+	ScanRef bool
 }
 
 // operations finds the spec operation of a request from Echo's matched route, which Echo has
@@ -40,6 +43,7 @@ func indexOperations(doc *openapi3.T) operations {
 				Permission:  stringExt(op.Extensions, "x-permission"),
 				PlanFeature: stringExt(op.Extensions, "x-plan-feature"),
 				OrgScoped:   strings.Contains(path, "{orgId}"),
+				ScanRef:     boolExt(op.Extensions, "x-unauthenticated-scan"),
 			}
 			ops[opKey(method, echoPath(path))] = o
 		}
@@ -66,4 +70,9 @@ func echoPath(specPath string) string {
 func stringExt(ext map[string]any, name string) string {
 	s, _ := ext[name].(string)
 	return s
+}
+
+func boolExt(ext map[string]any, name string) bool {
+	b, _ := ext[name].(bool)
+	return b
 }

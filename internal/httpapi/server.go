@@ -29,7 +29,9 @@ import (
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
+	"github.com/sous-app/sous/internal/webhooks"
 )
 
 // Server is the strict server: every domain's handlers, embedded.
@@ -38,6 +40,8 @@ type Server struct {
 	*orgsHandlers
 	*apiKeyHandlers
 	*auditHandlers
+	*webhookHandlers
+	*publicHandlers
 	*metaHandlers
 }
 
@@ -47,6 +51,10 @@ type (
 	orgsHandlers   = orgs.Handlers
 	apiKeyHandlers = apikeys.Handlers
 	auditHandlers  = audit.Handlers
+	// webhookHandlers serve the webhook subscriptions; publicHandlers the support inquiry,
+	// printed tags and scans.
+	webhookHandlers = webhooks.Handlers
+	publicHandlers  = public.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -113,7 +121,7 @@ func New(d Deps) (*echo.Echo, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorRenderer(d.Logger)
+	e.HTTPErrorHandler = errorRenderer(d.Logger, ops)
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
 
 	e.Use(
@@ -138,12 +146,19 @@ func New(d Deps) (*echo.Echo, error) {
 		policy(ops, authorizer),
 	)
 
+	// Test deliveries are sent by the request; the dispatcher that sends every other delivery
+	// runs beside the server (cmd/sous serve), on every replica.
+	dispatcher := webhooks.NewDispatcher(webhooks.DispatcherOptions{
+		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
+	})
 	server := &Server{
-		authHandlers:   auth.NewHandlers(authSvc),
-		orgsHandlers:   orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers: keys,
-		auditHandlers:  audit.NewHandlers(d.Pool),
-		metaHandlers:   meta,
+		authHandlers:    auth.NewHandlers(authSvc),
+		orgsHandlers:    orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:  keys,
+		auditHandlers:   audit.NewHandlers(d.Pool),
+		webhookHandlers: webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
+		publicHandlers:  public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
+		metaHandlers:    meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	registerHealth(e, ready)

@@ -29,6 +29,15 @@ var (
 	DevicePair  = Rule{Bucket: "device_pair", Limit: 10, Window: time.Minute}
 )
 
+// Rules of the public surfaces, per client IP; the spec leaves their numbers to us.
+var (
+	// SupportInquiry limits POST /support-inquiry.
+	SupportInquiry = Rule{Bucket: "support_inquiry", Limit: 5, Window: time.Hour}
+	// CapabilityLink limits the public capability-link reads (/survey/{token}, /share/…/{token}),
+	// all kinds together, so tokens cannot be probed at speed.
+	CapabilityLink = Rule{Bucket: "capability_link", Limit: 60, Window: time.Minute}
+)
+
 // SignInLock is how long an email+IP pair stays locked after too many failures.
 const SignInLock = 15 * time.Minute
 

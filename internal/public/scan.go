@@ -1,0 +1,86 @@
+package public
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/pg"
+)
+
+// ResolveScan resolves a printed tag for a member. Unauthenticated calls never get here: the
+// validator answers 401, and the error renderer adds the scan reference because the operation
+// carries x-unauthenticated-scan. A tag that does not exist, was retired, or sits at a site
+// outside the member's scope is the same 404.
+func (h *Handlers) ResolveScan(ctx context.Context, req api.ResolveScanRequestObject) (api.ResolveScanResponseObject, error) {
+	a, err := authz.MustFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	code := normalizeCode(string(req.TagCode))
+	t, err := db.New(h.pool).ResolveTag(ctx, db.ResolveTagParams{OrgID: req.OrgId, Code: code})
+	if pg.IsNoRows(err) || (err == nil && t.SiteID != nil && !a.CanSeeSite(*t.SiteID)) {
+		return nil, apierr.NotFound("Tag")
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := api.ResolveScan200JSONResponse{
+		TagCode: api.TagCode(t.Code), OrgId: req.OrgId, WebUrl: h.ScanURL(t.Code), Label: t.Label,
+		Actions: actions(a, req.OrgId, t),
+	}
+	out.Target.Type = api.TagTargetType(t.TargetType)
+	out.Target.Id = t.TargetID
+	out.Target.SiteId = t.SiteID
+	switch {
+	case t.TargetType == TargetSite && t.SiteName != nil:
+		out.Target.Name = *t.SiteName
+	case t.Label != nil:
+		out.Target.Name = *t.Label
+	}
+	if t.SiteID != nil && t.SiteName != nil && t.SiteTimezone != nil {
+		site := api.ScanSiteContext{Id: *t.SiteID, Name: *t.SiteName, Timezone: *t.SiteTimezone}
+		loc, err := time.LoadLocation(*t.SiteTimezone)
+		if err != nil {
+			loc = time.UTC
+		}
+		local := h.clock.Now().In(loc)
+		site.LocalDate = openapi_types.Date{Time: time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)}
+		site.LocalTime = local.Format("15:04")
+		out.Context.Site = &site
+	}
+	return out, nil
+}
+
+// actions lists what the caller's role allows on the target, each an operation of the spec
+// ready to call. It names only operations that exist; tasks, temperature logs and counts join
+// as those capabilities land.
+func actions(a authz.Access, orgID uuid.UUID, t db.ResolveTagRow) []api.ScanAction {
+	may := func(p authz.Permission) bool {
+		min, ok := authz.MinRole(p)
+		return ok && a.Role.AtLeast(min)
+	}
+	org := "/orgs/" + orgID.String()
+	out := []api.ScanAction{}
+	if t.SiteID != nil && may(authz.ViewOrg) {
+		out = append(out, api.ScanAction{Action: "getSite", Label: "Open the site", Method: http.MethodGet,
+			Path: fmt.Sprintf("%s/sites/%s", org, t.SiteID)})
+	}
+	if t.TargetType == TargetSite && may(authz.ManageSites) {
+		out = append(out, api.ScanAction{Action: "updateSite", Label: "Edit the site", Method: http.MethodPut,
+			Path: fmt.Sprintf("%s/sites/%s", org, t.SiteID)})
+	}
+	if may(authz.ManageTags) && (t.SiteID != nil || !a.Scoped()) {
+		out = append(out, api.ScanAction{Action: "deleteTag", Label: "Retire this tag", Method: http.MethodDelete,
+			Path: fmt.Sprintf("%s/tags/%s", org, t.ID)})
+	}
+	return out
+}
