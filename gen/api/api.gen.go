@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"path"
@@ -47,6 +48,27 @@ func (e AuditEntryActorKind) Valid() bool {
 	}
 }
 
+// Defines values for CastType.
+const (
+	Image   CastType = "image"
+	Message CastType = "message"
+	Recipe  CastType = "recipe"
+)
+
+// Valid indicates whether the value is a known member of the CastType enum.
+func (e CastType) Valid() bool {
+	switch e {
+	case Image:
+		return true
+	case Message:
+		return true
+	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
 	Cdm   Credential = "cdm"
@@ -68,6 +90,99 @@ func (e Credential) Valid() bool {
 	case Haccp:
 		return true
 	case Rd:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeviceAlertSeverity.
+const (
+	Critical DeviceAlertSeverity = "critical"
+	Info     DeviceAlertSeverity = "info"
+	Warning  DeviceAlertSeverity = "warning"
+)
+
+// Valid indicates whether the value is a known member of the DeviceAlertSeverity enum.
+func (e DeviceAlertSeverity) Valid() bool {
+	switch e {
+	case Critical:
+		return true
+	case Info:
+		return true
+	case Warning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeviceKind.
+const (
+	Kiosk         DeviceKind = "kiosk"
+	MenuBoard     DeviceKind = "menu_board"
+	SensorGateway DeviceKind = "sensor_gateway"
+	TrayLine      DeviceKind = "tray_line"
+	WallboardBoh  DeviceKind = "wallboard_boh"
+	WallboardFoh  DeviceKind = "wallboard_foh"
+)
+
+// Valid indicates whether the value is a known member of the DeviceKind enum.
+func (e DeviceKind) Valid() bool {
+	switch e {
+	case Kiosk:
+		return true
+	case MenuBoard:
+		return true
+	case SensorGateway:
+		return true
+	case TrayLine:
+		return true
+	case WallboardBoh:
+		return true
+	case WallboardFoh:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MediaContentType.
+const (
+	Imagegif  MediaContentType = "image/gif"
+	Imagejpeg MediaContentType = "image/jpeg"
+	Imagepng  MediaContentType = "image/png"
+	Imagewebp MediaContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the MediaContentType enum.
+func (e MediaContentType) Valid() bool {
+	switch e {
+	case Imagegif:
+		return true
+	case Imagejpeg:
+		return true
+	case Imagepng:
+		return true
+	case Imagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Orientation.
+const (
+	Landscape Orientation = "landscape"
+	Portrait  Orientation = "portrait"
+)
+
+// Valid indicates whether the value is a known member of the Orientation enum.
+func (e Orientation) Valid() bool {
+	switch e {
+	case Landscape:
+		return true
+	case Portrait:
 		return true
 	default:
 		return false
@@ -197,6 +312,24 @@ func (e RoleInput) Valid() bool {
 	}
 }
 
+// Defines values for Theme.
+const (
+	Dark  Theme = "dark"
+	Light Theme = "light"
+)
+
+// Valid indicates whether the value is a known member of the Theme enum.
+func (e Theme) Valid() bool {
+	switch e {
+	case Dark:
+		return true
+	case Light:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcceptInvitationRequest defines model for AcceptInvitationRequest.
 type AcceptInvitationRequest struct {
 	// Token Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
@@ -273,6 +406,89 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
+type Cast struct {
+	// Caption `image` only, when given.
+	//
+	// Example: Tonight's plating
+	Caption *string   `json:"caption,omitempty"`
+	CastAt  time.Time `json:"castAt"`
+
+	// ContentType `image` only: the image's media type.
+	//
+	// Example: image/png
+	ContentType *string `json:"contentType,omitempty"`
+
+	// MediaKey `image` only.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000e1
+	MediaKey *openapi_types.UUID `json:"mediaKey,omitempty"`
+
+	// MediaUrl `image` only: where the device fetches the image, with its token (a path on this server).
+	//
+	// Example: /v1/board/media/content/0192f3a4-0000-7000-8000-0000000000e1
+	MediaUrl *string `json:"mediaUrl,omitempty"`
+
+	// RecipeId `recipe` only.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000c1
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// Text `message` only.
+	//
+	// Example: Table 12 is a severe peanut allergy. Clean boards and gloves for every plate.
+	Text *string `json:"text,omitempty"`
+
+	// Title `message` only, when given.
+	//
+	// Example: Allergen alert
+	Title *string `json:"title,omitempty"`
+
+	// Type `message`: a heading and text. `image`: an uploaded image (see `POST /orgs/{orgId}/media`),
+	// by its key. `recipe`: a recipe card, by recipe id; recipes arrive with the culinary
+	// capability, so until then no recipe id is found (404).
+	//
+	//
+	// Example: message
+	Type CastType `json:"type"`
+}
+
+// CastRequest Fields by type: `message` needs `text` and may have `title`; `image` needs `mediaKey` and may
+// have `caption`; `recipe` needs `recipeId`. A field of another type answers 400.
+type CastRequest struct {
+	// Caption Example: Tonight's plating
+	Caption *string `json:"caption,omitempty"`
+
+	// MediaKey Key of an image of the organization's media.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000e1
+	MediaKey *openapi_types.UUID `json:"mediaKey,omitempty"`
+
+	// RecipeId Example: 0192f3a4-0000-7000-8000-0000000000c1
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// Text Example: Table 12 is a severe peanut allergy. Clean boards and gloves for every plate.
+	Text *string `json:"text,omitempty"`
+
+	// Title Example: Allergen alert
+	Title *string `json:"title,omitempty"`
+
+	// Type `message`: a heading and text. `image`: an uploaded image (see `POST /orgs/{orgId}/media`),
+	// by its key. `recipe`: a recipe card, by recipe id; recipes arrive with the culinary
+	// capability, so until then no recipe id is found (404).
+	//
+	//
+	// Example: message
+	Type CastType `json:"type"`
+}
+
+// CastType `message`: a heading and text. `image`: an uploaded image (see `POST /orgs/{orgId}/media`),
+// by its key. `recipe`: a recipe card, by recipe id; recipes arrive with the culinary
+// capability, so until then no recipe id is found (404).
+//
+// Example: message
+type CastType string
+
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
 	// CurrentPassword Example: walk-in-cooler-pantry-9
@@ -286,10 +502,55 @@ type ChangePasswordRequest struct {
 	NewPassword NewPassword `json:"newPassword"`
 }
 
+// ClaimPairingCodeRequest defines model for ClaimPairingCodeRequest.
+type ClaimPairingCodeRequest struct {
+	// Code The code shown to the admin. Case, spaces and dashes are ignored (`7kq-m4p` is `7KQM4P`).
+	//
+	// Example: 7KQM4P
+	Code string `json:"code"`
+}
+
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
 	// Name Example: Epic interface engine (prod)
 	Name string `json:"name"`
+}
+
+// CreateDeviceRequest defines model for CreateDeviceRequest.
+type CreateDeviceRequest struct {
+	// Config The configuration for the device's `kind`: `WallboardConfig` for `wallboard_boh` and
+	// `wallboard_foh`, `MenuBoardConfig` for `menu_board`, `TrayLineConfig` for `tray_line`,
+	// `KioskConfig` for `kiosk`, `SensorGatewayConfig` for `sensor_gateway`. Every field is
+	// optional; omitted fields take their defaults. It is checked against the kind: an unknown
+	// field, a wrong type or a value out of range answers 400 naming the field (`config.<field>`).
+	// A menu board's `dayPart` must be one of the site's day parts.
+	//
+	//
+	// Example: {"showAlerts":true,"stations":["grill","saute"]}
+	Config *DeviceConfigInput `json:"config,omitempty"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind DeviceKind `json:"kind"`
+
+	// Name Example: Hot line wallboard
+	Name string `json:"name"`
+
+	// SiteId A site of the organization (within the caller's sites when their membership is site-scoped); otherwise 404 `Site not found`.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000aa
+	SiteId openapi_types.UUID `json:"siteId"`
 }
 
 // CreateInvitationRequest defines model for CreateInvitationRequest.
@@ -400,6 +661,131 @@ type DayPart struct {
 	Start LocalTime `json:"start"`
 }
 
+// Device defines model for Device.
+type Device struct {
+	// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
+	Cast *Cast `json:"cast"`
+
+	// Config The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
+	// every field is present, defaults filled in.
+	Config    DeviceConfig       `json:"config"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind DeviceKind `json:"kind"`
+
+	// LastSeenAt The device's last authenticated request, to the minute; null if never seen.
+	LastSeenAt *time.Time `json:"lastSeenAt"`
+
+	// Name Example: Hot line wallboard
+	Name string `json:"name"`
+
+	// Paired True while the device holds a working token (it counts against the plan's device cap).
+	Paired   bool       `json:"paired"`
+	PairedAt *time.Time `json:"pairedAt"`
+
+	// SiteId The site the device stands in; its time zone and day parts drive the device's state.
+	SiteId    openapi_types.UUID `json:"siteId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// DeviceAlert defines model for DeviceAlert.
+type DeviceAlert struct {
+	// Kind What opened the alert.
+	//
+	// Example: task_missed
+	Kind string `json:"kind"`
+
+	// Message Example: Walk-in cooler temperature check missed (due 14:00)
+	Message string `json:"message"`
+
+	// Severity Example: warning
+	Severity DeviceAlertSeverity `json:"severity"`
+}
+
+// DeviceAlertSeverity Example: warning
+type DeviceAlertSeverity string
+
+// DeviceConfig The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
+// every field is present, defaults filled in.
+type DeviceConfig struct {
+	union json.RawMessage
+}
+
+// DeviceConfigInput The configuration for the device's `kind`: `WallboardConfig` for `wallboard_boh` and
+// `wallboard_foh`, `MenuBoardConfig` for `menu_board`, `TrayLineConfig` for `tray_line`,
+// `KioskConfig` for `kiosk`, `SensorGatewayConfig` for `sensor_gateway`. Every field is
+// optional; omitted fields take their defaults. It is checked against the kind: an unknown
+// field, a wrong type or a value out of range answers 400 naming the field (`config.<field>`).
+// A menu board's `dayPart` must be one of the site's day parts.
+//
+// Example: {"showAlerts":true,"stations":["grill","saute"]}
+type DeviceConfigInput map[string]interface{}
+
+// DeviceKind What the device is, which decides the shape of its `config` and what its state carries:
+//
+// | kind | is | `config` | state carries |
+// |---|---|---|---|
+// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+//
+// Example: wallboard_boh
+type DeviceKind string
+
+// DeviceState defines model for DeviceState.
+type DeviceState struct {
+	// Alerts Open operational alerts of the site, on wallboards whose `config.showAlerts` is true; empty otherwise.
+	Alerts []DeviceAlert `json:"alerts"`
+
+	// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
+	Cast *Cast `json:"cast"`
+
+	// Date Today in the site's time zone.
+	//
+	// Example: 2026-03-02
+	Date   openapi_types.Date `json:"date"`
+	Device StateDevice        `json:"device"`
+
+	// Handoffs Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
+	// Empty until production runs arrive.
+	Handoffs []map[string]interface{} `json:"handoffs"`
+
+	// Menu On menu boards, the menu of the current day part; null on other kinds.
+	Menu *StateMenu `json:"menu"`
+	Org  StateOrg   `json:"org"`
+
+	// Production Production timers, on kitchen wallboards (filtered by `config.stations`). Empty on other
+	// kinds, and everywhere until production runs arrive with the kitchen capability.
+	Production []map[string]interface{} `json:"production"`
+
+	// ServerTime The server's clock (UTC) when the state was read; not covered by the `ETag`.
+	//
+	// Example: 2026-03-02T15:04:05Z
+	ServerTime time.Time `json:"serverTime"`
+	Site       StateSite `json:"site"`
+
+	// Trays On tray-line screens, the tray queue (filtered by `config.units`). Empty on other kinds,
+	// and everywhere until the clinical tray line arrives.
+	Trays []map[string]interface{} `json:"trays"`
+}
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
@@ -477,6 +863,24 @@ type JWKS struct {
 	Keys []JWK `json:"keys"`
 }
 
+// KioskConfig `config` of `kiosk` devices.
+type KioskConfig struct {
+	// IdleTimeoutSeconds Seconds without a touch before the kiosk returns to its start screen. Default 90.
+	//
+	// Example: 90
+	IdleTimeoutSeconds int `json:"idleTimeoutSeconds"`
+
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
+}
+
 // LocalTime A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
 //
 // Example: 11:00
@@ -490,6 +894,38 @@ type LoginRequest struct {
 	// Password Example: walk-in-cooler-pantry-9
 	Password string `json:"password"`
 }
+
+// Media defines model for Media.
+type Media struct {
+	// ContentType Found by reading the file's first bytes, not from what the client declared.
+	//
+	// Example: image/png
+	ContentType MediaContentType `json:"contentType"`
+	CreatedAt   time.Time        `json:"createdAt"`
+
+	// Filename The uploaded file's name, as sent.
+	//
+	// Example: plating.png
+	Filename *string `json:"filename"`
+
+	// Key Names the image in casts (`mediaKey`) and in `GET /board/media/content/{key}`.
+	Key openapi_types.UUID `json:"key"`
+
+	// Sha256 Lowercase hex SHA-256 of the bytes.
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Sha256 string `json:"sha256"`
+
+	// Size Bytes.
+	//
+	// Example: 48213
+	Size int `json:"size"`
+}
+
+// MediaContentType Found by reading the file's first bytes, not from what the client declared.
+//
+// Example: image/png
+type MediaContentType string
 
 // Member defines model for Member.
 type Member struct {
@@ -532,6 +968,32 @@ type Membership struct {
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
 
+// MenuBoardConfig `config` of `menu_board` devices.
+type MenuBoardConfig struct {
+	// DayPart Always show this day part of the site (one of the site's day part names); null follows the clock. Default null.
+	DayPart *string `json:"dayPart"`
+
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// ShowAllergens Default `true`.
+	//
+	// Example: true
+	ShowAllergens bool `json:"showAllergens"`
+
+	// ShowPrices Default `true`.
+	//
+	// Example: true
+	ShowPrices bool `json:"showPrices"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
+}
+
 // NewPassword 12 to 256 characters, no composition rules. Common and breached passwords (a blocklist) are
 // refused with 400.
 //
@@ -547,6 +1009,36 @@ type Org struct {
 	// Name Example: Harborview Kitchens
 	Name string `json:"name"`
 	Plan Plan   `json:"plan"`
+}
+
+// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+//
+// Example: landscape
+type Orientation string
+
+// PairedDevice defines model for PairedDevice.
+type PairedDevice struct {
+	Device Device `json:"device"`
+
+	// DeviceToken The device's credential, shown only in this response (the server keeps a hash). Send it
+	// as header `x-device-token`, and as `?token=` on the WebSocket.
+	//
+	//
+	// Example: sous_dev_Yk3vN8qTzR4nLp8cWd1fHs6gJa3yEe0uKiOt5XqZw7b
+	DeviceToken string `json:"deviceToken"`
+}
+
+// PairingCode defines model for PairingCode.
+type PairingCode struct {
+	// Code Six characters from an alphabet without look-alikes (no 0, O, 1, I or L). Single use;
+	// the server keeps only a hash.
+	//
+	//
+	// Example: 7KQM4P
+	Code string `json:"code"`
+
+	// ExpiresAt Ten minutes after minting.
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // Plan defines model for Plan.
@@ -640,6 +1132,14 @@ type Role string
 // Example: manager
 type RoleInput string
 
+// SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
+type SensorGatewayConfig struct {
+	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
+	//
+	// Example: 60
+	ReportIntervalSeconds int `json:"reportIntervalSeconds"`
+}
+
 // Session defines model for Session.
 type Session struct {
 	// AccessToken A JWT (EdDSA, with `kid`), valid 15 minutes. Send as `Authorization: Bearer <accessToken>`.
@@ -672,10 +1172,154 @@ type Site struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
+// progress at the site's local time, else the next to begin. Null when the site has no day
+// parts.
+type StateDayPart struct {
+	// End A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+	//
+	// Example: 11:00
+	End LocalTime `json:"end"`
+
+	// Name Example: lunch
+	Name string `json:"name"`
+
+	// Start A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+	//
+	// Example: 11:00
+	Start LocalTime `json:"start"`
+}
+
+// StateDevice defines model for StateDevice.
+type StateDevice struct {
+	// Config The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
+	// every field is present, defaults filled in.
+	Config DeviceConfig       `json:"config"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind DeviceKind `json:"kind"`
+
+	// Name Example: Hot line wallboard
+	Name string `json:"name"`
+}
+
+// StateMenu On menu boards, the menu of the current day part; null on other kinds.
+type StateMenu struct {
+	// DayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
+	// progress at the site's local time, else the next to begin. Null when the site has no day
+	// parts.
+	DayPart *StateDayPart `json:"dayPart"`
+
+	// InProgress Whether the site's local time is within `dayPart`.
+	InProgress bool `json:"inProgress"`
+
+	// Items The day part's menu items. Always empty until menus arrive with the culinary capability.
+	Items []map[string]interface{} `json:"items"`
+}
+
+// StateOrg defines model for StateOrg.
+type StateOrg struct {
+	Brand Brand `json:"brand"`
+
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+}
+
+// StateSite defines model for StateSite.
+type StateSite struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Name Example: Main Kitchen
+	Name string `json:"name"`
+
+	// Timezone IANA time zone name.
+	//
+	// Example: America/Chicago
+	Timezone string `json:"timezone"`
+}
+
+// Theme Colour scheme of the screen. Default `dark`.
+//
+// Example: dark
+type Theme string
+
 // Timezone An IANA time zone name.
 //
 // Example: America/Chicago
 type Timezone = string
+
+// TrayLineConfig `config` of `tray_line` devices.
+type TrayLineConfig struct {
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// ShowDietCodes Default `true`.
+	//
+	// Example: true
+	ShowDietCodes bool `json:"showDietCodes"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
+
+	// Units Show only trays for these patient units (1–50 characters each, distinct); empty shows every unit. Default `[]`.
+	//
+	// Example: ["4 West","ICU"]
+	Units []string `json:"units"`
+}
+
+// UpdateDeviceRequest Fields present are changed; absent fields keep their value. `config` replaces the whole
+// configuration (omitted fields take their defaults). Changing `kind` without sending `config`
+// resets the configuration to the new kind's defaults.
+type UpdateDeviceRequest struct {
+	// Config The configuration for the device's `kind`: `WallboardConfig` for `wallboard_boh` and
+	// `wallboard_foh`, `MenuBoardConfig` for `menu_board`, `TrayLineConfig` for `tray_line`,
+	// `KioskConfig` for `kiosk`, `SensorGatewayConfig` for `sensor_gateway`. Every field is
+	// optional; omitted fields take their defaults. It is checked against the kind: an unknown
+	// field, a wrong type or a value out of range answers 400 naming the field (`config.<field>`).
+	// A menu board's `dayPart` must be one of the site's day parts.
+	//
+	//
+	// Example: {"showAlerts":true,"stations":["grill","saute"]}
+	Config *DeviceConfigInput `json:"config,omitempty"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind *DeviceKind `json:"kind,omitempty"`
+
+	// Name Example: Expo wallboard
+	Name *string `json:"name,omitempty"`
+
+	// SiteId Example: 0192f3a4-0000-7000-8000-0000000000aa
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+}
 
 // UpdateMemberRequest Fields present are changed.
 type UpdateMemberRequest struct {
@@ -707,6 +1351,12 @@ type UpdateSiteRequest struct {
 	Timezone *Timezone `json:"timezone,omitempty"`
 }
 
+// UploadMediaRequest defines model for UploadMediaRequest.
+type UploadMediaRequest struct {
+	// File A PNG, JPEG, WebP or GIF image of at most 5 MiB. SVG is refused (it can carry script).
+	File openapi_types.File `json:"file"`
+}
+
 // User defines model for User.
 type User struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -735,6 +1385,34 @@ type ValidationError struct {
 	StatusCode int `json:"statusCode"`
 }
 
+// WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
+type WallboardConfig struct {
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// ShowAlerts Show operational alerts. Default `true` on `wallboard_boh`, `false` on `wallboard_foh`.
+	//
+	// Example: true
+	ShowAlerts bool `json:"showAlerts"`
+
+	// ShowHandoffs Show production handoffs between stations. Default `true` on `wallboard_boh`, `false` on `wallboard_foh`.
+	//
+	// Example: true
+	ShowHandoffs bool `json:"showHandoffs"`
+
+	// Stations Show only production timers and handoffs of these stations (1–50 characters each, distinct); empty shows every station. Default `[]`.
+	//
+	// Example: ["grill","saute"]
+	Stations []string `json:"stations"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
+}
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -743,6 +1421,9 @@ type Id = openapi_types.UUID
 
 // Limit defines model for Limit.
 type Limit = int
+
+// MediaKey defines model for MediaKey.
+type MediaKey = openapi_types.UUID
 
 // OrgId defines model for OrgId.
 type OrgId = openapi_types.UUID
@@ -758,6 +1439,9 @@ type BadRequest = ValidationError
 
 // Conflict The body of every error response.
 type Conflict = Error
+
+// DeviceLimit defines model for DeviceLimit.
+type DeviceLimit = PlanError
 
 // Forbidden The body of every error response.
 type Forbidden = Error
@@ -776,6 +1460,18 @@ type TooManyRequests = Error
 
 // Unauthorized The body of every error response.
 type Unauthorized = Error
+
+// GetBoardMediaParams defines parameters for GetBoardMedia.
+type GetBoardMediaParams struct {
+	// IfNoneMatch The `ETag` of a copy the device holds.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetDeviceStateParams defines parameters for GetDeviceState.
+type GetDeviceStateParams struct {
+	// IfNoneMatch The `ETag` of the state the device holds; 304 when it is still current.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
 
 // ListAuditLogParams defines parameters for ListAuditLog.
 type ListAuditLogParams struct {
@@ -798,6 +1494,27 @@ type ListAuditLogParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListDevicesParams defines parameters for ListDevices.
+type ListDevicesParams struct {
+	// SiteId Only devices of this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListMediaParams defines parameters for ListMedia.
+type ListMediaParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
 
@@ -813,6 +1530,9 @@ type RefreshSessionJSONRequestBody = RefreshRequest
 // RegisterUserJSONRequestBody defines body for RegisterUser for application/json ContentType.
 type RegisterUserJSONRequestBody = RegisterRequest
 
+// ClaimPairingCodeJSONRequestBody defines body for ClaimPairingCode for application/json ContentType.
+type ClaimPairingCodeJSONRequestBody = ClaimPairingCodeRequest
+
 // AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
 type AcceptInvitationJSONRequestBody = AcceptInvitationRequest
 
@@ -825,8 +1545,20 @@ type UpdateOrgJSONRequestBody = UpdateOrgRequest
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
+// CreateDeviceJSONRequestBody defines body for CreateDevice for application/json ContentType.
+type CreateDeviceJSONRequestBody = CreateDeviceRequest
+
+// UpdateDeviceJSONRequestBody defines body for UpdateDevice for application/json ContentType.
+type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
+
+// CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
+type CastToDeviceJSONRequestBody = CastRequest
+
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
+
+// UploadMediaMultipartRequestBody defines body for UploadMedia for multipart/form-data ContentType.
+type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
@@ -976,6 +1708,146 @@ func (a JWK) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// AsWallboardConfig returns the union data inside the DeviceConfig as a WallboardConfig
+func (t DeviceConfig) AsWallboardConfig() (WallboardConfig, error) {
+	var body WallboardConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWallboardConfig overwrites any union data inside the DeviceConfig as the provided WallboardConfig
+func (t *DeviceConfig) FromWallboardConfig(v WallboardConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWallboardConfig performs a merge with any union data inside the DeviceConfig, using the provided WallboardConfig
+func (t *DeviceConfig) MergeWallboardConfig(v WallboardConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMenuBoardConfig returns the union data inside the DeviceConfig as a MenuBoardConfig
+func (t DeviceConfig) AsMenuBoardConfig() (MenuBoardConfig, error) {
+	var body MenuBoardConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMenuBoardConfig overwrites any union data inside the DeviceConfig as the provided MenuBoardConfig
+func (t *DeviceConfig) FromMenuBoardConfig(v MenuBoardConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMenuBoardConfig performs a merge with any union data inside the DeviceConfig, using the provided MenuBoardConfig
+func (t *DeviceConfig) MergeMenuBoardConfig(v MenuBoardConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayLineConfig returns the union data inside the DeviceConfig as a TrayLineConfig
+func (t DeviceConfig) AsTrayLineConfig() (TrayLineConfig, error) {
+	var body TrayLineConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayLineConfig overwrites any union data inside the DeviceConfig as the provided TrayLineConfig
+func (t *DeviceConfig) FromTrayLineConfig(v TrayLineConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrayLineConfig performs a merge with any union data inside the DeviceConfig, using the provided TrayLineConfig
+func (t *DeviceConfig) MergeTrayLineConfig(v TrayLineConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsKioskConfig returns the union data inside the DeviceConfig as a KioskConfig
+func (t DeviceConfig) AsKioskConfig() (KioskConfig, error) {
+	var body KioskConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKioskConfig overwrites any union data inside the DeviceConfig as the provided KioskConfig
+func (t *DeviceConfig) FromKioskConfig(v KioskConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKioskConfig performs a merge with any union data inside the DeviceConfig, using the provided KioskConfig
+func (t *DeviceConfig) MergeKioskConfig(v KioskConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSensorGatewayConfig returns the union data inside the DeviceConfig as a SensorGatewayConfig
+func (t DeviceConfig) AsSensorGatewayConfig() (SensorGatewayConfig, error) {
+	var body SensorGatewayConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSensorGatewayConfig overwrites any union data inside the DeviceConfig as the provided SensorGatewayConfig
+func (t *DeviceConfig) FromSensorGatewayConfig(v SensorGatewayConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSensorGatewayConfig performs a merge with any union data inside the DeviceConfig, using the provided SensorGatewayConfig
+func (t *DeviceConfig) MergeSensorGatewayConfig(v SensorGatewayConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeviceConfig) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -999,6 +1871,15 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// GetBoardMedia An image for a board
+	// (GET /board/media/content/{key})
+	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
+	// GetDeviceState A device's state
+	// (GET /device/state)
+	GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error
+	// ClaimPairingCode Pair a device with its code
+	// (POST /devices/pair)
+	ClaimPairingCode(ctx echo.Context) error
 	// AcceptInvitation Accept an invitation
 	// (POST /invitations/accept)
 	AcceptInvitation(ctx echo.Context) error
@@ -1029,6 +1910,33 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// ListDevices List devices
+	// (GET /orgs/{orgId}/devices)
+	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
+	// CreateDevice Register a device
+	// (POST /orgs/{orgId}/devices)
+	CreateDevice(ctx echo.Context, orgId OrgId) error
+	// DeleteDevice Delete a device
+	// (DELETE /orgs/{orgId}/devices/{id})
+	DeleteDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// GetDevice Read a device
+	// (GET /orgs/{orgId}/devices/{id})
+	GetDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateDevice Update a device
+	// (PUT /orgs/{orgId}/devices/{id})
+	UpdateDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// ClearDeviceCast Clear a screen's cast
+	// (DELETE /orgs/{orgId}/devices/{id}/cast)
+	ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) error
+	// CastToDevice Cast content to a screen
+	// (POST /orgs/{orgId}/devices/{id}/cast)
+	CastToDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// CreatePairingCode Mint a pairing code
+	// (POST /orgs/{orgId}/devices/{id}/pair)
+	CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error
+	// RevokeDevice Unpair a device
+	// (POST /orgs/{orgId}/devices/{id}/revoke)
+	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -1038,6 +1946,15 @@ type ServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// ListMedia List media
+	// (GET /orgs/{orgId}/media)
+	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
+	// UploadMedia Upload an image
+	// (POST /orgs/{orgId}/media)
+	UploadMedia(ctx echo.Context, orgId OrgId) error
+	// DeleteMedia Delete an image
+	// (DELETE /orgs/{orgId}/media/{key})
+	DeleteMedia(ctx echo.Context, orgId OrgId, key MediaKey) error
 	// ListMembers List members
 	// (GET /orgs/{orgId}/members)
 	ListMembers(ctx echo.Context, orgId OrgId) error
@@ -1126,6 +2043,80 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// GetBoardMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBoardMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key" -------------
+	var key MediaKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key", ctx.Param("key"), &key, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBoardMediaParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBoardMedia(ctx, key, params)
+	return err
+}
+
+// GetDeviceState converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDeviceState(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDeviceStateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDeviceState(ctx, params)
+	return err
+}
+
+// ClaimPairingCode converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimPairingCode(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimPairingCode(ctx)
 	return err
 }
 
@@ -1313,6 +2304,229 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 	return err
 }
 
+// ListDevices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDevices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDevicesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDevices(ctx, orgId, params)
+	return err
+}
+
+// CreateDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateDevice(ctx, orgId)
+	return err
+}
+
+// DeleteDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteDevice(ctx, orgId, id)
+	return err
+}
+
+// GetDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDevice(ctx, orgId, id)
+	return err
+}
+
+// UpdateDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateDevice(ctx, orgId, id)
+	return err
+}
+
+// ClearDeviceCast converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearDeviceCast(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearDeviceCast(ctx, orgId, id)
+	return err
+}
+
+// CastToDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) CastToDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CastToDevice(ctx, orgId, id)
+	return err
+}
+
+// CreatePairingCode converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePairingCode(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePairingCode(ctx, orgId, id)
+	return err
+}
+
+// RevokeDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeDevice(ctx, orgId, id)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -1366,6 +2580,78 @@ func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RevokeInvitation(ctx, orgId, id)
+	return err
+}
+
+// ListMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMediaParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMedia(ctx, orgId, params)
+	return err
+}
+
+// UploadMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) UploadMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UploadMedia(ctx, orgId)
+	return err
+}
+
+// DeleteMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "key" -------------
+	var key MediaKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key", ctx.Param("key"), &key, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteMedia(ctx, orgId, key)
 	return err
 }
 
@@ -1584,6 +2870,21 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/api-keys/:id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/audit-log", wrapper.ListAuditLog, options.OperationMiddlewares["listAuditLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/devices", wrapper.ListDevices, options.OperationMiddlewares["listDevices"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices", wrapper.CreateDevice, options.OperationMiddlewares["createDevice"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/devices/:id", wrapper.DeleteDevice, options.OperationMiddlewares["deleteDevice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/devices/:id", wrapper.GetDevice, options.OperationMiddlewares["getDevice"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/devices/:id", wrapper.UpdateDevice, options.OperationMiddlewares["updateDevice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/pair", wrapper.CreatePairingCode, options.OperationMiddlewares["createPairingCode"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/revoke", wrapper.RevokeDevice, options.OperationMiddlewares["revokeDevice"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/devices/:id/cast", wrapper.ClearDeviceCast, options.OperationMiddlewares["clearDeviceCast"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/cast", wrapper.CastToDevice, options.OperationMiddlewares["castToDevice"]...)
+	router.POST(options.BaseURL+"/devices/pair", wrapper.ClaimPairingCode, options.OperationMiddlewares["claimPairingCode"]...)
+	router.GET(options.BaseURL+"/device/state", wrapper.GetDeviceState, options.OperationMiddlewares["getDeviceState"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/media", wrapper.ListMedia, options.OperationMiddlewares["listMedia"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/media", wrapper.UploadMedia, options.OperationMiddlewares["uploadMedia"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/media/:key", wrapper.DeleteMedia, options.OperationMiddlewares["deleteMedia"]...)
+	router.GET(options.BaseURL+"/board/media/content/:key", wrapper.GetBoardMedia, options.OperationMiddlewares["getBoardMedia"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -1593,6 +2894,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 type BadRequestJSONResponse ValidationError
 
 type ConflictJSONResponse Error
+
+type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
 
@@ -2023,6 +3326,271 @@ func (response RegisterUser413JSONResponse) VisitRegisterUserResponse(w http.Res
 type RegisterUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardMediaRequestObject struct {
+	Key    MediaKey `json:"key"`
+	Params GetBoardMediaParams
+}
+
+type GetBoardMediaResponseObject interface {
+	VisitGetBoardMediaResponse(w http.ResponseWriter) error
+}
+
+type GetBoardMedia200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetBoardMedia200ImageResponse struct {
+	Body          io.Reader
+	Headers       GetBoardMedia200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetBoardMedia200ImageResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetBoardMedia304ResponseHeaders struct {
+	ETag *string
+}
+
+type GetBoardMedia304Response struct {
+	Headers GetBoardMedia304ResponseHeaders
+}
+
+func (response GetBoardMedia304Response) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetBoardMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBoardMedia400JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBoardMedia401JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBoardMedia404JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceStateRequestObject struct {
+	Params GetDeviceStateParams
+}
+
+type GetDeviceStateResponseObject interface {
+	VisitGetDeviceStateResponse(w http.ResponseWriter) error
+}
+
+type GetDeviceState200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDeviceState200JSONResponse struct {
+	Body    DeviceState
+	Headers GetDeviceState200ResponseHeaders
+}
+
+func (response GetDeviceState200JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceState304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDeviceState304Response struct {
+	Headers GetDeviceState304ResponseHeaders
+}
+
+func (response GetDeviceState304Response) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDeviceState401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDeviceState401JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCodeRequestObject struct {
+	Body *ClaimPairingCodeJSONRequestBody
+}
+
+type ClaimPairingCodeResponseObject interface {
+	VisitClaimPairingCodeResponse(w http.ResponseWriter) error
+}
+
+type ClaimPairingCode200JSONResponse PairedDevice
+
+func (response ClaimPairingCode200JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClaimPairingCode400JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode402JSONResponse struct{ DeviceLimitJSONResponse }
+
+func (response ClaimPairingCode402JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode404JSONResponse Error
+
+func (response ClaimPairingCode404JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ClaimPairingCode413JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2814,6 +4382,771 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	return err
 }
 
+type ListDevicesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListDevicesParams
+}
+
+type ListDevicesResponseObject interface {
+	VisitListDevicesResponse(w http.ResponseWriter) error
+}
+
+type ListDevices200ResponseHeaders struct {
+	Link *string
+}
+
+type ListDevices200JSONResponse struct {
+	Body    []Device
+	Headers ListDevices200ResponseHeaders
+}
+
+func (response ListDevices200JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDevices400JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDevices401JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListDevices403JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListDevices404JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateDeviceJSONRequestBody
+}
+
+type CreateDeviceResponseObject interface {
+	VisitCreateDeviceResponse(w http.ResponseWriter) error
+}
+
+type CreateDevice201JSONResponse Device
+
+func (response CreateDevice201JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateDevice400JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateDevice401JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateDevice403JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateDevice404JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type DeleteDeviceResponseObject interface {
+	VisitDeleteDeviceResponse(w http.ResponseWriter) error
+}
+
+type DeleteDevice204Response = NoContentResponse
+
+func (response DeleteDevice204Response) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteDevice400JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteDevice401JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteDevice403JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteDevice404JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetDeviceResponseObject interface {
+	VisitGetDeviceResponse(w http.ResponseWriter) error
+}
+
+type GetDevice200JSONResponse Device
+
+func (response GetDevice200JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDevice400JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDevice401JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDevice403JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDevice404JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateDeviceJSONRequestBody
+}
+
+type UpdateDeviceResponseObject interface {
+	VisitUpdateDeviceResponse(w http.ResponseWriter) error
+}
+
+type UpdateDevice200JSONResponse Device
+
+func (response UpdateDevice200JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateDevice400JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateDevice401JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateDevice403JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateDevice404JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateDevice413JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCastRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ClearDeviceCastResponseObject interface {
+	VisitClearDeviceCastResponse(w http.ResponseWriter) error
+}
+
+type ClearDeviceCast204Response = NoContentResponse
+
+func (response ClearDeviceCast204Response) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearDeviceCast400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClearDeviceCast400JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClearDeviceCast401JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClearDeviceCast403JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClearDeviceCast404JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *CastToDeviceJSONRequestBody
+}
+
+type CastToDeviceResponseObject interface {
+	VisitCastToDeviceResponse(w http.ResponseWriter) error
+}
+
+type CastToDevice200JSONResponse Device
+
+func (response CastToDevice200JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CastToDevice400JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CastToDevice401JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CastToDevice403JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CastToDevice404JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCodeRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type CreatePairingCodeResponseObject interface {
+	VisitCreatePairingCodeResponse(w http.ResponseWriter) error
+}
+
+type CreatePairingCode201JSONResponse PairingCode
+
+func (response CreatePairingCode201JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePairingCode400JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePairingCode401JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode402JSONResponse struct{ DeviceLimitJSONResponse }
+
+func (response CreatePairingCode402JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePairingCode403JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePairingCode404JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type RevokeDeviceResponseObject interface {
+	VisitRevokeDeviceResponse(w http.ResponseWriter) error
+}
+
+type RevokeDevice200JSONResponse Device
+
+func (response RevokeDevice200JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeDevice400JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeDevice401JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeDevice403JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -3060,6 +5393,260 @@ func (response RevokeInvitation403JSONResponse) VisitRevokeInvitationResponse(w 
 type RevokeInvitation404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMediaRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListMediaParams
+}
+
+type ListMediaResponseObject interface {
+	VisitListMediaResponse(w http.ResponseWriter) error
+}
+
+type ListMedia200ResponseHeaders struct {
+	Link *string
+}
+
+type ListMedia200JSONResponse struct {
+	Body    []Media
+	Headers ListMedia200ResponseHeaders
+}
+
+func (response ListMedia200JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListMedia400JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListMedia401JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListMedia403JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMedia404JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMediaRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *multipart.Reader
+}
+
+type UploadMediaResponseObject interface {
+	VisitUploadMediaResponse(w http.ResponseWriter) error
+}
+
+type UploadMedia201JSONResponse Media
+
+func (response UploadMedia201JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UploadMedia400JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UploadMedia401JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UploadMedia403JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UploadMedia404JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMediaRequestObject struct {
+	OrgId OrgId    `json:"orgId"`
+	Key   MediaKey `json:"key"`
+}
+
+type DeleteMediaResponseObject interface {
+	VisitDeleteMediaResponse(w http.ResponseWriter) error
+}
+
+type DeleteMedia204Response = NoContentResponse
+
+func (response DeleteMedia204Response) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteMedia400JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteMedia401JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMedia403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteMedia403JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteMedia404JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -3668,6 +6255,15 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// GetBoardMedia An image for a board
+	// (GET /board/media/content/{key})
+	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
+	// GetDeviceState A device's state
+	// (GET /device/state)
+	GetDeviceState(ctx context.Context, request GetDeviceStateRequestObject) (GetDeviceStateResponseObject, error)
+	// ClaimPairingCode Pair a device with its code
+	// (POST /devices/pair)
+	ClaimPairingCode(ctx context.Context, request ClaimPairingCodeRequestObject) (ClaimPairingCodeResponseObject, error)
 	// AcceptInvitation Accept an invitation
 	// (POST /invitations/accept)
 	AcceptInvitation(ctx context.Context, request AcceptInvitationRequestObject) (AcceptInvitationResponseObject, error)
@@ -3698,6 +6294,33 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// ListDevices List devices
+	// (GET /orgs/{orgId}/devices)
+	ListDevices(ctx context.Context, request ListDevicesRequestObject) (ListDevicesResponseObject, error)
+	// CreateDevice Register a device
+	// (POST /orgs/{orgId}/devices)
+	CreateDevice(ctx context.Context, request CreateDeviceRequestObject) (CreateDeviceResponseObject, error)
+	// DeleteDevice Delete a device
+	// (DELETE /orgs/{orgId}/devices/{id})
+	DeleteDevice(ctx context.Context, request DeleteDeviceRequestObject) (DeleteDeviceResponseObject, error)
+	// GetDevice Read a device
+	// (GET /orgs/{orgId}/devices/{id})
+	GetDevice(ctx context.Context, request GetDeviceRequestObject) (GetDeviceResponseObject, error)
+	// UpdateDevice Update a device
+	// (PUT /orgs/{orgId}/devices/{id})
+	UpdateDevice(ctx context.Context, request UpdateDeviceRequestObject) (UpdateDeviceResponseObject, error)
+	// ClearDeviceCast Clear a screen's cast
+	// (DELETE /orgs/{orgId}/devices/{id}/cast)
+	ClearDeviceCast(ctx context.Context, request ClearDeviceCastRequestObject) (ClearDeviceCastResponseObject, error)
+	// CastToDevice Cast content to a screen
+	// (POST /orgs/{orgId}/devices/{id}/cast)
+	CastToDevice(ctx context.Context, request CastToDeviceRequestObject) (CastToDeviceResponseObject, error)
+	// CreatePairingCode Mint a pairing code
+	// (POST /orgs/{orgId}/devices/{id}/pair)
+	CreatePairingCode(ctx context.Context, request CreatePairingCodeRequestObject) (CreatePairingCodeResponseObject, error)
+	// RevokeDevice Unpair a device
+	// (POST /orgs/{orgId}/devices/{id}/revoke)
+	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -3707,6 +6330,15 @@ type StrictServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// ListMedia List media
+	// (GET /orgs/{orgId}/media)
+	ListMedia(ctx context.Context, request ListMediaRequestObject) (ListMediaResponseObject, error)
+	// UploadMedia Upload an image
+	// (POST /orgs/{orgId}/media)
+	UploadMedia(ctx context.Context, request UploadMediaRequestObject) (UploadMediaResponseObject, error)
+	// DeleteMedia Delete an image
+	// (DELETE /orgs/{orgId}/media/{key})
+	DeleteMedia(ctx context.Context, request DeleteMediaRequestObject) (DeleteMediaResponseObject, error)
 	// ListMembers List members
 	// (GET /orgs/{orgId}/members)
 	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
@@ -4012,6 +6644,103 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBoardMedia operation middleware
+func (sh *strictHandler) GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error {
+	var request GetBoardMediaRequestObject
+
+	request.Key = key
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBoardMedia(ctx.Request().Context(), request.(GetBoardMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBoardMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBoardMediaResponseObject); ok {
+		return validResponse.VisitGetBoardMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDeviceState operation middleware
+func (sh *strictHandler) GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error {
+	var request GetDeviceStateRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDeviceState(ctx.Request().Context(), request.(GetDeviceStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDeviceState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDeviceStateResponseObject); ok {
+		return validResponse.VisitGetDeviceStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClaimPairingCode operation middleware
+func (sh *strictHandler) ClaimPairingCode(ctx echo.Context) error {
+	var request ClaimPairingCodeRequestObject
+
+	var body ClaimPairingCodeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimPairingCode(ctx.Request().Context(), request.(ClaimPairingCodeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimPairingCode")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimPairingCodeResponseObject); ok {
+		return validResponse.VisitClaimPairingCodeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4354,6 +7083,308 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 	return nil
 }
 
+// ListDevices operation middleware
+func (sh *strictHandler) ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error {
+	var request ListDevicesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDevices(ctx.Request().Context(), request.(ListDevicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDevices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDevicesResponseObject); ok {
+		return validResponse.VisitListDevicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateDevice operation middleware
+func (sh *strictHandler) CreateDevice(ctx echo.Context, orgId OrgId) error {
+	var request CreateDeviceRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateDeviceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateDevice(ctx.Request().Context(), request.(CreateDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateDeviceResponseObject); ok {
+		return validResponse.VisitCreateDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteDevice operation middleware
+func (sh *strictHandler) DeleteDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DeleteDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteDevice(ctx.Request().Context(), request.(DeleteDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteDeviceResponseObject); ok {
+		return validResponse.VisitDeleteDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDevice operation middleware
+func (sh *strictHandler) GetDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDevice(ctx.Request().Context(), request.(GetDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDeviceResponseObject); ok {
+		return validResponse.VisitGetDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateDevice operation middleware
+func (sh *strictHandler) UpdateDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateDeviceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateDevice(ctx.Request().Context(), request.(UpdateDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateDeviceResponseObject); ok {
+		return validResponse.VisitUpdateDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClearDeviceCast operation middleware
+func (sh *strictHandler) ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ClearDeviceCastRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearDeviceCast(ctx.Request().Context(), request.(ClearDeviceCastRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearDeviceCast")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearDeviceCastResponseObject); ok {
+		return validResponse.VisitClearDeviceCastResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CastToDevice operation middleware
+func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request CastToDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body CastToDeviceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CastToDevice(ctx.Request().Context(), request.(CastToDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CastToDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CastToDeviceResponseObject); ok {
+		return validResponse.VisitCastToDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePairingCode operation middleware
+func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error {
+	var request CreatePairingCodeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePairingCode(ctx.Request().Context(), request.(CreatePairingCodeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePairingCode")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePairingCodeResponseObject); ok {
+		return validResponse.VisitCreatePairingCodeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeDevice operation middleware
+func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request RevokeDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeDevice(ctx.Request().Context(), request.(RevokeDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeDeviceResponseObject); ok {
+		return validResponse.VisitRevokeDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -4447,6 +7478,89 @@ func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) 
 		return err
 	} else if validResponse, ok := response.(RevokeInvitationResponseObject); ok {
 		return validResponse.VisitRevokeInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListMedia operation middleware
+func (sh *strictHandler) ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error {
+	var request ListMediaRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMedia(ctx.Request().Context(), request.(ListMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMediaResponseObject); ok {
+		return validResponse.VisitListMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UploadMedia operation middleware
+func (sh *strictHandler) UploadMedia(ctx echo.Context, orgId OrgId) error {
+	var request UploadMediaRequestObject
+
+	request.OrgId = orgId
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UploadMedia(ctx.Request().Context(), request.(UploadMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UploadMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UploadMediaResponseObject); ok {
+		return validResponse.VisitUploadMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteMedia operation middleware
+func (sh *strictHandler) DeleteMedia(ctx echo.Context, orgId OrgId, key MediaKey) error {
+	var request DeleteMediaRequestObject
+
+	request.OrgId = orgId
+	request.Key = key
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteMedia(ctx.Request().Context(), request.(DeleteMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteMediaResponseObject); ok {
+		return validResponse.VisitDeleteMediaResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4706,175 +7820,302 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rctu2uuirYNg9E3uGkin5FstzZrbqOI0d32o7TdM4p4JISEJMASoAWlZyPLPeYb/DebD1JHvwAbyK",
-	"kijJyVrtan+klgSCwIcP3/3y1fH5cMQZYUo6ra8OecTDUUjg7yNBsCLBCXugCivKmf5SRsMhFhOn5bQR",
-	"I2NEk1/RmKoBokoixe8Jc1znAYcR0Q/5Zqa2clpO02vu1bztmte89Q5antfyvN8cVw8JCFMUh9JpfXRE",
-	"4HxyHTLENHRajsTD/x5g0eXigZJx7Z4qf0CYrNvVOq5DHkdUEJl/w0HuDTRwWo7XOGj2tvFOzfM8r7av",
-	"/3mp//GS//yGHqt3RYIfJ9lHdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/cFxH8JA4LWeIGe4T4biOpIqc",
-	"BLCbxW/FWO/XAK6lX//7gf9zs/vr/vDtaEfeNh5+e8mut8cf9sgb7/PZLn4dNPvv6OUf+7/eO09PrnNO",
-	"hl0iigekl1CTPh+RAAWUKKooLh7MbKhjhhdA/TOnbP6xMjzUUGkzjH7iQ/LlmQAVSSJOgqqHkwJILgmh",
-	"j/8xIPr05DqXol+AD0Nc9DGjX8wN5wzu95XgSAmKwywqdQVmgf4D+z5her8/vN49OPZ+dFxnJKid8YfG",
-	"6+bB9r7z5FYhChWvrNdIwfgmOQ301p6GXkCIgXr1CFaRIABIPKK/35OJ/nlMugPO7/WffkgZ9WFrXARE",
-	"/B5SqaQGaEiH1BDJgDxQX0/S3H1yHUX1xXNGgjuuA2A5ZkGWEu3UvEZuWzCIsr7TUiIiTxo9b4iUJRS2",
-	"J4gcIGl/zEBbA1nKW0svyOR00P3Jp5f09PVvx9e3P9+cyJOhGv12dLJ38jm4P//p3Pvw+TS8fH/8+Nvn",
-	"i88Xt316dnTqkV/b+pm3vzR+pr2f62RyGpI3bXr5+Xj78vbnxsXnn3fPX7XlyTAcBEcne+e3/u7Fq3fN",
-	"i1ft8fnRmOJfL76cfObUbx40/MmJPGEXjQ9Uv7L9eHl7OjxvHntnt7/Qi+G5umj+vPPbjbf72+f249nt",
-	"yReY50t/98P708+/HZ0e1P1myLrD117w62mYEvQT5rQOPM91BAFYxDsW6vdf/9h+8IbNi33/VHwYv+ze",
-	"Nu6vduRZcNB7g/eiY77b/4022c+P+7+MHXMdgMFVvrk0qE78h4a6DOhIlhCNTxqX+idLIDMX/Yt5+GwJ",
-	"BB+zAnn49PSphKIYFKOKlJE/w7fVgKCA9HAUKhTgCRphoeSSPDzAkyt4TIOAaGrgNLzWtpfezq4g+L6H",
-	"pdKLVljoyby9luc5T27yyE7ukTBi/iAzvNHID2/qt6fDA8osTOLxe3o6DZaK1ATjdLZzTFkMd31x6ZB8",
-	"4QyAOySC+njraEB93OdODOECh7kdcwCyLPKUVWBZCTDffKPu3PXvzl4/bK8SLiyxh2464Y2qox8F7dPg",
-	"hUS3Ak/QGWVkwW4033snp0UnTS/QeMARHzOJOCN5TohZgAx7Nj/CReI9hBlXA8C/5OL85SmOO0NIWmIF",
-	"zdwKcgf5hssRVThEF5ESVBk+uL6ANJtOjrDAQ6KssHgUCcmF4frSF3RkFCHncoT/iAjy4WfUE3wIJLRz",
-	"Rtl9Bw0IDojQCKG/HAnyQHkk0Qj3SR2Ymzlyw7kD4NIn4/PPH9T5q3N1/ur03fmr+73zV+2981c/4hPm",
-	"gUritJw/IiImKcabt+vt+wMyxHqVQ/x4RlhfDZxWU/NNNRnpkVIJLXDo/Z0E07u5HRAkiOSR8MkLiWiQ",
-	"X+VikPZ68RJHWA3SFVJQjcgfERUkMPJOdrU9LoZYX/wogpHTqz3TUtf0gq9wX1+6L3lw7nrlcALRLQcm",
-	"y+rMI0P8SIfRUH/QnygznxrJeihTROPZkxGSZ0EwSyEAimgjQQxNT15IlLm2m8vC2GuUw9jcs/XAfAP3",
-	"p3xb+m6thBTAYEoWbC7rmit+Z/WbshUbKL+QhorPXPh8CluycKtTrbPwJ/2wHHEmjajwIw6uyR8RkYDk",
-	"PmcKlKevDh6NQuoDLm19lkY1SPagN60wDQ3t71ESakJrOI3mDVLiPhDISCrUJQijBxzSAMEIhINAECmB",
-	"zxIhNHlz7CLMOMPjepiGJGiZh1po/lzAw1Ukj3hAnNaO5z1lofJfgvS09reVWpu2zK9y65fkjcewFoBR",
-	"GXkyC6QSDXGowUwCpEmvBkNm2XV0wdWAsj4aY4nGgipFWF0rnEec9ULqLwnoGEBthrDv84ipWGCmMoZB",
-	"KAgOJog8gq5YBMVBZVBUAoBvtyFTwd2PhCBMIf1eAnt9zUWXBgFhq232Vm8O+4AGjJBAwmtwMKQMad6r",
-	"AT+g/UEsaWd2u/08u00J5QtpXrnBBUrljE2NCIpzFPIx6nEBC+QjIgwSaBhc8KN04/k3vOKMHCLGUZcH",
-	"EztYveaRsWAsD6/LrGzIuEI9mKsIm53nwgTDqVHAiYTXAebpQ+mSkLO+hkwsiua4Emz1Ck9CjoNbzs+w",
-	"6JPVdhzTCw1Acw4wV2HHje3nxX14G3n0E5TUIgAC9h5vbUiYuk7I8ypb+8AjgUYhZil8KfPDKCAoYyiy",
-	"piSnlbUe5Y+7WXnzVyGeT/0KokX56jRA7LJcjQzYjAPw6OsiCPYHJABI3XJ+jtnEHqNckUxwrrWgSXw+",
-	"8hAJosQEUYYOPA9J4nMWTAGm+QwUsY0EVvbo9V4l7bMaZSjk/j2C5RNZR9ewGtxTxBAIFmmqouVyuzS9",
-	"0g6MqrX1qI4WFYz0DjDJ/DRNRW7sHBFTNIT5Yzwd4olmlRoYlID4kZHQ58mXINkwHKkBF/TLqhjcjtRA",
-	"k0kzEiXSShFBG+ufwzmVkrK+iygzYgEXyNjuggy1lnWQ2exs+mVt3ycjlfqWMkIQDgLQ83B4JTRFV1SL",
-	"Sj0cSuI6o8xXX2OHSQYIS/pO3CmFaUhZ/LlRJnemot9H+/pPyTDe/Ux8pa9Xe0TfkoleWX7Bmqc+kGlU",
-	"eq13ZxFVkAfuW3KdTN3lPCSYFQznGXkzwIrUFB2SaaHTWBYWyqauE2Kp3sl46vwKz7BUSEZgd+5FoRat",
-	"Xc1mNNoPKYuUZqhRGCLaQ4w8EKFHAOqXLlEPxV19YkaCnlqLEbmzJ3s8oj7SV0X0sE8QYX3KCNoYCR5s",
-	"lu1mJEiPPubnkDySv9/v/zxsPjqLThdgBMtI5sqByI1PM3skpcgQBVQdMyVmIIS5xyVEPxZnToLYlKDl",
-	"WeIiUu/XUce8VatunbyGk/5QBhfsK2PRyK+kHEcWntM9NUITYZqmfTSGdjf2rjiu9ZZo2jORigwzEJo+",
-	"7GkYWL1ZD0BWymtfnaB7Mnkh9RdmdjvCReMBYYhqSZiGoRXI64u3UTh52BPcmrLjxM9/8egoj6ZNb7vu",
-	"1RuN7fp+lTOwbMeowwtHKy2pqVm6M01wLREzrRJloauFSqLFCc5I7npXw5iyS4btZQJblr0RmXUCfLK7",
-	"LDuVH2P/Y/F++ZZ3zmNvb8jjEQ81h8s4K6s+UthR/Lwbv3vmat+NNO4syfK+z4amFnw0wKxPrrCUYy6C",
-	"1bi1VVPjSfIoP8bhfY2ymq8ZnaiNsKaXtYM8h254zZ0FLNp1GBlnXzFvzxeZocVzLK42P3HZoZqAGcP6",
-	"V4PQ0kwvB5slpRd42ex9rCub5XwCXx2qyFAuOo+j5BknRUIsBNbXKWL0j4icmHnAc54EYiwQXmHQU+w2",
-	"mD/4mofkhI0igETiVpiShkDvAJWCjDPGCisRSWM1lYeIDEdqAspYVxKm0JBgJhEOQzNAE9AEMgvZxBA/",
-	"2u1nbfuz4VM48Ng+CGCYffCXov9c2FvuS1pH5F6AtFrmWW3xqcNyylhkfAVgVEmclghclf/8x/+Ah9tF",
-	"4I1F4IPVX+60tj1wEhp/NAIv9D//8T/grc4d+jxcfGXWlD/6RrNw8qXCcsGhuxTIsx7T+Qu8jceVHlNm",
-	"ntknFsxSlb6dmnNvXjct+/S0/nJPJi6SAz5miLMQbBlg643N9ofG8ESE1nHuCRlJhNEAy0FeBs9oGr90",
-	"D26/XO+ws9FL/33Q6L2Re/1TvD05Jl70ll6q3V//+G3szBGLp3/gqkRebiNBhpQFYOzAhjzdk4mW1eL9",
-	"+MS1lqCgFu8Owt9cwNY+J2ASsf7LzmMNj2jtnkw69fka1jQsjYTeo0Iq5A+wwL4iQsaQpQxBYBWSHGFY",
-	"pI+ZMZn4vM+oVR3XV9yMDgLwymhx8/W10sBXHIaXPXC3zLsQmWee3K+zrBUlUncaRhtSdv9CIkl8QVQO",
-	"E7XgPRv70A1hgdZ9DAu6YyaIFZQijjDYW6zPoHN1eXOLttKXyi3ze6d+x3JgX9aaspq95JMBesz6SxB7",
-	"JHjPRMHhMGNXQgMSBqg7MVYI4MJ6u9QfIMmHBMXRfCggPtVPy9gYhgTpYxGERMo7xnvgYmihjgg6+hcq",
-	"FRHZkFAXdQIlOvAFUdRHivgDRn3zkx8MO8jXB92j9iksJjZARLh3rOMPSC87RH92UWeAfX/UQW/aR0dX",
-	"tfTXHucBkrhH1ASFBAf2VKyGDbJooLSu5AdD/e+A9BzXgckgOjU5PlFK/2K2shyDJGyhOH3GfRxqnlDO",
-	"k+KIpQwz2l3Mi2xsUOU3l3MiM4sLuyi788exIFnAPJb3cx4i/XIM1k0sSY0ySZikij6QcJKnWIvjfRJG",
-	"lThuM1x6d6cEFsYMW0pBwDXCe4g8EDFBYAlOWFbdmTrM8onaaBANMatp/qB1eGRdyfmdzfR2lZ1dYm4u",
-	"W/Sb29srZAYhnwfERYKMgPiCT88PqT5lw82ABEpi3BzGb5dZ1I63UxqukZN/YdO5VZWhwmtKwiCBdB5u",
-	"1tVeaq3r9QgLKOsjGISwpswBV3ozI6wGWovjyeLd2JqVhBtZG1YhPshixrQqEPv4sxdskYt+PnU2e0un",
-	"LoNNYiQoQR2fhzwSet+dH66vf/rpxx8LZsk4+Nt1RlgpIvRj//eHj17toF17jWu9T1/3nv6rbLN5Try2",
-	"mPjMmmlWDZ260lMvz2SqTPuTHghDAZ5I6wmgCoIYtOI405C+sskxTXGZZXcFwQG0VpUTUcqsftM2yYq6",
-	"dkHNrq4M58+gTATM6bvpW/IIkIVEVjDMnlTZTTh9/3Y2AzWWz4LhLuwXTDvBq5t2OX4+FEc2d3cbB6W6",
-	"jDnu6e/VJD/H5dursucjWaAhkvbLxj2WvKVoNVcagvczrOan79/eTN9eSMCoegc1yBcdPExY9v5UQigh",
-	"XaH+EY1xGNZ88CDry+Wizps3rfPzDtpo7tQGPBKbrtEGk5g4PQx9sYbwFIYmFDtH5jY+eo1PmtR9+n/N",
-	"j15t+9Nm66NX2zVflRK9M96nK5reEnK0jDRSFD4WiGWjb2rFnWG5Gs0zv6Y5cN/UEJkl92tJe1MgTXPF",
-	"qnKyaRk7m0b2XDQ5f1uOwaK5lh2zCM8oieVcHPeZRYskHtMK+RUJfgLn2VgkB8YlNxeTCiHJ5SqqlV77",
-	"WJE5OmmsiyKrisYuXq2PaklYq5QmxoX3enloL9L2isDm5QHM7yQJwMIZ0TBIfX9acpVoo7PFRV9ufYWH",
-	"n7b++Y//39msJAYkUf2LzcLfEV0PEcTGjakkGdMBGPAlIRJsYeBql0btyJj0X+RyRmM4rXUBClgdx3PH",
-	"oFuAz2VIfJF3geUh0mjqc27u7uXscoyDasslNTFDUUhkHR3x4dCmu3Rt+BiKibBEGxh1NbsMqVSbCAty",
-	"xwTpRRqTwM6043lFg1IlBtHc3cvzh2YJDG22av6GJlmo83DGuIq/aSQNWxXn40zVRdGCc42eBgp2skXW",
-	"ziv7xoKim2TKVuSYeprXNiayhOqk2bMFt0ucS1vE0jd8bGIL7Yg4pm6E9Y5trJG51hGD2Qsm4+buzFiE",
-	"WQaCeDFlYDJpvothcKvHPRUygYube28DKdJUakRYAAEthAUkQBuqEPSpRzPUw2EIfqieIETvW7OMaNQX",
-	"OCDBpgVKHKVhoj+NAqlQd4IwsyFFXMD95JFC2Lx+9TitNJl5So0UEUHjAQ0Njc3tBsJH8snkZcFuRfsx",
-	"hdii5JV5KLsp0ib4NgvhE/NONbO+DX90Z9ySchUawG9H6JMNrc8YmyQGEzhp4iUHOJJF/LXY+HucvFTi",
-	"pCOiUiJSnB4AC9JP1TPWZI1JxjwIXyoiRoJKUhKmVTQX2b2Xm/Oz5KBE4YrB0gdbX3di1rYhCUGdx5r+",
-	"ULNDOhpRkkg4mzVl175sCn8mQi4dMwXX5BZnotrmQCmd1JYAKM53bVLXV1Pl8nnvOWlv2RT4rNldc9Rl",
-	"FLDcMsou1bV1mqypsFYK45iv9Szp6s4IqHkkNV5ACVQzS7rSrBschgTsnZAV62pExWjbqwV4kidrzxoQ",
-	"kVe9V41uKmhMcxXrax6WwOcas3sSmL2ju8jztuMMIfvBur/ij5TJEfE177FfaCgQcYg6UuFer4Mg5cgn",
-	"I00RMMAdhxSDSpQ+q7kGG0UqSwbipGR4O4AzTgtOnnNcx7wuf2PTkdO3NokDKvOz85DMWbhJvIGYVa28",
-	"dZJldJZfNrxj+eVnCopMxw8mlUOmd3b6/hZtgGXStb7iexp0Nl3rUWjs2mBvaf3NWKJO26YrwP1ooR8J",
-	"FvGx+5nXmWMvjyTIlPtYnGVh5jRlpmyygcxds4NMdFQi67lTtLQsozve6LYHhngXaSYdgj28jo4ffQiD",
-	"RFjFPnQcqcGWnbh8a3HlkXk3FSoQFK9o9qQKi88CzL6h7OLGJT/W9pjMDo7KJAhLIrTAgkZEUB5IsJWC",
-	"2xUBG66jNlQVQeMBlwRBsIJEXdLjgoAkaMaKiEmtYio0pAGj/YFaJVyqqH6srLYVC2M8e6RUVm9LJstA",
-	"fJH6dptZwJTv+qR90U6N1CX+xWI9jBwv2ltsBTYhzMZmVpX1FzJfKAkDiUaCgKcJC4LMJQNpeEhZdobG",
-	"vyTIdJ2w0W8a3DmFDOY4lgjgrHoWh3H8as8MuSdkpGkxFQgKnVQ5q+q2GRsYX9WOAqymuYeOsCLC6IXL",
-	"hpjOgOQy4aTVQdmJL3cHCTIKsU9MMut4wEMCcXFVwJmlyd8mmvR7BI1OA16W+XC+kcelIlvIFduZMjBD",
-	"wE3RVmMc6Gk6dmUmlvE/PFUJ9J3j8JnnE7ccJ7uzMu5SLM6wtsUkqVtREWkzwTiL7Obx1GUGCU2UiR8J",
-	"qiY3emYrC0PosRZfS7lnwYxi887q6DqJngUvwGEq/cOXNhzxzdk+ar+6RZT1iVRa3hlxypQxiENxERNl",
-	"m5YXSaJt06M0K9Rb74JUHa/VfHodI+7p+1tnOkMaUNAWD3wh82LzxlypvX10dHxz8/vt5dvjCyu2l6kA",
-	"d+yyq7SApIULKHUTx066KOR9/YNAVnA1+4ZjBRMfvC7d6EApQHhj9AIpd8a5WAtwmvkHG3IzIc5aPNeD",
-	"KOvXZ8PaPF+Li9UWAP4EITI9HidgY1M3JCnmNaL/LXmUpTZxFTIeGVSR0WjEDbktKDR6BIi5UHQPQ9he",
-	"TL5cNIgLXoHPj/d61CfSRb5mbkQY39QwChWtmaJj1qIrW3dMi9I+lsoMGgkeRL715uiZpeL+vT6ZeEAk",
-	"/AE26dsmFE1Rzax8wmQkUc9Y5t6c7bt3TGF5b55SZAivjATRhyzd2EJvQsgl7TMSJJUSkOIg9TMiNL7c",
-	"sR9+QEecPWgBjDN5x2qoHYbWzYghLjfEij6QOLe4iyVB767P4rheW+zAAK+z9dDoIBPWrfULE8dhoqPv",
-	"GEIbnT7Xm0f1LX8YbOkT62wizOQYIKlQR+Nda2sLHhxwqVovvZeenrWul3Z6c3kBUrNZm4+HJDzCWhU8",
-	"CcxX796dvJJ1pHmaVHg4Mt9evz5C29vbB1oFend7BHMdZwIzqUSdr3cmIPHOaaE7x9w7G3pnrtyd46K7",
-	"TLAiDIRhlCkz5KlziHY8D+EgkKhjCWDH7PzjV5DV3DiG8+mTvsM7XtOOju2r5uwjKDpgiwaQAEkfM7Tj",
-	"Nexg/dGApJ36hsGUna9B4lYoQuImB7Dj7cCc10kpB2l/QzvNA2N/wPn6DHFqwoYt4LAZI1WOnN2xY+wP",
-	"UrOxOUPQSDuPtRERYH3nzG4+/QJRhfwB8e/lYeGXFxLZyg13DOrRUAmiGgnimKDkbS8kytz4OtK6gUQC",
-	"s/s7toK5bANMQJt5s1kdXSY28YIV3cdCTO5Y0Y5+GNcDiV0/mXIhmRNpxgZOfTviZw3xDqmmDCRN9XK0",
-	"gCpMtLvWUURoKblsbW1lyeOWImIojZCowiyZdFzngQhpPdN1r+6BUXZEGB5Rp+Vs1736tgmlGgDP3qqP",
-	"SRjW7jUktz6P72U9LoTRJ6rcPgG3+D3pordkgm5IbIG4JxMJ5CrHGfVlhv8bOMZJNC+ksYQBul0lWNFC",
-	"jEM+ZtQNqb9p4JTJ23dazk9EnY7BMZEr/NX0vOWKe5hQuY82kDCJHoRgwUyEIAQEOvuB5+90m+QAN3rb",
-	"/u5Lx0YE2jBAiPqzoX6PELD2x4f2h7ePR6L3y83v+7eT9z+/uezvD/yHKzyi56EYn2B85b95d21LZlar",
-	"GgIxfzMq2tyTCZLElO3Z8XZmTZXAbCup0JQV5kyty7Rw5xWcgzlaQOEHImhvkj9hyC3vQ7HIIVFQLTtL",
-	"FJyWY44T3mQsfCDNgFrCZQmWXRMVCSYRjsUtzYzGgrN+HIPNAoTtN7GtPSZ1EE+Ih0ST2/ode62Zn6m9",
-	"Fle1kUmFKxiXTmkC5NHJFVxayjLCmamEAzDQshAIB5mfWzZRACvNz5X10+pnSOAiCEROHB2C9gcqWXaG",
-	"fDcP7pgxEudK6KBLoPknV4YZauaAez3iKxIsf30gDDLN/v+RB5Mli+JUrr+a+lVmhqlURv1c9OZTXlWJ",
-	"zUorkwNTZDi18JctJB66FXsCniqvPX1iWnY10h1l9t56i+9tpsIhPNJY/EiuApJ+qLG9+KFiWTP9XPNg",
-	"8XPFSljzyIvevmb3gPTpNRylNQJiwhKfTjXawo2baRZxeeD3VuC19iSIPDPF4Y06p1dhLrT5TKWMSJDW",
-	"pQW6YalJ/Y617Q1uejtoPCBWRIObqkebOcbY1lV0keSJxxOySXEP5HOTrKPny5LXpB6iXYRUeGJ1x8SH",
-	"M7F+G7SBFRpyqTKkaXMGkTA1SbK7pgYomaqAMyiIhu8aJGS94vOV710hUKAS1dgpcZiZO8ojtfIlXem+",
-	"Lbo35hBWuCDG5DVTvDOpKnAj4QbE4S6pbWsKoTCbWEW1RhlMMENyOyfO2oR6ngMwodKJB7AaqtjhpZJV",
-	"YWMrUt2n7PlNT1vpJCUJe5lzzMYtlJO6I1C9cjVNU7FDEiWTkhucQbKgoYzm3HmkpMImBS9PJ3jvjiU2",
-	"WU0qRSKv5TpspFJb8e0ZBcnUdYBKsBJhecdwQVpLhDVbu6pMXINIJxAqNysgpxtPSQXi46QQbRnO5uv0",
-	"rEP0pqr1zIndzZXccZTAk1pIGalhVQvwmNV2mtWpYHmlob+OCBXvLONaK2DhX1u0SoiKOWibTpVF9xdy",
-	"OYmqQGbs3Z9DZTiT0XCBRLWRBn5sFmiGpj92NbGNipExxL6nE2ha4psXaYXKlsTcsHElm8YyrslXkIhw",
-	"MYVp1NGVWZUmZZjdsViiiieMH+ljyhAOJS+QwsVCIAS2+OSO0bgmUV7w8/mI6vUKnu3uJkgkCQqIImBX",
-	"fm5JzQpAN0m/o7+ixPanIFLtLJIfzr0oVCZo+SegXHOE1DS6q7DDHtRSzgBkNTE29o3NIUxxyGmZpJLI",
-	"KO/B4mLjVjvuVICqPhATMpSYcO5YxWBVBEG2Mq5yUVbk4o6dmWwLrQFuW49fbIkeEZGRcvSnAY/E8laf",
-	"OJz4nRE1v4Pxp6QN36KeOM9pLyrGT1ciJY0/Aym5NRGb0DnBFGQ1bsQ0gprK2Gu4jl2pgjySdID4d7Ip",
-	"mUsP4c4GSktTl+k6TrNJzCmnlteXB7Wnc9m+C65JezT6S6agN8rphHcsp+zEhUiSGSE2gqCNHW87Tb3c",
-	"rKM2QxEDX44L9aLdRChK64jfsaKAtHOowQXIpCUko+hnfj+ooFMZKSUnnVj+oialJKlYsXwdsrRio9eq",
-	"t3FWcfVvIp98b/OGUYgThM3X3/y+EohXgYSknViWd3R9N7KW08sM9ugbRrPInrrMTCfdeXqY9d8uds0C",
-	"GZMDEmgZUgnsKxd1IxaEwAwUB6oRcD8aEqZcLb6c3lxerOSEvRwR1h7RU2mv7jq+2DgyaDVvdu4azCsg",
-	"UwhjK78PsK+rE7Rd9xJIPbNXFdoBta9OXsjkbfGb0IY+kM3lXKoxekzwMHw+9FgHKz7olSyFFfHa/8aK",
-	"Uqz40D4/WxYrRF9W0I0Wp+NRtUDLWc0dkFRHXofzz2lTXd1CWizT/E2UBW7qK8xl6xoY1bm6Gb2wv9Gf",
-	"xIpQIsBnd5HBfUDsuewyU1tlLj0sRCSbnheQV2H80JBErajGfMB0Nw7wMvK7CbGbttp1NCJein4HbZjo",
-	"MhgdjWYSTXsH1pIb/0Pwa3lymyDWNcHB8mhlz9IptLKdEa+fDtkynU2fPrlOadarMddbD5xtx2JQzxR+",
-	"lHV0FUKVnTTXBXUnaYCya+MLBI/6g7iTyzQumjhIg41AxUuxMMl0WocYJxlJcVMN54fXB/vbjT0n0zXD",
-	"+cF7vb+3d5ymX1TKQaqu6xRztr6JlvZdb1sEWwr+lbfu22tm6zMOc/LL3/Dkhkxzjy2bQSJnshEThn5P",
-	"JnGbn0JoNrS0sqZnsMS4WsUmUpla7oe2uVdSW15pNlbpFgN5iBlSC3Xi6h0dtKFFM/3K46SyRnkkD5XK",
-	"tAtYN5z2Y9qKzQjVFVryV2xJHzTybcJy8zW81k7DzmeJyYIOL3GN/VwFfE2k01taKZGqnWQSFZKoZkXn",
-	"yu98Y5uVrlOuvef3uOm5G6sRMM4Dy4YRJ7du3mWFnzIR+SaNyBSwWYdZz41IVpm2Frb/Q+yy5qqsmwCk",
-	"sMUtBfRNs1k5acOIOwZpbyamWZClst/cGd0lvg/9yDZoegYlbu7NXVKby3eNem6FrlD24TkoHDRRWaXL",
-	"STWyZzqcODeKC2L6r2gEZnx8iEwz20xfDI3WU1mZ7jRemoodeXYZqK1BuJ/BygQp6zOJ73InGze4mU1p",
-	"s7mLfxNd9vx6uaXYz0qwZ0peW1+p0eIDEhJFZnbHsZ3robOBT+KCmQ0TwTMeEAE4/cDvIQgo8YtBrxyr",
-	"ijHT6f47UU8Th56hntOByIvON27I/jeOT6n6GrbfCldXFC7chQNBBJm+CVFAVS3k/QVKCFTYRUMMrctz",
-	"VoGk6VZeOckqIi3oTrBhvIEWaIiLO2aykTddNB5gZQtpxni8CRZhk0gcp7Hatqb6AkCknL16V1jfMJPd",
-	"BHazzh3TYzp+JCQXnUPrfXxUaIT75IVE767PNGOy2aCdM8ru03TVjiDh/7lz9Pg7pzPDBAeNgjtow+SF",
-	"zrHBgSKkB5/xvjN1uoW6Vpr7EaYEJdJIZ1SiIthsDne+OFAiCex29/zafvCS1A56XqPW3N7Z3dt/eYC7",
-	"fhDn1/8REcgBtdwdmrlCFeOUVS6s7T135aCtaoxIcno3MMu2SN6c0wN5xhKNtp1pzV7oprncCjE0oo+b",
-	"zVPTHSC/qETuatyC0BXLXSXL07hYDr45lboWrNAW21q0uJcLF6f4SktbQE0grqwK2TmCKwjazzMYAQBO",
-	"OXRJOmTnBeL518A0wo77X0+Fk9nG0UXRe3c50Zs0TDfkYovoTAdoZ6fX8Jv4gHjd/WDb38UvyV6vETT9",
-	"bEvlKu/CeCU7Q9rsvIKtoQ3EE/pWGRzVKGloJrxJE9Fp9tExZRAiEZqc+EOUo67ZPtVaQR1qpM/Mn+6o",
-	"iKNPfyUb5bQvwQQ5BVShEPhGImHo72a4EuA8V7dPTAkHmWC1meJBGrkkESMU0hNjbS6NEGNpiFheNEgy",
-	"+CH7GMyVplLDLEH5nSRCVuW7mcWtb4SsoJTnStx9/JR0H3EkHi6Iac30mkpnP1hF5fcbuUZJlYmiKZ2X",
-	"KVSalMb7+GkF4pJrr1nJkDmyPdkyaPfX8kRM2ydLtlwpfCtzF57fHpkJ38j0OjVZwT0u0L7te5YJeacq",
-	"LlYFCvLGDFPlHRtgOdisI0AOkzET59xBfkxSY09POA0cE8kKJV2GeAI+yi5BuMsfiMkaNGgvXkBQySGE",
-	"wyIayCTI1cTHlnhTtIQauDZ9INM1JG7NKlyEh5z1bWYfzGNiYs3y41LxcfYPrhLpuixJKzZ7XytlMEeq",
-	"HFNOujq5mkMsqokrn5Y0za0YIbtsJA3NtS+c64Kdbj38tKy5MfdsKU1M12OdAclN+zt8dn2zI8Df9Hoy",
-	"pXyXpLzzJKZKtsVcCL8hoFLxkURjLowx0Zgc1yYdxmhVIB1/EqPgv8a4t2RA9XNw5FWNePGq5prwOCOx",
-	"OzHTQiuuh5az3XUnpvz0WrFnWr6xBVLXD0DL7HAuTY5fmKfESxRzrSqr2gX9aeLTQNocJsexGJ/XDk2b",
-	"haVbX00rwLm08ZgFstDtrY4uODTO9rGWE4f8gaRS1njAoWifNMKgfnToJrlrIZbKRBnfMR8zKzaaOQK0",
-	"seMdbD4DgdWzWST6m7iuzNcL1Dh3zP9GhPidaWc5MwIzg6t9gZlC2KgtCXra8iBcoCSTeQ4uH1oFisVV",
-	"KYf4ntjIeZvflyI5SnE8IEOuEhxH7fgdYZoWDI0uQZ+By2FeZNdsSkXZenUKKjGaFqLr3pZsL4Jn12K+",
-	"o25S1lPhm8SEDpOGuRX43xKKSPLA3OBQ8/a/NY5nCHTIX/ZC4q6mBrn2t+vqIzDtMmkK8EAqAaJ2roWq",
-	"pR7QdzVuthpbQ9aXFm9gsesX4Yj3PD9vHkatICeC36milGj7Lf+ZZERpDyFJa4fP3yZ1odT62A4CaW1w",
-	"aAPHxdZdhJNq6/rvB8IispmaRPLdcw5tdfEAx+nwAZ7csREWyuY88OEosvWgqcrmtmda8GTqiNWR1Szm",
-	"cE7Nco2PYD6TBMyrbu6zfs51AyCLzZGSBiBTfYWWNGJl+658m0oYtjPWwuu8TA0MM3zmpf07A2JmiB7A",
-	"pwKByCD7LMa09dVIZrMT6S6ZPQ90GSlJA5K3zqdc1PBPqgr16tfLnUuu3tr86C+Ov+vmzVXFqXWZzmK9",
-	"7gYQsnpmnZvhF1xAhxDDZcAFFmqOSmXs1gpM26jNtTlD2vFqHc6QdqX6+NUhEBHT8Fqel4bEdAXB9z0s",
-	"lWluKZTTcry91rYHoLSP7OQeCSPmDzLDGw39czq86enHk+EBZaazZjJ+Pz/ea+amhy6DmeFN+PlpWY1t",
-	"aab1737pY03tb+Y1N31vNeaVL6zwNdffycZGgK+7LKTzKunsM9V1A49oPdd546EBhMcubjpNKK3e5qa1",
-	"IY3XKK6CF5s8i4WFkwsUl6kqCT/MaILStapdmrBuPo9CzDKzQdbj9FQAOLQx3ShJukZyl5tJMQgqciJ3",
-	"kNLQ7KrNSUy9yErlLmjR0qjRJqdkqgrWYT6uJJk6Vq3nAyTJJIMQATmRigwhJaYfl9PbEMVWY2/O9m1O",
-	"1WbmfUmI+PQLb7MxXxBol8ZeZ2ewYV7VqrAkKJE22ihppJKFh8KaoP5vAAAA//8=",
+	"7L2Lctu4sjb6Kiiuvyr2KUqW5Fss166zPU4ycRInntiZzEyUM4JISEJMARqCsqLJuGq/w36H82DrSf5C",
+	"N0CCFCVRlp25rOyqvSYWb0Cj0ejr11+8QI7GUjCRKK/9xWOf6WgcMfj3acxowsIzccMTmnAp9I9qMhrR",
+	"eOa1vRMi2JTw9CqZ8mRIeKJIIq+Z8HzvhkYTph8K8E0nidf2Wo3WQa2xW2u0rhpH7Uaj3Wj84vn6lpCJ",
+	"hNNIee0PXhx6H32PjSiPvLan6Oi/hzTuyfiGs2ntmifBkAlVN6P1fI99HvOYqfwXjnJf4KHX9hrNo1Z/",
+	"l+7VGo1Go3ao/+ex/p9G+n9BU9+rZ8XC72buI/u9g6B2GD5mtaN+o1lr7e7tHxw+PqK9IPR8L5YR89re",
+	"iAo6YLHne4on7CyE2az+KqV6vki4tv78r0fBD63eT4ejl+M9ddW8+eWxeLs7/fmAPW98erVPn4WtwTv+",
+	"5rfDn66921vfe8JueMBecZUUF2lKo6gnaRwSKkJCyYiJCYEfshX68MULqH5UTKLI9wIp+nygXyRjzoRd",
+	"fC+iIlQBHWuCq6GcnkQs1myTxBOGvzynIpT9fvYbPgtEGMQ8ivSTdJIwmO2QjTTJQhpfe7d+FS6puIbh",
+	"vud711zou9P5/9qTQ8/3IqqSS8ZE8TPNZnu3aT4jKAzsuUxIxAXLaOj53pjymIV2gvhX2ZD3zLuQDSoN",
+	"m1LP9ybjcDkVbv1FqxXS2QWN0wv5xRvLOIkpT9K1i1g8YCK3fBcxD1j6i12fiA+GyYoFaq25QAfZAmmG",
+	"/NVS110dnIVZi1ey15vlmdeuRJ9GKrcU+OA9Eh5nd/vx1vfO2ajH4uIm09+qqUCOWUhCzhKecFqUgIvF",
+	"GxV0hXj7JLlYvjMMmU4EJd/LEfv9niTSRLE4T8RlUvA2JZBak0If/mNIhEwkJt9pLr5MaMKKpMqYnNCE",
+	"NBvtvX0SyYBGJOEj5pMeS6aMCdKLGb3uU5WAZI8mIhi6LEeNdP7w0c/JixA+6RDJ870Qjg9g1K8mTTYV",
+	"FYsEw63vDdNjSE9eX8tN6IvH4HXNvfZuI3uTpaBK4C6vqY8DGKm4iOUgZkqlwoYnbASvv9WUAXr1Yqrf",
+	"+sWjQcCEfsG/nu0fPW18p0VVzM3y/qv5rHW0e6hfa0+ZlK3JS8PW+uo4luEkQHLrWSgW37D4io9Y4dw6",
+	"aO/tO2eNHgFfQ+yZUZxTLuz3Pd/TnPa7FLBfRizmAd05HfKADqQeWxLTGc7+1vdes+mTlH1KNQ+fxGzA",
+	"VcJihlqIkAmZsYQYCe7Kyf9ENSR30C1VOh7+qDM6xq3vvUG2dlZUEBkPqOC/o74vBWj7F7EkScxp5K7j",
+	"2pvh/qjeaHpL95bvjSMKtkyf0WQSM2ALOua/XrOZvjxlvaGU1/qfQcQFD2BqMg5Z/GvEVaI010R8xNFk",
+	"QtmpvHZrX28NrrUDvXv1LtJkeSpC1y7ZqzWauWnBTVwMkFlvNekvzHIv0uRx/Y8zY4twRTTj60WJZmTI",
+	"YuauhiPev+2vv6hSbxbpypiASk7UryG7+fXn692b149/u/r97Z54NX4cvA+b/efqYPCC7s6essbkJX+T",
+	"7P/02y/Tw56X8U65RMaJOYwEJru2CZWiA0Y0d5BEEjjXCzIZ/1tmNTXazRYwMvusr17RXsRIs6V5khLF",
+	"bljMyJhRMUkIBT1hVienEaMCD2wFR8IgkjdMkb6MiX5iRsYRTVgdjqIElDSrYxBQbPSF2RiUNxw8sNY3",
+	"w/WvzOO3vnfJlCrxJPVjpoZEmYuuEhsETCm7KdjsxbD3fcDf8BfPfnn69uqHyzN1NkrGv5yeHZx9Cq/P",
+	"vz9v/PzpRfTm/dPPv3x6/en11YC/On3RYD+d6Gde/tj8gfd/qLPZi4g9P+FvPj3dfXP1Q/P1px/2z5+c",
+	"qLNRNAxPzw7Or4L910/etV4/OZmen045/en172efJA9aR81gdqbOxOvmz1x/8uTzm6sXo/PW08arqx/5",
+	"69F58rr1w94vl439Xz6dfH51dfY7vOf3wf7P7198+uX0xVE9aEWiN3rWCH96EWWOqzPhtY8aDd+LGdDC",
+	"zjhOfv3pt92bxqj1+jB4Ef88fdy7al5f7KlX4VH/OT2YPJX7g194S/zw+fDHqYfWCGi4lQ0nHlZ3co3Q",
+	"uBvysSqx2T6CLny2xjEt48HrZSe1sc/kVBSss4+3H0sMOjg8L/m8SaUfRGGXDBkJWZ9OooSEdEbGVEuC",
+	"9XyVxpBAEhhTopEzJVLTzDEnGgdoTqxpfdjbW/rr2e0hF4Ym9v4D/TpNlofV/g2FCwb+1VQCkVXRpL8L",
+	"LSsR5sEn6i8d//7i8cP0KvHCGnPoZS+8TOrku5gPePhIkauYzsgrLtiK2WhD9Z2a91xpeUGmQ0nkVCgi",
+	"Bcvr+PpoRu8IXoSNJPuECpkMgf/SjfOPlzj+Ah/VGiNo5UaQW8jnUo15QiPyepLEPMFzcHP/1AI56Xvv",
+	"rWpQ6oPq0eC6Jvu1oZwotq7COO95WqA8Hmrl0VhBf7ryWNUv9lVVy3vQGxfrhAs8Zdbf96d6tQ4zu+JP",
+	"8GrpkdKYjlhiXNmnk1jJGG1pFcR8bJb/zZj+NmEkgMukH8sRaBjdV1xcd8mQ0ZDFWl7qH8cxu+FyosiY",
+	"DoA5rURExTYEJfZsev7p5+T8yXly/uTFu/Mn1wfnT04Ozp98R89EAyKTXtv7bcLiWTZL/LqmVDBkI6pH",
+	"OaKfXzExSIZeu6XVSsPuKom5GMD+PwvnZ3M1ZCRmSk7igD1ShIf5Ua6mfb9vhzimicN8HCKk7LeJa4Jk",
+	"o+3LeEQ1b00mcOf8aF/xEU/mB3yhhZDiv+fJud8opxP4bHJkMpogPjKin/loMtJ/6L+4wL+a6Xi4SJgW",
+	"wxjmCDl9yWblROQjOtAUvGYzspVyxWQcSRr6RMaEguh8pEh3ZF7U3V6X2KxZTuxrNtuQ2m/wRCubmasd",
+	"AIu481MsfqSIc2SvPafGgjnhGbvZrC6NQVs2LS1j7sTxIG1KBmys581G/M6ElspGjFR+pFCDWzjw5dpV",
+	"ycBNOGuTgd/qh9VYCoVmwnc0fMt+mzCjCUiRwEnyxaPjccQD4KWdTwrdAukc9KQTyiPU+/qcRVr+o5bp",
+	"pwd32xtNVEJ6jFByQyMeEriD0DCEgI3Wf1gca9ntmUHgfajf9imPWNjGh9pk+bvw7J6oUxkyr73XaNy6",
+	"VPk/Mevro3Any6jZwatq58f0i09hLECjMtmLA+SKjGikycxCLS30KJUz7Dp5LZMhFwMypYpMY54kTNT1",
+	"GXYqRT/iwZqEtgQ6EYQGgZyIxBrLXFkaRDGj4Yywz+ABL5LiqDIpKhEgMNNQmdEeTOKYiYTo7zKYq815",
+	"MSfD+tPVX+zHjGl1UQsz1PYIHBNkq7Wt1yFmNBhCjMpEC7RyBvf9mh4nOUq00hiAfrVXmS4XEV3MHBeU",
+	"x7DcchKFZCBJj82kCFGtyA0+oGMtkRkjLZ+MY0la+z5hImHxOOaKkYmAYbNwG2j4TMY9HoZM3JWCWk8H",
+	"fY4IxkIFI6LhiAuibRfNvEM+GFpPhUOn3fvhmOyweaTwk1syJpmdBouYSEkiOQUDQQ9QjlmMG0nT4LU8",
+	"zSae/8ITKdgxEZL0ZDgzNyfP5ARV4vXp9ca1rYVMSB/eVaTN3n3tJlTlSCiZgs/B7tWL0mORFANNGWvK",
+	"5052mOoFnWl95UrKVzQesLvN2MpcTUBcB3hXYcbN3fuVH/A19jlIWVLriLix7dRGTCRv0yPuLlP7WU5i",
+	"2H0ZfbkIoknIiBNCzMSG82NBZNyPkChRz8pHpwlihmWUUbgP5V4m84BSV1KeUzEzy6juKCakJCMqZnZ9",
+	"1DGJWRLPCBfkqNEgigVShHOEad3DqXJCYppYmS5jovhA1LggkQyuCQyfqTp5C6Oh/YShgBATLVW04WaG",
+	"pkfahbtqJ/qurla30LwDmjiX5qXIpXnHRCQ8gvdbPh3RmVY3NDE4AxXOMeGWGSCgHQo6SYYy5r/flYNP",
+	"JslQi0m8k6QaX5FBm5uvwzlXiouBT7hA1UrGBGMfoSOtVR30XvM2/bGTIGDjJMtBdhRJGobgJ6PRRawl",
+	"esJZlqAzdn76YhNrHSKsmWPrz1nUIy7s380y3T1Tnz+Yz39Mb5O9TyyAJKiTMTdGZH7A+ky9YfOs9EzP",
+	"zjBqzG5kYMR1+uqelBGjohCWdHT2kCaslvARm1fc0d20Ur/HUOQ7ZV+dH+ErqhKiJhC3608ibZ74+pjR",
+	"bD/iYpLoA3USRYT3iWA3LNZ3AOuXDlHfSnt6xUwaWXEsaLa4K/t0zAOit0rcpwEjTAy4YGRrHMtwu2w2",
+	"45j1+ef8OyD8fn34w6j12Vu1ujzNRkvflSORb1fTXZJSZpiEPHkqkngBQ+A+LhH6Vp05C62vSdsEzCes",
+	"PqiTLn5Vm7/dvJWYXSijCw0SdHnlR1LOIyvXCb2TXzwmtEz7gIFK3+bdZL5W31MzlbCRQ6H5xZ6ngfE9",
+	"6BuI0fJOLs7INZs9UvoHfLu5wyfTIROEa2uCR5Exauqrp1FYeZgT7Jqy5aT3v/H4OM+mrcZuvVFvNnfr",
+	"h1XWwBw76FJYeXeiNbVkkf+Bp7yWqpnGEDXU1Uol0+qEFCy3vatxTNkmo2YzgbPT7AhnnEAfd5Zlq/Kd",
+	"dWgX91dgzs5lx9tz9vlURvqEc7zfVR8pzMg+79tvLxztu3FoQjRrHHlfZ0JzAz418Z48wxgDi4wnashC",
+	"fRxAMDGImWYXzFxD7SiIGIXcNjgjgJGE8XVwBU7Tsm2an3pAx+XCsgt+2S4kyRkuHfAbJvJS8UoKPhgm",
+	"qD4nmhlLNoeNZ1Xd4EY5u4Lfl42rDXvKOpDBO0z02/JjhOs74/KxjRb6pt0P3cndvFJCwbffxdGqSU5B",
+	"OmA2Bjgu+iwJhkxls/cLBWVki5IxTYZECnRMYeyo4GLeuWnuQHRrB0ayY+i+U3F+JSIz4ONSt3EXL92N",
+	"mEElYmJQdO7DxvdZ9uV7j5/ODQkDqsvHtHhvLYrDOh8wO2SZCNJCBnbSnKI9g0Cs2ZwfF8inqjZEQfXm",
+	"LAoV6c1gO7ZJNmX0fHX1anVNxsSMDOkNI10gV/eYWOY3t6ZBH3t7R+D9RnTpJyx7mUcsI3br5ISAN9zJ",
+	"w4AhESrUlMWK7DUa9Y7wlojF5cJuLVNnmbh5yWY4SNzRVmEoOCng+YeRRu7ufbjt+XDbz1mJ/QorkW7O",
+	"JRvOeWWzyis33o6LduGCo9DuqjahED/XJ78mkiZ23e6jtuYpDKey0DDXlmKMdC/eXF6RHRkP1M4XCBre",
+	"4kHQ3fY7ojeD4+Sazerp/tLfwX+SAGpVejP7Nw+PzT8VoXHMb5gbjoi4oPGsIwI6pj0e8WTmEyUzJ49W",
+	"XLI3aY4AZy/Z2mvsbeP+tLaQDWb5eK57lnGhAi5dyuyuuVU6HVIxYBdUqamMw7v5SEyAxb4kz0ZTGl3X",
+	"uKgFUkYsro2ptlJrR0V+au2tZCjBpu4nlvHVa+fWImsVR5t/cSnPRZSPTCDlVIbsjlQCl1iZQaSvGFXW",
+	"uDsgDlInp1Qxn6gxDRju95CqIbAUI3wgZMxCstU9vP6tNtobdzWjdA9f/nC+d1FMCcBfiwJ6PVcUjL+U",
+	"POALQH/U3UiztidmLVFUmAd8bPE8MDZ41yW2qV7LmBO/cAr3nonxJHGdHKsffKnvLHVflSbvrym11YJU",
+	"h5M0gbN4DpMtLdq4QOEGZ9UjhSm9qTnPYyfcBiVHWVHv9jEBTWTKFSN7jT3SvdRfSmNc3TslVqxOkZjj",
+	"Cd96ZQwNFvPIpk7lXDLoF1sSuuKoTJ/JDlePxjGdeb43Efy3CTvD90AxWFoAvcLrDjfd2nzR5Te/lRFL",
+	"GTbNJ51z40LABGIhbOouO8o2hSkz6piw0TiZQRSpp7SJP2JUKK3s4A162VPKrLYe6WczfTdrbTF9Cgxg",
+	"k0OADIsX/k08uC8JV55EvEmsYIVg07vqboPPMtXnotyYBQfR4KyoHHLU//0//wulDT7WlxNIvtc/7rV3",
+	"G3iYQSECgfKDf//P/0KZQm7Rl8pCU5KdW/pmq7DypWKykNq5ps2SZYIuH+CVvW+BrEnfs3jFwkUxnoeL",
+	"z1wvykvsT6JIq7++Wy3KjT/F5mwdY8QcvCvkmrGxtmWGVA3zItwJkfzYO1pdn+gt8efPX5AJKzu+Yjbi",
+	"IoQoLUXxdM1mbvVrwHwTwg5rdnZwQvloakkGsVyTmdv9XKNjXrtms259eWhonpYYWujzWCUkGNKYBgmL",
+	"laUsFwRqhbVJQGGQgTb6mLYI5EBwE/PaPOKEwROglxN+Wh5oKkV2olH0pg+5dss2hPPMrf9lUZi1JFyQ",
+	"4URFXFxr3YIFMUv8Yt3yYu4jl0yEhCfmCOoIRGmCaI4kFALFJmHMmIHZR9UOXu8aw+vOYeC7BXo/ItHt",
+	"0V/C2ONY9rH8kUZOQJwMWRSCzynNddLT5cGQKDlixBaok5AFXD+tbBSfxGxA4zBiSnWE7ENuVJt047Dr",
+	"ojGkUCw+6YZJ3IUfWMIDkrBgKHiAl4Jw1CWBXug+N0/ReGYqg2K/I7rBkPXdW/TfPukOaRCMu+T5yenp",
+	"RS272pcyJIr2WTIjEaNh3hwGjTdMYs3H4Uj/75D1Pd+Dl+Vt4rhU/j3JkD7WOCDZat39lQxoBNUKpWeS",
+	"LVXLuW1WK+uJGWvFL5efRPgWH2ZRtuezivCiV1AlVRw8+frqqpbRw+YhrG9uuUXUZWIqDRNHgKuT5cew",
+	"0CbtrMhmUAx93veVzVBqDs4fVCliRGFO8YRpeRHlYi1DGYVarE5lfM3FwMZXeEIg+VcROqBcqKQ8v3S7",
+	"PN0kqyj/csfJqxUJ+u4UVEIxLcugYPARI1oRMw4WU9hLQvDaJe7KmgTiCv5dp6K9GuMuO6ZzRmm6ldKV",
+	"c+iX41JTQefuIndgi3c6FKLNb3e7ZfIUfq+1KTlmgmFOMTiL8/pJQtX1ryOuFFsQ9zP5+C7vvkevIUGv",
+	"IUnYCDJVJjHT50NwTfB9ZCucMNLcazcapQk64EfnycxNH+GiLz3fm9JYYNAiiHkCUC258yG7XimTI/1S",
+	"NqHFFD5NpSEVswqqU1pxmYrG5fenKGEV77+K6ewVF6zi7S+5VNcV771kQsn4e5qwKZ3ZZz76ywQoMvgE",
+	"E5NARVOMqCEd63vGTG9eKUhXE75rfPeZqO5u18mJVmWSSSxY6HcEBkYw7sUVGcdMMZH4tpZfK+JRxELC",
+	"hdYlCmuE7o6F2gCKozKPrjOFNHk8nSGOvU26hYXtwq3dXB0mBPo6wvmxL4ddn3QLi2yezYDO9D35hTW3",
+	"JDGd/aoPhq5Wv5zFNNev9S/66ZK1M7couPLrAC916+RpjsgdIcdIrGMiRzzRZ2Afg6AJvWbGI2gXoE7O",
+	"IHkYNjYLc0eIJhSGbMS1kFPREfAeXx9BsdQH0GzMMBMZioiJnCRE66xUDHJhTSLoCA4sbcvCMLe6uEr1",
+	"zqTR2A3gR/gn627XO8JF09NLZpwg3bTSByre+yZHHGrA0sOjYCp8KavvXVzLe7tQbrxcLIKdA44rq+hr",
+	"1T40mRG4gWQfDj0zdQwiT/Xz+lc430hA45gz1e6IjvgDFoD8oZfnj+ypP/K3kj864o9arZb7f/1wkZP/",
+	"KFSHmwp/p0r8j5I98QfJan/huNa2MlaK+8SWIZPiB/v4wX4sRZJ9cQfsQx6wWl4zqvphsoUfBsKl35b9",
+	"vra0DENvm7E4W5H84WIz/lGyef/IlSpZToIYt5iYF2Ybl/xBhrbqX/+Ks8GsKP364r7Ht+s7yW8TNmHm",
+	"hbjT9XKyqF8zlCHwq35LTjSYAcrRSAqjIoHljW8qCATyBzH/JDGL6Ax2nnOG4+2KbAlpRr2tP1gqcJZ8",
+	"2LH8irXrOUbw/DwAZEpIUK+kuoYD3J1BURfIv3zebISdl+IhFPLpzMafrwBnIsvApZHhaVeo+PqkS7+u",
+	"zFloBVcmVSD2pwVL6lW3EZXqDlVH97udd6OuY+zZnMPCuSg1V5s4kZGYqfKd1xhzSAo59bmM+BnUwlJF",
+	"JEmDe3n4grnK8GzPpxvcAqdaqb16XSx2Q7oy9Y54CkuDYX5HssQTYbME8OBI12uZ0jF3RBRXzIKXriSK",
+	"lkVehka68v438aAIyLCEhlZgSzEv7hXZ6vMI/Um9WUY/Q2WtyyHNpECO7gh9Hin0yIJih9mAy2iaZV7Y",
+	"72d5F/dJbxeQotQOhetav4UKoq13V6fbaYDUHKhTig7oYwh/BvLGkgagIZ5e0UF30U65au4DAtv+L4tc",
+	"CKVWc6UVhzz/DOdiTpCJuUNI+cUTp3SlJ4InJctMcJU7onSZ4Tiw3kv4AnwYV1vd35IWDL20ykDvE0M8",
+	"3wolZ/FTu9vZIL49BBzBY3aopWqZtfjUhnALPl+RLy8/1qfjmEJBFFWsxoU+zHjCb1gxy3M1xFLKOmm9",
+	"vBMf298rYSOs3CrleaimlH2TnAbFY2mwqD6XZsjKX3RChpMRFTW9MSBLzhjY+ZktLJAt85qmFWplg35+",
+	"dXVB8CZIzfFJzMbgQgHjJ4i43iEYRwJNRJugiZltblB7jb1SCJBc5BkmnRtVGStADmlK6TzdDMJBaYFP",
+	"v88EZMKh0UMVoSSUYJFBSjQXxiepB+/bApgUwsaUvRQwZwxnVHPlrEJGWO5ewbktd6qkdQUlrBPISE5i",
+	"Pe/uv96+/f77774rSFALQOR7Y5okLNaP/X//+tCoHZ3UntFa/+OXg9v/UzbZfAxs4wDtPeeEuAkgc1t6",
+	"7uNOE5T5EtQbJrRBokzxIE/gmFJMJPXKR03VKqWse8qiUi0I2UG+SJILDlbyy1bNcikkuFRPQ1l6gsAj",
+	"uUyT7Ct5BnApkXfgZitVthNevH+56tAr2iaDQuJd+OTypJw/b4p3tvb3m0fl0ZWwNDZ/bTyxmdB+eVHq",
+	"PlcFGaJ4abnK55KvFN2z4JK9XlBo9+L9y8sSTzebVd+DmuSrFh5eWPZ915O6Xk1B6ouR/dSON3ji8wcr",
+	"DyOmdRM5SUxF+eJSc60ty0lCKEnkJBiSHutLU2+DjgF0rSoE7wOnUZwYra9OTEIQOWrkpOyRC5K1e5BH",
+	"yWrMn5GFphHLV+CNc+ttCoS3wuMNN81v0Dk62fflR1S2llmcteQYwi4c2vCpofqPDTm6z5+3z8+7ZKu1",
+	"VxvKSbztVzOQEck0d2RtfWg0P+pj6+MfrQ+N2u7H7faHRm0ffyo9wF7JAb9jAmN6tKyjWRYVyRXB7fGD",
+	"ppMvyP8bL8sDB+S2ksN+WYEeQL5gZQBWJKADOmJpBlBvljDlo8oayxG6Y42NA75AFkRat6873i63iA//",
+	"/WnMsj+mrDdO/xjwft6btbQC8A6ai57NkvJqW2thJo1V1I4CkQ3M1BHVcWir68LLctVe05FbCqi3kzbH",
+	"FNly8PLAfcAF6X7/9IqUFv19uWaz224lnUINaWv/oCQPVk5ZrO0xMmSfyeXzk1pr/8A692DR87M/6j8+",
+	"CBuPm48f7wWH4cH+EW31GaWNYH+fho3mPt3t9ff6zV6r1+g9brWCsLkfHgTN/V6j32jQxuNyC//3kmX5",
+	"bu7je49bzd2VpgomjLnsbr6QEsFhhlWZZFk7rAfNjXb14I3M4DnaZm2jqm6U+RQNt6PUfSmr+bVGx8pG",
+	"qdVFek5SbMH1kuxTfEDDHxU14ZTOi7lIDRHeYCknzXkoy7LmjFk/oAlbkiZn0+OIyY6zcBlxiPHRkLME",
+	"8YJkv5+n9qoEtCKxZTmg5juFxfC9CY/CDEdBm/Ra1OXL2P79P/8/FgStXOoUYXp1pvpXZFe3QCTJIbcR",
+	"xUxlFMCWmMiQU2XwKNc+ztJpow1Q4GqLL2pJt4Kfy5k4n66xgSXgxhwXmgNOO7OCnhpNtZ2vhnKKid02",
+	"DunGpMjW4sg3nO5q22S29WUUyakyyowMrjP7QF+vz+c7rjzz724WFJrNLahkIF394byLKDcUJ23N7VR3",
+	"D6/bwG6xC5obU3HK1S2Z1/lCy/zMmi0td7Qq46auCwk+aKm4Cb9ETNXJKQZt9f7sGWg4YjVsRbYo6Wmu",
+	"iLhKtgmNWUfErD/Rkg1CNmkx+praf2v/IK/8t0oYyfQoy2+MFLJ82RIgDMyDZqeKu8pg259sFRLg0oRD",
+	"pIJ52So17k1+Q+Z55TnIkTQxgSsykhORsDATBN0UBr9Ltrq2OSQeo+BvMEjQxvBxQfPTTpI568a9Y44+",
+	"xRZXBblYKZCcxZBzfbeW5gRnJ8DS+hmytaCCYTstYegIqpwaFPxCDdJwuxgWpYp0/1/44b+6iHjCyHvW",
+	"u5TBNUuKG+pOzcJWKXouXdLwfBnzODXVZWZ1WYDmkn92BA9azFQQGo2HtMeS1H0VSXldoxG/Zphl0vDJ",
+	"G580fXJGZExeaYJyMYjAp3zcEXN0h/Ux5SMFmqXF1I735UOrdnRSe/7i5fnri9ovC2MGS/zsV0yYvHDr",
+	"aB9xAeZwRSd7Wbn2Kn/xhZEXhXhS2t2wov2lX/PMoJWW6LBZx8Oy/abK5Qagfpo7LNql7V4I2gUqiSkq",
+	"ce6Mbe0v1CUWGbd2MGVkQljm1TS44ui8zHVvnE/XMyH/tP0lwZzWWP+XhSgEchXWgAnRp1EEXlfAaJ4I",
+	"MEAm40FMQyiizmCvbO69idMkpDfTewRTjWTsunj15+9ec5A1oFxRPZCbDQC75RuAltUFFAukOKD+pZ/M",
+	"U9nPmDblt0UMn0ZRq9WtGWBSf8EuKZf8QH5zh17ZyBRFU4RoR0hTRDId0okq8m8RKLykCpXFldos2IxC",
+	"GJB+yj1NAWfcNy1HM6jvEgDFYlTWzL28Xs0VByW+cEuWAYTUezMcGyZyf67pP2rmFji/0gy5vCawbttV",
+	"B7syu2deQbC72CkYWEIlx3eJbVuL73uLTfnu5mXPd/TL+Q7Wbe7n2llaH17HN54bRtmmemuqAjeMJVTC",
+	"KVjuQ1uzlttxdxRQB0HnVSA1XdGVgfgAzoXWtaDfF6S3UbLbqGlLOCfW7rXiPx8VuSsCTsH/tjTm8VaW",
+	"gba9peKahTh3gknzBrvf/GHqO+2fXKgxC/TZY37QVGDxMemqhPb7kCSJZbYMc1S0RscpONiyZ/WpIcaT",
+	"xBUDtt0afB3IaRuepc95voefK4AipXfO79oU6KKskFxGbMnAMYEN0GShVCIdRnf9YcM31h9+Wc3NBj6l",
+	"Ym63Vcqc5O15H1PMtHl2pqXlDY0WRp21pif7iVFaspxx/bDC+DKmij+yATSV2Y4H+SDzwbIg8/5KBbB8",
+	"xGV7wmlFO4+cmvacneecF++vyBYkWBiEyu41D7vbvkmMau5bA8BYe9qSOzFA7SB/2uQ7RmO7rQLnc6Zw",
+	"pb7E6DgTVfDl8Z2mrtM8WQjll8bri2dVWbMzO9HdBuQT+USlJlidPP0cDLFoJ7FF+HSSDHfMi8unZnvW",
+	"LpOE0LuyuNjuShUG7xLMfKGUCXhZrv8dfEKL0VWc9lK2NmPMYi5DBWkCmHkBak6dnKD/FRPRwVWgbOpG",
+	"lqUBWdFjqhIy4iGgN94Fb6Vo3t3ZqVXssXfvUCuuVyt9mUPxVc4trBlY5C0HD491fFO3wEcN5VQhHK8U",
+	"jIy5EPm8Z1tM5hMWmaCGvpGLjhjHchDrLWiyAAwDYAIJZo2kzwj2GTAtemzARZ28zlmA4KsfUkWE1MPs",
+	"CKc0bTkK8v3BGfxJiAVurUdZusYdoAgeDFfgbnX7q+vFzTQXkufclIfMpfJnfGyS+OEHE+8pFqgZt0M+",
+	"cX81zrYTgVpds5NJHi4uzO4odasgnm3ZntHS0KDUpYWc5VgEqTBcvNdtUR7cWicmaMac4h59eTHwp1t/",
+	"8kClCmk8yKGY/dJCjriHkMgdAxfluxw/vXC45QfwVzmM8rxxdvL6xIGRmM+XL3aMXWc3L4UJu7IhwyJm",
+	"PuS8w+pkkdpChmY3pPF1ziaBzsG+F2m9IG9rmCtzNLlaSJMTQe5AFscWPlidIFhALdjAwnEKaxcGzTeL",
+	"PD/hLDmV4Z8QKgbwwzLt8nKobS/Il4i1ADMoBQqySCDzEB4kW81//8//7jfcqAujwdAnIVcJF0GybYtO",
+	"Qe0xtT76WYfZPnzMz+yDt0feMyiTOjt9p7ktFYPrQSBl4H/7jRVSEelQXI/qYXFsprEePmwpELyBoAAY",
+	"XzR6wmMLgmlgEq4ZGxuYBMA1qGfF9zEbRwAIDN16hjJiHZHHm9hajbmwXSeA/MzFwCJp2KiAMgVD9oMd",
+	"oYebmDSO3IdM6ZBgUzj4AevHYDqAmjmC4yelSfMvhpf79PNY3g9W7gPA0y5gP0x4u2/2q1dZrK8BWrsJ",
+	"DO2DgsUuWI41AGHvTRRUWKvqWpvpEFRVdwPPU+uAnNKExXfo+bCYkuvA01YnpdX2VZncBJzNKuR0XTQP",
+	"g077NUBoSwgfSRpCVYND+WJtaVQaxLt4/b1PXlw8/d4n71nvgsiYfH/2LOvWQRMykioh++Scf1cnlz9+",
+	"j+CqmN8FgHFUAIDMjOCb8xmqPTCVKpSHLsBrfqfKkssfKBW8otHhtLcvyXwFtakY9seSx6znbmV/nZMY",
+	"fVsFFHlJJvqyKkZjpbgzK1uNYhfzjYPvaYP3ihvSKZ9eXeePry6PbReh2DawOuZhvubwi6w1UtKTZ9NM",
+	"2HJMGjQK5jBpHE0erBQAYMuP3yddmHLxmp5H5XTa5wtRWWBg4wrQLF9lqCl412Kjah46qgAZZdPUzbvu",
+	"aGeZx5eaWgV8sXuwtVqNeZmyQf5ySs8ccxZYoqqhBlAswSTmyewSPCDoXAMo9ZOJnluJs6KQNWMagNbJ",
+	"2xQNHEoIjrNgL/xokFmevzokJ0+uCBcDphLCRDiWXJhkS64/gRmbVmC2vRQ9PBO3OEJNyR4E+exY8a9n",
+	"9nB58f7Km29VDceEwrjkI5WP4m0tDSKenJ4+vbz89erNy6evLfxdSUSyI970EsoFxCkg69JiQfskkgN9",
+	"ISYmjobzRveT3jjwuWyiwyQZF9JnF6yLSfjL8mhhQr4D2a71jDFmkZItEzY0QnNH/451LwuWwE2eLVsH",
+	"Z4A/TFg8qzxCW8T7m37KT/Ef0yxcsuVWHk6VSdfFBXny9Mez06eFBekIRMDpxXKqtGgIqBAygew+00y8",
+	"Tk5w1SM50JpWSIOEcJcJYTgZARbM+xYc7X1pS1tpkDiqk77tv5WcuAqSed+lnODOUZPxWKL2W5CO+g4I",
+	"QibGny77FpVJ+RmkHdRPyX5fL6NPAm1rWAE6mkQJr2EvGpPPqNod0ZcxwzpPfVMBCMonKpHBtWZUe8Mk",
+	"DoYU24oj3gl6vAIm1ESRPkbrnr869DsioepamUZiGYKdJrJvz2dMvFZ8IFiYdvAniYRwgdBr0xEd8a9/",
+	"kVMpbrQ9LIXqiBo5iSJTskUBdj2iCYAOG0QWqhh59/aVRXM0TfiReN2dm2aXIGp/ndgCc0xh7ghCtroD",
+	"qSdP6jvBKNzRKwZ1rwiISRPS1duwvbMDDw6lStqPG48b+q11PbQXl29eYzUPGlR0xKJTqlidnIX407t3",
+	"Z09UnWgTQyV0NMZf3z47Jbu7u0d6C7y7OoV3PXXQf7gi3S8dRL3peG3S8ZDrDb4LMnzH80nHQcSBG+E2",
+	"LhK85bZ7DLCeNAwV6RqdrYsz//DFgISal95+1CJtr9Eyd9vsQlz7iciDdSttmOw1muZm/SeS5CSrs4NE",
+	"zlAyBWXb0AQasHMyRT3NBHJPFt9BJN2Dd76lCcPkUGWukb3WEcaMKOm+ZUk8q530ExZ3bdb/lsKkjW3L",
+	"VDnp3hFPaTDMVDhcQ8gX6H6ujVkMuadSmMlnPxBtkg1ZcK2OC1ceKWLyaDoi1mYzV2A5A2Yuxq7t18AD",
+	"mO74OnkrI6ZITMV1R9whWWwLEqC280ljdfImzQgt5JCCOdkRxSzSY0JNPrRxcUINvslCzVakZUN1enfY",
+	"Z1F8RlxLBpZ18vG0qh9jMwPP9yZxZA421d7ZccXjTsLikXJaLKZi0vO9GxYrU1VVb9QbkJI4ZoKOudf2",
+	"duuN+i5WGQxBhdmpT1kU1QAHd+fT9FrVPylU/gdsQXoC7OL3rEdeshm5ZDY/5JrNFIirnKKgNzP815jl",
+	"SdqqBPKUgN0uUq5oEyGhJdukF/HAtCV0+sl7be97lryYQlquLXCBebQaDQc2AZWzcaR3H5dix87JQc9F",
+	"PJYPBq0mhagBRBoHhgZQZ7zDsBHs9VrsiDb7u8H+Y8/AzhisGYCWMXgynwFJ47efT35++fk07v94+evh",
+	"1ez9D8/fDA6Hwc0FHfPzKJ6eUXoRPH/3VqIBiJpsBVSYSzxKS9u/6HO7rpd7r7G36FUpzXZeywRgJHK6",
+	"rdf+8NH31GSEnbe9C1gHXFpg4RsW8/4sv8LQ83ygsHNkQrX27AoFr+3hcsKXMP8KlDvwpMiy/txvDRoM",
+	"tdqnPowQmtkAfYkwBWu2maZW1EFcko6YFrf1jnimD78+5RHDw7TGRRqWwvuyVxpwjLMLG9fPdFWCACtD",
+	"oxqCcuBcbhvLiSb6PE9MlYJ+hoU+AbSrNGQf88EwSYftiO/WUUdgCp8rouvkDcj8sws8DPXhQPt9FiQs",
+	"XH/7AD5L1pX+OxnO1ts3qcq20sWVZRUvLLGszPo5WJnbvKlnvfx3FgfwhMryL8sGYm/dsXmat5XHnj0x",
+	"r7uidseF2beN1fv2O5o2VIVHmqsfeQfKiD7NGQSt9pq7qx+6oLNI0vBKylc0HoAzf691tPq5KynPqbA9",
+	"O9VS8aKnr497YPpsG46zLqpWsNjVqSZbJCZZLxIuN/LaKLzGvQ9V/GBlGlMrhQi1ppdSExaiiZrKDSNN",
+	"6h1xYnZwq7FHpiZlSMawUwGwFN4xpQotYOjLa/P9oVkY7YN+joiQ+n2ueCU0ihkNZ3YQKqEzY0qnGbYz",
+	"k1VLtqyLPBNN2wuEBIii3Ky5Ccem8bVFEkTTdwMRkk/rXbfupPK+K5TJVJIae2XFobBH5SS58ya9035b",
+	"tW9wEe6wQdChtlC9QzxE2JGwA2x2XuaOn2MoKmbGUK1xAS9YoLmdM29jQb0sPTuV0ml+djVWMbeXalaF",
+	"id1R6t666zf/2korqVjUd9bRrdopF3WnYHrlciwztSNNvxBsSqQARFqUjLjucpJAVyMuBgU5IftY2wyc",
+	"okVlnOpreNuc1lb8eq6JBmheptGT6gha0NZSZU1/7pEqVdegzg+Uyu0KzJk6z3hM5BTsFf35Mp7NdzLf",
+	"ROjN9TNfgjuRa0rupTDYNZrUQjoVtb1WdSlY3ov9n6NC2Zk5mQ4FLvxnq1apUMGFNqnKLrs/UutpVAUx",
+	"Y/b+EikjhZqMVmhUW1lZznZBZmj5Y0ZjfVSCTQG3JXuBliUBfkgbVKDthGTLVP1sY6BAi68wVeGshGnW",
+	"yQWOSosyKjrCalT2hfaRAeWC0EjJgihcrQRC2VHAOoLbltN5xS+QY67HG8vEKfqM2UQxErKEgV/5vjU1",
+	"owDZzfPP1Nj+FkLqxGXy46UbhauULf8GkmuJkprV3hVm2IfOWg5B7qbG2lDhEsFkC67LNJVUR3kPHhdT",
+	"tQ1wN3PIEqagK3XhdETFUm0CJebKtlIo66TQEa8Qa0RbgLsmAGo90WMWO1qO/msoJ/H6Xh9bTP8OVc2v",
+	"4PwxHm03AygtjF9Qv3Gf/qIiekAlUdL8O4iSK6yn1QorxohMGDHDD+DKRg038StV0EdOpehHPEj+Uj4l",
+	"3PRQ7I9UWlu6LITuXWo2A/guJCmKLGEx16AxJ1XgUEf04Hdx1M09GFCVbNfJSUdcsxlemQ/75aJ+xPSH",
+	"1GOFByAegB2AUQor8Dpp7QRQj7QEA+Q8LYwHUoZkq3uqf6mdSpHEMmqTccxvaMJ8MqKfa3TA/mu3ub97",
+	"0Gg0fMJHo0lCexHrbh+T7lm/9loKVjunSTDsGhc2NASE3kLpQHchPJmXXF2kTpdsUdtp0NqYGd5ykXYY",
+	"dsyhlC0KFQECJkJsawFjGpBg4Gd+Dc2AgYCBHM/mmhTna406G8Mrd7xFiSQ5onqu3MjXEzTmMys/rtSR",
+	"EKz7/8kna2659AZu3s59d3UWbamsgjdqupmMEv2qHKfNb6duJdYrwHxXeCQ3nfl8VL345XvbUsXgbfvk",
+	"t4mcQ1e6J25YPEI9xt0yDyVu/hJ2Bd0F/Q518lqmvYScpfg7TPqrqcCbxE2/zKeeffh4mzuaTqyARw04",
+	"rcI2p5MDFlc4ncIUHbIgwsqGmt2yc27A6THInGaGee0v+k98646yDSZLjzZIs0mGtsmAAd2EZFHI/wDY",
+	"XkiSzHVNhmLa7nbbZUl7LhQqy/w5MDcD6G8gXqkIfad3ZSJDOgN04ITl+1p0RFoY6ht9SCV+qh1hl8+5",
+	"tsnQi3ZrYTNYbJScZdi6jQaPl7ZXlbmq9+Ni6zopOmKuwZ3xAMgo0kf1lukyDZYSpucYiJf8kQsJeya/",
+	"K6IqMedY20ShtfLAxaAjjIcMIVkwWM7hWMa3CiMgiHMUal0yARcuemlvIIM44wn2OWDjpCO6Wa+6rk0t",
+	"M4qHDSPQCL223OBgGqMQsl4JJa1Go05O0PfSZ0kwhOxEVGEo6cfAENiNbw6AtJj62N1eomjkdbKpyLIr",
+	"55UKSM8q8Sp1BORyJZAuukD1cNu3rqV7ZJ0bi/L8GBdryCCxCtaGR1Eq4guSeT/ca+41WrQX7PVa9PCg",
+	"d3TYPAqPms1G8zDYP2r9ScrHKqtqZIHLV9pVKcQ5EvnWadC78tm05MI8W9k0c5d1UcRIX7yryiNkDVTz",
+	"bhuL9HgCdr9hA/Rh3GDlC7PuSV6sgp97251Un0vc+eZrMs4xp0/cPa8FQTQJ59WDSkx4R50HNwmi0STW",
+	"/4+OWKe3KezsvMBcpAytv0gPQfYr51DZmlipvZ2twwPQ+I4RzfXUn0zsKiMVq6s+mcKCOfhLvH40irL+",
+	"tniw+hk8rZjlgLMzIBUZotcAkkhHHBHFbSYaOP0K+fhQKrAQXDvVO/ApjF+EDL0zNhSC2gUmc0BCWcNm",
+	"bRzb/LYs2KGVRhO4gHpHM2I0rp2st72O6BoQbLwnbVxqwbzxZwscqy+7wPspLA+832JgI3C+fW+PzaTV",
+	"qyKKKbogoAI6Jlu5+oX0fa6K10bA4ZZPxrEkrX2/IzIQ1Ax/eXs+k9Ym0baJC2fbzfQ8GLZK6Myk2zij",
+	"znwMZuqWnmbAaTUvT8wiG7ytKARFVyVyrMhUxtcYSQo7AGaR6iHQhlkxUD4cr26zQYKI8hH6c3GB865d",
+	"n6gJ5Pz0J5HJHDrOaEyTNH+7I/K5gcs8wcckpgmrWVKWhrf1sFzA9E0C3ACtboHMq8enC0N40OAPrvNK",
+	"5QAR/ddQCnItABZoBYvrjfyirLiz07a1+hEcJHCnY/OuEQLAWluvXMLkew639xp7lWloCmnLiWdF53KR",
+	"WP9LeaI1hTKRk3pFDYb+6qPP9UlnLWnVDlYLLj4AX0hu4s/lMMPZux4p02kK2hqhiZcBcqAhmOYSdEQu",
+	"Acd2YE7fyFBGbu01drPWStqEEmQioL7Ah0XyU5MKkMphITuiGLTfO9aHMQQ4NJdh8plz/ahCng8ezrmI",
+	"uVFgklmpODwByjo9mDcQh4mJlXNx8+tR8EOr99Ph6OV4T101b355LN7uTn8+YM8bn17t02dha/COv/nt",
+	"8Kfr6mKzONQHFZtfO+UOk7RShhVs6mYfftWoeKOCMHkm4x4PQybu4ET8aqG2XK4Qcg9EnFxmz8o4gNhL",
+	"c4NMTdHqciEQY+Dn0RyndUyf9CYijCBAmUiQGqEMJiMmEmji+eLyzes7FQa9GTNxMuYvlNm6m9QH2WrV",
+	"u1VY5bbBGhiM5fsB5nVxRnbrjZRS91zpczXkML1HKv2a/RLZ0guyvV6Zj2WPGR1F98cem3DFz3oka3GF",
+	"Hfs3rijlip9Pzl+tyxXxQFXI11ndIEErUkszb+6Woo4jeBMPNjn5xeIkl+pWkR3IgyawyHiw8ljXxKh+",
+	"quPdpezqLunfJLOtJKnEnYXD+8DYS49Lp3fqUnlYEgjzMQqGtVHQ1ibhmvOB031bdIz6O5Z9l8Q/NCO+",
+	"iQddsoUVz3D3ZLxQaJo9sJHe+B/CX+uL25Sx3jIars9WZi3XDwi/gb6ytx99r7QPyamJ2IHSTUfQZApZ",
+	"LwD0X1UnFxF00c3g8EhvloFm+KbmLZaTAYrsk4uzeV7E2nzkRpDipVyYgiFuIoxT0EJtNesnvH89Ozrc",
+	"bR4A9hU3y/CvxrPDg4OnGYpZJZjC6rZOEdbxQay0r7rbJjCl8M/cdQ9vmW1+cODKr7/D0x0yf3rsGJAn",
+	"tTxng5jcwaIfyCc0AEAYE0qUUKEu2JSphPR5rJJjkzhooBq0rsWifqVdDOKBpB76ru2n1iVbWjXTn3ya",
+	"uvnLq0u5Sk4ANGhTiIcPes/rmVql2mmj4rUarYNaY7fWaF01jtqNRrvR+MVDzMUKaLth0/O9iKrknZp/",
+	"X7PR3mua9xlh8nTMA23MsLhPA0aYGHAwW2IZboMcYn3+2TZOvT78YdT6DEI626WV8AhPUpCpAhbhIsQI",
+	"9ZV3bKvSdtLWxVsrG7/GTs/tWM2AFqrNhbZId92yzQqXHJQYhLbCloKbHNZLUTIAeGYSRbjjIZ5gy6hk",
+	"wjDxaGEbWqJ3mkGKsqh0XHQEINNhtDBmawHUQVpY1kzY0K37leQHaupmJ2xuxC3duWtacziohzLoCo2i",
+	"7kPCXbNZXij92Dta3cu5stjT3AlZJjJm2LIaktbl9NhmN2VNrSHPqgic6M/zJYL15Y/LMNkZRocOV6ZM",
+	"WV8ofNdb2fDEgbkrlbRuuO+b0BX3b5cbiX2vAnuh5rXzhaMVH7KIJQu69Wpm7kP1l8kTRKm812hi2hZg",
+	"L2qevpGYTpDGxfSTNnnSJG9+JemJ2CiO9JwHx1i1vqdGWn3j8TlTX9P2oXj1jsqFv/JGUEHmd8Ik5Ekt",
+	"koMVRsg05gkjIwrpRjmvAOZuc1UwTlxDpE2mQ0m2MBpoiEZkbBOxtn0yHdLEtDa3fLwNHmHMQLbQij7m",
+	"zOoNANXbZutdUL3DMKsIs4g6AgCzg0msZNw9zvrhjbEW4t3bV/pgMmnn3VdcXGcQit2YRf/V8fT9Ha+7",
+	"wAV3ognXJVuYZrbEBweGkL75lRysyh9+o08/JpKYM4XaGVekSLY0ucQv6yyy3zsIaofhY1Y76jeatdbu",
+	"3v7B4eMj2gvCBUivNEhkfBaW1wgt6kCydORgrWqOSHEmt6jTqvss3M4PHtUdaNm1cIhobS9KYF53hFqS",
+	"x4T2EzCPuSpJvU31ruYVKF1W7yoZnubFcvIt6e25YoSmPeeqwT1eObhE3mloK6SJzTtaeeMpbEFvs3zy",
+	"1AkAdMqxC3Cv7e1WdRtgfyDPAPbMlTjf+h4tUb3311O9mVa9+Rjes1tv1JvN3fphZsqAcNjrN4MWPWKN",
+	"3mG4G+zTx+yg3wxbARwp8YDhXZXaBt3Fz6DF0lORxJV8DScgPPXmNjxaSLrWQrQk1xqheSdxhDitxyQn",
+	"XdOOpNo4jRkZaaZ33v9XKSj7ugoGNbU9en1IBOdGqmHo3xaEEmA97+6fmFMObErbGmEumyrcm5mIl8nI",
+	"xVzYOjmBFLUamH2hzQZTjBlnhpOebdONeYxZbWXHPFnjlO+IdY951Ngwz1JVPerN7ZVO+txEIZ88WXSs",
+	"L28YVib3Tf+xNU/1v5TYNy00UiZcGhGx+bAqKQRGqvVkSiszq4tBpxvkg4hB5/3/iWIQHLhhup1W59nm",
+	"9utDuGkRigRAZ7B8VsaAMT6lM61RUtzAJEsSt1UZRgjOWNKGihRC074UgQxZR9juFGXiF5wUpl8FAppq",
+	"25/wxJZP2sKUtH8QVwjWzsKOACwsldg+jm5t70v9y/YxWd0QUsvtLgqUrq256ECLCZxzeXxKxoA9yENm",
+	"bsuL/Uco8FQO974julqxc0pd6sQSXpPLENTUQlhs9+OUnFzdgxxHb5QRCRtVUtguUFlPoLmGO2m7Si/X",
+	"hygT5KUdv213yYq64Xpu0HwX0wfJWArT/utLhfprNn2SFY6tU9i5vHrDJxOBm/JbrHvOGWv3W1rzcBfp",
+	"u0iZXOlyfctG8sbkrljJdmbLuIqVW8YhC+XoCTgcxFwVl6m3wnIWsrfXaEJcQkgSSTFgcYpZaiSlU6wd",
+	"0PE9iJMnMFNHnPxNnLFf87BHGm3EcX65kfJGZHz0psJxpHkj34hl0/VPMQS8e1KGK9a9PYjkrHv/bLt7",
+	"Mw58SN99xVw/H5BQfKOXxYWm3Kj/lTQr727nFFdIMMCqWFPmaAuOhYCOFVYF5vqGKETYe8D7AEmMJf0W",
+	"WIOcyxu3brcjEpmqjlX2pLMhyZyCuPkOdelxTwpfrl8l5i25SiD7PJbQntC0wYv4YJg4aYuF7uNrZije",
+	"QYH7O0kim7P4T5RI95qt+FD6205ArYW8XImbmvp8fb9FNjKCY6urf+ySHgvkiCkiJlG0fbxcxACWtJYx",
+	"dXIaMWqwAMxtBvsI8YzggxVj7+tYhvqreP+pJsE3ba70JAUypSvzCNf/L3milnp6LiZqCHDDpkWgn0F6",
+	"bvVmBMA+yTWbAVo5JTEL+Bgav0iRAZUgBoXmRdgEU6o6ArgSI3vaqCF0PGY0VoQqYnYDF3lUMzxHsT9M",
+	"oKnKwrmjuCMWn8XpCZxVbxu00pds1s2fq4Ay5xysx4Cxnj6F0zwLu3j3W5z1vZ7Dek9dyc3P4YR9TvRZ",
+	"QXsRI80WIIQQxW5YzMiYUTFJCFSgDWYoSIQBd4OxDSIQXX0ZG1imcWRgoGyx4Ak8ywRCy2WOdMMua7hb",
+	"qEr+sae09bRkgAlUJd8O6/ncNziqDOYv6sWwne//1E7xlv4EmZq1AjyopRBF4P22/aTzuEmwFTEJGhzO",
+	"juZgMHgMjE5JW+c6OeemSQR0gkjhgHKidRyzGy4nikxECsNUJyeZiVKOLYSp19YDlXbuAnADi24CI2Th",
+	"MTqlIgs6mAyZ6IicC6tO3g+ZSN3XVKSOyRRvRE6ikAzkUqimjtgq4DCRUhgmHwONVcGYOgJysmA6pv8r",
+	"knT73rzsRdCijdKmc8hFvoegJKokjbqJGTNr4QLZUS5BtnGzg0vy9U2q/l8upXIOSuhr6orn8/Gw+5d8",
+	"mJH758m+rFNhHj2qDRICchaMsuP2u/FXOLZp0hFZQrLj4IbUSVRetOzjAdWCbcywCZhLai2tQq4CGoeA",
+	"cSbBC2RzMAz8mu3QoXVPB/4oh/0LxaVakWJWUKLszRoBwfeOobNOVd87eSeWSMb7N+9wob6ys/ZbjGsD",
+	"6YEMcr+eDgeja2HqUwbYpLcvh64OtoglA8YSGTJWPiM6baYNjYChShObpi9i4neKxZVzkJzBbV57WaEW",
+	"ycEaQ+AR215G0dGK9jKlR/TRXSqdAki3RACz72bVc0FjCTadaTOfhtZVinu6XiKRAzpWsX7TimWH7f7B",
+	"GxayekqmXAm1ytkL95/f46DWZONybJND6FCX6z6VhkcWYchihWZHAJJsnQBzmNPMtL/MGyj6hfPEwciM",
+	"ZlTo+iIkAPbRnrxh2MAT2T5GHPRjjKvwUKXYfhhEKUnSIVuAyo99DJz4S0eYV/qEjiT2DLCJmAgFiMMv",
+	"2ki0CsDfuiINF+Z+0PzyosqLQ28tcbVEWFTLxPm4ZirOHYEB103HcdDjVqkrplLSlXPrVlnmni1vNpPe",
+	"4Wic2D/yG2rgxh4noD8jSo6YFGx9ybtMY6pUUplDLl2S2LOx6ECFviA6vgVsltQ0rokjeR8n8l1rFyGM",
+	"sU5xwmSsNwULMZaj8ip5Bi2PZx10zvr6tYV3KjpY0Bjtr1fDZW69QrUY25eNxcCrBOrS5xEz6RHjiGo9",
+	"qo7PIr5BxYosNaSt/QOvvXHDKzj9f2dee+9xq7l7B1MBV22tkgNg+YcqOPiPLjQYmS2UiTz991cvMgAQ",
+	"DZXFm7VmbmKTWxA95okRRnp92nhXN/UTdq/ZrLtdJ5dMhB3RHU2ihI9pnOz0ZTyqhTShXQc/HL5g5JS+",
+	"i3T1Fuu2ycXr733y4uLp9z55z3oXRMbk+7Nnvj6WR1IlHbFPzvl3aJbocWh5B0HgrKm2ftMjhaIVZSlW",
+	"eaeIVPDBkAURjaFLhpiZ7lYsUswnlz9+T7jAXjRkiyfgXAxoHM8I0mvbrRto1MkJibSqE8OXs0vN3XvJ",
+	"D9MHh5Wyi42PEnoX7A89uIL8WiO3Kx3Fg4LP/HNldFVKG8m8qCuUjK0O8S2cXZJ7pi+mEqxcpPZkOMOG",
+	"Jl7bOzj31vbRYlfftJtvlWICXDByiR360HUxpDeMgHBR5g9U/jB9DPNtwEcCh2QxC2373ooDMtHyzThZ",
+	"WBuwlKP+lCyyQl/OAoeizbQUV0UKZiNkWWMEeyTnq+lMRfVmgMBoLODA7qHBXzrDFe398L47lOXio1U9",
+	"6WZAfxvQYKN42uVYbW1vjBe8iEt3vkwUi8+We26eihAlqdPDg7yWWpaDdhaDsM18wNOhJDEV1wpd1frR",
+	"UdYiCRqcAuBVRwRUGKc2viMkW3uNo+17cP/otxkm+iZd7+x1LPiKcsv8F3ITvQMeXlwq4/DqIKaQdgJB",
+	"lZQ9eQyNZKVttr+cl49NeEd0BPAxGdFrZtoZmKZLGZOTjMdDNpJJyuPkxH4jyjrNKTkyURvYHPghM2bo",
+	"LwenBpwTUpk7N94tWDXg7Jb7jLF8xciJO48Hza41G6Da+bdGmCR9YGn1C379WzzkHjJw85u90E1NSwOH",
+	"ozePlsBr1/FbG5gEqwFWANFJQXM21hYvYbAbb5V0zkt3Cn7sDnoigIFV1BKRMH8rHVGZRbCch38/TD+J",
+	"UrfkSRgqW7C5RYmJjPuEkqFUY57QSP/7hokJ284Ctmcnr09I2sv/mEQyoBE0/Mc0ipDOOgLb+UMjCjka",
+	"TxJoF0V4kitZSV+S9/kZy2LJyQkNpRFcdukhCZxXPRnBgM9tikp9TrmwbSmgvmTE9CQ1wUcs5gHdOR3y",
+	"gA7kuggeenwPmjCgiVlpO69x7JnbF27ab862hbjJQJ8KAsJh9kUH084X1MwWdzd6I8x63A+ewpoNjdKt",
+	"t/F59A/n342BECry1KaHzmq77hLBjtaAQMjOCxnrY4bgKQMJepE+UbmySXehtu0itr3xyYBmx6YnQ0hn",
+	"F3qsQEAGuFBQrJLhQfViRq/7WFCrEhonXttrHLR3G0BK88he7pFoIoKhc3uzqS9nt7ca+vH09pALgTaa",
+	"vf8wf3+jlXu9APCC7PYWXL5d12Jb+9D6q296a6l9O7yWoxTc6fDKd7v84vUYjVl8MkmGaeY2ZOKWoW9e",
+	"xDKcWEzpSRx5bW+YJGPV3tmhY15XcpImfe7cNEHwmMGVgwLaIhjFB6LGhW9y2mLWj5kapi7PQt9KB6uT",
+	"4RxLMKEdS1D5NjUp7SKIf48jKpy3QSuq+VcB4ciWzWr1U9Vd+ai5q+00N4DHOZU7zGRoPY8wWvYho5X7",
+	"YEUrg0QDusFca/LjfNZ7+mprWi8nSNreB9Ik1EwlbAR9SgaxKc3YivOdRo6h2Q02utl2vpfi9s9/8MoF",
+	"4gX04wwQ332Dwd4tPv7eYrgon4yYmBD7RxLTWQ1w/bCsVfnkmkt1jTRSTKgMXVK1nRosfb0jbPkVgiDC",
+	"4aRStF0TUlJDGSe1iN+Y6lbgHwG90zX9A2ogFFPPp23fvtX9XMP6mRr80N1GTAFqOc7A+4iQDBmN9ZUI",
+	"+GXIRaKwk2tarYZnpT1a0pjcXEUN5ORlOXpzmS9OabQe9DWbbec4BpOpqrUmTrckcA+EgvXmtM5VmHSe",
+	"HxOqD7T/GwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -14,7 +14,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/sous-app/sous/db/migrations"
@@ -27,9 +26,11 @@ import (
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/devices"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/ratelimit"
+	"github.com/sous-app/sous/internal/realtime"
 )
 
 // Server is the strict server: every domain's handlers, embedded.
@@ -38,15 +39,17 @@ type Server struct {
 	*orgsHandlers
 	*apiKeyHandlers
 	*auditHandlers
+	*devicesHandlers
 	*metaHandlers
 }
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers   = auth.Handlers
-	orgsHandlers   = orgs.Handlers
-	apiKeyHandlers = apikeys.Handlers
-	auditHandlers  = audit.Handlers
+	authHandlers    = auth.Handlers
+	orgsHandlers    = orgs.Handlers
+	apiKeyHandlers  = apikeys.Handlers
+	auditHandlers   = audit.Handlers
+	devicesHandlers = devices.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -60,6 +63,10 @@ type Deps struct {
 	SigningKey ed25519.PrivateKey
 	// HashParams overrides argon2id's cost (tests only); nil means OWASP's parameters.
 	HashParams *auth.HashParams
+	// Hub delivers realtime hints to the device WebSockets this replica serves. The caller runs
+	// it (one per process) and stops it on shutdown, which closes the sockets. Nil: the
+	// WebSocket answers 500 and devices rely on polling.
+	Hub *realtime.Hub
 }
 
 // LoadSpec parses the published bundle embedded in the binary. It is read from the bundle's own
@@ -98,7 +105,12 @@ func New(d Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 	keys := apikeys.NewHandlers(d.Pool, d.Clock)
-	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate}
+	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger})
+	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
+	limitBody, err := bodyLimit(ops, d.Config.BodyLimit)
+	if err != nil {
+		return nil, err
+	}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
@@ -120,7 +132,7 @@ func New(d Deps) (*echo.Echo, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
-		middleware.BodyLimit(d.Config.BodyLimit),
+		limitBody,
 		requestContext(),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
 			SilenceServersWarning: true,
@@ -139,13 +151,20 @@ func New(d Deps) (*echo.Echo, error) {
 	)
 
 	server := &Server{
-		authHandlers:   auth.NewHandlers(authSvc),
-		orgsHandlers:   orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers: keys,
-		auditHandlers:  audit.NewHandlers(d.Pool),
-		metaHandlers:   meta,
+		authHandlers:    auth.NewHandlers(authSvc),
+		orgsHandlers:    orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:  keys,
+		auditHandlers:   audit.NewHandlers(d.Pool),
+		devicesHandlers: devs,
+		metaHandlers:    meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
+	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and
+	// the policy requires a device) but not in the generated router: a strict handler cannot
+	// hijack the connection.
+	e.GET(BasePath+"/board/ws", func(c echo.Context) error {
+		return devs.ServeSocket(c.Response(), c.Request())
+	})
 	registerHealth(e, ready)
 	registerDocs(e)
 	return e, nil

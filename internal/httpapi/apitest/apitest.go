@@ -31,6 +31,7 @@ import (
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
 	"github.com/sous-app/sous/internal/pg/pgtest"
+	"github.com/sous-app/sous/internal/realtime"
 )
 
 // Epoch is where every test's fake clock starts.
@@ -46,6 +47,8 @@ type Env struct {
 	Pool   *pgxpool.Pool
 	Clock  *clock.Fake
 	Config config.Config
+	// Hub is the server's realtime hub; wait on Hub.Ready() before counting on hints.
+	Hub *realtime.Hub
 
 	router routers.Router
 	client *http.Client
@@ -79,16 +82,22 @@ func New(t testing.TB, opts ...Option) *Env {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	hub := realtime.NewHub(pool, logger)
 	e, err := httpapi.New(httpapi.Deps{
-		Config: cfg, Logger: logger, Pool: pool, Clock: fake, SigningKey: key, HashParams: &cheapHash,
+		Config: cfg, Logger: logger, Pool: pool, Clock: fake, SigningKey: key, HashParams: &cheapHash, Hub: hub,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
+	// Registered after the server, so it runs first: stopping the hub closes the WebSockets.
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { _ = hub.Run(hubCtx); close(hubDone) }()
+	t.Cleanup(func() { stopHub(); <-hubDone })
 
-	env := &Env{T: t, URL: srv.URL, Pool: pool, Clock: fake, Config: cfg, router: specRouter(t), client: srv.Client()}
+	env := &Env{T: t, URL: srv.URL, Pool: pool, Clock: fake, Config: cfg, Hub: hub, router: specRouter(t), client: srv.Client()}
 	env.nextIP.Store(1)
 	return env
 }
@@ -309,7 +318,7 @@ func (res *Response) ExpectError(status int, msg string) ErrorBody {
 
 // With returns a copy of the Env that reports to t, for subtests sharing one server.
 func (e *Env) With(t testing.TB) *Env {
-	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, router: e.router, client: e.client}
+	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, Hub: e.Hub, router: e.router, client: e.client}
 	c.nextIP.Store(e.nextIP.Add(1000))
 	return c
 }
