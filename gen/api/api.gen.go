@@ -1351,10 +1351,11 @@ type UpdateSiteRequest struct {
 	Timezone *Timezone `json:"timezone,omitempty"`
 }
 
-// UploadMediaRequest defines model for UploadMediaRequest.
+// UploadMediaRequest Parts other than `file` are ignored.
 type UploadMediaRequest struct {
 	// File A PNG, JPEG, WebP or GIF image of at most 5 MiB. SVG is refused (it can carry script).
-	File openapi_types.File `json:"file"`
+	File                 openapi_types.File     `json:"file"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // User defines model for User.
@@ -1697,6 +1698,72 @@ func (a JWK) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'x': %w", err)
 		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for UploadMediaRequest. Returns the specified
+// element and whether it was found
+func (a UploadMediaRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for UploadMediaRequest
+func (a *UploadMediaRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for UploadMediaRequest to handle AdditionalProperties
+func (a *UploadMediaRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["file"]; found {
+		err = json.Unmarshal(raw, &a.File)
+		if err != nil {
+			return fmt.Errorf("error reading 'file': %w", err)
+		}
+		delete(object, "file")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for UploadMediaRequest to handle AdditionalProperties
+func (a UploadMediaRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["file"], err = json.Marshal(a.File)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'file': %w", err)
 	}
 
 	for fieldName, field := range a.AdditionalProperties {
@@ -7974,148 +8041,148 @@ var swaggerSpec = []string{
 	"XzR6wmMLgmlgEq4ZGxuYBMA1qGfF9zEbRwAIDN16hjJiHZHHm9hajbmwXSeA/MzFwCJp2KiAMgVD9oMd",
 	"oYebmDSO3IdM6ZBgUzj4AevHYDqAmjmC4yelSfMvhpf79PNY3g9W7gPA0y5gP0x4u2/2q1dZrK8BWrsJ",
 	"DO2DgsUuWI41AGHvTRRUWKvqWpvpEFRVdwPPU+uAnNKExXfo+bCYkuvA01YnpdX2VZncBJzNKuR0XTQP",
-	"g077NUBoSwgfSRpCVYND+WJtaVQaxLt4/b1PXlw8/d4n71nvgsiYfH/2LOvWQRMykioh++Scf1cnlz9+",
-	"j+CqmN8FgHFUAIDMjOCb8xmqPTCVKpSHLsBrfqfKkssfKBW8otHhtLcvyXwFtakY9seSx6znbmV/nZMY",
-	"fVsFFHlJJvqyKkZjpbgzK1uNYhfzjYPvaYP3ihvSKZ9eXeePry6PbReh2DawOuZhvubwi6w1UtKTZ9NM",
-	"2HJMGjQK5jBpHE0erBQAYMuP3yddmHLxmp5H5XTa5wtRWWBg4wrQLF9lqCl412Kjah46qgAZZdPUzbvu",
-	"aGeZx5eaWgV8sXuwtVqNeZmyQf5ySs8ccxZYoqqhBlAswSTmyewSPCDoXAMo9ZOJnluJs6KQNWMagNbJ",
-	"2xQNHEoIjrNgL/xokFmevzokJ0+uCBcDphLCRDiWXJhkS64/gRmbVmC2vRQ9PBO3OEJNyR4E+exY8a9n",
-	"9nB58f7Km29VDceEwrjkI5WP4m0tDSKenJ4+vbz89erNy6evLfxdSUSyI970EsoFxCkg69JiQfskkgN9",
-	"ISYmjobzRveT3jjwuWyiwyQZF9JnF6yLSfjL8mhhQr4D2a71jDFmkZItEzY0QnNH/451LwuWwE2eLVsH",
-	"Z4A/TFg8qzxCW8T7m37KT/Ef0yxcsuVWHk6VSdfFBXny9Mez06eFBekIRMDpxXKqtGgIqBAygew+00y8",
-	"Tk5w1SM50JpWSIOEcJcJYTgZARbM+xYc7X1pS1tpkDiqk77tv5WcuAqSed+lnODOUZPxWKL2W5CO+g4I",
-	"QibGny77FpVJ+RmkHdRPyX5fL6NPAm1rWAE6mkQJr2EvGpPPqNod0ZcxwzpPfVMBCMonKpHBtWZUe8Mk",
-	"DoYU24oj3gl6vAIm1ESRPkbrnr869DsioepamUZiGYKdJrJvz2dMvFZ8IFiYdvAniYRwgdBr0xEd8a9/",
-	"kVMpbrQ9LIXqiBo5iSJTskUBdj2iCYAOG0QWqhh59/aVRXM0TfiReN2dm2aXIGp/ndgCc0xh7ghCtroD",
-	"qSdP6jvBKNzRKwZ1rwiISRPS1duwvbMDDw6lStqPG48b+q11PbQXl29eYzUPGlR0xKJTqlidnIX407t3",
-	"Z09UnWgTQyV0NMZf3z47Jbu7u0d6C7y7OoV3PXXQf7gi3S8dRL3peG3S8ZDrDb4LMnzH80nHQcSBG+E2",
-	"LhK85bZ7DLCeNAwV6RqdrYsz//DFgISal95+1CJtr9Eyd9vsQlz7iciDdSttmOw1muZm/SeS5CSrs4NE",
-	"zlAyBWXb0AQasHMyRT3NBHJPFt9BJN2Dd76lCcPkUGWukb3WEcaMKOm+ZUk8q530ExZ3bdb/lsKkjW3L",
-	"VDnp3hFPaTDMVDhcQ8gX6H6ujVkMuadSmMlnPxBtkg1ZcK2OC1ceKWLyaDoi1mYzV2A5A2Yuxq7t18AD",
-	"mO74OnkrI6ZITMV1R9whWWwLEqC280ljdfImzQgt5JCCOdkRxSzSY0JNPrRxcUINvslCzVakZUN1enfY",
-	"Z1F8RlxLBpZ18vG0qh9jMwPP9yZxZA421d7ZccXjTsLikXJaLKZi0vO9GxYrU1VVb9QbkJI4ZoKOudf2",
-	"duuN+i5WGQxBhdmpT1kU1QAHd+fT9FrVPylU/gdsQXoC7OL3rEdeshm5ZDY/5JrNFIirnKKgNzP815jl",
-	"SdqqBPKUgN0uUq5oEyGhJdukF/HAtCV0+sl7be97lryYQlquLXCBebQaDQc2AZWzcaR3H5dix87JQc9F",
-	"PJYPBq0mhagBRBoHhgZQZ7zDsBHs9VrsiDb7u8H+Y8/AzhisGYCWMXgynwFJ47efT35++fk07v94+evh",
-	"1ez9D8/fDA6Hwc0FHfPzKJ6eUXoRPH/3VqIBiJpsBVSYSzxKS9u/6HO7rpd7r7G36FUpzXZeywRgJHK6",
-	"rdf+8NH31GSEnbe9C1gHXFpg4RsW8/4sv8LQ83ygsHNkQrX27AoFr+3hcsKXMP8KlDvwpMiy/txvDRoM",
-	"tdqnPowQmtkAfYkwBWu2maZW1EFcko6YFrf1jnimD78+5RHDw7TGRRqWwvuyVxpwjLMLG9fPdFWCACtD",
-	"oxqCcuBcbhvLiSb6PE9MlYJ+hoU+AbSrNGQf88EwSYftiO/WUUdgCp8rouvkDcj8sws8DPXhQPt9FiQs",
-	"XH/7AD5L1pX+OxnO1ts3qcq20sWVZRUvLLGszPo5WJnbvKlnvfx3FgfwhMryL8sGYm/dsXmat5XHnj0x",
-	"r7uidseF2beN1fv2O5o2VIVHmqsfeQfKiD7NGQSt9pq7qx+6oLNI0vBKylc0HoAzf691tPq5KynPqbA9",
-	"O9VS8aKnr497YPpsG46zLqpWsNjVqSZbJCZZLxIuN/LaKLzGvQ9V/GBlGlMrhQi1ppdSExaiiZrKDSNN",
-	"6h1xYnZwq7FHpiZlSMawUwGwFN4xpQotYOjLa/P9oVkY7YN+joiQ+n2ueCU0ihkNZ3YQKqEzY0qnGbYz",
-	"k1VLtqyLPBNN2wuEBIii3Ky5Ccem8bVFEkTTdwMRkk/rXbfupPK+K5TJVJIae2XFobBH5SS58ya9035b",
-	"tW9wEe6wQdChtlC9QzxE2JGwA2x2XuaOn2MoKmbGUK1xAS9YoLmdM29jQb0sPTuV0ml+djVWMbeXalaF",
-	"id1R6t666zf/2korqVjUd9bRrdopF3WnYHrlciwztSNNvxBsSqQARFqUjLjucpJAVyMuBgU5IftY2wyc",
-	"okVlnOpreNuc1lb8eq6JBmheptGT6gha0NZSZU1/7pEqVdegzg+Uyu0KzJk6z3hM5BTsFf35Mp7NdzLf",
-	"ROjN9TNfgjuRa0rupTDYNZrUQjoVtb1WdSlY3ov9n6NC2Zk5mQ4FLvxnq1apUMGFNqnKLrs/UutpVAUx",
-	"Y/b+EikjhZqMVmhUW1lZznZBZmj5Y0ZjfVSCTQG3JXuBliUBfkgbVKDthGTLVP1sY6BAi68wVeGshGnW",
-	"yQWOSosyKjrCalT2hfaRAeWC0EjJgihcrQRC2VHAOoLbltN5xS+QY67HG8vEKfqM2UQxErKEgV/5vjU1",
-	"owDZzfPP1Nj+FkLqxGXy46UbhauULf8GkmuJkprV3hVm2IfOWg5B7qbG2lDhEsFkC67LNJVUR3kPHhdT",
-	"tQ1wN3PIEqagK3XhdETFUm0CJebKtlIo66TQEa8Qa0RbgLsmAGo90WMWO1qO/msoJ/H6Xh9bTP8OVc2v",
-	"4PwxHm03AygtjF9Qv3Gf/qIiekAlUdL8O4iSK6yn1QorxohMGDHDD+DKRg038StV0EdOpehHPEj+Uj4l",
-	"3PRQ7I9UWlu6LITuXWo2A/guJCmKLGEx16AxJ1XgUEf04Hdx1M09GFCVbNfJSUdcsxlemQ/75aJ+xPSH",
-	"1GOFByAegB2AUQor8Dpp7QRQj7QEA+Q8LYwHUoZkq3uqf6mdSpHEMmqTccxvaMJ8MqKfa3TA/mu3ub97",
-	"0Gg0fMJHo0lCexHrbh+T7lm/9loKVjunSTDsGhc2NASE3kLpQHchPJmXXF2kTpdsUdtp0NqYGd5ykXYY",
-	"dsyhlC0KFQECJkJsawFjGpBg4Gd+Dc2AgYCBHM/mmhTna406G8Mrd7xFiSQ5onqu3MjXEzTmMys/rtSR",
-	"EKz7/8kna2659AZu3s59d3UWbamsgjdqupmMEv2qHKfNb6duJdYrwHxXeCQ3nfl8VL345XvbUsXgbfvk",
-	"t4mcQ1e6J25YPEI9xt0yDyVu/hJ2Bd0F/Q518lqmvYScpfg7TPqrqcCbxE2/zKeeffh4mzuaTqyARw04",
-	"rcI2p5MDFlc4ncIUHbIgwsqGmt2yc27A6THInGaGee0v+k98646yDSZLjzZIs0mGtsmAAd2EZFHI/wDY",
-	"XkiSzHVNhmLa7nbbZUl7LhQqy/w5MDcD6G8gXqkIfad3ZSJDOgN04ITl+1p0RFoY6ht9SCV+qh1hl8+5",
-	"tsnQi3ZrYTNYbJScZdi6jQaPl7ZXlbmq9+Ni6zopOmKuwZ3xAMgo0kf1lukyDZYSpucYiJf8kQsJeya/",
-	"K6IqMedY20ShtfLAxaAjjIcMIVkwWM7hWMa3CiMgiHMUal0yARcuemlvIIM44wn2OWDjpCO6Wa+6rk0t",
-	"M4qHDSPQCL223OBgGqMQsl4JJa1Go05O0PfSZ0kwhOxEVGEo6cfAENiNbw6AtJj62N1eomjkdbKpyLIr",
-	"55UKSM8q8Sp1BORyJZAuukD1cNu3rqV7ZJ0bi/L8GBdryCCxCtaGR1Eq4guSeT/ca+41WrQX7PVa9PCg",
-	"d3TYPAqPms1G8zDYP2r9ScrHKqtqZIHLV9pVKcQ5EvnWadC78tm05MI8W9k0c5d1UcRIX7yryiNkDVTz",
-	"bhuL9HgCdr9hA/Rh3GDlC7PuSV6sgp97251Un0vc+eZrMs4xp0/cPa8FQTQJ59WDSkx4R50HNwmi0STW",
-	"/4+OWKe3KezsvMBcpAytv0gPQfYr51DZmlipvZ2twwPQ+I4RzfXUn0zsKiMVq6s+mcKCOfhLvH40irL+",
-	"tniw+hk8rZjlgLMzIBUZotcAkkhHHBHFbSYaOP0K+fhQKrAQXDvVO/ApjF+EDL0zNhSC2gUmc0BCWcNm",
-	"bRzb/LYs2KGVRhO4gHpHM2I0rp2st72O6BoQbLwnbVxqwbzxZwscqy+7wPspLA+832JgI3C+fW+PzaTV",
-	"qyKKKbogoAI6Jlu5+oX0fa6K10bA4ZZPxrEkrX2/IzIQ1Ax/eXs+k9Ym0baJC2fbzfQ8GLZK6Myk2zij",
-	"znwMZuqWnmbAaTUvT8wiG7ytKARFVyVyrMhUxtcYSQo7AGaR6iHQhlkxUD4cr26zQYKI8hH6c3GB865d",
-	"n6gJ5Pz0J5HJHDrOaEyTNH+7I/K5gcs8wcckpgmrWVKWhrf1sFzA9E0C3ACtboHMq8enC0N40OAPrvNK",
-	"5QAR/ddQCnItABZoBYvrjfyirLiz07a1+hEcJHCnY/OuEQLAWluvXMLkew639xp7lWloCmnLiWdF53KR",
-	"WP9LeaI1hTKRk3pFDYb+6qPP9UlnLWnVDlYLLj4AX0hu4s/lMMPZux4p02kK2hqhiZcBcqAhmOYSdEQu",
-	"Acd2YE7fyFBGbu01drPWStqEEmQioL7Ah0XyU5MKkMphITuiGLTfO9aHMQQ4NJdh8plz/ahCng8ezrmI",
-	"uVFgklmpODwByjo9mDcQh4mJlXNx8+tR8EOr99Ph6OV4T101b355LN7uTn8+YM8bn17t02dha/COv/nt",
-	"8Kfr6mKzONQHFZtfO+UOk7RShhVs6mYfftWoeKOCMHkm4x4PQybu4ET8aqG2XK4Qcg9EnFxmz8o4gNhL",
-	"c4NMTdHqciEQY+Dn0RyndUyf9CYijCBAmUiQGqEMJiMmEmji+eLyzes7FQa9GTNxMuYvlNm6m9QH2WrV",
-	"u1VY5bbBGhiM5fsB5nVxRnbrjZRS91zpczXkML1HKv2a/RLZ0guyvV6Zj2WPGR1F98cem3DFz3oka3GF",
-	"Hfs3rijlip9Pzl+tyxXxQFXI11ndIEErUkszb+6Woo4jeBMPNjn5xeIkl+pWkR3IgyawyHiw8ljXxKh+",
-	"quPdpezqLunfJLOtJKnEnYXD+8DYS49Lp3fqUnlYEgjzMQqGtVHQ1ibhmvOB031bdIz6O5Z9l8Q/NCO+",
-	"iQddsoUVz3D3ZLxQaJo9sJHe+B/CX+uL25Sx3jIars9WZi3XDwi/gb6ytx99r7QPyamJ2IHSTUfQZApZ",
-	"LwD0X1UnFxF00c3g8EhvloFm+KbmLZaTAYrsk4uzeV7E2nzkRpDipVyYgiFuIoxT0EJtNesnvH89Ozrc",
-	"bR4A9hU3y/CvxrPDg4OnGYpZJZjC6rZOEdbxQay0r7rbJjCl8M/cdQ9vmW1+cODKr7/D0x0yf3rsGJAn",
-	"tTxng5jcwaIfyCc0AEAYE0qUUKEu2JSphPR5rJJjkzhooBq0rsWifqVdDOKBpB76ru2n1iVbWjXTn3ya",
-	"uvnLq0u5Sk4ANGhTiIcPes/rmVql2mmj4rUarYNaY7fWaF01jtqNRrvR+MVDzMUKaLth0/O9iKrknZp/",
-	"X7PR3mua9xlh8nTMA23MsLhPA0aYGHAwW2IZboMcYn3+2TZOvT78YdT6DEI626WV8AhPUpCpAhbhIsQI",
-	"9ZV3bKvSdtLWxVsrG7/GTs/tWM2AFqrNhbZId92yzQqXHJQYhLbCloKbHNZLUTIAeGYSRbjjIZ5gy6hk",
-	"wjDxaGEbWqJ3mkGKsqh0XHQEINNhtDBmawHUQVpY1kzY0K37leQHaupmJ2xuxC3duWtacziohzLoCo2i",
-	"7kPCXbNZXij92Dta3cu5stjT3AlZJjJm2LIaktbl9NhmN2VNrSHPqgic6M/zJYL15Y/LMNkZRocOV6ZM",
-	"WV8ofNdb2fDEgbkrlbRuuO+b0BX3b5cbiX2vAnuh5rXzhaMVH7KIJQu69Wpm7kP1l8kTRKm812hi2hZg",
-	"L2qevpGYTpDGxfSTNnnSJG9+JemJ2CiO9JwHx1i1vqdGWn3j8TlTX9P2oXj1jsqFv/JGUEHmd8Ik5Ekt",
-	"koMVRsg05gkjIwrpRjmvAOZuc1UwTlxDpE2mQ0m2MBpoiEZkbBOxtn0yHdLEtDa3fLwNHmHMQLbQij7m",
-	"zOoNANXbZutdUL3DMKsIs4g6AgCzg0msZNw9zvrhjbEW4t3bV/pgMmnn3VdcXGcQit2YRf/V8fT9Ha+7",
-	"wAV3ognXJVuYZrbEBweGkL75lRysyh9+o08/JpKYM4XaGVekSLY0ucQv6yyy3zsIaofhY1Y76jeatdbu",
-	"3v7B4eMj2gvCBUivNEhkfBaW1wgt6kCydORgrWqOSHEmt6jTqvss3M4PHtUdaNm1cIhobS9KYF53hFqS",
-	"x4T2EzCPuSpJvU31ruYVKF1W7yoZnubFcvIt6e25YoSmPeeqwT1eObhE3mloK6SJzTtaeeMpbEFvs3zy",
-	"1AkAdMqxC3Cv7e1WdRtgfyDPAPbMlTjf+h4tUb3311O9mVa9+Rjes1tv1JvN3fphZsqAcNjrN4MWPWKN",
-	"3mG4G+zTx+yg3wxbARwp8YDhXZXaBt3Fz6DF0lORxJV8DScgPPXmNjxaSLrWQrQk1xqheSdxhDitxyQn",
-	"XdOOpNo4jRkZaaZ33v9XKSj7ugoGNbU9en1IBOdGqmHo3xaEEmA97+6fmFMObErbGmEumyrcm5mIl8nI",
-	"xVzYOjmBFLUamH2hzQZTjBlnhpOebdONeYxZbWXHPFnjlO+IdY951Ngwz1JVPerN7ZVO+txEIZ88WXSs",
-	"L28YVib3Tf+xNU/1v5TYNy00UiZcGhGx+bAqKQRGqvVkSiszq4tBpxvkg4hB5/3/iWIQHLhhup1W59nm",
-	"9utDuGkRigRAZ7B8VsaAMT6lM61RUtzAJEsSt1UZRgjOWNKGihRC074UgQxZR9juFGXiF5wUpl8FAppq",
-	"25/wxJZP2sKUtH8QVwjWzsKOACwsldg+jm5t70v9y/YxWd0QUsvtLgqUrq256ECLCZxzeXxKxoA9yENm",
-	"bsuL/Uco8FQO974julqxc0pd6sQSXpPLENTUQlhs9+OUnFzdgxxHb5QRCRtVUtguUFlPoLmGO2m7Si/X",
-	"hygT5KUdv213yYq64Xpu0HwX0wfJWArT/utLhfprNn2SFY6tU9i5vHrDJxOBm/JbrHvOGWv3W1rzcBfp",
-	"u0iZXOlyfctG8sbkrljJdmbLuIqVW8YhC+XoCTgcxFwVl6m3wnIWsrfXaEJcQkgSSTFgcYpZaiSlU6wd",
-	"0PE9iJMnMFNHnPxNnLFf87BHGm3EcX65kfJGZHz0psJxpHkj34hl0/VPMQS8e1KGK9a9PYjkrHv/bLt7",
-	"Mw58SN99xVw/H5BQfKOXxYWm3Kj/lTQr727nFFdIMMCqWFPmaAuOhYCOFVYF5vqGKETYe8D7AEmMJf0W",
-	"WIOcyxu3brcjEpmqjlX2pLMhyZyCuPkOdelxTwpfrl8l5i25SiD7PJbQntC0wYv4YJg4aYuF7uNrZije",
-	"QYH7O0kim7P4T5RI95qt+FD6205ArYW8XImbmvp8fb9FNjKCY6urf+ySHgvkiCkiJlG0fbxcxACWtJYx",
-	"dXIaMWqwAMxtBvsI8YzggxVj7+tYhvqreP+pJsE3ba70JAUypSvzCNf/L3milnp6LiZqCHDDpkWgn0F6",
-	"bvVmBMA+yTWbAVo5JTEL+Bgav0iRAZUgBoXmRdgEU6o6ArgSI3vaqCF0PGY0VoQqYnYDF3lUMzxHsT9M",
-	"oKnKwrmjuCMWn8XpCZxVbxu00pds1s2fq4Ay5xysx4Cxnj6F0zwLu3j3W5z1vZ7Dek9dyc3P4YR9TvRZ",
-	"QXsRI80WIIQQxW5YzMiYUTFJCFSgDWYoSIQBd4OxDSIQXX0ZG1imcWRgoGyx4Ak8ywRCy2WOdMMua7hb",
-	"qEr+sae09bRkgAlUJd8O6/ncNziqDOYv6sWwne//1E7xlv4EmZq1AjyopRBF4P22/aTzuEmwFTEJGhzO",
-	"juZgMHgMjE5JW+c6OeemSQR0gkjhgHKidRyzGy4nikxECsNUJyeZiVKOLYSp19YDlXbuAnADi24CI2Th",
-	"MTqlIgs6mAyZ6IicC6tO3g+ZSN3XVKSOyRRvRE6ikAzkUqimjtgq4DCRUhgmHwONVcGYOgJysmA6pv8r",
-	"knT73rzsRdCijdKmc8hFvoegJKokjbqJGTNr4QLZUS5BtnGzg0vy9U2q/l8upXIOSuhr6orn8/Gw+5d8",
-	"mJH758m+rFNhHj2qDRICchaMsuP2u/FXOLZp0hFZQrLj4IbUSVRetOzjAdWCbcywCZhLai2tQq4CGoeA",
-	"cSbBC2RzMAz8mu3QoXVPB/4oh/0LxaVakWJWUKLszRoBwfeOobNOVd87eSeWSMb7N+9wob6ys/ZbjGsD",
-	"6YEMcr+eDgeja2HqUwbYpLcvh64OtoglA8YSGTJWPiM6baYNjYChShObpi9i4neKxZVzkJzBbV57WaEW",
-	"ycEaQ+AR215G0dGK9jKlR/TRXSqdAki3RACz72bVc0FjCTadaTOfhtZVinu6XiKRAzpWsX7TimWH7f7B",
-	"GxayekqmXAm1ytkL95/f46DWZONybJND6FCX6z6VhkcWYchihWZHAJJsnQBzmNPMtL/MGyj6hfPEwciM",
-	"ZlTo+iIkAPbRnrxh2MAT2T5GHPRjjKvwUKXYfhhEKUnSIVuAyo99DJz4S0eYV/qEjiT2DLCJmAgFiMMv",
-	"2ki0CsDfuiINF+Z+0PzyosqLQ28tcbVEWFTLxPm4ZirOHYEB103HcdDjVqkrplLSlXPrVlnmni1vNpPe",
-	"4Wic2D/yG2rgxh4noD8jSo6YFGx9ybtMY6pUUplDLl2S2LOx6ECFviA6vgVsltQ0rokjeR8n8l1rFyGM",
-	"sU5xwmSsNwULMZaj8ip5Bi2PZx10zvr6tYV3KjpY0Bjtr1fDZW69QrUY25eNxcCrBOrS5xEz6RHjiGo9",
-	"qo7PIr5BxYosNaSt/QOvvXHDKzj9f2dee+9xq7l7B1MBV22tkgNg+YcqOPiPLjQYmS2UiTz991cvMgAQ",
-	"DZXFm7VmbmKTWxA95okRRnp92nhXN/UTdq/ZrLtdJ5dMhB3RHU2ihI9pnOz0ZTyqhTShXQc/HL5g5JS+",
-	"i3T1Fuu2ycXr733y4uLp9z55z3oXRMbk+7Nnvj6WR1IlHbFPzvl3aJbocWh5B0HgrKm2ftMjhaIVZSlW",
-	"eaeIVPDBkAURjaFLhpiZ7lYsUswnlz9+T7jAXjRkiyfgXAxoHM8I0mvbrRto1MkJibSqE8OXs0vN3XvJ",
-	"D9MHh5Wyi42PEnoX7A89uIL8WiO3Kx3Fg4LP/HNldFVKG8m8qCuUjK0O8S2cXZJ7pi+mEqxcpPZkOMOG",
-	"Jl7bOzj31vbRYlfftJtvlWICXDByiR360HUxpDeMgHBR5g9U/jB9DPNtwEcCh2QxC2373ooDMtHyzThZ",
-	"WBuwlKP+lCyyQl/OAoeizbQUV0UKZiNkWWMEeyTnq+lMRfVmgMBoLODA7qHBXzrDFe398L47lOXio1U9",
-	"6WZAfxvQYKN42uVYbW1vjBe8iEt3vkwUi8+We26eihAlqdPDg7yWWpaDdhaDsM18wNOhJDEV1wpd1frR",
-	"UdYiCRqcAuBVRwRUGKc2viMkW3uNo+17cP/otxkm+iZd7+x1LPiKcsv8F3ITvQMeXlwq4/DqIKaQdgJB",
-	"lZQ9eQyNZKVttr+cl49NeEd0BPAxGdFrZtoZmKZLGZOTjMdDNpJJyuPkxH4jyjrNKTkyURvYHPghM2bo",
-	"LwenBpwTUpk7N94tWDXg7Jb7jLF8xciJO48Hza41G6Da+bdGmCR9YGn1C379WzzkHjJw85u90E1NSwOH",
-	"ozePlsBr1/FbG5gEqwFWANFJQXM21hYvYbAbb5V0zkt3Cn7sDnoigIFV1BKRMH8rHVGZRbCch38/TD+J",
-	"UrfkSRgqW7C5RYmJjPuEkqFUY57QSP/7hokJ284Ctmcnr09I2sv/mEQyoBE0/Mc0ipDOOgLb+UMjCjka",
-	"TxJoF0V4kitZSV+S9/kZy2LJyQkNpRFcdukhCZxXPRnBgM9tikp9TrmwbSmgvmTE9CQ1wUcs5gHdOR3y",
-	"gA7kuggeenwPmjCgiVlpO69x7JnbF27ab862hbjJQJ8KAsJh9kUH084X1MwWdzd6I8x63A+ewpoNjdKt",
-	"t/F59A/n342BECry1KaHzmq77hLBjtaAQMjOCxnrY4bgKQMJepE+UbmySXehtu0itr3xyYBmx6YnQ0hn",
-	"F3qsQEAGuFBQrJLhQfViRq/7WFCrEhonXttrHLR3G0BK88he7pFoIoKhc3uzqS9nt7ca+vH09pALgTaa",
-	"vf8wf3+jlXu9APCC7PYWXL5d12Jb+9D6q296a6l9O7yWoxTc6fDKd7v84vUYjVl8MkmGaeY2ZOKWoW9e",
-	"xDKcWEzpSRx5bW+YJGPV3tmhY15XcpImfe7cNEHwmMGVgwLaIhjFB6LGhW9y2mLWj5kapi7PQt9KB6uT",
-	"4RxLMKEdS1D5NjUp7SKIf48jKpy3QSuq+VcB4ciWzWr1U9Vd+ai5q+00N4DHOZU7zGRoPY8wWvYho5X7",
-	"YEUrg0QDusFca/LjfNZ7+mprWi8nSNreB9Ik1EwlbAR9SgaxKc3YivOdRo6h2Q02utl2vpfi9s9/8MoF",
-	"4gX04wwQ332Dwd4tPv7eYrgon4yYmBD7RxLTWQ1w/bCsVfnkmkt1jTRSTKgMXVK1nRosfb0jbPkVgiDC",
-	"4aRStF0TUlJDGSe1iN+Y6lbgHwG90zX9A2ogFFPPp23fvtX9XMP6mRr80N1GTAFqOc7A+4iQDBmN9ZUI",
-	"+GXIRaKwk2tarYZnpT1a0pjcXEUN5ORlOXpzmS9OabQe9DWbbec4BpOpqrUmTrckcA+EgvXmtM5VmHSe",
-	"HxOqD7T/GwAA//8=",
+	"g077NUBoSwgfSRpCVcNKypchHV0gGIcxu6gg3T6PWNeFp5/Xo/QtZc7Ri9ff++TFxdPvffKe9S6IjMn3",
+	"Z8+y9h80ISOpErJPzvl3dXL54/eI1ooJY4BARwUg0swIvjmf8toD26tCvekCAOh3qixb/YFyyytaMU6/",
+	"/JJUWtDDinkEWEOZNfGt7AB0Mq1vq6AsL0ltX1YWacwed2Zlq1Fsi75xND/tGF9xhzv12KuBA/DV5cHy",
+	"IrbbBmbMPG7YHCCSNW9KmvxsmlpbDnKDVsYcyI1jGoDZA4hu+fH7pAtTLl7T86icn/t8IcwLDGxcAevl",
+	"qww1RQNbbKXNY1EVMKhs3rt51x0NN/P4UtutAFh2D8ZbqzEvUzZIiE7pmWPOAktUtfwA2yWYxDyZXYJL",
+	"Bb11gM1+MtFzK/F+FNJwTEfROnmbwotDTcJxFj2GHw3Uy/NXh+TkyRXhYsBUQpgIx5ILk73J9ScwBdQK",
+	"zLaXwpFn4hZHqCnZg6ihHSv+9cweLi/eX3nzva/hmFAY6Hyk8mHBraVRyZPT06eXl79evXn59LXF0ysJ",
+	"cXbEm15CuYDAB6RxWnBpn0RyoC/ExATmcN7oz9IbBz6XTXSYJONCPu6CdTEZhFliLkzIdzDgtZ4xxrRU",
+	"smXikEZo7ujfsZBmwRK42bhl6+AM8IcJi2eVR2irgn/TT/kpoGSa1ku23FLGqTL5v7ggT57+eHb6tLAg",
+	"HYGQOr1YTpUWDQEVQiaQLmi6k9fJCa56JAda0wppkBDuMiEMJyPAgnnfgue+L22tLA0SR3XSt/23khNX",
+	"QTLvu5QT3DlqMh5LVKcL0lHfAVHNxDjoZd/CPCk/w8iDgizZ7+tl9EmgjRcrQEeTKOE1bG5jEiRVuyP6",
+	"MmZYOKpvKiBL+UQlMrjWjGpvmMTBkGKfcgRQQRdawISaKNLH8N/zV4d+RyRUXSvTmSyDxNNE9u35jJnc",
+	"ig8EC4lNbyOJhPiD0GvTER3xr3+RUylutIEtheqIGjmJIlMDRgHHPaIJoBgbiBeqGHn39pWFhzRd/ZF4",
+	"3Z2bZpdgG4A6sRXrmBPdEYRsdQdST57Ud4JRuKNXDAppEWGTJqSrt2F7ZwceHEqVtB83Hjf0W+t6aC8u",
+	"37zG8iC00OiIRadUsTo5C/Gnd+/Onqg60TaLSuhojL++fXZKdnd3j/QWeHd1Cu966sAJcUW6XzoIo9Px",
+	"2qTjIdcbwBhk+I7nk44DsQM3wm1cJHjLbfcYcEJpGCrSNTpbF2f+4YtBHTUvvf2oRdpeo2XutumKuPYT",
+	"kUf/Vtow2Ws0zc36TyTJSVa4B5mhoWQK6sChqzSA8WSKeppa5J4svgNxugfvfEsThtmmylwje60jDEJR",
+	"0n3LknhWO+knLO7aMoIthVkg25apctK9I57SYJipcLiGkIDQ/VwbsxiSWaUwk89+INokG7LgWh0XrjxS",
+	"xCTmdESs7XCuwBQHEF4MhtuvgUsx3fF18lZGTJGYiuuOuEP22RZkVG3ns9Dq5E2aYlpISgVzsiOKaanH",
+	"hJoEa+MzhaJ+k9aarUjLxv707rDPoviMuJYMLGsN5GlVP8buCJ7vTeLIHGyqvbPjisedhMUj5fRsTMWk",
+	"53s3LFamTKveqDcgx3HMBB1zr+3t1hv1XSxbGIIKs1OfsiiqAbDuzqfptap/Uqj8D9iCfAfYxe9Zj7xk",
+	"M3LJbMLJNZspEFc5RUFvZvivMcuTtPcJJD4Bu12kXNEmQkKPt0kv4oHpc+g0qPfa3vcseTGFPF9bMQPz",
+	"aDUaDg4DKmfjSO8+LsWOnZMDx4sALx8M/E2KeQMQNw6uDcDYeIdhI9jrtdgRbfZ3g/3HnsGxMeA1gFVj",
+	"AGo+AzTHbz+f/Pzy82nc//Hy18Or2fsfnr8ZHA6Dmws65udRPD2j9CJ4/u6tRAMQNdkKMDOXeJSW9pPR",
+	"53ZdL/deY2/Rq1Ka7byWCeBS5HRbr/3ho++pyQhbeXsXsA64tMDCNyzm/Vl+haGJ+kBhK8qEau3ZFQpe",
+	"28PlhC9hQhcod+BJkWUNv98aeBlqtU99GCHWs0EOE2GK/mxTV62og0AnHTEtbusd8Uwffn3KI4aHaY2L",
+	"NM6F92WvNGgbZxc2USDTVQkitgyNagjKgXO5bSwnmujzPDFlD/oZFvoE4LPSHICYD4ZJOmxHfLeOOgJz",
+	"Al0RXSdvQOafXeBhqA8H2u+zIGHh+tsHAF+yNvffyXC23r5JVbaVLq4sTXlhzWZl1s/h1NzmTT0bNriz",
+	"OIAnVJbQWTYQe+uOTfy8rTz27Il53RW1Oy7Mvm2s3rff0bRDKzzSXP3IO1BG9GnOIAq219xd/dAFnUWS",
+	"hldSvqLxAKIDe62j1c9dSXlOhW0CqpaKFz19fdwD02fbcJy1ZbWCxa5ONdkiMWt7kXC5kddG4TXxAoAF",
+	"ACvTmFop5qg1vZSasBBN1FRuGGlS74gTs4NbjT0yNTlIMoadCgio8I4pVWgBQ6NfW0AA3cdoH/RzhJjU",
+	"73PFK6FRzGg4s4NQCZ0ZUzpN2Z2ZNF2yZV3kmWjaXiAkQBTlZs1NfDcN2C2SIJq+G4iQfJ7wuoUslfdd",
+	"oe6mktTYK6s2hT0qJ8mdN+md9tuqfYOLcIcNgg61heodAizCjoQdYNP9Mnf8HENRMTOGao0LeMECze2c",
+	"eRsL6mX53qmUThO+q7GKub1UsypM7I5S99Zdv/nXVlpJxaK+s45uGVC5qDsF0yuXtJmpHWk+h2BTIgVA",
+	"3KJkxHWXkwTaJHExKMgJ2cdiaeAULSrjVF/D2+a0tuLXc105QPMynaNUR9CCtpYqa/pzj1SpugaFg6BU",
+	"bldgztR5xmMip2Cv6M+X8Wy+NfomQm+uQfoSIItcl3MvxdWu0aQW0qmo7bWqS8Hy5u7/HBXKzsxJnShw",
+	"4T9btUqFCi60yX122f2RWk+jKogZs/eXSBkp1GS0QqPayup8tgsyQ8sfMxrroxJsCkAw2Qu0LAnwQ9qg",
+	"Am0nJFumjGgbAwVafIWpCmclTLNOLnBUWpRR0RFWo7IvtI8MKBeERkoWROFqJRDqmALWEdz2sM4rfoEc",
+	"cz3eWCZOFWnMJoqRkCUM/Mr3rakZBchunn+mxva3EFInLpMfL90oXKVs+TeQXEuU1KyYrzDDPrTqcghy",
+	"NzXWhgqXCCZbwV2mqaQ6ynvwuJgycMDPmYOqMBViqQunIyrWfhOoWVe2N0NZa4aOeIXgJdoC3DUBUOuJ",
+	"HrPY0XL0X0M5idf3+tjq/Heoan4F54/xaLsZQGml/YKCkPv0FxXhCCqJkubfQZRcYYGuVlgxRmTCiBkg",
+	"AVc2ariJX6mCPnIqRT/iQfKX8inhpgf0AKTS2tJlIRbwUrMZ0HwhSVFkCYu5jo85qQKHOsIRv4ujbu7B",
+	"gKpku05OOuKazfDKfNgvF/UjpuGkHis8APEAbCmMUliB10lrJwCjpCUYQPFpYTyQMiRb3VP9S+1UiiSW",
+	"UZuMY35DE+aTEf1cowP2X7vN/d2DRqPhEz4aTRLai1h3+5h0z/q111Kw2jlNgmHXuLChwyA0K0oHugvh",
+	"ybzk6iJ1umSL2taF1sbMAJyLtMOwYw72bFGoCCA1EbNbCxjT0QQDP/NraAYMBAzkeDbX9ThfvNTZGK+5",
+	"4y1KJMkR1XPlRr5AoTGfWflxpY6E6N//Tz5Zc8ulN3Dzdu67q7NoS2UVvFHTzWSU6FflOG1+O3UrsV4B",
+	"N7zCI7npzOej6sUv39uWKgbA2ye/TeQcXNM9ccPiEeox7pZ5KHHzl7Ar6C7od6iT1zJtTuQsxd9h0l9N",
+	"Bd4kbvplPvXsw8fb3NF0YgU8asBpWbc5nRz0ucLpFKZwkwURVjbU7Jadc4N2j0HmNDPMa3/Rf+Jbd5Tt",
+	"WFl6tEGaTTK0XQsMiicki0L+B+AAQ5Jkrg0zVOd2t9suS9pzoVCq5s+hw5kOAQYzlorQd5phJjKkM4Ab",
+	"Tli+UUZHpJWmvtGHVOKn2hG2DZ3rwwzNbbcWdpfFzstZhq3bufB4ab9WmSujPy72wpOiI+Y65hkPgIwi",
+	"fVRvmbbVYClheo7BjMkfuZCwZ/K7IqoSc461TRRaKw9cDDrCeMgQ4wWD5RyOZXyrMAKCOEeh1iUTcOGi",
+	"l/YGMogznmCfAzZOOqKbNb/r2tQyo3jYMAKN0GvLDbCmMQoh65VQ0mo06uQEfS99lgRDyE5EFYaSfgwM",
+	"ge395hBNi6mP3e0likZeJ5uKLLtyXqmA9KwSr1JHQC5XAumiC1QPtx/sWrpH1gqyKM+PcbGGDBKrYG14",
+	"FKUiviCZ98O95l6jRXvBXq9FDw96R4fNo/Co2Ww0D4P9o9afpHyssqpGFgl9pV2VYqYjkW+djr8rn01L",
+	"LsyzlU0zd1kXRYz0xbuqPELWQDXvtrHqjydg9xs2QB/GDVa+MOue5MWy+rm33Un1ucSdb74m4xxz+sTd",
+	"81oQRJNwXj2oxIR31HlwkyC8TWL9/+iIdZqlws7OC8xFytD6i/QQZL9yDpWtiZXa29k6PACN7xjRXE/9",
+	"ycSuMlKxuuqTKSyYg7/E60ejKGuYiwern+HdilkOiTtDZpEheg0giXTEEaLcZqKB06+Qjw+lAgvRulO9",
+	"A5/C+EXI0DtjQyGoXWAyBySUNWzWxrHNb8uCHVppNIELqHc0I0bj2sl62+uIrkHVxnvSTqgWHRx/tki0",
+	"+rKL5J/i/MD7Lag2IvHb9/bYTFq9KqKYogsCKqBjspWrX0jf56p4bUQwbvlkHEvS2vc7IkNVzQCdt+cz",
+	"aW0SbZu4+LjdTM+DYauEzky6jTPqzMdgpm7paQaclgfzxCyyAfCKQlB0VSLHikxlfI2RpLAD6BipHgJ9",
+	"nRUD5cPx6jYbJIgoH6E/Fxc479r1iZpAzk9/EpnMoeOMxjRJ87c7Ip8buMwTfEximrCaJWVpeFsPy0Vg",
+	"3yTADVjtFhm9eny6MIQHDf7gOq9UDrBFwBpKQa6nwAKtYHG9kV+UFXd22rZWP4KDBO50bN41QgBYa+uV",
+	"S5h8E+P2XmOvMg1NIW058azoXC4S638pT7SmUCZyUq+oAeVfffS5Pumsx63awWrBxQfgC8lN/Lkctzh7",
+	"1yNlWldBnyQ08TKEDzQE01yCjsgl4NiWzukbGcrIrb3GbtarSZtQgkwE1Bf4sEh+alIB9DksZEcUg/Z7",
+	"x/owhgCH5jJMPnOuH1XI88HDORcxNwpMMisVhydAWaep8wbiMDGxci5ufj0Kfmj1fjocvRzvqavmzS+P",
+	"xdvd6c8H7Hnj06t9+ixsDd7xN78d/nRdXWwWh/qgYvNrp9xhklbKsIJN3ezDrxoVb1QQJs9k3ONhyMQd",
+	"nIhfLdSWyxVC7oGIk8vsWRkHEHtpbpCpKVpdLgRiDPw8muO0jumT3kSEEQQoEwlSI5TBZMREAl1BX1y+",
+	"eX2nwqA3YyZOxvyFMlt3k/ogW616twqr3DZYA9SxfD/AvC7OyG69kVLqnit9roYcpvdIpV+zXyJbekG2",
+	"1yvzsewxo6Po/thjE674WY9kLa6wY//GFaVc8fPJ+at1uSIeqAr5Oqs7LmhFamnmzd1S1HEEb+LBJie/",
+	"WJzkUt0qsgN50AQWGQ9WHuuaGNVPdby7lF3dJf2bZLaVJJW4s3B4Hxh76XHpNGNdKg9LAmE+RsGwNgr6",
+	"5CRccz5wum+LjlF/x7LvkviHZsQ38aBLtrDiGe6ejBcKTbMHNtIb/0P4a31xmzLWW0bD9dnKrOX6AeE3",
+	"0Kj29qPvlTY2OTURO1C66Qi6ViHrBQAnrOrkIoK2vBm+HunNMtAM39S8xXIyQJF9cnE2z4tYm4/cCFK8",
+	"lAtTdMVNhHGKgqitZv2E969nR4e7zQPAvuJmGf7VeHZ4cPA0QzGrhHtY3dYp4kQ+iJX2VXfbBKYU/pm7",
+	"7uEts80PDlz59Xd4ukPmT48dA/KkludsEJM7WPQD+YQGAAhjQokSKtQFmzKVkD6PVXJsEgcNVIPWtVjU",
+	"r7SLQTyQ1EPftQ3aumRLq2b6k09TN395dSlXyQmABm0K8fBB73k9U6tUO31ZvFajdVBr7NYaravGUbvR",
+	"aDcav3iIuVgBvjdser4XUZW8U/Pvazbae03zPiNMno55oI0ZFvdpwAgTAw5mSyzDbZBDrM8/206s14c/",
+	"jFqfQUhnu7QSHuFJCjJVwCJchBihvvKObVXaTtq6eGtl49fY6bkdqxnQQrW50Bbprlu2WeGSgxKD0FbY",
+	"o3CTw3opSgYAz0yiCHc8xBNsGZVMGCYeLexrS/ROM0hRFpWOi44AZDqMFsZsLYA6SAvLuhMbunW/kvxA",
+	"Td3shM2NuKU7d01rDgf1UAZdofPUfUi4azbLC6Ufe0erm0NXFnuaOyHLRMYMe2BD0rqcHtvspqxLNuRZ",
+	"FYET/Xm+RLC+/HEZJjvD6NDhypQp6wuF73orG544MHelktYN930TuuL+7XIjse9VYC/UvHa+cLTiQxax",
+	"ZEH7X83Mfaj+MnmCKJX3Gk1M2wLsRc3TNxLTCdK4mH7SJk+a5M2vJD0RG8WRnvPgGKvW99RIq288Pmfq",
+	"a9o+FK/eUbnwV94IKsj8TpiEPKlFcrDCCJnGPGFkRCHdKOcVwNxtrgrGiWuItMl0KMkWRgMN0YiMbSLW",
+	"tk+mQ5qYXumWj7fBI4wZyBZa0cecWb0BoHrbbL0LqncYZhVhFlFHAGB2MImVjLvHWYO9MdZCvHv7Sh9M",
+	"Ju28+4qL6wxCsRuz6L86nr6/43UXuOBONOG6ZAvTzJb44MAQ0je/koNV+cNv9OnHRBJzplA744oUyZYm",
+	"l/hlrUr2ewdB7TB8zGpH/Uaz1trd2z84fHxEe0G4AOmVBomMz8LyGqFFLU2WjhysVc0RKc7kFnV6f5+F",
+	"2/nBo7oDPcAWDhGt7UUJzOuOUEvymNB+AuYxVyWpt6ne1bwCpcvqXSXD07xYTr4lzUJXjND0+1w1uMcr",
+	"B5fIOw1thTSxeUcrbzyFLehtlk+eOgGATjl2Ae61zeKqbgNsOOQZwJ65Eudb36Mlqvf+eqo306o3H8N7",
+	"duuNerO5Wz/MTBkQDnv9ZtCiR6zROwx3g336mB30m2ErgCMlHjC8q1Iforv4GbRYeiqSuJKv4QSEp97c",
+	"hkcLSddaiJbkWiM07ySOEKf1mOSka9riVBunMSMjzfTO+/8qBWVfV8GgprZHrw+J4NxINQz924JQAqzn",
+	"3f0Tc8qBTWlbI8xlU4V7MxPxMhm5mAtbJyeQolYDsy+02WCKMePMcNKzbboxjzGrreyYJ2uc8h2x7jGP",
+	"GhvmWaqqR725vdJJn5so5JMni4715R3IyuS+aWi25qn+lxL7poVGyoRLIyI2H1YlhcBItSZPaWVmdTHo",
+	"tJd8EDHovP8/UQyCAzdMt9PqPNvcfn0INy1CkQDoDJbPyhgwxqd0pjVKihuYZEnitirDCMEZS9pQkUJo",
+	"2pcikCHrCNudokz8gpPC9KtAQFNt+xOe2PJJW5iS9g/iCsHaWdgRgIWlEtsY0q3tfal/2T4mqztMarnd",
+	"RYHStTUXHWgxgXMuj0/JGLAHecjMbXmx/wgFnsrh3ndEVyt2TqlLnVjCa3IZgppaCIvtfpySk6t7kOPo",
+	"jTIiYaNKCtsFKusJNNdwJ+1/6eX6EGWCvLSFuG1XWVE3XM8Nmm+L+iAZS2Ha0H2pUH/Npk+ywrF1CjuX",
+	"V2/4ZCJwU36Ldc85Y+1+S2se7iJ9FymTK12ub9lI3pjcFSvZzmwZV7FyyzhkoRw9AYeDmKviMvVWWM5C",
+	"9vYaTYhLCEkiKQYsTjFLjaR0irUDOr4HcfIEZuqIk7+JM/ZrHvZIo404zi83Ut6IjI/eVDiONG/kG7Fs",
+	"uv4phoB3T8pwxbq3B5Gcde+fbXdvxoEP6buvmOvnAxKKb/SyuNDlG/W/ku7n3e2c4goJBlgVa8ocbcGx",
+	"ENCxwqrAXN8QhQh7D3gfIImxpN8Ca5BzeePW7XZEIlPVscqedDYkmVMQN9+hLj3uSeHL9avEvCVXCWSf",
+	"xxLaE5o2eBEfDBMnbbHQznzNDMU7KHB/J0lkcxb/iRLpXrMVH0p/2wmotZCXK3FTU5+v77fIRkZwbHX1",
+	"j13SY4EcMUXEJIq2j5eLGMCS1jKmTk4jRg0WgLnNYB8hnhF8sGLsfR3LUH8V7z/VJPimzZWepECmdGUe",
+	"4fr/JU/UUk/PxUQNAW7YtAj0M0jPrd6MANgnuWYzQCunJGYBH0PjFykyoBLEoNC8CJtgSlVHAFdiZE8b",
+	"NYSOx4zGilBFzG7gIo9qhuco9ocJNFVZOHcUd8Tiszg9gbPqbYNW+pLNuvlzFVDmnIP1GDDW06dwmmdh",
+	"F+9+i7O+13NY76krufk5nLDPiT4raC9ipNkChBCi2A2LGRkzKiYJgQq0wQwFiTDgbjC2QQSiqy9jA8s0",
+	"jgwMlC0WPIFnmUBoucyRbthlDXcLVck/9pS2npYMMIGq5NthPZ/7BkeVwfxFvRi28/2f2ine0p8gU7NW",
+	"gAe1FKIIvN+2n3QeNwm2IiZBg8PZ0RwMBo+B0Slp61wn59w0iYBOECkcUE60jmN2w+VEkYlIYZjq5CQz",
+	"UcqxhTD12nqg0s5dAG5g0U1ghCw8RqdUZEEHkyETHZFzYdXJ+yETqfuaitQxmeKNyEkUkoFcCtXUEVsF",
+	"HCZSCsPkY6CxKhhTR0BOFkzH9H9Fkm7fm5e9CFq0Udp0DrnI9xCURJWkUTcxY2YtXCA7yiXINm52cEm+",
+	"vknV/8ulVM5BCX1NXfF8Ph52/5IPM3L/PNmXdSrMo0e1QUJAzoJRdtx+N/4KxzZNOiJLSHYc3JA6icqL",
+	"ln08oFqwjRk2AXNJraVVyFVA4xAwziR4gWwOhoFfsx06tO7pwB/lsH+huFQrUswKSpS9WSMg+N4xdNap",
+	"6nsn78QSyXj/5h0u1Fd21n6LcW0gPZBB7tfT4WB0LUx9ygCb9Pbl0NXBFrFkwFgiQ8bKZ0SnzbShETBU",
+	"aWLT9EVM/E6xuHIOkjO4zWsvK9QiOVhjCDxi28soOlrRXqb0iD66S6VTAOmWCGD23ax6LmgswaYzbebT",
+	"0LpKcU/XSyRyQMcq1m9aseyw3T94w0JWT8mUK6FWOXvh/vN7HNSabFyObXIIHepy3afS8MgiDFms0OwI",
+	"QJKtE2AOc5qZ9pd5A0W/cJ44GJnRjApdX4QEwD7akzcMG3gi28eIg36McRUeqhTbD4MoJUk6ZAtQ+bGP",
+	"gRN/6QjzSp/QkcSeATYRE6EAcfhFG4lWAfhbV6ThwtwPml9eVHlx6K0lrpYIi2qZOB/XTMW5IzDguuk4",
+	"DnrcKnXFVEq6cm7dKsvcs+XNZtI7HI0T+0d+Qw3c2OME9GdEyRGTgq0veZdpTJVKKnPIpUsSezYWHajQ",
+	"F0THt4DNkprGNXEk7+NEvmvtIoQx1ilOmIz1pmAhxnJUXiXPoOXxrIPOWV+/tvBORQcLGqP99Wq4zK1X",
+	"qBZj+7KxGHiVQF36PGImPWIcUa1H1fFZxDeoWJGlhrS1f+C1N254Baf/78xr7z1uNXfvYCrgqq1VcgAs",
+	"/1AFB//RhQYjs4Uykaf//upFBgCiobJ4s9bMTWxyC6LHPDHCSK9PG+/qpn7C7jWbdbfr5JKJsCO6o0mU",
+	"8DGNk52+jEe1kCa06+CHwxeMnNJ3ka7eYt02uXj9vU9eXDz93ifvWe+CyJh8f/bM18fySKqkI/bJOf8O",
+	"zRI9Di3vIAicNdXWb3qkULSiLMUq7xSRCj4YsiCiMXTJEDPT3YpFivnk8sfvCRfYi4Zs8QSciwGN4xlB",
+	"em27dQONOjkhkVZ1Yvhydqm5ey/5YfrgsFJ2sfFRQu+C/aEHV5Bfa+R2paN4UPCZf66MrkppI5kXdYWS",
+	"sdUhvoWzS3LP9MVUgpWL1J4MZ9jQxGt7B+fe2j5a7OqbdvOtUkyAC0YusUMfui6G9IYREC7K/IHKH6aP",
+	"Yb4N+EjgkCxmoW3fW3FAJlq+GScLawOWctSfkkVW6MtZ4FC0mZbiqkjBbIQsa4xgj+R8NZ2pqN4MEBiN",
+	"BRzYPTT4S2e4or0f3neHslx8tKon3QzobwMabBRPuxyrre2N8YIXcenOl4li8dlyz81TEaIkdXp4kNdS",
+	"y3LQzmIQtpkPeDqUJKbiWqGrWj86ylokQYNTALzqiIAK49TGd4Rka69xtH0P7h/9NsNE36Trnb2OBV9R",
+	"bpn/Qm6id8DDi0tlHF4dxBTSTiCokrInj6GRrLTN9pfz8rEJ74iOAD4mI3rNTDsD03QpY3KS8XjIRjJJ",
+	"eZyc2G9EWac5JUcmagObAz9kxgz95eDUgHNCKnPnxrsFqwac3XKfMZavGDlx5/Gg2bVmA1Q7/9YIk6QP",
+	"LK1+wa9/i4fcQwZufrMXuqlpaeBw9ObREnjtOn5rA5NgNcAKIDopaM7G2uIlDHbjrZLOeelOwY/dQU8E",
+	"MLCKWiIS5m+lIyqzCJbz8O+H6SdR6pY8CUNlCza3KDGRcZ9QMpRqzBMa6X/fMDFh21nA9uzk9QlJe/kf",
+	"k0gGNIKG/5hGEdJZR2A7f2hEIUfjSQLtoghPciUr6UvyPj9jWSw5OaGhNILLLj0kgfOqJyMY8LlNUanP",
+	"KRe2LQXUl4yYnqQm+IjFPKA7p0Me0IFcF8FDj+9BEwY0MStt5zWOPXP7wk37zdm2EDcZ6FNBQDjMvuhg",
+	"2vmCmtni7kZvhFmP+8FTWLOhUbr1Nj6P/uH8uzEQQkWe2vTQWW3XXSLY0RoQCNl5IWN9zBA8ZSBBL9In",
+	"Klc26S7Utl3Etjc+GdDs2PRkCOnsQo8VCMgAFwqKVTI8qF7M6HUfC2pVQuPEa3uNg/ZuA0hpHtnLPRJN",
+	"RDB0bm829eXs9lZDP57eHnIh0Eaz9x/m72+0cq8XAF6Q3d6Cy7frWmxrH1p/9U1vLbVvh9dylII7HV75",
+	"bpdfvB6jMYtPJskwzdyGTNwy9M2LWIYTiyk9iSOv7Q2TZKzaOzt0zOtKTtKkz52bJggeM7hyUEBbBKP4",
+	"QNS48E1OW8z6MVPD1OVZ6FvpYHUynGMJJrRjCSrfpialXQTx73FEhfM2aEU1/yogHNmyWa1+qrorHzV3",
+	"tZ3mBvA4p3KHmQyt5xFGyz5ktHIfrGhlkGhAN5hrTX6cz3pPX21N6+UESdv7QJqEmqmEjaBPySA2pRlb",
+	"cb7TyDE0u8FGN9vO91Lc/vkPXrlAvIB+nAHiu28w2LvFx99bDBflkxETE2L/SGI6qwGuH5a1Kp9cc6mu",
+	"kUaKCZWhS6q2U4Olr3eELb9CEEQ4nFSKtmtCSmoo46QW8RtT3Qr8I6B3uqZ/QA2EYur5tO3bt7qfa1g/",
+	"U4MfutuIKUAtxxl4HxGSIaOxvhIBvwy5SBR2ck2r1fCstEdLGpObq6iBnLwsR28u88UpjdaDvmaz7RzH",
+	"YDJVtdbE6ZYE7oFQsN6c1rkKk87zY0L1gfZ/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1801,12 +1801,15 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** @description Parts other than `file` are ignored. */
         UploadMediaRequest: {
             /**
              * Format: binary
              * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB. SVG is refused (it can carry script).
              */
             file: string;
+        } & {
+            [key: string]: unknown;
         };
         JWK: {
             /** @example OKP */

@@ -20,7 +20,8 @@ func (h *Handlers) ServeSocket(w http.ResponseWriter, r *http.Request) error {
 		return errInvalidToken
 	}
 	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
-		return apierr.Invalid("This endpoint needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)")
+		return apierr.Invalid("This endpoint needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)",
+			apierr.FieldError{Field: "Upgrade", Message: "must be websocket"})
 	}
 	if h.hub == nil {
 		return apierr.Internal(errors.New("devices: no realtime hub wired"))
