@@ -187,3 +187,26 @@ func TestCastThroughOneReplicaReachesASocketOnAnother(t *testing.T) {
 		t.Fatalf("closed with %d, want 4401", status)
 	}
 }
+
+// The state shows the organization's brand and the site's name, zone and day parts, so changing
+// them hints the organization's devices too.
+func TestSocketHintsOnOrganizationAndSiteChanges(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	k := newKitchen(env, "Harborview Kitchens")
+	_, token := env.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, "menu_board")
+	conn := dial(t, env, token)
+
+	env.Call(http.MethodPut, orgPath(k.orgID)).Token(k.owner.AccessToken).
+		JSON(map[string]any{"brand": map[string]string{"primary": "#0F766E"}}).Do().Expect(http.StatusOK)
+	frame(t, conn, "brand change")
+	if s := getState(env, token); s.Org.Brand.Primary != "#0F766E" {
+		t.Fatalf("brand %+v", s.Org.Brand)
+	}
+	env.Call(http.MethodPut, orgPath(k.orgID, "sites", k.siteID.String())).Token(k.owner.AccessToken).
+		JSON(map[string]any{"timezone": "America/New_York"}).Do().Expect(http.StatusOK)
+	frame(t, conn, "site change")
+	if s := getState(env, token); s.Site.Timezone != "America/New_York" {
+		t.Fatalf("site %+v", s.Site)
+	}
+}
