@@ -2,13 +2,15 @@
 // WebSocket as a hint, across replicas: the write goes to one server (-a), the socket is held
 // on another (-b), both on one database, so the hint travels through PostgreSQL LISTEN/NOTIFY.
 //
-// It registers an owner with an organization on -a, creates a site and a wallboard, pairs it,
-// opens the wallboard's socket on -b, then -n times: casts a message to the wallboard through -a
+// It signs in on -a as -login (registering it with an organization if new; a fresh random owner
+// without -login), creates a site and a wallboard, pairs it, opens the wallboard's socket on -b, then -n times: casts a message to the wallboard through -a
 // and waits for the frame on -b before the next cast (writes are paced at -rate at most). Each
 // sample is measured from just before the cast request leaves to the frame's arrival, so it
 // includes the write's own round trip and commit; the cast's round trip alone is printed too.
+// The wallboard is deleted at the end, so repeated runs do not fill the plan's device cap.
 //
-//	go run -C tools ./hintlat -a http://127.0.0.1:8081 -b http://127.0.0.1:8082 -n 2000 -rate 20
+//	go run -C tools ./hintlat -a http://127.0.0.1:8081 -b http://127.0.0.1:8082 \
+//	    -login bench@example.com:walk-in-cooler-pantry-9 -n 2000 -rate 20
 //
 // Only loopback servers unless -allow-remote.
 package main
@@ -86,6 +88,7 @@ func run(args []string) error {
 	rate := fs.Float64("rate", 20, "at most this many writes per second")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up on a frame after this long (counted as lost)")
 	allowRemote := fs.Bool("allow-remote", false, "allow servers that are not loopback addresses")
+	login := fs.String("login", "", "email:password of an owner to use (registered with an organization if new); default a new random one each run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -97,23 +100,10 @@ func run(args []string) error {
 	api := &client{base: strings.TrimRight(*a, "/") + "/v1", http: &http.Client{Timeout: 10 * time.Second}}
 
 	// Set up: an owner with an organization, a site, a paired wallboard.
-	var session struct {
-		AccessToken string `json:"accessToken"`
-		User        struct {
-			Memberships []struct {
-				OrgID string `json:"orgId"`
-			} `json:"memberships"`
-		} `json:"user"`
-	}
-	email := fmt.Sprintf("hintlat-%d@example.com", rand.Int64())
-	err := api.do("POST", "/auth/register", map[string]string{
-		"name": "Hint latency", "email": email, "password": "walk-in-cooler-pantry-9", "orgName": "Hint Latency Kitchens",
-	}, &session)
+	org, err := signIn(api, *login)
 	if err != nil {
 		return err
 	}
-	api.token = session.AccessToken
-	org := session.User.Memberships[0].OrgID
 	var site, device struct {
 		ID string `json:"id"`
 	}
@@ -181,6 +171,10 @@ func run(args []string) error {
 		}
 	}
 	_ = conn.Close(websocket.StatusNormalClosure, "")
+	// The wallboard counts against the plan's device cap; leave the organization as found.
+	if err := api.do("DELETE", "/orgs/"+org+"/devices/"+device.ID, nil, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "hintlat: cleaning up:", err)
+	}
 
 	fmt.Printf("Samples       %d writes, %d frames, %d lost (no frame within %v)\n", *n, len(hint), lost, *timeout)
 	fmt.Printf("\n%16s %9s %9s %9s %9s %9s\n", "", "p50", "p90", "p99", "p99.9", "max")
@@ -193,6 +187,48 @@ func run(args []string) error {
 		fmt.Printf("%16s %9s %9s %9s %9s %9s\n", row.name, ms(q(s, 0.5)), ms(q(s, 0.9)), ms(q(s, 0.99)), ms(q(s, 0.999)), ms(q(s, 1)))
 	}
 	return nil
+}
+
+// signIn logs in as login (email:password), registering it with an organization when it does
+// not exist yet, or registers a fresh owner when login is empty. It returns an organization the
+// user owns, creating one if needed. Registrations are limited to 3 per IP per hour, so repeated
+// runs should pass -login.
+func signIn(api *client, login string) (org string, err error) {
+	email, password, _ := strings.Cut(login, ":")
+	if login == "" {
+		email, password = fmt.Sprintf("hintlat-%d@example.com", rand.Int64()), "walk-in-cooler-pantry-9"
+	}
+	var session struct {
+		AccessToken string `json:"accessToken"`
+		User        struct {
+			Memberships []struct {
+				OrgID string `json:"orgId"`
+				Role  string `json:"role"`
+			} `json:"memberships"`
+		} `json:"user"`
+	}
+	err = api.do("POST", "/auth/login", map[string]string{"email": email, "password": password}, &session)
+	if err != nil {
+		err = api.do("POST", "/auth/register", map[string]string{
+			"name": "Hint latency", "email": email, "password": password, "orgName": "Hint Latency Kitchens",
+		}, &session)
+	}
+	if err != nil {
+		return "", err
+	}
+	api.token = session.AccessToken
+	for _, m := range session.User.Memberships {
+		if m.Role == "owner" || m.Role == "admin" {
+			return m.OrgID, nil
+		}
+	}
+	var o struct {
+		ID string `json:"id"`
+	}
+	if err := api.do("POST", "/orgs", map[string]string{"name": "Hint Latency Kitchens"}, &o); err != nil {
+		return "", err
+	}
+	return o.ID, nil
 }
 
 // q is the nearest-rank quantile of a sorted slice.
