@@ -88,11 +88,14 @@ ON CONFLICT (device_id) DO UPDATE
 SET code_hash = excluded.code_hash, created_by = excluded.created_by,
     created_at = excluded.created_at, expires_at = excluded.expires_at;
 
--- name: TakePairingCode :one
--- Claims a live code: the row is deleted, so a code works once.
+-- name: FindPairingCode :one
+SELECT device_id, org_id FROM device_pairing_codes WHERE code_hash = @code_hash AND expires_at > @now;
+
+-- name: TakePairingCode :execrows
+-- Claims a live code: the row is deleted, so a code works once. 0 rows: another claim took it,
+-- or the device's code was replaced or discarded, since it was found.
 DELETE FROM device_pairing_codes
-WHERE code_hash = @code_hash AND expires_at > @now
-RETURNING device_id, org_id;
+WHERE code_hash = @code_hash AND device_id = @device_id AND expires_at > @now;
 
 -- name: DeletePairingCode :exec
 DELETE FROM device_pairing_codes WHERE org_id = @org_id AND device_id = @device_id;

@@ -203,6 +203,27 @@ func (q *Queries) DeletePairingCode(ctx context.Context, arg DeletePairingCodePa
 	return err
 }
 
+const findPairingCode = `-- name: FindPairingCode :one
+SELECT device_id, org_id FROM device_pairing_codes WHERE code_hash = $1 AND expires_at > $2
+`
+
+type FindPairingCodeParams struct {
+	CodeHash []byte
+	Now      time.Time
+}
+
+type FindPairingCodeRow struct {
+	DeviceID uuid.UUID
+	OrgID    uuid.UUID
+}
+
+func (q *Queries) FindPairingCode(ctx context.Context, arg FindPairingCodeParams) (FindPairingCodeRow, error) {
+	row := q.db.QueryRow(ctx, findPairingCode, arg.CodeHash, arg.Now)
+	var i FindPairingCodeRow
+	err := row.Scan(&i.DeviceID, &i.OrgID)
+	return i, err
+}
+
 const getDevice = `-- name: GetDevice :one
 SELECT id, org_id, site_id, name, kind, config, cast_content, token_hash, paired_at, last_seen_at, created_at, updated_at FROM devices WHERE org_id = $1 AND id = $2
 `
@@ -615,28 +636,25 @@ func (q *Queries) SetDeviceCast(ctx context.Context, arg SetDeviceCastParams) (D
 	return i, err
 }
 
-const takePairingCode = `-- name: TakePairingCode :one
+const takePairingCode = `-- name: TakePairingCode :execrows
 DELETE FROM device_pairing_codes
-WHERE code_hash = $1 AND expires_at > $2
-RETURNING device_id, org_id
+WHERE code_hash = $1 AND device_id = $2 AND expires_at > $3
 `
 
 type TakePairingCodeParams struct {
 	CodeHash []byte
+	DeviceID uuid.UUID
 	Now      time.Time
 }
 
-type TakePairingCodeRow struct {
-	DeviceID uuid.UUID
-	OrgID    uuid.UUID
-}
-
-// Claims a live code: the row is deleted, so a code works once.
-func (q *Queries) TakePairingCode(ctx context.Context, arg TakePairingCodeParams) (TakePairingCodeRow, error) {
-	row := q.db.QueryRow(ctx, takePairingCode, arg.CodeHash, arg.Now)
-	var i TakePairingCodeRow
-	err := row.Scan(&i.DeviceID, &i.OrgID)
-	return i, err
+// Claims a live code: the row is deleted, so a code works once. 0 rows: another claim took it,
+// or the device's code was replaced or discarded, since it was found.
+func (q *Queries) TakePairingCode(ctx context.Context, arg TakePairingCodeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, takePairingCode, arg.CodeHash, arg.DeviceID, arg.Now)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const touchDevice = `-- name: TouchDevice :exec

@@ -149,10 +149,16 @@ func (h *Handlers) ClaimPairingCode(ctx context.Context, req api.ClaimPairingCod
 	var row db.Device
 	err := pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		c, err := q.TakePairingCode(ctx, db.TakePairingCodeParams{CodeHash: codeHash(code), Now: now})
+		c, err := q.FindPairingCode(ctx, db.FindPairingCodeParams{CodeHash: codeHash(code), Now: now})
 		if pg.IsNoRows(err) {
 			return errCodeNotFound
 		}
+		if err != nil {
+			return err
+		}
+		// Locks in the order every device write takes them (device, then its code), so a claim
+		// racing a re-mint or an unpairing waits instead of deadlocking.
+		cur, err := q.GetDeviceForUpdate(ctx, db.GetDeviceForUpdateParams{OrgID: c.OrgID, ID: c.DeviceID})
 		if err != nil {
 			return err
 		}
@@ -160,9 +166,12 @@ func (h *Handlers) ClaimPairingCode(ctx context.Context, req api.ClaimPairingCod
 		if err != nil {
 			return err
 		}
-		cur, err := q.GetDeviceForUpdate(ctx, db.GetDeviceForUpdateParams{OrgID: c.OrgID, ID: c.DeviceID})
+		n, err := q.TakePairingCode(ctx, db.TakePairingCodeParams{CodeHash: codeHash(code), DeviceID: cur.ID, Now: now})
 		if err != nil {
 			return err
+		}
+		if n == 0 {
+			return errCodeNotFound
 		}
 		if cur.TokenHash == nil {
 			// Rolling back keeps the code: it works once the organization has room.

@@ -237,3 +237,36 @@ func TestDeviceEndpointsTakeOnlyDeviceTokens(t *testing.T) {
 	env.Call(http.MethodGet, orgPath(k.orgID, "devices")).DeviceToken(token).Do().ExpectError(http.StatusUnauthorized, "")
 	env.Call(http.MethodGet, orgPath(k.orgID, "devices")).Token(token).Do().ExpectError(http.StatusUnauthorized, "")
 }
+
+// Two screens claiming at once cannot both take the last free slot of the cap.
+func TestConcurrentClaimsRespectTheCap(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	k := newKitchen(env, "Harborview Kitchens")
+	env.SetPlan(k.orgID, "free", nil)
+	env.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, "kiosk") // 1 of 2
+	codes := make([]string, 4)
+	for i := range codes {
+		d := createDevice(env, k.owner.AccessToken, k.orgID, map[string]any{"name": "Screen", "kind": "kiosk", "siteId": k.siteID})
+		codes[i] = mintCode(env, k.owner.AccessToken, k.orgID, d.ID).Code
+	}
+	statuses := make(chan int, len(codes))
+	for _, c := range codes {
+		ip := env.NewIP()
+		go func() {
+			statuses <- env.Call(http.MethodPost, "devices/pair").FromIP(ip).JSON(map[string]string{"code": c}).Do().Status
+		}()
+	}
+	got := map[int]int{}
+	for range codes {
+		select {
+		case s := <-statuses:
+			got[s]++
+		case <-time.After(patience):
+			t.Fatal("claims did not answer")
+		}
+	}
+	if got[http.StatusOK] != 1 || got[http.StatusPaymentRequired] != len(codes)-1 {
+		t.Fatalf("statuses %v, want one 200 and the rest 402", got)
+	}
+}
