@@ -61,8 +61,16 @@ SELECT count(*)::int FROM devices WHERE org_id = @org_id AND token_hash IS NOT N
 -- of the device cap. NO KEY UPDATE does not block rows that merely reference the organization.
 SELECT plan_tier, trial_ends_at FROM orgs WHERE id = @id FOR NO KEY UPDATE;
 
--- name: GetDeviceByTokenHash :one
-SELECT id, org_id, last_seen_at FROM devices WHERE token_hash = @token_hash;
+-- name: AuthenticateDevice :one
+-- The device of a token, with everything GET /device/state shows: for a polling screen, one
+-- round trip both authenticates and loads the state. Same columns as GetDeviceState.
+SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
+       s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
+       o.name AS org_name, o.brand_primary, o.brand_accent
+FROM devices d
+JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
+JOIN orgs o ON o.id = d.org_id
+WHERE d.token_hash = @token_hash;
 
 -- name: TouchDevice :exec
 UPDATE devices SET last_seen_at = @now::timestamptz
@@ -70,7 +78,7 @@ WHERE id = @id AND (last_seen_at IS NULL OR last_seen_at <= @stale_before::times
 
 -- name: GetDeviceState :one
 -- Everything GET /device/state shows, in one round trip.
-SELECT d.id, d.name, d.kind, d.config, d.cast_content,
+SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
        s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
        o.name AS org_name, o.brand_primary, o.brand_accent
 FROM devices d

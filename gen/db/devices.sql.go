@@ -12,6 +12,57 @@ import (
 	"github.com/google/uuid"
 )
 
+const authenticateDevice = `-- name: AuthenticateDevice :one
+SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
+       s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
+       o.name AS org_name, o.brand_primary, o.brand_accent
+FROM devices d
+JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
+JOIN orgs o ON o.id = d.org_id
+WHERE d.token_hash = $1
+`
+
+type AuthenticateDeviceRow struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	LastSeenAt   *time.Time
+	Name         string
+	Kind         string
+	Config       []byte
+	CastContent  []byte
+	SiteID       uuid.UUID
+	SiteName     string
+	Timezone     string
+	DayParts     []byte
+	OrgName      string
+	BrandPrimary string
+	BrandAccent  string
+}
+
+// The device of a token, with everything GET /device/state shows: for a polling screen, one
+// round trip both authenticates and loads the state. Same columns as GetDeviceState.
+func (q *Queries) AuthenticateDevice(ctx context.Context, tokenHash []byte) (AuthenticateDeviceRow, error) {
+	row := q.db.QueryRow(ctx, authenticateDevice, tokenHash)
+	var i AuthenticateDeviceRow
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.LastSeenAt,
+		&i.Name,
+		&i.Kind,
+		&i.Config,
+		&i.CastContent,
+		&i.SiteID,
+		&i.SiteName,
+		&i.Timezone,
+		&i.DayParts,
+		&i.OrgName,
+		&i.BrandPrimary,
+		&i.BrandAccent,
+	)
+	return i, err
+}
+
 const clearCastsOfMedia = `-- name: ClearCastsOfMedia :many
 UPDATE devices
 SET cast_content = NULL, updated_at = $1
@@ -253,23 +304,6 @@ func (q *Queries) GetDevice(ctx context.Context, arg GetDeviceParams) (Device, e
 	return i, err
 }
 
-const getDeviceByTokenHash = `-- name: GetDeviceByTokenHash :one
-SELECT id, org_id, last_seen_at FROM devices WHERE token_hash = $1
-`
-
-type GetDeviceByTokenHashRow struct {
-	ID         uuid.UUID
-	OrgID      uuid.UUID
-	LastSeenAt *time.Time
-}
-
-func (q *Queries) GetDeviceByTokenHash(ctx context.Context, tokenHash []byte) (GetDeviceByTokenHashRow, error) {
-	row := q.db.QueryRow(ctx, getDeviceByTokenHash, tokenHash)
-	var i GetDeviceByTokenHashRow
-	err := row.Scan(&i.ID, &i.OrgID, &i.LastSeenAt)
-	return i, err
-}
-
 const getDeviceForUpdate = `-- name: GetDeviceForUpdate :one
 SELECT id, org_id, site_id, name, kind, config, cast_content, token_hash, paired_at, last_seen_at, created_at, updated_at FROM devices WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
@@ -300,7 +334,7 @@ func (q *Queries) GetDeviceForUpdate(ctx context.Context, arg GetDeviceForUpdate
 }
 
 const getDeviceState = `-- name: GetDeviceState :one
-SELECT d.id, d.name, d.kind, d.config, d.cast_content,
+SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
        s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
        o.name AS org_name, o.brand_primary, o.brand_accent
 FROM devices d
@@ -316,6 +350,8 @@ type GetDeviceStateParams struct {
 
 type GetDeviceStateRow struct {
 	ID           uuid.UUID
+	OrgID        uuid.UUID
+	LastSeenAt   *time.Time
 	Name         string
 	Kind         string
 	Config       []byte
@@ -335,6 +371,8 @@ func (q *Queries) GetDeviceState(ctx context.Context, arg GetDeviceStateParams) 
 	var i GetDeviceStateRow
 	err := row.Scan(
 		&i.ID,
+		&i.OrgID,
+		&i.LastSeenAt,
 		&i.Name,
 		&i.Kind,
 		&i.Config,

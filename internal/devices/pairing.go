@@ -231,13 +231,14 @@ func (h *Handlers) RevokeDevice(ctx context.Context, req api.RevokeDeviceRequest
 }
 
 // Authenticate resolves a device token. Every request looks the token up, so unpairing takes
-// effect at once; lastSeenAt is written at most once a minute per device.
+// effect at once; lastSeenAt is written at most once a minute per device. The lookup loads the
+// device's state as well, which GET /device/state then serves without another query.
 func (h *Handlers) Authenticate(ctx context.Context, token string) (principal.Principal, error) {
 	if !strings.HasPrefix(token, tokenPrefix) {
 		return principal.Principal{}, errInvalidToken
 	}
 	q := db.New(h.pool)
-	row, err := q.GetDeviceByTokenHash(ctx, secret.Hash(token))
+	row, err := q.AuthenticateDevice(ctx, secret.Hash(token))
 	if pg.IsNoRows(err) {
 		return principal.Principal{}, errInvalidToken
 	}
@@ -250,5 +251,6 @@ func (h *Handlers) Authenticate(ctx context.Context, token string) (principal.Pr
 			return principal.Principal{}, err
 		}
 	}
-	return principal.Principal{Kind: principal.Device, OrgID: row.OrgID, DeviceID: row.ID}, nil
+	state := db.GetDeviceStateRow(row)
+	return principal.Principal{Kind: principal.Device, OrgID: row.OrgID, DeviceID: row.ID, Loaded: &state}, nil
 }
