@@ -6,7 +6,8 @@
 // without -login), creates a site and a wallboard, pairs it, opens the wallboard's socket on -b, then -n times: casts a message to the wallboard through -a
 // and waits for the frame on -b before the next cast (writes are paced at -rate at most). Each
 // sample is measured from just before the cast request leaves to the frame's arrival, so it
-// includes the write's own round trip and commit; the cast's round trip alone is printed too.
+// includes the write's own round trip and commit; the cast's round trip alone is printed too, and
+// how long after the cast's response the frame came (0 when it came first).
 // The wallboard is deleted at the end, so repeated runs do not fill the plan's device cap.
 //
 //	go run -C tools ./hintlat -a http://127.0.0.1:8081 -b http://127.0.0.1:8082 \
@@ -149,8 +150,8 @@ func run(args []string) error {
 	fmt.Fprintf(os.Stderr, "hintlat: writes to %s, socket on %s, %d samples at most %.0f/s\n", *a, *b, *n, *rate)
 	castPath := "/orgs/" + org + "/devices/" + device.ID + "/cast"
 	interval := time.Duration(float64(time.Second) / *rate)
-	var hint, write []time.Duration
-	lost := 0
+	var hint, write, after []time.Duration
+	lost, early := 0, 0
 	next := time.Now()
 	for i := range *n {
 		time.Sleep(time.Until(next))
@@ -159,13 +160,21 @@ func run(args []string) error {
 		if err := api.do("POST", castPath, map[string]string{"type": "message", "text": fmt.Sprintf("hint %d", i)}, nil); err != nil {
 			return err
 		}
-		write = append(write, time.Since(t0))
+		done := time.Now()
+		write = append(write, done.Sub(t0))
 		select {
 		case at, ok := <-frames:
 			if !ok {
 				return errors.New("the socket closed")
 			}
 			hint = append(hint, at.Sub(t0))
+			// The hint is sent at commit, before the response is written; a frame that arrived
+			// before the response counts as 0 here.
+			if at.Before(done) {
+				early++
+				at = done
+			}
+			after = append(after, at.Sub(done))
 		case <-time.After(*timeout):
 			lost++
 		}
@@ -176,12 +185,12 @@ func run(args []string) error {
 		fmt.Fprintln(os.Stderr, "hintlat: cleaning up:", err)
 	}
 
-	fmt.Printf("Samples       %d writes, %d frames, %d lost (no frame within %v)\n", *n, len(hint), lost, *timeout)
+	fmt.Printf("Samples       %d writes, %d frames, %d lost (no frame within %v), %d frames before the write's response\n", *n, len(hint), lost, *timeout, early)
 	fmt.Printf("\n%16s %9s %9s %9s %9s %9s\n", "", "p50", "p90", "p99", "p99.9", "max")
 	for _, row := range []struct {
 		name string
 		ds   []time.Duration
-	}{{"write → frame", hint}, {"write only", write}} {
+	}{{"write → frame", hint}, {"write only", write}, {"response → frame", after}} {
 		s := slices.Clone(row.ds)
 		slices.Sort(s)
 		fmt.Printf("%16s %9s %9s %9s %9s %9s\n", row.name, ms(q(s, 0.5)), ms(q(s, 0.9)), ms(q(s, 0.99)), ms(q(s, 0.999)), ms(q(s, 1)))
