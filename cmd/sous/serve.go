@@ -20,6 +20,7 @@ import (
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/webhooks"
 )
 
@@ -57,8 +58,27 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("JWT signing key: %w", err)
 	}
+
+	// One realtime hub per process: it listens for device hints on its own connection and
+	// fans them out to the WebSockets this replica holds. Stopping it closes those sockets with
+	// 1001 (http.Server.Shutdown does not wait for hijacked connections), so devices reconnect
+	// to a replica that stays.
+	hub := realtime.NewHub(pool, logger)
+	hubCtx, stopHub := context.WithCancel(context.WithoutCancel(ctx))
+	hubDone := make(chan struct{})
+	go func() {
+		defer close(hubDone)
+		if err := hub.Run(hubCtx); err != nil {
+			logger.Error("realtime hub", "err", err)
+		}
+	}()
+	defer func() {
+		stopHub()
+		<-hubDone
+	}()
+
 	e, err := httpapi.New(httpapi.Deps{
-		Config: cfg, Logger: logger, Pool: pool, Clock: clock.Real{}, SigningKey: key,
+		Config: cfg, Logger: logger, Pool: pool, Clock: clock.Real{}, SigningKey: key, Hub: hub,
 	})
 	if err != nil {
 		return err
@@ -109,7 +129,9 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down: draining requests and webhook deliveries")
+	logger.Info("shutting down: closing device sockets, draining requests and webhook deliveries")
+	stopHub()
+	<-hubDone
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

@@ -5,10 +5,11 @@ VALUES (@id, @org_id, @at, @actor_kind, sqlc.narg(actor_id), @action, sqlc.narg(
 -- name: ListAudit :many
 -- Newest first, keyset-paged on (at, id).
 SELECT a.*,
-       coalesce(u.name, k.name, '')::text AS actor_name
+       coalesce(u.name, k.name, d.name, '')::text AS actor_name
 FROM audit_log a
 LEFT JOIN users u ON a.actor_kind = 'user' AND u.id = a.actor_id
 LEFT JOIN api_keys k ON a.actor_kind = 'api_key' AND k.id = a.actor_id AND k.org_id = a.org_id
+LEFT JOIN devices d ON a.actor_kind = 'device' AND d.id = a.actor_id AND d.org_id = a.org_id
 WHERE a.org_id = @org_id
   AND (sqlc.narg(actor_id)::uuid IS NULL OR a.actor_id = sqlc.narg(actor_id))
   AND (sqlc.narg(action)::text IS NULL OR a.action = sqlc.narg(action))

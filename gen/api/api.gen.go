@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"path"
@@ -47,6 +48,27 @@ func (e AuditEntryActorKind) Valid() bool {
 	}
 }
 
+// Defines values for CastType.
+const (
+	Image   CastType = "image"
+	Message CastType = "message"
+	Recipe  CastType = "recipe"
+)
+
+// Valid indicates whether the value is a known member of the CastType enum.
+func (e CastType) Valid() bool {
+	switch e {
+	case Image:
+		return true
+	case Message:
+		return true
+	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
 	Cdm   Credential = "cdm"
@@ -68,6 +90,99 @@ func (e Credential) Valid() bool {
 	case Haccp:
 		return true
 	case Rd:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeviceAlertSeverity.
+const (
+	Critical DeviceAlertSeverity = "critical"
+	Info     DeviceAlertSeverity = "info"
+	Warning  DeviceAlertSeverity = "warning"
+)
+
+// Valid indicates whether the value is a known member of the DeviceAlertSeverity enum.
+func (e DeviceAlertSeverity) Valid() bool {
+	switch e {
+	case Critical:
+		return true
+	case Info:
+		return true
+	case Warning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeviceKind.
+const (
+	Kiosk         DeviceKind = "kiosk"
+	MenuBoard     DeviceKind = "menu_board"
+	SensorGateway DeviceKind = "sensor_gateway"
+	TrayLine      DeviceKind = "tray_line"
+	WallboardBoh  DeviceKind = "wallboard_boh"
+	WallboardFoh  DeviceKind = "wallboard_foh"
+)
+
+// Valid indicates whether the value is a known member of the DeviceKind enum.
+func (e DeviceKind) Valid() bool {
+	switch e {
+	case Kiosk:
+		return true
+	case MenuBoard:
+		return true
+	case SensorGateway:
+		return true
+	case TrayLine:
+		return true
+	case WallboardBoh:
+		return true
+	case WallboardFoh:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MediaContentType.
+const (
+	Imagegif  MediaContentType = "image/gif"
+	Imagejpeg MediaContentType = "image/jpeg"
+	Imagepng  MediaContentType = "image/png"
+	Imagewebp MediaContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the MediaContentType enum.
+func (e MediaContentType) Valid() bool {
+	switch e {
+	case Imagegif:
+		return true
+	case Imagejpeg:
+		return true
+	case Imagepng:
+		return true
+	case Imagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Orientation.
+const (
+	Landscape Orientation = "landscape"
+	Portrait  Orientation = "portrait"
+)
+
+// Valid indicates whether the value is a known member of the Orientation enum.
+func (e Orientation) Valid() bool {
+	switch e {
+	case Landscape:
+		return true
+	case Portrait:
 		return true
 	default:
 		return false
@@ -263,6 +378,24 @@ func (e TagTargetType) Valid() bool {
 	}
 }
 
+// Defines values for Theme.
+const (
+	Dark  Theme = "dark"
+	Light Theme = "light"
+)
+
+// Valid indicates whether the value is a known member of the Theme enum.
+func (e Theme) Valid() bool {
+	switch e {
+	case Dark:
+		return true
+	case Light:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryAttemptState.
 const (
 	Delivered WebhookDeliveryAttemptState = "delivered"
@@ -426,6 +559,89 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
+type Cast struct {
+	// Caption `image` only, when given.
+	//
+	// Example: Tonight's plating
+	Caption *string   `json:"caption,omitempty"`
+	CastAt  time.Time `json:"castAt"`
+
+	// ContentType `image` only: the image's media type.
+	//
+	// Example: image/png
+	ContentType *string `json:"contentType,omitempty"`
+
+	// MediaKey `image` only.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000e1
+	MediaKey *openapi_types.UUID `json:"mediaKey,omitempty"`
+
+	// MediaUrl `image` only: where the device fetches the image, with its token (a path on this server).
+	//
+	// Example: /v1/board/media/content/0192f3a4-0000-7000-8000-0000000000e1
+	MediaUrl *string `json:"mediaUrl,omitempty"`
+
+	// RecipeId `recipe` only.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000c1
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// Text `message` only.
+	//
+	// Example: Table 12 is a severe peanut allergy. Clean boards and gloves for every plate.
+	Text *string `json:"text,omitempty"`
+
+	// Title `message` only, when given.
+	//
+	// Example: Allergen alert
+	Title *string `json:"title,omitempty"`
+
+	// Type `message`: a heading and text. `image`: an uploaded image (see `POST /orgs/{orgId}/media`),
+	// by its key. `recipe`: a recipe card, by recipe id; recipes arrive with the culinary
+	// capability, so until then no recipe id is found (404).
+	//
+	//
+	// Example: message
+	Type CastType `json:"type"`
+}
+
+// CastRequest Fields by type: `message` needs `text` and may have `title`; `image` needs `mediaKey` and may
+// have `caption`; `recipe` needs `recipeId`. A field of another type answers 400.
+type CastRequest struct {
+	// Caption Example: Tonight's plating
+	Caption *string `json:"caption,omitempty"`
+
+	// MediaKey Key of an image of the organization's media.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000e1
+	MediaKey *openapi_types.UUID `json:"mediaKey,omitempty"`
+
+	// RecipeId Example: 0192f3a4-0000-7000-8000-0000000000c1
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// Text Example: Table 12 is a severe peanut allergy. Clean boards and gloves for every plate.
+	Text *string `json:"text,omitempty"`
+
+	// Title Example: Allergen alert
+	Title *string `json:"title,omitempty"`
+
+	// Type `message`: a heading and text. `image`: an uploaded image (see `POST /orgs/{orgId}/media`),
+	// by its key. `recipe`: a recipe card, by recipe id; recipes arrive with the culinary
+	// capability, so until then no recipe id is found (404).
+	//
+	//
+	// Example: message
+	Type CastType `json:"type"`
+}
+
+// CastType `message`: a heading and text. `image`: an uploaded image (see `POST /orgs/{orgId}/media`),
+// by its key. `recipe`: a recipe card, by recipe id; recipes arrive with the culinary
+// capability, so until then no recipe id is found (404).
+//
+// Example: message
+type CastType string
+
 // CateringInvoicePaidData `catering.invoice_paid`: a catering invoice was marked paid.
 type CateringInvoicePaidData struct {
 	// EventId The catering event the invoice bills.
@@ -463,10 +679,55 @@ type ChangePasswordRequest struct {
 	NewPassword NewPassword `json:"newPassword"`
 }
 
+// ClaimPairingCodeRequest defines model for ClaimPairingCodeRequest.
+type ClaimPairingCodeRequest struct {
+	// Code The code shown to the admin. Case, spaces and dashes are ignored (`7kq-m4p` is `7KQM4P`).
+	//
+	// Example: 7KQM4P
+	Code string `json:"code"`
+}
+
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
 	// Name Example: Epic interface engine (prod)
 	Name string `json:"name"`
+}
+
+// CreateDeviceRequest defines model for CreateDeviceRequest.
+type CreateDeviceRequest struct {
+	// Config The configuration for the device's `kind`: `WallboardConfig` for `wallboard_boh` and
+	// `wallboard_foh`, `MenuBoardConfig` for `menu_board`, `TrayLineConfig` for `tray_line`,
+	// `KioskConfig` for `kiosk`, `SensorGatewayConfig` for `sensor_gateway`. Every field is
+	// optional; omitted fields take their defaults. It is checked against the kind: an unknown
+	// field, a wrong type or a value out of range answers 400 naming the field (`config.<field>`).
+	// A menu board's `dayPart` must be one of the site's day parts.
+	//
+	//
+	// Example: {"showAlerts":true,"stations":["grill","saute"]}
+	Config *DeviceConfigInput `json:"config,omitempty"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind DeviceKind `json:"kind"`
+
+	// Name Example: Hot line wallboard
+	Name string `json:"name"`
+
+	// SiteId A site of the organization (within the caller's sites when their membership is site-scoped); otherwise 404 `Site not found`.
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000000aa
+	SiteId openapi_types.UUID `json:"siteId"`
 }
 
 // CreateInvitationRequest defines model for CreateInvitationRequest.
@@ -638,6 +899,131 @@ type DayPart struct {
 	Start LocalTime `json:"start"`
 }
 
+// Device defines model for Device.
+type Device struct {
+	// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
+	Cast *Cast `json:"cast"`
+
+	// Config The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
+	// every field is present, defaults filled in.
+	Config    DeviceConfig       `json:"config"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind DeviceKind `json:"kind"`
+
+	// LastSeenAt The device's last authenticated request, to the minute; null if never seen.
+	LastSeenAt *time.Time `json:"lastSeenAt"`
+
+	// Name Example: Hot line wallboard
+	Name string `json:"name"`
+
+	// Paired True while the device holds a working token (it counts against the plan's device cap).
+	Paired   bool       `json:"paired"`
+	PairedAt *time.Time `json:"pairedAt"`
+
+	// SiteId The site the device stands in; its time zone and day parts drive the device's state.
+	SiteId    openapi_types.UUID `json:"siteId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// DeviceAlert defines model for DeviceAlert.
+type DeviceAlert struct {
+	// Kind What opened the alert.
+	//
+	// Example: task_missed
+	Kind string `json:"kind"`
+
+	// Message Example: Walk-in cooler temperature check missed (due 14:00)
+	Message string `json:"message"`
+
+	// Severity Example: warning
+	Severity DeviceAlertSeverity `json:"severity"`
+}
+
+// DeviceAlertSeverity Example: warning
+type DeviceAlertSeverity string
+
+// DeviceConfig The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
+// every field is present, defaults filled in.
+type DeviceConfig struct {
+	union json.RawMessage
+}
+
+// DeviceConfigInput The configuration for the device's `kind`: `WallboardConfig` for `wallboard_boh` and
+// `wallboard_foh`, `MenuBoardConfig` for `menu_board`, `TrayLineConfig` for `tray_line`,
+// `KioskConfig` for `kiosk`, `SensorGatewayConfig` for `sensor_gateway`. Every field is
+// optional; omitted fields take their defaults. It is checked against the kind: an unknown
+// field, a wrong type or a value out of range answers 400 naming the field (`config.<field>`).
+// A menu board's `dayPart` must be one of the site's day parts.
+//
+// Example: {"showAlerts":true,"stations":["grill","saute"]}
+type DeviceConfigInput map[string]interface{}
+
+// DeviceKind What the device is, which decides the shape of its `config` and what its state carries:
+//
+// | kind | is | `config` | state carries |
+// |---|---|---|---|
+// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+//
+// Example: wallboard_boh
+type DeviceKind string
+
+// DeviceState defines model for DeviceState.
+type DeviceState struct {
+	// Alerts Open operational alerts of the site, on wallboards whose `config.showAlerts` is true; empty otherwise.
+	Alerts []DeviceAlert `json:"alerts"`
+
+	// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
+	Cast *Cast `json:"cast"`
+
+	// Date Today in the site's time zone.
+	//
+	// Example: 2026-03-02
+	Date   openapi_types.Date `json:"date"`
+	Device StateDevice        `json:"device"`
+
+	// Handoffs Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
+	// Empty until production runs arrive.
+	Handoffs []map[string]interface{} `json:"handoffs"`
+
+	// Menu On menu boards, the menu of the current day part; null on other kinds.
+	Menu *StateMenu `json:"menu"`
+	Org  StateOrg   `json:"org"`
+
+	// Production Production timers, on kitchen wallboards (filtered by `config.stations`). Empty on other
+	// kinds, and everywhere until production runs arrive with the kitchen capability.
+	Production []map[string]interface{} `json:"production"`
+
+	// ServerTime The server's clock (UTC) when the state was read; not covered by the `ETag`.
+	//
+	// Example: 2026-03-02T15:04:05Z
+	ServerTime time.Time `json:"serverTime"`
+	Site       StateSite `json:"site"`
+
+	// Trays On tray-line screens, the tray queue (filtered by `config.units`). Empty on other kinds,
+	// and everywhere until the clinical tray line arrives.
+	Trays []map[string]interface{} `json:"trays"`
+}
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
@@ -721,6 +1107,24 @@ type JWKS struct {
 	Keys []JWK `json:"keys"`
 }
 
+// KioskConfig `config` of `kiosk` devices.
+type KioskConfig struct {
+	// IdleTimeoutSeconds Seconds without a touch before the kiosk returns to its start screen. Default 90.
+	//
+	// Example: 90
+	IdleTimeoutSeconds int `json:"idleTimeoutSeconds"`
+
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
+}
+
 // LocalTime A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
 //
 // Example: 11:00
@@ -734,6 +1138,38 @@ type LoginRequest struct {
 	// Password Example: walk-in-cooler-pantry-9
 	Password string `json:"password"`
 }
+
+// Media defines model for Media.
+type Media struct {
+	// ContentType Found by reading the file's first bytes, not from what the client declared.
+	//
+	// Example: image/png
+	ContentType MediaContentType `json:"contentType"`
+	CreatedAt   time.Time        `json:"createdAt"`
+
+	// Filename The uploaded file's name, as sent.
+	//
+	// Example: plating.png
+	Filename *string `json:"filename"`
+
+	// Key Names the image in casts (`mediaKey`) and in `GET /board/media/content/{key}`.
+	Key openapi_types.UUID `json:"key"`
+
+	// Sha256 Lowercase hex SHA-256 of the bytes.
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Sha256 string `json:"sha256"`
+
+	// Size Bytes.
+	//
+	// Example: 48213
+	Size int `json:"size"`
+}
+
+// MediaContentType Found by reading the file's first bytes, not from what the client declared.
+//
+// Example: image/png
+type MediaContentType string
 
 // Member defines model for Member.
 type Member struct {
@@ -776,6 +1212,32 @@ type Membership struct {
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
 
+// MenuBoardConfig `config` of `menu_board` devices.
+type MenuBoardConfig struct {
+	// DayPart Always show this day part of the site (one of the site's day part names); null follows the clock. Default null.
+	DayPart *string `json:"dayPart"`
+
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// ShowAllergens Default `true`.
+	//
+	// Example: true
+	ShowAllergens bool `json:"showAllergens"`
+
+	// ShowPrices Default `true`.
+	//
+	// Example: true
+	ShowPrices bool `json:"showPrices"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
+}
+
 // NewPassword 12 to 256 characters, no composition rules. Common and breached passwords (a blocklist) are
 // refused with 400.
 //
@@ -791,6 +1253,36 @@ type Org struct {
 	// Name Example: Harborview Kitchens
 	Name string `json:"name"`
 	Plan Plan   `json:"plan"`
+}
+
+// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+//
+// Example: landscape
+type Orientation string
+
+// PairedDevice defines model for PairedDevice.
+type PairedDevice struct {
+	Device Device `json:"device"`
+
+	// DeviceToken The device's credential, shown only in this response (the server keeps a hash). Send it
+	// as header `x-device-token`, and as `?token=` on the WebSocket.
+	//
+	//
+	// Example: sous_dev_Yk3vN8qTzR4nLp8cWd1fHs6gJa3yEe0uKiOt5XqZw7b
+	DeviceToken string `json:"deviceToken"`
+}
+
+// PairingCode defines model for PairingCode.
+type PairingCode struct {
+	// Code Six characters from an alphabet without look-alikes (no 0, O, 1, I or L). Single use;
+	// the server keeps only a hash.
+	//
+	//
+	// Example: 7KQM4P
+	Code string `json:"code"`
+
+	// ExpiresAt Ten minutes after minting.
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // Plan defines model for Plan.
@@ -1016,6 +1508,14 @@ type ScanSiteContext struct {
 	Timezone string `json:"timezone"`
 }
 
+// SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
+type SensorGatewayConfig struct {
+	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
+	//
+	// Example: 60
+	ReportIntervalSeconds int `json:"reportIntervalSeconds"`
+}
+
 // Session defines model for Session.
 type Session struct {
 	// AccessToken A JWT (EdDSA, with `kid`), valid 15 minutes. Send as `Authorization: Bearer <accessToken>`.
@@ -1058,6 +1558,85 @@ type Site struct {
 	//
 	// Example: America/Chicago
 	Timezone Timezone `json:"timezone"`
+}
+
+// StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
+// progress at the site's local time, else the next to begin. Null when the site has no day
+// parts.
+type StateDayPart struct {
+	// End A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+	//
+	// Example: 11:00
+	End LocalTime `json:"end"`
+
+	// Name Example: lunch
+	Name string `json:"name"`
+
+	// Start A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
+	//
+	// Example: 11:00
+	Start LocalTime `json:"start"`
+}
+
+// StateDevice defines model for StateDevice.
+type StateDevice struct {
+	// Config The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
+	// every field is present, defaults filled in.
+	Config DeviceConfig       `json:"config"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind DeviceKind `json:"kind"`
+
+	// Name Example: Hot line wallboard
+	Name string `json:"name"`
+}
+
+// StateMenu On menu boards, the menu of the current day part; null on other kinds.
+type StateMenu struct {
+	// DayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
+	// progress at the site's local time, else the next to begin. Null when the site has no day
+	// parts.
+	DayPart *StateDayPart `json:"dayPart"`
+
+	// InProgress Whether the site's local time is within `dayPart`.
+	InProgress bool `json:"inProgress"`
+
+	// Items The day part's menu items. Always empty until menus arrive with the culinary capability.
+	Items []map[string]interface{} `json:"items"`
+}
+
+// StateOrg defines model for StateOrg.
+type StateOrg struct {
+	Brand Brand `json:"brand"`
+
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+}
+
+// StateSite defines model for StateSite.
+type StateSite struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Name Example: Main Kitchen
+	Name string `json:"name"`
+
+	// Timezone IANA time zone name.
+	//
+	// Example: America/Chicago
+	Timezone string `json:"timezone"`
 }
 
 // SupportInquiryReceipt defines model for SupportInquiryReceipt.
@@ -1138,6 +1717,11 @@ type TagCode = string
 // Example: equipment
 type TagTargetType string
 
+// Theme Colour scheme of the screen. Default `dark`.
+//
+// Example: dark
+type Theme string
+
 // Timezone An IANA time zone name.
 //
 // Example: America/Chicago
@@ -1148,6 +1732,66 @@ type TrayDeliveredData struct {
 	PatientId openapi_types.UUID `json:"patientId"`
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
+}
+
+// TrayLineConfig `config` of `tray_line` devices.
+type TrayLineConfig struct {
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// ShowDietCodes Default `true`.
+	//
+	// Example: true
+	ShowDietCodes bool `json:"showDietCodes"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
+
+	// Units Show only trays for these patient units (1–50 characters each, distinct); empty shows every unit. Default `[]`.
+	//
+	// Example: ["4 West","ICU"]
+	Units []string `json:"units"`
+}
+
+// UpdateDeviceRequest Fields present are changed; absent fields keep their value. `config` replaces the whole
+// configuration (omitted fields take their defaults). Changing `kind` without sending `config`
+// resets the configuration to the new kind's defaults.
+type UpdateDeviceRequest struct {
+	// Config The configuration for the device's `kind`: `WallboardConfig` for `wallboard_boh` and
+	// `wallboard_foh`, `MenuBoardConfig` for `menu_board`, `TrayLineConfig` for `tray_line`,
+	// `KioskConfig` for `kiosk`, `SensorGatewayConfig` for `sensor_gateway`. Every field is
+	// optional; omitted fields take their defaults. It is checked against the kind: an unknown
+	// field, a wrong type or a value out of range answers 400 naming the field (`config.<field>`).
+	// A menu board's `dayPart` must be one of the site's day parts.
+	//
+	//
+	// Example: {"showAlerts":true,"stations":["grill","saute"]}
+	Config *DeviceConfigInput `json:"config,omitempty"`
+
+	// Kind What the device is, which decides the shape of its `config` and what its state carries:
+	//
+	// | kind | is | `config` | state carries |
+	// |---|---|---|---|
+	// | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+	// | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+	// | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+	// | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+	// | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+	// | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+	//
+	//
+	// Example: wallboard_boh
+	Kind *DeviceKind `json:"kind,omitempty"`
+
+	// Name Example: Expo wallboard
+	Name *string `json:"name,omitempty"`
+
+	// SiteId Example: 0192f3a4-0000-7000-8000-0000000000aa
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
 }
 
 // UpdateMemberRequest Fields present are changed.
@@ -1201,6 +1845,13 @@ type UpdateWebhookRequest struct {
 	Url *WebhookUrl `json:"url,omitempty"`
 }
 
+// UploadMediaRequest Parts other than `file` are ignored.
+type UploadMediaRequest struct {
+	// File A PNG, JPEG, WebP or GIF image of at most 5 MiB. SVG is refused (it can carry script).
+	File                 openapi_types.File     `json:"file"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // User defines model for User.
 type User struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -1234,6 +1885,34 @@ type WalkthroughSubmittedData struct {
 	SiteId        *openapi_types.UUID `json:"siteId"`
 	SubmissionId  openapi_types.UUID  `json:"submissionId"`
 	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
+}
+
+// WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
+type WallboardConfig struct {
+	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+	//
+	// Example: landscape
+	Orientation Orientation `json:"orientation"`
+
+	// ShowAlerts Show operational alerts. Default `true` on `wallboard_boh`, `false` on `wallboard_foh`.
+	//
+	// Example: true
+	ShowAlerts bool `json:"showAlerts"`
+
+	// ShowHandoffs Show production handoffs between stations. Default `true` on `wallboard_boh`, `false` on `wallboard_foh`.
+	//
+	// Example: true
+	ShowHandoffs bool `json:"showHandoffs"`
+
+	// Stations Show only production timers and handoffs of these stations (1–50 characters each, distinct); empty shows every station. Default `[]`.
+	//
+	// Example: ["grill","saute"]
+	Stations []string `json:"stations"`
+
+	// Theme Colour scheme of the screen. Default `dark`.
+	//
+	// Example: dark
+	Theme Theme `json:"theme"`
 }
 
 // WebhookDelivery The body of every delivery: compact JSON with the keys in this order. Verify
@@ -1358,6 +2037,9 @@ type Id = openapi_types.UUID
 // Limit defines model for Limit.
 type Limit = int
 
+// MediaKey defines model for MediaKey.
+type MediaKey = openapi_types.UUID
+
 // OrgId defines model for OrgId.
 type OrgId = openapi_types.UUID
 
@@ -1378,6 +2060,9 @@ type BadRequest = ValidationError
 
 // Conflict The body of every error response.
 type Conflict = Error
+
+// DeviceLimit defines model for DeviceLimit.
+type DeviceLimit = PlanError
 
 // Forbidden The body of every error response.
 type Forbidden = Error
@@ -1400,6 +2085,18 @@ type TooManyRequests = Error
 // Unauthorized The body of every error response.
 type Unauthorized = Error
 
+// GetBoardMediaParams defines parameters for GetBoardMedia.
+type GetBoardMediaParams struct {
+	// IfNoneMatch The `ETag` of a copy the device holds.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetDeviceStateParams defines parameters for GetDeviceState.
+type GetDeviceStateParams struct {
+	// IfNoneMatch The `ETag` of the state the device holds; 304 when it is still current.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // ListAuditLogParams defines parameters for ListAuditLog.
 type ListAuditLogParams struct {
 	// ActorId Only entries by this user, API key or device.
@@ -1414,6 +2111,27 @@ type ListAuditLogParams struct {
 	// To Only entries before this time.
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
 
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListDevicesParams defines parameters for ListDevices.
+type ListDevicesParams struct {
+	// SiteId Only devices of this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListMediaParams defines parameters for ListMedia.
+type ListMediaParams struct {
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -1442,6 +2160,9 @@ type RefreshSessionJSONRequestBody = RefreshRequest
 // RegisterUserJSONRequestBody defines body for RegisterUser for application/json ContentType.
 type RegisterUserJSONRequestBody = RegisterRequest
 
+// ClaimPairingCodeJSONRequestBody defines body for ClaimPairingCode for application/json ContentType.
+type ClaimPairingCodeJSONRequestBody = ClaimPairingCodeRequest
+
 // AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
 type AcceptInvitationJSONRequestBody = AcceptInvitationRequest
 
@@ -1454,8 +2175,20 @@ type UpdateOrgJSONRequestBody = UpdateOrgRequest
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
+// CreateDeviceJSONRequestBody defines body for CreateDevice for application/json ContentType.
+type CreateDeviceJSONRequestBody = CreateDeviceRequest
+
+// UpdateDeviceJSONRequestBody defines body for UpdateDevice for application/json ContentType.
+type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
+
+// CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
+type CastToDeviceJSONRequestBody = CastRequest
+
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
+
+// UploadMediaMultipartRequestBody defines body for UploadMedia for multipart/form-data ContentType.
+type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
@@ -1617,6 +2350,212 @@ func (a JWK) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for UploadMediaRequest. Returns the specified
+// element and whether it was found
+func (a UploadMediaRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for UploadMediaRequest
+func (a *UploadMediaRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for UploadMediaRequest to handle AdditionalProperties
+func (a *UploadMediaRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["file"]; found {
+		err = json.Unmarshal(raw, &a.File)
+		if err != nil {
+			return fmt.Errorf("error reading 'file': %w", err)
+		}
+		delete(object, "file")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for UploadMediaRequest to handle AdditionalProperties
+func (a UploadMediaRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["file"], err = json.Marshal(a.File)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'file': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// AsWallboardConfig returns the union data inside the DeviceConfig as a WallboardConfig
+func (t DeviceConfig) AsWallboardConfig() (WallboardConfig, error) {
+	var body WallboardConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWallboardConfig overwrites any union data inside the DeviceConfig as the provided WallboardConfig
+func (t *DeviceConfig) FromWallboardConfig(v WallboardConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWallboardConfig performs a merge with any union data inside the DeviceConfig, using the provided WallboardConfig
+func (t *DeviceConfig) MergeWallboardConfig(v WallboardConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMenuBoardConfig returns the union data inside the DeviceConfig as a MenuBoardConfig
+func (t DeviceConfig) AsMenuBoardConfig() (MenuBoardConfig, error) {
+	var body MenuBoardConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMenuBoardConfig overwrites any union data inside the DeviceConfig as the provided MenuBoardConfig
+func (t *DeviceConfig) FromMenuBoardConfig(v MenuBoardConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMenuBoardConfig performs a merge with any union data inside the DeviceConfig, using the provided MenuBoardConfig
+func (t *DeviceConfig) MergeMenuBoardConfig(v MenuBoardConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayLineConfig returns the union data inside the DeviceConfig as a TrayLineConfig
+func (t DeviceConfig) AsTrayLineConfig() (TrayLineConfig, error) {
+	var body TrayLineConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayLineConfig overwrites any union data inside the DeviceConfig as the provided TrayLineConfig
+func (t *DeviceConfig) FromTrayLineConfig(v TrayLineConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrayLineConfig performs a merge with any union data inside the DeviceConfig, using the provided TrayLineConfig
+func (t *DeviceConfig) MergeTrayLineConfig(v TrayLineConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsKioskConfig returns the union data inside the DeviceConfig as a KioskConfig
+func (t DeviceConfig) AsKioskConfig() (KioskConfig, error) {
+	var body KioskConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKioskConfig overwrites any union data inside the DeviceConfig as the provided KioskConfig
+func (t *DeviceConfig) FromKioskConfig(v KioskConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKioskConfig performs a merge with any union data inside the DeviceConfig, using the provided KioskConfig
+func (t *DeviceConfig) MergeKioskConfig(v KioskConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSensorGatewayConfig returns the union data inside the DeviceConfig as a SensorGatewayConfig
+func (t DeviceConfig) AsSensorGatewayConfig() (SensorGatewayConfig, error) {
+	var body SensorGatewayConfig
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSensorGatewayConfig overwrites any union data inside the DeviceConfig as the provided SensorGatewayConfig
+func (t *DeviceConfig) FromSensorGatewayConfig(v SensorGatewayConfig) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSensorGatewayConfig performs a merge with any union data inside the DeviceConfig, using the provided SensorGatewayConfig
+func (t *DeviceConfig) MergeSensorGatewayConfig(v SensorGatewayConfig) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeviceConfig) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -1640,6 +2579,15 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// GetBoardMedia An image for a board
+	// (GET /board/media/content/{key})
+	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
+	// GetDeviceState A device's state
+	// (GET /device/state)
+	GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error
+	// ClaimPairingCode Pair a device with its code
+	// (POST /devices/pair)
+	ClaimPairingCode(ctx echo.Context) error
 	// AcceptInvitation Accept an invitation
 	// (POST /invitations/accept)
 	AcceptInvitation(ctx echo.Context) error
@@ -1670,6 +2618,33 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// ListDevices List devices
+	// (GET /orgs/{orgId}/devices)
+	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
+	// CreateDevice Register a device
+	// (POST /orgs/{orgId}/devices)
+	CreateDevice(ctx echo.Context, orgId OrgId) error
+	// DeleteDevice Delete a device
+	// (DELETE /orgs/{orgId}/devices/{id})
+	DeleteDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// GetDevice Read a device
+	// (GET /orgs/{orgId}/devices/{id})
+	GetDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateDevice Update a device
+	// (PUT /orgs/{orgId}/devices/{id})
+	UpdateDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// ClearDeviceCast Clear a screen's cast
+	// (DELETE /orgs/{orgId}/devices/{id}/cast)
+	ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) error
+	// CastToDevice Cast content to a screen
+	// (POST /orgs/{orgId}/devices/{id}/cast)
+	CastToDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// CreatePairingCode Mint a pairing code
+	// (POST /orgs/{orgId}/devices/{id}/pair)
+	CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error
+	// RevokeDevice Unpair a device
+	// (POST /orgs/{orgId}/devices/{id}/revoke)
+	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -1679,6 +2654,15 @@ type ServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// ListMedia List media
+	// (GET /orgs/{orgId}/media)
+	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
+	// UploadMedia Upload an image
+	// (POST /orgs/{orgId}/media)
+	UploadMedia(ctx echo.Context, orgId OrgId) error
+	// DeleteMedia Delete an image
+	// (DELETE /orgs/{orgId}/media/{key})
+	DeleteMedia(ctx echo.Context, orgId OrgId, key MediaKey) error
 	// ListMembers List members
 	// (GET /orgs/{orgId}/members)
 	ListMembers(ctx echo.Context, orgId OrgId) error
@@ -1800,6 +2784,80 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// GetBoardMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBoardMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key" -------------
+	var key MediaKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key", ctx.Param("key"), &key, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBoardMediaParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBoardMedia(ctx, key, params)
+	return err
+}
+
+// GetDeviceState converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDeviceState(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDeviceStateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDeviceState(ctx, params)
+	return err
+}
+
+// ClaimPairingCode converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimPairingCode(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimPairingCode(ctx)
 	return err
 }
 
@@ -1987,6 +3045,229 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 	return err
 }
 
+// ListDevices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDevices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDevicesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDevices(ctx, orgId, params)
+	return err
+}
+
+// CreateDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateDevice(ctx, orgId)
+	return err
+}
+
+// DeleteDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteDevice(ctx, orgId, id)
+	return err
+}
+
+// GetDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDevice(ctx, orgId, id)
+	return err
+}
+
+// UpdateDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateDevice(ctx, orgId, id)
+	return err
+}
+
+// ClearDeviceCast converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearDeviceCast(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearDeviceCast(ctx, orgId, id)
+	return err
+}
+
+// CastToDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) CastToDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CastToDevice(ctx, orgId, id)
+	return err
+}
+
+// CreatePairingCode converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePairingCode(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePairingCode(ctx, orgId, id)
+	return err
+}
+
+// RevokeDevice converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeDevice(ctx, orgId, id)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -2040,6 +3321,78 @@ func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RevokeInvitation(ctx, orgId, id)
+	return err
+}
+
+// ListMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMediaParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMedia(ctx, orgId, params)
+	return err
+}
+
+// UploadMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) UploadMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UploadMedia(ctx, orgId)
+	return err
+}
+
+// DeleteMedia converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteMedia(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "key" -------------
+	var key MediaKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key", ctx.Param("key"), &key, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteMedia(ctx, orgId, key)
 	return err
 }
 
@@ -2495,6 +3848,21 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/scan/:tagCode", wrapper.ResolveScan, options.OperationMiddlewares["resolveScan"]...)
 	router.POST(options.BaseURL+"/support-inquiry", wrapper.CreateSupportInquiry, options.OperationMiddlewares["createSupportInquiry"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/devices", wrapper.ListDevices, options.OperationMiddlewares["listDevices"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices", wrapper.CreateDevice, options.OperationMiddlewares["createDevice"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/devices/:id", wrapper.DeleteDevice, options.OperationMiddlewares["deleteDevice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/devices/:id", wrapper.GetDevice, options.OperationMiddlewares["getDevice"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/devices/:id", wrapper.UpdateDevice, options.OperationMiddlewares["updateDevice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/pair", wrapper.CreatePairingCode, options.OperationMiddlewares["createPairingCode"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/revoke", wrapper.RevokeDevice, options.OperationMiddlewares["revokeDevice"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/devices/:id/cast", wrapper.ClearDeviceCast, options.OperationMiddlewares["clearDeviceCast"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/cast", wrapper.CastToDevice, options.OperationMiddlewares["castToDevice"]...)
+	router.POST(options.BaseURL+"/devices/pair", wrapper.ClaimPairingCode, options.OperationMiddlewares["claimPairingCode"]...)
+	router.GET(options.BaseURL+"/device/state", wrapper.GetDeviceState, options.OperationMiddlewares["getDeviceState"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/media", wrapper.ListMedia, options.OperationMiddlewares["listMedia"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/media", wrapper.UploadMedia, options.OperationMiddlewares["uploadMedia"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/media/:key", wrapper.DeleteMedia, options.OperationMiddlewares["deleteMedia"]...)
+	router.GET(options.BaseURL+"/board/media/content/:key", wrapper.GetBoardMedia, options.OperationMiddlewares["getBoardMedia"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -2504,6 +3872,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 type BadRequestJSONResponse ValidationError
 
 type ConflictJSONResponse Error
+
+type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
 
@@ -2936,6 +4306,271 @@ func (response RegisterUser413JSONResponse) VisitRegisterUserResponse(w http.Res
 type RegisterUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardMediaRequestObject struct {
+	Key    MediaKey `json:"key"`
+	Params GetBoardMediaParams
+}
+
+type GetBoardMediaResponseObject interface {
+	VisitGetBoardMediaResponse(w http.ResponseWriter) error
+}
+
+type GetBoardMedia200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetBoardMedia200ImageResponse struct {
+	Body          io.Reader
+	Headers       GetBoardMedia200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetBoardMedia200ImageResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetBoardMedia304ResponseHeaders struct {
+	ETag *string
+}
+
+type GetBoardMedia304Response struct {
+	Headers GetBoardMedia304ResponseHeaders
+}
+
+func (response GetBoardMedia304Response) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetBoardMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBoardMedia400JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBoardMedia401JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBoardMedia404JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceStateRequestObject struct {
+	Params GetDeviceStateParams
+}
+
+type GetDeviceStateResponseObject interface {
+	VisitGetDeviceStateResponse(w http.ResponseWriter) error
+}
+
+type GetDeviceState200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDeviceState200JSONResponse struct {
+	Body    DeviceState
+	Headers GetDeviceState200ResponseHeaders
+}
+
+func (response GetDeviceState200JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceState304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDeviceState304Response struct {
+	Headers GetDeviceState304ResponseHeaders
+}
+
+func (response GetDeviceState304Response) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDeviceState401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDeviceState401JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCodeRequestObject struct {
+	Body *ClaimPairingCodeJSONRequestBody
+}
+
+type ClaimPairingCodeResponseObject interface {
+	VisitClaimPairingCodeResponse(w http.ResponseWriter) error
+}
+
+type ClaimPairingCode200JSONResponse PairedDevice
+
+func (response ClaimPairingCode200JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClaimPairingCode400JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode402JSONResponse struct{ DeviceLimitJSONResponse }
+
+func (response ClaimPairingCode402JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode404JSONResponse Error
+
+func (response ClaimPairingCode404JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ClaimPairingCode413JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3727,6 +5362,771 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	return err
 }
 
+type ListDevicesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListDevicesParams
+}
+
+type ListDevicesResponseObject interface {
+	VisitListDevicesResponse(w http.ResponseWriter) error
+}
+
+type ListDevices200ResponseHeaders struct {
+	Link *string
+}
+
+type ListDevices200JSONResponse struct {
+	Body    []Device
+	Headers ListDevices200ResponseHeaders
+}
+
+func (response ListDevices200JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDevices400JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDevices401JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListDevices403JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListDevices404JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateDeviceJSONRequestBody
+}
+
+type CreateDeviceResponseObject interface {
+	VisitCreateDeviceResponse(w http.ResponseWriter) error
+}
+
+type CreateDevice201JSONResponse Device
+
+func (response CreateDevice201JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateDevice400JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateDevice401JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateDevice403JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateDevice404JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type DeleteDeviceResponseObject interface {
+	VisitDeleteDeviceResponse(w http.ResponseWriter) error
+}
+
+type DeleteDevice204Response = NoContentResponse
+
+func (response DeleteDevice204Response) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteDevice400JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteDevice401JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteDevice403JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteDevice404JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetDeviceResponseObject interface {
+	VisitGetDeviceResponse(w http.ResponseWriter) error
+}
+
+type GetDevice200JSONResponse Device
+
+func (response GetDevice200JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDevice400JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDevice401JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDevice403JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDevice404JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateDeviceJSONRequestBody
+}
+
+type UpdateDeviceResponseObject interface {
+	VisitUpdateDeviceResponse(w http.ResponseWriter) error
+}
+
+type UpdateDevice200JSONResponse Device
+
+func (response UpdateDevice200JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateDevice400JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateDevice401JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateDevice403JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateDevice404JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateDevice413JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCastRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ClearDeviceCastResponseObject interface {
+	VisitClearDeviceCastResponse(w http.ResponseWriter) error
+}
+
+type ClearDeviceCast204Response = NoContentResponse
+
+func (response ClearDeviceCast204Response) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearDeviceCast400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClearDeviceCast400JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClearDeviceCast401JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClearDeviceCast403JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClearDeviceCast404JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *CastToDeviceJSONRequestBody
+}
+
+type CastToDeviceResponseObject interface {
+	VisitCastToDeviceResponse(w http.ResponseWriter) error
+}
+
+type CastToDevice200JSONResponse Device
+
+func (response CastToDevice200JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CastToDevice400JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CastToDevice401JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CastToDevice403JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CastToDevice404JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCodeRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type CreatePairingCodeResponseObject interface {
+	VisitCreatePairingCodeResponse(w http.ResponseWriter) error
+}
+
+type CreatePairingCode201JSONResponse PairingCode
+
+func (response CreatePairingCode201JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePairingCode400JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePairingCode401JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode402JSONResponse struct{ DeviceLimitJSONResponse }
+
+func (response CreatePairingCode402JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePairingCode403JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePairingCode404JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDeviceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type RevokeDeviceResponseObject interface {
+	VisitRevokeDeviceResponse(w http.ResponseWriter) error
+}
+
+type RevokeDevice200JSONResponse Device
+
+func (response RevokeDevice200JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeDevice400JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeDevice401JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeDevice403JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -3973,6 +6373,260 @@ func (response RevokeInvitation403JSONResponse) VisitRevokeInvitationResponse(w 
 type RevokeInvitation404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMediaRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListMediaParams
+}
+
+type ListMediaResponseObject interface {
+	VisitListMediaResponse(w http.ResponseWriter) error
+}
+
+type ListMedia200ResponseHeaders struct {
+	Link *string
+}
+
+type ListMedia200JSONResponse struct {
+	Body    []Media
+	Headers ListMedia200ResponseHeaders
+}
+
+func (response ListMedia200JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListMedia400JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListMedia401JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListMedia403JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMedia404JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMediaRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *multipart.Reader
+}
+
+type UploadMediaResponseObject interface {
+	VisitUploadMediaResponse(w http.ResponseWriter) error
+}
+
+type UploadMedia201JSONResponse Media
+
+func (response UploadMedia201JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UploadMedia400JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UploadMedia401JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UploadMedia403JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UploadMedia404JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMediaRequestObject struct {
+	OrgId OrgId    `json:"orgId"`
+	Key   MediaKey `json:"key"`
+}
+
+type DeleteMediaResponseObject interface {
+	VisitDeleteMediaResponse(w http.ResponseWriter) error
+}
+
+type DeleteMedia204Response = NoContentResponse
+
+func (response DeleteMedia204Response) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteMedia400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteMedia400JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMedia401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteMedia401JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMedia403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteMedia403JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMedia404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteMedia404JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -5536,6 +8190,15 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// GetBoardMedia An image for a board
+	// (GET /board/media/content/{key})
+	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
+	// GetDeviceState A device's state
+	// (GET /device/state)
+	GetDeviceState(ctx context.Context, request GetDeviceStateRequestObject) (GetDeviceStateResponseObject, error)
+	// ClaimPairingCode Pair a device with its code
+	// (POST /devices/pair)
+	ClaimPairingCode(ctx context.Context, request ClaimPairingCodeRequestObject) (ClaimPairingCodeResponseObject, error)
 	// AcceptInvitation Accept an invitation
 	// (POST /invitations/accept)
 	AcceptInvitation(ctx context.Context, request AcceptInvitationRequestObject) (AcceptInvitationResponseObject, error)
@@ -5566,6 +8229,33 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// ListDevices List devices
+	// (GET /orgs/{orgId}/devices)
+	ListDevices(ctx context.Context, request ListDevicesRequestObject) (ListDevicesResponseObject, error)
+	// CreateDevice Register a device
+	// (POST /orgs/{orgId}/devices)
+	CreateDevice(ctx context.Context, request CreateDeviceRequestObject) (CreateDeviceResponseObject, error)
+	// DeleteDevice Delete a device
+	// (DELETE /orgs/{orgId}/devices/{id})
+	DeleteDevice(ctx context.Context, request DeleteDeviceRequestObject) (DeleteDeviceResponseObject, error)
+	// GetDevice Read a device
+	// (GET /orgs/{orgId}/devices/{id})
+	GetDevice(ctx context.Context, request GetDeviceRequestObject) (GetDeviceResponseObject, error)
+	// UpdateDevice Update a device
+	// (PUT /orgs/{orgId}/devices/{id})
+	UpdateDevice(ctx context.Context, request UpdateDeviceRequestObject) (UpdateDeviceResponseObject, error)
+	// ClearDeviceCast Clear a screen's cast
+	// (DELETE /orgs/{orgId}/devices/{id}/cast)
+	ClearDeviceCast(ctx context.Context, request ClearDeviceCastRequestObject) (ClearDeviceCastResponseObject, error)
+	// CastToDevice Cast content to a screen
+	// (POST /orgs/{orgId}/devices/{id}/cast)
+	CastToDevice(ctx context.Context, request CastToDeviceRequestObject) (CastToDeviceResponseObject, error)
+	// CreatePairingCode Mint a pairing code
+	// (POST /orgs/{orgId}/devices/{id}/pair)
+	CreatePairingCode(ctx context.Context, request CreatePairingCodeRequestObject) (CreatePairingCodeResponseObject, error)
+	// RevokeDevice Unpair a device
+	// (POST /orgs/{orgId}/devices/{id}/revoke)
+	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -5575,6 +8265,15 @@ type StrictServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// ListMedia List media
+	// (GET /orgs/{orgId}/media)
+	ListMedia(ctx context.Context, request ListMediaRequestObject) (ListMediaResponseObject, error)
+	// UploadMedia Upload an image
+	// (POST /orgs/{orgId}/media)
+	UploadMedia(ctx context.Context, request UploadMediaRequestObject) (UploadMediaResponseObject, error)
+	// DeleteMedia Delete an image
+	// (DELETE /orgs/{orgId}/media/{key})
+	DeleteMedia(ctx context.Context, request DeleteMediaRequestObject) (DeleteMediaResponseObject, error)
 	// ListMembers List members
 	// (GET /orgs/{orgId}/members)
 	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
@@ -5919,6 +8618,103 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 	return nil
 }
 
+// GetBoardMedia operation middleware
+func (sh *strictHandler) GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error {
+	var request GetBoardMediaRequestObject
+
+	request.Key = key
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBoardMedia(ctx.Request().Context(), request.(GetBoardMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBoardMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBoardMediaResponseObject); ok {
+		return validResponse.VisitGetBoardMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDeviceState operation middleware
+func (sh *strictHandler) GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error {
+	var request GetDeviceStateRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDeviceState(ctx.Request().Context(), request.(GetDeviceStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDeviceState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDeviceStateResponseObject); ok {
+		return validResponse.VisitGetDeviceStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClaimPairingCode operation middleware
+func (sh *strictHandler) ClaimPairingCode(ctx echo.Context) error {
+	var request ClaimPairingCodeRequestObject
+
+	var body ClaimPairingCodeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimPairingCode(ctx.Request().Context(), request.(ClaimPairingCodeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimPairingCode")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimPairingCodeResponseObject); ok {
+		return validResponse.VisitClaimPairingCodeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // AcceptInvitation operation middleware
 func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
 	var request AcceptInvitationRequestObject
@@ -6255,6 +9051,308 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 	return nil
 }
 
+// ListDevices operation middleware
+func (sh *strictHandler) ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error {
+	var request ListDevicesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDevices(ctx.Request().Context(), request.(ListDevicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDevices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDevicesResponseObject); ok {
+		return validResponse.VisitListDevicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateDevice operation middleware
+func (sh *strictHandler) CreateDevice(ctx echo.Context, orgId OrgId) error {
+	var request CreateDeviceRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateDeviceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateDevice(ctx.Request().Context(), request.(CreateDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateDeviceResponseObject); ok {
+		return validResponse.VisitCreateDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteDevice operation middleware
+func (sh *strictHandler) DeleteDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DeleteDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteDevice(ctx.Request().Context(), request.(DeleteDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteDeviceResponseObject); ok {
+		return validResponse.VisitDeleteDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDevice operation middleware
+func (sh *strictHandler) GetDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDevice(ctx.Request().Context(), request.(GetDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDeviceResponseObject); ok {
+		return validResponse.VisitGetDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateDevice operation middleware
+func (sh *strictHandler) UpdateDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateDeviceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateDevice(ctx.Request().Context(), request.(UpdateDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateDeviceResponseObject); ok {
+		return validResponse.VisitUpdateDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClearDeviceCast operation middleware
+func (sh *strictHandler) ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ClearDeviceCastRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearDeviceCast(ctx.Request().Context(), request.(ClearDeviceCastRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearDeviceCast")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearDeviceCastResponseObject); ok {
+		return validResponse.VisitClearDeviceCastResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CastToDevice operation middleware
+func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request CastToDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body CastToDeviceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CastToDevice(ctx.Request().Context(), request.(CastToDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CastToDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CastToDeviceResponseObject); ok {
+		return validResponse.VisitCastToDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePairingCode operation middleware
+func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error {
+	var request CreatePairingCodeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePairingCode(ctx.Request().Context(), request.(CreatePairingCodeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePairingCode")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePairingCodeResponseObject); ok {
+		return validResponse.VisitCreatePairingCodeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeDevice operation middleware
+func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request RevokeDeviceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeDevice(ctx.Request().Context(), request.(RevokeDeviceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeDevice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeDeviceResponseObject); ok {
+		return validResponse.VisitRevokeDeviceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -6348,6 +9446,89 @@ func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) 
 		return err
 	} else if validResponse, ok := response.(RevokeInvitationResponseObject); ok {
 		return validResponse.VisitRevokeInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListMedia operation middleware
+func (sh *strictHandler) ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error {
+	var request ListMediaRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMedia(ctx.Request().Context(), request.(ListMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMediaResponseObject); ok {
+		return validResponse.VisitListMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UploadMedia operation middleware
+func (sh *strictHandler) UploadMedia(ctx echo.Context, orgId OrgId) error {
+	var request UploadMediaRequestObject
+
+	request.OrgId = orgId
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UploadMedia(ctx.Request().Context(), request.(UploadMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UploadMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UploadMediaResponseObject); ok {
+		return validResponse.VisitUploadMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteMedia operation middleware
+func (sh *strictHandler) DeleteMedia(ctx echo.Context, orgId OrgId, key MediaKey) error {
+	var request DeleteMediaRequestObject
+
+	request.OrgId = orgId
+	request.Key = key
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteMedia(ctx.Request().Context(), request.(DeleteMediaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteMedia")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteMediaResponseObject); ok {
+		return validResponse.VisitDeleteMediaResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -6979,329 +10160,462 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Nctu4si76KiitUxV7Fa1Isp3ETt2q43GcFWfy47GdyfwoN4JISMKYAjQEaFmT5ar9Ducd7oPtJ7mF",
-	"boAEKUqiZDt7ZU5O1Vl7YpEg0Gg0+vfrL41QjidSMKFV4/BLg93Q8SRm8N/HCaOaReY/VToe02TWOGwc",
-	"EcGmRKV9FSZ8orkUZMr1iHCtiGJhwnRA1EhOBZEiZI2gcU3jlJkxaKj5NWsc6iRlQSPEwY9047DRaXWe",
-	"7LR2d1qdy9bBYat12Gr91gga7Bpn9XuDxizRTftKI2goPhRyMGhGLOQRixqfgsaA8jhN2LFMhW4ctoIG",
-	"jxqHjVb7oDPYpXs7rVartfPU/M8z8z+t7P+xdiNoxFTpFyzm1yyZmRmJNI7xrxea6lS5v+ACG4eN6Uix",
-	"8PMvf+5eH1z+db4n3kyehR+j9uCVejJ8TXdnJ6yV/sjf6/2rpz+NOzc/9xtBI03ixmFjpPVEHT5+PJLy",
-	"SjVHNOnL5Jqz6c4V1+GICdW0W/BYyVQ1bm8Dtw+n4ppraihetSM8+zXfDy2vmPC3oAbRw4RFTGhOY6B8",
-	"AsRlY8rN5BUd/+8lUzZ7djPhCVPFLxwUvlBzY0KzMbAqFv0w81/Z7z8Jd55Gz9jOwaDV3uns7u0/efrs",
-	"gPZDwxuJjFnjsDGmgg5ZAsyi2WkEq1n9VUrNepFwh+bznw/Cnzr9X56Of5zsqcv29W/PxPnu9Ncn7FXr",
-	"jzf79GXUGX7g7/98+ssV7JXlIo4nyN+kCH9hEQG+DgglhmdZRKRggfkf8mfKUuBvu2G/f2lQrdl4YvcM",
-	"mTBKE9jntxlbsiSRSfYPM7rZq9IZsb+c1qN+f7f+Tg3Mszj3Mme1W4d7HbvvSlNtdiZbpfLO1m1QWmt5",
-	"lPZhq9XcbZuBfAI8a7XaGQEamo+ZTDWhA80S8kw1cnKURchaxOisQYzOUmK0S8RAFvCI0VpJCXOOmq3O",
-	"HCWeLmCEO628vcbK20tX3iqtPDsP3uI7rb3bT7dB4y0b91lSPkHmIO+oUE5YRCLONNeclsXbYtlFBV0h",
-	"u/6QXCwXjoKOzdSPBCX/kmP21z2Jm1SxpLghy0TcbUYgtSaFfv+/hkSGid4nwxJ9BJHJkAr+F96TUsAt",
-	"eZZIohNOY5+V+gkVEWotIR6jf7zcPzhp/dAIGpOE2xH/0X7ZOdh92ritpc/UPEetdk7GV9lukB/tbpgJ",
-	"xBR0gAGjOk0YqkgT/vmKzczPU9YH7cLc5jEXPISlySRiyeeYK60MQWM+5qjyReyah2aQzv5t0NDcHLzG",
-	"JJGNoAFkORGRf5/v7bTahWXBQ1wMUbO7Nex5EVJxwTUr86dlAaJCKhShwK9E0yGhmuwS2hw3SSxDGhMj",
-	"yMu6oxQKr8QQdaDGkGn4iNHU+sww8PsJE0SPGAzcCBpjpkfSUP1fJ5eGblSPGoeNxzIZqsd1NuKxGafO",
-	"o5Q2QG67qUUsZppd0qE3uXOmecKIHnFl1uxP78XJm5PLk41mqGmtJ6MnjdtPQSOUQrMbDfti96cmV1Jq",
-	"lmI25wXK75zJ3Q+XHHi2tXvYauUs/JZy4ZjXcAsfs7+kABkxZgkP6ePjEQ/pUIJgy4kVMn7NxZBEMrwC",
-	"9h2ernF+NB0ey8h8Ze/VLwdnv3Uu4Y/JkOl1F129DpRh9UfRswkDrUwzIy6mrP+hYA/QyaRpNP5c/Q+p",
-	"eJxNHk4VU6pC+x8kTI2Isj8WDk3IlLq0uiybvR71/xXy9/z1y99Ozi9/ujhVp2M9+e349MnpH9HV23+9",
-	"bf36x+v4/ceTm9/+ePfHu8shf3P8usV+OTLv/Phz+yc++KnJZq9j9uqIv//jZPf95U/td3/8tP/2xZE6",
-	"Hcej6Pj0ydvLcP/diw+ddy+Opm+Pp5z+8u6v0z8kDzsH7XB2qk7Fu/av3Hzy6Ob95evx285J683lz/zd",
-	"+K1+1/lp77eL1v5vfxzdvLk8/QvG+Wu4/+vH13/8dvz6oBl2YtEfv2xFv7yOc2PjVDQOD1qtoJEwoIVb",
-	"caLBQmuNO++ehq+TX6fP+pftq7M99SY6GLyiT9ITuT/8jXfETzdPf5428JIBI7j2fcij+obJGO/sEZ+o",
-	"iqv409osLpPhu2W3hL125VSULt1PRhLM3dMouCuENghpsCmNZI3YgKaxJhGdkQlNtFrTvozo7AxeMyRg",
-	"5o5ttFuHu57A6CeMXg2o0qgYJmaw1hMjU4yIta/sFV6JUxGOvMfb7eLjnVZBJEVcWJq455+Y4QxZ7i4Y",
-	"Vgg4Q+GS3nY5lUBkVdbUNqFlLcI8+EKDpfPfXzx/WF4tXlhjDf18wAvdJD8kfMijR4pcJnRG3nDBVqzG",
-	"aJMXnsdr7oT4v1V4vAY0Vv/pLq9Ke7uz/1uj6AfrtPbu4MnyiVg6BO8FIyNGYz2aFeiJnhGzVKNiFlwj",
-	"344/8eGJG6xBj/05evxzfsW79VfcqbtidN/4K26V18uSiVtZM5Tjx86Wscs0J9Fo1aUDaEwIKQglUxpf",
-	"7XBBQiljlhizwtxZYyO4rjLBlV9XqCH++PSnt51ffv6hcZ9WXPTUU/0/FqfV2UR/BN3VvIHeHfz3JWqV",
-	"7M+UT8bGTq2tWWaLvkWSVvoS0DYTEaGCZN+wxot3U80p2ovI+Oxwf39NMj5pLDEKNifiem9cesr7Brp7",
-	"8J3VkNXg+DKlj9C/OXeMmdLOTz6Dk5vAjpuTHIZson3n+AovaaZjeC7SdruzwEdqxUzTzGBdF+neGi7S",
-	"vaUu0v1aLtKWObEf1Lx/1JgvZDqSRE6Fgmuz4O4y5xgdMPgjHHA5IFRIPQJ1OKPs394AChZ4QteYQacw",
-	"g4Je+UqqCdc0Ju9SnXCrFd7dC7rYbJvQhI6Zth7h4zRRMkHXnqezNt5P6J8pIyH8TAaJHMMZ673h4qpn",
-	"lK+IJYYhzB8nCbvmMlVkQoesCbY2bjk6EiJwGpxO3/7xq3774q1+++L1h7cvrp68fXH05O2LH+ipaEH0",
-	"DsM9ySxXwPHrZvnhiI2pmeWY3rxhYqhHwN25q0QnRuUz6zsx5/EVTHB+WZcjhiE1Yj4REKoIRy9gX0az",
-	"R4r04NdecRVlFRDmijTIJ3uzo1hyzUO2g4IiaCRG/pkTadWsfBXzsz6NqiebMCXTJGSPFOFRcVY1RMjA",
-	"TRZ8hdlUebR0dgOZjKkROWkKT87P9g0fcz0/4TM6NKLiryIT7Leqdxe8yoXNtf4CfGVMb/g4HZt/mH9x",
-	"gf9qZ/PhQjNzOm7Rf7+Igr5cAyqSrYydjRR8pIgnbLbXpXGrXU1jlA53I/NFSMWlc05WrU3T4SNFJokh",
-	"RUSM3tAkb5g2h5vQxHAPjUhIFdvhQjGhuNH641kA8v19QE7hP96YY9AKSBv+1S5SwNNCKlbpXKfL1jkx",
-	"d29i3v1/f2/tHBzt/EZ3/vr0ZS9oP7n9X9Xr5kMB0YpFx/iNnLLErIuM2A159fboeOfi1VFn/4kTSQmd",
-	"EjMjoySYkx2QKzZjUe6a8s3GRy4bpdkVP7OED2aEayKNKmEeZTc01KQ/00w5HSMKSJ8NZMLIhCaKi2FA",
-	"QjmeULMCAgqVUJoa9ZePWbMrChTdHTwJ26zVP6D70V74lD0bdGi73woPomfs6eAJ3e/vhbtRh7UHLXrQ",
-	"fxY+jZ6w/cEe3e13wnbUYqsFkHL0W2df6M7g05cnewu3BPXCKi40l9NG8gk0yAquskro3Q7PBxsFrJox",
-	"HvhHCtWghRNfrqJUTNxGHu8y8VvzsppIodD19wONzpGR0QoVGrTQLw06mcQ8BLH2+A+FjqZsDWbRmvIY",
-	"lacBZ7HRVFBVM8qVUnQIGkZqDggjlFzTmEcEniA0ihKmFPjNXLqEnQQ+h0oi5iMc4kuHZPlYTitFYbbX",
-	"at36VPlfCRs0Dhv/eJxnmD3GX9Xjn7MvnsBcgEZVNyVOkCsyprEhM4uI0V0MGbxpN8k7qUfmoE6pItOE",
-	"a81Es3EbNI6lGMQ8XJPQjkBHwhgeMhXaSRmuHA1iI4hnhN1ARLVMioPapKhFgNAuQ+XSLkyTxCg9YCzA",
-	"Wl/KpM+jiInNFntpFocRTCIYixR8hkZjLohRXg3hR3w4cp5zb7W797Pa/M5+pPCTWzIhuaK+bRhBS0li",
-	"OSUDiaJcThhaeECDd/I4X3jxCy+kYM+JkHB52If1S5linH99er33jSshNRnAWGXa7N0XJ6DSSCLJFHwO",
-	"OM9sSp/FUgwNZZwtV1CQYKlndBZLGl1K+cZY85ut+Ny7fXEfYKzSitu798v78DV2E2YsabRRApqmW9qY",
-	"CX2eiedNlvarTBMyianI6ctFGKcRI146hU24yB0G8we/U3vxZzFdLv1KWm717AxB7LQCwwwUnwPymOOS",
-	"MBqOWASUMrrnB0FTPZIJ/2tTUh2lemTOIz5JsmvRrBvzUjaO1eeeojJZ27XJaha5kKzvpL3IbLi8SS6t",
-	"nUhCmiScWQ4LqVnYgCVMhIxs9cwfmnaevYDgv2GZvW2ipHmpK+hkQsyLiokoM0WIHiUyHY6IUeB2OLph",
-	"EqbSMcs+9ZzgXsG/6ZiR6YjZYwx7DaNrOrSXjVE+b4PGpZRvqZjZQ6k2FPpSkjEVM3fa1HOSMJ3MjMZ7",
-	"0GoZJVqKaI7NO/dwvx2RhGp7kM1KHYFiGV4RmD5TTXIOs8GETkMfkZo7wtgEdmpmpj14aufIPAV2PurR",
-	"QBPvp/k74cKOkQrNY+txRKkzpjOj+BhicAbKpOewWGa4gp76kIdsw3OxcB/ecoXmDhd4NmRCMLMi8u5e",
-	"1QQN3I5mPnYELtk8K91TaWkUgduLxmeJuZ815EPbMOjE+9MXl2rtEWHNrOtgzn805sL9u11lReSK/O/2",
-	"85+yx2T/DxZqc7yOYpZom3r/gmo6zzy9gg+pd0ioyLURalRElmjzF4EMVFw4/IrGzAr7IWhccVFh9Xwc",
-	"UTc8qmpmxAAUI0tM0tNsDDNKE/aZ3YRpYqQeSDAmlEw+y8Eg5gJkWiz1Z9h3Lobm36GZ68By4OeYThQ8",
-	"JpxP83PC1ZX5i6bq6vOYK8WikpOt8utVC1TsmiVcz+YX+dJfDRcDab44pYlwszSTCWlc+rJ9ovJbK8ze",
-	"nJZG7Q5ZItRzItI4Bsr6l/LOlEf2UWU+X95H8xLtx1lMdjkrOoYIclsZ9t2jTiWfTviPDAhX4i8bDp4j",
-	"qDmFVqAm7FqGVknMhu5LGTMqSkmtHpdGVLMdm6E5R11ej6NjqvQH5YYueYKo0kSlkL02SGNzjQZGuYVQ",
-	"LhepZnY/+IAIQxrzRFTYAH+KK3bBGfq+BDqZ8JAYkZ4MaMgIE0MuGNmaJDLarlrNJGEDflMcQ8lUfcby",
-	"n8aqrUduoTBdO1aBRIHbTX9LKpkhjbg+ETpZwBB431Somk5snUbO3WasaBYQ1hw2zSkzX73gmpXOWf5D",
-	"FV1oqDEQUZxJNY+s3CcnBZkwd+/vmK4XuMznRmAzmc2BmSnNxh6F5jd7ngbWcWweINa2PDo7JVds9kiZ",
-	"P+Do9onA6GjC6G1K8zh2mtnah96ecB5Vbie9/4PHJ0U27bR2m61mu73bfFpnD6x6hPJz5dN5JLmK4Dzj",
-	"tcy4ta4bS12jAzOjGEvB7i5f4RVqDxOEoOyJ8OYJ9PFXWbUrP7jagPL5Cq2Ot0wNe8VujmVsNDGvkKDu",
-	"K6UVufcD9+2Fs/0wiShmdq6hmn2dBc1N+JhqZjbwVFxLHrIzyhfpX6F9ssnx0c8TykEPI+4XYn8Bv+CY",
-	"JlcsIuaheXUsC/lXcWo2HMYZDcu6gfs8jisv//mTh2/UVPm01DQ+dmW5FYfHfh+eCyBAYR4uSOe9Z519",
-	"L6DqB9d8NnJL96dYmMCnJbv0Uyo1O7LZGav26U/z8GeXy4E7FXNDUvc3f+/gaSMKeDgifRZSazIbayqh",
-	"ob77JsIXjIAxmt2WNbWdwwef2661tzDQPe1sRop73Vo3w9UbO6JiyM6oUlOZRJsZddY37QYp3jg2R28H",
-	"M5R2JtSoKzsHRUOu3ersrbDkgoZgU/8Ty0TOO+/RMpHKsy0OXEkj0HpQ896MQmvrnAXarGnkwscWr+Ou",
-	"Jnwhk+ZLg2s2Vqv24zh7p5HfATRJqLnNUsH/TNkpjgNFZVmN4gofBzx065Jtlj98LmN2Kiapzo3CihMJ",
-	"aRHoeWJTL0JhDRKFNqN6Tth4omfgge0rI1/GDGrc4hgfMKc3o8xKGTGmN3b5fkbMYvqUj70NCgIZFm/8",
-	"+2R4X9xbnYF1F8/MCqY1Jsdmk8+rDuYiRJirApGUrPKAQL3Bf//X/4EylYBASQWBQgrzx73D3Rb4dLGo",
-	"hEApyX//1/+BkpPCpi/jxRc4p+LWtzulna+0VUtVGWuR3C97WD7BS/dc5TZ54yzesUu6IbfZ1Na5zCSb",
-	"IiMx2UvT4fPMTwoXei/LVe3BDvWUlgkdss+xdXqUbNmK1Nm1pO5i19JHMGSoKEzJzHBuRpBxzRWZSKVZ",
-	"9BzXYYaFX5QXKECbhXCtWDywyZ3gspZjY0NFtfSW5QYa/gppIGXSwpQCiE5k+koWkYXYhfmWWmMSmF+8",
-	"ggvp8DJ/eM6Xm/+0mAs/onK3GSe6iokysU6y9EOQHTajKEBPOg11PCO937uNf3Ybn3ron4UMZxiuwIO1",
-	"SlNqSRS7TpgZ5KgWRQvysvtXrRsYCjVqffRDEs9tjnk7KzlZvD3RInfmw7kir9ismv0HaRyTKzbLAY3i",
-	"GaaWQlwVE3qeY9SOJdcsIVeMTRShZETVqChbPG/gz/0VmEG//PnbtLHEdTX/g9QVPq0jkrAxFxEEzmwl",
-	"zBWbGfmRAzQFNkYc7bjVAXwEZhMOJYPwmk0N7t3s0AnfuWKzXnO5F3SeluhFG/BEaRKOqDHfWKIcZbkg",
-	"AExAlCQUJhlSgeG3UA4Ft+7duztX0U8I9PI8rct9qpXwSzSO3w8gEWvZefDeuQ2+LIp8VRr3Dswp5uLq",
-	"0Ty0Vjwj5k5ZzH3kgonIXBfaRqcRSgnsaWllts0m6p29v7gkj/OPqsf4e6+c5rhuZG6z2NunnOhWoJSL",
-	"LxdFOu4lgpEL+Y0FbVlrK5bWeQHkCgt+rRCKX3L3ZcPwh1+P98VL0T44CAoTXTCQN3EHj1YdWRsKLoZV",
-	"jFwWqU1yAtdjVglkUzO6oleRD9s7hDMQ10kfhkSPQtYwV12BpHikbD7wFviARjJmBH8JSA/x3noERYZL",
-	"vom2m8R8IaEikmPS55ibUYhDbgAUN7dD9ubNR12zOrSWhCxc0NleepGnEr8VGKfE4jVEqrP+K66tSSIH",
-	"mJ5DYy8DgYxYHJE+FoahIe6cg0qOGXFYN8SoSuZt5XRWkrAhTaKYKdUVcgCphYekl0Q98wtXGmDZMsCk",
-	"gPQinfTgD0zzkGgWjgQP8acwGveIjY3bt2gyc9A2QVf0whEb+I+YfwekN6JhOOmRV0fHx2c7+a8DKSOi",
-	"6IDpGYkZjSwH2RgXuKMinRiSRmPzvyM2aAQNGAywmzKmSCqlhLMs11R0xUqP2psM8qXSLHXIA54FtV/D",
-	"gNJ2rjW/XG2M4igBrKKK/U6cL6nEeaKY3/zcFgCwqnqLUjXRykK5TDZnCdueob6/V0GLEzGkQ2ZsxZdc",
-	"0Jj/tdC/zrInmwP3KKaj0DTimuS/PzJnYiITDQGR7OEKT3r2Sk2vNg5b6+Gys8r/lDdQ5c5helTVBQOy",
-	"XQ6caWUezG+U+fVVD3RERumYih2jEZu7jti0+uJuL8z8reLnLFmratKvLi/PCD4EpT6B2R6QnGAmYnBE",
-	"of4Od6ViLCttKwYEWnurowGw6MKsqoj8krM4yihdpJstO6jMIRgMmIjMHQ8PEWp00UhqDTE3PSJc2CQO",
-	"rN6x3oKsdtFG1kvFhva0zHtIXb2DL3RWlSssZ0RcWz50FW2y0GUF64Qylmli1t37x/n5v/71ww8lB5OD",
-	"iwv8Op1/YAHVS6zVqSrVCRpF2+POhvE9O+x97/ycmJtXr3OE2PlszGsmSERnyuYncZRTyrpJ7jcRIoeW",
-	"XZQNAqaS8iK+dhNqebXqhiBK0Yf6MYLiHlSpdIUwQP6VIgP4lPD1Nn+nqk7C648/LlYq0EIoJzwOSxGv",
-	"6MXFUTV/Xpef7Ozvtw+qUyOjSp/IFSYTekL7x7NK3VqVZIjilVmDN9U1voVcHj1r4IQW0Oti/vQCZGPd",
-	"M2hIvmrjYcCq7+daU4XoQtTFKY3jnRDyr83hCkjv1avDt297ZKuztzOSabIduNJqWx9oHiN/2fScnIYI",
-	"M1UQc1u/t9qfjKj79O/O762d3U/bh7+3dvbxT5VC740c8g0jkpk4WkdDKytkK1TVyYMGtxcE9CbLotI5",
-	"au6Dxmd9cX8nDXiOpDm6bN2bbN7u8IFn70sml5z9EOi9U3i3TM80q2tdT3XOalOt4VNT4Gd0XsxFaoSJ",
-	"gks5qRyPqzTbrfY6pJotsdOdfU6see4ST42NbjRhY2ZjhYgcDIrUXmUBl4ktq3EFPihIuSH9lMdRnpFo",
-	"NFdFtnoIyfoFXr59/N//9f/16mUGZRAhq6PlX5Fdn2OQbsoV89wpkNegGFPg/YcEYIVmh5fp8KiAMu3o",
-	"dKcDUOJqB7PgSLeCn6uY+F0xM6hIkXbH7HNn/0khEiEkmPtScay4SWOmmuRYjscWO6dvS+mIE8KKbFHS",
-	"N9dlzJXeJjRhXZGwQaqcf3Gv1ZpzCNa5IDr7T4r3Q6eChhbfunhCM9zqZTyDCawPmt8vNuV5h229qnJy",
-	"aZgHqWAHW+WMPLNfLBm6GbZ2zRvTDPPS1odWSJ0cb7uUjeLQt8tc+kpOsTLPPuHC+xNqVmwrIPBYpwJG",
-	"LwXJOvurffYlGrrJVJEJgcFX0+CSYzCggB1ekRCBemQGvk6YiCDNnomIReiEL8BXafPKgMYxhNgHCWNm",
-	"3ebKSCfDhEYs2rZEcbnjWAmLBqQm/VlenyUTOJ/QKgI/v3n1SA5/PmdGJikj0xGPUcYWVgNJ7UX4+aoS",
-	"nHLEjEPFQ/bJIpWDnGkzflvE8Jl7p14g0xYPBgtOSbUJDeS3T5idjW0qHUVAByw7xByJEU1VmX8tN352",
-	"mEIVuUuL4KBKldMOKgEmZN5qeh52w0noHoQ/apZMEq5YRfFI2V1k114dwPTFQYXB5cgyBF9ff4Zz21KM",
-	"kd7NjvnHjn2kZxglq8+xYEZ27uuC/nt1O/kzc3TNTrFXa7OESvmgtmnA3Hgy5uHsLO3HXI0WOrEn8FRz",
-	"4h6D7HD8I7lmUDkIZzl7YN6pi0/XdFjbMasZyH3QVhsLOTWG70AmYdHS3V2JYlWo13Dzy79edT7PEcZ8",
-	"M9O3iIFe0I7XhUP3QzdGA1nHYC1Mo3qRGHi7o4FfKxt4uZW4Zsakp9AX+QZTFhTcMr6ozxFbaAygtIoA",
-	"JGGAkLW7rZ2IzorXwL3m1RZdFZsmyZcszKWOiHMI4aw68BjoKR14BKVMMtgdL1o1ZMIIwaqDv0bwqUb9",
-	"rxy4ieC4XvUvzQCBsPbXruHOtWnZArLpVdJVxhV8d07FFYuQp0g3bbV2HWqP/YfrumL/yYWasNDoQPYP",
-	"hrtY8pz0lKaDQY8ADJArxwF+pjGnYJrn7xrtRUxS7V9HDmkTvg5s6rAus/eM6IPPFW+O/Mm57crT9Ksy",
-	"3GTMlkwcM1GhohOyVrNp9NafNnxj/elfhFQcLai8PfIudl9CGE1/whLDUi67WYVUQJ0/5LgGBMGntIRX",
-	"KsAF6tT6PlKk5xX+loJVeXediowhm5DteddLnXcq4nXY6yZXKbAnz9n7C/g/H+B/jy6PXzUC1w/nU6Us",
-	"M1Ju1brMU4ZIMdX8mrni8T5VjHw4fxPkLRJz5FQy4HHMIsJFkQ4P0y1oJRiAK01FWmf0swSokg458M2d",
-	"1XoH5LMKZ+fcQeTMzR9GqNaMiy9Wo1pQQVLAULEYKCxCTJ4cpKcAqhNYDB7iIHgswA7XhzbGrEePVFf0",
-	"HIQP1gMggE9AWDiSKDIg0ggemyJBMp/h2jCiFdnuGfhnJSLnipzJDJwTp7SIEc6ZknG6OF/S9l+oIH0u",
-	"hxwIG41jOVUoiaB3FYogbvQcCxmcKjZIY8GUapJ/JeZpqjDtNKQT2ucxNx8nfTbiIsJKhi1N1ZUKiIcR",
-	"QmI5VAFRWoZXBG5ZtU1iKmxOVC03jCdvK7wwXv+riqVzZRdiBMaVUfotPWytRcKHI22MgXmB67pp1Tt3",
-	"rj/asZ3O7adgGRiJK/VQhGpPdmHQLqKaATtrPmZlD4imQ1uWILDHzBKEAsdA5ZNsVlbFZgvKcuYxbOHB",
-	"Zh1fSnbMatSMZKdoRcEIPHbrN/+qAqNYUfySKYB5FwRDclu+Q1z5jiI4Th/KkuKZy1bUdLiBjrgMrMLG",
-	"XxGKwmbSINUzai8tbFqiFa89S333yh3zx6Dgwl2iBru2A1UZsSs6EKwrXrOP5Rex5aNclgSZQF0kjP2j",
-	"XhMMZV7nylvvzfGDNAakFVUKUFs4+hYL4fmCe3PhJ6ozBOBAmMEKX7HpASWk3d252P/vrZ0OBvpXxfxX",
-	"ljcuLWD07PtSC6d1akSyEX2i+9Sp3Oa8N988iEbWhG/egHn98ZJsQSKMFey9Kx71tgObwNbet4hHyhZ0",
-	"UEV6RxZbDkTOIfmB0cRZd6H3ObTuqkt1vM55qyHxcEzsJm6R4YpgBAetyjqGsiuqqhuBW+huC/K+AqK4",
-	"GMaQftUkJzchgBEYrrNFKkYnfGwHrl6aa+K3TBpB94x5lTvfqdLkfYLZL1QyAdbqvcBSvQVuj1JBH3g9",
-	"stRzo8Am8hpRjhNmBgZMDJX2saqTJMwYoPMKiB1uaTpbDrgDT0MjHfflWsFsF7H3zTg3Y6AZTniR4cbr",
-	"pxNbKm2SFJG/6n/Um3zgEat6G1HK3jnPcnGluXeF24IWY/BzGSmQ3ZDAjtp1kxxBn0UyHUnFCBR1KYdU",
-	"b2Q8PpukwhizSpMxj4TRUzepPS+ryxsHe9eR2huVnS8Q2BnFVwV9L9IJeNyEGXIGjaUmNZXDIw8ZVkuH",
-	"ISPIQBo7aSeduKTxetXPrv1AfcaqIoU3Sp3l3snnXlXbDveEUFOWQNXow1dHVOZ/f2TmIBA9ZfE1IyPX",
-	"hsd9ENNaZBpHJOZXzAheNpZOJuqEzkjMUVkqlK3UcLHfd4hhdVzT5iTDhoJp2JepDqzdDRjE1vUJoAFb",
-	"EDA3Guhzi5kYS3nFIpJOtjeJOFSgGk14WKTAWcJDKAeQCWl3shand0ayyaMQ+NHlGfu2XWBJmK9nOz4k",
-	"DuacK7XCWltpgt3FevMgIDZ8eQPoBt+Km+fzmIsrI1vBg0C2DE+zG43w5j+dQ6XM9iHpfZmy/uc0iW/R",
-	"yvti/n5bMkfuyTAEcoRoGnqLLkAHZrCtzlTMbMfld9HCdkBHFc2ADskzL23NyK7jRIZXA5lEjxR4uHc7",
-	"hMaTEe0zTbYiPjRKghF8IQVp2BWx7SbkUmBOA/ImIO/hoQ/bAUHwB0LDRCpVkDkqc7ROWR92qSsW7IIV",
-	"PVKg94OcasIhZW/AmSLU+bQo6jOAI+IljR52RcKUjKHZI9e2HwV1sO1oKnlJizYrvdD2oJR45231XPei",
-	"V69/fPvubOfy553fPn15Vl2DU2TgBW5rB99CtcZcQS2bFiwlj24O5tOBtnqOjyCKZbaMR9vNrliNYQNp",
-	"EpyFMHDunoKzUvZPee6p/qwrcqdRD1i2R7bMN+QENYIYslJCY4BoO/ltABzAiuwZEZJ483YGo1QMdw/y",
-	"Qm2bCrtBR2enxfpWGy7yu0qWV1gMtflPzu+Rp1bOhdpOj94d5R6RilqzeaeBd1U9WV0RcJnQ2QvXsnGB",
-	"9WeUjGbW1xE2z/xpx+gdRPPwimkfqzJ7siLZZU17qj4+IcxiE8sre9OThfk0q0Qf4pJiynldrbQEZ81Z",
-	"HBkRyaBQiyaMoNMASDbmwh+h/T8CXXcXMLoHhYxbsB1rwMLV3YvnDhVvgI9cMTYxAoEnBJqO1tmr+qnN",
-	"Fu22bhoyuM46T4iDNN0AuG4BJdcBqatPyp6zcnskYSChUedHzIqYK12HnL5z4mEw6r4GFN0Cwq+J8lWB",
-	"/YT019KS/XmObDbPvaoOvZfj8U9oqphy8t6oSFsIxWFrv8MwTSDbG/OJDT8YnSm7H0hsmNdcz0nKbPgb",
-	"uGJcuOPseudxcr4Cstk/vynssnnGUlW1dQ9UCVfTeix0VK7YumQ27zIAT3DeMqy2m9CrC7utg0u5pBBv",
-	"Wa2ytfD9lVUpDuUGgndOecl6K9aUhh5Iwqp6Jjd0dTqMMfdtOsuF8/IvUB6n+aPNLCIAOuQw5RGLiPfA",
-	"oxxPSZEpS1geQ6jOXtjQAwCjglFWU7305riJjll8vfT9pWFje8AdhFEdFBGHQHWISDChJq8v3r/LM3qv",
-	"2Exl8FXWXY/dZhdgVWUdaJUFpALEqWLfWZTaFUlIdFkhDYKawz2RsCgg5y+Pye7u7oGZ3ofLY5wz1WQs",
-	"IUYQxxz7ZxkVA+MiTfJBMfAVUtu/jNvuWhHVtLdt5D8m/OBl4cCXxnRGaJLwa0Zkqg3xkBIF28rrdN86",
-	"OGy1bKf7unGUquNwatsBJmyYxjSBZh0Ry3zzCjEMKRmwKRnQUCsLljeiE0YiNsGCI596UH7BaDjCfz9S",
-	"xHyZ4JHf9qKNOVNhX/DVPcljZZEkrCHcK7UWd/3XlzcpX5wwU8NXjPMpSv41kXpsE3SXGwHNNGBzapy3",
-	"I63ZeFJBq/eC5VBvhnuEm6thOFHs61yR6orjVrcSyo6Ha+vm4ESyRCmjTf2ZsvQuDYSiFBNP3y4o4zMU",
-	"xwgJzpVoKa8g0OcdRKdEroG3twDE6ONoVvga9vQlW4XGYKEUgoW2uRyUrEIrLz5mUBUH8CvPlPmb1fkc",
-	"mpK5Z/ZbrZ6rtpPC9WqqleJV68CQrZ6tZ2pqpjRqlua/PAV5e82jsrQ3hDvv3FYeQhdGnE+uYmtzhK9Z",
-	"QuMCSyoyoujo5FG9mvCa2h2y5TpBB+gFXKE44Ei9QzKlXLuQDCURVxNqtFNI/kfwJgun6HVeTiGSNKUz",
-	"6Mab4412hdJyMmGRu7+8GKA5ZgkLzUUQbRuL1fN44fCWp/B5FpHOzc3zrughrwJ42cwCSctUh3LMmuRF",
-	"bhyB/cOQKbFBY8GriOsFFENYFIT87QwsVuGCLAWVAWFWNaTFST9SPm7Xc9LCfMtUQIE4wIYZQnFoVp06",
-	"UYPuUbdeG2PcEGqzUoHOWn04MY3c4PFRUBCW2WILAsxJlSUSPbfLKiH0UBEZ2ERiTWM5TBnerfbmc7WK",
-	"PaKsCHIah/2CMlb3RGNuMaQRe5/ZBuuz9885e3Puo014CkDBoHq4bwtxRTwjTOhkVuSafzaCxoJWNf4v",
-	"frMhcxuV6hYbQWMqk6vPqARhFAMlUsH1azajJLLKBVEV6N8F9Tm3AWAR8xiARc/5Sgm5JthulRsD79Oo",
-	"eFDBtxHdW4fB3FXxlWDTV6H5lgkBt609aYooDokiI0biUl/DTOnZSphioO60oEzdPVS84lrBQ+EGL9CZ",
-	"YL7ZJJ02gdGJyKWae7If0L0316KKOMQlLcrDSbSnHGZnJ5XJ4MLdYmZaEsoRjzDWCGK4K4xVxAV55poJ",
-	"L1iU+04ppthp7QV3Akz+nwD2fQg8X3tqLpnSi1wXvjp3iKZQIUPeKBtZBVdQpfobe5NquPS5VlbkD3is",
-	"0WoqeTS8FzdKIiy+v2TRC5MYPHWBiWgiudCAydqDTe6RD+dvbFLfyNjk9qYANytcAaEDrnQgPFvhiIVX",
-	"LOoKOqRcGGseb79cl98Osqg++PnQ+nTFuuYEDBI6hFuCnLOIJyzUynmTuwJT2DJtanO2LLj+956t9P1/",
-	"lMnVe3Nhntv7chEbzd+sCHSbB77NI9ZPgVooPlYBAeteWWgUFMaEko68MaX/nSzVYaMijzVCs1NHpo08",
-	"Z97LXoDWJ8OnqmIgxcI04Xp2Ya5IqwRAk46jtKoU80iU4TdsF1XDca7PBKBHPc+rdX1R8OrNU3L04pJw",
-	"MTRCwZ0dWwNmPoGuEucsPmxkfSlyGuAMDc36kB7v5or/eukI9/rjZWO+Lz0cHZtq8kgV89+3lqbfHx0f",
-	"n1xcfL58/+PJO5t/X5XL3xXv+9ocYSPjBokcZzjkAYnlECrriM1Ax3WDfgK6E3wuX6g5mpiafc1DBunq",
-	"C/bFIgflfWxhQYHXDMRIFPOQ0XIX0xrf39E2M75E8FuAVh1I1/aehtqLk5jH/refhpUPfCFTZBWFuaqN",
-	"uUb18AQkOkMKOwVvkZNAQZ7uCVhxcjDg4AQEvZ0lmAM1TmPNdzANxyIBqUMj9xIWUmUTpSaJjFLrGkmF",
-	"K0g0O+MeSJNwRLFpvi0vhSaWIRMqVWSAiC6v3jwNugKqHNG+mSt0tHBL6Kg0GiuLXPNJvAZoogVLDL90",
-	"xT/+QY6lMJcel0J1xQ45imMLT0cB435hsTO4aW3PAiRe7/F123UzaBKH/+nsekK2ekMJqbTNx+E4Aqne",
-	"27Zak4JyDMN3h48fw4vm/jp81nrWMqM2zdTATY5iEULXdMziY6pYk5xG+KcPH05fqCa55GOmNB1P8K8l",
-	"rzWMdeIBenNFel+6aKJ2G4ek28BzZxNA8ch1GwHpeiDX8CA8xoXGR257z8leq2VuWEV6NkDTw5X//gWC",
-	"v4FL4779ZM7wXqtjn3a4PLj3lWXKe622fdj8E0lylGMKQkg3kgzz3iBBCmza3DebYRf4ojTINmCvtQdj",
-	"nlPNEFZJOc/LXufA+vpJ75zpZLZzNNAscf5lY4eDprvtmKogzrrihIYjD5UA9hBclb2bnQlLbKzFLj7/",
-	"A+GagHpivez5L48UsUpxV0A5MVeQowCl9miPe4X73olvknMZM0USKq66YgN4iy2AbNguwlw0yfsMS6mE",
-	"vgRJbRC4KeAvPSfUIolZzQrMAovflO9Ix4WFzOlw7zoiO79GV5jrEZZiNcw+IsYYA+ciu+sMB9jw/5Yt",
-	"fCrAT2YOlABwY6iIuuIkA2XabpKTLIhh28UJz49Jsy9iVVXPiQxf6X2kjPA4NPP/t+Odf2O6A/l3V/x7",
-	"Z2cH/r/5uQelkELvmLugR/5NenQyiTmm7z3+Q0nRI/jgXNTj315oAjy/5ee82Nm/6zV5ca5LRJkvdHuZ",
-	"WyJ2OTEf7Yos/OeEjJkUyhIgO/4ntX+KqKbdxm2PbKHrgPRK8Y4e+D2ppj0yknGkCI9UV2SduJZHraCw",
-	"BwJVExdv884NemR9R1pXgNv6nx/91sXqn5l/Leuzbj+Dp3/HBittSacldBajzCOUQSlEGTgRE0qhNDU7",
-	"z8fMtsvgSopDI0oTZnaRoy8KrwQjHCM+GBgbTtjop1mvsTab5DLvUIZuZtgcVGezdBOqzNiotFBNwDDF",
-	"FNqFTXrMSt22YPWU0jtsMJAJJiC7sKjRgQ7zrvNCEppqOaaah+BnnpmrMnOIjOhkwgTMBtsYWe8jlizC",
-	"Rofg+fJYPJRjG4M3c/KtRAgiZH4IvAIUwPJQMSOdmxsLiGBOb54VWmXEEZKZceYIK+K6IjjD0yzZmkWV",
-	"xqazMzMD04zp2Zh4KxsJ43xCKSRdqaoT1iu6GXoB/gX9DD2yhY4b84VF/vNtTHz2HRK9xS6z52ao3r9O",
-	"FonMx194dPs491D2bOc5sw8ic/Qon2c4U8C4FUHu56RHbWb2XMAc1SlwUsOzRqs2oy4T6Dg7jHkpCFBT",
-	"UgqFLQ6N2rvmwsw15gJum6x2QNMh/tG8Opezb+vejVoUyshqbUvqAJooLulkkvstKLxqq5jnN6D0oaqU",
-	"fZW5+1EZ3uECbDGjQuT5QE1ygaoy1Dthelymr+T3cdsT+ggJY2VfV/TcNIzWZSbX86J+0xGzmhdxDeEN",
-	"7UBLU9tzSDOQCwiwluCTx6nvcGFEhXkPaFJR4YBmXcyNzcDynsqNs0ROEuwpZX13ufulUL+iWTJWmDep",
-	"Y9+A8tAFDxvtZqvZgkyBCRN0whuHjd1mq7lrgYTAmn/cnLI43rkyOtbjP6ZXqmmubPPLcFE3NxDmH1mf",
-	"/Mhm5IK56lTIhzEEKNjMRs2H/2vLBnTWDxKK3YFvzzJ98ZAICY3PQSxtI508mKrGYeNfTL+eAtRlluJk",
-	"ptlptZzVaWPMZTWk4Gx1zRd+t60psn4U0H7C6zkBLSYaT6NWuNfvsAPaHuyG+88atseEbSwBfSRs84gb",
-	"aIHw569Hv/54c5wMfr74/PRy9vGnV++HT0fh9Rmd8LdxMj2l9Cx89eFcYh4YqhE1WkBcoJFd2WOTKKab",
-	"Zrv3WnuLhspo9vid1C+hc5Hv5mkc/v4paKh0PDYseNg4w+sBthYO2zXqDIUdhkKooSFmY8wwH8Q3FxqH",
-	"DdxO+BIW8YOfA1E7VQWXnTOdJsKr+TEHappIowlgVx9I7sG/ZA5OawRlh3mv1W52xUsjtm0WhD2eKutW",
-	"jKH+bEhsuUROz4iNDeRuG4KdMUbWSwJuA+/nQ+uNzQIlEAsz77AoALGdSyREEnLT9gy7zgEGJYrGW5O8",
-	"B5l0epbd84QOBlBsv/7xgcYaDXQOMqV/kNFsvXOTOXNWZrrmyJMLgc9rs36hH8ht0bvpKi02FgcYNMhB",
-	"PKom4h597MA+bmvPPX9j3quFlxkX9ty2Vp/bH2iU0cG80l79ygdwUxg7nwHy+157d/VLZ3QWSxpdSvmG",
-	"JkOIhe51Dla/dynlWypcmblaKl7M8o0uAEyfH8OMcXLB4nannmyRCBi5SLhcyyurr9oSC4DWAIerdfSa",
-	"WeCBxn9zpVIWobc2kxvusjd2PZ7gTmuvUoWAMaZUoTM4UyNCGsfQkZkOGCbYTxjVZjxfvBIaI+CjnYTS",
-	"dGa9yhlMy8xCs5AtZ87koml7gZCwNqG3amt65XrKIgli6HsHEVLEhlkXm7j2uStBKdeSGnsVmDiZwrnx",
-	"Id3ovK06N7gJGxwQzN1ZqN5h8zM4kRhgtADquRY+x1DGSi1q7Qs0t7escWdBvQzjJ5PSGchPPVaxj98G",
-	"C5oXewvbUOre+vs3P2ytnVQsHnj76CM7V4u6Y3DK4qF2MPiZ2qGYxp8Emxp7MiCJlYy47zLVSlNs6liU",
-	"E3KA5cPAKehQcPoaPjantZW/7plqLdS8nH+jK2hJW8uUNWsNVqlrkGAGSuV2DeYM3JA8IeBJQlTnKp49",
-	"BofOWX4hbSz0LAnOVitFQUP4HWwaWY3wDtU7EZ2Knb1OfSlYXMHfT4VyK/OqTUtc+PdWrTKhcux8j2XZ",
-	"ApDIa2hUJTFjz/4SKSNFVnG4UKPayrHdtksyw8ifArYD/Am6KeUDGFkS4oeMQQXaTkS2LHTcNsbMrwHV",
-	"xqlwmTOoSc5wVkaUUdEVTqNyA7pXMLMmVrIkClcrgQGm+nUF17YvT1HxC+WEm/kmUnuNARKWKkYipnPn",
-	"6n1qalYBcofn76mxfRNC6shn8udLDwpXGVt+A5JriZKaAziWVoj1Bx5BNlNjXdbMEsHkmnJUaSqZjvIR",
-	"PC62s0cvmGvhYTYEEyAzF05X1GznQaANiXK95KtayXfFG+zfZSzAXZsL5GLUE5Z4Wo7510imyfpeH9dw",
-	"5QOqml/B+WM92n4hcNY8ZQHM2H36i8odZmqJkva3IEouEZQVGqRgXCKLQFmm5MrlE93Fr1RDHzmWYhDz",
-	"UP9H+ZTw0HvNWtaWLnmvb/UYkxQXi5jXktu7vrrtTz6WBdQPEAoP7ZccgAbj35ne1hUFY8cFcbMRIWuS",
-	"ka291m7ezHO7SY4ESQXEcgIj86IgU4qg/A+Upq4oK0h7zyGL1jCT0ZDQ0Pd+P6hhU6GWUtBO7P2iZ5Ui",
-	"6Qgo6zW3v4NY0lYv4eL680H4U6f/y9Pxj5M9ddm+/u2ZON+d/vqEvWr98Wafvow6ww/8/Z9Pf7mqL0zK",
-	"U31Q/eRruzfQIM4Y1lzLnqfnq2ogrRoi5KVM+jyKmNgg0PXVxFrBLkPuMSeM+8yeh8yA2EvtMBu/XR2a",
-	"zcrHjA6pExrqgPRTEWFvG5s3EMkwHTOBeKGvL96/2ygI+37CxNGEv1b26N4lFutyhjeLZheOQTXUT3Wv",
-	"i8rzAOs6OyW7zVZGqXuOql6OOCzvkcq+5r5EtsyGbK8XUnXsMaPj+P7Y4y5c8auZyVpc4eb+nSsqueLX",
-	"o7dv1uWKZKhq2EarGxZyvcLK2SwcgDN4nwzvcvOLxQZFfQ+pm8iDGgsW13nptW6IUf9Wx6cr2bWAhfpt",
-	"eBEqFHh/FR7vA2MvvS691LOl8rBUq4QFcwA1iHFoaMurueF84PTApX6j/o7J9/Neu55hxPfJsEe2MO8c",
-	"nk4nC4WmPQN30hv/L+Gv9cVtxljnjEbrs5XdS+xi4foFLkQayx8x5DuNoLtXZf9KdNfbCBwdQ9orsl4o",
-	"Y5kmqknOYiqUD/9I+rO8dCmw+QXYDC8H2C3xIlZIIDeCFK/kwgz88y7COAPpNFazeaPxj5cHT3fbT6D8",
-	"kttt+Efr5dMnT05y4LhasJz1bZ0yjOmDWGlf9bRhhnX0P3nqHt4yu/vFgTu//gnPTsj87fHY1paqhdcI",
-	"FqhdsVkVtHdAsODeup7BExMYE5spjeACriGDdtUP2lxjtU4xiAd3IR2SnusH3yNbti6I+GVBVZk8XOkj",
-	"KN28azrt7zk2CCrVHrTHIvg3SKxd3Ugzalt0gg9qfrx263CvbcezwuRkwkNjzLBkQENGmBhyMFsSGW2D",
-	"HGIDfmPUBZmqz1dPfxp3bkBI56e0FlbIUVZjXIJ/XJSdq77yie3UOk7Gujh3svFrnPTCiTUM6CrE/TTi",
-	"7NQtO6zwk1erhwXGcATudFkvzUiG8r80jvHEi5Bl1VBCagsUjJW0UBxgwRsoGVE1ahJz0my9riuG56Ir",
-	"oCAec5oTtlZdPBRn2gK9XlYJ3/tK8gM1dXsS7m7ELT25a1pzOKmHMuhKLcHuQ8JdsVlRKP3cP7j863xP",
-	"vJk8Cz9G7cEr9WT4mu7OTlgr/ZG/1/u//PnbtLbYM9zZOGxcaIS24QoYWMjpc8KhutABAcTI1nN4DcE8",
-	"X1aUMtFIPx7FTz2uzJiyuVD4rrez0ZEHNlApaX1Ug+9CV9y/XW4l9r0K7IWaF1TFoUCOmV7QntQw8wAi",
-	"7RQrOVEq77XamMEzHbEEePpaXkESUBYXM2+G1hQTUo+wUO9rSE/MQ/ek53wi8qr9PbbS6juPz5n6hrYP",
-	"xasbKhfBygdBBZk/CWnE9U4shyuMkGnCNQN4trJXwIOp9o0T3xA5JNORJFsYDbREIzLpCsQp2UYALozy",
-	"Zny8DR5hhBhxABcWJQkKuxM5JvbonVFzwrC6Cfxmva6A0t4wTZRMes9t9PFGkwkdMkQggHZIFjP5DRdX",
-	"OZBFL2Hx/9NtmOe7jd4CF9yRIVyPbCFixBIfHBhC5uE3ctiY290yYrEFkISe9jOka5lsFt2l1BzZaQL7",
-	"/SfhztPoGds5GLTaO53dvf0nT58d0H4YOeSdP1MGNaD2dqehlha6KbsqVwJALZ05WKuGI7Lq2S1jOOdk",
-	"KUHsorpzgR2bFkwRre18huVmf+vNkGIfKwAjhqlqXm7alOld7UtQupzeVTE9w4vV5FvabHP57jukwOWT",
-	"e7ZyclpuNLUV0gTyyuqInWM4gmD93IMTAOhUYBfgXtdRte4xuOLCPG2LI+bSyW4BgXxO9d5fT/VmRvXm",
-	"Exhnt9lqttu7zae5KQPCYW/QDjv0gLX6T6PdcJ8+Y08G7agT+v3/6nyL0o38DEYsnQid1PI1HIHwhB4G",
-	"yKOGJVFmwpeMEK1A1kOApDSJES3nOSlI1wz2LsHeM2PD9N74+YrKPHr7d/JRzscSMMkp4prEcG9kGob5",
-	"24JQAuzn5v6JOeXAS1ZbqB7kmUuKCMahPNFZc3mGmMhTxIqqQVbBnwNvIxbNIkX5g2KJqnvvepO7uxOy",
-	"hlFe6Pr2+6cgy2lVdLwip9X2gS+OfrCJyR+C3MFMvh9m9YUidpOzemrS8LrF/f5pA+HiZd/VdGROEFPd",
-	"S2VSf69IxLx/smLJtdK3vLNw//5IL30jn5etCh7IhDyFsphCyjvXDsYSDOStBa7KrhhRNdpuEmAOrJhx",
-	"NXdQH5O1nTMDzhMHM1kB7G1MZxCj7DNC+/KaYdUgsn3yCJJKnmNbVB7lSEWYH1vZKJWKKLDlA+apHfBM",
-	"RV1hhwwIHdtuGzzBcTAnFqcP4A08r6emdTJd1xVpuDH3k9ZaFFWNBDHda4urJcKinrryaU3X3IYZsutm",
-	"0nhplKtCsNZl6Mu5dd2NhXcrZWI+HxsMyE7a9/TZu7sdgf6MKDlmUrD1Je8yjamWb7GQwo8CVGk5UQAC",
-	"DfIRXY53Fh3otCqJjm/EKfg/49xbM6H6Pm7kTZ14blZLXXhSMBdOXN7fPCD9GTaxvlPumdFvbGvHuyeg",
-	"eStcKpPdB4uSeI02lHV1VTuhbyY/DbTNcbYdq/n5zqlpi7j08ZdUseR0uWw8EbYHn1cuQt5JQFFFzL2x",
-	"vGa5ljUdSYDzVagMQqfDIKtdg44eEFvpipAKqzbiGBHZ2msdbN+DgDWjWSb6Llw3vtdL0riwzf9BgvgD",
-	"8PDiDEyPV4cJFZpQNFsy9rTwIDIhWSXzEl5+bg0o4fCqx/SK2cx5W9+XMznJeTxiY6kzHidH7htxXhZs",
-	"lB+0Z+Bw4IfsnBEqyuLVaUBihCfvfFr89vz3bsV8RdvEX8eD5oTaA1Dv/lvDEMleWJocil//bnHcQ6JD",
-	"8bCXCneNNPA4+u72SBEbd6GCeJ5D7fqwvlsOj1ZOmFBLwH2hhS9YphC0QFO1K4C/b2xg16zwkbINIWwy",
-	"bQShre3sosYQj/JqhCyBCI1jOUW589Gi5VPrknLwLlzXAeklFRi9qAR3BQK792cawZXhP+rB986h9ypm",
-	"l2SUna5wMXMHO2WRstMxy6ZopHOp7NncBBnCr5XcDsi44LwaMm1rrZXE/g/+beKkNokkjGXxy90SHin4",
-	"OUC0fyrAUkBHmFlgRU8JQwNsgaSNjLubnWB57yKk4u52glnIasiEkAqIHq6BmRBSARNNlzlrHPebk+B4",
-	"v4ifAE1/Ht6zbaZ7v9UtCOpOgVMFigcf+8Bs3mIbwvxQameyA6+4y/GBlDRDhks87FUGCRyKdWq44IXc",
-	"PIYDm3mK3YFTzLVV81zFdzelL2Cy93JAVpvR+LENjGg8VvVMaCTMN2VAK7sJGd/Dvx+mrqsyNHMUAXI/",
-	"xDW2qOtRFRCaNaky/33NRMq2c3/x6dG7I7hpyV9SsOfeHYxRnIjOumJCE9vswUwttW10uPaBP/JBfJDF",
-	"JrFulyVmhbk7MIC63IIAzqsfC7FJIHfNDn9LuXDlYWZ7+ZiZRRqCj1nCQ/r4eMRDOpTrJhSb+T0sTFCt",
-	"C2/Nyw4fX3hov5eHLcxfBvrUEBAes1dp7ebvj7+g2bpYa38v7H6Q96lWPGLF0GVuYqD2V9CP9+5cWJwd",
-	"va+gsH3T/HvXouK6PHXXS6eGPoWtPWuXHQfefSETaKyItwwYhLG5UblyMf/ImCox277zzYA+mbveDBGd",
-	"nZm5AgEZpAu2W4etVp4v2E8YvRpQZRveJ7px2Gg9OdxtASntK3uFV+JUhCPv8Xbb/Jw/3mmZ17PHIy4E",
-	"OrDc80+Lz7c6heEFH4782XTg59t13VlrX1r/6YfeubG+X15La5vv5/LCt+sbVeb5gMg48nICFxtW1mfh",
-	"cnicfYX5/tmPVqBQTYTEXb+z/XVplnVnznfEWcr58KkNjK9LOqxre5l5fFuml+eXVPU9D/dugL3lACWf",
-	"d+ByjjL0/GiJEyVUEXD/SEA5ouSnc3xcDqDt2ock7nXF1pxHNUR3apNcwoCKaBnR2WFm8vVcVngv62WI",
-	"blUebUOnV0omnIWsK+TAazOOWW1aJnQIjYPQa4gr6yP0Ry+mfRZjxzk5QTyreOadJJyCmTTqpb3tVZ3I",
-	"Dm0LN8jh00QwFvn91ipdmYtuf3MmemTLtWRdaRhe0juhjQAxGoeNj4gVSxArlnSyvPxLPGQZidc1DC/p",
-	"wyJCaTqsI2fWuGDx6UXS5Pu1utgm9ETXasmVs/uCu7VWXhm69eFgYj5ZfhK3zIfzrs6tve0mOc5aM2IK",
-	"PmDHR3c/iy9giu4sfs+IqLDwNE8Y3ifr8cZXTjFzfUTXcpd7PURLKp4HCitTHcoxyxU6SGRwzXCfd0UG",
-	"YmOUPejcqzaqos56Gq+FYeMabN+Dq8Mnx2rzp/D0Btqgnbg/Tm3PvP/t7ygH1QqpZacisbwznJ2YNUvB",
-	"s/fuXXe9WNEYXtAxi1x7eFsjEVJNYzlMIVoOzaPj2FZa/95t/LPb+NSzLXsd1aAXK3c9m/lQmEsHz20A",
-	"ucwOFaRQ7eW3RAb3hU0hyAq3YVoQiyhEvkdUZV22O63iZkDWE+mzmRQRupXMPD+cv8FykFQVO1fDH40O",
-	"iwQBlXeS8GuqWUBiKSd9Gl5hLxgobYlcZ2vbIz3vcw3RGNt2PutibGgHaHu2BTb2g7GNsDN5t/2VRBsq",
-	"J1ZG3KlrA7ALVCbGLNFNWyUHWVdDIQeDZsRCHjHIzCp2HYYpN5fUmUBf4nU1a7umB9Wu3SJrloisXxhS",
-	"KbxXC2uvRsT1uAe0GqzG/w5ZU079WoPNk0QmUCRelD8hNTLomvlCaNHNoKA1PWQjHO61DmrzxAl8uwZa",
-	"alZ9ZqRiWRo278msyW4RqN3zrg8rCe7zBlyohq40gjBz2F5CHhlANprz4QQuGXGlZTIr3ECOjqmIWEKm",
-	"dEYGXHA1et4Vf6YsxQ4ZaDBFiZxMFttK9yy20aDyxfZ3YJ97NMZstrnPMP8JGl1Now0674ej5XE5o/7Y",
-	"npdwYMmAx1DeKhMyoalRX7Z6iLd5SAY0Vqy37aUrZgeHQw7HCSqLkCMowzBNbHPyIg2NtgdjR1mTcTsK",
-	"i0hMNUtsixq4s7oiyzbE1PivdLYwDHIPKpFDKwXqrRl720R7uYshupYduoYes6EC810/uT/3I2aau2P9",
-	"kGJt+TX9OJcYS71H/vQeKdSmEhYaGZWPUAYWy+QYZt0aFYsFGFYw75q3HuGfUxWQkZyS2FbxE6o1G0+M",
-	"6iKvQD5MRzNjmmKH4KI+kDByxSaaDGTSFbYv6Nd3QuUzaqx7k1i8pk93Fh7FzVwqOrzpbu6/soPMjnC3",
-	"6rqwvFvqu0ip9F/R8oGbO2vfkOqzQgJphv6wB9a+Kr1uloEV9D9y579pZtSzGthWRDUlvS/+fpxGtqoG",
-	"TPeiBYOQAEFXTEdUgxPNiD5fmwO5Yv5g1TF0uKEKhmWxLhMwc8NbafhIdYX1yB9mdQuA4TsT4SiRQqa2",
-	"JyQUIFKF8pSiculELtaLbDmb+FlXKBZKEantJnnDob5+lslfrm2CjiK9mCqdn/hegH+5APGNXrqeEc9p",
-	"wo5lKnQvwMQPrgmdTBhNMkjHzLyLOSaU2L7v2d/NkjSPY0JJp9UiI5bYBdvVd0WOD9mX0ewrSftLlkn7",
-	"xn3J6hqOKvPZTMKuq+TNiegFjUXtfjsL3BL6u3yek88XzJxQYmRExrD3rrCpdDKRid7hwixztrib1zkL",
-	"ZRJhSZlSdIg5L+ZcQNM0zej4OREyaxwrGIuM/nRkRUyn1Tm03UXhS4SrrlBaGuMP1C5zCvuuogCzUQCI",
-	"yMiKrJ5gf0G/YrK11zmwwYLeOdPJbOdooFnSKzj+CwcXG5n1yJaQq7qc2yx+JNWppdRX6XFsad04bHxk",
-	"JEkF0VMWX7OszsPVfqA0nso0jkgMohWKvl38RifUyEAB+KHVfZMX9kzWcsLDxmHjLOEhF0PY9nbHFsHU",
-	"T8wsEG8tw7azZqfHmpD4B7CDcFMtQfPbeIEh49VC8Nx+c2OJ9x/TBlkKTUNNrAgxNqaicUFhtM0Cl3QR",
-	"LI7/pdFnNGHJUapHGeAgAMhV4SSfJTJKHSZwMahEJ7ypZJrHkK7boJzZic0Lt7wleuDKcwMLxeRay7vc",
-	"0lLfwfxEud7PFZi+nnteBTaLIe8Ch/82ctobDVoJzQ8FCbdky537IBMFKsCKL7WdqXM8KZRqRXnuvT9r",
-	"e5DnchwxRS+AymuFtenYqGGutfTzIlhjNrSrV19OkKw9C4gWNVOajaHPxND1qN9Kip0inkOzEmxUsu19",
-	"L8Ndn//gpQ+kCui1OaC5P4LFTl0QNLcRZTkoxc0hrluIwWAYxG11OcyAu+5d7Bbn1s7Cs5eq1mFj87nz",
-	"VMvqaNMhYTQcAZDuzGWKQksNmuvoQ2ammYfZLZQvzBDAS/L8UKsHu1wYEo7oBMyMvrxmeG8WF7Bjg0Hz",
-	"yzjz8njJlk2LVdtECldem6etmpmUs1ZV4LzRNp+tUJPsc3dIqw7kSb5xI4rKCinoAQFJqGY7rpSxoHV4",
-	"wzs5FtTrhZvJEGB3+LSRJg5iBeRN8QBphHS+2fFTr4ox9oUq25GHtk5jAm8BiAOLDkGxHMOvacIIuwlT",
-	"6HcbQHOzwcAoC0QxoWQSYOv2CU8MoWOpA0JJyBLNB/YaJjGdKGb+LFKdQBtcknB1Zf5iZD7siroCHeyF",
-	"z7XFRA3cCjq2eOdoysqE9P7Za3ZF8QgCSjSouZFNRJk3xJ4TxVg1y4IHz5y7wYxbR6DZCCBGlQYItLNR",
-	"eYh2rO16g7deweGqV2RlZ+Ne+XSXUMSCnmbNzv5vjaARUU0ztqoHNR62DnIAdY+RPmeM1DA3t6Gwudgb",
-	"U5oILoYZCk9tOPMAU0vcFniJJeDiqTVOq11q1RzH7wcL92yBWQubNvFaO3/J6LYUXN1jnBfm+XxFXxpM",
-	"pOP5nJlPFUj85RbSn+pozr/8stAPlVtmDtfpGbHOmefWh2PzuOAO4IrwoTC2GmqtVSMfiRmRgI2Cfnay",
-	"BRgpLsW4/JltwMktO2Sa5FS7IoKE6YTDFwtmcZkPSvawu3PuYhWHtiVok4tryUP2eUL5MjlL3AvEvgC4",
-	"KGOaXJmrg/LoG5Z8bmmnuLIzyv++AhDoXlcAWnx1Q5S6r+yCOa1pfIzZcnvPOvutlifjqhnvW5F1x/Os",
-	"slDkVa/0u+hbKvoWscdDisA/U6nZZ9fLYakQRP04a+JHc7EIgwS2jVOfhdQiXjm9+G8gH38ySzyya/8u",
-	"IZ2EhJ2v+0KntnwsceW3JiELzLJaRpZW+11K1pOSc0zyAHKSiSEdsjETujnggsYQYlpmkaMTKn8NQu7g",
-	"PzU6YzbGNywR87W9dKv5+8rDbK11ZRzCkUCooOYbBSu4kt++FfF3Ms8ZC4Vf5UK/S76lkm8BczyA2JvI",
-	"mIezZubhXKYX4rPkmoFfCMRc7hmFNACzqCnhwoga2+Xi2xR9uNQzt7q/rdjDddYVYHuNoGF3v3G46wmz",
-	"OS76VgTZWXGfFwqxuQV+F2BLBVgFQzyA8MLrt57wgqinTLK0Fk9XGzJhzv43ravhcv7+AmtdjesOcYo5",
-	"7vpWhNp5kRcWCrW5BX4XakuFWgVDPIBQK9dZL5FpEWeaa04FoZNJAt1voJ7d7BT47VTaH3Nt/ts8ShJ2",
-	"zdn0G5ZyljYvkDR/WyFnt36dbq/mFctqjheAMpqvYdI+y8v8677S9yVmmXW/FYF5UWCrhfKyAgHhu7hc",
-	"LC7nueEBpKVO6KxZSIxfJCzNkzuQDaN5eMW0H9rNBviGZaNZXzbzv6/BuolEq68A9gEu3rBH3S889QVg",
-	"iRu/Ffl36bPOQvFXWtx36bdU+s2xwgMIvymNr2wromam6i2TgcPUSGLivQdRC7sbZMoSluuM37As9BZ4",
-	"4ZbztxWJ6xm4hkf7ltnqyjjDvh5J674W+qKxmle/FQn5sYKhFgrK6qV+l5dL5eUi/ngIsekV7S6Wlhcg",
-	"zkQ8AzhlyLZfVZPcC7DEF0p656C8FlX3AnHyHp/KATIZkbuRDN7iGbHHVIcjiwj9z972/7hcxgEumdJ/",
-	"X3FcKPuuJdlYuyApffb8ZgRkvrOL5aK/sO/icLk4LDLBQ0hBmVx9lknEkqYFtVye75LX8Zg3Cbxp20bi",
-	"29+yviiTq/dmQbYz4t84z8XtYl0l7snaIZQgJ2fdj+wX5F8FY34zYrDMSIuFYcUqv8vE5TKxkjHuXTTe",
-	"3v7/AQAA//8=",
+	"7L2Lchu3sjb6Kiiuv8rSqhFFUhdbUv11fkVWYvmqWHK8ktDHBGdAEtEQYAagKMZx1X6H/x3Og+0nOYVu",
+	"YAYznCGHlOyVrO1dtbMszg1oNBp9/fpTI5TjiRRMaNU4/tRgd3Q8iRn8+yxhVLPI/FNNx2OazBvHjVMi",
+	"2IyoaV+FCZ9oLgWZcT0iXCuiWJgwHRA1kjNBpAhZI2jc0njKzDtoqPktaxzrZMqCRogvP9WN40an1Tnc",
+	"ae3ttDrXraPjVuu41fqlETTYLY7q1waNWaKb9pFG0FB8KORg0IxYyCMWNT4EjQHl8TRhZ3IqdOO4FTR4",
+	"1DhutNpHncEe3d9ptVqtncfmP0/Mf1rp/7F2I2jEVOmnLOa3LJmbEYlpHOOvV5rqqXK/4AQbx43ZSLHw",
+	"479+37s9uv7j7b54OXkSvo/ag2fqcPic7s3PWWv6gr/RBzePfxx37n7qN4LGNIkbx42R1hN1vLs7kvJG",
+	"NUc06cvklrPZzg3X4YgJ1bRLsKvkVDU+fw7cOlyIW66poXjZivD0arYeWt4w4S9BDaKHCYuY0JzGQPkE",
+	"iMvGlJvBKzr+P0uGbNbsbsITpvJfOMp9oebChGZhYFYs+m7uP3LQPwx3HkdP2M7RoNXe6eztHxw+fnJE",
+	"+6HhjUTGrHHcGFNBhywBZtHsIoLZrP4qpWa+SLhj8/mPR+GPnf6/Ho9fTPbVdfv2lyfi7d7s50P2rPXb",
+	"ywP6fdQZvuNvfn/8rxtYK8tFHHeQv0gRXmERAb4OCCWGZ1lEpGCB+Q/5fcqmwN92wX791KBas/HErhky",
+	"YTRNYJ1fpWzJkkQm6R/m7WatCnvEXrmoR/3+Xv2VGph7cexFzmq3jvc7dt2VptqsTDpL5e2tz0FhrsW3",
+	"tI9breZe27zIJ8CTVqudEqCh+ZjJqSZ0oFlCnqhGRo6iCFmLGJ01iNFZSox2gRjIAh4xWispYfZRs9VZ",
+	"oMTjCka418zba8y8vXTmrcLM0/3gTb7T2v/8AXbRLQ/ZS650cRfNaBz3JU0iQkVEKBkzMSXwQ27bhFSl",
+	"+yWUYsCH5kUy4Uw4EdqIqYhUSCdGbJkT69TQSbnzyfzyjIpIDgbZb/gsiJJhwuPYPEmnmoHMGLExzIsm",
+	"N43PtQ64moSNDhpB44YLc3c6/499ObIn1xVjYoHi7eM9x2uCwsCeSU1iLlhGw0bQmFBulsBOEP8qG/K+",
+	"Wz0QprWGTak59CbRcioYdi9frYjOL2mSXsgv3kQmOqFcp2sXs2TIRG75LhMesvQXtz4xH470igXqrLlA",
+	"h9kCGYb86Kjrrw7Owq7FS9nvz/PM61ZiQGOVWwqrejwc4XF2sNFesXGfJcVNZr61o0I5YRGJONNcc1rU",
+	"I6qVBCroCiXhN8nF8p1hyXQqKPlBjtkfD3SuTxVL8kRcpkt8Tgmk1qTQr/9jSIRMJKbfGS6+QtGeJ1XG",
+	"5IRqYk6CAxLLkMbEnNYB6TM9Y0yQfsLozYAqDZI9nopwlLMerHT+9UOQkxcRniYZkcyxCMcHMOpXkyb3",
+	"FRVVguFz0Bilx5CZvLmWm9CnBoPXtfeP91rZmxwFlYa7Gm1zHMBIxWUihwlTKhU2XLMxvP6zoQzQq59Q",
+	"EaHZFqIe8Y/vD47OW98ZUZVwu7z/aH/fOdp7bF7rTpmUrckLy9bm6iSR0TREcptZKJbcsuSaj1nh3Do8",
+	"3j/wzhozAr6G2LOjeEW5cN9vBKAX/iEF7JcxS3hId89GPKRDacamEzrH2X8OGq/Z7GnKPqWaR0ASNuRK",
+	"gy5veFVITeZMEyvBfTn5P1ENyR10S5WOL3/UWR3jc9B4g2ztraggMhlSwf9Aq1kKsJkvE0l0wmnsr+Pa",
+	"m+HhqN5qN5buraAxiSl4BAaM6mnC0GEy4R9v2NxcnrE++BqMbR9zwUOYmkwilnyMudLKcE3MxxwdQCg7",
+	"jS5+YLYGN9qB2b1mFxmynIvIt+73d1rt3LTgJi6GyKyfDekv7XJXafK4/ieZy4JwlfqQ4jkZsSTnSPLE",
+	"+7f99RdV6u0iXVtHipJT9TFitx9/vtm7ff3k9+VOs3/9/svscb+R8U65RMaJeYwEji9jEypFh4wY7iBa",
+	"EjjXCzIZ/7fMamodt8G21uzOXL2m/ZiRdsfwJCWKGZOVTBgVU00o6AnzJjmLGRV4YCs4EoaxvGWKDGRC",
+	"zBNzMompZk04ijQoaU7HIKDYmAvzCShvOHhgrW+G61+Zxz8HjauQiiteovOiBk5USAWwDdeMaDo0GvAe",
+	"oc1x01OBiz5yXCf378ZxY8g0fMQQrc+M/fBmwgTRIwYvbhidUI+kmdwP59dAGz1qHDd2ZTJUu3WOmF3z",
+	"njq3UgoGezq0iMVMs2s69Ab3lmmeMKJHXJk5+8N7ev7y/Pp8oxFqWuvO6LDx+QNsHdy/nzbSImFxnpZY",
+	"FnDBaq2tPaNQb6JyfvaJFTJ+y8WQRDK8gYN5eLGGZqDp8ExG5iv7z/51dPlL5xp+TIZMP4zqvO6+sWIM",
+	"qP4ZtI93ubgHnUya5jTIwhwhFbvp4GFXMaVKohyDhKkRUfZibtOETCl31LD581H/h5C/4c+//+X87fWP",
+	"VxfqYqwnv5xdHF78Ft28+uFV6+ffnsdv3p/f/fLb699eXw/5y7PnLfavU/PMi5/aP/LBj002fx6zZ6f8",
+	"zW/ne2+uf2y//u3Hg1dPT9XFOB5FZxeHr67Dg9dP33VePz2dvTqbcfqv139c/CZ52Dlqh/MLdSFet3/m",
+	"5pOnd2+un49fdc5bL69/4q/Hr/Trzo/7v1y1Dn757fTu5fXFH/CeP4YHP79//tsvZ8+PmmEnFv3x963o",
+	"X8/jLKhyIRrHR61W0EgY0MLNONEQiWqNO68fh8+Tn2dP+tftm8t99TI6Gjyjh9NzeTD8hXfEj3ePf5o1",
+	"0MYHu7G2O4JH9QMwY3SZjPhElXhCPqzN4jIZvl6m/1qvh5yJgs/jg5EEC24SUEnLhDYIaVAhjGSN2IBO",
+	"Y00iOicTas7X9eJo1jxHElgDvZUz0FOHh2ektw7RSF/Tpne3d1o5kRRxYWni7j80rzNk+bI2taVwwW12",
+	"PZNAZFV0lG1Cy1qE+eITDZaO/6B6/DC9Wrywxhz62QuvdJN8l/Ahjx4pcp3QOXnJBVsxmw9m3bzI/sIO",
+	"8a+VRPatPf+XDu2XxhU7B7808vH+Tmv/HhF7n4iFTfBGMDJiNNajeY6eGAE2UzXGcy4E/PfJm/jyxA3W",
+	"oMfBAj3+uTjjvfoz7tSdMYap/Rm3ivNlycTNrBnK8a7z0thpmp1otOrCBjQmhBSEGkvoZocLEkoZs8SY",
+	"FebMGhvBdZMKruy4Qg3xxeMfX3X+9dN3jQe18R57qv/7/LA6m+iPoLuaJ9DPgX9fo1bJfp/yyZgJ3ait",
+	"WaaT/owkLQ3loG0mIkIFSb9hjRfvpFpQtKvI+OT44GCDEGKlUbA5Edd74tpT3jfQ3YNvrIasBtuXKX2K",
+	"eRwL25gp7fKB5rBzE1hxs5PDkE10PoqwNBsk1TG8VJB2u1ORC2LFTNOMYN1UkP01UkH2l6aCHNRKBWmZ",
+	"HftOLYanjflCZiNJ5EwoODZzjnyzj9EBgxdhg8sBoULqEajDKWX/4w2goCIQvcYIOrkR5PTKZ1JNuKYx",
+	"eT3VCbda4f2D0BVmW2D2PPr/SgPNfRre7MjBzkhOFVvXK7wYXq7wED8+3ktDHf92D3Hd4PdX9R8/gHO4",
+	"2vFbEQ53Qf1/a+j6cRY8+DeErs1IaULHTNt8lbNpomSCATPPpGu8mdDfp4yEcJkMEjmGI6j3koubnrFN",
+	"IpYYeWl+nCTslsupIhM6BOZ0EhH9bBH41C5mr377Wb96+kq/evr83aunN4evnp4evnr6Hb0QLUjixazP",
+	"ZJ7NEr9uKBWO2JiaUY7p3UsmhnoEwj/zJOrEWERmfufmuHoGA1yc1vWIYWYtMZ8ICFWEo5O8L6P5I0V6",
+	"cLWXn0XRQoKxIg2ywd7tmDXnIdvBczRoJEY98OIP2SwWR30RlQ82YUpOk5A9UoRH+VHVOGEHbrDgSk+H",
+	"yqOloxvIZEzNjphO4c7F0b7kY64XB3xpRKfif+SZ4KBVvroQTs4trnWn4SNjesfH07H5w/zFBf7VTsfD",
+	"hWbm8MAMrIjTF2xeTkQ+pkNDwRs2J1spL08nsaRRQGRCKAh8s/xj+6Le9rrEZu1yYt+w+T2p/QbP4bKZ",
+	"+ToNsIg/P8WSR4p4isbac2pVzAk1g/vN6iqk4toFJsrmpunwkSKTxKxzRIzN0CQvmTaSi9DEbA0amXVj",
+	"O1woJhQ3Fn88D+DkfBOQC/jHS7PHWwFpw1/tPAU8C6Rkli5ssmyeE6N3J+bZ//fX1s7R6c4vdOePD5/2",
+	"g/bh5/9VPm8+FJCDUSWjXsoZS8y8yIjdkWevTs92rp6ddg4OnbxN6IyYERkDwYitwDA2izK3tO8yeuQq",
+	"bppd8RNL+GBOuCbSmBHmVnZHQ036c82Usy+igPTZQBr9hCaKi2FAQjmeUDMDAsaUUJoa05ePWbMrchTd",
+	"GxyGbdbqH9GDaD98zJ4MOrTdb4VH0RP2eHBID/r74V7UYe1Bix71n4SPo0N2MNine/1O2I5abLV0VY5+",
+	"66wL3Rl8+HS4X7kkaBOWcaE5pDcSvnBcl3CVNUDvt3ne2QTMshHjhn+k0ASqHPhy86Rk4Dbp8z4D/2we",
+	"VhMpFLr9v6PRW2Rkq4pqUMU+NehkEvMQxNrubwqdzOkczKQ15TEaTgPOYqNAoZkWpJrvcWM8NRuEEUpu",
+	"acwjAncQGkWQ1mgMCFcSYgeB96GBiDUXx/jQMVn+LmeRojDbb7U++1T5XwkbGF1yN6ui28Wraven9Ivn",
+	"MBagUZkagAPkioxpbMjMInNwmVEqb9hN8lrqkdmoM6rILOFaM9E0SuCZFIOYh2sS2hHoVBAahnIqtJMy",
+	"XDkaxEYQzwm7gzyxIimOapOiFgFCOw2VSbtwmiRGowNHAczVVYZYJWX96ZovDhLGjL1lJCiaSwQ0FrLV",
+	"2TbrkDAajkAdtDl14KMw931MNZscJTppppx5daM2XS5jWs0cl5SDXJ7JaRyRoSR9NpciQr08N/iQToxy",
+	"wBjpBGSSSNI5CAgTmiWThCtGpgKGzaJtoOH3MunzKGJiUwoaQxcMIiIYixSMiEZjLogx/g3zjvhw5CKP",
+	"Hp32HoZjMr3nkcJPbsmEZI4OWEQtJYnlDCxsM0A5YeghAxq8lmfZxPNfeCoFOyFCwgFsb9bfyynalOvT",
+	"643vnBJSkwG8q0ib/YfaTWhVkEgyBZ+D3WsWpc9iKYaGMs4XllMyYaqXdG5U52spX9JkyDab8VtPg8F1",
+	"gHcVZtzee1j5AV9jd2HKksZcwY3tpjZmQr9Nj7hNpvaznCaw+zL6chHG04gRL9E2ExvejwWR8TBCosRS",
+	"KB+dIYgdlrWL4D6Ue5nMA0oZ/f2doFM9kgn/Y1NSnU71yOxHvJOkqoWZN2Ysb5zrlHnai2Rt1yarmWQl",
+	"WV9LqwzYdKMmubaOBBLSJOHMclhIzcQGLGEiZGSrZ35o2nH2AoJ/wzR720RJ81BX0MmEmAcVs9IctDk9",
+	"SuR0OCJGCd7h6MZOmJqOWfqpE4JrBX/TMSOzEbPbGNYa3q7p0B7YRoH/HDSupXxFxdxuSrWh0JeSjKmY",
+	"u92mTkjCdDI3VsNRq2UMESmiBTbvPICOcEoSqt0JLZOUQLEMbwgMn6kmeQujwcJfQx8xNWeEsavs0MxI",
+	"e3DXzqm5CxxBaIsATbxLi2fClX3HVGge24gNSp0xnRvl0RCDM1DIPY/WMs8G6PpfcpNtuC8q1+EVV2gy",
+	"coF7QyYEM9Mi7+xVTbBi7NvMx04hpJWhF3hmAY0iCBvQ+DIx57OGunlXFuL99MmV5HtEWLM6P1hwMI65",
+	"cH+3yyyxzBj61X7+Q3qb7P/GQij8Au+5hWh4SjVdZJ5ezsnYOyZUZNoIjdG/b34RyED5icNVNAhX2GDO",
+	"nV78/vsRda9HVc28McDQAxKT9DQbw4imCfvI7sJpYqQeSDAmlEw+ysEg5gJkWiz1R1h3Lobm79CMdWA5",
+	"8GNMJwpuEy4m9DHh6sb8oqm6+TjmSrGo4IUt/XrZBCG6wnWJM/B7fzZcDKT54owmwo3SDCakceHL9o7S",
+	"b61wHWS0NKZLyBKhToiYxjFQ1j+Ud2Y8srcq8/niOpqHaD9Oc1qWs6JjiCDzN8C6e9Qp5dMJt17UAn/Z",
+	"dJoFgppdaAVqwm5laJXE9NV9KWNGRaFkwOPSiGq2YzPcF6jL63F0TJV+p9yrC940qjRRU8j+HUxjc4wG",
+	"RrmFVBgupprZ9eADIgxpzB1RbgH8Ia5YBecs8SXQ+YSHxIj0ZEBDRpgYcsHI1iSR0XbZbCYJG/C7/Dug",
+	"NAZhYhqrlp6nlaLpu3IkCtxq+ktSygzTiOtzoZMKhsDzpkTVdGLrInIuy1nCNQsIaw6bZpeZr15xzQr7",
+	"LLtQRhcaaoxU5UdSziMr18lJQSbM2fsrpjsHriYuC5EGDTVXmo09Ci0u9iINrPPd3ECsbXl6eUFu2PyR",
+	"Mj/g2+0dgdHRhNHblOZx7DSztTe93eE8Kl1O+vAbj0/ybNpp7TVbzXZ7r/m4zhpY9Qjl58q7s0yc0hhP",
+	"ymupcWvdX5a6RgdmRjGWgt1fvsIj1G4miFHaHeGNE+jjz7JsVb5zceji/gqtjrdMDXvG7s5kbDQxL2hd",
+	"95HCjNzzgft25WjfTSKbWbGGavZ1JrQw4DObppFnGOvWIZOpGhl9R2IOUJgwwy5YVYpafBgzCnWncEYA",
+	"IwnrYeUKooZl2zQ/9ZBOyoVlDwKTPShgtVw65LdM5KXitRR8ONJotOsKPcSlodTd4NaIwDy2ZeM6hj3l",
+	"IqgQHiXmbfkxwvXdSfnYxpXBWf9DG8VbV0oo+Dbk5S2f5AykA9Z0gLt0wHQ4shY83BkUINPIFiUTqkdE",
+	"CnSHY8pHIca6e9vehaSUXRjJrqX7bs35lYjMkE9KNc4eXtqMmGEtYrpqucKHbcSl7MsPnva0MCTMg1o+",
+	"puq9VZU+5X3A7pBlIsgIGdhJCwbhHPKn7Ob8UCGf6tq6BdWbszhSpD+H7XhMsimjv71nVqtnEx3nZERv",
+	"jQVnyNU7IY757a1p1oO7vSvwfiu6zBOOvewjjhF7TXJKIAbnpU/CkAgVasYSRfZbLQwTV4rF5cJuLZN8",
+	"mbh5weY4SNzRTmEouEbh+S8jjfzd++W255fbft5KHNRYiXRzLtlw3ivbdV557+1YtQsrjkK3q44JhbQ3",
+	"c/IbIhliN90+Am8N5hOxyDLXlmKM9C7fXF0TrGD+BC7ez3gQ9LaDrujP4Ti5YfNmur/Md/CfJAQcmf7c",
+	"/c2jE/tPRWiS8FvmB0FjLmgy74qQTmifx1zPA6Jk5ow0ikv2JsMREGIiW/ut/W2bxmFtIRdCD/BcbzjG",
+	"BXSqdCmzuxZW6YxqZv59IW4lD9kl5VVer9De2eR468cJ5eD9Iu4KsVcgoj2myQ0DMJASJ1iaqF5mH6Sv",
+	"w/Q/ONbti/s8jktdLov2Dj5R09GmpabxmQPNLTFZ7PfhvgBSa8zNOdGz/6Rz4OU5+jlvPme7qftDzA2g",
+	"nOuRJD9OpWantqZg1Tr9bm7+6CoQcKVibkjqfvPXDu42xy8PR6TPQmoDFUYNSmio77+I8AXk5oRs2QCH",
+	"C7Phfdu11hZe9EArm5LiQZfWjXD1wo6oGLJLqtRMJtFmrnSbVeFekpfitrJsB+tqdiZU6GS+c1QU5539",
+	"lfJcsJn/iWVi/bV3a5FIxdHmX1xKo5jysc2eOJMR25BKldmL5oq1JK23EZIfmuSMKhYQNaEhw+M2omrE",
+	"MKWRD4VMWES2eo9vft8Z7096hrN7j1/8+Gr/spiSir8W9aP1IhYw/lLygCsO3cGbkWZtR+hamkBhHvCx",
+	"6nlgQtCmS+wKJJYxJ37hDO69EJOp9n2Mqx98Ye4s9R6X4tqsqTRVBSlO07KnohpMtoxmYVPjQ1AVHyms",
+	"y0+9aTzxcmwAjSvDu9w+IWAIzLhiZL+1T3pX5ktpYktvo2zK1XmRCzyRhT2QBtU8ct/YY66E6pNDS1yh",
+	"qabPZLptgyYJnTeCxlTw36fsAt8DOGkpNuiK4Czc9NlVWS2/+a2MWcqwaRXWQhQF4uoQMmczf9lRtikM",
+	"dqkTwsYTPYfUkb4yR/SYAbhRHOMNZtlTyqx23tA7O32/1qOaPsWT02aEAhmqF/5NMnwoCVdeenefkPIK",
+	"wWZ21WaDz+AmFlLbsAoDUsAyvFUAmvjv//q/gE8SIPQqAQQN8+P+8V4LDzNAEyGAIfLf//V/AWskt+hL",
+	"ZaFFK80tfbtTWPlSMVkoiFrTZZDVTy0f4LW7r0LWpO+pXrFruiG32ZrmhZobWx8hUVZrOjxJEzxAJ+6l",
+	"Rcro3ekpLRM6ZB9jG60tyOKSmukHOm7eg4+VityQzAgXRgSl9lyRiVSaRSc4D/NauKK8DCcMthgzmsWD",
+	"1NnVZ0SOudaFQG6lOr80soRXoQagSFoYUgDHWqryp6mkqSNMrTGI6xr+jWs6vM5uXnByZJequfA92keb",
+	"caKDyigS6zwtrAPZYctJAkwBoqGO56T3a7fxz27jQ8/zLsHrcjxYC5OklkSx84SRQXFyXrQgL7u/ap3A",
+	"0ySu+dF3SbywOObpFGukenmiqjyML5dDcVNVPDeYxjG5YfPAR1vlNubhqjlOMN0QIiDkhrGJIpSMqBrl",
+	"ZYuXxvBT/2g1vmdjScx98YLUrEzHTdiYiwgy/iwEyg2b++ixIQtscmu042YHaiyWkg0lg7xAW/Tau9uh",
+	"E75zw+a95vL0jUVaYvh/wBOlSTiiCQ01S5SjLBcEsHaJkoTCIEMqMG8wlEPBbV7K/bNCMMEB6OWliCxP",
+	"BintL0Tj+M0AqnCW7Qfvmc/Bp6qUvVL/mOtWFHNx82ixd5TF/a3mPnLFRGSOC23TarFXELikpJXZtpTE",
+	"umqzj6pdvN4r1ritm1K4WdLgh4zoVqAUUbeqUrQeJPUqE/IbC9qi1pbHVPIyX0ucYGvlfvlYS582zNvy",
+	"gZg+ecXHR0dBbqAVL/IG7vp/lacEDgUXwzJGLorUJjmH4zGFgLE55V3RKymG7GGcPq5TOwoZ6rmSUa66",
+	"AknxSNli0C1wo45kzAheCUgPG5r1CIoMVzUQbTeJ+UJCRSTHpM8xqTyXQLlBJ7SFFbInb/bWNWHBaknI",
+	"3AGdrqWXMlfgtxzjFFi8hkh11n/JsTVJ5ADrCmjspU6TEYsjiPqmNU7Ov67kmBEH306MqmSeVk5nJQkb",
+	"0iSKmVJdIQdQE3VMeknU83sVpI1KAtKLdNKDH5jmIdEsHAke4qUwGveITeq1T9Fk7jCNg67ohSM28G8x",
+	"fwekN6JhOOmRZ6dnZ5c72dWBlBFRdMD0nMSMRvmAFDi9Ip0YkkZj898RGzSCBrwsH5VKSqXE06wPxjqK",
+	"7mr33csU67fULHWQk7nA6WoDStux1vxyuTGKbwlgFmXsl+GlF+PyStcJsebRx+s6R79sJvD6HlcfYrxM",
+	"YqeJmjF0nckqKVjkyjtW5BMrhlknD5VPXOoRXlRD034KhTklUyPXeZzLdhrJODJK00wmN+Z8shlOXBMo",
+	"+lWEDikXSpfXlW6XJ3xneOubHsq1suvtOJSmWMBje0TwMSN/SMFsjMUC9JII4ubaX1lbOFzDRvfw3usx",
+	"7jIlPOeXTrdSunIe/XJcaqGn/F3kD6x6p0MNyuJ2X6McpFCPkVVqlGfe2Tr8T9XOJa+kw5wP4Q3B95Gt",
+	"aMpIe/+41dpeVeHhzgguBrIReLUarpgjfz5U1nKU51KnX8omVE3hs1QaUjGvYRilUGWpaFx+f9pDq+b9",
+	"1wmdv+SC1bz9BZfqpua9V1Dx8wPVbEbn7pkPwTIBigxuEQjBAFOMqBGdmHsmzGxeKUjPEL5ns2cyUd3b",
+	"bpJTo8roaSJYFHQFOo8w84wro5Mq6JgaOff1gMcxiwgXtsRxMURXqQ2gOCoL6npTSD196Qxx7MekV1hY",
+	"9Hb1cgBm4IztCu/HgRz1AtIrLLJ9NmsDZu7JL6y9RSd0/hHrr7qi5y2mvX5jfjFPl6ydvcXWcQ3xUs+Z",
+	"II7IXSEnSKwT51/Fa4poesNsUNAtQJNcgJsWNjaLckeIIRQmTYkbIWeiK+A9gTmCEmkOoPmEYQUyoO8R",
+	"OdXGhEmoGOYSC4mgYziwRswOc6uHq9TsTlutvRB+hH+y3nazK/xec2bJbByklyJ8AFTkIG2cYQ46d3gU",
+	"zJpPZcB41SB4nyvlxotqEewdcFw5RR+9oLbEFzaQHMChZ6eOjv6ZeR46bpvzzZmPx13RFX/CApA/zfL8",
+	"mT31Z/5W8mdX/Lmzs5P7f/NwkZP/LMAqWvvLg1f8s2RP/Eky0Dw4rhMV2Pq3gDj8PlL84AA/OEik0NkX",
+	"d4mziPOaUd0Pky38MBAu/bYcDIylZRl6247F24rkT79z4Z8lm/fPHESJ4yTIMhVT+8Js45I/ycjBZZpf",
+	"cTZYl2BeX9z3+HZzJ7aFti/EnW6Wk8UD5ysg8Kt5S0402AHK8VgKqyKBOwLfVBAI5E9i/0kSFtM57Dzv",
+	"DMfbFdkS0o5623ywVOAs+bBn+RVBH3OM0Ajy7RFTQoJ6JRWgIudmUNQF8i9fNBth56VAoiU1t6oMOpGV",
+	"lO4qX6gE5qRLv67sWegEVyZVIP3HCJY0sO6SKurHVD3dr8Qnt46x56p+CueiNFzNhS8xU+U7rzHmIEhz",
+	"6nMZ8TOM0qWKiE7ze/K4n4uB0nTPpxvctRV1Unv1ujjQ03Rlml1xDkuDibaeZEmmwuXp4sGRrtcypWPh",
+	"iCiumGvtuZIoRhY1sl6dK+9/kwyLSKZLaOgEthSL4l6RrQGP0Z/Un2f0s1Q2uhzSTArk6K4w55HCeAso",
+	"dliPs4ymWe6z+36W+fyQ9PaRXEvtULhu9FvAmth6d322neZI2QN1RjG8dAKh4lDeOtIApur5NR32qnbK",
+	"dfsA+pNBf4R6vhKHK7tyxa9s/yULELsgyMTCIaSC4olTutJTwXXJMhNc5a4oXWY4Dpz3Er4AH8bVVg+3",
+	"pAVDL63zNfskcLD2Vih5i5/a3d4GCdwh4Akeu0MdVcusxXOXxVXw+Yo8rNyJxV1kZTCXBYTaldjkKeuk",
+	"OHleiszBfgkbnYshHbIxE/p7LmjM/6hMDmfpnc2BuxVrIug04ppk1x+ZfTCRiYYtkd5ckgaePlIzJRtf",
+	"W+vmYpqY/ynvRaUrh4gqZXIAoipy4JIazI1ZLGdxfuUvOiWj6ZiKHSMsoHbHOh3yq10JFlbmSU7xXcoG",
+	"/ez6+pLgTZCxHJjlAbcSGISY2a8wcg7amTHLHVxyPpu9tb86lR0mnRtVGZGhsi2ldJ5uFu2xFHZgMGAC",
+	"6nPQEKSKUBJJsFKhUJML66dF0FRrvad42LYYvwBgbXdLPffWKpTI5YyIc1vuaEqrnUtYJ5SxnCZm3r1/",
+	"vH37ww/ffVc4VRyaeeDDo/4DcWu/R4jUMoTUoJGP+t87JeWBU2X9vNgFMbcY2MY+eWX+/it2y4Qx0pSF",
+	"NOEop5RNUHpY7ATIRIi+m1cDSECSgvLKlewi1PJV103+LeT91s/OXXqqwiO5BNzsK3kG8CmRd2pnK1W2",
+	"E56/f7FKESjaa8NCPUL09Oq0nD9vi3d2Dg7aR+URp6g0G+nGeqczof3isjSkoAoyRPHSIvq7ctz4nMsa",
+	"3NQ3FfAfz9+/uCrx/rN5/T1oSL5q4eGFZd/3vcvrVTqn/ik5SH0btgP54sHKo5gZfU1OtcVjqwZqMxaE",
+	"nGpCiZZTKFAD2Gu0KaS6se5mhZ1AwJGWaKsJN4nNkyZHrZyUPfKx6/cO8+D1pZkuucYby1fgjXfr57Sr",
+	"xoooANy0uEEX6OTelx9R2VpmseeSYwibFhtjcAdNIiMoA9J79uz41ase2ers74zkNNkO6jkNsEtj7sja",
+	"+rXV/mCOrQ9/dn5t7ex92D7+tbVzgD+VHmAv5ZBvWNeRHi3raNtF5XpFwH/yRavsKsoiJsvK46ChQslh",
+	"vww2BOBvsV4Z66TRKR+zNOcRUoswXxraFMyci9uWkEYsjI290/Q8gD60CP77twnL/pix/iT9Y8gHeQ/f",
+	"UlySDTQXM5sloE+uAtxOOu0xoooZzg2LbtDEoa1GqyrLzn2NmdYOoASqTKnSimx5bSzApcIF6f1wfk1K",
+	"oUg+3bD5514tnUKNaOfgcFXLgqtnpzteyhksen72R4Mnh1HrSfvJk/3wcXR4cEQ7A0ZpKzw4oFGrfUD3",
+	"+oP9Qbvf6bf6TzqdMGofRIdh+6DfGrRatPWk3OvxR8myfLfw8f0nnfbeSlMFU2R9drdfSIngMcOqRK9X",
+	"kKZVqjp/KT34Xq6BBdr+JrlYb6Mspq1kXboeTlkt1B+As+leFWdFek7TPgvr+RTSXgmWP2pqwimdq7lI",
+	"jRB0bSknLXhtyzIJrVk/pJotSR10KYPEZgw6EL8kwphxxJlGtF05GOSpvSopr0hsWd7n5p1CiK7+lMdR",
+	"hu5mTHoj6vLgGv/9X/9fr169f9qubnUB31dkV79uVudQ7IlitmAcwBRttMwrvnzkF+CmdLrXBihwtWv7",
+	"40i3gp/LmTifwnIPS8CPw1aaA1GW+FnQU+OZsfPVSM4w79rFZv04HdmqzgbAQqftFM01juVMWWVGhjeZ",
+	"fWCuNxdzQFee+ZubBRhARKCd6gJP0jMfzruIckPxUvnMGy8TQ+IHed097Ba3oLkxFadc35J5ncefyM+s",
+	"3TFyx6gyfrGOkOCXl4rbkFTMVJOcYSDb7M++hcknTsNWZIuSvuGKmCu9TWjCuiJhg6lyKfgpRNaa2n/n",
+	"4DCv/HdKGOkNBgDzGyPtf7hsCRCc8otm7IpNZfAkpqJOV4SlSZhIBfuyVWrcm/yGzPPKM5AjabIGV2Qs",
+	"p0KzKBMEvbSnZo9s9SYy0QnlGo9R8DfYBm3W8PE7cLqb89aNf8cCfS4he7QqybtecD2Lq+P919XFWlma",
+	"X3oCLC1vwQKTkpqt7bRoqyuo8qru8As7kJrcw1AxVaT3/8AP/7vnKqDfs/6VDG+g4dlitVzEbj/+fLN3",
+	"+/rJ76vLDx/3Vyp6Pl3SlIUy5vGgZsrM6rIAzRW/8wQPWsxUEBpPRrTPdOq+iqW82aExv2GYedMKyJuA",
+	"tANyQWRCXhqCcjGMwad80hULdIf1sQVzBZqlGDN+P7XOztHpzrPnL169vtz5pTJmsMTPfs2EzZV3jvYx",
+	"F2AO13Syl6HYrPIXX1p5UYgnYbeT+vaXec33tnNLiQ4LDShU1X5T5XIDembYO1z9OiZ/W+0ClcS0Q1Pu",
+	"jO0crC5KK2XacgUNW1StpsE1R+elTjiNz0VUutDvXRrEZSIJ3Ekwzzcx/8siFAI54BlAqhvQOAavK/Sr",
+	"mgowQKaTYUIjwJbJwHhdPYKN02jSn2edE2Tiu3jN5zevw4DHzb9XVVTkZgNw0+A7TilQVitRLAnlgEWe",
+	"fjJP5SBj2pTfqhg+jaLWq9S1bT2Cil1SLvmB/PYOs7KxxYqh2K4OG4IgCMCITlWRf4tN00rAOao6+RaA",
+	"O12WJQzIPOWfptBzDawD+NG1PSuBdS9GZe3cyyt0fXFQ4gt3ZBlCSL0/x7Fhcvvdjvljx94C51eaNZjX",
+	"BCwovVlvr1WUM9dBy41Y8hGKx/MagnfPooLgdrFXRLGESp7vEq4uvk/GPJxfTvsxV6PKXJEJ3NWcuNsA",
+	"QRB/JLcMenrAXk5vWLTp8O6aeSH2neUM5D5o+wAJOTN6ykAmYT4IsbeyAXEOSd2NL/t62f58ywYJU6PN",
+	"ohIJPny92PAm0VBo2xp3Xj8Onyc/z570r9s3l/vqZXQ0eEYPp+fyYPgL74gf7x7/NCvYpcZ+WCeWkBtG",
+	"+SSxsvSesZdacFfLfY5rQgJ57qECdjzYCApOGV/UZ1CsAJdmdFM5EyyBFElK9lo7EZ3nj4EHBY7KR5E2",
+	"BVIs+CuXxojeQqbUqg2P+VSFDY+4c0naVNRLChsyYYRg2cZfI8erRu2gHLiB4Hu9vjw0bXeKXXnsHO7d",
+	"NSKdwFI8ureyDNL8LRU3LEKeIljQYvtp2j9s7bX7kws1YaHRgewPhrtYckJ6StPBABKYM8hWhZYFp+Do",
+	"zZ412ouYTLV/HMEQGkEDvg5sCh+GTA77nBF98LkCZHB658JyZTh0ZRAuMmZLBo7JpdBrBcqY0mH01h82",
+	"fGP94V+FVJxWZE2fege7LyGMpj9hiWEpZ7yqkAoouQQQp4Bga10t4ZGStl91uvA8UqTnteQp5IQNma5q",
+	"uJMijnlJLBOWxezL0+L0SOYa6/xwft0IGpdvruB/3sF/T6/PnjWCxtPzl+fX56WddaD19Mp5mbsCKEXR",
+	"UNVr0/uoYuTd25dex4Y0yc8vC8w3aoAwQp0mk7vgbd+tiVm5ok2XyyNGWqf0swQokw5ZS8p7q/Wuxeaq",
+	"DphvXfPKhfHDG8o14/yD5dVtUACYr6mHbplZ+8xcu8vAdsckrjmmbX3J9bFN5dSjR6oreq65JgLeYWvN",
+	"gLBwJFFkQDy+pCVBGoFaB5q01S6Hc0t9PdnL0pakK0GB7NMuKFbFCG+ZkvG0GhBIlvn/08LCFNgV2iNT",
+	"jGC4diZOBHGj50TYJXOq2GAaC6ZUk/yQmLupQlyltPbCLFufjbiIEKpvS1N1o4JcmVgshyogSsvwxuIL",
+	"bJOYiqiQ47+KLa28LatqkqK8V8l7a5XiRIzAuDFKv6WHBRNM+HCkjTGwKHBdaUW9fWcGaYTrmR1OeYF0",
+	"CmTgsAwVodqTXZhPFVGNUAaaj1nRA6Lp0OLuCQnvW9I7zDFQcSebmZWxWQXuJCIjDo0QtgiUcGOzUSuy",
+	"NawLtJ7tohWIiHBbCqNY1SZuBbpjqgCmAJVAcotPSRw+pSL4nj7gbsZzV8mj6XADHXFZGzkbc8REIpuw",
+	"jlRPqb0UuXOJVrz2KPX9oSkxj8YPwCxRg2es/64K8olOJk0lpx7CU0jF7sbiNf1YdhBbPspkSZAK1Cph",
+	"7G/1mm0KF3Uus9mfLim0tKIKq0i5yGOdNOvUVcbVyZuwIczLcl+xmZsFyO69hbTMX1s7HczBXJWOuRK/",
+	"dylCr2ffj1nCQ7p7NuIhHcq18FfSN/pE96lTuswlsBf3SGEolle7GIBXP11pBQvNklsaVyY5P5MzIgfa",
+	"nhBZ2bZ5WGE6M1ZrP3L5mioLVR7mc5oPl+U0H6x0iJWPuJy+SlUoMyFTqiL+eEqev78mW5DPbw/O3g2P",
+	"etuBrcNpH7h4kw0uUkV6p7arNoj0Y/Ido4mznkPvcxY7orkkxnUh6jQDx3daaCX7ZCFzvDQ9vOjqK1ab",
+	"09+nzE10rwXlKwFRacSvSc7vwhHiZmiHcml07l374vKpQT/UFdL+nSpZbH+lCoP3CWa/UMoECPb7FLF+",
+	"K9xKBURg8Cql2HXGQEjkLYP24wkzL4a+NGrat7AlCTMGfkm+EL5uaVVO1moU7uZimH25VuqZy6/zzWQ3",
+	"YqAZDrjKMOb1qyItlTZJYcwe9T/qDT7wiFW+jGWoCRtkklRD1XsqkkO5mLCEy0jB2Yj1GmC9NMkpZm1h",
+	"ST8kGChX8JHVdkB9+YQqTcY8gk50m4DXF82RjVNh1jkVN8KtrzgQU4qvSolB9IWqHDvIC3HpctSHSlEj",
+	"OVNotEvByISD18urIHewPAFhsU2FNDdy0RWTRA4TI0k9JeWRM5Ow1iR9RrA7wP7tsyEXTfI6ZzWB4TWi",
+	"YDRFdN4VHsjP8o6uDwcM+W/CfvRRM8qKPDYAdfxiCI2bISCuRt6z06wkzysLtLEAipDxsYVDgB/skVCE",
+	"+rFGZR4CYXXPYC9vdTX6SSZ5uLi0u6M0GQNbEpTtGSMNbcufFBKrHNUxFYbVe93BG8GtTWJTbZkHk2Iu",
+	"Vzcx9JE8vhDoQ5pF6lHMfamSIx4gkXLDdMfyXY6frhxu+QH8VQ6jPG9cnL4+9QA5F6vsH8SOK6XDdIKm",
+	"h3l2/paFjE9qOodOSeK81+YEsX0Ghc303plOHDZDvfYethvGPbFDvbfUme69Yu5lzVvAjgH0PWiL8OVB",
+	"SMpRRJlR1IiesfiWZYhp7oNYJCGncURifsOMYcDG0gnoFFlmsaHt6hD7Q6cYrM5rsqX/sKDgGu7LqQ6s",
+	"392Y8JENfUJXnC1ImNPszpw7gD4cS3nDIjKdbG+ScVDS+XLCwzwFLhMeAuqGTEi7g7UoD9HOL8tCwI8u",
+	"B8a4psPqvNqavuMvl+VeEkot8daugYe8vvfW63G04cMb9CbyvbiLfB5zcWNkK0QQyJbhaaOvA+znj28B",
+	"kGb7mPQ+zVj/4zSJP6OX95P5/XPBHflAjmGOiiG4hr1Je+TzEJudqzj1HS+3la6zWEbxpMkHUsz3j8kT",
+	"P/dbDshZIsObgQTU0j5VbK+TZYJvRXzILXplSEEadkXMNDzrUmAvAvIyIG/gpnfbAcHuRoSGiVQqJ3NU",
+	"GmidsT6sUldUrIIVPeZY13SIkK+Q/j/gTBHqYloU7W1olOVVCBx3RcKUjG+hz7O2veUpUegGRM3QbzIp",
+	"FlJsixnr3lLnXdNZzvr1Tzu/fPj0pDxtPc/AFWFr15+Mao2VPlo2bTewLLuprKtmz/ERZLGYJePRdrMr",
+	"VjdpgzRJzkJ4cRaegr1SjE954an+HBP+kcN6wLI9smW+4bB8Y8hKDVlEYGpm8NvQUQdbjsyNeeyN2zk0",
+	"pWK4elBlSNgdV9ot0OnlRb6Bg00XSccNJmp+hvlUG//OxTVy5WOFzDzEPwJRlFXtFdA6ehFNbnJ5QeYH",
+	"yKQejgr1NfbK4vcrNd1TQTZQdr2j8nA1WMR1Que2A0mld9QoOc3I3QTMk0H5aR7eMO33U0/vLEm2XdPf",
+	"WL+HNoxiE89k+qQni7NhlorePBD6PSI2HlZvZc3p/Qo3n3KmzTnx9SstoeFdmZv1aiRnttw4MZa8BT5X",
+	"kHEDwB3wINlq//d//d+Dln9wMRqOAhJxpbkI9bbDsQX/n4XKM896+/PXD71CM8B98p4B8uLF2btc57/1",
+	"uqpkff8OWivcA0iH4nrUryp9B+0Y1us6XcBSQVh1i2oPzcExiBOduNa6Fnn9hrGJRV4HqPRmhuedMBDs",
+	"aCpAL6euyEPYb62Gcd9uEugnb45oC87vNApl8fbcB+E8YFq5Fv/eh2xqnmAz8IBB+xALEw8HxRj8MClN",
+	"2n+xLtzndxP5MB24v0DT6wr2Q7yIh2a/Zp3F+hqtsO/T3PqLtqCuWI412kw/mCiosVb13Zc4jdpOTIik",
+	"dw7JGdUswSq2dRthV1BynabX9Unp3N6qTG5CY8465PRjlV+m5/XXaG1dQfg1uwaX9JK1p4y0ZD/JOiUv",
+	"cq+qQ++s62Vhpc0QyIROFVNOvTUW6Ra29rOItmE4TaC4Fss3DT8YEzVVh0lsmNdYQ8mU2Wxj4IpxTkWx",
+	"813Uvr5Cp+R//q16IZcwVixpBGhzK9mqrCvPJTaOsIEtKkhvwGPWg6XkQyFLbRpzS5kb5vL1DwF5fnn+",
+	"Q0Des/6lWY4fLr636GpyYOzjsVSaHJBX/LsmufrpB+wbjEAe0C3NJq/PCb45D0XUh+hWDRzguNzH+U6V",
+	"oYh9Icyvmp7NzDtTzufJfNGdDVk0fRZLMTT8XzvFwkPA+lwtIGtBji2Dq7XeZ39mZavxE415BJN6oHKM",
+	"iGnK11CZPJzs1SD3+OryUo33NL6xpRZXLkOqwrEwy25tptlU4F8YTnnEIuLd8ChD+1BkxhKW5V+VZ9Zv",
+	"6J2Gt4LDsKbrwRvjJv6H/OOF7y9NaS42fLuHI2KxmdhClyTnoCgtdLkftlR55xv0Eyx0vvGMe3BcQJu3",
+	"/PgD0oMpF6+ZedQGqHpW2fsFBjap0QDmqww1bRFW7WdZbFBVaEzlgN/suzZ0vdjHl3pfCl3MHsD90mkt",
+	"Cu97IIKl9MwxZ4El6vturMbiejzXafbgWnQfY8OOUJPnV29eew1q2FylAEg2HfEnlvDBvKKZN5G3zLnY",
+	"oGM3tOS22YoTmiiLrjsu29t0GRALqJCo+CYsCsjb78/I3t7ekRneu+szHLPTc8Y8jrmCRGZjM2HeZ5O8",
+	"UwxizVCNNGKEQ9tVY0Bp2ts2Ci0WjKH265rWjencJfzYZn5Iiaq+N62j41bruNWq3/cmKj2yLiK04xI2",
+	"nMY0IaeXFyRiaW6HbTpEyYDNyICGWp14ffW8xpQZ9QC+w+wu/BswATXFuAP1e+FmTAU3lrMSS22BgNBY",
+	"WcB/G0jxuAPu61k8rELiBTRntdHHxrKCqxq5BjievHa2ZkOVW4zbuNoaqht2cWrst1OtjZwqS7xjWS98",
+	"wz3CjdUwnADlIr2/pFQa3+ui+xXbw3Z0Trs+pIV2xjyEhkfR5hBCkXWGvqqo1oilxcy2YyVayhtIZPY2",
+	"orOKsfiitRr7KajqNfN+NM99bUB5bMyYAVqhhrfAsyuY7b2Fdo45ADUCx1vwrifK/GaNWNf0xuiCB61W",
+	"bztLgFRTKA2oVSJYa8OQrZ7Fw2lqpiySnvmXZ/Fvr7lV4O1Vm8Xtd26Rq5QZBI4n8xlos4VvWULjHEsq",
+	"SDWGJOaoHkJtTQsM2XKdpBWlSwvMevim3jGZUa5dSg81KsSEGgsSwCPQ5987zu0XrsgUMpFmdE62bKEi",
+	"gsx1hdJyMmGR317B5pBhX7TQHATR9gnp+RFLfL3lKbyfRaRzd3fSFT3kVegxZZsimkMllGNmdJnU2wMO",
+	"HYZMqRPOonxUGueLTSIjdFGmIzALBB8prcLADkblTOIG/Uj57ZVOSAszz6cC4EGhu5MhFB+zyAze7hMM",
+	"r7v52hw13OwHR0frbf1SI/fWFXI4MY3c4PFRkBOW6WRzAsxJlSUSPXM0lXY6Q0XEJk1TTWM5nDI8W+3J",
+	"57CuekRZEeQ0DvsFZdTdicbadChD9z6zDe603j8XHGgLH23CXdC7CdDn+q7eIJ4TJnQyz3PNP6EVHDq1",
+	"m5AW+tHBkfhXuLiVPGQfJxToXsS9agSNmUxuPqIShFkwzDUxbfpsWBRZRUCdRlrm44qhGjkTN7PTYRKL",
+	"rdrySQ8rJaQl/pUn28rBB6r9snieRvmNCs7aqDzpfIPMvMz36hkzxckVCXcfX2rRpDHiY5qwMzktO8m+",
+	"x9PW7jRFFIdE4xEjMVXanZWDaZwpPVsQXTXnSwtgDt1N+SOulZcRi+pA7ZRFpTOlbInOBONNB+m0Ccwu",
+	"iRxUgSf7oRXI5lqU+dxVhfj129nZXQ6js4NKZXDubDEjLQjliEeYqwZiuCtsZcQTYnWwikm57xRy0jqt",
+	"/ftI8dTPvpjtCEKwucTTu6vkVNXzfk4hhdHumsBt4AU+yC1AgclXZUDaXXPNlK5yL/rq3DGaQjmEBaNs",
+	"pB6moEz1D6CrDBz6XCsr8rFJaYnX0XtwoyLJ/PNLJl2ZBOupC0xEE8mFhtaZPVjkHnn39qUtWhwZm9ye",
+	"FBA3giMgdP0FXUuALdtwvyug476x5vH0y3T57SDN4QBfPFqfDuzN7IBBQodwSpC3LOIJC7Vy4bGuwBKI",
+	"VJvanC1zscz9Jyt9SO9lcvPGHJhv7XlZxUaLJyv2I80SJ80t1k+BWijeVtKp0z1SaRTk3gmQIEEmZrzv",
+	"pKmyG4GErJFaN3Nk2si77T3sJdj5ZPhQBiajWDhNuJ5fQfolKgET/oLNT6dlUF6nogjfenp5QW7Y3HAc",
+	"jXaw22goJ+wkQ3vzRcGzl4/J6dNrwsXQCAW3dyyGkPkEukpcQOe4cbdDJ3wHO/u4wxpGaGjWh/J/N1b8",
+	"63tHuOfvrxvBQrgQto5NVX6k8vX9W0vhBU7Pzs6vrj5ev3lx/triC5RhFXTFm742W9jIOID/TiycZkBi",
+	"OQRkJmIr7HHemPtqdCf4XDZRszULOO4V62KRpzNAd5hQhuUeAo7ABOHMyZYFFLCxhl3zOzZgqVgCH8W9",
+	"bB28Af44LfW/VozQucx+N08FLkcxg4MnW34LrJmyuPG4IE/Pf7o4Oy8sSFdge+p+ImeKJYqEVBitwChh",
+	"ODHVJKe46rEcGiES0VAT7jMhDCcjQMW8P0Pt5kC6Hms01F5o19z2f/yqhux9V3KKO0dh6ReSMBdUMHdA",
+	"Xbu2JZpykJZKBVn1FDTykYMBB58omDEu7jCexprvYFa7BdZWx+YYSBg2HKPgIM51abf4XoZR3Q3TJBxR",
+	"xcUwcGhtkDsaMqGmigywAPzZy8dBVwBoGJp7C7hhltXQb2sUeBYRZyrCqUgTLczadEVX/OMf5EwKowNw",
+	"KVRX7JDTOLa9g8x5tgQ7ELzWXITxNLKpQL3d23aPTBI24HdN4jodOjcHIVu9oYTKtOZuOI7gkIMGbEaJ",
+	"hHJ1ONOPd3fhQXOcHz9pPWmZtzbN0CBqgKcEpCbRMYvPqGJNchHhT+/eXTxVTXLNx0xpOp7grwUnPrzr",
+	"3GtDzRXpfeqixd5tHJNuA7ne1lMhw3cbAel6rZnhRriNC423fO6dkP1WyygcivRsTLmHM//1EyT3BK4q",
+	"8vMHI9L2Wx17t4O5xrUvRf3bb7XtzeZPJMlp1vAJUnYiybCMBOoNwMTPXNUpFKh/sgTpAuy39uGdb6lm",
+	"iFKunCNqv3NkQx+k95bpZL5zOtAsce52smUV/23HVDnp3hXnNBx5IJ+whuC57d3tTFhiw8N28tkPhGsC",
+	"2poNOmRXHilibYSuAHQ+riAHDZAr0T3h4WB6O75J3sqYKZJQcdMVG6DFbgEC6nYeNbZJ3qTQ5AUwc0h3",
+	"gThWDs78hFALzG8VTbCSLBx6tiIdFyUzu8M964js3DxdYbQFmIpVuPsIwGzsvav06DccYNO73LGU6w2W",
+	"+pMCgGGmIuqK8xTjfLtJztOYjiE3+IIyty5Nv4ggOj0nMnwb4JEywuPYjP9Pxzt/Yjob+bMr/tzZ2YH/",
+	"N5d7trvgjjkLeuRP0qOTScyxGmb3NyVFj+CNC0GgP71IDTjCi/d5ocQ/SZzrzvjs1enZztWzU69DY0Jn",
+	"qScXe6PfsLlrTVQyRcXChGnz0a5Io6FOyJhBoSwBsuM/qf0popp2G597ZAs9KaRXCP/0wA1MNe2RkYwj",
+	"RXikukI7xMrlQTzAcYG43cSFH719gw5q36/YFeDF/6cdg2Wef6buRkce9xnc/Ts2dmuBFCyh05BtFrAN",
+	"ChHbwImYUAqlqVl5PmYYM064kuLYiNKEmVXk6JrDI8EIx4gPBsakFTYYbOZrjO8mucYIs2VZtzio3afp",
+	"hFSZd6MORzUBOx0r0mYjxcKP7lhzBx5Upe04X/ocwXKU3mGDgUywns9FiY1KCO76hGGNH6FTLcdU8xDc",
+	"7nNzVKb+oRGdTJiA0WBfIOuMRYQqWOgQHIEei4dybNOGzJh8oxliKqlbBo8ABSjXVMxJ5+7O4oua3ZsV",
+	"OZXZtISkVq3Zwoq4Xv7ODjdTtlZiqe3tzO7U3jbv9ExuPJWNhHEusikk1aqyHdbLe116Af6Cbpce2UI/",
+	"lvlCVTgBG7/2fP9Mr9qDeGJehfpxqcjc/cSjz7uZw7YHmwqCN5BIbb2YPs9wBgpzWcz/hPSoLXRcyB9A",
+	"dQrUd7iXiyG8dZlAx9FhCFBBvJ6SQmSwOlJsz5orM9aYCzht0lJcTYf4o3l0oQTWwkgatSiUkdXalpTV",
+	"NlFc0skkc+NQeNSC1i0uQOFDZRWwKo1+oDK8wwWYpoDCkqYwNskVqsoAH4Dpz6m+kp3HbU/oI8KylX1d",
+	"0XPDMFqXGVzPC4LOLLiMTEA7c6C0oKWp7QXgZsj1hi4xEKLAoe9wYUSFeQ5oUlIwjIZVzI3NANEFawZd",
+	"JnKScKYxvRb8pak3KlcOrlkyVpgXr2PfgPKadRw32s1WswWJExMm6IQ3jht7zVZzz+Jyg3Njtzljcbxz",
+	"Y3Ss3d9mN6ppjmxzxeLPLnqKQJi/Z33ygs3JFXNgZJAeZAiQcyEYNR/+1yYU20QiIxxueIQ60mWqLx4T",
+	"YTh7C8XSNtLJQ31vHDd+YPr5DDrHpFmZZpidVsvr7I1um7wakvM9f8IO/8e/fmrQeNg4bgDqIrh+b+Gv",
+	"zsFB+whQlsxHH0etcL/fYUe0PdgLD56YC3reOG68eXGJGICN44biw0bQuINm77//fPrzi7uzZPDT1cfH",
+	"1/P3Pz57M3w8Cm8v6YS/ipPZBaWX4bN3byWmrqIasSpc8/z9iys0shcXxRydiummWe791n7Vq1Ka7b6W",
+	"Gjqd57xejeNfPwQNNR2PDQseNy7xeIClhc12izpDboUBV2BoiNkYM0yP8c2FxnEDlxO+hJiN4PbBJjiq",
+	"hMveMj1NhFdCbzbULJFGExhTCCxHhNpfUn+vNYLSzbzfaje74nsjtm1SiN2eaemnzXxIX2n7t19cOhCp",
+	"zItlrOQbpMGE8gTcBt7lY+ucTuNGEBo0z7AoALGdSSQE5nbD9gy7zhHGaPLGW5O8AZl0cZme84QOBoCt",
+	"uP72eQmUR18pU/o7Gc3X2zepM2dlcn7WyKWyC2ht1odhu9KKz3lnr6uk21gcYAwlw2wtG4i7dddhu36u",
+	"PfbsiUWvFh5mXNh921q9b7+jUUoH80h79SPvwE1h7HwGhaH77b3VD13SeSxpdC3lS5oMITS83zla/dy1",
+	"lK+ocKhNaql4MdM3ugAwfbYNU8bJBItbnXqyRWL/lSrhcitvrL5qS+gASRX8z9YJa0aBG9o6ZZWasgid",
+	"16nccIe9setxB3da+6UqBLxjRhX6xlM1IqRxbNQDRQcMC6gmjGrzPl+8Ehpj/xQ7CKXp3DrZU1TeuUXi",
+	"JVvOnMlE03aFkLA2oTdra3plekqVBDH0vYcIyUMBr9vqq/a+K3QmqyU19sv6lzqFc+NNutF+W7VvcBE2",
+	"2CCYylSp3kE8CHckxlstFGSmhS8wlLFS81p7heb2ijXuLaiXQTqnUjrFdK7HKvb2z+WNLXIT21DqfvbX",
+	"b/G1tVZSsXjgraPfKK1c1J2BUzYH6JmpHSnEgWAzY08GJLGSEdddTrXSFKER8nJCDhCNBzgFHQpOX8Pb",
+	"FrS24tc9U62Fmpfzb3QFLWhrqbJmrcEydQ3y7UCp3K7BnGlYjScEPEnYJK2MZwEzgl1mB9LGQs+S4HK1",
+	"UhQ0hN/OvZFC3uxQvRPRmdjZ79SXgvkZ/OepUG5mHppAgQv/s1WrVKicOd9jUbZAh7E1NKqCmLF7f4mU",
+	"kSKtKK/UqLYyKP/tgsww8icHlQY/dUXuBUaWhPghY1CBthORLdspYBtTCG4BJNKpcKkzqEkucVRGlFHR",
+	"FU6jci90j2CiUaxkQRSuVgIDzHzsCq5tm+u84hfKCTfjTaT2+mwmbKoYiZjOnKsPqalZBchtnv9Mje1v",
+	"IaROfSY/WbpRuErZ8m8guZYoqVm/jsIMsRzDI8hmaqxLIloimFyP2zJNJdVR3oPHxTbK7QULHXHNgmA+",
+	"aOrC6Yqa3XEJdPVVNjhmLD7FdrhQTCiu+S2L582ueInt8I0FuGdTo1yMesIST8sxf43kNFnf6+P6F79D",
+	"VfMrOH+sR9vHLkh7EVeg9j6kv6jYsLmWKGn/HUTJNfbggX7DGJdII1CWKbly+UT38SvV0EfOpBjEPNR/",
+	"KZ8Sbnqv9/Ha0gVT68Ys4nTXcsPupxs2/7zUbMZ4thyYL6dQK9hdx+b35TFUIRMLPvIuiXu5B0Oq9HaT",
+	"nHbFDZvjlcWEoFw+EEST7VixI7R5EmvGUAojGK7RTuic9EGCAeSrEcZDKSOy1Tszv+ycSaETGR+TScJv",
+	"qWYBGdO7HTpk/3uvfbB32Gq1AsLH46mm/ZhBnsPFYOe1FGznFdXhqGdd2Fwr0ju/psNeOtA9SFzKS64e",
+	"UqdHtqglVGpjYlDVEKRIO0xI8lMwe1Whou/MWgIuDwgY1z4XAj+La2gHDAQM5WTurR/mceSrMLuNo8GT",
+	"w6j1pP3kyX74ODo8OKKdAaO0FR4c0KjVPqB7/cH+oN3v9Fv9J51OGLUPosOwfdBvDVot2nrSbVSlmOaI",
+	"2vDlRh6zbxHd/POHlToSUHX3n/lqjC2f3sDN27nvrsb/KZVV8EZDN5tral6V47SSxPdarJdfizqP5Kaz",
+	"mD5+bsHXK+bwSJGrZ6c7nYPDANsoRF+EG6pHaMa4V+ahxM1fwq6gu6DfoUleS8hwKizF32HSX00Fvk/c",
+	"9NNiUvqvHz7njqZTJ+BRA05b/tjTyWYEl5xOeAX7puVEWNlQs1t2QfBBZvaH7GCbmXU3f+Jbd9My6tKj",
+	"DRJw9cgidVgcakRfwabKghEsn0AnXA8xSKFzS2/72GdJdy4U0FuDhVQQ2yoW9BoAdgy8Np5aRnSOYBXM",
+	"5ZFgH6CuSPGqA6sPKR2k2hG0xUqdiempfMNFRLYWkGoCi/qD+ZUZZI3I8FNttmuxVZJrGyRzLZZOsq4d",
+	"UKFMpOiKDMwa6epiNTKOAZoEvQ8DsJQwcddm2OSPXGKzodJCQTzHjm0U2igPXAy7wnrI/NJ1DscyvlVY",
+	"AUG8o9DokhpcuOilvQVInown2F3IJrorepg+fs3BhMKkc6t4uDACjWMHoA8pc9YohHoYQkmn1WqSU/S9",
+	"DJgOR1C3gCoMJYMEGAKSsFIck8qiiN72EkUjr5PNRFZ3sahUQOJ2iVepKyDLG7MGK1QPbyOsp3sAR5vH",
+	"FuT5CS7WiEHKNawNj+NUxBck80G0395vdWg/3O936OPD/tHj9lF01G632o/Dg6POv0n5WGVVmU0DattK",
+	"u+qVuxOJjJBoFtt41bMphpl9trZp5i9rVcTIXNxU5RFyB1Tz3nGaXmbsfssG6MO4Rcw+5tyTvAjOv/C2",
+	"jVSfK9z59msyyTFnQPw9bwQBJNxuxIQb6jy4SbD1oXb+f68E3ckwURSYVcrQ+ov0Jch+7R0qW1Mntbez",
+	"dfgCNN4worme+pOJXQfWUV/1yRQWrM5b4vWjcYyFHZnCkhUKUzH33OaB17VPRug1gPKSMSTONonLRLOw",
+	"HLlKPSgi3MogYmC/KkINR462U70Dn8L4BaaDZqEQ1C4wmQMSyloua+PE5bdlwQ6jNNrABWSW2xGjce1l",
+	"ve13Re/SFjbCPWZ3DIzO2nMoYfAzJLPZ7NTDQpuejCKuOc9+q9XsCvfePptLp1fFFIt3QECFdEK2cpWN",
+	"qqyHzDGBFl+dgEwSSToHQdcwm61hIVMRo090e7HGxpXXHNvXf4Rbe5meB8NWms5tuo036szHYKfu6GkH",
+	"nCJmQzt6s8i2uWscYca1lhMFtdAYSYq60DAi1UMUCWOpGCgfnle33SJhTPkY/bm4wHnXbuAjZWDm0ElG",
+	"Y6rTyq6uyOcGLvMEn5CEarbjSFka3jbDstQ5w35Rmwe4oStU4/GLH1/tX64Rny4M4YsGf3CdVyoHl3hb",
+	"faUAH3jqZFWpVlBdiRwUZcXGTtvO6kdwkMCdns27RggAYdga5RImxVnCHmH7rf3aNLQQwOXEc6JzuUhs",
+	"/qU80YZCmchJvaJpX7ZVR5/vk+billuA0F3EEag+AJ9LbuPPOa9petJl73qkSCJjFmC3QzTxsqYXaAim",
+	"uQRdkUvAcYVF6RsZysit/dYeYpnNsBzxVJCpgPqCABYpSE0qQOiDheyKYtB+/wSALu4A93Vok8+860c1",
+	"8nzwcM5FzK0Co+el4vAUKHuR0uc+4lDbWDkXtx+Pwh87/X89Hr+Y7Kvr9u0vT8TbvdnPh+xZ67eXB/T7",
+	"qDN8x9/8/vhfN/XFZnGoX1Rsfu2UO0zSShlWsJmfffhVo+KtGsLke5n0eRQxsYET8auF2nK5Qsg9EHHy",
+	"mT0r4wBiL80NsjVFq8uFUoQ3CFAZHTMg/amIYghQ2lq2SIbTMRPYEvb51ZvXGxUGvZkwcTrhz5Xduvep",
+	"D3I4FptVWOW2wRoNv8v3A8zr8oLsNVsppR640ud6xGF6j1T6NfclsmUWZHu9Mh/HHnM6jh+OPe7DFT+b",
+	"kazFFW7s37iilCt+Pn31cl2uSIaqRr6OqNBcsqwbo0gtzbzZLEUdR/AmGd7n5BfVSS71rSI3kC+awGJb",
+	"dy891g0x6p/qeHcpu+ba3f49MttKkkr8WXi8D4y99Lj0yqGXysOSQFiAUTCsjYqpIFuaG84HTg8cHAnq",
+	"7wgIUxL/MIz4Jhn2yBZiocDd00ml0LR74F564/8Q/lpf3KaM9ZbRaH22smu5fkD4DWDZf/4QNCbT0noR",
+	"jNiB0k3HAMWArBdCU2LVJJcxFcpvOUf68wxOK7A1b1AO7/VQLvAiovYgN4IUL+XCtOHgfYRx2hjQWM3m",
+	"icY/vj96vNc+BIREbpfhH63vHx8enmf9l2q1Aqxv6xRbJ34RK+2r7jZE/Yj+nbvuy1tm9z84cOXX3+Hp",
+	"Dlk8PXYt/KNanrNBbO5g0Q8UEMTEdaFECRXqgs2Y0oj/e2ITB7VD5NHmGKu1i0E8kNRD36MT/tEMtUe2",
+	"LFYV8aGqyqpLudKnACd4X4iHXzP4blSqPfTtqg4tAPawuqNt1LYAwu/U4vvareP9tn2fFSbnEx4aY4Yl",
+	"AxoywsSQg9mSyGgb5BAb8DujLsip+njz+Mdx5w6EdLZLa8F5n6bwk4UualWIEeor79hOre1krIu3TjZ+",
+	"jZ2e27GGAR2Iqw9tke66ZZsVLnn4cQh6CVvgXof1UpQMgKSbxjHueIgnuDIqqW1z0lyEEtJvMEzZJGan",
+	"WQxJh1fLRVcAZi1GCxO2FnQtpIVZ0LheClbb+0ryAzV1uxPub8Qt3blrWnM4qC9l0NmO1Q8p4W7YPC+U",
+	"fuofXf/xdl+8nDwJ30ftwTN1OHxO9+bnrDV9wd/og3/9/susttgz3AlZJog+zxUmrcvZictushGyGNl6",
+	"AVI5WOTLEngtGundUfzY48qUKZuVwne9lY1OPQDcUknrh/u+CV3x8Ha5ldgPKrArNS9AakOBHLOyHkQO",
+	"kWkA1V82TxCl8n6rjWlbgMpsePpWYjpBGhczT7rkSZu8+ZWkJ2KjeNJzERxj1fqeWWn1jccXTH1D2y/F",
+	"qxsqF8HKG0EFWdwJ04jrnVgOVxghs4RrBh1Uil4Br5Okb5z4hsgxmY0k2cJooCUakYlLxNrGHhkY5U35",
+	"eBs8wpiB7ECXbSMDABtN5JjYrXdJzQ7DrCLMIuoKgJsMp4mSSe/ERh/vNJlgLcS7ty/NweTaGr7k4iYD",
+	"V+4lLP7f3Ya5v9voVbjgTg3hemQL08yW+ODAEDI3v5TDVfnDb1yPJ84UamdckSLZ0uQSP3kw1QQO+ofh",
+	"zuPoCds5GrTaO529/YPDx0+OaD+MKjDgaail7a6wWCNU1aNh6cjBWjUckSI6bhnDOSNLoQseqjtXHFIJ",
+	"K4aI1nZVAvO6IzSSPLH9AmGoi6m3qd7Vvgaly+ldJcMzvFhOviUtoVaMMG3ms3xwT1YOTsuNhrZCmri8",
+	"o5U3nsEWbNwvnzx1AgCdcuwC3AuWdVR/G9xwYe62gD0LJc6foUnogup9sJ7qzYzqzSfwnr1mq9lu7zUf",
+	"Z6YMCIf9QTvs0CPW6j+O9sID+oQdDtpRJ4QjJRkyvGv1tyjdyM9gxNK50EktX8MpCE9oM4w8Wki6NkK0",
+	"JNcaQfunSYwI7ickJ13TzjTGOE0YGRum997/Vyko+7oKBrW1PWZ9SAznRqphmN8qQgmwnpv7JxaUA5fS",
+	"tkaYy6UK9+dpFyeX4CekbpJTSFHbAbMvctlgirlmUV56tks35glmtZUd82SNU74r1j3mUWPDPEtV96i3",
+	"t9c66XMThXxyXXWsL9v55XI/bZW01qn+lxL7tqVeyoRLIyIuH1bpQmCklih8mlZm1heDdmRfTAx67/+f",
+	"KAbBgRul22l1nm1uv34JNy1CkQDoDJbPygS6j8zo3GiUFDcwyZLEXVWGFYJzpo+hIoXQtGNVKCPWFaUN",
+	"QlyZDMDJYycrBDQ1tj/h2pVPusKUHpbjQrFnvume0qRndJ5errb3hfll+4RI7GZAoGOOIpreMCt4Izag",
+	"01grI7d7KFB6ruaiKxANHfswlcWnJHRBVjxi9ra82H+EAk/lOuJ0Rc8odl6pS5M4whtyWYLaWgjX9eUk",
+	"JSdXDyDH0RtlRcK9KinMegDCjM35Ngw8THgcmz1Np5o1zKlr1dG06PFjX44yQf4M5itYVrCcNcKrqxuu",
+	"5wbFmX/RjCVbDrZKqL9ms6dZ4dg6hZ3LqzcCMhW4Kb/FuhecsW6/pTUPm0jfKmVypcv1LRvLW5u74iTb",
+	"hSvjKlZuWYes67YjJ0wsVHHZeivbh3d/v9WGuISQJJZiyJIUs9RKSq9YO6STBxAnT2Gmnjj5mzhjv+Zh",
+	"jzS6F8cF5UbKG5Hx0Zsax5HhjXyLtvuuf4oh0HggZbhm3dsXkZzNxn+23X0/DvySvvuauX4BIKEEVi8z",
+	"0s3DaLH6H2Yz5Y753nZOcYUEA6yKtWWOruAYOkhBj0RQgbm5IY4Q9h7wPrDvGZT0O2AN8kre+nW7XaFl",
+	"qjrW2ZPehiQLCuL9d6hPjwdS+EZy9syCzbi8JV8JZHcTCY2LbYPcmA9H2ktbPL+bSE/hWzNDcQMF7u8k",
+	"iVzO4n+iRHrQbMUvpb/thtRZyMuVuJmtzzf3pw0qUXBs9cyPPdJnoRwzRcQ0jrdPlosYwJI2MqZJzmJG",
+	"LRaAvc1iHyGeEXywZux9HcvQfBXvPzMk+KbNlZ6kQKZ0ZR7h+v8lT9RST8/lVI0Abtg2Dw4ySM+t/pwA",
+	"2Ce5YXNAK6ckYSGfsLSbnwUqQQwKw4uwCWZUdQVwJUb2jFFD6GTCaALtIO1u4CKPaobnKPaHCQ1VWbRw",
+	"FHdF9VmcnsBZ9bZFK33B5r38uQooc97BegIY6+lTOM2LqId3v8VZP+g5bPbUtbz/OazZnTZnBbShbHcA",
+	"IYQodssSRiaMiqkmUIE2nKMgERbcDcY2jEF0DWRiYZkmsYWBcsWCp/AsEwgtlznSLbus4W6hSv/HntLO",
+	"05IBJlClvx3Wi7lvcFRZzF/Ui2E7P/ypneIt/RtkatYK8HAnhSgC73dAynCTYCtiEnTabtmKOYvBY2F0",
+	"0HHuQ0r1muQVt00ioBNECgeUE62ThN1yOVVkKlIYJuwNbE2UcmwhTL12Hqi0cxeAGzh0Exghi07QKRU7",
+	"0EENTXJzLqwmeT9iInVfU5E6JlO8ETmNIzKUS6GaumKrgMNESmGYAgw01gVjsh2pYTq2MzySdPvBvOxF",
+	"0KJ7pU3nkIuCBoKSqJI06jZmzKyFC+RGuQTZxs8OLsnXt6n6f7mUygUooa+pK75ajIc9vOTDjNx/n+zL",
+	"OhXm0aOOQUJAzoLreO/1uwlWOLap7oosIdlzcEPqJCovRvbxkBrBNmHYBMwntZFWEVchTSLAOJPgBXI5",
+	"GBZ+zXXoMLqnB3+Uw/6F4lKjSDEnKFH2Zo2A4Hsn0Fmnru+dvBNLJOPDm3e4UF/ZWfstxnUP6YEM8rCe",
+	"Dg+jqzL1KQNsMtuXQ1cHV8SSAWOJDBkrnxGdNtOGRsBQpRmbLRZVMfE7xZLaOUje4O5fe1mjFsnDGkPg",
+	"EddeRtHxivYypUf00SaVTiGkWyKA2Xfz+rmgiQSbDsmcpKF1leKerpdI5IGO1azfdGLZY7v/4A0LWT0l",
+	"U66FWuXthYfP7/FQa7JxebbJY+hQl+s+lYZHqjBksUKzKwBJtkmAOexpZttf5g0U88JF4mBkxjAqdH0R",
+	"EgD7aF/eMmzgiWyfIA76CcZVeKRSbD8MopQk6ZAtQOXHPgZe/KUr7CsDQscSewa4REyEAsThF20kWgfg",
+	"b12RhgvzMGh+eVHVSKLGWuJqibCol4nzYc1UnA2BAddNx/HQ41apK7ZS0pdz61ZZ5p4tbzaT3uFpnNg/",
+	"8htq4L09TkB/RpQcMynY+pJ3mcZUq6Qyh1y6JLHn3qIDFfqC6PgWsFlS07gmjuRDnMib1i5CGGOd4oTp",
+	"xGwKFmEsR+VV8gxaHs866Jz19WsLNyo6qGiM9ter4bK3XqNajO3LJmLYqAXqMuAxs+kRk5gaPaqJzyK+",
+	"Qc2KLDWinYPDxvG9G17B6f8HaxzvP+m09zYwFXDV1io5AJb/UgUH/6MLDcZ2C2Uiz/z91YsMAERDZfFm",
+	"o5nb2OQWRI+5tsLIrM8x3tVL/YS9GzbvbTfJFRNRV/TG01jzCU307kAm452Iatrz8MPhC1ZOmbtIz2yx",
+	"3jG5fP1DQJ5fnv8QkPesf0lkQn64+D4wx/JYKt0VB+QV/w7NEjMOI+8gCJw11TZveqRQtKIsxSrvFJEK",
+	"PhixMKYJdMkQc9vdisWKBeTqpx8IF9iLhmxxDc7FkCbJnCC9tv26gVaTnJLYqDoJfDm71N57kPwwc3A4",
+	"KVttfJTQu2B/mMEV5NcauV3pKL4o+Mx/royuS2krmau6QsnE6RDfwtkluWfmYirBykVqX0ZzbGjSOG4c",
+	"vmqs7aPFrr5pN986xQS4YOQKO/Sh62JEbxkB4aLsH6j8YfoY5tuAjwQOyWIW2vaDFQdkouWbcVJZG7CU",
+	"o/4tWWSFvpwFDkWbaSmuihTMRciyxgjuSM5X09mK6vsBAqOxgAN7gAZ/6QxXtPfD+zYoy8VH63rS7YD+",
+	"NqDBVvF0y7Ha2r43XnAVl+5+miqWXCz33JyLCCWp18ODvJZGloN2loCwzXzAs5EkCRU3Cl3V5tFx1iIJ",
+	"GpwC4FVXhFRYpza+IyJb+62j7Qdw/5i3WSb6Jl039joWfEW5Zf4LuYneAQ9Xl8p4vDpMKKSdQFAlZU+e",
+	"QCNZ6ZrtL+flExveEV0BfEzG9IbZdga26VLG5CTj8YiNpU55nJy6b8RZpzklxzZqA5sDP2THDP3l4NSA",
+	"c0Iqe+e9dwtWDXi75SFjLF8xcuLP44tm19oNUO/8WyNMkj6wtPoFv/4tHvIAGbj5zV7opmakgcfR94+W",
+	"qJCK3U+aQjphdROJt0zJ+BbqECYJtDElmg4xyEwnE8gJU6T3acb6H6dJXHxvb9sIEoibAZJUYBNmgb/v",
+	"LNoeNlwnsQxpTCzCeQR4Y1nfU8TdUl7jFksgQuNYzlDuvHdtWW3AXDGgRb6Ytp35nhQqDAOWMBEy0nPD",
+	"DggSqZei9hiRHYAHCZ1hc9tPG5qkzkYMUm8QXghbs9MhtptTAVFYcWSoZb6nmJ2SUXa6wgEZKj4UO1Y0",
+	"JkxNxywdIgIW5XrRmZPAolCkpwNG1rsiF1ofMm0b4ClJImkLStxp4qQ2iSS8y/q63BRs5WOAzUmpAEsB",
+	"w/RmgmC8wjvNszBdQ4MZVSRhGnK+7mUnWN67Cqm4v51gJrJSSJpPAaRbfTFpHoGBTpeFkh3325xF4P20",
+	"xaxjZ8vjX1SYmuE+bMsRWCOoF6BCoHjwxJP5dYkNYS5MYThGsoXmSNmBR9zh+IWUNEOGa2pTqRcNEtgU",
+	"6wT1LIaMM49rIIyliGL3NqWvYLAPskFWm9H4sQ2MaNxW9UxoJMzfyoBWdhFSvoe/v0yzndKYzWkUKVfN",
+	"vkWJTRsKCCUjqSZc09j8+5aJKdvOslkuTl+fwklL/pCCnXhnMOaYRXTeFROaaNulR44nUw299AjXuXq+",
+	"9CX5gIh1uywxK6DbPiJvL7UggPPqZ2pZZM77Qva/oly4nj1QfDdmZpKG4GOW8JDuno14SIdyXXgjM74v",
+	"mk1V78Bb87DD2ys37bdIRCWoPNCnhoDwmL1Maze/735Cs7Vaa38j7Ho8DNjMmt3e0q33FRS2vzX/3hsl",
+	"piZP3ffQqaFPIRLcGvgw2XkhE3PMEDxlwCCMzYnKlctIjoypErPte58M6JO578kQ0fmlGSsQkAFoHlTy",
+	"ZWB5/YTRmwGiDShNE904brQOj/daQEr7yH7ukXgqwpF3e7ttLme3d1rm8fT2iAuBDix3/+P8/a1O7vUC",
+	"kF2y2ztw+fO67qy1D62/+qZ3bqxvh9dyCJcHObzw6fpGlbk/IDKOvIqlasPK+iyKiM2YKJletAKFQvkf",
+	"rPq97a9rM617c74jzlLOh09tYHxd02Fd28uM4+9lenl+SVXf8/DgBtgrDjWk4BmDolbnKEPPj5Y4UEIV",
+	"AfePhNbTlPz4Fm+XA9Kbsf67JO51xdaCRzVEd2qTXMMLFdEyovPj1OTrOah+QN713Ko82g4QImbCWci6",
+	"Qg6IkdoT6LuNNTdaJnTIwPoDryHOrI/Ytr2Y9lmM6X1ygk3G47m3k3AIZtAWnRfiSSkdUj9l5sA+hmYq",
+	"McCxcU0EY5Hycw/KXJlVp7/ZEz2yZWM6qw3Da3qvFrBAjMZx4z2Nb3a4IKGUMUtIJ22WYFPWUhKvaxhe",
+	"0y/bplvTYR05s8YBi3dXSZNvx2q1TeiJrtWSK2P3irO1VtULuvVhY2K1S7YTt8yHHS6HsQS3m+RMRswv",
+	"EE7YVFUXCNffi5hO5fbit4yIEgtP84ThebIeb3zlApgZ64+kvFnPXT7tp3cUVLwgC8/JqQ7lmGUKHSQy",
+	"RCzmtyyZn3RF2lnYKHssTJhWG7W2c1NYr7Hwezfx+1s9PjlWmz+5uzfQBu3A/ffU9sz73/7WerJcIbXs",
+	"lCeWt4fTHbNmf770uYcv+MCR9rHo49n19eVV2oHXaK6CjllE2K15r6vgDqmmsRxOIVoOkGFxbKtCfu02",
+	"/tltfOg1uwJqxi3VoHKCM6edDoU5dHDfBhatCFu15rAoyFPc8OZBcF/YFIK04g2GBbGIXOR7RJUrFSGd",
+	"Vn4xIOvJYlmhW8mM893bl1isPlWM9EZaTxRqvfAjtNAAgoDKO0n4LdUsILGUkz4NbwwVEgaF9xGhUZQw",
+	"pSx0lf0Lgu8jMx5DT3vwGnJIDK5gtwxbjU+1xc5x8m77K4k2VE6sjLiPpozsAu2iYpbopi3cgKyroZCD",
+	"QTNiIY8YZGZNE6NUA82Pd3dhyM0lVfC7Sk7Vupq1ndMX1a7dJGsWsK9ftl4qvFcLa6+CHXecBQnDFonf",
+	"+ggXU7/WYPMkkQl07svLn5AKLObwhFDVyYCoWZCNcLzfOqrNE+fw7Yrlz43GYWMYqViUhs0HMmvSUwSQ",
+	"Rbzjw0qChzwBK9XQtVp7+GRIyxedwCUjrrRM5rkTyNFxKiKWkBmdkwEXXI1OuuL3KZtC83BrMEWJnEyq",
+	"baUHFttoUPli+1u35Qc0xmy2uc8wfwWNrj4mINXhaHlczqg/EstiYcOSAY8BfEcmZPL/s3d+vWnsWAD/",
+	"KhYvl1wNLKFJm9Intu1uI93VzTaVerVKVcxgwMtgs7YnlK363a98bM94/mZIQq8G8dYSZphjH//m+Pj8",
+	"wbE2X7oTHCp6T0ZojiNJbCswE66YLBwKMRzvjbEIMYI8DGOBtkvIic0uOirNvU1um7ax7F3IDEVYEWFC",
+	"2M07644l0YYmNP4nrS1zDPIMJpEZvc4IRm/Ps7fHWC9P2YjutQ/dw455pAFzsk+ez/1oIs3dsj4k1upf",
+	"039LiVHrPfIf7xdprClBQs2o9A75bu8Jx4K0F0xgjhX0tfoqW9o+lgFa8i1UAzWh2kqR9UabLnwFfNgu",
+	"d3prOsc0yu1INbVWZKPQnIs79mIA5dl+vhMqfaLHFmB5jh6p/mQ+0CY1+erj/Vf2Jruxma2mLizvLXVC",
+	"Sqn/CucXXGGttcj0eYBAihh/2F9RkdkqsISOHW799/UTTawF1p1hhdHkuz8f1zObVWO6NWd2MKZgWXDH",
+	"kiInGn2+NWd6t94TZs0x43AzJpjt6WEjARM3vKXhL/KOWY/8KMlb0BfLHQuXgjMem5hhBQmIWBqeYmNc",
+	"OuSafJGu2xNf3TFJQs5m8qyPfqNQ/WuX8JcqG6Aj0STCUqUrfhKYT24B37YFt8ZzLMhbHjM1CUzgB037",
+	"myRdTez2LqImoMRQPf1ci6RoFCGMhoMBWhJhBbbS37G0sNaUz3Y/ifafSEL7znOxuoGjSv9sQth9jbwC",
+	"osuR7OY7KTRuBvrE5wKfbwl03dGMSBT22Q02GW82XKgeZVpM2OJUlZQPOTSscT2KIOZFr4tbDQNF8PoN",
+	"YhzhECqsQ5yHtp/GFjHDwdCsLPtL0NDZVrYBs0uvwqnLKDDRKFAmVbMiySe4RBsiUBhRTbnrG/jfkscC",
+	"dS+Gr12Djo9EiV1vPFdETDKO/8zC3cTTiIYT1GXci1apyzIwQ3VtR+op3nJb/hUz/ED5V9fgZ9T5TJCI",
+	"GVJbEt2TJM/D5X4YGpvOHRGgFZK+3fmNEngHLZ37aZjomGH0T74m/9fiikVn1PmQPIrLgoCXP9/QsDPq",
+	"3AgKzaWga8rQJsE0D8zMDN5eG9vhfoPbsHr37DXMILypagpMPVrAkNByCH60v/lo4j1qUxh0LoYN8pw/",
+	"cf4vzNz8WIudhLGgamcqrXtbS84UDhWyCNF7TImjjMFo1lgJoewffuTu/70zJVgQMY7VMimHDuWtjamW",
+	"65om+CwO7T42e6iEN7QveZyeId2fg3FmH6y8077rLGHTcwNbKFaQuSBymeRwZtNzvRVlU5DBVszlaHju",
+	"eRm4ep/CmGAz+3/Nae9u2pAtuRUE3KKuW/dBggIZmIwveZaYc1RkUrVmaey9/9R2IRdiHE2IXgCZ19K2",
+	"d4VYXAMbL0X9TbaUfHJrl69ePyBofHONVmRnOqDJnVRkjShTZCFsv4OuIHjWg2xKeIA36MNvrxBlCyLV",
+	"mfd7eEN7+kYlPwimRzyjCkV8obFoDly3giofivCVslHPnCjzee7cHM51M2cw5hjETXX+mMHMuvdihx1q",
+	"8hTefqlMDns2nzpPFS8/bRohgsMlIkwZU1drL3SvwqmNviD6MdNjdlvnE54Qipek8aHWDnaxMChc4g1s",
+	"M6b8npj3ZlaAnj0MKopx48Xxoq4Ni5VniDOXXpuGreonyUetysB5o208WyYn2dfuEJctyPfpxC2xMVZQ",
+	"xg4IkMCK9FwqY8bq8G7vOFb4gc+uk64M0JqwGLn/6FdxT7+KbXMxGaAV5XJlRlwSJrlAC6zIFu/kyOuE",
+	"YxLzXRMcYyBBFowMXAMcW9hLLrVFp5VjZptEqSVhKJN5ra9O6s/cMUO67uRbz3Qx6cEHZu+pF58LvFKu",
+	"YsOSYKH/EgFgljCUelea9gzKKMQsqYxW6GsClZHTSsmF+qNegzr90CuyO8sgxpS0LVsnMDlyCaPAlNDv",
+	"KsdwwA1Mvaa5K3EDQmcBpjC8N771/NC3bIxDpck8ZiixI3FkejdCEQ0yG4Fhv4a/xoIg8i2MhbR9jRCf",
+	"z42GgDbAR9C2RCt6xFWAMAqJUHRuzSAU4Y0k+mMWK0HhI0HlSn+i37mwKuQKbOB3PjWygTJmKWCoRkGd",
+	"K4ELNPl10r9jWQRCCV/YZli1K9kIv0GSkHJkgAdVc2++o9YRqycCBqPMAoexs1ERcNq0t+sTrvoAcGuW",
+	"5Gafxl3y5SlHQTnz8nwwujgfDQb94eV/OkHHVW0FIa8bma/hQJuvKwr5X54ifU0UqaMtJz3C2rDqbLFg",
+	"FMqimrD9RiYyhlrRoAZuCrzAHnCxNbrP4DxrRuMo+n1eOWcVbgWYtI3QaqGs29mNW91dxp7ivNPfTyX6",
+	"3iEsXhdjlr4EhVLUySd8+l8Sqs6PL012Ln/8UekHTHfGrq7WFbLOsTfWh2bj6OAdTCWiC8aTzlpldx6z",
+	"HeJQm8b2ZetCjRoX4p3/mTPTozbnEIMmwTaJQxAlKPxixi2R14OcP8K985/ildBvKD3yfcruOQ3J1w2m",
+	"dZxF7gJkL4C6NGssVvrVjemsxeRzol0byW4wPV4Awrg3BaDtvqUHpeklL8CdoXD01kQrXlwNLwcDj3Hl",
+	"itcW1r0tqkol8solPaGvFn1V6nFIBP4v5op8dZ3+aiFo9ifuq9pIdFiEmwRou6ThEk1JiG3FMWcXHwEf",
+	"/61FHFvZT4R0hISZb3rBsDEfc1rZNkJmlOVhRuakPVGyGSULSnIAThK2wAuyJkz155ThCI746nbkxgmY",
+	"XgYhD+C/1jZjco8WEzGV7R9OmuPlYSJrU8aZcjBwVNPwiswuuFTf2oK/90XNqIRfqaAn8tWSr0I5DoC9",
+	"DY9ouOsnHs46u9B8F90T8AsB5lLPKIRhaKG2iDKNGtsDsZ3oM6LeOOmOFntGzqYAu+gEHTv7ndELD2YF",
+	"LWoLyG6y81wJsYKAJ4DVAqxEIQ4AL/P6bQYvOHXmIgkr8my1BWF67bfaVjPiHD+w9rW4nnBOUdCutkDt",
+	"Y1YXKqFWEPAEtVqolSjEAaCWz3OvYdqMEkUVxQzhzUZA9yGoJ6BnCvx2Mp6uqdL/1l9FgtxTsm0x5ezY",
+	"vDNDc7SQs1P/90zfycvpy7D3anZFeq/ng/Pe8MXF5ctXV6/xNNSKqC+xquZ0AUZG0T22tFdpmYWml0x9",
+	"YuZVty3AvM2oVSUvSypQnHBZjcuiNhyAlkrgXT+TmFAFyzReStFwRZR/tJvcoMVs1PIlT368G9bHEK25",
+	"ATiFcv1aPZr+wisfgDltbAv/PvmqU4m/nHAn+tXSr6AKB4DfFkcr2wqqn5h6dQxcxJrEyLsOTi3sbKAt",
+	"ESS1GVvMQk/AWyfO0SJxvw2u1tGpVbamjNPq6w1p08tCH43lutoWQn4uUahKUJaLeuJlLS+r9OMQ2PSS",
+	"pqtpeQs4Y9EOyllDtsNDOeGTwKRYQ0p1oZRaVXY1DE7aY1W6glgauY9icJcmg73GKlzaity/Ts7+ci6b",
+	"G3wiUh0vjjNp943IRs4zpPTVszWATGe2mou+YCcc1uMwqwSHoCAXq69czIjo26Ki9fEuaR6VvhLBlbZt",
+	"p7m6zfYiF6vftUC2M+URx7m4WWxqxL3c+wglSIez6Y9cZvhXopitwWBekaphWCLliYn1TCxVjGdH448f",
+	"fwYAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -46,10 +46,11 @@ func (q *Queries) InsertAudit(ctx context.Context, arg InsertAuditParams) error 
 
 const listAudit = `-- name: ListAudit :many
 SELECT a.id, a.org_id, a.at, a.actor_kind, a.actor_id, a.action, a.target_id, a.ip, a.request_id,
-       coalesce(u.name, k.name, '')::text AS actor_name
+       coalesce(u.name, k.name, d.name, '')::text AS actor_name
 FROM audit_log a
 LEFT JOIN users u ON a.actor_kind = 'user' AND u.id = a.actor_id
 LEFT JOIN api_keys k ON a.actor_kind = 'api_key' AND k.id = a.actor_id AND k.org_id = a.org_id
+LEFT JOIN devices d ON a.actor_kind = 'device' AND d.id = a.actor_id AND d.org_id = a.org_id
 WHERE a.org_id = $1
   AND ($2::uuid IS NULL OR a.actor_id = $2)
   AND ($3::text IS NULL OR a.action = $3)

@@ -46,6 +46,30 @@ type CapabilityToken struct {
 	RevokedAt *time.Time
 }
 
+type Device struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	Kind        string
+	Config      []byte
+	CastContent []byte
+	TokenHash   []byte
+	PairedAt    *time.Time
+	LastSeenAt  *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type DevicePairingCode struct {
+	DeviceID  uuid.UUID
+	OrgID     uuid.UUID
+	CodeHash  []byte
+	CreatedBy *uuid.UUID
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
@@ -69,6 +93,18 @@ type Invitation struct {
 	AcceptedAt  *time.Time
 	AcceptedBy  *uuid.UUID
 	RevokedAt   *time.Time
+}
+
+type Medium struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	ContentType string
+	Size        int32
+	Sha256      []byte
+	Filename    *string
+	Data        []byte
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
 }
 
 type Membership struct {

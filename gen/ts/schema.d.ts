@@ -832,6 +832,411 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List devices
+         * @description The organization's devices by name, paired or not. A site-scoped member sees only the
+         *     devices of their sites. Pages with `limit` and `cursor`; the next page's URL is in the
+         *     `Link` header (`rel="next"`).
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        get: operations["listDevices"];
+        put?: never;
+        /**
+         * Register a device
+         * @description Registers a screen or gateway at a site. The device is not paired yet: mint a pairing code
+         *     (`POST /orgs/{orgId}/devices/{id}/pair`) and enter it on the device. `config` is checked
+         *     against `kind` (see `DeviceKind`); omitted fields take their defaults. A `siteId` that is
+         *     not a site of the organization, or outside a site-scoped member's sites, answers 404
+         *     `Site not found`. Registering is not limited by plan; pairing is.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        post: operations["createDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a device
+         * @description One device. Outside a site-scoped member's sites it answers 404.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        get: operations["getDevice"];
+        /**
+         * Update a device
+         * @description Changes the name, kind, site or configuration (see `UpdateDeviceRequest`). The device keeps
+         *     its token, and a connected screen is told to refetch its state at once. Moving a device
+         *     to a site outside a site-scoped member's sites answers 404 `Site not found`.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        put: operations["updateDevice"];
+        post?: never;
+        /**
+         * Delete a device
+         * @description Removes the device. Its token stops working at once and its open WebSockets close with
+         *     status 4401; it no longer counts against the device cap.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        delete: operations["deleteDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/devices/{id}/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a pairing code
+         * @description Returns a 6-character code, valid for 10 minutes and once, that the screen claims with
+         *     `POST /devices/pair`. Minting again replaces the device's previous unused code. A device
+         *     that is already paired keeps working until the new code is claimed; its old token then
+         *     stops working. When pairing an unpaired device would go beyond the plan's device cap
+         *     (free 2, pro 25, enterprise unlimited), this answers 402 with `feature: device_limit`
+         *     (the claim checks again).
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        post: operations["createPairingCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/devices/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpair a device
+         * @description Revokes the device's token: its next request answers 401, and its open WebSockets close at
+         *     once with status 4401, on every replica. A pending pairing code is discarded too. The
+         *     device stays registered, with its configuration, and can be paired again with a new code;
+         *     it no longer counts against the device cap. Unpairing an unpaired device changes nothing.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        post: operations["revokeDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/devices/{id}/cast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cast content to a screen
+         * @description Pushes a message, an image (by media key) or a recipe to one screen, replacing what was
+         *     cast before. It appears as `cast` in the device's state until cleared, and a connected
+         *     screen is told to refetch at once. An unknown `mediaKey` answers 404 `Media not found`; an
+         *     unknown `recipeId` 404 `Recipe not found`.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        post: operations["castToDevice"];
+        /**
+         * Clear a screen's cast
+         * @description Removes what is cast to the screen (`cast` becomes null); a connected screen is told to
+         *     refetch. Clearing a screen with nothing cast changes nothing.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        delete: operations["clearDeviceCast"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/devices/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pair a device with its code
+         * @description Called by the screen, without any credential, with the code an admin minted. Returns the
+         *     device's token once (the server keeps a hash) and the device. A code is single use and
+         *     valid for 10 minutes; a wrong, expired or already used code answers the same 404
+         *     `Pairing code not found`, and a code that is not 6 characters of the code alphabet 400.
+         *     Pairing beyond the plan's device cap (paired devices of the organization: free 2, pro 25,
+         *     enterprise unlimited) answers 402 with `feature: device_limit`, and the code stays valid.
+         *     Pairing a device that is already paired replaces its token: the old one stops working and
+         *     its WebSockets close.
+         *
+         *     Limited to 10 claims per minute per client IP, successful or not; beyond that 429 with
+         *     `Retry-After`.
+         *
+         *     Permission: none (public; rate-limited).
+         */
+        post: operations["claimPairingCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A device's state
+         * @description Everything the screen shows, in one object (see `DeviceState`): the device with its
+         *     configuration, the organization's name and brand, the site, today's date in the site's
+         *     time zone, the cast, and the parts for the device's kind (production timers, alerts and
+         *     handoffs on wallboards; the current day part's menu on menu boards; the tray queue on
+         *     tray-line screens).
+         *
+         *     Poll it (every few seconds) with `If-None-Match` set to the last `ETag`: while nothing
+         *     changed the answer is 304 with no body. The `ETag` is strong and covers everything except
+         *     `serverTime`, which changes every call and is only refreshed on a 200. Also refetch
+         *     whenever a frame arrives on the WebSocket (`GET /board/ws`).
+         *
+         *     Permission: `device` (the device's own token in `x-device-token`). A revoked token answers
+         *     401 at once.
+         */
+        get: operations["getDeviceState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List media
+         * @description The organization's uploaded images, newest first, without their bytes. Pages with `limit`
+         *     and `cursor`; the next page's URL is in the `Link` header (`rel="next"`).
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        get: operations["listMedia"];
+        put?: never;
+        /**
+         * Upload an image
+         * @description Stores an image for boards (cast it with `type: image` and its `key`). Send
+         *     `multipart/form-data` with the image in the part `file`: PNG, JPEG, WebP or GIF, at most
+         *     5 MiB. The type is found from the file's first bytes, whatever the part declares; anything
+         *     else, SVG included (it can carry script), answers 400. A larger file answers 413.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/media/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The image's key (from the upload, or a cast's `mediaKey`).
+                 * @example 0192f3a4-0000-7000-8000-0000000000e1
+                 */
+                key: components["parameters"]["MediaKey"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an image
+         * @description Removes the image. Screens that have it cast have their cast cleared (and are told to
+         *     refetch).
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        delete: operations["deleteMedia"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/board/media/content/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The image's key (from the upload, or a cast's `mediaKey`).
+                 * @example 0192f3a4-0000-7000-8000-0000000000e1
+                 */
+                key: components["parameters"]["MediaKey"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An image for a board
+         * @description The bytes of an image of the device's organization (the `mediaUrl` of an image cast). A
+         *     key of another organization answers 404. The content of a key never changes, so it may be
+         *     cached for good (`Cache-Control: private, max-age=31536000, immutable`); `If-None-Match`
+         *     with its `ETag` answers 304.
+         *
+         *     Permission: `device` (a device token of the image's organization in `x-device-token`).
+         */
+        get: operations["getBoardMedia"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/board/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Realtime hints for a device (WebSocket)
+         * @description Upgrades to a WebSocket on which the server sends an empty text frame whenever the
+         *     device's state may have changed; any frame means "refetch `GET /device/state`". Frames
+         *     carry no data, and the device must send none. The server pings every 25 seconds. Hints
+         *     travel through PostgreSQL, so a change made through any replica reaches a socket held by
+         *     any other.
+         *
+         *     The device token goes in the query (`?token=<DEVICE_TOKEN>`), since browsers cannot set
+         *     headers on a WebSocket. A missing, wrong or revoked token answers 401 (JSON) before the
+         *     upgrade; a request that is not a WebSocket upgrade 400. When the device is unpaired or
+         *     deleted, its sockets close with status 4401: stop reconnecting. Status 1001 means the
+         *     server is going away: reconnect (with backoff), then refetch the state. A device must
+         *     keep working on polling alone whenever the socket is down.
+         *
+         *     Permission: `device` (the device's own token, in the query).
+         */
+        get: operations["connectBoardSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -1562,6 +1967,435 @@ export interface components {
             /** Format: date-time */
             receivedAt: string;
         };
+        /**
+         * @description What the device is, which decides the shape of its `config` and what its state carries:
+         *
+         *     | kind | is | `config` | state carries |
+         *     |---|---|---|---|
+         *     | `wallboard_boh` | back-of-house kitchen wallboard | `WallboardConfig` | production timers, alerts, handoffs |
+         *     | `wallboard_foh` | front-of-house / service-line wallboard | `WallboardConfig` | production timers (alerts and handoffs off by default) |
+         *     | `menu_board` | menu board | `MenuBoardConfig` | the current day part's menu |
+         *     | `tray_line` | hospital tray-line screen | `TrayLineConfig` | the tray queue |
+         *     | `kiosk` | self-service kiosk | `KioskConfig` | the common parts only |
+         *     | `sensor_gateway` | gateway relaying temperature sensors (no screen) | `SensorGatewayConfig` | the common parts only |
+         * @example wallboard_boh
+         * @enum {string}
+         */
+        DeviceKind: "wallboard_boh" | "wallboard_foh" | "menu_board" | "tray_line" | "kiosk" | "sensor_gateway";
+        /**
+         * @description Colour scheme of the screen. Default `dark`.
+         * @example dark
+         * @enum {string}
+         */
+        Theme: "dark" | "light";
+        /**
+         * @description How the screen is mounted. Default `landscape` (`portrait` for kiosks).
+         * @example landscape
+         * @enum {string}
+         */
+        Orientation: "landscape" | "portrait";
+        /** @description `config` of `wallboard_boh` and `wallboard_foh` devices. */
+        WallboardConfig: {
+            /**
+             * @description Show only production timers and handoffs of these stations (1–50 characters each, distinct); empty shows every station. Default `[]`.
+             * @example [
+             *       "grill",
+             *       "saute"
+             *     ]
+             */
+            stations: string[];
+            /**
+             * @description Show operational alerts. Default `true` on `wallboard_boh`, `false` on `wallboard_foh`.
+             * @example true
+             */
+            showAlerts: boolean;
+            /**
+             * @description Show production handoffs between stations. Default `true` on `wallboard_boh`, `false` on `wallboard_foh`.
+             * @example true
+             */
+            showHandoffs: boolean;
+            theme: components["schemas"]["Theme"];
+            orientation: components["schemas"]["Orientation"];
+        };
+        /** @description `config` of `menu_board` devices. */
+        MenuBoardConfig: {
+            /**
+             * @description Always show this day part of the site (one of the site's day part names); null follows the clock. Default null.
+             * @example null
+             */
+            dayPart: string | null;
+            /**
+             * @description Default `true`.
+             * @example true
+             */
+            showPrices: boolean;
+            /**
+             * @description Default `true`.
+             * @example true
+             */
+            showAllergens: boolean;
+            theme: components["schemas"]["Theme"];
+            orientation: components["schemas"]["Orientation"];
+        };
+        /** @description `config` of `tray_line` devices. */
+        TrayLineConfig: {
+            /**
+             * @description Show only trays for these patient units (1–50 characters each, distinct); empty shows every unit. Default `[]`.
+             * @example [
+             *       "4 West",
+             *       "ICU"
+             *     ]
+             */
+            units: string[];
+            /**
+             * @description Default `true`.
+             * @example true
+             */
+            showDietCodes: boolean;
+            theme: components["schemas"]["Theme"];
+            orientation: components["schemas"]["Orientation"];
+        };
+        /** @description `config` of `kiosk` devices. */
+        KioskConfig: {
+            /**
+             * @description Seconds without a touch before the kiosk returns to its start screen. Default 90.
+             * @example 90
+             */
+            idleTimeoutSeconds: number;
+            theme: components["schemas"]["Theme"];
+            orientation: components["schemas"]["Orientation"];
+        };
+        /** @description `config` of `sensor_gateway` devices (no screen). */
+        SensorGatewayConfig: {
+            /**
+             * @description How often the gateway reports its sensors' readings. Default 60.
+             * @example 60
+             */
+            reportIntervalSeconds: number;
+        };
+        /**
+         * @description The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
+         *     every field is present, defaults filled in.
+         */
+        DeviceConfig: components["schemas"]["WallboardConfig"] | components["schemas"]["MenuBoardConfig"] | components["schemas"]["TrayLineConfig"] | components["schemas"]["KioskConfig"] | components["schemas"]["SensorGatewayConfig"];
+        /**
+         * @description `message`: a heading and text. `image`: an uploaded image (see `POST /orgs/{orgId}/media`),
+         *     by its key. `recipe`: a recipe card, by recipe id; recipes arrive with the culinary
+         *     capability, so until then no recipe id is found (404).
+         * @example message
+         * @enum {string}
+         */
+        CastType: "message" | "image" | "recipe";
+        /** @description Content pushed to one screen, shown until cleared; null when nothing is cast. */
+        Cast: {
+            type: components["schemas"]["CastType"];
+            /**
+             * @description `message` only, when given.
+             * @example Allergen alert
+             */
+            title?: string;
+            /**
+             * @description `message` only.
+             * @example Table 12 is a severe peanut allergy. Clean boards and gloves for every plate.
+             */
+            text?: string;
+            /**
+             * Format: uuid
+             * @description `image` only.
+             * @example 0192f3a4-0000-7000-8000-0000000000e1
+             */
+            mediaKey?: string;
+            /**
+             * @description `image` only: where the device fetches the image, with its token (a path on this server).
+             * @example /v1/board/media/content/0192f3a4-0000-7000-8000-0000000000e1
+             */
+            mediaUrl?: string;
+            /**
+             * @description `image` only: the image's media type.
+             * @example image/png
+             */
+            contentType?: string;
+            /**
+             * @description `image` only, when given.
+             * @example Tonight's plating
+             */
+            caption?: string;
+            /**
+             * Format: uuid
+             * @description `recipe` only.
+             * @example 0192f3a4-0000-7000-8000-0000000000c1
+             */
+            recipeId?: string;
+            /** Format: date-time */
+            castAt: string;
+        } | null;
+        Device: {
+            /** Format: uuid */
+            id: string;
+            /** @example Hot line wallboard */
+            name: string;
+            kind: components["schemas"]["DeviceKind"];
+            /**
+             * Format: uuid
+             * @description The site the device stands in; its time zone and day parts drive the device's state.
+             */
+            siteId: string;
+            config: components["schemas"]["DeviceConfig"];
+            /** @description True while the device holds a working token (it counts against the plan's device cap). */
+            paired: boolean;
+            /** Format: date-time */
+            pairedAt: string | null;
+            /**
+             * Format: date-time
+             * @description The device's last authenticated request, to the minute; null if never seen.
+             */
+            lastSeenAt: string | null;
+            cast: components["schemas"]["Cast"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description The configuration for the device's `kind`: `WallboardConfig` for `wallboard_boh` and
+         *     `wallboard_foh`, `MenuBoardConfig` for `menu_board`, `TrayLineConfig` for `tray_line`,
+         *     `KioskConfig` for `kiosk`, `SensorGatewayConfig` for `sensor_gateway`. Every field is
+         *     optional; omitted fields take their defaults. It is checked against the kind: an unknown
+         *     field, a wrong type or a value out of range answers 400 naming the field (`config.<field>`).
+         *     A menu board's `dayPart` must be one of the site's day parts.
+         * @example {
+         *       "stations": [
+         *         "grill",
+         *         "saute"
+         *       ],
+         *       "showAlerts": true
+         *     }
+         */
+        DeviceConfigInput: {
+            [key: string]: unknown;
+        };
+        CreateDeviceRequest: {
+            /** @example Hot line wallboard */
+            name: string;
+            kind: components["schemas"]["DeviceKind"];
+            /**
+             * Format: uuid
+             * @description A site of the organization (within the caller's sites when their membership is site-scoped); otherwise 404 `Site not found`.
+             * @example 0192f3a4-0000-7000-8000-0000000000aa
+             */
+            siteId: string;
+            config?: components["schemas"]["DeviceConfigInput"];
+        };
+        /**
+         * @description Fields present are changed; absent fields keep their value. `config` replaces the whole
+         *     configuration (omitted fields take their defaults). Changing `kind` without sending `config`
+         *     resets the configuration to the new kind's defaults.
+         */
+        UpdateDeviceRequest: {
+            /** @example Expo wallboard */
+            name?: string;
+            kind?: components["schemas"]["DeviceKind"];
+            /**
+             * Format: uuid
+             * @example 0192f3a4-0000-7000-8000-0000000000aa
+             */
+            siteId?: string;
+            config?: components["schemas"]["DeviceConfigInput"];
+        };
+        PairingCode: {
+            /**
+             * @description Six characters from an alphabet without look-alikes (no 0, O, 1, I or L). Single use;
+             *     the server keeps only a hash.
+             * @example 7KQM4P
+             */
+            code: string;
+            /**
+             * Format: date-time
+             * @description Ten minutes after minting.
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description Fields by type: `message` needs `text` and may have `title`; `image` needs `mediaKey` and may
+         *     have `caption`; `recipe` needs `recipeId`. A field of another type answers 400.
+         */
+        CastRequest: {
+            type: components["schemas"]["CastType"];
+            /** @example Allergen alert */
+            title?: string;
+            /** @example Table 12 is a severe peanut allergy. Clean boards and gloves for every plate. */
+            text?: string;
+            /**
+             * Format: uuid
+             * @description Key of an image of the organization's media.
+             * @example 0192f3a4-0000-7000-8000-0000000000e1
+             */
+            mediaKey?: string;
+            /** @example Tonight's plating */
+            caption?: string;
+            /**
+             * Format: uuid
+             * @example 0192f3a4-0000-7000-8000-0000000000c1
+             */
+            recipeId?: string;
+        };
+        ClaimPairingCodeRequest: {
+            /**
+             * @description The code shown to the admin. Case, spaces and dashes are ignored (`7kq-m4p` is `7KQM4P`).
+             * @example 7KQM4P
+             */
+            code: string;
+        };
+        PairedDevice: {
+            /**
+             * @description The device's credential, shown only in this response (the server keeps a hash). Send it
+             *     as header `x-device-token`, and as `?token=` on the WebSocket.
+             * @example sous_dev_Yk3vN8qTzR4nLp8cWd1fHs6gJa3yEe0uKiOt5XqZw7b
+             */
+            deviceToken: string;
+            device: components["schemas"]["Device"];
+        };
+        StateDevice: {
+            /** Format: uuid */
+            id: string;
+            /** @example Hot line wallboard */
+            name: string;
+            kind: components["schemas"]["DeviceKind"];
+            config: components["schemas"]["DeviceConfig"];
+        };
+        StateOrg: {
+            /** @example Harborview Kitchens */
+            name: string;
+            brand: components["schemas"]["Brand"];
+        };
+        StateSite: {
+            /** Format: uuid */
+            id: string;
+            /** @example Main Kitchen */
+            name: string;
+            /**
+             * @description IANA time zone name.
+             * @example America/Chicago
+             */
+            timezone: string;
+        };
+        DeviceAlert: {
+            /**
+             * @description What opened the alert.
+             * @example task_missed
+             */
+            kind: string;
+            /**
+             * @example warning
+             * @enum {string}
+             */
+            severity: "info" | "warning" | "critical";
+            /** @example Walk-in cooler temperature check missed (due 14:00) */
+            message: string;
+        };
+        /**
+         * @description The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
+         *     progress at the site's local time, else the next to begin. Null when the site has no day
+         *     parts.
+         */
+        StateDayPart: {
+            /** @example lunch */
+            name: string;
+            start: components["schemas"]["LocalTime"];
+            end: components["schemas"]["LocalTime"];
+        } | null;
+        /** @description On menu boards, the menu of the current day part; null on other kinds. */
+        StateMenu: {
+            dayPart: components["schemas"]["StateDayPart"];
+            /** @description Whether the site's local time is within `dayPart`. */
+            inProgress: boolean;
+            /** @description The day part's menu items. Always empty until menus arrive with the culinary capability. */
+            items: {
+                [key: string]: unknown;
+            }[];
+        } | null;
+        DeviceState: {
+            device: components["schemas"]["StateDevice"];
+            org: components["schemas"]["StateOrg"];
+            site: components["schemas"]["StateSite"];
+            /**
+             * Format: date
+             * @description Today in the site's time zone.
+             * @example 2026-03-02
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description The server's clock (UTC) when the state was read; not covered by the `ETag`.
+             * @example 2026-03-02T15:04:05Z
+             */
+            serverTime: string;
+            cast: components["schemas"]["Cast"];
+            /**
+             * @description Production timers, on kitchen wallboards (filtered by `config.stations`). Empty on other
+             *     kinds, and everywhere until production runs arrive with the kitchen capability.
+             */
+            production: {
+                [key: string]: unknown;
+            }[];
+            /** @description Open operational alerts of the site, on wallboards whose `config.showAlerts` is true; empty otherwise. */
+            alerts: components["schemas"]["DeviceAlert"][];
+            /**
+             * @description Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
+             *     Empty until production runs arrive.
+             */
+            handoffs: {
+                [key: string]: unknown;
+            }[];
+            menu: components["schemas"]["StateMenu"];
+            /**
+             * @description On tray-line screens, the tray queue (filtered by `config.units`). Empty on other kinds,
+             *     and everywhere until the clinical tray line arrives.
+             */
+            trays: {
+                [key: string]: unknown;
+            }[];
+        };
+        Media: {
+            /**
+             * Format: uuid
+             * @description Names the image in casts (`mediaKey`) and in `GET /board/media/content/{key}`.
+             */
+            key: string;
+            /**
+             * @description Found by reading the file's first bytes, not from what the client declared.
+             * @example image/png
+             * @enum {string}
+             */
+            contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+            /**
+             * @description Bytes.
+             * @example 48213
+             */
+            size: number;
+            /**
+             * @description Lowercase hex SHA-256 of the bytes.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256: string;
+            /**
+             * @description The uploaded file's name, as sent.
+             * @example plating.png
+             */
+            filename: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description Parts other than `file` are ignored. */
+        UploadMediaRequest: {
+            /**
+             * Format: binary
+             * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB. SVG is refused (it can carry script).
+             */
+            file: string;
+        } & {
+            [key: string]: unknown;
+        };
         JWK: {
             /** @example OKP */
             kty: string;
@@ -1890,6 +2724,23 @@ export interface components {
                 "application/json": components["schemas"]["ScanError"];
             };
         };
+        /** @description Pairing would go beyond the plan's device cap (free 2, pro 25, enterprise unlimited). */
+        DeviceLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "The free plan's device limit (2) is reached",
+                 *       "statusCode": 402,
+                 *       "feature": "device_limit",
+                 *       "tier": "free"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanError"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1927,6 +2778,11 @@ export interface components {
          * @example K7QM2XVB
          */
         ScanTagCode: string;
+        /**
+         * @description The image's key (from the upload, or a cast's `mediaKey`).
+         * @example 0192f3a4-0000-7000-8000-0000000000e1
+         */
+        MediaKey: string;
         /**
          * @description The event name, as in the body's `event`.
          * @example alert.created
@@ -3285,6 +4141,679 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only devices of this site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of devices. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more devices. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Hot line wallboard",
+                 *       "kind": "wallboard_boh",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "config": {
+                 *         "stations": [
+                 *           "grill",
+                 *           "saute"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description The device, unpaired. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Expo wallboard",
+                 *       "config": {
+                 *         "stations": [
+                 *           "expo"
+                 *         ],
+                 *         "showHandoffs": true,
+                 *         "theme": "light"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated device. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    deleteDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createPairingCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code, shown once; the server keeps a hash. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "7KQM4P",
+                     *       "expiresAt": "2026-03-02T09:10:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PairingCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["DeviceLimit"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    revokeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device, unpaired. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    castToDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message",
+                 *       "title": "Allergen alert",
+                 *       "text": "Table 12 is a severe peanut allergy. Clean boards and gloves for every plate."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CastRequest"];
+            };
+        };
+        responses: {
+            /** @description The device, with its cast. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    clearDeviceCast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    claimPairingCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "7KQM4P"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimPairingCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The device's token, shown once, and the device. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PairedDevice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            402: components["responses"]["DeviceLimit"];
+            /** @description The code is wrong, expired or already used. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Pairing code not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getDeviceState: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the state the device holds; 304 when it is still current.
+                 * @example "5d41402abc4b2a76b9719d911017c592"
+                 */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state. */
+            200: {
+                headers: {
+                    /**
+                     * @description Strong validator of the state, `serverTime` excluded.
+                     * @example "5d41402abc4b2a76b9719d911017c592"
+                     */
+                    ETag?: string;
+                    /**
+                     * @description `private, no-cache`: keep it per device and revalidate every time.
+                     * @example private, no-cache
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceState"];
+                };
+            };
+            /** @description The state has not changed since the `ETag` in `If-None-Match`. No body. */
+            304: {
+                headers: {
+                    /**
+                     * @description The current (unchanged) validator.
+                     * @example "5d41402abc4b2a76b9719d911017c592"
+                     */
+                    ETag?: string;
+                    /**
+                     * @description `private, no-cache`.
+                     * @example private, no-cache
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listMedia: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of media. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "key": "0192f3a4-0000-7000-8000-0000000000e1",
+                     *         "contentType": "image/png",
+                     *         "size": 48213,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "filename": "plating.png",
+                     *         "createdAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Media"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    uploadMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "plating.png"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadMediaRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored image. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "0192f3a4-0000-7000-8000-0000000000e1",
+                     *       "contentType": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "filename": "plating.png",
+                     *       "createdAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Media"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    deleteMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The image's key (from the upload, or a cast's `mediaKey`).
+                 * @example 0192f3a4-0000-7000-8000-0000000000e1
+                 */
+                key: components["parameters"]["MediaKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getBoardMedia: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the device holds.
+                 * @example "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The image's key (from the upload, or a cast's `mediaKey`).
+                 * @example 0192f3a4-0000-7000-8000-0000000000e1
+                 */
+                key: components["parameters"]["MediaKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /**
+                     * @description The image's SHA-256, quoted.
+                     * @example "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     */
+                    ETag?: string;
+                    /**
+                     * @description `private, max-age=31536000, immutable`.
+                     * @example private, max-age=31536000, immutable
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the image's bytes) */
+                    "image/*": string;
+                };
+            };
+            /** @description The copy the device holds is current. No body. */
+            304: {
+                headers: {
+                    /**
+                     * @description The image's SHA-256, quoted.
+                     * @example "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    connectBoardSocket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     getJwks: {

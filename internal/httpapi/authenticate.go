@@ -60,8 +60,12 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 			return apierr.Unauthenticated("Invalid API key")
 		}
 		p, err = a.APIKey(ctx, key, orgID)
-	case "deviceTokenAuth":
+	case "deviceTokenAuth", "deviceTokenQuery":
+		// The header everywhere; the query only on the WebSocket, where browsers cannot set one.
 		token := req.Header.Get("x-device-token")
+		if in.SecuritySchemeName == "deviceTokenQuery" {
+			token = req.URL.Query().Get("token")
+		}
 		if token == "" {
 			return errNoCredential
 		}

@@ -1,9 +1,13 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"sort"
@@ -95,16 +99,67 @@ func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malfor
 					break
 				}
 			}
-			raw, _ := json.Marshal(example)
-			if ct == "application/json" {
-				req.JSON(raw)
-			} else {
+			switch ct {
+			case "application/json":
+				req.JSON(withSite(example, siteID))
+			case "multipart/form-data":
+				req.Raw(multipartExample(media.Schema.Value, example))
+			default:
+				raw, _ := json.Marshal(example)
 				req.Raw(ct, raw)
 			}
 			break
 		}
 	}
 	return req
+}
+
+// withSite puts the walk's site into an example body's top-level siteId, so that examples that
+// name a site are callable in the walk's organization.
+func withSite(example any, siteID uuid.UUID) any {
+	obj, ok := example.(map[string]any)
+	if !ok {
+		return example
+	}
+	if _, ok := obj["siteId"]; !ok {
+		return example
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	out["siteId"] = siteID.String()
+	return out
+}
+
+// onePixelPNG is a valid 1×1 PNG, the content of every binary part of a multipart example.
+var onePixelPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
+
+// multipartExample encodes a multipart/form-data example: binary properties (format: binary)
+// carry a small PNG named after the example's value, the others their example value as text.
+func multipartExample(schema *openapi3.Schema, example any) (string, []byte) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	obj, _ := example.(map[string]any)
+	names := make([]string, 0, len(obj))
+	for name := range obj {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		prop := schema.Properties[name]
+		if prop != nil && prop.Value.Format == "binary" {
+			h := textproto.MIMEHeader{}
+			h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, name, fmt.Sprint(obj[name])))
+			h.Set("Content-Type", "image/png")
+			part, _ := w.CreatePart(h)
+			_, _ = part.Write(onePixelPNG)
+			continue
+		}
+		_ = w.WriteField(name, fmt.Sprint(obj[name]))
+	}
+	_ = w.Close()
+	return w.FormDataContentType(), buf.Bytes()
 }
 
 // TestEveryOperationEnforcesItsPolicy walks every operation of the spec. For each: no credential
@@ -122,6 +177,7 @@ func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 	for _, r := range authz.Roles[1:] {
 		members[r] = env.Member(orgID, string(r))
 	}
+	_, deviceToken := env.PairDevice(owner.AccessToken, orgID, siteID, "wallboard_boh")
 
 	for _, o := range specOperations(t) {
 		t.Run(o.method+" "+o.path, func(t *testing.T) {
@@ -133,6 +189,23 @@ func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 				}
 				return
 			case httpapi.PermissionSelf:
+			case httpapi.PermissionDevice:
+				// A device's own token and nothing else: not a user session, not a bad token.
+				if o.public {
+					t.Fatalf("x-permission device but the operation has no security")
+				}
+				if strings.Contains(o.path, "{orgId}") {
+					t.Fatalf("x-permission device on an operation under /orgs/{orgId}")
+				}
+				o.request(env, orgID, siteID).Do().ExpectError(http.StatusUnauthorized, "")
+				o.request(env, orgID, siteID).DeviceToken("sous_dev_not-a-token").Do().ExpectError(http.StatusUnauthorized, "")
+				o.request(env, orgID, siteID).Token(owner.AccessToken).Do().ExpectError(http.StatusUnauthorized, "")
+				res := o.request(env, orgID, siteID).DeviceToken(deviceToken).Do()
+				switch res.Status {
+				case http.StatusUnauthorized, http.StatusForbidden, http.StatusPaymentRequired:
+					t.Fatalf("the device was refused with %d: %s", res.Status, res.Body)
+				}
+				return
 			default:
 				if _, ok := authz.MinRole(authz.Permission(o.permission)); !ok {
 					t.Fatalf("x-permission %q is not in the permission table", o.permission)

@@ -3,13 +3,18 @@ package httpapi
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/labstack/gommon/bytes"
 
 	"github.com/sous-app/sous/internal/reqinfo"
 )
@@ -41,6 +46,7 @@ func accessLog(logger *slog.Logger, enabled bool) echo.MiddlewareFunc {
 			logger.LogAttrs(req.Context(), slog.LevelInfo, "request",
 				slog.String("method", req.Method),
 				slog.String("path", req.URL.Path),
+				slog.String("query", redactQuery(req.URL.RawQuery)),
 				slog.String("route", c.Path()),
 				slog.Int("status", res.Status),
 				slog.Int64("bytes", res.Size),
@@ -95,4 +101,60 @@ func ipExtractor(trusted []netip.Prefix) echo.IPExtractor {
 
 func netipToIPNet(p netip.Prefix) *net.IPNet {
 	return &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
+}
+
+// secretParams are query parameters that carry credentials (the device token of the WebSocket);
+// logs keep that they were there, never their value.
+var secretParams = []string{"token"}
+
+// redactQuery returns the raw query with the values of secretParams replaced, leaving the rest
+// byte for byte as the client sent it.
+func redactQuery(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		name, _, _ := strings.Cut(p, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if slices.Contains(secretParams, name) {
+			parts[i] = name + "=REDACTED"
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// bodyLimit caps request bodies at the server's limit, or at an operation's own x-body-limit
+// (uploads). Echo has routed the request by now, so the operation is known; the limit still
+// applies before anything reads the body.
+func bodyLimit(ops operations, def string) (echo.MiddlewareFunc, error) {
+	if _, err := bytes.Parse(def); err != nil {
+		return nil, fmt.Errorf("body limit %q: %w", def, err)
+	}
+	perOp := map[string]echo.MiddlewareFunc{}
+	for key, op := range ops {
+		if op.BodyLimit == "" {
+			continue
+		}
+		if _, err := bytes.Parse(op.BodyLimit); err != nil {
+			return nil, fmt.Errorf("operation %s: x-body-limit %q: %w", op.ID, op.BodyLimit, err)
+		}
+		perOp[key] = middleware.BodyLimit(op.BodyLimit)
+	}
+	defMW := middleware.BodyLimit(def)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		byOp := make(map[string]echo.HandlerFunc, len(perOp))
+		for key, mw := range perOp {
+			byOp[key] = mw(next)
+		}
+		limited := defMW(next)
+		return func(c echo.Context) error {
+			if h, ok := byOp[opKey(c.Request().Method, c.Path())]; ok {
+				return h(c)
+			}
+			return limited(c)
+		}
+	}, nil
 }

@@ -9,10 +9,12 @@ import (
 // BasePath prefixes every operation of the spec.
 const BasePath = "/v1"
 
-// Permissions that need no organization: anyone, or any signed-in user for themselves.
+// Permissions that need no organization: anyone, any signed-in user for themselves, or a paired
+// device for itself (its token names its organization).
 const (
 	PermissionPublic = "public"
 	PermissionSelf   = "self"
+	PermissionDevice = "device"
 )
 
 // operation is what the policy middleware needs to know about one spec operation, read once
@@ -21,6 +23,7 @@ type operation struct {
 	ID          string
 	Permission  string // x-permission
 	PlanFeature string // x-plan-feature
+	BodyLimit   string // x-body-limit: a larger request body than the server's default, e.g. "6M"
 	OrgScoped   bool   // the path has {orgId}
 	// ScanRef (x-unauthenticated-scan) makes every 401 of the operation carry the scan
 	// reference {tagCode, orgId} taken from the path, so the app can resume after sign-in.
@@ -42,6 +45,7 @@ func indexOperations(doc *openapi3.T) operations {
 				ID:          op.OperationID,
 				Permission:  stringExt(op.Extensions, "x-permission"),
 				PlanFeature: stringExt(op.Extensions, "x-plan-feature"),
+				BodyLimit:   stringExt(op.Extensions, "x-body-limit"),
 				OrgScoped:   strings.Contains(path, "{orgId}"),
 				ScanRef:     boolExt(op.Extensions, "x-unauthenticated-scan"),
 			}

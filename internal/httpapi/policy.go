@@ -40,6 +40,12 @@ func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
 				// The spec marks the operation as needing a credential but the validator let it
 				// through: a spec mistake, never a reason to serve the request.
 				return apierr.Internal(fmt.Errorf("operation %s reached policy without a principal", op.ID))
+			case op.Permission == PermissionDevice:
+				// Only the device's own token: its security scheme is the device token alone, and
+				// a user session that reached here anyway is refused rather than trusted.
+				if p.Kind != principal.Device {
+					return apierr.Unauthenticated("Invalid device token")
+				}
 			case op.OrgScoped:
 				orgID, err := uuid.Parse(c.Param("orgId"))
 				if err != nil {

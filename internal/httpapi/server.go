@@ -14,7 +14,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/sous-app/sous/db/migrations"
@@ -27,10 +26,12 @@ import (
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/devices"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
+	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/webhooks"
 )
 
@@ -42,17 +43,17 @@ type Server struct {
 	*auditHandlers
 	*webhookHandlers
 	*publicHandlers
+	*devicesHandlers
 	*metaHandlers
 }
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers   = auth.Handlers
-	orgsHandlers   = orgs.Handlers
-	apiKeyHandlers = apikeys.Handlers
-	auditHandlers  = audit.Handlers
-	// webhookHandlers serve the webhook subscriptions; publicHandlers the support inquiry,
-	// printed tags and scans.
+	authHandlers    = auth.Handlers
+	orgsHandlers    = orgs.Handlers
+	apiKeyHandlers  = apikeys.Handlers
+	auditHandlers   = audit.Handlers
+	devicesHandlers = devices.Handlers
 	webhookHandlers = webhooks.Handlers
 	publicHandlers  = public.Handlers
 )
@@ -68,6 +69,10 @@ type Deps struct {
 	SigningKey ed25519.PrivateKey
 	// HashParams overrides argon2id's cost (tests only); nil means OWASP's parameters.
 	HashParams *auth.HashParams
+	// Hub delivers realtime hints to the device WebSockets this replica serves. The caller runs
+	// it (one per process) and stops it on shutdown, which closes the sockets. Nil: the
+	// WebSocket answers 500 and devices rely on polling.
+	Hub *realtime.Hub
 }
 
 // LoadSpec parses the published bundle embedded in the binary. It is read from the bundle's own
@@ -106,7 +111,12 @@ func New(d Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 	keys := apikeys.NewHandlers(d.Pool, d.Clock)
-	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate}
+	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger})
+	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
+	limitBody, err := bodyLimit(ops, d.Config.BodyLimit)
+	if err != nil {
+		return nil, err
+	}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
@@ -128,7 +138,7 @@ func New(d Deps) (*echo.Echo, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
-		middleware.BodyLimit(d.Config.BodyLimit),
+		limitBody,
 		requestContext(),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
 			SilenceServersWarning: true,
@@ -158,9 +168,16 @@ func New(d Deps) (*echo.Echo, error) {
 		auditHandlers:   audit.NewHandlers(d.Pool),
 		webhookHandlers: webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
 		publicHandlers:  public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
+		devicesHandlers: devs,
 		metaHandlers:    meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
+	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and
+	// the policy requires a device) but not in the generated router: a strict handler cannot
+	// hijack the connection.
+	e.GET(BasePath+"/board/ws", func(c echo.Context) error {
+		return devs.ServeSocket(c.Response(), c.Request())
+	})
 	registerHealth(e, ready)
 	registerDocs(e)
 	return e, nil

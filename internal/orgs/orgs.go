@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
@@ -13,6 +15,7 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/plans"
 	"github.com/sous-app/sous/internal/principal"
+	"github.com/sous-app/sous/internal/realtime"
 )
 
 func (h *Handlers) CreateOrg(ctx context.Context, req api.CreateOrgRequestObject) (api.CreateOrgResponseObject, error) {
@@ -50,7 +53,8 @@ func (h *Handlers) GetOrg(ctx context.Context, req api.GetOrgRequestObject) (api
 func (h *Handlers) UpdateOrg(ctx context.Context, req api.UpdateOrgRequestObject) (api.UpdateOrgResponseObject, error) {
 	now := h.clock.Now()
 	var org db.Org
-	err := pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
+	err := pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
 		cur, err := q.GetOrg(ctx, req.OrgId)
 		if err != nil {
 			return notFound(err, "Organization")
@@ -70,6 +74,10 @@ func (h *Handlers) UpdateOrg(ctx context.Context, req api.UpdateOrgRequestObject
 			}
 		}
 		if org, err = q.UpdateOrg(ctx, params); err != nil {
+			return err
+		}
+		// Devices show the organization's name and brand: tell them to refetch.
+		if err := realtime.NotifyOrg(ctx, tx, org.ID); err != nil {
 			return err
 		}
 		return audit.Record(ctx, q, org.ID, org.ID, now)

@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/realtime"
 )
 
 // DayPart is a site's service period in local wall-clock time. End before Start runs past
@@ -113,7 +115,8 @@ func (h *Handlers) UpdateSite(ctx context.Context, req api.UpdateSiteRequestObje
 	}
 	now := h.clock.Now()
 	var site db.Site
-	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
+	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
 		cur, err := q.GetSite(ctx, db.GetSiteParams{OrgID: req.OrgId, ID: req.SiteId})
 		if err != nil {
 			return notFound(err, "Site")
@@ -138,6 +141,11 @@ func (h *Handlers) UpdateSite(ctx context.Context, req api.UpdateSiteRequestObje
 			params.DayParts, _ = json.Marshal(parts)
 		}
 		if site, err = q.UpdateSite(ctx, params); err != nil {
+			return err
+		}
+		// Devices show their site's name, local date and day parts. Hinting every device of the
+		// organization keeps this package out of the devices table; the others answer 304.
+		if err := realtime.NotifyOrg(ctx, tx, req.OrgId); err != nil {
 			return err
 		}
 		return audit.Record(ctx, q, req.OrgId, site.ID, now)

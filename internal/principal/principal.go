@@ -24,6 +24,10 @@ type Principal struct {
 	OrgID    uuid.UUID // APIKey, Device
 	APIKeyID uuid.UUID // APIKey
 	DeviceID uuid.UUID // Device
+	// Loaded is what the authenticator read about the caller on the way, so that the handler of
+	// the same request need not read it again (a device's state). Only the package that set it
+	// knows its type; it never outlives the request.
+	Loaded any
 }
 
 type ctxKey struct{}

@@ -56,6 +56,7 @@ func run(specPath, readmePath string) error {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Permission, d.MinRole, d.Allows, list)
 	}
 	fmt.Fprintf(&b, "| `self` | any signed-in user | act on their own account | %s |\n", strings.Join(ops["self"], ", "))
+	fmt.Fprintf(&b, "| `device` | a paired device (its own token) | read its own state and its organization's board images | %s |\n", strings.Join(ops["device"], ", "))
 	fmt.Fprintf(&b, "| `public` | none | | %s |\n", strings.Join(ops["public"], ", "))
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "| plan | features | device limit |")

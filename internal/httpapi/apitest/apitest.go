@@ -30,7 +30,9 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
+	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/pg/pgtest"
+	"github.com/sous-app/sous/internal/realtime"
 )
 
 // Epoch is where every test's fake clock starts.
@@ -46,9 +48,12 @@ type Env struct {
 	Pool   *pgxpool.Pool
 	Clock  *clock.Fake
 	Config config.Config
+	// Hub is the server's realtime hub; wait on Hub.Ready() before counting on hints.
+	Hub *realtime.Hub
 
 	router routers.Router
 	client *http.Client
+	key    ed25519.PrivateKey
 	nextIP atomic.Uint32
 }
 
@@ -74,23 +79,52 @@ func New(t testing.TB, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := clock.NewFake(Epoch)
+	env := &Env{T: t, Pool: pool, Clock: clock.NewFake(Epoch), Config: cfg, router: specRouter(t), key: key}
+	env.serve(pool)
+	env.nextIP.Store(1)
+	return env
+}
+
+// serve starts a server (with its realtime hub) on pool, with the Env's configuration, clock
+// and signing key, and points the Env at it.
+func (e *Env) serve(pool *pgxpool.Pool) {
+	t := e.T
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	e, err := httpapi.New(httpapi.Deps{
-		Config: cfg, Logger: logger, Pool: pool, Clock: fake, SigningKey: key, HashParams: &cheapHash,
+	hub := realtime.NewHub(pool, logger)
+	h, err := httpapi.New(httpapi.Deps{
+		Config: e.Config, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, HashParams: &cheapHash, Hub: hub,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(e)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
+	// Registered after the server, so it runs first: stopping the hub closes the WebSockets.
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { _ = hub.Run(hubCtx); close(hubDone) }()
+	t.Cleanup(func() { stopHub(); <-hubDone })
+	e.URL, e.client, e.Hub = srv.URL, srv.Client(), hub
+}
 
-	env := &Env{T: t, URL: srv.URL, Pool: pool, Clock: fake, Config: cfg, router: specRouter(t), client: srv.Client()}
-	env.nextIP.Store(1)
-	return env
+// Replica starts a second server on the same database, clock and signing key, with a pool and
+// a realtime hub of its own, as a second replica behind a load balancer. Requests made through
+// the returned Env reach that server.
+func (e *Env) Replica() *Env {
+	e.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pg.Connect(ctx, e.Pool.Config().ConnString())
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	e.T.Cleanup(pool.Close)
+	r := e.With(e.T)
+	r.serve(pool)
+	return r
 }
 
 type testWriter struct{ t testing.TB }
@@ -309,7 +343,7 @@ func (res *Response) ExpectError(status int, msg string) ErrorBody {
 
 // With returns a copy of the Env that reports to t, for subtests sharing one server.
 func (e *Env) With(t testing.TB) *Env {
-	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, router: e.router, client: e.client}
+	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, Hub: e.Hub, router: e.router, client: e.client, key: e.key}
 	c.nextIP.Store(e.nextIP.Add(1000))
 	return c
 }

@@ -1,0 +1,261 @@
+package devices
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/audit"
+	"github.com/sous-app/sous/internal/paging"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/principal"
+	"github.com/sous-app/sous/internal/realtime"
+)
+
+// MaxMediaSize is the largest image accepted. The route's body limit (x-body-limit in the spec)
+// leaves room for the multipart framing around it.
+const MaxMediaSize = 5 << 20
+
+// mediaTypes are the image types boards may show, as http.DetectContentType names them. SVG is
+// not among them: it can carry script.
+var mediaTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/webp": true, "image/gif": true}
+
+const mediaCacheControl = "private, max-age=31536000, immutable"
+
+func (h *Handlers) UploadMedia(ctx context.Context, req api.UploadMediaRequestObject) (api.UploadMediaResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data, filename, err := readFilePart(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	contentType := http.DetectContentType(data)
+	if !mediaTypes[contentType] {
+		return nil, apierr.InvalidField("file", "must be a PNG, JPEG, WebP or GIF image")
+	}
+	sum := sha256.Sum256(data)
+	now := h.clock.Now()
+	creator := a.UserID()
+	var row db.CreateMediaRow
+	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
+		row, err = q.CreateMedia(ctx, db.CreateMediaParams{
+			ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, ContentType: contentType, Size: int32(len(data)),
+			Sha256: sum[:], Filename: filename, Data: data, CreatedBy: &creator, Now: now,
+		})
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, a.OrgID, row.ID, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UploadMedia201JSONResponse(toAPIMedia(row.ID, row.ContentType, row.Size, row.Sha256, row.Filename, row.CreatedAt)), nil
+}
+
+// readFilePart reads the one part named "file", at most MaxMediaSize bytes; other parts are
+// skipped.
+func readFilePart(r *multipart.Reader) ([]byte, *string, error) {
+	if r == nil {
+		return nil, nil, apierr.InvalidField("file", "is required")
+	}
+	var (
+		data     []byte
+		filename *string
+		found    bool
+	)
+	for {
+		part, err := r.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, apierr.InvalidField("body", "must be multipart/form-data")
+		}
+		if part.FormName() != "file" {
+			_, _ = io.Copy(io.Discard, part)
+			continue
+		}
+		if found {
+			return nil, nil, apierr.InvalidField("file", "send one file per upload")
+		}
+		found = true
+		data, err = io.ReadAll(io.LimitReader(part, MaxMediaSize+1))
+		if err != nil {
+			return nil, nil, apierr.InvalidField("file", "could not be read")
+		}
+		if len(data) > MaxMediaSize {
+			return nil, nil, &apierr.Error{Kind: apierr.KindTooLarge, Message: "The file is larger than 5 MiB"}
+		}
+		filename = cleanFilename(part.FileName())
+	}
+	switch {
+	case !found:
+		return nil, nil, apierr.InvalidField("file", "is required")
+	case len(data) == 0:
+		return nil, nil, apierr.InvalidField("file", "must not be empty")
+	}
+	return data, filename, nil
+}
+
+// cleanFilename keeps a file name for display: no control characters, at most 200 characters.
+func cleanFilename(name string) *string {
+	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name))
+	if name == "" {
+		return nil
+	}
+	if r := []rune(name); len(r) > 200 {
+		name = string(r[:200])
+	}
+	return &name
+}
+
+func toAPIMedia(id uuid.UUID, contentType string, size int32, sum []byte, filename *string, createdAt time.Time) api.Media {
+	return api.Media{
+		Key: id, ContentType: api.MediaContentType(contentType), Size: int(size),
+		Sha256: hex.EncodeToString(sum), Filename: filename, CreatedAt: createdAt,
+	}
+}
+
+type mediaCursor struct {
+	At time.Time `json:"at"`
+	ID uuid.UUID `json:"id"`
+}
+
+func (h *Handlers) ListMedia(ctx context.Context, req api.ListMediaRequestObject) (api.ListMediaResponseObject, error) {
+	p := req.Params
+	limit := paging.Limit(p.Limit)
+	params := db.ListMediaParams{OrgID: req.OrgId, MaxRows: int32(limit + 1)}
+	if p.Cursor != nil {
+		var c mediaCursor
+		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
+		if err != nil || json.Unmarshal(raw, &c) != nil || c.ID == uuid.Nil {
+			return nil, apierr.InvalidField("cursor", "is not a cursor this endpoint issued")
+		}
+		params.CursorAt, params.CursorID = &c.At, &c.ID
+	}
+	rows, err := db.New(h.pool).ListMedia(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListMedia200JSONResponse{Body: make([]api.Media, 0, len(rows))}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[len(rows)-1]
+		raw, _ := json.Marshal(mediaCursor{At: last.CreatedAt, ID: last.ID})
+		q := url.Values{}
+		if p.Limit != nil {
+			q.Set("limit", strconv.Itoa(*p.Limit))
+		}
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/media", req.OrgId), q, base64.RawURLEncoding.EncodeToString(raw))
+		out.Headers.Link = &next
+	}
+	for _, r := range rows {
+		out.Body = append(out.Body, toAPIMedia(r.ID, r.ContentType, r.Size, r.Sha256, r.Filename, r.CreatedAt))
+	}
+	return out, nil
+}
+
+func (h *Handlers) DeleteMedia(ctx context.Context, req api.DeleteMediaRequestObject) (api.DeleteMediaResponseObject, error) {
+	now := h.clock.Now()
+	err := pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		n, err := q.DeleteMedia(ctx, db.DeleteMediaParams{OrgID: req.OrgId, ID: req.Key})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apierr.NotFound("Media")
+		}
+		// Screens showing the image lose their cast rather than a broken image.
+		ids, err := q.ClearCastsOfMedia(ctx, db.ClearCastsOfMediaParams{OrgID: req.OrgId, MediaKey: req.Key.String(), Now: now})
+		if err != nil {
+			return err
+		}
+		if err := realtime.Notify(ctx, tx, ids...); err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, req.OrgId, req.Key, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteMedia204Response{}, nil
+}
+
+// GetBoardMedia serves an image of the device's own organization. A key's content never changes,
+// so it is cacheable for good; a matching If-None-Match skips reading the bytes.
+func (h *Handlers) GetBoardMedia(ctx context.Context, req api.GetBoardMediaRequestObject) (api.GetBoardMediaResponseObject, error) {
+	p, ok := principal.From(ctx)
+	if !ok || p.Kind != principal.Device {
+		return nil, errInvalidToken
+	}
+	q := db.New(h.pool)
+	if req.Params.IfNoneMatch != nil {
+		info, err := q.GetMediaInfo(ctx, db.GetMediaInfoParams{OrgID: p.OrgID, ID: req.Key})
+		if pg.IsNoRows(err) {
+			return nil, apierr.NotFound("Media")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if etag := mediaETag(info.Sha256); etagMatches(*req.Params.IfNoneMatch, etag) {
+			return api.GetBoardMedia304Response{Headers: api.GetBoardMedia304ResponseHeaders{ETag: &etag}}, nil
+		}
+	}
+	m, err := q.GetMediaContent(ctx, db.GetMediaContentParams{OrgID: p.OrgID, ID: req.Key})
+	if pg.IsNoRows(err) {
+		return nil, apierr.NotFound("Media")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return mediaContent{contentType: m.ContentType, etag: mediaETag(m.Sha256), data: m.Data}, nil
+}
+
+func mediaETag(sum []byte) string { return `"` + hex.EncodeToString(sum) + `"` }
+
+// mediaContent writes an image with headers that keep a browser from ever treating it as
+// anything else.
+type mediaContent struct {
+	contentType, etag string
+	data              []byte
+}
+
+func (m mediaContent) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+	h := w.Header()
+	h.Set("Content-Type", m.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(m.data)))
+	h.Set("ETag", m.etag)
+	h.Set("Cache-Control", mediaCacheControl)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(m.data)
+	return err
+}

@@ -1,0 +1,49 @@
+package devices
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/principal"
+	"github.com/sous-app/sous/internal/realtime"
+)
+
+// ServeSocket serves GET /v1/board/ws. The request pipeline has already authenticated the token
+// in the query (401 as JSON before any upgrade); this upgrades the connection and holds it until
+// the device goes away, is unpaired, or the server stops. Errors returned before the upgrade go
+// through the error renderer; once upgraded, there is nobody to answer, so failures are logged.
+func (h *Handlers) ServeSocket(w http.ResponseWriter, r *http.Request) error {
+	p, ok := principal.From(r.Context())
+	if !ok || p.Kind != principal.Device {
+		return errInvalidToken
+	}
+	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
+		return apierr.Invalid("This endpoint needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)",
+			apierr.FieldError{Field: "Upgrade", Message: "must be websocket"})
+	}
+	if h.hub == nil {
+		return apierr.Internal(errors.New("devices: no realtime hub wired"))
+	}
+	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{})
+	switch {
+	case err == nil, errors.Is(err, realtime.ErrRevoked):
+	default:
+		// The device vanished or stopped answering pings; it reconnects or polls.
+		h.logger.InfoContext(r.Context(), "device socket ended", "device_id", p.DeviceID, "err", err.Error())
+	}
+	return nil
+}
+
+// headerHasToken reports whether a comma-separated header holds token, case-insensitively.
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,208 @@
+package devices
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/principal"
+)
+
+// stateCacheControl keeps the state per device and makes every use revalidate.
+const stateCacheControl = "private, no-cache"
+
+// dayPart is a site's service period, as the sites table stores it (local HH:MM; an end before
+// the start runs past midnight).
+type dayPart struct {
+	Name  string `json:"name"`
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+func decodeDayParts(raw []byte) ([]dayPart, error) {
+	var parts []dayPart
+	if len(raw) == 0 {
+		return parts, nil
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, fmt.Errorf("devices: site day parts: %w", err)
+	}
+	return parts, nil
+}
+
+// minutes reads "HH:MM" as minutes after midnight.
+func minutes(hhmm string) int {
+	var h, m int
+	_, _ = fmt.Sscanf(hhmm, "%d:%d", &h, &m)
+	return h*60 + m
+}
+
+// inProgress reports whether the local minute of the day falls within the part.
+func (p dayPart) inProgress(minute int) bool {
+	s, e := minutes(p.Start), minutes(p.End)
+	if s <= e {
+		return s <= minute && minute < e
+	}
+	return minute >= s || minute < e // runs past midnight
+}
+
+// menuDayPart picks what a menu board shows: the pinned part when the site still has it, else
+// the part in progress, else the next to begin (wrapping past midnight). nil when the site has no
+// day parts.
+func menuDayPart(parts []dayPart, pinned string, local time.Time) (*dayPart, bool) {
+	minute := local.Hour()*60 + local.Minute()
+	if pinned != "" {
+		for _, p := range parts {
+			if strings.EqualFold(p.Name, pinned) {
+				return &p, p.inProgress(minute)
+			}
+		}
+	}
+	var next *dayPart
+	best := 24 * 60
+	for i, p := range parts {
+		if p.inProgress(minute) {
+			return &parts[i], true
+		}
+		if wait := (minutes(p.Start) - minute + 24*60) % (24 * 60); wait < best {
+			best, next = wait, &parts[i]
+		}
+	}
+	return next, false
+}
+
+// zoneCache keeps loaded time zones: time.LoadLocation reads and parses the zone file on every
+// call, too slow for a path polled hundreds of times a second.
+type zoneCache struct{ m sync.Map }
+
+func (z *zoneCache) load(name string) (*time.Location, error) {
+	if loc, ok := z.m.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	z.m.Store(name, loc)
+	return loc, nil
+}
+
+// GetDeviceState answers the device's state with a strong ETag over everything but serverTime,
+// and 304 when If-None-Match holds it. One query in all: the token lookup (Authenticate) is a
+// join of device, site and organization that loads the state with it.
+func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateRequestObject) (api.GetDeviceStateResponseObject, error) {
+	p, ok := principal.From(ctx)
+	if !ok || p.Kind != principal.Device {
+		return nil, errInvalidToken
+	}
+	row, ok := p.Loaded.(*db.GetDeviceStateRow)
+	if !ok || row.ID != p.DeviceID {
+		r, err := db.New(h.pool).GetDeviceState(ctx, db.GetDeviceStateParams{OrgID: p.OrgID, ID: p.DeviceID})
+		if pg.IsNoRows(err) {
+			return nil, errInvalidToken // deleted since the token was checked
+		}
+		if err != nil {
+			return nil, err
+		}
+		row = &r
+	}
+	now := h.clock.Now()
+	state, err := h.buildState(*row, now)
+	if err != nil {
+		return nil, err
+	}
+	etag, err := stateETag(state)
+	if err != nil {
+		return nil, err
+	}
+	cc := stateCacheControl
+	if req.Params.IfNoneMatch != nil && etagMatches(*req.Params.IfNoneMatch, etag) {
+		return api.GetDeviceState304Response{Headers: api.GetDeviceState304ResponseHeaders{ETag: &etag, CacheControl: &cc}}, nil
+	}
+	state.ServerTime = now.Truncate(time.Millisecond)
+	return api.GetDeviceState200JSONResponse{
+		Body: state, Headers: api.GetDeviceState200ResponseHeaders{ETag: &etag, CacheControl: &cc},
+	}, nil
+}
+
+func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.DeviceState, error) {
+	loc, err := h.zones.load(row.Timezone)
+	if err != nil {
+		return api.DeviceState{}, apierr.Internal(fmt.Errorf("site %s time zone %q: %w", row.SiteID, row.Timezone, err))
+	}
+	local := now.In(loc)
+	kind := Kind(row.Kind)
+	s := api.DeviceState{
+		Device: api.StateDevice{Id: row.ID, Name: row.Name, Kind: api.DeviceKind(row.Kind)},
+		Org: api.StateOrg{Name: row.OrgName, Brand: api.Brand{
+			Primary: api.HexColor(row.BrandPrimary), Accent: api.HexColor(row.BrandAccent),
+		}},
+		Site:       api.StateSite{Id: row.SiteID, Name: row.SiteName, Timezone: row.Timezone},
+		Date:       openapi_types.Date{Time: time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)},
+		Production: []map[string]any{},
+		Alerts:     []api.DeviceAlert{},
+		Handoffs:   []map[string]any{},
+		Trays:      []map[string]any{},
+	}
+	if err := s.Device.Config.UnmarshalJSON(row.Config); err != nil {
+		return s, err
+	}
+	if s.Cast, err = decodeCast(row.CastContent); err != nil {
+		return s, err
+	}
+	// Production timers, alerts, handoffs and the tray queue are filled as the kitchen and
+	// clinical capabilities land; until then they are honestly empty.
+	if kind == MenuBoard {
+		cfg, err := decodeConfig(row.Config)
+		if err != nil {
+			return s, err
+		}
+		parts, err := decodeDayParts(row.DayParts)
+		if err != nil {
+			return s, err
+		}
+		menu := &api.StateMenu{Items: []map[string]any{}}
+		if p, inProgress := menuDayPart(parts, cfg.dayPart(), local); p != nil {
+			menu.DayPart = &api.StateDayPart{Name: p.Name, Start: api.LocalTime(p.Start), End: api.LocalTime(p.End)}
+			menu.InProgress = inProgress
+		}
+		s.Menu = menu
+	}
+	return s, nil
+}
+
+// stateETag hashes the state with serverTime left out: it changes on every call, and including
+// it would make every poll a 200. Encoding is deterministic (struct fields in order, map keys
+// sorted, stored JSON passed through as PostgreSQL normalized it).
+func stateETag(s api.DeviceState) (string, error) {
+	s.ServerTime = time.Time{}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(raw)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`, nil
+}
+
+// etagMatches applies If-None-Match: a list of entity tags or "*", compared weakly (RFC 9110
+// §13.1.2), so a W/ prefix added by a proxy still matches.
+func etagMatches(header, etag string) bool {
+	for tag := range strings.SplitSeq(header, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(etag, "W/") {
+			return true
+		}
+	}
+	return false
+}
