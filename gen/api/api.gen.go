@@ -23,6 +23,162 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for Allergen.
+const (
+	AlphaGal            Allergen = "alpha_gal"
+	Banana              Allergen = "banana"
+	Beef                Allergen = "beef"
+	Celery              Allergen = "celery"
+	Chicken             Allergen = "chicken"
+	Chocolate           Allergen = "chocolate"
+	Citrus              Allergen = "citrus"
+	Coconut             Allergen = "coconut"
+	Corn                Allergen = "corn"
+	CrustaceanShellfish Allergen = "crustacean_shellfish"
+	Egg                 Allergen = "egg"
+	Fish                Allergen = "fish"
+	FoodDye             Allergen = "food_dye"
+	Gelatin             Allergen = "gelatin"
+	Gluten              Allergen = "gluten"
+	Kiwi                Allergen = "kiwi"
+	Latex               Allergen = "latex"
+	Lupin               Allergen = "lupin"
+	Milk                Allergen = "milk"
+	Molluscs            Allergen = "molluscs"
+	Msg                 Allergen = "msg"
+	Mustard             Allergen = "mustard"
+	Peanuts             Allergen = "peanuts"
+	Pork                Allergen = "pork"
+	Sesame              Allergen = "sesame"
+	Soy                 Allergen = "soy"
+	Strawberry          Allergen = "strawberry"
+	Sulphites           Allergen = "sulphites"
+	Tomato              Allergen = "tomato"
+	TreeNuts            Allergen = "tree_nuts"
+	Wheat               Allergen = "wheat"
+)
+
+// Valid indicates whether the value is a known member of the Allergen enum.
+func (e Allergen) Valid() bool {
+	switch e {
+	case AlphaGal:
+		return true
+	case Banana:
+		return true
+	case Beef:
+		return true
+	case Celery:
+		return true
+	case Chicken:
+		return true
+	case Chocolate:
+		return true
+	case Citrus:
+		return true
+	case Coconut:
+		return true
+	case Corn:
+		return true
+	case CrustaceanShellfish:
+		return true
+	case Egg:
+		return true
+	case Fish:
+		return true
+	case FoodDye:
+		return true
+	case Gelatin:
+		return true
+	case Gluten:
+		return true
+	case Kiwi:
+		return true
+	case Latex:
+		return true
+	case Lupin:
+		return true
+	case Milk:
+		return true
+	case Molluscs:
+		return true
+	case Msg:
+		return true
+	case Mustard:
+		return true
+	case Peanuts:
+		return true
+	case Pork:
+		return true
+	case Sesame:
+		return true
+	case Soy:
+		return true
+	case Strawberry:
+		return true
+	case Sulphites:
+		return true
+	case Tomato:
+		return true
+	case TreeNuts:
+		return true
+	case Wheat:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AllergyCategory.
+const (
+	AllergyCategoryDrug          AllergyCategory = "drug"
+	AllergyCategoryEnvironmental AllergyCategory = "environmental"
+	AllergyCategoryFood          AllergyCategory = "food"
+	AllergyCategoryMisc          AllergyCategory = "misc"
+	AllergyCategoryUnknown       AllergyCategory = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AllergyCategory enum.
+func (e AllergyCategory) Valid() bool {
+	switch e {
+	case AllergyCategoryDrug:
+		return true
+	case AllergyCategoryEnvironmental:
+		return true
+	case AllergyCategoryFood:
+		return true
+	case AllergyCategoryMisc:
+		return true
+	case AllergyCategoryUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AllergySeverity.
+const (
+	AllergySeverityMild     AllergySeverity = "mild"
+	AllergySeverityModerate AllergySeverity = "moderate"
+	AllergySeveritySevere   AllergySeverity = "severe"
+	AllergySeverityUnknown  AllergySeverity = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AllergySeverity enum.
+func (e AllergySeverity) Valid() bool {
+	switch e {
+	case AllergySeverityMild:
+		return true
+	case AllergySeverityModerate:
+		return true
+	case AllergySeveritySevere:
+		return true
+	case AllergySeverityUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuditEntryActorKind.
 const (
 	AuditEntryActorKindApiKey AuditEntryActorKind = "api_key"
@@ -41,6 +197,54 @@ func (e AuditEntryActorKind) Valid() bool {
 	case AuditEntryActorKindSystem:
 		return true
 	case AuditEntryActorKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CensusFlag.
+const (
+	CensusFlagMrnUntyped       CensusFlag = "mrn_untyped"
+	CensusFlagNoDietOrder      CensusFlag = "no_diet_order"
+	CensusFlagNpo              CensusFlag = "npo"
+	CensusFlagSevereAllergy    CensusFlag = "severe_allergy"
+	CensusFlagUnmappedAllergen CensusFlag = "unmapped_allergen"
+	CensusFlagUnmappedDiet     CensusFlag = "unmapped_diet"
+)
+
+// Valid indicates whether the value is a known member of the CensusFlag enum.
+func (e CensusFlag) Valid() bool {
+	switch e {
+	case CensusFlagMrnUntyped:
+		return true
+	case CensusFlagNoDietOrder:
+		return true
+	case CensusFlagNpo:
+		return true
+	case CensusFlagSevereAllergy:
+		return true
+	case CensusFlagUnmappedAllergen:
+		return true
+	case CensusFlagUnmappedDiet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CodeKind.
+const (
+	CodeKindAllergen CodeKind = "allergen"
+	CodeKindDiet     CodeKind = "diet"
+)
+
+// Valid indicates whether the value is a known member of the CodeKind enum.
+func (e CodeKind) Valid() bool {
+	switch e {
+	case CodeKindAllergen:
+		return true
+	case CodeKindDiet:
 		return true
 	default:
 		return false
@@ -68,6 +272,312 @@ func (e Credential) Valid() bool {
 	case Haccp:
 		return true
 	case Rd:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DecideSignoffRequestDecision.
+const (
+	DecideSignoffRequestDecisionApproved DecideSignoffRequestDecision = "approved"
+	DecideSignoffRequestDecisionRejected DecideSignoffRequestDecision = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the DecideSignoffRequestDecision enum.
+func (e DecideSignoffRequestDecision) Valid() bool {
+	switch e {
+	case DecideSignoffRequestDecisionApproved:
+		return true
+	case DecideSignoffRequestDecisionRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Diet.
+const (
+	DietCardiac                Diet = "cardiac"
+	DietClearLiquid            Diet = "clear_liquid"
+	DietConsistentCarbohydrate Diet = "consistent_carbohydrate"
+	DietDairyFree              Diet = "dairy_free"
+	DietFluidRestriction       Diet = "fluid_restriction"
+	DietFullLiquid             Diet = "full_liquid"
+	DietGlutenFree             Diet = "gluten_free"
+	DietHalal                  Diet = "halal"
+	DietHighProtein            Diet = "high_protein"
+	DietIddsiDrink0            Diet = "iddsi_drink_0"
+	DietIddsiDrink1            Diet = "iddsi_drink_1"
+	DietIddsiDrink2            Diet = "iddsi_drink_2"
+	DietIddsiDrink3            Diet = "iddsi_drink_3"
+	DietIddsiDrink4            Diet = "iddsi_drink_4"
+	DietIddsiFood3             Diet = "iddsi_food_3"
+	DietIddsiFood4             Diet = "iddsi_food_4"
+	DietIddsiFood5             Diet = "iddsi_food_5"
+	DietIddsiFood6             Diet = "iddsi_food_6"
+	DietIddsiFood7             Diet = "iddsi_food_7"
+	DietIddsiFood7ec           Diet = "iddsi_food_7ec"
+	DietKosher                 Diet = "kosher"
+	DietLactoseFree            Diet = "lactose_free"
+	DietLowFat                 Diet = "low_fat"
+	DietLowFiber               Diet = "low_fiber"
+	DietLowPotassium           Diet = "low_potassium"
+	DietLowSodium              Diet = "low_sodium"
+	DietNeutropenic            Diet = "neutropenic"
+	DietNpo                    Diet = "npo"
+	DietNutFree                Diet = "nut_free"
+	DietOralSupplement         Diet = "oral_supplement"
+	DietRegular                Diet = "regular"
+	DietRenal                  Diet = "renal"
+	DietTubeFeeding            Diet = "tube_feeding"
+	DietVegan                  Diet = "vegan"
+	DietVegetarian             Diet = "vegetarian"
+)
+
+// Valid indicates whether the value is a known member of the Diet enum.
+func (e Diet) Valid() bool {
+	switch e {
+	case DietCardiac:
+		return true
+	case DietClearLiquid:
+		return true
+	case DietConsistentCarbohydrate:
+		return true
+	case DietDairyFree:
+		return true
+	case DietFluidRestriction:
+		return true
+	case DietFullLiquid:
+		return true
+	case DietGlutenFree:
+		return true
+	case DietHalal:
+		return true
+	case DietHighProtein:
+		return true
+	case DietIddsiDrink0:
+		return true
+	case DietIddsiDrink1:
+		return true
+	case DietIddsiDrink2:
+		return true
+	case DietIddsiDrink3:
+		return true
+	case DietIddsiDrink4:
+		return true
+	case DietIddsiFood3:
+		return true
+	case DietIddsiFood4:
+		return true
+	case DietIddsiFood5:
+		return true
+	case DietIddsiFood6:
+		return true
+	case DietIddsiFood7:
+		return true
+	case DietIddsiFood7ec:
+		return true
+	case DietKosher:
+		return true
+	case DietLactoseFree:
+		return true
+	case DietLowFat:
+		return true
+	case DietLowFiber:
+		return true
+	case DietLowPotassium:
+		return true
+	case DietLowSodium:
+		return true
+	case DietNeutropenic:
+		return true
+	case DietNpo:
+		return true
+	case DietNutFree:
+		return true
+	case DietOralSupplement:
+		return true
+	case DietRegular:
+		return true
+	case DietRenal:
+		return true
+	case DietTubeFeeding:
+		return true
+	case DietVegan:
+		return true
+	case DietVegetarian:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DietOrderSource.
+const (
+	Adt   DietOrderSource = "adt"
+	Order DietOrderSource = "order"
+)
+
+// Valid indicates whether the value is a known member of the DietOrderSource enum.
+func (e DietOrderSource) Valid() bool {
+	switch e {
+	case Adt:
+		return true
+	case Order:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DietOrderType.
+const (
+	DietOrderTypeDiet       DietOrderType = "diet"
+	DietOrderTypePreference DietOrderType = "preference"
+	DietOrderTypeSupplement DietOrderType = "supplement"
+	DietOrderTypeUnknown    DietOrderType = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the DietOrderType enum.
+func (e DietOrderType) Valid() bool {
+	switch e {
+	case DietOrderTypeDiet:
+		return true
+	case DietOrderTypePreference:
+		return true
+	case DietOrderTypeSupplement:
+		return true
+	case DietOrderTypeUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Hl7Action.
+const (
+	Admitted    Hl7Action = "admitted"
+	DietOrdered Hl7Action = "diet_ordered"
+	Discharged  Hl7Action = "discharged"
+	Transferred Hl7Action = "transferred"
+	Updated     Hl7Action = "updated"
+)
+
+// Valid indicates whether the value is a known member of the Hl7Action enum.
+func (e Hl7Action) Valid() bool {
+	switch e {
+	case Admitted:
+		return true
+	case DietOrdered:
+		return true
+	case Discharged:
+		return true
+	case Transferred:
+		return true
+	case Updated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Hl7Outcome.
+const (
+	Hl7OutcomeApplied   Hl7Outcome = "applied"
+	Hl7OutcomeDuplicate Hl7Outcome = "duplicate"
+	Hl7OutcomeRejected  Hl7Outcome = "rejected"
+	Hl7OutcomeSkipped   Hl7Outcome = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the Hl7Outcome enum.
+func (e Hl7Outcome) Valid() bool {
+	switch e {
+	case Hl7OutcomeApplied:
+		return true
+	case Hl7OutcomeDuplicate:
+		return true
+	case Hl7OutcomeRejected:
+		return true
+	case Hl7OutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MappedBy.
+const (
+	Organization MappedBy = "organization"
+	Vocabulary   MappedBy = "vocabulary"
+)
+
+// Valid indicates whether the value is a known member of the MappedBy enum.
+func (e MappedBy) Valid() bool {
+	switch e {
+	case Organization:
+		return true
+	case Vocabulary:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MappedCodeStatus.
+const (
+	MappedCodeStatusMapped   MappedCodeStatus = "mapped"
+	MappedCodeStatusUnmapped MappedCodeStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the MappedCodeStatus enum.
+func (e MappedCodeStatus) Valid() bool {
+	switch e {
+	case MappedCodeStatusMapped:
+		return true
+	case MappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MatchStatus.
+const (
+	MatchStatusMapped        MatchStatus = "mapped"
+	MatchStatusNoneKnown     MatchStatus = "none_known"
+	MatchStatusNotApplicable MatchStatus = "not_applicable"
+	MatchStatusUnmapped      MatchStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the MatchStatus enum.
+func (e MatchStatus) Valid() bool {
+	switch e {
+	case MatchStatusMapped:
+		return true
+	case MatchStatusNoneKnown:
+		return true
+	case MatchStatusNotApplicable:
+		return true
+	case MatchStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatientMrnSource.
+const (
+	Pid3First PatientMrnSource = "pid3_first"
+	Pid3Mr    PatientMrnSource = "pid3_mr"
+)
+
+// Valid indicates whether the value is a known member of the PatientMrnSource enum.
+func (e PatientMrnSource) Valid() bool {
+	switch e {
+	case Pid3First:
+		return true
+	case Pid3Mr:
 		return true
 	default:
 		return false
@@ -197,11 +707,122 @@ func (e RoleInput) Valid() bool {
 	}
 }
 
+// Defines values for SignoffStatus.
+const (
+	SignoffStatusApproved SignoffStatus = "approved"
+	SignoffStatusPending  SignoffStatus = "pending"
+	SignoffStatusRejected SignoffStatus = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the SignoffStatus enum.
+func (e SignoffStatus) Valid() bool {
+	switch e {
+	case SignoffStatusApproved:
+		return true
+	case SignoffStatusPending:
+		return true
+	case SignoffStatusRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnmappedCodeStatus.
+const (
+	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
+	UnmappedCodeStatusUnmapped UnmappedCodeStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the UnmappedCodeStatus enum.
+func (e UnmappedCodeStatus) Valid() bool {
+	switch e {
+	case UnmappedCodeStatusMapped:
+		return true
+	case UnmappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListUnmappedCodesParamsStatus.
+const (
+	ListUnmappedCodesParamsStatusAll      ListUnmappedCodesParamsStatus = "all"
+	ListUnmappedCodesParamsStatusMapped   ListUnmappedCodesParamsStatus = "mapped"
+	ListUnmappedCodesParamsStatusUnmapped ListUnmappedCodesParamsStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the ListUnmappedCodesParamsStatus enum.
+func (e ListUnmappedCodesParamsStatus) Valid() bool {
+	switch e {
+	case ListUnmappedCodesParamsStatusAll:
+		return true
+	case ListUnmappedCodesParamsStatusMapped:
+		return true
+	case ListUnmappedCodesParamsStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcceptInvitationRequest defines model for AcceptInvitationRequest.
 type AcceptInvitationRequest struct {
 	// Token Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
 	Token string `json:"token"`
 }
+
+// Allergen A food allergen of the Sous vocabulary: the US FDA major nine (`milk`, `egg`, `fish`,
+// `crustacean_shellfish`, `tree_nuts`, `peanuts`, `wheat`, `soy`, `sesame`), the rest of the EU/UK
+// fourteen, and what hospital allergy lists commonly carry beyond those. `latex` is not a food
+// but decides the gloves used on the tray.
+//
+// Example: peanuts
+type Allergen string
+
+// Allergy One AL1 segment as sent and as mapped.
+type Allergy struct {
+	Allergens []Allergen      `json:"allergens"`
+	Category  AllergyCategory `json:"category"`
+
+	// Code AL1-3 identifier as sent (may be empty).
+	//
+	// Example: 762952008
+	Code string `json:"code"`
+
+	// MappedBy Who decided the mapping: `vocabulary`, the built-in tables (SNOMED CT codes, mnemonics and
+	// text); `organization`, a mapping set through `PUT /orgs/{orgId}/clinical/unmapped-codes/{code}`.
+	//
+	//
+	// Example: vocabulary
+	MappedBy *MappedBy `json:"mappedBy,omitempty"`
+
+	// Reactions Example: ["Anaphylaxis"]
+	Reactions []string        `json:"reactions"`
+	Severity  AllergySeverity `json:"severity"`
+
+	// Status How a coded value was mapped: `mapped` to at least one vocabulary term; `unmapped`, kept for
+	// review (see the unmapped-codes endpoints); `not_applicable`, kept but outside the vocabulary by
+	// nature (a drug or environmental allergy, or a code reviewed as meaning nothing for the
+	// kitchen); `none_known`, the sender stated there is nothing to record (NKA).
+	//
+	//
+	// Example: mapped
+	Status MatchStatus `json:"status"`
+
+	// System Example: SCT
+	System string `json:"system"`
+
+	// Text Example: Peanut
+	Text string `json:"text"`
+}
+
+// AllergyCategory defines model for Allergy.Category.
+type AllergyCategory string
+
+// AllergySeverity defines model for Allergy.Severity.
+type AllergySeverity string
 
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
@@ -273,6 +894,15 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
+// - `severe_allergy`: a food allergy with severity `severe`.
+// - `npo`: nothing by mouth.
+// - `no_diet_order`: in house without a diet order.
+// - `mrn_untyped`: the MRN is the first PID-3 identifier, none being typed MR.
+//
+// Example: unmapped_diet
+type CensusFlag string
+
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
 	// CurrentPassword Example: walk-in-cooler-pantry-9
@@ -284,6 +914,27 @@ type ChangePasswordRequest struct {
 	//
 	// Example: walk-in-cooler-pantry-9
 	NewPassword NewPassword `json:"newPassword"`
+}
+
+// CodeKind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+//
+// Example: diet
+type CodeKind string
+
+// CodeRef defines model for CodeRef.
+type CodeRef struct {
+	// Code The code as matched (trimmed, upper case); the text when the sender sent no code.
+	//
+	// Example: NOPORK
+	Code string `json:"code"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind CodeKind `json:"kind"`
+
+	// Text Example: No pork - religious preference
+	Text string `json:"text"`
 }
 
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
@@ -314,6 +965,13 @@ type CreateInvitationRequest struct {
 type CreateOrgRequest struct {
 	// Name Example: Harborview Kitchens
 	Name string `json:"name"`
+}
+
+// CreateSignoffRequest defines model for CreateSignoffRequest.
+type CreateSignoffRequest struct {
+	DietOrderId openapi_types.UUID `json:"dietOrderId"`
+	Note        *string            `json:"note,omitempty"`
+	PatientId   openapi_types.UUID `json:"patientId"`
 }
 
 // CreateSiteRequest defines model for CreateSiteRequest.
@@ -400,10 +1058,114 @@ type DayPart struct {
 	Start LocalTime `json:"start"`
 }
 
+// DecideSignoffRequest defines model for DecideSignoffRequest.
+type DecideSignoffRequest struct {
+	Decision DecideSignoffRequestDecision `json:"decision"`
+	Note     *string                      `json:"note,omitempty"`
+}
+
+// DecideSignoffRequestDecision defines model for DecideSignoffRequest.Decision.
+type DecideSignoffRequestDecision string
+
+// Diet A diet of the Sous vocabulary. Texture and drink thickness use IDDSI levels
+// (`iddsi_food_3` liquidised … `iddsi_food_7` regular, `iddsi_food_7ec` easy to chew;
+// `iddsi_drink_0` thin … `iddsi_drink_4` extremely thick).
+//
+// Example: consistent_carbohydrate
+type Diet string
+
+// DietCode defines model for DietCode.
+type DietCode struct {
+	// Code Example: CCHO
+	Code  string `json:"code"`
+	Diets []Diet `json:"diets"`
+
+	// MappedBy Who decided the mapping: `vocabulary`, the built-in tables (SNOMED CT codes, mnemonics and
+	// text); `organization`, a mapping set through `PUT /orgs/{orgId}/clinical/unmapped-codes/{code}`.
+	//
+	//
+	// Example: vocabulary
+	MappedBy *MappedBy `json:"mappedBy,omitempty"`
+
+	// Status How a coded value was mapped: `mapped` to at least one vocabulary term; `unmapped`, kept for
+	// review (see the unmapped-codes endpoints); `not_applicable`, kept but outside the vocabulary by
+	// nature (a drug or environmental allergy, or a code reviewed as meaning nothing for the
+	// kitchen); `none_known`, the sender stated there is nothing to record (NKA).
+	//
+	//
+	// Example: mapped
+	Status MatchStatus `json:"status"`
+
+	// System Example: EPICDIET
+	System string `json:"system"`
+
+	// Text Example: Consistent Carbohydrate 1800 kcal
+	Text string `json:"text"`
+}
+
+// DietOrder One ODS segment with the order it belongs to.
+type DietOrder struct {
+	Codes []DietCode `json:"codes"`
+
+	// Diets The union of the codes' mapped diets.
+	Diets []Diet `json:"diets"`
+
+	// Id Stable while the same order is resent; sign-offs refer to it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Instructions Example: ["No concentrated sweets"]
+	Instructions []string `json:"instructions"`
+
+	// OrderedAt When Sous received the message that created the order.
+	OrderedAt time.Time `json:"orderedAt"`
+
+	// PlacerOrderNumber ORC-2 for orders sent as ORM^O01 / OMD^O03.
+	PlacerOrderNumber *string `json:"placerOrderNumber,omitempty"`
+
+	// ServicePeriods Meals the order applies to (ODS-2); empty means all.
+	//
+	// Example: ["B","L","D"]
+	ServicePeriods []string `json:"servicePeriods"`
+
+	// Source `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+	Source  DietOrderSource `json:"source"`
+	StartAt *time.Time      `json:"startAt,omitempty"`
+
+	// Type ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+	Type DietOrderType `json:"type"`
+}
+
+// DietOrderSource `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+type DietOrderSource string
+
+// DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+type DietOrderType string
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
 type Email = openapi_types.Email
+
+// Encounter defines model for Encounter.
+type Encounter struct {
+	AdmittedAt   time.Time          `json:"admittedAt"`
+	Bed          string             `json:"bed"`
+	DischargedAt *time.Time         `json:"dischargedAt"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Movements Every applied message of the encounter, oldest first.
+	Movements []Movement `json:"movements"`
+
+	// PatientClass PV1-2 (I inpatient, E emergency, O outpatient, …).
+	PatientClass string `json:"patientClass"`
+	Room         string `json:"room"`
+
+	// Unit The current location, or the last one once discharged.
+	Unit string `json:"unit"`
+
+	// VisitNumber PV1-19, when sent.
+	VisitNumber string `json:"visitNumber"`
+}
 
 // Error The body of every error response.
 type Error struct {
@@ -433,6 +1195,140 @@ type FieldError struct {
 //
 // Example: #1F2937
 type HexColor = string
+
+// Hl7Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+//
+// Example: admitted
+type Hl7Action string
+
+// Hl7IngestResult defines model for Hl7IngestResult.
+type Hl7IngestResult struct {
+	// Notes What was skipped outside messages (text before the first MSH, envelope segments).
+	Notes *[]string `json:"notes,omitempty"`
+
+	// Processed How many messages the body held (every one has an entry in `results`).
+	Processed int `json:"processed"`
+
+	// Results One entry per message, in the order of the body.
+	Results []Hl7MessageResult `json:"results"`
+}
+
+// Hl7MessageRecord defines model for Hl7MessageRecord.
+type Hl7MessageRecord struct {
+	// Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+	// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+	//
+	//
+	// Example: admitted
+	Action    *Hl7Action         `json:"action,omitempty"`
+	ControlId string             `json:"controlId"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Index 0-based position of the message in its request body.
+	Index int     `json:"index"`
+	Mrn   *string `json:"mrn,omitempty"`
+
+	// Outcome - `applied`: the census changed (or a diet order was recorded).
+	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
+	//   unknown MRN, no MRN in PID-3, an unsupported message type).
+	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
+	//   for this organization; nothing changed.
+	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
+	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	//
+	//
+	// Example: applied
+	Outcome   Hl7Outcome          `json:"outcome"`
+	PatientId *openapi_types.UUID `json:"patientId,omitempty"`
+
+	// Raw The message as received.
+	Raw        string             `json:"raw"`
+	Reason     *string            `json:"reason,omitempty"`
+	ReceivedAt time.Time          `json:"receivedAt"`
+	RequestId  *string            `json:"requestId,omitempty"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	Type       string             `json:"type"`
+}
+
+// Hl7MessageResult defines model for Hl7MessageResult.
+type Hl7MessageResult struct {
+	// Detail An applied message has `mrn`, `action` and `orderCreated` (true when the message created at
+	// least one diet order), plus `patientId` and, while the patient is in house, `encounterId`.
+	// Skipped, duplicate and rejected messages have `reason`.
+	Detail Hl7ResultDetail `json:"detail"`
+
+	// Outcome - `applied`: the census changed (or a diet order was recorded).
+	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
+	//   unknown MRN, no MRN in PID-3, an unsupported message type).
+	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
+	//   for this organization; nothing changed.
+	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
+	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	//
+	//
+	// Example: applied
+	Outcome Hl7Outcome `json:"outcome"`
+
+	// Type The message type from MSH-9, e.g. `ADT^A01`; empty when it could not be read.
+	//
+	// Example: ADT^A01
+	Type string `json:"type"`
+}
+
+// Hl7Outcome - `applied`: the census changed (or a diet order was recorded).
+//   - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
+//     unknown MRN, no MRN in PID-3, an unsupported message type).
+//   - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
+//     for this organization; nothing changed.
+//   - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
+//     says why. Its control id is not consumed, so a corrected message may reuse it.
+//
+// Example: applied
+type Hl7Outcome string
+
+// Hl7ResultDetail An applied message has `mrn`, `action` and `orderCreated` (true when the message created at
+// least one diet order), plus `patientId` and, while the patient is in house, `encounterId`.
+// Skipped, duplicate and rejected messages have `reason`.
+type Hl7ResultDetail struct {
+	// Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+	// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+	//
+	//
+	// Example: admitted
+	Action *Hl7Action `json:"action,omitempty"`
+
+	// ControlId MSH-10, the id an acknowledgement echoes.
+	//
+	// Example: MSG00001
+	ControlId   *string             `json:"controlId,omitempty"`
+	EncounterId *openapi_types.UUID `json:"encounterId,omitempty"`
+
+	// Mrn Example: 100234567
+	Mrn          *string             `json:"mrn,omitempty"`
+	OrderCreated *bool               `json:"orderCreated,omitempty"`
+	PatientId    *openapi_types.UUID `json:"patientId,omitempty"`
+
+	// Reason Example: discharge for unknown MRN 100234567
+	Reason *string `json:"reason,omitempty"`
+
+	// UnmappedCodes Allergen and diet codes of the message that no vocabulary term matched.
+	UnmappedCodes *[]CodeRef `json:"unmappedCodes,omitempty"`
+
+	// Warnings Values that could not be read (an invalid date, …); the rest was applied.
+	Warnings *[]string `json:"warnings,omitempty"`
+}
+
+// IngestHl7Request defines model for IngestHl7Request.
+type IngestHl7Request struct {
+	// Message HL7 v2 text: one message or several batched. Segments end with CR, LF or CRLF; MLLP
+	// framing bytes, batch envelopes (FHS/BHS/BTS/FTS) and a UTF-8 byte-order mark are
+	// tolerated. A new message starts at every `MSH` segment.
+	Message string `json:"message"`
+
+	// SiteId The site (hospital) whose census the messages update.
+	SiteId openapi_types.UUID `json:"siteId"`
+}
 
 // Invitation defines model for Invitation.
 type Invitation struct {
@@ -491,6 +1387,80 @@ type LoginRequest struct {
 	Password string `json:"password"`
 }
 
+// MapCodeRequest Give `allergens` for kind `allergen` and `diets` for kind `diet`. An empty list records that the
+// code was reviewed and means nothing for the kitchen (`not_applicable`).
+type MapCodeRequest struct {
+	Allergens *[]Allergen `json:"allergens,omitempty"`
+	Diets     *[]Diet     `json:"diets,omitempty"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind CodeKind `json:"kind"`
+}
+
+// MappedBy Who decided the mapping: `vocabulary`, the built-in tables (SNOMED CT codes, mnemonics and
+// text); `organization`, a mapping set through `PUT /orgs/{orgId}/clinical/unmapped-codes/{code}`.
+//
+// Example: vocabulary
+type MappedBy string
+
+// MappedCode defines model for MappedCode.
+type MappedCode struct {
+	// Allergens The mapping of an allergen code; empty while unmapped or when mapped to nothing.
+	Allergens []Allergen `json:"allergens"`
+
+	// Code The code (trimmed, upper case), or the text when the sender sent none.
+	//
+	// Example: RENALCHO
+	Code string `json:"code"`
+
+	// Diets The mapping of a diet code.
+	Diets []Diet `json:"diets"`
+
+	// FirstSeenAt Null for a code mapped before any message carried it.
+	FirstSeenAt *time.Time `json:"firstSeenAt"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind       CodeKind            `json:"kind"`
+	LastSeenAt *time.Time          `json:"lastSeenAt"`
+	MappedAt   *time.Time          `json:"mappedAt,omitempty"`
+	MappedBy   *openapi_types.UUID `json:"mappedBy,omitempty"`
+
+	// Occurrences Messages that carried the code unmapped.
+	Occurrences int `json:"occurrences"`
+
+	// PatientsAffected In-house patients carrying the code now.
+	PatientsAffected int `json:"patientsAffected"`
+
+	// ReappliedTo In-house patients whose allergies or diet orders were updated by this mapping.
+	ReappliedTo int `json:"reappliedTo"`
+
+	// Status `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+	Status MappedCodeStatus `json:"status"`
+
+	// System Example: LOCAL
+	System string `json:"system"`
+
+	// Text The text most recently sent with the code.
+	//
+	// Example: Renal carb controlled
+	Text string `json:"text"`
+}
+
+// MappedCodeStatus `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+type MappedCodeStatus string
+
+// MatchStatus How a coded value was mapped: `mapped` to at least one vocabulary term; `unmapped`, kept for
+// review (see the unmapped-codes endpoints); `not_applicable`, kept but outside the vocabulary by
+// nature (a drug or environmental allergy, or a code reviewed as meaning nothing for the
+// kitchen); `none_known`, the sender stated there is nothing to record (NKA).
+//
+// Example: mapped
+type MatchStatus string
+
 // Member defines model for Member.
 type Member struct {
 	Credentials []Credential `json:"credentials"`
@@ -532,6 +1502,23 @@ type Membership struct {
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
 
+// Movement defines model for Movement.
+type Movement struct {
+	// Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+	// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+	//
+	//
+	// Example: admitted
+	Action Hl7Action `json:"action"`
+	At     time.Time `json:"at"`
+	Bed    string    `json:"bed"`
+
+	// ControlId MSH-10 of the message that made the movement.
+	ControlId string `json:"controlId"`
+	Room      string `json:"room"`
+	Unit      string `json:"unit"`
+}
+
 // NewPassword 12 to 256 characters, no composition rules. Common and breached passwords (a blocklist) are
 // refused with 400.
 //
@@ -547,6 +1534,119 @@ type Org struct {
 	// Name Example: Harborview Kitchens
 	Name string `json:"name"`
 	Plan Plan   `json:"plan"`
+}
+
+// Patient defines model for Patient.
+type Patient struct {
+	AdmittedAt *time.Time `json:"admittedAt"`
+
+	// Allergens Every allergen the patient's allergies map to, without repeats.
+	Allergens []Allergen `json:"allergens"`
+	Allergies []Allergy  `json:"allergies"`
+
+	// Bed Example: A
+	Bed string `json:"bed"`
+
+	// DateOfBirth `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the sender gave only that much.
+	//
+	// Example: 1980-04-12
+	DateOfBirth *string     `json:"dateOfBirth"`
+	DietOrders  []DietOrder `json:"dietOrders"`
+
+	// Diets Every diet the current diet orders map to, without repeats.
+	Diets       []Diet              `json:"diets"`
+	EncounterId *openapi_types.UUID `json:"encounterId"`
+
+	// Encounters Newest first.
+	Encounters []Encounter        `json:"encounters"`
+	Flags      []CensusFlag       `json:"flags"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// InHouse Admitted and not discharged.
+	InHouse bool `json:"inHouse"`
+
+	// Mrn Example: 100234567
+	Mrn string `json:"mrn"`
+
+	// MrnSource `pid3_mr`, the PID-3 identifier typed MR; `pid3_first`, the first PID-3 identifier.
+	MrnSource PatientMrnSource `json:"mrnSource"`
+	Name      PersonName       `json:"name"`
+
+	// Room Example: 412
+	Room string `json:"room"`
+
+	// Sex PID-8 as sent (F, M, O, U, A, N), or empty.
+	//
+	// Example: F
+	Sex    string             `json:"sex"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Unit PV1-3 point of care (nursing unit); empty when not in house.
+	//
+	// Example: 4W
+	Unit      string    `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// PatientMrnSource `pid3_mr`, the PID-3 identifier typed MR; `pid3_first`, the first PID-3 identifier.
+type PatientMrnSource string
+
+// PatientSummary defines model for PatientSummary.
+type PatientSummary struct {
+	AdmittedAt *time.Time `json:"admittedAt"`
+
+	// Allergens Every allergen the patient's allergies map to, without repeats.
+	Allergens []Allergen `json:"allergens"`
+	Allergies []Allergy  `json:"allergies"`
+
+	// Bed Example: A
+	Bed string `json:"bed"`
+
+	// DateOfBirth `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the sender gave only that much.
+	//
+	// Example: 1980-04-12
+	DateOfBirth *string     `json:"dateOfBirth"`
+	DietOrders  []DietOrder `json:"dietOrders"`
+
+	// Diets Every diet the current diet orders map to, without repeats.
+	Diets       []Diet              `json:"diets"`
+	EncounterId *openapi_types.UUID `json:"encounterId"`
+	Flags       []CensusFlag        `json:"flags"`
+	Id          openapi_types.UUID  `json:"id"`
+
+	// InHouse Admitted and not discharged.
+	InHouse bool `json:"inHouse"`
+
+	// Mrn Example: 100234567
+	Mrn  string     `json:"mrn"`
+	Name PersonName `json:"name"`
+
+	// Room Example: 412
+	Room string `json:"room"`
+
+	// Sex PID-8 as sent (F, M, O, U, A, N), or empty.
+	//
+	// Example: F
+	Sex    string             `json:"sex"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Unit PV1-3 point of care (nursing unit); empty when not in house.
+	//
+	// Example: 4W
+	Unit      string    `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// PersonName defines model for PersonName.
+type PersonName struct {
+	// Family Example: DOE
+	Family string `json:"family"`
+
+	// Given Example: JANE
+	Given string `json:"given"`
+
+	// Middle Example: QUINN
+	Middle string `json:"middle"`
 }
 
 // Plan defines model for Plan.
@@ -655,6 +1755,32 @@ type Session struct {
 	User         User   `json:"user"`
 }
 
+// Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
+type Signoff struct {
+	DecidedAt    *time.Time          `json:"decidedAt"`
+	DecidedBy    *openapi_types.UUID `json:"decidedBy"`
+	DecisionNote *string             `json:"decisionNote"`
+
+	// DietOrder One ODS segment with the order it belongs to.
+	DietOrder   DietOrder          `json:"dietOrder"`
+	DietOrderId openapi_types.UUID `json:"dietOrderId"`
+	Id          openapi_types.UUID `json:"id"`
+	Mrn         string             `json:"mrn"`
+
+	// Note The submitter's note.
+	Note      string             `json:"note"`
+	PatientId openapi_types.UUID `json:"patientId"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// Status Example: pending
+	Status      SignoffStatus      `json:"status"`
+	SubmittedAt time.Time          `json:"submittedAt"`
+	SubmittedBy openapi_types.UUID `json:"submittedBy"`
+}
+
+// SignoffStatus Example: pending
+type SignoffStatus string
+
 // Site defines model for Site.
 type Site struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -676,6 +1802,51 @@ type Site struct {
 //
 // Example: America/Chicago
 type Timezone = string
+
+// UnmappedCode defines model for UnmappedCode.
+type UnmappedCode struct {
+	// Allergens The mapping of an allergen code; empty while unmapped or when mapped to nothing.
+	Allergens []Allergen `json:"allergens"`
+
+	// Code The code (trimmed, upper case), or the text when the sender sent none.
+	//
+	// Example: RENALCHO
+	Code string `json:"code"`
+
+	// Diets The mapping of a diet code.
+	Diets []Diet `json:"diets"`
+
+	// FirstSeenAt Null for a code mapped before any message carried it.
+	FirstSeenAt *time.Time `json:"firstSeenAt"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind       CodeKind            `json:"kind"`
+	LastSeenAt *time.Time          `json:"lastSeenAt"`
+	MappedAt   *time.Time          `json:"mappedAt,omitempty"`
+	MappedBy   *openapi_types.UUID `json:"mappedBy,omitempty"`
+
+	// Occurrences Messages that carried the code unmapped.
+	Occurrences int `json:"occurrences"`
+
+	// PatientsAffected In-house patients carrying the code now.
+	PatientsAffected int `json:"patientsAffected"`
+
+	// Status `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+	Status UnmappedCodeStatus `json:"status"`
+
+	// System Example: LOCAL
+	System string `json:"system"`
+
+	// Text The text most recently sent with the code.
+	//
+	// Example: Renal carb controlled
+	Text string `json:"text"`
+}
+
+// UnmappedCodeStatus `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+type UnmappedCodeStatus string
 
 // UpdateMemberRequest Fields present are changed.
 type UpdateMemberRequest struct {
@@ -777,6 +1948,27 @@ type TooManyRequests = Error
 // Unauthorized The body of every error response.
 type Unauthorized = Error
 
+// Unprocessable The body of every error response.
+type Unprocessable = Error
+
+// ListHl7MessagesParams defines parameters for ListHl7Messages.
+type ListHl7MessagesParams struct {
+	// SiteId Only messages for this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ControlId Only messages with this control id (MSH-10).
+	ControlId *string `form:"controlId,omitempty" json:"controlId,omitempty"`
+
+	// Outcome Only messages with this outcome.
+	Outcome *Hl7Outcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListAuditLogParams defines parameters for ListAuditLog.
 type ListAuditLogParams struct {
 	// ActorId Only entries by this user, API key or device.
@@ -790,6 +1982,57 @@ type ListAuditLogParams struct {
 
 	// To Only entries before this time.
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// GetCensusParams defines parameters for GetCensus.
+type GetCensusParams struct {
+	// SiteId Only this site's patients.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Unit Only this nursing unit (PV1-3 point of care, exactly as sent).
+	Unit *string `form:"unit,omitempty" json:"unit,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListUnmappedCodesParams defines parameters for ListUnmappedCodes.
+type ListUnmappedCodesParams struct {
+	// Kind Only allergen or only diet codes.
+	Kind *CodeKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Status `unmapped` (the default), `mapped` or `all`.
+	Status *ListUnmappedCodesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListUnmappedCodesParamsStatus defines parameters for ListUnmappedCodes.
+type ListUnmappedCodesParamsStatus string
+
+// ListSignoffsParams defines parameters for ListSignoffs.
+type ListSignoffsParams struct {
+	// Status Only reviews in this state.
+	Status *SignoffStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// SiteId Only this site's reviews.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// PatientId Only this patient's reviews.
+	PatientId *openapi_types.UUID `form:"patientId,omitempty" json:"patientId,omitempty"`
 
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -822,14 +2065,26 @@ type CreateOrgJSONRequestBody = CreateOrgRequest
 // UpdateOrgJSONRequestBody defines body for UpdateOrg for application/json ContentType.
 type UpdateOrgJSONRequestBody = UpdateOrgRequest
 
+// IngestHl7JSONRequestBody defines body for IngestHl7 for application/json ContentType.
+type IngestHl7JSONRequestBody = IngestHl7Request
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
+
+// MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
+type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
+type CreateSignoffJSONRequestBody = CreateSignoffRequest
+
+// DecideSignoffJSONRequestBody defines body for DecideSignoff for application/json ContentType.
+type DecideSignoffJSONRequestBody = DecideSignoffRequest
 
 // CreateSiteJSONRequestBody defines body for CreateSite for application/json ContentType.
 type CreateSiteJSONRequestBody = CreateSiteRequest
@@ -1017,6 +2272,12 @@ type ServerInterface interface {
 	// UpdateOrg Update an organization
 	// (PUT /orgs/{orgId})
 	UpdateOrg(ctx echo.Context, orgId OrgId) error
+	// IngestHl7 Ingest HL7 v2 ADT and diet-order messages
+	// (POST /orgs/{orgId}/adt/hl7)
+	IngestHl7(ctx echo.Context, orgId OrgId) error
+	// ListHl7Messages Read the HL7 message trail
+	// (GET /orgs/{orgId}/adt/messages)
+	ListHl7Messages(ctx echo.Context, orgId OrgId, params ListHl7MessagesParams) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
@@ -1029,6 +2290,15 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// GetCensus Read the census
+	// (GET /orgs/{orgId}/census)
+	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
+	// ListUnmappedCodes List unmapped allergen and diet codes
+	// (GET /orgs/{orgId}/clinical/unmapped-codes)
+	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
+	// MapUnmappedCode Map a code to allergens or diets
+	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
+	MapUnmappedCode(ctx echo.Context, orgId OrgId, code string) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -1047,6 +2317,21 @@ type ServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// GetPatient Read a patient
+	// (GET /orgs/{orgId}/patients/{patientId})
+	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListSignoffs List diet sign-offs
+	// (GET /orgs/{orgId}/signoffs)
+	ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error
+	// CreateSignoff Submit a diet order for sign-off
+	// (POST /orgs/{orgId}/signoffs)
+	CreateSignoff(ctx echo.Context, orgId OrgId) error
+	// GetSignoff Read a diet sign-off
+	// (GET /orgs/{orgId}/signoffs/{id})
+	GetSignoff(ctx echo.Context, orgId OrgId, id Id) error
+	// DecideSignoff Approve or reject a diet sign-off
+	// (POST /orgs/{orgId}/signoffs/{id}/decision)
+	DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx echo.Context, orgId OrgId) error
@@ -1197,6 +2482,75 @@ func (w *ServerInterfaceWrapper) UpdateOrg(ctx echo.Context) error {
 	return err
 }
 
+// IngestHl7 converts echo context to params.
+func (w *ServerInterfaceWrapper) IngestHl7(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IngestHl7(ctx, orgId)
+	return err
+}
+
+// ListHl7Messages converts echo context to params.
+func (w *ServerInterfaceWrapper) ListHl7Messages(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListHl7MessagesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "controlId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "controlId", ctx.QueryParams(), &params.ControlId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter controlId: %s", err))
+	}
+
+	// ------------- Optional query parameter "outcome" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "outcome", ctx.QueryParams(), &params.Outcome, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter outcome: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListHl7Messages(ctx, orgId, params)
+	return err
+}
+
 // ListApiKeys converts echo context to params.
 func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
 	var err error
@@ -1310,6 +2664,122 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAuditLog(ctx, orgId, params)
+	return err
+}
+
+// GetCensus converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCensusParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "unit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "unit", ctx.QueryParams(), &params.Unit, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCensus(ctx, orgId, params)
+	return err
+}
+
+// ListUnmappedCodes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListUnmappedCodes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListUnmappedCodesParams
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListUnmappedCodes(ctx, orgId, params)
+	return err
+}
+
+// MapUnmappedCode converts echo context to params.
+func (w *ServerInterfaceWrapper) MapUnmappedCode(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "code" -------------
+	var code string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MapUnmappedCode(ctx, orgId, code)
 	return err
 }
 
@@ -1430,6 +2900,147 @@ func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateMember(ctx, orgId, userId)
+	return err
+}
+
+// GetPatient converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "patientId" -------------
+	var patientId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "patientId", ctx.Param("patientId"), &patientId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter patientId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
+// ListSignoffs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSignoffs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSignoffsParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "patientId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "patientId", ctx.QueryParams(), &params.PatientId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter patientId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSignoffs(ctx, orgId, params)
+	return err
+}
+
+// CreateSignoff converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSignoff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSignoff(ctx, orgId)
+	return err
+}
+
+// GetSignoff converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSignoff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSignoff(ctx, orgId, id)
+	return err
+}
+
+// DecideSignoff converts echo context to params.
+func (w *ServerInterfaceWrapper) DecideSignoff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DecideSignoff(ctx, orgId, id)
 	return err
 }
 
@@ -1584,6 +3195,16 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/api-keys/:id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/audit-log", wrapper.ListAuditLog, options.OperationMiddlewares["listAuditLog"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/adt/hl7", wrapper.IngestHl7, options.OperationMiddlewares["ingestHl7"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/adt/messages", wrapper.ListHl7Messages, options.OperationMiddlewares["listHl7Messages"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/census", wrapper.GetCensus, options.OperationMiddlewares["getCensus"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/patients/:patientId", wrapper.GetPatient, options.OperationMiddlewares["getPatient"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes", wrapper.ListUnmappedCodes, options.OperationMiddlewares["listUnmappedCodes"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes/:code", wrapper.MapUnmappedCode, options.OperationMiddlewares["mapUnmappedCode"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.ListSignoffs, options.OperationMiddlewares["listSignoffs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.CreateSignoff, options.OperationMiddlewares["createSignoff"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/signoffs/:id", wrapper.GetSignoff, options.OperationMiddlewares["getSignoff"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/signoffs/:id/decision", wrapper.DecideSignoff, options.OperationMiddlewares["decideSignoff"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -1615,6 +3236,8 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedJSONResponse Error
+
+type UnprocessableJSONResponse Error
 
 type GetJwksRequestObject struct {
 }
@@ -2440,6 +4063,230 @@ func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	return err
 }
 
+type IngestHl7RequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *IngestHl7JSONRequestBody
+}
+
+type IngestHl7ResponseObject interface {
+	VisitIngestHl7Response(w http.ResponseWriter) error
+}
+
+type IngestHl7200JSONResponse Hl7IngestResult
+
+func (response IngestHl7200JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response IngestHl7400JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7401JSONResponse Error
+
+func (response IngestHl7401JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response IngestHl7402JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response IngestHl7403JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7404JSONResponse Error
+
+func (response IngestHl7404JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IngestHl7413JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response IngestHl7422JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7MessagesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListHl7MessagesParams
+}
+
+type ListHl7MessagesResponseObject interface {
+	VisitListHl7MessagesResponse(w http.ResponseWriter) error
+}
+
+type ListHl7Messages200ResponseHeaders struct {
+	Link *string
+}
+
+type ListHl7Messages200JSONResponse struct {
+	Body    []Hl7MessageRecord
+	Headers ListHl7Messages200ResponseHeaders
+}
+
+func (response ListHl7Messages200JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListHl7Messages400JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListHl7Messages401JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListHl7Messages402JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListHl7Messages403JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListHl7Messages404JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListApiKeysRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -2810,6 +4657,320 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GetCensusParams
+}
+
+type GetCensusResponseObject interface {
+	VisitGetCensusResponse(w http.ResponseWriter) error
+}
+
+type GetCensus200ResponseHeaders struct {
+	Link *string
+}
+
+type GetCensus200JSONResponse struct {
+	Body    []PatientSummary
+	Headers GetCensus200ResponseHeaders
+}
+
+func (response GetCensus200JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCensus400JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCensus401JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetCensus402JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCensus403JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCensus404JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListUnmappedCodesParams
+}
+
+type ListUnmappedCodesResponseObject interface {
+	VisitListUnmappedCodesResponse(w http.ResponseWriter) error
+}
+
+type ListUnmappedCodes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListUnmappedCodes200JSONResponse struct {
+	Body    []UnmappedCode
+	Headers ListUnmappedCodes200ResponseHeaders
+}
+
+func (response ListUnmappedCodes200JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListUnmappedCodes400JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListUnmappedCodes401JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListUnmappedCodes402JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListUnmappedCodes403JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListUnmappedCodes404JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCodeRequestObject struct {
+	OrgId OrgId  `json:"orgId"`
+	Code  string `json:"code"`
+	Body  *MapUnmappedCodeJSONRequestBody
+}
+
+type MapUnmappedCodeResponseObject interface {
+	VisitMapUnmappedCodeResponse(w http.ResponseWriter) error
+}
+
+type MapUnmappedCode200JSONResponse MappedCode
+
+func (response MapUnmappedCode200JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MapUnmappedCode400JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MapUnmappedCode401JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response MapUnmappedCode402JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MapUnmappedCode403JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MapUnmappedCode404JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MapUnmappedCode413JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3329,6 +5490,538 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type GetPatientRequestObject struct {
+	OrgId     OrgId              `json:"orgId"`
+	PatientId openapi_types.UUID `json:"patientId"`
+}
+
+type GetPatientResponseObject interface {
+	VisitGetPatientResponse(w http.ResponseWriter) error
+}
+
+type GetPatient200JSONResponse Patient
+
+func (response GetPatient200JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPatient400JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPatient401JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetPatient402JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPatient403JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPatient404JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSignoffsParams
+}
+
+type ListSignoffsResponseObject interface {
+	VisitListSignoffsResponse(w http.ResponseWriter) error
+}
+
+type ListSignoffs200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSignoffs200JSONResponse struct {
+	Body    []Signoff
+	Headers ListSignoffs200ResponseHeaders
+}
+
+func (response ListSignoffs200JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSignoffs400JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSignoffs401JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListSignoffs402JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSignoffs403JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSignoffs404JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoffRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateSignoffJSONRequestBody
+}
+
+type CreateSignoffResponseObject interface {
+	VisitCreateSignoffResponse(w http.ResponseWriter) error
+}
+
+type CreateSignoff201JSONResponse Signoff
+
+func (response CreateSignoff201JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSignoff400JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSignoff401JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response CreateSignoff402JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSignoff403JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSignoff404JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSignoff409JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSignoff413JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoffRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSignoffResponseObject interface {
+	VisitGetSignoffResponse(w http.ResponseWriter) error
+}
+
+type GetSignoff200JSONResponse Signoff
+
+func (response GetSignoff200JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSignoff400JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSignoff401JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetSignoff402JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSignoff403JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSignoff404JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoffRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *DecideSignoffJSONRequestBody
+}
+
+type DecideSignoffResponseObject interface {
+	VisitDecideSignoffResponse(w http.ResponseWriter) error
+}
+
+type DecideSignoff200JSONResponse Signoff
+
+func (response DecideSignoff200JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DecideSignoff400JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DecideSignoff401JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response DecideSignoff402JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff403JSONResponse Error
+
+func (response DecideSignoff403JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DecideSignoff404JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DecideSignoff409JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DecideSignoff413JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -3686,6 +6379,12 @@ type StrictServerInterface interface {
 	// UpdateOrg Update an organization
 	// (PUT /orgs/{orgId})
 	UpdateOrg(ctx context.Context, request UpdateOrgRequestObject) (UpdateOrgResponseObject, error)
+	// IngestHl7 Ingest HL7 v2 ADT and diet-order messages
+	// (POST /orgs/{orgId}/adt/hl7)
+	IngestHl7(ctx context.Context, request IngestHl7RequestObject) (IngestHl7ResponseObject, error)
+	// ListHl7Messages Read the HL7 message trail
+	// (GET /orgs/{orgId}/adt/messages)
+	ListHl7Messages(ctx context.Context, request ListHl7MessagesRequestObject) (ListHl7MessagesResponseObject, error)
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -3698,6 +6397,15 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// GetCensus Read the census
+	// (GET /orgs/{orgId}/census)
+	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
+	// ListUnmappedCodes List unmapped allergen and diet codes
+	// (GET /orgs/{orgId}/clinical/unmapped-codes)
+	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
+	// MapUnmappedCode Map a code to allergens or diets
+	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
+	MapUnmappedCode(ctx context.Context, request MapUnmappedCodeRequestObject) (MapUnmappedCodeResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -3716,6 +6424,21 @@ type StrictServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// GetPatient Read a patient
+	// (GET /orgs/{orgId}/patients/{patientId})
+	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListSignoffs List diet sign-offs
+	// (GET /orgs/{orgId}/signoffs)
+	ListSignoffs(ctx context.Context, request ListSignoffsRequestObject) (ListSignoffsResponseObject, error)
+	// CreateSignoff Submit a diet order for sign-off
+	// (POST /orgs/{orgId}/signoffs)
+	CreateSignoff(ctx context.Context, request CreateSignoffRequestObject) (CreateSignoffResponseObject, error)
+	// GetSignoff Read a diet sign-off
+	// (GET /orgs/{orgId}/signoffs/{id})
+	GetSignoff(ctx context.Context, request GetSignoffRequestObject) (GetSignoffResponseObject, error)
+	// DecideSignoff Approve or reject a diet sign-off
+	// (POST /orgs/{orgId}/signoffs/{id}/decision)
+	DecideSignoff(ctx context.Context, request DecideSignoffRequestObject) (DecideSignoffResponseObject, error)
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx context.Context, request ListSitesRequestObject) (ListSitesResponseObject, error)
@@ -4229,6 +6952,80 @@ func (sh *strictHandler) UpdateOrg(ctx echo.Context, orgId OrgId) error {
 	return nil
 }
 
+// IngestHl7 operation middleware
+func (sh *strictHandler) IngestHl7(ctx echo.Context, orgId OrgId) error {
+	var request IngestHl7RequestObject
+
+	request.OrgId = orgId
+
+	var body IngestHl7JSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.IngestHl7(ctx.Request().Context(), request.(IngestHl7RequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "IngestHl7")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(IngestHl7ResponseObject); ok {
+		return validResponse.VisitIngestHl7Response(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListHl7Messages operation middleware
+func (sh *strictHandler) ListHl7Messages(ctx echo.Context, orgId OrgId, params ListHl7MessagesParams) error {
+	var request ListHl7MessagesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListHl7Messages(ctx.Request().Context(), request.(ListHl7MessagesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListHl7Messages")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListHl7MessagesResponseObject); ok {
+		return validResponse.VisitListHl7MessagesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListApiKeys operation middleware
 func (sh *strictHandler) ListApiKeys(ctx echo.Context, orgId OrgId) error {
 	var request ListApiKeysRequestObject
@@ -4348,6 +7145,107 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 		return err
 	} else if validResponse, ok := response.(ListAuditLogResponseObject); ok {
 		return validResponse.VisitListAuditLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCensus operation middleware
+func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error {
+	var request GetCensusRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCensus(ctx.Request().Context(), request.(GetCensusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCensus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCensusResponseObject); ok {
+		return validResponse.VisitGetCensusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListUnmappedCodes operation middleware
+func (sh *strictHandler) ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error {
+	var request ListUnmappedCodesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListUnmappedCodes(ctx.Request().Context(), request.(ListUnmappedCodesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListUnmappedCodes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListUnmappedCodesResponseObject); ok {
+		return validResponse.VisitListUnmappedCodesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MapUnmappedCode operation middleware
+func (sh *strictHandler) MapUnmappedCode(ctx echo.Context, orgId OrgId, code string) error {
+	var request MapUnmappedCodeRequestObject
+
+	request.OrgId = orgId
+	request.Code = code
+
+	var body MapUnmappedCodeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MapUnmappedCode(ctx.Request().Context(), request.(MapUnmappedCodeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MapUnmappedCode")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MapUnmappedCodeResponseObject); ok {
+		return validResponse.VisitMapUnmappedCodeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4553,6 +7451,181 @@ func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId User
 	return nil
 }
 
+// GetPatient operation middleware
+func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error {
+	var request GetPatientRequestObject
+
+	request.OrgId = orgId
+	request.PatientId = patientId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPatient(ctx.Request().Context(), request.(GetPatientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPatient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPatientResponseObject); ok {
+		return validResponse.VisitGetPatientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSignoffs operation middleware
+func (sh *strictHandler) ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error {
+	var request ListSignoffsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSignoffs(ctx.Request().Context(), request.(ListSignoffsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSignoffs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSignoffsResponseObject); ok {
+		return validResponse.VisitListSignoffsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSignoff operation middleware
+func (sh *strictHandler) CreateSignoff(ctx echo.Context, orgId OrgId) error {
+	var request CreateSignoffRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateSignoffJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSignoff(ctx.Request().Context(), request.(CreateSignoffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSignoff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSignoffResponseObject); ok {
+		return validResponse.VisitCreateSignoffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSignoff operation middleware
+func (sh *strictHandler) GetSignoff(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSignoffRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSignoff(ctx.Request().Context(), request.(GetSignoffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSignoff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSignoffResponseObject); ok {
+		return validResponse.VisitGetSignoffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DecideSignoff operation middleware
+func (sh *strictHandler) DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DecideSignoffRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body DecideSignoffJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DecideSignoff(ctx.Request().Context(), request.(DecideSignoffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DecideSignoff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DecideSignoffResponseObject); ok {
+		return validResponse.VisitDecideSignoffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSites operation middleware
 func (sh *strictHandler) ListSites(ctx echo.Context, orgId OrgId) error {
 	var request ListSitesRequestObject
@@ -4706,175 +7779,339 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rctu2uuirYNg9E3uGkin5FstzZrbqOI0d32o7TdM4p4JISEJMASoAWlZyPLPeYb/DebD1JHvwAbyK",
-	"kijJyVrtan+klgSCwIcP3/3y1fH5cMQZYUo6ra8OecTDUUjg7yNBsCLBCXugCivKmf5SRsMhFhOn5bQR",
-	"I2NEk1/RmKoBokoixe8Jc1znAYcR0Q/5Zqa2clpO02vu1bztmte89Q5antfyvN8cVw8JCFMUh9JpfXRE",
-	"4HxyHTLENHRajsTD/x5g0eXigZJx7Z4qf0CYrNvVOq5DHkdUEJl/w0HuDTRwWo7XOGj2tvFOzfM8r7av",
-	"/3mp//GS//yGHqt3RYIfJ9lHdrt7fm0/eElqBz2vUWtu7+zu7b88wF0/cFxH8JA4LWeIGe4T4biOpIqc",
-	"BLCbxW/FWO/XAK6lX//7gf9zs/vr/vDtaEfeNh5+e8mut8cf9sgb7/PZLn4dNPvv6OUf+7/eO09PrnNO",
-	"hl0iigekl1CTPh+RAAWUKKooLh7MbKhjhhdA/TOnbP6xMjzUUGkzjH7iQ/LlmQAVSSJOgqqHkwJILgmh",
-	"j/8xIPr05DqXol+AD0Nc9DGjX8wN5wzu95XgSAmKwywqdQVmgf4D+z5her8/vN49OPZ+dFxnJKid8YfG",
-	"6+bB9r7z5FYhChWvrNdIwfgmOQ301p6GXkCIgXr1CFaRIABIPKK/35OJ/nlMugPO7/WffkgZ9WFrXARE",
-	"/B5SqaQGaEiH1BDJgDxQX0/S3H1yHUX1xXNGgjuuA2A5ZkGWEu3UvEZuWzCIsr7TUiIiTxo9b4iUJRS2",
-	"J4gcIGl/zEBbA1nKW0svyOR00P3Jp5f09PVvx9e3P9+cyJOhGv12dLJ38jm4P//p3Pvw+TS8fH/8+Nvn",
-	"i88Xt316dnTqkV/b+pm3vzR+pr2f62RyGpI3bXr5+Xj78vbnxsXnn3fPX7XlyTAcBEcne+e3/u7Fq3fN",
-	"i1ft8fnRmOJfL76cfObUbx40/MmJPGEXjQ9Uv7L9eHl7OjxvHntnt7/Qi+G5umj+vPPbjbf72+f249nt",
-	"yReY50t/98P708+/HZ0e1P1myLrD117w62mYEvQT5rQOPM91BAFYxDsW6vdf/9h+8IbNi33/VHwYv+ze",
-	"Nu6vduRZcNB7g/eiY77b/4022c+P+7+MHXMdgMFVvrk0qE78h4a6DOhIlhCNTxqX+idLIDMX/Yt5+GwJ",
-	"BB+zAnn49PSphKIYFKOKlJE/w7fVgKCA9HAUKhTgCRphoeSSPDzAkyt4TIOAaGrgNLzWtpfezq4g+L6H",
-	"pdKLVljoyby9luc5T27yyE7ukTBi/iAzvNHID2/qt6fDA8osTOLxe3o6DZaK1ATjdLZzTFkMd31x6ZB8",
-	"4QyAOySC+njraEB93OdODOECh7kdcwCyLPKUVWBZCTDffKPu3PXvzl4/bK8SLiyxh2464Y2qox8F7dPg",
-	"hUS3Ak/QGWVkwW4033snp0UnTS/QeMARHzOJOCN5TohZgAx7Nj/CReI9hBlXA8C/5OL85SmOO0NIWmIF",
-	"zdwKcgf5hssRVThEF5ESVBk+uL6ANJtOjrDAQ6KssHgUCcmF4frSF3RkFCHncoT/iAjy4WfUE3wIJLRz",
-	"Rtl9Bw0IDojQCKG/HAnyQHkk0Qj3SR2Ymzlyw7kD4NIn4/PPH9T5q3N1/ur03fmr+73zV+2981c/4hPm",
-	"gUritJw/IiImKcabt+vt+wMyxHqVQ/x4RlhfDZxWU/NNNRnpkVIJLXDo/Z0E07u5HRAkiOSR8MkLiWiQ",
-	"X+VikPZ68RJHWA3SFVJQjcgfERUkMPJOdrU9LoZYX/wogpHTqz3TUtf0gq9wX1+6L3lw7nrlcALRLQcm",
-	"y+rMI0P8SIfRUH/QnygznxrJeihTROPZkxGSZ0EwSyEAimgjQQxNT15IlLm2m8vC2GuUw9jcs/XAfAP3",
-	"p3xb+m6thBTAYEoWbC7rmit+Z/WbshUbKL+QhorPXPh8CluycKtTrbPwJ/2wHHEmjajwIw6uyR8RkYDk",
-	"PmcKlKevDh6NQuoDLm19lkY1SPagN60wDQ3t71ESakJrOI3mDVLiPhDISCrUJQijBxzSAMEIhINAECmB",
-	"zxIhNHlz7CLMOMPjepiGJGiZh1po/lzAw1Ukj3hAnNaO5z1lofJfgvS09reVWpu2zK9y65fkjcewFoBR",
-	"GXkyC6QSDXGowUwCpEmvBkNm2XV0wdWAsj4aY4nGgipFWF0rnEec9ULqLwnoGEBthrDv84ipWGCmMoZB",
-	"KAgOJog8gq5YBMVBZVBUAoBvtyFTwd2PhCBMIf1eAnt9zUWXBgFhq232Vm8O+4AGjJBAwmtwMKQMad6r",
-	"AT+g/UEsaWd2u/08u00J5QtpXrnBBUrljE2NCIpzFPIx6nEBC+QjIgwSaBhc8KN04/k3vOKMHCLGUZcH",
-	"EztYveaRsWAsD6/LrGzIuEI9mKsIm53nwgTDqVHAiYTXAebpQ+mSkLO+hkwsiua4Emz1Ck9CjoNbzs+w",
-	"6JPVdhzTCw1Acw4wV2HHje3nxX14G3n0E5TUIgAC9h5vbUiYuk7I8ypb+8AjgUYhZil8KfPDKCAoYyiy",
-	"piSnlbUe5Y+7WXnzVyGeT/0KokX56jRA7LJcjQzYjAPw6OsiCPYHJABI3XJ+jtnEHqNckUxwrrWgSXw+",
-	"8hAJosQEUYYOPA9J4nMWTAGm+QwUsY0EVvbo9V4l7bMaZSjk/j2C5RNZR9ewGtxTxBAIFmmqouVyuzS9",
-	"0g6MqrX1qI4WFYz0DjDJ/DRNRW7sHBFTNIT5Yzwd4olmlRoYlID4kZHQ58mXINkwHKkBF/TLqhjcjtRA",
-	"k0kzEiXSShFBG+ufwzmVkrK+iygzYgEXyNjuggy1lnWQ2exs+mVt3ycjlfqWMkIQDgLQ83B4JTRFV1SL",
-	"Sj0cSuI6o8xXX2OHSQYIS/pO3CmFaUhZ/LlRJnemot9H+/pPyTDe/Ux8pa9Xe0TfkoleWX7Bmqc+kGlU",
-	"eq13ZxFVkAfuW3KdTN3lPCSYFQznGXkzwIrUFB2SaaHTWBYWyqauE2Kp3sl46vwKz7BUSEZgd+5FoRat",
-	"Xc1mNNoPKYuUZqhRGCLaQ4w8EKFHAOqXLlEPxV19YkaCnlqLEbmzJ3s8oj7SV0X0sE8QYX3KCNoYCR5s",
-	"lu1mJEiPPubnkDySv9/v/zxsPjqLThdgBMtI5sqByI1PM3skpcgQBVQdMyVmIIS5xyVEPxZnToLYlKDl",
-	"WeIiUu/XUce8VatunbyGk/5QBhfsK2PRyK+kHEcWntM9NUITYZqmfTSGdjf2rjiu9ZZo2jORigwzEJo+",
-	"7GkYWL1ZD0BWymtfnaB7Mnkh9RdmdjvCReMBYYhqSZiGoRXI64u3UTh52BPcmrLjxM9/8egoj6ZNb7vu",
-	"1RuN7fp+lTOwbMeowwtHKy2pqVm6M01wLREzrRJloauFSqLFCc5I7npXw5iyS4btZQJblr0RmXUCfLK7",
-	"LDuVH2P/Y/F++ZZ3zmNvb8jjEQ81h8s4K6s+UthR/Lwbv3vmat+NNO4syfK+z4amFnw0wKxPrrCUYy6C",
-	"1bi1VVPjSfIoP8bhfY2ymq8ZnaiNsKaXtYM8h254zZ0FLNp1GBlnXzFvzxeZocVzLK42P3HZoZqAGcP6",
-	"V4PQ0kwvB5slpRd42ex9rCub5XwCXx2qyFAuOo+j5BknRUIsBNbXKWL0j4icmHnAc54EYiwQXmHQU+w2",
-	"mD/4mofkhI0igETiVpiShkDvAJWCjDPGCisRSWM1lYeIDEdqAspYVxKm0JBgJhEOQzNAE9AEMgvZxBA/",
-	"2u1nbfuz4VM48Ng+CGCYffCXov9c2FvuS1pH5F6AtFrmWW3xqcNyylhkfAVgVEmclghclf/8x/+Ah9tF",
-	"4I1F4IPVX+60tj1wEhp/NAIv9D//8T/grc4d+jxcfGXWlD/6RrNw8qXCcsGhuxTIsx7T+Qu8jceVHlNm",
-	"ntknFsxSlb6dmnNvXjct+/S0/nJPJi6SAz5miLMQbBlg643N9ofG8ESE1nHuCRlJhNEAy0FeBs9oGr90",
-	"D26/XO+ws9FL/33Q6L2Re/1TvD05Jl70ll6q3V//+G3szBGLp3/gqkRebiNBhpQFYOzAhjzdk4mW1eL9",
-	"+MS1lqCgFu8Owt9cwNY+J2ASsf7LzmMNj2jtnkw69fka1jQsjYTeo0Iq5A+wwL4iQsaQpQxBYBWSHGFY",
-	"pI+ZMZn4vM+oVR3XV9yMDgLwymhx8/W10sBXHIaXPXC3zLsQmWee3K+zrBUlUncaRhtSdv9CIkl8QVQO",
-	"E7XgPRv70A1hgdZ9DAu6YyaIFZQijjDYW6zPoHN1eXOLttKXyi3ze6d+x3JgX9aaspq95JMBesz6SxB7",
-	"JHjPRMHhMGNXQgMSBqg7MVYI4MJ6u9QfIMmHBMXRfCggPtVPy9gYhgTpYxGERMo7xnvgYmihjgg6+hcq",
-	"FRHZkFAXdQIlOvAFUdRHivgDRn3zkx8MO8jXB92j9iksJjZARLh3rOMPSC87RH92UWeAfX/UQW/aR0dX",
-	"tfTXHucBkrhH1ASFBAf2VKyGDbJooLSu5AdD/e+A9BzXgckgOjU5PlFK/2K2shyDJGyhOH3GfRxqnlDO",
-	"k+KIpQwz2l3Mi2xsUOU3l3MiM4sLuyi788exIFnAPJb3cx4i/XIM1k0sSY0ySZikij6QcJKnWIvjfRJG",
-	"lThuM1x6d6cEFsYMW0pBwDXCe4g8EDFBYAlOWFbdmTrM8onaaBANMatp/qB1eGRdyfmdzfR2lZ1dYm4u",
-	"W/Sb29srZAYhnwfERYKMgPiCT88PqT5lw82ABEpi3BzGb5dZ1I63UxqukZN/YdO5VZWhwmtKwiCBdB5u",
-	"1tVeaq3r9QgLKOsjGISwpswBV3ozI6wGWovjyeLd2JqVhBtZG1YhPshixrQqEPv4sxdskYt+PnU2e0un",
-	"LoNNYiQoQR2fhzwSet+dH66vf/rpxx8LZsk4+Nt1RlgpIvRj//eHj17toF17jWu9T1/3nv6rbLN5Try2",
-	"mPjMmmlWDZ260lMvz2SqTPuTHghDAZ5I6wmgCoIYtOI405C+sskxTXGZZXcFwQG0VpUTUcqsftM2yYq6",
-	"dkHNrq4M58+gTATM6bvpW/IIkIVEVjDMnlTZTTh9/3Y2AzWWz4LhLuwXTDvBq5t2OX4+FEc2d3cbB6W6",
-	"jDnu6e/VJD/H5dursucjWaAhkvbLxj2WvKVoNVcagvczrOan79/eTN9eSMCoegc1yBcdPExY9v5UQigh",
-	"XaH+EY1xGNZ88CDry+Wizps3rfPzDtpo7tQGPBKbrtEGk5g4PQx9sYbwFIYmFDtH5jY+eo1PmtR9+n/N",
-	"j15t+9Nm66NX2zVflRK9M96nK5reEnK0jDRSFD4WiGWjb2rFnWG5Gs0zv6Y5cN/UEJkl92tJe1MgTXPF",
-	"qnKyaRk7m0b2XDQ5f1uOwaK5lh2zCM8oieVcHPeZRYskHtMK+RUJfgLn2VgkB8YlNxeTCiHJ5SqqlV77",
-	"WJE5OmmsiyKrisYuXq2PaklYq5QmxoX3enloL9L2isDm5QHM7yQJwMIZ0TBIfX9acpVoo7PFRV9ufYWH",
-	"n7b++Y//39msJAYkUf2LzcLfEV0PEcTGjakkGdMBGPAlIRJsYeBql0btyJj0X+RyRmM4rXUBClgdx3PH",
-	"oFuAz2VIfJF3geUh0mjqc27u7uXscoyDasslNTFDUUhkHR3x4dCmu3Rt+BiKibBEGxh1NbsMqVSbCAty",
-	"xwTpRRqTwM6043lFg1IlBtHc3cvzh2YJDG22av6GJlmo83DGuIq/aSQNWxXn40zVRdGCc42eBgp2skXW",
-	"ziv7xoKim2TKVuSYeprXNiayhOqk2bMFt0ucS1vE0jd8bGIL7Yg4pm6E9Y5trJG51hGD2Qsm4+buzFiE",
-	"WQaCeDFlYDJpvothcKvHPRUygYube28DKdJUakRYAAEthAUkQBuqEPSpRzPUw2EIfqieIETvW7OMaNQX",
-	"OCDBpgVKHKVhoj+NAqlQd4IwsyFFXMD95JFC2Lx+9TitNJl5So0UEUHjAQ0Njc3tBsJH8snkZcFuRfsx",
-	"hdii5JV5KLsp0ib4NgvhE/NONbO+DX90Z9ySchUawG9H6JMNrc8YmyQGEzhp4iUHOJJF/LXY+HucvFTi",
-	"pCOiUiJSnB4AC9JP1TPWZI1JxjwIXyoiRoJKUhKmVTQX2b2Xm/Oz5KBE4YrB0gdbX3di1rYhCUGdx5r+",
-	"ULNDOhpRkkg4mzVl175sCn8mQi4dMwXX5BZnotrmQCmd1JYAKM53bVLXV1Pl8nnvOWlv2RT4rNldc9Rl",
-	"FLDcMsou1bV1mqypsFYK45iv9Szp6s4IqHkkNV5ACVQzS7rSrBschgTsnZAV62pExWjbqwV4kidrzxoQ",
-	"kVe9V41uKmhMcxXrax6WwOcas3sSmL2ju8jztuMMIfvBur/ij5TJEfE177FfaCgQcYg6UuFer4Mg5cgn",
-	"I00RMMAdhxSDSpQ+q7kGG0UqSwbipGR4O4AzTgtOnnNcx7wuf2PTkdO3NokDKvOz85DMWbhJvIGYVa28",
-	"dZJldJZfNrxj+eVnCopMxw8mlUOmd3b6/hZtgGXStb7iexp0Nl3rUWjs2mBvaf3NWKJO26YrwP1ooR8J",
-	"FvGx+5nXmWMvjyTIlPtYnGVh5jRlpmyygcxds4NMdFQi67lTtLQsozve6LYHhngXaSYdgj28jo4ffQiD",
-	"RFjFPnQcqcGWnbh8a3HlkXk3FSoQFK9o9qQKi88CzL6h7OLGJT/W9pjMDo7KJAhLIrTAgkZEUB5IsJWC",
-	"2xUBG66jNlQVQeMBlwRBsIJEXdLjgoAkaMaKiEmtYio0pAGj/YFaJVyqqH6srLYVC2M8e6RUVm9LJstA",
-	"fJH6dptZwJTv+qR90U6N1CX+xWI9jBwv2ltsBTYhzMZmVpX1FzJfKAkDiUaCgKcJC4LMJQNpeEhZdobG",
-	"vyTIdJ2w0W8a3DmFDOY4lgjgrHoWh3H8as8MuSdkpGkxFQgKnVQ5q+q2GRsYX9WOAqymuYeOsCLC6IXL",
-	"hpjOgOQy4aTVQdmJL3cHCTIKsU9MMut4wEMCcXFVwJmlyd8mmvR7BI1OA16W+XC+kcelIlvIFduZMjBD",
-	"wE3RVmMc6Gk6dmUmlvE/PFUJ9J3j8JnnE7ccJ7uzMu5SLM6wtsUkqVtREWkzwTiL7Obx1GUGCU2UiR8J",
-	"qiY3emYrC0PosRZfS7lnwYxi887q6DqJngUvwGEq/cOXNhzxzdk+ar+6RZT1iVRa3hlxypQxiENxERNl",
-	"m5YXSaJt06M0K9Rb74JUHa/VfHodI+7p+1tnOkMaUNAWD3wh82LzxlypvX10dHxz8/vt5dvjCyu2l6kA",
-	"d+yyq7SApIULKHUTx066KOR9/YNAVnA1+4ZjBRMfvC7d6EApQHhj9AIpd8a5WAtwmvkHG3IzIc5aPNeD",
-	"KOvXZ8PaPF+Li9UWAP4EITI9HidgY1M3JCnmNaL/LXmUpTZxFTIeGVSR0WjEDbktKDR6BIi5UHQPQ9he",
-	"TL5cNIgLXoHPj/d61CfSRb5mbkQY39QwChWtmaJj1qIrW3dMi9I+lsoMGgkeRL715uiZpeL+vT6ZeEAk",
-	"/AE26dsmFE1Rzax8wmQkUc9Y5t6c7bt3TGF5b55SZAivjATRhyzd2EJvQsgl7TMSJJUSkOIg9TMiNL7c",
-	"sR9+QEecPWgBjDN5x2qoHYbWzYghLjfEij6QOLe4iyVB767P4rheW+zAAK+z9dDoIBPWrfULE8dhoqPv",
-	"GEIbnT7Xm0f1LX8YbOkT62wizOQYIKlQR+Nda2sLHhxwqVovvZeenrWul3Z6c3kBUrNZm4+HJDzCWhU8",
-	"CcxX796dvJJ1pHmaVHg4Mt9evz5C29vbB1oFend7BHMdZwIzqUSdr3cmIPHOaaE7x9w7G3pnrtyd46K7",
-	"TLAiDIRhlCkz5KlziHY8D+EgkKhjCWDH7PzjV5DV3DiG8+mTvsM7XtOOju2r5uwjKDpgiwaQAEkfM7Tj",
-	"Nexg/dGApJ36hsGUna9B4lYoQuImB7Dj7cCc10kpB2l/QzvNA2N/wPn6DHFqwoYt4LAZI1WOnN2xY+wP",
-	"UrOxOUPQSDuPtRERYH3nzG4+/QJRhfwB8e/lYeGXFxLZyg13DOrRUAmiGgnimKDkbS8kytz4OtK6gUQC",
-	"s/s7toK5bANMQJt5s1kdXSY28YIV3cdCTO5Y0Y5+GNcDiV0/mXIhmRNpxgZOfTviZw3xDqmmDCRN9XK0",
-	"gCpMtLvWUURoKblsbW1lyeOWImIojZCowiyZdFzngQhpPdN1r+6BUXZEGB5Rp+Vs1736tgmlGgDP3qqP",
-	"SRjW7jUktz6P72U9LoTRJ6rcPgG3+D3pordkgm5IbIG4JxMJ5CrHGfVlhv8bOMZJNC+ksYQBul0lWNFC",
-	"jEM+ZtQNqb9p4JTJ23dazk9EnY7BMZEr/NX0vOWKe5hQuY82kDCJHoRgwUyEIAQEOvuB5+90m+QAN3rb",
-	"/u5Lx0YE2jBAiPqzoX6PELD2x4f2h7ePR6L3y83v+7eT9z+/uezvD/yHKzyi56EYn2B85b95d21LZlar",
-	"GgIxfzMq2tyTCZLElO3Z8XZmTZXAbCup0JQV5kyty7Rw5xWcgzlaQOEHImhvkj9hyC3vQ7HIIVFQLTtL",
-	"FJyWY44T3mQsfCDNgFrCZQmWXRMVCSYRjsUtzYzGgrN+HIPNAoTtN7GtPSZ1EE+Ih0ST2/ode62Zn6m9",
-	"Fle1kUmFKxiXTmkC5NHJFVxayjLCmamEAzDQshAIB5mfWzZRACvNz5X10+pnSOAiCEROHB2C9gcqWXaG",
-	"fDcP7pgxEudK6KBLoPknV4YZauaAez3iKxIsf30gDDLN/v+RB5Mli+JUrr+a+lVmhqlURv1c9OZTXlWJ",
-	"zUorkwNTZDi18JctJB66FXsCniqvPX1iWnY10h1l9t56i+9tpsIhPNJY/EiuApJ+qLG9+KFiWTP9XPNg",
-	"8XPFSljzyIvevmb3gPTpNRylNQJiwhKfTjXawo2baRZxeeD3VuC19iSIPDPF4Y06p1dhLrT5TKWMSJDW",
-	"pQW6YalJ/Y617Q1uejtoPCBWRIObqkebOcbY1lV0keSJxxOySXEP5HOTrKPny5LXpB6iXYRUeGJ1x8SH",
-	"M7F+G7SBFRpyqTKkaXMGkTA1SbK7pgYomaqAMyiIhu8aJGS94vOV710hUKAS1dgpcZiZO8ojtfIlXem+",
-	"Lbo35hBWuCDG5DVTvDOpKnAj4QbE4S6pbWsKoTCbWEW1RhlMMENyOyfO2oR6ngMwodKJB7AaqtjhpZJV",
-	"YWMrUt2n7PlNT1vpJCUJe5lzzMYtlJO6I1C9cjVNU7FDEiWTkhucQbKgoYzm3HmkpMImBS9PJ3jvjiU2",
-	"WU0qRSKv5TpspFJb8e0ZBcnUdYBKsBJhecdwQVpLhDVbu6pMXINIJxAqNysgpxtPSQXi46QQbRnO5uv0",
-	"rEP0pqr1zIndzZXccZTAk1pIGalhVQvwmNV2mtWpYHmlob+OCBXvLONaK2DhX1u0SoiKOWibTpVF9xdy",
-	"OYmqQGbs3Z9DZTiT0XCBRLWRBn5sFmiGpj92NbGNipExxL6nE2ha4psXaYXKlsTcsHElm8YyrslXkIhw",
-	"MYVp1NGVWZUmZZjdsViiiieMH+ljyhAOJS+QwsVCIAS2+OSO0bgmUV7w8/mI6vUKnu3uJkgkCQqIImBX",
-	"fm5JzQpAN0m/o7+ixPanIFLtLJIfzr0oVCZo+SegXHOE1DS6q7DDHtRSzgBkNTE29o3NIUxxyGmZpJLI",
-	"KO/B4mLjVjvuVICqPhATMpSYcO5YxWBVBEG2Mq5yUVbk4o6dmWwLrQFuW49fbIkeEZGRcvSnAY/E8laf",
-	"OJz4nRE1v4Pxp6QN36KeOM9pLyrGT1ciJY0/Aym5NRGb0DnBFGQ1bsQ0gprK2Gu4jl2pgjySdID4d7Ip",
-	"mUsP4c4GSktTl+k6TrNJzCmnlteXB7Wnc9m+C65JezT6S6agN8rphHcsp+zEhUiSGSE2gqCNHW87Tb3c",
-	"rKM2QxEDX44L9aLdRChK64jfsaKAtHOowQXIpCUko+hnfj+ooFMZKSUnnVj+oialJKlYsXwdsrRio9eq",
-	"t3FWcfVvIp98b/OGUYgThM3X3/y+EohXgYSknViWd3R9N7KW08sM9ugbRrPInrrMTCfdeXqY9d8uds0C",
-	"GZMDEmgZUgnsKxd1IxaEwAwUB6oRcD8aEqZcLb6c3lxerOSEvRwR1h7RU2mv7jq+2DgyaDVvdu4azCsg",
-	"UwhjK78PsK+rE7Rd9xJIPbNXFdoBta9OXsjkbfGb0IY+kM3lXKoxekzwMHw+9FgHKz7olSyFFfHa/8aK",
-	"Uqz40D4/WxYrRF9W0I0Wp+NRtUDLWc0dkFRHXofzz2lTXd1CWizT/E2UBW7qK8xl6xoY1bm6Gb2wv9Gf",
-	"xIpQIsBnd5HBfUDsuewyU1tlLj0sRCSbnheQV2H80JBErajGfMB0Nw7wMvK7CbGbttp1NCJein4HbZjo",
-	"MhgdjWYSTXsH1pIb/0Pwa3lymyDWNcHB8mhlz9IptLKdEa+fDtkynU2fPrlOadarMddbD5xtx2JQzxR+",
-	"lHV0FUKVnTTXBXUnaYCya+MLBI/6g7iTyzQumjhIg41AxUuxMMl0WocYJxlJcVMN54fXB/vbjT0n0zXD",
-	"+cF7vb+3d5ymX1TKQaqu6xRztr6JlvZdb1sEWwr+lbfu22tm6zMOc/LL3/Dkhkxzjy2bQSJnshEThn5P",
-	"JnGbn0JoNrS0sqZnsMS4WsUmUpla7oe2uVdSW15pNlbpFgN5iBlSC3Xi6h0dtKFFM/3K46SyRnkkD5XK",
-	"tAtYN5z2Y9qKzQjVFVryV2xJHzTybcJy8zW81k7DzmeJyYIOL3GN/VwFfE2k01taKZGqnWQSFZKoZkXn",
-	"yu98Y5uVrlOuvef3uOm5G6sRMM4Dy4YRJ7du3mWFnzIR+SaNyBSwWYdZz41IVpm2Frb/Q+yy5qqsmwCk",
-	"sMUtBfRNs1k5acOIOwZpbyamWZClst/cGd0lvg/9yDZoegYlbu7NXVKby3eNem6FrlD24TkoHDRRWaXL",
-	"STWyZzqcODeKC2L6r2gEZnx8iEwz20xfDI3WU1mZ7jRemoodeXYZqK1BuJ/BygQp6zOJ73InGze4mU1p",
-	"s7mLfxNd9vx6uaXYz0qwZ0peW1+p0eIDEhJFZnbHsZ3robOBT+KCmQ0TwTMeEAE4/cDvIQgo8YtBrxyr",
-	"ijHT6f47UU8Th56hntOByIvON27I/jeOT6n6GrbfCldXFC7chQNBBJm+CVFAVS3k/QVKCFTYRUMMrctz",
-	"VoGk6VZeOckqIi3oTrBhvIEWaIiLO2aykTddNB5gZQtpxni8CRZhk0gcp7Hatqb6AkCknL16V1jfMJPd",
-	"BHazzh3TYzp+JCQXnUPrfXxUaIT75IVE767PNGOy2aCdM8ru03TVjiDh/7lz9Pg7pzPDBAeNgjtow+SF",
-	"zrHBgSKkB5/xvjN1uoW6Vpr7EaYEJdJIZ1SiIthsDne+OFAiCex29/zafvCS1A56XqPW3N7Z3dt/eYC7",
-	"fhDn1/8REcgBtdwdmrlCFeOUVS6s7T135aCtaoxIcno3MMu2SN6c0wN5xhKNtp1pzV7oprncCjE0oo+b",
-	"zVPTHSC/qETuatyC0BXLXSXL07hYDr45lboWrNAW21q0uJcLF6f4SktbQE0grqwK2TmCKwjazzMYAQBO",
-	"OXRJOmTnBeL518A0wo77X0+Fk9nG0UXRe3c50Zs0TDfkYovoTAdoZ6fX8Jv4gHjd/WDb38UvyV6vETT9",
-	"bEvlKu/CeCU7Q9rsvIKtoQ3EE/pWGRzVKGloJrxJE9Fp9tExZRAiEZqc+EOUo67ZPtVaQR1qpM/Mn+6o",
-	"iKNPfyUb5bQvwQQ5BVShEPhGImHo72a4EuA8V7dPTAkHmWC1meJBGrkkESMU0hNjbS6NEGNpiFheNEgy",
-	"+CH7GMyVplLDLEH5nSRCVuW7mcWtb4SsoJTnStx9/JR0H3EkHi6Iac30mkpnP1hF5fcbuUZJlYmiKZ2X",
-	"KVSalMb7+GkF4pJrr1nJkDmyPdkyaPfX8kRM2ydLtlwpfCtzF57fHpkJ38j0OjVZwT0u0L7te5YJeacq",
-	"LlYFCvLGDFPlHRtgOdisI0AOkzET59xBfkxSY09POA0cE8kKJV2GeAI+yi5BuMsfiMkaNGgvXkBQySGE",
-	"wyIayCTI1cTHlnhTtIQauDZ9INM1JG7NKlyEh5z1bWYfzGNiYs3y41LxcfYPrhLpuixJKzZ7XytlMEeq",
-	"HFNOujq5mkMsqokrn5Y0za0YIbtsJA3NtS+c64Kdbj38tKy5MfdsKU1M12OdAclN+zt8dn2zI8Df9Hoy",
-	"pXyXpLzzJKZKtsVcCL8hoFLxkURjLowx0Zgc1yYdxmhVIB1/EqPgv8a4t2RA9XNw5FWNePGq5prwOCOx",
-	"OzHTQiuuh5az3XUnpvz0WrFnWr6xBVLXD0DL7HAuTY5fmKfESxRzrSqr2gX9aeLTQNocJsexGJ/XDk2b",
-	"haVbX00rwLm08ZgFstDtrY4uODTO9rGWE4f8gaRS1njAoWifNMKgfnToJrlrIZbKRBnfMR8zKzaaOQK0",
-	"seMdbD4DgdWzWST6m7iuzNcL1Dh3zP9GhPidaWc5MwIzg6t9gZlC2KgtCXra8iBcoCSTeQ4uH1oFisVV",
-	"KYf4ntjIeZvflyI5SnE8IEOuEhxH7fgdYZoWDI0uQZ+By2FeZNdsSkXZenUKKjGaFqLr3pZsL4Jn12K+",
-	"o25S1lPhm8SEDpOGuRX43xKKSPLA3OBQ8/a/NY5nCHTIX/ZC4q6mBrn2t+vqIzDtMmkK8EAqAaJ2roWq",
-	"pR7QdzVuthpbQ9aXFm9gsesX4Yj3PD9vHkatICeC36milGj7Lf+ZZERpDyFJa4fP3yZ1odT62A4CaW1w",
-	"aAPHxdZdhJNq6/rvB8IispmaRPLdcw5tdfEAx+nwAZ7csREWyuY88OEosvWgqcrmtmda8GTqiNWR1Szm",
-	"cE7Nco2PYD6TBMyrbu6zfs51AyCLzZGSBiBTfYWWNGJl+658m0oYtjPWwuu8TA0MM3zmpf07A2JmiB7A",
-	"pwKByCD7LMa09dVIZrMT6S6ZPQ90GSlJA5K3zqdc1PBPqgr16tfLnUuu3tr86C+Ov+vmzVXFqXWZzmK9",
-	"7gYQsnpmnZvhF1xAhxDDZcAFFmqOSmXs1gpM26jNtTlD2vFqHc6QdqX6+NUhEBHT8Fqel4bEdAXB9z0s",
-	"lWluKZTTcry91rYHoLSP7OQeCSPmDzLDGw39czq86enHk+EBZaazZjJ+Pz/ea+amhy6DmeFN+PlpWY1t",
-	"aab1737pY03tb+Y1N31vNeaVL6zwNdffycZGgK+7LKTzKunsM9V1A49oPdd546EBhMcubjpNKK3e5qa1",
-	"IY3XKK6CF5s8i4WFkwsUl6kqCT/MaILStapdmrBuPo9CzDKzQdbj9FQAOLQx3ShJukZyl5tJMQgqciJ3",
-	"kNLQ7KrNSUy9yErlLmjR0qjRJqdkqgrWYT6uJJk6Vq3nAyTJJIMQATmRigwhJaYfl9PbEMVWY2/O9m1O",
-	"1WbmfUmI+PQLb7MxXxBol8ZeZ2ewYV7VqrAkKJE22ihppJKFh8KaoP5vAAAA//8=",
+	"7H2Lchq51u6rqNh/VeyqBgO249iuU+cQ2xk78W2MM5mZEBvRLUBxIzFSY8LE3vW/w3mH/8H2k5zSktSt",
+	"bhposJM9s0921Z4Y6IsuS+v6rbW+lnw+GHJGWCRLe19L5AseDEMCfx8QJkfwlxwNBlhMSnulC0bQEEeU",
+	"sAhRhvp8JEnJK93jcERKex+/lnAwoFFEgkZU2ivVq/WX5epmuVq/rm3t1bf3qtXfS14JhyERPcJkae9j",
+	"aUgwG0Wy9Ml+T9Xb1ZNmXOXjiPQ4jKbLeVDySj4PSGmvtPOyvrtdr1ZflbzSAA+HJHitLrrnPu6MQjV+",
+	"ryQI9iPK9UMbDA/7kxB/obLklY7pPYEXSHJPBI3UvfCnmqCMcKTWwjxYfTORERmU9krNg+uSV4rIFzXj",
+	"Sxhn6dFLjz897ECMes6wqy9rr7JDu8KynxnLgAdE4Cg1GsajWzwchtTHnZC4o7r69fzi6swdGKM+DUPK",
+	"So+fvFKHBKW9UqPklQIckYvuayqifmmvVNt9VS1Xt8q1uvqJkuhCBEToDVHjTf4q7ZUODo4vzGUwaJ8z",
+	"SWVEWHTrY9Hh/UkAA/40ez/mrOvR5cnB4cmRs7gH8fPRgfN8VHtVraI7H4ew7mZw9Z/OG+7gQj6+lTyg",
+	"o8GzjaeOegIPkHmqWtaFS+FlxkHVNlRru/XuJt4qV6vVanlH/eeV+k81/p+/U/JKlMlIjBIaOefI58wn",
+	"LFKPDpAcE6KPCFeblnsGN6t7tbo6g8MQ+0TA7p6PBh0iSntsFIaK4sQ99cklEZQH8J7XJa90WvJKh0CQ",
+	"fCR8tb44iPR6iUi9R98cTYbqN7UMq60HYT4fsYiIk2ILQ2olr9QNcQ/eoo/rrT55kyXWt1OD9T0GdrYX",
+	"iRHxSgPB1IGoVuubW9sv1QYwPCCKHXbxgIaKdA4vjkpeqUfvibr0beNcfRzQIAjVKvz8/uT8vPTolQTn",
+	"ioC24FBJ8qW0V3qj/qIRKThNjEteacSo2tCtD+rvoTq3c3b48dOjVzoQRF11wu5phBXdpJl5AzEyRjT+",
+	"FY1p1Ec0kijid4QlfP1ryddPyr6vurtXrRqu7gsSEBZRHMJeiAD2c4BpqBgpHvyfvtp4cU/JuHxHI79P",
+	"mKwYeVPySuTLkAoi02/YTb2h6GHRm3lPI3PC41u2Oy/98k7wipR3u9VaWW/sq13c8dVJFxy2bYAZ7hER",
+	"bxDMptAWffJKeuH21Otvd/2f651fdwbvhlvyunb/+yt2tTn+7SU5rn4+3cZvgnrvPb34Y+fXu9Ljo1c6",
+	"JD4NSNCkPca73cxGMYSHQ8HvSYAEUSvo7k2g75yihe29Lbty5pKiq0HMLZJyds4jtSqXPMJS0tEA1VFP",
+	"8Z0uFQMSaJJhZNgXPOS9ScUVG0A4WaFxdXTeOHUZsyAMh2lGoD8M7StXZNinFwfwJsOtr9R7UL03QOcY",
+	"/nmXZlHFxvEEhj2HMW/ubVvlKIcxly6uDsu7u7VaKYc9uzwZHu9y5QxviE9Sik87O3ayzOyKXRvslnJ5",
+	"qSYrvSnq/ZqSgokc9nGPYqR2bSTIPhqGBEtiSQ7Fu4FCOqCRIjijkJ4sweuX5b0xmdlzqL4bdWboutt7",
+	"NbvS8UXFOZHiBiesR2TUUMr0NCsIBlTKmF/HWjPCLEBYLyZQAlqTpDdQqj2SZIi1ltCZKK4fUkbkustF",
+	"BkRK3FN7ctY8frj5Z6vVGlWr9ZcPSu95OG5cvb64+uXk6MNNrVKvvNqqVmq1rc3taqVWqW1WajcnzYuH",
+	"5sX7pv6PWozqZrVefbVZrdXL1ZfV6sND4/D6plGt3TQOr28b1drDWfMntb61h8uHemW7Unt4eGicPpwf",
+	"PTy8Pz85uDg8Qu+v35RftdjRL+cP6gb3qeqBD2+bZyfXxzf6v28vjs+dS+rb1WqLXZ4cPtQeHmLKu7m5",
+	"OT470DPLnUilpn88aV7cnF39s1bfLG9tl9Xe3NzcNJuNm2bz4eHw4uhGSfsbEPE3Nzc3pw8PSnWubtXq",
+	"D28eHh5q9U101jg5R83rm5vmUeP6+vTo5kPjZvdVrbp1877ZeHhYq1dfrm9vb5erNZjM2cPDL2o5YKAt",
+	"dvlL7aH2cPKw9eFmq1a/aahx39zcqIfebD0c6Xds3TSur4/OD28apycH6ruzo8MH9VPuzyfnzhseZv0v",
+	"u4SNUzWQN42bN5wHqKF1q5vj051qrb7zEBtdN9r0uWkeXD80f7lpgipmLnv14Jha/wRDSz+3/nDYuDkU",
+	"o970c5VVdJNYLTfaoHk4u3hQtlGLXRw2Hw4fXv/z9J+HD8oQuVloHdxYDf6fyja4SWnv8W8P+Vp1iy3N",
+	"NJJjfEXkKMyeY9TBkd9HvIu6fCSQOX7SPZJDwX0ipTLVtpR9qJ6iZWlAItCrvpa0zQj6uOYzYFiySPAQ",
+	"hmoPWWlF3XqacwNrMZql1ZWX5sCPXomPIp8PiOapIYWRG7lkOAWYc8lUc6ZVj0e4vb2tpgkyUhAsYU0C",
+	"Kv0+Fj2CulygEbtjfMzQ2dU5Si5PjUTeUaNFpEayuXgkqfea3xENkP0ZjbFEOBQEBxOUbGzq7cEILHkw",
+	"i+auRPyis+ZxuY7UxgaU9ZCaLPYjIiTCgiAQE6yXfokgn4kfuXNUtsKjVzoDBeoAtLQ0pYbct0JaKXFI",
+	"q1ogbgQpm91DEUdRX5DYP5Qi5awzxNEFM04Eq4bNcSZ0qZBRkxCWY47U6kbw3lEWWBXHK4U4/w5lMNXM",
+	"HXpaOcI8VpscJbSgTcF9fyQEYb5Sgmtb8UmRjW5Xb8PeJhCOXsRrDp+XVWrVAiFDdCHRGsQZ0cpjeisV",
+	"CytLn6v9U0tDI4qzht5sKw4zvMCK+8wpm28maiO61GAY/cQH5M9nMrxGMsvXFqlYeoHkkiv08f+bJfoE",
+	"awRS6VoYxpMs1PWYxzJLCbGoT1AEl6WWKp9lFzQdunAtC8iX0l4tj9HnMW6Bxwt12HxNtZYoqZtWOa1b",
+	"5bQljCoZv1+rkjdnVw8PVxdHN1cnB8eNq8OWsIrb9tHNdq1683pZgaQu9wm9z/fuWGYlyB8jIrXE3erW",
+	"/DreJdXOTrDpb+NX5GW3FtT9FeycHLG3hIZRdF9ryb5Wc1WMHNVgBSNvdVIobrTEdJExMYAurJ3gGgcJ",
+	"gVjN/i+04zV97C9Eb8rq5KKHGf1TOwo5AzfhpeAoEhSHrgTpCKwkryIcpUWX9kr/eLO9e1RVB2EoqHni",
+	"P2pv6rubO0o3KeBbLEhYQISGex7HTBi9M0xYe1fACdolOBoJ8EyV8JDe3pGJ+nlMOn3O79SffkgZ9WFq",
+	"oPHehlRq7zr4HaT2vN1TkOz17UevFFFw1gwFV8uqluWIBa5Dc6tcraWmBRcpDQ3U6EcllS41mWelko25",
+	"2TMIylckMJNdIgQckETX+puG4J4p9BZHt14/Lbp1dfRTWi/tqRk8W/DoSj8PHU7FSpw3FfU2virubdy8",
+	"ru3sbe/O8TaqcZa3t1++fIK7cfO69mqGu3HGVFeyTuObZOHgs0MbVhgHSQCLLmMa83sy0IHzj/liEi8c",
+	"R2O2ME1FjZLYT0okpzkAzm7By2QLkmlPva5W20pet+2+bvsItsswn4MQS0XdJ7Ov9kr3VNIoJqXE3QQP",
+	"+l6BuoFgTUukQxps3g7E08N3288TvoNVyg3fuScTRAFhyqrPjwiZOBAaYxop01/pkzjfpHPiQ5rInWhQ",
+	"8kUS6zHf/Yji/Iji/KdGcYb6aH3jIE6TQJgme3K7gsg+kuZHV3HzfSLltQkhk8nbfucnn17Qt29+P7q6",
+	"/rl5Ik8G0fD3g5OXJ5+Du7Ofzqq/fX4bXnw4+vL75/PP59c9enrwtkp+bah73v1S+5l2f66QyduQHDfo",
+	"xeejzYvrn2vnn3/ePjtsyJNB2A8OTl6eXfvb54fv6+eHjfHZwZjiX8//PPnMqV/frfmTE3nCzmu/UfXK",
+	"xpeL67eDs/pR9fT6F3o+OIvO6z9v/d6sbv/+ufHl9PrkT3jOn73t3z68/fz7wdvdil8PWWfwphr8+jZM",
+	"YvwnrLS3W60qVRDWws5YRLe//rF5Xx3Uz3f8t+K38avOde3uckueBrvdY/xydMS3e7/TOvv5y84v45L2",
+	"aABqrbDzhQbFfXcD7SDq06HM8fsAH+idLGGYcNE7n2ebGB8PH7OMh+eT4nBTTiEwF4xwyEPpaRKfwgt8",
+	"/CEQfgiEHwLh+wuET3BcI5LncNarFPUJCkgXj8IIBXiChlikoygFPCUBnlzCbepsEgiB1Kp7m9XEMdIR",
+	"BN91sYzhe2oGylIA08LcspW6JRwxv+9cXqulL6+rtyeXB5SxhGDV9S/V4x6LnzPYHPO0M0yZZZOKxumA",
+	"/MkZ8MIBEdTHGwd96uMe1zKXRkROu6olfJ3x4q+yloUW5ptP1Js7/u3Z44fpFaKFJebQSR7YjCrotaA9",
+	"GryQ6FrgCTqljCyYjToZ79kgjj/mSLMk+IitxZMj2ApHGb9HEFFLzUTA6c/FAoIxXxqxVUOAsKhyOgKo",
+	"dCY07nPEx0wizkjas4tZgHSUSf8I3Il3EWY86sOhjrnRf7zW5c2I9S0xgnpqBKnTcczlkEY4ROejSNBI",
+	"2wJPj/PN1hWHWOABiUzM82AkJBfaPyB9QYfGpXQxxH+MCPLhZ9QVfAByqX1K2V0b9QkOiLABv6E6g3wk",
+	"0RD3SAUUfL3l2noJwFI5GZ99/i06OzyLzg7fvj87vHt5dth4eXb4Gp+wKqhTpb3SHyMCep8ZuX67mr7f",
+	"JwMM+DT85ZSwXtQv7dWV7WB0HRkJgDg8eqWTYHo2132CBNGa1AuJaJAeZYFYVdcOcYijfjJCGpiQDBUJ",
+	"DCYZbZeLAbjjRiPqQC2c0Z5Sg+1LD/gS99Sh+zO9nNvV/HUCXSm1TEZ/0LcM8Bc6GA3UB/WJMv2pFo+H",
+	"sogoOnvUQZ9ZK+hyCFhFtBYThuInLyRyju36smusY4fTa6zP2dOWuWk0wrxpqbO1ElGA1M4ZsFE/nzbi",
+	"9yZMnzdivcovpObiMwc+n8PmDNxAA54y8EdAqA05k1p+v8bBlY5YWsSUCWuZfCU1q43PUrtH4jlYlJPm",
+	"/V1KQsVotaTxHIzqYCQj1CEIo3sc0gDBFQgHgSBSgvJChFDsrWQGoa/TMq6LaUiCPX3THpr/LCuMNTBq",
+	"q1p9dFflvwTplvZK/9hI0ug29K9y45f4jUcwFlijPPakB0glGuBQLTMJkGK9ahmcYVfQOY/6SvMZY4nG",
+	"QtkfrKLsvAPOuiH1l1xou0ANhrAPYRRrhVBp18Dg1cgXiH1ml2K38FIUWgDfTEMm1pDWlSKk3ktgrm+4",
+	"6NAgIGy1yV6ryenwCWKEBBJeg4MBZUjJXrXwfdrrW/PFme3m88w2YZQvpH7lGhco0TPWFSFEnKOQj8Gr",
+	"rwbIh0RoIlBrcM4Pkomn33DIGdlHjKMODybm4ugNH+mI/PLrdeHqhoxHqAvPyq7N1nNRgpbUKOBEwuuA",
+	"8tSmdEjIWU+tjFVFU1IJpnqJJyHHwTXnp1j0yGoztvxCLaDeB3hWZsa1zeelfXgb+eLHJKlUAOsK0VMb",
+	"EBZdxex5lan9xkcCDUPMkvWlzA9HAUEO8MFAI0p7Lhoivd31wpO/DPF87pdRLfJHpxbEDMtDEOiC62B5",
+	"1HERBPt9EsBKXXN+htnEbKNckU1wrqygid0fuY8EicQEUYZ2q1Ukic9ZMLUw9WfgiA0EqHU9Ny6QpD1W",
+	"pgyF3L9DGg4lK+gKRoO7EdEMgoFPUenlZmhqpG24qtxQV7WVqqC1d1gT56dpLtI0zxixiIbwfEunAzxR",
+	"olItBiWgfjga+jz9EjQbhkdRnwv656oU3BhFfcUm9ZUo1layBFp7+j6cafC0hyjTagEXSMcvAodbS6C5",
+	"98wguiELe6WZnXM0xEIS9QR0fLpjwZV7sPzAHvpYnQpkcnoQ+GtAHVDS8qx5PEWN9efhUfByKtGYhGHZ",
+	"6CedUYT6PAzgnIJSEvVxhHzMFHnE+PYKaLTmLWoQDd8nwyhJSHVURBwEYAXj8FIoeRcBCqmLQ0m80tD5",
+	"6qvNsnQWcsmES2/KnBxQZj/X8rTyRDH+aF7/Kb6Mdz4THzzuDeOAmj5SDdTlPEDWQ2Ut6KaynpPIh97t",
+	"90305rCBBvgzF4hRRtBae0DDu7aH2qTXU/90qey3vRZr+2IkI+wTzG5ln4Sh/gG1I0HILRtFUn0w0C31",
+	"57hPcKT+kHwC/xCJB6S97pljrqStHtrR+43371qsy0ciIoR54Boaq13uW8+FwW8ggMYhnw8GnIUT5GMh",
+	"FJuYcBagqM8lqaB2iCPypa3oSHF2DMvRYoqOdPRJi71eyO8JmDcB4syiiicVyL8hTHGXjyW1Fupjr6fE",
+	"FZV9yD6eXgdA2JllKHkxgM0rwSKo48Ih1gRLUPJKvXAUgetVWQRYAK6NhNrgDkdDCj/xMBxJH1j/KBz2",
+	"jV/Z54LBPz5nI+1NFXjcIQJujvgAR1z9TiMxkuBYHNOSV+pghpkyJv0+93moUz+GXNwBYod04Rfq62Rs",
+	"HA77+LYH0aweCXGkByRhFTgPboMJJNSrhQZEVXw4kplnCNtS7CTHD8QIapzWYnaDJZLwLwvU39otCWGa",
+	"1NF0XLBfSzQiA7mI98Rn5jEeHhYCTwAaGgMNv8a7bxCHpogGYfdUcKaGCAszoNIHsA1Aq51DmkzZNyku",
+	"mQN6WitvIgp8vUuJiCe8ZmQeGQyjSca34eIdp96TuH7nL8CZve4xBY50uNsUTjJe2KmXZlcwQVQmKxhD",
+	"K52SIgMaBgvWzTqlF80m8vtNfelj4rV2ebWBbU4NHfzZ7oUG0rmIH8dUYvbWPCp+ubMK7grHM3LhsLlc",
+	"fUjfkYnJyHNp3Y/ofQ4pvVEyyyhngijurk2U+NEdzkOCWQb87PhYAhyRckQHJG+daFDAH6OjFe+lfXR6",
+	"hKdYRkiOAG/SHYWK33o6gYugAWWjSBmRozBEtIuYWjvgyBVgNDlDVJdq1Ud7jabGYqF3ydYeDamPlHoo",
+	"utgniLAeyLmh4MF63myGgnTpl/QzJB/J27udnwf1LwtpBNaIaT5vnpVaIs/uprslucQwCmh0xCIxgyA4",
+	"m+FDtSb8SWAl7FjQiHiIVHoV1NZvbdKItNM8Jvkhb12wH2kvfnok+TSycJ90vCvhFACw8SxCHqpC3FPf",
+	"KTT0ac5mT6+B8RWrC5DxbDQuT9AdmbyQ6gv9dHOFh8Z9whBVmi4NQ+OEqiyeRmbnYU5wavK2Ez//waPD",
+	"NJnWq5uVaqVW26zsFNkDJ8/j6+KrIyx6JJrlL6YxrcWuFeM4NKsb9YkgSinjjKSOdzGKyTtk2BwmiN+Y",
+	"E+GME9bHnWXerry2OSTZ8+Ubq2qeBDomXw54qOwZJ+Gk6C2ZGdn7PfvumaN9D5DeJQ2Z7zOhqQHrym5v",
+	"QtybJpsyatug860Vi8pQiL8MKInaewg74Xhp0chrkmhvjb26DEAxRFgw5JRFcr3SYmVldbj4b3iaYx5N",
+	"tElrhba9vK3vZUPe3ovNzs4EDfgo6pvfOAzvFhBT7b24RB08kI+iVHkMfctAsNsRU0sUtLX5dXZ1Dj7Y",
+	"PkEAEkCXJ4cp1dBDjDOCOgTsXnUnOrtKmyhTSwi6lbOCVilJQPBeiQ05QKicOWiQlR1gWqvPPm+KNxz0",
+	"MeuRSyzlmItgNVPbeODtQ9KcbYzDuzJlZV/pM6I8xEoslnfT5nWtWt9aYF97JUbG7ivmkfa5c+mUJpgZ",
+	"bfrBeWf3gAfknZF66YPQjqkf3PDaPogVRQ+14SDAbxeHzfImUJaH5Gg4DMnAmkpK1yCA94DzAvLLEolD",
+	"G7CFqd2duak8IFekO80c880aJQX0QVU2W+T3SYDWIkEHAxJ4aDQcEoF8LMn6vja2yZcolgzK/gmI0GYQ",
+	"4/CctG5yfnF5cfWuNEeTmLeT8drnKv/nHClLGJWRICHtaZxBvJqlgmLfNQhy9x+0K63hr3ZCltZtU2dj",
+	"SdcTvGz2PJ7qWEvBXQra7wfxPVP2JyS9/DEiJ/o5kOQYp8ov8EjCRY8WETP/4isekhM2hMKbCWJmyugB",
+	"lzp4y8nYicMZw0dqQIDc15Y+xBk6QPoDgplUR19foI5AvDILtcEB/mKm78JWZq9PZsNt6BuWYfbGX4je",
+	"c1FvPkzqKf7SBURrMOyrjT+FcS6wHRqgnIUTVfMszgR+XAS2kdIa41vTIOx5axCRFRcgBnlOxYI1FAhi",
+	"pjHQEwG881///X8BFewhQLAiwK2qL7f2NqsgtzSGFwFy91///X8B4Zsi/Hnn8VCPKU3+tfq0d2qa+jIg",
+	"2KXIzkWZzh/gtb0ul1Sd58zesWCWV+jbeXTuyCRfwHdHYaisaA/JPh8zBF54yjSUw6Jy9o1IF/dEoDtC",
+	"hhJh1MeynxbpjlPll87u9Z9XW+x0+Mr/ENS6x/Jl7y3enByR6ugdvYi2f/3j93Fpjgdg5umbCnmSAQVV",
+	"A6JIapx3BGJOdj4+8UygNyjb2UGRFh2W6HECEU8DT2x/KeMhLd+RSbsy35k0vZbaGaEV/6Sekl1Zykyw",
+	"Q3KEYZAm5CWIz3uMGi/Z031U2t0C6+U4rOa7pnLLveIwvOgCmmregXDuefS+zgq35TgYkuKxIWV3LySS",
+	"xBegByeU2CdiDvWhJmEBUpIZxHCL6dKt4P/hCEPA0ECC2pcXzWu0kbxUbujf28b6WjkcuFrAz9TYtepP",
+	"DmEPBe/qRD8cOmFj1CchlGKMYkSQmi71+0jyAUG2+ASyiVjSxrqRID0sgpBI2WK8CwiiPdQWQVv9QmVE",
+	"hFu4SJkpkWjDFySiPoqI32fU1z/5waCNfLXRXWruwmJi8N8Cwot90nUvUZ891O5j3x+20XHj4OCynPwK",
+	"NrzEXRJNUEhwkLaJwR4LImXT+sEAQlsQ4YKHpY0fkcv/rFhZTkCSxYbIKfdxqGRCvkyyWR6OMNpeLItM",
+	"PkXhN+dLIv0UD2aRd+Z12eCnqVCGxlzHr1PmNC4Y9+kJ6lRmcvErc6ekLN+cs6Q9N7lx8wq61nllWncR",
+	"lN0p4effMSIhmoxODg+bJygk9ySULbbWpkEg6S2ETTfbKKR/jGiguDf613//D3J/3YGDpd7ipb8nfhsR",
+	"LCeKb/l9Mt5vMfM7vP+22lZDYO4D9Q9bbUS+RIIMSDjRo1xPHxTtB7K1MbySHxIsbvUYS15JSfvk0+zK",
+	"6j4WAcU+PGphDqSNft92BbFl2bvgyoW/aAd8UX3a698OBY8IxJ674YgGt4KoXbaOXkZGkSIvRtWb70lP",
+	"8RRTkYD04N8+DmE4d1xqoGWI/YhLYt8dYCom9gMbRfbPaNQht11CTKYeFzi8Tdwt4ONPNjX9cSv9cTv9",
+	"8WX6407mI/HjL8zWZj7XMp/rmc+bmc9baW43ewunWSAlkS3RmO/+SR5r2jNMPcMkQRU07w9NMmlWdV8l",
+	"uv1sEWS3nM7iMPLivhELI8wzwso2fqyXdBYzi7OmpxEWF4fNGGERo5518WYaOaDXaaCFbxPlCu8i0E3O",
+	"Tsb0kBOwY1DtS/NceOMLW/0T7ipuEc6gIprjeG1GAIIb92mogwlSxwthUcCeISza18BI3u2qb7rKdOBI",
+	"5w0vDtClErhTOIvZPTWKQy6cbPDs1D70CdOyy1Z8MxogYP0Mhk5r8QklzAy7T9s100nmU0R3dVCug9Ma",
+	"nm1BPRJdXJ3dXFRraANdnB3eXFQ3K0WCldm89ezrzggOpUPUBsCqNmvt4rBZrq9bd1vsZEvZT5nuI0vg",
+	"Xkzy/LRXP4jaiYdbnT/BA4Ig9RE1Dq/tZnioraNI2sN/daZXJuW/hxYoOk7zaZYGOMcPsDi4C19MbeFh",
+	"s1xDazr+4KF2IgIB6xe7yNv7qG3wPGbGjEew3+vuLGw0yhWkKT/7bExQnv0Kl3iGPVnmkjlzU3QT75d7",
+	"evLY6ZH1HWeUQ5bO2tlHigdhwOpiScqUScIkjeg9CSdpA31x9mq8d3EakqPsbm/l7NuRLUuWE8J2SpQV",
+	"dQ91NFw6R5C7BcxWJbKCzien2ll29Y/uiZggWwfaMjMjNeISbR7iYUBkpH0rhSXHmXlv3iFPFyabSqX8",
+	"pVauo7UTRJm50ENHiAwg5uZPPHSB+CiKf/rXf//Peq63SNf/yll/XdErN+Jm8pZCg/3yLNwlxDLSSdfM",
+	"JyjZwNwXp2qp5c2utmtgHOpQV4r5l9yHZlbQc6kzQ15mtmY1NE26RJF7WDW2/essTDnvIgKkAyD42FE5",
+	"reuQ/Ac1UH80wKwsCA5AZTCklz7gM1OYZgAcD2bGUY+vry+RvgiUIQ8JMtTCWskIP4REfi3FwfFl0RA6",
+	"GcsZ1FZ1KzcHNxX5gUmnRpW3yG8oCYN4pdPrZvInc+Fo3a4pEAQXKQ0Ao4BDbdEhjvqIMoMHVIOP6TfO",
+	"ITcgrUzSt2GQ08zDJm66avmivMv5xKznljw6b21iFEwO6fg85CNA+bb/cXX100+vX2dwd7ZCLRySiECp",
+	"m5t/fKyWdxvlN7jc/fT15eN/5U32ONxpzAACflCkgdkUrwxosIfa9vS10VqjWlsHFH9c3xG+rKsvTfFA",
+	"+OLVutdi7eSkwpeb6wadcGuEaRutWfVO6TJav9MwfUUBF4fNjAfCqWGZLjFp3p3iDkbK25elbVv3STkL",
+	"lW2QkQlO8ojIGas4xhKZqt+KjUsakKQg+RrgGDqkywVxgDxnzWMPEXZPQj4k1u7S+erFNUunK0d2YMd8",
+	"rNPG4oEkyTvqkK1pdqf4f18dOIaUoQHBjLZp79GG0cxLpXI6geRZlPqJQyISRZYyRwM3YtmypEIy+Djc",
+	"MZXgzU5NLcsUbM6uUTLa3APqPNg32J9ZkNoFAzRH7jFV4PTr6iBOXZ48u8LVcgdLxSK5pJFjG9uDTHVh",
+	"bDet05HLzh5C6ayc4cWlzxdO+MJcuWSo2pRFz68uoCeBE/M0XyEy5ey/5v2UFDIvqt6mAK/TQjku4LBw",
+	"YtZcKqAFOZUa4gHbTXcpKLZn7L7o5VtEy/nsLGngsmBr9QMO9eWrEkW+8ejus7pCV3g5ax6Xdy0S3ZSC",
+	"b1vL3MKwfT4KA9CgIN6JM5FOW0F+YTAtu6BmWWas6UUy9ymgqhGjBrfpA6oV+YB6DCCtPtUNbazpWn0I",
+	"LA5VC5D2HhqxgAgZca5zG+OsRo4Cvo/aeowVTfltJPFEonF/gtYwSvd0wKzFkNvZwUOMa0gp00BST/H9",
+	"EVP2NheRowSo2ZtxxZ2AABprL4gdhOAQc5oMran9q1XXU02GrI7BhZWTamS6ogCVqcTr/Xi+ZvH0KGzk",
+	"x6yvHcYUHahV6Ah+R2wAfh1eGnFBgqm1U4Owy1dBJ5A3GE/EZAf6nMkRABQhzO5zIWAg8RAGeIIEGUmC",
+	"aJTRXOKGEUlLELevkhvNcrSUbAeqlJKSOo55voesOqeEe3sgADetBVgbAlNtt3dWG60pizzxRcXraxyA",
+	"OGqxkFiDMSHkdQ8Nw5FE7Zjtw9M9x2Mat+iWMQTaQ22nxHq70mJNvUAeitfHtHT6nFpsifr4nihqgP3T",
+	"y/28QjrjMwRi1gmpNAB12VfHKSRBTwNrid/nBkqbAIeSyulTe5iqLV/E1yEy2cVuictpkZ1qiPY1J8lr",
+	"Sfkci1cXDTyrcczcoY2yVfUypGuzkTXiy5TYk1mlBgxaxp14K4qIGFg8cWE10kKXc5TqMRaMsl7OGH/B",
+	"4YgYozqP87A4QV8pGdqNs58kMwNH1MdzGTU/L2tC2yrAD1YJszs2cMZqON1B93WAXu/BUY89aELnQOBQ",
+	"NwskQQU1bUdPwkzz3YMrD52+URcfXJ2+2Udnp6eXLdYVeKDzIyIiPdNs0Jo+Eq29OW5uvFb/v25uvLlu",
+	"rpvmodBxE24qa6E5wOIOYUFaLOIhJIsGFdQwCFo9THBzS4Qj481pnzWP29a60uxiEVRiQZEutGZTztfR",
+	"uM9lLOsdKpVI26YFIkAZhSTWBee5EtKgqicj/p4ZaO2iqqfc1dPsMGm1PV35454wFCj5rPNXqbG0jYPx",
+	"eRPlkh7ds7IFAQMGIaoohTYrFOcrCh3PoMaLY7vn2sBwSwq+nbwlTQDuSrgYP3en8mjy7Yd3s3mQacyZ",
+	"Sc7vZeLowWGzkU+f99kr69vbtd38VI98y+3OZJ0nnth3l7lCSmYcg5L28q77sti2u4MU77sZuZ5vP7xr",
+	"Tp9eaP1U9AyqJV+08fDAvPcnYK8cf6RusjnGYVj2odaPOlweah8f752dtdFafavc5yOl/Bl3jqleqC5D",
+	"f5r0TUdjqelCv47vcu1jtfbpY7W8++mh/rFa3vy0vvexWt7WX+V6Mk95j66YSRKzo2UibdnA2gKxMfym",
+	"SWkzEjGG87LJzvBQKznFlixNAz9RpWbHGWY68HxHld2QpKKBGQFBVfd3CAVXEIRBlckeUhkZW1fGmOoW",
+	"g0QwbQarLTBtxHTk3VqAtuSc2R601mY8ujVVjDohaa/nWgBPKvvh5sgUSiFaDcK09GuWS2LLS0CbQSTD",
+	"fKn3oc9NNRyDC8HDIWW9PdROVO+2Now6IxpGZcUK1KZItNY8vzg7OkQH11qH99CAkQFn1Ie+8C2m1Mv1",
+	"fWWCJnZ/20PYvgRJoqhE8FGvj9qX76/RBhc9ufEVqrA+blhI8kY6tXfjq/rnsZ22wlO9HNw3ps3u1GVT",
+	"xzvdkLgYjt0tI56DZE812s2u/gkr62RhW5Lb6JpJg30uHDNcojERxGidBsxNpV3OPK9vhkDcweRjy10k",
+	"XG6wQSdhBwhqcsPJ1tPfQ239RxsKJkYo8SNkjLj9JLO77aE7MowUB2ixwgnd+yjLIMxjOqMoDsyoJzgv",
+	"7kxajEE5P3CgiVEPqqu5pXxsKrip9wecK+FaEpiWotoM22oxw7f0uBi51fgXL5XPGlmAla594Dj7NM9E",
+	"a+fvGpmQWFyH3SnJnp44fGHfmCb0+I5pIo/bNH/TTEzXQHgS9mVqAkk746K2zzTA3u10/FxafAaiksaY",
+	"rZLImV3PkSzoT8oc+7jWskH4FzQR4nXOFSlxMutCSsqgSPLzU4zS0MMRmZOQYhNRkMlDsQEEEWjdBHhl",
+	"DNNMrfaiVI9pTGVucfL3UjeeV9IwSGqcDHHUl2itnZZg//rv/9HR1YVbHVfsX5wX+x3JdR9B3dsxlcTJ",
+	"G4IMZkmI1PX5hLpSo0+cnOYXqbbmdp2edAAyVG1rtdulW0DPuURskV7PEQTGz4CvW+ijznWUDrAReBYc",
+	"tRqobD4TsUV2dM5FHjQrGXzeWp+n622kJ1erqzNV336ZSoCEAhCDOPAtRiGRFXQARR+B9jqmDC+yJpKE",
+	"wJAyZpU9sq7diIJ0oboj+C63qtVs5l4h862+/TJtvdVzlth0sU6TUtydeh4l6fJD37Q6G1uVv9gO1ouq",
+	"Ls/NLtWrYB62KK3UaUldTAk3NzRN15lpNdxt25slvnMyXh4kmgBu8zJVkm6wU2hw0x3W6IfZQj9xcZ99",
+	"pK+EUZmL82sDucjqpPVscvNiFHUy3FR/43wLIbPUq8CNFwKEU7Z9LvLXhpGc0OML6dhNAzxEEffiKkwa",
+	"Nlk8e2ReiVCnY/lSnodJ3sOMJHA009wEKrep+BRJ/fbbb7+Vz87Kh4dtMF7sF220of9uTxXY6eF7YmW2",
+	"kiAjP5OUn2pcnt0wx8UHrryvW49rZf1X3flr/X+v/+//mpUPZhuhL+FR0VlNxfOJNK2ATui2dnAN6qfS",
+	"yawsowXx34UnwPStLmqGJdXVZmY8FYiNmB7XU55ic6JB5DIe5YPIneDzcsFsK5fm8nciJGeg5jmaTPIC",
+	"3bI8J1coB1Cn+OerpNbuGw+deejCQ+891PDQ+TocIXBqpk/Em5L3JKxYPnb/8pdaeROBZ0Ppdj4WBK2x",
+	"kZCU9ZC6ZT0FitI9CjS+Ij28rQ+5L03afhdTJ+ZC1wZQctpIdJcn6aVOaChfQUxh/d0T4nJ8l78myTwO",
+	"x7CHw51crhKR0Mw0TN00ZHdpSPdmn1pB06zdvdL0bZ8GcZhG7u61uqf7Qmi5Ho99W/yo3HkZdSwzI92s",
+	"ojjPUI95Yxpv5DAN6AYh8xCF99Qncg4S2VxhGzcMMQVQFhT31fbliMHTM4VL6tsz+eIsf6YdTN4yRVQ7",
+	"uRatwTU1MkVQHB6xQM7MogR9TXAEVyLCAql9iAEUuMt0FlFXM9TFYQiph11BiJo3FAcY9gQOSLBuFiWW",
+	"zdBiRMe+I9SZIMxMDV8unHKS8PrVCyPD7erv6Qi4xoZZRFdqNlCvFYDG8Qrk8f4s8JJCyk/8yvQqewnR",
+	"xvQ2i+DjdJNi9oDpLuHNOCX50X9YfnOF2tnQVG/DulOW7s6hm3L08Uhm6ddQ463tkJdTKoqIQt3urKIC",
+	"A4oyKr6pTDAUHL6MiBgKKsliLd/OfYZa77CDvFYSZll6NvIAYwNffftLWX0om0vailDi0tMylfhpqjpD",
+	"Q4Sk04/19NlUzFuod5QpWJBcM7Wu8Sl2S/bPXiWnSQH8OvW8K90jfrUodLrBfMrtuGyvebf4S62+XOw4",
+	"NYy8Q3VlSvc8MdZeqKDifPf7kgXXHE9pmkg1HhJyXFKsK2ntBoqF0vyg9aoHGdhos1oO8CTN1p61NGEa",
+	"NbBqndmM634uJuCKhznrc4XZHQn03FFrVK1u2jZ05oMpwmQ/UiaHxFeyx3wBoTCxj9oywt0uNFbRtbB0",
+	"fAwzhEOKwTef3KukBhuOIpcN2M638HZYTtt7Nr4P0kbV67JRLXvl9KmNK3LmVXvjIZkzcN3dDYrEd5X9",
+	"HA+jvfyw4R3LD7+pYyL5FcilvM4viNZAbz9cozUAVXmmYtkdDdrrnslwrG2b7grSVD3DErUbpicWnI89",
+	"9JpgYbfdd16ntz2/np2BiZ2wIq289DMR1DQzHa3SUOpdp35TKusszUvz2gbbiW5WAUPoISWkQ4DyVdDR",
+	"F51dgHBkK7nhUdTfMA/On9pILlYcoc31lIfc2anM4N0FM2/IO7imqFZ+vUJgQryLsOPwSlwZ+xqSc6EL",
+	"SNBUBQxpMZU6c3vU0WbYdNazQYI8xXVnHqGxJku7PWys79wU+Vp8g1vsprD/aNkSrnQpEH/BGpQANTZ7",
+	"AcnNXEOJn1QWdimPRLHiSIYonfJIloCWCVLEN+VTxjJeCLfWrfZIuPvp0oRTL8nUtXSHkZ6JS7qecxIy",
+	"RDnn2CawmdgdrxPeoZ9JbnU7t2GWvXRaNNCIPAsEfHbhXqc3tamTgoa6UAqAPwFvb0oDoQYaqk8aqQSF",
+	"NKXNe1b2ob5WjJhEQywjNKABo71+tEop3xU9mQtr/D5/FV831BU/zFnxRRGva2cAU8leJ43zRoK6zamC",
+	"0BgQQX28cdCnPu7xtIb6cjGsNYVhm9ZAZkdjrhPIIIgmlkRmfB6QxHVJwwTQpUxokETmY8QtHupZwjML",
+	"uhLktiKIq03M60aQBTxfHZ03ThdVvJu/XkkK1JMjDhDraxLC8vxX56Mw1MmiehHMyptj69QPgBINlATZ",
+	"wmZL6QDLdmIIsTvy1d6pZ/T0J6youHBfO21yXaNnSW0G6FiqV9gWuIvPRX7avoWGNrpdLTYKoEjjOhvx",
+	"Oxgf5z9ezsB6JhhNo8hLPiCQKoaHSp/cT/CekLYzxoC+GHIpaSecOIc65QFyoIzmj9wyZjkFGE8vDhqn",
+	"86ovTp80OMwDroHphEVQH8ctezjdXuSKACwNi45NEg5JsErnD6dmo0sb6XOaIv3c5oBJBGSKDvLEiG4J",
+	"pbF5q6UEQHEfaHuiy/QJEmdo66w69wm1f0s3j6f05/imXTRmbMcSnTKK7sW+bRTS1ZfcETJUFE2FBmYX",
+	"2aviuCTTaKwohgg8CfWX6ABHRGiddtleHjNWcpmeFcWXsm21tDYSBApaaut53OchgcSWIsvpKtffpmXF",
+	"9+hMMb3wMg8r/o2Q3UXt7BiGOhP0kQ3F6dTOdHXbYsUAE5zzY5FuInOA5fOyNY3p4M4sj7//gkMawKSe",
+	"KSCmK2UUJ1qn9tsifK59dF68CbAZ/kjQaNJUTzaGBvQ3aYzyQE4Nlo2SmT6eFXQVt+gAtPF+4tyFL03P",
+	"g+PTHSi2SiGnPk4n0WBQql6hK4nYzdgrxS09kq3UI9S4LSyIsGPVn95Ywn374brkTbnwgASl9vO+kGmv",
+	"6Npcp2zj4OCo2by9vnh3dG68snke3ha76ETK0lV6GlTZsQ0aPBTynvpBIOOX1POGbYUILrwumWg/ioba",
+	"IXdPfQJOzBn7YgL8SSdVmJDn9FFBOIKLrIGXv9b6/nJk/KWZBX8EgFKX6zrULMJ+5PAhddn/kXzkchvz",
+	"YCh9rEjFVL/Rk0r5q6E48ohpph9gqBJp2ZeXtJ43zQC61CfSQ74SbkRoDPxgFEa0DHUDbMBe7rWYMq58",
+	"LCNp+vLxQJejhbd5SEbcv1M7Yy8YCb+PJWU9L1VSxVQe6OrA6/HpjtdiEZZ3+q6IDOCVI0HUJkvPAjB0",
+	"nxpJe4wEyIZblV4+xCJiRCh6abF//AMdcHavFDDOZIuVUSMMTToDhuYfIY7oPbG9mjtYEvT+6tQ2D6HM",
+	"D0e2l357477WRrp3TAXZDGPdgqXFEFpr97iaPKps+INgQ+1Yex1hJsewkhFqK7rb29iAG/tcRnuvqq+q",
+	"6qlQH+ht8+Ic3B96bD4ekPAAS1JBJ4H+6v37k0NZQUqmyQgPhvrbqzcHaHNzcxdRht5fH8Czjpw6oFSi",
+	"9teWrn/ZKu2hVkmfO2MU6yPXKnmo5dTGhAvhMsoifcljex9tVasIB4G0VYhkW8/841fQ1TxraT9+Umd4",
+	"q1o3V9vwuWeS3/Ao6qtd8XVVcB8ztFWtmYvVR70kjSQHBazLgBNd0QiaF4NfI5F6cajLZaVevAFb1S14",
+	"5hWOiEY/SPMb2qrvarMJo/YVicSk3FBWX9v2P1qTOuqzbokqxc5a7Aj7/QQVoPcQXIvtL+UhEQCu4DZp",
+	"LvkCioD1iX8n9zO/vJDIlCxsMWUQqD1UqhoJ4uKD9m0vJHJOfAUp20Aigdldi60QDV2DCN96OipaQRcx",
+	"5CEDkgBjvMWyMIl9hA3gxyB7AOFtYBbJjtSttapOh71XM++QKs5Akp56JaWgCt1SR9koIjScXO5tbLjs",
+	"cSMiYiC1khiFLpuEnhlCmqyMSrVSBe/GkDA8pKW90malWtnU1mgfZPZGZUzCsAwZiBufx3ey8tmUEuqR",
+	"GWY5nOIPpIPekQlqEutKviMTCewqJRnVYYZ/9TraTl0vpA50ArldxlSxp/vkrg1HnZD6Jp/S6YNe2iv9",
+	"RKK3Y8Cd2Oq/MI96tWpli8080GmW6saNz9nySLaIw0dT4iKuawFlLJzaFVCqorQTVP2tTp3s4lp3099+",
+	"VTK1KkyBCoDdmiIUX6CUwh+/NX579+VAdH9p3u5cTz78fHzR2+n795d4SM9CMT7B+NI/fn/FNXpHq2cF",
+	"Skk0tSjNbUKGJIkqaru3qluzHhWv2cY5j95AWWNXmSvtffzklaTNDShdwj7orQUSvieCdifpHYZe3T0J",
+	"mQgkwkphdJlCaa+ktxPepAO4oM2AWcJlDpVdkWgkmETYqltKGI0FZz1b8hdKD+lvLJTCsrq43N1WtVZp",
+	"sTdK+HUxDYkWpmXKZFyyAK5LHqnrMaOTSzi0lDnKGdIVNvpGFwLlwPl5z1QywpGS55HxmKt7SOAhKJET",
+	"e60E7fWjeNgO+67vtpjGALgsuoIugOefXGphqIQDNk6k5Y8PFOhIuqm/5sFkuXMTq2wL7cUENjMzRasw",
+	"6afqijymTRXrVlqZHcAdMgFw5A3EXrphgR6Phcee3DGtu2rtjjJzbquLz+1rHPflhltqi295D8qIkuYE",
+	"/PVbtc3FN13iSchxcM35KRY98B5t1XcX33fN+RlmtjOynMte1PSVuAeiT47hMGnGbRmL3Z1ivIVrFNEs",
+	"5nLP74zCa/xJkOEKZpUx59Qo9IHWn6mUIxJomyzmG4abVFqsYU5wvbqFxn1iVDQ4qRCUgmeMsdQmH9So",
+	"tIA2aFmJu0SXEhgSrCzahste4/KcZhAywhNjO8YQnYmB5aA1bDzmCWtan8EkdME7d9YGdZI4gWdxELW+",
+	"T2AhaVzQssDKwucugwMtxDW2cvBQ+ozyUbTyIV3pvC06N3oTVjgg2uU1U73TRdTgRMIJsGjmxLc1RVCY",
+	"TYyhWqYMHjBDczsjpScz6nn4rphLxwCvYqRiLs/VrDITW5HrPrr7N/3YQjspSdh19tGFpeazugMwvVLJ",
+	"c4naIUkk497mnEFvCs0ZTc35USQjrDs+pPkE77ZY7JPVBWCtvqYvm9Lasm93DCTdPBpyiSTCssVwRluL",
+	"lTX1uhcyV10DIDsolesFiNOzj6QC8THYK+r1eTR7AEGGy0Qgrcz0zBJcLlaKvBJzc+1LkcCTckgZKeOo",
+	"HOAxK2/Vi3PB9Az+81QoOzMntJahwv9s1SpmKnqjTaE/l9xfyOU0qgybMWd/DpfRtbfna1RrCa53PcMz",
+	"FP8xo7E+KkbGUPcheYDiJUmRb63tBGjNwIbXtWdcsa8gVuEsh6lV0KUelWJlmLWY1ajsA+0tPUwZwqHk",
+	"GVa4WAkE3LJPWoxGJkkurfj5fEjVeAWPnKwGXZA8IBEBv/Jza2pGAbKH5z9TY/tbMKmGS+T7cw8KlTFZ",
+	"/g041xwlNQHvZ2aocWzOgqymxtrY2BzGZDOK8jSVWEf5AB4Xk5bU9qbyj9SGmPr61oXTYgVzkRDkUEnb",
+	"WzCvtWCLnepkWmUBbpqIn/VEA8Ax1nLUpz4fieW9PjZb7L1WNb+D88d4tN1wepz5NSMr6zn9Rdn0uEKs",
+	"pPZ3YCXXOiFHKaw6RmTCiEmCHJU2avgUv1IBfeSAs25I/egv5VPSh173gIBVWpq7JDXD5YaGIsxmMW85",
+	"ZXI63Tr29SbPeiFNxTsor6btlwRtV0Epm7DFUsaO7XsXPxGwEQStbVU3kxJv61DO13R68BTPC7xYKYK0",
+	"Z1CaWiyrIG3tQ2MxRUxKQ9KGvvP7bgGbSmspKe3EyJdoksuSGrCyTpH8J7ClyOgllN3f7vo/1zu/7gze",
+	"Dbfkde3+91fsanP820tyXP18uo3fBPXee3rxx86vd8WZSXao31Q/+d7uDW0QxwSr2zTEnp7vqoFUC7CQ",
+	"N1x0aBDo1IElA13fja2l7DJNPUi3HUmIPQmZwWLPtcNM/HZxaBbYmOyTQKOfsR95qDNiQQjCIOK6LxD3",
+	"RwNoYIslBHNXCsJeDAlrDOlbaY7uU2KxFhm0WjQ7dQzmtTbIwNjyzwPM6/IEbVaq8Uo9c1T1uk9hei9k",
+	"/Db7JrSmNmR9uZCqJY8JHoTPRx5PoYrf1EiWogo79h9UkUsVvzXOTpelCqErkC2wjRZXW6DRAitntXCA",
+	"HsGF6D1F8rPZBkVxD6kdyDc1FriuLTpXrKvFKC7V9dW55Opu6d/Ei5CjwKfaACS0D4Q9V1w6NZzn8sMM",
+	"IlkRk4cgr0LHoaFGTkQV5QOlexbgpfV3DbGb9tq1FSFeiF4brWl0GVw9Gs5kmuYMPElv/P+EvpZntzFh",
+	"XREcLE9WZi91Kp9pZS5n4vWTS9TynQSlx09eKbeoiXbXmwgcHkDFKk16us+4rKDLEKp5J7kuqDNJAMqe",
+	"wRfo/hvqMY3Lk2la1DhITY3AxXOpMM50egozjjOSlNWs7ij9483uzmbtJRSqoGYb/lF9s/Py5VGSflEo",
+	"B6m4rZPN2fomVtp3PW22Yci/8dR9e8vs6YJD7/zyJzw+IdPSYwMH0UY/3AE9atXTn6t/NaCRi0SmlWPc",
+	"khCiSzjOWnghlWJORBf7BBHWoyxG8pt6Dzq7YK/FTDdlQEFHHtIf68h247ffvDLkhNYCMuA9gYd96ksP",
+	"apVuCM4HGx0SeEkpZq/Fkj6fOnSnH7SZ1JE17WXdwrw6TU+ii8Nm3DYfUQYpPPFkuWgxytDF1dnNRbWG",
+	"NtDF2eHNRXWzghqntalq0EhGYuQr8RvEZQq0IFYv0V1mzNqokbRY0j9m3/xs+7boPqSat0LrGSydrjYQ",
+	"odAFe4CfNnRD/gGeGBBzqmN/BQE4nsZdQ21Ldz5mSOJ7AnlKAPpSBlQHx31yW4yReyJQyKURBODLM5kf",
+	"RD21R9SD4ib9btt/gN/Dahv3jXpn2zTJbrfYWtzs2kvaVntup2jPadi8XjEZFWZsHhr3cQTDg7nox3pq",
+	"mmrBYN9SjQwEpiFaa/90lG0DpY6QXav2ejJUgceQ4V1BjaRfdZ9L6Dq2bKPq/C7VsCnujFsMBKwRvYYa",
+	"YGuyp0wiHzMEMboAAHoQqmmxJNtZKkPHZrHpvg5Tr4f8CJOF1jaNiVKhbvCTBgPKdBZEjJhJOW6BKsqp",
+	"J6tXOhFu1D4xLW3NeNr7iPEWSzzMCEfQFyR1UyPJUYG0JiMk2xXU1jnX7dj1jHVbVd2+osVSg1nbqm6h",
+	"dlP9rlSSruLpiqDMuUlKnxoMwBALSXAnJNBFvqt4pnMmEjh0vYJe84AmtWhHwAbazYv3zdvj053b1xeH",
+	"v92enpydXLfR2hY6e60UpIB08SiM9tFWbRN1yISzYN3THc36PAxQjJCsetVqNT7G+6ZjLtS/wx014Jrz",
+	"M7AKYLtjQiIkh3zaQdLWuYmNIGqjNZ2MohX/uDxJfgrkulb1rHGx12JtWy+zjdaUna0ecxRXwczV4OJe",
+	"w6tqcEn1/4WazYmZp7q2uIYz1Q35m2hmsIsFZ6DbtC8xheNwJ3PnlMKW4qK23Ut8DjLM1DDwJypzS8Rv",
+	"ddZxKcMt4toVuoDQVrVWeEVMLvH0OpxzJ75l8mPzeM26YYtF2F6LWXa7NsXwzHOS5t42wN8yCmm9kH6p",
+	"FJUrS5JPUX2X35Q0A53ak62n78l1TlloC1LX/r4XUnegsOzfXKA0EN7V9cF0H7QnhXzrRUyQoeC+OkWd",
+	"cApnkk41//jp0fuaSuj++Okx5VrVZ9bq2koFte3rbc9yw+UdYyGuWDxtMMRsvgQ/OVmBbqXjfGMiftMs",
+	"v1SafwjiE3oP4V4T/U1lv3uIOc1vZulslvG0mNW59uBKfVqs3oMZDicyQoyQQCvSAr6Ox9KZwGMT5ayC",
+	"LkE0que3WBvcYabfrD8Skov2vokpfonQEPeUufL+6lQRldEe26eU3dkkVKUwuE3HTBxaEiJbzPYno8L2",
+	"J4v171z3W2MU0KwYzspZtIKYPaUgws4SgsnYhZkip2rYiXFnlVQ1hXThomptt97dxFvlarVaLe+o/7xS",
+	"/6nG/8PYJt//MSKQIGrcJ3FhxYQ7LCzPOH+cRjWl7mbHmnh63GfNn9TgajPGlvQUc4eXrYSy8vAMiaeH",
+	"FBdozB+Suae0hMy/MLfAyBYY/oDmKhW48ACOCLgInqjyuDxlrtZjqPZaQGHvlDwpVD0kIfwr6HqaU0Mk",
+	"B/o4NIpQfGBLnqkfAS9ULCCnfplOzR+JUOdp7yNBwv/VKile0iolDZEEAc18wAVJvSCZWZa4Hr+r4+w7",
+	"ax2rO8ZtjZWUQV9MHsb8dr48XNWBPi1HtUG9SIbGZjnJ1kvwoSKGxoOCupmWo/tI+2VMrrqSeiTsFnKt",
+	"ZwWM7ZiwnIBpgHbz1Bz3j7oN5n1c9dApOVuqV+svy9XNcrV+Xd3dq1b3qtXfS7qCUwFZFNRM7bv3cvp5",
+	"tereVs08z/DcoyH1px2Za0PBg3UIDpAu/aIOKR/J27udnwf1L8AYl+RPjbi8zyKuZFLm5Xd2o/8duIEi",
+	"QGtVuQpxfOrmedBzGEDcNOQpEbS5ZQKg8sYoDPWJZ75VeTHU5N43pWCFOtJ3hAxNs1uM+lj2K0idNFMq",
+	"x9ahoqzFQAnVhQYEWaokFdj1pq6K4/77TvxDh8/NSXg6smLuyV0SYqEH9a1QFpmi2s/B4e7IJM2Ufuns",
+	"Xv95tcVOh6/8D0Gteyxf9t7izckRqY7e0Yto+9c/fh8XZnu6rnypGXHwLYJrfYIYH+8jCj2LbA2uUJP1",
+	"VKk0b5oudZeEvBiWQ5UxUVZmMt/ldjZoOHW+cjmtW1DsB9Nlzw+WSVx5z8ewZ2peG1+phtYEJCSzmiMo",
+	"Yu5C+guOdCE508G5ptPqxkp7VzR9z+8gMy92/qk7M0Ga78Q9dXEIh3tOVwdYtL8Hhlv9oPEpM0Ot7bei",
+	"1RWVi8V2+gwbRNk75ZD3Fhgh0F7fdnhPQXW0DywTMkwbInto3OdoTUP040ijaDFdInBdO/xM80JLx+sA",
+	"09TV/WxtOU/by+oAAMDAHL3EfYeM904HSFdy36G1dspEX1/GMTfLEFIXn/JeITcbYZGgRGrtjEqUXTZT",
+	"WHGG322789Iv7wSvSHm3W62Vdb/bV7u4489yJGE/4uJZHG925HEQOS60t4adZnwnQcb5ptUd6C8yc4ga",
+	"ApPre6sV973ZESpOLnTFeD3UiGbdb7HeVbsGpcvqXTnDU7SYv3xzO9zO333dE2HR4F4tHFzEVxraX8o9",
+	"GDsBYJ1S5ALUC5Z1UPwY6M4QJVOxZCrH89Er4RzVe3s51ZuAM3kIz9msVCu12mbFiWoDc9jq1vw63iXV",
+	"zk6w6W/jV+RltxbUfRApokf0VYWc6qv4GRRbOmKRmCznATU0+s0coM7z/yr+z3+LHxOEMwpBbsQaBjgo",
+	"5zkvn89BqTF581NxbK8P2w1cS8QZfdrXPSXVJI2IBup5SHA+gAs7JNhDZ1fnXotp/DqA+3gXdaiI+h7U",
+	"8DVuz8BWZVXcy8tg6BLAXwrHB7gZaNiN5MjvIyyTPkCAqZsTtUPZoN0+YnigVX31ucX4KJIUVCO4xrhc",
+	"kmq2ORpKKr6I1lIqyAyV4yCJ8tmqsM8XEPyJRLp9fyEdJY7+QVEWTQJ/vUAgjNJtYo/Wcvrce4h8wX4U",
+	"Tmwz/vWcjvZ54zS95ZfSSf56UbfkkM+NuRniWCHadqnpo2n421KSBhAd8OZvJmxc8v0RbVtBSvmWbRQM",
+	"sR0kPbS/R5TNPnLD8vsy8PuZUs32dENrjdNaeXM9xtigtYvDpvpCY7BjSEtcSCmDiuxqAIqybAFrmsC4",
+	"UUC1ZBTE5z1GJfGm+kMRFoNhlNTo87GGa9Nsl60W02Bugv1+BXoLRyP5vywEHHqY69ExkiCP9c9efDkO",
+	"wzbq8Ki/GAvzF5BVyqR2ewUWk1lxS0BoBx1OkqZ3GdGlvp/B8k2HrYI+5bi33LR8clD64PYwaN91L+ln",
+	"xgVqq31JD87pXJYrO23vrmSI5tHpe2c3QoO2X7lt/P+S0sue5fl1JlLEsoIMS3WmXEqCxfT1TYRX/PQf",
+	"kmvJyHCs/cdsIebzvmEpfyt5tvFV/fO4coaXN7NTKY47WqzpfKMAmd6luvrPVC2w9X00JEJJsjJh8Ahl",
+	"/mFfva7FrPnV3tByRQ6xD+jHWU1Ngc0NcdR34XgBKWWjrvOQefMbvc3KbdXoMBmDTF0JElNKHjYnlv5Q",
+	"Q9EzEJ0yNslyNGoxG0symV50dvNMqj3jVNgOPNZFqENL6/soxJED/jXF9+Oem8AsTItbW+5xjCcVdGY6",
+	"wEJDFtMiV+00qCXC0V30c8ZYtphOJzNbrytE2mQ0W9/WVFHTlS4DAkBc0Hb6+J6gjtJsQL2ZEJ1NhlmL",
+	"xcHlF9J069FKlo8Z6mT7xPZ4OaT3JJ6AzlibGDOd2xQ6pXN1RjSMypQhV/myrWli7WtWUO6bKjFneJiS",
+	"Kk/AOJguvx9LgjDgQz5nUh1ZFt36WHR4fxIIrLuGG9dnYNr3FtNkzvBQjfGbJrwY9WMh9tORw8uMP7kp",
+	"N7SvKdxmtpjeyD8C/M8W4D/DQ9v0WbGb2GVnOGlBcZs+lkumLTj18GYaf0lxNIkYodABwWJTkqQellSh",
+	"Swc64yZB0OBEJ8WC6JzFYd5LImTRKKIzuKdDKgtAjFJddD9+8uKymRIPFpTN1Ksj00/fXQXA5GtIPhQL",
+	"fD0pHuLR3XkNxYiS033XZNUsZwA4Bf4KwjKHRNecd8juP6vYwbROnTPlQhXinLPw/OhKp0JUMi7TeESp",
+	"LDtQeTtVVVeJANMiQKloazOAly3Wx7K/XkFAHLooty3rDyW44za+6oHTi6OLZULXuAGegErSIQh3+D3R",
+	"jQk02YsXkIO/rzOXqdIqTTKzLsGZo3+iNcwCz1QodqIaStGCR3oID7huzG6DGrrsph4+KH7USVQvUkxz",
+	"WZamN+Z5KmemWVVJQFvy4uxqDrMoFsj4tCTQcMUinMsW63IqNS7072t54PK5ZcGTqXtzeWIyHqfWg66L",
+	"/6NC55N1LFh/giQfEM7I8px3nsZUCCmZqhKsGaiM+FCiMRcaGqmN3iezDg3By7COvwnE8d8DVVyyZutz",
+	"SORVIYl2VHMBiZwRmxyRlPmNW66mkIidCRQme1p5O6XfmB7spWdIdIxnuCDPUV+3gsNa31pUVzUD+tuU",
+	"wANtcxBvx2J6fnL1u1lUuvF1JIk4mc8bj1ggTZWhuCI1OudQTUOX5xnwe5JoWeM+h77AUiuD6taBF5fH",
+	"D7GMdCHTFvMxM2qjfkaA1raqu+vPwGDV0wwR/WCuK8v1DDdObfNfiBG/BxqeXeTRodWewCxCWJstMXma",
+	"DmRcoLhZyhxa3jcGFLONrwf4jpjivKaFQELkKKHxgAx4FNM41NuCd4RJ5xGl/Gh7Bg6HfpEZs+5GaVri",
+	"RtDsWVcBeepp0RX7nNPynFbMd7RN3Hl8W1+vXqpi8m8ZP6+9YW79Sf32HxbHM6RtpQ97pjeI4gYORT/d",
+	"HrGxsY2v5q95hZEbNpTmJdhU3czWptUmSFHb1zGDGAVxSxi0XyEC9amMuJi02FoMQZWZwjVQ7DAJI/B7",
+	"AhUjgVmZ4UBdNlOFzsBGcYtNQ09fyLjFSgIk/bfgQg2A7+l6r1mBhefevrD4wU/uyPfF6p9/xHNmFJO2",
+	"C/QXAT14c5DmLySiwbJQ404tH0cQs5G5YIJF4ONp40DSHuPd7mwb9lAxGh1Ll9niV3yoWzzoRGgN6PIM",
+	"wxAxKS9TZOrvgD9XJl3TLlsROJ9ZvTj9UC1UJkvKuNyLQ+Xm9jLTg2vqu+ZCzg0w3ozwL4qLT87TiuPs",
+	"zCqW5Z6qpYb614MXugd5fm88e+EKvhpz73K4QmfTvgmy0Hn+D2zhkp4pUCOho67hZn8JJOGsAGlz1BlQ",
+	"U54bdNOEM+TpxUlRcSWeMLL9S4lGT9KIYh3ZtGAxEzPVjtnA9uLRJTnHKcVYOC/SMcgYqwVd/dAaF4jK",
+	"JN8Ko9l68/pUZ0D9XOM1NmOTEQ1DG5t1ijbPjm9+Uyl4YFJbNUN4IiTsQs23YAKpv5MUcrkiDId6K2Cx",
+	"gokc9nGPYqi5ORJkHw1DgiVBPmddKgZoyCMsJR0NtCsGyrHEQqCgLFky2mjW6JuGT63+sNBe0dfFfPxx",
+	"SZ1iEYTE1PD/Yb382xwdmkci7DIoxQgtk/8O8DWrisSR2FzD4oJZ0a04q2FyOR4H9Fd2OLj870nqGx4O",
+	"Bb8vgCo9JD4NSPDsJ/jHyZ3vd0hpSn8d78NKcevUAd0IiE9tV+1vOYxZWp2maKnUuZQU0T1ZQOGD0jdm",
+	"1JVAn4A2IvfQqTHAEd6Lfz4J2l6LtWOhDg1YEhUDWrPoUuvqBzP19noFwTDU2005bvVKEbTRWqI26sY8",
+	"oDeuu7X2OcvETJOy4JHBze3FTTmoTlTQrEvpllvVTa/F1GQ0DI7paJLDFS24zcwcPUn3i93FMLtkFs/R",
+	"EkNv5XMohTFNJpwx1vouYx2ujnpWsyOBVgEZGfYFD3lvUimuqKXG/U3jSf92Pm9p6O/H75fv7xAf6Qz7",
+	"do64CNwDjnLP91RjiM3naQwBgWkqUcQ5Cvk47lnj8JEQ+3cy97T+fbpxa4pHYIx/Jn60mjB9okYaEblM",
+	"Y1K4IQFkLVFx5engrSYM9hkcghEp4g2MyIquwIgUBW05HUz+LpAtaTbBUqb+/G2alea3KwwCaW2hNWxT",
+	"FT2nU6H6+56wEXFavJ00zhtQbAj9yRnZNxmKgUkrCFCAJy02xCIyXU75YDiKbAM9gNWP2B3jY5Y8xNE2",
+	"qhVkgH5zgCyMR0in7MzHrADlFUffmyJqT62ufIYpsz1P1fbSAVGTVAs+IIL6eOOgT33c48t7eSLyTV08",
+	"ajELHeeldIWIzDu0P3qezqz/C+tTgEE4xD5LMG181RbJfF8J7Ae6KOIWodFiz8gS3bLjo/dkefQfTr9P",
+	"djIUpKmnCp3FBntTB3AL99L2HHnBhRIzSEsZyEiDVH0qbZZZgMZ9HpL1J0sGjQJ8qmQI8ORSjRUWkEDO",
+	"ea26V60mYeKOIPiui2WkLQERlfZK1Zd7m1VYSnPLVuqWcMT8vnN5raZ+Ti6vV9Xt8eUBZUxDJu31O+nr",
+	"q/XU4xnt9d3R1OHnx2UBlEsLrb/6obfAyR/Ca27D7tWEV7YlYE4DQEg9zQPCXAoejGxt5JEIS3ulfhQN",
+	"5d7GBh7SiuSjOMtx474GjMcMbrrUibLWhUmZASOSMs8kcQnSFUT2Yx+X+pkEZcqgNnXFQajoXpU5CK4L",
+	"xxKUnjHtoNG+fSoVSJmeztOgz/n0o2Dh0JpN4/Ri1V16WnOX63FTYipSKneQ8NBKGleT9yKjlXvgUrAQ",
+	"LNANtNrvgFv302ne8aMt0nX+gsRtanRMaSIjMoB+Gz1hahGsiXTHjH1o2qIbtqw774vrz+dj6OKCslDF",
+	"Nyns7j7B1JCdA8GzdWi6JFC2vNOOMt3+3e7LdFPqvaSIq/RazPZ2l55hNcassnVjZbbIq4tHsKVtOGry",
+	"kUwKveie76kiScY9Z+vxWP9UOfZPJb4s3nVfosWkLT6UBBhyF2nUCansQ11ZNTM/is8NbDHgGtR7bEIC",
+	"nLE00URYSZ3/FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

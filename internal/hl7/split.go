@@ -41,6 +41,10 @@ func ParseBatch(body []byte) (Batch, error) {
 	return parseString(string(body))
 }
 
+// ParseString is ParseBatch for a body already held as a string (say, decoded from JSON): the
+// values handed out are substrings of s, and nothing is copied.
+func ParseString(s string) (Batch, error) { return parseString(s) }
+
 // Parse parses a body that must hold exactly one message and returns it,
 // with its rejection as the error when it was rejected.
 func Parse(body []byte) (*Message, error) {

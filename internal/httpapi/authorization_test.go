@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -55,7 +56,7 @@ func specOperations(t *testing.T) []specOperation {
 }
 
 // request builds a call of the operation from its documented examples, with the walk's org and
-// site in the path and a fresh id for every other path parameter.
+// site in the path (and in the body's siteId) and a fresh id for every other path parameter.
 // A path parameter named in malformed gets "not-a-uuid".
 func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malformed ...string) *apitest.Request {
 	path := o.path
@@ -93,6 +94,14 @@ func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malfor
 				for _, ex := range media.Examples {
 					example = ex.Value.Value
 					break
+				}
+			}
+			// A body naming a site names the walk's site, so the example is callable as documented.
+			if obj, ok := example.(map[string]any); ok {
+				if _, ok := obj["siteId"]; ok {
+					obj = maps.Clone(obj)
+					obj["siteId"] = siteID.String()
+					example = obj
 				}
 			}
 			raw, _ := json.Marshal(example)

@@ -25,6 +25,7 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/orgs"
@@ -38,15 +39,17 @@ type Server struct {
 	*orgsHandlers
 	*apiKeyHandlers
 	*auditHandlers
+	*clinicalHandlers
 	*metaHandlers
 }
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers   = auth.Handlers
-	orgsHandlers   = orgs.Handlers
-	apiKeyHandlers = apikeys.Handlers
-	auditHandlers  = audit.Handlers
+	authHandlers     = auth.Handlers
+	orgsHandlers     = orgs.Handlers
+	apiKeyHandlers   = apikeys.Handlers
+	auditHandlers    = audit.Handlers
+	clinicalHandlers = clinical.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -90,6 +93,12 @@ func New(d Deps) (*echo.Echo, error) {
 	routing.Servers = openapi3.Servers{{URL: BasePath}}
 	ops := indexOperations(&routing)
 
+	hl7Route := ops.route("ingestHl7")
+	hl7Limit := d.Config.HL7BodyLimit
+	if hl7Limit == "" {
+		hl7Limit = config.DefaultHL7BodyLimit
+	}
+
 	limiter := ratelimit.New(d.Pool, d.Clock)
 	authSvc, err := auth.NewService(auth.Config{
 		Pool: d.Pool, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
@@ -120,7 +129,13 @@ func New(d Deps) (*echo.Echo, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
-		middleware.BodyLimit(d.Config.BodyLimit),
+		// The HL7 ingest takes batches of messages and has a limit of its own.
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+			Limit: d.Config.BodyLimit, Skipper: func(c echo.Context) bool { return c.Path() == hl7Route },
+		}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+			Limit: hl7Limit, Skipper: func(c echo.Context) bool { return c.Path() != hl7Route },
+		}),
 		requestContext(),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
 			SilenceServersWarning: true,
@@ -139,11 +154,12 @@ func New(d Deps) (*echo.Echo, error) {
 	)
 
 	server := &Server{
-		authHandlers:   auth.NewHandlers(authSvc),
-		orgsHandlers:   orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers: keys,
-		auditHandlers:  audit.NewHandlers(d.Pool),
-		metaHandlers:   meta,
+		authHandlers:     auth.NewHandlers(authSvc),
+		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:   keys,
+		auditHandlers:    audit.NewHandlers(d.Pool),
+		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
+		metaHandlers:     meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	registerHealth(e, ready)
