@@ -729,7 +729,7 @@ export interface paths {
                 /**
                  * @description The code as listed (matched trimmed and case-insensitively); percent-encode characters
                  *     such as `/` and spaces.
-                 * @example RENALCHO
+                 * @example MODCHO
                  */
                 code: string;
             };
@@ -1627,12 +1627,12 @@ export interface components {
             kind: components["schemas"]["CodeKind"];
             /**
              * @description The code (trimmed, upper case), or the text when the sender sent none.
-             * @example RENALCHO
+             * @example MODCHO
              */
             code: string;
             /**
              * @description The text most recently sent with the code.
-             * @example Renal carb controlled
+             * @example Modified carbohydrate
              */
             text: string;
             /** @example LOCAL */
@@ -3136,7 +3136,7 @@ export interface operations {
                 /**
                  * @description The code as listed (matched trimmed and case-insensitively); percent-encode characters
                  *     such as `/` and spaces.
-                 * @example RENALCHO
+                 * @example MODCHO
                  */
                 code: string;
             };
@@ -3148,8 +3148,8 @@ export interface operations {
                  * @example {
                  *       "kind": "diet",
                  *       "diets": [
-                 *         "renal",
-                 *         "consistent_carbohydrate"
+                 *         "consistent_carbohydrate",
+                 *         "low_fat"
                  *       ]
                  *     }
                  */
