@@ -30,8 +30,12 @@ type prepared struct {
 	warnings  []string
 }
 
-func prepare(batch *hl7.Batch) []prepared {
+func prepare(batch *hl7.Batch, adts *[]hl7.ADT) []prepared {
 	out := make([]prepared, len(batch.Messages))
+	if cap(*adts) < len(batch.Messages) {
+		*adts = make([]hl7.ADT, len(batch.Messages))
+	}
+	*adts = (*adts)[:len(batch.Messages)]
 	for i := range batch.Messages {
 		m := &batch.Messages[i]
 		p := &out[i]
@@ -44,8 +48,8 @@ func prepare(batch *hl7.Batch) []prepared {
 			}
 			continue
 		}
-		a, err := m.ADT()
-		if err != nil {
+		a := &(*adts)[i]
+		if err := m.ExtractADT(a); err != nil {
 			p.reject = err.Error()
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,7 +35,9 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if err != nil {
 		return nil, err
 	}
-	batch, err := hl7.ParseString(req.Body.Message)
+	bufs := parsePool.Get().(*parseBuffers)
+	defer bufs.release()
+	batch, err := bufs.parser.ParseString(req.Body.Message)
 	switch {
 	case errors.Is(err, hl7.ErrLimit):
 		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
@@ -47,7 +50,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	case err != nil:
 		return nil, err
 	}
-	msgs := prepare(&batch)
+	msgs := prepare(&batch, &bufs.adts)
 
 	unlock, err := h.locks.lock(ctx, req.OrgId)
 	if err != nil {
@@ -69,6 +72,29 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 		out.Notes = &batch.Notes
 	}
 	return api.IngestHl7200JSONResponse(out), nil
+}
+
+// parseBuffers are the memory one ingest parses and extracts into, reused
+// from request to request: what is built from them (results, rows) copies
+// what it keeps, and they return to the pool when the request is done.
+type parseBuffers struct {
+	parser hl7.Parser
+	adts   []hl7.ADT
+}
+
+var parsePool = sync.Pool{New: func() any { return new(parseBuffers) }}
+
+// maxPooledMessages keeps an unusually large body from pinning its buffers.
+const maxPooledMessages = 1000
+
+func (b *parseBuffers) release() {
+	if cap(b.adts) > maxPooledMessages {
+		return
+	}
+	// Drop references into the request body.
+	clear(b.adts)
+	b.parser.Clear()
+	parsePool.Put(b)
 }
 
 func firstReason(b *hl7.Batch) string {
