@@ -6,8 +6,11 @@
 SELECT pg_advisory_xact_lock(hashtextextended('sous.clinical:' || cast(@org_id::uuid AS text), 0));
 
 -- name: ConsumedControlIDs :many
+-- Repeats the predicate of the partial unique index, so that a generic plan of the prepared
+-- statement can use it (without `control_id <> ''` only a custom plan proves it may).
 SELECT control_id, received_at FROM hl7_messages
-WHERE org_id = @org_id AND control_id = ANY (@control_ids::text[]) AND outcome IN ('applied', 'skipped');
+WHERE org_id = @org_id AND control_id = ANY (@control_ids::text[]) AND outcome IN ('applied', 'skipped')
+  AND control_id <> '';
 
 -- name: PatientsByMRN :many
 -- The state the ingest needs of the batch's patients: the row without its allergies (AL1 lists
@@ -25,18 +28,26 @@ WHERE p.org_id = @org_id AND p.site_id = @site_id AND p.mrn = ANY (@mrns::text[]
 SELECT kind, code, targets::text[] AS targets FROM clinical_codes WHERE org_id = @org_id AND targets IS NOT NULL;
 
 -- name: UpsertPatients :exec
--- rows: the final state of every patient a batch touched. A missing (null) allergies or
--- diet_orders keeps the stored list of an existing patient: the messages carried no AL1 or ODS.
--- It travels as the JSON null so that the proposed row still satisfies NOT NULL.
+-- The final state of every patient a batch touched, one array element per patient (arrays
+-- travel in binary: no JSON to parse). An empty allergies or diet_orders keeps the stored list
+-- of an existing patient (the messages carried no AL1 or ODS); it becomes the JSON null so that
+-- the proposed row still satisfies NOT NULL. A nil encounter id and a zero admitted_at are NULL.
 INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name,
                       birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders,
                       created_at, updated_at)
 SELECT r.id, @org_id, @site_id, r.mrn, r.mrn_source, r.mrn_authority, r.family_name, r.given_name, r.middle_name,
-       r.birth_date, r.sex, r.encounter_id, r.unit, r.room, r.bed, r.admitted_at,
-       coalesce(r.allergies, 'null'), coalesce(r.diet_orders, 'null'), @now, @now
-FROM jsonb_to_recordset(@rows::jsonb) AS r(id uuid, mrn text, mrn_source text, mrn_authority text,
-    family_name text, given_name text, middle_name text, birth_date text, sex text, encounter_id uuid,
-    unit text, room text, bed text, admitted_at timestamptz, allergies jsonb, diet_orders jsonb)
+       r.birth_date, r.sex, nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid), r.unit, r.room, r.bed,
+       nullif(r.admitted_at, '0001-01-01 00:00:00+00'::timestamptz),
+       coalesce(nullif(r.allergies, '')::jsonb, 'null'::jsonb), coalesce(nullif(r.diet_orders, '')::jsonb, 'null'::jsonb),
+       @now, @now
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@mrns::text[]) AS mrn, unnest(@mrn_sources::text[]) AS mrn_source,
+             unnest(@mrn_authorities::text[]) AS mrn_authority, unnest(@family_names::text[]) AS family_name,
+             unnest(@given_names::text[]) AS given_name, unnest(@middle_names::text[]) AS middle_name,
+             unnest(@birth_dates::text[]) AS birth_date, unnest(@sexes::text[]) AS sex,
+             unnest(@encounter_ids::uuid[]) AS encounter_id, unnest(@units::text[]) AS unit,
+             unnest(@rooms::text[]) AS room, unnest(@beds::text[]) AS bed,
+             unnest(@admitted_ats::timestamptz[]) AS admitted_at, unnest(@allergies::text[]) AS allergies,
+             unnest(@diet_orders::text[]) AS diet_orders) AS r
 ON CONFLICT (id) DO UPDATE SET
     mrn_source    = excluded.mrn_source,
     mrn_authority = excluded.mrn_authority,
@@ -55,12 +66,15 @@ ON CONFLICT (id) DO UPDATE SET
     updated_at    = excluded.updated_at;
 
 -- name: UpsertEncounters :exec
+-- One array element per encounter; a zero discharged_at is NULL.
 INSERT INTO encounters (id, org_id, patient_id, visit_number, patient_class, admitted_at, discharged_at,
                         unit, room, bed, created_at, updated_at)
-SELECT r.id, @org_id, r.patient_id, r.visit_number, r.patient_class, r.admitted_at, r.discharged_at,
-       r.unit, r.room, r.bed, @now, @now
-FROM jsonb_to_recordset(@rows::jsonb) AS r(id uuid, patient_id uuid, visit_number text, patient_class text,
-    admitted_at timestamptz, discharged_at timestamptz, unit text, room text, bed text)
+SELECT r.id, @org_id, r.patient_id, r.visit_number, r.patient_class, r.admitted_at,
+       nullif(r.discharged_at, '0001-01-01 00:00:00+00'::timestamptz), r.unit, r.room, r.bed, @now, @now
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@patient_ids::uuid[]) AS patient_id,
+             unnest(@visit_numbers::text[]) AS visit_number, unnest(@patient_classes::text[]) AS patient_class,
+             unnest(@admitted_ats::timestamptz[]) AS admitted_at, unnest(@discharged_ats::timestamptz[]) AS discharged_at,
+             unnest(@units::text[]) AS unit, unnest(@rooms::text[]) AS room, unnest(@beds::text[]) AS bed) AS r
 ON CONFLICT (id) DO UPDATE SET
     visit_number  = excluded.visit_number,
     patient_class = excluded.patient_class,
@@ -72,15 +86,24 @@ ON CONFLICT (id) DO UPDATE SET
     updated_at    = excluded.updated_at;
 
 -- name: InsertHl7Messages :exec
+-- The trail rows of a batch, one array element per message. Empty strings, a nil uuid and a zero
+-- time stand for NULL.
 INSERT INTO hl7_messages (id, org_id, site_id, received_at, request_id, actor_kind, actor_id, batch_index,
                           control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id,
                           event_at, unit, room, bed, raw)
-SELECT r.id, @org_id, @site_id, @received_at, sqlc.narg(request_id), @actor_kind, sqlc.narg(actor_id),
-       r.batch_index, r.control_id, r.message_type, r.outcome, r.action, r.reason, r.mrn, r.patient_id,
-       r.encounter_id, r.event_at, r.unit, r.room, r.bed, r.raw
-FROM jsonb_to_recordset(@rows::jsonb) AS r(id uuid, batch_index integer, control_id text, message_type text,
-    outcome text, action text, reason text, mrn text, patient_id uuid, encounter_id uuid, event_at timestamptz,
-    unit text, room text, bed text, raw text);
+SELECT r.id, @org_id, @site_id, @received_at, sqlc.narg(request_id), @actor_kind, sqlc.narg(actor_id), r.batch_index,
+       r.control_id, r.message_type, r.outcome, nullif(r.action, ''), nullif(r.reason, ''), nullif(r.mrn, ''),
+       nullif(r.patient_id, '00000000-0000-0000-0000-000000000000'::uuid),
+       nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid),
+       nullif(r.event_at, '0001-01-01 00:00:00+00'::timestamptz), nullif(r.unit, ''), nullif(r.room, ''),
+       nullif(r.bed, ''), r.raw
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@batch_indexes::int[]) AS batch_index,
+             unnest(@control_ids::text[]) AS control_id, unnest(@message_types::text[]) AS message_type,
+             unnest(@outcomes::text[]) AS outcome, unnest(@actions::text[]) AS action,
+             unnest(@reasons::text[]) AS reason, unnest(@mrns::text[]) AS mrn,
+             unnest(@patient_ids::uuid[]) AS patient_id, unnest(@encounter_ids::uuid[]) AS encounter_id,
+             unnest(@event_ats::timestamptz[]) AS event_at, unnest(@units::text[]) AS unit,
+             unnest(@rooms::text[]) AS room, unnest(@beds::text[]) AS bed, unnest(@raws::text[]) AS raw) AS r;
 
 -- name: RecordCodeOccurrences :exec
 -- rows: the batch's unmapped codes with how many messages carried each.

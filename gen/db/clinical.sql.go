@@ -45,6 +45,7 @@ func (q *Queries) CodeMappings(ctx context.Context, orgID uuid.UUID) ([]CodeMapp
 const consumedControlIDs = `-- name: ConsumedControlIDs :many
 SELECT control_id, received_at FROM hl7_messages
 WHERE org_id = $1 AND control_id = ANY ($2::text[]) AND outcome IN ('applied', 'skipped')
+  AND control_id <> ''
 `
 
 type ConsumedControlIDsParams struct {
@@ -57,6 +58,8 @@ type ConsumedControlIDsRow struct {
 	ReceivedAt time.Time
 }
 
+// Repeats the predicate of the partial unique index, so that a generic plan of the prepared
+// statement can use it (without `control_id <> ”` only a custom plan proves it may).
 func (q *Queries) ConsumedControlIDs(ctx context.Context, arg ConsumedControlIDsParams) ([]ConsumedControlIDsRow, error) {
 	rows, err := q.db.Query(ctx, consumedControlIDs, arg.OrgID, arg.ControlIds)
 	if err != nil {
@@ -484,24 +487,47 @@ const insertHl7Messages = `-- name: InsertHl7Messages :exec
 INSERT INTO hl7_messages (id, org_id, site_id, received_at, request_id, actor_kind, actor_id, batch_index,
                           control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id,
                           event_at, unit, room, bed, raw)
-SELECT r.id, $1, $2, $3, $4, $5, $6,
-       r.batch_index, r.control_id, r.message_type, r.outcome, r.action, r.reason, r.mrn, r.patient_id,
-       r.encounter_id, r.event_at, r.unit, r.room, r.bed, r.raw
-FROM jsonb_to_recordset($7::jsonb) AS r(id uuid, batch_index integer, control_id text, message_type text,
-    outcome text, action text, reason text, mrn text, patient_id uuid, encounter_id uuid, event_at timestamptz,
-    unit text, room text, bed text, raw text)
+SELECT r.id, $1, $2, $3, $4, $5, $6, r.batch_index,
+       r.control_id, r.message_type, r.outcome, nullif(r.action, ''), nullif(r.reason, ''), nullif(r.mrn, ''),
+       nullif(r.patient_id, '00000000-0000-0000-0000-000000000000'::uuid),
+       nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid),
+       nullif(r.event_at, '0001-01-01 00:00:00+00'::timestamptz), nullif(r.unit, ''), nullif(r.room, ''),
+       nullif(r.bed, ''), r.raw
+FROM (SELECT unnest($7::uuid[]) AS id, unnest($8::int[]) AS batch_index,
+             unnest($9::text[]) AS control_id, unnest($10::text[]) AS message_type,
+             unnest($11::text[]) AS outcome, unnest($12::text[]) AS action,
+             unnest($13::text[]) AS reason, unnest($14::text[]) AS mrn,
+             unnest($15::uuid[]) AS patient_id, unnest($16::uuid[]) AS encounter_id,
+             unnest($17::timestamptz[]) AS event_at, unnest($18::text[]) AS unit,
+             unnest($19::text[]) AS room, unnest($20::text[]) AS bed, unnest($21::text[]) AS raw) AS r
 `
 
 type InsertHl7MessagesParams struct {
-	OrgID      uuid.UUID
-	SiteID     uuid.UUID
-	ReceivedAt time.Time
-	RequestID  *string
-	ActorKind  string
-	ActorID    *uuid.UUID
-	Rows       []byte
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	ReceivedAt   time.Time
+	RequestID    *string
+	ActorKind    string
+	ActorID      *uuid.UUID
+	Ids          []uuid.UUID
+	BatchIndexes []int32
+	ControlIds   []string
+	MessageTypes []string
+	Outcomes     []string
+	Actions      []string
+	Reasons      []string
+	Mrns         []string
+	PatientIds   []uuid.UUID
+	EncounterIds []uuid.UUID
+	EventAts     []time.Time
+	Units        []string
+	Rooms        []string
+	Beds         []string
+	Raws         []string
 }
 
+// The trail rows of a batch, one array element per message. Empty strings, a nil uuid and a zero
+// time stand for NULL.
 func (q *Queries) InsertHl7Messages(ctx context.Context, arg InsertHl7MessagesParams) error {
 	_, err := q.db.Exec(ctx, insertHl7Messages,
 		arg.OrgID,
@@ -510,7 +536,21 @@ func (q *Queries) InsertHl7Messages(ctx context.Context, arg InsertHl7MessagesPa
 		arg.RequestID,
 		arg.ActorKind,
 		arg.ActorID,
-		arg.Rows,
+		arg.Ids,
+		arg.BatchIndexes,
+		arg.ControlIds,
+		arg.MessageTypes,
+		arg.Outcomes,
+		arg.Actions,
+		arg.Reasons,
+		arg.Mrns,
+		arg.PatientIds,
+		arg.EncounterIds,
+		arg.EventAts,
+		arg.Units,
+		arg.Rooms,
+		arg.Beds,
+		arg.Raws,
 	)
 	return err
 }
@@ -1145,10 +1185,12 @@ func (q *Queries) SetPatientDietOrders(ctx context.Context, arg SetPatientDietOr
 const upsertEncounters = `-- name: UpsertEncounters :exec
 INSERT INTO encounters (id, org_id, patient_id, visit_number, patient_class, admitted_at, discharged_at,
                         unit, room, bed, created_at, updated_at)
-SELECT r.id, $1, r.patient_id, r.visit_number, r.patient_class, r.admitted_at, r.discharged_at,
-       r.unit, r.room, r.bed, $2, $2
-FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, patient_id uuid, visit_number text, patient_class text,
-    admitted_at timestamptz, discharged_at timestamptz, unit text, room text, bed text)
+SELECT r.id, $1, r.patient_id, r.visit_number, r.patient_class, r.admitted_at,
+       nullif(r.discharged_at, '0001-01-01 00:00:00+00'::timestamptz), r.unit, r.room, r.bed, $2, $2
+FROM (SELECT unnest($3::uuid[]) AS id, unnest($4::uuid[]) AS patient_id,
+             unnest($5::text[]) AS visit_number, unnest($6::text[]) AS patient_class,
+             unnest($7::timestamptz[]) AS admitted_at, unnest($8::timestamptz[]) AS discharged_at,
+             unnest($9::text[]) AS unit, unnest($10::text[]) AS room, unnest($11::text[]) AS bed) AS r
 ON CONFLICT (id) DO UPDATE SET
     visit_number  = excluded.visit_number,
     patient_class = excluded.patient_class,
@@ -1161,13 +1203,34 @@ ON CONFLICT (id) DO UPDATE SET
 `
 
 type UpsertEncountersParams struct {
-	OrgID uuid.UUID
-	Now   time.Time
-	Rows  []byte
+	OrgID          uuid.UUID
+	Now            time.Time
+	Ids            []uuid.UUID
+	PatientIds     []uuid.UUID
+	VisitNumbers   []string
+	PatientClasses []string
+	AdmittedAts    []time.Time
+	DischargedAts  []time.Time
+	Units          []string
+	Rooms          []string
+	Beds           []string
 }
 
+// One array element per encounter; a zero discharged_at is NULL.
 func (q *Queries) UpsertEncounters(ctx context.Context, arg UpsertEncountersParams) error {
-	_, err := q.db.Exec(ctx, upsertEncounters, arg.OrgID, arg.Now, arg.Rows)
+	_, err := q.db.Exec(ctx, upsertEncounters,
+		arg.OrgID,
+		arg.Now,
+		arg.Ids,
+		arg.PatientIds,
+		arg.VisitNumbers,
+		arg.PatientClasses,
+		arg.AdmittedAts,
+		arg.DischargedAts,
+		arg.Units,
+		arg.Rooms,
+		arg.Beds,
+	)
 	return err
 }
 
@@ -1176,11 +1239,18 @@ INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, mrn_authority, famil
                       birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders,
                       created_at, updated_at)
 SELECT r.id, $1, $2, r.mrn, r.mrn_source, r.mrn_authority, r.family_name, r.given_name, r.middle_name,
-       r.birth_date, r.sex, r.encounter_id, r.unit, r.room, r.bed, r.admitted_at,
-       coalesce(r.allergies, 'null'), coalesce(r.diet_orders, 'null'), $3, $3
-FROM jsonb_to_recordset($4::jsonb) AS r(id uuid, mrn text, mrn_source text, mrn_authority text,
-    family_name text, given_name text, middle_name text, birth_date text, sex text, encounter_id uuid,
-    unit text, room text, bed text, admitted_at timestamptz, allergies jsonb, diet_orders jsonb)
+       r.birth_date, r.sex, nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid), r.unit, r.room, r.bed,
+       nullif(r.admitted_at, '0001-01-01 00:00:00+00'::timestamptz),
+       coalesce(nullif(r.allergies, '')::jsonb, 'null'::jsonb), coalesce(nullif(r.diet_orders, '')::jsonb, 'null'::jsonb),
+       $3, $3
+FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::text[]) AS mrn, unnest($6::text[]) AS mrn_source,
+             unnest($7::text[]) AS mrn_authority, unnest($8::text[]) AS family_name,
+             unnest($9::text[]) AS given_name, unnest($10::text[]) AS middle_name,
+             unnest($11::text[]) AS birth_date, unnest($12::text[]) AS sex,
+             unnest($13::uuid[]) AS encounter_id, unnest($14::text[]) AS unit,
+             unnest($15::text[]) AS room, unnest($16::text[]) AS bed,
+             unnest($17::timestamptz[]) AS admitted_at, unnest($18::text[]) AS allergies,
+             unnest($19::text[]) AS diet_orders) AS r
 ON CONFLICT (id) DO UPDATE SET
     mrn_source    = excluded.mrn_source,
     mrn_authority = excluded.mrn_authority,
@@ -1200,21 +1270,52 @@ ON CONFLICT (id) DO UPDATE SET
 `
 
 type UpsertPatientsParams struct {
-	OrgID  uuid.UUID
-	SiteID uuid.UUID
-	Now    time.Time
-	Rows   []byte
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Now            time.Time
+	Ids            []uuid.UUID
+	Mrns           []string
+	MrnSources     []string
+	MrnAuthorities []string
+	FamilyNames    []string
+	GivenNames     []string
+	MiddleNames    []string
+	BirthDates     []string
+	Sexes          []string
+	EncounterIds   []uuid.UUID
+	Units          []string
+	Rooms          []string
+	Beds           []string
+	AdmittedAts    []time.Time
+	Allergies      []string
+	DietOrders     []string
 }
 
-// rows: the final state of every patient a batch touched. A missing (null) allergies or
-// diet_orders keeps the stored list of an existing patient: the messages carried no AL1 or ODS.
-// It travels as the JSON null so that the proposed row still satisfies NOT NULL.
+// The final state of every patient a batch touched, one array element per patient (arrays
+// travel in binary: no JSON to parse). An empty allergies or diet_orders keeps the stored list
+// of an existing patient (the messages carried no AL1 or ODS); it becomes the JSON null so that
+// the proposed row still satisfies NOT NULL. A nil encounter id and a zero admitted_at are NULL.
 func (q *Queries) UpsertPatients(ctx context.Context, arg UpsertPatientsParams) error {
 	_, err := q.db.Exec(ctx, upsertPatients,
 		arg.OrgID,
 		arg.SiteID,
 		arg.Now,
-		arg.Rows,
+		arg.Ids,
+		arg.Mrns,
+		arg.MrnSources,
+		arg.MrnAuthorities,
+		arg.FamilyNames,
+		arg.GivenNames,
+		arg.MiddleNames,
+		arg.BirthDates,
+		arg.Sexes,
+		arg.EncounterIds,
+		arg.Units,
+		arg.Rooms,
+		arg.Beds,
+		arg.AdmittedAts,
+		arg.Allergies,
+		arg.DietOrders,
 	)
 	return err
 }

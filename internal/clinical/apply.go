@@ -95,57 +95,56 @@ func (p *prepared) mrn() (string, string) {
 	return "", "no MRN in PID-3"
 }
 
-// Rows written by an ingest. JSON field names are the columns of jsonb_to_recordset.
+// Rows written by an ingest (see write.go).
 type patientRow struct {
-	ID           uuid.UUID  `json:"id"`
-	MRN          string     `json:"mrn"`
-	MRNSource    string     `json:"mrn_source"`
-	MRNAuthority string     `json:"mrn_authority"`
-	FamilyName   string     `json:"family_name"`
-	GivenName    string     `json:"given_name"`
-	MiddleName   string     `json:"middle_name"`
-	BirthDate    string     `json:"birth_date"`
-	Sex          string     `json:"sex"`
-	EncounterID  *uuid.UUID `json:"encounter_id"`
-	Unit         string     `json:"unit"`
-	Room         string     `json:"room"`
-	Bed          string     `json:"bed"`
-	AdmittedAt   *time.Time `json:"admitted_at"`
-	// Allergies and DietOrders are the documents to store, or absent to keep what is stored.
-	Allergies  *[]allergyDoc   `json:"allergies,omitempty"`
-	DietOrders *[]dietOrderDoc `json:"diet_orders,omitempty"`
+	ID           uuid.UUID
+	MRN          string
+	MRNSource    string
+	MRNAuthority string
+	FamilyName   string
+	GivenName    string
+	MiddleName   string
+	BirthDate    string
+	Sex          string
+	EncounterID  *uuid.UUID
+	Unit         string
+	Room         string
+	Bed          string
+	AdmittedAt   *time.Time
 }
 
 type encounterRow struct {
-	ID           uuid.UUID  `json:"id"`
-	PatientID    uuid.UUID  `json:"patient_id"`
-	VisitNumber  string     `json:"visit_number"`
-	PatientClass string     `json:"patient_class"`
-	AdmittedAt   time.Time  `json:"admitted_at"`
-	DischargedAt *time.Time `json:"discharged_at"`
-	Unit         string     `json:"unit"`
-	Room         string     `json:"room"`
-	Bed          string     `json:"bed"`
+	ID           uuid.UUID
+	PatientID    uuid.UUID
+	VisitNumber  string
+	PatientClass string
+	AdmittedAt   time.Time
+	DischargedAt *time.Time
+	Unit         string
+	Room         string
+	Bed          string
 }
 
+// trailRow is one message of the trail. Empty values are stored as NULL.
 type trailRow struct {
-	ID          uuid.UUID  `json:"id"`
-	BatchIndex  int        `json:"batch_index"`
-	ControlID   string     `json:"control_id"`
-	MessageType string     `json:"message_type"`
-	Outcome     string     `json:"outcome"`
-	Action      *string    `json:"action"`
-	Reason      *string    `json:"reason"`
-	MRN         *string    `json:"mrn"`
-	PatientID   *uuid.UUID `json:"patient_id"`
-	EncounterID *uuid.UUID `json:"encounter_id"`
-	EventAt     *time.Time `json:"event_at"`
-	Unit        *string    `json:"unit"`
-	Room        *string    `json:"room"`
-	Bed         *string    `json:"bed"`
-	Raw         string     `json:"raw"`
+	ID          uuid.UUID
+	BatchIndex  int
+	ControlID   string
+	MessageType string
+	Outcome     string
+	Action      string
+	Reason      string
+	MRN         string
+	PatientID   uuid.UUID
+	EncounterID uuid.UUID
+	EventAt     time.Time
+	Unit        string
+	Room        string
+	Bed         string
+	Raw         string
 }
 
+// codeRow is one unmapped code of a batch; the fields are jsonb_to_recordset's columns.
 type codeRow struct {
 	Kind   string `json:"kind"`
 	Code   string `json:"code"`
@@ -236,31 +235,31 @@ func (c *census) apply(p *prepared) api.Hl7MessageResult {
 		d.ControlId = ptr(p.controlID)
 	}
 	if s.mrn != "" {
-		d.Mrn, tr.MRN = ptr(s.mrn), ptr(s.mrn)
+		d.Mrn, tr.MRN = ptr(s.mrn), s.mrn
 	}
 	if s.reason != "" {
-		d.Reason, tr.Reason = ptr(s.reason), ptr(s.reason)
+		d.Reason, tr.Reason = ptr(s.reason), s.reason
 	}
 	if w := appendWarnings(p.warnings, s.warnings); len(w) > 0 {
 		d.Warnings = &w
 	}
 	if s.outcome == outApplied {
 		act := api.Hl7Action(s.action)
-		d.Action, tr.Action = &act, ptr(s.action)
+		d.Action, tr.Action = &act, s.action
 		d.OrderCreated = ptr(s.orderCreated)
 		ps := s.patient
-		d.PatientId, tr.PatientID = ptr(ps.row.ID), ptr(ps.row.ID)
+		d.PatientId, tr.PatientID = ptr(ps.row.ID), ps.row.ID
 		if ps.enc != nil {
 			d.EncounterId = ptr(ps.enc.row.ID)
 		}
-		tr.EventAt = ptr(s.eventAt)
+		tr.EventAt = s.eventAt
 		if e := ps.enc; e != nil || s.action == actDischarged {
 			if e == nil { // discharged: the location the patient left
 				e = c.lastEncounterOf(ps)
 			}
 			if e != nil {
-				tr.EncounterID = ptr(e.row.ID)
-				tr.Unit, tr.Room, tr.Bed = ptr(e.row.Unit), ptr(e.row.Room), ptr(e.row.Bed)
+				tr.EncounterID = e.row.ID
+				tr.Unit, tr.Room, tr.Bed = e.row.Unit, e.row.Room, e.row.Bed
 			}
 		}
 	}
@@ -351,7 +350,10 @@ func (c *census) admit(p *prepared, s *step) {
 		c.openEncounter(ps, at)
 	}
 	e := ps.enc
-	e.row.AdmittedAt = at
+	if !e.row.AdmittedAt.Equal(at) {
+		e.row.AdmittedAt = at
+		c.touchEncounter(e)
+	}
 	ps.row.AdmittedAt = ptr(at)
 	c.visit(ps, a)
 	if isZeroLocation(a.Visit.Location) {
@@ -487,22 +489,27 @@ func (c *census) lastEncounterOf(ps *patientState) *encounterState {
 	return nil
 }
 
+// visit and move write the encounter only when something changes: updates that restate the
+// visit as it is are most of a feed.
 func (c *census) visit(ps *patientState, a *hl7.ADT) {
 	e := ps.enc
-	if a.Visit.VisitNumber != "" {
-		e.row.VisitNumber = a.Visit.VisitNumber
+	if v := a.Visit.VisitNumber; v != "" && v != e.row.VisitNumber {
+		e.row.VisitNumber = v
+		c.touchEncounter(e)
 	}
-	if a.Visit.Class != "" {
-		e.row.PatientClass = a.Visit.Class
+	if v := a.Visit.Class; v != "" && v != e.row.PatientClass {
+		e.row.PatientClass = v
+		c.touchEncounter(e)
 	}
-	c.touchEncounter(e)
 }
 
 func (c *census) move(ps *patientState, l hl7.Location) {
 	e := ps.enc
-	e.row.Unit, e.row.Room, e.row.Bed = l.PointOfCare, l.Room, l.Bed
 	ps.row.Unit, ps.row.Room, ps.row.Bed = l.PointOfCare, l.Room, l.Bed
-	c.touchEncounter(e)
+	if e.row.Unit != l.PointOfCare || e.row.Room != l.Room || e.row.Bed != l.Bed {
+		e.row.Unit, e.row.Room, e.row.Bed = l.PointOfCare, l.Room, l.Bed
+		c.touchEncounter(e)
+	}
 }
 
 func isZeroLocation(l hl7.Location) bool { return l.PointOfCare == "" && l.Room == "" && l.Bed == "" }

@@ -107,9 +107,11 @@ func firstReason(b *hl7.Batch) string {
 
 func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Location, msgs []prepared) ([]api.Hl7MessageResult, error) {
 	q := db.New(tx)
+	start := time.Now()
 	if err := q.LockClinicalOrg(ctx, t.orgID); err != nil {
 		return nil, err
 	}
+	locked := time.Now()
 	maps, err := loadMappings(ctx, q, t.orgID)
 	if err != nil {
 		return nil, err
@@ -119,21 +121,18 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	if err := c.load(ctx, q, t, msgs); err != nil {
 		return nil, err
 	}
+	loaded := time.Now()
 	results := make([]api.Hl7MessageResult, len(msgs))
 	for i := range msgs {
 		results[i] = c.apply(&msgs[i])
 	}
-	b := &pgx.Batch{}
-	b.Queue("SAVEPOINT ingest")
-	if err := c.queueWrites(ctx, b, t); err != nil {
-		return nil, err
-	}
-	if err := audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now); err != nil {
-		return nil, err
-	}
-	b.Queue("RELEASE SAVEPOINT ingest")
-	werr := tx.SendBatch(ctx, b).Close()
+	applied := time.Now()
+	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
+		return audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now)
+	})
 	if werr == nil {
+		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "lock", locked.Sub(start),
+			"load", loaded.Sub(locked), "apply", applied.Sub(loaded), "write", time.Since(applied))
 		return results, nil
 	}
 	if ctx.Err() != nil {
@@ -166,13 +165,7 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 		return api.Hl7MessageResult{}, err
 	}
 	res := c.apply(&one[0])
-	b := &pgx.Batch{}
-	b.Queue("SAVEPOINT message")
-	if err := c.queueWrites(ctx, b, t); err != nil {
-		return res, err
-	}
-	b.Queue("RELEASE SAVEPOINT message")
-	werr := tx.SendBatch(ctx, b).Close()
+	werr := c.write(ctx, tx, t, "message", nil)
 	if werr == nil {
 		return res, nil
 	}
@@ -188,11 +181,7 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 	rejected.reject = "the message could not be stored (the server logged the cause under this request's id)"
 	c = newCensus(loc, t.now, maps)
 	res = c.apply(&rejected)
-	b = &pgx.Batch{}
-	if err := c.queueWrites(ctx, b, t); err != nil {
-		return res, err
-	}
-	return res, tx.SendBatch(ctx, b).Close()
+	return res, c.write(ctx, tx, t, "message", nil)
 }
 
 func loadMappings(ctx context.Context, q *db.Queries, orgID uuid.UUID) (orgMappings, error) {
