@@ -26,6 +26,10 @@ CREATE TABLE patients (
     admitted_at   timestamptz,
     allergies     jsonb       NOT NULL DEFAULT '[]',
     diet_orders   jsonb       NOT NULL DEFAULT '[]',
+    -- FNV-64 of the documents as the ingest wrote them (0: unknown), so that a message restating
+    -- them, as most updates do, rewrites nothing.
+    allergies_hash   bigint   NOT NULL DEFAULT 0,
+    diet_orders_hash bigint   NOT NULL DEFAULT 0,
     created_at    timestamptz NOT NULL,
     updated_at    timestamptz NOT NULL,
     UNIQUE (org_id, id),

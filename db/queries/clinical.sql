@@ -14,9 +14,13 @@ WHERE org_id = @org_id AND control_id = ANY (@control_ids::text[]) AND outcome I
 
 -- name: PatientsByMRN :many
 -- The state the ingest needs of the batch's patients: the row without its allergies (AL1 lists
--- replace them whole, never merge, so they are not read) and the open encounter.
+-- replace them whole, never merge, so they are not read) and the open encounter. Diet orders
+-- come whole only for the patients of order messages (full_mrns), which change them one by one;
+-- for the others the ids of their orders suffice, to tell a new order from a restated one.
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
-       p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.diet_orders,
+       p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
+       (CASE WHEN p.mrn = ANY (@full_mrns::text[]) THEN p.diet_orders END)::jsonb AS diet_orders,
+       coalesce((SELECT string_agg(o ->> 'id', ',') FROM jsonb_array_elements(p.diet_orders) o), '')::text AS diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
        e.admitted_at AS encounter_admitted_at
@@ -34,12 +38,12 @@ SELECT kind, code, targets::text[] AS targets FROM clinical_codes WHERE org_id =
 -- the proposed row still satisfies NOT NULL. A nil encounter id and a zero admitted_at are NULL.
 INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name,
                       birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders,
-                      created_at, updated_at)
+                      allergies_hash, diet_orders_hash, created_at, updated_at)
 SELECT r.id, @org_id, @site_id, r.mrn, r.mrn_source, r.mrn_authority, r.family_name, r.given_name, r.middle_name,
        r.birth_date, r.sex, nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid), r.unit, r.room, r.bed,
        nullif(r.admitted_at, '0001-01-01 00:00:00+00'::timestamptz),
        coalesce(nullif(r.allergies, '')::jsonb, 'null'::jsonb), coalesce(nullif(r.diet_orders, '')::jsonb, 'null'::jsonb),
-       @now, @now
+       r.allergies_hash, r.diet_orders_hash, @now, @now
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@mrns::text[]) AS mrn, unnest(@mrn_sources::text[]) AS mrn_source,
              unnest(@mrn_authorities::text[]) AS mrn_authority, unnest(@family_names::text[]) AS family_name,
              unnest(@given_names::text[]) AS given_name, unnest(@middle_names::text[]) AS middle_name,
@@ -47,7 +51,8 @@ FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@mrns::text[]) AS mrn, unnest(@m
              unnest(@encounter_ids::uuid[]) AS encounter_id, unnest(@units::text[]) AS unit,
              unnest(@rooms::text[]) AS room, unnest(@beds::text[]) AS bed,
              unnest(@admitted_ats::timestamptz[]) AS admitted_at, unnest(@allergies::text[]) AS allergies,
-             unnest(@diet_orders::text[]) AS diet_orders) AS r
+             unnest(@diet_orders::text[]) AS diet_orders, unnest(@allergies_hashes::bigint[]) AS allergies_hash,
+             unnest(@diet_orders_hashes::bigint[]) AS diet_orders_hash) AS r
 ON CONFLICT (id) DO UPDATE SET
     mrn_source    = excluded.mrn_source,
     mrn_authority = excluded.mrn_authority,
@@ -63,6 +68,8 @@ ON CONFLICT (id) DO UPDATE SET
     admitted_at   = excluded.admitted_at,
     allergies     = CASE WHEN excluded.allergies = 'null' THEN patients.allergies ELSE excluded.allergies END,
     diet_orders   = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders ELSE excluded.diet_orders END,
+    allergies_hash   = CASE WHEN excluded.allergies = 'null' THEN patients.allergies_hash ELSE excluded.allergies_hash END,
+    diet_orders_hash = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders_hash ELSE excluded.diet_orders_hash END,
     updated_at    = excluded.updated_at;
 
 -- name: UpsertEncounters :exec
@@ -207,10 +214,11 @@ LEFT JOIN patients p ON p.org_id = @org_id AND p.encounter_id IS NOT NULL AND (
 GROUP BY k.kind, k.code;
 
 -- name: SetPatientAllergies :exec
-UPDATE patients SET allergies = @allergies, updated_at = @now WHERE org_id = @org_id AND id = @id;
+-- The hash becomes unknown: the next message with allergies rewrites them.
+UPDATE patients SET allergies = @allergies, allergies_hash = 0, updated_at = @now WHERE org_id = @org_id AND id = @id;
 
 -- name: SetPatientDietOrders :exec
-UPDATE patients SET diet_orders = @diet_orders, updated_at = @now WHERE org_id = @org_id AND id = @id;
+UPDATE patients SET diet_orders = @diet_orders, diet_orders_hash = 0, updated_at = @now WHERE org_id = @org_id AND id = @id;
 
 -- Sign-offs -------------------------------------------------------------------------------------
 

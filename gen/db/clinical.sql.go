@@ -258,7 +258,7 @@ func (q *Queries) GetClinicalCode(ctx context.Context, arg GetClinicalCodeParams
 }
 
 const getPatient = `-- name: GetPatient :one
-SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2
+SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2
 `
 
 type GetPatientParams struct {
@@ -288,6 +288,8 @@ func (q *Queries) GetPatient(ctx context.Context, arg GetPatientParams) (Patient
 		&i.AdmittedAt,
 		&i.Allergies,
 		&i.DietOrders,
+		&i.AllergiesHash,
+		&i.DietOrdersHash,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -295,7 +297,7 @@ func (q *Queries) GetPatient(ctx context.Context, arg GetPatientParams) (Patient
 }
 
 const getPatientForUpdate = `-- name: GetPatientForUpdate :one
-SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type GetPatientForUpdateParams struct {
@@ -325,6 +327,8 @@ func (q *Queries) GetPatientForUpdate(ctx context.Context, arg GetPatientForUpda
 		&i.AdmittedAt,
 		&i.Allergies,
 		&i.DietOrders,
+		&i.AllergiesHash,
+		&i.DietOrdersHash,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -557,7 +561,7 @@ func (q *Queries) InsertHl7Messages(ctx context.Context, arg InsertHl7MessagesPa
 
 const listCensus = `-- name: ListCensus :many
 
-SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, created_at, updated_at FROM patients
+SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients
 WHERE org_id = $1 AND encounter_id IS NOT NULL
   AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR site_id = $3)
@@ -622,6 +626,8 @@ func (q *Queries) ListCensus(ctx context.Context, arg ListCensusParams) ([]Patie
 			&i.AdmittedAt,
 			&i.Allergies,
 			&i.DietOrders,
+			&i.AllergiesHash,
+			&i.DietOrdersHash,
 			&i.CreatedAt,
 			&i.UpdatedAt,
 		); err != nil {
@@ -1039,19 +1045,22 @@ func (q *Queries) MapClinicalCode(ctx context.Context, arg MapClinicalCodeParams
 
 const patientsByMRN = `-- name: PatientsByMRN :many
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
-       p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.diet_orders,
+       p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
+       (CASE WHEN p.mrn = ANY ($1::text[]) THEN p.diet_orders END)::jsonb AS diet_orders,
+       coalesce((SELECT string_agg(o ->> 'id', ',') FROM jsonb_array_elements(p.diet_orders) o), '')::text AS diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
        e.admitted_at AS encounter_admitted_at
 FROM patients p
 LEFT JOIN encounters e ON e.id = p.encounter_id
-WHERE p.org_id = $1 AND p.site_id = $2 AND p.mrn = ANY ($3::text[])
+WHERE p.org_id = $2 AND p.site_id = $3 AND p.mrn = ANY ($4::text[])
 `
 
 type PatientsByMRNParams struct {
-	OrgID  uuid.UUID
-	SiteID uuid.UUID
-	Mrns   []string
+	FullMrns []string
+	OrgID    uuid.UUID
+	SiteID   uuid.UUID
+	Mrns     []string
 }
 
 type PatientsByMRNRow struct {
@@ -1069,16 +1078,26 @@ type PatientsByMRNRow struct {
 	Room                string
 	Bed                 string
 	AdmittedAt          *time.Time
+	AllergiesHash       int64
+	DietOrdersHash      int64
 	DietOrders          []byte
+	DietOrderIds        string
 	VisitNumber         string
 	PatientClass        string
 	EncounterAdmittedAt *time.Time
 }
 
 // The state the ingest needs of the batch's patients: the row without its allergies (AL1 lists
-// replace them whole, never merge, so they are not read) and the open encounter.
+// replace them whole, never merge, so they are not read) and the open encounter. Diet orders
+// come whole only for the patients of order messages (full_mrns), which change them one by one;
+// for the others the ids of their orders suffice, to tell a new order from a restated one.
 func (q *Queries) PatientsByMRN(ctx context.Context, arg PatientsByMRNParams) ([]PatientsByMRNRow, error) {
-	rows, err := q.db.Query(ctx, patientsByMRN, arg.OrgID, arg.SiteID, arg.Mrns)
+	rows, err := q.db.Query(ctx, patientsByMRN,
+		arg.FullMrns,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Mrns,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -1101,7 +1120,10 @@ func (q *Queries) PatientsByMRN(ctx context.Context, arg PatientsByMRNParams) ([
 			&i.Room,
 			&i.Bed,
 			&i.AdmittedAt,
+			&i.AllergiesHash,
+			&i.DietOrdersHash,
 			&i.DietOrders,
+			&i.DietOrderIds,
 			&i.VisitNumber,
 			&i.PatientClass,
 			&i.EncounterAdmittedAt,
@@ -1141,7 +1163,7 @@ func (q *Queries) RecordCodeOccurrences(ctx context.Context, arg RecordCodeOccur
 }
 
 const setPatientAllergies = `-- name: SetPatientAllergies :exec
-UPDATE patients SET allergies = $1, updated_at = $2 WHERE org_id = $3 AND id = $4
+UPDATE patients SET allergies = $1, allergies_hash = 0, updated_at = $2 WHERE org_id = $3 AND id = $4
 `
 
 type SetPatientAllergiesParams struct {
@@ -1151,6 +1173,7 @@ type SetPatientAllergiesParams struct {
 	ID        uuid.UUID
 }
 
+// The hash becomes unknown: the next message with allergies rewrites them.
 func (q *Queries) SetPatientAllergies(ctx context.Context, arg SetPatientAllergiesParams) error {
 	_, err := q.db.Exec(ctx, setPatientAllergies,
 		arg.Allergies,
@@ -1162,7 +1185,7 @@ func (q *Queries) SetPatientAllergies(ctx context.Context, arg SetPatientAllergi
 }
 
 const setPatientDietOrders = `-- name: SetPatientDietOrders :exec
-UPDATE patients SET diet_orders = $1, updated_at = $2 WHERE org_id = $3 AND id = $4
+UPDATE patients SET diet_orders = $1, diet_orders_hash = 0, updated_at = $2 WHERE org_id = $3 AND id = $4
 `
 
 type SetPatientDietOrdersParams struct {
@@ -1237,12 +1260,12 @@ func (q *Queries) UpsertEncounters(ctx context.Context, arg UpsertEncountersPara
 const upsertPatients = `-- name: UpsertPatients :exec
 INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name,
                       birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders,
-                      created_at, updated_at)
+                      allergies_hash, diet_orders_hash, created_at, updated_at)
 SELECT r.id, $1, $2, r.mrn, r.mrn_source, r.mrn_authority, r.family_name, r.given_name, r.middle_name,
        r.birth_date, r.sex, nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid), r.unit, r.room, r.bed,
        nullif(r.admitted_at, '0001-01-01 00:00:00+00'::timestamptz),
        coalesce(nullif(r.allergies, '')::jsonb, 'null'::jsonb), coalesce(nullif(r.diet_orders, '')::jsonb, 'null'::jsonb),
-       $3, $3
+       r.allergies_hash, r.diet_orders_hash, $3, $3
 FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::text[]) AS mrn, unnest($6::text[]) AS mrn_source,
              unnest($7::text[]) AS mrn_authority, unnest($8::text[]) AS family_name,
              unnest($9::text[]) AS given_name, unnest($10::text[]) AS middle_name,
@@ -1250,7 +1273,8 @@ FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::text[]) AS mrn, unnest($6::tex
              unnest($13::uuid[]) AS encounter_id, unnest($14::text[]) AS unit,
              unnest($15::text[]) AS room, unnest($16::text[]) AS bed,
              unnest($17::timestamptz[]) AS admitted_at, unnest($18::text[]) AS allergies,
-             unnest($19::text[]) AS diet_orders) AS r
+             unnest($19::text[]) AS diet_orders, unnest($20::bigint[]) AS allergies_hash,
+             unnest($21::bigint[]) AS diet_orders_hash) AS r
 ON CONFLICT (id) DO UPDATE SET
     mrn_source    = excluded.mrn_source,
     mrn_authority = excluded.mrn_authority,
@@ -1266,29 +1290,33 @@ ON CONFLICT (id) DO UPDATE SET
     admitted_at   = excluded.admitted_at,
     allergies     = CASE WHEN excluded.allergies = 'null' THEN patients.allergies ELSE excluded.allergies END,
     diet_orders   = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders ELSE excluded.diet_orders END,
+    allergies_hash   = CASE WHEN excluded.allergies = 'null' THEN patients.allergies_hash ELSE excluded.allergies_hash END,
+    diet_orders_hash = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders_hash ELSE excluded.diet_orders_hash END,
     updated_at    = excluded.updated_at
 `
 
 type UpsertPatientsParams struct {
-	OrgID          uuid.UUID
-	SiteID         uuid.UUID
-	Now            time.Time
-	Ids            []uuid.UUID
-	Mrns           []string
-	MrnSources     []string
-	MrnAuthorities []string
-	FamilyNames    []string
-	GivenNames     []string
-	MiddleNames    []string
-	BirthDates     []string
-	Sexes          []string
-	EncounterIds   []uuid.UUID
-	Units          []string
-	Rooms          []string
-	Beds           []string
-	AdmittedAts    []time.Time
-	Allergies      []string
-	DietOrders     []string
+	OrgID            uuid.UUID
+	SiteID           uuid.UUID
+	Now              time.Time
+	Ids              []uuid.UUID
+	Mrns             []string
+	MrnSources       []string
+	MrnAuthorities   []string
+	FamilyNames      []string
+	GivenNames       []string
+	MiddleNames      []string
+	BirthDates       []string
+	Sexes            []string
+	EncounterIds     []uuid.UUID
+	Units            []string
+	Rooms            []string
+	Beds             []string
+	AdmittedAts      []time.Time
+	Allergies        []string
+	DietOrders       []string
+	AllergiesHashes  []int64
+	DietOrdersHashes []int64
 }
 
 // The final state of every patient a batch touched, one array element per patient (arrays
@@ -1316,6 +1344,8 @@ func (q *Queries) UpsertPatients(ctx context.Context, arg UpsertPatientsParams) 
 		arg.AdmittedAts,
 		arg.Allergies,
 		arg.DietOrders,
+		arg.AllergiesHashes,
+		arg.DietOrdersHashes,
 	)
 	return err
 }

@@ -134,26 +134,28 @@ type Org struct {
 }
 
 type Patient struct {
-	ID           uuid.UUID
-	OrgID        uuid.UUID
-	SiteID       uuid.UUID
-	Mrn          string
-	MrnSource    string
-	MrnAuthority string
-	FamilyName   string
-	GivenName    string
-	MiddleName   string
-	BirthDate    string
-	Sex          string
-	EncounterID  *uuid.UUID
-	Unit         string
-	Room         string
-	Bed          string
-	AdmittedAt   *time.Time
-	Allergies    []byte
-	DietOrders   []byte
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Mrn            string
+	MrnSource      string
+	MrnAuthority   string
+	FamilyName     string
+	GivenName      string
+	MiddleName     string
+	BirthDate      string
+	Sex            string
+	EncounterID    *uuid.UUID
+	Unit           string
+	Room           string
+	Bed            string
+	AdmittedAt     *time.Time
+	Allergies      []byte
+	DietOrders     []byte
+	AllergiesHash  int64
+	DietOrdersHash int64
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 type RateEvent struct {

@@ -1492,7 +1492,8 @@ export interface components {
         DietOrder: {
             /**
              * Format: uuid
-             * @description Stable while the same order is resent; sign-offs refer to it.
+             * @description Stable while the same order (same source, placer number, type and codes) is sent again;
+             *     sign-offs refer to it.
              */
             id: string;
             /**
@@ -1529,7 +1530,8 @@ export interface components {
             source: "adt" | "order";
             /**
              * Format: date-time
-             * @description When Sous received the message that created the order.
+             * @description When Sous received the message that created the order. ADT messages restate the current
+             *     diet, and an order they restate carries the time of the latest one.
              */
             orderedAt: string;
         };

@@ -156,9 +156,17 @@ type codeRow struct {
 type patientState struct {
 	row     patientRow
 	touched bool
-	// orders are the current diet orders, decoded from storedOrders when first needed.
+	// stored is the row as loaded (exists is false for a patient new to the census) and the
+	// hashes of its stored documents, so that write skips what did not change.
+	stored                    patientRow
+	exists                    bool
+	allergiesHash, ordersHash int64
+	// orders are the current diet orders, decoded from storedOrders when first needed (which
+	// load fetches only for the patients of order messages). orderIDs are the ids of the
+	// stored orders, which tell a new order from a restated one.
 	orders       []dietOrderDoc
 	storedOrders []byte
+	orderIDs     string
 	ordersSet    bool
 	allergies    []allergyDoc
 	allergiesSet bool
@@ -426,13 +434,26 @@ func (c *census) patient(p *prepared, mrn string) *patientState {
 }
 
 // ordersOf returns the patient's current diet orders, decoding the stored ones on first use:
-// most messages never look at them.
+// only order messages look at them.
 func (c *census) ordersOf(ps *patientState) []dietOrderDoc {
 	if ps.orders == nil {
 		ps.orders = decodeDietOrders(ps.storedOrders)
 		ps.storedOrders = nil
 	}
 	return ps.orders
+}
+
+// hadOrder reports whether the patient had the diet order when the census was loaded, or has it
+// now.
+func (ps *patientState) hadOrder(id uuid.UUID) bool {
+	if ps.orders != nil {
+		for _, o := range ps.orders {
+			if o.ID == id {
+				return true
+			}
+		}
+	}
+	return ps.orderIDs != "" && strings.Contains(ps.orderIDs, id.String())
 }
 
 func (c *census) touch(ps *patientState) {
@@ -536,11 +557,10 @@ func (c *census) adtDiets(p *prepared, ps *patientState, s *step) bool {
 	if len(p.adt.DietOrders) == 0 {
 		return false
 	}
-	prev := c.ordersOf(ps)
 	next := make([]dietOrderDoc, 0, len(p.adt.DietOrders))
 	created := false
 	for i := range p.adt.DietOrders {
-		d, isNew := c.dietOrder(p, &p.adt.DietOrders[i], "adt", prev, s)
+		d, isNew := c.dietOrder(p, ps, &p.adt.DietOrders[i], "adt", nil, s)
 		created = created || isNew
 		next = append(next, d)
 	}
@@ -569,7 +589,7 @@ func (c *census) orderDiets(p *prepared, ps *patientState, s *step) bool {
 		control, placer := group[0].OrderControl, group[0].PlacerOrderNumber
 		docs := make([]dietOrderDoc, 0, len(group))
 		for k := range group {
-			d, isNew := c.dietOrder(p, &group[k], "order", prev, s)
+			d, isNew := c.dietOrder(p, ps, &group[k], "order", prev, s)
 			docs = append(docs, d)
 			if !slices.Contains(endingControls, control) {
 				created = created || isNew
@@ -580,13 +600,13 @@ func (c *census) orderDiets(p *prepared, ps *patientState, s *step) bool {
 				if placer != "" {
 					return o.Placer == placer
 				}
-				return slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.Ident == o.Ident })
+				return slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.ID == o.ID })
 			})
 		} else {
 			newDiet := slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.Type == string(hl7.DietOrderDiet) })
 			cur = slices.DeleteFunc(cur, func(o dietOrderDoc) bool {
 				return (placer != "" && o.Placer == placer) || (newDiet && o.Type == string(hl7.DietOrderDiet)) ||
-					slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.Ident == o.Ident })
+					slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.ID == o.ID })
 			})
 			cur = append(cur, docs...)
 		}
@@ -596,9 +616,11 @@ func (c *census) orderDiets(p *prepared, ps *patientState, s *step) bool {
 	return created
 }
 
-// dietOrder builds the stored form of one ODS, keeping the id (and received time) of the same
-// order when prev has it. isNew reports that it did not.
-func (c *census) dietOrder(p *prepared, o *hl7.DietOrder, source string, prev []dietOrderDoc, s *step) (dietOrderDoc, bool) {
+// dietOrder builds the stored form of one ODS. Its id is derived from the patient and what the
+// order says (its source, placer number, type and codes), so the same order sent again keeps its id, and the sign-offs referring
+// to it, without reading the stored orders; prev, when given, keeps the received time of an order
+// that is restated. isNew reports that the patient had no such order.
+func (c *census) dietOrder(p *prepared, ps *patientState, o *hl7.DietOrder, source string, prev []dietOrderDoc, s *step) (dietOrderDoc, bool) {
 	d := dietOrderDoc{
 		Type: string(o.Type), Codes: make([]dietCodeDoc, 0, len(o.Codes)), Instructions: cloneStrings(o.Instructions),
 		Placer: o.PlacerOrderNumber, Source: source, OrderedAt: c.now,
@@ -626,15 +648,15 @@ func (c *census) dietOrder(p *prepared, o *hl7.DietOrder, source string, prev []
 			s.unmapped = appendUnmapped(s.unmapped, *u)
 		}
 	}
-	d.Ident = source + "|" + d.Placer + "|" + d.Type + "|" + strings.Join(keys, "\x1f")
+	ident := source + "|" + d.Placer + "|" + d.Type + "|" + strings.Join(keys, "\x1f")
+	d.ID = uuid.NewSHA1(ps.row.ID, []byte(ident))
 	for _, old := range prev {
-		if old.Ident == d.Ident {
-			d.ID, d.OrderedAt = old.ID, old.OrderedAt
+		if old.ID == d.ID {
+			d.OrderedAt = old.OrderedAt
 			return d, false
 		}
 	}
-	d.ID = uuid.Must(uuid.NewV7())
-	return d, true
+	return d, !ps.hadOrder(d.ID)
 }
 
 func appendUnmapped(list []unmapped, u unmapped) []unmapped {

@@ -43,10 +43,9 @@ type dietCodeDoc struct {
 }
 
 type dietOrderDoc struct {
-	ID uuid.UUID `json:"id"`
-	// Ident identifies the same order when it is sent again (see orderIdent), so its id, and the
-	// sign-offs referring to it, survive a resend.
-	Ident          string        `json:"ident"`
+	// ID is derived from the patient and what the order says, so it survives a resend (see
+	// census.dietOrder).
+	ID             uuid.UUID     `json:"id"`
 	Type           string        `json:"type"`
 	Codes          []dietCodeDoc `json:"codes"`
 	Instructions   []string      `json:"instructions"`

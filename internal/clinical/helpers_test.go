@@ -135,6 +135,7 @@ type patient struct {
 	Diets       []string    `json:"diets"`
 	DietOrders  []dietOrder `json:"dietOrders"`
 	Flags       []string    `json:"flags"`
+	UpdatedAt   time.Time   `json:"updatedAt"`
 	MRNSource   string      `json:"mrnSource"`
 	Encounters  []struct {
 		ID           uuid.UUID  `json:"id"`
@@ -233,3 +234,5 @@ func (h *hospital) member(role string, credentials []string, siteIDs ...uuid.UUI
 	}
 	return s
 }
+
+func (p patient) UpdatedAtAfter(t time.Time) bool { return p.UpdatedAt.After(t) }

@@ -201,6 +201,7 @@ func loadMappings(ctx context.Context, q *db.Queries, orgID uuid.UUID) (orgMappi
 func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepared) error {
 	ids := make([]string, 0, len(msgs))
 	mrns := make([]string, 0, len(msgs))
+	var full []string // patients of order messages need their stored diet orders
 	for i := range msgs {
 		p := &msgs[i]
 		if p.reject != "" {
@@ -211,6 +212,9 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 		}
 		if mrn, _ := p.mrn(); mrn != "" {
 			mrns = append(mrns, mrn)
+			if p.action == hl7.ActionDietOrder {
+				full = append(full, mrn)
+			}
 		}
 	}
 	if len(ids) > 0 {
@@ -225,7 +229,10 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 	if len(mrns) == 0 {
 		return nil
 	}
-	rows, err := q.PatientsByMRN(ctx, db.PatientsByMRNParams{OrgID: t.orgID, SiteID: t.siteID, Mrns: mrns})
+	if full == nil {
+		full = []string{}
+	}
+	rows, err := q.PatientsByMRN(ctx, db.PatientsByMRNParams{OrgID: t.orgID, SiteID: t.siteID, Mrns: mrns, FullMrns: full})
 	if err != nil {
 		return err
 	}
@@ -236,8 +243,10 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 				GivenName: r.GivenName, MiddleName: r.MiddleName, BirthDate: r.BirthDate, Sex: r.Sex,
 				EncounterID: r.EncounterID, Unit: r.Unit, Room: r.Room, Bed: r.Bed, AdmittedAt: r.AdmittedAt,
 			},
-			storedOrders: r.DietOrders,
+			storedOrders: r.DietOrders, orderIDs: r.DietOrderIds,
+			exists: true, allergiesHash: r.AllergiesHash, ordersHash: r.DietOrdersHash,
 		}
+		ps.stored = ps.row
 		if r.EncounterID != nil {
 			e := &encounterState{row: encounterRow{
 				ID: *r.EncounterID, PatientID: r.ID, VisitNumber: r.VisitNumber, PatientClass: r.PatientClass,

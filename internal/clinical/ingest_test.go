@@ -502,3 +502,35 @@ func TestMessageTrail(t *testing.T) {
 		t.Fatalf("filtered %+v", page)
 	}
 }
+
+// TestRestatingUpdatesRewriteNothing: an update that restates what is stored leaves the
+// patient's row as it is; one that changes something writes it.
+func TestRestatingUpdatesRewriteNothing(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	v := visit{Event: "A01", Control: "SAME-1", MRN: "160000001", Unit: "4W", Room: "401", Bed: "A", AL1: []string{al1Peanut, al1Shellfish}, ODS: []string{odsCarbNa}}
+	h.ingest(v.epic())
+	var before time.Time
+	if err := h.env.Pool.QueryRow(t.Context(), `SELECT updated_at FROM patients WHERE mrn = $1`, v.MRN).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	h.env.Clock.Advance(time.Hour)
+	v.Event, v.Control = "A08", "SAME-2"
+	if r := h.ingest(v.epic()); r.Results[0].Outcome != "applied" {
+		t.Fatalf("%+v", r.Results[0])
+	}
+	var after time.Time
+	if err := h.env.Pool.QueryRow(t.Context(), `SELECT updated_at FROM patients WHERE mrn = $1`, v.MRN).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if !after.Equal(before) {
+		t.Fatalf("restating update rewrote the patient: %s → %s", before, after)
+	}
+	v.Control, v.AL1 = "SAME-3", []string{al1Peanut}
+	h.ingest(v.epic())
+	fresh := h.env.SignIn(h.owner.User.Email)
+	p, _ := byMRN(h.census(fresh.AccessToken, ""), v.MRN)
+	if !slices.Equal(p.Allergens, []string{"peanuts"}) || !p.UpdatedAtAfter(before) {
+		t.Fatalf("changed allergies not written: %+v", p)
+	}
+}

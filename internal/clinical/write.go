@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"sync/atomic"
 	"time"
 
@@ -30,7 +31,6 @@ func (q queue) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandT
 func (queue) Query(context.Context, string, ...any) (pgx.Rows, error) { return nil, errQueueExecOnly }
 
 func (queue) QueryRow(context.Context, string, ...any) pgx.Row { return errRow{} }
-
 
 type errRow struct{}
 
@@ -73,41 +73,48 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 	q := db.New(queue{b})
 	if n := len(c.touched); n > 0 {
 		p := db.UpsertPatientsParams{
-			OrgID: t.orgID, SiteID: t.siteID, Now: t.now, Ids: make([]uuid.UUID, n), Mrns: make([]string, n),
-			MrnSources: make([]string, n), MrnAuthorities: make([]string, n), FamilyNames: make([]string, n),
-			GivenNames: make([]string, n), MiddleNames: make([]string, n), BirthDates: make([]string, n),
-			Sexes: make([]string, n), EncounterIds: make([]uuid.UUID, n), Units: make([]string, n),
-			Rooms: make([]string, n), Beds: make([]string, n), AdmittedAts: make([]time.Time, n),
-			Allergies: make([]string, n), DietOrders: make([]string, n),
+			OrgID: t.orgID, SiteID: t.siteID, Now: t.now, Ids: make([]uuid.UUID, 0, n), Mrns: make([]string, 0, n),
+			MrnSources: make([]string, 0, n), MrnAuthorities: make([]string, 0, n), FamilyNames: make([]string, 0, n),
+			GivenNames: make([]string, 0, n), MiddleNames: make([]string, 0, n), BirthDates: make([]string, 0, n),
+			Sexes: make([]string, 0, n), EncounterIds: make([]uuid.UUID, 0, n), Units: make([]string, 0, n),
+			Rooms: make([]string, 0, n), Beds: make([]string, 0, n), AdmittedAts: make([]time.Time, 0, n),
+			Allergies: make([]string, 0, n), DietOrders: make([]string, 0, n), AllergiesHashes: make([]int64, 0, n),
+			DietOrdersHashes: make([]int64, 0, n),
 		}
-		for i, ps := range c.touched {
+		for _, ps := range c.touched {
+			allergies, allergiesHash, err := docToWrite(ps.allergiesSet, ps.allergies, ps.exists, ps.allergiesHash, nil)
+			if err != nil {
+				return err
+			}
+			orders, ordersHash, err := docToWrite(ps.ordersSet, ps.orders, ps.exists, ps.ordersHash, withoutOrderedAt)
+			if err != nil {
+				return err
+			}
 			r := &ps.row
-			p.Ids[i], p.Mrns[i], p.MrnSources[i], p.MrnAuthorities[i] = r.ID, r.MRN, r.MRNSource, r.MRNAuthority
-			p.FamilyNames[i], p.GivenNames[i], p.MiddleNames[i] = r.FamilyName, r.GivenName, r.MiddleName
-			p.BirthDates[i], p.Sexes[i], p.Units[i], p.Rooms[i], p.Beds[i] = r.BirthDate, r.Sex, r.Unit, r.Room, r.Bed
+			if ps.exists && allergies == "" && orders == "" && sameRow(r, &ps.stored) {
+				continue // the messages restated what is stored
+			}
+			var encounterID uuid.UUID
 			if r.EncounterID != nil {
-				p.EncounterIds[i] = *r.EncounterID
+				encounterID = *r.EncounterID
 			}
+			var admittedAt time.Time
 			if r.AdmittedAt != nil {
-				p.AdmittedAts[i] = *r.AdmittedAt
+				admittedAt = *r.AdmittedAt
 			}
-			if ps.allergiesSet {
-				raw, err := json.Marshal(ps.allergies)
-				if err != nil {
-					return err
-				}
-				p.Allergies[i] = string(raw)
-			}
-			if ps.ordersSet {
-				raw, err := json.Marshal(ps.orders)
-				if err != nil {
-					return err
-				}
-				p.DietOrders[i] = string(raw)
-			}
+			p.Ids, p.Mrns, p.MrnSources = append(p.Ids, r.ID), append(p.Mrns, r.MRN), append(p.MrnSources, r.MRNSource)
+			p.MrnAuthorities, p.FamilyNames = append(p.MrnAuthorities, r.MRNAuthority), append(p.FamilyNames, r.FamilyName)
+			p.GivenNames, p.MiddleNames = append(p.GivenNames, r.GivenName), append(p.MiddleNames, r.MiddleName)
+			p.BirthDates, p.Sexes = append(p.BirthDates, r.BirthDate), append(p.Sexes, r.Sex)
+			p.EncounterIds, p.AdmittedAts = append(p.EncounterIds, encounterID), append(p.AdmittedAts, admittedAt)
+			p.Units, p.Rooms, p.Beds = append(p.Units, r.Unit), append(p.Rooms, r.Room), append(p.Beds, r.Bed)
+			p.Allergies, p.AllergiesHashes = append(p.Allergies, allergies), append(p.AllergiesHashes, allergiesHash)
+			p.DietOrders, p.DietOrdersHashes = append(p.DietOrders, orders), append(p.DietOrdersHashes, ordersHash)
 		}
-		if err := q.UpsertPatients(ctx, p); err != nil {
-			return err
+		if len(p.Ids) > 0 {
+			if err := q.UpsertPatients(ctx, p); err != nil {
+				return err
+			}
 		}
 	}
 	if n := len(c.encounters); n > 0 {
@@ -182,4 +189,56 @@ func (c *census) write(ctx context.Context, tx pgx.Tx, t target, savepoint strin
 	}
 	b.Queue("RELEASE SAVEPOINT " + savepoint)
 	return tx.SendBatch(ctx, b).Close()
+}
+
+// docToWrite returns a document to store with its hash, or "" to keep the stored one: when the
+// messages carried none, or the same one again (an existing patient's stored hash matches). The
+// hash covers the document as canon returns it (all of it when canon is nil).
+func docToWrite[T any](set bool, doc []T, exists bool, storedHash int64, canon func([]T) []T) (string, int64, error) {
+	if !set {
+		return "", 0, nil
+	}
+	if doc == nil {
+		doc = []T{}
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return "", 0, err
+	}
+	hashed := raw
+	if canon != nil {
+		if hashed, err = json.Marshal(canon(doc)); err != nil {
+			return "", 0, err
+		}
+	}
+	h := fnv.New64a()
+	h.Write(hashed)
+	sum := int64(h.Sum64())
+	if sum == 0 {
+		sum = 1 // 0 means unknown
+	}
+	if exists && sum == storedHash {
+		return "", 0, nil
+	}
+	return string(raw), sum, nil
+}
+
+// sameRow reports whether a patient's row is as stored.
+func sameRow(a, b *patientRow) bool {
+	eqID := (a.EncounterID == nil) == (b.EncounterID == nil) && (a.EncounterID == nil || *a.EncounterID == *b.EncounterID)
+	eqAt := (a.AdmittedAt == nil) == (b.AdmittedAt == nil) && (a.AdmittedAt == nil || a.AdmittedAt.Equal(*b.AdmittedAt))
+	return eqID && eqAt && a.ID == b.ID && a.MRN == b.MRN && a.MRNSource == b.MRNSource && a.MRNAuthority == b.MRNAuthority &&
+		a.FamilyName == b.FamilyName && a.GivenName == b.GivenName && a.MiddleName == b.MiddleName &&
+		a.BirthDate == b.BirthDate && a.Sex == b.Sex && a.Unit == b.Unit && a.Room == b.Room && a.Bed == b.Bed
+}
+
+// withoutOrderedAt is what identifies a list of diet orders: an update that restates them keeps
+// the stored ones, and so the time each was first received.
+func withoutOrderedAt(orders []dietOrderDoc) []dietOrderDoc {
+	out := make([]dietOrderDoc, len(orders))
+	for i, o := range orders {
+		o.OrderedAt = time.Time{}
+		out[i] = o
+	}
+	return out
 }

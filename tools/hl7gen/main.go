@@ -1,7 +1,9 @@
 // Command hl7gen writes request bodies for benchmarking POST /v1/orgs/{orgId}/adt/hl7: batches
-// of realistic HL7 v2 messages (a hospital's daily mix of admissions, updates, transfers,
-// discharges and diet orders, in Epic-, Cerner- and Meditech-like styles), every message with a
-// control id of its own, plus a vegeta targets file for tools/loadgen.
+// of realistic HL7 v2 messages (a hospital's mix of 20% admissions, 40% updates, 15% transfers,
+// 15% discharges and 10% diet orders; Epic-style segments: PID, PD1, NK1, PV1, PV2, DG1, OBX, AL1,
+// ODS, a Z-segment; about 900 bytes a message), every message with a control id of its own, plus
+// a vegeta targets file for tools/loadgen. A patient's allergies stay the same from message to
+// message and the diet changes in one update out of ten, as in real feeds.
 //
 //	go run -C tools ./hl7gen -org <orgId> -site <siteId> -bodies 2000 -per 100 -prefix R1 -out /tmp/hl7bench
 //	/tmp/loadgen -targets /tmp/hl7bench/targets.txt -header 'x-api-key: …' -rate 60 -duration 20s
@@ -41,7 +43,7 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fail(err)
 	}
-	g := &gen{r: rand.New(rand.NewPCG(*seed, 7)), pool: *pool, inHouse: map[int]bool{}}
+	g := &gen{r: rand.New(rand.NewPCG(*seed, 7)), pool: *pool, inHouse: map[int]bool{}, diet: map[int]int{}}
 	var targets strings.Builder
 	size := 0
 	for b := range *bodies {
@@ -78,6 +80,7 @@ type gen struct {
 	r       *rand.Rand
 	pool    int
 	inHouse map[int]bool
+	diet    map[int]int // the current diet of each patient, as an index into diets
 }
 
 var (
@@ -163,11 +166,17 @@ func (g *gen) render(ev, control string, mrn int) string {
 		"OBX|1|NM|29463-7^Body weight^LN||72.5|kg^kilogram^UCUM|||||F",
 	}
 	if ev == "A01" || ev == "A08" {
-		n := 1 + r.IntN(3)
-		for k := range n {
-			lines = append(lines, fmt.Sprintf(allergies[r.IntN(len(allergies))], k+1))
+		// As in real feeds, a patient's allergy list stays the same from message to message,
+		// and the diet changes now and then (an update restates both).
+		for k := range 1 + mrn%3 {
+			lines = append(lines, fmt.Sprintf(allergies[(mrn+k)%len(allergies)], k+1))
 		}
-		lines = append(lines, diets[r.IntN(len(diets))])
+		d, ok := g.diet[mrn]
+		if !ok || ev == "A01" || r.IntN(10) == 0 {
+			d = r.IntN(len(diets))
+			g.diet[mrn] = d
+		}
+		lines = append(lines, diets[d])
 	}
 	lines = append(lines, "ZPV|1|EPIC-SPECIFIC|DATA")
 	return strings.Join(lines, "\r") + "\r"
