@@ -576,7 +576,9 @@ export interface paths {
          *     credential at all answers 401 `Authentication required`. `siteId` must be a site of the
          *     organization (404 `Site not found`). A body without a single parseable MSH-framed message
          *     answers 422. Bodies may be up to `SOUS_HL7_BODY_LIMIT` (4 MB by default; 413 beyond), and
-         *     hold at most 10,000 messages; batches of about 100 messages are the sweet spot.
+         *     hold at most 10,000 messages; batches of about 100 messages are the sweet spot. Bodies of one
+         *     organization are applied one at a time, in the order they arrive; when too many are waiting,
+         *     the answer is 429 with `Retry-After`.
          *
          *     Permission: `ingestAdt` (admin and up, or the organization's API key). Plan feature:
          *     `clinical` (Pro and Enterprise).
@@ -2920,6 +2922,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listHl7Messages: {

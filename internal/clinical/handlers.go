@@ -85,12 +85,22 @@ type orgLock struct {
 	refs int
 }
 
+// maxWaiting bounds the census writers of one organization queued on this replica: beyond it an
+// ingest answers 429 at once instead of holding its body in memory until the client gives up.
+// Interface engines send one batch at a time per connection, so only a burst of retries or a
+// runaway client gets there.
+const maxWaiting = 64
+
 func (l *orgLocks) lock(ctx context.Context, id uuid.UUID) (func(), error) {
 	l.mu.Lock()
 	e := l.m[id]
 	if e == nil {
 		e = &orgLock{ch: make(chan struct{}, 1)}
 		l.m[id] = e
+	}
+	if e.refs > maxWaiting {
+		l.mu.Unlock()
+		return nil, apierr.RateLimited(time.Second)
 	}
 	e.refs++
 	l.mu.Unlock()

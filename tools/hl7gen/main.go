@@ -2,8 +2,9 @@
 // of realistic HL7 v2 messages (a hospital's mix of 20% admissions, 40% updates, 15% transfers,
 // 15% discharges and 10% diet orders; Epic-style segments: PID, PD1, NK1, PV1, PV2, DG1, OBX, AL1,
 // ODS, a Z-segment; about 900 bytes a message), every message with a control id of its own, plus
-// a vegeta targets file for tools/loadgen. A patient's allergies stay the same from message to
-// message and the diet changes in one update out of ten, as in real feeds.
+// a vegeta targets file for tools/loadgen. As in real feeds, a patient stays in their bed until a
+// transfer, their allergies stay the same from message to message, and the diet changes in one
+// update out of ten.
 //
 //	go run -C tools ./hl7gen -org <orgId> -site <siteId> -bodies 2000 -per 100 -prefix R1 -out /tmp/hl7bench
 //	/tmp/loadgen -targets /tmp/hl7bench/targets.txt -header 'x-api-key: …' -rate 60 -duration 20s
@@ -43,7 +44,7 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fail(err)
 	}
-	g := &gen{r: rand.New(rand.NewPCG(*seed, 7)), pool: *pool, inHouse: map[int]bool{}, diet: map[int]int{}}
+	g := &gen{r: rand.New(rand.NewPCG(*seed, 7)), pool: *pool, inHouse: map[int]bool{}, diet: map[int]int{}, bed: map[int]bed{}}
 	var targets strings.Builder
 	size := 0
 	for b := range *bodies {
@@ -81,6 +82,14 @@ type gen struct {
 	pool    int
 	inHouse map[int]bool
 	diet    map[int]int // the current diet of each patient, as an index into diets
+	bed     map[int]bed // where each patient is; admissions and transfers move them
+}
+
+type bed struct {
+	unit      string
+	room      int
+	letter    string
+	admitTime string
 }
 
 var (
@@ -139,9 +148,16 @@ func (g *gen) next(control string) string {
 func (g *gen) render(ev, control string, mrn int) string {
 	r := g.r
 	family, given := families[mrn%len(families)], givens[(mrn/7)%len(givens)]
-	unit := units[r.IntN(len(units))]
-	room, bed := 100+r.IntN(400), string(rune('A'+r.IntN(2)))
 	at := fmt.Sprintf("202603%02d%02d%02d00", 1+r.IntN(28), r.IntN(24), r.IntN(60))
+	b, ok := g.bed[mrn]
+	if !ok || ev == "A01" || ev == "A02" {
+		b = bed{unit: units[r.IntN(len(units))], room: 100 + r.IntN(400), letter: string(rune('A' + r.IntN(2))), admitTime: b.admitTime}
+		if ev == "A01" || b.admitTime == "" {
+			b.admitTime = at
+		}
+		g.bed[mrn] = b
+	}
+	unit, room, bed := b.unit, b.room, b.letter
 	id := fmt.Sprintf("%09d", 100000000+mrn)
 	if ev == "ORM" {
 		return strings.Join([]string{
@@ -160,7 +176,7 @@ func (g *gen) render(ev, control string, mrn int) string {
 			id, mrn%1000, mrn%10000, family, given, 30+mrn%70, 1+mrn%12, 1+mrn%28, []string{"F", "M"}[mrn%2], 100+mrn%900, mrn%10000, id),
 		"PD1||||1234^PRIMARY^PAT^^^^^^^^^^NPI",
 		fmt.Sprintf("NK1|1|%s^MARIA|SPO^Spouse^HL70063|%d MAIN ST^^SEATTLE^WA^98104|(206)555-0143", family, 100+mrn%900),
-		fmt.Sprintf("PV1|1|I|%s^%d^%s^HMC^^^MAIN^4|E|||1234^ATTEND^ALICE^^^^MD|||MED||||1|||1234^ATTEND^ALICE^^^^MD|IN|V%s|||||||||||||||||||||||||%s", unit, room, bed, id, at),
+		fmt.Sprintf("PV1|1|I|%s^%d^%s^HMC^^^MAIN^4|E|||1234^ATTEND^ALICE^^^^MD|||MED||||1|||1234^ATTEND^ALICE^^^^MD|IN|V%s|||||||||||||||||||||||||%s", unit, room, bed, id, b.admitTime),
 		"PV2|||^CHEST PAIN",
 		"DG1|1||I21.4^Non-ST elevation myocardial infarction^I10|||A",
 		"OBX|1|NM|29463-7^Body weight^LN||72.5|kg^kilogram^UCUM|||||F",
