@@ -161,3 +161,31 @@ func BenchmarkMapDiet(b *testing.B) {
 		MapDiet(c)
 	}
 }
+
+// BenchmarkMapAllergenUncached and BenchmarkMapDietUncached measure the matching
+// itself, as for a text the cache has not seen.
+func BenchmarkMapAllergenUncached(b *testing.B) {
+	c := CodedValue{Code: "F0012", Text: "Peanuts - anaphylaxis; also walnuts"}
+	b.ReportAllocs()
+	for b.Loop() {
+		mapAllergen(CategoryFood, c)
+	}
+}
+
+func BenchmarkMapDietUncached(b *testing.B) {
+	c := CodedValue{Code: "CARD2GNA", Text: "Cardiac 2gm Na, Consistent Carbohydrate"}
+	b.ReportAllocs()
+	for b.Loop() {
+		mapDiet(c)
+	}
+}
+
+// BenchmarkMapDietExactUncached: codes and texts that are each a table phrase
+// as a whole, the usual case, answered by one probe of the precomputed table.
+func BenchmarkMapDietExactUncached(b *testing.B) {
+	c := CodedValue{Code: "REG", Text: "Regular Diet"}
+	b.ReportAllocs()
+	for b.Loop() {
+		mapDiet(c)
+	}
+}
