@@ -187,11 +187,12 @@ type census struct {
 	consumed map[string]bool
 	patients map[string]*patientState // by MRN; absent means unknown at this site
 
-	touched    []*patientState
-	encounters []*encounterState
-	trail      []trailRow
-	codes      map[mappingKey]*codeRow
-	codeOrder  []mappingKey
+	touched         []*patientState
+	patientsWritten int // of touched, those that changed (set by queueWrites)
+	encounters      []*encounterState
+	trail           []trailRow
+	codes           map[mappingKey]*codeRow
+	codeOrder       []mappingKey
 }
 
 func newCensus(loc *time.Location, now time.Time, maps orgMappings) *census {

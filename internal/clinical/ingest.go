@@ -131,8 +131,9 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 		return audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now)
 	})
 	if werr == nil {
-		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "lock", locked.Sub(start),
-			"load", loaded.Sub(locked), "apply", applied.Sub(loaded), "write", time.Since(applied))
+		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "patients", c.patientsWritten,
+			"encounters", len(c.encounters), "lock", locked.Sub(start), "load", loaded.Sub(locked),
+			"apply", applied.Sub(loaded), "write", time.Since(applied))
 		return results, nil
 	}
 	if ctx.Err() != nil {

@@ -116,6 +116,7 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 				return err
 			}
 		}
+		c.patientsWritten = len(p.Ids)
 	}
 	if n := len(c.encounters); n > 0 {
 		p := db.UpsertEncountersParams{

@@ -150,13 +150,13 @@ func (g *gen) render(ev, control string, mrn int) string {
 	family, given := families[mrn%len(families)], givens[(mrn/7)%len(givens)]
 	at := fmt.Sprintf("202603%02d%02d%02d00", 1+r.IntN(28), r.IntN(24), r.IntN(60))
 	b, ok := g.bed[mrn]
-	if !ok || ev == "A01" || ev == "A02" {
-		b = bed{unit: units[r.IntN(len(units))], room: 100 + r.IntN(400), letter: string(rune('A' + r.IntN(2))), admitTime: b.admitTime}
-		if ev == "A01" || b.admitTime == "" {
-			b.admitTime = at
-		}
-		g.bed[mrn] = b
+	if !ok { // where the patient was admitted, the same in every run
+		b = bed{unit: units[mrn%len(units)], room: 100 + mrn%400, letter: string(rune('A' + mrn%2)), admitTime: "20260301080000"}
 	}
+	if ev == "A02" {
+		b.unit, b.room, b.letter = units[r.IntN(len(units))], 100+r.IntN(400), string(rune('A'+r.IntN(2)))
+	}
+	g.bed[mrn] = b
 	unit, room, bed := b.unit, b.room, b.letter
 	id := fmt.Sprintf("%09d", 100000000+mrn)
 	if ev == "ORM" {
@@ -188,10 +188,13 @@ func (g *gen) render(ev, control string, mrn int) string {
 			lines = append(lines, fmt.Sprintf(allergies[(mrn+k)%len(allergies)], k+1))
 		}
 		d, ok := g.diet[mrn]
-		if !ok || ev == "A01" || r.IntN(10) == 0 {
-			d = r.IntN(len(diets))
-			g.diet[mrn] = d
+		if !ok {
+			d = mrn % len(diets) // the same in every run, so runs continue one another
 		}
+		if r.IntN(10) == 0 {
+			d = r.IntN(len(diets))
+		}
+		g.diet[mrn] = d
 		lines = append(lines, diets[d])
 	}
 	lines = append(lines, "ZPV|1|EPIC-SPECIFIC|DATA")
