@@ -24,6 +24,162 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for Allergen.
+const (
+	AlphaGal            Allergen = "alpha_gal"
+	Banana              Allergen = "banana"
+	Beef                Allergen = "beef"
+	Celery              Allergen = "celery"
+	Chicken             Allergen = "chicken"
+	Chocolate           Allergen = "chocolate"
+	Citrus              Allergen = "citrus"
+	Coconut             Allergen = "coconut"
+	Corn                Allergen = "corn"
+	CrustaceanShellfish Allergen = "crustacean_shellfish"
+	Egg                 Allergen = "egg"
+	Fish                Allergen = "fish"
+	FoodDye             Allergen = "food_dye"
+	Gelatin             Allergen = "gelatin"
+	Gluten              Allergen = "gluten"
+	Kiwi                Allergen = "kiwi"
+	Latex               Allergen = "latex"
+	Lupin               Allergen = "lupin"
+	Milk                Allergen = "milk"
+	Molluscs            Allergen = "molluscs"
+	Msg                 Allergen = "msg"
+	Mustard             Allergen = "mustard"
+	Peanuts             Allergen = "peanuts"
+	Pork                Allergen = "pork"
+	Sesame              Allergen = "sesame"
+	Soy                 Allergen = "soy"
+	Strawberry          Allergen = "strawberry"
+	Sulphites           Allergen = "sulphites"
+	Tomato              Allergen = "tomato"
+	TreeNuts            Allergen = "tree_nuts"
+	Wheat               Allergen = "wheat"
+)
+
+// Valid indicates whether the value is a known member of the Allergen enum.
+func (e Allergen) Valid() bool {
+	switch e {
+	case AlphaGal:
+		return true
+	case Banana:
+		return true
+	case Beef:
+		return true
+	case Celery:
+		return true
+	case Chicken:
+		return true
+	case Chocolate:
+		return true
+	case Citrus:
+		return true
+	case Coconut:
+		return true
+	case Corn:
+		return true
+	case CrustaceanShellfish:
+		return true
+	case Egg:
+		return true
+	case Fish:
+		return true
+	case FoodDye:
+		return true
+	case Gelatin:
+		return true
+	case Gluten:
+		return true
+	case Kiwi:
+		return true
+	case Latex:
+		return true
+	case Lupin:
+		return true
+	case Milk:
+		return true
+	case Molluscs:
+		return true
+	case Msg:
+		return true
+	case Mustard:
+		return true
+	case Peanuts:
+		return true
+	case Pork:
+		return true
+	case Sesame:
+		return true
+	case Soy:
+		return true
+	case Strawberry:
+		return true
+	case Sulphites:
+		return true
+	case Tomato:
+		return true
+	case TreeNuts:
+		return true
+	case Wheat:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AllergyCategory.
+const (
+	AllergyCategoryDrug          AllergyCategory = "drug"
+	AllergyCategoryEnvironmental AllergyCategory = "environmental"
+	AllergyCategoryFood          AllergyCategory = "food"
+	AllergyCategoryMisc          AllergyCategory = "misc"
+	AllergyCategoryUnknown       AllergyCategory = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AllergyCategory enum.
+func (e AllergyCategory) Valid() bool {
+	switch e {
+	case AllergyCategoryDrug:
+		return true
+	case AllergyCategoryEnvironmental:
+		return true
+	case AllergyCategoryFood:
+		return true
+	case AllergyCategoryMisc:
+		return true
+	case AllergyCategoryUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AllergySeverity.
+const (
+	AllergySeverityMild     AllergySeverity = "mild"
+	AllergySeverityModerate AllergySeverity = "moderate"
+	AllergySeveritySevere   AllergySeverity = "severe"
+	AllergySeverityUnknown  AllergySeverity = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AllergySeverity enum.
+func (e AllergySeverity) Valid() bool {
+	switch e {
+	case AllergySeverityMild:
+		return true
+	case AllergySeverityModerate:
+		return true
+	case AllergySeveritySevere:
+		return true
+	case AllergySeverityUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuditEntryActorKind.
 const (
 	AuditEntryActorKindApiKey AuditEntryActorKind = "api_key"
@@ -69,6 +225,54 @@ func (e CastType) Valid() bool {
 	}
 }
 
+// Defines values for CensusFlag.
+const (
+	CensusFlagMrnUntyped       CensusFlag = "mrn_untyped"
+	CensusFlagNoDietOrder      CensusFlag = "no_diet_order"
+	CensusFlagNpo              CensusFlag = "npo"
+	CensusFlagSevereAllergy    CensusFlag = "severe_allergy"
+	CensusFlagUnmappedAllergen CensusFlag = "unmapped_allergen"
+	CensusFlagUnmappedDiet     CensusFlag = "unmapped_diet"
+)
+
+// Valid indicates whether the value is a known member of the CensusFlag enum.
+func (e CensusFlag) Valid() bool {
+	switch e {
+	case CensusFlagMrnUntyped:
+		return true
+	case CensusFlagNoDietOrder:
+		return true
+	case CensusFlagNpo:
+		return true
+	case CensusFlagSevereAllergy:
+		return true
+	case CensusFlagUnmappedAllergen:
+		return true
+	case CensusFlagUnmappedDiet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CodeKind.
+const (
+	CodeKindAllergen CodeKind = "allergen"
+	CodeKindDiet     CodeKind = "diet"
+)
+
+// Valid indicates whether the value is a known member of the CodeKind enum.
+func (e CodeKind) Valid() bool {
+	switch e {
+	case CodeKindAllergen:
+		return true
+	case CodeKindDiet:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
 	Cdm   Credential = "cdm"
@@ -90,6 +294,24 @@ func (e Credential) Valid() bool {
 	case Haccp:
 		return true
 	case Rd:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DecideSignoffRequestDecision.
+const (
+	DecideSignoffRequestDecisionApproved DecideSignoffRequestDecision = "approved"
+	DecideSignoffRequestDecisionRejected DecideSignoffRequestDecision = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the DecideSignoffRequestDecision enum.
+func (e DecideSignoffRequestDecision) Valid() bool {
+	switch e {
+	case DecideSignoffRequestDecisionApproved:
+		return true
+	case DecideSignoffRequestDecisionRejected:
 		return true
 	default:
 		return false
@@ -147,6 +369,276 @@ func (e DeviceKind) Valid() bool {
 	}
 }
 
+// Defines values for Diet.
+const (
+	DietCardiac                Diet = "cardiac"
+	DietClearLiquid            Diet = "clear_liquid"
+	DietConsistentCarbohydrate Diet = "consistent_carbohydrate"
+	DietDairyFree              Diet = "dairy_free"
+	DietFluidRestriction       Diet = "fluid_restriction"
+	DietFullLiquid             Diet = "full_liquid"
+	DietGlutenFree             Diet = "gluten_free"
+	DietHalal                  Diet = "halal"
+	DietHighProtein            Diet = "high_protein"
+	DietIddsiDrink0            Diet = "iddsi_drink_0"
+	DietIddsiDrink1            Diet = "iddsi_drink_1"
+	DietIddsiDrink2            Diet = "iddsi_drink_2"
+	DietIddsiDrink3            Diet = "iddsi_drink_3"
+	DietIddsiDrink4            Diet = "iddsi_drink_4"
+	DietIddsiFood3             Diet = "iddsi_food_3"
+	DietIddsiFood4             Diet = "iddsi_food_4"
+	DietIddsiFood5             Diet = "iddsi_food_5"
+	DietIddsiFood6             Diet = "iddsi_food_6"
+	DietIddsiFood7             Diet = "iddsi_food_7"
+	DietIddsiFood7ec           Diet = "iddsi_food_7ec"
+	DietKosher                 Diet = "kosher"
+	DietLactoseFree            Diet = "lactose_free"
+	DietLowFat                 Diet = "low_fat"
+	DietLowFiber               Diet = "low_fiber"
+	DietLowPotassium           Diet = "low_potassium"
+	DietLowSodium              Diet = "low_sodium"
+	DietNeutropenic            Diet = "neutropenic"
+	DietNpo                    Diet = "npo"
+	DietNutFree                Diet = "nut_free"
+	DietOralSupplement         Diet = "oral_supplement"
+	DietRegular                Diet = "regular"
+	DietRenal                  Diet = "renal"
+	DietTubeFeeding            Diet = "tube_feeding"
+	DietVegan                  Diet = "vegan"
+	DietVegetarian             Diet = "vegetarian"
+)
+
+// Valid indicates whether the value is a known member of the Diet enum.
+func (e Diet) Valid() bool {
+	switch e {
+	case DietCardiac:
+		return true
+	case DietClearLiquid:
+		return true
+	case DietConsistentCarbohydrate:
+		return true
+	case DietDairyFree:
+		return true
+	case DietFluidRestriction:
+		return true
+	case DietFullLiquid:
+		return true
+	case DietGlutenFree:
+		return true
+	case DietHalal:
+		return true
+	case DietHighProtein:
+		return true
+	case DietIddsiDrink0:
+		return true
+	case DietIddsiDrink1:
+		return true
+	case DietIddsiDrink2:
+		return true
+	case DietIddsiDrink3:
+		return true
+	case DietIddsiDrink4:
+		return true
+	case DietIddsiFood3:
+		return true
+	case DietIddsiFood4:
+		return true
+	case DietIddsiFood5:
+		return true
+	case DietIddsiFood6:
+		return true
+	case DietIddsiFood7:
+		return true
+	case DietIddsiFood7ec:
+		return true
+	case DietKosher:
+		return true
+	case DietLactoseFree:
+		return true
+	case DietLowFat:
+		return true
+	case DietLowFiber:
+		return true
+	case DietLowPotassium:
+		return true
+	case DietLowSodium:
+		return true
+	case DietNeutropenic:
+		return true
+	case DietNpo:
+		return true
+	case DietNutFree:
+		return true
+	case DietOralSupplement:
+		return true
+	case DietRegular:
+		return true
+	case DietRenal:
+		return true
+	case DietTubeFeeding:
+		return true
+	case DietVegan:
+		return true
+	case DietVegetarian:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DietOrderSource.
+const (
+	Adt   DietOrderSource = "adt"
+	Order DietOrderSource = "order"
+)
+
+// Valid indicates whether the value is a known member of the DietOrderSource enum.
+func (e DietOrderSource) Valid() bool {
+	switch e {
+	case Adt:
+		return true
+	case Order:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DietOrderType.
+const (
+	DietOrderTypeDiet       DietOrderType = "diet"
+	DietOrderTypePreference DietOrderType = "preference"
+	DietOrderTypeSupplement DietOrderType = "supplement"
+	DietOrderTypeUnknown    DietOrderType = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the DietOrderType enum.
+func (e DietOrderType) Valid() bool {
+	switch e {
+	case DietOrderTypeDiet:
+		return true
+	case DietOrderTypePreference:
+		return true
+	case DietOrderTypeSupplement:
+		return true
+	case DietOrderTypeUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Hl7Action.
+const (
+	Admitted    Hl7Action = "admitted"
+	DietOrdered Hl7Action = "diet_ordered"
+	Discharged  Hl7Action = "discharged"
+	Transferred Hl7Action = "transferred"
+	Updated     Hl7Action = "updated"
+)
+
+// Valid indicates whether the value is a known member of the Hl7Action enum.
+func (e Hl7Action) Valid() bool {
+	switch e {
+	case Admitted:
+		return true
+	case DietOrdered:
+		return true
+	case Discharged:
+		return true
+	case Transferred:
+		return true
+	case Updated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Hl7Outcome.
+const (
+	Hl7OutcomeApplied   Hl7Outcome = "applied"
+	Hl7OutcomeDuplicate Hl7Outcome = "duplicate"
+	Hl7OutcomeRejected  Hl7Outcome = "rejected"
+	Hl7OutcomeSkipped   Hl7Outcome = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the Hl7Outcome enum.
+func (e Hl7Outcome) Valid() bool {
+	switch e {
+	case Hl7OutcomeApplied:
+		return true
+	case Hl7OutcomeDuplicate:
+		return true
+	case Hl7OutcomeRejected:
+		return true
+	case Hl7OutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MappedBy.
+const (
+	Organization MappedBy = "organization"
+	Vocabulary   MappedBy = "vocabulary"
+)
+
+// Valid indicates whether the value is a known member of the MappedBy enum.
+func (e MappedBy) Valid() bool {
+	switch e {
+	case Organization:
+		return true
+	case Vocabulary:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MappedCodeStatus.
+const (
+	MappedCodeStatusMapped   MappedCodeStatus = "mapped"
+	MappedCodeStatusUnmapped MappedCodeStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the MappedCodeStatus enum.
+func (e MappedCodeStatus) Valid() bool {
+	switch e {
+	case MappedCodeStatusMapped:
+		return true
+	case MappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MatchStatus.
+const (
+	MatchStatusMapped        MatchStatus = "mapped"
+	MatchStatusNoneKnown     MatchStatus = "none_known"
+	MatchStatusNotApplicable MatchStatus = "not_applicable"
+	MatchStatusUnmapped      MatchStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the MatchStatus enum.
+func (e MatchStatus) Valid() bool {
+	switch e {
+	case MatchStatusMapped:
+		return true
+	case MatchStatusNoneKnown:
+		return true
+	case MatchStatusNotApplicable:
+		return true
+	case MatchStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MediaContentType.
 const (
 	Imagegif  MediaContentType = "image/gif"
@@ -183,6 +675,24 @@ func (e Orientation) Valid() bool {
 	case Landscape:
 		return true
 	case Portrait:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatientMrnSource.
+const (
+	Pid3First PatientMrnSource = "pid3_first"
+	Pid3Mr    PatientMrnSource = "pid3_mr"
+)
+
+// Valid indicates whether the value is a known member of the PatientMrnSource enum.
+func (e PatientMrnSource) Valid() bool {
+	switch e {
+	case Pid3First:
+		return true
+	case Pid3Mr:
 		return true
 	default:
 		return false
@@ -341,16 +851,37 @@ func (e ScanActionMethod) Valid() bool {
 
 // Defines values for SignoffDecidedDataDecision.
 const (
-	Approved SignoffDecidedDataDecision = "approved"
-	Rejected SignoffDecidedDataDecision = "rejected"
+	SignoffDecidedDataDecisionApproved SignoffDecidedDataDecision = "approved"
+	SignoffDecidedDataDecisionRejected SignoffDecidedDataDecision = "rejected"
 )
 
 // Valid indicates whether the value is a known member of the SignoffDecidedDataDecision enum.
 func (e SignoffDecidedDataDecision) Valid() bool {
 	switch e {
-	case Approved:
+	case SignoffDecidedDataDecisionApproved:
 		return true
-	case Rejected:
+	case SignoffDecidedDataDecisionRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignoffStatus.
+const (
+	SignoffStatusApproved SignoffStatus = "approved"
+	SignoffStatusPending  SignoffStatus = "pending"
+	SignoffStatusRejected SignoffStatus = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the SignoffStatus enum.
+func (e SignoffStatus) Valid() bool {
+	switch e {
+	case SignoffStatusApproved:
+		return true
+	case SignoffStatusPending:
+		return true
+	case SignoffStatusRejected:
 		return true
 	default:
 		return false
@@ -390,6 +921,24 @@ func (e Theme) Valid() bool {
 	case Dark:
 		return true
 	case Light:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnmappedCodeStatus.
+const (
+	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
+	UnmappedCodeStatusUnmapped UnmappedCodeStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the UnmappedCodeStatus enum.
+func (e UnmappedCodeStatus) Valid() bool {
+	switch e {
+	case UnmappedCodeStatusMapped:
+		return true
+	case UnmappedCodeStatusUnmapped:
 		return true
 	default:
 		return false
@@ -465,6 +1014,27 @@ func (e WebhookEventName) Valid() bool {
 	}
 }
 
+// Defines values for ListUnmappedCodesParamsStatus.
+const (
+	ListUnmappedCodesParamsStatusAll      ListUnmappedCodesParamsStatus = "all"
+	ListUnmappedCodesParamsStatusMapped   ListUnmappedCodesParamsStatus = "mapped"
+	ListUnmappedCodesParamsStatusUnmapped ListUnmappedCodesParamsStatus = "unmapped"
+)
+
+// Valid indicates whether the value is a known member of the ListUnmappedCodesParamsStatus enum.
+func (e ListUnmappedCodesParamsStatus) Valid() bool {
+	switch e {
+	case ListUnmappedCodesParamsStatusAll:
+		return true
+	case ListUnmappedCodesParamsStatusMapped:
+		return true
+	case ListUnmappedCodesParamsStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcceptInvitationRequest defines model for AcceptInvitationRequest.
 type AcceptInvitationRequest struct {
 	// Token Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
@@ -488,6 +1058,57 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// Allergen A food allergen of the Sous vocabulary: the US FDA major nine (`milk`, `egg`, `fish`,
+// `crustacean_shellfish`, `tree_nuts`, `peanuts`, `wheat`, `soy`, `sesame`), the rest of the EU/UK
+// fourteen, and what hospital allergy lists commonly carry beyond those. `latex` is not a food
+// but decides the gloves used on the tray.
+//
+// Example: peanuts
+type Allergen string
+
+// Allergy One AL1 segment as sent and as mapped.
+type Allergy struct {
+	Allergens []Allergen      `json:"allergens"`
+	Category  AllergyCategory `json:"category"`
+
+	// Code AL1-3 identifier as sent (may be empty).
+	//
+	// Example: 762952008
+	Code string `json:"code"`
+
+	// MappedBy Who decided the mapping: `vocabulary`, the built-in tables (SNOMED CT codes, mnemonics and
+	// text); `organization`, a mapping set through `PUT /orgs/{orgId}/clinical/unmapped-codes/{code}`.
+	//
+	//
+	// Example: vocabulary
+	MappedBy *MappedBy `json:"mappedBy,omitempty"`
+
+	// Reactions Example: ["Anaphylaxis"]
+	Reactions []string        `json:"reactions"`
+	Severity  AllergySeverity `json:"severity"`
+
+	// Status How a coded value was mapped: `mapped` to at least one vocabulary term; `unmapped`, kept for
+	// review (see the unmapped-codes endpoints); `not_applicable`, kept but outside the vocabulary by
+	// nature (a drug or environmental allergy, or a code reviewed as meaning nothing for the
+	// kitchen); `none_known`, the sender stated there is nothing to record (NKA).
+	//
+	//
+	// Example: mapped
+	Status MatchStatus `json:"status"`
+
+	// System Example: SCT
+	System string `json:"system"`
+
+	// Text Example: Peanut
+	Text string `json:"text"`
+}
+
+// AllergyCategory defines model for Allergy.Category.
+type AllergyCategory string
+
+// AllergySeverity defines model for Allergy.Severity.
+type AllergySeverity string
 
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
@@ -666,6 +1287,15 @@ type CateringQuoteAcceptedData struct {
 	TotalCents int `json:"totalCents"`
 }
 
+// CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
+// - `severe_allergy`: a food allergy with severity `severe`.
+// - `npo`: nothing by mouth.
+// - `no_diet_order`: in house without a diet order.
+// - `mrn_untyped`: the MRN is the first PID-3 identifier, none being typed MR.
+//
+// Example: unmapped_diet
+type CensusFlag string
+
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
 	// CurrentPassword Example: walk-in-cooler-pantry-9
@@ -685,6 +1315,27 @@ type ClaimPairingCodeRequest struct {
 	//
 	// Example: 7KQM4P
 	Code string `json:"code"`
+}
+
+// CodeKind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+//
+// Example: diet
+type CodeKind string
+
+// CodeRef defines model for CodeRef.
+type CodeRef struct {
+	// Code The code as matched (trimmed, upper case); the text when the sender sent no code.
+	//
+	// Example: NOPORK
+	Code string `json:"code"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind CodeKind `json:"kind"`
+
+	// Text Example: No pork - religious preference
+	Text string `json:"text"`
 }
 
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
@@ -752,6 +1403,13 @@ type CreateInvitationRequest struct {
 type CreateOrgRequest struct {
 	// Name Example: Harborview Kitchens
 	Name string `json:"name"`
+}
+
+// CreateSignoffRequest defines model for CreateSignoffRequest.
+type CreateSignoffRequest struct {
+	DietOrderId openapi_types.UUID `json:"dietOrderId"`
+	Note        *string            `json:"note,omitempty"`
+	PatientId   openapi_types.UUID `json:"patientId"`
 }
 
 // CreateSiteRequest defines model for CreateSiteRequest.
@@ -899,6 +1557,15 @@ type DayPart struct {
 	Start LocalTime `json:"start"`
 }
 
+// DecideSignoffRequest defines model for DecideSignoffRequest.
+type DecideSignoffRequest struct {
+	Decision DecideSignoffRequestDecision `json:"decision"`
+	Note     *string                      `json:"note,omitempty"`
+}
+
+// DecideSignoffRequestDecision defines model for DecideSignoffRequest.Decision.
+type DecideSignoffRequestDecision string
+
 // Device defines model for Device.
 type Device struct {
 	// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
@@ -1024,10 +1691,107 @@ type DeviceState struct {
 	Trays []map[string]interface{} `json:"trays"`
 }
 
+// Diet A diet of the Sous vocabulary. Texture and drink thickness use IDDSI levels
+// (`iddsi_food_3` liquidised … `iddsi_food_7` regular, `iddsi_food_7ec` easy to chew;
+// `iddsi_drink_0` thin … `iddsi_drink_4` extremely thick).
+//
+// Example: consistent_carbohydrate
+type Diet string
+
+// DietCode defines model for DietCode.
+type DietCode struct {
+	// Code Example: CCHO
+	Code  string `json:"code"`
+	Diets []Diet `json:"diets"`
+
+	// MappedBy Who decided the mapping: `vocabulary`, the built-in tables (SNOMED CT codes, mnemonics and
+	// text); `organization`, a mapping set through `PUT /orgs/{orgId}/clinical/unmapped-codes/{code}`.
+	//
+	//
+	// Example: vocabulary
+	MappedBy *MappedBy `json:"mappedBy,omitempty"`
+
+	// Status How a coded value was mapped: `mapped` to at least one vocabulary term; `unmapped`, kept for
+	// review (see the unmapped-codes endpoints); `not_applicable`, kept but outside the vocabulary by
+	// nature (a drug or environmental allergy, or a code reviewed as meaning nothing for the
+	// kitchen); `none_known`, the sender stated there is nothing to record (NKA).
+	//
+	//
+	// Example: mapped
+	Status MatchStatus `json:"status"`
+
+	// System Example: EPICDIET
+	System string `json:"system"`
+
+	// Text Example: Consistent Carbohydrate 1800 kcal
+	Text string `json:"text"`
+}
+
+// DietOrder One ODS segment with the order it belongs to.
+type DietOrder struct {
+	Codes []DietCode `json:"codes"`
+
+	// Diets The union of the codes' mapped diets.
+	Diets []Diet `json:"diets"`
+
+	// Id Stable while the same order (same source, placer number, type and codes) is sent again;
+	// sign-offs refer to it.
+	Id openapi_types.UUID `json:"id"`
+
+	// Instructions Example: ["No concentrated sweets"]
+	Instructions []string `json:"instructions"`
+
+	// OrderedAt When Sous received the message that created the order. ADT messages restate the current
+	// diet, and an order they restate carries the time of the latest one.
+	OrderedAt time.Time `json:"orderedAt"`
+
+	// PlacerOrderNumber ORC-2 for orders sent as ORM^O01 / OMD^O03.
+	PlacerOrderNumber *string `json:"placerOrderNumber,omitempty"`
+
+	// ServicePeriods Meals the order applies to (ODS-2); empty means all.
+	//
+	// Example: ["B","L","D"]
+	ServicePeriods []string `json:"servicePeriods"`
+
+	// Source `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+	Source  DietOrderSource `json:"source"`
+	StartAt *time.Time      `json:"startAt,omitempty"`
+
+	// Type ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+	Type DietOrderType `json:"type"`
+}
+
+// DietOrderSource `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+type DietOrderSource string
+
+// DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+type DietOrderType string
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
 type Email = openapi_types.Email
+
+// Encounter defines model for Encounter.
+type Encounter struct {
+	AdmittedAt   time.Time          `json:"admittedAt"`
+	Bed          string             `json:"bed"`
+	DischargedAt *time.Time         `json:"dischargedAt"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Movements Every applied message of the encounter, oldest first.
+	Movements []Movement `json:"movements"`
+
+	// PatientClass PV1-2 (I inpatient, E emergency, O outpatient, …).
+	PatientClass string `json:"patientClass"`
+	Room         string `json:"room"`
+
+	// Unit The current location, or the last one once discharged.
+	Unit string `json:"unit"`
+
+	// VisitNumber PV1-19, when sent.
+	VisitNumber string `json:"visitNumber"`
+}
 
 // EngagementFinalizedData `engagement.finalized`: an audit engagement's report was finalized.
 type EngagementFinalizedData struct {
@@ -1063,6 +1827,140 @@ type FieldError struct {
 //
 // Example: #1F2937
 type HexColor = string
+
+// Hl7Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+//
+// Example: admitted
+type Hl7Action string
+
+// Hl7IngestResult defines model for Hl7IngestResult.
+type Hl7IngestResult struct {
+	// Notes What was skipped outside messages (text before the first MSH, envelope segments).
+	Notes *[]string `json:"notes,omitempty"`
+
+	// Processed How many messages the body held (every one has an entry in `results`).
+	Processed int `json:"processed"`
+
+	// Results One entry per message, in the order of the body.
+	Results []Hl7MessageResult `json:"results"`
+}
+
+// Hl7MessageRecord defines model for Hl7MessageRecord.
+type Hl7MessageRecord struct {
+	// Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+	// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+	//
+	//
+	// Example: admitted
+	Action    *Hl7Action         `json:"action,omitempty"`
+	ControlId string             `json:"controlId"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Index 0-based position of the message in its request body.
+	Index int     `json:"index"`
+	Mrn   *string `json:"mrn,omitempty"`
+
+	// Outcome - `applied`: the census changed (or a diet order was recorded).
+	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
+	//   unknown MRN, no MRN in PID-3, an unsupported message type).
+	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
+	//   for this organization; nothing changed.
+	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
+	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	//
+	//
+	// Example: applied
+	Outcome   Hl7Outcome          `json:"outcome"`
+	PatientId *openapi_types.UUID `json:"patientId,omitempty"`
+
+	// Raw The message as received.
+	Raw        string             `json:"raw"`
+	Reason     *string            `json:"reason,omitempty"`
+	ReceivedAt time.Time          `json:"receivedAt"`
+	RequestId  *string            `json:"requestId,omitempty"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	Type       string             `json:"type"`
+}
+
+// Hl7MessageResult defines model for Hl7MessageResult.
+type Hl7MessageResult struct {
+	// Detail An applied message has `mrn`, `action` and `orderCreated` (true when the message created at
+	// least one diet order), plus `patientId` and, while the patient is in house, `encounterId`.
+	// Skipped, duplicate and rejected messages have `reason`.
+	Detail Hl7ResultDetail `json:"detail"`
+
+	// Outcome - `applied`: the census changed (or a diet order was recorded).
+	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
+	//   unknown MRN, no MRN in PID-3, an unsupported message type).
+	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
+	//   for this organization; nothing changed.
+	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
+	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	//
+	//
+	// Example: applied
+	Outcome Hl7Outcome `json:"outcome"`
+
+	// Type The message type from MSH-9, e.g. `ADT^A01`; empty when it could not be read.
+	//
+	// Example: ADT^A01
+	Type string `json:"type"`
+}
+
+// Hl7Outcome - `applied`: the census changed (or a diet order was recorded).
+//   - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
+//     unknown MRN, no MRN in PID-3, an unsupported message type).
+//   - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
+//     for this organization; nothing changed.
+//   - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
+//     says why. Its control id is not consumed, so a corrected message may reuse it.
+//
+// Example: applied
+type Hl7Outcome string
+
+// Hl7ResultDetail An applied message has `mrn`, `action` and `orderCreated` (true when the message created at
+// least one diet order), plus `patientId` and, while the patient is in house, `encounterId`.
+// Skipped, duplicate and rejected messages have `reason`.
+type Hl7ResultDetail struct {
+	// Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+	// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+	//
+	//
+	// Example: admitted
+	Action *Hl7Action `json:"action,omitempty"`
+
+	// ControlId MSH-10, the id an acknowledgement echoes.
+	//
+	// Example: MSG00001
+	ControlId   *string             `json:"controlId,omitempty"`
+	EncounterId *openapi_types.UUID `json:"encounterId,omitempty"`
+
+	// Mrn Example: 100234567
+	Mrn          *string             `json:"mrn,omitempty"`
+	OrderCreated *bool               `json:"orderCreated,omitempty"`
+	PatientId    *openapi_types.UUID `json:"patientId,omitempty"`
+
+	// Reason Example: discharge for unknown MRN 100234567
+	Reason *string `json:"reason,omitempty"`
+
+	// UnmappedCodes Allergen and diet codes of the message that no vocabulary term matched.
+	UnmappedCodes *[]CodeRef `json:"unmappedCodes,omitempty"`
+
+	// Warnings Values that could not be read (an invalid date, …); the rest was applied.
+	Warnings *[]string `json:"warnings,omitempty"`
+}
+
+// IngestHl7Request defines model for IngestHl7Request.
+type IngestHl7Request struct {
+	// Message HL7 v2 text: one message or several batched. Segments end with CR, LF or CRLF; MLLP
+	// framing bytes, batch envelopes (FHS/BHS/BTS/FTS) and a UTF-8 byte-order mark are
+	// tolerated. A new message starts at every `MSH` segment.
+	Message string `json:"message"`
+
+	// SiteId The site (hospital) whose census the messages update.
+	SiteId openapi_types.UUID `json:"siteId"`
+}
 
 // Invitation defines model for Invitation.
 type Invitation struct {
@@ -1138,6 +2036,80 @@ type LoginRequest struct {
 	// Password Example: walk-in-cooler-pantry-9
 	Password string `json:"password"`
 }
+
+// MapCodeRequest Give `allergens` for kind `allergen` and `diets` for kind `diet`. An empty list records that the
+// code was reviewed and means nothing for the kitchen (`not_applicable`).
+type MapCodeRequest struct {
+	Allergens *[]Allergen `json:"allergens,omitempty"`
+	Diets     *[]Diet     `json:"diets,omitempty"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind CodeKind `json:"kind"`
+}
+
+// MappedBy Who decided the mapping: `vocabulary`, the built-in tables (SNOMED CT codes, mnemonics and
+// text); `organization`, a mapping set through `PUT /orgs/{orgId}/clinical/unmapped-codes/{code}`.
+//
+// Example: vocabulary
+type MappedBy string
+
+// MappedCode defines model for MappedCode.
+type MappedCode struct {
+	// Allergens The mapping of an allergen code; empty while unmapped or when mapped to nothing.
+	Allergens []Allergen `json:"allergens"`
+
+	// Code The code (trimmed, upper case), or the text when the sender sent none.
+	//
+	// Example: MODCHO
+	Code string `json:"code"`
+
+	// Diets The mapping of a diet code.
+	Diets []Diet `json:"diets"`
+
+	// FirstSeenAt Null for a code mapped before any message carried it.
+	FirstSeenAt *time.Time `json:"firstSeenAt"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind       CodeKind            `json:"kind"`
+	LastSeenAt *time.Time          `json:"lastSeenAt"`
+	MappedAt   *time.Time          `json:"mappedAt,omitempty"`
+	MappedBy   *openapi_types.UUID `json:"mappedBy,omitempty"`
+
+	// Occurrences Messages that carried the code unmapped.
+	Occurrences int `json:"occurrences"`
+
+	// PatientsAffected In-house patients carrying the code now.
+	PatientsAffected int `json:"patientsAffected"`
+
+	// ReappliedTo In-house patients whose allergies or diet orders were updated by this mapping.
+	ReappliedTo int `json:"reappliedTo"`
+
+	// Status `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+	Status MappedCodeStatus `json:"status"`
+
+	// System Example: LOCAL
+	System string `json:"system"`
+
+	// Text The text most recently sent with the code.
+	//
+	// Example: Modified carbohydrate
+	Text string `json:"text"`
+}
+
+// MappedCodeStatus `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+type MappedCodeStatus string
+
+// MatchStatus How a coded value was mapped: `mapped` to at least one vocabulary term; `unmapped`, kept for
+// review (see the unmapped-codes endpoints); `not_applicable`, kept but outside the vocabulary by
+// nature (a drug or environmental allergy, or a code reviewed as meaning nothing for the
+// kitchen); `none_known`, the sender stated there is nothing to record (NKA).
+//
+// Example: mapped
+type MatchStatus string
 
 // Media defines model for Media.
 type Media struct {
@@ -1238,6 +2210,23 @@ type MenuBoardConfig struct {
 	Theme Theme `json:"theme"`
 }
 
+// Movement defines model for Movement.
+type Movement struct {
+	// Action What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+	// `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+	//
+	//
+	// Example: admitted
+	Action Hl7Action `json:"action"`
+	At     time.Time `json:"at"`
+	Bed    string    `json:"bed"`
+
+	// ControlId MSH-10 of the message that made the movement.
+	ControlId string `json:"controlId"`
+	Room      string `json:"room"`
+	Unit      string `json:"unit"`
+}
+
 // NewPassword 12 to 256 characters, no composition rules. Common and breached passwords (a blocklist) are
 // refused with 400.
 //
@@ -1283,6 +2272,119 @@ type PairingCode struct {
 
 	// ExpiresAt Ten minutes after minting.
 	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// Patient defines model for Patient.
+type Patient struct {
+	AdmittedAt *time.Time `json:"admittedAt"`
+
+	// Allergens Every allergen the patient's allergies map to, without repeats.
+	Allergens []Allergen `json:"allergens"`
+	Allergies []Allergy  `json:"allergies"`
+
+	// Bed Example: A
+	Bed string `json:"bed"`
+
+	// DateOfBirth `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the sender gave only that much.
+	//
+	// Example: 1980-04-12
+	DateOfBirth *string     `json:"dateOfBirth"`
+	DietOrders  []DietOrder `json:"dietOrders"`
+
+	// Diets Every diet the current diet orders map to, without repeats.
+	Diets       []Diet              `json:"diets"`
+	EncounterId *openapi_types.UUID `json:"encounterId"`
+
+	// Encounters Newest first.
+	Encounters []Encounter        `json:"encounters"`
+	Flags      []CensusFlag       `json:"flags"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// InHouse Admitted and not discharged.
+	InHouse bool `json:"inHouse"`
+
+	// Mrn Example: 100234567
+	Mrn string `json:"mrn"`
+
+	// MrnSource `pid3_mr`, the PID-3 identifier typed MR; `pid3_first`, the first PID-3 identifier.
+	MrnSource PatientMrnSource `json:"mrnSource"`
+	Name      PersonName       `json:"name"`
+
+	// Room Example: 412
+	Room string `json:"room"`
+
+	// Sex PID-8 as sent (F, M, O, U, A, N), or empty.
+	//
+	// Example: F
+	Sex    string             `json:"sex"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Unit PV1-3 point of care (nursing unit); empty when not in house.
+	//
+	// Example: 4W
+	Unit      string    `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// PatientMrnSource `pid3_mr`, the PID-3 identifier typed MR; `pid3_first`, the first PID-3 identifier.
+type PatientMrnSource string
+
+// PatientSummary defines model for PatientSummary.
+type PatientSummary struct {
+	AdmittedAt *time.Time `json:"admittedAt"`
+
+	// Allergens Every allergen the patient's allergies map to, without repeats.
+	Allergens []Allergen `json:"allergens"`
+	Allergies []Allergy  `json:"allergies"`
+
+	// Bed Example: A
+	Bed string `json:"bed"`
+
+	// DateOfBirth `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the sender gave only that much.
+	//
+	// Example: 1980-04-12
+	DateOfBirth *string     `json:"dateOfBirth"`
+	DietOrders  []DietOrder `json:"dietOrders"`
+
+	// Diets Every diet the current diet orders map to, without repeats.
+	Diets       []Diet              `json:"diets"`
+	EncounterId *openapi_types.UUID `json:"encounterId"`
+	Flags       []CensusFlag        `json:"flags"`
+	Id          openapi_types.UUID  `json:"id"`
+
+	// InHouse Admitted and not discharged.
+	InHouse bool `json:"inHouse"`
+
+	// Mrn Example: 100234567
+	Mrn  string     `json:"mrn"`
+	Name PersonName `json:"name"`
+
+	// Room Example: 412
+	Room string `json:"room"`
+
+	// Sex PID-8 as sent (F, M, O, U, A, N), or empty.
+	//
+	// Example: F
+	Sex    string             `json:"sex"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Unit PV1-3 point of care (nursing unit); empty when not in house.
+	//
+	// Example: 4W
+	Unit      string    `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// PersonName defines model for PersonName.
+type PersonName struct {
+	// Family Example: DOE
+	Family string `json:"family"`
+
+	// Given Example: JANE
+	Given string `json:"given"`
+
+	// Middle Example: QUINN
+	Middle string `json:"middle"`
 }
 
 // Plan defines model for Plan.
@@ -1531,6 +2633,29 @@ type Session struct {
 	User         User   `json:"user"`
 }
 
+// Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
+type Signoff struct {
+	DecidedAt    *time.Time          `json:"decidedAt"`
+	DecidedBy    *openapi_types.UUID `json:"decidedBy"`
+	DecisionNote *string             `json:"decisionNote"`
+
+	// DietOrder One ODS segment with the order it belongs to.
+	DietOrder   DietOrder          `json:"dietOrder"`
+	DietOrderId openapi_types.UUID `json:"dietOrderId"`
+	Id          openapi_types.UUID `json:"id"`
+	Mrn         string             `json:"mrn"`
+
+	// Note The submitter's note.
+	Note      string             `json:"note"`
+	PatientId openapi_types.UUID `json:"patientId"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// Status Example: pending
+	Status      SignoffStatus      `json:"status"`
+	SubmittedAt time.Time          `json:"submittedAt"`
+	SubmittedBy openapi_types.UUID `json:"submittedBy"`
+}
+
 // SignoffDecidedData `signoff.decided`: a dietitian approved or rejected a submitted review.
 type SignoffDecidedData struct {
 	// DecidedBy The user id of the deciding dietitian.
@@ -1542,6 +2667,9 @@ type SignoffDecidedData struct {
 
 // SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
 type SignoffDecidedDataDecision string
+
+// SignoffStatus Example: pending
+type SignoffStatus string
 
 // Site defines model for Site.
 type Site struct {
@@ -1756,6 +2884,51 @@ type TrayLineConfig struct {
 	// Example: ["4 West","ICU"]
 	Units []string `json:"units"`
 }
+
+// UnmappedCode defines model for UnmappedCode.
+type UnmappedCode struct {
+	// Allergens The mapping of an allergen code; empty while unmapped or when mapped to nothing.
+	Allergens []Allergen `json:"allergens"`
+
+	// Code The code (trimmed, upper case), or the text when the sender sent none.
+	//
+	// Example: MODCHO
+	Code string `json:"code"`
+
+	// Diets The mapping of a diet code.
+	Diets []Diet `json:"diets"`
+
+	// FirstSeenAt Null for a code mapped before any message carried it.
+	FirstSeenAt *time.Time `json:"firstSeenAt"`
+
+	// Kind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+	//
+	// Example: diet
+	Kind       CodeKind            `json:"kind"`
+	LastSeenAt *time.Time          `json:"lastSeenAt"`
+	MappedAt   *time.Time          `json:"mappedAt,omitempty"`
+	MappedBy   *openapi_types.UUID `json:"mappedBy,omitempty"`
+
+	// Occurrences Messages that carried the code unmapped.
+	Occurrences int `json:"occurrences"`
+
+	// PatientsAffected In-house patients carrying the code now.
+	PatientsAffected int `json:"patientsAffected"`
+
+	// Status `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+	Status UnmappedCodeStatus `json:"status"`
+
+	// System Example: LOCAL
+	System string `json:"system"`
+
+	// Text The text most recently sent with the code.
+	//
+	// Example: Modified carbohydrate
+	Text string `json:"text"`
+}
+
+// UnmappedCodeStatus `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+type UnmappedCodeStatus string
 
 // UpdateDeviceRequest Fields present are changed; absent fields keep their value. `config` replaces the whole
 // configuration (omitted fields take their defaults). Changing `kind` without sending `config`
@@ -2085,6 +3258,9 @@ type TooManyRequests = Error
 // Unauthorized The body of every error response.
 type Unauthorized = Error
 
+// Unprocessable The body of every error response.
+type Unprocessable = Error
+
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
 	// IfNoneMatch The `ETag` of a copy the device holds.
@@ -2095,6 +3271,24 @@ type GetBoardMediaParams struct {
 type GetDeviceStateParams struct {
 	// IfNoneMatch The `ETag` of the state the device holds; 304 when it is still current.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// ListHl7MessagesParams defines parameters for ListHl7Messages.
+type ListHl7MessagesParams struct {
+	// SiteId Only messages for this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ControlId Only messages with this control id (MSH-10).
+	ControlId *string `form:"controlId,omitempty" json:"controlId,omitempty"`
+
+	// Outcome Only messages with this outcome.
+	Outcome *Hl7Outcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListAuditLogParams defines parameters for ListAuditLog.
@@ -2118,6 +3312,39 @@ type ListAuditLogParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetCensusParams defines parameters for GetCensus.
+type GetCensusParams struct {
+	// SiteId Only this site's patients.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Unit Only this nursing unit (PV1-3 point of care, exactly as sent).
+	Unit *string `form:"unit,omitempty" json:"unit,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListUnmappedCodesParams defines parameters for ListUnmappedCodes.
+type ListUnmappedCodesParams struct {
+	// Kind Only allergen or only diet codes.
+	Kind *CodeKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Status `unmapped` (the default), `mapped` or `all`.
+	Status *ListUnmappedCodesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListUnmappedCodesParamsStatus defines parameters for ListUnmappedCodes.
+type ListUnmappedCodesParamsStatus string
+
 // ListDevicesParams defines parameters for ListDevices.
 type ListDevicesParams struct {
 	// SiteId Only devices of this site.
@@ -2132,6 +3359,24 @@ type ListDevicesParams struct {
 
 // ListMediaParams defines parameters for ListMedia.
 type ListMediaParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListSignoffsParams defines parameters for ListSignoffs.
+type ListSignoffsParams struct {
+	// Status Only reviews in this state.
+	Status *SignoffStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// SiteId Only this site's reviews.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// PatientId Only this patient's reviews.
+	PatientId *openapi_types.UUID `form:"patientId,omitempty" json:"patientId,omitempty"`
+
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -2172,8 +3417,14 @@ type CreateOrgJSONRequestBody = CreateOrgRequest
 // UpdateOrgJSONRequestBody defines body for UpdateOrg for application/json ContentType.
 type UpdateOrgJSONRequestBody = UpdateOrgRequest
 
+// IngestHl7JSONRequestBody defines body for IngestHl7 for application/json ContentType.
+type IngestHl7JSONRequestBody = IngestHl7Request
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
+
+// MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
+type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
 // CreateDeviceJSONRequestBody defines body for CreateDevice for application/json ContentType.
 type CreateDeviceJSONRequestBody = CreateDeviceRequest
@@ -2192,6 +3443,12 @@ type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
+type CreateSignoffJSONRequestBody = CreateSignoffRequest
+
+// DecideSignoffJSONRequestBody defines body for DecideSignoff for application/json ContentType.
+type DecideSignoffJSONRequestBody = DecideSignoffRequest
 
 // CreateSiteJSONRequestBody defines body for CreateSite for application/json ContentType.
 type CreateSiteJSONRequestBody = CreateSiteRequest
@@ -2606,6 +3863,12 @@ type ServerInterface interface {
 	// UpdateOrg Update an organization
 	// (PUT /orgs/{orgId})
 	UpdateOrg(ctx echo.Context, orgId OrgId) error
+	// IngestHl7 Ingest HL7 v2 ADT and diet-order messages
+	// (POST /orgs/{orgId}/adt/hl7)
+	IngestHl7(ctx echo.Context, orgId OrgId) error
+	// ListHl7Messages Read the HL7 message trail
+	// (GET /orgs/{orgId}/adt/messages)
+	ListHl7Messages(ctx echo.Context, orgId OrgId, params ListHl7MessagesParams) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
@@ -2618,6 +3881,15 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// GetCensus Read the census
+	// (GET /orgs/{orgId}/census)
+	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
+	// ListUnmappedCodes List unmapped allergen and diet codes
+	// (GET /orgs/{orgId}/clinical/unmapped-codes)
+	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
+	// MapUnmappedCode Map a code to allergens or diets
+	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
+	MapUnmappedCode(ctx echo.Context, orgId OrgId, code string) error
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
@@ -2672,9 +3944,24 @@ type ServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// GetPatient Read a patient
+	// (GET /orgs/{orgId}/patients/{patientId})
+	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
+	// ListSignoffs List diet sign-offs
+	// (GET /orgs/{orgId}/signoffs)
+	ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error
+	// CreateSignoff Submit a diet order for sign-off
+	// (POST /orgs/{orgId}/signoffs)
+	CreateSignoff(ctx echo.Context, orgId OrgId) error
+	// GetSignoff Read a diet sign-off
+	// (GET /orgs/{orgId}/signoffs/{id})
+	GetSignoff(ctx echo.Context, orgId OrgId, id Id) error
+	// DecideSignoff Approve or reject a diet sign-off
+	// (POST /orgs/{orgId}/signoffs/{id}/decision)
+	DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx echo.Context, orgId OrgId) error
@@ -2929,6 +4216,75 @@ func (w *ServerInterfaceWrapper) UpdateOrg(ctx echo.Context) error {
 	return err
 }
 
+// IngestHl7 converts echo context to params.
+func (w *ServerInterfaceWrapper) IngestHl7(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IngestHl7(ctx, orgId)
+	return err
+}
+
+// ListHl7Messages converts echo context to params.
+func (w *ServerInterfaceWrapper) ListHl7Messages(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListHl7MessagesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "controlId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "controlId", ctx.QueryParams(), &params.ControlId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter controlId: %s", err))
+	}
+
+	// ------------- Optional query parameter "outcome" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "outcome", ctx.QueryParams(), &params.Outcome, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter outcome: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListHl7Messages(ctx, orgId, params)
+	return err
+}
+
 // ListApiKeys converts echo context to params.
 func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
 	var err error
@@ -3042,6 +4398,122 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAuditLog(ctx, orgId, params)
+	return err
+}
+
+// GetCensus converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCensusParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "unit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "unit", ctx.QueryParams(), &params.Unit, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCensus(ctx, orgId, params)
+	return err
+}
+
+// ListUnmappedCodes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListUnmappedCodes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListUnmappedCodesParams
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListUnmappedCodes(ctx, orgId, params)
+	return err
+}
+
+// MapUnmappedCode converts echo context to params.
+func (w *ServerInterfaceWrapper) MapUnmappedCode(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "code" -------------
+	var code string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MapUnmappedCode(ctx, orgId, code)
 	return err
 }
 
@@ -3460,6 +4932,30 @@ func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
 	return err
 }
 
+// GetPatient converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "patientId" -------------
+	var patientId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "patientId", ctx.Param("patientId"), &patientId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter patientId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
 // ResolveScan converts echo context to params.
 func (w *ServerInterfaceWrapper) ResolveScan(ctx echo.Context) error {
 	var err error
@@ -3481,6 +4977,123 @@ func (w *ServerInterfaceWrapper) ResolveScan(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ResolveScan(ctx, orgId, tagCode)
+	return err
+}
+
+// ListSignoffs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSignoffs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSignoffsParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "patientId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "patientId", ctx.QueryParams(), &params.PatientId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter patientId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSignoffs(ctx, orgId, params)
+	return err
+}
+
+// CreateSignoff converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSignoff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSignoff(ctx, orgId)
+	return err
+}
+
+// GetSignoff converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSignoff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSignoff(ctx, orgId, id)
+	return err
+}
+
+// DecideSignoff converts echo context to params.
+func (w *ServerInterfaceWrapper) DecideSignoff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DecideSignoff(ctx, orgId, id)
 	return err
 }
 
@@ -3863,6 +5476,16 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/media", wrapper.UploadMedia, options.OperationMiddlewares["uploadMedia"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/media/:key", wrapper.DeleteMedia, options.OperationMiddlewares["deleteMedia"]...)
 	router.GET(options.BaseURL+"/board/media/content/:key", wrapper.GetBoardMedia, options.OperationMiddlewares["getBoardMedia"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/adt/hl7", wrapper.IngestHl7, options.OperationMiddlewares["ingestHl7"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/adt/messages", wrapper.ListHl7Messages, options.OperationMiddlewares["listHl7Messages"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/census", wrapper.GetCensus, options.OperationMiddlewares["getCensus"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/patients/:patientId", wrapper.GetPatient, options.OperationMiddlewares["getPatient"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes", wrapper.ListUnmappedCodes, options.OperationMiddlewares["listUnmappedCodes"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes/:code", wrapper.MapUnmappedCode, options.OperationMiddlewares["mapUnmappedCode"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.ListSignoffs, options.OperationMiddlewares["listSignoffs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.CreateSignoff, options.OperationMiddlewares["createSignoff"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/signoffs/:id", wrapper.GetSignoff, options.OperationMiddlewares["getSignoff"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/signoffs/:id/decision", wrapper.DecideSignoff, options.OperationMiddlewares["decideSignoff"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -3898,6 +5521,8 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedJSONResponse Error
+
+type UnprocessableJSONResponse Error
 
 type GetJwksRequestObject struct {
 }
@@ -4988,6 +6613,247 @@ func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	return err
 }
 
+type IngestHl7RequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *IngestHl7JSONRequestBody
+}
+
+type IngestHl7ResponseObject interface {
+	VisitIngestHl7Response(w http.ResponseWriter) error
+}
+
+type IngestHl7200JSONResponse Hl7IngestResult
+
+func (response IngestHl7200JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response IngestHl7400JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7401JSONResponse Error
+
+func (response IngestHl7401JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response IngestHl7402JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response IngestHl7403JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7404JSONResponse Error
+
+func (response IngestHl7404JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IngestHl7413JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response IngestHl7422JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response IngestHl7429JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7MessagesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListHl7MessagesParams
+}
+
+type ListHl7MessagesResponseObject interface {
+	VisitListHl7MessagesResponse(w http.ResponseWriter) error
+}
+
+type ListHl7Messages200ResponseHeaders struct {
+	Link *string
+}
+
+type ListHl7Messages200JSONResponse struct {
+	Body    []Hl7MessageRecord
+	Headers ListHl7Messages200ResponseHeaders
+}
+
+func (response ListHl7Messages200JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListHl7Messages400JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListHl7Messages401JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListHl7Messages402JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListHl7Messages403JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListHl7Messages404JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListApiKeysRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -5358,6 +7224,320 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GetCensusParams
+}
+
+type GetCensusResponseObject interface {
+	VisitGetCensusResponse(w http.ResponseWriter) error
+}
+
+type GetCensus200ResponseHeaders struct {
+	Link *string
+}
+
+type GetCensus200JSONResponse struct {
+	Body    []PatientSummary
+	Headers GetCensus200ResponseHeaders
+}
+
+func (response GetCensus200JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCensus400JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCensus401JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetCensus402JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCensus403JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCensus404JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListUnmappedCodesParams
+}
+
+type ListUnmappedCodesResponseObject interface {
+	VisitListUnmappedCodesResponse(w http.ResponseWriter) error
+}
+
+type ListUnmappedCodes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListUnmappedCodes200JSONResponse struct {
+	Body    []UnmappedCode
+	Headers ListUnmappedCodes200ResponseHeaders
+}
+
+func (response ListUnmappedCodes200JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListUnmappedCodes400JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListUnmappedCodes401JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListUnmappedCodes402JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListUnmappedCodes403JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListUnmappedCodes404JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCodeRequestObject struct {
+	OrgId OrgId  `json:"orgId"`
+	Code  string `json:"code"`
+	Body  *MapUnmappedCodeJSONRequestBody
+}
+
+type MapUnmappedCodeResponseObject interface {
+	VisitMapUnmappedCodeResponse(w http.ResponseWriter) error
+}
+
+type MapUnmappedCode200JSONResponse MappedCode
+
+func (response MapUnmappedCode200JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MapUnmappedCode400JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MapUnmappedCode401JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response MapUnmappedCode402JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MapUnmappedCode403JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MapUnmappedCode404JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MapUnmappedCode413JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6896,6 +9076,99 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type GetPatientRequestObject struct {
+	OrgId     OrgId              `json:"orgId"`
+	PatientId openapi_types.UUID `json:"patientId"`
+}
+
+type GetPatientResponseObject interface {
+	VisitGetPatientResponse(w http.ResponseWriter) error
+}
+
+type GetPatient200JSONResponse Patient
+
+func (response GetPatient200JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPatient400JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPatient401JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetPatient402JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPatient403JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPatient404JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveScanRequestObject struct {
 	OrgId   OrgId       `json:"orgId"`
 	TagCode ScanTagCode `json:"tagCode"`
@@ -6957,6 +9230,445 @@ func (response ResolveScan404JSONResponse) VisitResolveScanResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSignoffsParams
+}
+
+type ListSignoffsResponseObject interface {
+	VisitListSignoffsResponse(w http.ResponseWriter) error
+}
+
+type ListSignoffs200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSignoffs200JSONResponse struct {
+	Body    []Signoff
+	Headers ListSignoffs200ResponseHeaders
+}
+
+func (response ListSignoffs200JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSignoffs400JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSignoffs401JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListSignoffs402JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSignoffs403JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSignoffs404JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoffRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *CreateSignoffJSONRequestBody
+}
+
+type CreateSignoffResponseObject interface {
+	VisitCreateSignoffResponse(w http.ResponseWriter) error
+}
+
+type CreateSignoff201JSONResponse Signoff
+
+func (response CreateSignoff201JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSignoff400JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSignoff401JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response CreateSignoff402JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSignoff403JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSignoff404JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSignoff409JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSignoff413JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoffRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSignoffResponseObject interface {
+	VisitGetSignoffResponse(w http.ResponseWriter) error
+}
+
+type GetSignoff200JSONResponse Signoff
+
+func (response GetSignoff200JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSignoff400JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSignoff401JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetSignoff402JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSignoff403JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSignoff404JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoffRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *DecideSignoffJSONRequestBody
+}
+
+type DecideSignoffResponseObject interface {
+	VisitDecideSignoffResponse(w http.ResponseWriter) error
+}
+
+type DecideSignoff200JSONResponse Signoff
+
+func (response DecideSignoff200JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DecideSignoff400JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DecideSignoff401JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response DecideSignoff402JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff403JSONResponse Error
+
+func (response DecideSignoff403JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DecideSignoff404JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DecideSignoff409JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DecideSignoff413JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8217,6 +10929,12 @@ type StrictServerInterface interface {
 	// UpdateOrg Update an organization
 	// (PUT /orgs/{orgId})
 	UpdateOrg(ctx context.Context, request UpdateOrgRequestObject) (UpdateOrgResponseObject, error)
+	// IngestHl7 Ingest HL7 v2 ADT and diet-order messages
+	// (POST /orgs/{orgId}/adt/hl7)
+	IngestHl7(ctx context.Context, request IngestHl7RequestObject) (IngestHl7ResponseObject, error)
+	// ListHl7Messages Read the HL7 message trail
+	// (GET /orgs/{orgId}/adt/messages)
+	ListHl7Messages(ctx context.Context, request ListHl7MessagesRequestObject) (ListHl7MessagesResponseObject, error)
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -8229,6 +10947,15 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// GetCensus Read the census
+	// (GET /orgs/{orgId}/census)
+	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
+	// ListUnmappedCodes List unmapped allergen and diet codes
+	// (GET /orgs/{orgId}/clinical/unmapped-codes)
+	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
+	// MapUnmappedCode Map a code to allergens or diets
+	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
+	MapUnmappedCode(ctx context.Context, request MapUnmappedCodeRequestObject) (MapUnmappedCodeResponseObject, error)
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx context.Context, request ListDevicesRequestObject) (ListDevicesResponseObject, error)
@@ -8283,9 +11010,24 @@ type StrictServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// GetPatient Read a patient
+	// (GET /orgs/{orgId}/patients/{patientId})
+	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
+	// ListSignoffs List diet sign-offs
+	// (GET /orgs/{orgId}/signoffs)
+	ListSignoffs(ctx context.Context, request ListSignoffsRequestObject) (ListSignoffsResponseObject, error)
+	// CreateSignoff Submit a diet order for sign-off
+	// (POST /orgs/{orgId}/signoffs)
+	CreateSignoff(ctx context.Context, request CreateSignoffRequestObject) (CreateSignoffResponseObject, error)
+	// GetSignoff Read a diet sign-off
+	// (GET /orgs/{orgId}/signoffs/{id})
+	GetSignoff(ctx context.Context, request GetSignoffRequestObject) (GetSignoffResponseObject, error)
+	// DecideSignoff Approve or reject a diet sign-off
+	// (POST /orgs/{orgId}/signoffs/{id}/decision)
+	DecideSignoff(ctx context.Context, request DecideSignoffRequestObject) (DecideSignoffResponseObject, error)
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx context.Context, request ListSitesRequestObject) (ListSitesResponseObject, error)
@@ -8926,6 +11668,80 @@ func (sh *strictHandler) UpdateOrg(ctx echo.Context, orgId OrgId) error {
 	return nil
 }
 
+// IngestHl7 operation middleware
+func (sh *strictHandler) IngestHl7(ctx echo.Context, orgId OrgId) error {
+	var request IngestHl7RequestObject
+
+	request.OrgId = orgId
+
+	var body IngestHl7JSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.IngestHl7(ctx.Request().Context(), request.(IngestHl7RequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "IngestHl7")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(IngestHl7ResponseObject); ok {
+		return validResponse.VisitIngestHl7Response(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListHl7Messages operation middleware
+func (sh *strictHandler) ListHl7Messages(ctx echo.Context, orgId OrgId, params ListHl7MessagesParams) error {
+	var request ListHl7MessagesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListHl7Messages(ctx.Request().Context(), request.(ListHl7MessagesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListHl7Messages")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListHl7MessagesResponseObject); ok {
+		return validResponse.VisitListHl7MessagesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListApiKeys operation middleware
 func (sh *strictHandler) ListApiKeys(ctx echo.Context, orgId OrgId) error {
 	var request ListApiKeysRequestObject
@@ -9045,6 +11861,107 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 		return err
 	} else if validResponse, ok := response.(ListAuditLogResponseObject); ok {
 		return validResponse.VisitListAuditLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCensus operation middleware
+func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error {
+	var request GetCensusRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCensus(ctx.Request().Context(), request.(GetCensusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCensus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCensusResponseObject); ok {
+		return validResponse.VisitGetCensusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListUnmappedCodes operation middleware
+func (sh *strictHandler) ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error {
+	var request ListUnmappedCodesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListUnmappedCodes(ctx.Request().Context(), request.(ListUnmappedCodesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListUnmappedCodes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListUnmappedCodesResponseObject); ok {
+		return validResponse.VisitListUnmappedCodesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MapUnmappedCode operation middleware
+func (sh *strictHandler) MapUnmappedCode(ctx echo.Context, orgId OrgId, code string) error {
+	var request MapUnmappedCodeRequestObject
+
+	request.OrgId = orgId
+	request.Code = code
+
+	var body MapUnmappedCodeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MapUnmappedCode(ctx.Request().Context(), request.(MapUnmappedCodeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MapUnmappedCode")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MapUnmappedCodeResponseObject); ok {
+		return validResponse.VisitMapUnmappedCodeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -9635,6 +12552,32 @@ func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId User
 	return nil
 }
 
+// GetPatient operation middleware
+func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error {
+	var request GetPatientRequestObject
+
+	request.OrgId = orgId
+	request.PatientId = patientId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPatient(ctx.Request().Context(), request.(GetPatientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPatient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPatientResponseObject); ok {
+		return validResponse.VisitGetPatientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ResolveScan operation middleware
 func (sh *strictHandler) ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error {
 	var request ResolveScanRequestObject
@@ -9655,6 +12598,155 @@ func (sh *strictHandler) ResolveScan(ctx echo.Context, orgId OrgId, tagCode Scan
 		return err
 	} else if validResponse, ok := response.(ResolveScanResponseObject); ok {
 		return validResponse.VisitResolveScanResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSignoffs operation middleware
+func (sh *strictHandler) ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error {
+	var request ListSignoffsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSignoffs(ctx.Request().Context(), request.(ListSignoffsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSignoffs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSignoffsResponseObject); ok {
+		return validResponse.VisitListSignoffsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSignoff operation middleware
+func (sh *strictHandler) CreateSignoff(ctx echo.Context, orgId OrgId) error {
+	var request CreateSignoffRequestObject
+
+	request.OrgId = orgId
+
+	var body CreateSignoffJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSignoff(ctx.Request().Context(), request.(CreateSignoffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSignoff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSignoffResponseObject); ok {
+		return validResponse.VisitCreateSignoffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSignoff operation middleware
+func (sh *strictHandler) GetSignoff(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSignoffRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSignoff(ctx.Request().Context(), request.(GetSignoffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSignoff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSignoffResponseObject); ok {
+		return validResponse.VisitGetSignoffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DecideSignoff operation middleware
+func (sh *strictHandler) DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DecideSignoffRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body DecideSignoffJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DecideSignoff(ctx.Request().Context(), request.(DecideSignoffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DecideSignoff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DecideSignoffResponseObject); ok {
+		return validResponse.VisitDecideSignoffResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -10160,462 +13252,633 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchu3sjb6Kiiuv8rSqhFFUhdbUv11fkVWYvmqWHK8ktDHBGdAEtEQYAagKMZx1X6H/x3Og+0nOYVu",
-	"YAYznCGHlOyVrO1dtbMszg1oNBp9/fpTI5TjiRRMaNU4/tRgd3Q8iRn8+yxhVLPI/FNNx2OazBvHjVMi",
-	"2IyoaV+FCZ9oLgWZcT0iXCuiWJgwHRA1kjNBpAhZI2jc0njKzDtoqPktaxzrZMqCRogvP9WN40an1Tnc",
-	"ae3ttDrXraPjVuu41fqlETTYLY7q1waNWaKb9pFG0FB8KORg0IxYyCMWNT4EjQHl8TRhZ3IqdOO4FTR4",
-	"1DhutNpHncEe3d9ptVqtncfmP0/Mf1rp/7F2I2jEVOmnLOa3LJmbEYlpHOOvV5rqqXK/4AQbx43ZSLHw",
-	"479+37s9uv7j7b54OXkSvo/ag2fqcPic7s3PWWv6gr/RBzePfxx37n7qN4LGNIkbx42R1hN1vLs7kvJG",
-	"NUc06cvklrPZzg3X4YgJ1bRLsKvkVDU+fw7cOlyIW66poXjZivD0arYeWt4w4S9BDaKHCYuY0JzGQPkE",
-	"iMvGlJvBKzr+P0uGbNbsbsITpvJfOMp9oebChGZhYFYs+m7uP3LQPwx3HkdP2M7RoNXe6eztHxw+fnJE",
-	"+6HhjUTGrHHcGFNBhywBZtHsIoLZrP4qpWa+SLhj8/mPR+GPnf6/Ho9fTPbVdfv2lyfi7d7s50P2rPXb",
-	"ywP6fdQZvuNvfn/8rxtYK8tFHHeQv0gRXmERAb4OCCWGZ1lEpGCB+Q/5fcqmwN92wX791KBas/HErhky",
-	"YTRNYJ1fpWzJkkQm6R/m7WatCnvEXrmoR/3+Xv2VGph7cexFzmq3jvc7dt2VptqsTDpL5e2tz0FhrsW3",
-	"tI9breZe27zIJ8CTVqudEqCh+ZjJqSZ0oFlCnqhGRo6iCFmLGJ01iNFZSox2gRjIAh4xWispYfZRs9VZ",
-	"oMTjCka418zba8y8vXTmrcLM0/3gTb7T2v/8AXbRLQ/ZS650cRfNaBz3JU0iQkVEKBkzMSXwQ27bhFSl",
-	"+yWUYsCH5kUy4Uw4EdqIqYhUSCdGbJkT69TQSbnzyfzyjIpIDgbZb/gsiJJhwuPYPEmnmoHMGLExzIsm",
-	"N43PtQ64moSNDhpB44YLc3c6/499ObIn1xVjYoHi7eM9x2uCwsCeSU1iLlhGw0bQmFBulsBOEP8qG/K+",
-	"Wz0QprWGTak59CbRcioYdi9frYjOL2mSXsgv3kQmOqFcp2sXs2TIRG75LhMesvQXtz4xH470igXqrLlA",
-	"h9kCGYb86Kjrrw7Owq7FS9nvz/PM61ZiQGOVWwqrejwc4XF2sNFesXGfJcVNZr61o0I5YRGJONNcc1rU",
-	"I6qVBCroCiXhN8nF8p1hyXQqKPlBjtkfD3SuTxVL8kRcpkt8Tgmk1qTQr/9jSIRMJKbfGS6+QtGeJ1XG",
-	"5IRqYk6CAxLLkMbEnNYB6TM9Y0yQfsLozYAqDZI9nopwlLMerHT+9UOQkxcRniYZkcyxCMcHMOpXkyb3",
-	"FRVVguFz0Bilx5CZvLmWm9CnBoPXtfeP91rZmxwFlYa7Gm1zHMBIxWUihwlTKhU2XLMxvP6zoQzQq59Q",
-	"EaHZFqIe8Y/vD47OW98ZUZVwu7z/aH/fOdp7bF7rTpmUrckLy9bm6iSR0TREcptZKJbcsuSaj1nh3Do8",
-	"3j/wzhozAr6G2LOjeEW5cN9vBKAX/iEF7JcxS3hId89GPKRDacamEzrH2X8OGq/Z7GnKPqWaR0ASNuRK",
-	"gy5veFVITeZMEyvBfTn5P1ENyR10S5WOL3/UWR3jc9B4g2ztraggMhlSwf9Aq1kKsJkvE0l0wmnsr+Pa",
-	"m+HhqN5qN5buraAxiSl4BAaM6mnC0GEy4R9v2NxcnrE++BqMbR9zwUOYmkwilnyMudLKcE3MxxwdQCg7",
-	"jS5+YLYGN9qB2b1mFxmynIvIt+73d1rt3LTgJi6GyKyfDekv7XJXafK4/ieZy4JwlfqQ4jkZsSTnSPLE",
-	"+7f99RdV6u0iXVtHipJT9TFitx9/vtm7ff3k9+VOs3/9/svscb+R8U65RMaJeYwEji9jEypFh4wY7iBa",
-	"EjjXCzIZ/7fMamodt8G21uzOXL2m/ZiRdsfwJCWKGZOVTBgVU00o6AnzJjmLGRV4YCs4EoaxvGWKDGRC",
-	"zBNzMompZk04ijQoaU7HIKDYmAvzCShvOHhgrW+G61+Zxz8HjauQiiteovOiBk5USAWwDdeMaDo0GvAe",
-	"oc1x01OBiz5yXCf378ZxY8g0fMQQrc+M/fBmwgTRIwYvbhidUI+kmdwP59dAGz1qHDd2ZTJUu3WOmF3z",
-	"njq3UgoGezq0iMVMs2s69Ab3lmmeMKJHXJk5+8N7ev7y/Pp8oxFqWuvO6LDx+QNsHdy/nzbSImFxnpZY",
-	"FnDBaq2tPaNQb6JyfvaJFTJ+y8WQRDK8gYN5eLGGZqDp8ExG5iv7z/51dPlL5xp+TIZMP4zqvO6+sWIM",
-	"qP4ZtI93ubgHnUya5jTIwhwhFbvp4GFXMaVKohyDhKkRUfZibtOETCl31LD581H/h5C/4c+//+X87fWP",
-	"VxfqYqwnv5xdHF78Ft28+uFV6+ffnsdv3p/f/fLb699eXw/5y7PnLfavU/PMi5/aP/LBj002fx6zZ6f8",
-	"zW/ne2+uf2y//u3Hg1dPT9XFOB5FZxeHr67Dg9dP33VePz2dvTqbcfqv139c/CZ52Dlqh/MLdSFet3/m",
-	"5pOnd2+un49fdc5bL69/4q/Hr/Trzo/7v1y1Dn757fTu5fXFH/CeP4YHP79//tsvZ8+PmmEnFv3x963o",
-	"X8/jLKhyIRrHR61W0EgY0MLNONEQiWqNO68fh8+Tn2dP+tftm8t99TI6Gjyjh9NzeTD8hXfEj3ePf5o1",
-	"0MYHu7G2O4JH9QMwY3SZjPhElXhCPqzN4jIZvl6m/1qvh5yJgs/jg5EEC24SUEnLhDYIaVAhjGSN2IBO",
-	"Y00iOicTas7X9eJo1jxHElgDvZUz0FOHh2ektw7RSF/Tpne3d1o5kRRxYWni7j80rzNk+bI2taVwwW12",
-	"PZNAZFV0lG1Cy1qE+eITDZaO/6B6/DC9Wrywxhz62QuvdJN8l/Ahjx4pcp3QOXnJBVsxmw9m3bzI/sIO",
-	"8a+VRPatPf+XDu2XxhU7B7808vH+Tmv/HhF7n4iFTfBGMDJiNNajeY6eGAE2UzXGcy4E/PfJm/jyxA3W",
-	"oMfBAj3+uTjjvfoz7tSdMYap/Rm3ivNlycTNrBnK8a7z0thpmp1otOrCBjQmhBSEGkvoZocLEkoZs8SY",
-	"FebMGhvBdZMKruy4Qg3xxeMfX3X+9dN3jQe18R57qv/7/LA6m+iPoLuaJ9DPgX9fo1bJfp/yyZgJ3ait",
-	"WaaT/owkLQ3loG0mIkIFSb9hjRfvpFpQtKvI+OT44GCDEGKlUbA5Edd74tpT3jfQ3YNvrIasBtuXKX2K",
-	"eRwL25gp7fKB5rBzE1hxs5PDkE10PoqwNBsk1TG8VJB2u1ORC2LFTNOMYN1UkP01UkH2l6aCHNRKBWmZ",
-	"HftOLYanjflCZiNJ5EwoODZzjnyzj9EBgxdhg8sBoULqEajDKWX/4w2goCIQvcYIOrkR5PTKZ1JNuKYx",
-	"eT3VCbda4f2D0BVmW2D2PPr/SgPNfRre7MjBzkhOFVvXK7wYXq7wED8+3ktDHf92D3Hd4PdX9R8/gHO4",
-	"2vFbEQ53Qf1/a+j6cRY8+DeErs1IaULHTNt8lbNpomSCATPPpGu8mdDfp4yEcJkMEjmGI6j3koubnrFN",
-	"IpYYeWl+nCTslsupIhM6BOZ0EhH9bBH41C5mr377Wb96+kq/evr83aunN4evnp4evnr6Hb0QLUjixazP",
-	"ZJ7NEr9uKBWO2JiaUY7p3UsmhnoEwj/zJOrEWERmfufmuHoGA1yc1vWIYWYtMZ8ICFWEo5O8L6P5I0V6",
-	"cLWXn0XRQoKxIg2ywd7tmDXnIdvBczRoJEY98OIP2SwWR30RlQ82YUpOk5A9UoRH+VHVOGEHbrDgSk+H",
-	"yqOloxvIZEzNjphO4c7F0b7kY64XB3xpRKfif+SZ4KBVvroQTs4trnWn4SNjesfH07H5w/zFBf7VTsfD",
-	"hWbm8MAMrIjTF2xeTkQ+pkNDwRs2J1spL08nsaRRQGRCKAh8s/xj+6Le9rrEZu1yYt+w+T2p/QbP4bKZ",
-	"+ToNsIg/P8WSR4p4isbac2pVzAk1g/vN6iqk4toFJsrmpunwkSKTxKxzRIzN0CQvmTaSi9DEbA0amXVj",
-	"O1woJhQ3Fn88D+DkfBOQC/jHS7PHWwFpw1/tPAU8C6Rkli5ssmyeE6N3J+bZ//fX1s7R6c4vdOePD5/2",
-	"g/bh5/9VPm8+FJCDUSWjXsoZS8y8yIjdkWevTs92rp6ddg4OnbxN6IyYERkDwYitwDA2izK3tO8yeuQq",
-	"bppd8RNL+GBOuCbSmBHmVnZHQ036c82Usy+igPTZQBr9hCaKi2FAQjmeUDMDAsaUUJoa05ePWbMrchTd",
-	"GxyGbdbqH9GDaD98zJ4MOrTdb4VH0RP2eHBID/r74V7UYe1Bix71n4SPo0N2MNine/1O2I5abLV0VY5+",
-	"66wL3Rl8+HS4X7kkaBOWcaE5pDcSvnBcl3CVNUDvt3ne2QTMshHjhn+k0ASqHPhy86Rk4Dbp8z4D/2we",
-	"VhMpFLr9v6PRW2Rkq4pqUMU+NehkEvMQxNrubwqdzOkczKQ15TEaTgPOYqNAoZkWpJrvcWM8NRuEEUpu",
-	"acwjAncQGkWQ1mgMCFcSYgeB96GBiDUXx/jQMVn+LmeRojDbb7U++1T5XwkbGF1yN6ui28Wraven9Ivn",
-	"MBagUZkagAPkioxpbMjMInNwmVEqb9hN8lrqkdmoM6rILOFaM9E0SuCZFIOYh2sS2hHoVBAahnIqtJMy",
-	"XDkaxEYQzwm7gzyxIimOapOiFgFCOw2VSbtwmiRGowNHAczVVYZYJWX96ZovDhLGjL1lJCiaSwQ0FrLV",
-	"2TbrkDAajkAdtDl14KMw931MNZscJTppppx5daM2XS5jWs0cl5SDXJ7JaRyRoSR9NpciQr08N/iQToxy",
-	"wBjpBGSSSNI5CAgTmiWThCtGpgKGzaJtoOH3MunzKGJiUwoaQxcMIiIYixSMiEZjLogx/g3zjvhw5CKP",
-	"Hp32HoZjMr3nkcJPbsmEZI4OWEQtJYnlDCxsM0A5YeghAxq8lmfZxPNfeCoFOyFCwgFsb9bfyynalOvT",
-	"643vnBJSkwG8q0ib/YfaTWhVkEgyBZ+D3WsWpc9iKYaGMs4XllMyYaqXdG5U52spX9JkyDab8VtPg8F1",
-	"gHcVZtzee1j5AV9jd2HKksZcwY3tpjZmQr9Nj7hNpvaznCaw+zL6chHG04gRL9E2ExvejwWR8TBCosRS",
-	"KB+dIYgdlrWL4D6Ue5nMA0oZ/f2doFM9kgn/Y1NSnU71yOxHvJOkqoWZN2Ysb5zrlHnai2Rt1yarmWQl",
-	"WV9LqwzYdKMmubaOBBLSJOHMclhIzcQGLGEiZGSrZ35o2nH2AoJ/wzR720RJ81BX0MmEmAcVs9IctDk9",
-	"SuR0OCJGCd7h6MZOmJqOWfqpE4JrBX/TMSOzEbPbGNYa3q7p0B7YRoH/HDSupXxFxdxuSrWh0JeSjKmY",
-	"u92mTkjCdDI3VsNRq2UMESmiBTbvPICOcEoSqt0JLZOUQLEMbwgMn6kmeQujwcJfQx8xNWeEsavs0MxI",
-	"e3DXzqm5CxxBaIsATbxLi2fClX3HVGge24gNSp0xnRvl0RCDM1DIPY/WMs8G6PpfcpNtuC8q1+EVV2gy",
-	"coF7QyYEM9Mi7+xVTbBi7NvMx04hpJWhF3hmAY0iCBvQ+DIx57OGunlXFuL99MmV5HtEWLM6P1hwMI65",
-	"cH+3yyyxzBj61X7+Q3qb7P/GQij8Au+5hWh4SjVdZJ5ezsnYOyZUZNoIjdG/b34RyED5icNVNAhX2GDO",
-	"nV78/vsRda9HVc28McDQAxKT9DQbw4imCfvI7sJpYqQeSDAmlEw+ysEg5gJkWiz1R1h3Lobm79CMdWA5",
-	"8GNMJwpuEy4m9DHh6sb8oqm6+TjmSrGo4IUt/XrZBCG6wnWJM/B7fzZcDKT54owmwo3SDCakceHL9o7S",
-	"b61wHWS0NKZLyBKhToiYxjFQ1j+Ud2Y8srcq8/niOpqHaD9Oc1qWs6JjiCDzN8C6e9Qp5dMJt17UAn/Z",
-	"dJoFgppdaAVqwm5laJXE9NV9KWNGRaFkwOPSiGq2YzPcF6jL63F0TJV+p9yrC940qjRRU8j+HUxjc4wG",
-	"RrmFVBgupprZ9eADIgxpzB1RbgH8Ia5YBecs8SXQ+YSHxIj0ZEBDRpgYcsHI1iSR0XbZbCYJG/C7/Dug",
-	"NAZhYhqrlp6nlaLpu3IkCtxq+ktSygzTiOtzoZMKhsDzpkTVdGLrInIuy1nCNQsIaw6bZpeZr15xzQr7",
-	"LLtQRhcaaoxU5UdSziMr18lJQSbM2fsrpjsHriYuC5EGDTVXmo09Ci0u9iINrPPd3ECsbXl6eUFu2PyR",
-	"Mj/g2+0dgdHRhNHblOZx7DSztTe93eE8Kl1O+vAbj0/ybNpp7TVbzXZ7r/m4zhpY9Qjl58q7s0yc0hhP",
-	"ymupcWvdX5a6RgdmRjGWgt1fvsIj1G4miFHaHeGNE+jjz7JsVb5zceji/gqtjrdMDXvG7s5kbDQxL2hd",
-	"95HCjNzzgft25WjfTSKbWbGGavZ1JrQw4DObppFnGOvWIZOpGhl9R2IOUJgwwy5YVYpafBgzCnWncEYA",
-	"IwnrYeUKooZl2zQ/9ZBOyoVlDwKTPShgtVw65LdM5KXitRR8ONJotOsKPcSlodTd4NaIwDy2ZeM6hj3l",
-	"IqgQHiXmbfkxwvXdSfnYxpXBWf9DG8VbV0oo+Dbk5S2f5AykA9Z0gLt0wHQ4shY83BkUINPIFiUTqkdE",
-	"CnSHY8pHIca6e9vehaSUXRjJrqX7bs35lYjMkE9KNc4eXtqMmGEtYrpqucKHbcSl7MsPnva0MCTMg1o+",
-	"puq9VZU+5X3A7pBlIsgIGdhJCwbhHPKn7Ob8UCGf6tq6BdWbszhSpD+H7XhMsimjv71nVqtnEx3nZERv",
-	"jQVnyNU7IY757a1p1oO7vSvwfiu6zBOOvewjjhF7TXJKIAbnpU/CkAgVasYSRfZbLQwTV4rF5cJuLZN8",
-	"mbh5weY4SNzRTmEouEbh+S8jjfzd++W255fbft5KHNRYiXRzLtlw3ivbdV557+1YtQsrjkK3q44JhbQ3",
-	"c/IbIhliN90+Am8N5hOxyDLXlmKM9C7fXF0TrGD+BC7ez3gQ9LaDrujP4Ti5YfNmur/Md/CfJAQcmf7c",
-	"/c2jE/tPRWiS8FvmB0FjLmgy74qQTmifx1zPA6Jk5ow0ikv2JsMREGIiW/ut/W2bxmFtIRdCD/BcbzjG",
-	"BXSqdCmzuxZW6YxqZv59IW4lD9kl5VVer9De2eR468cJ5eD9Iu4KsVcgoj2myQ0DMJASJ1iaqF5mH6Sv",
-	"w/Q/ONbti/s8jktdLov2Dj5R09GmpabxmQPNLTFZ7PfhvgBSa8zNOdGz/6Rz4OU5+jlvPme7qftDzA2g",
-	"nOuRJD9OpWantqZg1Tr9bm7+6CoQcKVibkjqfvPXDu42xy8PR6TPQmoDFUYNSmio77+I8AXk5oRs2QCH",
-	"C7Phfdu11hZe9EArm5LiQZfWjXD1wo6oGLJLqtRMJtFmrnSbVeFekpfitrJsB+tqdiZU6GS+c1QU5539",
-	"lfJcsJn/iWVi/bV3a5FIxdHmX1xKo5jysc2eOJMR25BKldmL5oq1JK23EZIfmuSMKhYQNaEhw+M2omrE",
-	"MKWRD4VMWES2eo9vft8Z7096hrN7j1/8+Gr/spiSir8W9aP1IhYw/lLygCsO3cGbkWZtR+hamkBhHvCx",
-	"6nlgQtCmS+wKJJYxJ37hDO69EJOp9n2Mqx98Ye4s9R6X4tqsqTRVBSlO07KnohpMtoxmYVPjQ1AVHyms",
-	"y0+9aTzxcmwAjSvDu9w+IWAIzLhiZL+1T3pX5ktpYktvo2zK1XmRCzyRhT2QBtU8ct/YY66E6pNDS1yh",
-	"qabPZLptgyYJnTeCxlTw36fsAt8DOGkpNuiK4Czc9NlVWS2/+a2MWcqwaRXWQhQF4uoQMmczf9lRtikM",
-	"dqkTwsYTPYfUkb4yR/SYAbhRHOMNZtlTyqx23tA7O32/1qOaPsWT02aEAhmqF/5NMnwoCVdeenefkPIK",
-	"wWZ21WaDz+AmFlLbsAoDUsAyvFUAmvjv//q/gE8SIPQqAQQN8+P+8V4LDzNAEyGAIfLf//V/AWskt+hL",
-	"ZaFFK80tfbtTWPlSMVkoiFrTZZDVTy0f4LW7r0LWpO+pXrFruiG32ZrmhZobWx8hUVZrOjxJEzxAJ+6l",
-	"Rcro3ekpLRM6ZB9jG60tyOKSmukHOm7eg4+VityQzAgXRgSl9lyRiVSaRSc4D/NauKK8DCcMthgzmsWD",
-	"1NnVZ0SOudaFQG6lOr80soRXoQagSFoYUgDHWqryp6mkqSNMrTGI6xr+jWs6vM5uXnByZJequfA92keb",
-	"caKDyigS6zwtrAPZYctJAkwBoqGO56T3a7fxz27jQ8/zLsHrcjxYC5OklkSx84SRQXFyXrQgL7u/ap3A",
-	"0ySu+dF3SbywOObpFGukenmiqjyML5dDcVNVPDeYxjG5YfPAR1vlNubhqjlOMN0QIiDkhrGJIpSMqBrl",
-	"ZYuXxvBT/2g1vmdjScx98YLUrEzHTdiYiwgy/iwEyg2b++ixIQtscmu042YHaiyWkg0lg7xAW/Tau9uh",
-	"E75zw+a95vL0jUVaYvh/wBOlSTiiCQ01S5SjLBcEsHaJkoTCIEMqMG8wlEPBbV7K/bNCMMEB6OWliCxP",
-	"BintL0Tj+M0AqnCW7Qfvmc/Bp6qUvVL/mOtWFHNx82ixd5TF/a3mPnLFRGSOC23TarFXELikpJXZtpTE",
-	"umqzj6pdvN4r1ritm1K4WdLgh4zoVqAUUbeqUrQeJPUqE/IbC9qi1pbHVPIyX0ucYGvlfvlYS582zNvy",
-	"gZg+ecXHR0dBbqAVL/IG7vp/lacEDgUXwzJGLorUJjmH4zGFgLE55V3RKymG7GGcPq5TOwoZ6rmSUa66",
-	"AknxSNli0C1wo45kzAheCUgPG5r1CIoMVzUQbTeJ+UJCRSTHpM8xqTyXQLlBJ7SFFbInb/bWNWHBaknI",
-	"3AGdrqWXMlfgtxzjFFi8hkh11n/JsTVJ5ADrCmjspU6TEYsjiPqmNU7Ov67kmBEH306MqmSeVk5nJQkb",
-	"0iSKmVJdIQdQE3VMeknU83sVpI1KAtKLdNKDH5jmIdEsHAke4qUwGveITeq1T9Fk7jCNg67ohSM28G8x",
-	"fwekN6JhOOmRZ6dnZ5c72dWBlBFRdMD0nMSMRvmAFDi9Ip0YkkZj898RGzSCBrwsH5VKSqXE06wPxjqK",
-	"7mr33csU67fULHWQk7nA6WoDStux1vxyuTGKbwlgFmXsl+GlF+PyStcJsebRx+s6R79sJvD6HlcfYrxM",
-	"YqeJmjF0nckqKVjkyjtW5BMrhlknD5VPXOoRXlRD034KhTklUyPXeZzLdhrJODJK00wmN+Z8shlOXBMo",
-	"+lWEDikXSpfXlW6XJ3xneOubHsq1suvtOJSmWMBje0TwMSN/SMFsjMUC9JII4ubaX1lbOFzDRvfw3usx",
-	"7jIlPOeXTrdSunIe/XJcaqGn/F3kD6x6p0MNyuJ2X6McpFCPkVVqlGfe2Tr8T9XOJa+kw5wP4Q3B95Gt",
-	"aMpIe/+41dpeVeHhzgguBrIReLUarpgjfz5U1nKU51KnX8omVE3hs1QaUjGvYRilUGWpaFx+f9pDq+b9",
-	"1wmdv+SC1bz9BZfqpua9V1Dx8wPVbEbn7pkPwTIBigxuEQjBAFOMqBGdmHsmzGxeKUjPEL5ns2cyUd3b",
-	"bpJTo8roaSJYFHQFOo8w84wro5Mq6JgaOff1gMcxiwgXtsRxMURXqQ2gOCoL6npTSD196Qxx7MekV1hY",
-	"9Hb1cgBm4IztCu/HgRz1AtIrLLJ9NmsDZu7JL6y9RSd0/hHrr7qi5y2mvX5jfjFPl6ydvcXWcQ3xUs+Z",
-	"II7IXSEnSKwT51/Fa4poesNsUNAtQJNcgJsWNjaLckeIIRQmTYkbIWeiK+A9gTmCEmkOoPmEYQUyoO8R",
-	"OdXGhEmoGOYSC4mgYziwRswOc6uHq9TsTlutvRB+hH+y3nazK/xec2bJbByklyJ8AFTkIG2cYQ46d3gU",
-	"zJpPZcB41SB4nyvlxotqEewdcFw5RR+9oLbEFzaQHMChZ6eOjv6ZeR46bpvzzZmPx13RFX/CApA/zfL8",
-	"mT31Z/5W8mdX/Lmzs5P7f/NwkZP/LMAqWvvLg1f8s2RP/Eky0Dw4rhMV2Pq3gDj8PlL84AA/OEik0NkX",
-	"d4mziPOaUd0Pky38MBAu/bYcDIylZRl6247F24rkT79z4Z8lm/fPHESJ4yTIMhVT+8Js45I/ycjBZZpf",
-	"cTZYl2BeX9z3+HZzJ7aFti/EnW6Wk8UD5ysg8Kt5S0402AHK8VgKqyKBOwLfVBAI5E9i/0kSFtM57Dzv",
-	"DMfbFdkS0o5623ywVOAs+bBn+RVBH3OM0Ajy7RFTQoJ6JRWgIudmUNQF8i9fNBth56VAoiU1t6oMOpGV",
-	"lO4qX6gE5qRLv67sWegEVyZVIP3HCJY0sO6SKurHVD3dr8Qnt46x56p+CueiNFzNhS8xU+U7rzHmIEhz",
-	"6nMZ8TOM0qWKiE7ze/K4n4uB0nTPpxvctRV1Unv1ujjQ03Rlml1xDkuDibaeZEmmwuXp4sGRrtcypWPh",
-	"iCiumGvtuZIoRhY1sl6dK+9/kwyLSKZLaOgEthSL4l6RrQGP0Z/Un2f0s1Q2uhzSTArk6K4w55HCeAso",
-	"dliPs4ymWe6z+36W+fyQ9PaRXEvtULhu9FvAmth6d322neZI2QN1RjG8dAKh4lDeOtIApur5NR32qnbK",
-	"dfsA+pNBf4R6vhKHK7tyxa9s/yULELsgyMTCIaSC4olTutJTwXXJMhNc5a4oXWY4Dpz3Er4AH8bVVg+3",
-	"pAVDL63zNfskcLD2Vih5i5/a3d4GCdwh4Akeu0MdVcusxXOXxVXw+Yo8rNyJxV1kZTCXBYTaldjkKeuk",
-	"OHleiszBfgkbnYshHbIxE/p7LmjM/6hMDmfpnc2BuxVrIug04ppk1x+ZfTCRiYYtkd5ckgaePlIzJRtf",
-	"W+vmYpqY/ynvRaUrh4gqZXIAoipy4JIazI1ZLGdxfuUvOiWj6ZiKHSMsoHbHOh3yq10JFlbmSU7xXcoG",
-	"/ez6+pLgTZCxHJjlAbcSGISY2a8wcg7amTHLHVxyPpu9tb86lR0mnRtVGZGhsi2ldJ5uFu2xFHZgMGAC",
-	"6nPQEKSKUBJJsFKhUJML66dF0FRrvad42LYYvwBgbXdLPffWKpTI5YyIc1vuaEqrnUtYJ5SxnCZm3r1/",
-	"vH37ww/ffVc4VRyaeeDDo/4DcWu/R4jUMoTUoJGP+t87JeWBU2X9vNgFMbcY2MY+eWX+/it2y4Qx0pSF",
-	"NOEop5RNUHpY7ATIRIi+m1cDSECSgvLKlewi1PJV103+LeT91s/OXXqqwiO5BNzsK3kG8CmRd2pnK1W2",
-	"E56/f7FKESjaa8NCPUL09Oq0nD9vi3d2Dg7aR+URp6g0G+nGeqczof3isjSkoAoyRPHSIvq7ctz4nMsa",
-	"3NQ3FfAfz9+/uCrx/rN5/T1oSL5q4eGFZd/3vcvrVTqn/ik5SH0btgP54sHKo5gZfU1OtcVjqwZqMxaE",
-	"nGpCiZZTKFAD2Gu0KaS6se5mhZ1AwJGWaKsJN4nNkyZHrZyUPfKx6/cO8+D1pZkuucYby1fgjXfr57Sr",
-	"xoooANy0uEEX6OTelx9R2VpmseeSYwibFhtjcAdNIiMoA9J79uz41ase2ers74zkNNkO6jkNsEtj7sja",
-	"+rXV/mCOrQ9/dn5t7ex92D7+tbVzgD+VHmAv5ZBvWNeRHi3raNtF5XpFwH/yRavsKsoiJsvK46ChQslh",
-	"vww2BOBvsV4Z66TRKR+zNOcRUoswXxraFMyci9uWkEYsjI290/Q8gD60CP77twnL/pix/iT9Y8gHeQ/f",
-	"UlySDTQXM5sloE+uAtxOOu0xoooZzg2LbtDEoa1GqyrLzn2NmdYOoASqTKnSimx5bSzApcIF6f1wfk1K",
-	"oUg+3bD5514tnUKNaOfgcFXLgqtnpzteyhksen72R4Mnh1HrSfvJk/3wcXR4cEQ7A0ZpKzw4oFGrfUD3",
-	"+oP9Qbvf6bf6TzqdMGofRIdh+6DfGrRatPWk3OvxR8myfLfw8f0nnfbeSlMFU2R9drdfSIngMcOqRK9X",
-	"kKZVqjp/KT34Xq6BBdr+JrlYb6Mspq1kXboeTlkt1B+As+leFWdFek7TPgvr+RTSXgmWP2pqwimdq7lI",
-	"jRB0bSknLXhtyzIJrVk/pJotSR10KYPEZgw6EL8kwphxxJlGtF05GOSpvSopr0hsWd7n5p1CiK7+lMdR",
-	"hu5mTHoj6vLgGv/9X/9fr169f9qubnUB31dkV79uVudQ7IlitmAcwBRttMwrvnzkF+CmdLrXBihwtWv7",
-	"40i3gp/LmTifwnIPS8CPw1aaA1GW+FnQU+OZsfPVSM4w79rFZv04HdmqzgbAQqftFM01juVMWWVGhjeZ",
-	"fWCuNxdzQFee+ZubBRhARKCd6gJP0jMfzruIckPxUvnMGy8TQ+IHed097Ba3oLkxFadc35J5ncefyM+s",
-	"3TFyx6gyfrGOkOCXl4rbkFTMVJOcYSDb7M++hcknTsNWZIuSvuGKmCu9TWjCuiJhg6lyKfgpRNaa2n/n",
-	"4DCv/HdKGOkNBgDzGyPtf7hsCRCc8otm7IpNZfAkpqJOV4SlSZhIBfuyVWrcm/yGzPPKM5AjabIGV2Qs",
-	"p0KzKBMEvbSnZo9s9SYy0QnlGo9R8DfYBm3W8PE7cLqb89aNf8cCfS4he7QqybtecD2Lq+P919XFWlma",
-	"X3oCLC1vwQKTkpqt7bRoqyuo8qru8As7kJrcw1AxVaT3/8AP/7vnKqDfs/6VDG+g4dlitVzEbj/+fLN3",
-	"+/rJ76vLDx/3Vyp6Pl3SlIUy5vGgZsrM6rIAzRW/8wQPWsxUEBpPRrTPdOq+iqW82aExv2GYedMKyJuA",
-	"tANyQWRCXhqCcjGMwad80hULdIf1sQVzBZqlGDN+P7XOztHpzrPnL169vtz5pTJmsMTPfs2EzZV3jvYx",
-	"F2AO13Syl6HYrPIXX1p5UYgnYbeT+vaXec33tnNLiQ4LDShU1X5T5XIDembYO1z9OiZ/W+0ClcS0Q1Pu",
-	"jO0crC5KK2XacgUNW1StpsE1R+elTjiNz0VUutDvXRrEZSIJ3Ekwzzcx/8siFAI54BlAqhvQOAavK/Sr",
-	"mgowQKaTYUIjwJbJwHhdPYKN02jSn2edE2Tiu3jN5zevw4DHzb9XVVTkZgNw0+A7TilQVitRLAnlgEWe",
-	"fjJP5SBj2pTfqhg+jaLWq9S1bT2Cil1SLvmB/PYOs7KxxYqh2K4OG4IgCMCITlWRf4tN00rAOao6+RaA",
-	"O12WJQzIPOWfptBzDawD+NG1PSuBdS9GZe3cyyt0fXFQ4gt3ZBlCSL0/x7Fhcvvdjvljx94C51eaNZjX",
-	"BCwovVlvr1WUM9dBy41Y8hGKx/MagnfPooLgdrFXRLGESp7vEq4uvk/GPJxfTvsxV6PKXJEJ3NWcuNsA",
-	"QRB/JLcMenrAXk5vWLTp8O6aeSH2neUM5D5o+wAJOTN6ykAmYT4IsbeyAXEOSd2NL/t62f58ywYJU6PN",
-	"ohIJPny92PAm0VBo2xp3Xj8Onyc/z570r9s3l/vqZXQ0eEYPp+fyYPgL74gf7x7/NCvYpcZ+WCeWkBtG",
-	"+SSxsvSesZdacFfLfY5rQgJ57qECdjzYCApOGV/UZ1CsAJdmdFM5EyyBFElK9lo7EZ3nj4EHBY7KR5E2",
-	"BVIs+CuXxojeQqbUqg2P+VSFDY+4c0naVNRLChsyYYRg2cZfI8erRu2gHLiB4Hu9vjw0bXeKXXnsHO7d",
-	"NSKdwFI8ureyDNL8LRU3LEKeIljQYvtp2j9s7bX7kws1YaHRgewPhrtYckJ6StPBABKYM8hWhZYFp+Do",
-	"zZ412ouYTLV/HMEQGkEDvg5sCh+GTA77nBF98LkCZHB658JyZTh0ZRAuMmZLBo7JpdBrBcqY0mH01h82",
-	"fGP94V+FVJxWZE2fege7LyGMpj9hiWEpZ7yqkAoouQQQp4Bga10t4ZGStl91uvA8UqTnteQp5IQNma5q",
-	"uJMijnlJLBOWxezL0+L0SOYa6/xwft0IGpdvruB/3sF/T6/PnjWCxtPzl+fX56WddaD19Mp5mbsCKEXR",
-	"UNVr0/uoYuTd25dex4Y0yc8vC8w3aoAwQp0mk7vgbd+tiVm5ok2XyyNGWqf0swQokw5ZS8p7q/Wuxeaq",
-	"DphvXfPKhfHDG8o14/yD5dVtUACYr6mHbplZ+8xcu8vAdsckrjmmbX3J9bFN5dSjR6oreq65JgLeYWvN",
-	"gLBwJFFkQDy+pCVBGoFaB5q01S6Hc0t9PdnL0pakK0GB7NMuKFbFCG+ZkvG0GhBIlvn/08LCFNgV2iNT",
-	"jGC4diZOBHGj50TYJXOq2GAaC6ZUk/yQmLupQlyltPbCLFufjbiIEKpvS1N1o4JcmVgshyogSsvwxuIL",
-	"bJOYiqiQ47+KLa28LatqkqK8V8l7a5XiRIzAuDFKv6WHBRNM+HCkjTGwKHBdaUW9fWcGaYTrmR1OeYF0",
-	"CmTgsAwVodqTXZhPFVGNUAaaj1nRA6Lp0OLuCQnvW9I7zDFQcSebmZWxWQXuJCIjDo0QtgiUcGOzUSuy",
-	"NawLtJ7tohWIiHBbCqNY1SZuBbpjqgCmAJVAcotPSRw+pSL4nj7gbsZzV8mj6XADHXFZGzkbc8REIpuw",
-	"jlRPqb0UuXOJVrz2KPX9oSkxj8YPwCxRg2es/64K8olOJk0lpx7CU0jF7sbiNf1YdhBbPspkSZAK1Cph",
-	"7G/1mm0KF3Uus9mfLim0tKIKq0i5yGOdNOvUVcbVyZuwIczLcl+xmZsFyO69hbTMX1s7HczBXJWOuRK/",
-	"dylCr2ffj1nCQ7p7NuIhHcq18FfSN/pE96lTuswlsBf3SGEolle7GIBXP11pBQvNklsaVyY5P5MzIgfa",
-	"nhBZ2bZ5WGE6M1ZrP3L5mioLVR7mc5oPl+U0H6x0iJWPuJy+SlUoMyFTqiL+eEqev78mW5DPbw/O3g2P",
-	"etuBrcNpH7h4kw0uUkV6p7arNoj0Y/Ido4mznkPvcxY7orkkxnUh6jQDx3daaCX7ZCFzvDQ9vOjqK1ab",
-	"09+nzE10rwXlKwFRacSvSc7vwhHiZmiHcml07l374vKpQT/UFdL+nSpZbH+lCoP3CWa/UMoECPb7FLF+",
-	"K9xKBURg8Cql2HXGQEjkLYP24wkzL4a+NGrat7AlCTMGfkm+EL5uaVVO1moU7uZimH25VuqZy6/zzWQ3",
-	"YqAZDrjKMOb1qyItlTZJYcwe9T/qDT7wiFW+jGWoCRtkklRD1XsqkkO5mLCEy0jB2Yj1GmC9NMkpZm1h",
-	"ST8kGChX8JHVdkB9+YQqTcY8gk50m4DXF82RjVNh1jkVN8KtrzgQU4qvSolB9IWqHDvIC3HpctSHSlEj",
-	"OVNotEvByISD18urIHewPAFhsU2FNDdy0RWTRA4TI0k9JeWRM5Ow1iR9RrA7wP7tsyEXTfI6ZzWB4TWi",
-	"YDRFdN4VHsjP8o6uDwcM+W/CfvRRM8qKPDYAdfxiCI2bISCuRt6z06wkzysLtLEAipDxsYVDgB/skVCE",
-	"+rFGZR4CYXXPYC9vdTX6SSZ5uLi0u6M0GQNbEpTtGSMNbcufFBKrHNUxFYbVe93BG8GtTWJTbZkHk2Iu",
-	"Vzcx9JE8vhDoQ5pF6lHMfamSIx4gkXLDdMfyXY6frhxu+QH8VQ6jPG9cnL4+9QA5F6vsH8SOK6XDdIKm",
-	"h3l2/paFjE9qOodOSeK81+YEsX0Ghc303plOHDZDvfYethvGPbFDvbfUme69Yu5lzVvAjgH0PWiL8OVB",
-	"SMpRRJlR1IiesfiWZYhp7oNYJCGncURifsOMYcDG0gnoFFlmsaHt6hD7Q6cYrM5rsqX/sKDgGu7LqQ6s",
-	"392Y8JENfUJXnC1ImNPszpw7gD4cS3nDIjKdbG+ScVDS+XLCwzwFLhMeAuqGTEi7g7UoD9HOL8tCwI8u",
-	"B8a4psPqvNqavuMvl+VeEkot8daugYe8vvfW63G04cMb9CbyvbiLfB5zcWNkK0QQyJbhaaOvA+znj28B",
-	"kGb7mPQ+zVj/4zSJP6OX95P5/XPBHflAjmGOiiG4hr1Je+TzEJudqzj1HS+3la6zWEbxpMkHUsz3j8kT",
-	"P/dbDshZIsObgQTU0j5VbK+TZYJvRXzILXplSEEadkXMNDzrUmAvAvIyIG/gpnfbAcHuRoSGiVQqJ3NU",
-	"GmidsT6sUldUrIIVPeZY13SIkK+Q/j/gTBHqYloU7W1olOVVCBx3RcKUjG+hz7O2veUpUegGRM3QbzIp",
-	"FlJsixnr3lLnXdNZzvr1Tzu/fPj0pDxtPc/AFWFr15+Mao2VPlo2bTewLLuprKtmz/ERZLGYJePRdrMr",
-	"VjdpgzRJzkJ4cRaegr1SjE954an+HBP+kcN6wLI9smW+4bB8Y8hKDVlEYGpm8NvQUQdbjsyNeeyN2zk0",
-	"pWK4elBlSNgdV9ot0OnlRb6Bg00XSccNJmp+hvlUG//OxTVy5WOFzDzEPwJRlFXtFdA6ehFNbnJ5QeYH",
-	"yKQejgr1NfbK4vcrNd1TQTZQdr2j8nA1WMR1Que2A0mld9QoOc3I3QTMk0H5aR7eMO33U0/vLEm2XdPf",
-	"WL+HNoxiE89k+qQni7NhlorePBD6PSI2HlZvZc3p/Qo3n3KmzTnx9SstoeFdmZv1aiRnttw4MZa8BT5X",
-	"kHEDwB3wINlq//d//d+Dln9wMRqOAhJxpbkI9bbDsQX/n4XKM896+/PXD71CM8B98p4B8uLF2btc57/1",
-	"uqpkff8OWivcA0iH4nrUryp9B+0Y1us6XcBSQVh1i2oPzcExiBOduNa6Fnn9hrGJRV4HqPRmhuedMBDs",
-	"aCpAL6euyEPYb62Gcd9uEugnb45oC87vNApl8fbcB+E8YFq5Fv/eh2xqnmAz8IBB+xALEw8HxRj8MClN",
-	"2n+xLtzndxP5MB24v0DT6wr2Q7yIh2a/Zp3F+hqtsO/T3PqLtqCuWI412kw/mCiosVb13Zc4jdpOTIik",
-	"dw7JGdUswSq2dRthV1BynabX9Unp3N6qTG5CY8465PRjlV+m5/XXaG1dQfg1uwaX9JK1p4y0ZD/JOiUv",
-	"cq+qQ++s62Vhpc0QyIROFVNOvTUW6Ra29rOItmE4TaC4Fss3DT8YEzVVh0lsmNdYQ8mU2Wxj4IpxTkWx",
-	"813Uvr5Cp+R//q16IZcwVixpBGhzK9mqrCvPJTaOsIEtKkhvwGPWg6XkQyFLbRpzS5kb5vL1DwF5fnn+",
-	"Q0Des/6lWY4fLr636GpyYOzjsVSaHJBX/LsmufrpB+wbjEAe0C3NJq/PCb45D0XUh+hWDRzguNzH+U6V",
-	"oYh9Icyvmp7NzDtTzufJfNGdDVk0fRZLMTT8XzvFwkPA+lwtIGtBji2Dq7XeZ39mZavxE415BJN6oHKM",
-	"iGnK11CZPJzs1SD3+OryUo33NL6xpRZXLkOqwrEwy25tptlU4F8YTnnEIuLd8ChD+1BkxhKW5V+VZ9Zv",
-	"6J2Gt4LDsKbrwRvjJv6H/OOF7y9NaS42fLuHI2KxmdhClyTnoCgtdLkftlR55xv0Eyx0vvGMe3BcQJu3",
-	"/PgD0oMpF6+ZedQGqHpW2fsFBjap0QDmqww1bRFW7WdZbFBVaEzlgN/suzZ0vdjHl3pfCl3MHsD90mkt",
-	"Cu97IIKl9MwxZ4El6vturMbiejzXafbgWnQfY8OOUJPnV29eew1q2FylAEg2HfEnlvDBvKKZN5G3zLnY",
-	"oGM3tOS22YoTmiiLrjsu29t0GRALqJCo+CYsCsjb78/I3t7ekRneu+szHLPTc8Y8jrmCRGZjM2HeZ5O8",
-	"UwxizVCNNGKEQ9tVY0Bp2ts2Ci0WjKH265rWjencJfzYZn5Iiaq+N62j41bruNWq3/cmKj2yLiK04xI2",
-	"nMY0IaeXFyRiaW6HbTpEyYDNyICGWp14ffW8xpQZ9QC+w+wu/BswATXFuAP1e+FmTAU3lrMSS22BgNBY",
-	"WcB/G0jxuAPu61k8rELiBTRntdHHxrKCqxq5BjievHa2ZkOVW4zbuNoaqht2cWrst1OtjZwqS7xjWS98",
-	"wz3CjdUwnADlIr2/pFQa3+ui+xXbw3Z0Trs+pIV2xjyEhkfR5hBCkXWGvqqo1oilxcy2YyVayhtIZPY2",
-	"orOKsfiitRr7KajqNfN+NM99bUB5bMyYAVqhhrfAsyuY7b2Fdo45ADUCx1vwrifK/GaNWNf0xuiCB61W",
-	"bztLgFRTKA2oVSJYa8OQrZ7Fw2lqpiySnvmXZ/Fvr7lV4O1Vm8Xtd26Rq5QZBI4n8xlos4VvWULjHEsq",
-	"SDWGJOaoHkJtTQsM2XKdpBWlSwvMevim3jGZUa5dSg81KsSEGgsSwCPQ5987zu0XrsgUMpFmdE62bKEi",
-	"gsx1hdJyMmGR317B5pBhX7TQHATR9gnp+RFLfL3lKbyfRaRzd3fSFT3kVegxZZsimkMllGNmdJnU2wMO",
-	"HYZMqRPOonxUGueLTSIjdFGmIzALBB8prcLADkblTOIG/Uj57ZVOSAszz6cC4EGhu5MhFB+zyAze7hMM",
-	"r7v52hw13OwHR0frbf1SI/fWFXI4MY3c4PFRkBOW6WRzAsxJlSUSPXM0lXY6Q0XEJk1TTWM5nDI8W+3J",
-	"57CuekRZEeQ0DvsFZdTdicbadChD9z6zDe603j8XHGgLH23CXdC7CdDn+q7eIJ4TJnQyz3PNP6EVHDq1",
-	"m5AW+tHBkfhXuLiVPGQfJxToXsS9agSNmUxuPqIShFkwzDUxbfpsWBRZRUCdRlrm44qhGjkTN7PTYRKL",
-	"rdrySQ8rJaQl/pUn28rBB6r9snieRvmNCs7aqDzpfIPMvMz36hkzxckVCXcfX2rRpDHiY5qwMzktO8m+",
-	"x9PW7jRFFIdE4xEjMVXanZWDaZwpPVsQXTXnSwtgDt1N+SOulZcRi+pA7ZRFpTOlbInOBONNB+m0Ccwu",
-	"iRxUgSf7oRXI5lqU+dxVhfj129nZXQ6js4NKZXDubDEjLQjliEeYqwZiuCtsZcQTYnWwikm57xRy0jqt",
-	"/ftI8dTPvpjtCEKwucTTu6vkVNXzfk4hhdHumsBt4AU+yC1AgclXZUDaXXPNlK5yL/rq3DGaQjmEBaNs",
-	"pB6moEz1D6CrDBz6XCsr8rFJaYnX0XtwoyLJ/PNLJl2ZBOupC0xEE8mFhtaZPVjkHnn39qUtWhwZm9ye",
-	"FBA3giMgdP0FXUuALdtwvyug476x5vH0y3T57SDN4QBfPFqfDuzN7IBBQodwSpC3LOIJC7Vy4bGuwBKI",
-	"VJvanC1zscz9Jyt9SO9lcvPGHJhv7XlZxUaLJyv2I80SJ80t1k+BWijeVtKp0z1SaRTk3gmQIEEmZrzv",
-	"pKmyG4GErJFaN3Nk2si77T3sJdj5ZPhQBiajWDhNuJ5fQfolKgET/oLNT6dlUF6nogjfenp5QW7Y3HAc",
-	"jXaw22goJ+wkQ3vzRcGzl4/J6dNrwsXQCAW3dyyGkPkEukpcQOe4cbdDJ3wHO/u4wxpGaGjWh/J/N1b8",
-	"63tHuOfvrxvBQrgQto5NVX6k8vX9W0vhBU7Pzs6vrj5ev3lx/triC5RhFXTFm742W9jIOID/TiycZkBi",
-	"OQRkJmIr7HHemPtqdCf4XDZRszULOO4V62KRpzNAd5hQhuUeAo7ABOHMyZYFFLCxhl3zOzZgqVgCH8W9",
-	"bB28Af44LfW/VozQucx+N08FLkcxg4MnW34LrJmyuPG4IE/Pf7o4Oy8sSFdge+p+ImeKJYqEVBitwChh",
-	"ODHVJKe46rEcGiES0VAT7jMhDCcjQMW8P0Pt5kC6Hms01F5o19z2f/yqhux9V3KKO0dh6ReSMBdUMHdA",
-	"Xbu2JZpykJZKBVn1FDTykYMBB58omDEu7jCexprvYFa7BdZWx+YYSBg2HKPgIM51abf4XoZR3Q3TJBxR",
-	"xcUwcGhtkDsaMqGmigywAPzZy8dBVwBoGJp7C7hhltXQb2sUeBYRZyrCqUgTLczadEVX/OMf5EwKowNw",
-	"KVRX7JDTOLa9g8x5tgQ7ELzWXITxNLKpQL3d23aPTBI24HdN4jodOjcHIVu9oYTKtOZuOI7gkIMGbEaJ",
-	"hHJ1ONOPd3fhQXOcHz9pPWmZtzbN0CBqgKcEpCbRMYvPqGJNchHhT+/eXTxVTXLNx0xpOp7grwUnPrzr",
-	"3GtDzRXpfeqixd5tHJNuA7ne1lMhw3cbAel6rZnhRriNC423fO6dkP1WyygcivRsTLmHM//1EyT3BK4q",
-	"8vMHI9L2Wx17t4O5xrUvRf3bb7XtzeZPJMlp1vAJUnYiybCMBOoNwMTPXNUpFKh/sgTpAuy39uGdb6lm",
-	"iFKunCNqv3NkQx+k95bpZL5zOtAsce52smUV/23HVDnp3hXnNBx5IJ+whuC57d3tTFhiw8N28tkPhGsC",
-	"2poNOmRXHilibYSuAHQ+riAHDZAr0T3h4WB6O75J3sqYKZJQcdMVG6DFbgEC6nYeNbZJ3qTQ5AUwc0h3",
-	"gThWDs78hFALzG8VTbCSLBx6tiIdFyUzu8M964js3DxdYbQFmIpVuPsIwGzsvav06DccYNO73LGU6w2W",
-	"+pMCgGGmIuqK8xTjfLtJztOYjiE3+IIyty5Nv4ggOj0nMnwb4JEywuPYjP9Pxzt/Yjob+bMr/tzZ2YH/",
-	"N5d7trvgjjkLeuRP0qOTScyxGmb3NyVFj+CNC0GgP71IDTjCi/d5ocQ/SZzrzvjs1enZztWzU69DY0Jn",
-	"qScXe6PfsLlrTVQyRcXChGnz0a5Io6FOyJhBoSwBsuM/qf0popp2G597ZAs9KaRXCP/0wA1MNe2RkYwj",
-	"RXikukI7xMrlQTzAcYG43cSFH719gw5q36/YFeDF/6cdg2Wef6buRkce9xnc/Ts2dmuBFCyh05BtFrAN",
-	"ChHbwImYUAqlqVl5PmYYM064kuLYiNKEmVXk6JrDI8EIx4gPBsakFTYYbOZrjO8mucYIs2VZtzio3afp",
-	"hFSZd6MORzUBOx0r0mYjxcKP7lhzBx5Upe04X/ocwXKU3mGDgUywns9FiY1KCO76hGGNH6FTLcdU8xDc",
-	"7nNzVKb+oRGdTJiA0WBfIOuMRYQqWOgQHIEei4dybNOGzJh8oxliKqlbBo8ABSjXVMxJ5+7O4oua3ZsV",
-	"OZXZtISkVq3Zwoq4Xv7ODjdTtlZiqe3tzO7U3jbv9ExuPJWNhHEusikk1aqyHdbLe116Af6Cbpce2UI/",
-	"lvlCVTgBG7/2fP9Mr9qDeGJehfpxqcjc/cSjz7uZw7YHmwqCN5BIbb2YPs9wBgpzWcz/hPSoLXRcyB9A",
-	"dQrUd7iXiyG8dZlAx9FhCFBBvJ6SQmSwOlJsz5orM9aYCzht0lJcTYf4o3l0oQTWwkgatSiUkdXalpTV",
-	"NlFc0skkc+NQeNSC1i0uQOFDZRWwKo1+oDK8wwWYpoDCkqYwNskVqsoAH4Dpz6m+kp3HbU/oI8KylX1d",
-	"0XPDMFqXGVzPC4LOLLiMTEA7c6C0oKWp7QXgZsj1hi4xEKLAoe9wYUSFeQ5oUlIwjIZVzI3NANEFawZd",
-	"JnKScKYxvRb8pak3KlcOrlkyVpgXr2PfgPKadRw32s1WswWJExMm6IQ3jht7zVZzz+Jyg3Njtzljcbxz",
-	"Y3Ss3d9mN6ppjmxzxeLPLnqKQJi/Z33ygs3JFXNgZJAeZAiQcyEYNR/+1yYU20QiIxxueIQ60mWqLx4T",
-	"YTh7C8XSNtLJQ31vHDd+YPr5DDrHpFmZZpidVsvr7I1um7wakvM9f8IO/8e/fmrQeNg4bgDqIrh+b+Gv",
-	"zsFB+whQlsxHH0etcL/fYUe0PdgLD56YC3reOG68eXGJGICN44biw0bQuINm77//fPrzi7uzZPDT1cfH",
-	"1/P3Pz57M3w8Cm8v6YS/ipPZBaWX4bN3byWmrqIasSpc8/z9iys0shcXxRydiummWe791n7Vq1Ka7b6W",
-	"Gjqd57xejeNfPwQNNR2PDQseNy7xeIClhc12izpDboUBV2BoiNkYM0yP8c2FxnEDlxO+hJiN4PbBJjiq",
-	"hMveMj1NhFdCbzbULJFGExhTCCxHhNpfUn+vNYLSzbzfaje74nsjtm1SiN2eaemnzXxIX2n7t19cOhCp",
-	"zItlrOQbpMGE8gTcBt7lY+ucTuNGEBo0z7AoALGdSSQE5nbD9gy7zhHGaPLGW5O8AZl0cZme84QOBoCt",
-	"uP72eQmUR18pU/o7Gc3X2zepM2dlcn7WyKWyC2ht1odhu9KKz3lnr6uk21gcYAwlw2wtG4i7dddhu36u",
-	"PfbsiUWvFh5mXNh921q9b7+jUUoH80h79SPvwE1h7HwGhaH77b3VD13SeSxpdC3lS5oMITS83zla/dy1",
-	"lK+ocKhNaql4MdM3ugAwfbYNU8bJBItbnXqyRWL/lSrhcitvrL5qS+gASRX8z9YJa0aBG9o6ZZWasgid",
-	"16nccIe9setxB3da+6UqBLxjRhX6xlM1IqRxbNQDRQcMC6gmjGrzPl+8Ehpj/xQ7CKXp3DrZU1TeuUXi",
-	"JVvOnMlE03aFkLA2oTdra3plekqVBDH0vYcIyUMBr9vqq/a+K3QmqyU19sv6lzqFc+NNutF+W7VvcBE2",
-	"2CCYylSp3kE8CHckxlstFGSmhS8wlLFS81p7heb2ijXuLaiXQTqnUjrFdK7HKvb2z+WNLXIT21DqfvbX",
-	"b/G1tVZSsXjgraPfKK1c1J2BUzYH6JmpHSnEgWAzY08GJLGSEdddTrXSFKER8nJCDhCNBzgFHQpOX8Pb",
-	"FrS24tc9U62Fmpfzb3QFLWhrqbJmrcEydQ3y7UCp3K7BnGlYjScEPEnYJK2MZwEzgl1mB9LGQs+S4HK1",
-	"UhQ0hN/OvZFC3uxQvRPRmdjZ79SXgvkZ/OepUG5mHppAgQv/s1WrVKicOd9jUbZAh7E1NKqCmLF7f4mU",
-	"kSKtKK/UqLYyKP/tgsww8icHlQY/dUXuBUaWhPghY1CBthORLdspYBtTCG4BJNKpcKkzqEkucVRGlFHR",
-	"FU6jci90j2CiUaxkQRSuVgIDzHzsCq5tm+u84hfKCTfjTaT2+mwmbKoYiZjOnKsPqalZBchtnv9Mje1v",
-	"IaROfSY/WbpRuErZ8m8guZYoqVm/jsIMsRzDI8hmaqxLIloimFyP2zJNJdVR3oPHxTbK7QULHXHNgmA+",
-	"aOrC6Yqa3XEJdPVVNjhmLD7FdrhQTCiu+S2L582ueInt8I0FuGdTo1yMesIST8sxf43kNFnf6+P6F79D",
-	"VfMrOH+sR9vHLkh7EVeg9j6kv6jYsLmWKGn/HUTJNfbggX7DGJdII1CWKbly+UT38SvV0EfOpBjEPNR/",
-	"KZ8Sbnqv9/Ha0gVT68Ys4nTXcsPupxs2/7zUbMZ4thyYL6dQK9hdx+b35TFUIRMLPvIuiXu5B0Oq9HaT",
-	"nHbFDZvjlcWEoFw+EEST7VixI7R5EmvGUAojGK7RTuic9EGCAeSrEcZDKSOy1Tszv+ycSaETGR+TScJv",
-	"qWYBGdO7HTpk/3uvfbB32Gq1AsLH46mm/ZhBnsPFYOe1FGznFdXhqGdd2Fwr0ju/psNeOtA9SFzKS64e",
-	"UqdHtqglVGpjYlDVEKRIO0xI8lMwe1Whou/MWgIuDwgY1z4XAj+La2gHDAQM5WTurR/mceSrMLuNo8GT",
-	"w6j1pP3kyX74ODo8OKKdAaO0FR4c0KjVPqB7/cH+oN3v9Fv9J51OGLUPosOwfdBvDVot2nrSbVSlmOaI",
-	"2vDlRh6zbxHd/POHlToSUHX3n/lqjC2f3sDN27nvrsb/KZVV8EZDN5tral6V47SSxPdarJdfizqP5Kaz",
-	"mD5+bsHXK+bwSJGrZ6c7nYPDANsoRF+EG6pHaMa4V+ahxM1fwq6gu6DfoUleS8hwKizF32HSX00Fvk/c",
-	"9NNiUvqvHz7njqZTJ+BRA05b/tjTyWYEl5xOeAX7puVEWNlQs1t2QfBBZvaH7GCbmXU3f+Jbd9My6tKj",
-	"DRJw9cgidVgcakRfwabKghEsn0AnXA8xSKFzS2/72GdJdy4U0FuDhVQQ2yoW9BoAdgy8Np5aRnSOYBXM",
-	"5ZFgH6CuSPGqA6sPKR2k2hG0xUqdiempfMNFRLYWkGoCi/qD+ZUZZI3I8FNttmuxVZJrGyRzLZZOsq4d",
-	"UKFMpOiKDMwa6epiNTKOAZoEvQ8DsJQwcddm2OSPXGKzodJCQTzHjm0U2igPXAy7wnrI/NJ1DscyvlVY",
-	"AUG8o9DokhpcuOilvQVInown2F3IJrorepg+fs3BhMKkc6t4uDACjWMHoA8pc9YohHoYQkmn1WqSU/S9",
-	"DJgOR1C3gCoMJYMEGAKSsFIck8qiiN72EkUjr5PNRFZ3sahUQOJ2iVepKyDLG7MGK1QPbyOsp3sAR5vH",
-	"FuT5CS7WiEHKNawNj+NUxBck80G0395vdWg/3O936OPD/tHj9lF01G632o/Dg6POv0n5WGVVmU0DattK",
-	"u+qVuxOJjJBoFtt41bMphpl9trZp5i9rVcTIXNxU5RFyB1Tz3nGaXmbsfssG6MO4Rcw+5tyTvAjOv/C2",
-	"jVSfK9z59msyyTFnQPw9bwQBJNxuxIQb6jy4SbD1oXb+f68E3ckwURSYVcrQ+ov0Jch+7R0qW1Mntbez",
-	"dfgCNN4worme+pOJXQfWUV/1yRQWrM5b4vWjcYyFHZnCkhUKUzH33OaB17VPRug1gPKSMSTONonLRLOw",
-	"HLlKPSgi3MogYmC/KkINR462U70Dn8L4BaaDZqEQ1C4wmQMSyloua+PE5bdlwQ6jNNrABWSW2xGjce1l",
-	"ve13Re/SFjbCPWZ3DIzO2nMoYfAzJLPZ7NTDQpuejCKuOc9+q9XsCvfePptLp1fFFIt3QECFdEK2cpWN",
-	"qqyHzDGBFl+dgEwSSToHQdcwm61hIVMRo090e7HGxpXXHNvXf4Rbe5meB8NWms5tuo036szHYKfu6GkH",
-	"nCJmQzt6s8i2uWscYca1lhMFtdAYSYq60DAi1UMUCWOpGCgfnle33SJhTPkY/bm4wHnXbuAjZWDm0ElG",
-	"Y6rTyq6uyOcGLvMEn5CEarbjSFka3jbDstQ5w35Rmwe4oStU4/GLH1/tX64Rny4M4YsGf3CdVyoHl3hb",
-	"faUAH3jqZFWpVlBdiRwUZcXGTtvO6kdwkMCdns27RggAYdga5RImxVnCHmH7rf3aNLQQwOXEc6JzuUhs",
-	"/qU80YZCmchJvaJpX7ZVR5/vk+billuA0F3EEag+AJ9LbuPPOa9petJl73qkSCJjFmC3QzTxsqYXaAim",
-	"uQRdkUvAcYVF6RsZysit/dYeYpnNsBzxVJCpgPqCABYpSE0qQOiDheyKYtB+/wSALu4A93Vok8+860c1",
-	"8nzwcM5FzK0Co+el4vAUKHuR0uc+4lDbWDkXtx+Pwh87/X89Hr+Y7Kvr9u0vT8TbvdnPh+xZ67eXB/T7",
-	"qDN8x9/8/vhfN/XFZnGoX1Rsfu2UO0zSShlWsJmfffhVo+KtGsLke5n0eRQxsYET8auF2nK5Qsg9EHHy",
-	"mT0r4wBiL80NsjVFq8uFUoQ3CFAZHTMg/amIYghQ2lq2SIbTMRPYEvb51ZvXGxUGvZkwcTrhz5Xduvep",
-	"D3I4FptVWOW2wRoNv8v3A8zr8oLsNVsppR640ud6xGF6j1T6NfclsmUWZHu9Mh/HHnM6jh+OPe7DFT+b",
-	"kazFFW7s37iilCt+Pn31cl2uSIaqRr6OqNBcsqwbo0gtzbzZLEUdR/AmGd7n5BfVSS71rSI3kC+awGJb",
-	"dy891g0x6p/qeHcpu+ba3f49MttKkkr8WXi8D4y99Lj0yqGXysOSQFiAUTCsjYqpIFuaG84HTg8cHAnq",
-	"7wgIUxL/MIz4Jhn2yBZiocDd00ml0LR74F564/8Q/lpf3KaM9ZbRaH22smu5fkD4DWDZf/4QNCbT0noR",
-	"jNiB0k3HAMWArBdCU2LVJJcxFcpvOUf68wxOK7A1b1AO7/VQLvAiovYgN4IUL+XCtOHgfYRx2hjQWM3m",
-	"icY/vj96vNc+BIREbpfhH63vHx8enmf9l2q1Aqxv6xRbJ34RK+2r7jZE/Yj+nbvuy1tm9z84cOXX3+Hp",
-	"Dlk8PXYt/KNanrNBbO5g0Q8UEMTEdaFECRXqgs2Y0oj/e2ITB7VD5NHmGKu1i0E8kNRD36MT/tEMtUe2",
-	"LFYV8aGqyqpLudKnACd4X4iHXzP4blSqPfTtqg4tAPawuqNt1LYAwu/U4vvareP9tn2fFSbnEx4aY4Yl",
-	"AxoywsSQg9mSyGgb5BAb8DujLsip+njz+Mdx5w6EdLZLa8F5n6bwk4UualWIEeor79hOre1krIu3TjZ+",
-	"jZ2e27GGAR2Iqw9tke66ZZsVLnn4cQh6CVvgXof1UpQMgKSbxjHueIgnuDIqqW1z0lyEEtJvMEzZJGan",
-	"WQxJh1fLRVcAZi1GCxO2FnQtpIVZ0LheClbb+0ryAzV1uxPub8Qt3blrWnM4qC9l0NmO1Q8p4W7YPC+U",
-	"fuofXf/xdl+8nDwJ30ftwTN1OHxO9+bnrDV9wd/og3/9/susttgz3AlZJog+zxUmrcvZictushGyGNl6",
-	"AVI5WOTLEngtGundUfzY48qUKZuVwne9lY1OPQDcUknrh/u+CV3x8Ha5ldgPKrArNS9AakOBHLOyHkQO",
-	"kWkA1V82TxCl8n6rjWlbgMpsePpWYjpBGhczT7rkSZu8+ZWkJ2KjeNJzERxj1fqeWWn1jccXTH1D2y/F",
-	"qxsqF8HKG0EFWdwJ04jrnVgOVxghs4RrBh1Uil4Br5Okb5z4hsgxmY0k2cJooCUakYlLxNrGHhkY5U35",
-	"eBs8wpiB7ECXbSMDABtN5JjYrXdJzQ7DrCLMIuoKgJsMp4mSSe/ERh/vNJlgLcS7ty/NweTaGr7k4iYD",
-	"V+4lLP7f3Ya5v9voVbjgTg3hemQL08yW+ODAEDI3v5TDVfnDb1yPJ84UamdckSLZ0uQSP3kw1QQO+ofh",
-	"zuPoCds5GrTaO529/YPDx0+OaD+MKjDgaail7a6wWCNU1aNh6cjBWjUckSI6bhnDOSNLoQseqjtXHFIJ",
-	"K4aI1nZVAvO6IzSSPLH9AmGoi6m3qd7Vvgaly+ldJcMzvFhOviUtoVaMMG3ms3xwT1YOTsuNhrZCmri8",
-	"o5U3nsEWbNwvnzx1AgCdcuwC3AuWdVR/G9xwYe62gD0LJc6foUnogup9sJ7qzYzqzSfwnr1mq9lu7zUf",
-	"Z6YMCIf9QTvs0CPW6j+O9sID+oQdDtpRJ4QjJRkyvGv1tyjdyM9gxNK50EktX8MpCE9oM4w8Wki6NkK0",
-	"JNcaQfunSYwI7ickJ13TzjTGOE0YGRum997/Vyko+7oKBrW1PWZ9SAznRqphmN8qQgmwnpv7JxaUA5fS",
-	"tkaYy6UK9+dpFyeX4CekbpJTSFHbAbMvctlgirlmUV56tks35glmtZUd82SNU74r1j3mUWPDPEtV96i3",
-	"t9c66XMThXxyXXWsL9v55XI/bZW01qn+lxL7tqVeyoRLIyIuH1bpQmCklih8mlZm1heDdmRfTAx67/+f",
-	"KAbBgRul22l1nm1uv34JNy1CkQDoDJbPygS6j8zo3GiUFDcwyZLEXVWGFYJzpo+hIoXQtGNVKCPWFaUN",
-	"QlyZDMDJYycrBDQ1tj/h2pVPusKUHpbjQrFnvume0qRndJ5errb3hfll+4RI7GZAoGOOIpreMCt4Izag",
-	"01grI7d7KFB6ruaiKxANHfswlcWnJHRBVjxi9ra82H+EAk/lOuJ0Rc8odl6pS5M4whtyWYLaWgjX9eUk",
-	"JSdXDyDH0RtlRcK9KinMegDCjM35Ngw8THgcmz1Np5o1zKlr1dG06PFjX44yQf4M5itYVrCcNcKrqxuu",
-	"5wbFmX/RjCVbDrZKqL9ms6dZ4dg6hZ3LqzcCMhW4Kb/FuhecsW6/pTUPm0jfKmVypcv1LRvLW5u74iTb",
-	"hSvjKlZuWYes67YjJ0wsVHHZeivbh3d/v9WGuISQJJZiyJIUs9RKSq9YO6STBxAnT2Gmnjj5mzhjv+Zh",
-	"jzS6F8cF5UbKG5Hx0Zsax5HhjXyLtvuuf4oh0HggZbhm3dsXkZzNxn+23X0/DvySvvuauX4BIKEEVi8z",
-	"0s3DaLH6H2Yz5Y753nZOcYUEA6yKtWWOruAYOkhBj0RQgbm5IY4Q9h7wPrDvGZT0O2AN8kre+nW7XaFl",
-	"qjrW2ZPehiQLCuL9d6hPjwdS+EZy9syCzbi8JV8JZHcTCY2LbYPcmA9H2ktbPL+bSE/hWzNDcQMF7u8k",
-	"iVzO4n+iRHrQbMUvpb/thtRZyMuVuJmtzzf3pw0qUXBs9cyPPdJnoRwzRcQ0jrdPlosYwJI2MqZJzmJG",
-	"LRaAvc1iHyGeEXywZux9HcvQfBXvPzMk+KbNlZ6kQKZ0ZR7h+v8lT9RST8/lVI0Abtg2Dw4ySM+t/pwA",
-	"2Ce5YXNAK6ckYSGfsLSbnwUqQQwKw4uwCWZUdQVwJUb2jFFD6GTCaALtIO1u4CKPaobnKPaHCQ1VWbRw",
-	"FHdF9VmcnsBZ9bZFK33B5r38uQooc97BegIY6+lTOM2LqId3v8VZP+g5bPbUtbz/OazZnTZnBbShbHcA",
-	"IYQodssSRiaMiqkmUIE2nKMgERbcDcY2jEF0DWRiYZkmsYWBcsWCp/AsEwgtlznSLbus4W6hSv/HntLO",
-	"05IBJlClvx3Wi7lvcFRZzF/Ui2E7P/ypneIt/RtkatYK8HAnhSgC73dAynCTYCtiEnTabtmKOYvBY2F0",
-	"0HHuQ0r1muQVt00ioBNECgeUE62ThN1yOVVkKlIYJuwNbE2UcmwhTL12Hqi0cxeAGzh0Exghi07QKRU7",
-	"0EENTXJzLqwmeT9iInVfU5E6JlO8ETmNIzKUS6GaumKrgMNESmGYAgw01gVjsh2pYTq2MzySdPvBvOxF",
-	"0KJ7pU3nkIuCBoKSqJI06jZmzKyFC+RGuQTZxs8OLsnXt6n6f7mUygUooa+pK75ajIc9vOTDjNx/n+zL",
-	"OhXm0aOOQUJAzoLreO/1uwlWOLap7oosIdlzcEPqJCovRvbxkBrBNmHYBMwntZFWEVchTSLAOJPgBXI5",
-	"GBZ+zXXoMLqnB3+Uw/6F4lKjSDEnKFH2Zo2A4Hsn0Fmnru+dvBNLJOPDm3e4UF/ZWfstxnUP6YEM8rCe",
-	"Dg+jqzL1KQNsMtuXQ1cHV8SSAWOJDBkrnxGdNtOGRsBQpRmbLRZVMfE7xZLaOUje4O5fe1mjFsnDGkPg",
-	"EddeRtHxivYypUf00SaVTiGkWyKA2Xfz+rmgiQSbDsmcpKF1leKerpdI5IGO1azfdGLZY7v/4A0LWT0l",
-	"U66FWuXthYfP7/FQa7JxebbJY+hQl+s+lYZHqjBksUKzKwBJtkmAOexpZttf5g0U88JF4mBkxjAqdH0R",
-	"EgD7aF/eMmzgiWyfIA76CcZVeKRSbD8MopQk6ZAtQOXHPgZe/KUr7CsDQscSewa4REyEAsThF20kWgfg",
-	"b12RhgvzMGh+eVHVSKLGWuJqibCol4nzYc1UnA2BAddNx/HQ41apK7ZS0pdz61ZZ5p4tbzaT3uFpnNg/",
-	"8htq4L09TkB/RpQcMynY+pJ3mcZUq6Qyh1y6JLHn3qIDFfqC6PgWsFlS07gmjuRDnMib1i5CGGOd4oTp",
-	"xGwKFmEsR+VV8gxaHs866Jz19WsLNyo6qGiM9ter4bK3XqNajO3LJmLYqAXqMuAxs+kRk5gaPaqJzyK+",
-	"Qc2KLDWinYPDxvG9G17B6f8HaxzvP+m09zYwFXDV1io5AJb/UgUH/6MLDcZ2C2Uiz/z91YsMAERDZfFm",
-	"o5nb2OQWRI+5tsLIrM8x3tVL/YS9GzbvbTfJFRNRV/TG01jzCU307kAm452Iatrz8MPhC1ZOmbtIz2yx",
-	"3jG5fP1DQJ5fnv8QkPesf0lkQn64+D4wx/JYKt0VB+QV/w7NEjMOI+8gCJw11TZveqRQtKIsxSrvFJEK",
-	"PhixMKYJdMkQc9vdisWKBeTqpx8IF9iLhmxxDc7FkCbJnCC9tv26gVaTnJLYqDoJfDm71N57kPwwc3A4",
-	"KVttfJTQu2B/mMEV5NcauV3pKL4o+Mx/royuS2krmau6QsnE6RDfwtkluWfmYirBykVqX0ZzbGjSOG4c",
-	"vmqs7aPFrr5pN986xQS4YOQKO/Sh62JEbxkB4aLsH6j8YfoY5tuAjwQOyWIW2vaDFQdkouWbcVJZG7CU",
-	"o/4tWWSFvpwFDkWbaSmuihTMRciyxgjuSM5X09mK6vsBAqOxgAN7gAZ/6QxXtPfD+zYoy8VH63rS7YD+",
-	"NqDBVvF0y7Ha2r43XnAVl+5+miqWXCz33JyLCCWp18ODvJZGloN2loCwzXzAs5EkCRU3Cl3V5tFx1iIJ",
-	"GpwC4FVXhFRYpza+IyJb+62j7Qdw/5i3WSb6Jl039joWfEW5Zf4LuYneAQ9Xl8p4vDpMKKSdQFAlZU+e",
-	"QCNZ6ZrtL+flExveEV0BfEzG9IbZdga26VLG5CTj8YiNpU55nJy6b8RZpzklxzZqA5sDP2THDP3l4NSA",
-	"c0Iqe+e9dwtWDXi75SFjLF8xcuLP44tm19oNUO/8WyNMkj6wtPoFv/4tHvIAGbj5zV7opmakgcfR94+W",
-	"qJCK3U+aQjphdROJt0zJ+BbqECYJtDElmg4xyEwnE8gJU6T3acb6H6dJXHxvb9sIEoibAZJUYBNmgb/v",
-	"LNoeNlwnsQxpTCzCeQR4Y1nfU8TdUl7jFksgQuNYzlDuvHdtWW3AXDGgRb6Ytp35nhQqDAOWMBEy0nPD",
-	"DggSqZei9hiRHYAHCZ1hc9tPG5qkzkYMUm8QXghbs9MhtptTAVFYcWSoZb6nmJ2SUXa6wgEZKj4UO1Y0",
-	"JkxNxywdIgIW5XrRmZPAolCkpwNG1rsiF1ofMm0b4ClJImkLStxp4qQ2iSS8y/q63BRs5WOAzUmpAEsB",
-	"w/RmgmC8wjvNszBdQ4MZVSRhGnK+7mUnWN67Cqm4v51gJrJSSJpPAaRbfTFpHoGBTpeFkh3325xF4P20",
-	"xaxjZ8vjX1SYmuE+bMsRWCOoF6BCoHjwxJP5dYkNYS5MYThGsoXmSNmBR9zh+IWUNEOGa2pTqRcNEtgU",
-	"6wT1LIaMM49rIIyliGL3NqWvYLAPskFWm9H4sQ2MaNxW9UxoJMzfyoBWdhFSvoe/v0yzndKYzWkUKVfN",
-	"vkWJTRsKCCUjqSZc09j8+5aJKdvOslkuTl+fwklL/pCCnXhnMOaYRXTeFROaaNulR44nUw299AjXuXq+",
-	"9CX5gIh1uywxK6DbPiJvL7UggPPqZ2pZZM77Qva/oly4nj1QfDdmZpKG4GOW8JDuno14SIdyXXgjM74v",
-	"mk1V78Bb87DD2ys37bdIRCWoPNCnhoDwmL1Maze/735Cs7Vaa38j7Ho8DNjMmt3e0q33FRS2vzX/3hsl",
-	"piZP3ffQqaFPIRLcGvgw2XkhE3PMEDxlwCCMzYnKlctIjoypErPte58M6JO578kQ0fmlGSsQkAFoHlTy",
-	"ZWB5/YTRmwGiDShNE904brQOj/daQEr7yH7ukXgqwpF3e7ttLme3d1rm8fT2iAuBDix3/+P8/a1O7vUC",
-	"kF2y2ztw+fO67qy1D62/+qZ3bqxvh9dyCJcHObzw6fpGlbk/IDKOvIqlasPK+iyKiM2YKJletAKFQvkf",
-	"rPq97a9rM617c74jzlLOh09tYHxd02Fd28uM4+9lenl+SVXf8/DgBtgrDjWk4BmDolbnKEPPj5Y4UEIV",
-	"AfePhNbTlPz4Fm+XA9Kbsf67JO51xdaCRzVEd2qTXMMLFdEyovPj1OTrOah+QN713Ko82g4QImbCWci6",
-	"Qg6IkdoT6LuNNTdaJnTIwPoDryHOrI/Ytr2Y9lmM6X1ygk3G47m3k3AIZtAWnRfiSSkdUj9l5sA+hmYq",
-	"McCxcU0EY5Hycw/KXJlVp7/ZEz2yZWM6qw3Da3qvFrBAjMZx4z2Nb3a4IKGUMUtIJ22WYFPWUhKvaxhe",
-	"0y/bplvTYR05s8YBi3dXSZNvx2q1TeiJrtWSK2P3irO1VtULuvVhY2K1S7YTt8yHHS6HsQS3m+RMRswv",
-	"EE7YVFUXCNffi5hO5fbit4yIEgtP84ThebIeb3zlApgZ64+kvFnPXT7tp3cUVLwgC8/JqQ7lmGUKHSQy",
-	"RCzmtyyZn3RF2lnYKHssTJhWG7W2c1NYr7Hwezfx+1s9PjlWmz+5uzfQBu3A/ffU9sz73/7WerJcIbXs",
-	"lCeWt4fTHbNmf770uYcv+MCR9rHo49n19eVV2oHXaK6CjllE2K15r6vgDqmmsRxOIVoOkGFxbKtCfu02",
-	"/tltfOg1uwJqxi3VoHKCM6edDoU5dHDfBhatCFu15rAoyFPc8OZBcF/YFIK04g2GBbGIXOR7RJUrFSGd",
-	"Vn4xIOvJYlmhW8mM893bl1isPlWM9EZaTxRqvfAjtNAAgoDKO0n4LdUsILGUkz4NbwwVEgaF9xGhUZQw",
-	"pSx0lf0Lgu8jMx5DT3vwGnJIDK5gtwxbjU+1xc5x8m77K4k2VE6sjLiPpozsAu2iYpbopi3cgKyroZCD",
-	"QTNiIY8YZGZNE6NUA82Pd3dhyM0lVfC7Sk7Vupq1ndMX1a7dJGsWsK9ftl4qvFcLa6+CHXecBQnDFonf",
-	"+ggXU7/WYPMkkQl07svLn5AKLObwhFDVyYCoWZCNcLzfOqrNE+fw7Yrlz43GYWMYqViUhs0HMmvSUwSQ",
-	"Rbzjw0qChzwBK9XQtVp7+GRIyxedwCUjrrRM5rkTyNFxKiKWkBmdkwEXXI1OuuL3KZtC83BrMEWJnEyq",
-	"baUHFttoUPli+1u35Qc0xmy2uc8wfwWNrj4mINXhaHlczqg/EstiYcOSAY8BfEcmZPL/s3d+vWnsWAD/",
-	"KhYvl1wNLKFJm9Intu1uI93VzTaVerVKVcxgwMtgs7YnlK363a98bM94/mZIQq8G8dYSZphjH//m+Pj8",
-	"wbE2X7oTHCp6T0ZojiNJbCswE66YLBwKMRzvjbEIMYI8DGOBtkvIic0uOirNvU1um7ax7F3IDEVYEWFC",
-	"2M07644l0YYmNP4nrS1zDPIMJpEZvc4IRm/Ps7fHWC9P2YjutQ/dw455pAFzsk+ez/1oIs3dsj4k1upf",
-	"039LiVHrPfIf7xdprClBQs2o9A75bu8Jx4K0F0xgjhX0tfoqW9o+lgFa8i1UAzWh2kqR9UabLnwFfNgu",
-	"d3prOsc0yu1INbVWZKPQnIs79mIA5dl+vhMqfaLHFmB5jh6p/mQ+0CY1+erj/Vf2Jruxma2mLizvLXVC",
-	"Sqn/CucXXGGttcj0eYBAihh/2F9RkdkqsISOHW799/UTTawF1p1hhdHkuz8f1zObVWO6NWd2MKZgWXDH",
-	"kiInGn2+NWd6t94TZs0x43AzJpjt6WEjARM3vKXhL/KOWY/8KMlb0BfLHQuXgjMem5hhBQmIWBqeYmNc",
-	"OuSafJGu2xNf3TFJQs5m8qyPfqNQ/WuX8JcqG6Aj0STCUqUrfhKYT24B37YFt8ZzLMhbHjM1CUzgB037",
-	"myRdTez2LqImoMRQPf1ci6RoFCGMhoMBWhJhBbbS37G0sNaUz3Y/ifafSEL7znOxuoGjSv9sQth9jbwC",
-	"osuR7OY7KTRuBvrE5wKfbwl03dGMSBT22Q02GW82XKgeZVpM2OJUlZQPOTSscT2KIOZFr4tbDQNF8PoN",
-	"YhzhECqsQ5yHtp/GFjHDwdCsLPtL0NDZVrYBs0uvwqnLKDDRKFAmVbMiySe4RBsiUBhRTbnrG/jfkscC",
-	"dS+Gr12Djo9EiV1vPFdETDKO/8zC3cTTiIYT1GXci1apyzIwQ3VtR+op3nJb/hUz/ED5V9fgZ9T5TJCI",
-	"GVJbEt2TJM/D5X4YGpvOHRGgFZK+3fmNEngHLZ37aZjomGH0T74m/9fiikVn1PmQPIrLgoCXP9/QsDPq",
-	"3AgKzaWga8rQJsE0D8zMDN5eG9vhfoPbsHr37DXMILypagpMPVrAkNByCH60v/lo4j1qUxh0LoYN8pw/",
-	"cf4vzNz8WIudhLGgamcqrXtbS84UDhWyCNF7TImjjMFo1lgJoewffuTu/70zJVgQMY7VMimHDuWtjamW",
-	"65om+CwO7T42e6iEN7QveZyeId2fg3FmH6y8077rLGHTcwNbKFaQuSBymeRwZtNzvRVlU5DBVszlaHju",
-	"eRm4ep/CmGAz+3/Nae9u2pAtuRUE3KKuW/dBggIZmIwveZaYc1RkUrVmaey9/9R2IRdiHE2IXgCZ19K2",
-	"d4VYXAMbL0X9TbaUfHJrl69ePyBofHONVmRnOqDJnVRkjShTZCFsv4OuIHjWg2xKeIA36MNvrxBlCyLV",
-	"mfd7eEN7+kYlPwimRzyjCkV8obFoDly3giofivCVslHPnCjzee7cHM51M2cw5hjETXX+mMHMuvdihx1q",
-	"8hTefqlMDns2nzpPFS8/bRohgsMlIkwZU1drL3SvwqmNviD6MdNjdlvnE54Qipek8aHWDnaxMChc4g1s",
-	"M6b8npj3ZlaAnj0MKopx48Xxoq4Ni5VniDOXXpuGreonyUetysB5o208WyYn2dfuEJctyPfpxC2xMVZQ",
-	"xg4IkMCK9FwqY8bq8G7vOFb4gc+uk64M0JqwGLn/6FdxT7+KbXMxGaAV5XJlRlwSJrlAC6zIFu/kyOuE",
-	"YxLzXRMcYyBBFowMXAMcW9hLLrVFp5VjZptEqSVhKJN5ra9O6s/cMUO67uRbz3Qx6cEHZu+pF58LvFKu",
-	"YsOSYKH/EgFgljCUelea9gzKKMQsqYxW6GsClZHTSsmF+qNegzr90CuyO8sgxpS0LVsnMDlyCaPAlNDv",
-	"KsdwwA1Mvaa5K3EDQmcBpjC8N771/NC3bIxDpck8ZiixI3FkejdCEQ0yG4Fhv4a/xoIg8i2MhbR9jRCf",
-	"z42GgDbAR9C2RCt6xFWAMAqJUHRuzSAU4Y0k+mMWK0HhI0HlSn+i37mwKuQKbOB3PjWygTJmKWCoRkGd",
-	"K4ELNPl10r9jWQRCCV/YZli1K9kIv0GSkHJkgAdVc2++o9YRqycCBqPMAoexs1ERcNq0t+sTrvoAcGuW",
-	"5Gafxl3y5SlHQTnz8nwwujgfDQb94eV/OkHHVW0FIa8bma/hQJuvKwr5X54ifU0UqaMtJz3C2rDqbLFg",
-	"FMqimrD9RiYyhlrRoAZuCrzAHnCxNbrP4DxrRuMo+n1eOWcVbgWYtI3QaqGs29mNW91dxp7ivNPfTyX6",
-	"3iEsXhdjlr4EhVLUySd8+l8Sqs6PL012Ln/8UekHTHfGrq7WFbLOsTfWh2bj6OAdTCWiC8aTzlpldx6z",
-	"HeJQm8b2ZetCjRoX4p3/mTPTozbnEIMmwTaJQxAlKPxixi2R14OcP8K985/ildBvKD3yfcruOQ3J1w2m",
-	"dZxF7gJkL4C6NGssVvrVjemsxeRzol0byW4wPV4Awrg3BaDtvqUHpeklL8CdoXD01kQrXlwNLwcDj3Hl",
-	"itcW1r0tqkol8solPaGvFn1V6nFIBP4v5op8dZ3+aiFo9ifuq9pIdFiEmwRou6ThEk1JiG3FMWcXHwEf",
-	"/61FHFvZT4R0hISZb3rBsDEfc1rZNkJmlOVhRuakPVGyGSULSnIAThK2wAuyJkz155ThCI746nbkxgmY",
-	"XgYhD+C/1jZjco8WEzGV7R9OmuPlYSJrU8aZcjBwVNPwiswuuFTf2oK/90XNqIRfqaAn8tWSr0I5DoC9",
-	"DY9ouOsnHs46u9B8F90T8AsB5lLPKIRhaKG2iDKNGtsDsZ3oM6LeOOmOFntGzqYAu+gEHTv7ndELD2YF",
-	"LWoLyG6y81wJsYKAJ4DVAqxEIQ4AL/P6bQYvOHXmIgkr8my1BWF67bfaVjPiHD+w9rW4nnBOUdCutkDt",
-	"Y1YXKqFWEPAEtVqolSjEAaCWz3OvYdqMEkUVxQzhzUZA9yGoJ6BnCvx2Mp6uqdL/1l9FgtxTsm0x5ezY",
-	"vDNDc7SQs1P/90zfycvpy7D3anZFeq/ng/Pe8MXF5ctXV6/xNNSKqC+xquZ0AUZG0T22tFdpmYWml0x9",
-	"YuZVty3AvM2oVSUvSypQnHBZjcuiNhyAlkrgXT+TmFAFyzReStFwRZR/tJvcoMVs1PIlT368G9bHEK25",
-	"ATiFcv1aPZr+wisfgDltbAv/PvmqU4m/nHAn+tXSr6AKB4DfFkcr2wqqn5h6dQxcxJrEyLsOTi3sbKAt",
-	"ESS1GVvMQk/AWyfO0SJxvw2u1tGpVbamjNPq6w1p08tCH43lutoWQn4uUahKUJaLeuJlLS+r9OMQ2PSS",
-	"pqtpeQs4Y9EOyllDtsNDOeGTwKRYQ0p1oZRaVXY1DE7aY1W6glgauY9icJcmg73GKlzaity/Ts7+ci6b",
-	"G3wiUh0vjjNp943IRs4zpPTVszWATGe2mou+YCcc1uMwqwSHoCAXq69czIjo26Ki9fEuaR6VvhLBlbZt",
-	"p7m6zfYiF6vftUC2M+URx7m4WWxqxL3c+wglSIez6Y9cZvhXopitwWBekaphWCLliYn1TCxVjGdH448f",
-	"fwYAAP//",
+	"7L2Lcts4ti78KijNqYo9RSmSbCe2U3/to9hO24lvbTtJXxybEAlJaFOAGgAtq+NMzTvsd9gPNk/yFxYA",
+	"EqSom53uvc85M1XTsSSQABYWgHX91tdaxIcjzghTsrb7tUYe8HCUEPh7jzCZwl8yHQ6xmNR2a2eMoBFW",
+	"lDCFKEMDnkpSC2r3OElJbffXrzUcD6lSJO6o2m6t3Wy/qjc36s32VWtzt72122z+UgtqOEmI6BMma7u/",
+	"1kYEs1TJ2hf3PdW96zfNaBVhRfocRtPjPK4FtYjHpLZbe/2qvbPVbja3a0FtiEcjEr/Vje55hLtposcf",
+	"1ATBkaLcvLTD8GgwSfADlbWgdkjvCXQgyT0RVOln4U89Qamw0rSwL9bfTKQiw9pu7XLvqhbUFHnQMz6H",
+	"cda+BcXxF4cdi7TvDbv5qrVdHtoFloPSWIY8JgKrwmgYV7d4NEpohLsJ8Ud18dPp2cWJPzBGI5oklNW+",
+	"fQlqXRLXdmudWlCLsSJnvbdUqEFtt9ba2W7Wm5v1Vlv/RIk6EzERZkH0ePO/aru1vb3DM9sMBh1xJqlU",
+	"hKnbCIsuH0xiGPCX2esxh64H50d7+0cHHnH3svejPe/9qLXdbKK7CCdAdzu49g+nHX9wCR/fSh7TdPjd",
+	"xtNGfYGHyL5Vk3UhKYLSOKhehmZrp93bwJv1ZrPZrL/W/9nW/2lm/4te14IaZVKJNOeRU44iziLClH51",
+	"jOSYELNFuF60yj240dxttfUeHCU4IgJW9zQddomo7bI0STTHiXsakXMiKI+hn7e1oHZcC2r7wJA8FZGm",
+	"L46VoZdQuh/zsJqM9G+aDE+jB2ERT5ki4mg5wpBWLaj1EtyHXsx2vTU7b7ICfbstoO8hHGe7SqQkqA0F",
+	"0xui2WxvbG690gvA8JDo47CHhzTRrLN/dlALan16T3TT951T/XFI4zjRVPjx49Hpae1bUBOcawbahE0l",
+	"yUNtt/ZO/0UVWXKaGNeCWsqoXtDNz/rvkd63c1b425dvQW1PEN2qeIR3ECNjJNOujAQdaW5CY6oGiCqJ",
+	"JIkEUQGSAz5mSDNXfrh/renz6T6jT2ReXh5Cc2e32bQHPbk398qvNZwQoRr2EZh7n/FerxGTiMYk1kvV",
+	"wzRJBdnT61/bbS69dsACCZZqnyT0nohJzo7620u7ox136wnWdmvjgSTR7U+/b9zvXP1xscmOR9vR57jV",
+	"O5Sv+u/xxuSANNMP9Ext3b3+cdh++NTVRBdJbbc2UGokd1++HHB+JxsDzc3inpJx/Y6qaECYbNhL9KXk",
+	"qax9y9fhiN1ThTXFq1aEZr/m66H4HWH+EixB9EiQmDBFcQKUF0BcMsRUD17i4f+eM2S9Zg8jKogs9rBT",
+	"6GHZQ8tsqnuq7EmbPbLVfRXVX8fbpL7Ta7bqZoNt7+BupHlDcNg+Q8xwn4hso8BsltoqX4KaIdyu7v52",
+	"J/qx3f3p9fDDaFNete5/2WYXG+OfX5HD5m/HW/hd3O5/pGe/v/7pDtZq33DkpWHQ0kIxhEcjwe9JjATR",
+	"FPTXxvLy1J7c2t10lLNNlqUGsY9IytkpV5oq51xhKWk6RG3U1+d/j4ohiQ3LMDIaCJ7w/qThX9/AOOXL",
+	"++LgtHPsX5CCMJwUD2TzYeS6fOLFeXy2Bz3ZW/NC94Pa/SE6xfDPh+JVsdw4nnFxzrkgN3a3nJBacUHW",
+	"zi726zs7rVat4pr070Z4vX87ls7obCcV7ktvxY5Wmd1ybeOdWuWdZtjKLIru33BSPJGjAe5TjPSqpYK8",
+	"QaOEYEkcy6FsNVBCh1RphrOKwdEKd+6qd2DGZm4f6u/S7gydY2u35SidNVr+JDKnAdwplMjykR2bX0iM",
+	"4JYLEEb6BiMx4owE+j/o95SkMEJPPVKKDEd2rOZKilMBp/5JdkkRIXgmj8Hb9cldujHtL8sSe2N5Tunp",
+	"tmbsUxRt7m62HUUVBtbJZim9mxYUIH+u5be0dpvNxkYLDkWPANvNZisjQE3RIeGpQriniEDbspaToyxQ",
+	"rESM9grEaM8lRqtEDMMCHjGaCymhObTRbE9R4vUMRnjWzFsrzLw1d+bN0syz/eBNvt3cBDl0n+iz8phK",
+	"Vd5FY5wkXY5FjDCLEUZDwlIEXxS2TYRltl/gAOrrF3GhjxsrUNUSzGIZ4RGowQM+7mg6SSet6m8OMYt5",
+	"r5d/Z56FW6cvaKJvHYlTo7GqARnCvLC402fzEpLXsifxVi2o3VGmW2fzv+3ygZVjLwlhUxRv7W44XjNq",
+	"SO2QK5RQRnIawhFM9RLYCZpPVUPedKu3qg5SrXfkVAANvHK1Yjw5xyL7obh4Iy6UwFRla5fZTvLlOxc0",
+	"Itk3bn0S2h+oBQvUXnGBXuULpBny1lHXXx0zC7sWx7zbnRSZ161EDyeysBRWEfl+hDezg412xPpEqk48",
+	"pGpaco2HVMpMvciMbXbnwd0Pggtak6Q/1JobkmSEjXGhO9FKiuY3ue4LvUMiJe5rGpxcHj7e/OP6+jpt",
+	"NtuvHg/Oj/YeDzsXb88uPh0dfL5pNdqN7c1mo9Xa3NhqNlqN1kajdXN0efZ4efbx0vxHT6y50Ww3tzea",
+	"rXa9+arZfHzs7F/ddJqtm87+1W2n2Xo8ufxBU6X1eP7Ybmw1Wo+Pj53jx9ODx8ePp0d7Z/sH6OPVu/r2",
+	"NTv4dPqoH/Dfql/4+P7y5Ojq8Mb89/3Z4anXpL3VbF6z86P9x9bjYyYo3dzcHJ7smZlVTqTRMj8eXZ7d",
+	"nFz8o9XeqG9u1bUocXNzc3nZubm8fHzcPzu4ed85PbgBy8DNzc3N8eNja2e72dxstR/fPT4+ttob6KRz",
+	"dIour25uLg86V1fHBzefOzc7263m5s3Hy87j41q7+Wp9a2ur3mzBZE4eHz9pcsBAr9n5p9Zj6/HocfPz",
+	"zWarfdPR4765udEvvdl8PDB9bN50rq4OTvdvOsdHe/q7k4P9R/1T5c9Hp14Pj7P+VyZh51gP5F3n5h3n",
+	"MTIbenJzePy62Wq/fsxstTfGYnpzuXf1ePnp5hIsOLbZ9qNnof0H2GfNe9uP+52bfZH2p9/bfNXS73TG",
+	"zhtjB308OXu8wHJwzc72Lx/3H9/+4/gf+497e4dnNwuNijfO8PeP9g+nnZuC0S/77bHaGHfNVj5jv2Xb",
+	"+ILINJm6MbtYRQPEe6jHU4Hs9pP+lhwJHhEp9eGzGdQEvMWofjFRYAYwphw4eJ29HuzRTAmewFDdJqs9",
+	"0SQ3rWjA0ZIZpNz9tKLC8C2o8VRFHA5dMHzDyK0aZU8KuIPyqVZMq52NcGtrS08TVDpBsASaxFRGAyz6",
+	"BPW4QCm7Y3zM0MnFKcqbF0Yi76hVegsj2Vg8kkK/9ndEY+R+RmMsEU4EwfEE5Qtb6D1OwQEA1tS5lMg6",
+	"Ork8rLeRXtiYsj7Sk8WRIkIiLAiCa4L1i50I8huJlD9HfeN8C2onoO/vgVGhyKkJj5xOGfGYIGMZgOtG",
+	"kLpdPaQ4UgNBMrdSgZXLPhRjujg521/S82AMBz2swMBIRbVw1dzZbTkRwV77oJHPEcc2c3HMTKtC98zk",
+	"Qs9msqQJjEdRKgRhIO+0NrOdIju9nlmG3Q1gHEPEKw6fl7fBnPCY9jT1C9SC5STG1lFcSn2E1WXE9fpp",
+	"0lBFcdkuOdvoiBleYHT8jVM2X7a2glaHYfQDH5I/vpOdMJXlc22RRcAQSK5IoV//nyHRF6ARS99qOfjS",
+	"KIdFUuViMsIKaV1yy54VWt8PUJeoMSEMdQXBdz0sFRwZScqiQfFsMPqdca7mGkds9NGcSGBE1QqoPYP/",
+	"In3kucrGLNXiW1AbZIqsnrz+rTChrzUCrwNvUP4mR0GwSuqf9QkGI2XngvcFkTJTV6giQ3i9vgQE0Ksr",
+	"MIuN7BAZS8Tf3m3tHDTfamVHULu8f2u9a+9svNavdXpqxtbog2Vr/etI8Di1UggYT4m4J+KKDknpIH21",
+	"u7nlaat6BHQFxcmO4gRT5vrX5yAdkj84g/0yJIJG+OXegEa4z/XYlMATM3tgZhCxroS9RXNWvhrzTADT",
+	"EpkaEKSgWWHfV8sfq9ifKIvJQ223VSW1VEkhAo8XKmTValcr17g2nKbVdprWtbB6Uda/0YtuTi4eHy/O",
+	"Dm4ujvYOOxf718JpIVsHN1ut5s3bVaUr3Twi9L7aw+luXkF+T4k04uNmrxW18Q5pdl/HG9EW3iaveq24",
+	"HT3BxlEhw60gLq9iXbPr2qyUlyvk3CcY2J/OCstr4BlflPRl4Aun9Pqabs4gTk39H7TiLXOHnZLxfnZr",
+	"VJosAyRIX0udwkq1jCs0IQpZ048vHv2/aL8sWMjmWiv/fBuZNU5+C2pn5jYrmMa46GNG/zDOd87A9X4u",
+	"OFKC4sRfx5XvwO9HdThc5lyp4LGEwIIewSoVxMRdjOjtHZnon8ekCyEL+uhKKKMRTA3U8tuEShM5BL48",
+	"abzZ90a8aW/pG5GCA3QkuN4umiwHLPaDBDbrzVZhWtBIq5HArN806c/tcs9yAZj1f5NHPiAqs1CUZIIG",
+	"JhbPc7hnUt2/99f/UG+AXaQrG48heSpvY3J/+/Pdxv3p9u/zY29++v2X8etuLeed6hPZTMxjJGPgdrIZ",
+	"0tyBFEcgzpfOZPNvlbvFRcpZlfkKdxOCWm3NkxiZSDNkwlKtLX3SQHsJwczI6cau3k/4PZEg6egnJmiU",
+	"YEUaIIEq0M2caoFAn8kvI2dY//Zvj9f/cB4H7gTBbJoxTaS0kxqBJZTATPaIKIkI/6cGTn+ngOksJvnt",
+	"82KSLw5+KAY19fUMvlvI74V5H9qfinD1elo2Nml7+dikjavW692tnTmxSXqc9a2tV6+eEZy0cdXanhGc",
+	"NGOqT3IOZA/JpVMGPN5w6qMnKK4SKTrk92Row1KrFTu8cByd2epfIdY3j9gtKJHFEwCXl+BVvgT5tKe6",
+	"a7U28+62/O62DmC57OGzl2Cpuftoduugdk8lVRkr5d4+eNFfFV49FOzSMemIxhu3Q/H8oOut7xN0DVSq",
+	"vAr8nQlXAWExZf3q+FEbNYrGmCrK+iAX4GqLuhdNau2aeexo/kUeGWq/+3fM579jPv9vjfkcma31J4d8",
+	"XkaYXdIKt4VxoiAZYQYqAFUEKdxHWKENhBvDhufFKKdNGC707oA+UdCJFoC7JNGMNiIMTMjSfD8kasA1",
+	"mX4AAWSEQRh6yUVfvlzGXPBSv2eZphgXr6eYJESRK9z3BndBFBUEqQGVes7+8PYPjg+uDp40QoWXahmb",
+	"e0hfgXCcfH2SIwAWZ7/COQQ/WMdDc2O32XyS1+CbT6yI0Ht9vsc8ugMjS/9oBSuPwn3jT69tHv60c/5L",
+	"GwRQLfOo7+P9eKJ9FKj+DSxJHwupMHg0amjNPs98iTB7mQ0edhWB2LPypuoJIgdI2h8LmyYiUjqzAZm8",
+	"H3R/iOgZff/ul4OLqx8vj+TRUI1+2Tt6dfRbfHfyw0nz59/eJ2efDx5++e30t9OrPj3ee98kP3X0Mx8+",
+	"tX6kvR8bZPI+IYcdevbbwcbZ1Y+t099+3DrZ78ijYTKI945enVxFW6f7H9un+53xyd6Y4p9O/zj6jdOo",
+	"vdOKJkfyiJ22fqa6y87D2dX74Un7oHl89YmeDk/UafvHzV8um1u//NZ5OL46+gPe80d/6+fP73/7Ze/9",
+	"TiNqJ6w7fNeMf3qf5Hk2R6y2u9NsagULaOFmLBQkJzWH7dPX0Xvx83i7e9W6O9+Ux/FO7xC/Sg/4Vv8X",
+	"2mY/Prz+NK4ZNy24/pb2KNN4+YCEofF6D+hIVjizv6zM4lz0T+fZMq3jmo9ZyW39RZ8EU55uMC9akasq",
+	"Y9lcHFM5O7/+W8z6t5j1bzHrrxezvsB2nZaxQKYCKmlBKCY9nCYKxXiCRlgUQ8OWsE7agAizN21IRLMQ",
+	"EpGFmHhhEc1XJixixSgK17zdLEgQMWUsZ1jd/pV+3bfl99kToxgsheV0yALIheXQpKfQcinC/OkTDeaO",
+	"f2v2+GF6S/HCCnPo5i+8VA30VtA+jV9IdCXwBB1TRhbMBnaGl5s9tUP83ypys60r9X90cnZlLlh765da",
+	"MWO73dx8Rs61T8QKkWBAcKIGkwI9Tdaenqo5/ry0vf9zMt//fOIGK9Bja4oef5+e8cbyM24vO2OTWujP",
+	"uFmeLxEjN7NGxIcvnYPcTlPvRK0Elzag1vg5QxiNcXJXpwxFnCdEIKzgzhrqg+suO7jy68qIhh9e/3jS",
+	"/unT29p3da+99jT1z8VhtZ+i7oGqqZ+wqB7w+coIVOT3lI6GhKna0opgNulvhqSVwbPGlMJihBnK+rC2",
+	"Bj+YrqwXzyLjdi5vrhKJOVOHfzoRV3viytO1n6BqB/9mNcNqsH2JVB2Tezu1jYlULod7AjvXxp8JhKOI",
+	"jFTJOzsvgzeTMbz03VarPSN/1x4zDT2CVdN3N1cIMNycm767tVT6blPv2I9smOV4VNykeYIHdm6NCj17",
+	"yUyOvyJNwyxHrm3b+O+lUi4yJSllT02y0Iz5UU7nWKSSCDQecMTHTIIkUghL00ejMUGbH+HM5D2EGVcD",
+	"0DAyZv2/3gQUzMimWGEE7cIICqL6IZcjqnCCTlMlqBW0n59JMcNwFehj1ESzVGZLdHF0V+e9OkDtrRrj",
+	"NJ0jMSPe6fXuRmY4+W+Pd1o2g+MvjYb6DqFOs8OYZuR0uMyU/9b8i9d5KNx/Q/6FHikWeEiUTbraS4Xk",
+	"wnjIPS25djbCv6cERfAz6gk+hFs9PKbsLtTqXkyES9IY6QuKpxKNcB+Y052IxtMQg1fhaHzy28/qZP9E",
+	"ney//3iyf/fqZL/z6mT/LT5iTTB9GvATsNHaWZreNaWiARliSJDHD8eE9dUA7tPcl6IE5Fh+C2oHWgI4",
+	"hAFOT+tqQAzADNJdBAhLRI2bsMvjyQuJQvg1LM6irHTCWA0N8sE+1K2ltW5EExNe70fT5bOYHvVRXD1Y",
+	"QYyt9oVENC6OagmhpecGC87EbKg0nju6HhdDCKNJU+plqHqjPaYWEqE44HN9dEr6R5EJtprVqwvW2MLi",
+	"WguleWSIH+gwHeoP+hNl5lMrGw9liujLw2QVxRR/IJNqItIh7msK3pEJWst4OR0lHMcBgqARfYzr5R/a",
+	"F4XrqxKbtKqJfUcmz6T2mbmHq2bmyzTAIv78JBEvJPIEjZXn1JwxJyMZPG9WlxFmV841WzU3hfsvJBoJ",
+	"vc4xiMQNdExUllgtCNbCoCR1yiRhkip6T5JJADfnWYCO4I9jvcebAWrBp1aRAp5SVzFL5zieN8+RVmXA",
+	"V3Hza7O+06n/gut/fPm6GbRefftf1fOmfQYZBbPOqGM+JkLPCw3IAzo86ezVLw877a1X7rwVeIxs6g4c",
+	"W4FmbAdaByEPnhXuhYOhbFyzT0TQ3gRRhbjWzHRT8oAjhboTRaRT2eIAdUmPa/kEC0lZP0ARH46wngEC",
+	"/ZRJhZmCyIwGYDLkFN3ovYpapNndwVvxZvSabPfauNVtRjvxNnnde4W3upvRRtwmrV4T73S3o9fxK7LV",
+	"28Qb3XbUiptk8ekqHf1WWRdc7335+mpz5pIYNbuKC/Ul/aTDF67rCq6yOv3zNs9Hm0VcNWKz4V9IowLN",
+	"HPh89aRi4DZz+TkD/wYAGiPOpFF93+L4wjCyA3SwYd8WhVnP6uVv0tjtszk4EAajOPUoSbQAZdS0wIPQ",
+	"GaZ6gxCE0T1OaIygBcJxDLm5WoFwyGh2EKadURAN9NiueWgXzX+X02TNYbbZbH7zqfK/BOlpWfJlDg7+",
+	"0vwqX37KejyAsQCNqsQAM0Aq0RAnmswk1heXHqX0ht1Ap1wN9EYdY4nGgipFWEMLgXuc9RIarUhoR6AO",
+	"QziCMGN3ylDpaGDhNMgDZD2VSbGzNCmWIkBkpyHz084YGhQC2wvM1QGkWSFl9enqHnuAopFgfYIadcn4",
+	"j9Fae12vgyA4GoA4aDPEwOyj291mkk2BEu0s70u/urY0Xc4TPJs5zjGFc3nM0yRGfY66ZMJZbOTywuAj",
+	"PNLCASGoHaCR4Ki9FSDCFBEjQSVBKYNhk3gdaPiOiy6NY8KeSkGt6IJChBghsYQR4XhIGdLKv2beAe0P",
+	"nDPXo9PG9+GYXO55IU2Xa1yg3NABi6g4Rwkfg4atB8hHxBgdgQanfC+feLGHfc7IG8Q4XMC2sXrHU6NT",
+	"rk6vM984xbhCPXhXmTab32s3Ga0CxZxI6A52r16ULkk462vKOFtYQciEqZ7jiRadrzg/xqJPnjbjC0+C",
+	"MesA7yrNuLXxfc8P6I08RBlLanXFBYaYqQ0JUxfZFfeUqf3MUwG7L6cvZVGSxgR5aaP5seF9WToyvs8h",
+	"UaEpVI9OE8QOy+pF0M6ce/mZB5TS8vtHhlM14IL+8VRSdVI10PvRtESZaKHnbfJvnxztmTsvymRtLU1W",
+	"PcmZZD3lVhiwAZcNdGUNCSjCQlBiOSzCemI9AuZwtBbqLxp2nGGAzGeYZriOJNcPXTM8GiH9oCT2NAdp",
+	"Tg0ET/sDpIXgOmUW/UmmQ5J19QaZtYLPeEjQeEDsNoa1hrcr3LcXthbgvwW1K85PMJvYTSmfeOhzjoaY",
+	"Tdxuk2+QIEpMtNaw02xqRYSzeIrN299BRugggJkznMpFRqCER3fIQD7IBrqA0Rj8W00fBvFyWq+yQ9Mj",
+	"DaFVvaNbgSHI6CJAE++n6Tvh0r4jZYom1glmTp0hnmjhURODEhDIPYvWPMuGcRj9iZvsifti5jqcGLSz",
+	"AFFm9gYXyMTmxt7dK+EE+cgsBBtUW3nSzE45KKkErOuHx6+dAX83s+mhAdZnHLIgnAhikUBi0vLjyeXh",
+	"FDe2v8+NA51TicYkSepWYu+mCg14EsOpC2K6GmAF+7xLckC6Buh4thc9iA74UPOCB57ShOMYnCo4ORda",
+	"elGQt+ogILyvvjoUf4+QKwL6B1Pm1yFl7nOrSk/NVcVfbfdfsma8+xuJIJoUfAsWzHAfKzy9tcKCCTbc",
+	"RZjlshpOjPdDf8PM9ipOHH416vICDdU5G8r9f9bLZF5vBFn9xsA4ZgwxUajIEEaUCnJLHqJU6DsBznfC",
+	"JBe3vNdLKIMTP+HqFnYFZX39OdJj7Vl+v03wSEIz5jxmt4LKO/2NwvLudkg1k5Rs1JW9V00wTy8uT/Kd",
+	"PxvKelz3OMaCuVHqwUQ4KfVsW1T2tcCwktPSwH0KJt8gliYJUNYXWepjGtumUndfXkf9kDlGLH7YXFZ0",
+	"DBHk1hhYd4861XxqnG3TE+qgHucxcm55Z6m75KlEefS5OZU+XqJ3+x00xL/pG5kyLRIMaQLrS/pA6R6V",
+	"gzC4ZmEkUqlwRDC7lQOSJOYHFCpByC1LldQfbFI6rNaAYAU8xyeG9bQIEK4H9jrSMr4Z2sHHlx8/XLMe",
+	"T4UihBmr6Viz+cA5bK1fEgGcCYr4cAi4IVq2meR6JpekgcIEK/IQ6vNOyxgYyHHN9HlnIvOMPGL9makE",
+	"XH+H8DWxRkSmb8Ffa5oW+mNfs5SeMITcTNMBUFEsGfSWt6n5QQ2IoNeSQ7w/kKAW1PpJqsBbNtTvArSD",
+	"iCTGJZGkIwo/8SRJZQQiSpqMBja2N+KCwT8RZ6nR7AUed4mAhxUfYsX171SJVAIzjWktqHUxwwzrHwY8",
+	"4omB0BxxcQe5yKQHv9DIFKXByWiAb/uQUdAnCVZmQBKowHl8G09MfpsiD5Arnm3AfOZTG9AC+lb49xhB",
+	"neNWdi1iqSVNgw2IpQUXrTpJs7iTrw7Vbv4dme2Zb9nwsBB4ApAYGYTC12z1LZaCLepG2D0VnOkhAmGG",
+	"VEaQRgwwZ94mzaccVToUOset+gaiIH/0KBHZhNesbEaGIzUpOUh8JIepfvKIl/kEOHHtvhVgH7xbeAoB",
+	"IiPsVKdlCvqHuaNgBhrhlbgb0iReQDcXi7NoNioa2BjQb3mwji9TWECKqaHbZMO8oQWrWHRYZ1xi19a+",
+	"Kuvco4JP4WxGPtBH5ak+otZzWOJ1G5U7dU1q2coqEYLo090YRrJXdzlPCGYl0BdP9oixInWb1zpFJ7qc",
+	"nJJgqT5K9+qSBwlLhWQKOX+9NNHnbWCQgQkaUpYqYm9Z2kNM0w5O5MK16g9xwd2agwrkS3swohHSaozo",
+	"4Yggwvpwz40Ej9erZjMSpEcfiu8AcCNTL2whj9AM4jN7V4FEgVtNf0kqmSGNqTpgSsxgCM5mOGKdMHoU",
+	"uxt2LKgiASKNfkPLTrrXS6pISXrKf6iiC46Uic4ojqSaRxauk5Nt3UkBSY6BQzXLw4KyrfVlzmJP08A6",
+	"nHUDZO2pnfMjdEcmL6T+wrzdtgjQeEAYolojo0nirBEri3JWbqNx5XLi77/x6KjIpu3mRqPZaLU2Gq+X",
+	"WQMPc/Hr4tZ5QG9lXEPGa5lB17p8LHXVgAiihTLOyPOlZmrxVRxbBm5HeOME+vizrFqVty72qry/Iqv9",
+	"z7uBDsnDHk+03u0Fai37SGlG7vnA9T1ztB9HsY0mXEHh/msmNDXgPRuaWGQY68pAo1QODFA8xL1GAqR/",
+	"gwtoLFdRQjAgB8IdAYzkzBVUQqRM1TYtTj3Co+rDMoRgnBAgCC2XAvhM8VS84oz2B8oYqtUM7dKFXi67",
+	"wa15yYTDzxuX0dNc1BCEBCH9tuIY4feXo+qxDWcGJPkdPSnGaOEJBX1DeP/8SY7hdDCpoeAi7BEVDayq",
+	"Bi2DUu1MtIbRCKuBUd6oFqHFPRElsfnlfeslBGK+hJG8tHR/ueT8Ko7MiI4q7Qih+elpxIyWIqYTW0sd",
+	"WztjVc/fPdR3akgm9nf+mGbvrVkhw2UtY/4RpA8Z2ElTZr4JxAzbzfllxvm0rAWzJHpTksQSdSewHXdR",
+	"PmXjYw71aoU2uH+CBvieoBDIFb5Bjvlt0yzSzzW/Zqa9Pbr0E4697COOEcMG6iCIO/FSBmBICDM5JkKi",
+	"zWbTWDVmHovzD7uVDK3zjpsPZGIGaXa0ExhK7kB4/s85jfzd++dtzz9v+3krsbXESmSbc86G817ZWuaV",
+	"z96Os3bhjKvQ7apdhCHUW9/8gLVJHlTD7SOwwZsYWhJb5lqThKDw/OzyChncoq/g1vxmLoJwPbhm3Qlc",
+	"J3dk0sj2l+7H/IkiQALvTtxnGr+xf0qEhaD3xA/8SSjDYnLNIjzCXZpQNQmQ5LkDTgsu+Zs0R0BYBVrb",
+	"bG6ul6yONmwsMPd6zTFu0dSWt5papT2siP77iN1zGpFzTGf5MiLbskFN09sRpuDTQO4XZH+BKK4hFncE",
+	"4JwrDHJZvluVfpC9zoS8w7VuX9ylSVJpSJ/Wd8wTS7pPFFc42TPZyZUqi+0f2gUQTqobF46eTah5Vhnn",
+	"7XO2m7o/xMIAqrnekOTHlCvSsamJi9bpd9341iUympVKDBSt/c5fO2itr18aDVCXRNg65wFzEkfq+YsI",
+	"PRhuFmjNOvVdaIlpt77U2sKLvtPKZqT4rkvrRrh4YQmTqXyXmBTz4vDqKHQJhrfOFhgG3pcxJcosa5Z4",
+	"KR24JJxpEIBhW9cBoQgRFo84ZUrqg6SOwiKcJ7zN8wlNzLHlLJWueWieZSMe7mZKVneChjxVA/sbh+Hd",
+	"AlRPuKvpapPXqBpAOV+v2KR5ZCjYbco0iTSz6rGfXJy6mBBICEXnR/sFe3iAmFYHuwSc0vpJdHJRPCGn",
+	"SAgGZY+CzhKbY5oGNTbigN3jzcGg+7gBFs/X8vumT9kBZn1yjqUccxE/zQ9uA0bdS4qXtcUhqJss7PoI",
+	"MyUm9Z3yrd3eXHhtMzL2u5h3e596TafM36XRFl9cuRUSTIc2MHSPx+SJVJqZmAGbxBgMrFEZ4jobaA9L",
+	"EiA5wpGtgxpjOSAmW4P2GRckRmvh67vf68PNETgLw9cffjzZPC9n25hvy2LwauEGMP5K8vCYfKj08ofZ",
+	"4QAnq/EZZc6DAIVwTsBvZ/uX9Q3YeAGS6WiUkKFzn43yWC84KRreHvK2DnB4gfln8jysYW/aYLZgiUB2",
+	"0Bp9jNaUoMMhiQOUjkZEQNrM+hvjgCUPKrMWQrgZEcY1xrjJuikszenZ+dnFh3mRE3PFVEf7StH9lKMR",
+	"F3eojgRJaN/kFGbUrC1pCvadRJXrDxZ34/V52tZY2d+xksBfmhV0NnseJtb9qVvc5f7OWzPTwx60PWKj",
+	"VC272OZBt9zTRKssQLCibjQrwqSTZfSXtV20pi9Om/UZwYZ8IQ2KV7YNqPDCx6FsSl6PcP0NAn1/TCVB",
+	"m81NFF7qnrKY7fBJiUKLU36meCKPWTE0mM0jzw0cK6ADLOn338uemfJbAwz47yk5Mu+BgjZZ7cYFEXfQ",
+	"6JsDEJjf+IInJGPYDGBgylkKIaMQDUrG/rKbu02aSCX5xkQIQFR0F47HIQHk4iQxDfSyZ5RZbKPFD3b6",
+	"fhrzbPqUBWSb7ARkmL3wZ6L/vU64alSJ58QDLjjYLP7o08ZfwKdcYjkMuGQ5vbxZ5anOoSO/rrhr80eL",
+	"AJrzaKCeeLTnAH1TmSsmyRoyPPKaoADN969//icgOgamPCgCzEH95ebuRtMIdIC/iAB18V///E9AZyww",
+	"/tz7wFbULLB/qz0d1TLNfSW8gxWtozk8wvwBXrl2M87b7D2zV+wKP3HHWRSoqZR6m/7souVw/00Wvw2C",
+	"aJjBOhlDdigVF7hPbhMbmFK6jypQpr7TlfsZ3EmYFYakRzg1IgAnoxKNuFQkfmPmoV8Lv0gvgcH4lRFV",
+	"kiS9zK7fJYgbkNSlrBzznejmV0jxLZMWhhSYiEZn3cgyxTKbv1xhEFdLmHKvcP8qbzxlz81/ms2Fn40p",
+	"6Gmc6MAFy8Q6yHAz4Oyw2eKBifDHkUomKPz1uvb369qX0DOkw+sKPLgUiuNSJ4qdJ4wMsIeKR4vhZfdp",
+	"KSkkFcmSnX4UydTi6KczdMbZyxPPCjn788LF7mZhY/TSJEF3ZBL4pQGpde+6ZO03VjcU90SgO0JGEmE0",
+	"wHJQPFu8iK1P3Z3Fxehqc8KLZl7RU3k/ZEhBZ4VUCj3OOzLxSx1GJLC5a3HdzQ5EeRPz3OcE0n4spk34",
+	"UMcjWr8jk7AxP1JtmpYm0skY2KIBFjhSREhHWcpsJLXkCMMgbd6HIBHvM2pD8J4fAGdiuYBeXjTc/Lg3",
+	"y5i5pmCjfc96kGQ/bz94z3wLvs7KOal0BdjntBZ4lwFVBOUilbO5D10SFuvrQtmsOXgnAes7t2e2zRS3",
+	"Xqm8U/nS/B6WISxWzYl5WtbLl5zo9kAp4xTPikb9LlGm+SH/5IO2LLUVUWi9xLYKe/9KYa4+Ou3XJ4ao",
+	"+tC1Xz1soZ2doDDQGS/yBm6YdFZOS59R1q9i5PKR2kAHcD1moJk2ZfSahRVYJ9aMnywDDQOJZwVEGCqv",
+	"mSHFC2mxXtbAYzTgCUHmF0gekSS6DZE5MlxScLzeQLoHgVnMh6hLTc5oIQMIHvzp9437BYe+uxuqVtre",
+	"vPlbVwRSXuqELFzQ2Vp60cElfiswTonFlzhSnQWk4toaCd4zacM48TIj0YAkMQS4ZBAGzpUo+ZAgV2sY",
+	"uToa0smsSJA+FnFCpLxmvAeQB7soFHHoF9bOiqMFKIyVCOELomiEFIkGjEbmpygehshmpdmnsJi4ok2Q",
+	"mTQgPb+J/hygcICjaBSiw87e3nk9/xU8YRL3iJqghOC46FkCw1+shCZpPISsGEiOgZcVbeSi8pRwmuWK",
+	"gu5iE+ZxVsyoUi11IP2FGJHFCpSyY12y52pl1LwlgFlUsd8+yNLPs6JYHvNjxvFoJPg9MThAvxko1y/P",
+	"sKiUJpd1WT0lh1pZjqqSapkAmWL132Vt3n9uHsfqhnQfnrfqEsrC7HVDhPPcbxK7hPQF2SCSmJjB75UN",
+	"Umnor7CsOcSN0pxEqq8qmhRiVU0aNUZjLu7AZ23iU6lCAFMkEe5jyqSqRsJZr07XyesdP1XOWCrj1Y5D",
+	"KmwgB2yNdjok6A/OiHWd2iotKIaoJ+WvrIU6WsLs4BXZXI5x5+kVBXdDtpWylfPoV+BSC5br7yJ/YLN3",
+	"OuSFT2/3FVK0SznSefZ0ddy0RQ77Otte5qVZ6ysvukPmfWgtTgmCiknri7Ku3VFKWY/XAi9/2iVYF6+8",
+	"mfnV1e5PLxnOTWg2hfey0xCzyRK6XgaunB2NC9IFCUvfrtD+SuDJMWVkyeYfKJd3S7a9hCz8H7AiYzxx",
+	"z3wJ5h2ghsEtDD3olJIgOcAj3WZE9OblDIWa8KGNfcyP6nC9gTpaOlOpYCQOrpmxh5m4YQqebUmYClxh",
+	"Jol6NElIjCizoCzTnteZ97c5jqoCAbwpZMbLbIZm7LsoLC2sMeCFBchlsC9fM+/LHodk9NIi22eHhKW3",
+	"0E63KS6sbaIEntwaTIRrFnqLaX+/09/opyvWzjax2Ap981PotCpH5GvGR4ZYb5zJ2PwmkcJ3xPp63QI0",
+	"0BFYnmFjk7hwhWhCmZBXk0N7zeA9gb6CBLdBUwYzCfDCEU8h115g1i+EhSOGhwb5g9hhroVmlRrXabO5",
+	"EcGX8CcJ1xvXrIM0KU2wsl4y69oJM0xCALfvZcVO9UXnLo+Spva1Csp7Nmz3t5nnxofZR7B3wVHpdBcf",
+	"BMBsIN6DS89OPczhB/S3cL85jXj3ml2zR1gA9KiX5zF/6rHYFD1es8d6vV74v364zMmPJSB4q1J6gPCP",
+	"FXviEeUw33BdCxlYTIoAOcRxVO6wZzrsCc5U3uNL5JT8omS0bMdozXQMhMv65r2eVh4tQ6/bsXhbET16",
+	"3KT7mtq8jwVQRcdJkCPAUvvCfOOixxwvQn9rZmOyyvTry/v+MQN9QFBNw77Q7HS9nCTpOfMHgm/1WwpH",
+	"gx0gwFFYEQksLOZNpQMBPSL7JxIkwRPYed4dbppLtMa4HfW67rDywJnTsafMlmHqC4xQM1j0t5kQ7AgJ",
+	"4hWXUBqnMIOyLFB8+bQmDDsvK31QgYMjq8DeSQWcjvQPlUDfdFnv0t6F7uDKTxWI6tMHSxYv4WJllncT",
+	"e7JfJWjE8sqey9ks3YtcczVl/omZCd9FibFQNKEgPlcRP6+qMFcQUVnYVrFSwbTvN9vz2QbvEjXWW8ud",
+	"2ovXxZVpyFamcc0OYGlMmoR3soiUuSwLc3Fk6zVP6Ji6IsorZqovLEEUfRbpB2yJhoXtz0S/XHthDg3d",
+	"gc3Z9HEv0VqPJsZE1p3k9LNU1rKcoRlnhqOvmb6PpHEhgWBnsinn0TTPXHH953kr35Pefu2JSj0Uftfy",
+	"LaDjrX282lv3IkDhQh1j4zF7A97viN870kAViIMr3A9n7ZSr1tZuc3O3CUXylrOVuEoYC1f80tbMtiUt",
+	"plFtpi4hGZRvnMqVThlVFcuMzCpfs8plhuvAGWShB+jYrLb8fks6ZSOzKA16nwSutpk9lLzFz/Rub4ME",
+	"7hLwDh67Qx1VK7VFWuXy6NjMg0qwqwa6MgV5jTlDUHaH1IBGd4xIgIBCR/v7l0coIfckkddsLaRxLOkt",
+	"YB1thCihv6c0plq3/tc//wv5v74Gk7buJSh+T6IQESwnSHEtxI/fXDP7O/R/2wwRhH56LzQ/bIaIPChB",
+	"hiSZmFGW0sNMHoPtVVM2IVjcmjFqNk+TJP8UcSapVISp20KxKr0gIqY4glctLB7tIKtuAS/a/NoD/AX4",
+	"i3Yhl2JA+4PbkeCKAGBUL0lpfCuI3lxuyRlJleY5RnXP96RPFBYUM/MB/h3gBIZzx6XBZE5wpLgkru8Y",
+	"UzFxH1iq3J8q7ZLbHiG2xDEXOLnN4+EBmCNf1OLHzeLHreLHV8WPr0sfSZR9YZe29LlV+twufd4ofd4s",
+	"Clqzl3Ba5KJEuSoW1fH5+Wv3TH22acnBFGxb0hu7b6twT120T4Ck+m6wTwfnR3v7RwdLYj/tZfRFex59",
+	"UWu72UR3EfDiEvkdFVhQzldnSDrrMMvKzU/Dop3tX2awaNmNDZlLiCoPH3s6jy9yJf2WXkXgm4qVzPih",
+	"AmWHabHCnrnQ4wsL1wansVxezp7BRbRCs79UkFWdW+GlAfnRRFmDvw3+TIBMNXqLrBu4pHhTv0UC5rrB",
+	"metjyt5cM8DpBckW8jxMzTVz9C6RmepXyy8Aqp1yAyjJlAC/hxwTyw3LY6t5pfcrQh2Zue9czRTrrzXV",
+	"4wyoqzF259zTQJ39K9cGAgFA0vK07WtmEops3VZDXjUgk6yxjysNKovlgwRDBU6tvxRpN1fsMmsFW+EU",
+	"1qtiQ1zs1dsWjTMmwq2eRGcXJzdnzRZ6ic5O9m/OmhuNpdwjRrM/J4LyqmD8E4IT6W04i9ys2WLtbP+y",
+	"3l53emUWfV8KLXxbC2rHtaC2vyKQHrBvVUpYrMJcONZng+AxgZrFzF/QAIUmQ9Okh12cGMoUkr9iVbNs",
+	"NQuBT6jnOJ9UZTq/plsLrZnktQCF+fUM4KFZflX4BoXWuBlmqD+w3uv+LFymp3/JF5K0ZoMMVvmWHFwI",
+	"HJ3u4Cvt7Sm+ydbL36VVR/2BSyopCa6sWMDlja1wRKoKSpVqwS2sApqtXVaRxnOBb21WrNsBA58lqUB6",
+	"w7GxWq/iee4aL2qFkCGjARb953k4l/RrD/k9cEd1ILGY2K0dZ4emPcmIo0WAeBLrQw3iKZe+1U5sv1Wb",
+	"3CZg7CVYVplbPrXqbbR2hCizDQN0gMgQEjajSYDOEE9V9tO//vlf65URooLzYSX9tY45I13TWltdhHzg",
+	"8PPAhQ/2fRYRlC9gZcf3VFI16yDXs2vtWFQgaUOyl9if/ktLFAx87iyxl52tpYbhSZ8pKjcr6+M+/P6O",
+	"MpzQP2YiM5CsZaPnmhpAEpzGVKH89xf6oh1xocCikTWuwGDIHlkyZci89il5QIWuvBdV0sQA3X+dBTDP",
+	"ey7MXjfMowun51f9og4apEPM6oLgGEQ8ux2Lh97M6jQzUGRnF/U7vLo6R6YRiISBXh4jKOl708BqSCNB",
+	"gXHdoS+YOjs+lERzczGOBEy6MKoqIgOsVEbpIt1sebFKzM9ejzAAxzF+PCwRRjEHJyOgpFFmw2xMlT67",
+	"p7MCrBYJs1Qx1V4ay0UnLCpLNp8RzdzmxwlkUIMVrBPxhKcApRz+7eLihx/evi0ZBV353MCvx/c3Uyjx",
+	"nanJV1WSL6gdJq87Myy64GTUO710f8Q03kWhO5FCtNZpttYBKh0z2SNC2C/b+ksbfQJfbK8H1yzMTy/4",
+	"cmPdpvvfWgEjRGtO5NXynZF5DRa65oCz/cuSxciNxNjV3BDyyJfCiWklH9dZ0Rbhv6mCUEesT6S6IBJK",
+	"p5b5l3FF5Awq6iNR3lHQHXmqJI1Jrp+sATCArQSZA4ecXB4GiLB7kvARcXqyqSy6vLSdVbqYHtghH5sa",
+	"MtlA8koe4Cw3x52+Ewd6wzGklTxw54QCaCANmsS8uipQhlA3rbYAmDeOiMiFe+stMlqJFVXckbSUXHKY",
+	"vD4xL7MrtcjKm9MoH23lBvVeHFmskVm4xQsGaLechcoUPDmqFiSXRcplManIlGnWu1jqI5JLMIg7crqN",
+	"TBky8Dt5xS5PVvHWcChY5fB4qiI+JEtM+My2XDGvN6gJPJ5VfNNMAuemgWohkWBb1aYKMA+eW0XkL6AK",
+	"zwlKXJymaFXIJSRDr5BpNmC36D4HZTqeWxdDvkW8XH2cmcqfSyytecG+af5UpqhWqP11BvsWlFw+uTys",
+	"7zi4787+1U2n2QqdtcJhXUdQplFLUF1TwLgEzWkeW5xUVCaoJcsMmp7lc58CxrLXqE0wiQBFC0WAshRD",
+	"xUQfXsq6BfUxQ2KHe2UukHAXpSwmQirOTaGjrMQRRzF/g0Izxobh/BBJPJFoPJigNZwrNiAEYnbNkIuz",
+	"QicXpwFi3EBYMQNcFZhALJmOtOjsCQF69nZccWoqSBl4Qdcgr5GMhxaSjSdQN1uvX6u5DlN0NU2djMGF",
+	"uyf1yEwUHZUFWJE32Xwt8cwoXIy8pa8bxhQfaCp0BcQwm0TEdehUcQBiLtFOD8KRr4GOoDhLNhFbgiXi",
+	"TKaA+APphhEXAgaSDWEIITGpJJnB1Qvx17PWW9xMWjOYo2Yp7t+TUrKnqoSUwnassseUxTl9uYdDATht",
+	"5gKz+e3AiDZzLkRrykSHW/tcRl9rfMXqmiXEKdE5I68HaJSkEoXZsQ9vDzwLt/1F09NBrgUozMwTR3HY",
+	"uGaXhkAByuhjS/L9ViC2tFC0dv2qkGGfe0mX7KjAzMb1TcGYjCO9nRISG80TkWjASRGcr3Zy+UNWRnEq",
+	"YTCf+HL2H1FCuW01m6bGdFVrf1GrcxxXvJ+z69WH1/IPGe94QXOH5iDp9pxzp8S6GbgrMw4Y4+koCzWg",
+	"0DLu+ceRImLoALqWFiMdFliFUG3jxCvG+AknKbFKddXJw7JqfVrIMKatN3nFKDgRzfZcRcyvih41ugqc",
+	"B09JSPJ04JLWcPwa3bcBy2wXtnpmVRQGcxEnqGtJjS6t0oIIsymSexcBOn6nG+9dHL97g06Oj8+vWU+Y",
+	"SF3ImAzM85nqI9Hau8PLl2/1/68uX767ulw3fhv08epdfRseqptLc4jFHcKCXDPFE6jIEzdQx8INmWGC",
+	"6V8irKw1Jzy5PAyddmWOiyeicmSJJ2suTnPdBonZu97jUomMbtpYGZAqkwXnmRKKyeXPRj74zqhUPgTV",
+	"lAl/+jiEmpayyjl4Se4JQ7G+n02RIGo1bWt0/b7VSCDh3fr8q0uyQC689ACA7SIslT+0LM5WCWJreSCs",
+	"uTowPFLAusp7KTKAT4liolG+UlU8+f7zh0XBWeUY2n4p7iHev+xU8+d9uWV7a6u1U50FWK253dmModwS",
+	"++G88pKSJcOgpJVlKR4W63Z3kDp0N6OgzvvPHy4rMrLIZPk9qEm+aOHhhVX9+xk/q9UOyHIGeC+LNzeR",
+	"dHLaWk7jhFzRIeGpslV9Z5f7zXF4FU8B8jkzmZkAdpMCJE1sgzRnvY1ObCALx4V2mgVZbKcZ5CgFG68s",
+	"LJM1aFUCKnCh5SO8jBR55jXVKzEgixXjK2g0vUGn6OTeVxxR1VrmKc4VtuVE/wgBunUTpqoPygCFh4e7",
+	"JychWmtv1gc81YL8UoHcAGVWtEOv/dpsffm1Wd/58tj+tVnf+LK++2uzvmW+qrRKH/M+fSKEYna1rOJJ",
+	"LjuOF4gAoz8V0HgGAuFoHhLxCR6tAkBc5IEfqFaZMvhdE1gBWUAeTi+ohBA04P8OoQ4NBG7+kTIVTK3d",
+	"QmY4QdcMUHKNSUMvgdYXWWwjS5w271LmXMj2Wsi4urXlqbuJSdH6znUyfXDIpVCrnhY+uHI3qyH8VqWn",
+	"zmCSUbUE83nAbeaYja/CoxFl/V0U5mpUaJTcbkoTVddHgV4UidYuT89ODvbR3pXRxwI0ZGTIGY2kSWPU",
+	"qsL6GxT6NpwwQNh1giRRWbn98PxjuaKFi/t+WYSFf/lV//MtLFpU8uGaqO2sx6IJpdBsanufZGro8thM",
+	"Hz3ltQKdSRCr113xaeofMZuqZlVvl1xieJsSU9MvM6lINIbIeOPdMqkCVDpyVlnwSwziD6YaL8mPQq10",
+	"HBkA/9hmYI6zQra7KDR/hPoSxgrlNqGSQv4mrwoQBuiOjJQ+Aa7Z0sUA3qDyAWFf001V5mTTb/A67k6u",
+	"mcH5AWOoSPsAqufXvnVlBAKTYgonV35qSTi0NNeWjq1rZs8tMy5Gbk18V1AA+1YuUNEUC/QMt+bMRGun",
+	"HzrleinYWgYdJQzkmDdx+ML1WCqj4p6YZnISU1wVST2ndNs7qOkCNWNMrRrjrUxIBsZmNXiIXBB8aBJN",
+	"bfYGZDmSKMHC4q+57HyvvJv5+7cRyT+MSXeUfejTXnGCc2vDPUHX1bOZU3jTVeGxkzb1NT2V06sVbSpM",
+	"NczQFlcMrYINPDUQkK5IHFT6wFJJtJYX1TLGEMpQ+MPBFaosB/f1jky+hUtpoXKA21uvKrCbC3hYl4ed",
+	"uoeFBYtenP1Ob/tV3NxubW9vRq/jV1s7uN0jGDejrS0cN1tbeKPb2+y1uu1us7vdbkdxayt+FbW2us1e",
+	"s4mr60BL+kfFsryd6nxzu93aWHgIGuw+n91tDxkRPGZYhEB1Qlws2J+K5+1bTp4VKDlF2984ZattlGnw",
+	"mQ7D6Ac+JH98R/NGKZ6xGJD8FDjwMj1TuaShvQxAap7LIFuWtJ1kdJ7NRXJgCt/O5aSp3MsqiDMrgfex",
+	"InMwzRyWGbJQZs6zKmIj6IPgkWUPFKi9CC1sOtC/X2U5/ShNmVQtWsZ5hd0RVgN91BXFwX/987/C5Wou",
+	"cdE/XRJd/S9kV7+oQQ49Bzj4kthqLlDQ2ua8e8j4L/zqCBmdnrUBSlxtFign3QJ+rmbiIhDNM2xHPprC",
+	"TANSnCPSlf1FYzwx4LRGQHYIC362PVqbjelhEJjXLWZXjycJH0srzPDoLrco6d8b0+B0C+/8pxuSDAyA",
+	"p/lWIs+jUHdcjBQsDMXz+uk3ngtN4u/yumdYutyCFsZUnvLytq8sTP17RGvh75AcsNCZXOnRHGKrzbjI",
+	"7qdFxM+/1FzJcZPMWhVXng++itanxUJcxcm12vqM12Kjj9gMpY+GWYSaSBMiG2jPQH/os7ArCIbKSs7+",
+	"JSGCQ+/AhEq1bvx9gvRS6XBYs5KwK9rm2luviqa5dgWJzwxkQpGVuq7O+jxOMsXY/1SMQ/bU+26U4IU7",
+	"4Vy3mQdbZ6hgX7ZIZD4rHn7TJgY4kQ28DZVoCDERcX7ohglmsYzwiIRoLRxxoQSmytkmubyThWSqrLUe",
+	"n21c1CT9FlP0OQe8vVmwmMvBkeRIJKb91WzE7hwYLbtt52IcG5ThCuDu9Qy5+5ph6UGvmx7qAOYY2kRI",
+	"icL/gC/+v9CVwfhMupc8uiOqvKEAMj0m97c/323cn27/vhiD/nW3thiTNKdLBvJSxTxezb1li7Vd0gfv",
+	"4DHWCcwQTkYD3CUqcy4lnN/VcULviMEqagboLECtAB0hLtCxJihl/QQ8vm+u2RTdYX0sanqJZlmxPc83",
+	"8mu7vtOpH77/cHJ6Xv9lZpj+HC/4FWEWXdS5wYeUKWsJfAIQpU33nu/NPTeWyuXto/aBy3Q4xGJSYSHN",
+	"wp4qBJBTMl49Py3P9atK4BfsclYi6ojGG7dDYU135fqdWc3ON8i0hFHZxtUlP/1zyL5cM0H28OIEzny4",
+	"gU+oauNtidRPyXRcKLri2cKnTTp00VpehN8L6Zm0h3iEFA+yfWeyk5ZPqvfdOOXVzXpZ0Sk0qXqZleM8",
+	"O0clrgRW5Kz3lgotOEyx1M8///xz/eSkvr8fgl3ZfRGil+bvcKowZB/fE6cBavkvjUo1QFo72816c7Pe",
+	"alcsmH/CNOs7X75uflurm7/a3l/r/7H+H/9rFkwGpKuv5uwyYA/LwyxYZH5KVBELz/N1PJdPZoEvLAiz",
+	"XLgDegnur2DUy4smzwSCWCIE6ZDb+JOSqmt3NFzjjKvq/FVPPVstZtRJlXPPdyIkZ65ihdND8g42gU0r",
+	"YAoq8lb0+bntrOpo7V2ATuAS/higToBO100lpOFIlTLG39WCZ6VkVKcNn39q1TcQOJ20ZhZhQdAaS4Wk",
+	"rI/0I+uF3ANNfhfGXBze5uc/DTc6jwoULJfH/TPJkDrnoWr1rpBm7O8Q/8T3z9ccR8A7MdzmWIQ97fHM",
+	"dDYoHtKkFJK1f3ZQRcE+vScldn7fOa1sOqRxnJQ0pB8/Hp2eLs7gNONxvWWvqpyXVaZKMyLgeFz+zNCv",
+	"eWceqjo0Ejqk5kytUkbknIQ/28JVeDNY4tbMZayVKYO3l+oktbcWl22plOirLYWKGpfJIhpcUXunCIqT",
+	"AxbLmUAxIK8JjqAlMrDRQv8LhZnL5WmVfqSHkwQCxnqCED1vwEwb9QWOoQItECW7m7Vma0NMFepOADsG",
+	"0Dy58KPTdPdPh/WHx/XfiwD6C7OhAJFNlcwpUHX2l/ObKKANZF0WqRzkTJvx2yyGz7K6l9MHTPNpNcB2",
+	"WK0WA/ltC72yia0oiyF5ZEglnMlQJm+AU1nmX8uNt/BYpW2ckhkQAD6ptVpuBRUYkCqJ+BawbSQ4fKmI",
+	"GAkqyWIp3819hljvHQcVYXyOLH0XFAJjM1jpD3X9oW6bgHKfgdAWzSR4RG8hJDSojU0lKrD5W7+RQ4G5",
+	"hfJqJRy3vM209cTtYg+Tfw6VPCc6/Dr9Pp7QaHKedhMqBzOxK0bQqjFyzSA9zXyJ7omQlJu9nDWYdi6Y",
+	"1kuKD/ad1QzkOjRwXYjxsZYSelxERSlhY34+dTl12Y0v771qf16QniBy8LSASmEezqxVntNPQSmq5rB9",
+	"+jp6L34eb3evWnfnm/I43ukd4lfpAd/q/0Lb7MeH15/GJQdJq71aGGRhGNWTNLWXnhk2ulRR7PnO7xWL",
+	"5np+yiLfmDQtaRDKvKM+S600RdW1pMzHDIB8GMJoo1mP8aR4DXzX8tLFANh5BPMdAjOqKy0V3noByC2L",
+	"NrzBdylteFOdXiAcgTTrg9T0CbNJQrVppl8ac2aJjCDecwMx781cisIkDMLI6mMauwZV/u0FcsPUdrET",
+	"mFu1/sK6uYvjvsDsjsSGp5Cpj4C0ZsDcB1udzH2kTI5IpGUg+wVEy4k3KJQK93qAh52V9TVQEjihGCIO",
+	"8me19MJGqfKvIxiC1UtMOWro2MCWmecAOUl3Vw58cy2nliuvVl9V5JQnZM7ADVaxZl1TFSMbRrj6sKGP",
+	"1Yd/GWE2C7Kl413s/gmhJf0REZqlnGVfRphBBR8ocxwgk4etODzSmJM1WyEcuS5fSBRmH47iEkZNn6hL",
+	"Wo3smtXk9vJvRiRPN6iG6VEDHvsixQ+AiXp+dgn/fIT/dq72DmtBbf/g+ODqoBIMcISrTHbleelWAVQ2",
+	"UFAkysINYUnQx4tjY54C6TsDHfKrzBToYOJZmq2ddm8Db9abzWaz/lr/Z1v/p5n/r/USwj6WaIrxQgU2",
+	"c+saWmf0swSoOh00p30nsV5z20Lc8QiziwzecCrxUb+hWjIuPjgTxyhlxRJt+o0ezqcJQIdAJ8ogmR+K",
+	"W41GUD1YEJkOCaJq11m0By/kNQsVBi9UljLfP4rDwOR8x1lgaEXeQhYKlfPFMhxRXfA8c4TlL/vw+seT",
+	"9k+f3i5GuLBPu+isWYxwQSRP0tklczmTc+rUmHPohYTzFWETSsOtF9MdQZTlsD+pJL00YUTKBvpB6NZY",
+	"2lwSB+Wvl61LBpTFppj9msLyTgaFqiMJ78sAScWjO1uubh0lmMUlyPhFbJlHgEwVyeDMYS5XTJ1KOxF9",
+	"YNxpod/Sw5bbF7Q/UFoZmD5wHVL/cvtOD1Ifrnt2ONX1trK6eK7av0RYeWeXSQWLHbiCokNStoAo3LeV",
+	"6RmH981Bo3UMVJHCXMlm2S0wPXKF+/oQFloRihE0XAoGN9tmi+Pi8l00N2bJNoMnNBGndwONZ81Bt38h",
+	"EY09AVATZgRAEZrkUnGB+yTDp5TIvKer5TGWTFxhCIX7T5ARc8WlmjeyiHabimWonlF7Zq2+9mqG96Xh",
+	"dRcsxBUQFGK3Z+D2+NEpc8TgMel+nFUUGY9GDclTrwZyhNnLJx+vWWf5RWz5KD9LguxAnXUY+1t9Bv8t",
+	"LvitN/v+nLo99qgyRYksVlgh6XNhmZ5kdt7plcPVLvRik06LzNbcmMoo/bVZb5v00UWZpNOa+gmmzKm+",
+	"1UbAIdEzLOn3QyJohF/uDWiE+3ylcp7ZG32i+9SpXOaKKorPiKUtV+tyPgCvHNdMLZgpIu5xMjM/+5CP",
+	"Ee8pe0PkVcD0w9JkYpviXy9c4pDM47heFdOxX81Lx95aIrWtasTV9JVyhjATESlnBGd10PvPV2gNoAjs",
+	"xRne0ThcDywuaGvLBePYyCssUdhJ1YALa77ZRW8JFk57jrzubCnCxpwAoCM2Oz0+L5Vj3mkr9donS0nv",
+	"zWqsxqKpr1y8DP+eEjfRjSYgbwRIZuFQDXTwYDC59K4OtSKGXmqZ+6V9cfXUUrnYD/RRViy2v1KlwfsE",
+	"sz1UMoEp2l1pCDB5iGC6yeNX8siENyb5+cxA0dMClr50SCQGAzrtGq9qRfC6ybl9TiSOfYXJ6l35pnWJ",
+	"IKe2iPjiB/ySHkuHg2RPLSmM0ZWgr2aWRK+QcuxaACQwN9JrlUVgBQSsFQIMlisBY5nSKwLjGGiViOHs",
+	"oWrOWCWoIKeHCzDw19PnCa8qDKxBcRjFmfisG3g7ocSUc7atKbw/yxosTaOGfTMYg/VIqaIG1Biq6yPA",
+	"8rYgcjjfq3b/z9yyc3GAaOxi+KE1Zf2856VSl7Li/J51y424hAv4bO4FKj0lBS5/tMgi2eD9FZ6zjHme",
+	"eRYkadC+tSBcPWnPQ5g1nTaU0qrSnE8IvrcZKXKu4uRKqY5M5QyQmA0AjatJY5KKTGo/xGRLh2CTg9VA",
+	"EcMRlgoNacxof7B8vOu+zZt5enzZ82Tlucqaa7ekmJxRfFEWgSnxOSsFDELpXTYX9uvxygEfS2PK44yg",
+	"EQVbuFem0NV+DhBJbKaebkjZNRsJ3hdavvJUlxfOeGLAc7JnGHlQkNpI+pQ10GnBlgLmmAEGU0qMJ9fM",
+	"qyQ9FdBZCpZe6HrLMX8qVzZJWTSozaqNs8LLq7165i0BDHT2us1Ip4gybWdxOkVWk35ZJl8GWsUrvV2d",
+	"VMMVKhaTXkkfhCEEbpozyXNiq7lOVd7M+djW3IQvXKGyUj1pa2oq1tlsLOQwL61ycYnd/OSh7NzujsoQ",
+	"LRhB5Z7Rp6FWpyjL665Xx65mh+Hsve5qaEPTBrKZoMSrxat/nq4WG6UJZVhM/HKxf1Jl0SzJ0aOY62km",
+	"R3yH3LMnZohV73LT9czhVl/Af8llVALY6Zx2ctNVRS2Q72LdqaSDAc4+YvrZyQWJCB0taTLuoKzWl75B",
+	"fk+5IiZmKEn4uJ6OMjDR5fAlVwa7r5qz95ZlpvusSJyp08Ni/WEmx0Sg/hSq8p9RMayyGMxnogU1pMYk",
+	"uSd5WX7XocnhB/jfhN4RrXeQIXcHdFa+eCplfInAm+8deLQ42tFimcKCgsOoy1MVWG+cS1YxHiGq0BqE",
+	"0SryoO8dck8E5NORGKWj9afEIU1vcj6iUZEC54JGDomp1TZQCWXQveZqwWal2CTT6XzM3Svcn52KuKRH",
+	"6c9LDK4IsKjw4SyuKvkMnw54OZ718NXqbiHftzPN5wmUyubGr4jWNE9reR2Av368AOyv9V0Ufh2T7m0q",
+	"km/G9+OA5wrs/J3cRbaqtSm4m8/DI59nl3EOpMyjNF9Xuso9nOWbpuhe1f3vom0/XZb30J7g0V2Pi/iF",
+	"hLiXjXaePLsW075WYqH+LIbT8JolRMGzLjD+KEDHATqDRh/XA2SADxGOBJfFEg8yC78Yky6s0jWbsQr2",
+	"6NHXusL9BjpSeeKlRNh5ujHL6jVgL6l695oJInlyr88PqhAjJNZPSeMcMJKhh9CSFSfKx1pO8vWWupSE",
+	"l6X5Xn2q//Ll63Z1pm+RgWcEs4AbHrz3yoAjKN5AoWYML+axN50ksBY6PgKTtV4yCuVFwswNbSNZrCP6",
+	"1jmiTfA0JRG8OHdaw14pe609p3V3YnKkDYeFwLIhWtN98JGRCJKJqWUcI5iaHrwBxZ+Yql9aPfbG7dwc",
+	"XBKzegCCg8gDlcotUOf8qAiiZ4PIsnGDilqcYdGu5LecXiOHblKK1zVV2uAoykFlSvDDYYzFXSFaUH8B",
+	"+RX9QQmSwP4y3f9MSbfD0BOEXe+qfLUY/fZK4Mk+Seg9ETONr1rIacSuETCP/qoOWrOi0R1RFjVSaOkg",
+	"a1kRgv9nGePNKJ5i+MyerLSRVx69Ak+OKSPP9+NqKt5qKs6BRHoerpCrlv7XAwGZnMQqAPABH9tcaKE1",
+	"eYu5mSOmQh6mRGutf/3zP7ea/sVFcDQIUEyloizKUzXB/mdLQOhnvf3565ewVOl6E33WakxQO9r7WCh2",
+	"XQJ8WrBvchTgreYC84ChQ3k9lgc9KqDRTnu4ZyfvX+Xgv+D6ZHkiv75v80xXmuTQrPoSAKOm/ai4Qzb9",
+	"Ltn80cwapwDOuqYEHUL9pXQ0IgLqSq/nIUxaoCvn1kNeMZuCLj852987PJuVDr8EtfKyNM9OTwdgiEtC",
+	"WFWy42mWPWBIYOluvQleTUcb3hojqp6ej7gaGLUWS/2RP61PM6Pnv+GJbnEeGTNqZR7tSV4vE6uMwsrx",
+	"o9sV1aUUHcRzp9cz3qwl0KCz2qdZHzZidPr1cgZmc461bOUnyYcEyvfgkZYD3+S4zYAhM8YAtDXiUtJu",
+	"MvG2dCFd0IMktn9UltufSEVKeADHZ3ud48pruTKa9spt5SE3APOEKahZzJRnvrUbz9vRPNaKgFZKRJcP",
+	"JrGojFSrAlDP1TATkmcnUeSN4j4tsL7nCvdT5126/BQfVB7jkD5vvBFPg/aHgstasyNAKiyIq5r3BuEu",
+	"fNczTe4IGWkqUmFAvRsokzsEAfncWHzGA54Aor/+LbWpJmvces3tyxS+I/ZlsblX5XoD7emeNR+HmsJh",
+	"phhKW9zZdQhiPVEWa7HQkc27YGQMjowXMnt/VrvJp0kreLZryWQKfSfH0cHDiBecRisZqXzxdpW0AcgO",
+	"WSzizmA/g0r7vdmvscxifV/05OpSC8sivWZ88KTiS34FiGVKQMxejjPR/8uPgiXWankvlJnG0r4oCJNs",
+	"v0J7WBFhIj1WMnPPpuQlVX/Cqeq8l7Lq3IT6KMuQ0w85WTX6I+c1D8AyEywd0Vf0FTwp0mMG4T8bZIGn",
+	"0f4KYNbMLcMt2U0JRfBvT3OvXIbeOFL0vqrigR4CGuFUEumsFJRIKI7OlBUBQSIA5BSjF2l+ABQmZ9VA",
+	"iWbe9TcIaqiaVDLgimFBXLHznVaiTWeV8FnMwhTbGhKE3pv0DfKAIy0hhb9e1/5+XftigDGNwguvK+m4",
+	"fy8otvNW2K4e9O3wnjyWM6zkPi11BKciWbLTjyKZxVgJxzHUtFjIVkbmL4E8QVVIbuMTMENhjyYkhKWk",
+	"fcYrTVO6SZU1/fz0hwC9Pz/4IUCfSfdcL8cPR+9sDQetJ1oxdgud0LcNdPnpBwRYngbCdo0q5DITJ8i8",
+	"uQh43oUghcWQRXQGPtFHWVWr4E+qLLBsKG9mZJ8JEzfllYRYyy5JOOtr/l9a5/Zw9r/NPiCXKmwwr4yi",
+	"dSL6M6tajU84oTFM6jvl2poS1stfHXCbuZctCFuxr67Ow/2MkzubR3vp4mhn2IfHedNGFnMLZuJ+ClWo",
+	"vAYvcpxbW/poTkT9MzyU8Fbw+yxpQfbG+BQzcvHxUv9z89U+Ow3i+fbkTBm57fKB9f3k3/X0d87OXJnF",
+	"/DwEeyJmm3td8j2UZNINPRst2J8RZ+XxByiEKZd/0/NYGgb/ELOY93qzBjYSPE4hPw8NbEvUJWpMCAT8",
+	"gv/yLxmq7WueudwbqxbghPHQZsM2LipJsnE/0YJuH59rRO8LmuhTUeLURPU/24o+VUvveXUHMnoWmLPE",
+	"Esub4K3EYh1lM7IFujyegD/V4KDatrsAiY8jhd5fnp3m9q07MpEZ9LeNKv9EBO1Nrln4ULcR6HVJ+8wB",
+	"fd0T5ykReGwKNTkz8QgbCEsQQ6sqK85D2QMREllTWBygi3d7aGNjY0cP7+PVnhmzk3OGNEmohCw1rTOZ",
+	"7IAG+igJhAxBqjmUz4fZhTFWOFzXAq1JpzLSb4DGAxoNAMrExm3yFBA5DSUKdr92s/2q3tyoN9tXzZ3d",
+	"ZnO32fxl6YLQceWVdRRLW6i9nyZYoM75EYpJFqInLYY66pEx6uFISaOUyAEeERSTkUEj9KkH2Gx6d5nP",
+	"UHlEYeM+xuuefTdnKmhYzUok0wUChBNpC1Fbf7jHHdAutEjwpfg5zfING0RSm5dNv0TImBlPUTpb7X40",
+	"k80Tp6E6BSzOEvuto5Q+p6rip0m20YB7mBurZjgGwkXWvgIHx7zX+SZmbA9hdJCsGnmGoqDVw99TkhrR",
+	"5YkZf9YYejIjFVdT3ARKmrEixfkd5KN4G9FpxSaztrkY2DOoESeelic9KfTWwzTRakzPaKGat8Cyy4i5",
+	"iKyeoy9AZQoaW9j6bam/s0qssDKflgW3ms1wPY9jlynkfS6F/7DUhkFroQU7bCgibQ0J/Zen8a+vuFXg",
+	"7bM2i9vv1MKSSj0IM57cZqD0Fr4nAicFlpSQMQK5KPFydbCW1MAMW66UYqgq0QNC86ZwF40xVS4yE2sR",
+	"YoS1BgnIYMbmH+4W9guVKAUP7RhP0Jp14ZryCtdMKu67Ob1QYFNZONIXQbz+BoV+4Il5veUp057EqP3w",
+	"8OaahYZXtd7BJlb756mK+JBoWSaz9oBBhximVIKSuBhcZOYLEMsuGS0bgV4g6KTaMzbDXXflDfqFRIdX",
+	"V+fItH2DmsadnTIojKO5H3zddEhiPXi7T4yXz83Xhhqbzb61s7Pa1q9Ucu9dup87pg03eHwUFA5Lzx/m",
+	"HWDuVJlzoueGpqpoJyuI2NwXrHDC+ynJy8eGD3UHZBoiaY8gJ3HYHqQWd0fKAA8BxpDXjQklCP8+ZUCb",
+	"6rQBrYapVAZauOvSxpIJIkyJSZFr/l4LapE1ajcguv/WYc35v1B2z2lEbkcY6F4GNa0FtTEXd7dGCDLB",
+	"jOZEKkRggReyeGSV0RJrWTKoS5mtFVTcXE+HSfRx39Sh6lGGE/pHOTFz4QlpiX/pnW3VyFKz7bLmPo2L",
+	"GxWMtTNw758QYJ3bXj1lpjy5MuGeY0udigTBNEkF2eNp1U32zty2dqdJJCnkiwwISrBU7q7spUku9KyB",
+	"d1XfL03AsHaNildcs3hGTIsDS0eeS5ULZXNkJhhvNkgnTZggwdjhUHlnf1YN5mlSFLjqZ1W4zs9bt8th",
+	"dHZQ2RlcuFv0SEuHckxNOQZzDF8zm+C2jawMNmNSrp9SaHG7ufmcUzyzs08HrcMh2Jhj6X0peSqXs36m",
+	"EIlud03gNvAUHxQWoMTkiwLZ7a65IlLNMi/64tyuUYUK8Fla2MgsTEGV6B9A7Wq49KmS9sjv0UQZralk",
+	"dfQefFIqffH5OZOemcvgiQuuRroWa1AIixyijxfHNvd8YEJo4KYAvxFcARHCcSyIlK7w6Fo0INEdia8Z",
+	"7mPKtDZvbr9cll/Py7KALd5onw7JV++AnsB9uCXQBYmpIJGSzj12zUwmWyZNPZ0tC77Mze2FNqTPXNwB",
+	"YMWFvS9nsdH0zQqyohf/rptYO4WRQk2zaRbJHpmpFBTeCXhvQX7MeP1kGQ9PQoBbIUJ67Mj0JOu297AX",
+	"J+2T4UsVUqAkUSqomlxCFL0RAkb0A5l00iqc1g4rY/N3zo/QHZlojsNxHVgZKua+yaF8/aPg8Pg16uxf",
+	"Icr6+lBwe8cCROoujKnEOXR2aw91PKJ1Uz/cXdYwQlMtCgsi3FjNp3eOcO8/X9WCKXchbB2bcfJCFsGb",
+	"1uZiR3X29g4uL2+vzj4cnFrwqCogqmt21lV6C+szDgrfCYuVHqCE9wF2E1n4JDNvk8KgZSfoLp+o3pql",
+	"CoYz1sWWFclLGcKE8iqGEYBEjUwhP7Rm0aKsr+Gl/t6UeZ6xBH79wqp18Ab4Y1ppf50xQmcy+10/FbhQ",
+	"87wQIlrzC+2Ppa2YaBZk/+DT0d5BaUGu2RhyV7uCjyUREkWYaalAC2FmYrKBOmbVE97Xh0iMI4Woz4Qw",
+	"nJwAM+b9DVLwe9yGuikcKc+1q5v9bz85LX/fJU/NzpEmg9eQsOBU0C0AnkTZTHveyzJegzwJ1iBk9XoU",
+	"bKKgxji/wzBNFK2b5CRbNUXu6mtAkAhLmz7muSx0bxa8VTOqa5CKaIAlZf3ALy6HIiixhXoGx+Pw+HVw",
+	"zQAR1qh7U6CwltWM3VYL8CRGTlWEWxELxfTaXLNr9re/oT3OtAxAOZPXrI46SWIrlOv7bA4wNFitKYuS",
+	"NLahQOHL+1aIRoL06EMDdSwKgjNzILQW9jkkGDdeRsMYLrlw3QqRgDoCd/ruy5fwoL7Od7eb20391oYe",
+	"GngNzC0BoUl4SJI9LEkDHcXmq48fj/ZlA13RIZEKD0fm25IRH95lXO+gpCMqUfj12mjs17VddF0zXG+D",
+	"zQ3DX9cCdG11/T0eE2gIzShTpsm38A3abDa1wCFRaH3KoZn5r18huCdwEezfvugjbbPZtq1dDROz9pWQ",
+	"zpvNlm2sPxqSdPKy8hCyE3NisgEhbQxU/NxUneG8+zdLkC3AZnMT3nmBFTElaKQzRG22d6zrA4UXRIlJ",
+	"vdNTRDhzO1qzgv+6Y6rC6X7NDnA08BDcYQ3Bchs+1EdEWPewnXz+BaIKgbRmnQ75Ly8ksjrCNQPoZSoh",
+	"Bg1gyY15wgM593Z8A13whEgkMLu7Zk8oBbAG8PbrxZIADXSW1Z0pVaqBcBfwYxVq1bxB2FZdsoImaEm2",
+	"1k2+Im3nJdO7wz3riOzMPNdMSwswFStwd011Da3vXWZXv+YAG97lriVAbP8KjohvLzN7UgA1NjCLr9lB",
+	"VsBmvYEOMp+OxQVknlkXZz0ahMTQHRm+DvBC6sNjV4//0fHOowlnQ4/X7LFer8P/9c8hwMYyVdd3QYge",
+	"UYhHo4SapMaXv0nOQmQaTjmBHj1PDRjCy+08V+Ij0rK6iPTBNiAP6PCks1e/POy0t145HVngcWbJ7fJ4",
+	"Emg5zBXlrpiiJJEgSnd6zTJvqDtk9KDMWQJkN39i+1WMFb6ufQvRmrGkoLDk/gnBDIwVDtGAJ7FENJbX",
+	"TDk48vlOPIDjAr/dyLkfvX1jDNS+XfGagRX/73YMlnn+npkbHXlcN2b3163v1uLhWEJnLtvcYRuUPLaB",
+	"O2IizqTCeuXpkBifsaCSs119lAqiV5Ea05y5EvThGNNeT6u0zDqD9Xy18t1AV8bD7KAs7eIY6T4LJ8RS",
+	"v9vIcFgh0NNNYvF4IEl06641d+FBcnHd2dInBvNMqjrp9bgwadnOS6xFQjDXC2JStRFOFR9iRSMwu0/0",
+	"VZnZhwZ4NCIMRmMqYltjrIEftZk5EE+Xs3jEhzZsSI/JV5rBp5KZZcwVIKGECWYT1H54sODxevfmuapV",
+	"Oi1CmVart7A09uAuyfRwPWWrJVbq3k7tzvRt/U5P5Ta3sj5hnInMFFmUVTssLFpdwsB8Y8wuIVozdizd",
+	"wyx3wroJCfLtM+FsC+Ib/SojH1cemS+/0vjby9xgG8KmkjahJ7Ni+jxDCQjMVT7/NyjENl99Kn7AiFMg",
+	"vkNbyvrw1nkHuhmdcQFK8NdjVPIMzvYU27vmUo81oQxumwxRQeG++VI/OoVkYDHCtVgU8dhKbXPQERrm",
+	"uMSjUW7GsZmABpF4egFKHVUBGcjM+2GE4TploJoCmFYWwthAl0ZUBhQYE/6cySv5fdzyDn1TPsOefdcs",
+	"dMPQUpceXOg5QccWI4wLkM5cxQGQ0uT6VFUOiPWGEoDgojBDr1Omjwr9HNCkAvfBKFYJ1TqDwb01atC5",
+	"4CNBiTLhtWAvzaxRBVQPRcRQmrh4lfgKlFeJbbfWajQbTQicGBGGR7S2W9toNBsbtugKGDdeNsYkSep3",
+	"WsZ6+dv4Tjb0la1/scUFpi1FcJh/Jl30gUzQJXGYkhAepAlQMCFoMR/+tQHFNpBIHw53NDYy0nkmL+5C",
+	"WixaM8fSuqGTV9Kntlv7gaj3YygLmEVl6mG2m02ndbrC8CUxpGB7/lqDMoO7v36t4aRf260BpDaYfu/h",
+	"U3trq7UDYHm609dxM9rstskObvU2oq1t/YOa1HZrZx/ODcBzbbcmab8W1B404Vu//9z5+cPDnuh9urx9",
+	"fTX5/OPhWf/1ILo/xyN6kojxEcbn0eHHC25CV40Yschd8/7zh0ujZE8vir46JVENvdybzc1Zr8po9vKU",
+	"q3c8ZXHB6lXb/fVLUJOudHvt3FwPsLSw2e6NzPD/s/f13Wnr2PpfRYv7R2GWIUDek3XX+uW0Paed05xk",
+	"mvSeeeFMLWwBnhiJsUxSpqvf/be0tyTLYMAG0jad3D/mnhJsZHnr0dZ+eZ7cGwZ6mKEEoXiG5THucaF2",
+	"VsPXCb+EhNwQ9kGFQ1lgZe9ZOk24w4SiFtRDIpQnMKaQWA4J1Z/YeK8+BNnFfNDutHr8ZwXbuihEL0/b",
+	"wa8rH+wtgxiO8m+vDRdgFsVSp+Q7nIMJjRIIGzh/PtPBaZs3gtSguoaFHsB2hkioumKG7RzsuqeYo8kf",
+	"3lrkCjDp7bXd5wnVbZvVl887mHmMlTKZ/iTCWbV1Y4M5a4vzM5U+yOM2I95EsqfmhHL1fKe10qYPwzat",
+	"FV/ywV7TSbcxHGAOJSPkLxqI+eqeIe7/Unrs2RWLUS3czCKu1217/br9iYZ2HtQlnfWXfIAwhTrnM2gM",
+	"Pejsr7/oms5iQcNbId7RZAip4YPu6frrboW4pNyQ78mV8KIeX/kCYPTZMrSGkwGLeTvlsEWguN4ycLkX",
+	"d9pf1S10wLcN8WcdhFWjwAWtg7JSTlmIwWuLG2azV+d6XMHd9kGhCwH3eKASY+PWjQhoHCv3QNIBwwaq",
+	"CaOpup8Lr4TGKI6nByFTOtNBdiu5MNMyC6RujjMZNDWWgIQ+EzpPrY9emZ+yDEHU/G4BIXmdh6o6rqXX",
+	"3ZzsbCnUOCgoZ7cO58aLdKP1tm7d4EvYYIFgKdNS9w7yQbgiMd+qGX0zL3zBoNQpNe+1L/HcLllta6Be",
+	"pddhUdoKdpQzFf31L8WqZbkH2xB1v7jvb/G2pd6kZPHAeY+uCm4x1L2EoGyOlzlzOyzFAWcP6jzpkUQj",
+	"I753MU1lSpEaIY8TYoCkamApGFAw/hp+bcFrm/9156jWRs/LxDd6nM55a9ZZ06fBIncN6u3AqWyUME6b",
+	"VosSApEkVMAtslngjGDX2Ya0MejpKbhe7xR5Ne7oFp/VLHNZk6bNkD7w5kG3PArmn+DHc6HMkzlsAnNW",
+	"+GO7VhZUXprY4zy2gHxsBY9qDmb02l+BMoLbjvKlHlU902lqzGGGwp8c4yV81OO5GygsCfCH1IEKvJ2Q",
+	"1LUMVANLCO6B69e4cDYY1CLXOCoFZZT3uPGozA3NJVhoFEsxB4XrnUAPKx97PEqhE1/OOX6BmERqvIlI",
+	"HRH1hE0lIyFLs+DqLj017QCZxfNjemxPAqQuXCM/X7lQImnN8gkg1wonNRNjm3tCbMdwJmQzN9YUEa0A",
+	"JijjVBBT4KlYH+V3iLiIZPgbHTPfIzRf0gUvBOtBbQinx7WwOZWY0PWI4ISS/XYzpDNIy6ZJROMWea2c",
+	"FamTYwzIAZsRl4zLKI3uWTxr9fi7aByl2HGzr0ujTI4aCAWtl6P+NRLTpHrU572eqw/oan6F4I+OaLvc",
+	"BXqKl5Kv7zJeZB64EpR0ngKU3KLAonJYdV7CZqC0UUbS1BNtE1cq4Y+8FHwQR0H6XcWUcNEDdSjOUmV0",
+	"wdK6MQsjuqetYe/zHZt9WXlsxnw2kpZaqhXUYNP1fXkqbKjEgh/5kMR+7sKAyrTRIhc9fsdm+JfFgqBc",
+	"PRBBOlIYK1KBqiuxZwxRGDnNlXdCZ6QPCAbM3QqMh0KEpO6/VJ80XwqeJiI+I5Mkuqcp88iYfmrSIfvf",
+	"/c7h/lG73fZINB5PU9qPGdQ5vB00fxOcNS9pGox8HcKOUkn817d06NuB7kPhUh65fJwdn9Spnih7xsSk",
+	"qpqQ+bnDgiS3BNNflir6Sb1L4OUBgEnomKUswcTP4jvUA4YJDMRk5rw/rOPId2H2aqeDk6OwfdI5OTkI",
+	"jsOjw1PaHTBK28HhIQ3bnUO63x8cDDr9br/dP+l2g7BzGB4FncN+e9Bu0/ZJr7asxDQ3qTUXN/KcfYsi",
+	"FV/+WOsjwazu/SnfjVF35xusuZH73fX8P4VYBXdU86ZrTdWtcpZWUPheyvTy76LMJbnHWSwff601NJY8",
+	"wwtJbt5cNLuHRx6q4YSPYg3LR6jGuF8UocTFX2Cu4Ltg3KFFfhNQ4TT3Kp7CQ381F3ibvOnnxaL0f/zx",
+	"Jbc1XRiARw/YKrfp3UlXBBfsTvgX5O/NQVjRULOv7AHwQWX2H9nG9qDeu/on3nXPtlEXbm1QgAvMu46c",
+	"ALKvQGWo8jyxfQKDcD5ykIIAl984c03S7Atz7K3eQinIC4nlgMqvAWJHz9FoT0VIZ0hWwUwdCcq59biV",
+	"HfC0PyRTz3pHoG5og4l2V76LeEjqC0w1nmb9wfrKjLKGZ/yputp1XvHOqL+JnFLeeSa+BB3KRPAezzQJ",
+	"cF5NrkbEMVCTYPRhACclLNzVFTb5LZfoaijbKIj72JnOQmvm5B7XETK3dT2CbRnvyjVAEGcrVL5kCiFc",
+	"jNLeAyVPZhPsU8AmaY/7WD5+G8ERCovOteNh0gg0jo0OCpTM6UMh9MMQSrrtdotcYOxlwNJgBH0L6MJQ",
+	"MkjAIKAIy/KYLG2K8BsrHI28T/bAs76LRacCCrcLoko9DlXeWDW4xPVwFkI13wMsWl22gOfn+LJGDEqu",
+	"4d1EcWwhfg6ZD8ODzkG7S/vBQb9Lj4/6p8ed0/C002l3joPD0+43cj7WnarUogG3be256tJ8EycZKdE0",
+	"t/G6ay2Hmb629NHMfa3LMkbqj5u6PFw0wTX3z2x5mTr3azPAGMY9cvYxE56M5jVWFu62ketzgytf/5pI",
+	"csbpEXfNKyCAgtuNjHBDnwcXCSrYpib+77SgGwzj84C5zBmq/pIeY9pvnU2lPjWo3cjewyPM8YYZzWru",
+	"Twa7hqyjvOuTOSzYnbci6kfjGBs7MoclaxSmfOaEzb08ez9EDaC9ZAyFsy1iKtE0LUeuUw+aCOsZRQys",
+	"V0mosshRw/odeBXmL7AcNEuFoHeBxRxQUNY2VRvnpr4tS3Yop1EnLqCyXI8YD9dO1dtBj/vXurFRyzWk",
+	"ZKB8Vt+whMHHUMymq1OP5tTWshkxGmsH7Xarx819+2wmjF8VU2zeAYAK6ITUc52NskgK7IyAUmPXI5NE",
+	"kO6h11PGpntYyJTHGBNtLPbYmPaaM337j/BVP/PzYNgypTNdbuOMOosx6Ec386kHbBmzo1S/ZK3RHYdY",
+	"cZ2KiYReaMwkhT3Q/bF+iCRBLCQD58OJ6nbaJIhpNMZ4Lr7gfGjXc5kysHLoPJtjmtrOrh7P1wauigSf",
+	"k4SmrGmmsjC9rYalZ+cl6k1snuAGnZza8a9/uTy4rpCfnhvCoyZ/8D2vdQ6u8WvlnQK84JXBqkKvYHkn",
+	"sjePFRsHbbvrL8FBgnU6Z94KKQCkYasVI4zlWULpp4P2Qek51BTAxZNnoHM1JLa+q0i0mqEMcmxU1Mpr",
+	"rtv63Jh0xO8jTRC6hzwCyzfAP4tI559zUVO702X3eiFJImLmoWgtHvEy0Qs8CNpagh7PFeCYxiJ7R4YY",
+	"WT9o7yOX2QO2I15wMuXQX+DBS/LskQoY+uBF9vh80v7gHIguPgHv61AXnzl/Py1R54Obcy5jrh2YdFYI",
+	"hxcws2/t/GwDh6nOlUf8/uNp8Jdu/6/H418nB/K2c//3E/5+/+FvR+xN+1/vDunPYXf4Ibr69/Ff78rD",
+	"5vxQHxU2v3bJHRZpWYPl7MGtPvyqWfF2CTD5WST9KAxRPq5iEPGrpdpytUJoPZBxco09a+OAyV5ZG6R7",
+	"ita3C1mGN0hQKR/TI/0pD2NIUOpetlAE0zHjqOz955ur3zZqDLqaMH4xif4s9dLdpj/I8Fhs1mGVWwar",
+	"dCDmGWgK1wM81/Vbst9q25nacafP7SiCx3sh7a+ZXyJ19UIa1dp8jHnM6DjenXlsYxV/UyOpZBVm7M9W",
+	"UWgVf7u4fFfVKpKhLFGvw5d4LlnVjXKkVlbebFaijiO4Sobb7Px8eZFL+VORGcijFrCIZLh2W1eTUX5X",
+	"x28XmmtOtfxpVLYVFJW4T+HYPhj2yu3SaYdeiYcFiTAPs2DYGxVTTupppCwfLN0zdCTovyMhTEH+Qxni",
+	"VTL0SR25UODb08lS0NRrYCu/8b/EvqrDrTWs94yG1c1Kv8vqCeEr4LL/8odXm0wL+0UwYwdONx0DFQOa",
+	"XgDa8rJFrmPKpSs5R/qzjE7L0z1v0A7vSOHP2SKy9qA1AooXWqEVHNwGjK0woDo1qytq//Pz6fF+5wgY",
+	"EiP9Gv6n/fPx0dHrTH+plBRg+bPOvHTio5zSvupqQ9aP8Fuuusc/mW2/ceCbr77C7QpZ3D32aJjujeJj",
+	"jGduuPoL/a8LZWBMAiflfddQoEnseKCWY++FVI45SwY0YITxYcQt7xwWYmguvLMev3h1+88L4EMbR6lH",
+	"8J9dkiaUy4HawvCTE21OpB6ysRgmdDKKAumBNP5eIsR4r89CT2vBR0x6PW6lziVmWvBG+ySMZDBSL8Ij",
+	"k3gqNR9gErIEpTCU83j16oZIBsSwQNly8eo2e1iR9HjEydX7y39etTtkj1xdvvrnVXu/RS7edbIhkDGd",
+	"gEZCmkwDtf2GVqoeN2L1I0inoudGjaTH70VA+9OYJjPDtqLLM8gYxAkQW+/gdC6Jo5s9wA6XiD0Anl4g",
+	"XdWYzjSxxtjRXZeaBCySBEAD6da0z0wkvWfANAYloeoA1aehubTHseQiFlJvBKhriTFqkIsZshQVIIBV",
+	"HtKrCZPTOJU+lgSp2faygKevNQ38Hq/7ejy+R3x5F8GjecQPpwhtDCU4/gXkBn6jpfn/9NjmOJH1bT31",
+	"mHdQhaLLgYz6fJrQKDa1IQtLyMyV38iGmtAH0PlukQt7F2A3gZqlNBExiGZc3rxpdtoN6Owx8Wcz0SIh",
+	"+sF0rVEkF/oJqPvEPQ4brN56tTVgte7cKkMmIugbCaFpHNoHejwTHZZAD6wpaDHvFhUWz2oKWR+oB2m+",
+	"/QripOE44sjZZ7s4c4FbsIpm7s7qJ10KHv+tzmzq8fjnhIsezyLMhKYEq4Kciy4yRkWUa8FN0m8RH1l8",
+	"fRt6pgTJPDVvUL6++qB9QPwb9fcs/QkFPbBubDrYJGMnNJEM6KfUy4VyI2dNZBQd3Rb5SYQIADM1iCnA",
+	"gH9z9eHm45t3xx9/unr1t4/v3l6+vfVJ/YBc/qQcJK0Sfk4OOvs6r9fwdGmZiDMSsk7ba7fbdhmfk74G",
+	"BTEgtK8G3HH+DFABsPvAWErkRKR2dCgtNDcp6vvWTjkw4FKoHvEyRqYQKVSMytW55oAWAhFG3ULrqnjY",
+	"BZxVkln6ydU5Sh+5ji/C1Cd1TLfjWQSMsaAYUNtPA71Pc94563E/iCMeBTT2SV1zIRKXCrHAqXwLv/0m",
+	"Pt7UqURKaLWfrXW23urnhFRbaafLjvBRnUUwrJJP8B7QvcIjvImP565c8CFzwG4qBOzSnMN3bkTWtvIv",
+	"q+c45wBsIbnZ2T65+ZtwUm6ab7sI/hoaqcsgcY+bHaC+gMH6PhD4hz+YPrgeL51CvqYz5Tu9Nya5jTde",
+	"/aXkMf2xEs7zW7bhcsEQ5AuJsjxmR9JfgGLoARJ4RimTW+aju2VORZNEBGoV9eOdZbHzlPf/+OOL9zlH",
+	"LD9f2IVr3RwblDetgFj5u03cT8yG5Zx7DHIXnH3s9lCDPzl0vLWz7Lric5H9pZX17BZ3NAFnaCqK51j4",
+	"PcLZg/oAdFGWuZ9ZXbtxH8/gm7jKjAtHOY1nMiWcMaT4TBP42I6lP9PlAcbPbJFr2OV13Q/WOSEfZjBN",
+	"pEj8c50e/ZSSCTZrfHj/Thmj0V18F/E7K7ZILsAqmyBHEJqUumRM9jhUZCMjBljui+woURhJvJiG0fz2",
+	"Pb8/kw2253cRbH2XmcGsLJy+UsPOzqnG31aPkC+SbHdOu4N9etBst9vt5rH6nxP1P237f5Qu4bq32hEF",
+	"rVDLpChWj1N72ZH7su2hIj/uy5tf1OA6S8amr58bXk6PpL3F8IwYXW5I5ni2ZEj6mloFX+FKXwIjWxPD",
+	"MIVLa7/4EpZIbScF6RmmrKlHhy/eqmPnnLdUSo4rM/z3oCZYoIdewCww0Q6UXbD5mmYFAQWlzMiJP01i",
+	"JEg/JwmL/7dXU1jSq/lW+EUdGBJGxiJhuR/4Xhq2vrK3snmM32i95GIT5fZDi7er98NNcwGL+yjGBtbt",
+	"oTbCwOaFCkBzy7QqCGDAdPfRc92YnBrG71SyeFAqSzC/wdBJ9FENtdoGcwHezbYUsv/I5AExae+o+y1T",
+	"gAYy2fV7UdjRAmUf5OL9Ou2zg46+n8bc15MoWIzJQlNbA/IcbBB9UotUTOXHu+O/jLufABgr4tOFlbdZ",
+	"h0qakVZ+5YzAU0ADZYDmNOY6xHbVrUoGFACAWQJbJQNXsvCC5MU0jnHFQ72yoWkSKTsnCx0Q4ExiG0SL",
+	"qJWmNWqMHlbEexycUOxGSFglaSyIB2hRCieS+ZXwAysB9ErYvkhk5cqtWC2Cg3qsghH45m4R7o7N8qD0",
+	"f/3T2/+8P+DvJifB72Fn8EYeDf9M92evWXv6a3SVHv71339/KA17yjqhiw3VLSFLMCNcPJyb7kldgR+j",
+	"WS9ItnmLdllA36/TcY5VWqNsLQXfam82vHAEtgqR1m0neAZdvvu6nywEuDvAXup5gRIEAnLMijTODeP7",
+	"ANildB8yovJBu4NtoaD6pmz6XmC7kg0aqivn8k1fCT2Re9lBz0Xy3XXv96VGq2cbXzhmqLl9LFvd0LlY",
+	"f05fcgZR551mLIZrDiEPSZQyUGierzrCGNhc9jN/EDkjDyNB6thtYJOmiWn0bGDAD7tIrB03oOIUGQ6M",
+	"qJsWSgUxo0SMiV56WfiO6Ogd5no3Ct+Rup87ojeqBOaWHYTUl9+JYakwG+MpqOGAdxZJMj9ttnmtMO52",
+	"2D8KmsfhCWueDtqdZnf/4PDo+OSU9oNlgSQapCLZSeDNjNzmw61iTJ1y4kzLXPAN3Z2bCFqVlwwRq3mW",
+	"ESRUHaFC8oTQQcp0JHOxtd/6XZ1bcLqM31UwPGWLxdO3QnJ+zQitWPjqwZ2sHVwqNhradxUetEEAmKec",
+	"uYD1wsk6LL8M7iKuvq0JwRcoFL94NVrgeh9Wc70ZBJMncJ/9VrvV6ey3nGw4gMPBoBN06Slr94/D/eCQ",
+	"nrCjQSfsBrClJEOG3yoVVN8kzqBg6TVPk1m1CKi20UcLgDr3/17in98kjgmbM4lh37AeBgQoVwUvdxeg",
+	"xPLC1V1FqMoLW+lITCXDHTFVZzm1KXKRZqWCYcNTuxryS015lHokEWKM/FMsPCOX73/zehxL8aFOUQxI",
+	"P0rSkQfiuTrsGRo5VKyoyZcDZrWLuZJEKAEaxHQoiZwGI0IlMSV/WB64ImtH5pN254TTMbr66t89Lqap",
+	"jMA1gu/okItDG7nooeTyi6Sec0GWuBwvsyyfkWPdXULwF5a+xNddxkex2T/gPEcT+P4SgTBKPgU1TbA3",
+	"Ur/+v05zn6D+qxiQgCbMc1QvoXR1zjs5+H3JONUdq/ok31/WLVvkK3Nu2jg2yLZdo33caHyrtNNAJQj8",
+	"8qNtNq75PmfbNtilAgMbJVNsBsa+UpbN3HLP4H0T8H7prnahtxNSv3jXae43bI0NqV+9ulEfYDm5LWmx",
+	"OgVz1ZQDLEDRWsRuRToJI9wZExaIIY8k87AsFfVR45nadrgthlG7xkg8YF1oxJu4zxq77XGsS2c0GLWI",
+	"j0Va/2uq2VF3FUbHWVZEjX/27NdpHPukL9LR+lqY72CvUkfqD/ptvoSXWWbPMn4C1PKpD7LWhjzgq8+X",
+	"QD4cHErHlEXIfo1w4SwgVdZwoIkSoXC54RHffC4S4qv3kh+cuW7Z3gnvMzdEfev8tYxPx2qtOh/Z/6Ax",
+	"LN2nsXuZtbyaMiNnLBvsYe4Nqu1g1r4eZfOyd3/euSpmhq33b2HB4nygIeVJ7Wd7n9X/+7Jxs5r3eRkb",
+	"FLWS+HVsnQpJmkTjsT7hLUptNM7JhCVqJ2syDrfIOO963By//D3cV+SEBlD9mK/Hu3r18s2VAbkJTUdu",
+	"MZ4lUMtyrqvq8sYRt355IZNqYZMu1oZJW2Lq7h/WTooqc+zeDwJFni7QaVLd9RelPW4ySbplbWFTx14z",
+	"dWyJMC4eJdrPsgFCTCw1zklMU6f0V8sCZLyCCirQ0jP1bTprkUs6mQDbtAACqPEkncF7BqckcTwXrThO",
+	"ZY9jX5x+8Si/ZLrqDN+zliixNIycMfR1RvSekT6QWqv/mTFsi6O8x21q+QXI/9JYu1gB5aRvh68jokPR",
+	"jKN7Zh8AW+9m+pAuTC+g8rj60yhOmxEnruslMBmX+V7LUnKP6sJc0kluT9miwkHZIuKU4FItVJ5+DGjS",
+	"F6NZmCD9ZywePg4ohI106BN8nNLZ8Us6eXTKQO1+rK39dPbhKuPPLlrOe2c7YsZoWs8J/p0l+C/pxNKh",
+	"Cidkp7G05HabX5gV2xYMAWAFUhBDrNqfaX4QzV+KzKFlQoYmx2nIWU0IcW1IcE3OsserJi1x7pCVUpZN",
+	"XOqvlzpf5R70+2gO+P7OK44RroQ5wx4q002OK6+sjkX5g4oe2aMdVZz7/zcmdeDQEdrltJ6VNLdeH6Po",
+	"FIXbQKIPxUZEQoY0ZQ90hg3LsIBJRqlruu80CM5Yegb83YTCR4aktsfrfkH5niEV/xyFX4BZ3MfQGtBR",
+	"KzdXt4YZGm8fxUug5y8YseCOhT0OyqEyJb5yY/ycEsqv6pPGORE6+zSIWKy8WHpn8jI6EAKpHttRqBmq",
+	"e1w9Wa7Rfa6gRSTEpHloAey/0K2Inpv46fH5zvgWMRMPzj1OqGaOVtuM2s7O7XRGcgc4jrV1GhK24p1W",
+	"7wP0+DRDrjLgYRLFaieWdJqymjquag/TSkR87Avn8PYGnpezTN5FXYzoXjbTXa2oE5/8UfndNHn+OlD/",
+	"jT28ymj2q8hgrOa69siU46J8ZgZa8DzNerMM0Zug7zJncm0B6Xs2Fvea4MUg21tDej/Pc6+DAiDek0L5",
+	"FF/gvNeReYzzkoODdgeqrLkgseDqjGoU3jVSOtI2AZ3sAE5ewZM6cPJESku/5maPc7SVxXnFh5QrntnR",
+	"VYntSNmGW4mw/fu3iku1HTnDJVUCHgU5W7Ufu4poOwt8zErkksyIHujGedovU+jmKNpp/w+533LbvN/I",
+	"Oa7QLoUaIloUwsizcA491sYFjtQXYhAT0epoSDIBAkhGhoxcintX5aTHU2FdxzJr0lmQC9RJO1ih7nzs",
+	"yOEbiYc3WprPhtsdJ5B9mghIGY4YOHlxNBylDsnj608T4Th8FfkcN3DgnhISGYbHHxGRdsrt+Fj+215A",
+	"zQl5tRP3oNWM1PctEyMCR91XH/qkzwIxZpLwaRw3zldDTI9rjGmRlzGjWjlJf00rRWJyBX6wZCdRlZOh",
+	"+lX8/ks1Bc/eXOFOCtNk38wLfP/f5Y5aGOm5nkqgu8zYHa0Aer0/IyCNDrRvSHyVsCCaQJRe8EzWDRW7",
+	"lC3CIoBsIFglZuXUoYbQyYTRREJyF1dDxPMasLiPTnkaxSRQswpso/mtuMeX78V2B860brS2+69s5uf3",
+	"VdDkdTbWc0g12qvwMd+GPn77PT71TvdhtaZuxfb7cMo+pWqvANbETheJLSW7ZwkjE0b5NNUJlRkCCddS",
+	"uDC2YQzQNRCJFrGcxFo000gr2II3EOLNAunaXCqEW6hMf9hd2kRaMnkpKtPnzXqxkxe2KnynBP1iWM67",
+	"37WtOuU3wFRD2UDJUdMWt0D02yNFKpOwFJHSwZZVaJjTioW64BID564Ap98ilxEHcS6I6WTiiTlonSTs",
+	"PhJTSabcila2yEV2RClWYkQiCROBQmQ2UlBGCw5GyMJzDErFRqI5HTHe47kQVov8PmLchq8pt4FJq84m",
+	"pnFIhmKlsGWP1+dUK0mhaKWHicay0pU9DqWW8DiYUtBhssbOouzzEo9bkUDkdB69Gkq4yQJSiA72/1VS",
+	"UTSjXFEP4XIdFLCPaOKR765GYkF48Wv6ipeL+bDdIx/yC3w77FO/Pgc/WsRVIQTULGhnx6Wc9tYEtmna",
+	"4xm9ghPghkZwdF4U9kUBVcA2YTxUU+xOtUKrMJIBTUJQhBUQBTI1GFqsNtEJAeV7OmKRTlzJ04WNUH2m",
+	"8Qux1/DxaHQ87/EKsXfyga9Axt0f7/BFfeVg7XOOawv0QAPZbaTDUTRdWvqUyVuq5RulI5ZYSp6MA5ln",
+	"OqJ5focWATVypJ/SsgZQMbzMiD9IlpSuQXIGtz2TXAlmJUeZFWXaQIe1dlaTdPz/RlaupqkrXWXL3H/J",
+	"Fn26CW9TgEykIPf606x8Z3si4EynC1Ztal1aMuFqhUSORGtJNjoDy47Z/cALFqp6Ch65lMansxZ2X9/j",
+	"aPxl43LOJsckVJsh1qbjYcamR5Yp7iPfXI+D7n6LgHHo3Qy1iucOKOqGi5ODmRllqCDtwAVqTPTFPUOh",
+	"AzT75AWoqJxjXiUKpZWjwCRKQZEOqVMeevB4ufxLj+tbeoSOBR+6hZgonIzDnz8j0TJyyFUhDV/MbrSP",
+	"81BVS8JaJbhaARblKnH+qFiKs6GMctVyHEdrd21bM+4HLs5V5YzLXVuIidl4HI8TVtqzxvL2ESeYf0ak",
+	"GDPBWXXkXeUxlSKIy+m8ryjs2Ro60KGfg47nhM0KhraKqtu72JE3ZWKDNEaV5oTpRC0KFmIuRy5oKGjl",
+	"Jdzr+rMlTQePy5S2UdMBZG5qVaf/GzBS6a/eolsMr2Fvwoe1UhTVgyhmujxiElPlR7XwWmRrLckvJUe0",
+	"e3hUO6udDk6OwvZJ5+TkIDgOjw5PaXfAKG0Hh4c0bHcO6X5/cDDo9Lv9dv+k2w3CzmF4FHQO++1Bu03b",
+	"J7D7/4fVzg5Oup39DY4K+NYqMumHEX2shoP/6kaDsV5CGeSpf3/1JgOgBJZZvll55jo3WYfscZRqMFLv",
+	"5wy/5ds4oQ9CSi1yw3jY4/54GqfRhCbp3kAk42ZIU+pnSnr4Cxqn1LeIr5aYf0auf/vFI3++fv2LR35n",
+	"/WsiEvLL2589IwbX44fkMvoJjyVqHArvIAmcUXuoO72QCK2IpY5Ijf3BkAUxTZg8J5TPIIrX4yyWzCM3",
+	"//cLiXgQTxVe16MUgovI24Hz1XD7BtotckFi5eok8MvZnzr7O6kPUxuHQdnlh4+C+Z47f6jBzeFXhdou",
+	"O4pHpdL+cTG6dPcrInPx2USqJap9iOd0dkHtmfqjRbBiSO2LcNYEd6p2Vju6rFWO0cK99j7fsVnpZgJ8",
+	"YeQGksi6WR9a7AFcpP6HZg6AnDzW20CMBAUt56rQGjtrDsig5flwsrQ3YKVFfZMqsktdSFV8OsEz00qW",
+	"aMGZyZDp74+iSaZ46nbT6Y7qYvIoJEMHqolk/WEBB7YD9Sn7hGvEp/B7G7Tl4qVlI+l6QF8ZlLd2PM3r",
+	"WH/a1q96h9w4+rf2Pk8lS96ujty85qHUKtbGVFvkNwHSqCj/rMA2iwE/jARJKL+TGKpWl44xUaxuEiuI",
+	"Bfr+Hg8o10FtvEdI6gft08YOwj/qbtqIntF146jjXKwo95q/ozDRB7Dh5a0yjq0OEwplJ5BUseYZJSBD",
+	"LxJdW7Dals91eof3ONgxGdM7JtGmJR6OMiMnmY2HbCxSa+Og5w6/YZqaUwGhWcy2wOLAH9JjDgImMSIF",
+	"+4SQ+ptbrxbsGnBWyy5zLF8xc+I+x+MS8OBUldv/qpDvmAtWdr/grz/nQ3ZQgZtf7C8kwIJn0qYJcS16",
+	"+2yJoSzb+6z/S++7xeSqhuHMywjDkUzHaJ1l9N3BNEkYT+dpvGG7ZRxKrVhCRpE6wc56vG55weVcJJzR",
+	"YORwO4l7NlYDBrDSwwHd/7kOvh4v18L3bci6Navy9n6vnoESVfX4vS8VykzNFcWVIvjnZ5KtZa27E/uK",
+	"vwcmSm8F/f8LSaKwKtdTv1NM72hhZCXH4zr2p8XDgQwo3/ucUqh7Xg5R75kU8T00TE2SiIMLQ4dYDUMn",
+	"EyhelcT//MD6H6dJPH9fv6E8Hkjwg4CHpyv7YUV+0iJHmjkfuQ6xuVEBWzRmDQtxKHcic2L42sGLY/GA",
+	"DtLvOslHdWWPZKiMkOv672RBcoknmwFLGA8Y8c2wPYKT5Ft6MeVbehDqxqi9+o+MQHLEoEYQoRs+V3PE",
+	"PkUylUDraGZL/Z5k+pHUqazHjX6UjIa8qX24hMnpmNkhIrPakLNQfUFdBi6rpsuxbiyWAPV4rgZoyFKA",
+	"5XM1DGB7dN1e416SUMC9dFDePILGdw/1IiiHkAbWE6kHhCibZZCEx1Vz8EAlSVgKxalbBTS07d0ElG8P",
+	"7OpB1qK6+ilQ0ikP6+oSGOh0Vc2LsX4jta9s35i2NWdt44+6Bajh7jLMod8RNDZRzhEeHIxWn64Idqg/",
+	"TGE4ygULlO/bhEuMF/9Ip0k1DbdU93wUgGM05NjdvwQWXykvDPlfF0oNBHyJxijdiZX7GWWD2eeXsyX2",
+	"+LzCylNQTHkXyfTGTFsZgkQ9e1YwD7ph87umrpYsT+6+cqHi4G7wqpUiKXpD0iP8TpVcMmdjw3FmHsfc",
+	"OF2X44kTTLoLeTXymy9uEMjW11ar9nBe2qMQTDr3f2bDr0pMqdAdHDKNZt8F9/3SspJpfwx9ZJzhwT1D",
+	"hqKggfLf0DjU9kSdBjD4WpRGlOtGMf01LHfHrFWoNg2play5eMhFDRLnhwq9w7pIgF2yDC9Qw40qnBPK",
+	"9X11Sk2PTaZRHJuyeuWjri1Nf9Rd8KUWY0RA2JLG/Eo9b0kiyOA4kx5/z7g6SKlXAZMVzuRkRIcRJcrv",
+	"nCbsnExiRiXDPr9kTCYipVJG0zHGqUFA3G4CJfeSioXieo4etfLd+A9rgzn4PYvjXyr6FOu6f9BWn0M7",
+	"3y4KjBhJqAtQCggNyH8FwnXjitgi+qWMhtpcyIUBuYJwLPmeo7Eu/m3lvtHJJBH3JXQQXrEgClm48xX8",
+	"vHLX8Cm6ntL3E5rdqOUgt0D3QhZEUvdMfQteAbRoiLvmdhFkCQeHD1oQ9KhbIa4An7B75YvVQ5rSM/vn",
+	"t6Hv9bhvN3XfI77jYqh/agpw9Qf96H6jRWAY6te51u9jxE9Cn9Qzt7HHrd/YcLJphsHcqX3K1QgnImZn",
+	"ti8jwrgpQpfyLQ/a+16Pq4fBiCPHVLuDiqYvUT852cr3s9E4eLrsKeYAscc3QER8lbtwCq1NZshovb5r",
+	"68N1ydB4dizU1HlsMkpELIazVq0CEYEz7kdNtn9znDc29PTwvrz1sCQRiTFHzdjqwrezxJPQXeCkcH3X",
+	"PB2BgyDq2UG7fAn2axjJsi1XxAzZ7gSJxQNIDczhSEyDO1m4Wp+MQ3qBFk/gMP4vFqSbbaZbeqRpNQEg",
+	"LelgqlUraIRvX9l6A4PdSRqoTDQwZRuGAlNWtqIVJ+ZJ1bNK/RJsdgf+/Qi1rMu8ooswlOYsVKdGXs8j",
+	"lIyEnEQpjdV/3zM+ZY2syOXtxW8XkE8m/xGcnTuZZqyhCemsxyc0SZGzRQ1tmrKQRJxEaY5e094k35+k",
+	"q6BXVPlxkRJssVld0AeWV544AextC49CR/wvacTJrziZwIU5Zuoh1YSPWRIFdO/lKAroUFSP8qSPqzVS",
+	"Lq1bMaWLX1+6aJ8bgxar7NC0cWWWAAjH2JdtTHuf8USyOlaCqkw70X6osiNBkCNlX6ss4Unb79ZBhpI2",
+	"te2mU6JqABO4FeQasv1CJGqbIbjLQNkTyMtG0hAEheRhJGLW2HpnwBLpbXeGkM6u1VhhAhloWAGxZpYm",
+	"7ieM3g2Q/FumNElrZ7X20dl+G6ZSX3KQuySe8mDkfL3TUX/Ovt5tq8vt18OIc6wnN98/zn+/3c3dnoPQ",
+	"Qvb1Lvz5S9Xq8sqb1ve+6E1V+fPmtVpRYSebF15d/lClvu8REYcOgeDyg5WuzJsXUEXeEvtHDSgU2Djh",
+	"rW99/rpVj7W15ZvJWWn58FMbHL5u6bDs2UuN42kdvZzqW1m+vm7nB7DLCChdof4TOGZNOSjWN6YCB0qo",
+	"hGQziCio7//lvRWI9x9Y/0MS+z1eX6gbDrBouEVu4YaSpCKkszN75PPxh96GIITpFA9HYcNDxYZJxALW",
+	"42JAFGpPxroygUJvPx0yOP1BbSw+WR+lJv2Y9lmMZXVOBV+2knAIatA6Ug4dE3YebDVuFo06IwlUR2rh",
+	"eq5V8G0Yq6hgd9nur9ZEQbpu6cHwFqowN979YTJqZ7XfaXzXjDgJhIhZQrpgeeoNaAYJO8VVD4a3dPio",
+	"58KUDsvgTIUNFr+9DE2et9XlZ0IHutYjV2buS/bWUiR0WLwOCxPJ57KVWFc/bJLk6iTYaJGXAlJtlq83",
+	"YVO5nK+3/FpEdgOzFp8blAtOeGmUMNxPqtnGV04OP7D+SIi7auHyad9+Y87F87ImFDFNAzFmmUMHfcUh",
+	"i6N7lszOe5yblKly9liQsHRp9BAdOkiULpZymEeoVtP9u3nw7U897nSsP/7kvr2BN6gH7t6ndGTe/e3n",
+	"4o9ih1SbU36ynDVsV8yydWz6P+YSVva6xyiURYcPONje3N5e3xDGw4mIUJyH0zELsX7CEioHNKWxGE4Z",
+	"5iEFoXGs+zD+0av9qVf7w2/1OJYK4awBkVnEjHc65GrTwXXrafEQXT3rUsOTV7jg1YUQvtCNcpaAEoYF",
+	"uYhcf9dIedfI3Ea67fzLABICLS2DYSU1zg/v3yF39FQy4o/SdCLR64UPQdEeJgRc3kkS3dOUeSQWYtKn",
+	"wR0mLIEHOyQ0DBMmpVaS0f+CmpWRGo+aT73xqukQmFxB8XpNjk1TLWVh8K7xlaANnRONEdt4ymguyuBB",
+	"MKyledSABCFXmaPWwTRRTjXM+dneHgy5tYKUek+KqazqWetnelTv2jxkST7p6izSheC9HqwdQmlccVqz",
+	"BxpmgHT4GczdkofqxSPz+BNQjtxqDggt2xny5SKnuykXyY3GlIQpVJxHw9buSolxFwGif2f70Eiwyx1w",
+	"qRtaSWnfnQbLJmoA11BG5HYgM49TDh0XdEYGEY/k6LzH/z1lUxYSwfWBKUzEZLL8rLRj2MYDlQvbT+RQ",
+	"9TRqejX5k2sw34NHV76UlqbBaHVeTrk/uqIMK2UHUQxaGNCbO1XuS92nQRrdszMyoLFkfsNpyrcLJ4Ia",
+	"jtfoLEKvkwiCaUIeRkBRm1900K4JQoQQYxD2fMdCEtOUJcgohXtWj9uuKWSq+kprC9MgO3CJcPZqZzB7",
+	"FXNvm3gv2xxEK51DK/gxGzowz/7J7sKPSPxklvVjwtrqbXovQ4yV0SN3eC8kelMJC6B/094hTzZwluEY",
+	"cktAE72HaQV1rbpKK01PpUdG4gHE+bDWPk3ZeKJcF3EH+PAwmqmj6YBG8dyJVKHWHZukZCCSHt9vg1rS",
+	"1w9CZSPaVA/hjx0I/7kvc02xuv3q5vErfZPZBb6tsiEsZ5d6hpTC+BWdX3ALa+0JuT5rEChlGA/7No1M",
+	"MJ/Yn27Wf0uNKNerRPzP7vt4G2ruKCTkyJ1gUD/I63HbT6Sgz/XmsEnqnnHtjmHADV0wLbGvKwFtGF6j",
+	"4QvsTg/EmJ1Zdh51sZzxYJQILqaadw/4QKlEPKW6b0JDLva9182Z+KTHJQsED2WjRd5FIMYzs/gbpbpA",
+	"RxI/pjLNVrzv4SfIWaIpXxQ8TxP2Ukx56ntY+BGlhE4mjCZWmsYe7+IIC0oQ1bPPgXElimNCSbfdJiOW",
+	"6AfWT9/jmc5NX4Szr4T2t8yifW1XWF0iUKV+1iJsVSdvAaKLIdm8b6v7ixP9jM8L+HzD1AolCiOswe7c",
+	"YZPTyUQkaTPi6jHhiLNM4TkQSYjEaVIa4Ra1Lm4UGKSMjs8JF4QGwMIJdR7Kf7rQENNtd3Fl6V8CBgwt",
+	"NAFul1qFfdNRgNUooFqosML2ExySCUtIEAPTxttr+NdITBNSP+ieGr389yxNZs2LQcoSPxf4zy3cybQf",
+	"R4FP6lw41Sqrugxwqt7qmdomWq7VGCmna9QY9VzXzmq/M5JMOUkfWHzPbJ+H6f1ANEYh/RigFTiYTf4m",
+	"TajCQA7MUrpM9IJT8osYs/+ox02GtbPaGzsU0wUBm7+YREHtrHadREHEh/DaO13dBFO+MDM3eZUOtt1q",
+	"k1tSTDc8hTcIO9UKvZeNHzBgUTEIvte/uTHibXQo9GoH3RL9fbdCXFJu3o/22FkwTaJ0hsLHztFS8JQG",
+	"KdEQos6YksY5hxHXWAFC6T98mbv/51qf0YQlF9N0ZNWJQW22iEDtOhHhNNDn2HxSiU6ilhTTLId03wHn",
+	"TA9sEdyGkUyN0LsmofS0bmPCBgmTI9sbnSehdFaUJtosoEW9csLz0jPyewm6YKH+t8Jp527KkS24FRTc",
+	"krpZ956FAulhx5dsWHcuSnKtWmFWe9/K87EV/ZDu5vKgFdVQ90EtLoKNwxh9nld2trc29NGrJ4RcXL8l",
+	"d2yGpExyJlM2JhFP2TDR8uP1hNGwCd2UMIBz8ubdMYn4kMm04fwenURNdaMlxLR0GkYpicVQwSImXB+S",
+	"KHVBEb5SNOu5jLIYzOXNIa+by8FgGsS86vk0A751Z2OHE6odhXNeKnoOnZvPgqepKM42nSHNNeMpurrK",
+	"eq+vbm6BOEr76EOmhpml2TUNG4wQtASy+lDtB5taGBKM6ASOGX1xz3DfzD9AUyeDFh/j2qnjJXVdFisb",
+	"RHDTXpuVraqRzFetSs9Eo3U9W45507XugBYtyNfZixtRdFZIzg/wSEJT1jStjDmvw7m9wbGFH/idxjGq",
+	"2nlkzPiUmH+orbiptmIiUabJI3eRkHc445JxKRIypCl7oDN55vKSAf0sMBoMp9pBgi4Y6ZEJVRuoIQWT",
+	"I+XRKeMIYV7BCjnJ8Yuqq60cRI8j0tX9T80QJIWa8AGePdXiM4VXqeElHjGaqL/EADAjmEp1KlXWcSOC",
+	"O5bmDCK0QkXzE/UWhEoz4dIFOcBUwMtVc6UGfcdmjRzEoMLkCiJqEjAup5IM8KkVdNx3ycWrW+PJStT0",
+	"sz6VMs1kQANGGB9GnMkzkvHIez2eJpTLAWCjObICuEYyGKndVhknUNYbv8wlnhurIyosWfCb70VA+9OY",
+	"QlSzx6cc/96Eok3kYTCmbgyhaYkIMtICMXB/JDf1DpNM4SQpC5YjMBX1ZEFGyQuYDOtD/Y6R5QDLyKN8",
+	"SmFz/dR06wPzhSBLzxUXnFhnm8YErgI+bRaewelnDH+dJoywT8E0kbBFU07EYIDLCJYMfMQ+TaJEoUEs",
+	"Uo9QErAkjQbaVyQxnUimPubTNIngoySSd+oT9XIBOuQdHBReudCaryZCvKBATB2ZeItIiP8nv9Xj+X0C",
+	"aCjhLKbXZkG04JxIxopxFcLManMYzCIdrVYvAiaj6JgCc6dLRyAlVzk+DFe9gR2gXCegHo255I9t8mVz",
+	"PninfXbQOWu3W93Dv9e8mlGahIcsx8cXtJWPfxdBk5xjSB+tIdWUe6lmWHmftQeacCTa1Ry1JXluv3hY",
+	"/2RegVP9BHHIUvdpz3EH0ji+Gix9Z0tiL/DSJokyi1TH5s28rbrLhWM4r9T3syf6XGN8Ol4s7PqjgPrW",
+	"fCL6/2JBWvvyR5nj3V//ujRYmoUPjBbQCdERxHMdaNTFhuCoRJJEQy4Sc7QquvMFnxEBNPWYDAIuTi5M",
+	"Hfz8zzTUTel81LBF3qam0yVhaRLBL+ZiN/N2MBe0MY7RNqEbtY2rmW9F/F5EAfs4odEqnCXmAqIvAIr6",
+	"MU3ulH9Do/AJI595tLf4ZNc0+nEBEOa9LAAiuTVMStlL9iHmk9L4JZZ0Hpx0D9ttB+OKDe+pYN3LRVNZ",
+	"CnnFT/oMfSuhb5l5PCYE/nsqUvZROaiT1c6mOcSZryon0cAi3MQjD6MoGJE+C6gWHzF+8Q+Aj39Rj3ih",
+	"n/0ZIQ1Cwpsve0G3ND7OWeVTQ8icsazHyLmnfUbJcii5YCSPgJOMD+kQBO5ag4jTGPKgq07kGCnNLoO6",
+	"EAjyK5/R3uMJI2L2bD+bp/lx8dA+a1mMQ84cyGeVvCJ3Ci60t6cCf68XLWMp+BU+6DPyrUS+JcbxCLA3",
+	"EXEUzFo2wrnKL8TvknsGcSGAuSwyCrUqIPRBIiBiDtgThj581GvzdD8s7OFzlgWwg5pX02+/drbvgNmC",
+	"FT0VILvOv+elILbwgM8AthLACgziEcALt99y4GVU9UztleOrDRlXa/9J+2r4OD8+YFX1uLbIUyxY11MB",
+	"tfd5W1gKagsP+AxqK0GtwCAeAdTmyQBWYFqW5DayCBlLPMTtJIgZpZqY32gWPF2U03OjtR1+WJDTr/6n",
+	"mQs1h/2joHkcnrDm6aDdaXb3Dw6Pjk9OaT9Qhlgs+FFJmi1on2RcFGUv6buIOW+6TwUwb3JmtRQvC2g6",
+	"nuFyOVwuWsMjoGWa0Fkr172xDCyzorI0Cu5Y6qZ27Q2eMDaq57Mj/3EPrJsgWnkHsA+aBso8yv7CsQuA",
+	"c9b4VPDv1jWdpfA393DP6LcS/RZM4RHA74HGd+koEdPhqGVdvVUYOJyCdpVzHWQt9NsgDyxhmc/4hLHQ",
+	"ecAb8zg/LCRWO+AqG+1rYyuLccp8nSkte1ngQmOxrT4VhPy9wKCWAmXxoz7j5Uq8XGYfjwGbTmf5crS8",
+	"ATjj8Qw4v6ElZF3jvO9hHzr0nS/wzS1rQYfJ0cJPfXtVHyB3IwyuR3ayxzQNRpq2/E9+45vjMt7glsn0",
+	"x4XjHDdBKWRjnRxSuub5ZAAye7PLcdF9sGc4XA2HeSN4DBQUyd1H6IVpaebV1fUuWbOZulIro6sztLn6",
+	"KfuLIrkDgeP3+ll+3DoX8xbLOnFHlVMoXjadZX/kMId/BYb5ZGBw3pCWg2HBUz5j4mpMLDSMnUPjly//",
+	"PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

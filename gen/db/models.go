@@ -46,6 +46,20 @@ type CapabilityToken struct {
 	RevokedAt *time.Time
 }
 
+type ClinicalCode struct {
+	OrgID       uuid.UUID
+	Kind        string
+	Code        string
+	Text        string
+	System      string
+	Occurrences int64
+	FirstSeenAt *time.Time
+	LastSeenAt  *time.Time
+	Targets     []string
+	MappedAt    *time.Time
+	MappedBy    *uuid.UUID
+}
+
 type Device struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
@@ -70,6 +84,21 @@ type DevicePairingCode struct {
 	ExpiresAt time.Time
 }
 
+type Encounter struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	PatientID    uuid.UUID
+	VisitNumber  string
+	PatientClass string
+	AdmittedAt   time.Time
+	DischargedAt *time.Time
+	Unit         string
+	Room         string
+	Bed          string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
@@ -77,6 +106,30 @@ type Event struct {
 	At           time.Time
 	Data         []byte
 	DispatchedAt *time.Time
+}
+
+type Hl7Message struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	ReceivedAt  time.Time
+	RequestID   *string
+	ActorKind   string
+	ActorID     *uuid.UUID
+	BatchIndex  int32
+	ControlID   string
+	MessageType string
+	Outcome     string
+	Action      *string
+	Reason      *string
+	Mrn         *string
+	PatientID   *uuid.UUID
+	EncounterID *uuid.UUID
+	EventAt     *time.Time
+	Unit        *string
+	Room        *string
+	Bed         *string
+	Raw         string
 }
 
 type Invitation struct {
@@ -128,6 +181,31 @@ type Org struct {
 	UpdatedAt    time.Time
 }
 
+type Patient struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Mrn            string
+	MrnSource      string
+	MrnAuthority   string
+	FamilyName     string
+	GivenName      string
+	MiddleName     string
+	BirthDate      string
+	Sex            string
+	EncounterID    *uuid.UUID
+	Unit           string
+	Room           string
+	Bed            string
+	AdmittedAt     *time.Time
+	Allergies      []byte
+	DietOrders     []byte
+	AllergiesHash  int64
+	DietOrdersHash int64
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
 type RateEvent struct {
 	Bucket string
 	Key    string
@@ -150,6 +228,22 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type Signoff struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	PatientID    uuid.UUID
+	DietOrderID  uuid.UUID
+	DietOrder    []byte
+	Status       string
+	Note         string
+	SubmittedBy  uuid.UUID
+	SubmittedAt  time.Time
+	DecidedBy    *uuid.UUID
+	DecidedAt    *time.Time
+	DecisionNote *string
 }
 
 type Site struct {

@@ -1237,6 +1237,330 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/adt/hl7": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest HL7 v2 ADT and diet-order messages
+         * @description Applies HL7 v2 messages from a hospital's interface engine to the site's census:
+         *     ADT^A01 admit, ADT^A02 transfer, ADT^A08 update (demographics, unit/room/bed, allergies,
+         *     diet codes) and ADT^A03 discharge, plus diet orders sent as ODS segments in ADT messages or
+         *     in ORM^O01 / OMD^O03. AL1 allergies map to structured allergens and ODS codes to the diet
+         *     vocabulary; codes nothing matches are kept as `unmapped` for review.
+         *
+         *     A body may carry many messages. Each is applied in its own savepoint, so one bad message
+         *     never loses the others, and each gets one entry in `results`, in order, with its `outcome`
+         *     (`applied`, `skipped`, `duplicate`, `rejected`). Every message, whatever its outcome, is kept
+         *     in the message trail (`GET /orgs/{orgId}/adt/messages`) with its raw text. A message whose
+         *     control id (MSH-10) was already applied or skipped for this organization is a `duplicate`
+         *     and changes nothing, so interface engines can resend safely.
+         *
+         *     Credentials: an API key of this organization in `x-api-key`, or a session with the admin
+         *     role. A wrong, revoked or other-organization key answers 401 `Invalid API key`; no
+         *     credential at all answers 401 `Authentication required`. `siteId` must be a site of the
+         *     organization (404 `Site not found`). A body without a single parseable MSH-framed message
+         *     answers 422. Bodies may be up to `SOUS_HL7_BODY_LIMIT` (4 MB by default; 413 beyond), and
+         *     hold at most 10,000 messages; batches of about 100 messages are the sweet spot. Bodies of one
+         *     organization are applied one at a time, in the order they arrive; when too many are waiting,
+         *     the answer is 429 with `Retry-After`.
+         *
+         *     Permission: `ingestAdt` (admin and up, or the organization's API key). Plan feature:
+         *     `clinical` (Pro and Enterprise).
+         */
+        post: operations["ingestHl7"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/adt/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the HL7 message trail
+         * @description Every message received on the ingest endpoint, newest first, whatever its outcome, with its
+         *     raw text: what an interface analyst needs to trace a message by its control id. Pages with
+         *     `limit` and `cursor`; the next page's URL is in the `Link` header. A site-scoped member sees
+         *     only their sites' messages.
+         *
+         *     Permission: `viewAudit` (admin and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["listHl7Messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/census": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the census
+         * @description The patients in house (admitted and not discharged), by site, unit, room and bed: MRN,
+         *     name, date of birth, location, admission time, allergens and allergies, diet orders and
+         *     flags such as unmapped codes. A site-scoped member sees only their sites; naming a site
+         *     outside their scope answers 404. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["getCensus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/patients/{patientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The patient's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000b1
+                 */
+                patientId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a patient
+         * @description A patient, in house or not, with allergies, current diet orders and the encounter history
+         *     (admissions newest first, each with its movements). A patient of a site outside a
+         *     site-scoped member's sites answers 404.
+         *
+         *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["getPatient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/clinical/unmapped-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List unmapped allergen and diet codes
+         * @description Allergen (AL1-3) and diet (ODS-3) codes received from the organization's feeds that the
+         *     vocabulary did not recognise, most recently seen first, with how many in-house patients
+         *     carry each. `status=mapped` lists the ones already mapped, `status=all` both. Pages with
+         *     `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["listUnmappedCodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/clinical/unmapped-codes/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The code as listed (matched trimmed and case-insensitively); percent-encode characters
+                 *     such as `/` and spaces.
+                 * @example MODCHO
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Map a code to allergens or diets
+         * @description Records what an allergen or diet code of the organization's feeds means, and re-applies it
+         *     at once to the in-house patients carrying it (their census entries change); later messages
+         *     with the code are mapped the same way. Mapping to an empty list records that the code was
+         *     reviewed and means nothing for the kitchen. A code need not have been seen yet, so an
+         *     interface's local codes can be mapped before go-live. Mappings apply only to codes the
+         *     built-in vocabulary does not recognise.
+         *
+         *     Permission: `manageClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        put: operations["mapUnmappedCode"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/signoffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List diet sign-offs
+         * @description Diet reviews, newest first, optionally by status, site or patient. A site-scoped member sees
+         *     only their sites. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["listSignoffs"];
+        put?: never;
+        /**
+         * Submit a diet order for sign-off
+         * @description Submits one of a patient's current diet orders for review by a registered dietitian. The
+         *     review keeps the order as it is now. A patient or diet order that does not exist (or is
+         *     outside a site-scoped member's sites) answers 404; an order with a review still pending
+         *     answers 409.
+         *
+         *     Permission: `manageClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        post: operations["createSignoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/signoffs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a diet sign-off
+         * @description One review. A review of a site outside a site-scoped member's sites answers 404.
+         *
+         *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["getSignoff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/signoffs/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a diet sign-off
+         * @description Decides a pending review and emits the `signoff.decided` event (data: `signoffId`,
+         *     `patientId`, `dietOrderId`, `siteId`, `decision`). Deciding needs the `rd` (registered
+         *     dietitian) credential on the membership whatever the role: without it the answer is 403,
+         *     even for an owner. A review already decided answers 409.
+         *
+         *     Permission: `manageClinical` (manager and up) and the `rd` credential. Plan feature:
+         *     `clinical` (Pro and Enterprise).
+         */
+        post: operations["decideSignoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -2396,6 +2720,426 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        IngestHl7Request: {
+            /**
+             * Format: uuid
+             * @description The site (hospital) whose census the messages update.
+             */
+            siteId: string;
+            /**
+             * @description HL7 v2 text: one message or several batched. Segments end with CR, LF or CRLF; MLLP
+             *     framing bytes, batch envelopes (FHS/BHS/BTS/FTS) and a UTF-8 byte-order mark are
+             *     tolerated. A new message starts at every `MSH` segment.
+             */
+            message: string;
+        };
+        /**
+         * @description - `applied`: the census changed (or a diet order was recorded).
+         *     - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
+         *       unknown MRN, no MRN in PID-3, an unsupported message type).
+         *     - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
+         *       for this organization; nothing changed.
+         *     - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
+         *       says why. Its control id is not consumed, so a corrected message may reuse it.
+         * @example applied
+         * @enum {string}
+         */
+        Hl7Outcome: "applied" | "skipped" | "duplicate" | "rejected";
+        /**
+         * @description What an applied message did: `admitted` (A01), `transferred` (A02), `updated` (A08),
+         *     `discharged` (A03), `diet_ordered` (ORM^O01 or OMD^O03 carrying ODS).
+         * @example admitted
+         * @enum {string}
+         */
+        Hl7Action: "admitted" | "transferred" | "updated" | "discharged" | "diet_ordered";
+        /**
+         * @description `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
+         * @example diet
+         * @enum {string}
+         */
+        CodeKind: "allergen" | "diet";
+        CodeRef: {
+            kind: components["schemas"]["CodeKind"];
+            /**
+             * @description The code as matched (trimmed, upper case); the text when the sender sent no code.
+             * @example NOPORK
+             */
+            code: string;
+            /** @example No pork - religious preference */
+            text: string;
+        };
+        /**
+         * @description An applied message has `mrn`, `action` and `orderCreated` (true when the message created at
+         *     least one diet order), plus `patientId` and, while the patient is in house, `encounterId`.
+         *     Skipped, duplicate and rejected messages have `reason`.
+         */
+        Hl7ResultDetail: {
+            /**
+             * @description MSH-10, the id an acknowledgement echoes.
+             * @example MSG00001
+             */
+            controlId?: string;
+            /** @example 100234567 */
+            mrn?: string;
+            action?: components["schemas"]["Hl7Action"];
+            orderCreated?: boolean;
+            /** Format: uuid */
+            patientId?: string;
+            /** Format: uuid */
+            encounterId?: string;
+            /** @example discharge for unknown MRN 100234567 */
+            reason?: string;
+            /** @description Allergen and diet codes of the message that no vocabulary term matched. */
+            unmappedCodes?: components["schemas"]["CodeRef"][];
+            /** @description Values that could not be read (an invalid date, …); the rest was applied. */
+            warnings?: string[];
+        };
+        Hl7MessageResult: {
+            /**
+             * @description The message type from MSH-9, e.g. `ADT^A01`; empty when it could not be read.
+             * @example ADT^A01
+             */
+            type: string;
+            outcome: components["schemas"]["Hl7Outcome"];
+            detail: components["schemas"]["Hl7ResultDetail"];
+        };
+        Hl7IngestResult: {
+            /** @description How many messages the body held (every one has an entry in `results`). */
+            processed: number;
+            /** @description One entry per message, in the order of the body. */
+            results: components["schemas"]["Hl7MessageResult"][];
+            /** @description What was skipped outside messages (text before the first MSH, envelope segments). */
+            notes?: string[];
+        };
+        Hl7MessageRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date-time */
+            receivedAt: string;
+            /** @description 0-based position of the message in its request body. */
+            index: number;
+            controlId: string;
+            type: string;
+            outcome: components["schemas"]["Hl7Outcome"];
+            action?: components["schemas"]["Hl7Action"];
+            reason?: string;
+            mrn?: string;
+            /** Format: uuid */
+            patientId?: string;
+            requestId?: string;
+            /** @description The message as received. */
+            raw: string;
+        };
+        PersonName: {
+            /** @example DOE */
+            family: string;
+            /** @example JANE */
+            given: string;
+            /** @example QUINN */
+            middle: string;
+        };
+        /**
+         * @description A food allergen of the Sous vocabulary: the US FDA major nine (`milk`, `egg`, `fish`,
+         *     `crustacean_shellfish`, `tree_nuts`, `peanuts`, `wheat`, `soy`, `sesame`), the rest of the EU/UK
+         *     fourteen, and what hospital allergy lists commonly carry beyond those. `latex` is not a food
+         *     but decides the gloves used on the tray.
+         * @example peanuts
+         * @enum {string}
+         */
+        Allergen: "milk" | "egg" | "fish" | "crustacean_shellfish" | "tree_nuts" | "peanuts" | "wheat" | "soy" | "sesame" | "gluten" | "mustard" | "celery" | "lupin" | "molluscs" | "sulphites" | "corn" | "coconut" | "strawberry" | "tomato" | "citrus" | "kiwi" | "banana" | "chocolate" | "pork" | "beef" | "chicken" | "alpha_gal" | "gelatin" | "msg" | "food_dye" | "latex";
+        /**
+         * @description How a coded value was mapped: `mapped` to at least one vocabulary term; `unmapped`, kept for
+         *     review (see the unmapped-codes endpoints); `not_applicable`, kept but outside the vocabulary by
+         *     nature (a drug or environmental allergy, or a code reviewed as meaning nothing for the
+         *     kitchen); `none_known`, the sender stated there is nothing to record (NKA).
+         * @example mapped
+         * @enum {string}
+         */
+        MatchStatus: "mapped" | "unmapped" | "not_applicable" | "none_known";
+        /**
+         * @description Who decided the mapping: `vocabulary`, the built-in tables (SNOMED CT codes, mnemonics and
+         *     text); `organization`, a mapping set through `PUT /orgs/{orgId}/clinical/unmapped-codes/{code}`.
+         * @example vocabulary
+         * @enum {string}
+         */
+        MappedBy: "vocabulary" | "organization";
+        /** @description One AL1 segment as sent and as mapped. */
+        Allergy: {
+            /** @enum {string} */
+            category: "food" | "drug" | "environmental" | "misc" | "unknown";
+            /**
+             * @description AL1-3 identifier as sent (may be empty).
+             * @example 762952008
+             */
+            code: string;
+            /** @example Peanut */
+            text: string;
+            /** @example SCT */
+            system: string;
+            /** @enum {string} */
+            severity: "severe" | "moderate" | "mild" | "unknown";
+            /**
+             * @example [
+             *       "Anaphylaxis"
+             *     ]
+             */
+            reactions: string[];
+            status: components["schemas"]["MatchStatus"];
+            allergens: components["schemas"]["Allergen"][];
+            mappedBy?: components["schemas"]["MappedBy"];
+        };
+        /**
+         * @description A diet of the Sous vocabulary. Texture and drink thickness use IDDSI levels
+         *     (`iddsi_food_3` liquidised … `iddsi_food_7` regular, `iddsi_food_7ec` easy to chew;
+         *     `iddsi_drink_0` thin … `iddsi_drink_4` extremely thick).
+         * @example consistent_carbohydrate
+         * @enum {string}
+         */
+        Diet: "npo" | "regular" | "clear_liquid" | "full_liquid" | "consistent_carbohydrate" | "cardiac" | "renal" | "low_sodium" | "low_potassium" | "gluten_free" | "low_fat" | "low_fiber" | "high_protein" | "fluid_restriction" | "neutropenic" | "vegetarian" | "vegan" | "halal" | "kosher" | "lactose_free" | "dairy_free" | "nut_free" | "tube_feeding" | "oral_supplement" | "iddsi_food_3" | "iddsi_food_4" | "iddsi_food_5" | "iddsi_food_6" | "iddsi_food_7" | "iddsi_food_7ec" | "iddsi_drink_0" | "iddsi_drink_1" | "iddsi_drink_2" | "iddsi_drink_3" | "iddsi_drink_4";
+        DietCode: {
+            /** @example CCHO */
+            code: string;
+            /** @example Consistent Carbohydrate 1800 kcal */
+            text: string;
+            /** @example EPICDIET */
+            system: string;
+            status: components["schemas"]["MatchStatus"];
+            diets: components["schemas"]["Diet"][];
+            mappedBy?: components["schemas"]["MappedBy"];
+        };
+        /** @description One ODS segment with the order it belongs to. */
+        DietOrder: {
+            /**
+             * Format: uuid
+             * @description Stable while the same order (same source, placer number, type and codes) is sent again;
+             *     sign-offs refer to it.
+             */
+            id: string;
+            /**
+             * @description ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+             * @enum {string}
+             */
+            type: "diet" | "supplement" | "preference" | "unknown";
+            codes: components["schemas"]["DietCode"][];
+            /** @description The union of the codes' mapped diets. */
+            diets: components["schemas"]["Diet"][];
+            /**
+             * @example [
+             *       "No concentrated sweets"
+             *     ]
+             */
+            instructions: string[];
+            /**
+             * @description Meals the order applies to (ODS-2); empty means all.
+             * @example [
+             *       "B",
+             *       "L",
+             *       "D"
+             *     ]
+             */
+            servicePeriods: string[];
+            /** @description ORC-2 for orders sent as ORM^O01 / OMD^O03. */
+            placerOrderNumber?: string | null;
+            /** Format: date-time */
+            startAt?: string | null;
+            /**
+             * @description `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+             * @enum {string}
+             */
+            source: "adt" | "order";
+            /**
+             * Format: date-time
+             * @description When Sous received the message that created the order. ADT messages restate the current
+             *     diet, and an order they restate carries the time of the latest one.
+             */
+            orderedAt: string;
+        };
+        /**
+         * @description - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
+         *     - `severe_allergy`: a food allergy with severity `severe`.
+         *     - `npo`: nothing by mouth.
+         *     - `no_diet_order`: in house without a diet order.
+         *     - `mrn_untyped`: the MRN is the first PID-3 identifier, none being typed MR.
+         * @example unmapped_diet
+         * @enum {string}
+         */
+        CensusFlag: "unmapped_allergen" | "unmapped_diet" | "severe_allergy" | "npo" | "no_diet_order" | "mrn_untyped";
+        PatientSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example 100234567 */
+            mrn: string;
+            name: components["schemas"]["PersonName"];
+            /**
+             * @description `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the sender gave only that much.
+             * @example 1980-04-12
+             */
+            dateOfBirth: string | null;
+            /**
+             * @description PID-8 as sent (F, M, O, U, A, N), or empty.
+             * @example F
+             */
+            sex: string;
+            /** @description Admitted and not discharged. */
+            inHouse: boolean;
+            /**
+             * @description PV1-3 point of care (nursing unit); empty when not in house.
+             * @example 4W
+             */
+            unit: string;
+            /** @example 412 */
+            room: string;
+            /** @example A */
+            bed: string;
+            /** Format: date-time */
+            admittedAt: string | null;
+            /** Format: uuid */
+            encounterId: string | null;
+            /** @description Every allergen the patient's allergies map to, without repeats. */
+            allergens: components["schemas"]["Allergen"][];
+            allergies: components["schemas"]["Allergy"][];
+            /** @description Every diet the current diet orders map to, without repeats. */
+            diets: components["schemas"]["Diet"][];
+            dietOrders: components["schemas"]["DietOrder"][];
+            flags: components["schemas"]["CensusFlag"][];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Movement: {
+            /** Format: date-time */
+            at: string;
+            action: components["schemas"]["Hl7Action"];
+            unit: string;
+            room: string;
+            bed: string;
+            /** @description MSH-10 of the message that made the movement. */
+            controlId: string;
+        };
+        Encounter: {
+            /** Format: uuid */
+            id: string;
+            /** @description PV1-19, when sent. */
+            visitNumber: string;
+            /** @description PV1-2 (I inpatient, E emergency, O outpatient, …). */
+            patientClass: string;
+            /** Format: date-time */
+            admittedAt: string;
+            /** Format: date-time */
+            dischargedAt: string | null;
+            /** @description The current location, or the last one once discharged. */
+            unit: string;
+            room: string;
+            bed: string;
+            /** @description Every applied message of the encounter, oldest first. */
+            movements: components["schemas"]["Movement"][];
+        };
+        Patient: components["schemas"]["PatientSummary"] & {
+            /**
+             * @description `pid3_mr`, the PID-3 identifier typed MR; `pid3_first`, the first PID-3 identifier.
+             * @enum {string}
+             */
+            mrnSource: "pid3_mr" | "pid3_first";
+            /** @description Newest first. */
+            encounters: components["schemas"]["Encounter"][];
+        };
+        UnmappedCode: {
+            kind: components["schemas"]["CodeKind"];
+            /**
+             * @description The code (trimmed, upper case), or the text when the sender sent none.
+             * @example MODCHO
+             */
+            code: string;
+            /**
+             * @description The text most recently sent with the code.
+             * @example Modified carbohydrate
+             */
+            text: string;
+            /** @example LOCAL */
+            system: string;
+            /** @description Messages that carried the code unmapped. */
+            occurrences: number;
+            /**
+             * Format: date-time
+             * @description Null for a code mapped before any message carried it.
+             */
+            firstSeenAt: string | null;
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            /**
+             * @description `unmapped` until someone maps it; `mapped` afterwards (possibly to nothing).
+             * @enum {string}
+             */
+            status: "unmapped" | "mapped";
+            /** @description The mapping of an allergen code; empty while unmapped or when mapped to nothing. */
+            allergens: components["schemas"]["Allergen"][];
+            /** @description The mapping of a diet code. */
+            diets: components["schemas"]["Diet"][];
+            /** Format: date-time */
+            mappedAt?: string | null;
+            /** Format: uuid */
+            mappedBy?: string | null;
+            /** @description In-house patients carrying the code now. */
+            patientsAffected: number;
+        };
+        /**
+         * @description Give `allergens` for kind `allergen` and `diets` for kind `diet`. An empty list records that the
+         *     code was reviewed and means nothing for the kitchen (`not_applicable`).
+         */
+        MapCodeRequest: {
+            kind: components["schemas"]["CodeKind"];
+            allergens?: components["schemas"]["Allergen"][];
+            diets?: components["schemas"]["Diet"][];
+        };
+        MappedCode: components["schemas"]["UnmappedCode"] & {
+            /** @description In-house patients whose allergies or diet orders were updated by this mapping. */
+            reappliedTo: number;
+        };
+        /**
+         * @example pending
+         * @enum {string}
+         */
+        SignoffStatus: "pending" | "approved" | "rejected";
+        /** @description A review of a patient's diet order; `dietOrder` is the order as it was when submitted. */
+        Signoff: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            patientId: string;
+            mrn: string;
+            /** Format: uuid */
+            dietOrderId: string;
+            dietOrder: components["schemas"]["DietOrder"];
+            status: components["schemas"]["SignoffStatus"];
+            /** @description The submitter's note. */
+            note: string;
+            /** Format: uuid */
+            submittedBy: string;
+            /** Format: date-time */
+            submittedAt: string;
+            /** Format: uuid */
+            decidedBy: string | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            decisionNote: string | null;
+        };
+        CreateSignoffRequest: {
+            /** Format: uuid */
+            patientId: string;
+            /** Format: uuid */
+            dietOrderId: string;
+            note?: string;
+        };
+        DecideSignoffRequest: {
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            note?: string;
+        };
         JWK: {
             /** @example OKP */
             kty: string;
@@ -2739,6 +3483,21 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["PlanError"];
+            };
+        };
+        /** @description The body is well-formed but holds nothing that can be processed. */
+        Unprocessable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "No parseable HL7 message: the body has no segment starting with MSH",
+                 *       "statusCode": 422
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
             };
         };
     };
@@ -4814,6 +5573,530 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    ingestHl7: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestHl7Request"];
+            };
+        };
+        responses: {
+            /** @description Every message of the body with its outcome, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hl7IngestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /**
+             * @description No credential (`Authentication required`), or a wrong, revoked or other-organization
+             *     API key (`Invalid API key`), or an invalid session.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid API key",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            /** @description The organization is not the caller's, or `siteId` is not one of its sites. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Site not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listHl7Messages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only messages for this site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only messages with this control id (MSH-10).
+                 * @example MSG00001
+                 */
+                controlId?: string;
+                /**
+                 * @description Only messages with this outcome.
+                 * @example rejected
+                 */
+                outcome?: components["schemas"]["Hl7Outcome"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more messages. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hl7MessageRecord"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getCensus: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's patients.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this nursing unit (PV1-3 point of care, exactly as sent).
+                 * @example 4W
+                 */
+                unit?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the census. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more patients. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getPatient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The patient's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000b1
+                 */
+                patientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The patient. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Patient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listUnmappedCodes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only allergen or only diet codes.
+                 * @example diet
+                 */
+                kind?: components["schemas"]["CodeKind"];
+                /**
+                 * @description `unmapped` (the default), `mapped` or `all`.
+                 * @example unmapped
+                 */
+                status?: "unmapped" | "mapped" | "all";
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of codes. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more codes. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmappedCode"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    mapUnmappedCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The code as listed (matched trimmed and case-insensitively); percent-encode characters
+                 *     such as `/` and spaces.
+                 * @example MODCHO
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "diet",
+                 *       "diets": [
+                 *         "consistent_carbohydrate",
+                 *         "low_fat"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MapCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The code with its mapping. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MappedCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listSignoffs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only reviews in this state.
+                 * @example pending
+                 */
+                status?: components["schemas"]["SignoffStatus"];
+                /**
+                 * @description Only this site's reviews.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this patient's reviews.
+                 * @example 0192f3a4-0000-7000-8000-0000000000b1
+                 */
+                patientId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reviews. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more reviews. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Signoff"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createSignoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "patientId": "0192f3a4-0000-7000-8000-0000000000b1",
+                 *       "dietOrderId": "0192f3a4-0000-7000-8000-0000000000c7",
+                 *       "note": "Renal diet with dysphagia texture; please confirm potassium limit."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSignoffRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending review. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Signoff"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getSignoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Signoff"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    decideSignoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "approved",
+                 *       "note": "Potassium 2 g confirmed with nephrology."
+                 *     }
+                 */
+                "application/json": components["schemas"]["DecideSignoffRequest"];
+            };
+        };
+        responses: {
+            /** @description The decided review. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Signoff"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description The role is too low, or the membership lacks the `rd` credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Deciding a diet sign-off needs the rd (registered dietitian) credential",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getJwks: {

@@ -96,7 +96,7 @@ var Table = []Definition{
 	{ViewAudit, Admin, "read the audit log"},
 	{IngestADT, Admin, "post HL7 ADT messages with a session (the organization's API keys may too)"},
 	{ViewClinical, Manager, "read the census, patients, allergens and diet orders"},
-	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews"},
+	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews (deciding one also needs the rd credential)"},
 	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
 	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},

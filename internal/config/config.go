@@ -12,6 +12,10 @@ import (
 	"strings"
 )
 
+// DefaultHL7BodyLimit fits a batch of several hundred realistic ADT messages (a full A01 from a
+// large EHR is 2–8 KB, a little more once JSON-escaped).
+const DefaultHL7BodyLimit = "4M"
+
 // Config is everything `sous serve` needs to start.
 type Config struct {
 	// DatabaseURL selects an external PostgreSQL; empty starts the private cluster under DataDir.
@@ -27,6 +31,8 @@ type Config struct {
 	LogLevel            slog.Level
 	AccessLog           bool
 	BodyLimit           string
+	// HL7BodyLimit is the body limit of the HL7 ingest endpoint, whose batches run larger.
+	HL7BodyLimit string
 	// PprofAddr serves net/http/pprof on a separate listener when set (never on the API port).
 	PprofAddr string
 }
@@ -40,12 +46,13 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		return def
 	}
 	c := Config{
-		DatabaseURL: get("DATABASE_URL", ""),
-		Addr:        get("SOUS_ADDR", ":8080"),
-		WebURL:      strings.TrimRight(get("SOUS_WEB_URL", "http://localhost:8080"), "/"),
-		DataDir:     get("SOUS_DATA_DIR", ".sous"),
-		BodyLimit:   get("SOUS_BODY_LIMIT", "1M"),
-		PprofAddr:   get("SOUS_PPROF_ADDR", ""),
+		DatabaseURL:  get("DATABASE_URL", ""),
+		Addr:         get("SOUS_ADDR", ":8080"),
+		WebURL:       strings.TrimRight(get("SOUS_WEB_URL", "http://localhost:8080"), "/"),
+		DataDir:      get("SOUS_DATA_DIR", ".sous"),
+		BodyLimit:    get("SOUS_BODY_LIMIT", "1M"),
+		HL7BodyLimit: get("SOUS_HL7_BODY_LIMIT", DefaultHL7BodyLimit),
+		PprofAddr:    get("SOUS_PPROF_ADDR", ""),
 	}
 	c.JWTKeyFile = get("SOUS_JWT_KEY_FILE", filepath.Join(c.DataDir, "jwt-signing-key.pem"))
 

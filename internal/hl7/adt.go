@@ -95,7 +95,27 @@ func (m *Message) ADT() (*ADT, error) {
 	if m.Err != nil {
 		return nil, m.Err
 	}
-	a := &ADT{Patient: Patient{MRNSource: MRNSourceNone}}
+	a := new(ADT)
+	m.extract(a)
+	return a, nil
+}
+
+// ExtractADT is ADT writing into a, which is reset first: a consumer that
+// handles one message at a time can reuse one ADT and allocate nothing for
+// it. Everything in a, slices included, is overwritten by the next call, so
+// keep a value beyond it only by copying. It fails only for a rejected
+// message, leaving a reset.
+func (m *Message) ExtractADT(a *ADT) error {
+	*a = ADT{Patient: Patient{MRNSource: MRNSourceNone}}
+	if m.Err != nil {
+		return m.Err
+	}
+	m.extract(a)
+	return nil
+}
+
+func (m *Message) extract(a *ADT) {
+	a.Patient.MRNSource = MRNSourceNone
 	x := extractor{a: a}
 	msh := m.Header()
 	enc := &msh.enc
@@ -195,5 +215,4 @@ func (m *Message) ADT() (*ADT, error) {
 		}
 	}
 	a.Warnings = x.w.result()
-	return a, nil
 }

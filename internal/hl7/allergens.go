@@ -135,6 +135,32 @@ func MapAllergen(category AllergyCategory, allergen CodedValue) AllergenMatch {
 	if category == CategoryDrug {
 		return AllergenMatch{Status: StatusNotApplicable}
 	}
+	key := memoKey{category: category, code: allergen.Code, text: allergen.Text}
+	if m, ok := allergenMemo.get(key); ok {
+		return m
+	}
+	m := mapAllergen(category, allergen)
+	if len(allergen.Code)+len(allergen.Text) <= memoMaxKey {
+		allergenMemo.put(key.clone(), m)
+	}
+	return m
+}
+
+var allergenMemo memo[memoKey, AllergenMatch]
+
+// memoKey is what a mapping result depends on. The coding system is not
+// part of it: mapping never reads it.
+type memoKey struct {
+	category   AllergyCategory
+	code, text string
+}
+
+func (k memoKey) clone() memoKey {
+	k.code, k.text = strings.Clone(k.code), strings.Clone(k.text)
+	return k
+}
+
+func mapAllergen(category AllergyCategory, allergen CodedValue) AllergenMatch {
 	for _, s := range [2]string{allergen.Text, allergen.Code} {
 		switch noneKnown(s) {
 		case StatusNoneKnown:

@@ -85,6 +85,20 @@ func (m DietMatch) Mapped() bool { return m.Status == StatusMapped }
 //   - "Advance diet as tolerated" is unmapped: it starts from liquids, and
 //     guessing regular could harm.
 func MapDiet(code CodedValue) DietMatch {
+	key := memoKey{code: code.Code, text: code.Text}
+	if m, ok := dietMemo.get(key); ok {
+		return m
+	}
+	m := mapDiet(code)
+	if len(code.Code)+len(code.Text) <= memoMaxKey {
+		dietMemo.put(key.clone(), m)
+	}
+	return m
+}
+
+var dietMemo memo[memoKey, DietMatch]
+
+func mapDiet(code CodedValue) DietMatch {
 	var h hits[Diet]
 	by := MatchSource("")
 	if c := strings.TrimSpace(code.Code); hasLetter(c) {

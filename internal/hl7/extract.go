@@ -62,6 +62,13 @@ func newCursor(s string, sep byte) cursor { return cursor{s: s, sep: sep, idx: 1
 
 // part returns part n (from 1), or "" when there is none.
 func (c *cursor) part(n int) string {
+	// The common case first: the part right after the one just read.
+	if n == c.idx+1 && c.end >= 0 && c.end < len(c.s) {
+		start := c.end + 1
+		end := start + partLen(c.s[start:], c.sep)
+		c.pos, c.idx, c.end = start, n, end
+		return c.s[start:end]
+	}
 	if n < 1 {
 		return ""
 	}
@@ -230,12 +237,32 @@ func (x *extractor) texts(field string, enc *Encoding) []string {
 // parseTS reads the first component of a TS/DTM field (v2.5 TS carries a
 // degree-of-precision component after it).
 func parseTS(field string, enc *Encoding, name string, w *warnings) Time {
-	raw := firstText(field, enc)
+	raw := field
+	if !plainTS(field, enc) {
+		raw = firstText(field, enc)
+	}
 	t, err := ParseTime(raw)
 	if err != nil {
 		w.add("%s %q is not an HL7 timestamp", name, preview(raw))
 	}
 	return t
+}
+
+// plainTS reports whether a timestamp field is just the timestamp (digits,
+// and a fraction or an offset), as nearly all are: then it has no components
+// or repetitions to split and nothing to decode or trim.
+func plainTS(s string, enc *Encoding) bool {
+	if len(s) < 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < '0' || c > '9' {
+			if c != '.' && c != '+' && c != '-' || c == enc.Component || c == enc.Repetition || c == enc.Escape || c == enc.SubComponent {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hdName reads an HD (hierarchic designator): the namespace ID, or the

@@ -109,7 +109,7 @@ func (h *hits[T]) result() []T {
 	}
 	single := true
 	for i := 1; i < h.n; i++ {
-		if !sameSlice(h.first[i], h.first[0]) {
+		if !sameSlice(h.first[i], h.first[0]) && !equalSlice(h.first[i], h.first[0]) {
 			single = false
 		}
 	}
@@ -138,6 +138,20 @@ func (h *hits[T]) result() []T {
 		add(ts)
 	}
 	return out
+}
+
+// equalSlice compares contents: a code and its text often map to equal lists
+// from different tables (a SNOMED code and the word "peanut").
+func equalSlice[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func sameSlice[T any](a, b []T) bool {

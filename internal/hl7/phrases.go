@@ -106,45 +106,95 @@ func (m *matcher[T]) lookup(h uint64, key []byte) int32 {
 }
 
 // find records every phrase of s in h.
+//
+// One pass normalises s (see normalize) while hashing both the whole text and
+// each word. The whole text is looked up first: most codes and texts in real
+// feeds are one table phrase ("NPO", "Regular Diet", "Peanut"), and a single
+// probe of the precomputed table answers them before any word-by-word matching.
 func (m *matcher[T]) find(s string, h *hits[T]) {
-	var buf [matchText + 8]byte
-	norm := normalize(buf[:0], s)
-	if len(norm) == 0 {
-		return
-	}
-
-	// Fold plurals in place (words only get shorter) and note each word's
-	// span and table entry.
+	// buf is larger than matchText+1 so that indexing it with n&0xff needs no
+	// bounds check; n stays below matchText+2.
+	var buf [256]byte
 	type word struct {
 		from, to uint8 // matchText < 256
 		slot     int32 // index into m.slots, -1 when unknown
+		hash     uint64
 	}
 	var words [matchWords]word
-	nw, out := 0, 0
-	for i := 0; i < len(norm) && nw < len(words); {
-		j := i
-		for j < len(norm) && norm[j] != ' ' {
-			j++
+	n, nw, from := 0, 0, 0
+	full, wh := uint64(fnvOffset), uint64(fnvOffset)
+	prev := byte(classOther)
+	for i := 0; i < len(s) && n < matchText; i++ {
+		c := s[i]
+		kind := charClass[c]
+		if kind == classOther {
+			prev = classOther
+			continue
 		}
-		w := norm[i:j]
-		sl := m.lookup(fnv(fnvOffset, w), w)
+		if kind == classSkip {
+			continue
+		}
+		if kind != prev { // a word starts; normalize puts a space before it
+			if n > 0 {
+				words[nw] = word{from: uint8(from), to: uint8(n), hash: wh}
+				if nw++; nw == matchWords { // later words are never matched
+					break
+				}
+				buf[n&0xff] = ' '
+				n++
+				full = (full ^ ' ') * fnvPrime
+			}
+			from, wh = n, fnvOffset
+		}
+		c |= 0x20 // lower-cases letters, leaves digits alone
+		buf[n&0xff] = c
+		n++
+		full = (full ^ uint64(c)) * fnvPrime
+		wh = (wh ^ uint64(c)) * fnvPrime
+		prev = kind
+	}
+	if n == 0 {
+		return
+	}
+	if nw < matchWords {
+		words[nw] = word{from: uint8(from), to: uint8(n), hash: wh}
+		nw++
+	}
+	norm := buf[:n]
+	if si := m.lookup(full, norm); si >= 0 && m.slots[si].isPhrase {
+		h.add(m.slots[si].targets)
+		return
+	}
+
+	// Look each word up, folding plurals the table knows only in the singular
+	// (in place: words only get shorter, so later words move left once one is
+	// folded).
+	out, folded := 0, false
+	for i := 0; i < nw; i++ {
+		wd := &words[i]
+		w := norm[wd.from:wd.to]
+		sl := m.lookup(wd.hash, w)
 		if sl < 0 && len(w) > 3 && w[len(w)-1] == 's' {
 			if sl = m.lookup(fnv(fnvOffset, w[:len(w)-1]), w[:len(w)-1]); sl >= 0 {
-				w = w[:len(w)-1]
+				w, folded = w[:len(w)-1], true
 			} else if len(w) > 4 && w[len(w)-2] == 'e' {
 				if sl = m.lookup(fnv(fnvOffset, w[:len(w)-2]), w[:len(w)-2]); sl >= 0 {
-					w = w[:len(w)-2]
+					w, folded = w[:len(w)-2], true
 				}
 			}
 		}
-		if out > 0 {
-			norm[out] = ' '
-			out++
+		wd.slot = sl
+		if folded {
+			if out > 0 {
+				norm[out] = ' '
+				out++
+			}
+			wd.from = uint8(out)
+			out += copy(norm[out:], w)
+			wd.to = uint8(out)
+		} else {
+			out = int(wd.to)
 		}
-		words[nw] = word{from: uint8(out), to: uint8(out + len(w)), slot: sl}
-		out += copy(norm[out:], w)
-		nw++
-		i = j + 1
 	}
 
 	for i := 0; i < nw; {

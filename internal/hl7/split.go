@@ -41,6 +41,10 @@ func ParseBatch(body []byte) (Batch, error) {
 	return parseString(string(body))
 }
 
+// ParseString is ParseBatch for a body already held as a string (say, decoded from JSON): the
+// values handed out are substrings of s, and nothing is copied.
+func ParseString(s string) (Batch, error) { return parseString(s) }
+
 // Parse parses a body that must hold exactly one message and returns it,
 // with its rejection as the error when it was rejected.
 func Parse(body []byte) (*Message, error) {
@@ -55,15 +59,52 @@ func Parse(body []byte) (*Message, error) {
 	return m, m.Err
 }
 
-func parseString(s string) (Batch, error) {
+// A Parser parses bodies one after another and reuses its memory between
+// them, so a steady stream of bodies allocates nothing for messages and
+// segments. The Batch returned by ParseString, and every Message and Segment
+// in it, is valid only until the next call. The zero value is ready to use. A
+// Parser is not safe for concurrent use.
+type Parser struct {
+	msgs []Message
+	segs []Segment
+}
+
+// Clear drops what p holds of the last body, keeping its capacity, so that a
+// Parser kept idle (in a pool, say) does not keep that body alive.
+func (p *Parser) Clear() {
+	clear(p.msgs[:cap(p.msgs)])
+	clear(p.segs[:cap(p.segs)])
+}
+
+// ParseString is the package's ParseString reusing p's memory.
+func (p *Parser) ParseString(s string) (Batch, error) {
+	b, err := parseInto(s, p.msgs[:0], p.segs[:0], &p.msgs, &p.segs)
+	return b, err
+}
+
+func parseString(s string) (Batch, error) { return parseInto(s, nil, nil, nil, nil) }
+
+// parseInto parses s appending to msgs and segs (allocated when nil); the
+// final slices are handed back through keepMsgs and keepSegs when set.
+func parseInto(s string, msgs []Message, segs []Segment, keepMsgs *[]Message, keepSegs *[]Segment) (Batch, error) {
 	p := parser{s: s, ignoredFrom: -1}
 	p.sc.init(s)
 	// Size guesses from the length alone (segments average well over 40
 	// bytes, messages well over 500) so that a typical body allocates once;
 	// counting separators first cost a fifth of the parse. Growth beyond the
 	// guess is ordinary append; the real caps are enforced while parsing.
-	p.msgs = make([]Message, 0, min(len(s)/512+1, 1024))
-	p.segs = make([]Segment, 0, min(len(s)/40+1, 1<<14))
+	if wantMsgs := min(len(s)/512+1, 1024); cap(msgs) < wantMsgs {
+		msgs = make([]Message, 0, wantMsgs)
+	}
+	if wantSegs := min(len(s)/40+1, 1<<14); cap(segs) < wantSegs {
+		segs = make([]Segment, 0, wantSegs)
+	}
+	p.msgs, p.segs = msgs, segs
+	defer func() {
+		if keepMsgs != nil {
+			*keepMsgs, *keepSegs = p.msgs, p.segs
+		}
+	}()
 
 	for {
 		start, end, ok := p.sc.next()
@@ -222,7 +263,14 @@ func (p *parser) appendSegment(line string) {
 // Counting the whole line first keeps the common case to two vectorised
 // scans; fields are only inspected one by one when the line could be over.
 func (p *parser) checkLimits(line string, header bool) bool {
-	fields := strings.Count(line, p.sepStr)
+	// A line shorter than a limit cannot exceed it, and nearly all are.
+	if len(line) < MaxRepetitionsPerField {
+		return true
+	}
+	fields := 0
+	if len(line) >= MaxFieldsPerSegment {
+		fields = strings.Count(line, p.sepStr)
+	}
 	if header {
 		fields++
 	}

@@ -38,6 +38,11 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 	)
 	switch in.SecuritySchemeName {
 	case "bearerAuth":
+		if req.Header.Get("x-api-key") != "" && acceptsScheme(in, "apiKeyAuth") {
+			// The alternatives are tried in order, so the key was presented and refused: a session
+			// must not rescue a wrong or revoked key.
+			return apierr.Unauthenticated("Invalid API key")
+		}
 		h := req.Header.Get("Authorization")
 		if h == "" {
 			return errNoCredential
@@ -83,4 +88,18 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 		c.Set(principalKey, p)
 	}
 	return nil
+}
+
+// acceptsScheme reports whether the operation being authenticated lists the security scheme.
+func acceptsScheme(in *openapi3filter.AuthenticationInput, scheme string) bool {
+	route := in.RequestValidationInput.Route
+	if route == nil || route.Operation == nil || route.Operation.Security == nil {
+		return false
+	}
+	for _, req := range *route.Operation.Security {
+		if _, ok := req[scheme]; ok {
+			return true
+		}
+	}
+	return false
 }

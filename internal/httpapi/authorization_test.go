@@ -59,7 +59,7 @@ func specOperations(t *testing.T) []specOperation {
 }
 
 // request builds a call of the operation from its documented examples, with the walk's org and
-// site in the path and a fresh id for every other path parameter.
+// site in the path (and in the body's siteId) and a fresh id for every other path parameter.
 // A path parameter named in malformed gets "not-a-uuid".
 func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malformed ...string) *apitest.Request {
 	path := o.path

@@ -36,6 +36,17 @@ type operations map[string]*operation
 
 func opKey(method, echoPath string) string { return method + " " + echoPath }
 
+// route returns the Echo route path of the operation with the given id ("" when absent).
+func (ops operations) route(operationID string) string {
+	for key, o := range ops {
+		if o.ID == operationID {
+			_, path, _ := strings.Cut(key, " ")
+			return path
+		}
+	}
+	return ""
+}
+
 // indexOperations reads every operation of doc, keyed by method and Echo route path.
 func indexOperations(doc *openapi3.T) operations {
 	ops := operations{}

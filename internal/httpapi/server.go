@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/sous-app/sous/db/migrations"
@@ -24,6 +25,7 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/devices"
@@ -44,18 +46,20 @@ type Server struct {
 	*webhookHandlers
 	*publicHandlers
 	*devicesHandlers
+	*clinicalHandlers
 	*metaHandlers
 }
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers    = auth.Handlers
-	orgsHandlers    = orgs.Handlers
-	apiKeyHandlers  = apikeys.Handlers
-	auditHandlers   = audit.Handlers
-	devicesHandlers = devices.Handlers
-	webhookHandlers = webhooks.Handlers
-	publicHandlers  = public.Handlers
+	authHandlers     = auth.Handlers
+	orgsHandlers     = orgs.Handlers
+	apiKeyHandlers   = apikeys.Handlers
+	auditHandlers    = audit.Handlers
+	devicesHandlers  = devices.Handlers
+	webhookHandlers  = webhooks.Handlers
+	publicHandlers   = public.Handlers
+	clinicalHandlers = clinical.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -103,6 +107,12 @@ func New(d Deps) (*echo.Echo, error) {
 	routing.Servers = openapi3.Servers{{URL: BasePath}}
 	ops := indexOperations(&routing)
 
+	hl7Route := ops.route("ingestHl7")
+	hl7Limit := d.Config.HL7BodyLimit
+	if hl7Limit == "" {
+		hl7Limit = config.DefaultHL7BodyLimit
+	}
+
 	limiter := ratelimit.New(d.Pool, d.Clock)
 	authSvc, err := auth.NewService(auth.Config{
 		Pool: d.Pool, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
@@ -138,7 +148,16 @@ func New(d Deps) (*echo.Echo, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
-		limitBody,
+		// The HL7 ingest takes batches of messages and has a limit of its own (SOUS_HL7_BODY_LIMIT).
+		func(next echo.HandlerFunc) echo.HandlerFunc {
+			general, hl7 := limitBody(next), middleware.BodyLimit(hl7Limit)(next)
+			return func(c echo.Context) error {
+				if c.Path() == hl7Route {
+					return hl7(c)
+				}
+				return general(c)
+			}
+		},
 		requestContext(),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
 			SilenceServersWarning: true,
@@ -162,14 +181,15 @@ func New(d Deps) (*echo.Echo, error) {
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
 	})
 	server := &Server{
-		authHandlers:    auth.NewHandlers(authSvc),
-		orgsHandlers:    orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers:  keys,
-		auditHandlers:   audit.NewHandlers(d.Pool),
-		webhookHandlers: webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
-		publicHandlers:  public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
-		devicesHandlers: devs,
-		metaHandlers:    meta,
+		authHandlers:     auth.NewHandlers(authSvc),
+		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:   keys,
+		auditHandlers:    audit.NewHandlers(d.Pool),
+		webhookHandlers:  webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
+		publicHandlers:   public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
+		devicesHandlers:  devs,
+		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
+		metaHandlers:     meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and

@@ -20,6 +20,7 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("pg: parse connection string: %w", err)
 	}
 	applyPoolDefaults(cfg, url)
+	cfg.AfterConnect = registerUUID
 
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,723 @@
+package clinical
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/internal/hl7"
+)
+
+// The ingest works in two steps. prepare parses and extracts every message of the body without
+// touching the database. Then, holding the organization's census lock, a census is loaded with
+// the stored state of the body's patients, and apply runs each message against it in order, in
+// memory, deciding its outcome and recording the rows to write. The rows are written together
+// (see write.go), which is what makes a batch of a hundred messages a handful of statements.
+
+// prepared is one message of a body, parsed and extracted.
+type prepared struct {
+	index     int
+	raw       string
+	typ       string // MSH-9 as CODE^EVENT
+	controlID string
+	reject    string // why the parser rejected the message; empty when it was not
+	adt       *hl7.ADT
+	action    hl7.Action
+	warnings  []string
+}
+
+func prepare(batch *hl7.Batch, adts *[]hl7.ADT) []prepared {
+	out := make([]prepared, len(batch.Messages))
+	if cap(*adts) < len(batch.Messages) {
+		*adts = make([]hl7.ADT, len(batch.Messages))
+	}
+	*adts = (*adts)[:len(batch.Messages)]
+	for i := range batch.Messages {
+		m := &batch.Messages[i]
+		p := &out[i]
+		p.index, p.raw = i, m.Raw
+		if m.Err != nil {
+			p.typ, p.controlID = typeString(m.Type()), m.ControlID()
+			p.reject = "rejected by the parser"
+			if me, ok := m.Err.(*hl7.MessageError); ok {
+				p.reject = me.Reason
+			}
+			continue
+		}
+		a := &(*adts)[i]
+		if err := m.ExtractADT(a); err != nil {
+			p.reject = err.Error()
+			continue
+		}
+		p.adt, p.action = a, a.Action()
+		p.typ, p.controlID = typeString(a.Type), a.ControlID
+		p.warnings = appendWarnings(m.Warnings, a.Warnings)
+	}
+	return out
+}
+
+func typeString(t hl7.MessageType) string {
+	switch {
+	case t.Code == "":
+		return ""
+	case t.Event == "":
+		return t.Code
+	}
+	return t.Code + "^" + t.Event
+}
+
+func appendWarnings(a, b []string) []string {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	if len(out) > hl7.MaxWarnings {
+		out = out[:hl7.MaxWarnings]
+	}
+	return out
+}
+
+// mrn returns the message's MRN when it comes from PID-3 (the spec skips messages without one;
+// the parser's PID-2 fallback is reported, not used).
+func (p *prepared) mrn() (string, string) {
+	pt := &p.adt.Patient
+	switch pt.MRNSource {
+	case hl7.MRNSourcePID3MR, hl7.MRNSourcePID3First:
+		return pt.MRN, ""
+	case hl7.MRNSourcePID2:
+		return "", fmt.Sprintf("no MRN in PID-3 (PID-2 holds %q, a withdrawn field that is not used)", pt.MRN)
+	}
+	return "", "no MRN in PID-3"
+}
+
+// Rows written by an ingest (see write.go).
+type patientRow struct {
+	ID           uuid.UUID
+	MRN          string
+	MRNSource    string
+	MRNAuthority string
+	FamilyName   string
+	GivenName    string
+	MiddleName   string
+	BirthDate    string
+	Sex          string
+	EncounterID  *uuid.UUID
+	Unit         string
+	Room         string
+	Bed          string
+	AdmittedAt   *time.Time
+}
+
+type encounterRow struct {
+	ID           uuid.UUID
+	PatientID    uuid.UUID
+	VisitNumber  string
+	PatientClass string
+	AdmittedAt   time.Time
+	DischargedAt *time.Time
+	Unit         string
+	Room         string
+	Bed          string
+}
+
+// trailRow is one message of the trail. Empty values are stored as NULL.
+type trailRow struct {
+	ID          uuid.UUID
+	BatchIndex  int
+	ControlID   string
+	MessageType string
+	Outcome     string
+	Action      string
+	Reason      string
+	MRN         string
+	PatientID   uuid.UUID
+	EncounterID uuid.UUID
+	EventAt     time.Time
+	Unit        string
+	Room        string
+	Bed         string
+	Raw         string
+}
+
+// codeRow is one unmapped code of a batch; the fields are jsonb_to_recordset's columns.
+type codeRow struct {
+	Kind   string `json:"kind"`
+	Code   string `json:"code"`
+	Text   string `json:"text"`
+	System string `json:"system"`
+	N      int    `json:"n"`
+}
+
+type patientState struct {
+	row     patientRow
+	touched bool
+	// stored is the row as loaded (exists is false for a patient new to the census) and the
+	// hashes of its stored documents, so that write skips what did not change.
+	stored                    patientRow
+	exists                    bool
+	allergiesHash, ordersHash int64
+	// orders are the current diet orders, decoded from storedOrders when first needed (which
+	// load fetches only for the patients of order messages). orderIDs are the ids of the
+	// stored orders, which tell a new order from a restated one.
+	orders       []dietOrderDoc
+	storedOrders []byte
+	orderIDs     string
+	ordersSet    bool
+	allergies    []allergyDoc
+	allergiesSet bool
+	enc          *encounterState // the open encounter, nil when not in house
+}
+
+type encounterState struct {
+	row     encounterRow
+	touched bool
+}
+
+// census is the in-memory state of one ingest: the stored state of the body's patients as
+// loaded, changed message by message, and the rows to write.
+type census struct {
+	loc      *time.Location
+	now      time.Time
+	maps     orgMappings
+	consumed map[string]bool
+	patients map[string]*patientState // by MRN; absent means unknown at this site
+
+	touched         []*patientState
+	patientsWritten int // of touched, those that changed (set by queueWrites)
+	encounters      []*encounterState
+	trail           []trailRow
+	codes           map[mappingKey]*codeRow
+	codeOrder       []mappingKey
+}
+
+func newCensus(loc *time.Location, now time.Time, maps orgMappings) *census {
+	return &census{
+		loc: loc, now: now, maps: maps, consumed: map[string]bool{},
+		patients: map[string]*patientState{}, codes: map[mappingKey]*codeRow{},
+	}
+}
+
+// Actions as reported (the API's Hl7Action).
+const (
+	actAdmitted    = "admitted"
+	actTransferred = "transferred"
+	actUpdated     = "updated"
+	actDischarged  = "discharged"
+	actDietOrdered = "diet_ordered"
+)
+
+// Outcomes (the API's Hl7Outcome).
+const (
+	outApplied   = "applied"
+	outSkipped   = "skipped"
+	outDuplicate = "duplicate"
+	outRejected  = "rejected"
+)
+
+// step is what applying one message did, before it becomes a result and a trail row.
+type step struct {
+	outcome, action, reason string
+	mrn                     string
+	patient                 *patientState
+	orderCreated            bool
+	eventAt                 time.Time
+	unmapped                []unmapped
+	warnings                []string // beyond the parser's
+}
+
+// apply runs one message against the census and returns its result. The trail row is recorded
+// whatever the outcome.
+func (c *census) apply(p *prepared) api.Hl7MessageResult {
+	s := c.step(p)
+	res := api.Hl7MessageResult{Type: p.typ, Outcome: api.Hl7Outcome(s.outcome)}
+	tr := trailRow{
+		ID: uuid.Must(uuid.NewV7()), BatchIndex: p.index, ControlID: p.controlID, MessageType: p.typ,
+		Outcome: s.outcome, Raw: cleanRaw(p.raw),
+	}
+	d := &res.Detail
+	if p.controlID != "" {
+		d.ControlId = ptr(p.controlID)
+	}
+	if s.mrn != "" {
+		d.Mrn, tr.MRN = ptr(s.mrn), s.mrn
+	}
+	if s.reason != "" {
+		d.Reason, tr.Reason = ptr(s.reason), s.reason
+	}
+	if w := appendWarnings(p.warnings, s.warnings); len(w) > 0 {
+		d.Warnings = &w
+	}
+	if s.outcome == outApplied {
+		act := api.Hl7Action(s.action)
+		d.Action, tr.Action = &act, s.action
+		d.OrderCreated = ptr(s.orderCreated)
+		ps := s.patient
+		d.PatientId, tr.PatientID = ptr(ps.row.ID), ps.row.ID
+		if ps.enc != nil {
+			d.EncounterId = ptr(ps.enc.row.ID)
+		}
+		tr.EventAt = s.eventAt
+		if e := ps.enc; e != nil || s.action == actDischarged {
+			if e == nil { // discharged: the location the patient left
+				e = c.lastEncounterOf(ps)
+			}
+			if e != nil {
+				tr.EncounterID = e.row.ID
+				tr.Unit, tr.Room, tr.Bed = e.row.Unit, e.row.Room, e.row.Bed
+			}
+		}
+	}
+	if len(s.unmapped) > 0 {
+		refs := make([]api.CodeRef, 0, len(s.unmapped))
+		for _, u := range s.unmapped {
+			refs = append(refs, api.CodeRef{Kind: api.CodeKind(u.kind), Code: u.key, Text: u.text})
+		}
+		d.UnmappedCodes = &refs
+	}
+	if (s.outcome == outApplied || s.outcome == outSkipped) && p.controlID != "" {
+		c.consumed[p.controlID] = true
+	}
+	c.trail = append(c.trail, tr)
+	return res
+}
+
+func (c *census) step(p *prepared) step {
+	switch {
+	case p.reject != "":
+		return step{outcome: outRejected, reason: p.reject}
+	case p.controlID != "" && c.consumed[p.controlID]:
+		return step{outcome: outDuplicate, reason: fmt.Sprintf("control id %s was already processed", p.controlID)}
+	case p.action == hl7.ActionUnsupported:
+		reason := "unsupported message type " + p.typ
+		if p.typ == "" {
+			reason = "unsupported message: MSH-9 has no message type"
+		} else if p.adt.Type.Code == "ORM" || p.adt.Type.Code == "OMD" {
+			reason = p.typ + " without a diet order (ODS segment) is not supported"
+		}
+		return step{outcome: outSkipped, reason: reason}
+	}
+	mrn, why := p.mrn()
+	if mrn == "" {
+		return step{outcome: outSkipped, reason: why}
+	}
+	s := step{outcome: outApplied, mrn: mrn}
+	a := p.adt
+	switch p.action {
+	case hl7.ActionAdmit:
+		s.action = actAdmitted
+		c.admit(p, &s)
+	case hl7.ActionTransfer:
+		s.action = actTransferred
+		if isZeroLocation(a.Visit.Location) {
+			return step{outcome: outSkipped, mrn: mrn, reason: "transfer without a new location in PV1-3"}
+		}
+		c.transfer(p, &s)
+	case hl7.ActionUpdate:
+		s.action = actUpdated
+		c.update(p, &s)
+	case hl7.ActionDischarge:
+		ps := c.patients[mrn]
+		if ps == nil {
+			return step{outcome: outSkipped, mrn: mrn, reason: "discharge for unknown MRN " + mrn}
+		}
+		if ps.enc == nil {
+			return step{outcome: outSkipped, mrn: mrn, reason: "patient with MRN " + mrn + " is not in house"}
+		}
+		s.action = actDischarged
+		c.discharge(p, ps, &s)
+	case hl7.ActionDietOrder:
+		s.action = actDietOrdered
+		ps := c.patient(p, mrn)
+		c.demographics(ps, a)
+		s.patient = ps
+		s.eventAt = p.time(c, a.EventOccurred, a.RecordedTime, a.MessageTime)
+		s.orderCreated = c.orderDiets(p, ps, &s)
+	}
+	c.touch(s.patient)
+	c.countCodes(s.unmapped)
+	return s
+}
+
+func (c *census) admit(p *prepared, s *step) {
+	a := p.adt
+	ps := c.patient(p, s.mrn)
+	c.demographics(ps, a)
+	s.patient = ps
+	at := p.time(c, a.Visit.AdmitTime, a.EventOccurred, a.RecordedTime, a.MessageTime)
+	s.eventAt = at
+	if e := ps.enc; e != nil && e.row.VisitNumber != "" && a.Visit.VisitNumber != "" && e.row.VisitNumber != a.Visit.VisitNumber {
+		// A new visit while the previous one is still open: the discharge never came.
+		c.closeEncounter(ps, at)
+		s.warnings = append(s.warnings, fmt.Sprintf("visit %s was still open and is closed by this admission", e.row.VisitNumber))
+	}
+	if ps.enc == nil {
+		c.openEncounter(ps, at)
+	}
+	e := ps.enc
+	if !e.row.AdmittedAt.Equal(at) {
+		e.row.AdmittedAt = at
+		c.touchEncounter(e)
+	}
+	ps.row.AdmittedAt = ptr(at)
+	c.visit(ps, a)
+	if isZeroLocation(a.Visit.Location) {
+		s.warnings = append(s.warnings, "no location in PV1-3")
+	} else {
+		c.move(ps, a.Visit.Location)
+	}
+	c.allergies(ps, a, s)
+	s.orderCreated = c.adtDiets(p, ps, s)
+}
+
+func (c *census) transfer(p *prepared, s *step) {
+	a := p.adt
+	ps := c.patient(p, s.mrn)
+	c.demographics(ps, a)
+	s.patient = ps
+	at := p.time(c, a.EventOccurred, a.RecordedTime, a.MessageTime)
+	s.eventAt = at
+	if ps.enc == nil {
+		admitted := p.time(c, a.Visit.AdmitTime, a.EventOccurred, a.RecordedTime, a.MessageTime)
+		c.openEncounter(ps, admitted)
+		ps.row.AdmittedAt = ptr(admitted)
+		s.warnings = append(s.warnings, "no admission on record: admitted at the new location")
+	}
+	c.visit(ps, a)
+	c.move(ps, a.Visit.Location)
+	c.allergies(ps, a, s)
+	s.orderCreated = c.adtDiets(p, ps, s)
+}
+
+func (c *census) update(p *prepared, s *step) {
+	a := p.adt
+	ps := c.patient(p, s.mrn)
+	c.demographics(ps, a)
+	s.patient = ps
+	s.eventAt = p.time(c, a.EventOccurred, a.RecordedTime, a.MessageTime)
+	if ps.enc != nil {
+		c.visit(ps, a)
+		if !isZeroLocation(a.Visit.Location) {
+			c.move(ps, a.Visit.Location)
+		}
+	}
+	c.allergies(ps, a, s)
+	s.orderCreated = c.adtDiets(p, ps, s)
+}
+
+func (c *census) discharge(p *prepared, ps *patientState, s *step) {
+	a := p.adt
+	c.demographics(ps, a)
+	s.patient = ps
+	at := p.time(c, a.Visit.DischargeTime, a.EventOccurred, a.RecordedTime, a.MessageTime)
+	s.eventAt = at
+	c.allergies(ps, a, s)
+	c.closeEncounter(ps, at)
+	// Diet orders belong to the stay.
+	ps.orders, ps.ordersSet = []dietOrderDoc{}, true
+}
+
+// patient returns the state of mrn, creating a new patient (not in house) when unknown.
+func (c *census) patient(p *prepared, mrn string) *patientState {
+	if ps := c.patients[mrn]; ps != nil {
+		return ps
+	}
+	ps := &patientState{
+		row:    patientRow{ID: uuid.Must(uuid.NewV7()), MRN: mrn},
+		orders: []dietOrderDoc{}, ordersSet: true, allergies: []allergyDoc{}, allergiesSet: true,
+	}
+	c.patients[mrn] = ps
+	return ps
+}
+
+// ordersOf returns the patient's current diet orders, decoding the stored ones on first use:
+// only order messages look at them.
+func (c *census) ordersOf(ps *patientState) []dietOrderDoc {
+	if ps.orders == nil {
+		ps.orders = decodeDietOrders(ps.storedOrders)
+		ps.storedOrders = nil
+	}
+	return ps.orders
+}
+
+// hadOrder reports whether the patient had the diet order when the census was loaded, or has it
+// now.
+func (ps *patientState) hadOrder(id uuid.UUID) bool {
+	if ps.orders != nil {
+		for _, o := range ps.orders {
+			if o.ID == id {
+				return true
+			}
+		}
+	}
+	return ps.orderIDs != "" && strings.Contains(ps.orderIDs, id.String())
+}
+
+func (c *census) touch(ps *patientState) {
+	if ps != nil && !ps.touched {
+		ps.touched = true
+		c.touched = append(c.touched, ps)
+	}
+}
+
+func (c *census) touchEncounter(e *encounterState) {
+	if !e.touched {
+		e.touched = true
+		c.encounters = append(c.encounters, e)
+	}
+}
+
+func (c *census) demographics(ps *patientState, a *hl7.ADT) {
+	pt := &a.Patient
+	ps.row.MRNSource, ps.row.MRNAuthority = string(pt.MRNSource), pt.MRNAuthority
+	if n := pt.Name; n.Family != "" || n.Given != "" {
+		ps.row.FamilyName, ps.row.GivenName, ps.row.MiddleName = n.Family, n.Given, n.Middle
+	}
+	if dob := dateString(pt.BirthDate); dob != "" {
+		ps.row.BirthDate = dob
+	}
+	if pt.Sex != "" {
+		ps.row.Sex = pt.Sex
+	}
+}
+
+func (c *census) openEncounter(ps *patientState, at time.Time) {
+	e := &encounterState{row: encounterRow{ID: uuid.Must(uuid.NewV7()), PatientID: ps.row.ID, AdmittedAt: at}}
+	ps.enc = e
+	ps.row.EncounterID = ptr(e.row.ID)
+	c.touchEncounter(e)
+}
+
+func (c *census) closeEncounter(ps *patientState, at time.Time) {
+	e := ps.enc
+	e.row.DischargedAt = ptr(at)
+	c.touchEncounter(e)
+	ps.enc = nil
+	ps.row.EncounterID, ps.row.AdmittedAt = nil, nil
+	ps.row.Unit, ps.row.Room, ps.row.Bed = "", "", ""
+}
+
+// lastEncounterOf finds the encounter a discharge just closed.
+func (c *census) lastEncounterOf(ps *patientState) *encounterState {
+	for i := len(c.encounters) - 1; i >= 0; i-- {
+		if e := c.encounters[i]; e.row.PatientID == ps.row.ID {
+			return e
+		}
+	}
+	return nil
+}
+
+// visit and move write the encounter only when something changes: updates that restate the
+// visit as it is are most of a feed.
+func (c *census) visit(ps *patientState, a *hl7.ADT) {
+	e := ps.enc
+	if v := a.Visit.VisitNumber; v != "" && v != e.row.VisitNumber {
+		e.row.VisitNumber = v
+		c.touchEncounter(e)
+	}
+	if v := a.Visit.Class; v != "" && v != e.row.PatientClass {
+		e.row.PatientClass = v
+		c.touchEncounter(e)
+	}
+}
+
+func (c *census) move(ps *patientState, l hl7.Location) {
+	e := ps.enc
+	ps.row.Unit, ps.row.Room, ps.row.Bed = l.PointOfCare, l.Room, l.Bed
+	if e.row.Unit != l.PointOfCare || e.row.Room != l.Room || e.row.Bed != l.Bed {
+		e.row.Unit, e.row.Room, e.row.Bed = l.PointOfCare, l.Room, l.Bed
+		c.touchEncounter(e)
+	}
+}
+
+func isZeroLocation(l hl7.Location) bool { return l.PointOfCare == "" && l.Room == "" && l.Bed == "" }
+
+// allergies replaces the patient's allergy list when the message carries AL1 segments.
+func (c *census) allergies(ps *patientState, a *hl7.ADT, s *step) {
+	if len(a.Allergies) == 0 {
+		return
+	}
+	list := make([]allergyDoc, 0, len(a.Allergies))
+	for i := range a.Allergies {
+		d, u := allergyFrom(&a.Allergies[i], c.maps)
+		list = append(list, d)
+		if u != nil {
+			s.unmapped = appendUnmapped(s.unmapped, *u)
+		}
+	}
+	ps.allergies, ps.allergiesSet = list, true
+}
+
+// adtDiets replaces the patient's diet orders with the ODS segments of an ADT message, which
+// state the current diet. It reports whether an order is new.
+func (c *census) adtDiets(p *prepared, ps *patientState, s *step) bool {
+	if len(p.adt.DietOrders) == 0 {
+		return false
+	}
+	next := make([]dietOrderDoc, 0, len(p.adt.DietOrders))
+	created := false
+	for i := range p.adt.DietOrders {
+		d, isNew := c.dietOrder(p, ps, &p.adt.DietOrders[i], "adt", nil, s)
+		created = created || isNew
+		next = append(next, d)
+	}
+	ps.orders, ps.ordersSet = next, true
+	return created
+}
+
+// Order control codes (HL7 table 0119) that end an order.
+var endingControls = []string{"CA", "DC", "OC", "OD", "DR", "CR", "OR"}
+
+// orderDiets applies the orders of an ORM^O01 / OMD^O03: each ORC group either ends the orders
+// with its placer number, or (new, change, replace, …) supersedes them; a new diet (ODS-1 D)
+// also supersedes the current diet, since a patient has one diet at a time, while supplements
+// and preferences add up.
+func (c *census) orderDiets(p *prepared, ps *patientState, s *step) bool {
+	prev := c.ordersOf(ps)
+	cur := slices.Clone(prev)
+	created := false
+	orders := p.adt.DietOrders
+	for i := 0; i < len(orders); {
+		j := i + 1
+		for j < len(orders) && orders[j].OrderControl == orders[i].OrderControl && orders[j].PlacerOrderNumber == orders[i].PlacerOrderNumber {
+			j++
+		}
+		group := orders[i:j]
+		control, placer := group[0].OrderControl, group[0].PlacerOrderNumber
+		docs := make([]dietOrderDoc, 0, len(group))
+		for k := range group {
+			d, isNew := c.dietOrder(p, ps, &group[k], "order", prev, s)
+			docs = append(docs, d)
+			if !slices.Contains(endingControls, control) {
+				created = created || isNew
+			}
+		}
+		if slices.Contains(endingControls, control) {
+			cur = slices.DeleteFunc(cur, func(o dietOrderDoc) bool {
+				if placer != "" {
+					return o.Placer == placer
+				}
+				return slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.ID == o.ID })
+			})
+		} else {
+			newDiet := slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.Type == string(hl7.DietOrderDiet) })
+			cur = slices.DeleteFunc(cur, func(o dietOrderDoc) bool {
+				return (placer != "" && o.Placer == placer) || (newDiet && o.Type == string(hl7.DietOrderDiet)) ||
+					slices.ContainsFunc(docs, func(d dietOrderDoc) bool { return d.ID == o.ID })
+			})
+			cur = append(cur, docs...)
+		}
+		i = j
+	}
+	ps.orders, ps.ordersSet = cur, true
+	return created
+}
+
+// dietOrder builds the stored form of one ODS. Its id is derived from the patient and what the
+// order says (its source, placer number, type and codes), so the same order sent again keeps its id, and the sign-offs referring
+// to it, without reading the stored orders; prev, when given, keeps the received time of an order
+// that is restated. isNew reports that the patient had no such order.
+func (c *census) dietOrder(p *prepared, ps *patientState, o *hl7.DietOrder, source string, prev []dietOrderDoc, s *step) (dietOrderDoc, bool) {
+	d := dietOrderDoc{
+		Type: string(o.Type), Codes: make([]dietCodeDoc, 0, len(o.Codes)), Instructions: cloneStrings(o.Instructions),
+		Placer: o.PlacerOrderNumber, Source: source, OrderedAt: c.now,
+	}
+	if d.Instructions == nil {
+		d.Instructions = []string{}
+	}
+	d.ServicePeriods = make([]string, 0, len(o.ServicePeriods))
+	for _, sp := range o.ServicePeriods {
+		v := sp.Code
+		if v == "" {
+			v = sp.Text
+		}
+		d.ServicePeriods = append(d.ServicePeriods, v)
+	}
+	if !o.StartTime.IsZero() {
+		d.StartAt = ptr(o.StartTime.In(c.loc).UTC())
+	}
+	keys := make([]string, 0, len(o.Codes))
+	for i := range o.Codes {
+		cd, u := dietCodeFrom(&o.Codes[i], c.maps)
+		d.Codes = append(d.Codes, cd)
+		keys = append(keys, cd.Key)
+		if u != nil {
+			s.unmapped = appendUnmapped(s.unmapped, *u)
+		}
+	}
+	ident := source + "|" + d.Placer + "|" + d.Type + "|" + strings.Join(keys, "\x1f")
+	d.ID = uuid.NewSHA1(ps.row.ID, []byte(ident))
+	for _, old := range prev {
+		if old.ID == d.ID {
+			d.OrderedAt = old.OrderedAt
+			return d, false
+		}
+	}
+	return d, !ps.hadOrder(d.ID)
+}
+
+func appendUnmapped(list []unmapped, u unmapped) []unmapped {
+	for _, x := range list {
+		if x.kind == u.kind && x.key == u.key {
+			return list
+		}
+	}
+	return append(list, u)
+}
+
+// countCodes adds a message's unmapped codes to the batch's occurrences.
+func (c *census) countCodes(list []unmapped) {
+	for _, u := range list {
+		k := mappingKey{u.kind, u.key}
+		r := c.codes[k]
+		if r == nil {
+			r = &codeRow{Kind: u.kind, Code: u.key}
+			c.codes[k] = r
+			c.codeOrder = append(c.codeOrder, k)
+		}
+		r.Text, r.System = u.text, u.system
+		r.N++
+	}
+}
+
+// time returns the first timestamp sent, read in the site's time zone when it has no offset,
+// else the time the message was received.
+func (p *prepared) time(c *census, ts ...hl7.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t.In(c.loc).UTC()
+		}
+	}
+	return c.now
+}
+
+// dateString renders a birth date at the precision it was sent.
+func dateString(t hl7.Time) string {
+	w := t.Time
+	if t.HasZone { // the sender's own calendar date
+		w = w.Add(time.Duration(t.ZoneOffset) * time.Second)
+	}
+	switch {
+	case t.IsZero():
+		return ""
+	case t.Precision == hl7.PrecisionYear:
+		return fmt.Sprintf("%04d", w.Year())
+	case t.Precision == hl7.PrecisionMonth:
+		return fmt.Sprintf("%04d-%02d", w.Year(), int(w.Month()))
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", w.Year(), int(w.Month()), w.Day())
+}
+
+// cleanRaw makes the raw text storable: PostgreSQL text cannot hold NUL.
+func cleanRaw(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		return strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }

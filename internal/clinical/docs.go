@@ -1,0 +1,217 @@
+package clinical
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/hl7"
+)
+
+// A patient's allergies and diet orders are stored as JSON documents on the patient row
+// (patients.allergies, patients.diet_orders): the ingest replaces them whole, and the census reads
+// them with the row. These are their shapes. key is the code as matched by mappings (see codeKey),
+// so that the unmapped-codes endpoints can find the patients carrying a code with @>.
+
+type allergyDoc struct {
+	Key       string   `json:"key"`
+	Category  string   `json:"category"`
+	Code      string   `json:"code"`
+	Text      string   `json:"text"`
+	System    string   `json:"system"`
+	Severity  string   `json:"severity"`
+	Reactions []string `json:"reactions"`
+	Status    string   `json:"status"`
+	Allergens []string `json:"allergens"`
+	MappedBy  string   `json:"mappedBy,omitempty"`
+}
+
+type dietCodeDoc struct {
+	Key      string   `json:"key"`
+	Code     string   `json:"code"`
+	Text     string   `json:"text"`
+	System   string   `json:"system"`
+	Status   string   `json:"status"`
+	Diets    []string `json:"diets"`
+	MappedBy string   `json:"mappedBy,omitempty"`
+}
+
+type dietOrderDoc struct {
+	// ID is derived from the patient and what the order says, so it survives a resend (see
+	// census.dietOrder).
+	ID             uuid.UUID     `json:"id"`
+	Type           string        `json:"type"`
+	Codes          []dietCodeDoc `json:"codes"`
+	Instructions   []string      `json:"instructions"`
+	ServicePeriods []string      `json:"servicePeriods"`
+	Placer         string        `json:"placer,omitempty"`
+	StartAt        *time.Time    `json:"startAt,omitempty"`
+	Source         string        `json:"source"`
+	OrderedAt      time.Time     `json:"orderedAt"`
+}
+
+// Who mapped a value.
+const (
+	byVocabulary   = "vocabulary"
+	byOrganization = "organization"
+)
+
+// maxKey bounds a code key (and the {code} path parameter): free-text allergies can be long.
+const maxKey = 200
+
+// codeKey is how a coded value is matched across messages and mappings: the identifier, else
+// the text, trimmed and upper-cased.
+func codeKey(c hl7.CodedValue) string {
+	k := strings.TrimSpace(c.Code)
+	if k == "" {
+		k = strings.TrimSpace(c.Text)
+	}
+	return normalizeKey(k)
+}
+
+// normalizeKey upper-cases and bounds a key without splitting a UTF-8 sequence.
+func normalizeKey(k string) string {
+	k = strings.ToUpper(strings.TrimSpace(k))
+	if len(k) > maxKey {
+		cut := maxKey
+		for cut > 0 && !utf8.RuneStart(k[cut]) {
+			cut--
+		}
+		k = k[:cut]
+	}
+	return k
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func toAPIAllergy(d allergyDoc) api.Allergy {
+	out := api.Allergy{
+		Category: api.AllergyCategory(d.Category), Code: d.Code, Text: d.Text, System: d.System,
+		Severity: api.AllergySeverity(d.Severity), Reactions: nonNil(d.Reactions), Status: api.MatchStatus(d.Status),
+		Allergens: make([]api.Allergen, 0, len(d.Allergens)),
+	}
+	for _, a := range d.Allergens {
+		out.Allergens = append(out.Allergens, api.Allergen(a))
+	}
+	if d.MappedBy != "" {
+		by := api.MappedBy(d.MappedBy)
+		out.MappedBy = &by
+	}
+	return out
+}
+
+func toAPIDietOrder(d dietOrderDoc) api.DietOrder {
+	out := api.DietOrder{
+		Id: d.ID, Type: api.DietOrderType(d.Type), Codes: make([]api.DietCode, 0, len(d.Codes)),
+		Diets: []api.Diet{}, Instructions: nonNil(d.Instructions), ServicePeriods: nonNil(d.ServicePeriods),
+		Source: api.DietOrderSource(d.Source), OrderedAt: d.OrderedAt, StartAt: d.StartAt,
+	}
+	if d.Placer != "" {
+		p := d.Placer
+		out.PlacerOrderNumber = &p
+	}
+	for _, c := range d.Codes {
+		code := api.DietCode{Code: c.Code, Text: c.Text, System: c.System, Status: api.MatchStatus(c.Status), Diets: make([]api.Diet, 0, len(c.Diets))}
+		for _, x := range c.Diets {
+			code.Diets = append(code.Diets, api.Diet(x))
+			if !slices.Contains(out.Diets, api.Diet(x)) {
+				out.Diets = append(out.Diets, api.Diet(x))
+			}
+		}
+		if c.MappedBy != "" {
+			by := api.MappedBy(c.MappedBy)
+			code.MappedBy = &by
+		}
+		out.Codes = append(out.Codes, code)
+	}
+	return out
+}
+
+func decodeAllergies(raw []byte) []allergyDoc {
+	var out []allergyDoc
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &out)
+	}
+	return out
+}
+
+func decodeDietOrders(raw []byte) []dietOrderDoc {
+	var out []dietOrderDoc
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &out)
+	}
+	return out
+}
+
+// patientSummary is the census view of a patient: its row plus what the documents imply.
+func patientSummary(p db.Patient) api.PatientSummary {
+	allergies := decodeAllergies(p.Allergies)
+	orders := decodeDietOrders(p.DietOrders)
+	out := api.PatientSummary{
+		Id: p.ID, SiteId: p.SiteID, Mrn: p.Mrn,
+		Name: api.PersonName{Family: p.FamilyName, Given: p.GivenName, Middle: p.MiddleName},
+		Sex:  p.Sex, InHouse: p.EncounterID != nil, Unit: p.Unit, Room: p.Room, Bed: p.Bed,
+		AdmittedAt: p.AdmittedAt, EncounterId: p.EncounterID, UpdatedAt: p.UpdatedAt,
+		Allergens: []api.Allergen{}, Allergies: make([]api.Allergy, 0, len(allergies)),
+		Diets: []api.Diet{}, DietOrders: make([]api.DietOrder, 0, len(orders)), Flags: []api.CensusFlag{},
+	}
+	if p.BirthDate != "" {
+		dob := p.BirthDate
+		out.DateOfBirth = &dob
+	}
+	flag := func(f api.CensusFlag) {
+		if !slices.Contains(out.Flags, f) {
+			out.Flags = append(out.Flags, f)
+		}
+	}
+	for _, a := range allergies {
+		out.Allergies = append(out.Allergies, toAPIAllergy(a))
+		for _, x := range a.Allergens {
+			if !slices.Contains(out.Allergens, api.Allergen(x)) {
+				out.Allergens = append(out.Allergens, api.Allergen(x))
+			}
+		}
+		switch {
+		case a.Status == string(hl7.StatusUnmapped):
+			flag(api.CensusFlagUnmappedAllergen)
+		case a.Status == string(hl7.StatusMapped) && a.Severity == string(hl7.SeveritySevere):
+			flag(api.CensusFlagSevereAllergy)
+		}
+	}
+	for _, o := range orders {
+		ao := toAPIDietOrder(o)
+		out.DietOrders = append(out.DietOrders, ao)
+		for _, x := range ao.Diets {
+			if !slices.Contains(out.Diets, x) {
+				out.Diets = append(out.Diets, x)
+			}
+			if x == api.DietNpo {
+				flag(api.CensusFlagNpo)
+			}
+		}
+		for _, c := range o.Codes {
+			if c.Status == string(hl7.StatusUnmapped) {
+				flag(api.CensusFlagUnmappedDiet)
+			}
+		}
+	}
+	if out.InHouse && len(orders) == 0 {
+		flag(api.CensusFlagNoDietOrder)
+	}
+	if p.MrnSource == string(hl7.MRNSourcePID3First) {
+		flag(api.CensusFlagMrnUntyped)
+	}
+	slices.Sort(out.Flags)
+	return out
+}

@@ -1,0 +1,264 @@
+package clinical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/audit"
+	"github.com/sous-app/sous/internal/hl7"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/reqinfo"
+)
+
+// IngestHl7 applies a body of HL7 messages to a site's census.
+//
+// Every message is applied in memory against the census state loaded for the body, and the
+// result is written in one pipelined batch of set-based statements inside a savepoint. Should
+// that write fail, the savepoint is rolled back and the body is applied again one message per
+// savepoint, reloading the state each time, so that a message the database refuses is reported
+// rejected and the others are still applied.
+func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject) (api.IngestHl7ResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	site, err := h.site(ctx, a, req.OrgId, req.Body.SiteId)
+	if err != nil {
+		return nil, err
+	}
+	bufs := parsePool.Get().(*parseBuffers)
+	defer bufs.release()
+	batch, err := bufs.parser.ParseString(req.Body.Message)
+	switch {
+	case errors.Is(err, hl7.ErrLimit):
+		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
+	case errors.Is(err, hl7.ErrNoMessage):
+		msg := "No parseable HL7 message: the body has no segment starting with MSH"
+		if len(batch.Messages) > 0 {
+			msg = "No parseable HL7 message: every MSH-framed message was rejected; the first because " + firstReason(&batch)
+		}
+		return nil, apierr.Unprocessable(msg)
+	case err != nil:
+		return nil, err
+	}
+	msgs := prepare(&batch, &bufs.adts)
+
+	unlock, err := h.locks.lock(ctx, req.OrgId)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	t := targetOf(ctx, req.OrgId, site.ID, h.clock.Now())
+	loc := h.location(site.Timezone)
+	var results []api.Hl7MessageResult
+	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+		results, err = h.ingest(ctx, tx, t, loc, msgs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.Hl7IngestResult{Processed: len(results), Results: results}
+	if len(batch.Notes) > 0 {
+		out.Notes = &batch.Notes
+	}
+	return api.IngestHl7200JSONResponse(out), nil
+}
+
+// parseBuffers are the memory one ingest parses and extracts into, reused
+// from request to request: what is built from them (results, rows) copies
+// what it keeps, and they return to the pool when the request is done.
+type parseBuffers struct {
+	parser hl7.Parser
+	adts   []hl7.ADT
+}
+
+var parsePool = sync.Pool{New: func() any { return new(parseBuffers) }}
+
+// maxPooledMessages keeps an unusually large body from pinning its buffers.
+const maxPooledMessages = 1000
+
+func (b *parseBuffers) release() {
+	if cap(b.adts) > maxPooledMessages {
+		return
+	}
+	// Drop references into the request body.
+	clear(b.adts)
+	b.parser.Clear()
+	parsePool.Put(b)
+}
+
+func firstReason(b *hl7.Batch) string {
+	var me *hl7.MessageError
+	if errors.As(b.Messages[0].Err, &me) {
+		return me.Reason
+	}
+	return "it could not be read"
+}
+
+func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Location, msgs []prepared) ([]api.Hl7MessageResult, error) {
+	q := db.New(tx)
+	start := time.Now()
+	if err := q.LockClinicalOrg(ctx, t.orgID); err != nil {
+		return nil, err
+	}
+	locked := time.Now()
+	maps, err := loadMappings(ctx, q, t.orgID)
+	if err != nil {
+		return nil, err
+	}
+
+	c := newCensus(loc, t.now, maps)
+	if err := c.load(ctx, q, t, msgs); err != nil {
+		return nil, err
+	}
+	loaded := time.Now()
+	results := make([]api.Hl7MessageResult, len(msgs))
+	for i := range msgs {
+		results[i] = c.apply(&msgs[i])
+	}
+	applied := time.Now()
+	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
+		return audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now)
+	})
+	if werr == nil {
+		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "patients", c.patientsWritten,
+			"encounters", len(c.encounters), "lock", locked.Sub(start), "load", loaded.Sub(locked),
+			"apply", applied.Sub(loaded), "write", time.Since(applied))
+		return results, nil
+	}
+	if ctx.Err() != nil {
+		return nil, werr
+	}
+	h.logger.WarnContext(ctx, "hl7 batch write failed; applying message by message",
+		"err", werr.Error(), "messages", len(msgs), "request_id", reqinfo.RequestID(ctx))
+	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT ingest"); err != nil {
+		return nil, err
+	}
+	for i := range msgs {
+		if results[i], err = h.ingestOne(ctx, tx, t, loc, maps, &msgs[i]); err != nil {
+			return nil, err
+		}
+	}
+	if err := audit.Record(ctx, q, t.orgID, t.siteID, t.now); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// ingestOne applies one message in its own savepoint, against state reloaded from the database
+// (which holds the messages before it). A write the database refuses rolls the savepoint back
+// and the message is recorded as rejected.
+func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time.Location, maps orgMappings, p *prepared) (api.Hl7MessageResult, error) {
+	q := db.New(tx)
+	c := newCensus(loc, t.now, maps)
+	one := []prepared{*p}
+	if err := c.load(ctx, q, t, one); err != nil {
+		return api.Hl7MessageResult{}, err
+	}
+	res := c.apply(&one[0])
+	werr := c.write(ctx, tx, t, "message", nil)
+	if werr == nil {
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		return res, werr
+	}
+	h.logger.WarnContext(ctx, "hl7 message refused by the database",
+		"err", werr.Error(), "index", p.index, "control_id", p.controlID, "request_id", reqinfo.RequestID(ctx))
+	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT message"); err != nil {
+		return res, err
+	}
+	rejected := *p
+	rejected.reject = "the message could not be stored (the server logged the cause under this request's id)"
+	c = newCensus(loc, t.now, maps)
+	res = c.apply(&rejected)
+	return res, c.write(ctx, tx, t, "message", nil)
+}
+
+func loadMappings(ctx context.Context, q *db.Queries, orgID uuid.UUID) (orgMappings, error) {
+	rows, err := q.CodeMappings(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	m := make(orgMappings, len(rows))
+	for _, r := range rows {
+		m[mappingKey{r.Kind, r.Code}] = r.Targets
+	}
+	return m, nil
+}
+
+// load reads what the messages need: which of their control ids are consumed, and the stored
+// state of their patients.
+func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepared) error {
+	ids := make([]string, 0, len(msgs))
+	mrns := make([]string, 0, len(msgs))
+	var full []string // patients of order messages need their stored diet orders
+	for i := range msgs {
+		p := &msgs[i]
+		if p.reject != "" {
+			continue
+		}
+		if p.controlID != "" {
+			ids = append(ids, p.controlID)
+		}
+		if mrn, _ := p.mrn(); mrn != "" {
+			mrns = append(mrns, mrn)
+			if p.action == hl7.ActionDietOrder {
+				full = append(full, mrn)
+			}
+		}
+	}
+	if len(ids) > 0 {
+		rows, err := q.ConsumedControlIDs(ctx, db.ConsumedControlIDsParams{OrgID: t.orgID, ControlIds: ids})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			c.consumed[r.ControlID] = true
+		}
+	}
+	if len(mrns) == 0 {
+		return nil
+	}
+	if full == nil {
+		full = []string{}
+	}
+	rows, err := q.PatientsByMRN(ctx, db.PatientsByMRNParams{OrgID: t.orgID, SiteID: t.siteID, Mrns: mrns, FullMrns: full})
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		ps := &patientState{
+			row: patientRow{
+				ID: r.ID, MRN: r.Mrn, MRNSource: r.MrnSource, MRNAuthority: r.MrnAuthority, FamilyName: r.FamilyName,
+				GivenName: r.GivenName, MiddleName: r.MiddleName, BirthDate: r.BirthDate, Sex: r.Sex,
+				EncounterID: r.EncounterID, Unit: r.Unit, Room: r.Room, Bed: r.Bed, AdmittedAt: r.AdmittedAt,
+			},
+			storedOrders: r.DietOrders, orderIDs: r.DietOrderIds,
+			exists: true, allergiesHash: r.AllergiesHash, ordersHash: r.DietOrdersHash,
+		}
+		ps.stored = ps.row
+		if r.EncounterID != nil {
+			e := &encounterState{row: encounterRow{
+				ID: *r.EncounterID, PatientID: r.ID, VisitNumber: r.VisitNumber, PatientClass: r.PatientClass,
+				Unit: r.Unit, Room: r.Room, Bed: r.Bed,
+			}}
+			if r.EncounterAdmittedAt != nil {
+				e.row.AdmittedAt = *r.EncounterAdmittedAt
+			}
+			ps.enc = e
+		}
+		c.patients[r.Mrn] = ps
+	}
+	return nil
+}

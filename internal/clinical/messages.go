@@ -1,0 +1,83 @@
+package clinical
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/paging"
+)
+
+type messageCursor struct {
+	At time.Time `json:"a"`
+	ID uuid.UUID `json:"i"`
+}
+
+// ListHl7Messages pages through the message trail, newest first.
+func (h *Handlers) ListHl7Messages(ctx context.Context, req api.ListHl7MessagesRequestObject) (api.ListHl7MessagesResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := req.Params
+	if p.SiteId != nil {
+		if err := a.CheckSite(*p.SiteId); err != nil {
+			return nil, err
+		}
+	}
+	limit := paging.Limit(p.Limit)
+	params := db.ListHl7MessagesParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ControlID: p.ControlId, MaxRows: int32(limit + 1)}
+	if p.Outcome != nil {
+		o := string(*p.Outcome)
+		params.Outcome = &o
+	}
+	if p.Cursor != nil {
+		var c messageCursor
+		if err := decodeCursor(p.Cursor, &c); err != nil {
+			return nil, err
+		}
+		params.CursorAt, params.CursorID = c.At, &c.ID
+	}
+	rows, err := db.New(h.pool).ListHl7Messages(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListHl7Messages200JSONResponse{Body: make([]api.Hl7MessageRecord, 0, len(rows))}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[len(rows)-1]
+		v := url.Values{}
+		if p.SiteId != nil {
+			v.Set("siteId", p.SiteId.String())
+		}
+		if p.ControlId != nil {
+			v.Set("controlId", *p.ControlId)
+		}
+		if p.Outcome != nil {
+			v.Set("outcome", string(*p.Outcome))
+		}
+		if p.Limit != nil {
+			v.Set("limit", fmt.Sprint(*p.Limit))
+		}
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/adt/messages", req.OrgId), v, encodeCursor(messageCursor{At: last.ReceivedAt, ID: last.ID}))
+		out.Headers.Link = &next
+	}
+	for _, r := range rows {
+		m := api.Hl7MessageRecord{
+			Id: r.ID, SiteId: r.SiteID, ReceivedAt: r.ReceivedAt, Index: int(r.BatchIndex), ControlId: r.ControlID,
+			Type: r.MessageType, Outcome: api.Hl7Outcome(r.Outcome), Reason: r.Reason, Mrn: r.Mrn, PatientId: r.PatientID,
+			RequestId: r.RequestID, Raw: r.Raw,
+		}
+		if r.Action != nil {
+			act := api.Hl7Action(*r.Action)
+			m.Action = &act
+		}
+		out.Body = append(out.Body, m)
+	}
+	return out, nil
+}
