@@ -24,8 +24,14 @@ CREATE TABLE patients (
     room          text        NOT NULL DEFAULT '',
     bed           text        NOT NULL DEFAULT '',
     admitted_at   timestamptz,
-    allergies     jsonb       NOT NULL DEFAULT '[]',
-    diet_orders   jsonb       NOT NULL DEFAULT '[]',
+    -- json, not jsonb: the ingest writes these documents far more often than anything searches
+    -- them, and json only checks the syntax where jsonb builds a tree. The rare searches (which
+    -- in-house patients carry a code) cast to jsonb.
+    allergies     json        NOT NULL DEFAULT '[]',
+    diet_orders   json        NOT NULL DEFAULT '[]',
+    -- The ids of diet_orders, comma-separated, which the ingest reads to tell a new order from a
+    -- restated one without reading the documents.
+    diet_order_ids text       NOT NULL DEFAULT '',
     -- FNV-64 of the documents as the ingest wrote them (0: unknown), so that a message restating
     -- them, as most updates do, rewrites nothing.
     allergies_hash   bigint   NOT NULL DEFAULT 0,
@@ -120,7 +126,7 @@ CREATE TABLE signoffs (
     site_id       uuid        NOT NULL,
     patient_id    uuid        NOT NULL,
     diet_order_id uuid        NOT NULL,
-    diet_order    jsonb       NOT NULL,
+    diet_order    json        NOT NULL,
     status        text        NOT NULL CHECK (status IN ('pending', 'approved', 'rejected')),
     note          text        NOT NULL DEFAULT '',
     submitted_by  uuid        NOT NULL,
