@@ -41,14 +41,13 @@ CREATE TABLE patients (
     UNIQUE (org_id, id),
     UNIQUE (org_id, site_id, mrn),
     FOREIGN KEY (org_id, site_id) REFERENCES sites (org_id, id) ON DELETE CASCADE
-) WITH (fillfactor = 70); -- room for HOT updates: every message rewrites its patient's row
+) WITH (fillfactor = 70); -- room for HOT updates of rows that messages change
 -- The census: in-house patients in site, unit, room, bed order.
 CREATE INDEX patients_census_idx ON patients (org_id, site_id, unit, room, bed, id) WHERE encounter_id IS NOT NULL;
 
 CREATE TABLE encounters (
     id            uuid PRIMARY KEY,
     org_id        uuid        NOT NULL, -- (org_id, patient_id) implies the organization
-
     patient_id    uuid        NOT NULL,
     visit_number  text        NOT NULL DEFAULT '',
     patient_class text        NOT NULL DEFAULT '',
@@ -72,8 +71,7 @@ CREATE INDEX encounters_patient_idx ON encounters (patient_id, admitted_at DESC)
 -- organization or a site must delete its trail explicitly.
 CREATE TABLE hl7_messages (
     id            uuid PRIMARY KEY,
-    org_id        uuid        NOT NULL, -- (org_id, site_id) implies the organization
-
+    org_id        uuid        NOT NULL,
     site_id       uuid        NOT NULL,
     received_at   timestamptz NOT NULL,
     request_id    text,
