@@ -19,8 +19,7 @@ WHERE org_id = @org_id AND control_id = ANY (@control_ids::text[]) AND outcome I
 -- for the others the ids of their orders suffice, to tell a new order from a restated one.
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
        p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
-       (CASE WHEN p.mrn = ANY (@full_mrns::text[]) THEN p.diet_orders END)::jsonb AS diet_orders,
-       coalesce((SELECT string_agg(o ->> 'id', ',') FROM jsonb_array_elements(p.diet_orders) o), '')::text AS diet_order_ids,
+       (CASE WHEN p.mrn = ANY (@full_mrns::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
        e.admitted_at AS encounter_admitted_at
@@ -33,17 +32,17 @@ SELECT kind, code, targets::text[] AS targets FROM clinical_codes WHERE org_id =
 
 -- name: UpsertPatients :exec
 -- The final state of every patient a batch touched, one array element per patient (arrays
--- travel in binary: no JSON to parse). An empty allergies or diet_orders keeps the stored list
+-- travel in binary). An empty allergies or diet_orders keeps the stored list
 -- of an existing patient (the messages carried no AL1 or ODS); it becomes the JSON null so that
 -- the proposed row still satisfies NOT NULL. A nil encounter id and a zero admitted_at are NULL.
 INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name,
                       birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders,
-                      allergies_hash, diet_orders_hash, created_at, updated_at)
+                      diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at)
 SELECT r.id, @org_id, @site_id, r.mrn, r.mrn_source, r.mrn_authority, r.family_name, r.given_name, r.middle_name,
        r.birth_date, r.sex, nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid), r.unit, r.room, r.bed,
        nullif(r.admitted_at, '0001-01-01 00:00:00+00'::timestamptz),
-       coalesce(nullif(r.allergies, '')::jsonb, 'null'::jsonb), coalesce(nullif(r.diet_orders, '')::jsonb, 'null'::jsonb),
-       r.allergies_hash, r.diet_orders_hash, @now, @now
+       coalesce(nullif(r.allergies, ''), 'null')::json, coalesce(nullif(r.diet_orders, ''), 'null')::json,
+       r.diet_order_ids, r.allergies_hash, r.diet_orders_hash, @now, @now
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@mrns::text[]) AS mrn, unnest(@mrn_sources::text[]) AS mrn_source,
              unnest(@mrn_authorities::text[]) AS mrn_authority, unnest(@family_names::text[]) AS family_name,
              unnest(@given_names::text[]) AS given_name, unnest(@middle_names::text[]) AS middle_name,
@@ -51,7 +50,8 @@ FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@mrns::text[]) AS mrn, unnest(@m
              unnest(@encounter_ids::uuid[]) AS encounter_id, unnest(@units::text[]) AS unit,
              unnest(@rooms::text[]) AS room, unnest(@beds::text[]) AS bed,
              unnest(@admitted_ats::timestamptz[]) AS admitted_at, unnest(@allergies::text[]) AS allergies,
-             unnest(@diet_orders::text[]) AS diet_orders, unnest(@allergies_hashes::bigint[]) AS allergies_hash,
+             unnest(@diet_orders::text[]) AS diet_orders, unnest(@diet_order_ids::text[]) AS diet_order_ids,
+             unnest(@allergies_hashes::bigint[]) AS allergies_hash,
              unnest(@diet_orders_hashes::bigint[]) AS diet_orders_hash) AS r
 ON CONFLICT (id) DO UPDATE SET
     mrn_source    = excluded.mrn_source,
@@ -66,10 +66,11 @@ ON CONFLICT (id) DO UPDATE SET
     room          = excluded.room,
     bed           = excluded.bed,
     admitted_at   = excluded.admitted_at,
-    allergies     = CASE WHEN excluded.allergies = 'null' THEN patients.allergies ELSE excluded.allergies END,
-    diet_orders   = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders ELSE excluded.diet_orders END,
-    allergies_hash   = CASE WHEN excluded.allergies = 'null' THEN patients.allergies_hash ELSE excluded.allergies_hash END,
-    diet_orders_hash = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders_hash ELSE excluded.diet_orders_hash END,
+    allergies     = CASE WHEN excluded.allergies::text = 'null' THEN patients.allergies ELSE excluded.allergies END,
+    diet_orders   = CASE WHEN excluded.diet_orders::text = 'null' THEN patients.diet_orders ELSE excluded.diet_orders END,
+    diet_order_ids = CASE WHEN excluded.diet_orders::text = 'null' THEN patients.diet_order_ids ELSE excluded.diet_order_ids END,
+    allergies_hash   = CASE WHEN excluded.allergies::text = 'null' THEN patients.allergies_hash ELSE excluded.allergies_hash END,
+    diet_orders_hash = CASE WHEN excluded.diet_orders::text = 'null' THEN patients.diet_orders_hash ELSE excluded.diet_orders_hash END,
     updated_at    = excluded.updated_at;
 
 -- name: UpsertEncounters :exec
@@ -195,13 +196,13 @@ RETURNING kind, code, text, system, occurrences, first_seen_at, last_seen_at, ta
 
 -- name: InHousePatientsWithAllergyKey :many
 SELECT id, allergies FROM patients
-WHERE org_id = @org_id AND encounter_id IS NOT NULL AND allergies @> jsonb_build_array(jsonb_build_object('key', @key::text))
+WHERE org_id = @org_id AND encounter_id IS NOT NULL AND allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', @key::text))
 FOR UPDATE;
 
 -- name: InHousePatientsWithDietKey :many
 SELECT id, diet_orders FROM patients
 WHERE org_id = @org_id AND encounter_id IS NOT NULL
-  AND diet_orders @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', @key::text))))
+  AND diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', @key::text))))
 FOR UPDATE;
 
 -- name: CountInHouseWithCodes :many
@@ -209,8 +210,8 @@ FOR UPDATE;
 SELECT k.kind::text AS kind, k.code::text AS code, count(p.id)::int AS patients
 FROM jsonb_to_recordset(@keys::jsonb) AS k(kind text, code text)
 LEFT JOIN patients p ON p.org_id = @org_id AND p.encounter_id IS NOT NULL AND (
-    (k.kind = 'allergen' AND p.allergies @> jsonb_build_array(jsonb_build_object('key', k.code)))
- OR (k.kind = 'diet' AND p.diet_orders @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', k.code))))))
+    (k.kind = 'allergen' AND p.allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', k.code)))
+ OR (k.kind = 'diet' AND p.diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', k.code))))))
 GROUP BY k.kind, k.code;
 
 -- name: SetPatientAllergies :exec

@@ -84,8 +84,8 @@ const countInHouseWithCodes = `-- name: CountInHouseWithCodes :many
 SELECT k.kind::text AS kind, k.code::text AS code, count(p.id)::int AS patients
 FROM jsonb_to_recordset($1::jsonb) AS k(kind text, code text)
 LEFT JOIN patients p ON p.org_id = $2 AND p.encounter_id IS NOT NULL AND (
-    (k.kind = 'allergen' AND p.allergies @> jsonb_build_array(jsonb_build_object('key', k.code)))
- OR (k.kind = 'diet' AND p.diet_orders @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', k.code))))))
+    (k.kind = 'allergen' AND p.allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', k.code)))
+ OR (k.kind = 'diet' AND p.diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', k.code))))))
 GROUP BY k.kind, k.code
 `
 
@@ -258,7 +258,7 @@ func (q *Queries) GetClinicalCode(ctx context.Context, arg GetClinicalCodeParams
 }
 
 const getPatient = `-- name: GetPatient :one
-SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2
+SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2
 `
 
 type GetPatientParams struct {
@@ -288,6 +288,7 @@ func (q *Queries) GetPatient(ctx context.Context, arg GetPatientParams) (Patient
 		&i.AdmittedAt,
 		&i.Allergies,
 		&i.DietOrders,
+		&i.DietOrderIds,
 		&i.AllergiesHash,
 		&i.DietOrdersHash,
 		&i.CreatedAt,
@@ -297,7 +298,7 @@ func (q *Queries) GetPatient(ctx context.Context, arg GetPatientParams) (Patient
 }
 
 const getPatientForUpdate = `-- name: GetPatientForUpdate :one
-SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type GetPatientForUpdateParams struct {
@@ -327,6 +328,7 @@ func (q *Queries) GetPatientForUpdate(ctx context.Context, arg GetPatientForUpda
 		&i.AdmittedAt,
 		&i.Allergies,
 		&i.DietOrders,
+		&i.DietOrderIds,
 		&i.AllergiesHash,
 		&i.DietOrdersHash,
 		&i.CreatedAt,
@@ -416,7 +418,7 @@ func (q *Queries) GetSignoffForUpdate(ctx context.Context, arg GetSignoffForUpda
 
 const inHousePatientsWithAllergyKey = `-- name: InHousePatientsWithAllergyKey :many
 SELECT id, allergies FROM patients
-WHERE org_id = $1 AND encounter_id IS NOT NULL AND allergies @> jsonb_build_array(jsonb_build_object('key', $2::text))
+WHERE org_id = $1 AND encounter_id IS NOT NULL AND allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', $2::text))
 FOR UPDATE
 `
 
@@ -453,7 +455,7 @@ func (q *Queries) InHousePatientsWithAllergyKey(ctx context.Context, arg InHouse
 const inHousePatientsWithDietKey = `-- name: InHousePatientsWithDietKey :many
 SELECT id, diet_orders FROM patients
 WHERE org_id = $1 AND encounter_id IS NOT NULL
-  AND diet_orders @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', $2::text))))
+  AND diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', $2::text))))
 FOR UPDATE
 `
 
@@ -561,7 +563,7 @@ func (q *Queries) InsertHl7Messages(ctx context.Context, arg InsertHl7MessagesPa
 
 const listCensus = `-- name: ListCensus :many
 
-SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients
+SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients
 WHERE org_id = $1 AND encounter_id IS NOT NULL
   AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR site_id = $3)
@@ -626,6 +628,7 @@ func (q *Queries) ListCensus(ctx context.Context, arg ListCensusParams) ([]Patie
 			&i.AdmittedAt,
 			&i.Allergies,
 			&i.DietOrders,
+			&i.DietOrderIds,
 			&i.AllergiesHash,
 			&i.DietOrdersHash,
 			&i.CreatedAt,
@@ -1046,8 +1049,7 @@ func (q *Queries) MapClinicalCode(ctx context.Context, arg MapClinicalCodeParams
 const patientsByMRN = `-- name: PatientsByMRN :many
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
        p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
-       (CASE WHEN p.mrn = ANY ($1::text[]) THEN p.diet_orders END)::jsonb AS diet_orders,
-       coalesce((SELECT string_agg(o ->> 'id', ',') FROM jsonb_array_elements(p.diet_orders) o), '')::text AS diet_order_ids,
+       (CASE WHEN p.mrn = ANY ($1::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
        e.admitted_at AS encounter_admitted_at
@@ -1260,12 +1262,12 @@ func (q *Queries) UpsertEncounters(ctx context.Context, arg UpsertEncountersPara
 const upsertPatients = `-- name: UpsertPatients :exec
 INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name,
                       birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders,
-                      allergies_hash, diet_orders_hash, created_at, updated_at)
+                      diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at)
 SELECT r.id, $1, $2, r.mrn, r.mrn_source, r.mrn_authority, r.family_name, r.given_name, r.middle_name,
        r.birth_date, r.sex, nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid), r.unit, r.room, r.bed,
        nullif(r.admitted_at, '0001-01-01 00:00:00+00'::timestamptz),
-       coalesce(nullif(r.allergies, '')::jsonb, 'null'::jsonb), coalesce(nullif(r.diet_orders, '')::jsonb, 'null'::jsonb),
-       r.allergies_hash, r.diet_orders_hash, $3, $3
+       coalesce(nullif(r.allergies, ''), 'null')::json, coalesce(nullif(r.diet_orders, ''), 'null')::json,
+       r.diet_order_ids, r.allergies_hash, r.diet_orders_hash, $3, $3
 FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::text[]) AS mrn, unnest($6::text[]) AS mrn_source,
              unnest($7::text[]) AS mrn_authority, unnest($8::text[]) AS family_name,
              unnest($9::text[]) AS given_name, unnest($10::text[]) AS middle_name,
@@ -1273,8 +1275,9 @@ FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::text[]) AS mrn, unnest($6::tex
              unnest($13::uuid[]) AS encounter_id, unnest($14::text[]) AS unit,
              unnest($15::text[]) AS room, unnest($16::text[]) AS bed,
              unnest($17::timestamptz[]) AS admitted_at, unnest($18::text[]) AS allergies,
-             unnest($19::text[]) AS diet_orders, unnest($20::bigint[]) AS allergies_hash,
-             unnest($21::bigint[]) AS diet_orders_hash) AS r
+             unnest($19::text[]) AS diet_orders, unnest($20::text[]) AS diet_order_ids,
+             unnest($21::bigint[]) AS allergies_hash,
+             unnest($22::bigint[]) AS diet_orders_hash) AS r
 ON CONFLICT (id) DO UPDATE SET
     mrn_source    = excluded.mrn_source,
     mrn_authority = excluded.mrn_authority,
@@ -1288,10 +1291,11 @@ ON CONFLICT (id) DO UPDATE SET
     room          = excluded.room,
     bed           = excluded.bed,
     admitted_at   = excluded.admitted_at,
-    allergies     = CASE WHEN excluded.allergies = 'null' THEN patients.allergies ELSE excluded.allergies END,
-    diet_orders   = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders ELSE excluded.diet_orders END,
-    allergies_hash   = CASE WHEN excluded.allergies = 'null' THEN patients.allergies_hash ELSE excluded.allergies_hash END,
-    diet_orders_hash = CASE WHEN excluded.diet_orders = 'null' THEN patients.diet_orders_hash ELSE excluded.diet_orders_hash END,
+    allergies     = CASE WHEN excluded.allergies::text = 'null' THEN patients.allergies ELSE excluded.allergies END,
+    diet_orders   = CASE WHEN excluded.diet_orders::text = 'null' THEN patients.diet_orders ELSE excluded.diet_orders END,
+    diet_order_ids = CASE WHEN excluded.diet_orders::text = 'null' THEN patients.diet_order_ids ELSE excluded.diet_order_ids END,
+    allergies_hash   = CASE WHEN excluded.allergies::text = 'null' THEN patients.allergies_hash ELSE excluded.allergies_hash END,
+    diet_orders_hash = CASE WHEN excluded.diet_orders::text = 'null' THEN patients.diet_orders_hash ELSE excluded.diet_orders_hash END,
     updated_at    = excluded.updated_at
 `
 
@@ -1315,12 +1319,13 @@ type UpsertPatientsParams struct {
 	AdmittedAts      []time.Time
 	Allergies        []string
 	DietOrders       []string
+	DietOrderIds     []string
 	AllergiesHashes  []int64
 	DietOrdersHashes []int64
 }
 
 // The final state of every patient a batch touched, one array element per patient (arrays
-// travel in binary: no JSON to parse). An empty allergies or diet_orders keeps the stored list
+// travel in binary). An empty allergies or diet_orders keeps the stored list
 // of an existing patient (the messages carried no AL1 or ODS); it becomes the JSON null so that
 // the proposed row still satisfies NOT NULL. A nil encounter id and a zero admitted_at are NULL.
 func (q *Queries) UpsertPatients(ctx context.Context, arg UpsertPatientsParams) error {
@@ -1344,6 +1349,7 @@ func (q *Queries) UpsertPatients(ctx context.Context, arg UpsertPatientsParams) 
 		arg.AdmittedAts,
 		arg.Allergies,
 		arg.DietOrders,
+		arg.DietOrderIds,
 		arg.AllergiesHashes,
 		arg.DietOrdersHashes,
 	)

@@ -200,6 +200,7 @@ type Patient struct {
 	AdmittedAt     *time.Time
 	Allergies      []byte
 	DietOrders     []byte
+	DietOrderIds   string
 	AllergiesHash  int64
 	DietOrdersHash int64
 	CreatedAt      time.Time

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -78,8 +79,8 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 			GivenNames: make([]string, 0, n), MiddleNames: make([]string, 0, n), BirthDates: make([]string, 0, n),
 			Sexes: make([]string, 0, n), EncounterIds: make([]uuid.UUID, 0, n), Units: make([]string, 0, n),
 			Rooms: make([]string, 0, n), Beds: make([]string, 0, n), AdmittedAts: make([]time.Time, 0, n),
-			Allergies: make([]string, 0, n), DietOrders: make([]string, 0, n), AllergiesHashes: make([]int64, 0, n),
-			DietOrdersHashes: make([]int64, 0, n),
+			Allergies: make([]string, 0, n), DietOrders: make([]string, 0, n), DietOrderIds: make([]string, 0, n),
+			AllergiesHashes: make([]int64, 0, n), DietOrdersHashes: make([]int64, 0, n),
 		}
 		for _, ps := range c.touched {
 			allergies, allergiesHash, err := docToWrite(ps.allergiesSet, ps.allergies, ps.exists, ps.allergiesHash, nil)
@@ -110,6 +111,7 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 			p.Units, p.Rooms, p.Beds = append(p.Units, r.Unit), append(p.Rooms, r.Room), append(p.Beds, r.Bed)
 			p.Allergies, p.AllergiesHashes = append(p.Allergies, allergies), append(p.AllergiesHashes, allergiesHash)
 			p.DietOrders, p.DietOrdersHashes = append(p.DietOrders, orders), append(p.DietOrdersHashes, ordersHash)
+			p.DietOrderIds = append(p.DietOrderIds, orderIDs(orders, ps.orders))
 		}
 		if len(p.Ids) > 0 {
 			if err := q.UpsertPatients(ctx, p); err != nil {
@@ -242,4 +244,19 @@ func withoutOrderedAt(orders []dietOrderDoc) []dietOrderDoc {
 		out[i] = o
 	}
 	return out
+}
+
+// orderIDs is what patients.diet_order_ids stores with a rewritten list: the ids, comma-separated.
+func orderIDs(doc string, orders []dietOrderDoc) string {
+	if doc == "" {
+		return "" // kept: the stored ids stay
+	}
+	var b strings.Builder
+	for i, o := range orders {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(o.ID.String())
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package hl7
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -21,9 +22,17 @@ func FuzzParseBatch(f *testing.F) {
 	f.Add([]byte("MSH|^~\\&|A|B|C|D|2024||ADT^A01|1|P|2.5\rAL1|1|FA|^nka\rODS|D||^iddsi 4 food level 7 ec nectar 2gm k\r"))
 	f.Add([]byte{})
 
+	var (
+		parser Parser // reused across inputs, as the ingest reuses it
+		reused ADT
+	)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		orig := bytes.Clone(body)
 		b, err := ParseBatch(body)
+		pb, perr := parser.ParseString(string(body))
+		if (err == nil) != (perr == nil) || len(pb.Messages) != len(b.Messages) {
+			t.Fatalf("reused Parser: %v, %d messages; fresh: %v, %d", perr, len(pb.Messages), err, len(b.Messages))
+		}
 		if !bytes.Equal(body, orig) {
 			t.Fatal("ParseBatch modified its input")
 		}
@@ -75,6 +84,11 @@ func FuzzParseBatch(f *testing.F) {
 			a, err := m.ADT()
 			if (err == nil) != (m.Err == nil) {
 				t.Fatalf("ADT error %v for message error %v", err, m.Err)
+			}
+			if i < 20 && a != nil {
+				if err := pb.Messages[i].ExtractADT(&reused); err != nil || !reflect.DeepEqual(adtView(&reused), adtView(a)) {
+					t.Fatalf("message %d: a reused ADT differs from a fresh one (%v)", i, err)
+				}
 			}
 			if a != nil {
 				checkADT(t, a)

@@ -82,19 +82,30 @@ func count(s string, sep byte) int {
 // strings between delimiters, where the call into the vectorised routine
 // costs more than the search.
 func partLen(s string, sep byte) int {
-	i := 0
-	if len(s) >= 8 {
+	n := len(s)
+	if n >= 8 {
 		pattern := uint64(sep) * lsb
-		for ; i+8 <= len(s); i += 8 {
+		i := 0
+		for ; i+8 <= n; i += 8 {
 			if m := matchBytes(load64(s, i), pattern); m != 0 {
 				return i + firstByte(m)
 			}
 		}
+		if i == n {
+			return n
+		}
+		// The tail: one overlapping read of the last eight bytes, ignoring
+		// the ones already looked at.
+		seen := uint(8 - (n - i))
+		if m := matchBytes(load64(s, n-8), pattern) >> (8 * seen) << (8 * seen); m != 0 {
+			return n - 8 + firstByte(m)
+		}
+		return n
 	}
-	for ; i < len(s); i++ {
+	for i := 0; i < n; i++ {
 		if s[i] == sep {
 			return i
 		}
 	}
-	return len(s)
+	return n
 }

@@ -68,3 +68,22 @@ func TestScanHelpersMatchReference(t *testing.T) {
 		}
 	}
 }
+
+func TestPartLenMatchesIndexByte(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		for at := -1; at < n; at++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = 'a' + byte(i%26)
+			}
+			want := n
+			if at >= 0 {
+				b[at] = '|'
+				want = at
+			}
+			if got := partLen(string(b), '|'); got != want {
+				t.Fatalf("partLen(%q) = %d, want %d", b, got, want)
+			}
+		}
+	}
+}
