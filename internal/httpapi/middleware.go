@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -157,4 +158,19 @@ func bodyLimit(ops operations, def string) (echo.MiddlewareFunc, error) {
 			return limited(c)
 		}
 	}, nil
+}
+
+// headAsGet answers HEAD wherever GET is served, as HTTP requires of a general-purpose server
+// (monitors and caches probe with HEAD). Routing, validation, authentication and the handler see a
+// GET on a copy of the request; net/http's writer still holds the HEAD request, so it discards the
+// body and keeps the GET's headers. Echo routes on the original request, hence this sits outside it.
+func headAsGet(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			get := r.Clone(r.Context())
+			get.Method = http.MethodGet
+			r = get
+		}
+		next.ServeHTTP(w, r)
+	})
 }

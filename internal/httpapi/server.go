@@ -92,8 +92,8 @@ func LoadSpec() (*openapi3.T, error) {
 	return doc, nil
 }
 
-// New builds the Echo server.
-func New(d Deps) (*echo.Echo, error) {
+// New builds the API's HTTP handler: the Echo router and its middleware, behind headAsGet.
+func New(d Deps) (http.Handler, error) {
 	DefineFormats()
 	doc, err := LoadSpec()
 	if err != nil {
@@ -200,5 +200,5 @@ func New(d Deps) (*echo.Echo, error) {
 	})
 	registerHealth(e, ready)
 	registerDocs(e)
-	return e, nil
+	return headAsGet(e), nil
 }

@@ -101,3 +101,38 @@ func get(t *testing.T, url string) string {
 	}
 	return string(b)
 }
+
+// HEAD is answered wherever GET is, with the GET's headers and no body.
+func TestHeadIsServedLikeGet(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	for _, path := range []string{"/v1/openapi.yaml", "/healthz"} {
+		get, err := http.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		getBody, _ := io.ReadAll(get.Body)
+		get.Body.Close()
+		head, err := http.Head(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		headBody, _ := io.ReadAll(head.Body)
+		head.Body.Close()
+		if head.StatusCode != http.StatusOK || len(headBody) != 0 {
+			t.Fatalf("HEAD %s: %d with %d body bytes", path, head.StatusCode, len(headBody))
+		}
+		if head.Header.Get("Content-Type") != get.Header.Get("Content-Type") || head.ContentLength != int64(len(getBody)) && head.ContentLength != -1 {
+			t.Fatalf("HEAD %s headers %v, GET body %d bytes", path, head.Header, len(getBody))
+		}
+	}
+	// A HEAD is still authenticated like the GET it stands for.
+	res, err := http.Head(env.URL + "/v1/auth/me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("HEAD /v1/auth/me without a session: %d", res.StatusCode)
+	}
+}
