@@ -24,7 +24,7 @@ DELETE FROM memberships WHERE org_id = @org_id AND user_id = @user_id;
 
 -- name: LockOrgOwners :many
 -- Locks the owners' rows, so two concurrent demotions cannot both leave "another owner".
-SELECT user_id FROM memberships WHERE org_id = @org_id AND role = 'owner' FOR UPDATE;
+SELECT user_id, site_ids FROM memberships WHERE org_id = @org_id AND role = 'owner' FOR UPDATE;
 
 -- name: IsMemberByEmail :one
 SELECT EXISTS (

@@ -282,23 +282,28 @@ func (q *Queries) ListPendingInvitations(ctx context.Context, arg ListPendingInv
 }
 
 const lockOrgOwners = `-- name: LockOrgOwners :many
-SELECT user_id FROM memberships WHERE org_id = $1 AND role = 'owner' FOR UPDATE
+SELECT user_id, site_ids FROM memberships WHERE org_id = $1 AND role = 'owner' FOR UPDATE
 `
 
+type LockOrgOwnersRow struct {
+	UserID  uuid.UUID
+	SiteIds []uuid.UUID
+}
+
 // Locks the owners' rows, so two concurrent demotions cannot both leave "another owner".
-func (q *Queries) LockOrgOwners(ctx context.Context, orgID uuid.UUID) ([]uuid.UUID, error) {
+func (q *Queries) LockOrgOwners(ctx context.Context, orgID uuid.UUID) ([]LockOrgOwnersRow, error) {
 	rows, err := q.db.Query(ctx, lockOrgOwners, orgID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []uuid.UUID{}
+	items := []LockOrgOwnersRow{}
 	for rows.Next() {
-		var user_id uuid.UUID
-		if err := rows.Scan(&user_id); err != nil {
+		var i LockOrgOwnersRow
+		if err := rows.Scan(&i.UserID, &i.SiteIds); err != nil {
 			return nil, err
 		}
-		items = append(items, user_id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -329,8 +329,9 @@ export interface paths {
         /**
          * Change a member's role, sites or credentials
          * @description Nobody can grant a role above their own or change a member who ranks above them; only an
-         *     owner makes owners. The last owner cannot be demoted (409). A member limited to some sites
-         *     can only grant access within those sites.
+         *     owner makes owners. The last owner cannot be demoted, and the last owner with access to
+         *     every site cannot be demoted or limited to some sites (409): a member limited to some sites
+         *     can only grant access within those sites, so such an organization could never widen again.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -338,8 +339,8 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Ends the membership. Nobody can remove a member who ranks above them, and the last owner
-         *     cannot be removed (409).
+         * @description Ends the membership. Nobody can remove a member who ranks above them, and neither the last
+         *     owner nor the last owner with access to every site can be removed (409).
          *
          *     Permission: `manageUsers` (admin and up).
          */

@@ -60,8 +60,9 @@ func (h *Handlers) UpdateMember(ctx context.Context, req api.UpdateMemberRequest
 		if req.Body.Credentials != nil {
 			params.Credentials = credentials(*req.Body.Credentials)
 		}
-		if cur.Role == string(authz.Owner) && params.Role != string(authz.Owner) {
-			if err := keepAnOwner(ctx, q, req.OrgId, req.UserId); err != nil {
+		if cur.Role == string(authz.Owner) {
+			after := &ownerChange{role: params.Role, sites: params.SiteIds}
+			if err := keepAnOwner(ctx, q, req.OrgId, req.UserId, after); err != nil {
 				return err
 			}
 		}
@@ -95,7 +96,7 @@ func (h *Handlers) RemoveMember(ctx context.Context, req api.RemoveMemberRequest
 			return err
 		}
 		if cur.Role == string(authz.Owner) {
-			if err := keepAnOwner(ctx, q, req.OrgId, req.UserId); err != nil {
+			if err := keepAnOwner(ctx, q, req.OrgId, req.UserId, nil); err != nil {
 				return err
 			}
 		}
@@ -169,19 +170,43 @@ func withinScope(a authz.Access, sites []uuid.UUID) bool {
 	return true
 }
 
-// keepAnOwner refuses to demote or remove the organization's last owner. The owners' rows are
-// locked, so two owners demoting each other at once cannot both succeed.
-func keepAnOwner(ctx context.Context, q *db.Queries, orgID, leaving uuid.UUID) error {
+// ownerChange is what an owner's membership becomes; nil means the membership is removed.
+type ownerChange struct {
+	role  string
+	sites []uuid.UUID
+}
+
+// keepAnOwner refuses a change to an owner that would leave the organization without an owner,
+// or without an owner who reaches every site: a site-scoped member can grant only their own sites,
+// so nobody could ever again give anyone the other sites. The owners' rows are locked, so two
+// owners demoting each other at once cannot both succeed.
+func keepAnOwner(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID, after *ownerChange) error {
 	owners, err := q.LockOrgOwners(ctx, orgID)
 	if err != nil {
 		return err
 	}
+	remaining, allSites, hadAllSites := 0, 0, false
 	for _, o := range owners {
-		if o != leaving {
-			return nil
+		sites := o.SiteIds
+		if o.UserID == userID {
+			hadAllSites = len(o.SiteIds) == 0
+			if after == nil || after.role != string(authz.Owner) {
+				continue
+			}
+			sites = after.sites
+		}
+		remaining++
+		if len(sites) == 0 {
+			allSites++
 		}
 	}
-	return apierr.Conflict("An organization needs at least one owner; make another member owner first")
+	if remaining == 0 {
+		return apierr.Conflict("An organization needs at least one owner; make another member owner first")
+	}
+	if hadAllSites && allSites == 0 {
+		return apierr.Conflict("An organization needs at least one owner with access to every site; give another owner every site first")
+	}
+	return nil
 }
 
 func credentials(in []api.Credential) []string {

@@ -421,3 +421,31 @@ func TestTwoOwnersDemotingEachOtherAtOnceLeaveOne(t *testing.T) {
 		}
 	}
 }
+
+// Site-scoped members grant only their own sites, so an organization whose every owner is scoped
+// could never again give anyone the other sites: the last all-sites owner stays all-sites.
+func TestAnOwnerReachesEverySite(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	owner, orgID := env.NewOwner("Harborview Kitchens")
+	north := env.Site(owner.AccessToken, orgID, "North")
+
+	scope := map[string]any{"siteIds": []uuid.UUID{north}}
+	updateMember(env, owner.AccessToken, orgID, owner.User.ID, scope).ExpectError(http.StatusConflict, "access to every site")
+	// A scoped co-owner does not change that, and the scoped owner may still leave.
+	scoped := env.Member(orgID, "owner", north)
+	updateMember(env, owner.AccessToken, orgID, owner.User.ID, scope).ExpectError(http.StatusConflict, "access to every site")
+	updateMember(env, owner.AccessToken, orgID, owner.User.ID, map[string]any{"role": "admin"}).ExpectError(http.StatusConflict, "access to every site")
+	removeMember(env, owner.AccessToken, orgID, scoped.User.ID).Expect(http.StatusNoContent)
+	if n := count(env, `SELECT count(*) FROM memberships WHERE org_id = $1 AND site_ids <> '{}'`, orgID); n != 0 {
+		t.Fatalf("%d scoped memberships after refusals", n)
+	}
+
+	// With a second all-sites owner, the first may limit themselves to a site.
+	env.Member(orgID, "owner")
+	var m member
+	updateMember(env, owner.AccessToken, orgID, owner.User.ID, scope).Expect(http.StatusOK).Decode(&m)
+	if m.Role != "owner" || len(m.SiteIDs) != 1 || m.SiteIDs[0] != north {
+		t.Fatalf("scoped owner %+v", m)
+	}
+}
