@@ -50,8 +50,8 @@ ORDER BY created_at DESC, id DESC;
 UPDATE invitations SET revoked_at = @now::timestamptz
 WHERE org_id = @org_id AND id = @id AND accepted_at IS NULL AND revoked_at IS NULL;
 
--- name: InvitationExists :one
-SELECT EXISTS (SELECT 1 FROM invitations WHERE org_id = @org_id AND id = @id);
+-- name: GetInvitationForUpdate :one
+SELECT * FROM invitations WHERE org_id = @org_id AND id = @id FOR UPDATE;
 
 -- name: GetInvitationByTokenForUpdate :one
 SELECT * FROM invitations WHERE token_hash = @token_hash FOR UPDATE;

@@ -102,6 +102,36 @@ func (q *Queries) GetInvitationByTokenForUpdate(ctx context.Context, tokenHash [
 	return i, err
 }
 
+const getInvitationForUpdate = `-- name: GetInvitationForUpdate :one
+SELECT id, org_id, email, role, site_ids, credentials, token_hash, invited_by, created_at, expires_at, accepted_at, accepted_by, revoked_at FROM invitations WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type GetInvitationForUpdateParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetInvitationForUpdate(ctx context.Context, arg GetInvitationForUpdateParams) (Invitation, error) {
+	row := q.db.QueryRow(ctx, getInvitationForUpdate, arg.OrgID, arg.ID)
+	var i Invitation
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.Email,
+		&i.Role,
+		&i.SiteIds,
+		&i.Credentials,
+		&i.TokenHash,
+		&i.InvitedBy,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.AcceptedAt,
+		&i.AcceptedBy,
+		&i.RevokedAt,
+	)
+	return i, err
+}
+
 const getMember = `-- name: GetMember :one
 SELECT m.user_id, u.name, u.email, m.role, m.site_ids, m.credentials, m.created_at
 FROM memberships m
@@ -153,22 +183,6 @@ func (q *Queries) GetMemberForUpdate(ctx context.Context, arg GetMemberForUpdate
 	var role string
 	err := row.Scan(&role)
 	return role, err
-}
-
-const invitationExists = `-- name: InvitationExists :one
-SELECT EXISTS (SELECT 1 FROM invitations WHERE org_id = $1 AND id = $2)
-`
-
-type InvitationExistsParams struct {
-	OrgID uuid.UUID
-	ID    uuid.UUID
-}
-
-func (q *Queries) InvitationExists(ctx context.Context, arg InvitationExistsParams) (bool, error) {
-	row := q.db.QueryRow(ctx, invitationExists, arg.OrgID, arg.ID)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
 }
 
 const isMemberByEmail = `-- name: IsMemberByEmail :one

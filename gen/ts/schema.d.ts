@@ -366,6 +366,7 @@ export interface paths {
         /**
          * List pending invitations
          * @description Invitations neither accepted, revoked nor expired, newest first. Tokens are never listed.
+         *     A member limited to some sites sees only the invitations within those sites.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -410,7 +411,10 @@ export interface paths {
         post?: never;
         /**
          * Revoke an invitation
-         * @description The invitation's token stops working at once.
+         * @description The invitation's token stops working at once. The rules for changing the member it would
+         *     make apply: nobody revokes an invitation to a role above their own (403), and a member
+         *     limited to some sites revokes only invitations within those sites (403). Revoking an
+         *     invitation already accepted, revoked or expired changes nothing (204).
          *
          *     Permission: `manageUsers` (admin and up).
          */

@@ -84,34 +84,45 @@ func (h *Handlers) CreateInvitation(ctx context.Context, req api.CreateInvitatio
 }
 
 func (h *Handlers) ListInvitations(ctx context.Context, req api.ListInvitationsRequestObject) (api.ListInvitationsResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := db.New(h.pool).ListPendingInvitations(ctx, db.ListPendingInvitationsParams{OrgID: req.OrgId, Now: h.clock.Now()})
 	if err != nil {
 		return nil, err
 	}
 	out := make(api.ListInvitations200JSONResponse, 0, len(rows))
 	for _, inv := range rows {
+		// A site-scoped member sees the invitations to their own sites, as with members' sites.
+		if a.Scoped() && !withinScope(a, inv.SiteIds) {
+			continue
+		}
 		out = append(out, toAPIInvitation(inv))
 	}
 	return out, nil
 }
 
 func (h *Handlers) RevokeInvitation(ctx context.Context, req api.RevokeInvitationRequestObject) (api.RevokeInvitationResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := h.clock.Now()
-	err := pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
-		n, err := q.RevokeInvitation(ctx, db.RevokeInvitationParams{OrgID: req.OrgId, ID: req.Id, Now: now})
+	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
+		inv, err := q.GetInvitationForUpdate(ctx, db.GetInvitationForUpdateParams{OrgID: req.OrgId, ID: req.Id})
 		if err != nil {
+			return notFound(err, "Invitation")
+		}
+		// Withdrawing an invitation is a change to the membership it would create: the same
+		// rank and site rules apply as to changing that member.
+		if err := canManage(a, inv.Role, inv.SiteIds); err != nil {
 			return err
 		}
-		if n == 0 {
-			// Already revoked or accepted is not an error; someone else's id is.
-			exists, err := q.InvitationExists(ctx, db.InvitationExistsParams{OrgID: req.OrgId, ID: req.Id})
-			if err != nil {
-				return err
-			}
-			if !exists {
-				return errInvitationNotFound
-			}
-			return nil
+		// Already revoked or accepted is not an error.
+		n, err := q.RevokeInvitation(ctx, db.RevokeInvitationParams{OrgID: req.OrgId, ID: req.Id, Now: now})
+		if err != nil || n == 0 {
+			return err
 		}
 		return audit.Record(ctx, q, req.OrgId, req.Id, now)
 	})

@@ -444,3 +444,42 @@ func TestInvitationsOfTwoOrganizationsAreIndependent(t *testing.T) {
 		t.Errorf("%d acceptInvitation audit rows in B", n)
 	}
 }
+
+// Withdrawing an invitation follows the rules of changing the member it would make: a scoped
+// admin sees and revokes only invitations within their sites, and nobody revokes one above them.
+func TestRevokingFollowsTheMemberRules(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	owner, orgID := env.NewOwner("Harborview Kitchens")
+	siteA := env.Site(owner.AccessToken, orgID, "A Kitchen")
+	siteB := env.Site(owner.AccessToken, orgID, "B Kitchen")
+	admin := env.Member(orgID, "admin")
+	scoped := env.Member(orgID, "admin", siteA)
+
+	var toA, toB invitation
+	invite(env, owner.AccessToken, orgID, map[string]any{"email": apitest.NewEmail(), "role": "viewer", "siteIds": []uuid.UUID{siteA}}).Expect(http.StatusCreated).Decode(&toA)
+	invite(env, owner.AccessToken, orgID, map[string]any{"email": apitest.NewEmail(), "role": "viewer", "siteIds": []uuid.UUID{siteB}}).Expect(http.StatusCreated).Decode(&toB)
+	everywhere := mustInvite(env, owner.AccessToken, orgID, apitest.NewEmail(), "manager")
+	toOwner := mustInvite(env, owner.AccessToken, orgID, apitest.NewEmail(), "owner")
+
+	if got := listInvitations(env, scoped.AccessToken, orgID); len(got) != 1 || got[0].ID != toA.ID {
+		t.Fatalf("scoped admin lists %+v", got)
+	}
+	if got := listInvitations(env, admin.AccessToken, orgID); len(got) != 4 {
+		t.Fatalf("admin lists %d invitations", len(got))
+	}
+	revoke := func(token string, id uuid.UUID) *apitest.Response {
+		return env.Call(http.MethodDelete, orgPath(orgID, "invitations", id.String())).Token(token).Do()
+	}
+	revoke(scoped.AccessToken, toB.ID).ExpectError(http.StatusForbidden, "beyond your sites")
+	revoke(scoped.AccessToken, everywhere.ID).ExpectError(http.StatusForbidden, "beyond your sites")
+	revoke(admin.AccessToken, toOwner.ID).ExpectError(http.StatusForbidden, "above yours")
+	if got := listInvitations(env, owner.AccessToken, orgID); len(got) != 4 {
+		t.Fatalf("refused revocations revoked: %d left", len(got))
+	}
+	revoke(scoped.AccessToken, toA.ID).Expect(http.StatusNoContent)
+	revoke(owner.AccessToken, toOwner.ID).Expect(http.StatusNoContent)
+	if got := listInvitations(env, owner.AccessToken, orgID); len(got) != 2 {
+		t.Fatalf("%d invitations left", len(got))
+	}
+}
