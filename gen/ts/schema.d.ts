@@ -1258,7 +1258,9 @@ export interface paths {
          *     ADT^A01 admit, ADT^A02 transfer, ADT^A08 update (demographics, unit/room/bed, allergies,
          *     diet codes) and ADT^A03 discharge, plus diet orders sent as ODS segments in ADT messages or
          *     in ORM^O01 / OMD^O03. AL1 allergies map to structured allergens and ODS codes to the diet
-         *     vocabulary; codes nothing matches are kept as `unmapped` for review.
+         *     vocabulary; codes nothing matches are kept as `unmapped` for review. An A02, or an A08 of
+         *     an inpatient (PV1-2 `I`, no PV1-45) the census has never seen, admits the patient at PV1-3
+         *     with a warning: the feed may have started mid-stay.
          *
          *     A body may carry many messages. Each is applied in its own savepoint, so one bad message
          *     never loses the others, and each gets one entry in `results`, in order, with its `outcome`

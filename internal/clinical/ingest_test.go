@@ -534,3 +534,57 @@ func TestRestatingUpdatesRewriteNothing(t *testing.T) {
 		t.Fatalf("changed allergies not written: %+v", p)
 	}
 }
+
+// TestUpdateUpsertsTheStay: an A08 upserts unit and room, so an inpatient the census has never
+// seen is admitted where PV1-3 says; outpatients, finished stays and known discharged patients
+// are updated without entering the census.
+func TestUpdateUpsertsTheStay(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	tok := h.owner.AccessToken
+	a08 := func(control, mrn, pv1 string) string {
+		return "MSH|^~\\&|EPIC|HMC|SOUS|SOUS|20260302090000||ADT^A08|" + control + "|P|2.5.1\r" +
+			"EVN|A08|20260302090000\rPID|1||" + mrn + "^^^HMC^MR||DOE^JOHN||19700101|M\r" + pv1 + "\r" +
+			"AL1|1|FA|256349002^Peanut^SCT|SV\r"
+	}
+	// A known patient, discharged.
+	h.ingest(visit{Event: "A01", Control: "UPS-0", MRN: "180000004", Unit: "4W", Room: "401", Bed: "A"}.epic(),
+		visit{Event: "A03", Control: "UPS-00", MRN: "180000004", Unit: "4W", Room: "401", Bed: "A"}.epic())
+
+	r := h.ingest(
+		a08("UPS-1", "180000001", "PV1|1|I|5E^512^B|||||||MED||||||||IN|V1"),
+		a08("UPS-2", "180000002", "PV1|1|O|CLINIC^^^HMC"),
+		a08("UPS-3", "180000003", "PV1|1|I|5E^514^A|||||||MED||||||||IN|V3|||||||||||||||||||||||||20260301080000|20260302080000"),
+		a08("UPS-4", "180000004", "PV1|1|I|4W^401^A"),
+	)
+	if !slices.Equal(r.outcomes(), []string{"applied", "applied", "applied", "applied"}) {
+		t.Fatalf("outcomes %v", r.outcomes())
+	}
+	if res := r.Results[0]; res.Detail.Action != "updated" || res.Detail.EncounterID == nil || !slices.ContainsFunc(res.Detail.Warnings, func(w string) bool { return strings.Contains(w, "no admission on record") }) {
+		t.Fatalf("unknown inpatient %+v", res)
+	}
+	for i := 1; i < 4; i++ {
+		if res := r.Results[i]; res.Detail.EncounterID != nil {
+			t.Errorf("message %d opened an encounter: %+v", i, res)
+		}
+	}
+	c := h.census(tok, "")
+	if !slices.Equal(mrns(c), []string{"180000001"}) {
+		t.Fatalf("census %v", mrns(c))
+	}
+	if p := c[0]; p.Unit != "5E" || p.Room != "512" || p.Bed != "B" || !slices.Equal(p.Allergens, []string{"peanuts"}) || p.AdmittedAt == nil {
+		t.Fatalf("upserted %+v", p)
+	}
+	// The outpatient was still recorded, with its allergies.
+	if n := count(h.env, `SELECT count(*) FROM patients WHERE org_id = $1 AND mrn = '180000002' AND encounter_id IS NULL`, h.orgID); n != 1 {
+		t.Fatalf("outpatient rows %d", n)
+	}
+	// A later A08 moves the upserted patient like any other, and an A03 discharges them.
+	h.ingest(a08("UPS-5", "180000001", "PV1|1|I|ICU^7^2"))
+	if c := h.census(tok, "unit=ICU"); len(c) != 1 || c[0].Room != "7" {
+		t.Fatalf("moved %+v", c)
+	}
+	if r := h.ingest(visit{Event: "A03", Control: "UPS-6", MRN: "180000001", Unit: "ICU", Room: "7", Bed: "2"}.epic()); r.Results[0].Detail.Action != "discharged" {
+		t.Fatalf("discharge %+v", r.Results[0])
+	}
+}
