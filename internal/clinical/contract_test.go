@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -195,4 +196,19 @@ func containsFlag(flags []string, f string) bool {
 		}
 	}
 	return false
+}
+
+// TestIngestMessageCountLimit: a body of more messages than the ingest takes is refused whole
+// with 413, before anything is written, even when it is within the byte limit.
+func TestIngestMessageCountLimit(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	var b strings.Builder
+	for i := range 10_001 {
+		b.WriteString("MSH|^~\\&|A|B|C|D|20260302||ADT^A08|N" + itoa(i) + "|P|2.5\r")
+	}
+	h.post(h.siteID, b.String()).Header("x-api-key", h.key).Do().ExpectError(http.StatusRequestEntityTooLarge, "10000")
+	if n := count(h.env, `SELECT count(*) FROM hl7_messages`); n != 0 {
+		t.Fatalf("%d trail rows", n)
+	}
 }
