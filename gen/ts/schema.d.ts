@@ -1304,7 +1304,8 @@ export interface paths {
         /**
          * Read the HL7 message trail
          * @description Every message received on the ingest endpoint, newest first, whatever its outcome, with its
-         *     raw text: what an interface analyst needs to trace a message by its control id. Pages with
+         *     raw text: what an interface analyst needs to trace a message by its control id. The raw text
+         *     is kept 90 days, the rest of each record for good. Pages with
          *     `limit` and `cursor`; the next page's URL is in the `Link` header. A site-scoped member sees
          *     only their sites' messages.
          *
@@ -2831,7 +2832,10 @@ export interface components {
             /** Format: uuid */
             patientId?: string;
             requestId?: string;
-            /** @description The message as received. */
+            /**
+             * @description The message as received; empty once 90 days have passed since `receivedAt` (raw HL7 is
+             *     protected health information). The rest of the record is kept.
+             */
             raw: string;
         };
         PersonName: {

@@ -588,3 +588,64 @@ func TestUpdateUpsertsTheStay(t *testing.T) {
 		t.Fatalf("discharge %+v", r.Results[0])
 	}
 }
+
+// TestTrailRawTextExpires: the trail keeps raw text for clinical.RawRetention; then the ingest
+// clears it, a slice at a time, keeping the rest of the row, the control id's consumption and the
+// patient's movements.
+func TestTrailRawTextExpires(t *testing.T) {
+	restore := clinical.SetTrailExpiry(time.Minute, 2) // not parallel: process-wide
+	defer restore()
+	h := newHospital(t)
+	h.env.SetPlan(h.orgID, "enterprise", nil) // outlives the trial
+	clk := h.env.Clock
+	var old []string
+	for i := range 5 {
+		old = append(old, visit{Event: "A01", Control: controlID("EXP", i), MRN: mrnOf(190000000, i), Unit: "4W", Room: itoa(400 + i), Bed: "A"}.epic())
+	}
+	h.ingest(old...)
+	clk.Advance(clinical.RawRetention - 24*time.Hour)
+	h.ingest(visit{Event: "A08", Control: "EXP-RECENT", MRN: "190000000", Unit: "4W", Room: "400", Bed: "B"}.epic())
+	cleared := func() int {
+		return count(h.env, `SELECT count(*) FROM hl7_messages WHERE org_id = $1 AND raw = ''`, h.orgID)
+	}
+	if n := cleared(); n != 0 {
+		t.Fatalf("%d cleared within the retention", n)
+	}
+
+	// Two days later the first body is past the retention: each ingest clears a slice of it.
+	clk.Advance(48 * time.Hour)
+	want := []int{2, 4, 5, 5}
+	for i, w := range want {
+		h.ingest(visit{Event: "A08", Control: controlID("EXP-LATER", i), MRN: "190000001", Unit: "4W", Room: "401", Bed: "A"}.epic())
+		if n := cleared(); n != w {
+			t.Fatalf("after ingest %d: %d cleared, want %d", i, n, w)
+		}
+		clk.Advance(time.Minute)
+	}
+	// An ingest within expiryEvery of the last does not clear (and nothing else is expired).
+	if n := count(h.env, `SELECT count(*) FROM hl7_messages WHERE org_id = $1 AND raw <> '' AND control_id LIKE 'EXP-%'`, h.orgID); n != 1+len(want) {
+		t.Fatalf("%d recent rows kept their raw text", n)
+	}
+	// The rows stay: the trail lists them, a resend is still a duplicate, the movements remain.
+	tok := h.env.SignIn(h.owner.User.Email).AccessToken // months have passed
+	var trail []struct {
+		ControlID string `json:"controlId"`
+		Outcome   string `json:"outcome"`
+		Raw       string `json:"raw"`
+	}
+	h.env.Call(http.MethodGet, orgPath(h.orgID, "adt/messages")+"?controlId=EXP-0").Token(tok).Do().Expect(http.StatusOK).Decode(&trail)
+	if len(trail) != 1 || trail[0].Outcome != "applied" || trail[0].Raw != "" {
+		t.Fatalf("expired row %+v", trail)
+	}
+	if r := h.ingest(old[0]); r.Results[0].Outcome != "duplicate" {
+		t.Fatalf("resend after expiry %+v", r.Results[0])
+	}
+	p, _ := byMRN(h.census(tok, ""), "190000000")
+	if pt := h.patient(tok, p.ID); len(pt.Encounters) != 1 || len(pt.Encounters[0].Movements) != 2 || pt.Encounters[0].Movements[0].ControlID != "EXP-0" {
+		t.Fatalf("movements %+v", pt.Encounters)
+	}
+	// Another organization's trail is its own.
+	if n := count(h.env, `SELECT count(*) FROM hl7_trail_expiry WHERE org_id <> $1`, h.orgID); n != 0 {
+		t.Fatalf("%d other marks", n)
+	}
+}
