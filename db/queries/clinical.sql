@@ -251,3 +251,30 @@ WHERE s.org_id = @org_id
   AND (sqlc.narg(cursor_id)::uuid IS NULL OR (s.submitted_at, s.id) < (@cursor_at::timestamptz, sqlc.narg(cursor_id)::uuid))
 ORDER BY s.submitted_at DESC, s.id DESC
 LIMIT @max_rows;
+
+-- Trail expiry ----------------------------------------------------------------------------------
+
+-- name: ExpireTrailRaw :one
+-- Clears the raw text of the organization's next slice of trail rows received before the cutoff
+-- (at most max_rows, oldest first, after the rows already done) and records how far it got. The
+-- slice is read through hl7_messages_org_received_idx; n is how many rows the slice held.
+WITH mark AS (
+    SELECT e.through_at, e.through_id FROM hl7_trail_expiry e WHERE e.org_id = @org_id
+), slice AS (
+    SELECT m.id, m.received_at FROM hl7_messages m
+    WHERE m.org_id = @org_id AND m.received_at < @cutoff::timestamptz
+      AND (m.received_at, m.id) > (coalesce((SELECT through_at FROM mark), '-infinity'),
+                                   coalesce((SELECT through_id FROM mark), '00000000-0000-0000-0000-000000000000'::uuid))
+    ORDER BY m.received_at, m.id
+    LIMIT @max_rows
+), cleared AS (
+    UPDATE hl7_messages m SET raw = '' FROM slice s WHERE m.id = s.id AND m.raw <> ''
+), last AS (
+    SELECT received_at, id FROM slice ORDER BY received_at DESC, id DESC LIMIT 1
+), marked AS (
+    INSERT INTO hl7_trail_expiry (org_id, through_at, through_id)
+    SELECT @org_id, received_at, id FROM last
+    ON CONFLICT (org_id) DO UPDATE SET through_at = excluded.through_at, through_id = excluded.through_id
+    WHERE (hl7_trail_expiry.through_at, hl7_trail_expiry.through_id) < (excluded.through_at, excluded.through_id)
+)
+SELECT count(*)::int AS n FROM slice;

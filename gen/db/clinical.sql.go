@@ -215,6 +215,47 @@ func (q *Queries) DecideSignoff(ctx context.Context, arg DecideSignoffParams) (S
 	return i, err
 }
 
+const expireTrailRaw = `-- name: ExpireTrailRaw :one
+
+WITH mark AS (
+    SELECT e.through_at, e.through_id FROM hl7_trail_expiry e WHERE e.org_id = $1
+), slice AS (
+    SELECT m.id, m.received_at FROM hl7_messages m
+    WHERE m.org_id = $1 AND m.received_at < $2::timestamptz
+      AND (m.received_at, m.id) > (coalesce((SELECT through_at FROM mark), '-infinity'),
+                                   coalesce((SELECT through_id FROM mark), '00000000-0000-0000-0000-000000000000'::uuid))
+    ORDER BY m.received_at, m.id
+    LIMIT $3
+), cleared AS (
+    UPDATE hl7_messages m SET raw = '' FROM slice s WHERE m.id = s.id AND m.raw <> ''
+), last AS (
+    SELECT received_at, id FROM slice ORDER BY received_at DESC, id DESC LIMIT 1
+), marked AS (
+    INSERT INTO hl7_trail_expiry (org_id, through_at, through_id)
+    SELECT $1, received_at, id FROM last
+    ON CONFLICT (org_id) DO UPDATE SET through_at = excluded.through_at, through_id = excluded.through_id
+    WHERE (hl7_trail_expiry.through_at, hl7_trail_expiry.through_id) < (excluded.through_at, excluded.through_id)
+)
+SELECT count(*)::int AS n FROM slice
+`
+
+type ExpireTrailRawParams struct {
+	OrgID   uuid.UUID
+	Cutoff  time.Time
+	MaxRows int32
+}
+
+// Trail expiry ----------------------------------------------------------------------------------
+// Clears the raw text of the organization's next slice of trail rows received before the cutoff
+// (at most max_rows, oldest first, after the rows already done) and records how far it got. The
+// slice is read through hl7_messages_org_received_idx; n is how many rows the slice held.
+func (q *Queries) ExpireTrailRaw(ctx context.Context, arg ExpireTrailRawParams) (int32, error) {
+	row := q.db.QueryRow(ctx, expireTrailRaw, arg.OrgID, arg.Cutoff, arg.MaxRows)
+	var n int32
+	err := row.Scan(&n)
+	return n, err
+}
+
 const getClinicalCode = `-- name: GetClinicalCode :one
 SELECT kind, code, text, system, occurrences, first_seen_at, last_seen_at, targets::text[] AS targets, mapped_at, mapped_by
 FROM clinical_codes WHERE org_id = $1 AND kind = $2 AND code = $3

@@ -132,6 +132,12 @@ type Hl7Message struct {
 	Raw         string
 }
 
+type Hl7TrailExpiry struct {
+	OrgID     uuid.UUID
+	ThroughAt time.Time
+	ThroughID uuid.UUID
+}
+
 type Invitation struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID

@@ -1263,7 +1263,9 @@ export interface paths {
          *     ADT^A01 admit, ADT^A02 transfer, ADT^A08 update (demographics, unit/room/bed, allergies,
          *     diet codes) and ADT^A03 discharge, plus diet orders sent as ODS segments in ADT messages or
          *     in ORM^O01 / OMD^O03. AL1 allergies map to structured allergens and ODS codes to the diet
-         *     vocabulary; codes nothing matches are kept as `unmapped` for review.
+         *     vocabulary; codes nothing matches are kept as `unmapped` for review. An A02, or an A08 of
+         *     an inpatient (PV1-2 `I`, no PV1-45) the census has never seen, admits the patient at PV1-3
+         *     with a warning: the feed may have started mid-stay.
          *
          *     A body may carry many messages. Each is applied in its own savepoint, so one bad message
          *     never loses the others, and each gets one entry in `results`, in order, with its `outcome`
@@ -1307,7 +1309,8 @@ export interface paths {
         /**
          * Read the HL7 message trail
          * @description Every message received on the ingest endpoint, newest first, whatever its outcome, with its
-         *     raw text: what an interface analyst needs to trace a message by its control id. Pages with
+         *     raw text: what an interface analyst needs to trace a message by its control id. The raw text
+         *     is kept 90 days, the rest of each record for good. Pages with
          *     `limit` and `cursor`; the next page's URL is in the `Link` header. A site-scoped member sees
          *     only their sites' messages.
          *
@@ -2834,7 +2837,10 @@ export interface components {
             /** Format: uuid */
             patientId?: string;
             requestId?: string;
-            /** @description The message as received. */
+            /**
+             * @description The message as received; empty once 90 days have passed since `receivedAt` (raw HL7 is
+             *     protected health information). The rest of the record is kept.
+             */
             raw: string;
         };
         PersonName: {

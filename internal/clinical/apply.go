@@ -399,6 +399,16 @@ func (c *census) update(p *prepared, s *step) {
 	c.demographics(ps, a)
 	s.patient = ps
 	s.eventAt = p.time(c, a.EventOccurred, a.RecordedTime, a.MessageTime)
+	if ps.enc == nil && !ps.exists && admitsOnUpdate(&a.Visit) {
+		// An update upserts the location too: an inpatient the census has never seen (the feed
+		// started mid-stay, or the admission was lost) is admitted where PV1-3 says. A patient
+		// already known and not in house is not: late corrections of a finished stay are common,
+		// and a ghost in the census is worse than a missing patient the next A01/A02 brings in.
+		admitted := p.time(c, a.Visit.AdmitTime, a.EventOccurred, a.RecordedTime, a.MessageTime)
+		c.openEncounter(ps, admitted)
+		ps.row.AdmittedAt = ptr(admitted)
+		s.warnings = append(s.warnings, "no admission on record: admitted at the location in PV1-3")
+	}
 	if ps.enc != nil {
 		c.visit(ps, a)
 		if !isZeroLocation(a.Visit.Location) {
@@ -721,3 +731,10 @@ func cleanRaw(s string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// admitsOnUpdate reports whether an A08 describes a current inpatient stay: a location in PV1-3,
+// no discharge time (PV1-45), and an inpatient class (PV1-2 I, or none sent). Outpatient and
+// emergency registrations are updated too, but never enter the census.
+func admitsOnUpdate(v *hl7.Visit) bool {
+	return !isZeroLocation(v.Location) && v.DischargeTime.IsZero() && (v.Class == "" || strings.EqualFold(v.Class, "I"))
+}

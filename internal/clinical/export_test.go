@@ -1,6 +1,9 @@
 package clinical
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // FailWritesOf makes every write that would apply or skip a message with one of these control ids
 // fail in the database, as a refused row would, until the returned function is called.
@@ -12,4 +15,12 @@ func FailWritesOf(controlIDs ...string) (restore func()) {
 	}
 	testHookFailWrite.Store(&hook)
 	return func() { testHookFailWrite.Store(nil) }
+}
+
+// SetTrailExpiry changes how often and how many rows the trail expiry clears (tests only; not
+// for parallel tests).
+func SetTrailExpiry(every time.Duration, slice int32) (restore func()) {
+	oldEvery, oldSlice := expiryEvery, expirySlice
+	expiryEvery, expirySlice = every, slice
+	return func() { expiryEvery, expirySlice = oldEvery, oldSlice }
 }

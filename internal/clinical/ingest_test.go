@@ -534,3 +534,118 @@ func TestRestatingUpdatesRewriteNothing(t *testing.T) {
 		t.Fatalf("changed allergies not written: %+v", p)
 	}
 }
+
+// TestUpdateUpsertsTheStay: an A08 upserts unit and room, so an inpatient the census has never
+// seen is admitted where PV1-3 says; outpatients, finished stays and known discharged patients
+// are updated without entering the census.
+func TestUpdateUpsertsTheStay(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	tok := h.owner.AccessToken
+	a08 := func(control, mrn, pv1 string) string {
+		return "MSH|^~\\&|EPIC|HMC|SOUS|SOUS|20260302090000||ADT^A08|" + control + "|P|2.5.1\r" +
+			"EVN|A08|20260302090000\rPID|1||" + mrn + "^^^HMC^MR||DOE^JOHN||19700101|M\r" + pv1 + "\r" +
+			"AL1|1|FA|256349002^Peanut^SCT|SV\r"
+	}
+	// A known patient, discharged.
+	h.ingest(visit{Event: "A01", Control: "UPS-0", MRN: "180000004", Unit: "4W", Room: "401", Bed: "A"}.epic(),
+		visit{Event: "A03", Control: "UPS-00", MRN: "180000004", Unit: "4W", Room: "401", Bed: "A"}.epic())
+
+	r := h.ingest(
+		a08("UPS-1", "180000001", "PV1|1|I|5E^512^B|||||||MED||||||||IN|V1"),
+		a08("UPS-2", "180000002", "PV1|1|O|CLINIC^^^HMC"),
+		a08("UPS-3", "180000003", "PV1|1|I|5E^514^A|||||||MED||||||||IN|V3|||||||||||||||||||||||||20260301080000|20260302080000"),
+		a08("UPS-4", "180000004", "PV1|1|I|4W^401^A"),
+	)
+	if !slices.Equal(r.outcomes(), []string{"applied", "applied", "applied", "applied"}) {
+		t.Fatalf("outcomes %v", r.outcomes())
+	}
+	if res := r.Results[0]; res.Detail.Action != "updated" || res.Detail.EncounterID == nil || !slices.ContainsFunc(res.Detail.Warnings, func(w string) bool { return strings.Contains(w, "no admission on record") }) {
+		t.Fatalf("unknown inpatient %+v", res)
+	}
+	for i := 1; i < 4; i++ {
+		if res := r.Results[i]; res.Detail.EncounterID != nil {
+			t.Errorf("message %d opened an encounter: %+v", i, res)
+		}
+	}
+	c := h.census(tok, "")
+	if !slices.Equal(mrns(c), []string{"180000001"}) {
+		t.Fatalf("census %v", mrns(c))
+	}
+	if p := c[0]; p.Unit != "5E" || p.Room != "512" || p.Bed != "B" || !slices.Equal(p.Allergens, []string{"peanuts"}) || p.AdmittedAt == nil {
+		t.Fatalf("upserted %+v", p)
+	}
+	// The outpatient was still recorded, with its allergies.
+	if n := count(h.env, `SELECT count(*) FROM patients WHERE org_id = $1 AND mrn = '180000002' AND encounter_id IS NULL`, h.orgID); n != 1 {
+		t.Fatalf("outpatient rows %d", n)
+	}
+	// A later A08 moves the upserted patient like any other, and an A03 discharges them.
+	h.ingest(a08("UPS-5", "180000001", "PV1|1|I|ICU^7^2"))
+	if c := h.census(tok, "unit=ICU"); len(c) != 1 || c[0].Room != "7" {
+		t.Fatalf("moved %+v", c)
+	}
+	if r := h.ingest(visit{Event: "A03", Control: "UPS-6", MRN: "180000001", Unit: "ICU", Room: "7", Bed: "2"}.epic()); r.Results[0].Detail.Action != "discharged" {
+		t.Fatalf("discharge %+v", r.Results[0])
+	}
+}
+
+// TestTrailRawTextExpires: the trail keeps raw text for clinical.RawRetention; then the ingest
+// clears it, a slice at a time, keeping the rest of the row, the control id's consumption and the
+// patient's movements.
+func TestTrailRawTextExpires(t *testing.T) {
+	restore := clinical.SetTrailExpiry(time.Minute, 2) // not parallel: process-wide
+	defer restore()
+	h := newHospital(t)
+	h.env.SetPlan(h.orgID, "enterprise", nil) // outlives the trial
+	clk := h.env.Clock
+	var old []string
+	for i := range 5 {
+		old = append(old, visit{Event: "A01", Control: controlID("EXP", i), MRN: mrnOf(190000000, i), Unit: "4W", Room: itoa(400 + i), Bed: "A"}.epic())
+	}
+	h.ingest(old...)
+	clk.Advance(clinical.RawRetention - 24*time.Hour)
+	h.ingest(visit{Event: "A08", Control: "EXP-RECENT", MRN: "190000000", Unit: "4W", Room: "400", Bed: "B"}.epic())
+	cleared := func() int {
+		return count(h.env, `SELECT count(*) FROM hl7_messages WHERE org_id = $1 AND raw = ''`, h.orgID)
+	}
+	if n := cleared(); n != 0 {
+		t.Fatalf("%d cleared within the retention", n)
+	}
+
+	// Two days later the first body is past the retention: each ingest clears a slice of it.
+	clk.Advance(48 * time.Hour)
+	want := []int{2, 4, 5, 5}
+	for i, w := range want {
+		h.ingest(visit{Event: "A08", Control: controlID("EXP-LATER", i), MRN: "190000001", Unit: "4W", Room: "401", Bed: "A"}.epic())
+		if n := cleared(); n != w {
+			t.Fatalf("after ingest %d: %d cleared, want %d", i, n, w)
+		}
+		clk.Advance(time.Minute)
+	}
+	// An ingest within expiryEvery of the last does not clear (and nothing else is expired).
+	if n := count(h.env, `SELECT count(*) FROM hl7_messages WHERE org_id = $1 AND raw <> '' AND control_id LIKE 'EXP-%'`, h.orgID); n != 1+len(want) {
+		t.Fatalf("%d recent rows kept their raw text", n)
+	}
+	// The rows stay: the trail lists them, a resend is still a duplicate, the movements remain.
+	tok := h.env.SignIn(h.owner.User.Email).AccessToken // months have passed
+	var trail []struct {
+		ControlID string `json:"controlId"`
+		Outcome   string `json:"outcome"`
+		Raw       string `json:"raw"`
+	}
+	h.env.Call(http.MethodGet, orgPath(h.orgID, "adt/messages")+"?controlId=EXP-0").Token(tok).Do().Expect(http.StatusOK).Decode(&trail)
+	if len(trail) != 1 || trail[0].Outcome != "applied" || trail[0].Raw != "" {
+		t.Fatalf("expired row %+v", trail)
+	}
+	if r := h.ingest(old[0]); r.Results[0].Outcome != "duplicate" {
+		t.Fatalf("resend after expiry %+v", r.Results[0])
+	}
+	p, _ := byMRN(h.census(tok, ""), "190000000")
+	if pt := h.patient(tok, p.ID); len(pt.Encounters) != 1 || len(pt.Encounters[0].Movements) != 2 || pt.Encounters[0].Movements[0].ControlID != "EXP-0" {
+		t.Fatalf("movements %+v", pt.Encounters)
+	}
+	// Another organization's trail is its own.
+	if n := count(h.env, `SELECT count(*) FROM hl7_trail_expiry WHERE org_id <> $1`, h.orgID); n != 0 {
+		t.Fatalf("%d other marks", n)
+	}
+}
