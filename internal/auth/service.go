@@ -4,8 +4,8 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
 	"crypto/ed25519"
+	"encoding/json"
 	"strings"
 	"time"
 
