@@ -2628,7 +2628,7 @@ export interface components {
             start: components["schemas"]["LocalTime"];
             end: components["schemas"]["LocalTime"];
         } | null;
-        /** @description On menu boards, the menu of the current day part; null on other kinds. */
+        /** @description The menu of the current day part (menu boards only). */
         StateMenu: {
             dayPart: components["schemas"]["StateDayPart"];
             /** @description Whether the site's local time is within `dayPart`. */
@@ -2637,7 +2637,13 @@ export interface components {
             items: {
                 [key: string]: unknown;
             }[];
-        } | null;
+        };
+        /**
+         * @description The fields the spec lists (`device`, `org`, `site`, `date`, `serverTime`, `cast`,
+         *     `production`, `alerts`, `handoffs`) are always present. The payload adapts to the kind:
+         *     menu boards also carry `menu`, tray-line screens `trays`; other kinds carry exactly the
+         *     listed fields.
+         */
         DeviceState: {
             device: components["schemas"]["StateDevice"];
             org: components["schemas"]["StateOrg"];
@@ -2671,12 +2677,12 @@ export interface components {
             handoffs: {
                 [key: string]: unknown;
             }[];
-            menu: components["schemas"]["StateMenu"];
+            menu?: components["schemas"]["StateMenu"];
             /**
-             * @description On tray-line screens, the tray queue (filtered by `config.units`). Empty on other kinds,
-             *     and everywhere until the clinical tray line arrives.
+             * @description Tray-line screens only: the tray queue (filtered by `config.units`). Empty until the
+             *     clinical tray line arrives.
              */
-            trays: {
+            trays?: {
                 [key: string]: unknown;
             }[];
         };

@@ -153,7 +153,6 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 		Production: []map[string]any{},
 		Alerts:     []api.DeviceAlert{},
 		Handoffs:   []map[string]any{},
-		Trays:      []map[string]any{},
 	}
 	if err := s.Device.Config.UnmarshalJSON(row.Config); err != nil {
 		return s, err
@@ -162,8 +161,13 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 		return s, err
 	}
 	// Production timers, alerts, handoffs and the tray queue are filled as the kitchen and
-	// clinical capabilities land; until then they are honestly empty.
-	if kind == MenuBoard {
+	// clinical capabilities land; until then they are honestly empty. The spec's fields are on
+	// every kind; what only one kind shows (the menu, the tray queue) is on that kind alone, so
+	// the other kinds' state is exactly the spec's object.
+	switch kind {
+	case TrayLine:
+		s.Trays = &[]map[string]any{}
+	case MenuBoard:
 		cfg, err := decodeConfig(row.Config)
 		if err != nil {
 			return s, err
