@@ -1127,8 +1127,13 @@ export interface paths {
          * Upload an image
          * @description Stores an image for boards (cast it with `type: image` and its `key`). Send
          *     `multipart/form-data` with the image in the part `file`: PNG, JPEG, WebP or GIF, at most
-         *     5 MiB. The type is found from the file's first bytes, whatever the part declares; anything
-         *     else, SVG included (it can carry script), answers 400. A larger file answers 413.
+         *     5 MiB. The type is found from the file's bytes; anything else, SVG included (it can carry
+         *     script), answers 400. So does an image whose bytes are not the type the part's
+         *     `Content-Type` declares (`application/octet-stream` or none declares nothing in
+         *     particular), whose header its format's decoder cannot read, or whose dimensions are not
+         *     sane: at least 1 pixel and at most 8192 on a side, at most 33,177,600 pixels in all
+         *     (7680×4320). The 400 names the part (`file`) and says what is wrong. A larger file answers
+         *     413.
          *
          *     Permission: `manageDevices` (admin and up).
          */
@@ -2693,7 +2698,7 @@ export interface components {
              */
             key: string;
             /**
-             * @description Found by reading the file's first bytes, not from what the client declared.
+             * @description Found by reading the file's bytes (and checked against what the client declared).
              * @example image/png
              * @enum {string}
              */
@@ -2720,7 +2725,9 @@ export interface components {
         UploadMediaRequest: {
             /**
              * Format: binary
-             * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB. SVG is refused (it can carry script).
+             * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB and at most 8192 pixels on a side
+             *     (33,177,600 pixels in all), whose bytes are the type the part's `Content-Type` declares.
+             *     SVG is refused (it can carry script).
              */
             file: string;
         } & {
