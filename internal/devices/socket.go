@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -26,8 +27,21 @@ func (h *Handlers) ServeSocket(w http.ResponseWriter, r *http.Request) error {
 	if h.hub == nil {
 		return apierr.Internal(errors.New("devices: no realtime hub wired"))
 	}
-	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{})
+	// The token is checked again once the socket listens for its revocation: unpaired in between,
+	// the device gets its 401 now rather than a socket that would never close.
+	var refused error
+	admit := func(ctx context.Context) error {
+		again, err := h.Authenticate(ctx, r.URL.Query().Get("token"))
+		if err == nil && again.DeviceID != p.DeviceID {
+			err = errInvalidToken
+		}
+		refused = err
+		return err
+	}
+	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{Admit: admit})
 	switch {
+	case refused != nil:
+		return refused
 	case err == nil, errors.Is(err, realtime.ErrRevoked):
 	default:
 		// The device vanished or stopped answering pings; it reconnects or polls.

@@ -41,6 +41,15 @@ type SocketOptions struct {
 	// authenticate with a token in the URL that a foreign page does not know,
 	// and frames carry no data, so there is nothing for such a page to steal.
 	OriginPatterns []string
+	// Admit, when set, runs once the device's subscription is in place and
+	// before the upgrade; an error refuses the connection: ServeSocket returns
+	// it having written nothing, for the caller to answer. The caller
+	// authenticated the device before calling ServeSocket, and a revocation
+	// committed between that check and the subscription would go unheard,
+	// leaving a socket open on a dead token. Checking again here closes the
+	// gap: a revocation is either seen by this check or heard by the
+	// subscription.
+	Admit func(ctx context.Context) error
 }
 
 func (o SocketOptions) withDefaults() SocketOptions {
@@ -78,6 +87,11 @@ func ServeSocket(w http.ResponseWriter, r *http.Request, hub *Hub, deviceID, org
 
 	hints, unsubscribe := hub.Subscribe(deviceID, orgID)
 	defer unsubscribe()
+	if opts.Admit != nil {
+		if err := opts.Admit(r.Context()); err != nil {
+			return err
+		}
+	}
 
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		InsecureSkipVerify: len(opts.OriginPatterns) == 0,
