@@ -1219,10 +1219,11 @@ export interface paths {
         /**
          * Realtime hints for a device (WebSocket)
          * @description Upgrades to a WebSocket on which the server sends an empty text frame whenever the
-         *     device's state may have changed; any frame means "refetch `GET /device/state`". Frames
-         *     carry no data, and the device must send none. The server pings every 25 seconds. Hints
-         *     travel through PostgreSQL, so a change made through any replica reaches a socket held by
-         *     any other.
+         *     device's state may have changed (by any write that concerns it, or by time alone: the
+         *     site's midnight, and on menu boards the start or end of a day part); any frame means
+         *     "refetch `GET /device/state`". Frames carry no data, and the device must send none. The
+         *     server pings every 25 seconds. Hints travel through PostgreSQL, so a change made through
+         *     any replica reaches a socket held by any other.
          *
          *     The device token goes in the query (`?token=<DEVICE_TOKEN>`), since browsers cannot set
          *     headers on a WebSocket. A missing, wrong or revoked token answers 401 (JSON) before the

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/realtime"
@@ -38,7 +40,22 @@ func (h *Handlers) ServeSocket(w http.ResponseWriter, r *http.Request) error {
 		refused = err
 		return err
 	}
-	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{Admit: admit})
+	// Frames also mark what time changes in the state (the local date, a menu board's day part),
+	// so a screen that relies on its socket is not a poll late. Read afresh each time: a hint may
+	// have moved the device or changed its site.
+	nextChange := func(ctx context.Context) time.Duration {
+		row, err := db.New(h.pool).GetDeviceState(ctx, db.GetDeviceStateParams{OrgID: p.OrgID, ID: p.DeviceID})
+		if err != nil {
+			return 0 // gone or unreachable: hints and polling still work
+		}
+		now := h.clock.Now()
+		at := h.nextTimedChange(row, now)
+		if at.IsZero() {
+			return 0
+		}
+		return at.Sub(now)
+	}
+	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{Admit: admit, NextChange: nextChange})
 	switch {
 	case refused != nil:
 		return refused

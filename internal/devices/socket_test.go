@@ -263,3 +263,43 @@ func TestEveryChangeToTheStateHintsTheSocket(t *testing.T) {
 		etag = next
 	}
 }
+
+// A screen relying on its socket hears when time alone changes its state: the site's midnight
+// (a new date) on every kind, and the start or end of a day part on menu boards.
+func TestSocketFramesWhenTimeChangesTheState(t *testing.T) {
+	t.Parallel()
+	// Chicago is 6 hours behind UTC in March; default day parts: breakfast 06:00–10:30, lunch
+	// 11:00–14:30, dinner 16:30–20:00.
+	for _, c := range []struct {
+		kind, before, after string
+		check               func(state) bool
+	}{
+		{"wallboard_boh", "2026-03-03T05:59:59.9Z", "2026-03-03T06:00:00Z", func(s state) bool { return s.Date == "2026-03-03" }},
+		{"kiosk", "2026-03-03T05:59:59.9Z", "2026-03-03T06:00:00Z", func(s state) bool { return s.Date == "2026-03-03" }},
+		{"menu_board", "2026-03-02T16:59:59.9Z", "2026-03-02T17:00:00Z", func(s state) bool {
+			return s.Menu.DayPart.Name == "lunch" && s.Menu.InProgress
+		}},
+		{"menu_board", "2026-03-02T20:29:59.9Z", "2026-03-02T20:30:00Z", func(s state) bool {
+			return s.Menu.DayPart.Name == "dinner" && !s.Menu.InProgress
+		}},
+	} {
+		t.Run(c.kind+" at "+c.after, func(t *testing.T) {
+			t.Parallel()
+			env := apitest.New(t)
+			k := newKitchen(env, "Harborview Kitchens")
+			_, token := env.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, c.kind)
+			before, _ := time.Parse(time.RFC3339Nano, c.before)
+			env.Clock.Set(before)
+			if c.check(getState(env, token)) {
+				t.Fatal("the state already shows the change")
+			}
+			conn := dial(t, env, token)
+			frame(t, conn, "time passing")
+			after, _ := time.Parse(time.RFC3339Nano, c.after)
+			env.Clock.Set(after)
+			if s := getState(env, token); !c.check(s) {
+				t.Fatalf("state after the frame %+v", s)
+			}
+		})
+	}
+}

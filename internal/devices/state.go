@@ -186,6 +186,40 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 	return s, nil
 }
 
+// nextTimedChange is the first instant after now at which the device's state changes by the
+// passage of time alone: the site's next local midnight (date), and on menu boards the next start
+// or end of a day part (which part is shown and whether it is in progress). Zero if the zone
+// cannot be loaded.
+func (h *Handlers) nextTimedChange(row db.GetDeviceStateRow, now time.Time) time.Time {
+	loc, err := h.zones.load(row.Timezone)
+	if err != nil {
+		return time.Time{}
+	}
+	local := now.In(loc)
+	y, m, d := local.Date()
+	next := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+	if Kind(row.Kind) != MenuBoard {
+		return next
+	}
+	parts, err := decodeDayParts(row.DayParts)
+	if err != nil {
+		return next
+	}
+	for _, p := range parts {
+		for _, hhmm := range []string{p.Start, p.End} {
+			mm := minutes(hhmm)
+			at := time.Date(y, m, d, mm/60, mm%60, 0, 0, loc)
+			if !at.After(now) {
+				at = time.Date(y, m, d+1, mm/60, mm%60, 0, 0, loc)
+			}
+			if at.Before(next) {
+				next = at
+			}
+		}
+	}
+	return next
+}
+
 // stateETag hashes the state with serverTime left out: it changes on every call, and including
 // it would make every poll a 200. Encoding is deterministic (struct fields in order, map keys
 // sorted, stored JSON passed through as PostgreSQL normalized it).

@@ -15,6 +15,10 @@
 // NOTIFY on Channel, which the server delivers only if and when that
 // transaction commits, to every replica listening, whichever replica wrote.
 //
+// Changes that come with time alone (a new local date, a menu board's next
+// day part) need no notification: every replica sees the same clock, so the
+// socket itself sends a frame when SocketOptions.NextChange says one is due.
+//
 // # Delivering hints
 //
 // Each replica runs one Hub, which holds one dedicated connection listening

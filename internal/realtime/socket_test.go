@@ -193,3 +193,21 @@ func TestSocketRefusedByAdmit(t *testing.T) {
 		t.Fatalf("%d subscriptions of the refused device left behind", n)
 	}
 }
+
+// NextChange makes the socket send a frame when time alone changes the state, with no hint; and
+// frames caused by time are at least a second apart, whatever NextChange answers.
+func TestSocketWakesWhenTimeChangesTheState(t *testing.T) {
+	pool, _ := replicas(t)
+	hub, _ := startHub(t, pool)
+	srv := serveSockets(t, hub, realtime.SocketOptions{
+		NextChange: func(context.Context) time.Duration { return time.Millisecond }, // a clock that never moves
+	})
+
+	conn := srv.dial(t, uuid.New(), uuid.New())
+	readFrame(t, conn)
+	first := time.Now()
+	readFrame(t, conn)
+	if gap := time.Since(first); gap < 900*time.Millisecond {
+		t.Fatalf("second frame %v after the first, want about a second", gap)
+	}
+}
