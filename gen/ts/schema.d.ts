@@ -2404,8 +2404,9 @@ export interface components {
             reportIntervalSeconds: number;
         };
         /**
-         * @description The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
-         *     every field is present, defaults filled in.
+         * @description The device's configuration, whose shape depends on `kind` (see `DeviceKind`): exactly one of
+         *     the kinds' schemas, `WallboardConfig` for both wallboards. As returned, every field is
+         *     present, defaults filled in.
          */
         DeviceConfig: components["schemas"]["WallboardConfig"] | components["schemas"]["MenuBoardConfig"] | components["schemas"]["TrayLineConfig"] | components["schemas"]["KioskConfig"] | components["schemas"]["SensorGatewayConfig"];
         /**
