@@ -1132,8 +1132,13 @@ export interface paths {
          * Upload an image
          * @description Stores an image for boards (cast it with `type: image` and its `key`). Send
          *     `multipart/form-data` with the image in the part `file`: PNG, JPEG, WebP or GIF, at most
-         *     5 MiB. The type is found from the file's first bytes, whatever the part declares; anything
-         *     else, SVG included (it can carry script), answers 400. A larger file answers 413.
+         *     5 MiB. The type is found from the file's bytes; anything else, SVG included (it can carry
+         *     script), answers 400. So does an image whose bytes are not the type the part's
+         *     `Content-Type` declares (`application/octet-stream` or none declares nothing in
+         *     particular), whose header its format's decoder cannot read, or whose dimensions are not
+         *     sane: at least 1 pixel and at most 8192 on a side, at most 33,177,600 pixels in all
+         *     (7680×4320). The 400 names the part (`file`) and says what is wrong. A larger file answers
+         *     413.
          *
          *     Permission: `manageDevices` (admin and up).
          */
@@ -1219,10 +1224,11 @@ export interface paths {
         /**
          * Realtime hints for a device (WebSocket)
          * @description Upgrades to a WebSocket on which the server sends an empty text frame whenever the
-         *     device's state may have changed; any frame means "refetch `GET /device/state`". Frames
-         *     carry no data, and the device must send none. The server pings every 25 seconds. Hints
-         *     travel through PostgreSQL, so a change made through any replica reaches a socket held by
-         *     any other.
+         *     device's state may have changed (by any write that concerns it, or by time alone: the
+         *     site's midnight, and on menu boards the start or end of a day part); any frame means
+         *     "refetch `GET /device/state`". Frames carry no data, and the device must send none. The
+         *     server pings every 25 seconds. Hints travel through PostgreSQL, so a change made through
+         *     any replica reaches a socket held by any other.
          *
          *     The device token goes in the query (`?token=<DEVICE_TOKEN>`), since browsers cannot set
          *     headers on a WebSocket. A missing, wrong or revoked token answers 401 (JSON) before the
@@ -2406,8 +2412,9 @@ export interface components {
             reportIntervalSeconds: number;
         };
         /**
-         * @description The device's configuration, whose shape depends on `kind` (see `DeviceKind`). As returned,
-         *     every field is present, defaults filled in.
+         * @description The device's configuration, whose shape depends on `kind` (see `DeviceKind`): exactly one of
+         *     the kinds' schemas, `WallboardConfig` for both wallboards. As returned, every field is
+         *     present, defaults filled in.
          */
         DeviceConfig: components["schemas"]["WallboardConfig"] | components["schemas"]["MenuBoardConfig"] | components["schemas"]["TrayLineConfig"] | components["schemas"]["KioskConfig"] | components["schemas"]["SensorGatewayConfig"];
         /**
@@ -2636,7 +2643,7 @@ export interface components {
             start: components["schemas"]["LocalTime"];
             end: components["schemas"]["LocalTime"];
         } | null;
-        /** @description On menu boards, the menu of the current day part; null on other kinds. */
+        /** @description The menu of the current day part (menu boards only). */
         StateMenu: {
             dayPart: components["schemas"]["StateDayPart"];
             /** @description Whether the site's local time is within `dayPart`. */
@@ -2645,7 +2652,13 @@ export interface components {
             items: {
                 [key: string]: unknown;
             }[];
-        } | null;
+        };
+        /**
+         * @description The fields the spec lists (`device`, `org`, `site`, `date`, `serverTime`, `cast`,
+         *     `production`, `alerts`, `handoffs`) are always present. The payload adapts to the kind:
+         *     menu boards also carry `menu`, tray-line screens `trays`; other kinds carry exactly the
+         *     listed fields.
+         */
         DeviceState: {
             device: components["schemas"]["StateDevice"];
             org: components["schemas"]["StateOrg"];
@@ -2679,12 +2692,12 @@ export interface components {
             handoffs: {
                 [key: string]: unknown;
             }[];
-            menu: components["schemas"]["StateMenu"];
+            menu?: components["schemas"]["StateMenu"];
             /**
-             * @description On tray-line screens, the tray queue (filtered by `config.units`). Empty on other kinds,
-             *     and everywhere until the clinical tray line arrives.
+             * @description Tray-line screens only: the tray queue (filtered by `config.units`). Empty until the
+             *     clinical tray line arrives.
              */
-            trays: {
+            trays?: {
                 [key: string]: unknown;
             }[];
         };
@@ -2695,7 +2708,7 @@ export interface components {
              */
             key: string;
             /**
-             * @description Found by reading the file's first bytes, not from what the client declared.
+             * @description Found by reading the file's bytes (and checked against what the client declared).
              * @example image/png
              * @enum {string}
              */
@@ -2722,7 +2735,9 @@ export interface components {
         UploadMediaRequest: {
             /**
              * Format: binary
-             * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB. SVG is refused (it can carry script).
+             * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB and at most 8192 pixels on a side
+             *     (33,177,600 pixels in all), whose bytes are the type the part's `Content-Type` declares.
+             *     SVG is refused (it can carry script).
              */
             file: string;
         } & {

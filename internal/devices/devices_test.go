@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -272,12 +273,116 @@ func TestDeleteDevice(t *testing.T) {
 	}
 }
 
-func TestManagingDevicesNeedsAdmin(t *testing.T) {
+// Every management operation needs admin (manageDevices): a manager gets 403 and changes
+// nothing. An admin of another organization finds nothing (404), whether through their own
+// organization's path or the device's.
+func TestManagingDevicesNeedsAdminOfTheOrganization(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	k := newKitchen(env, "Harborview Kitchens")
-	manager := env.Member(k.orgID, "manager")
-	env.Call(http.MethodGet, orgPath(k.orgID, "devices")).Token(manager.AccessToken).Do().ExpectError(http.StatusForbidden, "admin")
+	other := newKitchen(env, "Elsewhere Catering")
+	id, token := env.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, "wallboard_boh")
+	var m media
+	upload(env, k.owner.AccessToken, k.orgID, "plating.png", "image/png", onePixelPNG).Expect(http.StatusCreated).Decode(&m)
+	var before device
+	env.Call(http.MethodGet, devicePath(k.orgID, id)).Token(k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&before)
+
+	type call struct {
+		method, path string
+		body         map[string]any
+	}
+	onDevice := func(orgID uuid.UUID) []call {
+		return []call{
+			{http.MethodGet, devicePath(orgID, id), nil},
+			{http.MethodPut, devicePath(orgID, id), map[string]any{"name": "Taken over"}},
+			{http.MethodDelete, devicePath(orgID, id), nil},
+			{http.MethodPost, devicePath(orgID, id, "pair"), nil},
+			{http.MethodPost, devicePath(orgID, id, "revoke"), nil},
+			{http.MethodPost, devicePath(orgID, id, "cast"), map[string]any{"type": "message", "text": "Hi"}},
+			{http.MethodDelete, devicePath(orgID, id, "cast"), nil},
+		}
+	}
+	do := func(tok string, c call) *apitest.Response {
+		req := env.Call(c.method, c.path).Token(tok)
+		if c.body != nil {
+			req.JSON(c.body)
+		}
+		return req.Do()
+	}
+
+	for _, role := range []string{"manager", "inspector", "viewer"} {
+		member := env.Member(k.orgID, role)
+		calls := append(onDevice(k.orgID),
+			call{http.MethodGet, orgPath(k.orgID, "devices"), nil},
+			call{http.MethodPost, orgPath(k.orgID, "devices"), map[string]any{"name": "Screen", "kind": "kiosk", "siteId": k.siteID}},
+			call{http.MethodGet, orgPath(k.orgID, "media"), nil},
+			call{http.MethodDelete, orgPath(k.orgID, "media", m.Key.String()), nil},
+		)
+		for _, c := range calls {
+			do(member.AccessToken, c).ExpectError(http.StatusForbidden, "This action needs the admin role or higher")
+		}
+		ct, body := form("file", "x.png", "image/png", onePixelPNG)
+		env.Call(http.MethodPost, orgPath(k.orgID, "media")).Token(member.AccessToken).Raw(ct, body).Do().ExpectError(http.StatusForbidden, "admin")
+	}
+
+	for _, c := range onDevice(other.orgID) {
+		do(other.owner.AccessToken, c).ExpectError(http.StatusNotFound, "Device not found")
+	}
+	for _, c := range onDevice(k.orgID) {
+		do(other.owner.AccessToken, c).Expect(http.StatusNotFound)
+	}
+	env.Call(http.MethodDelete, orgPath(other.orgID, "media", m.Key.String())).Token(other.owner.AccessToken).Do().ExpectError(http.StatusNotFound, "Media not found")
+
+	// Nothing of the device changed: same row, same token, nothing cast.
+	var after device
+	env.Call(http.MethodGet, devicePath(k.orgID, id)).Token(k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&after)
+	if !reflect.DeepEqual(after, before) {
+		t.Fatalf("device changed: %+v, was %+v", after, before)
+	}
+	if s := getState(env, token); s.Cast != nil || s.Device.Name != before.Name {
+		t.Fatalf("state changed %+v", s)
+	}
+	env.Call(http.MethodGet, "board/media/content/"+m.Key.String()).DeviceToken(token).Do().Expect(http.StatusOK)
+	var list []device
+	env.Call(http.MethodGet, orgPath(k.orgID, "devices")).Token(k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&list)
+	if len(list) != 1 {
+		t.Fatalf("%d devices", len(list))
+	}
+	// Admins may.
 	admin := env.Member(k.orgID, "admin")
 	createDevice(env, admin.AccessToken, k.orgID, map[string]any{"name": "Screen", "kind": "kiosk", "siteId": k.siteID})
+}
+
+// A refused update writes nothing: the device reads back as it was, and no audit row is left.
+func TestRefusedUpdateChangesNothing(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	k := newKitchen(env, "Harborview Kitchens")
+	d := createDevice(env, k.owner.AccessToken, k.orgID, map[string]any{
+		"name": "Hot line", "kind": "wallboard_boh", "siteId": k.siteID, "config": map[string]any{"stations": []string{"grill"}},
+	})
+	env.Clock.Advance(time.Minute)
+
+	for _, c := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"name": "Expo", "config": map[string]any{"stations": "grill"}}, "config.stations"},
+		{map[string]any{"name": "Expo", "config": map[string]any{"refreshSeconds": 5}}, "config.refreshSeconds"},
+		{map[string]any{"kind": "kiosk", "config": map[string]any{"idleTimeoutSeconds": 1}}, "config.idleTimeoutSeconds"},
+		{map[string]any{"kind": "menu_board", "config": map[string]any{"dayPart": "brunch"}}, "config.dayPart"},
+		{map[string]any{"name": " ", "config": map[string]any{"theme": "light"}}, "name"},
+		{map[string]any{"kind": "toaster"}, "kind"},
+	} {
+		e := env.Call(http.MethodPut, devicePath(k.orgID, d.ID)).Token(k.owner.AccessToken).JSON(c.body).Do().ExpectError(http.StatusBadRequest, "")
+		must(t, hasField(e, c.field) || strings.Contains(e.Error, c.field), "%v: %+v lacks %s", c.body, e, c.field)
+	}
+	var got device
+	env.Call(http.MethodGet, devicePath(k.orgID, d.ID)).Token(k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&got)
+	if !reflect.DeepEqual(got, d) {
+		t.Fatalf("device after refused updates %+v, was %+v", got, d)
+	}
+	if n := auditCount(env, k.orgID, "updateDevice"); n != 0 {
+		t.Errorf("%d updateDevice audit rows", n)
+	}
 }

@@ -34,10 +34,6 @@ import (
 // leaves room for the multipart framing around it.
 const MaxMediaSize = 5 << 20
 
-// mediaTypes are the image types boards may show, as http.DetectContentType names them. SVG is
-// not among them: it can carry script.
-var mediaTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/webp": true, "image/gif": true}
-
 const mediaCacheControl = "private, max-age=31536000, immutable"
 
 func (h *Handlers) UploadMedia(ctx context.Context, req api.UploadMediaRequestObject) (api.UploadMediaResponseObject, error) {
@@ -45,13 +41,13 @@ func (h *Handlers) UploadMedia(ctx context.Context, req api.UploadMediaRequestOb
 	if err != nil {
 		return nil, err
 	}
-	data, filename, err := readFilePart(req.Body)
+	data, filename, declared, err := readFilePart(req.Body)
 	if err != nil {
 		return nil, err
 	}
-	contentType := http.DetectContentType(data)
-	if !mediaTypes[contentType] {
-		return nil, apierr.InvalidField("file", "must be a PNG, JPEG, WebP or GIF image")
+	contentType, err := inspectImage(data, declared)
+	if err != nil {
+		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	now := h.clock.Now()
@@ -73,49 +69,46 @@ func (h *Handlers) UploadMedia(ctx context.Context, req api.UploadMediaRequestOb
 	return api.UploadMedia201JSONResponse(toAPIMedia(row.ID, row.ContentType, row.Size, row.Sha256, row.Filename, row.CreatedAt)), nil
 }
 
-// readFilePart reads the one part named "file", at most MaxMediaSize bytes; other parts are
-// skipped.
-func readFilePart(r *multipart.Reader) ([]byte, *string, error) {
+// readFilePart reads the one part named "file", at most MaxMediaSize bytes, with its file name
+// and the Content-Type it declares; other parts are skipped.
+func readFilePart(r *multipart.Reader) (data []byte, filename *string, declared string, err error) {
 	if r == nil {
-		return nil, nil, apierr.InvalidField("file", "is required")
+		return nil, nil, "", apierr.InvalidField("file", "is required")
 	}
-	var (
-		data     []byte
-		filename *string
-		found    bool
-	)
+	var found bool
 	for {
-		part, err := r.NextPart()
-		if errors.Is(err, io.EOF) {
+		part, perr := r.NextPart()
+		if errors.Is(perr, io.EOF) {
 			break
 		}
-		if err != nil {
-			return nil, nil, apierr.InvalidField("body", "must be multipart/form-data")
+		if perr != nil {
+			return nil, nil, "", apierr.InvalidField("body", "must be multipart/form-data")
 		}
 		if part.FormName() != "file" {
 			_, _ = io.Copy(io.Discard, part)
 			continue
 		}
 		if found {
-			return nil, nil, apierr.InvalidField("file", "send one file per upload")
+			return nil, nil, "", apierr.InvalidField("file", "send one file per upload")
 		}
 		found = true
 		data, err = io.ReadAll(io.LimitReader(part, MaxMediaSize+1))
 		if err != nil {
-			return nil, nil, apierr.InvalidField("file", "could not be read")
+			return nil, nil, "", apierr.InvalidField("file", "could not be read")
 		}
 		if len(data) > MaxMediaSize {
-			return nil, nil, &apierr.Error{Kind: apierr.KindTooLarge, Message: "The file is larger than 5 MiB"}
+			return nil, nil, "", &apierr.Error{Kind: apierr.KindTooLarge, Message: "The file is larger than 5 MiB"}
 		}
 		filename = cleanFilename(part.FileName())
+		declared = part.Header.Get("Content-Type")
 	}
 	switch {
 	case !found:
-		return nil, nil, apierr.InvalidField("file", "is required")
+		return nil, nil, "", apierr.InvalidField("file", "is required")
 	case len(data) == 0:
-		return nil, nil, apierr.InvalidField("file", "must not be empty")
+		return nil, nil, "", apierr.InvalidField("file", "must not be empty")
 	}
-	return data, filename, nil
+	return data, filename, declared, nil
 }
 
 // cleanFilename keeps a file name for display: no control characters, at most 200 characters.

@@ -4,8 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -48,7 +55,66 @@ func upload(env *apitest.Env, token string, orgID uuid.UUID, filename, declaredT
 	return env.Call(http.MethodPost, orgPath(orgID, "media")).Token(token).Raw(ct, body).Do()
 }
 
-func TestUploadMediaSniffsTheType(t *testing.T) {
+// WebP files browsers are known to decode (1×1 pixel): lossless (VP8L), lossy (VP8) and extended
+// with alpha (VP8X). The standard library cannot write WebP.
+var (
+	webpLossless, _ = base64.StdEncoding.DecodeString("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==")
+	webpLossy, _    = base64.StdEncoding.DecodeString("UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA")
+	webpExtended, _ = base64.StdEncoding.DecodeString("UklGRkoAAABXRUJQVlA4WAoAAAAQAAAAAAAAAAAAQUxQSAwAAAARBxAR/Q9ERP8DAABWUDggGAAAABQBAJ0BKgEAAQAAAP4AAA3AAP7mtQAAAA==")
+)
+
+// encode draws a w×h image in format (png, jpeg or gif) with the standard library's encoders.
+func encode(t testing.TB, format string, w, h int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	img := image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{color.Black, color.White})
+	var err error
+	switch format {
+	case "png":
+		err = png.Encode(&buf, img)
+	case "jpeg":
+		err = jpeg.Encode(&buf, img, nil)
+	case "gif":
+		err = gif.Encode(&buf, img, nil)
+	}
+	if err != nil || buf.Len() == 0 {
+		t.Fatalf("encode %s: %v", format, err)
+	}
+	return buf.Bytes()
+}
+
+// pngClaiming is a small PNG whose header claims w×h pixels, with a correct checksum: what a
+// decompression bomb looks like to whoever reads only the header.
+func pngClaiming(t testing.TB, w, h uint32) []byte {
+	t.Helper()
+	b := encode(t, "png", 1, 1)
+	ihdr := b[12:29] // "IHDR" and its 13 bytes; the CRC follows
+	binary.BigEndian.PutUint32(ihdr[4:8], w)
+	binary.BigEndian.PutUint32(ihdr[8:12], h)
+	binary.BigEndian.PutUint32(b[29:33], crc32.ChecksumIEEE(ihdr))
+	return b
+}
+
+// gifClaiming is a GIF whose logical screen is w×h.
+func gifClaiming(t testing.TB, w, h uint16) []byte {
+	t.Helper()
+	b := encode(t, "gif", 1, 1)
+	binary.LittleEndian.PutUint16(b[6:8], w)
+	binary.LittleEndian.PutUint16(b[8:10], h)
+	return b
+}
+
+// webpCanvas is the extended WebP with its canvas set to w×h.
+func webpCanvas(w, h uint32) []byte {
+	b := bytes.Clone(webpExtended)
+	for i := range 3 {
+		b[24+i] = byte((w - 1) >> (8 * i))
+		b[27+i] = byte((h - 1) >> (8 * i))
+	}
+	return b
+}
+
+func TestUploadMediaChecksTheImage(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	k := newKitchen(env, "Harborview Kitchens")
@@ -60,37 +126,76 @@ func TestUploadMediaSniffsTheType(t *testing.T) {
 		m.Filename == nil || *m.Filename != "plating.png" {
 		t.Fatalf("media %+v", m)
 	}
-	for name, c := range map[string]struct {
-		data []byte
-		want string
+
+	// The type comes from the bytes; a part may declare it (aliases included), or declare
+	// nothing in particular.
+	accepted := []struct {
+		name, declared string
+		data           []byte
+		want           string
 	}{
-		"photo.jpg":  {append([]byte{0xFF, 0xD8, 0xFF, 0xE0}, make([]byte, 64)...), "image/jpeg"},
-		"anim.gif":   {append([]byte("GIF89a"), make([]byte, 64)...), "image/gif"},
-		"photo.webp": {append([]byte("RIFF\x24\x00\x00\x00WEBPVP8 "), make([]byte, 64)...), "image/webp"},
-	} {
-		upload(env, k.owner.AccessToken, k.orgID, name, "image/png", c.data).Expect(http.StatusCreated).Decode(&m)
+		{"photo.jpg", "image/jpeg", encode(t, "jpeg", 640, 480), "image/jpeg"},
+		{"photo.jpeg", "image/jpg", encode(t, "jpeg", 16, 16), "image/jpeg"},
+		{"anim.gif", "image/gif", encode(t, "gif", 32, 32), "image/gif"},
+		{"menu.png", "", encode(t, "png", 1920, 1080), "image/png"},
+		{"lossless.webp", "image/webp", webpLossless, "image/webp"},
+		{"lossy.webp", "application/octet-stream", webpLossy, "image/webp"},
+		{"alpha.webp", "image/webp", webpExtended, "image/webp"},
+		{"8k.webp", "image/webp", webpCanvas(7680, 4320), "image/webp"},
+		{"tall.gif", "image/gif", gifClaiming(t, 4050, 8192), "image/gif"},
+	}
+	for _, c := range accepted {
+		m = media{}
+		upload(env, k.owner.AccessToken, k.orgID, c.name, c.declared, c.data).Expect(http.StatusCreated).Decode(&m)
 		if m.ContentType != c.want {
-			t.Errorf("%s: %s, want %s", name, m.ContentType, c.want)
+			t.Errorf("%s: %s, want %s", c.name, m.ContentType, c.want)
 		}
 	}
-	// Whatever the part declares, only the bytes count: SVG (script-capable), HTML and text are refused.
+
 	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><rect width="1" height="1"/></svg>`)
-	for name, data := range map[string][]byte{
-		"logo.svg": svg, "page.html": []byte("<!DOCTYPE html><script>alert(1)</script>"), "notes.txt": []byte("just text"),
-	} {
-		e := upload(env, k.owner.AccessToken, k.orgID, name, "image/png", data).ExpectError(http.StatusBadRequest, "PNG, JPEG, WebP or GIF")
-		must(t, hasField(e, "file"), "%s: details %+v", name, e.Details)
+	truncated := bytes.Clone(webpLossy[:len(webpLossy)-4])
+	refused := []struct {
+		name, declared string
+		data           []byte
+		msg            string
+	}{
+		// Not an image a board may show, whatever the part declares: SVG can carry script.
+		{"logo.svg", "image/svg+xml", svg, "must be a PNG, JPEG, WebP or GIF image"},
+		{"logo.png", "image/png", svg, "must be a PNG, JPEG, WebP or GIF image"},
+		{"page.html", "image/png", []byte("<!DOCTYPE html><script>alert(1)</script>"), "must be a PNG, JPEG, WebP or GIF image"},
+		{"notes.txt", "text/plain", []byte("just text"), "must be a PNG, JPEG, WebP or GIF image"},
+		// Bytes of one type declared as another.
+		{"photo.jpg", "image/jpeg", onePixelPNG, "is declared image/jpeg but its content is a PNG image"},
+		{"plating.png", "image/png", encode(t, "gif", 2, 2), "is declared image/png but its content is a GIF image"},
+		{"plating.png", "text/plain", onePixelPNG, "is declared text/plain but its content is a PNG image"},
+		// The right first bytes, then no image.
+		{"fake.png", "image/png", append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...), "is not a well-formed PNG image"},
+		{"fake.jpg", "image/jpeg", append([]byte{0xFF, 0xD8, 0xFF, 0xE0}, make([]byte, 64)...), "is not a well-formed JPEG image"},
+		{"fake.gif", "image/gif", []byte("GIF89a"), "is not a well-formed GIF image"},
+		{"fake.webp", "image/webp", append([]byte("RIFF\x24\x00\x00\x00WEBPVP8 "), make([]byte, 64)...), "is not a well-formed WebP image"},
+		{"cut.webp", "image/webp", truncated, "is not a well-formed WebP image"},
+		// Dimensions no board needs: too wide, too many pixels, none at all.
+		{"bomb.png", "image/png", pngClaiming(t, 50000, 50000), "is 50000×50000 pixels"},
+		{"wide.gif", "image/gif", gifClaiming(t, 8193, 10), "is 8193×10 pixels"},
+		{"big.gif", "image/gif", gifClaiming(t, 8000, 8000), "is 8000×8000 pixels"},
+		{"huge.webp", "image/webp", webpCanvas(16384, 16384), "is 16384×16384 pixels"},
+		{"empty.gif", "image/gif", gifClaiming(t, 0, 0), "has no pixels"},
+	}
+	for _, c := range refused {
+		e := upload(env, k.owner.AccessToken, k.orgID, c.name, c.declared, c.data).ExpectError(http.StatusBadRequest, c.msg)
+		must(t, hasField(e, "file"), "%s: details %+v", c.name, e.Details)
 	}
 	upload(env, k.owner.AccessToken, k.orgID, "empty.png", "image/png", nil).ExpectError(http.StatusBadRequest, "empty")
 	ct, body := form("picture", "x.png", "image/png", onePixelPNG)
 	env.Call(http.MethodPost, orgPath(k.orgID, "media")).Token(k.owner.AccessToken).Raw(ct, body).Do().ExpectError(http.StatusBadRequest, "file")
 
+	// Only what was accepted is stored.
 	var list []media
 	env.Call(http.MethodGet, orgPath(k.orgID, "media")).Token(k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&list)
-	if len(list) != 4 || list[0].ContentType == "" {
+	if len(list) != 1+len(accepted) || list[0].ContentType == "" {
 		t.Fatalf("list %+v", list)
 	}
-	if n := auditCount(env, k.orgID, "uploadMedia"); n != 4 {
+	if n := auditCount(env, k.orgID, "uploadMedia"); n != 1+len(accepted) {
 		t.Errorf("%d uploadMedia audit rows", n)
 	}
 }

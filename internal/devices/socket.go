@@ -1,10 +1,13 @@
 package devices
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/realtime"
@@ -26,8 +29,36 @@ func (h *Handlers) ServeSocket(w http.ResponseWriter, r *http.Request) error {
 	if h.hub == nil {
 		return apierr.Internal(errors.New("devices: no realtime hub wired"))
 	}
-	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{})
+	// The token is checked again once the socket listens for its revocation: unpaired in between,
+	// the device gets its 401 now rather than a socket that would never close.
+	var refused error
+	admit := func(ctx context.Context) error {
+		again, err := h.Authenticate(ctx, r.URL.Query().Get("token"))
+		if err == nil && again.DeviceID != p.DeviceID {
+			err = errInvalidToken
+		}
+		refused = err
+		return err
+	}
+	// Frames also mark what time changes in the state (the local date, a menu board's day part),
+	// so a screen that relies on its socket is not a poll late. Read afresh each time: a hint may
+	// have moved the device or changed its site.
+	nextChange := func(ctx context.Context) time.Duration {
+		row, err := db.New(h.pool).GetDeviceState(ctx, db.GetDeviceStateParams{OrgID: p.OrgID, ID: p.DeviceID})
+		if err != nil {
+			return 0 // gone or unreachable: hints and polling still work
+		}
+		now := h.clock.Now()
+		at := h.nextTimedChange(row, now)
+		if at.IsZero() {
+			return 0
+		}
+		return at.Sub(now)
+	}
+	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{Admit: admit, NextChange: nextChange})
 	switch {
+	case refused != nil:
+		return refused
 	case err == nil, errors.Is(err, realtime.ErrRevoked):
 	default:
 		// The device vanished or stopped answering pings; it reconnects or polls.

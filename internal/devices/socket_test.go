@@ -210,3 +210,96 @@ func TestSocketHintsOnOrganizationAndSiteChanges(t *testing.T) {
 		t.Fatalf("site %+v", s.Site)
 	}
 }
+
+// Every kind of write that alters what GET /device/state returns (a new ETag) reaches the
+// device's socket as a frame.
+func TestEveryChangeToTheStateHintsTheSocket(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	k := newKitchen(env, "Harborview Kitchens")
+	bakery := env.Site(k.owner.AccessToken, k.orgID, "Bakery")
+	id, token := env.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, "wallboard_boh")
+	conn := dial(t, env, token)
+	var m media
+	upload(env, k.owner.AccessToken, k.orgID, "plating.png", "image/png", onePixelPNG).Expect(http.StatusCreated).Decode(&m)
+
+	owner := k.owner.AccessToken
+	steps := []struct {
+		what         string
+		method, path string
+		body         map[string]any
+	}{
+		{"rename", http.MethodPut, devicePath(k.orgID, id), map[string]any{"name": "Expo"}},
+		{"config", http.MethodPut, devicePath(k.orgID, id), map[string]any{"config": map[string]any{"stations": []string{"grill"}}}},
+		{"kind", http.MethodPut, devicePath(k.orgID, id), map[string]any{"kind": "menu_board"}},
+		{"move to another site", http.MethodPut, devicePath(k.orgID, id), map[string]any{"siteId": bakery}},
+		{"message cast", http.MethodPost, devicePath(k.orgID, id, "cast"), map[string]any{"type": "message", "text": "86 the salmon"}},
+		{"image cast", http.MethodPost, devicePath(k.orgID, id, "cast"), map[string]any{"type": "image", "mediaKey": m.Key}},
+		{"cast image deleted", http.MethodDelete, orgPath(k.orgID, "media", m.Key.String()), nil},
+		{"message cast again", http.MethodPost, devicePath(k.orgID, id, "cast"), map[string]any{"type": "message", "text": "Fire 4"}},
+		{"cast cleared", http.MethodDelete, devicePath(k.orgID, id, "cast"), nil},
+		{"organization renamed", http.MethodPut, orgPath(k.orgID), map[string]any{"name": "Harborview Dining"}},
+		{"brand", http.MethodPut, orgPath(k.orgID), map[string]any{"brand": map[string]string{"accent": "#F97316"}}},
+		{"site renamed", http.MethodPut, orgPath(k.orgID, "sites", bakery.String()), map[string]any{"name": "Pastry"}},
+		{"site time zone", http.MethodPut, orgPath(k.orgID, "sites", bakery.String()), map[string]any{"timezone": "Asia/Tokyo"}},
+		{"site day parts", http.MethodPut, orgPath(k.orgID, "sites", bakery.String()), map[string]any{
+			"dayParts": []map[string]string{{"name": "brunch", "start": "00:00", "end": "23:59"}},
+		}},
+	}
+	etag := env.Call(http.MethodGet, "device/state").DeviceToken(token).Do().Expect(http.StatusOK).Header.Get("ETag")
+	for _, s := range steps {
+		req := env.Call(s.method, s.path).Token(owner)
+		if s.body != nil {
+			req.JSON(s.body)
+		}
+		if res := req.Do(); res.Status >= 300 {
+			t.Fatalf("%s: status %d %s", s.what, res.Status, res.Body)
+		}
+		frame(t, conn, s.what)
+		next := env.Call(http.MethodGet, "device/state").DeviceToken(token).Header("If-None-Match", etag).Do().Expect(http.StatusOK).Header.Get("ETag")
+		if next == etag {
+			t.Fatalf("%s: the state did not change", s.what)
+		}
+		etag = next
+	}
+}
+
+// A screen relying on its socket hears when time alone changes its state: the site's midnight
+// (a new date) on every kind, and the start or end of a day part on menu boards.
+func TestSocketFramesWhenTimeChangesTheState(t *testing.T) {
+	t.Parallel()
+	// Chicago is 6 hours behind UTC in March; default day parts: breakfast 06:00–10:30, lunch
+	// 11:00–14:30, dinner 16:30–20:00.
+	for _, c := range []struct {
+		kind, before, after string
+		check               func(state) bool
+	}{
+		{"wallboard_boh", "2026-03-03T05:59:59.9Z", "2026-03-03T06:00:00Z", func(s state) bool { return s.Date == "2026-03-03" }},
+		{"kiosk", "2026-03-03T05:59:59.9Z", "2026-03-03T06:00:00Z", func(s state) bool { return s.Date == "2026-03-03" }},
+		{"menu_board", "2026-03-02T16:59:59.9Z", "2026-03-02T17:00:00Z", func(s state) bool {
+			return s.Menu.DayPart.Name == "lunch" && s.Menu.InProgress
+		}},
+		{"menu_board", "2026-03-02T20:29:59.9Z", "2026-03-02T20:30:00Z", func(s state) bool {
+			return s.Menu.DayPart.Name == "dinner" && !s.Menu.InProgress
+		}},
+	} {
+		t.Run(c.kind+" at "+c.after, func(t *testing.T) {
+			t.Parallel()
+			env := apitest.New(t)
+			k := newKitchen(env, "Harborview Kitchens")
+			_, token := env.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, c.kind)
+			before, _ := time.Parse(time.RFC3339Nano, c.before)
+			env.Clock.Set(before)
+			if c.check(getState(env, token)) {
+				t.Fatal("the state already shows the change")
+			}
+			conn := dial(t, env, token)
+			frame(t, conn, "time passing")
+			after, _ := time.Parse(time.RFC3339Nano, c.after)
+			env.Clock.Set(after)
+			if s := getState(env, token); !c.check(s) {
+				t.Fatalf("state after the frame %+v", s)
+			}
+		})
+	}
+}

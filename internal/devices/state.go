@@ -153,7 +153,6 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 		Production: []map[string]any{},
 		Alerts:     []api.DeviceAlert{},
 		Handoffs:   []map[string]any{},
-		Trays:      []map[string]any{},
 	}
 	if err := s.Device.Config.UnmarshalJSON(row.Config); err != nil {
 		return s, err
@@ -162,8 +161,13 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 		return s, err
 	}
 	// Production timers, alerts, handoffs and the tray queue are filled as the kitchen and
-	// clinical capabilities land; until then they are honestly empty.
-	if kind == MenuBoard {
+	// clinical capabilities land; until then they are honestly empty. The spec's fields are on
+	// every kind; what only one kind shows (the menu, the tray queue) is on that kind alone, so
+	// the other kinds' state is exactly the spec's object.
+	switch kind {
+	case TrayLine:
+		s.Trays = &[]map[string]any{}
+	case MenuBoard:
 		cfg, err := decodeConfig(row.Config)
 		if err != nil {
 			return s, err
@@ -180,6 +184,40 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 		s.Menu = menu
 	}
 	return s, nil
+}
+
+// nextTimedChange is the first instant after now at which the device's state changes by the
+// passage of time alone: the site's next local midnight (date), and on menu boards the next start
+// or end of a day part (which part is shown and whether it is in progress). Zero if the zone
+// cannot be loaded.
+func (h *Handlers) nextTimedChange(row db.GetDeviceStateRow, now time.Time) time.Time {
+	loc, err := h.zones.load(row.Timezone)
+	if err != nil {
+		return time.Time{}
+	}
+	local := now.In(loc)
+	y, m, d := local.Date()
+	next := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+	if Kind(row.Kind) != MenuBoard {
+		return next
+	}
+	parts, err := decodeDayParts(row.DayParts)
+	if err != nil {
+		return next
+	}
+	for _, p := range parts {
+		for _, hhmm := range []string{p.Start, p.End} {
+			mm := minutes(hhmm)
+			at := time.Date(y, m, d, mm/60, mm%60, 0, 0, loc)
+			if !at.After(now) {
+				at = time.Date(y, m, d+1, mm/60, mm%60, 0, 0, loc)
+			}
+			if at.Before(next) {
+				next = at
+			}
+		}
+	}
+	return next
 }
 
 // stateETag hashes the state with serverTime left out: it changes on every call, and including

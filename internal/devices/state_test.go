@@ -1,7 +1,10 @@
 package devices_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,10 +35,79 @@ func TestStateCarriesTheDeviceOrgAndSite(t *testing.T) {
 		t.Fatalf("state %+v", s)
 	}
 	// Honest emptiness: the parts fed by capabilities that do not exist yet are empty arrays.
-	if s.Production == nil || s.Alerts == nil || s.Handoffs == nil || s.Trays == nil ||
-		len(s.Production)+len(s.Alerts)+len(s.Handoffs)+len(s.Trays) != 0 {
+	if s.Production == nil || s.Alerts == nil || s.Handoffs == nil || s.Trays != nil ||
+		len(s.Production)+len(s.Alerts)+len(s.Handoffs) != 0 {
 		t.Fatalf("parts %+v", s)
 	}
+}
+
+// The state is the spec's object, field for field, on every kind; only the parts a kind adds
+// (the menu of menu boards, the tray queue of tray-line screens) come on top.
+func TestStateHasExactlyTheSpecFieldsPlusThoseOfItsKind(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	k := newKitchen(env, "Harborview Kitchens")
+	spec := []string{"alerts", "cast", "date", "device", "handoffs", "org", "production", "serverTime", "site"}
+
+	for _, c := range []struct {
+		kind  string
+		extra []string
+	}{
+		{"wallboard_boh", nil},
+		{"wallboard_foh", nil},
+		{"menu_board", []string{"menu"}},
+		{"tray_line", []string{"trays"}},
+		{"kiosk", nil},
+		{"sensor_gateway", nil},
+	} {
+		_, token := env.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, c.kind)
+		var top map[string]json.RawMessage
+		env.Call(http.MethodGet, "device/state").DeviceToken(token).Do().Expect(http.StatusOK).Decode(&top)
+		want := append(slices.Clone(spec), c.extra...)
+		slices.Sort(want)
+		if got := keys(top); !slices.Equal(got, want) {
+			t.Errorf("%s: fields %v, want %v", c.kind, got, want)
+		}
+		for field, want := range map[string][]string{
+			"device": {"config", "id", "kind", "name"},
+			"org":    {"brand", "name"},
+			"site":   {"id", "name", "timezone"},
+		} {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(top[field], &obj); err != nil {
+				t.Fatalf("%s: %s: %v", c.kind, field, err)
+			}
+			if got := keys(obj); !slices.Equal(got, want) {
+				t.Errorf("%s: %s has %v, want %v", c.kind, field, got, want)
+			}
+			if field == "org" {
+				var brand map[string]string
+				if err := json.Unmarshal(obj["brand"], &brand); err != nil || len(brand) != 2 ||
+					!hexColor.MatchString(brand["primary"]) || !hexColor.MatchString(brand["accent"]) {
+					t.Errorf("%s: brand %s", c.kind, obj["brand"])
+				}
+			}
+		}
+		for _, part := range []string{"production", "alerts", "handoffs", "trays"} {
+			if _, ok := top[part]; ok && string(top[part]) != "[]" {
+				t.Errorf("%s: %s is %s, want []", c.kind, part, top[part])
+			}
+		}
+		if string(top["cast"]) != "null" {
+			t.Errorf("%s: cast %s", c.kind, top["cast"])
+		}
+	}
+}
+
+var hexColor = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func TestStateDateIsTodayInTheSiteTimeZone(t *testing.T) {

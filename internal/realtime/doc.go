@@ -15,6 +15,10 @@
 // NOTIFY on Channel, which the server delivers only if and when that
 // transaction commits, to every replica listening, whichever replica wrote.
 //
+// Changes that come with time alone (a new local date, a menu board's next
+// day part) need no notification: every replica sees the same clock, so the
+// socket itself sends a frame when SocketOptions.NextChange says one is due.
+//
 // # Delivering hints
 //
 // Each replica runs one Hub, which holds one dedicated connection listening
@@ -30,7 +34,7 @@
 // and the device route, once it has authenticated the device token, hands
 // the request over:
 //
-//	err := realtime.ServeSocket(w, r, hub, device.ID, device.OrgID, realtime.SocketOptions{})
+//	err := realtime.ServeSocket(w, r, hub, device.ID, device.OrgID, realtime.SocketOptions{Admit: recheckToken})
 //
 // The handler then lives as long as the socket. http.Server.Shutdown does not
 // wait for or cancel hijacked connections such as WebSockets: cancel the
@@ -50,8 +54,12 @@
 //
 // DisconnectDevice closes a device's open sockets on every replica the moment
 // its unpairing commits; new sockets are refused by the token check of the
-// device route. A socket whose token check raced with the unpairing (checked
-// just before the commit, subscribed just after the revocation was
-// delivered) can stay open; it then carries nothing but empty frames, and the
-// device's next poll is refused.
+// device route. A token check that races with the unpairing (checked just
+// before the commit, subscribed just after the revocation was delivered)
+// would leave a socket open on a dead token, so the route checks the token
+// again in SocketOptions.Admit, which runs once the subscription is in place:
+// the unpairing is then either seen by that check or heard by the
+// subscription. A revocation sent while a replica's listener is reconnecting
+// is missed like any hint; the hint every socket gets on reconnection makes
+// the device refetch, and that fetch is refused.
 package realtime

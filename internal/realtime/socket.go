@@ -41,7 +41,26 @@ type SocketOptions struct {
 	// authenticate with a token in the URL that a foreign page does not know,
 	// and frames carry no data, so there is nothing for such a page to steal.
 	OriginPatterns []string
+	// Admit, when set, runs once the device's subscription is in place and
+	// before the upgrade; an error refuses the connection: ServeSocket returns
+	// it having written nothing, for the caller to answer. The caller
+	// authenticated the device before calling ServeSocket, and a revocation
+	// committed between that check and the subscription would go unheard,
+	// leaving a socket open on a dead token. Checking again here closes the
+	// gap: a revocation is either seen by this check or heard by the
+	// subscription.
+	Admit func(ctx context.Context) error
+	// NextChange, when set, says how long from now the device's state will
+	// change by the passage of time alone (a new local date, a menu board's
+	// next day part), or 0 if it never will. The socket sends a frame then,
+	// as for a hint, and asks again after every frame. Frames it causes are at
+	// least minWake apart, so a clock that does not move (or an answer that
+	// does not advance) cannot make the socket spin.
+	NextChange func(ctx context.Context) time.Duration
 }
+
+// minWake is the least time between two frames sent because time passed.
+const minWake = time.Second
 
 func (o SocketOptions) withDefaults() SocketOptions {
 	if o.PingInterval <= 0 {
@@ -78,6 +97,11 @@ func ServeSocket(w http.ResponseWriter, r *http.Request, hub *Hub, deviceID, org
 
 	hints, unsubscribe := hub.Subscribe(deviceID, orgID)
 	defer unsubscribe()
+	if opts.Admit != nil {
+		if err := opts.Admit(r.Context()); err != nil {
+			return err
+		}
+	}
 
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		InsecureSkipVerify: len(opts.OriginPatterns) == 0,
@@ -102,6 +126,35 @@ func ServeSocket(w http.ResponseWriter, r *http.Request, hub *Hub, deviceID, org
 		}
 	})
 
+	// wake fires when the state changes by the passage of time; nil (never
+	// ready) without NextChange or while nothing is due.
+	var (
+		wake  <-chan time.Time
+		timer *time.Timer
+		floor time.Duration
+	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	schedule := func() {
+		if opts.NextChange == nil {
+			return
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		wake = nil
+		d := opts.NextChange(connCtx)
+		if d <= 0 {
+			return
+		}
+		timer = time.NewTimer(max(d, floor))
+		wake = timer.C
+	}
+	schedule()
+
 	for {
 		select {
 		case <-connCtx.Done():
@@ -119,16 +172,22 @@ func ServeSocket(w http.ResponseWriter, r *http.Request, hub *Hub, deviceID, org
 				_ = conn.Close(StatusRevoked, "device unpaired")
 				return ErrRevoked
 			}
-			ctx, cancel := context.WithTimeout(connCtx, opts.WriteTimeout)
-			err := conn.Write(ctx, websocket.MessageText, nil)
-			cancel()
-			if err != nil {
-				if connCtx.Err() != nil {
-					return nil
-				}
-				return fmt.Errorf("realtime: send hint to device %s: %w", deviceID, err)
-			}
+			floor = 0
+		case <-wake:
+			floor = minWake
 		}
+		ctx, cancel := context.WithTimeout(connCtx, opts.WriteTimeout)
+		err := conn.Write(ctx, websocket.MessageText, nil)
+		cancel()
+		if err != nil {
+			if connCtx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("realtime: send hint to device %s: %w", deviceID, err)
+		}
+		// A hint may have changed what the next change is (a new time zone,
+		// other day parts); a wake has passed its moment.
+		schedule()
 	}
 }
 

@@ -3,6 +3,8 @@ package realtime_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
 )
 
@@ -140,5 +143,71 @@ func TestSocketClosesWhenHubStops(t *testing.T) {
 	}
 	if err := srv.result(t); err != nil {
 		t.Fatalf("ServeSocket = %v, want nil", err)
+	}
+}
+
+// A revocation that commits after the caller authenticated the device but before the socket
+// subscribed would go unheard; Admit runs once the subscription is in place, so a revocation
+// landing while (or after) it checks is still heard and closes the socket.
+func TestSocketHearsARevocationCommittedDuringAdmission(t *testing.T) {
+	pool, _ := replicas(t)
+	hub, _ := startHub(t, pool)
+	device := uuid.New()
+	srv := serveSockets(t, hub, realtime.SocketOptions{Admit: func(ctx context.Context) error {
+		// The handler's goroutine may not stop the test: a failure here refuses the socket,
+		// which the dial below reports.
+		return pg.InTx(ctx, pool, func(tx pgx.Tx) error { return realtime.DisconnectDevice(ctx, tx, device) })
+	}})
+
+	conn := srv.dial(t, device, uuid.New())
+	if got := readClose(t, conn); got != realtime.StatusRevoked {
+		t.Fatalf("close status = %v, want %v", got, realtime.StatusRevoked)
+	}
+	if err := srv.result(t); !errors.Is(err, realtime.ErrRevoked) {
+		t.Fatalf("ServeSocket = %v, want ErrRevoked", err)
+	}
+}
+
+// An Admit error refuses the connection: nothing is written (the caller answers), and the
+// subscription is gone.
+func TestSocketRefusedByAdmit(t *testing.T) {
+	pool, _ := replicas(t)
+	hub, _ := startHub(t, pool)
+	refused := errors.New("token no longer valid")
+	srv := serveSockets(t, hub, realtime.SocketOptions{Admit: func(context.Context) error { return refused }})
+	device := uuid.New()
+
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/?device=" + device.String() + "&org=" + uuid.NewString()
+	if conn, res, err := websocket.Dial(ctx, url, nil); err == nil {
+		conn.CloseNow()
+		t.Fatal("upgraded despite the refusal")
+	} else if res == nil || res.StatusCode == http.StatusSwitchingProtocols {
+		t.Fatalf("dial: %v, response %v", err, res)
+	}
+	if err := srv.result(t); !errors.Is(err, refused) {
+		t.Fatalf("ServeSocket = %v, want the Admit error", err)
+	}
+	if n := hub.Subscribers(device); n != 0 {
+		t.Fatalf("%d subscriptions of the refused device left behind", n)
+	}
+}
+
+// NextChange makes the socket send a frame when time alone changes the state, with no hint; and
+// frames caused by time are at least a second apart, whatever NextChange answers.
+func TestSocketWakesWhenTimeChangesTheState(t *testing.T) {
+	pool, _ := replicas(t)
+	hub, _ := startHub(t, pool)
+	srv := serveSockets(t, hub, realtime.SocketOptions{
+		NextChange: func(context.Context) time.Duration { return time.Millisecond }, // a clock that never moves
+	})
+
+	conn := srv.dial(t, uuid.New(), uuid.New())
+	readFrame(t, conn)
+	first := time.Now()
+	readFrame(t, conn)
+	if gap := time.Since(first); gap < 900*time.Millisecond {
+		t.Fatalf("second frame %v after the first, want about a second", gap)
 	}
 }
