@@ -780,6 +780,8 @@ export interface paths {
                 orgId: components["parameters"]["OrgId"];
                 /**
                  * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+                 *     Any string that names no tag (whatever its form) is the same 404 for a member, and the same
+                 *     401 with the scan reference without a session.
                  * @example K7QM2XVB
                  */
                 tagCode: components["parameters"]["ScanTagCode"];
@@ -3534,6 +3536,8 @@ export interface components {
         Cursor: string;
         /**
          * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+         *     Any string that names no tag (whatever its form) is the same 404 for a member, and the same
+         *     401 with the scan reference without a session.
          * @example K7QM2XVB
          */
         ScanTagCode: string;
@@ -4838,6 +4842,8 @@ export interface operations {
                 orgId: components["parameters"]["OrgId"];
                 /**
                  * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+                 *     Any string that names no tag (whatever its form) is the same 404 for a member, and the same
+                 *     401 with the scan reference without a session.
                  * @example K7QM2XVB
                  */
                 tagCode: components["parameters"]["ScanTagCode"];
