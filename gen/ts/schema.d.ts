@@ -3274,19 +3274,27 @@ export interface components {
              */
             siteId: string | null;
         };
-        /** @description `signoff.decided`: a dietitian approved or rejected a submitted review. */
+        /**
+         * @description `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+         *     when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+         */
         SignoffDecidedData: {
             /** Format: uuid */
             signoffId: string;
             /** Format: uuid */
             patientId: string;
-            /** @enum {string} */
-            decision: "approved" | "rejected";
             /**
              * Format: uuid
-             * @description The user id of the deciding dietitian.
+             * @description The reviewed diet order.
              */
-            decidedBy: string;
+            dietOrderId: string;
+            /**
+             * Format: uuid
+             * @description The patient's site.
+             */
+            siteId: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
         };
         /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
         WalkthroughSubmittedData: {

@@ -59,6 +59,9 @@ func Publish(ctx context.Context, q *db.Queries, orgID uuid.UUID, name string, a
 	if len(raw) == 0 || raw[0] != '{' {
 		return uuid.Nil, fmt.Errorf("events: data of %s must be a JSON object", name)
 	}
+	if err := checkInTests(name, raw); err != nil {
+		return uuid.Nil, err
+	}
 	id := uuid.Must(uuid.NewV7())
 	if err := q.InsertEvent(ctx, db.InsertEventParams{ID: id, OrgID: orgID, Name: name, At: at.UTC(), Data: raw}); err != nil {
 		return uuid.Nil, err

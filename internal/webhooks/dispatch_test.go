@@ -211,7 +211,7 @@ func TestAnEventOfARolledBackChangeIsNeverDelivered(t *testing.T) {
 
 	failed := errors.New("the change failed")
 	err := pg.InQueries(t.Context(), env.Pool, func(q *db.Queries) error {
-		if _, err := events.Publish(t.Context(), q, orgID, events.TrayDelivered, env.Clock.Now(), map[string]any{"ticketId": uuid.New()}); err != nil {
+		if _, err := events.Publish(t.Context(), q, orgID, events.TrayDelivered, env.Clock.Now(), map[string]any{"ticketId": uuid.New(), "siteId": uuid.New(), "patientId": uuid.New()}); err != nil {
 			return err
 		}
 		return failed
@@ -240,8 +240,8 @@ func TestTwoDispatchersNeverDeliverAnEventTwice(t *testing.T) {
 	}
 	const n = 60
 	want := map[string]bool{}
-	for i := range n {
-		id := publish(t, env, orgID, events.AlertCreated, map[string]any{"alertId": uuid.New(), "siteId": nil, "kind": "lot_expiring", "severity": "info", "n": i})
+	for range n {
+		id := publish(t, env, orgID, events.AlertCreated, map[string]any{"alertId": uuid.New(), "siteId": nil, "kind": "lot_expiring", "severity": "info"})
 		want[id.String()] = true
 	}
 
@@ -434,7 +434,7 @@ func TestRunDeliversWhenAnEventCommits(t *testing.T) {
 
 	for i := range 3 {
 		id := uuid.New()
-		publish(t, env, orgID, events.SignoffDecided, map[string]any{"signoffId": id, "patientId": uuid.New(), "decision": "approved", "decidedBy": owner.User.ID})
+		publish(t, env, orgID, events.SignoffDecided, map[string]any{"signoffId": id, "patientId": uuid.New(), "dietOrderId": uuid.New(), "siteId": uuid.New(), "decision": "approved"})
 		select {
 		case h := <-rcv.got:
 			var d struct {
