@@ -44,3 +44,28 @@ func (q *Queries) NotifyEvent(ctx context.Context, payload string) error {
 	_, err := q.db.Exec(ctx, notifyEvent, payload)
 	return err
 }
+
+const pruneEvents = `-- name: PruneEvents :execrows
+DELETE FROM events
+WHERE id IN (
+    SELECT e.id FROM events e
+    WHERE e.dispatched_at < $1::timestamptz
+    ORDER BY e.dispatched_at
+    LIMIT $2
+)
+`
+
+type PruneEventsParams struct {
+	Before  time.Time
+	MaxRows int32
+}
+
+// Events dispatched before @before, a batch at a time so one pass never holds a long lock. Their
+// delivery rows go with them (ON DELETE CASCADE); undispatched events are still work and stay.
+func (q *Queries) PruneEvents(ctx context.Context, arg PruneEventsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, pruneEvents, arg.Before, arg.MaxRows)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}

@@ -785,6 +785,8 @@ export interface paths {
                 orgId: components["parameters"]["OrgId"];
                 /**
                  * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+                 *     Any string that names no tag (whatever its form) is the same 404 for a member, and the same
+                 *     401 with the scan reference without a session.
                  * @example K7QM2XVB
                  */
                 tagCode: components["parameters"]["ScanTagCode"];
@@ -3298,19 +3300,27 @@ export interface components {
              */
             siteId: string | null;
         };
-        /** @description `signoff.decided`: a dietitian approved or rejected a submitted review. */
+        /**
+         * @description `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+         *     when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+         */
         SignoffDecidedData: {
             /** Format: uuid */
             signoffId: string;
             /** Format: uuid */
             patientId: string;
-            /** @enum {string} */
-            decision: "approved" | "rejected";
             /**
              * Format: uuid
-             * @description The user id of the deciding dietitian.
+             * @description The reviewed diet order.
              */
-            decidedBy: string;
+            dietOrderId: string;
+            /**
+             * Format: uuid
+             * @description The patient's site.
+             */
+            siteId: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
         };
         /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
         WalkthroughSubmittedData: {
@@ -3560,6 +3570,8 @@ export interface components {
         Cursor: string;
         /**
          * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+         *     Any string that names no tag (whatever its form) is the same 404 for a member, and the same
+         *     401 with the scan reference without a session.
          * @example K7QM2XVB
          */
         ScanTagCode: string;
@@ -4864,6 +4876,8 @@ export interface operations {
                 orgId: components["parameters"]["OrgId"];
                 /**
                  * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
+                 *     Any string that names no tag (whatever its form) is the same 404 for a member, and the same
+                 *     401 with the scan reference without a session.
                  * @example K7QM2XVB
                  */
                 tagCode: components["parameters"]["ScanTagCode"];

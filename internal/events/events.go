@@ -47,7 +47,8 @@ func Known(name string) bool { return slices.Contains(Catalogue, name) }
 const Channel = "sous_events"
 
 // Publish records event name for orgID with data (a JSON object of ids the API dereferences) in
-// the transaction behind q, and wakes the dispatchers when it commits.
+// the transaction behind q, and wakes the dispatchers when it commits. data must have the shape
+// the spec documents for the event (its <Event>Data schema); tests enforce it (CheckData).
 func Publish(ctx context.Context, q *db.Queries, orgID uuid.UUID, name string, at time.Time, data any) (uuid.UUID, error) {
 	if !Known(name) && name != WebhookTest {
 		return uuid.Nil, fmt.Errorf("events: %q is not in the catalogue", name)
@@ -58,6 +59,9 @@ func Publish(ctx context.Context, q *db.Queries, orgID uuid.UUID, name string, a
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return uuid.Nil, fmt.Errorf("events: data of %s must be a JSON object", name)
+	}
+	if err := checkInTests(name, raw); err != nil {
+		return uuid.Nil, err
 	}
 	id := uuid.Must(uuid.NewV7())
 	if err := q.InsertEvent(ctx, db.InsertEventParams{ID: id, OrgID: orgID, Name: name, At: at.UTC(), Data: raw}); err != nil {

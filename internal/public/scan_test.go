@@ -99,6 +99,12 @@ func TestUnauthenticatedScanCarriesTheReference(t *testing.T) {
 	if got := string(body(orgID.String(), tg.Code, "").Body); got != string(existing.Body) {
 		t.Fatalf("retired tag: %s", got)
 	}
+	// A code of another form than the printed ones is still only a reference.
+	for _, code := range []string{"does-not-exist", "abc"} {
+		if got := strings.TrimSpace(string(body(orgID.String(), code, "").Body)); got != want(orgID.String(), code) {
+			t.Fatalf("free-form code %q: %s", code, got)
+		}
+	}
 	nowhere := uuid.NewString()
 	if got := strings.TrimSpace(string(body(nowhere, tg.Code, "").Body)); got != want(nowhere, tg.Code) {
 		t.Fatalf("unknown organization: %s", got)
@@ -203,6 +209,8 @@ func TestScanAcrossOrganizationsAndSites(t *testing.T) {
 	scan(env, scoped.AccessToken, orgID, a.Code)
 	env.Call(http.MethodGet, scanPath(orgID, b.Code)).Token(scoped.AccessToken).Do().ExpectError(http.StatusNotFound, "Tag not found")
 
-	// A malformed code is a 400 for members.
-	env.Call(http.MethodGet, scanPath(orgID, "no-such-code!")).Token(owner.AccessToken).Do().ExpectError(http.StatusBadRequest, "tagCode")
+	// A code of any other form names no tag either: the same 404, not a validation error.
+	for _, code := range []string{"no-such-code!", "does-not-exist", "abc", strings.Repeat("Z", 64)} {
+		env.Call(http.MethodGet, scanPath(orgID, code)).Token(owner.AccessToken).Do().ExpectError(http.StatusNotFound, "Tag not found")
+	}
 }

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +20,8 @@ import (
 	"github.com/sous-app/sous/internal/events"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/webhooks"
+	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
 
 func TestDeliveryIsSignedAndShapedAsTheSpecSays(t *testing.T) {
@@ -206,7 +211,7 @@ func TestAnEventOfARolledBackChangeIsNeverDelivered(t *testing.T) {
 
 	failed := errors.New("the change failed")
 	err := pg.InQueries(t.Context(), env.Pool, func(q *db.Queries) error {
-		if _, err := events.Publish(t.Context(), q, orgID, events.TrayDelivered, env.Clock.Now(), map[string]any{"ticketId": uuid.New()}); err != nil {
+		if _, err := events.Publish(t.Context(), q, orgID, events.TrayDelivered, env.Clock.Now(), map[string]any{"ticketId": uuid.New(), "siteId": uuid.New(), "patientId": uuid.New()}); err != nil {
 			return err
 		}
 		return failed
@@ -235,8 +240,8 @@ func TestTwoDispatchersNeverDeliverAnEventTwice(t *testing.T) {
 	}
 	const n = 60
 	want := map[string]bool{}
-	for i := range n {
-		id := publish(t, env, orgID, events.AlertCreated, map[string]any{"alertId": uuid.New(), "siteId": nil, "kind": "lot_expiring", "severity": "info", "n": i})
+	for range n {
+		id := publish(t, env, orgID, events.AlertCreated, map[string]any{"alertId": uuid.New(), "siteId": nil, "kind": "lot_expiring", "severity": "info"})
 		want[id.String()] = true
 	}
 
@@ -429,7 +434,7 @@ func TestRunDeliversWhenAnEventCommits(t *testing.T) {
 
 	for i := range 3 {
 		id := uuid.New()
-		publish(t, env, orgID, events.SignoffDecided, map[string]any{"signoffId": id, "patientId": uuid.New(), "decision": "approved", "decidedBy": owner.User.ID})
+		publish(t, env, orgID, events.SignoffDecided, map[string]any{"signoffId": id, "patientId": uuid.New(), "dietOrderId": uuid.New(), "siteId": uuid.New(), "decision": "approved"})
 		select {
 		case h := <-rcv.got:
 			var d struct {
@@ -451,5 +456,115 @@ func TestRunDeliversWhenAnEventCommits(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("Run did not stop")
+	}
+}
+
+// A receiver that does not answer in time is a failed attempt with status 0, recorded like an
+// unreachable one and not retried. The 8-second limit is delivery.DefaultTimeout; the test
+// injects a short one through the dispatcher's client.
+func TestASlowReceiverTimesOutWithStatusZero(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	owner, orgID := env.NewOwner("Harborview")
+	var calls atomic.Int32
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		select { // answers only when the sender has given up, or the test ends
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) }) // runs first
+	sub := subscribe(env, owner.AccessToken, orgID, slow.URL, "*")
+	publish(t, env, orgID, events.TrayDelivered, map[string]any{"ticketId": uuid.New(), "siteId": uuid.New(), "patientId": uuid.New()})
+
+	const timeout = 150 * time.Millisecond
+	d := webhooks.NewDispatcher(webhooks.DispatcherOptions{
+		Pool: env.Pool, Clock: env.Clock,
+		Client: delivery.New(delivery.Options{AllowPrivate: true, Timeout: timeout}),
+	})
+	if err := d.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s := subscription(env, owner.AccessToken, orgID, sub.ID)
+	if s.LastStatus == nil || *s.LastStatus != 0 || s.FailureCount != 1 || s.LastDeliveryAt == nil {
+		t.Fatalf("after a timeout: %+v", s)
+	}
+	ds := deliveries(env, owner.AccessToken, orgID, sub.ID)
+	if len(ds) != 1 || ds[0].State != "failed" || ds[0].Status == nil || *ds[0].Status != 0 ||
+		ds[0].Error == nil || *ds[0].Error != "timeout after "+timeout.String() || ds[0].DurationMs == nil || *ds[0].DurationMs < int(timeout.Milliseconds()) {
+		t.Fatalf("deliveries %+v", ds)
+	}
+	if err := d.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the receiver was called %d times; a timed-out delivery is not retried", n)
+	}
+}
+
+// The events table is an outbox: dispatched events (and their deliveries) are pruned after the
+// retention period, undispatched ones are kept until they are delivered.
+func TestMaintenancePrunesDispatchedEvents(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	owner, orgID := env.NewOwner("Harborview")
+	env.SetPlan(orgID, "enterprise", nil)
+	rcv := newReceiver(t, 200)
+	sub := subscribe(env, owner.AccessToken, orgID, rcv.URL, "*")
+	alert := func() uuid.UUID {
+		return publish(t, env, orgID, events.AlertCreated, map[string]any{"alertId": uuid.New(), "siteId": nil, "kind": "lot_expiring", "severity": "info"})
+	}
+	eventIDs := func() map[uuid.UUID]bool {
+		rows, err := env.Pool.Query(t.Context(), `SELECT id FROM events WHERE org_id = $1`, orgID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[uuid.UUID]bool{}
+		for rows.Next() {
+			var id uuid.UUID
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = true
+		}
+		return out
+	}
+
+	old := alert()
+	env.DrainWebhooks()
+	env.Clock.Advance(20 * 24 * time.Hour)
+	recent := alert()
+	env.DrainWebhooks()
+	pending := alert() // committed, not yet dispatched
+	env.Clock.Advance(11 * 24 * time.Hour)
+	d := env.Dispatcher()
+	if err := d.Maintain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := eventIDs()
+	if got[old] || !got[recent] || !got[pending] || len(got) != 2 {
+		t.Fatalf("after maintenance: old %v, recent %v, pending %v (%d events)", got[old], got[recent], got[pending], len(got))
+	}
+	owner = env.SignIn(owner.User.Email)
+	if ds := deliveries(env, owner.AccessToken, orgID, sub.ID); len(ds) != 1 || ds[0].EventID != recent {
+		t.Fatalf("deliveries %+v", ds)
+	}
+
+	// The kept event is still delivered, and pruned like the others once its time comes.
+	env.DrainWebhooks()
+	if hits := rcv.all(); len(hits) != 3 {
+		t.Fatalf("%d deliveries", len(hits))
+	}
+	env.Clock.Advance(31 * 24 * time.Hour)
+	if err := d.Maintain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := eventIDs(); len(got) != 0 {
+		t.Fatalf("%d events left", len(got))
 	}
 }

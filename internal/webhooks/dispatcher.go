@@ -26,8 +26,11 @@ const (
 	DefaultConcurrency  = 8
 	DefaultPollInterval = 5 * time.Second
 	DefaultBatchSize    = 100
-	// Retention is how long delivery rows (the delivery list) are kept.
+	// Retention is how long delivery rows (the delivery list) and dispatched events are kept.
 	Retention = 30 * 24 * time.Hour
+	// pruneBatch bounds the events one prune statement deletes, so maintenance never holds
+	// locks on a large slice of the outbox at once.
+	pruneBatch = 5000
 	// staleAfter closes deliveries whose sender stopped before recording an outcome; a delivery
 	// takes at most delivery.DefaultTimeout plus a few statements.
 	staleAfter       = 10 * time.Minute
@@ -338,15 +341,26 @@ func (d *Dispatcher) record(ctx context.Context, w db.GetDeliveryWorkRow, res de
 }
 
 // Maintain closes deliveries whose sender stopped before recording the outcome (they are never
-// sent again) and removes delivery rows older than Retention. Run calls it hourly.
+// sent again), and removes delivery rows and dispatched events older than Retention: the events
+// table is an outbox, and without pruning it would keep every change ever made. Undispatched
+// events are kept whatever their age; they are still to be delivered. Run calls it hourly, on
+// every replica (the statements are idempotent, so replicas running them together is harmless).
 func (d *Dispatcher) Maintain(ctx context.Context) error {
 	now := d.clock.Now()
+	before := now.Add(-Retention)
 	q := db.New(d.pool)
 	if _, err := q.AbandonStaleDeliveries(ctx, db.AbandonStaleDeliveriesParams{Now: now, StaleBefore: now.Add(-staleAfter)}); err != nil {
 		return err
 	}
-	_, err := q.PruneDeliveries(ctx, now.Add(-Retention))
-	return err
+	if _, err := q.PruneDeliveries(ctx, before); err != nil {
+		return err
+	}
+	for {
+		n, err := q.PruneEvents(ctx, db.PruneEventsParams{Before: before, MaxRows: pruneBatch})
+		if err != nil || n < pruneBatch {
+			return err
+		}
+	}
 }
 
 // SendTest queues and sends one webhook.test event to subscription sub of orgID, whatever its

@@ -79,10 +79,40 @@ func TestWebhooksAreOwnerOnlyAndOrgScoped(t *testing.T) {
 	admin := env.Member(orgID, "admin")
 	c := subscribe(env, owner.AccessToken, orgID, "https://hooks.example.com/a", "*")
 
-	env.Call(http.MethodPost, hooksPath(orgID)).Token(admin.AccessToken).
-		JSON(`{"url":"https://hooks.example.com/b","events":["*"]}`).Do().ExpectError(http.StatusForbidden, "owner")
-	env.Call(http.MethodGet, hooksPath(orgID)).Token(admin.AccessToken).Do().ExpectError(http.StatusForbidden, "")
-	env.Call(http.MethodPost, hooksPath(orgID, c.ID.String(), "test")).Token(admin.AccessToken).Do().ExpectError(http.StatusForbidden, "")
+	ops := []struct {
+		method, path, body string
+	}{
+		{http.MethodGet, hooksPath(orgID), ""},
+		{http.MethodPost, hooksPath(orgID), `{"url":"https://hooks.example.com/b","events":["*"]}`},
+		{http.MethodPatch, hooksPath(orgID, c.ID.String()), `{"active":false}`},
+		{http.MethodDelete, hooksPath(orgID, c.ID.String()), ""},
+		{http.MethodGet, hooksPath(orgID, c.ID.String(), "deliveries"), ""},
+		{http.MethodPost, hooksPath(orgID, c.ID.String(), "test"), ""},
+	}
+	for _, role := range []string{"admin", "manager", "inspector", "viewer"} {
+		m := admin
+		if role != "admin" {
+			m = env.Member(orgID, role)
+		}
+		for _, op := range ops {
+			req := env.Call(op.method, op.path).Token(m.AccessToken)
+			if op.body != "" {
+				req.JSON(op.body)
+			}
+			req.Do().ExpectError(http.StatusForbidden, "owner")
+		}
+	}
+	for _, op := range ops {
+		req := env.Call(op.method, op.path)
+		if op.body != "" {
+			req.JSON(op.body)
+		}
+		req.Do().ExpectError(http.StatusUnauthorized, "")
+	}
+	// Nothing the refused calls asked for happened.
+	if s := subscription(env, owner.AccessToken, orgID, c.ID); !s.Active || s.LastDeliveryAt != nil {
+		t.Fatalf("after refused calls: %+v", s)
+	}
 	env.Call(http.MethodGet, hooksPath(orgID)).Token(outsider.AccessToken).Do().ExpectError(http.StatusNotFound, "Organization not found")
 	// Through the outsider's own organization, the subscription does not exist.
 	env.Call(http.MethodDelete, hooksPath(outsiderOrg, c.ID.String())).Token(outsider.AccessToken).Do().ExpectError(http.StatusNotFound, "Webhook not found")
