@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sous-app/sous/db/migrations"
+	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/auth"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
@@ -97,6 +98,14 @@ func serve(ctx context.Context, args []string) error {
 		_ = dispatcher.Run(dispatchCtx)
 	}()
 
+	// Alerts no request triggers (a sensor gateway gone silent) are opened and closed by a sweep
+	// on every replica; the open-alert index keeps concurrent sweeps from opening one twice.
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		alerts.NewSweeper(pool, clock.Real{}, logger).Run(dispatchCtx)
+	}()
+
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           e,
@@ -119,6 +128,10 @@ func serve(ctx context.Context, args []string) error {
 		case <-dispatched:
 		case <-sctx.Done():
 			logger.Warn("webhook deliveries still in flight at shutdown")
+		}
+		select {
+		case <-swept:
+		case <-sctx.Done():
 		}
 	}
 	select {

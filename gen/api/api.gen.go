@@ -24,6 +24,45 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AlertSeverity.
+const (
+	AlertSeverityCritical AlertSeverity = "critical"
+	AlertSeverityInfo     AlertSeverity = "info"
+	AlertSeverityWarning  AlertSeverity = "warning"
+)
+
+// Valid indicates whether the value is a known member of the AlertSeverity enum.
+func (e AlertSeverity) Valid() bool {
+	switch e {
+	case AlertSeverityCritical:
+		return true
+	case AlertSeverityInfo:
+		return true
+	case AlertSeverityWarning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertStatus.
+const (
+	Open     AlertStatus = "open"
+	Resolved AlertStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the AlertStatus enum.
+func (e AlertStatus) Valid() bool {
+	switch e {
+	case Open:
+		return true
+	case Resolved:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Allergen.
 const (
 	AlphaGal            Allergen = "alpha_gal"
@@ -320,19 +359,19 @@ func (e DecideSignoffRequestDecision) Valid() bool {
 
 // Defines values for DeviceAlertSeverity.
 const (
-	Critical DeviceAlertSeverity = "critical"
-	Info     DeviceAlertSeverity = "info"
-	Warning  DeviceAlertSeverity = "warning"
+	DeviceAlertSeverityCritical DeviceAlertSeverity = "critical"
+	DeviceAlertSeverityInfo     DeviceAlertSeverity = "info"
+	DeviceAlertSeverityWarning  DeviceAlertSeverity = "warning"
 )
 
 // Valid indicates whether the value is a known member of the DeviceAlertSeverity enum.
 func (e DeviceAlertSeverity) Valid() bool {
 	switch e {
-	case Critical:
+	case DeviceAlertSeverityCritical:
 		return true
-	case Info:
+	case DeviceAlertSeverityInfo:
 		return true
-	case Warning:
+	case DeviceAlertSeverityWarning:
 		return true
 	default:
 		return false
@@ -1041,6 +1080,45 @@ type AcceptInvitationRequest struct {
 	Token string `json:"token"`
 }
 
+// Alert Something at a site that needs attention. One alert is open per condition and subject (a
+// second occurrence while it is open does not open another); it shows on the site's kitchen
+// wallboards while open, fires `alert.created` when it opens, and closes when its condition
+// clears (`resolvedBy` null) or a member resolves it.
+type Alert struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Kind What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
+	// minutes); later kinds such as `temperature_excursion`, `lot_expiring`,
+	// `certification_lapse`, `nutrition_risk` and `task_missed` arrive with their capabilities.
+	//
+	//
+	// Example: sensor_offline
+	Kind string `json:"kind"`
+
+	// Message Example: Sensor gateway "Walk-in probes" has not been heard from since 14:02
+	Message    string     `json:"message"`
+	OpenedAt   time.Time  `json:"openedAt"`
+	ResolvedAt *time.Time `json:"resolvedAt"`
+
+	// ResolvedBy The member who resolved it; null while open or when the condition cleared by itself.
+	ResolvedBy *openapi_types.UUID `json:"resolvedBy"`
+
+	// Severity Example: warning
+	Severity AlertSeverity      `json:"severity"`
+	SiteId   openapi_types.UUID `json:"siteId"`
+
+	// Status Example: open
+	Status AlertStatus `json:"status"`
+
+	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`).
+	Subject struct {
+		Id openapi_types.UUID `json:"id"`
+
+		// Type Example: device
+		Type string `json:"type"`
+	} `json:"subject"`
+}
+
 // AlertCreatedData `alert.created`: an operational alert opened.
 type AlertCreatedData struct {
 	AlertId openapi_types.UUID `json:"alertId"`
@@ -1058,6 +1136,12 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// AlertSeverity Example: warning
+type AlertSeverity string
+
+// AlertStatus Example: open
+type AlertStatus string
 
 // Allergen A food allergen of the Sous vocabulary: the US FDA major nine (`milk`, `egg`, `fish`,
 // `crustacean_shellfish`, `tree_nuts`, `peanuts`, `wheat`, `soy`, `sesame`), the rest of the EU/UK
@@ -1661,7 +1745,8 @@ type DeviceKind string
 // menu boards also carry `menu`, tray-line screens `trays`; other kinds carry exactly the
 // listed fields.
 type DeviceState struct {
-	// Alerts Open operational alerts of the site, on wallboards whose `config.showAlerts` is true; empty otherwise.
+	// Alerts Open operational alerts of the site (see `GET /orgs/{orgId}/alerts`), most severe then
+	// newest first, at most 20, on wallboards whose `config.showAlerts` is true; empty otherwise.
 	Alerts []DeviceAlert `json:"alerts"`
 
 	// Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
@@ -3305,6 +3390,24 @@ type ListHl7MessagesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListAlertsParams defines parameters for ListAlerts.
+type ListAlertsParams struct {
+	// Status Only alerts in this state (default `open`).
+	Status *AlertStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// SiteId Only this site's alerts.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Kind Only alerts of this kind.
+	Kind *string `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListAuditLogParams defines parameters for ListAuditLog.
 type ListAuditLogParams struct {
 	// ActorId Only entries by this user, API key or device.
@@ -3883,6 +3986,12 @@ type ServerInterface interface {
 	// ListHl7Messages Read the HL7 message trail
 	// (GET /orgs/{orgId}/adt/messages)
 	ListHl7Messages(ctx echo.Context, orgId OrgId, params ListHl7MessagesParams) error
+	// ListAlerts List alerts
+	// (GET /orgs/{orgId}/alerts)
+	ListAlerts(ctx echo.Context, orgId OrgId, params ListAlertsParams) error
+	// ResolveAlert Resolve an alert
+	// (POST /orgs/{orgId}/alerts/{id}/resolve)
+	ResolveAlert(ctx echo.Context, orgId OrgId, id Id) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
@@ -4296,6 +4405,83 @@ func (w *ServerInterfaceWrapper) ListHl7Messages(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListHl7Messages(ctx, orgId, params)
+	return err
+}
+
+// ListAlerts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAlerts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAlertsParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAlerts(ctx, orgId, params)
+	return err
+}
+
+// ResolveAlert converts echo context to params.
+func (w *ServerInterfaceWrapper) ResolveAlert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResolveAlert(ctx, orgId, id)
 	return err
 }
 
@@ -5496,6 +5682,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/patients/:patientId", wrapper.GetPatient, options.OperationMiddlewares["getPatient"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes", wrapper.ListUnmappedCodes, options.OperationMiddlewares["listUnmappedCodes"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes/:code", wrapper.MapUnmappedCode, options.OperationMiddlewares["mapUnmappedCode"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/alerts", wrapper.ListAlerts, options.OperationMiddlewares["listAlerts"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/resolve", wrapper.ResolveAlert, options.OperationMiddlewares["resolveAlert"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.ListSignoffs, options.OperationMiddlewares["listSignoffs"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.CreateSignoff, options.OperationMiddlewares["createSignoff"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs/:id", wrapper.GetSignoff, options.OperationMiddlewares["getSignoff"]...)
@@ -6857,6 +7045,174 @@ func (response ListHl7Messages403JSONResponse) VisitListHl7MessagesResponse(w ht
 type ListHl7Messages404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response ListHl7Messages404JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlertsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListAlertsParams
+}
+
+type ListAlertsResponseObject interface {
+	VisitListAlertsResponse(w http.ResponseWriter) error
+}
+
+type ListAlerts200ResponseHeaders struct {
+	Link *string
+}
+
+type ListAlerts200JSONResponse struct {
+	Body    []Alert
+	Headers ListAlerts200ResponseHeaders
+}
+
+func (response ListAlerts200JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlerts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAlerts400JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAlerts401JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlerts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAlerts403JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlerts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAlerts404JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlertRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ResolveAlertResponseObject interface {
+	VisitResolveAlertResponse(w http.ResponseWriter) error
+}
+
+type ResolveAlert200JSONResponse Alert
+
+func (response ResolveAlert200JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ResolveAlert400JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResolveAlert401JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ResolveAlert403JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResolveAlert404JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -10949,6 +11305,12 @@ type StrictServerInterface interface {
 	// ListHl7Messages Read the HL7 message trail
 	// (GET /orgs/{orgId}/adt/messages)
 	ListHl7Messages(ctx context.Context, request ListHl7MessagesRequestObject) (ListHl7MessagesResponseObject, error)
+	// ListAlerts List alerts
+	// (GET /orgs/{orgId}/alerts)
+	ListAlerts(ctx context.Context, request ListAlertsRequestObject) (ListAlertsResponseObject, error)
+	// ResolveAlert Resolve an alert
+	// (POST /orgs/{orgId}/alerts/{id}/resolve)
+	ResolveAlert(ctx context.Context, request ResolveAlertRequestObject) (ResolveAlertResponseObject, error)
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -11750,6 +12112,58 @@ func (sh *strictHandler) ListHl7Messages(ctx echo.Context, orgId OrgId, params L
 		return err
 	} else if validResponse, ok := response.(ListHl7MessagesResponseObject); ok {
 		return validResponse.VisitListHl7MessagesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAlerts operation middleware
+func (sh *strictHandler) ListAlerts(ctx echo.Context, orgId OrgId, params ListAlertsParams) error {
+	var request ListAlertsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAlerts(ctx.Request().Context(), request.(ListAlertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAlerts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAlertsResponseObject); ok {
+		return validResponse.VisitListAlertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResolveAlert operation middleware
+func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ResolveAlertRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResolveAlert(ctx.Request().Context(), request.(ResolveAlertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResolveAlert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResolveAlertResponseObject); ok {
+		return validResponse.VisitResolveAlertResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -13266,645 +13680,662 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUiM5ti78KgrPjiiYSLtsA1VAxR/7uIBqqObWQHX1hYKUM2VbTVpyS0qMu6iJeYf9DvvB5kn+0JKU",
-	"qUynb0D32eecmYipxnZepKWlpXX91tdaxIcjzghTsrb7tUYe8HCUEPh7jzCZwl8yHQ6xmNR2a2eMoBFW",
-	"lDCFKEMDnkpSC2r3OElJbffXrzUcD6lSJO6o2m6t3Wy/qTc36s32VWtzt72122z+UgtqOEmI6BMma7u/",
-	"1kYEs1TJ2hf3PdVv10+acVWEFelzGE2P87gW1CIek9pu7e2b9s5Wu9ncrgW1IR6NSPxeX3TPI9xNEz3+",
-	"oCYIjhTl5qEdhkeDSYIfqKwFtUN6T+AFktwTQZW+F/7UE5QKK00L+2D9zUQqMqzt1i73rmpBTZEHPeNz",
-	"GGftW1Acf3HYsUj73rCbb1rb5aFdYDkojWXIYyKwKoyGcXWLR6OERribEH9UFz+dnl2c+ANjNKJJQlnt",
-	"25eg1iVxbbfWqQW1GCty1ntPhRrUdmutne1mvblZb7X1T5SoMxETYRZEjzf/q7Zb29s7PLOXwaAjziSV",
-	"ijB1G2HR5YNJDAP+Mns95tD14Pxob//owCPuXvZ8tOc9H7W2m010F+EE6G4H1/7utOMPLuHjW8ljmg5f",
-	"bDxt1Bd4iOxTNVkXkiIojYPqZWi2dtq9DbxZbzabzfpb/c+2/qeZ/S96WwtqlEkl0pxHTjmKOIsIU/rR",
-	"MZJjQswW4XrRKvfgRnO31dZ7cJTgiAhY3dN02CWitsvSJNEcJ+5pRM6JoDyG97yvBbXjWlDbB4bkqYg0",
-	"fXGsDL2E0u8xN6vJSP+myfA0ehAW8ZQpIo6WIwxp1YJaL8F9eIvZrrdm501WoG+3BfQ9BHG2q0RKgtpQ",
-	"ML0hms32xubWG70ADA+JFoc9PKSJZp39s4NaUOvTe6Iv/dg51R+HNI4TTYUfPh2dnta+BTXBuWagTdhU",
-	"kjzUdmsf9F9UkSWniXEtqKWM6gXd/Kz/Hul9O2eFv335FtT2BNFXFUV4BzEyRjLtykjQkeYmNKZqgKiS",
-	"SJJIEBUgOeBjhjRz5cL9a03Lp/uMPpF5eHkIzZ3dZtMKenJvzpVfazghQjXsLTD3PuO9XiMmEY1JrJeq",
-	"h2mSCrKn17+221x67YAFEizVPknoPRGTnB31t5d2Rzvu1hOs7dbGA0mi259+37jfufrjYpMdj7ajz3Gr",
-	"dyjf9D/ijckBaabf0zO1dff2h2H74ceuJrpIaru1gVIjufv69YDzO9kYaG4W95SM63dURQPCZMMeoq8l",
-	"T2XtW74OR+yeKqwpXrUiNPs1Xw/F7wjzl2AJokeCxIQpihOgvADikiGmevASD//XnCHrNXsYUUFk8Q07",
-	"hTcsK7TMprqnykra7Jat7puo/jbeJvWdXrNVNxtsewd3I80bgsP2GWKG+0RkGwVms9RW+RLUDOF29etv",
-	"d6If2t2f3g6/H23Kq9b9L9vsYmP88xty2PzteAt/iNv9T/Ts97c/3cFa7RuOvDQMWloohvBoJPg9iZEg",
-	"moL+2lhentqTW7ubjnL2kmWpQewtknJ2ypWmyjlXWEqaDlEb9bX871ExJLFhGUZGA8ET3p80/OMbGKd8",
-	"eF8cnHaO/QNSEIaTokA2H0bulU88OI/P9uBN9tS80O9B7f4QnWL4z/fFo2K5cTzj4JxzQG7sbjklteKA",
-	"rJ1d7Nd3dlqtWsUx6Z+N8Hj/dCzJ6GwnFc5Lb8WOVpndctfGO7XKM82wlVkU/X7DSfFEjga4TzHSq5YK",
-	"8g6NEoIlcSyHstVACR1SpRnOGgZHK5y5q56BGZu5fai/S7szbI6t3ZajdHbR8pLISAM4UyiRZZEdm19I",
-	"jOCUCxBG+gQjMeKMBPof9HtKUhihZx4pRYYjO1ZzJMWpAKl/kh1SRAie6WPwdC25Syem/WVZYm8szyk9",
-	"fa0Z+xRFm7ubbUdRhYF1sllK76QFA8ifa/kprd1ms7HRAqHoEWC72WxlBKgpOiQ8VQj3FBFoW9ZycpQV",
-	"ipWI0V6BGO25xGiViGFYwCNGcyElNIc2mu0pSrydwQjPmnlrhZm35s68WZp5th+8ybebm6CH7hMtK4+p",
-	"VOVdNMZJ0uVYxAizGGE0JCxF8EVh20RYZvsFBFBfP4gLLW6sQlVLMItlhEdgBg/4uKPpJJ22qr85xCzm",
-	"vV7+nbkXTp2+oIk+dSROjcWqBmQI88LiTsvmJTSvZSXxVi2o3VGmr87mf9vlA6vHXhLCpije2t1wvGbM",
-	"kNohVyihjOQ0BBFM9RLYCZpPVUPedKu3qg1SbXfkVAALvHK1Yjw5xyL7obh4Iy6UwFRla5f5TvLlOxc0",
-	"Itk3bn0S2h+oBQvUXnGB3uQLpBny1lHXXx0zC7sWx7zbnRSZ161EDyeysBTWEHk5wpvZwUY7Yn0iVSce",
-	"UjWtucZDKmVmXmTONrvz4OwHxQWtSdIfassNSTLCxrnQnWgjRfObXPeV3iGREvc1DU4uDx9v/nF9fZ02",
-	"m+03jwfnR3uPh52L92cXPx4dfL5pNdqN7c1mo9Xa3NhqNlqN1kajdXN0efZ4efbp0vyjJ9bcaLab2xvN",
-	"VrvefNNsPj529q9uOs3WTWf/6rbTbD2eXH6nqdJ6PH9sN7YarcfHx87x4+nB4+On06O9s/0D9OnqQ337",
-	"mh38ePqob/Cfqh/4+PHy5Ojq8Mb8+/Hs8NS7pL3VbF6z86P9x9bjY6Yo3dzcHJ7smZlVTqTRMj8eXZ7d",
-	"nFz8o9XeqG9u1bUqcXNzc3nZubm8fHzcPzu4+dg5PbgBz8DNzc3N8eNja2e72dxstR8/PD4+ttob6KRz",
-	"dIour25uLg86V1fHBzefOzc7263m5s2ny87j41q7+WZ9a2ur3mzBZE4eH3/U5ICBXrPzH1uPrcejx83P",
-	"N5ut9k1Hj/vm5kY/9Gbz8cC8Y/Omc3V1cLp/0zk+2tPfnRzsP+qfKn8+OvXe8Djrf2USdo71QD50bj5w",
-	"HiOzoSc3h8dvm63228fMV3tjPKY3l3tXj5c/3lyCB8detv3oeWj/Af5Z89z2437nZl+k/ennNt+09DOd",
-	"s/PG+EEfT84eL7AcXLOz/cvH/cf3/zj+x/7j3t7h2c1Cp+KNc/z9o/3daeem4PTLfnusdsZds5Vl7Lds",
-	"G18QmSZTJ2YXq2iAeA/1eCqQ3X7S35IjwSMipRY+m0FNwFOM6RcTBW4A48oBwev89eCPZkrwBIbqNlnt",
-	"iS65aUMDREvmkHLn04oGw7egxlMVcRC64PiGkVszykoKOIPyqVZMq52NcGtrS08TTDpBsASaxFRGAyz6",
-	"BPW4QCm7Y3zM0MnFKcovL4xE3lFr9BZGsrF4JIX32t8RjZH7GY2xRDgRBMcTlC9s4e1xCgEA8KbOpUT2",
-	"opPLw3ob6YWNKesjPVkcKSIkwoIgOCZYv/gSQX4jkfLnqE+cb0HtBOz9PXAqFDk14ZGzKSMeE2Q8A3Dc",
-	"CFK3q4cUR2ogSBZWKrByOYZiXBcnZ/tLRh6M46CHFTgYqahWrpo7uy2nIthjHyzyOerYZq6OmWlV2J6Z",
-	"Xuj5TJZ0gfEoSoUgDPSd1ma2U2Sn1zPLsLsBjGOIeMXh8/I+mBMe056mfoFasJzE+DqKS6lFWF1GXK+f",
-	"Jg1VFJf9krOdjpjhBU7H3zhl83Vrq2h1GEbf8SH544X8hKksy7VFHgFDILkihX79f4ZEX4BGLH2v9eBL",
-	"YxwWSZWryQgrpG3JLSsrtL0foC5RY0IY6gqC73pYKhAZScqiQVE2GPvOBFdziyM29mhOJHCiagPUyuC/",
-	"yB55rrExy7T4FtQGmSGrJ69/K0zoa43A4yAalD/JURC8kvpnLcFgpOxc8L4gUmbmClVkCI/Xh4AAenUF",
-	"ZrHRHSLjifjbh62dg+Z7bewIapf3b60P7Z2Nt/qxzk7N2Bp9b9la/zoSPE6tFgLOUyLuibiiQ1ISpG92",
-	"N7c8a1WPgK5gONlRnGDK3Pu1HKRD8gdnsF+GRNAIv94b0Aj3ee2b2eWgV10Je3Tm/Hs15pnWpdUwNSBI",
-	"wWWFzV6tdKzidKIsJg+13VaVqlKlegg8XmiFVdtardzM2nDmVduZV9fCGkPZ+40xdHNy8fh4cXZwc3G0",
-	"d9i52L8WzvTYOrjZajVv3q+qUunLI0Lvq8Oa7rgV5PeUSKMzbvZaURvvkGb3bbwRbeFt8qbXitvRExwb",
-	"FYrbCjryKi41u67NSiW5Qrl9glf96aywvNmd8UXJSAa+cJaub97mDOJs0/9BK94yB9cpGe9nR0WlnzJA",
-	"gvS1qimsKsu4QhOikPX3+DrR/4tOy4JbbK6L8s93jFmP5LegdmaOsII/jIs+ZvQPE3HnDOLt54IjJShO",
-	"/HVc+eB7OaqDcJlzjkKYErIJegSrVBCTbDGit3dkon8eky7kKWjRlVBGI5ga2OK3CZUmXQgCeNKEsO+N",
-	"TtPe+qYPSYh6jgTX20WT5YDFfmbAZr3ZKkwLLtK2IzArnKTndrln+f3N+r/L0x0QlVn+STJBA5OA50XZ",
-	"M1Xu3/vrf2gIwC7SlU3CkDyVtzG5v/35buP+dPv3+Qk3P/3+y/htt5bzTrVENhPzGMl4tZ1uhjR3IMUR",
-	"6PAlmWz+WxVjcelx1k6+wt2EoFZb8yRGJr0MmVxU60CfNNBeQjAzyrlxpvcTfk8kaDr6jgkaJViRBqid",
-	"CgwyZ08gMGLyw8h507/9O8z1P5zHgTtBMZtmTJMe7bRGYAklMJM9Ikoqwv+p2dIvlCWdJSK/f14i8sXB",
-	"d8VMpr6ewYvl+V6Y56H9qbRW703LJiRtL5+QtHHVeru7tTMnIUmPs7619ebNMzKSNq5a2zMykmZM9UkR",
-	"gewmuXSdgMcbznz0FMVV0kOH/J4MbS5qtWGHF46jM9v8KyT45mm6BSOyKAFweQne5EuQT3vqda3WZv66",
-	"Lf91WwewXFb47CVYau4+mn11ULunkqqMlfIQHzzor8qpHgp26Zh0ROON26F4fqb11stkWgOVKo8Cf2fC",
-	"UUBYTFm/OmnUpoqiMaaKsj7oBbjaje6lkFpnZp4wmn+Rp4Pa7/6d6PnvRM//WxM9R2Zr/cl5npcRZpe0",
-	"IlZhIidIRpiBCUAVQQr3EVZoA+HGsOGFLsq1EoYLvTOgTxS8RCvAXZJoRhsRBi5kab4fEjXgmkzfgQIy",
-	"wqAMveaiL18v4y54rZ+zzKUYF4+nmCREkSvc9wZ3QRQVBKkBlXrO/vD2D44Prg6eNEKFl7oyNueQPgJB",
-	"nHx9kvcfFme/IiIEP9hoQ3Njt9l8WqjAJ1ZE6L2W7zGP7sDJ0j9awcujcN8E0Wubhz/tnP/SBgVU6zzq",
-	"ZUIeT/SPAtW/gSfpU6H+BY9GDW3Z5+UuEWavs8HDriKQcFbeVD1B5ABJ+2Nh00RESuc2IJOPg+53ET2j",
-	"Hz/8cnBx9cPlkTwaqtEve0dvjn6L706+O2n+/NvH5OzzwcMvv53+dnrVp8d7H5vkp46+5/sfWz/Q3g8N",
-	"MvmYkMMOPfvtYOPs6ofW6W8/bJ3sd+TRMBnEe0dvTq6irdP9T+3T/c74ZG9M8U+nfxz9xmnU3mlFkyN5",
-	"xE5bP1P9ys7D2dXH4Un7oHl89SM9HZ6o0/YPm79cNrd++a3zcHx19Ac854/+1s+fP/72y97HnUbUTlh3",
-	"+KEZ//QxyYtrjlhtd6fZ1AYW0MLNWCioSGoO26dvo4/i5/F296p1d74pj+Od3iF+kx7wrf4vtM1+eHj7",
-	"47hmYrMQ71s6jEzj5bMQhibUPaAjWRHB/rIyi3PRP53ny7TRaj5mpVj1Fy0JpsLb4F60KldVmbI5OKYK",
-	"dX79t5r1bzXr32rWX69mfYHtOq1jgU4FVNKKUEx6OE0UivEEjbAo5oMt4Z20WRBmb9o8iGYhDyLLK/Fy",
-	"IZpvTC7EiqkT7vJ2s6BBxJSxnGH19W/0474tv8+emrpgKCynUxZALyznIz2FlksR5k+faDB3/Fuzxw/T",
-	"W4oXVphDN3/gpWqg94L2afxKoiuBJ+iYMrJgNrAzvILsqR3i/1ZRkG1Dqf+jK7IrC8DaW7/UimXa7ebm",
-	"MwqtfSJWqAQDghM1mBToaUr19FSN+PNq9f7PKXf/84kbrECPrSl6/H16xhvLz7i97IxNPaE/42Z5vkSM",
-	"3MwaER++dgFyO029E7URXNqA2uLnDGE0xsldnTIUcZ4QgbCCM2uoBdddJrjy48qoht+//eGk/dOP72sv",
-	"Gl5761nqn4vDaj/F3ANTU99hoTzg85VRqMjvKR0NCVO1pQ3BbNLfDEkrM2aNK4XFCDOUvcP6GvxkurJd",
-	"PIuM27m+uUr65Uwb/ulEXO2OK8/WfoKpHfyb1QyrwfYlUnVMwe3UNiZSucLtCexcm38mEI4iMlKl6Oy8",
-	"st1Mx/Bqdlut9oyiXStmGnoEq9bsbq6QYLg5t2Z3a6ma3abesZ/YMCvsqDhJ86oO7MIaFXb2kuUbf0Vt",
-	"hlmO3Nq2Sd9L1VlkRlLKnlpZoRnzk5wurEglEWg84IiPmQRNpJCWpkWjcUGbH0Fm8h7CjKsBWBgZs/5f",
-	"7wIKZpRQrDCCdmEEBVX9kMsRVThBp6kS1Crazy+fmOG4CrQYNdkslSUSXRzd1XmvDvh6q+Y4TRdGzMh3",
-	"eru7kTlO/rfnOy1btvGXZkO9QKrT7DSmqUKO/82FFm/z9Le/qtBCDw8LPCTKllTtpUJyYULhnjlcOxvh",
-	"31OCIvgZ9QQfwvEdHlN2F2q7LibCVWOM9EnEU4lGuA9c6ESfCSnEED44Gp/89rM62T9RJ/sfP53s3705",
-	"2e+8Odl/j49YE3ycBtoEnLF2aubtmjzRgAwxlL/jh2PC+moAB2ceNFECKii/BbUDfdQfwgCnp3U1IAY+",
-	"BulXBAhLRE08sMvjySuJQvg1LM6ibF3CWA0N8sE+1K1LtW50EJNH76fN5bOYHvVRXD1YQYxT9pVENC6O",
-	"agntpOcGC1HDbKg0nju6HhdDyJdJU+rVn3qjPaYW8KA44HMtIyX9o8gEW83q1QW3a2FxrSvS3DLED3SY",
-	"DvUH/Yky86mVjYcyRfQpYcqHYoq/J5NqItIh7msK3pEJWst4OR0lHMcBguwQLa/18g/tg8L1VYlNWtXE",
-	"viOTZ1L7zBy4VTPzlRdgEX9+kohXEnkaxcpzas6Yk1EBnjerywizKxeDrZqbwv1XEo2EXucYdN8GOiYq",
-	"K5sWBGutT5I6ZZIwSRW9J8kkgCPyLEBH8Mex3uPNALXgU6txzTpsgsw4kBpgIwkkYhxs47XxACt9qEJ+",
-	"vJ7Fuj6bIWMADwnabG7afCJDV/M29/M122y2cte6NpaQID0CGi98D+hKLhTbALiCfEE8Y7KC6C5gPY/s",
-	"nnh8swm7xn1sVa4B7TMoY5glL4/5mAhNYzQgD+jwpLNXvzzstLfeONkv8BjZeiEQoYHeZA4eD2jguf5e",
-	"OcDLxjX7kQjamyCqENfU1peSBxwp1J0oIp2dGAeoS3pcK0VYSMr6AYr4cIRh9cAoZlJhpiAdpEzOjd6b",
-	"qEWa3R28FW9Gb8l2r41b3Wa0E2+Tt703eKu7GW3EbdLqNfFOdzt6G78hW71NvNFtR624SRZLeunoN3dR",
-	"RtquhcDVza/N+g6u9758fbP57T+qt4W17at2hNYSnnQQgL5QwVLWkfC8jfzJ1itXjdhsklfS2F0zBz7f",
-	"JqoYuK2Rfs7AvwFUx4gzaezt9zi+MIzsoCNsrrnFe9azev2bNMGCbA4O7sFYaz1KEq3BGdsw8MB6hqne",
-	"IARhdI8TGiO4AuE4hipgbbU4DDY7CHOdsUoNyNmuuWkXzX+WM5+NYN1sNr/5VPkPQXpamX2dw5C/Nr/K",
-	"1z9mbzyAsQCNqlQSM0Aq0RAnmswk1oeoHqX0ht1Ap1wN9EYdY4nGgipFWENryHuc9RIarUhoR6AOQziC",
-	"3GYnZah0NLDAHeQBSq3KpNhZmhRLESCy05C5tDPeDYXA4QNzdVBsVmFafbr6jT3A60iwlqDGRjNBa7TW",
-	"huNJEBwNQDW1ZWnga9LX3WZaVoES7azYTD+6tjRdzhM8mznOMQW5POZpEqM+R10y4fZ0LA4+wiOtqBCC",
-	"2gEaCY7aWwEiTBExElQSlDIYNonXgYYfuOjSOCbsqRTU1jVYZIgREpvjHMdDypDgidai0ID2By6C7NFp",
-	"42U4JtfBXknzyjUuUO5dMToG5yjhY1Av9AD5iBhPJ9DglO/lEy++YZ8z8k4rMPoAtherDzw1Ru3q9Drz",
-	"PWKMK9SDZ5Vps/lSu8lYOCjmoIYps3v1onRJwllfU8Y54AoKL0z1HE+0Gn/F+TEWffK0GV94GoxZB3hW",
-	"acatjZeVH/A28hBlLKlNJ5eNYqY2JExdZEfcU6b2M08F7L6cvpRFSRoT5NWq5mLD+7IkMl5GSFRYLdWj",
-	"0wSxw7I2Glxn5F4u84BS2pb4xHCqBlzQP55Kqk6qBno/mitRplroeZui3yenmOYRkzJZW0uTVU9yJllP",
-	"uVUGnGmBrqxTA0VYCEpklUWyFuovGnacYYDMZ5hmuI4k1zddMzwaIX2jJFaagzanBoKn/QHSSnCdMosz",
-	"JdMhyV71Dpm1ysyn8YDYbQxrDU/XZpc5sLUC/y2oXXF+gtnEbkr5RKHPORpiNnG7Tb5Dgigx0VbDTrOp",
-	"DRHO4ik2b7+AjtBBAGhnOJWLjEAJj+6QwZmQDXQBozFIu5o+DJL0tF1lh6ZHGsJV9Y6+CpxSxhYBmng/",
-	"TZ8Jl/YZKVM0sZE3I3WGeKKVR00MSkAh98zHeV4WE6X6EzfZE/fFzHU4MbhqAaLM7A0ukEkIjr2zV4IE",
-	"+cQs2Bv0dXnSzE45GKkEXPqHx29d1GA38y+iAQZHg4X7RJAABRqT1h9PLg+nuLH9MicOvJxKNCZJUrca",
-	"ezdVaMCTGKTuIPOG6H3eJTn0XQNsPPsWPYgOBG7z1gqe0YTjGCI5ODkXWntRUCzrcCe8r766fgEeIVds",
-	"HRBMuYIXOTtyU/FX+/ov2WW8+xuJIIUVAhoWNnEfKzy9tcKCOzjcRZjluhpOTMhFf8PM9ipOHH415vIC",
-	"C9VFOMrv/6yXyTzeKLL6iYGJBhliolCRIYwoFeSWPESp0GcCyHfCJBe3vNdLKAOJn3B1C7uCsr7+HOmx",
-	"9iy/3yZ4JOEy5sJ0t4LKO/2NwvLudkg1k5T85ZVvr5pgXtNcnuQHfzaU9bh+4xgL5kapBxPhpPRme0Xl",
-	"uxY4VnJaGmBRweQ7xNIkAcr6Kkt9TGN7qdSvL6+jvsmIEYtUNpcVHUMEuTcG1t2jTjWfmgjf9IQ6qMd5",
-	"jFwugPPUXfJUojzl3UilT5fow34HDfFv+kSmTKsEQ5rA+pI+ULpH5SAMrlkYiVQqHBHMbuWAJIn5AYVK",
-	"EHLLUiX1B1sJD6s1IFgBz/GJYT2tAoTrgT2OtI5vhnbw6fWn769Zj6dCEcKMT3Ws2XzgosQ2GIoAQwVF",
-	"fDgEsBKt20xyO5NL0kBhghV5CLW80zoGBnJcMy3vTDqg0UdsEDWV0EHAwYpNrBOR6VPw15qmhf7Y1yyl",
-	"Jwx5PtN0ACgWSwa95S0eQFADIui15FBkACSoBbV+kioI1w31swBiISKJCY8k6YjCTzxJUhmBipImo4FN",
-	"KI64YPCfiLPUWPYCj7tEwM2KD7Hi+neqRCqBmca0FtS6mGGG9Q8DHvHEgHWOuLiDAmjSg19oZNrf4GQ0",
-	"wLd9KGPokwQrMyAJVOA8vo0npqhOkQcoUM82YD7zqQ1ooYMrYo2MoM5xKzsWsdSapkEhxNLCmFZJ0izZ",
-	"5avDz5t/RmZ75ls2PCwEngAOR4bb8DVbfQvgYNvHEXZPBWd6iECYIZUR1C4Dtpq3SfMpR5XBjc5xq76B",
-	"KOgfPUpENuE1q5uR4UhNSsEaHz5i6j15ms18Apy4674VsCa8U3gKdiIj7NRLyxT0hbmjYIZU4TXTG9Ik",
-	"XkA3lwC0aDYqGtjE0295hpCvU1gUjKmh2wrH/EKLkLFIWGdcYtfWPip7uUcFn8LZjHx0kUqpPqI2ilni",
-	"dZsKPHVMat3KGhGCaOluHCPZo7ucJwSzEtKMp3vEWJG6LaadohNdTk9JsFSfpHt0KYKEpUIyhULDXppo",
-	"eRsYDGKChpSlithTlvYQg8BbKs1urxzigrM1RzLIl/ZgRCOkzRjRwxFBhPXhnBsJHq9XzWYkSI8+FJ8B",
-	"iEqmM9lCHqEZmGj2rAKJArea/pJUMkMaU3XAlJjBEJzNCAo7ZfQodifsWFBFAkQa/YbWnfRbL6kiJe0p",
-	"/6GKLjhSJlOkOJJqHlm4Tk63dZICKisDB6WW5yJlW+vLnMWepoENfusLkPWnds6P0B2ZvJL6C/N0e0WA",
-	"xgPCENUWGU0S541YWZWzehuNK5cTv/zGo6Mim7abG41mo9XaaLxdZg08oMevi6/Os4grcywyXsscujbk",
-	"Y6mrBkQQrZRxRp6vNVML6uLYMnA7whsn0MefZdWqvHfJX+X9FVnrf94JdEge9nii7W4vU2zZW0ozcvcH",
-	"7t0zR/tpFNsUxhUM7r9mQlMD3rP5kEWGsaEMNErlwEDSQ7JtJED7N2CExnMVJQQDXCGcEcBIzl1BJWTt",
-	"VG3T4tQjPKoWliEkBoWAe2i5FBBvilLxijPaHyjjqFYzrEuX77nsBrfuJZODP29cxk5zGUyQnoT004pj",
-	"hN9fj6rHNpyZHOW/6En5TgslFLwbagrmT3IM0sHUo0KIsEdUNLCmGlwZlLp0ojWMRlgNjPFGtQot7oko",
-	"qc2v71uvIfvzNYzktaX76yXnVyEyIzqq9COE5qenETNaiphObS292PoZq9784vnFU0MyCcfzxzR7b83K",
-	"Uy5bGfNFkBYysJOm3HwTSFS2m/PLDPm0rAezpHpTksQSdSewHXdRPmUTYw71aoW2omCCBvieoBDIFb5D",
-	"jvntpVnWobv8mpnrrejSdzj2src4RgwbqIMg78SrU4AhIczkmAiJNptN49WYKRbnC7uVHK3zxM33ZGIG",
-	"aXa0UxhK4UC4/8+RRv7u/fO255+3/byV2FpiJbLNOWfDeY9sLfPIZ2/HWbtwxlHodtUuwpB2rk9+SLkk",
-	"D6rh9hH44E0+L4ktc61JQlB4fnZ5hQxY0lcIa34zB0G4Hlyz7gSOkzsyaWT7S7/H/IkigB/vTtxnGr+z",
-	"f0qEhaD3xE/8SSjDYnLNIjzCXZpQNQmQ5HkATisu+ZM0R0BaBVrbbG6ul7yONm0sMOd6zTFu0dWWXzW1",
-	"SntYEf33EbvnNCLnmM6KZUT2ygY1l96OMIWYBnK/IPsLZHENsbgjgCFd4ZDLiuyq7IPscSb9Ho51++Au",
-	"TZJKR/q0vWPuWDJ8orjCyZ4pia40Wez74boA0kn1xQXRswnd1Spzzn3OdlP3h1gYQDXXG5L8kHJFOrYe",
-	"ctE6/a4vvnXVk2alEoN/a7/z1w6u1scvjQaoSyJsg/MAdIkj9fxFhDcYbhZozQb1XWqJuW59qbWFB73Q",
-	"ymakeNGldSNcvLCEyVR+SExde3F4dRS6qsZb5wsMA+/LmBJlljWr9pQO0RJkGiRg2KvrAIuECItHnDIl",
-	"tSCpo7CIIQpP82JCEyO2nKfSXR6ae9mIh7uZkdWdoCFP1cD+xmF4t4APFO5qutqKuSy1PW9raW4ZCnab",
-	"Mk0izax67CcXpy4nBKpQ0fnRfsEfHiCmzcEugaC0vhOdXBQl5BQJwaHsUdB5YnMg1aDGRhwAg7w5GEgh",
-	"N8CifC0/b1rKDjDrk3Ms5ZiL+GlxcJsw6h5SPKwt+EHdlH7XR5gpManvlE/t9ubCY5uRsf+Keaf3qXfp",
-	"lPu7NNrigyu3QoLp0CaG7vGYPJFKM4tEYJMYh4F1KkNeZwPtYUkCJEc4sh1XYywHxFSO0D7jgsRoLXx7",
-	"93t9uDmCYGH49vsfTjbPy5U/5tuyGrxaugGMv5I8PCbfV0b5w0w4gGQ1MaMseBCgEOQE/Ha2f1nfgI0X",
-	"IJmORgkZuvDZKM/1AknR8PaQt3WAwwvMP5PnYQ170w6zBUsEuoO26GO0pgQdDkkcoHQ0IgJKeNbfmQAs",
-	"eVCZtxDSzYgwoTHGTQVQYWlOz87PLr6flzkxV011tK9U3U85GnFxh+pIkIT2TX1jRs3akq5gP0hUuf7g",
-	"cTdRn6dtjZXjHSsp/KVZwctmz8Pkuj91i7uC43lrZt6wB9cesVGqll1sc6Nb7mmiVXY9WNE2mpVh0slg",
-	"BMrWLlrTB6etQI1gQ76SBjos2wZUeOnj0Ksl73y4/g6BvT+m0pSmhZf6TVnOdvikQqHFJT9TPJHnrBga",
-	"zOaR5yaOFSAJloz772X3TMWtAXv895QcmedAF52sS+SCjDu46JtDLZh/8QVPSMawGarBVLAUUkYhG5SM",
-	"/WU3Z5s0mUrynckQgKzoLojHIQG45CQxF+hlzyiz2EeLH+z0/ZLq2fQpK8i22AnIMHvhz0T/pSRcNZTF",
-	"c/IBFwg2C3r6tPEXQDGXWA6DaFkudW9WRapzvMqvK+7a/NYiauc8GqgnivYcFXCqcsUUfEOFR959FPAA",
-	"//XP/wIYycA0IkUAdKi/3NzdaBqFDkAfEUA9/uuf/wWQkAXGn3se2N6dBfZvtaezWqa5rwS4sKJ3NMdn",
-	"mD/AK3fdDHmbPWf2il3hJ+44Cz01Vd5vS7Fdthzuv8vyt0ERDTMsKePIDqXiAvfJbWITU0rnUQW01Qsd",
-	"uZ8hnIRZYUh6hFMjgqpvKtGIS0Xid2Ye+rHwi/QKGExcGVElSdLL/PpdgrhBZl3KyzE/iG5+hRLfMmlh",
-	"SIHJaHTejaxSLPP5yxUGcbWEK/cK96/yi6f8uflPs7nws3EFPY0THaJhmVgHGYYHyA5bLR6YDH8cqWSC",
-	"wl+va3+/rn0JPUc6PK7Ag0tBRy4lUew8YWQAeFQULYaX3aeltJBUJEu+9JNIphZH351BQs5ennhWytmf",
-	"ly52Nwuno5cmCbojk8DvR0hteNcVa7+ztqG4JwLdETKSCKMBloOibPEytn7s7izugFebk14084ieqvsh",
-	"Qwo2K5RS6HHekYnfXzEiga1di+tudqDKm5znPidQ9mPxdcKHOh7R+h2ZhI35mWrTtDSZTsbBFg2wwJEi",
-	"QjrKUmYzqSVHGAZp6z4EiXifUZuC9/wEOJPLBfTysuHm571ZxswtBZvte9aDIvt5+8G751vwdVbNSWUo",
-	"wN6nrcC7DKgiKHfGnM196JKwWB8XylbNwTMJeN+5ldm2UtxGpfKXytfm97AMYbFqTczTql6+5ES3AqUM",
-	"jjwrG/VFskxzIf9kQVvW2orQt15hW4W/f6U0Vx8S9+sTU1R9vNyvHs7Rzk5QGOiMB3kDN0w6q6alzyjr",
-	"VzFyWaQ20AEcjxlSpy0ZvWZhBdaJdeMny0DDQOFZARGGymtmSPFKWqyXNYgYDXhCLC4PFI9IEt2GyIgM",
-	"VxQcrzeQfoPALOZD1KWmZrRQAQQ3/vT7xv0Coe/OhqqVtidv/tQV0ZuXkpCFAzpbSy87uMRvBcYpsfgS",
-	"ItV5QCqOrZHgPVM2jBOvMhINSBJDgksGYeBCiZIPCXINjpFr3iGdzooE6WMRJ0TKa8Z7AHmwi0IRh343",
-	"76wjW4DCWIkQviCKRkiRaMBoZH6K4mGIbFWavQuLiesUBZVJA9LzL9GfAxQOcBSNQnTY2ds7r+e/QiRM",
-	"4h5RE5QQHBcjS+D4i5XQJI2HUBUDxTHwsKKPXFRKCWdZrqjoLnZhHmcdlCrNUtcZoJAjstiAUnasS765",
-	"2hg1TwlgFlXstw+69PO8KJbH/JxxPBoJfk8MDtBvBj/2yzM8KqXJZa+snpKDyixnVUm1TIJMseXwsj7v",
-	"P7eOY3VHuo8JXHUIZWn2+kKE89pvEruC9AXVIJKYnMGXqgapdPRXeNYc4kZpTiLVRxVNCrmqpowaozEX",
-	"dxCzNvmpVCGAKZII9zFlUlUj4axXl+vkTZafqmcsVfFqxyEVNpADtjE8HRL0B2fEhk5taxgUQ9aT8lfW",
-	"Qh0t4XbwOnsux7jz7IpCuCHbStnKefQrcKlF6PV3kT+w2Tsd6sKnt/sKJdqlGum8ero6b9oih32d7S/z",
-	"yqz1kRfdIfM8tBanBEGbpvVFVddOlFLW47XAq592BdbFI29mfXV1+NMrhnMTmk3hvUwazpEjZp0tBDyY",
-	"VpIgOcAjfc2IaB7mDIX6/aFNAcwlVri+m7mHAPq7d83ASKcslq+QFXEBCjOwaDMm40LqcjXIpYZsoI7W",
-	"d1QqGIkD62Ayibhaxx0JIglTgeuvpG3xJCExohb2kTOyhEFbGglYtXNrIglL369w/ZXAk2PKyJKXf0+5",
-	"vFvy2kuAGvgOKzLGE3fPl9Jym5jYTFXASLaqnAKPDTI/aMYlZv13ZyxkWICMBlf1NfO+7HGoay+R0t47",
-	"JCy9hev0NUXy2UuUwJNbA69wzUKPZPb3O/2NvruCQvYSC9PQNz+FzkDL2YuPDLHeOe+z+U0ihe+IDRs7",
-	"zmugI3Big4wgceE00oQy2bOmHPeawXMCfZoJbvOvDPwS4J0jnkLZvsCsX8gwRwwPDYgIscNcC80qNa7T",
-	"ZnMjgi/hTxKuN65ZB2lSmrxnvWQ2ShRm8IZmh2bNWvWZ6c6hktH3tQqKfDbs+LeZIuj72dLcOyupdGaQ",
-	"jydghBDvwflppx7mSAb6WzgqnXG9e82u2SMsAHrUy/OY3/VYvBQ9XrPHer1e+L++uczJjyUge2udeoD2",
-	"jxV74hHlkOVw8gsZWHiLADnEdFR+Yc+8sCc4U/kbXyPnLygqWcu+GK2ZFwPhsnfzXk/boZah1+1YvK2I",
-	"Hj1u0u+a2ryPBXxGx0lQbsBS+8B846LHHHpCf2tmYwrU9OPL+/4xw49A0A3EPtDsdL2cJOk5TwqCb/VT",
-	"CqLBDhCQLay2Bc4a86SSQECPyP6JBEnwBHaepw6YyyVaY9yOel2/sFLgzHmxZxeXYfYLjADnu1sMwMKw",
-	"hARNjUto7VOYQVmtKD582qiGnZe1bqgIHVjppzfiiETWu70Wmi2rhS0XAGdi42ih1vgMKolD5wdYGSwV",
-	"SO2cMfXXhidD8CkYlgzXIZMQJ2M8gcQwfdgb0LWRQSREOMYjE9rOBO01y7lUIpxIbhFMgJfDYIrXpGFK",
-	"GdpEH6Oq2JucKgPeZj3h7BSoKvdxXSqmkf5JBX6R9EVvoHWqXPOxWpcT77nshTRKLX6zBBWXnLR8XN5T",
-	"titROpa3ruNqZuF671PmnyuZtVNU0QutMQr2ShWL5r0z5ipFKsuTK/ajmA62Z5IxE4NdosZaALmzbfG6",
-	"uGYc2co0rtkBLI2pS/Hkr0iZK2sx7JOt1zzVbOogLa+YZuyliKIltr7BNuVYeP2Z6Je7bcyhoTvWOJs+",
-	"FCVa69HE+CS7k5x+lsrhegMZmnFmOPqawTY0MTtQ/E356jya5qVC7v15odBL0tvvNlJp+MPv2pICOMK1",
-	"T1d7617KLagdY2xClO8g3SDi94400ALk4Ar3w1k75aq1tdvc3G1CK8TlnFOu98nCFb+0ndFBIlb5Zsqy",
-	"M6+f9k7myrVOGVXeQmdFW9csc3LDI+DxZkHly63alN/RIl/orRC4JnVW7njrm/kyvD0QODnvyZZKk5tW",
-	"xY06tnyjEjGsga5MK2XjExKU3SE1oNEdIxJwtNDR/v7lEUrIPUnkNVsLaRxLeguAURshSujvKY2pJDH6",
-	"1z//G/m/voW4gH5LUPyeRCEiWE70KRoNyPjdNbO/w/tvmyGC/FnvgeaHzRCRByXIkMABSaO7Uo2dKQax",
-	"b9WkTAgWt2aMmnXTJMk/RZxJfb4ydVtoM6ZXQMQUR/CohW2/He7XLYBum197AGIBf9EuFKQMaH9wOxJc",
-	"EUDd6iUpjW8F0RvGrTEjqdJMxqh+8z3pE4UFxcx8gP8OcALDuePSAFsnOFJcEvfuGFMxcR9YqtyfKu2S",
-	"2x4htjk1Fzi5zYsKAN0kX9Tix83ix63ixzfFj29LH0mUfWGXtvS5VfrcLn3eKH3eLKqYs5dwWtmkRLm2",
-	"JNVFDvlj90xnvWltwLTaWzKkvW/7p08dnk/A9Xox7KyD86O9/aODJQG09jL6oj2Pvqi13Wyiuwh4cYki",
-	"mQpALRfwNCSdJcwggbUaW+5s/zLDlstOYSj/QlR5IOPTxZCRa8a49CoC31SsZMYPFVBFTKsKVubCG19Z",
-	"zDuQxnJ53XkGF9EKn8algtL0PJQhDVKSJsoa/G1AfAI0SnBEhIUnDhyygGnIIwG43oD19TFl764ZgB2D",
-	"tgrFMqZbnhG9S5T3SiXSSlS6U25QOZkSEDySY2K5YXmAOphdNUrZZ60AwXnnGs/YoLfp+2eQcU3EIOee",
-	"BursX7lrIJsCtCfPz3DNTFWW7bhryKsGZJJd7INzgxli+SDB0DtV2yRF2s1VpcxawVY4hfWq2BAXe/W2",
-	"hTSNiXCrJ9HZxcnNWbOFXqOzk/2bs+ZGY6kYk/FpnBNBeVVFwwnBifQ2nIW/1myxdrZ/WW+vO1sxK2Eo",
-	"5We+rwW141pQ218RjRDYt6quLlZhrvBq2SB4TKDbNPMXFFwGMRG2xu7ixFCmUEEXq5plq1kwhkI9J4Kn",
-	"KjERNN1aaM1UAAYozI9nQGDNitTCdyi0bt0wg06C9V73Z+HKZf1DvlDpNhupsSpA5zBXQHQ6wVfa21N8",
-	"k62Xv0urRP2Bq8wpKa6s2AXnnW0TRao6hJWa+y3s35qtXdbWx8sj2NqsWLcDBoFfUgGXh2Pjr18lfN81",
-	"oegKJUNGAyz6zwsTL5kcMOT3wB3V2dhiYrd2nAlNK8mIo0WAeBJroQZJqUufaif2vVWb3Fax7CVYVrlQ",
-	"fmzV22jtCFFmLwzQASJDqHqNJgE6QzxV2U//+ud/r1em2QrOh5X011bjjJpX62d2ZQaBAyGEPAiIbLCI",
-	"oHwBK198TyVVswS5nl1rx0IrSZvXvsT+9B9aomDgc2eJvexsLTUMT/pMUblZWR/34fcPlOGE/jET3oJk",
-	"VzZ67lKD6oLTmCqU//5KH7QjLhR4KbKLK4AssluWrLsyj31KMVXhVd6DKmliugV8nYXSz3uuVkFfmKdo",
-	"Ts+v+kEdNEiHmNUFwTGoeHY7FoXezBY/M6B4Z3dpPLy6OkfmIlAJA708RlHS56bBJpFGg4KwgoOwMM2K",
-	"fDyO5uZiMA6YdGFUVUQGbK6M0kW62R5tlcCpvR5hgDBkIphYIoxiDuFVgJqjzHrzTatDu6ezjroWTrTU",
-	"AtceGsuleCzq7TafEc3c5idbZHiNFawT8YSngEcd/u3i4rvv3r8vOfpcE+TAb2r4t1+b9Z1O/YNpbFjV",
-	"1zCoHSZvOzO8tBBe1Tu9dH7ENN5FoZNIIVrrNFvrgDePmewRIeyXbf2lTeGBL7bXg2sW5tILvtxYt5gJ",
-	"t1bBCNGaU3m1fmd0XhNZ0Rxwtn9Z8hi5kZj4lhtCnj5UkJhW83EvK/oi/CdVEOqI9YlUF0RCL9wy/zKu",
-	"iJxBRS0S5R0F25GnStKY5PbJGqAr2HaaOfrKyeVhgAi7JwkfEWcnm1axy2vbWbuQ6YEd8rFpxJMNJG+H",
-	"AmkCRtzpM3GgNxxD2siDEE0ogAbSQHLMa04DvRz1pdUeAPPEERG5cm8jQMYqsaqKE0lL6SWHydsT8zC7",
-	"UovcujmN8tFWblDvwZEFbJkF/rxggHbLWbxRwZOjakVyWbhhFpOKcqNmvYulFpFcggfckdNtZMqQwTDK",
-	"2555uoq3hkPBKofHUxXxIVliwmf2yhWLo4OawONZHUzNJHDuGsiim1qF22miGE+kwXccYci/k1T/Errr",
-	"OypEawKPoSmQyQ3jCrKV0YDgBM4VM0DK2boJIvvtMQSwAaIS3ZGR9aVUaC/YtiaqQj2041je5ChAQ8/J",
-	"LF1ca2pN2CU0U68bbTZgx3Q+B2c2puMLs3yL9lK1ODXtW5dgLfOAfXP5U5my2qD3+Qz8a9DD++TysL7j",
-	"MNs7+1c3nWYrdLznAMsj6LWpNbiu6Yhdwlc1ty2uDCsT1JJlBk3P8rlPoZvZY9xWCUUAhYYigMqKoe2l",
-	"jxFmQ42av0nswMvMARbuopTFREjFuelWlfWp4ijm71BoxtgwnB8iqbfheDBBazg3rEyzbnbNkMtwQycX",
-	"pwFi3OCQMYM+FpgUOJmOtOruKSF69nZccWragBmMSHdB3ugaDy2uHk+gEbtev1ZzHaboGtM6HYcLd07r",
-	"kZn8RSoL2DDvsvla4plRuEIHS183jCk+0FToCkhEN9Wk6/BSxQFNu0Q7PQhHvgY6gg472URsH52IM5kC",
-	"bBPUjEZcCCPD3BCGkIyUSpI5fL06DT1rvcXNpDWDOWqWijc8LSm7q0pJKmzHKn9QWZ3UykU4FCafx2T2",
-	"GJACYERb/hiiNWVS/K1/MKOvdf5idc0S4oz4nJHXAzRKUonC7NiBpweeh93+ounpcPMCFGbukaM4bFyz",
-	"S0OgAGX0sX0VfysQ2543oV2/ynyfZyoJJT8uMLNp3UTBmY0jvZ0SEhvLF5FowEkRYbF2cvld1gtzquoz",
-	"n/hy/idRgipuNZumUXjV1f6iVheqrqgfZMerj5HmCxlPvKC5Q3O4gnsuuFRi3Qyhl5kAkIm0lJUqMKgZ",
-	"9+LzSBExdChrS6uxDtCtQqm3yf4VY/wRJymxRn2V5GFZy0WtZBjX2ru87RdIRLM9VzEzqvJ2ja0E8uAp",
-	"VWWeDV6yWo7fovs2ANLtwlbPvJrCAGfiBHUtqdGlNZoQYbbOde8iQMcf9MV7F8cf3qGT4+Pza9YTJkca",
-	"yl4Dc39mekm09uHw8vV7/f+ry9cfri7XTdwIfbr6UN+Gm+rm0BxicYewINdM8QTaKsUN1LGYUWaYEHqQ",
-	"CCvrTQpPLg9DZ90ZcfFEaJWsemjNZciu28Qze9Z7XCqRsY0bK6OKZbrgPFdGESHg2fAVLwwt5uOITYUQ",
-	"psUhNCaVVcHJS3JPmLEyTKcnai196/R92ZYygFpgcw6q++oAoIH0UJztIixVBLYsWFoJJ215NLO5Njjc",
-	"UgAsy99SZACfEsVqsXylqnjy4+fvF2WDlfNy+6W8i3j/slPNn/flK9tbW62d6lLOasvtzpZ95Z7g788r",
-	"DylZckxKWtlb5GGxbXcH9V93M7oiffz8/WVFWR2ZLL8HNckXLTw8sOr9fkXTag0gsmoN3ssy/U3qnpz2",
-	"1tM4IVd0SHiqbGvm2T2bczBlxVPA7c5cdqZ0wFSdSZNbIY2st0mPDWQx1dBOs6CL7TSDHGpi443F1rIO",
-	"tUpUDC60foSX0SLPvEv1SgzIYsP4Ci6a3qBTdHLPK46oai3zOvUK33aif4Sk37pJfdWCMkDh4eHuyUmI",
-	"1tqb9QFPtSK/VHI44NEV/eBrvzZbX35t1ne+PLZ/bdY3vqzv/tqsb5mvKr3ix7xPn4iDmR0tq0Syy4Hr",
-	"BSrA6E9FpZ4BIzmaByd9gkeroEgXeeA7qk2mDEPZJHZA/ZUHtgwmISQt+L9DqkUDQZrBSJk2tNZvITOw",
-	"p2sGUMfGpaGXQNuLLLaZLc6ad8WKLg18LWRc3doe493EFMe9cLNTH+FzKeixp6Uvrvya1WCaq2qMZzDJ",
-	"qFqD+TzgtmbP5nfh0Yiy/i4KczMqNEZuN6WJqmtRoBdForXL07OTg320d2XssQANGRlyRiNpCki1qbD+",
-	"DuqMMh9OGCDsXoIk0VwieNofoPD8U7ktiUs0f13E9n/9Vf/nW1j0qOTDNWni2RuLLpTCZVPb+yQzQ5cH",
-	"2PrkGa8VEFuCWLvuik9T/4jZIkFreruCFcPblJjGjJlLRaIxFFWY6JopP6DSkbMqglBiEH8w1aBXfhZs",
-	"ZeDKdGGIbe3rOOtGvItC80eoD2GsUO4TKhnk7/LWDmEADnwtAa7Z0h0d3qGygLCP6aYqC/LpJ3gv7k6u",
-	"mQFrAmeoSPuAjOg3MHa9IAJT3AuSK5daEoSW5tqS2LpmVm6ZcTFya/LLggJiu3KJkqbjo+e4tbGMtdPv",
-	"O+WmN9h6Bh0lDG6cN3H4wr2x1AvH3THN5CSmuCqTe07/vQ/QmAca/5iGQyZampAcsgoyYEv11GNXJ2wb",
-	"ssQkSrAgcSHbzu/UZ/7+bUTyD2PSHWUf+rRXnObcNn9PsHj1nOb0UHUNlezUTatUz/D02n6bZmENM7TF",
-	"zV+rECBPDZqn6/cHTVuwqeLM+qMZlwhlKPzu4ApVdvb7ekcm38KlbFE5wO2tNxUw3AVos8vDTt2DNQMG",
-	"KM5+p7f9Jm5ut7a3N6O38ZutHdzuEYyb0dYWjputLbzR7W32Wt12t9ndbrejuLUVv4laW91mr9nE1S29",
-	"Jf2jYlneT718c7vd2lgoCg0Mo8/09g0ZETxmWAQmdkJcRtqfCs3u+0+ela45RdvfOGWrbZRpHKEOw+g7",
-	"PiR/vKCTo5RVWUyLfgqye5meqVzS3V7GkjX3Zeg7S3pQMjrP5iI5MD2M53LSVFVnFVqd1cP7WJE58HQO",
-	"lg5ZVDoXXxWxUfdB/chqGArUXgT8Nl1u0K/yn36SpuOtVjDjvFnyCKuBFnVFpfBf//zvcLn2WVz0T5cE",
-	"yv8L2dXvT5GjCEJLA0lsYx7oTW4xB7wmB6/8RhcZnZ61AUpcbRYoJ90Cfq5m4iLczjM8SD6axUw3UpyD",
-	"C5ajRgBEIAd8bNRkh3Dh1/GjtdmYKgZMe93Cr/V4kvCxtNoMj+5yv5L+vTGNM7jwzH+6O8kADHj2b2UT",
-	"ARTqFxfzFQtD8WJ/+onnQpP4RR73DH+XW9DCmMpTXt4DliXLv0TOGH6BEoWFIeXKuOYQW5vG5Zc/LS9/",
-	"/qHmusebktqq7PZ88FW0Pi32VCtOrtXWMl6rjT74NnSxGmZ5ciJNiGygPQO9omVhVxAMTbKcF0xCHofe",
-	"gQmVat1E/QTppdJB6mbdfVf00LW33hQddO0KEp8ZMIYiK3Vdy/x5nGT66v+pcJXsqefdKMELd8K5vmYe",
-	"AqGhgn3YIpX5rCj8ph0NIJENvBCVaAiZEXEudMMEs1hGeERCtBaOuFACU+U8lFzeyYKRmV2tx2cvLlqS",
-	"/hVT9DkH6MRZCKfLAZ3kGCfm+qvZ4Os5uF922s6FqzaA0RUY7OsZCPs1w9JD0TdvqAMuZ2jLMSUK/xO+",
-	"+P9C19HkM+le8uiOqPKGAvT7mNzf/ny3cX+6/fvidgJvu7XF8LI5XTL4mCrm8donLtt375I+eILH5BNi",
-	"hnAyGuAuUVmIKeH8ro4TekcMVlQzQGcBagXoCHGBjjVBKesnEPd9Z8ASC3SH9bEA+CWaZX0TvQjJr+36",
-	"Tqd++PH7k9Pz+i8ziwXmxMKvCLNAsS4YPqRMWX/gEzBFbdH5/JjuufFXLu8ltTdcpsMhFpMKP2mW/FSh",
-	"gJyS8epVcnnFYRWMgGCXs8phRzTeuB0K68Art2LN2q++Q+ZKGJW9uLp7qy+H7MM1E2Q3Ly4jzYcb+ISq",
-	"duGWSP2UesuFqiuerXza0keXs+Xl+b2SnmN7iEdI8SDbd6ZGavnSfj+YU17d7C0rhoYmVQ+zepzn56hE",
-	"t8CKnPXeU6EVhymW+vnnn3+un5zU9/dD8C67L0L02vwdTvX47ON74ixArf+lUamdS2tnu1lvbtZb7YoF",
-	"8yVMs77z5evmt7W6+avt/bX+n+v/+R+zwDqgaH61kJeBnFge7ME2WaBEFbEIvYjHc/lkFgTEgmTLhTug",
-	"l+D+Ck69vP/1TDiKJRKRDrnNQimZunZHwzHOuKquovXMs9UyR51WOVe+EyE5c81HnB2Sv2AT2LQCLKGi",
-	"ekbLz23nVUdrHwJ0AofwpwB1AnS6bppaDUeqVLf+oRY8qzCjunj5/MdWfQNB6ElbZhEWBK2xVEjK+kjf",
-	"sl6oQNDkd8nMxeFtfv7TIMDz3EDBcn3cl0mG1DkPVZt3hWJnf4f4Et+XrzmagScx3OZYBCPu8cx0TSoe",
-	"0qSUmLV/dlBFwT69JyV2/tg5rbx0SOM4KVlIP3w6Oj1dXEdqxuPelj2qcl7WmCrNiED4cXmZoR/zwdxU",
-	"JTQSOqRGplYZI3JO2aG9wjXrM7Dw1s1lvJUpg6eXWl61txZ34KnU6Ks9hYqakMkiGlxRe6YIipMDFsuZ",
-	"cDWgrwmO4EpkoM+F/i/02C53Glb6lh5OEkgb6wlC9LwBuW3UFziGZsJAlOxs1patTTRVqDsBBBvACeXC",
-	"z1HTr396hwa4Xf+9qNdCYTYUYN6pkjkFqmR/ucqJAuZB9soilYOcaTN+m8XwWW35cvaAuXzaDLAvrDaL",
-	"gfz2Cr2yiW0OjKGEZEglyGToeDjAqSzzr+XGW7it0jdOyQwgAp/U2iy3igoMSJVUfAsbNxIcvlREjASV",
-	"ZLGW7+Y+Q633xEFFMp8jS9+lhsDYDN7/Q11/qNtLwLjP4G2LbhI8oreQGBrUxqapGPj8bdzIYdHcApZw",
-	"CU0uv2bae+J2sddeYQ6VvCA6/Dr9PJ7QaHKedhMqBzMRNEZwVWPkLoMiNfMluidCUm72cnbBdHDBXL2k",
-	"+mCfWc1A7oUGNAwxPtZaQo+LqKglbMyv6i4XULvx5W+v2p8XpCeIHDwtrVKYmzNvlRf0U9BVrDlsn76N",
-	"Poqfx9vdq9bd+aY8jnd6h/hNesC3+r/QNvvh4e2P41KApNVeLRmyMIzqSZo2Ws9MHl2qv/n84PeK/Y+9",
-	"OGWRb0yxljQ4aZ6ozwosTX98rSnzMQM4IYYw2mjWYzwpHgMv2im8mAY7j2B+QGBGo6ylklwvAD9m0YY3",
-	"KDOlDQ9RPi4QjkCb9aFy+oTZUqHaNNMvjXyzRF0Q77mBmOdmIUVhygZhZPUxjd0FVfHtBXrD1HaxE8iG",
-	"V0lXG+YujvsCszsSG55Cpj8F0pYBcx9sozn3kTI5IpHWgewXkDMn3qFQKtzrAdJ21qHZAFrghGLIOMjv",
-	"1doLG6XKP45gCNYuMZ3F4cUGPM3cB/hN+nXl9Dd35dRy6UlnTVam+tXyhMwZuIGc16xrupJkwwhXHza8",
-	"Y/XhX0aYzQKO6XgHuy8htKY/IkKzlPPsywgzaMYEHasDZKqxFYdbGnNqZyuUI/fKVxKF2YejuISU0yfq",
-	"klbjy2bt1b0qnBHJiw6qwYLUgMe+SvEdILOen13Cfz7Bv52rvcNaUNs/OD64OqiEJBzhKpddeV76qgA6",
-	"Syjo92VBj7Ak6NPFsXFPgfadQR/57Y0KdDD5LM3WTru3gTfrzWazWX+r/9nW/zTz/7VeQ9rHEpdivNCA",
-	"zcK6htYZ/SwBqqSD5rQXUus1ty1ENI8wu8hAFqfKH/UTqjXj4o0z0ZRSVuy2p5/ooY2aNHRIdKIMSvqh",
-	"T9loBI2gBZHpkCCqdp1He/BKXrNQYYhCZYXz/aM4DEzld5wlhlZUL2SpUDlfLMMR1b3rs0BY/rDv3/5w",
-	"0v7px/eLcS7s3S47axYjXBDJk3R292PO5Jw+QUYOvZIgXxE2qTTcRjGdCKIsBx9KJemlCSNSNtB3Ql+N",
-	"pa0ocU0C9LJ1yYAyLcT6Eq0pLO9kUOj6kvC+DJBUPLqznQfXUYJZXEKqX8SWeQbIVPsNzhzyc8XUqbQT",
-	"0QLjTiv9lh5mykjQ/kBpY2Ba4LoeAMvtOz1ILVz37HC+fQnmtTi0r9fHm/JklykIix3EgqJDUvaAKNw3",
-	"eVGIcXjeHExcx0AVhcyVbJadAtMjV7ivhbDQhlCM4MKlwHizbbY4Ly7fRXNzluxlcIcm4vRuoPGsOejr",
-	"X0lEY08B1IQZAVyEJrlUXOA+yVAyJTLP6Wp9jCUT13JC4f4TdMTccKnmjSyj3RZkGapn1J7ZdrG9muN9",
-	"aZDfBQtxBQSF3O0Z6D1+dsocNXhMup9m9bfGo1FD8tRrZx1h9vrJ4jV7WX4QWz7KZUmQCdRZwtjf6jP4",
-	"b3Hvdr3Z9+d0BLKiyrQ7sohlhdLPhQ2AktnVp1cO3bvwFlt6WmS25sZUXemvzXrbFJEuqiedttRPMGXO",
-	"9K12Ag6JnmHJvh8SQSP8em9AI9znK3VmzZ7oE92nTuUyV/SKfEYubblbmosBeO3QZlrBTBFxj5OZVdqH",
-	"fIx4T9kTIu/Cpm+Wph7bNF975cqHZJ7H9aZYlP1mXlH21hIFblUjrqavlDOUmYhIOSM5q4M+fr5CawBI",
-	"YA/O8I7G4Xpg0UlbWy4Zx2ZeYYnCTqoGXFj3zS56T7Bw1nPkvc62gmzMSQA6YrOL5LMWPcg80zZdtneW",
-	"St+b1YiRRVdfuS0a/j0lbqIbBuUvQDJLh2qggweDzKV3dagNMfRa69yv7YOrp5bKxXGgT7Jisf2VKg3e",
-	"J5h9QyUTmP7rlY4AU40Irps8fyXPTHhnSqDPDCA+LSD6S4dHYpCo066JqlYkr5vK2+dk4thHmNrelU9a",
-	"VwhyavvBL77BbyyydDpIdteSyhhdCQBrZnf7Ci3HrgUAE3OjvVZ5BFbAwVohwWC5RjSWKb1WNI6BVskY",
-	"zm6q5oxVkgpyergEA389fZ7wetPAGhSHUZyJz7qBtxNKTDln2+6be2Z4g6W5qGGfDM5gPVKqqIFWFvze",
-	"4A5mUHI436tmpxsh0EBelXxwzWBXYwdsZfre6ulC/0vnXrMFU2jN1GUWapjs0OTrrzT+Vo1u4Gjg+7fc",
-	"mEv4gLP36CyndFbVnIuzpSqqVt0YMMsXcKLn8tdZnKtCZ7mRFJm5yMYZv2e0n8N7eYl8ltlpgNK19l69",
-	"Tl5YM7t02rtrzf5nQ3fZMho519pz/XdHpukIqPkGO8e18zGVUAaVABLJpQPfyXF2oKfjCEuFhjRmtD9Y",
-	"Pkl33xb7PD0p7nkK/lwL0123pG6fUXxR6YPpeDqrbg3y/10JGvabOMsBH0vjf+SMoBEFB77Xs9E1DA8Q",
-	"SWx5ob6QMgBY7gutFHr21ivn8TG4P9k9jDwoqMckfcoa6LTgAAIf0gCD/yfGk2vmtR+fykItZXgvjBfm",
-	"cEWVK5ukLBrUZrUVWuHh1aFI85QABjp73WbUgESZiba4BsS1/l+ayZdBhfH6tVdXAnGFih3IVzJiYQiB",
-	"m+ZM8pzY5rZVcM4szXq6lZqOozW/CzRnyWR9bqXn4n7CuVyh7NzyfmXWGAT0KneElnX6hKcsb8VfnU6b",
-	"ibrZO9m1VYdLG8gWpxKvt6r+ebo1bpQmlGEx8Xvj/kk9VrO6S49i7k0z1/sFyuGeWLRWvYfNq2cOt/p4",
-	"/UuOmhLyT+e0k3vTKpqkvIjDqZIOBtH7iOl7JxckInS0pBe7g7ImaPp8+D3VSi+kMSUJH9fTUYZyuhzw",
-	"5coo/FVz9p6yzHSflRw0JT0sCCFmckwE6k/BPf8ZrdQqu+R8JloNQ2pMknuCHA6tg1SzsAKAS5zQO6JN",
-	"ITLkThxnjZynqtiXyAV66VyoxQmYFmQVFhRiWF2eqsAGCF39jAlSUYXWILNXkQf1DjFyTwSU+JEYpaP1",
-	"p6RGTW9yPqJRkQLngkYOIqrVNugNZTTA5mr5b6V0KfPS+WDAV7g/uzpyySDXn1erXJHzURFWWtxu8xlh",
-	"Jgi8POvmq9UjVX64aZrPE+ghzk2oE61pntbaOCCS/XABoGTruyj8Oibd21Qk30w4yiHiFdj5hSJYtt23",
-	"6UScz8Mjn2c6u5hWFuSabwld5UHX8klTjPjq9++ibb+Cl/fQnuDRXY+L+JWEVJyNdl7PuxbTvjZRAZYM",
-	"gzS8ZglRcK/L1T8K0HGAzuCiT+sBMoiMCEeCy2LvCZllhIxJF1bpms1YBSt69LGucL+BjlReCyoRdsF3",
-	"zLJGEtir8969ZoJIntxr+UEVYoTE+i5p4hVGM/RAY7KuTflYy3XH3lKX6gKzyuOrH+u/fPm6XV18XGTg",
-	"Gfk1kBkACQXK4DUo3kChZgwvDbM3XbewFjo+Ai+6XjIKfU/CLDJuk2tsbPzWxcZNPjclETw4j6PDXikH",
-	"0r04endiyrYNh4XAsqHBr+MjoxEkE9PkOUYwNT14g9Y/Me3QtPHrjdtFXrgkZvUAlweRByqVW6DO+VER",
-	"3c/mtWXjBgO0OMOi18i/cnqNHOBKKYXYtK8DUZTj3JRwkcMYi7tCAqP+Ako++oMSSoL9Zfr9MzXdDkNP",
-	"UHa9o/LNYljeK4En+ySh90TM9AdrJacRu4uAefRXdbCJFY3uiLJwlkJrB9mVFVUBf1Z8wIziKXBk2Z2V",
-	"bvtK0Svw5Jgy8vzQsqbirabiHJSm50EduTbyfz02kSmTrEImH/CxLc8W2pK3YKA5lCuUhkq01vrXP/9r",
-	"q+kfXARHgwDFVCrKorx6FLx7tjeFvtfbn79+CUstwDfRZ23GBLWjvU+FLuAlDKoF+yaHJ95qLnAPGDqU",
-	"12N5HKYCTO500H02nsBVjkoM0ViWYwvo8zYvvqVJjhmrDwFwWdqPijvI1RcBGIhmNn8F1Ng1JegQGkOl",
-	"oxER0HB7Pc+q0gpdudwfSp3ZFKb6ydn+3uHZrAr9JaiV98t5dsU8YFVcEsKq6i9Ps4IGQwJLdxsr8Jpd",
-	"2ozbGFH19BLJ1VCytVrqj/xp7zQzev4Tnhip55FxmlaW9p7kjUSxyiisHD+6XVHdY9JhT3d6PROrWgKm",
-	"OmsKm73DJrFOP17OAJPOQaCt/iT5kEBfITzSeuC7HFAaYG3G4BteG3EpaTeZeFu6UMHoYSXbP6pCpHIi",
-	"FSlBFByf7XWOK4/lygTfK7eVh9wg3xOmoJkzU5771m48b0fzWBsC2igRXT6YxKIyea4K2T03w0yWoJ1E",
-	"kTeK+7TA+l503q/mdxX8U3xQKcahot/EGp7WcwA6UWvLjgCpsCCund87hLvwXc9cckfISFORCoM23kCZ",
-	"3iEI6OfG4zMe8ARaDejfUlv9ssZtIN8+TOE7Yh8Wm3NVrjfQnn6z5uNQUzjMDENpu167F4JaT5SFfyy8",
-	"yJaCMDKGzgivZPb8rKmUT5NW8OzAkSleeqGw0MHDiBdCQis5qXz1dpVKBihYWazizmA/A5T70uzXWGax",
-	"XhbQuboHxLLgsxkfPKkrlN+aYpneFLOX40z0/3JRsMRaLR+FMtNYOhYFmZvtN2gPKyJMHsdKbu7ZlLyk",
-	"6k+Qqi56KavkJjRuWYacfkLJqrkdOa95mJqZYumIvmKs4El5HDMI/9mAHTyN9leA/GZOGW7Jbno7Qrno",
-	"NPfKZeiNI0Xvq1ox6CGgEU4lkc5LQYmErvFMWRUQNAIAczF2keYHAIZyXg2UaOZdf4eguaupbgOuGBbU",
-	"FTvfaSPavKwS0YtZ5GTb3ILQe1NRQh5wpDWk8Nfr2t+va18MVqcxeOFxJRv37wXDdt4K29WDdzsIKo/l",
-	"DCu5T0uJ4FQkS770k0hmMVbCcQzNNhayldH5S7hT0K6S2/wEzFDYowkJYSlpn/FK15S+pMqbfn76XYA+",
-	"nh98F6DPpHuul+O7ow+2rYS2E60au4VO6HuDBmq/2W7ttNGIPpBEGngBSWNyzdY2NoLW27fBm2bT/UrB",
-	"Ml8PbLaYaQuCbYQUmnibyklIhgj3TOeF+tVkBI4jaAyiVabLH79DAG1qEH3XqEKuUHOCzKxsxmR2xHUh",
-	"RWIxhhOdAdj0SVY1b/iTWi0sm9ucufhn4uZNxUShFWWXJJz19e5b2uL3Gg98my2el+r0MK+7pA1h+jOr",
-	"Wo0fcUJjmNQLFR+bzt7LH1xwlrqHLUiasY+uLkz+jJM7W1h86RKLZ3inx/mljSwJGZzU/RSac3kXvMqB",
-	"f21HqDklBs+Ij8JTIeq0pP/aG+NTnNjF20vvn1vA99nZL8/3Zmem0G2XD2zkKf+up79zXu7Ksu7nQfoT",
-	"MdvZ7NAIoFOVvtDzEIP3W8vn0vgDFMKUy7/peSzdF+AQs5j3erMGNhI8TqFgEQ3slahL1JgQSCaG6Olf",
-	"MlT7rnnOem+sWn0UJj6cDdsEyCTJxv1E/729fa4Lvy9ooqWixKkpc3i2D3+qxeDzGjFk9CwwZ4kllg8A",
-	"WH3JhulmNFPu8ngC0VwDDGuv3YUeAThS6OPl2WnuXbsjE5lhoduM9R+JoL3JNQsf6ja7vS5pnznks3vi",
-	"4jQCj62OYp3UI2wwPUEJrmo4OQ92EBRYZB1xcYAuPuyhjY2NHT28T1d7ZsxOpxrSJKESyva0xWaqDRro",
-	"kySQsAS19wOCaAyzC2OscLiu1WlTX2Z078BWngzxxGWN8hQgSrOCjvzEbjfbb+rNjXqzfdXc2W02d5vN",
-	"X5bukx1XHllHsbT96/tpggXqnB+hmGQJgtKCyqMeGaMejpQ0JpEc4BFBMRkZeEafegBWp3eX+QytWBQ2",
-	"wWu87nmXc6aCC6tZiWSWSIBwIm1/bhuN97gDrgstNH4pe0+zfMOmsNTmwQsskbBmxlPUzlY7H81k80py",
-	"aNcBi7PEfusopeVURVknI9lGA+5hbqya4RgoF9n1FcBA5rkuMjJjewhjAWVN2jNYCW2c/p6S1KguTyyB",
-	"tK7Ykxm1yZriJk3TjBUpzu+g1sXbiM4mN6XGzcVIp0GNOPW0POlJ4W09TBNtyPSMDax5C/zKjJiDyFo6",
-	"+gBUps+zxfHflvo7a0ILq/NpXXCr2QwdNilnSKZQCLsUIMZSGwathRb9saGItE019F+ev2F9xa0CT5+1",
-	"Wdx+pxanVepBmPHkHgult/A9ETgpsKSEahSoc4mXawy2pAVm2HKlmktVCacQmieFu2iMqXJ5oVirECOs",
-	"LUiASjMRh3C3sF+oRCnEh8d4gtZsANn0m7hmUnE/yOolIpuGy5E+COL1dyj0017M4y1PmetJjNoPD++u",
-	"WWh4VdsdbGJ9DzxVER8SrctkviZwJxHDlEpQEhdTm8x8AXPaFbplI9ALBC+pjsvNCBZeeYN+JdHh1dU5",
-	"Mte+Q00TTE8ZdArS3A+RdjoksR683ScmxujmaxOdzWbf2tlZbetXGrn3rqrQiWnDDR4fBQVh6UXjPAHm",
-	"pMociZ67uapyrawiYutssMIJ76ck76obPtQdsmuIpBVBTuOwb5Ba3R0pg8QEoEvea0wiQ/j3Kffd1Esb",
-	"cNUwlcpgLXddSVoyQYQpMSlyzd9rQS2yLvUG1BbcOvA9/xfK7jmNyO0IA93LKK+1oDbm4u7WKEEmldJI",
-	"pEL+F8RAiyKrDB9Zy0pYXQ1xrWDi5nY6TKKP+6YxV48ynNA/ykWfCyWkJf6lJ9uqobZme4XNeRoXNyq4",
-	"imc0AnhCenfu+fWMmfLkyoR7jid3Kg8F0yQVZI+nVSfZB3Pa2p0mkaRQrTIgKMFSubOylya50rMGsV19",
-	"vjQB1NtdVDzimkUZMa0OLJ33LlWulM3RmWC82SCdNmFSFGMHzOXJ/qw9ztO0KEgUmNX4O5e3bpfD6Oyg",
-	"MhlcOFv0SEtCOaamP4URw9fMltdtI6uDzZiUe08psbnd3HyOFM+8/NMp8yAEG3M8va8lT+Vy3s8U8uDt",
-	"rgncBp7ig8IClJh8URq93TVXRKpZ7kVfnds1plABT0wrG5mHKahS/QPo5g2HPlXSivweTZSxmkpeR+/G",
-	"p7gCS/fPmfTMSgpPXXCt47Vag0JY5BB9uji2kYqBSeCBkwKiVnAERAjHsSBSuk6sa7a7+TWD9ubamjen",
-	"X67Lr+d9asAXb6xPB22sd0BP4D6cEuiCxFSQSEkXnLtmpo4u06aezpaFSOrm9kIf0mcu7gAI4cKel7PY",
-	"aPpkBV3Ry77Xl1g/hdFCzWXTLJLdMtMoKDwTAPCCXMx478nqLZ4EibdCfvbYkelJ3m3vZi9L2yfDlyro",
-	"REmiVFA1uYQcfqMEjOj3ZNJJq4BrO6zcrKBzfoTuyERzHI7rwMrQQvhdjm3si4LD47eos3+FKOtroeD2",
-	"jkXM1K8wrhIX0NmtPdTxiNZNQ3V3WMMITfssLIhwYzWfPjjCffx8VQumgpWwdWy9yytZRLNamwum1dnb",
-	"O7i8vL06+/7g1KJpVSFzXbOzrtJbWMs46AQoLHh8gBLeBxxSZPGkzLxNAYXWneB1+UT11iy1dJyxLrbP",
-	"St7bESaUt3WMADVrZDobojULn2VjDa/196bv9Ywl8Bs6Vq2DN8Af0kr/64wROpfZ7/quwCW6550hHcIN",
-	"eOtfj6VtIWkWZP/gx6O9g9KCAIKOIKgr+FgSIVGEmdYKtBJmJiYbqGNWPeF9LURiHClEfSaE4eQEmDHv",
-	"bwAA0OM20U7hSHmhXX3Z//JL4/LnXfLU7Bxp6ocNCQtBBX0FQJ8oW+fPe1m9bZCX4BqMnV6Pgk8UzBgX",
-	"dximiaJ1Uxpl28jIXX0MCBJhaYvXvJCFfptFs9WM6i5IRTTAkrJ+4HfbQxH0HEM9gxFyePw2uGYAkWvM",
-	"vSmUXMtqxm+rFXgSI2cqwqmIhWJ6ba7ZNfvb39AeZ1oHoJzJa1ZHnSSxLdv1eTYHKRu81pRFSRrbRKTw",
-	"9X0rRCNBevShgToWg8G5ORBaC/scypsbr6NhDIdcuG6VSEA0gTN99/VruFEf57vbze2mfmpDDw2iBuaU",
-	"gMQoPCTJHpakgY5i89WnT0f7soGu6JBIhYcj823JiQ/PMqF3MNIRlSj8em0s9uvaLrquGa63qe6G4a9r",
-	"Abq2tv4ejwlcCJdRpswl38J3aLPZ1AqHRKGNKYdm5r9+hdSiwOXPf/uiRdpms22vdk1dzNpXYlxvNlv2",
-	"Yv3RkKST99mHhKGYE1OLCEVrYOLnruoM+N4/WYJsATabm/DMC6yI6ckjnSNqs71jQx8ovCBKTOqdniLC",
-	"udvRmlX81x1TFaT7NTvA0cCDtIc1BM9t+FAfEWHDw3by+ReIKgTamg065L+8ksjaCNcMsKiphAw4wGk3",
-	"7gkP9d3b8Q10wRMikcDs7po9oTfCGuD9rxd7JDTQWdaIp9S6BxJeII5VaN7zDmHbhsoqmmAl2eY/+Yq0",
-	"XZRM7w53ryOyc/NcM60twFSswt017Ua0vXeZHf2aA2xymTuWCnBmmT8pgKYjmMXX7CDr6LPeQAdZTMcC",
-	"JTLPrYuzNxrIyNCJDN8GeCW18NjV4390vPNokunQ4zV7rNfr8H/9cxjZ1CIFqUWPKMSjUUJNSeXr3yRn",
-	"ITIXTgWBHr1IDTjCy9d5ocRHpHV1EWnBNiAP6PCks1e/POy0t944G1ngcebJ7fJ4Emg9zHUpr5iiJJEg",
-	"Sr/0mmXRUCdk9KCMLAGymz+x/SrGCl/XvoVozXhSUFgK/4TgBsYKh2jAk1giGstrphw++/wgHkB9Qdxu",
-	"5MKP3r4xDmrfr3jNwIv/dzsGyzx/z9yNjjzuNWb3123sNsPPs32+bMg2D9gGpYht4ERMxJlUWK88HRIT",
-	"MxZUcrarRakgehWpcc2ZI0ELx5j2etqkZS5hjcUQsWmgKxNhdtiednGMdp8lM2Kpn210OKwQ2OmmrHk8",
-	"kCS6dceaO/CgtLnufOkTg6cmVZ30elyoQuadVgnBXS+IKRRHOFV8iBWNwO0+0Udl5h8a4NGIMBiNaRFu",
-	"nbEGj9XWBUFGXc7iER/atCE9Jt9ohphK5pYxR4CEni6YTVD74cGi6evdm1fKVtm0CGVWrd7C0viDuySz",
-	"w/WUrZVYaXs7szuzt/UzPZPbnMpawjgXmek6Kat2WFj0uoSB+ca4XUK0ZvxY+g2zwgnrJiXI98+Esz2I",
-	"7/SjKhAg3VYBBMjXucM2hE0lbTlR5sX0eYYSUJirYv7vUIhttfxU/oBRp0B9h2sp68NT5wl0MzoTApQQ",
-	"r8eoFBmcHSm2Z82lHmtCGZw2GZ6Dwn3zpb51CkfBgqZrtSjisdXa5mAzNIy4xKNR7saxdYgGorkCgrP4",
-	"oioYBZlFP4wyXKcMTFOA8spSGBvo0qjKgEFjkq8zfSU/j1ue0Df9RKzsu2ahG4bWuvTgQi8IOrYIZVyA",
-	"duZaMICWJten2pRApjn0RIQQhRl6nTItKvR9QJMK1AljWCVU2wwGCNiYQeeCjwQlyqTXgr8080YVMEUU",
-	"EUNpsvJV4htQXmu63Vqr0Ww0IXFiRBge0dpubaPRbGzYLjTg3HjdGJPk/2fv/bfTRrI10FepxfkjMEtg",
-	"wHZs43XWuu4k3XF33PbEzmTmDH1CIRWgsahiVMIOk5XnuA90X+yu2ntXSQIBAux0nOP5oycGSZTqx1e7",
-	"9o/vi+q3xsba+9f9rW6YLdt8Q2oLi54iAPOPos9+EzN2LSxfJaQHmQ7IuRCMmQ//TynFlEhkwOE2DNBG",
-	"unL2YgeKclkVYYkSjzMaR5VO5ReR/HoPOokuK9M0s91s2lOnVcqfM0NyvucvFdBd7PzzS4VHw0qnAhzj",
-	"4Pq9g7/ah4etEyDiMz96FDT9g35bnPDWYN8/PDZfJLNKp3L52xUyXlc6FR0OK17ls+n41r//cfaP3z6/",
-	"igd/u/50dDP7+Ne3l8OjkX93xSfhRRTfn3N+5b/98F5h6iqaEevCNb9+/O0aD9mLg2K2Ti2Shhnug+bB",
-	"ske5Ptv7XSU/q6kMcl6vSueff3gVbbXsK1e4PcDQwmK7Q5shN8JATjPUoJwvMD0me1yodCo4nPBLyFAO",
-	"bh+UfNQFs+y9SKaxzPCwmAV1HytjCYw5BJYDxukT5++lQ5BbzAfNVqMrfzawTUkhtDwdfwBlPrhH+hEc",
-	"5c+vLBNh6sUyp+Rb7IMJD2NwG2S+7pBz2sWNIDRo7hGBB7CdIhLK0NhmZw527ROM0eQPbw12CZh0fuX2",
-	"ecapaHTz5fMOeh59pUInP6lgttm6cc6ctcn5qWwhxHHroawj1VR9wqV5v5NK6akPzbaFHV/zzl5bx7c1",
-	"HGAMJVUoKGqIvXTPKhl8Ld329I5FrxZuZqGkddtcv25/4oHrB3NLa/0tH8BNYc75AspSD1r762+64rNI",
-	"8eBGqXc8HkJo+KB9sv6+G6UuuLTUf3olvJjXN7YATPp0GbqJkwKLHZ1y2KJQbXAZuNypW7JXqYBPBNb/",
-	"TE5Y0wpc0OSU1XoqAnReO9ywm7051+MKbjcPCk0IeMY91+gbd2aEz6PImAeaDwSWb00ET8zzsvDKeIRq",
-	"gdQInfAZOdmdBsWMdCdY1R5nUmiqLQEJOhNm3pqOXqmdsgxBTP/uACF54YtNhW1Lr7s5Hd5SqHFQkM7u",
-	"DM6tF+lW623dusFB2GKBYCrTUvMO4kG4IjHeSuzBqRW+MKHMKTVvtS+x3C5EZWegXiVg4lDaKZiUmyp0",
-	"+ddiGbfci22Jul+z47f42FIjqUU0yIxjVha4GOpegVM2xwGdmh2OYEGKe3Oe9FhMyIjjrqaJTjgSM+Rx",
-	"Qg2Q0g1mCjoUrL2Gly1YbfO/njmqNdHysv6NruRz1poz1ug0WGSuQb4dGJW1EpPThdXCmIEnCSWBi+Ys",
-	"MFaIq3RD2hr0qAuu1htFXkVmhJw7FcebVudJPeD3sn7QLo+C+Tf48Uwo+2YZLoO5Wfhjm1YOVF5Z3+M8",
-	"toCe7gYW1RzM0NpfgTJKunr2pRZVNRWuqs1hhsGfHN8mfNSVuQcYLPHxh8yBCqydgFVJF6uGKQR3wDRs",
-	"TTjnDGqwK2yVgTIuu9JaVPaB9hZMNIq0moPC9Uagh5mPXRkmwAOg5ww/X01C095YJRlV+VhMtWCBSFLn",
-	"6kNaamQA2cXzY1psTwKkzrKT/HTlQgm1m5ZPALlWGKmpOt3cG2I5RqZDtjNjbRLRCmCCNE4DMQWWirNR",
-	"PoLHRcXD3/lY9DzG8yldMCCYD+pcOF1JSu9cY0DXQ7KG/WY94DMIyyZxyKMGe2OMFU3BMQHUhPVQaiF1",
-	"mIR3Ipo1uvJdOA4TrLjZp9QoG6MGOkNn5Zi/Rmoab+71eU999QFNzW/g/CGPdpa7gLp4KfX7Q/qL7Atv",
-	"BCWtpwAlN6g4aQxWiku4CBRNylDbfKJd/Eol7JFXSg6i0E++K58SLnogLsVe2hhdMLVuLIKQ79Fs2Pty",
-	"K2ZfVx6bMZ6NlKmO6AVy1Wx+X56IGzKx4Ec+xFEvd6PPdVJrsLOuvBUz/GYxISiXD8SQDBXaikSk5k6s",
-	"GUMURkZ1Y53wGesDggFvuAHjoVIBq/ZemU/qr5RMYhV12CQO73giPDbmn+t8KP57v3W4/7LZbHosHI+n",
-	"Ce9HAvIczgf135UU9Que+KMeubDDRLPemxs+7LmG7kPiUh65etg7PVbl1FHujIlBVdMh832HCUnZFMze",
-	"slDRT2YsgRUIACbmY5GIGAM/i2NIDYYO9NVklhk/zOPIV2F2KyeD45dB87h1fHzgHwUvD094eyA4b/qH",
-	"hzxotg75fn9wMGj12/1m/7jd9oPWYfDSbx32m4NmkzePu5VlKaa5Tq1kcSPPGLgokfH1j7U2EvTq3l/y",
-	"1RjVbH/DbK7lfnc9/08hVsETTb9Rrql5VG6mFSS+l5p6+bEoc0vudRbTx9+QgseSd3ih2fXbs3r78KWH",
-	"WjzBo8yG5S00bdwv8lDi4i+YrmC7oN+hwX5XkOE0NxRP4aW/mQm8S9z0y2JS+j//+Jrbms4swKMF7FTh",
-	"aHeijOCC3Qm/QfbgHIQVNTW9ZA+ADzKz/0g3tnsz7uZPfOqeK6Mu3NogARd4fzNiBsi+ApmhxvLE8gl0",
-	"wvWQARXkv3q1TnZK2n1hjjvWW0gFeaExHdDYNUAr6WVE6xMV8BmSVQibR4Jicl3pRA88sod04jnrCJQT",
-	"nTPR7cq3oQxYdYGpxiPWH8yvTClrZMreStmu8+p6VntOyYyaJF0L0k9QocyU7MpUEQH71cZqVBQBNQl6",
-	"HwZwUsLEXcqwyW+5jLKhXKEg7mMdikITb3NXkocsW7oewraMT5UEECyzFRpbMgEXLnpp74CSJ50T4rMv",
-	"JklX9jB9/CaEIxQmnZPhYcMIPIqsCgukzNGhEOphGGftZrPBztD3MhCJP0LlXzBhOBvEMCEgCcvxmCwt",
-	"iujVVhgaeZvsXqZ1F4tGBSRuF3iVuhKyvDFrcInpkVkIm9keMKPNbQt4foqDNRKQcg1jE0aRg/g5ZD4M",
-	"DloHzTbv+wf9Nj962T85ap0EJ61Ws3XkH560/yTjY92pyiwaMNvWnqsu7JXYyUiJRszK6+51HGZ0b+mj",
-	"WXZYl0WMzJfbmjxS1cE073Vcepk599M0QB/GHXL2CeueDOcVXhaetpXpc40rn35NxbnJ6bHsmjdAAAm3",
-	"W03CLW0eXCSojptY/3+mBN1imJwHzGXG0OaD9BjdfpPZVKpTi9q1dBweoY+3jGhuZv6ksGvJOsqbPqnB",
-	"gtV5K7x+PIqwsCM1WNJCYS5nGbe5l9cOAK8BlJeMIXG2wWwmGtFy5Cr1oIiwmlLEwHrVjJsZOao5uwPv",
-	"wvgFpoOmoRC0LjCZAxLKmjZr49Tmt6XBDmM0UuACMsupxXi4zmS9HXRl74oKG0ksImEDY7P2LEsYfAzJ",
-	"bJSd+nJO6y3tEavwdtBsNrrSPrcvZsraVRHH4h0AKJ9PWDVX2aiLhMg6DHQi2x6bxIq1D72umWxUw8Km",
-	"MkKfaG2xxsaW13To8Z/g0l5q50GzdcJnlG6TaXXqY6BXt/1JDXZ83WFCg0z631GAGdeJmmiohcZIUtAF",
-	"1SFnh2jmR0oLMD4yXt1Wk/kRD8foz8UBzrt2vSxTBmYOnaZ9zBNX2dWV+dzAVZ7gUxbzRNRtVxaGt02z",
-	"qHdeodrF9gFuUOmpHP3214uDqw3i03NNeNTgD47zWuPgCi8rbxTgDa8tVhVaBcsrkb15rNjaadtefws2",
-	"EmZn5sy7QQgAadgqxQjjeJZQeOqgeVC6D4kCuLjzLHSuhsTGd+WJNj2UQo7zijpxz3VbX9YnHcq7kAhC",
-	"95BHYPkG+KsKKf6c85q6nS591gvNYhUJDyVz8YiXSm7gQdDlEnRlLgHHFha5JwrEyOpBcx+5zO6xHPFM",
-	"sqmE+gIPBslzRypg6IOB7Mr5oP3BKRBdfAbe1yEln2W+PymR54Obcy5iTgZMMiuEwzPo2XPXP7vAYUKx",
-	"8lDefTrx/9ru//1o/NvkQN+07v7nWL7fv//HS/G2+a93h/znoD38EF7+++jvt+Vhc76pjwqb3zrlDpO0",
-	"3ISV4j6bffhNo+LNEmDys4r7YRCgeN2GTsRvFmrL5Qrh7IGIU3ayp2Uc0Nkrc4Oopmh9uZBjeIMAlbEx",
-	"PdafyiCCACXVsgXKn46FRF3xX68vf9+qMOhyIuTZJPxV09LdpT7I8lhsV2GVWwarVCjmGWgK1wO819U5",
-	"2280XU89cKXPzSiE13uh3a/ZX2JVMyC1zcp87PSY8XH0cNNjl1nxD9OSjWaFbfvzrCicFf84u3i36ayI",
-	"h7pEvo5cYrmkWTfGkFqZebNdijq24DIe7rLzy+VJLuVPRbYhj5rAouLh2m3ddEb5XR2vLpyuOc30p5HZ",
-	"VpBUkn2LzNyHib1yu8yUQ6/Ew4JAmIdRMKyNirhk1SQ0Mx9mumfpSNB+R0KYgviHmYiX8bDHqsiFAldP",
-	"J0tBk9bATnbj/5H5tTncuon1XvBg82lFY7l5QPgSuOy//uFVJtPCehGM2IHRzcdAxYBTzwdle91gVxGX",
-	"Oit4x/qzlE7Lo5o3KIfPCPHPzUVk7cHZCCheOAud3OEuYOxkCc2p2dxR+a+fT472Wy+BITGkYfiv5s9H",
-	"L1++SfWXSgkRlj/rzAs3Psop7ZuuNmT9CP7MVff4J7PdNw4c+c1XuFshi7vHHg+SvVF0hP7MLVd/of11",
-	"ZiaY0MBJede2FGgaKx6449h7oY1hLuIB9wUTchhKxzuHiRjEhdfpyrPXN/97Bnxo4zDxGP7ZZknMpR6Y",
-	"LQw/OabpxKqBGKthzCej0NceCPPvxUqN9/oi8EiJPhTa60ontK4x0oIP2mdBqP2RGQiPTaKpJj7AOBAx",
-	"SmEY4/Hy9TXTAohhgbLl7PVN+rIq7spQssv3F/972WyxPXZ58fp/L5v7DXb2rpU2gY35BDQSknjqm+03",
-	"cEL5uBGbH0E6Feob05KuvFM+708jHs8s2wqlZ7AxiBMgtt7C6VyzjGr3ACtcQnEPLrWzZhto47j55zGU",
-	"5MFp3tIRVq/+1qq3We+8ZzCZmb8ODmtoRSNTIcRNIb1CQ4QMxkjnOA15AjfuU04nZ/c8lqEcdogGTQSQ",
-	"TjridxBxiQ0gjMOgrhM+A9Q/Q1ItcxHSf4wz2vSaqMpCzQDakBSOLHum+Z0APjRIXDXHvD4P7K1diS2P",
-	"lKbtCrU/0ZMOojZDkaBOBXDfQxA4FnoaJbqHiUtmTnipW7ZHygu9rqz2qD09j/X0bQgD4LFeMEUAFigU",
-	"8i+gYOjVGsRSSG2bY26mx3rmNW8hV4aSlqxCfxLzMLIZLAsL3fZVr5Y2Neb3oIXeYGfuKcDBAplVSawi",
-	"kPa4uH5bbzVrUH9kveS2o1XM6MUoIyrUC1UPPPvGZnoFLqWH5izmFM9hAfIlQXVLAKXtEc6FVJhZA4kx",
-	"EeVidDAsTPElotsezvR8kRh4c4NxKJFZ0NWa5tzLMCvquSebn8wSBfXOKf5K7emdMqm6MvWDm1WAuUuZ",
-	"m85S3kcUlcGtvNdgPeQa7jkHOWdIOUrsRvks8IPmAetdm+/TIC2kHcG6cUFrGzKe8FgLIMkygwtJUZk1",
-	"kRKJtBvsJxUgTM1MI6YAVr3ryw/Xn96+O/r00+Xrf3x6d35xftNj1QN28ZMx40hJ/ZQdtPYp+ljzKAFO",
-	"RSlVWqvpNZtNt4xPWZ+gSw0Y75sGtzJfO1FSfS9EwvREJa51KIA01ynmejdPJfD0cshx8VLeqACJXqwW",
-	"1ykxVSuFCGMeQeovHtYqp/lujiRzdSS1h4zMZ0HSY1VMCsATE0zGgpRFmj81tJHtqazTlT0/CmXo86jH",
-	"qsTYyLKEjQWm7zn89tvoaFvTF4mrDaKvNQnP6T0hIFjaNHQtfFSTFiZWyTd4D+i+wSu8jY7m7lywdHPA",
-	"bvMY3NKcw3dppeB2soI3j8TOAdhCCLa1ewj2d5UJDBIreBH81QipyyBxV9odoLqAwTVr24T0ha3W68rS",
-	"ge4rPjMW3ns7JXc5M2w+KHlMf6yw+PyWbRln0FH6QqN4kN2R6AJI2R4gzWiYCL1j1Lxd5uw2iZVvVlE/",
-	"erBYe56Y/59/fPW+5Ojv59PPcK3bw42x+Q0QG6u8jvuJ3bAypzOL3AUnNLc9VOCrDGlwpZPeV3x6c7+0",
-	"Muve4Q7RhAY273lOK8BjUtybD0C9ZZn5mWbfW/OxA1fiKrMmHJc8mumESSGQiDSJ4WPXlv6MkhisnYlZ",
-	"AvaZXUlmLjvBynyPuGc11KWBZY5Saa7yrMGuwEyg9CZM50LaT38aaxX3TikK/DlhE6xJ+fD+nZnNVl7y",
-	"XShvnaYkO4NpXQfVhcBmDmghdFdC4jkSf8DUf5GeRQodpmfTIJzf/+c3eLbF/v4uhL3zIp1xK/PDL02z",
-	"0+O4NdjNK+RzQZutk/Zgnx/Um81ms35k/nNs/tN0/+N8CaW/k8goqPhaprixup1kpofZ2eJOJfl2X1z/",
-	"YhrXWtI2un+ueTnZleYOzbOae7km2fPdkibRPZUNjI1LugVatsZVY/Oz1l74CpZI5UHy7lNQWpN2Dxfe",
-	"mHPrnLlVSnUsnfjvAQkKZN8LCBQmZIG5BZtP3TYQUJCxjdT/0zhCHvhTFovov7sVgyXdSs/p25gTRyzY",
-	"WMUi9wPfS13aNzZ3tg9lWEmbnHOj3Ibq8Hb1hrptyGNxI0bnwrpN2LkoxLweA0iL2YoMBUSf2Y34lLxr",
-	"iSU2T7SIBqWCIfMbDJ+En0xTN9tgzsA82pUp95+pCiLmJmREDJcJXQNn7vq9KGiRDtsHvfi8VrNz0KLn",
-	"Eea+mYT+ousZavdqEM4Rg/CzWaRqqj/dHv113P4MwLghPp05FZ91qETEu/obBz6eAhqYCWiPc1mL2q26",
-	"VTGPAgCwS2CnmOdKsmFwaU+jCFc8pGVbNiqViFO2UOgBxiRWezSYWWkkxWNlv0LZlWCEYtFFLDZSAAOH",
-	"AmlvZFyh3wg/MOGBVsLuuTArV+6GSTHYqMfKi4ErHxbhbsUsD0p/65/c/Of9gXw3OfY/Bq3BW/1y+Cvf",
-	"n70Rzelv4WVy+Pd//899adgzsxOK9VDEE85fMybV/aktEqVCgwin9YIynbc4LwtUCijqmJmVblI2loLv",
-	"ZiMbnGV0xAqRNls18Qy68uHTm1If4sMB9lLLCwQvEJAjUSTlbontB0CiReXWiMoHzRZWv4K4nZnTdwqr",
-	"spzX0dw5F7D6RuiJFNMZ9FzkGF43vq8IrZ7n+MIxw/TtY83VLY2L9ef0JWcQc96pR2q45hByH4eJACHq",
-	"+eQq9IHNhU/zB5EOux8pVsWiChd1jW09aw09hlgs4+ZxDRJrkcjBateRHixoNsVqzGjppe47Rt47DBZv",
-	"5b5j1V7uiF7bxDG37CBkLn6nhqXcbEImIPoD1lmo2Xy3uRq9Qr/bYf+lXz8KjkX9ZNBs1dv7B4cvj45P",
-	"eN9f5kjifqLiB3G82Za7gLoTxqlyyTLdMud8Q3PnOoSK7CVNxKSlZTwQm7bQIHnM+CAR5MlcZDBwdlfr",
-	"Bowua3cVNM/MxeLuW6Gsv6aFThN9deOO1zYuUVs17btyDzonAPRTbrrA7IWTdVB+GdyG0lxNvOcLTJFf",
-	"vQovML0PNzO9BTiTJ/Cc/Uaz0WrtNzLhdACHg0HLb/MT0ewfBfv+IT8WLwetoO3DlhIPBV5Vyqm+jZ/B",
-	"wNIbmcSzzTygNEcfzQGaef734v/8U/yYsDmzCPYNZ2GAg3KV8/LhHJSYp7e6eAoT9WArHampFrgjJuYs",
-	"ZzZFqZI0IzKoeWZXQxqtqQwTj8VKjZFmSwQddvH+d68rseIA0jHVgPXDOBl5oBFMbs/Aqr5iSk4+6zFN",
-	"0cxlXkIO0SDiQ8301B8xrpnNbMQsyBVROzYftDtlko/R1Dd/d6WaJjoE0wiuIZdLhh1z0ULJxRdZNWeC",
-	"LDE5XqVRPqs6+3ABwV9E8gqHu4yN4qJ/QO2OU+D7CwRCK+UURENhvmFS6j5DmVs1YD6PhZcR94QM3Tnr",
-	"5ODjknaaJ25qk3x/Ubd0ka+MudHk2CLadoXz45rwbaOdJs0WfrTNJjt9n6NtW+xSvoWNkiE2C2PfKMpm",
-	"H7ln8b4OeL90Vzuj7YRVz9616vs1l6TDqpevr80HmDXvcmKcHMNcOuYAM1hIcjmbeM+CEHfGWPhqKEMt",
-	"PMxrRRnYaAYJ8S6bxuwaI3WPiaWhrOM+a+dtV2Jiu+D+qMF6mOX13zZpH+VloXVSpFnY+LXnLudR1GN9",
-	"lYzW58J8B3uVOVJ/oNF8BYNZZs+ydgIkA5oP0gqOPOCbz5dAPhwcSvuUVSB+C3HhLCBVWldBfJCQ+Vzz",
-	"WM9+rmLWM+OSb5y9b9neCeOZayI9On+vkNOxWauZj9w/eARL92nsXnYtr2YGyU2WLfaw7AM228Hc/HqU",
-	"zcs9/Xnn2jAy7Kx/BwsO532ClCe1n+19Mf/3deuaPO/LMtIr7pT/q1ghFrAkDsdjOuEtKorUTtlExGYn",
-	"qwsJj0ip/brSHr96e7iv6An3Ifsxn493+frV20sLchOejLLJeI4nLo25rsrLG4fS2eWFhLGFtciYG6Zd",
-	"jmp2/3DzpCgzx+39oMPkUYJOnVNxY5h0pY0kUWXewqaOxWrm2BKiXzyMbdWcdRBiYKl2yiKeZHKHqVIu",
-	"pU80UIEzPRUZ57MGu+CTCZBqK+C5Gk+SGYwzZcemlgsJq3PdlVj+RwOPKlO2eNDSWpMSi2OblEKgrQM1",
-	"en3g7jb/mQmsq+OyK11o+QWoHPOITCyfS9Z3zSeP6FDVo/BOuBfA2r0ZHdKVLXk0Fld/GkZJPZQsa3op",
-	"DMaltteykNyjmjAXfJLbU3bIcDBzEXFKSW0Wqkw++Tzuq9EsiJHlNFL3nwYc3Ebk+gQbp3R0/IJPHp0Z",
-	"kcyPtbmfmX14k/anNy2n93MlNWOcWs8B/gcL8F/wiWN9VRmXHWFpye02vzA3rHuwPIcbcJ9Y/tj+jGhQ",
-	"iKYVCVLLuAxtjNNy0FoX4lqX4JqYZVduGrTEvkPyTV02cEmXlzpf5V70+ygO+P7OK5lJuBLmLEmqTrY5",
-	"rrx2ch3lDyrUskc7qmSe/38xqAOHjsAtp/Xkq7n1+hhJp6hPB0qEqKmiYjbkibjnM6x4hgXMUuZgW75H",
-	"IDgTSQdoyhmHjywXb1dWewXpe5Y7/UsYfAUC9R661oB125i5VFtm2cp7qNECRYP+SPi3IuhKEEjVCesZ",
-	"M6aXE3z5zXxSO2WKok+DUETGiuW3Ni5DjhAI9biSRCLi7krzZrlK+bmEFhUzG+bhBbD/gmoZvWzgpyvn",
-	"S+sbzHY8GPfYoUSQbbYZs52duu4M9QPgOObWESTsRK9txgNkB4kI2EzgYRxGZifWfJqIijmukoXplDA+",
-	"9VXm8PYW3leKVMXG3IzoXjbSvVlSJ775o9LYkUbAOlD/Xdy/TtUENlH7WE3p7bGpxEX5TIC0YHna9eaI",
-	"sLdB32XG5NoE0vdirO6IIcYi27nl9p+n8yenAGgUJZA+JReo/ckzj35ednDQbEGWtVQsUtKcUa2QPSFl",
-	"RsHH55MHgJPX8KYZOHkiqaXfcrPHPtppxnnFh5RLmc6jyxLbkZkb2UyE3cffCUtVHsgYLimG8CjI2aj8",
-	"2FlEu83Ax8xELkkA6YE8nkd2mUG3jHAf2X9IcZfb5nu1nOEK5VIolULaF1aFRkqosbYmcGguiEAzhUTg",
-	"kKUCdJ6s2hq7UHdZMZeuTJQzHcusycyCXOBeeoAVmu2PBzL4Rur+LSkQOnd7xggUnycKQoYjAUZeFA5H",
-	"SYbL8s3nicoYfBvSVm5hwD0lJLJElj8iIj0oheVj2W97Prcn5NVG3D2JNpnrHeEkAke1Zz7ssb7w1Vho",
-	"JqdRVDtdDTFdSRjTYK8iwUkgii4jQUwMrsAPlqwk2uRkaH4Vr39luuDZmivcSaGb3Mi8wPH/LnfUQk/P",
-	"1VQDq2dKD+l03qv9GQMFeOCNQ+asWPjhBLz0SqbqdShMZuYiLAKIBsKsxKicOdQwPpkIHmsI7uJqCGVe",
-	"6hb30alMwoj5pleBVDW/FXfl8r3Y7cCppA9J2P8mZr38vgrSw5mN9RRCje4ufM3zoIdXv8e3ftB92Kyp",
-	"G7X7PpyIz4nZK4B2sdVGZkwt7kQs2ERwOU0ooDJDIJGk+AttG0YAXQMVk1bnJCJtUKsg4RLeQG84daTT",
-	"dNnA3cJ18sPu0tbTkqpocZ08b9aLlbywVeGYMrSLYTk//K7tRDj/BEy1lA2cvay75BbwfnusSEwTliJS",
-	"Ori0CoI5EmakhEt0nGd1RnsNdhFK0CADn06qEZmD1kks7kI11WwqnTZng52lR5RiwUkkkrAeKERmq3hl",
-	"Je+ghSI4RadUZJWok5GQXZlzYTXYx5GQzn3NpXNMOhE6NY0CNlQr9Tu7sjonzskKtTk9DDSWVejsSki1",
-	"hNfBkAK5yWoP5mWfV7LciQQiJ2fpVVCpTheQQrSw/m8jsUjbyhX5EFmugwL2ESIe+e5yJBb0Jb+lrXix",
-	"GA97eORDfoE/D/vMr8/BD2nVGoSAnAUydrKc1d4axzZPujKlV8g4uKEQHI0Xg32hzw2wTYQMTBdnu9qg",
-	"VRBqn8cBCN8q8ALZHAzS5I0pIGBsz4wmZsav5FFiI2SfEX4h9lo+HkLH067cwPfOPsgVyPjwxzscqG/s",
-	"rH2Oce2AHjhBHtbTkRFuXZr6lKp4muUbJiMRO0qelERZpnKpeX6HBgPRdaSfIl0EyBhudOWZTYuKUjlq",
-	"rcaCXKG5ZKmMFiQaRHB+NNiAOVNLlsQHLeLSGU2ZV92dl64ET1NGzha17UC8ttKpaD7+f0ZO46dOebO6",
-	"YZ+/ZMM/2YYFykdeU9DI/WlWvk4+VnBCpPRXF6jXjtt4s7SkjK5tSW47C/KZifEDL3/IESp45VLCqJm1",
-	"8PDZQhlhxLRdmZPOEVAtU6Y7Ho1csAWD2tUl7HVdaazIWoPB5KC9EQWe54475oGLnUPszyoSoDQhFUpe",
-	"9NWdQN0FnPbxCxB1OcUoTRhop46BOFSQ8sOqXAYevF4umtOV9EiP8bGSw2xaJ6pNY/PnT1y8jIb0ppCG",
-	"A/MwgtF5qKrEQWUjuFoBFuXyev7YMLFnS+3pTZN7MgLFa4ukcT/I4tymDHS5ewsxMW1Pxn6FlfYsTL27",
-	"/wr6X4CJoqTYHHlX2V+l6OZy4vgr0oQI+KYReXfh/BAiHFmkCRN0uHTlmN+ips2sw6QCAZGYznF5TAeX",
-	"HcApYCiBm7oHqaD9mnXX4w90ZbFVZx9NLKSrjDp8bJY+TxLAkhaPRc8FczS1RufPTqzabh7UdsZWPD/N",
-	"YetzfGwFId6GWu4PYbJsS3wHUaNNakGmE4MaIsDQmV7QvCClLFwv/dmSGo/HJabbqsYDAmWVTbv/TyAA",
-	"o0tv8NwAw7A3kcNKKUbwQRgJykaZRNwYmg28F8lxS9J56RFvH76sdCong+OXQfO4dXx84B8FLw9PeHsg",
-	"OG/6h4c8aLYO+X5/cDBo9dv9Zv+43faD1mHw0m8d9puDZpM3j8E8+o+odA6O2639Lc5SOGobChcEIX+s",
-	"+o7/03UdY1pCKeSZv795TQcwMOs0vG/MAgoFVyFYb+wBACMzPh28qufcsj0QvmqwayGDruyNp1ESTnic",
-	"7A1UPK4HPOG9VPkQf4FwylzFemaJ9Trs6vdfPPbr1ZtfPPZR9K/MPv3L+c+eFe/rykN2Ef6E5otph8E7",
-	"iLmnTCrmSS80ougp43KG27qItPDY9d9+YaH0o6kB42qYgKMW6qUhdSCcJLVsEUazwa4Vlv26jgGtSnw8",
-	"+qxItQqaY1/ohe7KHm3edQM6PRYIP+Kmi0mgk8BK+YlI6jqJBR/3sDgQ0nTpYmuVhLIrzYNDfxrxGFhP",
-	"TTMI3c0IYEkbxMJ8ZT70ucRaZR5ABQreEYRjITUYVNT6rtRcio7p40iYkW6xSfhZRGitkWriceukzYxJ",
-	"xXQYCDcgbH/fax0deS+bTbwJth8eRV1ZPXp53Pz//t+D/XaTEioPmk3Iy9TpuFdx4LGaR/NZmicFImwN",
-	"dsYiY2jHMKx2ZLryoLX/IMmOZlu2e9jys2/BbJ47/prWze0OGyQqulY8Ki/8j7sDli7lxn2v+GisDQCS",
-	"hfacm1GQSGm+dDBYvGGZs2EdjNVKp/LyorJxwAGetfflVsxKV8bggLFryIgg5gngiwB01/QH0WBAggkm",
-	"j4GLDuVd51Iqaw9W6ZJCy/PRb2mhy8oZ9aekRF5QVmDx2Q9PpCspz80WTuFeun4UTlL932xpKNEDFDOh",
-	"IbM/8KbE649i2LAHkFJzb7hGSQ2v26LGHG8tG8ihBn1jUN7ZrLfDsd6XQUP9gERP9Ft7X6ZaxOerHYdv",
-	"ZKAzjj8zVRvsd/TzoRi6Ads0BHE/Uizm8lanXr4xuvZs+Nc8LOLGXAdRCgj+2s8YfoSrw/eFBqFOzNCA",
-	"+AqlTuCvBqx60Dx5CHeceRpNu2c83tpNPue7y02M78ht9wFm/fJKsczsHsYcsq4K3dbWNb5m9p9SPFLa",
-	"CT/m4ME2/9Z49slMfTqX9c0pb6wSm8a+coF0ZX6F5B9g2lnsTIfV00lbX3hVV5qOgFeg3sCfXXS4A+sW",
-	"krDJfLzTh9xMzN+4DwMhMQK788LF+p3Mwn3I+OQ3jDpm3+NxqbCwq8pt3pvQYNkbVtah4a8/xxIfIBc+",
-	"jzsvNCCUZ1MOYpad0btHGi154N4X+hcZDcU0x5Zr0Eup+5HWyqoOpkT6/jSOhUzmCfUB7oSEpEcRs1Fo",
-	"jt+zrqw6hn49FyQB9e2UZU3dibFpcA3yObE5TA0Wamm7slwx7Z9Dm0/85rsb7dQDJepb8LqvGyR82zuK",
-	"s6zw62e6u2VF9BM3xN8DJ6y3QojjhWZhsCnrWr9VTLTqYGQl2+o6HrbFk432udz7knCoQFgOUe+FVtEd",
-	"lC5O4lCCzcOHmEnGJxNII9es9+Ve9D9N42j+ub2aMZEgOQakdDyqsYEV+ZnkxkjDAllHsczYAFs4FjUH",
-	"cSg8hOcrH2CRkNxgpLrHvNSPFP/llBWnBWqU5Pg3Wmn8ROOxbCBiIX3BerbZHsNO6jmiP2PmehCswICO",
-	"+UdK5ToScFxD6MYgBh8y8TnUCZp6trfM72lBr2SOlF1pldx0OJR1suFioadj4ZqIHIdDKQJzgbkNrGci",
-	"rnI2KabPdWXOnhyKBGD51DQDAzAZC9wlgAQKnkUhHfsKhO8eKrdwCf4YzMUzLwguQsflCq8L8RGuWSwS",
-	"SBPfyRtDc+/a53J3YDcvshbVzU+BplV5WDe3QEOnq/LF7OynMgeY+3Zqu+lMc/xRtwDT3If00dAYQYkh",
-	"lxLhIYPR5tMVnhrzxRSaY0ww39i+dbjFWvGPdLA13XDDqfqqABzDoUSejSWw+NpYYcjEvJCFouAiHqGI",
-	"LtbQpOQpdp9fzlvalfNaR09Bu+hdqJNr221lqEqp95x0JdSl53dNyjQuL7OwcqFi467xrpVyRbQhUQu/",
-	"U02l1NjYsp2pxTHXzqzJ8cSpXrMLeTXy2wu38MLTvZslAmUG7VGoXjPPf9al2JQi1qA7GGSEZt+FCsXS",
-	"jKNpfwwVnVLgwT1FhiKngbHfcHKY7YlnSjHhsjAJuaSSTboMS0Uw5BaYTUOTprxU9zmvQZz5oULrsKpi",
-	"4Hktw9BVy3oVTtFRGjiHrn0FnYRRZEtSjI26tqzjUXfBVySLioCwo6DApXnfkpSs/pHBb2Vs3Mp7Ic1B",
-	"ygwFdFYw05MRH4acGbtzGotTNokE1wIrbuMxm6iEax1Ox+jYBil/twmU3Es2LLKgPnrUqhFrP6x15uB1",
-	"Dse/bmhTrKucw7n67Nr587zAiJGMZwHKAKEF+W8gfWBNEVeAspRblKYLO7MgV+COZd+zNzaLfzuZb3wy",
-	"idVdCUWS18IPAxE8+Ap+XrlrmE2zltL345rdqholt0D3AuGHmuoN/wyGD5zR4HfN7SLI1w8GH1SnUKsb",
-	"Aa6AHhN3xharBjzhHff1edDzurLnNvWex3oZE8P8SWT85gt69V6twaAZ5tclKWkK1ouDHqumZmNXOrux",
-	"lommWS2BTOLW/YgnENlOqFy440p2QvSbInQZ2/Kgue9BtF6ix1FiPD+DirYqjd6c7WT7OW8cvF36FnOA",
-	"2JVbICIO5UMYhW5OpsjorL4rZ8O12dBadiIgEksxGcUqUsNZo7IBJUim3Y8abP/Tcd7OoaeH9+Vnj4hj",
-	"FdvpSNzJWfjOLPE4yC5wVri+Kx554MCJ2jlols8ffwMtWbblqkgg76RikbqHkos5HIm4f6sLV+uTMUjP",
-	"cMYzOIz/S/jJdpvpjhZpspkUF+Uu2VTbDdT6d0/LvYbGPkgYqIw3MBFbugITUTYdFzvmSSXjahoEF92B",
-	"vx8hEXeZVXQWBNqeharcCl16jLOR0pMw4ZH5952QU1FLk1zOz34/g3gy+4+S4jQTacYcmoDPsCoMa7lM",
-	"06aJCFgoWZjkiG7dQ/LFbZTCvSItUKqEYX3Qah4lmHnlSUdgvu1gUZDH/4KHkv2GnQmstGNhXtJ0+FjE",
-	"oc/3Xo1Cnw/V5l6e5HFVf8qFdTcM6eLlSxftc1XTYpYdTm1cmSUAIjPZl21Me1/wRLLaV4L6aA+iwrLJ",
-	"jgROjkR8q7SEJz1/d3YylJxTu246JbIGMIC7gXBKul+o2GwzDHcZSHsCoedQW3KtgN2PVCRqO+8MmCK9",
-	"684Q8NmVaSt0oAA1OaC4TcPE/Vjw2wHS8OuEx0mlU2m+7Ow3oSvploPcLdFU+qPM5a2W+Tq9vN00t7vL",
-	"g1BKzCe31x/lr2+2c4+XIHmSXt6Gr79uml2+8ab1vS96m1X+vHmt1jZ5kM0L7y5/qDLXe0xFQYbKc/nB",
-	"ijLz5qWMkdLGfUmAwoEXF0Z95/PXjXmtnWe+7ZyVMx9+aovD1w0flj17mXY8raNXJvtWl8+ve/AD2EUI",
-	"5MqQ/wlszzYdFPMbE4UNZVxDsBnkTMz1f32Pl6sB692L/oc46nVldSFv2Mek4Qa7gQdqlqiAzzruyNfD",
-	"HzoPQJI2kzwcBjUPtVMmofBFV6oBM6g9GVNmAgdiAj4UcPqD3Fh8sz6KvvYi3hcRptVlMvjSlYRNMI0m",
-	"TzlUTLh+cNm4qTeqw2LIjgTekYTcaxk3VlHC7rLd36yJgnDd0oPhDWRhbr37Q2dUOpWPPLqth5L5SkUi",
-	"Zm2YeWYEiP7CdfGmB8MbPnzUc2HCh2VwZoMNFq9ehibP2+ryM2EGutYjVzrdl+ytpQgcMXkdFiYSN6Yr",
-	"sWp+2AbJzUmw1mCvVCCyzNmxmOqi7PVN1yJSM9i1+FwrXXDCS8JY4H6y2dz4xsHhe9EfKXW7mbt82ndX",
-	"zJl4XlqEoqaJr8YiNeigeDkQUXgn4tlpV0obMjXGnvBjkSz1HqJBB4HSxVQO+wqb5XR/tC+++6kn2x3r",
-	"jz+5q7ewBqnh2eeU9sxnf/s5+aPYIKXplO+szBp2K2bZOrb1H3MBK3ffYyTKosEHLHRvb26urpmQwUSF",
-	"KJMl+VgEmD/hyMh9nvBIDacC45CK8SiiOox/dit/6Vb+6DW6ElOFsNeABi8U1jodSrPp4Lr1SMaHsmez",
-	"Ig3sNS54cyO4L6hQznGTQrMgFpGr7xoZ65o45NrN/GAAawGJPKFbybTzw/t3yLs+1YL1Rkky0Wj1wofG",
-	"hsUOAZN3Eod3PBEei5Sa9Ll/iwFL4JAPGA+CWGhNmk70F+SsjEx7TH/SxiuAnQSCKyPh3zotF54QZYnF",
-	"u9o3gjY0TggjdrGUcbqYCQ/SfQ0igQMShFxmjlkH09gY1dDnnb09aHJjBaH7nlZTvallTe/0qNa1fcmS",
-	"XOybM7AXgvd6sM6QseOKI/UsKJgBwu5nMM+mPGyePDKPPz6XSAyXAaFlO0M+XeTkYdJFcq2xKWEGFefR",
-	"sPFwqcS4i4BIRmb7ICR4yB1wqRm69hCUZfbLdoMjmrWAaykjcjuQ7cephIoLPmODUIZ6dNqV/56KqQiY",
-	"knRgCmI1mSw/Kz0wbOOBKgvbT+RQ9TRyeomHKjthvgeLrnwqLU/80eq4nDF/KKMMM2UHYQQ6MlCbO9VI",
-	"LOwn4Z3osAGPtGXVxaJ8t3BCyOF4g8Yi1Dop35/G7H4EBLv5RQflmiAJapmO6SkiYBFPRIzkVrhndaWr",
-	"mkLSrG+0tjAM8gAmEfZepQO9t2HsbRvrZZeD6Ebn0A3smC0NmGf75OHcj0j8ZJf1Y8La6m16L0WMld6j",
-	"bPNeaLSmYuFD/aZ7Qp5soJPiGHJLQBG9h2EFc6+5izTfp9pjI3UPMpmYa58kYjwxpou6BXy4H83M0XTA",
-	"w2juRGpQ61ZMEjZQcVfuN0Fp7Ns7odIWbSuV8ccDSHBmB3NNsrq7dHv/FT1kdoajVdaFldmlniGl0H/F",
-	"5xfcwlp7QqbPGgRKBPrD/pxCJuhPrE+3679hWpSrVWK9L9nxOA+IOwoJOXInGNTe8rrS1RMZ6Mtac1gk",
-	"dSckmWPocEMTjNSzKBPQueEJDV9gdbqvxqLj2HnMzXom/VGspJoS7x5Qk3KNeMqpboIgF+veq070oSu1",
-	"8JUMdK3B3oWg0zRz+BsmlKCjWS/iOklXfM/DT5CzhChfDDxPY/FKTWXS8zDxI0wYn0wEj51qkTveRSEm",
-	"lCCqp58D40oYRYyzdrPJRiKmF6a378pUAqmvgtk3Qvsb4dC+8lBYXcJRZX7WIeymRt4CRBdDsh1vp8CN",
-	"Hf2Mzwv4fC1A385ghJuwD26w6elkouKkHkrzmnDEWaa17qs4QOI0ra2mj1kX1wYMEsHHp0wqxn1g4YQ8",
-	"D2M/nRHEtJvtDikrwy8BAwapZIDZZVZh31YUYDYKKH4arHD1BIdsImLmR8C0cX4Ff43UNGbVg/YJBQt6",
-	"70USz+png0TEvZzjP7dwJ9N+FPo9VpUqk62yqsoAu+qcemoXbzkpmXLJ1yiZUl9XOpWPgsVTyZJ7Ed0J",
-	"V+dhaz8QjUFhkUUArcDmbOM3ScwNBkpglqI00TPJ2S9qLP5jXjceVjqVt64ptgoCNn81Cf1Kp3IVh34o",
-	"hzDsrTYVwZRPzMx13kYH2/ZmnVtSiDo4gRGEnWqFWM3WL+iLsBgE39Nvbo14Wx0KvcpBu0R9341SF1za",
-	"8SGLXfjTOExmKBqeOVoqmXA/YQQh5oypeZQzGHGNFSAUffF17vlfKn3BYxGfTZORU/YGpeYiArWrWAVT",
-	"n86x+aASn4QNraZpDOmuBcYZNWwR3IahTmIS0SASSo80T2MxiIUeudroPAllZkUR0WYBLeplxj2vPavM",
-	"GKMJFtDfBqczTzOGbMGjrpGJ3a57z0GB9rDiS9ecORfGuVKtIM29b+T52Ip+iKq5PChFtdR9kIuLYJNh",
-	"jD7Nq6K7R1v66NUdws6uztmtmCEpk57pRIxZKBMxjEmrtRoLHtShmhIacMrevjtioRwKndQyv8cnYd08",
-	"aAkxLZ8GYcIiNTSwiAHX+zhMsqAIlxT1ei6irAZzcXOI6+ZiMBgGsUM9H2bAUc9s7HBCda3InJeK3oNi",
-	"86nzNFHF0aYO0lwLmaCpa2bv1eX1DRBHkY0+FKaZaZidaNighSBrkOaHkh1sc2GYP+ITOGb01Z3AfTP/",
-	"AnUKBi2+xlUmj5dVKS1W15iStrw2TVsFMbe5rFXtWW805bPlmDezs9vnRQvyTTpwI47GCsvZAR6LeSLq",
-	"tpQxZ3VkHm9xbOEHPvIoQsFDj42FnDL7h9mK62YrZho1pjx2Gyp9iz2uhdQqZkOeiHs+050sLxnQzwKj",
-	"wXBKBhJUwWiPTTiIDxMpmB4Zi85MjgD6FWahZDl+UXO3U6boSkS6au9zPQA9pDp8gGdPs/hs4lVieYlH",
-	"gsfmmwgAZgRdCYJ+H0X/Wvm3IslNiMCpLM131Dlo2KaatgtKkSADjX1lGn0rZrUcxKD46AoiauYLqaea",
-	"DfCtDXTctdnZ6xtryWqUe3Q2lZma8YD7ggk5DKXQHZbyyHtdmcRc6gFgoz2yAriG2h+Z3dZMTqCst3ZZ",
-	"lnhubI6osGTBbr5TPu9PIw5eza6cSvy+DkmbyMNgp7qdCHVHRJCSFqhB9kdyXZ9hkinsJDOD9Qiminkz",
-	"P6XkBUyG9WF+J5UPuRVzKJ9w2Fw/17P5gflEkKXnijPJnLHNIwZ3AZ+2CDpw+hnDt9NYMPHZn8Yatmgu",
-	"mRoMcBnBkoGPQITboEGkEo9x5os4CQdkK7KIT7QwH8tpEofwURzqW/OJGVyADn0LB4XXWWjNZxMhXnAg",
-	"pg6tv0XFrPeXXqMr8/sE0FDCWYzWZoG34JRpIYpxFdzMZnMYzKyauhkI6IyiYwr0HaWOQEhuY/8w3PUW",
-	"doBylYDUGnvLH7vEy+Zs8Fazc9DqNJuN9uH/VLyKlcmElyzHx+c3jY1/G0KRXGYifXITqWLMS9PDxvqs",
-	"3PNYItEucdSW5Ln96mH+kx2CTPYT+CFLPac5xx3Io+hysHTMlvheYNAmsZkWCfnmbb+tespZZuK8Nten",
-	"b/SlIuR0vJjY9UcB9a39RPX/Jfyk8vWPMse7v/99qbM0dR9Y8aBjRh7EU3I0UrIhGCqhZuFQqtgerYqe",
-	"fCZnTAFNPQaDgItTKpsHP/8zNfNQPu81bLDzxFa6xCKJQ/jFnO9mfh7MOW2sYbSL68Zs46bnG6G8U6Ev",
-	"Pk14uApnmb2B0Q1AUT/m8a2xb3gYPGHks692jm92xcMfFwCh38sCIJJbQ6eUvWUffD4Jj15hSufBcfuw",
-	"2cxgXPHEeypY92pxqiyFvOI3fYa+ldC3bHo8JgT+e6oS8ckYqJPVxqY9xNlLjZFoYREe4rH7UeiPWF/4",
-	"nMRHrF38A+DjX80rntG7PyOkRUgY+bI3tEvj49ysfGoImZss6zFy7m2fUbIcSi5MkkfASSGHfAgCd41B",
-	"KHkEcdBVJ3L0lKa3QV4IOPmNzeie8YQRMX23n+3b/Lh46N61LMYhZw7Es0rekTsFF863pwJ/bxZnxlLw",
-	"K3zRZ+RbiXxLJscjwN5ERaE/azgP5yq7EK9ldwL8QgBzqWcUclVA6IOFQMTsiycMffiqV/btfljYw/cs",
-	"C2AHFa9Co1/p7GfAbGEWPRUgu8qP81IQW3jBZwBbCWAFE+IRwAu333LgZVX1bO5VxlYbCmnW/pO21fB1",
-	"fnzA2tTi2iFOsTC7ngqovc/PhaWgtvCCz6C2EtQKJsQjgNo8GcAKTEuD3FYWIWWJB7+dBjGjhIj5rWbB",
-	"00U56hvSdvhhQa5YvWNDoTeM7G4kzuY3j1M2irK39DfC2LlT8PxkfyoQe52biEsRtoDY4xlglwPs4mx4",
-	"BHxNYj5r5Oo9lsFrmoaWhP6tSLLBYPeAJ4ym5v1cy3/cI+42CFjeZOyDCoKZHmV/4SgLgHOz8ang3012",
-	"6iyFv7mXe0a/lei3MBUeAfzueXSbjGI1HY4azjhchYHDKahdZe6DOAeNBrsXsUitzCeMhZkXvLav88NC",
-	"4mZHYjNH+zTZymKcmb6ZLi17m5+FxuK5+lQQ8mPBhFoKlMWv+oyXK/Fy2fx4DNjM1KIvR8trgDMZzYAl",
-	"HIpI1pXa9zysXIdK9QWGumVF69A5JBXVd3f1AXK3wuBq6Dp7zBN/RETnf+nV/nRcxgfcCJ38uHCcYzMo",
-	"hWyilUPK7PR8MgCZjuxyXMy+2DMcrobD/CR4DBRU8e0nqJ5pEFfr6gyZtDzN3Ela6uYMbe9+yvaiim/B",
-	"Gfee3uXHzYyxo1jWiHu5cdDFS7uz7I8c5vCvYGI+GRicn0jLwbDgLZ8xcTUmFk6MB4fGr1///wAAAP//",
+	"7L2LUiM51if+KgrPRhRMpF22gSqg4h+7LqAaqrk1UF19cUHKmbKtJi25JSUud1NffO+w77APNk/yDx1J",
+	"mcp0+gZ077e7MxFTje28SEdHR+f6O3/WIj4ac0aYkrX9P2vkKx6NEwJ/dxIilP7jAScp0X/QuLZfa7b2",
+	"2v0tvF1vNpvN+lv9z67+p5n9j7RqQe2eMn21JExyccf7/YQyUgtqIyIlHpDafu0afkIDrMgET1G39hkn",
+	"93XK0FjwHpHdGhpiiRhXqEcIQ0OCRYz6go+QpCwiqLW932zXghofE0bijqrt19rN9pt6c6vebN+0m/ut",
+	"9n6z+UstqAkiefJgrmFpkuTfvJ+6byR5IIKqaW2/NsGCUTaoBTVJFTlZbdIY6+sVVqms7cOY9Oe09xuJ",
+	"1Bq0izTt1HSsCRSTBxqR2rdv3wKzGNJbjV//vRz/u5bjy7egdkCYTGE9ZDoaYaEHesEIGmNFCVOIMjTk",
+	"qdQkzhcMxyOq1CxxWtv77R1LHJwkRAwIk7X9X2tjglmqZO2L+57qramfNOeqCCsy4DCaPudxLahFPNaD",
+	"f/umvbfTbjZ39Zrj8djQuvbAI9xLEz1+vQo4UpSbh3YYHg+nCf5KZS2oHdMHAi/w1gX+JD6ZzYP1N1Op",
+	"yEgz1cGNJiD5qmd8CeOsfQuK4y8OOxbpwBt2801rtzy0KyyHpbGMeEwEVoXRMK7u8Hic0Aj3EuKP6uqn",
+	"84urM39gjEY0SSirffsS1HpEM0enFtRirMhF/z0Valjbr7X2dpv15na9pdk8pkRdiJgIsyB6vPlftf3a",
+	"wcHxhb0MBh1xJqlUhKm7CIseH05jGPCX+euxgK5HlycHhydHHnEPsuejA+/5qLXbbKL7CCdAdzu49nfn",
+	"HX9wCZ/cSR7TdPRi42mjgcAjZJ+qybqUFEFpHKvu0be1oEaZVCLNeeSco4iziDClHx0jOSHEbBGuF61y",
+	"D25pGaX34DjBERGwuufpqEdELpWElgGXRFAew3ve14LaaS2oHQJD8lREmr44VoZeQuVCzokRStTT6EFY",
+	"xFOmiDhZQ/D3EzyAt5jtemd23nQN+vZaQN9jEGf7SqQkqI0E0xui2Wxvbe+80QvA8Ah0hD4e0USzzuHF",
+	"US2oDegD0Zd+7JzrjyMax4mmwg+fTs7Pa9+CmuBcM9A2bCpJvtb2ax+eIOpTRvWCbn/Wf4/1vl2wwkaC",
+	"C6KvKorwDmJkgmTak5GgY81NaELVEFElkSSRICpAcsgnDGnmyoX7nzUtnx4y+kTm4eUhNPf2m00r6MmD",
+	"Ubp+rWF9tjfsLTD3AeP9fiMmEY1JrJeqj2mSCnKg17+23wzWOvsTLNUhSegDEdOcHfW313ZHO+7WE9Qn",
+	"7lCS6O6n37ce9m7+uNpmp+Pd6HPc6h/LN4OPeGt6RJrp9/RC7dy//WHU/vpjTxNdJLX92lCpsdx//XrI",
+	"+b1sDDU3iwdKJvV7qqIhYbJhNczXkqey9i1fhxP2QBXWFK9aEZr9mq+H4vdwqmdLsALRI0FiwhTFCVBe",
+	"AHHJCFM9eIlH/2PBkPWafR1TQWTxDXuFN6yjWMCsrKTNbtnpvYnqb+NdUt/rN1t1s8F293Av0rwhOGyf",
+	"EWZ4QES2UWA2K22VL0HNEG5fv/5uL/qh3fvp7ej78ba8aT38ssuutiY/vyHHzd9Od/CHuD34RC9+f/vT",
+	"PazVoeHIa8OgpYViCI/Hgj+QGAmiKeivjeXlmT25s7/tKGcvWZUaxN4iKWfnXGmqXHKFpaTpCLXRQMv/",
+	"PhUjEhuWYWQ8FDzhg2nDP76BccqH99XReefUPyAFYTgpCmTzYexe+cSD8/TiAN5kT80r/R7UHozQOYb/",
+	"fF88KlYbxzMOzgUH5Nb+jlNSKw7I2sXVYX1vr9WqVRyT/tkIj/dPx5KMznZS4bz0Vuxkndmtdm28V6s8",
+	"0wxbmUXR7zecFE/leIgHFCO9aqkg79A4IVgSx3IoWw2U0BFVmuGsYXCyxpn7ZHPH7UNj8syxOXb2W47S",
+	"2UWrSyIjDeBMoUSWRXZsfiExglMuQBjpE4zEiDMS6H/Q7ylJYYSeeaQUGY2VbxjGqQCpf5YdUkQInulj",
+	"8HQtuUsnpv1lVWJvrc4pfX2tGfsMRZv7287E1UuhWSebpfROWjCA/LmWn9LabzYbWy0Qih4BdpvNVkaA",
+	"mqIjwlOFcF8RgXZlLSdHWaFYixjtNYjRXkiMVokYhgU8YjSXUkJzaKPZnqHE2zmM8KyZt9aYeWvhzJul",
+	"mWf7wZt8u7kNeughuBVOqVTlXTTBSdLjWMQIsxhhNCIsRfBFYdtEWGb7BQTQQD+ICy1urEJVSzCLZYTH",
+	"YAYP+cS5k4y2qr85xizm/X7+nbkXTp2BoIk+dSROjcWqhmQE88LiXsvmFTSvVSXxTu6syuZ/1+NDq8de",
+	"E8JmKN7a33K8ZsyQ2jFXKKGM5DQEEUz1EtgJmk9VQ952q7euDVJtd+RUAAu8crViPL3EIvuhuHhjLpTA",
+	"VGVrl/lO8uW7FDQi2TdufRI6GKolC9Rec4He5AukGfLOUddfHTMLuxanvNebFpnXrUQfJ7KwFNYQeTnC",
+	"m9nBRjthAyJVJx5RNau5xiMqZWZeZM42u/Pg7AfFBW1IMhhpyw1JMsbGudCbaiNF85vc9JXe3Ll6dn38",
+	"ePsf3W43bTbbbx6PLk8OHo87V+8vrn48Ofp822q0G7vbzUartb2102y0Gq2tRuv25Pri8fri07X5R0+s",
+	"udVsN3e3mq12vfmm2Xx87Bze3HaardvO4c1dp9l6PLv+TlOl9Xj52G7sNFqPj4+d08fzo8fHT+cnBxeH",
+	"R+jTzYf6bpcd/Xj+qG/wn6of+Pjx+uzk5vjW/Pvx4vjcu6S902x22eXJ4WPr8TFTlG5vb4/PDszMKifS",
+	"aJkfT64vbs+u/qPV3qpv79S1KnF7e3t93bm9vn58PLw4uv3YOT+6Bc/A7e3t7enjY2tvt9ncbrUfPzw+",
+	"PrbaW+isc3KOrm9ub6+POjc3p0e3nzu3e7ut5vbtp+vO4+NGu/lmc2dnp95swWTOHh9/1OSAgXbZ5Y+t",
+	"x9bjyeP259vtVvu2o8d9e3urH3q7/Xhk3rF927m5OTo/vO2cnhzo786ODh/1T5U/n5x7b3ic978yCTun",
+	"eiAfOrcfOI+R2dDT2+PTt81W++1j5qu9NR7T2+uDm8frH2+vwYNjL9t99Dy0/wH+WfPc9uNh5/ZQpIPZ",
+	"5zbftPQznbPz1vhBH88uHq+wHHbZxeH14+Hj+/84/Y/Dx4OD44vbpU7FW+f4+4/2d+ed24LTL/vtsdoZ",
+	"12Vry9hv2Ta+IjJNZk7MHlbREPE+6vNUILv9pL8lx4JHREotfLYh7pAmyph+MVHgBjCuHBC8zl8P/mim",
+	"BE9gqG6T1Z7okps1NEC0ZA4pdz6taTB8C2o8VREHoQuObxi5NaOspIAzKJ9qxbTa2Qh3dnb0NMGkEwRL",
+	"oElMZTTEYkBQnwuUsnvGJwydXZ2j/PLCSOQ9tUZvYSRby0dSeK/9HdEYuZ/RBEuEE0FwPEX5whbeHqcQ",
+	"AABv6kJKZC86uz6ut5Fe2JiyAdKTxZEiQiIsCIJjgg2KLxHkNxIpf476xPkW1M7A3j8Ap0KRUxMeOZsy",
+	"4jFBxjMAx40gdbt6SHGkhoJkYaUCK5djKMZ1cXZxuGLkwTgO+liBg5GKauWquZcH7uyxDxb5AnVsO1fH",
+	"zLQqbM9ML/R8Jiu6wHgUpUIQBvpOazvbKbLT75tl2N8CxjFEvOHweXUfzBmPaV9Tv0AtWE5ifB3FpdQi",
+	"rC4jrtdPk4Yqist+yflOR8zwEqfjb5yyxbq1VbQ6DKPv+Ij88UJ+wlSW5doyj4AhkFyTQr/+P0OiL0Aj",
+	"lr7XevC1MQ6LpMrVZIQV0rbkjpUV2t4PUI+oCSEM9QTB930sFYiMJGXRsCgbjH1ngqu5xREbezQnEjhR",
+	"Ia5tZPDfZI8819iYZ1p8C2rDzJDVk9e/FSb0Z43A4yAalD/JURC8kvpnLcFgpOxS8IEgUmbmClVkBI/X",
+	"h4AAevUEZrHRHSLjifjHh529o+Z7bewIapf3H60P7b2tt/qxzk7N2Bp9b9la/zoWPE6tFgLOUyIeiLih",
+	"I1ISpG/2t3c8a3WNzAYwnOwozjBl7v1aDtIR+YMz2C8jImiEXx8MaYQH3OSinBm96kbYozPn35sJz7Qu",
+	"rYapIUEKLits9mqlYx2nE2Ux+Vrbb1WpKlWqh8CTpVZYta3Vys2sLWdetZ151RXWGMreb4yh27Orx8er",
+	"i6Pbq5OD487VYVc402Pn6Han1bx9v65KpS+PCH2oDmu2ssya31Mijc643W9FbbxHmr238Va0g3fJm34r",
+	"bkdPcGxUKG5r6MjruNTsujYrleQK5fYJXvWns8LqZnfGFyUjGfjCWbq+eZsziLNN/wuteMscXOdkcpgd",
+	"FZV+ygAJMtCqprCqLOMKTYlC1t/j60T/LzotC26xhS7Kv94xZj2S34LahTnCCv4wLgaY0T9MxJ0ziLdf",
+	"Co6UoDjx13Htg+/lqA7CZcE5CmFKyCboE6xSQUyyxZje3ZOp/nlCepCnoEVXQhmNYGpgi98lVJp0IQjg",
+	"SRPCfjA6TXvnmz4kIeo5FlxvF02WIxb7mQHb9WarMC24SNuOwKxwkl7a5Z7n9zfr/y5Pd0BUZvknyRQN",
+	"TQKeF2XPVLl/76//oiEAu0g3NglD8lTexeTh7uf7rYfz3d8XJ9z89Psvk7e9Ws471RLZTMxjJOPVdroZ",
+	"0tyBFEegw5dksvlvVYzFpcdZO/kG9xKCWm3NkxiZ9DJkclGtA33aQAcJwcwo58aZPkj4A5Gg6eg7pmic",
+	"YEUaoHYqMMicPYHAiMkPI+dN//bvMNd/cR4H7gTFbJYxTXq00xqBJZTATPaJKKkI/6dmS79QlnSWiPz+",
+	"eYnIV0ffFTOZBnoGL5bne2Wehw5n0lq9N62akLS7ekLS1k3r7f7O3oKEJD3O+s7OmzfPyEjaumntzslI",
+	"mjPVJ0UEspvkynUCHm8489FTFNdJDx3xBzKyuajVhh1eOo7OfPOvkOCbp+kWjMiiBMDlJXiTL0E+7ZnX",
+	"tVrb+et2/NftHMFyWeFzkGCpuftk/tVB7YFKqjJWykN88KC/K6d6JNi1Y9IxjbfuRuL5mdY7L5NpDVSq",
+	"PAr8nQlHAWExZYPqpFGbKoommCrKBqAX4Go3updCap2ZecJo/kWeDmq/+3ei578TPf9vTfQcm631F+d5",
+	"XkeYXdOKWIWJnCAZYQYmAFUEKTxAWKEthBujhhe6KNdKGC70zoABUfASrQD3SKIZbUwYuJCl+X5E1JBr",
+	"Mn0HCsgYgzL0mouBfL2Ku+C1fs4ql2JcPJ5ikhBFbvDAG9wVUVQQpIZU6jn7wzs8Oj26OXrSCBVe6crY",
+	"nEP6CARx8ueTvP+wOIcVESH4wUYbmlv7zebTQgU+sSJCH7R8j3l0D06WwckaXh6FByaIXts+/mnv8pc2",
+	"KKBa51EvE/J4on8UqP4NPEmfCvUveDxuaMs+L3eJMHudDR52FYGEs/Km6gsih0jaHwubJiJSOrcBmX4c",
+	"9r6L6AX9+OGXo6ubH65P5MlIjX85OHlz8lt8f/bdWfPn3z4mF5+Pvv7y2/lv5zcDenrwsUl+6uh7vv+x",
+	"9QPt/9Ag048JOe7Qi9+Oti5ufmid//bDztlhR56MkmF8cPLm7CbaOT/81D4/7EzODiYU/3T+x8lvnEbt",
+	"vVY0PZEn7Lz1M9Wv7Hy9uPk4OmsfNU9vfqTnozN13v5h+5fr5s4vv3W+nt6c/AHP+WOw8/Pnj7/9cvBx",
+	"rxG1E9YbfWjGP31M8uKaE1bb32s2tYEFtHAzFgoqkpqj9vnb6KP4ebLbu2ndX27L03ivf4zfpEd8Z/AL",
+	"bbMfvr79cVIzsVmI960cRqbx6lkIIxPqHtKxrIhgf1mbxbkYnC/yZdpoNZ+wUqz6i5YEM+FtcC9alauq",
+	"TNkcHDOFOr/+W836t5r1bzXr71ezvsB2ndWxQKcCKmlFKCZ9nCYKxXiKxlgU88FW8E7aLAizN20eRLOQ",
+	"B5HllXi5EM03JhdizdQJd3m7WdAgYspYzrD6+jf6cd9W32dPTV0wFJazKQugF5bzkZ5Cy5UI85dPNFg4",
+	"/p3544fprcQLa8yhlz/wWjXQe0EHNH4l0Y3AU3RqUEgWzQZ2hleQPbND/N8qCrJtKPW/dEV2ZQFYe+eX",
+	"WrFMu93cfkahtU/ECpVgSHCihtMCPU2pnp6qEX9erd7/OeXufz1xgzXosTNDj3/Oznhr9Rm3V52xqSf0",
+	"Z9wsz5eIsZtZI+Kj1y5Abqepd6I2gksbUFv8nCGMJhYwKOI8IQJhBWfWSAuu+0xw5ceVUQ2/f/vDWfun",
+	"H9/XXjS89taz1D8Xh9V+irkHpqa+w0J5wOcbo1CR31M6HhGmaisbgtmkvxmSVmbMGlcKixFmKHuH9TX4",
+	"yXRlu3geGXdzfXOd9Mu5NvzTibjeHTeerf0EUzv4N6sZVoPtS6TqmILbmW1MpHKF21PYuTb/TCAcRWSs",
+	"StHZRWW7mY7h1ey2Wu05RbtWzDT0CNat2d1eI8Fwe2HN7s5KNbtNvWM/sVFW2FFxkuZVHdiFNSrs7BXL",
+	"N/6O2gyzHLm1bZO+V6qzyIyklD21skIz5ic5W1iRSiLQZMgRnzAJmkghLU2LRuOCNj+CzOR9hBlXQ7Aw",
+	"Mmb9v94FFMwpoVhjBO3CCAqq+jGXY6pwgs5TJahVtJ9fPjHHcRVoMWqyWSpLJHo4uq/zfh3w9dbNcZot",
+	"jJiT7/R2fytznPxvz3datWzjb82GeoFUp/lpTDOFHP+bCy3e5ulvf1ehhR4eFnhElC2pOkiF5MKEwj1z",
+	"uHYxxr+nBEXws4Hk1Md3eErZfajtupgIV40x1icRTyUa4wFwoRN9JqQQQ/jgZHL228/q7PBMnR1+/HR2",
+	"eP/m7LDz5uzwPT5hTfBxGmgTcMbaqZm3a/JEQzLCUP6Ov54SNlBDODjzoIkSUEH5Lagd6aP+GAY4O62b",
+	"ITHwMUi/IkBYImrigT0eT19JFMKvYXEWZesSxmpokA/2a926VOtGBzF59H7aXD6L2VGfxNWDFcQ4ZV9J",
+	"ROPiqFbQTvpusBA1zIZK44Wj63MxgnyZNKVe/ak32lNqAQ+KA77UMlLSP4pMsNOsXl1wuxYW17oizS0j",
+	"/JWO0pH+oD9RZj61svFQpog+JUz5UEzx92RaTUQ6wgNNwXsyRRsZL6fjhOM4QJAdouW1Xv6RfVC4uS6x",
+	"Saua2Pdk+kxqX5gDt2pmvvICLOLPTxLxSiJPo1h7Ts05czIqwPNmdR1hduNisFVzU3jwSqKx0Oscg+7b",
+	"QKdEZWXTgmCt9UlSp0wSJqmiDySZBnBEXgToBP441Xu8GaAWfGo1uqzDpsiMA6khNpJAIsbBNt6YDLHS",
+	"hyrkx+tZbOqzGTIG8Iig7ea2zScydDVvcz932XazlbvWtbGEBOkT0Hjhe0BXcqHYBsAV5AviGZMVRHcB",
+	"60Vk98Tjm23YNe5jq3IN6IBBGcM8eXnKJ0RoGqMh+YqOzzoH9evjTnvnjZP9Ak+QrRcCERroTebg8YAG",
+	"nuvvlQO8bHTZj0TQ/hRRhbimtr6UfMWRQr2pItLZiXGAeqTPtVKEhaRsEKCIj8YYVg+MYiYVZgrSQcrk",
+	"3Oq/iVqk2dvDO/F29Jbs9tu41WtGe/Euedt/g3d629FW3CatfhPv9Xajt/EbstPfxlu9dtSKm2S5pJeO",
+	"fgsXZaztWghc3f7arO/hev/Ln2+2v/236m1hbfuqHaG1hCcdBKAvVLCUdSQ8byN/svXKVSM2m+SVNHbX",
+	"3IEvtokqBm5rpJ8z8G8A1THmTBp7+z2OrwwjO+gIm2tu8Z71rF7/Jk2wIJuDg3sw1lqfkkRrcMY29JHQ",
+	"R6neIARh9IATGiO4AuE4hipgbbU4DDY7CHOdsUoNyNm+uWkfLX6WM5+NYN1uNr/5VPlvgvS1Mvs6x+h/",
+	"bX6Vr3/M3ngEYwEaVakkZoBUohFONJlJrA9RPUrpDbuBzrka6o06wRJNBFWKsIbWkA846yc0WpPQjkAd",
+	"hnAEuc1OylDpaGCBO8hXKLUqk2JvZVKsRIDITkPm0s54NxQChw/M1UGxWYVp/enqN/YBryPBWoIaG80E",
+	"rdFGG44nQXA0BNXUlqVl0PJ3mZZVoEQ7KzbTj66tTJfLBM9njktMQS5PeJrEaMBRj0y5PR2Lg4/wWCsq",
+	"hKB2gMaCo/ZOgAhTRIwFlQSlDIZN4k2g4QcuejSOCXsqBbV1DRYZYoTE5jjH8YgyJHiitSg0pIOhiyB7",
+	"dNp6GY7JdbBX0rxygwuUe1eMjsE5SvgE1As9QD4mxtMJNDjnB/nEi2845Iy80wqMPoDtxeoDT41Ruz69",
+	"LnyPGOMK9eFZZdpsv9RuMhYOijkxvSBg9+pF6ZGEs4GmjHPAFRRemOolnmo1/obzUywG5GkzvvI0GLMO",
+	"8KzSjFtbLys/4G3ka5SxpDadXDaKmdqIMHWVHXFPmdrPPBWw+3L6UhYlaUyQV6uaiw3vy5LIeBkhUWG1",
+	"VI9OE8QOy9pocJ2Re7nMA0ppW+ITw6kackH/eCqpOqka6v1orkSZaqHnbYp+n5ximkdMymRtrUxWPcm5",
+	"ZD3nVhlwpgW6sU4NFGEhKJFVFslGqL9o2HGGATKfYZrhJpJc39RleDxG+kZJrDQHbU4NBU8HQ6SV4Dpl",
+	"FmdKpiOSveodMmuVmU+TIbHbGNYanq7NLnNgawX+W1C74fwMs6ndlPKJQp9zNMJs6nabfIcEUWKqrYa9",
+	"ZlMbIpzFM2zefgEdoYMA0M5wKhcZgRIe3SODMyEb6ApGY5B2NX0YJOlpu8oOTY80hKvqHX0VOKWMLQI0",
+	"8X6aPROu7TNSpmhiI29G6ozwVCuPmhiUgELumY+LvCwmSvUXbrIn7ou563BmcNUCRJnZG1wgkxAce2ev",
+	"BAnyiVmwN+jr8qSZnXMwUgm49I9P37qowX7mX7TdjpCF+0SQAAUak9Yfz66PZ7ix/TInDrycSjQhSVK3",
+	"GnsvVWjIkxik7jDzhuh93iM59F0DbDz7FmjhBYHbvLWCZzThOIZIDk4uhdZeFBTLOtwJ76s/Xb8Aj5Br",
+	"tg4IZlzBy5wduan4q339l+wybpo4uaZYFfuJj4ihElZZWQp4j+D01hY+M0bPBSMm6qIJzseEoTER2lYw",
+	"tAExaZtGoQ3cZWa3ozwyiiZDmhArOeEB2dkIn6wqtAnCVQ75RCKe17S8ki4xpsuy0Ie0z9T3B6hPBZEo",
+	"LHi1Qy2aGbhjxoRJ49aKEi6JdL/IfBJdFiUEC4k2wrzNVohYmiSbyPOOIfurRFQZ70yRC2i8gqXuIj3l",
+	"JfmsyW86gxmFHuaDbniMpygsdiUL0QZ2CAay2JRM0kTvRa11t5pdNqIsVURuvkMJ1qJZv1simUZDhCUK",
+	"FRmBWp4Kcke+RqnQh60+OBOu7kC4UDYIgy4LIz3NvpUbdwkeSzhgmQt33gkq70Ogc6iwvL8bUb3fQqSP",
+	"64c8QZcKbS7hHk2oJlvZyTXTfW2GepkTwt9sL9WZbeZteas2b2FjrEjdVmzN3OG3bptzj2YsI5gt9tu8",
+	"Z7yfLvJDQeDfXYqoegcc6+0NzbvA7WDLZ1sWmN1gMlMlSdLXp2aZa5eOMS/gXyzJQQJdu4u/5ek+K+wU",
+	"lzmxyhvMpd8KLewqdli2tSBG3eOpeodCGof6Y0wyXTLO9EGjbJgK/s7lid551uzXe6y8MSEm8SSpYL7w",
+	"mdqGr5cK/+nYpmXMHgClS2mcp1tZOeQtZL63ciJma+BthQKPF5h17glkgXsPscKz61IS3fsIs9xbgBO7",
+	"XOb1s+SFX09eXPIGJh/BLMYCQVla/xnRiVaUnEFRbBY9y5Vvry3ZlMVJfvBnQ1mf6zfavpEwSj2YCCel",
+	"N+edJWfftcS17201gLYWTFoJpSnrG831CY3tpfIJsqjE5I4hFnD6XD699uhHmDYdfq1pYtUCjxKOVIBl",
+	"sQqlfAHlPdi23HT7p/g4+2PFs0wqzCzdO6jPeYxc0pwLaV3zVKK8Nsyo75+u0YfDDhrh37TpSpm2nUc0",
+	"ATYkA2CIPpVDc/KLVCocEczu5JAkifkBhUoQcsdSJfUHCxkDTDUkWMHW4FOzQ7StHG4GVpRK5YZ29On1",
+	"p++7rM9ToYhW5bT2MNG7cejSqWzWEAKwMRTx0QhQvSIsxDR3yHJJGijUGs5XEOT6oMdAji7ThoHJmzeG",
+	"u802SiW02nH4m1OriNil0bTQHwd6PfWEYdln6QCYZZYMWjJZ4JygBkTQLMehGg9IUAtqgyRVsK4j/SzA",
+	"IopIYvIIknRM4SeeJKmMwJZPk/HQVt5EXDD4T8RZagSzwJMeEXCz4iOsNJtGVAkQ1/d0QmtBrYcZZlj/",
+	"MOQRTwyq9ZiLe0AKIX34hUamTxxOxkN8N4B6vwFJsDIDkkAFzuO7eGqqzxX5WmTXfOZzOLZCJGnTonPa",
+	"yuxHLLUya+B6sbR431UCP8sK/dMBzS5TEOyeyY7ZGhYCgzaSAxzlG9MiHdk+q4Q9UMGZHiIQZkRlBCAf",
+	"AELqyZJ8ylFlFkDntFXfQhQM9T4lIpvwhnVikNFYTUtZDT7O0qwunOWjLibAmbvuWwGUyVM2ZvCZMsLO",
+	"UVRyCsoKmZlBOnldZ0c0iZfQbTV97wyraOjpezaVtmAPGLiomaFbKID8QgsltexMybjErq19VPbyghaV",
+	"U9jTnnKurTx8xtSm+5R43dbMzJzmOJHEetsE0dLdRBCyR/c4TwhmJUi2VW2YFVXWBEv1SbpHl1ItsFTa",
+	"zoyIlP000fI2MGD9BBmj1CoDtI8YZKik0uz2p5lMDvInX9qjMY0QZYqIPo4IImwA59xY8HizajZjQfr0",
+	"a/EZAD1oWngu5RGaoW5nzyqQKHCr6S9JJTOkMVVHTIk5DMHZnOwppzOfxO6EnQiqSIBIY9DQKp5+6zVV",
+	"pKTk5T9U0QVHyqRUrmLWLF0np4I7SQEQBIHDHM2TdrOt9WXBYs/SwGaJ6QuQDTxqo+2eTF9J/YV5ur0i",
+	"yLxEUtEkcW77tTVOq15WWmAGq+uFNx4dF9m03dxqNBut1lbj7WruhQwR+c/lV+flNpXJiBmvZZFPmxsR",
+	"ZL4HQcD3x8jzlXtq0c8cWwZuR3jjBPr4s6xalfcuS7q8vyLrJl90Ah2Trwc84cKIDZtSveotpRm5+wP3",
+	"7rmj/TSOba7/Gp7pv2dCMwM+sIUDRYaxMX80TuXQ9G6BqpRIgPZvUHtNiMf6qDKXFmGZX59KSG+t2qbF",
+	"qUd4XC0sQ8igDQEg2HIpQMMVpeINZ3QwVCaiq+aYdq4wYtUNbuMwN9bZM39cxk5zqb6Qx4v004pjhN9f",
+	"j6vHNpqbRey/6EmJwUslFLwbiu8WT3IC0sEANxinGlHR0JpqcGVQamdtXN9qaIw3qlVo8UBESW1+/dB6",
+	"DbGC1zCS15bur1ecX4XIjOi40t0Rmp+eRsxoJWI6tbX0Yuutq3rzixfizAzJVOYsHtP8vTWvoGfWHbpI",
+	"BGkhAztpjkvUbs4vc+TTqqG+kupNSRJL1JvCdtxH+ZRN7CzUqxXa0rspGuIHgkIgV/gOOea3l2bp+e7y",
+	"LjPXW9Gl73DsZW9xjBg2UAdBgqZX0AdDQpjJCRESbTebVVEqTywuFnZrRSQXiZvvydQM0uxopzCU8mbg",
+	"/r9GGvm796/bnn/d9vNWYmeFlcg254IN5z2ytcojn70d5+3COUeh21X7CEN9FsSqWQz4Rw23jyBUYApf",
+	"SGyZa0MSgsLLi+sbZFAF/4T8n2/mIAg3gy4zgS9tFDSy/aXfY/5EEfTp6E3dZxq/s3/KcjQTRWlCGRbT",
+	"LsuimtMASZ5nqmjFJX+S5gjIP0Qb283tzZLXMQu/wFRqjnGLrrb8qplVOsCK6L9P2AOnEbnEdF7IJbJX",
+	"Nqi59G6MKYRekPsF2V8g3XmExT2BZgsVDrmsGr3KPsgeZ+rU4Fi3D+7RJKn098/aO+aOFaM8iiucHBjs",
+	"kEqTxb4frgug7kJfXBA929CGtLI4y+dsN3V/iIUBVHO9IckPKVekY4EDlq3T7/riOwczYFYqMUDx9jt/",
+	"7eBqffzSaIh6JMI2iw0QoXGknr+I8AbDzQJt2Ow3l4NprttcaW3hQS+0shkpXnRp3QiXLyxhMpUfEgMA",
+	"UxxeHYWu/P/O+QLDwPsypkSZZc1gEaSDfgaZBpmK9uo64AciwuIxp0xJLUjqKCyCbcPTvJjQ1Igt56l0",
+	"l4fmXjbm4X5mZPWmaMRTNbS/cRjeHQDphfuarra0PKsBy/s/m1tGgt2lTJNIM6se+9nVuUueBLgGdHly",
+	"WPCHB4hpc7BHIHtL34nOrooScoaE4FD2KOg8sTnieFBjYw7Iet4cDPaeG2BRvpafNytlh5gNyCWWcsJF",
+	"/LSEMVtZ4R5SPKwtSlDdYKTUx5gpMa3vlU/t9vbSY5uRif+KRaf3uXfpjPu7NNrigyu3QoLpyFZQHPCY",
+	"PJFKc6spYZMYh4F1KkMBRAMdYEkCJMc4sq3JYyyHxJRY0gHjgsRoI3x7/3t9tD2GYGH49vsfzrYvyyWy",
+	"5tuyGrxeXh6Mv5I8PCbfVyYjhJlwAMlqYkZZ8CBAIcgJ+O3i8Lq+BRsvQDIdjxMycuGzcZ4UDZKi4e0h",
+	"b+sAhxeYfy7Pwxr2Zx1mS5YIdAdt0cdoQwk6GpE4QOkYcgixJJvvTACWfFV5ppIkLCbChMYYN6WyhaU5",
+	"v7i8uPp+UYLHQjXV0b5SdT/naMzFPaojQRI6MEAAGTVrK7qC/SBR5fqDx91EfZ62NdaOd6yl8JdmBS+b",
+	"Pw9TFPbULe6QORatmXnDAVx7wsapWnWxzY1uuWeJVtkeaE3baF4iTCfD2ylbu2hDH5wWqiGCDflKGozN",
+	"bBtQ4dVZQVOzvEXw5jsE9v6ESlPDHV7rN2XFTeGTKmqX18bO8ESeWmNoMJ9HnpthXcDuWTHuf5DdMxO3",
+	"hiYdv6fkxDwH2s1l7ZSXpKbDRd8cvM/ii694QjKGzeB/ZoKlUFsBZRNk4i+7OdukSaiS70yGAKQk90A8",
+	"jgj0FUgSc4Fe9owyy320+Kudvo89Mp8+ZQXZVgUDGeYv/IUYvJSEq8Z8ek7i/BLBZtHBnzb+Anr0Csth",
+	"oJ/LmDDNqkh1Duz855q7Nr+1CG+9iAbqiaI9h8+dKfE0yChQCpm36Qbg3H/95/8EvOXAdOxGgAisv9ze",
+	"32oahQ7QkRFgIv/rP/8nYCcXGH/heWCbXBfYv9WezWqZ5b4SMtGa3tEcyGjxAG/cdXPkbfac+St2g5+4",
+	"4yxG4wwOjsUscdlyePAuK3QySdAZ6KItAJCKCzwgd4lNTCmdRxUYkC905H6GcBJmhSFBmnZ5RACPQiUa",
+	"c6lI/M4mc1NF4BfpVfqZuLJNlc/8+j2CuIEwX8nLsTiIbn4FLIwyaWFIgclodN6NrKQ68/nLNQZxs4Ir",
+	"9wYPbvKLZ/y5+U/zufCzcQU9jRMd9G+ZWEcZ2BXIDgurEphSOBypZIrCX7u1f3ZrX0LPkQ6PK/DgShjL",
+	"K0kUO08YGSADFkWL4WX3aSUtJBXJii/9JJKZxdF3Z9jJ85cnnpdy9teli93PA7Tqp0mC7sk08Bv3Uhve",
+	"dagm76xtKB6IQPeEjCXCaIjlsChbvIytH3t7y1vF1hakF809omcKZMmIgs2qXInJPZn6jYgjEtgi77ju",
+	"ZgeqvMl5HnAC9bEWiC78WsdjWr8n07CxOFNtlpYm08k42KIhFjhSREhHWcpsJrXkCMMgbYGkIBEfMGpT",
+	"8J6fAGdyuYBeXjbc4rw3y5i5pWCzfS/6gEazaD9493wL/pxXnFkZCrD3aSvwPkN0CsotpOdzH7omLNbH",
+	"hbLl5fBMAt53bmW2hVSxUan8pfK1+T0sl8GtWzz6tPLQLznRrUApdxGYl436IlmmuZB/sqAta21FjHiv",
+	"ArzC379WmquPHf/Uqj4fWP5PDxBwby8oDHTOg7yBGyadV3ozYJQNqhi5LFIb6AiOxwzS2mIrdFlYAQpm",
+	"3fjJKhhqUKFdgE6jsssMKV5JC4q2ARGjIU+IBbCD4hFJorsQGZHh0DPizQbSbxCYxXyEelTNFI6aG3/6",
+	"fethidB3Z0PVStuTN3/qmm0OVpKQhQM6W0svO7jEbwXGKbH4CiLVeUAqjq2x4H2Dr4ETD0IADUkC1aEq",
+	"KzV1oUTJRwRFCWU0wglyXa6k01mRIAMs4oRI2WW8D9hA+ygUcah/oVIRrddmrUsDFMZKhPAFUTRCikRD",
+	"RiPzUxSPQmSL5+xdWExdS0WoTBqSvn+J/hygcIijaByi487BwWU9/xUiYRL3iZqihOC4GFkCx1+shCZp",
+	"PIKqGCiOgYcVfeSiUko4y3JNRXe5C/M0azVYaZa6FjqFHJHlBpSyY13xzdXGqHlKALOoYr9D0KWf50Wx",
+	"PObnjOPxWPAHYgDzfjNA61+e4VEpTS57ZfWUHKZ0OatKqlUSZIq9+Vf1ef+1dRzrO9J98PyqQyhLs9cX",
+	"IpyDpJDYIbcsqQaRxOQMvlQ1SKWjv8Kz5qCpSnMSqQOy8HJVDd4IRhMu7iFmbfJTqUKA5ycRHmDKpKqG",
+	"jNusLtcxQ3iOnrFSYa4dh1TYYPO8Mxm2dETQH5wRGzq1PdRQDFlPyl9Ziwm4gtvBa4G9GuMusisK4YZs",
+	"K2Ur59GvwKUWyt7fRf7A5u/0DECluN3XwfAolnLnRd4ro1uU/GVeNbg+8qJ7ZJ6HNuLUQFk0N5cVh79U",
+	"cXN1+LMCUmA+hQ8yabhAjph1tr1SwLSSBMkhHutrxkTzMGco1O8PbQpgLrHCzf3MPQQ9MvpdBkY6ZbF8",
+	"hayIC1CYdVUwYzIupB5Xw1xqyAbqaH1HpYKROLAOJpOIq3XcsSCSMBW4RoTaFk8SEiNq8ZE5IysYtKWR",
+	"gFW7sCaSsPT9GtffCDw9pYysePn3lMv7Fa81WCzfGSgWd8+X0nKbmNhcVcBItqqcAo8NMj9oxiVm/ffn",
+	"LGRY6K0Aruou877sc6hrL5HS3jsiLL2D6/Q1RfLZS5TA0zuDAtFloUcy+/u9/kbfXUGhsIAmYnFsQmeg",
+	"5ezFx4ZY75z32fwmkcL3xIaNHec10Ak4sUFGkLhwGmlCmexZU47bZfCcQJ9mgtv8K4N9BI1BEE+hbF9g",
+	"NihkmCOGRwZti9hhboRmlRrdtNnciuBL+JOEm40u6yBNSpP3rJfMRonCDAfY7FAfASo7h0pG359VPTvm",
+	"9+f4NlcEfT9fmntnJZXODPLxBIwQ4n04P+3UwxzJQH8LR6Uzrve7rMseYQHQo16ex/yux+Kl6LHLHuv1",
+	"euH/+uYyJz+WOr5Y69Tr/PJYsSceUd7bA05+IQOLwhEg11oElV/YNy/sC85U/sbXyPkLikrWqi9GG+bF",
+	"QLjs3bzf13aoZehNOxZvK6JHj5v0u2Y272MByNhxEpQbsNQ+MN+46DGHntDfmtmYAjX9+PK+f8zwIxC0",
+	"zbIPNDtdLydJ+s6TguBb/ZSCaLADBGQLq22Bs8Y8qSQQ0GOGcSVIgqew8zx1wFwu0QbjdtSb+oWVAmfB",
+	"iz27uNyPpsAIcL67xQAsDEtI0NS4hB54hRmU1Yriw2eNath5WY+jitCBlX56I45JZL3bG6HZslrYcgFw",
+	"JjaOFmqNz6CSuDY2gH6DpQKpnTOm/trwZAg+BcOS4SZkEuJkgqeQGKYPe4NOOjbQvQjHeGxC25mg7bKc",
+	"SyXCieQWwQR4OQxmeE0appShTfSxuG3mJqfKgLdZTzg7BarKfVw7p9mWOKQCZkn6otcqUt8dlUspLF02",
+	"AzTiUrkCFwUofYxMiFQmAhEgrMwl7WagFbQChJ9W4dxZkQtyyMnUsjzLdnGZTmZ2q4X5Pd29EvRjdWM9",
+	"ruY9gOWjBaDCzHgqavyFllQF86eK4/OeVQt1LJWl3RX7QM3G7jNBm0nVHlETLc/cUbl8ZVwTrGxtGl12",
+	"BItjylw8cS5S5qpkSuu1SNObOZfLK6b3yUpE0QcAAPeJwUrXX4hBucvVAhq6U5Kz2TNWoo0+TYyLszfN",
+	"6WepHG42kKEZZ4anuwx2tQkBgh1hqmEX0TSvPHLvz+uOXpLefpevSj8C/K4NM4AB3vh0c7DpZfCCFjPB",
+	"JuL5DrIXIv7gSAOtt45u8CCct1NuWjv7ze39JrQgXs3X5XqOLV1xwLn4Zg6rqjqSGVGcl2N7B33lWqeM",
+	"Km+hsxqwLst85vAIeLxZUPlyqzbjxrRAGnorBK45rJU73vpmrhFvDwTu2PBkS6UFT6vCUB1bDVIJQNZA",
+	"N+QrKCvgYhKU3SM1pNE9IxJgudDJ4eH1CUrIA0lkl22ENI4lvQP8qa0QJfT3lMZUkhj96z//F/J/fRs6",
+	"pMag+D2JQkSwnOpDORqSybsus7/D+++aIYJ0XO+B5oftEJGvSpARgfOWRvelkj1TW2LfqkmZECzuzBg1",
+	"66ZJkn+KOJP6uGbqrtDeU6+AiCmO4FEMUKYSPrmTPKbpyH4Yc4WlNJ8NjNgdNLswv/YBEwP+oj2obxnS",
+	"wfBuLLgiAOLVT1Ia3wmiN4xbY0ZSpZmMUf3mBzIgCguKmfkA/x3iBIZzz6VpKJHgSHFJ3LtjTMXUfWCp",
+	"cn+qtEfu+oTExmvEBU7u8hoFAEvJF7X4cbv4caf48U3x49vSRxJlX9ilLX1ulT63S5+3Sp+3ixrr/CWc",
+	"1V0pUa4dWHXNRP7YA9PRdlYbMC1uV4yQw26sOjyfABP2YlBcR5cnB4cnRyvicR1k9EUHHn1Ra7fZRPcR",
+	"8OIKNTcV+FwufmpIOk+YQT5sNVTdxeF1BlWXncJQTYao8pp7zNZWRq4J8sqrCHxTsZIZP1QgHzGtKliZ",
+	"C298ZSH0QBrL1VNk53ARrXCRXCuodM8jI9IAL2mibMDfBhMoQOMER0TYtgCBAyowjfAkNIwx2H8DTNm7",
+	"LoMmA6CtQu2N6VJrRO8K1cJSibQS5O6cGyxSpgTEouSEWG5YHe8OZlcNevZZK0Bw3rmGbzaGbvrtGkR6",
+	"E4DIuaeBOoc37hpIzgDtyXNbdJkp8rKd7g151ZBMs4v9phhghlg+SDD0LNc2SZF2C1Ups1awFc5hvSo2",
+	"xNVBvW2BXGMi3OpJdHF1dnvRbKHX6OLs8PaiudVYDUwaXCSXRFBeVSBxRnAivQ1n205otti4OLyutzed",
+	"tZhVRJTSPd/XgtppLagdrgluCOxbVaYXqzBXeLVsEDwmCBDx/QUFD0RMhC3ZuzozlCkU5MWqZtlqHiqi",
+	"UM8JCKpKiAVNtxbaMAWFAQrz4xkAXbOat/AdCq2XOMyQmGC9N/1ZuOpb/5AvFM7NB36sivc5CBcQnU7w",
+	"lfb2DN9k6+Xv0ipRf+QKfUqKKyt2n3tn2zOSqs6cpaa6S/umZ2uXtdPz0hJ2tivW7YhBHJlUoO/h2Lj/",
+	"18kG6JnIdoWSIaMhFoPnRZ1XzDUY8QfgjurkbjG1WzvOhKaVZMTRIkA8iTMP08qn2pl9b9Umt0UxBwmW",
+	"VS6UH1v1Nto4QZTZCwN0hMgIimijaYAuEE9V9tO//vN/bVZm7QrOR5X011bjnBJa67Z2VQuBwzSEtAoI",
+	"lLCIoHwBK1/8QCVV8wS5nl1rzyI1SZsmv8L+9B9aomDgc2eJvexsLTUMT/pMUblZ2QAP4PcPlOGE/jEX",
+	"LYNkVzb67lIDEoPTmCqU//5KH7RjLhR4KbKLK3AxsltWLOMyj31KbVbhVd6DKmliuvT8Oa87Du+70gd9",
+	"YZ7xOTu/6gd10DAdYVYXBMeg4tntWBR6c1vrzUH2nd8d+fjm5hKZi0AlDPTyGEVJn5sG6kQaDQqiFA4R",
+	"wzQJ9OE9mtvLsT1g0oVRVREZoL4yShfpZnujVuKw9vuEAWCRCYhiiTCKOURrAbmOMhscMC2G7Z7OOtlb",
+	"dNJS63l7aKyWMbKsp+piRjRzW5y7kcE/VrBOxBOeArx1+I+rq+++e/++5Oj7R+tDe2/rrREcrpnwP35t",
+	"1vc69Q+moXBVP+Ggdpy87czx0kK0Vu/00vkR03gfhU4ihWij02xtAnw9ZrJPhLBftvWXNiMIvtjdDLos",
+	"zKUXfLm1aSEY7qyCEaINp/Jq/c7ovCZQozng4vC65DFyIzHhMjeEPBupIDGt5uNeVvRF+E+qINQJGxCp",
+	"roiEHvRl/mVcETmHilokynsKtiNPlaQxye2TDQBrsG2sczCXs+vjABH2QBI+Js5ONi3aV9e2szZdswM7",
+	"5hPTAC8bSN6GDLIOjLjTZ+JQbziGtJEHIZpQAA2kQfhY1BQOmjHoS6s9AOaJYyJy5d5GgIxVYlUVJ5JW",
+	"0kuOk7dn5mF2pZa5dXMa5aOt3KDegyOL/zIPS3rJAO2Ws/Clgicn1YrkqujFLCYV1UvNeg9LLSK5NH2K",
+	"LDndRqama5ffbtTTVbw1HAlWOTyeqoiPyAoTvrBXrllrHdQEnszr2GQmgXPXQBbf1CrcXhPFeCoNXOQY",
+	"QzqfaU0Vuus7KkQbAk+gGZ9JNeMKkp/RkOAEzhUzQMrZpolJ+902BLABohLdk7H1pVRoL9i2BKwCUbTj",
+	"WKcZloc0vSBRdeXuSCtopl4X+GzAjul8Ds5sTMcXZvmW7aVqcWrapq/AWuYBh+bypzJltUHv8xn416DB",
+	"2dn1cX3PQcB3Dm9uO81W6HjP4Z9H0OPa9EeDmF0JrtXctmorqpyglixzaHqRz30GLM0e47boKAJkNRQB",
+	"8lYM7aZ9yDEbatT8TWKHhWYOsHAfpSwmQirOTZfIrD8kRzF/h0Izxobh/BBJvQ0nwyk0+nIHMSihmHUZ",
+	"cglz6OzqPECMG1gzZsDMApNRJ9OxVt09JUTP3o4rTk37TQM56S7IHMrgNLVMimiMNvT6tZqbMEXXEN7p",
+	"OFy4c1qPzKRDUlmAmnmXzdcSz4zC1U1Y+rphzPCBpkJPQF67KU6FhohScQDnLtFOD8KRr4FOTItFNxHb",
+	"lifiTKaAAgUlqBEXwsgwN4QR5DalkmQOX6/sQ89ab3Ezac1gjpqlWhBPS8ruqlKSCtuxyh9UVie1chGO",
+	"hEkPMolCBvMAGPHAtZ/cUKZiwPoHM/pa5y9WXZYQZ8TnjLwZoHGSShRmxw48PfA87PYXTU8HwxegMHOP",
+	"nMRho8uuDYEClNHH9jP+rUBse96Edv0q04eeqSSU/LjAzKYTFAVnNo70dkpIbCxfRKIhJ0XAxtrZ9XdZ",
+	"D+qZItJ84qv5n0QJ+bjVbLa3tnfevK1s/+gtanXd65r6QXa8+pBrvpDxxAtaODQHU3jggksl1s0Af5kJ",
+	"AJlIS1mpMk1fuRefR4qIkQNtW1mNdfhwFUq9rR2oGOOPOEmJNeqrJA/LWh1rJcO41t7lXcRAIprtuY6Z",
+	"UZUGbGwlkAdPKVLzbPCS1XL6Fj20Ad9uH7Z65tUUJmsOJ6hnSY2urdGECLNlswdXATr9oC8+uDr98A6d",
+	"nZ5edllfmJRrqKINzP2Z6SXRxofj69fv9f9vrl9/uLneNHEj9OnmQ30XbqqbQ3OExT3CgnSZ4gl0aYob",
+	"qGMhqMwwIfQgEVbWmxSeXR+Hzroz4uKJSC1ZMdKGS7jdtIln9qz3uFQiYxs31gYpy3TBRa6MIuDAs9Ew",
+	"XhipzIclmwkhzIpDaAguq4KT1+SBMGNlmMZR1Fr61un7sh1qAARhbgNb6Lg/GXITNlQFJIaVaspWxV4r",
+	"wa6tDo620AaHWwr4Z/lbigzgU6JYfJavVBVPfvz8/bJssHKa76CUdxEfXneq+fOhfGV7Z6e1V10ZWm25",
+	"3dsqstwT/P1l5SElS45JSStblXxdbtvdQznZ/ZwmSx8/f39dUaVHpqvvQU3yZQsPD6x6v18gtV4/iaz4",
+	"g/ezwgGTuieregkn5IaOCE/VNTRal1X7HH7wsJkVTwEGPHPZmUoEU8QmTW6FNLLeJj02kIVoQ3vNgi62",
+	"1wxy5IqtNxaqyzrUKkE2uND6EV5Fi7zwLtUrMSTLDeMbuGh2g87QyT2vOKKqtczL3it824n+EZJ+6yb1",
+	"VQvKAIXHx/tnZyHaaG/XhzzVivxKyeEAb1f0g2/82mx9+bVZ3/vy2P61Wd/6srn/a7O+Y76q9Iqf8gF9",
+	"IqxmdrSsE8kuB66XqADjvxTkeg4q5XgROvUZHq8DSl3kge+oNpkySGaT2AHlXB52M5iEkLTg/w6pFg0E",
+	"aQZjZbraWr+FzLCjugyQk41LQy+BthdZbDNbnDXvah9dGvhGyLi6A3U4wr3E1Nq9cO9UHzB0JSSzp6Uv",
+	"rv2a9VCfq0qW5zDJuFqD+TzktgTQ5nfh8ZiywT4KczMqNEZuL6WJqmtRoBdFoo3r84uzo0N0cGPssQCN",
+	"GBlxRiNp6lG1qbD5DsqWMh9OGCDsXoIkUVlv+vDyU7k0xyWavy62Cnj9p/7Pt7DoUcmHa9LEszcWXSiF",
+	"y2a291lmhq6O1/XJM14rELsEsXbdDZ+l/gmzNYfW9HYFK4a3KTF9HjOXikQTKKow0TVTfkClI2dVBKHE",
+	"IP5gqjG0/CzYysCVaeoQ21LaSdbceB+F5o9QH8JYodwnVDLI3+WdIsIAHPhaAnTZyg0i3qGygLCP6aUq",
+	"C/LpJ3gv7k27zGA/gTNUpAMAWvT7IbvWEoGpFQbJlUstCUJLc21JbHWZlVtmXIzcmfyyoAAAr1yipGkg",
+	"6TlubSxj4/z7TrmHDraeQUcJA0PnTRy+cG8stdZxd8wyOYkprsrkXtDO7wP0+YE+QqZ/kYmWJiRHwIIM",
+	"2FJ59sSVHdv+LjGJEixIXMi28xv/mb9/G5P8w4T0xtmHAe0Xp7mwa+ATLF49pwUtWV1/Jjt103nVMzy9",
+	"LuKm91jDDG15L9kqQMlzAw7q2gdCDxhsikKzdmvGJUKZrW2sahT45z2ZfgtXskXlELd33lSgeheQ0q6P",
+	"O3UPJQ0YoDj7vf7um7i529rd3Y7exm929nC7TzBuRjs7OG62dvBWr7/db/XavWZvt92O4tZO/CZq7fSa",
+	"/WYTV3cIl/SPimV5P/Py7d12a2upKDSojj7T2zdkRPCYYRk22RlxGWl/KdK77z95VrrmDG1/45Stt1Fm",
+	"YYk6DKPv+Ij88YJOjlJWZTEt+ilA8WV6pnJFd3sZmtbcl4H5rOhByeg8n4vk0LREXshJM1WdVeB3Vg8f",
+	"YEUWoN05lDtkQe5cfFXERt0H9SOrYShQexmO3Gy5waDKf/pJmga6WsGM897LY6yGWtQVlcJ//ef/Clfr",
+	"xsXF4HxF3P2/kV39dhc5KCF0SJDE9vmBVucWwsDrmfDK75uR0elZG6DE1WaBctIt4edqJi6i9zzDg+SD",
+	"Y8x1I8U5VmE5agS4BnLIJ0ZNdoAZRViA+RAtBpt706K59XmS8Im02gyP7nO/kv69MQtbuPTMf7o7yUAM",
+	"ePZvZU8CFOoXF/MVC0PxYn/6iZdCk/hFHvcMf5db0MKYylNe3QOWJcu/RM4YfoEShaUh5cq45ghbm8bl",
+	"lz8tL3/xoeaa0ZuS2qrs9nzwVbQ+L7ZoK06u1dYyXquNPpY3NMUaZXlyIk2IbKADg+SiZWFPEAw9t5wX",
+	"TEIeh96BCZVq00T9BOmn0iH0Zs2C1/TQtXfeFB107QoSXxgwhiIr9VwH/kWcZNr0/6Xol+yp5904wUt3",
+	"wqW+ZhGgoaGCfdgylfmiKPxmHQ0gkQ1aEZVoBJkRcS50wwSzWEZ4TEK0EY65UAJT5TyUXN7LgpGZXa3H",
+	"Zy8uWpL+FTP0uQQkxnmAqasBneQYJ+b6m/lY7jlWYHbaLkS/NvjTFZDumxmme5dh6YHymzfUAeYztOWY",
+	"EoX/Hb74/0LXIOUz6V3z6J6o8oYCMP2YPNz9fL/1cL77+/LuBG97teVotTldMviYKubxujGu2sbvmn71",
+	"BI/JJ8QM4WQ8xD2ishBTwvl9HSf0nhjoqWaALgLUCtAJ4gKdaoJSNkgg7vvOYC8W6A7rY/H0SzTL2jB6",
+	"EZJf2/W9Tv344/dn55f1X+YWCyyIhd8QZnFnXTB8RJmy/sAnQJTaovPFMd1L469c3Utqb7hORyMsphV+",
+	"0iz5qUIBOfdwmFZO48krDqtgBAS7nlcOO6bx1t1IWAdeubNr1s31HTJXwqjsxdXNYH05ZB+umSC7eXkZ",
+	"aT7cwCdUtQu3ROqn1FsuVV3xfOXTlj66nC0vz++V9BzbIzxGigfZvjM1UquX9vvBnPLqZm9ZMzQ0rXqY",
+	"1eM8P0clugVW5KL/ngqtOMyw1M8///xz/eysfngYgnfZfRGi1+bvcKZl6AA/EGcBav0vjUrdYVp7u816",
+	"c7vealcsmC9hmvW9L39uf9uom7/a3l+b/33zv/+3eWAdUDS/XsjLQE6sDvZgezZQoorQhl7E47l8Mg8C",
+	"Ykmy5dId0E/wYA2nXt5Oey4cxQqJSMfcZqGUTF27o+EYZ1xVV9F65tl6maNOq1wo34mQnLleJs4OyV+w",
+	"DWxaAZZQUT2j5eeu86qjjQ8BOoND+FOAOgE63zQ9skZjVapb/1ALnlWYUV28fPljq76FIPSkLbMIC4I2",
+	"WCokZQOkb9ksVCBo8rtk5uLwtj//ZYjieW6gYLk+7sskQ+qch6rNu0Kxs79DfInvy9cczcCTGG5zLEMl",
+	"93hmtiYVj2hSSsw6vDiqouCAPpASO3/snFdeOqJxnJQspB8+nZyfL68jNeNxb8seVTkva0yVZkQg/Li6",
+	"zNCP+WBuqhIaCR1RI1OrjBG5oOzQXuF6/xmUeevmMt7KlMHTSx202jvLG/pUavTVnkJFTchkGQ1uqD1T",
+	"BMXJEYvlXLga0NcER3AlMkjqQv8XWnaXGxcrfUsfJwmkjfUFIXregNw2HggcQ29iIEp2NmvL1iaaKtSb",
+	"AoINwI5y4eeo6dc/veED3K7/Xta6oTAbCqjxVMmcAlWyv1zlRAHzIHtlkcpBzrQZv81j+Ky2fDV7wFw+",
+	"awbYF1abxUB+e4Ve2cT2GsZQQjKiEmQyNFAc4lSW+ddy4x3cVukbp2QOEIFPam2WW0UFBqRKKr6FjRsL",
+	"Dl8qIsaCSrJcy3dzn6PWe+KgIpnPkWXgUkNgbAb19mtdf6jbS8C4z9Byi24SPKZ3kBga1CamRxn4/G3c",
+	"yGHR3AE0cQlNLr9m1nvidrHXrWEBlbwgOvw6+zye0Gh6mfYSKodzETTGcFVj7C6DIjXzJXogQlJu9nJ2",
+	"wWxwwVy9ovpgn1nNQO6FBjQMMT7RWkKfi6ioJWwtruouF1C78eVvr9qfV6QviBw+La1SmJszb5UX9FPQ",
+	"pKw5ap+/jT6Knye7vZvW/eW2PI33+sf4TXrEdwa/0Db74evbHyelAEmrvV4yZGEY1ZM0XbmemTy6Urv0",
+	"xcHvNdspe3HKIt+YYi1pcNI8UZ8VWJp2+1pT5hMGcEIMYbTVrMd4WjwGXrTxeDENdhHB/IDAnL5bKyW5",
+	"XgF+zLINb1BmShseonxcIByBNutD5QwIs6VCtVmmXxn5ZoW6IN53AzHPzUKKwpQNwsjqExq7C6ri20v0",
+	"hpntYieQDa+SrjbMXRz3FWb3JDY8hUy7C6QtA+Y+2L517iNlckwirQPZLyBnTrxDoVS43wek7azhswG0",
+	"wAnFkHGQ36u1FzZOlX8cwRCsXWIalcOLDXiauQ/wm/Tryulv7sqZ5dKTznq2zLS/5QlZMHCDYK9Z1zQ5",
+	"yYYRrj9seMf6w7+OMJsHHNPxDnZfQmhNf0yEZinn2ZcRZtDbCRpgB8hUYysOtzQW1M5WKEfula8kCrMP",
+	"J3EJKWdA1DWtxpfNurV7VThjkhcdVIMFqSGPfZXiO0Bmvby4hv98gn87NwfHtaB2eHR6dHNUCUk4xlUu",
+	"u/K89FUBNKpQ0D7Mgh5hSdCnq1PjngLtO4M+8rslFehg8lmarb12fwtv15vNZrP+Vv+zq/9p5v9rvYa0",
+	"jxUuxXipAZuFdQ2tM/pZAlRJB81pL6TWa25bimgeYXaVgSzOlD/qJ1RrxsUb56IppazYvE8/0UMbNWno",
+	"kOhEGZT0Q9uz8Rj6Sgsi0xFBVO07j/bwleyyUGGIQmWF84OTOAxM5XecJYZWVC9kqVA5X6zCEdWt8LNA",
+	"WP6w79/+cNb+6cf3y3Eu7N0uO2seI1wRyZN0fjNlzuSCtkNGDr2SIF8RNqk03EYxnQiiLAcfSiXppwkj",
+	"UjbQd0JfjaWtKHFNAvSy9ciQMi3EBhJtKCzvZVBoIpPwgQyQVDy6t40MN1GCWbxG/w1P3la13+DMIT9X",
+	"TJ1KOxEtMO610m/pYaaMBB0MlTYGZgWu6wGw2r7Tg9TC9cAO59uXYFHHRPt6fbwpT3aZgrDYQSwoOiJl",
+	"D4jCA5MXhRiH5y3AxHUMVFHIXMlm2SkwO3KFB1oIC20IxQguXAmMN9tmy/Pi8l20MGfJXgZ3aCLO7gYa",
+	"z5uDvv6VRDT2FEBNmDHARWiSS8UFHpAMJVMi85ye1sdYMnUtJxQePEFHzA2Xat7IMtptQZahekbtuV0c",
+	"2+s53lcG+V2yEDdAUMjdnoPe42enLFCDJ6T3aV67bDweNyRPve7YEWavnyxes5flB7Hlo1yWBJlAnSeM",
+	"/a0+h/+Wt4LXm/1wQUcgK6o03QKHWFYo/VzaACiZX31649C9C2+xpadFZmtuzdSV/tqst00R6bJ60llL",
+	"/QxT5kzfaifgiOgZluz7ERE0wq8PhjTCA75Wo9fsiT7RfepULnNF68ln5NKWm6+5GIDXXW2uFcwUEQ84",
+	"mVulfcwniPeVPSHypm76ZmnqsU0vt1eufEjmeVxvikXZbxYVZe+sUOBWNeJq+ko5R5mJiJRzkrM66OPn",
+	"G7QBgAT24AzvaRxuBhadtLXjknFs5hWWKOykasiFdd/so/cEC2c9R97rbGfJxoIEoBM2v0g+a9GDzDNt",
+	"D2d7Z6n0vVmNGFl09ZW7rOHfU+ImumVQ/gIks3SoBjr6apC59K4OtSGGXmud+7V9cPXUUrk8DvRJViy2",
+	"v1KlwfsEs2+oZALTzr3SEWCqEcF1k+ev5JkJ70wJ9IUBxKcFRH/p8EgMEnXaM1HViuR1U3n7nEwc+whT",
+	"27v2SesKQc5te/nlN/iNRVZOB8nuWlEZo2sBYM1tll+h5di1AGBibrTXKo/AGjhYayQYrNaIxjKl14rG",
+	"MdA6GcPZTdWcsU5SQU4Pl2Dgr6fPE15vGliD4jCKM/FZN/B2QokpF2zbQ3PPHG+wNBc17JPBGaxHShU1",
+	"0MqCPxjcwQxKDud71ex0IwQayKuSD7oMdjV2wFamja6eLrTTdO41WzCFNip6Ttqhydd/0vhbNbqBo4Hv",
+	"33JjLuEDzt+j85zSWVVzLs5Wqqhad2PALF/AiZ7LX2dxrgud5UZSZOYiG2f8ntF+Ae/lJfJZZqcBStfa",
+	"e/U6eWHN7NJZ7641+58N3WXLaORCa8+18x2bpiOg5hvsHNfOx1RCGVQCSCSXDnwnx9mBno5jLBUa0ZjR",
+	"wXD1JN1DW+zz9KS45yn4Cy1Md92Kun1G8WWlD6bj6by6Ncj/dyVo2O8JLYd8Io3/kTOCxhQc+F7PRtd/",
+	"PEAkseWF+kLKAGB5ILRS6Nlbr5zHx+D+ZPcw8lVBPSYZUNZA5wUHEPiQhhj8PzGedpnXzXwmC7WU4b00",
+	"XpjDFVWubJKyaFib11ZojYdXhyLNUwIY6Px1m1MDEmUm2vIaEGvOrc7kq6DCeO3fqyuBuELFhuZrGbEw",
+	"hMBNcy55zmxz2yo4Z5ZmPd1KPczRht9UmrNkurmw0nN5P+FcrlB2aXm/MmsMAnqVO0LLOn3CU5Z39q9O",
+	"p81E3fyd7Lq0w6UNZItTiddbVf882xo3ShPKsJj6vXH/oh6rWd2lRzH3prnr/QLlcE8sWqvew+bVc4db",
+	"fbz+LUdNCfmnc97JvWkVTVJexOFUSQeD6H3C9L3TKxIROl7Ri91BWRM0fT78nmqlF9KYkoRP6uk4Qzld",
+	"DfhybRT+qjl7T1llus9KDpqRHhaEEDM5IQINZuCe/4pWapVdcj4TrYYhNSHJA0EOh9ZBqllYAcAlTug9",
+	"0aYQGXEnjrNGzjNV7CvkAr10LtTyBEwLsgoLCjGsHk9VYAOErn7GBKmoQhuQ2avIV/UOMfJABJT4kRil",
+	"482npEbNbnI+plGRApeCRg4iqtU26A1lNMDmevlvpXQp89LFYMA3eDC/OnLFINdfV6tckfNREVZa3m7z",
+	"GWEmCLw86+ab9SNVfrhpls8T6CHOTagTbWie1to4IJL9cAWgZJv7KPxzQnp3qUi+mXCUQ8QrsPMLRbBs",
+	"u2/TiTifh0c+z3R2Ma0syLXYErrJg67lk6YY8dXv30e7fgUv76MDwaP7PhfxKwmpOFvtvJ53I6YDbaIC",
+	"LBkGadhlCVFwr8vVPwnQaYAu4KJPmwEyiIwIR4LLYu8JmWWETEgPVqnL5qyCFT36WFd40EAnKq8FlQi7",
+	"4DtmWSMJ7NV573eZIJInD1p+UIUYIbG+S5p4hdEMPdCYrGtTPtZy3bG31KW6wKzy+ObH+i9f/tytLj4u",
+	"MvCc/BrIDICEAmXwGhRvoFAzhpeG2Z+tW9gIHR+BF10vGYW+J2EWGbfJNTY2fudi4yafm5IIHpzH0WGv",
+	"lAPpXhy9NzVl24bDQmDZ0ODX8bHRCJKpafIcI5iaHrxB65+admja+PXG7SIvXBKzeoDLg8hXKpVboM7l",
+	"SRHdz+a1ZeMGA7Q4w6LXyL9ydo0c4Eophdi0rwNRlOPclHCRwxiL+0ICo/4CSj4GwxJKgv1l9v1zNd0O",
+	"Q09Qdr2j8s1yWN4bgaeHJKEPRMz1B2slpxG7i4B59Fd1sIkVje6JsnCWQmsH2ZUVVQF/VXzAjOIpcGTZ",
+	"nZVu+0rRK/D0lDLy/NCypuKdpuIClKbnQR25NvJ/PzaRKZOsQiYf8oktzxbakrdgoDmUK5SGSrTR+td/",
+	"/s+dpn9wERwNAxRTqSiL8upR8O7Z3hT6Xm9//volLLUA30aftRkT1E4OPhW6gJcwqJbsmxyeeKe5xD1g",
+	"6FBej9VxmAowubNB9/l4Ajc5KjFEY1mOLaDP27z4liY5Zqw+BMBlaT8q7iBXXwRgIJrb/BVQYzeUoCNo",
+	"DJWOx0RAw+3NPKtKK3Tlcn8odWYzmOpnF4cHxxfzKvRXoFbeL+fZFfOAVXFNCKuqvzzPChoMCSzdbazA",
+	"a3ZpM25jRNXTSyTXQ8nWaqk/8qe908zo+U94YqSeR8ZpWlnae5Y3EsUqo7By/Oh2RXWPSYc93en3Taxq",
+	"BZjqrCls9g6bxDr7eDkHTDoHgbb6k+QjAn2F8Fjrge9yQGmAtZmAb3hjzKWkvWTqbelCBaOHlWz/qAqR",
+	"yqlUpARRcHpx0DmtPJYrE3xv3FYecYN8T5iCZs5Mee5bu/G8Hc1jbQhoo0T0+HAai8rkuSpk99wMM1mC",
+	"dhJF3iju0wLre9F5v5rfVfDP8EGlGIeKfhNreFrPAehErS07AqTCgrh2fu8Q7sF3fXPJPSFjTUUqDNp4",
+	"A2V6hyCgnxuPz2TIE2g1oH9LbfXLBreBfPswhe+JfVhszlW52UAH+s2aj0NN4TAzDKXteu1eCGo9URb+",
+	"sfAiWwrCyAQ6I7yS2fOzplI+TVrBswNHpnjphcJCR1/HvBASWstJ5au361QyQMHKchV3DvsZoNyXZr/G",
+	"Kov1soDO1T0gVgWfzfjgSV2h/NYUq/SmmL8cF2Lwt4uCFdZq9SiUmcbKsSjI3Gy/QQdYEWHyONZyc8+n",
+	"5DVVf4FUddFLWSU3oXHLKuT0E0rWze3Iec3D1MwUS0f0NWMFT8rjmEP4zwbs4Gm0vwHkN3PKcEt209sR",
+	"ykVnuVeuQm8cKfpQ1YpBDwGNcSqJdF4KSiR0jWfKqoCgEQCYi7GLND8AMJTzaqBEM+/mOwTNXU11G3DF",
+	"qKCu2PnOGtHmZZWIXswiJ9vmFoQ+mIoS8hVHWkMKf+3W/tmtfTFYncbghceVbNx/FgzbRStsVw/e7SCo",
+	"PJYzrOQ+rSSCU5Gs+NJPIpnHWAnHMTTbWMpWRucv4U5Bu0pu8xMwQ2GfJiSEpaQDxitdU/qSKm/65fl3",
+	"Afp4efRdgD6T3qVeju9OPti2EtpOtGrsDjqj7w0aqP1mt7XXRmP6lSTSwAtIGpMu29jaClpv3wZvmk33",
+	"KwXLfDOw2WKmLQi2EVJo4m0qJyEZIjwwnRfqN9MxOI6gMYhWma5//A4BtKlB9N2gCrlCzSkys7IZk9kR",
+	"14MUieUYTnQOYNMnWdW84S9qtbBqbnPm4p+LmzcTE4VWlD2ScDbQu29li99rPPBtvnheqdPDou6SNoTp",
+	"z6xqNX7ECY1hUi9UfGw6e69+cMFZ6h62JGnGPrq6MPkzTu5tYfG1Syye452e5Jc2siRkcFIPUmjO5V3w",
+	"Kgf+tR2hFpQYPCM+Ck+FqNOK/mtvjE9xYhdvL71/YQHfZ2e/PN+bnZlCdz0+tJGn/Lu+/s55uSvLup8H",
+	"6U/EfGezQyOATlX6Qs9DDN5vLZ9L4w9QCFMu/6bnsXJfgGPMYt7vzxvYWPA4hYJFNLRXoh5RE0IgmRii",
+	"p3/LUO27FjnrvbFq9VGY+HA2bBMgkyQb9xP99/b2hS78gaCJlooSp6bM4dk+/JkWg89rxJDRs8CcJZZY",
+	"PQBg9SUbppvTTLnH4ylEcw0wrL12H3oE4Eihj9cX57l37Z5MZYaFbjPWfySC9qddFn6t2+z2uqQD5pDP",
+	"HoiL0wg8sTqKdVKPscH0BCW4quHkIthBUGCRdcTFAbr6cIC2trb29PA+3RyYMTudakSThEoo29MWm6k2",
+	"aKBPkkDCEtTeDwmiMcwujLHC4aZWp019mdG9A1t5MsJTlzXKU4AozQo68hO73Wy/qTe36s32TXNvv9nc",
+	"bzZ/WblPdlx5ZJ3E0vavH6QJFqhzeYJikiUISgsqj/pkgvo4UtKYRHKIxwTFZGzgGX3qAVid3l3mM7Ri",
+	"UdgEr/Gm513OmQourGYlklkiAcKJtP25bTTe4w64LrTQ+KXsPc3yDZvCUlsEL7BCwpoZT1E7W+98NJPN",
+	"K8mhXQcszgr7raOUllMVZZ2MZBsNuIe5sWqGY6BcZNdXAAOZ57rIyJztIYwFlDVpz2AltHH6e0pSo7o8",
+	"sQTSumLP5tQma4qbNE0zVqQ4v4daF28jOpvclBo3lyOdBjXi1NPypKeFt/UxTbQh0zc2sOYt8CszYg4i",
+	"a+noA1CZPs8Wx39X6u+sCS2szqd1wZ1mM3TYpJwhmUIh7EqAGCttGLQRWvTHhiLSNtXQf3n+hs01two8",
+	"fd5mcfudWpxWqQdhxpN7LJTewg9E4KTAkhKqUaDOJV6tMdiKFphhy7VqLlUlnEJonhTuowmmyuWFYq1C",
+	"jLG2IAEqzUQcwv3CfqESpRAfnuAp2rABZNNvosuk4n6Q1UtENg2XI30QxJvvUOinvZjHW54y15MYtb9+",
+	"fddloeFVbXewqfU98FRFfES0LpP5msCdRAxTKkFJXExtMvMFzGlX6JaNQC8QvKQ6LjcnWHjjDfqVRMc3",
+	"N5fIXPsONU0wPWXQKUhzP0Ta6YjEevB2n5gYo5uvTXQ2m31nb2+9rV9p5D64qkInpg03eHwUFISlF43z",
+	"BJiTKgskeu7mqsq1soqIrbPBCid8kJK8q274te6QXUMkrQhyGod9g9Tq7lgZJCYAXfJeYxIZwn/OuO9m",
+	"XtqAq0apVAZruedK0pIpIkyJaZFr/lkLapF1qTegtuDOge/5v1D2wGlE7sYY6F5Gea0FtQkX93dGCTKp",
+	"lEYiFfK/IAZaFFll+MhaVsLqaohrBRM3t9NhEgM8MI25+pThhP5RLvpcKiEt8a892VYNtTXfK2zO07i4",
+	"UcFVPKcRwBPSu3PPr2fMlCdXJtxzPLkzeSiYJqkgBzytOsk+mNPW7jSJJIVqlSFBCZbKnZX9NMmVng2I",
+	"7erzpQmg3u6i4hHXLMqIWXVg5bx3qXKlbIHOBOPNBum0CZOiGDtgLk/2Z+1xnqZFQaLAvMbfubx1uxxG",
+	"ZweVyeDC2aJHWhLKMTX9KYwY7jJbXreLrA42Z1LuPaXE5nZz+zlSPPPyz6bMgxBsLPD0vpY8lat5P1PI",
+	"g7e7JnAbeIYPCgtQYvJlafR219wQqea5F311bt+YQgU8Ma1sZB6moEr1D6CbNxz6VEkr8vs0UcZqKnkd",
+	"vRuf4gos3b9g0nMrKTx1wbWO12oNCmGRQ/Tp6tRGKoYmgQdOCohawREQIRzHgkjpOrFu2O7mXQbtzbU1",
+	"b06/XJffzPvUgC/eWJ8O2ljvgL7AAzgl0BWJqSCRki4412Wmji7Tpp7OloVI6vbuUh/SZy7uAQjhyp6X",
+	"89ho9mQFXdHLvteXWD+F0ULNZbMskt0y1ygoPBMA8IJczHjvyeotngSJt0Z+9sSR6Unebe9mL0vbJ8OX",
+	"KuhESaJUUDW9hhx+owSM6fdk2kmrgGs7rNysoHN5gu7JVHMcjuvAytBC+F2ObeyLguPTt6hzeIMoG2ih",
+	"4PaORczUrzCuEhfQ2a99reMxrZuG6u6whhGa9llYEOHGaj59cIT7+PmmFswEK2Hr2HqXV7KIZrWxEEyr",
+	"c3BwdH19d3Px/dG5RdOqQubqsoue0ltYyzjoBCgseHyAEj4AHFJk8aTMvE0Bhdad4HX5RPXWLLV0nLMu",
+	"ts9K3tsRJpS3dYwANWtsOhuiDQufZWMNr/X3pu/1nCXwGzpWrYM3wB/SSv/rnBE6l9nv+q7AJbrnnSEd",
+	"wg14619PpG0haRbk8OjHk4Oj0oIAgo4gqCf4RBIhUYSZ1gq0EmYmJhuoY1Y94QMtRGIcKUR9JoTh5ASY",
+	"M+9vAADQ5zbRTuFIeaFdfdn/8Evj8udd89TsHGnqhw0JC0EFfQVAnyhb58/7Wb1tkJfgGoydfp+CTxTM",
+	"GBd3GKWJonVTGmXbyMh9fQwIEmFpi9e8kIV+m0Wz1YzqLkhFNMSSskHgd9tDEfQcQ32DEXJ8+jboMoDI",
+	"NebeDEquZTXjt9UKPImRMxXhVMRCMb02XdZl//gHOuBM6wCUM9llddRJEtuyXZ9nC5CywWtNWZSksU1E",
+	"Cl8/tEI0FqRPvzZQx2IwODcHQhvhgEN5c+N1NIrhkAs3rRIJiCZwpu+/fg036uN8f7e529RPbeihQdTA",
+	"nBKQGIVHJDnAkjTQSWy++vTp5FA20A0dEanwaGy+LTnx4Vkm9A5GOqIShX92jcXere2jbs1wvU11Nwzf",
+	"rQWoa239Ax4TuBAuo0yZS76F79B2s6kVDolCG1MOzcx//RNSiwKXP//tixZp2822vdo1dTFrX4lxvd1s",
+	"2Yv1R0OSTt5nHxKGYk5MLSIUrYGJn7uqM+B7/2QJsgXYbm7DM6+wIqYnj3SOqO32ng19oPCKKDGtd/qK",
+	"COduRxtW8d90TFWQ7l12hKOhB2kPawie2/BrfUyEDQ/byedfIKoQaGs26JD/8koiayN0GWBRUwkZcIDT",
+	"btwTHuq7t+Mb6IonRCKB2X2XPaE3wgbg/W8WeyQ00EXWiKfUugcSXiCOVWje8w5h24bKKppgJdnmP/mK",
+	"tF2UTO8Od68jsnPzdJnWFmAqVuHumXYj2t67zo5+zQE2ucwdSwU4s8yfFEDTEcziLjvKOvpsNtBRFtOx",
+	"QInMc+vi7I0GMjJ0IsO3AV5JLTz29fgfHe88mmQ69Nhlj/V6Hf6vfw4jm1qkILXoEYV4PE6oKal8/Zvk",
+	"LETmwpkg0KMXqQFHePk6L5T4iLSuLiIt2IbkKzo+6xzUr4877Z03zkYWeJJ5cns8ngZaD3NdyiumKEkk",
+	"iNIv7bIsGuqEjB6UkSVAdvMntl/FWOFu7VuINownBYWl8E8IbmCscIiGPIklorHsMuXw2RcH8QDqC+J2",
+	"Yxd+9PaNcVD7fsUuAy/+P+0YLPP8M3M3OvK415jdX7ex2ww/z/b5siHbPGAb/P/sve122kjWBnortXh/",
+	"BGYJDNiOY7zetY476e5kOu54YvdkPug3KqQCNBZVjErYYbJyHeeCzo2dVXvvKkkgQICdjjOeHz0xSKJU",
+	"H0/t2h/PsxCx9SzEBErqlJuRjyYCY8ZJpJXsGShNhBnFCF1zuCUYcAyj4dAcaaVNWJMhRGxa7BojzJbb",
+	"kwYHrXuXzMi1eTbacDxlcE7Hsua7sRbBR7ut2Q0PSpub1pc+Rz41nTbFcKiStJB5Z0xCcNcnAgvFGZ+l",
+	"asLTKAC3+9xslc4/NObTqZDQGpQIJ2cs8rFSXRBk1GVTPFATShsybcofmiGm4twyuAVo0HThcs66nz4R",
+	"m75ZvVmlbNmZljF3qjVLWKM/eCDcOdy8Mp0SS8/e9tjtztvmmbkjN+7KBmGsiwxVJ3XZCvOLXhffw0/Q",
+	"7eKzOvqxzC+sCic0MCUo75/xV3sQz8yjShgg7VIBBsiDzGHrw6LSVE7kvJj5ORMJMJjLYv5nzOdULb+U",
+	"P4DmFJjvcG0kR/DUdYCOrcMQoIZ4PWcLkcHVkWLaa65MW+NIwm7j+BxSPsIPza1LPApEmm7MokCFZLWt",
+	"4WZoIVzy6TRz41AdIlI0l1BwFn+ojEZBu+gHGsPNSMLRFKi8XApji12hqQwcNJh87eyVbD/u5EAf9UQI",
+	"+/rSt80wVpdpnJ8Lgt4RQ5lKwDqzEgxgpenGkkwJZJqDJiKEKLDpzUgaqDD3QZ+UsE7gwSqOzJkBiYDx",
+	"GHSZqGkSiRTTa8Ff6rxRBU6RVCQTjVn5aZw/QOWk6Xq1TqvdakPixFRIPo1qvdphq906JBUacG4ctO5E",
+	"HDdvjI118K+7G90yW7b5htQWlj1FAOYfxID9IubsSli+SkgPMh1QcCEYMx/+n1KKKZHIgMNNFKKNdOns",
+	"xR4U5bI6whIlHuc0jmq92s8i/fMd6CS6rEzTzG67bU+dVil/wQwp+J4/10B3sffPzzUej2q9GnCMg+v3",
+	"Fv7qHh93ToGIz/zoSdgOjgZdcco7w8Pg+IX5Ip3XerV3v1wi43WtV9PRqObVPpmO7/z77+d//+XTy2T4",
+	"16uPJ9fzD395/W50Mg5uL/k0uoiTuzecXwavf3uvMHUVzYhN4Zo/f/jlCg/Zy4Nitk4t0pYZ7qP20apH",
+	"uT47+FWlP6mZDAter1rvn797NW217GuXuD3A0MJiu0WboTDCQE4z0qCcLzA9Jn9cqPVqOJzwS8hQDm4f",
+	"lHzUJbPsvUhniczxsJgFdZcoYwlMOASWQ8bpE+fvpUOQW8xH7U6rL38ysE1JIbQ8HX8AZT64RwYxHOXf",
+	"XFomwsyLZU7JN9gHUx4l4DbIfd0j57SLG0Fo0NwjQg9gO0MklKGxzc4d7LqnGKMpHt5a7B1g0ptLt88z",
+	"TkWj2y+ft9Dz6CsVOv1BhfPt1o1z5mxMzs9kCyGO24xkE6mmmlMuzfud1ipPfWi2Lez4UnT22jq+neEA",
+	"YyiZQkFZQ+ylB1bJ4Evltmd3LHu1cDOLJK3b9uZ1+wMPXT+YWzqbb/kN3BTmnC+gLPWoc7j5pks+jxUP",
+	"r5V6y5MRhIaPuqeb77tW6oJLS/2n18KLeX1jC8Ckz5ahmzgZsNjRqYYtCtUGV4HLrbohe5UK+ERo/c/k",
+	"hDWtwAVNTlmtZyJE57XDDbvZm3M9ruBu+6jUhIBn3HGNvnFnRgQ8jo15oPlQYPnWVPDUPC8Pr4zHqBZI",
+	"jdApn5OT3WlQzEl3gtXtcSaDpsYKkKAzYe6t6eiV2SmrEMT07x4QUhS+2FbYtvK6W9DhrYQaRyXp7M7g",
+	"3HmR7rTeNq0bHIQdFgimMq007yAehCsS463EHpxZ4UsTypxSi1b7CsvtQtT2Bup1AiYOpZ2CSbWpQpd/",
+	"KZdxK7zYjqj7JT9+y4+tNJJaxMPcOOZlgcuh7iU4ZQsc0JnZ4QgWpLgz50mPJYSMOO5qluqUIzFDESfU",
+	"ECndYKagQ8Haa3jZktW2+Ou5o1obLS/r3+hLvmCtOWONToNl5hrk24FR2agwOV1YLUoYeJJQErhszgJj",
+	"hbjMNqSdQY+64HKzUeTVZE7IuVdzvGlNnjZDfiebR93qKFh8g+/PhLJvluMyWJiF37dp5UDlpfU9LmIL",
+	"6OluYVEtwAyt/TUoo6SrZ19pUdUz4arGAmYY/CnwbcJHfVl4gMGSAH/IHKjA2glZnXSxGphCcAtMw9aE",
+	"c86gFrvEVhko47IvrUVlH2hvwUSjWKsFKNxsBHqY+diXUQo8AHrB8AvUNDLtTVSaU5VPxEwLFoo0c67e",
+	"p6VGBpBdPN+nxfYoQOo8P8nP1i6USLtp+QiQa42RmqnTLbwhlmPkOmQ3M9YmEa0BJkjjNBBTYqk4G+UD",
+	"eFxUMvqVT4TvMV5M6YIBwXxQ58LpS1J65xoDuh6SNRy2myGfQ1g2TSIet9iPxljRFBwTQE3YjKQWUkdp",
+	"dCvieasv30aTKMWKm0NKjbIxaqAzdFaO+WusZsn2Xp/31Fe/oan5FZw/5NHOcxdQF6+kfr9Pf5F94a2g",
+	"pPMYoOQaFSeNwUpxCReBokkZaZtPtI9fqYI98lLJYRwF6TflU8JFD8Sl2Etbowum1k1EGPEDmg0Hn2/E",
+	"/MvaYzPGs5Ey1RG9QK6aze8rEnFDJhb8yG9J7BduDLhOGy123pc3Yo7fLCcEFfKBGJKhQluRiNTciTVj",
+	"iMLIqG6sEz5nA0Aw4A03YDxSKmR1/6X5pPlSyTRRcY9Nk+iWp8JjE/6pyUfifw87x4fP2+22x6LJZJby",
+	"QSwgz+HNsPmrkqJ5wdNg7JMLO0o183+85iPfNfQQEpeKyOVj7/iszqmj3BkTg6qmQxb7DhOS8imY/qpQ",
+	"0Q9mLIEVCAAm4RORigQDP8tjSA2GDgzUdJ4bP8zjKFZh9munwxfPw/aLzosXR8FJ+Pz4lHeHgvN2cHzM",
+	"w3bnmB8OhkfDzqA7aA9edLtB2DkOnwed40F72G7z9ot+bVWKaaFTa3ncKDIGLktkfPl9o40EvXrwp2I1",
+	"Rj3f3zCbG4Xf3cz/U4pV8ETTb5Rrah5VmGklie+Vpl5xLKrcUnid5fTxH0nBY8U7PNPs6vV5s3v83EMt",
+	"nvBBZsPqFpo2HpZ5KHHxl0xXsF3Q79BivyrIcFoYisfw0l/NBN4nbvp5OSn9n79/KWxN5xbg0QJ2qnC0",
+	"O1FGcMnuhN8ge3ABwsqaml1yAMAHmdm/ZxvbnRl38yc+9cCVUZdubZCAC7y/OTEDZF+BzFBjeWL5BDrh",
+	"fGRABfkvv9HLT0m7Lyxwx3pLqSDPNKYDGrsGaCW9nGh9qkI+R7IKYfNIUEyuL53ogUf2kE49Zx2BcqJz",
+	"Jrpd+SaSIasvMdV4xPqD+ZUZZY3M2Fsp23VRXc9qzymZU5Oka0H6CSqUmZJ9mSkiYL/aWI2KY6AmQe/D",
+	"EE5KmLhLGTbFLZdRNpQrFMR9rEdRaOJt7kvykOVL1yPYlvGpkgCC5bZCY0um4MJFL+0tUPJkc0J8CsQ0",
+	"7Usf08evIzhCYdI5GR42jMDj2KqwQMocHQqhHoZx1m23W+wcfS9DkQZjVP4FE4azYQITApKwHI/JyqII",
+	"v7HG0CjaZHcyq7tYNiogcbvEq9SXkOWNWYMrTI/cQtjO9oAZbW5bwvMzHKyxgJRrGJsojh3ELyDzcXjU",
+	"OWp3+SA4GnT5yfPB6UnnNDztdNqdk+D4tPsHGR+bTlVm0YDZtvFcdWGvxE5GSjRiVt50r+Mwo3srH83y",
+	"w7oqYmS+3NXkkaoJprnfc+ll5txP0wB9GLfI2SesezJaVHhZetpOps8Vrnz6NZUUJqfH8mveAAEk3O40",
+	"CXe0eXCRoDpuav3/uRJ0i2FyETBXGUPbD9JDdPt1blOpzyxqN7JxeIA+3jGiuZ35k8GuJeuobvpkBgtW",
+	"563x+vE4xsKOzGDJCoW5nOfc5l5ROwC8BlBeMoHE2RazmWhEy1Go1IMiwnpGEQPrVTNuZuS44ewOvAvj",
+	"F5gOmoVC0LrAZA5IKGvbrI0zm9+WBTuM0UiBC8gspxbj4TqX9XbUl/4lFTaSWETKhsZm9S1LGHwMyWyU",
+	"nfp8Qest6xGr8HbUbrf60j53IObK2lUxx+IdAKiAT1m9UNmoy4TIegx0IrsemyaKdY+9vplsVMPCZjJG",
+	"n2hjucbGltf06PEf4VI/s/Og2Trlc0q3ybU68zHQq9v+pAY7vu4opUEm/e84xIzrVE011EJjJCnsg+qQ",
+	"s0M0C2KlBRgfOa9up82CmEcT9OfiABddu16eKQMzh86yPuapq+zqy2Ju4DpP8BlLeCqatitLw9umWdQ7",
+	"L1HtYvcAN6j01E5++cvF0eUW8emFJjxo8AfHeaNxcImXVTcK8IZXFqtKrYLVlcjeIlbs7LTtbr4FGwmz",
+	"M3fm3SIEgDRstXKEcTxLKDx11D6q3IdEAVzeeRY610Ni65vyRJseyiDHeUWduOemrS/vk47kbUQEoQfI",
+	"I7B6A/yziij+XPCaup0ue9YzzRIVCw8lc/GIl0lu4EHQ5RL0ZSEBxxYWuScKxMj6UfsQuczusBzxXLKZ",
+	"hPoCDwbJc0cqYOiDgezLxaD90RkQXXwC3tcRJZ/lvj+tkOeDm3MhYk4GTDovhcNz6Nk3rn/2gcOUYuWR",
+	"vP14GvylO/jbyeSX6ZG+7tz+44V8f3j39+fidftfb4/5T2F39Fv07t8nf7upDpuLTX1Q2PzaKXeYpOUm",
+	"rBR3+ezDrxoVb1cAk59UMojCEMXrtnQifrVQWyFXCGcPRJzykz0r44DOXpsbRDVFm8uFHMMbBKiMjemx",
+	"wUyGMQQoqZYtVMFsIiTqiv/56t2vOxUGvZsKeT6N/qxp6e5TH2R5LHarsCosg3UqFIsMNKXrAd7r8g07",
+	"bLVdT91zpc/1OILXe6bdr9lfYnUzII3tynzs9JjzSXx/02OfWfF305KtZoVt+9OsKJ0Vfz+/eLvtrEhG",
+	"ukK+jlxhuWRZN8aQWpt5s1uKOrbgXTLaZ+eXq5Ncqp+KbEMeNIFFJaON27rpjOq7Ol5dOl0LmumPI7Ot",
+	"JKkk/xa5uQ8Te+12mSuHXouHJYEwD6NgWBsVc8nqaWRmPsx0z9KRoP2OhDAl8Q8zEd8lI5/VkQsFrp5N",
+	"V4ImrYG97Mb/kvm1Pdy6ifVe8HD7aUVjuX1A+B1w2X/53atNZ6X1IhixA6ObT4CKAadeAMr2usUuYy51",
+	"XvCODeYZnZZHNW9QDp8T4l+Yi8jag7MRULx0Fjq5w33A2MkSmlOzuaP2Pz+dnhx2ngNDYkTD8D/tn06e",
+	"P/8x01+qJERY/ayzKNz4IKe0r7rakPUj/CNX3cOfzPbfOHDkt1/hboUs7x4HPEwPxvEJ+jN3XP2l9te5",
+	"mWBCAyflbddSoGmseOCOY++ZNoa5SIY8EEzIUSQd7xwmYhAXXq8vz19d/9858KFNotRj+GeXpQmXemi2",
+	"MPzkBU0nVg/FRI0SPh1HgfZAmP8gUWpyMBChR0r0kdBeXzqhdY2RFnzQIQsjHYzNQHhsGs808QEmoUhQ",
+	"CsMYj+9eXTEtgBgWKFvOX11nL6uSvowke/f+4v/etTvsgL27ePV/79qHLXb+tpM1gU34FDQS0mQWmO03",
+	"dEL5uBGbH0E6Feob05K+vFUBH8xinswt2wqlZ7AJiBMgtt7A6VyznGr3ECtcInEHLrXzdhdo47j55wso",
+	"yYPTvKUjrF/+tdPsMv+NbzCZmb+OjhtoRSNTIcRNIb1CQ4QMxkgXOA15CjceUk4nZ3c8kZEc9YgGTYSQ",
+	"TjrmtxBxSQwgTKKwqVM+B9Q/R1ItcxHSf0xy2vSaqMoizQDakBSOLHum+a0APjRIXDXHvAEP7a19iS2P",
+	"labtCrU/0ZMOojYjkaJOBXDfQxA4EXoWp9rHxCUzJ7zMLeuT8oLfl3Wf2uN7zNc3EQyAx/xwhgAsUCjk",
+	"X0DB4DdaxFJIbVtgbqbHeuY1byBXhpKWrEJ/mvAothksSwvd9pXfyJqa8DvQQm+xc/cU4GCBzKo0UTFI",
+	"e1xcvW522g2oP7JectvRKmH0YpQRFemlqgeef2MzvUKX0kNzFnOKF7AA+ZKguiWE0vYY50ImzKyBxJiI",
+	"cjE6GJWm+BLRrY8zvVgkBt7ccBJJZBZ0taYF9zLMimbhyeYn80RB/huKv1J7/DMmVV9mfnCzCjB3KXfT",
+	"ecb7iKIyuJX7LeYj17DvHOScIeUosRsVs8CP2kfMvzLfZ0FaSDuCdeOC1jZkPOWJFkCSZQYXkqJyayIj",
+	"Eum22A8qRJiam0bMAKz8q3e/XX18/fbk4w/vXv3949s3F2+ufVY/Yhc/GDOOlNTP2FHnkKKPDY8S4FSc",
+	"UaV12l673XbL+IwNCLrUkPGBaXAn97UTJdV3QqRMT1XqWocCSAudYq5381QCTy+HHBcv440KkejFanGd",
+	"EVO1Uogw5hGk/uJhrXKW7+ZIMtdHUn1kZD4PU5/VMSkAT0wwGUtSFmn+NNBGtqeyXl/6QRzJKOCxz+rE",
+	"2MjyhI0lpu8b+O3X8cmupi8SVxtE32gSvqH3hIBgZdPQtfBBTVqYWBXf4D2g+xav8Do+WbhzydItALvN",
+	"Y3BLcwHfpZWC28sK3j4SuwBgSyHYzv4h2F9VLjBIrOBl8NcgpK6CxH1pd4D6EgY3rG0T0Re2Wq8vKwe6",
+	"L/ncWHjv7ZTc58yw/aAUMf2hwuKLW7ZlnEFH6TON4kF2R6ILIGV7iDSjUSr0nlHzbpWz2zRRgVlFg/je",
+	"Yu1FYv5//v7F+1ygv19MP8O1bg83xuY3QGys8ibuJ3bDyp3OLHKXnNDc9lCDr3KkwbVedl/56c390tqs",
+	"e4c7RBMa2rznBa0Aj0lxZz4A9ZZV5meWfW/Nxx5ciavMmnBc8niuUyaFQCLSNIGPXVsGc0pisHYmZgnY",
+	"Z/YlmbnsFCvzPeKe1VCXBpY5SqW5yrMWuwQzgdKbMJ0LaT+DWaJV4p9RFPhTyqZYk/Lb+7dmNlt5ybeR",
+	"vHGakuwcpnUTVBdCmzmghdB9CYnnSPwBU/9ZdhYpdZiez8Jocf9f3ODZDvv72wj2zotsxq3ND39nmp0d",
+	"x63Bbl6hmAva7px2h4f8qNlut9vNE/OfF+Y/bfc/zldQ+juJjJKKr1WKG+vbSWZ6lJ8t7lRSbPfF1c+m",
+	"cZ0VbaP7F5pXkF1p79E8q7lXaJI9361oEt1T28LYeEe3QMs2uGpsftbGC1/CEqndS959Bkob0u7hwmtz",
+	"bl0wtyqpjmUT/z0gQYnsewmBwpQsMLdgi6nbBgJKMraR+n+WxMgDf8YSEf9vv2awpF/znb6NOXEkgk1U",
+	"Igo/8K3UpX1lc2f3UIaVtCk4N6ptqA5v12+ou4Y8ljdiJ/9eugWjAHdxb+0xNYXEb6Fz52WUb5gzH008",
+	"36MDfwK1ZQv7UV/mNiS2uB/l90JWthWyemGzWxvnQ1eb+bGVe5BTGd+8/VA5nNX/xtqLemgV103H+Auo",
+	"bj5btdtY5bWK2W7mx0mtbRWwuy3xmbaK/d/c3kidaF1eMD8KjdRCapV8VMNhHEmxojnmtlU74fOj0rZ8",
+	"e9tNtvzWbjY0Q3fYZuDO7faWbNo8yM6SPf5b2Ve+5v5g8Ia6ILch0AcPEONeAfjIsk/E9TvH0DavlLWR",
+	"tpcYuOASNxRoGatrNRGQ7SZ4nNoDW+MsH1nLio9ZmCioDsyqUFFOEEtT6JmO6cz84JL/HquByGscpZhY",
+	"xSLdYm/IWx0oiVlqbCoSHWmzI5rzHxzGQCoC3sDSuKEw7dKehBuPoEC6z+qZTs+aLBRSR8R1fD94Uw1u",
+	"tvAh2uvLaXrMl15OlPG7Xds0VG7eVVngxUlR5inB6M8mL4mLIYlFwSzQfrUlswqY2PPW3BmFP1OrPJNq",
+	"EQ8rZassegD4NPpomrqdB+Ac/Ff7Shn8M5OpxuTRnMp0rdvuPm+2D5vt7nX7tNdu99rtf9RQPLmCQRR2",
+	"SCj3N738vE67d9Sh55Fh8uM0CpZzA4BcoQH5NmIYfTK7nZrpjzcnf5l0PwFIbruzO5nFTVs7KSPor7z0",
+	"HsNxDbZj8rcXNmS76tYlpZSc0OwS2Cspba0aBOQczOIYVzzUzVm6UJUK2ibzlbhwusJy3BYzK420Eq0u",
+	"ayT7Ek5luA8mYiuJVoj4kDhaLlb9lfADM1JpJeyfrLx25W6ZtYyNeqjEZbjyfhHuRsyLoPTXwen1f94f",
+	"ybfTF8GHsDN8rZ+P/swP5z+K9uyX6F16/Ld//+OuMuyZ2QlsCqiyDg7yOZPq7syyeFAlaIzTekk62Fue",
+	"lyUyUpQWlpuVblK2VoLvdiMbnueEXkuRNl/W+gS68v7zz7Mg7/0B9krLC85KCMixQJKocuWhIbCc0kkE",
+	"Ufmo3UF6ElAfNnP6VmHZvAsLmzsXTiRfCT1RAySHnssiEJvG9yWh1dMcXzoLmL59qLnqPeh5fXklzMIo",
+	"bcZqtOEQcpdEqWATDrQahex35zEtHk6KbuW7sWJ1rHp1aXGJJRxpYEgXq5ndPG5A5RMybVlxYRLsB1HN",
+	"RE0YLb1lnzJm8+0UX2V1v+DpamwTOV11EDIXv1WjSo5oIVNQZRyQy3ex2xyJQqnz93jwPGiehC9E83TY",
+	"7jS7h0fHz09enPJBsCrSx4NUJffi/bUtdxmPTrmwjp4g2y0LfnQ0d66iVKxuImaVryLq2raFBskTxoep",
+	"oFDzMsWUs7s612B0WburpHlmLpZ3X8hTAfKxW/chadJuatyLjY1L1U5N+6Yc6s4JAP1UmC4we+FkHVZf",
+	"BhBg6NVImGaJyvuLV+Mlpvfxdqa3gGj/FJ5z2Gq3Op3DVi7fEcDhaNgJuvxUtAcn4WFwzF+I58NO2A1g",
+	"S0lGAq+qFNnZxc9gYOlHmSbz7cIINEcfLI6Qe/5/YyDBBZphc2Yx7BvOwoAI8rro8v0FFLCQYn11O1ZS",
+	"wFY6VjMtcEdMzVnObIpSpVnJStjwzK6GPKczGaUeS5SaIA+qCHvs4v2vXl9iSSjUy6ghG0RJOvZYrALr",
+	"9gytLD/mTBfLUrIamkJpDCR5D2M+0kzPgjHjmtnSEyxTWZNWtRTFPmOST9DUN3/3pZqlOgLTCK4hl0uO",
+	"vvxeot4vszQsNCaTe8zY+lmkL3G4q9go+Vi0nQLfXjQaWilnoOoO8w2rhg4Z+LfM5Ap4Iryc+jqUUC1Y",
+	"J0cfVrTTPHFbm+Tbi1Nni3xt4Igmxw5x6kucH1eEb1vtNFk514NtNvnp+5QOtcMuFVjYqJgDZWHsK6VB",
+	"2UceWLxvAt6vyYvC7YTVz992mocNl0XN6u9eXZkPsKzRJS07vayFepkhphibky2EmrPKSBZGuDMmIlAj",
+	"GWnhYeER6vTHc6hYdOnOZtcYqzus/IlkE/dZO2/7EisPBQ/GLZuj9b+2qhL1/6F1UmRlcvi15y7nceyz",
+	"gUrHm5OVv4G9yhypf6PRfAmDWS3BiwZWJbijZyW2RcA3n1fNTFrrU1ah+CXChbOEVFnhKxF2Q55Zw2O+",
+	"/VwlzDfjUmycva963hk9univkLOJWau5j9w/eAxL93HsXnYtr6duK0yWHfaw/AO228Hc/HqQzcs9/Wnn",
+	"2jIy7Kx/BwsO5wOClEe1nx18Nv/3ZZ+ErxWspFzDLiJCA+UpiCqlSTSZ0AlvWfKtccamIjE7WVNIeETG",
+	"vdyX9vjlH+C+oqc8gPKUYsHEu1cvX7+zIDfl6ThfLeGIfLOY67rCiUkknV1eyuhfShaDyfvaFRHl9w83",
+	"T8oyc9zeD0KZHiXoNDmxT0RpX9pIElEnLG3qyCZgji0R+sWjxNIaWAchBpYaZyzmaa64i6gMMn5rAxU4",
+	"0x2F9h2ft9gFn05B9UQBEelkms5hnKl8KbNc8Dl3XPcl8jPQwKMMqM20s7ojJJXn6MClEGjrAInCAMRV",
+	"zH/mAokPuOxLF1p+puGcH5OJFXDJBq755BEdqWYc3Qr3AkiuMKdDurKcFMbiGsyiOG1GkuVNL4XBuMz2",
+	"WhWSe1AT5oJPC3vKHhkOZi4iTimpzUKV6ceAJwM1nocJ0tDH6u7jkIPbiFyfYONUjo5f8OmDU1eT+bGx",
+	"OCe3D2/T/uym1fzLruZ5glPrKcB/bwH+Cz51tPwq57IjLK243RYX5paFqZaIegtyOkvwP5gTTx3x6COD",
+	"fRWXoY1xWpGAyoUwG2KWfblt0BL7DtnRddXAJV1e6XxVeNFvo3rz2zuv5CbhWpizLPY63eW48srpqVU/",
+	"qFDLHuyoknv+f211SOiW02Z2/MJ6fYikUxQQBqloFL1TCRvxVNzxOVLSwAJmmbSD5VcgEJyLtAc6MozD",
+	"R1YsoS/rfkn6nhW3gfIUc72PrjWQRTFmLhX/WzkZH0X0gNUBCjFE2JegYK9T5hszxi8o8v1iPmmcMUXR",
+	"p2EkYmPF8hsblyFHCIR6HGcEKaX0pXmzApXRQkKLSpgN8/AS2H9GZBNePvDTl4vcRy1mOx6Me+xQUjAx",
+	"24zZzs5cd0b6HnAcc+sIEvbSPzHjAbrQpNRgJvAoiWKzE2s+S0XNHFfJwnSVPB8HKnd4ew3vK0VW6WNu",
+	"RnSvGuneLqkT3/xBeYZJxGkTqP8q7l5lck/byLGt11zx2EzionxiqFyyPO16c0olu6DvKmNyYwLpezFR",
+	"t0ThZ5HtjRVfWtRbIqcAiEimGkvnFrWXyDOPfl52dNTuQJa1VCxW0pxRQRNcM4uUOYnFgE/vAU5ewZvm",
+	"4OSRpJZ+zc0e+2ivGeeVH1LeyWwevauwHUHVYy4TYf/xd8qftXsyhiuqVT0Icn7XJYs83HMGPnDlcBWG",
+	"bg84BDLGiYKyMtl/yEFc2Ob9RsFwhXIp1LIjcTIrEyglkOBYEzgyF8QgakcqvUgjBmQQthCZXajbvNpe",
+	"X6bKmY5V1mRuQS6RY97DCs33xz0ZfGN195okop27PWcEik9TBSHDsQAjL45G4zRHNv7jp6nKGXxb8orv",
+	"YMA9JiSyTOPfIyLdK8f4Q9lvBwG3J+T1RtwdqWqa6x0jOAJH3Tcf+mwgAjURmslZHDfO1kNMXxLGtNjL",
+	"WHBS8KTLSLEcgyvwgxUribY5GZpfxetfmi54suZKd1LoJjcyz3D8v8kdtdTTcznTQLue8XdzyaIJHwlW",
+	"H8zZRIQRB2JfpDZNRBBNwUuvZCYvjMqxZi7CIoBoIMxKjMqZQw3j06ngiYbgLq6GKO/SsbLIbCbTKGaB",
+	"6VVgvS9uxX25ei92O3Cmuch8eIFfxNwv7qsX8F7ZxnoGoUZ3F77mm9DHq9/jW9/rPmzW1LXafx9OxafU",
+	"7BXAi93pInW5FrciEWwquJylFFCZI5BIRgwqpm2jGKBrqBISU5/GJN5uJb5cwptjtkCnLE2XLdwtXKff",
+	"7S5tPS2ZzCnX6dNmvVzJC1sVjilDuxiW8/3v2k4l/Q/AVEvZwNnzpktuAe+3x8rUzmEpIqWDS6sgmCPl",
+	"bEq4RMd5Xgjeb7GLSIJILPh0MhHvArROE3EbqZlmM+nE01vsPDuilCuCI5GE9UAhMltJUqtJDC0U4Rk6",
+	"pQCRbzC+I/uy4MJqsQ9jIZ37mkvnmHQqwWoWh2yk1gqs92V9QT2dlYqnexhorCqh3peQagmvgyEFcpM1",
+	"7s3Lvig1vhcJREFv3KuhlLAuIYXoYP3fVmretpVr8iHyXAcl7CNEPPLN5UgsCYB/TVvxYjkedv/Ih/wC",
+	"fxz2mV9fgB+AhF5GnUbGTl5UxNvg2OZpX2b0CjkHNxSCo/FisC8KuAG2qZCh6eJ8Vxu0CiMd8CQUBqYU",
+	"eIFsDoZ55lyzhAICxvbMiZbn/EoeJTZC9hnhF2Kv5eMhdDzryy187+w3uQYZ7/94hwP1lZ21TzGuPdAD",
+	"J8j9ejpyyvorU58ymXWzfKN0LBJHyZOpXMhMz77I79Bi12b5I/0UCVdBxnCrL89tWpQNcqeKaTUR5Aot",
+	"JEvlxLrRIILzo8EGzJlasSR+0yKpnNGUe9X9eekq8DRlsiIaxYfFhEdxrVfTfPL/jJ0IY5PyZnXLPn/F",
+	"hn+6CwtUgMTzt2YAfphXr5NPFJwQKf3VBeq1E5/YLi0p6/uq3HYW5HMT4zte/pAjVPLKlZTrc2vh/rOF",
+	"csrVWbtyJ50T0MKgTHc8GrlgCwa16yvY6/rSWJGNFoPJQXsjrJHF44554HLnkDyHigVIgUmFmmQDdStQ",
+	"GAunffIMVPfOMEoThdrJlyEOlaT8sDqXoQevx4sM5/RIj/GJkqN8WmcDXFPY/MUTF7dImNlEp3tDGg5M",
+	"bmHtE+8pQFUtCWtbwdUasKiW1/P7lok92Vs/aHJPNtc2F0njfpDHuW0Z6Ar3lmJi1p6c/Qor7btzR7Ur",
+	"qCi9VHIYR0F6T/4r6H/BiKp6e+RdZ39VopvLrn+2Nk2IgG8Wk3cXzg8RwpFFmihFh0tfTvgNig7Oe0wq",
+	"UHhL6BxXxHRw2QGcAoYSuKk70HI8bFh3Pf5AX5ZbdfbRxEK6zqjDx+bp8yQBLIklWvRcMkcza3SJ9rve",
+	"bR819sZWPD8tYOtTfGwNIV6U76uvY7LsSnwHUaNtakFmU4MaIsTQmV4SJSMpU1wvg/mKGo+HJabbqcYD",
+	"AmW1bbv/DyAAo0uv8dwAw3AwlaNaJUbwYRQLykaZxtwYmi28F8lxK9J56THvHj+v9WqnwxfPw/aLzosX",
+	"R8FJ+Pz4lHeHgvN2cHzMw3bnmB8OhkfDzqA7aA9edLtB2DkOnwed40F72G7z9gswj/4jar2jF93O4Q5n",
+	"KRy1LZWlwog/VH3Hf3Vdx4SWUAZ55u+vXtMBDMw6C+8bs4BCwXUI1kekuuGb8enhVb5zy/qgTNpiV0KG",
+	"felPZnEaTXmSHgxVMmmGPOV+Jk2Nv0A4Za5ivllifo9d/vqzx/58+ePPHvsgBpdmn/75zU+eVVfuy2N2",
+	"Ef2A5otph8E7iLlnTCrmSc80ougZ43KO27qItfDY1V9/ZpEM4pkB43qUgqMW6qUhdSCapo18EUa7xa4U",
+	"lv26jgExcXw8+qxIVhSaY1/ome5LnzbvpgEdn4UiiLnpYlJQJ7BSQSrSpk4TwSc+FgdCmi5dbK2SSPal",
+	"eXAUzGKeAOupaQahuxkBLGmDWFigzIcBl1irzEOoQME7wmgipAaDilrfl5pL0TN9HAsz0h02jT6JGK01",
+	"krV+0TntMmNSMR2Fwg0IOzz0Oicn3vN2G2+C7YfHcV/WT56/aP9//+/RYbdNCZVH7TbkZeps3Os48FjN",
+	"o/k8y5MCldwWO2exMbQTGFY7Mn151Dm8l2RHsy3bPWz12bdkNi8cf03rFnaHLRIVXSselBf++90BK5dy",
+	"475XfjTWBgDJQnvKzShJpDRfOhgs37DM2bAJxmqtV3t+Uds64ADPOvh8I+aVK2NwwNgVZEQQ8wTwRQC6",
+	"a/qDaDAgwQSTx8BFh/r7CymVjXurdMmg5enot7LQZe2M+kNSIi8oK7D87Icn0rWU52YLp3AvXT+Optbg",
+	"KZaGEj3AOq1K4E1JNh/FsGH3oHXr3nCD1C1et0ONOd5aNZBDDfrKoLy3WW+HY7Mv4/7l/Oi3Dj7PtEje",
+	"rHcc/ihDnXP8manaYr+in8+YxwmAbRaCuBsrlnB5ozMv3wRdezb8ax4Wc2OugygFBH/tZww/wtURBEKD",
+	"kjpmaEB8hVIn8FdDVj9qn96HO848jabdEx7v7CZf8N0VJsY35Lb7DWb96kqx3OweJRyyrkrd1tY1vmH2",
+	"n1E8UtoJP+HgwTb/1nj2yU19OpcNzClvolKbxr52gfRlcYUUH2DaWe5Mh9XTy1pfelVfmo6AV6DewJ9d",
+	"drgD6xaSsMlivDOA3EzM37iLQiExArv3wsX6ndzCvc/45FeMOubf42GpsLCrqm3e29Bg2RvW1qHhrz/F",
+	"Eu8hF76IO880IJRnUw4Slp/R+0caLXngwWf6FxkN5TTHlmvQy6j7kdbKqg5mRPrBLEmETBcJ9QHuhISk",
+	"R5GwcWSO3/O+rDuGfr0QJBE8GOdY1tStmJgGNyCfE5sDMtULtbR9Wa2Y9o+hzSd+8/2NduqBCvUteN2X",
+	"LRK+7R3lWVb49RPd3aoi+qkb4m+BE9ZbI8TxTLMo3JZ1bdApJ1p1MLKWbXUTD9vyyUYHXB58TjlUIKyG",
+	"KBJd1mYAkkiCzcNHmEnGp1MS5vY/34nBx1kSLz7XbxgTCZJjQErHoxobWJGfSG6MNCyQdRTLjA2wRRPR",
+	"cBCHwkN4vgoAFgnJDUaqO8xL/UDxX05ZcVqgRkmBf6OTxU80HsuGIhEyEMy3zfYYdpLviP6MmetBsAID",
+	"OuYfGZXrWMBxDaEbgxh8xMQnlDLXWKRsesv8nhb0SuZI2ZdWyU1HI9kkGy4RejYRronIcTiSIjQXmNvA",
+	"eibiKmeTKpJTL9iTI5ECLJ+ZZmAAJmeBuwSQUMGzKKRjX4Hw3UPlFi7BH4O5eOYFwUXouFzhdSE+wjVL",
+	"RApp4nt5Y2juXQVc7g/s5kU2orr5KdC0qg7r5hZo6Gxdvpid/VTmAHPfTm03nWmOP+gWYJp7nz4aJ8oO",
+	"M1UiPOQw2ny6xlNjvphBc4wJFhjbtwm3WCv+gQ62phuuOVVflYBjNJLIs7ECFl8ZKwyZmJeyUBRcxGMU",
+	"0cUamow8xe7zq3lL+3JR6+gxaBe9jXR6ZbutClUp9Z6TroS69OKuSZnG1WUW1i5UbNwV3rVWrog2JGrh",
+	"N6qplBkbO7YzszgW2pk3OR451Wt+Ia9HfnvhDl54une7RKDcoD0I1Wvu+U+6FNtSxBp0B4OM0OybUKFY",
+	"mXE0G0ygolMKPLhnyFDmNDD2G04Osz3xXCkmXBalEZdUskmXYakIhtxCs2lo0pSX6q7gNUhyP1RqHdZV",
+	"AjyvVRi6Gnmvwhk6SkPn0LWvoNMojm1JirFRN5Z1POgu+JJkUREQ9hQUeGfetyIla3Bi8FsZG7f2Xkhz",
+	"kDJDAZ0VzvV0zEcRZ8bunCXijE1jwbXAittkwqYq5VpHswk6tkHK320CFfeSLYssqI8etGrE2g8bnTl4",
+	"ncPxL1vaFJsq53CuPrl2/jgvMGIk43mAMkBoQf4rSB9YU8QVoKzkFqXpws4tyJW4Y9m37I3N499e5huf",
+	"ThN1W0GR5JUIolCE976Cn1buBmbTvKX07bhmd6pGKSzQg1AEkaZ6wz+C4QNnNPhdC7sI8vWDwQfVKdTq",
+	"VogrwGfi1thi9ZCnvOe+fhP6Xl/6blP3PebnTAzzJ5Hxmy/o1f1Gi0EzzK9LUtIUzE9Cn9Uzs7Evnd3Y",
+	"yEXTrJZALnHrbsxTiGynVC7ccyU7EfpNEbqMbXnUPvQgWi/R4ygxnp9DRVuVRm/O9rL9nDcO3i57iwVA",
+	"7MsdEBGH8j6MQjcnM2R0Vt+ls+G6bGQtOxESiaWYjhMVq9G8VduCEiTX7gcNtv/hOG/n0OPD++qzRySJ",
+	"Sux0JO7kPHznlngS5hc4K13fNY88cOBE7R21q+eP/wgtWbXlqlgg76RisbqDkosFHIl5cKNLV+ujMUjP",
+	"ccYzOIz/SwTpbpvpnhZpup0UF+Uu2VTbLdT690/LvYLG3ksYqIo3MBU7ugJTUTUdFzvmUSXjahoEF92B",
+	"vx8gEXeVVXQehtqehercCl16jLOx0tMo5bH5962QM9HIklzenP96DvFk9h8lxVku0ow5NCGfY1UY1nKZ",
+	"ps1SEbJIsigtEN26hxSL2yiFe01aoFQpw/qg9TxKMPOqk47AfNvDoiCP/wWPJPsFOxNYaSfCvKTp8IlI",
+	"ooAfvBxHAR+p7b086cOq/lQL624Z0sXLVy7ap6qm5Sw7nNq4MisARG6yr9qYDj7jiWS9rwT10e5FhWWb",
+	"HQmcHKn4WmkJj3r+7u1kqDin9t10KmQNYAB3C+GUbL9QidlmGO4ykPYEQs+RtuRaIbsbq1g09t4ZMEV6",
+	"350h5PNL01boQAFqckBxm4WJB4ngN0Ok4dcpT9Jar9Z+3jtsQ1fSLUeFW+KZDMa5yzsd83V2ebdtbneX",
+	"h5GUmE9urz8pXt/uFh4vQfIku7wLX3/ZNrt8603rW1/0Nqv8afNar21yL5sX3l39UGWu95iKwxyV5+qD",
+	"FWXmLUoZI6WN+5IAhQMvLoz63ueva/Nae8982zlrZz781A6Hr2s+qnr2Mu14XEevXPatrp5fd+8HsIsI",
+	"yJUh/xPYnm06KOY3pgobyriGYDPImZjr//IeL1dD5t+JwW9J7PdlfSlvOMCk4Ra7hgdqlqqQz3vuyOfj",
+	"D70JQZI2lzwchQ0PtVOmkQhEX6ohM6g9nVBmAgdiAj4ScPqD3Fh8swGKvvoxH4gY0+pyGXzZSsImmEaT",
+	"pxwqJlw/uGzczBvVYwlkRwLvSErutZwbqyxhd9Xub9ZESbhu5cHwGrIwd979oTNqvdoHHt80I8kCpWKR",
+	"sC7MPDMCRH/hunjbg+E1Hz3ouTDloyo4s8UGi1evQpOnbXX1mTAHXZuRK5vuK/bWSgSOmLwOCxOJG7OV",
+	"WDc/bIPk5iTYaLGXKhR55uxEzHRZ9vq2axGpGexafKqVLjnhpVEicD/Zbm585eDwnRiMlbrZzl0+G7gr",
+	"Fkw8LytCUbM0UBORGXRQvByKOLoVyfysL6UNmRpjTwSJSFd6D9Ggg0DpciqHfYXtcro/2Bff/9ST747N",
+	"x5/C1TtYg9Tw/HMqe+bzv/2U/FFukNJ0KnZWbg27FbNqHdv6j4WAlbvvIRJl0eADFrrX19eXV0zIcKoi",
+	"lMmSfCJCzJ9wZOQBT3msRjOBcUjFeBxTHcY/+7U/9Wu/+62+xFQh7DWgwYuEtU5H0mw6uG49kvGh7Nm8",
+	"SAN7hQve3AjuCyqUc9yk0CyIRRTqu8bGuiYOuW67OBjAWkAiT+hWMu387f1b5F2facH8cZpONVq98KGx",
+	"YbFDwOSdJtEtT4XHYqWmAx7cYMASOORDxsMwEVqTphP9BTkrY9Me05+08QpgJ4HgylgEN07LhadEWWLx",
+	"rvGVoA2NE8KIfSxlnC5mwoN0X4tI4IAEoZCZY9bBLDFGNfR57+AAmtxaQ+h+oNVMb2tZ0zs9qHVtX7Ii",
+	"F/v2DOyl4L0ZrHNk7LjiSD0LCmaAsPsJzPMpD9snjyziT8AlEsPlQGjVzlBMFzm9n3SRQmtsSphBxUU0",
+	"bN1fKjHuIiCSkds+CAnucwdcaYZuPATlmf3y3eCIZi3gWsqIwg5k+3EmoeKCz9kwkpEen/Xlv2diJkKm",
+	"JB2YwkRNp6vPSvcM23igysP2IzlUPY6cXuKhyk+Yb8Giq55Ky9NgvD4uZ8wfyijDTNlhFIOODNTmzjQS",
+	"CwdpdCt6bMhjbVl1sSjfLZwIcjh+RGMRap1UEMwSdjcGgt3iooNyTZAEtUzH9BQRspinIkFyK9yz+tJV",
+	"TSFp1ldaWxgGuQeTCHuv1oPe2zL2tov1ss9BdKtz6BZ2zI4GzJN9cn/uRyR+ssv6IWFt/TZ9kCHGWu9R",
+	"vnnPNFpTiQigftM9oUg20MtwDLkloIjew7CCudfcRZrvM+2xsboDmUzMtU9TMZka00XdAD7cjefmaDrk",
+	"UbxwIjWodSOmKRuqpC8P26A09vWdUFmLdpXK+P0eJDjzg7khWd1durv/ih4yP8fRqurCyu1ST5BS6r/i",
+	"iwtuaa09ItNnAwKlAv1hf0whE/Qn1qfb9d8yLSrUKjH/c3483oTEHYWEHIUTDGpveX3p6okM9OWtOSyS",
+	"uhWSzDF0uKEJRupZlAno3PCEhs+wOj1QE9Fz7DzmZj2XwThRUs2Idw+oSblGPOVUN0GQi3XvdSf60Jda",
+	"BEqGutFibyPQaZo7/I1SStDRzI+5TrMV73v4CXKWEOWLgedZIl6qmUx9DxM/opTx6VTwxKkWueNdHGFC",
+	"CaJ69jkwrkRxzDjrtttsLBJ6YXr7vswkkAYqnH8ltL8WDu1r94XVFRxV5mcdwm5r5C1BdDkk2/F2CtzY",
+	"0U/4vITPVwL07QxGuAl77wabnk2nKkmbkTSvCUecVVrrgUpCJE7T2mr6mHVxZcAgFXxyxqRiPAAWTsjz",
+	"MPbTOUFMt93tkbIy/BIwYJBKBphdZhUObEUBZqOA4qfBCldPcMymImFBDEwbby7hr7GaJax+1D2lYIH/",
+	"XqTJvHk+TEXiFxz/hYU7nQ3iKPBZXapctsq6KgPsqjfUU/t4y0nJlEu+QcmU+rrWq30QLJlJlt6J+Fa4",
+	"Og9b+4FoDAqLLAZoBTZnG79JE24wUAKzFKWJnkvOflYT8R/zusmo1qu9dk2xVRCw+atpFNR6tcskCiI5",
+	"gmHvdKkIpnpiZqHztjrYdrfr3IpC1OEpjCDsVGvEanZ+wUBE5SD4nn5zZ8Tb6VDo1Y66Fer7rpW64NKO",
+	"D1nsIpglUTpH0fDc0VLJlAcpIwgxZ0zN44LBiGusBKHoiy8Lz/9cGwieiOR8lo6dsjcoNZcRqF0mKpwF",
+	"dI4tBpX4NGppNctiSLcdMM6oYcvgNop0mpCIBpFQeqR5mohhIvTY1UYXSShzK4qINktoUd/l3PPas8qM",
+	"CZpgIf1tcDr3NGPIljzqCpnY7br3HBRoDyu+dMOZc1FSKNUKs9z7VpGPreyHqJrLg1JUS90HubgINjnG",
+	"6LOiKrp7tKWPXt8h7PzyDbsRcyRl0nOdigmLZCpGCWm11hPBwyZUU0IDztjrtycskiOh00bu9/g0apoH",
+	"rSCm5bMwSlmsRgYWMeB6l0RpHhThkrJeL0SU1XAhbg5x3UIMBsMgdqgXwww46rmNHU6orhW581LZe1Bs",
+	"PnOepqo82tRDmmshUzR1zey9fHd1DcRRZKOPhGlmFmYnGjZoIcgaZPmhZAfbXBgWjPkUjhkDdStw3yy+",
+	"QJOCQcuvcZnL42V1SovVDaakLa/N0lZBzG0ha1V71htN+WwF5s387A542YL8MRu4MUdjhRXsAI8lPBVN",
+	"W8pYsDpyj7c4tvQDH3gco+ChxyZCzpj9w2zFTbMVM40aUx67iZS+wR7XQmqVsBFPxR2f616elwzoZ4HR",
+	"YDQjAwmqYLTHphzEh4kUTI+NRWcmRwj9CrNQsgK/qLnbKVP0JSJd3f/UDEEPqQkf4NnTLD6beJVaXuKx",
+	"4In5JgaAGUNXgqDfBzG4UsGNSAsTInQqS4sd9QY0bDNN2yWlSJCBxr4yjb4R80YBYlB8dA0RNQuE1DPN",
+	"hvjWBjpuu+z81bW1ZDXKPTqbykzNZMgDwYQcRVLoHst45L2+TBMu9RCw0R5ZAVwjHYzNbmsmJ1DWW7ss",
+	"Tzw3MUdUWLJgN9+qgA9mMQevZl/OJH7fhKRN5GGwU91OhKYjIshIC9Qw/yOFrs8xySyhsLVyecwgbwOy",
+	"aEjrgzMdxab7inMSc9HPmDnFmbtniWDiUzBLbO+AErZZkrEyyGL6DValneJyliYRYGQSwWeaNEECPuWD",
+	"KI7SSGgWcxk2epQXBOdyry8xjYEYVSjlnTZCducWHHk71BRKoqVUMxm4Cc/8QoIKOV8KHYY9sWpOmQWv",
+	"x7CyzEQIMgZj2MIATsywZGorN2JhU0w52CKfmvl0ymLezMpj2LlkanHU4FVF2IPDYsmoeMAbMxwi6sBo",
+	"wkf5kfIYZ4FI0mhIpjWL+VQL83FxwMwnuTGFc9Wr/E5UTL5CeOXA4x1Z95RKmP8nv9WXxW0VWDvh6EpQ",
+	"VuJcOWNaiPJtCLzyZi8dzq34vBkI6IyyUx30HWXaQARza3c63PUaNsxqhZPUGnvL7/uEFxeOLJ1276jT",
+	"a7db3eN/1LyaVRWFl6xGXxi0zZHoJoKawtxE+ugmUs1Y46aHjbFeu+OJRF5iovStSAv8xcN0MTsEuWQx",
+	"cNtWek57gWqRx/G74coxW+GqgkGbJmZapBTKsP227innuYnzylyfvdHnmpCzyXIe3O8lTMH2EzX4lwjS",
+	"2pffq5yG//a3lb7lzNtitZZeMHK4npFflnIzwa6LNItGUiX2JFr25HM5ZwpY/TF2BtSlUtmygcWfaZiH",
+	"8kUna4u9SW1hUCLSJIJfLLi6FufBgo/L2pH7eLqM1WN6vhXJWxUF4uOUR+twltkbGN0AjP4TntwYc5BH",
+	"4SNGPvtqb/DNLnn0/QIg9HtVAEQucOiUqrccgoss5fFLzIA9etE9brdzGFc+8R4L1r1cniorIa/8TZ+g",
+	"by30rZoeDwmB/56pVHw0Bup0vbFpz7z2UmMkWliEh3jG2A7GbCACTlot1i7+DvDxL+YVz+ndnxDSIiSM",
+	"fNUbupXxcWFWPjaELEyWzRi58LZPKFkNJZcmyQPgpJAjPgI9wNYwkjyGsPG6Ezk6lrPbII0GYiLGZnTP",
+	"eMSImL3bT/Ztvl88dO9aFeOQYgjCfxXvKJyCS+fbY4G/H5dnxkrwK33RJ+Rbi3wrJscDwN5UxVEwbzkP",
+	"5zq7EK9ltwL8QgBzmWcUUntAF4VFwFsdiEcMffiql/btvlvYw/esCmBHNa9Go1/rHebAbGkWPRYguyyO",
+	"80oQW3rBJwBbC2AlE+IBwAu332rgZUUIbapazlYbCWnW/qO21fB1vn/A2tbi2iNOsTS7HguovS/OhZWg",
+	"tvSCT6C2FtRKJsQDgNoid8IaTMtyAqyKREaqD347DdpPKekYWImHx4ty1DckhfHdgly52MmWungY2d1K",
+	"yy5ov8jIO6reMtgKYxdOwYuT/bFA7FVhIq5E2BIelCeAXQ2wy7PhAfA1Tfi8VSiPWQWvWdZeGgU3Is0H",
+	"g90DHjGamvdzLf9+j7i7IGB1k3EAohFmelT9hZM8AC7MxseCf9f5qbMS/hZe7gn91qLf0lR4APC74/FN",
+	"Ok7UbDRuOeNwHQaOZiAOlrsP4hw0GuxOJCKzMh8xFuZe8Mq+zncLidsdic0cHdBkq4pxZvrmurTqbUEe",
+	"Gsvn6mNByA8lE2olUJa/6hNersXLVfPjIWAzV7q/Gi2vAM5kPAdSdai52cRM4HtY6A+F/UuEfqtq/KFz",
+	"SFlr4O4aAOTuhMH1yHX2hKfBmHjh/+Q3/nBcxgdcC51+v3BcIH+ohGyiU0DK/PR8NACZjexqXMy/2BMc",
+	"rofD4iR4CBRUyc1HKDZqEbXt+gyZrJrP3EnS8+YMbe9+zPaiSm7AGfee3uX7zYyxo1jViHu+ddDFy7qz",
+	"6o8cF/CvZGI+GhhcnEirwbDkLZ8wcT0mlk6Me4fGL1/+/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -15,7 +15,18 @@ import (
 const authenticateDevice = `-- name: AuthenticateDevice :one
 SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
        s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
-       o.name AS org_name, o.brand_primary, o.brand_accent
+       o.name AS org_name, o.brand_primary, o.brand_accent,
+       -- Kitchen wallboards show the site's open alerts, most severe and newest first.
+       (CASE WHEN d.kind IN ('wallboard_boh', 'wallboard_foh') THEN (
+           SELECT coalesce(json_agg(json_build_object('kind', a.kind, 'severity', a.severity, 'message', a.message)
+                                    ORDER BY a.rank, a.opened_at DESC), '[]'::json)
+           FROM (SELECT kind, severity, message, opened_at,
+                        CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END AS rank
+                 FROM alerts
+                 WHERE org_id = d.org_id AND site_id = d.site_id AND resolved_at IS NULL
+                 ORDER BY rank, opened_at DESC
+                 LIMIT 20) a
+       ) END)::json AS alerts
 FROM devices d
 JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
 JOIN orgs o ON o.id = d.org_id
@@ -37,6 +48,7 @@ type AuthenticateDeviceRow struct {
 	OrgName      string
 	BrandPrimary string
 	BrandAccent  string
+	Alerts       []byte
 }
 
 // The device of a token, with everything GET /device/state shows: for a polling screen, one
@@ -59,6 +71,7 @@ func (q *Queries) AuthenticateDevice(ctx context.Context, tokenHash []byte) (Aut
 		&i.OrgName,
 		&i.BrandPrimary,
 		&i.BrandAccent,
+		&i.Alerts,
 	)
 	return i, err
 }
@@ -336,7 +349,18 @@ func (q *Queries) GetDeviceForUpdate(ctx context.Context, arg GetDeviceForUpdate
 const getDeviceState = `-- name: GetDeviceState :one
 SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
        s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
-       o.name AS org_name, o.brand_primary, o.brand_accent
+       o.name AS org_name, o.brand_primary, o.brand_accent,
+       -- Kitchen wallboards show the site's open alerts, most severe and newest first.
+       (CASE WHEN d.kind IN ('wallboard_boh', 'wallboard_foh') THEN (
+           SELECT coalesce(json_agg(json_build_object('kind', a.kind, 'severity', a.severity, 'message', a.message)
+                                    ORDER BY a.rank, a.opened_at DESC), '[]'::json)
+           FROM (SELECT kind, severity, message, opened_at,
+                        CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END AS rank
+                 FROM alerts
+                 WHERE org_id = d.org_id AND site_id = d.site_id AND resolved_at IS NULL
+                 ORDER BY rank, opened_at DESC
+                 LIMIT 20) a
+       ) END)::json AS alerts
 FROM devices d
 JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
 JOIN orgs o ON o.id = d.org_id
@@ -363,6 +387,7 @@ type GetDeviceStateRow struct {
 	OrgName      string
 	BrandPrimary string
 	BrandAccent  string
+	Alerts       []byte
 }
 
 // Everything GET /device/state shows, in one round trip.
@@ -384,6 +409,7 @@ func (q *Queries) GetDeviceState(ctx context.Context, arg GetDeviceStateParams) 
 		&i.OrgName,
 		&i.BrandPrimary,
 		&i.BrandAccent,
+		&i.Alerts,
 	)
 	return i, err
 }

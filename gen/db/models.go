@@ -10,6 +10,20 @@ import (
 	"github.com/google/uuid"
 )
 
+type Alert struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Kind        string
+	Severity    string
+	Message     string
+	SubjectType string
+	SubjectID   uuid.UUID
+	OpenedAt    time.Time
+	ResolvedAt  *time.Time
+	ResolvedBy  *uuid.UUID
+}
+
 type ApiKey struct {
 	ID         uuid.UUID
 	OrgID      uuid.UUID

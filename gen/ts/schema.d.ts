@@ -1469,6 +1469,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List alerts
+         * @description Alerts, newest first: open ones by default, or by `status`, site or kind. A site-scoped
+         *     member sees only their sites. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/alerts/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an alert
+         * @description Closes an open alert (someone dealt with it); the site's wallboards drop it at once.
+         *     Resolving an alert already closed changes nothing and answers it as it is. If the
+         *     condition persists, its next check opens a new alert.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        post: operations["resolveAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/signoffs": {
         parameters: {
             query?: never;
@@ -2685,7 +2749,10 @@ export interface components {
             production: {
                 [key: string]: unknown;
             }[];
-            /** @description Open operational alerts of the site, on wallboards whose `config.showAlerts` is true; empty otherwise. */
+            /**
+             * @description Open operational alerts of the site (see `GET /orgs/{orgId}/alerts`), most severe then
+             *     newest first, at most 20, on wallboards whose `config.showAlerts` is true; empty otherwise.
+             */
             alerts: components["schemas"]["DeviceAlert"][];
             /**
              * @description Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
@@ -3125,6 +3192,55 @@ export interface components {
         MappedCode: components["schemas"]["UnmappedCode"] & {
             /** @description In-house patients whose allergies or diet orders were updated by this mapping. */
             reappliedTo: number;
+        };
+        /**
+         * @example open
+         * @enum {string}
+         */
+        AlertStatus: "open" | "resolved";
+        /**
+         * @example warning
+         * @enum {string}
+         */
+        AlertSeverity: "info" | "warning" | "critical";
+        /**
+         * @description Something at a site that needs attention. One alert is open per condition and subject (a
+         *     second occurrence while it is open does not open another); it shows on the site's kitchen
+         *     wallboards while open, fires `alert.created` when it opens, and closes when its condition
+         *     clears (`resolvedBy` null) or a member resolves it.
+         */
+        Alert: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
+             *     minutes); later kinds such as `temperature_excursion`, `lot_expiring`,
+             *     `certification_lapse`, `nutrition_risk` and `task_missed` arrive with their capabilities.
+             * @example sensor_offline
+             */
+            kind: string;
+            severity: components["schemas"]["AlertSeverity"];
+            /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
+            message: string;
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`). */
+            subject: {
+                /** @example device */
+                type: string;
+                /** Format: uuid */
+                id: string;
+            };
+            status: components["schemas"]["AlertStatus"];
+            /** Format: date-time */
+            openedAt: string;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /**
+             * Format: uuid
+             * @description The member who resolved it; null while open or when the condition cleared by itself.
+             */
+            resolvedBy: string | null;
         };
         /**
          * @example pending
@@ -5936,6 +6052,99 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only alerts in this state (default `open`).
+                 * @example open
+                 */
+                status?: components["schemas"]["AlertStatus"];
+                /**
+                 * @description Only this site's alerts.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only alerts of this kind.
+                 * @example sensor_offline
+                 */
+                kind?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alerts. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more alerts. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    resolveAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert, resolved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listSignoffs: {

@@ -9,7 +9,7 @@ type Permission string
 // Permission names. Table gives each its minimum role; the README's permission table is
 // generated from it (go run ./internal/authz/gendoc).
 const (
-	// ViewOrg lets any member read the organization, its sites and its members.
+	// ViewOrg lets any member read the organization, its sites, its members and its alerts.
 	ViewOrg Permission = "viewOrg"
 	// ManageOrg lets owners change the organization's settings and manage its API keys and webhooks.
 	ManageOrg Permission = "manageOrg"
@@ -29,7 +29,8 @@ const (
 	ManageClinical Permission = "manageClinical"
 	// ManageCulinary lets managers create and change recipes, menus, forecasts and production runs.
 	ManageCulinary Permission = "manageCulinary"
-	// OperateKitchen lets inspectors (staff) record production events, complete tasks and log temperatures.
+	// OperateKitchen lets inspectors (staff) record production events, complete tasks, log temperatures
+	// and resolve alerts.
 	OperateKitchen Permission = "operateKitchen"
 	// ManageSupply lets managers manage stock, vendors, purchasing and order lists.
 	ManageSupply Permission = "manageSupply"
@@ -100,8 +101,8 @@ var Table = []Definition{
 	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
 	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},
-	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures"},
-	{ViewOrg, Viewer, "read the organization, its sites and its members; list tags and resolve scanned tags"},
+	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts"},
+	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags"},
 }
 
 var minRole = func() map[Permission]Role {

@@ -129,6 +129,12 @@ func (c Config) dayPart() string {
 	return s
 }
 
+// showAlerts reports whether a wallboard lists its site's open alerts.
+func (c Config) showAlerts() bool {
+	b, _ := c["showAlerts"].(bool)
+	return b
+}
+
 func boolean(name string, def bool) configField {
 	return configField{name: name, def: def, check: func(v any) (any, string) {
 		b, ok := v.(bool)

@@ -160,11 +160,22 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 	if s.Cast, err = decodeCast(row.CastContent); err != nil {
 		return s, err
 	}
-	// Production timers, alerts, handoffs and the tray queue are filled as the kitchen and
-	// clinical capabilities land; until then they are honestly empty. The spec's fields are on
-	// every kind; what only one kind shows (the menu, the tray queue) is on that kind alone, so
-	// the other kinds' state is exactly the spec's object.
+	// Production timers, handoffs and the tray queue are filled as the kitchen and clinical
+	// capabilities land; until then they are honestly empty. The spec's fields are on every kind;
+	// what only one kind shows (the menu, the tray queue) is on that kind alone, so the other
+	// kinds' state is exactly the spec's object.
 	switch kind {
+	case WallboardBOH, WallboardFOH:
+		// The state query loads the site's open alerts for wallboards only.
+		cfg, err := decodeConfig(row.Config)
+		if err != nil {
+			return s, err
+		}
+		if cfg.showAlerts() && len(row.Alerts) > 0 {
+			if err := json.Unmarshal(row.Alerts, &s.Alerts); err != nil {
+				return s, fmt.Errorf("devices: state alerts: %w", err)
+			}
+		}
 	case TrayLine:
 		s.Trays = &[]map[string]any{}
 	case MenuBoard:

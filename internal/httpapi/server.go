@@ -21,6 +21,7 @@ import (
 	"github.com/sous-app/sous/gen"
 
 	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/apikeys"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
@@ -47,6 +48,7 @@ type Server struct {
 	*publicHandlers
 	*devicesHandlers
 	*clinicalHandlers
+	*alertsHandlers
 	*metaHandlers
 }
 
@@ -60,6 +62,7 @@ type (
 	webhookHandlers  = webhooks.Handlers
 	publicHandlers   = public.Handlers
 	clinicalHandlers = clinical.Handlers
+	alertsHandlers   = alerts.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -189,6 +192,7 @@ func New(d Deps) (http.Handler, error) {
 		publicHandlers:   public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
 		devicesHandlers:  devs,
 		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
+		alertsHandlers:   alerts.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:     meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

@@ -1,0 +1,34 @@
+-- +goose Up
+-- Operational alerts: something at a site needs attention (a silent sensor gateway today; later
+-- temperature excursions, expiring lots, missed tasks, nutrition risks). An alert opens once per
+-- condition and subject, shows on the site's kitchen wallboards while open, fires alert.created
+-- when it opens, and closes when the condition clears or someone resolves it.
+CREATE TABLE alerts (
+    id           uuid PRIMARY KEY,
+    org_id       uuid        NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    site_id      uuid        NOT NULL,
+    kind         text        NOT NULL,
+    severity     text        NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
+    message      text        NOT NULL,
+    -- What the alert is about ("device", …) and its id: with kind, the key that keeps one open
+    -- alert per condition. No foreign key: subjects live in many tables, and the code that opens
+    -- an alert of a kind also closes it when its subject goes away.
+    subject_type text        NOT NULL,
+    subject_id   uuid        NOT NULL,
+    opened_at    timestamptz NOT NULL,
+    resolved_at  timestamptz,
+    -- NULL with resolved_at set: the condition cleared by itself.
+    resolved_by  uuid REFERENCES users (id) ON DELETE SET NULL,
+    UNIQUE (org_id, id),
+    FOREIGN KEY (org_id, site_id) REFERENCES sites (org_id, id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX alerts_open_once_idx ON alerts (org_id, kind, subject_id) WHERE resolved_at IS NULL;
+-- The wallboards' state and the open list read a site's open alerts.
+CREATE INDEX alerts_open_site_idx ON alerts (org_id, site_id, opened_at DESC) WHERE resolved_at IS NULL;
+CREATE INDEX alerts_org_opened_idx ON alerts (org_id, opened_at DESC, id DESC);
+-- The sweeper looks for paired sensor gateways by last contact.
+CREATE INDEX devices_gateway_seen_idx ON devices (last_seen_at) WHERE kind = 'sensor_gateway' AND token_hash IS NOT NULL;
+
+-- +goose Down
+DROP INDEX devices_gateway_seen_idx;
+DROP TABLE alerts;

@@ -1,0 +1,92 @@
+// Package alerts owns operational alerts: conditions at a site that need someone's attention.
+// A capability that detects a condition opens an alert with Open and closes it with Close when
+// the condition clears; members list and resolve them. Opening publishes alert.created and, like
+// every change to open alerts, hints the site's screens (kitchen wallboards show open alerts).
+package alerts
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/events"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/realtime"
+)
+
+// Kinds opened today; the schema documents the ones to come.
+const (
+	KindSensorOffline = "sensor_offline"
+)
+
+// Severities, as the spec's DeviceAlert lists them.
+const (
+	Info     = "info"
+	Warning  = "warning"
+	Critical = "critical"
+)
+
+// Alert is what a detector asks to open. Subject and Kind together identify the condition: while
+// an alert of that kind about that subject is open, Open does nothing.
+type Alert struct {
+	OrgID, SiteID uuid.UUID
+	Kind          string
+	Severity      string
+	Message       string
+	SubjectType   string
+	SubjectID     uuid.UUID
+}
+
+// Open opens the alert in tx unless the same condition is already open, and reports whether it
+// did. The alert.created event and the screens' hint commit or roll back with tx.
+func Open(ctx context.Context, tx pgx.Tx, now time.Time, a Alert) (bool, error) {
+	q := db.New(tx)
+	row, err := q.OpenAlert(ctx, db.OpenAlertParams{
+		ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, SiteID: a.SiteID, Kind: a.Kind, Severity: a.Severity,
+		Message: a.Message, SubjectType: a.SubjectType, SubjectID: a.SubjectID, Now: now,
+	})
+	if pg.IsNoRows(err) {
+		return false, nil // already open
+	}
+	if err != nil {
+		return false, err
+	}
+	if _, err := events.Publish(ctx, q, a.OrgID, events.AlertCreated, now, map[string]any{
+		"alertId": row.ID, "siteId": row.SiteID, "kind": row.Kind, "severity": row.Severity,
+	}); err != nil {
+		return false, err
+	}
+	return true, hintSite(ctx, tx, a.OrgID, a.SiteID)
+}
+
+// Close closes the open alerts of kind about the subjects (their condition cleared by itself)
+// and hints the screens of the sites concerned.
+func Close(ctx context.Context, tx pgx.Tx, now time.Time, orgID uuid.UUID, kind string, subjectIDs ...uuid.UUID) error {
+	closed, err := db.New(tx).CloseAlertsOf(ctx, db.CloseAlertsOfParams{OrgID: orgID, Kind: kind, SubjectIds: subjectIDs, Now: now})
+	if err != nil {
+		return err
+	}
+	hinted := map[uuid.UUID]bool{}
+	for _, c := range closed {
+		if hinted[c.SiteID] {
+			continue
+		}
+		hinted[c.SiteID] = true
+		if err := hintSite(ctx, tx, orgID, c.SiteID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hintSite tells the site's paired screens to refetch their state once tx commits.
+func hintSite(ctx context.Context, tx pgx.Tx, orgID, siteID uuid.UUID) error {
+	ids, err := db.New(tx).SiteDeviceIDs(ctx, db.SiteDeviceIDsParams{OrgID: orgID, SiteID: siteID})
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	return realtime.Notify(ctx, tx, ids...)
+}
