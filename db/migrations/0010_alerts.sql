@@ -15,6 +15,9 @@ CREATE TABLE alerts (
     -- an alert of a kind also closes it when its subject goes away.
     subject_type text        NOT NULL,
     subject_id   uuid        NOT NULL,
+    -- When this occurrence of the condition began (a gateway's last contact, …): an alert about
+    -- the same occurrence, open or resolved, is not opened again.
+    occurrence   timestamptz NOT NULL,
     opened_at    timestamptz NOT NULL,
     resolved_at  timestamptz,
     -- NULL with resolved_at set: the condition cleared by itself.

@@ -1,7 +1,7 @@
 -- name: OpenAlert :one
 -- Opens the alert unless one is already open for the same kind and subject: then no row.
-INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, opened_at)
-VALUES (@id, @org_id, @site_id, @kind, @severity, @message, @subject_type, @subject_id, @now)
+INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at)
+VALUES (@id, @org_id, @site_id, @kind, @severity, @message, @subject_type, @subject_id, @occurrence, @now)
 ON CONFLICT (org_id, kind, subject_id) WHERE resolved_at IS NULL DO NOTHING
 RETURNING *;
 
@@ -32,16 +32,18 @@ ORDER BY opened_at DESC, id DESC
 LIMIT @max_rows;
 
 -- name: SilentSensorGateways :many
--- Paired sensor gateways last heard from before @silent_since (or never, paired before it) that
--- have no open sensor_offline alert yet.
-SELECT d.id, d.org_id, d.site_id, d.name, d.last_seen_at, d.paired_at, s.timezone
+-- Paired sensor gateways last heard from before @silent_since (or never, paired before it) with
+-- no alert about this silence yet: none open, and none about the same last contact (one a member
+-- resolved while the silence goes on is not opened again).
+SELECT d.id, d.org_id, d.site_id, d.name, d.last_seen_at, coalesce(d.last_seen_at, d.paired_at)::timestamptz AS silent_since, s.timezone
 FROM devices d
 JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
 WHERE d.kind = 'sensor_gateway' AND d.token_hash IS NOT NULL
   AND coalesce(d.last_seen_at, d.paired_at) < @silent_since::timestamptz
   AND NOT EXISTS (
       SELECT 1 FROM alerts a
-      WHERE a.org_id = d.org_id AND a.kind = 'sensor_offline' AND a.subject_id = d.id AND a.resolved_at IS NULL)
+      WHERE a.org_id = d.org_id AND a.kind = 'sensor_offline' AND a.subject_id = d.id
+        AND (a.resolved_at IS NULL OR a.occurrence = coalesce(d.last_seen_at, d.paired_at)))
 ORDER BY d.org_id
 LIMIT @max_rows;
 

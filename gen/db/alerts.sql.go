@@ -57,7 +57,7 @@ func (q *Queries) CloseAlertsOf(ctx context.Context, arg CloseAlertsOfParams) ([
 }
 
 const getAlert = `-- name: GetAlert :one
-SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, opened_at, resolved_at, resolved_by FROM alerts WHERE org_id = $1 AND id = $2
+SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by FROM alerts WHERE org_id = $1 AND id = $2
 `
 
 type GetAlertParams struct {
@@ -77,6 +77,7 @@ func (q *Queries) GetAlert(ctx context.Context, arg GetAlertParams) (Alert, erro
 		&i.Message,
 		&i.SubjectType,
 		&i.SubjectID,
+		&i.Occurrence,
 		&i.OpenedAt,
 		&i.ResolvedAt,
 		&i.ResolvedBy,
@@ -85,7 +86,7 @@ func (q *Queries) GetAlert(ctx context.Context, arg GetAlertParams) (Alert, erro
 }
 
 const listAlerts = `-- name: ListAlerts :many
-SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, opened_at, resolved_at, resolved_by FROM alerts
+SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by FROM alerts
 WHERE org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR site_id = $3)
@@ -135,6 +136,7 @@ func (q *Queries) ListAlerts(ctx context.Context, arg ListAlertsParams) ([]Alert
 			&i.Message,
 			&i.SubjectType,
 			&i.SubjectID,
+			&i.Occurrence,
 			&i.OpenedAt,
 			&i.ResolvedAt,
 			&i.ResolvedBy,
@@ -150,10 +152,10 @@ func (q *Queries) ListAlerts(ctx context.Context, arg ListAlertsParams) ([]Alert
 }
 
 const openAlert = `-- name: OpenAlert :one
-INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, opened_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (org_id, kind, subject_id) WHERE resolved_at IS NULL DO NOTHING
-RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, opened_at, resolved_at, resolved_by
+RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by
 `
 
 type OpenAlertParams struct {
@@ -165,6 +167,7 @@ type OpenAlertParams struct {
 	Message     string
 	SubjectType string
 	SubjectID   uuid.UUID
+	Occurrence  time.Time
 	Now         time.Time
 }
 
@@ -179,6 +182,7 @@ func (q *Queries) OpenAlert(ctx context.Context, arg OpenAlertParams) (Alert, er
 		arg.Message,
 		arg.SubjectType,
 		arg.SubjectID,
+		arg.Occurrence,
 		arg.Now,
 	)
 	var i Alert
@@ -191,6 +195,7 @@ func (q *Queries) OpenAlert(ctx context.Context, arg OpenAlertParams) (Alert, er
 		&i.Message,
 		&i.SubjectType,
 		&i.SubjectID,
+		&i.Occurrence,
 		&i.OpenedAt,
 		&i.ResolvedAt,
 		&i.ResolvedBy,
@@ -250,7 +255,7 @@ func (q *Queries) RecoveredSensorAlerts(ctx context.Context, arg RecoveredSensor
 const resolveAlert = `-- name: ResolveAlert :one
 UPDATE alerts SET resolved_at = $1::timestamptz, resolved_by = $2::uuid
 WHERE org_id = $3 AND id = $4 AND resolved_at IS NULL
-RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, opened_at, resolved_at, resolved_by
+RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by
 `
 
 type ResolveAlertParams struct {
@@ -277,6 +282,7 @@ func (q *Queries) ResolveAlert(ctx context.Context, arg ResolveAlertParams) (Ale
 		&i.Message,
 		&i.SubjectType,
 		&i.SubjectID,
+		&i.Occurrence,
 		&i.OpenedAt,
 		&i.ResolvedAt,
 		&i.ResolvedBy,
@@ -285,14 +291,15 @@ func (q *Queries) ResolveAlert(ctx context.Context, arg ResolveAlertParams) (Ale
 }
 
 const silentSensorGateways = `-- name: SilentSensorGateways :many
-SELECT d.id, d.org_id, d.site_id, d.name, d.last_seen_at, d.paired_at, s.timezone
+SELECT d.id, d.org_id, d.site_id, d.name, d.last_seen_at, coalesce(d.last_seen_at, d.paired_at)::timestamptz AS silent_since, s.timezone
 FROM devices d
 JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
 WHERE d.kind = 'sensor_gateway' AND d.token_hash IS NOT NULL
   AND coalesce(d.last_seen_at, d.paired_at) < $1::timestamptz
   AND NOT EXISTS (
       SELECT 1 FROM alerts a
-      WHERE a.org_id = d.org_id AND a.kind = 'sensor_offline' AND a.subject_id = d.id AND a.resolved_at IS NULL)
+      WHERE a.org_id = d.org_id AND a.kind = 'sensor_offline' AND a.subject_id = d.id
+        AND (a.resolved_at IS NULL OR a.occurrence = coalesce(d.last_seen_at, d.paired_at)))
 ORDER BY d.org_id
 LIMIT $2
 `
@@ -303,17 +310,18 @@ type SilentSensorGatewaysParams struct {
 }
 
 type SilentSensorGatewaysRow struct {
-	ID         uuid.UUID
-	OrgID      uuid.UUID
-	SiteID     uuid.UUID
-	Name       string
-	LastSeenAt *time.Time
-	PairedAt   *time.Time
-	Timezone   string
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	LastSeenAt  *time.Time
+	SilentSince time.Time
+	Timezone    string
 }
 
-// Paired sensor gateways last heard from before @silent_since (or never, paired before it) that
-// have no open sensor_offline alert yet.
+// Paired sensor gateways last heard from before @silent_since (or never, paired before it) with
+// no alert about this silence yet: none open, and none about the same last contact (one a member
+// resolved while the silence goes on is not opened again).
 func (q *Queries) SilentSensorGateways(ctx context.Context, arg SilentSensorGatewaysParams) ([]SilentSensorGatewaysRow, error) {
 	rows, err := q.db.Query(ctx, silentSensorGateways, arg.SilentSince, arg.MaxRows)
 	if err != nil {
@@ -329,7 +337,7 @@ func (q *Queries) SilentSensorGateways(ctx context.Context, arg SilentSensorGate
 			&i.SiteID,
 			&i.Name,
 			&i.LastSeenAt,
-			&i.PairedAt,
+			&i.SilentSince,
 			&i.Timezone,
 		); err != nil {
 			return nil, err

@@ -19,6 +19,7 @@ type Alert struct {
 	Message     string
 	SubjectType string
 	SubjectID   uuid.UUID
+	Occurrence  time.Time
 	OpenedAt    time.Time
 	ResolvedAt  *time.Time
 	ResolvedBy  *uuid.UUID

@@ -1521,8 +1521,9 @@ export interface paths {
         /**
          * Resolve an alert
          * @description Closes an open alert (someone dealt with it); the site's wallboards drop it at once.
-         *     Resolving an alert already closed changes nothing and answers it as it is. If the
-         *     condition persists, its next check opens a new alert.
+         *     Resolving an alert already closed changes nothing and answers it as it is. The same
+         *     occurrence of the condition is not reported again; a new occurrence (the gateway heard
+         *     from and silent again) opens a new alert.
          *
          *     Permission: `operateKitchen` (inspector and up).
          */

@@ -30,7 +30,8 @@ const (
 )
 
 // Alert is what a detector asks to open. Subject and Kind together identify the condition: while
-// an alert of that kind about that subject is open, Open does nothing.
+// an alert of that kind about that subject is open, Open does nothing. Occurrence is when this
+// occurrence of the condition began; detectors skip one already reported (see SilentSensorGateways).
 type Alert struct {
 	OrgID, SiteID uuid.UUID
 	Kind          string
@@ -38,6 +39,7 @@ type Alert struct {
 	Message       string
 	SubjectType   string
 	SubjectID     uuid.UUID
+	Occurrence    time.Time
 }
 
 // Open opens the alert in tx unless the same condition is already open, and reports whether it
@@ -46,7 +48,7 @@ func Open(ctx context.Context, tx pgx.Tx, now time.Time, a Alert) (bool, error) 
 	q := db.New(tx)
 	row, err := q.OpenAlert(ctx, db.OpenAlertParams{
 		ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, SiteID: a.SiteID, Kind: a.Kind, Severity: a.Severity,
-		Message: a.Message, SubjectType: a.SubjectType, SubjectID: a.SubjectID, Now: now,
+		Message: a.Message, SubjectType: a.SubjectType, SubjectID: a.SubjectID, Occurrence: a.Occurrence, Now: now,
 	})
 	if pg.IsNoRows(err) {
 		return false, nil // already open

@@ -246,10 +246,17 @@ func TestResolvingAnAlert(t *testing.T) {
 	if *again.ResolvedBy != cook.User.ID || !again.ResolvedAt.Equal(*resolved.ResolvedAt) {
 		t.Fatalf("resolved again %+v", again)
 	}
-	// The gateway is still silent: the next sweep reports it anew.
+	// The same silence is not reported again once someone has dealt with it...
+	k.sweep()
+	if got := k.list(k.owner.AccessToken, ""); len(got) != 0 {
+		t.Fatalf("reopened for the same silence: %+v", got)
+	}
+	// ...but a new one is.
+	k.env.Call(http.MethodGet, "device/state").DeviceToken(k.gatewayToken).Do().Expect(http.StatusOK)
+	k.advance(alerts.SensorSilence + time.Minute)
 	k.sweep()
 	if got := k.list(k.owner.AccessToken, ""); len(got) != 1 || got[0].ID == a.ID {
-		t.Fatalf("after resolving a persisting condition: %+v", got)
+		t.Fatalf("after a new silence: %+v", got)
 	}
 }
 

@@ -113,7 +113,7 @@ func (s *Sweeper) openSilent(ctx context.Context, now, silentSince time.Time) (i
 			if _, err := Open(ctx, tx, now, Alert{
 				OrgID: r.OrgID, SiteID: r.SiteID, Kind: KindSensorOffline, Severity: Warning,
 				Message:     silenceMessage(r),
-				SubjectType: "device", SubjectID: r.ID,
+				SubjectType: "device", SubjectID: r.ID, Occurrence: r.SilentSince,
 			}); err != nil {
 				return err
 			}
