@@ -17,6 +17,7 @@ import (
 	"github.com/sous-app/sous/db/migrations"
 	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/auth"
+	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
@@ -103,7 +104,7 @@ func serve(ctx context.Context, args []string) error {
 	swept := make(chan struct{})
 	go func() {
 		defer close(swept)
-		alerts.NewSweeper(pool, clock.Real{}, logger).Run(dispatchCtx)
+		alerts.NewSweeper(pool, clock.Real{}, logger, clinical.NutritionRiskCheck(pool)).Run(dispatchCtx)
 	}()
 
 	srv := &http.Server{

@@ -278,3 +278,32 @@ WITH mark AS (
     WHERE (hl7_trail_expiry.through_at, hl7_trail_expiry.through_id) < (excluded.through_at, excluded.through_id)
 )
 SELECT count(*)::int AS n FROM slice;
+
+-- name: RestrictedDietPatients :many
+-- In-house patients whose diet orders name NPO or clear liquids (a textual filter; the
+-- nutrition-risk rule itself is decided in Go), keyset-paged on id, with the occurrence of their
+-- latest nutrition_risk alert and whether one is open.
+SELECT p.id, p.org_id, p.site_id, p.mrn, p.family_name, p.given_name, p.unit, p.room, p.bed, p.diet_orders,
+       -- The epoch stands for "never".
+       coalesce((SELECT max(a.occurrence) FROM alerts a
+                 WHERE a.org_id = p.org_id AND a.kind = 'nutrition_risk' AND a.subject_id = p.id),
+                'epoch'::timestamptz)::timestamptz AS last_occurrence,
+       EXISTS (SELECT 1 FROM alerts a
+               WHERE a.org_id = p.org_id AND a.kind = 'nutrition_risk' AND a.subject_id = p.id AND a.resolved_at IS NULL) AS alert_open
+FROM patients p
+WHERE p.encounter_id IS NOT NULL
+  AND p.diet_orders::text ~ '"(npo|clear_liquid)"'
+  AND (sqlc.narg(after_id)::uuid IS NULL OR p.id > sqlc.narg(after_id)::uuid)
+ORDER BY p.id
+LIMIT @max_rows;
+
+-- name: OpenNutritionRiskAlerts :many
+-- Open nutrition_risk alerts with their patient's stay and diet orders (NULLs once the patient
+-- is gone), for closing those whose condition has cleared.
+SELECT a.org_id, a.subject_id, p.encounter_id, p.diet_orders
+FROM alerts a
+LEFT JOIN patients p ON p.org_id = a.org_id AND p.id = a.subject_id
+WHERE a.kind = 'nutrition_risk' AND a.resolved_at IS NULL
+  AND (sqlc.narg(after_id)::uuid IS NULL OR a.subject_id > sqlc.narg(after_id)::uuid)
+ORDER BY a.subject_id
+LIMIT @max_rows;

@@ -1087,6 +1087,55 @@ func (q *Queries) MapClinicalCode(ctx context.Context, arg MapClinicalCodeParams
 	return i, err
 }
 
+const openNutritionRiskAlerts = `-- name: OpenNutritionRiskAlerts :many
+SELECT a.org_id, a.subject_id, p.encounter_id, p.diet_orders
+FROM alerts a
+LEFT JOIN patients p ON p.org_id = a.org_id AND p.id = a.subject_id
+WHERE a.kind = 'nutrition_risk' AND a.resolved_at IS NULL
+  AND ($1::uuid IS NULL OR a.subject_id > $1::uuid)
+ORDER BY a.subject_id
+LIMIT $2
+`
+
+type OpenNutritionRiskAlertsParams struct {
+	AfterID *uuid.UUID
+	MaxRows int32
+}
+
+type OpenNutritionRiskAlertsRow struct {
+	OrgID       uuid.UUID
+	SubjectID   uuid.UUID
+	EncounterID *uuid.UUID
+	DietOrders  []byte
+}
+
+// Open nutrition_risk alerts with their patient's stay and diet orders (NULLs once the patient
+// is gone), for closing those whose condition has cleared.
+func (q *Queries) OpenNutritionRiskAlerts(ctx context.Context, arg OpenNutritionRiskAlertsParams) ([]OpenNutritionRiskAlertsRow, error) {
+	rows, err := q.db.Query(ctx, openNutritionRiskAlerts, arg.AfterID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OpenNutritionRiskAlertsRow{}
+	for rows.Next() {
+		var i OpenNutritionRiskAlertsRow
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.SubjectID,
+			&i.EncounterID,
+			&i.DietOrders,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const patientsByMRN = `-- name: PatientsByMRN :many
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
        p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
@@ -1203,6 +1252,78 @@ type RecordCodeOccurrencesParams struct {
 func (q *Queries) RecordCodeOccurrences(ctx context.Context, arg RecordCodeOccurrencesParams) error {
 	_, err := q.db.Exec(ctx, recordCodeOccurrences, arg.OrgID, arg.Now, arg.Rows)
 	return err
+}
+
+const restrictedDietPatients = `-- name: RestrictedDietPatients :many
+SELECT p.id, p.org_id, p.site_id, p.mrn, p.family_name, p.given_name, p.unit, p.room, p.bed, p.diet_orders,
+       -- The epoch stands for "never".
+       coalesce((SELECT max(a.occurrence) FROM alerts a
+                 WHERE a.org_id = p.org_id AND a.kind = 'nutrition_risk' AND a.subject_id = p.id),
+                'epoch'::timestamptz)::timestamptz AS last_occurrence,
+       EXISTS (SELECT 1 FROM alerts a
+               WHERE a.org_id = p.org_id AND a.kind = 'nutrition_risk' AND a.subject_id = p.id AND a.resolved_at IS NULL) AS alert_open
+FROM patients p
+WHERE p.encounter_id IS NOT NULL
+  AND p.diet_orders::text ~ '"(npo|clear_liquid)"'
+  AND ($1::uuid IS NULL OR p.id > $1::uuid)
+ORDER BY p.id
+LIMIT $2
+`
+
+type RestrictedDietPatientsParams struct {
+	AfterID *uuid.UUID
+	MaxRows int32
+}
+
+type RestrictedDietPatientsRow struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Mrn            string
+	FamilyName     string
+	GivenName      string
+	Unit           string
+	Room           string
+	Bed            string
+	DietOrders     []byte
+	LastOccurrence time.Time
+	AlertOpen      bool
+}
+
+// In-house patients whose diet orders name NPO or clear liquids (a textual filter; the
+// nutrition-risk rule itself is decided in Go), keyset-paged on id, with the occurrence of their
+// latest nutrition_risk alert and whether one is open.
+func (q *Queries) RestrictedDietPatients(ctx context.Context, arg RestrictedDietPatientsParams) ([]RestrictedDietPatientsRow, error) {
+	rows, err := q.db.Query(ctx, restrictedDietPatients, arg.AfterID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RestrictedDietPatientsRow{}
+	for rows.Next() {
+		var i RestrictedDietPatientsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Mrn,
+			&i.FamilyName,
+			&i.GivenName,
+			&i.Unit,
+			&i.Room,
+			&i.Bed,
+			&i.DietOrders,
+			&i.LastOccurrence,
+			&i.AlertOpen,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const setPatientAllergies = `-- name: SetPatientAllergies :exec

@@ -3217,15 +3217,16 @@ export interface components {
             siteId: string;
             /**
              * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
-             *     minutes); later kinds such as `temperature_excursion`, `lot_expiring`,
-             *     `certification_lapse`, `nutrition_risk` and `task_missed` arrive with their capabilities.
+             *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
+             *     liquids for 72 hours; subject a patient); later kinds such as `temperature_excursion`,
+             *     `lot_expiring`, `certification_lapse` and `task_missed` arrive with their capabilities.
              * @example sensor_offline
              */
             kind: string;
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`). */
             subject: {
                 /** @example device */
                 type: string;

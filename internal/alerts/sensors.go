@@ -3,7 +3,6 @@ package alerts
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/gen/db"
-	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -20,66 +18,40 @@ const (
 	// before it is reported offline. Devices record contact at most once a minute, so anything
 	// much shorter would report gateways that merely poll slowly.
 	SensorSilence = 10 * time.Minute
-	// sweepEvery is how often Run checks; an outage is reported within SensorSilence + sweepEvery.
-	sweepEvery = time.Minute
-	// sweepBatch bounds the rows one statement of a sweep handles; a sweep repeats until done.
+	// sweepBatch bounds the rows one statement of a check handles; a check repeats until done.
 	sweepBatch = 500
 )
 
-// Sweeper opens and closes the alerts that no request triggers: those about silence. Every
-// replica runs one; the unique open-alert index makes concurrent sweeps open each alert once.
-type Sweeper struct {
-	pool   *pgxpool.Pool
-	clock  clock.Clock
-	logger *slog.Logger
-}
-
-func NewSweeper(pool *pgxpool.Pool, c clock.Clock, logger *slog.Logger) *Sweeper {
-	return &Sweeper{pool: pool, clock: c, logger: logger}
-}
-
-// Run sweeps every minute until ctx ends.
-func (s *Sweeper) Run(ctx context.Context) {
-	t := time.NewTicker(sweepEvery)
-	defer t.Stop()
-	for {
-		if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-			s.logger.Error("alerts: sweep failed", "err", err)
+// SensorCheck opens sensor_offline for every paired sensor gateway silent for SensorSilence and
+// closes it once the gateway is heard from again (or unpaired, moved or deleted).
+func SensorCheck(pool *pgxpool.Pool) Check {
+	s := sensors{pool: pool}
+	return func(ctx context.Context, now time.Time) error {
+		silentSince := now.Add(-SensorSilence)
+		for {
+			n, err := s.closeRecovered(ctx, now, silentSince)
+			if err != nil {
+				return err
+			}
+			if n < sweepBatch {
+				break
+			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// Sweep closes the sensor_offline alerts of gateways heard from again (or unpaired, moved or
-// deleted), then opens one for each paired gateway silent for SensorSilence.
-func (s *Sweeper) Sweep(ctx context.Context) error {
-	now := s.clock.Now()
-	silentSince := now.Add(-SensorSilence)
-	for {
-		n, err := s.closeRecovered(ctx, now, silentSince)
-		if err != nil {
-			return err
-		}
-		if n < sweepBatch {
-			break
-		}
-	}
-	for {
-		n, err := s.openSilent(ctx, now, silentSince)
-		if err != nil {
-			return err
-		}
-		if n < sweepBatch {
-			return nil
+		for {
+			n, err := s.openSilent(ctx, now, silentSince)
+			if err != nil {
+				return err
+			}
+			if n < sweepBatch {
+				return nil
+			}
 		}
 	}
 }
 
-func (s *Sweeper) closeRecovered(ctx context.Context, now, silentSince time.Time) (int, error) {
+type sensors struct{ pool *pgxpool.Pool }
+
+func (s sensors) closeRecovered(ctx context.Context, now, silentSince time.Time) (int, error) {
 	var n int
 	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		rows, err := db.New(tx).RecoveredSensorAlerts(ctx, db.RecoveredSensorAlertsParams{SilentSince: silentSince, MaxRows: sweepBatch})
@@ -101,7 +73,7 @@ func (s *Sweeper) closeRecovered(ctx context.Context, now, silentSince time.Time
 	return n, err
 }
 
-func (s *Sweeper) openSilent(ctx context.Context, now, silentSince time.Time) (int, error) {
+func (s sensors) openSilent(ctx context.Context, now, silentSince time.Time) (int, error) {
 	var n int
 	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		rows, err := db.New(tx).SilentSensorGateways(ctx, db.SilentSensorGatewaysParams{SilentSince: silentSince, MaxRows: sweepBatch})
