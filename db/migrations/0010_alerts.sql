@@ -31,7 +31,10 @@ CREATE INDEX alerts_open_site_idx ON alerts (org_id, site_id, opened_at DESC) WH
 CREATE INDEX alerts_org_opened_idx ON alerts (org_id, opened_at DESC, id DESC);
 -- The sweeper looks for paired sensor gateways by last contact.
 CREATE INDEX devices_gateway_seen_idx ON devices (last_seen_at) WHERE kind = 'sensor_gateway' AND token_hash IS NOT NULL;
+-- The nutrition-risk check walks the patients in house by id, across organizations.
+CREATE INDEX patients_in_house_id_idx ON patients (id) WHERE encounter_id IS NOT NULL;
 
 -- +goose Down
+DROP INDEX patients_in_house_id_idx;
 DROP INDEX devices_gateway_seen_idx;
 DROP TABLE alerts;
