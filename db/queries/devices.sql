@@ -63,25 +63,8 @@ SELECT plan_tier, trial_ends_at FROM orgs WHERE id = @id FOR NO KEY UPDATE;
 
 -- name: AuthenticateDevice :one
 -- The device of a token, with everything GET /device/state shows: for a polling screen, one
--- round trip both authenticates and loads the state. Same columns as GetDeviceState.
-SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
-       s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
-       o.name AS org_name, o.brand_primary, o.brand_accent,
-       -- Kitchen wallboards show the site's open alerts, most severe and newest first.
-       (CASE WHEN d.kind IN ('wallboard_boh', 'wallboard_foh') THEN (
-           SELECT coalesce(json_agg(json_build_object('kind', a.kind, 'severity', a.severity, 'message', a.message)
-                                    ORDER BY a.rank, a.opened_at DESC), '[]'::json)
-           FROM (SELECT kind, severity, message, opened_at,
-                        CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END AS rank
-                 FROM alerts
-                 WHERE org_id = d.org_id AND site_id = d.site_id AND resolved_at IS NULL
-                 ORDER BY rank, opened_at DESC
-                 LIMIT 20) a
-       ) END)::json AS alerts
-FROM devices d
-JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
-JOIN orgs o ON o.id = d.org_id
-WHERE d.token_hash = @token_hash;
+-- round trip both authenticates and loads the state.
+SELECT * FROM device_states WHERE token_hash = @token_hash;
 
 -- name: TouchDevice :exec
 UPDATE devices SET last_seen_at = @now::timestamptz
@@ -89,24 +72,7 @@ WHERE id = @id AND (last_seen_at IS NULL OR last_seen_at <= @stale_before::times
 
 -- name: GetDeviceState :one
 -- Everything GET /device/state shows, in one round trip.
-SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
-       s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
-       o.name AS org_name, o.brand_primary, o.brand_accent,
-       -- Kitchen wallboards show the site's open alerts, most severe and newest first.
-       (CASE WHEN d.kind IN ('wallboard_boh', 'wallboard_foh') THEN (
-           SELECT coalesce(json_agg(json_build_object('kind', a.kind, 'severity', a.severity, 'message', a.message)
-                                    ORDER BY a.rank, a.opened_at DESC), '[]'::json)
-           FROM (SELECT kind, severity, message, opened_at,
-                        CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END AS rank
-                 FROM alerts
-                 WHERE org_id = d.org_id AND site_id = d.site_id AND resolved_at IS NULL
-                 ORDER BY rank, opened_at DESC
-                 LIMIT 20) a
-       ) END)::json AS alerts
-FROM devices d
-JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
-JOIN orgs o ON o.id = d.org_id
-WHERE d.org_id = @org_id AND d.id = @id;
+SELECT * FROM device_states WHERE org_id = @org_id AND id = @id;
 
 -- name: PruneExpiredPairingCodes :exec
 DELETE FROM device_pairing_codes WHERE expires_at <= @now;

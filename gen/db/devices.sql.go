@@ -13,52 +13,18 @@ import (
 )
 
 const authenticateDevice = `-- name: AuthenticateDevice :one
-SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
-       s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
-       o.name AS org_name, o.brand_primary, o.brand_accent,
-       -- Kitchen wallboards show the site's open alerts, most severe and newest first.
-       (CASE WHEN d.kind IN ('wallboard_boh', 'wallboard_foh') THEN (
-           SELECT coalesce(json_agg(json_build_object('kind', a.kind, 'severity', a.severity, 'message', a.message)
-                                    ORDER BY a.rank, a.opened_at DESC), '[]'::json)
-           FROM (SELECT kind, severity, message, opened_at,
-                        CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END AS rank
-                 FROM alerts
-                 WHERE org_id = d.org_id AND site_id = d.site_id AND resolved_at IS NULL
-                 ORDER BY rank, opened_at DESC
-                 LIMIT 20) a
-       ) END)::json AS alerts
-FROM devices d
-JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
-JOIN orgs o ON o.id = d.org_id
-WHERE d.token_hash = $1
+SELECT id, org_id, token_hash, last_seen_at, name, kind, config, cast_content, site_id, site_name, timezone, day_parts, org_name, brand_primary, brand_accent, alerts FROM device_states WHERE token_hash = $1
 `
 
-type AuthenticateDeviceRow struct {
-	ID           uuid.UUID
-	OrgID        uuid.UUID
-	LastSeenAt   *time.Time
-	Name         string
-	Kind         string
-	Config       []byte
-	CastContent  []byte
-	SiteID       uuid.UUID
-	SiteName     string
-	Timezone     string
-	DayParts     []byte
-	OrgName      string
-	BrandPrimary string
-	BrandAccent  string
-	Alerts       []byte
-}
-
 // The device of a token, with everything GET /device/state shows: for a polling screen, one
-// round trip both authenticates and loads the state. Same columns as GetDeviceState.
-func (q *Queries) AuthenticateDevice(ctx context.Context, tokenHash []byte) (AuthenticateDeviceRow, error) {
+// round trip both authenticates and loads the state.
+func (q *Queries) AuthenticateDevice(ctx context.Context, tokenHash []byte) (DeviceState, error) {
 	row := q.db.QueryRow(ctx, authenticateDevice, tokenHash)
-	var i AuthenticateDeviceRow
+	var i DeviceState
 	err := row.Scan(
 		&i.ID,
 		&i.OrgID,
+		&i.TokenHash,
 		&i.LastSeenAt,
 		&i.Name,
 		&i.Kind,
@@ -347,24 +313,7 @@ func (q *Queries) GetDeviceForUpdate(ctx context.Context, arg GetDeviceForUpdate
 }
 
 const getDeviceState = `-- name: GetDeviceState :one
-SELECT d.id, d.org_id, d.last_seen_at, d.name, d.kind, d.config, d.cast_content,
-       s.id AS site_id, s.name AS site_name, s.timezone, s.day_parts,
-       o.name AS org_name, o.brand_primary, o.brand_accent,
-       -- Kitchen wallboards show the site's open alerts, most severe and newest first.
-       (CASE WHEN d.kind IN ('wallboard_boh', 'wallboard_foh') THEN (
-           SELECT coalesce(json_agg(json_build_object('kind', a.kind, 'severity', a.severity, 'message', a.message)
-                                    ORDER BY a.rank, a.opened_at DESC), '[]'::json)
-           FROM (SELECT kind, severity, message, opened_at,
-                        CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END AS rank
-                 FROM alerts
-                 WHERE org_id = d.org_id AND site_id = d.site_id AND resolved_at IS NULL
-                 ORDER BY rank, opened_at DESC
-                 LIMIT 20) a
-       ) END)::json AS alerts
-FROM devices d
-JOIN sites s ON s.org_id = d.org_id AND s.id = d.site_id
-JOIN orgs o ON o.id = d.org_id
-WHERE d.org_id = $1 AND d.id = $2
+SELECT id, org_id, token_hash, last_seen_at, name, kind, config, cast_content, site_id, site_name, timezone, day_parts, org_name, brand_primary, brand_accent, alerts FROM device_states WHERE org_id = $1 AND id = $2
 `
 
 type GetDeviceStateParams struct {
@@ -372,31 +321,14 @@ type GetDeviceStateParams struct {
 	ID    uuid.UUID
 }
 
-type GetDeviceStateRow struct {
-	ID           uuid.UUID
-	OrgID        uuid.UUID
-	LastSeenAt   *time.Time
-	Name         string
-	Kind         string
-	Config       []byte
-	CastContent  []byte
-	SiteID       uuid.UUID
-	SiteName     string
-	Timezone     string
-	DayParts     []byte
-	OrgName      string
-	BrandPrimary string
-	BrandAccent  string
-	Alerts       []byte
-}
-
 // Everything GET /device/state shows, in one round trip.
-func (q *Queries) GetDeviceState(ctx context.Context, arg GetDeviceStateParams) (GetDeviceStateRow, error) {
+func (q *Queries) GetDeviceState(ctx context.Context, arg GetDeviceStateParams) (DeviceState, error) {
 	row := q.db.QueryRow(ctx, getDeviceState, arg.OrgID, arg.ID)
-	var i GetDeviceStateRow
+	var i DeviceState
 	err := row.Scan(
 		&i.ID,
 		&i.OrgID,
+		&i.TokenHash,
 		&i.LastSeenAt,
 		&i.Name,
 		&i.Kind,

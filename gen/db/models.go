@@ -99,6 +99,25 @@ type DevicePairingCode struct {
 	ExpiresAt time.Time
 }
 
+type DeviceState struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	TokenHash    []byte
+	LastSeenAt   *time.Time
+	Name         string
+	Kind         string
+	Config       []byte
+	CastContent  []byte
+	SiteID       uuid.UUID
+	SiteName     string
+	Timezone     string
+	DayParts     []byte
+	OrgName      string
+	BrandPrimary string
+	BrandAccent  string
+	Alerts       []byte
+}
+
 type Encounter struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID

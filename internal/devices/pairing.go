@@ -251,6 +251,5 @@ func (h *Handlers) Authenticate(ctx context.Context, token string) (principal.Pr
 			return principal.Principal{}, err
 		}
 	}
-	state := db.GetDeviceStateRow(row)
-	return principal.Principal{Kind: principal.Device, OrgID: row.OrgID, DeviceID: row.ID, Loaded: &state}, nil
+	return principal.Principal{Kind: principal.Device, OrgID: row.OrgID, DeviceID: row.ID, Loaded: &row}, nil
 }

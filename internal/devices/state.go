@@ -106,7 +106,7 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 	if !ok || p.Kind != principal.Device {
 		return nil, errInvalidToken
 	}
-	row, ok := p.Loaded.(*db.GetDeviceStateRow)
+	row, ok := p.Loaded.(*db.DeviceState)
 	if !ok || row.ID != p.DeviceID {
 		r, err := db.New(h.pool).GetDeviceState(ctx, db.GetDeviceStateParams{OrgID: p.OrgID, ID: p.DeviceID})
 		if pg.IsNoRows(err) {
@@ -136,7 +136,7 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 	}, nil
 }
 
-func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.DeviceState, error) {
+func (h *Handlers) buildState(row db.DeviceState, now time.Time) (api.DeviceState, error) {
 	loc, err := h.zones.load(row.Timezone)
 	if err != nil {
 		return api.DeviceState{}, apierr.Internal(fmt.Errorf("site %s time zone %q: %w", row.SiteID, row.Timezone, err))
@@ -201,7 +201,7 @@ func (h *Handlers) buildState(row db.GetDeviceStateRow, now time.Time) (api.Devi
 // passage of time alone: the site's next local midnight (date), and on menu boards the next start
 // or end of a day part (which part is shown and whether it is in progress). Zero if the zone
 // cannot be loaded.
-func (h *Handlers) nextTimedChange(row db.GetDeviceStateRow, now time.Time) time.Time {
+func (h *Handlers) nextTimedChange(row db.DeviceState, now time.Time) time.Time {
 	loc, err := h.zones.load(row.Timezone)
 	if err != nil {
 		return time.Time{}
