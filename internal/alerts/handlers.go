@@ -2,8 +2,6 @@ package alerts
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"time"
@@ -57,9 +55,8 @@ func (h *Handlers) ListAlerts(ctx context.Context, req api.ListAlertsRequestObje
 	}
 	if p.Cursor != nil {
 		var c cursor
-		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
-		if err != nil || json.Unmarshal(raw, &c) != nil {
-			return nil, apierr.InvalidField("cursor", "is not a cursor this endpoint issued")
+		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
+			return nil, err
 		}
 		params.CursorAt, params.CursorID = &c.At, &c.ID
 	}
@@ -84,8 +81,7 @@ func (h *Handlers) ListAlerts(ctx context.Context, req api.ListAlertsRequestObje
 		if p.Limit != nil {
 			v.Set("limit", fmt.Sprint(*p.Limit))
 		}
-		raw, _ := json.Marshal(cursor{At: last.OpenedAt, ID: last.ID})
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/alerts", req.OrgId), v, base64.RawURLEncoding.EncodeToString(raw))
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/alerts", req.OrgId), v, paging.EncodeCursor(cursor{At: last.OpenedAt, ID: last.ID}))
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {

@@ -2,8 +2,6 @@ package audit
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"time"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
-	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/paging"
 )
 
@@ -35,9 +32,8 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 	params := db.ListAuditParams{OrgID: req.OrgId, ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
 	if p.Cursor != nil {
 		var c cursor
-		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
-		if err != nil || json.Unmarshal(raw, &c) != nil || c.ID == uuid.Nil {
-			return nil, apierr.InvalidField("cursor", "is not a cursor this endpoint issued")
+		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
+			return nil, err
 		}
 		params.CursorAt, params.CursorID = &c.At, &c.ID
 	}
@@ -49,8 +45,7 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[len(rows)-1]
-		raw, _ := json.Marshal(cursor{At: last.At, ID: last.ID})
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/audit-log", req.OrgId), query(p), base64.RawURLEncoding.EncodeToString(raw))
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/audit-log", req.OrgId), query(p), paging.EncodeCursor(cursor{At: last.At, ID: last.ID}))
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {

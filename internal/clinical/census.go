@@ -36,7 +36,7 @@ func (h *Handlers) GetCensus(ctx context.Context, req api.GetCensusRequestObject
 	params := db.ListCensusParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, Unit: p.Unit, MaxRows: int32(limit + 1)}
 	if p.Cursor != nil {
 		var c censusCursor
-		if err := decodeCursor(p.Cursor, &c); err != nil {
+		if err := paging.DecodeCursor(*p.Cursor, &c); err != nil {
 			return nil, err
 		}
 		params.CursorID, params.CursorSite, params.CursorUnit, params.CursorRoom, params.CursorBed = &c.ID, c.Site, c.Unit, c.Room, c.Bed
@@ -60,7 +60,7 @@ func (h *Handlers) GetCensus(ctx context.Context, req api.GetCensusRequestObject
 			q.Set("limit", fmt.Sprint(*p.Limit))
 		}
 		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/census", req.OrgId), q,
-			encodeCursor(censusCursor{Site: last.SiteID, Unit: last.Unit, Room: last.Room, Bed: last.Bed, ID: last.ID}))
+			paging.EncodeCursor(censusCursor{Site: last.SiteID, Unit: last.Unit, Room: last.Room, Bed: last.Bed, ID: last.ID}))
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {

@@ -69,7 +69,7 @@ func (h *Handlers) ListUnmappedCodes(ctx context.Context, req api.ListUnmappedCo
 	}
 	if p.Cursor != nil {
 		var c codeCursor
-		if err := decodeCursor(p.Cursor, &c); err != nil {
+		if err := paging.DecodeCursor(*p.Cursor, &c); err != nil {
 			return nil, err
 		}
 		params.CursorAt, params.CursorKind, params.CursorCode = c.At, &c.Kind, c.Code
@@ -94,7 +94,7 @@ func (h *Handlers) ListUnmappedCodes(ctx context.Context, req api.ListUnmappedCo
 			v.Set("limit", fmt.Sprint(*p.Limit))
 		}
 		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/clinical/unmapped-codes", req.OrgId), v,
-			encodeCursor(codeCursor{At: last.SortAt, Kind: last.Kind, Code: last.Code}))
+			paging.EncodeCursor(codeCursor{At: last.SortAt, Kind: last.Kind, Code: last.Code}))
 		out.Headers.Link = &next
 	}
 	views := make([]codeView, 0, len(rows))

@@ -8,8 +8,6 @@ package clinical
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"log/slog"
 	"sync"
 	"time"
@@ -119,21 +117,4 @@ func (l *orgLocks) lock(ctx context.Context, id uuid.UUID) (func(), error) {
 		release()
 		return nil, ctx.Err()
 	}
-}
-
-// Cursors are opaque to clients: base64url of a small JSON object.
-func encodeCursor(v any) string {
-	raw, _ := json.Marshal(v)
-	return base64.RawURLEncoding.EncodeToString(raw)
-}
-
-func decodeCursor(s *string, v any) error {
-	if s == nil {
-		return nil
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(*s)
-	if err != nil || json.Unmarshal(raw, v) != nil {
-		return apierr.InvalidField("cursor", "is not a cursor this endpoint issued")
-	}
-	return nil
 }

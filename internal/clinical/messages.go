@@ -38,7 +38,7 @@ func (h *Handlers) ListHl7Messages(ctx context.Context, req api.ListHl7MessagesR
 	}
 	if p.Cursor != nil {
 		var c messageCursor
-		if err := decodeCursor(p.Cursor, &c); err != nil {
+		if err := paging.DecodeCursor(*p.Cursor, &c); err != nil {
 			return nil, err
 		}
 		params.CursorAt, params.CursorID = c.At, &c.ID
@@ -64,7 +64,7 @@ func (h *Handlers) ListHl7Messages(ctx context.Context, req api.ListHl7MessagesR
 		if p.Limit != nil {
 			v.Set("limit", fmt.Sprint(*p.Limit))
 		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/adt/messages", req.OrgId), v, encodeCursor(messageCursor{At: last.ReceivedAt, ID: last.ID}))
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/adt/messages", req.OrgId), v, paging.EncodeCursor(messageCursor{At: last.ReceivedAt, ID: last.ID}))
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {

@@ -132,7 +132,7 @@ func (h *Handlers) ListSignoffs(ctx context.Context, req api.ListSignoffsRequest
 	}
 	if p.Cursor != nil {
 		var c signoffCursor
-		if err := decodeCursor(p.Cursor, &c); err != nil {
+		if err := paging.DecodeCursor(*p.Cursor, &c); err != nil {
 			return nil, err
 		}
 		params.CursorAt, params.CursorID = c.At, &c.ID
@@ -158,7 +158,7 @@ func (h *Handlers) ListSignoffs(ctx context.Context, req api.ListSignoffsRequest
 		if p.Limit != nil {
 			v.Set("limit", fmt.Sprint(*p.Limit))
 		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/signoffs", req.OrgId), v, encodeCursor(signoffCursor{At: last.SubmittedAt, ID: last.ID}))
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/signoffs", req.OrgId), v, paging.EncodeCursor(signoffCursor{At: last.SubmittedAt, ID: last.ID}))
 		out.Headers.Link = &next
 	}
 	for _, s := range rows {

@@ -2,7 +2,6 @@ package devices
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -36,9 +35,8 @@ func (h *Handlers) ListDevices(ctx context.Context, req api.ListDevicesRequestOb
 	params := db.ListDevicesParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, MaxRows: int32(limit + 1)}
 	if p.Cursor != nil {
 		var c deviceCursor
-		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
-		if err != nil || json.Unmarshal(raw, &c) != nil || c.ID == uuid.Nil {
-			return nil, apierr.InvalidField("cursor", "is not a cursor this endpoint issued")
+		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
+			return nil, err
 		}
 		params.CursorName, params.CursorID = &c.Name, &c.ID
 	}
@@ -50,7 +48,6 @@ func (h *Handlers) ListDevices(ctx context.Context, req api.ListDevicesRequestOb
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[len(rows)-1]
-		raw, _ := json.Marshal(deviceCursor{Name: last.Name, ID: last.ID})
 		q := url.Values{}
 		if p.SiteId != nil {
 			q.Set("siteId", p.SiteId.String())
@@ -58,7 +55,7 @@ func (h *Handlers) ListDevices(ctx context.Context, req api.ListDevicesRequestOb
 		if p.Limit != nil {
 			q.Set("limit", fmt.Sprint(*p.Limit))
 		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/devices", req.OrgId), q, base64.RawURLEncoding.EncodeToString(raw))
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/devices", req.OrgId), q, paging.EncodeCursor(deviceCursor{Name: last.Name, ID: last.ID}))
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {

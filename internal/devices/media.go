@@ -3,9 +3,7 @@ package devices
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -146,9 +144,8 @@ func (h *Handlers) ListMedia(ctx context.Context, req api.ListMediaRequestObject
 	params := db.ListMediaParams{OrgID: req.OrgId, MaxRows: int32(limit + 1)}
 	if p.Cursor != nil {
 		var c mediaCursor
-		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
-		if err != nil || json.Unmarshal(raw, &c) != nil || c.ID == uuid.Nil {
-			return nil, apierr.InvalidField("cursor", "is not a cursor this endpoint issued")
+		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
+			return nil, err
 		}
 		params.CursorAt, params.CursorID = &c.At, &c.ID
 	}
@@ -160,12 +157,11 @@ func (h *Handlers) ListMedia(ctx context.Context, req api.ListMediaRequestObject
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[len(rows)-1]
-		raw, _ := json.Marshal(mediaCursor{At: last.CreatedAt, ID: last.ID})
 		q := url.Values{}
 		if p.Limit != nil {
 			q.Set("limit", strconv.Itoa(*p.Limit))
 		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/media", req.OrgId), q, base64.RawURLEncoding.EncodeToString(raw))
+		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/media", req.OrgId), q, paging.EncodeCursor(mediaCursor{At: last.CreatedAt, ID: last.ID}))
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {
