@@ -21,6 +21,7 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
+	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/webhooks"
@@ -99,12 +100,17 @@ func serve(ctx context.Context, args []string) error {
 		_ = dispatcher.Run(dispatchCtx)
 	}()
 
-	// Alerts no request triggers (a sensor gateway gone silent) are opened and closed by a sweep
-	// on every replica; the open-alert index keeps concurrent sweeps from opening one twice.
-	swept := make(chan struct{})
+	// Background work no request triggers (alerts about silence and time, retention, abandoned
+	// deliveries) runs on every replica; each task is idempotent, so replicas may overlap.
+	periodicDone := make(chan struct{})
 	go func() {
-		defer close(swept)
-		alerts.NewSweeper(pool, clock.Real{}, logger, clinical.NutritionRiskCheck(pool)).Run(dispatchCtx)
+		defer close(periodicDone)
+		periodic.NewRunner(clock.Real{}, logger,
+			alerts.SensorTask(pool, clock.Real{}),
+			clinical.NutritionRiskTask(pool, clock.Real{}),
+			clinical.TrailExpiryTask(pool, clock.Real{}),
+			dispatcher.MaintenanceTask(),
+		).Run(dispatchCtx)
 	}()
 
 	srv := &http.Server{
@@ -131,7 +137,7 @@ func serve(ctx context.Context, args []string) error {
 			logger.Warn("webhook deliveries still in flight at shutdown")
 		}
 		select {
-		case <-swept:
+		case <-periodicDone:
 		case <-sctx.Done():
 		}
 	}

@@ -29,7 +29,7 @@ CREATE UNIQUE INDEX alerts_open_once_idx ON alerts (org_id, kind, subject_id) WH
 -- The wallboards' state and the open list read a site's open alerts.
 CREATE INDEX alerts_open_site_idx ON alerts (org_id, site_id, opened_at DESC) WHERE resolved_at IS NULL;
 CREATE INDEX alerts_org_opened_idx ON alerts (org_id, opened_at DESC, id DESC);
--- The sweeper looks for paired sensor gateways by last contact.
+-- The sensor task looks for paired sensor gateways by last contact.
 CREATE INDEX devices_gateway_seen_idx ON devices (last_seen_at) WHERE kind = 'sensor_gateway' AND token_hash IS NOT NULL;
 -- Everything GET /device/state shows about a device, in one row: the device, its site and
 -- organization and, for kitchen wallboards, the site's open alerts (most severe, then newest,

@@ -254,6 +254,15 @@ LIMIT @max_rows;
 
 -- Trail expiry ----------------------------------------------------------------------------------
 
+-- name: OrgsWithTrailBefore :many
+-- Organizations with trail rows received before the cutoff (one probe of
+-- hl7_messages_org_received_idx each), keyset-paged on id.
+SELECT o.id FROM orgs o
+WHERE EXISTS (SELECT 1 FROM hl7_messages m WHERE m.org_id = o.id AND m.received_at < @cutoff::timestamptz)
+  AND (sqlc.narg(after_id)::uuid IS NULL OR o.id > sqlc.narg(after_id)::uuid)
+ORDER BY o.id
+LIMIT @max_rows;
+
 -- name: ExpireTrailRaw :one
 -- Clears the raw text of the organization's next slice of trail rows received before the cutoff
 -- (at most max_rows, oldest first, after the rows already done) and records how far it got. The

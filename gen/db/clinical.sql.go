@@ -216,7 +216,6 @@ func (q *Queries) DecideSignoff(ctx context.Context, arg DecideSignoffParams) (S
 }
 
 const expireTrailRaw = `-- name: ExpireTrailRaw :one
-
 WITH mark AS (
     SELECT e.through_at, e.through_id FROM hl7_trail_expiry e WHERE e.org_id = $1
 ), slice AS (
@@ -245,7 +244,6 @@ type ExpireTrailRawParams struct {
 	MaxRows int32
 }
 
-// Trail expiry ----------------------------------------------------------------------------------
 // Clears the raw text of the organization's next slice of trail rows received before the cutoff
 // (at most max_rows, oldest first, after the rows already done) and records how far it got. The
 // slice is read through hl7_messages_org_received_idx; n is how many rows the slice held.
@@ -1129,6 +1127,44 @@ func (q *Queries) OpenNutritionRiskAlerts(ctx context.Context, arg OpenNutrition
 			return nil, err
 		}
 		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const orgsWithTrailBefore = `-- name: OrgsWithTrailBefore :many
+
+SELECT o.id FROM orgs o
+WHERE EXISTS (SELECT 1 FROM hl7_messages m WHERE m.org_id = o.id AND m.received_at < $1::timestamptz)
+  AND ($2::uuid IS NULL OR o.id > $2::uuid)
+ORDER BY o.id
+LIMIT $3
+`
+
+type OrgsWithTrailBeforeParams struct {
+	Cutoff  time.Time
+	AfterID *uuid.UUID
+	MaxRows int32
+}
+
+// Trail expiry ----------------------------------------------------------------------------------
+// Organizations with trail rows received before the cutoff (one probe of
+// hl7_messages_org_received_idx each), keyset-paged on id.
+func (q *Queries) OrgsWithTrailBefore(ctx context.Context, arg OrgsWithTrailBeforeParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, orgsWithTrailBefore, arg.Cutoff, arg.AfterID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -3,8 +3,6 @@ package alerts_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
+	"github.com/sous-app/sous/internal/periodic"
 )
 
 type alert struct {
@@ -47,7 +46,7 @@ type kitchen struct {
 	gateway        uuid.UUID
 	gatewayToken   string
 	wallboardToken string
-	sweeper        *alerts.Sweeper
+	sensors        periodic.Task
 }
 
 func newKitchen(t *testing.T) *kitchen {
@@ -58,7 +57,7 @@ func newKitchen(t *testing.T) *kitchen {
 	_, wbToken := env.PairDevice(owner.AccessToken, org, site, "wallboard_boh")
 	return &kitchen{
 		env: env, owner: owner, org: org, site: site, gateway: gw, gatewayToken: gwToken, wallboardToken: wbToken,
-		sweeper: alerts.NewSweeper(env.Pool, env.Clock, slog.New(slog.NewTextHandler(io.Discard, nil))),
+		sensors: alerts.SensorTask(env.Pool, env.Clock),
 	}
 }
 
@@ -71,7 +70,7 @@ func (k *kitchen) advance(d time.Duration) {
 
 func (k *kitchen) sweep() {
 	k.env.T.Helper()
-	if err := k.sweeper.Sweep(k.env.T.Context()); err != nil {
+	if err := k.sensors.Run(k.env.T.Context()); err != nil {
 		k.env.T.Fatal(err)
 	}
 }

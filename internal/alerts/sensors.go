@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -18,15 +20,17 @@ const (
 	// before it is reported offline. Devices record contact at most once a minute, so anything
 	// much shorter would report gateways that merely poll slowly.
 	SensorSilence = 10 * time.Minute
-	// sweepBatch bounds the rows one statement of a check handles; a check repeats until done.
+	// sweepBatch bounds the rows one statement handles; the task repeats until done.
 	sweepBatch = 500
 )
 
-// SensorCheck opens sensor_offline for every paired sensor gateway silent for SensorSilence and
-// closes it once the gateway is heard from again (or unpaired, moved or deleted).
-func SensorCheck(pool *pgxpool.Pool) Check {
+// SensorTask opens sensor_offline for every paired sensor gateway silent for SensorSilence and
+// closes it once the gateway is heard from again (or unpaired, moved or deleted). It runs every
+// minute, so an outage is reported within a minute of the limit.
+func SensorTask(pool *pgxpool.Pool, c clock.Clock) periodic.Task {
 	s := sensors{pool: pool}
-	return func(ctx context.Context, now time.Time) error {
+	return periodic.Task{Name: "alerts: silent sensor gateways", Every: time.Minute, Run: func(ctx context.Context) error {
+		now := c.Now()
 		silentSince := now.Add(-SensorSilence)
 		for {
 			n, err := s.closeRecovered(ctx, now, silentSince)
@@ -46,7 +50,7 @@ func SensorCheck(pool *pgxpool.Pool) Check {
 				return nil
 			}
 		}
-	}
+	}}
 }
 
 type sensors struct{ pool *pgxpool.Pool }

@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/gen/db"
-	"github.com/sous-app/sous/internal/reqinfo"
+	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/periodic"
 )
 
 // RawRetention is how long the message trail keeps a message's raw text. Raw HL7 is protected
@@ -17,30 +19,44 @@ import (
 // (MSH-10) check and the patients' movement history.
 const RawRetention = 90 * 24 * time.Hour
 
-// The ingest clears expired raw text itself, so that nothing has to be scheduled beside it: after
-// an organization's body is committed, at most every expiryEvery per organization and replica, it
-// clears the next expirySlice rows (oldest first). A slice is far more than a feed receives in
-// expiryEvery, so the clearing keeps up with the feed that drives it.
-var (
-	expiryEvery       = 10 * time.Second
-	expirySlice int32 = 2000
-)
+// expirySlice bounds the rows one statement clears, so the clearing never holds many row locks
+// against a busy feed.
+const expirySlice int32 = 2000
 
-// expireTrail clears the next slice of the organization's expired raw text. It runs after the
-// ingest's transaction has committed, and a failure only delays the clearing to a later body.
-func (h *Handlers) expireTrail(ctx context.Context, orgID uuid.UUID, now time.Time) {
-	if last, ok := h.expiry.Load(orgID); ok && now.Sub(last.(time.Time)) < expiryEvery {
-		return
-	}
-	h.expiry.Store(orgID, now)
-	n, err := db.New(h.pool).ExpireTrailRaw(ctx, db.ExpireTrailRawParams{OrgID: orgID, Cutoff: now.Add(-RawRetention), MaxRows: expirySlice})
-	if err != nil {
-		if ctx.Err() == nil {
-			h.logger.WarnContext(ctx, "hl7 trail expiry failed", "err", err.Error(), "request_id", reqinfo.RequestID(ctx))
+// TrailExpiryTask clears, hourly, the raw text that has outlived RawRetention in every
+// organization's trail, whether or not its feed still sends.
+func TrailExpiryTask(pool *pgxpool.Pool, c clock.Clock) periodic.Task {
+	return periodic.Task{Name: "clinical: HL7 trail expiry", Every: time.Hour, Run: func(ctx context.Context) error {
+		return expireTrails(ctx, pool, c.Now(), expirySlice)
+	}}
+}
+
+// expireTrails walks the organizations with trail rows older than the cutoff and clears their
+// expired raw text a slice at a time; each organization's mark (hl7_trail_expiry) makes every
+// slice start where the last one ended.
+func expireTrails(ctx context.Context, pool *pgxpool.Pool, now time.Time, slice int32) error {
+	q := db.New(pool)
+	cutoff := now.Add(-RawRetention)
+	var after *uuid.UUID
+	for {
+		orgs, err := q.OrgsWithTrailBefore(ctx, db.OrgsWithTrailBeforeParams{Cutoff: cutoff, AfterID: after, MaxRows: 500})
+		if err != nil {
+			return err
 		}
-		return
-	}
-	if n > 0 {
-		h.logger.DebugContext(ctx, "hl7 trail expiry", "rows", n)
+		for _, org := range orgs {
+			for {
+				n, err := q.ExpireTrailRaw(ctx, db.ExpireTrailRawParams{OrgID: org, Cutoff: cutoff, MaxRows: slice})
+				if err != nil {
+					return err
+				}
+				if n < slice {
+					break
+				}
+			}
+		}
+		if len(orgs) < 500 {
+			return nil
+		}
+		after = &orgs[len(orgs)-1]
 	}
 }

@@ -1,8 +1,11 @@
 package clinical
 
 import (
+	"context"
 	"slices"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // FailWritesOf makes every write that would apply or skip a message with one of these control ids
@@ -17,10 +20,7 @@ func FailWritesOf(controlIDs ...string) (restore func()) {
 	return func() { testHookFailWrite.Store(nil) }
 }
 
-// SetTrailExpiry changes how often and how many rows the trail expiry clears (tests only; not
-// for parallel tests).
-func SetTrailExpiry(every time.Duration, slice int32) (restore func()) {
-	oldEvery, oldSlice := expiryEvery, expirySlice
-	expiryEvery, expirySlice = every, slice
-	return func() { expiryEvery, expirySlice = oldEvery, oldSlice }
+// ExpireTrails runs the trail expiry at now, clearing slice rows per statement.
+func ExpireTrails(ctx context.Context, pool *pgxpool.Pool, now time.Time, slice int32) error {
+	return expireTrails(ctx, pool, now, slice)
 }

@@ -29,7 +29,6 @@ type Handlers struct {
 	logger *slog.Logger
 	locks  orgLocks
 	zones  sync.Map // IANA name → *time.Location
-	expiry sync.Map // organization → time.Time of its last trail expiry on this replica
 }
 
 func NewHandlers(pool *pgxpool.Pool, c clock.Clock, logger *slog.Logger) *Handlers {

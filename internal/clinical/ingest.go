@@ -67,7 +67,6 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if err != nil {
 		return nil, err
 	}
-	h.expireTrail(ctx, req.OrgId, t.now)
 	out := api.Hl7IngestResult{Processed: len(results), Results: results}
 	if len(batch.Notes) > 0 {
 		out.Notes = &batch.Notes

@@ -12,7 +12,9 @@ import (
 
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/alerts"
+	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/hl7"
+	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -26,17 +28,18 @@ const KindNutritionRisk = "nutrition_risk"
 
 const riskBatch = 500
 
-// NutritionRiskCheck opens a nutrition_risk alert for each patient in house whose diet orders
+// NutritionRiskTask opens a nutrition_risk alert for each patient in house whose diet orders
 // have allowed only NPO or clear liquids for NutritionRiskAfter, and closes it when a fuller diet
 // or a supplement is ordered or the patient leaves. Orders with codes nobody has mapped yet do not
 // count as restrictive: the unmapped-code review surfaces those, and a guess would cry wolf.
-func NutritionRiskCheck(pool *pgxpool.Pool) alerts.Check {
-	return func(ctx context.Context, now time.Time) error {
+func NutritionRiskTask(pool *pgxpool.Pool, c clock.Clock) periodic.Task {
+	return periodic.Task{Name: "clinical: nutrition risk", Every: 5 * time.Minute, Run: func(ctx context.Context) error {
+		now := c.Now()
 		if err := closeClearedRisks(ctx, pool, now); err != nil {
 			return err
 		}
 		return openRisks(ctx, pool, now)
-	}
+	}}
 }
 
 // restrictedSince reports whether the orders allow only NPO or clear liquids and, if so, since

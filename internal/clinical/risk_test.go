@@ -2,8 +2,6 @@ package clinical_test
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/clinical"
 )
 
@@ -42,10 +39,10 @@ func adtWithDiet(controlID, typ string, diets ...string) string {
 func TestNutritionRiskAlerts(t *testing.T) {
 	t.Parallel()
 	h := newHospital(t)
-	sweeper := alerts.NewSweeper(h.env.Pool, h.env.Clock, slog.New(slog.NewTextHandler(io.Discard, nil)), clinical.NutritionRiskCheck(h.env.Pool))
+	task := clinical.NutritionRiskTask(h.env.Pool, h.env.Clock)
 	sweep := func() {
 		t.Helper()
-		if err := sweeper.Sweep(t.Context()); err != nil {
+		if err := task.Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -125,13 +122,13 @@ func TestNutritionRiskAlerts(t *testing.T) {
 func TestUnmappedOrSupplementedDietsAreNoRisk(t *testing.T) {
 	t.Parallel()
 	h := newHospital(t)
-	sweeper := alerts.NewSweeper(h.env.Pool, h.env.Clock, slog.New(slog.NewTextHandler(io.Discard, nil)), clinical.NutritionRiskCheck(h.env.Pool))
+	task := clinical.NutritionRiskTask(h.env.Pool, h.env.Clock)
 	// NPO beside a code nobody has mapped, and clear liquids with a supplement.
 	h.ingest(adtWithDiet("U-1", "A01", "NPO^Nothing by mouth", "ZZ9^House special"))
 	supplemented := strings.Replace(adtWithDiet("U-2", "A01", "CLRLIQ^Clear liquid diet"), "4711", "4712", 1) + "ODS|S||ENSURE^Ensure Plus\r"
 	h.ingest(supplemented)
 	h.env.Clock.Advance(clinical.NutritionRiskAfter * 2)
-	if err := sweeper.Sweep(t.Context()); err != nil {
+	if err := task.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(h.env, `SELECT count(*) FROM alerts WHERE org_id = $1`, h.orgID); n != 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/events"
+	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/plans"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
@@ -110,16 +111,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 
 	ticker := time.NewTicker(d.poll)
 	defer ticker.Stop()
-	var maintained time.Time
 	for {
 		if err := d.Drain(ctx); err != nil && ctx.Err() == nil {
 			d.logger.Error("webhooks: dispatch failed", "err", err)
-		}
-		if time.Since(maintained) >= maintenanceEvery && ctx.Err() == nil {
-			if err := d.Maintain(ctx); err != nil && ctx.Err() == nil {
-				d.logger.Error("webhooks: maintenance failed", "err", err)
-			}
-			maintained = time.Now()
 		}
 		select {
 		case <-ctx.Done():
@@ -343,8 +337,9 @@ func (d *Dispatcher) record(ctx context.Context, w db.GetDeliveryWorkRow, res de
 // Maintain closes deliveries whose sender stopped before recording the outcome (they are never
 // sent again), and removes delivery rows and dispatched events older than Retention: the events
 // table is an outbox, and without pruning it would keep every change ever made. Undispatched
-// events are kept whatever their age; they are still to be delivered. Run calls it hourly, on
-// every replica (the statements are idempotent, so replicas running them together is harmless).
+// events are kept whatever their age; they are still to be delivered. MaintenanceTask runs it
+// hourly on every replica (the statements are idempotent, so replicas running them together is
+// harmless).
 func (d *Dispatcher) Maintain(ctx context.Context) error {
 	now := d.clock.Now()
 	before := now.Add(-Retention)
@@ -361,6 +356,11 @@ func (d *Dispatcher) Maintain(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// MaintenanceTask is Maintain as a periodic task.
+func (d *Dispatcher) MaintenanceTask() periodic.Task {
+	return periodic.Task{Name: "webhooks: maintenance", Every: maintenanceEvery, Run: d.Maintain}
 }
 
 // SendTest queues and sends one webhook.test event to subscription sub of orgID, whatever its
