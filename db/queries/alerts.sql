@@ -16,8 +16,8 @@ UPDATE alerts SET resolved_at = @now::timestamptz, resolved_by = @resolved_by::u
 WHERE org_id = @org_id AND id = @id AND resolved_at IS NULL
 RETURNING *;
 
--- name: GetAlert :one
-SELECT * FROM alerts WHERE org_id = @org_id AND id = @id;
+-- name: GetAlertForUpdate :one
+SELECT * FROM alerts WHERE org_id = @org_id AND id = @id FOR UPDATE;
 
 -- name: ListAlerts :many
 -- Newest first, keyset-paged on (opened_at, id). scope empty means every site.

@@ -56,17 +56,17 @@ func (q *Queries) CloseAlertsOf(ctx context.Context, arg CloseAlertsOfParams) ([
 	return items, nil
 }
 
-const getAlert = `-- name: GetAlert :one
-SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by FROM alerts WHERE org_id = $1 AND id = $2
+const getAlertForUpdate = `-- name: GetAlertForUpdate :one
+SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by FROM alerts WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
-type GetAlertParams struct {
+type GetAlertForUpdateParams struct {
 	OrgID uuid.UUID
 	ID    uuid.UUID
 }
 
-func (q *Queries) GetAlert(ctx context.Context, arg GetAlertParams) (Alert, error) {
-	row := q.db.QueryRow(ctx, getAlert, arg.OrgID, arg.ID)
+func (q *Queries) GetAlertForUpdate(ctx context.Context, arg GetAlertForUpdateParams) (Alert, error) {
+	row := q.db.QueryRow(ctx, getAlertForUpdate, arg.OrgID, arg.ID)
 	var i Alert
 	err := row.Scan(
 		&i.ID,

@@ -101,19 +101,22 @@ func (h *Handlers) ResolveAlert(ctx context.Context, req api.ResolveAlertRequest
 	var alert db.Alert
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		cur, err := q.GetAlert(ctx, db.GetAlertParams{OrgID: req.OrgId, ID: req.Id})
-		if pg.IsNoRows(err) || err == nil && !a.CanSeeSite(cur.SiteID) {
+		// Locked, so a resolution racing this one is seen here rather than lost.
+		cur, err := q.GetAlertForUpdate(ctx, db.GetAlertForUpdateParams{OrgID: req.OrgId, ID: req.Id})
+		if pg.IsNoRows(err) {
 			return errNotFound
 		}
 		if err != nil {
 			return err
 		}
-		alert, err = q.ResolveAlert(ctx, db.ResolveAlertParams{OrgID: req.OrgId, ID: req.Id, ResolvedBy: a.UserID(), Now: now})
-		if pg.IsNoRows(err) {
+		if !a.CanSeeSite(cur.SiteID) {
+			return errNotFound
+		}
+		if cur.ResolvedAt != nil {
 			alert = cur // already closed: nothing to do
 			return nil
 		}
-		if err != nil {
+		if alert, err = q.ResolveAlert(ctx, db.ResolveAlertParams{OrgID: req.OrgId, ID: req.Id, ResolvedBy: a.UserID(), Now: now}); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, q, req.OrgId, req.Id, now); err != nil {
