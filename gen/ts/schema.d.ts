@@ -1780,10 +1780,17 @@ export interface components {
             expiresIn: number;
             user: components["schemas"]["User"];
         };
+        /**
+         * @description A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
+         *     New codes may be added; an unknown code should be handled by its HTTP status.
+         * @example not_found
+         * @enum {string}
+         */
+        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "database_unavailable" | "outcome_unknown" | "internal_error";
         /** @description The body of every error response. */
         Error: {
             /**
-             * @description A human-readable message.
+             * @description A human-readable message. Its wording may change; match on `code`.
              * @example Organization not found
              */
             error: string;
@@ -1792,6 +1799,7 @@ export interface components {
              * @example 404
              */
             statusCode: number;
+            code: components["schemas"]["ErrorCode"];
         };
         FieldError: {
             /**
@@ -3473,6 +3481,7 @@ export interface components {
                  * @example {
                  *       "error": "Request validation failed: email: must be a valid email address",
                  *       "statusCode": 400,
+                 *       "code": "validation_failed",
                  *       "details": [
                  *         {
                  *           "field": "email",
@@ -3493,7 +3502,8 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "An account with this email already exists",
-                 *       "statusCode": 409
+                 *       "statusCode": 409,
+                 *       "code": "conflict"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3508,7 +3518,8 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "Request body too large",
-                 *       "statusCode": 413
+                 *       "statusCode": 413,
+                 *       "code": "payload_too_large"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3525,7 +3536,8 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "Too many requests; retry in 900 seconds",
-                 *       "statusCode": 429
+                 *       "statusCode": 429,
+                 *       "code": "rate_limited"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3540,7 +3552,8 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "Authentication required",
-                 *       "statusCode": 401
+                 *       "statusCode": 401,
+                 *       "code": "unauthenticated"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3555,7 +3568,8 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "Organization not found",
-                 *       "statusCode": 404
+                 *       "statusCode": 404,
+                 *       "code": "not_found"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3570,7 +3584,8 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "This action needs the admin role or higher",
-                 *       "statusCode": 403
+                 *       "statusCode": 403,
+                 *       "code": "forbidden"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3593,6 +3608,7 @@ export interface components {
                  * @example {
                  *       "error": "Your plan does not include webhooks",
                  *       "statusCode": 402,
+                 *       "code": "plan_required",
                  *       "feature": "webhooks"
                  *     }
                  */
@@ -3613,6 +3629,7 @@ export interface components {
                  * @example {
                  *       "error": "Authentication required",
                  *       "statusCode": 401,
+                 *       "code": "unauthenticated",
                  *       "scan": {
                  *         "tagCode": "K7QM2XVB",
                  *         "orgId": "0192f3a4-0000-7000-8000-000000000001"
@@ -3632,6 +3649,7 @@ export interface components {
                  * @example {
                  *       "error": "The free plan's device limit (2) is reached",
                  *       "statusCode": 402,
+                 *       "code": "plan_required",
                  *       "feature": "device_limit",
                  *       "tier": "free"
                  *     }
@@ -3648,7 +3666,8 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "No parseable HL7 message: the body has no segment starting with MSH",
-                 *       "statusCode": 422
+                 *       "statusCode": 422,
+                 *       "code": "unprocessable"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -4724,7 +4743,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "An organization can have at most 20 webhook subscriptions",
-                     *       "statusCode": 409
+                     *       "statusCode": 409,
+                     *       "code": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5459,7 +5479,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Pairing code not found",
-                     *       "statusCode": 404
+                     *       "statusCode": 404,
+                     *       "code": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5774,7 +5795,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Invalid API key",
-                     *       "statusCode": 401
+                     *       "statusCode": 401,
+                     *       "code": "invalid_api_key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5791,7 +5813,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Site not found",
-                     *       "statusCode": 404
+                     *       "statusCode": 404,
+                     *       "code": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6339,7 +6362,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Deciding a diet sign-off needs the rd (registered dietitian) credential",
-                     *       "statusCode": 403
+                     *       "statusCode": 403,
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

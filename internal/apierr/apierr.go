@@ -23,6 +23,7 @@ const (
 	KindRateLimited           // a rate limit or lock applies
 	KindTooLarge              // the body is larger than allowed
 	KindMethodNotAllowed      // only at the HTTP edge: the path exists, the method does not
+	KindUnavailable           // a dependency (the database) cannot answer now; retry shortly
 )
 
 // FieldError names one invalid field of a request.
@@ -41,6 +42,7 @@ type ScanRef struct {
 type Error struct {
 	Kind       Kind
 	Message    string
+	Code       string        // stable machine-readable code; empty means the Kind's default
 	Details    []FieldError  // KindInvalid
 	Feature    string        // KindPlanRequired
 	Tier       string        // KindPlanRequired: the current tier, when known
@@ -106,6 +108,17 @@ func RateLimited(retryAfter time.Duration) *Error {
 	e := &Error{Kind: KindRateLimited, RetryAfter: retryAfter}
 	e.Message = fmt.Sprintf("Too many requests; retry in %d seconds", e.RetryAfterSeconds())
 	return e
+}
+
+// WithCode sets the stable machine-readable code clients match on instead of the message.
+func (e *Error) WithCode(code string) *Error {
+	e.Code = code
+	return e
+}
+
+// Unavailable reports a dependency that cannot answer now (retry after retryAfter).
+func Unavailable(code, message string, retryAfter time.Duration) *Error {
+	return &Error{Kind: KindUnavailable, Code: code, Message: message, RetryAfter: retryAfter}
 }
 
 // RetryAfterSeconds is RetryAfter rounded up to whole seconds, at least 1: the Retry-After value.

@@ -41,7 +41,7 @@ func TestIngestErrorBodiesAreExact(t *testing.T) {
 	h := newHospital(t)
 	other := newHospitalIn(h.env, "Mercy West")
 	msg := admitOf("EXACT-1", "170000001")
-	invalidKey := map[string]any{"error": "Invalid API key", "statusCode": 401}
+	invalidKey := map[string]any{"error": "Invalid API key", "statusCode": 401, "code": "invalid_api_key"}
 
 	for _, key := range []string{
 		"sous_notAKeyAtAll0000000000000000000000000", // made up
@@ -51,8 +51,8 @@ func TestIngestErrorBodiesAreExact(t *testing.T) {
 		exactBody(t, h.post(h.siteID, msg).Header("x-api-key", key).Do(), http.StatusUnauthorized, invalidKey)
 	}
 	exactBody(t, h.post(h.siteID, msg).Do(), http.StatusUnauthorized,
-		map[string]any{"error": "Authentication required", "statusCode": 401})
-	siteNotFound := map[string]any{"error": "Site not found", "statusCode": 404}
+		map[string]any{"error": "Authentication required", "statusCode": 401, "code": "unauthenticated"})
+	siteNotFound := map[string]any{"error": "Site not found", "statusCode": 404, "code": "not_found"}
 	exactBody(t, h.post(other.siteID, msg).Header("x-api-key", h.key).Do(), http.StatusNotFound, siteNotFound)
 	exactBody(t, h.post(uuid.New(), msg).Header("x-api-key", h.key).Do(), http.StatusNotFound, siteNotFound)
 	admin := h.env.Member(h.orgID, "admin")

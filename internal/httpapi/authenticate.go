@@ -41,7 +41,7 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 		if req.Header.Get("x-api-key") != "" && acceptsScheme(in, "apiKeyAuth") {
 			// The alternatives are tried in order, so the key was presented and refused: a session
 			// must not rescue a wrong or revoked key.
-			return apierr.Unauthenticated("Invalid API key")
+			return apierr.Unauthenticated("Invalid API key").WithCode("invalid_api_key")
 		}
 		h := req.Header.Get("Authorization")
 		if h == "" {
@@ -62,7 +62,7 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 		}
 		orgID, perr := uuid.Parse(in.RequestValidationInput.PathParams["orgId"])
 		if a.APIKey == nil || perr != nil {
-			return apierr.Unauthenticated("Invalid API key")
+			return apierr.Unauthenticated("Invalid API key").WithCode("invalid_api_key")
 		}
 		p, err = a.APIKey(ctx, key, orgID)
 	case "deviceTokenAuth", "deviceTokenQuery":

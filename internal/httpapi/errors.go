@@ -39,8 +39,40 @@ func statusOf(k apierr.Kind) int {
 		return http.StatusRequestEntityTooLarge
 	case apierr.KindMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case apierr.KindUnavailable:
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
+	}
+}
+
+// defaultCode is the stable code of a kind of failure, used when the error names none.
+func defaultCode(k apierr.Kind) string {
+	switch k {
+	case apierr.KindInvalid:
+		return "validation_failed"
+	case apierr.KindUnauthenticated:
+		return "unauthenticated"
+	case apierr.KindPlanRequired:
+		return "plan_required"
+	case apierr.KindForbidden:
+		return "forbidden"
+	case apierr.KindNotFound:
+		return "not_found"
+	case apierr.KindConflict:
+		return "conflict"
+	case apierr.KindUnprocessable:
+		return "unprocessable"
+	case apierr.KindRateLimited:
+		return "rate_limited"
+	case apierr.KindTooLarge:
+		return "payload_too_large"
+	case apierr.KindMethodNotAllowed:
+		return "method_not_allowed"
+	case apierr.KindUnavailable:
+		return "service_unavailable"
+	default:
+		return "internal_error"
 	}
 }
 
@@ -48,6 +80,7 @@ func statusOf(k apierr.Kind) int {
 type errorBody struct {
 	Error      string        `json:"error"`
 	StatusCode int           `json:"statusCode"`
+	Code       string        `json:"code"`
 	Details    []fieldDetail `json:"details,omitempty"`
 	Feature    string        `json:"feature,omitempty"`
 	Tier       string        `json:"tier,omitempty"`
@@ -80,7 +113,11 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 				"err", err.Error(), "method", c.Request().Method, "path", c.Path(),
 				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 		}
-		body := errorBody{Error: e.Message, StatusCode: status, Feature: e.Feature, Tier: e.Tier}
+		code := e.Code
+		if code == "" {
+			code = defaultCode(e.Kind)
+		}
+		body := errorBody{Error: e.Message, StatusCode: status, Code: code, Feature: e.Feature, Tier: e.Tier}
 		if e.Kind == apierr.KindInvalid {
 			body.Details = make([]fieldDetail, 0, len(e.Details))
 			for _, d := range e.Details {
@@ -95,7 +132,7 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 				body.Scan = &scanRef{TagCode: c.Param("tagCode"), OrgID: c.Param("orgId")}
 			}
 		}
-		if e.Kind == apierr.KindRateLimited {
+		if e.Kind == apierr.KindRateLimited || e.Kind == apierr.KindUnavailable {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds()))
 		}
 		if c.Request().Method == http.MethodHead {

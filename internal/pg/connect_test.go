@@ -2,6 +2,7 @@ package pg_test
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/sous-app/sous/internal/pg"
@@ -16,7 +17,7 @@ func TestConnectPoolSize(t *testing.T) {
 		want int32
 	}{
 		{url, int32(4 * runtime.GOMAXPROCS(0))},
-		{url + "&pool_max_conns=3", 3},
+		{withParam(url, "pool_max_conns=3"), 3},
 	} {
 		pool, err := pg.Connect(t.Context(), tc.url)
 		if err != nil {
@@ -36,4 +37,12 @@ func TestConnectFailsFastWithoutServer(t *testing.T) {
 		pool.Close()
 		t.Fatal("Connect succeeded without a server")
 	}
+}
+
+// withParam adds a query parameter to a connection URL, whether or not it already has a query.
+func withParam(url, kv string) string {
+	if strings.Contains(url, "?") {
+		return url + "&" + kv
+	}
+	return url + "?" + kv
 }

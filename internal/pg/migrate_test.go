@@ -83,7 +83,7 @@ ALTER TABLE recipes DROP COLUMN yield;
 `)
 	requireStatus(t, pool, v2, false)
 	// pool_* parameters are for Connect; Migrate must not pass them to the server.
-	if err := pg.Migrate(t.Context(), url+"&pool_max_conns=2", v2); err != nil {
+	if err := pg.Migrate(t.Context(), withParam(url, "pool_max_conns=2"), v2); err != nil {
 		t.Fatalf("Migrate v2: %v", err)
 	}
 	requireStatus(t, pool, v2, true)

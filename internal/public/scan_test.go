@@ -70,7 +70,7 @@ func TestUnauthenticatedScanCarriesTheReference(t *testing.T) {
 	}
 
 	want := func(org, code string) string {
-		return fmt.Sprintf(`{"error":"Authentication required","statusCode":401,"scan":{"tagCode":"%s","orgId":"%s"}}`, code, org)
+		return fmt.Sprintf(`{"error":"Authentication required","statusCode":401,"code":"unauthenticated","scan":{"tagCode":"%s","orgId":"%s"}}`, code, org)
 	}
 	body := func(org, code, token string) *apitest.Response {
 		req := env.Call(http.MethodGet, scanPath(org, code))
