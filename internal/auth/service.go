@@ -32,6 +32,7 @@ type Service struct {
 	limiter   *ratelimit.Limiter
 	hash      HashParams
 	dummyHash string
+	register  ratelimit.Rule
 }
 
 // Config wires a Service.
@@ -42,6 +43,9 @@ type Config struct {
 	Limiter    *ratelimit.Limiter
 	// HashParams defaults to OWASPParams; tests lower it to keep suites fast.
 	HashParams *HashParams
+	// RegisterRule overrides the registrations allowed per client IP (SOUS_REGISTER_RATE);
+	// zero means ratelimit.Register, the spec's 3 per hour.
+	RegisterRule ratelimit.Rule
 }
 
 func NewService(cfg Config) (*Service, error) {
@@ -59,7 +63,11 @@ func NewService(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params, dummyHash: dummy}, nil
+	register := ratelimit.Register
+	if cfg.RegisterRule.Limit > 0 {
+		register.Limit, register.Window = cfg.RegisterRule.Limit, cfg.RegisterRule.Window
+	}
+	return &Service{pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params, dummyHash: dummy, register: register}, nil
 }
 
 // Tokens exposes the access token verifier for the HTTP layer's authentication.
@@ -100,7 +108,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, erro
 	if err := CheckNewPassword("password", in.Password, in.Email, in.Name); err != nil {
 		return Session{}, err
 	}
-	if err := s.limiter.Take(ctx, ratelimit.Register, reqinfo.ClientIP(ctx)); err != nil {
+	if err := s.limiter.Take(ctx, s.register, reqinfo.ClientIP(ctx)); err != nil {
 		return Session{}, err
 	}
 	hash, err := HashPassword(in.Password, s.hash)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
 )
 
@@ -135,4 +136,26 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 	env := apitest.New(t)
 	env.Call(http.MethodGet, "no-such-thing").Do().ExpectError(http.StatusNotFound, "not found")
 	env.Call(http.MethodDelete, "auth/register").Do().ExpectError(http.StatusMethodNotAllowed, "")
+}
+
+// SOUS_REGISTER_RATE loosens the registration limit for development; the rule it sets is the
+// one enforced, per client IP.
+func TestRegisterRateIsConfigurable(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, func(c *config.Config) { c.RegisterRate = config.Rate{Count: 5, Window: 10 * time.Minute} })
+	ip := env.NewIP()
+	register := func() *apitest.Response {
+		return env.Call(http.MethodPost, "auth/register").FromIP(ip).
+			JSON(map[string]string{"name": "A", "email": apitest.NewEmail(), "password": apitest.Password}).Do()
+	}
+	for i := 0; i < 5; i++ {
+		register().Expect(http.StatusCreated)
+	}
+	res := register()
+	res.ExpectError(http.StatusTooManyRequests, "")
+	if got := res.Header.Get("Retry-After"); got != "600" {
+		t.Fatalf("Retry-After %q, want the configured 10-minute window (600)", got)
+	}
+	env.Clock.Advance(10 * time.Minute)
+	register().Expect(http.StatusCreated)
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultHL7BodyLimit fits a batch of several hundred realistic ADT messages (a full A01 from a
@@ -35,7 +37,20 @@ type Config struct {
 	HL7BodyLimit string
 	// PprofAddr serves net/http/pprof on a separate listener when set (never on the API port).
 	PprofAddr string
+	// RegisterRate is how many registrations one client IP may make per window (SOUS_REGISTER_RATE).
+	RegisterRate Rate
+	// CORSOrigins are the browser origins allowed to call the API cross-origin (SOUS_CORS_ORIGINS).
+	CORSOrigins []string
 }
+
+// Rate is "at most Count events per Window".
+type Rate struct {
+	Count  int
+	Window time.Duration
+}
+
+// DefaultRegisterRate is the spec's rule: 3 registrations per client IP per hour.
+var DefaultRegisterRate = Rate{Count: 3, Window: time.Hour}
 
 // FromEnv reads the configuration; lookup is os.LookupEnv outside tests.
 func FromEnv(lookup func(string) (string, bool)) (Config, error) {
@@ -65,6 +80,12 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.AccessLog, err = strconv.ParseBool(get("SOUS_ACCESS_LOG", "true")); err != nil {
 		return c, fmt.Errorf("SOUS_ACCESS_LOG: %w", err)
+	}
+	if c.RegisterRate, err = ParseRate(get("SOUS_REGISTER_RATE", "3/h")); err != nil {
+		return c, fmt.Errorf("SOUS_REGISTER_RATE: %w", err)
+	}
+	if c.CORSOrigins, err = parseOrigins(get("SOUS_CORS_ORIGINS", "")); err != nil {
+		return c, fmt.Errorf("SOUS_CORS_ORIGINS: %w", err)
 	}
 	if err = c.LogLevel.UnmarshalText([]byte(get("SOUS_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("SOUS_LOG_LEVEL: %w", err)
@@ -96,6 +117,50 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 			return nil, err
 		}
 		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// ParseRate reads "<count>/<window>": the window is a unit ("s", "m", "h") or a Go duration
+// ("10m", "24h"), e.g. "3/h" or "1000/1m".
+func ParseRate(s string) (Rate, error) {
+	n, w, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return Rate{}, fmt.Errorf("%q is not <count>/<window>, e.g. 3/h", s)
+	}
+	count, err := strconv.Atoi(strings.TrimSpace(n))
+	if err != nil || count < 1 {
+		return Rate{}, fmt.Errorf("%q: the count must be a whole number of at least 1", s)
+	}
+	w = strings.TrimSpace(w)
+	if w == "s" || w == "m" || w == "h" {
+		w = "1" + w
+	}
+	window, err := time.ParseDuration(w)
+	if err != nil || window < time.Second {
+		return Rate{}, fmt.Errorf("%q: the window must be a duration of at least 1s, e.g. h or 10m", s)
+	}
+	return Rate{Count: count, Window: window}, nil
+}
+
+// parseOrigins reads a comma-separated list of browser origins (scheme://host[:port]), each
+// exactly as a browser sends it in the Origin header: no path, no trailing slash.
+func parseOrigins(s string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if part == "*" {
+			return nil, fmt.Errorf("%q: list the origins; a wildcard is not accepted", part)
+		}
+		u, err := url.Parse(part)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, fmt.Errorf("%q is not an origin like https://app.example.com", part)
+		}
+		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
 	}
 	return out, nil
 }

@@ -119,6 +119,7 @@ func New(d Deps) (http.Handler, error) {
 	limiter := ratelimit.New(d.Pool, d.Clock)
 	authSvc, err := auth.NewService(auth.Config{
 		Pool: d.Pool, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
+		RegisterRule: ratelimit.Rule{Limit: d.Config.RegisterRate.Count, Window: d.Config.RegisterRate.Window},
 	})
 	if err != nil {
 		return nil, err
