@@ -152,6 +152,7 @@ func New(d Deps) (http.Handler, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
+		cors(d.Config.CORSOrigins),
 		// The HL7 ingest takes batches of messages and has a limit of its own (SOUS_HL7_BODY_LIMIT).
 		func(next echo.HandlerFunc) echo.HandlerFunc {
 			general, hl7 := limitBody(next), middleware.BodyLimit(hl7Limit)(next)
