@@ -569,21 +569,23 @@ func (e DietOrderType) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeConflict            ErrorCode = "conflict"
-	ErrorCodeDatabaseUnavailable ErrorCode = "database_unavailable"
-	ErrorCodeForbidden           ErrorCode = "forbidden"
-	ErrorCodeInternalError       ErrorCode = "internal_error"
-	ErrorCodeInvalidApiKey       ErrorCode = "invalid_api_key"
-	ErrorCodeMethodNotAllowed    ErrorCode = "method_not_allowed"
-	ErrorCodeNotFound            ErrorCode = "not_found"
-	ErrorCodeOutcomeUnknown      ErrorCode = "outcome_unknown"
-	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
-	ErrorCodePlanRequired        ErrorCode = "plan_required"
-	ErrorCodeRateLimited         ErrorCode = "rate_limited"
-	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
-	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
-	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
-	ErrorCodeValidationFailed    ErrorCode = "validation_failed"
+	ErrorCodeConflict             ErrorCode = "conflict"
+	ErrorCodeDatabaseUnavailable  ErrorCode = "database_unavailable"
+	ErrorCodeForbidden            ErrorCode = "forbidden"
+	ErrorCodeInternalError        ErrorCode = "internal_error"
+	ErrorCodeInvalidApiKey        ErrorCode = "invalid_api_key"
+	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
+	ErrorCodeNotAcceptable        ErrorCode = "not_acceptable"
+	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodeOutcomeUnknown       ErrorCode = "outcome_unknown"
+	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
+	ErrorCodePlanRequired         ErrorCode = "plan_required"
+	ErrorCodeRateLimited          ErrorCode = "rate_limited"
+	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
+	ErrorCodeUnauthenticated      ErrorCode = "unauthenticated"
+	ErrorCodeUnprocessable        ErrorCode = "unprocessable"
+	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
+	ErrorCodeValidationFailed     ErrorCode = "validation_failed"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
@@ -601,6 +603,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeMethodNotAllowed:
 		return true
+	case ErrorCodeNotAcceptable:
+		return true
 	case ErrorCodeNotFound:
 		return true
 	case ErrorCodeOutcomeUnknown:
@@ -616,6 +620,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeUnauthenticated:
 		return true
 	case ErrorCodeUnprocessable:
+		return true
+	case ErrorCodeUnsupportedMediaType:
 		return true
 	case ErrorCodeValidationFailed:
 		return true
@@ -3430,6 +3436,9 @@ type DeviceLimit = PlanError
 // Forbidden The body of every error response.
 type Forbidden = Error
 
+// NotAcceptable The body of every error response.
+type NotAcceptable = Error
+
 // NotFound The body of every error response.
 type NotFound = Error
 
@@ -3450,6 +3459,9 @@ type Unauthorized = Error
 
 // Unprocessable The body of every error response.
 type Unprocessable = Error
+
+// UnsupportedMediaType The body of every error response.
+type UnsupportedMediaType = Error
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -5796,6 +5808,8 @@ type ForbiddenJSONResponse Error
 type NoContentResponse struct {
 }
 
+type NotAcceptableJSONResponse Error
+
 type NotFoundJSONResponse Error
 
 type PayloadTooLargeJSONResponse Error
@@ -5805,7 +5819,9 @@ type PaymentRequiredJSONResponse PlanError
 type ScanUnauthorizedJSONResponse ScanError
 
 type TooManyRequestsResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 type TooManyRequestsJSONResponse struct {
 	Body Error
@@ -5813,9 +5829,18 @@ type TooManyRequestsJSONResponse struct {
 	Headers TooManyRequestsResponseHeaders
 }
 
-type UnauthorizedJSONResponse Error
+type UnauthorizedResponseHeaders struct {
+	WWWAuthenticate *string
+}
+type UnauthorizedJSONResponse struct {
+	Body Error
+
+	Headers UnauthorizedResponseHeaders
+}
 
 type UnprocessableJSONResponse Error
+
+type UnsupportedMediaTypeJSONResponse Error
 
 type GetJwksRequestObject struct {
 }
@@ -5852,6 +5877,20 @@ func (response GetJwks404JSONResponse) VisitGetJwksResponse(w http.ResponseWrite
 	return err
 }
 
+type GetJwks406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetJwks406JSONResponse) VisitGetJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LoginRequestObject struct {
 	Body *LoginJSONRequestBody
 }
@@ -5860,15 +5899,29 @@ type LoginResponseObject interface {
 	VisitLoginResponse(w http.ResponseWriter) error
 }
 
-type Login200JSONResponse Session
+type Login200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type Login200JSONResponse struct {
+	Body    Session
+	Headers Login200ResponseHeaders
+}
 
 func (response Login200JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5893,11 +5946,28 @@ type Login401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response Login401JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response Login406JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5916,6 +5986,22 @@ func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
+type Login415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response Login415JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Login429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
@@ -5925,6 +6011,12 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -5963,6 +6055,20 @@ func (response Logout400JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	return err
 }
 
+type Logout406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response Logout406JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Logout413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response Logout413JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
@@ -5973,6 +6079,22 @@ func (response Logout413JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Logout415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response Logout415JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6003,11 +6125,28 @@ type GetMe401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetMe406JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6053,11 +6192,28 @@ type ChangePassword401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ChangePassword401JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ChangePassword406JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6076,6 +6232,22 @@ func (response ChangePassword413JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ChangePassword415JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ChangePassword429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
@@ -6085,6 +6257,12 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6101,15 +6279,29 @@ type RefreshSessionResponseObject interface {
 	VisitRefreshSessionResponse(w http.ResponseWriter) error
 }
 
-type RefreshSession200JSONResponse Session
+type RefreshSession200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RefreshSession200JSONResponse struct {
+	Body    Session
+	Headers RefreshSession200ResponseHeaders
+}
 
 func (response RefreshSession200JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6134,11 +6326,28 @@ type RefreshSession401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response RefreshSession401JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshSession406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RefreshSession406JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6157,6 +6366,22 @@ func (response RefreshSession413JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RefreshSession415JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegisterUserRequestObject struct {
 	Body *RegisterUserJSONRequestBody
 }
@@ -6165,15 +6390,33 @@ type RegisterUserResponseObject interface {
 	VisitRegisterUserResponse(w http.ResponseWriter) error
 }
 
-type RegisterUser201JSONResponse Session
+type RegisterUser201ResponseHeaders struct {
+	Location        *string
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RegisterUser201JSONResponse struct {
+	Body    Session
+	Headers RegisterUser201ResponseHeaders
+}
 
 func (response RegisterUser201JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6189,6 +6432,20 @@ func (response RegisterUser400JSONResponse) VisitRegisterUserResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RegisterUser406JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6221,6 +6478,22 @@ func (response RegisterUser413JSONResponse) VisitRegisterUserResponse(w http.Res
 	return err
 }
 
+type RegisterUser415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RegisterUser415JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegisterUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
@@ -6230,6 +6503,12 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6315,10 +6594,13 @@ type GetBoardMedia401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetBoardMedia401JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6334,6 +6616,20 @@ func (response GetBoardMedia404JSONResponse) VisitGetBoardMediaResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBoardMedia406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetBoardMedia406JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6399,11 +6695,28 @@ type GetDeviceState401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetDeviceState401JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceState406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetDeviceState406JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6416,15 +6729,29 @@ type ClaimPairingCodeResponseObject interface {
 	VisitClaimPairingCodeResponse(w http.ResponseWriter) error
 }
 
-type ClaimPairingCode200JSONResponse PairedDevice
+type ClaimPairingCode200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ClaimPairingCode200JSONResponse struct {
+	Body    PairedDevice
+	Headers ClaimPairingCode200ResponseHeaders
+}
 
 func (response ClaimPairingCode200JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6472,6 +6799,20 @@ func (response ClaimPairingCode404JSONResponse) VisitClaimPairingCodeResponse(w 
 	return err
 }
 
+type ClaimPairingCode406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ClaimPairingCode406JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClaimPairingCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response ClaimPairingCode413JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
@@ -6486,6 +6827,22 @@ func (response ClaimPairingCode413JSONResponse) VisitClaimPairingCodeResponse(w 
 	return err
 }
 
+type ClaimPairingCode415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ClaimPairingCode415JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClaimPairingCode429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
@@ -6495,6 +6852,12 @@ func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6544,10 +6907,13 @@ type AcceptInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response AcceptInvitation401JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6581,6 +6947,20 @@ func (response AcceptInvitation404JSONResponse) VisitAcceptInvitationResponse(w 
 	return err
 }
 
+type AcceptInvitation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptInvitation406JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AcceptInvitation409JSONResponse struct{ ConflictJSONResponse }
 
 func (response AcceptInvitation409JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
@@ -6605,6 +6985,22 @@ func (response AcceptInvitation413JSONResponse) VisitAcceptInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptInvitation415JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6640,6 +7036,20 @@ func (response GetOpenApiJson404JSONResponse) VisitGetOpenApiJsonResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenApiJson406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetOpenApiJson406JSONResponse) VisitGetOpenApiJsonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6685,6 +7095,20 @@ func (response GetOpenApiYaml404JSONResponse) VisitGetOpenApiYamlResponse(w http
 	return err
 }
 
+type GetOpenApiYaml406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetOpenApiYaml406JSONResponse) VisitGetOpenApiYamlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateOrgRequestObject struct {
 	Body *CreateOrgJSONRequestBody
 }
@@ -6693,15 +7117,25 @@ type CreateOrgResponseObject interface {
 	VisitCreateOrgResponse(w http.ResponseWriter) error
 }
 
-type CreateOrg201JSONResponse Org
+type CreateOrg201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateOrg201JSONResponse struct {
+	Body    Org
+	Headers CreateOrg201ResponseHeaders
+}
 
 func (response CreateOrg201JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6726,11 +7160,28 @@ type CreateOrg401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateOrg401JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateOrg406JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6745,6 +7196,22 @@ func (response CreateOrg413JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateOrg415JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6790,10 +7257,13 @@ type GetOrg401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetOrg401JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6809,6 +7279,20 @@ func (response GetOrg404JSONResponse) VisitGetOrgResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrg406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetOrg406JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6855,10 +7339,13 @@ type UpdateOrg401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response UpdateOrg401JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6892,6 +7379,20 @@ func (response UpdateOrg404JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	return err
 }
 
+type UpdateOrg406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateOrg406JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateOrg413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
@@ -6902,6 +7403,22 @@ func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateOrg415JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6999,6 +7516,20 @@ func (response IngestHl7404JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	return err
 }
 
+type IngestHl7406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response IngestHl7406JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IngestHl7413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response IngestHl7413JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
@@ -7009,6 +7540,22 @@ func (response IngestHl7413JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response IngestHl7415JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7036,6 +7583,12 @@ func (response IngestHl7429JSONResponse) VisitIngestHl7Response(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7096,10 +7649,13 @@ type ListHl7Messages401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListHl7Messages401JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7143,6 +7699,20 @@ func (response ListHl7Messages404JSONResponse) VisitListHl7MessagesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHl7Messages406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListHl7Messages406JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7199,10 +7769,13 @@ type ListAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListAlerts401JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7232,6 +7805,20 @@ func (response ListAlerts404JSONResponse) VisitListAlertsResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlerts406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListAlerts406JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7278,10 +7865,13 @@ type ResolveAlert401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ResolveAlert401JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7311,6 +7901,20 @@ func (response ResolveAlert404JSONResponse) VisitResolveAlertResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ResolveAlert406JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7356,10 +7960,13 @@ type ListApiKeys401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListApiKeys401JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7407,6 +8014,20 @@ func (response ListApiKeys404JSONResponse) VisitListApiKeysResponse(w http.Respo
 	return err
 }
 
+type ListApiKeys406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListApiKeys406JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKeyRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateApiKeyJSONRequestBody
@@ -7416,15 +8037,25 @@ type CreateApiKeyResponseObject interface {
 	VisitCreateApiKeyResponse(w http.ResponseWriter) error
 }
 
-type CreateApiKey201JSONResponse CreatedApiKey
+type CreateApiKey201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateApiKey201JSONResponse struct {
+	Body    CreatedApiKey
+	Headers CreateApiKey201ResponseHeaders
+}
 
 func (response CreateApiKey201JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7449,10 +8080,13 @@ type CreateApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateApiKey401JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7500,6 +8134,20 @@ func (response CreateApiKey404JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateApiKey406JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
@@ -7510,6 +8158,22 @@ func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateApiKey415JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7549,10 +8213,13 @@ type RevokeApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response RevokeApiKey401JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7596,6 +8263,20 @@ func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RevokeApiKey406JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7652,10 +8333,13 @@ type ListAuditLog401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListAuditLog401JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7685,6 +8369,20 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListAuditLog406JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7741,10 +8439,13 @@ type GetCensus401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetCensus401JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7788,6 +8489,20 @@ func (response GetCensus404JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCensus406JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7844,10 +8559,13 @@ type ListUnmappedCodes401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListUnmappedCodes401JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7895,6 +8613,20 @@ func (response ListUnmappedCodes404JSONResponse) VisitListUnmappedCodesResponse(
 	return err
 }
 
+type ListUnmappedCodes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListUnmappedCodes406JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MapUnmappedCodeRequestObject struct {
 	OrgId OrgId  `json:"orgId"`
 	Code  string `json:"code"`
@@ -7938,10 +8670,13 @@ type MapUnmappedCode401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response MapUnmappedCode401JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7989,6 +8724,20 @@ func (response MapUnmappedCode404JSONResponse) VisitMapUnmappedCodeResponse(w ht
 	return err
 }
 
+type MapUnmappedCode406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response MapUnmappedCode406JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MapUnmappedCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response MapUnmappedCode413JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
@@ -7999,6 +8748,22 @@ func (response MapUnmappedCode413JSONResponse) VisitMapUnmappedCodeResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MapUnmappedCode415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MapUnmappedCode415JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8055,10 +8820,13 @@ type ListDevices401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListDevices401JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8092,6 +8860,20 @@ func (response ListDevices404JSONResponse) VisitListDevicesResponse(w http.Respo
 	return err
 }
 
+type ListDevices406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListDevices406JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateDeviceRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateDeviceJSONRequestBody
@@ -8101,15 +8883,25 @@ type CreateDeviceResponseObject interface {
 	VisitCreateDeviceResponse(w http.ResponseWriter) error
 }
 
-type CreateDevice201JSONResponse Device
+type CreateDevice201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateDevice201JSONResponse struct {
+	Body    Device
+	Headers CreateDevice201ResponseHeaders
+}
 
 func (response CreateDevice201JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8134,10 +8926,13 @@ type CreateDevice401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateDevice401JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8171,6 +8966,20 @@ func (response CreateDevice404JSONResponse) VisitCreateDeviceResponse(w http.Res
 	return err
 }
 
+type CreateDevice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateDevice406JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
@@ -8181,6 +8990,22 @@ func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateDevice415JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8220,10 +9045,13 @@ type DeleteDevice401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response DeleteDevice401JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8253,6 +9081,20 @@ func (response DeleteDevice404JSONResponse) VisitDeleteDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteDevice406JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8299,10 +9141,13 @@ type GetDevice401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetDevice401JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8332,6 +9177,20 @@ func (response GetDevice404JSONResponse) VisitGetDeviceResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetDevice406JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8379,10 +9238,13 @@ type UpdateDevice401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response UpdateDevice401JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8416,6 +9278,20 @@ func (response UpdateDevice404JSONResponse) VisitUpdateDeviceResponse(w http.Res
 	return err
 }
 
+type UpdateDevice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateDevice406JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UpdateDevice413JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
@@ -8426,6 +9302,22 @@ func (response UpdateDevice413JSONResponse) VisitUpdateDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDevice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateDevice415JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8465,10 +9357,13 @@ type ClearDeviceCast401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ClearDeviceCast401JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8498,6 +9393,20 @@ func (response ClearDeviceCast404JSONResponse) VisitClearDeviceCastResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ClearDeviceCast406JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8545,10 +9454,13 @@ type CastToDevice401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CastToDevice401JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8582,6 +9494,20 @@ func (response CastToDevice404JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CastToDevice406JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CastToDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
@@ -8596,6 +9522,22 @@ func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CastToDevice415JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePairingCodeRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8605,15 +9547,25 @@ type CreatePairingCodeResponseObject interface {
 	VisitCreatePairingCodeResponse(w http.ResponseWriter) error
 }
 
-type CreatePairingCode201JSONResponse PairingCode
+type CreatePairingCode201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePairingCode201JSONResponse struct {
+	Body    PairingCode
+	Headers CreatePairingCode201ResponseHeaders
+}
 
 func (response CreatePairingCode201JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8638,10 +9590,13 @@ type CreatePairingCode401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreatePairingCode401JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8689,6 +9644,20 @@ func (response CreatePairingCode404JSONResponse) VisitCreatePairingCodeResponse(
 	return err
 }
 
+type CreatePairingCode406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePairingCode406JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeDeviceRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8731,10 +9700,13 @@ type RevokeDevice401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response RevokeDevice401JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8764,6 +9736,20 @@ func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RevokeDevice406JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8809,10 +9795,13 @@ type ListInvitations401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListInvitations401JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8846,6 +9835,20 @@ func (response ListInvitations404JSONResponse) VisitListInvitationsResponse(w ht
 	return err
 }
 
+type ListInvitations406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInvitations406JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateInvitationRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateInvitationJSONRequestBody
@@ -8855,15 +9858,25 @@ type CreateInvitationResponseObject interface {
 	VisitCreateInvitationResponse(w http.ResponseWriter) error
 }
 
-type CreateInvitation201JSONResponse CreatedInvitation
+type CreateInvitation201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInvitation201JSONResponse struct {
+	Body    CreatedInvitation
+	Headers CreateInvitation201ResponseHeaders
+}
 
 func (response CreateInvitation201JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8888,10 +9901,13 @@ type CreateInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateInvitation401JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8925,6 +9941,20 @@ func (response CreateInvitation404JSONResponse) VisitCreateInvitationResponse(w 
 	return err
 }
 
+type CreateInvitation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInvitation406JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateInvitation409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreateInvitation409JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
@@ -8949,6 +9979,22 @@ func (response CreateInvitation413JSONResponse) VisitCreateInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInvitation415JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8988,10 +10034,13 @@ type RevokeInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response RevokeInvitation401JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9021,6 +10070,20 @@ func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RevokeInvitation406JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9077,10 +10140,13 @@ type ListMedia401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListMedia401JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9114,6 +10180,20 @@ func (response ListMedia404JSONResponse) VisitListMediaResponse(w http.ResponseW
 	return err
 }
 
+type ListMedia406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListMedia406JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadMediaRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *multipart.Reader
@@ -9123,15 +10203,25 @@ type UploadMediaResponseObject interface {
 	VisitUploadMediaResponse(w http.ResponseWriter) error
 }
 
-type UploadMedia201JSONResponse Media
+type UploadMedia201ResponseHeaders struct {
+	Location *string
+}
+
+type UploadMedia201JSONResponse struct {
+	Body    Media
+	Headers UploadMedia201ResponseHeaders
+}
 
 func (response UploadMedia201JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9156,10 +10246,13 @@ type UploadMedia401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response UploadMedia401JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9193,6 +10286,20 @@ func (response UploadMedia404JSONResponse) VisitUploadMediaResponse(w http.Respo
 	return err
 }
 
+type UploadMedia406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UploadMedia406JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadMedia413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
@@ -9203,6 +10310,22 @@ func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UploadMedia415JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9242,10 +10365,13 @@ type DeleteMedia401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response DeleteMedia401JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9275,6 +10401,20 @@ func (response DeleteMedia404JSONResponse) VisitDeleteMediaResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMedia406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteMedia406JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9320,10 +10460,13 @@ type ListMembers401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListMembers401JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9339,6 +10482,20 @@ func (response ListMembers404JSONResponse) VisitListMembersResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListMembers406JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9378,10 +10535,13 @@ type RemoveMember401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response RemoveMember401JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9411,6 +10571,20 @@ func (response RemoveMember404JSONResponse) VisitRemoveMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RemoveMember406JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9472,10 +10646,13 @@ type UpdateMember401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response UpdateMember401JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9509,6 +10686,20 @@ func (response UpdateMember404JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type UpdateMember406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateMember406JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateMember409JSONResponse struct{ ConflictJSONResponse }
 
 func (response UpdateMember409JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
@@ -9533,6 +10724,22 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateMember415JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9579,10 +10786,13 @@ type GetPatient401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetPatient401JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9626,6 +10836,20 @@ func (response GetPatient404JSONResponse) VisitGetPatientResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPatient406JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9695,6 +10919,20 @@ func (response ResolveScan404JSONResponse) VisitResolveScanResponse(w http.Respo
 	return err
 }
 
+type ResolveScan406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ResolveScan406JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSignoffsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListSignoffsParams
@@ -9747,10 +10985,13 @@ type ListSignoffs401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListSignoffs401JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9798,6 +11039,20 @@ func (response ListSignoffs404JSONResponse) VisitListSignoffsResponse(w http.Res
 	return err
 }
 
+type ListSignoffs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSignoffs406JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateSignoffJSONRequestBody
@@ -9807,15 +11062,25 @@ type CreateSignoffResponseObject interface {
 	VisitCreateSignoffResponse(w http.ResponseWriter) error
 }
 
-type CreateSignoff201JSONResponse Signoff
+type CreateSignoff201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSignoff201JSONResponse struct {
+	Body    Signoff
+	Headers CreateSignoff201ResponseHeaders
+}
 
 func (response CreateSignoff201JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9840,10 +11105,13 @@ type CreateSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateSignoff401JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9891,6 +11159,20 @@ func (response CreateSignoff404JSONResponse) VisitCreateSignoffResponse(w http.R
 	return err
 }
 
+type CreateSignoff406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSignoff406JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSignoff409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreateSignoff409JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
@@ -9915,6 +11197,22 @@ func (response CreateSignoff413JSONResponse) VisitCreateSignoffResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSignoff415JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9961,10 +11259,13 @@ type GetSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetSignoff401JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10012,6 +11313,20 @@ func (response GetSignoff404JSONResponse) VisitGetSignoffResponse(w http.Respons
 	return err
 }
 
+type GetSignoff406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSignoff406JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DecideSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10055,10 +11370,13 @@ type DecideSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response DecideSignoff401JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10106,6 +11424,20 @@ func (response DecideSignoff404JSONResponse) VisitDecideSignoffResponse(w http.R
 	return err
 }
 
+type DecideSignoff406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DecideSignoff406JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DecideSignoff409JSONResponse struct{ ConflictJSONResponse }
 
 func (response DecideSignoff409JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
@@ -10130,6 +11462,22 @@ func (response DecideSignoff413JSONResponse) VisitDecideSignoffResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DecideSignoff415JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10175,10 +11523,13 @@ type ListSites401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListSites401JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10198,6 +11549,20 @@ func (response ListSites404JSONResponse) VisitListSitesResponse(w http.ResponseW
 	return err
 }
 
+type ListSites406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSites406JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSiteRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateSiteJSONRequestBody
@@ -10207,15 +11572,25 @@ type CreateSiteResponseObject interface {
 	VisitCreateSiteResponse(w http.ResponseWriter) error
 }
 
-type CreateSite201JSONResponse Site
+type CreateSite201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSite201JSONResponse struct {
+	Body    Site
+	Headers CreateSite201ResponseHeaders
+}
 
 func (response CreateSite201JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10240,10 +11615,13 @@ type CreateSite401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateSite401JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10277,6 +11655,20 @@ func (response CreateSite404JSONResponse) VisitCreateSiteResponse(w http.Respons
 	return err
 }
 
+type CreateSite406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSite406JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSite413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
@@ -10287,6 +11679,22 @@ func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSite415JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10333,10 +11741,13 @@ type GetSite401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response GetSite401JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10352,6 +11763,20 @@ func (response GetSite404JSONResponse) VisitGetSiteResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSite406JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10399,10 +11824,13 @@ type UpdateSite401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response UpdateSite401JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10436,6 +11864,20 @@ func (response UpdateSite404JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type UpdateSite406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSite406JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateSite413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
@@ -10446,6 +11888,22 @@ func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSite415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSite415JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10491,10 +11949,13 @@ type ListTags401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListTags401JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10514,6 +11975,20 @@ func (response ListTags404JSONResponse) VisitListTagsResponse(w http.ResponseWri
 	return err
 }
 
+type ListTags406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListTags406JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTagRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateTagJSONRequestBody
@@ -10523,15 +11998,25 @@ type CreateTagResponseObject interface {
 	VisitCreateTagResponse(w http.ResponseWriter) error
 }
 
-type CreateTag201JSONResponse Tag
+type CreateTag201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateTag201JSONResponse struct {
+	Body    Tag
+	Headers CreateTag201ResponseHeaders
+}
 
 func (response CreateTag201JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10556,10 +12041,13 @@ type CreateTag401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateTag401JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10593,6 +12081,20 @@ func (response CreateTag404JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	return err
 }
 
+type CreateTag406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateTag406JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
@@ -10603,6 +12105,22 @@ func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateTag415JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10642,10 +12160,13 @@ type DeleteTag401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response DeleteTag401JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10675,6 +12196,20 @@ func (response DeleteTag404JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteTag406JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10720,10 +12255,13 @@ type ListWebhooks401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListWebhooks401JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10771,6 +12309,20 @@ func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.Res
 	return err
 }
 
+type ListWebhooks406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWebhooks406JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateWebhookJSONRequestBody
@@ -10780,15 +12332,25 @@ type CreateWebhookResponseObject interface {
 	VisitCreateWebhookResponse(w http.ResponseWriter) error
 }
 
-type CreateWebhook201JSONResponse CreatedWebhookSubscription
+type CreateWebhook201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWebhook201JSONResponse struct {
+	Body    CreatedWebhookSubscription
+	Headers CreateWebhook201ResponseHeaders
+}
 
 func (response CreateWebhook201JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10813,10 +12375,13 @@ type CreateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response CreateWebhook401JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10864,6 +12429,20 @@ func (response CreateWebhook404JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWebhook406JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhook409JSONResponse Error
 
 func (response CreateWebhook409JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
@@ -10888,6 +12467,22 @@ func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWebhook415JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10927,10 +12522,13 @@ type DeleteWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response DeleteWebhook401JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10978,6 +12576,20 @@ func (response DeleteWebhook404JSONResponse) VisitDeleteWebhookResponse(w http.R
 	return err
 }
 
+type DeleteWebhook406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteWebhook406JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11021,10 +12633,13 @@ type UpdateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response UpdateWebhook401JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11072,6 +12687,20 @@ func (response UpdateWebhook404JSONResponse) VisitUpdateWebhookResponse(w http.R
 	return err
 }
 
+type UpdateWebhook406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateWebhook406JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
@@ -11082,6 +12711,22 @@ func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateWebhook415JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11129,10 +12774,13 @@ type ListWebhookDeliveries401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11180,6 +12828,20 @@ func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type ListWebhookDeliveries406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWebhookDeliveries406JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TestWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11222,10 +12884,13 @@ type TestWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
 func (response TestWebhook401JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11273,6 +12938,20 @@ func (response TestWebhook404JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type TestWebhook406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response TestWebhook406JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Body *CreateSupportInquiryJSONRequestBody
 }
@@ -11281,15 +12960,29 @@ type CreateSupportInquiryResponseObject interface {
 	VisitCreateSupportInquiryResponse(w http.ResponseWriter) error
 }
 
-type CreateSupportInquiry202JSONResponse SupportInquiryReceipt
+type CreateSupportInquiry202ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateSupportInquiry202JSONResponse struct {
+	Body    SupportInquiryReceipt
+	Headers CreateSupportInquiry202ResponseHeaders
+}
 
 func (response CreateSupportInquiry202JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11309,6 +13002,20 @@ func (response CreateSupportInquiry400JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type CreateSupportInquiry406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSupportInquiry406JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiry413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateSupportInquiry413JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
@@ -11323,6 +13030,22 @@ func (response CreateSupportInquiry413JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type CreateSupportInquiry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSupportInquiry415JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiry429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
@@ -11332,6 +13055,12 @@ func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -13771,668 +15500,684 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5sib8KgjORlg6UaRJSrIlOf7YpSW5JbduLdHtvshSgVUgiVYRYAMo0eyWJ+Yd9h3Og82T/IEE",
-	"UIUqFm+Ses7Z3ZmIcYtkXYBEIpHXL/+sRXw05owwJWv7f9bIVzwaJwT+7iREKP3HA05Sov+gcW2/1mzt",
-	"tftbeLvebDab9bf6n139TzP7H2nVgto9ZfpqSZjk4o73+wllpBbURkRKPCC1/do1/IQGWJEJnqKb2mec",
-	"3NcpQ2PBe0Te1NAQS8S4Qj1CGBoSLGLUF3yEJGURQa3t/Wa7FtT4mDASd1Rtv9Zutt/Um1v1Zrvbbu63",
-	"2vvN5i+1oCaI5MmDuYalSZJ/837qvpHkgQiqprX92gQLRtmgFtQkVeRktUljrK9XWKWytg9j0p/T3m8k",
-	"UmvQLtK0U9OxJlBMHmhEat++fQvMYkhvNX7993L8Vy3Hl29B7YAwmcJ6yHQ0wkIP9IIRNMaKEqYQZWjI",
-	"U6lJnC8YjkdUqVnitLb32zuWODhJiBgQJmv7v9bGBLNUydoX9z3VW1M/ac5VEVZkwGE0fc7jWlCLeKwH",
-	"//ZNe2+n3Wzu6jXH47Ghde2BR7iXJnr8ehVwpCg3D+0wPB5OE/yVylpQO6YPBF7grQv8SXwymwfrb6ZS",
-	"kZFmqoOuJiD5qmd8CeOsfQuK4y8OOxbpwBt2801rtzy0KyyHpbGMeEwEVoXRMK7u8Hic0Aj3EuKP6uqn",
-	"84urM39gjEY0SSirffsS1HpEM0enFtRirMhF/z0Valjbr7X2dpv15na9pdk8pkRdiJgIsyB6vPlftf3a",
-	"wcHxhb0MBh1xJqlUhKm7CIseH05jGPCX+euxgK5HlycHhydHHnEPsuejA+/5qLXbbKL7CCdAdzu49nfn",
-	"HX9wCZ/cSR7TdPRi42mjgcAjZJ+qybqUFEFpHKvu0be1oEaZVCLNeeSco4iziDClHx0jOSHEbBGuF61y",
-	"D25pGaX34DjBERGwuufpqEdELpWElgGXRFAew3ve14LaaS2oHQJD8lREmr44VoZeQuVCzokRStTT6EFY",
-	"xFOmiDhZQ/D3EzyAt5jtemd23nQN+vZaQN9jEGf7SqQkqI0E0xui2Wxvbe+80QvA8Ah0hD4e0USzzuHF",
-	"US2oDegD0Zd+7JzrjyMax4mmwg+fTs7Pa9+CmuBcM9A2bCpJvtb2ax+eIOpTRvWCbn/Wf4/1vl2wwkaC",
-	"C6KvKorwDmJkgmTak5GgY81NaELVEFElkSSRICpAcsgnDGnmyoX7nzUtnx4y+kTm4eUhNPf2m00r6MmD",
-	"Ubp+rWF9tjfsLTD3AeP9fiMmEY1JrJeqj2mSCnKg17+23wzWOvsTLNUhSegDEdOcHfW313ZHO+7WE9Qn",
-	"7lCS6O6n37ce9rp/XG2z0/Fu9Dlu9Y/lm8FHvDU9Is30e3qhdu7f/jBqf/2xp4kuktp+bajUWO6/fj3k",
-	"/F42hpqbxQMlk/o9VdGQMNmwGuZryVNZ+5avwwl7oApriletCM1+zddD8Xs41bMlWIHokSAxYYriBCgv",
-	"gLhkhKkevMSj/7VgyHrNvo6pILL4hr3CG9ZRLGBWVtJmt+z03kT1t/Euqe/1m6262WC7e7gXad4QHLbP",
-	"CDM8ICLbKDCblbbKl6BmCLevX3+3F/3Q7v30dvT9eFt2Ww+/7LKrrcnPb8hx87fTHfwhbg8+0Yvf3/50",
-	"D2t1aDjy2jBoaaEYwuOx4A8kRoJoCvprY3l5Zk/u7G87ytlLVqUGsbdIytk5V5oql1xhKWk6Qm000PK/",
-	"T8WIxIZlGBkPBU/4YNrwj29gnPLhfXV03jn1D0hBGE6KAtl8GLtXPvHgPL04gDfZU/NKvwe1ByN0juE/",
-	"3xePitXG8YyDc8EBubW/45TUigOydnF1WN/ba7VqFcekfzbC4/3TsSSjs51UOC+9FTtZZ3arXRvv1SrP",
-	"NMNWZlH0+w0nxVM5HuIBxUivWirIOzROCJbEsRzKVgMldESVZjhrGJysceY+2dxx+9CYPHNsjp39lqN0",
-	"dtHqkshIAzhTKJFlkR2bX0iM4JQLEEb6BCMx4owE+h/0e0pSGKFnHilFRmPlG4ZxKkDqn2WHFBGCZ/oY",
-	"PF1L7tKJaX9Zldhbq3NKX19rxj5D0eb+tjNx9VJo1slmKb2TFgwgf67lp7T2m83GVguEokeA3WazlRGg",
-	"puiI8FQh3FdEoF1Zy8lRVijWIkZ7DWK0FxKjVSKGYQGPGM2llNAc2mi2Zyjxdg4jPGvmrTVm3lo482Zp",
-	"5tl+8Cbfbm6DHnoIboVTKlV5F01wkvQ4FjHCLEYYjQhLEXxR2DYRltl+AQE00A/iQosbq1DVEsxiGeEx",
-	"mMFDPnHuJKOt6m+OMYt5v59/Z+6FU2cgaKJPHYlTY7GqIRnBvLC417J5Bc1rVUm8kzursvnf9fjQ6rHX",
-	"hLAZirf2txyvGTOkdswVSigjOQ1BBFO9BHaC5lPVkLfd6q1rg1TbHTkVwAKvXK0YTy+xyH4oLt6YCyUw",
-	"VdnaZb6TfPkuBY1I9o1bn4QOhmrJArXXXKA3+QJphrxz1PVXx8zCrsUp7/WmReZ1K9HHiSwshTVEXo7w",
-	"Znaw0U7YgEjViUdUzWqu8YhKmZkXmbPN7jw4+0FxQRuSDEbackOSjLFxLvSm2kjR/CY3faU3d66eXR8/",
-	"3v795uYmbTbbbx6PLk8OHo87V+8vrn48Ofp822q0G7vbzUartb2102y0Gq2tRuv25Pri8fri07X5R0+s",
-	"udVsN3e3mq12vfmm2Xx87Bx2bzvN1m3nsHvXabYez66/01RpPV4+ths7jdbj42Pn9PH86PHx0/nJwcXh",
-	"EfrU/VDfvWFHP54/6hv8p+oHPn68PjvpHt+afz9eHJ97l7R3ms0bdnly+Nh6fMwUpdvb2+OzAzOzyok0",
-	"WubHk+uL27Orv7faW/XtnbpWJW5vb6+vO7fX14+PhxdHtx8750e34Bm4vb29PX18bO3tNpvbrfbjh8fH",
-	"x1Z7C511Ts7Rdff29vqo0+2eHt1+7tzu7baa27efrjuPjxvt5pvNnZ2derMFkzl7fPxRkwMGesMuf2w9",
-	"th5PHrc/32632rcdPe7b21v90NvtxyPzju3bTrd7dH542zk9OdDfnR0dPuqfKn8+Offe8Djvf2USdk71",
-	"QD50bj9wHiOzoae3x6dvm63228fMV3trPKa31wfdx+sfb6/Bg2Mv2330PLR/B/+seW778bBzeyjSwexz",
-	"m29a+pnO2Xlr/KCPZxePV1gOb9jF4fXj4eP7v5/+/fDx4OD44napU/HWOf7+3v7uvHNbcPplvz1WO+Nu",
-	"2Noy9lu2ja+ITJOZE7OHVTREvI/6PBXIbj/pb8mx4BGRUgufbYg7pIkypl9MFLgBjCsHBK/z14M/minB",
-	"Exiq22S1J7rkZg0NEC2ZQ8qdT2saDN+CGk9VxEHoguMbRm7NKCsp4AzKp1oxrXY2wp2dHT1NMOkEwRJo",
-	"ElMZDbEYENTnAqXsnvEJQ2dX5yi/vDASeU+t0VsYydbykRTea39HNEbuZzTBEuFEEBxPUb6whbfHKQQA",
-	"wJu6kBLZi86uj+ttpBc2pmyA9GRxpIiQCAuC4Jhgg+JLBPmNRMqfoz5xvgW1M7D3D8CpUOTUhEfOpox4",
-	"TJDxDMBxI0jdrh5SHKmhIFlYqcDK5RiKcV2cXRyuGHkwjoM+VuBgpKJauWru5YE7e+yDRb5AHdvO1TEz",
-	"rQrbM9MLPZ/Jii4wHkWpEISBvtPaznaK7PT7Zhn2t4BxDBG7HD6v7oM54zHta+oXqAXLSYyvo7iUWoTV",
-	"ZcT1+mnSUEVx2S853+mIGV7idPyNU7ZYt7aKVodh9B0fkT9eyE+YyrJcW+YRMASSa1Lo1/9nSPQFaMTS",
-	"91oPvjbGYZFUuZqMsELaltyxskLb+wHqETUhhKGeIPi+j6UCkZGkLBoWZYOx70xwNbc4YmOP5kQCJyrE",
-	"tY0M/hfZI881NuaZFt+C2jAzZPXk9W+FCf1ZI/A4iAblT3IUBK+k/llLMBgpuxR8IIiUmblCFRnB4/Uh",
-	"IIBePYFZbHSHyHgi/vZhZ++o+V4bO4La5f1b60N7b+utfqyzUzO2Rt9btta/jgWPU6uFgPOUiAciunRE",
-	"SoL0zf72jmetrpHZAIaTHcUZpsy9X8tBOiJ/cAb7ZUQEjfDrgyGN8ICbXJQzo1d1hT06c/7tTnimdWk1",
-	"TA0JUnBZYbNXKx3rOJ0oi8nX2n6rSlWpUj0Eniy1wqptrVZuZm0586rtzKsbYY2h7P3GGLo9u3p8vLo4",
-	"ur06OTjuXB3eCGd67Bzd7rSat+/XVan05RGhD9VhzVaWWfN7SqTRGbf7raiN90iz9zbeinbwLnnTb8Xt",
-	"6AmOjQrFbQ0deR2Xml3XZqWSXKHcPsGr/nRWWN3szviiZCQDXzhL1zdvcwZxtul/oxVvmYPrnEwOs6Oi",
-	"0k8ZIEEGWtUUVpVlXKEpUcj6e3yd6P9Fp2XBLbbQRfnXO8asR/JbULswR1jBH8bFADP6h4m4cwbx9kvB",
-	"kRIUJ/46rn3wvRzVQbgsOEchTAnZBH2CVSqISbYY07t7MtU/T0gP8hS06EoooxFMDWzxu4RKky4EATxp",
-	"QtgPRqdp73zThyREPceC6+2iyXLEYj8zYLvebBWmBRdp2xGYFU7SS7vc8/z+Zv3f5ekOiMos/ySZoqFJ",
-	"wPOi7Jkq9+/99d80BGAXqWuTMCRP5V1MHu5+vt96ON/9fXHCzU+//zJ526vlvFMtkc3EPEYyXm2nmyHN",
-	"HUhxBDp8SSab/1bFWFx6nLWTu7iXENRqa57EyKSXIZOLah3o0wY6SAhmRjk3zvRBwh+IBE1H3zFF4wQr",
-	"0gC1U4FB5uwJBEZMfhg5b/q3f4e5/pvzOHAnKGazjGnSo53WCCyhBGayT0RJRfg/NVv6hbKks0Tk989L",
-	"RL46+q6YyTTQM3ixPN8r8zx0OJPW6r1p1YSk3dUTkra6rbf7O3sLEpL0OOs7O2/ePCMjaavb2p2TkTRn",
-	"qk+KCGQ3yZXrBDzecOajpyiukx464g9kZHNRqw07vHQcnfnmXyHBN0/TLRiRRQmAy0vwJl+CfNozr2u1",
-	"tvPX7fiv2zmC5bLC5yDBUnP3yfyrg9oDlVRlrJSH+OBB/6qc6pFg145JxzTeuhuJ52da77xMpjVQqfIo",
-	"8HcmHAWExZQNqpNGbaoommCqKBuAXoCr3eheCql1ZuYJo/kXeTqo/e7fiZ7/TvT8vzXRc2y21l+c53kd",
-	"YXZNK2IVJnKCZIQZmABUEaTwAGGFthBujBpe6KJcK2G40DsDBkTBS7QC3COJZrQxYeBClub7EVFDrsn0",
-	"HSggYwzK0GsuBvL1Ku6C1/o5q1yKcfF4iklCFOnigTe4K6KoIEgNqdRz9od3eHR61D160ggVXunK2JxD",
-	"+ggEcfLnk7z/sDiHFREh+MFGG5pb+83m00IFPrEiQh+0fI95dA9OlsHJGl4ehQcmiF7bPv5p7/KXNiig",
-	"WudRLxPyeKJ/FKj+DTxJnwr1L3g8bmjLPi93iTB7nQ0edhWBhLPypuoLIodI2h8LmyYiUjq3AZl+HPa+",
-	"i+gF/fjhl6Or7g/XJ/JkpMa/HJy8Ofktvj/77qz5828fk4vPR19/+e38t/PugJ4efGySnzr6nu9/bP1A",
-	"+z80yPRjQo479OK3o62L7g+t899+2Dk77MiTUTKMD07enHWjnfPDT+3zw87k7GBC8U/nf5z8xmnU3mtF",
-	"0xN5ws5bP1P9ys7Xi+7H0Vn7qHna/ZGej87UefuH7V+umzu//Nb5eto9+QOe88dg5+fPH3/75eDjXiNq",
-	"J6w3+tCMf/qY5MU1J6y2v9dsagMLaOFmLBRUJDVH7fO30Ufx82S3123dX27L03ivf4zfpEd8Z/ALbbMf",
-	"vr79cVIzsVmI960cRqbx6lkIIxPqHtKxrIhgf1mbxbkYnC/yZdpoNZ+wUqz6i5YEM+FtcC9alauqTNkc",
-	"HDOFOr/+W836t5r1bzXrX69mfYHtOqtjgU4FVNKKUEz6OE0UivEUjbEo5oOt4J20WRBmb9o8iGYhDyLL",
-	"K/FyIZpvTC7EmqkT7vJ2s6BBxJSxnGH19W/0476tvs+emrpgKCxnUxZALyznIz2FlisR5i+faLBw/Dvz",
-	"xw/TW4kX1phDL3/gtWqg94IOaPxKoq7AU3RqUEgWzQZ2hleQPbND/N8qCrJtKPW/dUV2ZQFYe+eXWrFM",
-	"u93cfkahtU/ECpVgSHCihtMCPU2pnp6qEX9erd7/OeXufz1xgzXosTNDj/+YnfHW6jNurzpjU0/oz7hZ",
-	"ni8RYzezRsRHr12A3E5T70RtBJc2oLb4OUMYTSxgUMR5QgTCCs6skRZc95ngyo8roxp+//aHs/ZPP76v",
-	"vWh47a1nqX8uDqv9FHMPTE19h4XygM9do1CR31M6HhGmaisbgtmkvxmSVmbMGlcKixFmKHuH9TX4yXRl",
-	"u3geGXdzfXOd9Mu5NvzTibjeHV3P1n6CqR38m9UMq8H2JVJ1TMHtzDYmUrnC7SnsXJt/JhCOIjJWpejs",
-	"orLdTMfwanZbrfacol0rZhp6BOvW7G6vkWC4vbBmd2elmt2m3rGf2Cgr7Kg4SfOqDuzCGhV29orlG/+K",
-	"2gyzHLm1bZO+V6qzyIyklD21skIz5ic5W1iRSiLQZMgRnzAJmkghLU2LRuOCNj+CzOR9hBlXQ7AwMmb9",
-	"v94FFMwpoVhjBO3CCAqq+jGXY6pwgs5TJahVtJ9fPjHHcRVoMWqyWSpLJHo4uq/zfh3w9dbNcZotjJiT",
-	"7/R2fytznPyX5zutWrbxL82GeoFUp/lpTDOFHP/FhRZv8/S3f1WhhR4eFnhElC2pOkiF5MKEwj1zuHYx",
-	"xr+nBEXws4Hk1Md3eErZfajtupgIV40x1icRTyUa4wFwoRN9JqQQQ/jgZHL228/q7PBMnR1+/HR2eP/m",
-	"7LDz5uzwPT5hTfBxGmgTcMbaqZm3a/JEQzLCUP6Ov54SNlBDODjzoIkSUEH5Lagd6aP+GAY4O63ukBj4",
-	"GKRfESAsETXxwB6Pp68kCuHXsDiLsnUJYzU0yAf7tW5dqnWjg5g8ej9tLp/F7KhP4urBCmKcsq8konFx",
-	"VCtoJ303WIgaZkOl8cLR9bkYQb5MmlKv/tQb7Sm1gAfFAV9qGSnpH0Um2GlWry64XQuLa12R5pYR/kpH",
-	"6Uh/0J8oM59a2XgoU0SfEqZ8KKb4ezKtJiId4YGm4D2Zoo2Ml9NxwnEcIMgO0fJaL//IPijcXJfYpFVN",
-	"7HsyfSa1L8yBWzUzX3kBFvHnJ4l4JZGnUaw9p+acORkV4Hmzuo4w67oYbNXcFB68kmgs9DrHoPs20ClR",
-	"Wdm0IFhrfZLUKZOESaroA0mmARyRFwE6gT9O9R5vBqgFn1qNG9ZhU2TGgdQQG0kgEeNgG29MhljpQxXy",
-	"4/UsNvXZDBkDeETQdnPb5hMZupq3uZ9v2HazlbvWtbGEBOkT0Hjhe0BXcqHYBsAV5AviGZMVRHcB60Vk",
-	"98Tjm23YNe5jq3IN6IBBGcM8eXnKJ0RoGqMh+YqOzzoH9evjTnvnjZP9Ak+QrRcCERroTebg8YAGnuvv",
-	"lQO8bNywH4mg/SmiCnFNbX0p+YojhXpTRaSzE+MA9Uifa6UIC0nZIEARH40xrB4YxUwqzBSkg5TJudV/",
-	"E7VIs7eHd+Lt6C3Z7bdxq9eM9uJd8rb/Bu/0tqOtuE1a/Sbe6+1Gb+M3ZKe/jbd67agVN8lySS8d/RYu",
-	"yljbtRC4uv21Wd/D9f6XP99sf/sf1dvC2vZVO0JrCU86CEBfqGAp60h43kb+ZOuVq0ZsNskraeyuuQNf",
-	"bBNVDNzWSD9n4N8AqmPMmTT29nscXxlGdtARNtfc4j3rWb3+TZpgQTaHzBH0gBMaw0V3GSaZQYIwhlyf",
-	"kkQrd8Zs9EHSR6neOwRhBM9AcAXCcQwFwtqgcfBsdnwof5eFwNs3N+2jxc9ylrWRudvN5jefYP9DkL7W",
-	"c1/n8P2vza/y9Y/ZG49gLEC+Km3FDJBKNMKJXgES6/NVj1J6w26gc66Geg9PsEQTQZUirKGV5wPO+gmN",
-	"nrYGkbs5J1mHIRxBIrQTSVQ6qliUD/IV6rLKxNlbmTgrkcSNTeai0bhCFALvEMze4bZZ7WptAowTzO6y",
-	"LZFTQQ+kD5gfCdZS2Nh5JvCNNtpwxAmCoyHcZUvbMnj6u0xTKxConRWs6UfXVibXZYLnc9ElpiDbJzxN",
-	"YjTgqEem3J6wxcFHeKyVHUJQO0BjwVF7J0CEKSLGgkqCUgbDJvEmkPYDFz0ax4Q9ibD97G6fqNpoB0MP",
-	"MUJioyXgeEQZEjzRyhka0sHQBaY90m29DG/lqt0raV65wQXKnTZGdeEcJXwCWoseIB8T40AFspzzg5wW",
-	"xTccckbeab1In+v2YvWBp8ZWXpuEjKu7Ptydk/DC970xrpC7oEiu7ZfaisaWQjEnpusEbH29Tj2ScDbQ",
-	"xHKuvoJqDbO/xFNtMHQ5P8ViQJ62Qc0z7hTndwk8ZVa6a3KbVbMXFIjR2npZuQRvI1+jjIG1/eZSYsys",
-	"R4Spq+ycfUGx9DNPBezqfEUoi5I0Jsiro83FkfdlSRS9jPCpsKiqR6fpZIdl7Ue4zsjTXJYCAbWd84nh",
-	"VA25oH88kYIpPEDv6sihkLoDLv9ebyKPytr6MA68J+bF5mGeMr1bK9Nbz34uvc+5VVOcPYS61hODIiwE",
-	"JbLKjNoI9RcNO84wQOYzTDPcRJLrm24YHo+RvlESe3yACqqGgqeDIdKae50yC44l0xHJXvUOmUXMbL7J",
-	"kFiJAEwAT9e2olEctNXxLah1OT/DbGo3sXzSKgus7GFbPL05RyPMpm7PyndIECWm2gDaaza1TcVZPLMr",
-	"2i+gwXQQYPMZxuYiI1vCo3tkIDNkA13BaAxosKYag3xDbSLaoemRhnBVvaOvAv+aMauAUt5Ps+fQtX1G",
-	"yhRNbBDRyK4RnmplVxODErAtPEt4kcPIBNz+K/bkE7fR3AU6M9hxAaLMbCUukEl6jj1FQIIk+sQsoB30",
-	"rnnalP0n5BM+52CfE4hmHJ++dQGT/cy1ahs9IYt0iiD3CxQ9rQ2fXR/PcG/7Zc45eDmVaEKSpG4tkl6q",
-	"0JAnMQj1YeYI0tKiR3LUvwaYt/Yt0L0MYtZ5VwnPXsRxDEEsnFwKrWEpqBN2kBveV3+6VgkefdfsmhDM",
-	"eMGX+XlyK/lX+/ov2WXc9K9y/cAq9h8fEUMlrLKKHHCcgc6Ate1mjLoLRkzASROcjwlDYyK05WNoA8LW",
-	"9stCG/iGGemA8qAwmgxpQqz8hQdkRy98srrZJohoOeQTiXhezvNKupygG5ZFfaR9pr4/QH0qiERhwaEf",
-	"agHPwBM1Jkwaj16UcEmk+0Xmk7hhUUKwkGgjzDuMhYilSbKJPMcgsr9KRJVxTBW5gMYrOClckKu8JJ81",
-	"+U1TNGN0wHxQl8d4isJiQ7YQbWAH3iCL/dgkTfRe1JZBq3nDRpSlish32Rpha2ttAklC5iK1d4LKe/vc",
-	"YmsyxC2KyPnlhaYG0OqGJfT3lMYmYvm2rS8VhdfYx2y+QwnWh4ietUQyjYYISxQqMgKjJRXkjnyNUqGV",
-	"hTC4YWHC1R2IO8oGWhOINIH7VpDdJXgsSWgGr7C8vxtRva9DpJWLhzwHmgptTeIeTahenrIfcabB3cwq",
-	"Zc4cf1O/VPO7mbfl3fA8BoqxInVbFDdzh98db849moHNuWDh9eY94/10kasPcivcpYiqd7AzvD2ouQJ2",
-	"FXhAMtEAjGJgr6mSJOnr07y8O5aOMcdIWHxigKS7dhd/yzOqVtiRLjlllTeYS78VugRW7ORsC0MaQI+n",
-	"6h0KaRzqjzHJNN84016NEmRAEjqXJ3onWq+I3mFlARDkO8z8XtrIEBZ6knQyX/hMbzMIlh5C07HNjJk9",
-	"iEqX0jjPeLPy0FvofO/lRM7WyNsqhT1QYOa5J6HFTj7ECs+uW+kI2UeY5Z4VnNjlNK+fJS/8evLiJ0Bg",
-	"UkLMYswVmxX8sZIcDWYYJyiK1aJzv/LttSWbtjjJD/5sKOtz/UbbuhNGqQcT4aT05ry55+y7lkRXvK0I",
-	"6OKCSSvBNGV930B9QmN7qXyCrCoxuWOIBZw+l0+vPfoRpk2eX2uaWLXAo4QjFcCJrEIpX4B5D7ZdT93+",
-	"KT7O/ljxLJONNEv3DupzHiOXt+iiitc8lSgvzzNmxKdr9OGwg0b4N22IU0bQRjiiCbAhGQBD9Kkcgl4Q",
-	"iVQqHBHM7uSQJIn5AYVKEHLHUiX1B4vaA0w1JFjB1uBTs0O05R9uBlbUSuWGdvTp9afvb1ifp0IRrVJq",
-	"7WKid+PQZbTZxC0EeG8o4qMRqEQRFmKa+7O5JA0Uan3nKwh6rQhgIMcN0waKKV0wbgib8JVK6HbkIFCn",
-	"VlGxS6NpoT8O9HrqCcOyz9IBYOMsGbRksthFQQ2IoFmOQ0EkkKAW1AZJqmBdR/pZAAcVkcSkciTpmMJP",
-	"PElSGYEPIk3GQ1v8FHHB4D8RZ6kRzAJPekTAzYqPsNJsGlElQFzf0wmtBbUeZphh/cOQRzwxwOJjLu4B",
-	"rIX04RcamVZ9OBkP8d0ASi4HJMHKDEgCFTiP7+KpAQBQ5GuRXfOZz+HYCpGkTZzOaSuzY7HUSrVBTMbS",
-	"Qq5XCfwsMfdPh/W7TIGweyY7ZmtYCAzaSo4xlW9MCzZlW90S9kAFZ3qIQJgRlRHgrAAOrCdL8ilHlYkY",
-	"ndNWfQtR8CP0KRHZhDes84WMxmpaSizxoa5mdeUsJXgxAc7cdd8KuFiesjEDkZURdo6iklNQVsjMDFXL",
-	"a/w7okm8hG6r6YNnWEVDTx+02cwFe8Egds0M3aIx5BdaNK9lZ0rGJXZt7aOylxe0qJzCnvaUc23l4TOm",
-	"NuOqxOu2bGnmNMeJJNZLKIiW7ia0kj26x3lCMCuh4q1q46yosiZYqk/SPbqU7YKl0lZnRKTsp4mWt4Hp",
-	"l0CQMY6tMkD7iEGSUCrNbn+aSeVQl/KlPRrTCFGmiOjjiCDCBnDOjQWPN6tmMxakT78WnwHoj6aL6lIe",
-	"oRnwefasAokCt5r+klQyQxpTdcSUmMMQnM1JYHM680nsTtiJoIoEiDQGDa3i6bdeU0VKSl7+QxVdcKRM",
-	"VusqZs3SdXIquJMUgAIRONjXPG8621pfFiz2LA1sop6+ANkgrTbq7sn0ldRfmKfbK4LMWyUVTRIXhFhb",
-	"47TqZaUFZuDSXnjj0XGRTdvNrUaz0WptNd6u5n7IQKn/XH51XvFUmQ+a8VoWErY5KEHmmxAEfJCMPF+5",
-	"pxaAzrFl4HaEN06gjz/LqlV57xLVy/srsl78RSfQMfl6wBMujNiwWe2r3lKakbs/cO+eO9pP49iWW6zh",
-	"If/XTGhmwAe2dqPIMDY/Ao1TOTTtc6AwKBKg/RvgZBOasj6szOVFWBZfoBIyjKu2aXHqER5XC8sQkphD",
-	"8K5aLgV0vqJU7HJGB0NlAtdqjmnnalNW3eA2TNS1zp754zJ2msu2hlRqpJ9WHCP8/npcPbbR3ERu/0VP",
-	"ys1eKqHg3VD/uHiSE5AOBjvDON2IiobWVIMrg1JHcesqHxrjjWoVWjwQUVKbXz+0XkPM4jWM5LWl++sV",
-	"51chMiM6rnR3hOanpxEzWomYTm0tvdh666re/OK1UDNDMsVRi8c0f2/Nq6madYcuEkFayMBOmuMStZvz",
-	"yxz5tGrIsaR6U5LEEvWmsB33UT5lE8ML9WqFtvpxiob4gaAQyBW+Q4757aVZhYS7/IaZ663o0nc49rK3",
-	"OEYMG6iDIBHWq6mEISHM5IQIibabzapomScWFwu7tSKji8TN92RqBml2tFMYSulBcP9fI4383fvXbc+/",
-	"bvt5K7Gzwkpkm3PBhvMe2Vrlkc/ejvN24Zyj0O2qfYShRA5i5iwGCKqG20cQKjC1RyS2zLUhCUHh5cV1",
-	"Fxlgxz8hm+mbOQjCzeCGmcCYNgoa2f7S7zF/oghapfSm7jON39k/ZTnaiaI0oQyL6Q3Lop7TAEmeZ9ho",
-	"xSV/kuYISMxEG9vN7c2S1zELv8BUao5xi662/KqZVTrAiui/T9gDpxG5xHReyCWyVzaoufRujCmEXpD7",
-	"BdlfIK18hMU9gX4XFQ65DBCgyj7IHmdKBeFYtw/u0SSp9PfP2jvmjhWjPIornBwY+JZKk8W+H64LoPRF",
-	"X1wQPdvQCbayPs7nbDd1f4iFAVRzvSHJDylXpGOxG5at0+/64juH9GBWKjFY/fY7f+3gan380miIeiTC",
-	"NicPQLlxpJ6/iPAGw80CbdhcPpdqaq7bXGlt4UEvtLIZKV50ad0Ily8sYTKVHxKDwVMcXh2FDoHhzvkC",
-	"w8D7MqZEmWXNkCmkQ98GmQZ5l/bqOkA4IsLiMadMSS1I6igs4p3D07yY0NSILeepdJeH5l425uF+ZmT1",
-	"pmjEUzW0v3EY3h1gGYb7eYpKXoaXt+A2t4wEu0uZJpFmVj32s6tzlwoKiBno8uSw4A8PENPmYI9AFpm+",
-	"E51dFSXkDAnBoexR0Hlic9D3oMbGHMANvTkY+EM3wKJ8LT9vVsoOMRuQSyzlhIv4aYlrtl7FPaR4WFug",
-	"prqBqamPMVNiWt8rn9rt7aXHNiMT/xWLTu9z79IZ93dptMUHV26FBNORLUA54DF5IpXmFrTCJjEOA+tU",
-	"hmKRBjrAkgRIjnFku8PHWA6JqXKlA8YFidFG+Pb+9/poewzBwvDt9z+cbV+Wq5TNt2U1eL38QBh/JXl4",
-	"TL6vTEYIM+EAktXEjLLgQYBCkBPw28XhdX0LNl6AZDoeJ2TkwmfjPMUbJEXD20Pe1gEOLzD/XJ6HNezP",
-	"OsyWLBHoDtqij9GGEnQ0InGA0jHkMmJJNt+ZACz5qvJMJklYTIQJjTFuqpULS3N+cXlx9f2iBI+Faqqj",
-	"faXqfs7RmIt7VEeCJHRgsBgyatZWdAX7QaLK9QePu4n6PG1rrB3vWEvhL80KXjZ/HqbU7qlb3IGjLFoz",
-	"84YDuPaEjVO16mKbG91yzxKtskPTmrbRvESYTgZ5VLZ20YY+OC1aRgQb8pU0MKfZNqDCq0mDvnJ5l+bN",
-	"dwjs/QmVpow+vNZvyqq+wicVNS8vT57hiTy1xtBgPo88N9O7AJ+0Ytz/ILtnJm4NfVJ+T8mJeQ50/Ms6",
-	"Wi9JkYeLvjmEpcUXX/GEZAybITDNBEuhJgTKPcjEX3ZztkmTUCXfmQwBSI3ugXgcEWjtkCTmAr3sGWWW",
-	"+2jxVzt9H/5lPn3KCrKtvgYyzF/4CzF4KQlXDbv1nAT+JYLNArQ/bfwFAO8VlsOgb5dheZpVkeocW/vP",
-	"NXdtfmsRYXwRDdQTRXuOYDxTDmvAaaBGNO+UDtjF//zH/wbI68A0TUcAyqy/3N7fahqFDgCqEcBS//Mf",
-	"/xvgqwuMv/A8sH3GC+zfas9mtcxyXwkcak3vaI4ltXiAXXfdHHmbPWf+inXxE3echcmcgSKysDEuWw4P",
-	"3mV1WCYJOsO9tAUCUnGBB+QusYkppfOoAobzhY7czxBOwqwwJEjjLo8IEGqoRGMuFYnf2WRvqgj8Ir26",
-	"RRNXtqn0mV+/RxA3KPIreTkWB9HNrwBHUiYtDCkwGY3Ou5GVn2c+f7nGILoruHK7eNDNL57x5+Y/zefC",
-	"z8YV9DROdOjLZWIdZXhjIDsssk1gKvVwpJIpCn+9qf3HTe1L6DnS4XEFHlwJ5noliWLnCSMDcMaiaDG8",
-	"7D6tpIWkIlnxpZ9EMrM4+u4Mvnr+8sTzUs7+unSx+3mYYv00SdA9mQZ+72Rqw7sOWOadtQ3FAxHonpCx",
-	"RBgNsRwWZYuXsfVjb295t97agvSiuUf0TGEvGVGwWZUrQbknU78XdEQCW8se193sQJU3Oc8DTqCu12IB",
-	"hl/reEzr92QaNhZnqs3S0mQ6GQdbNMQCR4oI6ShLmc2klhxhGKQt1BQk4gNGbQre8xPgTC4X0MvLhluc",
-	"92YZM7cUbLbvRR9QfxbtB++eb8Gf84pEK0MB9j5tBd5noFpBuYv3fO5D14TF+rhQtlgenknA+86tzLZA",
-	"NTYqlb9Uvja/h+UyuXWLWJ9WpvolJ7oVKOVGDvOyUV8kyzQX8k8WtGWtrQjT71WuV/j710pz9eH7n1r1",
-	"52P7/+lhMu7tBYWBznmQN3DDpPNKbwaMskEVI5dFagMdwfGYoYpbpIgbFlbgslk3frIKjB1UihfQ66i8",
-	"YYYUr6TFpduAiNGQJ8RiCELxiCTRXYiMyHAgIfFmA+k3CMxiPkI9qmYKS82NP/2+9bBE6LuzoWql7cmb",
-	"P3XNThMrScjCAZ2tpZcdXOK3AuOUWHwFkeo8IBXH1ljwvkELwYmHcICGJIHqUZWVorpQouQjgqKEMhrh",
-	"BLlGY9LprEiQARZxQqS8YbwPOEr7KBRxqH+hUhGt12bdYwMUxkqE8AVRNEKKRENGI/NTFI9CZIvn7F1Y",
-	"TF1XS6hMGpK+f4n+HKBwiKNoHKLjzsHBZT3/FSJhEveJmqKE4LgYWQLHX6yEJmk8gqoYKI6BhxV95KJS",
-	"SjjLck1Fd7kL8zTr9lhplrouRoUckeUGlLJjXfHN1caoeUoAs6hiv0PQpZ/nRbE85ueM4/FY8AdiMAt/",
-	"M1j3X57hUSlNLntl9ZQcrHc5q0qqVRJkbBLomj7vv7aOY31Hut+/oOoQytLs9YWogO3iEGeWVINIYnIG",
-	"X6oapNLRX+FZc8BcpTmJ1AFqeLmqBvcEowkX9xCzNvmpVCFASZQIDzBlUlUj7m1Wl+uYITxHz1ipMNeO",
-	"QypsMIXemQxbOiLoD86IDZ3aNnYohqwn5a+sRVpcwe3gdSFfjXEX2RWFcEO2lbKV8+hX4FLbTcDfRf7A",
-	"5u/0DMiluN3XwRIplnLnRd4ro1+U/GVeNbg+8qJ7ZJ6HNuLUQF00N5cVh79UcXN1+LMCUmA+hQ8yabhA",
-	"jph1tu1qwLSSBMkhHutrxkTzMGco1O8PbQpgLrHCzf3MPQRtSvo3DIx0ymL5ClkRF6Awa2xhxmRcSD2u",
-	"hrnUkA3U0fqOSgUjcWAdTCYRV+u4Y0EkYSpwvSC1LZ4kJEbUQlRzRlYwaEsjAat2YU0kYen7Na7vCjw9",
-	"pYysePn3lMv7Fa81WC3fGagWd8+X0nKbmNhcVcBItqqcAo8NMj9oxiVm/ffnLGRYaG8Bruob5n3Z51DX",
-	"XiKlvXdEWHoH1+lriuSzlyiBp3cGBeKGhR7J7O/3+ht9dwWFwgLaiMW5CZ2BlrMXHxtivXPeZ/ObRArf",
-	"Exs2dpzXQCfgxAYZQeLCaaQJZbJnTTnuDYPnBPo0E9zmXxkMJujNgngKZfsCs0EhwxwxPDKoX8QOcyM0",
-	"q9S4SZvNrQi+hD9JuNm4YR2kSWnynvWS2ShRmOEtmx3qI1Fl51DJ6Puzqm3K/BYp3+aKoO/nS3PvrKTS",
-	"mUE+noARQrwP56edepgjGehv4ah0xvX+Dbthj7AA6FEvz2N+12PxUvR4wx7r9Xrh//rmMic/lpruWOvU",
-	"a77zWLEnHlHeXgVOfiEDi8IRINfdBZVf2Dcv7AvOVP7G18j5C4pK1qovRhvmxUC47N2839d2qGXoTTsW",
-	"byuiR4+b9LtmNu9jAR7acRKUG7DUPjDfuOgxh57Q35rZmAI1/fjyvn/M8CMQdC6zDzQ7XS8nSfrOk4Lg",
-	"W/2UgmiwAwRkC6ttgbPGPKkkENBjhoElSIKnsPM8dcBcLtEG43bUm/qFlQJnwYs9u7jcEqjACHC+u8UA",
-	"LAxLSNDUuIQ2hIUZlNWK4sNnjWrYeVmbqYrQgZV+eiOOSWS92xuh2bJa2HIBcCY2jhZqjc+gkrhOQoB+",
-	"g6UCqZ0zpv7a8GQIPgXDkuEmZBLiZIKnkBimD3uDtWrxiBGO8diEtjNBe8NyLpUIJ5JbBBPg5TCY4TVp",
-	"mFKGNtHHoriZm5wqA95mPeHsFKgq93EdtWa7EpEKmCXpi16rSH13VC6lsHTZDNCIS+UKXBSgBTIyIVKZ",
-	"CESAsDKXtJuBVtAKUIJahXNnRS7IISdTy/Is28VlOpnZrRbm93T3StCP1Y31uJr3AB6QFgATM+OpqPEX",
-	"uoIVzJ8qjs/bhi3UsVSWdldsxTUbu88EbSZVe0RNtDxzR+XylXF9yLK1adywI1gcU+biiXORMlclU1qv",
-	"RZrezLlcXjG9T1Yiij4AANhPDFa6/kIMyo3GFtDQnZKczZ6xEm30aWJcnL1pTj9L5XCzgQzNODM8fcNg",
-	"V5sQINgRphp2EU3zyiP3/rzu6CXp7Tdaq/QjwO/aMAP44o1P3YNNL4MXtJgJNhHPd5C9EPEHRxrofnbU",
-	"xYNw3k7ptnb2m9v7TegCvZqvy7V9W7rigHPxzRxWVXUkM6I4L8f2DvrKtU4ZVd5CZzVgNyzzmcMj4PFm",
-	"QeXLrdqMG9MCaeitELj+vFbueOubuUa8PRC4Y8OTLZUWPK0KQ3VsNUglAFkDdclXUFbAxSQou0dqSKN7",
-	"RiTAcqGTw8PrE5SQB5LIG7YR0jiW9A7wp7ZCZPBPqSQx+uc//hP5v74NHZJjUPyeRCEiWE71oRwNyeTd",
-	"DbO/w/vvmiGCdFzvgeaH7RCRr0qQEYHzlkb3pZI9U1ti36pJmRAs7swYNeumSZJ/ijiT+rhm6q7QYVWv",
-	"gIgpjuBRDFCmEj65kzym6ch+GHOFpTSfDYzYHfQKMb/2ARMD/qI9qG8Z0sHwbiy4IgDi1U9SGt8JojeM",
-	"W2NGUqWZjFH95gcyIAoLipn5AP8d4gSGc8+lab6R4EhxSdy7Y0zF1H1gqXJ/qrRH7vqExMZrxAVO7vIa",
-	"BQBLyRe1+HG7+HGn+PFN8ePb0kcSZV/YpS19bpU+t0uft0qft4sa6/wlnNVdKVGuI1t1zUT+2APTVHhW",
-	"GzBdhleMkMNurDo8nwAT9mJQXEeXJweHJ0cr4nEdZPRFBx59UWu32UT3EfDiCjU3FfhcLn5qSDpPmEE+",
-	"bDVU3cXhdQZVl53CUE2GqPK6nszWVkauD/XKqwh8U7GSGT9UIB8xrSpYmQtvfGUh9EAay9VTZOdwEa1w",
-	"kVwrqHTPIyPSAC9pomzA3wYTKEDjBEdE2HYGgQMqML0IJTTXMdh/A0zZuxsGzRFAW4XaG9Mo2IjeFaqF",
-	"pRJpJcjdOTdYpEwJiEXJCbHcsDreHcyuGvTss1aA4LxzPfdsDN20PDbI+CYAkXNPA3UOu+4aSM4A7clz",
-	"W9wwU+QFwIjMklcNyTS72G/xAWaI5YMEQ9t4bZMUabdQlTJrBVvhHNarYkNcHdTbFsg1JsKtnkQXV2e3",
-	"F80Weo0uzg5vL5pbjdXApsFFckkE5VUFEmcEJ9LbcLZdhmaLjYvD63p701mLWUVEKd3zfS2ondaC2uGa",
-	"4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBAxETYkr2rM0OZQkFerGqWreahIgr1nICgqoRY0HRroQ1TUBig",
-	"MD+eAdA1q3kL36HQeonDDIkJ1nvTn4WrvvUP+ULh3Hzgx6p4n4NwAdHpBF9pb8/wTbZe/i6tEvVHrtCn",
-	"pLiyYpe/d7ZDJqlqjlrqa7y0dX22dlnbQi8tYWe7Yt2OGMSRSQX6Ho6N+3+dbICeiWxXKBkyGmIxeF7U",
-	"ecVcgxF/AO6oTu4WU7u140xoWklGHC0CxJM48zCtfKqd2fdWbXJbFHOQYFnlQvmxVW+jjRNEmb0wQEeI",
-	"jKCINpoG6ALxVGU//fMf/7lZmbUrOB9V0l9bjXNKaK3b2lUtBA7TENIqIFDCIoLyBax88QOVVM0T5Hp2",
-	"rT2L1CRtmvwK+9N/aImCgc+dJfays7XUMDzpM0XlZmUDPIDfP1CGE/rHXLQMkl3Z6LtLDUgMTmOqUP77",
-	"K33QjrlQ4KXILq7AxchuWbGMyzz2KbVZhVd5D6qkiekW9Oe8Lj2870of9IV5xmdtXon90qZATiUl1W/u",
-	"oGE6wqwuCI5BJ7T7t4FOlEQTLgDBZ4SnKAL4hHemLhyi9noMJVfQ3G6GczCD57e+Pu52L5G5CJTNQC+8",
-	"UcH60FVFM640uhnEPxzWhmnV6AOHNLeXo4YAdQqjCubDAOSErSoeBt06QCMcDSkjOWWhsN7Fvm06aAMd",
-	"2In0BGZRho4X2HQqTWYYW9i4YedkYvRuV8mE45jE77xwcIavkCaxvmCIWZxkLUV8mhbdIVWde2d7e9n+",
-	"Wnc56Gu5q6HfI9Rvdul1pS33zyo1fKvqDjkiasjjO/1AnCR8Yup+jApxlzL8gGlinxZjhXtYlr/mqYr4",
-	"SH9rdJkAGEEwnNyZlS84C/yRz/At4Mhl27i4KW2D40qQ336fMNhLJtqOJcIo5pAKALCIlNnIk2khbtlk",
-	"jAUeEZWB4xZ3m9NIVktHWtYYebGUM3NbnBiUYYtWbIuIJzwF7PTwb1dX3333/n1JdPyt9aG9t/XWnEqu",
-	"Wfjffm3W9zr1D6ZheFW/8KB2nLztzAkBQCqAPkZKyklM430UuuMuRBudZmsTeiNgJvtECPtlW39p083g",
-	"i93N4IaF+dEIX25tWnyPO6u9hmjD2VPaeDAGlYkCag64OLwuuSPdSEws1g0hT3UrHMdWrXYvK/Ku/6QK",
-	"Qp2wAZHqisg0qciOY1wROYeK+ryV9xQcEzxVksYkN343AAnEtqnPkYLOro8DRNgDSfiYOCeM3Cwof0tN",
-	"uawX3ezAjvnEdIXMBpL32oOUFnOWaoVrqDccQ4TZppGhABpIAx+zqFMidPrQl1a7l8wTx0TklqMNLxqT",
-	"1+rB7lRaSek9Tt6emYfZlVoWM8hplI+2coN6D44suNA8oPIlA7RbzmLjCp6cVFspq0Jjs5hUlMY161qa",
-	"x2jMpWmSZcnpNjI1ren8Tr6eIuyt4UiwyuHZk2GFCV/YK9cs5Ncn3GReuzAzCZz7nbLgubYP9pooxlNp",
-	"sEjHGHJFTV+00F3fUSHaEHgCHSdNHiNXkFmPhgQncK6YAVLONk3Cg9/KRQAbICrRPRlbR12FaoxtO8wq",
-	"hE47jnU6sXkw5guyoFduvbWC2ZMlHnsDdkznc3DmwHB8YZZv2V6qFqcxUSvgkhwnb80DDs3lT2XKam+R",
-	"z2fgvIXuemfXx/U911+gc9i97TRboeM9B64fgRZpmvNBQLiEBWxuW7XPWU5QS5Y5NL3I5z6DxGePcVvR",
-	"FgFsn7VLYuj77uPZ2Ti25m8SO6A9c4CF+yhlMRFScW5aoWZNUDmK+TsUmjE2DOeHSOptOBlOocucO4hB",
-	"l8fshqFM/T67Og8Q4wYzjxmkvMDo5zIda7vQU0L07O244tS0njV4pu6CLFoBHnnLpIjGaEOvX6u5CVPE",
-	"iV6b3AHDhTun9ciMvUFlAcfoXTZfSzwzCleUY+nrhjHDB5oKPQFFE6byGbp+SsUB+b1EOz0IRz5jVHoT",
-	"sT2fIs5kChBjUN8ccSGMDHNDGEHiXCpJFk3waor0rPUWN5PWDOaoWSo08rSk7K4qJamwHaucjWV1UisX",
-	"4UiY3DOThWYANYARD1yP1Q1lylGs8zmjr40sYHXDEuI8RDkjbwZonKQShdmxA08PvPBN1oNUZhiPAQoz",
-	"39tJrM3Ha0OgAGX0sa2/fysQ2543oV2/yty0ZyoJpSABMLNpM0YhUoIjvZ0SEhu3CiLRkJMiGmjt7Pq7",
-	"rF37TIVyPvHVnJuiBKvdajbbW9s7b95W9h71FrW6qHpN/SA7Xn08P1/IeOIFLRyaw8A8cJHLEutmaNLM",
-	"RBetO6GkVJnOxtxL/kCKiJFDBFxZjXXggxVKvS1MqRjjjzhJifXrVEkelrX51kqG8du+y1vUgUQ023Md",
-	"M6Mqx9zYSiAPnlIB6dngJavl9C16aAN44j5s9cxlLkxKJk5Qz5IaXVujCRFma7IPrgJ0+kFffHB1+uEd",
-	"Ojs9vbxhfWHy+aFEOzD3Z6aXRBsfjq9fv9f/716//tC9Nu2MMfrU/VDfhZvq5tAcYXGPsCA3TPEEWoDF",
-	"DdSx+GZmmBDXkggr66oMz66PQ2fdGXHxRBigrNJtw2Vzb9qsRnvWe1wqkbGNG2sj4GW64CJXRhHN4tlQ",
-	"Ky8Mg+dj3s3Ep2bFITTDl1WR72vyQJixMkxXMmotfRtReNn2R4CwMbd7cipt72TpIY7bRVipYHFVYL8S",
-	"pt/qyHsLbXC4pQCul7+lyAA+JYqVjflKVfHkx8/fL0s1LOeQD0pJPfHhdaeaPx/KV7Z3dlp71WXH1Zbb",
-	"vS1RzIMB319WHlKy5JiUtLIPztfltt091Crez+ng9fHz99cVJaBkuvoe1CRftvDwwKr3+9V36zUrySqL",
-	"eD+rSjF5obKqUXVCunREeKquScRZVSKG/cED/lY8BYz5zGVnylxMhaQ0iTvSyHqbUdtAFv8P7TULuthe",
-	"M8hhUbbeWBw461CrRHDhQutHeBUt8sK7VK/EkCw3jLtw0ewGnaGTe15xRFVrmWMqVPi2E/0jZJTXTV61",
-	"FpQBCo+P98/OQrTR3q4PeaoV+ZUqDwA7segH3/i12frya7O+9+Wx/WuzvvVlc//XZn3HfFXpFT/lA/pE",
-	"zNbsaFknTaKcFbFEBRj/pQjqcyBPx4ugz8/weB3E8yIPfEe1yZThfZusIagV9IDBwSSEjBj/d8jjaSDI",
-	"YRkr0zLZ+i1kBkx2wyCyZ1waegm0vchimzblrHkXXHQ1BhshxMzGYO71ElPI+cKNeX002pVg8p6WG7v2",
-	"a9aDFK+qh5/DJONqDebzkNv6Ups8iMdjygb7KMzNqNAYub2UJqquRYFeFIk2rs8vzo4O0UHX2GMBGjEy",
-	"4oxG0hQ7a1Nh8x3UxGU+nDBA2L0ESaK5RPB0METh5ady3ZerYnhd7EPx+k/9n29hKRacDdfUIGRvLLpQ",
-	"CpfNbO+zzAxdHQzuk2e8VsDBCWLtui6fpf4JswWt1vR21VCGtykxTUQzl4pEE6jYMdE1U9tCpSNnVQSh",
-	"xCD+YKoB2vwU68rAlekYEts67UnWOXsfheaPUB/CWKHcJ1QyyN/lbUjCABz4WgLcsJW7j7xDZQFhH9NL",
-	"VRbk00/wXtyb3jADLAbOUJEOAMXTb7bt+pYEphAdJFcutSQILc21JbF1w6zcMuNi5M4kLwaF7gLKZeGa",
-	"7qSe49bGMjbOv++UGzRh6xl0lLDpCfnE4Qv3xlLfJnfHLJOTmOKqMoEFvSI/QBMpaFJlmmOZaGlCcng1",
-	"SK8u1f5PXE27bR4UkyjBgsSFVE6/q6T5+7cxyT9MSG+cfRjQfnGaC1tSPsHi1XNa0O/XNf+yUzdtfT3D",
-	"02tRbxrbNczQljcqrkIrPTfIs643JTQYwqbiOOvlZ1wilNnC2aoulH/ek+m3cCVbVA5xe+dNBWR8AYbv",
-	"+rhT9yD4gAGKs9/r776Jm7ut3d3t6G38ZmcPt/sE42a0s4PjZmsHb/X62/1Wr91r9nbb7Shu7cRvotZO",
-	"r9lvNnF1+3lJ/6hYlvczL9/ebbe2lopCkwnkM719Q0YEjxmWAd+dEZfu+Je2EfD9J8/KBZ6h7W+csvU2",
-	"yizmVYdh9B0fkT9e0MlRStkt5tw/pQtBmZ6pXNHdXsY9NvdlSFErelAyOs/nIjk0/bYXctJMyXAVsqLV",
-	"wwdYkQVQig5CEVkERRdfFbFR90H9yApkCtReBlI4W8syqPKffpKmO7NWMOO8sfcYq6EWdUWl8J//+M9w",
-	"tVZvXAzOV2zq8C9kV7+XSo54Ce03JLFNpKCPvsXH8BpyvPKbsmR0etYGKHG1WaCcdEv4uZqJi9BQz/Ag",
-	"+cgrc91IcQ6EWY4aAWiGHPKJUZMdGksRc2I+/o8Bft+0UIF9niR8Iq02w6P73K+kf2/MYmIuPfOf7k4y",
-	"+BWe/VvZ8AKF+sXFfMXCULzYn37ipdAkfpHHPcPf5Ra0MKbylFf3gGWVGC+RM4ZfoP5laUi5Mq45wtam",
-	"ccULTyv6WHyoYQcMzNmc0ol88FW0Pi/2/ytOrtXWMl6rjT5QPHRcG2V5ciJNiGygAwMTpGVhTxAMDd2c",
-	"F0xCHofegQmVatNE/QTpp9LBP2edqNf00LV33hQddO0KEl8YpI8iK/UEXu62eQ8X/aXQquyp5904wUt3",
-	"wqW+ZhFapqGCfdgylfmiKPxmHQ0gkQ0UFpVoBJkRcS50wwSzWEZ4TEK0EY65UAJT5TyUXN7LgpGZXa3H",
-	"Zy8uWpL+FTP0uQSYz3lovKuh6OQAOub67vxGATkQZXbaLoRWN+DmFf0CNrOGATcMS6/jg3lDHTBkQ1vr",
-	"K1H4P+GL/y903Xc+k941j+6JKm8o6NQQk4e7n++3Hs53f1/e+uJtr7YcCjmnS4ZNVMU8XqvPVXtEXtOv",
-	"nuAx+YSYIZyMh7hHVBZiSji/r+OE3hODa9YM0EWAWgE6QVygU01QygYJxH3fGWDPAt1hfWyzhhLNsh6f",
-	"XoTk13Z9r1M//vj92fll/Ze5xQILYuFdwiyosQuGjyhT1h/4BPxbi2iwOKZ7afyVq3tJ7Q3X6WiExbTC",
-	"T5olP1UoIOceyNfKaTx5OWsVRoVg1/Nqrcc03robCevAK7cNzloFv0PmShiVvbi607Avh+zDNRNkNy+v",
-	"Uc6HG/iEqnbhlkj9lGLepaornq982rpal7Pl5fm9kp5je4THSPEg23emTG513Ag/mFNe3ewta4aGplUP",
-	"s3qc5+eohE7Bilz031OhFYcZlvr5559/rp+d1Q8PQ/Auuy9C9Nr8Hc70ox3gB+IsQK3/pVGp9VBrb7dZ",
-	"b27XW+2KBfMlTLO+9+XP7W8bdfNX2/tr839u/s//MQ8JBhAZ1gt5GTyT1ZFEbEMQSlQRN9OLeDyXT+bh",
-	"iyxJtly6A/oJHqzh1Mt7tc/FOlkhEemY2yyUkqlrdzQc44yr6hJtzzxbL3PUaZUL5TsRkjPXKMfZIfkL",
-	"toFNK5A4KqpntPzcdV51tPEhQGdwCH8KUCdA55umAdtorEqgCB9qwbMKM6or4y9/bNW3EISetGUWYUHQ",
-	"BkuFpGyA9C2bhQoETX6XzFwc3vbnvwyuPs8NFCzXx32ZZEid81C1eVeopPd3iC/xffmaQ2V4EsNtjmWQ",
-	"9x7PzNak4hFNSolZhxdHVRQc0AdSYuePnfPKS0c0jpOShfTDp5Pz8+V1pGY87m3ZoyrnZY2p0owIhB9X",
-	"lxn6MR/MTVVCA4qP5TxjRC4oO7RXuHJs08LAurmMtzJltrS5wMHtneXdoio1+mpPoaImZLKMBl1qzxRB",
-	"cXLEYjkXCwn0NcERXIkMTL/Q/4V+8OWu2Erf0sdJAmljfUGInjfAAo4HAsfQ+BqIkp3N2rK1iaYK9aYA",
-	"jwSYtlz4OWr69U/vJgK367+X9QUpzIZCSwKqZE6BKtlfrnKiAKiRvbJI5SBn2ozf5jF8Vlu+mj1gLp81",
-	"A+wLq81iIL+9Qq9sYhtZYyghGVEJMhm6cw5xKsv8a7nRlO1X+sYpmYNy4ZNam+VWUYEBqZKKbzEJx4LD",
-	"l4qIsaCSLNfy3dznqPWeOKhI5nNkGbjUEBibgVT+Wtcf6vYSMO4zKOaim8RiJOj1npgGeODzt3EjB3R0",
-	"B7jXJajC/JpZ74nbxV4rkAVU8oLo8Ovs83hCo+ll2kuoHM6FZxnDVY2xuwyK1MyX6IEISbnZy9kFs8EF",
-	"c/WK6oN9ZjUDuRcaRDrE+ERrCX0uoqKWsLW4qrtcQO3Gl7+9an9ekb4gcvi0tEphbs68VV7QT0EHvOao",
-	"ff42+ih+nuz2uq37y215Gu/1j/Gb9IjvDH6hbfbD17c/TkoBklZ7vWTIwjCqJ2lavj0zeXSlXvyLg99r",
-	"9ur24pRFvjHFWtKA8HmiPiuwjEAR05oynzDAqmIIo61mPcbT4jHwol3ti2mwiwjmBwTmNHVbKcn1CsCJ",
-	"lm14A2FU2vAQ5eMC4Qi0WR+HaUCYLRWqzTL9yrBKK9QF8b4biHluFlIUpmwQRlaf0NhdUBXfXqI3zGwX",
-	"O4FseJV0tWHu4rivMLsnseEpZHqpIG0ZMPfBNkV0HymTYxJpHch+ATlz4h0KpcL9PsC4Z93EDaAFTiiG",
-	"jIP8Xq29sHGq/OMIhmDtEtMFH15skPnMfQAOpl9XTn9zV84sl5501hBoprcyT8iCgZv2CJp1TQedbBjh",
-	"+sOGd6w//OsIs3nAMR3vYPclhNb0x0RolnKefRlhBo3DoLt6gEw1tuJwS2NB7WyFcuRe+UqiMPtwEpeQ",
-	"cgZEXdNq8OIE90gpqwkaRriofDVYkBry2FcpvgPY38uLa/jPJ/i30z04rgW1w6PTo+5RJd7lGFe57Mrz",
-	"0lcF0AVFQW86C3qEJUGfrk6Newq07wz6yG/FVaCDyWdptvba/S28XW82m836W/3Prv6nmf+v9RrSPla4",
-	"FOOlBmwW1jW0zuhnCVAlHTSnvZBar7ltKVx+hNlVhuA5U/6on1CtGRdvnIumVEIGgx3gQdmaNHRIdKIM",
-	"Svqhp954DE3LBZHpiCCq9p1He/hK3rBQYYhCZYXzg5M4DEzld5wlhlZUL2SpUDlfrMIRlVYLzgJh+cO+",
-	"f/vDWfunH98vx7mwd7vsrHmMcEUkT9L5nbo5kwt6Whk59EqCfEXYpNJY0LhMBFGWgw+lkvTThBEpG+g7",
-	"oa/G0laUuA4Uetl6ZEiZFmIDiTYUlvcyKHQoSvhABkgqHt3bLpmbKMEsXqO5iydvq3q7cOZgxSumTqWd",
-	"iBYY91rpt/QwU0aCDoZKGwOzAtc1mFht3+lBauF6YIfz7UuwqB2nfb0+3pQnu0xBWOwgFhQdkbIHROGB",
-	"yYtCjMPzFgAuOwaqKGSuZLPsFJgducIDLYSFNoRiBBeuhPScbbPleXH5LlqYs2Qvgzs0EWd3A43nzUFf",
-	"/0oiGnsKoCbMGOAiNMml4gIPSAbBKpF5Tk/rYyyZun4mCg+eoCPmhks1b2QZ7bYgy1A9o/bcFqHt9Rzv",
-	"KyNIL1mILhAUcrfnoPf42SkL1OAJ6X2a14sdj8cNyVOv9XqE2esni9fsZflBbPkolyVBJlDnCWN/q8/h",
-	"v6UMD5v9cEG7KSuqNN0Ch1hWKP1c2l0qmV992nXQ8YW32NLTIrM1t2bqSn9t1tumiHRZPemspX6GKXOm",
-	"b7UTcET0DEv2/YgIGuHXB0Ma4QFfq4tw9kSf6D51Kpe5oq/pM3Jpy539XAzAa9031wpmiogHnMyt0j7m",
-	"E8T7yp4QecdAfbM09dimUeArVz4k8zyuN8Wi7DeLirJ3VihwqxpxNX2lnKPMRETKOclZHfTxcxdtACCB",
-	"PTjDexqHm4FFJ23tuGQcm3mFJQo7qRpyYd03++g9wcJZz5H3Otu2tLEgAeiEzS+Sz/o/IfNM2yDc3lkq",
-	"fW9WI0YWXX3lFn7495S4iW4ZlL8AySwdqoGOvhpkLr2rQ22Iodda535tH1w9tVQujwN9khWL7a9UafA+",
-	"wewbKpmADhjv9ysdAaYaEVw3ef5KnpnwzpRAX5huC7TQLkI6PBIDc572TFS1InndVN4+JxPHPsLU9q59",
-	"0rpCkHNuzoHlN/hda1ZOB8nuWlEZo2sBYM0KfT6vgadbCwAm5kZ7rfIIrIGDtUaCwWpdjixTen2OHAOt",
-	"kzGc3VTNGeskFeT0cAkG/nr6POE1PoI1KA6jOBOfdQNvJ5SYcsG2PTT3zPEGS3NRwz4ZnMF6pFRRA60s",
-	"+IPBHcyg5HC+V81ON0Kggbwq+eCGwa7GDtjK9GjW04Verc69Zgum0EZFQ1M7NPn6Txp/q0Y3cDTw/Vtu",
-	"zCV8wPl7dJ5TOqtqzsXZShVV624MmOULONFz+essznWhs9xIisxcZOOM3zPaL+C9vEQ+y+w0QOlae69e",
-	"Jy+smV066921Zv+zobtsGY1caO25XtFj09EG1HyDneN6RZlKKINKAInk0oHv5Dg70DB0jKVCIxozOhiu",
-	"nqR7aIt9np4U9zwFf6GF6a5bUbfPKL6s9MG0051Xtwb5/64EDfsNx+WQT6TxP3JG0JiCA99rCOqa2weI",
-	"JLa8UF9IGQAsD4RWCj1765Xz+Bjcn+weRr4qqMckA8oa6LzgAAIf0hCD/yfG0xvmtcqfyUItZXgvjRfm",
-	"cEWVK5ukLBrW5vWsWuPh1aFI85QABjp/3ebUgESZiba8BsSac6sz+SqoMObRBhemshKIK1Tslr+WEQtD",
-	"CNw055LnzHZOroJzZmnWMLDUIB9t+B3LOUummwsrPZc3q87lCmWXlvcrs8YgoFe5I7Ss0yc8ZSh0O6s6",
-	"nTYTdfN38itpCACXNpAtTiVe417982zf5ShNKMNi6jde/osa+GZ1lx7F3JvmrvcLlMM9sWiteg+bV88d",
-	"bvXx+i85akrIP53zTu5Nq2iS8iIOp0o6GETvE6bvnV6RiNDxil7sDso67Onz4fdUK72QxpQkfFJPxxnK",
-	"6WrAl2uj8FfN2XvKKtN9VnLQjPSwIISYyQkRaDAD9/xX9Omr7JLzmWg1DKkJSR4Icji0DlLNwgoALnFC",
-	"74k2hciIO3GcdQmfqWJfIRfopXOhlidgWpBVWFCIYfV4qgIbIHT1MyZIRRXagMxeRb6qd7Y7VcL5PYlR",
-	"Ot58SmrU7CbnYxoVKXApaOQgolptg95QRgNsrpf/VkqXMi9dDAbcxYP51ZErBrn+ulrlipyPirDS8l6u",
-	"zwgzQeDlWTd3149U+eGmWT5PoEE9N6FOtKF5WmvjgEj2wxWAkm3uo/DPCendpSL5ZsJRDhGvwM4vFMGy",
-	"veRNm+t8Hh75PNPZxbSyINdiS6ibB13LJ00x4qvfv492/Qpe3kcHgkf3fS7iVxJScbbaeT3vRkwH2kQF",
-	"WDIM0vCGJUTBvS5X/yRApwG6gIs+bQbIIDIiHAkui70nZJYRMiE9WKUbNmcVrOjRx7rCgwY6UXktqETY",
-	"Bd8xyxpJYK/Oe/+GCSJ58qDlB1WIERLru6SJVxjN0AONybo25WMt1x17S12qC8wqj7s/1n/58ududfFx",
-	"kYHn5NdAZgAkFCiD16B4A4WaMbw0zP5s3cJG6PgIvOh6ySj0PQmzyLhNrrGx8TsXGzf53JRE8OA8jg57",
-	"pRxI9+Lovakp2zYcFgLLhga/jo+NRpBMTQfxGMHU9OANWv/UtEPTxq83bhd54ZKY1QNcHkS+UqncAnUu",
-	"T4rofjavLRs3GKDFGRa9Rv6Vs2vkAFdKKcSmfR2IohznpoSLHMZY3BcSGPUXUPIxGJZQEuwvs++fq+l2",
-	"GHqCsusdlW+Ww/J2BZ4ekoQ+EDHXH6yVnEbsLgLm0V/VwSZWNLonysJZCq0dZFdWVAX8VfEBM4qnwJFl",
-	"d1a67StFr8DTU8rI80PLmop3mooLUJqeB3V0SIma0xvkL8YmMmWSVcjkQz6x5dlCW/IWDDSHcoXSUIk2",
-	"Wv/8x//eafoHF8HRMEAxlYqyKK8eBe+e7U2h7/X2569fwlJ/+W30WZsxQe3k4FOhxXwJg2rJvsnhiXea",
-	"S9wDhg7l9Vgdh6kAkzsbdJ+PJ9DNUYkhGstybAF93ubFtzTJMWP1IQAuS/tRcQe5+iIAA9Hc/r+AGruh",
-	"BB1BY6h0PCYCurlv5llVWqErl/tDqTObwVQ/uzg8OL6YV6G/ArXyfjnPrpgHrIprQlhV/eV5VtBgSGDp",
-	"bmMFXrNLm3EbI6qeXiK5Hkq2Vkv9kT/tnWZGz3/CEyP1PDJO08rS3rO8kShWGYWV40e3K6p7TDrs6U6/",
-	"b2JVK8BUZ01hs3fYJNbZx8s5YNI5CLTVnyQfEegrhMdaD3yXA0oDrM0EfMMbYy4l7SVTb0sXKhg9rGT7",
-	"R1WIVE6lIiWIgtOLg85p5bFcmeDbdVt5xA3yPWEK+nkz5blv7cbzdjSPtSGgjRLR48NpLCqT56qQ3XMz",
-	"zGQJ2kkUeaO4Twus70Xn/Wp+V8E/wweVYhwq+k2s4Wk9B6ATtbbsCJAKC+La+b1DuAff9c0l94SMNRWp",
-	"MGjjDZTpHYKAfm48PpMhT6DVgP4ttdUvG9wG8u3DFL4n9mGxOVflZgMd6DdrPg41hcPMMJS267V7Iaj1",
-	"RFn4x8KLbCkIIxPojPBKZs/Pmkr5NGkFzw4cmeKlFwoLHX0d80JIaC0nla/erlPJAAUry1XcOexngHJf",
-	"mv0aqyzWywI6V/eAWBV8NuODJ3WF8ltTrNKbYv5yXIjBv1wUrLBWq0ehzDRWjkVB5mb7DTrAigiTx7GW",
-	"m3s+Ja+p+gukqoteyiq5CY1bViGnn1Cybm5HzmsepmamWDqirxkreFIexxzCfzZgB0+jfReQ38wpwy3Z",
-	"TW9HKBed5V65Cr1xpOhDVSsGPQQ0xqkk0nkpKJHQNZ4pqwKCRgBgLsYu0vwAwFDOq4ESzbyb7xA0dzXV",
-	"bcAVo4K6Yuc7a0Sbl1UiejGLnGybWxD6YCpKyFccaQ0p/PWm9h83tS8Gq9MYvPC4ko37HwXDdtEK29WD",
-	"dzsIKo/lDCu5TyuJ4FQkK770k0jmMVbCcQzNNpayldH5S7hT0K6S2/wEzFDYpwkJYSnpgPFK15S+pMqb",
-	"fnn+XYA+Xh59F6DPpHepl+O7kw+2rYS2E60au4PO6HuDBmq/2W3ttdGYfiWJNPACksbkhm1sbQWtt2+D",
-	"N82m+5WCZb4Z2Gwx0xYE2wgpNPE2lZOQDBEemM4L9e50DI4jaAyiVabrH79DAG1qEH03qEKuUHOKzKxs",
-	"xmR2xPUgRWI5hhOdA9j0SVY1b/iLWi2smtucufjn4ubNxEShFWWPJJwN9O5b2eL3Gg98my+eV+r0sKi7",
-	"pA1h+jOrWo0fcUJjmNQLFR+bzt6rH1xwlrqHLUmasY+uLkz+jJN7W1h87RKL53inJ/mljSwJGZzUgxSa",
-	"c3kXvMqBf21HqAUlBs+Ij8JTIeq0ov/aG+NTnNjF20vvX1jA99nZL8/3Zmem0F2PD23kKf+ur79zXu7K",
-	"su7nQfoTMd/Z7NAIoFOVvtDzEIP3W8vn0vgDFMKUy7/peazcF+AYs5j3+/MGNhY8TqFgEQ3tlahH1IQQ",
-	"SCaG6Om/ZKj2XYuc9d5YtfooTHw4G7YJkEmSjfuJ/nt7+0IX/kDQREtFiVNT5vBsH/5Mi8HnNWLI6Flg",
-	"zhJLrB4AsPqSDdPNaabc4/EUorkGGNZeuw89AnCk0Mfri/Pcu3ZPpjLDQrcZ6z8SQfvTGxZ+rdvs9rqk",
-	"A+aQzx6Ii9MIPLE6inVSj7HB9AQluKrh5CLYQVBgkXXExQG6+nCAtra29vTwPnUPzJidTjWiSUIllO1p",
-	"i81UGzTQJ0kgYQlq74cE0RhmF8ZY4XBTq9Omvszo3oGtPBnhqcsa5SlAlGYFHfmJ3W6239SbW/Vmu9vc",
-	"228295vNX1bukx1XHlknsbT96wdpggXqXJ6gmGQJgtKCyqM+maA+jpQ0JpEc4jFBMRkbeEafegBWp3eX",
-	"+QytWBQ2wWu86XmXc6aCC6tZiWSWSIBwIm1/bhuN97gDrgstNH4pe0+zfMOmsNQWwQuskLBmxlPUztY7",
-	"H81k80pyaNcBi7PCfusopeVURVknI9lGA+5hbqya4RgoF9n1FcBA5rkuMjJnewhjAWVN2jNYCW2c/p6S",
-	"1KguTyyBtK7Yszm1yZriJk3TjBUpzu+h1sXbiM4mN6XGzeVIp0GNOPW0POlp4W19TBNtyPSNDax5C/zK",
-	"jJiDyFo6+gBUps+zxfHflfo7a0ILq/NpXXCn2QwdNilnSKZQCLsSIMZKGwZthBb9saGItE019F+ev2Fz",
-	"za0CT5+3Wdx+pxanVepBmPHkHgult/ADETgpsKSEahSoc4lXawy2ogVm2HKtmktVCacQmieF+2iCqXJ5",
-	"oVirEGOsLUiASjMRh3C/sF+oRCnEhyd4ijZsANn0m7hhUnE/yOolIpuGy5E+COLNdyj0017M4y1PmetJ",
-	"jNpfv767YaHhVW13sKn1PfBURXxEtC6T+ZrAnUQMUypBSVxMbTLzBcxpV+iWjUAvELykOi43J1jY9Qb9",
-	"SqLjbvcSmWvfoaYJpqcMOgVp7odIOx2RWA/e7hMTY3TztYnOZrPv7O2tt/UrjdwHV1XoxLThBo+PgoKw",
-	"9KJxngBzUmWBRM/dXFW5VlYRsXU2WOGED1KSd9UNv9YdsmuIpBVBTuOwb5Ba3R0rg8QEoEvea0wiQ/gf",
-	"M+67mZc24KpRKpXBWu65krRkighTYlrkmv+oBbXIutQbUFtw58D3/F8oe+A0IndjDHQvo7zWgtqEi/s7",
-	"owSZVEojkQr5XxADLYqsMnxkLSthdTXEtYKJm9vpMIkBHpjGXH3KcEL/KBd9LpWQlvjXnmyrhtqa7xU2",
-	"52lc3KjgKp7TCOAJ6d2559czZsqTKxPuOZ7cmTwUTJNUkAOeVp1kH8xpa3eaRJJCtcqQoARL5c7Kfprk",
-	"Ss8GxHb1+dIEUG93UfGIaxZlxKw6sHLeu1S5UrZAZ4LxZoN02oRJUYwdMJcn+7P2OE/ToiBRYF7j71ze",
-	"ul0Oo7ODymRw4WzRIy0J5Zia/hRGDN8wW163i6wONmdS7j2lxOZ2c/s5Ujzz8s+mzIMQbCzw9L6WPJWr",
-	"eT9TyIO3uyZwG3iGDwoLUGLyZWn0dtd0iVTz3Iu+OrdvTKECnphWNjIPU1Cl+gfQzRsOfaqkFfl9mihj",
-	"NZW8jt6NT3EFlu5fMOm5lRSeuuBax2u1BoWwyCH6dHVqIxVDk8ADJwVEreAIiBCOY0GkdJ1YN2x38xsG",
-	"7c21NW9Ov1yX38z71IAv3lifDtpY74C+wAM4JdAViakgkZIuOHfDTB1dpk09nS0LkdTt3aU+pM9c3AMQ",
-	"wpU9L+ex0ezJCrqil32vL7F+CqOFmstmWSS7Za5RUHgmAOAFuZjx3pPVWzwJEm+N/OyJI9OTvNvezV6W",
-	"tk+GL1XQiZJEqaBqeg05/EYJGNPvybSTVgHXdli5WUHn8gTdk6nmOBzXgZWhhfC7HNvYFwXHp29R57CL",
-	"KBtooeD2jkXM1K8wrhIX0Nmvfa3jMa2bhurusIYRmvZZWBDhxmo+fXCE+/i5WwtmgpWwdWy9yytZRLPa",
-	"WAim1Tk4OLq+vutefH90btG0qpC5bthFT+ktrGUcdAIUFjw+QAkfAA4psnhSZt6mgELrTvC6fKJ6a5Za",
-	"Os5ZF9tnJe/tCBPK2zpGgJo1Np0N0YaFz7Kxhtf6e9P3es4S+A0dq9bBG+APaaX/dc4Incvsd31X4BLd",
-	"886QDuEGvPWvJ9K2kDQLcnj048nBUWlBAEFHENQTfCKJkCjCTGsFWgkzE5MN1DGrnvCBFiIxjhSiPhPC",
-	"cHICzJn3NwAA6HObaKdwpLzQrr7sf/mlcfnzrnlqdo409cOGhIWggr4CoE+UrfPn/azeNshLcA3GTr9P",
-	"wScKZoyLO4zSRNG6KY2ybWTkvj4GBImwtMVrXshCv82i2WpGdRekIhpiSdkg8LvtoQh6jqG+wQg5Pn0b",
-	"3DCAyDXm3gxKrmU147fVCjyJkTMV4VTEQjG9Njfshv3tb+iAM60DUM7kDaujTpLYlu36PFuAlA1ea8qi",
-	"JI1tIlL4+qEVorEgffq1gToWg8G5ORDaCAccypsbr6NRDIdcuGmVSEA0gTN9//VruFEf5/u7zd2mfmpD",
-	"Dw2iBuaUgMQoPCLJAZakgU5i89WnTyeHsoG6dESkwqOx+bbkxIdnmdA7GOmIShT+eWMs9pvaPrqpGa63",
-	"qe6G4W9qAbqxtv4BjwlcCJdRpswl38J3aLvZ1AqHRKGNKYdm5r/+CalFgcuf//ZFi7TtZtte7Zq6mLWv",
-	"xLjebrbsxfqjIUkn77MPCUMxJ6YWEYrWwMTPXdUZ8L1/sgTZAmw3t+GZV1gR05NHOkfUdnvPhj5QeEWU",
-	"mNY7fUWEc7ejDav4bzqmKkj3G3aEo6EHaQ9rCJ7b8Gt9TIQND9vJ518gqhBoazbokP/ySiJrI9wwwKKm",
-	"EjLgAKfduCc81HdvxzfQFU+IRAKz/5+9t29OG8n2gL9KF/ePwJbAgO04xnWrHk+SmWQnHntjz2ZfmBs1",
-	"UgNai25WLeywmXyO5wM9X+ypPud0SwIBAtuZOOtbdWdjkESrX359+rz8ftd9uYM2Qh34/htFjYQWO3dC",
-	"PAvSPZDwAnGsgnjPCeMkQ0WGJpySSPwnG5GujZKZ1WHvtZ1s3Tx9aawFeBUyuAcoN2LOe5du6zczgJLL",
-	"7LZUoDNz/iQPREe4DPvytVP0abTYaxfTIaJEmXPrcveLSBnpW8jInwGeaQMePdP+3+3c+R2T6djvffl7",
-	"s9mE/zdf+wGlFqWQWvQ78/l0GkdYUrn3L62kz/DCpSDQ77lIDTjCF6/LhRJ/Z8ZWTwIDbGPxib05O33Z",
-	"vHxz2j18bs/ICb91ntyBCueescOsSnnJK2oRJCI1P9qXLhpqQcY0CrEEuh3/yemjkKe8X/viszp6Upi/",
-	"EP7xwQ3MU+6zsYpDzaJQ92Vq+dnXB/GA6gvidlMbfsytG3RQ5/2KfQle/D9RG2jy/Mm5G2332J/B1d+k",
-	"2K3jzyOdLwrZZgFbbyFi61mICZTUKTcjH00ExoyTSCvZM1CaCDOKEbrmcEsw4BhGw6E50kqbsCZDiNi0",
-	"2BVGmC23Jw0OWvcumZFr82y04XjK4JyOZc23Yy2Cj3ZbsxselDY3rS99jnxqOm2K4VAlaSHzzpiE4K5P",
-	"BBaKMz5L1YSnUQBu97nZKp1/aMynUyGhNSgRTs5Y5GOluiDIqMumeKAmlDZk2pQ/NENMxbllcAvQoOnC",
-	"5Zx1P30iNn2zerNK2bIzLWPuVGuWsEZ/8EC4c7h5ZTollp697bHbnbfNM3NHbtyVDcJYFxmqTuqyFeYX",
-	"vS6+h5+g28VndfRjmV9YFU5oYEpQ3j/jr/YgnphHlTBA2qUCDJB7mcPWh0WlqZzIeTHzcyYSYDCXxfxP",
-	"mM+pWn4pfwDNKTDf4dpIjuCp6wAdW4chQA3xes4WIoOrI8W011yatsaRhN3G8TmkfIQfmluXeBSINN2Y",
-	"RYEKyWpbw83QQrjk02nmxqE6RKRoLqHgLP5QGY2CdtEPNIabkYSjKVB5uRTGFrtEUxk4aDD52tkr2X7c",
-	"yYE+6okQ9vWlb5thrC7TOD8XBL0lhjKVgHVmJRjAStONJZkSyDQHTUQIUWDTm5E0UGHugz4pYZ3Ag1Uc",
-	"mTMDEgHjMegiUdMkEimm14K/1HmjCpwiqUgmGrPy0zh/gMpJ0/VqnVa71YbEiamQfBrVerX9Vru1Tyo0",
-	"4NzYa92KOG5eGxtr71+317pltmzzDaktLHuKAMw/iAH7WczZpbB8lZAeZDqg4EIwZj78L6UUUyKRAYfr",
-	"KEQb6cLZiz0oymV1hCVKPM5pHNV6tZ9E+udb0El0WZmmmd122546rVL+ghlS8D1/roHuYu+fn2s8HtV6",
-	"NeAYB9fvDfzVPTzsHAMRn/nRo7AdHAy64ph3hvvB4QvzRTqv9WrnP18g43WtV9PRqObVPpmO7/z776d/",
-	"//nTy2T418uPR1fzD395cz46Ggc3F3wancXJ7VvOL4I3v75XmLqKZsSmcM2fP/x8iYfs5UExW6cWacsM",
-	"90H7YNWjXJ/t/aLSH9VMhgWvV633z9+8mrZa9rUL3B5gaGGx3aDNUBhhIKcZaVDOF5gekz8u1Ho1HE74",
-	"JWQoB7cPSj7qkln2XqSzROZ4WMyCuk2UsQQmHALLIeP0ifP30iHILeaDdqfVlz8a2KakEFqejj+AMh/c",
-	"I4MYjvJvLywTYebFMqfka+yDKY8ScBvkvu6Rc9rFjSA0aO4RoQewnSESytDYZucOdt1jjNEUD28tdg6Y",
-	"9PbC7fOMU9Ho9svnHfQ8+kqFTn9Q4Xy7deOcORuT8zPZQojjNiPZRKqp5pRL837HtcpTH5ptCzu+FJ29",
-	"to5vZzjAGEqmUFDWEHvpnlUy+FK57dkdy14t3MwiSeu2vXnd/sBD1w/mls7mW34FN4U55wsoSz3o7G++",
-	"6YLPY8XDK6Xe8WQEoeGD7vHm+66UOuPSUv/ptfBiXt/YAjDps2XoJk4GLHZ0qmGLQrXBVeByo67JXqUC",
-	"PhFa/zM5YU0rcEGTU1brmQjRee1ww2725lyPK7jbPig1IeAZt1yjb9yZEQGPY2MeaD4UWL41FTw1z8vD",
-	"K+MxqgVSI3TK5+RkdxoUc9KdYHV7nMmgqbECJOhMmHtrOnpldsoqBDH9ewcIKQpfbCtsW3ndLejwVkKN",
-	"g5J0dmdw7rxId1pvm9YNDsIOCwRTmVaadxAPwhWJ8VZiD86s8KUJZU6pRat9heV2Jmp3Bup1AiYOpZ2C",
-	"SbWpQpd/KZdxK7zYjqj7JT9+y4+tNJJaxMPcOOZlgcuh7iU4ZQsc0JnZ4QgWpLg150mPJYSMOO5qluqU",
-	"IzFDESfUECndYKagQ8Haa3jZktW2+Ou5o1obLS/r3+hLvmCtOWONToNl5hrk24FR2agwOV1YLUoYeJJQ",
-	"ErhszgJjhbjINqSdQY+64GKzUeTVZE7IuVdzvGlNnjZDfiubB93qKFh8g+/PhLJvluMyWJiF37dp5UDl",
-	"pfU9LmIL6OluYVEtwAyt/TUoo6SrZ19pUdUz4arGAmYY/CnwbcJHfVl4gMGSAH/IHKjA2glZnXSxGphC",
-	"cANMw9aEc86gFrvAVhko47IvrUVlH2hvwUSjWKsFKNxsBHqY+diXUQo8AHrB8AvUNDLtTVSaU5VPxEwL",
-	"Foo0c67ep6VGBpBdPN+nxfYoQOo0P8lP1i6USLtp+QiQa42RmqnTLbwhlmPkOmQ3M9YmEa0BJkjjNBBT",
-	"Yqk4G+UDeFxUMvqFT4TvMV5M6YIBwXxQ58LpS1J65xoDuh6SNey3myGfQ1g2TSIet9hrY6xoCo4JoCZs",
-	"RlILqaM0uhHxvNWX76JJlGLFzT6lRtkYNdAZOivH/DVWs2R7r8976qtf0dT8Cs4f8mjnuQuoi1dSv9+n",
-	"v8i+8FZQ0nkMUHKFipPGYKW4hItA0aSMtM0nuotfqYI98lLJYRwF6TflU8JFD8Sl2Etbowum1k1EGPE9",
-	"mg17n6/F/MvaYzPGs5Ey1RG9QK6aze8rEnFDJhb8yK9J7BduDLhOGy122pfXYo7fLCcEFfKBGJKhQluR",
-	"iNTciTVjiMLIqG6sEz5nA0Aw4A03YDxSKmR1/6X5pPlSyTRRcY9Nk+iGp8JjE/6pyUfif/c7h/vP2+22",
-	"x6LJZJbyQSwgz+HtsPmLkqJ5xtNg7JMLO0o1819f8ZHvGroPiUtF5PKxd3xW59RR7oyJQVXTIYt9hwlJ",
-	"+RRMf1Wo6AczlsAKBACT8IlIRYKBn+UxpAZDBwZqOs+NH+ZxFKsw+7Xj4YvnYftF58WLg+AofH54zLtD",
-	"wXk7ODzkYbtzyPcHw4NhZ9AdtAcvut0g7ByGz4PO4aA9bLd5+0W/tirFtNCptTxuFBkDlyUyvvy20UaC",
-	"Xt37U7Eao57vb5jNjcLvbub/KcUqeKLpN8o1NY8qzLSSxPdKU684FlVuKbzOcvr4a1LwWPEOzzS7fHPa",
-	"7B4+91CLJ3yQ2bC6haaN+2UeSlz8JdMVbBf0O7TYLwoynBaG4jG89Fczge8SN/28nJT+z9++FLamUwvw",
-	"aAE7VTjanSgjuGR3wm+QPbgAYWVNzS7ZA+CDzOzfso3t1oy7+ROfuufKqEu3NkjABd7fnJgBsq9AZqix",
-	"PLF8Ap1wPjKggvyX3+jlp6TdFxa4Y72lVJBnGtMBjV0DtJJeTrQ+VSGfI1mFsHkkKCbXl070wCN7SKee",
-	"s45AOdE5E92ufB3JkNWXmGo8Yv3B/MqMskZm7K2U7bqorme155TMqUnStSD9BBXKTMm+zBQRsF9trEbF",
-	"MVCToPdhCCclTNylDJvilssoG8oVCuI+1qMoNPE29yV5yPKl6xFsy/hUSQDBcluhsSVTcOGil/YGKHmy",
-	"OSE+BWKa9qWP6eNXERyhMOmcDA8bRuBxbFVYIGWODoVQD8M467bbLXaKvpehSIMxKv+CCcPZMIEJAUlY",
-	"jsdkZVGE31hjaBRtsluZ1V0sGxWQuF3iVepLyPLGrMEVpkduIWxne8CMNrct4fkJDtZYQMo1jE0Uxw7i",
-	"F5D5MDzoHLS7fBAcDLr86Png+KhzHB53Ou3OUXB43P2DjI9NpyqzaMBs23iuOrNXYicjJRoxK2+613GY",
-	"0b2Vj2b5YV0VMTJf7mrySNUE09zvufQyc+6naYA+jBvk7BPWPRktKrwsPW0n0+cSVz79mkoKk9Nj+TVv",
-	"gAASbneahDvaPLhIUB03tf7/XAm6xTC5CJirjKHtB+khuv0qt6nUZxa1G9k4PEAf7xjR3M78yWDXknVU",
-	"N30ygwWr89Z4/XgcY2FHZrBkhcJcznNuc6+oHQBeAygvmUDibIvZTDSi5ShU6kERYT2jiIH1qhk3M3Lc",
-	"cHYH3oXxC0wHzUIhaF1gMgcklLVt1saJzW/Lgh3GaKTABWSWU4vxcJ3LejvoS/+CChtJLCJlQ2Oz+pYl",
-	"DD6GZDbKTn2+oPWW9YhVeDtot1t9aZ87EHNl7aqYY/EOAFTAp6xeqGzUZUJkPQY6kV2PTRPFuode30w2",
-	"qmFhMxmjT7SxXGNjy2t69PiPcKmf2XnQbJ3yOaXb5Fqd+Rjo1W1/UoMdX3eU0iCT/nccYsZ1qqYaaqEx",
-	"khT2QXXI2SGaBbHSAoyPnFe302ZBzKMJ+nNxgIuuXS/PlIGZQydZH/PUVXb1ZTE3cJ0n+IQlPBVN25Wl",
-	"4W3TLOqdl6h2sXuAG1R6akc//+Xs4GKL+PRCEx40+IPjvNE4uMDLqhsFeMMri1WlVsHqSmRvESt2dtp2",
-	"N9+CjYTZmTvzbj3MUqUfAVMch1KvVg46jnoJtagO2geVu5VYgcv706LpepRsfVPOadNDGQo5R6nT+9y0",
-	"G+bd1JG8iYgzdA+pBVbviX9WEYWkC45Ut/llz3qmWaJi4aGKLp76MhUOPBu69IK+LOTk2Foj90SBsFk/",
-	"aO8jvdktViieSjaTUHLgwSB57pQFpH0wkH25GMc/OAHui09ABTuifLTc98cVUn9wvy4E0cmmSeelCHkK",
-	"PfvW9c9dEDKl8Hkkbz4eB3/pDv52NPl5eqCvOjf/eCHf79/+/bl40/7Xu0P+Y9gd/Rqd//vob9fVkXSx",
-	"qQ+KpF87Cw/zttyEleI2n5D4VQPl7Qpg8qNKBlEYop7dln7FrxZ9K6QP4eyBIFR+smeVHdDZa9OFqMxo",
-	"cwWRI32DmJUxOz02mMkwhpgllbeFKphNhESp8T9fnv+yU63Q+VTI02n0Z01L9y4lQ5baYreiq8IyWCdM",
-	"sUhKU7oe4L0u3rL9Vtv11D0X/1yNI3i9Z9r9mv0lVjcD0tiu8sdOjzmfxPc3Pe4yK/5uWrLVrLBtf5oV",
-	"pbPi76dn77adFclIV0jhkSsslywRxxhSa5NxdstaxxacJ6O77Pxydd5L9YOSbciD5rSoZLRxWzedUX1X",
-	"x6tLp2tBRv1xJLuV5Jnk3yI392Fir90ucxXSa/GwJDbmYWAMy6ViLlk9jczMh5nuWYYStN+RI6YkJGIm",
-	"4nky8lkd6VHg6tl0JWjSGriT3fhfMr+2h1s3sd4LHm4/rWgst48RnwO9/ZffvNp0VlpCgkE8MLr5BNgZ",
-	"cOoFIHavW+wi5lLnNfDYYJ4xbHlUBgcV8jlt/oW5iEQ+OBsBxUtnoVNAvAsYO6VCc2o2d9T+58fjo/3O",
-	"cyBNjGgY/qf949Hz568zSaZK2oTVzzqLWo4Pckr7qqsNiUDCP3LVPfzJ7O4bB4789ivcrZDl3WOPh+ne",
-	"OD5CF+eOq7/U/jo1E0xooKm86VpWNI1FENzR7j3TxjAXyZAHggk5iqSjosPcDKLH6/Xl6aur/zsFirRJ",
-	"lHoM/+yyNOFSD80Whp+8oOnE6qGYqFHCp+Mo0B5o9e8lSk32BiL0SJw+EtrrS6e9rjH4gg/aZ2Gkg7EZ",
-	"CI9N45kmisAkFAmqYxjj8fzVJdMCuGKBxeX01VX2sirpy0iy8/dn/3fe7rA9dn726v/O2/stdvqukzWB",
-	"TfgUZBPSZBaY7Td02vm4EZsfQYYV6hvTkr68UQEfzGKezC0BC2VssAnoFSC2XsPpXLOckPcQi14icQsu",
-	"tdN2F5jkuPnnC6jSg9O8ZSisX/y10+wy/61vMJmZvw4OG2hFI3khhFIh40JD0AzGSBdoDnkKN+5Tmidn",
-	"tzyRkRz1iBlNhJBhOuY3EIRJDCBMorCpUz4H1D9Fni1zETKCTHJy9ZrYyyLNANqQJ44se6b5jQCKNMhl",
-	"Nce8AQ/trX2JLY+Vpu0K5UDRuQ46NyORonQF0OFDXDgRehan2sdcJjMnvMwt65MYg9+XdZ/a43vM19cR",
-	"DIDH/HCGACxQO+RfwMrgN1pEXEhtWyBzpsd65jWvIX2G8pisaH+a8Ci2SS1LC932ld/ImprwW5BHb7FT",
-	"9xSgZYFkqzRRMah9nF2+aXbaDShJsl5y29EqYfRilCQV6aVCCJ5/YzO9QpflQ3MW04wXsAAplKDgJYRq",
-	"9xjnQqbVrIHXmLhzMWAYlWb9EvetjzO9WDcG3txwEkkkG3TlpwX3MsyKZuHJ5ifz3EH+WwrJUnv8EyZV",
-	"X2Z+cLMKMJ0pd9NpRgWJOjO4lfst5iP9sO8c5JwhCykRHhUTww/aB8y/NN9ncVvIRIJ14+LYNoo85YkW",
-	"wJtlBhfypHJrIuMW6bbYDypEmJqbRswArPzL818vP755d/Txh/NXf//47u3Z2yuf1Q/Y2Q/GjCNx9RN2",
-	"0NmngGTDo5w4FWfsaZ2212633TI+YQOCLjVkfGAa3Ml97XRK9a0QKdNTlbrWoSbSQqeY6908lUDdyyHt",
-	"xcuopELkfrHyXCdEXq0UIox5BAnCeFi+nKXAOd7M9cFVH0maT8PUZ3XME8ATE0zGkixGmj8NtJHtqazX",
-	"l34QRzIKeOyzOpE4sjyHY4np+xZ++018tKvpi1zWBtE3moRv6T0hRljZNHQtfFCTFiZWxTd4D+i+xSu8",
-	"iY8W7lyydAvAblMb3NJcwHdp1eHuZAVvHZyNEL8+8mn0EYnCbYh2AdmWYrOdu8dmf1G5iCExiJfhYoMg",
-	"vApE96XdGupL4NywRg+9tavs68vKQfELPjem33s7V+9ymLiXUHoR/x8qhL64vVvCGnSqPtOoPWR3L7oA",
-	"Mr6HyFIapULfMcLerXLOmyYqMCtuEN9bXL7I6//P3754nwvs+YvZa4gL9iBkzgcGtI0F38S9x25uuZOc",
-	"RfmS05zbSmrwVY5zuNbL7is/6blfWpu07zCKWEZDmza9IDXgMSluzQcg/rLKVM2S962p2YMrceFZc49L",
-	"Hs91yqQQyGOaJvCxa8tgTgkP1ibFjAL7zL4kk5gdY2G/R9S1GsrawIpHpTVXuNZiF2BSUHYUZoMha2gw",
-	"S7RK/BOKGH9K2RRLWn59/87MZqtO+S6S106Skp3CtG6CaENoswy0ELovIW8deUNg6j/Lzi2lztXTWRgt",
-	"2gqLxgDbwRZ4F8E+e5bNuLXp5eem2dnR3Rr35hWKqaTtznF3uM8Pmu12u908Mv95Yf7Tdv/H+QpFAKew",
-	"UVIwtkqwY307yaSP8rPFnWCK7T67/Mk0rrOibXT/QvMKqi3tOzTPSvYVmmTPgiuaRPfUtjBMzukWaNkG",
-	"t45N79p44UtYIrV7SdvPQGlD1j5ceGXOuAumWSXRsmzivwckKFGNL+FfmJK15hZsMfPbQEBJwjcqB8yS",
-	"GGnkT1gi4v/t1wyW9Gu+k8cxp5NEsIlKROEHvpWytq9sAe0e9rCKOAVHSLUN1eHt+g111/DI8kbs1ONL",
-	"t2DU7y7urT2mppA3LnTubI3qD3Pmo4nne+QcSKA0bWE/6svchsQW96P8XsjKtkJWL2x2a2OC6JYzP7Zy",
-	"D3Ii5Zu3H6qms/LhWLpRD61gu+kYfwHVzWerdhsr3FYxM878OIm9rQJ2tyU+01bw/5vbG6kTrXsM5keh",
-	"kVpIrZKPajiMIylWNMfctmonfH5Q2pZvb7vJlt/azYZm6A7bDNy53d6STZsH2Vmyx38r+8rX3B8M3lAX",
-	"5DYE+uAB4uErAB9J+on3fud42+aVsjYq9xKDHFzihgItY3WtJgIy4wSPU3tga5zko3BZ7TILEwXFhVkR",
-	"K6oRYmULPdMRpZkfXPL1YzEReZijFJOwWGSzxPlE9KUKsJQtEFlZkcQsN+tQQCVgESL/2glxQ+VuhJzt",
-	"EU/FLZ+bnSsJ+xIDkCCdFUNcytzbgP6wnHKokru0w+E2JiiE77N6Jhq0Jv+FpBoRFe4HvaqB1xbeS3t9",
-	"OWeQ+dLLKUR+t0hBQ+VmcRW4KE6KMr8Lxp02+Vxc9EosqneBEK2t31VAC5+3DU8o8JpaGZxUi3hYKU9m",
-	"0Z9AXl+9nT/hFLxhd9VV+GemmY1pqznJ61q33X3ebO83292r9nGv3e612/+ooZJzBfMq7JBq7696+Xmd",
-	"du+gQ88jM+f1NAqWsxKA6aEBmT5iGH0ye6ea6Y/XR3+ZdD8B5G5rJzjNx02GAsk06K+89B7D4Q82d3Lo",
-	"F7Z3u+rWpcOUnPfsErhTOtxaaQrIdpjFMa54KOKz3KUqFbTp5suC4ayGtcEtZlYaCTdakdhI9iWc8XBX",
-	"TcRWerEQayKltlyU/CvhB+bC0kq4e5r02pW7Zb40NuqhUqbhyvtFuGsxL4LSXwfHV/95fyDfTV8EH8LO",
-	"8I1+Pvoz35+/Fu3Zz9F5evi3f//jtjLsmdkJ1A4o+Q7u9jmT6vbEUopQWWqM03pJx9hbnpclmlaUkJab",
-	"lW5StlaC73YjG57mVGdLkTZfY/sEuvL+M9+zKPL9AfZKywtOXgjIsUDGqnIZpCFQrtK5BlH5oN1BrhSQ",
-	"QjZz+kZhDb+LO5s7F843Xwk9UZAkh57LihSbxvclodXTHF86C5i+fai56j3o6X95JczCKG3GarThEHKb",
-	"RKlgEw4cH4W8e+d/LR5Oik7q27Fiday3dQl5iWU/aWCAGM/kbh43oOYKab+s0rGHTixQ+DSHdVp6yx5q",
-	"zCPcKVrL6n7Bb9bYJg676iBkLn6nRpXc2kKmIBE5IAfyYrc5RodSV/Lh4HnQPApfiObxsN1pdvcPDp8f",
-	"vTjmg2BV3JAHqUruxZdsW+5yLZ2MYh39SrZbFrzyaO5cRqlY3UTMZ1/FGrZtCw2SJ4wPU0GB62W+K2d3",
-	"da7A6LJ2V0nzzFws776QpwK0bLfuQxLI3dS4Fxsbl6qdmvZNueedEwD6qTBdYPbCyTqsvgwgXNGrkUrO",
-	"Eq/4F6/GS0zvw+1MbwG5A1N4zn6r3ep09lu5TEsAh4NhJ+jyY9EeHIX7wSF/IZ4PO2E3gC0lGQm8qlKc",
-	"aBc/g4Gl1zJN5tsFJWiOPlhUIvf8/8awhAtbw+bMYtg3nIUB8eh1ser7C09gCcf6unqs4YCtdKxmWuCO",
-	"mILvXYbgjHfFMmHDM7sakq7OZJR6LFHkcx+IsMfO3v/i9SUWo0KljhqyQZSkY4/FKrBuz5DemrK1iwUx",
-	"WfVOoSgH0suHMR9ppmfBmHHNbNELFsisSdJaiomfMMknaOqbv/tSzVIdgWkE15DLJcelfi8x9JdZUhca",
-	"k8k95n/9JNKXONxVbJR8ZNtOgW8vtg2tlDOQmIf5hvVK+wz8W2ZyBTwRXk4KHoq3FqyTgw8r2mmeuK1N",
-	"8u1FvbNFvjZwRJNjh6j3Bc6PS8K3rXaarJDswTab/PR9Sq7aYZcKLGxUzKiyMPaVkqrsI/cs3jcB79dk",
-	"WeF2wuqn7zrN/YbLyWb181eX5gMsqHQp0E68a6FSZ4gJy+ZkCyVZWU0mC6OQwtSBGslICw9LnswzpUEi",
-	"LYR0ydNm1xirW6w5imQT91k7b/sSax4FD8Ytm/H1v7aeMwY1F2idFFmBHn7tuct5HPtsoNLx5tTnb2Cv",
-	"MkfqX2k0X8JgVksXo4FVCe7oWXFvEfDN51XznNb6lFUofo5w4SwhVVZyS+zhkLXW8JhvP1cJ8824FBtn",
-	"76uexUaPLt4r5Gxi1mruI/cPHsPSfRy7l13L60njCpNlhz0s/4DtdjA3vx5k83JPf9q5towMO+vfwYLD",
-	"+YAg5VHtZ3ufzf98uUv62Ao+VK5hFxGhgfIUFJ7SJJpM6IS3rD/XOGFTkZidrCkkPCIjgu5Le/zy93Bf",
-	"0VMeQLFLsfzi/NXLN+cW5KY8HedrLxyrcBZzXVeGMYmks8tL5QVKaWqwFEC7kqT8/uHmSVlmjtv7QbXT",
-	"owSdJifeiyjtSxtJItKGpU0deQzMsSVCv3iUWEIF6yDEwFLjhMU8zZWKEYlCRrZtoAJnuuPzvuXzFjvj",
-	"0ylIsCigQJ1M0zmMMxVDZZYLPueW675EZggaeNQktXl7VgSFdPscN7kUAm0doG8YgNKL+c9cIOUCl33p",
-	"QsvPNJzzYzKxAi7ZwDWfPKIj1YyjG+FeAGkd5nRIV5YNw1hcg1kUp81IsrzppYQu2l6rQnIPasKc8Wlh",
-	"T7lDhoOZi4hTSmqzUGX6MeDJQI3nYYKc+LG6/Tjk4DYi1yfYOJWj42d8+uA82mR+bCz1ye3D27Q/u2k1",
-	"87Ortp7g1HoK8N9bgP+MT51GgMq57AhLK263xYW5ZZmrpcDeghbPqg0M5sSQR6T+SKdfxWVoY5xWsaBy",
-	"Wc2GmGVfbhu0xL5DqnZdNXBJl1c6XxVe9NuoBf32ziu5SbgW5iylvk53Oa68cuJu1Q8q1LIHO6rknv9f",
-	"W2sSuuW0mZe/sF4fIukU1YxBtxoV+FTiKiJ4SrENrLsgcQEqriAQnIu0B6I2jMNHVqahL+t+SfqeVdqB",
-	"YhdzvY+uNdBoMWYuUQlYbRsfFf2AIyIYi+BahH0JJRk6Zb4xY/yCPODP5pPGCVMUfRpGIjZWLL+2cRly",
-	"hECoxzFQkGxLX5o3K5AoLSS0qITZMA8vgf1nRF3h5QM/fbnIutRituPBuMcOJTkVs82Y7ezEdWek7wHH",
-	"MbeOIOFOYixmPECkmjQizAQeJVFsdmLNZ6momeMqWZiuLujjQOUOb2/gfaXI6obMzYjuVSPd2yV14ps/",
-	"KMMxKUptAvVfxO2rTHtqG2249QIwHptJXJRP3JhLlqddb04jZRf0XWVMbkwgfS8m6obIAy2yvbVKUIvi",
-	"T+QUAEXLVGMh3qIQFHnm0c/LDg7aHciylorFSpozKgiUa2aRMqf3GPDpPcDJK3jTHJw8ktTSr7nZYx/d",
-	"acZ55YeUc5nNo/MK2xHUUOYyEe4+/k6GtHZPxnBF6awHQc7vumSRh3ecgQ9ch1yFG9wDRoKMv6Ig80z2",
-	"H7IfF7Z5v1EwXKFcCoX1SCnNahZKCZQ61gSOzAUxKOyRZDCSkgG1hC1rZmfqJi/915epcqZjlTWZW5BL",
-	"tJz3sELz/XFPBt9Y3b4hvWrnbs8ZgeLTVEHIcCzAyIuj0TjN0Zy//jRVOYNvS0bzHQy4x4REluP8e0Sk",
-	"e2U3fyj7bS/g9oS83oi7JYlPc73jIkfgqPvmQ58NRKAmQjM5i+PGyXqI6UvCmBZ7GQtOcqJ0GcmnY3AF",
-	"frBiJdE2J0Pzq3j9S9MFT9Zc6U4K3eRG5hmO/ze5o5Z6ei5mGgjfM+ZwLlk04SPB6oM5m4gw4kApjNyp",
-	"iQiiKXjpQZ6WtI5RxtbMRVgEEA2EWYlROXOoYXw6FTzRENzF1RDlXTpWo5nNZBrFLDC9Cnz7xa24L1fv",
-	"xW4HztQemQ8v8LOY+8V99QzeK9tYTyDU6O7C13wb+nj1e3zre92HzZq6Unffh1PxKTV7BTByd7pImq7F",
-	"jUgEmwouZykFVOYIJJIRH4tp2ygG6BqqhJTdpzEpyVtxMZfw5pgt0ClL02ULdwvX6Xe7S1tPSyawynX6",
-	"tFkvV/LCVoVjytAuhuV8/7u2k2z/AzDVUjZw9rzpklvA++2xMul1WIpI6eDSKgjmSMabEi7RcZ5Xpfdb",
-	"7CySIE8LPp1MUbwArdNE3ERqptlMOiX3FjvNjijl8uRIJGE9UIjMVgzVqiFDC0V4gk4pQORrjO/Iviy4",
-	"sFrsw1hI577m0jkmnT6xmsUhG6m1au99WV+QcmelSu4eBhqr6rn3JaRawutgSIHcZI1787Iv6p7fiQSi",
-	"IH7u1VDEWJeQQnSw/m8raXHbyjX5EHmugxL2ESIe+eZyJJbUyL+mrXi2HA+7f+RDfoE/DvvMry/AD0BC",
-	"DxACchbI2MnLmXgbHNs87cuMXiHn4IZCcDReDPZFATfANhUyNF2c72qDVmGkA56EwsCUAi+QzcEwz5xr",
-	"llBAwNieObn0nF/Jo8RGyD4j/ELstXw8hI4nfbmF7539Ktcg4/0f73CgvrKz9inGdQf0wAlyv56OnKb/",
-	"ytSnTODdLN8oHYvEUfJkMhoyU9Iv8ju02JVZ/kg/RZJZkDHc6stTmxZlg9ypYlpNBLlCC8lSOZlwNIjg",
-	"/GiwAXOmViyJX7VIKmc05V717rx0FXiaMt0SjbLHYsKjuNaraT75f8ZO/rFJebO6ZZ+/YsM/3oUFKkAa",
-	"+xszAD/Mq9fJJwpOiJT+6gL12klZbJeWlPV9VW47C/K5ifEdL3/IESp55Uqa+bm1cP/ZQjnN7KxduZPO",
-	"EShrUKY7Ho1csAWD2vUV7HV9aazIRovB5KC9EdbI4nHHPHC5c0jsQ8UCRMikQjW0gboRKMmF0z55Bnp/",
-	"JxiliULthNMQh0pSflidy9CD1+NFvnR6pMf4RMlRPq2zAa4pbP7iiYtbJMxsouM7QxoOTG5h3SXeU4Cq",
-	"WhLWtoKrNWBRLa/nty0Te7K3ftDknmyubS6Sxv0gj3PbMtAV7i3FxKw9OfsVVtp3545qV9BkeqnkMI6C",
-	"9J78V9D/ghHx9fbIu87+qkQ3l13/bG2aEAHfLCbvLpwfIoQjizRRig6Xvpzwa5Q7nPeYVKAtl9A5rojp",
-	"4LIDOAUMJXBTt6Aiud+w7nr8gb4st+rso4mFdJ1Rh4/N0+dJAliSabTouWSOZtboEol4vds+aNwZW/H8",
-	"tICtT/GxNYR4Ub6vvo7JsivxHUSNtqkFmU0NaogQQ2d6SeKMRFRxvQzmK2o8HpaYbqcaDwiU1bbt/j+A",
-	"AIwuvcJzAwzD3lSOapUYwYdRLCgbZRpzY2i28F4kx61I56XHvHv4vNarHQ9fPA/bLzovXhwER+Hzw2Pe",
-	"HQrO28HhIQ/bnUO+PxgeDDuD7qA9eNHtBmHnMHwedA4H7WG7zdsvwDz6j6j1Dl50O/s7nKVw1LbUqQoj",
-	"/lD1Hf/VdR0TWkIZ5Jm/v3pNBzAw6yy8b8wCCgXXIVgfkYaHb8anh1f5zi3rg/Rpi10KGfalP5nFaTTl",
-	"Sbo3VMmkGfKU+5koNv4C4ZS5ivlmifk9dvHLTx7788Xrnzz2QQwuzD7909sfPavr3JeH7Cz6Ac0X0w6D",
-	"dxBzz5hUzJOeaUTRE8blHLd1EWvhscu//sQiGcQzA8b1KAVHLdRLQ+pANE0b+SKMdotdKiz7dR0DMub4",
-	"ePRZkUgpNMe+0DPdlz5t3k0DOj4LRRBz08Wk3U5gpYJUpE2dJoJPfCwOhDRduthaJZHsS/PgKJjFPAHW",
-	"U9MMQnczAljSBrGwQJkPAy6xVpmHUIGCd4TRREgNBhW1vi81l6Jn+jgWZqQ7bBp9EjFaaySo/aJz3GXG",
-	"pGI6CoUbELa/73WOjrzn7TbeBNsPj+O+rB89f9H+//7fg/1umxIqD9ptyMvU2bjXceCxmkfzeZYnBTK8",
-	"LXbKYmNoJzCsdmT68qCzfy/JjmZbtnvY6rNvyWxeOP6a1i3sDlskKrpWPCgv/Pe7A1Yu5cZ9r/xorA0A",
-	"koX2lJtRkkhpvnQwWL5hmbNhE4zVWq/2/Ky2dcABnrX3+VrMK1fG4ICxS8iIIOYJ4IsAdNf0B9FgQIIJ",
-	"Jo+Biw6V/xdSKhv3VumSQcvT0W9locvaGfWHpESeUVZg+dkPT6RrKc/NFk7hXrp+HE2twVMsDSV6gHXK",
-	"l8Cbkmw+imHD7kE5173hBuFcvG6HGnO8tWoghxr0lUH5zma9HY7Nvoz7Fwek39r7PNMiebvecfhahjrn",
-	"+DNTtcV+QT+fMY8TANssBHE7Vizh8lpnXr4JuvZs+Nc8LObGXAdRCgj+2s8YfoSrIwiEBl12zNCA+Aql",
-	"TuCvhqx+0D6+D3eceRpNuyc83tlNvuC7K0yMb8ht9yvM+tWVYrnZPUo4ZF2Vuq2ta3zD7D+heKS0E37C",
-	"wYNt/k3qk7mpT+eygTnlTVRq09jXLpC+LK6Q4gNMO8ud6bB6elnrS6/qS9MR8ArUG/izyw53YN1CEjZZ",
-	"jHcGkJuJ+Ru3USgkRmDvvHCxfie3cO8zPvkVo47593hYKizsqmqb9zY0WPaGtXVo+OtPscR7yIUv4s4z",
-	"DQjl2ZSDhOVn9N0jjZY8cO8z/YuMhnKaY8s16GXU/UhrZVUHMyJ9VM1NFwn1Ae6EhKRHkbBxZI7f876s",
-	"O4Z+vRAkETwY51jW1I2YmAY3IJ8TmwOi1wu1tH1ZrZj2j6HNJ37zuxvt1AMV6lvwui9bJHzbO8qzrPDr",
-	"J7q7VUX0UzfE3wInrLdGiOOZZlG4LevaoFNOtOpgZC3b6iYetuWTjQ643PuccqhAWA1RJLqszQAkkQSb",
-	"h48wk4xPpyTM7X++FYOPsyRefK7fMCYSJMeAlI5HNTawIj+R3BhpWCDrKJYZG2CLJqLhIA6Fh/B8FQAs",
-	"EpIbjFS3mJf6geK/nLLitECNkgL/RieLn2g8lg0F6pH7ttkew07yHdGfMXM9CFZgQMf8I6NyHQs4riF0",
-	"YxCDj5j4FOkUTT3bW+b3tKBXMkfKvrRKbjoaySbZcInQs4lwTUSOw5EUobnA3AbWMxFXOZsU0+f6smBP",
-	"jkQKsHximoEBmJwF7hJAQgXPopCOfQXCdw+VW7gEfwzm4pkXBBeh43KF14X4CNcsESmkid/JG0Nz7zLg",
-	"8u7Abl5kI6qbnwJNq+qwbm6Bhs7W5YvZ2U9lDjD37dR205nm+INuAaa59+mjcaLsMFMlwkMOo82nazw1",
-	"5osZNMeYYIGxfZtwi7XiH+hga7rhilP1VQk4RiOJPBsrYPGVscKQiXkpC0XBRTxGEV2socnIU+w+v5q3",
-	"tC8XtY4eg3bRu0inl7bbqlCVUu856UqoSy/umpRpXF1mYe1CxcZd4l1r5YpoQ6IWfqOaSpmxsWM7M4tj",
-	"oZ15k+ORU73mF/J65LcX7uCFp3u3SwTKDdqDUL3mnv+kS7EtRaxBdzDICM2+CRWKlRlHs8EEKjqlwIN7",
-	"hgxlTgNjv+HkMNsTz5ViwmVRGnFJJZt0GZaKYMgtNJuGJk15qW4LXoMk90Ol1mFdJcDzWoWhq5H3Kpyg",
-	"ozR0Dl37CjqN4tiWpBgbdWNZx4Pugi9JFhUB4Y6CAufmfStSsgZHBr+VsXFr74U0BykzFNBZ4VxPx3wU",
-	"cWbszlkiTtg0FlwLrLhNJmyqUq51NJugYxuk/N0mUHEv2bLIgvroQatGrP2w0ZmD1zkc/7KlTbGpcg7n",
-	"6pNr54/zAiNGMp4HKAOEFuS/gvSBNUVcAcpKblGaLuzUglyJO5Z9y97YPP7dyXzj02mibiookrwSQRSK",
-	"8N5X8NPK3cBsmreUvh3X7E7VKIUFuheKINJUb/hHMHzgjAa/a2EXQb5+MPigOoVa3QpxBfhM3BhbrB7y",
-	"lPfc129D3+tL323qvsf8nIlh/iQyfvMFvbrfaDFohvl1SUqagvlJ6LN6Zjb2pbMbG7lomtUSyCVu3Y55",
-	"CpHtlMqFe65kJ0K/KUKXsS0P2vseROslehwlxvNzqGir0ujN2Z1sP+eNg7fL3mIBEPtyB0TEobwPo9DN",
-	"yQwZndV34Wy4LhtZy06ERGIppuNExWo0b9W2oATJtftBg+1/OM7bOfT48H5rLquh2wK8mkgSldgZSnTK",
-	"eUTPrfokzK95Vrrkax455cCv2jtoV08pfw0tWbULq1ggFaVisbqFKowFaIl5cK1LF/CjsVFPcREwOJ//",
-	"SwTpbvvrHY3UdDt1Lkpnstm3FdS4nFP7zpm6l9DYe4kMVXEQpmJH72AqqmboYsc8qvxcTYPgAj7w9wPk",
-	"5q4ylE7DUNvjUZ1b7UuPcTZWehqlPDb/vhFyJhpZ3svb019OIcTM/qOkOMkFnzGtJuRzLBTD8i7TtFkq",
-	"QhZJFqUF7lv3kGK9G2V1r8kUlCplWDK0nloJZl51HhKYb3cwMigIcMYjyX7GzgSi2okwL2k6fCKSKOB7",
-	"L8dRwEdqe8dP+rBCQNUivVtGefHylYv2qdBpOfEOpzauzAoAkZvsqzamvc94SFnvPkHJtHsRZtlmRwK/",
-	"Ryq+VqbCo56/d/Y7VJxTd910KiQSYEx3Cy2VbL9QidlmGO4ykAkF2s+RtnxbIbsdq1g07rwzYNb0XXeG",
-	"kM8vTFuhAwUIzAHrbRY5HiSCXw+RmV+nPElrvVr7eW+/DV1JtxwUbolnMhjnLu90zNfZ5d22ud1dHkZS",
-	"Yoq5vf6oeH27W3i8BBWU7PIufP1l24TzrTetb33R20Tzp81rvdzJvWxeeHf1Q5W53mMqDnPsnqsPVpSs",
-	"t6hujCw37ksCFA5UuTDqdz5/XZnXuvPMt52zdubDT+1w+Lrio6pnL9OOx3X0yiXk6uopd/d+ADuLgG8Z",
-	"UkKBANpmiGLKY6qwoYxriD+Dwom5/i/v8XI1ZP6tGPyaxH5f1pdSiQPMI26xK3igZqkK+bznjnw+/tDb",
-	"EFRqc/nEUdjwUE5lGolA9KUaMoPa0wklK3DgKuAjAac/SJfFNxugDqwf84GIMdMul9SXrSRsgmk0Oc+h",
-	"iML1g0vQzbxRPZZAwiRQkaTkXsu5scpyeFft/mZNlETwVh4MryAxc+fdHzqj1qt94PF1M5IsUCoWCevC",
-	"zDMjQIwYrou3PRhe8dGDngtTPqqCM1tssHj1KjR52lZXnwlz0LUZubLpvmJvrcTpiPnssDCRyzFbiXXz",
-	"wzZubk6CjRZ7qUKRJ9NOxEyXJbRvuxaRrcGuxafy6ZITXholAveT7ebGV44X34rBWKnr7dzls4G7YsHE",
-	"87K6FDVLAzURmUEH9cyhiKMbkcxP+lLaKKox9kSQiHSl9xANOoidLmd32FfYLs37g33xu5968t2x+fhT",
-	"uHoHa5Aann9OZc98/ref8kHKDVKaTsXOyq1ht2JWrWNbErIQsHL3PUTuLBp8QEz35urq4pIJGU5VhMpZ",
-	"kk9EiCkVjp884CmP1WgmMA6pGI9jKs34Z7/2p37tN7/Vl5g9hL0GzHiRsNbpSJpNB9etR8o+lFCb121g",
-	"r3DBmxvBfUG1c46uFJoFsYhCydfYWNdEK9dtFwcDiAxI9wndSqadv75/h1TsMy2YP07TqUarFz40Nix2",
-	"CJi80yS64anwWKzUdMCDawxYAq18yHgYJkJrknmivyCNZWzaY/qTNl4BhCUQXBmL4NrJu/CUWEws3jW+",
-	"ErShcUIYcRdLGaeLmfCg5tciXjjgRSgk65h1MEuMUQ193tvbgya31nC872k109ta1vROD2pd25esSM++",
-	"PSl7KXhvBuscPzuuOBLUghoa4PB+AvN8ysPW+SSBzYLI0kkWESngEtnjcrC0aq8oJpAc308CSaE1Nm/M",
-	"4OQiPrbuL98Y9xVQ0shtKIQN97knrjRMNx6L8vR/+W5wbLQWgi2vRGFPsv04k1CWwedsGMlIj0/68t8z",
-	"MRMhU5KOUGGiptPVp6d7BnI8YuWB/JEcsx5H4i+RVeUnzLdg41XPt+VpMF4fqTMGEeWYYTrtMIpBbAYK",
-	"eGca2YeDNLoRPTbksbbUu1i57xZOBFkdr9F8hIIoFQSzhN2OgYW3uOigphN0Qy0dMj1FhCzmqUiQAQt3",
-	"sb50pVXIrPWV1hYGRu7BSMLeq/Wg97aMxu1iz9zlaLrVyXQLy2ZHk+bJYrk/hySyQ9ll/ZCwtn6b3ssQ",
-	"Y60/Kd+8ZxqtqUQEUOTpnlBkJOhlOIYEFFBp72Ggwdxr7iJh+Jn22FjdgpYmJuSnqZhMjemirgEfbsdz",
-	"c1gd8iheOKMa1LoW05QNVdKX+22QI/v6bqmsRbvqafx2Dzqd+cHckNHuLt3do0UPmZ/iaFV1auV2qSdI",
-	"KfVo8cUFt7TWHpHpswGBUoEesj+m2gn6E4vY7fpvmRYVCpqY/zk/Hm9DIphC1o7CCQYFury+dEVHBvry",
-	"1hxWUt0ISeYYuuDQBCOJLcoNdI55QsNnWMIeqInoOQofc7Oey2CcKKlmRM4H/KVcI55yqqQgyMXi+LpT",
-	"huhLLQIlQ91osXcRiDnNHf5GKaXsaObHXKfZivc9/ASJTYgXxsDzLBEv1UymvoepIFHK+HQqeOKkjdzx",
-	"Lo4wxQRRPfscaFmiOGacddttNhYJvTC9fV9mOkkDFc6/EtpfCYf2tfvC6gquK/OzDmG3NfKWILocku14",
-	"O5lu7OgnfF7C50sBIngGI9yEvXeDTc+mU5WkzUia14QjzipB9kAlIbKraW2Ff8y6uDRgkAo+OWFSMR4A",
-	"VSdkfhj76ZQgptvu9kh+GX4JaDJISgPMLrMKB7bGAPNTQBbUYIWrMDhkU5GwIAY6jrcX8NdYzRJWP+ge",
-	"U/jAfy/SZN48HaYi8QuhgMLCnc4GcRT4rC5VLn9lXd0BdtVb6qm7+M9J7pRLvkHulPq61qt9ECyZSZbe",
-	"ivhGuMoPWw2CaAwyjCwGaAXKZxvRSRNuMFAC/RQljp5Kzn5SE/Ef87rJqNarvXFNsXURsPmraRTUerWL",
-	"JAoiOYJh73SpLKZ6qmah87Y62Ha369yKatXhMYwg7FRrFG12fsFAROUg+J5+c2fE2+lQ6NUOuhUq/q6U",
-	"OuPSjg9Z7CKYJVE6R2Xx3NFSyZQHKSMIMWdMzeOCwYhrrASh6IsvC8//XBsInojkdJaOnfw3yDmXsaxd",
-	"JCqcBXSOLYaZ+DRqaTXLoko3HTDOqGHL4DaKdJqQ0gYxVXokjJqIYSL02BVQF5kqcyuK2DhLuFPPc+55",
-	"7Vn5xgRNsJD+Njide5oxZEsedYl07Xbdew4KtIc1YLrhzLkoKRRvhVk2fqtI2lb2Q1Tf5UFxquX3g+xc",
-	"BJscrfRJUTrdPdpyTK/vEHZ68ZZdizkyN+m5TsWERTIVo4QEXeuJ4GET6iuhASfszbsjFsmR0Gkj93t8",
-	"GjXNg1aw1/JZGKUsViMDixiCvU2iNA+KcElZrxdizGq4EEmHSG8hBoNhEDvUi2EGHPXcxg4nVNeK3Hmp",
-	"7D0oWp85T1NVHm3qIRe2kCmaumb2XpxfXgG7FNnoI2GamQXeiasNWgjaB1nGKNnBNjuGBWM+hWPGQN0I",
-	"3DeLL9CkYNDya1zkMntZnRJldYMpaQtus0RWUHxbyGPVnvVGU4ZbgZ4zP7sDXrYgX2cDN+ZorLCCHeCx",
-	"hKeiaYsbC1ZH7vEWx5Z+4AOPY1RF9NhEyBmzf5ituGm2YqZRiMpj15HS19jjWkitEjbiqbjlc93Lk5cB",
-	"Ry3QHoxmZCBBXYz22JSDQjExh+mxsejM5AihX2EWSlYgITV3O/mKvkSkq/ufmiGIJjXhAzx7msVnU7FS",
-	"S148Fjwx38QAMGPoSlD9+yAGlyq4FmlhQoROimmxo96C0G0mfLskJwla0dhXptHXYt4oQAwqlK5hq2aB",
-	"kHqm2RDf2kDHTZedvrqylqxGTUhnU5mpmQx5IJiQo0gK3WMZ2bzXl2nCpR4CNtojK4BrpIOx2W3N5ARe",
-	"e2uX5dnpJuaICksW7OYbFfDBLObg1ezLmcTvm5DGiWQNdqrbidB01AQZjYEa5n+k0PU5upklFLZWLo8Z",
-	"ZHJAXg0JgkAWOmSAx6YTizOTBLozIj45S5MIkC+J9PVJX5pTnnn6LBFMfApmCfYeqmmbFRurFHvH9Cys",
-	"W1gEmmREAj7lgyiO0khoFnMZNnqUNwSndK8vMc2BSFgoJZ62RXbrlh/5PtQUSqalVDMZuOnP/EICC7li",
-	"Ct2H/bJqhpnlr8ewzsy0CDLSY9jQAFzMIGUCLddiYYtMOVgmn5r5dMtiXs3KQ9mpZGpxDOFVRdiDo2PJ",
-	"GHhANTMcIgbBqMJH+YHxGGeBSNJoSIY2i/lUC/NxcaDNJ7nxg1PWq/y+VEzOQrDlQP0dWWeVSpj/J7/V",
-	"l8VNFog+4SBLwFbiajlhWojyTQl89GZnHc6tXr0ZCOiMsjMe9B1l4kA8c2vnOtz1BrbPaoWV1Bp7y293",
-	"CTYuHGA67d5Bp9dut7qH/6h5NStECi9ZjfEwaJsD0nUENYe5ifTRTaSasc1NDxvTvXbLE4lUxsQCXJFJ",
-	"+IuH6WR2CHLJZODErfSc9gI7I4/j8+HKMVvhuIJBmyZmWqQU2LD9tu4pp7mJ88pcn73R55qQs8lyntxv",
-	"JeTC9hM1+JcI0tqX36qcjf/2t5We5sz3YuWZXjByv56Ql5ZyN8HKizSLRlIl9lxa9uRTOWcKhAAwkgZs",
-	"p1LZsoLFn2mYh/JFl2uLvU1t4VAi0iSCXyw4vhbnwYLHy1qVd/F7GRvI9HwrkjcqCsTHKY/W4SyzNzC6",
-	"AUQAJjy5NsYhj8JHjHz21d7im13w6PsFQOj3qgCI9OHQKVVv2QeHWcrjl5ghe/Cie9hu5zCufOI9Fqx7",
-	"uTxVVkJe+Zs+Qd9a6Fs1PR4SAv89U6n4aAzU6Xpj056A7aXGSLSwCA/xjLEdjNlABJzkXaxd/B3g41/M",
-	"K57Suz8hpEVIGPmqN3Qr4+PCrHxsCFmYLJsxcuFtn1CyGkouTZIHwEkhR3wEEoKtYSR5DEHkdSdydDNn",
-	"t0FSDURIjM3onvGIETF7tx/t23y/eOjetSrGIQURBAMr3lE4BZfOt8cCf6+XZ8ZK8Ct90SfkW4t8KybH",
-	"A8DeVMVRMG85D+c6uxCvZTcC/EIAc5lnFBJ9QEqFRUB1HYhHDH34qhf27b5b2MP3rApgBzWvRqNf6+3n",
-	"wGxpFj0WILsojvNKEFt6wScAWwtgJRPiAcALt99q4GV1C23iWs5WGwlp1v6jttXwdb5/wNrW4rpDnGJp",
-	"dj0WUHtfnAsrQW3pBZ9AbS2olUyIBwC1RW6FNZiWZQhY4YmMdB/8dhrkolLSObCqEI8X5ahvSD3juwW5",
-	"cn2ULaX0MLK7lfxd0H6RkXtUvWWwFcYunIIXJ/tjgdjLwkRcibAlPClPALsaYJdnwwPga5rweatQLLMK",
-	"XrMcvjQKrkWaDwa7BzxiNDXv51r+/R5xd0HA6ibjAEQlzPSo+gtHeQBcmI2PBf+u8lNnJfwtvNwT+q1F",
-	"v6Wp8ADgd8vj63ScqNlo3HLG4ToMHM1ATyx3H8Q5aDTYrUhEZmU+YizMveClfZ3vFhK3OxKbOTqgyVYV",
-	"48z0zXVp1duCPDSWz9XHgpAfSibUSqAsf9UnvFyLl6vmx0PAZq6QfzVaXgKcyXgOpOtQgbOJp8D3sOwf",
-	"yvyXCP9WVfxD55Dy1sDdNQDI3QmD65Hr7AlPgzHxxv/Jb/zhuIwPuBI6/X7huEAFUQnZRKeAlPnp+WgA",
-	"MhvZ1biYf7EnOFwPh8VJ8BAoqJLrj1B61CLq2/UZMlltn7mT1OrNGdre/ZjtRZVcgzPuPb3L95sZY0ex",
-	"qhH3fOugi5d1Z9UfOSzgX8nEfDQwuDiRVoNhyVs+YeJ6TCydGPcOjV++/P8BAAD//w==",
+	"7H2Lcts4lvaroLRbFXuKUiT5ktiuqV3FdtpO+9a2k/TFsQmRkIQ2BagB0Iq6nal5h32HfbB5kr9wAJAg",
+	"Rd1s9+z+/z9TNWlL4gU4ODg41+/8UYv4cMQZYUrWdv+oka94OEoI/N1JiFD6jwecpET/QePabq3Z2mn3",
+	"NvBmvdlsNutv9D9v9T/N7H+kVQtq95TpqyVhkos73usllJFaUBsSKXGf1HZrV/AT6mNFxniCbmqfcXJf",
+	"pwyNBO8SeVNDAywR4wp1CWFoQLCIUU/wIZKURQS1Nneb7VpQ4yPCSNxRtd1au9nerjc36s32dbu522rv",
+	"Nps/14KaIJInD+YaliZJ/s27iftGkgciqJrUdmtjLBhl/VpQk1SR4+UmjbG+XmGVytoujEl/Tru/kkit",
+	"QLtI005NRppAMXmgEal9+/YtMIshvdX45V/L8T+1HF++BbV9wmQK6yHT4RALPdBzRtAIK0qYQpShAU+l",
+	"JnG+YDgeUqWmidPa3G1vWeLgJCGiT5is7f5SGxHMUiVrX9z3VG9N/aQZV0VYkT6H0fQ4j2tBLeKxHvyb",
+	"7fbOVrvZfKvXHI9Ghta1Bx7hbpro8etVwJGi3Dy0w/BoMEnwVyprQe2IPhB4gbcu8CfxyWwerL+ZSEWG",
+	"mqn2rzUByVc94wsYZ+1bUBx/cdixSPvesJvbrbfloV1iOSiNZchjIrAqjIZxdYdHo4RGuJsQf1SXP56d",
+	"X576A2M0oklCWe3bl6DWJZo5OrWgFmNFznvvqFCD2m6ttfO2WW9u1luazWNK1LmIiTALoseb/1Xbre3v",
+	"H53by2DQEWeSSkWYuouw6PLBJIYBf5m9HnPoenhxvH9wfOgRdz97Ptr3no9ab5tNdB/hBOhuB9f+7qzj",
+	"Dy7h4zvJY5oOX2w8bdQXeIjsUzVZF5IiKI1j2T36phbUKJNKpDmPnHEUcRYRpvSjYyTHhJgtwvWiVe7B",
+	"DS2j9B4cJTgiAlb3LB12icilktAy4IIIymN4z7taUDupBbUDYEieikjTF8fK0EuoXMg5MUKJeho9CIt4",
+	"yhQRxysI/l6C+/AWs13vzM6brEDfbgvoewTibFeJlAS1oWB6QzSb7Y3NrW29AAwPQUfo4SFNNOscnB/W",
+	"glqfPhB96YfOmf44pHGcaCr88PH47Kz2LagJzjUDbcKmkuRrbbf2/gmiPmVUL+jmZ/33SO/bOStsJLgg",
+	"+qqiCO8gRsZIpl0ZCTrS3ITGVA0QVRJJEgmiAiQHfMyQZq5cuP9R0/LpIaNPZB5eHkJzZ7fZtIKePBil",
+	"65ca1md7w94Cc+8z3us1YhLRmMR6qXqYJqkg+3r9a7vNYKWzP8FSHZCEPhAxydlRf3tld7Tjbj1BfeIO",
+	"JInufvxt42Hn+vfLTXYyeht9jlu9I7nd/4A3JoekmX5Pz9XW/Zsfhu2vn7qa6CKp7dYGSo3k7uvXA87v",
+	"ZWOguVk8UDKu31MVDQiTDathvpY8lbVv+TocsweqsKZ41YrQ7Nd8PRS/h1M9W4IliB4JEhOmKE6A8gKI",
+	"S4aY6sFLPPzPOUPWa/Z1RAWRxTfsFN6wimIBs7KSNrtlq7sd1d/Eb0l9p9ds1c0Ge7uDu5HmDcFh+wwx",
+	"w30iso0Cs1lqq3wJaoZwu/r1dzvRD+3uj2+G34825XXr4ee37HJj/NM2OWr+erKF38ft/kd6/tubH+9h",
+	"rQ4MR14ZBi0tFEN4NBL8gcRIEE1Bf20sL0/tya3dTUc5e8my1CD2Fkk5O+NKU+WCKywlTYeojfpa/veo",
+	"GJLYsAwjo4HgCe9PGv7xDYxTPrwvD886J/4BKQjDSVEgmw8j98onHpwn5/vwJntqXur3oHZ/iM4w/Of7",
+	"4lGx3DiecXDOOSA3drecklpxQNbOLw/qOzutVq3imPTPRni8fzqWZHS2kwrnpbdix6vMbrlr451a5Zlm",
+	"2Mosin6/4aR4IkcD3KcY6VVLBdlDo4RgSRzLoWw1UEKHVGmGs4bB8Qpn7pPNHbcPjckzw+bY2m05SmcX",
+	"LS+JjDSAM4USWRbZsfmFxAhOuQBhpE8wEiPOSKD/Qb+lJIUReuaRUmQ4Ur5hGKcCpP5pdkgRIXimj8HT",
+	"teQunZj2l2WJvbE8p/T0tWbsUxRt7m46E1cvhWadbJbSO2nBAPLnWn5Ka7fZbGy0QCh6BHjbbLYyAtQU",
+	"HRKeKoR7igj0VtZycpQVipWI0V6BGO25xGiViGFYwCNGcyElNIc2mu0pSryZwQjPmnlrhZm35s68WZp5",
+	"th+8ybebm6CHHoBb4YRKVd5FY5wkXY5FjDCLEUZDwlIEXxS2TYRltl9AAPX1g7jQ4sYqVLUEs1hGeARm",
+	"8ICPnTvJaKv6myPMYt7r5d+Ze+HU6Qua6FNH4tRYrGpAhjAvLO61bF5C81pWEm/lzqps/nddPrB67BUh",
+	"bIrird0Nx2vGDKkdcYUSykhOQxDBVC+BnaD5VDXkTbd6q9og1XZHTgWwwCtXK8aTCyyyH4qLN+JCCUxV",
+	"tnaZ7yRfvgtBI5J949Ynof2BWrBA7RUXaDtfIM2Qd466/uqYWdi1OOHd7qTIvG4lejiRhaWwhsjLEd7M",
+	"DjbaMesTqTrxkKppzTUeUikz8yJzttmdB2c/KC5oTZL+UFtuSJIRNs6F7kQbKZrf5Lqv9ObO1dOro8fb",
+	"v93c3KTNZnv78fDieP/xqHP57vzy0/Hh59tWo914u9lstFqbG1vNRqvR2mi0bo+vzh+vzj9emX/0xJob",
+	"zXbz7Uaz1a43t5vNx8fOwfVtp9m67Rxc33WarcfTq+80VVqPF4/txlaj9fj42Dl5PDt8fPx4drx/fnCI",
+	"Pl6/r7+9YYefzh71Df5T9QMfP1ydHl8f3Zp/P5wfnXmXtLeazRt2cXzw2Hp8zBSl29vbo9N9M7PKiTRa",
+	"5sfjq/Pb08u/tdob9c2tulYlbm9vr646t1dXj48H54e3Hzpnh7fgGbi9vb09eXxs7bxtNjdb7cf3j4+P",
+	"rfYGOu0cn6Gr69vbq8PO9fXJ4e3nzu3O21Zz8/bjVefxca3d3F7f2tqqN1swmdPHx0+aHDDQG3bxqfXY",
+	"ejx+3Px8u9lq33b0uG9vb/VDbzcfD807Nm8719eHZwe3nZPjff3d6eHBo/6p8ufjM+8Nj7P+VyZh50QP",
+	"5H3n9j3nMTIbenJ7dPKm2Wq/ecx8tbfGY3p7tX/9ePXp9go8OPayt4+eh/Zv4J81z20/HnRuD0Tan35u",
+	"c7uln+mcnbfGD/p4ev54ieXghp0fXD0ePL7728nfDh7394/Obxc6FW+d4+9v7e/OOrcFp1/222O1M+6G",
+	"rSxjv2Xb+JLINJk6MbtYRQPEe6jHU4Hs9pP+lhwJHhEptfDZhLhDmihj+sVEgRvAuHJA8Dp/PfijmRI8",
+	"gaG6TVZ7oktu2tAA0ZI5pNz5tKLB8C2o8VRFHIQuOL5h5NaMspICzqB8qhXTamcj3Nra0tMEk04QLIEm",
+	"MZXRAIs+QT0uUMruGR8zdHp5hvLLCyOR99QavYWRbCweSeG99ndEY+R+RmMsEU4EwfEE5QtbeHucQgAA",
+	"vKlzKZG96PTqqN5GemFjyvpITxZHigiJsCAIjgnWL75EkF9JpPw56hPnW1A7BXt/H5wKRU5NeORsyojH",
+	"BBnPABw3gtTt6iHFkRoIkoWVCqxcjqEY18Xp+cGSkQfjOOhhBQ5GKqqVq+ZOHrizxz5Y5HPUsc1cHTPT",
+	"qrA9M73Q85ks6QLjUZQKQRjoO63NbKfITq9nlmF3AxjHEPGaw+flfTCnPKY9Tf0CtWA5ifF1FJdSi7C6",
+	"jLheP00aqigu+yVnOx0xwwucjr9yyubr1lbR6jCMvuND8vsL+QlTWZZrizwChkByRQr98v8Nib4AjVj6",
+	"TuvBV8Y4LJIqV5MRVkjbkltWVmh7P0BdosaEMNQVBN/3sFQgMpKURYOibDD2nQmu5hZHbOzRnEjgRIW4",
+	"tpHB/yR75LnGxizT4ltQG2SGrJ68/q0woT9qBB4H0aD8SY6C4JXUP2sJBiNlF4L3BZEyM1eoIkN4vD4E",
+	"BNCrKzCLje4QGU/Ev73f2jlsvtPGjqB2ef+t9b69s/FGP9bZqRlbo+8tW+tfR4LHqdVCwHlKxAMR13RI",
+	"SoJ0e3dzy7NWV8hsAMPJjuIUU+ber+UgHZLfOYP9MiSCRvj1/oBGuM9NLsqp0auuhT06c/69HvNM69Jq",
+	"mBoQpOCywmavVjpWcTpRFpOvtd1WlapSpXoIPF5ohVXbWq3czNpw5lXbmVc3whpD2fuNMXR7evn4eHl+",
+	"eHt5vH/UuTy4Ec702Dq83Wo1b9+tqlLpyyNCH6rDmq0ss+a3lEijM272WlEb75Bm9028EW3ht2S714rb",
+	"0RMcGxWK2wo68iouNbuuzUoluUK5fYJX/emssLzZnfFFyUgGvnCWrm/e5gzibNP/RSveMgfXGRkfZEdF",
+	"pZ8yQIL0taoprCrLuEITopD19/g60f+PTsuCW2yui/LPd4xZj+S3oHZujrCCP4yLPmb0dxNx5wzi7ReC",
+	"IyUoTvx1XPngezmqg3CZc45CmBKyCXoEq1QQk2wxonf3ZKJ/HpMu5Clo0ZVQRiOYGtjidwmVJl0IAnjS",
+	"hLAfjE7T3vqmD0mIeo4E19tFk+WQxX5mwGa92SpMCy7StiMwK5ykF3a5Z/n9zfrv5ekOiMos/ySZoIFJ",
+	"wPOi7Jkq96/99b80BGAX6domYUieyruYPNz9dL/xcPb2t/kJNz/+9vP4TbeW8061RDYT8xjJeLWdboY0",
+	"dyDFEejwJZls/lsVY3HpcdZOvsbdhKBWW/MkRia9DJlcVOtAnzTQfkIwM8q5cab3E/5AJGg6+o4JGiVY",
+	"kQaonQoMMmdPIDBi8sPIedO//SvM9b+cx4E7QTGbZkyTHu20RmAJJTCTPSJKKsL/rdnSL5QlnSUiv3te",
+	"IvLl4XfFTKa+nsGL5flemuehg6m0Vu9NyyYkvV0+IWnjuvVmd2tnTkKSHmd9a2t7+xkZSRvXrbczMpJm",
+	"TPVJEYHsJrl0nYDHG8589BTFVdJDh/yBDG0uarVhhxeOozPb/Csk+OZpugUjsigBcHkJtvMlyKc99bpW",
+	"azN/3Zb/uq1DWC4rfPYTLDV3H8++Oqg9UElVxkp5iA8e9M/KqR4KduWYdETjjbuheH6m9dbLZFoDlSqP",
+	"An9nwlFAWExZvzpp1KaKojGmirI+6AW42o3upZBaZ2aeMJp/kaeD2u/+lej5r0TP/1cTPUdma/3JeZ5X",
+	"EWZXtCJWYSInSEaYgQlAFUEK9xFWaAPhxrDhhS7KtRKGC70zoE8UvEQrwF2SaEYbEQYuZGm+HxI14JpM",
+	"34ECMsKgDL3moi9fL+MueK2fs8ylGBePp5gkRJFr3PcGd0kUFQSpAZV6zv7wDg5PDq8PnzRChZe6Mjbn",
+	"kD4CQZz88STvPyzOQUVECH6w0Ybmxm6z+bRQgU+siNAHLd9jHt2Dk6V/vIKXR+G+CaLXNo9+3Ln4uQ0K",
+	"qNZ51MuEPJ7oHwWqfwNP0sdC/QsejRrass/LXSLMXmeDh11FIOGsvKl6gsgBkvbHwqaJiJTObUAmHwbd",
+	"7yJ6Tj+8//nw8vqHq2N5PFSjn/ePt49/je9Pvztt/vTrh+T88+HXn389+/Xsuk9P9j80yY8dfc/3n1o/",
+	"0N4PDTL5kJCjDj3/9XDj/PqH1tmvP2ydHnTk8TAZxPvH26fX0dbZwcf22UFnfLo/pvjHs9+Pf+U0au+0",
+	"osmxPGZnrZ+ofmXn6/n1h+Fp+7B5cv2Jng1P1Vn7h82fr5pbP//a+Xpyffw7POf3/tZPnz/8+vP+h51G",
+	"1E5Yd/i+Gf/4IcmLa45ZbXen2dQGFtDCzVgoqEhqDttnb6IP4qfx2+516/5iU57EO70jvJ0e8q3+z7TN",
+	"fvj65tO4ZmKzEO9bOoxM4+WzEIYm1D2gI1kRwf6yMotz0T+b58u00Wo+ZqVY9RctCabC2+BetCpXVZmy",
+	"OTimCnV++Zea9S81619q1j9fzfoC23VaxwKdCqikFaGY9HCaKBTjCRphUcwHW8I7abMgzN60eRDNQh5E",
+	"llfi5UI0t00uxIqpE+7ydrOgQcSUsZxh9fXb+nHflt9nT01dMBSW0ykLoBeW85GeQsulCPOnTzSYO/6t",
+	"2eOH6S3FCyvMoZs/8Eo10DtB+zR+JdG1wBN0YlBI5s0GdoZXkD21Q/zfKgqybSj1f3VFdmUBWHvr51qx",
+	"TLvd3HxGobVPxAqVYEBwogaTAj1NqZ6eqhF/Xq3e/z3l7n8+cYMV6LE1RY+/TM94Y/kZt5edsakn9Gfc",
+	"LM+XiJGbWSPiw9cuQG6nqXeiNoJLG1Bb/JwhjMYWMCjiPCECYQVn1lALrvtMcOXHlVENv3/zw2n7x0/v",
+	"ai8aXnvjWeqfi8NqP8XcA1NT32GhPODztVGoyG8pHQ0JU7WlDcFs0t8MSSszZo0rhcUIM5S9w/oa/GS6",
+	"sl08i4xvc31zlfTLmTb804m42h3Xnq39BFM7+BerGVaD7Uuk6piC26ltTKRyhdsT2Lk2/0wgHEVkpErR",
+	"2Xllu5mO4dXstlrtGUW7Vsw09AhWrdndXCHBcHNuze7WUjW7Tb1jP7JhVthRcZLmVR3YhTUq7Owlyzf+",
+	"GbUZZjlya9smfS9VZ5EZSSl7amWFZsyPcrqwIpVEoPGAIz5mEjSRQlqaFo3GBW1+BJnJewgzrgZgYWTM",
+	"+v+8CyiYUUKxwgjahREUVPUjLkdU4QSdpUpQq2g/v3xihuMq0GLUZLNUlkh0cXRf57064OutmuM0XRgx",
+	"I9/pze5G5jj5H893WrZs45+aDfUCqU6z05imCjn+hwst3uTpb/+sQgtNAoJjW091wqMMHSsmnjVcux4Q",
+	"9PHyxNVbWNUGCWJchA1wrRv5tlt7/dD6MwJm4F6LBmSIITOBiyEkcaSC1gXpEThFvLCJElBD+S2oXWJF",
+	"TqgtyS/O6/MAK73XEtJTbnK/pVxhtHZ8eP0eab0HjygKs2eE67soFKFVXiAxXiKhhT/Th7DejqGCn2+Y",
+	"JBFnsUQpUzTxnk31HVJxQeIAkUa/gcKbmktrv6ntib+299RfN7abzbABFcw5bWdcVyDNHApc8IRGk+r1",
+	"5SNiNKlXcgEN6uYxYYBigXuqTonq1e1ldX3egge1bjlrffeG6bmP4KZXEmlGDVD4W4mIa1wga6LKAISZ",
+	"ttq1qpvw6F6uawHIxzafLxybu8eUxXx8wyhDltqVFP3trxt74yUoml+3gKKfP3/upGqgD8PInh9Fip6z",
+	"nKASKc1nCt8TkOoQd9tF4TuCBRFIEJwM/3oDabo3tTAwp0wIeuxfb2qUPeCExneQnH1TC9F4QJglqSCS",
+	"MAVVvDZz214dIBPqihHXL3jg9yRGa5fv99H2m63mepkIlSMJ0IwhzKWNlnhY4CFRVqrsp0JyUUGhEf4t",
+	"JSiCnw3Kr55TeELZfYgM87g9OdLKLU8lGuF+SdqQyQcIIx7/ejw+/fUndXpwqk4PPnw8PbjfPj3obJ8e",
+	"vMPHrAlhE4OWBPEdKy3N2wsTGuKvJ4T11QB08SqBcqithyMYYPVWAvPC8jnWawKT6PJYs38Iv4bFWZQd",
+	"VjBWQ4N8sF/rNkpTN2aNKc3xM3HnsexxXD1YJ8RfSUTj4qiWMHh6brCQiJANlcZzR5dL75TGlUJ7hsC+",
+	"0GqXpL8XmWCrWb26IIcKi2ujG+aWIf5Kh+lQf9CfKDOfWtl4KFNEK56mIjGm+HsyQ3jSIe5rCt6TCVrL",
+	"eDkdJRzHAYKEM60C6uUf2geF66sSm7SqiX1PJs+k9rnR4SuPBc8eAhbx5yeJeCWRZ6SsPKfmjDkZq+J5",
+	"s7qKMLt2aR1Vc1O4/0qikaAgQ7V53EAnRGVIDIJgbUhKUqdMEiapog8kmQRwBJ0H6Bj+ONF7vBmgFnxq",
+	"NW5Yh02QGYeR/HpOEjEO7ra18QArradDyY2exboW3JCEhIcEbTY3bYqioat5m/v5hm02W3m0TkaYoUz9",
+	"ge8BsM2dMmVB7/mnKojucmDmkd0Tj9ubsGvcx1blGtA+g8qoWfLyhI+J0DRGA/IVHZ129utXR5321raT",
+	"/QKPnZIAIjTQm8whbgINvGjCK4eh27hhn4igvQmiCnFNbX0p+YojhboTRaRzPcUB6pIe13YWFpKyfoAi",
+	"PhxhWD3wszGpMFOQYVYm50ZvO2qRZncHb8Wb0RvyttfGrW4z2onfkje9bbzV3Yw24jZp9Zp4p/s2ehNv",
+	"k63eJt7otqNW3CSLJb109Ju7KCOsmVY/6faXZn0H13tf/tje/Pbv1dvCugurdoTWxp90EIAJUsFS1jf5",
+	"vI380UIgVI3YbJJX0rhyZg58vpulYuAWduE5A/8G6D8jzqRx4b3D8aVhZIdGY8tXLIS8ntXrX6UxwLI5",
+	"ZL5l0MHgorsM5tCAyxjfUI+SRNuLxhPl910YpnrvaOUTnoHgCoTjGDAHvn3JER/t+FD+LouquWtu2kXz",
+	"n+WcdUbmbjab33yC/bsgPW06v847grw2v8rXn7I3HsJYgHxV2ooZIJVoiBO9AkbH1aOU3rAb6Iyrgd7D",
+	"YyzRWFClCGtoe3yfs15Co6etQeRuzknWYQhHUFvhRBKVjioWOIh8hVLPMnF2libOUiRxY5O5aDTeVYXA",
+	"4Qyzd1CQVrtamQCjBLO7bEvkVNAD6QGMUIK1FDauI5NLg9ba68boxdEA7rLVslnHi7tMUysQqJ3VwOpH",
+	"15Ym10WCZ3PRBaYg28c8TWLU56hLJtyesMXBR3iklR1CUDtAI8FReytA2t4SI0ElQSmDYZN4HUj7nosu",
+	"jWPCnkTYXna3T1QqkUkRRoyQ2GgJOB5ShgRPtHKGBrQ/cLkuHuk2Xoa3ctXulTSv1GZ67gc2qgvnKOFj",
+	"0FqU70kAspzx/ZwWxTcccEb2tF6kz3V7sepAJAj6aTyFjtCSI39ETswzrlD+w67Zp9lQEWZyDHpf+S1l",
+	"ym6/DGVDM8/M0gXvhlYSGXGaj++RAasB6RNGorUPV+dnQO0hl8rzM4Bdb6j4nqfGifkkAvbg7px2535Q",
+	"hHGF3AVF0my+lEAzFimKOTHtgECAam7vkoSzvmY5F4MpGCjAQxd4os2ua85PsOg/jYtG5hl3ivO7BJ4y",
+	"fUZqpjW8by8oEKO18bLSHd5GvkaZGNBWsMtVNLMeEqYuM23lBYX7TzwVIBvzFaEsStKYIA/gIBfq3pcl",
+	"gf4yIrzCLq0enaaTHZa1wuE6cyrlJxIQUFuLHxlO1YAL+vsTKZjCA5xb0Keh5y7Um8ijsrbhTGTliQUL",
+	"efy9TO/W0vTWs59J7zNulT1nVaJr689CERaCEllljK6F+ouGHWcYIPMZphmuI8mNlxyPRkjfKIk9hEGR",
+	"VwPB0/4g8wEb1EKZDkn2qj1kFjGznMcDYiUCMAE8XVvcRv2ysvGa81PMJnYTyyetssDKqixFHYhzNMRs",
+	"kvm095AgSky0GbnTbDoPdXlXtF9AD+wgAE01jF1ynZsjjcgGuoTRGDR3TTUGieD6uHGhCspQCFfVO/oq",
+	"8FJ6EaJCKKVqoPba1/mFfvihnscflrrZXq4fkY9pWo24moqzOKE5xBNtq+hVoARMQ8+RMc/fZ1Iw/ieE",
+	"wRP370zOODVoooGLDGjucLEBL55fWujPnz/XywGOeUtWjodYAlrE1Ccrc2nhCb4uB94aAuHyo5M3LiK/",
+	"mznabSdBZKG0ESQXg9qvbaPTq6OpXdh+mfMaXk4lGpMkqVv7tJsqNOBJDIfTIHMLaqnXJTmsLBxDH5lM",
+	"RyMuFInB5WzSsp5Eu+xBd6A93gGX50T03uSpl7tGEC9Sg1tbL6/evJIotLZCXU871HTUklzrxAWFGGJp",
+	"Eq2F5WGGWi2+YVN6caU3QB8I2SxMP1LQyfM+UZ67BscxpKXg5ELoJytA/nAgWt5Xf7jmR96irNgHKZgK",
+	"Qi1ys+ZOql/s679kl3HTkdJ1+KyQn3xIDHWwympswW8NyibWxDI+lXNGTAoJMrYTQyMikJa+NMuXsh0w",
+	"0Rp2EXCUp3mh8YAmxB7c8IBMZ4NPVqlfh7NdDrRFxPMC3VfSZfnesCyPQ9pn6vsD1KOCSBQW4mkmZAqO",
+	"4BFh0jjUo4RLIt0vMp/EDYsSgoXmrrxnaIhYmiTryPPLI/urRFQZv3CRC2i8hI/Qpa1UJiaYNqfG5of5",
+	"oGse4wkKiy1WQ7SGHRyTLHZYlTTRwk+biq3mDRtSlioi97I1wtbVsW6C6szlXt0JKu/tc4vNRhG3uGBn",
+	"F+eaGkCrG5bQ31IamxykN219qSi8xj5mfQ8lWGsfetYSyTQaICxRqMgQNmsqyB35GqVCa5lhcMPChKs7",
+	"OK4o62sVMtIE7tktf5fgkSShzbrA8v5uSLUgDZHWSh/yqiYqUIRHuEsTqpen7Mafalk7tUqZL9Xf1C/V",
+	"znbqbXl/W4+BYqxI3Za5T93h97udcY9mYHMQW8DcWc94N5nnaYdsSXcpomoPdoa3BzVXwK4CB2QmGoBR",
+	"TCMLqiRJelrjKO+OhWPMUY/mnzkg6a7cxd/yHOkldqRLN13mDebSb4W+vxU7OdvCkNjX5anaQyGN4YCL",
+	"SWYyxZnZY5RYA3vUuTjWO9E6JfUOKwuAIN9h5vfSRoao7JOkk7LaR870Nidw4SFkdA0aVxxEpUtpnOew",
+	"W3noLXS+93IiZ2vkbZXCHigw88yT0HZDOMAKT69b6QjZRdjL6MGJXU7z+mnywq/HL34CmLwouxgzxWYF",
+	"fywlR4MpxgmKYrUYW6t8e23Bpi1O8r0/G8p6XL/RNuOGUerBRDgpvTlv1z39rgXBTW8rQr8QwaSVYJqy",
+	"vlOpPqaxvVQ+QVaVmNwxxBxOn8mnVx79CNMm6y81Taxa4FHCkQoAwpahlC/AvAfbPuZu/xQfZ3+seJbJ",
+	"L56mewf1OI+Rq0Rwru0rnkqUF9wbu+3jFXp/0EFD/CsXiFFG0Fo4pAmwIekDQ/SoHIBeEIlUKhwRzO7k",
+	"gCSJ+QGFShByx1Il9QeLwwdMNSBYwdbgE7NDJB6ScD2wolZm+Z+HH19//P6G9XgqFNEqpdYuxno3DlyO",
+	"uk3FRoDgiiI+HIJKFGEhJnk4iUvSQKHWd75mlgwGctwwbRGaYkTjv7Ip3KmE/oUO1HxiFRW7NJoW+mNf",
+	"r6eeMCz7NB0ACNaSQUsmi0YY1IAImuU4QBwACWpBrZ+kCtZ1qJ8FAI8RSUwmVZKOKPzEkySVETiv0mQ0",
+	"sOXMERcM/hNxlhrBLPC4SwTcrPgQK82mEVUCxPU9HdNaUOtihhnWPwx4xBPTKmTExT3Ar5Ee/EIj03wX",
+	"J6MBvusDiEKfJFiZAUmgAufxXTwxkD6KfC2yaz7zGRw7qUrcJKhz0socB1hqpdr0QMDSNlGpEvhZqc0f",
+	"Dr1/kQJh90x2zNawEBi0lRw1Mt+YFj7SNq8n7IEKzvQQgTBDKiNATgNkd0+W5FOOKvOgOiet+gai4Afq",
+	"USKyCa9Z5xkZjtSklNflg1dO68pZkc98Apy6674VkC49ZWMK9DIj7AxFJaegrJCZGU6m18p/SJN4Ad2W",
+	"0wdPsYoGnj5o65MK9oLB4JwausVXyi+0+JyLzpSMS+za2kdlLy9oUTmFPe0p59rKw2dEbcJjiddtIfLU",
+	"aY4TSax7WZAHW03QyOfR5TwhmJVwbpe1cZZUWRMs1UfpHl1KNsNSaaszIlL20kTL28B0QCLIGMdWGaA9",
+	"xCBHL5Vmtz/NpHI4ivnSHo5ohChTRPRwRBBhfTjnRoLH61WzGQnSo1+LzwA8Z9MXfSGP0KyVSfasAokC",
+	"t5r+klQyQxpTdciUmMEQs8pGMp35OHYn7FhQRVyevnnrFVWkpOTlP1TRBUfKJJUvY9YsXCengjtJAbhO",
+	"gQNyzyuhsq31Zc5iT9PA5snqC5DNkdBG3T2ZvJL6C/P0rDTCeaukokniolcra5xWvay0wAwA6gtvPDoq",
+	"smm7udFoNlqtjcab5dwPWZuJPxZfndcwV6ZjZ7yW5RJYp2+Q+SYEAR8kI89X7qmFlHVsGbgd4Y0T6OPP",
+	"smpV3rnSs/L+iqzrf94JdES+7vOECyM2bJ3asreUZuTuD9y7Z4724yi28aEVPOT/nAlNDXjfVmMWGcaG",
+	"HNAolQPTEA9KfSMB2r9phWBCi9aHlbm8CMsCOlRCgn/VNi1OPcKjamEZQg1BCN5Vy6WAt1uUitec0f5A",
+	"mYwHNcO0c9Wmy25wG1tyoabZ4zJ2mit2yINGxTHC769H1WMbzqyj8F/0pNKIhRIK3g2IBvMnOQbpYNCw",
+	"jNONqGhgTTW40hZp5U0zjKt8YIw3qlVo8UDE+nRlJMQsXsNIXlu6v15yfhUiM6KjSndHaH56GjGjpYjp",
+	"1NbSi623rurNL17dPDUkU+48f0yz99asKulpd+g8EaSFDOykGS5Ruzm/zJBPy4YcS6o3JUksUXdiY7j5",
+	"lE0ML9SrFVo8gwka4AeCQiBXuIcc89tLswIld/kNM9db0aXvcOxlb3GMGDZQB0EeuoeSAEPK8is3m82q",
+	"aJknFucLu5Uio/PEzfdkYgZpdnSWdFnMK4P7/xxp5O/eP297/nnbz1uJrSVWItucczac98jWMo989nac",
+	"tQtnHIVuV+0iDHm7ruRbE7vh9hGECkzpH4ktc61JQlB4cX51jUxt/B+QBvfNHAThenDDTGBMGwWNbH/p",
+	"95g/UQTNz7oT95nGe/ZPWY52oihNKMNicsOyqOckQJLnGVJaccmfpDkCMnrR2mZzc73kdczCLzCVmmPc",
+	"oqstv2pqlfaxIvrvY/bAaUQuMJ0VconslQ1qLr0bYQqhF+R+QfYXyOMYYnFPoINVhUMug/ipsg+yx5lK",
+	"XTjW7YO7NEkq/f3T9o65Y8koj+IKJ/sGkK3SZLHvh+sCqDzTFxdEzyb0dq8sT/U5203dH2JhANVcb0jy",
+	"Q8oV6Vg0pkXr9Ju++M5hN5mVSkz3Hfudv3ZwtT5+aTRAXRJhm8wJbTZwpJ6/iPAGw80CrdkkUJejbK5b",
+	"X2pt4UEvtLIZKV50ad0IFy8sYTKV7xODqlccXh2FDlPpzvkCw8D7MqZEmWXNsKak66cBMg0Sdu3VdQBl",
+	"RoTFI06ZgnKEOgqLHUzgaV5MaGLElvNUustDcy8b8XA3M7K6EzTkqRrY3zgM7w7QicPdPEUlr4IFmCz4",
+	"3dwyFOwuZZpEmln12E8vz1wOMWBgoYvjg4I/PDAlGV0CaXv6TnR6WZSQUyQEh7JHQeeJzdu4BDU24gBX",
+	"7M3BABq7ARbla/l501J2gFmfXGApx1zET0tcs+Vi7iHFw9pCL9YN8Fx9hJkSk/pO+dRuby48thkZ+6+Y",
+	"d3qfeZdOub9Loy0+uHIrJJgObf3XPo/JE6k0s54cNolxGFinMtRqNdA+liRAcoQjYrSqGMsBMUXmtM+4",
+	"IDFaC9/c/1Yfbo4gWBi++f6H082LMkiA+basBq+WHwjjryQPj8n3lckIYSYcQLKamFEWPAhQCHICfjs/",
+	"uKpvwMYLkExHo4QMXfhslNcGgKRoeHvI2zrA4QXmn8nzsIa9aYfZgiUC3UFb9DFaU4IOhyQOUDqCXEYs",
+	"yfqeCcCSryrPZJKExUSY0BjjBiygsDRn5xfnl9/PS/CYq6Y62leq7mccjbi4R3UkSEL7BgplPupRhSvY",
+	"DxJVrj943E3U52lbY+V4x0oKf2lW8LLZ8zCVrk/d4g7ubN6amTfsw7XHbJSqZRfb3OiWe5polT0XV7SN",
+	"ZiXCdDIQw7K1i9b0wWnBaiLYkK+kAS7PtgEVXkkodIqlitRlxEckXt9DYO+PqTQoFuGVflNWLhg+CVNg",
+	"MTrAFE/kqTWGBrN55LmZ3gVAxCXj/vvZPVNxa+h89ltKjs1zoIdv4JAlFyTZw0XfHGbi/IsveUIyhs0w",
+	"FaeCpVBMBHVCZOwvuznbpEmoknsmQwBSo7sgHocEmjUliblAL3tGmcU+WvzVTt9HX5pNn7KCbMEPgAyz",
+	"F/5c9F9KwlUDaT4ngX+BYLMtV542/kJLjiWWw/TTKKNiNasi1Xm3jD9W3LX5rcWeIfNooJ4o2vOeBFPV",
+	"6AYbCoqLs74ECLoR/OPv/wVNLAIEDRcQtFnQX27ubjSNQgctJxA0mvjH3/8LGlIUGH/ueWDGVGT/Vns6",
+	"q2Wa+0pwjyt6R3N0yPkDvHbXzZC32XNmr9g1fuKOs8DXU0hgFrXJZcvh/l5WR2eSoDMka1sgIBUXuE/u",
+	"EpuYUjqPKoC1X+jI/QzhJMwKQ4I07vKIACCKSjTiUpF4zyZ7U0XgF+kVvJq4sk2lz/z6XYK46QuzlJdj",
+	"fhDd/ApoQGXSwpACk9HovBsZ+kPm85crDOJ6CVfuNe5f5xdP+XPzn2Zz4WfjCnoaJ7p+CmViHWZwfyA7",
+	"LLBUYCotcaSSCQp/uan95ab2JfQc6fC4Ag8u1bhiKYli5wkjA7jlomgxvOw+LaWFpCJZ8qUfRTK1OPru",
+	"rCHF7OWJZ6Wc/XnpYvezIP16aZKgezJxKQCQ4ktteNfhOu1Z21A8EIHuCRlJhNEAy0FRtngZW5+6O4v7",
+	"79fmpBfNPKKnKsLJkILNqlwJyj2B0lQ3n4gEFgQhrrvZgSpvcp77nEBBuAUoCb/W8YjW78kkbMzPVJum",
+	"pcl0Mg62aIAFjhQR0lGWMptJLTnCMEhbGStIxPuM2hS85yfAmVwuoJeXDTc/780yZm4p2Gzf8x6Abs3b",
+	"D94934I/ZhWJVoYC7H3aCrzPMO0KnKjPlNnch64Ii/VxoSzKAjyTgPedW5ltcaJsVCp/qXxtfp+Cyl21",
+	"iPVpZapfcqJbgVJuzTQrG/VFskxzIf9kQVvW2oqNdzzkgQp//0pprn5DnqdW/fndev7wIFF3doLCQGc8",
+	"yBu4YdJZpTd9wMeuYOSySG2gQzgesz4hFmLkhoUVsIjWjZ8sgyIJpfkF8Egqb5ghxStpYSHXIGI04Amx",
+	"EJ5QPCJJdBciIzIcuky83kD6DQKzmA9Rl6qpwlJz44+/bTwsEPrubKhaaXvy5k9dsXfUUhKycEBna+ll",
+	"B5f4rcA4JRZfQqQ6D0jFsTUSvGdgZnDiIVSgAUmgelRlpagulCj5kKAooYxGOEGudah0OisSpI9FnBAp",
+	"bxjvAYzZLgpFHCIH/U3ivB98gMJYiRC+IIpGSJFowGhkforiYYhs8Zy9C4uJ61MNlUkD0vMv0Z8DFA5w",
+	"FI1CdNTZ37+o579CJEziHlETlBAcFyNL4PiLldAkjYdQFQPFMfCwoo9cVEoJZ1muqOgudmGeZP2bK81S",
+	"15ewkCOy2IBSdqxLvrnaGDVPCWAWVex3ALr087wolsf8nHE8Ggn+QAxk6K+me82XZ3hUSpPLXlk9Jdeo",
+	"o5xVJdUyCTI2CXRFn/efW8exuiPd70hUdQhlafb6QlTA5nE4JAuqQSQxOYMvVQ1S6eiv8Kw5RLfSnETq",
+	"ADW8XFUDNIPRmIt7iFmb/FSqEICUSoT7mDKpqgEv16vLdcwQnqNnLFWYa8chFTZgVHsmw5YOCfqdM2JD",
+	"p7YxLYoh60n5K2uBTpdwO6SQt74C486zKwrhhmwrZSvn0a/ApbY/kL+L/IHN3ukZkEtxu6+CJVIs5c6L",
+	"vJdGvyj5y7xqcH3kRffIPA+txamBumiuLyoOf6ni5urwZwWkwGwK72fScI4cMetsG9CBaSUJkgM80teM",
+	"iOZhzlCo3x/aFMBcYoXru5l7yIB+mqYeAI3yClkRF6Awa1VlxmRcSF2uBrnUkA3U0fqOSgWDpjKgOJtE",
+	"XK3j2kYhgevurG3xJCExohYhnjOyhEFbGglYtXNrIglL361w/bXAkxPKyJKXf0+5vF/yWoPV8p2BanH3",
+	"fCktt4mJzVQFjGSryinw2CDzg2ZcYtZ/d8ZChoWGVeCqvmHelz0Ode0lUtp7h4Sld3CdvqZIPnuJEnhy",
+	"Z1Agbljokcz+fq+/0XdXUCgsoI1YnJvQGWg5e/GRIdae8z6b36RpeWPCxo7zGugYnNggI0hcOI00oUz2",
+	"rCnHvWHwnECfZoLb/CuDwQTd1hBPoWxfYNYvZJgjhocGZo3YYa6FZpUaN2mzuRHBl/AnCdcbN6yDNClN",
+	"3rNeMhslCjO4cw+W1yJRZedQyej7o6oR2uymZ99miqDvZ0tz76yk0plBPp6AEUK8B+ennXqYIxnob+Go",
+	"dMb17g27YY+wAOhRL89jftdj8VL0eMMe6/V64f/65jInP5ba6Fnr1Gun91ixJx5R3jANTn4hA4vCESDX",
+	"rw2VX9gzL+wJzlT+xtfI+QuKStayL0Zr5sVAuOzdvNfTdqhl6HU7Fm8rokePm/S7pjbvYwGd3XESlBuw",
+	"1D4w37joMYee0N+a2ZgCNf348r5/zPAjEPQitQ80O10vJ0l6zpOC4Fv9lIJosAMEZAurbYGzxjypJBDQ",
+	"Y4aBJUiCJ7DzPHXAXC7RGuN21Ov6hZUCZ86LPbu43OSvwAhwvrvFACwMS0jQ1LiExsKFGZTViuLDp41q",
+	"2HlZ48iK0IGVfnojjkhkvdtrodmyWthyAXAmNo4Wao3PoJK43oCAfoOlAqmdM6b+2vBkCD4Fw5LhOmQS",
+	"4mSMJ9J1BTMgvRbIGuEYj0xoOxO0NyznUolwIrlFMAFeDoMpXpOGKWVoE30sipu5yaky4G3WE85Ogapy",
+	"H9cjc7opGKmAWZK+6LWK1HeH5VIKS5f1wMCi2wIXBWiBjIyJVCYCESCszCXtZqAVtAKUoFbh3FmRC3LI",
+	"ydSyPMt2cZlOZnbLhfk93b0S9GN5Yz2u5j2AB6QFwMTMeCpq/IU+nwXzp4rj80agc3UslaXdFZtrTsfu",
+	"M0GbSdUuUWMtz9xRuXhlXGfRbG0aN+wQFseUuXjiXKTMVcmU1muepjd1LpdXTO+TpYiiDwAA9hP9pa4/",
+	"F/1y69A5NHSnJGfTZ6xEaz2aGBdnd5LTz1I5XG8gQzPODE/fMNjVJgQIdoSphp1H07zyyL0/rzt6SXr7",
+	"rVMr/QjwuzbMAPd67eP1/rqXwQtazBibiOceZC9E/MGRBpoPHl7jfjhrp1y3tnabm7vNrZ9nuYAqvR5L",
+	"rTjgXHwzh1VVHcmUKM7Lsb2DvnKtU0aVt9BZDdgNy3zm8Ah4vFlQ+XKrNuXGtEAaeisEruO+lTve+mau",
+	"EW8PBO7Y8GRLpQVPq8JQHVsNUglA1kDX5CsoK+BiEpTdIzWg0T0jEmC50PHBwdUxSsgDSeQNWwtpHEt6",
+	"B/hTGyEy+KdUkhj94+//jfxf34QOyTEofk+iEBEsJ/pQjgZkvHfD7O/w/rtmiCAd13ug+WEzROSrEmRI",
+	"4Lyl0X2pZM/Ulti3alImBIs7M0bNummS5J8izqQ+rpm6K/RM1ysgYoojeBQDlKmEj+8kj2k6tB9GXGEp",
+	"zWcDI3YHrXrMrz3AxIC/aBfqWwa0P7gbCa4IgHj1kpTGd4LoDePWmJFUaSZjVL/5gfSJwoJiZj7Afwc4",
+	"geHcc2l63yQ4UlwS9+4YUzFxH1iq3J8q7ZK7HiGx8RpxgZO7vEYBwFLyRS1+3Cx+3Cp+3C5+fFP6SKLs",
+	"C7u0pc+t0ud26fNG6fNmUWOdvYTTuislyjVErK6ZyB+7v390XqkNULJChBx2Y9Xh+QSYsBeD4jq8ON4/",
+	"OD5cEo9rP6Mv2vfoi1pvm010HwEvLlFzU4HP5eKnhqSzhBnkw1ZD1Z0fXGVQddkpDNVkiCqvXc50bSWU",
+	"4Ky0isA3FSuZ8UMF8hHTqoJrG67f+MpC6IE0lsunyM7gIlrhIrmCDk9eZEQa4CVNlDX422ACBWiU4IgI",
+	"2wcjcEAFphWohN5WBvuvjynbu2HQVQO0Vai9Ma3/jehdolpYKpFWgtydcYNFypSAWJQcE8sNy+Pdweyq",
+	"Qc8+awUIzjvX8tLG0MEHblsR2I7uGfc0UOfg2l1j+pVjG6SxbosbZoq8ABiRWfKqAZlkF/u9YcAMsXyQ",
+	"YAV4m4yUaDdXlTJrBVvhDNarYkNc7tfbFsg1JsKtnkTnl6e3580Weo3OTw9uz5sbjeXApsFFckEE5VUF",
+	"EqcEJ9LbcLbPimaLtfODq3p73VmLWUVEKd3zXS2ondSC2sGK4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBA",
+	"xETYkr3LU0OZQkFerGqWrWahIgr1nICgqoRY0HRroTVTUBigMD+eAdA1q3kL91BovcRhhsQE673uz8JV",
+	"3/qHfKFwbjbwY1W8z0G4gOh0gq+0t6f4Jlsvf5dWifpDV+hTUlxZscnmnm1QS6p6E5faijP8n3Pyg/y9",
+	"l3UN9dIStjYr1u2QQRyZVKDv4di4/1fJBuiayHaFkiGjARb950Wdl8w1GPIH4I7q5G4xsVs7zoSmlWTE",
+	"0SJAPIkzD9PSp9qpfW/VJrdFMfsJllUulE+tehutHSPK7IUBOkRkCEW00SRA54inKvvpH3//7/XKrF3B",
+	"+bCS/tpqnFFCa93WrmohcJiGkFYBgRIWEZQvYOWLH6ikapYg17Nr7VikJmnT5JfYn/5DSxQMfO4ssZed",
+	"raWG4UmfKSo3K+vjPvz+njKc0N9nomWQ7MpGz11qQGJwGlOF8t9f6YN2xIUCL0V2cQUuRnbLkmVc5rFP",
+	"qc0qvMp7UCVNTGehP2a1ReI9V/qgL8wzPmuzSuwXthVyKimpfnMHDdIhZnVBcAw6od2/DXSsJBpzAQg+",
+	"QzxBEcAn7Jm6cIja6zGUXEEz22DOwAye3Xn+6Pr6ApmLQNkM9MIbFawHXVU040qjm0H8w2FtmE6pPnBI",
+	"c3MxaghQpzCqYDYMQE7YquJh0K0DNMTRgDKSUxYK613s26aDNtC+nUhXYBZl6HiBTafSZIaxhY0bdkbG",
+	"Ru92lUw4jkm854WDM3yFNIn1BQPM4iRrKeLTtOgOqWqcPd2bzfZHu8tBX8vtMP0WvX6XVK8pdLlhWalT",
+	"YFVb0SFRAx7fQd/aJOFjuHCqi+3Mbl5W2bhLGX7ANLGXx1jhLpblr3mqIj7U3xqtJwCWEQwnd4ZHCm4F",
+	"f45THA6Ic9mGL25f24m8Eg641yMMdp2Jy2OJMIo5JA0AgCJlNkZlev1bhhphgYdEZTC6xX3pdJflEpcW",
+	"dTCfLw/N3OanEGUopBUbKOIJTwFlPfy3y8vvvnv3riRk/q31vr2z8cacX66r/7/90qzvdOrvTWf/qsb+",
+	"Qe0oedOZESyApAF94JTUmJjGuyh0B2OI1jrN1jp0UcBM9ogQ9su2/tImpsEXb9eDGxbmhyh8ubFukUDu",
+	"rJ4bojVneWkzw5heJl6oOeD84KrkuHQjMVFbN4Q8Ka5wcFsF3L2syLv+kyoIdcz6RKpLItOkIo+OcUXk",
+	"DCrqk1neU3Bh8FRJGpPcTF4DzJAu6XGLH2pKnk6vjgJE2ANJ+Ig4d41cL6iJC42+rE3g9MCO+Ng0Hs0G",
+	"krdBhOQXc+pq1WygNxxDhNm+pKEAGkgDNDOvJyb0BNGXVjuizBNHROQ2pg1EGuPYaszu/FpKPT5K3pya",
+	"h9mVWhRdyGmUj7Zyg3oPjiwM0SxI8wUDtFvOougKnhxX2zPLgmizmFQU0TXrWprHaMSlaadlyek2MjVN",
+	"7Pxuip7K7K3hULDK4dmTYYkJn9srVyz512fheFZjMTMJnHuosjC7tiR2mijGE2lQS0cYskpNB7XQXd9R",
+	"IVoTeAzNQE3GI1eQg48GBCdwrpgBUs7WTWqE3/RFABsgKtE9GVmXXoUSjW23zSosTzuOVXq2eYDnc/Kl",
+	"l27StYSBlKUoewN2TOdzcObqcHxhlm/RXqoWpzFRSyCYHCVvzAMOzOVPZcpqv5LPZ+DmhT58p1dH9R3X",
+	"iaBzcH3babZCx3sOhj8CfdO08YPQcQk12Ny2bEe0nKCWLDNoep7PfQqzzx7jtvYtAoA/a8HEaA3yI3Pk",
+	"Oxvx1vxNYgfJZw6wcBelLCZCKs5Nl9qsPy1HMd9DoRljw3B+iKTehuPBBPrRuYMYtH7MbhjKFPXTy7MA",
+	"MW7Q9ZjB1AuMJu/3nM2Xw44rTk07V4N86i7I4hrgu7dMimiM1vT6tZrrMEWc6LXJXTVcuHNaj8xYJlQW",
+	"EI/2svla4plRuPIdS183jCk+0FToCiivMDXS0B9UKg4Y8SXa6UE48hnz05uI7Q4VcSZTACODSuiIC2Fk",
+	"mBvCEFLsUkmyuINXfaRnrbe4mbRmMEfNUkmSpyVld1UpSYXtWOWWLKuTWrkIh8JkqZl8NQO9AYy477qx",
+	"rilTuGLd1Bl9bQwCqxuWEOdLyhl5PUCjJJUozI4deHrgBXqybqUyQ4MMUJh56Y5jbWheGQIFKKOP7S7/",
+	"a4HY9rwJ7fpVZrE9U0kohROAmU1DMgoxFRzp7ZSQ2DhgEIkGnBRxQ2unV981m81mJT68N/Hl3KCiBMDd",
+	"ajbbG5tb228qu5R6i1pdfr2ifpAdrz7yny9kPPGC5g7NoWXuuxhniXUz3Glm4pDW8VBSqkwPZO6liSBF",
+	"xNBhBy6txjqYwgql3pawVIzxE05SYj1AVZKHZQ3dtZJhPLx7eTM7kIhme65iZlRloxtbCeTBU2olPRu8",
+	"ZLWcvEEPbYBZ3IWtnjnXhUnexAnqWlKjK2s0IcJs9fb+ZYBO3uuL9y9P3u+h05OTixvWEybzH4q5A3N/",
+	"ZnpJtPb+6Or1O/3/66vX76+vTONjjD5ev6+/hZvq5tAcYnGPsCA3TPEEmoXFDdSxSGhmmBABkwgr69QM",
+	"T6+OQmfdGXHxRMCgrCZuzeV9r9v8R3vWe1wqkbGNGytj5WW64DxXRhH34tmgLC8MmOej401FsqbF4dcR",
+	"FURWxcivyANhxsow/cuotfRt7OFlGyUBFsfMPsuptF2WpYdNbhdhqdLGZSEAS+h/y2P0zbXB4ZYCDF/+",
+	"liID+JQo1kDmK1XFkx8+f78oKbGcbd4vpf/EB1edav58KF/Z3tpq7VQXKFdbbve2mDEPG3x/UXlIyZJj",
+	"UtLKjjlfF9t291DVeD+j19eHz99fVRSLksnye1CTfNHCwwOr3u/X6a3W1iSrQeK9rH7FZJDKqpbWCbmm",
+	"Q8JTdUUizqpSNuwPHkS44img0WcuO1MQY2oppUnxkUbW29zbBrJIgWinWdDFdppBDqCysW0R46xDrRLr",
+	"hQutH+FltMhz71K9EgOy2DC+houmN+gUndzziiOqWsscfaHCt53oHyH3vG4ysLWgDFB4dLR7ehqitfZm",
+	"fcBTrcgvVaMAKItFP/jaL83Wl1+a9Z0vj+1fmvWNL+u7vzTrW+arSq/4Ce/TJ6K7ZkfLKgkV5fyJBSrA",
+	"6E/FWp8BjjqaB5J+ikerYKMXeeA7qk2mDBnc5BdBVaEHIQ4mIeTO+L9Dxk8DQbbLSJnmytZvITMIsxsG",
+	"MUDj0tBLoO1FFtsEK2fNuzCkq0ZYCyGeNgJzr5uYks8XbuHr49YuBaj3tCzalV+zGvh4VeX8DCYZVWsw",
+	"nwfcVqLaNEM8GlHW30VhbkaFxsjtpjRRdS0K9KJItHZ1dn56eID2r409FqAhI0POaCRNWbQ2Fdb3oHou",
+	"8+GEAcLuJUgSzSWCp/0BCi8+livEXL3D62LHitd/6P98C0tR42y4plohe2PRhVK4bGp7n2Zm6PKwcR89",
+	"47UCOE4Qa9dd82nqHzNb+mpNb1c3ZXibEtNuNHOpSDSG2h4TXTNVMFQ6clZFEEoM4g+mGsrNT8auDFyZ",
+	"3iKxregeZz22d1Fo/gj1IYwVyn1CJYN8L29YEgbgwNcS4IYt3adkD5UFhH1MN1VZkE8/wXtxd3LDDAQZ",
+	"OENF2ge8T78tt+twEpiSdZBcudSSILQ015bE1g2zcsuMi5E7k+YYFPoQKJeva/qYeo5bG8tYO/u+U27l",
+	"hK1n0FHCZRpkE4cv3BtLHZ7cHdNMTmKKqwoK5nSVfA/tpqCdlWmjZaKlCcmB2CARu4QSMHbV77bNUEyi",
+	"BAsSF5I+/f6T5u9fRyT/MCbdUfahT3vFac5tXvkEi1fPaU5nYNcmzE7dNAD2DE+vmb1pgdcwQ1vc0rgK",
+	"1/TMYNS6LpbQigib2uSs659xiVBmS2yr+lX+cU8m38KlbFE5wO2t7Qpw+QJg39VRp+6B9QEDFGe/03u7",
+	"HTfftt6+3YzexNtbO7jdIxg3o60tHDdbW3ij29vstbrtbrP7tt2O4tZWvB21trrNXrOJqxvVS/p7xbK8",
+	"m3r55tt2a2OhKDQ5Qz7T2zdkRPCYYRFE3ilxiZF/asMB33/yrKzhKdr+yilbbaNMo2N1GEbf8SH5/QWd",
+	"HKXk3mJ2/lP6FZTpmcol3e1lhGRzX4YptaQHJaPzbC6SA9OZey4nTRUXV2EwWj28jxWZA7rowBaRxVp0",
+	"8VURG3Uf1I+slKZA7UVwhtNVL/0q/+lHafo4awUzzluAj7AaaFFXVAr/8ff/DpdrCsdF/2zJ9g//RHb1",
+	"u67k2JjQqEMS224KOu5bJA2vdccrv31LRqdnbYASV5sFykm3gJ+rmbgIIvUMD5KP0TLTjRTnkJnlqBHA",
+	"a8gBHxs12eG2FNEpZiMFGYj4dQsq2ONJwsfSajM8us/9Svr3xjR65sIz/+nuJIN04dm/la0xUKhfXMxX",
+	"LAzFi/3pJ14ITeIXedwz/F1uQQtjKk95eQ9YVrPxEjlj+AUqZRaGlCvjmkNsbRpX5vC08pD5hxp2EMKc",
+	"zSiyyAdfReuzYqfA4uRabS3jtdroQ8pDb7Zhlicn0oTIBto3gEJaFnYFwdD6zXnBJORx6B2YUKnWTdRP",
+	"kF4qHVB01rN6RQ9de2u76KBrV5D43GCCFFmpK/Bit807uOhPBWFlTz3vRgleuBMu9DXzcDUNFezDFqnM",
+	"50XhN+1oAIlsQLOoREPIjIhzoRsmmMUywiMSorVwxIUSmCrnoeTyXhaMzOxqPT57cdGS9K+Yos8FAILO",
+	"wu1dDm8nh9ox11/PbimQQ1Zmp+1cEHYDg17RWWA9ay1ww7D0ekOYN9QBbTa0VcEShf8BX/w1dH16PpPu",
+	"FY/uiSpvKOjpEJOHu5/uNx7O3v62uEnGm25tMWhyTpcMxaiKebymoMt2k7yiXz3BY/IJMUM4GQ1wl6gs",
+	"xJRwfl/HCb0nBgGtGaDzALUCdIy4QCeaoJT1E4j77hkI0ALdYX1sW4cSzbJuoF6E5Jd2fadTP/rw/enZ",
+	"Rf3nmcUCc2Lh14RZ+GMXDB9Spqw/8AlIuRb7YH5M98L4K5f3ktobrtLhEItJhZ80S36qUEDOPDiwpdN4",
+	"8sLXKjQLwa5mVWWPaLxxNxTWgVduMJw1Fd5D5koYlb24uiexL4fswzUTZDcvrmbOhxv4hKp24ZZI/ZSy",
+	"34WqK56tfNoKXJez5eX5vZKeY3uIR0jxINt3pqBueYQJP5hTXt3sLSuGhiZVD7N6nOfnqARZwYqc995R",
+	"oRWHKZb66aeffqqfntYPDkLwLrsvQvTa/B1Oda7t4wfiLECt/6VRqUlRa+dts97crLfaFQvmS5hmfefL",
+	"H5vf1urmr7b31/p/rP/Hv8/CjAHshtVCXgb5ZHnMEds6hBJVRNj0Ih7P5ZNZSCQLki0X7oBegvsrOPXy",
+	"ru4zUVGWSEQ64jYLpWTq2h0NxzjjqrqY2zPPVsscdVrlXPlOhOTMtdRxdkj+gk1g0wrMjorqGS0/3zqv",
+	"Olp7H6BTOIQ/BqgToLN106ptOFIl+IT3teBZhRnVNfQXn1r1DQShJ22ZRVgQtMZSISnrI33LeqECQZPf",
+	"JTMXh7f5+U8Dts9zAwXL9XFfJhlS5zxUbd4Vau79HeJLfF++5qAansRwm2MROL7HM9M1qXhIk1Ji1sH5",
+	"YRUF+/SBlNj5Q+es8tIhjeOkZCH98PH47GxxHakZj3tb9qjKeVljqjQjAuHH5WWGfsx7c1OV0IAyZTnL",
+	"GJFzyg7tFa5w2zQ7sG4u461MmS2CLnBwe2txX6lKjb7aU6ioCZksosE1tWeKoDg5ZLGciZoE+prgCK5E",
+	"BtBf6P9C5/hy/2ylb+nhJIG0sZ4gRM8bAARHfYFjaJENRMnOZm3Z2kRThboTAFIC9Fsu/Bw1/fqn9x2B",
+	"2/XfizqIFGZDoXkBVTKnQJXsL1c5UYDeyF5ZpHKQM23Gb7MYPqstX84eMJdPmwH2hdVmMZDfXqFXNrEt",
+	"rzGUkAypBJkMfTwHOJVl/rXcaAr8K33jlMzAw/BJrc1yq6jAgFRJxbfohSPB4UtFxEhQSRZr+W7uM9R6",
+	"TxxUJPM5svRdagiMzYAvf63rD3V7CRj3GWhz0U1i0RT0eo9Nqzzw+du4kYNEugOE7BKoYX7NtPfE7WKv",
+	"acgcKnlBdPh1+nk8odHkIu0mVA5mArmM4KrGyF0GRWrmS/RAhKTc7OXsgunggrl6SfXBPrOagdwLDXYd",
+	"YnystYQeF1FRS9iYX9VdLqB248vfXrU/L0lPEDl4WlqlMDdn3iov6KegV15z2D57E30QP43fdq9b9xeb",
+	"8iTe6R3h7fSQb/V/pm32w9c3n8alAEmrvVoyZGEY1ZM0zeGemTy6VNf++cHvFbt6e3HKIt+YYi1p4Po8",
+	"UZ8VWEagiGlNmY8ZoFoxhNFGsx7jSfEYeNH+98U02HkE8wMCM9q/LZXkegkwRos2vAE7Km14iPJxgXAE",
+	"2qyP2NQnzJYK1aaZfmkApiXqgnjPDcQ8NwspClM2CCOrj2nsLqiKby/QG6a2i51ANrxKutowd3Hcl5jd",
+	"k9jwFDJdV5C2DJj7YNsnuo+UyRGJtA5kv4CcObGHQqlwrweA71nfcQNogROKIeMgv1drL2yUKv84giFY",
+	"u8T0y4cXGww/cx/AiOnXldPf3JVTy6UnnbUOmurCzBMyZ+CmkYJmXdNrJxtGuPqw4R2rD/8qwmwWcEzH",
+	"O9h9CaE1/RERmqWcZ19GmEGLMejDHiBTja043NKYUztboRy5V76SKMw+HMclpJw+UVe0GuY4wV1SymqC",
+	"1hIuKl8NFqQGPPZViu8AIPji/Ar+8xH+7VzvH9WC2sHhyeH1YSUy5ghXuezK89JXBdAvRUEXOwt6hCVB",
+	"Hy9PjHsKtO8M+shv2lWgg8lnabZ22r0NvFlvNpvN+hv9z1v9TzP/X+s1pH0scSnGCw3YLKxraJ3RzxKg",
+	"SjpoTnshtV5z20Jg/Qizywzrc6r8UT+hWjMu3jgTTamEIQY7wAO9NWnokOhEGZT0Q/e90Qjamwsi0yFB",
+	"VO06j/bglbxhocIQhcoK5/vHcRiYyu84SwytqF7IUqFyvliGIyqtFpwFwvKHff/mh9P2j5/eLca5sHe7",
+	"7KxZjHBJJE/S2T29OZNzul8ZOfRKgnxF2KTSWHi5TARRloMPpZL00oQRKRvoO6GvxtJWlLheFXrZumRA",
+	"mRZifYnWFJb3Mij0Mkp4XwZIKh7d236a6yjBLF6hDYwnb6u6wHDmAMgrpk6lnYgWGPda6bf0MFNGgvYH",
+	"ShsD0wLXtaJYbt/pQWrhum+H8+1LMK9xp329Pt6UJ7tMQVjsIBYUHZKyB0ThvsmLQozD8+ZAMzsGqihk",
+	"rmSz7BSYHrnCfS2EhTaEYgQXLoUJnW2zxXlx+S6am7NkL4M7NBGndwONZ81BX/9KIhp7CqAmzAjgIjTJ",
+	"peIC90kG1iqReU5X62MsmbjOJwr3n6Aj5oZLNW9kGe22IMtQPaP2zGai7dUc70tjTS9YiGsgKORuz0Dv",
+	"8bNT5qjBY9L9OKtrOx6NGpKnXpP2CLPXTxav2cvyg9jyUS5LgkygzhLG/lafwX8LGR42+8GcxlRWVGm6",
+	"BQ6xrFD6ubAPVTK7+vTagcwX3mJLT4vM1tyYqiv9pVlvmyLSRfWk05b6KabMmb7VTsAh0TMs2fdDImiE",
+	"X+8PaIT7fKV+w9kTfaL71Klc5ooOqM/IpS33AHQxAK/J30wrmCkiHnAys0r7iI8R7yl7QuS9BfXN0tRj",
+	"m5aCr1z5kMzzuLaLRdnb84qyt5YocKsacTV9pZyhzEREyhnJWR304fM1WgNAAntwhvc0DtcDi07a2nLJ",
+	"ODbzCksUdlI14MK6b3bRO4KFs54j73W2wWljTgLQMZtdJJ91ikLmmbaVuL2zVPrerEaMLLr6ys3+8G8p",
+	"cRPdMCh/AZJZOlQDHX41yFx6V4faEEOvtc792j64emqpXBwH+igrFttfqdLgfYLZN1QyAe0z3utVOgJM",
+	"NSK4bvL8lTwzYc+UQJ+bvgy00FhCOjwSA4iedk1UtSJ53VTePicTxz7C1PaufNK6QpAzbs6BxTf4/W2W",
+	"TgfJ7lpSGaMrAWBNC30+q9WnWwsAJuZGe63yCKyAg7VCgsFy/ZAsU3odkRwDrZIxnN1UzRmrJBXk9HAJ",
+	"Bv56+jzhtUiCNSgOozgTn3UDbyeUmHLOtj0w98zwBktzUcM+GZzBeqRUUQOtLPiDwR3MoORwvlfNTjdC",
+	"oIG8KvnghsGuxg7YynRz1tOFrq7OvWYLptBaRetTOzT5+g8af6tGN3A08P1bbswlfMDZe3SWUzqras7F",
+	"2VIVVatuDJjlCzjRc/nrLM5VobPcSIrMXGTjjN8z2s/hvbxEPsvsNEDpWnuvXicvrJldOu3dtWb/s6G7",
+	"bBmNnGvtua7SI9P7BtR8g53jukqZSiiDSgCJ5NKB7+Q4O9BadISlQkMaM9ofLJ+ke2CLfZ6eFPc8BX+u",
+	"hemuW1K3zyi+qPTBNN6dVbcG+f+uBA37rcnlgI+l8T9yRtCIggPfax3q2uAHiCS2vFBfSBkALPeFVgo9",
+	"e+uV8/gY3J/sHka+KqjHJH3KGuis4AACH9IAg/8nxpMb5jXVn8pCLWV4L4wX5nBFlSubpCwa1GZ1t1rh",
+	"4dWhSPOUAAY6e91m1IBEmYm2uAbEmnPLM/kyqDDm0QYXprISiCtU7Ku/khELQwjcNGeS59T2WK6Cc2Zp",
+	"1lqw1Eofrfm9zTlLJutzKz0Xt7XO5QplF5b3K7PGIKBXuSO0rNMnPGUodDurOp02E3Wzd/IraQgAlzaQ",
+	"LU4lXotf/fN0h+YoTSjDYuK3aP6TWv1mdZcexdybZq73C5TDPbForXoPm1fPHG718fpPOWpKyD+ds07u",
+	"TatokvIiDqdKOhhE72Om751ckojQ0ZJe7A7KevHp8+G3VCu9kMaUJHxcT0cZyulywJcro/BXzdl7yjLT",
+	"fVZy0JT0sCCEmMkxEag/Bff8Z3T0q+yS85loNQypMUkeCHI4tA5SzcIKAC5xQu+JNoXIkDtxnPUTn6pi",
+	"XyIX6KVzoRYnYFqQVVhQiGF1eaoCGyB09TMmSEUVWoPMXkW+qj3bxyrh/J7EKB2tPyU1anqT8xGNihS4",
+	"EDRyEFGttkFvKKMBNlfLfyulS5mXzgcDvsb92dWRSwa5/rxa5Yqcj4qw0uKur88IM0Hg5Vk3X68eqfLD",
+	"TdN8nkAre25CnWhN87TWxgGR7IdLACVb30XhH2PSvUtF8s2EoxwiXoGdXyiCZbvOm4bY+Tw88nmms4tp",
+	"ZUGu+ZbQdR50LZ80xYivfv8ueutX8PIe2hc8uu9xEb+SkIqz0c7reddi2tcmKsCSYZCGNywhCu51ufrH",
+	"AToJ0Dlc9HE9QAaREeFIcFnsPSGzjJAx6cIq3bAZq2BFjz7WFe430LHKa0Elwi74jlnWSAJ7dd67N0wQ",
+	"yZMHLT+oQoyQWN8lTbzCaIYeaEzWtSkfa7nu2FvqUl1gVnl8/an+85c/3lYXHxcZeEZ+DWQGQEKBMngN",
+	"ijdQqBnDS8PsTdctrIWOj8CLrpeMQt+TMIuM2+QaGxu/c7Fxk89NSQQPzuPosFfKgXQvjt6dmLJtw2Eh",
+	"sGxo8Ov4yGgEycT0Go8RTE0P3qD1T0w7NG38euN2kRcuiVk9wOVB5CuVyi1Q5+K4iO5n89qycYMBWpxh",
+	"0WvkXzm9Rg5wpZRCbNrXgSjKcW5KuMhhjMV9IYFRfwElH/1BCSXB/jL9/pmaboehJyi73lG5vRiW91rg",
+	"yQFJ6AMRM/3BWslpxO4iYB79VR1sYkWje6IsnKXQ2kF2ZUVVwJ8VHzCjeAocWXZnpdu+UvQKPDmhjDw/",
+	"tKypeKepOAel6XlQRweUqBm9Qf5kbCJTJlmFTD7gY1ueLbQlb8FAcyhXKA2VaK31j7//11bTP7gIjgYB",
+	"iqlUlEV59Sh492xvCn2vtz9/+RKWOtFvos/ajAlqx/sfC83oSxhUC/ZNDk+81VzgHjB0KK/H8jhMBZjc",
+	"6aD7bDyB6xyVGKKxLMcW0OdtXnxLkxwzVh8C4LK0HxV3kKsvAjAQzewUDKixa0rQITSGSkcjIqDv+3qe",
+	"VaUVunK5P5Q6sylM9dPzg/2j81kV+ktQK++X8+yKecCquCKEVdVfnmUFDYYElu42VuA1u7QZtzGi6ukl",
+	"kquhZGu11B/5095pZvT8JzwxUs8j4zStLO09zRuJYpVRWDl+dLuiusekw57u9HomVrUETHXWFDZ7h01i",
+	"nX68nAEmnYNAW/1J8iGBvkJ4pPXAvRxQGmBtxuAbXhtxKWk3mXhbulDB6GEl2z+qQqRyIhUpQRScnO93",
+	"TiqP5coE32u3lYfcIN8TpqDzN1Oe+9ZuPG9H81gbAtooEV0+mMSiMnmuCtk9N8NMlqCdRJE3ivu0wPpe",
+	"dN6v5ncV/FN8UCnGoaLfxBqe1nMAOlFry44AqbAgrp3fHsJd+K5nLrknZKSpSIVBG2+gTO8QBPRz4/EZ",
+	"D3gCrQb0b6mtflnjNpBvH6bwPbEPi825KtcbaF+/WfNxqCkcZoahtF2v3QtBrSfKwj8WXmRLQRgZQ2eE",
+	"VzJ7ftZUyqdJK3h24MgUL71QWOjw64gXQkIrOal89XaVSgYoWFms4s5gPwOU+9Ls11hmsV4W0Lm6B8Sy",
+	"4LMZHzypK5TfmmKZ3hSzl+Nc9P/pomCJtVo+CmWmsXQsCjI329toHysiTB7HSm7u2ZS8oupPkKoueimr",
+	"5CY0blmGnH5Cyaq5HTmveZiamWLpiL5irOBJeRwzCP/ZgB08jfbXgPxmThluyW56O0K56DT3ymXojSNF",
+	"H6paMeghoBFOJZHOS0GJhK7xTFkVEDQCAHMxdpHmBwCGcl4NlGjmXd9D0NzVVLcBVwwL6oqd77QRbV5W",
+	"iejFLHKybW5B6IOpKCFfcaQ1pPCXm9pfbmpfDFanMXjhcSUb9y8Fw3beCtvVg3c7CCqP5QwruU9LieBU",
+	"JEu+9KNIZjFWwnEMzTYWspXR+Uu4U9Cuktv8BMxQ2KMJCWEpaZ/xSteUvqTKm35x9l2APlwcfhegz6R7",
+	"oZfju+P3tq2EthOtGruFTuk7gwZqv3nb2mmjEf1KEmngBSSNyQ1b29gIWm/eBNvNpvuVgmW+HthsMdMW",
+	"BNsIKTTxNpWTkAwR7pvOC/XryQgcR9AYRKtMV5++QwBtahB916hCrlBzgsysbMZkdsR1IUViMYYTnQHY",
+	"9FFWNW/4k1otLJvbnLn4Z+LmTcVEoRVllySc9fXuW9ri9xoPfJstnpfq9DCvu6QNYfozq1qNTzihMUzq",
+	"hYqPTWfv5Q8uOEvdwxYkzdhHVxcmf8bJvS0svnKJxTO80+P80kaWhAxO6n4Kzbm8C17lwL+2I9ScEoNn",
+	"xEfhqRB1WtJ/7Y3xKU7s4u2l988t4Pvs7Jfne7MzU+iuywc28pR/19PfOS93ZVn38yD9iZjtbHZoBNCp",
+	"Sl/oeYjB+63lc2n8AQphyuXf9DyW7gtwhFnMe71ZAxsJHqdQsIgG9krUJWpMCCQTQ/T0nzJU+655znpv",
+	"rFp9FCY+nA3bBMgkycb9RP+9vX2uC78vaKKlosSpKXN4tg9/qsXg8xoxZPQsMGeJJZYPAFh9yYbpZjRT",
+	"7vJ4AtFcAwxrr92FHgE4UujD1flZ7l27JxOZYaHbjPVPRNDe5IaFX+s2u70uaZ855LMH4uI0Ao+tjmKd",
+	"1CNsMD1BCa5qODkPdhAUWGQdcXGALt/vo42NjR09vI/X+2bMTqca0iShEsr2tMVmqg0a6KMkkLAEtfcD",
+	"gmgMswtjrHC4rtVpU19mdO/AVp4M8cRljfIUIEqzgo78xG4329v15ka92b5u7uw2m7vN5s9L98mOK4+s",
+	"41ja/vX9NMECdS6OUUyyBEFpQeVRj4xRD0dKGpNIDvCIoJiMDDyjTz0Aq9O7y3yGViwKm+A1Xve8yzlT",
+	"wYXVrEQySyRAOJG2P7eNxnvcAdeFFhq/lL2nWb5hU1hq8+AFlkhYM+MpamernY9msnklObTrgMVZYr91",
+	"lNJyqqKsk5FsowH3MDdWzXAMlIvs+gpgIPNcFxmZsT2EsYCyJu0ZrIQ2Tn9LSWpUlyeWQFpX7OmM2mRN",
+	"cZOmacaKFOf3UOvibURnk5tS4+ZipNOgRpx6Wp70pPC2HqaJNmR6xgbWvAV+ZUbMQWQtHX0AKtPn2eL4",
+	"v5X6O2tCC6vzaV1wq9kMHTYpZ0imUAi7FCDGUhsGrYUW/bGhiLRNNfRfnr9hfcWtAk+ftVncfqcWp1Xq",
+	"QZjx5B4LpbfwAxE4KbCkhGoUqHOJl2sMtqQFZthypZpLVQmnEJonhbtojKlyeaFYqxAjrC1IgEozEYdw",
+	"t7BfqEQpxIfHeILWbADZ9Ju4YVJxP8jqJSKbhsuRPgji9T0U+mkv5vGWp8z1JEbtr1/3blhoeFXbHWxi",
+	"fQ88VREfEq3LZL4mcCcRw5RKUBIXU5vMfAFz2hW6ZSPQCwQvqY7LzQgWXnuDfiXR0fX1BTLX7qGmCaan",
+	"DDoFae6HSDsdklgP3u4TE2N087WJzmazb+3srLb1K43cB1dV6MS04QaPj4KCsPSicZ4Ac1JljkTP3VxV",
+	"uVZWEbF1NljhhPdTknfVDb/WHbJriKQVQU7jsG+QWt0dKYPEBKBL3mtMIkP4lyn33dRLG3DVMJXKYC13",
+	"XUlaMkGEKTEpcs1fakEtsi71BtQW3DnwPf8Xyh44jcjdCAPdyyivtaA25uL+zihBJpXSSKRC/hfEQIsi",
+	"qwwfWctKWF0Nca1g4uZ2Okyij/umMVePMpzQ38tFnwslpCX+lSfbqqG2ZnuFzXkaFzcquIpnNAJ4Qnp3",
+	"7vn1jJny5MqEe44ndyoPBdMkFWSfp1Un2Xtz2tqdJpGkUK0yICjBUrmzspcmudKzBrFdfb40AdTbXVQ8",
+	"4ppFGTGtDiyd9y5VrpTN0ZlgvNkgnTZhUhRjB8zlyf6sPc7TtChIFJjV+DuXt26Xw+jsoDIZXDhb9EhL",
+	"Qjmmpj+FEcM3zJbXvUVWB5sxKfeeUmJzu7n5HCmeefmnU+ZBCDbmeHpfS57K5byfKeTB210TuA08xQeF",
+	"BSgx+aI0ertrrolUs9yLvjq3a0yhAp6YVjYyD1NQpfoH0M0bDn2qpBX5PZooYzWVvI7ejU9xBZbunzPp",
+	"mZUUnrrgWsdrtQaFsMgh+nh5YiMVA5PAAycFRK3gCIgQjmNBpHSdWNdsd/MbBu3NtTVvTr9cl1/P+9SA",
+	"L95Ynw7aWO+AnsB9OCXQJYmpIJGSLjh3w0wdXaZNPZ0tC5HUzbcLfUifubgHIIRLe17OYqPpkxV0RS/7",
+	"Xl9i/RRGCzWXTbNIdstMo6DwTADAC3Ix470nq7d4EiTeCvnZY0emJ3m3vZu9LG2fDF+qoBMliVJB1eQK",
+	"cviNEjCi35NJJ60Cru2wcrOCzsUxuicTzXE4rgMrQwvhvRzb2BcFRydvUOfgGlHW10LB7R2LmKlfYVwl",
+	"LqCzW/taxyNaNw3V3WENIzTts7Agwo3VfHrvCPfh83UtmApWwtax9S6vZBHNam0umFZnf//w6uru+vz7",
+	"wzOLplWFzHXDzrtKb2Et46AToLDg8QFKeB9wSJHFkzLzNgUUWneC1+UT1Vuz1NJxxrrYPit5b0eYUN7W",
+	"MQLUrJHpbIjWLHyWjTW81t+bvtczlsBv6Fi1Dt4Af0gr/a8zRuhcZr/puwKX6J53hnQIN+Ctfz2WtoWk",
+	"WZCDw0/H+4elBQEEHUFQV/CxJEKiCDOtFWglzExMNlDHrHrC+1qIxDhSiPpMCMPJCTBj3t8AAKDHbaKd",
+	"wpHyQrv6sv/0S+Py513x9P+w9/bNaSPZHvBX6WL/CGwJDBjHMa5b9XiSzCQ78cQbOzu7O+RGjdSA1qKb",
+	"VQs7bDaf4/lAzxd7qs853ZJAYOG32Lm+VXc2Bkm0+uW8n98PT47G/mGcwkJSwVwB0Ccp9fmrkeu39bIW",
+	"XMTYGY0iiImCG2PzDtN5nEZNbI0iGhndN2ogEQHX1LyWS1mYXyM0W7NR7QXzJJhwHcmxl2fbYwFwjrER",
+	"YoS8ebfvDSRA5KK7t4KSS1sN47bGgBchs64iaEWepNKszUAO5J/+xF4qaWyASEk9kE12FMdE2W702Qak",
+	"bIhaRzKI5yEVIvk7Fx2fzRIxir602BFhMNgwB2N1f6ygvbm1E0xDUHJ+g4xIQDQBnd7f2YEbjTrvv2i/",
+	"aJuntszQIGuAWgIKo/hUxC+5Fi32NsSPPn58+0q32Fk0FTrl0xl+uhTEh2dh6h2cdBZp5n8doMc+qPXZ",
+	"oIa7nkrdccMPah4bkK//UoUCLoTLIpniJd/8Q9Zrt43BoZlPOWUf3/yPr1Ba5Nn6+W+fjEjrtbt0tSV1",
+	"wbUvxbjutTt0sfkTp+Qo49mHgqFQCexFhKY1cPGzULUDvs9rFs8tQK/dg2d+4KlATh5tA1G97gGlPpj/",
+	"QaTJonk0SkViw+2sToZ/w26qgnQfyNc8mOQg7WENIXLrf2nORELpYXr57AMWpQysNUo6ZN8804x8hIEE",
+	"LOpIQwUc4LRjeCKH+p478S32QcVCs4TL84G8BjdCHfD+G0WOhBZ774h4lqh7oOAF8lgF8p5DxomGigxN",
+	"8JKI/Cdbka7NkpnTYe+1k2zDPANprAV4FTK4h0g3Yvy9U6f6zQ6g4jKrlgpwZi6e5AHpCJfhQL52jD6N",
+	"FnvtcjoElChzYV3ufhEhI30rMvI+wDNthEffjP+/du/8F4vp2H8H8r/NZhP+33ztB1RalEJp0X+Zz2ez",
+	"OMKWyp1/aSV9hheuJIH+m8vUQCB8+bpcKvG/zNjqSWAE20R8YW+Oj142T98cdfeeWx854ZcukjtU4cIz",
+	"dphlKS95RS2CRKTmRwfSZUOtkDGDQlkC047/5PRRyFM+qH3zWR0jKcxfSv/4EAbmKffZRMWhZlGoBzK1",
+	"+Oybk3gA9QV5u5lNP+bODQao83HFgYQo/p9pDLR5/uzCjXZ67M/g6W9S7tbh5xHPF6Vss4Stt5Sx9ayI",
+	"CZTUKTcrH00F5oyTSCvZN6I0EWYVIwzNoUowwjGMRiPj0kpbsCZDyNi02BlmmC22Jy0OWveumJFr82y0",
+	"4XjKwE/HtubLiRbBZ6vWrMKD1uamjaUvEE9Np00xGqkkLVTeGZMQwvWJwEZxxuepmvI0CiDsvjCq0sWH",
+	"Jnw2ExJGgxThFIxFPFbqC4KKumyLB2pKZUNmTHmnGXIqLiyDKkADpwuXC9b98oXQ9M3pzTply3xaxpxX",
+	"a46wxnjwUDg/3LwyeYmlvrd1u52/bZ6Zc7lRKxsJY0NkyDqpy06YX4y6+B5+gmEXn9UxjmV+YV06oYEl",
+	"Qfn4jL8+gnhoHlWCAGmPCiBA7mQBWx8OlaZ2IhfFzO+ZSIDBXJbzP2Q+p275lfoBNKfAfIdrIzmGp24S",
+	"6Dg6TAFqyNdztpQZXJ8pJl1zasYaRxK0jcNzSPkYPzS3ruAoEGi6MYsCFZLVtgGboYXiks9mWRiH+hAR",
+	"orkEgrP4Q2UwCtplP9AYbkYSXFOA8nIljC12iqYyYNBg8bWzVzJ93MkJfeQTIdk3kL4dhrG6zOD8XBL0",
+	"khDKVALWmaVgACtNN1ZoSqDSHDgRIUWBQ29G0ogKcx/MSQnqBDpWcWR8BgQCRjfoJFGzJBIpltdCvNRF",
+	"owqYIqlIphqr8tM470DlqOn6tU6r3WpD4cRMSD6Lav3abqvd2iUWGghu7LQuRRw3z42NtfOvy3PdMirb",
+	"fENsC6uRIhDmv4sh+1Us2KmweJVQHmQmoBBCMGY+/C+VFFMhkREO51GINtKJsxf70JTL6iiWqPA4x3FU",
+	"69d+EelfLoEn0VVlmmF2223rdVqm/CUzpBB7/loD3sX+H19rPB7X+jXAGIfQ7wX81d3b6xwAEJ/50f2w",
+	"HfSGXXHAO6PdYO+F+SJd1Pq197+eIOJ1rV/T0bjm1b6Yie/8+x9H//j1y8tk9LfTz/tni9//+ub9eH8S",
+	"XJzwWXQcJ5dvOT8J3nz8oLB0Fc2Iq9I1f/n911N0slcXxahOLdKWWe5eu7fuUW7Odn5T6c9qjn1qvfbz",
+	"SjccQQQL4nv5WFmt/8cnr6YtA37tBJUKbAg4ohdoaRT2BUDajDXw7Qssqsk7GbV+DTcB/BLimkOwCIki",
+	"dcne/CDSeSJz6C3mGF4mytgPUw7p6JBx+sRFicl1ciKg1+60BvJnI+yplIQOtUMdoHoJ98gghgDA2xOL",
+	"X5jFvoxvfY5zMONRAsGG3Nd9Cmm7bBMkFM09IvRA2GdyDMlr7LBz7mD3ADM7RZevxd6DJHt74qwDxqnV",
+	"dPtD9w5mHiOsQqc/qXCx3WlzIaArS/ozskPI/jYj2USAquaMS/N+B7XKBwaGbdtBvhVDxLb779pCBDMv",
+	"Ga9B2UDspTuW/+Bb5bFnd6zGwlAFItMZhfDM4z7wVLwDtt01z6Zrd7ILv3nZXU0keq18M10OA+zhzG2W",
+	"ID/x0C2GuaVz9S0fIcKiEkjwX1NSebVeZ/fqu074IlY8PFPqHU/GdN9elSFS0FJg+5HFHet1D66++Uyp",
+	"Yy4tUKLeKFbNshvLCQ57Jn7cgckEqt2V1WSqQm7GdUL1Qp2TdU/tjiK00XoKWZtRoCCjELbWcxFiqN/J",
+	"S2saDeQRSa5uu1dqcMEzLrnGTIIzugIex8aY0nwksNltJnhqnpdXK4zHyK1Ig9ApX1BKwjF2LIilg9Wt",
+	"85eJ5MYa4UgedO6tyVHNrLp1ktPM7w1EZ5EmZFsa4MryZom1uJK07JUU/zvznEyRa8iFR3LErzqquO7X",
+	"OJNYa7bW/oaEHQoBTIgTvHPmJq3sYS4XrOhWrTGtj0XtxjpxE8OMU4iOYqba7qTLv5Xz7BVe7F51y7f8",
+	"qq8OptL6axGPcqufZ3sul8kvIdZegPbO7EKHmyHFJVNSeCwhEY67Rc1TnXLE2ygKNDVCpD7YXxgnsgY1",
+	"XrZiVi//es4Db6NpbMNWA8mXzGlnTZOTX2ZPQxklWP2NClvaZUujhEGAEJmey3Y6AJGIk0xzXls60xSc",
+	"XG21ejWZ4+fu1xwcXpOnzZBfymavW11cF9/gx7Nx7ZvlICqWdmHtyey8XbPTybGXNoq9LM6AmXkLa3NJ",
+	"spG42SDYlHTICGutzXpGgdZYElNG5BWQW+GjgSw8wIivAH/IONlgCYasTgxrDSxGuQDMamveurBii53g",
+	"qIz05HIgrbVpH2hvwZK1WKsl6Xu1gexhDe1ARikgSuglozhQs8iMN1HY/Ycvmoi5FiwUaRamv00rloxD",
+	"e15/TGv2UcjFo/wmP9x4UCLttuVToOAxehEZv+PSymJDU24jXM/PsGV4GwQyFEIb0VpiFDpz8HeIPqpk",
+	"/BufCt9jvFgUCRsRK6pdOHMgkaOccY0lER7Cney2myFfQGFDmkQ8brHXxi7UlF4WAO7ZjKQWUkdpdCHi",
+	"RWsgYZdhz9ouFRfaKg8ABHUGpflroubJ9hHQDzRXH9Gqv4dAKOWE8ugfNMVryRNuM3ZqX3grEdp5DCL0",
+	"DDlbjW9AmT2Xw6VNGWlbkbcSY31nwcKvEH7uurzgvGdxaySAAzfvZ8GFe43LtCuYoy+VHMURNhr8GLFa",
+	"FJwAn4w7bWsJjQW+UzPKHTpRO1/PxeLbxtgQVtUgcLODm4KKWVtlXKQDgHpQ+JGPSewXbgy4ThstdjSQ",
+	"52KB36yWJRaqEhlCMsNYEQ7Z3Imdq6jJkNfBWLZ8wYagBYC9wCi0sVIhq/svzSfNl0qmiYr7bJZEFzwV",
+	"HpvyL00+Fv+z29nbfd5utz0WTadz2GdQbfV21PxNSdE85mkw8SklFqWa+a/P+Nh3A92F8smi9PdxdnxW",
+	"5zRRLiSCpR1mQpbnDssi84Xg/rqE9U9mLWHDgZBO+FSkIE/+KFtDGjBMYKBmi9z6YTVZsRd8UDsYvXge",
+	"tl90XrzoBfvh870D3h0JztvB3h4P2509vjsc9UadYXfYHr7odoOwsxc+Dzp7w/ao3ebtF4PaukL3wqTW",
+	"8rK3iFu6StTz7dOV9jXM6s6fiz1h9fx8w25uFH73ahSyUnkPT1wS5YWdVtJ+U2nrFdeiyi2F11ltYnlN",
+	"PEJr3uGZZqdvjprdveceMoKFd7Ib1o/QjHG3LPKPh79ku4L9h2GyFvtNQZ3l0lI8hpe+P8/l3qs3vq42",
+	"1Pzx6VtBoR1ZtYC+h2O0JJ1G3QwlOg2/QeTzguArG292yQ6IS+gq+ZSpw0uzW8yf+NQdBwFRqhCheQAw",
+	"y3NELIgcBVXtxubH1i+MNPuI3gzUhX6jn9/IVpss4V57K2VszzSWMhuLEiBxPUd36bFUhXyBQDvC1sAh",
+	"EeZAOsIWjyxRnXrOLgXWVxcxd7r8PJIhq6+gbHmEWIa14RnclsyQp6lSf5kZ1PJmKpljwqVrgbYO0BWY",
+	"kgOZsbngvNrMqYpjgFXCeNcIfFRsOqDqwKKiZlTJ6ZqcUfv1qRaGMOcHksLAediNCJQ5PlWSWGE5BWqs",
+	"+BTyFJiKuAA4sWxPiC/mPAykj60vZxE4r9gwQ+aKzbDxOLYMUlDuS+449PIxzrrtdosdYbRvJNJggqzl",
+	"YPhwNkpgQ0ABqcNgWtvQ5Tc2mCdFS+5SZj1jq6YINJ2UxDEHEjpUsOJ5jcGSOwjbWSywo81tK1rgEBdr",
+	"IqBdBNYmimOnGJbk+V7Y6/TaXT4MesMu338+PNjvHIQHnU67sx/sHXS/k8lylT9rDg0Ye1d6tMf2Spxk",
+	"hHMkVPir7nX4i3RvZac4v6zrkqnmy+saSlI1waD3+640diYSuw0wenSBeKPCBsSjZXaqladdy2A6xZNP",
+	"v6aSwub0WP7MG0EAzQLX2oTXtJTwkCCzd2qTXDn4DCvD5LLAXGdCbb9IdzHtZzmlUp9bqd3I1uEO5vhe",
+	"k/3bGU2ZsLbwRNUNpszMwX7kDVFaHsfYypaZORk0ApeLXHrHK7KlQIQCGuqm0CrQYraKloCICr3J0DZd",
+	"z0Cx4JRrxs0+njSctYJ3YZ4NC+CzlB3aJFiQBcWwbVt5dWhrc7OknDE1KcEGvTQ0YnTkcxW7vYH0T6iV",
+	"m+hxUjYy9rFvcRHhYyjEpXr850vsltmMWE7LXrvdGkj73KFYKGuNxRzbFUGsBXzG6oVebl1GvdhnwIzb",
+	"9dgsUay75w3MbqOuPTaXMcawG6tdhbahsE+P/wyX+pl1CMPWKV9QyVxu1Fk8g17dzicN2DEURCktMpq9",
+	"Kg6xxyRVMw3oD5jxDAfAs+asF82CWGkBJksuCt9psyDm0RTj77jAxVC8l8cGwuq/w2yOeep6WQeyWNe8",
+	"KXJ/yBKeiqadytLKDzMsmp2XyO9z/doP4CWr7f/61+PeyRalG0tDuNMkJa7zlSbFCV5W3ZTAG15ZWVVq",
+	"S6zHXvCWZcXjzk92r74FZ8qNlZz8rfeaVOlnEGwOuq5fK5d8DvEOKQB77V7ltSUw9vJFtSJ9s6hu/V8v",
+	"1jaLkklfF4x2zM5XWQH5VEAkLyJCh95BEJn1tsBfVEQlI4VgtVP62bOeaZaoWHjIl44+csa3hJ60K/8Z",
+	"yEKZnu0qdU8UqC7qvfYuAlleYi/6kWRzCc1lHuwLz/mkAM8Ke2cgl+tseoeAcvQFQL/HVNia+/6gQjUg",
+	"2imFIheyANNFqWbAXfjWzc9NNENK5S2RvPh8EPy1O/z7/vTXWU+fdS7++UJ+2L38x3Pxpv2vd3v857A7",
+	"/hi9//f+38+ra5Dlod6pBrnvcl4s5XQbVorLfGXz/Vb9VZBEP6tkGIUhMpfeS+z2cSRVCxWFOHzILebP",
+	"V9YACOu7sYKQelivbk91iKKQijQWvseGcxnGkM6n3ulQBfOpkKnHuIaG1ms1or6fCXk0i/6iSVrcpB/V",
+	"4iZdr6O3cPI2sR4tI56VHkF4r5O3bLfVdjP1IDpLzyYRTMoz7cZox8fqZhkb27WV2k214NP49jbVTfbS",
+	"P8xIttpLduxPe+kW99I/jo7fbbuXkrGuUEkn1xhmWT2csRM31sRdr7sHR/A+Gd/EsJHry8+q+792IHda",
+	"WqaS8ZVWi5mM6kYLXl26yfNLeuOCsZW6LYTSiMJvTy0PVxkaWd1VfklyBxlO6UY7I4dbslEllGR9PUz5",
+	"YltuzCWrp5E5xnBsPYsbhr4WIreVJPvMqXqfjH1WR9AyuHo+W6s36EDfyMb/joflR6yscNvxg+Dh9puR",
+	"dsD2NRPvgarm2yevNpuX9g1iUhvcKj4FpCXcsIGK1TzRLXYSc6nzfLZsuMjQMj1q0ga0G3jM0cnb1R2M",
+	"oHy4h0GRle5dx2Z8E33kWId5EMAdtT/9fLC/23kOAMgRLcOf2j/vP3/+OqNXrMQzXN2bXeZlvhM//F7P",
+	"KIJ6hd/zrD5U3/s7azjcbNsLFXcoV9XcDg/TnUm8j/mCawqcUqv3yOxpoQHl+qJrQVU1dr5xh9r7TBsn",
+	"SiQjHggm5DiSDskWy6MIXbc/kEevzv73CBBWp1HqMfyzy9KESz0yuhY/eUE7mNVDMVXjhM8mUaA9NpdR",
+	"upMoNd0ZitBjYHOPI6G9gQTkYABAw0wmPmiXhZEOJmYVPTaL55oQhhNjtCGyP9fs/atTpgVAzQMI3NGr",
+	"s+xlVTKQkWTvPxz/7/t2h+2w98ev/vd9e7fFjt51siGwKZ8B61KazANjJ4T0HaBayBB+BAHaaG7MSAby",
+	"QgV8OI95srD4bVQ0xaZAd4Ti/BziL5r5cznls5kIkVAmEUYGQpz2qN0FIFpu/vkCusEhXmMBjusnf+s0",
+	"u8x/6xs1wMxfvb0G+i6IfQzVDFD0pCEDDWukCyjJPIUbd6k+m7NLnshIjvsErCpCKA2f8AvIaJqDwKZR",
+	"2NQpX4CiOUKYTnMRAopNjfdj55rATyPNQJoizCz5U0zzCwEIq1CEblzyIQ/trQOJI4+VJg2JbOKYqQKa",
+	"vLFIkfkK2HSgNCMReh6n2sdyQrMnvCzW7xOXkz+QdZ/G43vM1+cRLIDH/HCOMl8g9di/AJ7Jb7QI95jG",
+	"tsQFQY/1zGueQwUblRLS5eYwRLGtK1s56Hau/EY21IRfslR8SVvsyD0FUN2g3jFNVAxkYcenb5qddgP6",
+	"UG22x060Shi9GNUpRnqlC4zn39hsr9AV2tGexf6AJVmACIzQ5RgC/EuMe+Fllq4AWgSC3sfse1Rark/Q",
+	"+T7u9GKzMKQIwmkkEavYwRwUchawK5qFJ5ufzEMP+m+pvoHG4x8yqQYyS66YU4AVhbmbjjIkaaSpQ+vB",
+	"bzEf2Qt8l3XhDEHMCS+x2NHRa/eYf2q+z4ogoBgQzo0rCrElGTOeaAGwm2ZxoVQxdyYykLFui/2kQhRT",
+	"CzOIOQgr//T9x9PPb97tf/7p/at/fH739vjtmc/qPXb8k7EcQyRkPWS9zi5l9xselaWqOANf7bS9drvt",
+	"jvEhG5LoUiPGh2bAndzXjuZcXwqRMj1TqRsdUiouTYq53u1TCcj/HCrPvAyJMkQQOMvueUjcF0qhhDGP",
+	"ID45D2EysipUB7u9uVLBR46HozD1WR2LbtC1g81YUkhM+6eBZrl1H/sD6QdxJKOAxz6rEwY0y0NAl1jb",
+	"b+G338T717W2kQoj3JCUd1boW3pPyHVXtkbdCO/UioaNVfENPoB03+IV3sT7S3euGNcFwW7rhNzRXJLv",
+	"0pLL3sjw3rrIIEL59ZnPos/IM2JLDZYk20qNQefmNQa/qVwamghIyuRig0R4FRE9kFY11FeEc8MaPfTW",
+	"rq15ICsXd5zwhTH9Pti9ehP/5VZKQory/65KQZbVu0Vww1D2M43UhVZ70QXQdDFCkPMoFfrxVYp0q9w8",
+	"S1RgDrkd6i3UlxSZiP749M37WuD7Wa4+RVFkfS/jkhg9YZyGJqo7q09zzqNVLCUOpNNeNfgqx5JQ62f3",
+	"lTuX7pc2tuo4sUi46KFtllgiR/KYFJfmA6CrW2cdZy071rrtw5V41q2FySWPFzplUghEXk8T+NiNZbig",
+	"wh1rBmNljH3mQJIVzg4QQMYjsH0NLbDgOCA3rGtybbETsGKouhGrORHnPJgnWiX+IVU+fEnZDNvfPn54",
+	"Zw6Q5dN+F8lzR6LNjuAkNYFmKrTVMloIPZDQrYKQWHDanmWuUmng+WgeRsvmybL9wa5hfryLQLUfZztu",
+	"Y1PJezPsLFpg/QnzCsUC8nbnoDva5b1mu91uN/fNf16Y/7Td/3G+hsPIcYKVNJeuoxjbPE7yIqL8bnFO",
+	"U3Hcx6e/mMF11oyN7l8aXoFnrn2D4VmS4cKQrPu5Zkh0T20LW+g93QIjuyKSZCsjr7zwJRyR2q0062RC",
+	"6YpeHbjwzLjVS9ZgJZrVbON/AEmwSrNahvMzIwPRHdilvGIkz0vaPJDraJ7ESHxzyBIR/8+gZmTJoOY7",
+	"Qj/jECWCTVUiCj/wUFpg79nouu+UkGX+K0RsqqlhJ6U3q+Hrpo5W1Te0kq5V3EfwdVEj95maQbeI0Lkg",
+	"ALJcLZiPtqjvURQjgTbWJS02kDk1xpa1WF6DsjIFyuoFFbkxy4rxQ/NjazUXvmQlpUWdt6CoI2r7YXWa",
+	"AuabifGXdIH5bJ2OsgS1FetCzY8Tqe06deAU6TNNg314GpUm0cbxYH8UBqmF1Cr5rEajOJJizXDMbev0",
+	"5/Ne6VgenpLKjt9GFUU79BrKCe7cTiNl2+ZO9FH2+IeijR6+VjFSiiYup0bogzuoMFijJpDCiFiBrp1O",
+	"vPp8bUw6vsQcDpeohmBkrK7VVECRpuBxap3DxmE+yZihI7AwUdC+nLXJI1czdsHRMx34p/nBlVQGNh5S",
+	"AD1KsbKPRbazgk/FQKoAm2UDkbUgSiy4tPGSRGAQAjFFDwn3L3cj9DmMeSou+cLouyQcSMyvArFoDGk3",
+	"c28D5sPipMIrrOpFVH6CiiJ8Vs8oFTfUIRGRNcqS25F51UTeFsFZe305Hpz50svxZz/JlyWrFSnj7N6v",
+	"ImSKW6ksMoTJuKuiQi6lJ5YZUYHc3+IKKCDNyduhh5SNTi21YKpFPKpUr7Qc8aBQuN4u4nEE8bqbclX9",
+	"8bWGb2rrrglM88jYVd1293mzvdtsd8/aB/12u99u/9PYQ2ElUy7s1LxazHX6Ua8+r9Pu9zr0PDKpXs+i",
+	"YLVUAxBoGlBxJUbRF6On1Vx/Pt//67T7BQT1tjaJ49G+yigh6it9zwf2x3VPwZCg3EjBlLBndVNlUYlH",
+	"ag/OjYoZN9J9QeHIPI5RTkBzscX+VqkgBZ+HKwBvEjELWsycT6LQ5mETuTzlQIIXiho8AbRQMcMex3hh",
+	"cRbWMPdD2o44c3MFB/ckdbD+mc7Pzev8N573LQv+cVB3VfMPV96uXDwXi6Io+9vw4Ow/H3ry3exF8HvY",
+	"Gb3Rz8d/4buL16I9/zV6n+79/d//vKwsLM3uBKAaBdUMkEZYMKkuDy1AErXLx7itW+yD26KwPb3VfVnC",
+	"Lkq1fbld6TZla63I3m5lw6Mc/3+pfM73/t9Vf8SSUfEdGiZ+KK3wkHo5snKD21NHa61R3DigbmKB6ILl",
+	"dJsjACYnDxF1Tq/dQVyry4lI4MReKEROcQUK5s4lT/GedANSueV0wyqX11U75CXJ4qdjdUtelVmRu9rh",
+	"3p1GX1bPzzyM0masxle4c5dJlAo25YDHVOgkcVHzoptXTC1cThSrI0aAq/dMLFJVA4sBMCbidn8DGikR",
+	"2NF4+PMEjMQJURdCsIQO7GpeActUr5WZZ3W/EO1sbJNzX+dSmovfqXGlZISQKRCYDynsvzxtOfSdkgTA",
+	"3vB50NwPX4jmwajdaXZ3e3vP918c8GGwLkfMg1Qlt5IBsCN3pbyO5LuOcT07LUu5FDQBT6NUrB8itkus",
+	"w4XcdoRG/ieMj1JBRQqriIbOFu2cgSFqbdGS4Zm9WD59IU9F0zx76zkcipEzMTcM7sWVg0vVtYb2oJIq",
+	"LpwC81TYLrB7IUYRVj8GkGTq14jsb4Wz45tX4yXuyN527oiAOpEZPGe31W51OrutXCEvCIfeqBN0+YFo",
+	"D/fD3WCPvxDPR52wG4BKScYCr6qU3btOxMaIpdcyTRbbpZJoj95ZLin3/Kdk0tYlCqDSWQzaxtklUHuw",
+	"qS7h9pJK2Fe0GZgDG4tAAU/UXAvUoylkTGQIKRTXwRU2PKMLEYx7LqPUY4miTMlQhH12/OE3byCxlRva",
+	"x9SIDaMknXjMOpzY1oRtI9hCUOzSylrKCp1i0PMwivlYMz0PJoxrZjuxsGtrQxnfSv3DIZN8im6F+Xsg",
+	"1TzVERhUcA0Fr3LMHLdSL/EyK/tDEzS5xQrBX0T6Epe7imWTr2KwW+Dh1THAKOU80WatzH7DJrpdBpFC",
+	"s7kCngiPiS88SOOF2RRayHTJpun9vmac5onbWjIPr8IhO+Qb0320Oa5R4XCC++OU5NtW+inrbrwzFZXf",
+	"vk/ld/em2wIrbCrW3Fnhd09ld/aRO1ZLNEFLbKjDQyXE6kfvOs3dhqv1Z/X3r07NB9gb7ErrHfnoUtPZ",
+	"CAvhjRcN3YVZezELo5BKEgI1lpEWHnbvmWdKI7+0ENIV5RtdM1GX2D4XySZqZ7vbBxLbdwUPJi1bE/g/",
+	"tjU5BlY2GJ0UWa8pfu25y3kc+2yo0snVJfUPQMMZ9/0jreZLWMxqBYW0sCpBOyDrUy+qCfN51Uq4jTF9",
+	"FYpfzQ0lWi3XPU5cFFDX2PCYbz9XCfPNuhQHZ++rXudIjy7eK+R8as5q7iP3Dx7D0X0cOs+e5c2gmoXN",
+	"cg3Nl3/AdnrP7a87UXnu6U/67l7y+c7TcMLEaYeABNGj0oI7X83/fLtJgeEaYGuuQfeI0CiAFLgJ0ySa",
+	"TsmbXGWfbRyymUiM/msKCY/IaAUG0rp6/g5qIz3jAbReFZuB3r96+ea9FY0znk7ynUAOoz7LlG9qCppG",
+	"0vkApRQ3pdBQ2JiiXYNcXuu4fVJWheUsBuAq96gYq8kJ+CVKB9JmyAi1ZMUUQCAP4yJFGLmPEosoYkOY",
+	"mDBrHLKYp7nGRUIRyagbjIDBne7YIS75osWO+WwGNGAKgKWns3QB60yteZm9g8+55HogERqFFh6Z2G1l",
+	"pyXiItZex3QhhUALCfBLhsA2Zv6zEIg5wuVAuoKAZxpiCjEZZgGXbOiGTzHbsWrG0YVwL4C4JgsKCCgL",
+	"B2PstOE8itNmJFneYFNCFy22danGOzV8jvmsoIluUJdi9iLKKSW1Oagy/RzwZKgmizBBhpVYXX4ecQhR",
+	"UXAWLKPKNQ3HfHbnrAxktFzZeJbT3tuMP7tpPYS/gxuY4tZ6qqB7zLUSx3zmSG5ULiJJ4ruihi/Kgi37",
+	"vC2XwRaYmZYuZ7gg+ExipUE+mCoRUZv4tZQ7lTvErkjkDuS2mVycO6T50FWzuXR5JUew8KIPoxn64TlW",
+	"uU24UbJaOhadXseveuU4Tat7VDSyO/Opcs9/ynRt5R2F7hBeTctSOOV3UdM8NkZNohm3dLUqcc09PKWE",
+	"D7YQEbcM9QmR6FyItA9cbozDR5YYaCDrfkl1qCWYg74tc72PkUOgJjP2OCFwWEo3H+lvAc0lmIjgXIQD",
+	"Cd1FOmW+sbf8Apfur+aTxiFTlJIbRSI25jY/t8kqivNA/sthxRBb2UCaNyvAnS3VBqmE2dwXL1EWzwhk",
+	"xstnwwZyGR+txezEgxeCE0osYkY5GSV46KYz0rcg/bG4kQTJjTjIzHqYf2miCDIbeJxEsdHfms9TUTN+",
+	"NZnCrsXt81DlvMw38L5SZC1w5mbUCVWLBrarGcY3v1MEeCJSvEoV/CYuX2WUi9sQqW7mPfPYXOKhvOOK",
+	"5/wZfupbewDGuBUmjv/rOqplnX19ZXnyBzFVF4RhasX2W8vuuEzoSKEZ4LZONTbMLpM7UlYFY/Ss12t3",
+	"oENBKhYrORYJC9RcpppZNZBjfg747BZk5St405ysfCSFyw/f/sGZvdE+9cq9vfcy233vK2ho6JDOVazc",
+	"fNc4GvPaLXkVFUk070SZPDUklzIr3Gjf3jE2QRUGBg+wTTIkHLTm5rbUGQxpBHwv2Et+o+ABQFsjEvMS",
+	"06rlPJYSIL2sLxGZC2Jg6E3ESKQBRgARpMZCHbBjdZGnDh7IVDkbvMpJzh3jFSTiWzjX+fm4Jct5oi7f",
+	"cBmq0chxW+WtafFlpiC1PBFgLcfReJLmyCRef5mpnOW8JW/ENSzhxyS/LJPEkxx7eBwSd2We7gTcRjc2",
+	"26iXxEpurneMDyir6r750GdDEaip0EzO47hxuFmqDSSJtRZ7GQtODOh0GYSCbQYPfrBiG942Xr35Vbz+",
+	"pZmCJ2P1FlU+TK5bz2e4ax6k6i+N7Z3MNZBxZKwOXLJoyseC1YcLNjVnFeDeEdc6EUE0g2wO8PDDO3vE",
+	"1292MBwdSFTDXsaEsfH0GJ/NBE801B3gGYryQbxnVuHPZRrFLDCzClwoRZthINcbDc5UyOidmQ8v8KtY",
+	"+EUDAGRQzgI4hCy4uwtf823o49Uf8K1v1WAwJ/FM3dxgSMWX1Cg1YEvodJHQQosLkQg2E1zOU0q8LVD8",
+	"SEZgUmZs4xgE3kgl2CDMZjHH/I0l6XQVnA5gB4P3tF22CLBxnf6w5oSNrWWM6lynT1bFg+jXB52K24ih",
+	"zwAS5PbNixmPku+FLmdhZzh73nSlXpBi8RgSCJgz3mmzaSTnllgfYWlckRFJ1iDm0dQVLWN2xr4n5GJa",
+	"7DiSQIEPsTWS/oXY3jPNZom4iNRcs7mca2onarGjzH0jI8tWUVOmCMFwbCQQlYElXIdCAmOXmRGK8BCD",
+	"g6AEzjH1KAeyEEpssd8nQrocCZcu+m291Es1j0M2VsQDg7RQMc/qAFjAZwNZHyVCsK7HZoli3T0PU1FQ",
+	"XMTmkpIyDQ9z4Jmm6VKq39Up4TM/2yZuKFeG18G8FYUrG7eWyjnBN3cFTjcCskFmh/1f/3rcO4EU/yxK",
+	"hC4Btulgv25l4Zof5YbqoDxeSwmCEoEn/ahpjQq1SbZ+AAscHoX5fLyaFL59yYwoJ99PNptfXxKPILL6",
+	"IMGg3Ifsvzz7lndFAoSnA5mBvOQSIQAsgfackc1RwI3gnQkZminOT7WRpmGkA56EwohRBRE8W75knrnQ",
+	"LKHEkTHHMwMnHxP0qAwZakVJvqJusJhnJL0PB3KLHA37KDdI7tv3k3Gh7jk8fx+J3ic7tBhogom53UBT",
+	"JC8iF5xdU2v4NruGSRGlE5E4sLSMK0oaZwxU6xJwaIudGaGBwIDECwldAa2BPLJ1iLY+JFVMq6mg4Heh",
+	"OpHlxgoHFBxxI1GwSHHNQfqoRVK5hDD3qjfHGa2AoJeRc5l1/OTVxJRHca1f03z6/0wcrXKTauN1yz5/",
+	"jRlzcB18vgCJUy7MAvy0qI7WkShwtanE3dW4aEeetF0dYDb3VbFKrWrIbYwnoVFWlFcyUTnpgUdwvfSA",
+	"E3T75Xlo6Wtii6Nx5by+fWCAoh4YdBNdUg4LLepr0EgH0ljUjRaDLUV6GE7WsutnHrg6OURKpWIB/JxS",
+	"IVHoUF0IZKvEw5I8AyrcQ8zmRaF2nKIovUpq7Fidy9CD1+NFhg56pMf4VMlxvvq6AZFBHP6y98mt/Mzs",
+	"r4MbC0JcmNxxvElesCDgaklY20rIbRAx1QrpPm1ZSZe99Z1W02V77WqoBtQieem4LaJo4d5SSZqNJ2cr",
+	"w0m7Y780J5GeSu5c7LFdgd/wpZKjOArShxCshA0mGLFCbK9aNpmllRBEs+ufbazNI8k+jyl7AM5YhPLW",
+	"itIoxejaQE75OVIdL/pMKuCVTcgpLiotiM+CvgAlQdJbXQKD9G7DpoPwBway3Ni1jybY7E22Lj42j4gq",
+	"SYMQRbNVDytWemakrzBs1LvtXuPGygOd0SXl8ZS1vXWM0yg/w/djyV0XyxRymdt0ss1nRlCJEBO6eoWh",
+	"lGjX8ZQNF2s61O4Wa/RaHWogP2vbTv93wHSkS8/QCYNl2JnJca0SXcYoigUVc81ibuzvFt6LGPAVERr1",
+	"hHf3ntf6tYPRi+dh+0XnxYtesB8+3zvg3ZHgvB3s7fGw3dnju8NRb9QZdoft4YtuNwg7e+HzoLM3bI/a",
+	"bd5+AVbjf0St33vR7exewzHFVduSZjKM+F11pz11pW3tAE/p4GWC0vx97x1pQE+gs1IVY4JQWUMdCk8i",
+	"ItPyzar28SrfxdN9oFhvsVMhw4H0p/M4jWY8SXdGKpk2Q55ynzkMB/wFkm7mKuabg+n32clvv3jsLyev",
+	"f/HY72J4YmyCX97+7Bkbaap0OpB77Dj6CU0lMw4jJaF+JIO5Mk96plH2HjIuF2hCiFgLj53+7RcWySCe",
+	"GxFej1KIsAMsBZTBRLO0kW8ha7fYqUJ0BTcxl2DrwOMxbEhk6DAc+0LP9ED6ZCg0jajyWSiCmJsprvt5",
+	"EaeCVKRNnSaCT31siIaKerrYWkCRHEjz4CiYxzwB+GszDNIJZgWwjReSrIEyHwZcIiQED6F/Du8Io6mQ",
+	"Gow3Gv1Aai5F38xxLMxKd9gs+iJitAxx4tmLzkGXGfON6SgUbkHY7q7X2d/3nrfbeBMoLR7HA1nff/6i",
+	"/f/9v73dbpuqmHvtNhRD62zd67jw2Iuo+SKrFAS6/xY7YrHxCBJYVrsyA9nr7N5KhbFR5lbzrQ8klOzm",
+	"pViCGd2STtmiOtiN4k5JU35cvVkZMQO1ZXmcQRsBSHbdHUcWQMTvfD0Xi6egwsMokzZPdiK+XBkbH7sJ",
+	"5nutX3t+XNs6n5Vf9YptfbgZ2SmUERF4EUAOgebS9AchKUFVFhZ5QiwX5PtywXTj1tr0MrH55ELfcpfe",
+	"xn34XQqej6nmt9yHRs9+IxuIMWqocoGun0QzawIWW/0JJGYTlTcAdiVXu7Q4sJujOGVvuBnGia67BtII",
+	"3lo1u0gDuueM4ndyj+wiXh1Jun22Y/qtna9zLZK3m4O9r2Woc8Fas8Fb7DeMzRo3IwHBnuXFLieKJVye",
+	"6ywyO8VwrK1kMA+LuXF7gBsK6hjsZww/wjMVBEJrlioqUYKkH9UO4a+GrN5rH9xGCNU8jTbrk+y/52zK",
+	"Ury1sJ0eUKj1I5yV9c2xuTMxTjgUK5YmKGwS5Iozc0ipdWmPyZRDrsL8m0i4cweGvOKh8bGnKrUNMRuP",
+	"1UAWz1XxAWac5WkTOHP9bPSlVw2kmQh4BZoN/NnV1ApASyLSqCym7gMoucYCpssoFBKLCW583LF/MHfc",
+	"bzPVfo8J9Px73C3eI05VNUNhG6xHe8PG1lv89ac6o0eZqH5ZFHXPNAhFzxbsJCx/iG6exragvDtf6V9k",
+	"3ZSTDlgMXy+j30HsRsvBnJHhBPMkETJdJsUBCSsklCeLhE0inapkMZB1x7Kjl3JpggeTHHqpuhBTM+AG",
+	"VF7jcJgarSAWDGQ1yILvQ31DHCU390loBio05+F137ZoHbF3lFc24tdPMLK3C3AycxvjISC0exsouJ5p",
+	"FoXbApIOO+Ww5074bMQ+vwqidNVx0wGXO19TDh1Q6wXbB6FVfAHd2rMkkmCc8TFWb/LZDNpENPO/Xorh",
+	"53kSLz/XbxhbDgrSgHrPox4/OMdfiJ6U2KsQAxzxGIw4jKai4QQjEhWi+xiAMCX5bySrusQK8t+puIBT",
+	"JaoWyE5WQFTqZGk2jV7nSCRCBoL5dtgew0nyHQauscc9yGlh3s/8IwNWnwjwRlHgY66Lj5n4EukUbVI7",
+	"W+b3tKBXMh7zQFrmVx2NZZOMzUTo+VS4ISL871iK0FxgbgMzn9AZnfGMJasDWTB8xyIFYX5ohoF5upyr",
+	"4GqSQgXPosyffQXSCh5ytnEJQSqsfzUvCNFWh6wOrwtpNK5ZIlJoA7lRiIr23mnA5c3VgXmRK3WB+Sng",
+	"wKyuDMwtMND5phpNu/upjQn2vt3abjvTHr9TxWGG+/0DV7Sy0BjNpUShkpPs5tMN4SvzxRxewph7gTHt",
+	"m3CLdVLuyG83k3fGqWe0RKRGY4nISWuE6Stj8SGbwkphlIKLeBwvgJgROusyOCxrU6wHAh/IZW7Ex8B1",
+	"+C7S6amdtirY3zR7jiAbADyKupZ6AqoTLG083ji4U7xrI70hqTEa4QPlYMxMlGuOM7NTlsaZN1QeOXZ6",
+	"/iBv1hf2wmskNOje7WrTcot2J9jpuec/MVLdD+a60Qlg/JEMfBD8U2uL4ObDKXSHS4GhhUyelIU1jK2I",
+	"W8ooNZ5r64bLojTiktq/6TJsBcOcZ2hUDeChgql7WYhrJLkfKrVE6yoB4PQqSI2NfNzjEKPHoYty21fQ",
+	"aRTHtuXM2MNXtm3dqe58SZTtKEZuSCX03rxvRYzzYN9IfWXs6doHIY3TZpYCJitc6NmEjyPOjI07T8Qh",
+	"m8WCa4Hd+8mUzVTKtY7mU4z2t0DtW9VRUQNt2URFc3SnXWHW6rgy3ITXOen/bUtL5Kp+Wtyrd1yfZRXk",
+	"w4QkeVR0SY8tCo8agPG8+DVi3qqwe+BXKu6+dc7We2nNGaM3SISXhMPZQ46G56X7jUxaPpsl6qIC09or",
+	"EUShCG9dPlm59CQsbhX1O289PpzQ+LVazQrHeicUQaRJZX0PBCU8BxD3LmhWJAUCIxhaz2jUrRDPjc/E",
+	"hbFP6yFPed99/Tb0vYH0naHje8zPmV3mT2L8MV/Qq/uNFoNhmF+XxEYumJ+EPqtnpvRAOlu6kcuBWsKi",
+	"XDXh5YSnUAKREkRC3/XjRRi3RoFn7O1ee9eDsg6JEV+JhR85WWobVenN2Y3sYRcNhbfL3mJJjA7kNeQo",
+	"LuVtGMpuT2by1FnCJ86u7bKxtXZFSGjLYjZJVKzGi1ZtC8il3LjvtCrju2sHu4cen5bYGstw5BSHVxNJ",
+	"ohK7Q4lqIC/Rc6c+CfNnnpUe+ZpH4U2IUPd77eqdH69hJOt0t4oFoh8rFqtLaJZaEi0xD8516QF+MqbX",
+	"G9NHeO4YhEn+JYL0eir9htZ0uh1XKZXa2Sr0CtykLiNx44r1UxjsrSQDq0R3U3HN0G4qqlaq48T8H6hT",
+	"17R0LscHf99Bjfo6i+4oDLX1/urcUpZ7jLOJ0rMo5bH594WQc9HIyqreHv12BLUI7D9KisNclQJWbYV8",
+	"gY2n2C5qhjZPRcgiyaK0gAvvHlLsn6WeiA21r1KlDFsQN6PlwX6tDhIFu/QG1hDlfY55JNmvOJkA4j4V",
+	"5iXNhE9FEgV85+UkCvhYbR+1S++WFrFaScCW5QB4+dqjfueBufSJ//ABAcHjqUWhU0H25c7xOk298xUd",
+	"xc2BL+TGvRW6uW1UNESsUnFf1Tq3fTR/aCVMEaOKO/GmWrhCMQ3WNWzBEJcpUJUYvctQ7UINYWxMjEhb",
+	"dMiQXU5ULBo3VpXYGHFTVRnyxYkZK0ygAP5hwKvPqieGieDnI6Tx0SlP0lq/1n7e323DVNItvcIt8VwG",
+	"k9zlnY75Oru82za3u8vDSErsIrHX7xevb3cLj5fA7ZZd3oWvv23bU7K1Fn/oosL2knwHkfGkZTeTuN2K",
+	"lsW7q7vD5nqPqTjMgWavd4mpstYCzFrPGPHO3Jckwzjg1sNGu7HnfGZe68aHzU7OxsMGP3UNt/mMj6t6",
+	"zWYc/xec5lzNva5eH3vrrvNxBJQJUPUNHA62CByrmlOFA2VcQ9kH8LaZ6//6AS9XI+ZfiuHHJPYHsr7S",
+	"LRBgq0CLncEDNUtVyBd956z7+ENvQx+ikFnLQBQ2PCSJm0UiEAOpRsyol9mUaoQ4oNbwsWDWZWL4ZkMR",
+	"suGC+TEfihjLYnMVuNn5wyGYQVN+Brqr3Dy4Gvws4NlnCVQ3AyhVShHcXKS0rEx/nZliTlJJanmtS38G",
+	"VdTXNlNgMmr92u88Pm9GkgVKxSJhXdh5ZgUIG8lN8bYu/Rkf36lHn/JxFem0hSWAV6+TQXfszZvj/uTM",
+	"PzhnPieUr5bJ2UFeY2tUwkjGZhwQOYiNnMmYuvlhW6piXPhGi71UochzdiRirsu6cbaVMoi/Y6XME7TF",
+	"rbnmaZQI1K/b7ah7LtG4FMOJUufbpYvmQ3fFkqHsZa14ap4GaioysxiwJkIRRxciWRwOpLSFC8ZkFkEi",
+	"0rVxcDSLoVxhtQzLvsJ2PSq/2xe/ubuan46r/dbC1dewqWng+edUzkzlf/upcOs2zXrahMUpzp18d87W",
+	"nX7bBbeU5nX33UXhP5rNAPT65uzs5JQJGc5UhBSnkk9FiLVPjjwl4CmP1XgusGBAMR7H1I32x6D250Ht",
+	"k98aSCwOxKkDpNlIWBt/LI2Cw9PuEQUjdQPkqajYKxQT5kaIVlGTsQMNh2FBLq7QGzsxPgrBtHbbxcUA",
+	"aBoi6MQoohnnxw/vkCdmrgXzJ2k60+g7wIfGE8AJAcdhlkQXPBUei5WaDXlwjml+4LwJGQ/DRGhNfJz0",
+	"F9SbTcx4zHySkhcAXAXJxYkIzh3PHU8JzcpKycY9CUQ0hEiy3MTfwO1iNjwwPbcIZxWQbgpVdeYczBPj",
+	"msCc93d2YMitDQQ0O1rN9bb+Cb3Tnfoo9iUrcsdszxhTKvKvFvE58hg8ccR8Cm2DwL9xt86O3YdPPQW3",
+	"VAa1dWVaYCujssK0ZZEZcImQqjm5uU6ZFUvRDm6nFK0wGluBagT5sgBvPZBmCdSaQGKWU5ck+W5T4681",
+	"1q90MPOAuvk5dNj1VsFYUKKCxrWLMJfQMccXbBTJSE8OB/LfczEXIVOSnNEwUbPZej/0ltUUOqt5NfVI",
+	"HNYfuWuBIBnz2+wh2L3VmwV4Gkw2J6uNkUgFstgLMIpiYAcEHIe5RoaDII0uRJ+NeKwtvD/CvrjjFkGl",
+	"12s0qaHDVQXBPGGXE0D6Lx5VaO0H0ntLuUBPESGLeSoSxHlEzT6QrlcW8SPv6URiou4WDEecvVofZm/L",
+	"hPR1bLybOPlb+fhbWHvXNPOeHPlHHYNGDEQrSe5Skm62J3YyIbUxGJgf3jONNmMiAgAKcE8oYuH0M9GJ",
+	"gEmA8eJh1szca+56ph1GzkRdArc7NjClqZjOjI2lzkEkXU4WLErZiEfxUqjACMpzMUvZSCUDudsGytr7",
+	"jylmI7ouudinW+CNzy/mFR1A7tLrhyPpIYsjXK2qEcmcYnySYrcYjuTLx3TlhD4iG+0KuZUKDG9+n55S",
+	"mE+ET7FSo2VGVGgbZf7X/Hq8DQlGEVGmCg4aMqN6A+laO43AzJud2K96ISTZjRg/RVuRuE2p+tflYkiG",
+	"PkPwlEBNRd8B1Zmb9UIGk0RJNSfgWoAT5xqlMKd+NRLUCMtSdzRZA6lFoGSoGy32LgI+zIWT2lFK5XWa",
+	"+THXaSYnfA8/QSAuwjEzQn2eiJdqLlPfwxqqKGV8NhM8ceyQznuNI6zNQl2QfQ4wYlEcM8667TabiIRe",
+	"mN5+IDOqyaEKF/ekI86E0xG125LwFeKO5medXN7WGl0R7OWC3K63DTDQRD9J9VuS6qcCOIuNZHHb/NaN",
+	"QzJWm5E0kwMeXLnY+yAClYSIPKq15U40p+nUiJBU8Okhk4rxAMCvoWTK2GpHJJi67S6eR/olgHUiNjIw",
+	"8czZHdq2KizsApp6I2FcU9Uem4mEBTHAR709gb8map6weq97QBkj/4NIk0XzaJSKxC9kfwrHfTYfxlHg",
+	"s7pUucKvTa1WOFVvaaZukjIh+n0u+RX0+zTXtX7td8GSuWTppYgvhGt2sw1wKMOBNZvFIJCBt8Em8dKE",
+	"G8kpIfxPpeFHkrNf1FT8x7xuMq71a2/cUGwrGJgMahYFtX7tJImCSI5h2Ttd6gSsXoxdmLyt/PbudpMb",
+	"VQOgCg9gBUG/bSAFvPYLBiIqF50f6DeXMjEfeCrQFbgiFZNd+M3L7mqeqDgKFpVvpsuvDwP4SBxvr9br",
+	"VugnP1PqmEu7L8krEsE8idJFrf/Hp4L7rmTKg5TRzxk/XvO4YF6jbCmRzPTFt6Xnf60NBU9EcjRPJ+bn",
+	"gCNZJBflGKoniQrnAcUKihlVPotaWs2zBOpFB0xZGtiqUB9HOk2IkozQqz3i70/EKBF64kA9iujVOUlC",
+	"CN0leOrvc4ke7Vm+8AQN1pD+Nvop9zRj9pc86hS5Zqy885wI1B62++qGM36jpNCnG2Z9Rq0iJGvZD1Er",
+	"rweACRa9F5oAUMjmCCoOcyTw+UdbtorNE8KOTt6yc7FAhEW90KmYskimYowLolk9ETxsQgM+DOCQvXm3",
+	"zyI5Fjpt5H6Pz6KmedAaRHs+D6OUxWps1AFWG1wm1MZqn2AuKZv1QjmFGi0VjUBRQyGbhzkxu9TLOSdc",
+	"9ZxBA1EAN4qcd1n2HlSYksXEU1Wet+wjq4aQKToGZveevD89AxRI8mjGwgwzqzEhCQkjBOKmrMScvAZb",
+	"PsaCCZ+BUzZUFwLtheILNCkzuPoaJ7lWAFanynrdYEpaRIas8h3IgpcK37VnkwxUOFoA387v7oCXHcjX",
+	"2cJNOBpprGD/eCzhqWjaPvaCtZV7vJVjKz/wO49jJNT22FTIObN/GBOkaUwQppHn02PnkdLnOONaSK0S",
+	"NuapuOQL3c+DjAJuPUDxjOdkGELHn/bYjBvDwSJ86omxZM3mCGFeYRdKVoAYN3c77q2BRElX9780Q2CX",
+	"bMIH6Kmbw2drFVNLaDARPDHfxCBgJjCVQBj9uxiequBcpIUNETrOyuWJejsFXO85kLKKcJWJPFWwuGau",
+	"zKDPxaJREDFIib+BwYIFQuq5ZiN8ayM6Lrrs6NWZteA10ok7W9JszWTEA8GEHEdS6D7LaGu8gUwTLvUI",
+	"ZKN18EG4RjqYGFVtNicw5Fh7NI8iOzUOPRxZ8BcuVMCH85hD5Hgg5xK/b0J1NAII2a1uN0LTweVk0Dpq",
+	"lP+RwtTnINBWpLC17nnMoGgJSsiIzQzaVqBlJDaTWNyZGGvJAebKeZpEIPmSSJ8fDqTxic3T54lg4ksw",
+	"T3D2mPgyixJzYmOV4uyYmYVzC4dAEwdawGd8GMVRGgnNYi7DRp9K5CCm4Q0kVvQQMBj10JBaZJfu+FGk",
+	"SM0AHUNKNZeB2/7ML9RqUeCqMH04L+t2mDn+egLnzGyLICNCAIUGwsUsUsYudy6WVGTKwTL50szXIxdL",
+	"yNY6o0eSqeU1hFcVYR9c5pI18AD+bDRCGQSrCh/lF8ZjnAUiSaMRORgs5jMtzMfFhTaf5NYPvMtXeb1U",
+	"rENEYcuBDiSyoT2VMP/Pfmsgi0oWYLzBgSfBVhKYOmRaiHKlBHkQo1lHi4jSKWYhYDLKfFuYOyo6gzT1",
+	"1gkMuOsNqM9qLeM0GnvLp5vkkJcct0673+v02+1Wd++fNa9mOezhJashEwdt4xieR9BNndtIn91Gqhnb",
+	"3MywMd1rlzyRSFRAGP8VeQK+eVg5aZcgVzcJIe9Kz2kvoSjzOH4/Wrtma8J8sGizxGyLlJJHdt42PeUo",
+	"t3FemeuzN/paE3I+XS0J/VRCHWA/UcN/iSCtfftUJSbw97+vjctnMSfLLfmCUbD6kGLaVKYMVl6kWTSW",
+	"ytwGzmLZk4/kgikgB8JsJaCSS2W7dZZ/pmEeypcD1C32NrWdholIkwh+sRDwW94HS5E+a1XeJN5nbCAz",
+	"861IXqgoEJ9nPNokZ5m9gdENQAw05cm5MQ55FD5iyWdf7S2+2QmPflwBCPNeVQAiOQhMStVbdiFQmPL4",
+	"JRaD915099rtnIwr33iPRda9XN0qa0Ve+Zs+ib6Nom/d9rhLEfjvuUrFZw4RSrFZCKIHbC81RqIVi/AQ",
+	"zxjbwYQNRcCJ8s3axT+AfPyrecUjevcnCWklJKx81Ru6leXj0q58bBKysFmulpFLb/skJatJyZVNcgdy",
+	"UsgxHwMZcWsUSR5Dyn2TR45h5uw2KEGCDImxGd0zHrFEzN7tZ/s2P648dO9aVcYhuBokQSveUfCCS/fb",
+	"YxF/r1d3xlrhV/qiT5Jvo+RbsznuQOzNIDHechHOTXYhXssuBMSFQMxlkVEoiwLKMxYB/UIgHrHow1c9",
+	"sW/3w4o9fM+qAqxX82q0+rX+bk6YreyixyLITorrvFaIrbzgkwDbKMBKNsQdCC9Uv9WEl2UltgV7OVtt",
+	"LKQ5+4/aVsPX+fEF1rYW1w3yFCu767EItQ/FvbBWqK284JNQ2yjUSjbEHQi1ZRiRDTItqxCwZEgZKwvE",
+	"7TQQH6bEvWOZih6vlKO5IUanH1bIlXN2bUl5i5ndrWhqg/aLDMem6i3DrWTskhe8vNkfi4g9LWzEtRK2",
+	"BBLoScCuF7Cru+EO5Gua8EWr0Fq0TrxmNXxpFJyLNJ8Mdg94xNLUvJ8b+Y/r4l5HAlY3GYfAH2S2R9Vf",
+	"2M8LwKXd+Fjk31l+66wVf0sv9yT9Nkq/la1wB8Lvksfn6SRR8/Gk5YzDTTJwPAeOy9x9kOeg1WCXIhGZ",
+	"lfmIZWHuBU/t6/ywInE7l9js0SFttqoyzmzf3JRWvS3Ii8byvfpYJOTvJRtqraAsf9UneblRXq7bH3ch",
+	"NnOwB+ul5SmIMxkvgKUBOnCuQnXwPQRJAFCEFWzLdfgIMDlEsjh0dw1B5F5LBtcjN9lTngYTIpr4s9/4",
+	"7nIZH3AmdPrjiuMCcEYlySY6BUmZ356PRkBmK7teLuZf7EkcbhaHxU1wF1JQJeefofWoRSjPmytkst4+",
+	"cyc2LYEPbe9+zPaiSs4hGPeB3uXHrYyxq1jViHu+ddLFy6az6o/sFeRfycZ8NGJweSOtF4Ylb/kkEzfL",
+	"xNKNceui8du3/z8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1786,7 +1786,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "database_unavailable" | "outcome_unknown" | "internal_error";
+        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "database_unavailable" | "outcome_unknown" | "internal_error";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -3493,6 +3493,22 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
+        /** @description The `Accept` header allows none of the operation's media types (JSON for most operations). */
+        NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Not acceptable: this operation answers application/json",
+                 *       "statusCode": 406,
+                 *       "code": "not_acceptable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request conflicts with the current state. */
         Conflict: {
             headers: {
@@ -3525,11 +3541,32 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The request body's `Content-Type` is not one the operation takes (`application/json` for
+         *     most operations). Nothing was written.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Unsupported media type: send application/json",
+                 *       "statusCode": 415,
+                 *       "code": "unsupported_media_type"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A rate limit or sign-in lock applies. Retry after the number of seconds in `Retry-After`. */
         TooManyRequests: {
             headers: {
                 /** @description Seconds until the request may be retried. */
                 "Retry-After"?: number;
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -3546,6 +3583,7 @@ export interface components {
         /** @description Missing, invalid or expired credentials. */
         Unauthorized: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -3730,7 +3768,32 @@ export interface components {
         SignatureHeader: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The URL of the created resource.
+         * @example /v1/orgs/0192f3a4-0000-7000-8000-000000000001/sites/0192f3a4-0000-7000-8000-0000000000a1
+         */
+        Location: string;
+        /**
+         * @description The operation's quota (IETF httpapi `RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers):
+         *     the policy's name, `q` the requests (or failures, for sign-in locks) allowed and `w` the window
+         *     in seconds, e.g. `"register";q=3;w=3600`.
+         * @example "register";q=3;w=3600
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description What is left of the quota (IETF httpapi `RateLimit`): `r` the requests remaining and `t` the
+         *     seconds until the quota is restored, e.g. `"register";r=2;t=3600`.
+         * @example "register";r=2;t=3600
+         */
+        RateLimit: string;
+        /**
+         * @description On operations that take a session: `Bearer realm="sous"`, with `error="invalid_token"` when
+         *     the presented token is invalid, expired or revoked (RFC 6750).
+         * @example Bearer realm="sous", error="invalid_token"
+         */
+        WWWAuthenticate: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3759,6 +3822,9 @@ export interface operations {
             /** @description The account exists and the caller is signed in. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3766,8 +3832,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -3793,6 +3861,8 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3801,7 +3871,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -3826,6 +3898,8 @@ export interface operations {
             /** @description A new session; the presented refresh token is consumed. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,7 +3908,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     logout: {
@@ -3863,7 +3939,9 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     changePassword: {
@@ -3896,7 +3974,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -3919,6 +3999,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createOrg: {
@@ -3942,6 +4023,7 @@ export interface operations {
             /** @description The organization. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3950,7 +4032,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getOrg: {
@@ -3980,6 +4064,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     updateOrg: {
@@ -4023,7 +4108,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listSites: {
@@ -4053,6 +4140,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createSite: {
@@ -4083,6 +4171,7 @@ export interface operations {
             /** @description The site. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,7 +4182,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getSite: {
@@ -4128,6 +4219,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     updateSite: {
@@ -4193,7 +4285,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listMembers: {
@@ -4223,6 +4317,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     updateMember: {
@@ -4273,8 +4368,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     removeMember: {
@@ -4302,6 +4399,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -4347,6 +4445,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createInvitation: {
@@ -4383,6 +4482,7 @@ export interface operations {
             /** @description The invitation, with its token. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4393,8 +4493,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     revokeInvitation: {
@@ -4422,6 +4524,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     acceptInvitation: {
@@ -4455,8 +4558,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listApiKeys: {
@@ -4500,6 +4605,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createApiKey: {
@@ -4529,6 +4635,7 @@ export interface operations {
             /** @description The key, shown once. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4550,7 +4657,9 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     revokeApiKey: {
@@ -4579,6 +4688,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     listAuditLog: {
@@ -4659,6 +4769,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     listWebhooks: {
@@ -4690,6 +4801,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createWebhook: {
@@ -4723,6 +4835,7 @@ export interface operations {
             /** @description The subscription, with its secret shown this once. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4734,6 +4847,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             /** @description The organization already has 20 subscriptions. */
             409: {
                 headers: {
@@ -4751,6 +4865,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteWebhook: {
@@ -4779,6 +4894,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     updateWebhook: {
@@ -4824,7 +4940,9 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listWebhookDeliveries: {
@@ -4867,6 +4985,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     testWebhook: {
@@ -4903,6 +5022,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     listTags: {
@@ -4932,6 +5052,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createTag: {
@@ -4962,6 +5083,7 @@ export interface operations {
             /** @description The tag. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,7 +5094,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteTag: {
@@ -5000,6 +5124,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     resolveScan: {
@@ -5036,6 +5161,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["ScanUnauthorized"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createSupportInquiry: {
@@ -5063,6 +5189,8 @@ export interface operations {
             /** @description Received. */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5076,7 +5204,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -5126,6 +5256,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createDevice: {
@@ -5163,6 +5294,7 @@ export interface operations {
             /** @description The device, unpaired. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5173,7 +5305,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getDevice: {
@@ -5209,6 +5343,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     updateDevice: {
@@ -5260,7 +5395,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteDevice: {
@@ -5288,6 +5425,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createPairingCode: {
@@ -5313,6 +5451,7 @@ export interface operations {
             /** @description The code, shown once; the server keeps a hash. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5330,6 +5469,7 @@ export interface operations {
             402: components["responses"]["DeviceLimit"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     revokeDevice: {
@@ -5365,6 +5505,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     castToDevice: {
@@ -5411,7 +5552,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     clearDeviceCast: {
@@ -5439,6 +5582,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     claimPairingCode: {
@@ -5462,6 +5606,8 @@ export interface operations {
             /** @description The device's token, shown once, and the device. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5486,7 +5632,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -5542,6 +5690,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     listMedia: {
@@ -5597,6 +5746,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     uploadMedia: {
@@ -5626,6 +5776,7 @@ export interface operations {
             /** @description The stored image. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5646,7 +5797,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteMedia: {
@@ -5674,6 +5827,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     getBoardMedia: {
@@ -5732,6 +5886,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     connectBoardSocket: {
@@ -5820,7 +5975,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -5882,6 +6039,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     getCensus: {
@@ -5936,6 +6094,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     getPatient: {
@@ -5972,6 +6131,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     listUnmappedCodes: {
@@ -6026,6 +6186,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     mapUnmappedCode: {
@@ -6076,7 +6237,9 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listAlerts: {
@@ -6135,6 +6298,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     resolveAlert: {
@@ -6170,6 +6334,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     listSignoffs: {
@@ -6229,6 +6394,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     createSignoff: {
@@ -6260,6 +6426,7 @@ export interface operations {
             /** @description The pending review. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6271,8 +6438,10 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getSignoff: {
@@ -6309,6 +6478,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     decideSignoff: {
@@ -6370,8 +6540,10 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getJwks: {
@@ -6407,6 +6579,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     getOpenApiYaml: {
@@ -6439,6 +6612,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
     getOpenApiJson: {
@@ -6471,6 +6645,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
         };
     };
 }

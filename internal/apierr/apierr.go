@@ -24,6 +24,8 @@ const (
 	KindTooLarge              // the body is larger than allowed
 	KindMethodNotAllowed      // only at the HTTP edge: the path exists, the method does not
 	KindUnavailable           // a dependency (the database) cannot answer now; retry shortly
+	KindNotAcceptable         // only at the HTTP edge: Accept allows none of the operation's media types
+	KindUnsupportedMedia      // only at the HTTP edge: the body's Content-Type is not one the operation takes
 )
 
 // FieldError names one invalid field of a request.

@@ -75,9 +75,9 @@ func (h *Handlers) CreateApiKey(ctx context.Context, req api.CreateApiKeyRequest
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateApiKey201JSONResponse{
+	return api.CreateApiKey201JSONResponse{Body: api.CreatedApiKey{
 		Id: row.ID, Name: row.Name, Key: key, Note: Note, Prefix: row.Prefix, CreatedAt: row.CreatedAt,
-	}, nil
+	}}, nil
 }
 
 func (h *Handlers) ListApiKeys(ctx context.Context, req api.ListApiKeysRequestObject) (api.ListApiKeysResponseObject, error) {

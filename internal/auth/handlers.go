@@ -27,7 +27,7 @@ func (h *Handlers) RegisterUser(ctx context.Context, req api.RegisterUserRequest
 	if err != nil {
 		return nil, err
 	}
-	return api.RegisterUser201JSONResponse(toAPISession(s)), nil
+	return api.RegisterUser201JSONResponse{Body: toAPISession(s)}, nil
 }
 
 func (h *Handlers) Login(ctx context.Context, req api.LoginRequestObject) (api.LoginResponseObject, error) {
@@ -35,7 +35,7 @@ func (h *Handlers) Login(ctx context.Context, req api.LoginRequestObject) (api.L
 	if err != nil {
 		return nil, err
 	}
-	return api.Login200JSONResponse(toAPISession(s)), nil
+	return api.Login200JSONResponse{Body: toAPISession(s)}, nil
 }
 
 func (h *Handlers) RefreshSession(ctx context.Context, req api.RefreshSessionRequestObject) (api.RefreshSessionResponseObject, error) {
@@ -43,7 +43,7 @@ func (h *Handlers) RefreshSession(ctx context.Context, req api.RefreshSessionReq
 	if err != nil {
 		return nil, err
 	}
-	return api.RefreshSession200JSONResponse(toAPISession(s)), nil
+	return api.RefreshSession200JSONResponse{Body: toAPISession(s)}, nil
 }
 
 func (h *Handlers) Logout(ctx context.Context, req api.LogoutRequestObject) (api.LogoutResponseObject, error) {

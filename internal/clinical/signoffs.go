@@ -86,7 +86,7 @@ func (h *Handlers) CreateSignoff(ctx context.Context, req api.CreateSignoffReque
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateSignoff201JSONResponse(toAPISignoff(out)), nil
+	return api.CreateSignoff201JSONResponse{Body: toAPISignoff(out)}, nil
 }
 
 func (h *Handlers) GetSignoff(ctx context.Context, req api.GetSignoffRequestObject) (api.GetSignoffResponseObject, error) {

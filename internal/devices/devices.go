@@ -115,7 +115,7 @@ func (h *Handlers) CreateDevice(ctx context.Context, req api.CreateDeviceRequest
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateDevice201JSONResponse(d), nil
+	return api.CreateDevice201JSONResponse{Body: d}, nil
 }
 
 func (h *Handlers) GetDevice(ctx context.Context, req api.GetDeviceRequestObject) (api.GetDeviceResponseObject, error) {

@@ -64,7 +64,7 @@ func (h *Handlers) UploadMedia(ctx context.Context, req api.UploadMediaRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return api.UploadMedia201JSONResponse(toAPIMedia(row.ID, row.ContentType, row.Size, row.Sha256, row.Filename, row.CreatedAt)), nil
+	return api.UploadMedia201JSONResponse{Body: toAPIMedia(row.ID, row.ContentType, row.Size, row.Sha256, row.Filename, row.CreatedAt)}, nil
 }
 
 // readFilePart reads the one part named "file", at most MaxMediaSize bytes, with its file name

@@ -129,7 +129,7 @@ func (h *Handlers) CreatePairingCode(ctx context.Context, req api.CreatePairingC
 		if err != nil {
 			return nil, err
 		}
-		return api.CreatePairingCode201JSONResponse{Code: code, ExpiresAt: expires}, nil
+		return api.CreatePairingCode201JSONResponse{Body: api.PairingCode{Code: code, ExpiresAt: expires}}, nil
 	}
 }
 
@@ -194,7 +194,7 @@ func (h *Handlers) ClaimPairingCode(ctx context.Context, req api.ClaimPairingCod
 	if err != nil {
 		return nil, err
 	}
-	return api.ClaimPairingCode200JSONResponse{DeviceToken: token, Device: d}, nil
+	return api.ClaimPairingCode200JSONResponse{Body: api.PairedDevice{DeviceToken: token, Device: d}}, nil
 }
 
 func (h *Handlers) RevokeDevice(ctx context.Context, req api.RevokeDeviceRequestObject) (api.RevokeDeviceResponseObject, error) {

@@ -41,6 +41,10 @@ func statusOf(k apierr.Kind) int {
 		return http.StatusMethodNotAllowed
 	case apierr.KindUnavailable:
 		return http.StatusServiceUnavailable
+	case apierr.KindNotAcceptable:
+		return http.StatusNotAcceptable
+	case apierr.KindUnsupportedMedia:
+		return http.StatusUnsupportedMediaType
 	default:
 		return http.StatusInternalServerError
 	}
@@ -71,6 +75,10 @@ func defaultCode(k apierr.Kind) string {
 		return "method_not_allowed"
 	case apierr.KindUnavailable:
 		return "service_unavailable"
+	case apierr.KindNotAcceptable:
+		return "not_acceptable"
+	case apierr.KindUnsupportedMedia:
+		return "unsupported_media_type"
 	default:
 		return "internal_error"
 	}
@@ -131,6 +139,9 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 			if op := ops[opKey(c.Request().Method, c.Path())]; op != nil && op.ScanRef {
 				body.Scan = &scanRef{TagCode: c.Param("tagCode"), OrgID: c.Param("orgId")}
 			}
+		}
+		if status == http.StatusUnauthorized {
+			challenge(c, ops)
 		}
 		if e.Kind == apierr.KindRateLimited || e.Kind == apierr.KindUnavailable {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds()))

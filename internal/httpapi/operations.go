@@ -28,6 +28,7 @@ type operation struct {
 	// ScanRef (x-unauthenticated-scan) makes every 401 of the operation carry the scan
 	// reference {tagCode, orgId} taken from the path, so the app can resume after sign-in.
 	ScanRef bool
+	media   // what it takes, what it answers, where a 201 points (conventions.go)
 }
 
 // operations finds the spec operation of a request from Echo's matched route, which Echo has
@@ -60,6 +61,7 @@ func indexOperations(doc *openapi3.T) operations {
 				OrgScoped:   strings.Contains(path, "{orgId}"),
 				ScanRef:     boolExt(op.Extensions, "x-unauthenticated-scan"),
 			}
+			o.media = mediaOf(doc, op)
 			ops[opKey(method, echoPath(path))] = o
 		}
 	}

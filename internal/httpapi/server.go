@@ -164,6 +164,9 @@ func New(d Deps) (http.Handler, error) {
 			}
 		},
 		requestContext(),
+		rateLimitHeaders(),
+		negotiate(ops),
+		location(ops),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
 			SilenceServersWarning: true,
 			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo

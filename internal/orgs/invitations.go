@@ -77,10 +77,10 @@ func (h *Handlers) CreateInvitation(ctx context.Context, req api.CreateInvitatio
 		return nil, err
 	}
 	v := toAPIInvitation(inv)
-	return api.CreateInvitation201JSONResponse{
+	return api.CreateInvitation201JSONResponse{Body: api.CreatedInvitation{
 		Id: v.Id, Email: v.Email, Role: v.Role, SiteIds: v.SiteIds, Credentials: v.Credentials,
 		InvitedBy: v.InvitedBy, CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, Token: token,
-	}, nil
+	}}, nil
 }
 
 func (h *Handlers) ListInvitations(ctx context.Context, req api.ListInvitationsRequestObject) (api.ListInvitationsResponseObject, error) {

@@ -39,7 +39,7 @@ func (h *Handlers) CreateOrg(ctx context.Context, req api.CreateOrgRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateOrg201JSONResponse(h.toAPIOrg(org)), nil
+	return api.CreateOrg201JSONResponse{Body: h.toAPIOrg(org)}, nil
 }
 
 func (h *Handlers) GetOrg(ctx context.Context, req api.GetOrgRequestObject) (api.GetOrgResponseObject, error) {

@@ -87,7 +87,7 @@ func (h *Handlers) CreateSite(ctx context.Context, req api.CreateSiteRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateSite201JSONResponse(toAPISite(site)), nil
+	return api.CreateSite201JSONResponse{Body: toAPISite(site)}, nil
 }
 
 func (h *Handlers) GetSite(ctx context.Context, req api.GetSiteRequestObject) (api.GetSiteResponseObject, error) {

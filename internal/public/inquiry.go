@@ -52,5 +52,5 @@ func (h *Handlers) CreateSupportInquiry(ctx context.Context, req api.CreateSuppo
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateSupportInquiry202JSONResponse{Id: row.ID, ReceivedAt: row.ReceivedAt}, nil
+	return api.CreateSupportInquiry202JSONResponse{Body: api.SupportInquiryReceipt{Id: row.ID, ReceivedAt: row.ReceivedAt}}, nil
 }

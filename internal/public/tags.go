@@ -106,7 +106,7 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateTag201JSONResponse(h.toAPITag(row)), nil
+	return api.CreateTag201JSONResponse{Body: h.toAPITag(row)}, nil
 }
 
 // insertTag draws codes until one is free (codes are unique across organizations, so the web

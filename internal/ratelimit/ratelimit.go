@@ -64,12 +64,23 @@ func (l *Limiter) Take(ctx context.Context, r Rule, key string) error {
 			return err
 		}
 		if int(c.N) >= r.Limit {
-			return apierr.RateLimited(c.Oldest.Add(r.Window).Sub(now))
+			retry := c.Oldest.Add(r.Window).Sub(now)
+			note(ctx, r, 0, retry, true)
+			return apierr.RateLimited(retry)
 		}
 		if err := q.PruneRateEvents(ctx, db.PruneRateEventsParams{Bucket: r.Bucket, Key: key, Before: since}); err != nil {
 			return err
 		}
-		return q.InsertRateEvent(ctx, db.InsertRateEventParams{Bucket: r.Bucket, Key: key, At: now})
+		if err := q.InsertRateEvent(ctx, db.InsertRateEventParams{Bucket: r.Bucket, Key: key, At: now}); err != nil {
+			return err
+		}
+		// The window's oldest event (this one, when it is the first) leaves first.
+		oldest := now
+		if c.N > 0 {
+			oldest = c.Oldest
+		}
+		note(ctx, r, r.Limit-int(c.N)-1, oldest.Add(r.Window).Sub(now), true)
+		return nil
 	})
 }
 
@@ -78,11 +89,13 @@ func (l *Limiter) CheckLock(ctx context.Context, bucket, key string) error {
 	now := l.clock.Now()
 	until, err := db.New(l.pool).GetRateLock(ctx, db.GetRateLockParams{Bucket: bucket, Key: key, Now: now})
 	if pg.IsNoRows(err) {
+		note(ctx, lockRules[bucket], 0, 0, false)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	note(ctx, lockRules[bucket], 0, until.Sub(now), true)
 	return apierr.RateLimited(until.Sub(now))
 }
 
@@ -107,9 +120,11 @@ func (l *Limiter) Fail(ctx context.Context, r Rule, key string, lockFor time.Dur
 			return err
 		}
 		if int(c.N) < r.Limit {
+			note(ctx, r, r.Limit-int(c.N), c.Oldest.Add(r.Window).Sub(now), true)
 			return nil
 		}
 		locked = true
+		note(ctx, r, 0, lockFor, true)
 		if err := q.SetRateLock(ctx, db.SetRateLockParams{Bucket: r.Bucket, Key: key, LockedUntil: now.Add(lockFor)}); err != nil {
 			return err
 		}
@@ -120,5 +135,9 @@ func (l *Limiter) Fail(ctx context.Context, r Rule, key string, lockFor time.Dur
 
 // Reset forgets the failures recorded for key, e.g. after a successful sign-in.
 func (l *Limiter) Reset(ctx context.Context, bucket, key string) error {
-	return db.New(l.pool).ClearRateEvents(ctx, db.ClearRateEventsParams{Bucket: bucket, Key: key})
+	if err := db.New(l.pool).ClearRateEvents(ctx, db.ClearRateEventsParams{Bucket: bucket, Key: key}); err != nil {
+		return err
+	}
+	note(ctx, lockRules[bucket], lockRules[bucket].Limit, 0, true)
+	return nil
 }

@@ -100,10 +100,10 @@ func (h *Handlers) CreateWebhook(ctx context.Context, req api.CreateWebhookReque
 		return nil, err
 	}
 	s := toAPI(row)
-	return api.CreateWebhook201JSONResponse{
+	return api.CreateWebhook201JSONResponse{Body: api.CreatedWebhookSubscription{
 		Id: s.Id, Url: s.Url, Events: s.Events, Secret: token, Active: s.Active,
 		LastDeliveryAt: s.LastDeliveryAt, LastStatus: s.LastStatus, FailureCount: s.FailureCount, CreatedAt: s.CreatedAt,
-	}, nil
+	}}, nil
 }
 
 func (h *Handlers) UpdateWebhook(ctx context.Context, req api.UpdateWebhookRequestObject) (api.UpdateWebhookResponseObject, error) {
