@@ -20,6 +20,42 @@ gotool oapi-codegen -config tools/oapi-codegen.yaml gen/openapi.yaml
 # 4. TypeScript types for frontends.
 npx_ openapi-typescript ../gen/openapi.yaml --output ../gen/ts/schema.d.ts >/dev/null
 
+# 4b. The npm package @sous/api-client (gen/ts): the thin client of tools/ts/client compiled
+#     against those types, and a package.json whose version is the spec's info.version.
+rm -rf gen/ts/src gen/ts/dist
+spec_version=$(sed -n 's/^  version: *//p' gen/openapi.yaml | head -n 1)
+fetch_version=$(node -p 'require("./tools/node_modules/openapi-fetch/package.json").version')
+cat > gen/ts/package.json <<JSON
+{
+  "name": "@sous/api-client",
+  "version": "${spec_version}",
+  "description": "Typed client for the Sous API: the contract's TypeScript types and a thin client on openapi-fetch.",
+  "license": "UNLICENSED",
+  "type": "module",
+  "main": "./dist/index.js",
+  "types": "./dist/index.d.ts",
+  "exports": {
+    ".": {
+      "types": "./dist/index.d.ts",
+      "import": "./dist/index.js"
+    },
+    "./schema": {
+      "types": "./schema.d.ts"
+    },
+    "./package.json": "./package.json"
+  },
+  "files": ["dist", "src", "schema.d.ts"],
+  "sideEffects": false,
+  "dependencies": {
+    "openapi-fetch": "^${fetch_version}"
+  }
+}
+JSON
+# Compiled after package.json exists: its "type": "module" makes tsc emit ES modules.
+mkdir -p gen/ts/src
+cp tools/ts/client/index.ts gen/ts/src/index.ts
+npx_ tsc -p ts/client/tsconfig.build.json
+
 # 5. Static assets the server embeds: the bundle and the API reference page's script.
 mkdir -p gen/docs
 cp tools/node_modules/redoc/bundles/redoc.standalone.js gen/docs/redoc.standalone.js

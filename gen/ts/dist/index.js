@@ -1,0 +1,104 @@
+// @sous/api-client: a thin typed client for the Sous API on openapi-fetch. The types come from
+// the published contract (schema.d.ts, generated); this file adds what every frontend writes
+// anyway: the base URL, the credential on every request, errors as exceptions carrying the
+// stable `code`, and an iterator over paged lists that follows the `Link` header.
+import createFetchClient from "openapi-fetch";
+/** A non-2xx answer: the HTTP status and the error body's fields. */
+export class SousApiError extends Error {
+    status;
+    /** The stable code (`not_found`, `rate_limited`, …); `unknown` when the body had none. */
+    code;
+    body;
+    requestId;
+    /** Seconds to wait, from `Retry-After` on 429 and 503. */
+    retryAfter;
+    constructor(response, body) {
+        const err = isErrorBody(body) ? body : undefined;
+        super(err?.error ?? `HTTP ${response.status}`);
+        this.name = "SousApiError";
+        this.status = response.status;
+        this.code = err?.code ?? "unknown";
+        this.body = err;
+        this.requestId = response.headers.get("x-request-id");
+        const retry = response.headers.get("retry-after");
+        this.retryAfter = retry === null ? null : Number(retry);
+    }
+}
+function isErrorBody(v) {
+    return typeof v === "object" && v !== null && "error" in v && "statusCode" in v;
+}
+async function resolve(c) {
+    return typeof c === "function" ? c() : c;
+}
+/** The URL of `rel="next"` in a Link header, or null. */
+export function nextLink(link) {
+    if (!link)
+        return null;
+    for (const part of link.split(/,(?=\s*<)/)) {
+        const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+        if (!m)
+            continue;
+        for (const param of (m[2] ?? "").split(";")) {
+            const [name, value] = param.split("=");
+            const rels = (value ?? "").trim().replace(/^"|"$/g, "").split(/\s+/);
+            if (name?.trim().toLowerCase() === "rel" && rels.includes("next"))
+                return m[1] ?? null;
+        }
+    }
+    return null;
+}
+export function createSousClient(options) {
+    const baseUrl = options.baseUrl.replace(/\/+$/, "");
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    const client = createFetchClient({ baseUrl, fetch: fetchImpl });
+    async function authorize(headers) {
+        const token = await resolve(options.token);
+        if (token && !headers.has("authorization"))
+            headers.set("authorization", `Bearer ${token}`);
+        const key = await resolve(options.apiKey);
+        if (key && !headers.has("x-api-key"))
+            headers.set("x-api-key", key);
+    }
+    async function failure(response) {
+        let body;
+        try {
+            body = await response.clone().json();
+        }
+        catch {
+            body = undefined;
+        }
+        return new SousApiError(response, body);
+    }
+    client.use({
+        async onRequest({ request }) {
+            await authorize(request.headers);
+            return request;
+        },
+        async onResponse({ response }) {
+            if (!response.ok && response.status !== 304)
+                throw await failure(response);
+            return response;
+        },
+    });
+    async function* paginate(path, init) {
+        // openapi-fetch types each path's init exactly; P is one of them, which TypeScript cannot
+        // see through the mapped type, hence the widening here.
+        const get = client.GET;
+        const first = await get(path, init);
+        for (const item of (first.data ?? []))
+            yield item;
+        let next = nextLink(first.response.headers.get("link"));
+        while (next) {
+            const headers = new Headers({ accept: "application/json" });
+            await authorize(headers);
+            const response = await fetchImpl(new Request(new URL(next, baseUrl + "/"), { headers }));
+            if (!response.ok)
+                throw await failure(response);
+            for (const item of (await response.json()))
+                yield item;
+            next = nextLink(response.headers.get("link"));
+        }
+    }
+    return Object.assign(client, { paginate });
+}
+export default createSousClient;
