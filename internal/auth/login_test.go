@@ -97,5 +97,5 @@ func TestLoginValidation(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	env.Call(http.MethodPost, "auth/login").JSON(`{"email":"a@b.example"}`).Do().ExpectError(http.StatusBadRequest, "password")
-	env.Call(http.MethodPost, "auth/login").Raw("text/plain", []byte("hello")).Do().ExpectError(http.StatusBadRequest, "")
+	env.Call(http.MethodPost, "auth/login").Raw("text/plain", []byte("hello")).Do().ExpectError(http.StatusUnsupportedMediaType, "")
 }

@@ -72,13 +72,13 @@ func TestIngestErrorBodiesAreExact(t *testing.T) {
 	exactBody(t, h.post(h.siteID, msg).Header("x-api-key", h.key).Do(), http.StatusUnauthorized, invalidKey)
 
 	// The ingest takes the spec's JSON body; a body without message or siteId is a validation
-	// failure, and so is HL7 text sent as the body itself.
+	// failure; HL7 text sent as the body in a media type the operation does not take is 415.
 	h.env.Call(http.MethodPost, orgPath(h.orgID, "adt/hl7")).Token(admin.AccessToken).
 		JSON(map[string]any{"message": msg}).Do().ExpectError(http.StatusBadRequest, "siteId")
 	h.env.Call(http.MethodPost, orgPath(h.orgID, "adt/hl7")).Token(admin.AccessToken).
 		JSON(map[string]any{"siteId": h.siteID}).Do().ExpectError(http.StatusBadRequest, "message")
 	h.env.Call(http.MethodPost, orgPath(h.orgID, "adt/hl7")).Token(admin.AccessToken).
-		Raw("application/hl7-v2", []byte(msg)).Do().ExpectError(http.StatusBadRequest, "")
+		Raw("application/hl7-v2", []byte(msg)).Do().ExpectError(http.StatusUnsupportedMediaType, "")
 
 	if n := count(h.env, `SELECT count(*) FROM hl7_messages`); n != 0 {
 		t.Fatalf("%d trail rows from refused requests", n)
