@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestTypeScriptClientPackage installs gen/ts from the repository path into a fresh project as
+// the README shows, compiles a frontend's use of it with tsc and runs it with node against the
+// server: registration, a create with Location, a paged list walked through Link, a typed error.
+func TestTypeScriptClientPackage(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is required (the tools' npm side needs it too)")
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"main.ts", "tsconfig.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "consumer", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"frontend","private":true,"type":"module"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args ...string) []byte {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), name, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "SOUS_API="+srv.API)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return out
+	}
+	// --install-links copies the package (as a registry install would) instead of linking it;
+	// openapi-fetch comes from the npm cache that installing the tools filled.
+	run("npm", "install", "--install-links", "--prefer-offline", "--no-audit", "--no-fund", filepath.Join(repo, "gen", "ts"))
+	run(filepath.Join(repo, "tools", "node_modules", ".bin", "tsc"), "-p", ".")
+	out := run("node", filepath.Join("dist", "main.js"))
+
+	var got struct {
+		Location string
+		Names    []string
+		Error    *struct {
+			Status int
+			Code   string
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("node printed %s", out)
+	}
+	want := []string{"Screen 1", "Screen 2", "Screen 3", "Screen 4", "Screen 5"}
+	slices.Sort(got.Names)
+	if got.Location != "/v1/auth/me" || !slices.Equal(got.Names, want) || got.Error == nil || got.Error.Status != 404 || got.Error.Code != "not_found" {
+		t.Fatalf("client run: %s", out)
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// One server for every test of the package, started like a reader starts it, with the page
+// servers of the browser test already listening so their origins can be allowed.
+var (
+	srv     *Server
+	repo    string
+	allowed *httptest.Server // a frontend's origin, in SOUS_CORS_ORIGINS
+	foreign *httptest.Server // another origin, not allowed
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(func() int {
+		var err error
+		if repo, err = filepath.Abs("../.."); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		allowed, foreign = httptest.NewServer(http.HandlerFunc(servePage)), httptest.NewServer(http.HandlerFunc(servePage))
+		defer allowed.Close()
+		defer foreign.Close()
+		work, err := os.MkdirTemp("", "readmecheck")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(work)
+		srv, err = Start(context.Background(), Options{Repo: repo, WorkDir: work, CORSOrigins: []string{allowed.URL}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "start sous:", err)
+			return 1
+		}
+		defer srv.Stop()
+		return m.Run()
+	}())
+}
+
+func TestREADMEWalkthrough(t *testing.T) {
+	out, err := RunREADME(t.Context(), filepath.Join(repo, "README.md"), srv.API)
+	if err != nil {
+		t.Fatalf("%v\n%s\nserver log:\n%s", err, out, srv.Log())
+	}
+}
+
+func TestExtractTakesOnlyMarkedShellBlocks(t *testing.T) {
+	md := "# x\n```sh\ngo run ./cmd/sous\n```\n<!-- readme-run -->\n```sh\necho one\n```\ntext\n<!-- readme-run -->\n\n```sh\necho two\n```\n```go\nfunc main() {}\n```\n"
+	blocks, err := Extract(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 2 || blocks[0].Text != "echo one\n" || blocks[1].Text != "echo two\n" || blocks[0].Line != 6 {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	for _, bad := range []string{"<!-- readme-run -->\n```go\nx\n```\n", "<!-- readme-run -->\ntext\n```sh\nx\n```\n", "<!-- readme-run -->\n```sh\nx\n"} {
+		if _, err := Extract(bad); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestEveryCurlFailsOnAnError(t *testing.T) {
+	for text, ok := range map[string]bool{
+		"curl -fsS $API/x\n":                        true,
+		"X=$(curl --fail $API/x | jq .)\n":           true,
+		"curl -s $API/x\n":                           false,
+		"X=$(curl -s \"$API/x\" \\\n  -f)\n":         true,
+		"# curl -s in a comment\n":                   true,
+		"curl -sS \"$API/x\" -H 'x: y' | jq -r .a\n": false,
+	} {
+		if err := CheckFailFast(Block{Line: 1, Text: text}); (err == nil) != ok {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+	// The walk-through itself fails on a non-2xx: a wrong token stops it.
+	script := Script([]Block{{Line: 1, Text: `curl -fsS "$API/auth/me" -H "authorization: Bearer nope"` + "\n"}, {Line: 2, Text: "echo reached\n"}})
+	out, err := runScript(t, script)
+	if err == nil || strings.Contains(out, "reached") {
+		t.Fatalf("a 401 did not stop the script: %s", out)
+	}
+}
