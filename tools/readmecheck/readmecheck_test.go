@@ -71,7 +71,7 @@ func TestExtractTakesOnlyMarkedShellBlocks(t *testing.T) {
 
 func TestEveryCurlFailsOnAnError(t *testing.T) {
 	for text, ok := range map[string]bool{
-		"curl -fsS $API/x\n":                        true,
+		"curl -fsS $API/x\n":                         true,
 		"X=$(curl --fail $API/x | jq .)\n":           true,
 		"curl -s $API/x\n":                           false,
 		"X=$(curl -s \"$API/x\" \\\n  -f)\n":         true,
