@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +27,18 @@ func TestTypeScriptClientPackage(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The README's example is compiled too (not run: it names a production URL).
+	md, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	example, err := sectionBlock(string(md), "## TypeScript client package", "```ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "readme.ts"), []byte(example), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"frontend","private":true,"type":"module"}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,4 +76,26 @@ func TestTypeScriptClientPackage(t *testing.T) {
 	if got.Location != "/v1/auth/me" || !slices.Equal(got.Names, want) || got.Error == nil || got.Error.Status != 404 || got.Error.Code != "not_found" {
 		t.Fatalf("client run: %s", out)
 	}
+}
+
+// sectionBlock returns the first fenced block opened by fence under the heading.
+func sectionBlock(md, heading, fence string) (string, error) {
+	i := strings.Index(md, "\n"+heading+"\n")
+	if i < 0 {
+		return "", fmt.Errorf("README has no %q", heading)
+	}
+	rest := md[i+len(heading)+2:]
+	if next := strings.Index(rest, "\n## "); next >= 0 {
+		rest = rest[:next]
+	}
+	start := strings.Index(rest, "\n"+fence+"\n")
+	if start < 0 {
+		return "", fmt.Errorf("README's %q has no %s block", heading, fence)
+	}
+	body := rest[start+len(fence)+2:]
+	end := strings.Index(body, "\n```")
+	if end < 0 {
+		return "", fmt.Errorf("README's %q: unterminated block", heading)
+	}
+	return body[:end+1], nil
 }
