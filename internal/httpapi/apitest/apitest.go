@@ -265,6 +265,10 @@ func (r *Request) validate(req *http.Request, res *Response) {
 		}
 		return
 	}
+	// Every 201 says where the created resource lives (x-location in the spec).
+	if res.Status == http.StatusCreated && !strings.HasPrefix(res.Header.Get("Location"), httpapi.BasePath+"/") {
+		t.Errorf("%s %s: 201 without a Location header", r.method, r.path)
+	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{
 			Request: req, PathParams: params, Route: route,
