@@ -186,3 +186,29 @@ func TestRateLimitHeaders(t *testing.T) {
 		t.Fatal("an operation without a limit reports one")
 	}
 }
+
+// Every operation that answers a body documents the 406 the server gives when Accept refuses
+// it, and every operation that takes a body the 415 for a body of another media type.
+func TestEveryOperationDocumentsNegotiation(t *testing.T) {
+	t.Parallel()
+	doc, err := httpapi.LoadSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			answers := false
+			for code, res := range op.Responses.Map() {
+				if strings.HasPrefix(code, "2") && res.Value != nil && len(res.Value.Content) > 0 {
+					answers = true
+				}
+			}
+			if answers && op.Responses.Status(http.StatusNotAcceptable) == nil {
+				t.Errorf("%s %s: no 406 response", method, path)
+			}
+			if op.RequestBody != nil && op.Responses.Status(http.StatusUnsupportedMediaType) == nil {
+				t.Errorf("%s %s: takes a body but documents no 415", method, path)
+			}
+		}
+	}
+}
