@@ -213,6 +213,9 @@ func (w *heldCreated) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *heldCreated) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *heldCreated) Write(b []byte) (int, error) {
 	if w.held {
 		return w.body.Write(b)
