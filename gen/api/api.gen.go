@@ -580,6 +580,7 @@ const (
 	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired        ErrorCode = "plan_required"
 	ErrorCodeRateLimited         ErrorCode = "rate_limited"
+	ErrorCodeServiceBusy         ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
 	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
 	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
@@ -610,6 +611,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePlanRequired:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true
@@ -939,6 +942,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -2786,6 +2822,39 @@ type ScanSiteContext struct {
 	Timezone string `json:"timezone"`
 }
 
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
@@ -3442,6 +3511,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
@@ -3450,6 +3522,15 @@ type Unauthorized = Error
 
 // Unprocessable The body of every error response.
 type Unprocessable = Error
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -4044,6 +4125,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -4285,6 +4369,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -5723,6 +5832,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -5803,6 +5913,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -5929,6 +6048,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6093,6 +6229,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -6234,6 +6387,83 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11363,6 +11593,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -11821,6 +12054,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -13771,668 +14029,684 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5sib8KgjORlg6UaRJSrIlOf7YpSW5JbduLdHtvshSgVUgiVYRYAMo0eyWJ+Yd9h3Og82T/IEE",
-	"UIUqFm+Ses7Z3ZmIcYtkXYBEIpHXL/+sRXw05owwJWv7f9bIVzwaJwT+7iREKP3HA05Sov+gcW2/1mzt",
-	"tftbeLvebDab9bf6n139TzP7H2nVgto9ZfpqSZjk4o73+wllpBbURkRKPCC1/do1/IQGWJEJnqKb2mec",
-	"3NcpQ2PBe0Te1NAQS8S4Qj1CGBoSLGLUF3yEJGURQa3t/Wa7FtT4mDASd1Rtv9Zutt/Um1v1Zrvbbu63",
-	"2vvN5i+1oCaI5MmDuYalSZJ/837qvpHkgQiqprX92gQLRtmgFtQkVeRktUljrK9XWKWytg9j0p/T3m8k",
-	"UmvQLtK0U9OxJlBMHmhEat++fQvMYkhvNX7993L8Vy3Hl29B7YAwmcJ6yHQ0wkIP9IIRNMaKEqYQZWjI",
-	"U6lJnC8YjkdUqVnitLb32zuWODhJiBgQJmv7v9bGBLNUydoX9z3VW1M/ac5VEVZkwGE0fc7jWlCLeKwH",
-	"//ZNe2+n3Wzu6jXH47Ghde2BR7iXJnr8ehVwpCg3D+0wPB5OE/yVylpQO6YPBF7grQv8SXwymwfrb6ZS",
-	"kZFmqoOuJiD5qmd8CeOsfQuK4y8OOxbpwBt2801rtzy0KyyHpbGMeEwEVoXRMK7u8Hic0Aj3EuKP6uqn",
-	"84urM39gjEY0SSirffsS1HpEM0enFtRirMhF/z0Valjbr7X2dpv15na9pdk8pkRdiJgIsyB6vPlftf3a",
-	"wcHxhb0MBh1xJqlUhKm7CIseH05jGPCX+euxgK5HlycHhydHHnEPsuejA+/5qLXbbKL7CCdAdzu49nfn",
-	"HX9wCZ/cSR7TdPRi42mjgcAjZJ+qybqUFEFpHKvu0be1oEaZVCLNeeSco4iziDClHx0jOSHEbBGuF61y",
-	"D25pGaX34DjBERGwuufpqEdELpWElgGXRFAew3ve14LaaS2oHQJD8lREmr44VoZeQuVCzokRStTT6EFY",
-	"xFOmiDhZQ/D3EzyAt5jtemd23nQN+vZaQN9jEGf7SqQkqI0E0xui2Wxvbe+80QvA8Ah0hD4e0USzzuHF",
-	"US2oDegD0Zd+7JzrjyMax4mmwg+fTs7Pa9+CmuBcM9A2bCpJvtb2ax+eIOpTRvWCbn/Wf4/1vl2wwkaC",
-	"C6KvKorwDmJkgmTak5GgY81NaELVEFElkSSRICpAcsgnDGnmyoX7nzUtnx4y+kTm4eUhNPf2m00r6MmD",
-	"Ubp+rWF9tjfsLTD3AeP9fiMmEY1JrJeqj2mSCnKg17+23wzWOvsTLNUhSegDEdOcHfW313ZHO+7WE9Qn",
-	"7lCS6O6n37ce9rp/XG2z0/Fu9Dlu9Y/lm8FHvDU9Is30e3qhdu7f/jBqf/2xp4kuktp+bajUWO6/fj3k",
-	"/F42hpqbxQMlk/o9VdGQMNmwGuZryVNZ+5avwwl7oApriletCM1+zddD8Xs41bMlWIHokSAxYYriBCgv",
-	"gLhkhKkevMSj/7VgyHrNvo6pILL4hr3CG9ZRLGBWVtJmt+z03kT1t/Euqe/1m6262WC7e7gXad4QHLbP",
-	"CDM8ICLbKDCblbbKl6BmCLevX3+3F/3Q7v30dvT9eFt2Ww+/7LKrrcnPb8hx87fTHfwhbg8+0Yvf3/50",
-	"D2t1aDjy2jBoaaEYwuOx4A8kRoJoCvprY3l5Zk/u7G87ytlLVqUGsbdIytk5V5oql1xhKWk6Qm000PK/",
-	"T8WIxIZlGBkPBU/4YNrwj29gnPLhfXV03jn1D0hBGE6KAtl8GLtXPvHgPL04gDfZU/NKvwe1ByN0juE/",
-	"3xePitXG8YyDc8EBubW/45TUigOydnF1WN/ba7VqFcekfzbC4/3TsSSjs51UOC+9FTtZZ3arXRvv1SrP",
-	"NMNWZlH0+w0nxVM5HuIBxUivWirIOzROCJbEsRzKVgMldESVZjhrGJysceY+2dxx+9CYPHNsjp39lqN0",
-	"dtHqkshIAzhTKJFlkR2bX0iM4JQLEEb6BCMx4owE+h/0e0pSGKFnHilFRmPlG4ZxKkDqn2WHFBGCZ/oY",
-	"PF1L7tKJaX9Zldhbq3NKX19rxj5D0eb+tjNx9VJo1slmKb2TFgwgf67lp7T2m83GVguEokeA3WazlRGg",
-	"puiI8FQh3FdEoF1Zy8lRVijWIkZ7DWK0FxKjVSKGYQGPGM2llNAc2mi2Zyjxdg4jPGvmrTVm3lo482Zp",
-	"5tl+8Cbfbm6DHnoIboVTKlV5F01wkvQ4FjHCLEYYjQhLEXxR2DYRltl+AQE00A/iQosbq1DVEsxiGeEx",
-	"mMFDPnHuJKOt6m+OMYt5v59/Z+6FU2cgaKJPHYlTY7GqIRnBvLC417J5Bc1rVUm8kzursvnf9fjQ6rHX",
-	"hLAZirf2txyvGTOkdswVSigjOQ1BBFO9BHaC5lPVkLfd6q1rg1TbHTkVwAKvXK0YTy+xyH4oLt6YCyUw",
-	"VdnaZb6TfPkuBY1I9o1bn4QOhmrJArXXXKA3+QJphrxz1PVXx8zCrsUp7/WmReZ1K9HHiSwshTVEXo7w",
-	"Znaw0U7YgEjViUdUzWqu8YhKmZkXmbPN7jw4+0FxQRuSDEbackOSjLFxLvSm2kjR/CY3faU3d66eXR8/",
-	"3v795uYmbTbbbx6PLk8OHo87V+8vrn48Ofp822q0G7vbzUartb2102y0Gq2tRuv25Pri8fri07X5R0+s",
-	"udVsN3e3mq12vfmm2Xx87Bx2bzvN1m3nsHvXabYez66/01RpPV4+ths7jdbj42Pn9PH86PHx0/nJwcXh",
-	"EfrU/VDfvWFHP54/6hv8p+oHPn68PjvpHt+afz9eHJ97l7R3ms0bdnly+Nh6fMwUpdvb2+OzAzOzyok0",
-	"WubHk+uL27Orv7faW/XtnbpWJW5vb6+vO7fX14+PhxdHtx8750e34Bm4vb29PX18bO3tNpvbrfbjh8fH",
-	"x1Z7C511Ts7Rdff29vqo0+2eHt1+7tzu7baa27efrjuPjxvt5pvNnZ2derMFkzl7fPxRkwMGesMuf2w9",
-	"th5PHrc/32632rcdPe7b21v90NvtxyPzju3bTrd7dH542zk9OdDfnR0dPuqfKn8+Offe8Djvf2USdk71",
-	"QD50bj9wHiOzoae3x6dvm63228fMV3trPKa31wfdx+sfb6/Bg2Mv2330PLR/B/+seW778bBzeyjSwexz",
-	"m29a+pnO2Xlr/KCPZxePV1gOb9jF4fXj4eP7v5/+/fDx4OD44napU/HWOf7+3v7uvHNbcPplvz1WO+Nu",
-	"2Noy9lu2ja+ITJOZE7OHVTREvI/6PBXIbj/pb8mx4BGRUgufbYg7pIkypl9MFLgBjCsHBK/z14M/minB",
-	"Exiq22S1J7rkZg0NEC2ZQ8qdT2saDN+CGk9VxEHoguMbRm7NKCsp4AzKp1oxrXY2wp2dHT1NMOkEwRJo",
-	"ElMZDbEYENTnAqXsnvEJQ2dX5yi/vDASeU+t0VsYydbykRTea39HNEbuZzTBEuFEEBxPUb6whbfHKQQA",
-	"wJu6kBLZi86uj+ttpBc2pmyA9GRxpIiQCAuC4Jhgg+JLBPmNRMqfoz5xvgW1M7D3D8CpUOTUhEfOpox4",
-	"TJDxDMBxI0jdrh5SHKmhIFlYqcDK5RiKcV2cXRyuGHkwjoM+VuBgpKJauWru5YE7e+yDRb5AHdvO1TEz",
-	"rQrbM9MLPZ/Jii4wHkWpEISBvtPaznaK7PT7Zhn2t4BxDBG7HD6v7oM54zHta+oXqAXLSYyvo7iUWoTV",
-	"ZcT1+mnSUEVx2S853+mIGV7idPyNU7ZYt7aKVodh9B0fkT9eyE+YyrJcW+YRMASSa1Lo1/9nSPQFaMTS",
-	"91oPvjbGYZFUuZqMsELaltyxskLb+wHqETUhhKGeIPi+j6UCkZGkLBoWZYOx70xwNbc4YmOP5kQCJyrE",
-	"tY0M/hfZI881NuaZFt+C2jAzZPXk9W+FCf1ZI/A4iAblT3IUBK+k/llLMBgpuxR8IIiUmblCFRnB4/Uh",
-	"IIBePYFZbHSHyHgi/vZhZ++o+V4bO4La5f1b60N7b+utfqyzUzO2Rt9btta/jgWPU6uFgPOUiAciunRE",
-	"SoL0zf72jmetrpHZAIaTHcUZpsy9X8tBOiJ/cAb7ZUQEjfDrgyGN8ICbXJQzo1d1hT06c/7tTnimdWk1",
-	"TA0JUnBZYbNXKx3rOJ0oi8nX2n6rSlWpUj0Eniy1wqptrVZuZm0586rtzKsbYY2h7P3GGLo9u3p8vLo4",
-	"ur06OTjuXB3eCGd67Bzd7rSat+/XVan05RGhD9VhzVaWWfN7SqTRGbf7raiN90iz9zbeinbwLnnTb8Xt",
-	"6AmOjQrFbQ0deR2Xml3XZqWSXKHcPsGr/nRWWN3szviiZCQDXzhL1zdvcwZxtul/oxVvmYPrnEwOs6Oi",
-	"0k8ZIEEGWtUUVpVlXKEpUcj6e3yd6P9Fp2XBLbbQRfnXO8asR/JbULswR1jBH8bFADP6h4m4cwbx9kvB",
-	"kRIUJ/46rn3wvRzVQbgsOEchTAnZBH2CVSqISbYY07t7MtU/T0gP8hS06EoooxFMDWzxu4RKky4EATxp",
-	"QtgPRqdp73zThyREPceC6+2iyXLEYj8zYLvebBWmBRdp2xGYFU7SS7vc8/z+Zv3f5ekOiMos/ySZoqFJ",
-	"wPOi7Jkq9+/99d80BGAXqWuTMCRP5V1MHu5+vt96ON/9fXHCzU+//zJ526vlvFMtkc3EPEYyXm2nmyHN",
-	"HUhxBDp8SSab/1bFWFx6nLWTu7iXENRqa57EyKSXIZOLah3o0wY6SAhmRjk3zvRBwh+IBE1H3zFF4wQr",
-	"0gC1U4FB5uwJBEZMfhg5b/q3f4e5/pvzOHAnKGazjGnSo53WCCyhBGayT0RJRfg/NVv6hbKks0Tk989L",
-	"RL46+q6YyTTQM3ixPN8r8zx0OJPW6r1p1YSk3dUTkra6rbf7O3sLEpL0OOs7O2/ePCMjaavb2p2TkTRn",
-	"qk+KCGQ3yZXrBDzecOajpyiukx464g9kZHNRqw07vHQcnfnmXyHBN0/TLRiRRQmAy0vwJl+CfNozr2u1",
-	"tvPX7fiv2zmC5bLC5yDBUnP3yfyrg9oDlVRlrJSH+OBB/6qc6pFg145JxzTeuhuJ52da77xMpjVQqfIo",
-	"8HcmHAWExZQNqpNGbaoommCqKBuAXoCr3eheCql1ZuYJo/kXeTqo/e7fiZ7/TvT8vzXRc2y21l+c53kd",
-	"YXZNK2IVJnKCZIQZmABUEaTwAGGFthBujBpe6KJcK2G40DsDBkTBS7QC3COJZrQxYeBClub7EVFDrsn0",
-	"HSggYwzK0GsuBvL1Ku6C1/o5q1yKcfF4iklCFOnigTe4K6KoIEgNqdRz9od3eHR61D160ggVXunK2JxD",
-	"+ggEcfLnk7z/sDiHFREh+MFGG5pb+83m00IFPrEiQh+0fI95dA9OlsHJGl4ehQcmiF7bPv5p7/KXNiig",
-	"WudRLxPyeKJ/FKj+DTxJnwr1L3g8bmjLPi93iTB7nQ0edhWBhLPypuoLIodI2h8LmyYiUjq3AZl+HPa+",
-	"i+gF/fjhl6Or7g/XJ/JkpMa/HJy8Ofktvj/77qz5828fk4vPR19/+e38t/PugJ4efGySnzr6nu9/bP1A",
-	"+z80yPRjQo479OK3o62L7g+t899+2Dk77MiTUTKMD07enHWjnfPDT+3zw87k7GBC8U/nf5z8xmnU3mtF",
-	"0xN5ws5bP1P9ys7Xi+7H0Vn7qHna/ZGej87UefuH7V+umzu//Nb5eto9+QOe88dg5+fPH3/75eDjXiNq",
-	"J6w3+tCMf/qY5MU1J6y2v9dsagMLaOFmLBRUJDVH7fO30Ufx82S3123dX27L03ivf4zfpEd8Z/ALbbMf",
-	"vr79cVIzsVmI960cRqbx6lkIIxPqHtKxrIhgf1mbxbkYnC/yZdpoNZ+wUqz6i5YEM+FtcC9alauqTNkc",
-	"HDOFOr/+W836t5r1bzXrX69mfYHtOqtjgU4FVNKKUEz6OE0UivEUjbEo5oOt4J20WRBmb9o8iGYhDyLL",
-	"K/FyIZpvTC7EmqkT7vJ2s6BBxJSxnGH19W/0476tvs+emrpgKCxnUxZALyznIz2FlisR5i+faLBw/Dvz",
-	"xw/TW4kX1phDL3/gtWqg94IOaPxKoq7AU3RqUEgWzQZ2hleQPbND/N8qCrJtKPW/dUV2ZQFYe+eXWrFM",
-	"u93cfkahtU/ECpVgSHCihtMCPU2pnp6qEX9erd7/OeXufz1xgzXosTNDj/+YnfHW6jNurzpjU0/oz7hZ",
-	"ni8RYzezRsRHr12A3E5T70RtBJc2oLb4OUMYTSxgUMR5QgTCCs6skRZc95ngyo8roxp+//aHs/ZPP76v",
-	"vWh47a1nqX8uDqv9FHMPTE19h4XygM9do1CR31M6HhGmaisbgtmkvxmSVmbMGlcKixFmKHuH9TX4yXRl",
-	"u3geGXdzfXOd9Mu5NvzTibjeHV3P1n6CqR38m9UMq8H2JVJ1TMHtzDYmUrnC7SnsXJt/JhCOIjJWpejs",
-	"orLdTMfwanZbrfacol0rZhp6BOvW7G6vkWC4vbBmd2elmt2m3rGf2Cgr7Kg4SfOqDuzCGhV29orlG/+K",
-	"2gyzHLm1bZO+V6qzyIyklD21skIz5ic5W1iRSiLQZMgRnzAJmkghLU2LRuOCNj+CzOR9hBlXQ7AwMmb9",
-	"v94FFMwpoVhjBO3CCAqq+jGXY6pwgs5TJahVtJ9fPjHHcRVoMWqyWSpLJHo4uq/zfh3w9dbNcZotjJiT",
-	"7/R2fytznPyX5zutWrbxL82GeoFUp/lpTDOFHP/FhRZv8/S3f1WhhR4eFnhElC2pOkiF5MKEwj1zuHYx",
-	"xr+nBEXws4Hk1Md3eErZfajtupgIV40x1icRTyUa4wFwoRN9JqQQQ/jgZHL228/q7PBMnR1+/HR2eP/m",
-	"7LDz5uzwPT5hTfBxGmgTcMbaqZm3a/JEQzLCUP6Ov54SNlBDODjzoIkSUEH5Lagd6aP+GAY4O63ukBj4",
-	"GKRfESAsETXxwB6Pp68kCuHXsDiLsnUJYzU0yAf7tW5dqnWjg5g8ej9tLp/F7KhP4urBCmKcsq8konFx",
-	"VCtoJ303WIgaZkOl8cLR9bkYQb5MmlKv/tQb7Sm1gAfFAV9qGSnpH0Um2GlWry64XQuLa12R5pYR/kpH",
-	"6Uh/0J8oM59a2XgoU0SfEqZ8KKb4ezKtJiId4YGm4D2Zoo2Ml9NxwnEcIMgO0fJaL//IPijcXJfYpFVN",
-	"7HsyfSa1L8yBWzUzX3kBFvHnJ4l4JZGnUaw9p+acORkV4Hmzuo4w67oYbNXcFB68kmgs9DrHoPs20ClR",
-	"Wdm0IFhrfZLUKZOESaroA0mmARyRFwE6gT9O9R5vBqgFn1qNG9ZhU2TGgdQQG0kgEeNgG29MhljpQxXy",
-	"4/UsNvXZDBkDeETQdnPb5hMZupq3uZ9v2HazlbvWtbGEBOkT0Hjhe0BXcqHYBsAV5AviGZMVRHcB60Vk",
-	"98Tjm23YNe5jq3IN6IBBGcM8eXnKJ0RoGqMh+YqOzzoH9evjTnvnjZP9Ak+QrRcCERroTebg8YAGnuvv",
-	"lQO8bNywH4mg/SmiCnFNbX0p+YojhXpTRaSzE+MA9Uifa6UIC0nZIEARH40xrB4YxUwqzBSkg5TJudV/",
-	"E7VIs7eHd+Lt6C3Z7bdxq9eM9uJd8rb/Bu/0tqOtuE1a/Sbe6+1Gb+M3ZKe/jbd67agVN8lySS8d/RYu",
-	"yljbtRC4uv21Wd/D9f6XP99sf/sf1dvC2vZVO0JrCU86CEBfqGAp60h43kb+ZOuVq0ZsNskraeyuuQNf",
-	"bBNVDNzWSD9n4N8AqmPMmTT29nscXxlGdtARNtfc4j3rWb3+TZpgQTaHzBH0gBMaw0V3GSaZQYIwhlyf",
-	"kkQrd8Zs9EHSR6neOwRhBM9AcAXCcQwFwtqgcfBsdnwof5eFwNs3N+2jxc9ylrWRudvN5jefYP9DkL7W",
-	"c1/n8P2vza/y9Y/ZG49gLEC+Km3FDJBKNMKJXgES6/NVj1J6w26gc66Geg9PsEQTQZUirKGV5wPO+gmN",
-	"nrYGkbs5J1mHIRxBIrQTSVQ6qliUD/IV6rLKxNlbmTgrkcSNTeai0bhCFALvEMze4bZZ7WptAowTzO6y",
-	"LZFTQQ+kD5gfCdZS2Nh5JvCNNtpwxAmCoyHcZUvbMnj6u0xTKxConRWs6UfXVibXZYLnc9ElpiDbJzxN",
-	"YjTgqEem3J6wxcFHeKyVHUJQO0BjwVF7J0CEKSLGgkqCUgbDJvEmkPYDFz0ax4Q9ibD97G6fqNpoB0MP",
-	"MUJioyXgeEQZEjzRyhka0sHQBaY90m29DG/lqt0raV65wQXKnTZGdeEcJXwCWoseIB8T40AFspzzg5wW",
-	"xTccckbeab1In+v2YvWBp8ZWXpuEjKu7Ptydk/DC970xrpC7oEiu7ZfaisaWQjEnpusEbH29Tj2ScDbQ",
-	"xHKuvoJqDbO/xFNtMHQ5P8ViQJ62Qc0z7hTndwk8ZVa6a3KbVbMXFIjR2npZuQRvI1+jjIG1/eZSYsys",
-	"R4Spq+ycfUGx9DNPBezqfEUoi5I0Jsiro83FkfdlSRS9jPCpsKiqR6fpZIdl7Ue4zsjTXJYCAbWd84nh",
-	"VA25oH88kYIpPEDv6sihkLoDLv9ebyKPytr6MA68J+bF5mGeMr1bK9Nbz34uvc+5VVOcPYS61hODIiwE",
-	"JbLKjNoI9RcNO84wQOYzTDPcRJLrm24YHo+RvlESe3yACqqGgqeDIdKae50yC44l0xHJXvUOmUXMbL7J",
-	"kFiJAEwAT9e2olEctNXxLah1OT/DbGo3sXzSKgus7GFbPL05RyPMpm7PyndIECWm2gDaaza1TcVZPLMr",
-	"2i+gwXQQYPMZxuYiI1vCo3tkIDNkA13BaAxosKYag3xDbSLaoemRhnBVvaOvAv+aMauAUt5Ps+fQtX1G",
-	"yhRNbBDRyK4RnmplVxODErAtPEt4kcPIBNz+K/bkE7fR3AU6M9hxAaLMbCUukEl6jj1FQIIk+sQsoB30",
-	"rnnalP0n5BM+52CfE4hmHJ++dQGT/cy1ahs9IYt0iiD3CxQ9rQ2fXR/PcG/7Zc45eDmVaEKSpG4tkl6q",
-	"0JAnMQj1YeYI0tKiR3LUvwaYt/Yt0L0MYtZ5VwnPXsRxDEEsnFwKrWEpqBN2kBveV3+6VgkefdfsmhDM",
-	"eMGX+XlyK/lX+/ov2WXc9K9y/cAq9h8fEUMlrLKKHHCcgc6Ate1mjLoLRkzASROcjwlDYyK05WNoA8LW",
-	"9stCG/iGGemA8qAwmgxpQqz8hQdkRy98srrZJohoOeQTiXhezvNKupygG5ZFfaR9pr4/QH0qiERhwaEf",
-	"agHPwBM1Jkwaj16UcEmk+0Xmk7hhUUKwkGgjzDuMhYilSbKJPMcgsr9KRJVxTBW5gMYrOClckKu8JJ81",
-	"+U1TNGN0wHxQl8d4isJiQ7YQbWAH3iCL/dgkTfRe1JZBq3nDRpSlish32Rpha2ttAklC5iK1d4LKe/vc",
-	"YmsyxC2KyPnlhaYG0OqGJfT3lMYmYvm2rS8VhdfYx2y+QwnWh4ietUQyjYYISxQqMgKjJRXkjnyNUqGV",
-	"hTC4YWHC1R2IO8oGWhOINIH7VpDdJXgsSWgGr7C8vxtRva9DpJWLhzwHmgptTeIeTahenrIfcabB3cwq",
-	"Zc4cf1O/VPO7mbfl3fA8BoqxInVbFDdzh98db849moHNuWDh9eY94/10kasPcivcpYiqd7AzvD2ouQJ2",
-	"FXhAMtEAjGJgr6mSJOnr07y8O5aOMcdIWHxigKS7dhd/yzOqVtiRLjlllTeYS78VugRW7ORsC0MaQI+n",
-	"6h0KaRzqjzHJNN84016NEmRAEjqXJ3onWq+I3mFlARDkO8z8XtrIEBZ6knQyX/hMbzMIlh5C07HNjJk9",
-	"iEqX0jjPeLPy0FvofO/lRM7WyNsqhT1QYOa5J6HFTj7ECs+uW+kI2UeY5Z4VnNjlNK+fJS/8evLiJ0Bg",
-	"UkLMYswVmxX8sZIcDWYYJyiK1aJzv/LttSWbtjjJD/5sKOtz/UbbuhNGqQcT4aT05ry55+y7lkRXvK0I",
-	"6OKCSSvBNGV930B9QmN7qXyCrCoxuWOIBZw+l0+vPfoRpk2eX2uaWLXAo4QjFcCJrEIpX4B5D7ZdT93+",
-	"KT7O/ljxLJONNEv3DupzHiOXt+iiitc8lSgvzzNmxKdr9OGwg0b4N22IU0bQRjiiCbAhGQBD9Kkcgl4Q",
-	"iVQqHBHM7uSQJIn5AYVKEHLHUiX1B4vaA0w1JFjB1uBTs0O05R9uBlbUSuWGdvTp9afvb1ifp0IRrVJq",
-	"7WKid+PQZbTZxC0EeG8o4qMRqEQRFmKa+7O5JA0Uan3nKwh6rQhgIMcN0waKKV0wbgib8JVK6HbkIFCn",
-	"VlGxS6NpoT8O9HrqCcOyz9IBYOMsGbRksthFQQ2IoFmOQ0EkkKAW1AZJqmBdR/pZAAcVkcSkciTpmMJP",
-	"PElSGYEPIk3GQ1v8FHHB4D8RZ6kRzAJPekTAzYqPsNJsGlElQFzf0wmtBbUeZphh/cOQRzwxwOJjLu4B",
-	"rIX04RcamVZ9OBkP8d0ASi4HJMHKDEgCFTiP7+KpAQBQ5GuRXfOZz+HYCpGkTZzOaSuzY7HUSrVBTMbS",
-	"Qq5XCfwsMfdPh/W7TIGweyY7ZmtYCAzaSo4xlW9MCzZlW90S9kAFZ3qIQJgRlRHgrAAOrCdL8ilHlYkY",
-	"ndNWfQtR8CP0KRHZhDes84WMxmpaSizxoa5mdeUsJXgxAc7cdd8KuFiesjEDkZURdo6iklNQVsjMDFXL",
-	"a/w7okm8hG6r6YNnWEVDTx+02cwFe8Egds0M3aIx5BdaNK9lZ0rGJXZt7aOylxe0qJzCnvaUc23l4TOm",
-	"NuOqxOu2bGnmNMeJJNZLKIiW7ia0kj26x3lCMCuh4q1q46yosiZYqk/SPbqU7YKl0lZnRKTsp4mWt4Hp",
-	"l0CQMY6tMkD7iEGSUCrNbn+aSeVQl/KlPRrTCFGmiOjjiCDCBnDOjQWPN6tmMxakT78WnwHoj6aL6lIe",
-	"oRnwefasAokCt5r+klQyQxpTdcSUmMMQnM1JYHM680nsTtiJoIoEiDQGDa3i6bdeU0VKSl7+QxVdcKRM",
-	"VusqZs3SdXIquJMUgAIRONjXPG8621pfFiz2LA1sop6+ANkgrTbq7sn0ldRfmKfbK4LMWyUVTRIXhFhb",
-	"47TqZaUFZuDSXnjj0XGRTdvNrUaz0WptNd6u5n7IQKn/XH51XvFUmQ+a8VoWErY5KEHmmxAEfJCMPF+5",
-	"pxaAzrFl4HaEN06gjz/LqlV57xLVy/srsl78RSfQMfl6wBMujNiwWe2r3lKakbs/cO+eO9pP49iWW6zh",
-	"If/XTGhmwAe2dqPIMDY/Ao1TOTTtc6AwKBKg/RvgZBOasj6szOVFWBZfoBIyjKu2aXHqER5XC8sQkphD",
-	"8K5aLgV0vqJU7HJGB0NlAtdqjmnnalNW3eA2TNS1zp754zJ2msu2hlRqpJ9WHCP8/npcPbbR3ERu/0VP",
-	"ys1eKqHg3VD/uHiSE5AOBjvDON2IiobWVIMrg1JHcesqHxrjjWoVWjwQUVKbXz+0XkPM4jWM5LWl++sV",
-	"51chMiM6rnR3hOanpxEzWomYTm0tvdh666re/OK1UDNDMsVRi8c0f2/Nq6madYcuEkFayMBOmuMStZvz",
-	"yxz5tGrIsaR6U5LEEvWmsB33UT5lE8ML9WqFtvpxiob4gaAQyBW+Q4757aVZhYS7/IaZ663o0nc49rK3",
-	"OEYMG6iDIBHWq6mEISHM5IQIibabzapomScWFwu7tSKji8TN92RqBml2tFMYSulBcP9fI4383fvXbc+/",
-	"bvt5K7Gzwkpkm3PBhvMe2Vrlkc/ejvN24Zyj0O2qfYShRA5i5iwGCKqG20cQKjC1RyS2zLUhCUHh5cV1",
-	"Fxlgxz8hm+mbOQjCzeCGmcCYNgoa2f7S7zF/oghapfSm7jON39k/ZTnaiaI0oQyL6Q3Lop7TAEmeZ9ho",
-	"xSV/kuYISMxEG9vN7c2S1zELv8BUao5xi662/KqZVTrAiui/T9gDpxG5xHReyCWyVzaoufRujCmEXpD7",
-	"BdlfIK18hMU9gX4XFQ65DBCgyj7IHmdKBeFYtw/u0SSp9PfP2jvmjhWjPIornBwY+JZKk8W+H64LoPRF",
-	"X1wQPdvQCbayPs7nbDd1f4iFAVRzvSHJDylXpGOxG5at0+/64juH9GBWKjFY/fY7f+3gan380miIeiTC",
-	"NicPQLlxpJ6/iPAGw80CbdhcPpdqaq7bXGlt4UEvtLIZKV50ad0Ily8sYTKVHxKDwVMcXh2FDoHhzvkC",
-	"w8D7MqZEmWXNkCmkQ98GmQZ5l/bqOkA4IsLiMadMSS1I6igs4p3D07yY0NSILeepdJeH5l425uF+ZmT1",
-	"pmjEUzW0v3EY3h1gGYb7eYpKXoaXt+A2t4wEu0uZJpFmVj32s6tzlwoKiBno8uSw4A8PENPmYI9AFpm+",
-	"E51dFSXkDAnBoexR0Hlic9D3oMbGHMANvTkY+EM3wKJ8LT9vVsoOMRuQSyzlhIv4aYlrtl7FPaR4WFug",
-	"prqBqamPMVNiWt8rn9rt7aXHNiMT/xWLTu9z79IZ93dptMUHV26FBNORLUA54DF5IpXmFrTCJjEOA+tU",
-	"hmKRBjrAkgRIjnFku8PHWA6JqXKlA8YFidFG+Pb+9/poewzBwvDt9z+cbV+Wq5TNt2U1eL38QBh/JXl4",
-	"TL6vTEYIM+EAktXEjLLgQYBCkBPw28XhdX0LNl6AZDoeJ2TkwmfjPMUbJEXD20Pe1gEOLzD/XJ6HNezP",
-	"OsyWLBHoDtqij9GGEnQ0InGA0jHkMmJJNt+ZACz5qvJMJklYTIQJjTFuqpULS3N+cXlx9f2iBI+Faqqj",
-	"faXqfs7RmIt7VEeCJHRgsBgyatZWdAX7QaLK9QePu4n6PG1rrB3vWEvhL80KXjZ/HqbU7qlb3IGjLFoz",
-	"84YDuPaEjVO16mKbG91yzxKtskPTmrbRvESYTgZ5VLZ20YY+OC1aRgQb8pU0MKfZNqDCq0mDvnJ5l+bN",
-	"dwjs/QmVpow+vNZvyqq+wicVNS8vT57hiTy1xtBgPo88N9O7AJ+0Ytz/ILtnJm4NfVJ+T8mJeQ50/Ms6",
-	"Wi9JkYeLvjmEpcUXX/GEZAybITDNBEuhJgTKPcjEX3ZztkmTUCXfmQwBSI3ugXgcEWjtkCTmAr3sGWWW",
-	"+2jxVzt9H/5lPn3KCrKtvgYyzF/4CzF4KQlXDbv1nAT+JYLNArQ/bfwFAO8VlsOgb5dheZpVkeocW/vP",
-	"NXdtfmsRYXwRDdQTRXuOYDxTDmvAaaBGNO+UDtjF//zH/wbI68A0TUcAyqy/3N7fahqFDgCqEcBS//Mf",
-	"/xvgqwuMv/A8sH3GC+zfas9mtcxyXwkcak3vaI4ltXiAXXfdHHmbPWf+inXxE3echcmcgSKysDEuWw4P",
-	"3mV1WCYJOsO9tAUCUnGBB+QusYkppfOoAobzhY7czxBOwqwwJEjjLo8IEGqoRGMuFYnf2WRvqgj8Ir26",
-	"RRNXtqn0mV+/RxA3KPIreTkWB9HNrwBHUiYtDCkwGY3Ou5GVn2c+f7nGILoruHK7eNDNL57x5+Y/zefC",
-	"z8YV9DROdOjLZWIdZXhjIDsssk1gKvVwpJIpCn+9qf3HTe1L6DnS4XEFHlwJ5noliWLnCSMDcMaiaDG8",
-	"7D6tpIWkIlnxpZ9EMrM4+u4Mvnr+8sTzUs7+unSx+3mYYv00SdA9mQZ+72Rqw7sOWOadtQ3FAxHonpCx",
-	"RBgNsRwWZYuXsfVjb295t97agvSiuUf0TGEvGVGwWZUrQbknU78XdEQCW8se193sQJU3Oc8DTqCu12IB",
-	"hl/reEzr92QaNhZnqs3S0mQ6GQdbNMQCR4oI6ShLmc2klhxhGKQt1BQk4gNGbQre8xPgTC4X0MvLhluc",
-	"92YZM7cUbLbvRR9QfxbtB++eb8Gf84pEK0MB9j5tBd5noFpBuYv3fO5D14TF+rhQtlgenknA+86tzLZA",
-	"NTYqlb9Uvja/h+UyuXWLWJ9WpvolJ7oVKOVGDvOyUV8kyzQX8k8WtGWtrQjT71WuV/j710pz9eH7n1r1",
-	"52P7/+lhMu7tBYWBznmQN3DDpPNKbwaMskEVI5dFagMdwfGYoYpbpIgbFlbgslk3frIKjB1UihfQ66i8",
-	"YYYUr6TFpduAiNGQJ8RiCELxiCTRXYiMyHAgIfFmA+k3CMxiPkI9qmYKS82NP/2+9bBE6LuzoWql7cmb",
-	"P3XNThMrScjCAZ2tpZcdXOK3AuOUWHwFkeo8IBXH1ljwvkELwYmHcICGJIHqUZWVorpQouQjgqKEMhrh",
-	"BLlGY9LprEiQARZxQqS8YbwPOEr7KBRxqH+hUhGt12bdYwMUxkqE8AVRNEKKRENGI/NTFI9CZIvn7F1Y",
-	"TF1XS6hMGpK+f4n+HKBwiKNoHKLjzsHBZT3/FSJhEveJmqKE4LgYWQLHX6yEJmk8gqoYKI6BhxV95KJS",
-	"SjjLck1Fd7kL8zTr9lhplrouRoUckeUGlLJjXfHN1caoeUoAs6hiv0PQpZ/nRbE85ueM4/FY8AdiMAt/",
-	"M1j3X57hUSlNLntl9ZQcrHc5q0qqVRJkbBLomj7vv7aOY31Hut+/oOoQytLs9YWogO3iEGeWVINIYnIG",
-	"X6oapNLRX+FZc8BcpTmJ1AFqeLmqBvcEowkX9xCzNvmpVCFASZQIDzBlUlUj7m1Wl+uYITxHz1ipMNeO",
-	"QypsMIXemQxbOiLoD86IDZ3aNnYohqwn5a+sRVpcwe3gdSFfjXEX2RWFcEO2lbKV8+hX4FLbTcDfRf7A",
-	"5u/0DMiluN3XwRIplnLnRd4ro1+U/GVeNbg+8qJ7ZJ6HNuLUQF00N5cVh79UcXN1+LMCUmA+hQ8yabhA",
-	"jph1tu1qwLSSBMkhHutrxkTzMGco1O8PbQpgLrHCzf3MPQRtSvo3DIx0ymL5ClkRF6Awa2xhxmRcSD2u",
-	"hrnUkA3U0fqOSgUjcWAdTCYRV+u4Y0EkYSpwvSC1LZ4kJEbUQlRzRlYwaEsjAat2YU0kYen7Na7vCjw9",
-	"pYysePn3lMv7Fa81WC3fGagWd8+X0nKbmNhcVcBItqqcAo8NMj9oxiVm/ffnLGRYaG8Bruob5n3Z51DX",
-	"XiKlvXdEWHoH1+lriuSzlyiBp3cGBeKGhR7J7O/3+ht9dwWFwgLaiMW5CZ2BlrMXHxtivXPeZ/ObRArf",
-	"Exs2dpzXQCfgxAYZQeLCaaQJZbJnTTnuDYPnBPo0E9zmXxkMJujNgngKZfsCs0EhwxwxPDKoX8QOcyM0",
-	"q9S4SZvNrQi+hD9JuNm4YR2kSWnynvWS2ShRmOEtmx3qI1Fl51DJ6Puzqm3K/BYp3+aKoO/nS3PvrKTS",
-	"mUE+noARQrwP56edepgjGehv4ah0xvX+Dbthj7AA6FEvz2N+12PxUvR4wx7r9Xrh//rmMic/lpruWOvU",
-	"a77zWLEnHlHeXgVOfiEDi8IRINfdBZVf2Dcv7AvOVP7G18j5C4pK1qovRhvmxUC47N2839d2qGXoTTsW",
-	"byuiR4+b9LtmNu9jAR7acRKUG7DUPjDfuOgxh57Q35rZmAI1/fjyvn/M8CMQdC6zDzQ7XS8nSfrOk4Lg",
-	"W/2UgmiwAwRkC6ttgbPGPKkkENBjhoElSIKnsPM8dcBcLtEG43bUm/qFlQJnwYs9u7jcEqjACHC+u8UA",
-	"LAxLSNDUuIQ2hIUZlNWK4sNnjWrYeVmbqYrQgZV+eiOOSWS92xuh2bJa2HIBcCY2jhZqjc+gkrhOQoB+",
-	"g6UCqZ0zpv7a8GQIPgXDkuEmZBLiZIKnkBimD3uDtWrxiBGO8diEtjNBe8NyLpUIJ5JbBBPg5TCY4TVp",
-	"mFKGNtHHoriZm5wqA95mPeHsFKgq93EdtWa7EpEKmCXpi16rSH13VC6lsHTZDNCIS+UKXBSgBTIyIVKZ",
-	"CESAsDKXtJuBVtAKUIJahXNnRS7IISdTy/Is28VlOpnZrRbm93T3StCP1Y31uJr3AB6QFgATM+OpqPEX",
-	"uoIVzJ8qjs/bhi3UsVSWdldsxTUbu88EbSZVe0RNtDxzR+XylXF9yLK1adywI1gcU+biiXORMlclU1qv",
-	"RZrezLlcXjG9T1Yiij4AANhPDFa6/kIMyo3GFtDQnZKczZ6xEm30aWJcnL1pTj9L5XCzgQzNODM8fcNg",
-	"V5sQINgRphp2EU3zyiP3/rzu6CXp7Tdaq/QjwO/aMAP44o1P3YNNL4MXtJgJNhHPd5C9EPEHRxrofnbU",
-	"xYNw3k7ptnb2m9v7TegCvZqvy7V9W7rigHPxzRxWVXUkM6I4L8f2DvrKtU4ZVd5CZzVgNyzzmcMj4PFm",
-	"QeXLrdqMG9MCaeitELj+vFbueOubuUa8PRC4Y8OTLZUWPK0KQ3VsNUglAFkDdclXUFbAxSQou0dqSKN7",
-	"RiTAcqGTw8PrE5SQB5LIG7YR0jiW9A7wp7ZCZPBPqSQx+uc//hP5v74NHZJjUPyeRCEiWE71oRwNyeTd",
-	"DbO/w/vvmiGCdFzvgeaH7RCRr0qQEYHzlkb3pZI9U1ti36pJmRAs7swYNeumSZJ/ijiT+rhm6q7QYVWv",
-	"gIgpjuBRDFCmEj65kzym6ch+GHOFpTSfDYzYHfQKMb/2ARMD/qI9qG8Z0sHwbiy4IgDi1U9SGt8JojeM",
-	"W2NGUqWZjFH95gcyIAoLipn5AP8d4gSGc8+lab6R4EhxSdy7Y0zF1H1gqXJ/qrRH7vqExMZrxAVO7vIa",
-	"BQBLyRe1+HG7+HGn+PFN8ePb0kcSZV/YpS19bpU+t0uft0qft4sa6/wlnNVdKVGuI1t1zUT+2APTVHhW",
-	"GzBdhleMkMNurDo8nwAT9mJQXEeXJweHJ0cr4nEdZPRFBx59UWu32UT3EfDiCjU3FfhcLn5qSDpPmEE+",
-	"bDVU3cXhdQZVl53CUE2GqPK6nszWVkauD/XKqwh8U7GSGT9UIB8xrSpYmQtvfGUh9EAay9VTZOdwEa1w",
-	"kVwrqHTPIyPSAC9pomzA3wYTKEDjBEdE2HYGgQMqML0IJTTXMdh/A0zZuxsGzRFAW4XaG9Mo2IjeFaqF",
-	"pRJpJcjdOTdYpEwJiEXJCbHcsDreHcyuGvTss1aA4LxzPfdsDN20PDbI+CYAkXNPA3UOu+4aSM4A7clz",
-	"W9wwU+QFwIjMklcNyTS72G/xAWaI5YMEQ9t4bZMUabdQlTJrBVvhHNarYkNcHdTbFsg1JsKtnkQXV2e3",
-	"F80Weo0uzg5vL5pbjdXApsFFckkE5VUFEmcEJ9LbcLZdhmaLjYvD63p701mLWUVEKd3zfS2ondaC2uGa",
-	"4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBAxETYkr2rM0OZQkFerGqWreahIgr1nICgqoRY0HRroQ1TUBig",
-	"MD+eAdA1q3kL36HQeonDDIkJ1nvTn4WrvvUP+ULh3Hzgx6p4n4NwAdHpBF9pb8/wTbZe/i6tEvVHrtCn",
-	"pLiyYpe/d7ZDJqlqjlrqa7y0dX22dlnbQi8tYWe7Yt2OGMSRSQX6Ho6N+3+dbICeiWxXKBkyGmIxeF7U",
-	"ecVcgxF/AO6oTu4WU7u140xoWklGHC0CxJM48zCtfKqd2fdWbXJbFHOQYFnlQvmxVW+jjRNEmb0wQEeI",
-	"jKCINpoG6ALxVGU//fMf/7lZmbUrOB9V0l9bjXNKaK3b2lUtBA7TENIqIFDCIoLyBax88QOVVM0T5Hp2",
-	"rT2L1CRtmvwK+9N/aImCgc+dJfays7XUMDzpM0XlZmUDPIDfP1CGE/rHXLQMkl3Z6LtLDUgMTmOqUP77",
-	"K33QjrlQ4KXILq7AxchuWbGMyzz2KbVZhVd5D6qkiekW9Oe8Lj2870of9IV5xmdtXon90qZATiUl1W/u",
-	"oGE6wqwuCI5BJ7T7t4FOlEQTLgDBZ4SnKAL4hHemLhyi9noMJVfQ3G6GczCD57e+Pu52L5G5CJTNQC+8",
-	"UcH60FVFM640uhnEPxzWhmnV6AOHNLeXo4YAdQqjCubDAOSErSoeBt06QCMcDSkjOWWhsN7Fvm06aAMd",
-	"2In0BGZRho4X2HQqTWYYW9i4YedkYvRuV8mE45jE77xwcIavkCaxvmCIWZxkLUV8mhbdIVWde2d7e9n+",
-	"Wnc56Gu5q6HfI9Rvdul1pS33zyo1fKvqDjkiasjjO/1AnCR8Yup+jApxlzL8gGlinxZjhXtYlr/mqYr4",
-	"SH9rdJkAGEEwnNyZlS84C/yRz/At4Mhl27i4KW2D40qQ336fMNhLJtqOJcIo5pAKALCIlNnIk2khbtlk",
-	"jAUeEZWB4xZ3m9NIVktHWtYYebGUM3NbnBiUYYtWbIuIJzwF7PTwb1dX3333/n1JdPyt9aG9t/XWnEqu",
-	"Wfjffm3W9zr1D6ZheFW/8KB2nLztzAkBQCqAPkZKyklM430UuuMuRBudZmsTeiNgJvtECPtlW39p083g",
-	"i93N4IaF+dEIX25tWnyPO6u9hmjD2VPaeDAGlYkCag64OLwuuSPdSEws1g0hT3UrHMdWrXYvK/Ku/6QK",
-	"Qp2wAZHqisg0qciOY1wROYeK+ryV9xQcEzxVksYkN343AAnEtqnPkYLOro8DRNgDSfiYOCeM3Cwof0tN",
-	"uawX3ezAjvnEdIXMBpL32oOUFnOWaoVrqDccQ4TZppGhABpIAx+zqFMidPrQl1a7l8wTx0TklqMNLxqT",
-	"1+rB7lRaSek9Tt6emYfZlVoWM8hplI+2coN6D44suNA8oPIlA7RbzmLjCp6cVFspq0Jjs5hUlMY161qa",
-	"x2jMpWmSZcnpNjI1ren8Tr6eIuyt4UiwyuHZk2GFCV/YK9cs5Ncn3GReuzAzCZz7nbLgubYP9pooxlNp",
-	"sEjHGHJFTV+00F3fUSHaEHgCHSdNHiNXkFmPhgQncK6YAVLONk3Cg9/KRQAbICrRPRlbR12FaoxtO8wq",
-	"hE47jnU6sXkw5guyoFduvbWC2ZMlHnsDdkznc3DmwHB8YZZv2V6qFqcxUSvgkhwnb80DDs3lT2XKam+R",
-	"z2fgvIXuemfXx/U911+gc9i97TRboeM9B64fgRZpmvNBQLiEBWxuW7XPWU5QS5Y5NL3I5z6DxGePcVvR",
-	"FgFsn7VLYuj77uPZ2Ti25m8SO6A9c4CF+yhlMRFScW5aoWZNUDmK+TsUmjE2DOeHSOptOBlOocucO4hB",
-	"l8fshqFM/T67Og8Q4wYzjxmkvMDo5zIda7vQU0L07O244tS0njV4pu6CLFoBHnnLpIjGaEOvX6u5CVPE",
-	"iV6b3AHDhTun9ciMvUFlAcfoXTZfSzwzCleUY+nrhjHDB5oKPQFFE6byGbp+SsUB+b1EOz0IRz5jVHoT",
-	"sT2fIs5kChBjUN8ccSGMDHNDGEHiXCpJFk3waor0rPUWN5PWDOaoWSo08rSk7K4qJamwHaucjWV1UisX",
-	"4UiY3DOThWYANYARD1yP1Q1lylGs8zmjr40sYHXDEuI8RDkjbwZonKQShdmxA08PvPBN1oNUZhiPAQoz",
-	"39tJrM3Ha0OgAGX0sa2/fysQ2543oV2/yty0ZyoJpSABMLNpM0YhUoIjvZ0SEhu3CiLRkJMiGmjt7Pq7",
-	"rF37TIVyPvHVnJuiBKvdajbbW9s7b95W9h71FrW6qHpN/SA7Xn08P1/IeOIFLRyaw8A8cJHLEutmaNLM",
-	"RBetO6GkVJnOxtxL/kCKiJFDBFxZjXXggxVKvS1MqRjjjzhJifXrVEkelrX51kqG8du+y1vUgUQ023Md",
-	"M6Mqx9zYSiAPnlIB6dngJavl9C16aAN44j5s9cxlLkxKJk5Qz5IaXVujCRFma7IPrgJ0+kFffHB1+uEd",
-	"Ojs9vbxhfWHy+aFEOzD3Z6aXRBsfjq9fv9f/716//tC9Nu2MMfrU/VDfhZvq5tAcYXGPsCA3TPEEWoDF",
-	"DdSx+GZmmBDXkggr66oMz66PQ2fdGXHxRBigrNJtw2Vzb9qsRnvWe1wqkbGNG2sj4GW64CJXRhHN4tlQ",
-	"Ky8Mg+dj3s3Ep2bFITTDl1WR72vyQJixMkxXMmotfRtReNn2R4CwMbd7cipt72TpIY7bRVipYHFVYL8S",
-	"pt/qyHsLbXC4pQCul7+lyAA+JYqVjflKVfHkx8/fL0s1LOeQD0pJPfHhdaeaPx/KV7Z3dlp71WXH1Zbb",
-	"vS1RzIMB319WHlKy5JiUtLIPztfltt091Crez+ng9fHz99cVJaBkuvoe1CRftvDwwKr3+9V36zUrySqL",
-	"eD+rSjF5obKqUXVCunREeKquScRZVSKG/cED/lY8BYz5zGVnylxMhaQ0iTvSyHqbUdtAFv8P7TULuthe",
-	"M8hhUbbeWBw461CrRHDhQutHeBUt8sK7VK/EkCw3jLtw0ewGnaGTe15xRFVrmWMqVPi2E/0jZJTXTV61",
-	"FpQBCo+P98/OQrTR3q4PeaoV+ZUqDwA7segH3/i12frya7O+9+Wx/WuzvvVlc//XZn3HfFXpFT/lA/pE",
-	"zNbsaFknTaKcFbFEBRj/pQjqcyBPx4ugz8/weB3E8yIPfEe1yZThfZusIagV9IDBwSSEjBj/d8jjaSDI",
-	"YRkr0zLZ+i1kBkx2wyCyZ1waegm0vchimzblrHkXXHQ1BhshxMzGYO71ElPI+cKNeX002pVg8p6WG7v2",
-	"a9aDFK+qh5/DJONqDebzkNv6Ups8iMdjygb7KMzNqNAYub2UJqquRYFeFIk2rs8vzo4O0UHX2GMBGjEy",
-	"4oxG0hQ7a1Nh8x3UxGU+nDBA2L0ESaK5RPB0METh5ady3ZerYnhd7EPx+k/9n29hKRacDdfUIGRvLLpQ",
-	"CpfNbO+zzAxdHQzuk2e8VsDBCWLtui6fpf4JswWt1vR21VCGtykxTUQzl4pEE6jYMdE1U9tCpSNnVQSh",
-	"xCD+YKoB2vwU68rAlekYEts67UnWOXsfheaPUB/CWKHcJ1QyyN/lbUjCABz4WgLcsJW7j7xDZQFhH9NL",
-	"VRbk00/wXtyb3jADLAbOUJEOAMXTb7bt+pYEphAdJFcutSQILc21JbF1w6zcMuNi5M4kLwaF7gLKZeGa",
-	"7qSe49bGMjbOv++UGzRh6xl0lLDpCfnE4Qv3xlLfJnfHLJOTmOKqMoEFvSI/QBMpaFJlmmOZaGlCcng1",
-	"SK8u1f5PXE27bR4UkyjBgsSFVE6/q6T5+7cxyT9MSG+cfRjQfnGaC1tSPsHi1XNa0O/XNf+yUzdtfT3D",
-	"02tRbxrbNczQljcqrkIrPTfIs643JTQYwqbiOOvlZ1wilNnC2aoulH/ek+m3cCVbVA5xe+dNBWR8AYbv",
-	"+rhT9yD4gAGKs9/r776Jm7ut3d3t6G38ZmcPt/sE42a0s4PjZmsHb/X62/1Wr91r9nbb7Shu7cRvotZO",
-	"r9lvNnF1+3lJ/6hYlvczL9/ebbe2lopCkwnkM719Q0YEjxmWAd+dEZfu+Je2EfD9J8/KBZ6h7W+csvU2",
-	"yizmVYdh9B0fkT9e0MlRStkt5tw/pQtBmZ6pXNHdXsY9NvdlSFErelAyOs/nIjk0/bYXctJMyXAVsqLV",
-	"wwdYkQVQig5CEVkERRdfFbFR90H9yApkCtReBlI4W8syqPKffpKmO7NWMOO8sfcYq6EWdUWl8J//+M9w",
-	"tVZvXAzOV2zq8C9kV7+XSo54Ce03JLFNpKCPvsXH8BpyvPKbsmR0etYGKHG1WaCcdEv4uZqJi9BQz/Ag",
-	"+cgrc91IcQ6EWY4aAWiGHPKJUZMdGksRc2I+/o8Bft+0UIF9niR8Iq02w6P73K+kf2/MYmIuPfOf7k4y",
-	"+BWe/VvZ8AKF+sXFfMXCULzYn37ipdAkfpHHPcPf5Ra0MKbylFf3gGWVGC+RM4ZfoP5laUi5Mq45wtam",
-	"ccULTyv6WHyoYQcMzNmc0ol88FW0Pi/2/ytOrtXWMl6rjT5QPHRcG2V5ciJNiGygAwMTpGVhTxAMDd2c",
-	"F0xCHofegQmVatNE/QTpp9LBP2edqNf00LV33hQddO0KEl8YpI8iK/UEXu62eQ8X/aXQquyp5904wUt3",
-	"wqW+ZhFapqGCfdgylfmiKPxmHQ0gkQ0UFpVoBJkRcS50wwSzWEZ4TEK0EY65UAJT5TyUXN7LgpGZXa3H",
-	"Zy8uWpL+FTP0uQSYz3lovKuh6OQAOub67vxGATkQZXbaLoRWN+DmFf0CNrOGATcMS6/jg3lDHTBkQ1vr",
-	"K1H4P+GL/y903Xc+k941j+6JKm8o6NQQk4e7n++3Hs53f1/e+uJtr7YcCjmnS4ZNVMU8XqvPVXtEXtOv",
-	"nuAx+YSYIZyMh7hHVBZiSji/r+OE3hODa9YM0EWAWgE6QVygU01QygYJxH3fGWDPAt1hfWyzhhLNsh6f",
-	"XoTk13Z9r1M//vj92fll/Ze5xQILYuFdwiyosQuGjyhT1h/4BPxbi2iwOKZ7afyVq3tJ7Q3X6WiExbTC",
-	"T5olP1UoIOceyNfKaTx5OWsVRoVg1/Nqrcc03robCevAK7cNzloFv0PmShiVvbi607Avh+zDNRNkNy+v",
-	"Uc6HG/iEqnbhlkj9lGLepaornq982rpal7Pl5fm9kp5je4THSPEg23emTG513Ag/mFNe3ewta4aGplUP",
-	"s3qc5+eohE7Bilz031OhFYcZlvr5559/rp+d1Q8PQ/Auuy9C9Nr8Hc70ox3gB+IsQK3/pVGp9VBrb7dZ",
-	"b27XW+2KBfMlTLO+9+XP7W8bdfNX2/tr839u/s//MQ8JBhAZ1gt5GTyT1ZFEbEMQSlQRN9OLeDyXT+bh",
-	"iyxJtly6A/oJHqzh1Mt7tc/FOlkhEemY2yyUkqlrdzQc44yr6hJtzzxbL3PUaZUL5TsRkjPXKMfZIfkL",
-	"toFNK5A4KqpntPzcdV51tPEhQGdwCH8KUCdA55umAdtorEqgCB9qwbMKM6or4y9/bNW3EISetGUWYUHQ",
-	"BkuFpGyA9C2bhQoETX6XzFwc3vbnvwyuPs8NFCzXx32ZZEid81C1eVeopPd3iC/xffmaQ2V4EsNtjmWQ",
-	"9x7PzNak4hFNSolZhxdHVRQc0AdSYuePnfPKS0c0jpOShfTDp5Pz8+V1pGY87m3ZoyrnZY2p0owIhB9X",
-	"lxn6MR/MTVVCA4qP5TxjRC4oO7RXuHJs08LAurmMtzJltrS5wMHtneXdoio1+mpPoaImZLKMBl1qzxRB",
-	"cXLEYjkXCwn0NcERXIkMTL/Q/4V+8OWu2Erf0sdJAmljfUGInjfAAo4HAsfQ+BqIkp3N2rK1iaYK9aYA",
-	"jwSYtlz4OWr69U/vJgK367+X9QUpzIZCSwKqZE6BKtlfrnKiAKiRvbJI5SBn2ozf5jF8Vlu+mj1gLp81",
-	"A+wLq81iIL+9Qq9sYhtZYyghGVEJMhm6cw5xKsv8a7nRlO1X+sYpmYNy4ZNam+VWUYEBqZKKbzEJx4LD",
-	"l4qIsaCSLNfy3dznqPWeOKhI5nNkGbjUEBibgVT+Wtcf6vYSMO4zKOaim8RiJOj1npgGeODzt3EjB3R0",
-	"B7jXJajC/JpZ74nbxV4rkAVU8oLo8Ovs83hCo+ll2kuoHM6FZxnDVY2xuwyK1MyX6IEISbnZy9kFs8EF",
-	"c/WK6oN9ZjUDuRcaRDrE+ERrCX0uoqKWsLW4qrtcQO3Gl7+9an9ekb4gcvi0tEphbs68VV7QT0EHvOao",
-	"ff42+ih+nuz2uq37y215Gu/1j/Gb9IjvDH6hbfbD17c/TkoBklZ7vWTIwjCqJ2lavj0zeXSlXvyLg99r",
-	"9ur24pRFvjHFWtKA8HmiPiuwjEAR05oynzDAqmIIo61mPcbT4jHwol3ti2mwiwjmBwTmNHVbKcn1CsCJ",
-	"lm14A2FU2vAQ5eMC4Qi0WR+HaUCYLRWqzTL9yrBKK9QF8b4biHluFlIUpmwQRlaf0NhdUBXfXqI3zGwX",
-	"O4FseJV0tWHu4rivMLsnseEpZHqpIG0ZMPfBNkV0HymTYxJpHch+ATlz4h0KpcL9PsC4Z93EDaAFTiiG",
-	"jIP8Xq29sHGq/OMIhmDtEtMFH15skPnMfQAOpl9XTn9zV84sl5501hBoprcyT8iCgZv2CJp1TQedbBjh",
-	"+sOGd6w//OsIs3nAMR3vYPclhNb0x0RolnKefRlhBo3DoLt6gEw1tuJwS2NB7WyFcuRe+UqiMPtwEpeQ",
-	"cgZEXdNq8OIE90gpqwkaRriofDVYkBry2FcpvgPY38uLa/jPJ/i30z04rgW1w6PTo+5RJd7lGFe57Mrz",
-	"0lcF0AVFQW86C3qEJUGfrk6Newq07wz6yG/FVaCDyWdptvba/S28XW82m836W/3Prv6nmf+v9RrSPla4",
-	"FOOlBmwW1jW0zuhnCVAlHTSnvZBar7ltKVx+hNlVhuA5U/6on1CtGRdvnIumVEIGgx3gQdmaNHRIdKIM",
-	"Svqhp954DE3LBZHpiCCq9p1He/hK3rBQYYhCZYXzg5M4DEzld5wlhlZUL2SpUDlfrMIRlVYLzgJh+cO+",
-	"f/vDWfunH98vx7mwd7vsrHmMcEUkT9L5nbo5kwt6Whk59EqCfEXYpNJY0LhMBFGWgw+lkvTThBEpG+g7",
-	"oa/G0laUuA4Uetl6ZEiZFmIDiTYUlvcyKHQoSvhABkgqHt3bLpmbKMEsXqO5iydvq3q7cOZgxSumTqWd",
-	"iBYY91rpt/QwU0aCDoZKGwOzAtc1mFht3+lBauF6YIfz7UuwqB2nfb0+3pQnu0xBWOwgFhQdkbIHROGB",
-	"yYtCjMPzFgAuOwaqKGSuZLPsFJgducIDLYSFNoRiBBeuhPScbbPleXH5LlqYs2Qvgzs0EWd3A43nzUFf",
-	"/0oiGnsKoCbMGOAiNMml4gIPSAbBKpF5Tk/rYyyZun4mCg+eoCPmhks1b2QZ7bYgy1A9o/bcFqHt9Rzv",
-	"KyNIL1mILhAUcrfnoPf42SkL1OAJ6X2a14sdj8cNyVOv9XqE2esni9fsZflBbPkolyVBJlDnCWN/q8/h",
-	"v6UMD5v9cEG7KSuqNN0Ch1hWKP1c2l0qmV992nXQ8YW32NLTIrM1t2bqSn9t1tumiHRZPemspX6GKXOm",
-	"b7UTcET0DEv2/YgIGuHXB0Ma4QFfq4tw9kSf6D51Kpe5oq/pM3Jpy539XAzAa9031wpmiogHnMyt0j7m",
-	"E8T7yp4QecdAfbM09dimUeArVz4k8zyuN8Wi7DeLirJ3VihwqxpxNX2lnKPMRETKOclZHfTxcxdtACCB",
-	"PTjDexqHm4FFJ23tuGQcm3mFJQo7qRpyYd03++g9wcJZz5H3Otu2tLEgAeiEzS+Sz/o/IfNM2yDc3lkq",
-	"fW9WI0YWXX3lFn7495S4iW4ZlL8AySwdqoGOvhpkLr2rQ22Iodda535tH1w9tVQujwN9khWL7a9UafA+",
-	"wewbKpmADhjv9ysdAaYaEVw3ef5KnpnwzpRAX5huC7TQLkI6PBIDc572TFS1InndVN4+JxPHPsLU9q59",
-	"0rpCkHNuzoHlN/hda1ZOB8nuWlEZo2sBYM0KfT6vgadbCwAm5kZ7rfIIrIGDtUaCwWpdjixTen2OHAOt",
-	"kzGc3VTNGeskFeT0cAkG/nr6POE1PoI1KA6jOBOfdQNvJ5SYcsG2PTT3zPEGS3NRwz4ZnMF6pFRRA60s",
-	"+IPBHcyg5HC+V81ON0Kggbwq+eCGwa7GDtjK9GjW04Verc69Zgum0EZFQ1M7NPn6Txp/q0Y3cDTw/Vtu",
-	"zCV8wPl7dJ5TOqtqzsXZShVV624MmOULONFz+essznWhs9xIisxcZOOM3zPaL+C9vEQ+y+w0QOlae69e",
-	"Jy+smV066921Zv+zobtsGY1caO25XtFj09EG1HyDneN6RZlKKINKAInk0oHv5Dg70DB0jKVCIxozOhiu",
-	"nqR7aIt9np4U9zwFf6GF6a5bUbfPKL6s9MG0051Xtwb5/64EDfsNx+WQT6TxP3JG0JiCA99rCOqa2weI",
-	"JLa8UF9IGQAsD4RWCj1765Xz+Bjcn+weRr4qqMckA8oa6LzgAAIf0hCD/yfG0xvmtcqfyUItZXgvjRfm",
-	"cEWVK5ukLBrW5vWsWuPh1aFI85QABjp/3ebUgESZiba8BsSac6sz+SqoMObRBhemshKIK1Tslr+WEQtD",
-	"CNw055LnzHZOroJzZmnWMLDUIB9t+B3LOUummwsrPZc3q87lCmWXlvcrs8YgoFe5I7Ss0yc8ZSh0O6s6",
-	"nTYTdfN38itpCACXNpAtTiVe417982zf5ShNKMNi6jde/osa+GZ1lx7F3JvmrvcLlMM9sWiteg+bV88d",
-	"bvXx+i85akrIP53zTu5Nq2iS8iIOp0o6GETvE6bvnV6RiNDxil7sDso67Onz4fdUK72QxpQkfFJPxxnK",
-	"6WrAl2uj8FfN2XvKKtN9VnLQjPSwIISYyQkRaDAD9/xX9Omr7JLzmWg1DKkJSR4Icji0DlLNwgoALnFC",
-	"74k2hciIO3GcdQmfqWJfIRfopXOhlidgWpBVWFCIYfV4qgIbIHT1MyZIRRXagMxeRb6qd7Y7VcL5PYlR",
-	"Ot58SmrU7CbnYxoVKXApaOQgolptg95QRgNsrpf/VkqXMi9dDAbcxYP51ZErBrn+ulrlipyPirDS8l6u",
-	"zwgzQeDlWTd3149U+eGmWT5PoEE9N6FOtKF5WmvjgEj2wxWAkm3uo/DPCendpSL5ZsJRDhGvwM4vFMGy",
-	"veRNm+t8Hh75PNPZxbSyINdiS6ibB13LJ00x4qvfv492/Qpe3kcHgkf3fS7iVxJScbbaeT3vRkwH2kQF",
-	"WDIM0vCGJUTBvS5X/yRApwG6gIs+bQbIIDIiHAkui70nZJYRMiE9WKUbNmcVrOjRx7rCgwY6UXktqETY",
-	"Bd8xyxpJYK/Oe/+GCSJ58qDlB1WIERLru6SJVxjN0AONybo25WMt1x17S12qC8wqj7s/1n/58ududfFx",
-	"kYHn5NdAZgAkFCiD16B4A4WaMbw0zP5s3cJG6PgIvOh6ySj0PQmzyLhNrrGx8TsXGzf53JRE8OA8jg57",
-	"pRxI9+Lovakp2zYcFgLLhga/jo+NRpBMTQfxGMHU9OANWv/UtEPTxq83bhd54ZKY1QNcHkS+UqncAnUu",
-	"T4rofjavLRs3GKDFGRa9Rv6Vs2vkAFdKKcSmfR2IohznpoSLHMZY3BcSGPUXUPIxGJZQEuwvs++fq+l2",
-	"GHqCsusdlW+Ww/J2BZ4ekoQ+EDHXH6yVnEbsLgLm0V/VwSZWNLonysJZCq0dZFdWVAX8VfEBM4qnwJFl",
-	"d1a67StFr8DTU8rI80PLmop3mooLUJqeB3V0SIma0xvkL8YmMmWSVcjkQz6x5dlCW/IWDDSHcoXSUIk2",
-	"Wv/8x//eafoHF8HRMEAxlYqyKK8eBe+e7U2h7/X2569fwlJ/+W30WZsxQe3k4FOhxXwJg2rJvsnhiXea",
-	"S9wDhg7l9Vgdh6kAkzsbdJ+PJ9DNUYkhGstybAF93ubFtzTJMWP1IQAuS/tRcQe5+iIAA9Hc/r+AGruh",
-	"BB1BY6h0PCYCurlv5llVWqErl/tDqTObwVQ/uzg8OL6YV6G/ArXyfjnPrpgHrIprQlhV/eV5VtBgSGDp",
-	"bmMFXrNLm3EbI6qeXiK5Hkq2Vkv9kT/tnWZGz3/CEyP1PDJO08rS3rO8kShWGYWV40e3K6p7TDrs6U6/",
-	"b2JVK8BUZ01hs3fYJNbZx8s5YNI5CLTVnyQfEegrhMdaD3yXA0oDrM0EfMMbYy4l7SVTb0sXKhg9rGT7",
-	"R1WIVE6lIiWIgtOLg85p5bFcmeDbdVt5xA3yPWEK+nkz5blv7cbzdjSPtSGgjRLR48NpLCqT56qQ3XMz",
-	"zGQJ2kkUeaO4Twus70Xn/Wp+V8E/wweVYhwq+k2s4Wk9B6ATtbbsCJAKC+La+b1DuAff9c0l94SMNRWp",
-	"MGjjDZTpHYKAfm48PpMhT6DVgP4ttdUvG9wG8u3DFL4n9mGxOVflZgMd6DdrPg41hcPMMJS267V7Iaj1",
-	"RFn4x8KLbCkIIxPojPBKZs/Pmkr5NGkFzw4cmeKlFwoLHX0d80JIaC0nla/erlPJAAUry1XcOexngHJf",
-	"mv0aqyzWywI6V/eAWBV8NuODJ3WF8ltTrNKbYv5yXIjBv1wUrLBWq0ehzDRWjkVB5mb7DTrAigiTx7GW",
-	"m3s+Ja+p+gukqoteyiq5CY1bViGnn1Cybm5HzmsepmamWDqirxkreFIexxzCfzZgB0+jfReQ38wpwy3Z",
-	"TW9HKBed5V65Cr1xpOhDVSsGPQQ0xqkk0nkpKJHQNZ4pqwKCRgBgLsYu0vwAwFDOq4ESzbyb7xA0dzXV",
-	"bcAVo4K6Yuc7a0Sbl1UiejGLnGybWxD6YCpKyFccaQ0p/PWm9h83tS8Gq9MYvPC4ko37HwXDdtEK29WD",
-	"dzsIKo/lDCu5TyuJ4FQkK770k0jmMVbCcQzNNpayldH5S7hT0K6S2/wEzFDYpwkJYSnpgPFK15S+pMqb",
-	"fnn+XYA+Xh59F6DPpHepl+O7kw+2rYS2E60au4PO6HuDBmq/2W3ttdGYfiWJNPACksbkhm1sbQWtt2+D",
-	"N82m+5WCZb4Z2Gwx0xYE2wgpNPE2lZOQDBEemM4L9e50DI4jaAyiVabrH79DAG1qEH03qEKuUHOKzKxs",
-	"xmR2xPUgRWI5hhOdA9j0SVY1b/iLWi2smtucufjn4ubNxEShFWWPJJwN9O5b2eL3Gg98my+eV+r0sKi7",
-	"pA1h+jOrWo0fcUJjmNQLFR+bzt6rH1xwlrqHLUmasY+uLkz+jJN7W1h87RKL53inJ/mljSwJGZzUgxSa",
-	"c3kXvMqBf21HqAUlBs+Ij8JTIeq0ov/aG+NTnNjF20vvX1jA99nZL8/3Zmem0F2PD23kKf+ur79zXu7K",
-	"su7nQfoTMd/Z7NAIoFOVvtDzEIP3W8vn0vgDFMKUy7/peazcF+AYs5j3+/MGNhY8TqFgEQ3tlahH1IQQ",
-	"SCaG6Om/ZKj2XYuc9d5YtfooTHw4G7YJkEmSjfuJ/nt7+0IX/kDQREtFiVNT5vBsH/5Mi8HnNWLI6Flg",
-	"zhJLrB4AsPqSDdPNaabc4/EUorkGGNZeuw89AnCk0Mfri/Pcu3ZPpjLDQrcZ6z8SQfvTGxZ+rdvs9rqk",
-	"A+aQzx6Ii9MIPLE6inVSj7HB9AQluKrh5CLYQVBgkXXExQG6+nCAtra29vTwPnUPzJidTjWiSUIllO1p",
-	"i81UGzTQJ0kgYQlq74cE0RhmF8ZY4XBTq9Omvszo3oGtPBnhqcsa5SlAlGYFHfmJ3W6239SbW/Vmu9vc",
-	"228295vNX1bukx1XHlknsbT96wdpggXqXJ6gmGQJgtKCyqM+maA+jpQ0JpEc4jFBMRkbeEafegBWp3eX",
-	"+QytWBQ2wWu86XmXc6aCC6tZiWSWSIBwIm1/bhuN97gDrgstNH4pe0+zfMOmsNQWwQuskLBmxlPUztY7",
-	"H81k80pyaNcBi7PCfusopeVURVknI9lGA+5hbqya4RgoF9n1FcBA5rkuMjJnewhjAWVN2jNYCW2c/p6S",
-	"1KguTyyBtK7Yszm1yZriJk3TjBUpzu+h1sXbiM4mN6XGzeVIp0GNOPW0POlp4W19TBNtyPSNDax5C/zK",
-	"jJiDyFo6+gBUps+zxfHflfo7a0ILq/NpXXCn2QwdNilnSKZQCLsSIMZKGwZthBb9saGItE019F+ev2Fz",
-	"za0CT5+3Wdx+pxanVepBmPHkHgult/ADETgpsKSEahSoc4lXawy2ogVm2HKtmktVCacQmieF+2iCqXJ5",
-	"oVirEGOsLUiASjMRh3C/sF+oRCnEhyd4ijZsANn0m7hhUnE/yOolIpuGy5E+COLNdyj0017M4y1PmetJ",
-	"jNpfv767YaHhVW13sKn1PfBURXxEtC6T+ZrAnUQMUypBSVxMbTLzBcxpV+iWjUAvELykOi43J1jY9Qb9",
-	"SqLjbvcSmWvfoaYJpqcMOgVp7odIOx2RWA/e7hMTY3TztYnOZrPv7O2tt/UrjdwHV1XoxLThBo+PgoKw",
-	"9KJxngBzUmWBRM/dXFW5VlYRsXU2WOGED1KSd9UNv9YdsmuIpBVBTuOwb5Ba3R0rg8QEoEvea0wiQ/gf",
-	"M+67mZc24KpRKpXBWu65krRkighTYlrkmv+oBbXIutQbUFtw58D3/F8oe+A0IndjDHQvo7zWgtqEi/s7",
-	"owSZVEojkQr5XxADLYqsMnxkLSthdTXEtYKJm9vpMIkBHpjGXH3KcEL/KBd9LpWQlvjXnmyrhtqa7xU2",
-	"52lc3KjgKp7TCOAJ6d2559czZsqTKxPuOZ7cmTwUTJNUkAOeVp1kH8xpa3eaRJJCtcqQoARL5c7Kfprk",
-	"Ss8GxHb1+dIEUG93UfGIaxZlxKw6sHLeu1S5UrZAZ4LxZoN02oRJUYwdMJcn+7P2OE/ToiBRYF7j71ze",
-	"ul0Oo7ODymRw4WzRIy0J5Zia/hRGDN8wW163i6wONmdS7j2lxOZ2c/s5Ujzz8s+mzIMQbCzw9L6WPJWr",
-	"eT9TyIO3uyZwG3iGDwoLUGLyZWn0dtd0iVTz3Iu+OrdvTKECnphWNjIPU1Cl+gfQzRsOfaqkFfl9mihj",
-	"NZW8jt6NT3EFlu5fMOm5lRSeuuBax2u1BoWwyCH6dHVqIxVDk8ADJwVEreAIiBCOY0GkdJ1YN2x38xsG",
-	"7c21NW9Ov1yX38z71IAv3lifDtpY74C+wAM4JdAViakgkZIuOHfDTB1dpk09nS0LkdTt3aU+pM9c3AMQ",
-	"wpU9L+ex0ezJCrqil32vL7F+CqOFmstmWSS7Za5RUHgmAOAFuZjx3pPVWzwJEm+N/OyJI9OTvNvezV6W",
-	"tk+GL1XQiZJEqaBqeg05/EYJGNPvybSTVgHXdli5WUHn8gTdk6nmOBzXgZWhhfC7HNvYFwXHp29R57CL",
-	"KBtooeD2jkXM1K8wrhIX0Nmvfa3jMa2bhurusIYRmvZZWBDhxmo+fXCE+/i5WwtmgpWwdWy9yytZRLPa",
-	"WAim1Tk4OLq+vutefH90btG0qpC5bthFT+ktrGUcdAIUFjw+QAkfAA4psnhSZt6mgELrTvC6fKJ6a5Za",
-	"Os5ZF9tnJe/tCBPK2zpGgJo1Np0N0YaFz7Kxhtf6e9P3es4S+A0dq9bBG+APaaX/dc4Incvsd31X4BLd",
-	"886QDuEGvPWvJ9K2kDQLcnj048nBUWlBAEFHENQTfCKJkCjCTGsFWgkzE5MN1DGrnvCBFiIxjhSiPhPC",
-	"cHICzJn3NwAA6HObaKdwpLzQrr7sf/mlcfnzrnlqdo409cOGhIWggr4CoE+UrfPn/azeNshLcA3GTr9P",
-	"wScKZoyLO4zSRNG6KY2ybWTkvj4GBImwtMVrXshCv82i2WpGdRekIhpiSdkg8LvtoQh6jqG+wQg5Pn0b",
-	"3DCAyDXm3gxKrmU147fVCjyJkTMV4VTEQjG9Njfshv3tb+iAM60DUM7kDaujTpLYlu36PFuAlA1ea8qi",
-	"JI1tIlL4+qEVorEgffq1gToWg8G5ORDaCAccypsbr6NRDIdcuGmVSEA0gTN9//VruFEf5/u7zd2mfmpD",
-	"Dw2iBuaUgMQoPCLJAZakgU5i89WnTyeHsoG6dESkwqOx+bbkxIdnmdA7GOmIShT+eWMs9pvaPrqpGa63",
-	"qe6G4W9qAbqxtv4BjwlcCJdRpswl38J3aLvZ1AqHRKGNKYdm5r/+CalFgcuf//ZFi7TtZtte7Zq6mLWv",
-	"xLjebrbsxfqjIUkn77MPCUMxJ6YWEYrWwMTPXdUZ8L1/sgTZAmw3t+GZV1gR05NHOkfUdnvPhj5QeEWU",
-	"mNY7fUWEc7ejDav4bzqmKkj3G3aEo6EHaQ9rCJ7b8Gt9TIQND9vJ518gqhBoazbokP/ySiJrI9wwwKKm",
-	"EjLgAKfduCc81HdvxzfQFU+IRAKz/5+9t29OG8n2gL9KF/ePwJbAgO04xnWrHk+SmWQnHntjz2ZfmBs1",
-	"UgNai25WLeywmXyO5wM9X+ypPud0SwIBAtuZOOtbdWdjkESrX359+rz8ftd9uYM2Qh34/htFjYQWO3dC",
-	"PAvSPZDwAnGsgnjPCeMkQ0WGJpySSPwnG5GujZKZ1WHvtZ1s3Tx9aawFeBUyuAcoN2LOe5du6zczgJLL",
-	"7LZUoDNz/iQPREe4DPvytVP0abTYaxfTIaJEmXPrcveLSBnpW8jInwGeaQMePdP+3+3c+R2T6djvffl7",
-	"s9mE/zdf+wGlFqWQWvQ78/l0GkdYUrn3L62kz/DCpSDQ77lIDTjCF6/LhRJ/Z8ZWTwIDbGPxib05O33Z",
-	"vHxz2j18bs/ICb91ntyBCueescOsSnnJK2oRJCI1P9qXLhpqQcY0CrEEuh3/yemjkKe8X/viszp6Upi/",
-	"EP7xwQ3MU+6zsYpDzaJQ92Vq+dnXB/GA6gvidlMbfsytG3RQ5/2KfQle/D9RG2jy/Mm5G2332J/B1d+k",
-	"2K3jzyOdLwrZZgFbbyFi61mICZTUKTcjH00ExoyTSCvZM1CaCDOKEbrmcEsw4BhGw6E50kqbsCZDiNi0",
-	"2BVGmC23Jw0OWvcumZFr82y04XjK4JyOZc23Yy2Cj3ZbsxselDY3rS99jnxqOm2K4VAlaSHzzpiE4K5P",
-	"BBaKMz5L1YSnUQBu97nZKp1/aMynUyGhNSgRTs5Y5GOluiDIqMumeKAmlDZk2pQ/NENMxbllcAvQoOnC",
-	"5Zx1P30iNn2zerNK2bIzLWPuVGuWsEZ/8EC4c7h5ZTollp697bHbnbfNM3NHbtyVDcJYFxmqTuqyFeYX",
-	"vS6+h5+g28VndfRjmV9YFU5oYEpQ3j/jr/YgnphHlTBA2qUCDJB7mcPWh0WlqZzIeTHzcyYSYDCXxfxP",
-	"mM+pWn4pfwDNKTDf4dpIjuCp6wAdW4chQA3xes4WIoOrI8W011yatsaRhN3G8TmkfIQfmluXeBSINN2Y",
-	"RYEKyWpbw83QQrjk02nmxqE6RKRoLqHgLP5QGY2CdtEPNIabkYSjKVB5uRTGFrtEUxk4aDD52tkr2X7c",
-	"yYE+6okQ9vWlb5thrC7TOD8XBL0lhjKVgHVmJRjAStONJZkSyDQHTUQIUWDTm5E0UGHugz4pYZ3Ag1Uc",
-	"mTMDEgHjMegiUdMkEimm14K/1HmjCpwiqUgmGrPy0zh/gMpJ0/VqnVa71YbEiamQfBrVerX9Vru1Tyo0",
-	"4NzYa92KOG5eGxtr71+317pltmzzDaktLHuKAMw/iAH7WczZpbB8lZAeZDqg4EIwZj78L6UUUyKRAYfr",
-	"KEQb6cLZiz0oymV1hCVKPM5pHNV6tZ9E+udb0El0WZmmmd122546rVL+ghlS8D1/roHuYu+fn2s8HtV6",
-	"NeAYB9fvDfzVPTzsHAMRn/nRo7AdHAy64ph3hvvB4QvzRTqv9WrnP18g43WtV9PRqObVPpmO7/z776d/",
-	"//nTy2T418uPR1fzD395cz46Ggc3F3wancXJ7VvOL4I3v75XmLqKZsSmcM2fP/x8iYfs5UExW6cWacsM",
-	"90H7YNWjXJ/t/aLSH9VMhgWvV633z9+8mrZa9rUL3B5gaGGx3aDNUBhhIKcZaVDOF5gekz8u1Ho1HE74",
-	"JWQoB7cPSj7qkln2XqSzROZ4WMyCuk2UsQQmHALLIeP0ifP30iHILeaDdqfVlz8a2KakEFqejj+AMh/c",
-	"I4MYjvJvLywTYebFMqfka+yDKY8ScBvkvu6Rc9rFjSA0aO4RoQewnSESytDYZucOdt1jjNEUD28tdg6Y",
-	"9PbC7fOMU9Ho9svnHfQ8+kqFTn9Q4Xy7deOcORuT8zPZQojjNiPZRKqp5pRL837HtcpTH5ptCzu+FJ29",
-	"to5vZzjAGEqmUFDWEHvpnlUy+FK57dkdy14t3MwiSeu2vXnd/sBD1w/mls7mW34FN4U55wsoSz3o7G++",
-	"6YLPY8XDK6Xe8WQEoeGD7vHm+66UOuPSUv/ptfBiXt/YAjDps2XoJk4GLHZ0qmGLQrXBVeByo67JXqUC",
-	"PhFa/zM5YU0rcEGTU1brmQjRee1ww2725lyPK7jbPig1IeAZt1yjb9yZEQGPY2MeaD4UWL41FTw1z8vD",
-	"K+MxqgVSI3TK5+RkdxoUc9KdYHV7nMmgqbECJOhMmHtrOnpldsoqBDH9ewcIKQpfbCtsW3ndLejwVkKN",
-	"g5J0dmdw7rxId1pvm9YNDsIOCwRTmVaadxAPwhWJ8VZiD86s8KUJZU6pRat9heV2Jmp3Bup1AiYOpZ2C",
-	"SbWpQpd/KZdxK7zYjqj7JT9+y4+tNJJaxMPcOOZlgcuh7iU4ZQsc0JnZ4QgWpLg150mPJYSMOO5qluqU",
-	"IzFDESfUECndYKagQ8Haa3jZktW2+Ou5o1obLS/r3+hLvmCtOWONToNl5hrk24FR2agwOV1YLUoYeJJQ",
-	"ErhszgJjhbjINqSdQY+64GKzUeTVZE7IuVdzvGlNnjZDfiubB93qKFh8g+/PhLJvluMyWJiF37dp5UDl",
-	"pfU9LmIL6OluYVEtwAyt/TUoo6SrZ19pUdUz4arGAmYY/CnwbcJHfVl4gMGSAH/IHKjA2glZnXSxGphC",
-	"cANMw9aEc86gFrvAVhko47IvrUVlH2hvwUSjWKsFKNxsBHqY+diXUQo8AHrB8AvUNDLtTVSaU5VPxEwL",
-	"Foo0c67ep6VGBpBdPN+nxfYoQOo0P8lP1i6USLtp+QiQa42RmqnTLbwhlmPkOmQ3M9YmEa0BJkjjNBBT",
-	"Yqk4G+UDeFxUMvqFT4TvMV5M6YIBwXxQ58LpS1J65xoDuh6SNey3myGfQ1g2TSIet9hrY6xoCo4JoCZs",
-	"RlILqaM0uhHxvNWX76JJlGLFzT6lRtkYNdAZOivH/DVWs2R7r8976qtf0dT8Cs4f8mjnuQuoi1dSv9+n",
-	"v8i+8FZQ0nkMUHKFipPGYKW4hItA0aSMtM0nuotfqYI98lLJYRwF6TflU8JFD8Sl2Etbowum1k1EGPE9",
-	"mg17n6/F/MvaYzPGs5Ey1RG9QK6aze8rEnFDJhb8yK9J7BduDLhOGy122pfXYo7fLCcEFfKBGJKhQluR",
-	"iNTciTVjiMLIqG6sEz5nA0Aw4A03YDxSKmR1/6X5pPlSyTRRcY9Nk+iGp8JjE/6pyUfif/c7h/vP2+22",
-	"x6LJZJbyQSwgz+HtsPmLkqJ5xtNg7JMLO0o1819f8ZHvGroPiUtF5PKxd3xW59RR7oyJQVXTIYt9hwlJ",
-	"+RRMf1Wo6AczlsAKBACT8IlIRYKBn+UxpAZDBwZqOs+NH+ZxFKsw+7Xj4YvnYftF58WLg+AofH54zLtD",
-	"wXk7ODzkYbtzyPcHw4NhZ9AdtAcvut0g7ByGz4PO4aA9bLd5+0W/tirFtNCptTxuFBkDlyUyvvy20UaC",
-	"Xt37U7Eao57vb5jNjcLvbub/KcUqeKLpN8o1NY8qzLSSxPdKU684FlVuKbzOcvr4a1LwWPEOzzS7fHPa",
-	"7B4+91CLJ3yQ2bC6haaN+2UeSlz8JdMVbBf0O7TYLwoynBaG4jG89Fczge8SN/28nJT+z9++FLamUwvw",
-	"aAE7VTjanSgjuGR3wm+QPbgAYWVNzS7ZA+CDzOzfso3t1oy7+ROfuufKqEu3NkjABd7fnJgBsq9AZqix",
-	"PLF8Ap1wPjKggvyX3+jlp6TdFxa4Y72lVJBnGtMBjV0DtJJeTrQ+VSGfI1mFsHkkKCbXl070wCN7SKee",
-	"s45AOdE5E92ufB3JkNWXmGo8Yv3B/MqMskZm7K2U7bqorme155TMqUnStSD9BBXKTMm+zBQRsF9trEbF",
-	"MVCToPdhCCclTNylDJvilssoG8oVCuI+1qMoNPE29yV5yPKl6xFsy/hUSQDBcluhsSVTcOGil/YGKHmy",
-	"OSE+BWKa9qWP6eNXERyhMOmcDA8bRuBxbFVYIGWODoVQD8M467bbLXaKvpehSIMxKv+CCcPZMIEJAUlY",
-	"jsdkZVGE31hjaBRtsluZ1V0sGxWQuF3iVepLyPLGrMEVpkduIWxne8CMNrct4fkJDtZYQMo1jE0Uxw7i",
-	"F5D5MDzoHLS7fBAcDLr86Png+KhzHB53Ou3OUXB43P2DjI9NpyqzaMBs23iuOrNXYicjJRoxK2+613GY",
-	"0b2Vj2b5YV0VMTJf7mrySNUE09zvufQyc+6naYA+jBvk7BPWPRktKrwsPW0n0+cSVz79mkoKk9Nj+TVv",
-	"gAASbneahDvaPLhIUB03tf7/XAm6xTC5CJirjKHtB+khuv0qt6nUZxa1G9k4PEAf7xjR3M78yWDXknVU",
-	"N30ygwWr89Z4/XgcY2FHZrBkhcJcznNuc6+oHQBeAygvmUDibIvZTDSi5ShU6kERYT2jiIH1qhk3M3Lc",
-	"cHYH3oXxC0wHzUIhaF1gMgcklLVt1saJzW/Lgh3GaKTABWSWU4vxcJ3LejvoS/+CChtJLCJlQ2Oz+pYl",
-	"DD6GZDbKTn2+oPWW9YhVeDtot1t9aZ87EHNl7aqYY/EOAFTAp6xeqGzUZUJkPQY6kV2PTRPFuode30w2",
-	"qmFhMxmjT7SxXGNjy2t69PiPcKmf2XnQbJ3yOaXb5Fqd+Rjo1W1/UoMdX3eU0iCT/nccYsZ1qqYaaqEx",
-	"khT2QXXI2SGaBbHSAoyPnFe302ZBzKMJ+nNxgIuuXS/PlIGZQydZH/PUVXb1ZTE3cJ0n+IQlPBVN25Wl",
-	"4W3TLOqdl6h2sXuAG1R6akc//+Xs4GKL+PRCEx40+IPjvNE4uMDLqhsFeMMri1WlVsHqSmRvESt2dtp2",
-	"N9+CjYTZmTvzbj3MUqUfAVMch1KvVg46jnoJtagO2geVu5VYgcv706LpepRsfVPOadNDGQo5R6nT+9y0",
-	"G+bd1JG8iYgzdA+pBVbviX9WEYWkC45Ut/llz3qmWaJi4aGKLp76MhUOPBu69IK+LOTk2Foj90SBsFk/",
-	"aO8jvdktViieSjaTUHLgwSB57pQFpH0wkH25GMc/OAHui09ABTuifLTc98cVUn9wvy4E0cmmSeelCHkK",
-	"PfvW9c9dEDKl8Hkkbz4eB3/pDv52NPl5eqCvOjf/eCHf79/+/bl40/7Xu0P+Y9gd/Rqd//vob9fVkXSx",
-	"qQ+KpF87Cw/zttyEleI2n5D4VQPl7Qpg8qNKBlEYop7dln7FrxZ9K6QP4eyBIFR+smeVHdDZa9OFqMxo",
-	"cwWRI32DmJUxOz02mMkwhpgllbeFKphNhESp8T9fnv+yU63Q+VTI02n0Z01L9y4lQ5baYreiq8IyWCdM",
-	"sUhKU7oe4L0u3rL9Vtv11D0X/1yNI3i9Z9r9mv0lVjcD0tiu8sdOjzmfxPc3Pe4yK/5uWrLVrLBtf5oV",
-	"pbPi76dn77adFclIV0jhkSsslywRxxhSa5NxdstaxxacJ6O77Pxydd5L9YOSbciD5rSoZLRxWzedUX1X",
-	"x6tLp2tBRv1xJLuV5Jnk3yI392Fir90ucxXSa/GwJDbmYWAMy6ViLlk9jczMh5nuWYYStN+RI6YkJGIm",
-	"4nky8lkd6VHg6tl0JWjSGriT3fhfMr+2h1s3sd4LHm4/rWgst48RnwO9/ZffvNp0VlpCgkE8MLr5BNgZ",
-	"cOoFIHavW+wi5lLnNfDYYJ4xbHlUBgcV8jlt/oW5iEQ+OBsBxUtnoVNAvAsYO6VCc2o2d9T+58fjo/3O",
-	"cyBNjGgY/qf949Hz568zSaZK2oTVzzqLWo4Pckr7qqsNiUDCP3LVPfzJ7O4bB4789ivcrZDl3WOPh+ne",
-	"OD5CF+eOq7/U/jo1E0xooKm86VpWNI1FENzR7j3TxjAXyZAHggk5iqSjosPcDKLH6/Xl6aur/zsFirRJ",
-	"lHoM/+yyNOFSD80Whp+8oOnE6qGYqFHCp+Mo0B5o9e8lSk32BiL0SJw+EtrrS6e9rjH4gg/aZ2Gkg7EZ",
-	"CI9N45kmisAkFAmqYxjj8fzVJdMCuGKBxeX01VX2sirpy0iy8/dn/3fe7rA9dn726v/O2/stdvqukzWB",
-	"TfgUZBPSZBaY7Td02vm4EZsfQYYV6hvTkr68UQEfzGKezC0BC2VssAnoFSC2XsPpXLOckPcQi14icQsu",
-	"tdN2F5jkuPnnC6jSg9O8ZSisX/y10+wy/61vMJmZvw4OG2hFI3khhFIh40JD0AzGSBdoDnkKN+5Tmidn",
-	"tzyRkRz1iBlNhJBhOuY3EIRJDCBMorCpUz4H1D9Fni1zETKCTHJy9ZrYyyLNANqQJ44se6b5jQCKNMhl",
-	"Nce8AQ/trX2JLY+Vpu0K5UDRuQ46NyORonQF0OFDXDgRehan2sdcJjMnvMwt65MYg9+XdZ/a43vM19cR",
-	"DIDH/HCGACxQO+RfwMrgN1pEXEhtWyBzpsd65jWvIX2G8pisaH+a8Ci2SS1LC932ld/ImprwW5BHb7FT",
-	"9xSgZYFkqzRRMah9nF2+aXbaDShJsl5y29EqYfRilCQV6aVCCJ5/YzO9QpflQ3MW04wXsAAplKDgJYRq",
-	"9xjnQqbVrIHXmLhzMWAYlWb9EvetjzO9WDcG3txwEkkkG3TlpwX3MsyKZuHJ5ifz3EH+WwrJUnv8EyZV",
-	"X2Z+cLMKMJ0pd9NpRgWJOjO4lfst5iP9sO8c5JwhCykRHhUTww/aB8y/NN9ncVvIRIJ14+LYNoo85YkW",
-	"wJtlBhfypHJrIuMW6bbYDypEmJqbRswArPzL818vP755d/Txh/NXf//47u3Z2yuf1Q/Y2Q/GjCNx9RN2",
-	"0NmngGTDo5w4FWfsaZ2212633TI+YQOCLjVkfGAa3Ml97XRK9a0QKdNTlbrWoSbSQqeY6908lUDdyyHt",
-	"xcuopELkfrHyXCdEXq0UIox5BAnCeFi+nKXAOd7M9cFVH0maT8PUZ3XME8ATE0zGkixGmj8NtJHtqazX",
-	"l34QRzIKeOyzOpE4sjyHY4np+xZ++018tKvpi1zWBtE3moRv6T0hRljZNHQtfFCTFiZWxTd4D+i+xSu8",
-	"iY8W7lyydAvAblMb3NJcwHdp1eHuZAVvHZyNEL8+8mn0EYnCbYh2AdmWYrOdu8dmf1G5iCExiJfhYoMg",
-	"vApE96XdGupL4NywRg+9tavs68vKQfELPjem33s7V+9ymLiXUHoR/x8qhL64vVvCGnSqPtOoPWR3L7oA",
-	"Mr6HyFIapULfMcLerXLOmyYqMCtuEN9bXL7I6//P3754nwvs+YvZa4gL9iBkzgcGtI0F38S9x25uuZOc",
-	"RfmS05zbSmrwVY5zuNbL7is/6blfWpu07zCKWEZDmza9IDXgMSluzQcg/rLKVM2S962p2YMrceFZc49L",
-	"Hs91yqQQyGOaJvCxa8tgTgkP1ibFjAL7zL4kk5gdY2G/R9S1GsrawIpHpTVXuNZiF2BSUHYUZoMha2gw",
-	"S7RK/BOKGH9K2RRLWn59/87MZqtO+S6S106Skp3CtG6CaENoswy0ELovIW8deUNg6j/Lzi2lztXTWRgt",
-	"2gqLxgDbwRZ4F8E+e5bNuLXp5eem2dnR3Rr35hWKqaTtznF3uM8Pmu12u908Mv95Yf7Tdv/H+QpFAKew",
-	"UVIwtkqwY307yaSP8rPFnWCK7T67/Mk0rrOibXT/QvMKqi3tOzTPSvYVmmTPgiuaRPfUtjBMzukWaNkG",
-	"t45N79p44UtYIrV7SdvPQGlD1j5ceGXOuAumWSXRsmzivwckKFGNL+FfmJK15hZsMfPbQEBJwjcqB8yS",
-	"GGnkT1gi4v/t1wyW9Gu+k8cxp5NEsIlKROEHvpWytq9sAe0e9rCKOAVHSLUN1eHt+g111/DI8kbs1ONL",
-	"t2DU7y7urT2mppA3LnTubI3qD3Pmo4nne+QcSKA0bWE/6svchsQW96P8XsjKtkJWL2x2a2OC6JYzP7Zy",
-	"D3Ii5Zu3H6qms/LhWLpRD61gu+kYfwHVzWerdhsr3FYxM878OIm9rQJ2tyU+01bw/5vbG6kTrXsM5keh",
-	"kVpIrZKPajiMIylWNMfctmonfH5Q2pZvb7vJlt/azYZm6A7bDNy53d6STZsH2Vmyx38r+8rX3B8M3lAX",
-	"5DYE+uAB4uErAB9J+on3fud42+aVsjYq9xKDHFzihgItY3WtJgIy4wSPU3tga5zko3BZ7TILEwXFhVkR",
-	"K6oRYmULPdMRpZkfXPL1YzEReZijFJOwWGSzxPlE9KUKsJQtEFlZkcQsN+tQQCVgESL/2glxQ+VuhJzt",
-	"EU/FLZ+bnSsJ+xIDkCCdFUNcytzbgP6wnHKokru0w+E2JiiE77N6Jhq0Jv+FpBoRFe4HvaqB1xbeS3t9",
-	"OWeQ+dLLKUR+t0hBQ+VmcRW4KE6KMr8Lxp02+Vxc9EosqneBEK2t31VAC5+3DU8o8JpaGZxUi3hYKU9m",
-	"0Z9AXl+9nT/hFLxhd9VV+GemmY1pqznJ61q33X3ebO83292r9nGv3e612/+ooZJzBfMq7JBq7696+Xmd",
-	"du+gQ88jM+f1NAqWsxKA6aEBmT5iGH0ye6ea6Y/XR3+ZdD8B5G5rJzjNx02GAsk06K+89B7D4Q82d3Lo",
-	"F7Z3u+rWpcOUnPfsErhTOtxaaQrIdpjFMa54KOKz3KUqFbTp5suC4ayGtcEtZlYaCTdakdhI9iWc8XBX",
-	"TcRWerEQayKltlyU/CvhB+bC0kq4e5r02pW7Zb40NuqhUqbhyvtFuGsxL4LSXwfHV/95fyDfTV8EH8LO",
-	"8I1+Pvoz35+/Fu3Zz9F5evi3f//jtjLsmdkJ1A4o+Q7u9jmT6vbEUopQWWqM03pJx9hbnpclmlaUkJab",
-	"lW5StlaC73YjG57mVGdLkTZfY/sEuvL+M9+zKPL9AfZKywtOXgjIsUDGqnIZpCFQrtK5BlH5oN1BrhSQ",
-	"QjZz+kZhDb+LO5s7F843Xwk9UZAkh57LihSbxvclodXTHF86C5i+fai56j3o6X95JczCKG3GarThEHKb",
-	"RKlgEw4cH4W8e+d/LR5Oik7q27Fiday3dQl5iWU/aWCAGM/kbh43oOYKab+s0rGHTixQ+DSHdVp6yx5q",
-	"zCPcKVrL6n7Bb9bYJg676iBkLn6nRpXc2kKmIBE5IAfyYrc5RodSV/Lh4HnQPApfiObxsN1pdvcPDp8f",
-	"vTjmg2BV3JAHqUruxZdsW+5yLZ2MYh39SrZbFrzyaO5cRqlY3UTMZ1/FGrZtCw2SJ4wPU0GB62W+K2d3",
-	"da7A6LJ2V0nzzFws776QpwK0bLfuQxLI3dS4Fxsbl6qdmvZNueedEwD6qTBdYPbCyTqsvgwgXNGrkUrO",
-	"Eq/4F6/GS0zvw+1MbwG5A1N4zn6r3ep09lu5TEsAh4NhJ+jyY9EeHIX7wSF/IZ4PO2E3gC0lGQm8qlKc",
-	"aBc/g4Gl1zJN5tsFJWiOPlhUIvf8/8awhAtbw+bMYtg3nIUB8eh1ser7C09gCcf6unqs4YCtdKxmWuCO",
-	"mILvXYbgjHfFMmHDM7sakq7OZJR6LFHkcx+IsMfO3v/i9SUWo0KljhqyQZSkY4/FKrBuz5DemrK1iwUx",
-	"WfVOoSgH0suHMR9ppmfBmHHNbNELFsisSdJaiomfMMknaOqbv/tSzVIdgWkE15DLJcelfi8x9JdZUhca",
-	"k8k95n/9JNKXONxVbJR8ZNtOgW8vtg2tlDOQmIf5hvVK+wz8W2ZyBTwRXk4KHoq3FqyTgw8r2mmeuK1N",
-	"8u1FvbNFvjZwRJNjh6j3Bc6PS8K3rXaarJDswTab/PR9Sq7aYZcKLGxUzKiyMPaVkqrsI/cs3jcB79dk",
-	"WeF2wuqn7zrN/YbLyWb181eX5gMsqHQp0E68a6FSZ4gJy+ZkCyVZWU0mC6OQwtSBGslICw9LnswzpUEi",
-	"LYR0ydNm1xirW6w5imQT91k7b/sSax4FD8Ytm/H1v7aeMwY1F2idFFmBHn7tuct5HPtsoNLx5tTnb2Cv",
-	"MkfqX2k0X8JgVksXo4FVCe7oWXFvEfDN51XznNb6lFUofo5w4SwhVVZyS+zhkLXW8JhvP1cJ8824FBtn",
-	"76uexUaPLt4r5Gxi1mruI/cPHsPSfRy7l13L60njCpNlhz0s/4DtdjA3vx5k83JPf9q5towMO+vfwYLD",
-	"+YAg5VHtZ3ufzf98uUv62Ao+VK5hFxGhgfIUFJ7SJJpM6IS3rD/XOGFTkZidrCkkPCIjgu5Le/zy93Bf",
-	"0VMeQLFLsfzi/NXLN+cW5KY8HedrLxyrcBZzXVeGMYmks8tL5QVKaWqwFEC7kqT8/uHmSVlmjtv7QbXT",
-	"owSdJifeiyjtSxtJItKGpU0deQzMsSVCv3iUWEIF6yDEwFLjhMU8zZWKEYlCRrZtoAJnuuPzvuXzFjvj",
-	"0ylIsCigQJ1M0zmMMxVDZZYLPueW675EZggaeNQktXl7VgSFdPscN7kUAm0doG8YgNKL+c9cIOUCl33p",
-	"QsvPNJzzYzKxAi7ZwDWfPKIj1YyjG+FeAGkd5nRIV5YNw1hcg1kUp81IsrzppYQu2l6rQnIPasKc8Wlh",
-	"T7lDhoOZi4hTSmqzUGX6MeDJQI3nYYKc+LG6/Tjk4DYi1yfYOJWj42d8+uA82mR+bCz1ye3D27Q/u2k1",
-	"87Ortp7g1HoK8N9bgP+MT51GgMq57AhLK263xYW5ZZmrpcDeghbPqg0M5sSQR6T+SKdfxWVoY5xWsaBy",
-	"Wc2GmGVfbhu0xL5DqnZdNXBJl1c6XxVe9NuoBf32ziu5SbgW5iylvk53Oa68cuJu1Q8q1LIHO6rknv9f",
-	"W2sSuuW0mZe/sF4fIukU1YxBtxoV+FTiKiJ4SrENrLsgcQEqriAQnIu0B6I2jMNHVqahL+t+SfqeVdqB",
-	"YhdzvY+uNdBoMWYuUQlYbRsfFf2AIyIYi+BahH0JJRk6Zb4xY/yCPODP5pPGCVMUfRpGIjZWLL+2cRly",
-	"hECoxzFQkGxLX5o3K5AoLSS0qITZMA8vgf1nRF3h5QM/fbnIutRituPBuMcOJTkVs82Y7ezEdWek7wHH",
-	"MbeOIOFOYixmPECkmjQizAQeJVFsdmLNZ6momeMqWZiuLujjQOUOb2/gfaXI6obMzYjuVSPd2yV14ps/",
-	"KMMxKUptAvVfxO2rTHtqG2249QIwHptJXJRP3JhLlqddb04jZRf0XWVMbkwgfS8m6obIAy2yvbVKUIvi",
-	"T+QUAEXLVGMh3qIQFHnm0c/LDg7aHciylorFSpozKgiUa2aRMqf3GPDpPcDJK3jTHJw8ktTSr7nZYx/d",
-	"acZ55YeUc5nNo/MK2xHUUOYyEe4+/k6GtHZPxnBF6awHQc7vumSRh3ecgQ9ch1yFG9wDRoKMv6Ig80z2",
-	"H7IfF7Z5v1EwXKFcCoX1SCnNahZKCZQ61gSOzAUxKOyRZDCSkgG1hC1rZmfqJi/915epcqZjlTWZW5BL",
-	"tJz3sELz/XFPBt9Y3b4hvWrnbs8ZgeLTVEHIcCzAyIuj0TjN0Zy//jRVOYNvS0bzHQy4x4REluP8e0Sk",
-	"e2U3fyj7bS/g9oS83oi7JYlPc73jIkfgqPvmQ58NRKAmQjM5i+PGyXqI6UvCmBZ7GQtOcqJ0GcmnY3AF",
-	"frBiJdE2J0Pzq3j9S9MFT9Zc6U4K3eRG5hmO/ze5o5Z6ei5mGgjfM+ZwLlk04SPB6oM5m4gw4kApjNyp",
-	"iQiiKXjpQZ6WtI5RxtbMRVgEEA2EWYlROXOoYXw6FTzRENzF1RDlXTpWo5nNZBrFLDC9Cnz7xa24L1fv",
-	"xW4HztQemQ8v8LOY+8V99QzeK9tYTyDU6O7C13wb+nj1e3zre92HzZq6Unffh1PxKTV7BTByd7pImq7F",
-	"jUgEmwouZykFVOYIJJIRH4tp2ygG6BqqhJTdpzEpyVtxMZfw5pgt0ClL02ULdwvX6Xe7S1tPSyawynX6",
-	"tFkvV/LCVoVjytAuhuV8/7u2k2z/AzDVUjZw9rzpklvA++2xMul1WIpI6eDSKgjmSMabEi7RcZ5Xpfdb",
-	"7CySIE8LPp1MUbwArdNE3ERqptlMOiX3FjvNjijl8uRIJGE9UIjMVgzVqiFDC0V4gk4pQORrjO/Iviy4",
-	"sFrsw1hI577m0jkmnT6xmsUhG6m1au99WV+QcmelSu4eBhqr6rn3JaRawutgSIHcZI1787Iv6p7fiQSi",
-	"IH7u1VDEWJeQQnSw/m8raXHbyjX5EHmugxL2ESIe+eZyJJbUyL+mrXi2HA+7f+RDfoE/DvvMry/AD0BC",
-	"DxACchbI2MnLmXgbHNs87cuMXiHn4IZCcDReDPZFATfANhUyNF2c72qDVmGkA56EwsCUAi+QzcEwz5xr",
-	"llBAwNieObn0nF/Jo8RGyD4j/ELstXw8hI4nfbmF7539Ktcg4/0f73CgvrKz9inGdQf0wAlyv56OnKb/",
-	"ytSnTODdLN8oHYvEUfJkMhoyU9Iv8ju02JVZ/kg/RZJZkDHc6stTmxZlg9ypYlpNBLlCC8lSOZlwNIjg",
-	"/GiwAXOmViyJX7VIKmc05V717rx0FXiaMt0SjbLHYsKjuNaraT75f8ZO/rFJebO6ZZ+/YsM/3oUFKkAa",
-	"+xszAD/Mq9fJJwpOiJT+6gL12klZbJeWlPV9VW47C/K5ifEdL3/IESp55Uqa+bm1cP/ZQjnN7KxduZPO",
-	"EShrUKY7Ho1csAWD2vUV7HV9aazIRovB5KC9EdbI4nHHPHC5c0jsQ8UCRMikQjW0gboRKMmF0z55Bnp/",
-	"JxiliULthNMQh0pSflidy9CD1+NFvnR6pMf4RMlRPq2zAa4pbP7iiYtbJMxsouM7QxoOTG5h3SXeU4Cq",
-	"WhLWtoKrNWBRLa/nty0Te7K3ftDknmyubS6Sxv0gj3PbMtAV7i3FxKw9OfsVVtp3545qV9BkeqnkMI6C",
-	"9J78V9D/ghHx9fbIu87+qkQ3l13/bG2aEAHfLCbvLpwfIoQjizRRig6Xvpzwa5Q7nPeYVKAtl9A5rojp",
-	"4LIDOAUMJXBTt6Aiud+w7nr8gb4st+rso4mFdJ1Rh4/N0+dJAliSabTouWSOZtboEol4vds+aNwZW/H8",
-	"tICtT/GxNYR4Ub6vvo7JsivxHUSNtqkFmU0NaogQQ2d6SeKMRFRxvQzmK2o8HpaYbqcaDwiU1bbt/j+A",
-	"AIwuvcJzAwzD3lSOapUYwYdRLCgbZRpzY2i28F4kx61I56XHvHv4vNarHQ9fPA/bLzovXhwER+Hzw2Pe",
-	"HQrO28HhIQ/bnUO+PxgeDDuD7qA9eNHtBmHnMHwedA4H7WG7zdsvwDz6j6j1Dl50O/s7nKVw1LbUqQoj",
-	"/lD1Hf/VdR0TWkIZ5Jm/v3pNBzAw6yy8b8wCCgXXIVgfkYaHb8anh1f5zi3rg/Rpi10KGfalP5nFaTTl",
-	"Sbo3VMmkGfKU+5koNv4C4ZS5ivlmifk9dvHLTx7788Xrnzz2QQwuzD7909sfPavr3JeH7Cz6Ac0X0w6D",
-	"dxBzz5hUzJOeaUTRE8blHLd1EWvhscu//sQiGcQzA8b1KAVHLdRLQ+pANE0b+SKMdotdKiz7dR0DMub4",
-	"ePRZkUgpNMe+0DPdlz5t3k0DOj4LRRBz08Wk3U5gpYJUpE2dJoJPfCwOhDRduthaJZHsS/PgKJjFPAHW",
-	"U9MMQnczAljSBrGwQJkPAy6xVpmHUIGCd4TRREgNBhW1vi81l6Jn+jgWZqQ7bBp9EjFaaySo/aJz3GXG",
-	"pGI6CoUbELa/73WOjrzn7TbeBNsPj+O+rB89f9H+//7fg/1umxIqD9ptyMvU2bjXceCxmkfzeZYnBTK8",
-	"LXbKYmNoJzCsdmT68qCzfy/JjmZbtnvY6rNvyWxeOP6a1i3sDlskKrpWPCgv/Pe7A1Yu5cZ9r/xorA0A",
-	"koX2lJtRkkhpvnQwWL5hmbNhE4zVWq/2/Ky2dcABnrX3+VrMK1fG4ICxS8iIIOYJ4IsAdNf0B9FgQIIJ",
-	"Jo+Biw6V/xdSKhv3VumSQcvT0W9locvaGfWHpESeUVZg+dkPT6RrKc/NFk7hXrp+HE2twVMsDSV6gHXK",
-	"l8Cbkmw+imHD7kE5173hBuFcvG6HGnO8tWoghxr0lUH5zma9HY7Nvoz7Fwek39r7PNMiebvecfhahjrn",
-	"+DNTtcV+QT+fMY8TANssBHE7Vizh8lpnXr4JuvZs+Nc8LObGXAdRCgj+2s8YfoSrIwiEBl12zNCA+Aql",
-	"TuCvhqx+0D6+D3eceRpNuyc83tlNvuC7K0yMb8ht9yvM+tWVYrnZPUo4ZF2Vuq2ta3zD7D+heKS0E37C",
-	"wYNt/k3qk7mpT+eygTnlTVRq09jXLpC+LK6Q4gNMO8ud6bB6elnrS6/qS9MR8ArUG/izyw53YN1CEjZZ",
-	"jHcGkJuJ+Ru3USgkRmDvvHCxfie3cO8zPvkVo47593hYKizsqmqb9zY0WPaGtXVo+OtPscR7yIUv4s4z",
-	"DQjl2ZSDhOVn9N0jjZY8cO8z/YuMhnKaY8s16GXU/UhrZVUHMyJ9VM1NFwn1Ae6EhKRHkbBxZI7f876s",
-	"O4Z+vRAkETwY51jW1I2YmAY3IJ8TmwOi1wu1tH1ZrZj2j6HNJ37zuxvt1AMV6lvwui9bJHzbO8qzrPDr",
-	"J7q7VUX0UzfE3wInrLdGiOOZZlG4LevaoFNOtOpgZC3b6iYetuWTjQ643PuccqhAWA1RJLqszQAkkQSb",
-	"h48wk4xPpyTM7X++FYOPsyRefK7fMCYSJMeAlI5HNTawIj+R3BhpWCDrKJYZG2CLJqLhIA6Fh/B8FQAs",
-	"EpIbjFS3mJf6geK/nLLitECNkgL/RieLn2g8lg0F6pH7ttkew07yHdGfMXM9CFZgQMf8I6NyHQs4riF0",
-	"YxCDj5j4FOkUTT3bW+b3tKBXMkfKvrRKbjoaySbZcInQs4lwTUSOw5EUobnA3AbWMxFXOZsU0+f6smBP",
-	"jkQKsHximoEBmJwF7hJAQgXPopCOfQXCdw+VW7gEfwzm4pkXBBeh43KF14X4CNcsESmkid/JG0Nz7zLg",
-	"8u7Abl5kI6qbnwJNq+qwbm6Bhs7W5YvZ2U9lDjD37dR205nm+INuAaa59+mjcaLsMFMlwkMOo82nazw1",
-	"5osZNMeYYIGxfZtwi7XiH+hga7rhilP1VQk4RiOJPBsrYPGVscKQiXkpC0XBRTxGEV2socnIU+w+v5q3",
-	"tC8XtY4eg3bRu0inl7bbqlCVUu856UqoSy/umpRpXF1mYe1CxcZd4l1r5YpoQ6IWfqOaSpmxsWM7M4tj",
-	"oZ15k+ORU73mF/J65LcX7uCFp3u3SwTKDdqDUL3mnv+kS7EtRaxBdzDICM2+CRWKlRlHs8EEKjqlwIN7",
-	"hgxlTgNjv+HkMNsTz5ViwmVRGnFJJZt0GZaKYMgtNJuGJk15qW4LXoMk90Ol1mFdJcDzWoWhq5H3Kpyg",
-	"ozR0Dl37CjqN4tiWpBgbdWNZx4Pugi9JFhUB4Y6CAufmfStSsgZHBr+VsXFr74U0BykzFNBZ4VxPx3wU",
-	"cWbszlkiTtg0FlwLrLhNJmyqUq51NJugYxuk/N0mUHEv2bLIgvroQatGrP2w0ZmD1zkc/7KlTbGpcg7n",
-	"6pNr54/zAiNGMp4HKAOEFuS/gvSBNUVcAcpKblGaLuzUglyJO5Z9y97YPP7dyXzj02mibiookrwSQRSK",
-	"8N5X8NPK3cBsmreUvh3X7E7VKIUFuheKINJUb/hHMHzgjAa/a2EXQb5+MPigOoVa3QpxBfhM3BhbrB7y",
-	"lPfc129D3+tL323qvsf8nIlh/iQyfvMFvbrfaDFohvl1SUqagvlJ6LN6Zjb2pbMbG7lomtUSyCVu3Y55",
-	"CpHtlMqFe65kJ0K/KUKXsS0P2vseROslehwlxvNzqGir0ujN2Z1sP+eNg7fL3mIBEPtyB0TEobwPo9DN",
-	"yQwZndV34Wy4LhtZy06ERGIppuNExWo0b9W2oATJtftBg+1/OM7bOfT48H5rLquh2wK8mkgSldgZSnTK",
-	"eUTPrfokzK95Vrrkax455cCv2jtoV08pfw0tWbULq1ggFaVisbqFKowFaIl5cK1LF/CjsVFPcREwOJ//",
-	"SwTpbvvrHY3UdDt1Lkpnstm3FdS4nFP7zpm6l9DYe4kMVXEQpmJH72AqqmboYsc8qvxcTYPgAj7w9wPk",
-	"5q4ylE7DUNvjUZ1b7UuPcTZWehqlPDb/vhFyJhpZ3svb019OIcTM/qOkOMkFnzGtJuRzLBTD8i7TtFkq",
-	"QhZJFqUF7lv3kGK9G2V1r8kUlCplWDK0nloJZl51HhKYb3cwMigIcMYjyX7GzgSi2okwL2k6fCKSKOB7",
-	"L8dRwEdqe8dP+rBCQNUivVtGefHylYv2qdBpOfEOpzauzAoAkZvsqzamvc94SFnvPkHJtHsRZtlmRwK/",
-	"Ryq+VqbCo56/d/Y7VJxTd910KiQSYEx3Cy2VbL9QidlmGO4ykAkF2s+RtnxbIbsdq1g07rwzYNb0XXeG",
-	"kM8vTFuhAwUIzAHrbRY5HiSCXw+RmV+nPElrvVr7eW+/DV1JtxwUbolnMhjnLu90zNfZ5d22ud1dHkZS",
-	"Yoq5vf6oeH27W3i8BBWU7PIufP1l24TzrTetb33R20Tzp81rvdzJvWxeeHf1Q5W53mMqDnPsnqsPVpSs",
-	"t6hujCw37ksCFA5UuTDqdz5/XZnXuvPMt52zdubDT+1w+Lrio6pnL9OOx3X0yiXk6uopd/d+ADuLgG8Z",
-	"UkKBANpmiGLKY6qwoYxriD+Dwom5/i/v8XI1ZP6tGPyaxH5f1pdSiQPMI26xK3igZqkK+bznjnw+/tDb",
-	"EFRqc/nEUdjwUE5lGolA9KUaMoPa0wklK3DgKuAjAac/SJfFNxugDqwf84GIMdMul9SXrSRsgmk0Oc+h",
-	"iML1g0vQzbxRPZZAwiRQkaTkXsu5scpyeFft/mZNlETwVh4MryAxc+fdHzqj1qt94PF1M5IsUCoWCevC",
-	"zDMjQIwYrou3PRhe8dGDngtTPqqCM1tssHj1KjR52lZXnwlz0LUZubLpvmJvrcTpiPnssDCRyzFbiXXz",
-	"wzZubk6CjRZ7qUKRJ9NOxEyXJbRvuxaRrcGuxafy6ZITXholAveT7ebGV44X34rBWKnr7dzls4G7YsHE",
-	"87K6FDVLAzURmUEH9cyhiKMbkcxP+lLaKKox9kSQiHSl9xANOoidLmd32FfYLs37g33xu5968t2x+fhT",
-	"uHoHa5Aann9OZc98/ref8kHKDVKaTsXOyq1ht2JWrWNbErIQsHL3PUTuLBp8QEz35urq4pIJGU5VhMpZ",
-	"kk9EiCkVjp884CmP1WgmMA6pGI9jKs34Z7/2p37tN7/Vl5g9hL0GzHiRsNbpSJpNB9etR8o+lFCb121g",
-	"r3DBmxvBfUG1c46uFJoFsYhCydfYWNdEK9dtFwcDiAxI9wndSqadv75/h1TsMy2YP07TqUarFz40Nix2",
-	"CJi80yS64anwWKzUdMCDawxYAq18yHgYJkJrknmivyCNZWzaY/qTNl4BhCUQXBmL4NrJu/CUWEws3jW+",
-	"ErShcUIYcRdLGaeLmfCg5tciXjjgRSgk65h1MEuMUQ193tvbgya31nC872k109ta1vROD2pd25esSM++",
-	"PSl7KXhvBuscPzuuOBLUghoa4PB+AvN8ysPW+SSBzYLI0kkWESngEtnjcrC0aq8oJpAc308CSaE1Nm/M",
-	"4OQiPrbuL98Y9xVQ0shtKIQN97knrjRMNx6L8vR/+W5wbLQWgi2vRGFPsv04k1CWwedsGMlIj0/68t8z",
-	"MRMhU5KOUGGiptPVp6d7BnI8YuWB/JEcsx5H4i+RVeUnzLdg41XPt+VpMF4fqTMGEeWYYTrtMIpBbAYK",
-	"eGca2YeDNLoRPTbksbbUu1i57xZOBFkdr9F8hIIoFQSzhN2OgYW3uOigphN0Qy0dMj1FhCzmqUiQAQt3",
-	"sb50pVXIrPWV1hYGRu7BSMLeq/Wg97aMxu1iz9zlaLrVyXQLy2ZHk+bJYrk/hySyQ9ll/ZCwtn6b3ssQ",
-	"Y60/Kd+8ZxqtqUQEUOTpnlBkJOhlOIYEFFBp72Ggwdxr7iJh+Jn22FjdgpYmJuSnqZhMjemirgEfbsdz",
-	"c1gd8iheOKMa1LoW05QNVdKX+22QI/v6bqmsRbvqafx2Dzqd+cHckNHuLt3do0UPmZ/iaFV1auV2qSdI",
-	"KfVo8cUFt7TWHpHpswGBUoEesj+m2gn6E4vY7fpvmRYVCpqY/zk/Hm9DIphC1o7CCQYFury+dEVHBvry",
-	"1hxWUt0ISeYYuuDQBCOJLcoNdI55QsNnWMIeqInoOQofc7Oey2CcKKlmRM4H/KVcI55yqqQgyMXi+LpT",
-	"huhLLQIlQ91osXcRiDnNHf5GKaXsaObHXKfZivc9/ASJTYgXxsDzLBEv1UymvoepIFHK+HQqeOKkjdzx",
-	"Lo4wxQRRPfscaFmiOGacddttNhYJvTC9fV9mOkkDFc6/EtpfCYf2tfvC6gquK/OzDmG3NfKWILocku14",
-	"O5lu7OgnfF7C50sBIngGI9yEvXeDTc+mU5WkzUia14QjzipB9kAlIbKraW2Ff8y6uDRgkAo+OWFSMR4A",
-	"VSdkfhj76ZQgptvu9kh+GX4JaDJISgPMLrMKB7bGAPNTQBbUYIWrMDhkU5GwIAY6jrcX8NdYzRJWP+ge",
-	"U/jAfy/SZN48HaYi8QuhgMLCnc4GcRT4rC5VLn9lXd0BdtVb6qm7+M9J7pRLvkHulPq61qt9ECyZSZbe",
-	"ivhGuMoPWw2CaAwyjCwGaAXKZxvRSRNuMFAC/RQljp5Kzn5SE/Ef87rJqNarvXFNsXURsPmraRTUerWL",
-	"JAoiOYJh73SpLKZ6qmah87Y62Ha369yKatXhMYwg7FRrFG12fsFAROUg+J5+c2fE2+lQ6NUOuhUq/q6U",
-	"OuPSjg9Z7CKYJVE6R2Xx3NFSyZQHKSMIMWdMzeOCwYhrrASh6IsvC8//XBsInojkdJaOnfw3yDmXsaxd",
-	"JCqcBXSOLYaZ+DRqaTXLoko3HTDOqGHL4DaKdJqQ0gYxVXokjJqIYSL02BVQF5kqcyuK2DhLuFPPc+55",
-	"7Vn5xgRNsJD+Njide5oxZEsedYl07Xbdew4KtIc1YLrhzLkoKRRvhVk2fqtI2lb2Q1Tf5UFxquX3g+xc",
-	"BJscrfRJUTrdPdpyTK/vEHZ68ZZdizkyN+m5TsWERTIVo4QEXeuJ4GET6iuhASfszbsjFsmR0Gkj93t8",
-	"GjXNg1aw1/JZGKUsViMDixiCvU2iNA+KcElZrxdizGq4EEmHSG8hBoNhEDvUi2EGHPXcxg4nVNeK3Hmp",
-	"7D0oWp85T1NVHm3qIRe2kCmaumb2XpxfXgG7FNnoI2GamQXeiasNWgjaB1nGKNnBNjuGBWM+hWPGQN0I",
-	"3DeLL9CkYNDya1zkMntZnRJldYMpaQtus0RWUHxbyGPVnvVGU4ZbgZ4zP7sDXrYgX2cDN+ZorLCCHeCx",
-	"hKeiaYsbC1ZH7vEWx5Z+4AOPY1RF9NhEyBmzf5ituGm2YqZRiMpj15HS19jjWkitEjbiqbjlc93Lk5cB",
-	"Ry3QHoxmZCBBXYz22JSDQjExh+mxsejM5AihX2EWSlYgITV3O/mKvkSkq/ufmiGIJjXhAzx7msVnU7FS",
-	"S148Fjwx38QAMGPoSlD9+yAGlyq4FmlhQoROimmxo96C0G0mfLskJwla0dhXptHXYt4oQAwqlK5hq2aB",
-	"kHqm2RDf2kDHTZedvrqylqxGTUhnU5mpmQx5IJiQo0gK3WMZ2bzXl2nCpR4CNtojK4BrpIOx2W3N5ARe",
-	"e2uX5dnpJuaICksW7OYbFfDBLObg1ezLmcTvm5DGiWQNdqrbidB01AQZjYEa5n+k0PU5upklFLZWLo8Z",
-	"ZHJAXg0JgkAWOmSAx6YTizOTBLozIj45S5MIkC+J9PVJX5pTnnn6LBFMfApmCfYeqmmbFRurFHvH9Cys",
-	"W1gEmmREAj7lgyiO0khoFnMZNnqUNwSndK8vMc2BSFgoJZ62RXbrlh/5PtQUSqalVDMZuOnP/EICC7li",
-	"Ct2H/bJqhpnlr8ewzsy0CDLSY9jQAFzMIGUCLddiYYtMOVgmn5r5dMtiXs3KQ9mpZGpxDOFVRdiDo2PJ",
-	"GHhANTMcIgbBqMJH+YHxGGeBSNJoSIY2i/lUC/NxcaDNJ7nxg1PWq/y+VEzOQrDlQP0dWWeVSpj/J7/V",
-	"l8VNFog+4SBLwFbiajlhWojyTQl89GZnHc6tXr0ZCOiMsjMe9B1l4kA8c2vnOtz1BrbPaoWV1Bp7y293",
-	"CTYuHGA67d5Bp9dut7qH/6h5NStECi9ZjfEwaJsD0nUENYe5ifTRTaSasc1NDxvTvXbLE4lUxsQCXJFJ",
-	"+IuH6WR2CHLJZODErfSc9gI7I4/j8+HKMVvhuIJBmyZmWqQU2LD9tu4pp7mJ88pcn73R55qQs8lyntxv",
-	"JeTC9hM1+JcI0tqX36qcjf/2t5We5sz3YuWZXjByv56Ql5ZyN8HKizSLRlIl9lxa9uRTOWcKhAAwkgZs",
-	"p1LZsoLFn2mYh/JFl2uLvU1t4VAi0iSCXyw4vhbnwYLHy1qVd/F7GRvI9HwrkjcqCsTHKY/W4SyzNzC6",
-	"AUQAJjy5NsYhj8JHjHz21d7im13w6PsFQOj3qgCI9OHQKVVv2QeHWcrjl5ghe/Cie9hu5zCufOI9Fqx7",
-	"uTxVVkJe+Zs+Qd9a6Fs1PR4SAv89U6n4aAzU6Xpj056A7aXGSLSwCA/xjLEdjNlABJzkXaxd/B3g41/M",
-	"K57Suz8hpEVIGPmqN3Qr4+PCrHxsCFmYLJsxcuFtn1CyGkouTZIHwEkhR3wEEoKtYSR5DEHkdSdydDNn",
-	"t0FSDURIjM3onvGIETF7tx/t23y/eOjetSrGIQURBAMr3lE4BZfOt8cCf6+XZ8ZK8Ct90SfkW4t8KybH",
-	"A8DeVMVRMG85D+c6uxCvZTcC/EIAc5lnFBJ9QEqFRUB1HYhHDH34qhf27b5b2MP3rApgBzWvRqNf6+3n",
-	"wGxpFj0WILsojvNKEFt6wScAWwtgJRPiAcALt99q4GV1C23iWs5WGwlp1v6jttXwdb5/wNrW4rpDnGJp",
-	"dj0WUHtfnAsrQW3pBZ9AbS2olUyIBwC1RW6FNZiWZQhY4YmMdB/8dhrkolLSObCqEI8X5ahvSD3juwW5",
-	"cn2ULaX0MLK7lfxd0H6RkXtUvWWwFcYunIIXJ/tjgdjLwkRcibAlPClPALsaYJdnwwPga5rweatQLLMK",
-	"XrMcvjQKrkWaDwa7BzxiNDXv51r+/R5xd0HA6ibjAEQlzPSo+gtHeQBcmI2PBf+u8lNnJfwtvNwT+q1F",
-	"v6Wp8ADgd8vj63ScqNlo3HLG4ToMHM1ATyx3H8Q5aDTYrUhEZmU+YizMveClfZ3vFhK3OxKbOTqgyVYV",
-	"48z0zXVp1duCPDSWz9XHgpAfSibUSqAsf9UnvFyLl6vmx0PAZq6QfzVaXgKcyXgOpOtQgbOJp8D3sOwf",
-	"yvyXCP9WVfxD55Dy1sDdNQDI3QmD65Hr7AlPgzHxxv/Jb/zhuIwPuBI6/X7huEAFUQnZRKeAlPnp+WgA",
-	"MhvZ1biYf7EnOFwPh8VJ8BAoqJLrj1B61CLq2/UZMlltn7mT1OrNGdre/ZjtRZVcgzPuPb3L95sZY0ex",
-	"qhH3fOugi5d1Z9UfOSzgX8nEfDQwuDiRVoNhyVs+YeJ6TCydGPcOjV++/P8BAAD//w==",
+	"7L2LUiM51if+Kgp/G1EwkXbZBoqCin/sUkA1VHNroLr6QoHlTNlWk5bcKSUud1MT8w77Dt+DzZP8Q+dI",
+	"mcp0+gb0fN/uzkRMNbbzIh0dHZ3r7/xZC+VwJAUTWtV2/6yxr3Q4ihn8vRezRJs/HmicMvMHj2q7tWZr",
+	"p93boJv1ZrPZrG+bf96af5rZ/1irFtTuuTBXKyaUTO5krxdzwWpBbciUon1W261dwU+kTzUb0wm5qX2m",
+	"8X2dCzJKZJepmxoZUEWE1KTLmCADRpOI9BI5JIqLkJHW5m6zXQtqcsQEi/Z0bbfWbrbf1Jsb9Wb7ut3c",
+	"bbV3m81fakEtYUrGD3iNSOM4/+b9xH2j2ANLuJ7Udmtjmggu+rWgprhmx8tNmlJzvaY6VbVdGJP5nHZ/",
+	"Y6FegXahoZ2ejAyBIvbAQ1b79u1bgIuhvNX49d/L8V+1HF++BbV9JlQK66HS4ZAmZqDngpER1ZwJTbgg",
+	"A5kqQ+J8wWg05FpPE6e1udvessShccySPhOqtvtrbcSoSLWqfXHfc7M1zZNmXBVSzfoSRtOTMqoFtVBG",
+	"ZvDbb9o7W+1m861ZczoaIa1rDzKk3TQ24zerQEPNJT50T9DRYBLTr1zVgtoRf2DwAm9d4E/mkxkfbL6Z",
+	"KM2Ghqn2rw0B2Vcz4wsYZ+1bUBx/cdhRkva9YTfftN6Wh3ZJ1aA0lqGMWEJ1YTRC6js6GsU8pN2Y+aO6",
+	"/Ons/PLUH5jgIY9jLmrfvgS1LjPMsVcLahHV7Lz3nid6UNuttXbeNuvNzXrLsHnEmT5PIpbggpjx5n/V",
+	"dmv7+0fn9jIYdCiF4kozoe9CmnTlYBLBgL/MXo85dD28ON4/OD70iLufPZ/se88nrbfNJrkPaQx0t4Nr",
+	"f3e25w8uluM7JSOeDl9sPG3ST+iQ2Kcasi4kRVAax7J7dLsW1LhQOklzHjmTJJQiZEKbR0dEjRnDLSLN",
+	"olXuwQ0jo8weHMU0ZAms7lk67LIkl0qJkQEXLOEygve8rwW1k1pQOwCGlGkSGvrSSCO9Ep0LOSdGONNP",
+	"owcToUyFZsnxCoK/F9M+vAW36x3uvMkK9O22gL5HIM52dZKyoDZMhNkQzWZ7Y3PrjVkAQYegI/TokMeG",
+	"dQ7OD2tBrc8fmLn0496Z+TjkURQbKvzw6fjsrPYtqCVSGgbahE2l2Nfabu3DE0R9KrhZ0M3P5u+R2bdz",
+	"VhgleMLMVUURvkcEGxOVdlWY8JHhJjLmekC4VkSxMGE6IGogx4IY5sqF+581I58eMvqE+PDyEJo7u82m",
+	"FfTsAZWuX2vUnO0NewvMvS9kr9eIWMgjFpml6lEepwnbN+tf220GK539MVX6gMX8gSWTnB3Nt1d2Rzvu",
+	"NhM0J+5AsfDup983Hnau/7jcFCejt+HnqNU7Um/6H+nG5JA10+/5ud663/5h2P76Y9cQPYlru7WB1iO1",
+	"+/r1QMp71RgYbk4eOBvX77kOB0yohtUwXyuZqtq3fB2OxQPX1FC8akV49mu+Hlrew6meLcESRA8TFjGh",
+	"OY2B8gkQlw0pN4NXdPi/5gzZrNnXEU+YKr5hp/CGVRQLmJWVtNktW903YX07esvqO71mq44b7O0O7YaG",
+	"NxIJ22dIBe2zJNsoMJultsqXoIaE2zWvv9sJf2h3f9oefj/aVNeth1/eisuN8c9v2FHzt5Mt+iFq9z/x",
+	"89+3f7qHtTpAjrxCBi0tlCB0NErkA4tIwgwF/bWxvDy1J7d2Nx3l7CXLUoPZWxSX4kxqQ5ULqalSPB2S",
+	"Nukb+d/jyZBFyDKCjQaJjGV/0vCPb2Cc8uF9eXi2d+IfkAkTNC4KZPwwcq984sF5cr4Pb7Kn5qV5D2n3",
+	"h+SMwn++Lx4Vy43jGQfnnANyY3fLKakVB2Tt/PKgvrPTatUqjkn/bITH+6djSUZnO6lwXnordrzK7Ja7",
+	"NtqpVZ5pyFa4KOb9yEnRRI0GtM8pMauWJuwdGcWMKuZYjmSrQWI+5NownDUMjlc4c59s7rh9iCbPDJtj",
+	"a7flKJ1dtLwkQmkAZwpnqiyyI/yFRQROuYBQYk4wFhEpWGD+Ib+nLIUReuaR1mw40r5hGKUJSP3T7JBi",
+	"SSIzfQyebiR36cS0vyxL7I3lOaVnrsWxT1G0ubvpTFyzFIZ1slkq76QFA8ifa/kprd1ms7HRAqHoEeBt",
+	"s9nKCFDTfMhkqgntaZaQt6qWk6OsUKxEjPYKxGjPJUarRAxkAY8YzYWUMBzaaLanKLE9gxGeNfPWCjNv",
+	"zZ15szTzbD94k283N0EPPQC3wglXuryLxjSOu5ImEaEiIpQMmUgJfFHYNiFV2X4BAdQ3D5KJETdWoarF",
+	"VEQqpCMwgwdy7NxJqK2ab46oiGSvl3+H98Kp0094bE4dRVO0WPWADWFeNLk3snkJzWtZSbyVO6uy+d91",
+	"5cDqsVeMiSmKt3Y3HK+hGVI7kprEXLCchiCCuVkCO0H8VDXkTbd6q9og1XZHTgWwwCtXK6KTC5pkPxQX",
+	"byQTnVCus7XLfCf58l0kPGTZN259Yt4f6AUL1F5xgd7kC2QY8s5R118dnIVdixPZ7U6KzOtWokdjVVgK",
+	"a4i8HOFxdrDRjkWfKb0XDbme1lyjIVcqMy8yZ5vdeXD2g+JC1hTrD43lRhQbUXQudCfGSDH8ptZ9pTd3",
+	"rp5eHT3e/v3m5iZtNttvHg8vjvcfj/Yu359f/nh8+Pm21Wg33m42G63W5sZWs9FqtDYardvjq/PHq/NP",
+	"V/iPmVhzo9luvt1ottr15ptm8/Fx7+D6dq/Zut07uL7ba7YeT6++M1RpPV48thtbjdbj4+PeyePZ4ePj",
+	"p7Pj/fODQ/Lp+kP97Y04/PHs0dzgP9U88PHj1enx9dEt/vvx/OjMu6S91WzeiIvjg8fW42OmKN3e3h6d",
+	"7uPMKifSaOGPx1fnt6eXf2+1N+qbW3WjStze3l5d7d1eXT0+Hpwf3n7cOzu8Bc/A7e3t7cnjY2vnbbO5",
+	"2Wo/fnh8fGy1N8jp3vEZubq+vb063Lu+Pjm8/bx3u/O21dy8/XS19/i41m6+Wd/a2qo3WzCZ08fHHw05",
+	"YKA34uLH1mPr8fhx8/PtZqt9u2fGfXt7ax56u/l4iO/YvN27vj48O7jdOzneN9+dHh48mp8qfz4+897w",
+	"OOt/ZRLunZiBfNi7/SBlRHBDT26PTrabrfb2Y+arvUWP6e3V/vXj1Y+3V+DBsZe9ffQ8tH8H/yw+t/14",
+	"sHd7kKT96ec237TMM52z8xb9oI+n54+XVA1uxPnB1ePB4/u/n/z94HF//+j8dqFT8dY5/v7e/u5s77bg",
+	"9Mt+e6x2xt2IlWXst2wbXzKVxlMnZpfqcEBkj/RkmhC7/ZS/JUeJDJlSRvhsQtwhjTWafhHT4AZAVw4I",
+	"XuevB3+00ImMYahuk9We6JKbNjRAtGQOKXc+rWgwfAtqMtWhBKELjm8YuTWjrKSAMyifasW02tkIt7a2",
+	"zDTBpEsYVUCTiKtwQJM+Iz2ZkFTcCzkW5PTyjOSXF0ai7rk1egsj2Vg8ksJ77e+ER8T9TMZUERonjEYT",
+	"ki9s4e1RCgEA8KbOpUT2otOro3qbmIWNuOgTM1kaapYoQhNG4JgQ/eJLEvYbC7U/R3PifAtqp2Dv74NT",
+	"ocipsQydTRnKiBH0DMBxk7C6XT2iJdGDhGVhpQIrl2Mo6Lo4PT9YMvKAjoMe1eBg5Em1ctXcyQN39tgH",
+	"i3yOOraZq2M4rQrbM9MLPZ/Jki4wGYZpkjAB+k5rM9spaq/Xw2XY3QDGQSJeS/i8vA/mVEa8Z6hfoBYs",
+	"J0NfR3EpjQirq1Ca9TOk4ZrTsl9yttORCrrA6fib5GK+bm0VrT1ByXdyyP54IT9hqspybZFHAAmkVqTQ",
+	"r//PkOgL0Eik740efIXGYZFUuZpMqCbGltyyssLY+wHpMj1mTJBuwuh9jyoNIiNORTgoyga07zC4mlsc",
+	"EdqjOZHAiQpxbZTB/yJ75LnGxizT4ltQG2SGrJm8+a0woT9rDB4H0aD8SY6C4JU0PxsJBiMVF4nsJ0yp",
+	"zFzhmg3h8eYQSIBe3YSKCHWHED0R//Fha+ew+d4YOwm3y/sfrQ/tnY1t81hnp2ZsTb63bG1+HSUySq0W",
+	"As5Tljyw5JoPWUmQvtnd3PKs1RUyG8BwsqM4pVy49xs5yIfsDylgvwxZwkP6en/AQ9qXmItyinrVdWKP",
+	"zpx/r8cy07qMGqYHjGi4rLDZq5WOVZxOXETsa223VaWqVKkeCR0vtMKqba1WbmZtOPOq7cyrm8QaQ9n7",
+	"0Ri6Pb18fLw8P7y9PN4/2rs8uEmc6bF1eLvVat6+X1WlMpeHjD9UhzVbWWbN7ylTqDNu9lphm+6wZnc7",
+	"2gi36Fv2pteK2uETHBsVitsKOvIqLjW7rs1KJblCuX2CV/3prLC82Z3xRclIBr5wlq5v3uYM4mzT/0Yr",
+	"3sKD64yND7KjotJPGZCE9Y2qmVhVVkhNJkwT6+/xdaL/F52WBbfYXBflX+8Ysx7Jb0HtHI+wgj9MJn0q",
+	"+B8YcZcC4u0XiSQ64TT213Hlg+/lqA7CZc45CmFKyCboMarThGGyxYjf3bOJ+XnMupCnYERXzAUPYWpg",
+	"i9/FXGG6EATwFIawH1CnaW99M4ckRD1HiTTbxZDlUER+ZsBmvdkqTAsuMrYjMCucpBd2uWf5/XH93+Xp",
+	"DoSrLP8knpABJuB5UfZMlfv3/vpvGgKwi3RtkzCUTNVdxB7ufr7feDh7+/v8hJuffv9lvN2t5bxTLZFx",
+	"Yh4joVfb6WbEcAfRkoAOX5LJ+N+qGItLj7N28jXtxoy02oYnKcH0MoK5qNaBPmmQ/ZhRgco5OtP7sXxg",
+	"CjQdc8eEjGKqWQPUTg0GmbMnCBgx+WHkvOnf/h3m+m/O48CdoJhNMyamRzutEVhCJ1SoHktKKsL/qdnS",
+	"L5QlnSUiv39eIvLl4XfFTKa+mcGL5fle4vPIwVRaq/emZROS3i6fkLRx3dre3dqZk5Bkxlnf2nrz5hkZ",
+	"SRvXrbczMpJmTPVJEYHsJrV0nYDHG8589BTFVdJDh/KBDW0uarVhRxeOY2+2+VdI8M3TdAtGZFEC0PIS",
+	"vMmXIJ/21Otarc38dVv+67YOYbms8NmPqTLcfTz76qD2wBXXGSvlIT540L8qp3qYiCvHpCMebdwNk+dn",
+	"Wm+9TKY1UKnyKPB3JhwFTERc9KuTRm2qKBlTrrnog15Aq93oXgqpdWbmCaP5F3k6qP3u34me/070/L81",
+	"0XOEW+svzvO8Cqm44hWxCoycEBVSASYA14xo2idUkw1CG8OGF7oo10ogF3pnQJ9peIlRgLssNow2YgJc",
+	"yAq/HzI9kIZM34ECMqKgDL2WSV+9XsZd8No8Z5lLKS0eTxGLmWbXtO8N7pJpnjCiB1yZOfvDOzg8Obw+",
+	"fNIINV3qygjPIXMEgjj580nef1icg4qIEPxgow3Njd1m82mhAp9YIeMPRr5HMrwHJ0v/eAUvj6Z9DKLX",
+	"No9+2rn4pQ0KqNF59MuEPJ7oHwWqfwNP0qdC/QsdjRrGss/LXUIqXmeDh13FIOGsvKl6CVMDouyPhU0T",
+	"MqWc24BNPg6634X8nH/88Mvh5fUPV8fqeKhHv+wfvzn+Lbo//e60+fNvH+Pzz4dff/nt7Lez6z4/2f/Y",
+	"ZD/tmXu+/7H1A+/90GCTjzE72uPnvx1unF//0Dr77Yet04M9dTyMB9H+8ZvT63Dr7OBT++xgb3y6P+b0",
+	"p7M/jn+TPGzvtMLJsToWZ62fuXnl3tfz64/D0/Zh8+T6R342PNVn7R82f7lqbv3y297Xk+vjP+A5f/S3",
+	"fv788bdf9j/uNMJ2LLrDD83op49xXlxzLGq7O82mMbCAFm7GiYaKpOawfbYdfkx+Hr/tXrfuLzbVSbTT",
+	"O6Jv0kO51f+Ft8UPX7d/HNcwNgvxvqXDyDxaPgthiKHuAR+pigj2l5VZXCb9s3m+TButlmNRilV/MZJg",
+	"KrwN7kWrclWVKePBMVWo8+u/1ax/q1n/VrP+9WrWF9iu0zoW6FRAJaMIRaxH01iTiE7IiCbFfLAlvJM2",
+	"CwL3ps2DaBbyILK8Ei8XovkGcyFWTJ1wl7ebBQ0i4kLkDGuuf2Me9235ffbU1AWksJpOWQC9sJyP9BRa",
+	"LkWYv3yiwdzxb80eP0xvKV5YYQ7d/IFXukHeJ7zPo1eKXCd0Qk4QhWTebGBneAXZUzvE/62iINuGUv9b",
+	"V2RXFoC1t36pFcu0283NZxRa+0SsUAkGjMZ6MCnQE0v1zFRR/Hm1ev/nlLv/9cQNVqDH1hQ9/jY9443l",
+	"Z9xedsZYT+jPuFmeL0tGbmaNUA5fuwC5nabZicYILm1AY/FLQSgZW8CgUMqYJYRqOLOGRnDdZ4IrP65Q",
+	"Nfx++4fT9k8/vq+9aHht27PUPxeH1X6KuQemprnDQnnA52tUqNjvKR8NmdC1pQ3BbNLfkKSVGbPoShER",
+	"oYJk77C+Bj+ZrmwXzyLj21zfXCX9cqYN/3QirnbHtWdrP8HUDv7NashqsH2Z0ntYcDu1jZnSrnB7AjvX",
+	"5p8lhIYhG+lSdHZe2W6mY3g1u61We0bRrhUzDTOCVWt2N1dIMNycW7O7tVTNbtPs2E9imBV2VJykeVUH",
+	"dWGNCjt7yfKNf0VtBi5Hbm3bpO+l6iwyIykVT62sMIz5SU0XVqSKJWQ8kESOhQJNpJCWZkQjuqDxR5CZ",
+	"skeokHoAFkbGrP/Xu4CCGSUUK4ygXRhBQVU/kmrENY3JWaoTbhXt55dPzHBcBUaMYjZLZYlEl4b3ddmr",
+	"A77eqjlO04URM/Kdtnc3MsfJf3m+07JlG//SbKgXSHWancY0VcjxX1xosZ2nv/2rCi3M8GhCh0zbkqr9",
+	"NFEywVC4Zw7Xzkf095SREH5GSE5zfHdOuLjvGLsuYomrxhiZk0imioxoH7jQiT4MKUQQPjgen/72sz49",
+	"ONWnBx8/nR7cvzk92HtzevCeHosm+DgR2gScsXZq+HZDnnDAhhTK3+nXEyb6egAHZx400QlUUH4Laofm",
+	"qD+CAU5P63rAED6GmFcEhCrCMR7YldHklSId+LVTnEXZuoSxIg3ywX6tW5dqHXUQzKP30+byWUyP+jiq",
+	"HmzC0Cn7ShEeFUe1hHbSc4OFqGE2VB7NHV1PJkPIl0lT7tWfeqM94RbwoDjgCyMjFf+jyARbzerVBbdr",
+	"YXGtKxJvGdKvfJgOzQfziQv81MrGw4Vm5pTA8qGI0+/ZpJqIfEj7hoL3bELWMl5OR7GkUUAgO8TIa7P8",
+	"Q/ugzvqqxGatamLfs8kzqX2OB27VzHzlBVjEn59iyStFPI1i5Tk1Z8wJVYDnzeoqpOLaxWCr5qZp/5Ui",
+	"o8SscwS6b4OcMJ2VTSeMGq1PsToXignFNX9g8SSAI/I8IMfwx4nZ482AtOBTq3Ej9sSE4DiIHlCUBIoI",
+	"Cbbx2nhAtTlUIT/ezGLdnM2QMUCHjGw2N20+EdIV3+Z+vhGbzVbuWjfGEklYj4HGC98DupILxTYAriBf",
+	"EM+YrCC6C1jPI7snHt9swq5xH1uVa8D7AsoYZsnLEzlmiaExGbCv5Oh0b79+dbTX3nrjZH9Cx8TWC4EI",
+	"Dcwmc/B4QAPP9ffKAV42bsSPLOG9CeGaSENtcyn7SkNNuhPNlLMTo4B0WU8apYgmiot+QEI5HFFYPTCK",
+	"hdJUaEgHKZNzo/cmbLFmd4duRZvhNnvba9NWtxnuRG/Zdu8N3epuhhtRm7V6TbrTfRtuR2/YVm+TbnTb",
+	"YStqssWSXjn6zV2UkbFrIXB1+2uzvkPrvS9/vtn89j+qt4W17at2hNESnnQQgL5QwVLWkfC8jfzJ1itX",
+	"jRg3ySuFdtfMgc+3iSoGbmuknzPwbwDVMZJCob39nkaXyMgOOsLmmlu8ZzOr178pDBZkc8gcQQ805hFc",
+	"dJdhkiESBBpyPc5io9yh2eiDpA9Ts3cYoQSeQeAKQqMICoSNQePg2ez4SP4uC4G3izftkvnPcpY1ytzN",
+	"ZvObT7D/kbCe0XNf5/D9r/FX9frH7I2HMBYgX5W2ggPkigxpbFaAReZ8NaNU3rAb5EzqgdnDY6rIOOFa",
+	"M9EwyvO+FL2Yh09bg9DdnJNsTxAaQiK0E0lcOapYlA/2FeqyysTZWZo4S5HEjU3lohFdIZqAdwhm73Db",
+	"rHa1MgFGMRV32ZbIqWAG0gPMj5gaKYx2Hga+yVobjriE0XAAd9nStgye/i7T1AoEamcFa+bRtaXJdRHT",
+	"2Vx0QTnI9rFM44j0JemyibQnbHHwIR0ZZYcx0g7IKJGkvRUQJjRLRglXjKQChs2idSDtB5l0eRQx8STC",
+	"9rK7faIaox0MPSIYi1BLoNGQC5LI2ChnZMD7AxeY9ki38TK8lat2rxS+ck0mJHfaoOoiJYnlGLQWM0A5",
+	"YuhABbKcyf2cFsU3HEjB3hm9yJzr9mL9QaZoK69MQiH1XQ/uzkl47vvehNTEXVAk1+ZLbUW0pUgkGXad",
+	"gK1v1qnLYin6hljO1VdQrWH2F3RiDIZrKU9o0mdP26D4jDst5V0MT5mW7obcuGr2ggIxWhsvK5fgbexr",
+	"mDGwsd9cSgzOesiEvszO2RcUSz/LNIFdna8IF2GcRox4dbS5OPK+LImilxE+FRZV9egMneywrP0I16E8",
+	"zWUpENDYOZ8ETfVAJvyPJ1IwhQeYXR06FFJ3wOXfm03kUdlYH+jAe2JebB7mKdO7tTS9zexn0vtMWjXF",
+	"2UPk2npiSEiThDNVZUatdcwXDTvOTkDwM0yzs06UNDfdCDoaEXOjYvb4ABVUDxKZ9gfEaO51Liw4lkqH",
+	"LHvVO4KLmNl84wGzEgGYAJ5ubEVUHIzVAam3YBK8T9XkSStsTYq7rnlA8eRGB6IZkvmRhAMW3pszckSV",
+	"GsskUu9IwnQyMQZRy1hYUkTlPbL1ImeOlGRIxSR7M47FmuOpEGZUUqCSZUe9pgdsAhdELOZd6KgST0go",
+	"lY4n6+Z8AUXwRhhNMJKCNcglTAYxiM0iCEhfNBannZuZaAeuqu+Zqzpo+aGdBsq89+P0wXZln5IKzWMb",
+	"lURhOKQToz0banIGxopnWs/zQEHMXcpTKiZWjKsncYGhzp3VW3wucIS3A/VXfKfZnLHmm+0X0GH3CKAz",
+	"omiTSbZxYhneEwRNUU9asv/6BfuvkcpPFKQzF+gU0QMDwgUKU5kQTHuPPFVQwVn0SVhIQ+he9LQp+0/I",
+	"J3wmwUPDIJ51dLLtQma7mXPdtvoiFuuWQPYfqPrGHjq9Opri3vbLaDrwcq7ImMVx3dqk3VSTgYwj5eQP",
+	"ugLNedFlOe5jAxwc9i3Qvw6yFvK+Ip7HgEYRhDFpfJEYHVtDpbgDXfG++tM1y/Dou2LfjGAqDrLI05f7",
+	"SX61r/+SXSaxg5nrCFex/+SQIZWozmqywHUKWiM11jua9eeCYcjREFyOmCAjlhjbF2kDx63tmEbW6I1A",
+	"6UDytAAyHvCY2RMYHpApX/DJaufrcEirgRwrPHAy55iNv5vzxMb9lH2muT8gPZ4wRTqFkE7HHPECfJEj",
+	"JhT6dMNYKqbcLyqfxI0IY0YTRdY6eY+5DhFpHK8TzzVM7K+KcI0HVJELeLSEm8qFOctL8tmQH9viodkJ",
+	"8yHXMqIT0im25OuQNergO1SxI5/isdmLxjZsNW/EkItUM/UuWyNqre11IElHuFj9XcLVvX1usTkdkRZH",
+	"5uzi3FADaHUjYv57yiOMWW+3zaVJ4TX2MevvSEzNIWJmrYhKwwGhinQ0G4LZmibsjn0N08Soi53gRnRi",
+	"qe9A3HHRN7pgaAjcs4LsLqYjxTo4eE3V/d2Qm33dIUa9fMiz4HlCQjqiXR5zszxlT/JUi8OpVcrcef6m",
+	"fqn2h1Nvy/shegwUUc3qtixy6g6/P+KMewwD47lgARZnPeP9ZJ6zF7Jr3KWE63ewM7w9aLgCdhX4wDLR",
+	"AIyCwOdcKxb3zGle3h0Lx5ijZMw/MUDSXbmLv+U5dUvsSJeetMwb8NJvhT6RFTs528KQCNKVqX5HOjzq",
+	"mI8Ry2yfKLNfUAlCmIy9i2OzE61fzOywsgAI8h2Gv5c2MgQGnySd8Auf6W0OycJDaDKyuVHTB1HpUh7l",
+	"OY9WHnoLne+9nMjZGnlbpbAHCsw88yS06NkHVNPpdSsdIbuEity3RmO7nPj6afLCr8cvfgIEmBSEizFT",
+	"bFbwx1JyNJhinKAoVovhncq31xZs2uIkP/iz4aInzRtt81YYpRlMSOPSm/P2rtPvWhBf87Yi4MsnQlkJ",
+	"Zijre4fqYx7ZS9UTZFWJyR1DzOH0mXx65dGPCWPy/FozxKoFHiUcqQBQZhlK+QLMe7Dte+v2T/Fx9seK",
+	"Z2E+2jTd90hPyoi4zFUXV76SqSJ5gSaaEZ+uyIeDPTKkv8mECC4YWesMeQxsyPrAED2uBqAXhEmqNA0Z",
+	"FXdqwOIYfyAdnTB2J1KtzAeL2wRMNWBUw9aQE9whig5ZZz2wolZpN7TDT68/fX8jejJNNDMqpdEuxmY3",
+	"DlxOo03dI4D4R0I5HIJKFNIkmeQRDalYg3SMvvMVBL1RBCiQ40YYAwWLV9ARZVP+UgX9rhwI7sQqKnZp",
+	"DC3Mx75ZTzNhWPZpOgBwoCWDkUwWvSqoAREMy0koiQUS1IJaP041rOvQPAsAwUIWYzJPnI44/CTjOFUh",
+	"+CDSeDSw5W+hTAT8J5QiRcGc0HGXJXCzlkOqDZuGXCcgru/5mNeCWpcKKqj5YSBDGSO0/Egm9wDXw3rw",
+	"Cw+xWSONRwN614ei2z6LqcYBKaCClNFdNEEICM2+Ftk1n/kMjq0QScbE2TtpZXYsVUapRsxsqizofpXA",
+	"z1Kz/3Roz4sUCLtnsmO2RpOEgraSo4zlG9PCjdlmx0w88EQKM0QgzJCrEJB2AAnYkyX5lMPKVJy9k1Z9",
+	"g3DwI/Q4S7IJr1nnCxuO9KSUWuSDnU3ryllS+HwCnLrrvhWQ0TxlYwokLSPsDEUlp6CqkJkZrprX+nnI",
+	"42gB3ZbTB0+pDgeePmjz2Qv2AmK2TQ3d4nHkF1o8t0VnSsYldm3to7KXF7SonMKe9pRzbeXhM+I2567E",
+	"67Zwbeo0p7Fi1kuYMCPdMbiWPborZcyoKOEiLmvjLKmyxlTpT8o9upTvRJU2VmfIlOqlsZG3AXbMYASN",
+	"Y6sM8B4RkCaWKtztTzOpHO5WvrSHIx4SLjRLejRkhIk+nHOjREbrVbMZJazHvxafAfif2Ed3IY/wDPo+",
+	"e1aBRIFbTX9JKpkhjbg+FDqZwRBSzEhhdDrzceRO2HHCNQsIa/QbRsUzb73impWUvPyHKrrQUGNe8zJm",
+	"zcJ1ciq4kxSAAxI44N88cz7bWl/mLPY0DWyqprmA2DC9Meru2eSVMl/g0+0VQeatUprHsQtDraxxWvWy",
+	"0gJDwLwX3nh8VGTTdnOj0Wy0WhuN7eXcDxks+Z+Lr85r3iozgjNey5ICbBZSkPkmEgY+SMGer9xzC0Ho",
+	"2DJwO8IbJ9DHn2XVqrx3pQrl/RVaL/68E+iIfd2XsUxQbNi6hmVvKc3I3R+4d88c7adRZAtuVvCQ/2sm",
+	"NDXgfVu9U2QYmyFDRqkaYAMlKA0LE9D+ETobQ1PWh5W5vJjI4gtcQY551TYtTj2ko2ph2YE09g54Vy2X",
+	"Aj5jUSpeS8H7A42pC3qGaeeqk5bd4DZMdG2dPbPHhXaay7eHZHpinlYcI/z+elQ9tuHMVH7/RU/Kzl8o",
+	"oeDdUAE7f5JjkA6InoJON6bDgTXV4Mqg1FPeusoHpfB4SW1+/dB6DTGL1zCS15bur5ecX4XIDPmo0t3R",
+	"wZ+eRsxwKWI6tbX0Yuutq3rzi1fDTQ0Jy+Pmj2n23ppVVTftDp0ngoyQgZ00wyVqN+eXGfJp2ZBjSfXm",
+	"LI4U6U5gO+6SfMoYw+uY1erY+tcJGdAHRjpArs474pjfXprVyLjLbwReb0WXucOxl73FMWKnQfYIpEJ7",
+	"VbUwJEKFGrNEkc1msypa5onF+cJupcjoPHHzPZvgIHFHO4WhlCAG9/810sjfvX/d9vzrtp+3EltLrES2",
+	"OedsOO+RrWUe+eztOGsXzjgK3a7aJRSKJCFmLiIAIWu4fQShAqw+Y5FlrjXFGOlcnF9dE4T2/BPy2b7h",
+	"QdBZD24EBsaMUdDI9pd5D/5JQmiW0524zzx6Z/9U5WgnCdOYC5pMbkQW9ZwERMk8w8YoLvmTDEdAai5Z",
+	"22xurpe8jln4BaZSc4xbdLXlV02t0j7VzPx9LB4kD9kF5bNCLqG9ssHx0rsR5RB6Ie4XYn+BwoIhTe4Z",
+	"dDypcMhlkBBV9kH2OCwWhWPdPrjL47jS3z9t7+AdS0Z5tNQ03kcAn0qTxb4frgug+MlcXBA9m9ALuLJC",
+	"0udsN3V/iIUBVHM9kuSHVGq2Z9E7Fq3T7+biO4f1gSsVY7cG+52/dnC1OX55OCBdFlKblQmw7DTUz19E",
+	"eANyc0LWbDanSzbG69aXWlt40AutbEaKF11aN8LFC8uEStWHGFGYisOrk47D4LhzvsBO4H0ZcaZxWTNs",
+	"EuXw10GmQeatvboOIJ6EiWgkudDKCJI66RQR7+FpXkxogmLLeSrd5R28V4xkZzczsroTMpSpHtjfJAzv",
+	"DtAsO7t5ikpeiJk3Ycdbhom4S4UhkWFWM/bTyzOXDAyYKeTi+KDgDw+IMOZgl0EWmbmTnF4WJeQUCcGh",
+	"7FHQeWJz2P+gJkYS4C29OSAAphtgUb6WnzctZQdU9NmFzdx9WuKarVhyDyke1haqq45ARfURFTqZ1HfK",
+	"p3Z7c+GxLdjYf8W80/vMu3TK/V0abfHBlVshpnxoS5D2ZcSeSKWZJc2wSdBhYJ3KUC7UIPtUsYCoEQ0Z",
+	"alURVQOGidW8L2TCIrLW2b7/vT7cHEGwsLP9/Q+nmxflOnX8tqwGr5YfCOOvJI+M2PeVyQidTDiAZMWY",
+	"URY8CEgH5AT8dn5wVd+AjRcQlY5GMRu68NkoT/IHSdHw9pC3dYDDC8w/k+dhDXvTDrMFSwS6g7HoI7Km",
+	"Ez4csigg6QhyGali6+8wAMu+6jyTSTERsQRDY0JivXphac7OL84vv5+X4DFXTXW0r1TdzyQZyeSe1EnC",
+	"Yt5HNI6MmrUlXcF+kKhy/cHjjlGfp22NleMdKyn8pVnBy2bPA4stn7rFHTzOvDXDN+zDtcdilOplFxtv",
+	"dMs9TbTKHl0r2kazEmH2MtCrsrVL1szBafFSQtiQrxQC3WbbgCdeVSJ0Fsz7dK+/I2Dvj7lCIIXOlXlT",
+	"VvfXeVJZ++IC9SmeyFNrkAazeeS5md4FAK0l4/772T1TcWvolPN7yo7xOdDzMetpviBFHi765jC25l98",
+	"KWOWMWyGwTUVLIWaECj3YGN/2fFsU5hQpd5hhgCkRndBPA4ZNPeIY7zALHtGmcU+WvrVTt8HAJpNn7KC",
+	"bOvvgQyzF/486b+UhKsGXntOAv8CwWYh+p82/gKE+xLLgfjrZWCmZlWkOkdX/3PFXZvfWsSYn0cD/UTR",
+	"nmNYTxVEIzwRVAnnvfIBvfqf//jfAHoeYNt8ArDc5svN3Y0mKnQAUU4AmPyf//jfAGBeYPy554HtNF9g",
+	"/1Z7OqtlmvtK8GArekdzNLH5A7x2182Qt9lzZq/YNX3ijrNAqVNgVBY4yGXL0f67rA4Lk6Az5FNbIKC0",
+	"TGif3cU2MaV0HlUAsb7QkfsZwklUFIYEadzlEQFGEVdkJJVm0Tub7M01g1+UV7mKcWWbSp/59buMSOwj",
+	"sJSXY34QHX8FQJoyaWFIAWY0Ou9GBkCQ+fzVCoO4XsKVe0371/nFU/7c/KfZXPgZXUFP40SHv10m1mGG",
+	"OAeyw2IbBVipR0MdT0jn15va325qXzqeIx0eV+DBpYDOl5Iodp4wMoDnLIoW5GX3aSktJE3iJV/6KYmn",
+	"FsfcnQGYz16eaFbK2V+XLnY/C1Wul8YxuWeTwO+ezW1410ELvbO2IdRC3zM2UoSSAVWDomzxMrZ+7O4s",
+	"7tdcm5NeNPOInirsZUMONqt2JSj3bOJ3Aw9ZYNEMorqbHajymPPclwzqei0aZOdrnY54/Z5NOo35mWrT",
+	"tMRMJ3SwhQOa0FCzRDnKcmEzqZUkFAZpCzUTFsq+4DYF7/kJcJjLBfTysuHm571ZxswtBZvte94D3Kd5",
+	"+8G751vw56wi0cpQgL3PWIH3GaxaUO7jPpv7yBUTkTkutIVLgGcy8L5LK7MtVJGNSuUvVa/x9065TG7V",
+	"Itanlal+yYluBUq5lcesbNQXyTLNhfyTBW1Zays2avAq1yv8/SulufoNHJ5a9ed3d/jTQ+Xc2QkKA53x",
+	"IG/gyKSzSm/6gB5Rwchlkdogh3A8ZrjyFivkRnQqkPmsGz9eBsgQKsUL+IVc3QgkxStlkQnXIGI0kDGz",
+	"KJJQPKJYeNchKDIcTEy03iDmDQkVkRySLtdThaV440+/bzwsEPrubKhaaXvy5k9dsdfIUhKycEBna+ll",
+	"B5f4rcA4JRZfQqQ6D0jFsTVKZA/xYmjsIRyQAYuhelRnpagulKjkkJEw5oKHNCau1ZxyOitJWJ8mUcyU",
+	"uhGyB0hau6STRB3zC1eaGb026x8ckE6kkw58wTQPiWbhQPAQfwqjYYfY4jl7F00mrq8pVCYNWM+/xHwO",
+	"SGdAw3DUIUd7+/sX9fxXiIQp2mN6QmJGo2JkCRx/kU4MSaMhVMVAcQw8rOgjTyqlhLMsV1R0F7swT7J+",
+	"n5VmqetjVcgRWWxAaTvWJd9cbYziUwKYRRX7HYAu/TwviuUxP2ecjkaJfGCIWvkbdjv48gyPSmly2Sur",
+	"p+SA3ctZVUovkyBjk0BX9Hn/tXUcqzvS/Q4WVYdQlmZvLiQFbBeHOLOgGkQxzBl8qWqQSkd/hWfNQbOV",
+	"5pSkDlDDy1VF3BNKxjIBGCmbn8o1AZxMRWifcqF0NebienW5Dg7hOXrGUoW5dhxKU8QUeocZtnzIyB9S",
+	"MBs6tY0MSQRZT9pfWYu1uYTbwetDvxzjzrMrCuGGbCtlK+fRr8Cltp+Ev4v8gc3e6RmQS3G7r4IlUizl",
+	"zou8l0a/KPnLvGpwhA0j+DyyFqUIddFcX1Qc/lLFzdXhzwpIgdkU3s+k4Rw5gutsGxaBaaUYUQM6MteM",
+	"mOFhKUjHvL9jUwBzidVZ383cQ9CopncjwEjnIlKviBVxAelkrU1wTOhC6ko9yKWGapA9o+/oNBEsCqyD",
+	"CRNxjY47SphiQgeuG6ixxeOYRYRbkHIp2BIGbWkkYNXOrYlkIn2/wvXXCZ2ccMGWvPx7LtX9ktciVst3",
+	"CNXi7vlSWm6Mic1UBVCyVeUUeGyQ+UEzLsH1352xkJ1CgxNwVd8I78uehLr2EintvUMm0ju4zlxTJJ+9",
+	"RCd0cocoEDei45HM/n5vvjF3V1CoU0AbsTg3HWeg5ewlR0isd877jL8pouk9s2Fjx3kNcgxObJARLCqc",
+	"RoZQmD2L5bg3Ap4TmNMskTb/CjGYoDsPkSmU7SdU9AsZ5kTQIaJ+MTvMtQ6uUuMmbTY3QvgS/mSd9caN",
+	"2COGlJj3bJbMRok6GeI27lAfiSo7h0pG359VjXNmN8n5NlMEfT9bmntnJVfODPLxBFAIyR6cn3bqnRzJ",
+	"wHwLR6UzrndvxI14hAUgj2Z5HvO7HouXkscb8Viv1wv/NzeXOfmx1HbJWqde+6XHij3xSPIGO3DyJyqw",
+	"KBwBcf19SPmFPXxhL5FC5298TZy/oKhkLftisoYvBsJl75a9nrFDLUOv27F4W5E8etxk3jW1eR8LAOGO",
+	"k6DcQKT2gfnGJY859IT5FmeDBWrm8eV9/5jhRxDoXWcfiDvdLCeLe86TQuBb85SCaLADBGQLq22Bswaf",
+	"VBII5DHDwEpYTCew8zx1AC9XZE1IO+p188JKgTPnxZ5dXG4KVWAEON/dYgAWhiUkaGpSQSPKwgzKakXx",
+	"4dNGNey8rNFYRejASj+zEUcstN7ttQ5uWSNsZQJwJjaO1jEaH6KSuF5SgH5DlQapnTOm+Rp5sgM+BWTJ",
+	"zjpkEtJ4TCeQGGYOe0TbtYjUhEZ0hKHtTNDeiJxLFaGxkhbBBHi5E0zxmkKmVB2b6GNR3PAmp8qAt9lM",
+	"ODsFqsp9XE+16b5UrAJmSfmi1ypS3x2WSyksXdYDMpRKuwIXDWiBgo2Z0hiBCAjVeEm7GRgFrQAlaFQ4",
+	"d1bkghxyMo0sz7JdXKYTzm65ML+nu1eCfixvrEfVvAfwgLwAmJgZT0WNv9AXrmD+VHF83jhuro6ls7S7",
+	"YjO26dh9JmgzqdplemzkmTsqF6+M60SXrU3jRhzC4mCZiyfOk1S4KpnSes3T9KbO5fKKmX2yFFHMAQDA",
+	"fkl/qevPk3651dwcGrpTUorpM1aRtR6P0cXZneT0s1TurDcI0kwK5OkbAbsaQ4BgR2A17Dya5pVH7v15",
+	"3dFL0ttvtVfpR4DfjWEG8MVrn673170MXtBixhQjngBNTUL54EgD/e8Or2m/M2unXLe2dpubu03oA76c",
+	"r8s1/lu44oBz8Q0Pq6o6kilRnJdjewd95VqngmtvobMasBuR+czhEfB4XFD1cqs25ca0QBpmKwSuQ7OV",
+	"O976Zq4Rbw8E7tjwZEulBc+rwlB7thqkEoCsQa7ZV1BWwMWUcHFP9ICH94IpgOUixwcHV8ckZg8sVjdi",
+	"rcOjSPE7wJ/a6BDEP+WKReSf//hP4v+63XFIjkHxexZ2CKNqYg7lcMDG726E/R3ef9fsEEjH9R6IP2x2",
+	"CPuqEzZkcN7y8L5Usoe1JfathpQxo8kdjtGwbhrH+adQCmWOa6HvCj12zQokEachPEoAylQsx3dKRjwd",
+	"2g8jqalS+BlhxO6gWwz+2gNMDPiLd6G+ZcD7g7tRIjUDEK9enPLoLmFmw7g1FizVhskEN29+YH2macKp",
+	"wA/w3wGNYTj3UmH7lZiGWirm3h1RnkzcB5Fq96dOu+yux1iEXiOZ0Pgur1EAsJR8UYsfN4sft4of3xQ/",
+	"bpc+sjD7wi5t6XOr9Lld+rxR+rxZ1FhnL+G07sqZdj35qmsm8sfuY1vpaW0A+0wvGSGH3Vh1eD4BJuzF",
+	"oLgOL473D44Pl8Tj2s/oS/Y9+pLW22aT3IfAi0vU3FTgc7n4KZJ0ljCDfNhqqLrzg6sMqi47haGajHDt",
+	"9b2Zrq0MXSfypVcR+KZiJTN+qEA+EkZVsDIX3vjKQuiBNFbLp8jO4CJe4SK50lDpnkdGFAIvGaKswd+I",
+	"CRSQUUxDlth2BoEDKsBulAraKyH2X59y8e5GQHME0Fah9gZbRaPoXaJaWOkkrQS5O5OIRSp0ArEoNWaW",
+	"G5bHu4PZVYOefTYKEJx3ruuijaFj02tExscARM49DbJ3cO2ugeQM0J48t8WNwCIvAEYUlrzQDcRd7Dd5",
+	"ATPE8kFMNeBtClai3VxVCtcKtsIZrFfFhrjcr7ctkGvEErd6ipxfnt6eN1vkNTk/Pbg9b240lgObBhfJ",
+	"BUu4rCqQOGU0Vt6Gs+0yDFusnR9c1dvrzlrMKiJK6Z7va0HtpBbUDlYENwT2rSrTi3QnV3iNbEhkBJjt",
+	"VPgLCh6IiCW2ZO/yFClTKMiLdM2y1SxUxEQ/JyCoKyEWDN1aZA0LCgPSyY9nAHTNat4670jHeok7GRIT",
+	"rPe6PwtXfesf8oXCudnAj1XxPgfhAqLTCb7S3p7im2y9/F1aJeoPXaFPSXEVxT6P72yPVFbVHrfU2VrQ",
+	"/zUnP8jfe1njSi8tYWuzYt0OBcSRWQX6Ho3Q/b9KNkAXI9sVSoYKBzTpPy/qvGSuwVA+AHdUJ3cnE7u1",
+	"o0xoWknGHC0CIuMo8zAtfaqd2vdWbXJbFLMfU1XlQvmxVW+TtWPChb0wIIeEDaGINpwE5JzIVGc//fMf",
+	"/7lembWbSDmspL+xGmeU0Fq3tataCBymIaRVQKBEhIzkC1j54geuuJ4lyM3sWjsWqUnZNPkl9qf/0BIF",
+	"A587S+xlZ2upgTzpM0XlZhV92offP3BBY/7HTLQMll3Z6LlLESSGphHXJP/9lTloRzLR4KXILq7Axchu",
+	"WbKMCx/7lNqswqu8B1XSBLsF/TmrS4/sudIHc2Ge8VmbVWK/sCmQU0lZ9Zv3yCAdUlFPGI1AJ7T7t0GO",
+	"tSJjmQCCz5BOSAjwCe+wLhyi9mYMJVfQzH6WMzCDZzc/P7q+viB4ESibgVl4VMF60FXFMK5C3QziHw5r",
+	"A5t1+sAhzc3FqCFAncKogtkwADlhq4qHQbcOyJCGAy5YTlkorHexb5sO2iD7diLdhIowQ8cLbDqVITOM",
+	"rdO4EWdsjHq3q2SiUcSid144OMNXSOPIXDCgIoqzliI+TYvukKrezdO9vWx/rbsc9LXc19LvEuu3O/X6",
+	"Epf7Z5UavlX1Bx0yPZDRnXkgjWM5xrof2y4wFfSB8tg+rdREMKKadqkqXyVTHcqh+RZVmwD4IhE0vkNG",
+	"KPgO/IlMsTHAymW7urhHbcfrSszfXo8J2FoYfKeKUBJJyAwAlEQubCAKe8pbrhnRhA6ZzrByi5vPKSjL",
+	"ZSct6pQ9X+jh3ObnCWVQoxW7JJSxTAFKvfMfl5fffff+fUmS/EfrQ3tnYxsPKdc9/j9+bdZ39uofsIN8",
+	"VQP5oHYUb+/NiAhAZoA5VUq6SsSjXdJxp1+HrO01W+vQKoEK1WNJYr9smy9t9hl88XY9uBGd/KSELzfW",
+	"LdzHnVVmO2TNmVfGlkD7CoOChgPOD65K3kk3EgzNuiHkmW+F09lq2e5lRd71n1RBqGPRZ0pfMpXGFcly",
+	"QmqmZlDRHL/qnoOfQqZa8YjltvAaAIN0WU9akFCsazq9OgoIEw8sliPmfDJqvaALLrTsstZ00wM7kmNs",
+	"EpkNJG+9BxkueLQa/WtgNpwgTNgekp0EaKAQTWZe40Ro/GEurfY24RNHLMkNSRttRAvYqsXukFpKBz6K",
+	"t0/xYXalFoUQchrlo63coN6DQ4s1NAu3fMEA7ZazULmJjI+rjZZlkbJFxCoq5Zp1I80jMpIKe2ZZcrqN",
+	"zLFTnd/a2dOLvTUcJqJyePZkWGLC5/bKFev6zYE3ntU9DCdBczdUFks35sJOk0R0ohCadEQhdRTbpHXc",
+	"9Xu6Q9YSOoYGlJjWKDUk2pMBozGcKzhALsU65j/4nV0SYAPCFblnI+u3q9CUqe2OWQXYacexSmM2D9V8",
+	"TlL00p24lrCCsjxkb8CO6XwOzvwZji9w+RbtpWpxGjG9BEzJUbyNDzjAy5/KlNXOI5/PwJcLzfZOr47q",
+	"O67dwN7B9e1es9VxvOew9kNQKrFXH8SHS9DAeNuybc9yglqyzKDpeT73KWA+e4zbArcQUPysmRKRNUiC",
+	"zOHtbFjb8DeLHO4eHmCdXZKKiCVKS4mdUbOeqJJE8h3p4BgbyPkdosw2HA8m0HTOHcSg2lNxI0imjZ9e",
+	"ngVESITQEwicF6C6rtKRMRM9JcTM3o4rSrETLcKbuguy4AU46C2TEh6RNbN+reY6TJHGZm1yf4xM3Dlt",
+	"RobmB1cFWKOsB7UjHo7C1ehY+rphTPGBoUI3gRoKLISGJqBKSwCCL9HODMKRD21MbyK2BVQohUoBcQzK",
+	"nUOZJCjD3BCGkEeXKpYFF7wSIzNrs8Vx0obBHDVLdUeelpTdVaUkFbZjle+xrE4a5aIzTDAVDZPSEF8D",
+	"GHHftVxd01idYn3RGX1toIHqGxEz5zDKGXk9IKM4VaSTHTvw9MCL5mQtSVUG+RiQTuaKO46MNXmFBApI",
+	"Rh/bC/63ArHtedOx61eZqvZMJaEUMwBmxq5jHAInNDTbKWYRelkICweSFcFBa6dX32X9+6cKlvOJL+fr",
+	"TEoo261ms72xufVmu7IVqbeo1TXWK+oH2fHqw/v5QsYTL2Tu0Bwk5r4LZJZYNwOXFhhstN6FklKFjY6l",
+	"lwtCNEuGDiBwaTXWYRFWKPW2TqVijD/SOGXWzVMleUTW9dsoGejGfZd3rAOJiNtzFTOjKuUcbSWQB08p",
+	"iPRs8JLVcrJNHtqApbgLWz3zoCeYoUlj0rWkJlfWaCJM2BLt/cuAnHwwF+9fnnx4R05PTi5uRC/B9H6o",
+	"2A7w/sz0UmTtw9HV6/fm/9dXrz9cX2F3Y0o+XX+ov4Wb6nhoDmlyT2jCboSWMXQEixpkz8Kd4TAhzKUI",
+	"1dZz2Tm9Ouo46w7FxRNRgbLCtzWX3L1ukxztWe9xqSJoGzdWBsTLdMF5rowiuMWzkVdeGBXPh8CbCldN",
+	"i0Poja+qAuFX7IEJtDKwSRm3lr4NMLxsNyQA3JjZTDlVtpWy8gDI7SIsVb+4LM5fCeJveSC+uTY43FLA",
+	"2svfUmQAnxLFQsd8pap48uPn7xdlHpZTyvulHJ/o4Gqvmj8fyle2t7ZaO9VVyNWW272tWMxjA99fVB5S",
+	"quSYVLyyLc7XxbbdPZQu3s9o6PXx8/dXFRWhbLL8HjQkX7Tw8MCq9/vFeKv1LskKjWQvK1LBNFFV1bc6",
+	"Ztd8yGSqr1goRVVehv3BwwHXMgXI+cxlh1UvWDCpMI9Hoay3CbYNYuEAyU6zoIvtNIMcJWXjjYWFsw61",
+	"SkAXmRj9iC6jRZ57l5qVGLDFhvE1XDS9Qafo5J5XHFHVWuYQCxW+7dj8CAnmdUyzNoIyIJ2jo93T0w5Z",
+	"a2/WBzI1ivxShQgApVj0g6/92mx9+bVZ3/ny2P61Wd/4sr77a7O+hV9VesVPZJ8/EcI1O1pWyZooJ0ks",
+	"UAFGfymg+gwE1NE8JPRTOloFAL3IA99xYzJl8N+YRASlgx5OOJiEkCDj/w5pPQ0CKS0jjR2Urd9CZThl",
+	"NwICfejSMEtg7EUR2SwqZ827WKMrOVjrQAhtBOZeN8a6zhfu0+uD0y6Fmve0VNmVX7MawnhVefwMJhlV",
+	"azCfB9KWm9pcQjoacdHfJZ3cjOqgkdtNeazrRhSYRVFk7ers/PTwgOxfoz0WkKFgQyl4qLD22ZgK6++g",
+	"RC7z4XQCQt1LiGKGSxKZ9gekc/GpXAbmihpeF9tSvP7T/OdbpxQazoaLJQnZG4sulMJlU9v7NDNDl8eG",
+	"++QZrxXocAmzdt21nKb+sbD1rdb0dsVRyNucYU/RzKWiyBgKeDC6hqUuXDlyVkUQSgziD6Yar83PuK4M",
+	"XGEDkciWbY+zRtq7pIN/dMwhTDXJfUIlg/xd3pWkE4AD30iAG7F0M5J3pCwg7GO6qc6CfOYJ3ou7kxuB",
+	"OGPgDE3SPoB6+r23XRuTAOvSQXLlUkuB0DJcWxJbN8LKLRyXYHeYyxgUmg1ol5SLzUo9x62NZaydfb9X",
+	"7tdErWfQUcJmK+QThy/cG0ttnNwd00zOIk6rqgbmtI78AD2loGcV9srCaGnMcrQ1yLYuQQGMXYm77SUU",
+	"sTCmCYsKmZ1+k0n8+7cRyz+MWXeUfejzXnGacztUPsHiNXOa0/7X9QKzU8cuv57h6XWsxz53DRza4r7F",
+	"VeClZwhE61pVQr8higXIWWs/dIlwYetoq5pS/nnPJt86S9miakDbW28qEOQLqHxXR3t1D5EPGKA4+53e",
+	"2zdR823r7dvNcDt6s7VD2z1GaTPc2qJRs7VFN7q9zV6r2+42u2/b7TBqbUVvwtZWt9lrNml1N3rF/6hY",
+	"lvdTL998225tLBSFmBjkM719Q0YEjxkW4eCdMpf9+Jd2FfD9J89KDZ6i7W+Si9U2yjQE1p6g5Ds5ZH+8",
+	"oJOjlMFbTMF/SlOCMj1TtaS7vQyDjPdlwFFLelAyOs/mIjXA9ttzOWmqgrgKaNHq4X2q2RxkRYeoSCyg",
+	"oouvJhGq+6B+ZPUyBWovwiycLm3pV/lPPyls1mwUzCjv8z2iemBEXVEp/Oc//rOzXOc3mfTPluzx8C9k",
+	"V7+1Sg6ACd04FLM9paCtvoXL8PpzvPJ7tGR0etYGKHE1LlBOugX8XM3ERaSoZ3iQfCCWmW6kKMfFLEeN",
+	"AENDDeQY1WQHzlKEoJgNB4Q48OsWObAn41iOldVmZHif+5XM741piMyFZ/7T3UkIZ+HZv5X9L0jHvLiY",
+	"r1gYihf7M0+8SAyJX+Rxz/B3uQUtjKk85eU9YFlhxkvkjNEXKIdZGFKujGsOqbVpXC3D02pA5h9q1OEE",
+	"SzGjkiIffBWtz4rtAIuTa7WNjDdqo48bDw3YhlmeXJLGTDXIPqIGGVnYTRiF/m7OC6Ygj8PswJgrvY5R",
+	"v4T1UuXQoLPG1Ct66Npbb4oOunYFic8R+KPISt2ELnbbvIeL/lKkVfHU824U04U74cJcMw88E6lgH7ZI",
+	"ZT4vCr9pRwNIZETG4ooMITMiyoVuJ6YiUiEdsQ5Z64xkohPKtfNQSnWvCkZmdrUZn724aEn6V0zR5wJQ",
+	"P2eB8y4HqpPj6eD117P7BuS4lNlpOxdpHbHOK9oHrGf9A24EVV4DCHxDHSBlO7b0V5HO/4Qv/r+Oa8bz",
+	"mXWvZHjPdHlDQeOGiD3c/Xy/8XD29vfFnTC2u7XFyMg5XTKooirm8Tp/Ltsy8op/9QQP5hNSQWg8GtAu",
+	"01mIKZbyvk5jfs8Q5qwZkPOAtAJyTGRCTgxBuejHEPd9hzifBbrD+tjeDSWaZS0/vQjJr+36zl796OP3",
+	"p2cX9V9mFgvMiYVfM2Exjl0wfMiFtv7AJ8DhWoCD+THdC/RXLu8ltTdcpcMhTSYVftIs+alCATnzML+W",
+	"TuPJq1urICsScTWr9HrEo427YWIdeOUuwlnn4HcEr4RR2YurGw/7csg+3DBBdvPikuV8uIFPqGoXbonU",
+	"T6ntXai60tnKpy2zdTlbXp7fK+U5tod0RLQMsn2HVXPLw0j4wZzy6mZvWTE0NKl6mNXjPD9HJZIK1ey8",
+	"954nRnGYYqmff/755/rpaf3goAPeZfdFh7zGvztT7Wn79IE5C9Dof2lY6kTU2nnbrDc36612xYL5EqZZ",
+	"3/ny5+a3tTr+1fb+Wv+f6//zf8wChgGAhtVCXghvsjywiO0Pwpkuwmh6EY/n8sksuJEFyZYLd0Avpv0V",
+	"nHp56/aZ0CdLJCIdSZuFUjJ17Y6GY1xIXV2x7Zlnq2WOOq1yrnxniZLC9c1xdkj+gk1g0wpgjorqGSM/",
+	"3zqvOln7EJBTOIQ/BWQvIGfr2I9tONIljIQPteBZhRnVhfIXP7bqGwRCT8YyC2nCyJpIE8VFn5hb1gsV",
+	"CIb8Lpm5OLzNz38Zen2eG5iIXB/3ZRKSOuehavOuUFjv7xBf4vvyNUfO8CSG2xyLEPA9npmuSaVDHpcS",
+	"sw7OD6so2OcPrMTOH/fOKi8d8iiKSxbSD5+Oz84W15HieNzbskdVzssaU6UZMQg/Li8zzGM+4E1VQgNq",
+	"kdUsY0TNKTu0V7jqbOxoYN1c6K1Mha10LnBwe2tx86hKjb7aU6g5hkwW0eCa2zMl4TQ+FJGaCY0E+loi",
+	"CVxJELU/Mf+F9vDlJtna3NKjcQxpY72EMTNvQAkc9RMaQR9sIEp2NhvL1iaaatKdAFoSQNzKxM9RM69/",
+	"enMRuN38vahNSGE2HDoUcK1yClTJ/nKVEwd8jeyVRSoHOdNm/DaL4bPa8uXsAbx82gywL6w2i4H89gqz",
+	"srHta02hhGTIFchkaNY5oKkq86/lRqzir/SNczYD9MIntTHLraICA9IlFd9CFI4SCV9qlowSrthiLd/N",
+	"fYZa74mDimQ+R5a+Sw2BsSHC8te6+VC3l4BxnyEzF90kFjLBrPcY++GBz9/GjRzu0R3AYJeQC/Nrpr0n",
+	"bhd7nUHmUMkLosOv08+TMQ8nF2k35mowE61lBFc1Ru4yKFLDL8kDSxSXuJezC6aDC3j1kuqDfWY1A7kX",
+	"IkAdEXJstISeTMKilrAxv6q7XEDtxpe/vWp/XrJewtTgaWmVCd6ceau8oJ+GhnjNYftsO/yY/Dx+271u",
+	"3V9sqpNop3dE36SHcqv/C2+LH75u/zguBUha7dWSIQvDqJ4kdoB7ZvLoUq355we/V2zd7cUpi3yDxVoK",
+	"Mfk8UZ8VWIagiBlNWY4FQFcJQslGsx7RSfEYeNEm98U02HkE8wMCM3q8LZXkeglYRYs2PCIalTY8RPlk",
+	"QmgI2qwPy9RnwpYK1aaZfmmUpSXqgmTPDQSfm4UUEywbhJHVxzxyF1TFtxfoDVPbxU4gG14lXW2Yuzju",
+	"SyruWYQ8RbC1CjGWgXAfbI9E95ELNWKh0YHsF5Azl7wjHaVprweo7llzcQS0oDGnkHGQ32u0FzFKtX8c",
+	"wRCsXYJN8eHFCNSH9wFWmHldOf3NXTm1XGbSWX+gqVbLMmZzBo7dEgzrYkOdbBid1YcN71h9+FchFbOA",
+	"Y/a8g92XEEbTH7HEsJTz7KuQCugjBs3WA4LV2FrCLY05tbMVypF75StFOtmH46iElNNn+opXYxnHtMtK",
+	"WU3QP8JF5avBgvRARr5K8R2gAF+cX8F/PsG/e9f7R7WgdnB4cnh9WAl/OaJVLrvyvMxVATRF0dCqzoIe",
+	"UcXIp8sTdE+B9p1BH/mduQp0wHyWZmun3dugm/Vms9msb5t/3pp/mvn/Wq8h7WOJSyldaMBmYV2kdUY/",
+	"S4Aq6WA47YXUesNtC9HzQyouM0DPqfJH84Rqzbh440w0pRJQGOwAD9kW09Ah0YkLKOmHFnujEfQwT5hK",
+	"h4xwves82oNX6kZ0NIUoVFY43z+OOgFWfkdZYmhF9UKWCpXzxTIcUWm10CwQlj/s++0fTts//fh+Mc6F",
+	"vdtlZ81ihEumZJzObtwthZrT4grl0CsF8pVQTKWxGHKZCOIiBx9KFeulsWBKNch3ibmaKltR4hpSmGXr",
+	"sgEXRoj1FVnTVN2roNCwKJZ9FRClZXhvm2auk5iKaIVeL568rWr1IoVDGa+YOld2IkZg3Bul39IDp0wS",
+	"3h9oYwxMC1zXb2K5fWcGaYTrvh3Oty/BvO6c9vXmeNOe7MKCsMhBLGg+ZGUPiKZ9zIsiQsLz5uAvOwaq",
+	"KGSuZLPsFJgeuaZ9I4QTYwhFBC5cCvg522aL8+LyXTQ3Z8leBncYIk7vBh7NmoO5/pUiPPIUQEOYEcBF",
+	"GJIrLRPaZxkiqyL4nK7Rx0Q8ce1NNO0/QUfMDZdq3sgy2m1BFlI9o/bMjqHt1RzvSwNKL1iIayAo5G7P",
+	"QO/xs1PmqMFj1v00qzU7HY0aSqZeJ/aQitdPFq/Zy/KD2PJRLkuCTKDOEsb+Vp/BfwsZHjb7wZzuU1ZU",
+	"GboFDrGsUPq5sNlUPLv69NohyRfeYktPi8zW3JiqK/21WW9jEemietJpS/2UcuFM32on4JCZGZbs+yFL",
+	"eEhf7w94SPtypabC2RN9ovvUqVxmFqYJ15PDh+rkxZdPHsO08wqUaKzdOb7I0ddsh204FaD2qNxoaaPR",
+	"bLRaG43tpWpfKttjdowqdsdFx9jOmN2OrndNAY8q84I4z4Ex2/AWCw7bybqNukvIGtW2+QMoG1apyP25",
+	"7jqw2BFlav0d6cQyvMfKNokhFAuLC0fmPRZ23QjnYsDCMKpzyr0jHffoO4td1XlHOtandQcYUXcRQwi8",
+	"DhSfIbQUZDaaa2zzb/BXYldAV2aF9T9aOdWVJOxB3jNHDhbdyVTj29BBxqJS6aSlGshIn37Io/cW77Y4",
+	"fMCoqhq9fQq+FnsX2bcWLdz8pVVIC8le37L9ND9a9nulyCfFkjpcaTPbPJxxs9TYG3Cr1fYzv+7ZyHYW",
+	"yEWC/IPHMX291WiSNX5Bo3dk/+ITOb8ire27TRLze0ZOaWi++Gl9ZVcM7DZIrbXtq/mo5k+yevdPNzl+",
+	"RiZ9uc2niwB6fTxn+sCEZskDjWdiNBzJMZE9bfXDvH2ouVkhY2LX0FeueFDlWZxvipAMb+ZBMmwtUd5a",
+	"NeJq+io1w5QJmVIzUjP3yMfP12QN4Eis2ty551FnPbDYxK0tl4pn8y6pIp29VA9kYp23u+Q9o4nznYXe",
+	"62wP48ac9L9jMRsiI2sGR/CZVmDYO0vAF81qvNiio7/cz5P+njI30Q3E+AyIypIhG+TwKwoHc6Z3Ls6v",
+	"rslrY3G/tg+unprZB4t0PbPPKxwa+UqVBu8TzL6hkgl4X8her9INiLXIcAzk2Wt5XtI7BEA4x9YrvNA7",
+	"Rjk0IpRFaRdzKipKV7Du/jl5ePYRWNm/sp7tysDOJGqBi2/wW1gtnQyW3bWkKcZXgr+bVvnkrG6+bi0A",
+	"llyi7VrlD1wBBW+F9KLlWp5ZpvSanjkGWqVeILupmjNWSSnK6eHSi/z19HnC64IGa1AcRnEmPusG3k4o",
+	"MeWcbXuA98yIBSm8qGGfDKEgM1KuOQKrJ/IBUUczIEma71Xc6SgEGsTDyAhuBOxq6mDtsGG7mS40bnbO",
+	"dVsuSdYquhvboanXf/LoWzW2iaOB7912Yy6hg87eo7NCUhmmQS7OlqqnXHVjwCxfIISWy1/nb1oVOM+N",
+	"pMjMRTbO+D2j/RzeywEysrxubJNgNL3qdfKSGrJLp2M71un3bOA+W0Sn5vp6XOP4Eba3AiMfkbNc4zis",
+	"g0RMEigjUQ56K0fZgu7BI6o0GfJI8P5g+RT9A1vq9/SU2OeZ93P9S+66JS37jOKLCp+wt/asqlWo/nEF",
+	"qJTkfd2h/Edh9EEKRkYcwnded2A7gk5AWGyLi82FXAC8ej8xSqHnbXnl/L2I+pXdI9hXDdXYrM9Fg5wV",
+	"3L/gQR5Q8P5GdHIjoLE/irCpHPRSfcfCbIEcrKxyZeNUhIParAZ2Kzy8OhEBnxLAQGev24wKsDAz0RZX",
+	"gFlzbnkmXwYTCh+NqFCVdYBSY1vorJ/4Si4sa7naac4kz6lto14F5i7SrHuoS/N3fL6WszkWUK3PrfNe",
+	"3Lk+lytcXFjer8wZhXB+5Y4wss6c8FyQjttZ1cn0maibvZNfKSQAXNogtjSdeV28zc/TTdjDNOaCJhO/",
+	"C/tf1M07q7r2KObeNHO9X6AY9oklq9V7GF89c7jVx+u/5Kgp4X7tne3lvvSKFkkv4m6upAPi+R8Lc+/k",
+	"koWMj5aMYe2RrN2mOR9+T43SC0mMcSzH9XSUYRwvB3u7cg+Oqjl7T1lmus9KDZySHhaClAo1ZgnpT4G9",
+	"/xVNOyt7ZH1mRg0jesziB0YcCrUDVLSgIoBKDr5MSiI2lE4c64RO4GyYwrBYIhPwpTMhF6dfW4hlWFCI",
+	"YHdlqgPnybfVcxii5pqsQV6/Zl/1O9uqLpbynkUkHa0/JTFyepPLEQ+LFLhIeOgA4lptxG4pY4E2V8t+",
+	"LSVL4kvnQ4Ff0/7s2uglQ9x/HVJBRcZXRVB5cWPnZwSZIez6rJuvV49T+8HmaT6Pubg3shUSHcia4Wmj",
+	"jQMe4Q+XAEm4vks6f45Z9y5N4m8YjHZ4mAV2fqH4NY9cg8nCpD3yeaazi2hnIe75ltB1nnJRPmmK+R7m",
+	"/bvkrR/FkT2yn8jwvieT6JWCRLyNdl7NvxbxvjFRAZSQgjS8ETHTcK+r1DkOyElAzuGiT+sBQTxWQsNE",
+	"qmLnGZXlg41ZF1bpRsxYBSt6zLGuab9BjnVeCa4Idak3VGRtZKiH8rB7IxKmZPxg5AfXRDAWKT8AajRD",
+	"DzIq69mWj7WMOuAtdakqOMMduP6x/suXP99WQw8UGXhGdh3kBUE6kUa0Fi0bpGMYw0vC7k1XLa11HB+B",
+	"F90sGYeuR50sL8am1tnMmDuXGYPVHJyF8OA8iwb2SjmNxsui6U4QtAE5rAMs20H0SjlCjSCG4pkQetvY",
+	"wWOvjgk2QzTGrzduF3mRiuHqASoXYV+50m6B9i6OyzFXcJBm4wYDtDjDotfIv3J6jRzcUqmAAJtXgijK",
+	"Ua5KqOidiCb3hfRl8wUUfPUHJYwU+8v0+2dqunuCPEHZ9Y7KN4tBua8TOjlgMX9gyUx/sFFyGpG7CJjH",
+	"fFUHm1jz8J5pC2abGO0gu7KiJuivig/gKJ4CRpjdWem2rxS9CZ2ccMGeH1o2VLwzVJyD0fY8oLMDzvSM",
+	"zkB/MTIZFklX9SUYyLEFZ0iMJW+hgHMgZygMV2St9c9//O+tpn9wMRoOAhJxpbkI89px8O7ZzjTmXm9/",
+	"/vqlOLNfa5vkszFjgtrx/iezvJk/oIRAt2Df5ODkW80F7gGkQ3k9lkdhK4BkTwfdZ6OJXOeY5BCNFTmy",
+	"iDlv89J7HueI0eYQAJel/ailA1x+EXiRcGYzcMCMXtMJH0JbuHQ0YgkJqWLreU6lUejKYB+QsCKmOiqc",
+	"nh/sH53PwudYglp5t6xn42UAUs0VY6Kq+vosK2dCEli621iB1+rW5ttHhOunF0ivhpFv1FJ/5E97J87o",
+	"+U94YqRehug0rSzsP83bCFOdUVg7fnS7orrDrEOe3+v1MFa1BEh91hI6e4dNYZ9+vJoBJZ9DwFv9Sckh",
+	"g65idGT0wHc5nDyAWo3BN7w2kkrxbjzxtnShftlDSrd/VIVI1URpVgIoOTnf3zupPJYr0/uv3VaGFLOE",
+	"hUxoaO4vtOe+tRvPzzSLjCFgjJKkKweTKKlMna3q65CbYZgjbCdR5I3iPi2wvhed97E8HH7HFB9UinHA",
+	"88BYw9M6jkAf+iyHEWLmNqPwHaFd+K6Hl9wzNjJU5An2GmiQTO9IGOjn6PEZD2QMjUbMb6mtfVuTNpBv",
+	"H6bpPbMPi/BcVesNsm/ebPi4YyjcyQxDZXveuxeCWs+0zRUtvMgWggk2hr4or1T2/KylnE+TVvDswBGW",
+	"Lr5QWOjw60gWQkIrOal89XaVOiYoV1us4s5gP4TJfmn2ayyzWC8L517dAWZZ6OmMD57UE85vTLNMZ5rZ",
+	"y3Ge9P/lomCJtVo+CoXTWDoWBZmb7Tdkn2qWYB7HSm7u2ZS84vovkKoueqmq5Ca0bVqGnH5Cyaq5HTmv",
+	"eYi6mWLpiL5irOBJeRwzCP8ZoU6eRvtrwH3EU0ZasmNnVygWn+ZetQy9aaj5Q1UjFjMEMqKpYsp5KThT",
+	"ZI09gGoGKiBoBADlhHaR4QeAhXNeDRIb5l1/R6C1M9a2AlcMC+qKne+0EY0vq8TzExY33ba2YfwB68nY",
+	"VxoaDanz603tbze1L4jUiwYvPK5k4/6tYNjOW2G7evBuB0DnsRyykvu0lAhOk3jJl35K4lmMFUsaQaud",
+	"hWyFOn8JdQ6a1Uqbn0AF6fR4zDqwlLwvZKVrylxS5U2/OPsuIB8vDr8LyGfWvTDL8d3xB9tUxtiJrlKC",
+	"nPL3iAVsv3nb2mmTEf/KYoXgIopH7EasbWwEre3t4E2z6X7lYJmvBzZbDJsCURshhRb+WKsDyRCdfey7",
+	"Ur+ejMBxBG2BjMp09eN3BICNEc97jWviyrQnBGdlMyazI64LKRKLEdz4DLi2T6qqdctf1Ghl2dzmzMU/",
+	"EzVzKiYKjWi7LJaib3bf0ha/13bk22zxvFSfl3m9ZW0I059Z1Wr8SGMewaReCHoA+/ovf3DBWeoetiBp",
+	"xj66GpbgM43vLazAlUssnuGdHueXNrIkZHBS91Nozedd8CqH/bb94OaUGDwjPgpPhajTkv5rb4xPcWIX",
+	"by+9f2757mdnvzzfm52ZQnddObCRp/y7nvnOebkrQR2e19CDJbOdzQ6LBPrUmQs9DzF4v418Lo0/IB2Y",
+	"cvk3M4+lu4IcURHJXm/WwEaJjFIoVyYDeyXpMj1mDJKJIXr6Lxmqfdc8Z703VqM+JhgfzoaNATLFsnE/",
+	"0X9vb5/rwu8nPDZSUdEUyxye7cOfajD6vDYsGT0LzFliieUDAFZfsmG6Ga3UuzKaQDQXYaHttbvQIYSG",
+	"mny8Oj/LvWv3bKKyTgg2Y/1HlvDe5EZ0vtZtdntd8b5wuIcPzMVpEjq2Oop1Uo8oIvqCElzVbnYe6Cgo",
+	"sMQ64qKAXH7YJxsbGztmeJ+u93HMTqca8jjmCsr2jMWG1QYN8kkxSFgC5I0BIzyC2XUiqmln3ajTWF+G",
+	"undgK0+GdOKyRmUKAMVZQYdfj91+U29u1Jvt6+bObrO522z+snSX/KjyyDqOlK0F76cxTcjexTGJWJYg",
+	"qGxLCdJjY9KjoVZoEqkBHTESsRGCs/rUA6hKs7vwMzRi0hSD13Td8y7nTMUeZhYJs8wSCQiNle3Ob6Px",
+	"HnfAdR1bPlzK3jMs37ApLLV54CJLJKzheIra2WrnI042x5GAimJYnCX2257WRk5VlHUKlm004B7hxmoY",
+	"ToBykV1fAQuGz3WRkRnbw1ZsW+RcoTNQGWOc/p6yFFWXJ5ZAWlfs6YzaZENxTNPEsRIt5T3Uungb0dnk",
+	"WGrcXIxzHNSYU0/Lk54U3oal9GSthzaw4S3wKwuGB5G1dMwBqLHLu+3i8VaZ76wJnVidz+iCW81mxyET",
+	"S0FUCoWwS8HhLLVhyFrHYr82NFO2pY75y/M3rK+4VeDpszaL2+/cojQrMwgcT+6x0GYLP7CExgWWVFCN",
+	"AnUu0XJtAZe0wJAtV6q51JVgKh18UmeXjCnXLi+UGhViRI0FCUCJGHHo7Bb2C1ckhfjwmE7Img0gY7eZ",
+	"G6G09IOsXiIytlsPzUEQrb8jHT/tBR9veQqvZxFpf/367kZ0LGzGLkRs0fcgUx3KITO6TOZrAncSQ6bU",
+	"CWdRMbUJ5wuI867QLRuBWSDElvgyt0K2qmoRB/1KkaPr6wuC174jTQympwL6hBnuh0g7H7LIDN7uE4wx",
+	"uvnaRGfc7Fs7O6tt/Uoj98FVFToxjdzg8VFQEJZeNM4TYE6qzJHouZurKtfKKiK2zoZqGst+yvKe2p2v",
+	"dYfr3CHKiiCncdg3KKPujjTisAGwifcaTGTo/G3KfTf10gZcNUyVRqT1ritJiyeECZ1Milzzt1pQC61L",
+	"vQG1BXcOetP/hYsHyUN2N6JA9zLGcy2ojWVyf4dKEKZSokQq5H9BDLQossrgsbWshNXVENcKJm5up8Mk",
+	"+rSPbfl6XNCY/1Eu+lwoIS3xrzzZVg20N9srjOdpVNyo4Cqe0QbkCenduefXM2bKkysT7jme3Kk8FETe",
+	"2Zdp1Un2AU9bu9MUURyqVQaMxFRpd1b20jhXetYgtmvOlyZA+ruLikdcsygjptWBpfPelc6Vsjk6E4w3",
+	"G6TTJjBFMXKwfJ7sz5pjPU2LgkSBWW3/c3nrdjmMzg4qk8GFs8WMtCSUI47daVAM3whbXveWWB1sxqTc",
+	"e0qJze3m5nOkeObln06ZByHYmOPpfa1kqpbzfqaQB293TeA28BQfFBagxOSL0ujtrrlmSs9yL/rq3C6a",
+	"QgU0QaNsZB6moEr1D6CXPxz6XCsr8ns81mg1lbyO3o1PcQWW7p8z6ZmVFJ66wEQE3XuMWkM6sMgd8uny",
+	"xEYqBpjAAycFRK3gCAgJjaKEKeX6MK+FAxbes+hGWNQtbU+/XJdfz7tUgS8erc8cUywhvYT24ZQglyzi",
+	"CQu1csG5G4F1dJk29XS2LERSN98u9CF9lsk9ACFc2vNyFhtNn6ygK3rZ9+YS66dALRQvm2aR7JaZRkHh",
+	"mQB/GeRixntPVm/xJEDMFfKzx45MT/Juezd7Wdo+Gb5UAacqCwN4BTn8qASM+PdsspdWwVbviXKrkr2L",
+	"Y3LPJobjaFQHVoYG4u9yZHNfFBydbJO9g2vCRd8IBbd3LF6ueQW6SlxAZ7f2tU5HvH7PvAgcjhCb59GE",
+	"JW6s+OmDI9zHz9e1YCpYCVvH1ru8UkU0q7W5YFp7+/uHV1d31+ffH55ZNK0qZK4bcd7VZgsbGQd9QB1G",
+	"XUBi2UdgQIsnhfPGAgqjO8Hr8omarVlq6DpjXWyXpbyzK0wob+oaAmrWCPuakjULn2VjDa/N99j1fsYS",
+	"+O1cq9bBG+APaaX/dcYIncvsd3NX4BLd876wDuEGvPWvx8o2kMUFOTj88Xj/sLQggKCTMNJN5FixRJGQ",
+	"CqMVGCUMJ6YaZA9XPZZ9I0QiGmrCfSaE4eQEmDHvbwAA0JM20U7TUHuhXXPZ//JL4/LnXckUd47C+mEk",
+	"YSGoYK4A6BNt6/xlL6u3DfISXMTY6fU4+ETBjHFxh2Eaa17H0ijbRErtmmMgYSFVtnjNC1mYt1ksa8Oo",
+	"7oI0CQdUcdEP/F6bJISOg6SHGCFHJ9vBjQCAbDT3pjCyLauh3xYRHMn/z97bbqeNZG2gt1KL+RGYJTBg",
+	"nA+83rWOO0l3Mp10PLF7MvO2+o0KqQCNRRWjEnaYTK7jXNC5sbNq710lCQQW2E7HGf+Y6RgkUaqPp3bt",
+	"j+exR0XYFXmaSTM2vvTln/7EnitpbIBYSe3LNjtJEiBFx/1sC08+eK1jGSaLiBKRgoPLXsDmqRjHnzrs",
+	"hDgYrJuDsWYwUVDe3DkIZxFsckGLjEhgNIE9fXhwADea7Xz4tPu0a57aMU2DqAHuEpAYxWciec616LDX",
+	"EX7066+vX+gOO49nQmd8NsdPV5z48CwMvcMhncWaBZ99PLH7jSHzGzjrKdUdJ7zf8JhPZ/3nKhJwIVwW",
+	"ywwv+RIcs0G3awwOzQKKKQf45r99htQiz+bPf/ndQNqg26erraQTjn0lw/2g26OLzZ/YJSfM1qlhwlCk",
+	"BNYiQtEaHPFzV7WTvSjuLJ4bgEF3AM98zzOBilzaOqIG/WcU+mDBe5Gly/bJOBOpdbezJhn+LTupSuju",
+	"y5c8nBYELWAMwXMbfGrPRUrhYXr5/AMWZwysNQo65N880ozOCL4EJvpYQwYcqDSge6Kg+VBY8R32XiVC",
+	"s5TLC1/uoYzSBLWPVlkhpcPeORmuFeEuSHiBOFZJuuuYcRKhI0MTTkkk/ZWPSN9GyczqsPfaTrZuHl8a",
+	"awFehQzuEYoNmfPemdv6zQyg5DK7LZXozJw/yQPJIS4jX750el6tDnvpYjpElCgLbl3ufhEpIwMLGcUz",
+	"wCNtwGNo2v8fO3f+g8l07D++/E+73Yb/ma+DkFKLMkgt+g8L+HyexFhSefBPrWTA8MK1INB/CpEacISv",
+	"XlcIJf6HGVs9DQ2wTcUn9urtyfP22auT/tFjR5PMr5wnd6SipWfssCJx8corahGmIjM/6ksXDbUgYxqF",
+	"WALdjv/k9FHEM+43vgSsiZ4UFqyEfwJwA/OMB2yqkkizONK+zKw6w/YgHlB9QdxubsOPhXWDDuqiX9GX",
+	"4MX/M7WBJs+fnbvRsUjTz+Dqb1Ps1vHnkcofhWzzgK23ErH1LMSESuqMm5GPZwJjxmmslRwaKE2FGcUY",
+	"XXO4JRhwjOLx2BxppU1YkxFEbDrsHCPMltuTBgete5fMyLV5NtpwPGNwTsey5qupFuFHu63ZDQ9Km9vW",
+	"l75EPjWdtcV4rNKslHlnTEJw16cCC8UZX2RqxrM4BLf70myVzj805fO5kNAasOZjcsYiHyvVBUFGXT7F",
+	"QzWjtCHTpuKhGWIqzi2DW4AGRScul6z/6RNpaZjVm1fKVp1pGXOnWrOENfqDR8Kdw80r0ymx8uxtj93u",
+	"vG2eWThy465sEMa6yFBzVletsKDsdQk8/ATdLgFroh/L/MKmcEILU4KK/plgswfx2DyqggHSLhVggDzI",
+	"HbYBLCpN5UTOi1mcM7EAg7kq5n/MAk7V8mv5A2hOgfkO18ZyAk/dBujYOgwBaojXc7YSGdwcKaa95sy0",
+	"NYkl7DaOzyHjE/zQ3LrGo0CSCcYsClVEVtsWboYOwiWfz3M3DtUhIkVzBQVn+YeqaBS0i36gMdyOJRxN",
+	"gcrLpTB22BmaysBBg8nXzl7J9+NeAfRRTYiwz5eBbYaxukzjgkIQ9IoYylQK1pkVYAErTbfWRIog0xwU",
+	"USFE4ZjuDVSY+6BPKlgn8GCVxObMgETAeAw6TdU8jUWG6bXgL3XeqBKnSCbSmcas/CwpHqAKwpTDRq/T",
+	"7XQhcWIuJJ/HjWHjsNPtHJIGFTg3DjpXIknaICpw8M+rC90xW7b5hrRW1j1FAOYfxIj9LJbsTFi+SkgP",
+	"Mh1QciEYMx/+SynFlEhkwOEijtBGOnX24hCKclkTYYkSjwsKZ41h4yeR/eUKVFJdVqZpZr/btadOCrmv",
+	"miEl3/PnBqiuDn/73ODJpDFsAMc4uH4v4a/+0VHvGRDxmR99EnXDwagvnvHe+DA8emq+yJaNYePdz6fI",
+	"eI0M+w2v8cl0fO9f/zj5x8+fnqfjv519fHK+/PDXV+8mT6bh5Smfx2+T9Oo156fhq1/fK0xdRTPiunDN",
+	"Xz78fIaH7PVBMVunFlnHDPegO9j0KNdnB7+o7Ee1kFHJ69UY/va719CL2cxMwWHjFLcHGFpYbJdoM5RG",
+	"GMhpJqYzGzOB6THF40Jj2MDhhF9ChnJw+6Dgq66YZe9FtkhlgYfFLChUlgBfAuU6rWhN0CHILeZBt9fx",
+	"5Y8GtikphJan4w+gzAf3yFx5g0IluRcLhCewD+Y8TsFtUPh6SM5pFzeC0CCqOXgA2zkioQiVbXbhYNd/",
+	"hjGa8uGtw94BJr0+dfs841Q02mEnNvKGbgDYdko5CvZ3fBlrRps7ANmcpzxJRMImC9z6yS8kPoWC7JYx",
+	"FpNIMENISVeNyVWgzaBgj/ny9SlmxiUGIaEf0Ko67OadzqmzWNOcU0diqWTU6rAPeW1+CuEOzXgC6oi+",
+	"hPYaAxDCcHLp3kYT7Tspm3G037xiVkas2VH3kFV0KB10XcYQyoICyMNvkaxInGd14IbFM7sj2fVCtvbu",
+	"KPYGFgC6rIXOflDRcjf4cj61a2skcu1YCKe3Y9lGxq/2nEvTK88atREImm3ra76Ufe62nHJvVMZQVi4U",
+	"UdUQe+mBFZT4Urvt+R3rzkW0KWJJ8Nm9Hj5/4JHrB3NL7/pbfgVvkUohWcHc1Du8/qZTvkwUj86VesPT",
+	"CUToB/1n1993rtRbLi0DI9gKR90av3eGR+8fFnq5dWcwXWZWBSyvHEHdZMv3BDui9bYFhTKxm/aFS3VB",
+	"R41claes2GNagVhM/nStFyLCuIODfGun+fKEwLffHVRaf04FCMIazgIMeZIYgNB8LLDybi54Zp5X3Bkt",
+	"kNlG6IwvKT7i5EOWJBmS6+fku0prA7DQcb7w1nRqzk3MTahjRYL2hJ2yZsmuiuS11+qKgHotpBlUVCK4",
+	"s8LeC3uvNXrdusFB2GOBYBbaRsscQnm4IjFUTsTP+QFqbUKZTbV84NpgdL8VjRuD+zbtGYfsTnym3lSh",
+	"y79U62+WXmxPpP5SHL/1x9YaSS2ScWEci3ru1VD3HPzplWJpHnPcGFJcMSWFRxpktiBGLTKdceTUKOOE",
+	"GiMbH8wU9AVZUxsvWzO416Ta8lN2F41m65ryJV8xtJ2dTWZTlaUNqZJwHmih+9Mabb4sxzCu1u3E0UIv",
+	"mbMRnW1YY5K7yGqcMnAmos1XNfeBtESc5hvb3uBJXXl6vUHmNWRByX/YcNR5bZ61I34l24N+fTQtv8H3",
+	"Z77ZNyvQWazM5gezbtWsc4D23LqsV3ENRNh3sOZWII5wZwvCoeTidmuumeudtVbwymBfiaYVPloRcIQz",
+	"Kmk7emRpRaxJcmotzDwB+UZnPjofYoedYqvgUCh9aa05+0B7C+anmaNvGYavN0A9TJj1ZZwBfYReMTpD",
+	"NY9Ne1OFpX74oiAAyVAAknzyt2klkvFlF9z3aS3eC2A7KU7y460LJdZuWt4DtNtiIOeihitviFU8hQ7Z",
+	"z4S2uWdbgAmyfw3EVFhJzj76AH4llU5+4TMRGNOlXIRoBgTTiJ3nz5coy8+4xjwA9K2xw2474kuI5mdp",
+	"zJMOe2kMJU0xVQGMlu1YaiF1nMWXIll2fPkmnsUZFmodUkadTW0AFkxnYZm/pmqRHmOXQlSyeD1rDrpd",
+	"jw26z1q+dJkpaA8xez6udqVVGWUWJdOFlAXXnS+dBTnleiqqPXi7e9Le03j+iqb4V3CoUbCmSMtB02Cj",
+	"qsFt+uDsC+8Ed737AHfnKKYKzlcMubngKi2cWNtUuZv46mrYWc+VHCdxmN17Px2CGfD4Ys/uh5r28e28",
+	"HmmjF2LNjDQHLOcxT9TEMygudIblJsM8QtB0GuQtbzVm48vmqtw4VZrzjSfVDNRkS4eDlgdRGU1Fv5lS",
+	"viwrjDet+njLW73ZfLmmK26OrblJWNqzfLmqHd7cpEHuVUmKtzxStlxktnNIXrzlS7s0ylBeVB2n+ghc",
+	"QG47MPfhxjaBygiIhcSaXaVxlkECMhH2p1xqXkoholykzJj6HfazmGfsGVrSHXYKjLi4RUBWIrG5hItU",
+	"qzQ4xg0QxO7mfCIwxQw0CIgj4E0sL/JMxSAVyf/4DXO93what3ukfxPrrKT3jxid8pnIRKo3Uh/llxzA",
+	"7gvsR9dc+Bzev/Hl95sFrH9DRoxVaokjopaAKPX1RKDjPsqhm+ccdrqdXu+w88TKzRU14guS8DuqtZsu",
+	"qWrpYNjr79LSXp2W5sL5N2jw78Wtq1bdZGnuVLBWVRjyc6J+o4Bhw6OiAvgtM/Ur6n8wb3mRJpjEesxK",
+	"a8LZXikSDs5UKgqPz19ptVDmy1c7HlzjOV0PpNZ3NJhPdZyJNhTXNIYNaTknqTRiJqKYH9DyOvh8IZZf",
+	"tu5amI+IlPeOqA9qDWx9RllIBTALfuTXNAlKN4ZcZ60OO/HlhVjiN+sJ3aV8boZk9tBWJJI3d2LNP209",
+	"EHqKMwizj+AoAbovBvMmSkWsGTw3n7SfK5mlKhmyeRpf8kx4bMY/tflE/M9h7+jwcdeY+vFstsj4KBGQ",
+	"p/p63P5FSdF+y7NwGlAKgtmNgpfnfBK4hh5C4nkZhgPsnYA1OXWUczRjUtwMsb58NIKE8mIJTbAp1ecH",
+	"M5bA6riO0OtjSA2GDgzVfFkYP8zDLbNo+I1n46ePo+7T3tOng/BJ9PjoGe+PBefd8OiIR93eET8cjQfj",
+	"3qg/6o6e9vth1DuKHoe9o1F33O3y7lO/salEqNSppeVYZnxelzirsVNArx78uVxN2yz2N8zmVul3r+dv",
+	"rDTI4YkreFWaaRXAVWvqlceizi1bUc1rvCQFtg3v8Eizs1cn7f7RYw+1FKM7mQ3bcfewKkyJi79iuoIT",
+	"Aa3aDvtFQYb6ylDch5f+ar6om+S9fV4vKvzt9y+ls9SJBXh0RTlVX9qxqKKrYsfCb1D9YRcjE4APKut+",
+	"zze2KzPu5k986oGjwanc2qCACnQbCmJUyJ4HlT1KCoblrxiJC5DBHuRbg9awOCXtvrDC/e+tpfI+0ljO",
+	"Yex/oAX3nOSvxzIV8SWSjQlr+6MYsC+daJVHh36dec4FAMrXLqLodmVjELLmGtOgR6yNWB+TUw7KnH2f",
+	"qpVW1ZGtdrCSBTVwuhakO4FhhilzTHKKVtivNmFDJQlQy2EYYAwuSyy8ogNSectllM3uiB5wHxtSFiHp",
+	"bviSTpwrSW6H3QE+VRJAsMJWGGumMzgdY6j2EigV8zkhPoVinvkyQP/deQy+TCwatGdeyiXgSWJV9KDk",
+	"gQ6yUM/MOOt3ux12gkGQscjCKdSdognD2TiFCQFJ9I6HbmNRa8V5Lzc0yjbZlczrZteNCii8qwjv+BKq",
+	"9JzPscr0KCyE3WwPmNHmtjU8P8bBMnZ7nOHYxEniIH4FmY+iQW/Q7fNROBj1+ZPHo2dPes+iZ71et/ck",
+	"PHrW/4OMj+tch2bRgNl2rfPwrb0SOxkpbUkZ47p7HQct3Vvb/1gc1k1pI+bLfU0eqdpgmgdDVx4wF6md",
+	"BhhMuETOZWHjhPGqQt/a0/Yyfc5w5dOvqbQ0OT1WXPMGCKBgaq9JuKfNg4tkyingQOiWUwhZDJOrgLnJ",
+	"GNp9kO6i288Lm0pzYVG7lY/DHfTxnofz3cyfHHYt2Vp90yc3WJBdYUv4jScJFubmBktO9MLlshC/9sra",
+	"T+DmhvLgGRQ+dZitJCBatRLTApBANAvBK7NeNeMQn2o5uwPvwkQCLOfJcxLQusCMTigI6NrUzWPrls6z",
+	"DozRSLExiMFRi/FwXahaGPgyOCViChL7ytjY2KyBZXmFjyEhnaqLHq9o9eY9YhV6B91ux5f2uZh9j3ZV",
+	"wrH4GgAq5HPWLDFT6Coh2SEDne++x+apYv0jzzeTjWqQ2UImGJxsrddI2/LoIT3+IzqLczsPmq0zvqSc",
+	"20Krcx8DvbrtT2qw01uJMxpkNGBVEmHFXKbmGrhsMKUj8kE10tkhmoWJ0hiELIRXe10WJjyeYWCVihhK",
+	"MVavyHSG6cPHeR/zzFXmryS1bQ13HrOUZ6Jtu7IyN800i3rnOaqV7Z+dBiqLjSc///Xt4HSH5LKVJtxp",
+	"FgaO87XGwSleVt8owBteWKyqtAo2M8l4q1ixd2Syf/0t2EgbfrBn3p2HWarsI2CK48AcNqpBx1Fnopbo",
+	"oDuo3a2k6lDdnxZNt6Nk5+tHYLfVw/E4zVHIOUqdXvt1u2ExrhrLy5g43w+QGmrznvgXFVNuWMmR6ja/",
+	"/FmPNEtVIjw4U5Mee66ihmdD54X3ZSkx19aKuycKhM3moHuI9LRXyDBxItlCQsmoB4PkuVMWkC7DQPpy",
+	"NaFucFwqs8Kk9ML3z2oE+XC/LmWzkU2TLSsR8gR69rXrn5sgZEZ5bLG8/Pgs/Gt/9Pcns5/nA33eu/zf",
+	"p/L94dU/HotX3X++OeI/Rv3Jr/G7fz35+0V9JF1t6p0i6ddOxccIrZuwUlwVqxK+asZanfSKH1U6iqMI",
+	"9Yh39Ct+tRSTUngNZw8EoYqTPa/Mhc7emrdLZeLXV4A70l6IWRmz02OjhYwSSMwheoJIhYuZkJnHuIaa",
+	"8b1qvd/NhTyZx3/RtHRvUvJtqcn2K5ovLYNtwmKrpIKV6wHe6/Q1O+x0XU/dcvH2+TSG13uk3a/ZX2JN",
+	"MyCt3Sq37fRY8llye9PjJrPiH6YlO80K2/aHWVE5K/5x8vbNrrMinegaubRyg+WSZ8QaQ2prVux+pWvY",
+	"gnfp5CY7v9yc3Fn/oGQbcqeJmyqdXLutm86ov6vj1ZXTtTik9yTrvCIxsvgWhbkPE3vrdllguNmKhxWx",
+	"MQ8DY1gznXDJmllsZj7MdM8yzKH9jhx/FSERMxHfpZOANZHeDlP75htBk9bAjezG/5L5tTvcuon1XvBo",
+	"92lFY7l7jPgdyBN9+d1rzBeVdaQYxAOjm8+AXQunXqgStUh1h50mXOqihjEbLXOGVI9q4YHhCB5zcvp6",
+	"fS4iESPORkDxylnoFKxvAsZOadqcmiHh708/Pnty2HsMpNcxDcOfuj8+efz4ZS6pWUtbuv5ZZ1WL+05O",
+	"aV91tSGRW/RHrrq7P5ndfOPAkd99hbsVsr57HPAoO5gmT9DFuefqr7S/TswEExpoxi/7ltVWYzUid7TJ",
+	"j7QxzEU65qFgQk5i6aiEMTeD6I2Hvjx5cf5/J0BxO4szj+GffcwWH5stDD95StOJNSMxU5OUz6dxqD22",
+	"kHF2kCo1OxiJyGNg/U1ioT1fAnUzMNBh8AUfdMiiWIdTMxAemycLTRTPaSRSVDczxuO7F2dMC+D6h4zy",
+	"kxfn+cuq1JexZO/ev/2/d90eO2Dv3r74v3fdww47edPLm8BmfA6yV1m6CM32G9F3wOQhI/gRZMijvjEt",
+	"8eWlCvlokfB0aQn0KGODzUBvCrH1Ak7nmgULOePzuYhQ0ScVBpDApXbS7QMTMDf/fAql+nCatwzTzdO/",
+	"9dp9FrwODCYz89fgqIVWNJJPQygVMi40BM1gjHSJpppncOMhpXlydsVTGcvJkJhtRQQZplN+CUGY1ADC",
+	"LI7aOuNLQP0T5Ek1FyGjG1RP2L7OywkA2pA5iSx7pvmlAIpbyGU1x7wRj+ytvsSWJ0rTdoVy7uhcB53C",
+	"ichQegzkjCAunAq9SDIdYC6TmRNe7pYNSEwr8GUzoPYEHgv0RQwD4LEgWiAAC9R++ycWY7Q6RDxNbVsR",
+	"46DHeuY1LyB9hvKY6HKzGOLEJrWsLXTbV0Erb2rKr1gmPmUdduKeArR6kGyVpSoBtba3Z6/avW4LaoOt",
+	"l9x2tEoZvRglScV6rSKRF98YS0hslg/NWUwzXsECpMCEUpYIKG8SnAvPc88y6FKQ9gEGDOPKrF/SLghw",
+	"ppcLuMGbG81iiWTRjoOi5F6GWdEuPdn8ZJH7MXhNIVlqT3DMpPJl7geHyqAkKd90klN5o04gbuVBhwUo",
+	"HxE4BzlnyCJPhJXlxPBBd8CCM/N9HreFTCRYNy6ObaPIc55qAbynZnAhT6qwJnJuuH6H/aAihKmlacQC",
+	"wCo4e/fr2cdXb558/OHdi398fPP67evzgDUH7O0PxoyLUBH3mA16h5ZyzaOcOJXk7Le9rtftdt0yPmYj",
+	"gi41ZnxkGtwrfO105vWVEBnTc5W51qGm5UqnmOvdPJUCK7OyGNaQpQKNkLvPyqseU32DUogw5hEk6Odh",
+	"gVKeAud4z7cHVwMU2TiJsoA1MU8AT0wwGSuyGGn+tNBGtqeyoS+DMIllHPIkYE0i4WZFDu4K0/c1/Par",
+	"5Mm+pi9qkRhEv9YkfE3vCTHC2qaha+GdmrQwsWq+wXtA9x1e4VXyZOXONUu3BOw2tcEtzRV8l1bd90ZW",
+	"8M7B2Rjx6yOfxx9R6MWGaFeQbS0227t5bPYXVYgYkgJMFS62CMLrQLQv7dbQXAPnljV66K1dib0vawfF",
+	"T/nSmH7v7Vy9yWHiVkLpZfy/qxD66vZuWevQqfpIo3ak3b3oAsj4HlO5aSb0DSPs/TrnvHmqQrPiRsmt",
+	"xeXLuky//f7F+1xSP1rNXkNcsAchcz4woG0s+DbuPXZzK5zkLMpXnObcVgKVaEXNiMYwv6/6pOd+aWvS",
+	"vsMoYomPbNr0ilRUuZp6k6maJ+9bU3MIV+LCs+YelzxZ6oxJIZCHPkvhY9eW0ZISHqxNihkF9plAMntR",
+	"qAv2qERZQ1kbWPHIqeoK14qVw77cWDrMalYOG0MrrwuMbJaBFkL7EvLWsUIYpv6j/NxS6Vw9WUTxqq2w",
+	"agywPWyBNzHss2/zGbc1vfydaXZ+dLfGvXmFcirp9WW1nG9QdHIKaRUFY5sE17a3k0z6uDhb3Amm3O63",
+	"Zz+ZxvU2tI3uX2leSXWve4PmWcnlUpPsWXBDk+iexg6GyTu65UuNovGvW11Oafs5KF2TtQ8Xnpsz7opp",
+	"Vqt4Op/47wEJdqufdgv2riqoiz/wrZS1fWULaP+wh1U0LDlC6m2oDm+3b6j7hkfWN2IoD9u4BZ/A16tM",
+	"JWoOeeNCF87WqN61ZAGaeIFHzoEUStNW9iNfFjYktrofXcuiwZqlzW5rTBDdcubHNu5B+JK1th+qpoMt",
+	"N6YCANakLmCB6ZhgBdXNZ5t2Gyu8WzMzzvw4ifVuAna3JT7S1Nhvb2+kTrTuMZgfpUZqIbVKP6rxOIml",
+	"2NAcoMDYsBM+HlS25dvbbvLlt3WzoRm6xzYDd+62t+TT5k52lvzx38q+8jX3B4M31AWFDYE+uIN4+AbA",
+	"R5El0i3aO952/UrZGpV7jkEOLnFDgZaxplYzAZlxgieZPbC1jotRuLx2mUWpguLCvIgV1aSxsoWe6RhL",
+	"zQ+u+fqxmIg8zHFGhHyxzRLnM+FLFWIpWyjysiKJWW7WoZCKuUodxdUxkTQWboSc7QnPxBVfmp0rjXyJ",
+	"AUiQPk0gLmXubUF/WHJXeIX1HQ63MUEh/IA1c9HHLfkvJLWNqHA76FUPvHbwXtrrq4nxzJdeQeH7u0UK",
+	"Gio3i+vARXlSVPldMO50nc/FRa/EqvpqCPq6VL+rQESnaBseU+A1szKGSJJWJ09m1Z9AXl+9mz/hBLxh",
+	"N9XF+u1zA9/Upq0Sh+lJBaNXdzfuscgc7xOus1/1+vN63eGgR88jM+flPA7XsxKA6aEFmT5iHH8ye6da",
+	"6I8XT/4663/ah8vrxGl2X2cokMyW/spL7z4c/mBzJ4d+aXu3q25bOkzFec8ugRulw22VFoNsh0WS4IqH",
+	"Ij5LIq4ycczWyoLhrIa1wR1mVhopblmR/1j6Es54uKumYie9f4g1EfdhIUr+lfADc2FpJdw8TXrryt0x",
+	"XxobdVcp03Dl7SLchViWQelvo2fn/34/kG/mT8MPUW/8Sj+e/IUfLl+K7uLn+F129Pd//e9VbdgzsxOo",
+	"HVDfDdztSybV1bGlFKGy1ASndYe9d1MUpqe3Pi8rNEkpIa0wK92k7GwE391GNrLIuxFpizW2D6Arbz/z",
+	"PY8i3x5gb7S84OSFgJwIZKyqlrEcA/c5nWsQlQfdHnKlXJkjtZnTlwpr+F3c2dy5cr75SuiJqmQF9FyX",
+	"pbpufJ8TWj3M8bWzgOnbu5qr3p2e/tdXwiKKs3aiJtccQq7SOBNsxoHjo5R37/yv5cNJ2Ul9NVWsifW2",
+	"LiEvtewnLQwQ45nczeMW1Fwh7Zc5YS5SMIimpKcHh3Vaeuseaswj3Ctaez3P85Y47KaDkLn4jZrUcmsL",
+	"mYHE94gcyKvd5hgdKl3JR6PHYftJ9FS0n427vXb/cHD0+MnTZ3wUboob8jBT6a34km3LXa6lk8Fuol/J",
+	"dsuKVx7NnbM4E5ubiPnsm1jDdm2hQfLU8q2bpq7zXTm7q3cORpe1uyqaZ+ZidfdFPBNt8+yd+9DJ5W5v",
+	"3NNrG5epvZr2DXKNh9RPpekCsxdO1lH9ZUCM3SSVtyae8cW7DWJzsYEunI4yAA6DcS/s82eiO3oSHYZH",
+	"/Kl4PO5F/RC2lHQi8KpacaJ9/AwGll7KLF3uSBiOc/TuGMPz5/83hiVc2Bo2Z5bAvuEsDIhHb4tV3154",
+	"Aks4ttfVYw0HbKVTtdACd8QMfO8yAme8K5aJWp7Z1ZB0dSHjzGOpIp/7SERD9vb9L54vsRgVKnXUmI3i",
+	"NJuCQoZ1e0b01pStXS6Iyat3SkU5kF4+TvhEM70Ip4xrZotesEBmS5LWWkz8mEk+Q1Pf/O1Ltch0DKYR",
+	"XEMulwKX+q3E0J/nSV1oTKa3mP/1k8ie43DXsVGKkW07Bb692Da0Ui5SbcbKzDesVzpk4N8ykyvkqfCY",
+	"+MTDLFmaSaGFzFask8GHDe00T9zVJvn2ot75It8aOKLJsUfU+xTnxxnh2047TV5IdmebTXH6PiRX7bFL",
+	"hRY2amZUWRj7SklV9pEHFu/bgPdbsqxwO2HNkze99mHL5WSz5rsXZ+YDLKh0KdBORXOlUmeMCcvmZAsl",
+	"WXlNJoviiMLUoZrIWAsPS57MM6VBIi2EdMnTZteYqiusOYplG/dZO299iTWPgofTjs34+h9bz5mAZBm0",
+	"Toq8QA+/9tzlPEkCNlLZ9PrU529grzJH6l9pNJ/DYNZLF6OBVSnu6Hlxbxnwzed185y2+pRVJH6OceGs",
+	"IVVeckvs4ZC11vJYYD9XKQvMuJQbZ++rn8VGjy7fK+RiZtZq4SP3D57A0r0fu5ddy9tJ40qTZY89rPiA",
+	"3XYwN7/uZPNyT3/YuXaMDDvr38GCw/mQIOVe7WcHn81/vtwkfWwDHyrXsIuIyEB5BgpPWRrPZnTCWxeC",
+	"bR2zuUjNTtYWEh6RE0H70h6/ggPcV/Sch1DsUi6/ePfi+at3FuTmPJsWay8cq3Aec91WhjGLpbPLK+UF",
+	"KmlqsBRAu5Kk4v7h5klVZo7b+0E+26MEnTYn3os486WNJBFpw9qmjjwG5tgSo188Ti2hgnUQknbkMUt4",
+	"VigVIxKFnGzbQAXOdMfnfcWXHfaWz+cgwaKAAnU2z5YwzlQMlVsu+Jwrrn2JzBA08CgObvP2rAgKidM6",
+	"bnIpBNo6QN8wAqUX839LgZQLXPrShZYfaTjnJ2RihVyykWs+eUQnqp3El8K9ANI6LOmQriwbhrG4Ros4",
+	"ydqxZEXTy4oJO9trU0juTk2Yt3xe2lNukOFg5iLilJLaLFSZfQx5OlLTZZQiJ36irj6OObiNyPUJNk7t",
+	"6PhbPr9zHm0yP64t9Snsw7u0P79pM/Ozq7ae4dR6CPDfWoD/LZ87jQBVcNkRltbcbssLc8cyV0uBvQMt",
+	"nlUbGC2JIY9I/ZFOv47L0MY4rWJB7bKaa2KWvtw1aIl9h1Ttum7gki6vdb4qvei3UQv67Z1XCpNwK8xZ",
+	"Sn2d7XNceeHE3eofVKhld3ZUKTz/v7bWJHLL6Xpe/tJ6vYukU9Tk1oxbBT6VuooInlFsA+suSFyAiisI",
+	"BJciG4KoDSia5zINvmwGFel7VmkHil3M9QG61kCjxZi5RCVgtW0CVPQDjohwKsILEfkSSjJ0xgJjxgQl",
+	"ecCfzSetY6Yo+jSORWKsWH5h4zLkCIFQj2OgINkWX5o3K5EorSS0qJTZMA+vgP1HRF3hFQM/vlxlXeow",
+	"2/Fg3GOHkpyK2WbMdnbsujPWt4DjmFtHkHAjMRYzHuZfmjQizASepHFidmLNF5lomOMqWZiuLujjSBUO",
+	"b6/gfaXI64bMzYjudSPduyV14pvfKcMxKUpdB+q/iKsXufbULtpw2wVgPLaQuCgfuDHXLE+73pxGyj7o",
+	"u8mYvDaB9L2YqUsiD7TI9toqQa2KP5FTABQtM42FeKtCUOSZRz8vGwy6PciyloolSpozaqgWMtPMImVB",
+	"7zHk81uAkxfwpgU4uSeppV9zs8c+utGM86oPKe9kPo/e1diOoIaykIlw8/F3MqSNWzKGa0pn3Qlyftcl",
+	"izy64Qy84zrkOtzgHjAS5PwVJZlnsv+Q/bi0zQetkuEK5VIorEdKaVazUEqg1LEmcGwuSEBhjySDkZQM",
+	"qCVsWTN7qy6L0n++zJQzHeusycKCXKPlvIUVWuyPWzL4purqFelVO3d7wQgUn+YKQoZTAUZeEk+mWYHm",
+	"/OWnuSoYfDsymu9hwN0nJLIc598jIt0qu/ld2W8HIbcn5O1G3BVJfJrrHRc5AkczMB8GbCRCNROayUWS",
+	"tI63Q4wvCWM67HkiOMmJ0mUkn47BFfjBmpVEu5wMza/i9c9NFzxYc5U7KXSTG5lHOP7f5I5a6ek5XWgg",
+	"fM+Zw7lk8YxPBGuOlmwmopgDpTByp6YijOfgpQd5WtI6RhlbMxdhEUA0EGYlRuXMoYbx+VzwVENwF1dD",
+	"XHTpWI1mtpBZnLDQ9Crw7Ze3Yl9u3ovdDpyrPbIAXuBnsQzK++pbeK98Yz2GUKO7C1/zdRTg1e/xrW91",
+	"HzZr6lzdfB/OxKfM7BXAyN3rI2m6FpciFWwuuFxkFFBZIpBIRnwspm2TBKBrrFJSdp8npCRvxcVcwptj",
+	"tkCnLE2XHdwtXGff7S5tPS25wCrX2cNmvV7JC1sVjilDuxiW8+3v2k6y/Q/AVEvZwNnjtktuAe+3x6qk",
+	"12EpIqWDS6sgmCMZb0q4RMd5UZU+6LC3sQR5WvDp5IriJWidp+IyVgvNFtIpuXfYSX5EqZYnRyIJ64FC",
+	"ZLZiqFYNGVooomN0SgEiX2B8R/qy5MLqsA9TIZ37mkvnmHT6xGqRRGyitqq9+7K5IuXOKpXcPQw01tVz",
+	"9yWkWsLrYEiB3GStW/Oyr+qe34gEoiR+7jVQxFhXkEL0sP5vJ2lx28ot+RBFroMK9hEiHvnmciTW1Mi/",
+	"pq34dj0edvvIh/wCfxz2mV9fgR+AhCEgBOQskLFTlDPxrnFs88yXOb1CwcENheBovBjsi0NugG0uZGS6",
+	"uNjVBq2iWIc8jYSBKQVeIJuDYZ651CylgICxPQty6QW/kkeJjZB9RviF2Gv5eAgdj325g++d/Sq3IOPt",
+	"H+9woL6ys/YhxnUD9MAJcruejoKm/8bUp1zg3SzfOJuK1FHy5DIaMlfSL/M7dNi5Wf5IP0WSWZAx3PHl",
+	"iU2LskHuTDGtZoJcoaVkqYJMOBpEcH402IA5UxuWxK9apLUzmgqvenNeuho8TbluiUbZYzHjcdIYNjSf",
+	"/T9TJ//YprxZ3bHP37DhP9uHBSpEGvtLMwA/LOvXyacKToiU/uoC9dpJWeyWlpT3fV1uOwvyhYnxHS9/",
+	"yBGqeOVamvmFtXD72UIFzey8XYWTzhNQ1qBMdzwauWALBrWbG9jrfGmsyFaHweSgvRHWyOpxxzxwvXNI",
+	"7EMlAkTIpEI1tJG6FCjJhdM+fQR6f8cYpYkj7YTTEIcqUn5Yk8vIg9fjZb50eqTH+EzJSTGtswWuKWz+",
+	"6omLWyTMbaJnN4Y0HJjCwrpJvKcEVY00auwEV1vAol5ez+87Jvbkb32nyT35XLu+SBr3gyLO7cpAV7q3",
+	"EhPz9hTsV1hp3507qltDk+m5kuMkDrNb8l9B/wtGxNe7I+82+6sW3Vx+/aOtaUIEfIuEvLtwfogRjizS",
+	"xBk6XHw54xcod7gcMqlAWy6lc1wZ08FlB3AKGErgpq5ARfKwZd31+AO+rLbq7KOJhXSbUYePLdLnSQJY",
+	"kmm06LlmjubW6BqJeLPfHbRujK14flrB1of42BZCvLjYV1/HZNmX+A6iRrvUgizmBjVEhKEzvSZxRiKq",
+	"uF5Gyw01HndLTLdXjQcEyhq7dv8fQABGl57juQGG4WAuJ41ajODjOBGUjTJPuDE0O3gvkuPWpPPSU94/",
+	"etwYNp6Nnz6Ouk97T58OwifR46NnvD8WnHfDoyMedXtH/HA0Hox7o/6oO3ra74dR7yh6HPaORt1xt8u7",
+	"T8E8+rdoDAdP+73DPc5SOGo76lRFMb+r+o7/6rqOGS2hHPLM31+9pgMYmHUe3jdmAYWCmxCsj0nDIzDj",
+	"M8SrAueWDUD6tMPOhIx8GcwWSRbPeZodjFU6a0c840Euio2/QDhlrmKBWWLBkJ3+8pPH/nL68iePfRCj",
+	"U7NP//T6R8/qOvvyiL2Nf0DzxbTD4B3E3HMmFfOkRxpR9JhxucRtXSRaeOzsbz+xWIbJwoBxM87AUQv1",
+	"0pA6EM+zVrEIo9thZwrLfl3HgIw5Ph59ViRSCs2xL/RI+zKgzbttQCdgkQgTbrqYtNsJrFSYiayts1Tw",
+	"WYDFgZCmSxdbqySWvjQPjsNFwlNgPTXNIHQ3I4AlbRALC5X5MOQSa5V5BBUoeEcUz4TUYFBR632puRRD",
+	"08eJMCPdY/P4k0jQWiNB7ae9Z31mTCqm40i4AWGHh17vyRPvcbeLN8H2w5PEl80nj592/7//d3DY71JC",
+	"5aDbhbxMnY97Ewceq3k0X+Z5UiDD22EnLDGGdgrDakfGl4Pe4a0kO5pt2e5hm8++FbN55fhrWreyO+yQ",
+	"qOhacae88N/vDli7lBv3veqjsTYASBbaQ25GRSKl+dLBYPWGZc6GbTBWG8PG47eNnQMO8KyDzxdiWbsy",
+	"BgeMnUFGBDFPAF8EoLumP4gGAxJMMHkMXHSo/L+SUtm6tUqXHFoejn4bC122zqg/JCXyLWUFVp/98ES6",
+	"lfLcbOEU7qXrp/HcGjzl0lCiB9imfAm8Ken1RzFs2C0o57o3vEY4F6/bo8Ycb60byKEGfWVQvrFZb4fj",
+	"el/G7YsD0m8dfF5okb7e7jh8KSNdcPyZqdphv6Cfz5jHKYBtHoK4miqWcnmhcy/fDF17NvxrHpZwY66D",
+	"KAUEf+1nDD/C1RGGQoMuO2ZoQHyFUifwVyPWHHSf3YY7zjyNpt0DHu/tJl/x3ZUmxjfktvsVZv3mSrHC",
+	"7J6kHLKuKt3W1jV+zew/pniktBN+xsGDbf5N6pOFqU/nspE55c1UZtPYty4QX5ZXSPkBpp3VznRYPcO8",
+	"9ZVX+dJ0BLwC9Qb+7LrDHVi3kIRNluOdIeRmYv7GVRwJiRHYGy9crN8pLNzbjE9+xahj8T3ulgoLu6re",
+	"5r0LDZa9YWsdGv76QyzxFnLhy7jzSANCeTblIGXFGX3zSKMlDzz4TP8io6Ga5thyDXo5dT/SWlnVwZxI",
+	"H1Vzs1VCfYA7ISHpUaRsGpvj99KXTcfQr1eCJIKH0wLLmroUM9PgFuRzYnNA9HqlltaX9Ypp/xjafOI3",
+	"v7nRTj1Qo74Fr/uyQ8K3vaM6ywq/fqC721REP3dD/C1wwnpbhDgeaRZHu7KujXrVRKsORrayrV7Hw7Z+",
+	"stEhlwefMw4VCJshikSXtRmANJZg8/AJZpLx+ZyEuYPPV2L0cZEmq88NWsZEguQYkNLxqMYGVuQnkhsj",
+	"DQtkHcUyYwNs8Uy0HMSh8BCer0KARUJyg5HqCvNSP1D8l1NWnBaoUVLi3+jl8RONx7KxQD3ywDbbY9hJ",
+	"gSP6M2auB8EKDOiYf+RUrlMBxzWEbgxi8AkTn2Kdoalne8v8nhb0SuZI6Uur5KbjiWyTDZcKvZgJ10Tk",
+	"OJxIEZkLzG1gPRNxlbNJMX3OlyV7ciIygOVj0wwMwBQscJcAEil4FoV07CsQvnuo3MIl+GMwF8+8ILgI",
+	"HZcrvC7ER7hmqcggTfxG3hiae2chlzcHdvMi16K6+SnQtKoP6+YWaOhiW76Ynf1U5gBz305tN51pjt/p",
+	"FmCae5s+GifKDjNVIjwUMNp8usVTY75YQHOMCRYa27cNt1gr/o4OtqYbzjlVX1WAYzyRyLOxARZfGCsM",
+	"mZjXslAUXMQTFNHFGpqcPMXu85t5S325qnV0H7SL3sQ6O7PdVoeqlHrPSVdCXXp516RM4/oyC1sXKjbu",
+	"DO/aKldEGxK18BvVVMqNjT3bmVscK+0smhz3nOq1uJC3I7+9cA8vPN27WyJQYdDuhOq18PwHXYpdKWIN",
+	"uoNBRmj2TahQbMw4WoxmUNEpBR7cc2SochoY+w0nh9meeKEUEy6Ls5hLKtmky7BUBENukdk0NGnKS3VV",
+	"8hqkhR+qtA6bKgWe1zoMXa2iV+EYHaWRc+jaV9BZnCS2JMXYqNeWddzpLvicZFEREG4oKPDOvG9NStbw",
+	"icFvZWzcxnshzUHKDAV0VrTU8ymfxJwZu3ORimM2TwTXAitu0xmbq4xrHS9m6NgGKX+3CdTcS3YssqA+",
+	"utOqEWs/XOvMwescjn/Z0aa4rnIO5+qDa+eP8wIjRjJeBCgDhBbkv4L0gTVFXAHKRm5Rmi7sxIJchTuW",
+	"fcve2CL+3ch84/N5qi5rKJK8EGEciejWV/DDyr2G2bRoKX07rtm9qlFKC/QgEmGsqd7wj2D4wBkNftfS",
+	"LoJ8/WDwQXUKtboT4QoImLg0tlgz4hkfuq9fR4Hny8Bt6oHHgoKJYf4kMn7zBb160OowaIb5dUlKmoIF",
+	"aRSwZm42+tLZja1CNM1qCRQSt66mPIPIdkblwkNXshOj3xShy9iWg+6hB9F6iR5HifH8AiraqjR6c3Yj",
+	"28954+Dt8rdYAURf7oGIOJS3YRS6OZkjo7P6Tp0N12cTa9mJiEgsxXyaqkRNlp3GDpQghXbfabD9D8d5",
+	"O4fuH97vzGU1dluA1xBpqlI7Q4lOuYjohVWfRsU1zyqXfMMjpxz4VYeDbv2U8pfQkk27sEoEUlEqlqgr",
+	"qMJYgZaEhxe6cgHfGxv1BBcBg/P5P0WY7be/3tBIzXZT56J0Jpt9u4OA/80zdc+gsbcSGarjIMzEnt7B",
+	"TNTN0MWOuVf5uZoGwQV84O87yM3dZCidRJG2x6Mmt9qXHuNsqvQ8znhi/n0p5EK08ryX1ye/nECImf1b",
+	"SXFcCD5jWk3El1gohuVdpmmLTEQslizOSty37iHlejfK6t6SKShVxrBkaDu1Esy8+jwkMN9uYGRQEOAt",
+	"jyX7GTsTiGpnwryk6fCZSOOQHzyfxiGfqN0dP9ndCgHVi/TuGOXFyzcu2odCp/XEO5zauDJrAERhsm/a",
+	"mA4+4yFlu/sEJdNuRZhllx0J/B6Z+FqZCvd6/t7Y71BzTt1006mRSIAx3R20VPL9QqVmm2G4y0AmFGg/",
+	"x9rybUXsaqoS0brxzoBZ0zfdGSK+PDVthQ4UIDAHrLd55HiUCn4xRmZ+nfE0awwb3cfDwy50Jd0yKN2S",
+	"LGQ4LVze65mv88v7XXO7uzyKpcQUc3v9k/L13X7p8RJUUPLL+/D1l10TznfetL71RW8TzR82r+1yJ7ey",
+	"eeHd9Q9V5nqPqSQqsHtuPlhRst6qujGy3LgvCVA4UOXCqN/4/HVuXuvGM992ztaZDz+1x+HrnE/qnr1M",
+	"O+7X0auQkKvrp9zd+gHsbQx8y5ASCgTQNkMUUx4zhQ1lXEP8GRROzPV/fY+XqzELrsTo1zQJfNlcSyUO",
+	"MY+4w87hgZplKuLLoTvyBfhDryNQqS3kE8dRy0M5lXksQuFLNWYGteczSlbgwFXAJwJOf5Aui282Qh3Y",
+	"IOEjkWCmXSGpL19J2ATTaHKeQxGF6weXoJt7o4YshYRJoCLJyL1WcGNV5fBu2v3NmqiI4G08GJ5DYube",
+	"uz90RmPY+MCTi3YsWahUIlLWh5lnRoAYMVwX73owPOeTOz0XZnxSB2d22GDx6k1o8rCtbj4TFqDreuTK",
+	"p/uGvbUWpyPms8PCRC7HfCU2zQ/buLk5CbY67LmKRJFMOxULXZXQvutaRLYGuxYfyqcrTnhZnArcT3ab",
+	"G185XnwlRlOlLnZzly9G7ooVE8/L61LUIgvVTOQGHdQzRyKJL0W6PPaltFFUY+yJMBXZRu8hGnQQO13P",
+	"7rCvsFua9wf74jc/9RS74/rjT+nqPaxBanjxObU988XffsgHqTZIaTqVO6uwht2K2bSObUnISsDK3XcX",
+	"ubNo8AEx3avz89MzJmQ0VzEqZ0k+ExGmVDh+8pBnPFGThcA4pGI8Sag04ze/8We/8XvQ8SVmD2GvATNe",
+	"LKx1OpFm08F165GyDyXUFnUb2Atc8OZGcF9Q7ZyjK4VmQSyiVPI1NdY10cr1u+XBACID0n1Ct5Jp56/v",
+	"3yAV+0ILFkyzbK7R6oUPjQ2LHQIm7zyNL3kmPJYoNR/x8AIDlkArHzEeRanQmmSe6C9IY5ma9pj+pI1X",
+	"AGEJBFemIrxw8i48IxYTi3etrwRtaJwQRtzEUsbpYiY8qPl1iBcOeBFKyTpmHSxSY1RDnw8PDqDJnS0c",
+	"7wdaLfSuljW9051a1/Yla9Kz707KXgne14N1gZ8dVxwJakENDXB4P4B5MeVh53yS0GZB5Okkq4gUcons",
+	"cQVY2rRXlBNInt1OAkmpNTZvzODkKj52bi/fGPcVUNIobCiEDbe5J240TK89FhXp/4rd4NhoLQRbXonS",
+	"nmT7cSGhLIMv2TiWsZ4e+/JfC7EQEVOSjlBRqubzzaenWwZyPGIVgfyeHLPuR+IvkVUVJ8y3YOPVz7fl",
+	"WTjdHqkzBhHlmGE67ThOQGwGCngXGtmHwyy+FEM25om21LtYue8WTgxZHS/RfISCKBWGi5RdTYGFt7zo",
+	"oKYTdEMtHTI9RUQs4ZlIkQELdzFfutIqZNb6SmsLAyO3YCRh7zWG0Hs7RuP2sWducjTd6WS6g2Wzp0nz",
+	"YLHcnkMS2aHssr5LWNu+TR/kiLHVn1Rs3iON1lQqQijydE8oMxIMcxxDAgqotPcw0GDuNXeRMPxCe2yq",
+	"rkBLExPys0zM5sZ0UReAD1fTpTmsjnmcrJxRDWpdiHnGxir15WEX5Mi+vlsqb9G+ehq/34JOZ3Ewr8lo",
+	"d5fu79GihyxPcLTqOrUKu9QDpFR6tPjqgltba/fI9LkGgTKBHrI/ptoJ+hOL2O3675gWlQqaWPC5OB6v",
+	"IyKYQtaO0gkGBbo8X7qiIwN9RWsOK6kuhSRzDF1waIKRxBblBjrHPKHhIyxhD9VMDB2Fj7lZL2U4TZVU",
+	"CyLnA/5SrhFPOVVSEORicXzTKUP4UotQyUi3OuxNDGJOS4e/cUYpO5oFCddZvuIDDz9BYhPihTHwvEjF",
+	"c7WQWeBhKkicMT6fC546aSN3vEtiTDFBVM8/B1qWOEkYZ/1ul01FSi9Mb+/LXCdppKLlV0L7c+HQvnFb",
+	"WF3DdWV+1iHsrkbeGkRXQ7IdbyfTjR39gM9r+HwmQATPYISbsLdusOnFfK7SrB1L85pwxNkkyB6qNEJ2",
+	"Na2t8I9ZF2cGDDLBZ8dMKsZDoOqEzA9jP50QxPS7/SHJL8MvAU0GSWmA2WVW4cjWGGB+CsiCGqxwFQZH",
+	"bC5SFiZAx/H6FP6aqkXKmoP+MwofBO9Fli7bJ+NMpEEpFFBauPPFKInDgDWlKuSvbKs7wK56TT11E/85",
+	"yZ1yya+RO6W+bgwbHwRLF5JlVyK5FK7yw1aDIBqDDCNLAFqB8tlGdLKUGwyUQD9FiaMnkrOf1Ez827xu",
+	"OmkMG69cU2xdBGz+ah6HjWHjNI3DWE5g2Ht9Koupn6pZ6rydDrb93Tq3plp19AxGEHaqLYo2e79gKOJq",
+	"EHxPv7k34u11KPQag36Nir9zpd5yaceHLHYRLtI4W6KyeOFoqWTGw4wRhJgzpuZJyWDENVaBUPTFl5Xn",
+	"f26MBE9FerLIpk7+G+Scq1jWTlMVLUI6x5bDTHwed7Ra5FGlyx4YZ9SwdXCbxDpLSWmDmCo9EkZNxTgV",
+	"euoKqMtMlYUVRWycFdyp7wruee1Z+cYUTbCI/jY4XXiaMWQrHnWGdO123XsOCrSHNWC65cy5OC0Vb0V5",
+	"Nn6nTNpW9UNU3+VBcarl94PsXASbAq30cVk63T3ackxv7xB2cvqaXYglMjfppc7EjMUyE5OUBF2bqeBR",
+	"G+oroQHH7NWbJyyWE6GzVuH3+DxumwdtYK/liyjOWKImBhYxBHuVxlkRFOGSql4vxZjVeCWSDpHeUgwG",
+	"wyB2qFfDDDjqhY0dTqiuFYXzUtV7ULQ+d55mqjraNEQubCEzNHXN7D19d3YO7FJko0+EaWYeeCeuNmgh",
+	"aB/kGaNkB9vsGBZO+RyOGSN1KXDfLL9Am4JB669xWsjsZU1KlNUtpqQtuM0TWUHxbSWPVXvWG00ZbiV6",
+	"zuLsDnnVgnyZD9yUo7HCSnaAx1KeibYtbixZHYXHWxxb+4EPPElQFdFjMyEXzP5htuK22YqZRiEqj13E",
+	"Sl9gj2shtUrZhGfiii/1sEheBhy1QHswWZCBBHUx2mNzDgrFxBymp8aiM5Mjgn6FWShZiYTU3O3kK3yJ",
+	"SNcMPrUjEE1qwwd49jSLz6ZiZZa8eCp4ar5JAGCm0JWg+vdBjM5UeCGy0oSInBTTake9BqHbXPh2TU4S",
+	"tKKxr0yjL8SyVYIYVCjdwlbNQiH1QrMxvrWBjss+O3lxbi1ZjZqQzqYyUzMd81AwISexFHrIcrJ5z5dZ",
+	"yqUeAzbaIyuAa6zDqdltzeQEXntrlxXZ6WbmiApLFuzmSxXy0SLh4NX05ULi921I40SyBjvV7URoO2qC",
+	"nMZAjYs/Uur6At3MGgpbK5cnDDI5IK+GBEEgCx0ywBPTieWZSQLdORGfXGRpDMiXxvri2JfmlGeevkgF",
+	"E5/CRYq9h2raZsUmKsPeMT0L6xYWgSYZkZDP+ShO4iwWmiVcRq0h5Q3BKd3zJaY5EAkLpcTTtsiu3PIj",
+	"34eaQ8m0lGohQzf9WVBKYCFXTKn7sF82zTCz/PUU1pmZFmFOegwbGoCLGaRcoOVCrGyRGQfL5FO7mG5Z",
+	"zqvZeCg7kUytjiG8qoiGcHSsGAMPqGbGY8QgGFX4qDgwHuMsFGkWj8nQZgmfa2E+Lg+0+aQwfnDKelHc",
+	"l8rJWQi2HKi/Y+usUikL/hx0fFneZIHoEw6yBGwVrpZjpoWo3pTAR2921vHS6tWbgYDOqDrjQd9RJg7E",
+	"M3d2rsNdr2D7rFdYSa2xt/x+k2DjygGm1x0OesNut9M/+t+G17BCpPCS9RgPw645IF3EUHNYmEgf3URq",
+	"GNvc9LAx3RtXPJVIZUwswDWZhL94mE5mh6CQTAZO3FrP6a6wM/IkeTfeOGYbHFcwaPPUTIuMAhu237Y9",
+	"5aQwcV6Y6/M3+twQcjFbz5P7vYJc2H6iRv8UYdb48nuds/Hf/77R05z7Xqw801NG7tdj8tJS7iZYebFm",
+	"8USq1J5Lq558IpdMgRAARtKA7VQqW1aw+jMt81C+6nLtsNeZLRxKRZbG8Islx9fqPFjxeFmr8iZ+L2MD",
+	"mZ7vxPJSxaH4OOfxNpxl9gZGN4AIwIynF8Y45HF0j5HPvtprfLNTHn+/AAj9XhcAkT4cOqXuLYfgMMt4",
+	"8hwzZAdP+0fdbgHjqifefcG65+tTZSPkVb/pA/Rthb5N0+MuIfBfC5WJj8ZAnW83Nu0J2F5qjEQLi/AQ",
+	"zxjb4ZSNRMhJ3sXaxd8BPv7VvOIJvfsDQlqEhJGve0O/Nj6uzMr7hpClyXI9Rq687QNK1kPJtUlyBzgp",
+	"5IRPQEKwM44lTyCIvO1Ejm7m/DZIqoEIibEZ3TPuMSLm7/ajfZvvFw/du9bFOKQggmBgzTtKp+DK+XZf",
+	"4O/l+szYCH6VL/qAfFuRb8PkuAPYm6skDpcd5+HcZhfitexSgF8IYC73jEKiD0ipsBiorkNxj6EPX/XU",
+	"vt13C3v4nnUBbNDwGjT6jeFhAczWZtF9AbLT8jhvBLG1F3wAsK0AVjEh7gC8cPutB15Wt9AmrhVstYmQ",
+	"Zu3fa1sNX+f7B6xdLa4bxCnWZtd9AbX35bmwEdTWXvAB1LaCWsWEuANQW+VW2IJpeYaAFZ7ISffBb6dB",
+	"LiojnQOrCnF/UY76htQzvluQq9ZH2VFKDyO7O8nfhd2nOblH3VtGO2Hsyil4dbLfF4g9K03EjQhbwZPy",
+	"ALCbAXZ9NtwBvmYpX3ZKxTKb4DXP4cvi8EJkxWCwe8A9RlPzfq7l3+8Rdx8ErG8yjkBUwkyPur/wpAiA",
+	"K7PxvuDfeXHqbIS/lZd7QL+t6Lc2Fe4A/K54cpFNU7WYTDvOONyGgZMF6IkV7oM4B40GuxKpyK3Me4yF",
+	"hRc8s6/z3ULibkdiM0dHNNnqYpyZvoUurXtbWITG6rl6XxDyQ8WE2giU1a/6gJdb8XLT/LgL2CwU8m9G",
+	"yzOAM5ksgXQdKnCu4ykIPCz7hzL/NcK/TRX/0DmkvDVyd40AcvfC4GbsOnvGs3BKvPF/Dlp/OC7jA86F",
+	"zr5fOC5RQdRCNtErIWVxet4bgMxHdjMuFl/sAQ63w2F5EtwFCqr04iOUHnWI+nZ7hkxe22fuJLV6c4a2",
+	"d99ne1GlF+CMe0/v8v1mxthRrGvEPd456OLl3Vn3R45K+FcxMe8NDK5OpM1gWPGWD5i4HRMrJ8atQ+OX",
+	"L/9/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
