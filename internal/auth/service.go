@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -137,6 +138,11 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, erro
 	if in.Name == "" {
 		return Session{}, apierr.InvalidField("name", "must not be blank")
 	}
+	for _, f := range []struct{ name, value string }{{"name", in.Name}, {"email", in.Email}, {"orgName", in.OrgName}} {
+		if !storable(f.value) {
+			return Session{}, apierr.InvalidField(f.name, "must be valid UTF-8 text without NUL characters")
+		}
+	}
 	if err := CheckNewPassword("password", in.Password, in.Email, in.Name); err != nil {
 		return Session{}, err
 	}
@@ -194,6 +200,11 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, erro
 		return Session{}, errEmailTaken
 	}
 	return s.session(ctx, user, refresh)
+}
+
+// storable reports whether PostgreSQL can store s as text: it refuses NUL and invalid UTF-8.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 // CreateOwnedOrg makes an organization on the Pro trial with owner as its first owner.
