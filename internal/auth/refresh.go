@@ -105,6 +105,10 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 // same email+IP lock as sign-ins (reserved before verifying, as there), so this endpoint cannot
 // be used to guess passwords faster.
 func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current, next string) (Session, error) {
+	return s.admitted(ctx, func() (Session, error) { return s.changePassword(ctx, userID, current, next) })
+}
+
+func (s *Service) changePassword(ctx context.Context, userID uuid.UUID, current, next string) (Session, error) {
 	user, err := db.New(s.pool).GetUser(ctx, userID)
 	if pg.IsNoRows(err) {
 		return Session{}, apierr.Unauthenticated("Invalid or expired access token")

@@ -34,6 +34,7 @@ type Service struct {
 	hash      HashParams
 	dummyHash string
 	gate      *hashGate
+	admit     *hashGate
 	onVerify  func()
 }
 
@@ -71,14 +72,31 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.HashSlots > 0 {
 		gate.slots = make(chan struct{}, cfg.HashSlots)
 	}
+	admit := &hashGate{slots: make(chan struct{}, admitFactor*cap(gate.slots)), wait: hashWait}
 	onVerify := cfg.OnVerify
 	if onVerify == nil {
 		onVerify = func() {}
 	}
 	return &Service{
 		pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params,
-		dummyHash: dummy, gate: gate, onVerify: onVerify,
+		dummyHash: dummy, gate: gate, admit: admit, onVerify: onVerify,
 	}, nil
+}
+
+// admitFactor is how many password operations (registration, sign-in, password change) may be
+// in progress per argon2id slot: enough to keep the slots busy while others do their queries.
+const admitFactor = 2
+
+// admitted runs a whole password operation, its queries included, within the bound on those in
+// progress. Bounding only the hashing is not enough: a flood of sign-ins waiting for a hash slot
+// would still each run their rate-limit and lock queries first, and hold the connection pool
+// that every other request needs. Beyond the bound the answer is 503 after a short wait, before
+// any query.
+func (s *Service) admitted(ctx context.Context, op func() (Session, error)) (sess Session, err error) {
+	if gerr := s.admit.run(ctx, func() { sess, err = op() }); gerr != nil {
+		return Session{}, gerr
+	}
+	return sess, err
 }
 
 // hashPassword hashes within the gate's bound on concurrent argon2id work.
@@ -132,6 +150,10 @@ type RegisterInput struct {
 // Register creates a user (and with OrgName an organization on the Pro trial, owned by the user)
 // and signs them in.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, error) {
+	return s.admitted(ctx, func() (Session, error) { return s.register(ctx, in) })
+}
+
+func (s *Service) register(ctx context.Context, in RegisterInput) (Session, error) {
 	in.Email = strings.TrimSpace(in.Email)
 	in.Name = strings.TrimSpace(in.Name)
 	in.OrgName = strings.TrimSpace(in.OrgName)
@@ -227,6 +249,10 @@ func CreateOwnedOrg(ctx context.Context, q *db.Queries, owner uuid.UUID, name st
 // on any number of replicas get at most the lock's limit of verifications; the reservation is
 // settled as a failure or released on success in the transaction that records the event.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
+	return s.admitted(ctx, func() (Session, error) { return s.login(ctx, email, password) })
+}
+
+func (s *Service) login(ctx context.Context, email, password string) (Session, error) {
 	ip := reqinfo.ClientIP(ctx)
 	var res *ratelimit.Reservation
 	var user db.User
