@@ -3616,7 +3616,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "error": "The server is busy checking passwords; retry in 1 seconds",
+                 *       "error": "The server is busy checking passwords; retry in a second",
                  *       "statusCode": 503,
                  *       "code": "service_busy"
                  *     }
