@@ -63,7 +63,9 @@ type Env struct {
 type Tuning struct {
 	// HashParams is argon2id's cost; nil is a cheap cost that keeps suites fast.
 	HashParams *auth.HashParams
-	// HashSlots is how many argon2id computations run at once; 0 is 8.
+	// HashSlots is how many argon2id computations run at once; 0 is 64, so that the bound on
+	// password work (and on sign-ins in progress, twice that) never refuses a test's requests
+	// unless the test asks for it.
 	HashSlots int
 }
 
@@ -104,7 +106,7 @@ func NewTuned(t testing.TB, tuning Tuning, opts ...Option) *Env {
 		tuning.HashParams = &cheapHash
 	}
 	if tuning.HashSlots == 0 {
-		tuning.HashSlots = 8
+		tuning.HashSlots = 64
 	}
 	pool := pgtest.New(t)
 	cfg := config.Config{
