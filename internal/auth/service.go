@@ -168,6 +168,11 @@ func (s *Service) register(ctx context.Context, in RegisterInput) (Session, erro
 	if err := CheckNewPassword("password", in.Password, in.Email, in.Name); err != nil {
 		return Session{}, err
 	}
+	// An IP out of registrations is refused before the costly hash (the allowance itself is
+	// taken below).
+	if err := s.limiter.Check(ctx, ratelimit.Register, reqinfo.ClientIP(ctx)); err != nil {
+		return Session{}, err
+	}
 	hash, err := s.hashPassword(ctx, in.Password)
 	if err != nil {
 		return Session{}, err

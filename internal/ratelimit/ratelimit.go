@@ -61,6 +61,20 @@ func (l *Limiter) Take(ctx context.Context, r Rule, key string) error {
 	})
 }
 
+// Check returns the RateLimited error Take would, without recording anything: a cheap early
+// refusal before costly work whose event is then taken with TakeIn.
+func (l *Limiter) Check(ctx context.Context, r Rule, key string) error {
+	now := l.clock.Now()
+	c, err := db.New(l.pool).CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: now.Add(-r.Window)})
+	if err != nil {
+		return err
+	}
+	if int(c.N) >= r.Limit {
+		return apierr.RateLimited(c.Oldest.Add(r.Window).Sub(now))
+	}
+	return nil
+}
+
 // TakeIn is Take inside the caller's transaction: the event is recorded only if that
 // transaction commits, so a request refused later in it does not use up the allowance.
 func (l *Limiter) TakeIn(ctx context.Context, q *db.Queries, r Rule, key string) error {
