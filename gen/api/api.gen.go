@@ -581,6 +581,7 @@ const (
 	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired         ErrorCode = "plan_required"
 	ErrorCodeRateLimited          ErrorCode = "rate_limited"
+	ErrorCodeServiceBusy          ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
 	ErrorCodeUnauthenticated      ErrorCode = "unauthenticated"
 	ErrorCodeUnprocessable        ErrorCode = "unprocessable"
@@ -614,6 +615,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePlanRequired:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true
@@ -945,6 +948,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -2792,6 +2828,39 @@ type ScanSiteContext struct {
 	Timezone string `json:"timezone"`
 }
 
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
@@ -3451,6 +3520,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
@@ -3462,6 +3534,15 @@ type Unprocessable = Error
 
 // UnsupportedMediaType The body of every error response.
 type UnsupportedMediaType = Error
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -4056,6 +4137,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -4297,6 +4381,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -5735,6 +5844,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -5817,6 +5927,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RateLimit       *string
@@ -6021,6 +6140,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6271,6 +6407,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -6513,6 +6666,100 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSecurityEvents406JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13092,6 +13339,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -13550,6 +13800,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15500,684 +15775,701 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H2Lcts4lvaroLRbFXuKUiT5ktiuqV3FdtpO+9a2k/TFsQmRkIQ2BagB0Iq6nal5h32HfbB5kr9wAJAg",
-	"Rd1s9+z+/z9TNWlL4gU4ODg41+/8UYv4cMQZYUrWdv+oka94OEoI/N1JiFD6jwecpET/QePabq3Z2mn3",
-	"NvBmvdlsNutv9D9v9T/N7H+kVQtq95TpqyVhkos73usllJFaUBsSKXGf1HZrV/AT6mNFxniCbmqfcXJf",
-	"pwyNBO8SeVNDAywR4wp1CWFoQLCIUU/wIZKURQS1Nneb7VpQ4yPCSNxRtd1au9nerjc36s32dbu522rv",
-	"Nps/14KaIJInD+YaliZJ/s27iftGkgciqJrUdmtjLBhl/VpQk1SR4+UmjbG+XmGVytoujEl/Tru/kkit",
-	"QLtI005NRppAMXmgEal9+/YtMIshvdX45V/L8T+1HF++BbV9wmQK6yHT4RALPdBzRtAIK0qYQpShAU+l",
-	"JnG+YDgeUqWmidPa3G1vWeLgJCGiT5is7f5SGxHMUiVrX9z3VG9N/aQZV0VYkT6H0fQ4j2tBLeKxHvyb",
-	"7fbOVrvZfKvXHI9Ghta1Bx7hbpro8etVwJGi3Dy0w/BoMEnwVyprQe2IPhB4gbcu8CfxyWwerL+ZSEWG",
-	"mqn2rzUByVc94wsYZ+1bUBx/cdixSPvesJvbrbfloV1iOSiNZchjIrAqjIZxdYdHo4RGuJsQf1SXP56d",
-	"X576A2M0oklCWe3bl6DWJZo5OrWgFmNFznvvqFCD2m6ttfO2WW9u1luazWNK1LmIiTALoseb/1Xbre3v",
-	"H53by2DQEWeSSkWYuouw6PLBJIYBf5m9HnPoenhxvH9wfOgRdz97Ptr3no9ab5tNdB/hBOhuB9f+7qzj",
-	"Dy7h4zvJY5oOX2w8bdQXeIjsUzVZF5IiKI1j2T36phbUKJNKpDmPnHEUcRYRpvSjYyTHhJgtwvWiVe7B",
-	"DS2j9B4cJTgiAlb3LB12icilktAy4IIIymN4z7taUDupBbUDYEieikjTF8fK0EuoXMg5MUKJeho9CIt4",
-	"yhQRxysI/l6C+/AWs13vzM6brEDfbgvoewTibFeJlAS1oWB6QzSb7Y3NrW29AAwPQUfo4SFNNOscnB/W",
-	"glqfPhB96YfOmf44pHGcaCr88PH47Kz2LagJzjUDbcKmkuRrbbf2/gmiPmVUL+jmZ/33SO/bOStsJLgg",
-	"+qqiCO8gRsZIpl0ZCTrS3ITGVA0QVRJJEgmiAiQHfMyQZq5cuP9R0/LpIaNPZB5eHkJzZ7fZtIKePBil",
-	"65ca1md7w94Cc+8z3us1YhLRmMR6qXqYJqkg+3r9a7vNYKWzP8FSHZCEPhAxydlRf3tld7Tjbj1BfeIO",
-	"JInufvxt42Hn+vfLTXYyeht9jlu9I7nd/4A3JoekmX5Pz9XW/Zsfhu2vn7qa6CKp7dYGSo3k7uvXA87v",
-	"ZWOguVk8UDKu31MVDQiTDathvpY8lbVv+TocsweqsKZ41YrQ7Nd8PRS/h1M9W4IliB4JEhOmKE6A8gKI",
-	"S4aY6sFLPPzPOUPWa/Z1RAWRxTfsFN6wimIBs7KSNrtlq7sd1d/Eb0l9p9ds1c0Ge7uDu5HmDcFh+wwx",
-	"w30iso0Cs1lqq3wJaoZwu/r1dzvRD+3uj2+G34825XXr4ee37HJj/NM2OWr+erKF38ft/kd6/tubH+9h",
-	"rQ4MR14ZBi0tFEN4NBL8gcRIEE1Bf20sL0/tya3dTUc5e8my1CD2Fkk5O+NKU+WCKywlTYeojfpa/veo",
-	"GJLYsAwjo4HgCe9PGv7xDYxTPrwvD886J/4BKQjDSVEgmw8j98onHpwn5/vwJntqXur3oHZ/iM4w/Of7",
-	"4lGx3DiecXDOOSA3drecklpxQNbOLw/qOzutVq3imPTPRni8fzqWZHS2kwrnpbdix6vMbrlr451a5Zlm",
-	"2Mosin6/4aR4IkcD3KcY6VVLBdlDo4RgSRzLoWw1UEKHVGmGs4bB8Qpn7pPNHbcPjckzw+bY2m05SmcX",
-	"LS+JjDSAM4USWRbZsfmFxAhOuQBhpE8wEiPOSKD/Qb+lJIUReuaRUmQ4Ur5hGKcCpP5pdkgRIXimj8HT",
-	"teQunZj2l2WJvbE8p/T0tWbsUxRt7m46E1cvhWadbJbSO2nBAPLnWn5Ka7fZbGy0QCh6BHjbbLYyAtQU",
-	"HRKeKoR7igj0VtZycpQVipWI0V6BGO25xGiViGFYwCNGcyElNIc2mu0pSryZwQjPmnlrhZm35s68WZp5",
-	"th+8ybebm6CHHoBb4YRKVd5FY5wkXY5FjDCLEUZDwlIEXxS2TYRltl9AAPX1g7jQ4sYqVLUEs1hGeARm",
-	"8ICPnTvJaKv6myPMYt7r5d+Ze+HU6Qua6FNH4tRYrGpAhjAvLO61bF5C81pWEm/lzqps/nddPrB67BUh",
-	"bIrird0Nx2vGDKkdcYUSykhOQxDBVC+BnaD5VDXkTbd6q9og1XZHTgWwwCtXK8aTCyyyH4qLN+JCCUxV",
-	"tnaZ7yRfvgtBI5J949Ynof2BWrBA7RUXaDtfIM2Qd466/uqYWdi1OOHd7qTIvG4lejiRhaWwhsjLEd7M",
-	"DjbaMesTqTrxkKppzTUeUikz8yJzttmdB2c/KC5oTZL+UFtuSJIRNs6F7kQbKZrf5Lqv9ObO1dOro8fb",
-	"v93c3KTNZnv78fDieP/xqHP57vzy0/Hh59tWo914u9lstFqbG1vNRqvR2mi0bo+vzh+vzj9emX/0xJob",
-	"zXbz7Uaz1a43t5vNx8fOwfVtp9m67Rxc33WarcfTq+80VVqPF4/txlaj9fj42Dl5PDt8fPx4drx/fnCI",
-	"Pl6/r7+9YYefzh71Df5T9QMfP1ydHl8f3Zp/P5wfnXmXtLeazRt2cXzw2Hp8zBSl29vbo9N9M7PKiTRa",
-	"5sfjq/Pb08u/tdob9c2tulYlbm9vr646t1dXj48H54e3Hzpnh7fgGbi9vb09eXxs7bxtNjdb7cf3j4+P",
-	"rfYGOu0cn6Gr69vbq8PO9fXJ4e3nzu3O21Zz8/bjVefxca3d3F7f2tqqN1swmdPHx0+aHDDQG3bxqfXY",
-	"ejx+3Px8u9lq33b0uG9vb/VDbzcfD807Nm8719eHZwe3nZPjff3d6eHBo/6p8ufjM+8Nj7P+VyZh50QP",
-	"5H3n9j3nMTIbenJ7dPKm2Wq/ecx8tbfGY3p7tX/9ePXp9go8OPayt4+eh/Zv4J81z20/HnRuD0Tan35u",
-	"c7uln+mcnbfGD/p4ev54ieXghp0fXD0ePL7728nfDh7394/Obxc6FW+d4+9v7e/OOrcFp1/222O1M+6G",
-	"rSxjv2Xb+JLINJk6MbtYRQPEe6jHU4Hs9pP+lhwJHhEptfDZhLhDmihj+sVEgRvAuHJA8Dp/PfijmRI8",
-	"gaG6TVZ7oktu2tAA0ZI5pNz5tKLB8C2o8VRFHIQuOL5h5NaMspICzqB8qhXTamcj3Nra0tMEk04QLIEm",
-	"MZXRAIs+QT0uUMruGR8zdHp5hvLLCyOR99QavYWRbCweSeG99ndEY+R+RmMsEU4EwfEE5QtbeHucQgAA",
-	"vKlzKZG96PTqqN5GemFjyvpITxZHigiJsCAIjgnWL75EkF9JpPw56hPnW1A7BXt/H5wKRU5NeORsyojH",
-	"BBnPABw3gtTt6iHFkRoIkoWVCqxcjqEY18Xp+cGSkQfjOOhhBQ5GKqqVq+ZOHrizxz5Y5HPUsc1cHTPT",
-	"qrA9M73Q85ks6QLjUZQKQRjoO63NbKfITq9nlmF3AxjHEPGaw+flfTCnPKY9Tf0CtWA5ifF1FJdSi7C6",
-	"jLheP00aqigu+yVnOx0xwwucjr9yyubr1lbR6jCMvuND8vsL+QlTWZZrizwChkByRQr98v8Nib4AjVj6",
-	"TuvBV8Y4LJIqV5MRVkjbkltWVmh7P0BdosaEMNQVBN/3sFQgMpKURYOibDD2nQmu5hZHbOzRnEjgRIW4",
-	"tpHB/yR75LnGxizT4ltQG2SGrJ68/q0woT9qBB4H0aD8SY6C4JXUP2sJBiNlF4L3BZEyM1eoIkN4vD4E",
-	"BNCrKzCLje4QGU/Ev73f2jlsvtPGjqB2ef+t9b69s/FGP9bZqRlbo+8tW+tfR4LHqdVCwHlKxAMR13RI",
-	"SoJ0e3dzy7NWV8hsAMPJjuIUU+ber+UgHZLfOYP9MiSCRvj1/oBGuM9NLsqp0auuhT06c/69HvNM69Jq",
-	"mBoQpOCywmavVjpWcTpRFpOvtd1WlapSpXoIPF5ohVXbWq3czNpw5lXbmVc3whpD2fuNMXR7evn4eHl+",
-	"eHt5vH/UuTy4Ec702Dq83Wo1b9+tqlLpyyNCH6rDmq0ss+a3lEijM272WlEb75Bm9028EW3ht2S714rb",
-	"0RMcGxWK2wo68iouNbuuzUoluUK5fYJX/emssLzZnfFFyUgGvnCWrm/e5gzibNP/RSveMgfXGRkfZEdF",
-	"pZ8yQIL0taoprCrLuEITopD19/g60f+PTsuCW2yui/LPd4xZj+S3oHZujrCCP4yLPmb0dxNx5wzi7ReC",
-	"IyUoTvx1XPngezmqg3CZc45CmBKyCXoEq1QQk2wxonf3ZKJ/HpMu5Clo0ZVQRiOYGtjidwmVJl0IAnjS",
-	"hLAfjE7T3vqmD0mIeo4E19tFk+WQxX5mwGa92SpMCy7StiMwK5ykF3a5Z/n9zfrv5ekOiMos/ySZoIFJ",
-	"wPOi7Jkq96/99b80BGAX6domYUieyruYPNz9dL/xcPb2t/kJNz/+9vP4TbeW8061RDYT8xjJeLWdboY0",
-	"dyDFEejwJZls/lsVY3HpcdZOvsbdhKBWW/MkRia9DJlcVOtAnzTQfkIwM8q5cab3E/5AJGg6+o4JGiVY",
-	"kQaonQoMMmdPIDBi8sPIedO//SvM9b+cx4E7QTGbZkyTHu20RmAJJTCTPSJKKsL/rdnSL5QlnSUiv3te",
-	"IvLl4XfFTKa+nsGL5flemuehg6m0Vu9NyyYkvV0+IWnjuvVmd2tnTkKSHmd9a2t7+xkZSRvXrbczMpJm",
-	"TPVJEYHsJrl0nYDHG8589BTFVdJDh/yBDG0uarVhhxeOozPb/Csk+OZpugUjsigBcHkJtvMlyKc99bpW",
-	"azN/3Zb/uq1DWC4rfPYTLDV3H8++Oqg9UElVxkp5iA8e9M/KqR4KduWYdETjjbuheH6m9dbLZFoDlSqP",
-	"An9nwlFAWExZvzpp1KaKojGmirI+6AW42o3upZBaZ2aeMJp/kaeD2u/+lej5r0TP/1cTPUdma/3JeZ5X",
-	"EWZXtCJWYSInSEaYgQlAFUEK9xFWaAPhxrDhhS7KtRKGC70zoE8UvEQrwF2SaEYbEQYuZGm+HxI14JpM",
-	"34ECMsKgDL3moi9fL+MueK2fs8ylGBePp5gkRJFr3PcGd0kUFQSpAZV6zv7wDg5PDq8PnzRChZe6Mjbn",
-	"kD4CQZz88STvPyzOQUVECH6w0Ybmxm6z+bRQgU+siNAHLd9jHt2Dk6V/vIKXR+G+CaLXNo9+3Ln4uQ0K",
-	"qNZ51MuEPJ7oHwWqfwNP0sdC/QsejRrass/LXSLMXmeDh11FIOGsvKl6gsgBkvbHwqaJiJTObUAmHwbd",
-	"7yJ6Tj+8//nw8vqHq2N5PFSjn/ePt49/je9Pvztt/vTrh+T88+HXn389+/Xsuk9P9j80yY8dfc/3n1o/",
-	"0N4PDTL5kJCjDj3/9XDj/PqH1tmvP2ydHnTk8TAZxPvH26fX0dbZwcf22UFnfLo/pvjHs9+Pf+U0au+0",
-	"osmxPGZnrZ+ofmXn6/n1h+Fp+7B5cv2Jng1P1Vn7h82fr5pbP//a+Xpyffw7POf3/tZPnz/8+vP+h51G",
-	"1E5Yd/i+Gf/4IcmLa45ZbXen2dQGFtDCzVgoqEhqDttnb6IP4qfx2+516/5iU57EO70jvJ0e8q3+z7TN",
-	"fvj65tO4ZmKzEO9bOoxM4+WzEIYm1D2gI1kRwf6yMotz0T+b58u00Wo+ZqVY9RctCabC2+BetCpXVZmy",
-	"OTimCnV++Zea9S81619q1j9fzfoC23VaxwKdCqikFaGY9HCaKBTjCRphUcwHW8I7abMgzN60eRDNQh5E",
-	"llfi5UI0t00uxIqpE+7ydrOgQcSUsZxh9fXb+nHflt9nT01dMBSW0ykLoBeW85GeQsulCPOnTzSYO/6t",
-	"2eOH6S3FCyvMoZs/8Eo10DtB+zR+JdG1wBN0YlBI5s0GdoZXkD21Q/zfKgqybSj1f3VFdmUBWHvr51qx",
-	"TLvd3HxGobVPxAqVYEBwogaTAj1NqZ6eqhF/Xq3e/z3l7n8+cYMV6LE1RY+/TM94Y/kZt5edsakn9Gfc",
-	"LM+XiJGbWSPiw9cuQG6nqXeiNoJLG1Bb/JwhjMYWMCjiPCECYQVn1lALrvtMcOXHlVENv3/zw2n7x0/v",
-	"ai8aXnvjWeqfi8NqP8XcA1NT32GhPODztVGoyG8pHQ0JU7WlDcFs0t8MSSszZo0rhcUIM5S9w/oa/GS6",
-	"sl08i4xvc31zlfTLmTb804m42h3Xnq39BFM7+BerGVaD7Uuk6piC26ltTKRyhdsT2Lk2/0wgHEVkpErR",
-	"2Xllu5mO4dXstlrtGUW7Vsw09AhWrdndXCHBcHNuze7WUjW7Tb1jP7JhVthRcZLmVR3YhTUq7Owlyzf+",
-	"GbUZZjlya9smfS9VZ5EZSSl7amWFZsyPcrqwIpVEoPGAIz5mEjSRQlqaFo3GBW1+BJnJewgzrgZgYWTM",
-	"+v+8CyiYUUKxwgjahREUVPUjLkdU4QSdpUpQq2g/v3xihuMq0GLUZLNUlkh0cXRf57064OutmuM0XRgx",
-	"I9/pze5G5jj5H893WrZs45+aDfUCqU6z05imCjn+hwst3uTpb/+sQgtNAoJjW091wqMMHSsmnjVcux4Q",
-	"9PHyxNVbWNUGCWJchA1wrRv5tlt7/dD6MwJm4F6LBmSIITOBiyEkcaSC1gXpEThFvLCJElBD+S2oXWJF",
-	"TqgtyS/O6/MAK73XEtJTbnK/pVxhtHZ8eP0eab0HjygKs2eE67soFKFVXiAxXiKhhT/Th7DejqGCn2+Y",
-	"JBFnsUQpUzTxnk31HVJxQeIAkUa/gcKbmktrv6ntib+299RfN7abzbABFcw5bWdcVyDNHApc8IRGk+r1",
-	"5SNiNKlXcgEN6uYxYYBigXuqTonq1e1ldX3egge1bjlrffeG6bmP4KZXEmlGDVD4W4mIa1wga6LKAISZ",
-	"ttq1qpvw6F6uawHIxzafLxybu8eUxXx8wyhDltqVFP3trxt74yUoml+3gKKfP3/upGqgD8PInh9Fip6z",
-	"nKASKc1nCt8TkOoQd9tF4TuCBRFIEJwM/3oDabo3tTAwp0wIeuxfb2qUPeCExneQnH1TC9F4QJglqSCS",
-	"MAVVvDZz214dIBPqihHXL3jg9yRGa5fv99H2m63mepkIlSMJ0IwhzKWNlnhY4CFRVqrsp0JyUUGhEf4t",
-	"JSiCnw3Kr55TeELZfYgM87g9OdLKLU8lGuF+SdqQyQcIIx7/ejw+/fUndXpwqk4PPnw8PbjfPj3obJ8e",
-	"vMPHrAlhE4OWBPEdKy3N2wsTGuKvJ4T11QB08SqBcqithyMYYPVWAvPC8jnWawKT6PJYs38Iv4bFWZQd",
-	"VjBWQ4N8sF/rNkpTN2aNKc3xM3HnsexxXD1YJ8RfSUTj4qiWMHh6brCQiJANlcZzR5dL75TGlUJ7hsC+",
-	"0GqXpL8XmWCrWb26IIcKi2ujG+aWIf5Kh+lQf9CfKDOfWtl4KFNEK56mIjGm+HsyQ3jSIe5rCt6TCVrL",
-	"eDkdJRzHAYKEM60C6uUf2geF66sSm7SqiX1PJs+k9rnR4SuPBc8eAhbx5yeJeCWRZ6SsPKfmjDkZq+J5",
-	"s7qKMLt2aR1Vc1O4/0qikaAgQ7V53EAnRGVIDIJgbUhKUqdMEiapog8kmQRwBJ0H6Bj+ONF7vBmgFnxq",
-	"NW5Yh02QGYeR/HpOEjEO7ra18QArradDyY2exboW3JCEhIcEbTY3bYqioat5m/v5hm02W3m0TkaYoUz9",
-	"ge8BsM2dMmVB7/mnKojucmDmkd0Tj9ubsGvcx1blGtA+g8qoWfLyhI+J0DRGA/IVHZ129utXR5321raT",
-	"/QKPnZIAIjTQm8whbgINvGjCK4eh27hhn4igvQmiCnFNbX0p+YojhboTRaRzPcUB6pIe13YWFpKyfoAi",
-	"PhxhWD3wszGpMFOQYVYm50ZvO2qRZncHb8Wb0RvyttfGrW4z2onfkje9bbzV3Yw24jZp9Zp4p/s2ehNv",
-	"k63eJt7otqNW3CSLJb109Ju7KCOsmVY/6faXZn0H13tf/tje/Pbv1dvCugurdoTWxp90EIAJUsFS1jf5",
-	"vI380UIgVI3YbJJX0rhyZg58vpulYuAWduE5A/8G6D8jzqRx4b3D8aVhZIdGY8tXLIS8ntXrX6UxwLI5",
-	"ZL5l0MHgorsM5tCAyxjfUI+SRNuLxhPl910YpnrvaOUTnoHgCoTjGDAHvn3JER/t+FD+LouquWtu2kXz",
-	"n+WcdUbmbjab33yC/bsgPW06v847grw2v8rXn7I3HsJYgHxV2ooZIJVoiBO9AkbH1aOU3rAb6Iyrgd7D",
-	"YyzRWFClCGtoe3yfs15Co6etQeRuzknWYQhHUFvhRBKVjioWOIh8hVLPMnF2libOUiRxY5O5aDTeVYXA",
-	"4Qyzd1CQVrtamQCjBLO7bEvkVNAD6QGMUIK1FDauI5NLg9ba68boxdEA7rLVslnHi7tMUysQqJ3VwOpH",
-	"15Ym10WCZ3PRBaYg28c8TWLU56hLJtyesMXBR3iklR1CUDtAI8FReytA2t4SI0ElQSmDYZN4HUj7nosu",
-	"jWPCnkTYXna3T1QqkUkRRoyQ2GgJOB5ShgRPtHKGBrQ/cLkuHuk2Xoa3ctXulTSv1GZ67gc2qgvnKOFj",
-	"0FqU70kAspzx/ZwWxTcccEb2tF6kz3V7sepAJAj6aTyFjtCSI39ETswzrlD+w67Zp9lQEWZyDHpf+S1l",
-	"ym6/DGVDM8/M0gXvhlYSGXGaj++RAasB6RNGorUPV+dnQO0hl8rzM4Bdb6j4nqfGifkkAvbg7px2535Q",
-	"hHGF3AVF0my+lEAzFimKOTHtgECAam7vkoSzvmY5F4MpGCjAQxd4os2ua85PsOg/jYtG5hl3ivO7BJ4y",
-	"fUZqpjW8by8oEKO18bLSHd5GvkaZGNBWsMtVNLMeEqYuM23lBYX7TzwVIBvzFaEsStKYIA/gIBfq3pcl",
-	"gf4yIrzCLq0enaaTHZa1wuE6cyrlJxIQUFuLHxlO1YAL+vsTKZjCA5xb0Keh5y7Um8ijsrbhTGTliQUL",
-	"efy9TO/W0vTWs59J7zNulT1nVaJr689CERaCEllljK6F+ouGHWcYIPMZphmuI8mNlxyPRkjfKIk9hEGR",
-	"VwPB0/4g8wEb1EKZDkn2qj1kFjGznMcDYiUCMAE8XVvcRv2ysvGa81PMJnYTyyetssDKqixFHYhzNMRs",
-	"kvm095AgSky0GbnTbDoPdXlXtF9AD+wgAE01jF1ynZsjjcgGuoTRGDR3TTUGieD6uHGhCspQCFfVO/oq",
-	"8FJ6EaJCKKVqoPba1/mFfvihnscflrrZXq4fkY9pWo24moqzOKE5xBNtq+hVoARMQ8+RMc/fZ1Iw/ieE",
-	"wRP370zOODVoooGLDGjucLEBL55fWujPnz/XywGOeUtWjodYAlrE1Ccrc2nhCb4uB94aAuHyo5M3LiK/",
-	"mznabSdBZKG0ESQXg9qvbaPTq6OpXdh+mfMaXk4lGpMkqVv7tJsqNOBJDIfTIHMLaqnXJTmsLBxDH5lM",
-	"RyMuFInB5WzSsp5Eu+xBd6A93gGX50T03uSpl7tGEC9Sg1tbL6/evJIotLZCXU871HTUklzrxAWFGGJp",
-	"Eq2F5WGGWi2+YVN6caU3QB8I2SxMP1LQyfM+UZ67BscxpKXg5ELoJytA/nAgWt5Xf7jmR96irNgHKZgK",
-	"Qi1ys+ZOql/s679kl3HTkdJ1+KyQn3xIDHWwympswW8NyibWxDI+lXNGTAoJMrYTQyMikJa+NMuXsh0w",
-	"0Rp2EXCUp3mh8YAmxB7c8IBMZ4NPVqlfh7NdDrRFxPMC3VfSZfnesCyPQ9pn6vsD1KOCSBQW4mkmZAqO",
-	"4BFh0jjUo4RLIt0vMp/EDYsSgoXmrrxnaIhYmiTryPPLI/urRFQZv3CRC2i8hI/Qpa1UJiaYNqfG5of5",
-	"oGse4wkKiy1WQ7SGHRyTLHZYlTTRwk+biq3mDRtSlioi97I1wtbVsW6C6szlXt0JKu/tc4vNRhG3uGBn",
-	"F+eaGkCrG5bQ31IamxykN219qSi8xj5mfQ8lWGsfetYSyTQaICxRqMgQNmsqyB35GqVCa5lhcMPChKs7",
-	"OK4o62sVMtIE7tktf5fgkSShzbrA8v5uSLUgDZHWSh/yqiYqUIRHuEsTqpen7Mafalk7tUqZL9Xf1C/V",
-	"znbqbXl/W4+BYqxI3Za5T93h97udcY9mYHMQW8DcWc94N5nnaYdsSXcpomoPdoa3BzVXwK4CB2QmGoBR",
-	"TCMLqiRJelrjKO+OhWPMUY/mnzkg6a7cxd/yHOkldqRLN13mDebSb4W+vxU7OdvCkNjX5anaQyGN4YCL",
-	"SWYyxZnZY5RYA3vUuTjWO9E6JfUOKwuAIN9h5vfSRoao7JOkk7LaR870Nidw4SFkdA0aVxxEpUtpnOew",
-	"W3noLXS+93IiZ2vkbZXCHigw88yT0HZDOMAKT69b6QjZRdjL6MGJXU7z+mnywq/HL34CmLwouxgzxWYF",
-	"fywlR4MpxgmKYrUYW6t8e23Bpi1O8r0/G8p6XL/RNuOGUerBRDgpvTlv1z39rgXBTW8rQr8QwaSVYJqy",
-	"vlOpPqaxvVQ+QVaVmNwxxBxOn8mnVx79CNMm6y81Taxa4FHCkQoAwpahlC/AvAfbPuZu/xQfZ3+seJbJ",
-	"L56mewf1OI+Rq0Rwru0rnkqUF9wbu+3jFXp/0EFD/CsXiFFG0Fo4pAmwIekDQ/SoHIBeEIlUKhwRzO7k",
-	"gCSJ+QGFShByx1Il9QeLwwdMNSBYwdbgE7NDJB6ScD2wolZm+Z+HH19//P6G9XgqFNEqpdYuxno3DlyO",
-	"uk3FRoDgiiI+HIJKFGEhJnk4iUvSQKHWd75mlgwGctwwbRGaYkTjv7Ip3KmE/oUO1HxiFRW7NJoW+mNf",
-	"r6eeMCz7NB0ACNaSQUsmi0YY1IAImuU4QBwACWpBrZ+kCtZ1qJ8FAI8RSUwmVZKOKPzEkySVETiv0mQ0",
-	"sOXMERcM/hNxlhrBLPC4SwTcrPgQK82mEVUCxPU9HdNaUOtihhnWPwx4xBPTKmTExT3Ar5Ee/EIj03wX",
-	"J6MBvusDiEKfJFiZAUmgAufxXTwxkD6KfC2yaz7zGRw7qUrcJKhz0socB1hqpdr0QMDSNlGpEvhZqc0f",
-	"Dr1/kQJh90x2zNawEBi0lRw1Mt+YFj7SNq8n7IEKzvQQgTBDKiNATgNkd0+W5FOOKvOgOiet+gai4Afq",
-	"USKyCa9Z5xkZjtSklNflg1dO68pZkc98Apy6674VkC49ZWMK9DIj7AxFJaegrJCZGU6m18p/SJN4Ad2W",
-	"0wdPsYoGnj5o65MK9oLB4JwausVXyi+0+JyLzpSMS+za2kdlLy9oUTmFPe0p59rKw2dEbcJjiddtIfLU",
-	"aY4TSax7WZAHW03QyOfR5TwhmJVwbpe1cZZUWRMs1UfpHl1KNsNSaaszIlL20kTL28B0QCLIGMdWGaA9",
-	"xCBHL5Vmtz/NpHI4ivnSHo5ohChTRPRwRBBhfTjnRoLH61WzGQnSo1+LzwA8Z9MXfSGP0KyVSfasAokC",
-	"t5r+klQyQxpTdciUmMEQs8pGMp35OHYn7FhQRVyevnnrFVWkpOTlP1TRBUfKJJUvY9YsXCengjtJAbhO",
-	"gQNyzyuhsq31Zc5iT9PA5snqC5DNkdBG3T2ZvJL6C/P0rDTCeaukokniolcra5xWvay0wAwA6gtvPDoq",
-	"smm7udFoNlqtjcab5dwPWZuJPxZfndcwV6ZjZ7yW5RJYp2+Q+SYEAR8kI89X7qmFlHVsGbgd4Y0T6OPP",
-	"smpV3rnSs/L+iqzrf94JdES+7vOECyM2bJ3asreUZuTuD9y7Z4724yi28aEVPOT/nAlNDXjfVmMWGcaG",
-	"HNAolQPTEA9KfSMB2r9phWBCi9aHlbm8CMsCOlRCgn/VNi1OPcKjamEZQg1BCN5Vy6WAt1uUitec0f5A",
-	"mYwHNcO0c9Wmy25wG1tyoabZ4zJ2mit2yINGxTHC769H1WMbzqyj8F/0pNKIhRIK3g2IBvMnOQbpYNCw",
-	"jNONqGhgTTW40hZp5U0zjKt8YIw3qlVo8UDE+nRlJMQsXsNIXlu6v15yfhUiM6KjSndHaH56GjGjpYjp",
-	"1NbSi623rurNL17dPDUkU+48f0yz99asKulpd+g8EaSFDOykGS5Ruzm/zJBPy4YcS6o3JUksUXdiY7j5",
-	"lE0ML9SrFVo8gwka4AeCQiBXuIcc89tLswIld/kNM9db0aXvcOxlb3GMGDZQB0EeuoeSAEPK8is3m82q",
-	"aJknFucLu5Uio/PEzfdkYgZpdnSWdFnMK4P7/xxp5O/eP297/nnbz1uJrSVWItucczac98jWMo989nac",
-	"tQtnHIVuV+0iDHm7ruRbE7vh9hGECkzpH4ktc61JQlB4cX51jUxt/B+QBvfNHAThenDDTGBMGwWNbH/p",
-	"95g/UQTNz7oT95nGe/ZPWY52oihNKMNicsOyqOckQJLnGVJaccmfpDkCMnrR2mZzc73kdczCLzCVmmPc",
-	"oqstv2pqlfaxIvrvY/bAaUQuMJ0VconslQ1qLr0bYQqhF+R+QfYXyOMYYnFPoINVhUMug/ipsg+yx5lK",
-	"XTjW7YO7NEkq/f3T9o65Y8koj+IKJ/sGkK3SZLHvh+sCqDzTFxdEzyb0dq8sT/U5203dH2JhANVcb0jy",
-	"Q8oV6Vg0pkXr9Ju++M5hN5mVSkz3Hfudv3ZwtT5+aTRAXRJhm8wJbTZwpJ6/iPAGw80CrdkkUJejbK5b",
-	"X2pt4UEvtLIZKV50ad0IFy8sYTKV7xODqlccXh2FDlPpzvkCw8D7MqZEmWXNsKak66cBMg0Sdu3VdQBl",
-	"RoTFI06ZgnKEOgqLHUzgaV5MaGLElvNUustDcy8b8XA3M7K6EzTkqRrY3zgM7w7QicPdPEUlr4IFmCz4",
-	"3dwyFOwuZZpEmln12E8vz1wOMWBgoYvjg4I/PDAlGV0CaXv6TnR6WZSQUyQEh7JHQeeJzdu4BDU24gBX",
-	"7M3BABq7ARbla/l501J2gFmfXGApx1zET0tcs+Vi7iHFw9pCL9YN8Fx9hJkSk/pO+dRuby48thkZ+6+Y",
-	"d3qfeZdOub9Loy0+uHIrJJgObf3XPo/JE6k0s54cNolxGFinMtRqNdA+liRAcoQjYrSqGMsBMUXmtM+4",
-	"IDFaC9/c/1Yfbo4gWBi++f6H082LMkiA+basBq+WHwjjryQPj8n3lckIYSYcQLKamFEWPAhQCHICfjs/",
-	"uKpvwMYLkExHo4QMXfhslNcGgKRoeHvI2zrA4QXmn8nzsIa9aYfZgiUC3UFb9DFaU4IOhyQOUDqCXEYs",
-	"yfqeCcCSryrPZJKExUSY0BjjBiygsDRn5xfnl9/PS/CYq6Y62leq7mccjbi4R3UkSEL7BgplPupRhSvY",
-	"DxJVrj943E3U52lbY+V4x0oKf2lW8LLZ8zCVrk/d4g7ubN6amTfsw7XHbJSqZRfb3OiWe5polT0XV7SN",
-	"ZiXCdDIQw7K1i9b0wWnBaiLYkK+kAS7PtgEVXkkodIqlitRlxEckXt9DYO+PqTQoFuGVflNWLhg+CVNg",
-	"MTrAFE/kqTWGBrN55LmZ3gVAxCXj/vvZPVNxa+h89ltKjs1zoIdv4JAlFyTZw0XfHGbi/IsveUIyhs0w",
-	"FaeCpVBMBHVCZOwvuznbpEmoknsmQwBSo7sgHocEmjUliblAL3tGmcU+WvzVTt9HX5pNn7KCbMEPgAyz",
-	"F/5c9F9KwlUDaT4ngX+BYLMtV542/kJLjiWWw/TTKKNiNasi1Xm3jD9W3LX5rcWeIfNooJ4o2vOeBFPV",
-	"6AYbCoqLs74ECLoR/OPv/wVNLAIEDRcQtFnQX27ubjSNQgctJxA0mvjH3/8LGlIUGH/ueWDGVGT/Vns6",
-	"q2Wa+0pwjyt6R3N0yPkDvHbXzZC32XNmr9g1fuKOs8DXU0hgFrXJZcvh/l5WR2eSoDMka1sgIBUXuE/u",
-	"EpuYUjqPKoC1X+jI/QzhJMwKQ4I07vKIACCKSjTiUpF4zyZ7U0XgF+kVvJq4sk2lz/z6XYK46QuzlJdj",
-	"fhDd/ApoQGXSwpACk9HovBsZ+kPm85crDOJ6CVfuNe5f5xdP+XPzn2Zz4WfjCnoaJ7p+CmViHWZwfyA7",
-	"LLBUYCotcaSSCQp/uan95ab2JfQc6fC4Ag8u1bhiKYli5wkjA7jlomgxvOw+LaWFpCJZ8qUfRTK1OPru",
-	"rCHF7OWJZ6Wc/XnpYvezIP16aZKgezJxKQCQ4ktteNfhOu1Z21A8EIHuCRlJhNEAy0FRtngZW5+6O4v7",
-	"79fmpBfNPKKnKsLJkILNqlwJyj2B0lQ3n4gEFgQhrrvZgSpvcp77nEBBuAUoCb/W8YjW78kkbMzPVJum",
-	"pcl0Mg62aIAFjhQR0lGWMptJLTnCMEhbGStIxPuM2hS85yfAmVwuoJeXDTc/780yZm4p2Gzf8x6Abs3b",
-	"D94934I/ZhWJVoYC7H3aCrzPMO0KnKjPlNnch64Ii/VxoSzKAjyTgPedW5ltcaJsVCp/qXxtfp+Cyl21",
-	"iPVpZapfcqJbgVJuzTQrG/VFskxzIf9kQVvW2oqNdzzkgQp//0pprn5DnqdW/fndev7wIFF3doLCQGc8",
-	"yBu4YdJZpTd9wMeuYOSySG2gQzgesz4hFmLkhoUVsIjWjZ8sgyIJpfkF8Egqb5ghxStpYSHXIGI04Amx",
-	"EJ5QPCJJdBciIzIcuky83kD6DQKzmA9Rl6qpwlJz44+/bTwsEPrubKhaaXvy5k9dsXfUUhKycEBna+ll",
-	"B5f4rcA4JRZfQqQ6D0jFsTUSvGdgZnDiIVSgAUmgelRlpagulCj5kKAooYxGOEGudah0OisSpI9FnBAp",
-	"bxjvAYzZLgpFHCIH/U3ivB98gMJYiRC+IIpGSJFowGhkforiYYhs8Zy9C4uJ61MNlUkD0vMv0Z8DFA5w",
-	"FI1CdNTZ37+o579CJEziHlETlBAcFyNL4PiLldAkjYdQFQPFMfCwoo9cVEoJZ1muqOgudmGeZP2bK81S",
-	"15ewkCOy2IBSdqxLvrnaGDVPCWAWVex3ALr087wolsf8nHE8Ggn+QAxk6K+me82XZ3hUSpPLXlk9Jdeo",
-	"o5xVJdUyCTI2CXRFn/efW8exuiPd70hUdQhlafb6QlTA5nE4JAuqQSQxOYMvVQ1S6eiv8Kw5RLfSnETq",
-	"ADW8XFUDNIPRmIt7iFmb/FSqEICUSoT7mDKpqgEv16vLdcwQnqNnLFWYa8chFTZgVHsmw5YOCfqdM2JD",
-	"p7YxLYoh60n5K2uBTpdwO6SQt74C486zKwrhhmwrZSvn0a/ApbY/kL+L/IHN3ukZkEtxu6+CJVIs5c6L",
-	"vJdGvyj5y7xqcH3kRffIPA+txamBumiuLyoOf6ni5urwZwWkwGwK72fScI4cMetsG9CBaSUJkgM80teM",
-	"iOZhzlCo3x/aFMBcYoXru5l7yIB+mqYeAI3yClkRF6Awa1VlxmRcSF2uBrnUkA3U0fqOSgWDpjKgOJtE",
-	"XK3j2kYhgevurG3xJCExohYhnjOyhEFbGglYtXNrIglL361w/bXAkxPKyJKXf0+5vF/yWoPV8p2BanH3",
-	"fCktt4mJzVQFjGSryinw2CDzg2ZcYtZ/d8ZChoWGVeCqvmHelz0Ode0lUtp7h4Sld3CdvqZIPnuJEnhy",
-	"Z1Agbljokcz+fq+/0XdXUCgsoI1YnJvQGWg5e/GRIdae8z6b36RpeWPCxo7zGugYnNggI0hcOI00oUz2",
-	"rCnHvWHwnECfZoLb/CuDwQTd1hBPoWxfYNYvZJgjhocGZo3YYa6FZpUaN2mzuRHBl/AnCdcbN6yDNClN",
-	"3rNeMhslCjO4cw+W1yJRZedQyej7o6oR2uymZ99miqDvZ0tz76yk0plBPp6AEUK8B+ennXqYIxnob+Go",
-	"dMb17g27YY+wAOhRL89jftdj8VL0eMMe6/V64f/65jInP5ba6Fnr1Gun91ixJx5R3jANTn4hA4vCESDX",
-	"rw2VX9gzL+wJzlT+xtfI+QuKStayL0Zr5sVAuOzdvNfTdqhl6HU7Fm8rokePm/S7pjbvYwGd3XESlBuw",
-	"1D4w37joMYee0N+a2ZgCNf348r5/zPAjEPQitQ80O10vJ0l6zpOC4Fv9lIJosAMEZAurbYGzxjypJBDQ",
-	"Y4aBJUiCJ7DzPHXAXC7RGuN21Ov6hZUCZ86LPbu43OSvwAhwvrvFACwMS0jQ1LiExsKFGZTViuLDp41q",
-	"2HlZ48iK0IGVfnojjkhkvdtrodmyWthyAXAmNo4Wao3PoJK43oCAfoOlAqmdM6b+2vBkCD4Fw5LhOmQS",
-	"4mSMJ9J1BTMgvRbIGuEYj0xoOxO0NyznUolwIrlFMAFeDoMpXpOGKWVoE30sipu5yaky4G3WE85Ogapy",
-	"H9cjc7opGKmAWZK+6LWK1HeH5VIKS5f1wMCi2wIXBWiBjIyJVCYCESCszCXtZqAVtAKUoFbh3FmRC3LI",
-	"ydSyPMt2cZlOZnbLhfk93b0S9GN5Yz2u5j2AB6QFwMTMeCpq/IU+nwXzp4rj80agc3UslaXdFZtrTsfu",
-	"M0GbSdUuUWMtz9xRuXhlXGfRbG0aN+wQFseUuXjiXKTMVcmU1muepjd1LpdXTO+TpYiiDwAA9hP9pa4/",
-	"F/1y69A5NHSnJGfTZ6xEaz2aGBdnd5LTz1I5XG8gQzPODE/fMNjVJgQIdoSphp1H07zyyL0/rzt6SXr7",
-	"rVMr/QjwuzbMAPd67eP1/rqXwQtazBibiOceZC9E/MGRBpoPHl7jfjhrp1y3tnabm7vNrZ9nuYAqvR5L",
-	"rTjgXHwzh1VVHcmUKM7Lsb2DvnKtU0aVt9BZDdgNy3zm8Ah4vFlQ+XKrNuXGtEAaeisEruO+lTve+mau",
-	"EW8PBO7Y8GRLpQVPq8JQHVsNUglA1kDX5CsoK+BiEpTdIzWg0T0jEmC50PHBwdUxSsgDSeQNWwtpHEt6",
-	"B/hTGyEy+KdUkhj94+//jfxf34QOyTEofk+iEBEsJ/pQjgZkvHfD7O/w/rtmiCAd13ug+WEzROSrEmRI",
-	"4Lyl0X2pZM/Ulti3alImBIs7M0bNummS5J8izqQ+rpm6K/RM1ysgYoojeBQDlKmEj+8kj2k6tB9GXGEp",
-	"zWcDI3YHrXrMrz3AxIC/aBfqWwa0P7gbCa4IgHj1kpTGd4LoDePWmJFUaSZjVL/5gfSJwoJiZj7Afwc4",
-	"geHcc2l63yQ4UlwS9+4YUzFxH1iq3J8q7ZK7HiGx8RpxgZO7vEYBwFLyRS1+3Cx+3Cp+3C5+fFP6SKLs",
-	"C7u0pc+t0ud26fNG6fNmUWOdvYTTuislyjVErK6ZyB+7v390XqkNULJChBx2Y9Xh+QSYsBeD4jq8ON4/",
-	"OD5cEo9rP6Mv2vfoi1pvm010HwEvLlFzU4HP5eKnhqSzhBnkw1ZD1Z0fXGVQddkpDNVkiCqvXc50bSWU",
-	"4Ky0isA3FSuZ8UMF8hHTqoJrG67f+MpC6IE0lsunyM7gIlrhIrmCDk9eZEQa4CVNlDX422ACBWiU4IgI",
-	"2wcjcEAFphWohN5WBvuvjynbu2HQVQO0Vai9Ma3/jehdolpYKpFWgtydcYNFypSAWJQcE8sNy+Pdweyq",
-	"Qc8+awUIzjvX8tLG0MEHblsR2I7uGfc0UOfg2l1j+pVjG6SxbosbZoq8ABiRWfKqAZlkF/u9YcAMsXyQ",
-	"YAV4m4yUaDdXlTJrBVvhDNarYkNc7tfbFsg1JsKtnkTnl6e3580Weo3OTw9uz5sbjeXApsFFckEE5VUF",
-	"EqcEJ9LbcLbPimaLtfODq3p73VmLWUVEKd3zXS2ondSC2sGK4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBA",
-	"xETYkr3LU0OZQkFerGqWrWahIgr1nICgqoRY0HRroTVTUBigMD+eAdA1q3kL91BovcRhhsQE673uz8JV",
-	"3/qHfKFwbjbwY1W8z0G4gOh0gq+0t6f4Jlsvf5dWifpDV+hTUlxZscnmnm1QS6p6E5faijP8n3Pyg/y9",
-	"l3UN9dIStjYr1u2QQRyZVKDv4di4/1fJBuiayHaFkiGjARb950Wdl8w1GPIH4I7q5G4xsVs7zoSmlWTE",
-	"0SJAPIkzD9PSp9qpfW/VJrdFMfsJllUulE+tehutHSPK7IUBOkRkCEW00SRA54inKvvpH3//7/XKrF3B",
-	"+bCS/tpqnFFCa93WrmohcJiGkFYBgRIWEZQvYOWLH6ikapYg17Nr7VikJmnT5JfYn/5DSxQMfO4ssZed",
-	"raWG4UmfKSo3K+vjPvz+njKc0N9nomWQ7MpGz11qQGJwGlOF8t9f6YN2xIUCL0V2cQUuRnbLkmVc5rFP",
-	"qc0qvMp7UCVNTGehP2a1ReI9V/qgL8wzPmuzSuwXthVyKimpfnMHDdIhZnVBcAw6od2/DXSsJBpzAQg+",
-	"QzxBEcAn7Jm6cIja6zGUXEEz22DOwAye3Xn+6Pr6ApmLQNkM9MIbFawHXVU040qjm0H8w2FtmE6pPnBI",
-	"c3MxaghQpzCqYDYMQE7YquJh0K0DNMTRgDKSUxYK613s26aDNtC+nUhXYBZl6HiBTafSZIaxhY0bdkbG",
-	"Ru92lUw4jkm854WDM3yFNIn1BQPM4iRrKeLTtOgOqWqcPd2bzfZHu8tBX8vtMP0WvX6XVK8pdLlhWalT",
-	"YFVb0SFRAx7fQd/aJOFjuHCqi+3Mbl5W2bhLGX7ANLGXx1jhLpblr3mqIj7U3xqtJwCWEQwnd4ZHCm4F",
-	"f45THA6Ic9mGL25f24m8Eg641yMMdp2Jy2OJMIo5JA0AgCJlNkZlev1bhhphgYdEZTC6xX3pdJflEpcW",
-	"dTCfLw/N3OanEGUopBUbKOIJTwFlPfy3y8vvvnv3riRk/q31vr2z8cacX66r/7/90qzvdOrvTWf/qsb+",
-	"Qe0oedOZESyApAF94JTUmJjGuyh0B2OI1jrN1jp0UcBM9ogQ9su2/tImpsEXb9eDGxbmhyh8ubFukUDu",
-	"rJ4bojVneWkzw5heJl6oOeD84KrkuHQjMVFbN4Q8Ka5wcFsF3L2syLv+kyoIdcz6RKpLItOkIo+OcUXk",
-	"DCrqk1neU3Bh8FRJGpPcTF4DzJAu6XGLH2pKnk6vjgJE2ANJ+Ig4d41cL6iJC42+rE3g9MCO+Ng0Hs0G",
-	"krdBhOQXc+pq1WygNxxDhNm+pKEAGkgDNDOvJyb0BNGXVjuizBNHROQ2pg1EGuPYaszu/FpKPT5K3pya",
-	"h9mVWhRdyGmUj7Zyg3oPjiwM0SxI8wUDtFvOougKnhxX2zPLgmizmFQU0TXrWprHaMSlaadlyek2MjVN",
-	"7Pxuip7K7K3hULDK4dmTYYkJn9srVyz512fheFZjMTMJnHuosjC7tiR2mijGE2lQS0cYskpNB7XQXd9R",
-	"IVoTeAzNQE3GI1eQg48GBCdwrpgBUs7WTWqE3/RFABsgKtE9GVmXXoUSjW23zSosTzuOVXq2eYDnc/Kl",
-	"l27StYSBlKUoewN2TOdzcObqcHxhlm/RXqoWpzFRSyCYHCVvzAMOzOVPZcpqv5LPZ+DmhT58p1dH9R3X",
-	"iaBzcH3babZCx3sOhj8CfdO08YPQcQk12Ny2bEe0nKCWLDNoep7PfQqzzx7jtvYtAoA/a8HEaA3yI3Pk",
-	"Oxvx1vxNYgfJZw6wcBelLCZCKs5Nl9qsPy1HMd9DoRljw3B+iKTehuPBBPrRuYMYtH7MbhjKFPXTy7MA",
-	"MW7Q9ZjB1AuMJu/3nM2Xw44rTk07V4N86i7I4hrgu7dMimiM1vT6tZrrMEWc6LXJXTVcuHNaj8xYJlQW",
-	"EI/2svla4plRuPIdS183jCk+0FToCiivMDXS0B9UKg4Y8SXa6UE48hnz05uI7Q4VcSZTACODSuiIC2Fk",
-	"mBvCEFLsUkmyuINXfaRnrbe4mbRmMEfNUkmSpyVld1UpSYXtWOWWLKuTWrkIh8JkqZl8NQO9AYy477qx",
-	"rilTuGLd1Bl9bQwCqxuWEOdLyhl5PUCjJJUozI4deHrgBXqybqUyQ4MMUJh56Y5jbWheGQIFKKOP7S7/",
-	"a4HY9rwJ7fpVZrE9U0kohROAmU1DMgoxFRzp7ZSQ2DhgEIkGnBRxQ2unV981m81mJT68N/Hl3KCiBMDd",
-	"ajbbG5tb228qu5R6i1pdfr2ifpAdrz7yny9kPPGC5g7NoWXuuxhniXUz3Glm4pDW8VBSqkwPZO6liSBF",
-	"xNBhBy6txjqYwgql3pawVIzxE05SYj1AVZKHZQ3dtZJhPLx7eTM7kIhme65iZlRloxtbCeTBU2olPRu8",
-	"ZLWcvEEPbYBZ3IWtnjnXhUnexAnqWlKjK2s0IcJs9fb+ZYBO3uuL9y9P3u+h05OTixvWEybzH4q5A3N/",
-	"ZnpJtPb+6Or1O/3/66vX76+vTONjjD5ev6+/hZvq5tAcYnGPsCA3TPEEmoXFDdSxSGhmmBABkwgr69QM",
-	"T6+OQmfdGXHxRMCgrCZuzeV9r9v8R3vWe1wqkbGNGytj5WW64DxXRhH34tmgLC8MmOej401FsqbF4dcR",
-	"FURWxcivyANhxsow/cuotfRt7OFlGyUBFsfMPsuptF2WpYdNbhdhqdLGZSEAS+h/y2P0zbXB4ZYCDF/+",
-	"liID+JQo1kDmK1XFkx8+f78oKbGcbd4vpf/EB1edav58KF/Z3tpq7VQXKFdbbve2mDEPG3x/UXlIyZJj",
-	"UtLKjjlfF9t291DVeD+j19eHz99fVRSLksnye1CTfNHCwwOr3u/X6a3W1iSrQeK9rH7FZJDKqpbWCbmm",
-	"Q8JTdUUizqpSNuwPHkS44img0WcuO1MQY2oppUnxkUbW29zbBrJIgWinWdDFdppBDqCysW0R46xDrRLr",
-	"hQutH+FltMhz71K9EgOy2DC+houmN+gUndzziiOqWsscfaHCt53oHyH3vG4ysLWgDFB4dLR7ehqitfZm",
-	"fcBTrcgvVaMAKItFP/jaL83Wl1+a9Z0vj+1fmvWNL+u7vzTrW+arSq/4Ce/TJ6K7ZkfLKgkV5fyJBSrA",
-	"6E/FWp8BjjqaB5J+ikerYKMXeeA7qk2mDBnc5BdBVaEHIQ4mIeTO+L9Dxk8DQbbLSJnmytZvITMIsxsG",
-	"MUDj0tBLoO1FFtsEK2fNuzCkq0ZYCyGeNgJzr5uYks8XbuHr49YuBaj3tCzalV+zGvh4VeX8DCYZVWsw",
-	"nwfcVqLaNEM8GlHW30VhbkaFxsjtpjRRdS0K9KJItHZ1dn56eID2r409FqAhI0POaCRNWbQ2Fdb3oHou",
-	"8+GEAcLuJUgSzSWCp/0BCi8+livEXL3D62LHitd/6P98C0tR42y4plohe2PRhVK4bGp7n2Zm6PKwcR89",
-	"47UCOE4Qa9dd82nqHzNb+mpNb1c3ZXibEtNuNHOpSDSG2h4TXTNVMFQ6clZFEEoM4g+mGsrNT8auDFyZ",
-	"3iKxregeZz22d1Fo/gj1IYwVyn1CJYN8L29YEgbgwNcS4IYt3adkD5UFhH1MN1VZkE8/wXtxd3LDDAQZ",
-	"OENF2ge8T78tt+twEpiSdZBcudSSILQ015bE1g2zcsuMi5E7k+YYFPoQKJeva/qYeo5bG8tYO/u+U27l",
-	"hK1n0FHCZRpkE4cv3BtLHZ7cHdNMTmKKqwoK5nSVfA/tpqCdlWmjZaKlCcmB2CARu4QSMHbV77bNUEyi",
-	"BAsSF5I+/f6T5u9fRyT/MCbdUfahT3vFac5tXvkEi1fPaU5nYNcmzE7dNAD2DE+vmb1pgdcwQ1vc0rgK",
-	"1/TMYNS6LpbQigib2uSs659xiVBmS2yr+lX+cU8m38KlbFE5wO2t7Qpw+QJg39VRp+6B9QEDFGe/03u7",
-	"HTfftt6+3YzexNtbO7jdIxg3o60tHDdbW3ij29vstbrtbrP7tt2O4tZWvB21trrNXrOJqxvVS/p7xbK8",
-	"m3r55tt2a2OhKDQ5Qz7T2zdkRPCYYRFE3ilxiZF/asMB33/yrKzhKdr+yilbbaNMo2N1GEbf8SH5/QWd",
-	"HKXk3mJ2/lP6FZTpmcol3e1lhGRzX4YptaQHJaPzbC6SA9OZey4nTRUXV2EwWj28jxWZA7rowBaRxVp0",
-	"8VURG3Uf1I+slKZA7UVwhtNVL/0q/+lHafo4awUzzluAj7AaaFFXVAr/8ff/DpdrCsdF/2zJ9g//RHb1",
-	"u67k2JjQqEMS224KOu5bJA2vdccrv31LRqdnbYASV5sFykm3gJ+rmbgIIvUMD5KP0TLTjRTnkJnlqBHA",
-	"a8gBHxs12eG2FNEpZiMFGYj4dQsq2ONJwsfSajM8us/9Svr3xjR65sIz/+nuJIN04dm/la0xUKhfXMxX",
-	"LAzFi/3pJ14ITeIXedwz/F1uQQtjKk95eQ9YVrPxEjlj+AUqZRaGlCvjmkNsbRpX5vC08pD5hxp2EMKc",
-	"zSiyyAdfReuzYqfA4uRabS3jtdroQ8pDb7Zhlicn0oTIBto3gEJaFnYFwdD6zXnBJORx6B2YUKnWTdRP",
-	"kF4qHVB01rN6RQ9de2u76KBrV5D43GCCFFmpK/Bit807uOhPBWFlTz3vRgleuBMu9DXzcDUNFezDFqnM",
-	"50XhN+1oAIlsQLOoREPIjIhzoRsmmMUywiMSorVwxIUSmCrnoeTyXhaMzOxqPT57cdGS9K+Yos8FAILO",
-	"wu1dDm8nh9ox11/PbimQQ1Zmp+1cEHYDg17RWWA9ay1ww7D0ekOYN9QBbTa0VcEShf8BX/w1dH16PpPu",
-	"FY/uiSpvKOjpEJOHu5/uNx7O3v62uEnGm25tMWhyTpcMxaiKebymoMt2k7yiXz3BY/IJMUM4GQ1wl6gs",
-	"xJRwfl/HCb0nBgGtGaDzALUCdIy4QCeaoJT1E4j77hkI0ALdYX1sW4cSzbJuoF6E5Jd2fadTP/rw/enZ",
-	"Rf3nmcUCc2Lh14RZ+GMXDB9Spqw/8AlIuRb7YH5M98L4K5f3ktobrtLhEItJhZ80S36qUEDOPDiwpdN4",
-	"8sLXKjQLwa5mVWWPaLxxNxTWgVduMJw1Fd5D5koYlb24uiexL4fswzUTZDcvrmbOhxv4hKp24ZZI/ZSy",
-	"34WqK56tfNoKXJez5eX5vZKeY3uIR0jxINt3pqBueYQJP5hTXt3sLSuGhiZVD7N6nOfnqARZwYqc995R",
-	"oRWHKZb66aeffqqfntYPDkLwLrsvQvTa/B1Oda7t4wfiLECt/6VRqUlRa+dts97crLfaFQvmS5hmfefL",
-	"H5vf1urmr7b31/p/rP/Hv8/CjAHshtVCXgb5ZHnMEds6hBJVRNj0Ih7P5ZNZSCQLki0X7oBegvsrOPXy",
-	"ru4zUVGWSEQ64jYLpWTq2h0NxzjjqrqY2zPPVsscdVrlXPlOhOTMtdRxdkj+gk1g0wrMjorqGS0/3zqv",
-	"Olp7H6BTOIQ/BqgToLN106ptOFIl+IT3teBZhRnVNfQXn1r1DQShJ22ZRVgQtMZSISnrI33LeqECQZPf",
-	"JTMXh7f5+U8Dts9zAwXL9XFfJhlS5zxUbd4Vau79HeJLfF++5qAansRwm2MROL7HM9M1qXhIk1Ji1sH5",
-	"YRUF+/SBlNj5Q+es8tIhjeOkZCH98PH47GxxHakZj3tb9qjKeVljqjQjAuHH5WWGfsx7c1OV0IAyZTnL",
-	"GJFzyg7tFa5w2zQ7sG4u461MmS2CLnBwe2txX6lKjb7aU6ioCZksosE1tWeKoDg5ZLGciZoE+prgCK5E",
-	"BtBf6P9C5/hy/2ylb+nhJIG0sZ4gRM8bAARHfYFjaJENRMnOZm3Z2kRThboTAFIC9Fsu/Bw1/fqn9x2B",
-	"2/XfizqIFGZDoXkBVTKnQJXsL1c5UYDeyF5ZpHKQM23Gb7MYPqstX84eMJdPmwH2hdVmMZDfXqFXNrEt",
-	"rzGUkAypBJkMfTwHOJVl/rXcaAr8K33jlMzAw/BJrc1yq6jAgFRJxbfohSPB4UtFxEhQSRZr+W7uM9R6",
-	"TxxUJPM5svRdagiMzYAvf63rD3V7CRj3GWhz0U1i0RT0eo9Nqzzw+du4kYNEugOE7BKoYX7NtPfE7WKv",
-	"acgcKnlBdPh1+nk8odHkIu0mVA5mArmM4KrGyF0GRWrmS/RAhKTc7OXsgunggrl6SfXBPrOagdwLDXYd",
-	"YnystYQeF1FRS9iYX9VdLqB248vfXrU/L0lPEDl4WlqlMDdn3iov6KegV15z2D57E30QP43fdq9b9xeb",
-	"8iTe6R3h7fSQb/V/pm32w9c3n8alAEmrvVoyZGEY1ZM0zeGemTy6VNf++cHvFbt6e3HKIt+YYi1p4Po8",
-	"UZ8VWEagiGlNmY8ZoFoxhNFGsx7jSfEYeNH+98U02HkE8wMCM9q/LZXkegkwRos2vAE7Km14iPJxgXAE",
-	"2qyP2NQnzJYK1aaZfmkApiXqgnjPDcQ8NwspClM2CCOrj2nsLqiKby/QG6a2i51ANrxKutowd3Hcl5jd",
-	"k9jwFDJdV5C2DJj7YNsnuo+UyRGJtA5kv4CcObGHQqlwrweA71nfcQNogROKIeMgv1drL2yUKv84giFY",
-	"u8T0y4cXGww/cx/AiOnXldPf3JVTy6UnnbUOmurCzBMyZ+CmkYJmXdNrJxtGuPqw4R2rD/8qwmwWcEzH",
-	"O9h9CaE1/RERmqWcZ19GmEGLMejDHiBTja043NKYUztboRy5V76SKMw+HMclpJw+UVe0GuY4wV1SymqC",
-	"1hIuKl8NFqQGPPZViu8AIPji/Ar+8xH+7VzvH9WC2sHhyeH1YSUy5ghXuezK89JXBdAvRUEXOwt6hCVB",
-	"Hy9PjHsKtO8M+shv2lWgg8lnabZ22r0NvFlvNpvN+hv9z1v9TzP/X+s1pH0scSnGCw3YLKxraJ3RzxKg",
-	"SjpoTnshtV5z20Jg/Qizywzrc6r8UT+hWjMu3jgTTamEIQY7wAO9NWnokOhEGZT0Q/e90Qjamwsi0yFB",
-	"VO06j/bglbxhocIQhcoK5/vHcRiYyu84SwytqF7IUqFyvliGIyqtFpwFwvKHff/mh9P2j5/eLca5sHe7",
-	"7KxZjHBJJE/S2T29OZNzul8ZOfRKgnxF2KTSWHi5TARRloMPpZL00oQRKRvoO6GvxtJWlLheFXrZumRA",
-	"mRZifYnWFJb3Mij0Mkp4XwZIKh7d236a6yjBLF6hDYwnb6u6wHDmAMgrpk6lnYgWGPda6bf0MFNGgvYH",
-	"ShsD0wLXtaJYbt/pQWrhum+H8+1LMK9xp329Pt6UJ7tMQVjsIBYUHZKyB0ThvsmLQozD8+ZAMzsGqihk",
-	"rmSz7BSYHrnCfS2EhTaEYgQXLoUJnW2zxXlx+S6am7NkL4M7NBGndwONZ81BX/9KIhp7CqAmzAjgIjTJ",
-	"peIC90kG1iqReU5X62MsmbjOJwr3n6Aj5oZLNW9kGe22IMtQPaP2zGai7dUc70tjTS9YiGsgKORuz0Dv",
-	"8bNT5qjBY9L9OKtrOx6NGpKnXpP2CLPXTxav2cvyg9jyUS5LgkygzhLG/lafwX8LGR42+8GcxlRWVGm6",
-	"BQ6xrFD6ubAPVTK7+vTagcwX3mJLT4vM1tyYqiv9pVlvmyLSRfWk05b6KabMmb7VTsAh0TMs2fdDImiE",
-	"X+8PaIT7fKV+w9kTfaL71Klc5ooOqM/IpS33AHQxAK/J30wrmCkiHnAys0r7iI8R7yl7QuS9BfXN0tRj",
-	"m5aCr1z5kMzzuLaLRdnb84qyt5YocKsacTV9pZyhzEREyhnJWR304fM1WgNAAntwhvc0DtcDi07a2nLJ",
-	"ODbzCksUdlI14MK6b3bRO4KFs54j73W2wWljTgLQMZtdJJ91ikLmmbaVuL2zVPrerEaMLLr6ys3+8G8p",
-	"cRPdMCh/AZJZOlQDHX41yFx6V4faEEOvtc792j64emqpXBwH+igrFttfqdLgfYLZN1QyAe0z3utVOgJM",
-	"NSK4bvL8lTwzYc+UQJ+bvgy00FhCOjwSA4iedk1UtSJ53VTePicTxz7C1PaufNK6QpAzbs6BxTf4/W2W",
-	"TgfJ7lpSGaMrAWBNC30+q9WnWwsAJuZGe63yCKyAg7VCgsFy/ZAsU3odkRwDrZIxnN1UzRmrJBXk9HAJ",
-	"Bv56+jzhtUiCNSgOozgTn3UDbyeUmHLOtj0w98zwBktzUcM+GZzBeqRUUQOtLPiDwR3MoORwvlfNTjdC",
-	"oIG8KvnghsGuxg7YynRz1tOFrq7OvWYLptBaRetTOzT5+g8af6tGN3A08P1bbswlfMDZe3SWUzqras7F",
-	"2VIVVatuDJjlCzjRc/nrLM5VobPcSIrMXGTjjN8z2s/hvbxEPsvsNEDpWnuvXicvrJldOu3dtWb/s6G7",
-	"bBmNnGvtua7SI9P7BtR8g53jukqZSiiDSgCJ5NKB7+Q4O9BadISlQkMaM9ofLJ+ke2CLfZ6eFPc8BX+u",
-	"hemuW1K3zyi+qPTBNN6dVbcG+f+uBA37rcnlgI+l8T9yRtCIggPfax3q2uAHiCS2vFBfSBkALPeFVgo9",
-	"e+uV8/gY3J/sHka+KqjHJH3KGuis4AACH9IAg/8nxpMb5jXVn8pCLWV4L4wX5nBFlSubpCwa1GZ1t1rh",
-	"4dWhSPOUAAY6e91m1IBEmYm2uAbEmnPLM/kyqDDm0QYXprISiCtU7Ku/khELQwjcNGeS59T2WK6Cc2Zp",
-	"1lqw1Eofrfm9zTlLJutzKz0Xt7XO5QplF5b3K7PGIKBXuSO0rNMnPGUodDurOp02E3Wzd/IraQgAlzaQ",
-	"LU4lXotf/fN0h+YoTSjDYuK3aP6TWv1mdZcexdybZq73C5TDPbForXoPm1fPHG718fpPOWpKyD+ds07u",
-	"TatokvIiDqdKOhhE72Om751ckojQ0ZJe7A7KevHp8+G3VCu9kMaUJHxcT0cZyulywJcro/BXzdl7yjLT",
-	"fVZy0JT0sCCEmMkxEag/Bff8Z3T0q+yS85loNQypMUkeCHI4tA5SzcIKAC5xQu+JNoXIkDtxnPUTn6pi",
-	"XyIX6KVzoRYnYFqQVVhQiGF1eaoCGyB09TMmSEUVWoPMXkW+qj3bxyrh/J7EKB2tPyU1anqT8xGNihS4",
-	"EDRyEFGttkFvKKMBNlfLfyulS5mXzgcDvsb92dWRSwa5/rxa5Yqcj4qw0uKur88IM0Hg5Vk3X68eqfLD",
-	"TdN8nkAre25CnWhN87TWxgGR7IdLACVb30XhH2PSvUtF8s2EoxwiXoGdXyiCZbvOm4bY+Tw88nmms4tp",
-	"ZUGu+ZbQdR50LZ80xYivfv8ueutX8PIe2hc8uu9xEb+SkIqz0c7reddi2tcmKsCSYZCGNywhCu51ufrH",
-	"AToJ0Dlc9HE9QAaREeFIcFnsPSGzjJAx6cIq3bAZq2BFjz7WFe430LHKa0Elwi74jlnWSAJ7dd67N0wQ",
-	"yZMHLT+oQoyQWN8lTbzCaIYeaEzWtSkfa7nu2FvqUl1gVnl8/an+85c/3lYXHxcZeEZ+DWQGQEKBMngN",
-	"ijdQqBnDS8PsTdctrIWOj8CLrpeMQt+TMIuM2+QaGxu/c7Fxk89NSQQPzuPosFfKgXQvjt6dmLJtw2Eh",
-	"sGxo8Ov4yGgEycT0Go8RTE0P3qD1T0w7NG38euN2kRcuiVk9wOVB5CuVyi1Q5+K4iO5n89qycYMBWpxh",
-	"0WvkXzm9Rg5wpZRCbNrXgSjKcW5KuMhhjMV9IYFRfwElH/1BCSXB/jL9/pmaboehJyi73lG5vRiW91rg",
-	"yQFJ6AMRM/3BWslpxO4iYB79VR1sYkWje6IsnKXQ2kF2ZUVVwJ8VHzCjeAocWXZnpdu+UvQKPDmhjDw/",
-	"tKypeKepOAel6XlQRweUqBm9Qf5kbCJTJlmFTD7gY1ueLbQlb8FAcyhXKA2VaK31j7//11bTP7gIjgYB",
-	"iqlUlEV59Sh492xvCn2vtz9/+RKWOtFvos/ajAlqx/sfC83oSxhUC/ZNDk+81VzgHjB0KK/H8jhMBZjc",
-	"6aD7bDyB6xyVGKKxLMcW0OdtXnxLkxwzVh8C4LK0HxV3kKsvAjAQzewUDKixa0rQITSGSkcjIqDv+3qe",
-	"VaUVunK5P5Q6sylM9dPzg/2j81kV+ktQK++X8+yKecCquCKEVdVfnmUFDYYElu42VuA1u7QZtzGi6ukl",
-	"kquhZGu11B/5095pZvT8JzwxUs8j4zStLO09zRuJYpVRWDl+dLuiusekw57u9HomVrUETHXWFDZ7h01i",
-	"nX68nAEmnYNAW/1J8iGBvkJ4pPXAvRxQGmBtxuAbXhtxKWk3mXhbulDB6GEl2z+qQqRyIhUpQRScnO93",
-	"TiqP5coE32u3lYfcIN8TpqDzN1Oe+9ZuPG9H81gbAtooEV0+mMSiMnmuCtk9N8NMlqCdRJE3ivu0wPpe",
-	"dN6v5ncV/FN8UCnGoaLfxBqe1nMAOlFry44AqbAgrp3fHsJd+K5nLrknZKSpSIVBG2+gTO8QBPRz4/EZ",
-	"D3gCrQb0b6mtflnjNpBvH6bwPbEPi825KtcbaF+/WfNxqCkcZoahtF2v3QtBrSfKwj8WXmRLQRgZQ2eE",
-	"VzJ7ftZUyqdJK3h24MgUL71QWOjw64gXQkIrOal89XaVSgYoWFms4s5gPwOU+9Ls11hmsV4W0Lm6B8Sy",
-	"4LMZHzypK5TfmmKZ3hSzl+Nc9P/pomCJtVo+CmWmsXQsCjI329toHysiTB7HSm7u2ZS8oupPkKoueimr",
-	"5CY0blmGnH5Cyaq5HTmveZiamWLpiL5irOBJeRwzCP/ZgB08jfbXgPxmThluyW56O0K56DT3ymXojSNF",
-	"H6paMeghoBFOJZHOS0GJhK7xTFkVEDQCAHMxdpHmBwCGcl4NlGjmXd9D0NzVVLcBVwwL6oqd77QRbV5W",
-	"iejFLHKybW5B6IOpKCFfcaQ1pPCXm9pfbmpfDFanMXjhcSUb9y8Fw3beCtvVg3c7CCqP5QwruU9LieBU",
-	"JEu+9KNIZjFWwnEMzTYWspXR+Uu4U9Cuktv8BMxQ2KMJCWEpaZ/xSteUvqTKm35x9l2APlwcfhegz6R7",
-	"oZfju+P3tq2EthOtGruFTuk7gwZqv3nb2mmjEf1KEmngBSSNyQ1b29gIWm/eBNvNpvuVgmW+HthsMdMW",
-	"BNsIKTTxNpWTkAwR7pvOC/XryQgcR9AYRKtMV5++QwBtahB916hCrlBzgsysbMZkdsR1IUViMYYTnQHY",
-	"9FFWNW/4k1otLJvbnLn4Z+LmTcVEoRVllySc9fXuW9ri9xoPfJstnpfq9DCvu6QNYfozq1qNTzihMUzq",
-	"hYqPTWfv5Q8uOEvdwxYkzdhHVxcmf8bJvS0svnKJxTO80+P80kaWhAxO6n4Kzbm8C17lwL+2I9ScEoNn",
-	"xEfhqRB1WtJ/7Y3xKU7s4u2l988t4Pvs7Jfne7MzU+iuywc28pR/19PfOS93ZVn38yD9iZjtbHZoBNCp",
-	"Sl/oeYjB+63lc2n8AQphyuXf9DyW7gtwhFnMe71ZAxsJHqdQsIgG9krUJWpMCCQTQ/T0nzJU+655znpv",
-	"rFp9FCY+nA3bBMgkycb9RP+9vX2uC78vaKKlosSpKXN4tg9/qsXg8xoxZPQsMGeJJZYPAFh9yYbpZjRT",
-	"7vJ4AtFcAwxrr92FHgE4UujD1flZ7l27JxOZYaHbjPVPRNDe5IaFX+s2u70uaZ855LMH4uI0Ao+tjmKd",
-	"1CNsMD1BCa5qODkPdhAUWGQdcXGALt/vo42NjR09vI/X+2bMTqca0iShEsr2tMVmqg0a6KMkkLAEtfcD",
-	"gmgMswtjrHC4rtVpU19mdO/AVp4M8cRljfIUIEqzgo78xG4329v15ka92b5u7uw2m7vN5s9L98mOK4+s",
-	"41ja/vX9NMECdS6OUUyyBEFpQeVRj4xRD0dKGpNIDvCIoJiMDDyjTz0Aq9O7y3yGViwKm+A1Xve8yzlT",
-	"wYXVrEQySyRAOJG2P7eNxnvcAdeFFhq/lL2nWb5hU1hq8+AFlkhYM+MpamernY9msnklObTrgMVZYr91",
-	"lNJyqqKsk5FsowH3MDdWzXAMlIvs+gpgIPNcFxmZsT2EsYCyJu0ZrIQ2Tn9LSWpUlyeWQFpX7OmM2mRN",
-	"cZOmacaKFOf3UOvibURnk5tS4+ZipNOgRpx6Wp70pPC2HqaJNmR6xgbWvAV+ZUbMQWQtHX0AKtPn2eL4",
-	"v5X6O2tCC6vzaV1wq9kMHTYpZ0imUAi7FCDGUhsGrYUW/bGhiLRNNfRfnr9hfcWtAk+ftVncfqcWp1Xq",
-	"QZjx5B4LpbfwAxE4KbCkhGoUqHOJl2sMtqQFZthypZpLVQmnEJonhbtojKlyeaFYqxAjrC1IgEozEYdw",
-	"t7BfqEQpxIfHeILWbADZ9Ju4YVJxP8jqJSKbhsuRPgji9T0U+mkv5vGWp8z1JEbtr1/3blhoeFXbHWxi",
-	"fQ88VREfEq3LZL4mcCcRw5RKUBIXU5vMfAFz2hW6ZSPQCwQvqY7LzQgWXnuDfiXR0fX1BTLX7qGmCaan",
-	"DDoFae6HSDsdklgP3u4TE2N087WJzmazb+3srLb1K43cB1dV6MS04QaPj4KCsPSicZ4Ac1JljkTP3VxV",
-	"uVZWEbF1NljhhPdTknfVDb/WHbJriKQVQU7jsG+QWt0dKYPEBKBL3mtMIkP4lyn33dRLG3DVMJXKYC13",
-	"XUlaMkGEKTEpcs1fakEtsi71BtQW3DnwPf8Xyh44jcjdCAPdyyivtaA25uL+zihBJpXSSKRC/hfEQIsi",
-	"qwwfWctKWF0Nca1g4uZ2Okyij/umMVePMpzQ38tFnwslpCX+lSfbqqG2ZnuFzXkaFzcquIpnNAJ4Qnp3",
-	"7vn1jJny5MqEe44ndyoPBdMkFWSfp1Un2Xtz2tqdJpGkUK0yICjBUrmzspcmudKzBrFdfb40AdTbXVQ8",
-	"4ppFGTGtDiyd9y5VrpTN0ZlgvNkgnTZhUhRjB8zlyf6sPc7TtChIFJjV+DuXt26Xw+jsoDIZXDhb9EhL",
-	"Qjmmpj+FEcM3zJbXvUVWB5sxKfeeUmJzu7n5HCmeefmnU+ZBCDbmeHpfS57K5byfKeTB210TuA08xQeF",
-	"BSgx+aI0ertrrolUs9yLvjq3a0yhAp6YVjYyD1NQpfoH0M0bDn2qpBX5PZooYzWVvI7ejU9xBZbunzPp",
-	"mZUUnrrgWsdrtQaFsMgh+nh5YiMVA5PAAycFRK3gCIgQjmNBpHSdWNdsd/MbBu3NtTVvTr9cl1/P+9SA",
-	"L95Ynw7aWO+AnsB9OCXQJYmpIJGSLjh3w0wdXaZNPZ0tC5HUzbcLfUifubgHIIRLe17OYqPpkxV0RS/7",
-	"Xl9i/RRGCzWXTbNIdstMo6DwTADAC3Ix470nq7d4EiTeCvnZY0emJ3m3vZu9LG2fDF+qoBMliVJB1eQK",
-	"cviNEjCi35NJJ60Cru2wcrOCzsUxuicTzXE4rgMrQwvhvRzb2BcFRydvUOfgGlHW10LB7R2LmKlfYVwl",
-	"LqCzW/taxyNaNw3V3WENIzTts7Agwo3VfHrvCPfh83UtmApWwtax9S6vZBHNam0umFZnf//w6uru+vz7",
-	"wzOLplWFzHXDzrtKb2Et46AToLDg8QFKeB9wSJHFkzLzNgUUWneC1+UT1Vuz1NJxxrrYPit5b0eYUN7W",
-	"MQLUrJHpbIjWLHyWjTW81t+bvtczlsBv6Fi1Dt4Af0gr/a8zRuhcZr/puwKX6J53hnQIN+Ctfz2WtoWk",
-	"WZCDw0/H+4elBQEEHUFQV/CxJEKiCDOtFWglzExMNlDHrHrC+1qIxDhSiPpMCMPJCTBj3t8AAKDHbaKd",
-	"wpHyQrv6sv/0S+Py513x9P+w9/bNaSPZHvBX6WL/CGwJDBjHMa5b9XiSzCQ78cQbOzu7O+RGjdSA1qKb",
-	"VQs7bDaf4/lAzxd7qs853ZJAYOG32Lm+VXc2Bkm0+uW8n98PT47G/mGcwkJSwVwB0Ccp9fmrkeu39bIW",
-	"XMTYGY0iiImCG2PzDtN5nEZNbI0iGhndN2ogEQHX1LyWS1mYXyM0W7NR7QXzJJhwHcmxl2fbYwFwjrER",
-	"YoS8ebfvDSRA5KK7t4KSS1sN47bGgBchs64iaEWepNKszUAO5J/+xF4qaWyASEk9kE12FMdE2W702Qak",
-	"bIhaRzKI5yEVIvk7Fx2fzRIxir602BFhMNgwB2N1f6ygvbm1E0xDUHJ+g4xIQDQBnd7f2YEbjTrvv2i/",
-	"aJuntszQIGuAWgIKo/hUxC+5Fi32NsSPPn58+0q32Fk0FTrl0xl+uhTEh2dh6h2cdBZp5n8doMc+qPXZ",
-	"oIa7nkrdccMPah4bkK//UoUCLoTLIpniJd/8Q9Zrt43BoZlPOWUf3/yPr1Ba5Nn6+W+fjEjrtbt0tSV1",
-	"wbUvxbjutTt0sfkTp+Qo49mHgqFQCexFhKY1cPGzULUDvs9rFs8tQK/dg2d+4KlATh5tA1G97gGlPpj/",
-	"QaTJonk0SkViw+2sToZ/w26qgnQfyNc8mOQg7WENIXLrf2nORELpYXr57AMWpQysNUo6ZN8804x8hIEE",
-	"LOpIQwUc4LRjeCKH+p478S32QcVCs4TL84G8BjdCHfD+G0WOhBZ774h4lqh7oOAF8lgF8p5DxomGigxN",
-	"8JKI/Cdbka7NkpnTYe+1k2zDPANprAV4FTK4h0g3Yvy9U6f6zQ6g4jKrlgpwZi6e5AHpCJfhQL52jD6N",
-	"FnvtcjoElChzYV3ufhEhI30rMvI+wDNthEffjP+/du/8F4vp2H8H8r/NZhP+33ztB1RalEJp0X+Zz2ez",
-	"OMKWyp1/aSV9hheuJIH+m8vUQCB8+bpcKvG/zNjqSWAE20R8YW+Oj142T98cdfeeWx854ZcukjtU4cIz",
-	"dphlKS95RS2CRKTmRwfSZUOtkDGDQlkC047/5PRRyFM+qH3zWR0jKcxfSv/4EAbmKffZRMWhZlGoBzK1",
-	"+Oybk3gA9QV5u5lNP+bODQao83HFgYQo/p9pDLR5/uzCjXZ67M/g6W9S7tbh5xHPF6Vss4Stt5Sx9ayI",
-	"CZTUKTcrH00F5oyTSCvZN6I0EWYVIwzNoUowwjGMRiPj0kpbsCZDyNi02BlmmC22Jy0OWveumJFr82y0",
-	"4XjKwE/HtubLiRbBZ6vWrMKD1uamjaUvEE9Np00xGqkkLVTeGZMQwvWJwEZxxuepmvI0CiDsvjCq0sWH",
-	"Jnw2ExJGgxThFIxFPFbqC4KKumyLB2pKZUNmTHmnGXIqLiyDKkADpwuXC9b98oXQ9M3pzTply3xaxpxX",
-	"a46wxnjwUDg/3LwyeYmlvrd1u52/bZ6Zc7lRKxsJY0NkyDqpy06YX4y6+B5+gmEXn9UxjmV+YV06oYEl",
-	"Qfn4jL8+gnhoHlWCAGmPCiBA7mQBWx8OlaZ2IhfFzO+ZSIDBXJbzP2Q+p275lfoBNKfAfIdrIzmGp24S",
-	"6Dg6TAFqyNdztpQZXJ8pJl1zasYaRxK0jcNzSPkYPzS3ruAoEGi6MYsCFZLVtgGboYXiks9mWRiH+hAR",
-	"orkEgrP4Q2UwCtplP9AYbkYSXFOA8nIljC12iqYyYNBg8bWzVzJ93MkJfeQTIdk3kL4dhrG6zOD8XBL0",
-	"khDKVALWmaVgACtNN1ZoSqDSHDgRIUWBQ29G0ogKcx/MSQnqBDpWcWR8BgQCRjfoJFGzJBIpltdCvNRF",
-	"owqYIqlIphqr8tM470DlqOn6tU6r3WpD4cRMSD6Lav3abqvd2iUWGghu7LQuRRw3z42NtfOvy3PdMirb",
-	"fENsC6uRIhDmv4sh+1Us2KmweJVQHmQmoBBCMGY+/C+VFFMhkREO51GINtKJsxf70JTL6iiWqPA4x3FU",
-	"69d+EelfLoEn0VVlmmF2223rdVqm/CUzpBB7/loD3sX+H19rPB7X+jXAGIfQ7wX81d3b6xwAEJ/50f2w",
-	"HfSGXXHAO6PdYO+F+SJd1Pq197+eIOJ1rV/T0bjm1b6Yie/8+x9H//j1y8tk9LfTz/tni9//+ub9eH8S",
-	"XJzwWXQcJ5dvOT8J3nz8oLB0Fc2Iq9I1f/n911N0slcXxahOLdKWWe5eu7fuUW7Odn5T6c9qjn1qvfbz",
-	"SjccQQQL4nv5WFmt/8cnr6YtA37tBJUKbAg4ohdoaRT2BUDajDXw7Qssqsk7GbV+DTcB/BLimkOwCIki",
-	"dcne/CDSeSJz6C3mGF4mytgPUw7p6JBx+sRFicl1ciKg1+60BvJnI+yplIQOtUMdoHoJ98gghgDA2xOL",
-	"X5jFvoxvfY5zMONRAsGG3Nd9Cmm7bBMkFM09IvRA2GdyDMlr7LBz7mD3ADM7RZevxd6DJHt74qwDxqnV",
-	"dPtD9w5mHiOsQqc/qXCx3WlzIaArS/ozskPI/jYj2USAquaMS/N+B7XKBwaGbdtBvhVDxLb779pCBDMv",
-	"Ga9B2UDspTuW/+Bb5bFnd6zGwlAFItMZhfDM4z7wVLwDtt01z6Zrd7ILv3nZXU0keq18M10OA+zhzG2W",
-	"ID/x0C2GuaVz9S0fIcKiEkjwX1NSebVeZ/fqu074IlY8PFPqHU/GdN9elSFS0FJg+5HFHet1D66++Uyp",
-	"Yy4tUKLeKFbNshvLCQ57Jn7cgckEqt2V1WSqQm7GdUL1Qp2TdU/tjiK00XoKWZtRoCCjELbWcxFiqN/J",
-	"S2saDeQRSa5uu1dqcMEzLrnGTIIzugIex8aY0nwksNltJnhqnpdXK4zHyK1Ig9ApX1BKwjF2LIilg9Wt",
-	"85eJ5MYa4UgedO6tyVHNrLp1ktPM7w1EZ5EmZFsa4MryZom1uJK07JUU/zvznEyRa8iFR3LErzqquO7X",
-	"OJNYa7bW/oaEHQoBTIgTvHPmJq3sYS4XrOhWrTGtj0XtxjpxE8OMU4iOYqba7qTLv5Xz7BVe7F51y7f8",
-	"qq8OptL6axGPcqufZ3sul8kvIdZegPbO7EKHmyHFJVNSeCwhEY67Rc1TnXLE2ygKNDVCpD7YXxgnsgY1",
-	"XrZiVi//es4Db6NpbMNWA8mXzGlnTZOTX2ZPQxklWP2NClvaZUujhEGAEJmey3Y6AJGIk0xzXls60xSc",
-	"XG21ejWZ4+fu1xwcXpOnzZBfymavW11cF9/gx7Nx7ZvlICqWdmHtyey8XbPTybGXNoq9LM6AmXkLa3NJ",
-	"spG42SDYlHTICGutzXpGgdZYElNG5BWQW+GjgSw8wIivAH/IONlgCYasTgxrDSxGuQDMamveurBii53g",
-	"qIz05HIgrbVpH2hvwZK1WKsl6Xu1gexhDe1ARikgSuglozhQs8iMN1HY/Ycvmoi5FiwUaRamv00rloxD",
-	"e15/TGv2UcjFo/wmP9x4UCLttuVToOAxehEZv+PSymJDU24jXM/PsGV4GwQyFEIb0VpiFDpz8HeIPqpk",
-	"/BufCt9jvFgUCRsRK6pdOHMgkaOccY0lER7Cney2myFfQGFDmkQ8brHXxi7UlF4WAO7ZjKQWUkdpdCHi",
-	"RWsgYZdhz9ouFRfaKg8ABHUGpflroubJ9hHQDzRXH9Gqv4dAKOWE8ugfNMVryRNuM3ZqX3grEdp5DCL0",
-	"DDlbjW9AmT2Xw6VNGWlbkbcSY31nwcKvEH7uurzgvGdxaySAAzfvZ8GFe43LtCuYoy+VHMURNhr8GLFa",
-	"FJwAn4w7bWsJjQW+UzPKHTpRO1/PxeLbxtgQVtUgcLODm4KKWVtlXKQDgHpQ+JGPSewXbgy4ThstdjSQ",
-	"52KB36yWJRaqEhlCMsNYEQ7Z3Imdq6jJkNfBWLZ8wYagBYC9wCi0sVIhq/svzSfNl0qmiYr7bJZEFzwV",
-	"HpvyL00+Fv+z29nbfd5utz0WTadz2GdQbfV21PxNSdE85mkw8SklFqWa+a/P+Nh3A92F8smi9PdxdnxW",
-	"5zRRLiSCpR1mQpbnDssi84Xg/rqE9U9mLWHDgZBO+FSkIE/+KFtDGjBMYKBmi9z6YTVZsRd8UDsYvXge",
-	"tl90XrzoBfvh870D3h0JztvB3h4P2509vjsc9UadYXfYHr7odoOwsxc+Dzp7w/ao3ebtF4PaukL3wqTW",
-	"8rK3iFu6StTz7dOV9jXM6s6fiz1h9fx8w25uFH73ahSyUnkPT1wS5YWdVtJ+U2nrFdeiyi2F11ltYnlN",
-	"PEJr3uGZZqdvjprdveceMoKFd7Ib1o/QjHG3LPKPh79ku4L9h2GyFvtNQZ3l0lI8hpe+P8/l3qs3vq42",
-	"1Pzx6VtBoR1ZtYC+h2O0JJ1G3QwlOg2/QeTzguArG292yQ6IS+gq+ZSpw0uzW8yf+NQdBwFRqhCheQAw",
-	"y3NELIgcBVXtxubH1i+MNPuI3gzUhX6jn9/IVpss4V57K2VszzSWMhuLEiBxPUd36bFUhXyBQDvC1sAh",
-	"EeZAOsIWjyxRnXrOLgXWVxcxd7r8PJIhq6+gbHmEWIa14RnclsyQp6lSf5kZ1PJmKpljwqVrgbYO0BWY",
-	"kgOZsbngvNrMqYpjgFXCeNcIfFRsOqDqwKKiZlTJ6ZqcUfv1qRaGMOcHksLAediNCJQ5PlWSWGE5BWqs",
-	"+BTyFJiKuAA4sWxPiC/mPAykj60vZxE4r9gwQ+aKzbDxOLYMUlDuS+449PIxzrrtdosdYbRvJNJggqzl",
-	"YPhwNkpgQ0ABqcNgWtvQ5Tc2mCdFS+5SZj1jq6YINJ2UxDEHEjpUsOJ5jcGSOwjbWSywo81tK1rgEBdr",
-	"IqBdBNYmimOnGJbk+V7Y6/TaXT4MesMu338+PNjvHIQHnU67sx/sHXS/k8lylT9rDg0Ye1d6tMf2Spxk",
-	"hHMkVPir7nX4i3RvZac4v6zrkqnmy+saSlI1waD3+640diYSuw0wenSBeKPCBsSjZXaqladdy2A6xZNP",
-	"v6aSwub0WP7MG0EAzQLX2oTXtJTwkCCzd2qTXDn4DCvD5LLAXGdCbb9IdzHtZzmlUp9bqd3I1uEO5vhe",
-	"k/3bGU2ZsLbwRNUNpszMwX7kDVFaHsfYypaZORk0ApeLXHrHK7KlQIQCGuqm0CrQYraKloCICr3J0DZd",
-	"z0Cx4JRrxs0+njSctYJ3YZ4NC+CzlB3aJFiQBcWwbVt5dWhrc7OknDE1KcEGvTQ0YnTkcxW7vYH0T6iV",
-	"m+hxUjYy9rFvcRHhYyjEpXr850vsltmMWE7LXrvdGkj73KFYKGuNxRzbFUGsBXzG6oVebl1GvdhnwIzb",
-	"9dgsUay75w3MbqOuPTaXMcawG6tdhbahsE+P/wyX+pl1CMPWKV9QyVxu1Fk8g17dzicN2DEURCktMpq9",
-	"Kg6xxyRVMw3oD5jxDAfAs+asF82CWGkBJksuCt9psyDm0RTj77jAxVC8l8cGwuq/w2yOeep6WQeyWNe8",
-	"KXJ/yBKeiqadytLKDzMsmp2XyO9z/doP4CWr7f/61+PeyRalG0tDuNMkJa7zlSbFCV5W3ZTAG15ZWVVq",
-	"S6zHXvCWZcXjzk92r74FZ8qNlZz8rfeaVOlnEGwOuq5fK5d8DvEOKQB77V7ltSUw9vJFtSJ9s6hu/V8v",
-	"1jaLkklfF4x2zM5XWQH5VEAkLyJCh95BEJn1tsBfVEQlI4VgtVP62bOeaZaoWHjIl44+csa3hJ60K/8Z",
-	"yEKZnu0qdU8UqC7qvfYuAlleYi/6kWRzCc1lHuwLz/mkAM8Ke2cgl+tseoeAcvQFQL/HVNia+/6gQjUg",
-	"2imFIheyANNFqWbAXfjWzc9NNENK5S2RvPh8EPy1O/z7/vTXWU+fdS7++UJ+2L38x3Pxpv2vd3v857A7",
-	"/hi9//f+38+ra5Dlod6pBrnvcl4s5XQbVorLfGXz/Vb9VZBEP6tkGIUhMpfeS+z2cSRVCxWFOHzILebP",
-	"V9YACOu7sYKQelivbk91iKKQijQWvseGcxnGkM6n3ulQBfOpkKnHuIaG1ms1or6fCXk0i/6iSVrcpB/V",
-	"4iZdr6O3cPI2sR4tI56VHkF4r5O3bLfVdjP1IDpLzyYRTMoz7cZox8fqZhkb27WV2k214NP49jbVTfbS",
-	"P8xIttpLduxPe+kW99I/jo7fbbuXkrGuUEkn1xhmWT2csRM31sRdr7sHR/A+Gd/EsJHry8+q+792IHda",
-	"WqaS8ZVWi5mM6kYLXl26yfNLeuOCsZW6LYTSiMJvTy0PVxkaWd1VfklyBxlO6UY7I4dbslEllGR9PUz5",
-	"YltuzCWrp5E5xnBsPYsbhr4WIreVJPvMqXqfjH1WR9AyuHo+W6s36EDfyMb/joflR6yscNvxg+Dh9puR",
-	"dsD2NRPvgarm2yevNpuX9g1iUhvcKj4FpCXcsIGK1TzRLXYSc6nzfLZsuMjQMj1q0ga0G3jM0cnb1R2M",
-	"oHy4h0GRle5dx2Z8E33kWId5EMAdtT/9fLC/23kOAMgRLcOf2j/vP3/+OqNXrMQzXN2bXeZlvhM//F7P",
-	"KIJ6hd/zrD5U3/s7azjcbNsLFXcoV9XcDg/TnUm8j/mCawqcUqv3yOxpoQHl+qJrQVU1dr5xh9r7TBsn",
-	"SiQjHggm5DiSDskWy6MIXbc/kEevzv73CBBWp1HqMfyzy9KESz0yuhY/eUE7mNVDMVXjhM8mUaA9NpdR",
-	"upMoNd0ZitBjYHOPI6G9gQTkYABAw0wmPmiXhZEOJmYVPTaL55oQhhNjtCGyP9fs/atTpgVAzQMI3NGr",
-	"s+xlVTKQkWTvPxz/7/t2h+2w98ev/vd9e7fFjt51siGwKZ8B61KazANjJ4T0HaBayBB+BAHaaG7MSAby",
-	"QgV8OI95srD4bVQ0xaZAd4Ti/BziL5r5cznls5kIkVAmEUYGQpz2qN0FIFpu/vkCusEhXmMBjusnf+s0",
-	"u8x/6xs1wMxfvb0G+i6IfQzVDFD0pCEDDWukCyjJPIUbd6k+m7NLnshIjvsErCpCKA2f8AvIaJqDwKZR",
-	"2NQpX4CiOUKYTnMRAopNjfdj55rATyPNQJoizCz5U0zzCwEIq1CEblzyIQ/trQOJI4+VJg2JbOKYqQKa",
-	"vLFIkfkK2HSgNCMReh6n2sdyQrMnvCzW7xOXkz+QdZ/G43vM1+cRLIDH/HCOMl8g9di/AJ7Jb7QI95jG",
-	"tsQFQY/1zGueQwUblRLS5eYwRLGtK1s56Hau/EY21IRfslR8SVvsyD0FUN2g3jFNVAxkYcenb5qddgP6",
-	"UG22x060Shi9GNUpRnqlC4zn39hsr9AV2tGexf6AJVmACIzQ5RgC/EuMe+Fllq4AWgSC3sfse1Rark/Q",
-	"+T7u9GKzMKQIwmkkEavYwRwUchawK5qFJ5ufzEMP+m+pvoHG4x8yqQYyS66YU4AVhbmbjjIkaaSpQ+vB",
-	"bzEf2Qt8l3XhDEHMCS+x2NHRa/eYf2q+z4ogoBgQzo0rCrElGTOeaAGwm2ZxoVQxdyYykLFui/2kQhRT",
-	"CzOIOQgr//T9x9PPb97tf/7p/at/fH739vjtmc/qPXb8k7EcQyRkPWS9zi5l9xselaWqOANf7bS9drvt",
-	"jvEhG5LoUiPGh2bAndzXjuZcXwqRMj1TqRsdUiouTYq53u1TCcj/HCrPvAyJMkQQOMvueUjcF0qhhDGP",
-	"ID45D2EysipUB7u9uVLBR46HozD1WR2LbtC1g81YUkhM+6eBZrl1H/sD6QdxJKOAxz6rEwY0y0NAl1jb",
-	"b+G338T717W2kQoj3JCUd1boW3pPyHVXtkbdCO/UioaNVfENPoB03+IV3sT7S3euGNcFwW7rhNzRXJLv",
-	"0pLL3sjw3rrIIEL59ZnPos/IM2JLDZYk20qNQefmNQa/qVwamghIyuRig0R4FRE9kFY11FeEc8MaPfTW",
-	"rq15ICsXd5zwhTH9Pti9ehP/5VZKQory/65KQZbVu0Vww1D2M43UhVZ70QXQdDFCkPMoFfrxVYp0q9w8",
-	"S1RgDrkd6i3UlxSZiP749M37WuD7Wa4+RVFkfS/jkhg9YZyGJqo7q09zzqNVLCUOpNNeNfgqx5JQ62f3",
-	"lTuX7pc2tuo4sUi46KFtllgiR/KYFJfmA6CrW2cdZy071rrtw5V41q2FySWPFzplUghEXk8T+NiNZbig",
-	"wh1rBmNljH3mQJIVzg4QQMYjsH0NLbDgOCA3rGtybbETsGKouhGrORHnPJgnWiX+IVU+fEnZDNvfPn54",
-	"Zw6Q5dN+F8lzR6LNjuAkNYFmKrTVMloIPZDQrYKQWHDanmWuUmng+WgeRsvmybL9wa5hfryLQLUfZztu",
-	"Y1PJezPsLFpg/QnzCsUC8nbnoDva5b1mu91uN/fNf16Y/7Td/3G+hsPIcYKVNJeuoxjbPE7yIqL8bnFO",
-	"U3Hcx6e/mMF11oyN7l8aXoFnrn2D4VmS4cKQrPu5Zkh0T20LW+g93QIjuyKSZCsjr7zwJRyR2q0062RC",
-	"6YpeHbjwzLjVS9ZgJZrVbON/AEmwSrNahvMzIwPRHdilvGIkz0vaPJDraJ7ESHxzyBIR/8+gZmTJoOY7",
-	"Qj/jECWCTVUiCj/wUFpg79nouu+UkGX+K0RsqqlhJ6U3q+Hrpo5W1Te0kq5V3EfwdVEj95maQbeI0Lkg",
-	"ALJcLZiPtqjvURQjgTbWJS02kDk1xpa1WF6DsjIFyuoFFbkxy4rxQ/NjazUXvmQlpUWdt6CoI2r7YXWa",
-	"AuabifGXdIH5bJ2OsgS1FetCzY8Tqe06deAU6TNNg314GpUm0cbxYH8UBqmF1Cr5rEajOJJizXDMbev0",
-	"5/Ne6VgenpLKjt9GFUU79BrKCe7cTiNl2+ZO9FH2+IeijR6+VjFSiiYup0bogzuoMFijJpDCiFiBrp1O",
-	"vPp8bUw6vsQcDpeohmBkrK7VVECRpuBxap3DxmE+yZihI7AwUdC+nLXJI1czdsHRMx34p/nBlVQGNh5S",
-	"AD1KsbKPRbazgk/FQKoAm2UDkbUgSiy4tPGSRGAQAjFFDwn3L3cj9DmMeSou+cLouyQcSMyvArFoDGk3",
-	"c28D5sPipMIrrOpFVH6CiiJ8Vs8oFTfUIRGRNcqS25F51UTeFsFZe305Hpz50svxZz/JlyWrFSnj7N6v",
-	"ImSKW6ksMoTJuKuiQi6lJ5YZUYHc3+IKKCDNyduhh5SNTi21YKpFPKpUr7Qc8aBQuN4u4nEE8bqbclX9",
-	"8bWGb2rrrglM88jYVd1293mzvdtsd8/aB/12u99u/9PYQ2ElUy7s1LxazHX6Ua8+r9Pu9zr0PDKpXs+i",
-	"YLVUAxBoGlBxJUbRF6On1Vx/Pt//67T7BQT1tjaJ49G+yigh6it9zwf2x3VPwZCg3EjBlLBndVNlUYlH",
-	"ag/OjYoZN9J9QeHIPI5RTkBzscX+VqkgBZ+HKwBvEjELWsycT6LQ5mETuTzlQIIXiho8AbRQMcMex3hh",
-	"cRbWMPdD2o44c3MFB/ckdbD+mc7Pzev8N573LQv+cVB3VfMPV96uXDwXi6Io+9vw4Ow/H3ry3exF8HvY",
-	"Gb3Rz8d/4buL16I9/zV6n+79/d//vKwsLM3uBKAaBdUMkEZYMKkuDy1AErXLx7itW+yD26KwPb3VfVnC",
-	"Lkq1fbld6TZla63I3m5lw6Mc/3+pfM73/t9Vf8SSUfEdGiZ+KK3wkHo5snKD21NHa61R3DigbmKB6ILl",
-	"dJsjACYnDxF1Tq/dQVyry4lI4MReKEROcQUK5s4lT/GedANSueV0wyqX11U75CXJ4qdjdUtelVmRu9rh",
-	"3p1GX1bPzzyM0masxle4c5dJlAo25YDHVOgkcVHzoptXTC1cThSrI0aAq/dMLFJVA4sBMCbidn8DGikR",
-	"2NF4+PMEjMQJURdCsIQO7GpeActUr5WZZ3W/EO1sbJNzX+dSmovfqXGlZISQKRCYDynsvzxtOfSdkgTA",
-	"3vB50NwPX4jmwajdaXZ3e3vP918c8GGwLkfMg1Qlt5IBsCN3pbyO5LuOcT07LUu5FDQBT6NUrB8itkus",
-	"w4XcdoRG/ieMj1JBRQqriIbOFu2cgSFqbdGS4Zm9WD59IU9F0zx76zkcipEzMTcM7sWVg0vVtYb2oJIq",
-	"LpwC81TYLrB7IUYRVj8GkGTq14jsb4Wz45tX4yXuyN527oiAOpEZPGe31W51OrutXCEvCIfeqBN0+YFo",
-	"D/fD3WCPvxDPR52wG4BKScYCr6qU3btOxMaIpdcyTRbbpZJoj95ZLin3/Kdk0tYlCqDSWQzaxtklUHuw",
-	"qS7h9pJK2Fe0GZgDG4tAAU/UXAvUoylkTGQIKRTXwRU2PKMLEYx7LqPUY4miTMlQhH12/OE3byCxlRva",
-	"x9SIDaMknXjMOpzY1oRtI9hCUOzSylrKCp1i0PMwivlYMz0PJoxrZjuxsGtrQxnfSv3DIZN8im6F+Xsg",
-	"1TzVERhUcA0Fr3LMHLdSL/EyK/tDEzS5xQrBX0T6Epe7imWTr2KwW+Dh1THAKOU80WatzH7DJrpdBpFC",
-	"s7kCngiPiS88SOOF2RRayHTJpun9vmac5onbWjIPr8IhO+Qb0320Oa5R4XCC++OU5NtW+inrbrwzFZXf",
-	"vk/ld/em2wIrbCrW3Fnhd09ld/aRO1ZLNEFLbKjDQyXE6kfvOs3dhqv1Z/X3r07NB9gb7ErrHfnoUtPZ",
-	"CAvhjRcN3YVZezELo5BKEgI1lpEWHnbvmWdKI7+0ENIV5RtdM1GX2D4XySZqZ7vbBxLbdwUPJi1bE/g/",
-	"tjU5BlY2GJ0UWa8pfu25y3kc+2yo0snVJfUPQMMZ9/0jreZLWMxqBYW0sCpBOyDrUy+qCfN51Uq4jTF9",
-	"FYpfzQ0lWi3XPU5cFFDX2PCYbz9XCfPNuhQHZ++rXudIjy7eK+R8as5q7iP3Dx7D0X0cOs+e5c2gmoXN",
-	"cg3Nl3/AdnrP7a87UXnu6U/67l7y+c7TcMLEaYeABNGj0oI7X83/fLtJgeEaYGuuQfeI0CiAFLgJ0ySa",
-	"TsmbXGWfbRyymUiM/msKCY/IaAUG0rp6/g5qIz3jAbReFZuB3r96+ea9FY0znk7ynUAOoz7LlG9qCppG",
-	"0vkApRQ3pdBQ2JiiXYNcXuu4fVJWheUsBuAq96gYq8kJ+CVKB9JmyAi1ZMUUQCAP4yJFGLmPEosoYkOY",
-	"mDBrHLKYp7nGRUIRyagbjIDBne7YIS75osWO+WwGNGAKgKWns3QB60yteZm9g8+55HogERqFFh6Z2G1l",
-	"pyXiItZex3QhhUALCfBLhsA2Zv6zEIg5wuVAuoKAZxpiCjEZZgGXbOiGTzHbsWrG0YVwL4C4JgsKCCgL",
-	"B2PstOE8itNmJFneYFNCFy22danGOzV8jvmsoIluUJdi9iLKKSW1Oagy/RzwZKgmizBBhpVYXX4ecQhR",
-	"UXAWLKPKNQ3HfHbnrAxktFzZeJbT3tuMP7tpPYS/gxuY4tZ6qqB7zLUSx3zmSG5ULiJJ4ruihi/Kgi37",
-	"vC2XwRaYmZYuZ7gg+ExipUE+mCoRUZv4tZQ7lTvErkjkDuS2mVycO6T50FWzuXR5JUew8KIPoxn64TlW",
-	"uU24UbJaOhadXseveuU4Tat7VDSyO/Opcs9/ynRt5R2F7hBeTctSOOV3UdM8NkZNohm3dLUqcc09PKWE",
-	"D7YQEbcM9QmR6FyItA9cbozDR5YYaCDrfkl1qCWYg74tc72PkUOgJjP2OCFwWEo3H+lvAc0lmIjgXIQD",
-	"Cd1FOmW+sbf8Apfur+aTxiFTlJIbRSI25jY/t8kqivNA/sthxRBb2UCaNyvAnS3VBqmE2dwXL1EWzwhk",
-	"xstnwwZyGR+txezEgxeCE0osYkY5GSV46KYz0rcg/bG4kQTJjTjIzHqYf2miCDIbeJxEsdHfms9TUTN+",
-	"NZnCrsXt81DlvMw38L5SZC1w5mbUCVWLBrarGcY3v1MEeCJSvEoV/CYuX2WUi9sQqW7mPfPYXOKhvOOK",
-	"5/wZfupbewDGuBUmjv/rOqplnX19ZXnyBzFVF4RhasX2W8vuuEzoSKEZ4LZONTbMLpM7UlYFY/Ss12t3",
-	"oENBKhYrORYJC9RcpppZNZBjfg747BZk5St405ysfCSFyw/f/sGZvdE+9cq9vfcy233vK2ho6JDOVazc",
-	"fNc4GvPaLXkVFUk070SZPDUklzIr3Gjf3jE2QRUGBg+wTTIkHLTm5rbUGQxpBHwv2Et+o+ABQFsjEvMS",
-	"06rlPJYSIL2sLxGZC2Jg6E3ESKQBRgARpMZCHbBjdZGnDh7IVDkbvMpJzh3jFSTiWzjX+fm4Jct5oi7f",
-	"cBmq0chxW+WtafFlpiC1PBFgLcfReJLmyCRef5mpnOW8JW/ENSzhxyS/LJPEkxx7eBwSd2We7gTcRjc2",
-	"26iXxEpurneMDyir6r750GdDEaip0EzO47hxuFmqDSSJtRZ7GQtODOh0GYSCbQYPfrBiG942Xr35Vbz+",
-	"pZmCJ2P1FlU+TK5bz2e4ax6k6i+N7Z3MNZBxZKwOXLJoyseC1YcLNjVnFeDeEdc6EUE0g2wO8PDDO3vE",
-	"1292MBwdSFTDXsaEsfH0GJ/NBE801B3gGYryQbxnVuHPZRrFLDCzClwoRZthINcbDc5UyOidmQ8v8KtY",
-	"+EUDAGRQzgI4hCy4uwtf823o49Uf8K1v1WAwJ/FM3dxgSMWX1Cg1YEvodJHQQosLkQg2E1zOU0q8LVD8",
-	"SEZgUmZs4xgE3kgl2CDMZjHH/I0l6XQVnA5gB4P3tF22CLBxnf6w5oSNrWWM6lynT1bFg+jXB52K24ih",
-	"zwAS5PbNixmPku+FLmdhZzh73nSlXpBi8RgSCJgz3mmzaSTnllgfYWlckRFJ1iDm0dQVLWN2xr4n5GJa",
-	"7DiSQIEPsTWS/oXY3jPNZom4iNRcs7mca2onarGjzH0jI8tWUVOmCMFwbCQQlYElXIdCAmOXmRGK8BCD",
-	"g6AEzjH1KAeyEEpssd8nQrocCZcu+m291Es1j0M2VsQDg7RQMc/qAFjAZwNZHyVCsK7HZoli3T0PU1FQ",
-	"XMTmkpIyDQ9z4Jmm6VKq39Up4TM/2yZuKFeG18G8FYUrG7eWyjnBN3cFTjcCskFmh/1f/3rcO4EU/yxK",
-	"hC4Btulgv25l4Zof5YbqoDxeSwmCEoEn/ahpjQq1SbZ+AAscHoX5fLyaFL59yYwoJ99PNptfXxKPILL6",
-	"IMGg3Ifsvzz7lndFAoSnA5mBvOQSIQAsgfackc1RwI3gnQkZminOT7WRpmGkA56EwohRBRE8W75knrnQ",
-	"LKHEkTHHMwMnHxP0qAwZakVJvqJusJhnJL0PB3KLHA37KDdI7tv3k3Gh7jk8fx+J3ic7tBhogom53UBT",
-	"JC8iF5xdU2v4NruGSRGlE5E4sLSMK0oaZwxU6xJwaIudGaGBwIDECwldAa2BPLJ1iLY+JFVMq6mg4Heh",
-	"OpHlxgoHFBxxI1GwSHHNQfqoRVK5hDD3qjfHGa2AoJeRc5l1/OTVxJRHca1f03z6/0wcrXKTauN1yz5/",
-	"jRlzcB18vgCJUy7MAvy0qI7WkShwtanE3dW4aEeetF0dYDb3VbFKrWrIbYwnoVFWlFcyUTnpgUdwvfSA",
-	"E3T75Xlo6Wtii6Nx5by+fWCAoh4YdBNdUg4LLepr0EgH0ljUjRaDLUV6GE7WsutnHrg6OURKpWIB/JxS",
-	"IVHoUF0IZKvEw5I8AyrcQ8zmRaF2nKIovUpq7Fidy9CD1+NFhg56pMf4VMlxvvq6AZFBHP6y98mt/Mzs",
-	"r4MbC0JcmNxxvElesCDgaklY20rIbRAx1QrpPm1ZSZe99Z1W02V77WqoBtQieem4LaJo4d5SSZqNJ2cr",
-	"w0m7Y780J5GeSu5c7LFdgd/wpZKjOArShxCshA0mGLFCbK9aNpmllRBEs+ufbazNI8k+jyl7AM5YhPLW",
-	"itIoxejaQE75OVIdL/pMKuCVTcgpLiotiM+CvgAlQdJbXQKD9G7DpoPwBway3Ni1jybY7E22Lj42j4gq",
-	"SYMQRbNVDytWemakrzBs1LvtXuPGygOd0SXl8ZS1vXWM0yg/w/djyV0XyxRymdt0ss1nRlCJEBO6eoWh",
-	"lGjX8ZQNF2s61O4Wa/RaHWogP2vbTv93wHSkS8/QCYNl2JnJca0SXcYoigUVc81ibuzvFt6LGPAVERr1",
-	"hHf3ntf6tYPRi+dh+0XnxYtesB8+3zvg3ZHgvB3s7fGw3dnju8NRb9QZdoft4YtuNwg7e+HzoLM3bI/a",
-	"bd5+AVbjf0St33vR7exewzHFVduSZjKM+F11pz11pW3tAE/p4GWC0vx97x1pQE+gs1IVY4JQWUMdCk8i",
-	"ItPyzar28SrfxdN9oFhvsVMhw4H0p/M4jWY8SXdGKpk2Q55ynzkMB/wFkm7mKuabg+n32clvv3jsLyev",
-	"f/HY72J4YmyCX97+7Bkbaap0OpB77Dj6CU0lMw4jJaF+JIO5Mk96plH2HjIuF2hCiFgLj53+7RcWySCe",
-	"GxFej1KIsAMsBZTBRLO0kW8ha7fYqUJ0BTcxl2DrwOMxbEhk6DAc+0LP9ED6ZCg0jajyWSiCmJsprvt5",
-	"EaeCVKRNnSaCT31siIaKerrYWkCRHEjz4CiYxzwB+GszDNIJZgWwjReSrIEyHwZcIiQED6F/Du8Io6mQ",
-	"Gow3Gv1Aai5F38xxLMxKd9gs+iJitAxx4tmLzkGXGfON6SgUbkHY7q7X2d/3nrfbeBMoLR7HA1nff/6i",
-	"/f/9v73dbpuqmHvtNhRD62zd67jw2Iuo+SKrFAS6/xY7YrHxCBJYVrsyA9nr7N5KhbFR5lbzrQ8klOzm",
-	"pViCGd2STtmiOtiN4k5JU35cvVkZMQO1ZXmcQRsBSHbdHUcWQMTvfD0Xi6egwsMokzZPdiK+XBkbH7sJ",
-	"5nutX3t+XNs6n5Vf9YptfbgZ2SmUERF4EUAOgebS9AchKUFVFhZ5QiwX5PtywXTj1tr0MrH55ELfcpfe",
-	"xn34XQqej6nmt9yHRs9+IxuIMWqocoGun0QzawIWW/0JJGYTlTcAdiVXu7Q4sJujOGVvuBnGia67BtII",
-	"3lo1u0gDuueM4ndyj+wiXh1Jun22Y/qtna9zLZK3m4O9r2Woc8Fas8Fb7DeMzRo3IwHBnuXFLieKJVye",
-	"6ywyO8VwrK1kMA+LuXF7gBsK6hjsZww/wjMVBEJrlioqUYKkH9UO4a+GrN5rH9xGCNU8jTbrk+y/52zK",
-	"Ury1sJ0eUKj1I5yV9c2xuTMxTjgUK5YmKGwS5Iozc0ipdWmPyZRDrsL8m0i4cweGvOKh8bGnKrUNMRuP",
-	"1UAWz1XxAWac5WkTOHP9bPSlVw2kmQh4BZoN/NnV1ApASyLSqCym7gMoucYCpssoFBKLCW583LF/MHfc",
-	"bzPVfo8J9Px73C3eI05VNUNhG6xHe8PG1lv89ac6o0eZqH5ZFHXPNAhFzxbsJCx/iG6exragvDtf6V9k",
-	"3ZSTDlgMXy+j30HsRsvBnJHhBPMkETJdJsUBCSsklCeLhE0inapkMZB1x7Kjl3JpggeTHHqpuhBTM+AG",
-	"VF7jcJgarSAWDGQ1yILvQ31DHCU390loBio05+F137ZoHbF3lFc24tdPMLK3C3AycxvjISC0exsouJ5p",
-	"FoXbApIOO+Ww5074bMQ+vwqidNVx0wGXO19TDh1Q6wXbB6FVfAHd2rMkkmCc8TFWb/LZDNpENPO/Xorh",
-	"53kSLz/XbxhbDgrSgHrPox4/OMdfiJ6U2KsQAxzxGIw4jKai4QQjEhWi+xiAMCX5bySrusQK8t+puIBT",
-	"JaoWyE5WQFTqZGk2jV7nSCRCBoL5dtgew0nyHQauscc9yGlh3s/8IwNWnwjwRlHgY66Lj5n4EukUbVI7",
-	"W+b3tKBXMh7zQFrmVx2NZZOMzUTo+VS4ISL871iK0FxgbgMzn9AZnfGMJasDWTB8xyIFYX5ohoF5upyr",
-	"4GqSQgXPosyffQXSCh5ytnEJQSqsfzUvCNFWh6wOrwtpNK5ZIlJoA7lRiIr23mnA5c3VgXmRK3WB+Sng",
-	"wKyuDMwtMND5phpNu/upjQn2vt3abjvTHr9TxWGG+/0DV7Sy0BjNpUShkpPs5tMN4SvzxRxewph7gTHt",
-	"m3CLdVLuyG83k3fGqWe0RKRGY4nISWuE6Stj8SGbwkphlIKLeBwvgJgROusyOCxrU6wHAh/IZW7Ex8B1",
-	"+C7S6amdtirY3zR7jiAbADyKupZ6AqoTLG083ji4U7xrI70hqTEa4QPlYMxMlGuOM7NTlsaZN1QeOXZ6",
-	"/iBv1hf2wmskNOje7WrTcot2J9jpuec/MVLdD+a60Qlg/JEMfBD8U2uL4ObDKXSHS4GhhUyelIU1jK2I",
-	"W8ooNZ5r64bLojTiktq/6TJsBcOcZ2hUDeChgql7WYhrJLkfKrVE6yoB4PQqSI2NfNzjEKPHoYty21fQ",
-	"aRTHtuXM2MNXtm3dqe58SZTtKEZuSCX03rxvRYzzYN9IfWXs6doHIY3TZpYCJitc6NmEjyPOjI07T8Qh",
-	"m8WCa4Hd+8mUzVTKtY7mU4z2t0DtW9VRUQNt2URFc3SnXWHW6rgy3ITXOen/bUtL5Kp+Wtyrd1yfZRXk",
-	"w4QkeVR0SY8tCo8agPG8+DVi3qqwe+BXKu6+dc7We2nNGaM3SISXhMPZQ46G56X7jUxaPpsl6qIC09or",
-	"EUShCG9dPlm59CQsbhX1O289PpzQ+LVazQrHeicUQaRJZX0PBCU8BxD3LmhWJAUCIxhaz2jUrRDPjc/E",
-	"hbFP6yFPed99/Tb0vYH0naHje8zPmV3mT2L8MV/Qq/uNFoNhmF+XxEYumJ+EPqtnpvRAOlu6kcuBWsKi",
-	"XDXh5YSnUAKREkRC3/XjRRi3RoFn7O1ee9eDsg6JEV+JhR85WWobVenN2Y3sYRcNhbfL3mJJjA7kNeQo",
-	"LuVtGMpuT2by1FnCJ86u7bKxtXZFSGjLYjZJVKzGi1ZtC8il3LjvtCrju2sHu4cen5bYGstw5BSHVxNJ",
-	"ohK7Q4lqIC/Rc6c+CfNnnpUe+ZpH4U2IUPd77eqdH69hJOt0t4oFoh8rFqtLaJZaEi0xD8516QF+MqbX",
-	"G9NHeO4YhEn+JYL0eir9htZ0uh1XKZXa2Sr0CtykLiNx44r1UxjsrSQDq0R3U3HN0G4qqlaq48T8H6hT",
-	"17R0LscHf99Bjfo6i+4oDLX1/urcUpZ7jLOJ0rMo5bH594WQc9HIyqreHv12BLUI7D9KisNclQJWbYV8",
-	"gY2n2C5qhjZPRcgiyaK0gAvvHlLsn6WeiA21r1KlDFsQN6PlwX6tDhIFu/QG1hDlfY55JNmvOJkA4j4V",
-	"5iXNhE9FEgV85+UkCvhYbR+1S++WFrFaScCW5QB4+dqjfueBufSJ//ABAcHjqUWhU0H25c7xOk298xUd",
-	"xc2BL+TGvRW6uW1UNESsUnFf1Tq3fTR/aCVMEaOKO/GmWrhCMQ3WNWzBEJcpUJUYvctQ7UINYWxMjEhb",
-	"dMiQXU5ULBo3VpXYGHFTVRnyxYkZK0ygAP5hwKvPqieGieDnI6Tx0SlP0lq/1n7e323DVNItvcIt8VwG",
-	"k9zlnY75Oru82za3u8vDSErsIrHX7xevb3cLj5fA7ZZd3oWvv23bU7K1Fn/oosL2knwHkfGkZTeTuN2K",
-	"lsW7q7vD5nqPqTjMgWavd4mpstYCzFrPGPHO3Jckwzjg1sNGu7HnfGZe68aHzU7OxsMGP3UNt/mMj6t6",
-	"zWYc/xec5lzNva5eH3vrrvNxBJQJUPUNHA62CByrmlOFA2VcQ9kH8LaZ6//6AS9XI+ZfiuHHJPYHsr7S",
-	"LRBgq0CLncEDNUtVyBd956z7+ENvQx+ikFnLQBQ2PCSJm0UiEAOpRsyol9mUaoQ4oNbwsWDWZWL4ZkMR",
-	"suGC+TEfihjLYnMVuNn5wyGYQVN+Brqr3Dy4Gvws4NlnCVQ3AyhVShHcXKS0rEx/nZliTlJJanmtS38G",
-	"VdTXNlNgMmr92u88Pm9GkgVKxSJhXdh5ZgUIG8lN8bYu/Rkf36lHn/JxFem0hSWAV6+TQXfszZvj/uTM",
-	"PzhnPieUr5bJ2UFeY2tUwkjGZhwQOYiNnMmYuvlhW6piXPhGi71UochzdiRirsu6cbaVMoi/Y6XME7TF",
-	"rbnmaZQI1K/b7ah7LtG4FMOJUufbpYvmQ3fFkqHsZa14ap4GaioysxiwJkIRRxciWRwOpLSFC8ZkFkEi",
-	"0rVxcDSLoVxhtQzLvsJ2PSq/2xe/ubuan46r/dbC1dewqWng+edUzkzlf/upcOs2zXrahMUpzp18d87W",
-	"nX7bBbeU5nX33UXhP5rNAPT65uzs5JQJGc5UhBSnkk9FiLVPjjwl4CmP1XgusGBAMR7H1I32x6D250Ht",
-	"k98aSCwOxKkDpNlIWBt/LI2Cw9PuEQUjdQPkqajYKxQT5kaIVlGTsQMNh2FBLq7QGzsxPgrBtHbbxcUA",
-	"aBoi6MQoohnnxw/vkCdmrgXzJ2k60+g7wIfGE8AJAcdhlkQXPBUei5WaDXlwjml+4LwJGQ/DRGhNfJz0",
-	"F9SbTcx4zHySkhcAXAXJxYkIzh3PHU8JzcpKycY9CUQ0hEiy3MTfwO1iNjwwPbcIZxWQbgpVdeYczBPj",
-	"msCc93d2YMitDQQ0O1rN9bb+Cb3Tnfoo9iUrcsdszxhTKvKvFvE58hg8ccR8Cm2DwL9xt86O3YdPPQW3",
-	"VAa1dWVaYCujssK0ZZEZcImQqjm5uU6ZFUvRDm6nFK0wGluBagT5sgBvPZBmCdSaQGKWU5ck+W5T4681",
-	"1q90MPOAuvk5dNj1VsFYUKKCxrWLMJfQMccXbBTJSE8OB/LfczEXIVOSnNEwUbPZej/0ltUUOqt5NfVI",
-	"HNYfuWuBIBnz2+wh2L3VmwV4Gkw2J6uNkUgFstgLMIpiYAcEHIe5RoaDII0uRJ+NeKwtvD/CvrjjFkGl",
-	"12s0qaHDVQXBPGGXE0D6Lx5VaO0H0ntLuUBPESGLeSoSxHlEzT6QrlcW8SPv6URiou4WDEecvVofZm/L",
-	"hPR1bLybOPlb+fhbWHvXNPOeHPlHHYNGDEQrSe5Skm62J3YyIbUxGJgf3jONNmMiAgAKcE8oYuH0M9GJ",
-	"gEmA8eJh1szca+56ph1GzkRdArc7NjClqZjOjI2lzkEkXU4WLErZiEfxUqjACMpzMUvZSCUDudsGytr7",
-	"jylmI7ouudinW+CNzy/mFR1A7tLrhyPpIYsjXK2qEcmcYnySYrcYjuTLx3TlhD4iG+0KuZUKDG9+n55S",
-	"mE+ET7FSo2VGVGgbZf7X/Hq8DQlGEVGmCg4aMqN6A+laO43AzJud2K96ISTZjRg/RVuRuE2p+tflYkiG",
-	"PkPwlEBNRd8B1Zmb9UIGk0RJNSfgWoAT5xqlMKd+NRLUCMtSdzRZA6lFoGSoGy32LgI+zIWT2lFK5XWa",
-	"+THXaSYnfA8/QSAuwjEzQn2eiJdqLlPfwxqqKGV8NhM8ceyQznuNI6zNQl2QfQ4wYlEcM8667TabiIRe",
-	"mN5+IDOqyaEKF/ekI86E0xG125LwFeKO5medXN7WGl0R7OWC3K63DTDQRD9J9VuS6qcCOIuNZHHb/NaN",
-	"QzJWm5E0kwMeXLnY+yAClYSIPKq15U40p+nUiJBU8Okhk4rxAMCvoWTK2GpHJJi67S6eR/olgHUiNjIw",
-	"8czZHdq2KizsApp6I2FcU9Uem4mEBTHAR709gb8map6weq97QBkj/4NIk0XzaJSKxC9kfwrHfTYfxlHg",
-	"s7pUucKvTa1WOFVvaaZukjIh+n0u+RX0+zTXtX7td8GSuWTppYgvhGt2sw1wKMOBNZvFIJCBt8Em8dKE",
-	"G8kpIfxPpeFHkrNf1FT8x7xuMq71a2/cUGwrGJgMahYFtX7tJImCSI5h2Ttd6gSsXoxdmLyt/PbudpMb",
-	"VQOgCg9gBUG/bSAFvPYLBiIqF50f6DeXMjEfeCrQFbgiFZNd+M3L7mqeqDgKFpVvpsuvDwP4SBxvr9br",
-	"VugnP1PqmEu7L8krEsE8idJFrf/Hp4L7rmTKg5TRzxk/XvO4YF6jbCmRzPTFt6Xnf60NBU9EcjRPJ+bn",
-	"gCNZJBflGKoniQrnAcUKihlVPotaWs2zBOpFB0xZGtiqUB9HOk2IkozQqz3i70/EKBF64kA9iujVOUlC",
-	"CN0leOrvc4ke7Vm+8AQN1pD+Nvop9zRj9pc86hS5Zqy885wI1B62++qGM36jpNCnG2Z9Rq0iJGvZD1Er",
-	"rweACRa9F5oAUMjmCCoOcyTw+UdbtorNE8KOTt6yc7FAhEW90KmYskimYowLolk9ETxsQgM+DOCQvXm3",
-	"zyI5Fjpt5H6Pz6KmedAaRHs+D6OUxWps1AFWG1wm1MZqn2AuKZv1QjmFGi0VjUBRQyGbhzkxu9TLOSdc",
-	"9ZxBA1EAN4qcd1n2HlSYksXEU1Wet+wjq4aQKToGZveevD89AxRI8mjGwgwzqzEhCQkjBOKmrMScvAZb",
-	"PsaCCZ+BUzZUFwLtheILNCkzuPoaJ7lWAFanynrdYEpaRIas8h3IgpcK37VnkwxUOFoA387v7oCXHcjX",
-	"2cJNOBpprGD/eCzhqWjaPvaCtZV7vJVjKz/wO49jJNT22FTIObN/GBOkaUwQppHn02PnkdLnOONaSK0S",
-	"NuapuOQL3c+DjAJuPUDxjOdkGELHn/bYjBvDwSJ86omxZM3mCGFeYRdKVoAYN3c77q2BRElX9780Q2CX",
-	"bMIH6Kmbw2drFVNLaDARPDHfxCBgJjCVQBj9uxiequBcpIUNETrOyuWJejsFXO85kLKKcJWJPFWwuGau",
-	"zKDPxaJREDFIib+BwYIFQuq5ZiN8ayM6Lrrs6NWZteA10ok7W9JszWTEA8GEHEdS6D7LaGu8gUwTLvUI",
-	"ZKN18EG4RjqYGFVtNicw5Fh7NI8iOzUOPRxZ8BcuVMCH85hD5Hgg5xK/b0J1NAII2a1uN0LTweVk0Dpq",
-	"lP+RwtTnINBWpLC17nnMoGgJSsiIzQzaVqBlJDaTWNyZGGvJAebKeZpEIPmSSJ8fDqTxic3T54lg4ksw",
-	"T3D2mPgyixJzYmOV4uyYmYVzC4dAEwdawGd8GMVRGgnNYi7DRp9K5CCm4Q0kVvQQMBj10JBaZJfu+FGk",
-	"SM0AHUNKNZeB2/7ML9RqUeCqMH04L+t2mDn+egLnzGyLICNCAIUGwsUsUsYudy6WVGTKwTL50szXIxdL",
-	"yNY6o0eSqeU1hFcVYR9c5pI18AD+bDRCGQSrCh/lF8ZjnAUiSaMRORgs5jMtzMfFhTaf5NYPvMtXeb1U",
-	"rENEYcuBDiSyoT2VMP/Pfmsgi0oWYLzBgSfBVhKYOmRaiHKlBHkQo1lHi4jSKWYhYDLKfFuYOyo6gzT1",
-	"1gkMuOsNqM9qLeM0GnvLp5vkkJcct0673+v02+1Wd++fNa9mOezhJashEwdt4xieR9BNndtIn91Gqhnb",
-	"3MywMd1rlzyRSFRAGP8VeQK+eVg5aZcgVzcJIe9Kz2kvoSjzOH4/Wrtma8J8sGizxGyLlJJHdt42PeUo",
-	"t3FemeuzN/paE3I+XS0J/VRCHWA/UcN/iSCtfftUJSbw97+vjctnMSfLLfmCUbD6kGLaVKYMVl6kWTSW",
-	"ytwGzmLZk4/kgikgB8JsJaCSS2W7dZZ/pmEeypcD1C32NrWdholIkwh+sRDwW94HS5E+a1XeJN5nbCAz",
-	"861IXqgoEJ9nPNokZ5m9gdENQAw05cm5MQ55FD5iyWdf7S2+2QmPflwBCPNeVQAiOQhMStVbdiFQmPL4",
-	"JRaD915099rtnIwr33iPRda9XN0qa0Ve+Zs+ib6Nom/d9rhLEfjvuUrFZw4RSrFZCKIHbC81RqIVi/AQ",
-	"zxjbwYQNRcCJ8s3axT+AfPyrecUjevcnCWklJKx81Ru6leXj0q58bBKysFmulpFLb/skJatJyZVNcgdy",
-	"UsgxHwMZcWsUSR5Dyn2TR45h5uw2KEGCDImxGd0zHrFEzN7tZ/s2P648dO9aVcYhuBokQSveUfCCS/fb",
-	"YxF/r1d3xlrhV/qiT5Jvo+RbsznuQOzNIDHechHOTXYhXssuBMSFQMxlkVEoiwLKMxYB/UIgHrHow1c9",
-	"sW/3w4o9fM+qAqxX82q0+rX+bk6YreyixyLITorrvFaIrbzgkwDbKMBKNsQdCC9Uv9WEl2UltgV7OVtt",
-	"LKQ5+4/aVsPX+fEF1rYW1w3yFCu767EItQ/FvbBWqK284JNQ2yjUSjbEHQi1ZRiRDTItqxCwZEgZKwvE",
-	"7TQQH6bEvWOZih6vlKO5IUanH1bIlXN2bUl5i5ndrWhqg/aLDMem6i3DrWTskhe8vNkfi4g9LWzEtRK2",
-	"BBLoScCuF7Cru+EO5Gua8EWr0Fq0TrxmNXxpFJyLNJ8Mdg94xNLUvJ8b+Y/r4l5HAlY3GYfAH2S2R9Vf",
-	"2M8LwKXd+Fjk31l+66wVf0sv9yT9Nkq/la1wB8Lvksfn6SRR8/Gk5YzDTTJwPAeOy9x9kOeg1WCXIhGZ",
-	"lfmIZWHuBU/t6/ywInE7l9js0SFttqoyzmzf3JRWvS3Ii8byvfpYJOTvJRtqraAsf9UneblRXq7bH3ch",
-	"NnOwB+ul5SmIMxkvgKUBOnCuQnXwPQRJAFCEFWzLdfgIMDlEsjh0dw1B5F5LBtcjN9lTngYTIpr4s9/4",
-	"7nIZH3AmdPrjiuMCcEYlySY6BUmZ356PRkBmK7teLuZf7EkcbhaHxU1wF1JQJeefofWoRSjPmytkst4+",
-	"cyc2LYEPbe9+zPaiSs4hGPeB3uXHrYyxq1jViHu+ddLFy6az6o/sFeRfycZ8NGJweSOtF4Ylb/kkEzfL",
-	"xNKNceui8du3/z8AAP//",
+	"7L2LUiM5ti78KgrvHVEwYbtsc4eYOD8FVEM1twaqqy8UpJwp22rSkltS4nIXNTHvcN5hP9g8yR9akjKV",
+	"6bSdBrr3PufMREw1tvMiLS0treu3vtZCPhxxRpiStd2vNfIFD0cxgb/3YyKU/uMRxwnRf9CotltrtXc6",
+	"vTW83mi1Wq3Glv5nW//TSv9H2rV67YEyfbUkTHJxz3u9mDJSq9eGRErcJ7Xd2jX8hPpYkTGeoNvaJxw/",
+	"NChDI8G7RN7W0ABLxLhCXUIYGhAsItQTfIgkZSFB7fXdVqdWr/ERYSTaV7XdWqfV2Wy01hqtzk2ntdvu",
+	"7LZav9TqNUEkjx/NNSyJ4+ybdxP3jSSPRFA1qe3Wxlgwyvq1ek1SRU6qTRpjfb3CKpG1XRiT/px0fyOh",
+	"WoJ2oaadmow0gSLySENS+/btW90shvRW49d/L8d/13J8/lavHRAmE1gPmQyHWOiBXjCCRlhRwhSiDA14",
+	"IjWJswXD0ZAqNU2c9vpuZ8MSB8cxEX3CZG3319qIYJYoWfvsvqd6a+onzbgqxIr0OYymx3lUq9dCHunB",
+	"b212djY6rda2XnM8Ghla1x55iLtJrMevVwGHinLz0H2GR4NJjL9QWavXjukjgRd46wJ/Ep/M5sH6m4lU",
+	"ZKiZ6uBGE5B80TO+hHHWvtXz488POxJJ3xt2a7O9XRzaFZaDwliGPCICq9xoGFf3eDSKaYi7MfFHdfXT",
+	"+cXVmT8wRkMax5TVvn2u17pEM8d+rV6LsCIXvXdUqEFtt9be2W41WuuNtmbziBJ1ISIizILo8WZ/1XZr",
+	"BwfHF/YyGHTImaRSEabuQyy6fDCJYMCfZ6/HHLoeXZ4cHJ4cecQ9SJ+PDrzno/Z2q4UeQhwD3e3gOt+d",
+	"7/uDi/n4XvKIJsNXG08H9QUeIvtUTdaFpKgXxlF1j27V6jXKpBJJxiPnHIWchYQp/egIyTEhZotwvWil",
+	"e3BNyyi9B0cxDomA1T1Phl0iMqkktAy4JILyCN7zrlavndbqtUNgSJ6IUNMXR8rQS6hMyDkxQol6Hj0I",
+	"C3nCFBEnSwj+Xoz78BazXe/NzpssQd9uG+h7DOJsV4mE1GtDwfSGaLU6a+sbm3oBGB6CjtDDQxpr1jm8",
+	"OKrVa336SPSlH/bP9cchjaJYU+GHjyfn57Vv9ZrgXDPQOmwqSb7UdmvvnyHqE0b1gq5/0n+P9L6ds8JG",
+	"gguir8qL8H3EyBjJpCtDQUeam9CYqgGiSiJJQkFUHckBHzOkmSsT7l9rWj49pvQJzcOLQ2jt7LZaVtCT",
+	"R6N0/VrD+mxv2ltg7n3Ge71mREIakUgvVQ/TOBHkQK9/bbdVX+rsj7FUhySmj0RMMnbU317bHe24W09Q",
+	"n7gDScL7n35fe9y5+eNqnZ2OtsNPUbt3LDf7H/Da5Ii0ku/phdp42Pph2PnyY1cTXcS13dpAqZHcfft2",
+	"wPmDbA40N4tHSsaNB6rCAWGyaTXMt5InsvYtW4cT9kgV1hQvWxGa/pqth+IPcKqnS1CB6KEgEWGK4hgo",
+	"L4C4ZIipHrzEw/9vzpD1mn0ZUUFk/g07uTcso1jArKykTW/Z6G6Gja1omzR2eq12w2yw7R3cDTVvCA7b",
+	"Z4gZ7hORbhSYTaWt8rleM4Tb1a+/3wl/6HR/2hp+P1qXN+3HX7bZ1dr4501y3PrtdAO/jzr9j/Ti962f",
+	"HmCtDg1HXhsGLSwUQ3g0EvyRREgQTUF/bSwvT+3Jjd11Rzl7SVVqEHuLpJydc6WpcskVlpImQ9RBfS3/",
+	"e1QMSWRYhpHRQPCY9ydN//gGxike3ldH5/un/gEpCMNxXiCbDyP3ymcenKcXB/Ame2pe6fegTn+IzjH8",
+	"5/v8UVFtHC84OOcckGu7G05JLTkgaxdXh42dnXa7VnJM+mcjPN4/HQsyOt1JufPSW7GTZWZX7dpop1Z6",
+	"phm2Moui3284KZrI0QD3KUZ61RJB9tAoJlgSx3IoXQ0U0yFVmuGsYXCyxJn7bHPH7UNj8sywOTZ2247S",
+	"6UXVJZGRBnCmUCKLIjsyv5AIwSlXRxjpE4xEiDNS1/+g3xOSwAg980gpMhwp3zCMEgFS/yw9pIgQPNXH",
+	"4OlachdOTPtLVWKvVeeUnr7WjH2Koq3ddWfi6qXQrJPOUnonLRhA/lyLT2nvtlrNtTYIRY8A261WOyVA",
+	"TdEh4YlCuKeIQNuylpGjqFAsRYzOEsTozCVGu0AMwwIeMVoLKaE5tNnqTFFiawYjvGjm7SVm3p4781Zh",
+	"5ul+8Cbfaa2DHnoIboVTKlVxF41xHHc5FhHCLEIYDQlLEHyR2zYhlul+AQHU1w/iQosbq1DVYswiGeIR",
+	"mMEDPnbuJKOt6m+OMYt4r5d9Z+6FU6cvaKxPHYkTY7GqARnCvLB40LK5guZVVRJvZM6qdP73XT6weuw1",
+	"IWyK4u3dNcdrxgypHXOFYspIRkMQwVQvgZ2g+VQ25HW3esvaIOV2R0YFsMBLVyvCk0ss0h/yizfiQglM",
+	"Vbp2qe8kW75LQUOSfuPWJ6b9gVqwQJ0lF2gzWyDNkPeOuv7qmFnYtTjl3e4kz7xuJXo4lrmlsIbI6xHe",
+	"zA422gnrE6n2oyFV05prNKRSpuZF6myzOw/OflBc0Iok/aG23JAkI2ycC92JNlI0v8lVX+nNnKtn18dP",
+	"d/+4vb1NWq3O5tPR5cnB0/H+1buLqx9Pjj7dtZud5vZ6q9lur69ttJrtZnut2b47ub54ur74eG3+0RNr",
+	"rbU6re21VrvTaG22Wk9P+4c3d/ut9t3+4c39fqv9dHb9naZK++nyqdPcaLafnp72T5/Oj56ePp6fHFwc",
+	"HqGPN+8b27fs6MfzJ32D/1T9wKcP12cnN8d35t8PF8fn3iWdjVbrll2eHD61n55SRenu7u747MDMrHQi",
+	"zbb58eT64u7s6h/tzlpjfaOhVYm7u7vr6/276+unp8OLo7sP++dHd+AZuLu7uzt9emrvbLda6+3O0/un",
+	"p6d2Zw2d7Z+co+ubu7vro/2bm9Oju0/7dzvb7db63cfr/aenlU5rc3VjY6PRasNkzp6eftTkgIHesssf",
+	"20/tp5On9U936+3O3b4e993dnX7o3frTkXnH+t3+zc3R+eHd/unJgf7u7OjwSf9U+vPJufeGp1n/K5Jw",
+	"/1QP5P3+3XvOI2Q29OTu+HSr1e5sPaW+2jvjMb27Prh5uv7x7ho8OPay7SfPQ/sP8M+a53aeDvfvDkXS",
+	"n35ua7Otn+mcnXfGD/p0dvF0heXgll0cXj8dPr37x+k/Dp8ODo4v7hY6Fe+c4+8fne/O9+9yTr/0t6dy",
+	"Z9wtW1rGfku38RWRSTx1YnaxCgeI91CPJwLZ7Sf9LTkSPCRSauGzDnGHJFbG9IuIAjeAceWA4HX+evBH",
+	"MyV4DEN1m6z2TJfctKEBoiV1SLnzaUmD4Vu9xhMVchC64PiGkVszykoKOIOyqZZMq5OOcGNjQ08TTDpB",
+	"sASaRFSGAyz6BPW4QAl7YHzM0NnVOcouz41EPlBr9OZGsrZ4JLn32t8RjZD7GY2xRDgWBEcTlC1s7u1R",
+	"AgEA8KbOpUT6orPr40YH6YWNKOsjPVkcKiIkwoIgOCZYP/8SQX4jofLnqE+cb/XaGdj7B+BUyHNqzENn",
+	"U4Y8Ish4BuC4EaRhVw8pjtRAkDSslGPlYgzFuC7OLg4rRh6M46CHFTgYqShXrlo7WeDOHvtgkc9Rx9Yz",
+	"dcxMq8T2TPVCz2dS0QXGwzARgjDQd9rr6U6R+72eWYbdNWAcQ8QbDp+r+2DOeER7mvo5asFyEuPryC+l",
+	"FmENGXK9fpo0VFFc9EvOdjpihhc4HX/jlM3Xra2itc8w+o4PyR+v5CdMZFGuLfIIGALJJSn06/8zJPoM",
+	"NGLJO60HXxvjME+qTE1GWCFtS25YWaHt/TrqEjUmhKGuIPihh6UCkREnLBzkZYOx70xwNbM4ImOPZkQC",
+	"JyrEtY0M/ovskZcaG7NMi2/12iA1ZPXk9W+5CX2tEXgcRIOyJzkKgldS/6wlGIyUXQreF0TK1Fyhigzh",
+	"8foQEECvrsAsMrpDaDwR//F+Y+eo9U4bO4La5f2P9vvOztqWfqyzU1O2Rt9btta/jgSPEquFgPOUiEci",
+	"buiQFATp5u76hmetLpHZAIaTHcUZpsy9X8tBOiR/cAb7ZUgEDfHbgwENcZ+bXJQzo1fdCHt0Zvx7M+ap",
+	"1qXVMDUgSMFluc1ernQs43SiLCJfarvtMlWlTPUQeLzQCiu3tdqZmbXmzKuOM69uhTWG0vcbY+ju7Orp",
+	"6eri6O7q5OB4/+rwVjjTY+PobqPdunu3rEqlLw8JfSwPa7bTzJrfEyKNzrjea4cdvENa3a1oLdzA22Sz",
+	"14464TMcGyWK2xI68jIuNbuurVIluUS5fYZX/fmsUN3sTvmiYCQDXzhL1zdvMwZxtun/oBVvm4PrnIwP",
+	"06Oi1E9ZR4L0taoprCrLuEITopD19/g60f+LTsucW2yui/LPd4xZj+S3eu3CHGE5fxgXfczoHybizhnE",
+	"2y8FR0pQHPvruPTB93pUB+Ey5xyFMCVkE/QIVokgJtliRO8fyET/PCZdyFPQoiumjIYwNbDF72MqTboQ",
+	"BPCkCWE/Gp2ms/FNH5IQ9RwJrreLJssRi/zMgPVGq52bFlykbUdgVjhJL+1yz/L7m/Xfy9IdEJVp/kk8",
+	"QQOTgOdF2VNV7t/7639oCMAu0o1NwpA8kfcRebz/+WHt8Xz79/kJNz/9/st4q1vLeKdcIpuJeYxkvNpO",
+	"N0OaO5DiCHT4gkw2/y2Lsbj0OGsn3+BuTFC7o3kSI5NehkwuqnWgT5roICaYGeXcONP7MX8kEjQdfccE",
+	"jWKsSBPUTgUGmbMnEBgx2WHkvOnf/h3m+h/O48CdoJhNM6ZJj3ZaI7CEEpjJHhEFFeH/1GzpV8qSThOR",
+	"370sEfnq6Lt8JlNfz+DV8nyvzPPQ4VRaq/emqglJ29UTktZu2lu7GztzEpL0OBsbG5ubL8hIWrtpb8/I",
+	"SJox1WdFBNKbZOU6AY83nPnoKYrLpIcO+SMZ2lzUcsMOLxzH/mzzL5fgm6Xp5ozIvATAxSXYzJYgm/bU",
+	"69rt9ex1G/7rNo5guazwOYix1Nx9Mvvqeu2RSqpSVspCfPCgvyqneijYtWPSEY3W7ofi5ZnWG6+TaQ1U",
+	"Kj0K/J0JRwFhEWX98qRRmyqKxpgqyvqgF+ByN7qXQmqdmVnCaPZFlg5qv/t3oue/Ez3/b030HJmt9Sfn",
+	"eV6HmF3TkliFiZwgGWIGJgBVBCncR1ihNYSbw6YXuijWShgu9M6APlHwEq0Ad0msGW1EGLiQpfl+SNSA",
+	"azJ9BwrICIMy9JaLvnxbxV3wVj+nyqUY54+niMREkRvc9wZ3RRQVBKkBlXrO/vAOj06Pbo6eNUKFK10Z",
+	"mXNIH4EgTr4+y/sPi3NYEhGCH2y0obW222o9L1TgEysk9FHL94iHD+Bk6Z8s4eVRuG+C6LX14592Ln/p",
+	"gAKqdR71OiGPZ/pHgerfwJP0MVf/gkejprbss3KXELO36eBhVxFIOCtuqp4gcoCk/TG3aUIipXMbkMmH",
+	"Qfe7kF7QD+9/Obq6+eH6RJ4M1eiXg5PNk9+ih7Pvzlo///Yhvvh09OWX385/O7/p09ODDy3y076+5/sf",
+	"2z/Q3g9NMvkQk+N9evHb0drFzQ/t899+2Dg73Jcnw3gQHZxsnt2EG+eHHzvnh/vjs4MxxT+d/3HyG6dh",
+	"Z6cdTk7kCTtv/0z1K/e/XNx8GJ51jlqnNz/S8+GZOu/8sP7LdWvjl9/2v5zenPwBz/mjv/Hzpw+//XLw",
+	"YacZdmLWHb5vRT99iLPimhNW291ptbSBBbRwMxYKKpJaw875VvhB/Dze7t60Hy7X5Wm00zvGm8kR3+j/",
+	"Qjvshy9bP45rJjYL8b7KYWQaVc9CGJpQ94COZEkE+/PSLM5F/3yeL9NGq/mYFWLVn7UkmApvg3vRqlxl",
+	"Zcrm4Jgq1Pn132rWv9Wsf6tZf72a9Rm267SOBToVUEkrQhHp4SRWKMITNMIinw9WwTtpsyDM3rR5EK1c",
+	"HkSaV+LlQrQ2TS7EkqkT7vJOK6dBRJSxjGH19Zv6cd+q77Pnpi4YCsvplAXQC4v5SM+hZSXC/OkTrc8d",
+	"/8bs8cP0KvHCEnPoZg+8Vk30TtA+jd5IdCPwBJ0aFJJ5s4Gd4RVkT+0Q/7eSgmwbSv0fXZFdWgDW2fil",
+	"li/T7rTWX1Bo7ROxRCUYEByrwSRHT1Oqp6dqxJ9Xq/d/Trn7n0/c+hL02Jiix9+mZ7xWfcadqjM29YT+",
+	"jFvF+RIxcjNrhnz41gXI7TT1TtRGcGEDaoufM4TR2AIGhZzHRCCs4MwaasH1kAqu7LgyquH3Wz+cdX76",
+	"8V3tVcNrW56l/ik/rM5zzD0wNfUdFsoDPt8YhYr8ntDRkDBVq2wIppP+ZkhamjFrXCksQpih9B3W1+An",
+	"0xXt4llk3M70zWXSL2fa8M8n4nJ33Hi29jNM7fq/Wc2wGmxfItW+Kbid2sZEKle4PYGda/PPBMJhSEaq",
+	"EJ2dV7ab6hhezW673ZlRtGvFTFOPYNma3fUlEgzX59bsblSq2W3pHfuRDdPCjpKTNKvqwC6sUWJnVyzf",
+	"+CtqM8xyZNa2TfquVGeRGkkJe25lhWbMj3K6sCKRRKDxgCM+ZhI0kVxamhaNxgVtfgSZyXsIM64GYGGk",
+	"zPp/vQuoPqOEYokRdHIjyKnqx1yOqMIxOk+UoFbRfnn5xAzHVV2LUZPNUloi0cXhQ4P3GoCvt2yO03Rh",
+	"xIx8p63dtdRx8t+e71S1bOMvzYZ6hVSn2WlMU4Uc/82FFltZ+ttfVWihSUBwZOupTnmYomNFxLOGazcD",
+	"gj5enbp6C6vaIEGMi7AJrnUj33Zrbx/bf0bADNxr4YAMMWQmcDGEJI5E0IYgPQKniBc2UQJqKL/Va1dY",
+	"kVNqS/Lz8/o0wErvtZj0lJvc7wlXGK2cHN28R1rvwSOKgvQZweouCkRglRdIjJdIaOHP9CGst2Og4Odb",
+	"JknIWSRRwhSNvWdTfYdUXJCojkiz30TBbc2ltd/W9sTfO3vq72ubrVbQhArmjLYzrsuRZg4FLnlMw0n5",
+	"+vIRMZrUG7mABg3zmKCOIoF7qkGJ6jXsZQ193oIHtWE5a3X3lum5j+CmNxJpRq2j4PcCEVe4QNZElXUQ",
+	"Ztpq16puzMMHuaoFIB/bfL5gbO4eUxbx8S2jDFlql1L097+v7Y0rUDS7bgFFP336tJ+ogT4MQ3t+5Cl6",
+	"wTKCSqQ0nyn8QECqQ9xtFwXvCBZEIEFwPPz7LaTp3taCujllAtBj/35bo+wRxzS6h+Ts21qAxgPCLEkF",
+	"kYQpqOK1mdv26joyoa4Icf2CR/5AIrRy9f4AbW5ttFaLRCgdSR3NGMJc2miJhwUeEmWlykEiJBclFBrh",
+	"3xOCQvjZoPzqOQWnlD0EyDCP25MjrdzyRKIR7hekDZl8gDDiyW8n47PfflZnh2fq7PDDx7PDh82zw/3N",
+	"s8N3+IS1IGxi0JIgvmOlpXl7bkJD/OWUsL4agC5eJlCOtPVwDAMs30pgXlg+x3pNYBJdHmn2D+DXID+L",
+	"osMKxmpokA32S8NGaRrGrDGlOX4m7jyWPYnKB+uE+BuJaJQfVQWDp+cGC4kI6VBpNHd0mfROaFQqtGcI",
+	"7Eutdkn6R54JNlrlqwtyKLe4NrphbhniL3SYDPUH/Yky86mdjocyRbTiaSoSI4q/JzOEJx3ivqbgA5mg",
+	"lZSXk1HMcVRHkHCmVUC9/EP7oGB1WWKTdjmxH8jkhdS+MDp86bHg2UPAIv78JBFvJPKMlKXn1JoxJ2NV",
+	"vGxW1yFmNy6to2xuCvffSDQSFGSoNo+b6JSoFIlBEKwNSUkalEnCJFX0kcSTOhxBF3V0An+c6j3eqqM2",
+	"fGo3b9k+myAzDiP59ZwkYhzcbSvjAVZaT4eSGz2LVS24IQkJDwlab63bFEVDV/M29/MtW2+1s2idDDFD",
+	"qfoD3wNgmztlioLe80+VEN3lwMwjuyceN9dh17iP7dI1oH0GlVGz5OUpHxOhaYwG5As6Pts/aFwf73c2",
+	"Np3sF3jslAQQoXW9yRziJtDAiya8cRi6zVv2IxG0N0FUIa6prS8lX3CoUHeiiHSup6iOuqTHtZ2FhaSs",
+	"X0chH44wrB742ZhUmCnIMCuSc623GbZJq7uDN6L1cIts9zq43W2FO9E22ept4o3uergWdUi718I73e1w",
+	"K9okG711vNbthO2oRRZLeunoN3dRRlgzrX7S3a+txg5u9D5/3Vz/9p/l28K6C8t2hNbGn3UQgAlSwlLW",
+	"N/myjfzRQiCUjdhskjfSuHJmDny+m6Vk4BZ24SUD/wboPyPOpHHhvcPRlWFkh0Zjy1cshLye1dvfpDHA",
+	"0jmkvmXQweCi+xTm0IDLGN9Qj5JY24vGE+X3XRgmeu9o5ROegeAKhKMIMAe+fc4QH+34UPYui6q5a27a",
+	"RfOf5Zx1Ruaut1rffIL9pyA9bTq/zTqCvDW/yrc/pm88grEA+cq0FTNAKtEQx3oFjI6rRym9YTfROVcD",
+	"vYfHWKKxoEoR1tT2+AFnvZiGz1uD0N2ckWyfIRxCbYUTSVQ6qljgIPIFSj2LxNmpTJxKJHFjk5loNN5V",
+	"hcDhDLN3UJBWu1qaAKMYs/t0S2RU0APpAYxQjLUUNq4jk0uDVjqrxujF4QDustWyaceL+1RTyxGok9bA",
+	"6kfXKpPrMsazuegSU5DtY57EEepz1CUTbk/Y/OBDPNLKDiGoU0cjwVFno460vSVGgkqCEgbDJtEqkPY9",
+	"F10aRYQ9i7C99G6fqFQikyKMGCGR0RJwNKQMCR5r5QwNaH/gcl080q29Dm9lqt0baV6pzfTMD2xUF85R",
+	"zMegtSjfkwBkOecHGS3ybzjkjOxpvUif6/ZitQ+RIOin8Rw6QkuO7BEZMc+5QtkPu2afpkNFmMkx6H3F",
+	"txQpu/k6lA3MPFNLF7wbWklkxGk+vkcGrAakTxiJVj5cX5wDtYdcKs/PAHa9oeJ7nhgn5rMI2IO7M9pd",
+	"+EERxhVyF+RJs/5aAs1YpCjixLQDAgGqub1LYs76muVcDCZnoAAPXeKJNrtuOD/Fov88LhqZZ9wrzu9j",
+	"eMr0GamZ1vC+vSBHjPba60p3eBv5EqZiQFvBLlfRzHpImLpKtZVXFO4/80SAbMxWhLIwTiKCPICDTKh7",
+	"XxYE+uuI8BK7tHx0mk52WNYKh+vMqZSdSEBAbS1+ZDhRAy7oH8+kYAIPcG5Bn4aeu1BvIo/K2oYzkZVn",
+	"Fixk8fcivduV6a1nP5Pe59wqe86qRDfWn4VCLAQlsswYXQn0F007zqCOzGeYZrCKJDdecjwaIX2jJPYQ",
+	"BkVeDQRP+oPUB2xQC2UyJOmr9pBZxNRyHg+IlQjABPB0bXEb9cvKxmtjWL1L5ORZK2wNs/uufkBe/zGR",
+	"HT0k/SMKByR80JrGCEs55iKSe0gQJSbarMTWX13YIhuvcnBzjoaYTdIXm6FYn0bCIFLBmTkB7aBX1IBM",
+	"4IKIxLQLna7iCQq5VPFkVR/SoE3fMq1OR5yRJrqCuRhseL0GDNLK9eHlAh+UoQCuauzrq6zv3Ys4eT9O",
+	"awfXU+ETJwuHeKJNEE1MSsDi8/wT89x4kAvF+RlmEyvF5bOYQFPn3ip/PhM4wrughrfgO62Wo0tRLHZe",
+	"wRDYR4CaayRbIXZidBoin7VkhQXzY2llA7XXvs0u9ONPjSwAVelme7l+xH8Dp/z3nAbPFOAzOePMwMnW",
+	"XWhIc4cLDnkJHYWF/vTpU6MY4Zq3ZMWAmCWghcx9tjaf5J7gK/PgriOQL3F8uuVSMnbTSIttJYksljqC",
+	"7HKw+7RxfHZ9PLULO6+jsMHLqURjEscN66DoJgoNeBxJJ0eNX1gfe12S4QqDHvKRyWQ04kKRCGIOJi/v",
+	"WbRLH3QP5sM9cHlGRO9Nnn2xa07iRXZQe+P19ds3EgXWWGzoaQeajvoo10ZRziKCYKpEK0FxmIG2i27Z",
+	"lGFU6g7SGkE6C9OQFoyyrFGY56/DUQR5STi+FPrJCqBfHIqa99VX1/3KW5QlG2HVp6KQi/zsmZfyV/v6",
+	"z+ll3LQkdS1eS+QnHxJDHazSImsIXIC1gTWxjFPtghGTQ4SM8czQiAikpS9NE+ZsC1S0gl0KBMry/NB4",
+	"QGNiNTd4QKq0wydr1a2CcicH2iTmWYX2G+nSvLUiYhN5pH2mvr+OelQQiYJcQNXEzCESMCJMmohKGHNJ",
+	"pPtFZpO4ZWFMsNDclTWNDRBL4ngVeYEZZH+ViCqj2eS5gEYVnMQub6k0M8X0uTVOH5gPuuERnqAg32M3",
+	"QCvY4XHJfItdSWMt/HpcoHbrlg0pSxSRe+kaYevrWjVZFcwl390LKh/sc/PdZhG3wHDnlxeaGkCrWxbT",
+	"3xMamSS0rY6+VOReYx+zuodirLUPPWuJZBIOEJYoUGQImzUR5J58CROhzYygfsuCmKt7OK4o62sbItQE",
+	"7tktfx/jkSSBTbvB8uF+SLUgDZA2Sx6zsjYqUIhHuEtjqpenGMeZ6lk8tUqpM93f1K/Vz3jqbVmDY4+B",
+	"IqxIw+IcTN3hNzyecY9mYHMQW8TkWc94N5kXaoF0WXcpomoPdoa3BzVXwK4CD3QqGoBRTCcTqiSJe1rj",
+	"KO6OhWPMYK/mnzkg6a7dxd+yJPkKO9LlG1d5g7n0W67xc8lOTrcwZHZ2eaL2UEAjOOAiktrMUWr3GiXW",
+	"4F7tX57onWi90nqHFQVAPdth5vfCRoaw/LOkk7LaR8b0Nil04SFkdA0alRxEhUtplBUxWHnoLXS29zIi",
+	"p2vkbZXcHsgx88yT0LbDOMQKT69b4QjZRdhL6cKxXU7z+mnywq8nr34CmMQ4uxgzxWYJf1SSo/Upxqnn",
+	"xWo+uFr69tqCTZuf5Ht/NpT1uH6j7cYOo9SDCXFceHPWr336XQui295WhIYxgkkrwTRlfa9iY0wje6l8",
+	"hqwqMLljiDmcPpNPrz36EaZN1l9rmli1ukcJRypAiKtCKV+AeQ+2jezd/sk/zv5Y8iyTYD5N933U4zxC",
+	"rhTFxTaueSJRhrhg7LaP1+j94T4a4t+4QIwyglaCIY2BDUkfGKJH5QD0glAkUuGQYHYvBySOzQ8oUIKQ",
+	"e5YoqT9YIEZgqgHBCrYGn5gdIvGQBKt1K2plmgB89PHtx+9vWY8nQhGtUmrtYqx348AVKdhcfAQQvijk",
+	"wyGoRCEWYpLFE7kkTRRofedLaslgIMct0xahqUY1Dkybw59IaGDpUO0nVlGxS6NpoT/29XrqCcOyT9MB",
+	"kIAtGbRksnCU9RoQQbMcB4wLIEGtXuvHiYJ1HepnAcJnSGKTShcnIwo/8ThOZAjOqyQeDWw9e8gFg/+E",
+	"nCVGMAs87hIBNys+xEqzaUiVAHH9QMe0Vq91McMM6x8GPOSx6RUz4uIB8PdID36hoem+jOPRAN/3AUWj",
+	"T2KszIAkUIHz6D6aGEwnRb7k2TWb+QyOnZRl7hK0f9pOHQdYaqXaNMHA0nbRKRP4aa3VV9e+YZECYfdM",
+	"eszWsBAYtJUMNjTbmBY/NBJJH3jikQrO9BCBMEMqQ4DOA2h/T5ZkUw5LE+H2T9uNNUTBD9SjRKQTXrHO",
+	"MzIcqUkhsc9HL53WldMqr/kEOHPXfctBnXrKxhTqaUrYGYpKRkFZIjNToNQhj4htUDSkcbSAbtX0wTOs",
+	"woGnD9oCtZy9YEBYp4ZuAbayCy1A66IzJeUSu7b2UenLc1pURmFPe8q4tvTwGVGb8VrgdVuJPnWa41gS",
+	"614W5NGWkzSzeXQ5jwlmBaDjqjZORZU1xlJ9lO7RhWxDLJW2OkMiZS+JtbytmxZYBBnj2CoDtIcYJGkm",
+	"0uz255lUDkgzW9qjEQ0RZYqIHg4JIqwP59xI8Gi1bDYjQXr0S/4ZAOhtGuMv5BGa9rJJn5UjUd2tpr8k",
+	"pcyQRFQdMSVmMMSsuqFUZz6J3Ak7FlQRV6hh3npNFSkoedkPZXTBoTJVBVXMmoXr5FRwJykA2KvukPyz",
+	"Urh0a32es9jTNLCJ0voCZJNktFH3QCZvpP7CPD2tjXHeKqloHLvw5dIap1UvSy0wg4D7yhuPjvJs2mmt",
+	"NVvNdnutuVXN/ZD2Gfm6+OqsiL00Hz/ltTSZxDp966lvQhDwQTLycuWeWkxhx5Z1tyO8cQJ9/FmWrco7",
+	"V3tY3F+hdf3PO4GOyZcDHnNhxIYtVKx6S2FG7v66e/fM0X4cRTY+tISH/K+Z0NSAD2w5bp5hbMgBjRI5",
+	"MB0RodY7FKD9m14YJrRofVipy4uwNKBDJVR4lG3T/NRDPCoXlgEUkQTgXbVcCoDLeal4wxntD5RJeVEz",
+	"TDtXblx1g9vYkgs1zR6XsdNctUsWNMqPEX5/Oyof23BmIY3/omfVxiyUUPBugLSYP8kxSAcDh2acbkSF",
+	"A2uqwZW2Si/rmmJc5YNCXsXqdGksxCzewkjeWrq/rTi/EpEZ0lGpuyMwPz2PmGElYjq1tfBi660re/Or",
+	"l7dPDcnUu88f0+y9NatMftodOk8EaSEDO2mGS9Ruzs8z5FPVkGNB9aYkjiTqTmwMN5uyieEFerUCC2gx",
+	"QQP8SFAA5Ar2kGN+e2laoeYuv2Xmeiu69B2OvewtjhGDJtpHUIjgwWTAkNIE2/VWqyxa5onF+cJuqcjo",
+	"PHHzPZmYQZodnWbd5hML4f4/Rxr5u/fP255/3vbzVmKjwkqkm3POhvMe2a7yyBdvx1m7cMZR6HbVLsKQ",
+	"uO1q/jWxm24fQajA1H6SyDLXiiQEBZcX1zfIgCN8hTzIb+YgCFbrt8wExrRR0Ez3l36P+ROF0P2uO3Gf",
+	"abRn/5TFaCcKk5gyLCa3LI16TupI8ixDSisu2ZM0R0BKN1pZb62vFryOafgFplJzjJt3tWVXTa3SAVZE",
+	"/33CHjkNySWms0Iuob2ySc2l9yNMIfSC3C/I/gJ5HEMsHgi0MCtxyKUYT2X2Qfo4U6oNx7p9cJfGcam/",
+	"f9reMXdUjPIornB8YBD5Sk0W+364rg6lh/rinOhZh+b+pfXJPme7qftDzA2gnOsNSX5IuCL7Fo5r0Tr9",
+	"ri++d+BdZqVi037JfuevHVytj18aDlCXhNhm80KfFRyqly8ivMFws0ArNgvYJamb61YrrS086JVWNiXF",
+	"qy6tG+HihSVMJvJ9bGAV88NroMCBat07X2BQ976MKFFmWVOwMekaqoBMg4xte3UDULkRYdGIU6agHqWB",
+	"gnwLG3iaFxOaGLHlPJXu8sDcy0Y82E2NrO4EDXmiBvY3DsO7B3jqYDdLUcnKoAEnDX43twwFu0+YJpFm",
+	"Vj32s6tzl0QOIGjo8uQw5w+vm5qcLoG0PX0nOrvKS8gpEoJD2aOg88RmfXzqNTbigFftzcEgWrsB5uVr",
+	"8XnTUnaAWZ9c2pTv5yWu2XpB95D8YW2xNxsGebAxwkyJSWOneGp31hce24yM/VfMO73PvUun3N+F0eYf",
+	"XLoVYkyHtgDwgEfkmVSaCSgAm8Q4DKxTGYr1mugAS1JHcoRDYrSqCMsBMRn5tM+4IBFaCbYefm8M10cQ",
+	"LAy2vv/hbP2yiBJhvi2qwcvlB8L4S8nDI/J9aTJCkAoHkKwmZpQGD+ooADkBv10cXjfWYOPVkUxGo5gM",
+	"XfhslBWHgKRoenvI2zrA4Tnmn8nzsIa9aYfZgiUC3UFb9BFaUYIOhySqo2QEuYxYktU9E4AlX1SWySQJ",
+	"i4gwoTHGDVpEbmnOLy4vrr6fl+AxV011tC9V3c85GnHxgBpIkJj2DRbOfNirElewHyQqXX/wuJuoz/O2",
+	"xtLxjqUU/sKs4GWz52FKnZ+7xR3e3bw1M284gGtP2ChRVRfb3OiWe5popU03l7SNZiXC7KcolkVrF63o",
+	"g9OiFYWwId9Ig1yfbgMqvJpgaBVMFWnIkI9ItLqHwN4fU2lgTIJr/aa0XjR4FqjEYniIKZ7IUmsMDWbz",
+	"yEszvXOImBXj/gfpPVNxa2h993tCTsxzoIlz3UGLLkiyh4u+OdDM+Rdf8ZikDJuCak4FS6GYCOqEyNhf",
+	"dnO2SZNQJfdMhgCkRndBPA4JdOuKY3OBXvaUMot9tPiLnb4PvzWbPkUF2aJfABlmL/yF6L+WhCtHUn1J",
+	"Av8CwWZ77jxv/LmeLBWWwzRUKcKitcoi1Vm7lK9L7trs1nzTmHk0UM8U7VlTiik4AgMOBtXlaWMKBO0o",
+	"/vXP/w1dTOoIOm4g6LOhv1zfXWsZhQ56jiDoNPKvf/5v6EiSY/y554EZU579253prJZp7ivgfS7pHc3g",
+	"QecP8MZdN0Peps+ZvWI3+Jk7ziKfT0HBWdguly2H+3tpHZ1Jgk6hzG2BgFRc4D65j21iSuE8KkFWf6Uj",
+	"9xOEkzDLDQnSuIsjAoQwKtGIS0WiPZvsTRWBX6RX8WziyjaVPvXrdwnipjFQJS/H/CC6+RXgoIqkhSHV",
+	"TUaj826k8B+pz18uMYibCq7cG9y/yS6e8udmP83mwk/GFfQ8TnQNNYrEOkrxHkF2WGSxuqm0xKGKJyj4",
+	"9bb2t9va58BzpMPjcjxYqXNJJYli5wkjA7ztvGgxvOw+VdJCEhFXfOlHEU8tjr477Ugye3miWSlnf166",
+	"2MMsTMdeEsfogUxcCgCk+FIb3nXAXnvWNoQi+gdCRhJhNMBykJctXsbWj92dmz+u1tnpaDv8FLV7x3Kz",
+	"/wGvTY5IK/meXqiNn37/ZVybk14084ieqggnQwo2q3IlKA8ESlPdfEJStygYUcPNDlR5k/Pc5wQKwi1C",
+	"TfClgUe08UAmQXN+pto0LU2mk3GwhQMscKiIkI6ylNlMaskRhkHaylhBQt5n1KbgvTwBzuRyAb28bLj5",
+	"eW+WMTNLwWb7XvQAdW3efvDu+Vb/OqtItDQUYO/TVuBDCmqY40R9pszmPnRNWKSPC2VhNuCZBLzv3Mps",
+	"CxRmo1LZS+Vb8/sUVvKyRazPK1P9nBHdCpRib65Z2aivkmWaCflnC9qi1pbvvOQhD5T4+5dKc/U7Mj23",
+	"6s9v1/TVw8Td2annBjrjQd7ADZPOKr3pA+xICSMXRWoTHcHxmDaKsRgztywowcW0bvy4CowolObn0EOp",
+	"vGWGFG+kxQVdgYjRgMfEYrhC8Ygk4X2AjMhw8ELRahPpNwjMIj5EXaqmCkvNjT/9vva4QOi7s6Fspe3J",
+	"mz11yeZhlSRk7oBO19LLDi7wW45xCixeQaQ6D0jJsTUSvGdwhnDsIVSgAYmhelSlpagulCj5kKAwpoyG",
+	"OEaud6x0OisSpI9FFBMpbxnvAY7dLgpEFCCH/U4i8FhTRTGroyBSIoAviKIhUiQcMBqan8JoGCBbPGfv",
+	"wmLiGpVDZdKA9PxL9Oc6CgY4DEcBOt4/OLhsZL9CJEziHlETFBMc5SNL4PiLlNAkjYZQFQPFMfCwvI9c",
+	"lEoJZ1kuqegudmGepg28S81S15gylyOy2IBSdqwV31xujJqn1GEWZex3CLr0y7wolsf8nHE8Ggn+SAxm",
+	"7G+mfdHnF3hUCpNLX1k+JdeppZhVJVWVBBmbBLqkz/vPreNY3pHut6QqO4TSNHt9Icph8zgckgXVIJKY",
+	"nMHXqgYpdfSXeNYcpF9hTiJxgBperqoBmsFozAXAj9n8VKoQoNRKhPuYMqnKEU9Xy8t1zBBeomdUKsy1",
+	"45AKGzCqPZNhS4cE/cEZsaFT25kYRZD1pPyVtUi3FdwOCeStL8G48+yKXLgh3Urpynn0y3GpbRDl7yJ/",
+	"YLN3egrkkt/uy2CJ5Eu5syLvyugXBX+ZVw1u8OaQeR5aiRIDddFaXVQc/lrFzeXhzxJIgdkUPkil4Rw5",
+	"YtbZdiAE00oSJAd4pK8ZEc3DnKFAvz+wKYCZxApWd1P3kEF9NV1dABrlDbIiro6CtFeZGZNxIXW5GmRS",
+	"QzbRvtZ3VCIYdBUCxdkk4mod13aKqbv23toWj2MSIWpbBHBGKhi0hZGAVTu3JpKw5N0S198IPDmljFS8",
+	"/HvK5UPFaw1Wy3cGqsXd87mw3CYmNlMVMJKtLKfAY4PUD5pyiVn/3RkLGeQ6loGr+pZ5X/Y41LUXSGnv",
+	"HRKW3MN1+po8+ewlSuDJvUGBuGWBRzL7+4P+Rt9dQqEghzZicW4CZ6Bl7MVHhlh7zvtsfpOm55EJGzvO",
+	"a6ITcGKDjCBR7jTShDLZs6Yc95bBc+r6NBPc5l8ZDCZot4d4AmX7ArN+LsMcMTw0MGvEDnMlMKvUvE1a",
+	"rbUQvoQ/SbDavGX7SJPS5D3rJbNRoiDFu/dwmS0SVXoOFYy+r2Wd8GZ3vfs2UwR9P1uae2cllc4M8vEE",
+	"jBDiPTg/7dSDDMlAfwtHpTOud2/ZLXuCBUBPenmesrue8peip1v21Gg0cv/XNxc5+anQR9Fap14/xaeS",
+	"PfGEso55cPILWbcoHHXkGvah4gt75oU9wZnK3vgWOX9BXsmq+mK0Yl4MhEvfzXs9bYdahl61Y/G2Inry",
+	"uEm/a2rzPuXg+R0nQbkBS+wDs42LnjLoCf2tmY0pUNOPL+77pxQ/AkEzWvtAs9P1cpK45zwpCL7VT8mJ",
+	"BjtAQLaw2hY4a8yTCgIBPaUYWILEeAI7z1MHzOUSrTBuR72qX1gqcOa82LOLi10ec4wA57tbDMDCsIQE",
+	"TY1L6Cydm0FRrcg/fNqohp2Xdg4tCR1Y6ac34oiE1ru9Epgtq4UtFwBnYuNogdb4DCqJaw4J6DdYKpDa",
+	"GWPqrw1PBuBTMCwZrEImIY7HeCJdWziD0myRzBGO8MiEtlNBe8syLpUIx5JbBBPg5aA+xWvSMKUMbKKP",
+	"RXEzNzlVBrzNesLpKVBW7uOapE53hSMlMEvSF71WkfruqFhKYemyWje4+LbARQFaICNjIpWJQNQRVuaS",
+	"TquuFbQclKBW4dxZkQlyyMnUsjzNdnGZTmZ21cL8nu5eCvpR3ViPynkP4AFpDjAxNZ7yGn+u0WvO/Cnj",
+	"+KwT7FwdS6Vpd/nuqtOx+1TQplK1S9RYyzN3VC5eGddaNl2b5i07gsUxZS6eOBcJc1UyhfWap+lNncvF",
+	"FdP7pBJR9AEAwH6iX+n6C9Ev9o6dQ0N3SnI2fcZKtNKjsXFxdicZ/SyVg9UmMjTjzPD0LYNdbUKAYEeY",
+	"ath5NM0qj9z7s7qj16S33zu31I8Av2vDDHCvVz7eHKx6GbygxYyxiXgCpjkK+aMjDXSfPLrB/WDWTrlp",
+	"b+y21ndbG7/McgGVej0qrTjgXHwzh1VZHcmUKM7Ksb2DvnStE0aVt9BpDdgtS33m8Ah4vFlQ+XqrNuXG",
+	"tEAaeitY+tSd3PHWN3WNeHug7o4NT7aUWvC0LAy1b6tBSgHImuiGfAFlBVxMgrIHpAY0fGBEAiwXOjk8",
+	"vD5BMXkksbxlKwGNIknvAX9qLUAG/5RKEqF//fO/kP/rVuCQHOv570kYIILlRB/K4YCM926Z/R3ef98K",
+	"EKTjeg80P6wHiHxRggwJnLc0fCiU7JnaEvtWTcqYYHFvxqhZN4nj7FPImdTHNVP3uab5egVERHEIj2KA",
+	"MhXz8b3kEU2G9sOIKyyl+WxgxO6hV5P5tQeYGPAX7UJ9y4D2B/cjwRUBEK9enNDoXhC9YdwaM5IozWSM",
+	"6jc/kj5RWFDMzAf47wDHMJwHLk3zoxiHikvi3h1hKibuA0uU+1MlXXLfIyQyXiMucHyf1SgAWEq2qPmP",
+	"6/mPG/mPm/mPW4WPJEy/sEtb+NwufO4UPq8VPq/nNdbZSzitu1KiXEfM8pqJ7LEHB8cXpdoAJUtEyGE3",
+	"lh2ez4AJezUorqPLk4PDk6OKeFwHKX3RgUdf1N5utdBDCLxYoeamBJ/LxU8NSWcJM8iHLYequzi8TqHq",
+	"0lMYqskQVV6/pOnaSijBWWoVgW9KVjLlhxLkI6ZVBdc3Xr/xjYXQA2ksq6fIzuAiWuIiuYYWX15kRBrg",
+	"JU2UFfjbYALV0SjGIRG2D0bdARWYXrASmpsZ7L8+pmzvlkFXDdBWofZGC26H/V2hWlgqkZSC3J1zg0XK",
+	"lIBYlBwTyw3V8e5gduWgZ5+0AgTnnet5amPo4AO3rQhsS/+Ue5po//DGXWMa1mMbpLFui1tmirwAGJFZ",
+	"8kIbGXex3xwIzBDLBzFWgLfJSIF2c1Ups1awFc5hvUo2xNVBo2OBXCMi3OpJdHF1dnfRaqO36OLs8O6i",
+	"tdasBjYNLpJLIigvK5A4IziW3oazfVY0W6xcHF43OqvOWkwrIgrpnu9q9dpprV47XBLcENi3rEwvUkGm",
+	"8GrZIHgEmO2Y+QsKHoiICFuyd3VmKJMryItUzbLVLFREoV4SEFSlEAuabm20YgoK6yjIjmcAdE1r3oI9",
+	"FFgvcZAiMcF6r/qzcNW3/iGfK5ybDfxYFu9zEC4gOp3gK+ztKb5J18vfpWWi/sgV+hQUV5bvsrpnOxST",
+	"subUhb7yDP9/c/KD/L2Xto310hI21kvW7YhBHJmUoO/hyLj/l8kG6JrIdomSIcMBFv2XRZ0r5hoM+SNw",
+	"R3lyt5jYrR2lQtNKMuJoUUc8jlIPU+VT7cy+t2yT26KYgxjLMhfKj+1GB62cIMrshXV0hMgQimjDSR1d",
+	"IJ6o9Kd//fO/VkuzdgXnw1L6a6txRgmtdVu7qoW6wzSEtAoIlLCQoGwBS1/8SCVVswS5nl17xyI1SZsm",
+	"X2F/+g8tULDuc2eBvexsLTUMT/pMUbpZWR/34ff3lOGY/jETLYOkVzZ77lIDEoOTiCqU/f5GH7QjLhR4",
+	"KdKLS3Ax0lsqlnGZxz6nNiv3Ku9BpTQxnYW+zmqLxHuu9EFfmGV81maV2C9sK+RUUlL+5n00SIaYNQTB",
+	"EeiEdv820YmSaMwFIPgM8QSFAJ+wZ+rCIWqvx1BwBc3sgzoDM/hgZhn68c3NJTIXgbJZ1wtvVLAedFXR",
+	"jCuNbgbxD4e1YVrl+sAhrfXFqCFAndyo6rNhADLClhUPg25dR0McDigjGWWhsN7Fvm06aBMd2Il0BWZh",
+	"io5Xt+lUmswwtqB5y87J2OjdrpIJRxGJ9rxwcIqvkMSRvmCAWRSnLUV8mubdIWWd06d7s9n+aPcZ6Gux",
+	"H6rfo9lvk+t1BS82LCt0CizrKzskasCje2hcHMd8DBdOtTGe2c3LNaRMGH7ENLaXF9pURljhLpbFq3ii",
+	"Qj7U3xolqA4cJBiO7w3L5LwM/pSnGB4A6NL9n9/NtjN9KTpwr0cYbEITpscSYRRxyCEAPEXKbMhKM356",
+	"0oywwEOiUlTd/DZ1qky1PKZFHe3ni0czt/kZRSkoacl+CnnMEwBdD/7j6uq77969K8ic/2i/7+ysbZnj",
+	"TC9Obbd29x+/tho7+433uNH7/HXz23+WTfY43tqfETuAHAJ9/hS0mohGuyhw52SAVvZb7VVoqoCZ7BEh",
+	"7Jcd/aXNU4MvtlfrtyzIzlT4cm3VAoPcW7U3QCvOENNWh7HETPhQc8DF4XXBj+lGYoK4bghZjlzuHLf6",
+	"uHtZnnf9J5UQ6oT1iVRXRCZxSVod44rIGVTUB7V8oODR4ImSNCKZ1bwCECJd0uMWTtRUQJ1dH9cRYY8k",
+	"5iPivDdyNac1LrQB066B0wM75mPThzQdSNYVEXJhzCGsNbWB3nAMEWbblAYCaCAN7sy8FpnQIkRfWu6X",
+	"Mk8cEZGZnDYuaWxlq0C746yStnwcb52Zh9mVWhRsyGiUjbZ0g3oPDi0q0SyE8wUDtFvOguoKHp+UmzdV",
+	"MbVZREpq6loNLc0jNOLSdNey5HQbmZqedn5zRU+D9tZwKFjp8OzJUGHCF/bKJREA9NE4ntVnzEwCZw6r",
+	"NOquDYudForwRBoQ0xGGJFPTUC1w1++rAK0IPIbeoCYBkitIyUcDgmM4V8wAKWerJlPC7wEjgA0QleiB",
+	"jKyHr0Snxrb5Zhm0px3HMi3cPPzzOenTlXt2VbCX0oxlb8CO6XwOTj0fji/M8i3aS+XiNCKqAqDJcbxl",
+	"HnBoLn8uU5a7mXw+A68vtOU7uz5u7LjGBPuHN3f7rXbgeM+h8oegfpqufhBJLoAIm9uqNkjLCGrJMoOm",
+	"F9ncpyD87DFuS+FCwPuzBk2EViBdMgPCswFwzd8kcgh95gALdlHCIiKk4tw0rU3b1XIU8T0UmDE2DecH",
+	"SOptOB5MoD2dO4jBCMDslqFUbz+7Oq8jxg3YHjMQe3Wj2PstaLPlsOOKEtPd1QChugvSMAe48i2TIhqh",
+	"Fb1+7dYqTBHHem0yzw0X7pzWIzOGCpU5AKS0zbkjnhmFq+ax9HXDmOIDTYWugGoLUzIN7UKl4gAZX6Cd",
+	"HoQjn7FGvYnYZlEhZzIBbDIojA65EEaGuSEMIeMukSQNQ3jFSHrWeoubSWsGc9QsVCh5WlJ6V5mSlNuO",
+	"ZV7KojqplYtgKEzSmklfM0gcwIgHrjnrijJ1LNZrndLXhiSwumUxca6ljJFX62gUJxIF6bEDT697cZ+0",
+	"ealMwSHrKEiddieRtjuvDYHqKKUPDNJRKFOiDAi2Xb/SpLYXKgmF6AIws+lPRiHEgkO9nWISGX8MIuGA",
+	"kzyMaO3s+rtWq9UqhYv3Jl7NKyoKeNztVquztr6xuVXatNRb1PJq7CX1g/R49YEAfSHjiRc0d2gOPPPA",
+	"hTwLrJvCUDMTlrR+iIJSZVoicy9rBCkihg5KsLIa61ALS5R6W9FSMsYfcZwQ6xAqkzws7e+ulQzj8N3L",
+	"etuBRDTbcxkzoyw53dhKIA+eUzrp2eAFq+V0Cz12AHVxF7Z66msXJpcTx6hrSY2urdGECLPF3AdXdXT6",
+	"Xl98cHX6fg+dnZ5e3rKeMIUAUNtdN/enppdEK++Pr9++0/+/uX77/uba9EHG6OPN+8Y23NQwh+YQiweE",
+	"BbllisfQOyxqon0LjGaGCQExibCyPs7g7Po4cNadERfPxA9KS+RWXBr4qk2HtGe9x6USGdu4uTR0XqoL",
+	"znNl5GEwXozR8sr4eT5Y3lRga1ocfhlRQWRZyPyaPBJmrAzTzoxaS9+GIl63bxJAc8xsu5xI23RZelDl",
+	"dhEqVTpWRQQsgAFWh+yba4PDLTlUvuwteQbwKZEvicxWqownP3z6flGOYjH5vF/IBooOr/fL+fOxeGVn",
+	"Y6O9U16vXG65PdjaxiyK8P1l6SElC45JSUsb6HxZbNs9QJHjw4zWXx8+fX9dUjtKJtX3oCb5ooWHB5a9",
+	"3y/bW67LSVqSxHtpOYtJKJVlHa5jckOHhCfqmoSclWVw2B88xHDFEwCnT112pj7GlFZKk/Ejjay3qbhN",
+	"ZIED0U4rp4vttOoZnsrapgWQsw61UugXLrR+hKtokRfepXolBmSxYXwDF01v0Ck6ueflR1S2lhkYQ4lv",
+	"O9Y/Qip6wyRka0FZR8Hx8e7ZWYBWOuuNAU+0Il+pZAFAF/N+8JVfW+3Pv7YaO5+fOr+2GmufV3d/bTU2",
+	"zFelXvFT3qfPBHtNj5Zl8iuK6RQLVIDRnwq9PgMrdTQPM/0Mj5aBSs/zwHdUm0wpULhJN4IiQw9RHExC",
+	"SKXxf4cEoCaC5JeRMr2Wrd9CpohmtwxCgsaloZdA24sssvlWzpp3UUlXnLASQHhtBOZeNzYVoK/c0deH",
+	"sa2Er/e8pNqlX7McFnlZIf0MJhmVazCfBtwWptqsQzwaUdbfRUFmRgXGyO0mNFYNLQr0oki0cn1+cXZ0",
+	"iA5ujD1WR0NGhpzRUJoqaW0qrO5BMV3qwwnqCLuXIEk0lwie9AcouPxYLBhz5Q9v8w0s3n7V//kWFILI",
+	"6XBN8UL6xrwLJXfZ1PY+S83Q6ihyHz3jtQRHThBr193waeqfMFsJa01vV0ZleJsS0300dalINIZSHxNd",
+	"M0UxVDpylkUQCgziD6Yc2c3PzS4NXJlWI5Et8B6nLbd3UWD+CPQhjBXKfEIFg3wv618S1MGBryXALavc",
+	"tmQPFQWEfUw3UWmQTz/Be3F3cssMIhk4Q0XSB/hPv0u3a3hSNxXsILkyqSVBaGmuLYitW2bllhkXI/cm",
+	"67Gea0ugXPquaWvqOW5tLGPl/Pv9YmcnbD2DjhIu8SCdOHzh3lho+OTumGZyElFcVl8wp8nke+g+Bd2t",
+	"TFctEy2NSYbLBnnZBdCAsSuGt12HIhLGWJAolwPqt6M0f/82ItmHMemO0g992stPc24vy2dYvHpOcxoF",
+	"u65hduqmH7BneHq97U1HvKYZ2uIOx2Uwp+cGstY1tYTORNiUKqdNAI1LhDJbcVvWvvLrA5l8CyrZonKA",
+	"OxubJVjzOfy+6+P9hofdBwyQn/1Ob3szam23t7fXw61oc2MHd3oE41a4sYGjVnsDr3V76712t9Ntdbc7",
+	"nTBqb0SbYXuj2+q1Wri8b72kf5Qsy7upl69vd9prC0WhSSHymd6+ISWCxwyLEPPOiMuT/FP7D/j+kxcl",
+	"EU/R9jdO2XIbZRosa59h9B0fkj9e0clRyPXNJ+s/p31BkZ6JrOhuLwImm/tSiKmKHpSUzrO5SA5Mo+65",
+	"nDRVa1wGyWj18D5WZA4Go8NeRBZ60cVXRWTUfVA/0sqaHLUXoRtOF8H0y/ynH6Vp66wVzCjrCD7CaqBF",
+	"XV4p/Nc//yuo1iOOi/55xW4QfyG7+k1YMqhM6Nshie0+BQ34LbCG18njjd/NJaXTizZAgavNAmWkW8DP",
+	"5Uycx5R6gQfJh2yZ6UaKMgTNYtQI0DbkgI+NmuxgXPJgFbOBgwxi/KrFGOzxOOZjabUZHj5kfiX9e3Ma",
+	"THPhmf98d5IBvvDs39JOGSjQL87nK+aG4sX+9BMvhSbxqzzuBf4ut6C5MRWnXN0DlpZwvEbOGH6FwpmF",
+	"IeXSuOYQW5vGVT08r1pk/qGGHaIwZzNqLrLBl9H6PN84MD+5dkfLeK02+gjz0KptmObJiSQmsokODL6Q",
+	"loVdQTB0gnNeMAl5HHoHxlSqVRP1E6SXSIcbnbawXtJD19nYzDvoOiUkvjAQIXlW6gq82G3zDi76UzFZ",
+	"2XPPu1GMF+6ES33NPJhNQwX7sEUq80Ve+E07GkAiGwwtKtEQMiOiTOgGMWaRDPGIBGglGHGhBKbKeSi5",
+	"fJA5IzO9Wo/PXpy3JP0rpuhzCfigs2B8q8HvZMg75vqb2R0GMgTL9LSdi8luUNFLGg2spp0GbhmWXqsI",
+	"84YGgM8GtkhYouB/wRd/D1zbnk+ke83DB6KKGwpaPETk8f7nh7XH8+3fF/fM2OrWFmMoZ3RJQY3KmMfr",
+	"EVq1ueQ1/eIJHpNPiBnC8WiAu0SlIaaY84cGjukDMYBorTq6qKN2HZ0gLtCpJihl/RjivnsGETRHd1gf",
+	"2+WhQLO0OagXIfm109jZbxx/+P7s/LLxy8xigTmx8BvCLBqyC4YPKVPWH/gM4FwLhTA/pntp/JXVvaT2",
+	"hutkOMRiUuInTZOfShSQcw8drHIaT1YHWwZuIdj1rCLtEY3W7ofCOvCK/YbTHsN7yFwJo7IXl7co9uWQ",
+	"fbhmgvTmxcXN2XDrPqHKXbgFUj+nCnih6opnK5+2INflbHl5fm+k59ge4hFSvJ7uO1NfVx1wwg/mFFc3",
+	"fcuSoaFJ2cOsHuf5OUoxV7AiF713VGjFYYqlfv75558bZ2eNw8MAvMvuiwC9NX8HU41s+/iROAtQ639J",
+	"WOhZ1N7ZbjVa6412p2TBfAnTaux8/rr+baVh/up4f63+r9X/9Z+zIGQAymG5kJcBQqkOQWI7iVCi8oCb",
+	"XsTjpXwyC5hkQbLlwh3Qi3F/Cade1uR9JkhKhUSkY26zUAqmrt3RcIwzrspruz3zbLnMUadVzpXvREjO",
+	"XIcdZ4dkL1gHNi2B8CipntHyc9t51dHK+zo6g0P4Yx3t19H5quncNhypAprC+1r9RYUZ5SX1lz+2G2sI",
+	"Qk/aMguxIGiFJUJS1kf6ltVcBYImv0tmzg9v/dOfhnOf5QYKlunjvkwypM54qNy8y5Xg+zvEl/i+fM0w",
+	"NjyJ4TbHIqx8j2ema1LxkMaFxKzDi6MyCvbpIymw84f989JLhzSK4oKF9MPHk/PzxXWkZjzubemjSudl",
+	"janCjAiEH6vLDP2Y9+amMqEBVctyljEi55Qd2itcHbfpfWDdXMZbmTBbE53j4M7G4jZTpRp9uadQURMy",
+	"WUSDG2rPFEFxfMQiORNECfQ1wRFciQy+v9D/hUbyxXbaSt/Sw3EMaWM9QYieN+AJjvoCR9AxG4iSns3a",
+	"srWJpgp1J4CrBGC4XPg5avr1z29DArfrvxc1FMnNhkIvA6pkRoEy2V+scqKAxJG+Mk/lesa0Kb/NYvi0",
+	"tryaPWAunzYD7AvLzWIgv71Cr2xsO2BjKCEZUgkyGdp6DnAii/xrudHU+5f6ximZAY/hk1qb5VZRgQGp",
+	"gopvwQxHgsOXioiRoJIs1vLd3Geo9Z44KEnmc2Tpu9QQGJvBYv7S0B8a9hIw7lMM57ybxIIr6PUem855",
+	"4PO3cSOHkHQPgNkFjMPsmmnvidvFXg+ROVTygujw6/TzeEzDyWXSjakczMR1GcFVzZG7DIrUzJfokQhJ",
+	"udnL6QXTwQVzdUX1wT6znIHcCw2UHWJ8rLWEHhdhXktYm1/VXSygduPL3l62P69ITxA5eF5apTA3p94q",
+	"L+inoHVea9g53wo/iJ/H292b9sPlujyNdnrHeDM54hv9X2iH/fBl68dxIUDS7iyXDJkbRvkkTa+4FyaP",
+	"VmriPz/4vWSTby9OmecbU6wlDXqfJ+rTAssQFDGtKfMxA5ArhjBaazUiPMkfA6/aDj+fBjuPYH5AYEY3",
+	"uEpJrleAarRowxvso8KGhygfFwiHoM36AE59wmypUG2a6SvjMVWoC+I9NxDz3DSkKEzZIIysMaaRu6As",
+	"vr1Ab5jaLnYC6fBK6WrD3PlxX2H2QCLDU8g0YUHaMmDug+2m6D5SJkck1DqQ/QJy5sQeCqTCvR7gv6dt",
+	"yA2gBY4phoyD7F6tvbBRovzjCIZg7RLTPh9ebCD9zH2AKqZfV0x/c1dOLZeedNpJaKopM4/JnIGbvgqa",
+	"dU3rnXQYwfLDhncsP/zrELNZwDH73sHuSwit6Y+I0CzlPPsyxAw6jkFb9joy1diKwy3NObWzJcqRe+Ub",
+	"iYL0w0lUQMrpE3VNy1GPY9wlhawm6DThovLlYEFqwCNfpfgO8IIvL67hPx/h3/2bg+NavXZ4dHp0c1QK",
+	"lDnCZS674rz0VXVon6KgqZ0FPcKSoI9Xp8Y9Bdp3Cn3k9/DK0cHks7TaO53eGl5vtFqtVmNL/7Ot/2ll",
+	"/2u/hbSPCpdivNCATcO6htYp/SwByqSD5rRXUus1ty3E2Q8xu0qhP6fKH/UTyjXj/I0z0ZQKkGKwAzwM",
+	"XJOGDolOlEFJPzTjG42g27kgMhkSRNWu82gP3shbFigMUai0cL5/EgV1U/kdpYmhJdULaSpUxhdVOKLU",
+	"asFpICx72PdbP5x1fvrx3WKcC3u3y86axQhXRPI4md3imzM5pxmWkUNvJMhXhE0qjUWbS0UQZRn4UCJJ",
+	"L4kZkbKJvhP6aixtRYlrXaGXrUsGlGkh1pdoRWH5IOu51kYx78s6koqHD7a95iqKMYuW6ArjyduypjCc",
+	"OTzykqlTaSeiBcaDVvotPcyUkaD9gdLGwLTAdZ0pqu07PUgtXA/scL59rs/r42lfr4835ckuUxAWOYgF",
+	"RYek6AFRuG/yohDj8Lw5SM2OgUoKmUvZLD0FpkeucF8LYaENoQjBhZUgotNttjgvLttFc3OW7GVwhybi",
+	"9G6g0aw56OvfSEQjTwHUhBkBXIQmuVRc4D5JsVslMs/pan2MxRPXCEXh/jN0xMxwKeeNNKPdFmQZqqfU",
+	"ntlbtLOc470y9PSChbgBgkLu9gz0Hj87ZY4aPCbdj7OauOPRqCl54vVsDzF7+2zxmr4sO4gtH2WypJ4K",
+	"1FnC2N/qM/hvIcPDZj+c06fKiipNt7pDLMuVfi5sSxXPrj69cZjzubfY0tM8s7XWpupKf201OqaIdFE9",
+	"6bSlfoYpc6ZvuRNwSPQMC/b9kAga4rcHAxriPl+q/XD6RJ/oPnVKl5mEiaBqcvRYnrz4+sljJu28BE/a",
+	"1O6cXGboa7YXN5wKUHtUbMm01mw12+215lal2pfSRpqBVsXuKQu07Wyy243rXWHAo0q9IM5zoM02c4uF",
+	"kQ3SvqTuErSClW0TAcqGVSoyf667Dix2gzK1uoeCmIcPprKNmxCKBdCFI/PBFHbdMudiMIVhWGWU20OB",
+	"e/S9xa4K9lBgfVr3gBF1HxEDgRdA8ZmBloLMRn2NbRMO/krTP9CVWZn6HyWd6ooEeeQPxJGDRPc8UeZt",
+	"xkFGokLppKUayEiffoZHHywybn74gFFVNnr7FPNa0+XIvjVv4WYvLUNaEPt9y/bT/GjZ741EHyURDbjS",
+	"ZrZ5iOR6qU0XwY12x8/8eiAj24MgEwn8DxrH+O1Gs4VW6CWO9tDB5Ud0cY3aW/frKKYPBJ3hUH/x0+rS",
+	"rhjYbZBaaxtd01HNn2T57p9uh/yCTPpiQ1AXAfQ6fs70gTFFxCOOZ2I0HPMx4j1l9cOs0ai+WRrGNP1F",
+	"37jiQZllcW7mIRk250EybFQoby0bcTl9pZxhyoREyhmpmfvow6cbtAJwJFZtDh5oFKzWLTZxe8Ol4tm8",
+	"SyxRsJ+oARfWebuL3hEsnO8s9F5nux0356T/nbDZEBlp2zhknmkFhr2zAHzRKseLzTv6i50/8e8JcRNd",
+	"MxifdSTTZMgmOvpihIM+04PLi+sb9FZb3G/tg8unpvfBIl1P7/MSh0a2UoXB+wSzbyhlAtpnvNcrdQOa",
+	"WmQ4BrLstSwvac8AIFyYJi0012VGOjQiI4uSrsmpKCldMXX3L8nDs48wlf1L69muDOycGy1w8Q1+s6vK",
+	"yWDpXRVNMboU/N20ysdn9f11awGw5NzYrmX+wCVQ8JZIL6rWHM0ypdcezTHQMvUC6U3lnLFMSlFGD5de",
+	"5K+nzxNevzRYg/ww8jPxWbfu7YQCU87ZtofmnhmxIGkuatonQyhIj5QqaoDVBX80qKMpkCTO9qrZ6UYI",
+	"NJGHkVG/ZbCrsYO1M63d9XShxbNzrttySbRS0gfZDk2+/Uqjb+XYJo4GvnfbjbmADjp7j84KSaWYBpk4",
+	"q1RPuezGgFm+Qggtk7/O37QscJ4bSZ6Z82yc8ntK+zm8lwFkpHndpk2C1vTK18lLakgvnY7tWKffi4H7",
+	"bBGdnOvrcS3mR6YRFhj5BjnLtZgzdZAGkwTKSKSD3spQtqDP8AhLhYY0YrQ/qJ6if2hL/Z6fEvsy836u",
+	"f8ldV9GyTym+qPDJdOGeVbUK1T+uABWjrAM8lP9IE33gjKARhfCd10fYjiCoIxLb4mJ9IWUAr94XWin0",
+	"vC1vnL/XoH6l9zDyRUE1NulT1kTnOfcveJAHGLy/EZ7cMj1O285lKge9UN+xMFsgAysrXdk4YeGgNqvV",
+	"3RIPL09EME+pw0Bnr9uMCrAwNdEWV4BZc646k1fBhDKPNqhQpXWAXJkG0mnn8aVcWNZytdOcSZ4z23C9",
+	"DMydJWmfUZfm7/h8JWNzU0C1OrfOe3GP+0yuUHZpeb80ZxTC+aU7Qss6fcJThgK3s8qT6VNRN3snv5GG",
+	"AHBpE9nSdOL1+9Y/T7drD5OYMiwmfr/2P6nvd1p17VHMvWnmer9CMewzS1bL97B59czhlh+vf8lRU8D9",
+	"2j/fz3zpJS2SXsXdXEoHg+d/wvS9kysSEjqqGMPaR2ljTn0+/J5opReSGOOYjxvJKMU4rgZ7u3QPjrI5",
+	"e0+pMt0XpQZOSQ8LQYqZHBOB+lNg739Ge8/SHlmfiFbDkBqT+JEgh0LtABUtqAigkoMvE6OIDLkTx0rg",
+	"CZwNUxgWFTIBXzsTcnH6tYVYhgWFCHaXJ6ruPPm2es6EqKlCK5DXr8gXtWeb2sWcP5AIJaPV5yRGTm9y",
+	"PqJhngKXgoYOIK7dMdgtRSzQ1nLZr4VkSfPS+VDgN7g/uza6Yoj7z0MqKMn4KgkqL24B/YIgM4RdX3Tz",
+	"zfJxaj/YPM3nMWUPWrZCogNa0TyttXHAI/zhCiAJV3dR8HVMuveJiL+ZYLTDw8yx8yvFr2nkWlHmJu2R",
+	"zzOdXUQ7DXHPt4RuspSL4kmTz/fQ799F234Uh/fQgeDhQ4+L6I2ERLy1TlbNvxLRvjZRAZQQgzS8ZTFR",
+	"cK+r1Dmpo9M6uoCLPq7WkcFjRTgUXOY7z8g0H2xMurBKt2zGKljRo491hftNdKKySnCJsEu9wSxtI4M9",
+	"lIfdWyaI5PGjlh9UIUZIJP0AqNYMPciotGdbNtYi6oC31IWq4BR34ObHxi+fv26XQw/kGXhGdh3kBUE6",
+	"kTJoLYo3UaAZw0vC7k1XLa0Ejo/Ai66XjELXoyDNi7GpdTYz5t5lxphqDkpCeHCWRQN7pZhG42XRdCcG",
+	"tMFwWAAsGxj0Sj4yGkEMxTMh9Laxgze9OiamGaI2fr1xu8gLl8SsHqByIfKFSuUWaP/ypBhzBQdpOm4w",
+	"QPMzzHuN/Cun18jBLRUKCEzzShBFGcpVARU9iLB4yKUv6y+g4Ks/KGCk2F+m3z9T091n6BnKrndUbi4G",
+	"5b4ReHJIYvpIxEx/sFZympG7CJhHf9UAm1jR8IEoC2YrtHaQXllSE/RnxQfMKJ4DRpjeWeq2LxW9Ak9O",
+	"KSMvDy1rKt5rKs7BaHsZ0NkhJWpGZ6A/GZnMFEmX9SUY8LEFZxDakrdQwBmQMxSGS7TS/tc///dGyz+4",
+	"CA4HdRRRqSgLs9px8O7ZzjT6Xm9//vo5P7Nfa+vokzZj6rWTg496eVN/QAGBbsG+ycDJN1oL3AOGDsX1",
+	"qI7ClgPJng66z0YTuckwySEayzJkEX3eZqX3NM4Qo/UhAC5L+1FxB7j8KvAi4cy24YAZvaIEHUJbuGQ0",
+	"IgKFWJLVLKdSK3RFsA9IWGFTHRXOLg4Pji9m4XNUoFbWLevFeBmAVHNNCCurvj5Py5kMCSzdbazAa3Vr",
+	"8+0jRNXzC6SXw8jXaqk/8ue908zo5U94ZqSeh8ZpWlrYf5a1EcYqpbBy/Oh2RXmHWYc8v9/rmVhVBZD6",
+	"tCV0+g6bwj79eDkDSj6DgLf6k+RDAl3F8EjrgXsZnDyAWo3BN7wy4lLSbjzxtnSuftlDSrd/lIVI5UQq",
+	"UgAoOb042D8tPZZL0/tv3FaGFDNBQsJUPDEbOXPf2o3nZ5pF2hDQRono8sEkEqWps2V9HTIzzOQI20nk",
+	"eSO/T3Os70XnfSwPh98xxQelYhzwPEys4XkdR6APfZrDCDFzm1G4h3AXvuuZSx4IGWkqUmF6DTRRqncI",
+	"Avq58fiMBzyGRiP6t8TWvq1wG8i3D1P4gdiHReZclatNdKDfrPk40BQOUsNQ2p737oWg1hNlc0VzL7KF",
+	"YIyMoS/KG5k+P20p59OkXX9x4MiULr5SWOjoy4jnQkJLOal89XaZOiYoV1us4s5gPwOT/drs16yyWK8L",
+	"517eAaYq9HTKB8/qCec3pqnSmWb2clyI/l8uCiqsVfUolJlG5VgUZG52NtEBVkSYPI6l3NyzKXlN1Z8g",
+	"VV30UpbJTWjbVIWcfkLJsrkdGa95iLqpYumIvmSs4Fl5HDMI/8lAnTyP9jeA+2hOGW7Jbjq7QrH4NPfK",
+	"KvTGoaKPZY1Y9BDQCCeSSOeloESiFfIIqhmogKARAJSTsYs0PwAsnPNqoFgz7+oegtbOprYVuGKYU1fs",
+	"fKeNaPOyUjw/ZnHTbWsbQh9NPRn5gkOtIQW/3tb+dlv7bJB6jcELjyvYuH/LGbbzVtiuHrzbAdB5LGdY",
+	"yX2qJIITEVd86UcRz2KsmOMIWu0sZCuj8xdQ56BZLbf5CZihoEdjEsBS0j7jpa4pfUmZN/3y/Ls6+nB5",
+	"9F0dfSLdS70c3528t01ltJ3oKiXQGX1nsIDtN9vtnQ4a0S8klgZcRNKI3LKVtbV6e2urvtlquV8pWOar",
+	"dZstZpoCYRshhRb+plYHkiGCA9N3pXEzGYHjCNoCaZXp+sfvEAAbGzzvFaqQK9OeIDMrmzGZHnFdSJFY",
+	"jOBGZ8C1fZRlrVv+pEYrVXObUxf/TNTMqZgoNKLtkpizvt59lS1+r+3It9niuVKfl3m9ZW0I059Z2Wr8",
+	"iGMawaReCXrA9PWvfnDBWeoetiBpxj66HJbgE44fLKzAtUssnuGdHmeXNtMkZHBS9xNozedd8CaD/bb9",
+	"4OaUGLwgPgpPhahTRf+1N8bnOLHztxfeP7d895OzX17uzU5NofsuH9jIU/ZdT3/nvNyloA4va+hBxGxn",
+	"s8MigT51+kLPQwzeby2fC+OvowCmXPxNz6NyV5BjzCLe680a2EjwKIFyZTSwV6IuUWNCIJkYoqd/yVDt",
+	"u+Y5672xavVRmPhwOmwTIJMkHfcz/ff29rku/L6gsZaKEiemzOHFPvypBqMva8OS0jPHnAWWqB4AsPqS",
+	"DdPNaKXe5dEEorkGFtpeuwsdQnCo0Ifri/PMu/ZAJjLthGAz1n8kgvYmtyz40rDZ7Q1J+8zhHj4SF6cR",
+	"eGx1FOukHmGD6AtKcFm72Xmgo6DAIuuIi+ro6v0BWltb29HD+3hzYMbsdKohjWMqoWxPW2ym2qCJPkoC",
+	"CUuAvDEgiEYwuyDCCgerWp029WVG967bypMhnrisUZ4AQHFa0OHXY3c2G621Rqtz09rZbbV2W61fKnfJ",
+	"j0qPrJNI2lrwfhJjgfYvT1BE0gRBaVtKoB4Zox4OlTQmkRzgEUERGRlwVp96AFWpd5f5DI2YFDbBa7zq",
+	"eZczpiKPM4uESWqJ1BGOpe3Ob6PxHnfAdYEtHy5k72mWb9oUlto8cJEKCWtmPHntbLnz0Uw2w5GAimJY",
+	"nAr7bV8pLadKyjoZSTcacA9zY9UMx0C5SK8vgQUzz3WRkRnbw1ZsW+RcplJQGW2c/p6QxKguzyyBtK7Y",
+	"sxm1yZriJk3TjBUpzh+g1sXbiM4mN6XGrcU4x/UaceppcdKT3NtMKT1a6RkbWPMW+JUZMQeRtXT0AahM",
+	"l3fbxWNb6u+sCS2szqd1wY1WK3DIxJwhmUAhbCU4nEobBq0EFvu1qYi0LXX0X56/YXXJrQJPn7VZ3H6n",
+	"FqVZ6kGY8WQeC6W38CMROM6xpIRqFKhziaq1BaxogRm2XKrmUpWCqQTmScEuGmOqXF4o1irECGsLEoAS",
+	"TcQh2M3tFypRAvHhMZ6gFRtANt1mbplU3A+yeonIpt16qA+CaHUPBX7ai3m85SlzPYlQ58uXvVsWWNiM",
+	"XYjYGt8DT1TIh0TrMqmvCdxJxDClEpRE+dQmM19AnHeFbukI9AIZbInPcytky6oWzaDfSHR8c3OJzLV7",
+	"qGWC6QmDPmGa+yHSTock0oO3+8TEGN18baKz2ewbOzvLbf1SI/fRVRU6MW24weOjek5YetE4T4A5qTJH",
+	"omdurrJcK6uI2DobrHDM+wnJemoHXxoO1zlA0oogp3HYN0it7o6UwWEDYBPvNSaRIfjblPtu6qVNuGqY",
+	"SGWQ1ruuJC2eIMKUmOS55m+1ei20LvUm1BbcO+hN/xfKHjkNyf0IA92LGM+1em3MxcO9UYJMKqWRSLn8",
+	"L4iB5kVWETy2lpawuhriWs7Ezex0mEQf901bvh5lOKZ/FIs+F0pIS/xrT7aVA+3N9gqb8zTKb1RwFc9o",
+	"A/KM9O7M8+sZM8XJFQn3Ek/uVB6KQd454EnZSfbenLZ2p0kkKVSrDAiKsVTurOwlcab0rEBsV58vLYD0",
+	"dxflj7hWXkZMqwOV896lypSyOToTjDcdpNMmTIpi5GD5PNmfNsd6nhYFiQKz2v5n8tbtchidHVQqg3Nn",
+	"ix5pQShH1HSnMWL4ltnyum1kdbAZk3LvKSQ2d1rrL5HiqZd/OmUehGBzjqf3reSJrOb9TCAP3u6autvA",
+	"U3yQW4ACky9Ko7e75oZINcu96Ktzu8YUyqEJamUj9TDVy1T/OvTyh0OfKmlFfo/+/+z9f3faOrY/jj8V",
+	"Le4fhVmGACFNS9Zd652T9kw7pz3NJOl05h56a2EL8MRIjGWSMp0+ju8D+j6xz9LeW7INhpj8atKbP2ZO",
+	"A7aRZGn/3q9XnKLXtBR1zN14nVDg0v0bJr22kyJnLggZAnuPMWuYDy/ZZx9P3lGmYoIFPKApIGsFKiBg",
+	"PAwTobXlYa4HExGci3AgCXUrJe2X2fKNjKUKYvHofWaYYgkbJXwMWoKdiDBKRJBqm5wbSOyjc9bU9bdl",
+	"IZPae3FlDOmTSs4BCOGE9OW6bbSqWcFWzFXfm0soToFWKF62ukXcLWudgsIzAf7Sy8RM7ndcv8W1ADG3",
+	"qM++tMt0reh27uZclXZ+GT6XAadqggE8hRp+NAJm0W9icTgvg60+lMtUJYfHb9m5WJgdx8MmbGUgED/I",
+	"kM3zouDNu312+OqMRXJshII9O4SXa34CQyU2odOvfW3yWdQ8F7kMHI4QyfN4IhI7VvzrV7twf/l0VvNW",
+	"kpVwdKjf5ZkuolnVN4JpHR4dvT49/XL24bfXvxOaVhky10B+GKbmCBsZBzygFqPOY7EaIzAg4UnhvLGB",
+	"wthO8HPZRM3RXCJ0XfNeiGUpY3aFCWWkrgGgZs2Q15TVCT6Lcg075nNkvV/zCvJ0rmXvITfAv85L469r",
+	"RmhDZv8yd3m20D3jhbUINxCt37nURCCLL+TV67+9PXq99EIAQScRbJioSy0SzQIujVVgjDCcmG6xQ3zr",
+	"sRobIRLyIGVRfhPCcLIFWDPv7wAAMFJUaJfyIM2lds1l/y/fGpc971TN8eRo7B/GJSwkFcwVAH2SUp+/",
+	"Grl+Wy9rwUWMndEogpgouDE27zCdx2nUxNYoIpHSfaMGEhFwTc1ruZSF+TXCsjYb1V4wT4IJ15Ece3mu",
+	"TRYA4yAbIUbIm3f73kACQDa6eysY2bTVMG6LCI7MuoqgFXmSSvNuBnIg/+u/2JGSxgaIlNQD2WSHcQyg",
+	"6KjPNuDkQ9Q6kkE8D6kQyd+56PhslohR9LXFDgmDwYY5GKv7YwXtza2dYBqCkvMbZEQCogno9P7ODtxo",
+	"1Hn/RftF2zy1ZYYGWQPUElAYxaciPuJatNjbED/6+PHtK91iZ9FU6JRPZ/jpUhAfnoWpd3DSWaSZ/22A",
+	"Hvug1meDGu56KnXHDT+oeWxAvv6RCgVcCJdFMsVLvvsHrNduG4NDM59yyj7O/I9vUFrk2fr575+NSOu1",
+	"u3S1pXTCd1+KcN9rd+hi8ycuySGzfWpYMBQqgb2I0LQGLn4Wqna0F3nN4rkX0Gv34JknPBXIyKVtIKrX",
+	"fUmpD+afiDRZNA9HqUhsuJ3VyfBv2E1VkO4D+ZoHkxyhBbxDiNz6X5szkVB6mCaffcCilIG1RkmH7Jtn",
+	"mpGPMJCARB9pqIADlgYMT+Q4H3InvsVOVCw0S7g8H8hrMKPUge2jUWRIabEPjoZribgLCl4gj1Wg7jpg",
+	"nEjoyNAEL4mov7I30rVZMnM67L12kW2YZyCNtQBTIYN7iGRDxt87darf7AAqLrNqqQBn5uJJHlAOcRkO",
+	"5GvH59Vosdcup0NAiTIX1uXuFxEy0rciI+8DPNNGePTN+P9j985/sJiO/Wcg/9NsNuF/5ms/oNKiFEqL",
+	"/sN8PpvFEbZU7vxTK+kzvHAlCfSfXKYGAuHL1+VSif9hxlZPAiPYJuIre/P+8Kh5+uawu/fcwSTzSxfJ",
+	"Hapw4Rk7LA9cvDRFLYJEpOZHB9JlQ62QMYNCWQLLjv/k9FHIUz6offdZHSMpzF9K//gQBuYp99lExaFm",
+	"UagHMrXsDJuTeAD1BXm7mU0/5s4NBqjzccWBhCj+n2gMtHn+5MKNDkWafgZPf5Nytw4/j1j+KGWbJWy9",
+	"pYytZ0VMoKROuXnz0VRgzjiJtJJ9I0oTYd5ihKE5VAlGOIbRaGRcWmkL1mQIGZsWO8MMs8X2pJeD1r0r",
+	"ZuTaPBttOJ4y8NOxrflyokXwxao1q/CgtblpY+kLxFPTaVOMRipJC5V3xiSEcH0isFGc8XmqpjyNAgi7",
+	"L4yqdPGhCZ/NhITRgDUfUTAW8VipLwgq6rItHqgplQ2ZMeWdZsipuLAMqgANjE5cLlj361fi0jCnN+uU",
+	"LfNpGXNerTnCGuPBQ+H8cDNl8hJLfW/rdjt/2zwz53KjVjYSxobIkHNWl50wvxh18T38BMMuPqtjHMv8",
+	"wrp0QgNLgvLxGX99BPHAPKoEAdIeFUCA3MkCtj4cKk3tRC6Kmd8zkQCDuSznf8B8Tt3yK/UDaE6B+Q7X",
+	"RnIMT90k0HF0mALUkK/nbCkzuD5TTLrm1Iw1jiRoG4fnkPIxfmhuXcFRIMoEYxYFKiSrbQM2QwvFJZ/N",
+	"sjAO9SEiRHMJBGfxh8pgFLTLfqAx3IwkuKYA5eVKGFvsFE1lwKDB4mtnr2T6uJMT+sgmRLJvIH07DGN1",
+	"mcH5uSToJSGUqQSsM0vAAlaabqyQFEGlOTCiQorCId0bUWHugzUpQZ1AxyqOjM+AQMDoBh0napZEIsXy",
+	"WoiXumhUAVMkFclUY1V+GucdqBwxZb/WabVbbSicmAnJZ1GtX9tttVu7xEEFwY2d1qWI4yaQCuz88/Jc",
+	"t4zKNt8Q18pqpAiE+ScxZL+JBTsVFq8SyoPMAhRCCMbMh/9SSTEVEhnhcB6FaCMdO3uxD025rI5iiQqP",
+	"cwxntX7tzyL9yyWwpLqqTDPMbrttvU5KuS+bIYXY87casK72//hW4/G41q8BxjiEfi/gr+7eXuclAPGZ",
+	"H90P20Fv2BUveWe0G+y9MF+ki1q/9uG3Y0S8RoT9mlf7aha+869/HP7jt69Hyehvp1/2zxaf/vrmw3h/",
+	"Elwc81n0Pk4u33J+HLz5eKKwdBXNiKvSNX/59NspOtmrL8WoTi3SlnndvXZv3aPcmu38rtJf1Rz71Hrt",
+	"55VuOIQIFsT38rGyWv+Pz15Nz6dTs3H7tWNUKrAh4IheoKVR2BcAaTM2r6A2FVhUk3cyav0abgL4JcQ1",
+	"h2AR0sTqkr15ItJ5InPoLeYYIh8FRCCoQmqJoYJcJycCeu1OayB/NcKeSknoUDvUAaqXcI/M+DoowZLF",
+	"voCuAtdgxqMEgg25r/sU0nbZJkgoIgeEB8I+k2NIXWWHnXMHuy8xs1N0+VrsA0iyt8fOOmCcWk1b7NDm",
+	"6zB4AMqqUNlgf2cgI83IJADxN+MJj2MRs/EcDQaKJomvgSBrZ4QtKBKMF+LfVSMKMGjzUnDFBvLtMdbT",
+	"xUauwjqgLbbbzhad02KxuvFuh2KhZNhosU9ZR38CSRLNeAycigMJ4zVmIyTv5MLNRhNYPPGhcbT6vHwt",
+	"R6TZXnuXlSwouceuzgjJREE1wG8RGUmU1YKgmuOp1WP2vJCFvr3sewcHAAPdQqe/qHCxndBzkbgrOysy",
+	"xllIwjcj2UScsOaMS7MqL2uV5RYM23blfC9G6m0T5rVlOSbAMnqJsoHYS3csDcX3ymPP7lgNSaIlgnST",
+	"FEk1jzvhqXgHlOdrnk3X7mQXfveyu5rItl35ZrocBtjDldssyH/hoXsZ5pbO1bd8hECXSqDO4poKw6v1",
+	"OrtX33XMF7Hi4ZlS73gypvv2qgyRYscCu8As/Fuv+/Lqm8+Ues+lxasEy2qvXWGwpxio+GWuFxs1otkq",
+	"RhqAWMk0hztkmS60O7maOlRIqrtOH16oc3LMMg6jIr+RGQXqIMo+aD0XIWZpnKqzVu1AHpLS6bZ7pbay",
+	"40yCJJCzlwMex0Ywaj4S2Kc4Ezw1z8tbBFaA20HolC8om+TIVhZEsJKxDWXatLFGoFLwIzdrijFkBvk6",
+	"aWspla4pbosML9vyt1eWUUt085UkbK+kb8N5VmRFXkOWPBKxcNVRxfd+jTOJZYJrXSfItaIQwFoGQubO",
+	"PNyVPWzsl6JHvMYrei9qN9ajm8iBnBJ17EDVdidd/r2cILUwsXvVR9/zb311MJXevxbxKPf28zT95TL5",
+	"CNIkpRx4HnOQJ1JcMiWFR9Ryts9JzVOdcoRKKQo0NUKQRdhfGOKzvhBetuIRrTDwZcGTNno1NuI4kHzJ",
+	"E3KOENm1Za4QVMCCw9bAqLa1qgeymJq6XDXkh3O9YM6Id8Z7haPhEuZRwiBGjEZ52YkBLBpxnGnga0t5",
+	"Wsrjqy1mrybFZe46h4jY5Gkz5Jey2etWF/vFGfx89rWdWQ6lZGk3155M3h9v8joZemSTH8uiFOj8t7B0",
+	"l6QqiboNQhXJOzdbuvWMOa+xJCKNuC0A/sJHS1SgELcgllCPrNCQ1YmYr4E1TEAE6kxrF41usWMcFQQK",
+	"5EBaS9c+0N6ClY6xVkuS/2rj3MPS64GMUgAi0UsGeaBmkRlvorBpFCcKVKIMqUQpu3ObFjQZpvaM/5yW",
+	"9KOQpYf5TX6w8aBE2m3Lp8DGY/RgMlrQpTeLfXC5jXA9H8dWb24QyFA/b0RriUHqTNFPEGNVyfh3PhW+",
+	"sRKLbbxmI2IhvouCD2QAWIqMa6ykwTgz2203Q76Aepg0iXjcYq+NTaqpKkEAJmwzklpIHaXRhYgXrYGE",
+	"XYatjrtUk2qLgwBH1hmz5q+JmicHuKSQ189fz+q9dttjvfbLxkC62i40PZmNmZSHlcvsX6sdkrmUuTD2",
+	"QDpjfcL1RJRHs7ePKp/Q+/yIXs89BJcp3ZkHtqFtsJYX5Dbj0XbCW4n5zmMQ82dIRwyJCExau/IEOjiR",
+	"tsWmK3HrdxYH/woB7a7LC/d7VglGSjnc/n4WfLnXuFW7gpl9pOQojrCH5v9u/BsVAqCJ4+68nuaxj29m",
+	"XZFrQ20rLoi6lFkGLlZjz2hCoVNseutnGce6T1z5fsNbzgEPpPuWSPt9wrvgawMrKXBaF3zZhgdZXk3Q",
+	"A6lSAwmZSip0MoPANLAZw9LN5kv70Rfyjc1lPHMnCnp/IDNTDz2Muk8XfAEH4As6ADAXKD6kMA/5Mw2P",
+	"+HXnqV0cEX5R89RvDKQVL0V16FsbAUeWATQ7lWruQ+NgDP1ZkFuNNLtMojSFNgiiDUm41LxQyEgVkalx",
+	"E1vsNzFL2Uv0wlrsGHC5Uc1CbTRhSgXzRKvEP0AjAig3Z3wssNAVmFAIqeRdJM+zemk/EfF/D2rm+kHN",
+	"b9xuBOpdpNNT2pCvbcPijCd8KlIQyWsA2LJLdqxEvfLCI5h/7fvnm5XN/IG4PMsAN3sEcAO1MlfDEY+6",
+	"5toZPGe31W51OrutfUt6CXU05nwRk/zhGAZWe6/+HcUx39lrtVk9OubhATs6/sg+nLLO/pce8qy954H5",
+	"4O8NWJKykfb6ne42I+1UGSlJgpsN+HNe/Vfq3i7snRLsvBIncEYAlFSAsKT/I3le0oWI3RPzJMZS+gNW",
+	"OBPOfk0Q9nSqEpF7fDal5Xa9h+7VXZEeWC3nqB7aMp/qKBVNaAys9WvS4uVSW9fUKPAdOpQ7387F4vtG",
+	"XYe11EjX4UBGoU/K9pYVSaBA0sGPfExiv3BjwHXaaLHDgTwXC/xmtRml0IvCkIgDxookGOZOxCshhQWJ",
+	"4CiFYp8hOHHAWWUk5VipkNX9I/NJ80jJNFFxn82S6IKnwmNT/rXJx+K/dzt7u8/bxsmKptM5vCKosX87",
+	"av6upGi+52kw8akQyugw//UZH/tuoLvQNFMU3j6ujs/qnBbKZVOwoHeKGqLolEIzTL79z19XpviLeZdg",
+	"i63K9dV3SAOGBQzUbJF7f9hDUEQAGtRejl48D9svOi9e9IL98PneS94dCc7bwd4eD9udPb47HPVGnWF3",
+	"2B6+6HaDsLMXPg86e8P2qN3m7ReD2rr2xsKiFg5xEa1+lZ6xgn6BVd35UxEJoJ5fb9jNjcLvXo09W+oK",
+	"wROXpFxhp5WIu0pbr/guqtyyURZ6tdfEHrlmDs80O31z2OzuPfeQBza8k92wWVrvlhUN4OEv2a4QvkFb",
+	"uMV+V9Bds/QqHsOk709F3XvN7rfVNuo/Pn8v+G2HVi1g6NDxmJOeox7WEj2H3yDfzTYGLYhL6CX+nKnD",
+	"S7NbzJ/41B0H/FWqEKFlFJhqcvR7iBcKvYxKCoYN/5ik9pGzAwir/UY/v5GtNlliO/FWmheeaWxgM74G",
+	"ECF4juTcY6kK+QLhFYX1M5D+fCAdTZ9HQRqdei5kA1z/LtnudLkxPll9BVvVI5xa7AjMQFZlxjdC/ZnL",
+	"fPCWLV1JliOGP8jIigFTiynjkjkOP1xXW3Sl4hjANDFdNYIQM7aakjNWVNSM+ncctA1qvz5VQBPT0ECS",
+	"d7tUoLvb7uFTJYkVllOgkWY6BU8cqxguAEQ22xPiqzkPA+ljvPUsgtgztklb/5qKc3gcW95QaPIipxkQ",
+	"HBhn3Xa7xQ4xWTcSaTCBTns0fDgbJbAhoG3IIW+ubeMv8S0z86RoyV3KDClg1RSBVuOSNORAQl+yixGX",
+	"GSy5g7CdxQI72ty2ogUO8GUZHyFK8d1EcewUw5I83wt7nV67y4dBb9jl+8+HL/c7L8OXnU67sx/svez+",
+	"IJPlqlCvOTRg7F0Z7H1vr8RFRhBv4gK66l6Huk33Vo4X51/rujos8+V1DSWpmmDQ+33XEDUTid0GmPy5",
+	"QJR5YfPZ0TIn6crTrmUwneLJp19TSWFzeix/5o0ggBbRa23Ca1pKeEgmnBJEJN0y0DQrw+SywFxnQm3/",
+	"ku5i2c9ySqU+t1K7kb2HO1jjew0EbGc0ZcLaglJWN5gyMwdRaDYkWXkcI4BBZuZkgFhcLnLVGV6RIw8C",
+	"8QCjMIUG0RazvVMEP1lApAGwnHouRWlOuWYcspANZ63gXVgmg22PWcUN2iRYyw0tUG1btH1gA+dZTY0x",
+	"NSkDCplWGjE68rk+rd5A+scE4EOkiCkbGfvYt2jY8DG04FAX5vMlTvNsRSyTea/dbg2kfS72G6E1FnME",
+	"qQCxFvAZqxcQfHQZ4XafjRIhWNdjs0Sx7p43MLuNsBrYXMaYgm6sYklYGIk+Pf4LhrMz6xCGrVO+oGr7",
+	"3KizeAZN3a4nDdjxUkUpvWQ0e1UcYmdxqmYaML+wYCkcALuus140C2KlMdWcS6J32iyIeTTF9Dm1bRUy",
+	"6V4eERIbBw6yNeapQzBZqhLdmNQ+YAlPRdMuZWmxpxkWrc4Rsjpev9wT2Ghr+7/99X3veItqzaUh3GmN",
+	"Eb7nK02KY7ysuimBN7yysqrUlliPuOUty4rHXV7UvfoWXCk3VnLyt95rUqVfQLA5wOJ+rVzyOZxjJH7u",
+	"tXuV3y1R8JS/VCvSN4vq1v+JQtlNnc88SjLp64LRlkj2Sisgn/GO5EVEnCA7CB243hb4i4qo4rMQrHZK",
+	"P3vWM80SFQsPIhBYHZJj2URP2mU6BrJQ4W+xRNwTBaqLeq+9i/Dll4hAdCjZXAKkgAf7wnM+KYDyw94Z",
+	"yOUy2d5BoaEWe2Jy37+skH5FO6VQo0oWYLoo1Qy4C9+69bmJZkipOjWSF19eBn/tDv++P/1t1tNnnYv/",
+	"eSFPdi//8Vy8af/z3R7/NeyOP0Yf/rX/9/PqGmR5qHeqQe67Ewhz527DSnGZb4q630L/CpLoV5UMozBE",
+	"vvp7id0+jnqjQtYUhw+5xfz5ymAf4P1ubAAg5JKrQUkcjjykIo2F77HhXIYxVLoRYk6ogvlUyNRjXAOM",
+	"ybXgRz7MhDycRX/RJC1ugkJi0TKvh+NSOHmbuC6XcW5LjyDM6/gt22213Uo9CDyRs0kEi/JMuzHa8bG6",
+	"eY2N7cBE7KZa8Gl8e5vqJnvpH2YkW+0lO/anvXSLe+kfh+/fbbuXkrGuUAgv1xhmWTm7sRM3lrRfrzEY",
+	"R/AhGd/EsJHrK7Or+792IHdada2S8ZVWi1mM6kYLXl26yfOv9Ma11CslzQigFoXfn7ocrzI0svLi/CvJ",
+	"HWQ4pRvtjBxa3UaVUJL19TDli4geMZesnkbmGMOx9SxaLPpaiNdbkuwzp+pDMvZZHaFqsUB2tlZv0IG+",
+	"kY3/Aw/Lz1hZ4bbjieDh9puRdsD2NRMfgKDw+2evNpuXQg5gUhvcKj4FfE3csIGK1TzRLXYcc0lg3ZSS",
+	"Gi4yjHSP8F0A4xAec3j8dnUHIxQz7mFQZKV79yOghd5QH8HwkZ8pwGLb//r15f5u5znQXkT0Gv6r/ev+",
+	"8+evM1LtMgUGANHd5+yICK+qKzQ3kzv1w+/1jCKUa/gjz+pD9b1/sIbDzba9UHGHclXN7fAw3ZnE+5gv",
+	"uKbAKbV6D82eFhq4TS66FkpfY+M6d1wNz7RxokQy4oFgQo4j6fgLsDyKOBX6A3n46ux/DwFXfxqlHsM/",
+	"u9gcMjK6Fj95QTuY1UMxVeOEzyZRoD02l1G6kyg13RmK0GNgc48job2BBL4IgL3FTCY+aJeFkQ4m5i16",
+	"bBbPNfFKJMZoQz4nrtmHV6dMCyAYggaSw1dn2WRVMpCRZB9O3v/vh3aH7bAP71/974f2bosdvutkQ2BT",
+	"PgOuzTSZB8ZOCOk7AMSSIfwIwvLS2piRDOSFCvhwHvNkYVF7qWiKTYHkEsX5OcRfNPPncspnMxEijWAi",
+	"jAyEOO1huwv0A9z88wUAyUC8xtJa1I//1ml2mf/WN2qAmb96ew30XZDxAqoZoOhJQwYa3pEucGPwFG7c",
+	"pfpszi55IiM57hOcvgihNHzCLyCjaQ4Cm0ZhU6d8AYrmEMHZzUUIIwvNUnats+4hkKYIvEj+FNP8QgCu",
+	"PhShG5d8yEN760DiyGOlSUNCGJuA2IEceSxS5DsFDkUozUiEnsep9rGc0OwJL4v1+8Tg6Q9k3afx+B7z",
+	"9XkEL8BjfjhHmS+QcPaf2HvVaBHbBY1tiQGMHuuZaZ5DBRuVEtLl5jBEsa0rWznodq38RjbUhF+yVHxN",
+	"W+zQPQWwfKHeMU1UDBSx70/fNDvtBsBI2GyPXWiVMJoY1SlGeqWJm+dnjB1jttCO9iz2ByzJAsTdhs61",
+	"EJDjYtwLR1m6AsiwiHAJs+9Rabk+ESb5uNOLWB+QIginkUSGCoeQVMhZwK5oFp5sfjIPOO2/pfoGGo9/",
+	"wKQayCy5Ao2AcVy86TDjD0FyYrQe/BbzkbPKd1kXzpC6hlCyix0dvXaP+afm+6wIAooB4dy4ohBbkjHj",
+	"iRYAtm5eLpQq5s5EBi3bbbFfVIhiamEGMQdh5Z9++Hj65c27/S+/fHj1jy/v3r5/e+azeo+9/8VYjiHS",
+	"8B+wXmfXIrZ6VJaq4gxyv9P22u22O8YHbEiiS40YH5oBd3Jfg0AD5XApRMr0TKVudEikvbQo5nq3T6XA",
+	"Rsw0gjNk8cdDhP61nO4H1M6kFEoY8whiEfawHzGrQnVkK5srFXxk9joMU5/VsegGXTvYjCWFxLR/GmiW",
+	"W/exP5B+EEcyCnjsszoxf7A88UeJtf0WfvtNvH9daxsJ0MINSXlnhb6leUKuu7I16kZ4p1Y0bKyKMzgB",
+	"6b7FFN7E+0t3rhjXBcFu64Tc0VyS76RTbmh4b11kEKH8+sJn0Rdkl7OlBkuSbaXGoHPzGoPfVS4NTbRz",
+	"ZXKxQSK8iogeSKsa6ivCuWGNHpq1QyUZyMrFHcd8YUy/E7tXb+K/3EpJSFH+31UpyLJ6t+CvGMp+ppGw",
+	"2movugCaLkbUXZ4K/fgqRbpVbp4lKjCH3A71FupLivyTf3z+7n0rsDwuV5+iKLK+l3FJjJ4wTkMT1Z3V",
+	"pznn0SqWEgfSaS/oWs1zY9X62X3lzqX7pY2tOk4sEhtOaJslligxi3gN66zjrGXHWrd9uBLPurUwueTx",
+	"QqdMCoF8O2kCH7uxDBdUuGPNYKyMsc8EWPzzHPKARyAIGlpgwXFAFHjX5JrHJhjIteAErCI2gbHtsh7i",
+	"0FbLaCH0QEK3CmIQwGl7lrlKpYHnw3kYLZsny/YHu4b58S4C1f4+23Ebm0o+mGFn0QLrT5gpFAvIr27c",
+	"53wNc6Vjgi1pLl1HLLt5nORFRPnd4pym4rjfn/7ZDK6zZmx0/9LwCuzC7RsMj85IcUjW/VwzJLqntoUt",
+	"9IFu+V4BluJ+8SuoWScTSlf06sCFZ8atXrIGK8EzZBv/BCTBdggN7sDeFUZD/gceSgvsPRtd950SsnzP",
+	"hYhNNTXspPRmNXzd1NGq+oZW0rWK+xC+XkZQUjPoFhE6FwRAbtMF89EW9T2KYiTQxrqkxQYyp8bYsha7",
+	"Et2H1QsqcmOWFeOH5sfWai6cZCWlRZ23oKgjavthdVoC5puF8Zd0gflsnY6Cpaosc2GcyKm3Vh04RfpM",
+	"02AfnkalRbRxPNgfhUFqIbVKvqjRKI6kWDMcgOZZoz+f90rH8vCUVHb8Nqoo2qHXUE5w53YaKds2d6KP",
+	"ssc/FG308LWKkVK0cDk1Qh/cQYXBGjWBxJXEBXntdOLV52tj0vEIczhcohqCkbG6VlMBRZqCx6l1DhsH",
+	"+SRjho7AwkRB+3LWJn8Ck8IuOHqmw+42P7iSysDGQwqgRylBtEa2s4JPxUCqAJtlA5G1IEosuLTxkkRg",
+	"EAIB+w4Itjd3I/Q5jHkqLvnC6LskHEjMrwKdfAxpN3NvA9bDwpzDFFb1Iio/QUURPqtnRNob6pBwcQTK",
+	"ktuRedVE3hbBWXt9OVSq+dKzLKbhU6nDitWKRMF271cRMsWtVBYZwmTcVVEhl9ITyzz4QRpdOFwBBcSE",
+	"eTv0gLLRqSWURqDIKvVKyxEPCoXr7SIehxCvuylD6R/fajhTW3dNWNiHJaiG7e3wF8NOzavFXKcf9erz",
+	"Ou1+r0PPI5Pq9SwKVks1AIGmARVXYhR9NXpazfWX8/2/Trtfr4NniOtWxSghwlN9zwf253VPwZCg3EjB",
+	"lLBndVNlUYlHag/OjYoZN5K8QuHIPI5RTkBzsaXuUKk4YCtwBeBNImZBi5nzSdynPGwig7scSPBCUYMn",
+	"AKQtZtjjGC8szoLx3w9fna0GpyNpUWNzBQf3JHWw/pnOz83r/Dee9y0L/nFQd1XzD1ferlw8F4uiKPvb",
+	"8OXZv0968t3sRfAp7Ize6Ofjv/DdxWvRnv8WfUj3/v6v/7msLCzN7gSgGmTahTTCgkl1eWABkqhdPsZt",
+	"3WInbovC9vRW92UJpzzV9uV2pduUrbUie7s3G1p5vVY+53v/76o/Ysmo+AENEz+VVnhIvRxZucHtqaO1",
+	"1ihuHFA3sUB0wXKS9RHwipCHiDqn1+4grtXlRCRwYi8UIqe4AgVz55KneE+6AVlgc7phlQb0qh1yRLL4",
+	"6Vjdkldl3shd7XDvTqMvq+dnHkZpM1bjK9y5yyRKBZtywGMqdJK4qHnRzSumFi4nitURI8DVeyYWqaqB",
+	"xQAYE3G7vwGNlAjsaDz8eQJG4oRYjyFYQgd2Na+AZarXysxfzRqwIee+zqU0F79T40rJCCHTJMIkDKzr",
+	"8rLl0HdKEgB7w+dBcz98IZovR+1Os7vb23u+/+IlHwbrcsQ8SFVyKxkAO3JXymsXgtUxrmeXZSmXgibg",
+	"aZSK9UPEdol1uJDbjtDI/8Syd5ihriIaOlu0cwaGqLVFS4Zn9mL58oU8FU3z7K3XcChGzsTcMLgXVw4u",
+	"Vdca2gNkrghonQrbBXYvxCjC6seA+B+IJ3iFzuq7dxs0GWIN+QS5dyAceqNO0OUvRXu4H+4Ge/yFeD7q",
+	"hN0AVEoyFnhVpezedSI2Riy9lmmy2JJ+Avfo3fFPZM9/SiZtXaIAKp3FoG2cXQK1B5vqEm4vqYR9RZuB",
+	"ObCxCBTwRM21QD2aQsZEhpBCcR1cYcMzuhDBuOcySj2WKMqUDEXYZ+9PfvcGElu5oX1MjdgwStIJsDTZ",
+	"sHNIs6YWgmKXVtZSVugUg56HUczHmul5MGFcM9uJhV1bG8r4VuofDpjkU3QrzN8DqeapjsCggmsoeJVj",
+	"5riVeomjrOwPTdDkFisE/yzSI3zdVSybfBWD3QIPr44BRinniTbvyuw3bKLbZRApNJsr4InwmPjKgzRe",
+	"mE2hhUyXbJrepzXjNE/c1pJ5eBUO2SHfmO6jzXGNCodj3B+nJN+20k9Zd+Odqaj89n0qv7s33RZYYVOx",
+	"5s4Kv3squ7OP3LFaoglaYkMdHiohVj9812nuNlytP6t/eHVqPsDeYFda77jDl5rORlgIb7xo6C7M2otZ",
+	"GIVUkhCosYy08LB7zzxTGvmlhZCuKN/omom6xPa5SDZRO9vdPpDYvit4MGnZmsD/tq3JMRCWwuikyHpN",
+	"8WvPXc7j2GdDlU6uLql/ABrOuO8f6W0ewcusVlBIL1YlaAdkfepFNWE+r1oJtzGmr0Lxm7mhRKvluseJ",
+	"iwLqGhse8+3nKmG+eS/Fwdn7qtc50qOL9wo5n5qzmvvI/YPHcHQfh86zZ3kzqGZhs1xD8+UfsJ3ec/vr",
+	"TlSee/qTvruXfL7zNJwwcdohIEH0qLTgzjfzn+83KTBcA2zNNegeERoFkAI3YZpE0yl5k6vk8Y0DNhOJ",
+	"0X9NIeERGa3AQFpXz99BbaRnPIDWq2Iz0IdXR28+WNE44+kk3wnkMOqzTPmmpqBpJJ0PUEpxUwoNhY0p",
+	"2jXI5bWO2ydlVVjOYpgKLgktIxFNTsAvUTqQNkNGqCUrpgACeRgXKcLIfZRYRBEbwiSu5AMW8zTXuEgo",
+	"Ihl1gxEwuNMdO8QlX7TYez6bAQ2YAmDp6SxdwHum1rzM3sHnXHI9kAiNQi8eZucqOy0RFxHaO6YLKQRa",
+	"SIBfMgS2MfN/C4GYI1wOpCsIeKYhphCTYRZwyYZu+BSzHatmHF0INwHENVlQQEBZOBhjpw3nUZw2I8ny",
+	"BpsSumixrUs13qnh857PCproBnUpZi+inFJSm4Mq0y8BT4ZqsggTZFiJ1eWXEYcQFQVnwTKqXNPwns/u",
+	"nJWBjJYrG89y2nub8Wc3rYfwd3ADU9xaTxV0j7lW4j2fOZIblYtIkviuqOGLsmDLPm/LZbAFZqalyxku",
+	"CD6TWGmQD6ZKRNQmfi3lTuUOsSsSuQO5bSYX1w5pPnTVbC5dXskRLEz0YTRDPzzHKrcJN0pWS8ei0+v4",
+	"Va8cp2l1j4pGdmc+Ve75T5murbyj0B3Cq2lZCqf8Lmqax8aoSTTjlq5WJa65h6eU8MEWIuKWoT4hEp0L",
+	"kfaBy41x+MgSAw1k3S+pDrUEc9C3Za73MXII1GTGHicEDkvp5iP9LaC5BBMRnItwIKG7SKfMN/aWX+DS",
+	"/c180jhgilJyo0jExtzm5zZZRXEeyH85rBhiKxtIM7MC3NlSbZBKmM198RJl8YxAZrx8Nmwgl/HRWswu",
+	"PHghuKDEImaUk1GCB245I30L0h+LG0mQ3IiDzLwP8y9NFEFmA4+TKDb6W/N5KmrGryZT2LW4fRmqnJf5",
+	"BuYrRdYCZ25GnVC1aGC7mmGc+Z0iwBOR4lWq4Hdx+SqjXNyGSHUz75nH5hIP5R1XPOfP8FPf2gMwxq0w",
+	"cfxf11Et6+zrK8uTT8RUXRCGqRXbby274zKhI4VmgNs61dgwu0zuSFkVjNGzXq/dgQ4FqVis5FgkLFBz",
+	"mWpm1UCO+Tngs1uQla9gpjlZ+UgKlx++/YMre6N96pV7ex9ktvs+VNDQ0CGdq1i5+a5xNOa1W/IqKpJo",
+	"3okyeWpILmVWuNG+vWNsgioMDB5gm2RIOGjNzW2pMxjSCPhesJf8RsEDgLZGJOYlplXLeSwlQHpZXyIy",
+	"F8TA0JuIkUgDjAAiSI2FOmDv1UWeOnggU+Vs8ConOXeMV5CIb+Fc59fjliznibp8w2WoRiPHbZW3psXX",
+	"mYLU8kSAtRxH40maI5N4/XWmcpbzlrwR17CEH5P8skwST3Ls4XFI3JV5uhNwG93YbKNeEiu5ud4xPqCs",
+	"qvvmQ58NRaCmQjM5j+PGwWapNpAk1lrsKBacGNDpMggF2wwe/GDFNrxtvHrzq3j9kVmCJ2P1FlU+LK57",
+	"n89w1zxI1V8a2zueayDjyFgduGTRlI8Fqw8XbGrOKsC9I651IoJoBtkc4OGHOXvE1292MBwdSFTDXsaE",
+	"sfH0GJ/NBE801B3gGYryQbxnVuHPZRrFLDCrClwoRZthINcbDc5UyOidmQ8T+E0s/KIBADIoZwEcQBbc",
+	"3YXTfBv6ePUJzvpWDQZzEs/UzQ2GVHxNjVIDtoROFwkttLgQiWAzweU8pcTbAsWPZAQmZcY2jkHgjVSC",
+	"DcJsFnPM31iSTlfB6QB2MHhP22WLABvX6U9rTtjYWsaoznX6ZFU8iH590Km4jRj6DCBBbt+8mPEo+VHo",
+	"chZ2hrPnTVfqBSkWjyGBgDnjnTabRnJuifURlsYVGZFkDWIeTV3RMmZn7DwhF9Ni7yMJFPgQWyPpX4jt",
+	"PdNsloiLSM01m8u5pnaiFjvM3DcysmwVNWWKEAzHRgJRGVjCdSgkMHaZGaEIDzA4CErgHFOPciALocQW",
+	"+zQR0uVIuHTRb+ulXqp5HLKxIh4YpIWKeVYHwAI+G8j6KBGCdT02SxTr7nmYioLiIjaXlJRpeJgDzzRN",
+	"l1L9rk4Jn/nFNnFDuTJMB/NWFK5s3Foq5xhn7gqcbgRkg8wO+7/99X3vGFL8sygRugTYpoP9upWFa36U",
+	"G6qD8ngtJQhKBJ70s6Y1KtQm2foBLHB4FObz+9Wk8O1LZkQ5+XGy2fz6kngEkdUHCQblPmT/5dm3vCsS",
+	"IDwdyAzkJZcIAWAJtOeMbI4CbgTvTMjQLHF+qY00DSMd8CQURowqiODZ8iXzzIVmCSWOjDmeGTj5mKBH",
+	"ZchQK0ryFXWDxTwj6X0wkFvkaNhHuUFy376fjC/qnsPz95HofbJDi4EmWJjbDTRF8iJywdk1tYZvs2uY",
+	"FFE6EYkDS8u4oqRxxkC1LgGHttiZERoIDEi8kNAV0BrIQ1uHaOtDUsW0mgoKfheqE1lurHBAwRE3EgWL",
+	"FNccpI9aJJVLCHNTvTnOaAUEvYycy7zHz15NTHkU1/o1zaf/b+JolZtUG69b9vlrzJiX18HnC5A45cK8",
+	"gF8W1dE6EgWuNpW4uxoX7ciTtqsDzNa+KlapVQ25jfEkNMqK8koWKic98Aiulx5wgm6/PA8tfU1scTSu",
+	"nNe3DwxQ1AODbqJLymGhRX0NGulAGou60WKwpUgPw8ladv3MA1cXh0ipVCyAn1MqJAodqguBbJV4WJJn",
+	"QIV7gNm8KNSOUxSlV0mNHatzGXowPV5k6KBHeoxPlRznq68bEBnE4S97n9zKz8z+enljQYgvJnccb5IX",
+	"LAi4WhLWthJyG0RMtUK6z1tW0mWzvtNqumyvXQ3VgFokLx23RRQt3FsqSbPx5GxlOGl37JfmJNJTyZ2L",
+	"PbYr8BseKTmKoyB9CMFK2GCCESvE9qplk1laCUE0u/7Zxto8kuzzmLIH4IxFKG+tKI1SjK4N5JSfI9Xx",
+	"os+kAl7ZhJziotKC+CzoC1ASJL3VJTBI7zZsOgh/YCDLjV37aILN3mTr4mPziKiSNAhRNFv1sGKlZ0b6",
+	"CsNGvdvuNW6sPNAZXVIeT1nbW8c4jfIrfD+W3HWxTCGXuU0n23xmBJUIMaGrVxhKiXYdT9lwsaZD7W6x",
+	"Rq/VoQbys7bt8v8ATEe69AydMHgNOzM5rlWiyxhFsaBirlnMjf3dwnsRA74iQqOe8O7e81q/9nL04nnY",
+	"ftF58aIX7IfP917y7khw3g729njY7uzx3eGoN+oMu8P28EW3G4SdvfB50NkbtkftNm+/AKvx36LW773o",
+	"dnav4ZjiW9uSZjKM+F11pz11pW3tAE/p4GWC0vx97x1pQE+gs1IVY4JQWUMdCk8iItPyzVvt41W+i6f7",
+	"QLHeYqdChgPpT+dxGs14ku6MVDJthjzlPnMYDvgLJN3MVcw3B9Pvs+Pf/+yxvxy//rPHPonhsbEJ/vz2",
+	"V8/YSFOl04HcY++jX9BUMuMwUhLqRzKYK/OkZxpl7wHjcoEmhIi18Njp3/7MIhnEcyPC61EKEXaApYAy",
+	"mGiWNvItZO0WO1WIruAW5hJsHXg8hg2JDB2GYyf0TA+kT4ZC04gqn4UiiLlZ4rqfF3EqSEXa1Gki+NTH",
+	"hmioqKeLrQUUyYE0D46CecwTgL82wyCdYN4AtvFCkjVQ5sOAS4SE4CH0z+EdYTQVUoPxRqMfSM2l6Js1",
+	"joV50x02i76KGC1DXHj2ovOyy4z5xnQUCvdC2O6u19nf956323gTKC0exwNZ33/+ov3////1drttqmLu",
+	"tdtQDK2z917HF4+9iJovskpBoPtvsUMWG48ggddq38xA9jq7t1JhbJS51XzrAwklu3kplmBGt6RTtqgO",
+	"dqO4U9KUn1dvVkbMQG1ZHmfQRgCSXXfHkQUQ8TvfzsXiKajwMMqkzZOdiC9XxsbHboL5XuvXnr+vbZ3P",
+	"yr/1im19uBnZKZQREXgRQA6B5tL0ByEpQVUWFnlCLBfk+3LBdOPW2vQysfnkQt9yl97GffhDCp7fU81v",
+	"uQ+Nnv1GNhBj1FDlAl0/iWbWBCy2+hNIzCYqbwDsSq52aXFgN0dxyma4GcaJrrsG0gjeWjW7SAO654zi",
+	"D3KP7Eu8OpJ0+2zH9Fs73+ZaJG83B3tfy1DngrVmg7fY7xibNW5GAoI9y4tdThRLuDzXWWR2iuFYW8lg",
+	"HhZz4/YANxTUMdjPGH6EZyoIhNYsVVSiBEk/qh3CXw1Zvdd+eRshVPM02qxPsv+esylL8dbCdnpAodaP",
+	"cFbWN8fmzsQ44VCsWJqgsEmQK87MAaXWpT0mUw65CvNvIuHOHRjyiofGx56q1DbEbDxWA1k8V8UHmHGW",
+	"p03gzPWz0ZdeNZBmIWAKtBr4s6upFYCWRKRRWUzdB1ByjQVMl1EoJBYT3Pi4Y/9g7rjfZqr9HhPo+Xnc",
+	"Ld4jLlU1Q2EbrEd7w8bWW/z1pzqjR5moPiqKumcahKJnC3YSlj9EN09jW1DenW/0L7JuykkHLIavl9Hv",
+	"IHaj5WDOyHCCeZIImS6T4oCEFRLKk0XCJpFOVbIYyLpj2dFLuTTBg0kOvVRdiKkZcAMqr3E4TI1WEAsG",
+	"shpkwY+hviGOkpv7JLQCFZrz8LrvW7SO2DvKKxvx6ycY2dsFOJm5jfEQENq9DRRczzSLwm0BSYedcthz",
+	"J3w2Yp9fBVG66rjpgMudbymHDqj1gu1EaBVfQLf2LIkkGGd8jNWbfDaDNhHN/G+XYvhlnsTLz/UbxpaD",
+	"gjSg3vOoxw/O8VeiJyX2KsQARzwGIw6jqWg4wYhEheg+BiBMSf4byaousYL8ExUXcKpE1QLZyQqISp0s",
+	"zabR6xyJRMhAMN8O22O4SL7DwDX2uAc5Lcz7mX9kwOoTAd4oCnzMdfExE18jnaJNalfL/J4WNCXjMQ+k",
+	"ZX7V0Vg2ydhMhJ5PhRsiwv+OpQjNBeY2MPMJndEZz1iyOpAFw3csUhDmB2YYmKfLuQquJilU8CzK/Nkp",
+	"kFbwkLONSwhSYf2rmSBEWx2yOkwX0mhcs0Sk0AZyoxAV7b3TgMubqwMzkSt1gfkp4MCsrgzMLTDQ+aYa",
+	"Tbv7qY0J9r7d2m470x6/U8VhhvvjA1f0ZqExmkuJQiUn2c2nG8JX5os5TMKYe4Ex7Ztwi3VS7shvN4t3",
+	"xqlntESkRmOJyElrhOkrY/Ehm8JKYZSCi3gcL4CYETrrMjgsa1OsBwIfyGVuxMfAdfgu0umpXbYq2N+0",
+	"eo4gGwA8irqWegKqEyxtPN44uFO8ayO9IakxGuED5WDMTJRrjjOzU5bGmTdUHjl2ev4gb9YX9sJrJDTo",
+	"3u1q03Iv7U6w03PPf2Kkuh/MdaMTwPgjGfgg+KfWFsHNh1PoDpcCQwuZPCkLaxhbEbeUUWo819YNl0Vp",
+	"xCW1f9Nl2AqGOc/QqBrAQwVT97IQ10hyP1RqidZVAsDpVZAaG/m4xwFGj0MX5bZT0GkUx7blzNjDV7Zt",
+	"3anuPCLKdhQjN6QS+mDmWxHjPNg3Ul8Ze7p2IqRx2syrgMUKF3o24eOIM2PjzhNxwGax4Fpg934yZTOV",
+	"cq2j+RSj/S1Q+1Z1VNRAWzZR0RrdaVeYtTquDDfhdU76f9/SErmqnxb36h3XZ1kF+TAhSR4VXdJji8Kj",
+	"BmA8L36NmLcq7B74lYq7b52z9UFac8boDRLhJeFw9pCj4XnpfiOTls9mibqowLT2SgRRKMJbl09WLj0J",
+	"i1tF/c5bjw8nNH6tVrPCsd4JRRBpUlk/AkEJzwHEvQuaFUmBwAiG1jMadSvEc+MzcWHs03rIU953X78N",
+	"fW8gfWfo+B7zc2aX+ZMYf8wXNHW/0WIwDPPrktjIBfOT0Gf1zJQeSGdLN3I5UEtYlKsmvJzwFEogUoJI",
+	"6Lt+vAjj1ijwjL3da+96UNYhMeIrsfAjJ0ttoyrNnN3IHnbRUJhdNoslMTqQ15Cj+Cpvw1B2ezKTp84S",
+	"PnZ2bZeNrbUrQkJbFrNJomI1XrRqW0Au5cZ9p1UZP1w72D30+LTE1liGI6c4vJpIEpXYHUpUA3mJnjv1",
+	"SZg/86z0yNc8Cm9ChLrfa1fv/HgNI1mnu1UsEP1YsVhdQrPUkmiJeXCuSw/wkzG93pg+xHPHIEzyTxGk",
+	"11PpN7Sm0+24SqnUzlahV+AmdRmJG1esn8JgbyUZWCW6m4prhnZTUbVSHRfm/0CduqZX53J88Pcd1Kiv",
+	"s+gOw1Bb76/OLWW5xzibKD2LUh6bf18IOReNrKzq7eHvh1CLwP6tpDjIVSlg1VbIF9h4iu2iZmjzVIQs",
+	"kixKC7jw7iHF/lnqidhQ+ypVyrAFcTNaHuzX6iBRsEtvYA1R3uc9jyT7DRcTQNynwkzSLPhUJFHAd44m",
+	"UcDHavuoXXq3tIjVSgK2LAfAy9ce9TsPzKVP/IcPCAgeTy0KnQqyL3eO12nqnW/oKG4OfCE37q3QzW2j",
+	"oiFilYr7qta57aP5UythihhV3Ik31cIVimmwrmELhrhMgarE6F2GahdqCGNjYkTaokOG7HKiYtG4sarE",
+	"xoibqsqQL47NWGEBBfAPA159Vj0xTAQ/HyGNj055ktb6tfbz/m4blpJu6RVuiecymOQu73TM19nl3ba5",
+	"3V0eRlJiF4m9fr94fbtbeLwEbrfs8i58/X3bnpKttfhDFxW2l+QHiIwnLbuZxO1WtCzeXd0dNtd7TMVh",
+	"DjR7vUtMlbUWYNZ6xoh35r4kGcYBtx422o095zMzrRsfNrs4Gw8b/NQ13OYzPq7qNZtx/F9wmnM197p6",
+	"feytu87vI6BMgKpv4HCwReBY1ZwqHCjjGso+gLfNXP/XE7xcjZh/KYYfk9gfyPpKt0CArQItdgYP1CxV",
+	"IV/0nbPu4w+9DX2IQmYtA1HY8JAkbhaJQAykGjGjXmZTqhHigFrDx4JZl4nhzIYiZMMF82M+FDGWxeYq",
+	"cLPzh0Mwg6b8DHRXuXVwNfhZwLPPEqhuBlCqlCK4uUhpWZn+OjPFnKSS1PJal/4MqqivbabAYtT6tU88",
+	"Pm9GkgVKxSJhXdh55g0QNpJb4m1d+jM+vlOPPuXjKtJpC0sAr14ng+7YmzfH/cmZf3DOfE4oXy2Ts4O8",
+	"xtaohJGMzTggchAbOZMxdfPDtlTFuPCNFjtSochzdiRirsu6cbaVMoi/Y6XME7TFrbnmaZQI1K/b7ah7",
+	"LtG4FMOJUufbpYvmQ3fFkqHsZa14ap4GaioysxiwJkIRRxciWRwMpLSFC8ZkFkEi0rVxcDSLoVxhtQzL",
+	"TmG7HpVPduI3d1fzy3G131q4+ho2NQ08/5zKman8bz8Vbt2mWU+bsLjEuZPvztm602+74JbSvO6+uyj8",
+	"R7MZgF7fnJ0dnzIhw5mKkOJU8qkIsfbJkacEPOWxGs8FFgwoxuOYutH+GNT+NKh99lsDicWBuHSANBsJ",
+	"a+OPpVFweNo9omCkboA8FRV7hWLC3AjRKmoydqDhMCzIxRV6YyfGRyGY1m67+DIAmoYIOjGKaMb58eQd",
+	"8sTMtWD+JE1nGn0H+NB4Argg4DjMkuiCp8JjsVKzIQ/OMc0PnDch42GYCK2Jj5P+gnqziRmPWU9S8gKA",
+	"qyC5OBHBueO54ymhWVkp2bgngYiGEEmWm/gbuF3Mhgem5xbhrALSTaGqzpyDeWJcE1jz/s4ODLm1gYBm",
+	"R6u53tY/oTndqY9iJ1mRO2Z7xphSkX+1iM+Rx+CJI+ZTaBsE/o27dXbsPnzqKbilMqitK9MCWxmVFaYt",
+	"i8yAS4RUzcnNdcqsWIr28nZK0QqjsRWoRpAvC/DWA2mWQK0JJGY5dUmS7zY1/lpj/UoHMw+om19Dh11v",
+	"FYwFJSpoXPsS5hI65viCjSIZ6cnBQP5rLuYiZEqSMxomajZb74fesppCZzWvph6Jw/ozdy0QJGN+mz0E",
+	"u7d6swBPg8nmZLUxEqlAFnsBRlEM7ICA4zDXyHAQpNGF6LMRj7WF90fYF3fcIqj0eo0mNXS4qiCYJ+xy",
+	"Akj/xaMKrf1Aem8pF+gpImQxT0WCOI+o2QfS9coifuQ9nUhM1N2C4YirV+vD6m2ZkL6OjXcTJ38rH38L",
+	"a++aZt6TI/+oY9CIgWglyV1K0s32xE4mpDYGA/PDe6bRZkxEAEAB7glFLJx+JjoRMAkwXjzMmpl7zV3P",
+	"tMPImahL4HbHBqY0FdOZsbHUOYiky8mCRSkb8SheChUYQXkuZikbqWQgd9tAWXv/McVsRNclF/t8C7zx",
+	"+Zd5RQeQu/T64Uh6yOIQ31bViGROMT5JsVsMR/LlY7pyQh+RjXaF3EoFhjd/TE8prCfCp1ip0TIjKrSN",
+	"Mv9b/n28DQlGEVGmCg4aMqN6A+laO43AzJud2K96ISTZjRg/RVuRuE2p+tflYkiGPkPwlEBNRd8B1Zmb",
+	"9UIGk0RJNSfgWoAT5xqlMKd+NRLUCMtSdzRZA6lFoGSoGy32LgI+zIWT2lFK5XWa+THXaSYnfA8/QSAu",
+	"wjEzQn2eiCM1l6nvYQ1VlDI+mwmeOHZI573GEdZmoS7IPgcYsSiOGWfddptNREITptkPZEY1OVTh4p50",
+	"xJlwOqJ2WxK+QtzR/KyTy9taoyuCvVyQ2/dtAwy00E9S/Zak+qkAzmIjWdw2v3XjkIzVZiTN4oAHVy72",
+	"TkSgkhCRR7W23InmNJ0aEZIKPj1gUjEeAPg1lEwZW+2QBFO33cXzSL8EsE7ERgYmnjm7Q9tWhYVdQFNv",
+	"JIxrqtpjM5GwIAb4qLfH8NdEzRNW73VfUsbIPxFpsmgejlKR+IXsT+G4z+bDOAp8VpcqV/i1qdUKl+ot",
+	"rdRNUiZEv88lv4J+n9a61q99EiyZS5ZeivhCuGY32wCHMhxYs1kMAhl4G2wSL024kZwSwv9UGn4oOfuz",
+	"mop/m+km41q/9sYNxbaCgcmgZlFQ69eOkyiI5Bhee6dLnYDVi7ELi7eV397dbnGjagBU4Ut4g6DfNpAC",
+	"XnuCgYjKRecJ/eZSJuaEpwJdgStSMdmF373sruaxiqNgUflmuvz6MICPxPH2ar1uhX7yM6Xec2n3JXlF",
+	"IpgnUbqo9f/4XHDflUx5kDL6OePHax4XzGuULSWSmb74vvT8b7Wh4IlIDufpxPwccCSL5KIcQ/U4UeE8",
+	"oFhBMaPKZ1FLq3mWQL3ogClLA1sV6uNIpwlRkhF6tUf8/YkYJUJPHKhHEb06J0kIobsET/1DLtGjPcsX",
+	"nqDBGtLfRj/lnmbM/pJHnSLXjJV3nhOB2sN2X91wxm+UFPp0w6zPqFWEZC37IWrl9QAwwaL3QhMACtkc",
+	"QcVBjgQ+/2jLVrF5Qdjh8Vt2LhaIsKgXOhVTFslUjPGFaFZPBA+b0IAPAzhgb97ts0iOhU4bud/js6hp",
+	"HrQG0Z7PwyhlsRobdYDVBpcJtbHaJ5hLyla9UE6hRktFI1DUUMjmYU7MvurlnBO+9ZxBA1EAN4qcd1k2",
+	"DypMyWLiqSrPW/aRVUPIFB0Ds3uPP5yeAQokeTRjYYaZ1ZiQhIQRAnFTVmJOXoMtH2PBhM/AKRuqC4H2",
+	"QnECTcoMrk7jONcKwOpUWa8bTEmLyJBVvgNZ8FLhu/ZskoEKRwvg2/ndHfCyA/k6e3ETjkYaK9g/Hkt4",
+	"Kpq2j71gbeUeb+XYyg984nGMhNoemwo5Z/YPY4I0jQnCNPJ8euw8UvocV1wLqVXCxjwVl3yh+3mQUcCt",
+	"Byie8ZwMQ+j40x6bcWM4WIRPPTGWrNkcIawr7ELJChDj5m7HvTWQKOnq/tdmCOySTfgAPXVz+GytYmoJ",
+	"DSaCJ+abGATMBJYSCKM/ieGpCs5FWtgQoeOsXF6ot1PA9Z4DKasIV5nIUwUv16yVGfS5WDQKIgYp8Tcw",
+	"WLBASD3XbISzNqLjossOX51ZC14jnbizJc3WTEY8EEzIcSSF7rOMtsYbyDThUo9ANloHH4RrpIOJUdVm",
+	"cwJDjrVH8yiyU+PQw5EFf+FCBXw4jzlEjgdyLvH7JlRHI4CQ3ep2IzQdXE4GraNG+R8pLH0OAm1FClvr",
+	"nscMipaghIzYzKBtBVpGYrOIxZ2JsZYcYK6cp0kEki+J9PnBQBqf2Dx9nggmvgbzBFePia+zKDEnNlYp",
+	"ro5ZWTi3cAg0caAFfMaHURylkdAs5jJs9KlEDmIa3kBiRQ8Bg1EPDalFdumOH0WK1AzQMaRUcxm47c/8",
+	"Qq0WBa4Ky4frsm6HmeOvJ3DOzLYIMiIEUGggXMxLytjlzsWSikw5WCZfm/l65GIJ2Vpn9FAytfwOYaoi",
+	"7IPLXPIOPIA/G41QBsFbhY/yL8ZjnAUiSaMRORgs5jMtzMfFF20+yb0/8C5f5fVSsQ4RhS0HOpDIhvZU",
+	"wvw/+a2BLCpZgPEGB54EW0lg6oBpIcqVEuRBjGYdLSJKp5gXAYtR5tvC2lHRGaSpt05gwF1vQH1Waxmn",
+	"0dhbPt8kh7zkuHXa/V6n3263unv/U/NqlsMeJlkNmThoG8fwPIJu6txG+uI2Us3Y5maFjeleu+SJRKIC",
+	"wvivyBPw3cPKSfsKcnWTEPKu9Jz2Eooyj+MPo7XvbE2YD17aLDHbIqXkkV23TU85zG2cV+b6bEbfakLO",
+	"p6sloZ9LqAPsJ2r4TxGkte+fq8QE/v73tXH5LOZkuSVfMApWH1BMm8qUwcqLNIvGUpnbwFkse/KhXDAF",
+	"5ECYrQRUcqlst87yzzTMQ/lygLrF3qa20zARaRLBLxYCfsv7YCnSZ63Km8T7jA1kVr4VyQsVBeLLjEeb",
+	"5CyzNzC6AYiBpjw5N8Yhj8JHLPns1N7izI559PMKQFj3qgIQyUFgUaresguBwpTHR1gM3nvR3Wu3czKu",
+	"fOM9Fll3tLpV1oq88pk+ib6Nom/d9rhLEfivuUrFFw4RSrFZCKIHbC81RqIVi/AQzxjbwYQNRcCJ8s3a",
+	"xT+BfPyrmeIhzf1JQloJCW++6g3dyvJxaVc+NglZ2CxXy8il2T5JyWpScmWT3IGcFHLMx0BG3BpFkseQ",
+	"ct/kkWOYObsNSpAgQ2JsRveMRywRs7n9amfz88pDN9eqMg7B1SAJWvGOghdcut8ei/h7vboz1gq/0ok+",
+	"Sb6Nkm/N5rgDsTeDxHjLRTg32YV4LbsQEBcCMZdFRqEsCijPWAT0C4F4xKIPp3psZ/fTij2cZ1UB1qt5",
+	"NXr7tf5uTpit7KLHIsiOi+95rRBbmeCTANsowEo2xB0IL1S/1YSXZSW2BXs5W20spDn7j9pWw+n8/AJr",
+	"W4vrBnmKld31WITaSXEvrBVqKxN8EmobhVrJhrgDobYMI7JBpmUVApYMKWNlgbidBuLDlLh3LFPR45Vy",
+	"tDbE6PTTCrlyzq4tKW8xs7sVTW3QfpHh2FS9ZbiVjF3ygpc3+2MRsaeFjbhWwpZAAj0J2PUCdnU33IF8",
+	"TRO+aBVai9aJ16yGL42Cc5Hmk8HuAY9Ympr5uZH/vC7udSRgdZNxCPxBZntU/YX9vABc2o2PRf6d5bfO",
+	"WvG3NLkn6bdR+q1shTsQfpc8Pk8niZqPJy1nHG6SgeM5cFzm7oM8B70NdikSkVmZj1gW5iZ4aqfz04rE",
+	"7Vxis0eHtNmqyjizfXNLWvW2IC8ay/fqY5GQn0o21FpBWT7VJ3m5UV6u2x93ITZzsAfrpeUpiDMZL4Cl",
+	"ATpwrkJ18D0ESQBQhBVsy3X4CLA4RLI4dHcNQeReSwbXI7fYU54GEyKa+JPf+OFyGR9wJnT684rjAnBG",
+	"JckmOgVJmd+ej0ZAZm92vVzMT+xJHG4Wh8VNcBdSUCXnX6D1qEUoz5srZLLePnMnNi2BD23vfsz2okrO",
+	"IRh3QnP5eStj7FusasQ93zrp4mXLWfVH9gryr2RjPhoxuLyR1gvDklk+ycTNMrF0Y9y6aPz+/f8LAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -25,10 +25,6 @@ func WithQuota(ctx context.Context) (context.Context, *Quota) {
 	return context.WithValue(ctx, quotaKey{}, q), q
 }
 
-// lockRules are the rules of lock buckets, so that CheckLock and Reset (which name only the
-// bucket) can report the policy.
-var lockRules = map[string]Rule{SignInFails.Bucket: SignInFails}
-
 func note(ctx context.Context, r Rule, remaining int, reset time.Duration, known bool) {
 	q, _ := ctx.Value(quotaKey{}).(*Quota)
 	if q == nil || r.Limit == 0 {
