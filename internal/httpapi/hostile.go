@@ -188,13 +188,14 @@ func jsonStringProblems(body []byte) []apierr.FieldError {
 		return strconv.Itoa(top.index)
 	}
 	path := func(last string) string {
-		parts := make([]string, 0, len(stack)+1)
-		for _, f := range stack[1:] {
+		if len(stack) == 0 {
+			return "body" // the document itself is a string
+		}
+		parts := make([]string, 0, len(stack))
+		for _, f := range stack[1:] { // the root container has no name
 			parts = append(parts, f.name)
 		}
-		if len(stack) > 0 {
-			parts = append(parts, last)
-		}
+		parts = append(parts, last)
 		if p := strings.Join(parts, "."); p != "" {
 			return p
 		}

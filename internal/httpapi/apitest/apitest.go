@@ -243,6 +243,9 @@ func (r *Request) Do() *Response {
 		t.Fatal(err)
 	}
 	req.Header = r.header.Clone()
+	if host := req.Header.Get("Host"); host != "" {
+		req.Host = host // net/http sends req.Host, never a Host header
+	}
 	res, err := r.env.client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", r.method, r.path, err)
