@@ -134,7 +134,9 @@ func refuseHostileStrings(ops operations, headers map[string][]string) echo.Midd
 				}
 			}
 			if isJSON(req.Header.Get(echo.HeaderContentType)) && req.Body != nil {
-				body, err := io.ReadAll(req.Body)
+				buf := bytes.NewBuffer(make([]byte, 0, max(req.ContentLength, 0)+bytes.MinRead))
+				_, err := buf.ReadFrom(req.Body)
+				body := buf.Bytes()
 				if err != nil {
 					return err // the body limit's 413, or the client went away
 				}

@@ -50,3 +50,39 @@ func TestUnstorableTextIsABadRequest(t *testing.T) {
 		}
 	}
 }
+
+// hl7Body is a JSON HL7 batch of about size bytes, as the ingest receives it.
+func hl7Body(size int) []byte {
+	msg := `MSH|^~\\&|EPIC|HARBORVIEW|SOUS|SOUS|20260302090000||ADT^A01|MSG%06d|P|2.5.1\rPID|1||120000001^^^HV^MR||GOMEZ^ANA||19700101|F\rPV1|1|I|4W^412^A`
+	var b strings.Builder
+	b.WriteString(`{"messages":[`)
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"`+msg+`"`, i)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkHostileStringsScan measures the cost the check adds to a clean body (the fast
+// path every real request takes): a login and a 4 MB HL7 batch.
+func BenchmarkHostileStringsScan(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"login", []byte(`{"email":"ana@example.com","password":"walk-in-cooler-pantry-9"}`)},
+		{"hl7-4MB", hl7Body(4_000_000)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if p := jsonStringProblems(c.body); p != nil {
+					b.Fatal(p)
+				}
+			}
+		})
+	}
+}
