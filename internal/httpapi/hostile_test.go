@@ -100,38 +100,61 @@ func hostileTargets(o specOperation) []hostileTarget {
 		}
 	}
 	if example, schema := jsonExample(o); example != nil {
-		var walk func(v any, path []string)
-		walk = func(v any, path []string) {
+		// Every string leaf of the example, and every string property the schema gives an
+		// object of the example that the example leaves out.
+		var walk func(v any, schema *openapi3.Schema, path []string)
+		walk = func(v any, schema *openapi3.Schema, path []string) {
 			switch v := v.(type) {
 			case string:
 				out = append(out, hostileTarget{in: "body", field: strings.Join(path, "."), path: slices.Clone(path)})
 			case map[string]any:
-				keys := make([]string, 0, len(v))
+				props := properties(schema)
+				names := make([]string, 0, len(v)+len(props))
 				for k := range v {
-					keys = append(keys, k)
+					names = append(names, k)
 				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					walk(v[k], append(path, k))
+				for k, p := range props {
+					if _, ok := v[k]; !ok && p.Type.Is("string") && !p.ReadOnly {
+						names = append(names, k)
+					}
+				}
+				sort.Strings(names)
+				for _, k := range names {
+					val, ok := v[k]
+					if !ok {
+						val = "absent from the example"
+					}
+					walk(val, props[k], append(path, k))
 				}
 			case []any:
+				var items *openapi3.Schema
+				if schema != nil && schema.Items != nil {
+					items = schema.Items.Value
+				}
 				for i, e := range v {
-					walk(e, append(path, fmt.Sprint(i)))
+					walk(e, items, append(path, fmt.Sprint(i)))
 				}
 			}
 		}
-		walk(example, nil)
-		if schema != nil {
-			obj, _ := example.(map[string]any)
-			names := make([]string, 0, len(schema.Properties))
-			for name := range schema.Properties {
-				names = append(names, name)
-			}
-			sort.Strings(names)
-			for _, name := range names {
-				prop := schema.Properties[name].Value
-				if _, ok := obj[name]; !ok && obj != nil && prop != nil && prop.Type.Is("string") && !prop.ReadOnly {
-					out = append(out, hostileTarget{in: "body", field: name, path: []string{name}})
+		walk(example, schema, nil)
+	}
+	return out
+}
+
+// properties are the properties a schema gives an object, through allOf, oneOf and anyOf.
+func properties(schema *openapi3.Schema) map[string]*openapi3.Schema {
+	out := map[string]*openapi3.Schema{}
+	if schema == nil {
+		return out
+	}
+	for name, ref := range schema.Properties {
+		out[name] = ref.Value
+	}
+	for _, refs := range []openapi3.SchemaRefs{schema.AllOf, schema.OneOf, schema.AnyOf} {
+		for _, ref := range refs {
+			for name, p := range properties(ref.Value) {
+				if _, ok := out[name]; !ok {
+					out[name] = p
 				}
 			}
 		}
