@@ -153,7 +153,7 @@ func New(d Deps) (http.Handler, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
-		// The HL7 ingest takes batches of messages and has a limit of its own (SOUS_HL7_BODY_LIMIT).
+		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,
 		requestContext(publicURL),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
