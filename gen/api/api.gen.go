@@ -582,6 +582,7 @@ const (
 	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired        ErrorCode = "plan_required"
 	ErrorCodeRateLimited         ErrorCode = "rate_limited"
+	ErrorCodeServiceBusy         ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
 	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
 	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
@@ -617,6 +618,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePlanRequired:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true
@@ -948,6 +951,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -2803,6 +2839,39 @@ type ScanSiteContext struct {
 	Timezone string `json:"timezone"`
 }
 
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
@@ -3461,6 +3530,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
@@ -3469,6 +3541,15 @@ type Unauthorized = Error
 
 // Unprocessable The body of every error response.
 type Unprocessable = Error
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -4063,6 +4144,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -4304,6 +4388,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -5742,6 +5851,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -5822,6 +5932,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -5948,6 +6067,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6112,6 +6248,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -6253,6 +6406,83 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11396,6 +11626,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -11854,6 +12087,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -13804,670 +14062,685 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5sib8KgjORlg6UaRJSrIlOf7YpSW5JbduLdHtvshSgVUgiVYRYAMo0eyWJ+Yd9h3Og82T/IEE",
-	"UIUqFm+Ses7Z3ZmIcYtkXYBEIpHXL/+sRXw05owwJWv7f9bIVzwaJwT+7iREKP3HA05Sov+gcW2/1mzt",
-	"tftbeLvebDab9bf6n139TzP7H2nVgto9ZfpqSZjk4o73+wllpBbURkRKPCC1/do1/IQGWJEJnqKb2mec",
-	"3NcpQ2PBe0Te1NAQS8S4Qj1CGBoSLGLUF3yEJGURQa3t/Wa7FtT4mDASd1Rtv9Zutt/Um1v1Zrvbbu63",
-	"2vvN5i+1oCaI5MmDuYalSZJ/837qvpHkgQiqprX92gQLRtmgFtQkVeRktUljrK9XWKWytg9j0p/T3m8k",
-	"UmvQLtK0U9OxJlBMHmhEat++fQvMYkhvNX7993L8Vy3Hl29B7YAwmcJ6yHQ0wkIP9IIRNMaKEqYQZWjI",
-	"U6lJnC8YjkdUqVnitLb32zuWODhJiBgQJmv7v9bGBLNUydoX9z3VW1M/ac5VEVZkwGE0fc7jWlCLeKwH",
-	"//ZNe2+n3Wzu6jXH47Ghde2BR7iXJnr8ehVwpCg3D+0wPB5OE/yVylpQO6YPBF7grQv8SXwymwfrb6ZS",
-	"kZFmqoOuJiD5qmd8CeOsfQuK4y8OOxbpwBt2801rtzy0KyyHpbGMeEwEVoXRMK7u8Hic0Aj3EuKP6uqn",
-	"84urM39gjEY0SSirffsS1HpEM0enFtRirMhF/z0Valjbr7X2dpv15na9pdk8pkRdiJgIsyB6vPlftf3a",
-	"wcHxhb0MBh1xJqlUhKm7CIseH05jGPCX+euxgK5HlycHhydHHnEPsuejA+/5qLXbbKL7CCdAdzu49nfn",
-	"HX9wCZ/cSR7TdPRi42mjgcAjZJ+qybqUFEFpHKvu0be1oEaZVCLNeeSco4iziDClHx0jOSHEbBGuF61y",
-	"D25pGaX34DjBERGwuufpqEdELpWElgGXRFAew3ve14LaaS2oHQJD8lREmr44VoZeQuVCzokRStTT6EFY",
-	"xFOmiDhZQ/D3EzyAt5jtemd23nQN+vZaQN9jEGf7SqQkqI0E0xui2Wxvbe+80QvA8Ah0hD4e0USzzuHF",
-	"US2oDegD0Zd+7JzrjyMax4mmwg+fTs7Pa9+CmuBcM9A2bCpJvtb2ax+eIOpTRvWCbn/Wf4/1vl2wwkaC",
-	"C6KvKorwDmJkgmTak5GgY81NaELVEFElkSSRICpAcsgnDGnmyoX7nzUtnx4y+kTm4eUhNPf2m00r6MmD",
-	"Ubp+rWF9tjfsLTD3AeP9fiMmEY1JrJeqj2mSCnKg17+23wzWOvsTLNUhSegDEdOcHfW313ZHO+7WE9Qn",
-	"7lCS6O6n37ce9rp/XG2z0/Fu9Dlu9Y/lm8FHvDU9Is30e3qhdu7f/jBqf/2xp4kuktp+bajUWO6/fj3k",
-	"/F42hpqbxQMlk/o9VdGQMNmwGuZryVNZ+5avwwl7oApriletCM1+zddD8Xs41bMlWIHokSAxYYriBCgv",
-	"gLhkhKkevMSj/7VgyHrNvo6pILL4hr3CG9ZRLGBWVtJmt+z03kT1t/Euqe/1m6262WC7e7gXad4QHLbP",
-	"CDM8ICLbKDCblbbKl6BmCLevX3+3F/3Q7v30dvT9eFt2Ww+/7LKrrcnPb8hx87fTHfwhbg8+0Yvf3/50",
-	"D2t1aDjy2jBoaaEYwuOx4A8kRoJoCvprY3l5Zk/u7G87ytlLVqUGsbdIytk5V5oql1xhKWk6Qm000PK/",
-	"T8WIxIZlGBkPBU/4YNrwj29gnPLhfXV03jn1D0hBGE6KAtl8GLtXPvHgPL04gDfZU/NKvwe1ByN0juE/",
-	"3xePitXG8YyDc8EBubW/45TUigOydnF1WN/ba7VqFcekfzbC4/3TsSSjs51UOC+9FTtZZ3arXRvv1SrP",
-	"NMNWZlH0+w0nxVM5HuIBxUivWirIOzROCJbEsRzKVgMldESVZjhrGJysceY+2dxx+9CYPHNsjp39lqN0",
-	"dtHqkshIAzhTKJFlkR2bX0iM4JQLEEb6BCMx4owE+h/0e0pSGKFnHilFRmPlG4ZxKkDqn2WHFBGCZ/oY",
-	"PF1L7tKJaX9Zldhbq3NKX19rxj5D0eb+tjNx9VJo1slmKb2TFgwgf67lp7T2m83GVguEokeA3WazlRGg",
-	"puiI8FQh3FdEoF1Zy8lRVijWIkZ7DWK0FxKjVSKGYQGPGM2llNAc2mi2Zyjxdg4jPGvmrTVm3lo482Zp",
-	"5tl+8Cbfbm6DHnoIboVTKlV5F01wkvQ4FjHCLEYYjQhLEXxR2DYRltl+AQE00A/iQosbq1DVEsxiGeEx",
-	"mMFDPnHuJKOt6m+OMYt5v59/Z+6FU2cgaKJPHYlTY7GqIRnBvLC417J5Bc1rVUm8kzursvnf9fjQ6rHX",
-	"hLAZirf2txyvGTOkdswVSigjOQ1BBFO9BHaC5lPVkLfd6q1rg1TbHTkVwAKvXK0YTy+xyH4oLt6YCyUw",
-	"VdnaZb6TfPkuBY1I9o1bn4QOhmrJArXXXKA3+QJphrxz1PVXx8zCrsUp7/WmReZ1K9HHiSwshTVEXo7w",
-	"Znaw0U7YgEjViUdUzWqu8YhKmZkXmbPN7jw4+0FxQRuSDEbackOSjLFxLvSm2kjR/CY3faU3d66eXR8/",
-	"3v795uYmbTbbbx6PLk8OHo87V+8vrn48Ofp822q0G7vbzUartb2102y0Gq2tRuv25Pri8fri07X5R0+s",
-	"udVsN3e3mq12vfmm2Xx87Bx2bzvN1m3nsHvXabYez66/01RpPV4+ths7jdbj42Pn9PH86PHx0/nJwcXh",
-	"EfrU/VDfvWFHP54/6hv8p+oHPn68PjvpHt+afz9eHJ97l7R3ms0bdnly+Nh6fMwUpdvb2+OzAzOzyok0",
-	"WubHk+uL27Orv7faW/XtnbpWJW5vb6+vO7fX14+PhxdHtx8750e34Bm4vb29PX18bO3tNpvbrfbjh8fH",
-	"x1Z7C511Ts7Rdff29vqo0+2eHt1+7tzu7baa27efrjuPjxvt5pvNnZ2derMFkzl7fPxRkwMGesMuf2w9",
-	"th5PHrc/32632rcdPe7b21v90NvtxyPzju3bTrd7dH542zk9OdDfnR0dPuqfKn8+Offe8Djvf2USdk71",
-	"QD50bj9wHiOzoae3x6dvm63228fMV3trPKa31wfdx+sfb6/Bg2Mv2330PLR/B/+seW778bBzeyjSwexz",
-	"m29a+pnO2Xlr/KCPZxePV1gOb9jF4fXj4eP7v5/+/fDx4OD44napU/HWOf7+3v7uvHNbcPplvz1WO+Nu",
-	"2Noy9lu2ja+ITJOZE7OHVTREvI/6PBXIbj/pb8mx4BGRUgufbYg7pIkypl9MFLgBjCsHBK/z14M/minB",
-	"Exiq22S1J7rkZg0NEC2ZQ8qdT2saDN+CGk9VxEHoguMbRm7NKCsp4AzKp1oxrXY2wp2dHT1NMOkEwRJo",
-	"ElMZDbEYENTnAqXsnvEJQ2dX5yi/vDASeU+t0VsYydbykRTea39HNEbuZzTBEuFEEBxPUb6whbfHKQQA",
-	"wJu6kBLZi86uj+ttpBc2pmyA9GRxpIiQCAuC4Jhgg+JLBPmNRMqfoz5xvgW1M7D3D8CpUOTUhEfOpox4",
-	"TJDxDMBxI0jdrh5SHKmhIFlYqcDK5RiKcV2cXRyuGHkwjoM+VuBgpKJauWru5YE7e+yDRb5AHdvO1TEz",
-	"rQrbM9MLPZ/Jii4wHkWpEISBvtPaznaK7PT7Zhn2t4BxDBG7HD6v7oM54zHta+oXqAXLSYyvo7iUWoTV",
-	"ZcT1+mnSUEVx2S853+mIGV7idPyNU7ZYt7aKVodh9B0fkT9eyE+YyrJcW+YRMASSa1Lo1/9nSPQFaMTS",
-	"91oPvjbGYZFUuZqMsELaltyxskLb+wHqETUhhKGeIPi+j6UCkZGkLBoWZYOx70xwNbc4YmOP5kQCJyrE",
-	"tY0M/hfZI881NuaZFt+C2jAzZPXk9W+FCf1ZI/A4iAblT3IUBK+k/llLMBgpuxR8IIiUmblCFRnB4/Uh",
-	"IIBePYFZbHSHyHgi/vZhZ++o+V4bO4La5f1b60N7b+utfqyzUzO2Rt9btta/jgWPU6uFgPOUiAciunRE",
-	"SoL0zf72jmetrpHZAIaTHcUZpsy9X8tBOiJ/cAb7ZUQEjfDrgyGN8ICbXJQzo1d1hT06c/7tTnimdWk1",
-	"TA0JUnBZYbNXKx3rOJ0oi8nX2n6rSlWpUj0Eniy1wqptrVZuZm0586rtzKsbYY2h7P3GGLo9u3p8vLo4",
-	"ur06OTjuXB3eCGd67Bzd7rSat+/XVan05RGhD9VhzVaWWfN7SqTRGbf7raiN90iz9zbeinbwLnnTb8Xt",
-	"6AmOjQrFbQ0deR2Xml3XZqWSXKHcPsGr/nRWWN3szviiZCQDXzhL1zdvcwZxtul/oxVvmYPrnEwOs6Oi",
-	"0k8ZIEEGWtUUVpVlXKEpUcj6e3yd6P9Fp2XBLbbQRfnXO8asR/JbULswR1jBH8bFADP6h4m4cwbx9kvB",
-	"kRIUJ/46rn3wvRzVQbgsOEchTAnZBH2CVSqISbYY07t7MtU/T0gP8hS06EoooxFMDWzxu4RKky4EATxp",
-	"QtgPRqdp73zThyREPceC6+2iyXLEYj8zYLvebBWmBRdp2xGYFU7SS7vc8/z+Zv3f5ekOiMos/ySZoqFJ",
-	"wPOi7Jkq9+/99d80BGAXqWuTMCRP5V1MHu5+vt96ON/9fXHCzU+//zJ526vlvFMtkc3EPEYyXm2nmyHN",
-	"HUhxBDp8SSab/1bFWFx6nLWTu7iXENRqa57EyKSXIZOLah3o0wY6SAhmRjk3zvRBwh+IBE1H3zFF4wQr",
-	"0gC1U4FB5uwJBEZMfhg5b/q3f4e5/pvzOHAnKGazjGnSo53WCCyhBGayT0RJRfg/NVv6hbKks0Tk989L",
-	"RL46+q6YyTTQM3ixPN8r8zx0OJPW6r1p1YSk3dUTkra6rbf7O3sLEpL0OOs7O2/ePCMjaavb2p2TkTRn",
-	"qk+KCGQ3yZXrBDzecOajpyiukx464g9kZHNRqw07vHQcnfnmXyHBN0/TLRiRRQmAy0vwJl+CfNozr2u1",
-	"tvPX7fiv2zmC5bLC5yDBUnP3yfyrg9oDlVRlrJSH+OBB/6qc6pFg145JxzTeuhuJ52da77xMpjVQqfIo",
-	"8HcmHAWExZQNqpNGbaoommCqKBuAXoCr3eheCql1ZuYJo/kXeTqo/e7fiZ7/TvT8vzXRc2y21l+c53kd",
-	"YXZNK2IVJnKCZIQZmABUEaTwAGGFthBujBpe6KJcK2G40DsDBkTBS7QC3COJZrQxYeBClub7EVFDrsn0",
-	"HSggYwzK0GsuBvL1Ku6C1/o5q1yKcfF4iklCFOnigTe4K6KoIEgNqdRz9od3eHR61D160ggVXunK2JxD",
-	"+ggEcfLnk7z/sDiHFREh+MFGG5pb+83m00IFPrEiQh+0fI95dA9OlsHJGl4ehQcmiF7bPv5p7/KXNiig",
-	"WudRLxPyeKJ/FKj+DTxJnwr1L3g8bmjLPi93iTB7nQ0edhWBhLPypuoLIodI2h8LmyYiUjq3AZl+HPa+",
-	"i+gF/fjhl6Or7g/XJ/JkpMa/HJy8Ofktvj/77qz5828fk4vPR19/+e38t/PugJ4efGySnzr6nu9/bP1A",
-	"+z80yPRjQo479OK3o62L7g+t899+2Dk77MiTUTKMD07enHWjnfPDT+3zw87k7GBC8U/nf5z8xmnU3mtF",
-	"0xN5ws5bP1P9ys7Xi+7H0Vn7qHna/ZGej87UefuH7V+umzu//Nb5eto9+QOe88dg5+fPH3/75eDjXiNq",
-	"J6w3+tCMf/qY5MU1J6y2v9dsagMLaOFmLBRUJDVH7fO30Ufx82S3123dX27L03ivf4zfpEd8Z/ALbbMf",
-	"vr79cVIzsVmI960cRqbx6lkIIxPqHtKxrIhgf1mbxbkYnC/yZdpoNZ+wUqz6i5YEM+FtcC9alauqTNkc",
-	"HDOFOr/+W836t5r1bzXrX69mfYHtOqtjgU4FVNKKUEz6OE0UivEUjbEo5oOt4J20WRBmb9o8iGYhDyLL",
-	"K/FyIZpvTC7EmqkT7vJ2s6BBxJSxnGH19W/0476tvs+emrpgKCxnUxZALyznIz2FlisR5i+faLBw/Dvz",
-	"xw/TW4kX1phDL3/gtWqg94IOaPxKoq7AU3RqUEgWzQZ2hleQPbND/N8qCrJtKPW/dUV2ZQFYe+eXWrFM",
-	"u93cfkahtU/ECpVgSHCihtMCPU2pnp6qEX9erd7/OeXufz1xgzXosTNDj/+YnfHW6jNurzpjU0/oz7hZ",
-	"ni8RYzezRsRHr12A3E5T70RtBJc2oLb4OUMYTSxgUMR5QgTCCs6skRZc95ngyo8roxp+//aHs/ZPP76v",
-	"vWh47a1nqX8uDqv9FHMPTE19h4XygM9do1CR31M6HhGmaisbgtmkvxmSVmbMGlcKixFmKHuH9TX4yXRl",
-	"u3geGXdzfXOd9Mu5NvzTibjeHV3P1n6CqR38m9UMq8H2JVJ1TMHtzDYmUrnC7SnsXJt/JhCOIjJWpejs",
-	"orLdTMfwanZbrfacol0rZhp6BOvW7G6vkWC4vbBmd2elmt2m3rGf2Cgr7Kg4SfOqDuzCGhV29orlG/+K",
-	"2gyzHLm1bZO+V6qzyIyklD21skIz5ic5W1iRSiLQZMgRnzAJmkghLU2LRuOCNj+CzOR9hBlXQ7AwMmb9",
-	"v94FFMwpoVhjBO3CCAqq+jGXY6pwgs5TJahVtJ9fPjHHcRVoMWqyWSpLJHo4uq/zfh3w9dbNcZotjJiT",
-	"7/R2fytznPyX5zutWrbxL82GeoFUp/lpTDOFHP/FhRZv8/S3f1WhhR4eFnhElC2pOkiF5MKEwj1zuHYx",
-	"xr+nBEXws4Hk1Md3eErZfajtupgIV40x1icRTyUa4wFwoRN9JqQQQ/jgZHL228/q7PBMnR1+/HR2eP/m",
-	"7LDz5uzwPT5hTfBxGmgTcMbaqZm3a/JEQzLCUP6Ov54SNlBDODjzoIkSUEH5Lagd6aP+GAY4O63ukBj4",
-	"GKRfESAsETXxwB6Pp68kCuHXsDiLsnUJYzU0yAf7tW5dqnWjg5g8ej9tLp/F7KhP4urBCmKcsq8konFx",
-	"VCtoJ303WIgaZkOl8cLR9bkYQb5MmlKv/tQb7Sm1gAfFAV9qGSnpH0Um2GlWry64XQuLa12R5pYR/kpH",
-	"6Uh/0J8oM59a2XgoU0SfEqZ8KKb4ezKtJiId4YGm4D2Zoo2Ml9NxwnEcIMgO0fJaL//IPijcXJfYpFVN",
-	"7HsyfSa1L8yBWzUzX3kBFvHnJ4l4JZGnUaw9p+acORkV4Hmzuo4w67oYbNXcFB68kmgs9DrHoPs20ClR",
-	"Wdm0IFhrfZLUKZOESaroA0mmARyRFwE6gT9O9R5vBqgFn1qNG9ZhU2TGgdQQG0kgEeNgG29MhljpQxXy",
-	"4/UsNvXZDBkDeETQdnPb5hMZupq3uZ9v2HazlbvWtbGEBOkT0Hjhe0BXcqHYBsAV5AviGZMVRHcB60Vk",
-	"98Tjm23YNe5jq3IN6IBBGcM8eXnKJ0RoGqMh+YqOzzoH9evjTnvnjZP9Ak+QrRcCERroTebg8YAGnuvv",
-	"lQO8bNywH4mg/SmiCnFNbX0p+YojhXpTRaSzE+MA9Uifa6UIC0nZIEARH40xrB4YxUwqzBSkg5TJudV/",
-	"E7VIs7eHd+Lt6C3Z7bdxq9eM9uJd8rb/Bu/0tqOtuE1a/Sbe6+1Gb+M3ZKe/jbd67agVN8lySS8d/RYu",
-	"yljbtRC4uv21Wd/D9f6XP99sf/sf1dvC2vZVO0JrCU86CEBfqGAp60h43kb+ZOuVq0ZsNskraeyuuQNf",
-	"bBNVDNzWSD9n4N8AqmPMmTT29nscXxlGdtARNtfc4j3rWb3+TZpgQTaHzBH0gBMaw0V3GSaZQYIwhlyf",
-	"kkQrd8Zs9EHSR6neOwRhBM9AcAXCcQwFwtqgcfBsdnwof5eFwNs3N+2jxc9ylrWRudvN5jefYP9DkL7W",
-	"c1/n8P2vza/y9Y/ZG49gLEC+Km3FDJBKNMKJXgES6/NVj1J6w26gc66Geg9PsEQTQZUirKGV5wPO+gmN",
-	"nrYGkbs5J1mHIRxBIrQTSVQ6qliUD/IV6rLKxNlbmTgrkcSNTeai0bhCFALvEMze4bZZ7WptAowTzO6y",
-	"LZFTQQ+kD5gfCdZS2Nh5JvCNNtpwxAmCoyHcZUvbMnj6u0xTKxConRWs6UfXVibXZYLnc9ElpiDbJzxN",
-	"YjTgqEem3J6wxcFHeKyVHUJQO0BjwVF7J0CEKSLGgkqCUgbDJvEmkPYDFz0ax4Q9ibD97G6fqNpoB0MP",
-	"MUJioyXgeEQZEjzRyhka0sHQBaY90m29DG/lqt0raV65wQXKnTZGdeEcJXwCWoseIB8T40AFspzzg5wW",
-	"xTccckbeab1In+v2YvWBp8ZWXpuEjKu7Ptydk/DC970xrpC7oEiu7ZfaisaWQjEnpusEbH29Tj2ScDbQ",
-	"xHKuvoJqDbO/xFNtMHQ5P8ViQJ62Qc0z7hTndwk8ZVa6a3KbVbMXFIjR2npZuQRvI1+jjIG1/eZSYsys",
-	"R4Spq+ycfUGx9DNPBezqfEUoi5I0Jsiro83FkfdlSRS9jPCpsKiqR6fpZIdl7Ue4zsjTXJYCAbWd84nh",
-	"VA25oH88kYIpPEDv6sihkLoDLv9ebyKPytr6MA68J+bF5mGeMr1bK9Nbz34uvc+5VVOcPYS61hODIiwE",
-	"JbLKjNoI9RcNO84wQOYzTDPcRJLrm24YHo+RvlESe3yACqqGgqeDIdKae50yC44l0xHJXvUOmUXMbL7J",
-	"kFiJAEwAT9e2olEctNXxLah1OT/DbGo3sXzSKgus7GFbPL05RyPMpm7PyndIECWm2gDaaza1TcVZPLMr",
-	"2i+gwXQQYPMZxuYiI1vCo3tkIDNkA13BaAxosKYag3xDbSLaoemRhnBVvaOvAv+aMauAUt5Ps+fQtX1G",
-	"yhRNbBDRyK4RnmplVxODErAtPEt4kcPIBNz+K/bkE7fR3AU6M9hxAaLMbCUukEl6jj1FQIIk+sQsoB30",
-	"rnnalP0n5BM+52CfE4hmHJ++dQGT/cy1ahs9IYt0iiD3CxQ9rQ2fXR/PcG/7Zc45eDmVaEKSpG4tkl6q",
-	"0JAnMQj1YeYI0tKiR3LUvwaYt/Yt0L0MYtZ5VwnPXsRxDEEsnFwKrWEpqBN2kBveV3+6VgkefdfsmhDM",
-	"eMGX+XlyK/lX+/ov2WXc9K9y/cAq9h8fEUMlrLKKHHCcgc6Ate1mjLoLRkzASROcjwlDYyK05WNoA8LW",
-	"9stCG/iGGemA8qAwmgxpQqz8hQdkRy98srrZJohoOeQTiXhezvNKupygG5ZFfaR9pr4/QH0qiERhwaEf",
-	"agHPwBM1Jkwaj16UcEmk+0Xmk7hhUUKwkGgjzDuMhYilSbKJPMcgsr9KRJVxTBW5gMYrOClckKu8JJ81",
-	"+U1TNGN0wHxQl8d4isJiQ7YQbWAH3iCL/dgkTfRe1JZBq3nDRpSlish32Rpha2ttAklC5iK1d4LKe/vc",
-	"YmsyxC2KyPnlhaYG0OqGJfT3lMYmYvm2rS8VhdfYx2y+QwnWh4ietUQyjYYISxQqMgKjJRXkjnyNUqGV",
-	"hTC4YWHC1R2IO8oGWhOINIH7VpDdJXgsSWgGr7C8vxtRva9DpJWLhzwHmgptTeIeTahenrIfcabB3cwq",
-	"Zc4cf1O/VPO7mbfl3fA8BoqxInVbFDdzh98db849moHNuWDh9eY94/10kasPcivcpYiqd7AzvD2ouQJ2",
-	"FXhAMtEAjGJgr6mSJOnr07y8O5aOMcdIWHxigKS7dhd/yzOqVtiRLjlllTeYS78VugRW7ORsC0MaQI+n",
-	"6h0KaRzqjzHJNN84016NEmRAEjqXJ3onWq+I3mFlARDkO8z8XtrIEBZ6knQyX/hMbzMIlh5C07HNjJk9",
-	"iEqX0jjPeLPy0FvofO/lRM7WyNsqhT1QYOa5J6HFTj7ECs+uW+kI2UeY5Z4VnNjlNK+fJS/8evLiJ0Bg",
-	"UkLMYswVmxX8sZIcDWYYJyiK1aJzv/LttSWbtjjJD/5sKOtz/UbbuhNGqQcT4aT05ry55+y7lkRXvK0I",
-	"6OKCSSvBNGV930B9QmN7qXyCrCoxuWOIBZw+l0+vPfoRpk2eX2uaWLXAo4QjFcCJrEIpX4B5D7ZdT93+",
-	"KT7O/ljxLJONNEv3DupzHiOXt+iiitc8lSgvzzNmxKdr9OGwg0b4N22IU0bQRjiiCbAhGQBD9Kkcgl4Q",
-	"iVQqHBHM7uSQJIn5AYVKEHLHUiX1B4vaA0w1JFjB1uBTs0O05R9uBlbUSuWGdvTp9afvb1ifp0IRrVJq",
-	"7WKid+PQZbTZxC0EeG8o4qMRqEQRFmKa+7O5JA0Uan3nKwh6rQhgIMcN0waKKV0wbgib8JVK6HbkIFCn",
-	"VlGxS6NpoT8O9HrqCcOyz9IBYOMsGbRksthFQQ2IoFmOQ0EkkKAW1AZJqmBdR/pZAAcVkcSkciTpmMJP",
-	"PElSGYEPIk3GQ1v8FHHB4D8RZ6kRzAJPekTAzYqPsNJsGlElQFzf0wmtBbUeZphh/cOQRzwxwOJjLu4B",
-	"rIX04RcamVZ9OBkP8d0ASi4HJMHKDEgCFTiP7+KpAQBQ5GuRXfOZz+HYCpGkTZzOaSuzY7HUSrVBTMbS",
-	"Qq5XCfwsMfdPh/W7TIGweyY7ZmtYCAzaSo4xlW9MCzZlW90S9kAFZ3qIQJgRlRHgrAAOrCdL8ilHlYkY",
-	"ndNWfQtR8CP0KRHZhDes84WMxmpaSizxoa5mdeUsJXgxAc7cdd8KuFiesjEDkZURdo6iklNQVsjMDFXL",
-	"a/w7okm8hG6r6YNnWEVDTx+02cwFe8Egds0M3aIx5BdaNK9lZ0rGJXZt7aOylxe0qJzCnvaUc23l4TOm",
-	"NuOqxOu2bGnmNMeJJNZLKIiW7ia0kj26x3lCMCuh4q1q46yosiZYqk/SPbqU7YKl0lZnRKTsp4mWt4Hp",
-	"l0CQMY6tMkD7iEGSUCrNbn+aSeVQl/KlPRrTCFGmiOjjiCDCBnDOjQWPN6tmMxakT78WnwHoj6aL6lIe",
-	"oRnwefasAokCt5r+klQyQxpTdcSUmMMQnM1JYHM680nsTtiJoIoEiDQGDa3i6bdeU0VKSl7+QxVdcKRM",
-	"VusqZs3SdXIquJMUgAIRONjXPG8621pfFiz2LA1sop6+ANkgrTbq7sn0ldRfmKfbK4LMWyUVTRIXhFhb",
-	"47TqZaUFZuDSXnjj0XGRTdvNrUaz0WptNd6u5n7IQKn/XH51XvFUmQ+a8VoWErY5KEHmmxAEfJCMPF+5",
-	"pxaAzrFl4HaEN06gjz/LqlV57xLVy/srsl78RSfQMfl6wBMujNiwWe2r3lKakbs/cO+eO9pP49iWW6zh",
-	"If/XTGhmwAe2dqPIMDY/Ao1TOTTtc6AwKBKg/RvgZBOasj6szOVFWBZfoBIyjKu2aXHqER5XC8sQkphD",
-	"8K5aLgV0vqJU7HJGB0NlAtdqjmnnalNW3eA2TNS1zp754zJ2msu2hlRqpJ9WHCP8/npcPbbR3ERu/0VP",
-	"ys1eKqHg3VD/uHiSE5AOBjvDON2IiobWVIMrg1JHcesqHxrjjWoVWjwQUVKbXz+0XkPM4jWM5LWl++sV",
-	"51chMiM6rnR3hOanpxEzWomYTm0tvdh666re/OK1UDNDMsVRi8c0f2/Nq6madYcuEkFayMBOmuMStZvz",
-	"yxz5tGrIsaR6U5LEEvWmsB33UT5lE8ML9WqFtvpxiob4gaAQyBW+Q4757aVZhYS7/IaZ663o0nc49rK3",
-	"OEYMG6iDIBHWq6mEISHM5IQIibabzapomScWFwu7tSKji8TN92RqBml2tFMYSulBcP9fI4383fvXbc+/",
-	"bvt5K7Gzwkpkm3PBhvMe2Vrlkc/ejvN24Zyj0O2qfYShRA5i5iwGCKqG20cQKjC1RyS2zLUhCUHh5cV1",
-	"Fxlgxz8hm+mbOQjCzeCGmcCYNgoa2f7S7zF/oghapfSm7jON39k/ZTnaiaI0oQyL6Q3Lop7TAEmeZ9ho",
-	"xSV/kuYISMxEG9vN7c2S1zELv8BUao5xi662/KqZVTrAiui/T9gDpxG5xHReyCWyVzaoufRujCmEXpD7",
-	"BdlfIK18hMU9gX4XFQ65DBCgyj7IHmdKBeFYtw/u0SSp9PfP2jvmjhWjPIornBwY+JZKk8W+H64LoPRF",
-	"X1wQPdvQCbayPs7nbDd1f4iFAVRzvSHJDylXpGOxG5at0+/64juH9GBWKjFY/fY7f+3gan380miIeiTC",
-	"NicPQLlxpJ6/iPAGw80CbdhcPpdqaq7bXGlt4UEvtLIZKV50ad0Ily8sYTKVHxKDwVMcXh2FDoHhzvkC",
-	"w8D7MqZEmWXNkCmkQ98GmQZ5l/bqOkA4IsLiMadMSS1I6igs4p3D07yY0NSILeepdJeH5l425uF+ZmT1",
-	"pmjEUzW0v3EY3h1gGYb7eYpKXoaXt+A2t4wEu0uZJpFmVj32s6tzlwoKiBno8uSw4A8PENPmYI9AFpm+",
-	"E51dFSXkDAnBoexR0Hlic9D3oMbGHMANvTkY+EM3wKJ8LT9vVsoOMRuQSyzlhIv4aYlrtl7FPaR4WFug",
-	"prqBqamPMVNiWt8rn9rt7aXHNiMT/xWLTu9z79IZ93dptMUHV26FBNORLUA54DF5IpXmFrTCJjEOA+tU",
-	"hmKRBjrAkgRIjnFku8PHWA6JqXKlA8YFidFG+Pb+9/poewzBwvDt9z+cbV+Wq5TNt2U1eL38QBh/JXl4",
-	"TL6vTEYIM+EAktXEjLLgQYBCkBPw28XhdX0LNl6AZDoeJ2TkwmfjPMUbJEXD20Pe1gEOLzD/XJ6HNezP",
-	"OsyWLBHoDtqij9GGEnQ0InGA0jHkMmJJNt+ZACz5qvJMJklYTIQJjTFuqpULS3N+cXlx9f2iBI+Faqqj",
-	"faXqfs7RmIt7VEeCJHRgsBgyatZWdAX7QaLK9QePu4n6PG1rrB3vWEvhL80KXjZ/HqbU7qlb3IGjLFoz",
-	"84YDuPaEjVO16mKbG91yzxKtskPTmrbRvESYTgZ5VLZ20YY+OC1aRgQb8pU0MKfZNqDCq0mDvnJ5l+bN",
-	"dwjs/QmVpow+vNZvyqq+wicVNS8vT57hiTy1xtBgPo88N9O7AJ+0Ytz/ILtnJm4NfVJ+T8mJeQ50/Ms6",
-	"Wi9JkYeLvjmEpcUXX/GEZAybITDNBEuhJgTKPcjEX3ZztkmTUCXfmQwBSI3ugXgcEWjtkCTmAr3sGWWW",
-	"+2jxVzt9H/5lPn3KCrKtvgYyzF/4CzF4KQlXDbv1nAT+JYLNArQ/bfwFAO8VlsOgb5dheZpVkeocW/vP",
-	"NXdtfmsRYXwRDdQTRXuOYDxTDmvAaaBGNO+UDtjF//zH/wbI68A0TUcAyqy/3N7fahqFDgCqEcBS//Mf",
-	"/xvgqwuMv/A8sH3GC+zfas9mtcxyXwkcak3vaI4ltXiAXXfdHHmbPWf+inXxE3echcmcgSKysDEuWw4P",
-	"3mV1WCYJOsO9tAUCUnGBB+QusYkppfOoAobzhY7czxBOwqwwJEjjLo8IEGqoRGMuFYnf2WRvqgj8Ir26",
-	"RRNXtqn0mV+/RxA3KPIreTkWB9HNrwBHUiYtDCkwGY3Ou5GVn2c+f7nGILoruHK7eNDNL57x5+Y/zefC",
-	"z8YV9DROdOjLZWIdZXhjIDsssk1gKvVwpJIpCn+9qf3HTe1L6DnS4XEFHlwJ5noliWLnCSMDcMaiaDG8",
-	"7D6tpIWkIlnxpZ9EMrM4+u4Mvnr+8sTzUs7+unSx+3mYYv00SdA9mQZ+72Rqw7sOWOadtQ3FAxHonpCx",
-	"RBgNsRwWZYuXsfVjb295t97agvSiuUf0TGEvGVGwWZUrQbknU78XdEQCW8se193sQJU3Oc8DTqCu12IB",
-	"hl/reEzr92QaNhZnqs3S0mQ6GQdbNMQCR4oI6ShLmc2klhxhGKQt1BQk4gNGbQre8xPgTC4X0MvLhluc",
-	"92YZM7cUbLbvRR9QfxbtB++eb8Gf84pEK0MB9j5tBd5noFpBuYv3fO5D14TF+rhQtlgenknA+86tzLZA",
-	"NTYqlb9Uvja/h+UyuXWLWJ9WpvolJ7oVKOVGDvOyUV8kyzQX8k8WtGWtrQjT71WuV/j710pz9eH7n1r1",
-	"52P7/+lhMu7tBYWBznmQN3DDpPNKbwaMskEVI5dFagMdwfGYoYpbpIgbFlbgslk3frIKjB1UihfQ66i8",
-	"YYYUr6TFpduAiNGQJ8RiCELxiCTRXYiMyHAgIfFmA+k3CMxiPkI9qmYKS82NP/2+9bBE6LuzoWql7cmb",
-	"P3XNThMrScjCAZ2tpZcdXOK3AuOUWHwFkeo8IBXH1ljwvkELwYmHcICGJIHqUZWVorpQouQjgqKEMhrh",
-	"BLlGY9LprEiQARZxQqS8YbwPOEr7KBRxqH+hUhGt12bdYwMUxkqE8AVRNEKKRENGI/NTFI9CZIvn7F1Y",
-	"TF1XS6hMGpK+f4n+HKBwiKNoHKLjzsHBZT3/FSJhEveJmqKE4LgYWQLHX6yEJmk8gqoYKI6BhxV95KJS",
-	"SjjLck1Fd7kL8zTr9lhplrouRoUckeUGlLJjXfHN1caoeUoAs6hiv0PQpZ/nRbE85ueM4/FY8AdiMAt/",
-	"M1j3X57hUSlNLntl9ZQcrHc5q0qqVRJkbBLomj7vv7aOY31Hut+/oOoQytLs9YWogO3iEGeWVINIYnIG",
-	"X6oapNLRX+FZc8BcpTmJ1AFqeLmqBvcEowkX9xCzNvmpVCFASZQIDzBlUlUj7m1Wl+uYITxHz1ipMNeO",
-	"QypsMIXemQxbOiLoD86IDZ3aNnYohqwn5a+sRVpcwe3gdSFfjXEX2RWFcEO2lbKV8+hX4FLbTcDfRf7A",
-	"5u/0DMiluN3XwRIplnLnRd4ro1+U/GVeNbg+8qJ7ZJ6HNuLUQF00N5cVh79UcXN1+LMCUmA+hQ8yabhA",
-	"jph1tu1qwLSSBMkhHutrxkTzMGco1O8PbQpgLrHCzf3MPQRtSvo3DIx0ymL5ClkRF6Awa2xhxmRcSD2u",
-	"hrnUkA3U0fqOSgUjcWAdTCYRV+u4Y0EkYSpwvSC1LZ4kJEbUQlRzRlYwaEsjAat2YU0kYen7Na7vCjw9",
-	"pYysePn3lMv7Fa81WC3fGagWd8+X0nKbmNhcVcBItqqcAo8NMj9oxiVm/ffnLGRYaG8Bruob5n3Z51DX",
-	"XiKlvXdEWHoH1+lriuSzlyiBp3cGBeKGhR7J7O/3+ht9dwWFwgLaiMW5CZ2BlrMXHxtivXPeZ/ObRArf",
-	"Exs2dpzXQCfgxAYZQeLCaaQJZbJnTTnuDYPnBPo0E9zmXxkMJujNgngKZfsCs0EhwxwxPDKoX8QOcyM0",
-	"q9S4SZvNrQi+hD9JuNm4YR2kSWnynvWS2ShRmOEtmx3qI1Fl51DJ6Puzqm3K/BYp3+aKoO/nS3PvrKTS",
-	"mUE+noARQrwP56edepgjGehv4ah0xvX+Dbthj7AA6FEvz2N+12PxUvR4wx7r9Xrh//rmMic/lpruWOvU",
-	"a77zWLEnHlHeXgVOfiEDi8IRINfdBZVf2Dcv7AvOVP7G18j5C4pK1qovRhvmxUC47N2839d2qGXoTTsW",
-	"byuiR4+b9LtmNu9jAR7acRKUG7DUPjDfuOgxh57Q35rZmAI1/fjyvn/M8CMQdC6zDzQ7XS8nSfrOk4Lg",
-	"W/2UgmiwAwRkC6ttgbPGPKkkENBjhoElSIKnsPM8dcBcLtEG43bUm/qFlQJnwYs9u7jcEqjACHC+u8UA",
-	"LAxLSNDUuIQ2hIUZlNWK4sNnjWrYeVmbqYrQgZV+eiOOSWS92xuh2bJa2HIBcCY2jhZqjc+gkrhOQoB+",
-	"g6UCqZ0zpv7a8GQIPgXDkuEmZBLiZIKnkBimD3uDtWrxiBGO8diEtjNBe8NyLpUIJ5JbBBPg5TCY4TVp",
-	"mFKGNtHHoriZm5wqA95mPeHsFKgq93EdtWa7EpEKmCXpi16rSH13VC6lsHTZDNCIS+UKXBSgBTIyIVKZ",
-	"CESAsDKXtJuBVtAKUIJahXNnRS7IISdTy/Is28VlOpnZrRbm93T3StCP1Y31uJr3AB6QFgATM+OpqPEX",
-	"uoIVzJ8qjs/bhi3UsVSWdldsxTUbu88EbSZVe0RNtDxzR+XylXF9yLK1adywI1gcU+biiXORMlclU1qv",
-	"RZrezLlcXjG9T1Yiij4AANhPDFa6/kIMyo3GFtDQnZKczZ6xEm30aWJcnL1pTj9L5XCzgQzNODM8fcNg",
-	"V5sQINgRphp2EU3zyiP3/rzu6CXp7Tdaq/QjwO/aMAP44o1P3YNNL4MXtJgJNhHPd5C9EPEHRxrofnbU",
-	"xYNw3k7ptnb2m9v7TegCvZqvy7V9W7rigHPxzRxWVXUkM6I4L8f2DvrKtU4ZVd5CZzVgNyzzmcMj4PFm",
-	"QeXLrdqMG9MCaeitELj+vFbueOubuUa8PRC4Y8OTLZUWPK0KQ3VsNUglAFkDdclXUFbAxSQou0dqSKN7",
-	"RiTAcqGTw8PrE5SQB5LIG7YR0jiW9A7wp7ZCZPBPqSQx+uc//hP5v74NHZJjUPyeRCEiWE71oRwNyeTd",
-	"DbO/w/vvmiGCdFzvgeaH7RCRr0qQEYHzlkb3pZI9U1ti36pJmRAs7swYNeumSZJ/ijiT+rhm6q7QYVWv",
-	"gIgpjuBRDFCmEj65kzym6ch+GHOFpTSfDYzYHfQKMb/2ARMD/qI9qG8Z0sHwbiy4IgDi1U9SGt8JojeM",
-	"W2NGUqWZjFH95gcyIAoLipn5AP8d4gSGc8+lab6R4EhxSdy7Y0zF1H1gqXJ/qrRH7vqExMZrxAVO7vIa",
-	"BQBLyRe1+HG7+HGn+PFN8ePb0kcSZV/YpS19bpU+t0uft0qft4sa6/wlnNVdKVGuI1t1zUT+2APTVHhW",
-	"GzBdhleMkMNurDo8nwAT9mJQXEeXJweHJ0cr4nEdZPRFBx59UWu32UT3EfDiCjU3FfhcLn5qSDpPmEE+",
-	"bDVU3cXhdQZVl53CUE2GqPK6nszWVkauD/XKqwh8U7GSGT9UIB8xrSpYmQtvfGUh9EAay9VTZOdwEa1w",
-	"kVwrqHTPIyPSAC9pomzA3wYTKEDjBEdE2HYGgQMqML0IJTTXMdh/A0zZuxsGzRFAW4XaG9Mo2IjeFaqF",
-	"pRJpJcjdOTdYpEwJiEXJCbHcsDreHcyuGvTss1aA4LxzPfdsDN20PDbI+CYAkXNPA3UOu+4aSM4A7clz",
-	"W9wwU+QFwIjMklcNyTS72G/xAWaI5YMEQ9t4bZMUabdQlTJrBVvhHNarYkNcHdTbFsg1JsKtnkQXV2e3",
-	"F80Weo0uzg5vL5pbjdXApsFFckkE5VUFEmcEJ9LbcLZdhmaLjYvD63p701mLWUVEKd3zfS2ondaC2uGa",
-	"4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBAxETYkr2rM0OZQkFerGqWreahIgr1nICgqoRY0HRroQ1TUBig",
-	"MD+eAdA1q3kL36HQeonDDIkJ1nvTn4WrvvUP+ULh3Hzgx6p4n4NwAdHpBF9pb8/wTbZe/i6tEvVHrtCn",
-	"pLiyYpe/d7ZDJqlqjlrqa7y0dX22dlnbQi8tYWe7Yt2OGMSRSQX6Ho6N+3+dbICeiWxXKBkyGmIxeF7U",
-	"ecVcgxF/AO6oTu4WU7u140xoWklGHC0CxJM48zCtfKqd2fdWbXJbFHOQYFnlQvmxVW+jjRNEmb0wQEeI",
-	"jKCINpoG6ALxVGU//fMf/7lZmbUrOB9V0l9bjXNKaK3b2lUtBA7TENIqIFDCIoLyBax88QOVVM0T5Hp2",
-	"rT2L1CRtmvwK+9N/aImCgc+dJfays7XUMDzpM0XlZmUDPIDfP1CGE/rHXLQMkl3Z6LtLDUgMTmOqUP77",
-	"K33QjrlQ4KXILq7AxchuWbGMyzz2KbVZhVd5D6qkiekW9Oe8Lj2870of9IV5xmdtXon90qZATiUl1W/u",
-	"oGE6wqwuCI5BJ7T7t4FOlEQTLgDBZ4SnKAL4hHemLhyi9noMJVfQ3G6GczCD57e+Pu52L5G5CJTNQC+8",
-	"UcH60FVFM640uhnEPxzWhmnV6AOHNLeXo4YAdQqjCubDAOSErSoeBt06QCMcDSkjOWWhsN7Fvm06aAMd",
-	"2In0BGZRho4X2HQqTWYYW9i4YedkYvRuV8mE45jE77xwcIavkCaxvmCIWZxkLUV8mjZuWJj1p72zuV0h",
-	"2thuNjcDFNrGZHmTRv3TVst2wUmZVhe4UCQGVwWPeBKijZ1mK0A7zZ3NG2YizVm3Nj8LP4LBad6A7uXY",
-	"DgsDxFbW6xqzaR7l0GYGzK/oxKnqNzzbkcx2BbvLoWrLvRj9zqZ+i06vl26561epTV1VT8sRUUMe3+kH",
-	"4iThE1OtZBSfu5ThB0wT+7QYK9zDsvw1T1XER/pbo4EFwL6C4eTO8evMEuZN5QqDqVqxoofEn/jMZgXw",
-	"vEx2FSWR7epciWzc7xMGAsSkGGCJMIo55D8AFiRlNtxm+qbbvTHGAo+IyhCBiyLGqWGr5WAt6wa9WLSb",
-	"uS3OhsoAVStkQcQTngJgfPi3q6vvvnv/viQv/9b60N7bemuOYtch/W+/Nut7nfoH0yW9qkl6UDtO3nbm",
-	"xD0g/0GfnSWNLKbxPgrdGR+ijU6ztQkNITCTfSKE/bKtv7Q5dvDF7mZww8JcH4AvtzYtqMmdVdlDtOGM",
-	"SG0xGSvShD41B1wcXpd8sG4kJgDthpDn9xV0EGtLuJcVedd/UgWhTtiASHVFZJpUpAQyroicQ0WtZMh7",
-	"Ct4YnipJY5Jb/BsAf2LlVQ6PdHZ9HCDCHkjCx8R5nuRmQeNdar9mDfhmB3bMJ6YVZjaQvMEg5PEYBUJr",
-	"mUO94RgizHbKDAXQQBrMnEXtIaG9ib602qdmnjgmIjeXbUzV2PlW+XdH8Uqa/nHy9sw8zK7UskBJTqN8",
-	"tJUb1HtwZBGV5qGzLxmg3XIWEFjw5KTaNFsVD5zFpKIesFnXh0GMxlyazmCWnG4jU9OPz29f7Gn/3hqO",
-	"BKscnj1YVpjwhb1yTfQCfUBO5vVIM5PAubMtyxjQRtFeE8V4Kg0A6xhDgqxpBhe66ztaURF4Am02TfIm",
-	"V1BOgIYEJ3CumAFSzjZNloffv0YAG4BSQcbWO1lhD2DbA7QKltSOY532cx52+4LU75X7ja1g62XZ1t6A",
-	"HdP5HJx5bRxfmOVbtpeqxWlM1ApgLMfJW/OAQ3P5U5my2kXm8xl4rKGl4Nn1cX3PNVXoHHZvO81W6HjP",
-	"dRTItVOorsWlulp726rN3XKCWrLMoelFPvcZ+EF7jNsyvgiwCq0xFkOzex/EzwbvNX+T2KELmgMs3Ecp",
-	"04qh4tz0f806v3IU83coNGNsGM4PkdTbcDKcQms9dxCDAYPZDUOZzXF2dR4gxg1QIDPwgIExSjKls7Ac",
-	"dlxxavrtGhBXd0EWooEwhGVSRGO0odev1dyEKeJEr03udeLCndN6ZMbIorIA3vQum68lnhmFq0Sy9HXD",
-	"mOEDTYWegEoRo2BDq1OpOMDdl2inB+HIZyxpbyK20VXEmUwBVw2KuiMuhJFhbggjyBZMJclCKF4hlZ61",
-	"3uJm0prBHDVL1VWelpTdVaUkFbZjlYe1rE5q5SIcCZNwZ1LvjHUIjHjgGstuKFODYz3uGX1tOAWrG5YQ",
-	"5xbLGXkzQOMklSjMjh14euDFrLLGqzIDtgxQmDkcT2JtM18bAgUoo4/td/5bgdj2vAnt+lUm5D1TSShF",
-	"RoCZTW81CuEhHOntlJDY+JIQiYacFCFQa2fX32U96mfKsvOJr+bRFSUs8Vaz2d7a3nnztrLhqreo1ZXk",
-	"a+oH2fHqgxj6QsYTL2jh0Bzw54EL15ZYN4PQZiakan0oJaXKtHPmXsYLUkSMHAziymqsQ1ysUOptNU7F",
-	"GH/ESUqsM6tK8rCst7lWMoyz+l3elw8kotme65gZVYn1xlYCefCUsk/PBi9ZLadv0UMbECP3YatncQJh",
-	"8lBxgnqW1OjaGk2IMFuIfnAVoNMP+uKDq9MP79DZ6enlDesLU8QAdemBuT8zvSTa+HB8/fq9/n/3+vWH",
-	"7rXxXmH0qfuhvgs31c2hOcLiHmFBbpjiCfQ9ixuoY0HdzDAhmCcRVtY/G55dH4fOujPi4onYR1l534ZL",
-	"Yd+0qZz2rPe4VCJjGzfWhv3LdMFFrowihMez8WVeGPvPB/qbCcrNisOvYyqIrAr3X5MHwoyVYVqxUWvp",
-	"2zDKy/Z8AliRuS2jU2kbRksPZt0uwkpVmquiGZaADFeHG1xog8MtBUTB/C1FBvApUSznzFeqiic/fv5+",
-	"WX5lOXF+UMpkig+vO9X8+VC+sr2z09qrrrWuttzubV1mHgH5/rLykJIlx6Sklc1/vi637e6hQPN+Ttuy",
-	"j5+/v66oeyXT1fegJvmyhYcHVr3fLzlcr0NLVk7F+1kpjkmGlVXduRPSpSPCU3VNIs6qsk/sDx7aueIp",
-	"AOtnLjtT22PKQqXJVpJG1ts04gayoIdor1nQxfaaQY4Fs/XGgt9Zh1olbA0XWj/Cq2iRF96leiWGZLlh",
-	"3IWLZjfoDJ3c84ojqlrLHEiiwred6B8hjb5uksm1oAxQeHy8f3YWoo32dn3IU63Ir1RuAYCRRT/4xq/N",
-	"1pdfm/W9L4/tX5v1rS+b+7826zvmq0qv+Ckf0CcC1WZHyzq5IeVUkCUqwPgvhY2fg/M6XoT3fobH68C8",
-	"F3ngO6pNpgzk3KRKQYGkh4YOJiGkAfm/Q/JSA0HizliZPtHWbyEzNLYbBuFM49LQS6DtRRbbXDFnzbuI",
-	"qius2Agh5DYGc6+XmOrVF+5G7EPwroQN+LSE4LVfsx6OehUIwBwmGVdrMJ+H3BbV2oxJPB5TNthHYW5G",
-	"hcbI7aU0UXUtCvSiSLRxfX5xdnSIDrrGHgvQiJERZzSSpsJbmwqb76AQMPPhhAHC7iVIEs0lgqeDIQov",
-	"P5WL3Vzpxuti843Xf+r/fAtLoeRsuKbwIntj0YVSuGxme59lZujqCHifPOO1AgNPEGvXdfks9U+YreK1",
-	"prcrATO8TYnpnJq5VCSaQJmSia6Zgh4qHTmrIgglBvEHU41K5+eVVwauTJuU2BanT7J24fsoNH+E+hDG",
-	"CuU+oZJB/i7vvRIG4MDXEuCGrdxy5R0qCwj7mF6qsiCffoL34t70hhk0NXCGinQA0KV+h3HXrCUw1fcg",
-	"uXKpJUFoaa4tia0bZuWWGRcjdyZjMyi0VFAu9di0ZPUctzaWsXH+fafclQpbz6CjhM1uyCcOX7g3lppV",
-	"uTtmmZzEFFfVRixokPkBOmdBZy7TEcxESxOSY8pBTnkJ8GDiCvltx6SYRAkWJC7kr/qtNM3fv41J/mFC",
-	"euPsw4D2i9Nc2IfzCRavntOCJseu45mduull7BmeXl9+082vYYa2vDtzFUTruYHbdQ05oasSNmXWWQND",
-	"4xKhzFYLV7Xe/POeTL+FK9micojbO28qcPIL2IPXx526hzsIDFCc/V5/903c3G3t7m5Hb+M3O3u43ScY",
-	"N6OdHRw3Wzt4q9ff7rd67V6zt9tuR3FrJ34TtXZ6zX6ziat77kv6R8WyvJ95+fZuu7W1VBSaRCKf6e0b",
-	"MiJ4zLAM7e+MuBzPv7R3gu8/eVYC9Axtf+OUrbdRZoG+Ogyj7/iI/PGCTo5SnnKx0OAprRfK9Ezliu72",
-	"MtizuS+Dx1rRg5LReT4XyaFpMr6Qk2bqpKvgJK0ePsCKLMCPdLiRyMJGuviqiI26D+pHVhVUoPYyZMbZ",
-	"Ap5Blf/0kzQtqbWCGefdzMdYDbWoKyqF//zHf4ar9bfjYnC+YieLfyG7+g1kcphP6Dkiie2cNRHQkAaS",
-	"Yr0uJK/8TjQZnZ61AUpcbRYoJ90Sfq5m4iIe1jM8SD7czFw3Upyjf5ajRoAUIod8YtRkB0FTBNqYD3pk",
-	"0O43LT5inycJn0irzfDoPvcr6d8bs0CgS8/8p7uTDGiHZ/9WdvlAoX5xMV+xMBQv9qefeCk0iV/kcc/w",
-	"d7kFLYypPOXVPWBZ+clL5IzhFyj6WRpSroxrjrC1aVzFxtMqXRYfatihIXM2p14kH3wVrc+LTQ+Lk2u1",
-	"tYzXaqOPjg9t5kZZnpxIEyIb6MBgI2lZ2BMEQxc75wWTkMehd2BCpdo0UT9B+ql0mNdZ++01PXTtnTdF",
-	"B127gsQXBt6kyEo9gZe7bd7DRX8pnix76nk3TvDSnXCpr1kEEWqoYB+2TGW+KAq/WUcDSGSD/0UlGkFm",
-	"RJwL3TDBLJYRHpMQbYRjLpTAVDkPJZf3smBkZlfr8dmLi5akf8UMfS4B23QeBPFq0EE5apC5vju/O0KO",
-	"vpmdtgvx5A2ie0WThM2sS8INw9Jrc2HeUAfg3NAWOEsU/k/44v8LXcuhz6R3zaN7osobCtpTxOTh7uf7",
-	"rYfz3d+X9/t426stx3/O6ZIBMlUxj9ffdNXGmNf0qyd4TD4hZggn4yHuEZWFmBLO7+s4offEgLk1A3QR",
-	"oFaAThAX6FQTlLJBAnHfdwbNtEB3WB/boaJEs6yxqRch+bVd3+vUjz9+f3Z+Wf9lbrHAglh4lzCL5OyC",
-	"4SPKlPUHPgH018I4LI7pXhp/5epeUnvDdToaYTGt8JNmyU8VCsi5h2y2chpPXsNbBcwh2PW8AvMxjbfu",
-	"RsI68Mq9krP+yO+QuRJGZS+ubq/syyH7cM0E2c3LC7Pz4QY+oapduCVSP6WCeanqiucrn7aY2OVseXl+",
-	"r6Tn2B7hMVI8yPadqQ1cHSzDD+aUVzd7y5qhoWnVw6we5/k5KvFisCIX/fdUaMVhhqV+/vnnn+tnZ/XD",
-	"wxC8y+6LEL02f4czTXgH+IE4C1Drf2lU6rfU2ttt1pvb9Va7YsF8CdOs7335c/vbRt381fb+2vyfm//z",
-	"f8yDvwEYivVCXgbEZXX4FNsFhRJVBAv1Ih7P5ZN5oCpLki2X7oB+ggdrOPXyBvVzAV5WSEQ65jYLpWTq",
-	"2h0Nxzjjqrou3TPP1sscdVrlQvlOhOTMdQdydkj+gm1g0wr4kYrqGS0/d51XHW18CNAZHMKfAtQJ0Pmm",
-	"6To3GqsSEsSHWvCswoxqOIDLH1v1LQShJ22ZRVgQtMFSISkbIH3LZqECQZPfJTMXh7f9+S/D6M9zAwXL",
-	"9XFfJhlS5zxUbd4V4AP8HeJLfF++5vggnsRwm2MZzr/HM7M1qXhEk1Ji1uHFURUFB/SBlNj5Y+e88tIR",
-	"jeOkZCH98Onk/Hx5HakZj3tb9qjKeVljqjQjAuHH1WWGfswHc1OV0IDaZTnPGJELyg7tFa4G3fRtsG4u",
-	"461Mma2MLnBwe2d5i6xKjb7aU6ioCZkso0GX2jNFUJwcsVjOBYACfU1wBFci05tA6P9CE/xyK3Clb+nj",
-	"JIG0sb4gRM8bsBDHA4Fj6PYNRMnOZm3Z2kRThXpTwISCEncu/Bw1/fqnt1CB2/Xfy5qhFGZDoQ8DVTKn",
-	"QJXsL1c5UUARyV5ZpHKQM23Gb/MYPqstX80eMJfPmgH2hdVmMZDfXqFXNrHduzGUkIyoBJkMLUmHOJVl",
-	"/rXcaKr+K33jlMyB9vBJrc1yq6jAgFRJxbdAjGPB4UtFxFhQSZZr+W7uc9R6TxxUJPM5sgxcagiMzeBI",
-	"f63rD3V7CRj3GTJD0U1iIRb0ek9M1z/w+du4kUN3ugOw7xI+Y37NrPfE7WKv/8kCKnlBdPh19nk8odH0",
-	"Mu0lVA7nYtKM4arG2F0GRWrmS/RAhKTc7OXsgtnggrl6RfXBPrOagdwLDQwfYnyitYQ+F1FRS9haXNVd",
-	"LqB248vfXrU/r0hfEDl8WlqlMDdn3iov6Keg7V9z1D5/G30UP092e93W/eW2PI33+sf4TXrEdwa/0Db7",
-	"4evbHyelAEmrvV4yZGEY1ZM0fe6emTy6UGiNbKXr4uD3mg3KvThlkW9MsZY0yIOeqM8KLCNQxLSmzCcM",
-	"ALoYwmirWY/xtHgMvGgr/2Ia7CKC+QGBOZ3sVkpyvQJEpmUb3uA2lTY8RPm4QDgCbdYHnxoQZkuFarNM",
-	"vzKW1Ap1QbzvBmKem4UUhSkbhJHVJzR2F1TFt5foDTPbxU4gG14lXW2YuzjuK8zuSWx4CpkGMkhbBsx9",
-	"sJ0g3UfK5JhEWgeyX0DOnHiHQqlwvw/Y9VkLdQNogROKIeMgv1drL2ycKv84giFYu8S0/ocXGzhCcx8g",
-	"ounXldPf3JUzy6UnnXVBmmkozROyYOCmJ4RmXdM2KBtGuP6w4R3rD/86wmwecEzHO9h9CaE1/TERmqWc",
-	"Z19GmEG3NGgpHyBTja043NJYUDtboRy5V76SKMw+nMQlpJwBUde0GrE5wT1SymqCLhkuKl8NFqSGPPZV",
-	"iu8A6/jy4hr+8wn+7XQPjmtB7fDo9Kh7VAnyOcZVLrvyvPRVAbR+UdCQz4IeYUnQp6tT454C7TuDPvL7",
-	"jxXoYPJZmq29dn8Lb9ebzWaz/lb/s6v/aeb/a72GtI8VLsV4qQGbhXUNrTP6WQJUSQfNaS+k1mtuW9oj",
-	"IMLsKoMtnSl/1E+o1oyLN85FUyoBi8EO8PB7TRo6JDpRBiX90EhwPIZO7YLIdEQQVfvOoz18JW9YqDBE",
-	"obLC+cFJHAam8jvOEkMrqheyVKicL1bhiEqrBWeBsPxh37/94az904/vl+Nc2LtddtY8Rrgikifp/Pbk",
-	"nMkFjbyMHHolQb4ibFJpLFJeJoIoy8GHUkn6acKIlA30ndBXY2krSlzbDb1sPTKkTAuxgUQbCst7GRTa",
-	"MiV8IAMkFY/ubWvQTZRgFq/R0caTt1UNbThzWOoVU6fSTkQLjHut9Ft6mCkjQQdDpY2BWYHrumqstu/0",
-	"ILVwPbDD+fYlWNSD1L5eH2/Kk12mICx2EAuKjkjZA6LwwORFIcbheQtQph0DVRQyV7JZdgrMjlzhgRbC",
-	"QhtCMYILV4K3zrbZ8ry4fBctzFmyl8Edmoizu4HG8+agr38lEY09BVATZgxwEZrkUnGBByTDnZXIPKen",
-	"9TGWTF0TF4UHT9ARc8OlmjeyjHZbkGWonlF7bl/U9nqO95Vhs5csRBcICrnbc9B7/OyUBWrwhPQ+zWtA",
-	"j8fjhuSp128+wuz1k8Vr9rL8ILZ8lMuSIBOo84Sxv9Xn8N9ShofNfrigx5YVVZpugUMsK5R+Lm2plcyv",
-	"Pu06vPzCW2zpaZHZmlszdaW/NuttU0S6rJ501lI/w5Q507faCTgieoYl+35EBI3w64MhjfCAr9U6OXui",
-	"T3SfOpXLXNHM9Rm5tOV2hi4G4PUrnGsFM0XEA07mVmkf8wnifWVPiLxNor5Zmnps0x3xlSsfknke15ti",
-	"UfabRUXZOysUuFWNuJq+Us5RZiIi5ZzkrA76+LmLNgCQwB6c4T2Nw83AopO2dlwyjs28whKFnVQNubDu",
-	"m330nmDhrOfIe53t1dpYkAB0wuYXyWdNr5B5pu2Kbu8slb43qxEji66+ct9C/HtK3ES3DMpfgGSWDtVA",
-	"R18NMpfe1aE2xNBrrXO/tg+unloql8eBPsmKxfZXqjR4n2D2DZVMQAeM9/uVjgBTjQiumzx/Jc9MeGdK",
-	"oC9Miwla6JEhHR6JwXZPeyaqWpG8bipvn5OJYx9hanvXPmldIcg5N+fA8hv8Vj0rp4Nkd62ojNG1ALBm",
-	"hT6f17XUrQUAE3OjvVZ5BNbAwVojwWC11k6WKb3mTo6B1skYzm6q5ox1kgpyergEA389fZ7wuj3BGhSH",
-	"UZyJz7qBtxNKTLlg2x6ae+Z4g6W5qGGfDM5gPVKqqIFWFvzB4A5mUHI436tmpxsh0EBelXxww2BXYwds",
-	"ZRpT6+lCg1rnXrMFU2ijoourHZp8/SeNv1WjGzga+P4tN+YSPuD8PTrPKZ1VNefibKWKqnU3BszyBZzo",
-	"ufx1Fue60FluJEVmLrJxxu8Z7RfwXl4in2V2GqB0rb1Xr5MX1swunfXuWrP/2dBdtoxGLrT2XIPssWnj",
-	"A2q+wc5xDbJMJZRBJYBEcunAd3KcHeiSOsZSoRGNGR0MV0/SPbTFPk9Pinuegr/QwnTXrajbZxRfVvpg",
-	"egjPq1uD/H9Xgob9LutyyCfS+B85I2hMwYHvdUF1Hf0DRBJbXqgvpAwAlgdCK4WevfXKeXwM7k92DyNf",
-	"FdRjkgFlDXRecACBD2mIwf8T4+kNgwbmRoTNZKGWMryXxgtzuKLKlU1SFg1r8xp1rfHw6lCkeUoAA52/",
-	"bnNqQKLMRFteA2LNudWZfBVUGPNogwtTWQnElWl/m/VNXsuIhSEEbppzyXNm20VXwTmzNOuS6BJ9HZ9v",
-	"+G3aOUummwsrPZd36M7lCmWXlvcrs8YgoFe5I7Ss0yc8ZSh0O6s6nTYTdfN38itpCACXNpAtTiVet2L9",
-	"82yz6ShNKMNi6neb/ou6Fmd1lx7F3JvmrvcLlMM9sWiteg+bV88dbvXx+i85akrIP53zTu5Nq2iS8iIO",
-	"p0o6GETvE6bvnV6RiNDxil7sDsraCurz4fdUK72QxpQkfFJPxxnK6WrAl2uj8FfN2XvKKtN9VnLQjPSw",
-	"IIS2WdJgBu75r2hOWNkl5zPRahhSE5I8EORwaB2kmoUVAFzihN4TbQqREXfiOGuNPlPFvkIu0EvnQi1P",
-	"wLQgq7CgEMPq8VQFNkDo6mdMkIoqtAGZvYp8Ve9sS66E83sSo3S8+ZTUqNlNzsc0KlLgUtDIQUS12ga9",
-	"oYwG2Fwv/62ULmVeuhgMuIsH86sjVwxy/XW1yhU5HxVhpeUNbJ8RZoLAy7Nu7q4fqfLDTbN8nkBXfm5C",
-	"nWhD87TWxgGR7IcrACXb3EfhnxPSu0tF8s2EoxwiXoGdXyiCZRvom97e+Tw88nmms4tpZUGuxZZQNw+6",
-	"lk+aYsRXv38f7foVvLyPDgSP7vtcxK8kpOJstfN63o2YDrSJCrBkGKThDUuIgntdrv5JgE4DdAEXfdoM",
-	"kEFkRDgSXBZ7T8gsI2RCerBKN2zOKljRo491hQcNdKLyWlCJsAu+Y5Y1ksBenff+DRNE8uRByw+qECMk",
-	"1ndJE68wmqEHGpN1bcrHWq479pa6VBeYVR53f6z/8uXP3eri4yIDz8mvgcwASChQBq9B8QYKNWN4aZj9",
-	"2bqFjdDxEXjR9ZJR6HsSZpFxm1xjY+N3LjZu8rkpieDBeRwd9ko5kO7F0XtTU7ZtOCwElg0Nfh0fG40g",
-	"mZq26TE0NYTBG7T+qWmHpo1fb9wu8sIlMasHuDyIfKVSuQXqXJ4U0f1sXls2bjBAizMseo38K2fXyAGu",
-	"lFKITfs6EEU5zk0JFzmMsbgvJDDqL6DkYzAsoSTYX2bfP1fT7TD0BGXXOyrfLIfl7Qo8PSQJfSBirj9Y",
-	"KzmN2F0EzKO/qoNNrGh0T5SFsxRaO8iurKgK+KviA2YUT4Ejy+6sdNtXil6Bp6eUkeeHljUV7zQVF6A0",
-	"PQ/q6JASNac3yF+MTWTKJKuQyYd8YsuzhbbkLRhoDuUKpaESbbT++Y//vdP0Dy6Co2GAYioVZVFePQre",
-	"PdubQt/r7c9fv4Slpvrb6LNpFXpy8KnQV7+EQbVk3+TwxDvNJe4BQ4fyeqyOw1SAyZ0Nus/HE+jmqMQQ",
-	"jWU5toA+b/PiW5rkmLH6EACXpf2ouINcfRGAgWhu02NAjd1Qgo6gMVQ6HhMBLew386wqrdCVy/2h1JnN",
-	"YKqfXRweHF/Mq9BfgVp5v5xnV8wDVsU1Iayq/vI8K2gwJLB093oBZ32jIOM2RlQ9vURyPZRsrZb6I3/a",
-	"O82Mnv+EJ0bqeWScppWlvWd5I1GsMgorx49uV1T3mHTY051+38SqVoCpzprCZu+wSayzj5dzwKRzEGir",
-	"P0k+ItBXCI+1HvguB5QGWJsJ+IY3xlxK2kum3pYuVDB6WMn2j6oQqZxKRUoQBacXB53TymO5MsG367by",
-	"iBvke8IUNDFnynPf2o3n7Wgea0NAGyWix4fTWFQmz1Uhu+dmmMkStJMo8kZxnxZY34vO+9X8roJ/hg8q",
-	"xThU9JtYw9N6DkAnam3ZESAVFsS183uHcA++65tL7gkZaypSYdDGGyjTOwQB/dx4fCZDnkCrAf1baqtf",
-	"NrgN5NuHKXxP7MNic67KzQY60G/WfBxqCoeZYSht12v3QlDriW2DXnyRLQVhZAKdEV7J7PlZUymfJq3g",
-	"2YEjU7z0QmGho69jXggJreWk8tXbdSoZoGBluYo7h/0MUO5Ls19jlcV6WUDn6h4Qq4LPZnzwpK5QfmuK",
-	"VXpTzF+OCzH4l4uCFdZq9SiUmcbKsSjI3Gy/QQdYEWHyONZyc8+n5DVVf4FUddFLWSU3oXHLKuT0E0rW",
-	"ze3Iec3D1MwUS0f0NWMFT8rjmEP4zwbs4Gm07wLymzlluCW76e0I5aKz3CtXoTeOFH2oasWgh4DGOJVE",
-	"Oi8FJRK6xjNlVUDQCADMxdhFmh8AGMp5NVCimXfzHYLmrqa6DbhiVFBX7HxnjWjzskpEL2aRk21zC0If",
-	"TEUJ+YojrSGFv97U/uOm9sVgdRqDFx5XsnH/o2DYLlphu3rwbgdB5bGcYSX3aSURnIpkxZd+Esk8xko4",
-	"jqHZxlK2Mjp/CXcK2lVym5+AGQr7NCEhLCUdMF7pmtKXVHnTL8+/C9DHy6PvAvSZ9C71cnx38sG2ldB2",
-	"olVjd9AZfW/QQO03u629NhrTrySRBl5A0pjcsI2traD19m3wptl0v1KwzDcDmy1m2oJgGyGFJt6mchKS",
-	"IcID03mh3p2OwXEEjUG0ynT943cIoE0Nou8GVcgVak6RmZXNmMyOuB6kSCzHcKJzAJs+yarmDX9Rq4VV",
-	"c5szF/9c3LyZmCi0ouyRhLOB3n0rW/xe44Fv88XzSp0eFnWXtCFMf2ZVq/EjTmgMk3qh4mPT2Xv1gwvO",
-	"UvewJUkz9tHVhcmfcXJvC4uvXWLxHO/0JL+0kSUhg5N6kEJzLu+CVznwr+0ItaDE4BnxUXgqRJ1W9F97",
-	"Y3yKE7t4e+n9Cwv4Pjv75fne7MwUuuvxoY085d/19XfOy11Z1v08SH8i5jubHRoBdKrSF3oeYvB+a/lc",
-	"Gn+AQphy+Tc9j5X7AhxjFvN+f97AxoLHKRQsoqG9EvWImhACycQQPf2XDNW+a5Gz3hurVh+FiQ9nwzYB",
-	"MkmycT/Rf29vX+jCHwiaaKkocWrKHJ7tw59pMfi8RgwZPQvMWWKJ1QMAVl+yYbo5zZR7PJ5CNNcAw9pr",
-	"96FHAI4U+nh9cZ571+7JVGZY6DZj/UciaH96w8KvdZvdXpd0wBzy2QNxcRqBJ1ZHsU7qMTaYnqAEVzWc",
-	"XAQ7CAosso64OEBXHw7Q1tbWnh7ep+6BGbPTqUY0SaiEsj1tsZlqgwb6JAkkLEHt/ZAgGsPswhgrHG5q",
-	"ddrUlxndO7CVJyM8dVmjPAWI0qygIz+x2832m3pzq95sd5t7+83mfrP5y8p9suPKI+sklrZ//SBNsECd",
-	"yxMUkyxBUFpQedQnE9THkZLGJJJDPCYoJmMDz+hTD8Dq9O4yn6EVi8ImeI03Pe9yzlRwYTUrkcwSCRBO",
-	"pO3PbaPxHnfAdaGFxi9l72mWb9gUltoieIEVEtbMeIra2Xrno5lsXkkO7TpgcVbYbx2ltJyqKOtkJNto",
-	"wD3MjVUzHAPlIru+AhjIPNdFRuZsD2EsoKxJewYroY3T31OSGtXliSWQ1hV7Nqc2WVPcpGmasSLF+T3U",
-	"ungb0dnkptS4uRzpNKgRp56WJz0tvK2PaaINmb6xgTVvgV+ZEXMQWUtHH4DK9Hm2OP67Un9nTWhhdT6t",
-	"C+40m6HDJuUMyRQKYVcCxFhpw6CN0KI/NhSRtqmG/svzN2yuuVXg6fM2i9vv1OK0Sj0IM57cY6H0Fn4g",
-	"AicFlpRQjQJ1LvFqjcFWtMAMW65Vc6kq4RRC86RwH00wVS4vFGsVYoy1BQlQaSbiEO4X9guVKIX48ARP",
-	"0YYNIJt+EzdMKu4HWb1EZNNwOdIHQbz5DoV+2ot5vOUpcz2JUfvr13c3LDS8qu0ONrW+B56qiI+I1mUy",
-	"XxO4k4hhSiUoiYupTWa+gDntCt2yEegFgpdUx+XmBAu73qBfSXTc7V4ic+071DTB9JRBpyDN/RBppyMS",
-	"68HbfWJijG6+NtHZbPadvb31tn6lkfvgqgqdmDbc4PFRUBCWXjTOE2BOqiyQ6LmbqyrXyioits4GK5zw",
-	"QUryrrrh17pDdg2RtCLIaRz2DVKru2NlkJgAdMl7jUlkCP9jxn0389IGXDVKpTJYyz1XkpZMEWFKTItc",
-	"8x+1oBZZl3oDagvuHPie/wtlD5xG5G6Mge5llNdaUJtwcX9nlCCTSmkkUiH/C2KgRZFVho+sZSWsroa4",
-	"VjBxczsdJjHAA9OYq08ZTugf5aLPpRLSEv/ak23VUFvzvcLmPI2LGxVcxXMaATwhvTv3/HrGTHlyZcI9",
-	"x5M7k4eCaZIKcsDTqpPsgzlt7U6TSFKoVhkSlGCp3FnZT5Nc6dmA2K4+X5oA6u0uKh5xzaKMmFUHVs57",
-	"lypXyhboTDDebJBOmzApirED5vJkf9Ye52laFCQKzGv8nctbt8thdHZQmQwunC16pCWhHFPTn8KI4Rtm",
-	"y+t2kdXB5kzKvaeU2Nxubj9Himde/tmUeRCCjQWe3teSp3I172cKefB21wRuA8/wQWEBSky+LI3e7pou",
-	"kWqee9FX5/aNKVTAE9PKRuZhCqpU/wC6ecOhT5W0Ir9PE2WsppLX0bvxKa7A0v0LJj23ksJTF1zreK3W",
-	"oBAWOUSfrk5tpGJoEnjgpICoFRwBEcJxLIiUrhPrhu1ufsOgvbm25s3pl+vym3mfGvDFG+vTQRvrHdAX",
-	"eACnBLoiMRUkUtIF526YqaPLtKmns2Uhkrq9u9SH9JmLewBCuLLn5Tw2mj1ZQVf0su/1JdZPYbRQc9ks",
-	"i2S3zDUKCs8EALwgFzPee7J6iydB4q2Rnz1xZHqSd9u72cvS9snwpQo6UZIoFVRNryGH3ygBY/o9mXbS",
-	"KuDaDis3K+hcnqB7MtUch+M6sDK0EH6XYxv7ouD49C3qHHYRZQMtFNzesYiZ+hXGVeICOvu1r3U8pnXT",
-	"UN0d1jBC0z4LCyLcWM2nD45wHz93a8FMsBK2jq13eSWLaFYbC8G0OgcHR9fXd92L74/OLZpWFTLXDbvo",
-	"Kb2FtYyDToDCgscHKOEDwCFFFk/KzNsUUGjdCV6XT1RvzVJLxznrYvus5L0dYUJ5W8cIULPGprMh2rDw",
-	"WTbW8Fp/b/pez1kCv6Fj1Tp4A/whrfS/zhmhc5n9ru8KXKJ73hnSIdyAt/71RNoWkmZBDo9+PDk4Ki0I",
-	"IOgIgnqCTyQREkWYaa1AK2FmYrKBOmbVEz7QQiTGkULUZ0IYTk6AOfP+BgAAfW4T7RSOlBfa1Zf9L780",
-	"Ln/eNU/NzpGmftiQsBBU0FcA9Imydf68n9XbBnkJrsHY6fcp+ETBjHFxh1GaKFo3pVG2jYzc18eAIBGW",
-	"tnjNC1not1k0W82o7oJUREMsKRsEfrc9FEHPMdQ3GCHHp2+DGwYQucbcm0HJtaxm/LZagScxcqYinIpY",
-	"KKbX5obdsL/9DR1wpnUAypm8YXXUSRLbsl2fZwuQssFrTVmUpLFNRApfP7RCNBakT782UMdiMDg3B0Ib",
-	"4YBDeXPjdTSK4ZALN60SCYgmcKbvv34NN+rjfH+3udvUT23ooUHUwJwSkBiFRyQ5wJI00Elsvvr06eRQ",
-	"NlCXjohUeDQ235ac+PAsE3oHIx1RicI/b4zFflPbRzc1w/U21d0w/E0tQDfW1j/gMYEL4TLKlLnkW/gO",
-	"bTebWuGQKLQx5dDM/Nc/IbUocPnz375okbbdbNurXVMXs/aVGNfbzZa9WH80JOnkffYhYSjmxNQiQtEa",
-	"mPi5qzoDvvdPliBbgO3mNjzzCitievJI54jabu/Z0AcKr4gS03qnr4hw7vb/n723b04byfaAv0oX94/A",
-	"lsCA7TjGdaseT5KZZCcee2PPZl+YGzVSA1qLblYt7LCZfI7nAz1f7Kk+53RLAgHC2Jk461t1Z2OQRKtf",
-	"fn36vPx+rE6Gf8NOqgK69+VrHoxzlPYwhuC59T81pyKh8DC9fPYBi1IG1hoFHbJvnmlGZ4S+BC7qSEMG",
-	"HPC0o3six/qeW/Et9l7FQrOEy+u+vIM2Qh34/htFjYQWO3dCPAvSPZDwAnGsgnjPCeMkQ0WGJpySSPwn",
-	"G5GujZKZ1WHvtZ1s3Tx9aawFeBUyuAcoN2LOe5du6zczgJLL7LZUoDNz/iQPREe4DPvytVP0abTYaxfT",
-	"IaJEmXPrcveLSBnpW8jInwGeaQMePdP+3+3c+R2T6djvffl7s9mE/zdf+wGlFqWQWvQ78/l0GkdYUrn3",
-	"L62kz/DCpSDQ77lIDTjCF6/LhRJ/Z8ZWTwIDbGPxib05O33ZvHxz2j18bs/ICb91ntyBCueescOsSnnJ",
-	"K2oRJCI1P9qXLhpqQcY0CrEEuh3/yemjkKe8X/viszp6Upi/EP7xwQ3MU+6zsYpDzaJQ92Vq+dnXB/GA",
-	"6gvidlMbfsytG3RQ5/2KfQle/D9RG2jy/Mm5G2332J/B1d+k2K3jzyOdLwrZZgFbbyFi61mICZTUKTcj",
-	"H00ExoyTSCvZM1CaCDOKEbrmcEsw4BhGw6E50kqbsCZDiNi02BVGmC23Jw0OWvcumZFr82y04XjK4JyO",
-	"Zc23Yy2Cj3ZbsxselDY3rS99jnxqOm2K4VAlaSHzzpiE4K5PBBaKMz5L1YSnUQBu97nZKp1/aMynUyGh",
-	"NSgRTs5Y5GOluiDIqMumeKAmlDZk2pQ/NENMxbllcAvQoOnC5Zx1P30iNn2zerNK2bIzLWPuVGuWsEZ/",
-	"8EC4c7h5ZTollp697bHbnbfNM3NHbtyVDcJYFxmqTuqyFeYXvS6+h5+g28VndfRjmV9YFU5oYEpQ3j/j",
-	"r/YgnphHlTBA2qUCDJB7mcPWh0WlqZzIeTHzcyYSYDCXxfxPmM+pWn4pfwDNKTDf4dpIjuCp6wAdW4ch",
-	"QA3xes4WIoOrI8W011yatsaRhN3G8TmkfIQfmluXeBSINN2YRYEKyWpbw83QQrjk02nmxqE6RKRoLqHg",
-	"LP5QGY2CdtEPNIabkYSjKVB5uRTGFrtEUxk4aDD52tkr2X7cyYE+6okQ9vWlb5thrC7TOD8XBL0lhjKV",
-	"gHVmJRjAStONJZkSyDQHTUQIUWDTm5E0UGHugz4pYZ3Ag1UcmTMDEgHjMegiUdMkEimm14K/1HmjCpwi",
-	"qUgmGrPy0zh/gMpJ0/VqnVa71YbEiamQfBrVerX9Vru1Tyo04NzYa92KOG5eGxtr71+317pltmzzDakt",
-	"LHuKAMw/iAH7WczZpbB8lZAeZDqg4EIwZj78L6UUUyKRAYfrKEQb6cLZiz0oymV1hCVKPM5pHNV6tZ9E",
-	"+udb0El0WZmmmd122546rVL+ghlS8D1/roHuYu+fn2s8HtV6NeAYB9fvDfzVPTzsHAMRn/nRo7AdHAy6",
-	"4ph3hvvB4QvzRTqv9WrnP18g43WtV9PRqObVPpmO7/z776d///nTy2T418uPR1fzD395cz46Ggc3F3wa",
-	"ncXJ7VvOL4I3v75XmLqKZsSmcM2fP/x8iYfs5UExW6cWacsM90H7YNWjXJ/t/aLSH9VMhgWvV633z9+8",
-	"mrZa9rUL3B5gaGGx3aDNUBhhIKcZaVDOF5gekz8u1Ho1HE74JWQoB7cPSj7qkln2XqSzROZ4WMyCuk2U",
-	"sQQmHALLIeP0ifP30iHILeaDdqfVlz8a2KakEFqejj+AMh/cI4MYjvJvLywTYebFMqfka+yDKY8ScBvk",
-	"vu6Rc9rFjSA0aO4RoQewnSESytDYZucOdt1jjNEUD28tdg6Y9PbC7fOMU9Ho9svnHfQ8+kqFTn9Q4Xy7",
-	"deOcORuT8zPZQojjNiPZRKqp5pRL837HtcpTH5ptCzu+FJ29to7vznCAMZRMoaCsIfbSPatk8KVy27M7",
-	"lr1auJlFktZte/O6/YGHrh/MLZ3Nt/wKbgpzzhdQlnrQ2d980wWfx4qHV0q948kIQsMH3ePN910pdcal",
-	"pf7Ta+HFvL6xBWDSZ8vQTZwMWOzoVMMWhWqDq8DlRl2TvUoFfCK0/mdywppW4IImp6zWMxGi89rhht3s",
-	"zbkeV3C3fVBqQsAzbrlG37gzIwIex8Y80HwosHxrKnhqnpeHV8ZjVAukRuiUz8nJ7jQo5qQ7wer2OJNB",
-	"U2MFSNCZMPfWdPTK7JRVCGL6dwcIKQpfbCtsW3ndLejwVkKNg5J0dmdw3nmR3mm9bVo3OAh3WCCYyrTS",
-	"vIN4EK5IjLcSe3BmhS9NKHNKLVrtKyy3M1HbGajXCZg4lHYKJtWmCl3+pVzGrfBid0TdL/nxW35spZHU",
-	"Ih7mxjEvC1wOdS/BKVvggM7MDkewIMWtOU96LCFkxHFXs1SnHIkZijihhkjpBjMFHQrWXsPLlqy2xV/P",
-	"HdXaaHlZ/0Zf8gVrzRlrdBosM9cg3w6MykaFyenCalHCwJOEksBlcxYYK8RFtiHdGfSoCy42G0VeTeaE",
-	"nHs1x5vW5Gkz5LeyedCtjoLFN/j+TCj7Zjkug4VZ+H2bVg5UXlrf4yK2gJ7uFhbVAszQ2l+DMkq6evaV",
-	"FlU9E65qLGCGwZ8C3yZ81JeFBxgsCfCHzIEKrJ2Q1UkXq4EpBDfANGxNOOcMarELbJWBMi770lpU9oH2",
-	"Fkw0irVagMLNRqCHmY99GaXAA6AXDL9ATSPT3kSlOVX5RMy0YKFIM+fqfVpqZADZxfN9WmyPAqRO85P8",
-	"ZO1CibSblo8AudYYqZk63cIbYjlGrkPuZsbaJKI1wARpnAZiSiwVZ6N8AI+LSka/8InwPcaLKV0wIJgP",
-	"6lw4fUlK71xjQNdDsob9djPkcwjLpknE4xZ7bYwVTcExAdSEzUhqIXWURjcinrf68l00iVKsuNmn1Cgb",
-	"owY6Q2flmL/GapZs7/V5T331K5qaX8H5Qx7tPHcBdfFK6vf79BfZF94KSjqPAUquUHHSGKwUl3ARKJqU",
-	"kbb5RLv4lSrYIy+VHMZRkH5TPiVc9EBcir20Nbpgat1EhBHfo9mw9/lazL+sPTZjPBspUx3RC+Sq2fy+",
-	"IhE3ZGLBj/yaxH7hxoDrtNFip315Leb4zXJCUCEfiCEZKrQViUjNnVgzhiiMjOrGOuFzNgAEA95wA8Yj",
-	"pUJW91+aT5ovlUwTFffYNIlueCo8NuGfmnwk/ne/c7j/vN1ueyyaTGYpH8QC8hzeDpu/KCmaZzwNxj65",
-	"sKNUM//1FR/5rqH7kLhURC4fe8dndU4d5c6YGFQ1HbLYd5iQlE/B9FeFin4wYwmsQAAwCZ+IVCQY+Fke",
-	"Q2owdGCgpvPc+GEeR7EKs187Hr54HrZfdF68OAiOwueHx7w7FJy3g8NDHrY7h3x/MDwYdgbdQXvwotsN",
-	"ws5h+DzoHA7aw3abt1/0a6tSTAudWsvjRpExcFki48tvG20k6NW9PxWrMer5/obZ3Cj87mb+n1Ksgiea",
-	"fqNcU/OowkwrSXyvNPWKY1HllsLrLKePvyYFjxXv8Eyzyzenze7hcw+1eMIHmQ2rW2jauF/mocTFXzJd",
-	"wXZBv0OL/aIgw2lhKB7DS381E3iXuOnn5aT0f/72pbA1nVqARwvYqcLR7kQZwSW7E36D7MEFCCtranbJ",
-	"HgAfZGb/lm1st2bczZ/41D1XRl26tUECLvD+5sQMkH0FMkON5YnlE+iE85EBFeS//EYvPyXtvrDAHest",
-	"pYI805gOaOwaoJX0cqL1qQr5HMkqhM0jQTG5vnSiBx7ZQzr1nHUEyonOmeh25etIhqy+xFTjEesP5ldm",
-	"lDUyY2+lbNdFdT2rPadkTk2SrgXpJ6hQZkr2ZaaIgP1qYzUqjoGaBL0PQzgpYeIuZdgUt1xG2VCuUBD3",
-	"sR5FoYm3uS/JQ5YvXY9gW8anSgIIltsKjS2ZggsXvbQ3QMmTzQnxKRDTtC99TB+/iuAIhUnnZHjYMAKP",
-	"Y6vCAilzdCiEehjGWbfdbrFT9L0MRRqMUfkXTBjOhglMCEjCcjwmK4si/MYaQ6Nok93KrO5i2aiAxO0S",
-	"r1JfQpY3Zg2uMD1yC2E72wNmtLltCc9PcLDGAlKuYWyiOHYQv4DMh+FB56Dd5YPgYNDlR88Hx0ed4/C4",
-	"02l3joLD4+4fZHxsOlWZRQNm28Zz1Zm9EjsZKdGIWXnTvY7DjO6tfDTLD+uqiJH58q4mj1RNMM39nksv",
-	"M+d+mgbow7hBzj5h3ZPRosLL0tPuZPpc4sqnX1NJYXJ6LL/mDRBAwu2dJuEdbR5cJKiOm1r/f64E3WKY",
-	"XATMVcbQ9oP0EN1+ldtU6jOL2o1sHB6gj7+OibW9xZQhteX3qG4tZTYOFvStcRTyOMZakMzGyWqLuZzn",
-	"PO1eUW4AHA1QkTKBXNsWs8lrxORRKO6DusN6xioDS1wzbibxuOFMFbwLQx6YQZpFT9AgwfwPyEFr20SP",
-	"E5sSl8VHjJ1JsQ5IRqcW43k8lyh30Jf+BdVCkr5EyobGzPUtsRh8DPlvlND6fEEeLusRKwp30G63+tI+",
-	"dyDmyppiMcd6H8C0gE9ZvVAMqcu0y3oMpCW7HpsminUPvb6ZbFT2wmYyRjdqY7ksx1bk9OjxH+FSPzMN",
-	"odk65XPK0Mm1OnNL0Kvb/qQGO4rvKKVBJsnwOMQk7VRNNZRPY/Ap7INQkTNdNAtipQXYKzlHcKfNgphH",
-	"E3QB4wAXvcFenlwDk41Osj7mqSsG68tiOuE65/EJS3gqmrYrSyPiplnUOy9RIOPuMXEQ9qkd/fyXs4OL",
-	"LULaC0140HgRjvNGe+ICL6tuR+ANryxWlRoSq4uXvUWsuLOft7v5FmwkzM7cMXnrYZYq/QiY4miXerVy",
-	"0HFsTShfddA+qNytRCRc3p8WTdejZOub8mebHspQyPlWnUTopt0w79mO5E1ENKN7yEawek/8s4ooil3w",
-	"vbrNL3vWM80SFQsPhXfxoJgJd+Bx0mUk9GUhjceWJ7knCoTN+kF7HxnRbrGo8VSymYQqBQ8GyXMHM+D5",
-	"g4Hsy8XQ/8EJ0GV8AvbYEaWw5b4/rpAthPt1Ie5ONk06L0XIU+jZt65/dkHIlCLukbz5eBz8pTv429Hk",
-	"5+mBvurc/OOFfL9/+/fn4k37X+8O+Y9hd/RrdP7vo79dV0fSxaY+KJJ+7cQ9TPVyE1aK23wO41eNrbcr",
-	"gMmPKhlEYYgSeFu6Ir9awK6QcYSzB+JW+cmeFYNAZ6/NMKLKpM1FR44nDsJcxuz02GAmwxjCnFQRF6pg",
-	"NhES1cn/fHn+y53Ki86nQp5Ooz9rWrq7VBlZNoy71WkVlsE6LYtFHpvS9QDvdfGW7bfarqfuuV7oahzB",
-	"6z3T7tfsL7G6GZDGdsVCdnrM+SS+v+mxy6z4u2nJVrPCtv1pVpTOir+fnr3bdlYkI10h60eusFyy3B1j",
-	"SK3N37lboju24DwZ7bLzy9WpMtUPSrYhD5oGo5LRxm3ddEb1XR2vLp2uBeX1x5EfV5Kakn+L3NyHib12",
-	"u8wVVa/Fw5JwmoexNKywirlk9TQyMx9mumdJTdB+R1qZkiiKmYjnychndWRUgatn05WgSWtgJ7vxv2R+",
-	"bQ+3bmK9FzzcflrRWG4fVj4HRvwvv3m16ay06gTjfmB08wkQOuDUC0AfX7fYRcylzsvmscE8I+XyqHIO",
-	"iupzcv4LcxG5f3A2AoqXzkInmrgLGDtxQ3NqNnfU/ufH46P9znPgWYxoGP6n/ePR8+evMxWnSnKG1c86",
-	"i/KPD3JK+6qrDblDwj9y1T38yWz3jQNHfvsV7lbI8u6xx8N0bxwfoYvzjqu/1P46NRNMaGC2vOlaIjWN",
-	"dRPcMfU908YwF8mQB4IJOYqkY6/DdA5i1Ov15emrq/87BVa1SZR6DP/ssjThUg/NFoafvKDpxOqhmKhR",
-	"wqfjKNAeyPvvJUpN9gYi9EjPPhLa60sn164x+IIP2mdhpIOxGQiPTeOZJlbBJBQJCmoY4/H81SXTAuhl",
-	"gfjl9NVV9rIq6ctIsvP3Z/933u6wPXZ+9ur/ztv7LXb6rpM1gU34FJQW0mQWmO03dHL7uBGbH0FSFuob",
-	"05K+vFEBH8xinswtZwslebAJSBwgtl7D6VyznPb3EOtkInELLrXTdhfI57j55wso7IPTvCU1rF/8tdPs",
-	"Mv+tbzCZmb8ODhtoRSPfIURfIUlDQ9AMxkgXmBF5CjfuU2YoZ7c8kZEc9YhMTYSQlDrmNxCESQwgTKKw",
-	"qVM+B9Q/RWoucxGSiExyCveaCM8izQDakFqOLHum+Y0AVjVIfzXHvAEP7a19iS2PlabtChVE0bkO0jgj",
-	"kaLaBTDoQyg5EXoWp9rH9CczJ7zMLeuTfoPfl3Wf2uN7zNfXEQyAx/xwhgAsUG7kX0Dk4DdaxHVIbVvg",
-	"f6bHeuY1ryHjhlKfrM5/mvAotnkwSwvd9pXfyJqa8FtQVG+xU/cUYHKB/Kw0UTEIhJxdvml22g2oYrJe",
-	"ctvRKmH0YpRXFeml2gmef2MzvUKXGERzFjOTF7AAWZegRiaEAvkY50Im76yBCpnodjFgGJUmChNdro8z",
-	"vVhqBt7ccBJJ5Cd0FasF9zLMimbhyeYn83RD/lsKyVJ7/BMmVV9mfnCzCjADKnfTacYeidI0uJX7LeYj",
-	"Y7HvHOScIXEpcSQVc8kP2gfMvzTfZ3FbSF6CdePi2DaKPOWJFkC1ZQYXUqtyayKjI+m22A8qRJiam0bM",
-	"AKz8y/NfLz++eXf08YfzV3//+O7t2dsrn9UP2NkPxowjPfYTdtDZp4Bkw6M0OhVnhGudttdut90yPmED",
-	"gi41ZHxgGtzJfe2kTfWtECnTU5W61qGM0kKnmOvdPJXA9sshU8bL2KdCpIuxil4nxHetFCKMeQRpyHhY",
-	"8ZxlzTmqzfXBVR95nU/D1Gd1zBPAExNMxpLER5o/DbSR7ams15d+EEcyCnjsszrxPrI87WOJ6fsWfvtN",
-	"fHRX0xfprw2ibzQJ39J7QoywsmnoWvigJi1MrIpv8B7QfYtXeBMfLdy5ZOkWgN2mNriluYDv0grK7WQF",
-	"bx2cjRC/PvJp9BG5xW2IdgHZlmKznd1js7+oXMSQSMfLcLFBEF4FovvSbg31JXBuWKOH3toVA/Zl5aD4",
-	"BZ8b0++9nau7HCbuJZRexP+HCqEvbu+W4wadqs80yhXZ3YsugCTxIRKbRqnQO0bYu1XOedNEBWbFDeJ7",
-	"i8sXpQD++dsX73OBcH8xew1xwR6EzPnAgLax4Ju499jNLXeSsyhfcppzW0kNvsrRFNd62X3lJz33S2vz",
-	"/B1GETFpaDOtF9QJPCbFrfkA9GJWmapZvr81NXtwJS48a+5xyeO5TpkUAqlP0wQ+dm0ZzCnhwdqkmFFg",
-	"n9mXZBKzY+QC8IjtVkMlHFjxKM7mat1a7AJMCsqOwmwwJBoNZolWiX9CEeNPKZtiFcyv79+Z2WwFLd9F",
-	"8tqpWLJTmNZN0HkIbZaBFkL3JaS6I9UITP1n2bml1Ll6OgujRVth0Rhgd7AF3kWwz55lM25tRvq5aXZ2",
-	"dLfGvXmFYvZpu3PcHe7zg2a73W43j8x/Xpj/tN3/cb5CRMCJcpTUmK3S+FjfTjLpo/xscSeYYrvPLn8y",
-	"jeusaBvdv9C8gtBLe4fmWZW/QpPsWXBFk+ie2haGyTndAi3b4Nax6V0bL3wJS6R2L5n+GShtSPSHC6/M",
-	"GXfBNKukc5ZN/PeABCVC8yWUDVOy1tyCLSaLGwgoyRFHsYFZEiPz/AlLRPy//ZrBkn7Nd4o65nSSCDZR",
-	"iSj8wLdSCfeVLaC7hz2siE7BEVJtQ3V4u35DvWt4ZHkjdoLzpVswSn4X99YeU1PIGxc6d7ZGwYg589HE",
-	"8z1yDiRQzbawH/VlbkNii/tRfi9kZVshqxc2u7UxQXTLmR9buQc5XfPN2w8V4FnFcaz2qIdW4910jL+A",
-	"6uazVbuN1XqrmBlnfpz04VYBu9sSn2lq7Le3N1InWvcYzI9CI7WQWiUf1XAYR1KsaI65bdVO+PygtC3f",
-	"3naTLb+1mw3N0DtsM3DndntLNm0eZGfJHv+t7Ctfc38weENdkNsQ6IMHiIevAHzk9Seq/DvH2zavlLVR",
-	"uZcY5OASNxRoGatrNRGQGSd4nNoDW+MkH4XLyp1ZmCioR8zqXlHAECtb6JmOW8384JKvH4uJyMMcpZiE",
-	"xSKbJc4noi9VgNVvgcjKiiRmuVmHAooHixAp206ITip3I+Rsj3gqbvnc7FxJ2JcYgAS1rRjiUubeBvSH",
-	"paFDYd2lHQ63MUEhfJ/VM52hNfkvpO6IqHA/6FUNvLbwXtrry2mGzJdeTlTyu0UKGio3i6vARXFSlPld",
-	"MO60yefioldiUfALtGttya8CJvm8bXhCgdfUKuekWsTDSnkyi/4E8vrq7fwJp+AN21WK4Z+ZzDamreZU",
-	"smvddvd5s73fbHev2se9drvXbv+jhuLPFcyrsENCv7/q5ed12r2DDj2PzJzX0yhYzkoAcogGZPqIYfTJ",
-	"7J1qpj9eH/1l0v0EkLutneBkIjcZCqTsoL/y0nsMhz/Y3MmhX9je7apblw5Tct6zS2CndLi1ahaQ7TCL",
-	"Y1zxUMRn6U5VKmjTzZcFw1kNa4NbzKw00nq0urKR7Es44+GumoitJGYh1kTibrko+VfCD8yFpZWwe5r0",
-	"2pW7Zb40NuqhUqbhyvtFuGsxL4LSXwfHV/95fyDfTV8EH8LO8I1+Pvoz35+/Fu3Zz9F5evi3f//jtjLs",
-	"mdkJbBCoEg/u9jmT6vbEspBQWWqM03pJ+thbnpclMliUkJablW5StlaC73YjG57mhGpLkTZfY/sEuvL+",
-	"M9+zKPL9AfZKywtOXgjIsUCSq3LlpCGwtNK5BlH5oN1BehVQTzZz+kZhDb+LO5s7F843Xwk9UcMkh57L",
-	"IhabxvclodXTHF86C5i+fai56j3o6X95JczCKG3GarThEHKbRKlgEw4cH4W8e+d/LR5Oik7q27Fiday3",
-	"dQl5iWU/aWCAGM/kbh43oOYKmcKsOLKHTiwQBTWHdVp6yx5qzCO8U7SW1f2C36yxTRx21UHIXPxOjSq5",
-	"tYVMQVVyQA7kxW5zjA6lruTDwfOgeRS+EM3jYbvT7O4fHD4/enHMB8GquCEPUpXciy/ZttzlWjrlxTr6",
-	"lWy3LHjl0dy5jFKxuomYz76KaGzbFhokTxgfpoIC18sUWc7u6lyB0WXtrpLmmblY3n0hTwXI327dh6Sp",
-	"u6lxLzY2LlV3ato35Z53TgDop8J0gdkLJ+uw+jKAcEWvRsI6S1TkX7waLzG9D7czvQXkDkzhOfutdqvT",
-	"2W/lMi0BHA6GnaDLj0V7cBTuB4f8hXg+7ITdALaUZCTwqkpxorv4GQwsvZZpMt8uKEFz9MGiErnn/zeG",
-	"JVzYGjZnFsO+4SwMiEevi1XfX3gCSzjW19VjDQdspWM10wJ3xBR87zIEZ7wrlgkbntnVkKd1JqPUY4ki",
-	"n/tAhD129v4Xry+xGBUqddSQDaIkHXssVoF1e4b01pStXSyIyap3CkU5kF4+jPlIMz0LxoxrZotesEBm",
-	"TZLWUkz8hEk+QVPf/N2XapbqCEwjuIZcLjn69XuJob/MkrrQmEzuMf/rJ5G+xOGuYqPkI9t2Cnx7sW1o",
-	"pZyBKj3MN6xX2mfg3zKTK+CJ8HLq8VC8tWCdHHxY0U7zxG1tkm8v6p0t8rWBI5ocd4h6X+D8uCR822qn",
-	"yQrJHmyzyU/fp+SqO+xSgYWNihlVFsa+UlKVfeSexfsm4P2aLCvcTlj99F2nud9wOdmsfv7q0nyABZUu",
-	"BdrpfS1U6gwxYdmcbKEkK6vJZGEUUpg6UCMZaeFhyZN5pjRIpIWQLnna7BpjdYs1R5Fs4j5r521fYs2j",
-	"4MG4ZTO+/tfWc8YgAAOtkyIr0MOvPXc5j2OfDVQ63pz6/A3sVeZI/SuN5ksYzGrpYjSwKsEdPSvuLQK+",
-	"+bxqntNan7IKxc8RLpwlpMpKbolwHLLWGh7z7ecqYb4Zl2Lj7H3Vs9jo0cV7hZxNzFrNfeT+wWNYuo9j",
-	"97JreT1pXGGy3GEPyz9gux3Mza8H2bzc0592ri0jw876d7DgcD4gSHlU+9neZ/M/X3ZJH1vBh8o17CIi",
-	"NFCegihUmkSTCZ3wliXrGidsKhKzkzWFhEdkRNB9aY9f/h7uK3rKAyh2KZZfnL96+ebcgtyUp+N87YVj",
-	"Fc5iruvKMCaRdHZ5qSJBKU0NlgJoV5KU3z/cPCnLzHF7Pwh9epSg0+TEexGlfWkjSUTasLSpI4+BObZE",
-	"6BePEkuoYB2EGFhqnLCYp7lSMSJRyMi2DVTgTHd83rd83mJnfDoF1RYFFKiTaTqHcaZiqMxywefcct2X",
-	"yAxBA48ypjZvz+qmkNSf4yaXQqCtA/QNAxCHMf+ZC6Rc4LIvXWj5mYZzfkwmVsAlG7jmk0d0pJpxdCPc",
-	"CyCtw5wO6cqyYRiLazCL4rQZSZY3vZTQRdtrVUjuQU2YMz4t7Ck7ZDiYuYg4paQ2C1WmHwOeDNR4HibI",
-	"iR+r249DDm4jcn2CjVM5On7Gpw/Oo03mx8ZSn9w+vE37s5tWMz+7ausJTq2nAP+9BfjP+NRpBKicy46w",
-	"tOJ2W1yYW5a5WgrsLWjxrNrAYE4MeUTqj3T6VVyGNsZpFQsql9VsiFn25bZBS+w7pGrXVQOXdHml81Xh",
-	"Rb+NWtBv77ySm4RrYc5S6uv0LseVV04PrvpBhVr2YEeV3PP/a2tNQrecNvPyF9brQySdogAySF2jaJ9K",
-	"XEUETym2gXUXJC5AxRUEgnOR9kDUhnH4yMo09GXdL0nfs0o7UOxirvfRtQYaLcbMJSoBq23jowggcEQE",
-	"YxFci7AvoSRDp8w3ZoxfUBT82XzSOGGKok/DSMTGiuXXNi5DjhAI9TgGCpJt6UvzZgUSpYWEFpUwG+bh",
-	"JbD/jKgrvHzgpy8XWZdazHY8GPfYoSSnYrYZs52duO6M9D3gOObWESTsJMZixgN0rUkjwkzgURLFZifW",
-	"fJaKmjmukoXp6oI+DlTu8PYG3leKrG7I3IzoXjXSvV1SJ775gzIck6LUJlD/Rdy+yrSntpGTWy8A47GZ",
-	"xEX5xI25ZHna9eY0Uu6CvquMyY0JpO/FRN0QeaBFtrdWCWpR/ImcAiCCmWosxFsUgiLPPPp52cFBuwNZ",
-	"1lKxWElzRgVNc80sUuYkIgM+vQc4eQVvmoOTR5Ja+jU3e+yjnWacV35IOZfZPDqvsB1BDWUuE2H38XfK",
-	"pbV7MoYrSmc9CHJ+1yWLPNxxBj5wHXIVbnAPGAky/oqCMjTZf8h+XNjm/UbBcIVyKRTWI6U0q1koJVDq",
-	"WBM4MhfEoLBHKsNISgbUErasmZ2pm7z0X1+mypmOVdZkbkEu0XLewwrN98c9GXxjdfuGJK6duz1nBIpP",
-	"UwUhw7EAIy+ORuM0R3P++tNU5Qy+LRnN72DAPSYkshzn3yMi3Su7+UPZb3sBtyfk9UbcLUl8musdFzkC",
-	"R903H/psIAI1EZrJWRw3TtZDTF8SxrTYy1hwkhOly0hxHYMr8IMVK4m2ORmaX8XrX5oueLLmSndS6CY3",
-	"Ms9w/L/JHbXU03Mx00D4njGHc8miCR8JVh/M2USEEQdKYeROTUQQTcFLD/K0pHWMMrZmLsIigGggzEqM",
-	"yplDDePTqeCJhuAuroYo79KxGs1sJtMoZoHpVeDbL27Ffbl6L3Y7cKb2yHx4gZ/F3C/uq2fwXtnGegKh",
-	"RncXvubb0Mer3+Nb3+s+bNbUldp9H07Fp9TsFcDI3ekiaboWNyIRbCq4nKUUUJkjkEhGfCymbaMYoGuo",
-	"EhKDn8YkPm/FxVzCm2O2QKcsTZct3C1cp9/tLm09LZnAKtfp02a9XMkLWxWOKUO7GJbz/e/aTrL9D8BU",
-	"S9nA2fOmS24B77fHyqTXYSkipYNLqyCYIxlvSrhEx3leld5vsbNIgjwt+HQyRfECtE4TcROpmWYz6ZTc",
-	"W+w0O6KUy5MjkYT1QCEyWzFUq4YMLRThCTqlAJGvMb4j+7LgwmqxD2MhnfuaS+eYdPrEahaHbKTWqr33",
-	"ZX1Byp2VKrl7GGisqufel5BqCa+DIQVykzXuzcu+qHu+EwlEQfzcq6GIsS4hhehg/d9W0uK2lWvyIfJc",
-	"ByXsI0Q88s3lSCypkX9NW/FsOR52/8iH/AJ/HPaZX1+AH4CEHiAE5CyQsZOXM/E2OLZ52pcZvULOwQ2F",
-	"4Gi8GOyLAm6AbSpkaLo439UGrcJIBzwJhYEpBV4gm4NhnjnXLKGAgLE9c3LpOb+SR4mNkH1G+IXYa/l4",
-	"CB1P+nIL3zv7Va5Bxvs/3uFAfWVn7VOMawf0wAlyv56OnKb/ytSnTODdLN8oHYvEUfJkMhoyU9Iv8ju0",
-	"2JVZ/kg/RZJZkDHc6stTmxZlg9ypYlpNBLlCC8lSOZlwNIjg/GiwAXOmViyJX7VIKmc05V51d166CjxN",
-	"mW6JRtljMeFRXOvVNJ/8P2Mn/9ikvFndss9fseEf34UFKkAa+xszAD/Mq9fJJwpOiJT+6gL12klZbJeW",
-	"lPV9VW47C/K5ifEdL3/IESp55Uqa+bm1cP/ZQjnN7KxduZPOEShrUKY7Ho1csAWD2vUV7HV9aazIRovB",
-	"5KC9EdbI4nHHPHC5c0jsQ8UCRMikQjW0gboRKMmF0z55Bnp/JxiliULthNMQh0pSflidy9CD1+NFvnR6",
-	"pMf4RMlRPq2zAa4pbP7iiYtbJMxsouOdIQ0HJrewdon3FKCqloS1reBqDVhUy+v5bcvEnuytHzS5J5tr",
-	"m4ukcT/I49y2DHSFe0sxMWtPzn6FlfbduaPaFTSZXio5jKMgvSf/FfS/YER8vT3yrrO/KtHNZdc/W5sm",
-	"RMA3i8m7C+eHCOHIIk2UosOlLyf8GuUO5z0mFWjLJXSOK2I6uOwATgFDCdzULahI7jesux5/oC/LrTr7",
-	"aGIhXWfU4WPz9HmSAJZkGi16LpmjmTW6RCJe77YPGjtjK56fFrD1KT62hhAvyvfV1zFZ7kp8B1GjbWpB",
-	"ZlODGiLE0JlekjgjEVVcL4P5ihqPhyWmu1ONBwTKatt2/x9AAEaXXuG5AYZhbypHtUqM4MMoFpSNMo25",
-	"MTRbeC+S41ak89Jj3j18XuvVjocvnoftF50XLw6Co/D54THvDgXn7eDwkIftziHfHwwPhp1Bd9AevOh2",
-	"g7BzGD4POoeD9rDd5u0XYB79R9R6By+6nf07nKVw1LbUqQoj/lD1Hf/VdR0TWkIZ5Jm/v3pNBzAw6yy8",
-	"b8wCCgXXIVgfkYaHb8anh1f5zi3rg/Rpi10KGfalP5nFaTTlSbo3VMmkGfKU+5koNv4C4ZS5ivlmifk9",
-	"dvHLTx7788Xrnzz2QQwuzD7909sfPavr3JeH7Cz6Ac0X0w6DdxBzz5hUzJOeaUTRE8blHLd1EWvhscu/",
-	"/sQiGcQzA8b1KAVHLdRLQ+pANE0b+SKMdotdKiz7dR0DMub4ePRZkUgpNMe+0DPdlz5t3k0DOj4LRRBz",
-	"08Wk3U5gpYJUpE2dJoJPfCwOhDRduthaJZHsS/PgKJjFPAHWU9MMQnczAljSBrGwQJkPAy6xVpmHUIGC",
-	"d4TRREgNBhW1vi81l6Jn+jgWZqQ7bBp9EjFaaySo/aJz3GXGpGI6CoUbELa/73WOjrzn7TbeBNsPj+O+",
-	"rB89f9H+//7fg/1umxIqD9ptyMvU2bjXceCxmkfzeZYnBTK8LXbKYmNoJzCsdmT68qCzfy/JjmZbtnvY",
-	"6rNvyWxeOP6a1i3sDlskKrpWPCgv/Pe7A1Yu5cZ9r/xorA0AkoX2lJtRkkhpvnQwWL5hmbNhE4zVWq/2",
-	"/Ky2dcABnrX3+VrMK1fG4ICxS8iIIOYJ4IsAdNf0B9FgQIIJJo+Biw6V/xdSKhv3VumSQcvT0W9locva",
-	"GfWHpESeUVZg+dkPT6RrKc/NFk7hXrp+HE2twVMsDSV6gHXKl8Cbkmw+imHD7kE5173hBuFcvO4ONeZ4",
-	"a9VADjXoK4Pyzma9HY7Nvoz7Fwek39r7PNMiebvecfhahjrn+DNTtcV+QT+fMY8TANssBHE7Vizh8lpn",
-	"Xr4JuvZs+Nc8LObGXAdRCgj+2s8YfoSrIwiEBl12zNCA+AqlTuCvhqx+0D6+D3eceRpNuyc8vrObfMF3",
-	"V5gY35Db7leY9asrxXKze5RwyLoqdVtb1/iG2X9C8UhpJ/yEgwfb/JvUJ3NTn85lA3PKm6jUprGvXSB9",
-	"WVwhxQeYdpY702H19LLWl17Vl6Yj4BWoN/Bnlx3uwLqFJGyyGO8MIDcT8zduo1BIjMDuvHCxfie3cO8z",
-	"PvkVo47593hYKizsqmqb9zY0WPaGtXVo+OtPscR7yIUv4s4zDQjl2ZSDhOVn9O6RRkseuPeZ/kVGQznN",
-	"seUa9DLqfqS1sqqDGZE+quami4T6AHdCQtKjSNg4MsfveV/WHUO/XgiSCB6Mcyxr6kZMTIMbkM+JzQHR",
-	"64Va2r6sVkz7x9DmE7/57kY79UCF+ha87ssWCd/2jvIsK/z6ie5uVRH91A3xt8AJ660R4nimWRRuy7o2",
-	"6JQTrToYWcu2uomHbflkowMu9z6nHCoQVkMUiS5rMwBJJMHm4SPMJOPTKQlz+59vxeDjLIkXn+s3jIkE",
-	"yTEgpeNRjQ2syE8kN0YaFsg6imXGBtiiiWg4iEPhITxfBQCLhOQGI9Ut5qV+oPgvp6w4LVCjpMC/0cni",
-	"JxqPZUOBeuS+bbbHsJN8R/RnzFwPghUY0DH/yKhcxwKOawjdGMTgIyY+RTpFU8/2lvk9LeiVzJGyL62S",
-	"m45Gskk2XCL0bCJcE5HjcCRFaC4wt4H1TMRVzibF9Lm+LNiTI5ECLJ+YZmAAJmeBuwSQUMGzKKRjX4Hw",
-	"3UPlFi7BH4O5eOYFwUXouFzhdSE+wjVLRApp4jt5Y2juXQZc7g7s5kU2orr5KdC0qg7r5hZo6Gxdvpid",
-	"/VTmAHPfTm03nWmOP+gWYJp7nz4aJ8oOM1UiPOQw2ny6xlNjvphBc4wJFhjbtwm3WCv+gQ62phuuOFVf",
-	"lYBjNJLIs7ECFl8ZKwyZmJeyUBRcxGMU0cUamow8xe7zq3lL+3JR6+gxaBe9i3R6abutClUp9Z6TroS6",
-	"9OKuSZnG1WUW1i5UbNwl3rVWrog2JGrhN6qplBkbd2xnZnEstDNvcjxyqtf8Ql6P/PbCO3jh6d7tEoFy",
-	"g/YgVK+55z/pUmxLEWvQHQwyQrNvQoViZcbRbDCBik4p8OCeIUOZ08DYbzg5zPbEc6WYcFmURlxSySZd",
-	"hqUiGHILzaahSVNeqtuC1yDJ/VCpdVhXCfC8VmHoauS9CifoKA2dQ9e+gk6jOLYlKcZG3VjW8aC74EuS",
-	"RUVA2FFQ4Ny8b0VK1uDI4LcyNm7tvZDmIGWGAjornOvpmI8izozdOUvECZvGgmuBFbfJhE1VyrWOZhN0",
-	"bIOUv9sEKu4lWxZZUB89aNWItR82OnPwOofjX7a0KTZVzuFcfXLt/HFeYMRIxvMAZYDQgvxXkD6wpogr",
-	"QFnJLUrThZ1akCtxx7Jv2Rubx7+dzDc+nSbqpoIiySsRRKEI730FP63cDcymeUvp23HN3qkapbBA90IR",
-	"RJrqDf8Ihg+c0eB3LewiyNcPBh9Up1CrWyGuAJ+JG2OL1UOe8p77+m3oe33pu03d95ifMzHMn0TGb76g",
-	"V/cbLQbNML8uSUlTMD8JfVbPzMa+dHZjIxdNs1oCucSt2zFPIbKdUrlwz5XsROg3RegytuVBe9+DaL1E",
-	"j6PEeH4OFW1VGr0528n2c944eLvsLRYAsS/vgIg4lPdhFLo5mSGjs/ounA3XZSNr2YmQSCzFdJyoWI3m",
-	"rdoWlCC5dj9osP0Px3k7hx4f3m/NZTV0W4BXE0miEjtDiU45j+i5VZ+E+TXPSpd8zSOnHPhVewft6inl",
-	"r6Elq3ZhFQukolQsVrdQhbEALTEPrnXpAn40NuopLgIG5/N/iSC92/66o5GabqfORelMNvt2CwH/3TN1",
-	"L6Gx9xIZquIgTMUdvYOpqJqhix3zqPJzNQ2CC/jA3w+Qm7vKUDoNQ22PR3VutS89xtlY6WmU8tj8+0bI",
-	"mWhkeS9vT385hRAz+4+S4iQXfMa0mpDPsVAMy7tM02apCFkkWZQWuG/dQ4r1bpTVvSZTUKqUYcnQemol",
-	"mHnVeUhgvu1gZFAQ4IxHkv2MnQlEtRNhXtJ0+EQkUcD3Xo6jgI/U9o6f9GGFgKpFereM8uLlKxftU6HT",
-	"cuIdTm1cmRUAIjfZV21Me5/xkLLefYKSafcizLLNjgR+j1R8rUyFRz1/d/Y7VJxTu246FRIJMKa7hZZK",
-	"tl+oxGwzDHcZyIQC7edIW76tkN2OVSwaO+8MmDW9684Q8vmFaSt0oACBOWC9zSLHg0Tw6yEy8+uUJ2mt",
-	"V2s/7+23oSvploPCLfFMBuPc5Z2O+Tq7vNs2t7vLw0hKTDG31x8Vr293C4+XoIKSXd6Fr79sm3C+9ab1",
-	"rS96m2j+tHmtlzu5l80L765+qDLXe0zFYY7dc/XBipL1FtWNkeXGfUmAwoEqF0Z95/PXlXmtnWe+7Zy1",
-	"Mx9+6g6Hrys+qnr2Mu14XEevXEKurp5yd+8HsLMI+JYhJRQIoG2GKKY8pgobyriG+DMonJjr//IeL1dD",
-	"5t+Kwa9J7PdlfSmVOMA84ha7ggdqlqqQz3vuyOfjD70NQaU2l08chQ0P5VSmkQhEX6ohM6g9nVCyAgeu",
-	"Aj4ScPqDdFl8swHqwPoxH4gYM+1ySX3ZSsImmEaT8xyKKFw/uATdzBvVYwkkTAIVSUrutZwbqyyHd9Xu",
-	"b9ZESQRv5cHwChIz77z7Q2fUerUPPL5uRpIFSsUiYV2YeWYEiBHDdfG2B8MrPnrQc2HKR1VwZosNFq9e",
-	"hSZP2+rqM2EOujYjVzbdV+ytlTgdMZ8dFiZyOWYrsW5+2MbNzUmw0WIvVSjyZNqJmOmyhPZt1yKyNdi1",
-	"+FQ+XXLCS6NE4H6y3dz4yvHiWzEYK3W9nbt8NnBXLJh4XlaXomZpoCYiM+ignjkUcXQjkvlJX0obRTXG",
-	"nggSka70HqJBB7HT5ewO+wrbpXl/sC+++6kn3x2bjz+Fq+9gDVLD88+p7JnP//ZTPki5QUrTqdhZuTXs",
-	"VsyqdWxLQhYCVu6+h8idRYMPiOneXF1dXDIhw6mKUDlL8okIMaXC8ZMHPOWxGs0ExiEV43FMpRn/7Nf+",
-	"1K/95rf6ErOHsNeAGS8S1jodSbPp4Lr1SNmHEmrzug3sFS54cyO4L6h2ztGVQrMgFlEo+Rob65po5brt",
-	"4mAAkQHpPqFbybTz1/fvkIp9pgXzx2k61Wj1wofGhsUOAZN3mkQ3PBUei5WaDnhwjQFLoJUPGQ/DRGhN",
-	"Mk/0F6SxjE17TH/SxiuAsASCK2MRXDt5F54Si4nFu8ZXgjY0TggjdrGUcbqYCQ9qfi3ihQNehEKyjlkH",
-	"s8QY1dDnvb09aHJrDcf7nlYzva1lTe/0oNa1fcmK9Ozbk7KXgvdmsM7xs+OKI0EtqKEBDu8nMM+nPGyd",
-	"TxLYLIgsnWQRkQIukT0uB0ur9opiAsnx/SSQFFpj88YMTi7iY+v+8o1xXwEljdyGQthwn3viSsN047Eo",
-	"T/+X7wbHRmsh2PJKFPYk248zCWUZfM6GkYz0+KQv/z0TMxEyJekIFSZqOl19erpnIMcjVh7IH8kx63Ek",
-	"/hJZVX7CfAs2XvV8W54G4/WROmMQUY4ZptMOoxjEZqCAd6aRfThIoxvRY0Mea0u9i5X7buFEkNXxGs1H",
-	"KIhSQTBL2O0YWHiLiw5qOkE31NIh01NEyGKeigQZsHAX60tXWoXMWl9pbWFg5B6MJOy9Wg96b8to3F3s",
-	"mV2OpludTLewbO5o0jxZLPfnkER2KLusHxLW1m/TexlirPUn5Zv3TKM1lYgAijzdE4qMBL0Mx5CAAirt",
-	"PQw0mHvNXSQMP9MeG6tb0NLEhPw0FZOpMV3UNeDD7XhuDqtDHsULZ1SDWtdimrKhSvpyvw1yZF/fLZW1",
-	"6K56Gr/dg05nfjA3ZLS7S+/u0aKHzE9xtKo6tXK71BOklHq0+OKCW1prj8j02YBAqUAP2R9T7QT9iUXs",
-	"dv23TIsKBU3M/5wfj7chEUwha0fhBIMCXV5fuqIjA315aw4rqW6EJHMMXXBogpHEFuUGOsc8oeEzLGEP",
-	"1ET0HIWPuVnPZTBOlFQzIucD/lKuEU85VVIQ5GJxfN0pQ/SlFoGSoW602LsIxJzmDn+jlFJ2NPNjrtNs",
-	"xfsefoLEJsQLY+B5loiXaiZT38NUkChlfDoVPHHSRu54F0eYYoKonn0OtCxRHDPOuu02G4uEXpjevi8z",
-	"naSBCudfCe2vhEP72n1hdQXXlflZh7DbGnlLEF0OyXa8nUw3dvQTPi/h86UAETyDEW7C3rvBpmfTqUrS",
-	"ZiTNa8IRZ5Uge6CSENnVtLbCP2ZdXBowSAWfnDCpGA+AqhMyP4z9dEoQ0213eyS/DL8ENBkkpQFml1mF",
-	"A1tjgPkpIAtqsMJVGByyqUhYEAMdx9sL+GusZgmrH3SPKXzgvxdpMm+eDlOR+IVQQGHhTmeDOAp8Vpcq",
-	"l7+yru4Au+ot9dQu/nOSO+WSb5A7pb6u9WofBEtmkqW3Ir4RrvLDVoMgGoMMI4sBWoHy2UZ00oQbDJRA",
-	"P0WJo6eSs5/URPzHvG4yqvVqb1xTbF0EbP5qGgW1Xu0iiYJIjmDYO10qi6meqlnovK0Ott3tOreiWnV4",
-	"DCMIO9UaRZs7v2AgonIQfE+/eWfEu9Oh0KsddCtU/F0pdcalHR+y2EUwS6J0jsriuaOlkikPUkYQYs6Y",
-	"mscFgxHXWAlC0RdfFp7/uTYQPBHJ6SwdO/lvkHMuY1m7SFQ4C+gcWwwz8WnU0mqWRZVuOmCcUcOWwW0U",
-	"6TQhpQ1iqvRIGDURw0TosSugLjJV5lYUsXGWcKee59zz2rPyjQmaYCH9bXA69zRjyJY86hLp2u269xwU",
-	"aA9rwHTDmXNRUijeCrNs/FaRtK3sh6i+y4PiVMvvB9m5CDY5WumTonS6e7TlmF7fIez04i27FnNkbtJz",
-	"nYoJi2QqRgkJutYTwcMm1FdCA07Ym3dHLJIjodNG7vf4NGqaB61gr+WzMEpZrEYGFjEEe5tEaR4U4ZKy",
-	"Xi/EmNVwIZIOkd5CDAbDIHaoF8MMOOq5jR1OqK4VufNS2XtQtD5znqaqPNrUQy5sIVM0dc3svTi/vAJ2",
-	"KbLRR8I0Mwu8E1cbtBC0D7KMUbKDbXYMC8Z8CseMgboRuG8WX6BJwaDl17jIZfayOiXK6gZT0hbcZoms",
-	"oPi2kMeqPeuNpgy3Aj1nfnYHvGxBvs4GbszRWGEFO8BjCU9F0xY3FqyO3OMtji39wAcex6iK6LGJkDNm",
-	"/zBbcdNsxUyjEJXHriOlr7HHtZBaJWzEU3HL57qXJy8DjlqgPRjNyECCuhjtsSkHhWJiDtNjY9GZyRFC",
-	"v8IslKxAQmrudvIVfYlIV/c/NUMQTWrCB3j2NIvPpmKllrx4LHhivokBYMbQlaD690EMLlVwLdLChAid",
-	"FNNiR70FodtM+HZJThK0orGvTKOvxbxRgBhUKF3DVs0CIfVMsyG+tYGOmy47fXVlLVmNmpDOpjJTMxny",
-	"QDAhR5EUuscysnmvL9OESz0EbLRHVgDXSAdjs9uayQm89tYuy7PTTcwRFZYs2M03KuCDWczBq9mXM4nf",
-	"NyGNE8ka7FS3E6HpqAkyGgM1zP9IoetzdDNLKGytXB4zyOSAvBoSBIEsdMgAj00nFmcmCXRnRHxyliYR",
-	"IF8S6euTvjSnPPP0WSKY+BTMEuw9VNM2KzZWKfaO6VlYt7AINMmIBHzKB1EcpZHQLOYybPQobwhO6V5f",
-	"YpoDkbBQSjxti+zWLT/yfagplExLqWYycNOf+YUEFnLFFLoP+2XVDDPLX49hnZlpEWSkx7ChAbiYQcoE",
-	"Wq7FwhaZcrBMPjXz6ZbFvJqVh7JTydTiGMKrirAHR8eSMfCAamY4RAyCUYWP8gPjMc4CkaTRkAxtFvOp",
-	"Fubj4kCbT3LjB6esV/l9qZichWDLgfo7ss4qlTD/T36rL4ubLBB9wkGWgK3E1XLCtBDlmxL46M3OOpxb",
-	"vXozENAZZWc86DvKxIF45tbOdbjrDWyf1QorqTX2lt92CTYuHGA67d5Bp9dut7qH/6h5NStECi9ZjfEw",
-	"aJsD0nUENYe5ifTRTaSasc1NDxvTvXbLE4lUxsQCXJFJ+IuH6WR2CHLJZODErfSc9gI7I4/j8+HKMVvh",
-	"uIJBmyZmWqQU2LD9tu4pp7mJ88pcn73R55qQs8lyntxvJeTC9hM1+JcI0tqX36qcjf/2t5We5sz3YuWZ",
-	"XjByv56Ql5ZyN8HKizSLRlIl9lxa9uRTOWcKhAAwkgZsp1LZsoLFn2mYh/JFl2uLvU1t4VAi0iSCXyw4",
-	"vhbnwYLHy1qVu/i9jA1ker4VyRsVBeLjlEfrcJbZGxjdACIAE55cG+OQR+EjRj77am/xzS549P0CIPR7",
-	"VQBE+nDolKq37IPDLOXxS8yQPXjRPWy3cxhXPvEeC9a9XJ4qKyGv/E2foG8t9K2aHg8Jgf+eqVR8NAbq",
-	"dL2xaU/A9lJjJFpYhId4xtgOxmwgAk7yLtYu/g7w8S/mFU/p3Z8Q0iIkjHzVG7qV8XFhVj42hCxMls0Y",
-	"ufC2TyhZDSWXJskD4KSQIz4CCcHWMJI8hiDyuhM5upmz2yCpBiIkxmZ0z3jEiJi924/2bb5fPHTvWhXj",
-	"kIIIgoEV7yicgkvn22OBv9fLM2Ml+JW+6BPyrUW+FZPjAWBvquIomLech3OdXYjXshsBfiGAucwzCok+",
-	"IKXCIqC6DsQjhj581Qv7dt8t7OF7VgWwg5pXo9Gv9fZzYLY0ix4LkF0Ux3kliC294BOArQWwkgnxAOCF",
-	"22818LK6hTZxLWerjYQ0a/9R22r4Ot8/YG1rce0Qp1iaXY8F1N4X58JKUFt6wSdQWwtqJRPiAUBtkVth",
-	"DaZlGQJWeCIj3Qe/nQa5qJR0DqwqxONFOeobUs/4bkGuXB9lSyk9jOxuJX8XtF9k5B5VbxlshbELp+DF",
-	"yf5YIPayMBFXImwJT8oTwK4G2OXZ8AD4miZ83ioUy6yC1yyHL42Ca5Hmg8HuAY8YTc37uZZ/v0fcuyBg",
-	"dZNxAKISZnpU/YWjPAAuzMbHgn9X+amzEv4WXu4J/dai39JUeADwu+XxdTpO1Gw0bjnjcB0GjmagJ5a7",
-	"D+IcNBrsViQiszIfMRbmXvDSvs53C4nbHYnNHB3QZKuKcWb65rq06m1BHhrL5+pjQcgPJRNqJVCWv+oT",
-	"Xq7Fy1Xz4yFgM1fIvxotLwHOZDwH0nWowNnEU+B7WPYPZf5LhH+rKv6hc0h5a+DuGgDk3gmD65Hr7AlP",
-	"gzHxxv/Jb/zhuIwPuBI6/X7huEAFUQnZRKeAlPnp+WgAMhvZ1biYf7EnOFwPh8VJ8BAoqJLrj1B61CLq",
-	"2/UZMlltn7mT1OrNGdre/ZjtRZVcgzPuPb3L95sZY0exqhH3fOugi5d1Z9UfOSzgX8nEfDQwuDiRVoNh",
-	"yVs+YeJ6TCydGPcOjV++/P8BAAD//w==",
+	"7L2LUiM51if+Kgp/G1EwkXbZBqoKiH/sUkA1VHNroLr6QoHlTNlWk5bcKSUud1MT8w77Dt+DzZP8Q+dI",
+	"mcp0+gb0fN/uzkRMNbbzIh0dHZ3r7/xZC+VwJAUTWtV2/qyxr3Q4ihn8vRezRJs/HmicMvMHj2o7tWZr",
+	"u93boJv1ZrPZrL81/7wz/zSz/7FWLajdc2GuVkwomdzJXi/mgtWC2pApRfustlO7gp9In2o2phNyU/tM",
+	"4/s6F2SUyC5TNzUyoIoIqUmXMUEGjCYR6SVySBQXISOtzZ1muxbU5IgJFu3p2k6t3Wy/qTc36s32dbu5",
+	"02rvNJu/1IJawpSMH/AakcZx/s37iftGsQeWcD2p7dTGNBFc9GtBTXHNjpebNKXmek11qmo7MCbzOe3+",
+	"xkK9Au1CQzs9GRkCReyBh6z27du3ABdDeavx67+X479qOb58C2r7TKgU1kOlwyFNzEDPBSMjqjkTmnBB",
+	"BjJVhsT5gtFoyLWeJk5rc6e9ZYlD45glfSZUbefX2ohRkWpV++K+52ZrmifNuCqkmvUljKYnZVQLaqGM",
+	"zODfvmlvb7WbzXdmzelohLSuPciQdtPYjN+sAg01l/jQPUFHg0lMv3JVC2pH/IHBC7x1gT+ZT2Z8sPlm",
+	"ojQbGqbavzYEZF/NjC9gnLVvQXH8xWFHSdr3ht1803pXHtolVYPSWIYyYgnVhdEIqe/oaBTzkHZj5o/q",
+	"8qez88tTf2CChzyOuah9+xLUuswwx14tqEVUs/Pee57oQW2n1tp+16w3N+stw+YRZ/o8iViCC2LGm/9V",
+	"26nt7x+d28tg0KEUiivNhL4LadKVg0kEA/4yez3m0PXw4nj/4PjQI+5+9nyy7z2ftN41m+Q+pDHQ3Q6u",
+	"/d3Znj+4WI7vlIx4Onyx8bRJP6FDYp9qyLqQFEFpHMvu0be1oMaF0kma88iZJKEUIRPaPDoiaswYbhFp",
+	"Fq1yD24YGWX24CimIUtgdc/SYZcluVRKjAy4YAmXEbznfS2ondSC2gEwpEyT0NCXRhrplehcyDkxwpl+",
+	"Gj2YCGUqNEuOVxD8vZj24S24Xe9w501WoG+3BfQ9AnG2o5OUBbVhIsyGaDbbG5tbb8wCCDoEHaFHhzw2",
+	"rHNwflgLan3+wMylH/fOzMchj6LYUOGHT8dnZ7VvQS2R0jDQJmwqxb7WdmofniDqU8HNgm5+Nn+PzL6d",
+	"s8IowRNmriqK8D0i2JiotKvChI8MN5Ex1wPCtSKKhQnTAVEDORbEMFcu3P+sGfn0kNEnxIeXh9Dc3mk2",
+	"raBnD6h0/Vqj5mxv2Ftg7n0he71GxEIescgsVY/yOE3Yvln/2k4zWOnsj6nSByzmDyyZ5Oxovr2yO9px",
+	"t5mgOXEHioV3P/2+8bB9/cflpjgZvQs/R63ekXrT/0g3JoesmX7Pz/XW/dsfhu2vP3YN0ZO4tlMbaD1S",
+	"O69fD6S8V42B4ebkgbNx/Z7rcMCEalgN87WSqap9y9fhWDxwTQ3Fq1aEZ7/m66HlPZzq2RIsQfQwYRET",
+	"mtMYKJ8AcdmQcjN4RYf/a86QzZp9HfGEqeIbtgtvWEWxgFlZSZvdstV9E9bfRu9YfbvXbNVxg73bpt3Q",
+	"8EYiYfsMqaB9lmQbBWaz1Fb5EtSQcDvm9Xfb4Q/t7k9vh9+PNtV16+GXd+JyY/zzG3bU/O1ki36I2v1P",
+	"/Pz3tz/dw1odIEdeIYOWFkoQOhol8oFFJGGGgv7aWF6e2pNbO5uOcvaSZanB7C2KS3EmtaHKhdRUKZ4O",
+	"SZv0jfzv8WTIImQZwUaDRMayP2n4xzcwTvnwvjw82zvxD8iECRoXBTJ+GLlXPvHgPDnfhzfZU/PSvIe0",
+	"+0NyRuE/3xePiuXG8YyDc84BubGz5ZTUigOydn55UN/ebrVqFcekfzbC4/3TsSSjs51UOC+9FTteZXbL",
+	"XRtt1yrPNGQrXBTzfuSkaKJGA9rnlJhVSxO2S0Yxo4o5liPZapCYD7k2DGcNg+MVztwnmztuH6LJM8Pm",
+	"2NppOUpnFy0viVAawJnCmSqL7Ah/YRGBUy4glJgTjEVEChaYf8jvKUthhJ55pDUbjrRvGEZpAlL/NDuk",
+	"WJLITB+DpxvJXTox7S/LEntjeU7pmWtx7FMUbe5sOhPXLIVhnWyWyjtpwQDy51p+Smun2WxstEAoegR4",
+	"12y2MgLUNB8ymWpCe5ol5J2q5eQoKxQrEaO9AjHac4nRKhEDWcAjRnMhJQyHNprtKUq8ncEIz5p5a4WZ",
+	"t+bOvFmaebYfvMm3m5ughx6AW+GEK13eRWMax11Jk4hQERFKhkykBL4obJuQqmy/gADqmwfJxIgbq1DV",
+	"YioiFdIRmMEDOXbuJNRWzTdHVESy18u/w3vh1OknPDanjqIpWqx6wIYwL5rcG9m8hOa1rCTeyp1V2fzv",
+	"unJg9dgrxsQUxVs7G47X0AypHUlNYi5YTkMQwdwsgZ0gfqoa8qZbvVVtkGq7I6cCWOCVqxXRyQVNsh+K",
+	"izeSiU4o19naZb6TfPkuEh6y7Bu3PjHvD/SCBWqvuEBv8gUyDHnnqOuvDs7CrsWJ7HYnReZ1K9GjsSos",
+	"hTVEXo7wODvYaMeiz5Tei4ZcT2uu0ZArlZkXmbPN7jw4+0FxIWuK9YfGciOKjSg6F7oTY6QYflPrvtKb",
+	"O1dPr44eb/9+c3OTNpvtN4+HF8f7j0d7l+/PL388Pvx822q0G+82m41Wa3Njq9loNVobjdbt8dX549X5",
+	"pyv8x0ysudFsN99tNFvtevNNs/n4uHdwfbvXbN3uHVzf7TVbj6dX3xmqtB4vHtuNrUbr8fFx7+Tx7PDx",
+	"8dPZ8f75wSH5dP2h/u5GHP549mhu8J9qHvj48er0+ProFv/9eH505l3S3mo2b8TF8cFj6/ExU5Rub2+P",
+	"TvdxZpUTabTwx+Or89vTy7+32hv1za26USVub2+vrvZur64eHw/OD28/7p0d3oJn4Pb29vbk8bG1/a7Z",
+	"3Gy1Hz88Pj622hvkdO/4jFxd395eHe5dX58c3n7eu91+12pu3n662nt8XGs336xvbW3Vmy2YzOnj44+G",
+	"HDDQG3HxY+ux9Xj8uPn5drPVvt0z4769vTUPvd18PMR3bN7uXV8fnh3c7p0c75vvTg8PHs1PlT8fn3lv",
+	"eJz1vzIJ907MQD7s3X6QMiK4oSe3Rydvm63228fMV3uLHtPbq/3rx6sfb6/Ag2Mve/foeWj/Dv5ZfG77",
+	"8WDv9iBJ+9PPbb5pmWc6Z+ct+kEfT88fL6ka3Ijzg6vHg8f3fz/5+8Hj/v7R+e1Cp+Ktc/z9vf3d2d5t",
+	"wemX/fZY7Yy7ESvL2G/ZNr5kKo2nTswu1eGAyB7pyTQhdvspf0uOEhkypYzw2YS4QxprNP0ipsENgK4c",
+	"ELzOXw/+aKETGcNQ3SarPdElN21ogGjJHFLufFrRYPgW1GSqQwlCFxzfMHJrRllJAWdQPtWKabWzEW5t",
+	"bZlpgkmXMKqAJhFX4YAmfUZ6MiGpuBdyLMjp5RnJLy+MRN1za/QWRrKxeCSF99rfCY+I+5mMqSI0ThiN",
+	"JiRf2MLboxQCAOBNnUuJ7EWnV0f1NjELG3HRJ2ayNNQsUYQmjMAxIfrFlyTsNxZqf47mxPkW1E7B3t8H",
+	"p0KRU2MZOpsylBEj6BmA4yZhdbt6REuiBwnLwkoFVi7HUNB1cXp+sGTkAR0HParBwciTauWquZ0H7uyx",
+	"Dxb5HHVsM1fHcFoVtmemF3o+kyVdYDIM0yRhAvSd1ma2U9Rer4fLsLMBjINEvJbweXkfzKmMeM9Qv0At",
+	"WE6Gvo7iUhoRVlehNOtnSMM1p2W/5GynIxV0gdPxN8nFfN3aKlp7gpLv5JD98UJ+wlSV5doijwASSK1I",
+	"oV//nyHRF6CRSN8bPfgKjcMiqXI1mVBNjC25ZWWFsfcD0mV6zJgg3YTR+x5VGkRGnIpwUJQNaN9hcDW3",
+	"OCK0R3MigRMV4toog/9F9shzjY1ZpsW3oDbIDFkzefNbYUJ/1hg8DqJB+ZMcBcEraX42EgxGKi4S2U+Y",
+	"Upm5wjUbwuPNIZAAvboJFRHqDiF6Iv7jw9b2YfO9MXYSbpf3P1of2tsbb81jnZ2asTX53rK1+XWUyCi1",
+	"Wgg4T1nywJJrPmQlQfpmZ3PLs1ZXyGwAw8mO4pRy4d5v5CAfsj+kgP0yZAkP6ev9AQ9pX2IuyinqVdeJ",
+	"PTpz/r0ey0zrMmqYHjCi4bLCZq9WOlZxOnERsa+1nVaVqlKleiR0vNAKq7a1WrmZteHMq7Yzr24Sawxl",
+	"70dj6Pb08vHx8vzw9vJ4/2jv8uAmcabH1uHtVqt5+35VlcpcHjL+UB3WbGWZNb+nTKHOuNlrhW26zZrd",
+	"t9FGuEXfsTe9VtQOn+DYqFDcVtCRV3Gp2XVtVirJFcrtE7zqT2eF5c3ujC9KRjLwhbN0ffM2ZxBnm/43",
+	"WvEWHlxnbHyQHRWVfsqAJKxvVM3EqrJCajJhmlh/j68T/b/otCy4xea6KP96x5j1SH4Laud4hBX8YTLp",
+	"U8H/wIi7FBBvv0gk0Qmnsb+OKx98L0d1EC5zzlEIU0I2QY9RnSYMky1G/O6eTczPY9aFPAUjumIueAhT",
+	"A1v8LuYK04UggKcwhP2AOk1765s5JCHqOUqk2S6GLIci8jMDNuvNVmFacJGxHYFZ4SS9sMs9y++P67+b",
+	"pzsQrrL8k3hCBpiA50XZM1Xu3/vrv2kIwC7StU3CUDJVdxF7uPv5fuPh7N3v8xNufvr9l/Hbbi3nnWqJ",
+	"jBPzGAm92k43I4Y7iJYEdPiSTMb/VsVYXHqctZOvaTdmpNU2PEkJppcRzEW1DvRJg+zHjApUztGZ3o/l",
+	"A1Og6Zg7JmQUU80aoHZqMMicPUHAiMkPI+dN//bvMNd/cx4H7gTFbJoxMT3aaY3AEjqhQvVYUlIR/k/N",
+	"ln6hLOksEfn98xKRLw+/K2Yy9c0MXizP9xKfRw6m0lq9Ny2bkPRu+YSkjevW252t7TkJSWac9a2tN2+e",
+	"kZG0cd16NyMjacZUnxQRyG5SS9cJeLzhzEdPUVwlPXQoH9jQ5qJWG3Z04Tj2Zpt/hQTfPE23YEQWJQAt",
+	"L8GbfAnyaU+9rtXazF+35b9u6xCWywqf/Zgqw93Hs68Oag9ccZ2xUh7igwf9q3Kqh4m4ckw64tHG3TB5",
+	"fqb11stkWgOVKo8Cf2fCUcBExEW/OmnUpoqSMeWaiz7oBbTaje6lkFpnZp4wmn+Rp4Pa7/6d6PnvRM//",
+	"WxM9R7i1/uI8z6uQiiteEavAyAlRIRVgAnDNiKZ9QjXZILQxbHihi3KtBHKhdwb0mYaXGAW4y2LDaCMm",
+	"wIWs8Psh0wNpyPQdKCAjCsrQa5n01etl3AWvzXOWuZTS4vEUsZhpdk373uAumeYJI3rAlZmzP7yDw5PD",
+	"68MnjVDTpa6M8BwyRyCIkz+f5P2HxTmoiAjBDzba0NzYaTafFirwiRUy/mDkeyTDe3Cy9I9X8PJo2scg",
+	"em3z6Kfti1/aoIAanUe/TMjjif5RoPo38CR9KtS/0NGoYSz7vNwlpOJ1NnjYVQwSzsqbqpcwNSDK/ljY",
+	"NCFTyrkN2OTjoPtdyM/5xw+/HF5e/3B1rI6HevTL/vGb49+i+9PvTps///YxPv98+PWX385+O7vu85P9",
+	"j03205655/sfWz/w3g8NNvkYs6M9fv7b4cb59Q+ts99+2Do92FPHw3gQ7R+/Ob0Ot84OPrXPDvbGp/tj",
+	"Tn86++P4N8nD9nYrnByrY3HW+pmbV+59Pb/+ODxtHzZPrn/kZ8NTfdb+YfOXq+bWL7/tfT25Pv4DnvNH",
+	"f+vnzx9/+2X/43YjbMeiO/zQjH76GOfFNceitrPdbBoDC2jhZpxoqEhqDttnb8OPyc/jd93r1v3FpjqJ",
+	"tntH9E16KLf6v/C2+OHr2x/HNYzNQrxv6TAyj5bPQhhiqHvAR6oigv1lZRaXSf9sni/TRqvlWJRi1V+M",
+	"JJgKb4N70apcVWXKeHBMFer8+m81699q1r/VrH+9mvUFtuu0jgU6FVDJKEIR69E01iSiEzKiSTEfbAnv",
+	"pM2CwL1p8yCahTyILK/Ey4VovsFciBVTJ9zl7WZBg4i4EDnDmuvfmMd9W36fPTV1ASmsplMWQC8s5yM9",
+	"hZZLEeYvn2gwd/xbs8cP01uKF1aYQzd/4JVukPcJ7/PolSLXCZ2QE0QhmTcb2BleQfbUDvF/qyjItqHU",
+	"/9YV2ZUFYO2tX2rFMu12c/MZhdY+EStUggGjsR5MCvTEUj0zVRR/Xq3e/znl7n89cYMV6LE1RY+/Tc94",
+	"Y/kZt5edMdYT+jNulufLkpGbWSOUw9cuQG6naXaiMYJLG9BY/FIQSsYWMCiUMmYJoRrOrKERXPeZ4MqP",
+	"K1QNv3/7w2n7px/f1140vPbWs9Q/F4fVfoq5B6amucNCecDna1So2O8pHw2Z0LWlDcFs0t+QpJUZs+hK",
+	"ERGhgmTvsL4GP5mubBfPIuO7XN9cJf1ypg3/dCKudse1Z2s/wdQO/s1qyGqwfZnSe1hwO7WNmdKucHsC",
+	"O9fmnyWEhiEb6VJ0dl7ZbqZjeDW7rVZ7RtGuFTMNM4JVa3Y3V0gw3Jxbs7u1VM1u0+zYT2KYFXZUnKR5",
+	"VQd1YY0KO3vJ8o1/RW0GLkdubduk76XqLDIjKRVPrawwjPlJTRdWpIolZDyQRI6FAk2kkJZmRCO6oPFH",
+	"kJmyR6iQegAWRsas/9e7gIIZJRQrjKBdGEFBVT+SasQ1jclZqhNuFe3nl0/McFwFRoxiNktliUSXhvd1",
+	"2asDvt6qOU7ThREz8p3e7mxkjpP/8nynZcs2/qXZUC+Q6jQ7jWmqkOO/uNDibZ7+9q8qtDDDowkdMm1L",
+	"qvbTRMkEQ+GeOVw7H9HfU0ZC+BkhOc3x3Tnh4r5j7LqIJa4aY2ROIpkqMqJ94EIn+jCkEEH44Hh8+tvP",
+	"+vTgVJ8efPx0enD/5vRg783pwXt6LJrg40RoE3DG2qnh2w15wgEbUih/p19PmOjrARycedBEJ1BB+S2o",
+	"HZqj/ggGOD2t6wFD+BhiXhEQqgjHeGBXRpNXinTg105xFmXrEsaKNMgH+7VuXap11EEwj95Pm8tnMT3q",
+	"46h6sAlDp+wrRXhUHNUS2knPDRaihtlQeTR3dD2ZDCFfJk25V3/qjfaEW8CD4oAvjIxU/I8iE2w1q1cX",
+	"3K6FxbWuSLxlSL/yYTo0H8wnLvBTKxsPF5qZUwLLhyJOv2eTaiLyIe0bCt6zCVnLeDkdxZJGAYHsECOv",
+	"zfIP7YM666sSm7WqiX3PJs+k9jkeuFUz85UXYBF/foolrxTxNIqV59ScMSdUAZ43q6uQimsXg62am6b9",
+	"V4qMErPOEei+DXLCdFY2nTBqtD7F6lwoJhTX/IHFkwCOyPOAHMMfJ2aPNwPSgk+txo3YExOC4yB6QFES",
+	"KCIk2MZr4wHV5lCF/Hgzi3VzNkPGAB0ystnctPlESFd8m/v5Rmw2W7lr3RhLJGE9BhovfA/oSi4U2wC4",
+	"gnxBPGOyguguYD2P7J54fLMJu8Z9bFWuAe8LKGOYJS9P5JglhsZkwL6So9O9/frV0V57642T/QkdE1sv",
+	"BCI0MJvMweMBDTzX3ysHeNm4ET+yhPcmhGsiDbXNpewrDTXpTjRTzk6MAtJlPWmUIpooLvoBCeVwRGH1",
+	"wCgWSlOhIR2kTM6N3puwxZrdbboVbYZv2btem7a6zXA7esfe9t7Qre5muBG1WavXpNvdd+Hb6A3b6m3S",
+	"jW47bEVNtljSK0e/uYsyMnYtBK5uf23Wt2m99+XPN5vf/kf1trC2fdWOMFrCkw4C0BcqWMo6Ep63kT/Z",
+	"euWqEeMmeaXQ7po58Pk2UcXAbY30cwb+DaA6RlIotLff0+gSGdlBR9hcc4v3bGb1+jeFwYJsDpkj6IHG",
+	"PIKL7jJMMkSCQEOux1lslDs0G32Q9GFq9g4jlMAzCFxBaBRBgbAxaBw8mx0fyd9lIfB28KYdMv9ZzrJG",
+	"mbvZbH7zCfY/EtYzeu7rHL7/Nf6qXv+YvfEQxgLkq9JWcIBckSGNzQqwyJyvZpTKG3aDnEk9MHt4TBUZ",
+	"J1xrJhpGed6Xohfz8GlrELqbc5LtCUJDSIR2IokrRxWL8sG+Ql1WmTjbSxNnKZK4salcNKIrRBPwDsHs",
+	"HW6b1a5WJsAopuIu2xI5FcxAeoD5EVMjhdHOw8A3WWvDEZcwGg7gLlvalsHT32WaWoFA7axgzTy6tjS5",
+	"LmI6m4suKAfZPpZpHJG+JF02kfaELQ4+pCOj7DBG2gEZJZK0twLChGbJKOGKkVTAsFm0DqT9IJMujyIm",
+	"nkTYXna3T1RjtIOhRwRjEWoJNBpyQRIZG+WMDHh/4ALTHuk2Xoa3ctXulcJXrsmE5E4bVF2kJLEcg9Zi",
+	"BihHDB2oQJYzuZ/ToviGAynYrtGLzLluL9YfZIq28sokFFLf9eDunITnvu9NSE3cBUVybb7UVkRbikSS",
+	"YdcJ2PpmnboslqJviOVcfQXVGmZ/QSfGYLiW8oQmffa0DYrPuNNS3sXwlGnpbsiNq2YvKBCjtfGycgne",
+	"xr6GGQMb+82lxOCsh0zoy+ycfUGx9LNME9jV+YpwEcZpxIhXR5uLI+/Lkih6GeFTYVFVj87QyQ7L2o9w",
+	"HcrTXJYCAY2d80nQVA9kwv94IgVTeIDZ1aFDIXUHXP692UQelY31gQ68J+bF5mGeMr1bS9PbzH4mvc+k",
+	"VVOcPUSurSeGhDRJOFNVZtRax3zRsOPsBAQ/wzQ760RJc9ONoKMRMTcqZo8PUEH1IJFpf0CM5l7nwoJj",
+	"qXTIslftElzEzOYbD5iVCMAE8HRjK6LiYKwOSL0Fk+B9qiZPWmFrUtx1zQOKJzc6EM2QzI8kHLDw3pyR",
+	"I6rUWCaR2iUJ08nEGETGtgzllAzdepEjR0oypGKSvRiHYq3xVAgzKClQx7KDXtMDNoELIhbzLjRUiSck",
+	"lErHk3VzvIAeeCOMIhhJwRrkEuaCEMRmDQRkLxqDE6cGLrsOXFXfM1d10PBDMw10ee/H6XPtyj4lFZrH",
+	"NiiJsnBIJ0Z5NsTkDGwVz7Ke54CCkLuUp1RMrBRXT2ICQ507q7b4TOAIbwfqL/h2s+noUhaL7RdQYfcI",
+	"gDOiZJNJtm9iGd4TxExRT1qy//oF+68Ryk+UozMX6BTBAwPCBcpSmRDMeo88TVDBUfRJWERDaF70tCn7",
+	"T8gnfCbBQcMgnHV08tZFzHYy37rt9EUs1C2B5D/Q9I05dHp1NMW97ZdRdODlXJExi+O6NUm7qSYDGUfK",
+	"yR/0BJrjosty2McG+DfsW6B9HSQt5G1FPIcBjSKIYtL4IjEqtoZCcYe54n31p+uV4dF3xbYZwVQYZJGj",
+	"L3eT/Gpf/yW7TGIDM9cQrmL/ySFDKlGdlWSB5xSURmqMd7TqzwXDiKMhuBwxQUYsMaYv0gZOW9swjazR",
+	"G4HSgeRZAWQ84DGzBzA8INO94JNVztfhjFYDOVZ44GS+MRt+N+eJDfsp+0xzf0B6PGGKdAoRnY454QW4",
+	"IkdMKHTphrFUTLlfVD6JGxHGjCaKrHXyFnMdItI4XieeZ5jYXxXhGg+oIhfwaAkvlYtylpfksyE/dsVD",
+	"qxPmQ65lRCekU+zI1yFr1KF3qGJDPsVjsxeNadhq3oghF6lmajdbI2qN7XUgSUe4UP1dwtW9fW6xNx2R",
+	"Fkbm7OLcUANodSNi/nvKIwxZv22bS5PCa+xj1ndJTM0hYmatiErDAaGKdDQbgtWaJuyOfQ3TxGiLneBG",
+	"dGKp70DccdE3qmBoCNyzguwupiPFOjh4TdX93ZCbfd0hRrt8yJPgeUJCOqJdHnOzPGVH8lSHw6lVyrx5",
+	"/qZ+qe6HU2/L2yF6DBRRzeq2KnLqDr894ox7DAPjuWDxFWc94/1knq8XkmvcpYTrXdgZ3h40XAG7Clxg",
+	"mWgARkHcc64Vi3vmNC/vjoVjzEEy5p8YIOmu3MXf8pS6JXaky05a5g146bdCm8iKnZxtYcgD6cpU75IO",
+	"jzrmY8Qy0yfKzBdUghAlY+/i2OxE6xYzO6wsAIJ8h+HvpY0MccEnSSf8wmd6m0Ky8BCajGxq1PRBVLqU",
+	"R3nKo5WH3kLney8ncrZG3lYp7IECM888CS149gHVdHrdSkfIDqEid63R2C4nvn6avPDr8YufAAHmBOFi",
+	"zBSbFfyxlBwNphgnKIrVYnSn8u21BZu2OMkP/my46EnzRtu7FUZpBhPSuPTmvLvr9LsWhNe8rQjw8olQ",
+	"VoIZyvrOofqYR/ZS9QRZVWJyxxBzOH0mn1559GPCmDy/1gyxaoFHCUcqwJNZhlK+APMebNveuv1TfJz9",
+	"seJZmI42Tfc90pMyIi5x1YWVr2SqSF6fiWbEpyvy4WCPDOlvMiGCC0bWOkMeAxuyPjBEj6sB6AVhkipN",
+	"Q0bFnRqwOMYfSEcnjN2JVCvzwcI2AVMNGNWwNeQEd4iiQ9ZZD6yoVdoN7fDT60/f34ieTBPNjEpptIux",
+	"2Y0Dl9JoM/cIAP6RUA6HoBKFNEkmeUBDKtYgHaPvfAVBbxQBCuS4EcZAwdoV9EPZjL9UQbsrh4E7sYqK",
+	"XRpDC/Oxb9bTTBiWfZoOgBtoyWAkkwWvCmpABMNyEipigQS1oNaPUw3rOjTPAjywkMWYyxOnIw4/yThO",
+	"VQg+iDQeDWz1WygTAf8JpUhRMCd03GUJ3KzlkGrDpiHXCYjrez7mtaDWpYIKan4YyFDGiCw/ksk9oPWw",
+	"HvzCQ+zVSOPRgN71oea2z2KqcUAKqCBldBdNEAFCs69Fds1nPoNjK0SSMXH2TlqZHUuVUaoRMpsqi7lf",
+	"JfCzzOw/HdjzIgXC7pnsmK3RJKGgreQgY/nGtGhjttcxEw88kcIMEQgz5CoEoB0AAvZkST7lsDITZ++k",
+	"Vd8gHPwIPc6SbMJr1vnChiM9KWUW+Vhn07pylhM+nwCn7rpvBWA0T9mYwkjLCDtDUckpqCpkZgar5nV+",
+	"HvI4WkC35fTBU6rDgacP2nT2gr2AkG1TQ7dwHPmFFs5t0ZmScYldW/uo7OUFLSqnsKc95VxbefiMuE25",
+	"K/G6rVubOs1prJj1EibMSHeMrWWP7koZMypKsIjL2jhLqqwxVfqTco8upTtRpY3VGTKlemls5G2ADTMY",
+	"QePYKgO8RwRkiaUKd/vTTCoHu5Uv7eGIh4QLzZIeDRlhog/n3CiR0XrVbEYJ6/GvxWcA/Ce20V3IIzxD",
+	"vs+eVSBR4FbTX5JKZkgjrg+FTmYwhBQzMhidznwcuRN2nHDNAsIa/YZR8cxbr7hmJSUv/6GKLjTUmNa8",
+	"jFmzcJ2cCu4kBcCABA73N0+cz7bWlzmLPU0Dm6lpLiA2Sm+Muns2eaXMF/h0e0WQeauU5nHsolAra5xW",
+	"vay0wBAv74U3Hh8V2bTd3Gg0G63WRuPtcu6HDJX8z8VX5yVvlQnBGa9lOQE2CSnIfBMJAx+kYM9X7rlF",
+	"IHRsGbgd4Y0T6OPPsmpV3rtKhfL+Cq0Xf94JdMS+7stYJig2bFnDsreUZuTuD9y7Z4720yiy9TYreMj/",
+	"NROaGvC+Ld4pMoxNkCGjVA2wfxJUhoUJaP+InI2hKevDylxeTGTxBa4gxbxqmxanHtJRtbDsQBZ7B7yr",
+	"lksBnrEoFa+l4P2BxswFPcO0c8VJy25wGya6ts6e2eNCO82l20MuPTFPK44Rfn89qh7bcGYmv/+iJyXn",
+	"L5RQ8G4ogJ0/yTFIBwRPQacb0+HAmmpwZVBqKW9d5YNSeLykNr9+aL2GmMVrGMlrS/fXS86vQmSGfFTp",
+	"7ujgT08jZrgUMZ3aWnqx9dZVvfnFi+GmhoTVcfPHNHtvzSqqm3aHzhNBRsjATprhErWb88sM+bRsyLGk",
+	"enMWR4p0J7Add0g+ZYzhdcxqdWz564QM6AMjHSBXZ5c45reXZiUy7vIbgddb0WXucOxlb3GM2GmQPQKZ",
+	"0F5RLQyJUKHGLFFks9msipZ5YnG+sFspMjpP3HzPJjhI3NFOYSjlh8H9f4008nfvX7c9/7rt563E1hIr",
+	"kW3OORvOe2RrmUc+ezvO2oUzjkK3q3YIhRpJiJmLCDDIGm4fQagAi89YZJlrTTFGOhfnV9cEkT3/hHS2",
+	"b3gQdNaDG4GBMWMUNLL9Zd6Df5IQeuV0J+4zj3btn6oc7SRhGnNBk8mNyKKek4AomWfYGMUlf5LhCMjM",
+	"JWubzc31ktcxC7/AVGqOcYuutvyqqVXap5qZv4/Fg+Qhu6B8VsgltFc2OF56N6IcQi/E/ULsL1BXMKTJ",
+	"PYOGJxUOuQwRoso+yB6HtaJwrNsHd3kcV/r7p+0dvGPJKI+Wmsb7iN9TabLY98N1AdQ+mYsLomcTWgFX",
+	"Fkj6nO2m7g+xMIBqrkeS/JBKzfYseMeidfrdXHznoD5wpWJs1mC/89cOrjbHLw8HpMtCapMyAZWdhvr5",
+	"iwhvQG5OyJpN5nS5xnjd+lJrCw96oZXNSPGiS+tGuHhhmVCp+hAjCFNxeHXScRAcd84X2Am8LyPONC5r",
+	"Bk2iHPw6yDRIvLVX1wHDkzARjSQXWhlBUiedIuA9PM2LCU1QbDlPpbu8g/eKkezsZEZWd0KGMtUD+5uE",
+	"4d0BmGVnJ09Ryesw8x7seMswEXepMCQyzGrGfnp55nKBATKFXBwfFPzhARHGHOwyyCIzd5LTy6KEnCIh",
+	"OJQ9CjpPbI76H9TESAK6pTcHxL90AyzK1/LzpqXsgIo+u7CZu09LXLMFS+4hxcPaInXVEaeoPqJCJ5P6",
+	"dvnUbm8uPLYFG/uvmHd6n3mXTrm/S6MtPrhyK8SUD20F0r6M2BOpNLOiGTYJOgysUxmqhRpknyoWEDWi",
+	"IUOtKqJqwDCxmveFTFhE1jpv73+vDzdHECzsvP3+h9PNi3KZOn5bVoNXyw+E8VeSR0bs+8pkhE4mHECy",
+	"YswoCx4EpANyAn47P7iqb8DGC4hKR6OYDV34bJTn+IOkaHh7yNs6wOEF5p/J87CGvWmH2YIlAt3BWPQR",
+	"WdMJHw5ZFJB0BLmMVLH1XQzAsq86z2RSTEQswdCYkFiuXlias/OL88vv5yV4zFVTHe0rVfczSUYyuSd1",
+	"krCY9xGMI6NmbUlXsB8kqlx/8Lhj1OdpW2PleMdKCn9pVvCy2fPAWsunbnGHjjNvzfAN+3DtsRiletnF",
+	"xhvdck8TrbJF14q20axEmL0M86ps7ZI1c3BauJQQNuQrhTi32TbgiVeUCI0F8zbd67sE7P0xV4ij0Lky",
+	"b8rK/jpPqmpfXJ8+xRN5ag3SYDaPPDfTu4CftWTcfz+7ZypuDY1yfk/ZMT4HWj5mLc0XpMjDRd8cxNb8",
+	"iy9lzDKGzSC4poKlUBMC5R5s7C87nm0KE6rULmYIQGp0F8TjkEFvjzjGC8yyZ5RZ7KOlX+30ffyf2fQp",
+	"K8i2/B7IMHvhz5P+S0m4aty15yTwLxBsFqH/aeMvILgvsRwIv17GZWpWRapzcPU/V9y1+a1FiPl5NNBP",
+	"FO05hPVUPTSiE0GRcN4qH8Cr//mP/w2Y5wF2zSeAym2+3NzZaKJCBwjlBHDJ//mP/w345QXGn3se2Ebz",
+	"BfZvtaezWqa5r4QOtqJ3NAcTmz/Aa3fdDHmbPWf2il3TJ+44i5M6hUVlcYNcthzt72Z1WJgEnQGf2gIB",
+	"pWVC++wutokppfOoAof1hY7czxBOoqIwJEjjLo8IIIq4IiOpNIt2bbI31wx+UV7hKsaVbSp95tfvMiKx",
+	"jcBSXo75QXT8FfBoyqSFIQWY0ei8Gxn+QObzVysM4noJV+417V/nF0/5c/OfZnPhZ3QFPY0THfx2mViH",
+	"GeAcyA4LbRRgpR4NdTwhnV9van+7qX3peI50eFyBB5fCOV9Koth5wsgAnbMoWpCX3aeltJA0iZd86ack",
+	"nlocc3eGXz57eaJZKWd/XbrY/SxQuV4ax+SeTQK/eTa34V2HLLRrbUOohb5nbKQIJQOqBkXZ4mVs/djd",
+	"XtyuuTYnvWjmET1V2MuGHGxW7UpQ7tnEbwYessCCGUR1NztQ5THnuS8Z1PVaMMjO1zod8fo9m3Qa8zPV",
+	"pmmJmU7oYAsHNKGhZolylOXCZlIrSSgM0hZqJiyUfcFtCt7zE+Awlwvo5WXDzc97s4yZWwo22/e8B7BP",
+	"8/aDd8+34M9ZRaKVoQB7n7EC7zNUtaDcxn0295ErJiJzXGiLlgDPZOB9l1ZmW6QiG5XKX6pe4++dcpnc",
+	"qkWsTytT/ZIT3QqUciePWdmoL5Jlmgv5JwvastZW7NPgVa5X+PtXSnP1+zc8terPb+7wpwfKub0dFAY6",
+	"40HewJFJZ5Xe9AE9ooKRyyK1QQ7heMxg5S1UyI3oVADzWTd+vAyOIVSKF+ALuboRSIpXygITrkHEaCBj",
+	"ZkEkoXhEsfCuQ1BkOJSYaL1BzBsSKiI5JF2upwpL8cafft94WCD03dlQtdL25M2fumKrkaUkZOGAztbS",
+	"yw4u8VuBcUosvoRIdR6QimNrlMgewsXQ2EM4IAMWQ/WozkpRXShRySEjYcwFD2lMXKc55XRWkrA+TaKY",
+	"KXUjZA+AtHZIJ4k65heuNDN6bdY+OCCdSCcd+IJpHhLNwoHgIf4URsMOscVz9i6aTFxbU6hMGrCef4n5",
+	"HJDOgIbhqEOO9vb3L+r5rxAJU7TH9ITEjEbFyBI4/iKdGJJGQ6iKgeIYeFjRR55USglnWa6o6C52YZ5k",
+	"7T4rzVLXxqqQI7LYgNJ2rEu+udoYxacEMIsq9jsAXfp5XhTLY37OOB2NEvnAELTyN2x28OUZHpXS5LJX",
+	"Vk/J4bqXs6qUXiZBxiaBrujz/mvrOFZ3pPsNLKoOoSzN3lxICtguDnFmQTWIYpgz+FLVIJWO/grPmkNm",
+	"K80pSR2ghperirgnlIxlAihSNj+VawIwmYrQPuVC6WrIxfXqch0cwnP0jKUKc+04lKaIKbSLGbZ8yMgf",
+	"UjAbOrV9DEkEWU/aX1kLtbmE28FrQ78c486zKwrhhmwrZSvn0a/ApbadhL+L/IHN3ukZkEtxu6+CJVIs",
+	"5c6LvJdGvyj5y7xqcIQNI/g8shalCHXRXF9UHP5Sxc3V4c8KSIHZFN7PpOEcOYLrbPsVgWmlGFEDOjLX",
+	"jJjhYSlIx7y/Y1MAc4nVWd/J3EPQp6Z3I8BI5yJSr4gVcQHpZJ1NcEzoQupKPcilhmqQPaPv6DQRLAqs",
+	"gwkTcY2OO0qYYkIHrhmoscXjmEWEW4xyKdgSBm1pJGDVzq2JZCJ9v8L11wmdnHDBlrz8ey7V/ZLXIlbL",
+	"dwjV4u75UlpujInNVAVQslXlFHhskPlBMy7B9d+ZsZCdQn8TcFXfCO/LnoS69hIp7b1DJtI7uM5cUySf",
+	"vUQndHKHKBA3ouORzP5+b74xd1dQqFNAG7E4Nx1noOXsJUdIrF3nfcbfFNH0ntmwseO8BjkGJzbICBYV",
+	"TiNDKMyexXLcGwHPCcxplkibf4UYTNCch8gUyvYTKvqFDHMi6BBRv5gd5loHV6lxkzabGyF8CX+yznrj",
+	"RuwRQ0rMezZLZqNEnQxwG3eoj0SVnUMlo+/Pqr45s3vkfJspgr6fLc29s5IrZwb5eAIohGQPzk879U6O",
+	"ZGC+haPSGdc7N+JGPMICkEezPI/5XY/FS8njjXis1+uF/5uby5z8WOq6ZK1Tr/vSY8WeeCR5fx04+RMV",
+	"WBSOgLj2PqT8wh6+sJdIofM3vibOX1BUspZ9MVnDFwPhsnfLXs/YoZah1+1YvK1IHj1uMu+a2ryPBXxw",
+	"x0lQbiBS+8B845LHHHrCfIuzwQI18/jyvn/M8CMItK6zD8SdbpaTxT3nSSHwrXlKQTTYAQKyhdW2wFmD",
+	"TyoJBPKYYWAlLKYT2HmeOoCXK7ImpB31unlhpcCZ82LPLi73hCowApzvbjEAC8MSEjQ1qaAPZWEGZbWi",
+	"+PBpoxp2XtZnrCJ0YKWf2YgjFlrv9loHt6wRtjIBOBMbR+sYjQ9RSVwrKUC/oUqD1M4Z03yNPNkBnwKy",
+	"ZGcdMglpPKYTSAwzhz2C7VpAakIjOsLQdiZob0TOpYrQWEmLYAK83AmmeE0hU6qOTfSxKG54k1NlwNts",
+	"JpydAlXlPq6l2nRbKlYBs6R80WsVqe8Oy6UUli7rARlKpV2Biwa0QMHGTGmMQASEaryk3QyMglaAEjQq",
+	"nDsrckEOOZlGlmfZLi7TCWe3XJjf090rQT+WN9ajat4DeEBeAEzMjKeixl9oC1cwf6o4Pu8bN1fH0lna",
+	"XbEX23TsPhO0mVTtMj028swdlYtXxjWiy9amcSMOYXGwzMUT50kqXJVMab3maXpT53J5xcw+WYoo5gAA",
+	"YL+kv9T150m/3GluDg3dKSnF9BmryFqPx+ji7E5y+lkqd9YbBGkmBfL0jYBdjSFAsCOwGnYeTfPKI/f+",
+	"vO7oJentd9qr9CPA78YwA/jitU/X++teBi9oMWOKEU+ApiahfHCkgfZ3h9e035m1U65bWzvNzZ0mtAFf",
+	"ztfl+v4tXHHAufiGh1VVHcmUKM7Lsb2DvnKtU8G1t9BZDdiNyHzm8Ah4PC6oerlVm3JjWiANsxUC16DZ",
+	"yh1vfTPXiLcHAndseLKl0oLnVWGoPVsNUglA1iDX7CsoK+BiSri4J3rAw3vBFMBykeODg6tjErMHFqsb",
+	"sdbhUaT4HeBPbXQI4p9yxSLyz3/8J/F/fdtxSI5B8XsWdgijamIO5XDAxrs3wv4O779rdgik43oPxB82",
+	"O4R91QkbMjhveXhfKtnD2hL7VkPKmNHkDsdoWDeN4/xTKIUyx7XQd4UWu2YFkojTEB4lAGUqluM7JSOe",
+	"Du2HkdRUKfyMMGJ30CwGf+0BJgb8xbtQ3zLg/cHdKJGaAYhXL055dJcws2HcGguWasNkgps3P7A+0zTh",
+	"VOAH+O+AxjCce6mw+0pMQy0Vc++OKE8m7oNItftTp11212MsQq+RTGh8l9coAFhKvqjFj5vFj1vFj2+K",
+	"H9+WPrIw+8Iubelzq/S5Xfq8Ufq8WdRYZy/htO7KmXYt+aprJvLH7mNX6WltANtMLxkhh91YdXg+ASbs",
+	"xaC4Di+O9w+OD5fE49rP6Ev2PfqS1rtmk9yHwItL1NxU4HO5+CmSdJYwg3zYaqi684OrDKouO4Whmoxw",
+	"7bW9ma6tDF0j8qVXEfimYiUzfqhAPhJGVbAyF974ykLogTRWy6fIzuAiXuEiudJQ6Z5HRhQCLxmirMHf",
+	"iAkUkFFMQ5bYdgaBAyrAZpQKuish9l+fcrF7I6A5AmirUHuDnaJR9C5RLax0klaC3J1JxCIVOoFYlBoz",
+	"yw3L493B7KpBzz4bBQjOO9d00cbQsec1IuNjACLnngbZO7h210ByBmhPntviRmCRFwAjCkte6AbiLvZ7",
+	"vIAZYvkgphrwNgUr0W6uKoVrBVvhDNarYkNc7tfbFsg1YolbPUXOL09vz5st8pqcnx7cnjc3GsuBTYOL",
+	"5IIlXFYVSJwyGitvw9l2GYYt1s4PrurtdWctZhURpXTP97WgdlILagcrghsC+1aV6UW6kyu8RjYkMgLM",
+	"dir8BQUPRMQSW7J3eYqUKRTkRbpm2WoWKmKinxMQ1JUQC4ZuLbKGBYUB6eTHMwC6ZjVvnV3SsV7iTobE",
+	"BOu97s/CVd/6h3yhcG428GNVvM9BuIDodIKvtLen+CZbL3+XVon6Q1foU1JcRbHN465tkcqquuOWGlsL",
+	"+r/m5Af5ey/rW+mlJWxtVqzboYA4MqtA36MRuv9XyQboYmS7QslQ4YAm/edFnZfMNRjKB+CO6uTuZGK3",
+	"dpQJTSvJmKNFQGQcZR6mpU+1U/veqk1ui2L2Y6qqXCg/tuptsnZMuLAXBuSQsCEU0YaTgJwTmersp3/+",
+	"4z/XK7N2EymHlfQ3VuOMElrrtnZVC4HDNIS0CgiUiJCRfAErX/zAFdezBLmZXWvbIjUpmya/xP70H1qi",
+	"YOBzZ4m97GwtNZAnfaao3KyiT/vw+wcuaMz/mImWwbIrGz13KYLE0DTimuS/vzIH7UgmGrwU2cUVuBjZ",
+	"LUuWceFjn1KbVXiV96BKmmC3oD9ndemRPVf6YC7MMz5rs0rsFzYFciopq37zHhmkQyrqCaMR6IR2/zbI",
+	"sVZkLBNA8BnSCQkBPmEX68Iham/GUHIFzWxnOQMzeHbv86Pr6wuCF4GyGZiFRxWsB11VDOMq1M0g/uGw",
+	"NrBXpw8c0txcjBoC1CmMKpgNA5ATtqp4GHTrgAxpOOCC5ZSFwnoX+7bpoA2ybyfSTagIM3S8wKZTGTLD",
+	"2DqNG3HGxqh3u0omGkUs2vXCwRm+QhpH5oIBFVGctRTxadq4EZ2sQfGdze3qkLXNZnM9IB3bmCzv0ml+",
+	"2mjZLjipMOqCTDSLwFUhQxl3yNpWsxWQrebW+o3ASHPWrc3Pwg9hcIY3oH09tcOiALGVNTunYpJHOYyZ",
+	"AfMrOnGqGk5PdySzXcHucqjacjNOv7Wt36PVa6Zc7vpValNX1dR0yPRARnfmgTSO5RirlWyPw1TQB8pj",
+	"+7RS58OIatqlqnyVTHUoh+ZbVMgC4OZE0PjOse/UiuY95gpjq1rAosPEp8PU3gUsvUyUFQWT7fJdCXTc",
+	"6zEB8gQzDqgilEQS0iEAGpILG33DPvp2q4xoQodMZwDBRYnjtLLlUrIWdQefL+lxbvOTozJ81QrREMpY",
+	"poAf3/mPy8vvvnv/viQ+/6P1ob298RZPZtcx/z9+bda39+ofsGt+VdP8oHYUv92bEQaBdAhzlJYUtIhH",
+	"O6TjjvwOWdtrttahPwQVqseSxH7ZNl/alDv44t16cCM6uXoAX26sW4yTO6vBd8iasymNAYVGJUZCDQec",
+	"H1yVXLJuJBiPdkPI0/0KKok1LdzLirzrP6mCUMeiz5S+ZCqNKzIEhdRMzaCi0TnUPQfnjEy14hHLHQBr",
+	"gIZixVeOlnR6dRQQJh5YLEfMOaLUekEBXmjOZv34pgd2JMfYGTMbSN5vENJ6UJ8wSufAbDhBmLCNMzsJ",
+	"0EAhhM68bpHQ7cRcWu1iwyeOWJJbzzbEima/tQXcybyU4n8Uvz3Fh9mVWhQ3yWmUj7Zyg3oPDi3A0iyw",
+	"9gUDtFvO4gMnMj6uttSWhQcXEasoD2zWzWEQkZFU2CjMktNtZI7t+fx21p4x4K3hMBGVw7MHyxITPrdX",
+	"rghmYM7L8ayWaTgJmvvesgQCYyNtN0lEJwrxWEcU8mWxN1zHXb9n9JaEjqHrJuZySg3VBWTAaAznCg6Q",
+	"S7GOSR9+O5sE2AB0DDayzsoK84DalqBVKKV2HKt0o/Og3Odkgi/dfmwJ0y9LvvYG7JjO5+DMieP4Apdv",
+	"0V6qFqcR00tgsxzFb/EBB3j5U5my2mPm8xk4sKHD4OnVUX3b9VjYO7i+3Wu2Oo73XIOBXFmFYltaKrO1",
+	"ty3b6y0nqCXLDJqe53OfQiO0x7it6gsButDaZhFZg8zPHNPPxvINf7PIgQ3iAdbZIakwiqGWEtvBZo1g",
+	"JYnkLungGBvI+R2izDYcDybQac8dxGDPUHEjSGaCnF6eBURIxA0UiBYYoI2SKZ2F5bDjilJsv4uYru6C",
+	"LGIDUQnLpIRHZM2sX6u5DlOksVmb3AklE3dOm5GhzcVVAcspa7ztiIejcIVJlr5uGFN8YKjQTaBwBBVs",
+	"6HyqtAT0+xLtzCAc+dCw9iZi+16FUqgUYNagxjuUSYIyzA1hCMmDqWJZRMWrqzKzNlscJ20YzFGzVGzl",
+	"aUnZXVVKUmE7Vjlcy+qkUS46wwTz7zATD41FYMR912d2TWNJjnXAZ/S10RWqb0TMnJcsZ+T1gIziVJFO",
+	"duzA0wMvhJX1YVUZzmVAOpn/8TgyJvQVEiggGX1s//vfCsS2503Hrl9lft4zlYRSoASYGVutcYgW0dBs",
+	"p5hF6FoiLBxIVkRErZ1efddsNpuVyPfexJdz8CYlaPFWs9ne2Nx687ay/6q3qNWF5SvqB9nx6mMa+kLG",
+	"Ey9k7tAcDui+i96WWDdD1BYYYbUulZJShd2dpZcAQzRLhg4VcWk11gEwVij1tjinYow/0jhl1rdVJXlE",
+	"1urcKBnou97N2/SBRMTtuYqZUZVnj7YSyIOnVIF6NnjJajl5Sx7aACC5A1s9CxskmJZKY9K1pCZX1mgi",
+	"TNi69P3LgJx8MBfvX5582CWnJycXN6KXYE0DlKkHeH9meimy9uHo6vV78//rq9cfrq/QmUXJp+sP9Xdw",
+	"Ux0PzSFN7glN2I3QMoY2aFGD7FmMNxwmxPYUodq6azunV0cdZ92huHgiFFJW7bfmMtrXbWanPes9LlUE",
+	"bePGyiiAmS44z5VRRPR4NtzMC0MB+rh/UzG6aXH4dcQTpqqi/1fsgQm0MrAzG7eWvo2qvGwLKEAZmdlB",
+	"OlW2f7TyUNftIixVtLksuGEJ13B59MG5NjjcUgAYzN9SZACfEsXqznylqnjy4+fvF6VblvPo+6XEpujg",
+	"aq+aPx/KV7a3tlrb1aXX1ZbbvS3TzAMi319UHlKq5JhUvLIX0NfFtt091Gvez+hi9vHz91cVZbBssvwe",
+	"NCRftPDwwKr3+xWIqzVsyaqrZC+rzMHcWFXVrDtm13zIZKqvWChFVTKK/cEDP9cyBZz9zGWHpT5YJaow",
+	"eUmhrLdZxQ1iMRDJdrOgi203gxwaZuONxcKzDrVKFBuZGP2ILqNFnnuXmpUYsMWG8TVcNL1Bp+jknlcc",
+	"UdVa5rgSFb7t2PwIWfV1zC03gjIgnaOjndPTDllrb9YHMjWK/FLVF4AfWfSDr/3abH35tVnf/vLY/rVZ",
+	"3/iyvvNrs76FX1V6xU9knz8RtzY7WlZJFSlnhixQAUZ/KYr8DNjX0Tz491M6WgX1vcgD33FjMmWY55g5",
+	"BfWSHjg6mISQFeT/DrlMDQJ5PCONbaOt30Jl4Gw3AqKb6NIwS2DsRRHZ1DFnzbsAq6uzWOtABG4E5l43",
+	"xmLWF25O7CPyLgUV+LT84JVfsxqsehUmwAwmGVVrMJ8H0tbY2gRKOhpx0d8hndyM6qCR2015rOtGFJhF",
+	"UWTt6uz89PCA7F+jPRaQoWBDKXiosODbmArru1AXmPlwOgGh7iVEMcMliUz7A9K5+FSufXOVHK+LvThe",
+	"/2n+861Tiixnw8U6jOyNRRdK4bKp7X2amaHLA+J98ozXCki8hFm77lpOU/9Y2KJea3q7ijDkbc6wkWrm",
+	"UlFkDFVLGF3D+h6uHDmrIgglBvEHUw1S56eZVwausGtKZGvVx1n38B3SwT865hCmmuQ+oZJBvpu3YukE",
+	"4MA3EuBGLN2BZZeUBYR9TDfVWZDPPMF7cXdyIxBcDZyhSdoHJFO/4bjr3RJgMT5IrlxqKRBahmtLYutG",
+	"WLmF4xLsDhM4g0KHBe0ykbFDq+e4tbGMtbPv98pNqqj1DDpK2GSHfOLwhXtjqXeVu2OayVnEaVWpxJx+",
+	"mR+gkRY06sIGYRgtjVkOMQcp5iX8g7Gr67cNlCIWxjRhUSGd1e+siX//NmL5hzHrjrIPfd4rTnNuW84n",
+	"WLxmTnN6HrsGaHbq2NrYMzy9Nv3Y3K+BQ1vcrLkKsfUM0Xddf05oskSx6jrrZ4guES5s8XBVJ84/79nk",
+	"W2cpW1QNaHvrTQVsfgGK8Opor+7BEAIDFGe/3Xv3Jmq+a717txm+jd5sbdN2j1HaDLe2aNRsbdGNbm+z",
+	"1+q2u83uu3Y7jFpb0ZuwtdVt9ppNWt2CX/E/Kpbl/dTLN9+1WxsLRSHmFflMb9+QEcFjhkXgf6fMpXz+",
+	"pa0UfP/Js/Khp2j7m+RitY0yjfu1Jyj5Tg7ZHy/o5CilLRfrDp7SiaFMz1Qt6W4vYz/jfRla1pIelIzO",
+	"s7lIDbDn+FxOmiqbrkKXtHp4n2o2B07SwUgSiyLp4qtJhOo+qB9ZkVCB2ouAGqfrefpV/tNPCjtUGwUz",
+	"ypubj6geGFFXVAr/+Y//7CzX7k4m/bMlG1v8C9nV7yeTo35CCxLFbCOtcQL9aSBH1mtK8spvTJPR6Vkb",
+	"oMTVuEA56RbwczUTF+GxnuFB8tFnZrqRohwMtBw1AuAQNZBjVJMdIk0Rd2M2BhKC369buMSejGM5Vlab",
+	"keF97lcyvzemcUEXnvlPdychhodn/1Y2/SAd8+JivmJhKF7szzzxIjEkfpHHPcPf5Ra0MKbylJf3gGXV",
+	"KC+RM0ZfoAZoYUi5Mq45pNamcQUcTyt8mX+oUQeOLMWM8pF88FW0Piv2QCxOrtU2Mt6ojT5YPnSdG2Z5",
+	"ckkaM9Ug+wiVZGRhN2EUmto5L5iCPA6zA2Ou9DpG/RLWS5WDwM66ca/ooWtvvSk66NoVJD5HtJMiK3UT",
+	"utht8x4u+kvhZcVTz7tRTBfuhAtzzTzEUKSCfdgilfm8KPymHQ0gkREOjCsyhMyIKBe6nZiKSIV0xDpk",
+	"rTOSiU4o185DKdW9KhiZ2dVmfPbioiXpXzFFnwuAOp2FSLwcklAOIoTXX89ulpCDcWan7Vx4eQR4r+iZ",
+	"sJ41TbgRVHldL/ANdcDR7dh6Z0U6/xO++P86rgPRZ9a9kuE90+UNBd0qIvZw9/P9xsPZu98Xt/94260t",
+	"hoPO6ZLhM1Uxj9fudNk+mVf8qyd4MJ+QCkLj0YB2mc5CTLGU93Ua83uG2G7NgJwHpBWQYyITcmIIykU/",
+	"hrjvLoKbFugO62MbVpRolvU59SIkv7br23v1o4/fn55d1H+ZWSwwJxZ+zYQFdnbB8CEX2voDn4ABbFEd",
+	"5sd0L9BfubyX1N5wlQ6HNJlU+Emz5KcKBeTMAzpbOo0nL+mtwulIxNWsevMRjzbuhol14JVbJ2ftkncJ",
+	"XgmjshdXd1v25ZB9uGGC7ObFddr5cAOfUNUu3BKpn1LQvFB1pbOVT1tb7HK2vDy/V8pzbA/piGgZZPsO",
+	"SwWXx87wgznl1c3esmJoaFL1MKvHeX6OSvgYqtl57z1PjOIwxVI///zzz/XT0/rBQQe8y+6LDnmNf3em",
+	"evL26QNzFqDR/9Kw1H6ptf2uWW9u1lvtigXzJUyzvv3lz81va3X8q+39tf4/1//n/5iFhgOoFKuFvBDT",
+	"ZXk0FdsUhTNdxA71Ih7P5ZNZGCsLki0X7oBeTPsrOPXyfvUz8V6WSEQ6kjYLpWTq2h0Nx7iQurpM3TPP",
+	"VsscdVrlXPnOEiWFaxbk7JD8BZvAphVoJBXVM0Z+vnNedbL2ISCncAh/CsheQM7WsQndcKRLwBAfasGz",
+	"CjOq0QEufmzVNwiEnoxlFtKEkTWRJoqLPjG3rBcqEAz5XTJzcXibn/8yyP48NzARuT7uyyQkdc5D1eZd",
+	"AU3A3yG+xPflaw4X4kkMtzkWwf57PDNdk0qHPC4lZh2cH1ZRsM8fWImdP+6dVV465FEUlyykHz4dn50t",
+	"riPF8bi3ZY+qnJc1pkozYhB+XF5mmMd8wJuqhAaUMqtZxoiaU3Zor3Al6djGwbq50FuZClsoXeDg9tbi",
+	"jlmVGn21p1BzDJksosE1t2dKwml8KCI1Ew8K9LVEEriSYKuCxPwXeuKXO4Nrc0uPxjGkjfUSxsy8ARpx",
+	"1E9oBM2/gSjZ2WwsW5toqkl3AhBRUPEuEz9Hzbz+6R1V4Hbz96LeKIXZcGjLwLXKKVAl+8tVThxARbJX",
+	"Fqkc5Eyb8dsshs9qy5ezB/DyaTPAvrDaLAby2yvMysa2mTeFEpIhVyCToUPpgKaqzL+WGxEEoNI3ztkM",
+	"pA+f1MYst4oKDEiXVHyLyzhKJHypWTJKuGKLtXw39xlqvScOKpL5HFn6LjUExoaw0l/r5kPdXgLGfQbU",
+	"UHSTWMQFs95jbAIIPn8bN3JgT3eA/V2Ca8yvmfaeuF3stUOZQyUviA6/Tj9PxjycXKTdmKvBTIiaEVzV",
+	"GLnLoEgNvyQPLFFc4l7OLpgOLuDVS6oP9pnVDOReiKh8RMix0RJ6MgmLWsLG/KrucgG1G1/+9qr9ecl6",
+	"CVODp6VVJnhz5q3ygn4augA2h+2zt+HH5Ofxu+516/5iU51E270j+iY9lFv9X3hb/PD17Y/jUoCk1V4t",
+	"GbIwjOpJYtu7ZyaPzhVaQ1vpOj/4vWK/ci9OWeQbLNZSCEToifqswDIERcxoynIsAK9LEEo2mvWITorH",
+	"wIt29i+mwc4jmB8QmNHYbqkk10sAaFq04RHGqbThIconE0JD0GZ9LKo+E7ZUqDbN9EtDSy1RFyR7biD4",
+	"3CykmGDZIIysPuaRu6Aqvr1Ab5jaLnYC2fAq6WrD3MVxX1JxzyLkKYL9ZIixDIT7YBtDuo9cqBELjQ5k",
+	"v4CcuWSXdJSmvR5A2Wcd1RHQgsacQsZBfq/RXsQo1f5xBEOwdgko3fhiRCfE+wAgzbyunP7mrpxaLjPp",
+	"rCnSVH9pGbM5A8cWEYZ1sYtQNozO6sOGd6w+/KuQilnAMXvewe5LCKPpj1hiWMp59lVIBTRPgw7zAcFq",
+	"bC3hlsac2tkK5ci98pUinezDcVRCyukzfcWrAZxj2mWlrCZomuGi8tVgQXogI1+l+A6gjy/Or+A/n+Df",
+	"vev9o1pQOzg8Obw+rMT8HNEql115XuaqADrBaOjPZ0GPqGLk0+UJuqdA+86gj/x2ZAU6YD5Ls7Xd7m3Q",
+	"zXqz2WzW35p/3pl/mvn/Wq8h7WOJSyldaMBmYV2kdUY/S4Aq6WA47YXUesNtC1sGhFRcZiimU+WP5gnV",
+	"mnHxxploSiWcMdgBHpwvpqFDohMXUNIPfQVHI2jcnjCVDhnhesd5tAev1I3oaApRqKxwvn8cdQKs/I6y",
+	"xNCK6oUsFSrni2U4otJqoVkgLH/Y929/OG3/9OP7xTgX9m6XnTWLES6ZknE6u1u5FGpOXy+UQ68UyFdC",
+	"MZXGAudlIoiLHHwoVayXxoIp1SDfJeZqqmxFievCYZatywZcGCHWV2RNU3WvgkKXplj2VUCUluG97RS6",
+	"TmIqohUa3Hjytqq/jRQOWr1i6lzZiRiBcW+UfksPnDJJeH+gjTEwLXBdk43l9p0ZpBGu+3Y4374E81qS",
+	"2teb4017sgsLwiIHsaD5kJU9IJr2MS+KCAnPmwM67RioopC5ks2yU2B65Jr2jRBOjCEUEbhwKbTrbJst",
+	"zovLd9HcnCV7GdxhiDi9G3g0aw7m+leK8MhTAA1hRgAXYUiutExon2UwtIrgc7pGHxPxxPV00bT/BB0x",
+	"N1yqeSPLaLcFWUj1jNoz26S2V3O8L42ivWAhroGgkLs9A73Hz06ZowaPWffTrH70dDRqKJl67edDKl4/",
+	"WbxmL8sPYstHuSwJMoE6Sxj7W30G/y1keNjsB3NabllRZegWOMSyQunnwg5b8ezq02sHn194iy09LTJb",
+	"c2OqrvTXZr2NRaSL6kmnLfVTyoUzfaudgENmZliy74cs4SF9vT/gIe3LlTopZ0/0ie5Tp3KZWZgmXE8O",
+	"H6qTF18+eQzTziugsbF25/giR1+zbcXhVECU11J3qY1Gs9FqbTTeLlX7UtkTtGNUsTsuOsZ2xux2dL1r",
+	"CnhUmRfEeQ6M2Ya3WGzZTtZi1V1C1qi2HS9A2bBKRe7PddeBxY4oU+u7pBPL8B4r2ySGUCwWMByZ91jY",
+	"dSOciwELw6jOKbdLOu7Rdxa7qrNLOtandQcYUXcRQwi8DhSfIbQUZDaaa2zHc/BXYitEV2aF9T9aOdWV",
+	"JOxB3jNHDhbdyVTj29BBxqJS6aSlGshIn37Io/cWLrc4fMCoqhq9fQq+Fhs22bcWLdz8pVVIC8le37L9",
+	"ND9a9nulyCfFkjpcaTPbPHB1s9TYEHGr1fYzv+7ZyLZTyEWC/IPHMX291WiSNX5Bo12yf/GJnF+R1tu7",
+	"TRLze0ZOaWi++Gl9ZVcM7DZIrbU9u/mo5k+yevdPd3Z+RiZ9ubepiwB6zUtn+sCEZskDjWdiNBzJMZE9",
+	"bfXDvGequVkhY2Kr1FeueFDlWZxvipAMb+ZBMmwtUd5aNeJq+io1w5QJmVIzUjP3yMfP12QN4Eis2ty5",
+	"51FnPbDYxK0tl4pn8y6pIp29VA9kYp23O+Q9o4nznYXe62zj5sac9L9jMRsiI+uAR/CZVmDYO0vAF81q",
+	"vNiio7/cxJT+njI30Q3E+AyIypIhG+TwKwoHc6Z3Ls6vrslrY3G/tg+unprZB4t0PbPPKxwa+UqVBu8T",
+	"zL6hkgl4X8her9INiLXIcAzk2Wt5XtIuAiCcY78ZXmiYoxwaEcqitIs5FRWlK1h3/5w8PPsIrOxfWc92",
+	"ZWBnErXAxTf4fbuWTgbL7lrSFOMrwd9Nq3xyVgtjtxYASy7Rdq3yB66AgrdCetFyfd4sU3qd3hwDrVIv",
+	"kN1UzRmrpBTl9HDpRf56+jzhtX6DNSgOozgTn3UDbyeUmHLOtj3Ae2bEghRe1LBPhlCQGSnXHIHVE/mA",
+	"qKMZkCTN9yrudBQCDeJhZAQ3AnY1dbB22KXeTBe6VTvnui2XJGsVLZ3t0NTrP3n0rRrbxNHA9267MZfQ",
+	"QWfv0VkhqQzTIBdnS9VTrroxYJYvEELL5a/zN60KnOdGUmTmIhtn/J7Rfg7v5QAZWV43tkkwml71OnlJ",
+	"Ddml07Ed6/R7NnCfLaJTc309rlv+CHt6gZGPyFmuWx7WQSImCZSRKAe9laNsQcvkEVWaDHkkeH+wfIr+",
+	"gS31e3pK7PPM+7n+JXfdkpZ9RvFFhU/YUHxW1SpU/7gCVEryZvZQ/qMw+iAFIyMO4TuvJbIdQScgLLbF",
+	"xeZCLgBevZ8YpdDztrxy/l5E/cruEeyrhmps1ueiQc4K7l/wIA8oeH8jOrkRZpy2sfJUDnqpvmNhtkAO",
+	"Vla5snEqwkFtVte+FR5enYiATwlgoLPXbUYFWJiZaIsrwKw5tzyTL4MJhY9GVKjKOkCpsRd21kR9JReW",
+	"tVztNGeS59T2jq8Ccxdp1jLVpfk7Pl/L2RwLqNbn1nkvbtefyxUuLizvV+aMQji/ckcYWWdOeC5Ix+2s",
+	"6mT6TNTN3smvFBIALm0QW5rOvNbl5ufpzvNhGnNBk4nfev4vamGeVV17FHNvmrneL1AM+8SS1eo9jK+e",
+	"Odzq4/VfctSUcL/2zvZyX3pFi6QXcTdX0gHx/I+FuXdyyULGR0vGsPZI1mPUnA+/p0bphSTGOJbjejrK",
+	"MI6Xg71duQdH1Zy9pywz3WelBk5JDwtBajun9afA3v+KTqWVPbI+M6OGET1m8QMjDoXaASpaUBFAJQdf",
+	"JiURG0onjnVCJ3A2TGFYLJEJ+NKZkIvTry3EMiwoRLC7MtWB8+Tb6jkMUXNN1iCvX7Ovetf254ulvGcR",
+	"SUfrT0mMnN7kcsTDIgUuEh46gLhWG7FbyligzdWyX0vJkvjS+VDg17Q/uzZ6yRD3X4dUUJHxVRFUXtzN",
+	"+hlBZgi7Puvm69Xj1H6weZrPYy7ujWyFRAeyZnjaaOOAR/jDJUASru+Qzp9j1r1Lk/gbBqMdHmaBnV8o",
+	"fs0j11WzMGmPfJ7p7CLaWYh7viV0nadclE+aYr6Hef8OeedHcWSP7CcyvO/JJHqlIBFvo51X869FvG9M",
+	"VAAlpCANb0TMNNzrKnWOA3ISkHO46NN6QBCPldAwkarYeUZl+WBj1oVVuhEzVsGKHnOsa9pvkGOdV4Ir",
+	"Ql3qDRVZGxnqoTzs3IiEKRk/GPnBNRGMRcoPgBrN0IOMynq25WMtow54S12qCs5wB65/rP/y5c931dAD",
+	"RQaekV0HeUGQTqQRrUXLBukYxvCSsHvTVUtrHcdH4EU3S8ah61Eny4uxqXU2M+bOZcZgNQdnITw4z6KB",
+	"vVJOo/GyaLoTBG1ADusAy3YQvVKOUCOIoXgmhN42dvDYq2OCzRCN8euN20VepGK4eoDKRdhXrrRboL2L",
+	"43LMFRyk2bjBAC3OsOg18q+cXiMHt1QqIMDmlSCKcpSrEip6J6LJfSF92XwBBV/9QQkjxf4y/f6Zmu6e",
+	"IE9Qdr2j8s1iUO7rhE4OWMwfWDLTH2yUnEbkLgLmMV/VwSbWPLxn2oLZJkY7yK6sqAn6q+IDOIqngBFm",
+	"d1a67StFb0InJ1yw54eWDRXvDBXnYLQ9D+jsgDM9ozPQX4xMhkXSVX0JBnJswRkSY8lbKOAcyBkKwxVZ",
+	"a/3zH/97q+kfXIyGg4BEXGkuwrx2HLx7tjONudfbn79+Kc7s19om+YyNgo/3P5nlzfwBJQS6BfsmByff",
+	"ai5wDyAdyuuxPApbASR7Oug+G03kOsckh2isyJFFzHmbl97zOEeMNocAuCztRy0d4PKLwIuEMzugA2b0",
+	"mk74ENrCpaMRS0hIFVvPcyqNQlcG+4CEFTHVUeH0/GD/6HwWPscS1Mq7ZT0bLwOQaq4YE1XV12dZOROS",
+	"wNLdawyedY2DfPuIcP30AunVMPKNWuqP/GnvxBk9/wlPjNTLEJ2mlYX9p3kbYaozCmvHj25XVHeYdcjz",
+	"e70exqqWAKnPWkJn77Ap7NOPVzOg5HMIeKs/KTlk0FWMjoweuJvDyQOo1Rh8w2sjqRTvxhNvSxfqlz2k",
+	"dPtHVYhUTZRmJYCSk/P9vZPKY7kyvf/abWVIMUtYyISOJ7iRc/et3Xh+pllkDAFjlCRdOZhESWXqbFVf",
+	"h9wMwxxhO4kibxT3aYH1vei8j+Xh8Dum+KBSjAOeB8YantZxBPrQZzmMEDO3GYW7hHbhux5ecs/YyFCR",
+	"J9hroEEyvSNhoJ+jx2c8kDE0GjG/pbb2bU3aQL59mKb3zD4swnNVrTfIvnmz4eOOoXAnMwyV7XnvXghq",
+	"PdM2V7TwIlsIJtgY+qK8Utnzs5ZyPk1awbMDR1i6+EJhocOvI1kICa3kpPLV21XqmKBcbbGKO4P9ECb7",
+	"pdmvscxivSyce3UHmGWhpzM+eFJPOL8xzTKdaWYvx3nS/5eLgiXWavkoFE5j6VgUZG6235B9qlmCeRwr",
+	"ublnU/KK679AqrropaqSm9C2aRly+gklq+Z25LzmIepmiqUj+oqxgiflccwg/GeEOnka7a8B9xFPGWnJ",
+	"jp1doVh8mnvVMvSmoeYPVY1YzBDIiKaKKeel4EyRNfYAqhmogKARAJQT2kWGHwAWznk1SGyYd32XQGtn",
+	"rG0FrhgW1BU732kjGl9WiecnLG66bW3D+APWk7GvNDQaUufXm9rfbmpfEKkXDV54XMnG/VvBsJ23wnb1",
+	"4N0OgM5jOWQl92kpEZwm8ZIv/ZTEsxgrljSCVjsL2Qp1/hLqHDSrlTY/gQrS6fGYdWApeV/ISteUuaTK",
+	"m35x9l1APl4cfheQz6x7YZbju+MPtqmMsRNdpQQ55e8RC9h+86613SYj/pXFCsFFFI/YjVjb2Ahab98G",
+	"b5pN9ysHy3w9sNli2BSI2ggptPDHWh1IhujsY9+V+vVkBI4jaAtkVKarH78jAGyMeN5rXBNXpj0hOCub",
+	"MZkdcV1IkViM4MZnwLV9UlWtW/6iRivL5jZnLv6ZqJlTMVFoRNtlsRR9s/uWtvi9tiPfZovnpfq8zOst",
+	"a0OY/syqVuNHGvMIJvVC0APY13/5gwvOUvewBUkz9tHVsASfaXxvYQWuXGLxDO/0OL+0kSUhg5O6n0Jr",
+	"Pu+CVznst+0HN6fE4BnxUXgqRJ2W9F97Y3yKE7t4e+n9c8t3Pzv75fne7MwUuuvKgY085d/1zHfOy10J",
+	"6vC8hh4sme1sdlgk0KfOXOh5iMH7beRzafwB6cCUy7+ZeSzdFeSIikj2erMGNkpklEK5MhnYK0mX6TFj",
+	"kEwM0dN/yVDtu+Y5672xGvUxwfhwNmwMkCmWjfuJ/nt7+1wXfj/hsZGKiqZY5vBsH/5Ug9HntWHJ6Flg",
+	"zhJLLB8AsPqSDdPNaKXeldEEorkIC22v3YEOITTU5OPV+VnuXbtnE5V1QrAZ6z+yhPcmN6LztW6z2+uK",
+	"94XDPXxgLk6T0LHVUayTekQR0ReU4Kp2s/NAR0GBJdYRFwXk8sM+2djY2DbD+3S9j2N2OtWQxzFXULZn",
+	"LDasNmiQT4pBwhIgbwwY4RHMrhNRTTvrRp3G+jLUvQNbeTKkE5c1KlMAKM4KOvx67PabenOj3mxfN7d3",
+	"ms2dZvOXpbvkR5VH1nGkbC14P41pQvYujknEsgRBZVtKkB4bkx4NtUKTSA3oiJGIjRCc1aceQFWa3YWf",
+	"oRGTphi8puuedzlnKvYws0iYZZZIQGisbHd+G433uAOu69jy4VL2nmH5hk1hqc0DF1kiYQ3HU9TOVjsf",
+	"cbI5jgRUFMPiLLHf9rQ2cqqirFOwbKMB9wg3VsNwApSL7PoKWDB8rouMzNgetmLbIucKnYHKGOP095Sl",
+	"qLo8sQTSumJPZ9QmG4pjmiaOlWgp76HWxduIzibHUuPmYpzjoMacelqe9KTwNiylJ2s9tIENb4FfWTA8",
+	"iKylYw5AjV3ebRePd8p8Z03oxOp8RhfcajY7DplYCqJSKIRdCg5nqQ1D1joW+7WhmbItdcxfnr9hfcWt",
+	"Ak+ftVncfucWpVmZQeB4co+FNlv4gSU0LrCkgmoUqHOJlmsLuKQFhmy5Us2lrgRT6eCTOjtkTLl2eaHU",
+	"qBAjaixIAErEiENnp7BfuCIpxIfHdELWbAAZu83cCKWlH2T1EpGx3XpoDoJofZd0/LQXfLzlKbyeRaT9",
+	"9evujehY2IwdiNii70GmOpRDZnSZzNcE7iSGTKkTzqJiahPOFxDnXaFbNgKzQIgt8WVuhWxV1SIO+pUi",
+	"R9fXFwSv3SVNDKanAvqEGe6HSDsfssgM3u4TjDG6+dpEZ9zsW9vbq239SiP3wVUVOjGN3ODxUVAQll40",
+	"zhNgTqrMkei5m6sq18oqIrbOhmoay37K8p7ana91h+vcIcqKIKdx2Dcoo+6ONOKwAbCJ9xpMZOj8bcp9",
+	"N/XSBlw1TJVGpPWuK0mLJ4QJnUyKXPO3WlALrUu9AbUFdw560/+FiwfJQ3Y3okD3MsZzLaiNZXJ/h0oQ",
+	"plKiRCrkf0EMtCiyyuCxtayE1dUQ1wombm6nwyT6tI9t+Xpc0Jj/US76XCghLfGvPNlWDbQ32yuM52lU",
+	"3KjgKp7RBuQJ6d2559czZsqTKxPuOZ7cqTwURN7Zl2nVSfYBT1u70xRRHKpVBozEVGl3VvbSOFd61iC2",
+	"a86XJkD6u4uKR1yzKCOm1YGl896VzpWyOToTjDcbpNMmMEUxcrB8nuzPmmM9TYuCRIFZbf9zeet2OYzO",
+	"DiqTwYWzxYy0JJQjjt1pUAzfCFte945YHWzGpNx7SonN7ebmc6R45uWfTpkHIdiY4+l9rWSqlvN+ppAH",
+	"b3dN4DbwFB8UFqDE5IvS6O2uuWZKz3Iv+urcDppCBTRBo2xkHqagSvUPoJc/HPpcKyvyezzWaDWVvI7e",
+	"jU9xBZbunzPpmZUUnrrARATde4xaQzqwyB3y6fLERioGmMADJwVEreAICAmNooQp5fowr4UDFt6z6EZY",
+	"1C1tT79cl1/Pu1SBLx6tzxxTLCG9hPbhlCCXLOIJC7VywbkbgXV0mTb1dLYsRFI33y30IX2WyT0AIVza",
+	"83IWG02frKAretn35hLrp0AtFC+bZpHslplGQeGZAH8Z5GLGe09Wb/EkQMwV8rPHjkxP8m57N3tZ2j4Z",
+	"vlQBpyoLA3gFOfyoBIz492yyl1bBVu+JcquSvYtjcs8mhuNoVAdWhgbiuzmyuS8Kjk7ekr2Da8JF3wgF",
+	"t3csXq55BbpKXEBnp/a1Tke8fs+8CByOEJvn0YQlbqz46YMj3MfP17VgKlgJW8fWu7xSRTSrtblgWnv7",
+	"+4dXV3fX598fnlk0rSpkrhtx3tVmCxsZB31AHUZdQGLZR2BAiyeF88YCCqM7wevyiZqtWWroOmNdbJel",
+	"vLMrTChv6hoCatYI+5qSNQufZWMNr8332PV+xhL47Vyr1sEb4A9ppf91xgidy+x3c1fgEt3zvrAO4Qa8",
+	"9a/HyjaQxQU5OPzxeP+wtCCAoJMw0k3kWLFEkZAKoxUYJQwnphpkD1c9ln0jRCIaasJ9JoTh5ASYMe9v",
+	"AADQkzbRTtNQe6Fdc9n/8kvj8uddyRR3jsL6YSRhIahgrgDoE23r/GUvq7cN8hJcxNjp9Tj4RP9/9t52",
+	"u23cagO9FSz1R6QuSpZkOU7k9a51PElmkk4ycWNP077DeUOIhCTWFKASlB01zXWcCzo3dhb23gBJiZIp",
+	"f02c+kc7sURSID4ebOyP54FjjI07zBZJFrexNIpEpPTQbAOpCLmm4rVCyML8GnFZm4lqL1ik4ZTrWE68",
+	"otYmC0FxkI2RI+T120PPl0CQjce9NY5smmrot0UGR2aPirAr8jSTZmx86cs//Ym9UNLYALGS2pdtdpwk",
+	"QIqO+9kWnnzwWscyTBYRJSIFexe9gM1TMY4/d9gxcTBYNwdjzWCioLy5sxfOItjkghYZkcBoAnv6cG8P",
+	"bjTb+fBZ91nXPLVjmgZRA9wlIDGKz0TygmvRYW8i/OjXX9+81B12Fs+Ezvhsjp+uOPHhWRh6h0M6izUL",
+	"vvh4YvcbQ+Y3cNZTqjtOeL/hMZ/O+i9UJOBCuCyWGV7yNThig27XGByaBRRTDvDNf/sCqUWezZ//+ruB",
+	"tEG3T1dbSScc+0qG+0G3RxebP7FLjpmtU8OEoUgJrEWEojU44ueuaid7UdxZPDcAg+4AnvmBZwIVubR1",
+	"RA36zyn0wYIPIkuX7eNxJlLrbmdNMvxbdlKV0N2Xr3g4LQhawBiC5zb43J6LlMLD9PL5ByzOGFhrFHTI",
+	"v3miGZ0RfAlM9LGGDDhQaUD3REHzobDiO+yDSoRmKZfnvryGMkoT1D5aZYWUDnvvZLhWhLsg4QXiWCXp",
+	"riPGSYSODE04JZH0Vz4ifRslM6vD3ms72bp5fGmsBXgVMrhHKDZkznunbus3M4CSy+y2VKIzc/4kDySH",
+	"uIx8+crpebU67JWL6RBRoiy4dbn7RaSMDCxkFM8AT7QBj6Fp/3/s3PkPJtOx//jyP+12G/5nvg5CSi3K",
+	"ILXoPyzg83kSY0nl3j+1kgHDC9eCQP8pRGrAEb56XSGU+B9mbPU0NMA2FZ/Z63fHL9qnr4/7B08dTTK/",
+	"dJ7ckYqWnrHDisTFK6+oRZiKzPyoL1001IKMaRRiCXQ7/pPTRxHPuN/4GrAmelJYsBL+CcANzDMesKlK",
+	"Is3iSPsys+oM24N4QPUFcbu5DT8W1g06qIt+RV+CF//P1AaaPH927kbHIk0/g6u/TbFbx59HKn8Uss0D",
+	"tt5KxNazEBMqqTNuRj6eCYwZp7FWcmigNBVmFGN0zeGWYMAxisdjc6SVNmFNRhCx6bAzjDBbbk8aHLTu",
+	"XTIj1+bZaMPxjME5HcuaL6dahJ/stmY3PChtbltf+hL51HTWFuOxSrNS5p0xCcFdnwosFGd8kakZz+IQ",
+	"3O5Ls1U6/9CUz+dCQmvAmo/JGYt8rFQXBBl1+RQP1YzShkybiodmiKk4twxuARoUnbhcsv7nz6SlYVZv",
+	"XilbdaZlzJ1qzRLW6A8eCXcON69Mp8TKs7c9drvztnlm4ciNu7JBGOsiQ81ZXbXCgrLXJfDwE3S7BKyJ",
+	"fizzC5vCCS1MCSr6Z4LNHsQj86gKBki7VIABci932AawqDSVEzkvZnHOxAIM5qqY/xELOFXLr+UPoDkF",
+	"5jtcG8sJPHUboGPrMASoIV7P2UpkcHOkmPaaU9PWJJaw2zg+h4xP8ENz6xqPAkkmGLMoVBFZbVu4GToI",
+	"l3w+z904VIeIFM0VFJzlH6qiUdAu+oHGcDuWcDQFKi+Xwthhp2gqAwcNJl87eyXfj3sF0Ec1IcI+Xwa2",
+	"GcbqMo0LCkHQS2IoUylYZ1aABaw03VoTKYJMc1BEhRCFY7o3UGHugz6pYJ3Ag1USmzMDEgHjMegkVfM0",
+	"Fhmm14K/1HmjSpwimUhnGrPys6R4gCoIUw4bvU6304XEibmQfB43ho39TrezTxpU4NzY61yKJGmDqMDe",
+	"Py/Pdcds2eYb0lpZ9xQBmH8UI/azWLJTYfkqIT3IdEDJhWDMfPgvpRRTIpEBh/M4QhvpxNmLQyjKZU2E",
+	"JUo8LiicNYaNn0T2l0tQSXVZmaaZ/W7Xnjop5L5qhpR8z18aoLo6/O1LgyeTxrABHOPg+r2Av/oHB73n",
+	"QMRnfvQw6oaDUV88573xfnjwzHyRLRvDxvufT5DxGhn2G17js+n43r/+cfyPnz+/SMd/O/10eLb8+NfX",
+	"7yeH0/DihM/jd0l6+Ybzk/D1rx8Upq6iGXFVuOYvH38+xUP2+qCYrVOLrGOGe9AdbHqU67O9X1T2o1rI",
+	"qOT1agx/+91r6MVsZqbgsHGC2wMMLSy2C7QZSiMM5DQT05mNmcD0mOJxoTFs4HDCLyFDObh9UPBVV8yy",
+	"DyJbpLLAw2IWFCpLgC+Bcp1WtCboEOQW86Db6/jyRwPblBRCy9PxB1Dmg3tkrrxBoZLciwXCE9gHcx6n",
+	"4DYofD0k57SLG0FoENUcPIDtHJFQhMo2u3Cw6z/HGE358NZh7wGT3py4fZ5xKhrtsGMbeUM3AGw7pRwF",
+	"+zu+jDWjzR2AbM5TniQiYZMFbv3kFxKfQ0F2yxiLSSSYIaSkq8bkKtBmULDHfPnmBDPjEoOQ0A9oVe13",
+	"807n1Fmsac6pI7FUMmp12Me8Nj+FcIdmPAF1RF9Ce40BCGE4uXRvo4n2nZTNONpvXjErI9bsoLvPKjqU",
+	"DrouYwhlQQHk4bdIViTOszpww+KZ3ZHseiFbe3cUewsLAF3WQmc/qGi5G3w5n9qVNRK5diyE09uxbCPj",
+	"V3vOpemV543aCATNtvU1X8s+d1tOeW1UxlBWLhRR1RB76Z4VlPhau+35HevORbQpYknw2b0aPn/gkesH",
+	"c0vv6lt+BW+RSiFZwdzU27/6phO+TBSPzpR6y9MJROgH/edX33em1DsuLQMj2AoH3Rq/d4pH7x8Werl1",
+	"ZzBdZlYFLK8cQd1ky/cEO6L1tgWFMrGb9oULdU5HjVyVp6zYY1qBWEz+dK0XIsK4g4N8a6f58pjAt98d",
+	"VFp/TgUIwhrOAgx5khiA0HwssPJuLnhmnlfcGS2Q2UbojC8pPuLkQ5YkGZLr5+S7SmsDsNBxvvDWdGrO",
+	"TcxNqGNFgq4JO2XNkl0VyWuv1RUB9VpIM6ioRHBnhWsv7Gut0avWDQ7CNRYIZqFttMwhlIcrEkPlRPyc",
+	"H6DWJpTZVMsHrg1G9zvRuDG4b9OeccjuxGfqTRW6/Gu1/mbpxa6J1F+L47f+2FojqUUyLoxjUc+9Gupe",
+	"gD+9UizNY44bQ4pLpqTwSIPMFsSoRaYzjpwaZZxQY2Tjg5mCviBrauNlawb3mlRbfsruotFsXVO+5CuG",
+	"trOzyWyqsrQhVRLOAy10f1qjzZflGMblup04Wuglczaisw1rTHIXWY1TBs5EtPmq5j6QloiTfGO7NnhS",
+	"V55cbZB5DVlQ8h82HHVem2ftiF/K9qBfH03Lb/D9mW/2zQp0Fiuz+dGsWzXrHKC9sC7rVVwDEfYdrLkV",
+	"iCPc2YJwKLm43Zpr5npnrRW8MthXommFj1YEHOGMStqOHllaEWuSnFoLM09AvtGZj86H2GEn2Co4FEpf",
+	"WmvOPtDegvlp5uhbhuGrDVAPE2Z9GWdAH6FXjM5QzWPT3lRhqR++KAhAMhSAJJ/8bVqJZHzZBfd9WosP",
+	"AtiOi5P8aOtCibWblg8A7bYYyLmo4cobYhVPoUOuZ0Lb3LMtwATZvwZiKqwkZx99BL+SSie/8JkIjOlS",
+	"LkI0A4JpxM7z50uU5WdcYx4A+tbYfrcd8SVE87M05kmHvTKGkqaYqgBGy3YstZA6zuILkSw7vnwbz+IM",
+	"C7X2KaPOpjYAC6azsMxfU7VIj7BLISpZvJ41B92uxwbd5y1fuswUtIeYPR9Xu9KqjDKLkulCyoLrzpfO",
+	"gpxyPRXVHrzdPWkfaDx/RVP8HhxqFKwp0nLQNNioanCbPjj7wjvBXe8hwN0ZiqmC8xVDbi64Sgsn1jZV",
+	"7ia+uhp21gslx0kcZg/eT4dgBjy+2LPXQ037+HZej7TRC7FmRpoDlvOYJ2riGRQXOsNyk2EeIWg6DfKW",
+	"txqz8WVzVW6cKs35xpNqBmqypcNBy4OojKai30wpX5YVxptWfbzlrd5svlzTFTfH1twkLO1ZvlzVDm9u",
+	"0iD3qiTFWx4pWy4y2zkkL97ypV0aZSgvqo5TfQQuILcdmPtwY5tAZQTEQmLNLtM4yyABmQj7Uy41L6UQ",
+	"US5SZkz9DvtZzDP2HC3pDjsBRlzcIiArkdhcwkWqVRoc4QYIYndzPhGYYgYaBMQR8DaW53mmYpCK5H/8",
+	"hrnebwSt2z3Sv411VtL7R4xO+UxkItUbqY/yS/Zg9wX2oysufAHv3/j6+80C1r8hI8YqtcQBUUtAlPpq",
+	"ItBxH+XQzXP2O91Or7ffObRyc0WN+IIk/I5q7aZLqlo6GPb6u7S0V6eluXD+DRr8e3HrqlU3WZo7FaxV",
+	"FYb8nKjfKGDY8KioAH7LTP2K+h/MW16kCSaxHrHSmnC2V4qEgzOVisLj81daLZT5em/Hgys8p+uB1PqO",
+	"BvOpjjPRhuKaxrAhLecklUbMRBTzPVpee1/OxfLr1l0L8xGR8t4R9UGtga3PKAupAGbBj/yaJkHpxpDr",
+	"rNVhx748F0v8Zj2hu5TPzZDMHtqKRPLmTqz5p60HQk9xBmH2ERwlQPfFYN5EqYg1gxfmk/YLJbNUJUM2",
+	"T+MLngmPzfjnNp+I/9nvHew/7RpTP57NFhkfJQLyVN+M278oKdrveBZOA0pBMLtR8OqMTwLX0H1IPC/D",
+	"cIC9E7Amp45yjmZMipsh1pePRpBQXiyhCTal+vxgxhJYHdcRen0MqcHQgaGaLwvjh3m4ZRYNv/F8/Oxp",
+	"1H3We/ZsEB5GTw+e8/5YcN4NDw541O0d8P3ReDDujfqj7uhZvx9GvYPoadg7GHXH3S7vPvMbm0qESp1a",
+	"Wo5lxud1ibMaOwX06t6fy9W0zWJ/w2xulX73av7GSoMcnriCV6WZVgFctaZeeSzq3LIV1bzGK1Jg2/AO",
+	"TzQ7fX3c7h889VBLMbqT2bAdd/erwpS4+CumKzgR0KrtsF8UZKivDMVDeOl780XdJO/ty3pR4W+/fy2d",
+	"pY4twKMryqn60o5FFV0VOxZ+g+oPuxiZAHxQWfd7vrFdmnE3f+JT9xwNTuXWBgVUoNtQEKNC9jyo7FFS",
+	"MCx/xUhcgAz2IN8atIbFKWn3hRXuf28tlfeJxnIOY/8DLbjnJH89lqmIL5FsTFjbH8WAfelEqzw69OvM",
+	"cy4AUL52EUW3KxuDkDXXmAY9Ym3E+picclDm7PtUrbSqjmy1g5UsqIHTtSDdCQwzTJljklO0wn61CRsq",
+	"SYBaDsMAY3BZYuEVHZDKWy6jbHZH9ID72JCyCEl3w5d04lxJctvvDvCpkgCCFbbCWDOdwekYQ7UXQKmY",
+	"zwnxORTzzJcB+u/OYvBlYtGgPfNSLgFPEquiByUPdJCFembGWb/b7bBjDIKMRRZOoe4UTRjOxilMCEii",
+	"dzx0G4taK857uaFRtskuZV43u25UQOFdRXjHl1Cl53yOVaZHYSHsZnvAjDa3reH5EQ6WsdvjDMcmThIH",
+	"8SvIfBANeoNun4/CwajPD5+Onh/2nkfPe71u7zA8eN7/g4yPq1yHZtGA2Xal8/CdvRI7GSltSRnjqnsd",
+	"By3dW9v/WBzWTWkj5svrmjxStcE0D4auPGAuUjsNMJhwgZzLwsYJ41WFvrWnXcv0OcWVT7+m0tLk9Fhx",
+	"zRsggIKpa03Ca9o8uEimnAIOhG45hZDFMLkKmJuMod0H6S66/aywqTQXFrVb+TjcQR/f33l+N4spR2rL",
+	"z1bfWsptHCRk2BKx40mCtby5jZNzw3C5LIS8vbJcFHjGoaJ4BrVSHWaLD4iJrUTOALwRzUK8yyxxzTiE",
+	"tFrOVMG7MPcAK4DyNAY0SDAJFGoIujbb88h6svNEBWNnUjgNwnbUYjyPFwodBr4MTojLgvTBMjY2Zm5g",
+	"iWHhY8hhp4KkpyvyvnmPWFHfQbfb8aV9LibsoymWcKzXBkwL+Zw1S2QWukp7dshAGrzvsXmqWP/A881k",
+	"o7JltpAJxjNb62XVtqJ6SI//hP7l3DSEZuuMLylNt9Dq3C1Br277kxrsJFrijAYZbV6VRFhkl6m5Bvob",
+	"zAKJfBCadKaLZmGiNMYtCxHZXpeFCY9nGIuluodSWNYrkqNhxvFR3sc8c8X8K3lwWyOkRyzlmWjbrqxM",
+	"ZzPNot55gQJn109oA2HGxuHPf303ONkhH22lCXeauIHjfKU9cYKX1bcj8IaXFqsqDYnN5DPeKlZcO5jZ",
+	"v/oWbKSNWNhj8s7DLFX2CTDF0WYOG9Wg49g2UX500B3U7lYSgqjuT4um21Gyc/9B220ldDxOcxRyvlUn",
+	"8X7VblgMxcbyIiaa+D1kk9q8J/5FxZROVvK9us0vf9YTzVKVCA+O4SThnguv4XHSOe59WcrlteXl7okC",
+	"YbM56O4jo+0lklIcS7aQUGXqwSB57mAGPM0wkL5czcEbHJUqszCPvfD98xpxQdyvSwlwZNNky0qEPIae",
+	"feP65yYImVHqWywvPj0P/9of/f1w9vN8oM96F//7TH7Yv/zHU/G6+8+3B/zHqD/5NX7/r8O/n9dH0tWm",
+	"3imS3nf2PgZ13YSV4rJYyHCvSW51MjJ+VOkojiKUMN7RFXlvWSmliBzOHohbFSd7XswLnb011Zcqy68u",
+	"Gnc8vxDmMmanx0YLGSWQy0OMBpEKFzMhM49xDWXm1yoPfz8X8nge/0XT0r1JlbhlM7tenX1pGWzTIlvl",
+	"IaxcD/BeJ2/YfqfreuqW673PpjG83hPtfs3+EmuaAWntVuxtp8eSz5Lbmx43mRX/MC3ZaVbYtj/OispZ",
+	"8Y/jd293nRXpRNdIv5UbLJc8idYYUlsTaa9X7YYteJ9ObrLzy835oPUPSrYhd5rrqdLJldu66Yz6uzpe",
+	"XTldi0P6QBLVK3Ipi29RmPswsbdulwVSnK14WBFO8zCWhmXWCZesmcVm5sNM9ywpHdrvSAtYEUUxE/F9",
+	"OglYExnxMBtwvhE0aQ3cyG78L5lfu8Otm1gfBI92n1Y0lruHld+DotHX373GfFFZeopxPzC6+QwIuXDq",
+	"hSpRi1R32EnCpS7KHrPRMidV9ah8HkiR4DHHJ2/W5yJyN+JsBBSvnIVO9PomYOzEqc2pGXIE//Tj88P9",
+	"3lPgyY5pGP7U/fHw6dNXuQpnLTnq+medVfnuOzml3etqQ+636I9cdXd/Mrv5xoEjv/sKdytkfffY41G2",
+	"N00O0cV5zdVfaX8dmwkmNDCTX/QtEa7GAkbumJafaGOYi3TMQ8GEnMTSsQ9jOgcxIg99efzy7P+OgRV3",
+	"Fmcewz/7mGA+NlsYfvKMphNrRmKmJimfT+NQe2wh42wvVWq2NxKRx8D6m8RCe74EtmcgrcPgCz5on0Wx",
+	"DqdmIDw2TxaaWKHTSKQoiGaMx/cvT5kWIA8ASejHL8/yl1WpL2PJ3n9493/vuz22x96/e/l/77v7HXb8",
+	"tpc3gc34HJSysnQRmu03ou+A/ENG8CNIqkd9Y1riywsV8tEi4enScu5RkgebgUQVYus5nM41CxZyxudz",
+	"EaEIUCoMIIFL7bjbB/Jgbv75DKr74TRvSambJ3/rtfsseBMYTGbmr8FBC61o5KuG6CskaWgImsEY6RKz",
+	"Nc/gxn3KDOXskqcylpMhkeGKCJJSp/wCgjCpAYRZHLV1xpeA+sdIrWouQhI4KLiwfZ1XIAC0IdkSWfZM",
+	"8wsBrLiQ/mqOeSMe2Vt9iS1PlKbtChXg0bkO0oYTkaFaGSggQSg5FXqRZDrA9CczJ7zcLRuQ/lbgy2ZA",
+	"7Qk8FujzGAbAY0G0QAAWKBf3T6zfaHWIq5ratqLfQY/1zGueQ8YNpT7R5WYxxInNg1lb6Lavglbe1JRf",
+	"skx8zjrs2D0FmPggPytLVQICb+9OX7d73RaUE1svue1olTJ6McqrivVaESMvvjFWndjEIJqzmJm8ggXI",
+	"mgnVLxGw5CQ4F17knmWQsiC5BAwYxpWJwiR3EOBML9d8gzc3msUS+aUdbUXJvQyzol16svnJIl1k8IZC",
+	"stSe4IhJ5cvcDw7FRElSvuk4Z/9GaUHcyoMOC1BxInAOcs6QeJ44Lsu55IPugAWn5vs8bgvJS7BuXBzb",
+	"RpHnPNUCqFLN4EJqVWFN5HRy/Q77QUUIU0vTiAWAVXD6/tfTT6/fHn764f3Lf3x6++bdm7OANQfs3Q/G",
+	"jItQRPeIDXr7lqXNozQ6leSEub2u1+123TI+YiOCLjVmfGQa3Ct87aTp9aUQGdNzlbnWoQzmSqeY6908",
+	"lQKLubIY1pBlD42Q7s8qsh5RSYRSiDDmEaQB6GFNU54156jStwdXA9TlOI6ygDUxTwBPTDAZKxIfaf60",
+	"0Ea2p7KhL4MwiWUc8iRgTeLtZkXa7grT9w389uvk8LqmL8qXGES/0iR8Q+8JMcLapqFr4Z2atDCxar7B",
+	"B0D3HV7hdXK4cueapVsCdpva4JbmCr5LKwh8Iyt45+BsjPj1ic/jT6gNY0O0K8i2Fpvt3Tw2+4sqRAxJ",
+	"NKYKF1sE4XUg2pd2a2iugXPLGj301q4q35e1g+InfGlMvw92rt7kMHErofQy/t9VCH11e7dEd+hUfaJR",
+	"btLuXnQBJImPqUI1E/qGEfZ+nXPePFWhWXGj5Nbi8mUpp99+/+p9KQkmrWavIS7Yg5A5HxjQNhZ8G/ce",
+	"u7kVTnIW5StOc24rgeK1osxEY5jfV33Sc7+0Nc/fYRQRy0c203pFXapcgL3JVM3z/a2pOYQrceFZc49L",
+	"nix1xqQQSF2fpfCxa8toSQkP1ibFjAL7TOClPS+UEntU1ayhEg6seKRhdbVuxWJjX26sNmY1i42NoZWX",
+	"EkY2y0ALoX0Jqe5YVAxT/0l+bql0rh4vonjVVlg1Btg1bIG3Meyz7/IZtzUj/b1pdn50t8a9eYVy9unV",
+	"lbicbxCBcqJqFTVmmzTatreTTPq4OFvcCabc7nenP5nG9Ta0je5faV5JqK97g+ZZleZSk+xZcEOT6J7G",
+	"DobJe7rla4068/stSKdM/xyUrkj0hwvPzBl3xTSrVW+dT/wPgAS7lVy7BXtXRdfFH/hWKuHu2QK6ftjD",
+	"iiCWHCH1NlSHt9s31OuGR9Y3Yqgo27gFH8PXq+Qmag5540IXztYo+LVkAZp4gUfOgRSq2Vb2I18WNiS2",
+	"uh9dSbzBmqXNbmtMEN1y5sc27kH4krW2HyrAgy03pgIA1qQuYIHpmGAF1c1nm3Ybq9VbMzPO/Djp+24C",
+	"drclPtHU2G9vb6ROtO4xmB+lRmohtUo/qfE4iaXY0BxgzdiwEz4dVLbl29tu8uW3dbOhGXqNbQbu3G1v",
+	"yafNnews+eO/lX3lPvcHgzfUBYUNgT64g3j4BsBHXSaSOrp2vO3qlbI1KvcCgxxc4oYCLWNNrWYCMuME",
+	"TzJ7YGsdFaNwebkzi1IF9Yh53SsKUGNlCz3TkZyaH1zz9WMxEXmY44w4/GKbJc5nwpcqxOq3UORlRRKz",
+	"3KxDIRVzlTpWrCPidSzcCDnbE56JS740O1ca+RIDkKCWmkBcytzbgv6wfLDwCus7HG5jgkL4AWvmOpFb",
+	"8l9InRtR4XbQqx547eC9tNdXc+mZL72CKPh3ixQ0VG4W14GL8qSo8rtg3Okqn4uLXolVwdYQJHmp5FeB",
+	"7k7RNjyiwGtmlQ+RV61OnsyqP4G8vno3f8IxeMNuKqX125cGvqlNWyXa0+MKErDubnRlkTneJ1xnv+r1",
+	"5/W6w0GPnkdmzqt5HK5nJQA5RAsyfcQ4/mz2TrXQn84P/zrrf74O/dexk/m+ylAgZS59z0vvIRz+YHMn",
+	"h35pe7erbls6TMV5zy6BG6XDbVUjg2yHRZLgiociPss7rjJxxNbKguGshrXBHWZWGol08aiNoqHSl3DG",
+	"w101BfZTMccaqmRp65nN6fj45dm6EzeWli6xECW/J/zAXFhaCTdPk966cnfMl8ZG3VXKNFx5uwh3LpZl",
+	"UPrb6PnZvz8M5Nv5s/Bj1Bu/1k8nf+H7y1eiu/g5fp8d/P1f/3tZG/bM7AQ2CJSEA3f7kkl1eWRZSKgs",
+	"NcFp3WEf3BSF6emtz8sKGVNKSCvMSjcpOxvBd7eRjSzybkTaYo3tI+jK2898z6PItwfYGy0vOHkhICcC",
+	"Sa6qlS/HQJdO5xpE5UG3h/Qql+ZIbeb0hcIafhd3NneunG/uCT1RyKyAnutKVleN7wtCq8c5vnYWMH17",
+	"V3PVu9PT//pKWERx1k7U5IpDyGUaZ4LNOHB8lPLunf+1fDgpO6kvp4o1sd7WJeSllv2khQFiPJO7edyC",
+	"mitkCjMnzEUKBtGUJPjgsE5Lb91DjXmE14rWXk0NvSUOu+kgZC5+qya13NpCZqAKPiIH8mq3OUaHSlfy",
+	"wehp2D6Mnon283G31+7vDw6eHj57zkfhprghDzOV3oov2bbc5Vo65ewm+pVst6x45dHcOY0zsbmJmM++",
+	"iWhs1xYaJE8tRbtp6jpFlrO7emdgdFm7q6J5Zi5Wd1/EM9E2z965D53C7vbGPbuycZm6VtO+QXrykPqp",
+	"NF1g9sLJOqq/DIjkm9T11vQ2vnq3wYUuNjCM01EGwGEw7oV9/lx0R4fRfnjAn4mn417UD2FLSScCr6oV",
+	"J7qOn8HA0iuZpcsdOcZxjt4dyXj+/P/GsIQLW8PmzBLYN5yFAfHobbHq2wtPYAnH9rp6rOGArXSqFlrg",
+	"jpiB711G4Ix3xTJRyzO7GvK0LmSceSxV5HMfiWjI3n34xfMlFqNCpY4as1GcZlMQ1bBuz4jemrK1ywUx",
+	"efVOqSgH0svHCZ9ophfhlHHNbNELFshsSdJai4kfMclnaOqbv32pFpmOwTSCa8jlUqBfv5UY+os8qQuN",
+	"yfQW879+EtkLHO46Nkoxsm2nwLcX24ZWykWqzViZ+Yb1SvsM/FtmcoU8FR4Tn3mYJUszKbSQ2Yp1Mvi4",
+	"oZ3mibvaJN9e1Dtf5FsDRzQ5rhH1PsH5cUr4ttNOkxeS3dlmU5y+j8lV19ilQgsbNTOqLIzdU1KVfeSe",
+	"xfs24P2WLCvcTljz+G2vvd9yOdms+f7lqfkACypdCrQT3lyp1BljwrI52UJJVl6TyaI4ojB1qCYy1sLD",
+	"kifzTGmQSAshXfK02TWm6hJrjmLZxn3WzltfYs2j4OG0YzO+/sfWcyagcgatkyIv0MOvPXc5T5KAjVQ2",
+	"vTr1+RvYq8yR+lcazRcwmPXSxWhgVYo7el7cWwZ883ndPKetPmUViZ9jXDhrSJWX3BLhOGSttTwW2M9V",
+	"ygIzLuXG2fvqZ7HRo8v3CrmYmbVa+Mj9gyewdB/G7mXX8nbSuNJkucYeVnzAbjuYm193snm5pz/uXDtG",
+	"hp3172DB4XxIkPKg9rO9L+Y/X2+SPraBD5Vr2EVEZKA8A1GoLI1nMzrhrWvHto7YXKRmJ2sLCY/IiaB9",
+	"aY9fwR7uK3rOQyh2KZdfvH/54vV7C3Jznk2LtReOVTiPuW4rw5jF0tnllYoElTQ1WAqgXUlScf9w86Qq",
+	"M8ft/aC47VGCTpsT70Wc+dJGkoi0YW1TRx4Dc2yJ0S8ep5ZQwToISW7yiCU8K5SKEYlCTrZtoAJnuuPz",
+	"vuTLDnvH53NQbVFAgTqbZ0sYZyqGyi0XfM4l175EZggaeNQTt3l7VjeF9GwdN7kUAm0doG8YgTiM+b+l",
+	"QMoFLn3pQstPNJzzEzKxQi7ZyDWfPKIT1U7iC+FeAGkdlnRIV5YNw1hco0WcZO1YsqLpZfWHne21KSR3",
+	"pybMOz4v7Sk3yHAwcxFxSkltFqrMPoU8HanpMkqREz9Rl5/GHNxG5PoEG6d2dPwdn985jzaZH1eW+hT2",
+	"4V3an9+0mfnZVVvPcGo9BvhvLcD/js+dRoAquOwIS2tut+WFuWOZq6XA3oEWz6oNjJbEkEek/kinX8dl",
+	"aGOcVrGgdlnNFTFLX+4atMS+Q6p2XTdwSZfXOl+VXvTbqAX99s4rhUm4FeYspb7OrnNceen04OofVKhl",
+	"d3ZUKTz/v7bWJHLL6Wpe/tJ6vYukU5Tx1oxb0T6VuooInlFsA+suSFyAiisIBJciG4KoDYig5zINvmwG",
+	"Fel7VmkHil3M9QG61kCjxZi5RCVgtW0CFAEEjohwKsJzEfkSSjJ0xgJjxgQlRcGfzSetI6Yo+jSORWKs",
+	"WH5u4zLkCIFQj2OgINkWX5o3K5EorSS0qJTZMA+vgP0nRF3hFQM/vlxlXeow2/Fg3GOHkpyK2WbMdnbk",
+	"ujPWt4DjmFtHkHAjMRYzHuZfmjQizASepHFidmLNF5lomOMqWZiuLujTSBUOb6/hfaXI64bMzYjudSPd",
+	"uyV14pvfKcMxKUpdBeq/iMuXufbULnJy2wVgPLaQuCgfuTHXLE+73pxGynXQd5MxeWUC6QcxUxdEHmiR",
+	"7Y1VgloVfyKnAIhgZhoL8VaFoMgzj35eNhh0e5BlLRVLlDRn1FAtZKaZRcqCRGTI57cAJy/hTQtw8kBS",
+	"S+9zs8c+utGM86oPKe9lPo/e19iOoIaykIlw8/F3yqWNWzKGa0pn3Qlyftclizy64Qy84zrkOtzgHjAS",
+	"5PwVJWVosv+Q/bi0zQetkuEK5VIorEdKaVazUEqg1LEmcGwuSEBhj1SGkZQMqCVsWTN7py6K0n++zJQz",
+	"HeusycKCXKPlvIUVWuyPWzL4puryNUlcO3d7wQgUn+cKQoZTAUZeEk+mWYHm/NXnuSoYfDsyml/DgHtI",
+	"SGQ5zr9HRLpVdvO7st/2Qm5PyNuNuEuS+DTXOy5yBI5mYD4M2EiEaiY0k4skaR1thxhfEsZ02ItEcJIT",
+	"pctIcR2DK/CDNSuJdjkZml/F61+YLni05ip3UugmNzJPcPy/yR210tNzstBA+J4zh3PJ4hmfCNYcLdlM",
+	"RDEHSmHkTk1FGM/BSw/ytKR1jDK2Zi7CIoBoIMxKjMqZQw3j87ngqYbgLq6GuOjSsRrNbCGzOGGh6VXg",
+	"2y9vxb7cvBe7HThXe2QBvMDPYhmU99V38F75xnoEoUZ3F77mmyjAqz/gW9/qPmzW1Jm6+T6cic+Z2SuA",
+	"kbvXR9J0LS5EKthccLnIKKCyRCCRjPhYTNsmCUDXWKUkBj9PSHzeiou5hDfHbIFOWZouO7hbuM6+213a",
+	"elpygVWus8fNer2SF7YqHFOGdjEs59vftZ1k+x+AqZaygbOnbZfcAt5vj1VJr8NSREoHl1ZBMEcy3pRw",
+	"iY7zoip90GHvYgnytODTyRXFS9A6T8VFrBaaLaRTcu+w4/yIUi1PjkQS1gOFyGzFUK0aMrRQREfolAJE",
+	"Psf4jvRlyYXVYR+nQjr3NZfOMen0idUiidhEbVV792VzRcqdVSq5exhorKvn7ktItYTXwZACuclat+Zl",
+	"X9U9vxEJREn83GugiLGuIIXoYf3fTtLitpVb8iGKXAcV7CNEPPLN5UisqZHfp634bj0edvvIh/wCfxz2",
+	"mV9fgR+AhCEgBOQskLFTlDPxrnBs88yXOb1CwcENheBovBjsi0NugG0uZGS6uNjVBq2iWIc8jYSBKQVe",
+	"IJuDYZ651CylgICxPQty6QW/kkeJjZB9RviF2Gv5eAgdj3y5g++d/Sq3IOPtH+9woO7ZWfsY47oBeuAE",
+	"uV1PR0HTf2PqUy7wbpZvnE1F6ih5chkNmSvpl/kdOuzMLH+knyLJLMgY7vjy2KZF2SB3pphWM0Gu0FKy",
+	"VEEmHA0iOD8abMCcqQ1L4lct0toZTYVXvTkvXQ2eply3RKPssZjxOGkMG5rP/p+pk39sU96s7tjnb9jw",
+	"n1+HBSpEGvsLMwA/LOvXyacKToiU/uoC9dpJWeyWlpT3fV1uOwvyhYnxHS9/yBGqeOVamvmFtXD72UIF",
+	"zey8XYWTziEoa1CmOx6NXLAFg9rNDex1vjRWZKvDYHLQ3ghrZPW4Yx643jkk9qESASJkUqEa2khdCJTk",
+	"wmmfPgG9vyOM0sSRdsJpiEMVKT+syWXkwevxMl86PdJjfKbkpJjW2QLXFDZ/9cTFLRLmNtHzG0MaDkxh",
+	"Yd0k3lOCqkYaNXaCqy1gUS+v5/cdE3vyt77T5J58rl1dJI37QRHndmWgK91biYl5ewr2K6y0784d1a2h",
+	"yfRCyXESh9kt+a+g/wUj4uvdkXeb/VWLbi6//snWNCECvkVC3l04P8QIRxZp4gwdLr6c8XOUO1wOmVSg",
+	"LZfSOa6M6eCyAzgFDCVwU5egIrnfsu56/AFfVlt19tHEQrrNqMPHFunzJAEsyTRa9FwzR3NrdI1EvNnv",
+	"Dlo3xlY8P61g62N8bAshXlzsq/sxWa5LfAdRo11qQRZzgxoiwtCZXpM4IxFVXC+j5YYaj7slprtWjQcE",
+	"yhq7dv8fQABGl57huQGGYW8uJ41ajODjOBGUjTJPuDE0O3gvkuPWpPPSU94/eNoYNp6Pnz2Nus96z54N",
+	"wsPo6cFz3h8LzrvhwQGPur0Dvj8aD8a9UX/UHT3r98OodxA9DXsHo+642+XdZ2Ae/Vs0hoNn/d7+Nc5S",
+	"OGo76lRFMb+r+o7/6rqOGS2hHPLM3/de0wEMzDoP7xuzgELBTQjWx6ThEZjxGeJVgXPLBiB92mGnQka+",
+	"DGaLJIvnPM32xiqdtSOe8SAXxcZfIJwyV7HALLFgyE5++cljfzl59ZPHPorRidmnf3rzo2d1nX15wN7F",
+	"P6D5Ytph8A5i7jmTinnSE40oesS4XOK2LhItPHb6t59YLMNkYcC4GWfgqIV6aUgdiOdZq1iE0e2wU4Vl",
+	"v65jQMYcH48+KxIphebYF3qifRnQ5t02oBOwSIQJN11M2u0EVirMRNbWWSr4LMDiQEjTpYutVRJLX5oH",
+	"x+Ei4SmwnppmELqbEcCSNoiFhcp8GHKJtco8ggoUvCOKZ0JqMKio9b7UXIqh6eNEmJHusXn8WSRorZGg",
+	"9rPe8z4zJhXTcSTcgLD9fa93eOg97XbxJth+eJL4snn49Fn3//t/B/v9LiVUDrpdyMvU+bg3ceCxmkfz",
+	"ZZ4nBTK8HXbMEmNopzCsdmR8Oejt30qyo9mW7R62+exbMZtXjr+mdSu7ww6Jiq4Vd8oL//3ugLVLuXHf",
+	"qz4aawOAZKE95mZUJFKaLx0MVm9Y5mzYBmO1MWw8fdfYOeAAz9r7ci6WtStjcMDYKWREEPME8EUAumv6",
+	"g2gwIMEEk8fARYfK/yspla1bq3TJoeXx6Lex0GXrjPpDUiLfUVZg9dkPT6RbKc/NFk7hXrp+Gs+twVMu",
+	"DSV6gG3Kl8Cbkl59FMOG3YJyrnvDK4Rz8bpr1JjjrXUDOdSgewblG5v1djiu9mXcvjgg/dbel4UW6Zvt",
+	"jsNXMtIFx5+Zqh32C/r5jHmcAtjmIYjLqWIpl+c69/LN0LVnw7/mYQk35jqIUkDw137G8CNcHWEoNOiy",
+	"Y4YGxFcodQJ/NWLNQff5bbjjzNNo2j3i8bXd5Cu+u9LE+Ibcdr/CrN9cKVaY3ZOUQ9ZVpdvausavmP1H",
+	"FI+UdsLPOHiwzb9JfbIw9elcNjKnvJnKbBr71gXiy/IKKT/AtLPamQ6rZ5i3vvIqX5qOgFeg3sCfXXe4",
+	"A+sWkrDJcrwzhNxMzN+4jCMhMQJ744WL9TuFhXub8cl7jDoW3+NuqbCwq+pt3rvQYNkbttah4a8/xhJv",
+	"IRe+jDtPNCCUZ1MOUlac0TePNFrywL0v9C8yGqppji3XoJdT9yOtlVUdzIn0UTU3WyXUB7gTEpIeRcqm",
+	"sTl+L33ZdAz9eiVIIng4LbCsqQsxMw1uQT4nNgdEr1dqaX1Zr5j2j6HNJ37zmxvt1AM16lvwuq87JHzb",
+	"O6qzrPDrR7q7TUX0czfE3wInrLdFiOOJZnG0K+vaqFdNtOpgZCvb6lU8bOsnGx1yufcl41CBsBmiSHRZ",
+	"mwFIYwk2D59gJhmfz0mYO/hyKUafFmmy+tygZUwkSI4BKR2PamxgRX4muTHSsEDWUSwzNsAWz0TLQRwK",
+	"D+H5KgRYJCQ3GKkuMS/1I8V/OWXFaYEaJSX+jV4eP9F4LBsL1CMPbLM9hp0UOKI/Y+Z6EKzAgI75R07l",
+	"OhVwXEPoxiAGnzDxOdYZmnq2t8zvaUGvZI6UvrRKbjqeyDbZcKnQi5lwTUSOw4kUkbnA3AbWMxFXOZsU",
+	"0+d8WbInJyIDWD4yzcAATMECdwkgkYJnUUjHvgLhu4fKLVyCPwZz8cwLgovQcbnC60J8hGuWigzSxG/k",
+	"jaG5dxpyeXNgNy9yJaqbnwJNq/qwbm6Bhi625YvZ2U9lDjD37dR205nm+J1uAaa5t+mjcaLsMFMlwkMB",
+	"o82nWzw15osFNMeYYKGxfdtwi7Xi7+hga7rhjFP1VQU4xhOJPBsbYPGlscKQiXktC0XBRTxBEV2socnJ",
+	"U+w+v5m31JerWkcPQbvobayzU9ttdahKqfecdCXUpZd3Tco0ri+zsHWhYuNO8a6tckW0IVELv1FNpdzY",
+	"uGY7c4tjpZ1Fk+OBU70WF/J25LcXXsMLT/fulghUGLQ7oXotPP9Rl2JXiliD7mCQEZp9EyoUGzOOFqMZ",
+	"VHRKgQf3HBmqnAbGfsPJYbYnXijFhMviLOaSSjbpMiwVwZBbZDYNTZryUl2WvAZp4YcqrcOmSoHntQ5D",
+	"V6voVThCR2nkHLr2FXQWJ4ktSTE26pVlHXe6C74gWVQEhBsKCrw371uTkjU8NPitjI3b+CCkOUiZoYDO",
+	"ipZ6PuWTmDNjdy5SccTmieBaYMVtOmNzlXGt48UMHdsg5e82gZp7yY5FFtRHd1o1Yu2HK505eJ3D8a87",
+	"2hRXVc7hXH107fxxXmDESMaLAGWA0IL8PUgfWFPEFaBs5Bal6cKOLchVuGPZt+yNLeLfjcw3Pp+n6qKG",
+	"IslLEcaRiG59BT+u3CuYTYuW0rfjmr1WNUppge5FIow11Rv+EQwfOKPB71raRZCvHww+qE6hVnciXAEB",
+	"ExfGFmtGPOND9/WbKPB8GbhNPfBYUDAxzJ9Exm++oFcPWh0GzTC/LklJU7AgjQLWzM1GXzq7sVWIplkt",
+	"gULi1uWUZxDZzqhceOhKdmL0myJ0Gdty0N33IFov0eMoMZ5fQEVblUZvzm5k+zlvHLxd/hYrgOjLayAi",
+	"DuVtGIVuTubI6Ky+E2fD9dnEWnYiIhJLMZ+mKlGTZaexAyVIod13Gmz/w3HezqGHh/c7c1mN3RbgNUSa",
+	"qtTOUKJTLiJ6YdWnUXHNs8ol3/DIKQd+1eGgWz+l/BW0ZNMurBKBVJSKJeoSqjBWoCXh4bmuXMAPxkY9",
+	"xkXA4Hz+TxFm19tfb2ikZrupc1E6k82+3UHA/+aZuqfQ2FuJDNVxEGbimt7BTNTN0MWOeVD5uZoGwQV8",
+	"4O87yM3dZCgdR5G2x6Mmt9qXHuNsqvQ8znhi/n0h5EK08ryXN8e/HEOImf1bSXFUCD5jWk3El1gohuVd",
+	"pmmLTEQslizOSty37iHlejfK6t6SKShVxrBkaDu1Esy8+jwkMN9uYGRQEOAdjyX7GTsTiGpnwryk6fCZ",
+	"SOOQ772YxiGfqN0dP9ndCgHVi/TuGOXFyzcu2sdCp/XEO5zauDJrAERhsm/amPa+4CFlu/sEJdNuRZhl",
+	"lx0J/B6ZuK9MhQc9f2/sd6g5p2666dRIJMCY7g5aKvl+oVKzzTDcZSATCrSfY235tiJ2OVWJaN14Z8Cs",
+	"6ZvuDBFfnpi2QgcKEJgD1ts8cjxKBT8fIzO/zniaNYaN7tPhfhe6km4ZlG5JFjKcFi7v9czX+eX9rrnd",
+	"XR7FUmKKub3+sHx9t196vAQVlPzyPnz9ddeE8503rW990dtE88fNa7vcya1sXnh3/UOVud5jKokK7J6b",
+	"D1aUrLeqbowsN+5LAhQOVLkw6jc+f52Z17rxzLeds3Xmw09d4/B1xid1z16mHQ/r6FVIyNX1U+5u/QD2",
+	"Lga+ZUgJBQJomyGKKY+ZwoYyriH+DAon5vq/fsDL1ZgFl2L0a5oEvmyupRKHmEfcYWfwQM0yFfHl0B35",
+	"AvyhNxGo1BbyieOo5aGcyjwWofClGjOD2vMZJStw4CrgEwGnP0iXxTcboQ5skPCRSDDTrpDUl68kbIJp",
+	"NDnPoYjC9YNL0M29UUOWQsIkUJFk5F4ruLGqcng37f5mTVRE8DYeDM8gMfPauz90RmPY+MiT83YsWahU",
+	"IlLWh5lnRoAYMVwX73owPOOTOz0XZnxSB2d22GDx6k1o8ritbj4TFqDrauTKp/uGvbUWpyPms8PCRC7H",
+	"fCU2zQ/buLk5CbY67IWKRJFMOxULXZXQvutaRLYGuxYfy6crTnhZnArcT3abG/ccL74Uo6lS57u5yxcj",
+	"d8WKiefldSlqkYVqJnKDDuqZI5HEFyJdHvlS2iiqMfZEmIpso/cQDTqIna5nd9hX2C3N+6N98Zufeord",
+	"cfXxp3T1NaxBanjxObU988XffswHqTZIaTqVO6uwht2K2bSObUnISsDK3XcXubNo8AEx3euzs5NTJmQ0",
+	"VzEqZ0k+ExGmVDh+8pBnPFGThcA4pGI8Sag04ze/8We/8XvQ8SVmD2GvATNeLKx1OpFm08F165GyDyXU",
+	"FnUb2Etc8OZGcF9Q7ZyjK4VmQSyiVPI1NdY10cr1u+XBACID0n1Ct5Jp568f3iIV+0ILFkyzbK7R6oUP",
+	"jQ2LHQIm7zyNL3gmPJYoNR/x8BwDlkArHzEeRanQmmSe6C9IY5ma9pj+pI1XAGEJBFemIjx38i48IxYT",
+	"i3ete4I2NE4II25iKeN0MRMe1Pw6xAsHvAilZB2zDhapMaqhz4d7e9DkzhaO9z2tFnpXy5re6U6ta/uS",
+	"NenZdydlrwTvq8G6wM+OK44EtaCGBji8H8G8mPKwcz5JaLMg8nSSVUQKuUT2uAIsbdorygkkz28ngaTU",
+	"Gps3ZnByFR87t5dvjPsKKGkUNhTChtvcEzcaplcei4r0f8VucGy0FoItr0RpT7L9uJBQlsGXbBzLWE+P",
+	"fPmvhViIiClJR6goVfP55tPTLQM5HrGKQP5AjlkPI/GXyKqKE+ZbsPHq59vyLJxuj9QZg4hyzDCddhwn",
+	"IDYDBbwLjezDYRZfiCEb80Rb6l2s3HcLJ4asjldoPkJBlArDRcoup8DCW150UNMJuqGWDpmeIiKW8Eyk",
+	"yICFu5gvXWkVMmvd09rCwMgtGEnYe40h9N6O0bjr2DM3OZrudDLdwbK5pknzaLHcnkMS2aHssr5LWNu+",
+	"Te/liLHVn1Rs3hON1lQqQijydE8oMxIMcxxDAgqotPcw0GDuNXeRMPxCe2yqLkFLExPys0zM5sZ0UeeA",
+	"D5fTpTmsjnmcrJxRDWqdi3nGxir15X4X5Mju3y2Vt+i6ehq/34JOZ3Ewr8hod5de36NFD1ke42jVdWoV",
+	"dqlHSKn0aPHVBbe21h6Q6XMFAmUCPWR/TLUT9CcWsdv13zEtKhU0seBLcTzeREQwhawdpRMMCnR5vnRF",
+	"Rwb6itYcVlJdCEnmGLrg0AQjiS3KDXSOeULDJ1jCHqqZGDoKH3OzXspwmiqpFkTOB/ylXCOecqqkIMjF",
+	"4vimU4bwpRahkpFuddjbGMSclg5/44xSdjQLEq6zfMUHHn6CxCbEC2PgeZGKF2ohs8DDVJA4Y3w+Fzx1",
+	"0kbueJfEmGKCqJ5/DrQscZIwzvrdLpuKlF6Y3t6XuU7SSEXLe0L7M+HQvnFbWF3DdWV+1iHsrkbeGkRX",
+	"Q7IdbyfTjR39iM9r+HwqQATPYISbsLdusOnFfK7SrB1L85pwxNkkyB6qNEJ2Na2t8I9ZF6cGDDLBZ0dM",
+	"KsZDoOqEzA9jPx0TxPS7/SHJL8MvAU0GSWmA2WVW4cjWGGB+CsiCGqxwFQYHbC5SFiZAx/HmBP6aqkXK",
+	"moP+cwofBB9Eli7bx+NMpEEpFFBauPPFKInDgDWlKuSvbKs7wK56Qz11E/85yZ1yya+QO6W+bgwbHwVL",
+	"F5JllyK5EK7yw1aDIBqDDCNLAFqB8tlGdLKUGwyUQD9FiaPHkrOf1Ez827xuOmkMG69dU2xdBGz+ah6H",
+	"jWHjJI3DWE5g2Ht9Koupn6pZ6rydDrb93Tq3plp19BxGEHaqLYo2137BUMTVIPiBfvPaiHetQ6HXGPRr",
+	"VPydKfWOSzs+ZLGLcJHG2RKVxQtHSyUzHmaMIMScMTVPSgYjrrEKhKIvvq48/0tjJHgq0uNFNnXy3yDn",
+	"XMWydpKqaBHSObYcZuLzuKPVIo8qXfTAOKOGrYPbJNZZSkobxFTpkTBqKsap0FNXQF1mqiysKGLjrOBO",
+	"fV9wz2vPyjemaIJF9LfB6cLTjCFb8ahTpGu3695zUKA9rAHTLWfOxWmpeCvKs/E7ZdK2qh+i+i4PilMt",
+	"vx9k5yLYFGilj8rS6e7RlmN6e4ew45M37FwskblJL3UmZiyWmZikJOjaTAWP2lBfCQ04Yq/fHrJYToTO",
+	"WoXf4/O4bR60gb2WL6I4Y4maGFjEEOxlGmdFUIRLqnq9FGNW45VIOkR6SzEYDIPYoV4NM+CoFzZ2OKG6",
+	"VhTOS1XvQdH63Hmaqepo0xC5sIXM0NQ1s/fk/ekZsEuRjT4Rppl54J242qCFoH2QZ4ySHWyzY1g45XM4",
+	"ZozUhcB9s/wCbQoGrb/GSSGzlzUpUVa3mJK24DZPZAXFt5U8Vu1ZbzRluJXoOYuzO+RVC/JVPnBTjsYK",
+	"K9kBHkt5Jtq2uLFkdRQeb3Fs7Qc+8iRBVUSPzYRcMPuH2YrbZitmGoWoPHYeK32OPa6F1CplE56JS77U",
+	"wyJ5GXDUAu3BZEEGEtTFaI/NOSgUE3OYnhqLzkyOCPoVZqFkJRJSc7eTr/AlIl0z+NyOQDSpDR/g2dMs",
+	"PpuKlVny4qngqfkmAYCZQleC6t9HMTpV4bnIShMiclJMqx31BoRuc+HbNTlJ0IrGvjKNPhfLVgliUKF0",
+	"C1s1C4XUC83G+NYGOi767PjlmbVkNWpCOpvKTM10zEPBhJzEUughy8nmPV9mKZd6DNhoj6wArrEOp2a3",
+	"NZMTeO2tXVZkp5uZIyosWbCbL1TIR4uEg1fTlwuJ37chjRPJGuxUtxOh7agJchoDNS7+SKnrC3Qzayhs",
+	"rVyeMMjkgLwaEgSBLHTIAE9MJ5ZnJgl050R8cpGlMSBfGuvzI1+aU555+iIVTHwOFyn2HqppmxWbqAx7",
+	"x/QsrFtYBJpkREI+56M4ibNYaJZwGbWGlDcEp3TPl5jmQCQslBJP2yK7dMuPfB9qDiXTUqqFDN30Z0Ep",
+	"gYVcMaXuw37ZNMPM8tdTWGdmWoQ56TFsaAAuZpBygZZzsbJFZhwsk8/tYrplOa9m46HsWDK1OobwqiIa",
+	"wtGxYgw8oJoZjxGDYFTho+LAeIyzUKRZPCZDmyV8roX5uDzQ5pPC+MEp62VxXyonZyHYcqD+jq2zSqUs",
+	"+HPQ8WV5kwWiTzjIErBVuFqOmBaielMCH73ZWcdLq1dvBgI6o+qMB31HmTgQz9zZuQ53vYbts15hJbXG",
+	"3vL7TYKNKweYXnc46A273U7/4H8bXsMKkcJL1mM8DLvmgHQeQ81hYSJ9chOpYWxz08PGdG9c8lQilTGx",
+	"ANdkEv7qYTqZHYJCMhk4cWs9p7vCzsiT5P1445htcFzBoM1TMy0yCmzYftv2lOPCxHlprs/f6EtDyMVs",
+	"PU/u9wpyYfuJGv1ThFnj6+91zsZ///tGT3Pue7HyTM8YuV+PyEtLuZtg5cWaxROpUnsurXrysVwyBUIA",
+	"GEkDtlOpbFnB6s+0zEP5qsu1w95ktnAoFVkawy+WHF+r82DF42Wtypv4vYwNZHq+E8sLFYfi05zH23CW",
+	"2RsY3QAiADOenhvjkMfRA0Y++2pv8M1OePz9AiD0e10ARPpw6JS6t+yDwyzjyQvMkB086x90uwWMq554",
+	"DwXrXqxPlY2QV/2mj9C3Ffo2TY+7hMB/LVQmPhkDdb7d2LQnYHupMRItLMJDPGNsh1M2EiEneRdrF38H",
+	"+PhX84rH9O6PCGkREka+7g392vi4MisfGkKWJsvVGLnyto8oWQ8l1ybJHeCkkBM+AQnBzjiWPIEg8rYT",
+	"ObqZ89sgqQYiJMZmdM94wIiYv9uP9m2+Xzx071oX45CCCIKBNe8onYIr59tDgb9X6zNjI/hVvugj8m1F",
+	"vg2T4w5gb66SOFx2nIdzm12I17ILAX4hgLncMwqJPiClwmKgug7FA4Y+fNUT+3bfLezhe9YFsEHDa9Do",
+	"N4b7BTBbm0UPBchOyuO8EcTWXvARwLYCWMWEuAPwwu23HnhZ3UKbuFaw1SZCmrX/oG01fJ3vH7B2tbhu",
+	"EKdYm10PBdQ+lOfCRlBbe8FHUNsKahUT4g5AbZVbYQum5RkCVngiJ90Hv50GuaiMdA6sKsTDRTnqG1LP",
+	"+G5BrlofZUcpPYzs7iR/F3af5eQedW8Z7YSxK6fg1cn+UCD2tDQRNyJsBU/KI8BuBtj12XAH+JqlfNkp",
+	"Fctsgtc8hy+Lw3ORFYPB7gEPGE3N+7mWf79H3OsgYH2TcQSiEmZ61P2FwyIArszGh4J/Z8WpsxH+Vl7u",
+	"Ef22ot/aVLgD8LvkyXk2TdViMu0443AbBk4WoCdWuA/iHDQa7FKkIrcyHzAWFl7w1L7OdwuJux2JzRwd",
+	"0WSri3Fm+ha6tO5tYREaq+fqQ0HIjxUTaiNQVr/qI15uxctN8+MuYLNQyL8ZLU8BzmSyBNJ1qMC5iqcg",
+	"8LDsH8r81wj/NlX8Q+eQ8tbI3TUCyL0WBjdj19kznoVT4o3/c9D6w3EZH3AmdPb9wnGJCqIWsoleCSmL",
+	"0/PBAGQ+sptxsfhij3C4HQ7Lk+AuUFCl55+g9KhD1LfbM2Ty2j5zJ6nVmzO0vfsh24sqPQdn3Ad6l+83",
+	"M8aOYl0j7unOQRcv7866P3JQwr+KiflgYHB1Im0Gw4q3fMTE7ZhYOTFuHRq/fv3/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
