@@ -35,6 +35,10 @@ func TestFromEnvRefusesMalformedSettings(t *testing.T) {
 		{"SOUS_ACCESS_LOG", "on-ish"},
 		{"SOUS_LOG_LEVEL", "loud"},
 		{"DATABASE_URL", "postgres://u:secret@host:notaport/db"},
+		{"SOUS_REGISTER_RATE", "lots"},
+		{"SOUS_REGISTER_RATE", "0/h"},
+		{"SOUS_CORS_ORIGINS", "*"},
+		{"SOUS_CORS_ORIGINS", "app.example.com"},
 	}
 	for _, c := range cases {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
