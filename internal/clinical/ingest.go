@@ -126,6 +126,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	for i := range msgs {
 		results[i] = c.apply(&msgs[i])
 	}
+	h.logUnreadable(ctx, c)
 	applied := time.Now()
 	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
 		return audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now)
@@ -166,6 +167,7 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 		return api.Hl7MessageResult{}, err
 	}
 	res := c.apply(&one[0])
+	h.logUnreadable(ctx, c)
 	werr := c.write(ctx, tx, t, "message", nil)
 	if werr == nil {
 		return res, nil
@@ -185,6 +187,15 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 	return res, c.write(ctx, tx, t, "message", nil)
 }
 
+// logUnreadable logs the stored documents a census could not read; the messages that needed them
+// were rejected, with a reason pointing here.
+func (h *Handlers) logUnreadable(ctx context.Context, c *census) {
+	for _, err := range c.unreadable {
+		h.logger.ErrorContext(ctx, "hl7 message rejected: a stored document cannot be read",
+			"err", err.Error(), "request_id", reqinfo.RequestID(ctx))
+	}
+}
+
 func loadMappings(ctx context.Context, q *db.Queries, orgID uuid.UUID) (orgMappings, error) {
 	rows, err := q.CodeMappings(ctx, orgID)
 	if err != nil {
@@ -200,8 +211,9 @@ func loadMappings(ctx context.Context, q *db.Queries, orgID uuid.UUID) (orgMappi
 // load reads what the messages need: which of their control ids are consumed, and the stored
 // state of their patients.
 func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepared) error {
-	ids := make([]string, 0, len(msgs))
+	var keys db.ConsumedControlIDsParams
 	mrns := make([]string, 0, len(msgs))
+	seen := make(map[string]bool, len(msgs))
 	var full []string // patients of order messages need their stored diet orders
 	for i := range msgs {
 		p := &msgs[i]
@@ -209,22 +221,28 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 			continue
 		}
 		if p.controlID != "" {
-			ids = append(ids, p.controlID)
+			keys.SendingApplications = append(keys.SendingApplications, p.sender.app)
+			keys.SendingFacilities = append(keys.SendingFacilities, p.sender.facility)
+			keys.ControlIds = append(keys.ControlIds, p.controlID)
 		}
 		if mrn, _ := p.mrn(); mrn != "" {
-			mrns = append(mrns, mrn)
+			if !seen[mrn] { // one probe per patient
+				seen[mrn] = true
+				mrns = append(mrns, mrn)
+			}
 			if p.action == hl7.ActionDietOrder {
 				full = append(full, mrn)
 			}
 		}
 	}
-	if len(ids) > 0 {
-		rows, err := q.ConsumedControlIDs(ctx, db.ConsumedControlIDsParams{OrgID: t.orgID, ControlIds: ids})
+	if len(keys.ControlIds) > 0 {
+		keys.OrgID = t.orgID
+		rows, err := q.ConsumedControlIDs(ctx, keys)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
-			c.consumed[r.ControlID] = true
+			c.consumed[messageKey{sender{r.SendingApplication, r.SendingFacility}, r.ControlID}] = true
 		}
 	}
 	if len(mrns) == 0 {
