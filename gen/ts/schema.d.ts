@@ -3673,6 +3673,25 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description A stored record the answer needs cannot be read (it does not decode into its documented
+         *     shape). Nothing partial is shown; the server logs the cause under the request's id.
+         */
+        StoredRecordUnreadable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Internal server error",
+                 *       "statusCode": 500,
+                 *       "code": "internal_error"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -5936,6 +5955,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
         };
     };
     getPatient: {
@@ -5972,6 +5992,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
         };
     };
     listUnmappedCodes: {
@@ -6229,6 +6250,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
         };
     };
     createSignoff: {
@@ -6273,6 +6295,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["StoredRecordUnreadable"];
         };
     };
     getSignoff: {
@@ -6309,6 +6332,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
         };
     };
     decideSignoff: {

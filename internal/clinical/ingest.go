@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -74,6 +75,12 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	return api.IngestHl7200JSONResponse(out), nil
 }
 
+// batchFallbacks counts the bodies whose batch write the database refused, so that they were
+// applied again one message per savepoint: each costs the organization's feed a body's worth of
+// round trips, and a count above zero means a message reached the database that the parser
+// should have rejected.
+var batchFallbacks atomic.Int64
+
 // parseBuffers are the memory one ingest parses and extracts into, reused
 // from request to request: what is built from them (results, rows) copies
 // what it keeps, and they return to the pool when the request is done.
@@ -140,6 +147,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	if ctx.Err() != nil {
 		return nil, werr
 	}
+	batchFallbacks.Add(1)
 	h.logger.WarnContext(ctx, "hl7 batch write failed; applying message by message",
 		"err", werr.Error(), "messages", len(msgs), "request_id", reqinfo.RequestID(ctx))
 	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT ingest"); err != nil {
