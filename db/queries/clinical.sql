@@ -7,32 +7,41 @@ SELECT pg_advisory_xact_lock(hashtextextended('sous.clinical:' || cast(@org_id::
 
 -- name: ConsumedControlIDs :many
 -- Which of the batch's (sending application, sending facility, control id) keys an applied or
--- skipped message already consumed. The keys are joined to the partial unique index one probe
--- each, whatever the table's statistics say (a filter over the organization's whole trail is
--- what an un-analyzed table got from `control_id = ANY`); the query repeats the index's
--- predicate so that a generic plan may use it.
+-- skipped message already consumed: one probe of the partial unique index per key, whatever the
+-- table's statistics say. A plain join let the planner of an un-analyzed table scan the
+-- organization's whole trail and filter it (what `control_id = ANY` got too); the LIMIT keeps
+-- the probe a subquery run per key, so its index condition always holds all four columns. The
+-- index's predicate is repeated so that a generic plan may use it.
 SELECT m.sending_application, m.sending_facility, m.control_id
 FROM (SELECT unnest(@sending_applications::text[]) AS app, unnest(@sending_facilities::text[]) AS facility,
              unnest(@control_ids::text[]) AS control_id) AS k
-JOIN hl7_messages m
-  ON m.org_id = @org_id AND m.sending_application = k.app AND m.sending_facility = k.facility
- AND m.control_id = k.control_id AND m.outcome IN ('applied', 'skipped') AND m.control_id <> '';
+CROSS JOIN LATERAL (
+    SELECT h.sending_application, h.sending_facility, h.control_id FROM hl7_messages h
+    WHERE h.org_id = @org_id AND h.sending_application = k.app AND h.sending_facility = k.facility
+      AND h.control_id = k.control_id AND h.outcome IN ('applied', 'skipped') AND h.control_id <> ''
+    LIMIT 1
+) AS m;
 
 -- name: PatientsByMRN :many
--- The state the ingest needs of the batch's patients (mrns: distinct), one probe of
--- (org_id, site_id, mrn) each: the row without its allergies (AL1 lists replace them whole,
--- never merge, so they are not read) and the open encounter. Diet orders come whole only for the
--- patients of order messages (full_mrns), which change them one by one; for the others the ids
--- of their orders suffice, to tell a new order from a restated one.
+-- The state the ingest needs of the batch's patients (mrns: distinct), one probe of the unique
+-- (org_id, site_id, mrn) index per MRN and one of the encounters' primary key per patient, as
+-- ConsumedControlIDs and for the same reason: the row without its allergies (AL1 lists replace
+-- them whole, never merge, so they are not read) and the open encounter. Diet orders come whole
+-- only for the patients of order messages (full_mrns), which change them one by one; for the
+-- others the ids of their orders suffice, to tell a new order from a restated one.
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
        p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
        (CASE WHEN p.mrn = ANY (@full_mrns::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
-       e.admitted_at AS encounter_admitted_at
+       coalesce(e.admitted_at, '0001-01-01 00:00:00+00')::timestamptz AS encounter_admitted_at -- zero: none
 FROM unnest(@mrns::text[]) AS k(mrn)
-JOIN patients p ON p.org_id = @org_id AND p.site_id = @site_id AND p.mrn = k.mrn
-LEFT JOIN encounters e ON e.id = p.encounter_id;
+CROSS JOIN LATERAL (
+    SELECT * FROM patients x WHERE x.org_id = @org_id AND x.site_id = @site_id AND x.mrn = k.mrn LIMIT 1
+) AS p
+LEFT JOIN LATERAL (
+    SELECT y.visit_number, y.patient_class, y.admitted_at FROM encounters y WHERE y.id = p.encounter_id LIMIT 1
+) AS e ON true;
 
 -- name: CodeMappings :many
 -- Read through clinical_codes_mapped_idx: the mapped codes alone, however many await review.

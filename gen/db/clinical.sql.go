@@ -47,9 +47,12 @@ const consumedControlIDs = `-- name: ConsumedControlIDs :many
 SELECT m.sending_application, m.sending_facility, m.control_id
 FROM (SELECT unnest($1::text[]) AS app, unnest($2::text[]) AS facility,
              unnest($3::text[]) AS control_id) AS k
-JOIN hl7_messages m
-  ON m.org_id = $4 AND m.sending_application = k.app AND m.sending_facility = k.facility
- AND m.control_id = k.control_id AND m.outcome IN ('applied', 'skipped') AND m.control_id <> ''
+CROSS JOIN LATERAL (
+    SELECT h.sending_application, h.sending_facility, h.control_id FROM hl7_messages h
+    WHERE h.org_id = $4 AND h.sending_application = k.app AND h.sending_facility = k.facility
+      AND h.control_id = k.control_id AND h.outcome IN ('applied', 'skipped') AND h.control_id <> ''
+    LIMIT 1
+) AS m
 `
 
 type ConsumedControlIDsParams struct {
@@ -66,10 +69,11 @@ type ConsumedControlIDsRow struct {
 }
 
 // Which of the batch's (sending application, sending facility, control id) keys an applied or
-// skipped message already consumed. The keys are joined to the partial unique index one probe
-// each, whatever the table's statistics say (a filter over the organization's whole trail is
-// what an un-analyzed table got from `control_id = ANY`); the query repeats the index's
-// predicate so that a generic plan may use it.
+// skipped message already consumed: one probe of the partial unique index per key, whatever the
+// table's statistics say. A plain join let the planner of an un-analyzed table scan the
+// organization's whole trail and filter it (what `control_id = ANY` got too); the LIMIT keeps
+// the probe a subquery run per key, so its index condition always holds all four columns. The
+// index's predicate is repeated so that a generic plan may use it.
 func (q *Queries) ConsumedControlIDs(ctx context.Context, arg ConsumedControlIDsParams) ([]ConsumedControlIDsRow, error) {
 	rows, err := q.db.Query(ctx, consumedControlIDs,
 		arg.SendingApplications,
@@ -1201,10 +1205,14 @@ SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, 
        (CASE WHEN p.mrn = ANY ($1::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
-       e.admitted_at AS encounter_admitted_at
+       coalesce(e.admitted_at, '0001-01-01 00:00:00+00')::timestamptz AS encounter_admitted_at -- zero: none
 FROM unnest($2::text[]) AS k(mrn)
-JOIN patients p ON p.org_id = $3 AND p.site_id = $4 AND p.mrn = k.mrn
-LEFT JOIN encounters e ON e.id = p.encounter_id
+CROSS JOIN LATERAL (
+    SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients x WHERE x.org_id = $3 AND x.site_id = $4 AND x.mrn = k.mrn LIMIT 1
+) AS p
+LEFT JOIN LATERAL (
+    SELECT y.visit_number, y.patient_class, y.admitted_at FROM encounters y WHERE y.id = p.encounter_id LIMIT 1
+) AS e ON true
 `
 
 type PatientsByMRNParams struct {
@@ -1235,14 +1243,15 @@ type PatientsByMRNRow struct {
 	DietOrderIds        string
 	VisitNumber         string
 	PatientClass        string
-	EncounterAdmittedAt *time.Time
+	EncounterAdmittedAt time.Time
 }
 
-// The state the ingest needs of the batch's patients (mrns: distinct), one probe of
-// (org_id, site_id, mrn) each: the row without its allergies (AL1 lists replace them whole,
-// never merge, so they are not read) and the open encounter. Diet orders come whole only for the
-// patients of order messages (full_mrns), which change them one by one; for the others the ids
-// of their orders suffice, to tell a new order from a restated one.
+// The state the ingest needs of the batch's patients (mrns: distinct), one probe of the unique
+// (org_id, site_id, mrn) index per MRN and one of the encounters' primary key per patient, as
+// ConsumedControlIDs and for the same reason: the row without its allergies (AL1 lists replace
+// them whole, never merge, so they are not read) and the open encounter. Diet orders come whole
+// only for the patients of order messages (full_mrns), which change them one by one; for the
+// others the ids of their orders suffice, to tell a new order from a restated one.
 func (q *Queries) PatientsByMRN(ctx context.Context, arg PatientsByMRNParams) ([]PatientsByMRNRow, error) {
 	rows, err := q.db.Query(ctx, patientsByMRN,
 		arg.FullMrns,

@@ -279,8 +279,8 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 				ID: *r.EncounterID, PatientID: r.ID, VisitNumber: r.VisitNumber, PatientClass: r.PatientClass,
 				Unit: r.Unit, Room: r.Room, Bed: r.Bed,
 			}}
-			if r.EncounterAdmittedAt != nil {
-				e.row.AdmittedAt = *r.EncounterAdmittedAt
+			if !r.EncounterAdmittedAt.IsZero() {
+				e.row.AdmittedAt = r.EncounterAdmittedAt
 			}
 			ps.enc = e
 		}
