@@ -572,17 +572,21 @@ const (
 	ErrorCodeConflict            ErrorCode = "conflict"
 	ErrorCodeDatabaseUnavailable ErrorCode = "database_unavailable"
 	ErrorCodeForbidden           ErrorCode = "forbidden"
+	ErrorCodeHeadersTooLarge     ErrorCode = "headers_too_large"
 	ErrorCodeInternalError       ErrorCode = "internal_error"
 	ErrorCodeInvalidApiKey       ErrorCode = "invalid_api_key"
+	ErrorCodeMalformedRequest    ErrorCode = "malformed_request"
 	ErrorCodeMethodNotAllowed    ErrorCode = "method_not_allowed"
 	ErrorCodeNotFound            ErrorCode = "not_found"
 	ErrorCodeOutcomeUnknown      ErrorCode = "outcome_unknown"
 	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired        ErrorCode = "plan_required"
 	ErrorCodeRateLimited         ErrorCode = "rate_limited"
+	ErrorCodeServiceBusy         ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
 	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
 	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
+	ErrorCodeUnsupportedProtocol ErrorCode = "unsupported_protocol"
 	ErrorCodeValidationFailed    ErrorCode = "validation_failed"
 )
 
@@ -595,9 +599,13 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeForbidden:
 		return true
+	case ErrorCodeHeadersTooLarge:
+		return true
 	case ErrorCodeInternalError:
 		return true
 	case ErrorCodeInvalidApiKey:
+		return true
+	case ErrorCodeMalformedRequest:
 		return true
 	case ErrorCodeMethodNotAllowed:
 		return true
@@ -611,11 +619,15 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeRateLimited:
 		return true
+	case ErrorCodeServiceBusy:
+		return true
 	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeUnauthenticated:
 		return true
 	case ErrorCodeUnprocessable:
+		return true
+	case ErrorCodeUnsupportedProtocol:
 		return true
 	case ErrorCodeValidationFailed:
 		return true
@@ -939,6 +951,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -1951,6 +1996,8 @@ type EngagementFinalizedData struct {
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
+	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
+	// answer requests the server could not read as HTTP at all, before any operation is known.
 	//
 	//
 	// Example: not_found
@@ -1969,6 +2016,8 @@ type Error struct {
 
 // ErrorCode A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 // New codes may be added; an unknown code should be handled by its HTTP status.
+// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
+// answer requests the server could not read as HTTP at all, before any operation is known.
 //
 // Example: not_found
 type ErrorCode string
@@ -2594,6 +2643,8 @@ type Plan struct {
 type PlanError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
+	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
+	// answer requests the server could not read as HTTP at all, before any operation is known.
 	//
 	//
 	// Example: not_found
@@ -2710,6 +2761,8 @@ type ScanActionMethod string
 type ScanError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
+	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
+	// answer requests the server could not read as HTTP at all, before any operation is known.
 	//
 	//
 	// Example: not_found
@@ -2806,6 +2859,39 @@ type ScanSiteContext struct {
 	// Timezone Example: America/Chicago
 	Timezone string `json:"timezone"`
 }
+
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
 
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
@@ -3247,6 +3333,8 @@ type User struct {
 type ValidationError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
+	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
+	// answer requests the server could not read as HTTP at all, before any operation is known.
 	//
 	//
 	// Example: not_found
@@ -3463,6 +3551,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // StoredRecordUnreadable The body of every error response.
 type StoredRecordUnreadable = Error
 
@@ -3474,6 +3565,15 @@ type Unauthorized = Error
 
 // Unprocessable The body of every error response.
 type Unprocessable = Error
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -4068,6 +4168,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -4309,6 +4412,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -5747,6 +5875,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -5827,6 +5956,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type StoredRecordUnreadableJSONResponse Error
 
@@ -5955,6 +6093,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6119,6 +6274,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -6260,6 +6432,83 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6418,6 +6667,20 @@ func (response GetDeviceState304Response) VisitGetDeviceStateResponse(w http.Res
 	}
 	w.WriteHeader(304)
 	return nil
+}
+
+type GetDeviceState400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDeviceState400JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type GetDeviceState401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -11469,6 +11732,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -11927,6 +12193,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -13877,679 +14168,696 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUiO5si78KgqvE9Gwo+y2DXQ3dPxxjhvogRluA/T0XGiwXCXbGsqSp6TC7Rl6x36H8w7nwfaT/KFM",
-	"qUpVLt+AWftc1opYPdiui5RKpfL65V+1UI7GUjChVW3vrxr7SkfjmMHfnZgl2vzxQOOUmT94VNurNVu7",
-	"7f4W3a43m81m/a355535p5n9j7VqQe2eC3O1YkLJ5E72+zEXrBbURkwpOmC1vdoV/EQGVLMJnZKb2mca",
-	"39e5IONE9pi6qZEhVURITXqMCTJkNIlIP5EjorgIGWlt7zXbtaAmx0ywqKNre7V2s/2m3tyqN9vX7eZe",
-	"q73XbP5aC2oJUzJ+wGtEGsf5Nx+m7hvFHljC9bS2V5vQRHAxqAU1xTU7Xm3SlJrrNdWpqu3BmMzntPc7",
-	"C/UatAsN7fR0bAgUsQcestq3b98CXAzlrcZv/1qO/6rl+PItqO0zoVJYD5WORjQxAz0XjIyp5kxowgUZ",
-	"ylQZEucLRqMR13qWOK3tvfaOJQ6NY5YMmFC1vd9qY0ZFqlXti/uem61pnjTnqpBqNpAwmr6UUS2ohTIy",
-	"g3/7pr27024235k1p+Mx0rr2IEPaS2MzfrMKNNRc4kM7go6H05h+5aoW1I74A4MXeOsCfzKfzPhg881U",
-	"aTYyTLV/bQjIvpoZX8A4a9+C4viLw46SdOANu/mm9a48tEuqhqWxjGTEEqoLoxFS39HxOOYh7cXMH9Xl",
-	"z2fnl6f+wAQPeRxzUfv2Jaj1mGGOTi2oRVSz8/4Hnuhhba/W2n3XrDe36y3D5hFn+jyJWIILYsab/1Xb",
-	"q+3vH53by2DQoRSKK82Evgtp0pPDaQQD/jJ/PRbQ9fDieP/g+NAj7n72fLLvPZ+03jWb5D6kMdDdDq79",
-	"3VnHH1wsJ3dKRjwdvdh42mSQ0BGxTzVkXUqKoDSOVffo21pQ40LpJM155EySUIqQCW0eHRE1YQy3iDSL",
-	"VrkHt4yMMntwHNOQJbC6Z+mox5JcKiVGBlywhMsI3vOhFtROakHtABhSpklo6EsjjfRKdC7knBjhTD+N",
-	"HkyEMhWaJcdrCP5+TAfwFtyud7jzpmvQt9cC+h6BONvTScqC2igRZkM0m+2t7Z03ZgEEHYGO0KcjHhvW",
-	"OTg/rAW1AX9g5tLvO2fm44hHUWyo8OOn47Oz2reglkhpGGgbNpViX2t7tY9PEPWp4GZBtz+bv8dm3y5Y",
-	"YZTgCTNXFUV4hwg2ISrtqTDhY8NNZML1kHCtiGJhwnRA1FBOBDHMlQv3v2pGPj1k9Anx4eUhNHf3mk0r",
-	"6NkDKl2/1ag52xv2Fpj7QMh+vxGxkEcsMkvVpzxOE7Zv1r+21wzWOvtjqvQBi/kDS6Y5O5pvr+yOdtxt",
-	"JmhO3KFi4d3Pf2w97F7/ebktTsbvws9Rq3+k3gy+p1vTQ9ZMf+Dneuf+7Y+j9tefeoboSVzbqw21Hqu9",
-	"16+HUt6rxtBwc/LA2aR+z3U4ZEI1rIb5WslU1b7l63AsHrimhuJVK8KzX/P10PIeTvVsCVYgepiwiAnN",
-	"aQyUT4C4bES5Gbyio/+xYMhmzb6OecJU8Q27hTeso1jArKykzW7Z6b0J62+jd6y+22+26rjB3u3SXmh4",
-	"I5GwfUZU0AFLso0Cs1lpq3wJaki4PfP6u93wx3bv57ejH8bb6rr18Os7cbk1+eUNO2r+frJDP0btwSd+",
-	"/sfbn+9hrQ6QI6+QQUsLJQgdjxP5wCKSMENBf20sL8/syZ29bUc5e8mq1GD2FsWlOJPaUOVCaqoUT0ek",
-	"TQZG/vd5MmIRsoxg42EiYzmYNvzjGxinfHhfHp51TvwDMmGCxkWBjB/G7pVPPDhPzvfhTfbUvDTvIe3B",
-	"iJxR+M8PxaNitXE84+BccEBu7e04JbXigKydXx7Ud3dbrVrFMemfjfB4/3QsyehsJxXOS2/FjteZ3WrX",
-	"Rru1yjMN2QoXxbwfOSmaqvGQDjglZtXShL0n45hRxRzLkWw1SMxHXBuGs4bB8Rpn7pPNHbcP0eSZY3Ps",
-	"7LUcpbOLVpdEKA3gTOFMlUV2hL+wiMApFxBKzAnGIiIFC8w/5I+UpTBCzzzSmo3G2jcMozQBqX+aHVIs",
-	"SWSmj8HTjeQunZj2l1WJvbU6p/TNtTj2GYo297adiWuWwrBONkvlnbRgAPlzLT+ltddsNrZaIBQ9Arxr",
-	"NlsZAWqaj5hMNaF9zRLyTtVycpQVirWI0V6DGO2FxGiViIEs4BGjuZQShkMbzfYMJd7OYYRnzby1xsxb",
-	"C2feLM082w/e5NvNbdBDD8CtcMKVLu+iCY3jnqRJRKiICCUjJlICXxS2TUhVtl9AAA3Mg2RixI1VqGox",
-	"FZEK6RjM4KGcOHcSaqvmmyMqItnv59/hvXDqDBIem1NH0RQtVj1kI5gXTe6NbF5B81pVEu/kzqps/nc9",
-	"ObR67BVjYobirb0tx2tohtSOpCYxFyynIYhgbpbAThA/VQ15263eujZItd2RUwEs8MrViuj0gibZD8XF",
-	"G8tEJ5TrbO0y30m+fBcJD1n2jVufmA+GeskCtddcoDf5AhmGvHPU9VcHZ2HX4kT2etMi87qV6NNYFZbC",
-	"GiIvR3icHWy0YzFgSneiEdezmms04kpl5kXmbLM7D85+UFzIhmKDkbHciGJjis6F3tQYKYbf1Kav9ObO",
-	"1dOro8fbf7+5uUmbzfabx8OL4/3Ho87lh/PLn44PP9+2Gu3Gu+1mo9Xa3tppNlqN1lajdXt8df54df7p",
-	"Cv8xE2tuNdvNd1vNVrvefNNsPj52Dq5vO83Wbefg+q7TbD2eXn1nqNJ6vHhsN3YarcfHx87J49nh4+On",
-	"s+P984ND8un6Y/3djTj86ezR3OA/1Tzw8fur0+Pro1v89/vzozPvkvZOs3kjLo4PHluPj5midHt7e3S6",
-	"jzOrnEijhT8eX53fnl7+e6u9Vd/eqRtV4vb29uqqc3t19fh4cH54+33n7PAWPAO3t7e3J4+Prd13zeZ2",
-	"q/348fHxsdXeIqed4zNydX17e3XYub4+Obz93Lndfddqbt9+uuo8Pm60m282d3Z26s0WTOb08fEnQw4Y",
-	"6I24+Kn12Ho8ftz+fLvdat92zLhvb2/NQ2+3Hw/xHdu3nevrw7OD287J8b757vTw4NH8VPnz8Zn3hsd5",
-	"/yuTsHNiBvKxc/tRyojghp7eHp28bbbabx8zX+0tekxvr/avH69+ur0CD4697N2j56H9d/DP4nPbjwed",
-	"24MkHcw+t/mmZZ7pnJ236Ad9PD1/vKRqeCPOD64eDx4//PvJvx887u8fnd8udSreOsffv7e/O+vcFpx+",
-	"2W+P1c64G7G2jP2WbeNLptJ45sTsUR0OieyTvkwTYref8rfkOJEhU8oIn22IO6SxRtMvYhrcAOjKAcHr",
-	"/PXgjxY6kTEM1W2y2hNdcrOGBoiWzCHlzqc1DYZvQU2mOpQgdMHxDSO3ZpSVFHAG5VOtmFY7G+HOzo6Z",
-	"Jph0CaMKaBJxFQ5pMmCkLxOSinshJ4KcXp6R/PLCSNQ9t0ZvYSRby0dSeK/9nfCIuJ8x+qSH3MhiEXEx",
-	"INbfD44iI7r7NOQx11MyoYrQOGE0mpKcBwoDjVK8ly0jWjam06ujepsYHoCXG7rQULNEEZowAieKGBRf",
-	"krDfWah9cpjD6VtQOwXXwD74H4pMHcvQmZ+hjBhBJwJML2F1u9BES6KHCcsiUAWuL4db0Mtxen6wYpAC",
-	"fQx9qsEXyZNqPay5m8f4rIYAxvsCzW0719xwWhVmaqZCeu6VFb1lMgzTJGECVKPWdrapVKffx2XY2wIe",
-	"QyJeS/i8urvmVEa8b6hfoBYsJ0O3SHEpjbSrq1Ca9TOk4ZrTsgtzvn+SCrrEP/m75GKxGm51so6g5Ds5",
-	"Yn++kEsxVWURuMx5gARSa1Lot/9nSPQFaCTSD0ZlvkI7skiqXKMmVBNjdu5YWaH5iAWkx/SEMUF6CaP3",
-	"fao0iIw4FeGwKBvQFMQ4bG6cRGi65kQCfyuEwFFc/5NMl+faJfOskG9BbZjZvGby5rfChP6qMXgcBI7y",
-	"JzkKggPT/GwkGIxUXCRykDClMsuGazaCx5tDIAF69RIqIlQzQnRa/OPjzu5h84OxixJul/cfrY/t3a23",
-	"5rHOpM3Ymvxg2dr8Ok5klFqFBfysLHlgyTUfsZIgfbO3veMZtmskQYCNZUdxSrlw7zdykI/Yn1LAfhmx",
-	"hIf09f6Qh3QgMW3lFFWw68QenTn/Xk9kpqAZjU0PGdFwWWGzV+sn6/inuIjY19peq0qrqdJSEjpZarBV",
-	"m2Wt3CLbcpZY21liN4m1m7L3o910e3r5+Hh5fnh7ebx/1Lk8uEmclbJzeLvTat5+WFf7MpeHjD9UR0Bb",
-	"WRLOHylTqF5u91thm+6yZu9ttBXu0HfsTb8VtUNw5YNi1cn1Khvtz3/7aHUsw6MZhZ7gPqlQD9fQxNdx",
-	"3FmWaFaq4hUq9BN890/notWN+4ylSqY4sJSzp30jOuctZwH/38EsLTwuz9jkIDugKh2pAUnYwCi4iVWg",
-	"hdRkyjSxDilfE/t/0ata8Nst9KH+/Z476zL9FtTO8eAsOOxkMqCC/4mWnhSQEHCRSKITTmN/Hdc+bl+O",
-	"6iCXFpzeEEeFdIc+ozpNGGaDjPndPZuanyesB4kURurFXPAQpgbOgruYK8xnggijwhj7A2pS7Z1v5miG",
-	"sOw4kWa7GLIcishPXdiuN1uFacFFxmIFZoXz+8Iu97zABK7/+zwfgxhj3CbIxFMyxAxBLw0gUyD/tb/+",
-	"N41R2EW6tlkiSqbqLmIPd7/cbz2cvftjcUbQz3/8Onnbq+W8Uy2RcWIeI6Hb3WmExHAH0ZKA5VCSyfjf",
-	"qiCQy9+z1vk17cWMtNqGJynB/DeCybLWwz9tkP2YUYEmAXr7B7F8YAr0K3PHlIxjqlkDlF0NZqCzYgiY",
-	"Tvlh5Nz93/4Vh/vfnMeBO0Gnm2VMzN92CiewhE6oUH2WlFSE/1PTuV8ojTvLlP7wvEzpy8PviqlWAzOD",
-	"F0tEvsTnkYOZvFvvTatmTL1bPWNq67r1dm9nd0HGlBlnfWfnzZtnpExtXbfezUmZmjPVJ4UsspvUyoUM",
-	"Hm84o9VTFNfJXx3JBzayybLVNiFdOo7OfMuxkIGc5xEX7M+iBKDlJXiTL0E+7ZnXtVrb+et2/NftHMJy",
-	"WeGzH1NluPt4/tVB7YErrjNWymOQ8KB/VtL3KBFXjknHPNq6GyXPTwXfeZlUcKBS5VHg70w4CtA0rc5q",
-	"tbmsZEK55mIAegGtdt57Oa7WhZpntOZf5Pmq9rt/ZaL+KxP1/9ZM1DFurb85EfUqpOKKV0RIMF5DVEgF",
-	"mABcM6LpgFBNtghtjBpewKRczIFc6J0BA6bhJUYB7rHYMNqYCXBcK/x+xPRQGjJ9BwrImIIy9FomA/V6",
-	"FXfBa/OcVS6ltHg8RSxmml3TgTe4S6Z5wjA8ruGXbHgHhyeH14dPGqGmK10Z4TlkjkAQJ389KeYAi3NQ",
-	"EYeCH2yMo7m112w+LUDhEytk/MHI90iG9+BkGRyv4eXRdICh+9r20c+7F7+2QQE1Oo9+mUDLE/2jQPVv",
-	"4En6VCjQoeNxw1j2eT1OSMXrbPCwqxhkxJU3VT9hakiU/bGwaUKmlHMbsOn3w953IT/n33/89fDy+ser",
-	"Y3U80uNf94/fHP8e3Z9+d9r85ffv4/PPh19//f3s97PrAT/Z/77Jfu6Ye374qfUj7//YYNPvY3bU4ee/",
-	"H26dX//YOvv9x53Tg446HsXDaP/4zel1uHN28Kl9dtCZnO5POP357M/j3yUP27utcHqsjsVZ6xduXtn5",
-	"en79/ei0fdg8uf6Jn41O9Vn7x+1fr5o7v/7e+XpyffwnPOfPwc4vn7///df973cbYTsWvdHHZvTz93Fe",
-	"/XMsanu7zaYxsIAWbsaJhpKp5qh99jb8Pvll8q533bq/2FYn0W7/iL5JD+XO4FfeFj9+ffvTpIYRYYgy",
-	"rhy85tHquQ8jDLAP+VhVxM2/rM3iMhmcLfJl2hi5nIhShPyLkQQzQXVwL1qVq6qO2ib0lCuJfvuXmvUv",
-	"NetfatY/X836Att1VscCnQqoZBShiPVpGmsS0SkZ06SYhbaCd9LmXuDetNkXzUL2RZbN4mVgNN9gBsaa",
-	"CRvu8nazoEFEXIicYc31b8zjvq2+z56aMIEUVrOJEqAXlrOgnkLLlQjzt080WDj+nfnjh+mtxAtrzKGX",
-	"P/BKN8iHhA949EqR64ROyQnCpCyaDewMr2J8Zof4v1VUjNtQ6v/WJeOVFWrtnV9rxTrydnP7GZXgPhEr",
-	"VIIho7EeTgv0xFpCM1UUf14x4f859fh/P3GDNeixM0OPf5ud8dbqM26vOmMsePRn3CzPlyVjN7NGKEev",
-	"XYDcTtPsRGMElzagsfilIJRMLKJRKGXMEkI1nFkjI7juM8GVH1eoGv7w9sfT9s8/fai9aHjtrWepfy4O",
-	"q/0Ucw9MTXOHxRqBz9eoULE/Uj4eMaFrKxuC2aS/IUkr83TRlSIiQgXJ3mF9DX4KX9kunkfGd7m+uU7S",
-	"51wb/ulEXO+Oa8/WfoKpHfyL1ZDVYPsypTtYETyzjZnSrrJ8CjvXpq4lhIYhG+tSdHZRXXGmY3hFxa1W",
-	"e05VsRUzDTOCdYuKt9fITdxeWFS8s1JRcdPs2E9ilJWTVJykeS0JdWGNCjt7xaKRf0ZFCC5Hbm3bVPOV",
-	"qjsyIykVT63nMIz5Sc2Wc6SKJWQylEROhAJNpJCWZkQjuqDxR5CZsk+okHoIFkbGrP/Xu4CCOYUba4yg",
-	"XRhBQVU/kmrMNY3JWaoTbhXt5xdtzHFcBUaMYjZLZWFGj4b3ddmvAwDgujlOs+UYc/Kd3u5tZY6T//J8",
-	"p1WLRf6p2VAvkOo0P41ppnzkv7i8422e/vbPKu8ww6MJHTFtC7n200TJBEPhnjlcOx/TP1JGQvjZVW0y",
-	"0j3h4r5r7LqIJa4GZGxOIpkqMqYD4EIn+jCkEEH44Hhy+vsv+vTgVJ8efP/p9OD+zelB583pwQd6LJrg",
-	"40TsFXDG2qnh2w15wiEbUajPp19PmBjoIRycedBEJ1C3+S2oHZqj/ggGODut6yFDfBtiXhEQqgjHeGBP",
-	"RtNXinTh125xFmXrEsaKNMgH+7VuXap11EEwBd9Pm8tnMTvq46h6sAlDp+wrRXhUHNUK2knfDRaihtlQ",
-	"ebRwdH2ZjCBfJk25V/XqjfaEW0SG4oAvjIxU/M8iE+w0q1cX3K6FxbWuSLxlRL/yUToyH8wnLvBTKxsP",
-	"F5qZUwKLliJOf2DTaiLyER0YCt6zKdnIeDkdx5JGAYHsECOvzfKP7IO6m+sSm7WqiX3Pps+k9jkeuFUz",
-	"85UXYBF/foolrxTxNIq159ScMydUAZ43q6uQimsXg62am6aDV4qME7POEei+DXLCdFasnTBqtD7F6lwo",
-	"JhTX/IHF0wCOyPOAHMMfJ2aPNwPSgk+txo3oiCnBcRA9pCgJFBESbOONyZBqc6hCfryZxaY5myFjgI4Y",
-	"2W5u23wipCu+zf18I7abrdy1bowlkrA+A40Xvgf4JxeKbQCeQr4gnjFZQXQXsF5Edk88vtmGXeM+tirX",
-	"gA8ElDHMk5cncsISQ2MyZF/J0Wlnv3511GnvvHGyP6ETYkuNQIQGZpM5/D6ggef6e+UQORs34ieW8P6U",
-	"cE2koba5lH2loSa9qWbK2YlRQHqsL41SRBPFxSAgoRyNKaweGMVCaSo0pIOUybnVfxO2WLO3S3ei7fAt",
-	"e9dv01avGe5G79jb/hu609sOt6I2a/WbdLf3LnwbvWE7/W261WuHrajJlkt65ei3cFHGxq6FwNXtb836",
-	"Lq33v/z1Zvvbf6veFta2r9oRRkt40kEA+kIFS1lHwvM28idbJV01YtwkrxTaXXMHvtgmqhi4rcx+zsC/",
-	"AZbIWAqF9vYHGl0iIztsC5tr7gFUvP5dYbAgm0PmCHqgMY/gorsMNA3xJ9CQ63MWG+UOzUYfxX2Umr3D",
-	"CCXwDAJXEBpFUJZsDBqHH2fHR/J3WYy+Pbxpjyx+lrOsUeZuN5vffIL9t4T1jZ77Ou8v8Bp/Va9/yt54",
-	"CGMB8lVpKzhArsiIxmYFWGTOVzNK5Q27Qc6kHpo9PKGKTBKuNRMNozzvS9GPefi0NQjdzTnJOoLQEBKh",
-	"nUjiylHFYouwr1CXVSbO7srEWYkkbmwqF43oCtEEvEMwewcsZ7WrtQkwjqm4y7ZETgUzkD4gjcTUSGG0",
-	"8zDwTTbacMQljIZDuMuWtmX4+XeZplYgUDsrWDOPrq1MrouYzueiC8pBtk9kGkdkIEmPTaU9YYuDD+nY",
-	"KDuMkXZAxokk7Z2AMKFZMk64YiQVMGwWbQJpP8qkx6OIiScRtp/d7RPVGO1g6BHBWIRaAo1GXJBExkY5",
-	"I0M+GLrAtEe6rZfhrVy1e6XwlRsyIbnTBlUXKUksJ6C1mAHKMUMHKpDlTO7ntCi+4UAK9t7oReZctxfr",
-	"jzJFW3ltEgqp7/pwd07Cc9/3JqQm7oIiubZfaiuiLUUiybAtBmx9s049FksxMMRyrr6Cag2zv6BTYzBc",
-	"S3lCkwF72gbFZ9xpKe9ieMqsdDfkxlWzFxSI0dp6WbkEb2Nfw4yBjf3mUmJw1iMm9GV2zr6gWPpFpgns",
-	"6nxFuAjjNGLEq6PNxZH3ZUkUvYzwqbCoqkdn6GSHZe1HuA7laS5LgYDGzvkkaKqHMuF/PpGCKTzA7OrQ",
-	"waS6Ay7/3mwij8rG+kAH3hPzYvMwT5nerZXpbWY/l95n0qopzh4i19YTQ0KaJJypKjNqo2u+aNhxdgOC",
-	"n2Ga3U2ipLnpRtDxmJgbFbPHB6igepjIdDAkRnOvc2EhuVQ6Ytmr3hNcxMzmmwyZlQjABPB0Yyui4mCs",
-	"DrPMWiYsumShTKJPwmgW0MLkKYttDN5E0PgO1zhf62P7A0GXInG/+4uzs4ZWN3dhOkTBdIwZJhMkHxVq",
-	"whJ70oVUYFshtMI3uM43ScQgTsUFOMoViWSYGhHCohuhhnTMNnP1b0wTc1BlJejvkeo4vVgOcBVCmsKB",
-	"HllD0couNIWQ/NdSnlIxtTJUPYnuCdVW1ykqT1KSERVT91r1niRMJ1Njf+42m8aklSKaEUrt3ZdYB8Bu",
-	"RLkik4xrYxneI3AeUw1yCaNBUGlDHgHpnsZCt0MzI+3CVfWOuQrcm2jVAqW8n2bVgCv7jFRoHvvkJyM6",
-	"RQ7QCWdg2nmOiEX+Oox3/leIxCdKsbkLdIqAgQHhAiWZTAjmnEeeHqbgIPgkLIrhkwVDWnhCPuEzCe4R",
-	"BsGko5O3Ll61l3m2bSMwYpFwCaTegZ5tjJHTq6MZ7m2/jJoBL+eKTFgc161B2Es1Gco4AnExzPxwRlj3",
-	"WA712ADvgn0LdLeDlIG864hnrtMoghgijS8So+BqKNN2iCfeV3+5VhoefdfsqhHMBCGWudlyJ8Vv9vVf",
-	"sssk9jdz/eIq9p8cMaQS1VlBFPgtQRJTYzqjTX0uGMb7DMHlmAkyZokxPJE2cNbZfmpkg94IlA4kj8mT",
-	"yZDHzB5/8IBMqMMnqxpvwglp5LUiMq+meqVcStaNyIJuyj7T3B+QPk+YIt1CPKVrzlcBjsAxEwodqmEs",
-	"FVPuF5VP4kaEMaOJIhvdvANdl4g0jjeJ55cl9ldFuEa/YJELeLSCj8jFGMtL8tmQH5vm4dEI8yHXMqJT",
-	"0i027OuSDeqwM1SxX5/isdmLxjBrNW/EiItUM/U+WyNqTd1NIElXuED5XcLVvX1usXUdkRbE5ezi3FAD",
-	"aHUjYv5HyiMMGL9tm0uTwmvsYzbfk5iaQ8TMWhGVhkNCFelqNgKbMU3YHfsaponR1brBjejGUt+BuONi",
-	"YBSx0BC4bwXZXUzHinVx8Jqq+7sRN/u6S4xu95CnoPPEGPO0x2Nulqfsxp1pgDizSpkvzd/UL9UcceZt",
-	"ebdEj4Eiqlnd1iTO3OF3T5xzj2FgPBcspuK8Z3yYLvK0QmqLu5Rw/R52hrcHDVfArgK9KhMNwCgIi861",
-	"YnHfnObl3bF0jDlExeITAyTdlbv4W57QtsKOdLlBq7wBL/1W6CJZsZOzLQxZGD2Z6veky6Ou+RixzPCI",
-	"MuMBlSDEqOhcHJudaJ1SZoeVBUCQ7zD8vbSRISr3JOmEX/hMbxM4lh5C07FNTJo9iEqX8ihPOLTy0Fvo",
-	"fO/lRM7WyNsqhT1QYOa5J6HF1j6gms6uW+kI2SNU5I4tGtvlxNfPkhd+PX7xEyDAjBxcjLlis4I/VpKj",
-	"wQzjBEWxWoytVL69tmTTFif50Z8NF31p3mhbu8IozWBCGpfenDd/nX3XkuCWtxUBfT4RykowQ1nfNVOf",
-	"8Mheqp4gq0pM7hhiAafP5dMrj35MGJPnt5ohVi3wKOFIBWguq1DKF2Deg21XXLd/io+zP1Y8C5PBZune",
-	"IX0pI+LSRl1Q90qmiuTVkWhGfLoiHw86ZER/lwkRXDCy0R3xGNiQDYAh+lwNQS8Ik1RpGjIq7tSQxTH+",
-	"QLo6YexOpFqZDxY0CZhqyKiGrSGnuEMUHbHuZmBFrdJuaIefXn/64Ub0ZZpoZlRKo11MzG4cuoRCmzdH",
-	"AG6PhHI0ApUopEkyzcMJUrEG6Rp95ysIeqMIUCDHjTAGClaOoP/B5tulCrphOdzbqVVU7NIYWpiPA7Oe",
-	"ZsKw7LN0ANQ+SwYjmSx0VFADIhiWk1CPCiSoBbVBnGpY15F5FqBxhSzGTJo4HXP4ScZxqkLwQaTxeGhr",
-	"z0KZCPhPKEWKgjmhkx5L4GYtR1QbNg25TkBc3/MJrwW1HhVUUPPDUIYyRjT5sUzuASuH9eEXHmIrRxqP",
-	"h/RuABWvAxZTjQNSQAUpo7toivgLmn0tsms+8zkcWyGSjInTOWlldiyFPgIIk02VxdmvEvhZXvRfDuB5",
-	"mQJh90x2zNZoklDQVnKIr3xjWqwv2wqZiQeeSGGGCIQZcRUCzA2A/3qyJJ9yWJkH0zlp1bcIBz9Cn7Mk",
-	"m/CGdb6w0VhPS3k9PtLYrK6cZWQvJsCpu+5bAZbMUzZmEMoyws5RVHIKqgqZmYGaeY2hRzyOltBtNX3w",
-	"lOpw6OmDNpm8YC8gYNrM0C0YRn6hBVNbdqZkXGLX1j4qe3lBi8op7GlPOddWHj5jbhPeSrxuq8ZmTnMa",
-	"K2a9hAkz0h0jW9mje1LGjIoSKOGqNs6KKmtMlf6k3KNLyUZUaWN1hkypfhobeRtgkwxG0Di2ygDvEwE5",
-	"WqnC3f40k8qBXuVLezjmIQH3e5+GjDAxgHNunMhos2o244T1+dfiMwB8E7vsLuURnqHdZ88qkChwq+kv",
-	"SSUzpBHXh0IncxhCijn5g05nPo7cCTtJuGYBYY1Bw6h45q1XXLOSkpf/UEUXGmpMKl7FrFm6Tk4Fd5IC",
-	"QDgCh7qbp61nW+vLgsWepYHNkzQXEBsjN0bdPZu+UuYLfLq9Isi8VUrzOHYxoLU1TqteVlpgiFb3whuP",
-	"j4ts2m5uNZqNVmur8XY190MGJ/7X8qvzgrPKdNyM17KIvE0BCjLfRMLABynY85V7bvH/HFsGbkd44wT6",
-	"+LOsWpUPrk6gvL9C68VfdAIdsa/7MpYJig1bVLDqLaUZufsD9+65o/00jmy1yxoe8n/OhGYGvG9LZ4oM",
-	"Y9NTyDhVQ+yZBHVZYQLaP+JWY2jK+rAylxcTWXyBK0jwrtqmxamHdFwtLLuQQ94F76rlUgBHLErFayn4",
-	"YKgxb0DPMe1cadCqG9yGia6ts2f+uNBOc8nukMlOzNOKY4TfX4+rxzaam0fvv+hJqfFLJRS8G8pPF09y",
-	"AtIBoUvQ6cZ0OLSmGlwZlDrOW1f5EI036D2WPLCkpDa/fmi9hpjFaxjJa0v31yvOr0Jkhnxc6e7o4k9P",
-	"I2a4EjGd2lp6sfXWVb35xUvRZoaEtWmLxzR/b80raZt1hy4SQUbIwE6a4xK1m/PLHPm0asixpHpzFkeK",
-	"9KawHfdIPmWM4XXNanVt8emUDOkDI10gV/c9ccxvL80KVNzlNwKvt6LL3OHYy97iGLHbIB0CecheSSsM",
-	"ySZ3KLLdbFZFyzyxuFjYrRUZXSRufmBTHCTuaKcwlLKz4P6/Rxr5u/fv255/3/bzVmJnhZXINueCDec9",
-	"srXKI5+9HeftwjlHodtVe4RChSLEzEUECGANt48gVIClXyyyzLWhGCPdi/Ora4K4mn9BMtk3PAi6m8GN",
-	"wMCYMQoa2f4y78E/SQidanpT95lH7+2fqhztJGEac0GT6Y3Iop7TgCiZZ9gYxSV/kuEIyIslG9vN7c2S",
-	"1zELv8BUao5xi662/KqZVdqnmpm/j8WD5CG7oHxeyCW0VzY4Xno3phxCL8T9QuwvkNU/osk9g3YjFQ65",
-	"DI+hyj7IHoeVmnCs2wf3eBxX+vtn7R28Y8Uoj5aaxvuInlNpstj3w3UBVB6ZiwuiZxs6BVeWJ/qc7abu",
-	"D7EwgGquR5L8mErNOhY6Y9k6/WEuvnNAG7hSMbZKsN/5awdXm+OXh0PSYyG1KZGAiU5D/fxFhDcgNydk",
-	"w6ZSukxfvG5zpbWFB73QymakeNGldSNcvrBMqFR9jBECqTi8Ouk6AIw75wvsBt6XEWcalzUDBlEO/Bxk",
-	"GqS92qvrgKBJmIjGkgutjCCpk24Rbh6e5sWEpii2nKfSXd7Fe8VYdvcyI6s3JSOZ6qH9TcLw7gBKsruX",
-	"p6jkVZB5i3a8ZZSIu1QYEhlmNWM/vTxzmbgAWEIujg8K/vCACGMO9hhkkZk7yellUULOkBAcyh4FnSc2",
-	"x9wPamIsAVvSmwOiT7oBFuVr+XmzUnZIxYBdUKUmMomelrhmy4XcQ4qHtcXJqiNKUH1MhU6m9d3yqd3e",
-	"XnpsCzbxX7Ho9D7zLp1xf5dGW3xw5VaIKR/Z+p99GbEnUmluPTFsEnQYWKcy1Oo0yD5VLCBqTEOGWlVE",
-	"1ZBhkTEfCEiE3ui+vf+jPtoeQ7Cw+/aHH0+3L8pF4vhtWQ1eLz8Qxl9JHhmxHyqTEbqZcADJijGjLHgQ",
-	"kC7ICfjt/OCqvgUbLyAqHY9jNnLhs3GeYQ+SouHtIW/rAIcXmH8uz8Ma9mcdZkuWCHQHY9FHZEMnfDRi",
-	"UUDSMeQyUsU2MUfcKHV5JpNikBwOoTEhsVi8sDRn5xfnlz8sSvBYqKY62leq7meSjGVyT+okYTEfIBRG",
-	"Rs3aiq5gP0hUuf7gcceoz9O2xtrxjrUU/tKs4GXz54GVjk/d4g6bZtGa4Rv24dpjMU71qouNN7rlniVa",
-	"ZYOsNW2jeYkwnQxxqmztkg1zcFqwkhA25CuFKLPZNuCJVxIINRV5a+7N9wTs/QlXiGLQvTJvyoruuk+q",
-	"KV9eHT7DE3lqDdJgPo88N9O7gF61Ytx/P7tnJm4NbWr+SNkxPgcaLmZtzJekyMNF3xzA1eKLL2XMMobN",
-	"ALBmgqVQEwLlHmziLzuebQoTqtR7zBCA1OgeiMcRg84acYwXmGXPKLPcR0u/2un76Dvz6VNWkG3xO5Bh",
-	"/sKfJ4OXknDVqGfPSeBfItgsPv7Txl/AT19hORD8vIyK1KyKVOfQ5n+tuWvzW4sA74tooJ8o2nMA6Zlq",
-	"ZMQGghLdvD0+QEf/53/8T0AcD7BTPgFMbPPl9t5WExU6wAcngAr+n//xPwE9vMD4C88D21y+wP6t9mxW",
-	"yyz3lbC51vSO5lBeiwd47a6bI2+z58xfsWv6xB1nUUpnkKAsao/LlqOD91kdFiZBZ7CjtkBAaZnQAbuL",
-	"bWJK6TyqQEF9oSP3M4STqCgMCdK4yyMCgCCuyFgqzaL3Ntmbawa/KK9sFOPKNpU+8+v3GJEI4r+Sl2Nx",
-	"EB1/hRLIMmlhSAFmNDrvRlb9n/n81RqDuF7BlXtNB9f5xTP+3Pyn+Vz4GV1BT+NEB35dJtZhBvcGssMC",
-	"CwVYqUdDHU9J97eb2r/d1L50PUc6PK7AgyuhjK8kUew8YWSAjVkULcjL7tNKWkiaxCu+9FMSzyyOuTtD",
-	"D5+/PNG8lLO/L13sfh6kWz+NY3LPpoHfuprb8K7D9SlUE98zNlaEkiFVw6Js8TK2furtLm+WXFuQXjT3",
-	"iJ4p7GUjbguabQnKPZv6rbhDFlgogajuZgeqPOY8DySDul4Lxdj9WqdjXr9n025jcabaLC0x0wkdbOGQ",
-	"JjTULFGOslzYTGolCYVB2kLNhIVyILhNwXt+AhzmcgG9vGy4xXlvljFzS8Fm+573AXRp0X7w7vkW/DWv",
-	"SLQyFGDvM1bgfYZpFpSbqM/nPnLFRGSOC22xCuCZDLzv0spsixNko1L5S9Vr/L1bLpNbt4j1aWWqX3Ki",
-	"W4FS7qMxLxv1RbJMcyH/ZEFb1tqKXRK8yvUKf/9aaa5+94SnVv35rRX+8iAxd3eDwkDnPMgbODLpvNKb",
-	"geBiUMXIZZHaIIdwPGag7hao40Z0K2DxrBs/XgVFECrFC+CBXN0IJMUrZWEBNyBiNJQxsxCOUDyiWHjX",
-	"JSgyHEZLtNkg5g0JFZEckR7XM4WleOPPf2w9LBH67myoWml78uZPXbPRx0oSsnBAZ2vpZQeX+K3AOCUW",
-	"X0GkOg9IxbE1TmQfwVpo7CEckCGLoXpUZ6WoLpSo5IiRMOaChzQmrs+bcjorSdiAJlHMlLoRsg8wVnuk",
-	"m0Rd8wtXmhm9NmveG5BupJMufME0D4lm4VDwEH8Ko1GX2OI5exdNpq6pKFQmDVnfv8R8Dkh3SMNw3CVH",
-	"nf39i3r+K0TCFO0zPSUxo1ExsgSOv0gnhqTRCKpioDgGHlb0kSeVUsJZlmsqustdmCdZs81Ks9Q1kSrk",
-	"iCw3oLQd64pvrjZG8SkBzKKK/Q5Al36eF8XymJ8zTsfjRD4whIz8HVsNfHmGR6U0ueyV1VNyqOrlrCql",
-	"V0mQsUmga/q8/946jvUd6X77iKpDKEuzNxeSAraLQ5xZUg2iGOYMvlQ1SKWjv8Kz5nDRSnNKUgeo4eWq",
-	"Iu4JJROZ3EPMGvNTuSYAUqkIHVAulK4GPNysLtfBITxHz1ipMNeOQ2mKmELvMcOWjxj5UwpmQ6e2iyCJ",
-	"IOtJ+ytrgS5XcDt4TeBXY9xFdkUh3JBtpWzlPPoVuNQ2c/B3kT+w+Ts9A3Ipbvd1sESKpdx5kffK6Bcl",
-	"f5lXDW6OvPCe4PPIRpQi1EVzc1lx+EsVN1eHPysgBeZTeD+ThgvkCK6z7RYEppViBADISMTGzPCwFKRr",
-	"3t+1KYC5xOpu7mXuIegS078RYKRzEalXxIq4gHSzviI4JnQh9aQe5lJDNUjH6Ds6TQSLAutgwkRco+OO",
-	"E6aY0IFrxWls8ThmEeEWIVwKtoJBWxoJWLULayKZSD+scf11QqcnXLAVL/+BS3W/4rWI1fIdQrW4e76U",
-	"lhtjYnNVAZRsVTkFHhtkftCMS3D99+YsZLfQXQRc1TfC+7Ivoa69REp774iJ9A6uM9cUyWcv0Qmd3iEK",
-	"xI3oeiSzv9+bb8zdFRTqFtBGLM5N1xloOXvJMRLrvfM+42+KaHrPbNjYcV6DHIMTG2QEiwqnkSEUZs9i",
-	"Oe6NgOcE5jRLpM2/QgwmaI1DZApl+wkVg0KGORF0hKhfzA5zo4ur1LhJm82tEL6EP1l3s3EjOsSQEvOe",
-	"zZLZKFE3g7vGHeojUWXnUMno+6uqa838DjXf5oqgH+ZLc++s5MqZQT6eAAoh2Yfz0069myMZmG/hqHTG",
-	"9d6NuBGPsADk0SzPY37XY/FS8ngjHuv1euH/5uYyJz+Weh5Z69TrffRYsSceSd7dBk7+RAUWhSMgrrkO",
-	"Kb+wjy/sJ1Lo/I2vifMXFJWsVV9MNvDFQLjs3bLfN3aoZehNOxZvK5JHj5vMu2Y272MBndtxEpQbiNQ+",
-	"MN+45DGHnjDf4mywQM08vrzvHzP8CAKN4+wDcaeb5WRx33lSCHxrnlIQDXaAgGxhtS1w1uCTSgKBPGYY",
-	"WAmL6RR2nqcO4OWKbAhpR71pXlgpcBa82LOLyx2ZCowA57tbDMDCsIQETU0q6AJZmEFZrSg+fNaohp2X",
-	"dfmqCB1Y6Wc24piF1ru90cUta4StTADOxMbRukbjQ1QS18gJ0G+o0iC1c8Y0XyNPdsGngCzZ3YRMQhpP",
-	"6BQSw8xhj1C3Fg6a0IiOMbSdCdobkXOpIjRW0iKYAC93gxleU8iUqmsTfSyKG97kVBnwNpsJZ6dAVbmP",
-	"a2g22xSKVcAsKV/0WkXqu8NyKYWly2ZARlJpV+CiAS1QsAlTGiMQAaEaL2k3A6OgFaAEjQrnzopckENO",
-	"ppHlWbaLy3TC2a0W5vd090rQj9WN9aia9wAekBcAEzPjqajxF5qyFcyfKo7Pu7Yt1LF0lnZX7IQ2G7vP",
-	"BG0mVXtMT4w8c0fl8pVxbeCytWnciENYHCxz8cR5kgpXJVNar0Wa3sy5XF4xs09WIoo5AADYLxmsdP15",
-	"Mij3eVtAQ3dKSjF7xiqy0ecxujh705x+lsrdzQZBmkmBPH0jYFdjCBDsCKyGXUTTvPLIvT+vO3pJevt9",
-	"7ir9CPC7McwAvnjj0/X+ppfBC1rMhGLE8z1kL4TywZEGms8dXtNBd95OuW7t7DW395rQhHs1X5frurd0",
-	"xQHn4hseVlV1JDOiOC/H9g76yrVOBdfeQmc1YDci85nDI+DxuKDq5VZtxo1pgTTMVghce2Qrd7z1zVwj",
-	"3h4I3LHhyZZKC55XhaE6thqkEoCsQa7ZV1BWwMWUcHFP9JCH94IpgOUixwcHV8ckZg8sVjdio8ujSPE7",
-	"wJ/a6hLEP+WKReQ//+N/Ef/Xt12H5BgUv2dhlzCqpuZQDods8v5G2N/h/XfNLoF0XO+B+MN2l7CvOmEj",
-	"BuctD+9LJXtYW2LfakgZM5rc4RgN66ZxnH8KpVDmuBb6rtDg1qxAEnEawqMEoEzFcnKnZMTTkf0wlpoq",
-	"hZ8RRuwOWrXgr33AxIC/eA/qW4Z8MLwbJ1IzAPHqxymP7hJmNoxbY8FSbZhMcPPmBzZgmiacCvwA/x3S",
-	"GIZzLxX2PolpqKVi7t0R5cnUfRCpdn/qtMfu+oxF6DWSCY3v8hoFAEvJF7X4cbv4caf48U3x49vSRxZm",
-	"X9ilLX1ulT63S5+3Sp+3ixrr/CWc1V05064hXnXNRP7YfezpPKsNYJPnFSPksBurDs8nwIS9GBTX4cXx",
-	"/sHx4Yp4XPsZfcm+R1/SetdskvsQeHGFmpsKfC4XP0WSzhNmkA9bDVV3fnCVQdVlpzBUkxGuvaYzs7WV",
-	"oWsDvvIqAt9UrGTGDxXIR8KoClbmwhtfWQg9kMZq9RTZOVzEK1wkVxoq3fPIiELgJUOUDfgbMYECMo5p",
-	"yBLbziBwQAXYClJBbyPE/htQLt7fCGiOANoq1N5gn2YUvStUCyudpJUgd2cSsUiFTiAWpSbMcsPqeHcw",
-	"u2rQs89GAYLzzrU8tDF07DiNyPgYgMi5p0E6B9fuGkjOAO3Jc1vcCCzyAmBEYcmrh2yaXex3WAEzxPJB",
-	"TKFrv7FJirRbqErhWsFWOIP1qtgQl/v1tgVyjVjiVk+R88vT2/Nmi7wm56cHt+fNrcZqYNPgIrlgCZdV",
-	"BRKnjMbK23C2XYZhi43zg6t6e9NZi1lFRCnd80MtqJ3UgtrBmuCGwL5VZXqR7uYKr5ENiYwAs50Kf0HB",
-	"AxGxxJbsXZ4iZQoFeZGuWbaah4qY6OcEBHUlxIKhW4tsYEFhQLr58QyArlnNW/c96VovcTdDYoL13vRn",
-	"4apv/UO+UDg3H/ixKt7nIFxAdDrBV9rbM3yTrZe/S6tE/aEr9CkprqLYZPG9bVDKqnrTltpKC/o/FuQH",
-	"+Xsv6xrppSXsbFes26GAODKrQN+jEbr/18kG6GFku0LJUOGQJoPnRZ1XzDUYyQfgjurk7mRqt3aUCU0r",
-	"yZijRUBkHGUeppVPtVP73qpNboti9mOqqlwoP7XqbbJxTLiwFwbkkLARFNGG04CcE5nq7Kf//I//tVmZ",
-	"tZtIOaqkv7Ea55TQWre1q1oIHKYhpFVAoESEjOQLWPniB664nifIzexauxapSdk0+RX2p//QEgUDnztL",
-	"7GVna6mBPOkzReVmFQM6gN8/ckFj/udctAyWXdnou0sRJIamEdck//2VOWjHMtHgpcgursDFyG5ZsYwL",
-	"H/uU2qzCq7wHVdIEuwX9Na9Lj+y70gdzYZ7xWZtXYr+0KZBTSVn1mztkmI6oqLtmaW7/NsixVmQiE0Dw",
-	"GdEpCQE+4T3WhUPU3oyh5Aqa20xyDmbw/M7jR9fXFwQvAmUzMAuPKlgfuqoYxlWom0H8w2FtYKdMHzik",
-	"ub0cNWS2i1swHwYgJ2xV8TDo1gEZ0XDIBcspC4X1LvZt00EbZN9OpJdQEWboeIFNpzJkhrF1GzfijE1Q",
-	"73aVTDSKWPTeCwdn+AppHJkLhlREcdZSxKdp0R1S1Th5treX7a91l4O+lptK+i1a/V6jXlPgcv+sUsO3",
-	"quacI6aHMrozD6RxLCdY94MqxF0q6APlsX1aRDXtUVX+WqY6lCPzLeoyQbm/X8FZ4I98hm8BRy7bxsVN",
-	"aftLV4L89vtMwF7CaDtVhJJIQioAwCJCqz7Hv9mBMaYJHTGdgeMWd5vTSFZLR1rWl3qxlMO5LU4MyrBF",
-	"K7ZFKGOZAnZ69x+Xl9999+FDSXT8o/Wxvbv1Fk8l16v9H78167ud+kfs117Vrj2oHcVvO3NCAJAKYI6R",
-	"knIS8WiPdN1x1yUbnWZrE3ojUKH6LEnsl23zpU03gy/ebQY3opsfjfDl1qbF97iz2muXbDh7yhgPaFBh",
-	"FNBwwPnBVckd6UaCsVg3hDzVrXAcW7XavazIu/6TKgh1LAZM6Uum0rgiO05IzdQcKprzVt1zcEzIVCse",
-	"sdz43QAkkB7rS4sKioVMp1dHAWHigcVyzJwTRm0WlL+lplzWi252YEdygl0hs4HkvfYgpQXPUqNwDc2G",
-	"E4QJ2zSymwANFMLHLOqUCJ0+zKXV7iV84pglueVow4to8lo92J1KKym9R/HbU3yYXallMYOcRvloKzeo",
-	"9+DQggvNAypfMkC75Sw2biLj42orZVVobBGxitK4Zt1I84iMpcImWZacbiNzbE3nN1L2FGFvDUeJqBye",
-	"PRlWmPC5vXLNQn5zwk3mtQvDSdDc75QFz419sNskEZ0qxCIdU8gVxb5oXXd9R3fJRkIn0HES8xilhsx6",
-	"MmQ0hnMFB8il2MSEB7+Vi+0tyxW5Z2PrqKtQjalth1mF0GnHsU4nNg/GvMKlBMdkJ2/GWeFWujqqb5EN",
-	"s/JQUzymISM8CgiLFQOGSAV/YImiMeFR5mMqOEEa5DPXwxvRtS/8SEOIxtpS+Iypu15J+T0CokJuWYrj",
-	"s6m85bKmw4vj/epc3sLLqqe2HWBHX6oIzpSr6ikUXnnUufxwfvnT8eHnxV2fVu5otoI1meVze3zg9nLl",
-	"Us5SwJcfmfvI7UrcPMskWfVhFjG9AirMUfwWH3CAlz9VJFT76vxdDq5z6G1oFnXXdXfoHFzfdpqtbmGF",
-	"sRQhjojX4LmExIy3rdplLieoJcscmp7nc5/BQbRKlK0nDAE00VqFEdmAnNMcTdBmERjpwiIHc4jqQ3cP",
-	"20grLSU2os1a0EoSyfeki2NsoNzpEmWE4GQ4hR5/Tg0CS4qKG0Ey4+f08iwgQiJioUCcwgCtI5WOjVXu",
-	"qYBm9nZc2V4G5EV3ASxVFhuxbEu8JsFkA3YndgbtW37GL7c3zbiyaBM8wbI54RFe02puApFobFY3d6DJ",
-	"JNOz0FjkqgBC9d482lHMkh/n4Yqq7Aq5icxwkqFjL4GiF6xcDwi1ZkksxQDr4eFgNa/qGUtoMyg+xg12",
-	"A40UOA6huMTvWF5sUA6tYf2HmIfjDfOXHN0QHulsl7BQCpUCKB1UxIcySfDUs5M2zx5BtmUKJ0JJ3cbR",
-	"G2mElDb7wjFBqTrNU62zu6o064IUqfJQl20Qo5F2RwkmLGLqIh49sH/2XWPeDY01TDZikS2qDUdRfSNi",
-	"5tyK+f7bDMg4ThXpZroKPD3wYn5Z41qVAYMGpJs5bI+jbuNGXCGBAu/Aw3b9vxfobZWUrl2/yoTGZ2qW",
-	"s+dkq4m96TiE12hopEDMIvTFERYOJStCyNZOr75rNpvNylYB3sRX84gnJSz2VrPZ3treefO2smGtt6jV",
-	"lfhrKpWZTuaDQPqy0ZOKZOHQHHDqvgt3l1g3gyAXGJK2PqiSJo7tsKWXMUQ0S0YORnJl28chVlZYgraa",
-	"qWKMP9E4ZdYZWCXuRNYb3mim6Ox/n/c1BDGM23Md27SqMAENbJAHTymb9Rw3JVP35C15aAPi5h5s9SzO",
-	"kmAeL41Jz5KaXFlLmzBhC/n3LwNy8tFcvH958vE9OT05ubgR/QSLQKCuP8D7M3tdkY2PR1evP5j/X1+9",
-	"/nh9hScdJZ+uP9bfwU11POtHNLknNGE3QssY+sZFDdKxoHg4TAiGKkK19W93T6+Ous4lgOLiidhRWXnk",
-	"hisB2LSpsFZF8bhUEXSoNNaGTcw03UX+ryIEyrPxeV4YO9EHSpwJas6Kw69jnjBVlS5xxR6YQNMUW9lx",
-	"6x6yNsnL9swCWJa5LbdTZRtuKw+m3i7CSlWuq6JBloAgV4drXOi4gVsKiIz5W4oM4FOiWA6br1QVT37/",
-	"+Ydl+anlwoNBKRMsOrjqVPPnQ/nK9s5Oa7e6Vr3a3L+3da15BOmHi8pDSpW82YpXNk/6utxyvQer835O",
-	"27fvP/9wVVE3zKar70FD8mULDw+ser9fsrleh5usHE32s1ImTCZWVd3NY3bNR0ym+oqFUlRl79gfPLR4",
-	"LVNoTJD5ebE2CstqFWZ7KZT1Ng27QSxoJNltFnSx3WaQY+lsvbHggdYLWwn7IxOjH9FVtMhz71KzEkO2",
-	"3J6/hotmN+gMndzziiOqWssciKMiIBKbH6EMoY7J+EZQBqR7dLR3etolG+3t+lCmRpFfqVwFADeLwZON",
-	"35qtL78167tfHtu/NetbXzb3fmvWd/CrylDKiRzwJwL9ZkfLOrk15VSaJSrA+G+F3Z+DkztehJd/Ssfr",
-	"wOQXeeA7bkymDCQeU82gwNRDkweTENKo/N8h+atBIPFprLHPtjW7VYZmdyMgHIyeGLMExl4Ukc21cy4E",
-	"F5F2hSkbXQi0op+jF2P17wt3c/YhjFfCVnxaQvXar1kPh74KRGEOk4yrNZjPQ2mLkm3GKR2PuRjskW5u",
-	"RnXRyO2lPNZ1IwrMoiiycXV2fnp4QPav0R4LyEiwkRQ8VFghb0yFzfdQSJn5jroBoe4lRDHDJYlMB0PS",
-	"vfhULhZ0pS+vi81LXv9l/vOtW0ogyIaLhSvZG4sulMJlM9v7NDNDV0cQ/OQZrxUYggmzdt21nKX+sbBV",
-	"0Nb0diV0yNucYefZzKWiyATKvDAkiwVRXDlyVoWdSgziD6Ya1c/Py6+MdmKbmcgW90+ydut7pIt/dM0h",
-	"TDXJfUIlg/x93rumG0DUx0iAG7Fyy5r3pCwg7GN6qc4iw+YJ3ot70xuBaHTgw03SAUC/+h3aXbObANEL",
-	"QHLlUkuB0DJcWxJbN8LKLRyXYHeY8RoUWlJol7qNLW09f7N1VW6c/dApd/Wi1jPoKGFzWvKJwxfujaVm",
-	"X+6OWSZnEadVtSULGox+hM5j0NkMO6phiD1mOSYf5OSXACMmDgjBdpyKWBjThEWF/F+/FSn+/fuY5R8m",
-	"rDfOPgx4vzjNhX1Mn2DxmjktaBLtOsbZqWMvaM/wzAdmuyE2cGjLu1tXQdyeIVyxa2gKXakolqlnDSDR",
-	"JcKFrbaual361z2bfuuuZIuqIW3vvKnoM1DAbrw66tQ93EZggOLsd/vv3kTNd61377bDt9GbnV3a7jNK",
-	"m+HODo2arR261etv91u9dq/Ze9duh1FrJ3oTtnZ6zX6zSZvvqgOIf1Ysy4eZl2+/a7e2lopCTB/zmd6+",
-	"ISOCxwzL0BJPmcuR/Vt7T/j+k2clkM/Q9nfJxXobZRYorSMo+U6O2J8v6OQo5XkXCzWe0rqiTM9Urehu",
-	"L4Nl430ZvNiKHpSMzvO5SA2xSftCTpqpM6+C47R6+IBqtgB/0+FuEgu76cLCSYTqPqgfWVVVgdrLkC1n",
-	"C6AGVf7TTwpbehsFM8q7wY+pHhpRV1QK//M//ld3tf6AMhmcrdgJ5J/Irn4DnhwmFXq2KGY7j00SaOgD",
-	"ScVeF5dXfiefjE7P2gAlrsYFykm3hJ+rmbiIJ/YMD5IP1zPXjRTl6KnlqBEgraihnKCa7CB8ikAl80Gj",
-	"MLNn0+JL9mUcy4my2owM73O/kvm9MQukuvTMf7o7CUFPPPu3sksK6ZoXF5NcC0PxYn/miReJIfGLPO4Z",
-	"/i63oIUxlae8ugcsK995iURD+gJFU0tDypVxzRG1No2reHlapdDiQ406NGkp5tTb5IOvovVZsWlkcXKt",
-	"tpHxRm30uwtAm75RllyZpDFTDbKP2FJGFvYSRqELoPOCKUgeMTsw5kpvYtQvYf1UOczwrH35mh669s6b",
-	"ooOuXUHic4SHKbJSL6HL3TYf4KK/FY9XPPW8G8d06U64MNcsglhFKtiHLVOZz4vCb9bRABIZ8dO4IiPI",
-	"jIhyoduNqYhUSMesSza6Y5nohHLtPJRS3auCkZldbcZnLy5akv4VM/S5AGzYeRDOq0Ev5ahLeP31/O4S",
-	"OXppdtouxOPHLKiKJhObWZeJG0GV1yYE31AH4OGuLRBXpPvf4Yv/r+taNn1mvSsZ3jNd3lDQ3iNiD3e/",
-	"3G89nL37Y3m/lLe92nL87JwuGaBVFfN4/WFXbSx6xb96ggdz66ggNB4PaY/pLMQUS3lfpzG/ZwiG1wzI",
-	"eUBaATkmMiEnhqBcDGKI+75HNNgC3WF9bIePEs2yxrBehOS3dn23Uz/6/ofTs4v6r3MrTBbEwq+ZsEjY",
-	"Lhg+4kJbf+ATQJMtDMbimO4F+itX95LaG67S0Ygm0wo/aZb8VKGAnHnIcCun8eQ10FXAJom4mlegP+bR",
-	"1t0osQ68cq/prL/0e4JXwqjsxdXtqX05ZB9umCC7eXlhez7cwCdUtQu3ROqnVIAvVV3pfOXTFmO7nK1i",
-	"embu2B7RMdEyyPYd1lauDjbiB3PKq5u9Zc3Q0LTqYVaP8/wclXg7VLPz/geeGMVhhqV++eWXX+qnp/WD",
-	"gy54l90XXfIa/+7ONDEe0AfmLECj/6VhqV9Va/dds97crrfaFQvmS5hmfffLX9vfNur4V9v7a/O/b/73",
-	"/zYPPghgPNYLeSEIzurwM7aLDGe6CLbqRTyeyyfzQGmWJFsu3QH9mA7WcOrlDf7nAuSskIh0JG0WSsnU",
-	"tTsajnEhdXVdv2eerZc56rTKhfKdJUoK113J2SH5C7aBTSuqUSpKroz8fOe86mTjY0BO4RD+FJBOQM42",
-	"sWvfaKxLSBofn1l2Ug2ncPFTq75FIPRkLLOQJoxsiDRRXAyIuWW2usclMxeHt/35b+txkOcGJiLXx32Z",
-	"hKTOeajavCvAL/g7xJf4vnzN8VU8ieE2x7I+CR7PzBYy0xGPS4lZB+eHVRQc8AdWYufvO2eVl454FMUl",
-	"C+nHT8dnZ8uLj3E87m3ZoyrnZY2p0owYhB9XlxnmMR/xpiqhARXrap4xohbUqtorXA0/9r2wbi70VqbC",
-	"1sMXOLi9s7zFWKVGX+0p1BxDJstocM3tmZJwGh+KSM0F0AJ9LZEEriTY2yEx/3V1IoVW6trc0qdxDGlj",
-	"/YQxM2/AkhwPEhpBt3QgSnY2G8vWJppq0psCphYAIcvEz1Ezr396Cxq43fy9rJlMYTYc+lhwrXIKVMn+",
-	"cnEWBxSW7JVFKgc502b8No/hM0CC1ewBvHzWDLAvrDaLgfz2CrOyse1+TqGEZMQVyGRo6TqkqSrzr+VG",
-	"xHqo9I1zNgcaxSe1McutogID0iUV3wJZjhMJX2qWjBOu2HIt3819jlrviYOKZD5HloFLDYGxIQ7317r5",
-	"ULeXgHGf4XcX3SQWWMOs9wS7JoLP38aNHDrWHYCll/At82tmvSduF3v9YxZQyQuiw6+zz5MxD6cXaS/m",
-	"ajgX02cMVzXG7jKorcMvyQNLFJe4l7MLZoMLePWK6oN9ZjUDuRcijCERcmK0hL5MwqKWsLUYCqBcde/G",
-	"l7+9an9esn7C1PBpaZUJ3px5q7ygn4a2ic1R++xt+H3yy+Rd77p1f7GtTqLd/hF9kx7KncGvvC1+/Pr2",
-	"p0kpQNJqr5cMWRhG9SSxT+Azk0cXCq2RLdBdHPxes8G7F6cs8g0WaylEbvREfVbVGYIiZjRlOREAcCYI",
-	"JVvNekSnxWNgmUN4zSH7abCLCOYHBOZ0AlwpyfUSEK2WbXjEvSpteIjyyYTQELRZH7xrwIQtFarNMv3K",
-	"WFwr1AXJvhsIPjcLKSZYNggjq0945C6oim8v0RtmtoudQDa8SrraMHdx3JdU3LMIeYpgAx5iLAPhPthO",
-	"mu4jF2rMQqMD2S8gZy55T7pK034fsP+zFvSIgkJjTiHjIL/XaC9inGr/OIIhWLsElG58McI54n2AKGde",
-	"V05/c1fOLJeZdNZFaqYht4zZgoFjTw3Duth2KRtGd/1hwzvWH/5VSMU8tKGOd7D7EsJo+mOWGJZynn0V",
-	"UgHd5qAlP+I9IMy5hUCdFyytUI7cK18p0s0+HEcleKUB01e8GvE6pj1WymqCLiMuKl+NMKWHMvJViu8A",
-	"K/ri/Ar+8wn+7VzvH9WC2sHhyeH1YSVI6phWuezK8zJXBdA6R0NDQ4uURRUjny5P0D0F2neGl+X3byvQ",
-	"AfNZmq3ddn+LbtebzWaz/tb8887808z/13oNaR8rXErpUgM2C+sirTP6WQJUSQfDaS+k1htuW9pjIaTi",
-	"MoN9nSl/NE+o1oyLN86F4CrBycEO8PCPMQ0dEp24gKp+aMQ4HkOn+4SpdMQI13vOoz18pW5EV1OIQmWF",
-	"84PjqBtg5XeUJYZWVC9kqVA5X6zCEZVWC80CYfnDfnj742n7558+LIfnsHe77Kx5jHDJlIzT+e3dpVAL",
-	"GqGhHHqlQL4Siqk0FmkwE0Fc5IhVqWL9NBZMqQb5LjFXU2UrSlzbErNsPTbkwgixgSIbmqp7FRTaWsVy",
-	"oAKitAzvbWvVTRJTEa3REciTt1UNgaRwWPQVU+fKTsQIjHuj9Ft64JRJwgdDbYyBWYHrupKstu/MII1w",
-	"3bfD+fYlWNTD1b7eHG/ak11YEBY5iAXNR6zsAdF0gHlRREh43gKUbsdAFYXMlWyWnQKzI9d0YIRwYgyh",
-	"iMCFK8GDZ9tseV5cvosW5izZy+AOQ8TZ3cCjeXMw179ShEeeAmgIMwa4CENypWVCByzD7VUEn9Mz+piI",
-	"p64JjqaDJ+iIueFSzRtZRrstyEKqZ9Se21e2vZ7jfWXY8SULcQ0EhdztOaBDfnbKAjV4wnqf5jXwp+Nx",
-	"Q8nU69cfUvH6yeI1e1l+EFs+ymVJkAnUecLY3+pz+G8pw8NmP1jQo8yKKkO3wMHcFUo/l7Yki+dXn167",
-	"fgOFt9jS0yKzNbdm6kp/a9bbWES6rJ501lI/pVw407faCThiZoYl+37EEh7S1/tDHtKBXKv1dPZEn+g+",
-	"dSqXuaIZ7jNyacvtIF0MwOv3ONcKFpolDzSeW6V9JCdE9rU9IfI2k+ZmhfXY2F3ylSsfUnke15tiUfab",
-	"RUXZOysUuFWNuJq+Ss1RZkKm1JzkrA75/vM12QBAAntwdu951N0MLKRta8cl49jMK6pIt5PqoUys+2aP",
-	"fGA0cdZz6L3O9rptLEgAOhbzi+SzpmEEn2m7yts7S6XvzWqY0aKrr9z3kf6RMjfRLYSGDIjK0qEa5PAr",
-	"woGZXd01hhh5bXTu1/bB1VNL1fI40CdVsdj+SpUG7xPMvqGSCfhAyH6/0hGA1YjgusnzV/LMhPdYAn2O",
-	"LTp4oceIcngkiI2f9jCqWpG8jpW3z8nEsY/A2t61T1pXCHIm8RxYfoPf6mjldJDsrhWVMb4WANas0Jfz",
-	"ur66tQA0a4naa5VHYA0crDUSDFZrjWWZ0muO5RhonYzh7KZqzlgnqSCnh0sw8NfT5wmvWxasQXEYxZn4",
-	"rBt4O6HElAu27QHeM8cbrPCihn0yOIPNSLnmiMedyAcEO8yg5Gi+V3GnoxBoEK9KPrgRsKupA7bCxt5m",
-	"utDg17nXbMEU2ajogmuHpl7/xaNv1egGjga+f8uNuYQPOH+PznNKZ1XNuThbqaJq3Y0Bs3wBJ7oH78if",
-	"Bp3lRlJk5iIbZ/ye0X4B7+Ul8llmJ+JzGu29ep28sGZ26ax315r9z4busmU0aqG15xqMj7ENEqj5iJ3j",
-	"GoxhJRSiEkAiuXLgOznODnSZHVOlyYhHgg+GqyfpHthin6cnxT1PwV9oYbrrVtTtM4ovK33AHszz6tYg",
-	"/9+VoFG/S70ayolC/6MUjIw5OPC9LrJ2BF0LQ+0u5AJQuQeJUQo9e+uV8/gg7k92j2BfNdRjsgEXDXJW",
-	"cACBD2lIwf8T0emNgAbwKMJmslBLGd5L44U5XFHlysapCIe1eY3O1nh4dSgSnxLAQOev25wakDAz0ZbX",
-	"gFhzbnUmXwUVBh+NuDCVlUBSY/vgrO/0WkYsDCFw05xLnlPbbrsKhVqkWZdJl+jr+HzDb3MvRTzdXFjp",
-	"ubzDeS5XuLiwvF+ZNQYBvcodYWSdOeG5IF23s6rTaTNRN38nv1JIALi0QWxxKvO6PZufZ5t1h2nMBU2m",
-	"frfuv6nrc1Z36VHMvWnuer9AOdwTi9aq9zC+eu5wq4/Xf8pRU0L+6Zx1cm9aRWedF3E4VdIBgciPhbl3",
-	"eslCxscrerE7JGvLaM6HP1Kj9EIaUxzLST0dZyinqwFfrt26oWrO3lNWme6zkoNmpIcFIaRCTVhCBjNw",
-	"z39Hc8fK1kqfmVHDiJ6w+IERh0PrINUsrADgEsf8nhlTiI2kE8dZa/mZKvYVcoFeOhdqeQKmBVmFBYUY",
-	"Vk+mOrABQlc/g0EqrskGZPZq9lW/ty3NYinvWUTS8eZTUqNmN7kc87BIgYuEhw4iqtVG9IYyGmBzvfy3",
-	"UroUvnQxGPA1HcyvjlwxyPX31SpX5HxUhJWWNwB+RpgJAi/Puvl6/UiVH26a5fOYi3sjWyHUSTYMTxtt",
-	"HBDJfrwEULLNPdL9a8J6d2kSf8NwlEPEK7DzC0WweOQaERYm7ZHPM51dTCsLci22hK7zoGv5pClGfM37",
-	"98g7v4JX9sl+IsP7vkyiVwpScbbaeT3vRsQHxkQFWDIK0vBGxEzDvS5X/zggJwE5h4s+bQYEERkJDROp",
-	"ij0vVJYRMmE9WKUbMWcVrOgxx7qmgwY51nktqCLUBd+pyHpJUK/Oe+9GJEzJ+MHID66JYCwydymMV6Bm",
-	"6IHGZK2+8rGW6469pS7VBWaVx9c/1X/98te76uLjIgPPya+BzABIKNCI16Blg3QNY3hpmP3ZuoWNruMj",
-	"8KKbJePQrqWbRcZtco2Njd+52Djmc3MWwoPzODrslXIg3Yuj96ZYto0c1gWW7SJ+nRyjRhBPse18RGBq",
-	"ZvCI1j/FHnrG+PXG7SIvUjFcPcDlIewrV9otUOfiuIjuZ/PasnGDAVqcYdFr5F85u0YOcKWUQow9D0EU",
-	"5Tg3JVzkbkST+0ICo/kCSj4GwxJKgv1l9v1zNd2OIE9Qdr2j8s1yWN7rhE4PWMwfWDLXH2yUnEbkLgLm",
-	"MV/VwSbWPLxn2sJZJkY7yK6sqAr4u+IDOIqnwJFld1a67StFb0KnJ1yw54eWDRXvDBUXoDQ9D+rogDM9",
-	"pzfI34xNhGWSVcjkQzmx5dmJseQtGGgO5QqloYpstP7zP/7nTtM/uBgNhwGJuNJchHn1KHj3bG8Kc6+3",
-	"P3/7UpzZb7Vt8tmYMUHteP+TWd7MH1DCoFqyb3J44p3mEvcA0qG8HqvjMBVgcmeD7vPxBK5zVGKIxooc",
-	"W8Cct3nxLY9zzFhzCIDL0n7U0kGuvgjAQDi3aTSgxm7ohI+gN1Q6HrOEhFSxzTyryih05XJ/KHUWM5jq",
-	"p+cH+0fn8yr0V6BW3i/n2RXzgFVxxZioqr88ywoakASW7jZW4HVItRm3EeH66SWS66FkG7XUH/nT3okz",
-	"ev4TnhiplyE6TStLe0/z7rNUZxTWjh/drqhuTOqwpzv9PsaqVoCpzjoJZ++wSayzj1dzwKRzEGirPyk5",
-	"YtBXiI6NHvg+B5QGWJsJ+IY3xlIp3oun3pYuVDB6WMn2j6oQqZoqzUoQBSfn+52TymO5MsH32m3lkUTk",
-	"eyY0NIEX2nPf2o3n7WgZGUPAGCVJTw6nUVKZPFeF7J6bYZglaCdR5I3iPi2wvhed96v5XQX/DB9UinGo",
-	"6MdYw9N6DkD7cmPZMSAVTZjrIfie0B5818dL7hkbGyryBNHGGyTTOxIG+jl6fCZDGUOrAfNbaqtfNqQN",
-	"5NuHaXrP7MMiPFfVZoPsmzcbPu4aCnczw9A1W3QvBLWeaQv/WHiRLQURbAKdEV6p7PlZUymfJq3g2YEj",
-	"LF56obDQ4dexLISE1nJS+ertOpUMULCyXMWdw34IlPvS7NdYZbFeFtC5ugfEquCzGR88qSuU35pild4U",
-	"85fjPBn800XBCmu1ehQKp7FyLAoyN9tvyD7VLME8jrXc3PMpecX13yBVXfRSVclNaNyyCjn9hJJ1czty",
-	"XvMwNTPF0hF9zVjBk/I45hD+M4IdPI3214D8hqeMtGTH3o5QLjrLvWoVetNQ84eqVgxmCGRMU8WU81Jw",
-	"psgGewDVDFRA0AgAzAXtIsMPAAzlvBokNsy7+Z5Ac1esbgOuGBXUFTvfWSMaX1aJ6CUscrJtbsH4A1aU",
-	"sK80NBpS97eb2r/d1L4gVicavPC4ko37bwXDdtEK29WDdzsIKo/lkJXcp5VEcJrEK770UxLPY6xY0gia",
-	"bSxlK9T5S7hT0K5S2vwEKki3z2PWhaXkAyErXVPmkipv+sXZdwH5/uLwu4B8Zr0LsxzfHX+0bSWMnWjV",
-	"2B1yyj8gGqj95l1rt03G/CuLFcILKB6xG7GxtRW03r4N3jSb7lcOlvlmYLPFsC0ItRFS6D2OlZOQDNHd",
-	"x84L9evpGBxH0BjEqExXP31HANoUEX03uCauUHNKcFY2YzI74nqQIrEcw4nPAWz6pKqaN/xNrRZWzW3O",
-	"XPxzcfNmYqLQirLHYikGZvetbPF7jQe+zRfPK3V6WNRd0oYw/ZlVrcZPNOYRTOqFio+xs/fqBxecpe5h",
-	"S5Jm7KOrC5M/0/jeFhZfucTiOd7pSX5pI0tCBif1IIXmXN4Fr3LgX9sRakGJwTPio/BUiDqt6L/2xvgU",
-	"J3bx9tL7FxbwfXb2y/O92ZkpdNeTQxt5yr/rm++cl7uyrPt5kP4sme9sdmgE0KnKXOh5iMH7beRzafwB",
-	"6cKUy7+ZeazcF+CIikj2+/MGNk5klELBIhnaK0mP6QljkEwM0dN/ylDtuxY5672xGvUxwfhwNmwMkCmW",
-	"jfuJ/nt7+0IX/iDhsZGKiqZY5vBsH/5Mi8HnNWLI6FlgzhJLrB4AsPqSDdPNaabck9EUorkIDGuv3YMe",
-	"ATTU5Pur87Pcu3bPpirDQrcZ6z+xhPenN6L7tW6z2+uKD4RDPntgLk6T0InVUayTekwR0xOU4KqGk4tg",
-	"B0GBJdYRFwXk8uM+2dra2jXD+3S9j2N2OtWIxzFXULZnLDasNmiQT4pBwhLU3g8Z4RHMrhtRTbubRp3G",
-	"+jLUvQNbeTKiU5c1KlOAKM0KOvITu91sv6k3t+rN9nVzd6/Z3Gs2f125T3ZUeWQdR8r2rx+kMU1I5+KY",
-	"RCxLEFQWVJ702YT0aagVmkRqSMeMRGyM8Iw+9QCszuwu/AytWDTF4DXd9LzLOVPBhdWsxDJLJCA0VrY/",
-	"t43Ge9wB13UtNH4pe8+wfMOmsNQWwQuskLCG4ylqZ+udjzjZvJIc2nXA4qyw3zpaGzlVUdYpWLbRgHuE",
-	"G6thOAHKRXZ9BTAQPtdFRuZsjwQtoKxJewYrYYzTP1KWouryxBJI64o9nVObbCiOaZo4VqKlvIdaF28j",
-	"OpscS42by5FOgxpz6ml50tPC2/qUx8aQ6aMNbHgL/MqC4UFkLR1zAGrs82xx/N8p8501oROr8xldcKfZ",
-	"7DpsUimISqEQdiVAjJU2DNnoWvTHhmbKNtUwf3n+hs01two8fd5mcfudW5xWZQaB48k9Ftps4QeW0LjA",
-	"kgqqUaDOJVqtMdiKFhiy5Vo1l7oSTqGLT+rukQnl2uWFUqNCjKmxIAEqDSMO3b3CfuGKpBAfntAp2bAB",
-	"ZOw3cSOUln6Q1UtExobLoTkIos33pOunveDjLU/h9Swi7a9f39+ILvKqsTvE1PoeZKpDOWJGl8l8TeBO",
-	"YsiUOuEsKqY24XwBc9oVumUjMAsEL6mOy80JFl57g36lyNH19QXBa9+TJgbTUwGdggz3Q6Sdj1hkBm/3",
-	"CcYY3XxtojNu9p3d3fW2fqWR++CqCp2YRm7w+CgoCEsvGucJMCdVFkj03M1VlWtlFRFbZ0M1jeUgZXlX",
-	"3e7XukN27RJlRZDTOOwblFF3xxqRmAB0yXsNJjJ0/23GfTfz0gZcNUqVRqzlnitJi6eECZ1Mi1zzb7Wg",
-	"FlqXegNqC+4c+J7/CxcPkofsbkyB7mWU11pQm8jk/g6VIEylRIlUyP+CGGhRZJXhI2tZCaurIa4VTNzc",
-	"TodJDOgAG3P1uaAx/7Nc9LlUQlriX3myrRpqa75XGM/TqLhRwVU8pxHAE9K7c8+vZ8yUJ1cm3HM8uTN5",
-	"KJTHacL2ZVp1kn3E09buNEUUh2qVISMxVdqdlf00zpWeDYjtmvOlCaDe7qLiEdcsyohZdWDlvHelc6Vs",
-	"gc4E480G6bQJTFGMHDCXJ/uz9jhP06IgUWBe4+9c3rpdDqOzg8pkcOFsMSMtCeWIY38KFMM3wpbXvSNW",
-	"B5szKfeeUmJzu7n9HCmeeflnU+ZBCDYWeHpfK5mq1byfKeTB210TuA08wweFBSgx+bI0ertrrpnS89yL",
-	"vjq3h6ZQAU/MKBuZhymoUv0D6OYNhz7Xyor8Po81Wk0lr6N341NcgaX7F0x6biWFpy641vFGrSFdWOQu",
-	"+XR5YiMVQ0zggZMColZwBISERlHClHKdWDdsd/MbAe3NjTWPp1+uy2/mfWrAF4/Wp4M2Njugn9ABnBLk",
-	"kkU8YaFWLjh3I7COLtOmns6WhUjq9rulPqTPMrkHIIRLe17OY6PZkxV0RS/73lxi/RSoheJlsyyS3TLX",
-	"KCg8EwDwglzMeO/J6i2eBIm3Rn72xJHpSd5t72YvS9snw5cq6ETFwjThenoFOfyoBIz5D2zaSauAazui",
-	"3Kygc3FM7tnUcByN6sDK0EL4fY5t7IuCo5O3pHNwTbgYGKHg9o5FzDSvQFeJC+js1b7W6ZjXsaG6O6xh",
-	"hNg+iyYscWPFTx8d4b7/fF0LZoKVsHVsvcsrVUSz2lgIptXZ3z+8urq7Pv/h8MyiaVUhc92I8542W9jI",
-	"OOgEmFjw+IDEcgA4pMTiSeG8sYDC6E7wunyiZmuWWjrOWRfbZyXv7QgTyts6hoCaNcbOhmTDwmfZWMNr",
-	"8z32vZ6zBH5Dx6p18Ab4Y1rpf50zQucy+8PcFbhE97wzpEO4AW/964myLSRxQQ4OfzrePywtCCDoJIz0",
-	"EjlRLFEkpMJoBUYJw4mpBungqsdyYIRIRENNuM+EMJycAHPm/Q0AAPrSJtppGmovtGsu+x9+aVz+vCuZ",
-	"4s5RWD+MJCwEFcwVAH2ibZ2/7Gf1tkFegosYO/0+B58omDEu7jBKY83rWBpl28ioPXMMJCykyhaveSEL",
-	"8zaLZmsY1V2QJuGQKi4Ggd9tj4TQc4z0ESPk6ORtcCMAIhfNvRmUXMtq6Lc1CjyLiDMV4VSkiRZmbW7E",
-	"jfjHP8i+FEYH4FKoG1EnnTi2LdvNebYAKRu81lyEcRrZRKTu64dWl4wT1udfG6RjMRicm4OQje5AQnlz",
-	"43U4iuCQ6/7/7L19c9pItgf8Vbq4fwS2BAaM33DdqseTZCbeiSfe2LnZvcvcqJEa0Fp0s2phh83mczwf",
-	"6PliT/U5p1sSCCz8komzvlV3NgZJtPrlvJ/fr0FGJCCagE7v7+zAjUad9w/bh23z1JYZGmQNUEtAYRSf",
-	"ivgl16LFTkP86MOH01e6xS6jqdApn87w06UgPjwLU+/gpLNIM//LAD32Qa3PBjXc9VTqjht+UPPYgHz9",
-	"lyoUcCFcFskUL/nqH7Neu20MDs18yin7+OZ//wKlRZ6tn//6uxFpvXaXrrakLrj2pRjXvXaHLjZ/4pSc",
-	"ZDz7UDAUKoG9iNC0Bi5+Fqp2wPd5zeK5Bei1e/DM9zwVyMmjbSCq1z2i1Afz34s0WTRPRqlIbLid1cnw",
-	"b9hNVZDuA/maB5McpD2sIURu/c/NmUgoPUwvn33AopSBtUZJh+ybF5qRjzCQgEUdaaiAA5x2DE/kUN9z",
-	"J77F3qtYaJZweTWQd+BGqAPef6PIkdBi7xwRzxJ1DxS8QB6rQN5zzDjRUJGhCV4Skf9kK9K1WTJzOuy9",
-	"dpJtmGcgjbUAr0IG9xDpRoy/d+FUv9kBVFxm1VIBzszFkzwgHeEyHMjXjtGn0WKvXU6HgBJlLqzL3S8i",
-	"ZKRvRUbeB3ihjfDom/H/2+6df2MxHfv3QP672WzC/5uv/YBKi1IoLfo38/lsFkfYUrnzD62kz/DClSTQ",
-	"v3OZGgiEL1+XSyX+mxlbPQmMYJuIz+zN2cnL5sWbk+7evvWRE37jIrlDFS48Y4dZlvKSV9QiSERqfnQg",
-	"XTbUChkzKJQlMO34T04fhTzlg9pXn9UxksL8pfSPD2FgnnKfTVQcahaFeiBTi8++OYkHUF+Qt5vZ9GPu",
-	"3GCAOh9XHEiI4v+JxkCb508u3Ginx/4Mnv4m5W4dfh7xfFHKNkvYeksZW8+KmEBJnXKz8tFUYM44ibSS",
-	"fSNKE2FWMcLQHKoEIxzDaDQyLq20BWsyhIxNi11ihtlie9LioHXvihm5Ns9GG46nDPx0bGu+mWgRfLJq",
-	"zSo8aG1u2lj6AvHUdNoUo5FK0kLlnTEJIVyfCGwUZ3yeqilPowDC7gujKl18aMJnMyFhNEgRTsFYxGOl",
-	"viCoqMu2eKCmVDZkxpR3miGn4sIyqAI0cLpwuWDdz58JTd+c3qxTtsynZcx5teYIa4wHD4Xzw80rk5dY",
-	"6ntbt9v52+aZOZcbtbKRMDZEhqyTuuyE+cWoi+/hJxh28Vkd41jmF9alExpYEpSPz/jrI4jH5lElCJD2",
-	"qAAC5E4WsPXhUGlqJ3JRzPyeiQQYzGU5/2Pmc+qWX6kfQHMKzHe4NpJjeOomgY6jwxSghnw9Z0uZwfWZ",
-	"YtI1F2ascSRB2zg8h5SP8UNz6wqOAoGmG7MoUCFZbRuwGVooLvlsloVxqA8RIZpLIDiLP1QGo6Bd9gON",
-	"4WYkwTUFKC9XwthiF2gqAwYNFl87eyXTx52c0Ec+EZJ9A+nbYRirywzOzyVBbwihTCVgnVkKBrDSdGOF",
-	"pgQqzYETEVIUOPRmJI2oMPfBnJSgTqBjFUfGZ0AgYHSDzhM1SyKRYnktxEtdNKqAKZKKZKqxKj+N8w5U",
-	"jpquX+u02q02FE7MhOSzqNav7bbarV1ioYHgxk7rRsRx88rYWDv/uLnSLaOyzTfEtrAaKQJh/lEM2a9i",
-	"wS6ExauE8iAzAYUQgjHz4X+ppJgKiYxwuIpCtJHOnb3Yh6ZcVkexRIXHOY6jWr/2i0j/fAM8ia4q0wyz",
-	"225br9My5S+ZIYXY85ca8C72//6lxuNxrV8DjHEI/V7DX929vc4RAPGZHz0I20Fv2BVHvDPaDfYOzRfp",
-	"otavvfv1HBGva/2ajsY1r/bZTHznn387+duvn18mo/+5+HRwufj4lzfvxgeT4Pqcz6KzOLk55fw8ePPh",
-	"vcLSVTQjbkvX/PnjrxfoZK8uilGdWqQts9y9dm/do9yc7fym0p/VXIaFqFet//ffvZq2XPa1c1QPsLRw",
-	"2K7RZiisMIDTjDUw5wssj8m7C7V+DZcTfgkRyiHsg5SPumSXvRfpPJE5HBZzoG4SZSyBKYfEcsg4feLi",
-	"veQEucPca3daA/mzEdtUFELH0+EHUOWDe2QQgyt/em6RCLMolvGSr3AOZjxKIGyQ+7pPwWmXN4LUoLlH",
-	"hB6I7UwiIQ2NHXbOseseYY6m6Ly12DuQSafnTs8zTk2j2x+ftzDzGCsVOv1JhYvtzo0L5txanJ/RFkIe",
-	"txnJJkJNNWdcmvc7qlXe+jBs29jxtRjstX18dxYHmEPJGArKBmIv3bFMBl8rjz27YzWqhcosknRu27ef",
-	"25946ObB3NK5/ZYPEKYwfr6AttReZ/f2m875IlY8vFTqLU/GkBrudY9uv+9SqTMuLfSf3ihezOsbWwA2",
-	"fXYM3cbJBItdnWqyRSHb4Drhcq2uyF6lBj4R2vgzBWHNKPBAU1BW67kIMXjt5IZV9savxxPcbfdKTQh4",
-	"xg3XGBt3ZkTA49iYB5qPBLZvzQRPzfPy4pXxGNkCaRA65QsKsjsOigXxTrC6dWcy0dRYIyTIJ8y9Nble",
-	"mZ2yToKY+b2HCCkSX2xLbFv53C3x8FaSGr2ScnZncN75kN7pvN12bnAR7nBAsJRprXkH+SA8kZhvJfTg",
-	"zApf2VDGSy1a7WsstzNRu7eg3kRg4qS0YzCptlXo8q/lNG6FF7uj1P2aX7/Vx1ZaSS3iUW4d87TA5aLu",
-	"JQRlCxjQmdnhABakuDH+pMcSkoy47mqe6pQjMENRTqgRQrrBTsGAgrXX8LIVq23513OuWhstLxvfGEi+",
-	"ZK05Y428wTJzDertwKhsVNicLq0WJQwiSUgJXLZnAbFCnGcK6c5Cj6bg/HajyKvJHJFzv+Zw05o8bYb8",
-	"RjZ73epSsPgGP54JZd8sh2WwtAt/bNPKCZWXNva4LFuAT3cLi2pJzNDZ3yBllHT97GstqnpGXNVYkhlG",
-	"/hTwNuGjgSw8wMiSAH/IOFRg7YSsTrxYDSwhuAakYWvCuWBQi53jqIwo43IgrUVlH2hvwUKjWKslUXi7",
-	"Eehh5eNARingAOglwy9Qs8iMN1FpjlU+EXMtWCjSLLj6kJYaGUD28PyYFtuTEFIn+U1+vPGgRNptyycg",
-	"uTYYqRk73dIbYjtGbkLuZsbaIqINggnKOI2IKbFUnI3yESIuKhn/xqfC9xgvlnTBgmA9qAvhDCQxvXON",
-	"CV0PwRp2282QLyAtmyYRj1vstTFWNCXHBEATNiOphdRRGl2LeNEayLfRNEqx42aXSqNsjhrgDJ2VY/6a",
-	"qHmyfdTnPc3VBzQ1v0HwhyLaeewCmuK10O8PGS+yL7yVKOk8BVFyiYyTxmClvITLQNGmjLStJ7pPXKmC",
-	"PfJSyVEcBel3FVPCQw/ApThLW0sXLK2bijDiO7Qbdr5cicXXjW4z5rMRMtUBvUCtmq3vKwJxQyUW/MiH",
-	"JPYLNwZcp40WOxnIK7HAb1YLggr1QAzBUGGsCERq7sSeMZTCiKhurBO+YEOQYIAbboTxWKmQ1f2X5pPm",
-	"SyXTRMV9Nkuia54Kj0355yYfi//e7ezt7rfbbY9F0+k85cNYQJ3D6aj5m5KiecbTYOJTCDtKNfNfX/Kx",
-	"7wa6C4VLRcnl4+z4rM5popyPiUlVMyHLc4cFSfkSTH9dqugns5aACgQCJuFTkYoEEz+ra0gDhgkM1GyR",
-	"Wz+s4yh2YQ5qR6PD/bB92Dk87AUH4f7eEe+OBOftYG+Ph+3OHt8djnqjzrA7bA8Pu90g7OyF+0Fnb9ge",
-	"tdu8fTiorSsxLUxqLS83ioiBqxQZX3+/1UaCWd35U7Ebo56fb9jNjcLv3o7/Uyqr4Ilm3qjW1DyqsNNK",
-	"Ct8rbb3iWlS5pfA6q+Xjr4nBY807vNDs4s1Js7u37yEXT/gou2H9CM0Yd8silHj4S7Yr2C4Yd2ix3xRU",
-	"OC0txVN46W9mAt8nb/pltSj9779/LaimEyvg0QJ2rHCknagiuEQ74TeIHlwQYWVDzS7ZAcEHldm/Z4rt",
-	"xqy7+ROfuuPaqEtVGxTgAu5vjswA0VegMtRYntg+gUE4HxFQgf7Lb/TzW9LqhSXsWG+lFOSFxnJAY9cA",
-	"rKSXI61PVcgXCFYhbB0JkskNpCM98Mge0qnnrCNgTnTBRKeVryIZsvoKUo1HqD9YX5lB1sgMvZWqXZfZ",
-	"9Sz3nJI5Nkm6FqifoEOZKTmQGSMCzqvN1ag4BmgSjD6MwFPCwl2qsCmqXEbVUK5REPVYn7LQhNs8kBQh",
-	"y7euR6CW8amSBATLqUJjS6YQwsUo7TVA8mR7QnwOxCwdSB/Lxy8jcKGw6JwMD5tG4HFsWVigZI6cQuiH",
-	"YZx12+0WO8HYy0ikwQSZf8GE4WyUwIaAIiyHY7K2KcJvbDA0ijbZjcz6LlaNCijcLokqDSRUeWPV4BrT",
-	"I3cQtrM9YEeb21bk+TEu1kRAyTWsTRTHTsQvSea9sNfptbt8GPSGXX6wPzw66ByFR51Ou3MQ7B11/yDj",
-	"4zavyhwaMNtu9avO7JU4yQiJRsjKt93rMMzo3squWX5Z12WMzJd3NXmkaoJp7vddeZnx+2kbYAzjGjH7",
-	"hA1PRssMLytPu5Ppc4Enn35NJYXN6bH8mTeCAApu77QJ72jz4CFBdtzUxv9zLehWhsllgbnOGNp+kR5j",
-	"2i9zSqU+t1K7ka3DI8zxHTOa25k/mdi1YB3VTZ/MYMHuvA1RPx7H2NiRGSxZozCXi1zY3CtyB0DUANpL",
-	"plA422K2Eo1gOQqdetBEWM8gYuC8asbNjpw0nN2Bd2H+AstBs1QIWhdYzAEFZW1btXFs69uyZIcxGilx",
-	"AZXlNGJ0rnNVb72B9M+psZHIIlI2Mjarb1HC4GMoZqPq1P0lrrdsRizDW6/dbg2kfe5QLJS1q2KOzTsg",
-	"oAI+Y/VCZ6MuIyLrM+CJ7HpslijW3fMGZrNRDwubyxhjoo3VHhvbXtOnx3+CS/3MzoNh65QvqNwmN+os",
-	"xkCvbueTBuzwuqOUFpn4v+MQK65TNdPQC42ZpHAArEPODtEsiJUWYHzkorqdNgtiHk0xnosLXAztenmk",
-	"DKwcOs7mmKeus2sgi7WBmyLBxyzhqWjaqSxNb5th0ey8RLaLuye4gaWndvDrX85651vkp5eG8KjJH1zn",
-	"W42Dc7ysulGAN7yysqrUKljfiewty4o7B227t9+Cg4TdmfN5t15mqdJPIFMchlK/Vi50HPQSclH12r3K",
-	"00qowOXzaaXpZinZ+q6C02aGMinkAqWO7/M2bZgPU0fyOiLM0B2EFlivE/+sIkpJFwKpTvllz3qhWaJi",
-	"4SGLLnp9GQsH+oauvGAgCzU5ttfIPVGg2Kz32rsIb3aDHYonks0ltBx4sEie87IAtA8WciCX8/i9Y8C+",
-	"+AxQsGOqR8t9f1Sh9Af1dSGJTjZNuiiVkCcws6dufu4jIVNKn0fy+tNR8Jfu8K8H019nPX3Zuf7fQ/l+",
-	"9+Zv++JN+x9v9/jPYXf8IXr3z4O/XlWXpMtDfVRJ+q2r8LBuy21YKW7yBYnfNFHeriBMflbJMApD5LPb",
-	"Mq74zbJvhfIh3D2QhMpv9qyzAyZ7Y7kQtRnd3kHkQN8gZ2XMTo8N5zKMIWdJ7W2hCuZTIZFq/M8X7367",
-	"U6/Qu5mQJ7Poz5qO7n1ahiy0xd2argrHYBMxxTIoTel5gPc6P2W7rbabqQdu/rmcRPB6L7T7NftLrG4W",
-	"pLFd54/dHgs+jR9ue9xnV/zNjGSrXWHH/rwrSnfF307O3m67K5KxrlDCI9dYLlkhjjGkNhbj3K1qHUfw",
-	"LhnfR/PL9XUv1R0lO5BHrWlRyfhWtW4mo7pWx6tLt2uBRv1pFLuV1Jnk3yK392Fjb1SXuQ7pjfKwJDfm",
-	"YWIM26ViLlk9jczOh53uWYQStN8RI6YkJWI24rtk7LM6wqPA1fPZWqFJZ+BeduN/yP7aXty6jfVe8HD7",
-	"bUVruX2O+B3A23/93avN5qUtJJjEA6ObTwGdAbdeAGT3usXOYy51ngOPDRcZwpZHbXDQIZ/j5l/aiwjk",
-	"g7sRpHjpLnQMiPcRxo6p0HjN5o7af/18dLDb2QfQxIiW4b/aPx/s77/OKJkqcRNW93WWuRwfxUv7pqcN",
-	"gUDCP/LUPb5ndn/FgSu//Ql3J2RVe+zwMN2ZxAcY4rzj6S+1v07MBhMaYCqvuxYVTWMTBHewey+0McxF",
-	"MuKBYEKOI+mg6LA2g+Dx+gN58ury/04AIm0apR7DP7ssTbjUI6PC8JND2k6sHoqpGid8NokC7QFX/06i",
-	"1HRnKEKPyOkjob2BdNzrGpMv+KBdFkY6mJiF8NgsnmuCCExCkSA7hjEe3726YFoAViyguJy8usxeViUD",
-	"GUn27v3Z/71rd9gOe3f26v/etXdb7ORtJxsCm/IZ0CakyTww6jd03PmoiM2PIMIKzY0ZyUBeq4AP5zFP",
-	"FhaAhSo22BT4ClC2XoF3rlmOyHuETS+RuIGQ2km7C0hy3PzzELr0wJu3CIX18//pNLvMP/WNTGbmr95e",
-	"A61oBC+EVCpUXGhImsEa6QLMIU/hxl0q8+TshicykuM+IaOJECpMJ/wakjCJEQjTKGzqlC9A6p8gzpa5",
-	"CBFBpjm6ek3oZZFmINoQJ44se6b5tQCINKhlNW7ekIf21oHEkcdKk7pCOlAMrgPPzVikSF0BcPiQF06E",
-	"nsep9rGWyewJLwvL+kTG4A9k3afx+B7z9VUEC+AxP5yjABbIHfIPQGXwGy0CLqSxLYE502M985pXUD5D",
-	"dUyWtD9NeBTbopaVg27nym9kQ034DdCjt9iJe0qkBzKCyC0woA8XiCxGXNs51cHqZxdvmrsNz3054kEU",
-	"R+kCv+k1qPoH8uIsCgcSPu+0G/3cpwXgIOT/gp0kYVa1YumNchJDvyA5obEiWaUTbAIdSJAtnfybIMAM",
-	"vku6gIYqG+O320QljJaFSrwivdLGwQcyt2D4TmTe0InDIuklSYYAUNCuE0Kvfow7mUiAc+dHpyqh4zo0",
-	"GsNIqEjmUqt9hvPGOkdHHvx7F4YBs2w+RLozbK89e/8bq5+fvmruNth+z8NzBwLQY0YCYn2cCNl+j1jS",
-	"zMV7bMSnUbzw2Di6JiiDaRSGMdpveiC77TZcX5hhPMyxkmNBtLkAhee2tL0iEVwjNKQtCQTATCAONRsO",
-	"D2GazCVAYrpaMDWPQ5RniCdN0C0gVBoF+l4ze3ZVuWZzPSffPWP21oCCTUjLmF6OSmvECSnZR7lY7DKE",
-	"2H84jSRCU7pm5UIyAsbULDzZ/GQeaco/pQQ+jcc/ZlINZJY1MTITi99yN51kwKHISoSGn99iPoJV+y6d",
-	"whli1hI8VrGNoNfuMf/CfJ9l+aFuDaSsq3qwNQcznmgBKGtmy0FVXU6CZkg03Rb7SYWRPZ3GuAPssIt3",
-	"Hy4+vXl78Omnd6/+9unt6dnppc/qPXb2k5EvRMV/zHqdXUpfNzyqoFRxhrXXaXvtdtsJ/WM2JEWnRowP",
-	"zYA7ua8dq62+ESJleqZSNzpk0FqalPwOMuLezD8USXkZ8FiISEGWzO2YoM6VQn1kHkH0QXQas4JJh7K6",
-	"ORXvI6T3SZj6rI5VJehfw2YsqXml/dNAj8r68P2B9IM4klHAY5/VCfKT5RE/SxylU/jtN/HBXR0lRD43",
-	"+v9WB+KU3hMyypUdCTfCR3WAYGNVfIP3YAts8Qpv4oOlO1f8ooIZYAth3NFcsgak5RK8l8+0dSo/Qvn1",
-	"ic+iTwgrbxP6S5JtJZPfuX8m/zeVyy8T3nyZXGyQCK8iogfSqob6inBuWBOZ3tr1gQ5k5RKKc74wjsJ7",
-	"u1fv43o+SOFFUf4/VsHFsjll4Y0wBP9CI1OV1V50AfQHjNDyjFKh71mP0a0SFZglKjAnbhg/WBVHkQXi",
-	"779/9b4UuBaWax1RLli32XiTRmgbf6+Juscqt5zfb6V8ie/vVEkNvsohVNf62X3lcQH3SxtbPJyMIkza",
-	"0BbZLxFTeEyKG/MBUAWtc2yyVg/rmPThSjx41rzmkscLnTIpBKLepgl87MZCLkvmYmD9iX3mQJIDxY4Q",
-	"BsIjoGMNTZDg8yEvn2tzbLFzMCmolg5rBxFjNpgnWiX+MdUXfE7ZDBugPrx/a3az5TJ9G8krR2DKTmBb",
-	"N4HiI7Q1KVoYOxtcIESZga3/IvNyS0PxJ/MwWrYVlo0Bdgdb4G0EevYs23EbmxHemWFngR7rTJlXKBYe",
-	"tztH3dEu7zXb7Xa7eWD+c2j+03b/x/ka/gjHx1LSXriO3mXzOMmkj/K7hVkvtTjus4tfzOA6a8ZG9y8N",
-	"r8Dx077H8CzBY2FI1s1aMyS6p7aFYfKOboGR3RIEtMWAt174Eo5I7UGaPDKhdEuPB1x4mfAoXjLNKlHc",
-	"ZRv/PUiCVYq7MrSOGVlr7sAW+wSMCChpD0CeiXkSI+nAMUtE/N+DmpElg5rvyJSMd5IINlWJKPzA99IE",
-	"+Y0toLsnySx/UiFsVk2hOnm7WaHeNZm2qoiRzn2dCka296Ju7TM1gy4DoXO+NXKFLJiPJp7vUXAggUbG",
-	"JX00kDmFxJb1UV4XsjJVyOoFZbcxg4xBXPNja3WQo7S/Xf1Q76Ulm8dGn3po6f3NxPhLUt18tk7bWJq/",
-	"inWU5seJGnCdYHcq8YWmwX5/upEm0YbHYH8UBqmF1Cr5pEajOJJizXDMbes04X6vdCzfn7rJjt9GZUM7",
-	"9A5qBu7cTrdk2+ZRNEv2+O9Fr3xL/WDkDU1BTiHQB49QPbFG4COlA7Ek3Dk7e/tJ2ZjDfYkpMS5RocDI",
-	"WF2rqYA6SsHj1DpsFIknwZZ1urMwUdCKmrU8I3cl9kHRMx2snvnBldwKtp5RhDlKsWSPRbangE/FQKoA",
-	"Gx8DkTWhSayJtAEF5I0WIaL1HROSWO5GqPAf81Tc8IXRXElIKSUkWoshi2nubcB8WARC5FRe0XCoxgQV",
-	"fPisnlFMbaiWImJPlAoPI72qCa8topf2+nKEKfOll+MT/WElBS2V28VVxEVxU5TFXTDvdFvMxWWvxDLX",
-	"G9AW225vBSQCedvwmNL0qSVNSrWIR5WqqpbjCRT11dvFE04gGnZfFo6/ZwzrWOScI0ivddvd/WZ7t9nu",
-	"XraP+u12v93+3xryflcwr8IOcTx/0KvP67T7vQ49j8yc17MoWK1hAVyQBtSFiVH02ehONdefrg7+Mu1+",
-	"BpG7rZ3gGEJvMxSI1EN/46P3FJw/UO4U0C+od3vqNhVPlfh79gjcq3hyI5EJ5MnncYwnHlo+LdKtSgUp",
-	"3XwTOfhq2EneYuakEc2npRSO5ECCj4daNRFbsQtDrol4/XJZ8m8kP7Bymk7C/YvqN57cLavrcVCPVWAP",
-	"Vz6shLsSi6JQ+p/h0eW/3vfk29lh8DHsjN7o/fGf+e7itWjPf43epXt//ef/3lQWe2Z3AhCIghQ8hNsX",
-	"TKqbYwtAQ03MMW7rFdZrb3VfljCgUflible6TdlaK3y3W9nwJMdRXCpp8x3Zz0JXPnyfRJZFfjiBvdby",
-	"As8LBXIsEN+snDRrBAC95NegVO61O4isA8TZZk9fK0R8cHlnc+eSf/ONpCfS1+Sk5yp/yW3r+5Kk1fMe",
-	"X/EFzNw+1l71HtX7Xz0J8zBKm7Ea3+KE3CRRKtiUAyJMoUvDxV+LzkkxSH0zUayO3dmuIC+xWDkNTBCj",
-	"T+72cQM69LAw0PJiexjEAj5Y46zT0VuNUA/knbO1rO4X4maNbfKw6xwhc/FbNa4U1hYyBULRIQWQl6fN",
-	"4X+UhpL3hvtB8yA8FM2jUbvT7O729vYPDo/4MFiXN+RBqpIHiSXbkbtaS0e6Wce4kp2Wpag8mjsXUSrW",
-	"DxG7H9ZhzG07QiPJE8ZHqaDE9So6mrO7OpdgdFm7q2R4Zi+WT1/IUwHMx1vPIdEp3za4w1sHl6o7De27",
-	"Cs+7IADMU2G7wO4FzzqsfgwgXdGvEafSCgr9V6/GS0zvve1MbwG1AzN4zm6r3ep0dlu5SksQDr1RJ+jy",
-	"I9EeHoS7wR4/FPujTtgNQKUkY4FXVcoT3SXOYMTSa5kmi+2SErRHHy0rkXv+f2JawqWtQTmzGPSGszAg",
-	"H70pV/1w6QlsWNiMwoDF+aBKJ2quBWrEFGLvMoRgvGutChue0WoI0bvaotBnZ+9/8wYSW5ehr0uN2DBK",
-	"0onHYhXYsGdIb03V2sX2qazXq9DCBeXlo5iPNdPzYAI9A9Qihe1UG4q0VnLix7azAYvuB1LNUx2BaQTX",
-	"UMglh7z/IDn0l1lRFxqTyQPWf/0i0pe43FVslHxm226B7y+3DaOU80SbtTL7DbvbdhnEt8zmCngiPCY+",
-	"8yCNF2ZTaCHTJeuk93HNOM0Tt7VJvr+sd3bINyaOaHPcIet9jvvjguTbVpoma5t6NGWT377PxVW3hHr2",
-	"qkwBBAJDrKT7IBPBQyyyLldygZU6FQuyrBT8RjVZ9pE7Vl00QV1sKNJCbcTqJ287zd2GK+lm9XevLswH",
-	"2L3rKqgdU9xSo88I652NYwwdXVkDMAujkLLcgRrLSAsPO6bMM6URZFoI6WqvjdKZqBtsWYpkE9W03fYD",
-	"iQ222OtHBWP/bZuHY6AOgtFJkfVT4teeu5zHsQ/dmbdXTn8Hqs545B9oNV/CYlarNqOFVQkaBFkneVFf",
-	"mM+rlkltDEmrUPwaoXW4Iuiy/m6Cqoeit4bHfPu5Sphv1qU4OHtf9SI4enTxXiHnU3NWcx+5f/AYju7T",
-	"UH72LG9GKCxsljuowPwDtlOAbn89iu5zT39WfFsmlp3z4MSCk/MBiZQnpc92vpj/+Xqf6rM14LtcgxYR",
-	"oRHlKdCJpUk0nZKDuEp22DhmM5EYTdYUEh6RtcYPpPXe/B3UK3rGA+iVKXZvvHv18s07K+RmPJ3kWzcc",
-	"hHWWst3UxTGNpDPrS7ksSjGR0P7RrqMprz/cPikr7HG6HyhiParvaXICWYnSgbSJKEIIWVHqCJphvJ4I",
-	"w+pRYtEHbHwR81KNYxbzNNdpRogdGbK7ERW40x14/A1ftNgZn82guV8B3u50li5gnamXKrNc8Dk3XA8k",
-	"wpDQwiMBri37s4w7RBLpgPClEGjrAFbIEGiFzH8WAvE9uBxIl5l+oSFMEJOJFXDJhm74FFAdq2YcXQv3",
-	"AoghsiAfX1noFWNxDedRnDYjyfKmlxK6aHuty+g9qglzxmcFnXKPAgmzF1FOKanNQZXpp4AnQzVZhAkS",
-	"MMTq5tOIQ9SJIqdg41ROrp/x2aODtpP5cWunUE4PbzP+7Kb1MOOuWXuKW+u5PuDB6gPO+MwRUqhcxI9k",
-	"aUV1WzyYW3bJWrz1LTAYLbXFcEFwjMQggdwNVSKONkVq6TEqd+XckvIcyG1znjh3yAugq+Y96fJK/lXh",
-	"Rb+PVtLvz1/JbcKNYs7yN+j0Lu7KK8ckWN1RoZE9mquSe/5/bKtK6I7T7SQQhfP6GDWrSJ0NJOlI96gS",
-	"11DBU0qNYNsGMVlQbwYJwYVI+8CgxDh8ZDlBBrLul1T/WVon6JUx1/sYWgNCIGPmEhKBJVLykT4SICaC",
-	"iQiuRDiQ0NGhU+YbM8YvcFH+aj5pHDNFyasR4XbxK5vWoUAIZIocgAVxBA2kebMCBtNSPYxKmM0S8RKx",
-	"/4KQL7x83mggl0GbWsxOPBj3OKHE3WPUjFFnx246I/0AchxL80gk3Iv5x6wHMKITIYnZwOMkio0m1nye",
-	"ippxV8nCdG1Fn4Yq57y9gfeVIms7MjejdK+aKN+uJhTf/FHhtIm+7Dah/pu4eZURnW1DRLiZbchjc4mH",
-	"8hmIdbyap8Dz5gh57iJ91xmTt9afvhdTdU1IlVaynVrasWWmMQoKAH1qqrGPb5l1jCLzGOdlvV67A0Xa",
-	"UllUP4BX1MxKyhy5aMBnDyBOXsGb5sTJE6lM/ZbKHufoXjvOK3dS3slsH72roI6gBTNXyHD/9Xect7UH",
-	"MoYr8rQ9iuT8oTseeXjPHfjIbcxVgOg9ADTI4C8KnOJk/yHUdkHN+42C4QrdVsjiSLR8liBTSkDksSZw",
-	"ZC6Igc6R+KkR0wyQKWxXNDtT13meyYFMlTMdq5zJ3IFcQfV8gBOan48HMvgm6uYNkaO7cHvOCBSfZwpS",
-	"hhMBRl4cjSdpDlP/9eeZyhl8W8Ln38GAe0qSyALq/4gS6UGh9B/LftsJuPWQNxtxN8Qna653wPcoOOq+",
-	"+dBnQxGoqdBMzuO4cbxZxAwkyZgWexkLTty1dBlx9WNyBX6wYiPSNp6h+VW8/qWZgmdrrlSTwjS5lXmB",
-	"6/9datTSSM/5XAO7QAZTzyWLpnwsWH24YFMRRhwQiRF6NRFBNIMoPXAhE7E2ciabvQiHALKBsCsxK2ec",
-	"GsZnM8ETDcldPA1RPqRjCcHZXKZRzAIzq0DuUFTFA7leFzsNnFGLMh9e4Fex8It69QzeK1Osx5BqdHfh",
-	"a56GPl79Ht/6QfWwOVOX6v56OBWfU6MrANC70wWMe6bFtUgEmwku5yklVBYoSCQjOBcztnEMomukEmx2",
-	"ZLOYY1zeMtm5gjcHjIFBWdouW4RbuE5/WC1tIy0Zmy/X6bOyXm0EBlWFa8rQLobj/PBae8aj5I8CW7KI",
-	"D5ztN11xC0S/PVbG8w9HEREhXFkFiTnijKeCSwyc2/eEMHmLnUUSuJAhppPR1xdE6ywR15GaazaXc009",
-	"ES12krko5Vz4iENhI1AomS3zrqXehhGK8BiDUiCRrzC/IweyEMJqsY8TIV34mksXmHRk2MAQMVYZ7b2A",
-	"mLdLtrKAzwayPkqEYF2PzRLFunseZgmgnILNpeW69zDRmIn9LuVTXWUGPvOT7SmFUkt4HUwpUJis8WBR",
-	"9mWS/XthSBSY9r0aMmbrEkyJDrYPbsVjb0e5oR4iD5VQAl5CuCXfXY3ECvX9t7QVz1bzYQ8v+RCe4I+T",
-	"febXl8QPiIQ+SAioWSBjJ8+G4t0S2ObpQGboDLkAN/SRo/FiZF8UcCPYZkRilJ9qI63CSAc8CYURUwqi",
-	"QLYGwzxzoVlCCQGgrcm4+XNxJY8KG6H6jOQXyl4L50PS8Xggt4i9sw9yg2R8ePcOF+obB2ufc1z3kB64",
-	"QR420pHxvK8vfTrNrmFSROlEJA7RJ2PhkMaHACW0hFPXYpfm+CN6FfGzQcVwayBPbFmUTXKnimk1FRQK",
-	"LRRL5Tjp0SAC/9HIBqyZWnMkPmiRVK5oyr3q/WHtKsA8ZbQnGjm2xZRHca1f03z6/0wc12iT6mZ1yz5/",
-	"jcI/uguIVIAo+NdmAX5aVG+zTxR4iFT+6hL12jFhbFeWlM19VWg8K+RzG+MHPv5QI1TyygWqdXOY1ssB",
-	"OAsPXy2UI2jPxpXzdA6AmIMq3dE1cskWTGrX14DfDaSxIhstBpuDdCOckWV3xzxwdXKIK0TFAjjMpEIy",
-	"taG6Fsjohds+eQHkkseYpYlC7XjXUA6VlPywOpehB6/Hi3Dr9EiP8alCejxb1tmA0BQOf9nj4lYSZjbR",
-	"0b1FGi5M7mDdJ99TEFW1JKxtJa42CItqdT2/b1nYk731oxb3ZHvt9h5r1Ad5ObctgF3h3lKZmI0nZ7/C",
-	"SfvhwlHtCpROL5UcxVGQPlD8CuZfMMLN3l7ybrK/KqHVZde/2FgmRIJvHlN0F/wHy9ZJkiZKMeAykFN+",
-	"hWyJiz6TCqjpEvLjijIdQnYgTkGGknBTN0BCuduw4Xr8gYEst+rsownEdJNRh4/No+9JErDE8mil54o5",
-	"mlmjKxjk9W6717i3bEX/aUm2PufHNuDpRfm5+jYmy11x8yBrtE0vyHxmpIYIMXWmVxjSiIMVz8twsabH",
-	"43Fx7e7U4wGJstq20/8H4IfRpZfoN8Ay7MzkuFYJUHwUxYKqUWYxN4ZmC+9FbN2KaGB6wrt7+7V+7Wh0",
-	"uB+2DzuHh73gINzfO+LdkeC8Hezt8bDd2eO7w1Fv1Bl2h+3hYbcbhJ29cD/o7A3bo3abtw/BPPqXqPV7",
-	"h93O7h18KVy1LWmuwog/Vn/Hf3Rfx5SOUCbyzN/fvKfjgojJbXrfmAWUCq5Dsj4iChDfrE8fr/JdWNYH",
-	"5tQWuxAyHEh/Oo/TaMaTdGekkmkz5Cn3M05t/AWSU+Yq5psj5vfZ+W+/eOzP569/8dhHMTw3evqX0589",
-	"Sws9kHvsLPoJzRczDiPvIOeeIamYJ73QKEWPGZcLVOsi1sJjF//zC4tkEM+NMK5HKQRqoV8aSgeiWdrI",
-	"N2G0W+xCYduvmxhkmofHY8yKOE5hOPaFXuiB9El5N43Q8VkogpibKa77eWGlglSkTZ0mgk99bA6EMl26",
-	"2FolkRxI8+AomMc8AdBUMwyS7mYFsKUNcmGBMh8GXGKvMg+hAwXvCKOpkBoMKhr9QGouRd/McSzMSnfY",
-	"LPosYrTWiI/7sHPUZcakYjoKhVsQtrvrdQ4OvP12G28C9cPjeCDrB/uH7f/v/+3tdttUUNlrt5FgPlv3",
-	"Oi48dvNovsjqpIDFt8VOWGwM7QSW1a7MQPY6uw9S7GjUstVh633fkt285P6a0S1phy0KFd0oHhVW/sfV",
-	"gJVbuVHvlbvGGoCr8JA/12aUFFKaL50YLFdYxjdsgrFa69f2z2pbJxzgWTtfrsSicmcMLhi7gIoIQp4A",
-	"vAiQ7pr+IBgMKDDB4jEI0YEMXC6pbDxYp0smWp5dv7WNLht31B9SEnlGVYHlvh96pBsR040Kp3QvXT+J",
-	"ZtbgKbaGEjzAJuJMwE1JbnfFcGAPQLzr3vAW3l287g495nhr1UQODegbC+V7m/V2OW6PZTw8tyD91s6X",
-	"uRbJ6ebA4WsZ6lzgz2zVFvsN43zGPE5A2GYpiJuJYgmXVzqL8k0xtGfTv+ZhMTfmOnBaQPLXfsbwIzwd",
-	"QSA00LpjhQbkV6h0An81ZPVe++ghwnHmabTtnuXxncPkS7G7wsb4jsJ2H2DXr+8Uy+3uccKh6qo0bG1D",
-	"47fs/mPKR0q74accItjm30Remdv65JcNjZc3VaktY994QAayeEKKDzDjLA+mw+npZ6MvvWogzUTAK9Bs",
-	"4M+uBtwBdQtB2GQx3xlAbSbWb9xEoZCYgb33wcX+ndzBfcj85DfMOubf43GhsHCqqinvbWCw7A0b+9Dw",
-	"159ziQ9QC1+UOy80SCjPlhwkLL+j759ptOCBO1/oX2Q0lMMcW6xBL0P+R1grS1qY4fAj6W66jMcP4k5I",
-	"KHoUCZtExv1eDGTdAfzrpSSJ4MEkh7KmrsXUDLgB9Zw4HODMXuqlHchqzbR/DOo+waPf32inGajQ34LX",
-	"fd2i4NveUV5lhV8/w909CkY6t/P7nUDKehtoQF5oFoXbgrYNO+U4rU4KbQRrvQ3GbdUx0gGXO19SDg0M",
-	"6yUcUT5rswBJJMFk4mMsROOzGdGC+19uxPDTPImXn+s3jIUFtTVA5ONRiw4c6M9EdkYMGghail3KRi5G",
-	"U9FwEhJpj9A9C0CqkiIwIlbdYFnrR0ofcyqq0wIZUgrwHZ0s/aLRqxsJZEP37bA9hpPkO5xAYyV7kOvA",
-	"fJD5R4YEOxHg7aHkxxwIHzPxOdIpWop2tszvaUGvZDzSgbQ8cjoayyaZgInQ86lwQ0SIxLEUobnA3AbG",
-	"N+FeOZMWq+8GsmCOjkUKUv3YDAPzNzkD3tWPhAqeRRkh+wqkHjzkjeESwjlYymdeECKMDgoWXhfSK1yz",
-	"RKRQZX6vYA7tvYuAy/vrBfMityoF81PAqFVdK5hbYKDzTeVmdvdTlwTsfbu13XamPf6oGsQM9yFDPI4S",
-	"HnaqRPGQk9Hm0w2BHvPFHIZjLLjAmM5NuMU6AY/kF5tpuOTUvFUiHKOxRJiONWLxlTHiEMh5pYhFwUU8",
-	"RgpfbMHJsFesmbAe9nQgl5mWngJz0ttIpxd22qogndLsOeJMaGsvak0qVK7O0rDxoOLgLvCujWRJpJBo",
-	"hN8po1NmbNxxnJnFsTTOvMnxxJFi8wd5s+S3F94hiE/3bldHlFu0R0GKzT3/mdbim/kqCFBrlAPYcyQM",
-	"vwsOjLX1TvPhFPpJpcCwQSZYykIWxvzDvWW0G881gsJlURpxSQ2jdBk2qmDCLzQ6RxMhvlQ3hZhFkvuh",
-	"UuOyrhJAma2CD9bIxzSOMUwbunCyfQWdRnFsG2KMiXtrU8mjKtGXxOmK8uSedAbvzPtWBIQNDoz4V8ZE",
-	"rr0X0vhhZilgssKFnk34OOLMmK3zRByzWSy4Ftjvm0zZTKVc62g+xbB6C/S/1SEVVdGWLR40R4/as2LN",
-	"j1tDSXidUwNftzRJbuvbw736HFj6pjHoh9QKKGIZz8s3I0etjvgGvA3WEHLdM2uBUWm3sRMrI0tiyex7",
-	"DiXnxee9jEc+myXqugKdyisRRKEIH1wAPB/8R40oF+y07yeufKdOnML53glFEGnqtfwj0E3wQEDQuKDD",
-	"kKsAzE3ozKFRt0I8QD4T18YSrIc85X339WnoewPpO5PC95ifM3DMn0REYL6gV/cbLQbDML8uiUVUMD8J",
-	"fVbPjNaBdFZrI5dJtDwKuaK1mwlPIaufUqt037UrRRj0RclnLNtee9eDSgWJ4VKJtQw5oWo78ujN2b0s",
-	"TxdKhLfL3mJJng7kHQQqLuVDmKRuT2aC1dmc586C7LKxtStFSACeYjZJVKzGi1ZtCziU3LgftdDgD1cT",
-	"dg89PXWxNY7XyGkQryaSRCV2hxKUdF6i5059EubPPCs98jWPIooQFO732tXL6V/DSNYpcRULhOFULFY3",
-	"0IGyJFpiHlzp0gP8ZKo0TvAQMIgO/EME6d306z1t3HQ7ZjIq5bKVxxWYyFxE/t5Vyhcw2AdJa1WJbqbi",
-	"jqHNVFStTsaJeVK1yZoWwWWr4O9HqEteZyidhKG23lWdW95Pj3E2UXoWpTw2/74Wci4aWc3P6clvJ5Af",
-	"Z/9SUhznMudYUhTyBTbJYWubGdo8FSGLJIvSAu6ve0ix148q2jdUSUqVMmyX2gwrBTuvOgYL7Ld7GBmU",
-	"wTjjkWS/4mQCSO9UmJc0Ez4VSRTwnZeTKOBjtX3YKX1cEqRqaeotU9R4+dpD+9zktVp0iFsbT2YFAZHb",
-	"7OsU084XdFI2R1+QLu5BSGm20UgQNknFtyqzeNL7995sMhX31H2VToUqCExIb8Ejk+kLlRg1w1DLQBkX",
-	"8F5H2mKNhexmomLRuLdmwIrx+2qGkC/OzVhhAgWQ6wHib5b2HiaCX42QlUCnPElr/Vp7v7/bhqmkW3qF",
-	"W+K5DCa5yzsd83V2ebdtbneXh5GUWF5vrz8oXt/uFh4vgQEmu7wLX3/dtth+a6X1vR96W2T/rLw2U708",
-	"iPLCu6s7VeZ6j6k4zCGbrnesqNJwmdkZEX7clyRQOMAEw6rf2/+6NK91751vJ2fjzoefuoPzdcnHVX0v",
-	"M46n5Xrlqol19XrBB3fAziLAmoZ6VgC/tuWtWK+ZKhwo4xqy38DuYq7/y3u8XI2YfyOGH5LYH8j6Sh10",
-	"gEXQLXYJD9QsVSFf9J3L5+MPnYbA0Jsrho7ChodUMrNIBGIg1YgZqT2bUqkEB5wGPhbg/UGtL77ZEDlw",
-	"/ZgPRYxlgrmKxOwk4RDMoCl4Dg0kbh5cdXEWjeqzBKo9AYYlpfBaLoxVVoC8TvubM1GSAFzrGF5CVemd",
-	"tT9MRq1f+8jjq2YkWaBULBLWhZ1nVoDQQNwUb+sYXvLxo/qFKR9XkTNbKFi8ep00eVar633CnOi6XXJl",
-	"232Nbq2EZ4nF+HAwEccyO4l188M27W48wUaLvVShyAOJJ2Kuy6rxtz2LiFRhz+Jz63iJh5dGiUB9st3e",
-	"+Mb54hsxnCh1tV24fD50VyyZeF7WVKPmaaCmIjPooJc7FHF0LZLF8UBKm0U1xp4IEpGujR6iQQe509Xi",
-	"EPsK29Wof7Qvfn+vJz8dt7s/havvYA3SwPPPqRyZz//2czlJuUFK26k4Wbkz7E7MunNs+1mWElbuvseo",
-	"3EWDD0D53lxenl8wIcOZipA1TPKpCLGkwmGzBzzlsRrPBeYhFeNxTH0lfx/U/jSo/e63BhKLj3DWABUw",
-	"EtY6HUujdPDcesRqROW8ec4K9goPvLkRwhfU+OegWmFYkIso9KtNjHVNkHrddnExAMSBOK8wrGTG+eH9",
-	"W4Shn2vB/EmazjRavfChsWFxQsDknSXRNU+Fx2KlZkMeXGHCEiD1Q8bDMBFaE8UV/QVlLBMzHjOfpHgF",
-	"gLVAcmUigitHbcNTQnCx8q7xjUQbGickI+5jKeN2MRsemAxbhIkHmBCFYh1zDuaJMaphzvs7OzDk1gZ8",
-	"+x2t5npby5re6VGta/uSFaHptwekLxXetwvrHDY9njgiE4MGIMAvfxbm+ZKHretJAlsFkZWTLEukgEtE",
-	"zsuJpXW6olhAcvQwBSSF0di6MSMnl+Vj64EcHadXgEUkp1BINjykTlxrmN7qFuWhD/PT4JB4rQi2mBoF",
-	"nWTncS6hKYQv2CiSkZ4cD+Q/52IuQqYkuVBhomaz9d7TAwtydLHygvyJuFlPwdBzQF35DfM92HjV6215",
-	"Gkw2Z+qMQUQ1ZlhOO4piINqB7uO5RuTlII2uRZ+NeKwt7DDCDriDE0FVx2s0H6EdSwXBPGE3E0AgLh46",
-	"aEgFzlQLBU1PESGLeSoSRP9CLTaQrrELUcW+0dnCxMgDGEk4e7U+zN6W2bi72DP3cU238ky3sGzuaNI8",
-	"WywPF5BEZCx7rB9TrG1W0zuZxNgYT8oP74VGayoRAbSYuicU4RT6mRxD9AyACfAw0WDuNXcRKf5ce2yi",
-	"boBHFAvy01RMZ8Z0UVcgH24mC+OsjngUL/moRmpdiVnKRioZyN02ULF9+7BUNqK7con8/gAcpfnFvKWi",
-	"3V1694gWPWRxgqtVNaiV01LPIqU0osWXD9zKWXtCps8tEigVGCH7Y7qdYD6xhd6e/5YZUaGhiflf8utx",
-	"GhI6FkKOFDwYJCfzBtI1HRnRl7fmsJPqWkgyxzAEhyYY0YtRbaALzJM0fIEN9IGair7DHzI364UMJomS",
-	"ak7AhIDdyjXKU06dFCRysTW/7lgxBlKLQMlQN1rsbQREVgsnf6OUSnY082Ou0+zE+x5+gqgsBGpjxPM8",
-	"ES/VXKa+h6UgUcr4bCZ44midnHsXR1higlI9+xwwZaI4Zpx12202EQm9ML39QGYcUUMVLr6RtL8UTtrX",
-	"HkpWVwhdmZ91EnZbI29FRJeLZLvejqIcJ/pZPq/I5wsBBIBGRrgN++AGm57PZipJm5E0rwkuzjoy+kAl",
-	"IULDaW1Jj8y5uDDCIBV8esykYjwAmFKo/DD20wmJmG672yfqafglAOkgGhEwu8wpHNoeA6xPAUpUIytc",
-	"h8Eem4mEBTGAgZyew18TNU9Yvdc9ovSB/16kyaJ5MkpF4hdSAYWDO5sP4yjwWV2qXP3Kpr4DnKpTmqn7",
-	"xM+J6pVLfgvVK811rV/7KFgylyy9EfG1cJ0fthsEpTFQULIYRCvAXduMTppwIwMlYGdR4eiJ5OwXNRX/",
-	"Mq+bjGv92hs3FNsXAcpfzaKg1q+dJ1EQyTEse6dLbTHVSzULk7eVY9vdbnIrMnWHR7CCoKk2sPnc+QUD",
-	"EZULwff0m3eWeHeEquh1K3T8XSp1xqVdH7LYRTBPonSBrOo511LJlAcpIxFifEzN44LBiGesRELRF1+X",
-	"nv+lNhQ8EcnJPJ046nOgsi6DiDtPVDgPyI8tppn4LGppNc+yStcdMM5oYKvCbRzpNCGWEYLZ9IgUNhGj",
-	"ROiJa6AuwmzmThRBiZYAv77Lhee1Z6krEzTBQvrbyOnc04whW/KoC4Sqt+fec6JAe9gDphvOnIuSQvNW",
-	"mFXjt4qIc2U/RP1dHjSnWnBCqM5FYZOD1D4u0sa7R1t87c0Twk7OT9mVWCBulF7oVExZJFMxTojMtp4I",
-	"HjahvxIGcMzevD1gkRwLnTZyv8dnUdM8aA30Lp+HUcpiNTZiEVOwN0mU5oUiXFI264UcsxotZdIh01vI",
-	"wWAaxC71cpoBVz2n2MFDdaPI+Utl70HZ+ix4mqrybFMfccCFTNHUNbv3/N3FJWBbkY0+FmaYWeKdgOZg",
-	"hMD7kFWMkh1sq2NYMOEzcDOG6lqg3iy+QJOSQauvcZ6r7GV1KpTVDaakbbjNClmB7W6pjlV7NhpNFW4F",
-	"bNH87g542YF8nS3chKOxwgp2gMcSnoqmbW4sWB25x1s5tvIDH3kcIyOkx6ZCzpn9w6jiplHFTCMJl8eu",
-	"IqWvcMa1kFolbMxTccMXup+HTgOAXYA9GM/JQIK+GO2xGQd2ZsIt0xNj0ZnNEcK8wi6UrICgau521B0D",
-	"iZKu7n9uhkAY1YQP0Pc0h8+WYqUWeXkieGK+iUHATGAqgfHwoxheqOBKpIUNEToaquWJOgWS34z0d4VK",
-	"E3iyca7MoK/EolEQMcjOugFqmwVC6rlmI3xrIzquu+zk1aW1ZDXyYTqbymzNZMQDwYQcR1LoPsuA9r2B",
-	"TBMu9Qhko3VZQbhGOpgYbWs2J2D6W7ssj403NS4qHFmwm69VwIfzmENUcyDnEr9vQhkngjXYrW43QtNB",
-	"E2QwBmqU/5HC1OfgZlaksLVyecygkgPqaogMBarQoQI8NpNY3JlETp7BAMp5mkQg+ZJIXx0PpPHyzNPn",
-	"iWDiczBPcPaQSdyc2FilODtmZuHcwiHQRKES8BkfRnGURkKzmMuw0ae6IfDSvYHEMgcCYaGSeFKL7MYd",
-	"P4p9qBm0TEup5jJw25/5hQIWCsUUpg/nZd0OM8dfT+CcmW0RZIjNoNBAuJhFyshprsSSikw5WCafm/ly",
-	"y2JdzVqn7EQytbyG8Koi7IPrWLIGHkDNjEYog2BV4aP8wniMs0AkaTQiQ5vFfKaF+bi40OaT3PqBl/Uq",
-	"r5eKxVkobDnglkc2WKUS5v/Jbw1kUckCSik4siTYSkItx0wLUa6UIEZvNOtoYbn6zULAZJT5eDB3VIkD",
-	"+cytg+tw1xtQn9UaK2k09pbf75NsXHJgOu1+r9Nvt1vdvf+teTVLwgovWQ1vMWgbB+kqgp7D3Eb65DZS",
-	"zdjmZoaN6V674YlEHGaCMK4Ig/zVw3IyuwS5YjII4lZ6TnsJG5LH8bvR2jVbE7iCRZslZluklNiw87bp",
-	"KSe5jfPKXJ+90ZeakPPpap3c7yXIyPYTNfyHCNLa19+r+MZ//evaSHMWe7HUVIeMwq/HFKWl2k2w8iLN",
-	"orFUifVLy558IhdMAYsBZtIAa1Uq21aw/DMN81C+HHJtsdPUNg4lIk0i+MVC4Gt5HyxFvKxVeZ+4l7GB",
-	"zMy3InmtokB8mvFok5xl9gZGNwCDwZQnV8Y45FH4hCWffbVTfLNzHv24AhDmvaoAROxzmJSqt+xCwCzl",
-	"8UuskO0ddvfa7ZyMK994T0XWvVzdKmtFXvmbPou+jaJv3fZ4TBH4z7lKxSdjoM42G5vWA7aXGiPRikV4",
-	"iGeM7WDChiLgxE1j7eIfQD7+xbziCb37s4S0EhJWvuoN3crycWlXPjUJWdgst8vIpbd9lpLVpOTKJnkE",
-	"OSnkmI+BPrE1iiSPIYm8ySPHMHN2GxTVQIbE2IzuGU9YImbv9rN9mx9XHrp3rSrjEIIIkoEV7yh4waX7",
-	"7amIv9erO2Ot8Ct90WfJt1HyrdkcjyD2ZiqOgkXLRTg32YV4LbsWEBcCMZdFRqHQB4hcWARQ14F4wqIP",
-	"X/Xcvt0PK/bwPasKsF7Nq9Hq1/q7OWG2soueiiA7L67zWiG28oLPAmyjACvZEI8gvFD9VhNelnTRFq7l",
-	"bLWxkObsP2lbDV/nxxdY21pc98hTrOyupyLU3hf3wlqhtvKCz0Jto1Ar2RCPINSWsRU2yLSsQsAST2Sg",
-	"+xC308A2lRLPgWWFeLpSjuaG2DN+WCFXzo+yJZEfZna3It8L2ocZuEfVW4ZbydglL3h5sz8VEXtR2Ihr",
-	"JWwJTsqzgF0vYFd3wyPI1zThi1ahWWadeM1q+NIouBJpPhnsHvCEpal5PzfyH9fFvYsErG4yDoFUwmyP",
-	"qr9wkBeAS7vxqci/y/zWWSv+ll7uWfptlH4rW+ERhN8Nj6/SSaLm40nLGYebZOB4Dnxiufsgz0GrwW5E",
-	"IjIr8wnLwtwLXtjX+WFF4nYusdmjQ9psVWWc2b65Ka16W5AXjeV79alIyI8lG2qtoCx/1Wd5uVFertsf",
-	"jyE2c43866XlBYgzGS8AdB06cG7DKfA9bPuHNv8VwL91Hf8wOcS8NXR3DUHk3kkG1yM32VOeBhPCjf+T",
-	"3/jD5TI+4FLo9McVxwUoiEqSTXQKkjK/PZ+MgMxWdr1czL/YszjcLA6Lm+AxpKBKrj5B61GLoG83V8hk",
-	"vX3mTiK7Nz60vfsp24squYJg3Ht6lx+3MsauYlUjbn/rpIuXTWfVH9kryL+SjflkxODyRlovDEve8lkm",
-	"bpaJpRvjwUXj16//fwAAAP//",
+	"7L2NUiM5si/+KgqfE9GwYbttA91Axz/upYEe6OFrgJ6eDxpKrpJtDWXJU1Lh9gy9se9w3+E+2D7JP5Qp",
+	"VanK5S9g9tx77m7E9mBbpZJSqVRmKvOXf9ZCORxJwYRWtd0/a+wrHY5iBn/vxSzR5o8HGqfM/MGj2m6t",
+	"1d7p9DboZqPVarUab80/2+afVvY/1q7Va/dcmNaKCSWTO9nrxVywWr02ZErRPqvt1q7gJ9Knmo3phNzU",
+	"PtP4vsEFGSWyy9RNjQyoIkJq0mVMkAGjSUR6iRwSxUXISHtzt9Wp1WtyxASL9nRtt9Zpdd40WhuNVue6",
+	"09ptd3ZbrV9q9VrClIwfsI1I4zj/5v3EfaPYA0u4ntR2a2OaCC76tXpNcc2Ol5s0paa9pjpVtV0Yk/mc",
+	"dn9joV6BdqGhnZ6MDIEi9sBDVvv27VsdF0N5q/Hrv5fjv2o5vnyr1/aZUCmsh0qHQ5qYgZ4LRkZUcyY0",
+	"4YIMZKoMifMFo9GQaz1NnPbmbmfLEofGMUv6TKja7q+1EaMi1ar2xX3PzdY0Pc1oFVLN+hJG05MyqtVr",
+	"oYzM4N++6exsdVqtbbPmdDRCWtceZEi7aWzGb1aBhppL7HRP0NFgEtOvXNXqtSP+wOAF3rrAn8wnM3Zs",
+	"vpkozYaGqfavDQHZVzPjCxhn7Vu9OP7isKMk7XvDbr1pb5eHdknVoDSWoYxYQnVhNELqOzoaxTyk3Zj5",
+	"o7r86ez88tQfmOAhj2Muat++1GtdZphjr1avRVSz8957nuhBbbfW3tluNVqbjbZh84gzfZ5ELMEFMePN",
+	"/6rt1vb3j85tMxh0KIXiSjOh70KadOVgEsGAv8xejzl0Pbw43j84PvSIu5/1T/a9/kl7u9Ui9yGNge52",
+	"cJ3vzvb8wcVyfKdkxNPhi42nQ/oJHRLbqyHrQlLUS+NYdo++rdVrXCidpDmPnEkSShEyoU3XEVFjxnCL",
+	"SLNolXtww8goswdHMQ1ZAqt7lg67LMmlUmJkwAVLuIzgPe9r9dpJrV47AIaUaRIa+tJII70SnQs5J0Y4",
+	"00+jBxOhTIVmyfEKgr8X0z68BbfrHe68yQr07baBvkcgznZ1krJ6bZgIsyFarc7G5tYbswCCDkFH6NEh",
+	"jw3rHJwf1uq1Pn9gpunHvTPzccijKDZU+OHT8dlZ7Vu9lkhpGGgTNpViX2u7tQ9PEPWp4GZBNz+bv0dm",
+	"385ZYZTgCTOtiiJ8jwg2JirtqjDhI8NNZMz1gHCtiGJhwnSdqIEcC2KYKxfuf9aMfHrI6BNi5+UhtHZ2",
+	"Wy0r6NkDKl2/1qg525v2EZh7X8herxmxkEcsMkvVozxOE7Zv1r+226qvdPbHVOkDFvMHlkxydjTfXtkd",
+	"7bjbTNCcuAPFwrufft942Ln+43JTnIy2w89Ru3ek3vQ/0o3JIWul3/NzvXX/9odh5+uPXUP0JK7t1gZa",
+	"j9Tu69cDKe9Vc2C4OXngbNy45zocMKGaVsN8rWSqat/ydTgWD1xTQ/GqFeHZr/l6aHkPp3q2BEsQPUxY",
+	"xITmNAbKJ0BcNqTcDF7R4f+cM2SzZl9HPGGq+IadwhtWUSxgVlbSZo9sdd+EjbfRNmvs9FrtBm6w7R3a",
+	"DQ1vJBK2z5AK2mdJtlFgNkttlS/1GhJu17z+bif8odP96e3w+9Gmum4//LItLjfGP79hR63fTrboh6jT",
+	"/8TPf3/70z2s1QFy5BUyaGmhBKGjUSIfWEQSZijor43l5ak9ubW76ShnmyxLDWYfUVyKM6kNVS6kpkrx",
+	"dEg6pG/kf48nQxYhywg2GiQylv1J0z++gXHKh/fl4dneiX9AJkzQuCiQ8cPIvfKJB+fJ+T68yZ6al+Y9",
+	"pNMfkjMK//m+eFQsN45nHJxzDsiN3S2npFYckLXzy4PGzk67Xas4Jv2zEbr3T8eSjM52UuG89FbseJXZ",
+	"Ldc22qlVnmnIVrgo5v3ISdFEjQa0zykxq5Ym7B0ZxYwq5liOZKtBYj7k2jCcNQyOVzhzn2zuuH2IJs8M",
+	"m2Nrt+0onTVaXhKhNIAzhTNVFtkR/sIiAqdcnVBiTjAWESlY3fxDfk9ZCiP0zCOt2XCkfcMwShOQ+qfZ",
+	"IcWSRGb6GPRuJHfpxLS/LEvsjeU5pWfa4tinKNra3XQmrlkKwzrZLJV30oIB5M+13Et7t9VqbrRBKHoE",
+	"2G612hkBapoPmUw1oT3NErKtajk5ygrFSsTorECMzlxitEvEQBbwiNFaSAnDoc1WZ4oSb2cwwrNm3l5h",
+	"5u25M2+VZp7tB2/yndYm6KEH4FY44UqXd9GYxnFX0iQiVESEkiETKYEvCtsmpCrbLyCA+qYjmRhxYxWq",
+	"WkxFpEI6AjN4IMfOnYTaqvnmiIpI9nr5d/gsnDr9hMfm1FE0RYtVD9gQ5kWTeyObl9C8lpXEW7mzKpv/",
+	"XVcOrB57xZiYonh7d8PxGpohtSOpScwFy2kIIpibJbATxE9VQ950q7eqDVJtd+RUAAu8crUiOrmgSfZD",
+	"cfFGMtEJ5Tpbu8x3ki/fRcJDln3j1ifm/YFesECdFRfoTb5AhiHvHHX91cFZ2LU4kd3upMi8biV6NFaF",
+	"pbCGyMsRHmcHG+1Y9JnSe9GQ62nNNRpypTLzInO22Z0HZz8oLmRNsf7QWG5EsRFF50J3YowUw29q3Vd6",
+	"c+fq6dXR4+3fb25u0lar8+bx8OJ4//Fo7/L9+eWPx4efb9vNTnN7s9Vstzc3tlrNdrO90WzfHl+dP16d",
+	"f7rCf8zEWhutTmt7o9XuNFpvWq3Hx72D69u9Vvt27+D6bq/Vfjy9+s5Qpf148dhpbjXbj4+PeyePZ4eP",
+	"j5/OjvfPDw7Jp+sPje0bcfjj2aN5wO/VdPj48er0+ProFv/9eH505jXpbLVaN+Li+OCx/fiYKUq3t7dH",
+	"p/s4s8qJNNv44/HV+e3p5d/bnY3G5lbDqBK3t7dXV3u3V1ePjwfnh7cf984Ob8EzcHt7e3vy+Nje2W61",
+	"Ntudxw+Pj4/tzgY53Ts+I1fXt7dXh3vX1yeHt5/3bne2263N209Xe4+Pa53Wm/Wtra1Gqw2TOX18/NGQ",
+	"AwZ6Iy5+bD+2H48fNz/fbrY7t3tm3Le3t6bT283HQ3zH5u3e9fXh2cHt3snxvvnu9PDg0fxU+fPxmfeG",
+	"x1n/K5Nw78QM5MPe7QcpI4IbenJ7dPK21e68fcx8tbfoMb292r9+vPrx9go8OLbZ9qPnof07+Gex387j",
+	"wd7tQZL2p/ttvWmbPp2z8xb9oI+n54+XVA1uxPnB1ePB4/u/n/z94HF//+j8dqFT8dY5/v7e+e5s77bg",
+	"9Mt+e6x2xt2IlWXst2wbXzKVxlMnZpfqcEBkj/RkmhC7/ZS/JUeJDJlSRvhswr1DGms0/SKmwQ2ArhwQ",
+	"vM5fD/5ooRMZw1DdJqs90SU3bWiAaMkcUu58WtFg+FavyVSHEoQuOL5h5NaMspICzqB8qhXT6mQj3Nra",
+	"MtMEky5hVAFNIq7CAU36jPRkQlJxL+RYkNPLM5I3L4xE3XNr9BZGsrF4JIX32t8Jj4j7GW+f9IAbWSwi",
+	"LvrE+vvBUWREd4+GPOZ6QsZUERonjEYTkvNAYaBRis+yRUTLxnR6ddToEMMD8HJDFxpqlihCE0bgRBH9",
+	"4ksS9hsLtU8Oczh9q9dOwTWwD/6HIlPHMnTmZygjRtCJANNLWMMuNNGS6EHCshuoAteXr1vQy3F6frDk",
+	"JQX6GHpUgy+SJ9V6WGsnv+OzGgIY73M0t81cc8NpVZipmQrpuVeW9JbJMEyThAlQjdqb2aZSe70eLsPu",
+	"BvAYEvFawufl3TWnMuI9Q/0CtWA5GbpFiktppF1DhdKsnyEN15yWXZiz/ZNU0AX+yd8kF/PVcKuT7QlK",
+	"vpND9scLuRRTVRaBi5wHSCC1IoV+/X+GRF+ARiJ9b1TmK7Qji6TKNWpCNTFm55aVFZoPWZ10mR4zJkg3",
+	"YfS+R5UGkRGnIhwUZQOagngPmxsnEZquOZHA3wpX4Ciu/0Wmy3PtkllWyLd6bZDZvGby5rfChP6sMegO",
+	"Lo7ynhwFwYFpfjYSDEYqLhLZT5hSmWXDNRtC9+YQSIBe3YSKCNWMEJ0W//Fha+ew9d7YRQm3y/sf7Q+d",
+	"nY23pltn0mZsTb63bG1+HSUySq3CAn5Wljyw5JoPWUmQvtnd3PIM2xWCIMDGsqM4pVy49xs5yIfsDylg",
+	"vwxZwkP6en/AQ9qXGLZyiirYdWKPzpx/r8cyU9CMxqYHjGhoVtjs1frJKv4pLiL2tbbbrtJqqrSUhI4X",
+	"GmzVZlk7t8g2nCXWcZbYTWLtpuz9aDfdnl4+Pl6eH95eHu8f7V0e3CTOStk6vN1qt27fr6p9meYh4w/V",
+	"N6DtLAjn95QpVC83e+2wQ3dYq/s22gi36DZ702tHnRBc+aBY7eV6lb3tz3/7YHUsw6MZhZ7gPqlQD1fQ",
+	"xFdx3FmWaFWq4hUq9BN890/nouWN+4ylSqY4sJSzp30jOuctZwH/92CWNh6XZ2x8kB1QlY7UOklY3yi4",
+	"iVWghdRkwjSxDilfE/t/0ata8NvN9aH+9Z476zL9Vq+d48FZcNjJpE8F/wMtPSkgIOAikUQnnMb+Oq58",
+	"3L4c1UEuzTm94R4Vwh16jOo0YRgNMuJ392xifh6zLgRSGKkXc8FDmBo4C+5irjCeCW4YFd6xP6Am1dn6",
+	"Zo5muJYdJdJsF0OWQxH5oQubjVa7MC1oZCxWYFY4vy/scs+6mMD1f5fHYxBjjNsAmXhCBhgh6IUBZArk",
+	"v/fX/6F3FHaRrm2UiJKpuovYw93P9xsPZ9u/z48I+un3X8Zvu7Wcd6olMk7MYyR0uzuNkBjuIFoSsBxK",
+	"Mhn/W3UJ5OL3rHV+TbsxI+2O4UlKMP6NYLCs9fBPmmQ/ZlSgSYDe/n4sH5gC/co8MSGjmGrWBGVXgxno",
+	"rBgCplN+GDl3/7d/38P9H87jwJ2g000zJsZvO4UTWEInVKgeS0oqwv+t4dwvFMadRUq/f16k9OXhd8VQ",
+	"q76ZwYsFIl9if+RgKu7We9OyEVPby0dMbVy33+5u7cyJmDLjbGxtvXnzjJCpjev29oyQqRlTfdKVRfaQ",
+	"WjqRweMNZ7R6iuIq8atD+cCGNli22iakC8exN9tyLEQg53HEBfuzKAFoeQne5EuQT3vqde32Zv66Lf91",
+	"W4ewXFb47MdUGe4+nt26XnvgiuuMlfI7SOjoXxX0PUzElWPSEY827obJ80PBt14mFByoVHkU+DsTjgI0",
+	"TaujWm0sKxlTrrnog15Aq533XoyrdaHmEa35F3m8qv3u35Go/45E/e8aiTrCrfUXB6JehVRc8YobEryv",
+	"ISqkAkwArhnRtE+oJhuENodN78KknMyBXOidAX2m4SVGAe6y2DDaiAlwXCv8fsj0QBoyfQcKyIiCMvRa",
+	"Jn31ehl3wWvTzzJNKS0eTxGLmWbXtO8N7pJpnjC8HtfwSza8g8OTw+vDJ41Q06VaRngOmSMQxMmfT7pz",
+	"gMU5qLiHgh/sHUdrY7fVetoFhU+skPEHI98jGd6Dk6V/vIKXR9M+Xt3XNo9+2rn4pQMKqNF59MtctDzR",
+	"PwpU/waepE+FBB06GjWNZZ/n44RUvM4GD7uKQURceVP1EqYGRNkfC5smZEo5twGbfBx0vwv5Of/44ZfD",
+	"y+sfro7V8VCPftk/fnP8W3R/+t1p6+ffPsbnnw+//vLb2W9n131+sv+xxX7aM898/2P7B977ockmH2N2",
+	"tMfPfzvcOL/+oX322w9bpwd76ngYD6L94zen1+HW2cGnztnB3vh0f8zpT2d/HP8medjZaYeTY3Uszto/",
+	"c/PKva/n1x+Hp53D1sn1j/xseKrPOj9s/nLV2vrlt72vJ9fHf0A/f/S3fv788bdf9j/uNMNOLLrDD63o",
+	"p49xnv1zLGq7O62WMbCAFm7GiYaUqdawc/Y2/Jj8PN7uXrfvLzbVSbTTO6Jv0kO51f+Fd8QPX9/+OK7h",
+	"jTDcMi59ec2j5WMfhnjBPuAjVXFv/mVlFpdJ/2yeL9PekcuxKN2QfzGSYOpSHdyLVuWqyqO2AT3lTKJf",
+	"/61m/VvN+rea9a9Xs77Adp3WsUCnAioZRShiPZrGmkR0QkY0KUahLeGdtLEXuDdt9EWrEH2RRbN4ERit",
+	"NxiBsWLAhmveaRU0iIgLkTOsaf/GdPdt+X321IAJpLCaDpQAvbAcBfUUWi5FmL98ovW549+aPX6Y3lK8",
+	"sMIcunmHV7pJ3ie8z6NXilwndEJOECZl3mxgZ3gZ41M7xP+tImPcXqX+H50yXpmh1tn6pVbMI++0Np+R",
+	"Ce4TsUIlGDAa68GkQE/MJTRTRfHnJRP+35OP/9cTt74CPbam6PG36RlvLD/jzrIzxoRHf8at8nxZMnIz",
+	"a4Zy+NpdkNtpmp1ojODSBjQWvxSEkrFFNAqljFlCqIYza2gE130muPLjClXD79/+cNr56cf3tRe9Xnvr",
+	"Weqfi8PqPMXcA1PTPGGxRuDzNSpU7PeUj4ZM6NrShmA26W9I0so4XXSliIhQQbJ3WF+DH8JXtotnkXE7",
+	"1zdXCfqcacM/nYirPXHt2dpPMLXr/2Y1ZDXYvkzpPcwIntrGTGmXWT6BnWtD1xJCw5CNdOl2dl5ecaZj",
+	"eEnF7XZnRlaxFTNNM4JVk4o3V4hN3JybVLy1VFJxy+zYT2KYpZNUnKR5Lgl11xoVdvaSSSP/iowQXI7c",
+	"2rah5ktld2RGUiqems9hGPOTmk7nSBVLyHggiRwLBZpIISzNiEZ0QeOPIDNlj1Ah9QAsjIxZ/9u7gOoz",
+	"EjdWGEGnMIKCqn4k1YhrGpOzVCfcKtrPT9qY4biqGzGK0SyViRldGt43ZK8BAICrxjhNp2PMiHd6u7uR",
+	"OU7+y+Odlk0W+ZdGQ71AqNPsMKap9JH/4vSOt3n4278qvcMMjyZ0yLRN5NpPEyUTvAr3zOHa+Yj+njIS",
+	"ws8ua5OR4ISL+8DYdRFLXA7IyJxEMlVkRPvAhU704ZVCBNcHx+PT337Wpwen+vTg46fTg/s3pwd7b04P",
+	"3tNj0QIfJ2KvgDPWTg3fbsgTDtiQQn4+/XrCRF8P4ODML010Anmb3+q1Q3PUH8EAp6d1PWCIb0PMK+qE",
+	"KsLxPrAro8krRQL4NSjOomxdwliRBvlgvzasS7WBOgiG4Pthc/kspkd9HFUPNmHolH2lCI+Ko1pCO+m5",
+	"wcKtYTZUHs0dXU8mQ4iXSVPuZb16oz3hFpGhOOALIyMV/6PIBFut6tUFt2thca0rEh8Z0q98mA7NB/OJ",
+	"C/zUzsbDhWbmlMCkpYjT79mkmoh8SPuGgvdsQtYyXk5HsaRRnUB0iJHXZvmHtqNgfVVis3Y1se/Z5JnU",
+	"PscDt2pmvvICLOLPT7HklSKeRrHynFoz5oQqwPNmdRVSce3uYKvmpmn/lSKjxKxzBLpvk5wwnSVrJ4wa",
+	"rU+xBheKCcU1f2DxpA5H5HmdHMMfJ2aPt+qkDZ/azRuxJyYEx0H0gKIkUERIsI3XxgOqzaEK8fFmFuvm",
+	"bIaIATpkZLO1aeOJkK74NvfzjdhstXPXujGWSMJ6DDRe+B7gn9xVbBPwFPIF8YzJCqK7C+t5ZPfE45tN",
+	"2DXuY7tyDXhfQBrDLHl5IscsMTQmA/aVHJ3u7TeujvY6W2+c7E/omNhUIxChdbPJHH4f0MBz/b1yiJzN",
+	"G/EjS3hvQrgm0lDbNGVfaahJd6KZcnZiVCdd1pNGKaKJ4qJfJ6EcjiisHhjFQmkqNISDlMm50XsTtlmr",
+	"u0O3os3wLdvudWi72wp3om32tveGbnU3w42ow9q9Ft3pbodvozdsq7dJN7qdsB212GJJrxz95i7KyNi1",
+	"cHF1+2ursUMbvS9/vtn89p/V28La9lU7wmgJTzoIQF+oYCnrSHjeRv5ks6SrRoyb5JVCu2vmwOfbRBUD",
+	"t5nZzxn4N8ASGUmh0N5+T6NLZGSHbWFjzT2Aite/KbwsyOaQOYIeaMwjaHSXgaYh/gQacj3OYqPcodno",
+	"o7gPU7N3GKEE+iDQgtAogrRkY9A4/Dg7PpK/y2L07eJDu2R+X86yRpm72Wp98wn2nwnrGT33dV5f4DX+",
+	"ql7/mL3xEMYC5KvSVnCAXJEhjc0KsMicr2aUyht2k5xJPTB7eEwVGSdcayaaRnnel6IX8/BpaxC6h3OS",
+	"7QlCQwiEdiKJK0cViy3CvkJeVpk4O0sTZymSuLGpXDSiK0QT8A7B7B2wnNWuVibAKKbiLtsSORXMQHqA",
+	"NBJTI4XRzsOLb7LWgSMuYTQcwFM2tS3Dz7/LNLUCgTpZwprpurY0uS5iOpuLLigH2T6WaRyRviRdNpH2",
+	"hC0OPqQjo+wwRjp1Mkok6WzVCROaJaOEK0ZSAcNm0TqQ9oNMujyKmHgSYXvZ0z5RjdEOhh4RjEWoJdBo",
+	"yAVJZGyUMzLg/YG7mPZIt/EyvJWrdq8UvnJNJiR32qDqIiWJ5Ri0FjNAOWLoQAWynMn9nBbFNxxIwd4Z",
+	"vcic67ax/iBTtJVXJqGQ+q4HT+ckPPd9b0Jq4hoUybX5UlsRbSkSSYZlMWDrm3XqsliKviGWc/UVVGuY",
+	"/QWdGIPhWsoTmvTZ0zYo9nGnpbyLoZdp6W7IjatmGxSI0d54WbkEb2Nfw4yBjf3mQmJw1kMm9GV2zr6g",
+	"WPpZpgns6nxFuAjjNGLEy6PNxZH3ZUkUvYzwqbCoqkdn6GSHZe1HaIfyNJelQEBj53wSNNUDmfA/nkjB",
+	"FDowuzp0MKnugMu/N5vIo7KxPtCB98S42Pyap0zv9tL0NrOfSe8zadUUZw+Ra+uJISFNEs5UlRm1Fpgv",
+	"mnacQZ3gZ5hmsE6UNA/dCDoaEfOgYvb4ABVUDxKZ9gfEaO4NLiwkl0qHLHvVO4KLmNl84wGzEgGYAHo3",
+	"tiIqDsbqgNBbMAnep2rypBW2JsVd13RQPLnRgWiGZH4k4YCF9+aMHFGlxjKJ1DuSMJ1MjEFkbMtQTsnQ",
+	"rRc5cqQkQyom2YtxKNYaT4Uwg5LCwbvBoNf0gE2gQcRi3oWKL/GEhFLpeLJujhfQA2+EUQQjKViTXMJc",
+	"ECPZrIGA6EVjcOLUwGUXQKvGnmkVoOGHZhro8t6P0+fale0lFZrH9lISZeGQTozybIjJGdgqnmU9zwEF",
+	"hpuWCYsuWSiT6JMwqiXUsHkKL5iOE0HjO+SCnBuO7Q+Ouu734lK3nr/Ue0TBdIwdbhYaNBuhxiyxqk5I",
+	"BdaVQjfMGte5lIwYXFRyATclZlnD1JwhLLoRakBHbD3X/0c0MZpKhkHwDrcdTi+WfdyGIU1Bo4ssS9gF",
+	"Q1sY99+1lKdUTOwhqp5Ed8Ocd1Zr9Peg43v7Wn+/7bRaji3Lp1Jn5yXWAcA78WCRSSa2YhneI3IiU0/a",
+	"Mf/1++W/5kx84jE2c4FOETGyTrjAo0wmBJMOIk8RV6AJfBIWxvLJgiEt9JBP+EyCf4zBbeLRyVt3Ybmb",
+	"XW3YSnDEQiETiL0EQ8tYo6dXR1Pc23kZPRNezhUZszhuWI9AN9VkIONIOfGPjlhzWndZjvXZBPeSfQuU",
+	"N4SYkbzsjOevoVEEl8g0vkiMhaMhT99B3nhf/elqqXj0XbGsSn3qFmqRnzX3Uv1qX/8layaxwJ0rGFix",
+	"/+SQIZWozjLiwHENkphqw0OgPZ0Lhhe+huByxAQZsYSY3cuz6AZbUI+s0RuB0oHkQRlkPOAxs/oPdJAJ",
+	"dfhkbaN1UJGMvFZ43meuSRv9YI5ze+uqbJ/m+Trp8YQpEhQu1AKjYAnwBI+YUOhRD2OpmHK/qHwSNyKM",
+	"GU0UWQvyEoQBEWkcrxPPMU/sr4pwjfpBkQt4tIST0F0yl5fksyE/Vk3EoxHmQ65lRCckKFZsDMgadeAp",
+	"qliwUfHY7EVjmbdbN2LIRaqZepetEbW+jnUgSSBcpMRdwtW97bdYu5BIi+JzdnFuqAG0uhEx/z3lEUYM",
+	"vO2YpknhNbab9XckpuYQMbNWRKXhgFBFAs2G4DRIE3bHvoZpYpT1oH4jgljqOxB3XPSNJh4aAvesILuL",
+	"6UixAAevqbq/G3KzrwNilPuHPAeBJySkI9rlMTfLU/bjT1XAnFqlzJnqb+qXqo459ba8XKbHQBHVrGGT",
+	"Uqee8MtnznjGMDCeCxZUc1Yf7yfzXO0Q2+SaEq7fwc7w9qDhCthVoFdlogEYBXHxuVYs7pnTvLw7Fo4x",
+	"xyiZf2KApLtyjb/lEY1L7EgXHLbMG7Dpt0IZ0YqdnG1hCMPpylS/IwGPAvMxYpnlGWXWIypBCFKyd3Fs",
+	"dqL1SpodVhYA9XyH4e+ljQzXsk+STviFz/Q2gmfhITQZ2ci06YOo1JRHecSplYfeQud7LydytkbeVins",
+	"gQIzzzwJLbj6AdV0et1KR8guoSL3bNLYLie+fpq88Ovxi58AdQzJwsWYKTYr+GMpOVqfYpx6UawWL9cq",
+	"315bsGmLk/zgz4aLnjRvtLV9YZRmMCGNS2/Oq/9Ov2vB7aa3FaH8QCKUlWCGsr5vrjHmkW2qniCrSkzu",
+	"GGIOp8/k0yuPfkwYk+fXmiFWre5RwpEK4HyWoZQvwLyObVlkt3+K3dkfK/rCaMBpuu+RnpQRcXHD7lb/",
+	"SqaK5OmxaEZ8uiIfDvbIkP4mEyK4YGQtGPIY2JD1gSF6XA1ALwiTVGkaMiru1IDFMf5AAp0wdidSrcwH",
+	"i5oFTDVgVMPWkBPcIYoOWbBet6JWaTe0w0+vP31/I3oyTTQzKqXRLsZmNw5cRKkNnCSAt0hCORyCShTS",
+	"JJnk90lSsSYJjL7zFQS9UQQokONGGAMFU4fQ/2ADLlMF5dAc8PHEKip2aQwtzMe+WU8zYVj2aToAbKMl",
+	"g5FMFjusXgMiGJaTkJAMJKjVa/041bCuQ9MXwLGFLMZQqjgdcfhJxnGqQvBBpPFoYJMPQ5kI+E8oRYqC",
+	"OaHjLkvgYS2HVBs2DblOQFzf8zGv1WtdKqig5oeBDGWM5QRGMrkHsCTWg194iLU8aTwa0Ls+pDz3WUw1",
+	"DkgBFaSM7qIJAnBo9rXIrvnMZ3BshUgyJs7eSTuzYykUkkCcdKpsoYUqgZ8Fxv/pEL4XKRB2z2THbI0m",
+	"CQVtJcd4yzemBXuztbCZeOCJFGaIQJghVyHgHAH6sydL8imHlYFQeyftxgbh4EfocZZkE16zzhc2HOlJ",
+	"KbDLh5qb1pWzkPz5BDh17b4VcOk8ZWMKoi4j7AxFJaegqpCZGaqdVxl8yONoAd2W0wdPqQ4Hnj5oswkK",
+	"9gIi5k0N3aKh5A0tmt6iMyXjEru2tqvs5QUtKqewpz3lXFt5+Iy4jXgs8bpNG5w6zWmsmPUSJsxId7za",
+	"zLruShkzKkqolMvaOEuqrDFV+pNyXZeizajSxuoMmVK9NDbyto5VUhhB49gqA7xHBATppQp3+9NMKod6",
+	"li/t4YiHBNzvPRoywkQfzrlRIqP1qtmMEtbjX4t9APoqllleyCM8K3eQ9VUgUd2tpr8klcyQRlwfCp3M",
+	"YAgpZgSQOp35OHIn7DjhmtUJa/abRsUzb73impWUvPyHKrrQUGNU+TJmzcJ1ciq4kxSAwlJ3sMt53kK2",
+	"tb7MWexpGthAWdOA2CAJY9Tds8krZb7A3m2LeuatUprHsbsEXFnjtOplpQWGcIUvvPH4qMimndZGs9Vs",
+	"tzeab5dzP2R48n8ubp1nHFbGY2e8loVk2BiweuabSBj4IAV7vnLPLQCkY8u62xHeOIE+/iyrVuW9SxQp",
+	"76/QevHnnUBH7Ou+jGWCYsNmlSz7SGlG7vm6e/fM0X4aRTbdaQUP+b9mQlMD3re5U0WGsfFJZJSqARbN",
+	"gsS8MAHtH4HL8WrK+rAylxcT2f0CVxDhX7VNi1MP6ahaWAaQRBCAd9VyKaBjFqXitRS8P9AYOKJnmHYu",
+	"N2zZDW6via6ts2f2uNBOc9kOkMpATG/FMcLvr0fVYxvOTKTwX/Sk3IiFEgreDfnH8yc5BumA2DXodGM6",
+	"HFhTDVrW0bWcQ9yjq3xQik4oqc2vH9qv4c7iNYzktaX76yXnVyEyQz6qdHcE+NPTiBkuRUyntpZebL11",
+	"VW9+8VzEqSFhcuL8Mc3eW7NyGqfdofNEkBEysJNmuETt5vwyQz4te+VYUr05iyNFuhPYjrsknzLe4QVm",
+	"tQKbfTwhA/rASADkCt4Rx/y2aZah5JrfCGxvRZd5wrGXfcQxYtAkewQC0b2cZhiSDe5QZLPVqrot88Ti",
+	"fGG30s3oPHHzPZvgIHFHO4WhFJ4Hz/810sjfvX/d9vzrtp+3EltLrES2OedsOK/L9jJdPns7ztqFM45C",
+	"t6t2CYUUVbgzFxFAwDXdPoKrAsz9Y5FlrjXFGAkuzq+uCQKr/gnRhN/wIAjW6zcCL8aMUdDM9pd5D/5J",
+	"QihV1J24zzx6Z/9U5dtOEqYxFzSZ3Ijs1nNSJ0rmETZGccl7MhwBgdFkbbO1uV7yOmbXLzCVmmPcoqst",
+	"bzW1SvtUM/P3sXiQPGQXlM+6cgltyybHpncjyuHqhbhfiP0F0jqGNLlnUG+mwiGXAXJU2QdZd5iqC8e6",
+	"7bjL47jS3z9t7+ATS97yaKlpvI/wSZUmi30/tKtD6plpXBA9m1AqujI/1edsN3V/iIUBVHM9kuSHVGq2",
+	"Z7FTFq3T76bxnUNawZWKsVaG/c5fO2htjl8eDkiXhdTGxAIoPg318xcR3oDcnJA1G0vrQr2x3fpSawsd",
+	"vdDKZqR40aV1I1y8sEyoVH2IEQOrOLwGCRwCyp3zBQZ178uIM43LmiHDKId+DzIN4p5t6wZAqBImopHk",
+	"QisjSBokKNYbgN68O6EJii3nqXTNA3xWjGSwmxlZ3QkZylQP7G8ShncHWKLBbh6ikqfB5jX68ZFhIu5S",
+	"YUhkmNWM/fTyzIViA2INuTg+KPjD60QYc7DLIIrMPElOL4sScoqE4FD2KOg8sXnRhXpNjCSAi3pzQPhR",
+	"N8CifC33Ny1lB1T02YUNnH5a4JrNF3OdFA9rC5TWQJioxogKnUwaO+VTu7O58NgWbOy/Yt7pfeY1nXJ/",
+	"l0Zb7LhyK8SUD20C2L6M2BOpNDOhHDYJOgysUxmStZpknypWJ2pEQ4ZaVUTVgGFcO+8LCIReC97e/94Y",
+	"bo7gsjB4+/0Pp5sXZZQA/LasBq8WHwjjrySPjNj3lcEIQSYcQLLinVF2eVAnAcgJ+O384KqxARuvTlQ6",
+	"GsVs6K7PRnmKBUiKpreHvK0DHF5g/pk8D2vYm3aYLVgi0B2MRR+RNZ3w4ZBFdZKOIJaRKraOMeJGqcsj",
+	"mRSD4HC4GhMS0QIKS3N2fnF++f28AI+5aqqjfaXqfibJSCb3pEESFvM+YqFk1Kwt6Qr2L4kq1x887njr",
+	"87StsfJ9x0oKf2lW8LLZ88BU16ducQdONG/N8A370PZYjFK97GLjg265p4lWWSFtRdtoViDMXgY5VrZ2",
+	"yZo5OC1aTQgb8pVCmOFsG/DEywmFnIq8Nvv6OwL2/pgrhLEIrsybsqzL4EmgAovhAaZ4Ig+tQRrM5pHn",
+	"RnoX4MuWvPffz56ZureGOkW/p+wY+4GKm1kd+wUh8tDom0M4m9/4UsYsY9gMAW3qshRyQiDdg439Zcez",
+	"TWFAlXqHEQIQGt0F8ThkUFoljrGBWfaMMot9tPSrnb4PvzSbPmUF2aIfABlmL/x50n8pCVcNe/ecAP4F",
+	"gs0WSHja+AsA+kssB6Lfl2GxWlU31Tm2/Z8r7tr80SLC/zwa6CeK9hxBfCodHcGhIEc7QxEngB3+z3/8",
+	"L4CcrxOARycAim6+3NzdaKFCBwDxBGDh//mP/wXw8QXGn3se4JiK7N/uTEe1THNfCZxtRe9ojuU2f4DX",
+	"rt0MeZv1M3vFrukTd5yFqZ2CArOwTS5ajvbfZXlYGASd4c7aBAGlZUL77C62gSml86gCBveFjtzPcJ1E",
+	"RWFIEMZdHhEgRHFFRlJpFr2zwd5cM/hFeXnDeK9sQ+kzv36XEYlVHJbycsy/RMdfIQWyTFoYUh0jGp13",
+	"I4N/yHz+aoVBXC/hyr2m/eu88ZQ/N/9pNhd+RlfQ0zjRoZ+XiXWY4f2B7LDIUnXM1KOhjick+PWm9reb",
+	"2pfAc6RDdwUeXApmfimJYucJIwNw1KJoQV52n5bSQtIkXvKln5J4anHM0xl8/OzliWaFnP114WL3szD9",
+	"emkck3s2qfu1y7m93nXAToVs4nvGRopQMqBqUJQtXsTWj92dxdWya3PCi2Ye0VOJvWzIbUKzTUG5ZxO/",
+	"FnvI6hZLImq42YEqjzHPfckgr9dicQZfG3TEG/dsEjTnR6pN0xIjndDBFg5oQkPNEuUoy4WNpFaSUBik",
+	"TdRMWCj7gtsQvOcHwGEsF9DLi4abH/dmGTO3FGy073kPULfm7QfvmW/1P2cliVZeBdjnjBV4n4Ha1ctV",
+	"9GdzH7liIjLHhbZgFdAnA++7tDLbAkXZW6n8peo1/h6U0+RWTWJ9Wprql5zoVqCUC6nMikZ9kSjTXMg/",
+	"WdCWtbZimQwvc73C379SmKtfPuOpWX9+bY0/PUzUnZ16YaAzOvIGjkw6K/WmD+AdFYxcFqlNcgjHY4bq",
+	"b5FabkRQgYto3fjxMjCSkCleQI/k6kYgKV4piwu5BjdGAxkzi+EJySOKhXcBQZHhQHqi9SYxb0ioiOSQ",
+	"dLmeSizFB3/6feNhgdB3Z0PVStuTN+91xUovS0nIwgGdraUXHVzitwLjlFh8CZHqPCAVx9YokT1E66Gx",
+	"h3BABiyG7FGdpaK6q0Qlh4yEMRc8pDFxhf6U01lJwvo0iWKm1I2QPcAx2yVBEgXmF640M3ptVr25ToJI",
+	"JwF8wTQPiWbhQPAQfwqjYUBs8px9iiYTV1UWMpMGrOc3MZ/rJBjQMBwF5Ghvf/+ikf8KN2GK9piekJjR",
+	"qHizBI6/SCeGpNEQsmIgOQY6K/rIk0op4SzLFRXdxS7Mk6zaaqVZ6qqIFWJEFhtQ2o51yTdXG6PYSx1m",
+	"UcV+B6BLP8+LYnnMjxmno1EiHxhihv6GtSa+PMOjUppc9srqKTlY/XJUldLLBMjYINAVfd5/bR7H6o50",
+	"v35I1SGUhdmbhqSA7eIQZxZkgyiGMYMvlQ1S6eiv8Kw5YLzSnJLUAWp4saqIe0LJWCYA4mXjU7kmgFKq",
+	"CO1TLpSuRrxcr07XwSE8R89YKjHXjkNpiphC7zDClg8Z+UMKZq9ObRlJEkHUk/ZX1iKdLuF2SCFufQXG",
+	"nWdXFK4bsq2UrZxHvwKX2moe/i7yBzZ7p2dALsXtvgqWSDGVO0/yXhr9ouQv87LBEbWNYH9kLUoR6qK1",
+	"vig5/KWSm6uvPysgBWZTeD+ThnPkCK6zLRcFppViBADISMRGzPCwFCQw7w9sCGAusYL13cw9BGWCejcC",
+	"jHQuIvWKWBFXJ0FWWAbHhC6krtSDXGqoJtkz+o5OE8GiunUwYSCu0XFHCVNM6LqrxWps8ThmEeEWIl4K",
+	"toRBWxoJWLVzcyKZSN+v0P46oZMTLtiSzb/nUt0v2RaxWr5DqBb3zJfScuOd2ExVACVbVUyBxwaZHzTj",
+	"Elz/3RkLGRTKy4Cr+kZ4X/Yk5LWXSGmfHTKR3kE706ZIPttEJ3RyhygQNyLwSGZ/vzffmKcrKBQU0EYs",
+	"zk3gDLScveQIifXOeZ/xN0U0vWf22thxXpMcgxMbZASLCqeRIRRGz2I67o2AfurmNEukjb9CDCaojURk",
+	"Cmn7CRX9QoQ5EXSIqF/MDnMtwFVq3qSt1kYIX8KfLFhv3og9YkiJcc9myewtUZDhneMO9ZGosnOoZPT9",
+	"WVW2aHaJom8zRdD3s6W5d1Zy5cwgH08AhZDswflppx7kSAbmWzgqnXG9eyNuxCMsAHk0y/OYP/VYbEoe",
+	"b8Rjo9Eo/N88XObkx1LRK2udesWvHiv2xCPJyxvByZ+oukXhqBNXXYmUX9jDF/YSKXT+xtfE+QuKStay",
+	"LyZr+GIgXPZu2esZO9Qy9Lodi7cVyaPHTeZdU5v3sQDP7jgJ0g1EajvMNy55zKEnzLc4G0xQM92X9/1j",
+	"hh9BoHKg7RB3ullOFvecJ4XAt6aXgmiwAwRkC6ttgbMGeyoJBPKYYWAlLKYT2HmeOoDNFVkT0o563byw",
+	"UuDMebFnF5dLchUYAc53txiAhWEJCZqaVFAGtDCDslpR7HzaqIadl5V5q7g6sNLPbMQRC613ey3ALWuE",
+	"rUwAzsTeowVG40NUElfJC9BvqNIgtXPGNF8jTwbgU0CWDNYhkpDGYzqBwDBz2CPWscUDJzSiI7zazgTt",
+	"jci5VBEaK2kRTICXg/oUrylkShXYQB+L4oYPOVUGvM1mwtkpUJXu4yraTVcFYxUwS8oXvVaR+u6wnEph",
+	"6bJeJ0OptEtw0YAWKNiYKY03EHVCNTbptOpGQStACRoVzp0VuSCHmEwjy7NoFxfphLNb7prf090rQT+W",
+	"N9ajat4DeEBeAEzMjKeixl+oylcwf6o4Pi/bN1fH0lnYXbEU3vTdfSZoM6naZXps5Jk7KhevjKsDmK1N",
+	"80YcwuJgmosnzpNUuCyZ0nrN0/SmzuXyipl9shRRzAEAwH5Jf6n250m/XOhvDg3dKSnF9BmryFqPx+ji",
+	"7E5y+lkqB+tNgjSTAnn6RsCuxitAsCMwG3YeTfPMI/f+PO/oJentFzqs9CPA78YwA/jitU/X++teBC9o",
+	"MWOKN56ADE5C+eBIA9UHD69pP5i1U67bW7utzd0WVGFfztflyi4uXHHAufiGh1VVHsmUKM7Tsb2DvnKt",
+	"U8G1t9BZDtiNyHzm0AV0jwuqXm7VptyYFkjDbIW6q49t5Y63vplrxNsDdXdseLKl0oLnVddQezYbpBKA",
+	"rEmu2VdQVsDFlHBxT/SAh/eCKYDlIscHB1fHJGYPLFY3Yi3gUaT4HeBPbQQE8U+5YhH55z/+N/F/fRs4",
+	"JMd68XsWBoRRNTGHcjhg43c3wv4O779rBQTCcb0O8YfNgLCvOmFDBuctD+9LKXuYW2LfakgZM5rc4RgN",
+	"66ZxnH8KpVDmuBb6rlDh2KxAEnEaQlcCUKZiOb5TMuLp0H4YSU2Vws8II3YHtXrw1x5gYsBfvAv5LQPe",
+	"H9yNEqkZgHj14pRHdwkzG8atsWCpNkwmuHnzA+szTRNOBX6A/w5oDMO5lwqL38Q01FIx9+6I8mTiPohU",
+	"uz912mV3PcYi9BrJhMZ3eY4CgKXki1r8uFn8uFX8+Kb48W3pIwuzL+zSlj63S587pc8bpc+bRY119hJO",
+	"666caVcRsTpnIu92H4t6T2sDWOV7yRty2I1Vh+cTYMJeDIrr8OJ4/+D4cEk8rv2MvmTfoy9pb7da5D4E",
+	"Xlwi56YCn8vdnyJJZwkziIethqo7P7jKoOqyUxiyyQjXXtWh6dzK0NWBX3oVgW8qVjLjhwrkI2FUBStz",
+	"4Y2vLIQeSGO1fIjsDC7iFS6SKw2Z7vnNiELgJUOUNfgbMYHqZBTTkCW2nEHdARVgLVAFxa0Q+69PuXh3",
+	"I6A4AmirkHuDhbpR9C6RLax0klaC3J1JxCIVOoG7KDVmlhuWx7uD2VWDnn02ChCcd67mpb1Dx5LjiIyP",
+	"FxA59zTJ3sG1awPBGaA9eW6LG4FJXgCMKCx5oRiLa+yX2AEzxPJBTDXgbQpWot1cVQrXCrbCGaxXxYa4",
+	"3G90LJBrxBK3eoqcX57enrfa5DU5Pz24PW9tNJcDmwYXyQVLuKxKkDhlNFbehrPlMgxbrJ0fXDU6685a",
+	"zDIiSuGe72v12kmtXjtYEdwQ2LcqTS/SQa7wGtmQyAgw26nwFxQ8EBFLbMre5SlSppCQF+maZatZqIiJ",
+	"fs6FoK6EWDB0a5M1TCiskyA/ngHQNct5C96RwHqJgwyJCdZ73Z+Fy771D/lC4txs4Meq+z4H4QKi0wm+",
+	"0t6e4ptsvfxdWiXqD12iT0lxFcUqm+9shVpWVZy4VFdc0P85Jz7I33tZ2VAvLGFrs2LdDgXcI7MK9D0a",
+	"oft/lWiALt5sVygZKhzQpP+8W+clYw2G8gG4ozq4O5nYrR1lQtNKMuZoUScyjjIP09Kn2ql9b9Umt0kx",
+	"+zFVVS6UH9uNDlk7JlzYhnVySNgQkmjDSZ2cE5nq7Kd//uN/r1dG7SZSDivpb6zGGSm01m3tshbqDtMQ",
+	"wirgokSEjOQLWPniB664niXIzezaOxapSdkw+SX2p99piYJ1nztL7GVna6mBPOkzReVmFX3ah98/cEFj",
+	"/sdMtAyWtWz2XFMEiaFpxDXJf39lDtqRTDR4KbLGFbgY2SNLpnFht0/JzSq8yuuokiZYLejPWVV6ZM+l",
+	"PpiGecRnbVaK/cKiQE4lZdVv3iODdEhFwxVLc/u3SY61ImOZAILPkE5ICPAJ7zAvHG7tzRhKrqCZ1URn",
+	"YAbPLj1/dH19QbARKJt1s/CogvWgqophXIW6Gdx/OKwNLJXqA4e0NhejhkxXcavPhgHICVuVPAy6dZ0M",
+	"aTjgguWUhcR6d/dtw0GbZN9OpJtQEWboeHUbTmXIDGMLmjfijI1R73aZTDSKWPTOuw7O8BXSODINBlRE",
+	"cVZSxKdp80YEWX3oOxvbFZC1zVZrvU4CW5gsL5Jqftpo2yo4qTDqgkw0i8BVIUMZB2Rtq9Wuk63W1vqN",
+	"sIXqXLU2Pwo/hMEZ3oCyddQOiwLEVlZrnopJfsthzAyYX9GJU1Xve7oima0KdpdD1ZZrofqVhf0SuV4t",
+	"63LVr1KZuqqaskOmBzK6Mx3SOJZjzFayJSZTQR8oj21vpcKTEdW0S1W5lUx1KIfmW1TI6tNFCqdWNK8x",
+	"Vxhb1QIWHSY+Hab2LmDpZaKsKJhskfVKoONejwmQJxhxQBWhJJIQDgHQkFCu0O3h7NAc0YQOmc4AgosS",
+	"x2lly4VkLSrOPl/S49zmB0dl+KoVoiGUsUwBPz74j8vL7757/74kPv+j/aGzs/EWT2aztrXd2u1//Npq",
+	"7Ow1PtBG78ufb779Z9Vkj+K3ezOuQSAcwhylJQUt4tEuCdyRH5C1vVZ7HepDUKF6LEnslx3zpQ25gy+2",
+	"1+s3IsjVA/hyY91inNxZDT4ga86mNAYUGpV4E2o44PzgquSSdSPB+2g3hDzcr6CSWNPCvazIu35PFYQ6",
+	"Fn2m9CVTaVwRISikZmoGFY3Ooe45OGdkqhWPWO4AWAM0FCu+crSk06ujOmHigcVyxJwjSq0XFOCF5mxW",
+	"j296YEdyjJUxs4Hk9QYhrAf1CaN0DsyGE4QJWzgzSIAGCiF05lWLhGonpmm1iw17HLEkt57tFSua/dYW",
+	"cCfzUor/Ufz2FDuzK7Xo3iSnUT7ayg3qdRxagKVZYO0LBmi3nMUHTmR8XG2pLQsPLiJWkR7YapjDICIj",
+	"qbBQmCWn28gcy/P51cQ9Y8Bbw2EiKodnD5YlJnxuW64IZmDOy/Gskmk4CZr73rIAAmMj7bRIRCcK8VhH",
+	"FOJlsTZc4NrvGb0loWOouomxnFJDdgEZMBrDuYID5FKsY9CHX87G1tc1OgYbWWdlhXlAbUnQKpRSO45V",
+	"qtF5UO4VbjU4JvfygqQVrrWro8YGWTMrD3nVIxoywqM6YbFiwBCp4A8sUTQmPMr8bAVHUJN85npwIwL7",
+	"wg80hBtpCweQMXXgpdXfIygsxNelOD4bzlxO7Tq8ON6vjmcuvKx6apv1TD3EmXJVPYXCK4/2Lt+fX/54",
+	"fPh5fuWrpau6LWFRZzHtHh+4vVy5lNMU8OVH5kJzuxI3zyJJVn2YRUwvgYxzFL/FDg6w+VNFQrW/0t/l",
+	"cH0A9R3Nou64Chd7B9e3e612UFhhTMewpoItcl1Co8bHlq20lxPUkmUGTc/zuU9hQVolyuZUhgAcaS3j",
+	"iKxB3G2OqGgjKYx0YZGDekT1IdjFUtpKS4nFeLMyvJJE8h0JcIxNlDsBUUYIjgcTqHPo1CCwJqm4ESQz",
+	"AE8vz+pESERtFIjVWEcLMVP5C8thx5XtZUCfdA1gqbL7Icu2xCuUTNZgd6Jd2LP8jF9urptxZTdu0INl",
+	"c8IjbNNurQORaGxWN3ciyiTTs9Bg5qoAxPXOdO0oZsmP83CJZXaF3ESmOMnQsZtA4g8aSHVCrVkSS9FH",
+	"TAA4WM2rusYSWq8Xu3GDXUMjBY5DSLDxq7YXi7RDeVy/E9M5PjB7ydEV45HOVkoLpVApAPMBKkAokwRP",
+	"PTtp0/cQIk5TOBFK6jaO3kgjpLTZF44JShl6nmqdPVWlWRekSJWXvmyDGI00GCYYtInhm3j0wP7Zd8WJ",
+	"1zTmcdlbm2xR7ZUc1TciZs61mu+/9ToZxakiQaarQO91794zK96rMnDUOgkyp/VxFDRvxBUSqO4deGaQ",
+	"jkK55o0g8Hb9KoM6n6lZTp+T7RbW5+NwxUhDIwViFqE/krBwIFkRRrd2evVdq9VqVZZL8Ca+3K1AUsKj",
+	"b7danY3NrTdvK4v2eotajUawolKZ6WQ+EKYvGz2pSOYOzYHH7rsr/xLrZjDsAq/lrR+upIljSXDpRU0R",
+	"zZKhg9Jc2vZxqJ0VlqDN6KoY4480Tpl1iFaJO5HVxzeaKV54vMtrO4IYxu25im1alZyBBjbIg6ekDnuO",
+	"m5Kpe/KWPHQAdXQXtnp215RgLDONSdeSmlxZS5swYcEM9i/r5OSDabx/efLhHTk9Obm4Eb0EE2EA26CO",
+	"z2f2uiJrH46uXr83/7++ev3h+gpPOko+XX9obMNDDTzrhzS5JzRhN0LLGGrnRU2yZ4EBcZhwIawI1dbH",
+	"H5xeHQXOJYDi4on4WVmK6JpLg1i34cBWRfG4VBF0qDRXho7MNN15/q8iDMyzMYpeGD/SB4ucutidFodf",
+	"Rzxhqipk5Io9MIGmKZbz49Y9ZG2Sl60bBtA0M8uOp8oWHVceVL9dhKUyfZdFxCyBYS4PWTnXcQOPFFAp",
+	"87cUGcCnRDElOF+pKp78+Pn7RTG65eSLfikaLjq42qvmz4dyy87WVnunOl+/2ty/t7m9+S3a9xeVh5Qq",
+	"ebMVrywg9XWx5XoPVuf9jNJ3Hz9/f1WRO80my+9BQ/JFCw8dVr3fT1tdrcpPlpIne1k6FwZUq6oK7zG7",
+	"5kMmU33FQimqIpjsDx5ivpYpFGfI/LyYH4apxQoj3hTKehuK3iQWOJPstAq62E6rnuMJbbyxAIrWC1sJ",
+	"fSQTox/RZbTIc6+pWYkBW2zPX0Oj6Q06RSfXX3FEVWuZg5FUXIjE5kdIxWhgQoIRlHUSHB3tnp4GZK2z",
+	"2RjI1CjyS6XsAOho8fJk7ddW+8uvrcbOl8fOr63Gxpf13V9bjS38qvIq5UT2+RPBjrOjZZX4onI40QIV",
+	"YPSXlh6YgRU8mlcz4JSOVikVUOSB77gxmTKgfAy3gyRbD1EfTEIIJfN/hwC4JoHgr5HGWuPW7FYZot+N",
+	"gCtx9MSYJTD2oohsvKFzIbhbeZecsxbAtS36OboxZkC/cEVrH8Z5KXzJpwWVr/ya1bD4q4AkZjDJqFqD",
+	"+TyQNjHbRt3S0YiL/i4JcjMqQCO3m/JYN4woMIuiyNrV2fnp4QHZv0Z7rE6Ggg2l4KFClABjKqy/g2TS",
+	"zHcU1Al1LyGKGS5JZNofkODiUzlh0qX/vC4WcHn9p/nPt6AUjpANF5N3sjcWXSiFZlPb+zQzQ5dHUfzk",
+	"Ga8VOIoJs3bdtZym/rGwmeDW9HZphMjbnGH13cylosgYUt3wShaTwrhy5Ky6dioxiD+YamRDPzeh8rYT",
+	"S+1EFuBgnJWc3yUB/hGYQ5hqkvuESgb5u7x+T1CHWx8jAW7E0mV73pGygLDddFOd3QybHrwXdyc3AhH5",
+	"wIebpH2Av/Wr1LuCP3VEcADJlUstBULLcG1JbN0IK7dwXILdYdRvvVCWQ7vwdSzr6/mbraty7ez7vXJl",
+	"M2o9g44SNkImnzh84d5YKnjmnphmchZxWpVfM6fI6geovgbV3bCqHF6xxyzHJYS8hBJoxtiBQdiqWxEL",
+	"Y5qwqBAD7Zdjxb9/G7H8w5h1R9mHPu8Vpzm3lusTLF4zpzmFsl3VPDt1rIftGZ75wGxFyCYObXGF7yqY",
+	"3zOEbHZFXaEyF8VU/awIJrpEuLAZ51XlW/+8Z5NvwVK2qBrQztabiloLBfzKq6O9hoddCQxQnP1Ob/tN",
+	"1Npub29vhm+jN1s7tNNjlLbCrS0atdpbdKPb2+y1u51uq7vd6YRReyt6E7a3uq1eq0Vb29UXiH9ULMv7",
+	"qZdvbnfaGwtFIQaj+Uxv35ARwWOGRYiRp8zFCf+l9Td8/8mzguinaPub5GK1jTINFrcnKPlODtkfL+jk",
+	"KMW6F5NVnlK+o0zPVC3pbi8DhuNzGcTakh6UjM6zuUgNsFD9XE6ayrWvgiS1enifajYHg9RhjxILPequ",
+	"hZMI1X1QP7LMsgK1F6F7TieB9av8p58UljU3CmaUV8QfUT0woq6oFP7zH/87WK5Gokz6Z0tWQ/kXsqtf",
+	"hCiHioW6NYrZ6mvjBIoaQWC1V8nmlV/NKKPTszZAiatxgXLSLeDnaiYuYqo9w4PkQxbNdCNFOYJs+dYI",
+	"0GbUQI5RTXYwRkWwltnAWRjZs24xNnsyjuVYWW1Ghve5X8n83pwGk1145j/dnYTAL579W1kphgTmxcUg",
+	"18JQvLs/0+NFYkj8It09w9/lFrQwpvKUl/eAZSlMLxFoSF8gcWzhlXLlveaQWpvGZf08LVtq/qFGHaK2",
+	"FDNyjvLBV9H6rFg4szi5dsfIeKM2+hUWoFThMAuuTNKYqSbZR3wtIwu7CaNQCdF5wRQEj5gdGHOl1/HW",
+	"L2G9VDnc9KyE+4oeus7Wm6KDrlNB4nOEyCmyUjehi90276HRX4pJLJ563o1iunAnXJg282BmkQq2s0Uq",
+	"83lR+E07GkAiI4YcV2QIkRFRLnSDmIpIhXTEArIWjGSiE8q181BKda8KRmbW2ozPNi5akn6LKfpcAD7u",
+	"LBjr5eCncuQpbH89u8JGjuCanbZzaxJgFFRFoY31rNLGjaDKK5WCb2gA+HJgk+QVCf4HfPH/Ba5s1WfW",
+	"vZLhPdPlDQUlTiL2cPfz/cbD2fbvi2vGvO3WFmOI53TJQL2qmMerkbtscdUr/tUTPBhbRwWh8WhAu0xn",
+	"V0yxlPcNGvN7hoCArTo5r5N2nRwTmZATQ1Au+jHc+75DRNwC3WF9bJWTEs2y4rjeDcmvncbOXuPo4/en",
+	"ZxeNX2ZmmMy5C79mwqKBu8vwIRfa+gOfABxtoUDm3+leoL9yeS+pfeAqHQ5pMqnwk2bBTxUKyJmHjrd0",
+	"GE+eB14F7pKIq1kgBSMebdwNE+vAK9fbzmpsvyPYEkZlG1eX6PblkO3cMEH28OLk/ny4dZ9Q1S7cEqmf",
+	"kgW/UHWls5VPm5DuYraK4Zm5Y3tIR0TLerbvML90ecAV/zKnvLrZW1a8GppUdWb1OM/PUYk5RDU7773n",
+	"iVEcpljq559//rlxeto4OAjAu+y+CMhr/DuYKuTcpw/MWYBG/0vDUs2u9s52q9HabLQ7FQvmS5hWY+fL",
+	"n5vf1hr4V8f7a/1/rP+P/5wFoQRQJqtdeSEQ0PIQPLaSDme6CDjr3Xg8l09mAfMsCLZcuAN6Me2v4NSD",
+	"QLAPMe3PBglaIhDpSNoolJKpa3c0HONC6mpsA888Wy1y1GmVc+U7S5QUrsKUs0PyF2wCm1Zko1SkXBn5",
+	"ue286mTtQ52cwiH8qU726uRsHSsXDke6hCby4ZlpJ9WQEhc/thsbBK6ejGUW0oSRNZEmios+MY9MZ/e4",
+	"YObi8DY//2V1HvLYwETk+rgvk5DUOQ9Vm3cFCAp/h/gS35evOcaMJzHc5lhUK8LjmelEZjrkcSkw6+D8",
+	"sIqCff7ASuz8ce+ssumQR1FcspB++HR8drY4+RjH496WdVU5L2tMlWbE4PpxeZlhuvmAD1UJDch/V7OM",
+	"ETUnV9W2cDgGWPvDurnQW5kKm11f4ODO1uIya5UafbWnUHO8MllEg2tuz5SE0/hQRGomiBjoa4kk0JJg",
+	"fYvE/NfliRTKyWvzSI/GMYSN9RLGzLwBT3PUT2gEFeOBKNnZbCxbG2iqSXcCuGIAkyATP0bNvP7pZXjg",
+	"cfP3ooI6hdlwqOXBtcopUCX7y8lZHJBoslcWqVzPmTbjt1kMnwESLGcPYPNpM8C+sNosBvLbFmZlY1sB",
+	"nkIKyZArkMlQ1nZAU1XmX8uNiBxR6RvnbAY8jE9qY5ZbRQUGpEsqvgXzHCUSvtQsGSVcscVavpv7DLXe",
+	"EwcVwXyOLH0XGgJjQyzyrw3zoWGbgHGfoXsU3SQWpsOs9xgrR4LP394bOYSwOwCML2F85m2mvSduF3s1",
+	"dOZQybtEh1+n+5MxDycXaTfmajAT12gErZoj1wxy6/BL8sASxSXu5azB9OUCtl5SfbB9VjOQeyFCORIh",
+	"x0ZL6MkkLGoJG/OhAMpZ9258+dur9ucl6yVMDZ4WVpngw5m3yrv001A6sjXsnL0NPyY/j7e71+37i011",
+	"Eu30juib9FBu9X/hHfHD17c/jksXJO3OasGQhWFUTxJrJT4zeHSu0BraBN35l98rFrn37imLfIPJWgrR",
+	"Kz1Rn2V1hqCIGU1ZjgWAvAlCyUarEdFJ8RhY5BBecch+GOw8gvkXAjOqIS4V5HoJqF6LNjxif5U2PNzy",
+	"yYTQELRZH8Csz4RNFapNM/3SeGRL5AXJnhsI9ptdKSaYNggja4x55BpU3W8v0BumtoudQDa8Srraa+7i",
+	"uC+puGcR8hTBIkTEWAbCfbDVRN1HLtSIhUYHsl9AzFzyjgRK014P6h9kZfgRBYXGnELEQf6s0V7EKNX+",
+	"cQRDsHYJKN34YoS0xOcAVc+8rhz+5lpOLZeZdFZJa6oouYzZnIFjXRHDulh6KhtGsPqw4R2rD/8qpGIW",
+	"2tCed7D7EsJo+iOWGJZynn0VUgEV92jSZxrxHhDq3cLAzrosrVCO3CtfKRJkH46jErxSn+krXo36HdMu",
+	"K0U1QaUVdytfjTClBzLyVYrvAC/74vwK/vMJ/t273j+q1WsHhyeH14eVQLEjWuWyK8/LtKpD+SANRR0t",
+	"UhZVjHy6PEH3FGjfGV6WX8OuQAeMZ2m1dzq9DbrZaLVarcZb88+2+aeV/6/9GsI+lmhK6UIDNrvWRVpn",
+	"9LMEqJIOhtNeSK033LawzkRIxWUGfTuV/mh6qNaMiw/OhOAqgdPBDvAwoDEMHQKduICsfihGORpBtf+E",
+	"qXTICNe7zqM9eKVuRKAp3EJlifP94yioY+Z3lAWGVmQvZKFQOV8swxGVVgvNLsLyzr5/+8Np56cf3y+G",
+	"57BPu+isWYxwyZSM09kl7qVQc4rBoRx6pUC+EoqhNBZtMRNBXOSIValivTQWTKkm+S4xramyGSWudItZ",
+	"ti4bcGGEWF+RNU3VvaoXSnvFsq/qRGkZ3tvysuskpiJaoSqSJ2+riiJJ4fD4K6bOlZ2IERj3Rum39MAp",
+	"k4T3B9oYA9MC11VmWW7fmUEa4bpvh/PtS31eHVv7enO8aU92YUJY5CAWNB+ysgdE0z7GRREhob85SOWO",
+	"gSoSmSvZLDsFpkeuad8I4cQYQhGBhktBpGfbbHFcXL6L5sYs2WbwhCHi9G7g0aw5mPavFOGRpwAawowA",
+	"LsKQXGmZ0D7LsIsVwX66Rh8T8cQVAtK0/wQdMTdcqnkji2i3CVlI9YzaM2vrdlZzvC8Nvb5gIa6BoBC7",
+	"PQN0yI9OmaMGj1n3U1LSPwZaj9Tu69d0NGoqmWbh1K/NsfH6yeI1e1l+EFs+ymVJPROos4Sxv9Vn8N9C",
+	"hofNfjCnTpsVVYZudQdzV0j9XFiWLZ6dfXrtai4U3mJTT4vM1tqYyiv9tdXoYBLponzSaUv9lHLhTN9q",
+	"J+CQmRmW7PshS3hIX+8PeEj7cqXy21mPPtF96lQuMwvThOvJ4UN18OLLB49h2HkFnjrm7hxf5JB9thY9",
+	"nAoIDVwqSbbRbDXb7Y3m26VyXyoLyQZGFbvjIjC2M0a3o+tdU4DRyrwgznNgzDZ8xAISB1ldXteErFFt",
+	"y6SAsmGVityf69qBxY7QVuvvSBDL8B4z2yReoVgAaTgy7zGx60Y4FwMmhlGdU+4dCVzXdxYwK3hHAuvT",
+	"ugOMqLuIIW5iAMlniC4FkY2mjS2TD/5KrJ/p0qww/0crp7qShD3Ie+bIwaI7mWp8GzrIWFRKnbRUAxnp",
+	"0w959N5iLBeHDxhVVaO3veBrscqXfWvRws1fWoW0kOz1LdtP86Nlv1eKfFIsaUDLDEYsQ+Q3S41VNLfa",
+	"HT/y656NbA2OXCTIP3gc09dbzRZZ4xc0ekf2Lz6R8yvSfnu3SWJ+z8gpDc0XP62v7IqB3QahtbbQOx/V",
+	"/ElW7/7pcuDPiKQvF8R1N4BexduZPjChWfJA45kYDUdyTGRPW/0wL7RrHlbImFhf95VLHlR5FOebIiTD",
+	"m3mQDFtLpLdWjbiavkrNMGVCptSM0Mw98vHzNVkDOBKrNgf3PArW6xbQur3lQvFs3CVVJNhL9UAm1nm7",
+	"S94zmjjfWei9zlb7bs4J/zsWsyEysrKJBPu0AsM+WQK+aFWDDBcd/eXKt/T3lLmJbiAwbJ2oLBiySQ6/",
+	"onAwZ3pwcX51TV4bi/u17bh6amYfLNL1zD6vcGjkK1UavE8w+4ZKJuB9IXu9Sjcg5iLDMZBHr+VxSe8Q",
+	"AOEcixTxQpUl5dCIUBalXYypqEhdwbz758Th2S4ws39lPdulgZ1J1AIXP+AXe1s6GCx7aklTjK8Efzet",
+	"8slZda/dWgCWvUTbtcofuAIK3grhRcsVB7RM6ZUHdAy0Sr5A9lA1Z6wSUpTTw4UX+evp84RXLxDWoDiM",
+	"4kx81q17O6HElHO27QE+M+MuSGGjpu0ZroLMSLnmiMafyAeEOs2AJGm+V3GnoxBoEg8jo34jYFdTB2s3",
+	"HvBwAMwEJc6dc92mS5K1ijrgdmjq9Z88+laNbeJo4Hu33ZhL6KCz9+isK6kM0yAXZ0vlU666MWCWL3CF",
+	"5oG78qcB57mRFJm5yMYZv2e0n8N7OUBGFteN6LxG06teJy+oIWs6fbdjnX7PBu6zSXRqrq/HFj4hIywE",
+	"B0Y+Ime5EouYB4mYJJBGohz0Vo6yBXW2R1RpMuSR4P3B8iH6BzbV7+khsc8z7+f6l1y7JS37jOKLEp+w",
+	"Cv2srFXI/nEJqJQMmUgJpMBC+o/C2wcpGBlxuL7z6mjbEQQWhN415AIw+fuJUQo9b8sr5+9F1K/sGcG+",
+	"asjGZn0umuSs4P4FD/KAgvc3opMbYcZpq3FPxaCX8jsWRgvkYGWVKxunIhzUZpV6XKHz6kAE7KUOA529",
+	"bjMywMLMRFucAWbNueWZfBlMKOwaUaEq8wClxgLqWeX9lVxY1nK105xJnlMm0lkY9CLN6uy6MH/H52s5",
+	"m2MC1frcPO+Fxeo9ucLFheX9yphRuM6v3BFG1pkTngsSuJ1VHUyfibrZO/mVQgJA0yaxqenMq3dvfla2",
+	"ur0X4JPGXNBkQrJLr2IJlxese59lXXsUc2+aud4vkAz7xJTV6j2Mr5453Orj9V9y1JRwv/bO9nJfekVd",
+	"rRdxN1fSAcsQHAvz7OSShYyPlrzD2iNZYVpzPvyeGqUXghjjWI4b6SjDOF4O9nblwi1Vc/Z6WWa6zwoN",
+	"nJIeFoLUltvrT4G9/xXlbSsLq31mRg0jesziB0YcCrUDVLSgIoBKDr5MSiI2lE4c64RO4GyYwrBYIhLw",
+	"pSMhF4dfW4hlWFC4we7KVNedJ99mz+EVNddkDeL6Nfuq39mijrGU9ywi6Wj9KYGR05tcjnhYpMBFwkMH",
+	"ENfuIHZLGQu0tVr0aylYEl86Hwr8mvZn50YvecX91yEVVER8VVwqLy6B/oxLZrh2fdbD16vfU/uXzdN8",
+	"HnNxb2QrBDqQNcPTRhsHPMIfLgGScH2XBH+OWfcuTeJveBnt8DAL7PxC99c8cqVYC5P2yOeZzu5GO7vi",
+	"nm8JXechF+WTphjvYd6/S7b9WxzZI/uJDO97MoleKQjE2+jk2fxrEe8bExVACSlIwxsRMw3Pukyd4zo5",
+	"qZNzaPRpvU4Qj5XQMJGqWPFGZfFgY9aFVboRM1bBih5zrGvab5JjnWeCK0Jd6A0VWSUZ6qE87N6IhCkZ",
+	"Pxj5wTURjEXKvwA1mqEHGZUV+svHWkYd8Ja6lBWc4Q5c/9j45cuf29XQA0UGnhFdB3FBEE6kEa1FyyYJ",
+	"DGN4Qdi96ayltcDxEXjRzZJxKNYUZHExNrTORsbcucgYzObgLISO8yga2CvlMBoviqY7QdAG5LAAWDZA",
+	"9Eo5Qo0ghuSZEGrb2MFjrY4JVtA0xq83bnfzIhXD1QNULsK+cqXdAu1dHJfvXMFBmo0bDNDiDIteI7/l",
+	"9Bo5uKVSAgFWPAVRlKNclVDRg4gm94XwZfMFJHz1ByWMFPvL9Ptnarp7gjxB2fWOyjeLQbmvEzo5YDF/",
+	"YMlMf7BRcpqRawTMY75qgE2seXjPtAWzTYx2kLWsyAn6q+4HcBRPASPMnqx021eK3oROTrhgz79aNlS8",
+	"M1Scg9H2PKCzA870jMpAfzEyGSZJV9UlGMixBWdIjCVvoYBzIGdIDFdkrf3Pf/yvrZZ/cDEaDuok4kpz",
+	"Eea54+Dds5VpzLPe/vz1S3Fmv9Y2yWesLn28/8ksb+YPKCHQLdg3OTj5VmuBewDpUF6P5VHYCiDZ05fu",
+	"s9FErnNMcriNFTmyiDlv89R7HueI0eYQAJel/ailA1x+EXiRcGbZfMCMXtMJH0JluHQ0YgkJqWLreUyl",
+	"UejKYB8QsCKmKiqcnh/sH53PwudYglp5taxn42UAUs0VY6Iq+/osS2dCEli6e9Xks6pxEG8fEa6fniC9",
+	"Gka+UUv9kT/tnTij5/fwxJt6GaLTtDKx/zSvPU11RmHt+NHtiuqyxA55fq/Xw7uqJUDqszri2TtsCPt0",
+	"92oGlHwOAW/1JyWHDKqK0ZHRA9/lcPIAajUG3/DaSCrFu/HE29KF/GUPKd3+UXVFqiZKsxJAycn5/t5J",
+	"5bFcGd5/7bYyhJglLGRCxxPcyLn71m48P9IsMoaAMUqSrhxMoqQydLaqrkNuhmGMsJ1EkTeK+7TA+t7t",
+	"vI/l4fA7pvigUowDngfeNTyt4sgHzuIoi2GEO3MbUfiO0C5818Mm94yNDBV5grUGmiTTOxIG+jl6fMYD",
+	"GUOhEfNbanPf1qS9yLedaXrPbGcRnqtqvUn2zZsNHweGwkFmGLpSq+6FoNYzbWNFCy+yiWCCjaEuyiuV",
+	"9Z+VlPNp0q4/++IIUxdf6Fro8OtIFq6EVnJS+ertKnlMkK62WMWdwX4Ik/3S7NdcZrFeFs69ugLMstDT",
+	"GR88qSacX5hmmco0s5fjPOn/y0XBEmu1/C0UTmPpuyiI3Oy8IftUswTjOFZyc8+m5BXXf4FUdbeXqkpu",
+	"QtmmZcjpB5SsGtuR85qHqJsplo7oK94VPCmOYwbhPyPUydNofw24j3jKSEt2rOwKyeLT3KuWoTcNNX+o",
+	"KsRihkBGNFVMOS8FZ4qssQdQzUAFBI0AoJzQLjL8ALBwzqtBYsO86+8IlHbG3FbgimFBXbHznTai8WWV",
+	"eH7C4qbb0jaMP2A+GftKQ6MhBb/e1P52U/uCSL1o8EJ3JRv3bwXDdt4K29WDdzsAOo/lkJXcp6VEcJrE",
+	"S770UxLPYqxY0ghK7SxkK9T5S6hzUKxW2vgEKkjQ4zELYCl5X8hK15RpUuVNvzj7rk4+Xhx+VyefWffC",
+	"LMd3xx9sURljJ7pMCXLK3yMWsP1mu73TISP+lcUKwUUUj9iNWNvYqLffvq2/abXcrxws8/W6jRbDokDU",
+	"3pAa8thcHQiGCPax7krjejICxxGUBTIq09WP3xEANkY87zWuiUvTnhCclY2YzI64LoRILEZw4zPg2j6p",
+	"qtItf1GhlWVjmzMX/0zUzKk7UShE22WxFH2z+5a2+L2yI99mi+el6rzMqy1rrzD9mVWtxo805hFM6oWg",
+	"B7Cu//IHF5ylrrMFQTO262pYgs80vrewAlcusHiGd3qcN21mQcjgpO6nUJrPa/Aqh/229eDmpBg8434U",
+	"eoVbpyX9194Yn+LELj5eev/c9N3Pzn55vjc7M4XuunJgb57y73rmO+flrgR1eF5BD5bMdjY7LBKoU2ca",
+	"eh5i8H4b+Vwaf50EMOXyb2YeS1cFOaIikr3erIGNEhmlkK5MBrYl6TI9ZgyCieH29F8yVPuuec56b6xG",
+	"fUzwfjgbNl6QKZaN+4n+e/v4XBd+P+GxkYqKppjm8Gwf/lSB0eeVYcnoWWDOEkssfwFg9SV7TTejlHpX",
+	"RhO4zUVYaNt2FyqE0FCTj1fnZ7l37Z5NVFYJwUas/8gS3pvciOBrw0a3NxTvC4d7+MDcPU1Cx1ZHsU7q",
+	"EUVEX1CCq8rNzgMdBQWWWEdcVCeXH/bJxsbGjhnep+t9HLPTqYY8jrmCtD1jsWG2QZN8UgwClgB5Y8AI",
+	"j2B2QUQ1DdaNOo35Zah7123myZBOXNSoTAGgOEvo8POxO28arY1Gq3Pd2tlttXZbrV+WrpIfVR5Zx5Gy",
+	"ueD9NKYJ2bs4JhHLAgSVLSlBemxMejTUCk0iNaAjRiI2QnBWn3oAVWl2F36GQkya4uU1Xfe8yzlTsYeZ",
+	"ScIss0TqhMbKVue3t/Eed0C7wKYPl6L3DMs3bQhLbR64yBIBazieona22vmIk81xJCCjGBZnif22p7WR",
+	"UxVpnYJlGw24R7ixGoYToFxk7StgwbBfdzMyY3vYjG2LnCt0BipjjNPfU5ai6vLEFEjrij2dkZtsKI5h",
+	"mjhWoqW8h1wXbyM6mxxTjVuLcY7rNebU0/KkJ4W3YSo9WeuhDWx4C/zKguFBZC0dcwBqrPJuq3hsK/Od",
+	"NaETq/MZXXCr1QocMrEURKWQCLsUHM5SG4asBRb7tamZsiV1zF+ev2F9xa0Cvc/aLG6/c4vSrMwgcDy5",
+	"x0KbLfzAEhoXWFJBNgrkuUTLlQVc0gJDtlwp51JXgqkE2FOwS8aUaxcXSo0KMaLGggSgRLxxCHYL+4Ur",
+	"ksL98JhOyJq9QMZqMzdCaelfsnqByFhuPTQHQbT+jgR+2At2b3kK27OIdL5+fXcjAgubsQs3tuh7kKkO",
+	"5ZAZXSbzNYE7iSFT6oSzqBjahPMFxHmX6JaNwCwQYkt8mZshW5W1iIN+pcjR9fUFwbbvSAsv01MBdcIM",
+	"98NNOx+yyAze7hO8Y3TztYHOuNm3dnZW2/qVRu6Dyyp0Yhq5weOjekFYerdxngBzUmWORM/dXFWxVlYR",
+	"sXk2VNNY9lOW19QOvjYcrnNAlBVBTuOwb1BG3R1pxGEDYBPvNRjIEPxtyn039dImtBqmSiPSetelpMUT",
+	"woROJkWu+VutXgutS70JuQV3DnrT/4WLB8lDdjeiQPcyxnOtXhvL5P4OlSAMpUSJVIj/gjvQosgqg8fW",
+	"shRWl0NcK5i4uZ0Ok+jTPpbl63FBY/5HOelzoYS0xL/yZFs10N5srzCep1Fxo4KreEYZkCeEd+eeX8+Y",
+	"KU+uTLjneHKn4lAQeWdfplUn2Qc8be1OU0RxyFYZMBJTpd1Z2UvjXOlZg7tdc760ANLfNSoeca2ijJhW",
+	"B5aOe1c6V8rm6Eww3myQTpvAEMXIwfJ5sj8rjvU0LQoCBWaV/c/lrdvlMDo7qEwGF84WM9KSUI44VqdB",
+	"MXwjbHrdNrE62IxJufeUAps7rc3nSPHMyz8dMg9CsDnH0/tayVQt5/1MIQ7e7pq628BTfFBYgBKTLwqj",
+	"t7vmmik9y73oq3O7aAoV0ASNspF5mOpVqr+xN6mGQ59rZUV+j8caraaS19F78CmuwNLzcyY9M5PCUxeY",
+	"iKB6j1FrSACLHJBPlyf2pmKAATxwUsCtFRwBIaFRlDClXB3mtXDAwnsW3QiLuqXt6Zfr8ut5lSrwxaP1",
+	"mWOKJaSX0D6cEuSSRTxhoVbucu5GYB5dpk09nS0LN6mb2wt9SJ9lcg9ACJf2vJzFRtMnK+iKXvS9aWL9",
+	"FKiFYrNpFskemWkUFPoE+Mt6Lma892T5Fk8CxFwhPnvsyPQk77b3sBel7ZPhSxVwqrIwgFcQw49KwIj/",
+	"/+y9+3baSLY//iq1OH8EZgkMGOeC11nruJP0xNNJxxM7k5nT6hMVUgE1FiVGJexwMnmO3wP9Xuy7au9d",
+	"JQkEFr51nOM/ZjoGSZTqsu/78/lFLI8WVbDVR2qVquTo5Jidi6XZcTxqw1YGAvHDHNm8KArevH3Gjl6d",
+	"MakmRijYs0N4ueYnMFRiEzrDxpc2n8v2uShk4HCESJ7HU5HaseJfP9uJ+8uns4a3lqyEo0P9Lk90Gc2q",
+	"uRVM6+jly9enp5/P3v/y+ldC06pC5vLV+1FmjrCRccADajHqPBYnEwQGJDwpfG9soDC2E/xc/qLmaK4Q",
+	"um5YF2JZypld4YVyUtcQULPmyGvKmgSfRbmGPfM5st5vWIIinWvVOhQG+NdFZfx1wwhtyOxf5i7PFrrn",
+	"vLAW4Qai9XuXmghkcUFevf7b8cvXKwsCCDqpYKM0udQi1SzkylgFxgjDF9MddoSrHicTI0QiHmZMFjch",
+	"DCefgA3v/Q0AAMYJFdplPMwKqV1z2X8VW+Py550mCzw5GvuHcQpLSQVzBUCfZNTnn4xdv62Xt+Aixs54",
+	"LCEmCm6MzTvMFnEm29gaRSRSemjUQCpCrql5rZCyML9GWNZmo9oLFmk45VqqiVfk2mQhMA6yMWKEvHn7",
+	"zPMVAGSju7eGkU1bDeO2iODIrKsIWpGnmTJr4ytf/cd/sJeJMjaATJT2VZsdxTGAoqM+24KTD1FrqcJ4",
+	"EVEhUrB30QvYPBVj+aXDjgiDwYY5GGsGkwTamzt74SwCJRe0yIgERBPQ6cO9PbjRqPPh8+7zrnlqxwwN",
+	"sgaoJaAwis9E/JJr0WHHEX708ePxK91hZ3ImdMZnc/x0JYgPz8LUOzjpTGoWfPXRY/cbQ+Y3cNdTqTtu",
+	"eL/hMZ98/ZdJJOBCuEyqDC/5FhyyQbdrDA7NAsopB/jmv32F0iLP1s9/+92ItEG3T1dbSidc+0qE+0G3",
+	"RxebP3FKjpjtU8OCoSgR2IsITWvg4uehakd7UdQsnluAQXcAz/zAM4GMXNoGogb9F5T6YMEHkaXL9tE4",
+	"E6kNt7MmGf4tu6lK0t1Xr3k4LRBawBpC5Db40p6LlNLD9PL5B0xmDKw1Sjrk3zzRjHwEXwESvdRQAQcs",
+	"DRieKHA+FE58h31IYqFZytW5r67BjNIEto9WmSGlw947Gq4V4i4oeIE8Vom665BxIqEjQxO8JKL+ylek",
+	"b7Nk5nTYe+0k2zCPr4y1AK9CBvcIyYaMv3fqVL/ZAVRcZtVSCc7MxZM8oBziKvLVa8fn1eqw1y6nQ0CJ",
+	"qhDW5e4XETIysCKj6AM80UZ4DM34/233zr+xmI7921f/brfb8D/zdRBSaVEGpUX/ZgGfz2OJLZV7/9SJ",
+	"ChheuJYE+nchUwOB8NXrCqnEfzNjq6ehEWxT8YW9eXf0sn365qh/8NTBJPNLF8kdJdHSM3ZYEbh45RW1",
+	"CFORmR/1lcuGWiFjBoWyBKYd/8npo4hn3G98C1gTIyksWEn/BBAG5hkP2DSJI81kpH2VWXaG7Uk8gPqC",
+	"vN3cph8L5wYD1MW4oq8giv8nGgNtnj+5cKNDkaafwdPfptytw88jlj9K2eYJW28lY+tZERMmSmfcrLyc",
+	"CcwZp1InamhEaSrMKkoMzaFKMMIxkuOxcWmVLVhTEWRsOuwMM8wW25MWB617V8zItXk22nA8Y+CnY1vz",
+	"5VSL8LNVa1bhQWtz28bSl4inprO2GI+TNCtV3hmTEML1qcBGccYXWTLjmQwh7L40qtLFh6Z8PhcKRgPW",
+	"vKRgLOKxUl8QVNTlWzxMZlQ2ZMZUdJohp+LCMqgCNDA6cbVk/S9fiEvDnN68U7bKp2XMebXmCGuMB4+E",
+	"88PNK5OXWOl7W7fb+dvmmQWXG7WykTA2RIacs7rqhAXlqEvg4ScYdglYE+NY5hc2pRNaWBJUjM8EmyOI",
+	"h+ZRFQiQ9qgAAuReHrAN4FBpaidyUczinpECDOaqnP8hCzh1y6/VD6A5BeY7XCvVBJ66TaDj6DAFqCFf",
+	"z9lKZnBzpph0zakZaywVaBuH55DxCX5obl3DUSDKBGMWhUlEVtsWbIYOiks+n+dhHOpDRIjmCgjO8g9V",
+	"wShol/1AY7gtFbimAOXlShg77BRNZcCgweJrZ6/k+rhXEPrIJkSyz1eBHYaxuszggkIS9JIQypIUrDNL",
+	"wAJWmm6tkRRBpTkwokKKwiHdG1Fh7oM5qUCdQMcqlsZnQCBgdINO0mSeSpFheS3ES100qoQpkol0prEq",
+	"P4uLDlSBmHLY6HW6nS4UTsyF4nPZGDb2O93OPnFQQXBjr3Mp4rgNpAJ7/7w81x2jss03xLWyHikCYf5J",
+	"jNgvYslOhcWrhPIgMwGlEIIx8+G/VFJMhURGOJzLCG2kE2cvDqEplzVRLFHhcYHhrDFs/Flkf7kEllRX",
+	"lWmG2e92rddJKfdVM6QUe/7aANbV4W9fGzyeNIYNwBiH0O8F/NU/OOi9ACA+86PPom44GPXFC94b74cH",
+	"z80X2bIxbLz/5QQRrxFhv+E1vpiJ7/3rH0f/+OXLy3T8t9PPz86Wn/765v3k2TS8OOFz+S5OL485Pwnf",
+	"fPyQYOkqmhFXpWv+8umXU3Sy1xfFqE4tso5Z7kF3sOlRbs72fk2yn5OFikpRr8bwt9+9hl7MZmYLDhsn",
+	"qB5gaeGwXaDNUFphAKeZmMlszASWxxTdhcawgcsJv4QI5RD2QcJXXbHLPohskaoCDos5UMgsAbEEqnVa",
+	"4ZogJ8gd5kG31/HVz0ZsU1EIHU+HH0CVD+6ROfMGpUryKBYQT+AczLlMIWxQ+HpIwWmXN4LUILI5eCC2",
+	"c4mEJFR22AXHrv8CczRl563D3oNMOj5xep5xahrtsCObecMwAKidUo2C/R1fSc1IuYMgm/OUx7GI2WSB",
+	"qp/iQuJLKMhuGWMziQIzhJh0kzGFCrRZFJwxXx2fYGVcbCQkzANaVfvdfNI5TRZrGj91JJaJilod9inv",
+	"zU8h3aEZj4Ed0VcwXmMAQhpOLd3baIJ9J2YzjvabV6zKkJoddPdZxYSSo+sqhpAWFIQ8/BbRisi8qgMV",
+	"Fs+sRrLnhWzt3aXYWzgAGLIWOvspiZa7iS8XU7uyRyLnjoV0eluqNiJ+tedcmVl50agtgWDYtr/mWznm",
+	"btspry2VMZWVE0VUDcReumcJJb7VHnt+x3pwEW0KqUh8dq8Wnz/xyM2DuaV39S0fIVqUpFCsYG7q7V99",
+	"0wlfxgmPzpLkLU8nkKEf9F9cfd9ZkrzjyiIwgq1w0K3xe6foev+00MutmsFMmTkVcLxyCeo2W64T7IrW",
+	"UwsJ0sRu0gsXyTm5GjkrT5mxx4wCZTHF07VeiAjzDk7kWzvNV0ckfPvdQaX151iAIK3hLMCQx7EREJqP",
+	"BXbezQXPzPOKmtEKMjsInfEl5UccfciSKENy/pxcq7Q2CBZy5wtvTV5zbmJukjqWJOiaYqfMWbIrI3nt",
+	"s7pCoF5L0gwqOhGcr3Dtg32tM3rVucFFuMYBwSq0jZY5pPLwRGKqnICfcwdqbUMZpVp2uDYY3e9E48bC",
+	"fRv3jJPsjnym3lahy79V82+WXuyakvpbcf3WH1trJbWIx4V1LPK5V4u6lxBPryRL85jDxlDikiVKeMRB",
+	"ZhtikkWmM46YGmU5kYwRjQ92CsaCrKmNl60Z3GtUbbmX3UWj2YamfMVXDG1nZ5PZVGVpQ6kk+AMtDH9a",
+	"o81X5RzG5bqdOFroJXM2orMNa2xyl1mVKYNgItp8VXsfQEvESa7Yri08aSpPrjbIvIYqMPkPGw46r82z",
+	"dsQvVXvQry9Ny2/w45lv9s0KcBYru/nRrFs165xAe2lD1qtyDUjYd7DmVkQcyZ0tEg4pF7dbc82c76y1",
+	"Iq+M7CvBtMJHKwSO4KMSt6NHllbEmkSn1sLKE6BvdOajiyF22AmOCpxC5StrzdkH2luwPs24vmUxfLUB",
+	"6mHBrK9kBvAResXoDJO5NONNE2z1wxcFAkiGBJAUk79NK5GML3vgfkxr8UEItqPiJj/celCkdtvyAUi7",
+	"LQZyTmq48obYxVOYkOuZ0Lb2bItggupfI2IqrCRnH32CuFKSTn7lMxEY06XchGgWBMuIXeTPV0jLz7jG",
+	"OgCMrbH9bjviS8jmZ6nkcYe9NoaSppyqAETLtlRaKC0zeSHiZcdXb+VMZtiotU8Vdba0AVAwnYVl/pom",
+	"i/QQpxSyksXrWXPQ7Xps0H3R8pWrTEF7iFn/uDqUVmWUWSmZLpQqhO585SzIKddTUR3B2z2S9oHW8yOa",
+	"4vcQUKNkTRGWg7bBRlaD24zB2RfeSdz1HoK4O0MyVQi+YsrNJVfp4EhtS+VuEqurYWe9TNQ4lmH24ON0",
+	"KMwAxxdn9npS0z6+nfcjbYxCrJmRxsFyEfM4mXhGigudYbvJMM8QNB0Hectbzdn4qrlKN06d5nyjp5oB",
+	"m2zJOWh5kJXR1PSbJYmvygzjTcs+3vJWbzZfrvGKG7c1NwlLOstXq9zhzU0c5F4VpXjLI2bLRWYnh+jF",
+	"W76yR6Msyous49QfgQfIqQNzHyq2CXRGQC5EanaZyiyDAmQC7E+50rxUQkS1SJkx9TvsFzHP2Au0pDvs",
+	"BBBxUUVAVSKhuYSLVCdpcIgKEMju5nwisMQMOAgII+CtVOd5pWKQivg//Ya53m8Erdt16d9KnZX4/lFG",
+	"p3wmMpHqjdBH+SV7oH0B/eiKC1/C+ze+/X6zhPVviIixCi1xQNASkKW+Ggh03Ec6dPOc/U630+vtd55Z",
+	"urkiR3yBEn5HtnYzJVUjHQx7/V1G2qsz0pw4/wYD/r2oumr1TZb2TgVqVYUhPyfoN0oYNjxqKoDfMlu/",
+	"ov8H65YXaYxFrIesdCac7ZUi4OAsSUXh8fkrrTbKfLs39+CKyOl6IrV+oMF8qmUm2tBc0xg2lMWcpNaI",
+	"mYgk36Pjtff1XCy/bdVaWI+IkPcOqA96DWx/RplIBWQW/MjHNA5KN4ZcZ60OO/LVuVjiN+sF3aV6boZg",
+	"9jBWBJI3d2LPP6keSD3JDNLsI3AlgPfFyLxJkkSsGbw0n7RfJipLk3jI5qm84Jnw2Ix/afOJ+M/93sH+",
+	"064x9eVstsj4KBZQp3o8bv+aKNF+x7NwGlAJgtFGweszPgncQPeh8LwshgOcnYA1OU2UCzRjUdwMZX3Z",
+	"NYKC8mILTbCp1Ocns5aA6rguodfXkAYMExgm82Vh/bAOt4yi4TdejJ8/jbrPe8+fD8Jn0dODF7w/Fpx3",
+	"w4MDHnV7B3x/NB6Me6P+qDt63u+HUe8gehr2DkbdcbfLu8/9xqYWodKklo5jGfF5neKshqaAWd37U7mb",
+	"tlmcb9jNrdLvXo3fWGmQwxNX5FVpp1UIrlpbr7wWdW7ZKtW8xmtiYNvwDk80O31z1O4fPPWQSzG6k92w",
+	"Xe7uV6Up8fBXbFcIIqBV22G/JlChvrIUD+Gl7y0WdZO6t6/rTYW//f6t5EsdWQGPoSjH6ksaizq6KjQW",
+	"foPsD7sYmSD4oLPu91yxXZp1N3/iU/ccDE6laoMGKuBtKJBRIXoedPYkSjBsf8VMXIAI9kDfGrSGxS1p",
+	"9cIK9r+3Vsr7RGM7h7H/ARbcc5S/HsuSiC8RbExY2x/JgH3lSKs8cvp15rkQADBfu4yi08rGIGTNNaRB",
+	"j1AbsT8mhxxUOfo+dSutsiNb7uBEFdjA6Vqg7gSEGZYYN8kxWuG82oKNJI4BWg7TAGMIWWLjFTlIZZXL",
+	"qJrdAT2gHhtSFSHxbviKPM6VIrf97gCfqkhAsIIqlJrpDLxjTNVeAKRivifEl1DMM18FGL87kxDLxKZB",
+	"6/NSLQGPY8uiBy0P5MhCPzPjrN/tdtgRJkHGIgun0HeKJgxn4xQ2BBTROxy6jU2tFf5ebmiUbbJLlffN",
+	"rhsV0HhXkd7xFXTpuZhjlelROAi72R6wo81ta/L8EBfL2O0yw7WRcexE/IpkPogGvUG3z0fhYNTnz56O",
+	"XjzrvYhe9Hrd3rPw4EX/DzI+rgodmkMDZtuVwcN39kqcZIS0JWaMq+51GLR0b+34Y3FZN5WNmC+va/Ko",
+	"pA2meTB07QFzkdptgMmEC8RcFjZPKFcZ+taedi3T5xRPPv1akpY2p8eKZ94IAmiYutYmvKbNg4dkyinh",
+	"QNIthxCyMkytCsxNxtDui3QX035WUCrNhZXarXwd7mCO78+f381iyiW1xWerby3lNg4CMmzJ2PE4xl7e",
+	"3MbJsWG4WhZS3l6ZLgoi49BRPINeqQ6zzQeExFYCZwDciGYh32WOuGYcUlotZ6rgXVh7gB1AeRkDGiRY",
+	"BAo9BF1b7XloI9l5oYKxMymdBmk7GjH644VGh4GvghPCsiB+sIyNjZkbWGBY+Bhq2Kkh6ekKvW8+I5bU",
+	"d9Dtdnxln4sF+2iKxRz7tUGmhXzOmiUwC13FPTtkQA3e99g8TVj/wPPNZqO2ZbZQMeYzW+tt1bajekiP",
+	"/4zx5dw0hGHrjC+pTLcw6jwsQa9u55MG7ChaZEaLjDZvEkfYZJclcw3wN1gFEvlANOlMF83CONGYtyxk",
+	"ZHtdFsZczjAXS30PpbSsVwRHw4rjw3yOeeaa+Vfq4LZmSA9ZyjPRtlNZWc5mhkWz8xIJzq5f0AbEjI1n",
+	"v/z13eBkh3q0lSHcaeEGrvOV9sQJXlbfjsAbXllZVWlIbAaf8VZlxbWTmf2rb8FB2oyFdZN3XmaVZJ9B",
+	"pjjYzGGjWug4tE2kHx10B7WnlYggqufTStPtUrJz/0nbbS10XKa5FHKxVUfxfpU2LKZipbqQBBO/h2hS",
+	"m3XiXxJJ5WSl2KtTfvmznmiWJrHwwA0nCveceA3dSRe491Wplte2l7snChSbzUF3HxFtLxGU4kixhYIu",
+	"Uw8WyXOOGeA0w0L6arUGb3BY6szCOvbC9y9q5AVRX5cK4MimyZaVEvIIZvbYzc9NJGRGpW9SXXx+Ef61",
+	"P/r7s9kv84E+613893P1Yf/yH0/Fm+4/3x7wn6P+5KN8/69nfz+vL0lXh3qnkvS+q/cxqes2rBKXxUaG",
+	"ey1yq1OR8XOSjmQUIYXxjqHIe6tKKWXkcPdA3qq42fNmXpjsraW+1Fl+ddO4w/mFNJcxOz02Wqgohloe",
+	"QjSIknAxEyrzGNfQZn6t9vD3c6GO5vIvmo7uTbrELZrZ9frsS8dgGxfZKg5h5XmA9zo5ZvudrpupW+73",
+	"PptKeL0n2v2a/SXWNAvS2q3Z226PJZ/Ft7c9brIr/mFGstOusGN/3BWVu+IfR+/e7ror0omuUX6rNlgu",
+	"eRGtMaS2FtJer9sNR/A+ndxE86vN9aD1HSU7kDut9UzSyZVq3UxGfa2OV1du1+KSPpBC9YpayuJbFPY+",
+	"bOyt6rIAirNVHlak0zzMpWGbdcwVa2bS7HzY6Z4FpUP7HWEBK7IoZiO+TycBayIiHlYDzjcKTToDN7Ib",
+	"/4/sr93FrdtYHwSPdt9WtJa7p5XfA6PRt9+9xnxR2XqKeT8wuvkMALlw64VJnCxS3WEnMVe6SHvMRssc",
+	"VNWj9nkARYLHHJ0cr+9FxG7E3QhSvHIXOtLrmwhjR05tvGaoEfyPn1882+89BZxsScvwH92fnz19+jpn",
+	"4axFR13f11ml774TL+1eTxtiv0V/5Km7e8/s5ooDV373E+5OyLr22ONRtjeNn2GI85qnv9L+OjIbTGhA",
+	"Jr/oWyBcjQ2M3CEtP9HGMBfpmIeCCTWRyqEPYzkHISIPfXX06ux/jgAVdyYzj+GffSwwHxsVhp88p+3E",
+	"mpGYJZOUz6cy1B5bKJntpUky2xuJyGNg/U2k0J6vAO0ZQOsw+YIP2meR1OHULITH5vFCEyp0GokUCdGM",
+	"8fj+1SnTAugBoAj96NVZ/rJJ6iup2PsP7/7nfbfH9tj7d6/+5313v8OO3vbyIbAZnwNTVpYuQqN+I/oO",
+	"wD9UBD+CoHo0N2YkvrpIQj5axDxdWsw9KvJgM6CoQtl6Dt65ZsFCzfh8LiIkAUqFEUgQUjvq9gE8mJt/",
+	"PofufvDmLSh18+RvvXafBceBkcnM/DU4aKEVjXjVkH2FIg0NSTNYI11CtuYZ3LhPlaGcXfJUSTUZEhiu",
+	"iKAodcovIAmTGoEwk1FbZ3wJUv8IoVXNRQgCBw0Xdq7zDgQQbQi2RJY90/xCACoulL8aN2/EI3urr3Dk",
+	"caJJXSEDPAbXgdpwIjJkKwMGJEglp0Iv4kwHWP5k9oSXh2UD4t8KfNUMaDyBxwJ9LmEBPBZECxTAAuni",
+	"/on9G60OYVXT2Fb4O+ixnnnNc6i4odInutwcBhnbOpi1g27nKmjlQ035JcvEl6zDjtxTpPaVhMjtWKJS",
+	"hq4S5AVjBdXBmu9O37T3W577csxDGctsid8MWlQwBKl0JiNfwee9bmtY+LSEFYmUr7CTFMyqTlh2mTiJ",
+	"oZ+QnNBYxJxkU+wy9BXIll7xTRBTEN8lW0IztI3x222SpIyWharCpF5rweS+KiwYvhOZN3TisK56RZIh",
+	"5if07kSA8RPjTgaual08PzpLUjquI6MxjISSqpBaHTKcN9Z78cKDf+/DMGCWzYfIcIs9N+8+/MqaJ8ev",
+	"2vst9nTg4bkDAegxIwGxpE5E7OmAiHHNxQdszGcyXnpsIi8IAmkmoyhG+037qt/twvWlGcbDHCdqIlIC",
+	"d5a6sKXtFangGtHAbRUhYKQDV7zZcHgIs3ShAAXdlY8lizhCeYYUIoTWB0KldVg4rzB7dlW5Zgu9IN/9",
+	"ZZ6HAOITItfA9LKsLCsncowA5WIZIQBi/9FMKkQjdyAnpWQEjKlderL5ySK4aHBMCXwaT3DIVOKrPGsC",
+	"rWdxXL7pKMeKRyJKNPyCDguQnyRw6RTOkKaAEFHLnQeD7oAFp+b7PMsPpW4gZV3Vg605mPNUCwDWNVsO",
+	"CvEKEjQHH+x32E9JJO3pNMYdwMWevv94+vnN22eff3r/6h+f3x6/Oz4LWHPA3v1k5EuElMuHbNDbt5h+",
+	"HhVdJnEOr9zret1u1wn9QzYiRZeMGR+ZAfcKX8OOAFPiUoiM6XmSudEhaerKpBR3kBH30PqXSZC4Fms2",
+	"QnBIy997SA00SYL6yDyCGCPpNOY1lg5Yf3sqPkAWl6MoC1gTq0rQv4bNWFEmS/unhR6V9eGHvgrCWCoZ",
+	"8jhgTUJ5Z0WQ9wpH6Rh++0387LqOEpLdGP1/pQNxTO8JGeXajoQb4Z06QLCxar7BB7AFdniFN/GzlTvX",
+	"/KKSGWALYdzRXLEGlKWPvpHPtHMqX6L8+szn8jMyCdmE/opkW8vk926eyf81KeSXiWKoSi62SITXEdG+",
+	"sqqhuSacW9ZEprd2GA6+ql1CccKXxlH4YPfqTVzPWym8KMv/uyq4WDWnLCwihuCfaCQntdqLLoCWgjH1",
+	"M2dC37Aeo18nKjBPk9CcuFF8a1UcZeKv337/5n0t0Wut1jqiXLBus/EmjdA2/l4bdY9VbgW/30r5Ct/f",
+	"qRJodSySkjSG+X3VcQH3S1u7QpyMIhqCyNblr3CRldv1Nzk2eXeIdUyGcCUePGtec8Xjpc6YEgKJDrIU",
+	"PnZjIZcldzGw/sQ+E1CMzwuN5x71wGvomwSfD0F7XWdksTXdVxt701nN1nRjaOWNp5GtSdHC2NngAmEL",
+	"Omz9J7mXWxmKP1pEctVWWDUG2DVsgbcS9Oy7fMdt7V94b4adB3qsM2VeoVyrfHXfNucbKMMcBV9FR+Im",
+	"Rr/t4ySTXhZ3C7Neannc707/bAbX2zA2un9leCVax+4Nhmc5vUtDsm7WhiHRPY0dDJP3dMu3GqgE9wtf",
+	"QH0huVC6oi0ELjxLuYxXTLNa3fn5xv8AkmC3Bn13YO+qRb/4A99L3+Q9W0DXT5JZysxS2KyeQnXydrtC",
+	"vW4ybV0RQ//hRhV8BF+vQuEkc+gyELrgWyM93JIFaOIFHgUHUuh9XNFHviooJLaqj66EaWHNkrLbmkHG",
+	"IK75sY06CF+ylvqhdk1QuZLaRViTpoAFZmKCFaluPtukbSyzc806SvPjxAa9SbA7lfhE02C/P91Ik2jD",
+	"Y7A/SoPUQukk/ZyMx7FUYsNwAGNlgyZ8Oqgcy/enbvLjt1XZ0A69hpqBO3fTLfm2uRPNkj/+e9Er96kf",
+	"jLyhKSgoBPrgDqonNgh8ZPEiYqxrZ2evPilbc7gvMSXGFSoUGBlr6mQmoI5S8DizDhtF4kmw5c3xLEoT",
+	"6F7Nu6SRrhz7oOiZDhLX/OBabgVbzyjCLDNCfJS2p4DPhK+SEHslQ5E3oSmsibQBhVTMk9RhqB0SCmjh",
+	"Rqjwn/BMXPKl0VxpRCkl5NaNIYtp7m3BfFj0YHiFdQ2HakxQwUfAmjmr6JZqKeJyR6lwO9KrnvDaIXpp",
+	"r69GXjRfegUK+R9WUtBSuV1cR1yUN0VV3AXzTlfFXFz2SqzS+4ZA4EwN4gmwNBVtw0NK02eWJxNR+OpU",
+	"Va3GEyjqq3eLJxxBNOymxGu/fW3gm9oiZwLJPaqAjOvuBm4XGfc+5jr7qNef1+sOBz16Hpk5r+cyXK9h",
+	"ASiRFtSFibH8YnRnstCfz5/9ddb/ch2wuCNHCn+VoUA8bvqej95DcP5AuVNAv6Te7anbVjxV4e/ZI3Cj",
+	"4smt3HWQJ1/EMZ54aPm0KPVJJg7ZWhM5+GrYSd5h5qQRpRuP2kgxq3wFPh5q1RSwcsUcO+7ipe1+N97x",
+	"0auz9SCuVBZcs5Alvyf5gZXTdBJuXlS/9eTuWF2Pg7qrAnu48nYl3LlYloXS30Yvzv73w0C9nT8PP0W9",
+	"8Rv9dPIXvr98LbqLX+T77ODv//rvy9piz+xOwA5BAkEIty+ZSi4PLWYNNTHHuK077IPborA9vfV9WUF6",
+	"S+WLhV3pNmVno/DdbWUjK3k3StpiR/aj0FW33yeRZ5FvT2BvtLzA80KBHAuERKvmSR0DuD75NSiVB90e",
+	"gvFcGpfa7OmLBBEfXN7Z3Lni39yT9ETau4L0XOc9u2p9X5K0etzja76Amdu72qvenXr/6ydhEcmsHSeT",
+	"K5yQy1Rmgs04IMKUujRc/LXsnJSD1JfThDWxO9sV5KUWK6eFCWL0yd0+bkGHHhYGGg9zkYJBNKVqRXDW",
+	"6eitR6gR6/xa2dqrgcS35GE3OULm4rfJpFZYW6gMOORHFEBenTaH/1EZSj4YPQ3bz6Lnov1i3O21+/uD",
+	"g6fPnr/go3BT3pCHWZLeSizZjtzVWjqe9SbGley0rETl0dw5lZnYPETsftgES7frCI0kTy2gvxnqOqCa",
+	"s7t6Z2B0WburYnhmL1ZPX8Qz0TbP3nkOHR/z9sE9v3JwWXKtoX2HYPYhzVNpu8DuBc86qn8MCBKeuBjX",
+	"2Fm+ebeBnC824NGTKwPCYTDuhX3+QnRHz6L98IA/F0/HvagfgkpJJwKvqpUnuk6cwYil1ypLlzsi0uMe",
+	"vTtI+vz5/xfTEi5tDcqZxaA3nIUB+ehtuerbS09gw8J2FAYszgdVOk0WWqBGzCD2riIIxrvWqqjlGa2G",
+	"qL7rLQpD9u7Dr56vsHUZ+rqSMRvJNJsCBYsNe0b01lStXW6fynu9Si1cUF4+jvlEM70Ip9AzQC1S2E61",
+	"pUhrLSd+aDsbsOjeV8ki0xJMI7iGQi4FsP5byaG/zIu60JhMb7H+688ie4nLXcdGKWa27Rb4/nLbMEq1",
+	"SLVZK7PfsLttn0F8y2yukKfCY+ILD7N4aTaFFipbsU4GnzaM0zxxV5vk+8t654d8a+KINsc1st4nuD9O",
+	"Sb7tpGnytqk7UzbF7ftYXHVFqOegzhRAIDDCSrqPKhU8wiLraiUXWqlTsyDLSsF7qsmyj9yz6qIN6mJL",
+	"kRZqI9Y8ettr77dcSTdrvn91aj7A7l1XQe1YXlcafcZY72wcY+joyhuAWSQjynKHyURJLTzsmDLPVEaQ",
+	"aSGUq702SmeaXGLLklRtVNN22/sKG2yx148Kxv7TNg/HQKkHo1Mi76fErz13OY/jALozr66c/g5UnfHI",
+	"P9JqvoTFrFdtRgubpGgQ5J3kZX1hPq9bJrU1JJ1E4heJ1uGaoMv7uwndHoreWh4L7OdJygKzLuXB2fvq",
+	"F8HRo8v3CrWYmbNa+Mj9g8dwdB+G8rNneTtCYWmzXEMFFh+wmwJ0++tOdJ97+qPi2zGx7JwHJxacnA9J",
+	"pDwofbb31fzn202qzzaA73INWkRERpRnwECWpXI2Iwdxnai4dcjmIjWarC0UPCJvjfeV9d6CPdQres5D",
+	"6JUpd2+8f/XyzXsr5OY8mxZbNxyEdZ6y3dbFMZPKmfWV9BeVmEho/2jX0VTUH26fVBX2ON0P9O4e1fe0",
+	"OYGsyMxXNhFFCCFrSh1BM4zXIzGsLlOLPmDji8RteshinhU6zQixI0d2N6ICd7oDj7/kyw57x+dzaO5P",
+	"AG93Ns+WsM7US5VbLvicS659hTAktPBIXm/L/ixJD5EnOyB8JQTaOoAVMgImIvN/S4H4Hlz5ymWmn2gI",
+	"E8RkYoVcsZEbPgVUJ0k7lhfCvQBiiCzJx08s9IqxuEYLGWdtqVjR9LJk18722pTRu1MT5h2fl3TKDQok",
+	"zF5EOZUobQ6qyj6HPB0l02WUIgFDnFx+HnOIOlHkFGyc2sn1d3x+56DtZH5c2SlU0MO7jD+/aTPMuGvW",
+	"nuHWeqwPuLX6gHd87ggpkkLEj2RpTXVbPpg7dslavPUdMBgttcVoSXCMxCCB3A11Io42RWrpMWp35VyR",
+	"8vTVrjlPnDvkBdB18550eS3/qvSi30cr6ffnrxQ24VYxZ/kbdHYdd+WVIx+s76jQyO7MVSk8//9sq0rk",
+	"jtPVJBCl83oXNavIGa8ZtwyRSeoaKnhGqRFs2yAmC+rNICG4FNkQGJSAcT/nBPFVM6io/rO0TtArY64P",
+	"MLQGhEDGzCUkAkukFCDjJEBMhFMRnovIV9DRoTMWGDMmKNFX/mI+aR2yhJJXY8Lt4uc2rUOBEMgUOQAL",
+	"4gjylXmzEgbTSj1MkjKbJeIVYv8JIV94xbyRr1ZBmzrMTjwY9zihxN1j1IxRZ4duOqW+BTmOpXkkEm7E",
+	"/GPWw/xLEyGJ2cCTVMZGE2u+yETDuKtkYbq2os+jpOC8vYH3VSJvOzI3o3SvmyjfrSYU3/xO4bSJvuwq",
+	"of6ruHyVE53twl24nW3IYwuFh/IRiHWynqfA8+YIea4jfTcZk1fWn34Qs+SCkCqtZDu2tGOrTGMUFADG",
+	"1UxjH98q6xhF5jHOywaDbg+KtFViUf0AXlEzKykLfKQhn9+COHkFb1oQJw+kMvU+lT3O0Y12nFftpLxX",
+	"+T56X0MdQQtmoZDh5uvvaHIbt2QM1+RpuxPJ+UN3PPLohjvwjtuY6wDRewBokMNflGjIyf5DqO2Smg9a",
+	"JcMVuq2QxZFo+SxBplKAyGNNYGkuiIHOkSitEdMMkClsVzR7l1wUeSZ9lSXOdKxzJgsHcg3V8xZOaHE+",
+	"bsngmyaXb4hP3YXbC0ag+DJPIGU4FWDkxXIyzQqY+q+/zJOCwbcjfP41DLiHJIksoP6PKJFuFUr/ruy3",
+	"vZBbD3m7EXdJfLLmegd8j4KjGZgPAzYSYTITmqlFHLcOt4sYX5GM6bCXseDEXUuXEb0/JlfgB2s2Iu3i",
+	"GZpfxetfmil4tOYqNSlMk1uZJ7j+36VGrYz0nCw0sAvkMPVcMTnjE8GaoyWbiUhyQCRG6NVUhHIOUXrg",
+	"QiZibeRMNnsRDgFkA2FXYlbOODWMz+eCpxqSu3gaZDGkYwnB2UJlMmahmVUgdyirYl9t1sVOA+fUoiyA",
+	"F/hFLIOyXn0H75Ur1kNINbq78DWPowCv/oBvfat62Jyps+TmejgTXzKjKwDQu9cHjHumxYVIBZsLrhYZ",
+	"JVSWKEgUIzgXM7ZJDKJrnKTY7MjmMce4vGWycwVvDhgDg7K0XXYIt3Cd/bBa2kZacjZfrrNHZb3eCAyq",
+	"CteUoV0Mx/n2tfacy/SPAluyiA+cPW274haIfnusiucfjiIiQriyChJzxBlPBZcYOLfvCWHyDnsnFXAh",
+	"Q0wnp68vidZ5Ki5kstBsoRaaeiI67Ch3Uaq58BGHwkagUDJb5l1LvQ0jFNEhBqVAIp9jfkf5qhTC6rBP",
+	"U6Fc+JorF5h0ZNjAEDFJctp7ATFvl2xlIZ/7qjlOhWB9j83ThPUPPMwSQDkFWyjLde9hojEX+33Kp7rK",
+	"DHzmZ9tTCqWW8DqYUqAwWevWouyrJPs3wpAoMe17DWTM1hWYEj1sH9yJx96Ocks9RBEqoQK8hHBLvrsa",
+	"iTXq+/u0Fd+t58NuX/IhPMEfJ/vMr6+IHxAJQ5AQULNAxk6RDcW7IrDNM1/l6AyFADf0kaPxYmSfDLkR",
+	"bHMiMSpOtZFWkdQhTyNhxFQCUSBbg2GeudQspYQA0Nbk3PyFuJJHhY1QfUbyC2WvhfMh6Xjoqx1i7+yj",
+	"2iIZb9+9w4W652DtY47rBtIDN8jtRjpynvfNpU/H+TVMCZlNReoQfXIWDmV8CFBCKzh1HXZmjj+iVxE/",
+	"G1QMd3x1ZMuibJI7S5hOZoJCoaViqQInPRpE4D8a2YA1UxuOxEct0toVTYVXvTmsXQ2Yp5z2RCPHtphx",
+	"GTeGDc1n/zV1XKNtqpvVHfv8DQr/xXVApEJEwb8wC/DTsn6bfZqAh0jlry5Rrx0Txm5lSfnc14XGs0K+",
+	"sDF+4OMPNUIVr1yiWjeHabMcgLNw+9VCBYL2fFwFT+cZEHNQpTu6Ri7Zgknt5gbwO18ZK7LVYbA5SDfC",
+	"GVl1d8wD1yeHuEKSWACHmUqQTG2UXAhk9MJtnz4BcslDzNLISDveNZRDFSU/rMlV5MHr8TLcOj3SY3yW",
+	"ID2eLetsQWgKh7/qcXErCXOb6MWNRRouTOFg3STfUxJVjTRq7CSutgiLenU9v+9Y2JO/9Z0W9+R77eoe",
+	"a9QHRTm3K4Bd6d5KmZiPp2C/wkn74cJR3RqUTi8TNY5lmN1S/ArmXzDCzd5d8m6zv2qh1eXXP9laJkSC",
+	"bxFTdBf8B8vWSZJGZhhw8dWMnyNb4nLIVALUdCn5cWWZDiE7EKcgQ0m4JZdAQrnfsuF6/AFfVVt19tEE",
+	"YrrNqMPHFtH3FAlYYnm00nPNHM2t0TUM8ma/O2jdWLai/7QiWx/zY1vw9GRxru7HZLkubh5kjXbpBVnM",
+	"jdQQEabO9BpDGnGw4nkZLTf0eNwtrt21ejwgUdbYdfr/APwwuvQM/QZYhr25mjRqAYqPZSyoGmUec2No",
+	"dvBexNatiQamp7x/8LQxbLwYP38adZ/3nj8fhM+ipwcveH8sOO+GBwc86vYO+P5oPBj3Rv1Rd/S83w+j",
+	"3kH0NOwdjLrjbpd3n4N59L+iMRw87/f2r+FL4artSHMVSX5X/R3/p/s6ZnSEcpFn/r73no5TIia36X1j",
+	"FlAquAnJekkUIIFZnyFeFbiwbADMqR12KlTkq2C2iDM552m2N07SWTviGQ9yTm38BZJT5ioWmCMWDNnJ",
+	"r3/22F9OXv/ZY5/E6MTo6T8f/+xZWmhfHbB38ic0X8w4jLyDnHuOpGKe9ESjFD1kXC1RrYtYC4+d/u3P",
+	"TKowXhhh3JQZBGqhXxpKB+Q8axWbMLoddppg26+bGGSah8djzIo4TmE49oWeaF8FpLzbRugELBJhzM0U",
+	"N4OisErCTGRtnaWCzwJsDoQyXbrYWiVS+co8WIaLmKcAmmqGQdLdrAC2tEEuLEzMhyFX2KvMI+hAwTsi",
+	"ORNKg0FFo/eV5koMzRzHwqx0j83lFxGjtUZ83M97L/rMmFRMy0i4BWH7+17v2TPvabeLN4H64XHsq+az",
+	"p8+7////N9jvd6mgctDtIsF8vu5NXHjs5tF8mddJAYtvhx2x2BjaKSyrXRlfDXr7t1LsaNSy1WGbfd+K",
+	"3bzi/prRrWiHHQoV3SjuFFb+x9WAtVu5Ue9Vu8YagKvwkD/WZlQUUpovnRisVljGN2yDsdoYNp6+a+yc",
+	"cIBn7X09F8vanTG4YOwUKiIIeQLwIkC6a/qDYDCgwASLxyBEBzJwtaSydWudLrloeXT9Nja6bN1Rf0hJ",
+	"5DuqCqz2/dAj3YqYblQ4pXvp+qmcW4On3BpK8ADbiDMBNyW92hXDgd0C8a57wyt4d/G6a/SY4611Ezk0",
+	"oHsWyjc26+1yXB3LuH1uQfqtva8LLdLj7YHD1yrShcCf2aod9ivG+Yx5nIKwzVMQl9OEpVyd6zzKN8PQ",
+	"nk3/mofF3JjrwGkByV/7GcOP8HSEodBA644VGpBfodIJ/NWINQfdF7cRjjNPo233KI+vHSZfid2VNsZ3",
+	"FLb7CLt+c6dYYXdPUg5VV5Vhaxsav2L3H1I+UtkNP+MQwTb/JvLKwtYnv2xkvLxZktky9q0HxFflE1J+",
+	"gBlndTAdTs8wH33lVb4yEwGvQLOBP7secAfULQRhU+V8Zwi1mVi/cSkjoTADe+ODi/07hYN7m/nJe8w6",
+	"Ft/jbqGwcKrqKe9dYLDsDVv70PDXH3OJt1ALX5Y7TzRIKM+WHKSsuKNvnmm04IF7X+lfZDRUwxxbrEEv",
+	"R/5HWCtLWpjj8CPpbraKxw/iTigoehQpm0rjfi991XQA/3olSSJ4OC2grCUXYmYG3IJ6ThwOcGav9NL6",
+	"ql4z7R+Duk/w6Dc32mkGavS34HXfdij4tndUV1nh149wd3eCkc7t/H4nkLLeFhqQJ5rJaFfQtlGvGqfV",
+	"SaGtYK1XwbitO0Y65Grva8ahgWGzhCPKZ20WIJUKTCY+wUI0Pp8TLXjw9VKMPi/SePW5QctYWFBbA0Q+",
+	"HrXowIH+QmRnxKCBoKXYpWzkopyJlpOQSHuE7lkIUpUUgRGxySWWtX6i9DGnojotkCGlBN/Ry9MvGr26",
+	"sUA29MAO22M4SYHDCTRWsge5DswHmX/kSLBTAd4eSn7MgfAJE1+kztBStLNlfk8LeiXjkfrK8shpOVFt",
+	"MgFToRcz4YaIEIkTJSJzgbkNjG/CvXImLVbf+apkjk5EBlL90AwD8zcFA97Vj0QJPIsyQvYVSD14yBvD",
+	"FYRzsJTPvCBEGB0ULLwupFe4ZqnIoMr8RsEc2nunIVc31wvmRa5UCuangFGrvlYwt8BAF9vKzezupy4J",
+	"2Pt2a7vtTHv8TjWIGe5thngcJTzsVIXioSCjzadbAj3miwUMx1hwoTGd23CLdQLuyC8203DGqXmrQjjK",
+	"iUKYjg1i8ZUx4hDIea2IJYGLeIwUvtiCk2OvWDNhM+ypr1aZlh4Cc9JbqbNTO211kE5p9hxxJrS1l7Um",
+	"FSrXZ2nYelBxcKd411ayJFJINMLvlNEpNzauOc7c4lgZZ9HkeOBIscWDvF3y2wuvEcSne3erIyos2p0g",
+	"xRae/0hrcW++CgLUGuUA9hwJw++CA2NjvdNiNIN+UiUwbJALlqqQhTH/cG8Z7cYLjaBwmcwkV9QwSpdh",
+	"owom/CKjczQR4qvkshSzSAs/VGlcNpMUUGbr4IO1ijGNQwzTRi6cbF9BZzKObUOMMXGvbCq5UyX6kjhd",
+	"UZ7ckM7gvXnfmoCw4TMj/hNjIjc+CGX8MLMUMFnRUs+nfCI5M2brIhWHbB4LrgX2+6YzNk8yrrVczDCs",
+	"3gH9b3VITVW0Y4sHzdGd9qxY8+PKUBJe59TAtx1Nkqv69nCvPgaW7jUGfZtaAUUs40X5ZuSo1RH3wNtg",
+	"DSHXPbMRGJV2GzuyMrIilsy+51ByUXzeyHjk83maXNSgU3klQhmJ6NYFwOPBv9OIcslO+37iytfqxCmd",
+	"771IhFJTr+UfgW6CBwKCxiUdhlwFYG5CZw6NuhPhAQqYuDCWYDPiGR+6r4+jwPNV4EyKwGNBwcAxfxIR",
+	"gfmCXj1odRgMw/y6IhZRwYI0ClgzN1p95azWViGTaHkUCkVrl1OeQVY/o1bpoWtXkhj0RclnLNtBd9+D",
+	"SgWF4VKFtQwFoWo78ujN2Y0sTxdKhLfL32JFnvrqGgIVl/I2TFK3J3PB6mzOE2dB9tnE2pUiIgBPMZ+m",
+	"SZxMlp3GDnAohXHfaaHBH64m7B56eOpiZxyvsdMgXkOkaZLaHUpQ0kWJXjj1aVQ886zyyDc8iihCUHg4",
+	"6NYvp38NI9mkxJNYIAxnwuLkEjpQVkRLzMNzXXmAH0yVxhEeAgbRgX+KMLuefr2hjZvtxkxGpVy28rgG",
+	"E5mLyN+4SvkUBnsraa060c1MXDO0mYm61ck4MQ+qNlnTIrhsFfx9B3XJmwyloyjS1rtqcsv76THOpome",
+	"y4zH5t8XQi1EK6/5OT769Qjy4+x/EyUOC5lzLCmK+BKb5LC1zQxtkYmIScVkVsL9dQ8p9/pRRfuWKkmV",
+	"ZAzbpbbDSsHOq4/BAvvtBkYGZTDecanYLziZANI7E+YlzYTPRCpDvvdyKkM+SXYPO2V3S4JUL029Y4oa",
+	"L994aB+bvNaLDnFr48msISAKm32TYtr7ik7K9ugL0sXdCinNLhoJwiaZuK8yiwe9f2/MJlNzT91U6dSo",
+	"gsCE9A48Mrm+SFKjZhhqGSjjAt5rqS3WWMQup0ksWjfWDFgxflPNEPHliRkrTKAAcj1A/M3T3qNU8PMx",
+	"shLojKdZY9joPh3ud2Eq6ZZB6ZZ4ocJp4fJez3ydX97vmtvd5ZFUCsvr7fXPytd3+6XHK2CAyS/vw9ff",
+	"di2231lpfe+H3hbZPyqv7VQvt6K88O76TpW53mNJHBWQTTc7VlRpuMrsjAg/7ksSKBxggmHVb+x/nZnX",
+	"uvHOt5OzdefDT13D+Trjk7q+lxnHw3K9CtXEun694K07YO8kYE1DPSuAX9vyVqzXzBIcKOMast/A7mKu",
+	"/+sHvDwZs+BSjD6mceCr5loddIhF0B12Bg/ULEsivhw6ly/AHzqOgKG3UAwto5aHVDJzKULhq2TMjNSe",
+	"z6hUggNOA58I8P6g1hffbIQcuEHMRyLGMsFCRWJ+knAIZtAUPIcGEjcPrro4j0YNWQrVngDDklF4rRDG",
+	"qipA3qT9zZmoSABudAzPoKr02tofJqMxbHzi8XlbKhYmSSxS1oedZ1aA0EDcFO/qGJ7xyZ36hRmf1JEz",
+	"OyhYvHqTNHlUq5t9woLoulpy5dt9g26thWeJxfhwMBHHMj+JTfPDNu1uPMFWh71MIlEEEk/FQldV4+96",
+	"FhGpwp7Fx9bxCg8vk6lAfbLb3rjnfPGlGE2T5Hy3cPli5K5YMfG8vKkmWWRhMhO5QQe93JGI5YVIl4e+",
+	"UjaLaow9EaYi2xg9RIMOcqfrxSH2FXarUf9kX/zmXk9xOq52f0pXX8MapIEXn1M7Ml/87cdykmqDlLZT",
+	"ebIKZ9idmE3n2PazrCSs3H13UbmLBh+A8r05Ozs5ZUJF80Qia5jiMxFhSYXDZg95xuNkshCYh0wYj2Pq",
+	"K/nNb/zJb/wedHyFxUc4a4AKKIW1TifKKB08tx6xGlE5b5Gzgr3CA29uhPAFNf45qFYYFuQiSv1qU2Nd",
+	"E6Rev1teDABxIM4rDCuZcX788BZh6BdasGCaZXONVi98aGxYnBAweeepvOCZ8FicJPMRD88xYQmQ+hHj",
+	"UZQKrYniiv6CMpapGY+ZT1K8AsBaILkyFeG5o7bhGSG4WHnXuifRhsYJyYibWMq4XcyGBybDDmHiASZE",
+	"qVjHnINFaoxqmPPh3h4MubMF335PJwu9q2VN73Sn1rV9yZrQ9LsD0lcK76uFdQGbHk8ckYlBAxDglz8K",
+	"82LJw871JKGtgsjLSVYlUsgVIucVxNImXVEuIHlxOwUkpdHYujEjJ1flY+eWHB2nV4BFpKBQSDbcpk7c",
+	"aJhe6RYVoQ+L0+CQeK0ItpgaJZ1k53GhoCmEL9lYKqmnh77610IsRMQSRS5UlCbz+Wbv6ZYFObpYRUH+",
+	"QNysh2DoOaCu4ob5Hmy8+vW2PAun2zN1xiCiGjMspx3LGIh2oPt4oRF5OczkhRiyMY+1hR1G2AF3cCRU",
+	"dbxG8xHasZIwXKTscgoIxOVDBw2pwJlqoaDpKSJiMc9EiuhfqMV85Rq7EFXsns4WJkZuwUjC2WsMYfZ2",
+	"zMZdx565iWu6k2e6g2VzTZPm0WK5vYAkImPZY32XYm27mt7LJcbWeFJxeE80WlOpCKHF1D2hDKcwzOUY",
+	"omcATICHiQZzr7mLSPEX2mPT5BJ4RLEgP8vEbG5Ml+Qc5MPldGmc1TGX8YqPaqTWuZhnbJykvtrvAhXb",
+	"/Yel8hFdl0vk91vgKC0u5hUV7e7S60e06CHLI1ytukGtgpZ6FCmVES2+euDWztoDMn2ukECZwAjZH9Pt",
+	"BPOJLfT2/HfMiEoNTSz4WlyP44jQsRBypOTBIDmZ5yvXdGREX9Gaw06qC6HIHMMQHJpgRC9GtYEuME/S",
+	"8Ak20IfJTAwd/pC5WS9VOE0TlSwImBCwW7lGecqpk4JELrbmNx0rhq+0CBMV6VaHvZVAZLV08ldmVLKj",
+	"WRBzneUnPvDwE0RlIVAbI54XqXiZLFQWeFgKIjPG53PBU0fr5Ny7WGKJCUr1/HPAlJFxzDjrd7tsKlJ6",
+	"YXp7X+UcUaMkWt6TtD8TTto3bktW1whdmZ91EnZXI29NRFeLZLvejqIcJ/pRPq/J51MBBIBGRrgNe+sG",
+	"m17M50mataUyrwkuziYy+jBJI4SG09qSHplzcWqEQSb47JCphPEQYEqh8sPYT0ckYvrd/pCop+GXAKSD",
+	"aETA7DKncGR7DLA+BShRjaxwHQYHbC5SFsYABnJ8An9Nk0XKmoP+C0ofBB9Eli7bR+NMpEEpFVA6uPPF",
+	"KJZhwJoqKdSvbOs7wKk6ppm6SfycqF654ldQvdJcN4aNT4KlC8WySxFfCNf5YbtBUBoDBSWLQbQC3LXN",
+	"6GQpNzJQAXYWFY4eKc7+nMzE/5rXTSeNYeONG4rtiwDln8xl2Bg2TlIZSjWBZe/1qS2mfqlmafJ2cmz7",
+	"u01uTabu6AWsIGiqLWw+137BUMhqIfiBfvPaEu+aUBWDfo2Ov7MkeceVXR+y2EW4SGW2RFb1gmuZqIyH",
+	"GSMRYnxMzeOSwYhnrEJC0RffVp7/tTESPBXp0SKbOupzoLKugog7SZNoEZIfW04z8bns6GSRZ5UuemCc",
+	"0cDWhdtE6iwllhGC2fSIFDYV41ToqWugLsNsFk4UQYlWAL++L4TntWepK1M0wSL628jpwtOMIVvxqFOE",
+	"qrfn3nOiQHvYA6ZbzpyTaal5K8qr8TtlxLmqH6L+Lg+aUy04IVTnorApQGoflmnj3aMtvvb2CWFHJ8fs",
+	"XCwRN0ovdSZmTKpMTFIis22mgkdt6K+EARyyN2+fMakmQmetwu/xuWybB22A3uWLSGYsTiZGLGIK9jKV",
+	"WVEowiVVs17KMSfjlUw6ZHpLORhMg9ilXk0z4KoXFDt4qG4UBX+p6j0oW58HT7OkOts0RBxwoTI0dc3u",
+	"PXl/egbYVmSjT4QZZp54J6A5GCHwPuQVo2QH2+oYFk75HNyMUXIhUG+WX6BNyaD11zgpVPayJhXK6hZL",
+	"lG24zQtZge1upY5VezYaTRVuJWzR4u4OedWBfJ0v3JSjscJKdoDHUp6Jtm1uLFkdhcdbObb2A594HCMj",
+	"pMdmQi2Y/cOo4rZRxUwjCZfHzmWiz3HGtVA6SdmEZ+KSL/WwCJ0GALsAezBZkIEEfTHaY3MO7MyEW6an",
+	"xqIzmyOCeYVdqFgJQdXc7ag7fIWSrhl8aUdAGNWGD9D3NIfPlmJlFnl5KnhqvolBwExhKoHx8JMYnSbh",
+	"uchKGyJyNFSrE3UMJL856e8alSbwZONcmUGfi2WrJGKQnXUL1DYLhdILzcb41kZ0XPTZ0asza8lq5MN0",
+	"NpXZmumYh4IJNZFK6CHLgfY9X2UpV3oMstG6rCBcpQ6nRtuazQmY/tYuK2LjzYyLCkcW7OaLJOSjRcwh",
+	"qumrhcLv21DGiWANdqvbjdB20AQ5jEEyLv5IaeoLcDNrUthauTxmUMkBdTVEhgJV6FABHptJLO9MIifP",
+	"YQDVIkslSL5U6vNDXxkvzzx9kQomvoSLFGcPmcTNiY2TDGfHzCycWzgEmihUQj7nIxnLTArNYq6i1pDq",
+	"hsBL93yFZQ4EwkIl8aQW2aU7fhT7SObQMq1UslCh2/4sKBWwUCimNH04L5t2mDn+egrnzGyLMEdsBoUG",
+	"wsUsUk5Ocy5WVGTGwTL50i6WW5brajY6ZUeKJatrCK8qoiG4jhVr4AHUzHiMMghWFT4qLozHOAtFmskx",
+	"Gdos5nMtzMflhTafFNYPvKxXRb1ULs5CYcsBt1zaYFWSsuBPQcdXZSULKKXgyJJgqwi1HDItRLVSghi9",
+	"0azjpeXqNwsBk1Hl48HcUSUO5DN3Dq7DXW9AfdZrrKTR2Ft+v0myccWB6XWHg96w2+30D/674TUsCSu8",
+	"ZD28xbBrHKRzCT2HhY302W2khrHNzQwb071xyVOFOMwEYVwTBvmbh+VkdgkKxWQQxK31nO4KNiSP4/fj",
+	"jWu2IXAFizZPzbbIKLFh523bU44KG+eVuT5/o68NoRaz9Tq53yuQke0nyeifIswa336v4xv//e8bI815",
+	"7MVSUz1nFH49pCgt1W6ClSc1kxOVpNYvrXrykVqyBFgMMJMGWKsqsW0Fqz/TMg/lqyHXDjvObONQKrJU",
+	"wi+WAl+r+2Al4mWtypvEvYwNZGa+I9VFIkPxec7lNjnL7A2MbgAGgxlPz41xyGX0gCWffbVjfLMTLn9c",
+	"AQjzXlcAIvY5TErdW/YhYJbx+CVWyA6e9w+63YKMq954D0XWvVzfKhtFXvWbPoq+raJv0/a4SxH4r0WS",
+	"ic/GQJ1vNzatB2wvNUaiFYvwEM8Y2+GUjUTIiZvG2sU/gHz8q3nFI3r3RwlpJSSsfN0b+rXl48qufGgS",
+	"srRZrpaRK2/7KCXrScm1TXIHclKoCZ8AfWJnLBWPIYm8zSPHMHN+GxTVQIbE2IzuGQ9YIubv9rN9mx9X",
+	"Hrp3rSvjEIIIkoE17yh5wZX77aGIv9frO2Oj8Kt80UfJt1XybdgcdyD25kksw2XHRTi32YV4LbsQEBcC",
+	"MZdHRqHQB4hcmASo61A8YNGHr3pi3+6HFXv4nnUF2KDhNWj1G8P9gjBb20UPRZCdlNd5oxBbe8FHAbZV",
+	"gFVsiDsQXqh+6wkvS7poC9cKttpEKHP2H7Sthq/z4wusXS2uG+Qp1nbXQxFqH8p7YaNQW3vBR6G2VahV",
+	"bIg7EGqr2ApbZFpeIWCJJ3LQfYjbaWCbyojnwLJCPFwpR3ND7Bk/rJCr5kfZkcgPM7s7ke+F3ec5uEfd",
+	"W0Y7ydgVL3h1sz8UEXta2ogbJWwFTsqjgN0sYNd3wx3I1yzly06pWWaTeM1r+DIZnousmAx2D3jA0tS8",
+	"nxv5j+viXkcC1jcZR0AqYbZH3V94VhSAK7vxoci/s+LW2Sj+Vl7uUfptlX5rW+EOhN8lj8+zaZosJtOO",
+	"Mw63ycDJAvjECvdBnoNWg12KVORW5gOWhYUXPLWv88OKxN1cYrNHR7TZ6so4s30LU1r3trAoGqv36kOR",
+	"kJ8qNtRGQVn9qo/ycqu83LQ/7kJsFhr5N0vLUxBnKl4C6Dp04FyFUxB42PYPbf5rgH+bOv5hcoh5a+Tu",
+	"GoHIvZYMbko32TOehVPCjf9T0PrD5TI+4Ezo7McVxyUoiFqSTfRKkrK4PR+MgMxXdrNcLL7YozjcLg7L",
+	"m+AupGCSnn+G1qMOQd9ur5DJe/vMnUR2b3xoe/dDtheT9ByCcR/oXX7cyhi7inWNuKc7J128fDrr/shB",
+	"Sf5VbMwHIwZXN9JmYVjxlo8ycbtMrNwYty4av337fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
