@@ -96,6 +96,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 	hub := realtime.NewHub(pool, logger)
 	h, err := httpapi.New(httpapi.Deps{
 		Config: e.Config, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, HashParams: &cheapHash, Hub: hub,
+		WebhookResolver: testResolver{},
 	})
 	if err != nil {
 		t.Fatal(err)
