@@ -15,3 +15,22 @@ WHERE id IN (
     ORDER BY e.dispatched_at
     LIMIT @max_rows
 );
+
+-- name: EventPosition :one
+-- Where the event feed resumes after event @id: its time, if it is an event of the organization
+-- the feed still lists.
+SELECT at FROM events
+WHERE org_id = @org_id AND id = @id AND name <> 'webhook.test' AND at >= @since::timestamptz;
+
+-- name: ListOrgEvents :many
+-- The event feed: the organization's events since @since, oldest first, after a position.
+-- webhook.test events are sent to one subscription on request and are not organization events.
+SELECT id, name, at, data FROM events
+WHERE org_id = @org_id
+  AND at >= @since::timestamptz
+  AND name <> 'webhook.test'
+  AND (sqlc.narg(types)::text[] IS NULL OR name = ANY (sqlc.narg(types)::text[]))
+  AND (sqlc.narg(after_at)::timestamptz IS NULL
+       OR (at, id) > (sqlc.narg(after_at)::timestamptz, sqlc.narg(after_id)::uuid))
+ORDER BY at, id
+LIMIT @max_rows;

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -23,6 +24,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for AlertCreatedEventEvent.
+const (
+	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
+)
+
+// Valid indicates whether the value is a known member of the AlertCreatedEventEvent enum.
+func (e AlertCreatedEventEvent) Valid() bool {
+	switch e {
+	case AlertCreatedEventEventAlertCreated:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AlertSeverity.
 const (
@@ -258,6 +274,36 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringInvoicePaidEventEvent.
+const (
+	CateringInvoicePaidEventEventCateringInvoicePaid CateringInvoicePaidEventEvent = "catering.invoice_paid"
+)
+
+// Valid indicates whether the value is a known member of the CateringInvoicePaidEventEvent enum.
+func (e CateringInvoicePaidEventEvent) Valid() bool {
+	switch e {
+	case CateringInvoicePaidEventEventCateringInvoicePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringQuoteAcceptedEventEvent.
+const (
+	CateringQuoteAcceptedEventEventCateringQuoteAccepted CateringQuoteAcceptedEventEvent = "catering.quote_accepted"
+)
+
+// Valid indicates whether the value is a known member of the CateringQuoteAcceptedEventEvent enum.
+func (e CateringQuoteAcceptedEventEvent) Valid() bool {
+	switch e {
+	case CateringQuoteAcceptedEventEventCateringQuoteAccepted:
 		return true
 	default:
 		return false
@@ -567,6 +613,21 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EngagementFinalizedEventEvent.
+const (
+	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
+)
+
+// Valid indicates whether the value is a known member of the EngagementFinalizedEventEvent enum.
+func (e EngagementFinalizedEventEvent) Valid() bool {
+	switch e {
+	case EngagementFinalizedEventEventEngagementFinalized:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorCode.
 const (
 	ErrorCodeConflict            ErrorCode = "conflict"
@@ -618,6 +679,48 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeUnprocessable:
 		return true
 	case ErrorCodeValidationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventType.
+const (
+	EventTypeAlertCreated          EventType = "alert.created"
+	EventTypeCateringInvoicePaid   EventType = "catering.invoice_paid"
+	EventTypeCateringQuoteAccepted EventType = "catering.quote_accepted"
+	EventTypeEngagementFinalized   EventType = "engagement.finalized"
+	EventTypePolicyPublished       EventType = "policy.published"
+	EventTypeReportPublished       EventType = "report.published"
+	EventTypeSignoffDecided        EventType = "signoff.decided"
+	EventTypeTrayDelivered         EventType = "tray.delivered"
+	EventTypeWalkthroughSubmitted  EventType = "walkthrough.submitted"
+	EventTypeWorkOrderResolved     EventType = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case EventTypeAlertCreated:
+		return true
+	case EventTypeCateringInvoicePaid:
+		return true
+	case EventTypeCateringQuoteAccepted:
+		return true
+	case EventTypeEngagementFinalized:
+		return true
+	case EventTypePolicyPublished:
+		return true
+	case EventTypeReportPublished:
+		return true
+	case EventTypeSignoffDecided:
+		return true
+	case EventTypeTrayDelivered:
+		return true
+	case EventTypeWalkthroughSubmitted:
+		return true
+	case EventTypeWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -861,6 +964,36 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PolicyPublishedEventEvent.
+const (
+	PolicyPublishedEventEventPolicyPublished PolicyPublishedEventEvent = "policy.published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyPublishedEventEvent enum.
+func (e PolicyPublishedEventEvent) Valid() bool {
+	switch e {
+	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedEventEvent.
+const (
+	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedEventEvent enum.
+func (e ReportPublishedEventEvent) Valid() bool {
+	switch e {
+	case ReportPublishedEventEventReportPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin     Role = "admin"
@@ -963,6 +1096,21 @@ func (e SignoffDecidedDataDecision) Valid() bool {
 	}
 }
 
+// Defines values for SignoffDecidedEventEvent.
+const (
+	SignoffDecidedEventEventSignoffDecided SignoffDecidedEventEvent = "signoff.decided"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedEventEvent enum.
+func (e SignoffDecidedEventEvent) Valid() bool {
+	switch e {
+	case SignoffDecidedEventEventSignoffDecided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignoffStatus.
 const (
 	SignoffStatusApproved SignoffStatus = "approved"
@@ -1023,6 +1171,21 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayDeliveredEventEvent.
+const (
+	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayDeliveredEventEvent enum.
+func (e TrayDeliveredEventEvent) Valid() bool {
+	switch e {
+	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -1035,6 +1198,21 @@ func (e UnmappedCodeStatus) Valid() bool {
 	case UnmappedCodeStatusMapped:
 		return true
 	case UnmappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughSubmittedEventEvent.
+const (
+	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughSubmittedEventEvent enum.
+func (e WalkthroughSubmittedEventEvent) Valid() bool {
+	switch e {
+	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
 		return true
 	default:
 		return false
@@ -1067,43 +1245,73 @@ func (e WebhookDeliveryAttemptState) Valid() bool {
 
 // Defines values for WebhookEventName.
 const (
-	AlertCreated          WebhookEventName = "alert.created"
-	Asterisk              WebhookEventName = "*"
-	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
-	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
-	EngagementFinalized   WebhookEventName = "engagement.finalized"
-	PolicyPublished       WebhookEventName = "policy.published"
-	ReportPublished       WebhookEventName = "report.published"
-	SignoffDecided        WebhookEventName = "signoff.decided"
-	TrayDelivered         WebhookEventName = "tray.delivered"
-	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
-	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+	WebhookEventNameAlertCreated          WebhookEventName = "alert.created"
+	WebhookEventNameAsterisk              WebhookEventName = "*"
+	WebhookEventNameCateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	WebhookEventNameCateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	WebhookEventNameEngagementFinalized   WebhookEventName = "engagement.finalized"
+	WebhookEventNamePolicyPublished       WebhookEventName = "policy.published"
+	WebhookEventNameReportPublished       WebhookEventName = "report.published"
+	WebhookEventNameSignoffDecided        WebhookEventName = "signoff.decided"
+	WebhookEventNameTrayDelivered         WebhookEventName = "tray.delivered"
+	WebhookEventNameWalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WebhookEventNameWorkOrderResolved     WebhookEventName = "work_order.resolved"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventName enum.
 func (e WebhookEventName) Valid() bool {
 	switch e {
-	case AlertCreated:
+	case WebhookEventNameAlertCreated:
 		return true
-	case Asterisk:
+	case WebhookEventNameAsterisk:
 		return true
-	case CateringInvoicePaid:
+	case WebhookEventNameCateringInvoicePaid:
 		return true
-	case CateringQuoteAccepted:
+	case WebhookEventNameCateringQuoteAccepted:
 		return true
-	case EngagementFinalized:
+	case WebhookEventNameEngagementFinalized:
 		return true
-	case PolicyPublished:
+	case WebhookEventNamePolicyPublished:
 		return true
-	case ReportPublished:
+	case WebhookEventNameReportPublished:
 		return true
-	case SignoffDecided:
+	case WebhookEventNameSignoffDecided:
 		return true
-	case TrayDelivered:
+	case WebhookEventNameTrayDelivered:
 		return true
-	case WalkthroughSubmitted:
+	case WebhookEventNameWalkthroughSubmitted:
 		return true
-	case WorkOrderResolved:
+	case WebhookEventNameWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventEvent.
+const (
+	WebhookTest WebhookTestEventEvent = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventEvent enum.
+func (e WebhookTestEventEvent) Valid() bool {
+	switch e {
+	case WebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderResolvedEventEvent.
+const (
+	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderResolvedEventEvent enum.
+func (e WorkOrderResolvedEventEvent) Valid() bool {
+	switch e {
+	case WorkOrderResolvedEventEventWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -1194,6 +1402,32 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// AlertCreatedEvent The delivery body of `alert.created`.
+type AlertCreatedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `alert.created`: an operational alert opened.
+	Data  AlertCreatedData       `json:"data"`
+	Event AlertCreatedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// AlertCreatedEventEvent defines model for AlertCreatedEvent.Event.
+type AlertCreatedEventEvent string
 
 // AlertSeverity Example: warning
 type AlertSeverity string
@@ -1417,6 +1651,32 @@ type CateringInvoicePaidData struct {
 	TotalCents int `json:"totalCents"`
 }
 
+// CateringInvoicePaidEvent The delivery body of `catering.invoice_paid`.
+type CateringInvoicePaidEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.invoice_paid`: a catering invoice was marked paid.
+	Data  CateringInvoicePaidData       `json:"data"`
+	Event CateringInvoicePaidEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringInvoicePaidEventEvent defines model for CateringInvoicePaidEvent.Event.
+type CateringInvoicePaidEventEvent string
+
 // CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
 type CateringQuoteAcceptedData struct {
 	// EventId The catering event the quote is for (not the webhook event).
@@ -1428,6 +1688,32 @@ type CateringQuoteAcceptedData struct {
 	// Example: 482500
 	TotalCents int `json:"totalCents"`
 }
+
+// CateringQuoteAcceptedEvent The delivery body of `catering.quote_accepted`.
+type CateringQuoteAcceptedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+	Data  CateringQuoteAcceptedData       `json:"data"`
+	Event CateringQuoteAcceptedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringQuoteAcceptedEventEvent defines model for CateringQuoteAcceptedEvent.Event.
+type CateringQuoteAcceptedEventEvent string
 
 // CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
 // - `severe_allergy`: a food allergy with severity `severe`.
@@ -1947,6 +2233,32 @@ type EngagementFinalizedData struct {
 	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
+// EngagementFinalizedEvent The delivery body of `engagement.finalized`.
+type EngagementFinalizedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	Data  EngagementFinalizedData       `json:"data"`
+	Event EngagementFinalizedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
+type EngagementFinalizedEventEvent string
+
 // Error The body of every error response.
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
@@ -1972,6 +2284,17 @@ type Error struct {
 //
 // Example: not_found
 type ErrorCode string
+
+// Event One organization event, exactly the body a webhook delivery of it carries (schema
+// `WebhookDelivery`), typed by `event`.
+type Event struct {
+	union json.RawMessage
+}
+
+// EventType An event of the catalogue (what subscriptions and the event feed's `types` name).
+//
+// Example: alert.created
+type EventType string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -2618,6 +2941,32 @@ type PolicyPublishedData struct {
 	Version int `json:"version"`
 }
 
+// PolicyPublishedEvent The delivery body of `policy.published`.
+type PolicyPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `policy.published`: a policy version was published.
+	Data  PolicyPublishedData       `json:"data"`
+	Event PolicyPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
+type PolicyPublishedEventEvent string
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -2654,6 +3003,32 @@ type ReportPublishedData struct {
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedEvent The delivery body of `report.published`.
+type ReportPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `report.published`: a site or account report was generated.
+	Data  ReportPublishedData       `json:"data"`
+	Event ReportPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// ReportPublishedEventEvent defines model for ReportPublishedEvent.Event.
+type ReportPublishedEventEvent string
 
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
@@ -2849,6 +3224,33 @@ type SignoffDecidedData struct {
 // SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
 type SignoffDecidedDataDecision string
 
+// SignoffDecidedEvent The delivery body of `signoff.decided`.
+type SignoffDecidedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+	// when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+	Data  SignoffDecidedData       `json:"data"`
+	Event SignoffDecidedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// SignoffDecidedEventEvent defines model for SignoffDecidedEvent.Event.
+type SignoffDecidedEventEvent string
+
 // SignoffStatus Example: pending
 type SignoffStatus string
 
@@ -3043,6 +3445,32 @@ type TrayDeliveredData struct {
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
 }
+
+// TrayDeliveredEvent The delivery body of `tray.delivered`.
+type TrayDeliveredEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `tray.delivered`: a tray-line ticket was marked delivered.
+	Data  TrayDeliveredData       `json:"data"`
+	Event TrayDeliveredEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
+type TrayDeliveredEventEvent string
 
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
@@ -3250,6 +3678,32 @@ type WalkthroughSubmittedData struct {
 	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
 }
 
+// WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
+type WalkthroughSubmittedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	Data  WalkthroughSubmittedData       `json:"data"`
+	Event WalkthroughSubmittedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WalkthroughSubmittedEventEvent defines model for WalkthroughSubmittedEvent.Event.
+type WalkthroughSubmittedEventEvent string
+
 // WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
 type WallboardConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -3293,6 +3747,14 @@ type WebhookDelivery struct {
 	//
 	// Example: alert.created
 	Event string `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
 
 	// OrgId The organization the event belongs to.
 	OrgId openapi_types.UUID `json:"orgId"`
@@ -3373,6 +3835,32 @@ type WebhookTestData struct {
 	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
 }
 
+// WebhookTestEvent The delivery body of `webhook.test`.
+type WebhookTestEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+	Data  WebhookTestData       `json:"data"`
+	Event WebhookTestEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookTestEventEvent defines model for WebhookTestEvent.Event.
+type WebhookTestEventEvent string
+
 // WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
 // again at every connection), without user name, password or fragment. Redirects are not
 // followed.
@@ -3387,6 +3875,32 @@ type WorkOrderResolvedData struct {
 	SiteId      openapi_types.UUID  `json:"siteId"`
 	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
 }
+
+// WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
+type WorkOrderResolvedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `work_order.resolved`: an equipment work order was resolved.
+	Data  WorkOrderResolvedData       `json:"data"`
+	Event WorkOrderResolvedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
+type WorkOrderResolvedEventEvent string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -3563,6 +4077,18 @@ type ListDevicesParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// After The id of an event of this organization within the last 30 days; the page starts after it.
+	After *openapi_types.UUID `form:"after,omitempty" json:"after,omitempty"`
+
+	// Types Only events of these types (comma-separated).
+	Types *[]EventType `form:"types,omitempty" json:"types,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListMediaParams defines parameters for ListMedia.
@@ -4021,6 +4547,395 @@ func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCateringQuoteAcceptedEvent returns the union data inside the Event as a CateringQuoteAcceptedEvent
+func (t Event) AsCateringQuoteAcceptedEvent() (CateringQuoteAcceptedEvent, error) {
+	var body CateringQuoteAcceptedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringQuoteAcceptedEvent overwrites any union data inside the Event as the provided CateringQuoteAcceptedEvent
+func (t *Event) FromCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringQuoteAcceptedEvent performs a merge with any union data inside the Event, using the provided CateringQuoteAcceptedEvent
+func (t *Event) MergeCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCateringInvoicePaidEvent returns the union data inside the Event as a CateringInvoicePaidEvent
+func (t Event) AsCateringInvoicePaidEvent() (CateringInvoicePaidEvent, error) {
+	var body CateringInvoicePaidEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringInvoicePaidEvent overwrites any union data inside the Event as the provided CateringInvoicePaidEvent
+func (t *Event) FromCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringInvoicePaidEvent performs a merge with any union data inside the Event, using the provided CateringInvoicePaidEvent
+func (t *Event) MergeCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPolicyPublishedEvent returns the union data inside the Event as a PolicyPublishedEvent
+func (t Event) AsPolicyPublishedEvent() (PolicyPublishedEvent, error) {
+	var body PolicyPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPolicyPublishedEvent overwrites any union data inside the Event as the provided PolicyPublishedEvent
+func (t *Event) FromPolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	t.union = b
+	return err
+}
+
+// MergePolicyPublishedEvent performs a merge with any union data inside the Event, using the provided PolicyPublishedEvent
+func (t *Event) MergePolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWorkOrderResolvedEvent returns the union data inside the Event as a WorkOrderResolvedEvent
+func (t Event) AsWorkOrderResolvedEvent() (WorkOrderResolvedEvent, error) {
+	var body WorkOrderResolvedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWorkOrderResolvedEvent overwrites any union data inside the Event as the provided WorkOrderResolvedEvent
+func (t *Event) FromWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	t.union = b
+	return err
+}
+
+// MergeWorkOrderResolvedEvent performs a merge with any union data inside the Event, using the provided WorkOrderResolvedEvent
+func (t *Event) MergeWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayDeliveredEvent returns the union data inside the Event as a TrayDeliveredEvent
+func (t Event) AsTrayDeliveredEvent() (TrayDeliveredEvent, error) {
+	var body TrayDeliveredEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayDeliveredEvent overwrites any union data inside the Event as the provided TrayDeliveredEvent
+func (t *Event) FromTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	t.union = b
+	return err
+}
+
+// MergeTrayDeliveredEvent performs a merge with any union data inside the Event, using the provided TrayDeliveredEvent
+func (t *Event) MergeTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAlertCreatedEvent returns the union data inside the Event as a AlertCreatedEvent
+func (t Event) AsAlertCreatedEvent() (AlertCreatedEvent, error) {
+	var body AlertCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAlertCreatedEvent overwrites any union data inside the Event as the provided AlertCreatedEvent
+func (t *Event) FromAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeAlertCreatedEvent performs a merge with any union data inside the Event, using the provided AlertCreatedEvent
+func (t *Event) MergeAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReportPublishedEvent returns the union data inside the Event as a ReportPublishedEvent
+func (t Event) AsReportPublishedEvent() (ReportPublishedEvent, error) {
+	var body ReportPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReportPublishedEvent overwrites any union data inside the Event as the provided ReportPublishedEvent
+func (t *Event) FromReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	t.union = b
+	return err
+}
+
+// MergeReportPublishedEvent performs a merge with any union data inside the Event, using the provided ReportPublishedEvent
+func (t *Event) MergeReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSignoffDecidedEvent returns the union data inside the Event as a SignoffDecidedEvent
+func (t Event) AsSignoffDecidedEvent() (SignoffDecidedEvent, error) {
+	var body SignoffDecidedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSignoffDecidedEvent overwrites any union data inside the Event as the provided SignoffDecidedEvent
+func (t *Event) FromSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	t.union = b
+	return err
+}
+
+// MergeSignoffDecidedEvent performs a merge with any union data inside the Event, using the provided SignoffDecidedEvent
+func (t *Event) MergeSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWalkthroughSubmittedEvent returns the union data inside the Event as a WalkthroughSubmittedEvent
+func (t Event) AsWalkthroughSubmittedEvent() (WalkthroughSubmittedEvent, error) {
+	var body WalkthroughSubmittedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalkthroughSubmittedEvent overwrites any union data inside the Event as the provided WalkthroughSubmittedEvent
+func (t *Event) FromWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	t.union = b
+	return err
+}
+
+// MergeWalkthroughSubmittedEvent performs a merge with any union data inside the Event, using the provided WalkthroughSubmittedEvent
+func (t *Event) MergeWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEngagementFinalizedEvent returns the union data inside the Event as a EngagementFinalizedEvent
+func (t Event) AsEngagementFinalizedEvent() (EngagementFinalizedEvent, error) {
+	var body EngagementFinalizedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngagementFinalizedEvent overwrites any union data inside the Event as the provided EngagementFinalizedEvent
+func (t *Event) FromEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	t.union = b
+	return err
+}
+
+// MergeEngagementFinalizedEvent performs a merge with any union data inside the Event, using the provided EngagementFinalizedEvent
+func (t *Event) MergeEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"event"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "alert.created":
+		return t.AsAlertCreatedEvent()
+	case "catering.invoice_paid":
+		return t.AsCateringInvoicePaidEvent()
+	case "catering.quote_accepted":
+		return t.AsCateringQuoteAcceptedEvent()
+	case "engagement.finalized":
+		return t.AsEngagementFinalizedEvent()
+	case "policy.published":
+		return t.AsPolicyPublishedEvent()
+	case "report.published":
+		return t.AsReportPublishedEvent()
+	case "signoff.decided":
+		return t.AsSignoffDecidedEvent()
+	case "tray.delivered":
+		return t.AsTrayDeliveredEvent()
+	case "walkthrough.submitted":
+		return t.AsWalkthroughSubmittedEvent()
+	case "work_order.resolved":
+		return t.AsWorkOrderResolvedEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -4131,6 +5046,9 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -5031,6 +5949,45 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -5747,6 +6704,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
@@ -8768,6 +9726,109 @@ func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    []Event
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListEvents402JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -11450,6 +12511,9 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -12789,6 +13853,32 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) erro
 	return nil
 }
 
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -13771,668 +14861,694 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5sib8KgjORlg6UaRJSrIlOf7YpSW5JbduLdHtvshSgVUgiVYRYAMo0eyWJ+Yd9h3Og82T/IEE",
-	"UIUqFm+Ses7Z3ZmIcYtkXYBEIpHXL/+sRXw05owwJWv7f9bIVzwaJwT+7iREKP3HA05Sov+gcW2/1mzt",
-	"tftbeLvebDab9bf6n139TzP7H2nVgto9ZfpqSZjk4o73+wllpBbURkRKPCC1/do1/IQGWJEJnqKb2mec",
-	"3NcpQ2PBe0Te1NAQS8S4Qj1CGBoSLGLUF3yEJGURQa3t/Wa7FtT4mDASd1Rtv9Zutt/Um1v1Zrvbbu63",
-	"2vvN5i+1oCaI5MmDuYalSZJ/837qvpHkgQiqprX92gQLRtmgFtQkVeRktUljrK9XWKWytg9j0p/T3m8k",
-	"UmvQLtK0U9OxJlBMHmhEat++fQvMYkhvNX7993L8Vy3Hl29B7YAwmcJ6yHQ0wkIP9IIRNMaKEqYQZWjI",
-	"U6lJnC8YjkdUqVnitLb32zuWODhJiBgQJmv7v9bGBLNUydoX9z3VW1M/ac5VEVZkwGE0fc7jWlCLeKwH",
-	"//ZNe2+n3Wzu6jXH47Ghde2BR7iXJnr8ehVwpCg3D+0wPB5OE/yVylpQO6YPBF7grQv8SXwymwfrb6ZS",
-	"kZFmqoOuJiD5qmd8CeOsfQuK4y8OOxbpwBt2801rtzy0KyyHpbGMeEwEVoXRMK7u8Hic0Aj3EuKP6uqn",
-	"84urM39gjEY0SSirffsS1HpEM0enFtRirMhF/z0Valjbr7X2dpv15na9pdk8pkRdiJgIsyB6vPlftf3a",
-	"wcHxhb0MBh1xJqlUhKm7CIseH05jGPCX+euxgK5HlycHhydHHnEPsuejA+/5qLXbbKL7CCdAdzu49nfn",
-	"HX9wCZ/cSR7TdPRi42mjgcAjZJ+qybqUFEFpHKvu0be1oEaZVCLNeeSco4iziDClHx0jOSHEbBGuF61y",
-	"D25pGaX34DjBERGwuufpqEdELpWElgGXRFAew3ve14LaaS2oHQJD8lREmr44VoZeQuVCzokRStTT6EFY",
-	"xFOmiDhZQ/D3EzyAt5jtemd23nQN+vZaQN9jEGf7SqQkqI0E0xui2Wxvbe+80QvA8Ah0hD4e0USzzuHF",
-	"US2oDegD0Zd+7JzrjyMax4mmwg+fTs7Pa9+CmuBcM9A2bCpJvtb2ax+eIOpTRvWCbn/Wf4/1vl2wwkaC",
-	"C6KvKorwDmJkgmTak5GgY81NaELVEFElkSSRICpAcsgnDGnmyoX7nzUtnx4y+kTm4eUhNPf2m00r6MmD",
-	"Ubp+rWF9tjfsLTD3AeP9fiMmEY1JrJeqj2mSCnKg17+23wzWOvsTLNUhSegDEdOcHfW313ZHO+7WE9Qn",
-	"7lCS6O6n37ce9rp/XG2z0/Fu9Dlu9Y/lm8FHvDU9Is30e3qhdu7f/jBqf/2xp4kuktp+bajUWO6/fj3k",
-	"/F42hpqbxQMlk/o9VdGQMNmwGuZryVNZ+5avwwl7oApriletCM1+zddD8Xs41bMlWIHokSAxYYriBCgv",
-	"gLhkhKkevMSj/7VgyHrNvo6pILL4hr3CG9ZRLGBWVtJmt+z03kT1t/Euqe/1m6262WC7e7gXad4QHLbP",
-	"CDM8ICLbKDCblbbKl6BmCLevX3+3F/3Q7v30dvT9eFt2Ww+/7LKrrcnPb8hx87fTHfwhbg8+0Yvf3/50",
-	"D2t1aDjy2jBoaaEYwuOx4A8kRoJoCvprY3l5Zk/u7G87ytlLVqUGsbdIytk5V5oql1xhKWk6Qm000PK/",
-	"T8WIxIZlGBkPBU/4YNrwj29gnPLhfXV03jn1D0hBGE6KAtl8GLtXPvHgPL04gDfZU/NKvwe1ByN0juE/",
-	"3xePitXG8YyDc8EBubW/45TUigOydnF1WN/ba7VqFcekfzbC4/3TsSSjs51UOC+9FTtZZ3arXRvv1SrP",
-	"NMNWZlH0+w0nxVM5HuIBxUivWirIOzROCJbEsRzKVgMldESVZjhrGJysceY+2dxx+9CYPHNsjp39lqN0",
-	"dtHqkshIAzhTKJFlkR2bX0iM4JQLEEb6BCMx4owE+h/0e0pSGKFnHilFRmPlG4ZxKkDqn2WHFBGCZ/oY",
-	"PF1L7tKJaX9Zldhbq3NKX19rxj5D0eb+tjNx9VJo1slmKb2TFgwgf67lp7T2m83GVguEokeA3WazlRGg",
-	"puiI8FQh3FdEoF1Zy8lRVijWIkZ7DWK0FxKjVSKGYQGPGM2llNAc2mi2Zyjxdg4jPGvmrTVm3lo482Zp",
-	"5tl+8Cbfbm6DHnoIboVTKlV5F01wkvQ4FjHCLEYYjQhLEXxR2DYRltl+AQE00A/iQosbq1DVEsxiGeEx",
-	"mMFDPnHuJKOt6m+OMYt5v59/Z+6FU2cgaKJPHYlTY7GqIRnBvLC417J5Bc1rVUm8kzursvnf9fjQ6rHX",
-	"hLAZirf2txyvGTOkdswVSigjOQ1BBFO9BHaC5lPVkLfd6q1rg1TbHTkVwAKvXK0YTy+xyH4oLt6YCyUw",
-	"VdnaZb6TfPkuBY1I9o1bn4QOhmrJArXXXKA3+QJphrxz1PVXx8zCrsUp7/WmReZ1K9HHiSwshTVEXo7w",
-	"Znaw0U7YgEjViUdUzWqu8YhKmZkXmbPN7jw4+0FxQRuSDEbackOSjLFxLvSm2kjR/CY3faU3d66eXR8/",
-	"3v795uYmbTbbbx6PLk8OHo87V+8vrn48Ofp822q0G7vbzUartb2102y0Gq2tRuv25Pri8fri07X5R0+s",
-	"udVsN3e3mq12vfmm2Xx87Bx2bzvN1m3nsHvXabYez66/01RpPV4+ths7jdbj42Pn9PH86PHx0/nJwcXh",
-	"EfrU/VDfvWFHP54/6hv8p+oHPn68PjvpHt+afz9eHJ97l7R3ms0bdnly+Nh6fMwUpdvb2+OzAzOzyok0",
-	"WubHk+uL27Orv7faW/XtnbpWJW5vb6+vO7fX14+PhxdHtx8750e34Bm4vb29PX18bO3tNpvbrfbjh8fH",
-	"x1Z7C511Ts7Rdff29vqo0+2eHt1+7tzu7baa27efrjuPjxvt5pvNnZ2derMFkzl7fPxRkwMGesMuf2w9",
-	"th5PHrc/32632rcdPe7b21v90NvtxyPzju3bTrd7dH542zk9OdDfnR0dPuqfKn8+Offe8Djvf2USdk71",
-	"QD50bj9wHiOzoae3x6dvm63228fMV3trPKa31wfdx+sfb6/Bg2Mv2330PLR/B/+seW778bBzeyjSwexz",
-	"m29a+pnO2Xlr/KCPZxePV1gOb9jF4fXj4eP7v5/+/fDx4OD44napU/HWOf7+3v7uvHNbcPplvz1WO+Nu",
-	"2Noy9lu2ja+ITJOZE7OHVTREvI/6PBXIbj/pb8mx4BGRUgufbYg7pIkypl9MFLgBjCsHBK/z14M/minB",
-	"Exiq22S1J7rkZg0NEC2ZQ8qdT2saDN+CGk9VxEHoguMbRm7NKCsp4AzKp1oxrXY2wp2dHT1NMOkEwRJo",
-	"ElMZDbEYENTnAqXsnvEJQ2dX5yi/vDASeU+t0VsYydbykRTea39HNEbuZzTBEuFEEBxPUb6whbfHKQQA",
-	"wJu6kBLZi86uj+ttpBc2pmyA9GRxpIiQCAuC4Jhgg+JLBPmNRMqfoz5xvgW1M7D3D8CpUOTUhEfOpox4",
-	"TJDxDMBxI0jdrh5SHKmhIFlYqcDK5RiKcV2cXRyuGHkwjoM+VuBgpKJauWru5YE7e+yDRb5AHdvO1TEz",
-	"rQrbM9MLPZ/Jii4wHkWpEISBvtPaznaK7PT7Zhn2t4BxDBG7HD6v7oM54zHta+oXqAXLSYyvo7iUWoTV",
-	"ZcT1+mnSUEVx2S853+mIGV7idPyNU7ZYt7aKVodh9B0fkT9eyE+YyrJcW+YRMASSa1Lo1/9nSPQFaMTS",
-	"91oPvjbGYZFUuZqMsELaltyxskLb+wHqETUhhKGeIPi+j6UCkZGkLBoWZYOx70xwNbc4YmOP5kQCJyrE",
-	"tY0M/hfZI881NuaZFt+C2jAzZPXk9W+FCf1ZI/A4iAblT3IUBK+k/llLMBgpuxR8IIiUmblCFRnB4/Uh",
-	"IIBePYFZbHSHyHgi/vZhZ++o+V4bO4La5f1b60N7b+utfqyzUzO2Rt9btta/jgWPU6uFgPOUiAciunRE",
-	"SoL0zf72jmetrpHZAIaTHcUZpsy9X8tBOiJ/cAb7ZUQEjfDrgyGN8ICbXJQzo1d1hT06c/7tTnimdWk1",
-	"TA0JUnBZYbNXKx3rOJ0oi8nX2n6rSlWpUj0Eniy1wqptrVZuZm0586rtzKsbYY2h7P3GGLo9u3p8vLo4",
-	"ur06OTjuXB3eCGd67Bzd7rSat+/XVan05RGhD9VhzVaWWfN7SqTRGbf7raiN90iz9zbeinbwLnnTb8Xt",
-	"6AmOjQrFbQ0deR2Xml3XZqWSXKHcPsGr/nRWWN3szviiZCQDXzhL1zdvcwZxtul/oxVvmYPrnEwOs6Oi",
-	"0k8ZIEEGWtUUVpVlXKEpUcj6e3yd6P9Fp2XBLbbQRfnXO8asR/JbULswR1jBH8bFADP6h4m4cwbx9kvB",
-	"kRIUJ/46rn3wvRzVQbgsOEchTAnZBH2CVSqISbYY07t7MtU/T0gP8hS06EoooxFMDWzxu4RKky4EATxp",
-	"QtgPRqdp73zThyREPceC6+2iyXLEYj8zYLvebBWmBRdp2xGYFU7SS7vc8/z+Zv3f5ekOiMos/ySZoqFJ",
-	"wPOi7Jkq9+/99d80BGAXqWuTMCRP5V1MHu5+vt96ON/9fXHCzU+//zJ526vlvFMtkc3EPEYyXm2nmyHN",
-	"HUhxBDp8SSab/1bFWFx6nLWTu7iXENRqa57EyKSXIZOLah3o0wY6SAhmRjk3zvRBwh+IBE1H3zFF4wQr",
-	"0gC1U4FB5uwJBEZMfhg5b/q3f4e5/pvzOHAnKGazjGnSo53WCCyhBGayT0RJRfg/NVv6hbKks0Tk989L",
-	"RL46+q6YyTTQM3ixPN8r8zx0OJPW6r1p1YSk3dUTkra6rbf7O3sLEpL0OOs7O2/ePCMjaavb2p2TkTRn",
-	"qk+KCGQ3yZXrBDzecOajpyiukx464g9kZHNRqw07vHQcnfnmXyHBN0/TLRiRRQmAy0vwJl+CfNozr2u1",
-	"tvPX7fiv2zmC5bLC5yDBUnP3yfyrg9oDlVRlrJSH+OBB/6qc6pFg145JxzTeuhuJ52da77xMpjVQqfIo",
-	"8HcmHAWExZQNqpNGbaoommCqKBuAXoCr3eheCql1ZuYJo/kXeTqo/e7fiZ7/TvT8vzXRc2y21l+c53kd",
-	"YXZNK2IVJnKCZIQZmABUEaTwAGGFthBujBpe6KJcK2G40DsDBkTBS7QC3COJZrQxYeBClub7EVFDrsn0",
-	"HSggYwzK0GsuBvL1Ku6C1/o5q1yKcfF4iklCFOnigTe4K6KoIEgNqdRz9od3eHR61D160ggVXunK2JxD",
-	"+ggEcfLnk7z/sDiHFREh+MFGG5pb+83m00IFPrEiQh+0fI95dA9OlsHJGl4ehQcmiF7bPv5p7/KXNiig",
-	"WudRLxPyeKJ/FKj+DTxJnwr1L3g8bmjLPi93iTB7nQ0edhWBhLPypuoLIodI2h8LmyYiUjq3AZl+HPa+",
-	"i+gF/fjhl6Or7g/XJ/JkpMa/HJy8Ofktvj/77qz5828fk4vPR19/+e38t/PugJ4efGySnzr6nu9/bP1A",
-	"+z80yPRjQo479OK3o62L7g+t899+2Dk77MiTUTKMD07enHWjnfPDT+3zw87k7GBC8U/nf5z8xmnU3mtF",
-	"0xN5ws5bP1P9ys7Xi+7H0Vn7qHna/ZGej87UefuH7V+umzu//Nb5eto9+QOe88dg5+fPH3/75eDjXiNq",
-	"J6w3+tCMf/qY5MU1J6y2v9dsagMLaOFmLBRUJDVH7fO30Ufx82S3123dX27L03ivf4zfpEd8Z/ALbbMf",
-	"vr79cVIzsVmI960cRqbx6lkIIxPqHtKxrIhgf1mbxbkYnC/yZdpoNZ+wUqz6i5YEM+FtcC9alauqTNkc",
-	"HDOFOr/+W836t5r1bzXrX69mfYHtOqtjgU4FVNKKUEz6OE0UivEUjbEo5oOt4J20WRBmb9o8iGYhDyLL",
-	"K/FyIZpvTC7EmqkT7vJ2s6BBxJSxnGH19W/0476tvs+emrpgKCxnUxZALyznIz2FlisR5i+faLBw/Dvz",
-	"xw/TW4kX1phDL3/gtWqg94IOaPxKoq7AU3RqUEgWzQZ2hleQPbND/N8qCrJtKPW/dUV2ZQFYe+eXWrFM",
-	"u93cfkahtU/ECpVgSHCihtMCPU2pnp6qEX9erd7/OeXufz1xgzXosTNDj/+YnfHW6jNurzpjU0/oz7hZ",
-	"ni8RYzezRsRHr12A3E5T70RtBJc2oLb4OUMYTSxgUMR5QgTCCs6skRZc95ngyo8roxp+//aHs/ZPP76v",
-	"vWh47a1nqX8uDqv9FHMPTE19h4XygM9do1CR31M6HhGmaisbgtmkvxmSVmbMGlcKixFmKHuH9TX4yXRl",
-	"u3geGXdzfXOd9Mu5NvzTibjeHV3P1n6CqR38m9UMq8H2JVJ1TMHtzDYmUrnC7SnsXJt/JhCOIjJWpejs",
-	"orLdTMfwanZbrfacol0rZhp6BOvW7G6vkWC4vbBmd2elmt2m3rGf2Cgr7Kg4SfOqDuzCGhV29orlG/+K",
-	"2gyzHLm1bZO+V6qzyIyklD21skIz5ic5W1iRSiLQZMgRnzAJmkghLU2LRuOCNj+CzOR9hBlXQ7AwMmb9",
-	"v94FFMwpoVhjBO3CCAqq+jGXY6pwgs5TJahVtJ9fPjHHcRVoMWqyWSpLJHo4uq/zfh3w9dbNcZotjJiT",
-	"7/R2fytznPyX5zutWrbxL82GeoFUp/lpTDOFHP/FhRZv8/S3f1WhhR4eFnhElC2pOkiF5MKEwj1zuHYx",
-	"xr+nBEXws4Hk1Md3eErZfajtupgIV40x1icRTyUa4wFwoRN9JqQQQ/jgZHL228/q7PBMnR1+/HR2eP/m",
-	"7LDz5uzwPT5hTfBxGmgTcMbaqZm3a/JEQzLCUP6Ov54SNlBDODjzoIkSUEH5Lagd6aP+GAY4O63ukBj4",
-	"GKRfESAsETXxwB6Pp68kCuHXsDiLsnUJYzU0yAf7tW5dqnWjg5g8ej9tLp/F7KhP4urBCmKcsq8konFx",
-	"VCtoJ303WIgaZkOl8cLR9bkYQb5MmlKv/tQb7Sm1gAfFAV9qGSnpH0Um2GlWry64XQuLa12R5pYR/kpH",
-	"6Uh/0J8oM59a2XgoU0SfEqZ8KKb4ezKtJiId4YGm4D2Zoo2Ml9NxwnEcIMgO0fJaL//IPijcXJfYpFVN",
-	"7HsyfSa1L8yBWzUzX3kBFvHnJ4l4JZGnUaw9p+acORkV4Hmzuo4w67oYbNXcFB68kmgs9DrHoPs20ClR",
-	"Wdm0IFhrfZLUKZOESaroA0mmARyRFwE6gT9O9R5vBqgFn1qNG9ZhU2TGgdQQG0kgEeNgG29MhljpQxXy",
-	"4/UsNvXZDBkDeETQdnPb5hMZupq3uZ9v2HazlbvWtbGEBOkT0Hjhe0BXcqHYBsAV5AviGZMVRHcB60Vk",
-	"98Tjm23YNe5jq3IN6IBBGcM8eXnKJ0RoGqMh+YqOzzoH9evjTnvnjZP9Ak+QrRcCERroTebg8YAGnuvv",
-	"lQO8bNywH4mg/SmiCnFNbX0p+YojhXpTRaSzE+MA9Uifa6UIC0nZIEARH40xrB4YxUwqzBSkg5TJudV/",
-	"E7VIs7eHd+Lt6C3Z7bdxq9eM9uJd8rb/Bu/0tqOtuE1a/Sbe6+1Gb+M3ZKe/jbd67agVN8lySS8d/RYu",
-	"yljbtRC4uv21Wd/D9f6XP99sf/sf1dvC2vZVO0JrCU86CEBfqGAp60h43kb+ZOuVq0ZsNskraeyuuQNf",
-	"bBNVDNzWSD9n4N8AqmPMmTT29nscXxlGdtARNtfc4j3rWb3+TZpgQTaHzBH0gBMaw0V3GSaZQYIwhlyf",
-	"kkQrd8Zs9EHSR6neOwRhBM9AcAXCcQwFwtqgcfBsdnwof5eFwNs3N+2jxc9ylrWRudvN5jefYP9DkL7W",
-	"c1/n8P2vza/y9Y/ZG49gLEC+Km3FDJBKNMKJXgES6/NVj1J6w26gc66Geg9PsEQTQZUirKGV5wPO+gmN",
-	"nrYGkbs5J1mHIRxBIrQTSVQ6qliUD/IV6rLKxNlbmTgrkcSNTeai0bhCFALvEMze4bZZ7WptAowTzO6y",
-	"LZFTQQ+kD5gfCdZS2Nh5JvCNNtpwxAmCoyHcZUvbMnj6u0xTKxConRWs6UfXVibXZYLnc9ElpiDbJzxN",
-	"YjTgqEem3J6wxcFHeKyVHUJQO0BjwVF7J0CEKSLGgkqCUgbDJvEmkPYDFz0ax4Q9ibD97G6fqNpoB0MP",
-	"MUJioyXgeEQZEjzRyhka0sHQBaY90m29DG/lqt0raV65wQXKnTZGdeEcJXwCWoseIB8T40AFspzzg5wW",
-	"xTccckbeab1In+v2YvWBp8ZWXpuEjKu7Ptydk/DC970xrpC7oEiu7ZfaisaWQjEnpusEbH29Tj2ScDbQ",
-	"xHKuvoJqDbO/xFNtMHQ5P8ViQJ62Qc0z7hTndwk8ZVa6a3KbVbMXFIjR2npZuQRvI1+jjIG1/eZSYsys",
-	"R4Spq+ycfUGx9DNPBezqfEUoi5I0Jsiro83FkfdlSRS9jPCpsKiqR6fpZIdl7Ue4zsjTXJYCAbWd84nh",
-	"VA25oH88kYIpPEDv6sihkLoDLv9ebyKPytr6MA68J+bF5mGeMr1bK9Nbz34uvc+5VVOcPYS61hODIiwE",
-	"JbLKjNoI9RcNO84wQOYzTDPcRJLrm24YHo+RvlESe3yACqqGgqeDIdKae50yC44l0xHJXvUOmUXMbL7J",
-	"kFiJAEwAT9e2olEctNXxLah1OT/DbGo3sXzSKgus7GFbPL05RyPMpm7PyndIECWm2gDaaza1TcVZPLMr",
-	"2i+gwXQQYPMZxuYiI1vCo3tkIDNkA13BaAxosKYag3xDbSLaoemRhnBVvaOvAv+aMauAUt5Ps+fQtX1G",
-	"yhRNbBDRyK4RnmplVxODErAtPEt4kcPIBNz+K/bkE7fR3AU6M9hxAaLMbCUukEl6jj1FQIIk+sQsoB30",
-	"rnnalP0n5BM+52CfE4hmHJ++dQGT/cy1ahs9IYt0iiD3CxQ9rQ2fXR/PcG/7Zc45eDmVaEKSpG4tkl6q",
-	"0JAnMQj1YeYI0tKiR3LUvwaYt/Yt0L0MYtZ5VwnPXsRxDEEsnFwKrWEpqBN2kBveV3+6VgkefdfsmhDM",
-	"eMGX+XlyK/lX+/ov2WXc9K9y/cAq9h8fEUMlrLKKHHCcgc6Ate1mjLoLRkzASROcjwlDYyK05WNoA8LW",
-	"9stCG/iGGemA8qAwmgxpQqz8hQdkRy98srrZJohoOeQTiXhezvNKupygG5ZFfaR9pr4/QH0qiERhwaEf",
-	"agHPwBM1Jkwaj16UcEmk+0Xmk7hhUUKwkGgjzDuMhYilSbKJPMcgsr9KRJVxTBW5gMYrOClckKu8JJ81",
-	"+U1TNGN0wHxQl8d4isJiQ7YQbWAH3iCL/dgkTfRe1JZBq3nDRpSlish32Rpha2ttAklC5iK1d4LKe/vc",
-	"YmsyxC2KyPnlhaYG0OqGJfT3lMYmYvm2rS8VhdfYx2y+QwnWh4ietUQyjYYISxQqMgKjJRXkjnyNUqGV",
-	"hTC4YWHC1R2IO8oGWhOINIH7VpDdJXgsSWgGr7C8vxtRva9DpJWLhzwHmgptTeIeTahenrIfcabB3cwq",
-	"Zc4cf1O/VPO7mbfl3fA8BoqxInVbFDdzh98db849moHNuWDh9eY94/10kasPcivcpYiqd7AzvD2ouQJ2",
-	"FXhAMtEAjGJgr6mSJOnr07y8O5aOMcdIWHxigKS7dhd/yzOqVtiRLjlllTeYS78VugRW7ORsC0MaQI+n",
-	"6h0KaRzqjzHJNN84016NEmRAEjqXJ3onWq+I3mFlARDkO8z8XtrIEBZ6knQyX/hMbzMIlh5C07HNjJk9",
-	"iEqX0jjPeLPy0FvofO/lRM7WyNsqhT1QYOa5J6HFTj7ECs+uW+kI2UeY5Z4VnNjlNK+fJS/8evLiJ0Bg",
-	"UkLMYswVmxX8sZIcDWYYJyiK1aJzv/LttSWbtjjJD/5sKOtz/UbbuhNGqQcT4aT05ry55+y7lkRXvK0I",
-	"6OKCSSvBNGV930B9QmN7qXyCrCoxuWOIBZw+l0+vPfoRpk2eX2uaWLXAo4QjFcCJrEIpX4B5D7ZdT93+",
-	"KT7O/ljxLJONNEv3DupzHiOXt+iiitc8lSgvzzNmxKdr9OGwg0b4N22IU0bQRjiiCbAhGQBD9Kkcgl4Q",
-	"iVQqHBHM7uSQJIn5AYVKEHLHUiX1B4vaA0w1JFjB1uBTs0O05R9uBlbUSuWGdvTp9afvb1ifp0IRrVJq",
-	"7WKid+PQZbTZxC0EeG8o4qMRqEQRFmKa+7O5JA0Uan3nKwh6rQhgIMcN0waKKV0wbgib8JVK6HbkIFCn",
-	"VlGxS6NpoT8O9HrqCcOyz9IBYOMsGbRksthFQQ2IoFmOQ0EkkKAW1AZJqmBdR/pZAAcVkcSkciTpmMJP",
-	"PElSGYEPIk3GQ1v8FHHB4D8RZ6kRzAJPekTAzYqPsNJsGlElQFzf0wmtBbUeZphh/cOQRzwxwOJjLu4B",
-	"rIX04RcamVZ9OBkP8d0ASi4HJMHKDEgCFTiP7+KpAQBQ5GuRXfOZz+HYCpGkTZzOaSuzY7HUSrVBTMbS",
-	"Qq5XCfwsMfdPh/W7TIGweyY7ZmtYCAzaSo4xlW9MCzZlW90S9kAFZ3qIQJgRlRHgrAAOrCdL8ilHlYkY",
-	"ndNWfQtR8CP0KRHZhDes84WMxmpaSizxoa5mdeUsJXgxAc7cdd8KuFiesjEDkZURdo6iklNQVsjMDFXL",
-	"a/w7okm8hG6r6YNnWEVDTx+02cwFe8Egds0M3aIx5BdaNK9lZ0rGJXZt7aOylxe0qJzCnvaUc23l4TOm",
-	"NuOqxOu2bGnmNMeJJNZLKIiW7ia0kj26x3lCMCuh4q1q46yosiZYqk/SPbqU7YKl0lZnRKTsp4mWt4Hp",
-	"l0CQMY6tMkD7iEGSUCrNbn+aSeVQl/KlPRrTCFGmiOjjiCDCBnDOjQWPN6tmMxakT78WnwHoj6aL6lIe",
-	"oRnwefasAokCt5r+klQyQxpTdcSUmMMQnM1JYHM680nsTtiJoIoEiDQGDa3i6bdeU0VKSl7+QxVdcKRM",
-	"VusqZs3SdXIquJMUgAIRONjXPG8621pfFiz2LA1sop6+ANkgrTbq7sn0ldRfmKfbK4LMWyUVTRIXhFhb",
-	"47TqZaUFZuDSXnjj0XGRTdvNrUaz0WptNd6u5n7IQKn/XH51XvFUmQ+a8VoWErY5KEHmmxAEfJCMPF+5",
-	"pxaAzrFl4HaEN06gjz/LqlV57xLVy/srsl78RSfQMfl6wBMujNiwWe2r3lKakbs/cO+eO9pP49iWW6zh",
-	"If/XTGhmwAe2dqPIMDY/Ao1TOTTtc6AwKBKg/RvgZBOasj6szOVFWBZfoBIyjKu2aXHqER5XC8sQkphD",
-	"8K5aLgV0vqJU7HJGB0NlAtdqjmnnalNW3eA2TNS1zp754zJ2msu2hlRqpJ9WHCP8/npcPbbR3ERu/0VP",
-	"ys1eKqHg3VD/uHiSE5AOBjvDON2IiobWVIMrg1JHcesqHxrjjWoVWjwQUVKbXz+0XkPM4jWM5LWl++sV",
-	"51chMiM6rnR3hOanpxEzWomYTm0tvdh666re/OK1UDNDMsVRi8c0f2/Nq6madYcuEkFayMBOmuMStZvz",
-	"yxz5tGrIsaR6U5LEEvWmsB33UT5lE8ML9WqFtvpxiob4gaAQyBW+Q4757aVZhYS7/IaZ663o0nc49rK3",
-	"OEYMG6iDIBHWq6mEISHM5IQIibabzapomScWFwu7tSKji8TN92RqBml2tFMYSulBcP9fI4383fvXbc+/",
-	"bvt5K7Gzwkpkm3PBhvMe2Vrlkc/ejvN24Zyj0O2qfYShRA5i5iwGCKqG20cQKjC1RyS2zLUhCUHh5cV1",
-	"Fxlgxz8hm+mbOQjCzeCGmcCYNgoa2f7S7zF/oghapfSm7jON39k/ZTnaiaI0oQyL6Q3Lop7TAEmeZ9ho",
-	"xSV/kuYISMxEG9vN7c2S1zELv8BUao5xi662/KqZVTrAiui/T9gDpxG5xHReyCWyVzaoufRujCmEXpD7",
-	"BdlfIK18hMU9gX4XFQ65DBCgyj7IHmdKBeFYtw/u0SSp9PfP2jvmjhWjPIornBwY+JZKk8W+H64LoPRF",
-	"X1wQPdvQCbayPs7nbDd1f4iFAVRzvSHJDylXpGOxG5at0+/64juH9GBWKjFY/fY7f+3gan380miIeiTC",
-	"NicPQLlxpJ6/iPAGw80CbdhcPpdqaq7bXGlt4UEvtLIZKV50ad0Ily8sYTKVHxKDwVMcXh2FDoHhzvkC",
-	"w8D7MqZEmWXNkCmkQ98GmQZ5l/bqOkA4IsLiMadMSS1I6igs4p3D07yY0NSILeepdJeH5l425uF+ZmT1",
-	"pmjEUzW0v3EY3h1gGYb7eYpKXoaXt+A2t4wEu0uZJpFmVj32s6tzlwoKiBno8uSw4A8PENPmYI9AFpm+",
-	"E51dFSXkDAnBoexR0Hlic9D3oMbGHMANvTkY+EM3wKJ8LT9vVsoOMRuQSyzlhIv4aYlrtl7FPaR4WFug",
-	"prqBqamPMVNiWt8rn9rt7aXHNiMT/xWLTu9z79IZ93dptMUHV26FBNORLUA54DF5IpXmFrTCJjEOA+tU",
-	"hmKRBjrAkgRIjnFku8PHWA6JqXKlA8YFidFG+Pb+9/poewzBwvDt9z+cbV+Wq5TNt2U1eL38QBh/JXl4",
-	"TL6vTEYIM+EAktXEjLLgQYBCkBPw28XhdX0LNl6AZDoeJ2TkwmfjPMUbJEXD20Pe1gEOLzD/XJ6HNezP",
-	"OsyWLBHoDtqij9GGEnQ0InGA0jHkMmJJNt+ZACz5qvJMJklYTIQJjTFuqpULS3N+cXlx9f2iBI+Faqqj",
-	"faXqfs7RmIt7VEeCJHRgsBgyatZWdAX7QaLK9QePu4n6PG1rrB3vWEvhL80KXjZ/HqbU7qlb3IGjLFoz",
-	"84YDuPaEjVO16mKbG91yzxKtskPTmrbRvESYTgZ5VLZ20YY+OC1aRgQb8pU0MKfZNqDCq0mDvnJ5l+bN",
-	"dwjs/QmVpow+vNZvyqq+wicVNS8vT57hiTy1xtBgPo88N9O7AJ+0Ytz/ILtnJm4NfVJ+T8mJeQ50/Ms6",
-	"Wi9JkYeLvjmEpcUXX/GEZAybITDNBEuhJgTKPcjEX3ZztkmTUCXfmQwBSI3ugXgcEWjtkCTmAr3sGWWW",
-	"+2jxVzt9H/5lPn3KCrKtvgYyzF/4CzF4KQlXDbv1nAT+JYLNArQ/bfwFAO8VlsOgb5dheZpVkeocW/vP",
-	"NXdtfmsRYXwRDdQTRXuOYDxTDmvAaaBGNO+UDtjF//zH/wbI68A0TUcAyqy/3N7fahqFDgCqEcBS//Mf",
-	"/xvgqwuMv/A8sH3GC+zfas9mtcxyXwkcak3vaI4ltXiAXXfdHHmbPWf+inXxE3echcmcgSKysDEuWw4P",
-	"3mV1WCYJOsO9tAUCUnGBB+QusYkppfOoAobzhY7czxBOwqwwJEjjLo8IEGqoRGMuFYnf2WRvqgj8Ir26",
-	"RRNXtqn0mV+/RxA3KPIreTkWB9HNrwBHUiYtDCkwGY3Ou5GVn2c+f7nGILoruHK7eNDNL57x5+Y/zefC",
-	"z8YV9DROdOjLZWIdZXhjIDsssk1gKvVwpJIpCn+9qf3HTe1L6DnS4XEFHlwJ5noliWLnCSMDcMaiaDG8",
-	"7D6tpIWkIlnxpZ9EMrM4+u4Mvnr+8sTzUs7+unSx+3mYYv00SdA9mQZ+72Rqw7sOWOadtQ3FAxHonpCx",
-	"RBgNsRwWZYuXsfVjb295t97agvSiuUf0TGEvGVGwWZUrQbknU78XdEQCW8se193sQJU3Oc8DTqCu12IB",
-	"hl/reEzr92QaNhZnqs3S0mQ6GQdbNMQCR4oI6ShLmc2klhxhGKQt1BQk4gNGbQre8xPgTC4X0MvLhluc",
-	"92YZM7cUbLbvRR9QfxbtB++eb8Gf84pEK0MB9j5tBd5noFpBuYv3fO5D14TF+rhQtlgenknA+86tzLZA",
-	"NTYqlb9Uvja/h+UyuXWLWJ9WpvolJ7oVKOVGDvOyUV8kyzQX8k8WtGWtrQjT71WuV/j710pz9eH7n1r1",
-	"52P7/+lhMu7tBYWBznmQN3DDpPNKbwaMskEVI5dFagMdwfGYoYpbpIgbFlbgslk3frIKjB1UihfQ66i8",
-	"YYYUr6TFpduAiNGQJ8RiCELxiCTRXYiMyHAgIfFmA+k3CMxiPkI9qmYKS82NP/2+9bBE6LuzoWql7cmb",
-	"P3XNThMrScjCAZ2tpZcdXOK3AuOUWHwFkeo8IBXH1ljwvkELwYmHcICGJIHqUZWVorpQouQjgqKEMhrh",
-	"BLlGY9LprEiQARZxQqS8YbwPOEr7KBRxqH+hUhGt12bdYwMUxkqE8AVRNEKKRENGI/NTFI9CZIvn7F1Y",
-	"TF1XS6hMGpK+f4n+HKBwiKNoHKLjzsHBZT3/FSJhEveJmqKE4LgYWQLHX6yEJmk8gqoYKI6BhxV95KJS",
-	"SjjLck1Fd7kL8zTr9lhplrouRoUckeUGlLJjXfHN1caoeUoAs6hiv0PQpZ/nRbE85ueM4/FY8AdiMAt/",
-	"M1j3X57hUSlNLntl9ZQcrHc5q0qqVRJkbBLomj7vv7aOY31Hut+/oOoQytLs9YWogO3iEGeWVINIYnIG",
-	"X6oapNLRX+FZc8BcpTmJ1AFqeLmqBvcEowkX9xCzNvmpVCFASZQIDzBlUlUj7m1Wl+uYITxHz1ipMNeO",
-	"QypsMIXemQxbOiLoD86IDZ3aNnYohqwn5a+sRVpcwe3gdSFfjXEX2RWFcEO2lbKV8+hX4FLbTcDfRf7A",
-	"5u/0DMiluN3XwRIplnLnRd4ro1+U/GVeNbg+8qJ7ZJ6HNuLUQF00N5cVh79UcXN1+LMCUmA+hQ8yabhA",
-	"jph1tu1qwLSSBMkhHutrxkTzMGco1O8PbQpgLrHCzf3MPQRtSvo3DIx0ymL5ClkRF6Awa2xhxmRcSD2u",
-	"hrnUkA3U0fqOSgUjcWAdTCYRV+u4Y0EkYSpwvSC1LZ4kJEbUQlRzRlYwaEsjAat2YU0kYen7Na7vCjw9",
-	"pYysePn3lMv7Fa81WC3fGagWd8+X0nKbmNhcVcBItqqcAo8NMj9oxiVm/ffnLGRYaG8Bruob5n3Z51DX",
-	"XiKlvXdEWHoH1+lriuSzlyiBp3cGBeKGhR7J7O/3+ht9dwWFwgLaiMW5CZ2BlrMXHxtivXPeZ/ObRArf",
-	"Exs2dpzXQCfgxAYZQeLCaaQJZbJnTTnuDYPnBPo0E9zmXxkMJujNgngKZfsCs0EhwxwxPDKoX8QOcyM0",
-	"q9S4SZvNrQi+hD9JuNm4YR2kSWnynvWS2ShRmOEtmx3qI1Fl51DJ6Puzqm3K/BYp3+aKoO/nS3PvrKTS",
-	"mUE+noARQrwP56edepgjGehv4ah0xvX+Dbthj7AA6FEvz2N+12PxUvR4wx7r9Xrh//rmMic/lpruWOvU",
-	"a77zWLEnHlHeXgVOfiEDi8IRINfdBZVf2Dcv7AvOVP7G18j5C4pK1qovRhvmxUC47N2839d2qGXoTTsW",
-	"byuiR4+b9LtmNu9jAR7acRKUG7DUPjDfuOgxh57Q35rZmAI1/fjyvn/M8CMQdC6zDzQ7XS8nSfrOk4Lg",
-	"W/2UgmiwAwRkC6ttgbPGPKkkENBjhoElSIKnsPM8dcBcLtEG43bUm/qFlQJnwYs9u7jcEqjACHC+u8UA",
-	"LAxLSNDUuIQ2hIUZlNWK4sNnjWrYeVmbqYrQgZV+eiOOSWS92xuh2bJa2HIBcCY2jhZqjc+gkrhOQoB+",
-	"g6UCqZ0zpv7a8GQIPgXDkuEmZBLiZIKnkBimD3uDtWrxiBGO8diEtjNBe8NyLpUIJ5JbBBPg5TCY4TVp",
-	"mFKGNtHHoriZm5wqA95mPeHsFKgq93EdtWa7EpEKmCXpi16rSH13VC6lsHTZDNCIS+UKXBSgBTIyIVKZ",
-	"CESAsDKXtJuBVtAKUIJahXNnRS7IISdTy/Is28VlOpnZrRbm93T3StCP1Y31uJr3AB6QFgATM+OpqPEX",
-	"uoIVzJ8qjs/bhi3UsVSWdldsxTUbu88EbSZVe0RNtDxzR+XylXF9yLK1adywI1gcU+biiXORMlclU1qv",
-	"RZrezLlcXjG9T1Yiij4AANhPDFa6/kIMyo3GFtDQnZKczZ6xEm30aWJcnL1pTj9L5XCzgQzNODM8fcNg",
-	"V5sQINgRphp2EU3zyiP3/rzu6CXp7Tdaq/QjwO/aMAP44o1P3YNNL4MXtJgJNhHPd5C9EPEHRxrofnbU",
-	"xYNw3k7ptnb2m9v7TegCvZqvy7V9W7rigHPxzRxWVXUkM6I4L8f2DvrKtU4ZVd5CZzVgNyzzmcMj4PFm",
-	"QeXLrdqMG9MCaeitELj+vFbueOubuUa8PRC4Y8OTLZUWPK0KQ3VsNUglAFkDdclXUFbAxSQou0dqSKN7",
-	"RiTAcqGTw8PrE5SQB5LIG7YR0jiW9A7wp7ZCZPBPqSQx+uc//hP5v74NHZJjUPyeRCEiWE71oRwNyeTd",
-	"DbO/w/vvmiGCdFzvgeaH7RCRr0qQEYHzlkb3pZI9U1ti36pJmRAs7swYNeumSZJ/ijiT+rhm6q7QYVWv",
-	"gIgpjuBRDFCmEj65kzym6ch+GHOFpTSfDYzYHfQKMb/2ARMD/qI9qG8Z0sHwbiy4IgDi1U9SGt8JojeM",
-	"W2NGUqWZjFH95gcyIAoLipn5AP8d4gSGc8+lab6R4EhxSdy7Y0zF1H1gqXJ/qrRH7vqExMZrxAVO7vIa",
-	"BQBLyRe1+HG7+HGn+PFN8ePb0kcSZV/YpS19bpU+t0uft0qft4sa6/wlnNVdKVGuI1t1zUT+2APTVHhW",
-	"GzBdhleMkMNurDo8nwAT9mJQXEeXJweHJ0cr4nEdZPRFBx59UWu32UT3EfDiCjU3FfhcLn5qSDpPmEE+",
-	"bDVU3cXhdQZVl53CUE2GqPK6nszWVkauD/XKqwh8U7GSGT9UIB8xrSpYmQtvfGUh9EAay9VTZOdwEa1w",
-	"kVwrqHTPIyPSAC9pomzA3wYTKEDjBEdE2HYGgQMqML0IJTTXMdh/A0zZuxsGzRFAW4XaG9Mo2IjeFaqF",
-	"pRJpJcjdOTdYpEwJiEXJCbHcsDreHcyuGvTss1aA4LxzPfdsDN20PDbI+CYAkXNPA3UOu+4aSM4A7clz",
-	"W9wwU+QFwIjMklcNyTS72G/xAWaI5YMEQ9t4bZMUabdQlTJrBVvhHNarYkNcHdTbFsg1JsKtnkQXV2e3",
-	"F80Weo0uzg5vL5pbjdXApsFFckkE5VUFEmcEJ9LbcLZdhmaLjYvD63p701mLWUVEKd3zfS2ondaC2uGa",
-	"4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBAxETYkr2rM0OZQkFerGqWreahIgr1nICgqoRY0HRroQ1TUBig",
-	"MD+eAdA1q3kL36HQeonDDIkJ1nvTn4WrvvUP+ULh3Hzgx6p4n4NwAdHpBF9pb8/wTbZe/i6tEvVHrtCn",
-	"pLiyYpe/d7ZDJqlqjlrqa7y0dX22dlnbQi8tYWe7Yt2OGMSRSQX6Ho6N+3+dbICeiWxXKBkyGmIxeF7U",
-	"ecVcgxF/AO6oTu4WU7u140xoWklGHC0CxJM48zCtfKqd2fdWbXJbFHOQYFnlQvmxVW+jjRNEmb0wQEeI",
-	"jKCINpoG6ALxVGU//fMf/7lZmbUrOB9V0l9bjXNKaK3b2lUtBA7TENIqIFDCIoLyBax88QOVVM0T5Hp2",
-	"rT2L1CRtmvwK+9N/aImCgc+dJfays7XUMDzpM0XlZmUDPIDfP1CGE/rHXLQMkl3Z6LtLDUgMTmOqUP77",
-	"K33QjrlQ4KXILq7AxchuWbGMyzz2KbVZhVd5D6qkiekW9Oe8Lj2870of9IV5xmdtXon90qZATiUl1W/u",
-	"oGE6wqwuCI5BJ7T7t4FOlEQTLgDBZ4SnKAL4hHemLhyi9noMJVfQ3G6GczCD57e+Pu52L5G5CJTNQC+8",
-	"UcH60FVFM640uhnEPxzWhmnV6AOHNLeXo4YAdQqjCubDAOSErSoeBt06QCMcDSkjOWWhsN7Fvm06aAMd",
-	"2In0BGZRho4X2HQqTWYYW9i4YedkYvRuV8mE45jE77xwcIavkCaxvmCIWZxkLUV8mhbdIVWde2d7e9n+",
-	"Wnc56Gu5q6HfI9Rvdul1pS33zyo1fKvqDjkiasjjO/1AnCR8Yup+jApxlzL8gGlinxZjhXtYlr/mqYr4",
-	"SH9rdJkAGEEwnNyZlS84C/yRz/At4Mhl27i4KW2D40qQ336fMNhLJtqOJcIo5pAKALCIlNnIk2khbtlk",
-	"jAUeEZWB4xZ3m9NIVktHWtYYebGUM3NbnBiUYYtWbIuIJzwF7PTwb1dX3333/n1JdPyt9aG9t/XWnEqu",
-	"Wfjffm3W9zr1D6ZheFW/8KB2nLztzAkBQCqAPkZKyklM430UuuMuRBudZmsTeiNgJvtECPtlW39p083g",
-	"i93N4IaF+dEIX25tWnyPO6u9hmjD2VPaeDAGlYkCag64OLwuuSPdSEws1g0hT3UrHMdWrXYvK/Ku/6QK",
-	"Qp2wAZHqisg0qciOY1wROYeK+ryV9xQcEzxVksYkN343AAnEtqnPkYLOro8DRNgDSfiYOCeM3Cwof0tN",
-	"uawX3ezAjvnEdIXMBpL32oOUFnOWaoVrqDccQ4TZppGhABpIAx+zqFMidPrQl1a7l8wTx0TklqMNLxqT",
-	"1+rB7lRaSek9Tt6emYfZlVoWM8hplI+2coN6D44suNA8oPIlA7RbzmLjCp6cVFspq0Jjs5hUlMY161qa",
-	"x2jMpWmSZcnpNjI1ren8Tr6eIuyt4UiwyuHZk2GFCV/YK9cs5Ncn3GReuzAzCZz7nbLgubYP9pooxlNp",
-	"sEjHGHJFTV+00F3fUSHaEHgCHSdNHiNXkFmPhgQncK6YAVLONk3Cg9/KRQAbICrRPRlbR12FaoxtO8wq",
-	"hE47jnU6sXkw5guyoFduvbWC2ZMlHnsDdkznc3DmwHB8YZZv2V6qFqcxUSvgkhwnb80DDs3lT2XKam+R",
-	"z2fgvIXuemfXx/U911+gc9i97TRboeM9B64fgRZpmvNBQLiEBWxuW7XPWU5QS5Y5NL3I5z6DxGePcVvR",
-	"FgFsn7VLYuj77uPZ2Ti25m8SO6A9c4CF+yhlMRFScW5aoWZNUDmK+TsUmjE2DOeHSOptOBlOocucO4hB",
-	"l8fshqFM/T67Og8Q4wYzjxmkvMDo5zIda7vQU0L07O244tS0njV4pu6CLFoBHnnLpIjGaEOvX6u5CVPE",
-	"iV6b3AHDhTun9ciMvUFlAcfoXTZfSzwzCleUY+nrhjHDB5oKPQFFE6byGbp+SsUB+b1EOz0IRz5jVHoT",
-	"sT2fIs5kChBjUN8ccSGMDHNDGEHiXCpJFk3waor0rPUWN5PWDOaoWSo08rSk7K4qJamwHaucjWV1UisX",
-	"4UiY3DOThWYANYARD1yP1Q1lylGs8zmjr40sYHXDEuI8RDkjbwZonKQShdmxA08PvPBN1oNUZhiPAQoz",
-	"39tJrM3Ha0OgAGX0sa2/fysQ2543oV2/yty0ZyoJpSABMLNpM0YhUoIjvZ0SEhu3CiLRkJMiGmjt7Pq7",
-	"rF37TIVyPvHVnJuiBKvdajbbW9s7b95W9h71FrW6qHpN/SA7Xn08P1/IeOIFLRyaw8A8cJHLEutmaNLM",
-	"RBetO6GkVJnOxtxL/kCKiJFDBFxZjXXggxVKvS1MqRjjjzhJifXrVEkelrX51kqG8du+y1vUgUQ023Md",
-	"M6Mqx9zYSiAPnlIB6dngJavl9C16aAN44j5s9cxlLkxKJk5Qz5IaXVujCRFma7IPrgJ0+kFffHB1+uEd",
-	"Ojs9vbxhfWHy+aFEOzD3Z6aXRBsfjq9fv9f/716//tC9Nu2MMfrU/VDfhZvq5tAcYXGPsCA3TPEEWoDF",
-	"DdSx+GZmmBDXkggr66oMz66PQ2fdGXHxRBigrNJtw2Vzb9qsRnvWe1wqkbGNG2sj4GW64CJXRhHN4tlQ",
-	"Ky8Mg+dj3s3Ep2bFITTDl1WR72vyQJixMkxXMmotfRtReNn2R4CwMbd7cipt72TpIY7bRVipYHFVYL8S",
-	"pt/qyHsLbXC4pQCul7+lyAA+JYqVjflKVfHkx8/fL0s1LOeQD0pJPfHhdaeaPx/KV7Z3dlp71WXH1Zbb",
-	"vS1RzIMB319WHlKy5JiUtLIPztfltt091Crez+ng9fHz99cVJaBkuvoe1CRftvDwwKr3+9V36zUrySqL",
-	"eD+rSjF5obKqUXVCunREeKquScRZVSKG/cED/lY8BYz5zGVnylxMhaQ0iTvSyHqbUdtAFv8P7TULuthe",
-	"M8hhUbbeWBw461CrRHDhQutHeBUt8sK7VK/EkCw3jLtw0ewGnaGTe15xRFVrmWMqVPi2E/0jZJTXTV61",
-	"FpQBCo+P98/OQrTR3q4PeaoV+ZUqDwA7segH3/i12frya7O+9+Wx/WuzvvVlc//XZn3HfFXpFT/lA/pE",
-	"zNbsaFknTaKcFbFEBRj/pQjqcyBPx4ugz8/weB3E8yIPfEe1yZThfZusIagV9IDBwSSEjBj/d8jjaSDI",
-	"YRkr0zLZ+i1kBkx2wyCyZ1waegm0vchimzblrHkXXHQ1BhshxMzGYO71ElPI+cKNeX002pVg8p6WG7v2",
-	"a9aDFK+qh5/DJONqDebzkNv6Ups8iMdjygb7KMzNqNAYub2UJqquRYFeFIk2rs8vzo4O0UHX2GMBGjEy",
-	"4oxG0hQ7a1Nh8x3UxGU+nDBA2L0ESaK5RPB0METh5ady3ZerYnhd7EPx+k/9n29hKRacDdfUIGRvLLpQ",
-	"CpfNbO+zzAxdHQzuk2e8VsDBCWLtui6fpf4JswWt1vR21VCGtykxTUQzl4pEE6jYMdE1U9tCpSNnVQSh",
-	"xCD+YKoB2vwU68rAlekYEts67UnWOXsfheaPUB/CWKHcJ1QyyN/lbUjCABz4WgLcsJW7j7xDZQFhH9NL",
-	"VRbk00/wXtyb3jADLAbOUJEOAMXTb7bt+pYEphAdJFcutSQILc21JbF1w6zcMuNi5M4kLwaF7gLKZeGa",
-	"7qSe49bGMjbOv++UGzRh6xl0lLDpCfnE4Qv3xlLfJnfHLJOTmOKqMoEFvSI/QBMpaFJlmmOZaGlCcng1",
-	"SK8u1f5PXE27bR4UkyjBgsSFVE6/q6T5+7cxyT9MSG+cfRjQfnGaC1tSPsHi1XNa0O/XNf+yUzdtfT3D",
-	"02tRbxrbNczQljcqrkIrPTfIs643JTQYwqbiOOvlZ1wilNnC2aoulH/ek+m3cCVbVA5xe+dNBWR8AYbv",
-	"+rhT9yD4gAGKs9/r776Jm7ut3d3t6G38ZmcPt/sE42a0s4PjZmsHb/X62/1Wr91r9nbb7Shu7cRvotZO",
-	"r9lvNnF1+3lJ/6hYlvczL9/ebbe2lopCkwnkM719Q0YEjxmWAd+dEZfu+Je2EfD9J8/KBZ6h7W+csvU2",
-	"yizmVYdh9B0fkT9e0MlRStkt5tw/pQtBmZ6pXNHdXsY9NvdlSFErelAyOs/nIjk0/bYXctJMyXAVsqLV",
-	"wwdYkQVQig5CEVkERRdfFbFR90H9yApkCtReBlI4W8syqPKffpKmO7NWMOO8sfcYq6EWdUWl8J//+M9w",
-	"tVZvXAzOV2zq8C9kV7+XSo54Ce03JLFNpKCPvsXH8BpyvPKbsmR0etYGKHG1WaCcdEv4uZqJi9BQz/Ag",
-	"+cgrc91IcQ6EWY4aAWiGHPKJUZMdGksRc2I+/o8Bft+0UIF9niR8Iq02w6P73K+kf2/MYmIuPfOf7k4y",
-	"+BWe/VvZ8AKF+sXFfMXCULzYn37ipdAkfpHHPcPf5Ra0MKbylFf3gGWVGC+RM4ZfoP5laUi5Mq45wtam",
-	"ccULTyv6WHyoYQcMzNmc0ol88FW0Pi/2/ytOrtXWMl6rjT5QPHRcG2V5ciJNiGygAwMTpGVhTxAMDd2c",
-	"F0xCHofegQmVatNE/QTpp9LBP2edqNf00LV33hQddO0KEl8YpI8iK/UEXu62eQ8X/aXQquyp5904wUt3",
-	"wqW+ZhFapqGCfdgylfmiKPxmHQ0gkQ0UFpVoBJkRcS50wwSzWEZ4TEK0EY65UAJT5TyUXN7LgpGZXa3H",
-	"Zy8uWpL+FTP0uQSYz3lovKuh6OQAOub67vxGATkQZXbaLoRWN+DmFf0CNrOGATcMS6/jg3lDHTBkQ1vr",
-	"K1H4P+GL/y903Xc+k941j+6JKm8o6NQQk4e7n++3Hs53f1/e+uJtr7YcCjmnS4ZNVMU8XqvPVXtEXtOv",
-	"nuAx+YSYIZyMh7hHVBZiSji/r+OE3hODa9YM0EWAWgE6QVygU01QygYJxH3fGWDPAt1hfWyzhhLNsh6f",
-	"XoTk13Z9r1M//vj92fll/Ze5xQILYuFdwiyosQuGjyhT1h/4BPxbi2iwOKZ7afyVq3tJ7Q3X6WiExbTC",
-	"T5olP1UoIOceyNfKaTx5OWsVRoVg1/Nqrcc03robCevAK7cNzloFv0PmShiVvbi607Avh+zDNRNkNy+v",
-	"Uc6HG/iEqnbhlkj9lGLepaornq982rpal7Pl5fm9kp5je4THSPEg23emTG513Ag/mFNe3ewta4aGplUP",
-	"s3qc5+eohE7Bilz031OhFYcZlvr5559/rp+d1Q8PQ/Auuy9C9Nr8Hc70ox3gB+IsQK3/pVGp9VBrb7dZ",
-	"b27XW+2KBfMlTLO+9+XP7W8bdfNX2/tr839u/s//MQ8JBhAZ1gt5GTyT1ZFEbEMQSlQRN9OLeDyXT+bh",
-	"iyxJtly6A/oJHqzh1Mt7tc/FOlkhEemY2yyUkqlrdzQc44yr6hJtzzxbL3PUaZUL5TsRkjPXKMfZIfkL",
-	"toFNK5A4KqpntPzcdV51tPEhQGdwCH8KUCdA55umAdtorEqgCB9qwbMKM6or4y9/bNW3EISetGUWYUHQ",
-	"BkuFpGyA9C2bhQoETX6XzFwc3vbnvwyuPs8NFCzXx32ZZEid81C1eVeopPd3iC/xffmaQ2V4EsNtjmWQ",
-	"9x7PzNak4hFNSolZhxdHVRQc0AdSYuePnfPKS0c0jpOShfTDp5Pz8+V1pGY87m3ZoyrnZY2p0owIhB9X",
-	"lxn6MR/MTVVCA4qP5TxjRC4oO7RXuHJs08LAurmMtzJltrS5wMHtneXdoio1+mpPoaImZLKMBl1qzxRB",
-	"cXLEYjkXCwn0NcERXIkMTL/Q/4V+8OWu2Erf0sdJAmljfUGInjfAAo4HAsfQ+BqIkp3N2rK1iaYK9aYA",
-	"jwSYtlz4OWr69U/vJgK367+X9QUpzIZCSwKqZE6BKtlfrnKiAKiRvbJI5SBn2ozf5jF8Vlu+mj1gLp81",
-	"A+wLq81iIL+9Qq9sYhtZYyghGVEJMhm6cw5xKsv8a7nRlO1X+sYpmYNy4ZNam+VWUYEBqZKKbzEJx4LD",
-	"l4qIsaCSLNfy3dznqPWeOKhI5nNkGbjUEBibgVT+Wtcf6vYSMO4zKOaim8RiJOj1npgGeODzt3EjB3R0",
-	"B7jXJajC/JpZ74nbxV4rkAVU8oLo8Ovs83hCo+ll2kuoHM6FZxnDVY2xuwyK1MyX6IEISbnZy9kFs8EF",
-	"c/WK6oN9ZjUDuRcaRDrE+ERrCX0uoqKWsLW4qrtcQO3Gl7+9an9ekb4gcvi0tEphbs68VV7QT0EHvOao",
-	"ff42+ih+nuz2uq37y215Gu/1j/Gb9IjvDH6hbfbD17c/TkoBklZ7vWTIwjCqJ2lavj0zeXSlXvyLg99r",
-	"9ur24pRFvjHFWtKA8HmiPiuwjEAR05oynzDAqmIIo61mPcbT4jHwol3ti2mwiwjmBwTmNHVbKcn1CsCJ",
-	"lm14A2FU2vAQ5eMC4Qi0WR+HaUCYLRWqzTL9yrBKK9QF8b4biHluFlIUpmwQRlaf0NhdUBXfXqI3zGwX",
-	"O4FseJV0tWHu4rivMLsnseEpZHqpIG0ZMPfBNkV0HymTYxJpHch+ATlz4h0KpcL9PsC4Z93EDaAFTiiG",
-	"jIP8Xq29sHGq/OMIhmDtEtMFH15skPnMfQAOpl9XTn9zV84sl5501hBoprcyT8iCgZv2CJp1TQedbBjh",
-	"+sOGd6w//OsIs3nAMR3vYPclhNb0x0RolnKefRlhBo3DoLt6gEw1tuJwS2NB7WyFcuRe+UqiMPtwEpeQ",
-	"cgZEXdNq8OIE90gpqwkaRriofDVYkBry2FcpvgPY38uLa/jPJ/i30z04rgW1w6PTo+5RJd7lGFe57Mrz",
-	"0lcF0AVFQW86C3qEJUGfrk6Newq07wz6yG/FVaCDyWdptvba/S28XW82m836W/3Prv6nmf+v9RrSPla4",
-	"FOOlBmwW1jW0zuhnCVAlHTSnvZBar7ltKVx+hNlVhuA5U/6on1CtGRdvnIumVEIGgx3gQdmaNHRIdKIM",
-	"Svqhp954DE3LBZHpiCCq9p1He/hK3rBQYYhCZYXzg5M4DEzld5wlhlZUL2SpUDlfrMIRlVYLzgJh+cO+",
-	"f/vDWfunH98vx7mwd7vsrHmMcEUkT9L5nbo5kwt6Whk59EqCfEXYpNJY0LhMBFGWgw+lkvTThBEpG+g7",
-	"oa/G0laUuA4Uetl6ZEiZFmIDiTYUlvcyKHQoSvhABkgqHt3bLpmbKMEsXqO5iydvq3q7cOZgxSumTqWd",
-	"iBYY91rpt/QwU0aCDoZKGwOzAtc1mFht3+lBauF6YIfz7UuwqB2nfb0+3pQnu0xBWOwgFhQdkbIHROGB",
-	"yYtCjMPzFgAuOwaqKGSuZLPsFJgducIDLYSFNoRiBBeuhPScbbPleXH5LlqYs2Qvgzs0EWd3A43nzUFf",
-	"/0oiGnsKoCbMGOAiNMml4gIPSAbBKpF5Tk/rYyyZun4mCg+eoCPmhks1b2QZ7bYgy1A9o/bcFqHt9Rzv",
-	"KyNIL1mILhAUcrfnoPf42SkL1OAJ6X2a14sdj8cNyVOv9XqE2esni9fsZflBbPkolyVBJlDnCWN/q8/h",
-	"v6UMD5v9cEG7KSuqNN0Ch1hWKP1c2l0qmV992nXQ8YW32NLTIrM1t2bqSn9t1tumiHRZPemspX6GKXOm",
-	"b7UTcET0DEv2/YgIGuHXB0Ma4QFfq4tw9kSf6D51Kpe5oq/pM3Jpy539XAzAa9031wpmiogHnMyt0j7m",
-	"E8T7yp4QecdAfbM09dimUeArVz4k8zyuN8Wi7DeLirJ3VihwqxpxNX2lnKPMRETKOclZHfTxcxdtACCB",
-	"PTjDexqHm4FFJ23tuGQcm3mFJQo7qRpyYd03++g9wcJZz5H3Otu2tLEgAeiEzS+Sz/o/IfNM2yDc3lkq",
-	"fW9WI0YWXX3lFn7495S4iW4ZlL8AySwdqoGOvhpkLr2rQ22Iodda535tH1w9tVQujwN9khWL7a9UafA+",
-	"wewbKpmADhjv9ysdAaYaEVw3ef5KnpnwzpRAX5huC7TQLkI6PBIDc572TFS1InndVN4+JxPHPsLU9q59",
-	"0rpCkHNuzoHlN/hda1ZOB8nuWlEZo2sBYM0KfT6vgadbCwAm5kZ7rfIIrIGDtUaCwWpdjixTen2OHAOt",
-	"kzGc3VTNGeskFeT0cAkG/nr6POE1PoI1KA6jOBOfdQNvJ5SYcsG2PTT3zPEGS3NRwz4ZnMF6pFRRA60s",
-	"+IPBHcyg5HC+V81ON0Kggbwq+eCGwa7GDtjK9GjW04Verc69Zgum0EZFQ1M7NPn6Txp/q0Y3cDTw/Vtu",
-	"zCV8wPl7dJ5TOqtqzsXZShVV624MmOULONFz+essznWhs9xIisxcZOOM3zPaL+C9vEQ+y+w0QOlae69e",
-	"Jy+smV066921Zv+zobtsGY1caO25XtFj09EG1HyDneN6RZlKKINKAInk0oHv5Dg70DB0jKVCIxozOhiu",
-	"nqR7aIt9np4U9zwFf6GF6a5bUbfPKL6s9MG0051Xtwb5/64EDfsNx+WQT6TxP3JG0JiCA99rCOqa2weI",
-	"JLa8UF9IGQAsD4RWCj1765Xz+Bjcn+weRr4qqMckA8oa6LzgAAIf0hCD/yfG0xvmtcqfyUItZXgvjRfm",
-	"cEWVK5ukLBrW5vWsWuPh1aFI85QABjp/3ebUgESZiba8BsSac6sz+SqoMObRBhemshKIK1Tslr+WEQtD",
-	"CNw055LnzHZOroJzZmnWMLDUIB9t+B3LOUummwsrPZc3q87lCmWXlvcrs8YgoFe5I7Ss0yc8ZSh0O6s6",
-	"nTYTdfN38itpCACXNpAtTiVe417982zf5ShNKMNi6jde/osa+GZ1lx7F3JvmrvcLlMM9sWiteg+bV88d",
-	"bvXx+i85akrIP53zTu5Nq2iS8iIOp0o6GETvE6bvnV6RiNDxil7sDso67Onz4fdUK72QxpQkfFJPxxnK",
-	"6WrAl2uj8FfN2XvKKtN9VnLQjPSwIISYyQkRaDAD9/xX9Omr7JLzmWg1DKkJSR4Icji0DlLNwgoALnFC",
-	"74k2hciIO3GcdQmfqWJfIRfopXOhlidgWpBVWFCIYfV4qgIbIHT1MyZIRRXagMxeRb6qd7Y7VcL5PYlR",
-	"Ot58SmrU7CbnYxoVKXApaOQgolptg95QRgNsrpf/VkqXMi9dDAbcxYP51ZErBrn+ulrlipyPirDS8l6u",
-	"zwgzQeDlWTd3149U+eGmWT5PoEE9N6FOtKF5WmvjgEj2wxWAkm3uo/DPCendpSL5ZsJRDhGvwM4vFMGy",
-	"veRNm+t8Hh75PNPZxbSyINdiS6ibB13LJ00x4qvfv492/Qpe3kcHgkf3fS7iVxJScbbaeT3vRkwH2kQF",
-	"WDIM0vCGJUTBvS5X/yRApwG6gIs+bQbIIDIiHAkui70nZJYRMiE9WKUbNmcVrOjRx7rCgwY6UXktqETY",
-	"Bd8xyxpJYK/Oe/+GCSJ58qDlB1WIERLru6SJVxjN0AONybo25WMt1x17S12qC8wqj7s/1n/58ududfFx",
-	"kYHn5NdAZgAkFCiD16B4A4WaMbw0zP5s3cJG6PgIvOh6ySj0PQmzyLhNrrGx8TsXGzf53JRE8OA8jg57",
-	"pRxI9+Lovakp2zYcFgLLhga/jo+NRpBMTQfxGMHU9OANWv/UtEPTxq83bhd54ZKY1QNcHkS+UqncAnUu",
-	"T4rofjavLRs3GKDFGRa9Rv6Vs2vkAFdKKcSmfR2IohznpoSLHMZY3BcSGPUXUPIxGJZQEuwvs++fq+l2",
-	"GHqCsusdlW+Ww/J2BZ4ekoQ+EDHXH6yVnEbsLgLm0V/VwSZWNLonysJZCq0dZFdWVAX8VfEBM4qnwJFl",
-	"d1a67StFr8DTU8rI80PLmop3mooLUJqeB3V0SIma0xvkL8YmMmWSVcjkQz6x5dlCW/IWDDSHcoXSUIk2",
-	"Wv/8x//eafoHF8HRMEAxlYqyKK8eBe+e7U2h7/X2569fwlJ/+W30WZsxQe3k4FOhxXwJg2rJvsnhiXea",
-	"S9wDhg7l9Vgdh6kAkzsbdJ+PJ9DNUYkhGstybAF93ubFtzTJMWP1IQAuS/tRcQe5+iIAA9Hc/r+AGruh",
-	"BB1BY6h0PCYCurlv5llVWqErl/tDqTObwVQ/uzg8OL6YV6G/ArXyfjnPrpgHrIprQlhV/eV5VtBgSGDp",
-	"bmMFXrNLm3EbI6qeXiK5Hkq2Vkv9kT/tnWZGz3/CEyP1PDJO08rS3rO8kShWGYWV40e3K6p7TDrs6U6/",
-	"b2JVK8BUZ01hs3fYJNbZx8s5YNI5CLTVnyQfEegrhMdaD3yXA0oDrM0EfMMbYy4l7SVTb0sXKhg9rGT7",
-	"R1WIVE6lIiWIgtOLg85p5bFcmeDbdVt5xA3yPWEK+nkz5blv7cbzdjSPtSGgjRLR48NpLCqT56qQ3XMz",
-	"zGQJ2kkUeaO4Twus70Xn/Wp+V8E/wweVYhwq+k2s4Wk9B6ATtbbsCJAKC+La+b1DuAff9c0l94SMNRWp",
-	"MGjjDZTpHYKAfm48PpMhT6DVgP4ttdUvG9wG8u3DFL4n9mGxOVflZgMd6DdrPg41hcPMMJS267V7Iaj1",
-	"RFn4x8KLbCkIIxPojPBKZs/Pmkr5NGkFzw4cmeKlFwoLHX0d80JIaC0nla/erlPJAAUry1XcOexngHJf",
-	"mv0aqyzWywI6V/eAWBV8NuODJ3WF8ltTrNKbYv5yXIjBv1wUrLBWq0ehzDRWjkVB5mb7DTrAigiTx7GW",
-	"m3s+Ja+p+gukqoteyiq5CY1bViGnn1Cybm5HzmsepmamWDqirxkreFIexxzCfzZgB0+jfReQ38wpwy3Z",
-	"TW9HKBed5V65Cr1xpOhDVSsGPQQ0xqkk0nkpKJHQNZ4pqwKCRgBgLsYu0vwAwFDOq4ESzbyb7xA0dzXV",
-	"bcAVo4K6Yuc7a0Sbl1UiejGLnGybWxD6YCpKyFccaQ0p/PWm9h83tS8Gq9MYvPC4ko37HwXDdtEK29WD",
-	"dzsIKo/lDCu5TyuJ4FQkK770k0jmMVbCcQzNNpayldH5S7hT0K6S2/wEzFDYpwkJYSnpgPFK15S+pMqb",
-	"fnn+XYA+Xh59F6DPpHepl+O7kw+2rYS2E60au4PO6HuDBmq/2W3ttdGYfiWJNPACksbkhm1sbQWtt2+D",
-	"N82m+5WCZb4Z2Gwx0xYE2wgpNPE2lZOQDBEemM4L9e50DI4jaAyiVabrH79DAG1qEH03qEKuUHOKzKxs",
-	"xmR2xPUgRWI5hhOdA9j0SVY1b/iLWi2smtucufjn4ubNxEShFWWPJJwN9O5b2eL3Gg98my+eV+r0sKi7",
-	"pA1h+jOrWo0fcUJjmNQLFR+bzt6rH1xwlrqHLUmasY+uLkz+jJN7W1h87RKL53inJ/mljSwJGZzUgxSa",
-	"c3kXvMqBf21HqAUlBs+Ij8JTIeq0ov/aG+NTnNjF20vvX1jA99nZL8/3Zmem0F2PD23kKf+ur79zXu7K",
-	"su7nQfoTMd/Z7NAIoFOVvtDzEIP3W8vn0vgDFMKUy7/peazcF+AYs5j3+/MGNhY8TqFgEQ3tlahH1IQQ",
-	"SCaG6Om/ZKj2XYuc9d5YtfooTHw4G7YJkEmSjfuJ/nt7+0IX/kDQREtFiVNT5vBsH/5Mi8HnNWLI6Flg",
-	"zhJLrB4AsPqSDdPNaabc4/EUorkGGNZeuw89AnCk0Mfri/Pcu3ZPpjLDQrcZ6z8SQfvTGxZ+rdvs9rqk",
-	"A+aQzx6Ii9MIPLE6inVSj7HB9AQluKrh5CLYQVBgkXXExQG6+nCAtra29vTwPnUPzJidTjWiSUIllO1p",
-	"i81UGzTQJ0kgYQlq74cE0RhmF8ZY4XBTq9Omvszo3oGtPBnhqcsa5SlAlGYFHfmJ3W6239SbW/Vmu9vc",
-	"228295vNX1bukx1XHlknsbT96wdpggXqXJ6gmGQJgtKCyqM+maA+jpQ0JpEc4jFBMRkbeEafegBWp3eX",
-	"+QytWBQ2wWu86XmXc6aCC6tZiWSWSIBwIm1/bhuN97gDrgstNH4pe0+zfMOmsNQWwQuskLBmxlPUztY7",
-	"H81k80pyaNcBi7PCfusopeVURVknI9lGA+5hbqya4RgoF9n1FcBA5rkuMjJnewhjAWVN2jNYCW2c/p6S",
-	"1KguTyyBtK7Yszm1yZriJk3TjBUpzu+h1sXbiM4mN6XGzeVIp0GNOPW0POlp4W19TBNtyPSNDax5C/zK",
-	"jJiDyFo6+gBUps+zxfHflfo7a0ILq/NpXXCn2QwdNilnSKZQCLsSIMZKGwZthBb9saGItE019F+ev2Fz",
-	"za0CT5+3Wdx+pxanVepBmPHkHgult/ADETgpsKSEahSoc4lXawy2ogVm2HKtmktVCacQmieF+2iCqXJ5",
-	"oVirEGOsLUiASjMRh3C/sF+oRCnEhyd4ijZsANn0m7hhUnE/yOolIpuGy5E+COLNdyj0017M4y1PmetJ",
-	"jNpfv767YaHhVW13sKn1PfBURXxEtC6T+ZrAnUQMUypBSVxMbTLzBcxpV+iWjUAvELykOi43J1jY9Qb9",
-	"SqLjbvcSmWvfoaYJpqcMOgVp7odIOx2RWA/e7hMTY3TztYnOZrPv7O2tt/UrjdwHV1XoxLThBo+PgoKw",
-	"9KJxngBzUmWBRM/dXFW5VlYRsXU2WOGED1KSd9UNv9YdsmuIpBVBTuOwb5Ba3R0rg8QEoEvea0wiQ/gf",
-	"M+67mZc24KpRKpXBWu65krRkighTYlrkmv+oBbXIutQbUFtw58D3/F8oe+A0IndjDHQvo7zWgtqEi/s7",
-	"owSZVEojkQr5XxADLYqsMnxkLSthdTXEtYKJm9vpMIkBHpjGXH3KcEL/KBd9LpWQlvjXnmyrhtqa7xU2",
-	"52lc3KjgKp7TCOAJ6d2559czZsqTKxPuOZ7cmTwUTJNUkAOeVp1kH8xpa3eaRJJCtcqQoARL5c7Kfprk",
-	"Ss8GxHb1+dIEUG93UfGIaxZlxKw6sHLeu1S5UrZAZ4LxZoN02oRJUYwdMJcn+7P2OE/ToiBRYF7j71ze",
-	"ul0Oo7ODymRw4WzRIy0J5Zia/hRGDN8wW163i6wONmdS7j2lxOZ2c/s5Ujzz8s+mzIMQbCzw9L6WPJWr",
-	"eT9TyIO3uyZwG3iGDwoLUGLyZWn0dtd0iVTz3Iu+OrdvTKECnphWNjIPU1Cl+gfQzRsOfaqkFfl9mihj",
-	"NZW8jt6NT3EFlu5fMOm5lRSeuuBax2u1BoWwyCH6dHVqIxVDk8ADJwVEreAIiBCOY0GkdJ1YN2x38xsG",
-	"7c21NW9Ov1yX38z71IAv3lifDtpY74C+wAM4JdAViakgkZIuOHfDTB1dpk09nS0LkdTt3aU+pM9c3AMQ",
-	"wpU9L+ex0ezJCrqil32vL7F+CqOFmstmWSS7Za5RUHgmAOAFuZjx3pPVWzwJEm+N/OyJI9OTvNvezV6W",
-	"tk+GL1XQiZJEqaBqeg05/EYJGNPvybSTVgHXdli5WUHn8gTdk6nmOBzXgZWhhfC7HNvYFwXHp29R57CL",
-	"KBtooeD2jkXM1K8wrhIX0Nmvfa3jMa2bhurusIYRmvZZWBDhxmo+fXCE+/i5WwtmgpWwdWy9yytZRLPa",
-	"WAim1Tk4OLq+vutefH90btG0qpC5bthFT+ktrGUcdAIUFjw+QAkfAA4psnhSZt6mgELrTvC6fKJ6a5Za",
-	"Os5ZF9tnJe/tCBPK2zpGgJo1Np0N0YaFz7Kxhtf6e9P3es4S+A0dq9bBG+APaaX/dc4Incvsd31X4BLd",
-	"886QDuEGvPWvJ9K2kDQLcnj048nBUWlBAEFHENQTfCKJkCjCTGsFWgkzE5MN1DGrnvCBFiIxjhSiPhPC",
-	"cHICzJn3NwAA6HObaKdwpLzQrr7sf/mlcfnzrnlqdo409cOGhIWggr4CoE+UrfPn/azeNshLcA3GTr9P",
-	"wScKZoyLO4zSRNG6KY2ybWTkvj4GBImwtMVrXshCv82i2WpGdRekIhpiSdkg8LvtoQh6jqG+wQg5Pn0b",
-	"3DCAyDXm3gxKrmU147fVCjyJkTMV4VTEQjG9Njfshv3tb+iAM60DUM7kDaujTpLYlu36PFuAlA1ea8qi",
-	"JI1tIlL4+qEVorEgffq1gToWg8G5ORDaCAccypsbr6NRDIdcuGmVSEA0gTN9//VruFEf5/u7zd2mfmpD",
-	"Dw2iBuaUgMQoPCLJAZakgU5i89WnTyeHsoG6dESkwqOx+bbkxIdnmdA7GOmIShT+eWMs9pvaPrqpGa63",
-	"qe6G4W9qAbqxtv4BjwlcCJdRpswl38J3aLvZ1AqHRKGNKYdm5r/+CalFgcuf//ZFi7TtZtte7Zq6mLWv",
-	"xLjebrbsxfqjIUkn77MPCUMxJ6YWEYrWwMTPXdUZ8L1/sgTZAmw3t+GZV1gR05NHOkfUdnvPhj5QeEWU",
-	"mNY7fUWEc7ejDav4bzqmKkj3G3aEo6EHaQ9rCJ7b8Gt9TIQND9vJ518gqhBoazbokP/ySiJrI9wwwKKm",
-	"EjLgAKfduCc81HdvxzfQFU+IRAKz/5+9t29OG8n2gL9KF/ePwJbAgO04xnWrHk+SmWQnHntjz2ZfmBs1",
-	"UgNai25WLeywmXyO5wM9X+ypPud0SwIBAtuZOOtbdWdjkESrX359+rz8ftd9uYM2Qh34/htFjYQWO3dC",
-	"PAvSPZDwAnGsgnjPCeMkQ0WGJpySSPwnG5GujZKZ1WHvtZ1s3Tx9aawFeBUyuAcoN2LOe5du6zczgJLL",
-	"7LZUoDNz/iQPREe4DPvytVP0abTYaxfTIaJEmXPrcveLSBnpW8jInwGeaQMePdP+3+3c+R2T6djvffl7",
-	"s9mE/zdf+wGlFqWQWvQ78/l0GkdYUrn3L62kz/DCpSDQ77lIDTjCF6/LhRJ/Z8ZWTwIDbGPxib05O33Z",
-	"vHxz2j18bs/ICb91ntyBCueescOsSnnJK2oRJCI1P9qXLhpqQcY0CrEEuh3/yemjkKe8X/viszp6Upi/",
-	"EP7xwQ3MU+6zsYpDzaJQ92Vq+dnXB/GA6gvidlMbfsytG3RQ5/2KfQle/D9RG2jy/Mm5G2332J/B1d+k",
-	"2K3jzyOdLwrZZgFbbyFi61mICZTUKTcjH00ExoyTSCvZM1CaCDOKEbrmcEsw4BhGw6E50kqbsCZDiNi0",
-	"2BVGmC23Jw0OWvcumZFr82y04XjK4JyOZc23Yy2Cj3ZbsxselDY3rS99jnxqOm2K4VAlaSHzzpiE4K5P",
-	"BBaKMz5L1YSnUQBu97nZKp1/aMynUyGhNSgRTs5Y5GOluiDIqMumeKAmlDZk2pQ/NENMxbllcAvQoOnC",
-	"5Zx1P30iNn2zerNK2bIzLWPuVGuWsEZ/8EC4c7h5ZTollp697bHbnbfNM3NHbtyVDcJYFxmqTuqyFeYX",
-	"vS6+h5+g28VndfRjmV9YFU5oYEpQ3j/jr/YgnphHlTBA2qUCDJB7mcPWh0WlqZzIeTHzcyYSYDCXxfxP",
-	"mM+pWn4pfwDNKTDf4dpIjuCp6wAdW4chQA3xes4WIoOrI8W011yatsaRhN3G8TmkfIQfmluXeBSINN2Y",
-	"RYEKyWpbw83QQrjk02nmxqE6RKRoLqHgLP5QGY2CdtEPNIabkYSjKVB5uRTGFrtEUxk4aDD52tkr2X7c",
-	"yYE+6okQ9vWlb5thrC7TOD8XBL0lhjKVgHVmJRjAStONJZkSyDQHTUQIUWDTm5E0UGHugz4pYZ3Ag1Uc",
-	"mTMDEgHjMegiUdMkEimm14K/1HmjCpwiqUgmGrPy0zh/gMpJ0/VqnVa71YbEiamQfBrVerX9Vru1Tyo0",
-	"4NzYa92KOG5eGxtr71+317pltmzzDaktLHuKAMw/iAH7WczZpbB8lZAeZDqg4EIwZj78L6UUUyKRAYfr",
-	"KEQb6cLZiz0oymV1hCVKPM5pHNV6tZ9E+udb0El0WZmmmd122546rVL+ghlS8D1/roHuYu+fn2s8HtV6",
-	"NeAYB9fvDfzVPTzsHAMRn/nRo7AdHAy64ph3hvvB4QvzRTqv9WrnP18g43WtV9PRqObVPpmO7/z776d/",
-	"//nTy2T418uPR1fzD395cz46Ggc3F3wancXJ7VvOL4I3v75XmLqKZsSmcM2fP/x8iYfs5UExW6cWacsM",
-	"90H7YNWjXJ/t/aLSH9VMhgWvV633z9+8mrZa9rUL3B5gaGGx3aDNUBhhIKcZaVDOF5gekz8u1Ho1HE74",
-	"JWQoB7cPSj7qkln2XqSzROZ4WMyCuk2UsQQmHALLIeP0ifP30iHILeaDdqfVlz8a2KakEFqejj+AMh/c",
-	"I4MYjvJvLywTYebFMqfka+yDKY8ScBvkvu6Rc9rFjSA0aO4RoQewnSESytDYZucOdt1jjNEUD28tdg6Y",
-	"9PbC7fOMU9Ho9svnHfQ8+kqFTn9Q4Xy7deOcORuT8zPZQojjNiPZRKqp5pRL837HtcpTH5ptCzu+FJ29",
-	"to5vZzjAGEqmUFDWEHvpnlUy+FK57dkdy14t3MwiSeu2vXnd/sBD1w/mls7mW34FN4U55wsoSz3o7G++",
-	"6YLPY8XDK6Xe8WQEoeGD7vHm+66UOuPSUv/ptfBiXt/YAjDps2XoJk4GLHZ0qmGLQrXBVeByo67JXqUC",
-	"PhFa/zM5YU0rcEGTU1brmQjRee1ww2725lyPK7jbPig1IeAZt1yjb9yZEQGPY2MeaD4UWL41FTw1z8vD",
-	"K+MxqgVSI3TK5+RkdxoUc9KdYHV7nMmgqbECJOhMmHtrOnpldsoqBDH9ewcIKQpfbCtsW3ndLejwVkKN",
-	"g5J0dmdw7rxId1pvm9YNDsIOCwRTmVaadxAPwhWJ8VZiD86s8KUJZU6pRat9heV2Jmp3Bup1AiYOpZ2C",
-	"SbWpQpd/KZdxK7zYjqj7JT9+y4+tNJJaxMPcOOZlgcuh7iU4ZQsc0JnZ4QgWpLg150mPJYSMOO5qluqU",
-	"IzFDESfUECndYKagQ8Haa3jZktW2+Ou5o1obLS/r3+hLvmCtOWONToNl5hrk24FR2agwOV1YLUoYeJJQ",
-	"ErhszgJjhbjINqSdQY+64GKzUeTVZE7IuVdzvGlNnjZDfiubB93qKFh8g+/PhLJvluMyWJiF37dp5UDl",
-	"pfU9LmIL6OluYVEtwAyt/TUoo6SrZ19pUdUz4arGAmYY/CnwbcJHfVl4gMGSAH/IHKjA2glZnXSxGphC",
-	"cANMw9aEc86gFrvAVhko47IvrUVlH2hvwUSjWKsFKNxsBHqY+diXUQo8AHrB8AvUNDLtTVSaU5VPxEwL",
-	"Foo0c67ep6VGBpBdPN+nxfYoQOo0P8lP1i6USLtp+QiQa42RmqnTLbwhlmPkOmQ3M9YmEa0BJkjjNBBT",
-	"Yqk4G+UDeFxUMvqFT4TvMV5M6YIBwXxQ58LpS1J65xoDuh6SNey3myGfQ1g2TSIet9hrY6xoCo4JoCZs",
-	"RlILqaM0uhHxvNWX76JJlGLFzT6lRtkYNdAZOivH/DVWs2R7r8976qtf0dT8Cs4f8mjnuQuoi1dSv9+n",
-	"v8i+8FZQ0nkMUHKFipPGYKW4hItA0aSMtM0nuotfqYI98lLJYRwF6TflU8JFD8Sl2Etbowum1k1EGPE9",
-	"mg17n6/F/MvaYzPGs5Ey1RG9QK6aze8rEnFDJhb8yK9J7BduDLhOGy122pfXYo7fLCcEFfKBGJKhQluR",
-	"iNTciTVjiMLIqG6sEz5nA0Aw4A03YDxSKmR1/6X5pPlSyTRRcY9Nk+iGp8JjE/6pyUfif/c7h/vP2+22",
-	"x6LJZJbyQSwgz+HtsPmLkqJ5xtNg7JMLO0o1819f8ZHvGroPiUtF5PKxd3xW59RR7oyJQVXTIYt9hwlJ",
-	"+RRMf1Wo6AczlsAKBACT8IlIRYKBn+UxpAZDBwZqOs+NH+ZxFKsw+7Xj4YvnYftF58WLg+AofH54zLtD",
-	"wXk7ODzkYbtzyPcHw4NhZ9AdtAcvut0g7ByGz4PO4aA9bLd5+0W/tirFtNCptTxuFBkDlyUyvvy20UaC",
-	"Xt37U7Eao57vb5jNjcLvbub/KcUqeKLpN8o1NY8qzLSSxPdKU684FlVuKbzOcvr4a1LwWPEOzzS7fHPa",
-	"7B4+91CLJ3yQ2bC6haaN+2UeSlz8JdMVbBf0O7TYLwoynBaG4jG89Fczge8SN/28nJT+z9++FLamUwvw",
-	"aAE7VTjanSgjuGR3wm+QPbgAYWVNzS7ZA+CDzOzfso3t1oy7+ROfuufKqEu3NkjABd7fnJgBsq9AZqix",
-	"PLF8Ap1wPjKggvyX3+jlp6TdFxa4Y72lVJBnGtMBjV0DtJJeTrQ+VSGfI1mFsHkkKCbXl070wCN7SKee",
-	"s45AOdE5E92ufB3JkNWXmGo8Yv3B/MqMskZm7K2U7bqorme155TMqUnStSD9BBXKTMm+zBQRsF9trEbF",
-	"MVCToPdhCCclTNylDJvilssoG8oVCuI+1qMoNPE29yV5yPKl6xFsy/hUSQDBcluhsSVTcOGil/YGKHmy",
-	"OSE+BWKa9qWP6eNXERyhMOmcDA8bRuBxbFVYIGWODoVQD8M467bbLXaKvpehSIMxKv+CCcPZMIEJAUlY",
-	"jsdkZVGE31hjaBRtsluZ1V0sGxWQuF3iVepLyPLGrMEVpkduIWxne8CMNrct4fkJDtZYQMo1jE0Uxw7i",
-	"F5D5MDzoHLS7fBAcDLr86Png+KhzHB53Ou3OUXB43P2DjI9NpyqzaMBs23iuOrNXYicjJRoxK2+613GY",
-	"0b2Vj2b5YV0VMTJf7mrySNUE09zvufQyc+6naYA+jBvk7BPWPRktKrwsPW0n0+cSVz79mkoKk9Nj+TVv",
-	"gAASbneahDvaPLhIUB03tf7/XAm6xTC5CJirjKHtB+khuv0qt6nUZxa1G9k4PEAf7xjR3M78yWDXknVU",
-	"N30ygwWr89Z4/XgcY2FHZrBkhcJcznNuc6+oHQBeAygvmUDibIvZTDSi5ShU6kERYT2jiIH1qhk3M3Lc",
-	"cHYH3oXxC0wHzUIhaF1gMgcklLVt1saJzW/Lgh3GaKTABWSWU4vxcJ3LejvoS/+CChtJLCJlQ2Oz+pYl",
-	"DD6GZDbKTn2+oPWW9YhVeDtot1t9aZ87EHNl7aqYY/EOAFTAp6xeqGzUZUJkPQY6kV2PTRPFuode30w2",
-	"qmFhMxmjT7SxXGNjy2t69PiPcKmf2XnQbJ3yOaXb5Fqd+Rjo1W1/UoMdX3eU0iCT/nccYsZ1qqYaaqEx",
-	"khT2QXXI2SGaBbHSAoyPnFe302ZBzKMJ+nNxgIuuXS/PlIGZQydZH/PUVXb1ZTE3cJ0n+IQlPBVN25Wl",
-	"4W3TLOqdl6h2sXuAG1R6akc//+Xs4GKL+PRCEx40+IPjvNE4uMDLqhsFeMMri1WlVsHqSmRvESt2dtp2",
-	"N9+CjYTZmTvzbj3MUqUfAVMch1KvVg46jnoJtagO2geVu5VYgcv706LpepRsfVPOadNDGQo5R6nT+9y0",
-	"G+bd1JG8iYgzdA+pBVbviX9WEYWkC45Ut/llz3qmWaJi4aGKLp76MhUOPBu69IK+LOTk2Foj90SBsFk/",
-	"aO8jvdktViieSjaTUHLgwSB57pQFpH0wkH25GMc/OAHui09ABTuifLTc98cVUn9wvy4E0cmmSeelCHkK",
-	"PfvW9c9dEDKl8Hkkbz4eB3/pDv52NPl5eqCvOjf/eCHf79/+/bl40/7Xu0P+Y9gd/Rqd//vob9fVkXSx",
-	"qQ+KpF87Cw/zttyEleI2n5D4VQPl7Qpg8qNKBlEYop7dln7FrxZ9K6QP4eyBIFR+smeVHdDZa9OFqMxo",
-	"cwWRI32DmJUxOz02mMkwhpgllbeFKphNhESp8T9fnv+yU63Q+VTI02n0Z01L9y4lQ5baYreiq8IyWCdM",
-	"sUhKU7oe4L0u3rL9Vtv11D0X/1yNI3i9Z9r9mv0lVjcD0tiu8sdOjzmfxPc3Pe4yK/5uWrLVrLBtf5oV",
-	"pbPi76dn77adFclIV0jhkSsslywRxxhSa5NxdstaxxacJ6O77Pxydd5L9YOSbciD5rSoZLRxWzedUX1X",
-	"x6tLp2tBRv1xJLuV5Jnk3yI392Fir90ucxXSa/GwJDbmYWAMy6ViLlk9jczMh5nuWYYStN+RI6YkJGIm",
-	"4nky8lkd6VHg6tl0JWjSGriT3fhfMr+2h1s3sd4LHm4/rWgst48RnwO9/ZffvNp0VlpCgkE8MLr5BNgZ",
-	"cOoFIHavW+wi5lLnNfDYYJ4xbHlUBgcV8jlt/oW5iEQ+OBsBxUtnoVNAvAsYO6VCc2o2d9T+58fjo/3O",
-	"cyBNjGgY/qf949Hz568zSaZK2oTVzzqLWo4Pckr7qqsNiUDCP3LVPfzJ7O4bB4789ivcrZDl3WOPh+ne",
-	"OD5CF+eOq7/U/jo1E0xooKm86VpWNI1FENzR7j3TxjAXyZAHggk5iqSjosPcDKLH6/Xl6aur/zsFirRJ",
-	"lHoM/+yyNOFSD80Whp+8oOnE6qGYqFHCp+Mo0B5o9e8lSk32BiL0SJw+EtrrS6e9rjH4gg/aZ2Gkg7EZ",
-	"CI9N45kmisAkFAmqYxjj8fzVJdMCuGKBxeX01VX2sirpy0iy8/dn/3fe7rA9dn726v/O2/stdvqukzWB",
-	"TfgUZBPSZBaY7Td02vm4EZsfQYYV6hvTkr68UQEfzGKezC0BC2VssAnoFSC2XsPpXLOckPcQi14icQsu",
-	"tdN2F5jkuPnnC6jSg9O8ZSisX/y10+wy/61vMJmZvw4OG2hFI3khhFIh40JD0AzGSBdoDnkKN+5Tmidn",
-	"tzyRkRz1iBlNhJBhOuY3EIRJDCBMorCpUz4H1D9Fni1zETKCTHJy9ZrYyyLNANqQJ44se6b5jQCKNMhl",
-	"Nce8AQ/trX2JLY+Vpu0K5UDRuQ46NyORonQF0OFDXDgRehan2sdcJjMnvMwt65MYg9+XdZ/a43vM19cR",
-	"DIDH/HCGACxQO+RfwMrgN1pEXEhtWyBzpsd65jWvIX2G8pisaH+a8Ci2SS1LC932ld/ImprwW5BHb7FT",
-	"9xSgZYFkqzRRMah9nF2+aXbaDShJsl5y29EqYfRilCQV6aVCCJ5/YzO9QpflQ3MW04wXsAAplKDgJYRq",
-	"9xjnQqbVrIHXmLhzMWAYlWb9EvetjzO9WDcG3txwEkkkG3TlpwX3MsyKZuHJ5ifz3EH+WwrJUnv8EyZV",
-	"X2Z+cLMKMJ0pd9NpRgWJOjO4lfst5iP9sO8c5JwhCykRHhUTww/aB8y/NN9ncVvIRIJ14+LYNoo85YkW",
-	"wJtlBhfypHJrIuMW6bbYDypEmJqbRswArPzL818vP755d/Txh/NXf//47u3Z2yuf1Q/Y2Q/GjCNx9RN2",
-	"0NmngGTDo5w4FWfsaZ2212633TI+YQOCLjVkfGAa3Ml97XRK9a0QKdNTlbrWoSbSQqeY6908lUDdyyHt",
-	"xcuopELkfrHyXCdEXq0UIox5BAnCeFi+nKXAOd7M9cFVH0maT8PUZ3XME8ATE0zGkixGmj8NtJHtqazX",
-	"l34QRzIKeOyzOpE4sjyHY4np+xZ++018tKvpi1zWBtE3moRv6T0hRljZNHQtfFCTFiZWxTd4D+i+xSu8",
-	"iY8W7lyydAvAblMb3NJcwHdp1eHuZAVvHZyNEL8+8mn0EYnCbYh2AdmWYrOdu8dmf1G5iCExiJfhYoMg",
-	"vApE96XdGupL4NywRg+9tavs68vKQfELPjem33s7V+9ymLiXUHoR/x8qhL64vVvCGnSqPtOoPWR3L7oA",
-	"Mr6HyFIapULfMcLerXLOmyYqMCtuEN9bXL7I6//P3754nwvs+YvZa4gL9iBkzgcGtI0F38S9x25uuZOc",
-	"RfmS05zbSmrwVY5zuNbL7is/6blfWpu07zCKWEZDmza9IDXgMSluzQcg/rLKVM2S962p2YMrceFZc49L",
-	"Hs91yqQQyGOaJvCxa8tgTgkP1ibFjAL7zL4kk5gdY2G/R9S1GsrawIpHpTVXuNZiF2BSUHYUZoMha2gw",
-	"S7RK/BOKGH9K2RRLWn59/87MZqtO+S6S106Skp3CtG6CaENoswy0ELovIW8deUNg6j/Lzi2lztXTWRgt",
-	"2gqLxgDbwRZ4F8E+e5bNuLXp5eem2dnR3Rr35hWKqaTtznF3uM8Pmu12u908Mv95Yf7Tdv/H+QpFAKew",
-	"UVIwtkqwY307yaSP8rPFnWCK7T67/Mk0rrOibXT/QvMKqi3tOzTPSvYVmmTPgiuaRPfUtjBMzukWaNkG",
-	"t45N79p44UtYIrV7SdvPQGlD1j5ceGXOuAumWSXRsmzivwckKFGNL+FfmJK15hZsMfPbQEBJwjcqB8yS",
-	"GGnkT1gi4v/t1wyW9Gu+k8cxp5NEsIlKROEHvpWytq9sAe0e9rCKOAVHSLUN1eHt+g111/DI8kbs1ONL",
-	"t2DU7y7urT2mppA3LnTubI3qD3Pmo4nne+QcSKA0bWE/6svchsQW96P8XsjKtkJWL2x2a2OC6JYzP7Zy",
-	"D3Ii5Zu3H6qms/LhWLpRD61gu+kYfwHVzWerdhsr3FYxM878OIm9rQJ2tyU+01bw/5vbG6kTrXsM5keh",
-	"kVpIrZKPajiMIylWNMfctmonfH5Q2pZvb7vJlt/azYZm6A7bDNy53d6STZsH2Vmyx38r+8rX3B8M3lAX",
-	"5DYE+uAB4uErAB9J+on3fud42+aVsjYq9xKDHFzihgItY3WtJgIy4wSPU3tga5zko3BZ7TILEwXFhVkR",
-	"K6oRYmULPdMRpZkfXPL1YzEReZijFJOwWGSzxPlE9KUKsJQtEFlZkcQsN+tQQCVgESL/2glxQ+VuhJzt",
-	"EU/FLZ+bnSsJ+xIDkCCdFUNcytzbgP6wnHKokru0w+E2JiiE77N6Jhq0Jv+FpBoRFe4HvaqB1xbeS3t9",
-	"OWeQ+dLLKUR+t0hBQ+VmcRW4KE6KMr8Lxp02+Vxc9EosqneBEK2t31VAC5+3DU8o8JpaGZxUi3hYKU9m",
-	"0Z9AXl+9nT/hFLxhd9VV+GemmY1pqznJ61q33X3ebO83292r9nGv3e612/+ooZJzBfMq7JBq7696+Xmd",
-	"du+gQ88jM+f1NAqWsxKA6aEBmT5iGH0ye6ea6Y/XR3+ZdD8B5G5rJzjNx02GAsk06K+89B7D4Q82d3Lo",
-	"F7Z3u+rWpcOUnPfsErhTOtxaaQrIdpjFMa54KOKz3KUqFbTp5suC4ayGtcEtZlYaCTdakdhI9iWc8XBX",
-	"TcRWerEQayKltlyU/CvhB+bC0kq4e5r02pW7Zb40NuqhUqbhyvtFuGsxL4LSXwfHV/95fyDfTV8EH8LO",
-	"8I1+Pvoz35+/Fu3Zz9F5evi3f//jtjLsmdkJ1A4o+Q7u9jmT6vbEUopQWWqM03pJx9hbnpclmlaUkJab",
-	"lW5StlaC73YjG57mVGdLkTZfY/sEuvL+M9+zKPL9AfZKywtOXgjIsUDGqnIZpCFQrtK5BlH5oN1BrhSQ",
-	"QjZz+kZhDb+LO5s7F843Xwk9UZAkh57LihSbxvclodXTHF86C5i+fai56j3o6X95JczCKG3GarThEHKb",
-	"RKlgEw4cH4W8e+d/LR5Oik7q27Fiday3dQl5iWU/aWCAGM/kbh43oOYKab+s0rGHTixQ+DSHdVp6yx5q",
-	"zCPcKVrL6n7Bb9bYJg676iBkLn6nRpXc2kKmIBE5IAfyYrc5RodSV/Lh4HnQPApfiObxsN1pdvcPDp8f",
-	"vTjmg2BV3JAHqUruxZdsW+5yLZ2MYh39SrZbFrzyaO5cRqlY3UTMZ1/FGrZtCw2SJ4wPU0GB62W+K2d3",
-	"da7A6LJ2V0nzzFws776QpwK0bLfuQxLI3dS4Fxsbl6qdmvZNueedEwD6qTBdYPbCyTqsvgwgXNGrkUrO",
-	"Eq/4F6/GS0zvw+1MbwG5A1N4zn6r3ep09lu5TEsAh4NhJ+jyY9EeHIX7wSF/IZ4PO2E3gC0lGQm8qlKc",
-	"aBc/g4Gl1zJN5tsFJWiOPlhUIvf8/8awhAtbw+bMYtg3nIUB8eh1ser7C09gCcf6unqs4YCtdKxmWuCO",
-	"mILvXYbgjHfFMmHDM7sakq7OZJR6LFHkcx+IsMfO3v/i9SUWo0KljhqyQZSkY4/FKrBuz5DemrK1iwUx",
-	"WfVOoSgH0suHMR9ppmfBmHHNbNELFsisSdJaiomfMMknaOqbv/tSzVIdgWkE15DLJcelfi8x9JdZUhca",
-	"k8k95n/9JNKXONxVbJR8ZNtOgW8vtg2tlDOQmIf5hvVK+wz8W2ZyBTwRXk4KHoq3FqyTgw8r2mmeuK1N",
-	"8u1FvbNFvjZwRJNjh6j3Bc6PS8K3rXaarJDswTab/PR9Sq7aYZcKLGxUzKiyMPaVkqrsI/cs3jcB79dk",
-	"WeF2wuqn7zrN/YbLyWb181eX5gMsqHQp0E68a6FSZ4gJy+ZkCyVZWU0mC6OQwtSBGslICw9LnswzpUEi",
-	"LYR0ydNm1xirW6w5imQT91k7b/sSax4FD8Ytm/H1v7aeMwY1F2idFFmBHn7tuct5HPtsoNLx5tTnb2Cv",
-	"MkfqX2k0X8JgVksXo4FVCe7oWXFvEfDN51XznNb6lFUofo5w4SwhVVZyS+zhkLXW8JhvP1cJ8824FBtn",
-	"76uexUaPLt4r5Gxi1mruI/cPHsPSfRy7l13L60njCpNlhz0s/4DtdjA3vx5k83JPf9q5towMO+vfwYLD",
-	"+YAg5VHtZ3ufzf98uUv62Ao+VK5hFxGhgfIUFJ7SJJpM6IS3rD/XOGFTkZidrCkkPCIjgu5Le/zy93Bf",
-	"0VMeQLFLsfzi/NXLN+cW5KY8HedrLxyrcBZzXVeGMYmks8tL5QVKaWqwFEC7kqT8/uHmSVlmjtv7QbXT",
-	"owSdJifeiyjtSxtJItKGpU0deQzMsSVCv3iUWEIF6yDEwFLjhMU8zZWKEYlCRrZtoAJnuuPzvuXzFjvj",
-	"0ylIsCigQJ1M0zmMMxVDZZYLPueW675EZggaeNQktXl7VgSFdPscN7kUAm0doG8YgNKL+c9cIOUCl33p",
-	"QsvPNJzzYzKxAi7ZwDWfPKIj1YyjG+FeAGkd5nRIV5YNw1hcg1kUp81IsrzppYQu2l6rQnIPasKc8Wlh",
-	"T7lDhoOZi4hTSmqzUGX6MeDJQI3nYYKc+LG6/Tjk4DYi1yfYOJWj42d8+uA82mR+bCz1ye3D27Q/u2k1",
-	"87Ortp7g1HoK8N9bgP+MT51GgMq57AhLK263xYW5ZZmrpcDeghbPqg0M5sSQR6T+SKdfxWVoY5xWsaBy",
-	"Wc2GmGVfbhu0xL5DqnZdNXBJl1c6XxVe9NuoBf32ziu5SbgW5iylvk53Oa68cuJu1Q8q1LIHO6rknv9f",
-	"W2sSuuW0mZe/sF4fIukU1YxBtxoV+FTiKiJ4SrENrLsgcQEqriAQnIu0B6I2jMNHVqahL+t+SfqeVdqB",
-	"YhdzvY+uNdBoMWYuUQlYbRsfFf2AIyIYi+BahH0JJRk6Zb4xY/yCPODP5pPGCVMUfRpGIjZWLL+2cRly",
-	"hECoxzFQkGxLX5o3K5AoLSS0qITZMA8vgf1nRF3h5QM/fbnIutRituPBuMcOJTkVs82Y7ezEdWek7wHH",
-	"MbeOIOFOYixmPECkmjQizAQeJVFsdmLNZ6momeMqWZiuLujjQOUOb2/gfaXI6obMzYjuVSPd2yV14ps/",
-	"KMMxKUptAvVfxO2rTHtqG2249QIwHptJXJRP3JhLlqddb04jZRf0XWVMbkwgfS8m6obIAy2yvbVKUIvi",
-	"T+QUAEXLVGMh3qIQFHnm0c/LDg7aHciylorFSpozKgiUa2aRMqf3GPDpPcDJK3jTHJw8ktTSr7nZYx/d",
-	"acZ55YeUc5nNo/MK2xHUUOYyEe4+/k6GtHZPxnBF6awHQc7vumSRh3ecgQ9ch1yFG9wDRoKMv6Ig80z2",
-	"H7IfF7Z5v1EwXKFcCoX1SCnNahZKCZQ61gSOzAUxKOyRZDCSkgG1hC1rZmfqJi/915epcqZjlTWZW5BL",
-	"tJz3sELz/XFPBt9Y3b4hvWrnbs8ZgeLTVEHIcCzAyIuj0TjN0Zy//jRVOYNvS0bzHQy4x4REluP8e0Sk",
-	"e2U3fyj7bS/g9oS83oi7JYlPc73jIkfgqPvmQ58NRKAmQjM5i+PGyXqI6UvCmBZ7GQtOcqJ0GcmnY3AF",
-	"frBiJdE2J0Pzq3j9S9MFT9Zc6U4K3eRG5hmO/ze5o5Z6ei5mGgjfM+ZwLlk04SPB6oM5m4gw4kApjNyp",
-	"iQiiKXjpQZ6WtI5RxtbMRVgEEA2EWYlROXOoYXw6FTzRENzF1RDlXTpWo5nNZBrFLDC9Cnz7xa24L1fv",
-	"xW4HztQemQ8v8LOY+8V99QzeK9tYTyDU6O7C13wb+nj1e3zre92HzZq6Unffh1PxKTV7BTByd7pImq7F",
-	"jUgEmwouZykFVOYIJJIRH4tp2ygG6BqqhJTdpzEpyVtxMZfw5pgt0ClL02ULdwvX6Xe7S1tPSyawynX6",
-	"tFkvV/LCVoVjytAuhuV8/7u2k2z/AzDVUjZw9rzpklvA++2xMul1WIpI6eDSKgjmSMabEi7RcZ5Xpfdb",
-	"7CySIE8LPp1MUbwArdNE3ERqptlMOiX3FjvNjijl8uRIJGE9UIjMVgzVqiFDC0V4gk4pQORrjO/Iviy4",
-	"sFrsw1hI577m0jkmnT6xmsUhG6m1au99WV+QcmelSu4eBhqr6rn3JaRawutgSIHcZI1787Iv6p7fiQSi",
-	"IH7u1VDEWJeQQnSw/m8raXHbyjX5EHmugxL2ESIe+eZyJJbUyL+mrXi2HA+7f+RDfoE/DvvMry/AD0BC",
-	"DxACchbI2MnLmXgbHNs87cuMXiHn4IZCcDReDPZFATfANhUyNF2c72qDVmGkA56EwsCUAi+QzcEwz5xr",
-	"llBAwNieObn0nF/Jo8RGyD4j/ELstXw8hI4nfbmF7539Ktcg4/0f73CgvrKz9inGdQf0wAlyv56OnKb/",
-	"ytSnTODdLN8oHYvEUfJkMhoyU9Iv8ju02JVZ/kg/RZJZkDHc6stTmxZlg9ypYlpNBLlCC8lSOZlwNIjg",
-	"/GiwAXOmViyJX7VIKmc05V717rx0FXiaMt0SjbLHYsKjuNaraT75f8ZO/rFJebO6ZZ+/YsM/3oUFKkAa",
-	"+xszAD/Mq9fJJwpOiJT+6gL12klZbJeWlPV9VW47C/K5ifEdL3/IESp55Uqa+bm1cP/ZQjnN7KxduZPO",
-	"EShrUKY7Ho1csAWD2vUV7HV9aazIRovB5KC9EdbI4nHHPHC5c0jsQ8UCRMikQjW0gboRKMmF0z55Bnp/",
-	"JxiliULthNMQh0pSflidy9CD1+NFvnR6pMf4RMlRPq2zAa4pbP7iiYtbJMxsouM7QxoOTG5h3SXeU4Cq",
-	"WhLWtoKrNWBRLa/nty0Te7K3ftDknmyubS6Sxv0gj3PbMtAV7i3FxKw9OfsVVtp3545qV9BkeqnkMI6C",
-	"9J78V9D/ghHx9fbIu87+qkQ3l13/bG2aEAHfLCbvLpwfIoQjizRRig6Xvpzwa5Q7nPeYVKAtl9A5rojp",
-	"4LIDOAUMJXBTt6Aiud+w7nr8gb4st+rso4mFdJ1Rh4/N0+dJAliSabTouWSOZtboEol4vds+aNwZW/H8",
-	"tICtT/GxNYR4Ub6vvo7JsivxHUSNtqkFmU0NaogQQ2d6SeKMRFRxvQzmK2o8HpaYbqcaDwiU1bbt/j+A",
-	"AIwuvcJzAwzD3lSOapUYwYdRLCgbZRpzY2i28F4kx61I56XHvHv4vNarHQ9fPA/bLzovXhwER+Hzw2Pe",
-	"HQrO28HhIQ/bnUO+PxgeDDuD7qA9eNHtBmHnMHwedA4H7WG7zdsvwDz6j6j1Dl50O/s7nKVw1LbUqQoj",
-	"/lD1Hf/VdR0TWkIZ5Jm/v3pNBzAw6yy8b8wCCgXXIVgfkYaHb8anh1f5zi3rg/Rpi10KGfalP5nFaTTl",
-	"Sbo3VMmkGfKU+5koNv4C4ZS5ivlmifk9dvHLTx7788Xrnzz2QQwuzD7909sfPavr3JeH7Cz6Ac0X0w6D",
-	"dxBzz5hUzJOeaUTRE8blHLd1EWvhscu//sQiGcQzA8b1KAVHLdRLQ+pANE0b+SKMdotdKiz7dR0DMub4",
-	"ePRZkUgpNMe+0DPdlz5t3k0DOj4LRRBz08Wk3U5gpYJUpE2dJoJPfCwOhDRduthaJZHsS/PgKJjFPAHW",
-	"U9MMQnczAljSBrGwQJkPAy6xVpmHUIGCd4TRREgNBhW1vi81l6Jn+jgWZqQ7bBp9EjFaaySo/aJz3GXG",
-	"pGI6CoUbELa/73WOjrzn7TbeBNsPj+O+rB89f9H+//7fg/1umxIqD9ptyMvU2bjXceCxmkfzeZYnBTK8",
-	"LXbKYmNoJzCsdmT68qCzfy/JjmZbtnvY6rNvyWxeOP6a1i3sDlskKrpWPCgv/Pe7A1Yu5cZ9r/xorA0A",
-	"koX2lJtRkkhpvnQwWL5hmbNhE4zVWq/2/Ky2dcABnrX3+VrMK1fG4ICxS8iIIOYJ4IsAdNf0B9FgQIIJ",
-	"Jo+Biw6V/xdSKhv3VumSQcvT0W9locvaGfWHpESeUVZg+dkPT6RrKc/NFk7hXrp+HE2twVMsDSV6gHXK",
-	"l8Cbkmw+imHD7kE5173hBuFcvG6HGnO8tWoghxr0lUH5zma9HY7Nvoz7Fwek39r7PNMiebvecfhahjrn",
-	"+DNTtcV+QT+fMY8TANssBHE7Vizh8lpnXr4JuvZs+Nc8LObGXAdRCgj+2s8YfoSrIwiEBl12zNCA+Aql",
-	"TuCvhqx+0D6+D3eceRpNuyc83tlNvuC7K0yMb8ht9yvM+tWVYrnZPUo4ZF2Vuq2ta3zD7D+heKS0E37C",
-	"wYNt/k3qk7mpT+eygTnlTVRq09jXLpC+LK6Q4gNMO8ud6bB6elnrS6/qS9MR8ArUG/izyw53YN1CEjZZ",
-	"jHcGkJuJ+Ru3USgkRmDvvHCxfie3cO8zPvkVo47593hYKizsqmqb9zY0WPaGtXVo+OtPscR7yIUv4s4z",
-	"DQjl2ZSDhOVn9N0jjZY8cO8z/YuMhnKaY8s16GXU/UhrZVUHMyJ9VM1NFwn1Ae6EhKRHkbBxZI7f876s",
-	"O4Z+vRAkETwY51jW1I2YmAY3IJ8TmwOi1wu1tH1ZrZj2j6HNJ37zuxvt1AMV6lvwui9bJHzbO8qzrPDr",
-	"J7q7VUX0UzfE3wInrLdGiOOZZlG4LevaoFNOtOpgZC3b6iYetuWTjQ643PuccqhAWA1RJLqszQAkkQSb",
-	"h48wk4xPpyTM7X++FYOPsyRefK7fMCYSJMeAlI5HNTawIj+R3BhpWCDrKJYZG2CLJqLhIA6Fh/B8FQAs",
-	"EpIbjFS3mJf6geK/nLLitECNkgL/RieLn2g8lg0F6pH7ttkew07yHdGfMXM9CFZgQMf8I6NyHQs4riF0",
-	"YxCDj5j4FOkUTT3bW+b3tKBXMkfKvrRKbjoaySbZcInQs4lwTUSOw5EUobnA3AbWMxFXOZsU0+f6smBP",
-	"jkQKsHximoEBmJwF7hJAQgXPopCOfQXCdw+VW7gEfwzm4pkXBBeh43KF14X4CNcsESmkid/JG0Nz7zLg",
-	"8u7Abl5kI6qbnwJNq+qwbm6Bhs7W5YvZ2U9lDjD37dR205nm+INuAaa59+mjcaLsMFMlwkMOo82nazw1",
-	"5osZNMeYYIGxfZtwi7XiH+hga7rhilP1VQk4RiOJPBsrYPGVscKQiXkpC0XBRTxGEV2socnIU+w+v5q3",
-	"tC8XtY4eg3bRu0inl7bbqlCVUu856UqoSy/umpRpXF1mYe1CxcZd4l1r5YpoQ6IWfqOaSpmxsWM7M4tj",
-	"oZ15k+ORU73mF/J65LcX7uCFp3u3SwTKDdqDUL3mnv+kS7EtRaxBdzDICM2+CRWKlRlHs8EEKjqlwIN7",
-	"hgxlTgNjv+HkMNsTz5ViwmVRGnFJJZt0GZaKYMgtNJuGJk15qW4LXoMk90Ol1mFdJcDzWoWhq5H3Kpyg",
-	"ozR0Dl37CjqN4tiWpBgbdWNZx4Pugi9JFhUB4Y6CAufmfStSsgZHBr+VsXFr74U0BykzFNBZ4VxPx3wU",
-	"cWbszlkiTtg0FlwLrLhNJmyqUq51NJugYxuk/N0mUHEv2bLIgvroQatGrP2w0ZmD1zkc/7KlTbGpcg7n",
-	"6pNr54/zAiNGMp4HKAOEFuS/gvSBNUVcAcpKblGaLuzUglyJO5Z9y97YPP7dyXzj02mibiookrwSQRSK",
-	"8N5X8NPK3cBsmreUvh3X7E7VKIUFuheKINJUb/hHMHzgjAa/a2EXQb5+MPigOoVa3QpxBfhM3BhbrB7y",
-	"lPfc129D3+tL323qvsf8nIlh/iQyfvMFvbrfaDFohvl1SUqagvlJ6LN6Zjb2pbMbG7lomtUSyCVu3Y55",
-	"CpHtlMqFe65kJ0K/KUKXsS0P2vseROslehwlxvNzqGir0ujN2Z1sP+eNg7fL3mIBEPtyB0TEobwPo9DN",
-	"yQwZndV34Wy4LhtZy06ERGIppuNExWo0b9W2oATJtftBg+1/OM7bOfT48H5rLquh2wK8mkgSldgZSnTK",
-	"eUTPrfokzK95Vrrkax455cCv2jtoV08pfw0tWbULq1ggFaVisbqFKowFaIl5cK1LF/CjsVFPcREwOJ//",
-	"SwTpbvvrHY3UdDt1Lkpnstm3FdS4nFP7zpm6l9DYe4kMVXEQpmJH72AqqmboYsc8qvxcTYPgAj7w9wPk",
-	"5q4ylE7DUNvjUZ1b7UuPcTZWehqlPDb/vhFyJhpZ3svb019OIcTM/qOkOMkFnzGtJuRzLBTD8i7TtFkq",
-	"QhZJFqUF7lv3kGK9G2V1r8kUlCplWDK0nloJZl51HhKYb3cwMigIcMYjyX7GzgSi2okwL2k6fCKSKOB7",
-	"L8dRwEdqe8dP+rBCQNUivVtGefHylYv2qdBpOfEOpzauzAoAkZvsqzamvc94SFnvPkHJtHsRZtlmRwK/",
-	"Ryq+VqbCo56/d/Y7VJxTd910KiQSYEx3Cy2VbL9QidlmGO4ykAkF2s+RtnxbIbsdq1g07rwzYNb0XXeG",
-	"kM8vTFuhAwUIzAHrbRY5HiSCXw+RmV+nPElrvVr7eW+/DV1JtxwUbolnMhjnLu90zNfZ5d22ud1dHkZS",
-	"Yoq5vf6oeH27W3i8BBWU7PIufP1l24TzrTetb33R20Tzp81rvdzJvWxeeHf1Q5W53mMqDnPsnqsPVpSs",
-	"t6hujCw37ksCFA5UuTDqdz5/XZnXuvPMt52zdubDT+1w+Lrio6pnL9OOx3X0yiXk6uopd/d+ADuLgG8Z",
-	"UkKBANpmiGLKY6qwoYxriD+Dwom5/i/v8XI1ZP6tGPyaxH5f1pdSiQPMI26xK3igZqkK+bznjnw+/tDb",
-	"EFRqc/nEUdjwUE5lGolA9KUaMoPa0wklK3DgKuAjAac/SJfFNxugDqwf84GIMdMul9SXrSRsgmk0Oc+h",
-	"iML1g0vQzbxRPZZAwiRQkaTkXsu5scpyeFft/mZNlETwVh4MryAxc+fdHzqj1qt94PF1M5IsUCoWCevC",
-	"zDMjQIwYrou3PRhe8dGDngtTPqqCM1tssHj1KjR52lZXnwlz0LUZubLpvmJvrcTpiPnssDCRyzFbiXXz",
-	"wzZubk6CjRZ7qUKRJ9NOxEyXJbRvuxaRrcGuxafy6ZITXholAveT7ebGV44X34rBWKnr7dzls4G7YsHE",
-	"87K6FDVLAzURmUEH9cyhiKMbkcxP+lLaKKox9kSQiHSl9xANOoidLmd32FfYLs37g33xu5968t2x+fhT",
-	"uHoHa5Aann9OZc98/ref8kHKDVKaTsXOyq1ht2JWrWNbErIQsHL3PUTuLBp8QEz35urq4pIJGU5VhMpZ",
-	"kk9EiCkVjp884CmP1WgmMA6pGI9jKs34Z7/2p37tN7/Vl5g9hL0GzHiRsNbpSJpNB9etR8o+lFCb121g",
-	"r3DBmxvBfUG1c46uFJoFsYhCydfYWNdEK9dtFwcDiAxI9wndSqadv75/h1TsMy2YP07TqUarFz40Nix2",
-	"CJi80yS64anwWKzUdMCDawxYAq18yHgYJkJrknmivyCNZWzaY/qTNl4BhCUQXBmL4NrJu/CUWEws3jW+",
-	"ErShcUIYcRdLGaeLmfCg5tciXjjgRSgk65h1MEuMUQ193tvbgya31nC872k109ta1vROD2pd25esSM++",
-	"PSl7KXhvBuscPzuuOBLUghoa4PB+AvN8ysPW+SSBzYLI0kkWESngEtnjcrC0aq8oJpAc308CSaE1Nm/M",
-	"4OQiPrbuL98Y9xVQ0shtKIQN97knrjRMNx6L8vR/+W5wbLQWgi2vRGFPsv04k1CWwedsGMlIj0/68t8z",
-	"MRMhU5KOUGGiptPVp6d7BnI8YuWB/JEcsx5H4i+RVeUnzLdg41XPt+VpMF4fqTMGEeWYYTrtMIpBbAYK",
-	"eGca2YeDNLoRPTbksbbUu1i57xZOBFkdr9F8hIIoFQSzhN2OgYW3uOigphN0Qy0dMj1FhCzmqUiQAQt3",
-	"sb50pVXIrPWV1hYGRu7BSMLeq/Wg97aMxu1iz9zlaLrVyXQLy2ZHk+bJYrk/hySyQ9ll/ZCwtn6b3ssQ",
-	"Y60/Kd+8ZxqtqUQEUOTpnlBkJOhlOIYEFFBp72Ggwdxr7iJh+Jn22FjdgpYmJuSnqZhMjemirgEfbsdz",
-	"c1gd8iheOKMa1LoW05QNVdKX+22QI/v6bqmsRbvqafx2Dzqd+cHckNHuLt3do0UPmZ/iaFV1auV2qSdI",
-	"KfVo8cUFt7TWHpHpswGBUoEesj+m2gn6E4vY7fpvmRYVCpqY/zk/Hm9DIphC1o7CCQYFury+dEVHBvry",
-	"1hxWUt0ISeYYuuDQBCOJLcoNdI55QsNnWMIeqInoOQofc7Oey2CcKKlmRM4H/KVcI55yqqQgyMXi+LpT",
-	"huhLLQIlQ91osXcRiDnNHf5GKaXsaObHXKfZivc9/ASJTYgXxsDzLBEv1UymvoepIFHK+HQqeOKkjdzx",
-	"Lo4wxQRRPfscaFmiOGacddttNhYJvTC9fV9mOkkDFc6/EtpfCYf2tfvC6gquK/OzDmG3NfKWILocku14",
-	"O5lu7OgnfF7C50sBIngGI9yEvXeDTc+mU5WkzUia14QjzipB9kAlIbKraW2Ff8y6uDRgkAo+OWFSMR4A",
-	"VSdkfhj76ZQgptvu9kh+GX4JaDJISgPMLrMKB7bGAPNTQBbUYIWrMDhkU5GwIAY6jrcX8NdYzRJWP+ge",
-	"U/jAfy/SZN48HaYi8QuhgMLCnc4GcRT4rC5VLn9lXd0BdtVb6qm7+M9J7pRLvkHulPq61qt9ECyZSZbe",
-	"ivhGuMoPWw2CaAwyjCwGaAXKZxvRSRNuMFAC/RQljp5Kzn5SE/Ef87rJqNarvXFNsXURsPmraRTUerWL",
-	"JAoiOYJh73SpLKZ6qmah87Y62Ha369yKatXhMYwg7FRrFG12fsFAROUg+J5+c2fE2+lQ6NUOuhUq/q6U",
-	"OuPSjg9Z7CKYJVE6R2Xx3NFSyZQHKSMIMWdMzeOCwYhrrASh6IsvC8//XBsInojkdJaOnfw3yDmXsaxd",
-	"JCqcBXSOLYaZ+DRqaTXLoko3HTDOqGHL4DaKdJqQ0gYxVXokjJqIYSL02BVQF5kqcyuK2DhLuFPPc+55",
-	"7Vn5xgRNsJD+Njide5oxZEsedYl07Xbdew4KtIc1YLrhzLkoKRRvhVk2fqtI2lb2Q1Tf5UFxquX3g+xc",
-	"BJscrfRJUTrdPdpyTK/vEHZ68ZZdizkyN+m5TsWERTIVo4QEXeuJ4GET6iuhASfszbsjFsmR0Gkj93t8",
-	"GjXNg1aw1/JZGKUsViMDixiCvU2iNA+KcElZrxdizGq4EEmHSG8hBoNhEDvUi2EGHPXcxg4nVNeK3Hmp",
-	"7D0oWp85T1NVHm3qIRe2kCmaumb2XpxfXgG7FNnoI2GamQXeiasNWgjaB1nGKNnBNjuGBWM+hWPGQN0I",
-	"3DeLL9CkYNDya1zkMntZnRJldYMpaQtus0RWUHxbyGPVnvVGU4ZbgZ4zP7sDXrYgX2cDN+ZorLCCHeCx",
-	"hKeiaYsbC1ZH7vEWx5Z+4AOPY1RF9NhEyBmzf5ituGm2YqZRiMpj15HS19jjWkitEjbiqbjlc93Lk5cB",
-	"Ry3QHoxmZCBBXYz22JSDQjExh+mxsejM5AihX2EWSlYgITV3O/mKvkSkq/ufmiGIJjXhAzx7msVnU7FS",
-	"S148Fjwx38QAMGPoSlD9+yAGlyq4FmlhQoROimmxo96C0G0mfLskJwla0dhXptHXYt4oQAwqlK5hq2aB",
-	"kHqm2RDf2kDHTZedvrqylqxGTUhnU5mpmQx5IJiQo0gK3WMZ2bzXl2nCpR4CNtojK4BrpIOx2W3N5ARe",
-	"e2uX5dnpJuaICksW7OYbFfDBLObg1ezLmcTvm5DGiWQNdqrbidB01AQZjYEa5n+k0PU5upklFLZWLo8Z",
-	"ZHJAXg0JgkAWOmSAx6YTizOTBLozIj45S5MIkC+J9PVJX5pTnnn6LBFMfApmCfYeqmmbFRurFHvH9Cys",
-	"W1gEmmREAj7lgyiO0khoFnMZNnqUNwSndK8vMc2BSFgoJZ62RXbrlh/5PtQUSqalVDMZuOnP/EICC7li",
-	"Ct2H/bJqhpnlr8ewzsy0CDLSY9jQAFzMIGUCLddiYYtMOVgmn5r5dMtiXs3KQ9mpZGpxDOFVRdiDo2PJ",
-	"GHhANTMcIgbBqMJH+YHxGGeBSNJoSIY2i/lUC/NxcaDNJ7nxg1PWq/y+VEzOQrDlQP0dWWeVSpj/J7/V",
-	"l8VNFog+4SBLwFbiajlhWojyTQl89GZnHc6tXr0ZCOiMsjMe9B1l4kA8c2vnOtz1BrbPaoWV1Bp7y293",
-	"CTYuHGA67d5Bp9dut7qH/6h5NStECi9ZjfEwaJsD0nUENYe5ifTRTaSasc1NDxvTvXbLE4lUxsQCXJFJ",
-	"+IuH6WR2CHLJZODErfSc9gI7I4/j8+HKMVvhuIJBmyZmWqQU2LD9tu4pp7mJ88pcn73R55qQs8lyntxv",
-	"JeTC9hM1+JcI0tqX36qcjf/2t5We5sz3YuWZXjByv56Ql5ZyN8HKizSLRlIl9lxa9uRTOWcKhAAwkgZs",
-	"p1LZsoLFn2mYh/JFl2uLvU1t4VAi0iSCXyw4vhbnwYLHy1qVd/F7GRvI9HwrkjcqCsTHKY/W4SyzNzC6",
-	"AUQAJjy5NsYhj8JHjHz21d7im13w6PsFQOj3qgCI9OHQKVVv2QeHWcrjl5ghe/Cie9hu5zCufOI9Fqx7",
-	"uTxVVkJe+Zs+Qd9a6Fs1PR4SAv89U6n4aAzU6Xpj056A7aXGSLSwCA/xjLEdjNlABJzkXaxd/B3g41/M",
-	"K57Suz8hpEVIGPmqN3Qr4+PCrHxsCFmYLJsxcuFtn1CyGkouTZIHwEkhR3wEEoKtYSR5DEHkdSdydDNn",
-	"t0FSDURIjM3onvGIETF7tx/t23y/eOjetSrGIQURBAMr3lE4BZfOt8cCf6+XZ8ZK8Ct90SfkW4t8KybH",
-	"A8DeVMVRMG85D+c6uxCvZTcC/EIAc5lnFBJ9QEqFRUB1HYhHDH34qhf27b5b2MP3rApgBzWvRqNf6+3n",
-	"wGxpFj0WILsojvNKEFt6wScAWwtgJRPiAcALt99q4GV1C23iWs5WGwlp1v6jttXwdb5/wNrW4rpDnGJp",
-	"dj0WUHtfnAsrQW3pBZ9AbS2olUyIBwC1RW6FNZiWZQhY4YmMdB/8dhrkolLSObCqEI8X5ahvSD3juwW5",
-	"cn2ULaX0MLK7lfxd0H6RkXtUvWWwFcYunIIXJ/tjgdjLwkRcibAlPClPALsaYJdnwwPga5rweatQLLMK",
-	"XrMcvjQKrkWaDwa7BzxiNDXv51r+/R5xd0HA6ibjAEQlzPSo+gtHeQBcmI2PBf+u8lNnJfwtvNwT+q1F",
-	"v6Wp8ADgd8vj63ScqNlo3HLG4ToMHM1ATyx3H8Q5aDTYrUhEZmU+YizMveClfZ3vFhK3OxKbOTqgyVYV",
-	"48z0zXVp1duCPDSWz9XHgpAfSibUSqAsf9UnvFyLl6vmx0PAZq6QfzVaXgKcyXgOpOtQgbOJp8D3sOwf",
-	"yvyXCP9WVfxD55Dy1sDdNQDI3QmD65Hr7AlPgzHxxv/Jb/zhuIwPuBI6/X7huEAFUQnZRKeAlPnp+WgA",
-	"MhvZ1biYf7EnOFwPh8VJ8BAoqJLrj1B61CLq2/UZMlltn7mT1OrNGdre/ZjtRZVcgzPuPb3L95sZY0ex",
-	"qhH3fOugi5d1Z9UfOSzgX8nEfDQwuDiRVoNhyVs+YeJ6TCydGPcOjV++/P8BAAD//w==",
+	"7L2NUiO3ti/+KiqfUzVwqu2xDcwAU/+6lwEmMOErwGR2EgYsd8u2QltyJDUeJ8yp8w73He6D7Sf5l5ak",
+	"bnW7224DSc69d++qPcF2f0hLS0vr87f+aIR8POGMMCUbu380yFc8nsQE/t6LiVD6jwccJ0T/QaPGbqPd",
+	"2ekONvBms91ut5tv9T/b+p92+j/SaQSNe8r01ZIwycUdHwxiykgjaIyJlHhIGruNK/gJDbEiUzxDN43P",
+	"OL5vUoYmgveJvGmgEZaIcYX6hDA0IlhEaCD4GEnKQoI6m7vtbiNo8AlhJNpTjd1Gt91902xvNNvd6257",
+	"t9Pdbbd/bgQNQSSPH8w1LInj7Jv3M/eNJA9EUDVr7DamWDDKho2gIakix/UmjbG+XmGVyMYujEl/Tvq/",
+	"klCtQLtQ007NJppAEXmgIWl8+/YtMIshvdX45V/L8Xctx5dvQWOfMJnAeshkPMZCD/ScETTBihKmEGVo",
+	"xBOpSZwtGI7GVKl54nQ2d7tbljg4jokYEiYbu780JgSzRMnGF/c91VtTP6niqhArMuQwmgHnUSNohDzS",
+	"g3/7pruz1W23t/Wa48nE0LrxwEPcT2I9fr0KOFSUm4fuMTwZzWL8lcpG0DiiDwRe4K0L/El8MpsH629m",
+	"UpGxZqr9a01A8lXP+ALG2fgW5MefH3YkkqE37PabznZxaJdYjgpjGfOICKxyo2Fc3eHJJKYh7sfEH9Xl",
+	"P87OL0/9gTEa0jimrPHtS9DoE80ce42gEWFFzgfvqVCjxm6js7PdbrY3mx3N5hEl6lxERJgF0ePN/mrs",
+	"Nvb3j87tZTDokDNJpSJM3YVY9PloFsGAv1SvxwK6Hl4c7x8cH3rE3U+fj/a956POdruN7kMcA93t4Lrf",
+	"ne35g4v59E7yiCbjFxtPFw0FHiP7VE3WpaQICuOou0ffNoIGZVKJJOORM45CzkLClH50hOSUELNFuF60",
+	"0j24oWWU3oOTGIdEwOqeJeM+EZlUEloGXBBBeQTved8IGieNoHEADMkTEWr64kgZegmVCTknRihRT6MH",
+	"YSFPmCLieAXBP4jxEN5ituud2XmzFejb7wB9j0Cc7SqRkKAxFkxviHa7u7G59UYvAMNj0BEGeExjzToH",
+	"54eNoDGkD0Rf+nHvTH8c0yiKNRV++HR8dtb4FjQE55qBNmFTSfK1sdv48ARRnzCqF3Tzs/57ovftghU2",
+	"ElwQfVVehO8hRqZIJn0ZCjrR3ISmVI0QVRJJEgqiAiRHfMqQZq5MuP/R0PLpIaVPaB5eHEJ7Z7fdtoKe",
+	"PBil65cG1md7y94Ccx8yPhi0IhLSiER6qQaYxokg+3r9G7vtYKWzP8ZSHZCYPhAxy9hRf3tld7Tjbj1B",
+	"feKOJAnv/vHbxsPO9e+Xm+xksh1+jjqDI/lm+BFvzA5JO/menqut+7c/jLtff+xroou4sdsYKTWRu69f",
+	"jzi/l62R5mbxQMm0eU9VOCJMtqyG+VryRDa+ZetwzB6owpriZStC01+z9VD8Hk71dAlqED0UJCJMURwD",
+	"5QUQl4wx1YOXePw/FwxZr9nXCRVE5t+wk3vDKooFzMpK2vSWrf6bsPk22ibNnUG70zQbbHsH90PNG4LD",
+	"9hljhodEpBsFZlNrq3wJGoZwu/r1dzvhD93+P96Ov59syuvOw8/b7HJj+tMbctT+9WQLf4i6w0/0/Le3",
+	"/7iHtTowHHllGLSwUAzhyUTwBxIhQTQF/bWxvDy3J7d2Nx3l7CV1qUHsLZJydsaVpsoFV1hKmoxRFw21",
+	"/B9QMSaRYRlGJiPBYz6ctfzjGxineHhfHp7tnfgHpCAMx3mBbD5M3CufeHCenO/Dm+ypeanfg7rDMTrD",
+	"8J/v80dFvXE84+BccEBu7G45JbXkgGycXx40d3Y6nUbJMemfjfB4/3QsyOh0J+XOS2/FjleZXb1ro51G",
+	"6Zlm2Mosin6/4aRoJicjPKQY6VVLBHmHJjHBkjiWQ+lqoJiOqdIMZw2D4xXO3CebO24fGpOnwubY2u04",
+	"SqcX1ZdERhrAmUKJLIrsyPxCIgSnXIAw0icYiRBnJND/oN8SksAIPfNIKTKeKN8wjBIBUv80PaSIEDzV",
+	"x+DpWnIXTkz7S11ib9TnlIG+1ox9jqLt3U1n4uql0KyTzlJ6Jy0YQP5ci0/p7LbbrY0OCEWPANvtdicl",
+	"QEPRMeGJQnigiEDbspGRo6hQrESM7grE6C4kRqdADMMCHjHaSymhObTV7s5R4m0FIzxr5p0VZt5ZOPN2",
+	"YebpfvAm321vgh56AG6FEypVcRdNcRz3ORYRwixCGI0JSxB8kds2IZbpfgEBNNQP4kKLG6tQNWLMIhni",
+	"CZjBIz517iSjrepvjjCL+GCQfWfuhVNnKGisTx2JE2OxqhEZw7ywuNeyuYbmVVcSb2XOqnT+d30+snrs",
+	"FSFsjuKd3Q3Ha8YMaRxxhWLKSEZDEMFUL4GdoPlUNuRNt3qr2iDldkdGBbDAS1crwrMLLNIf8os34UIJ",
+	"TFW6dqnvJFu+C0FDkn7j1iemw5FaskDdFRfoTbZAmiHvHHX91TGzsGtxwvv9WZ553UoMcCxzS2ENkZcj",
+	"vJkdbLTDB+flzjbZ9ZSbI0oGiMcRkQoNqJCqcC5Vs3WEFQbzT2+oumNe5JB9Acfnt2p5WGeRSbvd1ovM",
+	"xbDmO9sd49Sbl4Sd7u5Gu7XlU8rp7Hk9ZVXtLtpYWaeKupltXfeWznOIP6+V1CX/9srk1wx+zIZEqr1o",
+	"TNW8aRaNqZSp/Zx6k+3RAsotaOZoTZLhWO8IJMkEG+9Zf6atcM2hct236rLowenV0ePtf97c3CTtdvfN",
+	"4+HF8f7j0d7l+/PLH48PP992Wt3W9ma71elsbmy1W51WZ6PVuT2+On+8Ov90Zf7RnNPeaHfb2xvtTrfZ",
+	"ftNuPz7uHVzf7rU7t3sH13d77c7j6dV3MOPHi8dua6vVeXx83Dt5PDt8fPx0drx/fnCIPl1/aG7fsMMf",
+	"zx71Df5T9QMfP16dHl8f3Zp/P54fnXmXdLfa7Rt2cXzw2Hl8TC2B29vbo9N9M7PSibQ65sfjq/Pb08v/",
+	"7HQ3mptbTa0r397eXl3t3V5dPT4enB/eftw7O7wF19ft7e3tyeNjZ2e73d7sdB8/PD4+drob6HTv+Axd",
+	"Xd/eXh3uXV+fHN5+3rvd2e60N28/Xe09Pq5122/Wt7a2mu0OTOb08fFHTQ4Y6A27+LHz2Hk8ftz8fLvZ",
+	"6d7u6XHf3t7qh95uPh6ad2ze7l1fH54d3O6dHO/r704PDx71T6U/H595b3is+l+RhHsneiAf9m4/cB4h",
+	"c2LNbo9O3rY73bePaTDi1oQEbq/2rx+vfry9AhelvWz70QtB/CcEIMxzu48He7cHIhnOP7f9pqOf6bz5",
+	"t8bR/3h6/niJ5eiGnR9cPR48vv/Pk/88eNzfPzq/Xeo1v3We7f/sfne2d5vzaqe/PZZ7m2/Y6tIj3caX",
+	"RCbxnErYxyocIT5AA54IZLef9LfkRPCQSKlP100IrCWxMr6NiCjwcxlfpRHANiAFARemBI9hqG6TNZ7o",
+	"c563pEG0pB5Xp4CtaBF/Cxo8USEHrQIiOzBy6yewkgJOomyqJdPqpiPc2trS0wSfhSBYAk0iKsMRFkOC",
+	"BlyghN0zPmXo9PIMZZfnRiLvqfXq5EaysXwkuffa3xGNkPsZTbFEOBYERzOULWzu7VECES4IFyykRPqi",
+	"06ujZhfphY0oGyI9WRwqIiTCgiA4Jtgw/xJBfiWh8ueoT5xvQeMUHFr74DXLc2rMQ+c0CXlEkHF9wXEj",
+	"SNOuHlIcqZEgadw0x8rFIKHxzZ2eH9QMrRnP2AAr8KBrta7MemjvZJFpq5SBy2mBvbGZ2RtmWiXOlVRD",
+	"9JyCNX28PAwTIQgDhb6zme4UuTcYmGXY3QDGMUS85vC5vpPxlEd0oKmfoxYsJzHOvPxSahHWlCHX66dJ",
+	"QxXFRcd7tVcdM7zEq/4rp2yx8WgtiT2G0Xd8TH5/IUd4IotybZnLyxBIrkihX/6fIdEXoBFL3mtD78p4",
+	"P/KkyuxAhBXqtHc3t6ysUHRMAtQnakoIQ31B8P0ASwUiI05YOMrLBuPAMNkDmUkdGYdLRiSIEkDihpHB",
+	"f5HB/Vxrusp2/hY0RqmnRk9e/5ab0B8NAo+DcGf2JEdBcLvrn7UEg5GyC8GHgkiZ2uNUkTE8/huYIfqZ",
+	"fYFZZHSH0Fg3//Zha+ew/V6bYYLa5f23zofuzsZb/VjniEnZGn1v2Vr/OhE8SqwWAtEBIh6IuKZjUhCk",
+	"b3Y3tzx3zAqpO+AZsKM4xZS592s5SMfkd85gv4yJoCF+vT+iIR5yk2x1avSqa2GPzry/wGldWg1TI4IU",
+	"XJbb7OVKxypeVcoi8rWx2ylTVcpUD4GnS62wclurk5lZG8686jrz6kZYYyh9vzGGbk8vHx8vzw9vL4/3",
+	"j/YuD26EMz22Dm+3Ou3b96uqVPrykNCH8rh9J00d+y0h0uiMm4NO2MU7pN1/G22EW3ibvBl0om74BM9d",
+	"ieK2go68is/Yrmu7VEkuUW6fEDZ6OivUN7tTvigYycAXztL1zduMQZxt+t9oxa3/5IxMD9KjotQRHyBB",
+	"hlrVFFaVZVyhGVHIOjR9nej/Ra98zu+70Af/53t+rcv9W9A4N0dYzh/GxRAz+rtJKeEMEkouBEdKUBz7",
+	"67jywfdyVAfhsuAchTg8pMsMCFaJICabaELv7slM/zwlfUjE0aIrpoyGMDWwxe9iKk0+HESopfHMPhid",
+	"prv1TR+SENafCK63iybLIYv81JfNZruTmxZcpG1HYFY4SS/sclcFtsz6v8vyeRCVaYJVPEMjk2HqpZGk",
+	"qty/9td/0xiXXaRrm2UkeSLvIvJw99P9xsPZ9m+LM8r+8dvP07f9RsY75RLZTMxjJOPVdroZ0tyBFEdU",
+	"zctk89+yIKLL/7R28jXuxwR1uponMTL5k8gkW1sH+qyF9mOCmVHOjTN9GPMHIkHT0XfM0CTGirRA7VRg",
+	"kDl7AoERkx1Gzpv+7V9x3P/mPA7cCYrZPGOa/H+nNQJLKIGZHBBRUBH+Ty0HeKEygDTT/v3zMu0vD7/L",
+	"p+oN9QxeLJH90jwPHczlbXtvqptxt10/427juvN2d2tnQcadHmdza+vNm2ek3G1cd7YrUu4qpvqkiEB6",
+	"k6xdCOPxhjMfPUVxlfznMX8gY5tsXW7Y4aXj2Ks2/3IZ7Fkees6IzEsAXFyCN9kSZNOee12ns5m9bst/",
+	"3dYhLJcVPvsxlpq7j6uvDhoPVFKVslIW4oMH/VVFA2PBrhyTTmi0cTcWzy8l2HqZUgKgUulR4O9MOAoI",
+	"iygblmdF21xoNMVUUTYEvQCXu9G9HGnrzMwyorMvsnxn+92/Mpn/lcn8f2sm88RsrT85kfkqxOyKlsQq",
+	"TOQEyRAzMAGoIkjhIcIKbSDcGre80EWxGMhwoXcGDImCl2gFuE9izWgTwsCFLM33Y6JGXJPpO1BAJhiU",
+	"oddcDOXrOu6C1/o5dS6FPCVvaBGJiSLXeOgN7pIoKghSIyr1nP3hHRyeHF4fPmmECte6MjLnkD4CQZz8",
+	"8STvPyzOQUlECH6w0Yb2xm67/bRQgU+skNAHLd8jHt6vmr0VNBQemiB6Y/PoHzsXP3dBAdU6j3qZkMcT",
+	"/aNA9W/gSfqUK/DCk0lLW/ZZPVeI2et08LCriJQl5VwDQeQISftjbtOERErnNiCzj6P+dyE9px8//Hx4",
+	"ef3D1bE8HqvJz/vHb45/je5Pvztt//Trx/j88+HXn389+/XsekhP9j+2yT/29D3f/9j5gQ5+aJHZx5gc",
+	"7dHzXw83zq9/6Jz9+sPW6cGePB7Ho2j/+M3pdbh1dvCpe3awNz3dn1L8j7Pfj3/lNOzudMLZsTxmZ52f",
+	"qH7l3tfz64/j0+5h++T6R3o2PlVn3R82f75qb/38697Xk+vj3+E5vw+3fvr88def9z/utMJuzPrjD+3o",
+	"Hx/jrHrsmDV2d9ptbWABLdyMhYKSu/a4e/Y2/Ch+mm73rzv3F5vyJNoZHOE3ySHfGv5Mu+yHr29/nDZM",
+	"bBbifbXDyDSqn4UwNqHuEZ3Ikgj2l5VZnIvh2SJfpo1W8ykrxKq/aEkwF94G96JVucrq8M3BMVeJ9su/",
+	"1Kx/qVn/UrP+ejXrC2zXeR0LdCqgklaEIjLASaxQhGdogkU+H6yGd9JmQZi9afMg2rk8iDSvxMuFaL8x",
+	"uRArpk64y7vtnAYRUcYyhtXXv9GP+1Z/nz01dcFQuKTEAfTCYj7SU2hZizB/+kSDhePfqh4/TK8WL6ww",
+	"h372wCvVQu8FHdLolUTXAs/QianqWDQb2Bke4sDcDvF/K0EcsKHU/9aQA6UVjl2oC/FxCLrtzWcgCfhE",
+	"LFEJRgTHajTL0dPUouqpGvHnFf38n4Pn8OcTN1iBHltz9PiP+Rlv1J9xt+6MTcGsP+N2cb5ETNzMWiEf",
+	"v3YBcjtNvRO1EVzYgNri5wxhNLWIWCHnMREIKzizxlpw3aeCKzuujGr4/dsfTrv/+PF940XDa289S/1z",
+	"fljdp5h7YGrqOyxWDXy+NgoV+S2hkzFhqlHbEEwn/c2QtDRj1rhSWIQwQ+k7rK/BT6Yr2sVVZNzO9M1V",
+	"0i8rbfinE3G1O649W/sJpnbwL1YzrAbbl0i1ZyrK57YxkcohE8xg59r8M4FwGJKJKkRnF9WlpzqGV5Te",
+	"6XQrqtKtmGnpEaxalL65QoLh5sKi9K1aReltvWM/sXFa2FFykmZVHdiFNUrs7JrlG39FbYZZjszatknf",
+	"teosUiMpYU+trNCM+UnOF1Ykkgg0HXHEp0yCJpJLS9Oi0bigzY8gM/kAYcbVCCyMlFn/r3cBBRUlFCuM",
+	"oJsbQU5VP+JyQhWO0VmiBLWK9vPLJyocV4EWoyabpbREoo/D+yYfNAFActUcp/nCiIp8p7e7G6nj5G/P",
+	"d6pbtvGXZkO9QKpTdRrTXCHH31xo8TZLf/urCi308LDAY6JsSdV+IiQXJhTumcON8wn+LSEohJ8N5qw+",
+	"vnsnlN33tF0XEeGqMSb6JOKJRBM8BC50os+EFCIIHxxPT3/9SZ0enKrTg4+fTg/u35we7L05PXiPj1kb",
+	"fJwGuwecsXZq5u2aPOGIjAHKYIy/nhA2VCM4OLOgiRJQQekwJ45ggPPTuh4RAz6B9CsChCWiJh7Y59Hs",
+	"lUQ9+LWXn8UcpIN+lKFBNtivTetSbRodxOTR+2lz2SzmR30clQ9WEOOUfSURjfKjqqGdDNxgIWqYDpVG",
+	"C0c34GIM+TJJQr36U2+0J9QCHuQHfKFlpKS/55lgq12+uuB2zS2udUWaW8b4Kx0nY/1Bf6LMfOqk46FM",
+	"EX1KmPKhiOLvyayciHSMh5qC92SG1lJeTiYxx1GAIDtEy2u9/GP7oN76qsQmnXJi35PZM6l9bg7cspn5",
+	"yguwiD8/ScQriTyNYuU5tSvmZFSA583qKsTs2sVgy+am8PCVRBOh1zkC3beFTohKy6YFwVrrk6RJmSRM",
+	"UkUfSDwL4Ig8D9Ax/HGi93g7QB341GndsD02Q2YcSI2wkQQSMQ628dp0hJU+VCE/Xs9iXZ/NkDGAxwRt",
+	"tjdtPpGhq3mb+/mGbbY7mWtdG0tIkAEBjRe+B/gwF4ptAVxBtiCeMVlCdBewXkR2Tzy+2YRd4z52SteA",
+	"DhmUMVTJyxM+JULTGI3IV3R0urffvDra6269cbJf4Cmy9UIgQgO9yRz+I9DAc/29coiurRv2IxF0MENU",
+	"Ia6prS8lX3GoUH+miHR2YhSgPhlwrRRhISkbBijk4wmG1QOjmEmFmYJ0kCI5NwZvwg5p93fwVrQZviXb",
+	"gy7u9NvhTrRN3g7e4K3+ZrgRdUln0MY7/e3wbfSGbA028Ua/G3aiNlku6aWj38JFmWi7FgJXt7+0mzu4",
+	"Ofjyx5vNb/9evi2sbV+2I7SW8KSDAPSFEpayjoTnbeRPtl65bMRmk7ySxu6qHPhim6hk4LZG+jkD/wZQ",
+	"HRPOpLG33+Po0jCyg46wueYW0FzP6vWv0gQL0jmkjqAHHNMILrpLQfcMEoQx5AaUxFq5M2aj3wVgnOi9",
+	"QxBG8AwEVyAcRVAgrA0ahz9ox4eyd1mMx11z0y5a/CxnWRuZu9luf/MJ9u+CDLSe+zrrT/Ha/Cpf/5i+",
+	"8RDGAuQr01bMAKlEYxzrFSCRPl/1KKU37BY642qk9/AUSzQVVCnCWlp53udsENPwaWsQupszku0xhENI",
+	"hHYiiUpHFYvyQb5CXVaRODu1iVOLJG5sMhONxhWiEHiHYPYOmNBqVysTYBJjdpduiYwKeiADwPyIsZbC",
+	"xs4zgW+01oUjThAcjuAuW9qW9l+4SzW1HIG6acGafnSjNrkuYlzNRReYgmyf8iSO0JCjPplxe8LmBx/i",
+	"iVZ2CEHdAE0ER92tABGmiJgIKglKGAybROtA2g9c9GkUEfYkwg7Su32iaqMdDD3ECImMloCjMWVI8Fgr",
+	"Z2hEhyMXmPZIt/EyvJWpdq+keeUaFyhz2hjVhXMU8yloLXqAfEKMAxXIcsb3M1rk33DAGXmn9SJ9rtuL",
+	"1QeeGFt5ZRIyru4GcHdGwnPf98a4Qu6CPLk2X2orGlsKRZyYtiqw9fU69UnM2VATy7n6cqo1zP4Cz7TB",
+	"cM35CRZD8rQNap5xpzi/i+Ep89Jdk9usmr0gR4zOxsvKJXgb+RqmDKztN5cSY2Y9JkxdpufsC4qln3gi",
+	"YFdnK0JZGCcRQV4dbSaOvC8LouhlhE+JRVU+Ok0nOyxrP8J1Rp5mshQIqO2cTwwnasQF/f2JFEzgAXpX",
+	"hw5m1x1w2fd6E3lU1taHceA9MS82C/MU6d2pTW89+0p6n3Grpjh7CF1bTwwKsRCUyDIzaq2nv2jZcfYC",
+	"ZD7DNHvrSHJ90w3DkwnSN0pijw9QQdVI8GQ4Qlpzb1JmwbFkMibpq94hs4ipzTcdESsRgAng6dpWNIqD",
+	"tjq+BY1rzk8xm9lNLJ+0ygIre9jmT2/O0Rizmduz8h0SRImZNoB22m1tU3EWze2K7gtoMHsIsPkMY3OR",
+	"ki3m4T0ykBmyhS5hNAYVW1ONQb6hNhHt0PRIe3BVc09fBf41Y1YBpbyf5s+hK/uMhCka2yCikV1jPNPK",
+	"riYGJWBbeJbwIoeRCbj9HXvyiduocoFODXZcgCgzW4kLZJKeI08RkCCJPjELaAfNmZ42Zf8J2YTPONjn",
+	"BKIZRydvXcBkN3Wt2k5myCKdIsj9AkVPa8OnV0dz3Nt9mXMOXk4lmpI4blqLpJ8oNOJxBEJ9lDqCtLTo",
+	"kwz1rwXmrX0LtOeDmHXWNsWzF3EUQRALxxdCa1gK6oQd5Ib31R+uF4hH3xXbggRzXvBlfp7MSv7Fvv5L",
+	"ehk3Ddpcw7uS/cfHxFAJq7QiBxxnoDNgbbsZo+6cERNw0gTnE8LQhAht+RjagLC1DeHQGr5hRjqgLCiM",
+	"piMaEyt/4QHp0QufrG62DiJajvhUIp6V87ySLifohqVRH2mfqe8P0IAKIlEv59DvaQHPwBM1IUwaj14Y",
+	"c0mk+0Vmk7hhYUywkGitl7XQ6yGWxPE68hyDyP4qEVXGMZXnAhrVcFK4IFdxST5r8puuf8bogPmgax7h",
+	"GerlAa57aA078AaZbzgoaaz3orYMOu0bNqYsUUS+S9cIW1trHUjSYy5SeyeovLfPzffeQ9yiiJxdnGtq",
+	"AK1uWEx/S2hkIpZvu/pSkXuNfcz6OxRjfYjoWUskk3CEsEQ9RcZgtCSC3JGvYSK0stALblgv5uoOxB1l",
+	"Q60JhJrAAyvI7mI8kaRnBq+wvL8bU72ve0grFw9ZDjQV2prEfRpTvTxFP+IcYPjcKqXOHH9Tv1R3x7m3",
+	"Ze0ePQaKsCJNWxQ3d4ff/rHiHs3A5lyw8HpVz3g/W+Tqg9wKdymi6h3sDG8Paq6AXQUekFQ0AKMY2Guq",
+	"JIkH+jQv7o6lY8wwEhafGCDprtzF37KMqho70iWn1HmDufRbrg1myU5OtzCkAfR5ot6hHo16+mNEUs03",
+	"SrVXowQZkIS9i2O9E61XRO+wogAIsh1mfi9sZAgLPUk6mS98prcZBEsPodnEZsbMH0SFS2mUZbxZeegt",
+	"dLb3MiKna+RtldweyDFz5UlosZMPUhB9f90KR8guwizzrODYLqd5/Tx509YFL3sCBCYlxCxGpdgs4Y9a",
+	"cjSYY5wgL1bzzv3StzeWbNr8JD/4s6FswPUbbYsGGKUeTIjjwpuzJg7z71oSXfG2IqCLCyatBNOU9X0D",
+	"zSmN7KXyCbKqwOSOIRZw+jI+PXxwqnwcnw8g5rBIQH02vhSX4g05rXkmdd0jloo5f6NkvRj+aBCm7a9i",
+	"cv6XZbRw6RPw/vlZfynT8tMcU1D3+aCo4rVSal153OYGqFmrEXh84xgLwFfq8JUv7r0H2ybITtrkH2d/",
+	"LHmWyd2a59I9NOA8Qi7L08Vgr3giUVbMaIyuT1fow8EeGuNfuUCMMoLWemMaw6YlQ9g+AypHoEWFIpEK",
+	"hwSzOzkicWx+QD0lCLljiZL6g8U4gi04IliBIOEzI08kHpPeemAPJqnc0A4/vf70/Q0b8EQoohVwrYtN",
+	"tewaufw/m+aGAB0PhXw8BgUyxEIvp/P+c0laqKe1w69wLGq1CQM5bpg250yhh3Ha2PS4RELzMwcYO7Nq",
+	"nV0aTQv9cajXU08Yln2eDgCyZ8mg5bhFegoaQAS9QTmUjwIJGkFjGCcK1nWsnwXgWSGJTeJLnEwo/MTj",
+	"OJEheGySeDKypWIhFwz+E3KWmGNM4GmfCLhZ8TFWmk1DqgQcbvd0ShtBo48ZZlj/MOIhjw0M+4SLe4C2",
+	"IQP4hYamcyeOJyN8N4QC1SGJsTIDkkAFzqO7aGbgEhT5mmfXbOYVHFsiwLVBuHfSSa1+LLUJYvClsbQA",
+	"9WXHY5rG/IdDRl4mh+yeSZWSBhYCg26XIXJlG9NCc9nO14Q9UMGZHiIQZkxlCKg0gJpbIrFcavXcBj3p",
+	"NDcQBa/LgBKRTnjNuqrIeKJmhTQcHxhs3rJIE6gXE+DUXfcthyLmqWZzgGIpYSvUuoyCskRmphhkXh/w",
+	"MY2jJXSrpz2fYhWOPO3Z5n7nrCuDbzY3dItdkV1osc+WnTopl9i1tY9KX57TOTMKe7pmxrWlR/WE2vy0",
+	"Aq/bIq853QfHklifqiBauptAVProPucxwayAIVjXIqyp4MdYqk/SPbqQG4Sl0jZ6SKQcJLGWt4HpLkGQ",
+	"cSVY1YkOEIOUqkSa3f40A9RhVGVLezihIaJMETHAIUGEDeGcmwgerZfNZiLIgH7NPwOwMk1T5aU8QlOY",
+	"+PRZORIFbjX9JSllhiSi6pApUcEQnFWk+zkL4zhyJ+xUUEUCRFrDllaI9VuvqCIFlTj7oYwuOFQmB7iO",
+	"Ebh0nZzB4iQFYGYEDiQ3yzJPt9aXBYs9TwOb1qgvQDakrU3gezJ7JfUX5un2iiD17UlF49iFbFbWz60y",
+	"XmqvGnC5F954dJJn0257o9VudTobrbf1nDUphPcfy6/O6sNKs2dTXksD6DZjJ0g9OYKAx5aR55tC1ML1",
+	"ObYM3I7wxgn08WdZtirvXVp/cX+F1j5ZdAIdka/7PObCiA1bA1D3lsKM3P2Be3flaD9NIlucskI84a+Z",
+	"0NyA922lS55hbDYJmiRyZJoNQRlVKED7NzDTJpBnPX6pg5CwNBpDJeRjl23T/NRDPCkXlj1I+e6BL9py",
+	"KWAZ5qXiNWd0OFImzK8qTDtXyVN3g9ug2rV1jVWPy9hpLjcdEs+Rflp+jPD760n52MaVae/+i56Uyb5U",
+	"QsG7oVp08SSnIB0M0ohxURIVjqypBlcGxhGfAZKbwMLIGG9Uq9DigYiC2vz6ofMaIjyvYSSvLd1f15xf",
+	"icgM6aTUOdQzPz2NmGEtYjq1tfBi69sse/OLV47NDcmUki0eU/XeqqpAm3ceLxJBWsjATqpwINvN+aVC",
+	"PtUN0BZUb0riSKL+DLbjLsqmbCKePb1aPVsrOkMj/EBQD8jVe4cc89tL03oSd/kNM9db0aXvcOxlb3GM",
+	"2GuhPQRpw14FKgwJYSanREi02W6XxRY9sbhY2K0UR14kbr4nMzNIs6OdwlBIpoL7/xxp5O/eP297/nnb",
+	"z1uJrRorkW7OBRvOe2SnziOfvR2rdmHFUeh21S7CUFAIGQYsAsCulttHEFgxlVokssy1JglBvYvzq2tk",
+	"YDD/gNyvb+Yg6K0HN8yEEbVR0Er3l36P+ROF0FimP3OfafTO/imLsWEUJjFlWMxuWBojngVI8iwfSSsu",
+	"2ZM0R0AaK1rbbG+uF7yOabAKptJwjJt3tWVXza3SPlZE/33MHjgNyQWmVQGq0F7ZoubSuwmmEKhC7hdk",
+	"f4Ek/DEW9wS6g5Q45FL4hDL7IH2cKayEY90+uE/juDQ6Mm/vmDtqxsQUVzjed73FS0wW+364LoBCIX1x",
+	"TvRsQt/c0mrCuWiEMTnSIeYGUM71c6v0t4RnqrilLEpTyi9/VbSmnFlbPi1/SLgiexY1ZBnP/6YvvnMY",
+	"I4brY9Mlwn7n7wO4WqsyNByhPgmxzQYFOHgcqudvCHiDkQwCrdksUpfkbK5br7VP4EEvtEtSUrzoNnEj",
+	"rL1Jcgv7t26TeRZbuFHyTPaXb5UCj5vNQphM5IfYIGrlH9dEPYencud81b3A+zKiRJmtkuLMSIelD2cu",
+	"ZFHbq5sAyIoIiyacMiX1QddEvXz3AniaF7OcmWPVedLd5T1zL5vw3m7qBOjP0JgnamR/4zC8O0Am7e1m",
+	"CWdZUW3WUN/cMhbsLmGayFoA6LGfXp65xG7Av0EXxwe5eE2AGGcE9QnkhOo70ell/gSfIyEEPDwKukhB",
+	"1sIhaLAJB6hSbw4GzNQNMH/+F583rwWMMBuSCyzllIvoaWmotvrMPSSvTFrYtaYBnWpOMFNi1twpapXd",
+	"zaVqJSNT/xWLtuGZd+lceKYw2vyDS8VLjOnYlpPt84g8kUqV5emwSYxDywY9oPSrhfaxJAGSExwSo/VH",
+	"WI6IqVmnQ8YFidBa7+39b83x5gSC2b233/9wunlRxBww3xbNtNWyfWH8peThEfm+NLWolwoHOK1MTDMN",
+	"bgWoB3ICfjs/uGpuwMYLkEwmk5iMXXh3khVsgKRoeXvI2zrA4Tnmr+R5WMPBvEN3yRKBbqvCkaa6EnQ8",
+	"JlGAkglkJmNJ1t+ZBAHyVWV5iZKwiAgTumXcYA/klubs/OL88vtF6VoLzxtH+1LT8oyjCRf3qIkEienQ",
+	"IKuk1GzUDFX4QczS9YeIkIlKPm1rrByPW8kgLcwKXlY9D1M4+9Qt7qCOFq2ZecM+XHvMJomqu9jmRrfc",
+	"80Qr7be2ou1elda2lwKYFb0xaE0fnBb7JoQN+Uoa0OJ0G1DhVZhCl8is5/r6OwT+qCmVBhSjd6XflNZw",
+	"9p4EUbAcbGCOJ7JEOUODah55bt1GDgytZl7KfnrPXF4FdD36LSHH5jnQvzPtT7+k4AUu+ubw0hZffMlj",
+	"kjJsiqc2F8yHCi8o3iJTf9nN2SZNeqR8ZzJYoNChD+JxTKBRSxybC/Syp5RZHkPAX+30fTCnavoUFWqL",
+	"pQBkqF74czF8KQlXDqL3nHKcJYLNtlt42vhzcPw1lsNg6RdBttplmRQZUv4fK+7a7NZ8v4BFNFBPFO0Z",
+	"HvlccbuBmoKK7xSTHAES+T//638BgH2AAGwdAcS6/nJzd6NtFDqAm0cAMv/P//pfAEafY/yF54EZU579",
+	"O935rKt57itAva3ovc+Q4RYP8NpdVyFv0+dUr9g1fuKOs6C3c8BiFgTKZXPi4bu0qtKUNKQotrbcRyou",
+	"8JDcxTZxqnAelYDqvtCR+xnCnZjlhgRFGcURAd4UlWjCpSLRO1u6QRWBX6RXhWzyHmxhTBp36hPETU+I",
+	"Wp6jxUke5lcAFyqSFoYUmIxb5zFKwSTSmJRcYRDXNUIN13h4nV08F2/IfqrmQuscehonOiz1IrEOU/RA",
+	"kB0Wpyowdbc4VPEM9X65afzHTeNLzwv0wONyPFgLtL6WRLHzhJEB1GpetBhedp9qaSGJiGu+9JOI5xZH",
+	"352C0VcvT1SVEvnnpTPeVyEEDpI4RvdkFvid0KlNP3AwUe+sbSgeiED3hEwkwmiE5SgvW7yMwh/7O8t7",
+	"bzcWpL9VHtFzZfpkTMFmVa6g7J7M/M7uIQksMkXUdLMDVd7k5A85gSp9i+zZ+9rEE9q8J7Nea3Em5Twt",
+	"TSaecbCFIyxwqIiQjrKU2Ux/yRGGQdqya0FCPmTUpog+P0HT5BoCvbxszcV5mZYxM0uhvifau2feCZ2W",
+	"fJeGqux92gq8TyHygmJP/mruQ1eERfq4UBb6Ap5JIKLBrcy2sFM2apq9VL42v/eKRa+rlqQ/rej8S0Z0",
+	"K1CKbVmqsqVfJAs6E/JPFrRFrS3fdMPDoSiJoayUhu0343hqDa/fqeMPD2F1ZyfIDbTiQd7ADZNWFdIN",
+	"GWXDMkYuitQWOoTjMQ1zWNyXG9YrQVm0bvy4DiglxEtyWJRU3jBDilfSokyuQRRuxGNiEUGhuEmS8K6H",
+	"jMhwkD/RegvpNwjMIj5GfarmysTNjf/4beNhidB3Z0PZStuTN3vqin1jaknI3AGdrqWXvV7gtxzjFFi8",
+	"hkh1HpCSY2si+MBg/+DYwytBIxJDLbhKC8tdeFbyMUFhTBkNcYxc20DpdFYkyBCLKCZS3jA+AFS0XdQT",
+	"UU//QqUiWq9Ne0EHqBcp0YMviKIhUiQcMRqan8Jo3EO2FNbehcXM9aiFyrkRGfiX6M8B6o1wGE566Ghv",
+	"f/+imf0KkTCJB0TNUExwlI8sgeMvUkKTNBpD1RYUb8HD8j5yUSolnGW5oqK73IV5kvZuLTVLXU+yXA7T",
+	"cgNK2bHWfHO5MWqeEsAsytjvAHTp53lRLI/lSlonE8EfiEEg/dV0rvjyDI9KYXLpK8un5ED6i1l/UtVJ",
+	"4LJJyiv6vP/cOqPVHel+N5I/SgPntgxEX4hySE0OP2pJtZIkJqf1paqVSh39JZ41B7NXmJNIHDyOl0tt",
+	"UIwwmnJxDzFrkz9NFQLMU4nwEFMmVTl+5np5OZkZwnP0jFpl9nYcUmGDEPbOZIDTMUG/c0Zs6NQ2pUQR",
+	"ZOUpf2UtbmoNt0MCdRUrMO4iuyIXbki3UrpyHv1yXGp7g/i7yB9Y9U5PYZny230VZKA8MEMG2VAby6bg",
+	"L/OwHfSRF94j8zy0FiUGuKa9vgzq4aWK78vDnyUAIdUU3k+l4QI5YtbZNp8C00oSJEd4oq+ZEM3DnKGe",
+	"fn/PpqhmEqu3vpu6h6Dp0OCGgZFOWSRfISviAtRL29SYMRkXUp+rUSY1ZAvtaX1HJYKRKLAOJpMornXc",
+	"iSCSMBW4zq7aFo9jEiFqAec5I3VSq/IjAat2Yc0uYcn7Fa6/Fnh2Qhmpefn3lMv7mtca5KXvDPCSu+dL",
+	"YblNTKxSFTCSrSynwGOD1A+acolZ/92KhezlmtWAq/qGeV8OOOAuFEhp7x0TltzBdfqaPPnsJUrg2Z3B",
+	"dLlhPY9k9vd7/Y2+u4RCvRx2kEWt6jkDLWMvPjHEeue8z+Y3iRS+JzZs7DivhY7BiQ0ygkS500gTymR3",
+	"m3LxGwbPCfRpJrjNvzKIatBpCfEEYCUEZsNcBQRieGww/Igd5lrPrFLrJmm3N0L4Ev4kvfXWDdtDmpQm",
+	"L18vmY0S9VL0dLNDfVy59BwqGH1/lDVBqm549K1SBH1fLc29s5JKZwb5eBdGCPEBnJ926r0MaUN/C0el",
+	"M653b9gNe4QFQI96eR6zux7zl6LHG/bYbDZz/9c3Fzn5sdBCy1qnXiutx5I98YiyZklw8gsZWEydALle",
+	"Taj4woF54UBwprI3vkbOX5BXsuq+GK2ZFwPh0nfzwUDboZah1+1YvK2IHj1u0u+a27yPObB3x0lQDsMS",
+	"+8Bs46LHDBpFf2tmYwoo9eOL+/4xxTdB0IfQPtDsdL2cJB44TwqCb/VTcqLBDhCQV6y2Bc4a86SCQECP",
+	"KaKdIDGewc7z1AFzuURrjNtRr+sXlgqcBS/27OJig68cI8D57hYDsFosIUFT4xKaiuZmUFQr8g+fN6ph",
+	"56VN40pCB1b66Y04IaH1bq/1zJbVwpYLgNuxcbSe1vgMao7rCwZYVlgqkNoZY+qvDU/2wKdgWLK3DpmE",
+	"OJ7iGSSG6cPeICdbdHGEIzwxoe1U0N6wjEslwrHkFmEHeLkXzPGaNEwpezbRx2IympucKgPeZj3h9BQo",
+	"K0dz/fHme4yREtA06Yteq0h9d1gs9bF0WQ/QmEvlCrAUYH8yMiVSmQhEgLAyl3TbgVbQcsCgWoVzZ0Um",
+	"yCEnU8vyNNvFZTqZ2dUL83u6eykoTX1jPSrnPQD7pDn409R4ymv8uR5/OfOnjOOzJoALdSyVpt3lG+vN",
+	"x+5TQZtK1T5RUy3P3FG5fGVcV8F0bVo37BAWx5RheeJcJMxVcRXWa5GmN3cuF1dM75NaRNEHAMB0imGt",
+	"68/FsNg2cAEN3SnJ2fwZK9HagMbGxdmfZfSzVO6tt5ChGWeGp28Y7GoTAgQ7wlRrL6JpVhnn3p/Vxb0k",
+	"vf22iaV+BPhdG2YARr726Xp/3cvgBS1mik3E8x1kL4T8wZEGehkeXuNhr2qnXHe2dtubu23o6V7P1+Wa",
+	"OC5dccBh+WYOq7LanDlRnMEFeAd96VonjCpvodMaxRuW+szhEfB4s6Dy5VZtzo1pgV70Vghct20rd7z1",
+	"TV0j3h4I3LHhyZZSC56WhaH2bDVIKUBeC12Tr6CsgItJUHaP1IiG94xIgI1DxwcHV8coJg8kljdsrUej",
+	"SNI7wEfb6CGDZkwlidA//+t/I//Xtz2HyxrkvydhDxEsZ/pQDkdk+u6G2d/h/XftHoJ0XO+B5ofNHiJf",
+	"lSBjAuctDe8LJaWmtsS+VZMyJljcmTFq1k3iOPsUcib1cc3UXa5fsl4BEVEcwqMYoKDFfHoneUSTsf0w",
+	"4QpLaT4bmLs76Pxjfh0AZgv8RftQ3zKiw9HdRHBFAGRuECc0uhNEbxi3xowkSjMZo/rND2RIFBYUM/MB",
+	"/jvCMQznnkvTSifGoeKSuHdHmIqZ+8AS5f5USZ/cDQiJjNeICxzfZTUKAOaTLWr+42b+41b+45v8x7eF",
+	"jyRMv7BLW/jcKXzuFj5vFD5v5jXW6iWc110pUa6/YnnNRPbYfdMifF4bMD3Da0bIYTeWHZ5PgLF7Mai4",
+	"w4vj/YPjw5p4cfspfdG+R1/U2W630X0IvFij5qYEP87FTw1Jq4QZ5MOWQymeH1ylUIrpKQzVZIgqr4fR",
+	"fL1q6LrK115F4JuSlUz5oQSZi2lVwcpceOMrC/EI0ljWT5Gt4CJa4iK5UoDEkEVGpAEG00RZg78NZlWA",
+	"JjEOibDNSQIHpGE6i0polWWwKYeYsnc3DFqdgLYKtTem7bcRvTWq2aUSSSkI4xk3yMJMCYhFySmx3FAf",
+	"jxFmVw7K91krQHDeuQ6aNoZuGpibPhcmAJFxTwvtHVy7ayA5A7Qnz21xw0yRFwB3MkteNSKz9GK/YQ+Y",
+	"IZYPYqwAD5aRAu0WqlJmrWArnMF6lWyIy/1m18IyR0S41ZPo/PL09rzdQa/R+enB7Xl7o1UPOh5cJBdE",
+	"UF5WIHFKcCy9DWeb32i2WDs/uGp21521mFZEFNI93zeCxkkjaBysCL4J7FtWphepXqbwatkgeAQdGDDz",
+	"FxQ8EBERtmTv8tRQJleQF6mGZasq1E6hnhMQVKUQIJpuHbRmCgoD1MuOZwAcTmveeu9Qz3qJeylSGKz3",
+	"uj8LV33rH/K5wrlqYNKyeJ+DGALR6QRfYW/P8U26Xv4uLRP1h67Qp6C4snzPzne23y0pa3Vc6FLO8P9c",
+	"kB/k7720CamXlrC1WbJuhwziyKQEHRJHxv2/SjZA30S2S5QMGY6wGD4v6lwz12DMH4A7ypO7xcxu7SgV",
+	"mlaSEUeLAPE4Sj1MtU+1U/vesk1ui2L2YyzLXCg/dppdtHaMKLMXBugQkTEU0YazAJ0jnqj0p3/+1/9e",
+	"L83aFZyPS+mvrcaKElrrtnZVC4HD3IS0CgiUsJCgbAFLX/xAJVVVglzPrrNjkcSkTZOvsT/9hxYoGPjc",
+	"WWAvO1tLDcOTPlOUblY2xEP4/QNlOKa/VyKQkPTK1sBdakCMcBJRhbLfX+mDdsKFAi9FenEJ1kh6S80y",
+	"LvPYp9Rm5V7lPagmTf4W8I6qtSmD7ihbnb8Kt6OUMwC0w/QvK91+7m5bRKIvzHJnG1VgBUubpTnlnpS/",
+	"eQ+NkjFmTUFwBNq1lYQtdKwkmnIBWF1jPEMhAFG8MxX2kP+gx1BwqlV2ea1AB9+vLOg/ur6+QOYiUNsD",
+	"vYWMMjuAblNaBEij5UIkyaGWmBa2PqxNe3M5pg1QJzeqoBpQISNsWRk2WCkBGuNwRBnJKAsQBS6LwCbW",
+	"ttC+nUhfYBamOJiBTUzTZIax9Vo37IxMjQXjasJwFJHonRdYT5EqkjjSF4wwi+K01ZJP07xjqayj+XzP",
+	"Q9t38C6Ddy52e/V7J/tNgL1u3cW+goVGmGVdc8dEjXh0px+I45hPTQWVUcbuEoYfMI3t0/S+7WNZ/Jon",
+	"KuRj/a3RCgNgBMFwfGdWPud28Uc+ryY9lHZQ1jZ7rugeJEngh8/MDscpFFQqNyCcn1pVa2b73rBeQWhC",
+	"0w0AqunPUA+eb0s59KEn6JgybMG9tSmux+sicmnlWY3eLodWBJaDhNVHH5t7TgFDaRWAJvesUqFe/7Bw",
+	"j5nwmIaz1iTpx1SOqh9xAddduMvc7easXH77JVw3d3ux9q8qfGAuM1nN6c3Q3cRyTvW91wLPDtxF7tYp",
+	"ju9tV7GWTPpGaVqQEuYuvnLXpg/i4t4gG7XSdjdVj+HiHkz7S3uheca39DibQXHNrj14v9XNWFvAJcsy",
+	"xipZddmNpdyw7KZKAizPmCss4LJb5vfwsjtK+XNpwl0JWy4lQiUzLbuzchNDjh/8WQ45umclcOqjxArH",
+	"fJgQtAaZUtKrPTN5QGD3wS0DQiBZDGqde1AAnHM+VEm0KplZInDKN9Hc9g7mCofnZM+8PKna6UGlTuw5",
+	"Fgqvmzv+ADA51WLzOimkhVR0sxgMCANV0qTtYYkwijjkFAL+N2U2hUUfkqnlOcECj4lKu0DklU3n2qiX",
+	"1+wy/rBtRJ7zvSw1l8zcFmcYpyD6JVphyGOeQJOg3r9dXn733fv3Bc353zofujsbb415q3WTxm7j9t9+",
+	"aTd39pofcHPw5Y833/69bLJH8du9ilwCyCnU9mjByxHRaBf1nN3cQ2t77c46NAHDTA6IEPbLrv7S5q3D",
+	"F9vrwQ3rZTY2fLmxboHC7qwbrIfWnGOWC+eZNelEmgPOD64KcU03ErMB3BCynPmcXW/9c+5lBf71nlRC",
+	"qGM2JFJdEpnEJWn2jCsiK6ioDXd5TyHCwRMlaUQyL/oaQIr1yYBb+HtTEX16dRQgwh5IzCfERXPkes6L",
+	"tNQnnLaonh/YEZ+aZvHpQLIW3JAba0xJzgi0n8UMEWZ7yfcE0EAaHLpFDdShpZ2+tFznNU+cEJG5oG2e",
+	"kvGdW/HrjLJa3rOj+O2peZhdqWXJBxmNstGWblDvwaFFKazqyLNkgHbL2SYQgsfH5e7Ouj1gWERKauzb",
+	"TW3MRGjCpemda8npNjI1Hatdk3xH5fk1HAtWOjxrGNWY8Lm9ckVEIG3gTau6CJtJ4CyAlWbhsZCgnTaK",
+	"8Ewa0P0JhqIT0y65567fUz20JvAUGtGbggiuoEQPjQiO4VwxA6ScrZvMSb9noQA2QFSiezKxEb8SHxu2",
+	"XfLLoOjtOFZp0Oz161lQTlW7I28N/2laweQN2DGdz8FpJMTxhVm+ZXupXJxGRNUAODuK35oHHJjLn8qU",
+	"5WEnn88gCgxNt0+vjpo7rpHW3sH17V6703O857pIheBEMT27IbOs0PTC3Fa3/XFGUEuWCpqeZ3Ofg/S1",
+	"x7gtjQ8B/9e65SK0BuUTGTCuTYjT/E0ih9hrDrDeLkpYRIRUnEeon6gUiFdxFPF3qGfG2DKc30NSb8Pp",
+	"aAbNp91BDK4szG4YSr1Pp5dnAWLcgO8yA7kbGPeUTCZacfWUED17O64omcTgZQIQYXdBmvYAoX3LpIhG",
+	"aE2vX6e9DlPEsV6bLJLDhTun9ciMu43KnG/mXTpfSzwzClfda+nrhjHHB5oKfQHVlwZCZR1eqji0OCrQ",
+	"Tg/Ckc/4VL2J2OamIWcyAaxSAEoJuRBGhrkhjCEDP5EkTUvwipP1rPUWN5PWDOaoWahY9rSk9K4yJSm3",
+	"HcsMq6I6qZWL3liYJHaTzm6QuYARrUnaQ2vK1LXaKHZKX5uigNUNi4kLNWWMvB6gSZxI1EuPHXh64OWB",
+	"uI7nVKZg0QHqpUG846jXumFXhkABSukDg3QUypQo07TFrl9pkvszlYRCtgEws+mnSyHlAod6O8UkMrYa",
+	"IuGIkzxUe+P06rt2u90ubW/kTbxelFQU+sd02u3uxubWm7dlV/uLWo7OsqJ+kB6vPjCwL2Q88YIWDs2B",
+	"ae+7FKgC66ZtU5hJU7Le9IJSBSEFxr0sUqSIGDto4dpqrEMxLlHqbYVryRh/xHFCbFijTPIwZL3wSCsZ",
+	"JgD8LuvFDBLRbM9VzIyyYjVjK4E8eAqUgmeDF6yWk7fooQsozLuw1dPYuzC1HThGfUtqdGWNJkSYBXfZ",
+	"vwzQyQd98f7lyYd36PTk5OKGDYQpDASsl8Dcn5peEq19OLp6/V7///rq9Yfrq3WT3YQ+XX9obsNNTXNo",
+	"jrG4R1iQG6Z4DL1uoxbas0CpZpiQICMRVjZS1zu9Ouo5686IiyfiCaYl82uuLGzdlkfYs97jUomMbdxa",
+	"GUo31QUXuTLysFjPxmx7YTxdHzx3LtFlXhx+nVBBZFkK3RV5IMxYGab9LrWWvk1NeNk+nwDVZTNjy5ud",
+	"AoqX9Frr2EWohXxQFyG4AA5cH8J3oQ0Ot+RQerO35BnAp0QeIiFbqTKe/Pj5+2U1C8VitGEhOzg6uNor",
+	"58+H4pXdra3OTjl+Sbnldm+xDrJY+PcXpYeULDgmJS1t+Ph1uW13D6AH9xWtaj9+/v6qBEuCzOrvQU3y",
+	"ZQsPDyx7v1/Gv1pXvrREmQ/S8lZTYCLnMyFoFJNrOiY8UVck5Kwso9P+4HUQUTyBBkCpy87UyxqoBWky",
+	"gKWR9bY0p4UskDDaaed0sZ12kOGrbbyxgLLWoVYKBceF1o9wHS3y3LtUr8SILDeMr+Gi+Q06Ryf3vPyI",
+	"ytYyA2cq8W3H+kcoTWuaAi0tKAPUOzraPT3tobXuZnPEE63I1yphBBDmvB987Zd258sv7ebOl8fuL+3m",
+	"xpf13V/azS3zValX/IQP6RPB39OjZZV8y2J65RIVYPKntmKpwE6fLOqhcoonq7ROyfPAd1SbTGnjEJN+",
+	"DKADXocRMAkhtdb/HRKCWwiSYSdqBjXV1m8hU4TTGwaJLcaloZdA24sssvnXzpp3uTWuWHGtBykjEzD3",
+	"+rFBhCgpWXa9/OtKRWdHFGHta+HtPq3IZuXXrNabpAxYp4JJJuUazOcRt0AVtgrBZKDsol5mRvWMkdtP",
+	"aKyaWhToRZFo7ers/PTwAO1fG3ssQGNGxpzRUBrUFG0qrL+D4vrUh9MLEHYvQZJoLoF4J+pdfCoWkLty",
+	"yNf5hlav/9D/+dYrpEKlwzXFjOkb8y6U3GVz2/s0NUPrp0h+8ozXkvxIQaxdd83nqX/MLDKGNb1dWbXh",
+	"bUpMt/zUpSLRFEp/TXTNFMlS6chZFkEoMIg/mHKkV79WqzRwZVqPRRbwxbSl1NPfRT3zR08fwlihzCdU",
+	"MMjfZf3MegE48LUEuGG125i9Q0UBYR/TT1Qa5NNP8F7cn90wg1AKzlCRDAEOnD1QwZm2AAHbAJqBBQbR",
+	"BiRXJrUkCC3NtQWxdcOs3DLjYuTOVEEEuTZFypXzmDb8nuPWxjLWzr7fK3YixdYz6Chhs/OyicMX7o2F",
+	"BqXujnkmJxHFZfWGC5qif4BuqdCN1XSBNdHSmGQ4rVCnVQARmjpwHNvZMSJhjAWJcmkZfvt08/evE5J9",
+	"mJL+JP0wpIP8NBf2Xn+Cxavn5HABS2w91+XWTl1fGSDP8MwGZjs4t8zQlhZGlMKenxkIe9eEHbo/YgNd",
+	"kjatNi4RyiwCR1m79T/uyexbr5YtKke4u/WmpPdMDs/36miv6WH5AgPkZ78z2H4Ttbc729ub4dvozdYO",
+	"7g4Ixu1wawtH7c4W3ugPNgedfrff7m93u2HU2YrehJ2tfnvQbuP2dnnt/u8ly/J+7uWb293OxlJRaBJh",
+	"faa3b0iJ4DHDMgTdU+LqJv7UfkS+/+RZRUVztP2VU7baRpkHz9xjGH3Hx+T3F3RyFGp/8sV7T2lnVKRn",
+	"Imu624sNFMx9KeRkTQ9KSudqLpIjOlnKSXPYI2UQzVYPH2JFFmAyOyxmZKGYXXxVREbdB/UjrbTNUXsZ",
+	"2vF8UeywzH/6SUKDW1AwIySIKc+D/DIt6vJK4T//63/36vXh5WJ4VrM71F/Irn5Ttgw6G/p4SWK7UU4F",
+	"NHmD8givs9crv7tbSqdnbYACV5sFyki3hJ/LmTiPMfkMD5IP4VbpRooyRO1i1AjQt+SIT42a7GDd8uBV",
+	"1UCCpoPMusUcHvA45lNptRke3md+Jf17ax5ce+mZ/3R3kgHC8uzf0s5ZqKdfnM9XzA3Fi/3pJ14ITeIX",
+	"edwz/F1uQXNjKk65vgcsLel8iZwx/AKFtEtDyqVxzTG2No2rgnxa9ejiQw27DgOcVdRgZoMvo/VZvpFw",
+	"fnKdrpbxWm30O85A69ZxmicnkpjIFto3eINaFvYFwdAZ1nnBJORx6B0YU6nWTdRPkEEiXR+JzXZ7rvFD",
+	"HQ9dd+tN3kHXLSHxuYEMy7NSX+Dlbpv3cNGfitHOnnreTWK8dCdc6GsWwW4bKtiHLVOZz/PCb97RABLZ",
+	"YGpSicaQGRFlQrcXYxbJEE9ID631JlwogalyHkou72XOyEyvhqx+c3HekvSvmKPPBeCFV8H614Pjy5D4",
+	"zPXX1R2HMkTr9LRd2KPFdEkpaTy0nnYeumFYeq2jzBuaAEbfs6AhEvX+B3zx//VcG7/PpH/Fw3uiihsK",
+	"Wj5F5OHup/uNh7Pt35b30HrbbyzvqZDRJQU5LGMer2d43WbTV/SrJ3hMPiFmCMeTEe4TlYaYYs7vmzim",
+	"98QApLYDdB6gToCOERfoRBOUsmEMcd93BiE8R3dYH9v1qUCztFm4FyH5pdvc2Wseffz+9Oyi+XNlscCC",
+	"WPg1YbY7gguGjylT1h/4BCB9C420OKZ7YfyV9b2k9oarZDzGpXXkafJTiQJy5qGF1k7jyXAxysCuBLuq",
+	"Am2Z0GjjbiysAw+SIRGFXTigtpNihE4v3yFzJYzKXmzqB4q3+HLIPlwzQXrz8vL2bLiBT6hyF26B1E9B",
+	"BVmquuJq5dMCdLicLS/P75X0HNtjPEGKB+m+M1Xi9QGo/GBOcXXTt6wYGpqVPczqcZ6foxSDDStyPnhP",
+	"hVYc5ljqp59++ql5eto8OOiBd9l90UOvzd+9ucb2Q/xAnAWo9b8kLPQw7Oxst5vtzWanW7JgvoRpN3e+",
+	"/LH5ba1p/up6f63/j/X/8e9VkHJQ/rhayMsAo9WHJLOdxShReQBuL+LxXD6pAipbkmy5dAcMYjxcwakH",
+	"iWAfYjysBk2rkYh0xG0WSsHUtTsajnHGVTnWi2eerZY56rTKhfKdCMmZ67jn7JDsBZvApiWQXiXVM1p+",
+	"bjuvOlr7EKBTOIQ/BWgvQGfrppPreKIK6EofGsGzCjPKIXYufuw0NxCEnrRlFmJB0BpLhKRsiPQt67kK",
+	"BE1+l8ycH97m5z+t702WGyhYpo/7MsmQOuOhcvMuB8nj7xBf4vvyNcPc8iSG2xzLeud4PDNfk4rHNC4k",
+	"Zh2cH5ZRcEgfSIGdP+6dlV46plEUFyykHz4dn50tryM143FvSx9VOi9rTBVmRCD8WF9m6Md8MDeVCQ3A",
+	"3pBVxohcUHZor3BoJKYXknVzGW9lwiyyR46Du1vL206WavTlnkJFTchkGQ2uqT1TBMXxIYtkJagi6GuC",
+	"I7gSmX4/Qv+XRMZCyiF9KH3LAMcxpI0NBCF63oAvPBkKHJHI+f7Ss1lbtjbRVKH+DHAWARyfCz9HTb/+",
+	"6W3J4HaLArKwwVhuNhR6G1ElMwqUyf5ilRMFZK70lXkqBxnTpvxWxfBpbXk9e8BcPm8G2BeWm8VAfnuF",
+	"XlkYktGPqIT+VlomQ5vvEU5kkX8tNxrUmlLfOCUVIE8+qbVZbhUVGJAqqPgW3HgiOHypiJgIKslyLd/N",
+	"vUKt98RBSTKfI8vQpYbA2Exvhq9N/aFpLwHjPu3pkHeTWIggvd4W7gZ8/jZu5BAT76CBRgHzOLtm3nvi",
+	"drGH87WASl4QHX6df14e0aMC560I3gBFauZL9ECEpNzs5fSC+eCCubqm+mCfWc5A7oUG2hYxPtVawoCL",
+	"MK8lbCyu6i4WULvxZW8v3Z9lCCh/MQZc2ZqV4b/NQW78Rdhvc9wCuG+XZCCIHD0tIVWYm1M/nxcuVdCE",
+	"uD3unr0NP4qfptv96879xaY8iXYGR/hNcsi3hj/TLvvh69sfp4XQUqe7Whppbhhl7HFpu+4+M+12obgf",
+	"2xrhxWkD+R6sS7NxvQhvfolNmZs0OMjeIZmWpoagwmobg08ZwIUyhNFGuxnhWf4AXeZKX3HIfgLxIoL5",
+	"oZSKvrq10oMLWEEVorKITgOiEuKjXCAcgh3gQ2EOCbNFVo15pq+NbFmjoooP3EDMc9NgrDAFlzCy5pRG",
+	"7oKyzIAlGtfcdrETSIdXg65/i0gtW9sykTqHPfQXidQ5rjIi1aZW5J9widk9icxuRKYRINLWKHMfbEdv",
+	"95EyOSGh1rvtF5CnKd6hnlR4MIAeRA7gCRkQFRxTDFku2b1aY2aTRPkqEAzB2sJg6JkXG1hpcx8g2+rX",
+	"FVMu3ZVzjK4nnXazLKpugsdkwcBNby+96U37x3QYvdWHDe9YffhXIWZVYEV7njLpy1ZtXU6I0JvRRZNk",
+	"iBl0vcViSFSADAKA4nBLa0G9dolC7l75SqJe+uE4KqAzDYm6ouWdN2LcJ4VMOuh25jJBygGq1IhH/t76",
+	"DnpWXJxfwX8+wb971/tHjaBxcHhyeH1YCtY+wWVu4uK89FUBtPBT0FjZAm1hSdCnyxPjEgWLL4Xb8vvI",
+	"5uhgcqjanZ3uYANvNtvtdrv5Vv+zrf9pZ//rvIZUoxqXYrzUaZKmEhhap/SzBCiTq5rTXsiU1Ny2tNdT",
+	"iNllCj8/V3Krn1BujeVvrETwKoCxwg7w+jCY0gdIrqMMYCSgIfRkgvR1gshkTBBVuy6KMnolb1hPYYh8",
+	"pmANw+OoFxi0gShNRi6pmEnT7zK+qMMRpZYyToOv2cO+f/vDafcfP75fjq1i73YZgVWMANiLSXk1M85a",
+	"d1Q0ZDVy6JUE+YqwSd+yOL2pCKIsA7xKJBkkMSNSttB3Ql+Npa1icu3T9LL1yYgyLcSGEq0pLO9lkGuv",
+	"GfOhDJBUPLy3Ld7XUYxZtEJnQk/eljUm5Mz1xCmZOpV2Ilpg3GtD09LDTBkJOhwpbYDOC1zXHa3evtOD",
+	"1MJ13w6nXC1Ie8nb1+vjTXmyyxQhRg7WQ9ExKXrdFB6aXDzEODxvQbcQx0AlxfOlbJaeAvMjV3iohbDQ",
+	"xneE4MJabUrSbbY8FzPbRQvz5OxlcIcm4vxuoFHVHPT1rySikac6a8JMAKJEk1wqLvCQpP0DJDLP6Wt9",
+	"jMUz14xP4eETtOvM5CvnjbSKwhYBGqqn1K7sb99dLdhTu/3JkoW4BoJCvUAFYpSfEbXAgJiS/idR0D9G",
+	"Sk3k7uvXeDJpSZ6kKfyv9bHx+sniNX1ZdhBbPspkSZAK1Cph7G/1Cv5byvCw2Q8W9Eq1okrTLXAoebly",
+	"46WtUePqiudr1/co9xZb7pxntvbGXC3zL+1m1xQuL6thnvdxnGLKnNOg3PE8JnqGBc/ImAga4tf7Ixri",
+	"Ia8XCrSclz7RJ7pPndJlLmnK/4z87WJbahd38vpOV/oPmCLiAceVyABHfIr4QNkTImt3rW+WBgPAdLl+",
+	"5UrWZJY7+CYPBPBmERDAVo2iyrIRl9NXygplJiRSViQE7qGPn6/RGoBg2IOzd0+j3npgEXE7Wy4BzGb7",
+	"YYl6e4kacWEdX7voPcHCWc+h9zrbc7+1IOnsmFUDM6TNS5F5JoL8QWTvLMAttMtRSvNO0mL/afxbQtxE",
+	"NwyyZIBkmoLXQodfDRqc3tU9bYih11rnfm0fXD61RC6PPX6SJYvtr1Rh8D7B7BtKmcDAPpc6AkwFLDi9",
+	"spypLBvmnSm7Pzetwmiu15l0GDimR49Djy4pmDDV3s/J/rKPMPXkK5+0rvjojJtzYPkNfsvF2ilI6V01",
+	"lTG6EujavNDnVd3n3VoAGDY32muZR2AF7LUVklrqtei0TOk16XQMtEqWenpTOWesksiS0cMltfjr6fOE",
+	"17UT1iA/jPxMfNYNvJ1QYMoF29bi51f40QuQ7uBG1yOliho4b8EfDNZlCl+Is71qdroRAi3kITMENwx2",
+	"NXZgatMRDUfATAgLkrrXbJEeWivpxm+HJl//QaNv5Ygajga+f8uNuYBJWb1Hq9z5aSV9Js5qVfGtujFg",
+	"li8Qfsjkr7M4V4VrcyPJM3OejVN+T2m/nPf+llhDCfuXhRqKPQ3+okhDcd+1PKplYBZpiNm0NNA2Tzl3",
+	"ewkI6aXzPnHrLHk2yJ4teJMLbWTbNglNTBNLMI4MypVrD2tqFg1+CJR8SAeTlSFiiYRJNMFSoTGNGB2O",
+	"6qfTH9iyvKenrz7PLFpol7vralpEKcWXFSlp3iEHVRWmwIuuWBSjMWEJgnJVKNWRxmvLGUETCmGP/gxZ",
+	"+6hlR9ALEIltIbC+kDKAQh8KrUp7Vuor5yczCF3pPYx8VVA5TYaUtdBZzm0GnrcRBq9ZhGc3TI/TNhCb",
+	"yxcv1GIsjU9nwGKlKxsnLBw1qtrUrvDw8tC3eUoAA61et4pqrTA1bJdXa1kjuD6T18FvMo82CE6lNXtc",
+	"oZgyAtBswFArmf4whMBNs5I8p4QlVcDrLEn777iUfMfnaxmbm2Kn9YU12QvPFH93QX77heX90vxOCIOW",
+	"7ggt67ReRBnquZ1VnvieirrqnfxKGgLApS1ky8hNhrcxd/XPEmEh6IOHdh4mMWVYzFAaLMh3zliEfzmf",
+	"G7uoSj+rkPYo5t5Uud4vULj6xPLS8j1sXl053PLj9S85agoYXXtne5kPsqSd0Yu46UrpYLD3j5m+d3ZJ",
+	"QkInNX3/eyhtqq3PB2h4ZRIO45hPm8kkxSOuB1G7cr+Msjl7T6kz3Wclo81JDwsXipmcEoGGc8Dsf0Zr",
+	"7tJ+Vp+JVsOQmpL4gSCHGO3ADy0ACCCIx/SeaAOSjLkTx0rgGZwNc3gTNXLPXjr3bnmqtIVDhgWFyF+f",
+	"JyqwYVVX6WZCe1ShNcjBV+SremfbqMac35MIJZP1p6TizW9yPqFhngIXgoYOzK3TNTgrRdzO9mr5loX0",
+	"PPPSxbDd13hYXcdcMzT456EKlGTKlATjlrrxnhOcg3DVs26+Xj2+5wfp5vk8puxey1YIEKM1zdNaGwfs",
+	"wB8uAT5wfRf1/piS/l0i4m8miOewK3Ps/EJxPxq55se5SXvk8xwOLhKYhgYXW0LXWai6eNLk4+T6/bto",
+	"26+15wO0L3h4P+AieiUhgWmjm1Xer0V0qE1UABDEIA1vWEwU3Ouqao4DdBKgc7jo03qADHYqwqHgMt8l",
+	"RqZ5NFPSh1W6YRWrYEWPPtYVHrbQscqqtiXCLmUBs7TlC/YQGXZvmOkAqeUHVYgREum7pInyGM3Qg3dK",
+	"+6tlYy0iBHhLXajgTTECrn9s/vzlj+1ymIA8A1dkJUE+BaRhKIOsongL9TRjeGm/g/kKo7We4yOIPegl",
+	"o9ChqJfmE9iUJJtRcOcyCkzlBSUhPDjLPoC9Ukw/8LIP+jMDsGA4rAcs2zNIk3xiNIIYCl1C6ENjB2/6",
+	"asxM40Jt/HrjdvEqLolZPUDQQuQrlcot0N7FcR6H02YDpuMGAzQ/w7zXyL9yfo0cNFIhZd00mgRRlCFS",
+	"FRDMexEW97m0T/0FFGcNRwU8E/vL/PsrNd09hp6g7HpH5ZvlANq5BrkVXvR8M1VgHv1VE2xiRcN7oizw",
+	"rNDaQXplSf3OnxVVMaN4CnBgemdpsKNU9M73FP6Lnb/zi1bm+y30wP2LXL8FZmk5ip1QRp6fwqCffqf5",
+	"bgEC3fNg3A4oURV9j/5k3DVTAl7WdWHEpxZ6QuCZdEDHGUw1lL1LtNb553/9r622f9QTHI4CFFGpKAuz",
+	"ynjwh9q+O/peT6L98iU/s18am+izNvyCxvH+J80XqQelgK+3RNJk0Otb7SUOFUOH4nrUx5jLQYDPJ3dU",
+	"Y6VcZ4jrEPVnGW6K1lAyYAEaZ3jY+tgEJ6/9qLiDk34R8JRy+CQ9UkDEXlOCjqHpXTKZEIFCLMl6lr2n",
+	"VeAilAnAOLC5fhGn5wf7R+dV6CM1qJX1Ans2Ggjg8FwRwspqy8/SkiNDAkt3G13xGvnazO4IUfX08u/V",
+	"OgBoRd4f+dPeaWb0/Cc8MSOEh8bNXApbcJo1ScYqpbBy/Oh2RXn/XIervzcYmOheDQj+tOF1+g6bLD3/",
+	"eFkBlJ8B3FuNU/IxgZ5peKI153cZWD5Adk3Bm7424VLSfjzztnSuOtvDgbd/lIXi5UwqUoBfOTnf3zsp",
+	"VWRKE8mv3VYec9PVgzAVz8xGzhzeduN5O5pH2nTSZpzo89EsEqVJmmVdKzLD1WSj2knkeSO/T3Os72WB",
+	"+EglDp1kjg9KxTiglZjozNP6qUCXfW0LEyAVFsS1Kn2HcB++G5hL7gmZaCpSYToptFCqdwgCFo3xkU1H",
+	"PIY2Kvq3xFZZrXGbMGIfpvA9sQ+LzLkq11toX79Z83FPU7iXmtLSdvR3LwRDiCgLbZt7kS05YmQKXV9e",
+	"yfT5acM8nyad4NmhNlMk90KBtMOvE54Loq3k1vMNglUqZqAwarlRUMF+BgT8pdmvVWexXhasvry/TV1g",
+	"7ZQPntTxzm+7U6fvTvVynIvhXy4KaqxV/bidmUbt6B1kCHffoH2siDCZLysFBqopeUXVnyBVXbxXlslN",
+	"aEpVh5x+Cs6q2TAZr3l4wali6Yi+YnTlSZkvFYS3PoCn0f4aUC3NKcMt2U3fWihLnudeWYfeOFT0oazN",
+	"jB4CmuBEEulsfUokWgNfgVUBQSMAoCpjF2l+ANA75wRAsWbe9XcIGlebKkrginFOXbHznTeizctK0QqZ",
+	"RYW3jXsIfTCVS+QrDrWG1PvlpvEfN40vBofYGLzwuIKN+x85w7aGBwfe7eD1PJYzrOQ+1RLBiYhrvvST",
+	"iKsYK+Y4gkZCS9nK6PwFTD1oxcttRgdmqDegMenBUtIh46XOPH1JWfzh4uy7AH28OPwuQJ9J/0Ivx3fH",
+	"H2zLHG0nWjV2C53S9wbp2H6z3dnpogn9SmJpAEAkjcgNW9vYCDpv3wZv2m33KwXLfD2w+XWm5RG2MWVN",
+	"HluhC+kjvX3TVaZ5PZuA4wiaHmmV6erH7xDANhu08jWqkCsIniEzK5uZmx5xfUgqWY5PRyvA6D7JssY0",
+	"f1Ibmbo59GlQpBITdC6KDG12+yTmbKh3X22L32uq8q1aPNfqYrOoc64N+vozK1uNH3FMI5jUCxW5R9Du",
+	"v/7BBWepe9iSNCP76PIC+M84vrcF7Fcugb3Cnz/NLm2lye7g1h8m0HjQu+BVBmpuu90tKGV5RkQZngpx",
+	"upoef2+MT3H7528vvH9hoWgZof+WKEDlipcFA0rX/K+KCZQzXMtS01iDz48NpIblXZ+PbOQz+26gv3Mx",
+	"g1Iwhuc1fyGi2nXvMESgp6G+0PO3QyxBn3aF8QeoB1Mu/qbnUbuDzBFmER8MqgY2ETxKoMwYjeyVqE/U",
+	"lBBIZofo/V8yVPuuRaEPb6xaGRcmPyEdtgnQSpKO+4nREHv7woDIUNBYnzESJ6Y46dkRkblmtM9r2ZPS",
+	"M8ecBZaoH04piqtS96Tb7IaMTgbsQjcZHCr08er8LPNV3pOZTLtm2IqJH4mgg9kN631t2uqKpqRD5jAy",
+	"H4iLegk8tRqfdflPsEF/BpOirDXxIoBaEHHIujWjAF1+2EcbGxs7enifrvfNmJ2GOqZxTCUU22r719QI",
+	"tdAnSSBhDhAzRgTRCGbX02Kzt66NE1MVaiyZwNaLjfHMZS3zBMCs0zKsTP/ptrtvmu2NZrt73d7Zbbd3",
+	"2+2fazaSCNJjpOBij4xNLsgwibFAexfHKCJpgqq07UfQgEzRAIdKGgNTjvBES/eJAfL1qQewpnp3mc/Q",
+	"tEthkzyB1z1ffcZU6Qk1z0oktesChGPJjZ/bZoN43AHX9WwTlUL2qGb5lk2hqtaMK94N+By2XyweQ6Ju",
+	"nq1dPogZqW34mX0xICS6YWVVf4YBeuu70GZ2yKgkCDP3nNgAcE0ED4mUpkKFKrMcFnwI4G/0821vEc11",
+	"PfjT1RDWdo2Sdrv9pmbjvqqqvDmzwMwkbxc8oe7U6R0OMAMvUELmBNSeUlqwl1SvM5JbQs7cgPUOZaDb",
+	"pteX4J+Z57rAXIU8EcYAt7DUTKXoOTQm6LeEJEZzfmKlt40EnFZAMGiym7xqM1akOL+H4jRPcjmXkEFU",
+	"aC8HEQ8axFlHxUnPcm8bYBprO3pgXDCaDyGswYg5ua2hrTUGPWOA5wY23pb6O+vBEdbk0KbIVrvdc7Df",
+	"nCGZQL1/LdyfWhIGrfUssHJLEWn7Vem/PHfX+oqyBZ5+vFTA2CZRehBmPJnDTGmZ90AEjnMsKaF8DArT",
+	"ono9N2s6AAxbrlRarkpRY3rmSb1dNMVUuURurHWuCVbhyCBCmoBXbze3X6hECaQnTPEMrdn8BdPK6YZJ",
+	"xf0Yv1c5oLeZadkN+PA9P0/NPN7ylLmeRKj79eu7G9YzvKrNXjazri+eqJCPiVb+UlcneDOJYUolKIny",
+	"uYhmvtDOwVWmZilXQcO8pDwsXBGrvvYG/Uqio+vrC2SufYfaJpcjYdCET3M/JHrQMYn04O0+MSFuN19b",
+	"mWA2+9bOzmpbv1I4H/ti2nCDx0dBTlh6wWBPgDmpskCiZ17WsuRIq7nZwjiscMyHCcka1ve+Nh1oeg9J",
+	"K4KcimbfILV9MFEGcA4OV+81Jo+m9x9z3uO5l7bgqnEilWlj0Hc1pPEMEabELM81/9EIGqGN6LSgGOjO",
+	"YYz6v1D2wGlI7iYY6D4HxR00plzc3xmt0eQ+G4mUz/wL5kTWHAJtMFcpHlS4DPQkhnhoel4OKMMx/b1Y",
+	"pb1UQlriX3myrRxRsDooYc7TKL9RIVJR0WPnCfUYWeDBs/6KkyspsX9yIGEuDQrTOBFknydlJ9kHc9ra",
+	"nSaRpFBeNiIoxlK5s3KQxJnSswapBfp8aUO/DHdR/ohr52XEvDpQu1BFqkwpW6AzwXjTQTptwuQURw5/",
+	"0JP9aee5p2lRkKdSIX49eet2OYzODiqVwbmzRY+0IJQjalo/GTF8w2w97DayOljFpNx7Crp8t735HCme",
+	"Bpnma1xACLYWBBpeS57Ielp7AoUrdtcEbgPP8UFuAQpMvqzuxe6aayJVlXfbV+d2je2Yg03UykbqkgvK",
+	"VH9toGMFhz5V0hl1NFbGzCw4vb0bn+KJLty/ZNJ/j6e5QPRSB7NH9r/Mr+wvdcujVGWRmKdYERZBEzGt",
+	"AKIebIce+nR5YkOKI5NpB2cqhJfhsAwRjiKhjXPbWXQtHJHwXpv7eIgpQ1hZPSGzetazZnkQNDOODdcl",
+	"QMuKgcBDOE/RJYmoIKGSLop+w0yJcKp3Pn0D51IeNreXuic/c3EPyDiXVrOo2nDzOgho1V5hkb7EusCM",
+	"vm4um99M6S2V5lPumYCIGmQC2XtPWkr2JIzUFUpPpo5MTwpDeTd7BSg+GUoFQnFp/h6xUMogpcKhRE39",
+	"q2RECXe24F2ShImganYFJV5G5ZzQ78lsLylDg99jxa5TexfH6J7M9K7FURPEgQz5hLzLGgb4B8/RyVu0",
+	"d3CNKBvqI8jJHwtDrV9hPJkuer3b+NrEE9q8J166gRmh6YOKBRH/P3vvutw2jm2PvwpK8yHSFCVLsh3b",
+	"cp2q407SHXcnHXfsTObCPiFEQhLHFKAhKDuaTJ7j/0D/F/sV9t4ASYmSKV/SScYfzpmOzAuIy8LGvqxl",
+	"24r/+tFOvp/fXzS8lcwMgB8qh3yiyxSRzY0MlSfPnr04P/9w8eaXF78SRWUV3aUv3wwzA4NmRwVJ55S0",
+	"bDyWqDGQezMiacTvxvo6Y6nD6/IPNfC2pM29ZlxIMC8X6YYPyvW5Q6CinKFENWsSJyWFAnfM7wGYv2uG",
+	"oKjMXTUOhQb+Nq8Mj6xpofUZ/8vc5dmqnlzi29LGQTBt51qTFjgOyPMXfzl99mJpQICWLhVsmKprLVLN",
+	"Qi6NDWpMfvww3WEnOOqJGhsgjniYsbg4CaE5eQes+e7PwA8zUpRVnPEwK+SxmMv+t1g5nT/vXM1x5Wik",
+	"l8AuLMX8zBXAjJURDYwaOToGL2doQOK60SiGkAUcmm1YcDpPsriNlbOkB6gHZitNRcg11TYXIormbUQR",
+	"byaqvWCehhOuYzn2irLJLATxWDZCB/3LVweeL4F3Hp0LK9TzNNXQj2+OiyJi1jEBlgVPM2nGxpe+/NOf",
+	"2DMlDfTFSmpfttlJkoDWANoEG+QnIKgUyzCZR5R1Gexc9QI2S8Uo/thhJ0TRY51qjDWDsQL2i85OOI3A",
+	"UAhadGQBwiuwiwY7O3CjMYkGh93DrnlqxzQNgnq400IWKJ+K5BnXosNOI/zp3bvT57rDLuKp0BmfzvDX",
+	"pRgbPAvzjMAlxGLNgk8++of8xoD5DZz1VNeDE95veMwnz9IzFQm4EC6LZYaXfA6O2V63a4w2zQJKoAnw",
+	"y//xCfIoPVss9Pl3A2l73T5dbdX5cOwrhSP2uj262PwTu+SE2TJmzI6MlMBSdahpBodSHh1xajLFncVz",
+	"A7DX3YNnvuWZQHFFbd2ee/0jikyy4K3I0kX7BIJAtM5Zk46ZLTupSujuyxc8nBR0YmAMIU4QfGzPREq5",
+	"MPTx+Q8szhhYvBQTzP/yRDM6kfoSBB5iDem+wsXGilIqhRXfYW9VIjRLubz05S0Eh5ogotMqCw912Bun",
+	"qLikwQjZfRBmLqkwHjNOeqJkrMOZnFQc8xHp2yC2WR32XtvJ1qnoS2MtwKfQ8W6I6mcvLy7Ozt3Wb2YA",
+	"ZdLabakULXTeSw800LiMfPnCSTO2OuyFC7kS+7AsBBG4eyPyMAcWMoonzifagMfAtP8/du78BzOH2X98",
+	"+Z92uw3/Z/4chJRHmUEe5X9YwGezJMaK+51/aiUDhheuxGj/UwgOQthl+bpCpP8/zJx30tAA20R8ZC9f",
+	"nzxrn7886e8/tR6ZlF+7uIGx9Dxjh4kozy9Y+kQtwlRk5qW+dMkKBDJxhEACjcP/hO7H/+T0kzFC/cbn",
+	"gDXR+mXBkg0dtI5ZEAMVA5IkUKDHoywANlFJpCEzILOKKJsD8EATCTH3mU0dgIfTqsJgScnHDQGlP1PD",
+	"aGb92Xm+bd/Z1yA0tCnvwjHWkporpVvkyRbeUraFZ/EnVFJn3EyLeCow3yONtZIDg7OpMEMco5cY9wuD",
+	"nFE8GonUIAOl7soIgocddoHZIZZNm0YOjwgurZtr82w08HjGwGWElBjXEy3CD3bPs7sh0GK0bVhngVyc",
+	"OmuL0UilWSkH2diLEDlKBZKMMD7P1JRncQgRoIXZR90xY8JnMyGhNWDqxxQXQAZ0qpCE3OJ8/odqSgmU",
+	"pk1FrwSE95yHEPcHDSpqXC5Y/+NH0q8xSztnWahyGjDm3AZmfWsMTQyFc3RQSoE5D1U6N6xfwzk0zDML",
+	"Pg3csg38WG8taovrquUXlB2AgYe/oAcwYE10qZo3rItstTCdr+gqDNY7s4/NoyqyL+xKAc7lnTx2EMBO",
+	"pamw0jnUi3MmFmBNV+XrHLOAE9PKSu4P2lpg28O1sRzDUzehPbYOo9Eacm34kqtrQ9ICPHxt3gl9p4s7",
+	"D1UUm5WtkshAKXig8SRC1P4Dxt3sNJ0KM9rs+DnPh+mZVHDKKaLtDKP6znmOwJjlmS12wzw3fZrEErZM",
+	"x1mU8TH+aD5xhSuI5FSMbReqiEzPDfxDHcR8Ppvl/jyqHEfxhgpy7vKLqqiCtAsYokXfjiWcr4Gu0iWd",
+	"d9g52vvAs4blMs7oyo2KXmHnQqUxwmhfBrYZxnQ0jQsKeQPXxMKpUjAxrTgTmJq6tSJgBrVBoNANUT1s",
+	"ejuWBtLMfdAnFcxKeDpMYnPwQYkAPMudpWqWxiLDgggIMTi3ZIk3KxPpVGMdVZYUT4EFoeRBo9fpdrqQ",
+	"cDQTks/ixqCx2+l2dkmfDjw0O51rkSTtS2Mo7vzz+lJ3jN1h/kI6TKs+Idh03osh+0Us2LmwnMyQgmg6",
+	"oOQHMWcV+F8qAqFkRQNil3GEht6ZM3oHQKPAmgiflIBVUD9sDBo/iezna1Dtdnn0ppn9btcena3nbsmW",
+	"KoVrPjVABXzwj08Nnowbgwaoj0C05Ar+1d/f7x0B2ax56UHUDfeGfXHEe6PdcP/Q/CFbNAaNN7+coRZG",
+	"Y9DQ8bjhNT6aju/9628nf/vl47N09JfzDwcXi/e/vXwzPpiEV2d8Fr9O0utTzs/Cl+/eKiw2QBvoJv/g",
+	"z+9/OUdPweqgmC1eiwyc9nvdvXWPcn2286vKflRzGZVcd43BP373Gno+nZopOGic4TYGQwuL7Qptm9II",
+	"AwHb2HRmYyrQtVg88zQGDRxOeBNql4DvCgXIdcUseyuyeSoLXGNmQV2nylgsUw65GBHj9Itz/NNJzi3m",
+	"vW6v48sfzfZCeVS0PB3jCyULuUeGCfgjTs8s227uijNH/UvsgxmPU/B9FP48oCiFC7VCNN3cIyIPQDxH",
+	"JBSos80unE77RxjWLJ9AO+wNYNLpmbNHGKcy/+2XzyvoeXQMC539oKLFduvGeaRuLKfKpaAh9aEdyzbS",
+	"KbZnXJrvO2rUnvrQbFuK97ns2baV17eGAww75tpFVQ2xl+5YjaPPtdue37HqmsPNLJa0brs3r9sfeOT6",
+	"wdzSu/mWd+BrUSkklpibers333TGF4ni0YVSr3g6hmyKvf7RzfddKPWaS0tvqzfCi/l8YwvApM+XoZs4",
+	"ObDY0amHLQp1iNeBy5W6JLuaSq5FZJ3o5Ek2rcAFTZ5lreciQg+8ww272fvyhFZwv7tXaULAM665Rge/",
+	"MyNCniTGPNB8JLDgdiZ4Zp5XhFeXxkyN0BlfUKTAqVMtSJGKNe2xK4em1hqQoLNr4avpiJjbKesQxPTv",
+	"HSCkLInVSLMPf/3X7lV32v/1IPw5/dv14fCid3m2p19FR6OX/On8hdof/z3uy98+Hvzluj5mvMXXbIUa",
+	"exUlM87gvPUivdV6u2nd4CDcYoFg9t9a8w6CWrgiMfBODPm5Fb4yocxpumy1r7HcXovGnYF6k7SZQ2mn",
+	"bVZvqtDln6sFXksfdkvU/Vwcv9XH1hpJLZJRYRzz/XUd1D0Dz3JJ5yA3OxwljhTX5tzrsZSQEcddzTOd",
+	"caTSKeOEGqFHDmYKOj6svYaXrVhty28vHNW6aHlZP4wv+ZK15ow1Og1WmWuQogpGZavG5HSxwThl4PEK",
+	"4fVVcxY4hsRZviHdGvSoC85uNoq8hhTXhescN2ibZ+2IX8v2Xr8+Cpa/4PszoeyXFdhnlmbh921aOVB5",
+	"Zn2ky9gCSvtbWFRLMENrfwPKKOkYSNZaVM1c0rK1hBkGf0qc0vCTL0sPMFgS4ovMgQqsnYg1ya3WwjyI",
+	"K2DTtyaccwZ12Bm2ykAZl760FpV9oL0FM84SrZag8GYj0MNkYV/GGTC36CXDL1Sz2LQ3VVgXih+airkW",
+	"LBJZ7gS+T0uNDCC7eL5Pi+2bAKmT4iQ/3rhQYu2m5TeAXBuM1Fy3dukLsYKp0CG3M2NtJtQGYILMZwMx",
+	"FZaKs1Heg8dFpeNf+VQEHuPlvDQYEEyhdi4cX4ZAwsi4xqi0h/Q6u912xBcQW87SmCcd9sIYK5qCeALI",
+	"ZNux1ELqOIuvRLLo+PJVPI0zLFLbpfwuG2gHAlpn5Zh/TdQ83d7r85b66h2aml/A+UMe7SLbDHXxWnmT",
+	"+/QX2Q/eCkp63wKUXKAWtTFYKS7hImU0KWNtk6Lu4leqYY88U3KUxGH2VfmUcNED1TT20tbogvmBUxHF",
+	"fIdmw86nS7H4vPHYjHF3JLl21FyQcGeTFMtiE5BOBi95lyZB6caQ66zVYSe+vBQL/MtqVlMpqYkhfTW0",
+	"FamjzZ1YZokojKohxjrhCzYEBANtDAPGY6Ui1gyemV/az5TMUpUM2CyNr3gmPDblH9t8LP5nt7e/+7Tb",
+	"7Xosnk7nGR8mApI0TkftX5UU7dc8CycBubDjTLPgxQUfB66hu5B9VUauAHsnYE1OHeXOmBj8NR2y3HeY",
+	"VVXMIw3WhYp+MGMJPG4AMCmfikykGPhZHUNqMHRgqGaLwvhhukm5cNlvHI0On0bdw97h4V54ED3dP+L9",
+	"keC8G+7v86jb2+e7w9HeqDfsD7vDw34/jHr70dOwtz/sjrpd3j30G+vyZEud2ijiRpnjdVUG6vPvN9pI",
+	"0Ks7fy4XMDWL/Q2zuVV6782MbZVYBU80/UYJs+ZRpZlWUQFRa+qVx6LOLaXPWc2Vf0EqVWu+4Ylm5y9P",
+	"2v39px7qzUUPMhvWt9C0cbfKQ4mLv2K6gu2CfocO+1VBmtbSUHwLH/3FTOC7xE0/rWbW/+P3z6Wt6cQC",
+	"PFrATvmUdidKa67YnfAvyPdegrCqpuaX7ADwQXr57/nGdm3G3fwTn7rjmAcqtzbIIgam9oJgDzI8QXqr",
+	"sTyxggSdcAFyVoPEZdAaFKek3ReW2L69lVSQJxpzGo1dA0TAnpNF9VimIr5AQhxh80hQMNWXTtjHI3tI",
+	"E9mLJa/MI79uV76MZcSaK2xYHjGLYZJoToslc75tStldVpC1+qpKFhST6VqQN4SifqakL3PVH+xXG6tR",
+	"SQJENOh9GMFJCbOPKcOmvOUyytrK04NgHxtQFJqY9n1JHrIi20MM2zI+VRJAsMJWaGzJDFy46KW9Atqv",
+	"fE6Ij6GYZb4MMAf+IoYjFGbOk+Fhwwg8SazSGKT20aEQinoYZ/1ut8NO0PcyElk4geILNGE4G6UwISBZ",
+	"zHElra3sCFobDI2yTXYt8+KRVaMCss8rvEq+hFR1zG5cY3oUFsJ2tgfMaHPbCp4f42BNBOSNw9jESeIg",
+	"fgmZ96O93l63z4fh3rDPD54Ojw56R9FRr9ftHYT7R/0/yPi46VRlFg2YbTeeq17bK7GTkcSSuPBvutfx",
+	"JNK9tY9mxWFdFzEyf7ytySNVG0zzYODSy8y5n6YB+jCukGVVWPdkvKxitvK0W5k+57jy6W0qLU1OjxXX",
+	"vAECSAy+1SS8pc2DiwQV4DPr/y+wNlgMk8uAuc4Y2n6QHqLbLwqbSnNuUbuVj8MD9PEtI5rbmT857Fp+",
+	"m/qmT26wYInhBq8fTxKsTskNlrxinMtFwW3uldVewGsANTJTSJztMJuJRkw2pXJDqIRs5qxKsF4142ZG",
+	"TlrO7sC7MH6B6aB5KAStC0zmgISyrs3aOLb5bXmwwxiNFLiADHhqMR6uC1lve74Mzqg6k+R9MjYyNmtg",
+	"mQjhZ0hmo+zUp0t6pnmPWBXTvW6340v73KFYKGtXJRwrkACgQj5jzVJ5pq4S2xww0ELue2yWKtbf93wz",
+	"2agQh81lgj7R1mqhkK0RGtDjP8ClQW7nQbN1xheUblNode5joE93DIHYYKewEGc0yGjAqiTCzPBMzTQU",
+	"xWMkKfJBJ87ZIZqFidICjI+CV7fXZWHC4yn6c3GAy65dr0gug5lDx3kf88yVp/mynBu4yRN8zFKeibbt",
+	"ysrwtmkW9c4z1Ce6fYAbdNUaB7/89nrvbIv49FITHjT4g+N8o3FwhpfVNwrwhucWqz5Xl9KvK6f2lrHi",
+	"1k7b/s23YCNhdhbOvFsPs1TZB8AURzs2aFSDjmMrQ/XAve5e7W4lHvfq/rRouhklO1+Vc9r0UI5CzlHq",
+	"NK1v2g2LbupYXsXES7yD/Ajr98SfVUwh6ZIj1W1++bOeaJaqRHioFI+nvlw3Cc+GLr3Al6WcHFsT5Z4o",
+	"EDabe91dZAS8xjLLE8nmEkoOPBgkz52ygOcSBtKXy3H8vWMgQfkIdNNjykcr/P2oRuoP7telIDrZNNmi",
+	"EiFPoGdPXf/cBSEzCp/H8urDUfhbf/jXg+kvsz190bv6+6F8u3v9t6fiZfefr/b5j1F//C5+86+Dv17W",
+	"R9Llpj4okn7pLDzM23ITVorrYkLiFw2Ud2uAyY8qHcZRhAqkW/oVv1j0rZQ+hLMHglDFyZ5XdkBnb0wX",
+	"ojKjmyuIHE8ixKyM2emx4VxGCcQsqQwvUuF8KmTmMa6h5uhWtUJvZkKezOKfNS3du5QMWX6O2xVdlZbB",
+	"JimhJV6e6vUA33V2ynY7XddT91z8czGJ4fOeaPc2+ybWNAPS2q7yx06PBZ8m9zc97jIr/mZastWssG1/",
+	"nBWVs+JvJ69fbTsr0rGukcIj11gueSKOMaQ2JuPcLmsdW/AmHd9l55fr817qH5RsQx40p0Wl4xu3ddMZ",
+	"9Xd1vLpyuhaH9BtJdqvIMyl+RWHuw8TeuF0WKqQ34mFFbMzDwBiWSyVcsmYWm5kPM92zNCtovyPRTUVI",
+	"xEzEN+k4YE3keIGr57O1oElr4E5243/J/Noebt3Eeit4tP20orHcPkb8BhQhPv/uNWbzyhISDOKB0c2n",
+	"wCKBUy9UiZqnusPOEi51UbWUDRc5TZhHZXBQIQ+POTk7XZ2LyEaEsxFQvHIWOs3au4Cx05Y1p2ZzR+NP",
+	"Px4d7PaeAntmTMPwp+6PB0+fvshF9GqpydY/6yyr7z7IKe2LrjYkLIn+yFX38Cezu28cOPLbr3C3QlZ3",
+	"jx0eZTuT5ABdnLdc/ZX214mZYEID1+ZV31K7aSyC4I478Ik2hrlIRzwUTMhxLB2fHuZmEMffwJcnzy/+",
+	"7wR43qZx5jH8Z59lKZd6ZLYw/OWQphNrRmKqximfTeJQe2wu42wnVWq6MxSRx1ALPxba8yXwFwKDCQZf",
+	"8EG7LIp1ODED4bFZMtfEc5hGIkVBGWM8vnl+zrQA0mBgmzl5fpF/rEp9GUv25u3r/3vT7bEd9ub18/97",
+	"093tsJNXvbwJbMpnoDSSpfPQbL8Rc1L90CDzEmRYob4xLfHllQr5cJ7wdGEJWChjg01B4gOx9RJO55oF",
+	"cznls5mIUEQhFQaQwKV20u0DHR43/3kIVXpwmrc0i82zv/TafRacBgaTmfnX3n4LrWhkYIRQKmRcaAia",
+	"wRjpElcjz+DGXUrz5OyapzKW4wHRu4kIMkwn/AqCMKkBhGkctXXGF4D6J0gWZi5CRpCpscNtXxMFW6wZ",
+	"QBuS3ZFlzzS/EsDzBrms5pg35JG91ZfY8kRp2q5QwBmd66ClNRYZqr2AggTEhVOh50mmA8xlMnPCy92y",
+	"AemXBL5sBtSewGOBvoxhADwWRHMEYIFyO/8EVoag1SH2RWrbEv85PdYzn3kJ6TOUx0SXm8UQJ6xK78os",
+	"dNtXQStvasqvWSY+Zh124p4CtCyQbJWlKgGBnNfnL9u9bgtKkqyX3Ha0Shl9GCVJxXqlEIIXv9hMr8hl",
+	"+dCcxTTjJSxAqicoeImg2j3BuZCr62sguCYCYAwYxpVZv0TgG+BML9eNgTc3msYSGRNd+WnJvQyzol16",
+	"snllkTsoOKWQLLUnOGZS+TL3g5tVgOlMhZtOcj5LlGbCrTzosAB5qAPnIOcMqVSJ8KicGL7X3WPBufl7",
+	"HreFTCRYNy6ObaPIM55qAfxeZnAhT6qwJnJukX6H/QDsVJQBzuYAVsH5m3fnH16+Ovjww5vnf/vw6vT1",
+	"6UXAmnvs9Q/GjItQtfGY7fV2KSDZ8ignTiU5y1uv63W7XbeMj9mQoEuNGB+aBvcKf3bK0vpaiIzpmcpc",
+	"61BGbKlTzPVunkrgH+aQ9uLlVFIRcr9YCcBjYjFXChHGPII0lDwsX85T4Bz55+bgaoBM0ydRFrAm5gng",
+	"iQkmY0UWI82fFtrI9lQ28GUQJrGMQ54ErElMlKxIRFlh+p7Cu18mB7c1fZGQ2yD6jSbhKX0nxAhrm4au",
+	"hQ9q0sLEqvkFbwHdt/iEl8nB0p0rlm4J2G1qg1uaS/gurQLlnazgrYOzMeLXBz6LPyDbuQ3RLiHbSmy2",
+	"d/fY7K+qEDEkGvQqXGwRhNeBaF/araG5As4ta/TQV7vKPl/WDoqf8YUx/d7auXqXw8S9hNLL+P9QIfTl",
+	"7d0S1qBT9YlGuS67e9EFkPE9QjbVOBP6jhH2fp1zHvEcQhHHPcXly+IE//j9s/epJAGwnL2GuGAPQuZ8",
+	"YEDbWPBt3Hvs5lY4yVmUrzjNua2kAX8qECc3Bvl91Sc996aNSfsOo4hvMrJp00t6CR6T4rrAVlltqubJ",
+	"+9bUHMCVuPCsucclTxY6Y1II5FvNUvjZtQUEWDXLbVLMKLDP9CWZxOwIC/s9otjVUNYGVjyKE7rCtQ47",
+	"A5OCsqMwGwzZTcN5qlUaHFPE+GPGZljS8u7tKzObrQLuq1heOtlbdgLTug3KE5HNMtBCaF9C3jryhsDU",
+	"f5KfWyqdqyfzKF62FZaNAXYLW+BVDPvs63zGbUwvf2OanR/drXFvPqGzjcBtt9vlfI2sgZNaqSgYW6fc",
+	"srmdZNLHxdniTjDldr8+/8k0rrembXT/UvNK8j3dOzTPqlyWmmTPgmuaRPc0tjBM3tAt0LIb3Do2vevG",
+	"C5/BEmncS9p+Dko3ZO3DhRfmjLtkmtXS+csn/ltAglWdvyr+hRlZa27BljO/DQRUJHyj/ME8TZAL/5il",
+	"Ivkfv2GwxG8ETifJnE5SwaYqFaUXfC1lbV/YArp92MPK+pQcIfU2VIe3mzfU24ZHVjdiKA9buwWfwJ/L",
+	"e+uAqRnkjQtdOFujhMWCBWjiBR45B1IoTVvaj3xZ2JDY8n5U3AtZ1VbImqXNbmNMEN1y5mVr9yD8yFrb",
+	"D1XTwZYbUwEAa1IXsMB0TLCE6ua3dbuN1TqsmRlnXk76iOuA3W2JTzQ19uvbG6kTrXsM5kepkVpIrdIP",
+	"ajRKYinWNMfctm4nfLpX2Zavb7vJl9/GzYZm6C22Gbhzu70lnzYPsrPkj/9a9pUvuT8YvKEuKGwI9MMD",
+	"xMPXAD6KCRDv/a3jbTevlI1RuWcY5OASNxRoGWtqNRWQGSd4ktkDW+u4GIXLa5dZlCooLsyLWFF1ECtb",
+	"6JmOKM28cMXXj8VE5GGOM0zCYrHNEudT4UsVYilbKPKyIolZbtahgOLZIkL+tWPihircCDnbY56Ja74w",
+	"O1ca+RIDkKD/lUBcytzbgv6wnHIoLL2yw+E2JiiEH7Bmrny0If+FJBkRFe4HveqB1xbeS3t9NWeQ+aNX",
+	"kAr9bpGChsrN4jpwUZ4UVX4XjDvd5HNx0SuxLEEG2s22flcBLXzRNjymwGtm5XoyLZJRrTyZZX8CeX31",
+	"dv6EE/CG3VVX4R+5zDymrRZU4hv9bv9pu7vb7vYvukeDbnfQ7f69geLnNcyrqEdC1+/06vN63cFej55H",
+	"Zs6LWRyuZiUA00MLMn3EKP5o9k411x8uD36b9j8C5G5rJzjhypsMBZJp0F946X0Lhz/Y3MmhX9re7arb",
+	"lA5Tcd6zS+BO6XAbpSkg22GeJLjioYjPcpeqTNCmWywLhrMa1gZ3mFlppD5plW5j6Us44+GumoqtRG8h",
+	"1kRyc4Uo+RfCD8yFpZVw9zTpjSt3y3xpbNRDpUzDlfeLcJdiUQalvwyPLv79dk++mh2G76Pe6KV+Ov6Z",
+	"7y5eiO78l/hNtv/Xf/39ujbsmdkJ1A4KQvDgbl8wqa6PLaUIlaUmOK1XxJi91XlZob1FCWmFWekmZWct",
+	"+G43stFJQTq3EmmLNbaPoCvvP/M9jyLfH2Cvtbzg5IWAnAhkrKqWQRoB5SqdaxCV97o95EoBPWczp68U",
+	"1vC7uLO5c+l884XQEwVJCui5qkhx0/g+I7R6nOMrZwHTtw81V70HPf2vroR5FGftRI1vOIRcp3Em2JQD",
+	"x0cp7975X8uHk7KT+nqiWBPrbV1CXmrZT1oYIMYzuZvHLai5QtovK9fsoRMLlEjNYZ2W3qqHGvMIbxWt",
+	"Zc2g5DdrbROHXXcQMhe/UuNabm0hMxBsHJIDebnbHKNDpSt5f/g0bB9Eh6J9NOr22v3dvf2nB4dHfBiu",
+	"ixvyMFPpvfiSbctdrqWTUWyiX8l2y5JXHs2d8zgT65uI+ezrWMO2baFB8tQpYMa6gu/K2V29CzC6rN1V",
+	"0TwzF6u7L+KZAM3drfuQhHxvatzhjY3L1K2a9lW5550TAPqpNF1g9sLJOqq/DCBcMWiQSs4Kr/hnr8Er",
+	"TO/97UxvAbkDM3jObqfb6fV2O4VMSwCHvVEv7PMj0R0eRLvhPj8UT0e9qB/ClpKOBV5VK050Gz+DgaUX",
+	"MksX2wUlaI4+WFSi8Pz/xrCEC1vD5swS2DechQHx6E2x6vsLT2AJx+a6eqzhgK10ouZa4I6Yge9dRuCM",
+	"d8UyUcszuxqSrs5lnHksVeRzH4powF6//dXzJRajQqWOGrFhnGYTjyUqtG7PiL6asrXLBTF59U6pKAfS",
+	"y0cJH2um5+GEcc1s0QsWyGxI0lqJiR8zyado6pt/+1LNMx2DaQTXkMulwKV+LzH0Z3lSFxqT6T3mf/0k",
+	"smc43HVslGJk206Bry+2Da2Uc5DCh/mG9Uq7DPxbZnKFPBVeQbIeireWrJO992vaaZ64rU3y9UW980W+",
+	"MXBEk+MWUe8znB/nhG9b7TR5IdmDbTbF6fuYXHWLXSq0sFEzo8rC2BdKqrKP3LF43wa835BlhdsJa568",
+	"6rV3Wy4nmzXfPD83P2BBpUuBduJdS5U6I0xYNidbKMnKazJZFEcUpg7VWMZaeFjyZJ4pDRJpIaRLnja7",
+	"xkRdY81RLNu4z9p560useRQ8nHRsxtf/2HrOBNRcoHVS5AV6+GfPXc6TJGBDlU1uTn3+CvYqc6R+R6P5",
+	"DAazXroYDaxKcUfPi3vLgG9+r5vntNGnrCLxS4wLZwWp8pJbYg+HrLWWxwL7u0pZYMal3Dh7X/0sNnp0",
+	"+V4h51OzVgs/uf/gCSzdb2P3smt5M2lcabLcYg8rPmC7HczNrwfZvNzTH3euLSPDzvp3sOBwPiRI+ab2",
+	"s51P5n8+3yV9bA0fKtewi4jIQHkGCk9ZGk+ndMJb1Z9rHbOZSM1O1hYSHpETQfvSHr+CHdxX9IyHUOxS",
+	"Lr948/zZyzcW5GY8mxRrLxyrcB5z3VSGMY2ls8sr5QUqaWqwFEC7kqTi/uHmSVVmjtv7QbXTowSdNife",
+	"izjzpY0kEWnDyqaOPAbm2BKjXzxOLaGCdRBiYKl1zBKeFUrFiEQhJ9s2UIEz3fF5X/NFh73msxlIsCig",
+	"QJ3OsgWMMxVD5ZYLPueaa18iMwQNPGqS2rw9K4JCun2Om1wKgbYO0DcMQenF/L+FQMoFLn3pQstPNJzz",
+	"EzKxQi7Z0DWfPKJj1U7iK+E+AGkdFnRIV5YNw1hcw3mcZO1YsqLppYQu217rQnIPasK85rPSnnKHDAcz",
+	"FxGnlNRmocrsQ8jToZosohQ58RN1/WHEwW1Erk+wcWpHx1/z2YPzaJP5cWOpT2Ef3qb9+U3rmZ9dtfUU",
+	"p9ZjgP/eAvyv+cxpBKiCy46wtOZ2W16YW5a5WgrsLWjxrNrAcEEMeUTqj3T6dVyGNsZpFQtql9XcELP0",
+	"5bZBS+w7pGrXdQOXdHmt81XpQ7+OWtCv77xSmIQbYc5S6uvsNseV507crf5BhVr2YEeVwvP/a2tNIrec",
+	"bublL63Xh0g6RTVj0K1GBT6VuooInlFsA+suSFyAiisIBBciG4CoDePwk5Vp8GUzqEjfs0o7UOxirg/Q",
+	"tQYaLcbMJSoBq20ToKIfcESEExFeisiXUJKhMxYYMyYoyQP+Yn5pHTNF0adRLBJjxfJLG5chRwiEehwD",
+	"Bcm2+NJ8WYlEaSmhRaXMhnl4Bew/IeoKrxj48eUy61KH2Y4H4x47lORUzDZjtrNj152xvgccx9w6goQ7",
+	"ibGY8QCRatKIMBN4nMaJ2Yk1n2eiYY6rZGG6uqAPQ1U4vL2E75UirxsyNyO61410b5fUiV/+oAzHpCh1",
+	"E6j/Kq6f59pT22jDbRaA8dhc4qJ85MZcsTztenMaKbdB33XG5I0JpG/FVF0ReaBFtlOrBLUs/kROAVC0",
+	"zDQW4i0LQZFnHv28bG+v24Msa6lYoqQ5o4JAuWYWKQt6jyGf3QOcPIcvLcDJN5Ja+iU3e+yjO804r/qQ",
+	"8kbm8+hNje0IaigLmQh3H38nQ9q4J2O4pnTWgyDnd12yyKM7zsAHrkOuww3uASNBzl9Rknkm+w/Zj0vb",
+	"fNAqGa5QLoXCeqSUZjULpQRKHWsCx+aCBBT2SDIYScmAWsKWNbPX6qoo/efLTDnTsc6aLCzIFVrOe1ih",
+	"xf64J4Nvoq5fkl61c7cXjEDxcaYgZDgRYOQl8XiSFWjOX3ycqYLBtyWj+S0MuG8JiSzH+feISPfKbv5Q",
+	"9ttOyO0JebMRd00Sn+Z6x0WOwNEMzI8BG4pQTYVmcp4krePNEONLwpgOe5YITnKidBnJp2NwBV5Ys5Jo",
+	"m5OheSte/8x0waM1V7mTQje5kXmC4/9V7qiVnp6zuQbC95w5nEsWT/lYsOZwwaYiijlQCiN3airCeAZe",
+	"epCnJa1jlLE1cxEWAUQDYVZiVM4cahifzQRPNQR3cTXERZeO1Whmc5nFCQtNrwLffnkr9uX6vdjtwLna",
+	"IwvgA34Ri6C8r76G78o31mMINbq78DNPowCvfotffa/7sFlTF+ru+3AmPmZmrwBG7l4fSdO1uBKpYDPB",
+	"5TyjgMoCgUQy4mMxbRsnAF0jlZKy+ywhJXkrLuYS3hyzBTplabps4W7hOvtud2nrackFVrnOHjfr1Upe",
+	"2KpwTBnaxbCc73/XdpLtfwCmWsoGzp62XXILeL89ViW9DksRKR1cWgXBHMl4U8IlOs6LqvRBh72OJcjT",
+	"gk8nVxQvQessFVexmms2l07JvcNO8iNKtTw5EklYDxQisxVDtWrI0EIRHaNTChD5EuM70pclF1aHvZ8I",
+	"6dzXXDrHpNMnVvMkYmO1Ue3dl80lKXdWqeTuYaCxrp67LyHVEj4HQwrkJmvdm5d9Wff8TiQQJfFzr4Ei",
+	"xrqCFKKH9X9bSYvbVm7IhyhyHVSwjxDxyFeXI7GiRv4lbcXXq/Gw+0c+5Bf447DPvH0JfgASBoAQkLNA",
+	"xk5RzsS7wbHNM1/m9AoFBzcUgqPxYrAvDrkBtpmQkeniYlcbtIpiHfI0EgamFHiBbA6GeeZCs5QCAsb2",
+	"LMilF/xKHiU2QvYZ4Rdir+XjIXQ89uUWvnf2Tm5Axvs/3uFAfWFn7WOM6w7ogRPkfj0d4sq8e5usJ7zD",
+	"RsETY9DtWup8lUSO1gGOjwHPAmDUlyyIQYFD8HDiS1tT56RMOLsWw4lSlywSSQyrGSQfINU1FnqQ56f+",
+	"fP7mVy//p3lux+CFudssZro91k4rCLcobotyUrSyTCfBAoMbYqFZM4azK4vUtVnlrim+HPE4EVEL2LMQ",
+	"26gbLEkA9YQ5FMcZI/UIEbGJSAUChr6MZ+ZWA2axI7r05YRDBhl8hlnVATwSEhuAfSKOAqB6lfhK1iQl",
+	"PPeh0H8oSCJ4msQihayd1oBk1Maki1ZM/sVHYePjrMPek8iTffnSnbnaFY0w3n8pZlnHl4E5EuqgSDtm",
+	"HfSR7admqKZT3tbC7CPGOgOQBtEw82gs7C52aZz5Ep1lhKrljDbyr8FuspzddgxbLD3afBWMCg2bsbRH",
+	"KMcE2nEjyNa7HrBU6PlUUL40GorUGVrAWcVsBDDIOOMCmrCdTGhjPRbmEU/RV1BSO7FfR1xrmNmhMxHV",
+	"If0BSXqbRK3nQ7dG9Uq2MTWL6ICQ6qRGxdQLBIIbUvkMHsRRaT5WSqeZ/iP3ThEhjlcmlpuC26QCim63",
+	"+3QdGYh54H2wlRRhTgsGc7xiGhfbTXSfHSJog9SVsVSjUScSYRyJyAC0+DhLwHYf8USLNawc5mWNrRP7",
+	"YAwvzOd99hpT/vEUb+phkYP913Lan9fQ2QK63fRUo35m5N3zHfPdZ6PVQHPzFqmOcOeW9BXwsvJe9nBc",
+	"FlePxcW3zJbM1pomzXyHMxDfKhhKFhy3ZeBy95m/5bHbxgAEj++vfCuWV7GLnK6xyU7za5gUsZlRjiEx",
+	"VzWTKmXoE1ji/e2wC3Mao10KFUztPnRis9RtzmGmmFZTQZHpUu46K7Q1x3tj3WAK+5pd7Z0Wae0E88Kn",
+	"3p0muAZtZi4jZ4bRgPWUx4lZjHz6vxOnxt2mMibdsc9f4385ug0pZ4iqQldmAH5Y1KctShWAOFUjubxJ",
+	"7ZTFtoPOvO/rUg3bM3dhYnzHpzEAoYpPLqANLqb1YANr4f6Tt9HZqEmhkNpVcDwfgC1GhYfoqXa5L5hj",
+	"2FxDJgynlUmrw2BykKsC1siy99k8cLVzSHtNJQI0YY0NPBSMD9WVQJMcp336BOSXjzFpJo6007FFHKrI",
+	"wGZNLiMPPo+X5WvokR7jUyXHxSqbFkQKsfnLDnBukTB3UR3dGdJwYAoL6y7pNyWoaqRoW9aGqw1gUS/N",
+	"+vct86zzr37QXOt8rt3MWYP7QRHntiUELt1biYl5ewruRFhp3110sFtDIvOZkqMkDrN7CidC/wtGOiTb",
+	"I+8m+6sW+29+/ZONWdsEfPOEgu3gzo0RjizSxBnGv3w55ZeoPr0YMKnAv5OSW72M6RBBBTgFDCVwU9cg",
+	"6r3bstkT+AJfVlt19tFECr/JqMPHFtmMJQEsqWZb9FwxR3NrdEXTpdnv7rXujK3ozl7C1sd0pQ38xHGx",
+	"r76MyXJbHmJI4tnGST2fGdQQEWYy6RXFWXIM4noZLtaU3D4sT/CtSm4hb6mxbff/AXysdOkFnhtgGHZm",
+	"ctyoJdAyihNBrrBZwo2h2cF7UaugJruqnvD+/tPGoHE0OnwadQ97h4d74UH0dP+I90eC8264v8+jbm+f",
+	"7w5He6PesD/sDg/7/TDq7UdPw97+sDvqdnn3EMyjf4vGYO+w39u9xVkKR21L2dAo5g/ld/qvLrOd0hLK",
+	"Ic/8+4uX2IIghs6zLY1ZQJl5TcidjElSDcIrA7wqcFHyAJToO+xcyMiXwXSeZPGMp9nOSKXTdsQzHuRR",
+	"G3wD4ZS5igVmiQUDdvbrTx77+ezFTx57L4ZnZp/+6fRHz4bOfLnPXsc/oPli2mHwDlIgc2I786QnGlH0",
+	"mHG5wG1dJFp47PwvP7FYhsncgHET4nkS6WsgkzOeZa1iTWy3w84VsrC4jrkG+wMe7yInmW2O/aAn2pcB",
+	"bd5tAzoBi0SYcNPFzaAIVirMRNbWWSr4NECuBqiaooutVRJLX5oHx+E84SmQ0JtmELqbEcC4AqQmhcr8",
+	"GHKJ1DE8goJgvCOKp0JqMKio9b7UXIqB6eNEmJHusVn8USRorVHM8rB31GfGpGI6joQbELa76/UODryn",
+	"3S7eBNsPTxJfNg+eHnb///9vb7ffpfqWvW4XonA6H/cmDjwWV2u+yNPWr1Mlxx12whJjaKcwrHZkfLnX",
+	"272X2hOzLds9bP3Zt2I2Lx1/TeuWdoct6kZcKx5Upuf73QFrM+vgvld9NNYGAMlCe0yVrahrMX90MFi9",
+	"YZmzYRuM1cag8fR1Y+v8D3jWzqdLsahdqIwDxs4hQZWIwIC+C9Bd0z+IlQzyfTGXH1x0gIHLFS6teys8",
+	"zqHl8ei3tu5444z6QypUXlORRvXZD0+kGxVozBZOeSJ0/SSeWYOnzNRBbE2bhMiBxi69+SiGDbs7t1n+",
+	"hZvJzei6W8TB8da6gRxq0BcG5Tub9XY4bvZl3L9WM71r59Nci/R0s+PwhaQcsnyqdtiv6Ocz5nEKYJuH",
+	"IK4niqVcXurcyzdF154N/9o8G19CuhAEf/OcNPgJV0cYCq1ZpihhFuIrlMmKb41Yc697dB/uOPM0mnaP",
+	"eHxrN/mS7640Mb4it907mPXrC/cLs3ucckiCr3RbW9f4DbP/mOKR0k74KQcPtvlvEgMvTH06lw3NKW+q",
+	"MltVuHGB+LK8QsoPMO2sdqbD6hnkra+8ypemI+ATqDfwtasOdyBBRU5cWY53hlAqg/kb13EkJEZg77xw",
+	"sZy6sHDvMz75BaOOxe94WGZS7Kp6m/c2rKT2ho20APj2x1jiPZQmlnHniQaE8mzKQcqKM/rukUbL5bzz",
+	"if6LjIZq1QlL/ezlSkrIMmpFoHNdo3CepkJmy/pGlP0MNSgiZZPYHL8Xvmw6wSS9FCQRPJwUSG/VlZia",
+	"BlPmNjQHEoGXqE18WY/b5I9RMSK5mbsb7dQDNcqN8brPW9Tf2Tuqs6zwz4/sw+s4jWZuiL8Gin5vgy7a",
+	"E83iaFsS3GGvmvfewchG8vubkuFXTzY65HLnU8ahIHQ9RL0VWiVXwCQxS2MJNg8fYyYZn82gqk+z4NO1",
+	"GH6Yp8nyc4OWLbFAZUOPSp5hRX4k9VeSFEMSeGR9McAWT0XLQRzqQOL5KgRYJCQ3GKmuMS/VlrtwyorT",
+	"AiXjSnRovTx+ovFYNhKpkKFggW22x7CTAse7bMxcD4IVGNAx/5Ez608EHNcQujGIwcdMfIx1hqae7S3z",
+	"Pi3ok8yR0pdWWFfHY9kmG45qVmwTkXJ6LEVkLjC3gfVMPKLOJsX0OV+W7MmxyACWj00zMABTsMBdAkik",
+	"4FkU0rGfQPjuoZAel+CPwVw884HgInTU+vC5EB/hmqUig6q9O3ljaO6dh1zeHdjNh9yI6uZVIDFaH9bN",
+	"LdDQ+aZ8MTv7qeoU5r6d2m460xx/0C3ANPc+fTQ0RsD4wKVEeChgtPl1g6fG/GEOzTEmWGhs3zbcYq34",
+	"BzrYmm644FQMXwGOWN+z3jv53FhhKIyxkoWi4CKeJAvQvYSS5pzLzu7z62nkfbksPfktSEm+inV2brut",
+	"DnM89Z5TEgeaoPKuSZnG9VWvNi5UbNw53rVRPZI2JGrhVypxmRsbt2xnbnEstbNocnzjzPvFhbwZ+e2F",
+	"t/DC073bJQIVBu1BStAKz3+sQduWsd+gOxhkhGZfhSjY2oyj+XAKBBtS4ME9R4Yqp4Gx33BymO2JF5gx",
+	"4LI4i7kkBg26DEtFMOQWmU0DCIbB/LwueQ3SwosqrcOmSoF2vw5haqvoVThGR2nkHLr2E3QWJ4ktSTE2",
+	"6o1lHQ+6Cz4jlXoEhDvqO70x31uTIT88MPitjI3beCukOUiZoYDOihZ6NuHjmDNjd85TccxmieBaIAFK",
+	"OmUzlXGt4/kUHdsd2MDtJlBzL9myyIL66EGrRqz9cKMzB69zOP55S5vipso5nKuPrp0/zguMGMl4EaAM",
+	"EFqQ/wJKVNYUcQUoa6neabqwEwtyFe5Y9jV7Y4v4dyfzjc9mqbqqIRD3HIkY7n0FP67cG4jmi5bS1+Oa",
+	"vVU1SmmB7kQijDXVG/4RhGs4o8HvWtpFUD4JDD6oTlmiIgksnVDEMz5wfz6NAs+XgdvUA48FBRPD/JO0",
+	"kcwf6NODVodBM8zbJQmbCxakUcCaudnoS2c3tgrRNCvtVEjcup7wTFxRYkuqEjFwJTsx+k0Ruoxtudfd",
+	"9SBaL9HjKDGeX0BFW5VGX87uZPs5bxx8Xf4VS4Doy1sgIg7lfRiFbk7myOisvjNnw/XZ2Fp2IiJOcTGb",
+	"pCpR40WnsQVDW6HdDxps/8Nx3s6hbw/vt6YWHbktwGuINFWpnaGkblFE9MKqT6PimmeVS77hkVMO/KqD",
+	"vW79lPIX0JJ1u7BKkOlLKZaoa6jCWIKWhIeXunIBfzM26gkuAgbn83+KMLvd/npHIzXbTiyV0pls9m0N",
+	"cVTn1L5zpu45NPZeIkN1HISZuKV3MBN1M3SxY76p/FxNg+ACPvDvB8jNXWconUSRtsejJrdS5B7jbKL0",
+	"LM54Yv77Ssi5aOV5L6cnv55AiJn9W0lxXAg+Y1pNxBdYKIblXaZp80xELJZArFiQInAPKde7UVb3hkxB",
+	"qTKGJUObqZVg5tXnIYH5dgcjg4IAr3ks2S/YmaAbMBXmI02HT0Uah3zn2SQO+Vht7/jJHlaXsV6kd8so",
+	"L16+dtE+FjqtJt7h1MaVWQMgCpN93ca08wkPKZvdJ6hgey86edvsSOD3yMSXylT4pufvnf0ONefUXTed",
+	"GokEGNPdQtou3y9UarYZhrsMZEIlZkeNteXbitj1RCWideedAbOm77ozRHxxZtoKHShA7xdECPLI8TAV",
+	"/HKEQknABNsYNLpPB7td6Eq6Za90SzKX4aRwea9n/pxf3u+a293lUSwlppjb6w/K13f7pcdLEKXLL+/D",
+	"nz9vm3C+9ab1tS96m2j+uHltVp+7l80L765/qDLXLzHVbjhYUbKe5c+z5ytkuXF/JEDhoFwAo37n89eF",
+	"+aw7z3zbORtnPrzqFoevCz6ue/Yy7fi2jl6FhFxdP+Xu3g9gr2MgQIeUUNDjsBmimPKYKWwo4xriz8Bp",
+	"b67/7S1erkbAbv4uTQJfNldSiUPMI+6wC3igZpmK+GLgjnwBvug0ctz6lL4VRy0P1e1msQiFL9WIGdSe",
+	"TSlZgQNXAR8LOP1Buix+2RBl+YOED0WCmXaFpL58JWETTKPJeQ5FFK4fXIJu7o0CPnqVgJJsnJF7reDG",
+	"qsrhXbf7mzVREcFbezC8gMTMW+/+0BmNQeM9Ty7bsWShUolIWR9mnhkBYsRwXbztwfCCjx/0XJjxcR2c",
+	"2WKDxavXocnjtrr+TFiArpuRK5/ua/bWWpyOmM8OCxO5HPOV2DQvtnFzcxJsddgzFYkimXYq5nq9qEP9",
+	"tYhsDXYtPpZPV5zwsjgVuJ9sNze+cLzYkcdv4y4vanyUTTyvoMYyz0I1FblBB/XMVhnm2JfSRlGNsSfC",
+	"VGS6jtzIDaIiddO83+es+Xc99RS74+bjT+nqW1iD1PDic2p75kviLI/5IJUGqdV6Kg/rPco0PETuLBp8",
+	"QEz38uLi7JwJGc1UjEKmJbEj4icPecYTNZ4LjEMqxpOESjP+4Tf+7Dd+Dzq+xOwh7DWrdkXW6ViaTQfX",
+	"rUcqVpRQW9RtYM9z6SFwX1DtnKMrhWZBLKJU8jXhuURWv1seDCAyIBlOdCuZdr57+wqp2OdasGCSZTON",
+	"Vi/8aGxY7BAweWdpfMUz4bFEqdmQh5cYsARa+YjxKEqF1qS6Sf+CNJaJaY/pT9p4BRCWQHBlIsJLp7bH",
+	"M2IxsXjX+kLQhsYJYcRdLGUrf1NLN2ieGqMa+nywswNN7mzgeN/Raq63tazpmx7UurYfWZOefXtS9krw",
+	"vhmsC/zsuOJI3xTFrWQoHsG8lPKwdT5JaLMg8nSSZUQKuUT2uAIsrdsrygkkR/eTQFJqjc0bMzi5jI+d",
+	"+8s3xn0FlDQKG4qwemz3tyeuNUxvPBYV6f+K3eDYaJ0YIfFKlPYk249zCWUZfMFGsYz15NiX/5qLuYiY",
+	"knSEilI1m9WTxLsHIMcjVhHIv5Fj1reR+EtkVcUJ8zXYePXzbXkWTjZH6oxBRDlmJDgWJyA2AwW8c43s",
+	"w2EWX4kBA8E/ot7Fyn1dUB/t+BJ17rAgSoXhPGXXE2DhLS86qOkEGXdLh0xPERHKVyIDFu5ivnSlVcis",
+	"9YXWFgZG7sFIwt4jucQto3G3sWfucjTd6mS6hWVzS5Pm0WK5P4ckskPZZf2QsLZ5m97JEWOjP6nYvCca",
+	"ralUhFDk6Z5QZiQY5DiGBBRQae9hoMFqJz/Rjqlgoq5B2hwT8rNMTGfGdFGXgA/Xk4U5rKJyctkeSAVI",
+	"B7ORSn1J0rBf3i2Vt+i2ehq/34NsenEwb8hod5fe3qNFD1mc4GjVdWoVdqlHSKn0aPHlBbey1r4h0+cG",
+	"BMoEesj+mGon6E8sYi9LcBcLmljwqTgepxERTCFrR+kEgwJdni9d0ZGBvqI1h5VUV0KSOYYuODTBSGKL",
+	"cgOdY57Q8AmWsIdqKgaOwsfcrBcynKRKqjmR8wF/KdeIp5wqKaxcPVhwTacM4UstQiUj3eqwVzGIOS0c",
+	"/sYZpexoFiRcZ/mKDzz8BYlNiBfGwPM8Fc/UXGaBh6kgccb4bCZ46qSN3PEuiTHFBFGdFcX2scCes363",
+	"C6r3g2KEwpe5TtJQRYsvhPYXwqF9476wuobryrzWIey2Rt4KRFdDsh1vewKnjn7E5xV8Phcggmcwwk3Y",
+	"ezfY9Hw2U2nWjqX5TDjiVAPYWxGqNEJ2Na2t8I9ZF+cGDDLBp8dMKsZDoOqEzA9jP50QxPS7/QHJL8Ob",
+	"gCaDpDTA7DKrcGhrDDA/BWRBDVa4CoN9NhMpCxOg4zg9g39N1Dxlzb3+EYUPgrciSxftk1Em0qAUCigt",
+	"3Nl8mMRhwJpSFfJXNtUdYFedUk/dxX9Ocqdc8hvkTqmvG4PGe8HSuWTZtUiuhKv8sNUgiMYgw8gSgFag",
+	"fLYRnSzlBgMl0E9R4uiJ5OwnNRX/Np+bjhuDxkvXFFsXAZu/msVhY9A4S+MwlmMY9l6fymLqp2qWOm+r",
+	"g21/u86tqVYdHcEIwk61QdHm1h8YirgaBN/SO2+NeLc6FHqNvX6Nir8LpV5zaceHLHYRztM4W6CyeOFo",
+	"qWTGw4wRhJgzpuZJyWDENVaBUPSHz0vP/9QYCp6K9GSeTZz8N8g5V7GsnaUqmod0ji2Hmfgs7mg1z6NK",
+	"V70KStMTqooixehmMFawyDo74TSCQFTQKj16sLMDd0yUzgaH3cMuPPd398GroDmOdZaSggcxYHokuJqK",
+	"USr0xBVmlxkwCyuVWD4rPuBNwe2vPSsLmaJpF9G/Df4XnmYM5IpHnSMNvMUTz0GM9rC2TLecmRinpaKw",
+	"KM/y75TJ4KpeRHVjHhS9Wt5AyPpFECvQVR+XJdndoy139eYOYSdnp+xSLJARSi90JqYslpkYpyQU20wF",
+	"j9pQtwkNOGYvXx2wWI6FzlqF9/FZ3DYPWsOKy+dRnLFEjQ3cYmj3Oo2zItjCJVW9Xopdq9FShB4iyKXY",
+	"DoZX7FAvhy9w1AsGA5x8XSsK57Cq76AsgNwpm6nqKNYAObaFzNCENrP37M35BbBWke0/FqaZeUCfOOCg",
+	"haCpkGeikn1ts25YOOEzOL4M1ZXA/bj8AW0KMq1+xlkhY5g1KQFXt5iStpA3T5AFJbml/FjtWS83Zc6V",
+	"aD+LszvkVQvyRT5wE45GECvZFx5LeSbatmiyZM0UHm/xceUF73mSoNqix6ZCzpn9h9ni22aLZxoFrjx2",
+	"GSt9iT2uhdQqZWOeiWu+0IMiKRpw3wKdwnhOhhfU22iPzTgoHxMjmZ4YS9FMjgj6FWahZCVyU3O3k8Xw",
+	"JSJdM/jYjkCMqQ0/4JnWLD6b4pVZUuSJ4Kn5SwIAM4GuBDXB92J4rsJLkZUmROQknpY76hQEdHNB3RWZ",
+	"StCgxr4yjb4Ui1YJYlD5dAMLNguF1HPNRvjVBjqu+uzk+YW1kDVqTTpbzUzNdMRDwYQcx1LoActJ7D1f",
+	"ZimXegTYaI/CAK6xDidmFzeTE/jyrb1XZL2bmqMvLFmwx69UyIfzhIO31JdziX9vQ3ookkDYqW4nQttR",
+	"HuT0CGpUfEmp6ws0NisobK1nnjDIEIF8HRIagex2yCxPTCeWZyYJf+cEf3KepTEgXxrry2NfmtOjefo8",
+	"FUx8DOcp9h6qdJsVm6gMe8f0LKxbWASa5ElCPuPDOImzWGiWcBm1BpSPBKd/z5eYPkHkLpRqT9siu3bL",
+	"j3wqagal2FKquQzd9GdBKTGGXDyl7sN+WTfDzPLXE1hnZlqEOZkybGgALmaQcuGXS7G0RWYcLJOP7WIa",
+	"ZzlfZ+1h70QytTyG8KkiGsCRtGIMPKCwGY0Qg2BU4afiwHiMs1CkWTwiA54lfKaF+bk80OaXwvjB6e15",
+	"cV8qJ30h2HKgFI+tE0ylLPhz0PFleZMFAlE4IBOwVbhwjpkWonpTAt+/2VlHC6uDbwYCOqPq7Ah9Rxk+",
+	"ECfd2mkPd72E7bNewSa1xt7y+12CmEsHo153sNcbdLud/v7fG17DCpzCR9ZjUgy75uB1GUMtY2EifXAT",
+	"qWFsftPD5kjQuOapRIpkYheuyVD82cM0NTsEhSS1OidE0e12n+LJuOY7u1swRJ6sTIo6J+G//nWtXzn3",
+	"tFgxpkNGztZj8slSpibYXrFm8Viq1J5Cq558IhdMAe0/xs2A21QqW0Sw/JqWeShfdrB22Glmy4RSkaUx",
+	"vHHDoXJ5rJa8Xdbyu4vPy9gpBpA6sbxScSg+zHi8CQuZvYHRDSAAMOXppTHgeBx9w+hkP+0Uv+yMx98v",
+	"SEG/1wUppA6HTql7yy44yzKePMPs2L3D/n63W8Ch6olXH4/6D4ZHz9ZNg0dYQlhaN3QPCU//mqtMfDAG",
+	"3myzsWZPkPZSY2RZyIKHeMZYDSdsKEJOsivWrvwOsOs384kn9O2P6GXRC0a+7g392ti1NCvro1fvwdGr",
+	"YiI84tcSfq0M3wMgmJBjPgbRvc4oljyBsOumsyY6UPPbIA0FYgrG0nLP+IaxKv+2H+3XfL9I5b61Lvog",
+	"aQ+Ez2reUTrfVc632sDU6z4YML1YN+qPsISwtGbkHgCTZiqJw0XHOdY2mVN4LbsS4I4ADModcpC3Asog",
+	"LAbm5lB8w7iEn3pmv+67xST8zrrostfwGjT6jcFuAWlWZlF982f3wVDmrGoMHxEGEaZixB4AXXDzqocu",
+	"VifPJkoVLJ2xkGZxftOWDn7O948o29ord/Bfr8yu+qhz8GCo87ZqnB9RB1GnYsQeAHWWi+03gE4e2rVK",
+	"BDkLOziMNOgHZUR8b2UCvl0Yor4hOYXvFoWqBTO21FbDkNxWemhh9zBne6h7y3ArEFw65C1P9voYePhg",
+	"GHheMckeIRAhcHW8HgABs5QvOqX6hnUAmKdHZXF4KbJiDM894BvGO/N9ruXf7zHuNhhV3+oagg6AmR51",
+	"33BQhKil2VgfofYfDKEuVqfFI0AhQK2M1gPg0zVPLrNJqubjScdZWJtgajwHlabCfeALp7Fh1yIVuan2",
+	"DcNV4QPP7ed8t6i13cHPzNEhTba6MGSmb6FL694WFtGreq7WB7GjBwOx92snyyOWIZatG7uHgLRC6fJ6",
+	"JDsHqJHJAmimoTbgpsrswMNCZyhsXqE4W1fjDF1FWkNDd9cQ4PBW+NiMXddPeRZOiCn7z0HrD8dMfMCF",
+	"0Nn3C5Wl4vdaSCJ6JRQrTs/6McCHS054vzxqj5hFmFUeqYeAKpVefoDKhQ4xcm5OQ8hLg8ydVo2fWyLt",
+	"b9vgUukluITe0rd8v+kHdhTrWkFPt/bNe3l31n3JfgmkKiZmfUNr7+GwqnqSPCIWIVblsN07cH3+/P8C",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -306,7 +306,7 @@ func (d *Dispatcher) send(ctx context.Context, id uuid.UUID) (db.WebhookDelivery
 		return db.WebhookDelivery{}, err
 	}
 	res := d.client.Deliver(ctx, w.Url, []byte(w.Secret), delivery.Envelope{
-		Event: w.Event, OrgID: w.OrgID, At: w.EventAt, Data: w.EventData,
+		ID: w.EventID, Event: w.Event, OrgID: w.OrgID, At: w.EventAt, Data: w.EventData,
 	})
 	return d.record(ctx, w, res)
 }
