@@ -574,8 +574,12 @@ export interface paths {
          *     The response carries the signing secret, once; it is never listed. Deliveries start with
          *     the next event. An organization has at most 20 subscriptions (409 beyond).
          *
-         *     The URL must use `https` and must not point at a private, loopback or reserved address
-         *     (the addresses a host name resolves to are checked again at every delivery).
+         *     The URL must use `https` and must not point at a private, loopback or reserved address,
+         *     read as the resolver reads it: a host ending in a number is an IPv4 address in any form
+         *     `inet_aton` accepts (`2130706433`, `0x7f.1` are loopback; a public address must be written
+         *     as four decimal numbers), an IPv6 literal is judged by the IPv4 address it embeds, and a
+         *     name must resolve, to public addresses only (checked again at every delivery). A bad URL
+         *     answers 400 with `details` naming `url`.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
          */
@@ -621,7 +625,7 @@ export interface paths {
          * Change or pause a subscription
          * @description Changes the URL or the event filter, or pauses (`active: false`) and resumes deliveries.
          *     Events that occur while a subscription is paused are not delivered later. The secret
-         *     does not change.
+         *     does not change. A new URL obeys the rules of creation (400 naming `url`).
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
          */
