@@ -53,6 +53,13 @@ func TestNumericAndNonPublicHostsAreRefusedWhenSet(t *testing.T) {
 		t.Fatalf("subscriptions after refused requests: %d (%s), err %v", n, url, err)
 	}
 
+	// A lookup that cannot be made now is not a verdict on the URL: 503, retry later.
+	res := env.Call(http.MethodPost, hooksPath(orgID)).Token(owner.AccessToken).JSON(`{"url":"https://hooks.servfail.example/in","events":["*"]}`).Do()
+	res.ExpectError(http.StatusServiceUnavailable, "could not be looked up")
+	if res.Header.Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+
 	// Local development lifts the rule.
 	dev := apitest.New(t, allowPrivate)
 	devOwner, devOrg := dev.NewOwner("Bench")

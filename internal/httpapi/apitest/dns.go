@@ -21,6 +21,8 @@ func (testResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr
 	switch {
 	case name == "invalid" || strings.HasSuffix(name, ".invalid"):
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	case strings.HasSuffix(name, ".servfail.example"):
+		return nil, &net.DNSError{Err: "server misbehaving", Name: host, IsTemporary: true}
 	case strings.HasSuffix(name, ".private.example"):
 		return []netip.Addr{PublicTestAddr, netip.MustParseAddr("10.0.0.7")}, nil
 	}
