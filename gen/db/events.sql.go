@@ -58,21 +58,20 @@ func (q *Queries) InsertEvent(ctx context.Context, arg InsertEventParams) error 
 const listOrgEvents = `-- name: ListOrgEvents :many
 SELECT id, name, at, data FROM events
 WHERE org_id = $1
-  AND at >= $2::timestamptz
+  AND (at, id) > ($2::timestamptz, $3::uuid)
+  AND at >= $4::timestamptz
   AND name <> 'webhook.test'
-  AND ($3::text[] IS NULL OR name = ANY ($3::text[]))
-  AND ($4::timestamptz IS NULL
-       OR (at, id) > ($4::timestamptz, $5::uuid))
+  AND ($5::text[] IS NULL OR name = ANY ($5::text[]))
 ORDER BY at, id
 LIMIT $6
 `
 
 type ListOrgEventsParams struct {
 	OrgID   uuid.UUID
+	AfterAt time.Time
+	AfterID uuid.UUID
 	Since   time.Time
 	Types   []string
-	AfterAt *time.Time
-	AfterID *uuid.UUID
 	MaxRows int32
 }
 
@@ -83,15 +82,18 @@ type ListOrgEventsRow struct {
 	Data []byte
 }
 
-// The event feed: the organization's events since @since, oldest first, after a position.
-// webhook.test events are sent to one subscription on request and are not organization events.
+// The event feed: the organization's events since @since, oldest first, after the position
+// (@after_at, @after_id), which is always given (the start of the window and the nil id for a
+// first page) so that it is a range bound on events_org_feed_idx in every plan, generic ones
+// included. webhook.test events are sent to one subscription on request and are not
+// organization events.
 func (q *Queries) ListOrgEvents(ctx context.Context, arg ListOrgEventsParams) ([]ListOrgEventsRow, error) {
 	rows, err := q.db.Query(ctx, listOrgEvents,
 		arg.OrgID,
-		arg.Since,
-		arg.Types,
 		arg.AfterAt,
 		arg.AfterID,
+		arg.Since,
+		arg.Types,
 		arg.MaxRows,
 	)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
@@ -26,7 +28,8 @@ func (h *Handlers) ListEvents(ctx context.Context, req api.ListEventsRequestObje
 	p := req.Params
 	limit := paging.Limit(p.Limit)
 	since := h.clock.Now().Add(-Retention)
-	params := db.ListOrgEventsParams{OrgID: req.OrgId, Since: since, MaxRows: int32(limit + 1)}
+	// Without after, the position is the start of the window: every event kept is after it.
+	params := db.ListOrgEventsParams{OrgID: req.OrgId, Since: since, AfterAt: since, AfterID: uuid.Nil, MaxRows: int32(limit + 1)}
 	if p.Types != nil {
 		for _, t := range *p.Types {
 			params.Types = append(params.Types, string(t))
@@ -41,7 +44,7 @@ func (h *Handlers) ListEvents(ctx context.Context, req api.ListEventsRequestObje
 		if err != nil {
 			return nil, err
 		}
-		params.AfterAt, params.AfterID = &at, p.After
+		params.AfterAt, params.AfterID = at, *p.After
 	}
 	rows, err := q.ListOrgEvents(ctx, params)
 	if err != nil {
