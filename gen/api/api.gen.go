@@ -641,6 +641,7 @@ const (
 	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired        ErrorCode = "plan_required"
 	ErrorCodeRateLimited         ErrorCode = "rate_limited"
+	ErrorCodeServiceBusy         ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
 	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
 	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
@@ -671,6 +672,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePlanRequired:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true
@@ -1072,6 +1075,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -3161,6 +3197,39 @@ type ScanSiteContext struct {
 	Timezone string `json:"timezone"`
 }
 
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
@@ -3956,6 +4025,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
@@ -3964,6 +4036,15 @@ type Unauthorized = Error
 
 // Unprocessable The body of every error response.
 type Unprocessable = Error
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -4959,6 +5040,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -5203,6 +5287,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -6680,6 +6789,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -6761,6 +6871,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -6887,6 +7006,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7051,6 +7187,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -7192,6 +7345,83 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12472,6 +12702,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -12933,6 +13166,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14909,699 +15167,716 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2NUiO3ti/+KiqfUzVwqu2xDcwAU/+6lwEmMOErwGR2EgYsd8u2QltyJDUeJ8yp8w73He6D7Sf5l5ak",
-	"bnW7224DSc69d++qPcF2f0hLS0vr87f+aIR8POGMMCUbu380yFc8nsQE/t6LiVD6jwccJ0T/QaPGbqPd",
-	"2ekONvBms91ut5tv9T/b+p92+j/SaQSNe8r01ZIwycUdHwxiykgjaIyJlHhIGruNK/gJDbEiUzxDN43P",
-	"OL5vUoYmgveJvGmgEZaIcYX6hDA0IlhEaCD4GEnKQoI6m7vtbiNo8AlhJNpTjd1Gt91902xvNNvd6257",
-	"t9Pdbbd/bgQNQSSPH8w1LInj7Jv3M/eNJA9EUDVr7DamWDDKho2gIakix/UmjbG+XmGVyMYujEl/Tvq/",
-	"klCtQLtQ007NJppAEXmgIWl8+/YtMIshvdX45V/L8Xctx5dvQWOfMJnAeshkPMZCD/ScETTBihKmEGVo",
-	"xBOpSZwtGI7GVKl54nQ2d7tbljg4jokYEiYbu780JgSzRMnGF/c91VtTP6niqhArMuQwmgHnUSNohDzS",
-	"g3/7pruz1W23t/Wa48nE0LrxwEPcT2I9fr0KOFSUm4fuMTwZzWL8lcpG0DiiDwRe4K0L/El8MpsH629m",
-	"UpGxZqr9a01A8lXP+ALG2fgW5MefH3YkkqE37PabznZxaJdYjgpjGfOICKxyo2Fc3eHJJKYh7sfEH9Xl",
-	"P87OL0/9gTEa0jimrPHtS9DoE80ce42gEWFFzgfvqVCjxm6js7PdbrY3mx3N5hEl6lxERJgF0ePN/mrs",
-	"Nvb3j87tZTDokDNJpSJM3YVY9PloFsGAv1SvxwK6Hl4c7x8cH3rE3U+fj/a956POdruN7kMcA93t4Lrf",
-	"ne35g4v59E7yiCbjFxtPFw0FHiP7VE3WpaQICuOou0ffNoIGZVKJJOORM45CzkLClH50hOSUELNFuF60",
-	"0j24oWWU3oOTGIdEwOqeJeM+EZlUEloGXBBBeQTved8IGieNoHEADMkTEWr64kgZegmVCTknRihRT6MH",
-	"YSFPmCLieAXBP4jxEN5ituud2XmzFejb7wB9j0Cc7SqRkKAxFkxviHa7u7G59UYvAMNj0BEGeExjzToH",
-	"54eNoDGkD0Rf+nHvTH8c0yiKNRV++HR8dtb4FjQE55qBNmFTSfK1sdv48ARRnzCqF3Tzs/57ovftghU2",
-	"ElwQfVVehO8hRqZIJn0ZCjrR3ISmVI0QVRJJEgqiAiRHfMqQZq5MuP/R0PLpIaVPaB5eHEJ7Z7fdtoKe",
-	"PBil65cG1md7y94Ccx8yPhi0IhLSiER6qQaYxokg+3r9G7vtYKWzP8ZSHZCYPhAxy9hRf3tld7Tjbj1B",
-	"feKOJAnv/vHbxsPO9e+Xm+xksh1+jjqDI/lm+BFvzA5JO/menqut+7c/jLtff+xroou4sdsYKTWRu69f",
-	"jzi/l62R5mbxQMm0eU9VOCJMtqyG+VryRDa+ZetwzB6owpriZStC01+z9VD8Hk71dAlqED0UJCJMURwD",
-	"5QUQl4wx1YOXePw/FwxZr9nXCRVE5t+wk3vDKooFzMpK2vSWrf6bsPk22ibNnUG70zQbbHsH90PNG4LD",
-	"9hljhodEpBsFZlNrq3wJGoZwu/r1dzvhD93+P96Ov59syuvOw8/b7HJj+tMbctT+9WQLf4i6w0/0/Le3",
-	"/7iHtTowHHllGLSwUAzhyUTwBxIhQTQF/bWxvDy3J7d2Nx3l7CV1qUHsLZJydsaVpsoFV1hKmoxRFw21",
-	"/B9QMSaRYRlGJiPBYz6ctfzjGxineHhfHp7tnfgHpCAMx3mBbD5M3CufeHCenO/Dm+ypeanfg7rDMTrD",
-	"8J/v80dFvXE84+BccEBu7G45JbXkgGycXx40d3Y6nUbJMemfjfB4/3QsyOh0J+XOS2/FjleZXb1ro51G",
-	"6Zlm2Mosin6/4aRoJicjPKQY6VVLBHmHJjHBkjiWQ+lqoJiOqdIMZw2D4xXO3CebO24fGpOnwubY2u04",
-	"SqcX1ZdERhrAmUKJLIrsyPxCIgSnXIAw0icYiRBnJND/oN8SksAIPfNIKTKeKN8wjBIBUv80PaSIEDzV",
-	"x+DpWnIXTkz7S11ib9TnlIG+1ox9jqLt3U1n4uql0KyTzlJ6Jy0YQP5ci0/p7LbbrY0OCEWPANvtdicl",
-	"QEPRMeGJQnigiEDbspGRo6hQrESM7grE6C4kRqdADMMCHjHaSymhObTV7s5R4m0FIzxr5p0VZt5ZOPN2",
-	"YebpfvAm321vgh56AG6FEypVcRdNcRz3ORYRwixCGI0JSxB8kds2IZbpfgEBNNQP4kKLG6tQNWLMIhni",
-	"CZjBIz517iSjrepvjjCL+GCQfWfuhVNnKGisTx2JE2OxqhEZw7ywuNeyuYbmVVcSb2XOqnT+d30+snrs",
-	"FSFsjuKd3Q3Ha8YMaRxxhWLKSEZDEMFUL4GdoPlUNuRNt3qr2iDldkdGBbDAS1crwrMLLNIf8os34UIJ",
-	"TFW6dqnvJFu+C0FDkn7j1iemw5FaskDdFRfoTbZAmiHvHHX91TGzsGtxwvv9WZ553UoMcCxzS2ENkZcj",
-	"vJkdbLTDB+flzjbZ9ZSbI0oGiMcRkQoNqJCqcC5Vs3WEFQbzT2+oumNe5JB9Acfnt2p5WGeRSbvd1ovM",
-	"xbDmO9sd49Sbl4Sd7u5Gu7XlU8rp7Hk9ZVXtLtpYWaeKupltXfeWznOIP6+V1CX/9srk1wx+zIZEqr1o",
-	"TNW8aRaNqZSp/Zx6k+3RAsotaOZoTZLhWO8IJMkEG+9Zf6atcM2hct236rLowenV0ePtf97c3CTtdvfN",
-	"4+HF8f7j0d7l+/PLH48PP992Wt3W9ma71elsbmy1W51WZ6PVuT2+On+8Ov90Zf7RnNPeaHfb2xvtTrfZ",
-	"ftNuPz7uHVzf7rU7t3sH13d77c7j6dV3MOPHi8dua6vVeXx83Dt5PDt8fPx0drx/fnCIPl1/aG7fsMMf",
-	"zx71Df5T9QMfP16dHl8f3Zp/P54fnXmXdLfa7Rt2cXzw2Hl8TC2B29vbo9N9M7PSibQ65sfjq/Pb08v/",
-	"7HQ3mptbTa0r397eXl3t3V5dPT4enB/eftw7O7wF19ft7e3tyeNjZ2e73d7sdB8/PD4+drob6HTv+Axd",
-	"Xd/eXh3uXV+fHN5+3rvd2e60N28/Xe09Pq5122/Wt7a2mu0OTOb08fFHTQ4Y6A27+LHz2Hk8ftz8fLvZ",
-	"6d7u6XHf3t7qh95uPh6ad2ze7l1fH54d3O6dHO/r704PDx71T6U/H595b3is+l+RhHsneiAf9m4/cB4h",
-	"c2LNbo9O3rY73bePaTDi1oQEbq/2rx+vfry9AhelvWz70QtB/CcEIMxzu48He7cHIhnOP7f9pqOf6bz5",
-	"t8bR/3h6/niJ5eiGnR9cPR48vv/Pk/88eNzfPzq/Xeo1v3We7f/sfne2d5vzaqe/PZZ7m2/Y6tIj3caX",
-	"RCbxnErYxyocIT5AA54IZLef9LfkRPCQSKlP100IrCWxMr6NiCjwcxlfpRHANiAFARemBI9hqG6TNZ7o",
-	"c563pEG0pB5Xp4CtaBF/Cxo8USEHrQIiOzBy6yewkgJOomyqJdPqpiPc2trS0wSfhSBYAk0iKsMRFkOC",
-	"BlyghN0zPmXo9PIMZZfnRiLvqfXq5EaysXwkuffa3xGNkPsZTbFEOBYERzOULWzu7VECES4IFyykRPqi",
-	"06ujZhfphY0oGyI9WRwqIiTCgiA4Jtgw/xJBfiWh8ueoT5xvQeMUHFr74DXLc2rMQ+c0CXlEkHF9wXEj",
-	"SNOuHlIcqZEgadw0x8rFIKHxzZ2eH9QMrRnP2AAr8KBrta7MemjvZJFpq5SBy2mBvbGZ2RtmWiXOlVRD",
-	"9JyCNX28PAwTIQgDhb6zme4UuTcYmGXY3QDGMUS85vC5vpPxlEd0oKmfoxYsJzHOvPxSahHWlCHX66dJ",
-	"QxXFRcd7tVcdM7zEq/4rp2yx8WgtiT2G0Xd8TH5/IUd4IotybZnLyxBIrkihX/6fIdEXoBFL3mtD78p4",
-	"P/KkyuxAhBXqtHc3t6ysUHRMAtQnakoIQ31B8P0ASwUiI05YOMrLBuPAMNkDmUkdGYdLRiSIEkDihpHB",
-	"f5HB/Vxrusp2/hY0RqmnRk9e/5ab0B8NAo+DcGf2JEdBcLvrn7UEg5GyC8GHgkiZ2uNUkTE8/huYIfqZ",
-	"fYFZZHSH0Fg3//Zha+ew/V6bYYLa5f23zofuzsZb/VjniEnZGn1v2Vr/OhE8SqwWAtEBIh6IuKZjUhCk",
-	"b3Y3tzx3zAqpO+AZsKM4xZS592s5SMfkd85gv4yJoCF+vT+iIR5yk2x1avSqa2GPzry/wGldWg1TI4IU",
-	"XJbb7OVKxypeVcoi8rWx2ylTVcpUD4GnS62wclurk5lZG8686jrz6kZYYyh9vzGGbk8vHx8vzw9vL4/3",
-	"j/YuD26EMz22Dm+3Ou3b96uqVPrykNCH8rh9J00d+y0h0uiMm4NO2MU7pN1/G22EW3ibvBl0om74BM9d",
-	"ieK2go68is/Yrmu7VEkuUW6fEDZ6OivUN7tTvigYycAXztL1zduMQZxt+t9oxa3/5IxMD9KjotQRHyBB",
-	"hlrVFFaVZVyhGVHIOjR9nej/Ra98zu+70Af/53t+rcv9W9A4N0dYzh/GxRAz+rtJKeEMEkouBEdKUBz7",
-	"67jywfdyVAfhsuAchTg8pMsMCFaJICabaELv7slM/zwlfUjE0aIrpoyGMDWwxe9iKk0+HESopfHMPhid",
-	"prv1TR+SENafCK63iybLIYv81JfNZruTmxZcpG1HYFY4SS/sclcFtsz6v8vyeRCVaYJVPEMjk2HqpZGk",
-	"qty/9td/0xiXXaRrm2UkeSLvIvJw99P9xsPZ9m+LM8r+8dvP07f9RsY75RLZTMxjJOPVdroZ0tyBFEdU",
-	"zctk89+yIKLL/7R28jXuxwR1uponMTL5k8gkW1sH+qyF9mOCmVHOjTN9GPMHIkHT0XfM0CTGirRA7VRg",
-	"kDl7AoERkx1Gzpv+7V9x3P/mPA7cCYrZPGOa/H+nNQJLKIGZHBBRUBH+Ty0HeKEygDTT/v3zMu0vD7/L",
-	"p+oN9QxeLJH90jwPHczlbXtvqptxt10/427juvN2d2tnQcadHmdza+vNm2ek3G1cd7YrUu4qpvqkiEB6",
-	"k6xdCOPxhjMfPUVxlfznMX8gY5tsXW7Y4aXj2Ks2/3IZ7Fkees6IzEsAXFyCN9kSZNOee12ns5m9bst/",
-	"3dYhLJcVPvsxlpq7j6uvDhoPVFKVslIW4oMH/VVFA2PBrhyTTmi0cTcWzy8l2HqZUgKgUulR4O9MOAoI",
-	"iygblmdF21xoNMVUUTYEvQCXu9G9HGnrzMwyorMvsnxn+92/Mpn/lcn8f2sm88RsrT85kfkqxOyKlsQq",
-	"TOQEyRAzMAGoIkjhIcIKbSDcGre80EWxGMhwoXcGDImCl2gFuE9izWgTwsCFLM33Y6JGXJPpO1BAJhiU",
-	"oddcDOXrOu6C1/o5dS6FPCVvaBGJiSLXeOgN7pIoKghSIyr1nP3hHRyeHF4fPmmECte6MjLnkD4CQZz8",
-	"8STvPyzOQUlECH6w0Yb2xm67/bRQgU+skNAHLd8jHt6vmr0VNBQemiB6Y/PoHzsXP3dBAdU6j3qZkMcT",
-	"/aNA9W/gSfqUK/DCk0lLW/ZZPVeI2et08LCriJQl5VwDQeQISftjbtOERErnNiCzj6P+dyE9px8//Hx4",
-	"ef3D1bE8HqvJz/vHb45/je5Pvztt//Trx/j88+HXn389+/XsekhP9j+2yT/29D3f/9j5gQ5+aJHZx5gc",
-	"7dHzXw83zq9/6Jz9+sPW6cGePB7Ho2j/+M3pdbh1dvCpe3awNz3dn1L8j7Pfj3/lNOzudMLZsTxmZ52f",
-	"qH7l3tfz64/j0+5h++T6R3o2PlVn3R82f75qb/38697Xk+vj3+E5vw+3fvr88def9z/utMJuzPrjD+3o",
-	"Hx/jrHrsmDV2d9ptbWABLdyMhYKSu/a4e/Y2/Ch+mm73rzv3F5vyJNoZHOE3ySHfGv5Mu+yHr29/nDZM",
-	"bBbifbXDyDSqn4UwNqHuEZ3Ikgj2l5VZnIvh2SJfpo1W8ykrxKq/aEkwF94G96JVucrq8M3BMVeJ9su/",
-	"1Kx/qVn/UrP+ejXrC2zXeR0LdCqgklaEIjLASaxQhGdogkU+H6yGd9JmQZi9afMg2rk8iDSvxMuFaL8x",
-	"uRArpk64y7vtnAYRUcYyhtXXv9GP+1Z/nz01dcFQuKTEAfTCYj7SU2hZizB/+kSDhePfqh4/TK8WL6ww",
-	"h372wCvVQu8FHdLolUTXAs/QianqWDQb2Bke4sDcDvF/K0EcsKHU/9aQA6UVjl2oC/FxCLrtzWcgCfhE",
-	"LFEJRgTHajTL0dPUouqpGvHnFf38n4Pn8OcTN1iBHltz9PiP+Rlv1J9xt+6MTcGsP+N2cb5ETNzMWiEf",
-	"v3YBcjtNvRO1EVzYgNri5wxhNLWIWCHnMREIKzizxlpw3aeCKzuujGr4/dsfTrv/+PF940XDa289S/1z",
-	"fljdp5h7YGrqOyxWDXy+NgoV+S2hkzFhqlHbEEwn/c2QtDRj1rhSWIQwQ+k7rK/BT6Yr2sVVZNzO9M1V",
-	"0i8rbfinE3G1O649W/sJpnbwL1YzrAbbl0i1ZyrK57YxkcohE8xg59r8M4FwGJKJKkRnF9WlpzqGV5Te",
-	"6XQrqtKtmGnpEaxalL65QoLh5sKi9K1aReltvWM/sXFa2FFykmZVHdiFNUrs7JrlG39FbYZZjszatknf",
-	"teosUiMpYU+trNCM+UnOF1Ykkgg0HXHEp0yCJpJLS9Oi0bigzY8gM/kAYcbVCCyMlFn/r3cBBRUlFCuM",
-	"oJsbQU5VP+JyQhWO0VmiBLWK9vPLJyocV4EWoyabpbREoo/D+yYfNAFActUcp/nCiIp8p7e7G6nj5G/P",
-	"d6pbtvGXZkO9QKpTdRrTXCHH31xo8TZLf/urCi308LDAY6JsSdV+IiQXJhTumcON8wn+LSEohJ8N5qw+",
-	"vnsnlN33tF0XEeGqMSb6JOKJRBM8BC50os+EFCIIHxxPT3/9SZ0enKrTg4+fTg/u35we7L05PXiPj1kb",
-	"fJwGuwecsXZq5u2aPOGIjAHKYIy/nhA2VCM4OLOgiRJQQekwJ45ggPPTuh4RAz6B9CsChCWiJh7Y59Hs",
-	"lUQ9+LWXn8UcpIN+lKFBNtivTetSbRodxOTR+2lz2SzmR30clQ9WEOOUfSURjfKjqqGdDNxgIWqYDpVG",
-	"C0c34GIM+TJJQr36U2+0J9QCHuQHfKFlpKS/55lgq12+uuB2zS2udUWaW8b4Kx0nY/1Bf6LMfOqk46FM",
-	"EX1KmPKhiOLvyayciHSMh5qC92SG1lJeTiYxx1GAIDtEy2u9/GP7oN76qsQmnXJi35PZM6l9bg7cspn5",
-	"yguwiD8/ScQriTyNYuU5tSvmZFSA583qKsTs2sVgy+am8PCVRBOh1zkC3beFTohKy6YFwVrrk6RJmSRM",
-	"UkUfSDwL4Ig8D9Ax/HGi93g7QB341GndsD02Q2YcSI2wkQQSMQ628dp0hJU+VCE/Xs9iXZ/NkDGAxwRt",
-	"tjdtPpGhq3mb+/mGbbY7mWtdG0tIkAEBjRe+B/gwF4ptAVxBtiCeMVlCdBewXkR2Tzy+2YRd4z52SteA",
-	"DhmUMVTJyxM+JULTGI3IV3R0urffvDra6269cbJf4Cmy9UIgQgO9yRz+I9DAc/29coiurRv2IxF0MENU",
-	"Ia6prS8lX3GoUH+miHR2YhSgPhlwrRRhISkbBijk4wmG1QOjmEmFmYJ0kCI5NwZvwg5p93fwVrQZviXb",
-	"gy7u9NvhTrRN3g7e4K3+ZrgRdUln0MY7/e3wbfSGbA028Ua/G3aiNlku6aWj38JFmWi7FgJXt7+0mzu4",
-	"Ofjyx5vNb/9evi2sbV+2I7SW8KSDAPSFEpayjoTnbeRPtl65bMRmk7ySxu6qHPhim6hk4LZG+jkD/wZQ",
-	"HRPOpLG33+Po0jCyg46wueYW0FzP6vWv0gQL0jmkjqAHHNMILrpLQfcMEoQx5AaUxFq5M2aj3wVgnOi9",
-	"QxBG8AwEVyAcRVAgrA0ahz9ox4eyd1mMx11z0y5a/CxnWRuZu9luf/MJ9u+CDLSe+zrrT/Ha/Cpf/5i+",
-	"8RDGAuQr01bMAKlEYxzrFSCRPl/1KKU37BY642qk9/AUSzQVVCnCWlp53udsENPwaWsQupszku0xhENI",
-	"hHYiiUpHFYvyQb5CXVaRODu1iVOLJG5sMhONxhWiEHiHYPYOmNBqVysTYBJjdpduiYwKeiADwPyIsZbC",
-	"xs4zgW+01oUjThAcjuAuW9qW9l+4SzW1HIG6acGafnSjNrkuYlzNRReYgmyf8iSO0JCjPplxe8LmBx/i",
-	"iVZ2CEHdAE0ER92tABGmiJgIKglKGAybROtA2g9c9GkUEfYkwg7Su32iaqMdDD3ECImMloCjMWVI8Fgr",
-	"Z2hEhyMXmPZIt/EyvJWpdq+keeUaFyhz2hjVhXMU8yloLXqAfEKMAxXIcsb3M1rk33DAGXmn9SJ9rtuL",
-	"1QeeGFt5ZRIyru4GcHdGwnPf98a4Qu6CPLk2X2orGlsKRZyYtiqw9fU69UnM2VATy7n6cqo1zP4Cz7TB",
-	"cM35CRZD8rQNap5xpzi/i+Ep89Jdk9usmr0gR4zOxsvKJXgb+RqmDKztN5cSY2Y9JkxdpufsC4qln3gi",
-	"YFdnK0JZGCcRQV4dbSaOvC8LouhlhE+JRVU+Ok0nOyxrP8J1Rp5mshQIqO2cTwwnasQF/f2JFEzgAXpX",
-	"hw5m1x1w2fd6E3lU1taHceA9MS82C/MU6d2pTW89+0p6n3Grpjh7CF1bTwwKsRCUyDIzaq2nv2jZcfYC",
-	"ZD7DNHvrSHJ90w3DkwnSN0pijw9QQdVI8GQ4Qlpzb1JmwbFkMibpq94hs4ipzTcdESsRgAng6dpWNIqD",
-	"tjq+BY1rzk8xm9lNLJ+0ygIre9jmT2/O0Rizmduz8h0SRImZNoB22m1tU3EWze2K7gtoMHsIsPkMY3OR",
-	"ki3m4T0ykBmyhS5hNAYVW1ONQb6hNhHt0PRIe3BVc09fBf41Y1YBpbyf5s+hK/uMhCka2yCikV1jPNPK",
-	"riYGJWBbeJbwIoeRCbj9HXvyiduocoFODXZcgCgzW4kLZJKeI08RkCCJPjELaAfNmZ42Zf8J2YTPONjn",
-	"BKIZRydvXcBkN3Wt2k5myCKdIsj9AkVPa8OnV0dz3Nt9mXMOXk4lmpI4blqLpJ8oNOJxBEJ9lDqCtLTo",
-	"kwz1rwXmrX0LtOeDmHXWNsWzF3EUQRALxxdCa1gK6oQd5Ib31R+uF4hH3xXbggRzXvBlfp7MSv7Fvv5L",
-	"ehk3Ddpcw7uS/cfHxFAJq7QiBxxnoDNgbbsZo+6cERNw0gTnE8LQhAht+RjagLC1DeHQGr5hRjqgLCiM",
-	"piMaEyt/4QHp0QufrG62DiJajvhUIp6V87ySLifohqVRH2mfqe8P0IAKIlEv59DvaQHPwBM1IUwaj14Y",
-	"c0mk+0Vmk7hhYUywkGitl7XQ6yGWxPE68hyDyP4qEVXGMZXnAhrVcFK4IFdxST5r8puuf8bogPmgax7h",
-	"GerlAa57aA078AaZbzgoaaz3orYMOu0bNqYsUUS+S9cIW1trHUjSYy5SeyeovLfPzffeQ9yiiJxdnGtq",
-	"AK1uWEx/S2hkIpZvu/pSkXuNfcz6OxRjfYjoWUskk3CEsEQ9RcZgtCSC3JGvYSK0stALblgv5uoOxB1l",
-	"Q60JhJrAAyvI7mI8kaRnBq+wvL8bU72ve0grFw9ZDjQV2prEfRpTvTxFP+IcYPjcKqXOHH9Tv1R3x7m3",
-	"Ze0ePQaKsCJNWxQ3d4ff/rHiHs3A5lyw8HpVz3g/W+Tqg9wKdymi6h3sDG8Paq6AXQUekFQ0AKMY2Guq",
-	"JIkH+jQv7o6lY8wwEhafGCDprtzF37KMqho70iWn1HmDufRbrg1myU5OtzCkAfR5ot6hHo16+mNEUs03",
-	"SrVXowQZkIS9i2O9E61XRO+wogAIsh1mfi9sZAgLPUk6mS98prcZBEsPodnEZsbMH0SFS2mUZbxZeegt",
-	"dLb3MiKna+RtldweyDFz5UlosZMPUhB9f90KR8guwizzrODYLqd5/Tx509YFL3sCBCYlxCxGpdgs4Y9a",
-	"cjSYY5wgL1bzzv3StzeWbNr8JD/4s6FswPUbbYsGGKUeTIjjwpuzJg7z71oSXfG2IqCLCyatBNOU9X0D",
-	"zSmN7KXyCbKqwOSOIRZw+jI+PXxwqnwcnw8g5rBIQH02vhSX4g05rXkmdd0jloo5f6NkvRj+aBCm7a9i",
-	"cv6XZbRw6RPw/vlZfynT8tMcU1D3+aCo4rVSal153OYGqFmrEXh84xgLwFfq8JUv7r0H2ybITtrkH2d/",
-	"LHmWyd2a59I9NOA8Qi7L08Vgr3giUVbMaIyuT1fow8EeGuNfuUCMMoLWemMaw6YlQ9g+AypHoEWFIpEK",
-	"hwSzOzkicWx+QD0lCLljiZL6g8U4gi04IliBIOEzI08kHpPeemAPJqnc0A4/vf70/Q0b8EQoohVwrYtN",
-	"tewaufw/m+aGAB0PhXw8BgUyxEIvp/P+c0laqKe1w69wLGq1CQM5bpg250yhh3Ha2PS4RELzMwcYO7Nq",
-	"nV0aTQv9cajXU08Yln2eDgCyZ8mg5bhFegoaQAS9QTmUjwIJGkFjGCcK1nWsnwXgWSGJTeJLnEwo/MTj",
-	"OJEheGySeDKypWIhFwz+E3KWmGNM4GmfCLhZ8TFWmk1DqgQcbvd0ShtBo48ZZlj/MOIhjw0M+4SLe4C2",
-	"IQP4hYamcyeOJyN8N4QC1SGJsTIDkkAFzqO7aGbgEhT5mmfXbOYVHFsiwLVBuHfSSa1+LLUJYvClsbQA",
-	"9WXHY5rG/IdDRl4mh+yeSZWSBhYCg26XIXJlG9NCc9nO14Q9UMGZHiIQZkxlCKg0gJpbIrFcavXcBj3p",
-	"NDcQBa/LgBKRTnjNuqrIeKJmhTQcHxhs3rJIE6gXE+DUXfcthyLmqWZzgGIpYSvUuoyCskRmphhkXh/w",
-	"MY2jJXSrpz2fYhWOPO3Z5n7nrCuDbzY3dItdkV1osc+WnTopl9i1tY9KX57TOTMKe7pmxrWlR/WE2vy0",
-	"Aq/bIq853QfHklifqiBauptAVProPucxwayAIVjXIqyp4MdYqk/SPbqQG4Sl0jZ6SKQcJLGWt4HpLkGQ",
-	"cSVY1YkOEIOUqkSa3f40A9RhVGVLezihIaJMETHAIUGEDeGcmwgerZfNZiLIgH7NPwOwMk1T5aU8QlOY",
-	"+PRZORIFbjX9JSllhiSi6pApUcEQnFWk+zkL4zhyJ+xUUEUCRFrDllaI9VuvqCIFlTj7oYwuOFQmB7iO",
-	"Ebh0nZzB4iQFYGYEDiQ3yzJPt9aXBYs9TwOb1qgvQDakrU3gezJ7JfUX5un2iiD17UlF49iFbFbWz60y",
-	"XmqvGnC5F954dJJn0257o9VudTobrbf1nDUphPcfy6/O6sNKs2dTXksD6DZjJ0g9OYKAx5aR55tC1ML1",
-	"ObYM3I7wxgn08WdZtirvXVp/cX+F1j5ZdAIdka/7PObCiA1bA1D3lsKM3P2Be3flaD9NIlucskI84a+Z",
-	"0NyA922lS55hbDYJmiRyZJoNQRlVKED7NzDTJpBnPX6pg5CwNBpDJeRjl23T/NRDPCkXlj1I+e6BL9py",
-	"KWAZ5qXiNWd0OFImzK8qTDtXyVN3g9ug2rV1jVWPy9hpLjcdEs+Rflp+jPD760n52MaVae/+i56Uyb5U",
-	"QsG7oVp08SSnIB0M0ohxURIVjqypBlcGxhGfAZKbwMLIGG9Uq9DigYiC2vz6ofMaIjyvYSSvLd1f15xf",
-	"icgM6aTUOdQzPz2NmGEtYjq1tfBi69sse/OLV47NDcmUki0eU/XeqqpAm3ceLxJBWsjATqpwINvN+aVC",
-	"PtUN0BZUb0riSKL+DLbjLsqmbCKePb1aPVsrOkMj/EBQD8jVe4cc89tL03oSd/kNM9db0aXvcOxlb3GM",
-	"2GuhPQRpw14FKgwJYSanREi02W6XxRY9sbhY2K0UR14kbr4nMzNIs6OdwlBIpoL7/xxp5O/eP297/nnb",
-	"z1uJrRorkW7OBRvOe2SnziOfvR2rdmHFUeh21S7CUFAIGQYsAsCulttHEFgxlVokssy1JglBvYvzq2tk",
-	"YDD/gNyvb+Yg6K0HN8yEEbVR0Er3l36P+ROF0FimP3OfafTO/imLsWEUJjFlWMxuWBojngVI8iwfSSsu",
-	"2ZM0R0AaK1rbbG+uF7yOabAKptJwjJt3tWVXza3SPlZE/33MHjgNyQWmVQGq0F7ZoubSuwmmEKhC7hdk",
-	"f4Ek/DEW9wS6g5Q45FL4hDL7IH2cKayEY90+uE/juDQ6Mm/vmDtqxsQUVzjed73FS0wW+364LoBCIX1x",
-	"TvRsQt/c0mrCuWiEMTnSIeYGUM71c6v0t4RnqrilLEpTyi9/VbSmnFlbPi1/SLgiexY1ZBnP/6YvvnMY",
-	"I4brY9Mlwn7n7wO4WqsyNByhPgmxzQYFOHgcqudvCHiDkQwCrdksUpfkbK5br7VP4EEvtEtSUrzoNnEj",
-	"rL1Jcgv7t26TeRZbuFHyTPaXb5UCj5vNQphM5IfYIGrlH9dEPYencud81b3A+zKiRJmtkuLMSIelD2cu",
-	"ZFHbq5sAyIoIiyacMiX1QddEvXz3AniaF7OcmWPVedLd5T1zL5vw3m7qBOjP0JgnamR/4zC8O0Am7e1m",
-	"CWdZUW3WUN/cMhbsLmGayFoA6LGfXp65xG7Av0EXxwe5eE2AGGcE9QnkhOo70ell/gSfIyEEPDwKukhB",
-	"1sIhaLAJB6hSbw4GzNQNMH/+F583rwWMMBuSCyzllIvoaWmotvrMPSSvTFrYtaYBnWpOMFNi1twpapXd",
-	"zaVqJSNT/xWLtuGZd+lceKYw2vyDS8VLjOnYlpPt84g8kUqV5emwSYxDywY9oPSrhfaxJAGSExwSo/VH",
-	"WI6IqVmnQ8YFidBa7+39b83x5gSC2b233/9wunlRxBww3xbNtNWyfWH8peThEfm+NLWolwoHOK1MTDMN",
-	"bgWoB3ICfjs/uGpuwMYLkEwmk5iMXXh3khVsgKRoeXvI2zrA4Tnmr+R5WMPBvEN3yRKBbqvCkaa6EnQ8",
-	"JlGAkglkJmNJ1t+ZBAHyVWV5iZKwiAgTumXcYA/klubs/OL88vtF6VoLzxtH+1LT8oyjCRf3qIkEienQ",
-	"IKuk1GzUDFX4QczS9YeIkIlKPm1rrByPW8kgLcwKXlY9D1M4+9Qt7qCOFq2ZecM+XHvMJomqu9jmRrfc",
-	"80Qr7be2ou1elda2lwKYFb0xaE0fnBb7JoQN+Uoa0OJ0G1DhVZhCl8is5/r6OwT+qCmVBhSjd6XflNZw",
-	"9p4EUbAcbGCOJ7JEOUODah55bt1GDgytZl7KfnrPXF4FdD36LSHH5jnQvzPtT7+k4AUu+ubw0hZffMlj",
-	"kjJsiqc2F8yHCi8o3iJTf9nN2SZNeqR8ZzJYoNChD+JxTKBRSxybC/Syp5RZHkPAX+30fTCnavoUFWqL",
-	"pQBkqF74czF8KQlXDqL3nHKcJYLNtlt42vhzcPw1lsNg6RdBttplmRQZUv4fK+7a7NZ8v4BFNFBPFO0Z",
-	"HvlccbuBmoKK7xSTHAES+T//638BgH2AAGwdAcS6/nJzd6NtFDqAm0cAMv/P//pfAEafY/yF54EZU579",
-	"O935rKt57itAva3ovc+Q4RYP8NpdVyFv0+dUr9g1fuKOs6C3c8BiFgTKZXPi4bu0qtKUNKQotrbcRyou",
-	"8JDcxTZxqnAelYDqvtCR+xnCnZjlhgRFGcURAd4UlWjCpSLRO1u6QRWBX6RXhWzyHmxhTBp36hPETU+I",
-	"Wp6jxUke5lcAFyqSFoYUmIxb5zFKwSTSmJRcYRDXNUIN13h4nV08F2/IfqrmQuscehonOiz1IrEOU/RA",
-	"kB0Wpyowdbc4VPEM9X65afzHTeNLzwv0wONyPFgLtL6WRLHzhJEB1GpetBhedp9qaSGJiGu+9JOI5xZH",
-	"352C0VcvT1SVEvnnpTPeVyEEDpI4RvdkFvid0KlNP3AwUe+sbSgeiED3hEwkwmiE5SgvW7yMwh/7O8t7",
-	"bzcWpL9VHtFzZfpkTMFmVa6g7J7M/M7uIQksMkXUdLMDVd7k5A85gSp9i+zZ+9rEE9q8J7Nea3Em5Twt",
-	"TSaecbCFIyxwqIiQjrKU2Ux/yRGGQdqya0FCPmTUpog+P0HT5BoCvbxszcV5mZYxM0uhvifau2feCZ2W",
-	"fJeGqux92gq8TyHygmJP/mruQ1eERfq4UBb6Ap5JIKLBrcy2sFM2apq9VL42v/eKRa+rlqQ/rej8S0Z0",
-	"K1CKbVmqsqVfJAs6E/JPFrRFrS3fdMPDoSiJoayUhu0343hqDa/fqeMPD2F1ZyfIDbTiQd7ADZNWFdIN",
-	"GWXDMkYuitQWOoTjMQ1zWNyXG9YrQVm0bvy4DiglxEtyWJRU3jBDilfSokyuQRRuxGNiEUGhuEmS8K6H",
-	"jMhwkD/RegvpNwjMIj5GfarmysTNjf/4beNhidB3Z0PZStuTN3vqin1jaknI3AGdrqWXvV7gtxzjFFi8",
-	"hkh1HpCSY2si+MBg/+DYwytBIxJDLbhKC8tdeFbyMUFhTBkNcYxc20DpdFYkyBCLKCZS3jA+AFS0XdQT",
-	"UU//QqUiWq9Ne0EHqBcp0YMviKIhUiQcMRqan8Jo3EO2FNbehcXM9aiFyrkRGfiX6M8B6o1wGE566Ghv",
-	"f/+imf0KkTCJB0TNUExwlI8sgeMvUkKTNBpD1RYUb8HD8j5yUSolnGW5oqK73IV5kvZuLTVLXU+yXA7T",
-	"cgNK2bHWfHO5MWqeEsAsytjvAHTp53lRLI/lSlonE8EfiEEg/dV0rvjyDI9KYXLpK8un5ED6i1l/UtVJ",
-	"4LJJyiv6vP/cOqPVHel+N5I/SgPntgxEX4hySE0OP2pJtZIkJqf1paqVSh39JZ41B7NXmJNIHDyOl0tt",
-	"UIwwmnJxDzFrkz9NFQLMU4nwEFMmVTl+5np5OZkZwnP0jFpl9nYcUmGDEPbOZIDTMUG/c0Zs6NQ2pUQR",
-	"ZOUpf2UtbmoNt0MCdRUrMO4iuyIXbki3UrpyHv1yXGp7g/i7yB9Y9U5PYZny230VZKA8MEMG2VAby6bg",
-	"L/OwHfSRF94j8zy0FiUGuKa9vgzq4aWK78vDnyUAIdUU3k+l4QI5YtbZNp8C00oSJEd4oq+ZEM3DnKGe",
-	"fn/PpqhmEqu3vpu6h6Dp0OCGgZFOWSRfISviAtRL29SYMRkXUp+rUSY1ZAvtaX1HJYKRKLAOJpMornXc",
-	"iSCSMBW4zq7aFo9jEiFqAec5I3VSq/IjAat2Yc0uYcn7Fa6/Fnh2Qhmpefn3lMv7mtca5KXvDPCSu+dL",
-	"YblNTKxSFTCSrSynwGOD1A+acolZ/92KhezlmtWAq/qGeV8OOOAuFEhp7x0TltzBdfqaPPnsJUrg2Z3B",
-	"dLlhPY9k9vd7/Y2+u4RCvRx2kEWt6jkDLWMvPjHEeue8z+Y3iRS+JzZs7DivhY7BiQ0ygkS500gTymR3",
-	"m3LxGwbPCfRpJrjNvzKIatBpCfEEYCUEZsNcBQRieGww/Igd5lrPrFLrJmm3N0L4Ev4kvfXWDdtDmpQm",
-	"L18vmY0S9VL0dLNDfVy59BwqGH1/lDVBqm549K1SBH1fLc29s5JKZwb5eBdGCPEBnJ926r0MaUN/C0el",
-	"M653b9gNe4QFQI96eR6zux7zl6LHG/bYbDZz/9c3Fzn5sdBCy1qnXiutx5I98YiyZklw8gsZWEydALle",
-	"Taj4woF54UBwprI3vkbOX5BXsuq+GK2ZFwPh0nfzwUDboZah1+1YvK2IHj1u0u+a27yPObB3x0lQDsMS",
-	"+8Bs46LHDBpFf2tmYwoo9eOL+/4xxTdB0IfQPtDsdL2cJB44TwqCb/VTcqLBDhCQV6y2Bc4a86SCQECP",
-	"KaKdIDGewc7z1AFzuURrjNtRr+sXlgqcBS/27OJig68cI8D57hYDsFosIUFT4xKaiuZmUFQr8g+fN6ph",
-	"56VN40pCB1b66Y04IaH1bq/1zJbVwpYLgNuxcbSe1vgMao7rCwZYVlgqkNoZY+qvDU/2wKdgWLK3DpmE",
-	"OJ7iGSSG6cPeICdbdHGEIzwxoe1U0N6wjEslwrHkFmEHeLkXzPGaNEwpezbRx2IympucKgPeZj3h9BQo",
-	"K0dz/fHme4yREtA06Yteq0h9d1gs9bF0WQ/QmEvlCrAUYH8yMiVSmQhEgLAyl3TbgVbQcsCgWoVzZ0Um",
-	"yCEnU8vyNNvFZTqZ2dUL83u6eykoTX1jPSrnPQD7pDn409R4ymv8uR5/OfOnjOOzJoALdSyVpt3lG+vN",
-	"x+5TQZtK1T5RUy3P3FG5fGVcV8F0bVo37BAWx5RheeJcJMxVcRXWa5GmN3cuF1dM75NaRNEHAMB0imGt",
-	"68/FsNg2cAEN3SnJ2fwZK9HagMbGxdmfZfSzVO6tt5ChGWeGp28Y7GoTAgQ7wlRrL6JpVhnn3p/Vxb0k",
-	"vf22iaV+BPhdG2YARr726Xp/3cvgBS1mik3E8x1kL4T8wZEGehkeXuNhr2qnXHe2dtubu23o6V7P1+Wa",
-	"OC5dccBh+WYOq7LanDlRnMEFeAd96VonjCpvodMaxRuW+szhEfB4s6Dy5VZtzo1pgV70Vghct20rd7z1",
-	"TV0j3h4I3LHhyZZSC56WhaH2bDVIKUBeC12Tr6CsgItJUHaP1IiG94xIgI1DxwcHV8coJg8kljdsrUej",
-	"SNI7wEfb6CGDZkwlidA//+t/I//Xtz2HyxrkvydhDxEsZ/pQDkdk+u6G2d/h/XftHoJ0XO+B5ofNHiJf",
-	"lSBjAuctDe8LJaWmtsS+VZMyJljcmTFq1k3iOPsUcib1cc3UXa5fsl4BEVEcwqMYoKDFfHoneUSTsf0w",
-	"4QpLaT4bmLs76Pxjfh0AZgv8RftQ3zKiw9HdRHBFAGRuECc0uhNEbxi3xowkSjMZo/rND2RIFBYUM/MB",
-	"/jvCMQznnkvTSifGoeKSuHdHmIqZ+8AS5f5USZ/cDQiJjNeICxzfZTUKAOaTLWr+42b+41b+45v8x7eF",
-	"jyRMv7BLW/jcKXzuFj5vFD5v5jXW6iWc110pUa6/YnnNRPbYfdMifF4bMD3Da0bIYTeWHZ5PgLF7Mai4",
-	"w4vj/YPjw5p4cfspfdG+R1/U2W630X0IvFij5qYEP87FTw1Jq4QZ5MOWQymeH1ylUIrpKQzVZIgqr4fR",
-	"fL1q6LrK115F4JuSlUz5oQSZi2lVwcpceOMrC/EI0ljWT5Gt4CJa4iK5UoDEkEVGpAEG00RZg78NZlWA",
-	"JjEOibDNSQIHpGE6i0polWWwKYeYsnc3DFqdgLYKtTem7bcRvTWq2aUSSSkI4xk3yMJMCYhFySmx3FAf",
-	"jxFmVw7K91krQHDeuQ6aNoZuGpibPhcmAJFxTwvtHVy7ayA5A7Qnz21xw0yRFwB3MkteNSKz9GK/YQ+Y",
-	"IZYPYqwAD5aRAu0WqlJmrWArnMF6lWyIy/1m18IyR0S41ZPo/PL09rzdQa/R+enB7Xl7o1UPOh5cJBdE",
-	"UF5WIHFKcCy9DWeb32i2WDs/uGp21521mFZEFNI93zeCxkkjaBysCL4J7FtWphepXqbwatkgeAQdGDDz",
-	"FxQ8EBERtmTv8tRQJleQF6mGZasq1E6hnhMQVKUQIJpuHbRmCgoD1MuOZwAcTmveeu9Qz3qJeylSGKz3",
-	"uj8LV33rH/K5wrlqYNKyeJ+DGALR6QRfYW/P8U26Xv4uLRP1h67Qp6C4snzPzne23y0pa3Vc6FLO8P9c",
-	"kB/k7720CamXlrC1WbJuhwziyKQEHRJHxv2/SjZA30S2S5QMGY6wGD4v6lwz12DMH4A7ypO7xcxu7SgV",
-	"mlaSEUeLAPE4Sj1MtU+1U/vesk1ui2L2YyzLXCg/dppdtHaMKLMXBugQkTEU0YazAJ0jnqj0p3/+1/9e",
-	"L83aFZyPS+mvrcaKElrrtnZVC4HD3IS0CgiUsJCgbAFLX/xAJVVVglzPrrNjkcSkTZOvsT/9hxYoGPjc",
-	"WWAvO1tLDcOTPlOUblY2xEP4/QNlOKa/VyKQkPTK1sBdakCMcBJRhbLfX+mDdsKFAi9FenEJ1kh6S80y",
-	"LvPYp9Rm5V7lPagmTf4W8I6qtSmD7ihbnb8Kt6OUMwC0w/QvK91+7m5bRKIvzHJnG1VgBUubpTnlnpS/",
-	"eQ+NkjFmTUFwBNq1lYQtdKwkmnIBWF1jPEMhAFG8MxX2kP+gx1BwqlV2ea1AB9+vLOg/ur6+QOYiUNsD",
-	"vYWMMjuAblNaBEij5UIkyaGWmBa2PqxNe3M5pg1QJzeqoBpQISNsWRk2WCkBGuNwRBnJKAsQBS6LwCbW",
-	"ttC+nUhfYBamOJiBTUzTZIax9Vo37IxMjQXjasJwFJHonRdYT5EqkjjSF4wwi+K01ZJP07xjqayj+XzP",
-	"Q9t38C6Ddy52e/V7J/tNgL1u3cW+goVGmGVdc8dEjXh0px+I45hPTQWVUcbuEoYfMI3t0/S+7WNZ/Jon",
-	"KuRj/a3RCgNgBMFwfGdWPud28Uc+ryY9lHZQ1jZ7rugeJEngh8/MDscpFFQqNyCcn1pVa2b73rBeQWhC",
-	"0w0AqunPUA+eb0s59KEn6JgybMG9tSmux+sicmnlWY3eLodWBJaDhNVHH5t7TgFDaRWAJvesUqFe/7Bw",
-	"j5nwmIaz1iTpx1SOqh9xAddduMvc7easXH77JVw3d3ux9q8qfGAuM1nN6c3Q3cRyTvW91wLPDtxF7tYp",
-	"ju9tV7GWTPpGaVqQEuYuvnLXpg/i4t4gG7XSdjdVj+HiHkz7S3uheca39DibQXHNrj14v9XNWFvAJcsy",
-	"xipZddmNpdyw7KZKAizPmCss4LJb5vfwsjtK+XNpwl0JWy4lQiUzLbuzchNDjh/8WQ45umclcOqjxArH",
-	"fJgQtAaZUtKrPTN5QGD3wS0DQiBZDGqde1AAnHM+VEm0KplZInDKN9Hc9g7mCofnZM+8PKna6UGlTuw5",
-	"Fgqvmzv+ADA51WLzOimkhVR0sxgMCANV0qTtYYkwijjkFAL+N2U2hUUfkqnlOcECj4lKu0DklU3n2qiX",
-	"1+wy/rBtRJ7zvSw1l8zcFmcYpyD6JVphyGOeQJOg3r9dXn733fv3Bc353zofujsbb415q3WTxm7j9t9+",
-	"aTd39pofcHPw5Y833/69bLJH8du9ilwCyCnU9mjByxHRaBf1nN3cQ2t77c46NAHDTA6IEPbLrv7S5q3D",
-	"F9vrwQ3rZTY2fLmxboHC7qwbrIfWnGOWC+eZNelEmgPOD64KcU03ErMB3BCynPmcXW/9c+5lBf71nlRC",
-	"qGM2JFJdEpnEJWn2jCsiK6ioDXd5TyHCwRMlaUQyL/oaQIr1yYBb+HtTEX16dRQgwh5IzCfERXPkes6L",
-	"tNQnnLaonh/YEZ+aZvHpQLIW3JAba0xJzgi0n8UMEWZ7yfcE0EAaHLpFDdShpZ2+tFznNU+cEJG5oG2e",
-	"kvGdW/HrjLJa3rOj+O2peZhdqWXJBxmNstGWblDvwaFFKazqyLNkgHbL2SYQgsfH5e7Ouj1gWERKauzb",
-	"TW3MRGjCpemda8npNjI1Hatdk3xH5fk1HAtWOjxrGNWY8Lm9ckVEIG3gTau6CJtJ4CyAlWbhsZCgnTaK",
-	"8Ewa0P0JhqIT0y65567fUz20JvAUGtGbggiuoEQPjQiO4VwxA6ScrZvMSb9noQA2QFSiezKxEb8SHxu2",
-	"XfLLoOjtOFZp0Oz161lQTlW7I28N/2laweQN2DGdz8FpJMTxhVm+ZXupXJxGRNUAODuK35oHHJjLn8qU",
-	"5WEnn88gCgxNt0+vjpo7rpHW3sH17V6703O857pIheBEMT27IbOs0PTC3Fa3/XFGUEuWCpqeZ3Ofg/S1",
-	"x7gtjQ8B/9e65SK0BuUTGTCuTYjT/E0ih9hrDrDeLkpYRIRUnEeon6gUiFdxFPF3qGfG2DKc30NSb8Pp",
-	"aAbNp91BDK4szG4YSr1Pp5dnAWLcgO8yA7kbGPeUTCZacfWUED17O64omcTgZQIQYXdBmvYAoX3LpIhG",
-	"aE2vX6e9DlPEsV6bLJLDhTun9ciMu43KnG/mXTpfSzwzClfda+nrhjHHB5oKfQHVlwZCZR1eqji0OCrQ",
-	"Tg/Ckc/4VL2J2OamIWcyAaxSAEoJuRBGhrkhjCEDP5EkTUvwipP1rPUWN5PWDOaoWahY9rSk9K4yJSm3",
-	"HcsMq6I6qZWL3liYJHaTzm6QuYARrUnaQ2vK1LXaKHZKX5uigNUNi4kLNWWMvB6gSZxI1EuPHXh64OWB",
-	"uI7nVKZg0QHqpUG846jXumFXhkABSukDg3QUypQo07TFrl9pkvszlYRCtgEws+mnSyHlAod6O8UkMrYa",
-	"IuGIkzxUe+P06rt2u90ubW/kTbxelFQU+sd02u3uxubWm7dlV/uLWo7OsqJ+kB6vPjCwL2Q88YIWDs2B",
-	"ae+7FKgC66ZtU5hJU7Le9IJSBSEFxr0sUqSIGDto4dpqrEMxLlHqbYVryRh/xHFCbFijTPIwZL3wSCsZ",
-	"JgD8LuvFDBLRbM9VzIyyYjVjK4E8eAqUgmeDF6yWk7fooQsozLuw1dPYuzC1HThGfUtqdGWNJkSYBXfZ",
-	"vwzQyQd98f7lyYd36PTk5OKGDYQpDASsl8Dcn5peEq19OLp6/V7///rq9Yfrq3WT3YQ+XX9obsNNTXNo",
-	"jrG4R1iQG6Z4DL1uoxbas0CpZpiQICMRVjZS1zu9Ouo5686IiyfiCaYl82uuLGzdlkfYs97jUomMbdxa",
-	"GUo31QUXuTLysFjPxmx7YTxdHzx3LtFlXhx+nVBBZFkK3RV5IMxYGab9LrWWvk1NeNk+nwDVZTNjy5ud",
-	"AoqX9Frr2EWohXxQFyG4AA5cH8J3oQ0Ot+RQerO35BnAp0QeIiFbqTKe/Pj5+2U1C8VitGEhOzg6uNor",
-	"58+H4pXdra3OTjl+Sbnldm+xDrJY+PcXpYeULDgmJS1t+Ph1uW13D6AH9xWtaj9+/v6qBEuCzOrvQU3y",
-	"ZQsPDyx7v1/Gv1pXvrREmQ/S8lZTYCLnMyFoFJNrOiY8UVck5Kwso9P+4HUQUTyBBkCpy87UyxqoBWky",
-	"gKWR9bY0p4UskDDaaed0sZ12kOGrbbyxgLLWoVYKBceF1o9wHS3y3LtUr8SILDeMr+Gi+Q06Ryf3vPyI",
-	"ytYyA2cq8W3H+kcoTWuaAi0tKAPUOzraPT3tobXuZnPEE63I1yphBBDmvB987Zd258sv7ebOl8fuL+3m",
-	"xpf13V/azS3zValX/IQP6RPB39OjZZV8y2J65RIVYPKntmKpwE6fLOqhcoonq7ROyfPAd1SbTGnjEJN+",
-	"DKADXocRMAkhtdb/HRKCWwiSYSdqBjXV1m8hU4TTGwaJLcaloZdA24sssvnXzpp3uTWuWHGtBykjEzD3",
-	"+rFBhCgpWXa9/OtKRWdHFGHta+HtPq3IZuXXrNabpAxYp4JJJuUazOcRt0AVtgrBZKDsol5mRvWMkdtP",
-	"aKyaWhToRZFo7ers/PTwAO1fG3ssQGNGxpzRUBrUFG0qrL+D4vrUh9MLEHYvQZJoLoF4J+pdfCoWkLty",
-	"yNf5hlav/9D/+dYrpEKlwzXFjOkb8y6U3GVz2/s0NUPrp0h+8ozXkvxIQaxdd83nqX/MLDKGNb1dWbXh",
-	"bUpMt/zUpSLRFEp/TXTNFMlS6chZFkEoMIg/mHKkV79WqzRwZVqPRRbwxbSl1NPfRT3zR08fwlihzCdU",
-	"MMjfZf3MegE48LUEuGG125i9Q0UBYR/TT1Qa5NNP8F7cn90wg1AKzlCRDAEOnD1QwZm2AAHbAJqBBQbR",
-	"BiRXJrUkCC3NtQWxdcOs3DLjYuTOVEEEuTZFypXzmDb8nuPWxjLWzr7fK3YixdYz6Chhs/OyicMX7o2F",
-	"BqXujnkmJxHFZfWGC5qif4BuqdCN1XSBNdHSmGQ4rVCnVQARmjpwHNvZMSJhjAWJcmkZfvt08/evE5J9",
-	"mJL+JP0wpIP8NBf2Xn+Cxavn5HABS2w91+XWTl1fGSDP8MwGZjs4t8zQlhZGlMKenxkIe9eEHbo/YgNd",
-	"kjatNi4RyiwCR1m79T/uyexbr5YtKke4u/WmpPdMDs/36miv6WH5AgPkZ78z2H4Ttbc729ub4dvozdYO",
-	"7g4Ixu1wawtH7c4W3ugPNgedfrff7m93u2HU2YrehJ2tfnvQbuP2dnnt/u8ly/J+7uWb293OxlJRaBJh",
-	"faa3b0iJ4DHDMgTdU+LqJv7UfkS+/+RZRUVztP2VU7baRpkHz9xjGH3Hx+T3F3RyFGp/8sV7T2lnVKRn",
-	"Imu624sNFMx9KeRkTQ9KSudqLpIjOlnKSXPYI2UQzVYPH2JFFmAyOyxmZKGYXXxVREbdB/UjrbTNUXsZ",
-	"2vF8UeywzH/6SUKDW1AwIySIKc+D/DIt6vJK4T//63/36vXh5WJ4VrM71F/Irn5Ttgw6G/p4SWK7UU4F",
-	"NHmD8givs9crv7tbSqdnbYACV5sFyki3hJ/LmTiPMfkMD5IP4VbpRooyRO1i1AjQt+SIT42a7GDd8uBV",
-	"1UCCpoPMusUcHvA45lNptRke3md+Jf17ax5ce+mZ/3R3kgHC8uzf0s5ZqKdfnM9XzA3Fi/3pJ14ITeIX",
-	"edwz/F1uQXNjKk65vgcsLel8iZwx/AKFtEtDyqVxzTG2No2rgnxa9ejiQw27DgOcVdRgZoMvo/VZvpFw",
-	"fnKdrpbxWm30O85A69ZxmicnkpjIFto3eINaFvYFwdAZ1nnBJORx6B0YU6nWTdRPkEEiXR+JzXZ7rvFD",
-	"HQ9dd+tN3kHXLSHxuYEMy7NSX+Dlbpv3cNGfitHOnnreTWK8dCdc6GsWwW4bKtiHLVOZz/PCb97RABLZ",
-	"YGpSicaQGRFlQrcXYxbJEE9ID631JlwogalyHkou72XOyEyvhqx+c3HekvSvmKPPBeCFV8H614Pjy5D4",
-	"zPXX1R2HMkTr9LRd2KPFdEkpaTy0nnYeumFYeq2jzBuaAEbfs6AhEvX+B3zx//VcG7/PpH/Fw3uiihsK",
-	"Wj5F5OHup/uNh7Pt35b30HrbbyzvqZDRJQU5LGMer2d43WbTV/SrJ3hMPiFmCMeTEe4TlYaYYs7vmzim",
-	"98QApLYDdB6gToCOERfoRBOUsmEMcd93BiE8R3dYH9v1qUCztFm4FyH5pdvc2Wseffz+9Oyi+XNlscCC",
-	"WPg1YbY7gguGjylT1h/4BCB9C420OKZ7YfyV9b2k9oarZDzGpXXkafJTiQJy5qGF1k7jyXAxysCuBLuq",
-	"Am2Z0GjjbiysAw+SIRGFXTigtpNihE4v3yFzJYzKXmzqB4q3+HLIPlwzQXrz8vL2bLiBT6hyF26B1E9B",
-	"BVmquuJq5dMCdLicLS/P75X0HNtjPEGKB+m+M1Xi9QGo/GBOcXXTt6wYGpqVPczqcZ6foxSDDStyPnhP",
-	"hVYc5ljqp59++ql5eto8OOiBd9l90UOvzd+9ucb2Q/xAnAWo9b8kLPQw7Oxst5vtzWanW7JgvoRpN3e+",
-	"/LH5ba1p/up6f63/j/X/8e9VkHJQ/rhayMsAo9WHJLOdxShReQBuL+LxXD6pAipbkmy5dAcMYjxcwakH",
-	"iWAfYjysBk2rkYh0xG0WSsHUtTsajnHGVTnWi2eerZY56rTKhfKdCMmZ67jn7JDsBZvApiWQXiXVM1p+",
-	"bjuvOlr7EKBTOIQ/BWgvQGfrppPreKIK6EofGsGzCjPKIXYufuw0NxCEnrRlFmJB0BpLhKRsiPQt67kK",
-	"BE1+l8ycH97m5z+t702WGyhYpo/7MsmQOuOhcvMuB8nj7xBf4vvyNcPc8iSG2xzLeud4PDNfk4rHNC4k",
-	"Zh2cH5ZRcEgfSIGdP+6dlV46plEUFyykHz4dn50tryM143FvSx9VOi9rTBVmRCD8WF9m6Md8MDeVCQ3A",
-	"3pBVxohcUHZor3BoJKYXknVzGW9lwiyyR46Du1vL206WavTlnkJFTchkGQ2uqT1TBMXxIYtkJagi6GuC",
-	"I7gSmX4/Qv+XRMZCyiF9KH3LAMcxpI0NBCF63oAvPBkKHJHI+f7Ss1lbtjbRVKH+DHAWARyfCz9HTb/+",
-	"6W3J4HaLArKwwVhuNhR6G1ElMwqUyf5ilRMFZK70lXkqBxnTpvxWxfBpbXk9e8BcPm8G2BeWm8VAfnuF",
-	"XlkYktGPqIT+VlomQ5vvEU5kkX8tNxrUmlLfOCUVIE8+qbVZbhUVGJAqqPgW3HgiOHypiJgIKslyLd/N",
-	"vUKt98RBSTKfI8vQpYbA2Exvhq9N/aFpLwHjPu3pkHeTWIggvd4W7gZ8/jZu5BAT76CBRgHzOLtm3nvi",
-	"drGH87WASl4QHX6df14e0aMC560I3gBFauZL9ECEpNzs5fSC+eCCubqm+mCfWc5A7oUG2hYxPtVawoCL",
-	"MK8lbCyu6i4WULvxZW8v3Z9lCCh/MQZc2ZqV4b/NQW78Rdhvc9wCuG+XZCCIHD0tIVWYm1M/nxcuVdCE",
-	"uD3unr0NP4qfptv96879xaY8iXYGR/hNcsi3hj/TLvvh69sfp4XQUqe7Whppbhhl7HFpu+4+M+12obgf",
-	"2xrhxWkD+R6sS7NxvQhvfolNmZs0OMjeIZmWpoagwmobg08ZwIUyhNFGuxnhWf4AXeZKX3HIfgLxIoL5",
-	"oZSKvrq10oMLWEEVorKITgOiEuKjXCAcgh3gQ2EOCbNFVo15pq+NbFmjoooP3EDMc9NgrDAFlzCy5pRG",
-	"7oKyzIAlGtfcdrETSIdXg65/i0gtW9sykTqHPfQXidQ5rjIi1aZW5J9widk9icxuRKYRINLWKHMfbEdv",
-	"95EyOSGh1rvtF5CnKd6hnlR4MIAeRA7gCRkQFRxTDFku2b1aY2aTRPkqEAzB2sJg6JkXG1hpcx8g2+rX",
-	"FVMu3ZVzjK4nnXazLKpugsdkwcBNby+96U37x3QYvdWHDe9YffhXIWZVYEV7njLpy1ZtXU6I0JvRRZNk",
-	"iBl0vcViSFSADAKA4nBLa0G9dolC7l75SqJe+uE4KqAzDYm6ouWdN2LcJ4VMOuh25jJBygGq1IhH/t76",
-	"DnpWXJxfwX8+wb971/tHjaBxcHhyeH1YCtY+wWVu4uK89FUBtPBT0FjZAm1hSdCnyxPjEgWLL4Xb8vvI",
-	"5uhgcqjanZ3uYANvNtvtdrv5Vv+zrf9pZ//rvIZUoxqXYrzUaZKmEhhap/SzBCiTq5rTXsiU1Ny2tNdT",
-	"iNllCj8/V3Krn1BujeVvrETwKoCxwg7w+jCY0gdIrqMMYCSgIfRkgvR1gshkTBBVuy6KMnolb1hPYYh8",
-	"pmANw+OoFxi0gShNRi6pmEnT7zK+qMMRpZYyToOv2cO+f/vDafcfP75fjq1i73YZgVWMANiLSXk1M85a",
-	"d1Q0ZDVy6JUE+YqwSd+yOL2pCKIsA7xKJBkkMSNSttB3Ql+Npa1icu3T9LL1yYgyLcSGEq0pLO9lkGuv",
-	"GfOhDJBUPLy3Ld7XUYxZtEJnQk/eljUm5Mz1xCmZOpV2Ilpg3GtD09LDTBkJOhwpbYDOC1zXHa3evtOD",
-	"1MJ13w6nXC1Ie8nb1+vjTXmyyxQhRg7WQ9ExKXrdFB6aXDzEODxvQbcQx0AlxfOlbJaeAvMjV3iohbDQ",
-	"xneE4MJabUrSbbY8FzPbRQvz5OxlcIcm4vxuoFHVHPT1rySikac6a8JMAKJEk1wqLvCQpP0DJDLP6Wt9",
-	"jMUz14xP4eETtOvM5CvnjbSKwhYBGqqn1K7sb99dLdhTu/3JkoW4BoJCvUAFYpSfEbXAgJiS/idR0D9G",
-	"Sk3k7uvXeDJpSZ6kKfyv9bHx+sniNX1ZdhBbPspkSZAK1Cph7G/1Cv5byvCw2Q8W9Eq1okrTLXAoebly",
-	"46WtUePqiudr1/co9xZb7pxntvbGXC3zL+1m1xQuL6thnvdxnGLKnNOg3PE8JnqGBc/ImAga4tf7Ixri",
-	"Ia8XCrSclz7RJ7pPndJlLmnK/4z87WJbahd38vpOV/oPmCLiAceVyABHfIr4QNkTImt3rW+WBgPAdLl+",
-	"5UrWZJY7+CYPBPBmERDAVo2iyrIRl9NXygplJiRSViQE7qGPn6/RGoBg2IOzd0+j3npgEXE7Wy4BzGb7",
-	"YYl6e4kacWEdX7voPcHCWc+h9zrbc7+1IOnsmFUDM6TNS5F5JoL8QWTvLMAttMtRSvNO0mL/afxbQtxE",
-	"NwyyZIBkmoLXQodfDRqc3tU9bYih11rnfm0fXD61RC6PPX6SJYvtr1Rh8D7B7BtKmcDAPpc6AkwFLDi9",
-	"spypLBvmnSm7Pzetwmiu15l0GDimR49Djy4pmDDV3s/J/rKPMPXkK5+0rvjojJtzYPkNfsvF2ilI6V01",
-	"lTG6EujavNDnVd3n3VoAGDY32muZR2AF7LUVklrqtei0TOk16XQMtEqWenpTOWesksiS0cMltfjr6fOE",
-	"17UT1iA/jPxMfNYNvJ1QYMoF29bi51f40QuQ7uBG1yOliho4b8EfDNZlCl+Is71qdroRAi3kITMENwx2",
-	"NXZgatMRDUfATAgLkrrXbJEeWivpxm+HJl//QaNv5Ygajga+f8uNuYBJWb1Hq9z5aSV9Js5qVfGtujFg",
-	"li8Qfsjkr7M4V4VrcyPJM3OejVN+T2m/nPf+llhDCfuXhRqKPQ3+okhDcd+1PKplYBZpiNm0NNA2Tzl3",
-	"ewkI6aXzPnHrLHk2yJ4teJMLbWTbNglNTBNLMI4MypVrD2tqFg1+CJR8SAeTlSFiiYRJNMFSoTGNGB2O",
-	"6qfTH9iyvKenrz7PLFpol7vralpEKcWXFSlp3iEHVRWmwIuuWBSjMWEJgnJVKNWRxmvLGUETCmGP/gxZ",
-	"+6hlR9ALEIltIbC+kDKAQh8KrUp7Vuor5yczCF3pPYx8VVA5TYaUtdBZzm0GnrcRBq9ZhGc3TI/TNhCb",
-	"yxcv1GIsjU9nwGKlKxsnLBw1qtrUrvDw8tC3eUoAA61et4pqrTA1bJdXa1kjuD6T18FvMo82CE6lNXtc",
-	"oZgyAtBswFArmf4whMBNs5I8p4QlVcDrLEn777iUfMfnaxmbm2Kn9YU12QvPFH93QX77heX90vxOCIOW",
-	"7ggt67ReRBnquZ1VnvieirrqnfxKGgLApS1ky8hNhrcxd/XPEmEh6IOHdh4mMWVYzFAaLMh3zliEfzmf",
-	"G7uoSj+rkPYo5t5Uud4vULj6xPLS8j1sXl053PLj9S85agoYXXtne5kPsqSd0Yu46UrpYLD3j5m+d3ZJ",
-	"QkInNX3/eyhtqq3PB2h4ZRIO45hPm8kkxSOuB1G7cr+Msjl7T6kz3Wclo81JDwsXipmcEoGGc8Dsf0Zr",
-	"7tJ+Vp+JVsOQmpL4gSCHGO3ADy0ACCCIx/SeaAOSjLkTx0rgGZwNc3gTNXLPXjr3bnmqtIVDhgWFyF+f",
-	"JyqwYVVX6WZCe1ShNcjBV+SremfbqMac35MIJZP1p6TizW9yPqFhngIXgoYOzK3TNTgrRdzO9mr5loX0",
-	"PPPSxbDd13hYXcdcMzT456EKlGTKlATjlrrxnhOcg3DVs26+Xj2+5wfp5vk8puxey1YIEKM1zdNaGwfs",
-	"wB8uAT5wfRf1/piS/l0i4m8miOewK3Ps/EJxPxq55se5SXvk8xwOLhKYhgYXW0LXWai6eNLk4+T6/bto",
-	"26+15wO0L3h4P+AieiUhgWmjm1Xer0V0qE1UABDEIA1vWEwU3Ouqao4DdBKgc7jo03qADHYqwqHgMt8l",
-	"RqZ5NFPSh1W6YRWrYEWPPtYVHrbQscqqtiXCLmUBs7TlC/YQGXZvmOkAqeUHVYgREum7pInyGM3Qg3dK",
-	"+6tlYy0iBHhLXajgTTECrn9s/vzlj+1ymIA8A1dkJUE+BaRhKIOsongL9TRjeGm/g/kKo7We4yOIPegl",
-	"o9ChqJfmE9iUJJtRcOcyCkzlBSUhPDjLPoC9Ukw/8LIP+jMDsGA4rAcs2zNIk3xiNIIYCl1C6ENjB2/6",
-	"asxM40Jt/HrjdvEqLolZPUDQQuQrlcot0N7FcR6H02YDpuMGAzQ/w7zXyL9yfo0cNFIhZd00mgRRlCFS",
-	"FRDMexEW97m0T/0FFGcNRwU8E/vL/PsrNd09hp6g7HpH5ZvlANq5BrkVXvR8M1VgHv1VE2xiRcN7oizw",
-	"rNDaQXplSf3OnxVVMaN4CnBgemdpsKNU9M73FP6Lnb/zi1bm+y30wP2LXL8FZmk5ip1QRp6fwqCffqf5",
-	"bgEC3fNg3A4oURV9j/5k3DVTAl7WdWHEpxZ6QuCZdEDHGUw1lL1LtNb553/9r622f9QTHI4CFFGpKAuz",
-	"ynjwh9q+O/peT6L98iU/s18am+izNvyCxvH+J80XqQelgK+3RNJk0Otb7SUOFUOH4nrUx5jLQYDPJ3dU",
-	"Y6VcZ4jrEPVnGW6K1lAyYAEaZ3jY+tgEJ6/9qLiDk34R8JRy+CQ9UkDEXlOCjqHpXTKZEIFCLMl6lr2n",
-	"VeAilAnAOLC5fhGn5wf7R+dV6CM1qJX1Ans2Ggjg8FwRwspqy8/SkiNDAkt3G13xGvnazO4IUfX08u/V",
-	"OgBoRd4f+dPeaWb0/Cc8MSOEh8bNXApbcJo1ScYqpbBy/Oh2RXn/XIervzcYmOheDQj+tOF1+g6bLD3/",
-	"eFkBlJ8B3FuNU/IxgZ5peKI153cZWD5Adk3Bm7424VLSfjzztnSuOtvDgbd/lIXi5UwqUoBfOTnf3zsp",
-	"VWRKE8mv3VYec9PVgzAVz8xGzhzeduN5O5pH2nTSZpzo89EsEqVJmmVdKzLD1WSj2knkeSO/T3Os72WB",
-	"+EglDp1kjg9KxTiglZjozNP6qUCXfW0LEyAVFsS1Kn2HcB++G5hL7gmZaCpSYToptFCqdwgCFo3xkU1H",
-	"PIY2Kvq3xFZZrXGbMGIfpvA9sQ+LzLkq11toX79Z83FPU7iXmtLSdvR3LwRDiCgLbZt7kS05YmQKXV9e",
-	"yfT5acM8nyad4NmhNlMk90KBtMOvE54Loq3k1vMNglUqZqAwarlRUMF+BgT8pdmvVWexXhasvry/TV1g",
-	"7ZQPntTxzm+7U6fvTvVynIvhXy4KaqxV/bidmUbt6B1kCHffoH2siDCZLysFBqopeUXVnyBVXbxXlslN",
-	"aEpVh5x+Cs6q2TAZr3l4wali6Yi+YnTlSZkvFYS3PoCn0f4aUC3NKcMt2U3fWihLnudeWYfeOFT0oazN",
-	"jB4CmuBEEulsfUokWgNfgVUBQSMAoCpjF2l+ANA75wRAsWbe9XcIGlebKkrginFOXbHznTeizctK0QqZ",
-	"RYW3jXsIfTCVS+QrDrWG1PvlpvEfN40vBofYGLzwuIKN+x85w7aGBwfe7eD1PJYzrOQ+1RLBiYhrvvST",
-	"iKsYK+Y4gkZCS9nK6PwFTD1oxcttRgdmqDegMenBUtIh46XOPH1JWfzh4uy7AH28OPwuQJ9J/0Ivx3fH",
-	"H2zLHG0nWjV2C53S9wbp2H6z3dnpogn9SmJpAEAkjcgNW9vYCDpv3wZv2m33KwXLfD2w+XWm5RG2MWVN",
-	"HluhC+kjvX3TVaZ5PZuA4wiaHmmV6erH7xDANhu08jWqkCsIniEzK5uZmx5xfUgqWY5PRyvA6D7JssY0",
-	"f1Ibmbo59GlQpBITdC6KDG12+yTmbKh3X22L32uq8q1aPNfqYrOoc64N+vozK1uNH3FMI5jUCxW5R9Du",
-	"v/7BBWepe9iSNCP76PIC+M84vrcF7Fcugb3Cnz/NLm2lye7g1h8m0HjQu+BVBmpuu90tKGV5RkQZngpx",
-	"upoef2+MT3H7528vvH9hoWgZof+WKEDlipcFA0rX/K+KCZQzXMtS01iDz48NpIblXZ+PbOQz+26gv3Mx",
-	"g1Iwhuc1fyGi2nXvMESgp6G+0PO3QyxBn3aF8QeoB1Mu/qbnUbuDzBFmER8MqgY2ETxKoMwYjeyVqE/U",
-	"lBBIZofo/V8yVPuuRaEPb6xaGRcmPyEdtgnQSpKO+4nREHv7woDIUNBYnzESJ6Y46dkRkblmtM9r2ZPS",
-	"M8ecBZaoH04piqtS96Tb7IaMTgbsQjcZHCr08er8LPNV3pOZTLtm2IqJH4mgg9kN631t2uqKpqRD5jAy",
-	"H4iLegk8tRqfdflPsEF/BpOirDXxIoBaEHHIujWjAF1+2EcbGxs7enifrvfNmJ2GOqZxTCUU22r719QI",
-	"tdAnSSBhDhAzRgTRCGbX02Kzt66NE1MVaiyZwNaLjfHMZS3zBMCs0zKsTP/ptrtvmu2NZrt73d7Zbbd3",
-	"2+2fazaSCNJjpOBij4xNLsgwibFAexfHKCJpgqq07UfQgEzRAIdKGgNTjvBES/eJAfL1qQewpnp3mc/Q",
-	"tEthkzyB1z1ffcZU6Qk1z0oktesChGPJjZ/bZoN43AHX9WwTlUL2qGb5lk2hqtaMK94N+By2XyweQ6Ju",
-	"nq1dPogZqW34mX0xICS6YWVVf4YBeuu70GZ2yKgkCDP3nNgAcE0ED4mUpkKFKrMcFnwI4G/0821vEc11",
-	"PfjT1RDWdo2Sdrv9pmbjvqqqvDmzwMwkbxc8oe7U6R0OMAMvUELmBNSeUlqwl1SvM5JbQs7cgPUOZaDb",
-	"pteX4J+Z57rAXIU8EcYAt7DUTKXoOTQm6LeEJEZzfmKlt40EnFZAMGiym7xqM1akOL+H4jRPcjmXkEFU",
-	"aC8HEQ8axFlHxUnPcm8bYBprO3pgXDCaDyGswYg5ua2hrTUGPWOA5wY23pb6O+vBEdbk0KbIVrvdc7Df",
-	"nCGZQL1/LdyfWhIGrfUssHJLEWn7Vem/PHfX+oqyBZ5+vFTA2CZRehBmPJnDTGmZ90AEjnMsKaF8DArT",
-	"ono9N2s6AAxbrlRarkpRY3rmSb1dNMVUuURurHWuCVbhyCBCmoBXbze3X6hECaQnTPEMrdn8BdPK6YZJ",
-	"xf0Yv1c5oLeZadkN+PA9P0/NPN7ylLmeRKj79eu7G9YzvKrNXjazri+eqJCPiVb+UlcneDOJYUolKIny",
-	"uYhmvtDOwVWmZilXQcO8pDwsXBGrvvYG/Uqio+vrC2SufYfaJpcjYdCET3M/JHrQMYn04O0+MSFuN19b",
-	"mWA2+9bOzmpbv1I4H/ti2nCDx0dBTlh6wWBPgDmpskCiZ17WsuRIq7nZwjiscMyHCcka1ve+Nh1oeg9J",
-	"K4KcimbfILV9MFEGcA4OV+81Jo+m9x9z3uO5l7bgqnEilWlj0Hc1pPEMEabELM81/9EIGqGN6LSgGOjO",
-	"YYz6v1D2wGlI7iYY6D4HxR00plzc3xmt0eQ+G4mUz/wL5kTWHAJtMFcpHlS4DPQkhnhoel4OKMMx/b1Y",
-	"pb1UQlriX3myrRxRsDooYc7TKL9RIVJR0WPnCfUYWeDBs/6KkyspsX9yIGEuDQrTOBFknydlJ9kHc9ra",
-	"nSaRpFBeNiIoxlK5s3KQxJnSswapBfp8aUO/DHdR/ohr52XEvDpQu1BFqkwpW6AzwXjTQTptwuQURw5/",
-	"0JP9aee5p2lRkKdSIX49eet2OYzODiqVwbmzRY+0IJQjalo/GTF8w2w97DayOljFpNx7Crp8t735HCme",
-	"Bpnma1xACLYWBBpeS57Ielp7AoUrdtcEbgPP8UFuAQpMvqzuxe6aayJVlXfbV+d2je2Yg03UykbqkgvK",
-	"VH9toGMFhz5V0hl1NFbGzCw4vb0bn+KJLty/ZNJ/j6e5QPRSB7NH9r/Mr+wvdcujVGWRmKdYERZBEzGt",
-	"AKIebIce+nR5YkOKI5NpB2cqhJfhsAwRjiKhjXPbWXQtHJHwXpv7eIgpQ1hZPSGzetazZnkQNDOODdcl",
-	"QMuKgcBDOE/RJYmoIKGSLop+w0yJcKp3Pn0D51IeNreXuic/c3EPyDiXVrOo2nDzOgho1V5hkb7EusCM",
-	"vm4um99M6S2V5lPumYCIGmQC2XtPWkr2JIzUFUpPpo5MTwpDeTd7BSg+GUoFQnFp/h6xUMogpcKhRE39",
-	"q2RECXe24F2ShImganYFJV5G5ZzQ78lsLylDg99jxa5TexfH6J7M9K7FURPEgQz5hLzLGgb4B8/RyVu0",
-	"d3CNKBvqI8jJHwtDrV9hPJkuer3b+NrEE9q8J166gRmh6YOKBRH/P3vvut02jmWPvwqW5kOkXpQsyXac",
-	"yGvWGneS6rgqqbhjV6cvqgkhEpLQpgA1QdnRVOc5/g/0f7HfwjkHIClRMuVLKkn7w0xXZF5AXDYOzmVv",
-	"11b81w9u8v344aIRrGVmAPxQOeQTU6aIbG5lqDx58eLV+fnHi3c/vfqZKCqr6C6H6t0oszBod1SQdE5J",
-	"yyZgiZ4AuTcjkkb8bqyvs5Y6vC7/UAtvK9rcG8aFBPNykW74oFyfOwIqyjlKVLMmcVJSKHDP/h6C+bth",
-	"CIrK3FXjUGjgnxeV4ZENLXQ+43/ZuwJX1ZNLfDvaOAim7V0b0gLHAXn56i+nL16tDAjQ0qWCjVJ9bURq",
-	"WMSVtUGtyY8fZjrsBEc90RMLxDGPMiaLkxCak3fAhu/+DPwwY01ZxRmPskIei73sf4qV0/nzzvUCV45B",
-	"egnswlLMz14BzFgZ0cDosadjCHKGBiSuG48lhCzg0OzCgrNFksk2Vs6SHqAZ2K00FRE3VNtciCjatxFF",
-	"vJ2o7oJFGk25kWoSFGWTWQTisWyMDvrXb46CoQLeeXQurFHP01RDP749LoqYOccEWBY8zZQdm6Eaqv/6",
-	"L/ZCKwt9UiszVG12kiSgNYA2wRb5CQgqSRUli5iyLsO9q17I5qkYy08ddkIUPc6pxlgznGhgv+jsRbMY",
-	"DIWwRUcWILwCu2iwtwc3WpNo8Kz7rGuf2rFNg6Ae7rSQBcpnInnBjeiw0xh/+uWX05emwy7kTJiMz+b4",
-	"60qMDZ6FeUbgEmLSsPC3IfqHho0BGzZw1lNdD074YSNgQ/IsvdCxgAvhMqkyvORzeMwOul1rtBkWUgJN",
-	"iF/+j98gjzJwxUKff7WQdtDt09VOnQ/HvlI44qDbo4vtP7FLTpgrY8bsyFgLLFWHmmZwKOXREa8mU9xZ",
-	"Aj8AB90DeOZ7ngkUVzTO7XnQf06RSRa+F1m6bJ9AEIjWOWvSMbPlJlUJ3YfqFY+mBZ0YGEOIE4Sf2nOR",
-	"Ui4MfXz+A5MZA4uXYoL5X54YRifSoQKBB2kg3Vf42FhRSqWw4jvsvU6EYSlXl0N1C8GhJojotMrCQx32",
-	"zisqrmgwQnYfhJlLKozHjJOeKBnrcCYnFcd8RPouiG1Xh7vXdbJzKg6VtRbgU+h4N0L1s9cXF2fnfuu3",
-	"M4Ayad22VIoWeu9lABpoXMVD9cpLM7Y67JUPuRL7sCoEEbh/I/Iwhw4yiifOJ8aCx8C2/99u7vwbM4fZ",
-	"v4fq3+12G/7P/jmMKI8ygzzKf7OQz+eJxIr7vX8arUKGF67FaP9dCA5C2GX1ukKk/9/MnnfSyALbVHxi",
-	"r9+evGifvz7pHz51HpmUX/u4gbX0AmuHiTjPL1j5RCOiVGT2pUPlkxUIZGSMQAKNw/+E7sf/5PSTNUKH",
-	"jc8ha6L1y8IVGzpsHbNQAhUDkiRQoCegLAA21UlsIDMgc4oo2wPwQBMJMfe5Sx2Ah9OqwmBJyccNAaU/",
-	"UMNoZv3Be75d37nXIDS0Ke/CM9aSmiulW+TJFsFKtkXg8CfSymTcTgs5E5jvkUqj1cDibCrsEEv0EuN+",
-	"YZEzluOxSC0yUOquiiF42GEXmB3i2LRp5PCI4NO6ubHPRgOPZwxcRkiJcT01Ivro9jy3GwItRtuFdZbI",
-	"xWmythiPdZqVcpCtvQiRo1QgyQjji0zPeCYjiAAt7T7qjxlTPp8LBa0BU19SXAAZ0KlCEnKL8/kf6Rkl",
-	"UNo2Fb0SEN7zHkLcHwyoqHG1ZP1Pn0i/xi7tnGWhymnAmHcb2PVtMDQxEt7RQSkF9jxU6dxwfg3v0LDP",
-	"LPg0cMu28OO8tagtbqqWX1h2AIYB/oIewJA10aVq37ApstXCdL6iqzDc7Mw+to+qyL5wKwU4l/fy2EEI",
-	"O5WhwkrvUC/OGSnAmq7K1zlmISemlbXcH7S1wLaHa6WawFO3oT22DqPRBnJt+Iqra0vSAjx8Y94JfaeP",
-	"O490LO3K1klsoRQ80HgSIWr/AeN+dtpOhRltd/yc58P2TCo45RTRdoZRfe88R2DM8swWt2Ge2z5NpIIt",
-	"03MWZXyCP9pPXOMKIjkVa9tFOibTcwv/UAcxn8/nuT+PKsdRvKGCnLv8oiqqIOMDhmjRt6WC8zXQVfqk",
-	"8w47R3sfeNawXMYbXblR0SvsXKg0Rhg9VKFrhjUdbePCQt7ANbFw6hRMTCfOBKamaa0JmEFtECh0Q1QP",
-	"m96WykKavQ/6pIJZCU+HibQHH5QIwLPcWarnqRQZFkRAiMG7JUu8WZlIZwbrqLKkeAosCCUPGr1Ot9OF",
-	"hKO5UHwuG4PGfqfb2Sd9OvDQ7HWuRZK0L62huPfP60vTsXaH/QvpMK37hGDT+SBG7CexZOfCcTJDCqLt",
-	"gJIfxJ5V4H+pCISSFS2IXcoYDb0zb/QOgEaBNRE+KQGroH7YGDT+JLIfr0G12+fR22b2u113dHaeuxVb",
-	"qhSu+a0BKuCDf/zW4MmkMWiA+ghES67gX/3Dw95zIJu1Lz2Ku9HBqC+e8954Pzp8Zv+QLRuDxrufzlAL",
-	"ozFoGDlpBI1PtuN7//rbyd9++vQiHf/l/OPRxfLDn1+/mxxNo6szPpdvk/T6lPOz6PUv7zUWG6ANdJN/",
-	"8McPP52jp2B9UOwWb0QGTvuD7sGmR/k+2/tZZz/ohYpLrrvG4B+/Bg2zmM3sFBw0znAbg6GFxXaFtk1p",
-	"hIGAbWI7szET6FosnnkagwYOJ7wJtUvAd4UC5KZilr0X2SJVBa4xu6CuU20tlhmHXIyYcfrFO/7pJOcX",
-	"80G31xmqH+z2QnlUtDw94wslC/lHRgn4I07PHNtu7oqzR/1L7IM5lyn4Pgp/HlCUwodaIZpu7xFxACCe",
-	"IxIK1LlmF06n/ecY1iyfQDvsHWDS6Zm3RxinMv/dl88b6Hl0DAuT/VHHy93WjfdI3VhOlUtBQ+pDW6o2",
-	"0im251zZ73veqD31odmuFO9z2bPtKq9vDQcYdsy1i6oa4i7dcxpHn2u3Pb9j3TWHm5lUtG67N6/bP/LY",
-	"94O9pXfzLb+Ar0WnkFhib+rt33zTGV8mmscXWr/h6QSyKQ76z2++70Lrt1w5eluzFV7s51tbACZ9vgz9",
-	"xMmBxY1OPWzRqEO8CVyu9CXZ1VRyLWLnRCdPsm0FLmjyLBuzEDF64D1uuM1+qE5oBfe7B5UmBDzjmht0",
-	"8HszIuJJYs0Dw8cCC27ngmf2eUV49WnM1AiT8SVFCrw61ZIUqVjTHbtyaGptAAk6uxa+mo6IuZ2yCUFs",
-	"/94BQsqSWI00+/jXf+1fdWf9n4+iH9O/XT8bXfQuzw7Mm/j5+DV/unilDyd/l331509Hf7mujxnv8TU7",
-	"ocZBRcmMNzhvvUhvtd5uWjc4CLdYIJj9t9G8g6AWrkgMvBNDfm6Fr00oe5ouW+0bLLe3onFnoN4mbeZR",
-	"2mub1ZsqdPnnaoHX0ofdEnU/F8dv/bG1RtKIZFwYx3x/3QR1L8CzXNI5yM0OT4mjxLU99wYsJWTEcdeL",
-	"zGQcqXTKOKHH6JGDmYKOD2ev4WVrVtvq2wtHtS5aXs4PM1R8xVrzxhqdBqvMNUhRBaOyVWNy+tigTBl4",
-	"vCJ4fdWcBY4hcZZvSLcGPeqCs5uNoqChxHXhOs8N2uZZO+bXqn3Qr4+C5S/4/kwo92UF9pmVWfh9m1Ye",
-	"VF44H+kqtoDS/g4W1QrM0NrfgjJaeQaSjRZVM5e0bK1ghsWfEqc0/DRUpQdYLInwRfZABdZOzJrkVmth",
-	"HsQVsOk7E847gzrsDFtloYyroXIWlXuguwUzzhKjV6DwZiMwwGThoZIZMLeYFcMv0nNp25tqrAvFD03F",
-	"wggWiyx3At+npUYGkFs836fF9k2A1Elxkh9vXSjS+Gn5DSDXFiM1161d+UKsYCp0yO3MWJcJtQWYIPPZ",
-	"QkyFpeJtlA/gcdHp5Gc+E2HAeDkvDQYEU6i9C2eoIiBhZNxgVDpAep39bjvmS4gtZ6nkSYe9ssaKoSCe",
-	"ADLZtlRGKCMzeSWSZWeo3siZzLBIbZ/yu1ygHQhovZVj/zXVi3R3r8976qtf0NT8As4f8mgX2WaoizfK",
-	"m9ynv8h98E5Q0vsWoOQCtaitwUpxCR8po0kpjUuKuotfqYY98kKrcSKj7KvyKeGiB6pp7KWd0QXzA2ci",
-	"lnyPZsPeb5di+XnrsRnj7khy7am5IOHOJSmWxSYgnQxe8kuahKUbI26yVoedDNWlWOJf1rOaSklNDOmr",
-	"oa1IHW3vxDJLRGFUDbHWCV+yESAYaGNYMJ5oHbNm+ML+0n6hVZbqZMDmqbzimQjYjH9q84n47/3e4f7T",
-	"brcbMDmbLTI+SgQkaZyO2z9rJdpveRZNQ3Jhy8yw8NUFn4S+ofuQfVVGrhB7J2RNTh3lz5gY/LUdstp3",
-	"mFVVzCMNN4WK/mjHEnjcAGBSPhOZSDHwsz6G1GDowEjPl4Xxw3STcuHysPF8/Oxp3H3We/bsIDqKnx4+",
-	"5/2x4LwbHR7yuNs75Puj8cG4N+qPuqNn/X4U9w7jp1HvcNQdd7u8+2zY2JQnW+rURhE3yhyv6zJQn3+9",
-	"0UaCXt37Q7mAqVnsb5jNrdJ7b2Zsq8QqeKLtN0qYtY8qzbSKCohaU688FnVuKX3Oeq78K1Kp2vANTww7",
-	"f33S7h8+DVBvLn6Q2bC5hbaN+1UeSlz8FdMVbBf0O3TYzxrStFaG4lv46C9mAt8lbvrbemb9P379XNqa",
-	"ThzAowXslU9pd6K05ordCf+CfO8lCKtqan7JHgAfpJf/mm9s13bc7T/xqXueeaBya4MsYmBqLwj2IMMT",
-	"pLdayxMrSNAJFyJnNUhchq1BcUq6fWGF7TtYSwV5YjCn0do1QAQceFnUgGU65kskxBEujwQFU4fKC/sE",
-	"ZA8ZIntx5JV55NfvypdSxay5xoYVELMYJonmtFgq59umlN1VBVmnr6pVQTGZrgV5QyjqZ1oNVa76g/3q",
-	"YjU6SYCIBr0PYzgpYfYxZdiUt1xGWVt5ehDsYwOKQhPT/lCRh6zI9iBhW8anKgIIVtgKrS2ZgQsXvbRX",
-	"QPuVzwnxKRLzbKhCzIG/kHCEwsx5MjxcGIEniVMag9Q+OhRCUQ/jrN/tdtgJ+l7GIoumUHyBJgxn4xQm",
-	"BCSLea6kjZUdYWuLoVG2ya5VXjyyblRA9nmFV2moIFUdsxs3mB6FhbCb7QEz2t62hufHOFhTAXnjMDYy",
-	"STzEryDzYXzQO+j2+Sg6GPX50dPR86Pe8/h5r9ftHUWHz/u/k/Fx06nKLhow2248V711V2InI4klceHf",
-	"dK/nSaR7ax/NisO6KWJk/3hbk0fpNpjm4cCnl9lzP00D9GFcIcuqcO5Juapitva0W5k+57jy6W06LU3O",
-	"gBXXvAUCSAy+1SS8pc2DiwQV4DPn/y+wNjgMU6uAuckY2n2QHqLbLwqbSnPhULuVj8MD9PEtI5q7mT85",
-	"7Dp+m/qmT26wYInhFq8fTxKsTskNlrxinKtlwW0elNVewGsANTIzSJztMJeJRkw2pXJDqIRs5qxKsF4N",
-	"43ZGTlve7sC7MH6B6aB5KAStC0zmgISyrsvaOHb5bXmwwxqNFLiADHhqMR6uC1lvB0MVnlF1Jsn7ZGxs",
-	"bdbQMRHCz5DMRtmpT1f0TPMecSqmB91uZ6jcc0diqZ1dlXCsQAKAivicNUvlmaZKbHPAQAu5H7B5qln/",
-	"MBjayUaFOGyhEvSJttYLhVyN0IAe/xEuDXM7D5ptMr6kdJtCq3MfA326ZwjEBnuFBZnRIKMBq5MYM8Mz",
-	"PTdQFI+RpHgIOnHeDjEsSrQRYHwUvLq9LosSLmfoz8UBLrt2gyK5DGYOHed9zDNfnjZU5dzAbZ7gY5by",
-	"TLRdV1aGt22zqHdeoD7R7QPcoKvWOPrpz28PznaIT6804UGDPzjONxoHZ3hZfaMAb3jpsOpzdSn9pnLq",
-	"YBUrbu207d98CzYSZmfhzLvzMCudfQRM8bRjg0Y16Hi2MlQPPOge1O5W4nGv7k+HpttRsvNVOadtD+Uo",
-	"5B2lXtP6pt2w6KaW6koSL/Ee8iNs3hN/1JJC0iVHqt/88mc9MSzViQhQKR5PfbluEp4NfXrBUJVyclxN",
-	"lH+iQNhsHnT3kRHwGsssTxRbKCg5CGCQAn/KAp5LGMihWo3jHxwDCconoJueUD5a4e/Pa6T+4H5dCqKT",
-	"TZMtKxHyBHr21PfPXRAyo/C5VFcfn0d/7o/+ejT7aX5gLnpXf3+m3u9f/+2peN3955tD/kPcn/wi3/3r",
-	"6K+X9ZF0takPiqRfOgsP87b8hFXiupiQ+EUD5d0aYPKDTkcyjlGBdEe/4heLvpXSh3D2QBCqONnzyg7o",
-	"7K3pQlRmdHMFkedJhJiVNTsDNlqoOIGYJZXhxTpazITKAsYN1Bzdqlbo3Vyok7n80dDSvUvJkOPnuF3R",
-	"VWkZbJMSWuHlqV4P8F1np2y/0/U9dc/FPxdTCZ/3xPi3uTexph2Q1m6VP256LPksub/pcZdZ8Tfbkp1m",
-	"hWv746yonBV/O3n7ZtdZkU5MjRQetcFyyRNxrCG1NRnndlnr2IJ36eQuO7/anPdS/6DkGvKgOS06ndy4",
-	"rdvOqL+r49WV07U4pN9IsltFnknxKwpzHyb21u2yUCG9FQ8rYmMBBsawXCrhijUzaWc+zPTA0ayg/Y5E",
-	"NxUhETsR36WTkDWR4wWuXsw3giatgTvZjf8h82t3uPUT673g8e7TisZy9xjxO1CE+Pxr0JgvKktIMIgH",
-	"RjefAYsETr1IJ3qRmg47S7gyRdVSNlrmNGEBlcFBhTw85uTsdH0uIhsRzkZA8cpZ6DVr7wLGXlvWnprt",
-	"HY3/+uH50X7vKbBnShqG/+r+cPT06atcRK+Wmmz9s86q+u6DnNK+6GpDwpL491x1D38yu/vGgSO/+wr3",
-	"K2R999jjcbY3TY7QxXnL1V9pf53YCSYMcG1e9R21m8EiCO65A58Ya5iLdMwjwYSaSOX59DA3gzj+BkN1",
-	"8vLif0+A520ms4DhP/ssS7kyY7uF4S/PaDqxZixmepLy+VRGJmALJbO9VOvZ3kjEAUMtfClMMFTAXwgM",
-	"Jhh8wQfts1iaaGoHImDzZGGI5zCNRYqCMtZ4fPfynBkBpMHANnPy8iL/WJ0OlVTs3fu3//uu22N77N3b",
-	"l//7rrvfYSdvenkT2IzPQWkkSxeR3X5j5qX6oUH2JciwQn1jWzJUVzrio0XC06UjYKGMDTYDiQ/E1ks4",
-	"nRsWLtSMz+ciRhGFVFhAApfaSbcPdHjc/uczqNKD07yjWWye/aXX7rPwNLSYzOy/Dg5baEUjAyOEUiHj",
-	"wkDQDMbIlLgaeQY37lOaJ2fXPFVSTQZE7yZiyDCd8isIwqQWEGYybpuMLwH1T5AszF6EjCAza4e7viYK",
-	"NmkYQBuS3ZFlzwy/EsDzBrms9pg34rG7daiw5Yk2tF2hgDM610FLayIyVHsBBQmIC6fCLJLMhJjLZOdE",
-	"kLtlQ9IvCYeqGVJ7woCF5lLCAAQsjBcIwALldv4JrAxhq0Psi9S2Ff5zemxgP/MS0mcoj4kut4tBJqxK",
-	"78oudNdXYStvasqvWSY+ZR124p8CtCyQbJWlOgGBnLfnr9u9bgtKkpyX3HW0Thl9GCVJSbNWCMGLX2yn",
-	"V+yzfGjOYprxChYg1RMUvMRQ7Z7gXMjV9Q0QXBMBMAYMZWXWLxH4hjjTy3Vj4M2NZ1IhY6IvPy25l2FW",
-	"tEtPtq8scgeFpxSSpfaEx0zpocr94HYVYDpT4aaTnM8SpZlwKw87LEQe6tA7yDlDKlUiPConhh90D1h4",
-	"bv+ex20hEwnWjY9juyjynKdGAL+XHVzIkyqsiZxbpN9hfwR2KsoAZwsAq/D83S/nH1+/Ofr4x3cv//bx",
-	"zenb04uQNQ/Y2z9aMy5G1cZjdtDbp4BkK6CcOJ3kLG+9btDtdv0yPmYjgi49ZnxkG9wr/NkrS5trITJm",
-	"5jrzrUMZsZVOsdf7eaqAf5hD2kuQU0nFyP3iJACPicVca0QY+wjSUAqwfDlPgfPkn9uDqyEyTZ/EWcia",
-	"mCeAJyaYjBVZjDR/Wmgju1PZYKjCKJFKRjwJWZOYKFmRiLLC9D2Fd79Ojm5r+iIht0X0G03CU/pOiBHW",
-	"Ng19Cx/UpIWJVfML3gO67/AJr5OjlTvXLN0SsLvUBr80V/BdOQXKO1nBOwdnJeLXRz6XH5Ht3IVoV5Bt",
-	"LTbbu3ts9mddiBgSDXoVLrYIwutA9FC5raG5Bs4tZ/TQV/vKvqGqHRQ/40tr+r13c/Uuh4l7CaWX8f+h",
-	"Quir27sjrEGn6hODcl1u96ILION7jGyqMhPmjhH2fp1zHvEcQhHHPcXly+IE//j1c/BbSQJgNXsNccEd",
-	"hOz5wIK2teDbuPe4za1wknMoX3Ga81tJA/5UIE5uDPL7qk96/k1bk/Y9RhHfZOzSplf0EgKmxHWBrbLa",
-	"VM2T952pOYArceE5c48rnixNxpQQyLeapfCzbwsIsBqW26SYUeCeOVRkErPnWNgfEMWugbI2sOJRnNAX",
-	"rnXYGZgUlB2F2WDIbhotUqPT8Jgixp8yNseSll/ev7Gz2SngvpHq0sveshOY1m1QnohdloERwgwV5K0j",
-	"bwhM/Sf5uaXSuXqyiOWqrbBqDLBb2AJvJOyzb/MZtzW9/J1tdn50d8a9/YTOLgK33W6X8w2yBl5qpaJg",
-	"bJNyy/Z2kkkvi7PFn2DK7X57/ifbuN6GttH9K80ryfd079A8p3JZapI7C25oEt3T2MEweUe3QMtucOu4",
-	"9K4bL3wBS6RxL2n7OSjdkLUPF17YM+6KaVZL5y+f+O8BCdZ1/qr4F+ZkrfkFW878thBQkfCN8geLNEEu",
-	"/GOWiuS/hw2LJcNG6HWS7OkkFWymU1F6wddS1vaFLaDbhz2crE/JEVJvQ/V4u31DvW14ZH0jhvKwjVvw",
-	"Cfy5vLcOmJ5D3rgwhbM1SlgsWYgmXhiQcyCF0rSV/WioChsSW92Pinshq9oKWbO02W2NCaJbzr5s4x6E",
-	"H1lr+6FqOthyJRUAsCZ1AQttx4QrqG5/27TbOK3Dmplx9uWkj7gJ2P2W+MRQY7++vZE60bnHYH6UGmmE",
-	"Mjr9qMfjRCqxoTn2tk074dODyrZ8fdtNvvy2bjY0Q2+xzcCdu+0t+bR5kJ0lf/zXsq98yf3B4g11QWFD",
-	"oB8eIB6+AfBRTIB4728db7t5pWyNyr3AIAdXuKFAy1jT6JmAzDjBk8wd2FrHxShcXrvM4lRDcWFexIqq",
-	"g1jZQs/0RGn2hWu+fiwmIg+zzDAJi0mXJc5nYqh0hKVskcjLihRmuTmHAopnixj5146JG6pwI+RsT3gm",
-	"rvnS7lxpPFQYgAT9rwTiUvbeFvSH45RDYem1HQ63MUEh/JA1c+WjLfkvJMmIqHA/6FUPvHbwXrrrqzmD",
-	"7B+DglTod4sUNFR+FteBi/KkqPK7YNzpJp+Lj16JVQky0G529bsaaOGLtuExBV4zJ9eTGZGMa+XJrPoT",
-	"yOtrdvMnnIA37K66Cv/IZeYxbbWgEt/od/tP2939drd/0X0+6HYH3e7fGyh+XsO8inskdP2LWX9erzs4",
-	"6NHzyMx5NZfRelYCMD20INNHjOUnu3fqhfl4efTnWf8TQO6udoIXrrzJUCCZBvOFl963cPiDzZ0c+qXt",
-	"3a26bekwFec9twTulA63VZoCsh0WSYIrHor4HHepzgRtusWyYDirYW1wh9mVRuqTTulWqqGCMx7uqqnY",
-	"SfQWYk0kN1eIkn8h/MBcWFoJd0+T3rpyd8yXxkY9VMo0XHm/CHcplmVQ+svo+cX/vT9Qb+bPog9xb/za",
-	"PJ38yPeXr0R38ZN8lx3+9V9/v64Ne3Z2ArWDhhA8uNuXTOnrY0cpQmWpCU7rNTHmYH1eVmhvUUJaYVb6",
-	"SdnZCL67jWx8UpDOrUTaYo3tI+iq+898z6PI9wfYGy0vOHkhICcCGauqZZDGQLlK5xpE5YNuD7lSQM/Z",
-	"zukrjTX8Pu5s71w533wh9ERBkgJ6ritS3DS+LwitHuf42lnA9u1DzdXgQU//6ythEcusnejJDYeQ61Rm",
-	"gs04cHyU8u69/7V8OCk7qa+nmjWx3tYn5KWO/aSFAWI8k/t53IKaK6T9cnLNATqxQInUHtZp6a17qDGP",
-	"8FbRWtYMS36z1i5x2E0HIXvxGz2p5dYWKgPBxhE5kFe7zTM6VLqSD0dPo/ZR/Ey0n4+7vXZ//+Dw6dGz",
-	"53wUbYob8ijT6b34kl3Lfa6ll1Fsol/JdcuKVx7NnXOZic1NxHz2Taxhu7bQInnqFTClqeC78nZX7wKM",
-	"Lmd3VTTPzsXq7ot5JkBzd+c+JCHfmxr37MbGZfpWTfuq3PPeCQD9VJouMHvhZB3XXwYQrhg0SCVnjVf8",
-	"c9DgFab34W6mt4DcgTk8Z7/T7fR6+51CpiWAw8G4F/X5c9EdHcX70SF/Jp6Oe3E/gi0lnQi8qlac6DZ+",
-	"BgtLr1SWLncLStAcfbCoROH5/4lhCR+2hs2ZJbBveAsD4tHbYtX3F57AEo7tdfVYwwFb6VQvjMAdMQPf",
-	"u4rBGe+LZeJWYHc1JF1dKJkFLNXkcx+JeMDevv85GCosRoVKHT1mI5lm04AlOnJuz5i+mrK1ywUxefVO",
-	"qSgH0svHCZ8YZhbRlHHDXNELFshsSdJai4kfM8VnaOrbfw+VXmRGgmkE15DLpcClfi8x9Bd5Uhcak+k9",
-	"5n/9SWQvcLjr2CjFyLabAl9fbBtaqRYghQ/zDeuV9hn4t+zkingqgoJkPRRvrVgnBx82tNM+cVeb5OuL",
-	"eueLfGvgiCbHLaLeZzg/zgnfdtpp8kKyB9tsitP3MbnqFrtU5GCjZkaVg7EvlFTlHrnn8L4NeL8lywq3",
-	"E9Y8edNr77d8TjZrvnt5bn/AgkqfAu3Fu1YqdcaYsGxPtlCSlddksljGFKaO9ERJIwIsebLPVBaJjBDK",
-	"J0/bXWOqr7HmSKo27rNu3g4V1jwKHk07LuPrv109ZwJqLtA6JfICPfxz4C/nSRKykc6mN6c+fwV7lT1S",
-	"/0Kj+QIGs166GA2sTnFHz4t7y4Bvf6+b57TVp6xj8ZPEhbOGVHnJLbGHQ9ZaK2Ch+12nLLTjUm6cu69+",
-	"Fhs9unyvUIuZXauFn/x/8ASW7rexe7m1vJ00rjRZbrGHFR+w2w7m59eDbF7+6Y87146RYW/9e1jwOB8R",
-	"pHxT+9neb/Z/Pt8lfWwDHyo3sIuI2EJ5BgpPWSpnMzrhrevPtY7ZXKR2J2sLBY/IiaCHyh2/wj3cV8yc",
-	"R1DsUi6/ePfyxet3DuTmPJsWay88q3Aec91WhjGTytvllfIClTQ1WApgfElScf/w86QqM8fv/aDaGVCC",
-	"TpsT74XMhspFkoi0YW1TRx4De2yR6BeXqSNUcA5CDCy1jlnCs0KpGJEo5GTbFipwpns+72u+7LC3fD4H",
-	"CRYNFKizebaEcaZiqNxywedcczNUyAxBA4+apC5vz4mgkG6f5yZXQqCtA/QNI1B6sf9vKZBygauh8qHl",
-	"JwbO+QmZWBFXbOSbTx7RiW4n8kr4D0BahyUd0rVjw7AW12ghk6wtFSuaXlqYsu21KST3oCbMWz4v7Sl3",
-	"yHCwcxFxSitjF6rKPkY8HenpMk6REz/R1x/HHNxG5PoEG6d2dPwtnz84jzaZHzeW+hT24V3an9+0mfnZ",
-	"V1vPcGo9BvjvLcD/ls+9RoAuuOwIS2tut+WFuWOZq6PA3oEWz6kNjJbEkEek/kinX8dl6GKcTrGgdlnN",
-	"DTHLodo1aIl9h1Ttpm7gki6vdb4qfejXUQv69Z1XCpNwK8w5Sn2T3ea48tKLu9U/qFDLHuyoUnj+f2yt",
-	"SeyX0828/KX1+hBJp6hmDLrVqMCnU18RwTOKbWDdBYkLUHEFgeBSZAMQtWEcfnIyDUPVDCvS95zSDhS7",
-	"2OtDdK2BRos1c4lKwGnbhKjoBxwR0VRElyIeKijJMBkLrRkTluQBf7K/tI6ZpujTWIrEWrH80sVlyBEC",
-	"oR7PQEGyLUNlv6xEorSS0KJT5sI8vAL2nxB1RVAM/AzVKutSh7mOB+MeO5TkVOw2Y7ezY9+d0twDjmNu",
-	"HUHCncRY7HiASDVpRNgJPEllYndiwxeZaNjjKlmYvi7o40gXDm+v4XuVyOuG7M2I7nUj3bsldeKXPyjD",
-	"MSlK3QTqP4vrl7n21C7acNsFYAK2ULgoH7kx1yxPt968Rspt0HeTMXljAul7MdNXRB7okO3UKUGtij+R",
-	"UwAULTODhXirQlDkmUc/Lzs46PYgy1pplmhlz6ggUG6YQ8qC3mPE5/cAJy/hSwtw8o2kln7JzR776E4z",
-	"Lqg+pLxT+Tx6V2M7ghrKQibC3cffy5A27skYrimd9SDI+V2XLPL4jjPwgeuQ63CDB8BIkPNXlGSeyf5D",
-	"9uPSNh+2SoYrlEuhsB4ppTnNQqWAUseZwNJekIDCHkkGIykZUEu4smb2Vl8Vpf+GKtPedKyzJgsLco2W",
-	"8x5WaLE/7sngm+rr16RX7d3tBSNQfJprCBlOBRh5iZxMswLN+atPc10w+HZkNL+FAfctIZHjOP8eEele",
-	"2c0fyn7bi7g7IW834q5J4tNe77nIETiaof0xZCMR6ZkwTC2SpHW8HWKGijCmw14kgpOcKF1G8ukYXIEX",
-	"1qwk2uVkaN+K17+wXfBozVXupNBNfmSe4Ph/lTtqpafnbGGA8D1nDueKyRmfCNYcLdlMxJIDpTByp6Yi",
-	"knPw0oM8LWkdo4ytnYuwCCAaCLMSo3L2UMP4fC54aiC4i6tBFl06TqOZLVQmExbZXgW+/fJWPFSb92K/",
-	"A+dqjyyED/hJLMPyvvoWvivfWI8h1Ojvws88jUO8+j1+9b3uw3ZNXei778OZ+JTZvQIYuXt9JE034kqk",
-	"gs0FV4uMAipLBBLFiI/Ftm2SAHSNdUrK7vOElOSduJhPePPMFuiUpemyg7uFm+y73aWdpyUXWOUme9ys",
-	"1yt5YavCMWVoF8Nyvv9d20u2/w6Y6igbOHva9skt4P0OWJX0OixFpHTwaRUEcyTjTQmX6DgvqtKHHfZW",
-	"KpCnBZ9OrihegtZ5Kq6kXhi2UF7JvcNO8iNKtTw5Ekk4DxQisxNDdWrI0EIRH6NTChD5EuM7aqhKLqwO",
-	"+zAVyruvufKOSa9PrBdJzCZ6q9r7UDVXpNxZpZJ7gIHGunruQwWplvA5GFIgN1nr3rzsq7rndyKBKImf",
-	"Bw0UMTYVpBA9rP/bSVrctXJLPkSR66CCfYSIR766HIk1NfIvaSu+XY+H3T/yIb/A74d99u0r8AOQMACE",
-	"gJwFMnaKcibBDY5tng1VTq9QcHBDITgaLxb7ZMQtsM2Fim0XF7vaolUsTcTTWFiY0uAFcjkY9plLw1IK",
-	"CFjbsyCXXvArBZTYCNlnhF+IvY6Ph9DxeKh28L2zX9QWZLz/4x0O1Bd21j7GuO6AHjhB7tfTIa7su3fJ",
-	"esI7XBQ8sQbdvqPO10nsaR3g+BjyLARGfcVCCQocgkfToXI1dV7KhLNrMZpqfclikUhYzSD5AKmuUphB",
-	"np/64/m7n4P8n/a5HYsX9m67mOl2abxWEG5R3BXlpGhl2U6CBQY3SGFYU8LZlcX62q5y35ShGnOZiLgF",
-	"7FmIbdQNjiSAesIeimXGSD1CxGwqUoGAYS7l3N5qwUx6osuhmnLIIIPPsKs6hEdCYgOwT8g4BKpXha9k",
-	"TVLC8x8K/YeCJIKniRQpZO20BiSjNiFdtGLyLz4KGy+zDvtAIk/u5St35mpXNMJ4/6WYZ52hCu2R0IRF",
-	"2jHnoI9dPzUjPZvxthF2H7HWGYA0iIbZR2Nhd7FLZTZU6CwjVC1ntJF/DXaT1ey2Y9hi6dH2q2BUaNis",
-	"pT1GOSbQjhtDtt71gKXCLGaC8qXRUKTOMALOKnYjgEHGGRfShO1kwljrsTCPeIq+gpLaifs64lrDzA6T",
-	"ibgO6Q9I0rskarMY+TVq1rKNqVlEB4RUJzUqpl4hENyQymfxQMal+VgpnWb7j9w7RYQ4XptYfgrukgoo",
-	"ut3u001kIPaB98FWUoQ5IxjM8YppXGw30X12iKANUlcmSo/HnVhEMhaxBWjxaZ6A7T7miREbWDnsyxo7",
-	"J/bBGF7Yz/scNGb80yne1MMiB/ev1bS/oGGyJXS77alG/czIu+c75rvPVquB5uYtUh3hzh3pK+Bl5b3s",
-	"4bgsrh6Li2+ZLZltNE2a+Q5nIb5VMJQcOO7KwOXvs3/LY7eNAQge31/5llRX0kdON9hkp/k1TAlpZ5Rn",
-	"SMxVzZROGfoEVnh/O+zCnsZol0IFU7cPnbgsdZdzmGlm9ExQZLqUu84Kbc3x3lo3mMK+YVf7xYi0doJ5",
-	"4VPvThNcgzYzl5Gzw2jBesZlYhcjn/3P1Ktxt6mMyXTc8zf4X57fhpQzQlWhKzsAf1zWpy1KNYA4VSP5",
-	"vEnjlcV2g8687+tSDbszd2FifMenMQChik8uoA0ups1gA2vh/pO30dloSKGQ2lVwPB+BLUaFh+ip9rkv",
-	"mGPY3EAmDKeVaavDYHKQqwLWyKr32T5wvXNIe00nAjRhrQ08EoyP9JVAkxynffoE5JePMWlGxsbr2CIO",
-	"VWRgsyZXcQCfx8vyNfTIgPGZVpNilU0LIoXY/FUHOHdImLuont8Z0nBgCgvrLuk3JahqpGhb1oarLWBR",
-	"L8361x3zrPOvftBc63yu3cxZg/tBEed2JQQu3VuJiXl7Cu5EWGnfXXSwW0Mi84VW40RG2T2FE6H/BSMd",
-	"kt2Rd5v9VYv9N7/+ydasbQK+RULBdnDnSoQjhzQyw/jXUM34JapPLwdMafDvpORWL2M6RFABTgFDCdz0",
-	"NYh677dc9gS+YKiqrTr3aCKF32bU4WOLbMaKAJZUsx16rpmjuTW6punS7HcPWnfGVnRnr2DrY7rSFn5i",
-	"WeyrL2Oy3JaHGJJ4dnFSL+YWNUSMmUxmTXGWHIO4XkbLDSW3D8sTfKuSW8hbauza/b8DHytdeoHnBhiG",
-	"vbmaNGoJtIxlIsgVNk+4NTQ7eC9qFdRkVzVT3j982hg0no+fPY27z3rPnh1ER/HTw+e8Pxacd6PDQx53",
-	"e4d8fzQ+GPdG/VF39Kzfj+LeYfw06h2OuuNul3efgXn0f6IxOHjW7+3f4iyFo7ajbGgs+UP5nf6jy2xn",
-	"tIRyyLP//uIltiCIYfJsS2sWUGZeE3InJUmqQXhlgFeFPkoeghJ9h50LFQ9VOFskmZzzNNsb63TWjnnG",
-	"wzxqg28gnLJXsdAusXDAzn7+U8B+PHv1p4B9EKMzu0//6fSHwIXOhuqQvZV/RPPFtsPiHaRA5sR29klP",
-	"DKLoMeNqidu6SIwI2Plf/sSkipKFBeMmxPMU0tdAJqecZ61iTWy3w841srD4jrkG+wMe7yMnmWuO+6An",
-	"ZqhC2rzbFnRCFoso4baLm2ERrHSUiaxtslTwWYhcDVA1RRc7q0SqobIPltEi4SmQ0NtmELrbEcC4AqQm",
-	"Rdr+GHGF1DE8hoJgvCOWM6EMGFTU+qEyXImB7eNE2JHusbn8JBK01ihm+az3vM+sScWMjIUfELa/H/SO",
-	"joKn3S7eBNsPT5Khah49fdb9//+/g/1+l+pbDrpdiMKZfNybOPBYXG34Mk9bv061mnTYCUusoZ3CsLqR",
-	"GaqD3v691J7YbdntYZvPvhWzeeX4a1u3sjvsUDfiW/GgMj3f7w5Ym1kH973qo7GxAEgW2mOqbEVdi/2j",
-	"h8HqDcueDdtgrDYGjadvGzvnf8Cz9n67FMvahco4YOwcElSJCAzouwDdDf2DWMkg3xdz+cFFBxi4WuHS",
-	"urfC4xxaHo9+G+uOt86o36VC5S0VaVSf/fBEulWBxm7hlCdC10/l3Bk8ZaYOYmvaJkQONHbpzUcxbNjd",
-	"uc3yL9xObkbX3SIOjrfWDeRQg74wKN/ZrHfDcbMv4/61mulde78tjEhPtzsOXynKIcunaof9jH4+ax6n",
-	"ALZ5COJ6qlnK1aXJvXwzdO258K/LsxkqSBeC4G+ekwY/4eqIImEMyzQlzEJ8hTJZ8a0xax50n9+HO84+",
-	"jabdIx7f2k2+4rsrTYyvyG33C8z6zYX7hdk9STkkwVe6rZ1r/IbZf0zxSOUm/IyDB9v+N4mBF6Y+nctG",
-	"9pQ305mrKty6QIaqvELKD7DtrHamw+oZ5K2vvGqobEfAJ1Bv4GvXHe5AgoqcuKoc74ygVAbzN65lLBRG",
-	"YO+8cLGcurBw7zM++QWjjsXveFhmUuyqepv3Lqyk7oattAD49sdY4j2UJpZx54kBhApcykHKijP67pFG",
-	"x+W89xv9FxkN1aoTjvo5yJWUkGXUiUDnukbRIk2Fylb1jSj7GWpQRMqm0h6/l0PV9IJJZiVIIng0LZDe",
-	"6isxsw2mzG1oDiQCr1CbDFU9bpPfR8WI5GbubrRTD9QoN8brPu9Qf+fuqM6ywj8/sg9v4jSa+yH+Gij6",
-	"gy26aE8Mk/GuJLijXjXvvYeRreT3NyXDr59sTMTV3m8Zh4LQzRD1XhidXAGTxDyVCmwePsFMMj6fQ1Wf",
-	"YeFv12L0cZEmq88NW67EApUNAyp5hhX5idRfSVIMSeCR9cUCm5yJloc41IHE81UEsEhIbjFSX2Neqit3",
-	"4ZQVZwRKxpXo0Hp5/MTgsWwsUqEiwULX7IBhJ4Wed9mauQEEKzCgY/8jZ9afCjiuIXRjEINPmPgkTYam",
-	"nust+z4j6JPskXKonLCukRPVJhuOalZcE5FyeqJEbC+wt4H1TDyi3ibF9LmhKtmTE5EBLB/bZmAApmCB",
-	"+wSQWMOzKKTjPoHwPUAhPa7AH4O5ePYDwUXoqfXhcyE+wg1LRQZVe3fyxtDcO4+4ujuw2w+5EdXtq0Bi",
-	"tD6s21ugoYtt+WJu9lPVKcx9N7X9dKY5/qBbgG3uffpoaIyA8YErhfBQwGj76xZPjf3DAppjTbDI2r5t",
-	"uMVZ8Q90sLXdcMGpGL4CHLG+Z7N38qW1wlAYYy0LRcNFPEmWoHsJJc05l53b5zfTyA/VqvTktyAl+Uaa",
-	"7Nx1Wx3meOo9ryQONEHlXZMyjeurXm1dqNi4c7xrq3okbUjUwq9U4jI3Nm7ZztziWGln0eT4xpn3iwt5",
-	"O/K7C2/hhad7d0sEKgzag5SgFZ7/WIO2K2O/RXcwyAjNvgpRsI0ZR4vRDAg2lMCDe44MVU4Da7/h5LDb",
-	"Ey8wY8BlMpNcEYMGXYalIhhyi+2mAQTDYH5el7wGaeFFldZhU6dAu1+HMLVV9Coco6M09g5d9wkmk0ni",
-	"SlKsjXpjWceD7oIvSKUeAeGO+k7v7PfWZMiPjix+a2vjNt4LZQ9Sdiigs+KlmU/5RHJm7c5FKo7ZPBHc",
-	"CCRASWdsrjNujFzM0LHdgQ3cbQI195Idiyyojx60asTZDzc6c/A6j+Ofd7Qpbqqcw7n66Nr5/bzAiJGM",
-	"FwHKAqED+S+gROVMEV+AspHqnaYLO3EgV+GOZV+zN7aIf3cy3/h8nuqrGgJxL5GI4d5X8OPKvYFovmgp",
-	"fT2u2VtVo5QW6F4sImmo3vD3IFzDGQ1+19IugvJJYPBBdcoKFUno6IRinvGB//NpHAZDFfpNPQxYWDAx",
-	"7D9JG8n+gT49bHUYNMO+XZGwuWBhGoesmZuNQ+XtxlYhmuaknQqJW9dTnokrSmxJdSIGvmRHot8Uocva",
-	"lgfd/QCi9Qo9jgrj+QVUdFVp9OXsTraf98bB1+VfsQKIQ3ULRMShvA+j0M/JHBm91Xfmbbg+mzjLTsTE",
-	"KS7m01QnerLsNHZgaCu0+0GD7b87zrs59O3h/c7UomO/BQQNkaY6dTOU1C2KiF5Y9WlcXPOscsk3AnLK",
-	"gV91cNCtn1L+ClqyaRfWCTJ9ac0SfQ1VGCvQkvDo0lQu4G/GRj3BRcDgfP5PEWW321/vaKRmu4mlUjqT",
-	"y76tIY7qndp3ztQ9h8beS2SojoMwE7f0DmaiboYudsw3lZ9raBB8wAf+/QC5uZsMpZM4Nu541OROijxg",
-	"nE21mcuMJ/a/r4RaiFae93J68vMJhJjZ/2kljgvBZ0yrifkSC8WwvMs2bZGJmEkFxIoFKQL/kHK9G2V1",
-	"b8kUVDpjWDK0nVoJZl59HhKYb3cwMigI8JZLxX7CzgTdgJmwH2k7fCZSGfG9F1MZ8Yne3fGTPawuY71I",
-	"745RXrx846J9LHRaT7zDqY0rswZAFCb7po1p7zc8pGx3n6CC7b3o5O2yI4HfIxNfKlPhm56/d/Y71JxT",
-	"d910aiQSYEx3B2m7fL/Qqd1mGO4ykAmV2B1VGse3FbPrqU5E6847A2ZN33VniPnyzLYVOlCA3i+IEOSR",
-	"41Eq+OUYhZKACbYxaHSfDva70JV0y0HplmShomnh8l7P/jm/vN+1t/vLY6kUppi764/K13f7pccrEKXL",
-	"L+/Dnz/vmnC+86b1tS96l2j+uHltV5+7l80L765/qLLXrzDVbjlYUbKe489z5ytkufF/JEDhoFwAo37n",
-	"89eF/aw7z3zXOVtnPrzqFoevCz6pe/ay7fi2jl6FhFxTP+Xu3g9gbyUQoENKKOhxuAxRTHnMNDaUcQPx",
-	"Z+C0t9f/+T1ersfAbv5LmoRD1VxLJY4wj7jDLuCBhmU65suBP/KF+KLT2HPrU/qWjFsBqtvNpYjEUOkx",
-	"s6g9n1GyAgeuAj4RcPqDdFn8shHK8ocJH4kEM+0KSX35SsIm2EaT8xyKKHw/+ATd3BsFfPQ6ASVZmZF7",
-	"reDGqsrh3bT72zVREcHbeDC8gMTMW+/+0BmNQeMDTy7bUrFI60SkrA8zz44AMWL4Lt71YHjBJw96Lsz4",
-	"pA7O7LDB4tWb0ORxW918JixA183IlU/3DXtrLU5HzGeHhYlcjvlKbNoXu7i5PQm2OuyFjkWRTDsVC7NZ",
-	"1KH+WkS2BrcWH8unK054mUwF7ie7zY0vHC/25PG7uMuLGh9lEy8oqLEsskjPRG7QQT2zU4Y5HirloqjW",
-	"2BNRKjJTR27kBlGRumneH3LW/LueeordcfPxp3T1LaxBanjxObU98yVxlsd8kEqD1Gk9lYf1HmUaHiJ3",
-	"Fg0+IKZ7fXFxds6EiudaopBpSeyI+MkjnvFETxYC45Ca8SSh0ox/DBt/GDZ+DTtDhdlD2GtO7Yqs04my",
-	"mw6u24BUrCihtqjbwF7m0kPgvqDaOU9XCs2CWESp5GvKc4msfrc8GEBkQDKc6Fay7fzl/RukYl8YwcJp",
-	"ls0NWr3wo7VhsUPA5J2n8opnImCJ1vMRjy4xYAm08jHjcZwKY4KhSsFTR8FjrBJKSWhLZgMMz2TMc8kz",
-	"ztQCCZNhLE7Prg7c0+DPagnUfEMVSiWyjzzTKiRGYsOaYb+33z3qPj3Y3w8DFnY/HY07vRD2b9dO0I9a",
-	"jBIZ+ec6/vnrVGaZUEMFckyLFPIBZjyhJhkgM7RNesoSmYmUJ7aV/1zEEzwp2G8sNzhj1qiPDXE1D5Wd",
-	"Sfg+6gw8GZXa46KkTdAp9fqDPCNeF7cDwDFjxGM7cMWc5y5Nw1hkXCYmtNPX9m64SJPwC20QaOIR0t7l",
-	"vOFEhGqpLy1SezSBmTvY24Mmd7Yw5e8ZvTC7nk/omx70jOI+sibJ/e7U9pVb4M1bXoHlHnGLVGJRIkxF",
-	"4nFLLCWO7JyVE7lckjwpZxXXI66Qg68A7pt23HIazvP7ScMptcZl39ndZnWX6dz+uBg0Dm+Z12Q3IBmJ",
-	"jwvFr7hM+Aj1e6gzbftdZ/3y/s0Tg9sP0e0gC1CigdN+MT9mWbpE8F3py8P7SmkqtAF2huqGMKWvWZOz",
-	"lz+fszGXySIVAfmU4K6KGhug8YfmgwRfCP9onzjJw0ireLXorHBJhYWEtxRUwp3K74wvkWAsS6WIy4Vm",
-	"M6nkbDErytLZA/8EmW/WcvPRBgPVmYLxJZx24f3ZjxsPcTe6EIpUmcXJ7pmbvXAncbCU7De3WhYKSpj4",
-	"ko2lkmZ6PFT/WoiFiJlW5G6IUz2f15OPvIftGt0Rxe36G3FJfBtJ8kTsVpwwX8N5qH5uOs+i6faotj08",
-	"UD4mifPJBISZoNh9YZCpO8rklRgwEMckmmpkuTAFpd7OUKEmJAKbjqJFyq6nwFhdXnRQ/7wwIhddpaeI",
-	"GKVekS0ObZWh8hCJLHTWfFbiGps+Eks6pICMix5jUhaITxHTtrehW19oVWL48R6MaOx3EiXdMeZ9G3v3",
-	"Lg6gnfw/O1i+tzR5Hy3au7j9H+24/zg7jpj2HOw/5La33Yzby3eUrb75YvOeGDxTpSKCgnn/hDK7yyDf",
-	"55DMB1hLAgzaOh36J8azvkz1NUtIn5DxLBOzuTVt9SXsAtfTJZMZQxX6sr2YCpBhZ2OdDhXJbH95F3/e",
-	"ottqE92dwqM8mDdUB/lLbx8doIcsT3C06gYIClbM48ZRGR3gqwtuba19Q6bxDQiUCYw2/D6Vo9CfSAji",
-	"1n/HtqhUHMrC34rjcRoTWR8yIJVOuCh2GAyVL+C00Fe09rEq9UooMtcxnIEmOrnAyUvtg5yEhk+QDiTS",
-	"MzHwdGj2ZrNU0TTVSi+I6BS4oLlBPPWBBYRc3DybXmVnqGiLbHXYGwnCeEuPvzKj9EfDwoSbLF/xYYC/",
-	"IEkUcWzRhv1CL1QWBphWJzPG53PBUy8T54//icR0PUT1/HeguJJJwjjrd7tsKlL6YPr6oco150Y6Xn4h",
-	"tL8QHu0b94XVNRzY9rUeYXc15dcguhqS3Xg7Dw119CM+r+HzuQBBUYsRfsLeu8FmFvO5TrO2VPYz4SBb",
-	"DWDvRaTTGJkqjXEianZdnFswyASfHTOlGY+A9hiy6Kz9dEIQ0+/2ByRlD28CyiGSJQKzy67CkavXwgge",
-	"SCxbrPDVWodsLlIWJUBtdHoG/5rqRcqaB/3nFIotW+XFsGpp4WKUL2RNpQu5gNtquLCrTqmn7hJFI+lo",
-	"rvgN0tHU141B44Ng6UKx7FokV8JX0bnKOkRjkLRlCUAr0Oe76HiWcouBCqj8KAn/RHH2Jz0T/2c/N500",
-	"Bo3Xvimuxgw2fz2XUWPQOEtlJNUEhr3XpxLD+mnvpc7byX3R361zayr/x89hBGGn2qIOdusPjISsBsH3",
-	"9M5bI94tj/4H/RrV0xdav+XKjQ9Z7CJapDJbNgb/+LV0tNQq41HGCELsGdPwpGQw4hqrQCj6w+eV5//W",
-	"GAmeivRkkU3t60D+E6Txqxgrz1IdLyI6x5aDzXwuO0Yv8tjyVa+CHvqEKkxJfb8ZTjQsss5eNIshHB22",
-	"So8e7O3BHVNtssGz7rMuPPdX/8HroDmRJktJDYnYhAMSr07FOBVm6kkuymzChZVKjMkVH/CuEPwzgZPY",
-	"TdG0i+nfFv8LT7MGcsWjzlFSw+FJ4CHGBFina1reTJRpqcA2ziumOmVizaoXUQ1uAAQCjoMVKigQxArU",
-	"/8dFiezCo50OwPYOYSdnp+xSLJFdzyxNJmYMHCUpiW43U8HjNmR3QAOO2es3R0yqiTBZq/A+Ppdt+6AN",
-	"DON8EcuMJXpi4RaTQq5TmRXBFi6p6vVSHpAer2Q7gXxQKcKL4Tc31KvhLRz1gsEAJ1/fisI5rOo7KKMq",
-	"d9pnujqWPUC9AqEyNKHt7D17d34BDIBk+0+EbWaeHEUuMWgh6NPkWf1kX7sMRhZN+RyOLyN9JXA/Ln9A",
-	"m4KQ659xVqi+YE0qZjAtppUjRciLDUCVc6XWgFKD8izkEoVycXZHvGpBvsoHbsrRCGIl+yJgKc9E2xWg",
-	"l6yZwuMdPq694ANPElSuDdhMqAVz/7BbfNtu8cygWGDALqU2l9jjRiijUzbhmbjmSzMoEkwCjzhQ00wW",
-	"ZHhB7aIJ2JyDijyxO5qptRTt5IihX2EWKlYiiqbEK5QYGipEumb4qR2DsF0bfsAzLeSiUbps5gjmp4JD",
-	"QloCADOFrgRl1g9idK6jS5GVJkTs5fJWO+oUxMhzcfI1yV/Q88e+so2+FMtWCWJQRXqLogCLhDILw8b4",
-	"1RY6rvrs5OWFs5AN6vZ6W81OzXTMI8GEmkglzIDlgiDBUGUpV2YM2OiOwgCu0kRTu4vbyQnaI87eKzKI",
-	"zuzRF5Ys2ONXOuKjRcLBWzpUC4V/b0OqPRLquKnuJkLb08fkVDN6XHxJqesLlGBrKOysZ54wyBOD3EcS",
-	"bYJKIajSSWwnlmcmeiUKZKlqkaUSkC+V5vJ4qOzp0T59kQomPkWLFHuPiU9zmdoVm+gMe8f2LKxbWASG",
-	"pJ4iPucjmchMCsMSruLWgHI74fQfDBUmURFRFpUt0bbIrv3yI5+KngOthVJ6oaI87zAspceRi6fUfdgv",
-	"m2aYXf5mCuvMTosoJ6a/xMgoRwaaXETrUqxskRkHy+RTu5gSX87a23jYO1FMr44hfKqIB3AkrRgDyMbU",
-	"4zFiEIwq/FQcmIBxFok0k2My4FnC50YEkGdaHGj7S2H84PT2srgvlRNoEWwxaCOdE0ynLPxD2Bmq8iYL",
-	"ZMxwQCZgq3DhHDMjRPWmBL5/u7OOl5JCCHYgoDOqzo7Qd5TnB3H0nZ32cNdr2D7rFb9Ta9wtv94lVL1y",
-	"MOp1Bwe9Qbfb6R/+vRE0nFg0fGQ9Vtqoaw9elxLqwgsT6aOfSA1r89setkeCxjVPFdLNE1N7Tbb3zwEm",
-	"q7ohKKSq1jkhim63+xRPxjXf2d2BbfdkbVLUOQn/9a8b/cq5p8UJ2z1z8chjl+yNWe9ge0nD5ETp1J1C",
-	"q558opZMg4QKxs2AJ1ppV5C1+poWpIivOlg77DRzJZc+lrntULk6ViveLmf53cXnZe0UC0gdqa60jMTH",
-	"OZfbsJC5GxjdAGIqM55eWgOOy/gbRif3aaf4ZWdcfr8gBf1eF6RQhgE6pe4t++Asy3jyAnPkD571D7vd",
-	"Ag5VT7z6eNR/MDx6sWkaPMISwtKmoXtIePrXQmfiIxbTiO0AhSdId6k1shxkwUMCa6xGUzYSEScJK2dX",
-	"fgfY9Wf7iSf07Y/o5dALRr7uDf3a2LUyK+ujV+/B0atiIjzi1wp+rQ3fAyCYUBM+AQHTzlgqnkDYddtZ",
-	"Ex2o+W2QhgIxBWtp+Wd8w1iVf9sP7mu+X6Ty31oXfZAADcJnNe8one8q51ttYOp1HwyYXm0a9UdYQlja",
-	"MHIPgElzncho2fGOtW3mFF7LrgS4IwCDcocc5K2AyhKTwIIfiW8Yl/BTz9zXfbeYhN9ZF10OGkGDRr8x",
-	"2C8gzdosqm/+7D8YypxVjeEjwiDCVIzYA6ALbl710MVpjrpEqYKlMxHKLs5v2tLBz/n+EWVXe+UO/uu1",
-	"2VUfdY4eDHXeV43zI+og6lSM2AOgzirlxhbQyUO7TtUlV7QAh5EBLbaMRESc5Mq3C0PUNyRN892iULX4",
-	"0I46lRiS20lbMuo+yzlf6t4y2gkEVw55q5O9PgY+ezAMPK+YZI8QiBC4Pl4PgIBZypedUn3DJgDM06My",
-	"GV2KrBjD8w/4hvHOfp9v+fd7jLsNRtW3ukagqWKnR903HBUhamU21keowwdDqIv1afEIUAhQa6P1APh0",
-	"zZPLbJrqxWTa8RbWNpiaLEDxrnAf+MJpbNi1SEVuqn3DcFX4wHP3Od8tau128LNzdESTrS4M2elb6NK6",
-	"t0VF9Kqeq/VB7PmDgdiHjZPlEcsQyzaN3UNAWqF0eTOSnQPUqGQJlP1QG3BTZXYYYKEzFDavER1uqnGG",
-	"riLdtpG/awRweCt8bErf9TOeRVNSHfgD0Az9vpiJD7gQJvt+obJU/F4LSUSvhGLF6Vk/BvhwyQkfVkft",
-	"EbMIs8oj9RBQpdPLj1C50CF63+1pCHlpkL0Tax7gnOju/pYNLp1egkvoPX3L95t+4EaxrhX0dGfffJB3",
-	"Z92XHJZAqmJi1je0Dh4Oq6onySNiEWJVDtu9A9fnz/8vAAD//w==",
+	"7L2LUiM5ti78KgrvHVEwkXalzaUKKv44hwKqoZpbA9VXClLOlG01acktKXG5m5qYd9jvsB9snuQPLUl5",
+	"c6adBrpnn3NmIqYa23mRlpaW1vVbf7RCPp5wRpiSrd0/WuQLHk9iAn/vxUQo/ccDjhOi/6BRa7fld3d6",
+	"gw282fZ932+/0f+81f/46f9It+W17inTV0vCJBd3fDCIKSMtrzUmUuIhae22ruAnNMSKTPEM3bR+wPF9",
+	"mzI0EbxP5E0LjbBEjCvUJ4ShEcEiQgPBx0hSFhLU3dz1ey2vxSeEkWhPtXZbPb+33fY32n7vuufvdnu7",
+	"vv9zy2sJInn8YK5hSRxn37yfuW8keSCCqllrtzXFglE2bHktSRU5bjZpjPX1CqtEtnZhTPpz0v+VhGoF",
+	"2oWadmo20QSKyAMNSevr16+eWQyZW41f/r0c/6rl+PzVa+0TJhNYD5mMx1jogZ4zgiZYUcIUogyNeCI1",
+	"ibMFw9GYKjVPnO7mbm/LEgfHMRFDwmRr95fWhGCWKNn67L6nemvqJ9VcFWJFhhxGM+A8anmtkEd68G+2",
+	"eztbPd9/q9ccTyaG1q0HHuJ+Euvx61XAoaLcPHSP4cloFuMvVLa81hF9IPCC3LrAnyRPZvNg/c1MKjLW",
+	"TLV/rQlIvugZX8A4W1+94viLw45EMswN29/uvi0P7RLLUWksYx4RgVVhNIyrOzyZxDTE/ZjkR3X549n5",
+	"5Wl+YIyGNI4pa3397LX6RDPHXstrRViR88F7KtSotdvq7rz12/5mu6vZPKJEnYuICLMgerzZX63d1v7+",
+	"0bm9DAYdciapVISpuxCLPh/NIhjw5/r1WEDXw4vj/YPjwxxx99Pno/3c81H3re+j+xDHQHc7uN43Z3v5",
+	"wcV8eid5RJPxi42nh4YCj5F9qibrUlJ4pXE03aNvWl6LMqlEkvHIGUchZyFhSj86QnJKiNkiXC9a5R7c",
+	"0DJK78FJjEMiYHXPknGfiEwqCS0DLoigPIL3vG95rZOW1zoAhuSJCDV9caQMvYTKhJwTI5Sop9GDsJAn",
+	"TBFxvILgH8R4CG8x2/XO7LzZCvTtd4G+RyDOdpVIiNcaC6Y3hO/3Nja3tvUCMDwGHWGAxzTWrHNwftjy",
+	"WkP6QPSlH/fO9McxjaJYU+G7T8dnZ62vXktwrhloEzaVJF9au60PTxD1CaN6QTd/0H9P9L5dsMJGggui",
+	"ryqK8D3EyBTJpC9DQSeam9CUqhGiSiJJQkGUh+SITxnSzJUJ9z9aWj49pPQJzcPLQ/B3dn3fCnryYJSu",
+	"X1pYn+0dewvMfcj4YNCJSEgjEumlGmAaJ4Ls6/Vv7freSmd/jKU6IDF9IGKWsaP+9sruaMfdeoL6xB1J",
+	"Et79+NvGw87175eb7GTyNvwh6g6O5PbwI96YHRI/+Zaeq637N9+Ne1++72uii7i12xopNZG7r1+POL+X",
+	"nZHmZvFAybR9T1U4Ikx2rIb5WvJEtr5m63DMHqjCmuJVK0LTX7P1UPweTvV0CRoQPRQkIkxRHAPlBRCX",
+	"jDHVg5d4/L8XDFmv2ZcJFUQW37BTeMMqigXMykra9Jat/nbYfhO9Je2dgd9tmw32dgf3Q80bgsP2GWOG",
+	"h0SkGwVm02irfPZahnC7+vV3O+F3vf6Pb8bfTjbldffh57fscmP60zY58n892cIfot7wEz3/7c2P97BW",
+	"B4YjrwyDlhaKITyZCP5AIiSIpmB+bSwvz+3Jrd1NRzl7SVNqEHuLpJydcaWpcsEVlpImY9RDQy3/B1SM",
+	"SWRYhpHJSPCYD2ed/PENjFM+vC8Pz/ZO8gekIAzHRYFsPkzcK594cJ6c78Ob7Kl5qd+DesMxOsPwn2+L",
+	"R0WzcTzj4FxwQG7sbjklteKAbJ1fHrR3drrdVsUxmT8b4fH507Eko9OdVDgvcyt2vMrsml0b7bQqzzTD",
+	"VmZR9PsNJ0UzORnhIcVIr1oiyDs0iQmWxLEcSlcDxXRMlWY4axgcr3DmPtnccfvQmDw1NsfWbtdROr2o",
+	"uSQy0gDOFEpkWWRH5hcSITjlPISRPsFIhDgjnv4H/ZaQBEaYM4+UIuOJyhuGUSJA6p+mhxQRgqf6GDxd",
+	"S+7SiWl/aUrsjeacMtDXmrHPUdTf3XQmrl4KzTrpLGXupAUDKD/X8lO6u77f2eiCUMwR4K3vd1MCtBQd",
+	"E54ohAeKCPRWtjJylBWKlYjRW4EYvYXE6JaIYVggRwx/KSU0h3b83hwl3tQwwrNm3l1h5t2FM/dLM0/3",
+	"Q27yPX8T9NADcCucUKnKu2iK47jPsYgQZhHCaExYguCLwrYJsUz3CwigoX4QF1rcWIWqFWMWyRBPwAwe",
+	"8alzJxltVX9zhFnEB4PsO3MvnDpDQWN96kicGItVjcgY5oXFvZbNDTSvppJ4K3NWpfO/6/OR1WOvCGFz",
+	"FO/ubjheM2ZI64grFFNGMhqCCKZ6CewEzaeqIW+61VvVBqm2OzIqgAVeuVoRnl1gkf5QXLwJF0pgqtK1",
+	"S30n2fJdCBqS9Bu3PjEdjtSSBeqtuEDb2QJphrxz1M2vjpmFXYsT3u/PiszrVmKAY1lYCmuIvBzhzexg",
+	"ox0+OC93tsmup9wcUdJDPI6IVGhAhVSlc6merSOsMJh/ekM1HfMih+wLOD6/1svDJotMfN/Xi8zFsOE7",
+	"/a5x6s1Lwm5vd8PvbOUp5XT2op6yqnYXbaysU0W9zLZuekv3OcSf10qakv/tyuTXDH7MhkSqvWhM1bxp",
+	"Fo2plKn9nHqT7dECyi1o5mhNkuFY7wgkyQQb71l/pq1wzaFyPW/VZdGD06ujx9u/39zcJL7f2348vDje",
+	"fzzau3x/fvn98eEPt91Or/N20+90u5sbW36n2+ludLq3x1fnj1fnn67MP5pz/A2/57/d8Lu9tr/t+4+P",
+	"ewfXt3t+93bv4Ppuz+8+nl59AzN+vHjsdbY63cfHx72Tx7PDx8dPZ8f75weH6NP1h/bbG3b4/dmjviH/",
+	"VP3Ax49Xp8fXR7fm34/nR2e5S3pbvn/DLo4PHruPj6klcHt7e3S6b2ZWOZFO1/x4fHV+e3r5925vo725",
+	"1da68u3t7dXV3u3V1ePjwfnh7ce9s8NbcH3d3t7enjw+dnfe+v5mt/f44fHxsdvbQKd7x2fo6vr29upw",
+	"7/r65PD2h73bnbddf/P209Xe4+Naz99e39raavtdmMzp4+P3mhww0Bt28X33sft4/Lj5w+1mt3e7p8d9",
+	"e3urH3q7+Xho3rF5u3d9fXh2cLt3cryvvzs9PHjUP1X+fHyWe8Nj3f/KJNw70QP5sHf7gfMImRNrdnt0",
+	"8sbv9t48psGIWxMSuL3av368+v72ClyU9rK3j7kQxN8hAGGe23s82Ls9EMlw/rn+dlc/03nzb42j//H0",
+	"/PESy9ENOz+4ejx4fP/3k78fPO7vH53fLvWa3zrP9t9735zt3Ra82ulvj9Xe5hu2uvRIt/ElkUk8pxL2",
+	"sQpHiA/QgCcC2e0n81tyInhIpNSn6yYE1pJYGd9GRBT4uYyv0ghgG5CCgAtTgscwVLfJWk/0Oc9b0iBa",
+	"Uo+rU8BWtIi/ei2eqJCDVgGRHRi59RNYSQEnUTbVimn10hFubW3paYLPQhAsgSYRleEIiyFBAy5Qwu4Z",
+	"nzJ0enmGsssLI5H31Hp1CiPZWD6Swnvt74hGyP2MplgiHAuCoxnKFrbw9iiBCBeECxZSIn3R6dVRu4f0",
+	"wkaUDZGeLA4VERJhQRAcE2xYfIkgv5JQ5eeoT5yvXusUHFr74DUrcmrMQ+c0CXlEkHF9wXEjSNuuHlIc",
+	"qZEgady0wMrlIKHxzZ2eHzQMrRnP2AAr8KBrta7KevB3ssi0VcrA5bTA3tjM7A0zrQrnSqoh5pyCDX28",
+	"PAwTIQgDhb67me4UuTcYmGXY3QDGMUS85vC5uZPxlEd0oKlfoBYsJzHOvOJSahHWliHX66dJQxXFZcd7",
+	"vVcdM7zEq/4rp2yx8WgtiT2G0Td8TH5/IUd4IstybZnLyxBIrkihX/6fIdFnoBFL3mtD78p4P4qkyuxA",
+	"hBXq+rubW1ZWKDomHuoTNSWEob4g+H6ApQKREScsHBVlg3FgmOyBzKSOjMMlIxJECSBxw8jgv8jgfq41",
+	"XWc7f/Vao9RToyevfytM6I8WgcdBuDN7kqMguN31z1qCwUjZheBDQaRM7XGqyBge/xXMEP3MvsAsMrpD",
+	"aKyb//iwtXPov9dmmKB2ef+j+6G3s/FGP9Y5YlK2Rt9atta/TgSPEquFQHSAiAcirumYlATp9u7mVs4d",
+	"s0LqDngG7ChOMWXu/VoO0jH5nTPYL2MiaIhf749oiIfcJFudGr3qWtijs+gvcFqXVsPUiCAFlxU2e7XS",
+	"sYpXlbKIfGntdqtUlSrVQ+DpUius2tbqZmbWhjOves68uhHWGErfb4yh29PLx8fL88Pby+P9o73Lgxvh",
+	"TI+tw9utrn/7flWVSl8eEvpQHbfvpqljvyVEGp1xc9ANe3iH+P030Ua4hd+S7UE36oVP8NxVKG4r6Mir",
+	"+IztuvqVSnKFcvuEsNHTWaG52Z3yRclIBr5wlm7evM0YxNmm/4NW3PpPzsj0ID0qKh3xHhJkqFVNYVVZ",
+	"xhWaEYWsQzOvE/2/6JUv+H0X+uD/fM+vdbl/9Vrn5ggr+MO4GGJGfzcpJZxBQsmF4EgJiuP8Oq588L0c",
+	"1UG4LDhHIQ4P6TIDglUiiMkmmtC7ezLTP09JHxJxtOiKKaMhTA1s8buYSpMPBxFqaTyzD0an6W191Yck",
+	"hPUnguvtoslyyKJ86stm2+8WpgUXadsRmBVO0gu73HWBLbP+77J8HkRlmmAVz9DIZJjm0khSVe7f++t/",
+	"aIzLLtK1zTKSPJF3EXm4++l+4+Hs7W+LM8p+/O3n6Zt+K+OdaolsJpZjJOPVdroZ0tyBFEdUzctk89+q",
+	"IKLL/7R28jXuxwR1e5onMTL5k8gkW1sH+qyD9mOCmVHOjTN9GPMHIkHT0XfM0CTGinRA7VRgkDl7AoER",
+	"kx1Gzpv+9d9x3P/hPA7cCYrZPGOa/H+nNQJLKIGZHBBRUhH+Ty0HeKEygDTT/v3zMu0vD78ppuoN9Qxe",
+	"LJH90jwPHczlbefe1DTj7m3zjLuN6+6b3a2dBRl3epztra3t7Wek3G1cd9/WpNzVTPVJEYH0Jtm4ECbH",
+	"G858zCmKq+Q/j/kDGdtk62rDDi8dx169+VfIYM/y0AtGZFEC4PISbGdLkE177nXd7mb2uq3867YOYbms",
+	"8NmPsdTcfVx/tdd6oJKqlJWyEB886K8qGhgLduWYdEKjjbuxeH4pwdbLlBIAlSqPgvzOhKOAsIiyYXVW",
+	"tM2FRlNMFWVD0AtwtRs9lyNtnZlZRnT2RZbvbL/7dybzvzOZ/2/NZJ6YrfUnJzJfhZhd0YpYhYmcIBli",
+	"BiYAVQQpPERYoQ2EO+NOLnRRLgYyXJg7A4ZEwUu0AtwnsWa0CWHgQpbm+zFRI67J9A0oIBMMytBrLoby",
+	"dRN3wWv9nCaXQp5SbmgRiYki13iYG9wlUVQQpEZU6jnnh3dweHJ4ffikESrc6MrInEP6CARx8seTvP+w",
+	"OAcVESH4wUYb/I1d339aqCBPrJDQBy3fIx7er5q95bUUHpogemvz6Medi597oIBqnUe9TMjjif5RoPpX",
+	"8CR9KhR44cmkoy37rJ4rxOx1OnjYVUTKinKugSByhKT9sbBpQiKlcxuQ2cdR/5uQntOPH34+vLz+7upY",
+	"Ho/V5Of94+3jX6P7029O/Z9+/Rif/3D45edfz349ux7Sk/2PPvlxT9/z7ffd7+jguw6ZfYzJ0R49//Vw",
+	"4/z6u+7Zr99tnR7syeNxPIr2j7dPr8Ots4NPvbODvenp/pTiH89+P/6V07C30w1nx/KYnXV/ovqVe1/O",
+	"rz+OT3uH/sn19/RsfKrOet9t/nzlb/38696Xk+vj3+E5vw+3fvrh468/73/c6YS9mPXHH/zox49xVj12",
+	"zFq7O76vDSyghZuxUFBy5497Z2/Cj+Kn6dv+dff+YlOeRDuDI7ydHPKt4c+0x7778ub7acvEZiHe1ziM",
+	"TKPmWQhjE+oe0YmsiGB/XpnFuRieLfJl2mg1n7JSrPqzlgRz4W1wL1qVq6oO3xwcc5Vov/xbzfq3mvVv",
+	"NeuvV7M+w3ad17FApwIqaUUoIgOcxApFeIYmWBTzwRp4J20WhNmbNg/CL+RBpHkluVwIf9vkQqyYOuEu",
+	"7/kFDSKijGUMq6/f1o/72nyfPTV1wVC4osQB9MJyPtJTaNmIMH/6RL2F49+qHz9MrxEvrDCHfvbAK9VB",
+	"7wUd0uiVRNcCz9CJqepYNBvYGTnEgbkdkv+tAnHAhlL/R0MOVFY49qAuJI9D0PM3n4EkkCdihUowIjhW",
+	"o1mBnqYWVU/ViL9c0c//OXgOfz5xvRXosTVHj7/Nz3ij+Yx7TWdsCmbzM/bL8yVi4mbWCfn4tQuQ22nq",
+	"naiN4NIG1BY/ZwijqUXECjmPiUBYwZk11oLrPhVc2XFlVMNv33x32vvx+/etFw2vvclZ6j8Uh9V7irkH",
+	"pqa+w2LVwOdro1CR3xI6GROmWo0NwXTSXw1JKzNmjSuFRQgzlL7D+hryyXRlu7iOjG8zfXOV9MtaG/7p",
+	"RFztjuucrf0EU9v7N6sZVoPtS6TaMxXlc9uYSOWQCWawc23+mUA4DMlElaKzi+rSUx0jV5Te7fZqqtKt",
+	"mOnoEaxalL65QoLh5sKi9K1GRem+3rGf2Dgt7Kg4SbOqDuzCGhV2dsPyjb+iNsMsR2Zt26TvRnUWqZGU",
+	"sKdWVmjG/CTnCysSSQSajjjiUyZBEymkpWnRaFzQ5keQmXyAMONqBBZGyqz/17uAvJoSihVG0CuMoKCq",
+	"H3E5oQrH6CxRglpF+/nlEzWOK0+LUZPNUlki0cfhfZsP2gAguWqO03xhRE2+05vdjdRx8i/Pd2patvGX",
+	"ZkO9QKpTfRrTXCHHv7jQ4k2W/vZXFVro4WGBx0TZkqr9REguTCg8Zw63zif4t4SgEH42mLP6+A5OKLsP",
+	"tF0XEeGqMSb6JOKJRBM8BC50os+EFCIIHxxPT3/9SZ0enKrTg4+fTg/ut08P9rZPD97jY+aDj9Ng94Az",
+	"1k7NvF2TJxyRMUAZjPGXE8KGagQHZxY0UQIqKB3mxBEMcH5a1yNiwCeQfoWHsETUxAP7PJq9kiiAX4Pi",
+	"LOYgHfSjDA2ywX5pW5dq2+ggJo8+nzaXzWJ+1MdR9WAFMU7ZVxLRqDiqBtrJwA0WoobpUGm0cHQDLsaQ",
+	"L5MkNFd/mhvtCbWAB8UBX2gZKenvRSbY8qtXF9yuhcW1rkhzyxh/oeNkrD/oT5SZT910PJQpok8JUz4U",
+	"UfwtmVUTkY7xUFPwnszQWsrLySTmOPIQZIdoea2Xf2wfFKyvSmzSrSb2PZk9k9rn5sCtmlleeQEWyc9P",
+	"EvFKopxGsfKc/Jo5GRXgebO6CjG7djHYqrkpPHwl0UTodY5A9+2gE6LSsmlBsNb6JGlTJgmTVNEHEs88",
+	"OCLPPXQMf5zoPe57qAufup0btsdmyIwDqRE2kkAixsE2XpuOsNKHKuTH61ms67MZMgbwmKBNf9PmExm6",
+	"mre5n2/Ypt/NXOvaWEKCDAhovPA9wIe5UGwH4AqyBckZkxVEdwHrRWTPicftTdg17mO3cg3okEEZQ528",
+	"POFTIjSN0Yh8QUene/vtq6O93ta2k/0CT5GtFwIR6ulN5vAfgQY5198rh+jauWHfE0EHM0QV4pra+lLy",
+	"BYcK9WeKSGcnRh7qkwHXShEWkrKhh0I+nmBYPTCKmVSYKUgHKZNzY7Addonf38Fb0Wb4hrwd9HC374c7",
+	"0VvyZrCNt/qb4UbUI92Bj3f6b8M30TbZGmzijX4v7EY+WS7ppaPfwkWZaLsWAle3v/jtHdwefP5je/Pr",
+	"f1ZvC2vbV+0IrSU86SAAfaGCpawj4Xkb+ZOtV64asdkkr6Sxu2oHvtgmqhi4rZF+zsC/AlTHhDNp7O33",
+	"OLo0jOygI2yuuQU017N6/as0wYJ0Dqkj6AHHNIKL7lLQPYMEYQy5ASWxVu6M2ZjvAjBO9N4hCCN4BoIr",
+	"EI4iKBDWBo3DH7TjQ9m7LMbjrrlpFy1+lrOsjczd9P2veYL9pyADree+zvpTvDa/ytffp288hLEA+aq0",
+	"FTNAKtEYx3oFSKTPVz1KmRt2B51xNdJ7eIolmgqqFGEdrTzvczaIafi0NQjdzRnJ9hjCISRCO5FEpaOK",
+	"RfkgX6Auq0ycncbEaUQSNzaZiUbjClEIvEMwewdMaLWrlQkwiTG7S7dERgU9kAFgfsRYS2Fj55nAN1rr",
+	"wREnCA5HcJctbUv7L9ylmlqBQL20YE0/utWYXBcxrueiC0xBtk95EkdoyFGfzLg9YYuDD/FEKzuEoJ6H",
+	"JoKj3paHCFNETASVBCUMhk2idSDtBy76NIoIexJhB+ndeaJqox0MPcQIiYyWgKMxZUjwWCtnaESHIxeY",
+	"zpFu42V4K1PtXknzyjUuUOa0MaoL5yjmU9Ba9AD5hBgHKpDljO9ntCi+4YAz8k7rRfpctxerDzwxtvLK",
+	"JGRc3Q3g7oyE53nfG+MKuQuK5Np8qa1obCkUcWLaqsDW1+vUJzFnQ00s5+orqNYw+ws80wbDNecnWAzJ",
+	"0zaoecad4vwuhqfMS3dNbrNq9oICMbobLyuX4G3kS5gysLbfXEqMmfWYMHWZnrMvKJZ+4omAXZ2tCGVh",
+	"nEQE5epoM3GU+7Ikil5G+FRYVNWj03Syw7L2I1xn5GkmS4GA2s75xHCiRlzQ359IwQQeoHd16GB23QGX",
+	"fa83UY7K2vowDrwn5sVmYZ4yvbuN6a1nX0vvM27VFGcPoWvriUEhFoISWWVGrQX6i44dZ+Ah8xmmGawj",
+	"yfVNNwxPJkjfKIk9PkAFVSPBk+EIac29TZkFx5LJmKSveofMIqY233RErEQAJoCna1vRKA7a6oDUWzAJ",
+	"3idy9qQVtibFXV8/oHhyGweiHpL+EYUjEt7rM3KCpZxyEcl3SBAlZtog0rZlyOdk6NaLHDmcozFms/TF",
+	"ZijWGk8Y04PizOhYdtBrakRmcEFEYtqHjkHxDIVcqni2ro8X0ANvmFYEI85IB13CXAzGtl4DBtmL2uA0",
+	"UwOXXQBXtff0VYEx/IyZBrp87sf5c+3KPiVhisY2KGlk4RjPtPKsiUkJ2Co5y3qRAwpC7pyfYjazUlw+",
+	"iQk0de6s2pJnAkd4O9D8gu/4vqNLWSz2XkCF3UMAzmgkGxfpvol5eI8MZop80pL96xfsXyOUnyhHaxfo",
+	"1IAHeogyI0u5QCbrPcppghKOok/MIhpCd66nTTn/hGzCZxwcNATCWUcnb1zEbDf1rdtWdshC3SJI/gNN",
+	"X5tDp1dHc9zbexlFB15OJZqSOG5bk7SfKDTicSSd/DGeQH1c9EkG+9gB/4Z9C/RnhKSFrG9OzmGAowii",
+	"mDi+EFrFVlAo7jBXcl/94ZrB5Oi7Yl8Yby4MsszRl7lJfrGv/5xexk2HPtfxsGL/8TExVMIqLckCzyko",
+	"jVgb78aqP2fERBw1wfmEMDQhQpu+hjZw2tqOgGgN3zAjHVCWFYCmIxoTewDDA1LdCz5Z5Xwdzmg54lNp",
+	"DpzUN2bD7/o8sWE/aZ+p7/fQgAoiUVCI6AT6hGfgipwQJo1LN4y5JNL9IrNJ3LAwJlhItBZkPRQDxJI4",
+	"Xkc5zzCyv0pElTmgilxAowZeKhflLC/JD5r8pu2jsTphPuiaR3iGgiLCeYDWsEPvkMWOk5LGei9q07Dr",
+	"37AxZYki8l26Rtga2+tAkoC5UP2doPLePrfYfBFxCyNzdnGuqQG0umEx/S2hkQlZv+npS0XhNfYx6+9Q",
+	"jPUhomctkUzCEcISBYqMwWpNBLkjX8JEaG0x8G5YEHN1B+KOsqFWBUNN4IEVZHcxnkgSmMErLO/vxlTv",
+	"6wBp7fIhS4KnAoV4gvs0pnp5yo7kOcT4uVVKvXn5Tf1S7T3n3pb1+8wxUIQVaduqyLk78v0/a+7RDGzO",
+	"BYuvWPeM97NFvl5IrnGXIqrewc7I7UHNFbCrwAWWigZgFIN7TpUk8UCf5uXdsXSMGUjG4hMDJN2Vu/hr",
+	"llLXYEe67KQmbzCXfi30Qa3YyekWhjyQPk/UOxTQKNAfI5KaPlFqvhglyKBk7F0c651o3WJ6h5UFgJft",
+	"MPN7aSNDXPBJ0sl8kWd6m0Ky9BCaTWxq1PxBVLqURlnKo5WHuYXO9l5G5HSNclulsAcKzFx7Elrw7IO0",
+	"i0J+3UpHyC7CLHOt4dgup3n9PHnT3hUvewJ4JifILEat2Kzgj0Zy1JtjHK8oVovRncq3t5Zs2uIkP+Rn",
+	"Q9mA6zfaHh0wSj2YEMelN2ddPObftSS8ltuKAC8vmLQSTFM27xxqT2lkL5VPkFUlJncMsYDTl/Hp4YNT",
+	"5eP4fABBp0UC6gfjTHM5/pDUXGRS1z5kqZjLb5SsGccfLcK0/VWuzvi8jBYufwbePz/rz1VafppkDOo+",
+	"H5RVvE5Krasct7kBatZqeTm+cYwF6DtN+Cov7nMPtl2wnbQpPs7+WPEsk7w3z6V7aMB5hFyarwvCX/FE",
+	"oqya1Rhdn67Qh4M9NMa/coEYZQStBWMaw6YlQ9g+AypHoEWFIpEKhwSzOzkicWx+QIEShNyxREn9wYJc",
+	"wRYcEaxAkPCZkScSj0mw7tmDSSo3tMNPrz99e8MGPBGKaAVc62JTLbtGLgHU5jkigEdEIR+PQYEMsdDL",
+	"6cI/XJIOCrR2+AWORa02YSDHDdPmnKn0MV47mx+ZSOh+5xCDZ1ats0ujaaE/DvV66gnDss/TAVAWLRm0",
+	"HLdQX14LiKA3KIf6YSBBy2sN40TBuo71swA9LSSxyXyKkwmFn3gcJzIEj00ST0a2VjDkgsF/Qs4Sc4wJ",
+	"PO0TATcrPsZKs2lIlYDD7Z5Oactr9THDDOsfRjzkscHhn3BxD9hGZAC/0NC0bsXxZITvhlChPCQxVmZA",
+	"EqjAeXQXzQxehiJfiuyazbyGYysEuDYI9066qdWPpTZBDMA4lrZDQdXxmOax/+GgsZfJIbtnUqWkhYXA",
+	"oNtlkGzZxrTYbLb1OWEPVHCmhwiEGVMZAiwRwCZXSCyXWz+3QU+67Q1EwesyoESkE16zrioynqhZKQ8r",
+	"jww3b1mkGfSLCXDqrvtagJHLqWZziHIpYWvUuoyCskJmpiB0uUbwYxpHS+jWTHs+xSoc5bRnm/xfsK4M",
+	"wN3c0C14SXahBb9bduqkXGLX1j4qfXlB58wonNM1M66tPKon1CYolnjdVvnN6T44lsT6VAXR0t1EItNH",
+	"9zmPCWYlEMmmFmFDBT/GUn2S7tGl5DAslbbRQyLlIIm1vPVMexGCjCvBqk50gBjk1CXS7PanGaAOpCxb",
+	"2sMJDRFliogBDgkibAjn3ETwaL1qNhNBBvRL8RkAlmq6ai/lEZr2CUifVSCR51YzvySVzJBEVB0yJWoY",
+	"grOafE9nYRxH7oSdCqqIh0hn2NEKsX7rFVWkpBJnP1TRBYfKJIE3MQKXrpMzWJykANAUz6EkZ2UG6db6",
+	"vGCx52lg81r1BcjmNGgT+J7MXkn9hXm6vcJLfXtS0Th2MbuV9XOrjFfaqwZd8IU3Hp0U2bTnb3T8Tre7",
+	"0XnTzFmTYrj/sfzqrECwMn065bU0g8KmbHmpJ0cQ8Ngy8nxTiFq8RseWntsRuXECffKzrFqV966uo7y/",
+	"QmufLDqBjsiXfR5zYcSGLQJpektpRu5+z727drSfJpGtTlohnvDXTGhuwPu21KnIMDadCE0SOTLdpqCO",
+	"LhSg/RuccRPIsx6/1EFIWBqNoRIS8qu2aXHqIZ5UC8sAcv4D8EVbLgUwy6JUvOaMDkfK5HmoGtPOlXI1",
+	"3eA2qHZtXWP14zJ2mitOgMoDpJ9WHCP8/npSPbZxbd1D/kVPKmVYKqHg3VAuvHiSU5AOBmrGuCiJCkfW",
+	"VIMrPeOIzxDpTWBhVEomKKnNrx+6ryHC8xpG8trS/XXD+VWIzJBOKp1DgfnpacQMGxHTqa2lF1vfZtWb",
+	"X7x0cG5IppZw8Zjq91ZdCeK883iRCNJCBnZSjQPZbs7PNfKpaYC2pHpTEkcS9WewHXdRNmUT8Qz0agW2",
+	"WHiGRviBoADIFbxDjvntpWlBkbv8hpnrrejSdzj2src4Rgw6aA9B3niuBBmGhDCTUyIk2vT9qthiTiwu",
+	"FnYrxZEXiZtvycwM0uxopzCUsung/j9HGuV375+3Pf+87Zdbia0GK5FuzgUbLvfIbpNHPns71u3CmqPQ",
+	"7apdhKGiFDIMWASIbR23jyCwYkr1SGSZa00SgoKL86trZHBQ/4Dkv6/mIAjWvRtmwojaKOik+0u/x/yJ",
+	"Qugs1J+5zzR6Z/+U5dgwCpOYMixmNyyNEc88JHmWj6QVl+xJmiMgjxmtbfqb6yWvYxqsgqm0HOMWXW3Z",
+	"VXOrtI8V0X8fswdOQ3KBaV2AKrRXdqi59G6CKQSqkPsF2V+gCmOMxT2B9jAVDrkUP6PKPkgfZypr4Vi3",
+	"D+7TOK6MjszbO+aOhjExxRWO911z+QqTxb4frvOgUkxfXBA9m9A4ubKcdC4aYUyOdIiFAVRz/dwq/UvC",
+	"M3XcUhWlqeSXvypaU82snTwtv0u4InsWNmYZz/+mL75zIDOG62PTJsR+l98HcLVWZWg4Qn0SYpsODP0A",
+	"cKievyHgDUYyCLRm04hdlru5br3RPoEHvdAuSUnxotvEjbDxJiks7L90m8yz2MKNUmSyv3yrlHjcbBbC",
+	"ZCI/xAZSrfi4NgocoM6d81UHXu7LiBJltkoKNCRdMwU4cyGN3l7dBkReRFg04ZQpqQ+6NgqK7SvgabmY",
+	"5cwcq86T7i4PzL1swoPd1AnQn6ExT9TI/sZheHcATRvsZglnWVU1YCTB7+aWsWB3CdNE1gJAj/308sxl",
+	"9gMAEro4PijEazzEOCOoTyAnVN+JTi+LJ/gcCSHgkaOgixRkPTy8FptwwKrNzcGg2boBFs//8vPmtYAR",
+	"ZkNyYfPwn5aGassP3UOKyqTF3Wsb1LH2BDMlZu2dslbZ21yqVjIyzb9i0TY8y106F54pjbb44ErxEmM6",
+	"tvWE+zwiT6RSLT4BbBLj0LJBD6j966B9LImH5ASHxGj9EZYjYsok6JBxQSK0Fry5/6093pxAMDt48+13",
+	"p5sXZdAJ823ZTFst2xfGX0keHpFvK1OLglQ4wGllYpppcMtDAcgJ+O384Kq9ARvPQzKZTGIyduHdSVax",
+	"A5Kik9tDua0DHF5g/lqehzUczDt0lywR6LYqHGmqK0HHYxJ5KJlAZjKWZP2dSRAgX1SWlygJi4gwoVvG",
+	"DfhEYWnOzi/OL79dlK618LxxtK80Lc84mnBxj9pIkJgODbROSs1Ww1BFPohZuf4QETJRyadtjZXjcSsZ",
+	"pKVZwcvq52Eqp5+6xR3W1aI1M2/Yh2uP2SRRTRfb3OiWe55olQ33VrTd69La9lIEu7I3Bq3pg9OCH4Ww",
+	"IV9Jg1qdbgMqciXG0CY0a7q//g6BP2pKpUFFCa70m9Ii3uBJGBXL0SbmeCJLlDM0qOeR59ZtFNDwGual",
+	"7Kf3zOVVQNur3xJybJ4DDVw9Byu4pOAFLvrqAPMWX3zJY5IybAqoNxfMhwovKN4i0/yym7NNmvRI+c5k",
+	"sEChQx/E45hAp544NhfoZU8pszyGgL/Y6efRvOrpU1aoLZgGkKF+4c/F8KUkXDWK4nPKcZYINttv42nj",
+	"L/RjaLAcpplCGWXNr8qkyFol/LHirs1uLTaMWEQD9UTRngHSz6EbGKwxKPlPQekRQNH/8x//BR0MPARo",
+	"+wgw9vWXm7sbvlHooN8Agi4D//zHf0E3ggLjLzwPzJiK7N/tzWddzXNfCetvRe99Bg24eIDX7roaeZs+",
+	"p37FrvETd5xFPZ5DlrMoYC6bEw/fpVWVpqQhhTG25T5ScYGH5C62iVOl86gCVfmFjtwfINyJWWFIUJRR",
+	"HhEAjlGJJlwqEr2zpRtUEfhF5srQTd6DLYxJ4059grhpCtLIc7Q4ycP8CuhSZdLCkDyTces8RimaSBqT",
+	"kisM4rpBqOEaD6+zi+fiDdlP9VxonUNP40QHpl8m1mEKHwmywwKVeabuFocqnqHgl5vW325an4NcoAce",
+	"V+DBRl0LGkkUO08YGWDtFkWL4WX3qZEWkoi44Us/iXhucfTdaTeC+uWJ6lIi/7x0xvs6iMhBEsfonsy8",
+	"fCt8atMPHE7YO2sbArLBPSETiTAaYTkqypZcRuH3/Z3lzddbC9Lfao/ouTJ9MqZgsypXUHZPZvnW/iHx",
+	"LDRJ1HazA1Xe5OQPOYEqfQvtGnxp4wlt35NZ0FmcSTlPS5OJZxxs4QgLHCoipKMsZTbTX3KEYZC27FqQ",
+	"kA8ZtSmiz0/QNLmGQK9ctubivEzLmJml0NwTnbtn3gmdlnxXhqrsfdoKvE8xEgucqM+Ueu5DV4RF+rhQ",
+	"FvsEnkkgosGtzLa4YzZqmr1Uvja/B+Wi11VL0p9WdP45I7oVKOW+PHXZ0i+SBZ0J+ScL2rLWVuy6ksOh",
+	"qIihrJSGne/G8tQa3nyrlj9yELs7O15hoDUPyg3cMGldId0QsGAqGLksUjvoEI7HNMxhgX9uWFABs2nd",
+	"+HETVFKIlxTASKm8YYYUr6SFGV2DKNyIx8RCwkJxkyThXYCMyHCYT9F6B+k3CMwiPkZ9qubKxM2NP/62",
+	"8bBE6LuzoWql7cmbPXXFxkGNJGThgE7XMpe9XuK3AuOUWLyBSHUekIpjayL4wIA/4TiHV4JGJIZacJUW",
+	"lrvwrORjgsKYMhriGLm+kdLprEiQIRZRTKS8YXwAsHi7KBBRoH+hUhGt16bNwD0UREoE8AVRNESKhCNG",
+	"Q/NTGI0DZEth7V1YzFyTYqicG5FB/hL92UPBCIfhJEBHe/v7F+3sV4iESTwgaoZigqNiZAkcf5ESmqTR",
+	"GKq2oHgLHlb0kYtKKeEsyxUV3eUuzJO0eW+lWeqa0hVymJYbUMqOteGbq41R8xQPZlHFfgegSz/Pi2J5",
+	"rFDSOpkI/kAMBO2vpnXJ52d4VEqTS19ZPSXXpaGc9SdVkwQum6S8os/7z60zWt2Rnm9H80dl4NyWgegL",
+	"UQGpyeFHLalWksTktL5UtVKlo7/Cs+ZwFktzEomDx8nlUhsUI4ymXAAmnM2fpgoB6K1EeIgpk6oaQHW9",
+	"upzMDOE5ekajMns7DqmwQQh7ZzLA6Zig3zkjNnRqu5KiCLLyVH5lLXBuA7dDAnUVKzDuIruiEG5It1K6",
+	"cjn6FbjUNofJ76L8wOp3egrLVNzuqyADFYEZMsiGxlg2JX9ZDtvBgAAi8zy0FiUGuMZfXwb18FLF99Xh",
+	"zwqAkHoK76fScIEcMetsu4+BaSUJkiM80ddMiOZhzlCg3x/YFNVMYgXru6l7CLpODW4YGOmURfIVsiLO",
+	"Q0Hap8iMybiQ+lyNMqkhO2hP6zsqEYxEnnUwmURxreNOBJGEKc+19tW2eByTCFHbcYAz0iS1qjgSsGoX",
+	"1uwSlrxf4fprgWcnlJGGl39LubxveK1BXvrGAC+5ez6XltvExGpVASPZqnIKcmyQ+kFTLjHrv1uzkEGh",
+	"WxG4qm9Y7ssBB9yFEintvWPCkju4Tl9TJJ+9RAk8uzOYLjcsyJHM/n6vv9F3V1AoKGAHWdSqwBloGXvx",
+	"iSHWO+d9Nr9JpPA9sWFjx3kddAxObJARJCqcRppQJrvblIvfMHiOp08zwW3+lUFUg1ZbiCcAKyEwGxYq",
+	"IBDDY4PhR+ww1wKzSp2bxPc3QvgS/iTBeueG7SFNSpOXr5fMRomCFD7f7NA8rlx6DpWMvj+qumDVd7z6",
+	"WiuCvq2X5rmzkkpnBuXxLowQ4gM4P+3UgwxpQ38LR6Uzrndv2A17hAVAj3p5HrO7HouXoscb9thutwv/",
+	"1zeXOfmx1EPNWqe5XmqPFXviEWXdsuDkF9KzmDoecs26UPmFA/PCgeBMZW98jZy/oKhkNX0xWjMvBsKl",
+	"7+aDgbZDLUOv27HktiJ6zHGTftfc5n0soP07ToJyGJbYB2YbFz1m0Cj6WzMbU0CpH1/e948pvgmCRpT2",
+	"gWan6+Uk8cB5UhB8q59SEA12gIC8YrUtcNaYJ5UEAnpMEe0EifEMdl5OHTCXS7TGuB31un5hpcBZ8OKc",
+	"XVzu8FZgBDjf3WIAVoslJGhqXEJX2cIMympF8eHzRjXsvLRrYEXowEo/vREnJLTe7bXAbFktbLkAuB0b",
+	"Rwu0xmdQc1xjOMCywlKB1M4YU39teDIAn4JhyWAdMglxPMUzSAzTh72Bzrbw8ghHeGJC26mgvWEZl0qE",
+	"Y8ktwg7wcuDN8Zo0TCkDm+hjMRnNTU6VAW+znnB6ClSVo7kGifNN5kgFaJrMi16rSH1zWC71sXRZ99CY",
+	"S+UKsBRgfzIyJVKZCISHsDKX9HxPK2gFYFCtwrmzIhPkkJOpZXma7eIynczsmoX5c7p7JShNc2M9quY9",
+	"APukBfjT1HgqavyFJo8F86eK47MukAt1LJWm3RU7K87H7lNBm0rVPlFTLc/cUbl8ZVxbyXRtOjfsEBbH",
+	"lGHlxLlImKviKq3XIk1v7lwur5jeJ42Iog8AgOkUw0bXn4thuW/kAhq6U5Kz+TNWorUBjY2Lsz/L6Gep",
+	"HKx3kKEZZ4anbxjsahMCBDvCVGsvomlWGefen9XFvSS9830zK/0I8Ls2zACMfO3T9f56LoMXtJgpNhFP",
+	"AJpHIX9wpIFmlofXeBjU7ZTr7tauv7nrQ1P/Zr4u18Vz6YoDDstXc1hV1ebMieIMLiB30FeudcKoyi10",
+	"WqN4w1KfOTwCHm8WVL7cqs25MS3Qi94Knmu3buVObn1T10huD3ju2MjJlkoLnlaFofZsNUglQF4HXZMv",
+	"oKyAi0lQdo/UiIb3jEiAjUPHBwdXxygmDySWN2wtoFEk6R3go20EyKAZU0ki9M9//DfK//omcLisXvF7",
+	"EgaIYDnTh3I4ItN3N8z+Du+/8wME6bi5B5ofNgNEvihBxgTOWxrel0pKTW2JfasmZUywuDNj1KybxHH2",
+	"KeRM6uOaqbtCw2y9AiKiOIRHMUBBi/n0TvKIJmP7YcIVltJ8NjB3d9D6yfw6AMwW+Iv2ob5lRIeju4ng",
+	"igDI3CBOaHQniN4wbo0ZSZRmMkb1mx/IkCgsKGbmA/x3hGMYzj2XppdSjEPFJXHvjjAVM/eBJcr9qZI+",
+	"uRsQEhmvERc4vstqFADMJ1vU4sfN4set4sft4sc3pY8kTL+wS1v63C197pU+b5Q+bxY11volnNddKVGu",
+	"wWZ1zUT22H3TI35eGzBN4xtGyGE3Vh2eT4CxezGouMOL4/2D48OGeHH7KX3Rfo6+qPvW99F9CLzYoOam",
+	"Aj/OxU8NSeuEGeTDVkMpnh9cpVCK6SkM1WSIqlwTq/l6VSjBWWkVgW8qVjLlhwpkLqZVBStz4Y2vLMQj",
+	"SGPZPEW2hotohYvkSgESQxYZkQYYTBNlDf42mFUemsQ4JMI2J/EckIZpLSuhV5rBphxiyt7dMGh1Atoq",
+	"1N6Yvu9G9DaoZpdKJJUgjGfcIAszJSAWJafEckNzPEaYXTUo3w9aAYLzzrVQtTF008He9LkwAYiMezpo",
+	"7+DaXQPJGaA95dwWN8wUeQFwJ7Pkhd4+7uJ8xyYwQywfxFgBHiwjJdotVKXMWsFWOIP1qtgQl/vtnoVl",
+	"johwqyfR+eXp7bnfRa/R+enB7bm/0WkGHQ8ukgsiKK8qkDglOJa5DWeb32i2WDs/uGr31p21mFZElNI9",
+	"37e81knLax2sCL4J7FtVphepIFN4tWwQPIIODJjlFxQ8EBERtmTv8tRQplCQF6mWZas61E6hnhMQVJUQ",
+	"IJpuXbRmCgo9FGTHMwAOpzVvwTsUWC9xkCKFwXqv52fhqm/zh3yhcK4emLQq3ucghkB0OsFX2ttzfJOu",
+	"V36XVon6Q1foU1JcWbFp6zvb8JhU9boutaln+H8vyA/K7720C20uLWFrs2LdDhnEkUkFOiSOjPt/lWyA",
+	"volsVygZMhxhMXxe1LlhrsGYPwB3VCd3i5nd2lEqNK0kI44WHuJxlHqYGp9qp/a9VZvcFsXsx1hWuVC+",
+	"77Z7aO0YUWYv9NAhImMoog1nHjpHPFHpT//8x3+vV2btCs7HlfTXVmNNCa11W7uqBc9hbkJaBQRKWEhQ",
+	"toCVL36gkqo6Qa5n192xSGLSpsk32J/5h5Yo6OW5s8RedraWGoYn80xRuVnZEA/h9w+U4Zj+XotAQtIr",
+	"OwN3qQExwklEFcp+f6UP2gkXCrwU6cUVWCPpLQ3LuMxjn1KbVXhV7kENafIvAe+oW5sq6I6q1fmrcDsq",
+	"OQNAO0z/ssrt5+62RST6wix3tlUHVrC0WZpT7kn1m/fQKBlj1hYER6BdW0nYQcdKoikXgNU1xjMUAhDF",
+	"O1NhD/kPegwlp1ptm98adPD92oL+o+vrC2QuArXd01vIKLMD6DalRYA0Wi5EkhxqielhnIe18TeXY9oA",
+	"dQqj8uoBFTLCVpVhg5XioTEOR5SRjLIAUeCyCGxibQft24n0BWZhioPp2cQ0TWYYW9C5YWdkaiwYVxOG",
+	"o4hE73KB9RSpIokjfcEIsyhOWy3laVp0LFW1tJ/veWj7Dt5l8M7ldr/55tn5LtC5du3lvoKlRphVbZPH",
+	"RI14dKcfiOOYT00Fle2imjD8gGlsn1bqraq3cR/L8lU8USEf62+NkugBXwiG4zvDCAUvTH4i81rTQ2VH",
+	"bW3CF2rwQbB4+Wia2fA4RYZKxQhE91Mja83s5hsWlGQo9OAA3Jr+DAXwfFvZoc9AQceUYYv1rS1zPV4X",
+	"oEsL0Rq0ejm0ErEaM6w5GNncc0qQSqvgNblnVcr45meHe8yExzScdSZJP6ZyVP+IC7juwl3mbjdH5/Lb",
+	"L+G6udvLpYB10QRzmUlyTm+GZieWc+rvvRZ4duAucrdOcXxvm4x1ZNI3OtSCDDF38ZW7Nn0QF/cG6KiT",
+	"dr+pewwX92DpX9oLzTO+pqfbDGptdu05/LVpAtsCLlmWQFbLqsturOSGZTfVEmB5Al1pAZfdMr+Hl91R",
+	"yZ9L8+8q2HIpEWqZadmdtZsYUv7gz2oE0j0rgVOXJVY45sOEoDVInJK5UjSTFgRmINwyIARyx6D0OYB6",
+	"4IIvok6i1cnMCoFTvYnmtrc3V0c8J3vm5UndTvdqVeScn6H0urnjD/CTU6W2qKJClkhNc4vBgDDQLE0W",
+	"H5YIo4hDiiHAgVNmM1r0IZkaohMs8JiotClEUfd0no5mac4uARDbxvQFV8xS68nMbXHCcYqpX6Ekhjzm",
+	"CfQMCv7j8vKbb96/LynS/9H90NvZeGOsXa2btHZbt//xi9/e2Wt/wO3B5z+2v/5n1WSP4jd7NakFkGKo",
+	"zdOS0yOi0S4KnBkdoLU9v7sOPcEwkwMihP2yp7+0aezwxdt174YFmckNX26sW9ywO+sVC9Ca89Ny4Ry1",
+	"JrtIc8D5wVUpzOlGYjaAG0KWQl8w8627zr2sxL+5J1UQ6pgNiVSXRCZxRdY944rIGipqO17eUwh48ERJ",
+	"GpHMqb4GCGN9MuAWDd8USJ9eHXmIsAcS8wlxwR25XnAqLXURpx2r5wd2xKemd3w6kKwjN6TKGsuSMwLd",
+	"aDFDhNnW8oEAGkgDS7eonzp0uNOXVuu85okTIjKPtE1bMq50K36djdbImXYUvzk1D7MrtSwXIaNRNtrK",
+	"DZp7cGhBC+sa9CwZoN1ytieE4PFxtfezaUsYFpGKknu/rY2ZCE24NK10LTndRqamgbXrme+oPL+GY8Eq",
+	"h2cNowYTPrdXrggQpO29aV1TYTMJnMWz0qQ8FhK046MIz6TB4J9gqEEx3ZMDd/2eCtCawFPoS2/qI7iC",
+	"ij00IjiGc8UMkHK2bhIp8y0MBbABohLdk4kNAFa43LBtml+FTG/HsUq/5lz7ngXVVY0b9DZwp6YFTbkB",
+	"O6bLc3AaGHF8YZZv2V6qFqcRUQ3wzo7iN+YBB+bypzJldRQqz2cQFIYe3KdXR+0d11dr7+D6ds/vBo73",
+	"XFOpEHwqpoU3JJqVemCY25p2Q84IaslSQ9PzbO5zCL/2GLeV8iHAAVsvXYTWoJoiw8m1+XGav0nkAHzN",
+	"ARbsooRFREjFeYT6iUpxeRVHEX+HAjPGjuH8AEm9DaejGfSidgcxeLYwu2EodUadXp55iHGDxcsMAq9n",
+	"vFUymWjFNaeE6NnbcUXJJAanE2AKuwvSLAiI9FsmRTRCa3r9uv46TBHHem2ywA4X7pzWIzPeNyoLvpl3",
+	"6Xwt8cwoXLGvpa8bxhwfaCr0BRRjGkSVdXip4tDxqEQ7PQhHPuNizU3E9joNOZMJQJcCbkrIhTAyzA1h",
+	"DAn5iSRplkKuVlnPWm9xM2nNYI6apQLmnJaU3lWlJBW2Y5VhVVYntXIRjIXJaTfZ7QaoCxjRmqQBWlOm",
+	"zNUGtVP62owFrG5YTFzkKWPkdQ9N4kSiID124OleLi3ENUCnMsWO9lCQxvSOo6Bzw64MgTyU0gcG6SiU",
+	"KVGmh4tdv8qc92cqCaXkA2Bm016XQgYGDvV2iklkbDVEwhEnReT21unVN77v+5XdjnITbxY0FaV2Ml3f",
+	"721sbm2/qbo6v6jVYC0r6gfp8ZrHCc4LmZx4QQuH5rC1911GVIl10y4qzGQtWed6SamCCAPjuaRSpIgY",
+	"O6ThxmqsAzWuUOptwWvFGL/HcUJslKNK8jBknfJIKxkmHvwua80MEtFsz1XMjKraNWMrgTx4CrJCzgYv",
+	"WS0nb9BDD0CZd2Grp6F4YUo9cIz6ltToyhpNiDCL9bJ/6aGTD/ri/cuTD+/Q6cnJxQ0bCFMnCNAvnrk/",
+	"Nb0kWvtwdPX6vf7/9dXrD9dX6ybZCX26/tB+Cze1zaE5xuIeYUFumOIxtL6NOmjP4qaaYUK+jERY2cBd",
+	"cHp1FDjrzoiLJ8ILphX0a65KbN1WS9izPselEhnbuLMysm6qCy5yZRRRsp4N4fbC8Lp5LN25vJd5cfhl",
+	"QgWRVRl1V+SBMGNlmG681Fr6NlPhZdt+AnKXTZSt7n0KoF4y12nHLkIjIISmgMElrODmiL4LbXC4pQDa",
+	"m72lyAB5ShQRE7KVquLJjz98u6yEoVybNiwlC0cHV3vV/PlQvrK3tdXdqYYzqbbc7i30QRYa//ai8pCS",
+	"JcekpJX9H78st+3uAQPhvqZz7ccfvr2qgJYgs+Z7UJN82cLDA6ven6/qX61JX1qxzAdptaupN5HziRE0",
+	"isk1HROeqCsSclaV4Gl/yDUUUTyBfkCpy86UzxrkBWkSgqWR9bZSp4MsrjDa8Qu62I7vZXBrG9sWX9Y6",
+	"1CqR4bjQ+hFuokWe5y7VKzEiyw3ja7hofoPO0ck9rziiqrXMsJoqfNux/hEq1dqmXksLSg8FR0e7p6cB",
+	"Wutttkc80Yp8o4pGwGQu+sHXfvG7n3/x2zufH3u/+O2Nz+u7v/jtLfNVpVf8hA/pE7Hg06NllfTLcrbl",
+	"EhVg8qd2ZqmBUp8saqlyiierdFIp8sA3VJtMaR8Rk40MGAS5hiNgEkKmbf53yA/uIMiNnagZlFhbv4VM",
+	"AU9vGOS5GJeGXgJtL7LIpmM7a96l2rjaxbUAMkgmYO71YwMQUVHB7Fr7N5WKzo4oo9w3gt99Ws3Nyq9Z",
+	"rVVJFc5ODZNMqjWYH0bc4lbYogSTgbKLgsyMCoyR209orNpaFOhFkWjt6uz89PAA7V8be8xDY0bGnNFQ",
+	"GhAVbSqsv4Na+9SHE3gIu5cgSTSXQLwTBRefyvXkrjrydbG/1es/9H++BqXMqHS4prYxfWPRhVK4bG57",
+	"n6ZmaPOMyU8547UiXVIQa9dd83nqHzMLlGFNb1dlbXibEtM8P3WpSDSFSmATXTM1s1Q6clZFEEoMkh9M",
+	"NfBrvnSrMnBlOpFFFv/FdKnU099Fgfkj0IcwVijzCZUM8ndZe7PAAwe+lgA3rHFXs3eoLCDsY/qJSoN8",
+	"+gm5F/dnN8wAloIzVCRDQAdnD1Rwpi1AgDqA3mCeAbgByZVJLQlCS3NtSWzdMCu3zLgYuTNFEV6ha5Fy",
+	"1T2mK3/OcWtjGWtn3+6VG5Ni6xl0lLDJetnE4Qv3xlK/UnfHPJOTiOKq8sMFPdI/QPNUaM5qmsKaaGlM",
+	"MthWKNsqYQpNHVaObfQYkTDGgkSFtIx8N3Xz968Tkn2Ykv4k/TCkg+I0F7Zif4LFq+fkYAIrbD3X9NZO",
+	"XV/poZzhmQ3MNnTumKEtrZOoREE/M4j2ric7NIPEBskk7WFtXCKUWUCOqu7rf9yT2degkS0qR7i3tV3R",
+	"iqYA73t1tNfOQfsCAxRnvzN4ux35b7tv326Gb6LtrR3cGxCM/XBrC0d+dwtv9Aebg26/1/f7b3u9MOpu",
+	"Rdthd6vvD3wf+2+rS/l/r1iW93Mv33zb624sFYUmLzbP9PYNKRFyzLAMUPeUuDKKP7U9Ud5/8qwaozna",
+	"/sopW22jzGNp7jGMvuFj8vsLOjlKpUDFWr6ndDcq0zORDd3t5X4K5r4UgbKhByWlcz0XyRGdLOWkOSiS",
+	"KsRmq4cPsSILIJodNDOyyMwuvioio+6D+pEW3haovQz8eL5GdljlP/0kod8tKJgREsRU60F+mRZ1RaXw",
+	"n//476BZW14uhmcNm0X9heya79GWIWlDWy9JbHPKqYCeb1AtkWv09Srf7C2l07M2QImrzQJlpFvCz9VM",
+	"XIScfIYHKY/oVutGijKA7XLUCMC45IhPjZrsUN6KWFb1uIKmocy6hSAe8DjmU2m1GR7eZ34l/XtnHmt7",
+	"6Zn/dHeSwcXK2b+VjbRQoF9czFcsDCUX+9NPvBCaxC/yuGf4u9yCFsZUnnJzD1ha4fkSOWP4Bepql4aU",
+	"K+OaY2xtGlcU+bRi0sWHGnYNBzirKcnMBl9F67NiX+Hi5Lo9LeO12phvQAOdXMdpnpxIYiI7aN/AD2pZ",
+	"2BcEQ6NY5wWTkMehd2BMpVo3UT9BBol0bSU2fX+uD0QTD11va7vooOtVkPjcIIgVWakv8HK3zXu46E+F",
+	"bGdPPe8mMV66Ey70NYtQuA0V7MOWqcznReE372gAiWwgNqlEY8iMiDKhG8SYRTLEExKgtWDChRKYKueh",
+	"5PJeFozM9GrI6jcXFy3J/BVz9LkA+PA6lP9m6HwZMJ+5/rq+AVEGcJ2etgtbtpimKRV9iNbTRkQ3DMtc",
+	"JynzhjZg0wcWQ0Si4H/BF/9f4Lr6/UD6Vzy8J6q8oaADVEQe7n6633g4e/vb8pZab/qt5S0WMrqkmIdV",
+	"zJNrId609/QV/ZITPCafEDOE48kI94lKQ0wx5/dtHNN7YvBSfQ+de6jroWPEBTrRBKVsGEPc950BDC/Q",
+	"HdbHNoEq0SztHZ6LkPzSa+/stY8+fnt6dtH+ubZYYEEs/Jow2yzBBcPHlCnrD3wCrr5FSloc070w/srm",
+	"XlJ7w1UyHuPKsvI0+alCATnLgYc2TuPJYDKqsK8Eu6rDcJnQaONuLKwDD5IhEYVdOKC2sWKETi/fIXMl",
+	"jMpebOoHyrfk5ZB9uGaC9Obl1e7ZcL08oapduCVSPwUkZKnqiuuVT4vX4XK2cnl+r2TOsT3GE6S4l+47",
+	"UzTeHI8qH8wpr276lhVDQ7Oqh1k9LufnqIRkw4qcD95ToRWHOZb66aeffmqfnrYPDgLwLrsvAvTa/B3M",
+	"9bkf4gfiLECt/yVhqaVhd+et3/Y3291exYLlJYzf3vn8x+bXtbb5q5f7a/1/rf+v/6xDmIPyx9VCXgYn",
+	"rTlCmW00Rokq4nHnIh7P5ZM63LIlyZZLd8AgxsMVnHqQCPYhxsN6DLUGiUhH3GahlExdu6PhGGdcVUO/",
+	"5Myz1TJHnVa5UL4TITlzDficHZK9YBPYtALhq6J6RsvPt86rjtY+eOgUDuFPHtrz0Nm6aew6nqgS2NKH",
+	"lveswoxqxJ2L77vtDQShJ22ZhVgQtMYSISkbIn3LeqECQZPfJTMXh7f5w5/WBifLDRQs08fzMsmQOuOh",
+	"avOugNCT3yF5iZ+XrxkEV05iuM2xrJVOjmfma1LxmMalxKyD88MqCg7pAymx88e9s8pLxzSK4pKF9N2n",
+	"47Oz5XWkZjzubemjKudljanSjAiEH5vLDP2YD+amKqEBUByyzhiRC8oO7RUOnMS0RrJuLuOtTJgF+ihw",
+	"cG9reRfKSo2+2lOoqAmZLKPBNbVniqA4PmSRrMVYBH1NcARXItP+R+j/kshYSAWkD6VvGeA4hrSxgSBE",
+	"zxvghidDgSMSOd9fejZry9YmmirUnwHsImDlc5HPUdOvf3qXMrjdooAs7DdWmA2FVkdUyYwCVbK/XOVE",
+	"AagrfWWRyl7GtCm/1TF8WlvezB4wl8+bAfaF1WYxkN9eoVcWhmT0Iyqh3ZWWydD1e4QTWeZfy40GxKbS",
+	"N05JDeZTntTaLLeKCgxIlVR8i3U8ERy+VERMBJVkuZbv5l6j1ufEQUUynyPL0KWGwNhMq4Yvbf2hbS8B",
+	"4z5t8VB0k1jEIL3eFu4GfP42buQAFO+gn0YJAjm7Zt574nZxDvZrAZVyQXT4df55RUSPGti3MngDFKmZ",
+	"L9EDEZJys5fTC+aDC+bqhuqDfWY1A7kXGqRbxPhUawkDLsKilrCxuKq7XEDtxpe9vXJ/ViGg/MWQcFVr",
+	"VgUHNwe58RdBwc1xC8DAXZKBIHL0tIRUYW5O/Xy5cKmCnsT+uHf2Jvwofpq+7V937y825Um0MzjC28kh",
+	"3xr+THvsuy9vvp+WQkvd3mpppIVhVLHHpW3C+8y024XifmxrhBenDRRbsi7Nxs1FeItLbMrcpIFFzh2S",
+	"aWlqCCqstjH4lAF6KEMYbfjtCM+KB+gyV/qKQ84nEC8iWD6UUtNmt1F6cAkrqEZUltFpQFRCfJQLhEOw",
+	"A/LImEPCbJFVa57pGwNdNqio4gM3EPPcNBgrTMEljKw9pZG7oCozYInGNbdd7ATS4TWg679EpFatbZVI",
+	"ncMe+otE6hxXGZFqUyuKT7jE7J5EZjci0xcQaWuUuQ+2wbf7SJmckFDr3fYLyNMU71AgFR4MoCWRA3hC",
+	"BkQFxxRDlkt2r9aY2SRReRUIhmBtYTD0zIsNyrS5D4Bu9evKKZfuyjlG15NOm1uWVTfBY7Jg4KbVl970",
+	"phtkOoxg9WHDO1Yf/lWIWR1Y0V5OmczLVm1dTojQm9FFk2SIGTTBxWJIlIcMAoDicEtnQb12hULuXvlK",
+	"oiD9cByV0JmGRF3R6kYcMe6TUiYdND9zmSDVAFVqxKP83voGWlhcnF/Bfz7Bv3vX+0ctr3VweHJ4fViJ",
+	"3T7BVW7i8rz0VR509FPQZ9kCbWFJ0KfLE+MSBYsvhdvKt5Ut0MHkUPndnd5gA2+2fd/322/0P2/1P372",
+	"v+5rSDVqcCnGS50maSqBoXVKP0uAKrmqOe2FTEnNbUtbP4WYXaZo9HMlt/oJ1dZY8cZaBK8SNivsgFxb",
+	"BlP6AMl1lAGMBPSHnkyQvk4QmYwJomrXRVFGr+QNCxSGyGcK1jA8jgLPoA1EaTJyRcVMmn6X8UUTjqi0",
+	"lHEafM0e9u2b7057P37/fjm2ir3bZQTWMQJgLybV1cw46+RR05/VyKFXEuQrwiZ9y8L2piKIsgzwKpFk",
+	"kMSMSNlB3wh9NZa2isl1U9PL1icjyrQQG0q0prC8l16h22bMh9JDUvHw3nZ8X0cxZtEKjQpz8raqTyFn",
+	"rkVOxdSptBPRAuNeG5qWHmbKSNDhSGkDdF7gumZpzfadHqQWrvt2ONVqQdpa3r5eH28qJ7tMEWLkYD0U",
+	"HZOy103hocnFQ4zD8xY0D3EMVFE8X8lm6SkwP3KFh1oIC218RwgubNS1JN1my3Mxs120ME/OXgZ3aCLO",
+	"7wYa1c1BX/9KIhrlVGdNmAlAlGiSS8UFHpK0nYBE5jl9rY+xeOZ68yk8fIJ2nZl81byRVlHYIkBD9ZTa",
+	"te3ue6sFexp3Q1myENdAUKgXqEGMymdELTAgpqT/SZT0j5FSE7n7+jWeTDqSJ2kK/2t9bLx+snhNX5Yd",
+	"xJaPMlnipQK1Thjnt3oN/y1leNjsBwtap1pRpenmOZS8Qrnx0k6pcX3F87Vrg1R4iy13LjKbvzFXy/yL",
+	"3+6ZwuVlNczzPo5TTJlzGlQ7nsdEz7DkGRkTQUP8en9EQzzkzUKBlvPSJ+aJnqdO5TKTMBFUzVJrtnTk",
+	"vnzCoil1qGhxYurFji8yxD/wTdmOJFDvVu4SutHxO93uRudNo3qryt7ugVbF7igLEEbSVFSYcI/CgIGW",
+	"+o+cz0WbbeYWi8cfpK3y3SVoDSvbuQyUDatUZDEEdx34Ogyy2fo7FMQ8vDfVlNyE7WwnAjgy700x4Q1z",
+	"zhlTjIhVRrl3KHCPvrN4acE7bZSDN/AOcMnuImJgFwMoeDRwZpBNq69BkAxofOSmpbUr7TM1Z0o61RUJ",
+	"8sDviSMHie54oszbjGuRRKVyXUs1C4Oc0c/w6L1tMVAcPuCiVY3ePsW81jTetG8tWrjZS6vQPcTesLJF",
+	"wHXGfq8k+iSJaMOVNpsy1yRHL7VpbL3V7eWzDe/JxLbFykQC/53GMX691fHRGr3A0Tu0f/EJnV+h7pu7",
+	"TRTTe4JOcai/+HF9ZScW7DZI5wZGh42Wn2T17p9rB/+c6o1yj3oXdc41oa/1HjJFxAOOa3FBjvgU8YGy",
+	"+mHW+17fLA1jmpb3r1zBqswyh7eLMCDbi2BAthqUVFeNuJq+UtaYMiGRsiYdeA99/OEarQEEjlWbg3sa",
+	"BeuexcPubrn0T5vriyUK9hI14sK6vXfRe4KF852FudcZ31nQWZByeszqYVnSTsbIPNMKDHtnCWzFr8Yo",
+	"LoZIys3o8W8JcRPdMLiyHpJpAm4HHX4xwkGf6cHF+dU1eq0t7tf2wdVT0/tgma6n93mFQyNbqdLg8wSz",
+	"b6hkAgP6XukGNPXvcAxkGZNZLtw7A7pxbvoG0kLjQ+kQsIwsctjxFeVSBuvhObmf9hEGTWJlPduVHp5x",
+	"owUuvyHff7VxAmJ6V0NTjK4EuTiv8nFVZ+PYtQAofG5s1yp/4ArIiyuktDXr12uZMtex1zHQKjUq6U3V",
+	"nLFKGltGD5fSll/PPE/kWvjCGhSHUZxJnnW93E4oMeWCbWu7Z9RE0UoNHSCIpkdKFTVg/oI/GKTbFLwU",
+	"Z3vV7HQjBDooh8vi3TDY1dhBKU5HNBwBMyEsSOpctyW6aM0gARSqZu3Q5Os/aPS1Gk/H0SDv3XZjLiHS",
+	"1u/RumBeiqORibNGNbyrbgyY5QsEHzP56/xNq4I1upEUmbnIxim/p7Rfznv/kkhjBftXBRrLHU3+ojhj",
+	"ed91clTLoGzSBBPT0ETrx9XcnUs/Si+dj4hZV+mzITZtuatc6CGz3dLQxHS0BdeIwbhzvaJNxbJBD4KC",
+	"L+lA8jI8PJEwqc1NhcY0YnQ4al5Mc2CLcp+evP48p8hCr5y7rqE/JKX4shJFzTvkoK6+HHjRlYpjNCYs",
+	"QVCsDoV60sRsOCNoQiHo2Z8hax917AgCD5HYwgDoCymDRghDoVXpnI/qlfOSG3y+9B5GvijATSBDyjro",
+	"rOA0B7/7CIPPPMKzG6bHabsJzlWLlCqxlmanZLCClSsbJywctep6Vq/w8OrEF/MUDwZav241tZphatgu",
+	"r9W0RnBzJm+C3mYebfDbKit2uUIxZQSAGYGhVnL8WXvfTrOWPKeEJXVtF1iSdt9yBTmOz9cyNjeljusL",
+	"ERkWnin53QXVLReW9yuzuyEJonJHaFmn9SLKUOB2VnXZSyrq6nfyK2kIAJd2kAWRMPUdxtzVP0uEhaAP",
+	"uV4HYRJThsUMpaHCYt+cRei385nxizA6MnyEHMXcm2rX+wXK1p9YXF69h82ra4dbfbz+JUdNCaFv72wv",
+	"i0BUNDN7ESd9JR1M541jpu+dXZKQ0EnDyN8eSjvs6/MB2t2ZdOM45tN2MknRyJsBVK/cLadqzrmnNJnu",
+	"s1JR56SHBQvGTE6JQMO5tgx/Rp/+ym52PxCthiE1JfEDQQ4v3kGfWvgf6B8AHmCMIjLmThwrgWdwNsyh",
+	"zTTIPH3pzNvlhRIWDB0WFOL+fZ4oz8U/bJ2rCexThdagAkeRL+qd7akcc35PIpRM1p+SiDu/yfmEhkUK",
+	"XAgaOijHbs+gLJVRe/3Vsq1LybnmpYtB+6/xsB7FoGFiwJ+HKVKRJ1cRil/qxntOaB6C1c+6+Xr16H4+",
+	"RD/P5zFl91q2QnoIWtM8rbVxQA797hLAQ9d3UfDHlPTvEhF/NSF8h1xbYOcXivrTyHVCL0w6R76cw8Hl",
+	"AaSJAYstoessUaV80hSzZPT7d9HbfOyLD9C+4OH9gIvolYT0xY1ehruxFtGhNlEBPhSDNLxhMVFwr6up",
+	"O/bQiYfO4aJP6x4yyMkIh4LLYo8omWbRTUkfVumG1ayCFT36WFd42EHHKsNskAi7hCXM0oZPOIfHsnvD",
+	"TP9XLT+oQoyQSObDxlozzIG7pd0Vs7GW8UFyS12q308RQq6/b//8+Y+31SAhRQauyUmEbCpIwlIGV0nx",
+	"Dgo0Y+SS/gfz9YVrgeMjiD3oJaPQnyxIs4lsQqLNJ7pz+USm7oqSEB6c5R7BXiknH+Vyj/ozA69iOCwA",
+	"lg0MziyfGI0ghjK3ELpQ2cGbrjoz07ZUG7+5cbt4FZfErB7g5yHyhUrlFmjv4rgcqQa3cjpuMECLMyx6",
+	"jfJXzq+RA0YrFayYNrMgijI8ulL/giDC4r6Q9K2/gNLM4aiEZmR/mX9/raa7x9ATlN3cUbm9HD6/0B67",
+	"xotebKUMzKO/aoNNrGh4T5SFnRZaO0ivrKje+7OiKmYUT4ENTe+sDHZUit75juJ/sfN3ftGqfL+lDth/",
+	"keu3xCwdR7ETysjzUxj00+803y3An3weiOMBJaqm69mfjLpoACCqeq6M+NQCzwg8kw7mPAOpB9ALida6",
+	"//zHf235+aOe4HDkoYhKRVmY4WKAP9R23dL35iTaL5+LM/ultYl+0Iaf1zre/6T5IvWglNA1l0iarPHC",
+	"lr/EoWLoUF6P5giThQYA88kd9UhJ11m/BYj6sww1SWsoGawIjTM0fH1sgpPXflTcgcm/CHRSNXgapOTx",
+	"iKA1JegYWl4mkwkRKMSSrGe5u1oFLgMZQWIUm+sWc3p+sH90Xoc91IBaWSfAZ2MBAQrXFSGsClniLC04",
+	"NCSwdLfRlVwbb1vXESGqng7+sFr/D63I50f+tHeaGT3/CU/MCOGhcTNXgpacZi3SsUoprBw/ul1R3T3b",
+	"ddXYGwxMdK9BA4603X36DlsqMf94WdMmI2tvYTVOyccEOibiidac32WtMgCwbwre9LUJl5L241luSxew",
+	"GXJdIOwfVaF4OZOKlMCXTs73904qFZnKMpJrt5UhlVGQkDAVz8xGzhzeduPlMxojbTppM070+WgWicoU",
+	"7aqeNZnhanLR7SSKvFHcpwXWz2WB5HGKHDbRHB9UinHAKjLRmad1U/pASRylubKQm2EzV98h3IfvBuaS",
+	"e0ImmopUmD4qHZTqHYKARWN8ZNMRj6GJkv4tsTWWa9wmjNiHKXxP7MMic67K9Q7a12/WfBxoCgepKS1N",
+	"TDt9IRhCRNmc5MKLbMEhI1Po+fRKps9P22XmadL1nh1qMyWyLxRIO/wy4YUg2kpuvbxBsEq9HJRFLjcK",
+	"atjPtAB4afbrNFmsl21VUd3dqimsfsoHT+p3mW+61aTrVv1ynIvhXy4KGqxV87idmUbj6B1kCPe20T5W",
+	"RJjMl5UCA/WUvKLqT5CqLt4rq+QmtKRrQs58Cs6q2TAZr+XQwlPF0hF9xejKkzJfaghvfQBPo/01YNqa",
+	"U4Zbspuu1QBKMM+9sgm9cajoQ1WTKT0ENMGJJNLZ+pRItAa+AqsCgkYAMHXGLtL8AJCXzgmAYs286+8Q",
+	"tK03NdTAFeOCumLnO29Em5dVYpUy2xPCtu0i9MHULZIvONQaUvDLTetvN63PBoXcGLzwuJKN+7eCYdvA",
+	"gwPvduCaOZYzrOQ+NRLBiYgbvvSTiOsYK+Y4gjZiS9nK6PwlRE1oxM1tRgdmKBjQmASwlHTIeKUzT19S",
+	"FX+4OPvGQx8vDr/x0A+kf6GX45vjD7ZhlrYTXUUOOqXvDc65/eZtd6eHJvQLiaWB/5E0IjdsbWPD6755",
+	"4237vvuVgmW+7tn8OtPwDNuYsiaPrQmD9JFg3/SUal/PJuA4gpZnWmW6+v4bBKDtplfBGlXIwQHMkJmV",
+	"zcxNj7g+JJUsR6ekNVCUn2RVW6o/qYlU0xz6NChSiwg8F0WGJtt9EnM21LuvscWfa6n0tV48N+phtahv",
+	"tg365mdWtRrf45hGMKkXgriIiMJ0BYUNzlL3sCVpRvbR1fAXP+D43sJXXLkE9hp//jS7tJMmu4Nbf5hA",
+	"29HcBa+ylga21+WCUpZnRJThqRCna+jxz43xKW7/4u2l9y8sE68i9L8kClC74lXBgMo1/6tiAtUM17HU",
+	"NNbg82MDqWF51+cjG/nMvhvo71zMoBKK5Xmtn4iod907BCHoaKovzPnbIZagT7vS+D0UwJTLv+l5NO4f",
+	"dYRZxAeDuoFNBI8SABlAI3sl6hM1JQSS2SF6/5cM1b5rUegjN1atjAuTn5AO2wRoJUnH/cRoiL19YUBk",
+	"KGiszxiJE1Oc9OyIyFwr6uc17ErpWWDOEks0D6eUxVWle9JtdkNGJwN2oZcUDhX6eHV+lvkq78lMpj1z",
+	"bMXE90TQweyGBV/atrqiLemQOYTcB+KiXgJPrcZnXf4TbLDfwaSoaky+CJ4aRByybs3IQ5cf9tHGxsaO",
+	"Ht6n630zZqehjmkcUwnFttr+NTVCHfRJEkiYA7ycEUE0gtkFWmwG69o4MVWhxpLxbL3YGM9c1jJPAMo+",
+	"LcPKoyj0ttv+RtvvXfs7u76/6/s/N2wj46XHSMnFHkmL4DBMYizQ3sUxikiaoCpt8yE0IFM0wKGSxsCU",
+	"IzzR0n1iYLzz1ANQY727zGdo2aewSZ7A6zlffcZU6Qk1z0oktes8hGPJjZ/bZoPkuAOuC2zRfyl7VLN8",
+	"x6ZQ1WvGNe8GdB7bLRqPIVG3yNYuH8SM1Lb7zb4YEBLdsKqqP8MAwfouNJkeMioJwsw9JzbwexPBQyKl",
+	"qVChyiyHhR4DiAn9fNtZSHNdAH+6GsLGrlHi+/52w7addVV5c2aBmUnRLnhC3anTOxxcDl6ghMwJqD2l",
+	"tGCvqF5npLCEnLkB6x3KQLdNr69APzTPdYG5GnligSksKD1TKXYWjQn6LSGJ0ZyfWOltIwGnNRAMmuwm",
+	"r9qMFSnO76E4LSe5nEvIICr4y1sIeC3irKPypGeFtxnEELQ2MC4YzYcQ1mDEnNzW0NYag54xgPMDG7+V",
+	"+jvrwRHW5NCmyJbvBw70nzMkE6j3b4T61UjCoLXAwqp3FJG2W53+K+fuWl9RtsDTj5cKGNsiTg/CjCdz",
+	"mCkt8x6IwHGBJSWUj0FhWtSs425DB4Bhy5VKy1UlZlRgnhTsoimmyiVyY61zTbAKRwYP1gS8gt3CfqES",
+	"JZCeMMUztGbzF0wjtxsmFc/H+HOVA3qbmYb90B0iyOepmcdbnjLXkwj1vnx5d8MCiw60CwkDxvXFExXy",
+	"MdHKX+rqBG8mMUypBCVRMRfRzBeaubjK1CzlymtZCJ3PC4EAqoqzzaBfSXR0fX2BzLXvkG9yORIGLTg1",
+	"90OiBx2TSA/e7hMT4nbztZUJZrNv7eystvVrhfNxXkwbbsjxkVcQlrlgcE6AOamyQKJnXtaq5EirudnC",
+	"OKxwzIcJMcqIVRVcy4QASSuCnIpm3yC1fTBRBm4SDtfca0weTfC3Oe/x3Es7cNU4kco0Mem7GtJ4hghT",
+	"Ylbkmr+1vFZoIzodKAa6cwjD+V8oe+A0JHcTDHSfA+L3WlMu7u+M1mhyn41EKmb+eXMiaw5/2purFPdq",
+	"XAZ6EkM8NB1vB5ThmP5ertJeKiEt8a9ysq0aT7Q+KGHO06i4USFSUdNh6wn1GFngIWf9lSdXUWL/5EDC",
+	"XBqUARjb50nVSfbBnLZ2p0kkKZSXjQiKsVTurBwkcab0rEFqgT5ffOiW4y4qHnF+UUbMqwONC1WkypSy",
+	"BToTjDcdpNMmTE5x5NBHc7I/7Tv5NC0K8lRqxG9O3rpdDqOzg0plcOFs0SMtCeWImsZvRgzfsP+fvXfd",
+	"bhu50kBfpRbnh8kskCIpyZKpNeuM2nbH6rbbiiXHyTR6jCJQJCsCCwwKlMx0/Bzngc6LnVV77yoAJEiB",
+	"lOS2Hf2YSZvCpVCXfd/fR/2wx4xssDUfZd+zZMv3uwd3keIuybTa4wJCsLMh0bCnk7muZ7XPoXGFTo1n",
+	"D/DKPigtwNImv63vhU7NpdDZuuh20ZwboO9YAk01xoYLyXlVpr9x0HkGSl9m2jp1Ms7QzVwKehdu3CUS",
+	"vXT/LR/9x0Salya9MsBcmPYvFlcuLnWnMFNrm8QKhpVQEVAIGgOQBXAcAvb+3WtKKU6w0g50KqSXQVmG",
+	"jEdRapxz4hVuhhMRXhl3n2AYM7ITcq+nlVNlQtIMAxs5yGTKRikfgz5l70QkUxFm2mbRfYUtws7u3P0A",
+	"l0oeDo5vDU9+SNIrQMZ5R5bFugO3aoOAVV1oLDKXUAgM7XW8bPUwuVvWuk+lZwIespcL5MJ7XCvZTgjJ",
+	"W7Se3Nhp2ikNVbi50IBSnIZKgbC8NH+MWKjcIJXCocJM/VIyomJ3duBdmrB1L6DFC03OmfxZLE7nVVwQ",
+	"p2qZc+70/IxdiYU5tTxqgzjQYTITJzldSFHxvHp9xE5fXDKpxkYFWflDIPTmFRjJtNnrQeNTm89k+0oU",
+	"yg1whMiCzFOR2rHiv360m++nD5cNb6UyA8QPtUM+0WWIyOZGhMrT589fXlx8vHz788tfCKKyCu7SV2+H",
+	"mRGDRqMCobsFfvVYnIwRbZdAGvG7sb/OWOrwuvxDjXhbYuZfsy5El5lT9MMH5ez8IUBRzpCgnjUJk5JS",
+	"gXvm9wDM3zVLUOTlr1qHwgD/Mq9Mj6wZoY0Z/9Pc5dmunpzg38LGQTJt70b/P3DXf+OCvHj517PnL5cW",
+	"BGDpUsGGaXKjRapZyJWxQY3Jjx+mO+wUVz1OxkYQRzzMmCxuQhhOPgFrvvsz4MOMEqoqzniYFepYzGX/",
+	"U+yczp93kczx5GiEl8ApLOX8zBWAjJURDEwycnAMXo7QgMB1o5GElAU4zTYtOJ3HmWxj5yyxgeqBUaWp",
+	"CLmm3uZCRtG8jQgizEa1F8zTcMK1VGOvSJrOQqCOZiMM0L96feT5ClgnMLiwQjxBWw3j+AiLzGxgAiwL",
+	"nmbKrI2vfPVf/8WeJ8qIPpko7as2O41jYBpBm2AD+QwklaQK43lEVZfB3nUvYLNUjOSnDjsliB4bVGOs",
+	"GYwTQL/o7IXTCAyFoEUuCwBegV002NuDG41JNDjuHnfNUztmaJDUQ00LVaB8KuLnXIsOO4vwp/fvz17o",
+	"DruUU6EzPp3hr0s5NngW1hlBSIhJzYLffYwP+Y0B8xu466mvBze83/CYT5Gl50kk4EK4TKoML/kcnLCD",
+	"btcYbZoFVEAT4Jf/+jvUUXq2Wejzb0akHXT7dLXl5sS1r6SNOej26GLzT5ySU2bbmLE6MkoEtqpDTzME",
+	"lPLsiOOSKmoWzy3AQfcAnvmOZwKpVbUNex70n1FmkgXvRJYu2qeQBKJzzprkZrbspipJd1+95OGkwBIF",
+	"awh5guBTeyZSqoWhj89/YDJjYPFSTjD/yxPNyCP1FdC7SA3lvsLlxopESoUT32HvklholnJ15asd6Maa",
+	"QKHVKtOOddhbx6e6xMAK1X2QZi5xsJ4wTmzCZKyDT04crvmK9G0S25wOe6+dZBtU9JWxFuBTyL0bIvfh",
+	"q8vL8wun+s0OoEpaq5ZK2UIXvfSAAZGryFcvHTFrq8NeupQroQ+rQhKBuzciDnNgRUbR43yijfAYmPH/",
+	"2+6df2PlMPu3r/7dbrfh/8yfg5DqKDOoo/w3C/hsFkvsuN/7h05UwPDClRztvwvJQUi7LF9XyPT/mxl/",
+	"Jw2NYJuIT+zVm9Pn7YtXp/3Dp457gN+4vIGx9DxjhxXZAJY+UYswFZl5qa9csQIJGRmhIIHB4X/C9ON/",
+	"cvrJGKF+43PAmmj9smDJhg5aJyyQAMWAIAmU6PGoCoBNkjjSUBmQWT6kzQl4gImEnPvMlg7Aw+lUYbKk",
+	"FOOGhNKfaGC0s/7kIt+Ot4Feg6KhTXUXDrGWuJyp3CIvtvCWqi08K3/CROmMm20hpwLrPVKpEzUwcjYV",
+	"ZoklRolRXxjJGcnRSKRGMlDproogedhhl1gdYtG0aeXQRXBl3VybZ6OBxzMGISOExLiZaBF+tDrPakOA",
+	"xWjbtM4CsTh11hajUZJmpRpkYy9C5igVCDLC+DxLpjyTIWSAFkaPOjdjwmczoWA0YOpLygsgAjp1SEJt",
+	"cb7/w2RKBZRmTMWoBKT3XIQQ9YMGDkWuFqz/6ROxV5mjnaMsVAUNGHNhA3O+NaYmhsIFOqikwPhDlcEN",
+	"G9dwAQ3zzEJMA1W2ET82WjuH5gZddfyCcgAw8PAXjAAGrIkhVfOGdZmtFpbzFUOFwfpg9ol5VEX1hT0p",
+	"gLm8l+cOAtBUmhorXUC9uGekAGu6ql7nhAWckFZWan/Q1gLbHq6VagxP3STtcXSYjdZQa8OXQl0bihbg",
+	"4WvrTug7Xd55mETSnOwkjowohQg0eiIE7T9g3O1OM6mwo43Gz3E+zMykglNNEakzzOq74DkKxiyvbLEK",
+	"88LMaSwVqEyHWZTxMf5oPnEFK4jIlIxtFyYRmZ4b8Ic6KPP5bJbH86hzHMkbKsC5yy+qggrSLmGIFn1b",
+	"KvCvAa7SFZ132AXa+4Czhu0yzujKjYpeQXMhzyDJaF8FdhjGdDSDCwp1AzeEwpmkYGJaajYwNXVrhb4Q",
+	"eoOAnx+yeo4Dx4g0cx/MSQWyEnqHsTSOD1IEoC93niazVIoMGyIgxeDCkiXcrEykU419VFlc9AILNOmD",
+	"Rq/T7XSh4GgmFJ/JxqCx3+l29omdEiI0e50bEcdtoBva+8fNle4Yu8P8hVjYVmNCoHQ+iCH7WSzYhbCY",
+	"zFCCaCagFAcxvgr8LzWBULGiEWJXMkJD79wZvQOAUWBNFJ9UgFXgPm0MGn8W2U83wNnv6ujNMPvdrnWd",
+	"beRuyZYqpWt+b5jhQlyPx+PGoAHsI5AtuYZ/9Q8Pe88AbNa89CjqhgfDvnjGe6P98PDY/CFbNAaNtz+f",
+	"IxcGcu80vMYnM/G9f/799O8/f3qejv568fHocvHhL6/ejo8m4fU5n8k3cXpzxvl5+Or9uwSbDdAGui0+",
+	"+NOHny8wUrC6KEbFa5FB0P6ge7DuUW7O9n5Jsh+TuYpKobvG4NffvIaeT6dmCw4a56jGYGnhsF2jbVNa",
+	"YQBgG5vJbEwFhhaLPk9j0MDlhDchdwnEriBDneiKXfZOZPNUFbDGzIFCzikIiFA95RILFXly7jAfdHsd",
+	"X/1o1AvVUdHxdIgvVCzkHplzclF2MQ/FASUVzsGMyxRiH4U/DyhL4VKtkE1HnicPhHgukZCe0g674J32",
+	"n2Fas+yBdthbkEln584eYZza/Dvs1CarMZYB6rFU1mPf4yupGRkhIMhmPOVxLGI2nqOJQsEt8SkUZF+N",
+	"sP1Pgbmk5kYKGymN8Q5tFgVnzFdn51h9GxsJCfOA1t9+N590TpPFmsbZHopFoqJWh33I0VRSyBBqW7jp",
+	"KxivMVQhc60W7ms0EcIQ5ylHO9MrFjJJzQ67+6xiQslbd0V2SLUOQh7eRYRjMi+EQoXFM6uR7Hkh9by9",
+	"FHsNBwDj80JnPyTRYjvx5QKDt3a15Xz8UIHSlqqNqJbtGVdmVp41aksgGLbtiPxcTjDYBvidpTJmf3MK",
+	"qaqB2Ev3LNXU59pjz+9YjZCiTSEVic/u7eLzBx65eTC39G6/5T2EvJIU6nvMTb39228654s44dFlkrzm",
+	"6RiKWg76z26/7zJJ3nBlUYbBVjjs1njfBcYPfpjrxUbNYKbMnAo4XrkEdZst1wl2ReuphQQJ5Nfphevk",
+	"ilyinK+vzOVnRoGymJICWs9FhMkTJ/KtnearUxK+/e5BpfXn+AEhN+MswJDHsREQmo8E9krPBM/M84qa",
+	"0VWg0yB0xheU5HHEYgsiE8uZ9XKt0lojWCjsUPhq8u5zE3Od1LH0gTuKnTKbWSPNPv7tn/vX3Wn/l6Pw",
+	"p/TvN8fDy97V+YF+HT0bveJP5y+Tw/H/yr76y6ejv97UlzPv8DVbSZqDim4n5yvsfLB3OqO3nRtchB0O",
+	"CBZurrXMIR+JJxJrJojcIHegVjaUUaplh2uN0f1GNO4s3Dex0jnJ7mjp6m0VuvxzNTN36cN2lNSfi+u3",
+	"+thaK6lFPCqsY66T14m655AUqKRR9ZhDM1LihiVKeMROapvuknmmM44oSGU5kYwwmAo7BWNW1tTGy1YM",
+	"7hUS19zL7qLRbENovuJLhrazs8lsqrK0oboY/IEWhmmt0earciLmZtVOHM71gjkb0dmGNTa5Sw/LlEHQ",
+	"E22+qr0PMFPiPFdsOwtPmsrz2w0yr6HETeE6Bw/b5lk74jeqfdCvL03LX/D9mW/2ywoAREu7+dGsWzbr",
+	"nEB7bkPry3Ltid7OmlsScSR3Nkg4JGPebM01cybU1pK8MrKvBEUOPy1RO4OPSqzPHllaEWtSNLaF5TNA",
+	"7OzMRxdD7LBzHBU4hcpX1pqzD7S3YKGicX3LYvh2A9TDGnNfyQwAf/SS0RkmM2nGmybYTowfCtTQDKmh",
+	"KXdwn1YiGV/2wH2f1uI3IdhOi5v8ZONBkdpty29A2m0wkHO646UvxMa3woTsZkLbAroNggkK5o2IqbCS",
+	"nH30AeJKSTr+hU9FYEyXcvOuWRCsvHeRP1+FgN3JuMZiBoytsf1uO+ILKEnIUsnjDntpDCVNuV8BGMRt",
+	"qbRQWmbyWsSLjq9ey6nMsLdxn8oCbX0G4BY7C8v8a5LM0xOcUsieFq9nzYNu12MH3WctX7nyGrSHmPWP",
+	"q0NpVUaZlZLpXKlC6M5XzoKccD0R1RG87SNp72g936Mp/gUCapSsKQIp0TZYy9xznzE4+8FbibvetyDu",
+	"LpFmHYKvmHJzSWA6OFLber+7xOpq2FnPEzWKZZh983E6FGaAvI4zu5vUtI9v5y18a6MQK2akcbBcxDxO",
+	"xp6R4i4/PsgzBE0guv0oVdDylnM2vnJ//UitxoRmwdd6qhnwzJecg5YHWRmXUU8SX0FmgUohzCAwbWPG",
+	"sHSz+aP96SM5G+YynpuEJZ3lq1xdo5XYDOiCj2DEfUQjDr4FypPIbyabtOUR5/U8s5Mjoo/JPAtavrJH",
+	"oyzKA6vfcGQ5mLVTB+Y+VGxjaJGBXIjU7CaVWQZV1ERKk3KleanUiWqmMmPqd9jPYpaxZ2hJd9g5YJij",
+	"ioDSSkKMCuepTtLgBBUgELrO+FhgnRzw7BAOyWuprvJyyyAV8X/7DXO93wha9+vSv5Y6u6AN+dJ21814",
+	"yqciE6le2+6RX7IH2hf6PG658Dl8P7RX3CVh/Sui7izD1xwSfA1kqW+Hbh71zbUzeM5+p9vp9fY7R5ZS",
+	"FTLY5nxhRjs9HcPAGm+Sf8k45nuHnS5rynMenbDn5+/Z2wvWO/p4gCx+b3hofvhbC6akaqQHg15/m5H2",
+	"6oyUJMHdBvxbUXXVajUu7Z0KnMEKQ35GYJ2UMGx41BkB7zJbv6IRDIuv52mMlbgnrHQmnO2VIkTsNElF",
+	"4fH5Jy13BX3+Yu7BLZHT1URq/UCD+VXLTLShQ6gxaCiLEkz9HVMRSb5Hx2vv9yux+LxRa2HdJJKUOGhV",
+	"aJiwTSZlsjCQWfCS92kclG4Muc5aHXbqqyuxwL+sVqWXitIZ0o/AWJH6w9yJMBmkeiD1JDNIsw/BlQBu",
+	"MyPzxkkSsWbw3PzSfp6oLE3iAZul8ppnwmNT/qnNx+K/93uH+0+7xtSX0+k848NYQJHt2aj9S6JE+w3P",
+	"wklAJQhGGwUvL/k4cAPdh+r5shgOcHYC1uQ0US7QjMV7U5T1ZdcIquKLfUDBulKfH8xaAg7vqoReXUMa",
+	"MExgmMwWhfXDcuEy8IzfeDY6fhp1j3vHxwfhUfT08BnvjwTn3fDwkEfd3iHfH44ORr1hf9gdHvf7YdQ7",
+	"jJ6GvcNhd9Tt8u6x31jX51Sa1NJxLGP0r9J41tAUMKt7fyo3oDeL8w27uVV67+2Iu5UGOTxxSV6VdlqF",
+	"4Kq19cprUeeWjVLNa7wkltE13/BEs4tXp+3+4VMP+YKjB9kNm+XuflWaEg9/xXaFIAJatR32SwJl9ktL",
+	"8S189BeLRd2l7u331c7IX3/7XPKlTq2Ax1CUY64njUVtaRUaC/+CfD3bGJkg+KA98Ldcsd2YdTf/xKfu",
+	"OeSoStUGXWDAtFMgXESETmhPSpRg2AGMmbgAOUeAojxoDYpb0uqFJbYWb6WU94nGnhRj/wORg+do7T2W",
+	"JRFfIKChsLY/Et77yhEzeuT0awLrs+DjeeWe08rGIGTNFTRTj5BhscknhzVVOV8KtVxZt3GZHz9R+L/F",
+	"a4GeGkCZWGLcJMfaiPNqCzaSOAYgQUwDjCBkid1j5CCVVS6jqvu8vBv02ICqCIkpyVfkcS4Vue13D/Cp",
+	"igQEK6hCqZnOwDvGVO01wLbme0J8CsUs81WA8btLCbFM7Hy0Pi/VEvA4tkyx0JpBjiw0ZTPO+t1uh51i",
+	"EmQksnACzbNownA2SmFDQLG/w7pc25lb4e/lhkbZJrtRefPvqlEB3YMV6R1fQauhizlWmR6Fg7Cd7QE7",
+	"2ty2Is9PcLGM3S4zXBsZx07EL0nmw+igd9Dt82F4MOzzo6fDZ0e9Z9GzXq/bOwoPn/X/IOPjttChOTRg",
+	"tt0aPHxjr8RJRhBy4jK67V6Hc0331o4/Fpd1XdmI+eOuJo9K2mCaBwPXHjATqd0GmEy4RpR8YfOEcpmF",
+	"duVpO5k+F3jy6W1JWtqcHiueeSMIoLFrp024o82Dh2TCKeFA0i1H3bIyTC0LzHXG0PaL9BDTfllQKs25",
+	"ldqtfB0eYI53dM63M39ysWvxCeubPrnBghARG9JvPI6xuzg3WHLEH64Whfy1V2brgzA39DhPofGpw2wn",
+	"ASERluAiAMmiWUhemfOqGYf8VMvZHXgXFhJgO09ek4DWBVZ0QkNA15ZuntiwdF51YIxGyo1BDo5GjM51",
+	"oWvhwFfBOaFrED1jxkbGZg0skjT8DAXp1F30dImPPp8Ry0J/0O12fGWfi9X3aFfFHDvIQUCFfMaaJXgN",
+	"XUWWPmCjVAjW99gsTVj/0PPNZqNGajZXMSYnW6uN3rbHe0CP/4jB4tzOg2HrjC+o5rYw6jzGQJ/uEJ5x",
+	"wI4hS2a0yGjAJnGEnX1ZMtMAaoQlHZEPPL/ODtEsjBONSchCerXXZWHM5RQTq9TEUMqxekVwQCwfPsnn",
+	"mGcOXmCpqG1juvOEpTwTbTuVlbVpZlg0O8+RX3L36jTgxW0c/fyXNwfnWxSXLQ3hQaswcJ1vNQ7O8bL6",
+	"RgHe8MLKqs/VUEjr4HC8ZVmxc2ayf/stOEibfrA+79bLrJLsI8gUBxs7aFQLHYc2i+zPB92D2tNKPDzV",
+	"82ml6WYp2fnyGdhN/XBcprkUcoFSS+16qzYs5lWlupbEK7GH+FbrdeJPiaTasFIg1Sm//FlPNEuTWHjg",
+	"U2P+vMB7ib6hi8L7qlSYa3va3RMFis3mQXcfEZ1vECbjVLG5gpZRDxbJc14W4JTDQvpquaDu4KTUZoVF",
+	"6YW/P6uR5EN9XapmI5smW1RKyFOY2TM3P3eRkBnVsUl1/fFZ+Jf+8G9H059nB/qyd/2/x+rd/s3fn4pX",
+	"3X+8PuQ/Rv3xe/n2n0d/u6ovSZeH+qCS9EuX4mOG1m1YJW6KXQlftGKtTnnFj0k6lFGEDPJbxhW/WIlJ",
+	"Kb2GuweSUMXNnnfmwmRvrNulNvHbO8AdzjXkrIzZ6bHhXEUxFOYQjEKUhPOpUJnHuIae8Z16vd/OhDqd",
+	"yZ80Hd27tHxbfLXdmuZLx2ATFeQSrmL1eYDvOj9j+52um6l7bt6+nEj4vCfavc2+iTXNgrS269y222PB",
+	"p/H9bY+77Iq/m5FstSvs2B93ReWu+Pvpm9fb7op0rGvU0qo1lkteEWsMqY1Vsbu1ruEI3qbju2h+tb64",
+	"s76jZAfyoIWbSTq+Va2byaiv1fHqyu1aXNJvpOq8ojCy+BWFvQ8be6O6LCDcbJSHFbkxDxNj2DMdc8Wa",
+	"mTQ7H3a6Z2Hy0H5HoMKKlIjZiG/TccCaiNGHpX2ztUKTzsCd7Mb/kP21vbh1G+ud4NH224rWcvsc8Vtg",
+	"9Pr8m9eYzSv7SDGJB0Y3nwIKGG69MImTeao77DzmShdZ59lwkcO8etQLDwhH8JjT87PVvYhokrgbQYpX",
+	"7kIkbL+jMIbhI6FJiAV///Xjs6P93lNAP5e0DP/V/fHo6dOXOQlylfQGjMv+U/acGGLqS3P3JQ/qpX3R",
+	"04aAc9Efeeoe3jO7u+LAld/+hLsTsqo99niU7U3iIwxx7nj6K+2vU7PBhAas9Ou+hebV2I3IHfbzE20M",
+	"c5GOeCiYUGOpHB4y1mYQRvPAV6cvLv/vFHB6pzLzGP6zj9XiI6PC8Jdj2k6sGYlpMk75bCJD7bG5ktle",
+	"miTTvaGIPAbW31gK7fkK8KcBgQ6TL/igfRZJHU7MQnhsFs814VSnkUiRENAYj29fXDAtgPQBKspPX1zm",
+	"H5ukvpKKvX335v/edntsj7198+L/3nb3O+z0dS8fApvyGTDFZek8NOo3or8BkoeK4CWIkEdzY0biq+sk",
+	"5MN5zNOFBdCjig02BYo2lK1X4J1rFszVlM9mIkISrFQYgQQhtdNuH+CMufnPY2jVB2/ewmQ3z//aa/dZ",
+	"cBYYmczMvw4OW2hFI4I2pFKh4kJD0gzWSJewtnkGN+5TmSdnNzxVUo0HBM8rIqgwnfBrSMKkRiBMZdTW",
+	"GV+A1D9FsFdzESK6QfeEneu8nQBEGyInkWXPNL8WgNMLtazGzRvyyN7qKxx5nGhSVxBxJOxW4EIdiwzZ",
+	"+oABDPLCqdDzONMB1jKZPeHlYdmA+OcCXzUDGk/gsUBfSVgAjwXRHAWwQLrEf2AzRqtD6Nk0tiX+Gnqs",
+	"Zz7zCspnqI6JLjeHQcasiq/UHHQ7V0ErH2rKb1gmPmUdduqeArB6UGyVpUkMBIdvLl61e90W9AbbKLmd",
+	"6CRl9GFUJCX1SkciL34xtpDYKh/as1hmvCQLEKoTWlkigLyJcS88zyPLQFBCBA6YMJSVVb9EwBDgTi83",
+	"cEM0N5pKhYjXDoOiFF6GXdEuPdm8soj9GJxRSpbGE5wwlfgqj4NDZ1Acl286zfHIkVoTVXnQYQHyiAQu",
+	"QM4ZQuETYGW5MPyge8CCC/P3PG8LlUhwblwe22aRZzzVAvBZzeJCnVThTOTYcP0O+wHQRakCnM1BWAUX",
+	"b99ffHz1+ujjD29f/P3j67M3Z5cBax6wNz8YMy5C1u0TdtDbt5BrHtXEJXGO0tvret1u1x3jEzYk0ZWM",
+	"GB+aAfcKfwaBBsrhRoiM6VmSudEhDezSpJjr3T5VAjuzMglnyEKBRojdZymcT6i/IUlQwphHEAemhw1K",
+	"eQmcA2/fnFwNkCnkNMoC1sQ6AfSYYDNWVDHS/mmhjWy9soGvgjCWSoY8DliTkMRZEUi8wvQ9g3e/io92",
+	"NX2RUMVI9FtNwjP6TsgR1jYN3Qgf1KSFjVXzC96BdN/iE17FR0t3rli6JcFuSxvc0VyS78oyiN/JCt46",
+	"OStRfn3kM/kR2WpsinZJsq3kZnt3z83+khQyhkRjUyUXWyTC64hoX1nV0FwRzi1r9NBXuxZ7X9VOip/z",
+	"hTH93tm9ehdn4l5S6WX5/1Ap9GX1blHrMKj6RCPdqtVedAFUfI+o3TQT+o4Z9n4dP49wqqGJ457y8mVy",
+	"qV9/++z9XqJwWq5eQ7lgHSHjHxihbSz4Nuoeq9wKnpyV8hXenFMl0IlWJL5oDPL7qj0996aNRftORhFe",
+	"eGTLppf4rsrd1OtM1bx435qaA7gSD54197ji8UJnTAmBePlZCj+7sQCBvma5TYoVBfaZADJ7VegL9qhF",
+	"WUNbG1jxiKnqGteKncO+Wts6zGp2DhtDK+8LjGyVgRZC+wrq1rFDGLb+k9xvqQyuns4juWwrLBsDbAdb",
+	"4LUEPfsm33Eby8vfmmHnrrs17s0nlEtJb2+r5XwNLZWjyqtoGFvHvLd5nGTSy+JucR5MedxvLv5sBtdb",
+	"Mza6f2l4JfrF7h2GZ1nKS0OyvuCaIdE9jS0Mk7d0y+caTeNftrucyvZzoXRL1T5ceGl83CXTrFbzdL7x",
+	"34Ek2K5/2h3Yh+qgLr7ga2lr+8IW0O5pD0vLWAqE1FOoTt5uVqi7pkdWFTG0h61Vwafw52WkkmQGdeNC",
+	"F3xrpCBbsABNvMCj4EAKrWlL+shXBYXElvXRrSgarFlSdhtzghiWMy9bq4PwI2upH+qmA5UrqQGANWkK",
+	"WGAmJliS6ua3ddrGclXXrIwzLyd+63WC3anEJ5oG+/XpRppEGx6D/VEapBZKJ+nHZDSKpRJrhgMQGGs0",
+	"4dODyrF8feomP34blQ3t0B3UDNy5nW7Jt82DaJb88V+LXvmS+sHIG5qCgkKgHx4gH75G4CMZFPEW7Zxv",
+	"u/2kbMzKPcckB1eoUGBkrKmTqYDKOMHjzDpsrZNiFi7vXWZRmkBzYd7EiqzR2NlCz3SIpeaFK7F+bCai",
+	"CLPMCJBP2ipxPhW+SkJsZQtF3laksMrNBhRSMUtSB3F1QiCNhRuhZnvMM3HDF0ZzpZGvMAEJ/K0x5KXM",
+	"vS2YDwvuCp+wquFQjQlK4QesmTNXbqh/IUptlAr3I73qCa8topf2+mpgPPNHr0D1/t1KCloqt4vriIvy",
+	"pqiKu2De6baYi8teiWUK2RBIgql/NwESnaJteEKJ18zSLSJIWp06meV4AkV99XbxhFOIht2VF+vX3xv4",
+	"pbZslTBMTysQvbrbYY9Fxr2Puc7e69Xn9bqDgx49j8yclzMZrlYlANJDCyp9xEh+MrozmeuPV0d/mfY/",
+	"7YLldeqIx28zFIhmS3/ho/ctOH+g3CmgX1Lv9tRtKoep8PfsEbhTOdxGajGodpjHMZ54aOKzIOJJJk7Y",
+	"Slsw+GrYG9xh5qQR4xaP2shUqnwFPh5q1RSgTMUMe6jihe1nNt7x6YvL1SCuVBb7sJAl/0LyA2th6STc",
+	"vUx648ndsl4aB/VQJdNw5f1KuCuxKAulvw6fXf7r3YF6PTsOP0S90Sv9dPwT31+8FN35z/Jtdvi3f/7v",
+	"TW2xZ3YnQDsgvxuE2xdMJTcnFlKE2lJj3NYd9s5tUdie3uq+rOBOpYK0wq50m7KzVvhut7KRlbxrJW2x",
+	"x/ZR6Kr7r3zPs8j3J7DXWl7geaFAjgUiVlXTWI4A+5z8GpTKB90eYqXcGJfa7OnrBHv4Xd7Z3Lnk33wh",
+	"6YmsZAXpuUpLddv6Pidp9bjHV3wBM7cPtVe9B/X+V0/CPJJZO07GtzghN6nMBJtywPgo1d27+GvZOSkH",
+	"qW8mCWtiv60ryEst+kkLE8Tok7t93IKeK4T9Mh7mPAWDaEJ8euCs09FbjVBjHeFO2drbcZ435GHXOULm",
+	"4tfJuFZYW6gMCLeHFEBenjaH6FAZSj4cPg3bR9GxaD8bdXvt/v7B4dOj42d8GK7LG/IwS9J7iSXbkbta",
+	"S0eD3cS4kp2Wpag8mjsXMhPrh4j17OtQw7YdoZHkqWMwl7oC78rZXb1LMLqs3VUxPLMXq6cv4plom2dv",
+	"PYeOLnfz4I5vHVyW7DS0rxBrPKR5Km0X2L3gWUf1jwEhdhNV3gp5xmfvPoDNxRq4cHJlQDgcjHphnz8T",
+	"3eFRtB8e8mPxdNSL+iGolHQs8KpaeaJd4gxGLL1UWbrYEjAc9+jDIYbnz/9PTEu4tDUoZxaD3nAWBuSj",
+	"N+Wq7y89gS0cm/vqsYcDVOkkmWuBGjGD2LuKIBjvmmWilme0GoKuzpXMPJYmFHMfimjA3rz7xfMVNqNC",
+	"p04yYkOZZhNgyLBhz4i+mqq1yw0xefdOqSkHystHMR9rpufhhHHNbNMLNshsKNJayYmfMMWnaOqbf/sq",
+	"mWdagmkE11DIpYClfi859Od5URcak+k91n/9WWTPcbnr2CjFzLbdAl9fbhtGqeapNmtl9hv2K+0ziG+Z",
+	"zRXyVHhMfOJhFi/MptBCZUvWycGHNeM0T9zWJvn6st75Id+YOKLNsUPW+xz3xwXJt600Td5I9mDKprh9",
+	"H4urdtBSoRUbNSuqrBj7QkVV9pF7Vt63Qd5vqLJCdcKap6977f2Wq8lmzbcvLswP2FDpSqAdi+ZSp84I",
+	"C5aNZwstWXlPJotkRGnqMBkrqYWHLU/mmcpIIi2EcsXTRmtMkhvsOZKqjXrW7ltfYc+j4OGkYyu+/tv2",
+	"c8ZAWQajUyJv0MM/e+5yHscBGybZ5PbS569AVxmX+j2t5nNYzHrlYrSwSYoaPW/uLQt883vdOqeNMeUk",
+	"Ej9LPDgrkipvuSX0cKhaa3kssL8nKQvMupQHZ++rX8VGjy7fK9R8as5q4Sf3HzyGo/ttaC97ljeDxpU2",
+	"yw46rPiA7TSY218Porzc0x8115aZYWf9O7Hg5HxIIuWb0md7v5v/+XyX8rE1eKhcgxYRkRHlGTA8Zamc",
+	"TsnDWyWCbZ2wmUiNJmsLBY/IgaB9Zd2vYA/1ip7xEJpdyu0Xb188f/XWCrkZzybF3guHKpznXDe1YUyl",
+	"cnZ5Jb1AJUwNtgJo15JU1B9un1RV5jjdD/TZHhXotDnhXsjMVzaTRKANK0odcQyM2yIxLi5TC6hgA4TE",
+	"HXnCYp4VWsUIRCEH2zaiAne6w/O+4YsOe8NnM6BgSQACdTrLFrDO1AyVWy74nBuufYXIELTwSA5u6/Ys",
+	"CQqR0zpsciUE2joA3zAEphfz/xYCIRe48pVLLT/R4OfHZGKFXLGhGz5FRMdJO5bXwn0AwjosyElPLBqG",
+	"sbiGcxlnbalY0fSyZMLO9lqXkntQE+YNn5V0yh0qHMxeRDmVKG0Oqso+hjwdJpNFlCImfpzcfBxxCBtR",
+	"6BNsnNrZ8Td89uA42mR+3NrqU9DD24w/v2k98rPrtp7i1npM8N9bgv8NnzmOgKQQsiNZWlPdlg/mlm2u",
+	"FgJ7C1g8yzYwXBBCHoH6I5x+nZChzXFaxoLabTW35Cx9tW3SEucOodp13cQlXV7Lvyp96NfRC/r1+SuF",
+	"TbhRzFlIfZ3t4q68cORu9R0VGtmDuSqF5//H9ppE7jjdjstfOq8PUXSKnNyaccvAl6SuI4JnlNvAvgsi",
+	"F6DmChKCC5ENgNQGGM1zmgZfNYOK8j3LtAPNLub6AENrwNFizFyCErDcNgEy+gFGRDgR4ZWIfAUtGTpj",
+	"gTFjghI94M/ml9YJSyj7NJIiNlYsv7J5GQqEQKrHIVAQbYuvzJeVQJSWClqSlNk0D68Q+08IusIrJn58",
+	"tYy61GF24sG4xwklOhWjZow6O3HTKfU9yHGsrSORcCcyFrMe5r80cUSYDTxOZWw0sebzTDSMu0oWpusL",
+	"+jhMCs7bK/heJfK+IXMzSve6me7tijrxyx8U4ZgYpW4T6r+Imxc599Q23HCbCWA8Nld4KB+xMVcsT3ve",
+	"HEfKLtJ3nTF5awHpOzFNrgk80Eq2M8sEtUz+REEBYLTMNDbiLRNBUWQe47zs4KDbgyprlbA4UcZHDZO5",
+	"yjSzkrLA9xjy2T2IkxfwpQVx8o2Uln5JZY9zdKcd51U7KW9Vvo/e1lBH0ENZqES4+/o7GtLGPRnDNamz",
+	"HkRyftctizy64w584D7kOtjgHiAS5PgVJZpnsv8Q/bik5oNWyXCFdikk1iOmNMtZqBRA6lgTWJoLYmDY",
+	"I8pgBCUDaAnb1szeJNdF6j9fZYkzHeucycKBXIHlvIcTWpyPezL4JsnNK+KrduH2ghEoPs0SSBlOBBh5",
+	"sRxPsgLM+ctPs6Rg8G2JaL6DAfctSSKLcf49SqR7RTd/KPttL+TWQ95sxN0Qxae53mGRo+BoBubHgA1F",
+	"mEyFZmoex62TzSLGVyRjOux5LDjRidJlRJ+OyRV4Yc1Oom08Q/NWvP65mYJHa65Sk8I0uZV5guv/VWrU",
+	"ykjP+VwD4HuOHM4Vk1M+Fqw5XLCpiCQHSGHETk1FKGcQpQd6WuI6RhpbsxfhEEA2EHYlZuWMU8P4bCZ4",
+	"qiG5i6dBFkM6lqOZzVUmYxaaWQW8/bIq9tV6Xew0cM72yAL4gJ/FIijr1TfwXbliPYFUo7sLP/MsCvDq",
+	"d/jV96qHzZm6TO6uhzPxKTO6AhC5e30ETdfiWqSCzQRX84wSKgsUJIoRHosZ2zgG0TVKUmJ2n8XEJG/J",
+	"xVzBm0O2wKAsbZctwi1cZ9+tlraRlpxglevsUVmvdvKCqsI1ZWgXw3G+f63tKNv/AJlqIRs4e9p2xS0Q",
+	"/fZYFfU6HEWEdHBlFSTmiMabCi4xcF5kpQ867I1UQE8LMZ2cUbwkWmepuJbJXLO5ckzuHXaauyjV9OQI",
+	"JGEjUCiZLRmqZUOGEYroBINSIJGvML+jfFUKYXXYh4lQLnzNlQtMOn7iZB5HbJxsZHv3VXOJyp1VMrl7",
+	"mGisy+fuKyi1hM/BlAKFyVr3FmVf5j2/EwhEifzcayCJsa4Ahehh/99W1OJ2lBvqIYpYBxXoIwQ88tXV",
+	"SKywkX9JW/HNaj7s/iUf4gv8cbLPvH1J/IBIGICEgJoFMnaKdCbeLYFtnvkqh1coBLihERyNFyP7ZMiN",
+	"YJsJFZkpLk61kVaR1CFPI2HEVAJRIFuDYZ650CylhICxPQt06YW4kkeFjVB9RvILZa/F4yHpeOKrLWLv",
+	"7L3aIBnv373DhfrCwdrHHNcdpAdukPuNdIhr8+5tqp7wDpsFj41Bt2+h85M4crAO4D4GPAsAUV+xQAID",
+	"h+DhxFe2p85RmXB2I4aTJLlikYglnGagfIBSVyn0IK9P/eni7S9e/k/z3I6RF+Zuc5jpdqkdVxCqKG6b",
+	"clK0sswkwQGDG6TQrCnBd2VRcmNOuRuKr0ZcxiJqAXoWyjaaBgsSQDNhnGKZMWKPEBGbiFSgwNBXcmZu",
+	"NcJMOqBLX004VJDBZ5hTHcAjobAB0CdkFADUq8JXsiYx4bkPhflDQhLB01iKFKp2WgOiURsTL1qx+Bcf",
+	"hYOXWYd9IJIn+/KlO3O2K1phvP9KzLKOrwLjEuqgCDtmA/SRnadmmEynvK2F0SPGOgMhDaRh5tHY2F2c",
+	"Upn5CoNlJFXLFW0UXwNtslzddgIqlh5tvgpWhZbNWNojpGMC7rgRVOvdDFgq9HwqqF4aDUWaDC3AVzGK",
+	"ABYZd1xAG7aTCW2sx8I+4inGCkpsJ/brCGsNKzt0JqI6oD9ASW+LqPV86M6oXqk2pmERHBBCndTomHqJ",
+	"guCWUj4jD2RU2o+V1Glm/ii8U5QQJysby23BbUoBRbfbfboODMQ88D7QSopiTgsGe7xiGxfHTXCfHQJo",
+	"g9KVsUpGo04kQhmJyAho8WkWg+0+4rEWa1A5zMsaWxf2wRpems/77DWm/NMZ3tTDJgf7r+WyP6+hswVM",
+	"u5mpRv3KyLvXO+baZ6PVQHtzh1JHuHNL+Ap4WVmXPRyWxfVjc/GO1ZLZWtOkmWs4I+JbBUPJCsdtEbjc",
+	"feZvee62MQDC4/tr35LqWrrM6Rqb7Cy/hikhzY5yCIk5q5lKUoYxgSXc3w67NN4YaSlkMLV66NRWqdua",
+	"wyxhOpkKykyXatdZYay5vDfWDZawr9Fq77VIaxeYFz717jDBNWAzcxo5s4xGWE+5jM1h5NP/mTg27ja1",
+	"MemOff6a+MuzXUA5Q2QVujYL8MOiPmxRmoAQp24kVzepHbPYdqIzn/u6UMPW5y5sjO/YGwMhVPHJBWmD",
+	"h2m9sIGzcP/F2xhs1MRQSOMqBJ6PwBajxkOMVLvaF6wxbK4BEwZvZdLqMNgcFKqAM7IcfTYPXJ0c4l5L",
+	"YgGcsMYGHgrGh8m1QJMct336BOiXT7BoRkba8diiHKqowGZNriIPPo+X6WvokR7j00SNi102LcgU4vCX",
+	"A+DcSsI8RPXsziINF6ZwsO5SflMSVY0Ubcva4mqDsKhXZv3blnXW+Vc/aK11vtdux6xBfVCUc9sCApfu",
+	"rZSJ+XgK4UQ4ad9ddrBbgyLzeaJGsQyze0onwvwLRjwk20veTfZXLfTf/PonG6u2SfDNY0q2QzhXojiy",
+	"kkZmmP/y1ZRfIfv0YsBUAvGdlMLqZZkOGVQQpyBDSbglN0Dqvd+y1RP4Al9VW3X20QQKv8mow8cW0YwV",
+	"CVhizbbSc8Ucza3RFU6XZr970LqzbMVw9pJsfSxX2oBPLItz9WVMll1xiKGIZ5sg9XxmpIaIsJJJrzDO",
+	"UmAQz8twsabl9mFxgndquYW6pca20/8H4LHSpZfoN8Ay7M3UuFGLoGUkY0GhsFnMjaHZwXuRq6Amuqqe",
+	"8P7h08ag8Wx0/DTqHveOjw/Co+jp4TPeHwnOu+HhIY+6vUO+PxwdjHrD/rA7PO73w6h3GD0Ne4fD7qjb",
+	"5d1jMI/+JRqDg+N+b38HXwpXbUva0Ejyh4o7/Ue32U7pCOUiz/z7i7fYAiGGzqstjVlAlXlNqJ2URKkG",
+	"6ZUBXhW4LHkATPQddiFU5KtgOo8zOeNptjdK0mk74hkP8qwNvoHklLmKBeaIBQN2/sufPfbT+cs/e+yD",
+	"GJ4bPf3nsx89mzrz1SF7I39A88WMw8g7KIHMge3Mk55olKInjKsFqnURa+Gxi7/+mUkVxnMjjJuQz1MI",
+	"XwOVnHKWtYo9sd0Ou0gQhcVNzA3YH/B4lznJ7HDsBz3RvgpIebeN0AlYJMKYmyluBkVhlYSZyNo6SwWf",
+	"BojVAF1TdLG1SqTylXmwDOcxTwGE3gyDpLtZAcwrQGlSmJgfQ64QOoZH0BCMd0RyKpQGg4pG7yvNlRiY",
+	"OY6FWekem8lPIkZrjXKWx71nfWZMKqZlJNyCsP19r3d05D3tdvEmUD88jn3VPHp63P3//t+D/X6X+lsO",
+	"ul3Iwul83Zu48NhcrfkiL1u/SRM17rBTFhtDO4VltSvjq4Pe/r30nhi1bHXYet+3Yjcvub9mdEvaYYu+",
+	"ETeKB6Xp+X41YG1kHdR71a6xNgKQLLTHUtmKvhbzRycGqxWW8Q3bYKw2Bo2nbxpb13/As/Z+vxKL2o3K",
+	"uGDsAgpUCQgM4LtAumv6B6GSQb0v1vJDiA5k4HKHS+veGo9z0fLo+q3tO964o/6QDpU31KRR7fuhR7qR",
+	"gcaocKoToesncmYNnjJSB6E1bSIiBxi79HZXDAd2d2yz/As3g5vRdTvkwfHWuokcGtAXFsp3Nuvtctwe",
+	"y7h/rmZ6197vcy3Ss82Bw5eKasjyrdphv2Ccz5jHKQjbPAVxM0lYytWVzqN8Uwzt2fSvrbPxFZQLQfI3",
+	"r0mDn/B0hKHQmmUJFcxCfoUqWfGtEWsedJ/dRzjOPI223aM83jlMvhS7K22Mryhs9x52/frG/cLuHqcc",
+	"iuArw9Y2NH7L7j+hfKSyG37KIYJt/pvIwAtbn/yyofHypklmuwo3HhBflU9I+QFmnNXBdDg9g3z0lVf5",
+	"ykwEfALNBr52NeAOIKiIiavK+c4QWmWwfuNGRkJhBvbOBxfbqQsH9z7zk18w61j8jodFJsWpqqe8t0El",
+	"tTdshAXAtz/mEu+hNbEsd55okFCeLTlIWXFH3z3TaLGc936n/yKjoZp1wkI/ezmTEqKMWhLonNconKep",
+	"UNkyvxFVP0MPikjZRBr3e+GrpiNM0ktJEsHDSQH0NrkWUzNgqtyG4UAh8BK0ia/qYZv8MSxGRDdzd6Od",
+	"ZqBGuzFe93mL/jt7R3WVFf75EX14HabRzC3x1wDR723gRXuimYy2BcEd9qpx750Y2Qh+f1sx/Kpno0Ou",
+	"9n7PODSErhdR74RO4mtAkpilUoHNw8dYScZnM+jq0yz4/UYMP87TePm5Qcu2WCCzoUctz3AiPxH7K1GK",
+	"IQg8or4YwSanouVEHPJAon8VglgkSW5kZHKDdam23YVTVZwWSBlXgkPr5fkTjW7ZSKRChYIFdtgew0kK",
+	"HO6yMXM9SFZgQsf8R46sPxHgrqHoxiQGHzPxSeoMTT07W+Z9WtAnGZfSV5ZYV8uxapMNRz0rdogIOT1W",
+	"IjIXmNvAeiYcUWeTYvmcr0r25FhkIJZPzDAwAVOwwF0BSJTAsyilYz+B5LuHRHpcQTwGa/HMB0KI0EHr",
+	"w+dCfoRrlooMuvbuFI2hvXcRcnV3wW4+5Fapbl4FFKP1xbq5BQY631QvZnc/dZ3C3rdb221n2uMPqgLM",
+	"cO8zRkNrBIgPXCkUDwUZbX7dEKkxf5jDcIwJFhrbtw23WCv+gRxbMw2XnJrhK4Qj9vesj06+MFYYEmOs",
+	"VKEkcBGP4wXwXkJLc45lZ/X8ehh5Xy1TT34LVJKvpc4u7LTVQY6n2XNM4gATVNaaVGlcn/Vq40HFwV3g",
+	"XRvZI0kh0Qi/UorL3NjYcZy5xbE0zqLJ8Y0j7xcP8mbJby/cIQpP925XCFRYtAdpQSs8/7EHbVvEfiPd",
+	"wSAjafZVkIKtrTiaD6cAsKEEOu65ZKgKGhj7DTeHUU+8gIwBl8lMckUIGnQZtopgyi0ySgMAhsH8vClF",
+	"DdLCiyqtw2aSAux+HcDUVjGqcIKB0sgFdO0n6EzGsW1JMTbqrW0dD6oFnxNLPQqEO/I7vTXfWxMhPzwy",
+	"8jsxNm7jnVDGkTJLAZMVLfRswseSM2N3zlNxwmax4FogAEo6ZbMk41rL+RQD2x1Q4FYJ1NQlWzZZ0Bw9",
+	"aNeItR9uDebgdU6Of97Spritcw736mNo54+LAqOMZLwooIwgtEL+CzBRWVPENaCshXqn7cJOrZCrCMey",
+	"rzkaW5R/dzLf+GyWJtc1COJeIBDDvZ/gx5N7C9B80VL6ekKzO3WjlA7oXiRCqanf8I8AXMMdDXHXkhZB",
+	"+iQw+KA7ZQmKJLBwQhHP+MD9+SwKPF8FTqkHHgsKJob5J3EjmT/QpwetDoNhmLcrIjYXLEijgDVzs9FX",
+	"zm5sFbJpltqpULh1M+GZuKbCljSJxcC17EiMm6LoMrblQXffg2y9woijwnx+QSrarjT6cnYn289F4+Dr",
+	"8q9YEoi+2kEi4lLeh1Ho9mQuGZ3Vd+5suD4bW8tORIQpLmaTNImT8aLT2AKhrTDuB022/+Fy3u6hb0/e",
+	"bw0tOnIqwGuINE1Su0OJ3aIo0QunPo2KZ55VHvmGR0E5iKsODrr1S8pfwkjWaeEkRqSvJGFxcgNdGEui",
+	"Jebhla48wN+MjXqKh4CBf/4PEWa76dc7GqnZdmSpVM5kq29rkKO6oPadK3UvYLD3khmqEyDMxI7RwUzU",
+	"rdDFifmm6nM1LYJL+MC/H6A2d52hdBpF2rpHTW6pyD3G2STRM5nx2Pz3tVBz0crrXs5OfzmFFDP7V6LE",
+	"SSH5jGU1EV9goxi2d5mhzTMRMakAWLFAReAeUu53o6ruDZWCKskYtgxthlaCnVcfhwT22x2MDEoCvOFS",
+	"sZ9xMoE3YCrMR5oJn4pUhnzv+USGfJxsH/jJHpaXsV6md8ssL16+9tA+NjqtFt7h1saTWUNAFDb7OsW0",
+	"9zs6KZvDJ8hgey88edtoJIh7ZOJLVSp80/v3znGHmnvqrkqnRiEB5nS3oLbL9UWSGjXDUMtAJVRsNKrU",
+	"Fm8rYjeTJBatO2sGrJq+q2aI+OLcjBUmUADfL5AQ5JnjYSr41QiJkgAJtjFodJ8O9rswlXTLQemWeK7C",
+	"SeHyXs/8Ob+83zW3u8sjqRSWmNvrj8rXd/ulxysgpcsv78OfP29bcL610vraD70tNH9UXpvZ5+5FeeHd",
+	"9Z0qc/0SUu0Gx4qK9Sx+nvWvEOXG/ZEECgfmAlj1O/tfl+az7rzz7eRs3Pnwqh2cr0s+rut7mXF8W65X",
+	"oSBX1y+5u3cH7I0EAHQoCQU+DlshiiWPWYIDZVxD/hkw7c31f3mHlycjQDd/n8aBr5orpcQh1hF32CU8",
+	"ULMsifhi4Fy+AF90FjlsfSrfklHLQ3a7mRSh8FUyYkZqz6ZUrMABq4CPBXh/UC6LXzZEWv4g5kMRY6Vd",
+	"oagvP0k4BDNoCp5DE4WbB1egm0ejAI8+iYFJVmYUXiuEsapqeNdpf3MmKjJ4ax3DSyjM3Fn7w2Q0Bo0P",
+	"PL5qS8XCJIlFyvqw88wKECKGm+JtHcNLPn5QvzDj4zpyZgsFi1evkyaPanW9T1gQXbdLrny7r9GttTAd",
+	"sZ4dDiZiOeYnsWlebPPmxhNsddjzJBJFMO1UzPV6Uof6ZxHRGuxZfGyfrvDwMpkK1Cfb7Y0vnC924PHb",
+	"hMuLHB9lE88rsLHMszCZitygg35mywxz4itls6jG2BNhKjJdh27kFlKRumXeH3LU/Lt6PcXpuN39KV29",
+	"gzVIAy8+p3ZkvkTO8lgPUmmQWq6n8rLeI03DQ9TOosEHwHSvLi/PL5hQ0SyRSGRaIjsifPKQZzxOxnOB",
+	"eciE8Tim1oxf/caf/MZvQcdXWD2Es2bZrsg6HSujdPDcesRiRQW1Rd4G9iKnHoLwBfXOObhSGBbkIkot",
+	"XxOeU2T1u+XFACADouHEsJIZ5/t3rxGKfa4FCyZZNtNo9cKPxobFCQGTd5bKa54Jj8VJMhvy8AoTlgAr",
+	"HzEeRanQ2vNVCpE6Sh5jl1BKRFsyG2B6JmMOS55xpuYImAxrcXZ+fWCfBn9WC4Dm81Uglcg+8ixRASES",
+	"a9YM+r397lH36cH+fuCxoPvpaNTpBaC/7TiBP2o+jGXonmvx529SmWVC+QromOYp1ANMeUxD0gBmaIb0",
+	"lMUyEymPzSj/MY/G6CmYbywPOGPGqI80YTX7yuwkfB9NBnpGpfHYLGkTeEod/yDPCNfFagBwM4Y8MgtX",
+	"rHnu0jaMRMZlrAOzfc3sBvM0Dr6QgkATjyTtXfwNSyJUi31pnhrXBHbuYG8PhtzZgJS/p5O53tY/oW96",
+	"UB/FfmRNkPvtoe0rVeDtKq+Aco9yi1hikSJMheJRJZYKR7auygltLUlelLMs10OuEIOvINzXadxyGc6z",
+	"+ynDKY3GVt8ZbbOsZTq7u4te43DHuiajgGQoPs4Vv+Yy5kPk76HJNOO3k/X+3esnGtUPwe0gClCcAKb9",
+	"fHbCsnSBwndpLg/vq6SpMAbQDNUDYSq5YU3OXvxywUZcxvNUeBRTgrsqemwAxh+GDxR8AfyjfWopD8NE",
+	"RctNZ4VLKiwkvKXAEm5Zfqd8gQBjWSpFVG40m0olp/NpkZbOOPxjRL5Zqc1HGwxYZwrGl7DchfdnP651",
+	"4m4NIRShMoub3SE3O+JOwmAp2W/2tMwVtDDxBRtJJfXkxFf/nIu5iFiiKNwQpclsVo8+8h7UNYYjiur6",
+	"GwlJfBtF8gTsVtwwX4M/VL82nWfhZHNW2zgPVI9J5HwyBmImaHafa0TqDjN5LQYMyDEJphpRLnSBqbfj",
+	"K+SERMGWhOE8ZTcTQKwuHzrof55rkZOu0lNEhFSviBaHtoqvnIhEFDpjPitxg0MfigU5KUDjkoywKAvI",
+	"pwhp29nQrS90KjH9eA9GNM47kZJumfPexd69SwBoq/jPFpbvjibvo0V7l7D/ox33H2fHEdKeFfsPqfY2",
+	"m3F7uUbZGJsvDu+JRp8qFSE0zLsnlNFdBrmeQzAfQC3xMGlreeifaIf6MkluWEz8hIxnmZjOjGmbXIEW",
+	"uJksmMwYstCX7cVUAA07GyWpr4hm+8uH+PMR7cpNdHcIj/Ji3tId5C7dPTtAD1mc4mrVTRAUrJhHxVGZ",
+	"HeDLB27lrH1DpvEtEigTmG34YzpHYT4REMSe/44ZUak5lAW/F9fjLCKwPkRAKnm4SHbo+co1cBrRV7T2",
+	"sSv1Wigy1zGdgSY6hcApSu2SnCQNnyAcSJhMxcDBoZmb9UKFkzRRyZyATgELmmuUpy6xgCIXlWfTsez4",
+	"ilRkq8NeSyDGWzj5KzMqf9QsiLnO8hMfePgLgkQRxhYp7OfJXGWBh2V1MmN8NhM8dTRxzv2PJZbroVTP",
+	"fweIKxnHjLN+t8smIqUPpq/3Vc45N0yixReS9pfCSfvGfcnqGgFs81onYbc15VdEdLVItuttIzQ00Y/y",
+	"eUU+XwggFDUywm3YezfY9Hw2S9KsLZX5THBkqwXYOxEmaYRIlVpbEjVzLi6MMMgEn54wlTAeAuwxVNEZ",
+	"++mUREy/2x8QlT28CSCHiJYIzC5zCoe2XwszeECxbGSF69Y6ZDORsjAGaKOzc/jXJJmnrHnQf0ap2LJV",
+	"Xkyrlg4uZvkC1lRJoRZwUw8XTtUZzdRdsmhEHc0Vv4U6mua6MWh8ECydK5bdiPhauC4621mH0hgobVkM",
+	"ohXg8212PEu5kYEKoPyoCP9UcfbnZCr+ZT43HTcGjVduKLbHDJR/MpNhY9A4T2Uo1RiWvdenFsP6Ze+l",
+	"ydsqfNHfbnJrMv9Hz2AFQVNtYAfb+QNDIauF4Dt6584Sb0fX/6Bfo3v6MknecGXXhyx2Ec5TmS0ag19/",
+	"K7mWicp4mDESIcbH1DwuGYx4xiokFP3h89Lzf28MBU9FejrPJuZ1QP8J1PhViJXnaRLNQ/Jjy8lmPpMd",
+	"nczz3PJ1rwIe+pQ6TIl9vxmMEzhknb1wGkE6OmiVHj3Y24M7JonOBsfd4y489zf3watCcyx1lhIbEqEJ",
+	"e0RenYpRKvTEgVyU0YQLJ5UQkys+4G0h+ac9S7GbomkX0b+N/C88zRjIFY+6QEoNK088J2K0h326uuXM",
+	"RJmWGmyjvGOqUwbWrHoR9eB6ACBgMVihgwKFWAH6/6RIkV14tOUB2Dwh7PT8jF2JBaLr6YXOxJRBoCQl",
+	"0u1mKnjUhuoOGMAJe/X6iEk1FjprFd7HZ7JtHrQGYZzPI5mxOBkbcYtFITepzIrCFi6pmvVSHVAyWqp2",
+	"AvqgUoYX0292qZfTW7jqBYMBPF83ioIfVvUdVFGVB+2zpDqXPUC+AqEyNKHN7j1/e3EJCIBk+4+FGWZe",
+	"HEUhMRgh8NPkVf1kX9sKRhZO+Azcl2FyLVAflz+gTUnI1c84L3RfsCY1M+gWS5QFRcibDYCVc6nXgEqD",
+	"8irkEoRycXeHvOpAvswXbsLRCGIl+8JjKc9E2zagl6yZwuOtfFx5wQcex8hc67GpUHNm/2FUfNuoeKaR",
+	"LNBjVzLRVzjjWiidpGzMM3HDF3pQBJgEHHGAphnPyfCC3kXtsRkHFnlCd9QTYymazRHBvMIuVKwEFE2F",
+	"V0gx5CuUdM3gUzsCYrs2/IA+LdSiUblsZgHmJ4JDQVoMAmYCUwnMrB/E8CIJr0RW2hCRo8tbnqgzICPP",
+	"yclXKH+Bzx/nygz6SixaJRGDLNIbGAVYKJSeazbCrzai47rPTl9cWgtZI2+vs9XM1kxHPBRMqLFUQg9Y",
+	"Tgji+SpLudIjkI3WFQbhKnU4MVrcbE7gHrH2XhFBdGpcXziyYI9fJyEfzmMO0VJfzRX+vQ2l9gioY7e6",
+	"3QhtBx+TQ80ko+JLSlNfgARbkcLWeuYxgzoxqH0k0iboFIIundhMYnlnYlSiAJaq5lkqQfKlUl+d+Mp4",
+	"j+bp81Qw8Smcpzh7THyaydSc2DjJcHbMzMK5hUOgieop5DM+lLHMpNAs5ipqDai2E7x/z1dYREVAWdS2",
+	"RGqR3bjjRzGVZAawFkolcxXmdYdBqTyOQjyl6cN5WbfDzPHXEzhnZluEOTD9FWZGOSLQ5CRaV2JJRWYc",
+	"LJNP7WJJfLlqb62zd6pYsryG8KkiGoBLWrEGUI2ZjEYog2BV4afiwniMs1CkmRyRAc9iPtPCgzrT4kKb",
+	"XwrrB97bi6JeKhfQorDFpI20QbAkZcGfgo6vykoWwJjBQSbBVhHCOWFaiGqlBLF/o1lHC0kpBLMQMBlV",
+	"viPMHdX5QR5966A93PUK1Ge95ncajb3lt7ukqpcco153cNAbdLud/uH/NryGJYuGj6yHSht2jeN1JaEv",
+	"vLCRPrqN1DA2v5lh4xI0bniqEG6ekNpror1/9rBY1S5BoVS1jocout3uU/SMa76zuwXa7unKpqjjCf/t",
+	"b2vjynmkxRLbHdt85Ikt9saqd7C9pGZyrJLUeqFVTz5VC5YAhQrmzQAnWiW2IWv5NS0oEV8OsHbYWWZb",
+	"Ll0uc5NTubxWS9Eua/ndJeZl7BQjkDpSXScyFB9nXG6ShczewOgGIFOZ8vTKGHBcRt+wdLKfdoZfds7l",
+	"9yukYN7rCimkYYBJqXvLPgTLMh4/xxr5g+P+YbdbkEPVG6++POo/mDx6vm4bPIolFEvrlu4hxdM/50km",
+	"PmIzjdgsoNCDtJcaI8uKLHiIZ4zVcMKGIuREYWXtyu9Adv3FfOIpffuj9LLSC1a+7g392rJraVfWl169",
+	"B5deFRvhUX4tya+V5XsACSbUmI+BwLQzkorHkHbd5GtiADW/DcpQIKdgLC33jG9YVuXf9qP9mu9XUrlv",
+	"rSt9EAAN0mc17yj5d5X7rbZg6nUfTDC9XLfqj2IJxdKalXsAmTRLYhkuOi6wtsmcwmvZtYBwBMigPCAH",
+	"dSvAssQkoOCH4huWS/ip5/brvluZhN9ZV7ocNLwGrX5jsF+QNCu7qL75s/9gUua8ag0fJQxKmIoVewDp",
+	"gsqrnnSxnKO2UKpg6YyFMofzm7Z08HO+f4myrb1yh/j1yu6qL3WOHkzqvKta50epg1KnYsUeQOosQ25s",
+	"EDp5ateyuuSMFhAw0sDFlhGJiKVc+XbFEM0NUdN8t1KomnxoS55KTMltxS0Zdo9zzJe6twy3EoJLTt7y",
+	"Zq8vA48fTAZeVGyyRxGIInB1vR5AAmYpX3RK/Q3rBGBeHpXJ8EpkxRyee8A3LO/M97mRf79u3C4yqr7V",
+	"NQROFbM96r7hqCiilnZjfQl1+GAS6nJ1WzwKKBRQK6v1APLphsdX2SRN5uNJx1lYm8TUeA6Md4X7IBZO",
+	"a8NuRCpyU+0bFleFD7ywn/PdSq3tHD+zR4e02eqKIbN9C1Na97awKL2q92p9IfbswYTYh7Wb5VGWoSxb",
+	"t3YPIdIKrcvrJdkFiBoVLwCyH3oDbuvMDjxsdIbG5hWgw3U9zjBVxNs2dHcNQRzuJB+b0k39lGfhhFgH",
+	"/gQwQ3+szMQHXAqdfb+istT8XkuSiF5JihW3Z/0c4MMVJ3xYXrVHmUUyq7xSDyGqkvTqI3QudAjed3MZ",
+	"Qt4aZO7EngfwE+3d37LBlaRXEBJ6R9/y/ZYf2FWsawU93To27+XTWfclhyUhVbEx6xtaBw8nq6o3yaPE",
+	"IolVuWz3Lrg+f/7/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
