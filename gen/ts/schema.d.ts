@@ -768,8 +768,8 @@ export interface paths {
          *     the feed for now: resume later with `after` set to its last `id`. `webhook.test`
          *     deliveries are not organization events and are not listed.
          *
-         *     Permission: `manageOrg` (owner), as for the subscriptions. Plan feature: `webhooks` (Pro
-         *     and Enterprise).
+         *     Permission: `viewEvents` (owner and admin): admins reconcile what the owner's subscriptions
+         *     deliver. Plan feature: `webhooks` (Pro and Enterprise).
          */
         get: operations["listEvents"];
         put?: never;
