@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -23,6 +24,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for AlertCreatedEventEvent.
+const (
+	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
+)
+
+// Valid indicates whether the value is a known member of the AlertCreatedEventEvent enum.
+func (e AlertCreatedEventEvent) Valid() bool {
+	switch e {
+	case AlertCreatedEventEventAlertCreated:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AlertSeverity.
 const (
@@ -258,6 +274,36 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringInvoicePaidEventEvent.
+const (
+	CateringInvoicePaidEventEventCateringInvoicePaid CateringInvoicePaidEventEvent = "catering.invoice_paid"
+)
+
+// Valid indicates whether the value is a known member of the CateringInvoicePaidEventEvent enum.
+func (e CateringInvoicePaidEventEvent) Valid() bool {
+	switch e {
+	case CateringInvoicePaidEventEventCateringInvoicePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringQuoteAcceptedEventEvent.
+const (
+	CateringQuoteAcceptedEventEventCateringQuoteAccepted CateringQuoteAcceptedEventEvent = "catering.quote_accepted"
+)
+
+// Valid indicates whether the value is a known member of the CateringQuoteAcceptedEventEvent enum.
+func (e CateringQuoteAcceptedEventEvent) Valid() bool {
+	switch e {
+	case CateringQuoteAcceptedEventEventCateringQuoteAccepted:
 		return true
 	default:
 		return false
@@ -567,6 +613,21 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EngagementFinalizedEventEvent.
+const (
+	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
+)
+
+// Valid indicates whether the value is a known member of the EngagementFinalizedEventEvent enum.
+func (e EngagementFinalizedEventEvent) Valid() bool {
+	switch e {
+	case EngagementFinalizedEventEventEngagementFinalized:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorCode.
 const (
 	ErrorCodeConflict            ErrorCode = "conflict"
@@ -630,6 +691,48 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeUnsupportedProtocol:
 		return true
 	case ErrorCodeValidationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventType.
+const (
+	EventTypeAlertCreated          EventType = "alert.created"
+	EventTypeCateringInvoicePaid   EventType = "catering.invoice_paid"
+	EventTypeCateringQuoteAccepted EventType = "catering.quote_accepted"
+	EventTypeEngagementFinalized   EventType = "engagement.finalized"
+	EventTypePolicyPublished       EventType = "policy.published"
+	EventTypeReportPublished       EventType = "report.published"
+	EventTypeSignoffDecided        EventType = "signoff.decided"
+	EventTypeTrayDelivered         EventType = "tray.delivered"
+	EventTypeWalkthroughSubmitted  EventType = "walkthrough.submitted"
+	EventTypeWorkOrderResolved     EventType = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case EventTypeAlertCreated:
+		return true
+	case EventTypeCateringInvoicePaid:
+		return true
+	case EventTypeCateringQuoteAccepted:
+		return true
+	case EventTypeEngagementFinalized:
+		return true
+	case EventTypePolicyPublished:
+		return true
+	case EventTypeReportPublished:
+		return true
+	case EventTypeSignoffDecided:
+		return true
+	case EventTypeTrayDelivered:
+		return true
+	case EventTypeWalkthroughSubmitted:
+		return true
+	case EventTypeWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -873,6 +976,36 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PolicyPublishedEventEvent.
+const (
+	PolicyPublishedEventEventPolicyPublished PolicyPublishedEventEvent = "policy.published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyPublishedEventEvent enum.
+func (e PolicyPublishedEventEvent) Valid() bool {
+	switch e {
+	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedEventEvent.
+const (
+	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedEventEvent enum.
+func (e ReportPublishedEventEvent) Valid() bool {
+	switch e {
+	case ReportPublishedEventEventReportPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin     Role = "admin"
@@ -1008,6 +1141,21 @@ func (e SignoffDecidedDataDecision) Valid() bool {
 	}
 }
 
+// Defines values for SignoffDecidedEventEvent.
+const (
+	SignoffDecidedEventEventSignoffDecided SignoffDecidedEventEvent = "signoff.decided"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedEventEvent enum.
+func (e SignoffDecidedEventEvent) Valid() bool {
+	switch e {
+	case SignoffDecidedEventEventSignoffDecided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignoffStatus.
 const (
 	SignoffStatusApproved SignoffStatus = "approved"
@@ -1068,6 +1216,21 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayDeliveredEventEvent.
+const (
+	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayDeliveredEventEvent enum.
+func (e TrayDeliveredEventEvent) Valid() bool {
+	switch e {
+	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -1080,6 +1243,21 @@ func (e UnmappedCodeStatus) Valid() bool {
 	case UnmappedCodeStatusMapped:
 		return true
 	case UnmappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughSubmittedEventEvent.
+const (
+	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughSubmittedEventEvent enum.
+func (e WalkthroughSubmittedEventEvent) Valid() bool {
+	switch e {
+	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
 		return true
 	default:
 		return false
@@ -1112,43 +1290,73 @@ func (e WebhookDeliveryAttemptState) Valid() bool {
 
 // Defines values for WebhookEventName.
 const (
-	AlertCreated          WebhookEventName = "alert.created"
-	Asterisk              WebhookEventName = "*"
-	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
-	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
-	EngagementFinalized   WebhookEventName = "engagement.finalized"
-	PolicyPublished       WebhookEventName = "policy.published"
-	ReportPublished       WebhookEventName = "report.published"
-	SignoffDecided        WebhookEventName = "signoff.decided"
-	TrayDelivered         WebhookEventName = "tray.delivered"
-	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
-	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+	WebhookEventNameAlertCreated          WebhookEventName = "alert.created"
+	WebhookEventNameAsterisk              WebhookEventName = "*"
+	WebhookEventNameCateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	WebhookEventNameCateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	WebhookEventNameEngagementFinalized   WebhookEventName = "engagement.finalized"
+	WebhookEventNamePolicyPublished       WebhookEventName = "policy.published"
+	WebhookEventNameReportPublished       WebhookEventName = "report.published"
+	WebhookEventNameSignoffDecided        WebhookEventName = "signoff.decided"
+	WebhookEventNameTrayDelivered         WebhookEventName = "tray.delivered"
+	WebhookEventNameWalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WebhookEventNameWorkOrderResolved     WebhookEventName = "work_order.resolved"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventName enum.
 func (e WebhookEventName) Valid() bool {
 	switch e {
-	case AlertCreated:
+	case WebhookEventNameAlertCreated:
 		return true
-	case Asterisk:
+	case WebhookEventNameAsterisk:
 		return true
-	case CateringInvoicePaid:
+	case WebhookEventNameCateringInvoicePaid:
 		return true
-	case CateringQuoteAccepted:
+	case WebhookEventNameCateringQuoteAccepted:
 		return true
-	case EngagementFinalized:
+	case WebhookEventNameEngagementFinalized:
 		return true
-	case PolicyPublished:
+	case WebhookEventNamePolicyPublished:
 		return true
-	case ReportPublished:
+	case WebhookEventNameReportPublished:
 		return true
-	case SignoffDecided:
+	case WebhookEventNameSignoffDecided:
 		return true
-	case TrayDelivered:
+	case WebhookEventNameTrayDelivered:
 		return true
-	case WalkthroughSubmitted:
+	case WebhookEventNameWalkthroughSubmitted:
 		return true
-	case WorkOrderResolved:
+	case WebhookEventNameWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventEvent.
+const (
+	WebhookTest WebhookTestEventEvent = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventEvent enum.
+func (e WebhookTestEventEvent) Valid() bool {
+	switch e {
+	case WebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderResolvedEventEvent.
+const (
+	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderResolvedEventEvent enum.
+func (e WorkOrderResolvedEventEvent) Valid() bool {
+	switch e {
+	case WorkOrderResolvedEventEventWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -1239,6 +1447,32 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// AlertCreatedEvent The delivery body of `alert.created`.
+type AlertCreatedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `alert.created`: an operational alert opened.
+	Data  AlertCreatedData       `json:"data"`
+	Event AlertCreatedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// AlertCreatedEventEvent defines model for AlertCreatedEvent.Event.
+type AlertCreatedEventEvent string
 
 // AlertSeverity Example: warning
 type AlertSeverity string
@@ -1462,6 +1696,32 @@ type CateringInvoicePaidData struct {
 	TotalCents int `json:"totalCents"`
 }
 
+// CateringInvoicePaidEvent The delivery body of `catering.invoice_paid`.
+type CateringInvoicePaidEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.invoice_paid`: a catering invoice was marked paid.
+	Data  CateringInvoicePaidData       `json:"data"`
+	Event CateringInvoicePaidEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringInvoicePaidEventEvent defines model for CateringInvoicePaidEvent.Event.
+type CateringInvoicePaidEventEvent string
+
 // CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
 type CateringQuoteAcceptedData struct {
 	// EventId The catering event the quote is for (not the webhook event).
@@ -1473,6 +1733,32 @@ type CateringQuoteAcceptedData struct {
 	// Example: 482500
 	TotalCents int `json:"totalCents"`
 }
+
+// CateringQuoteAcceptedEvent The delivery body of `catering.quote_accepted`.
+type CateringQuoteAcceptedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+	Data  CateringQuoteAcceptedData       `json:"data"`
+	Event CateringQuoteAcceptedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringQuoteAcceptedEventEvent defines model for CateringQuoteAcceptedEvent.Event.
+type CateringQuoteAcceptedEventEvent string
 
 // CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
 // - `severe_allergy`: a food allergy with severity `severe`.
@@ -1992,6 +2278,32 @@ type EngagementFinalizedData struct {
 	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
+// EngagementFinalizedEvent The delivery body of `engagement.finalized`.
+type EngagementFinalizedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	Data  EngagementFinalizedData       `json:"data"`
+	Event EngagementFinalizedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
+type EngagementFinalizedEventEvent string
+
 // Error The body of every error response.
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
@@ -2021,6 +2333,17 @@ type Error struct {
 //
 // Example: not_found
 type ErrorCode string
+
+// Event One organization event, exactly the body a webhook delivery of it carries (schema
+// `WebhookDelivery`), typed by `event`.
+type Event struct {
+	union json.RawMessage
+}
+
+// EventType An event of the catalogue (what subscriptions and the event feed's `types` name).
+//
+// Example: alert.created
+type EventType string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -2690,6 +3013,32 @@ type PolicyPublishedData struct {
 	Version int `json:"version"`
 }
 
+// PolicyPublishedEvent The delivery body of `policy.published`.
+type PolicyPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `policy.published`: a policy version was published.
+	Data  PolicyPublishedData       `json:"data"`
+	Event PolicyPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
+type PolicyPublishedEventEvent string
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -2726,6 +3075,32 @@ type ReportPublishedData struct {
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedEvent The delivery body of `report.published`.
+type ReportPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `report.published`: a site or account report was generated.
+	Data  ReportPublishedData       `json:"data"`
+	Event ReportPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// ReportPublishedEventEvent defines model for ReportPublishedEvent.Event.
+type ReportPublishedEventEvent string
 
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
@@ -2956,6 +3331,33 @@ type SignoffDecidedData struct {
 // SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
 type SignoffDecidedDataDecision string
 
+// SignoffDecidedEvent The delivery body of `signoff.decided`.
+type SignoffDecidedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+	// when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+	Data  SignoffDecidedData       `json:"data"`
+	Event SignoffDecidedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// SignoffDecidedEventEvent defines model for SignoffDecidedEvent.Event.
+type SignoffDecidedEventEvent string
+
 // SignoffStatus Example: pending
 type SignoffStatus string
 
@@ -3150,6 +3552,32 @@ type TrayDeliveredData struct {
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
 }
+
+// TrayDeliveredEvent The delivery body of `tray.delivered`.
+type TrayDeliveredEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `tray.delivered`: a tray-line ticket was marked delivered.
+	Data  TrayDeliveredData       `json:"data"`
+	Event TrayDeliveredEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
+type TrayDeliveredEventEvent string
 
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
@@ -3359,6 +3787,32 @@ type WalkthroughSubmittedData struct {
 	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
 }
 
+// WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
+type WalkthroughSubmittedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	Data  WalkthroughSubmittedData       `json:"data"`
+	Event WalkthroughSubmittedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WalkthroughSubmittedEventEvent defines model for WalkthroughSubmittedEvent.Event.
+type WalkthroughSubmittedEventEvent string
+
 // WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
 type WallboardConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -3402,6 +3856,14 @@ type WebhookDelivery struct {
 	//
 	// Example: alert.created
 	Event string `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
 
 	// OrgId The organization the event belongs to.
 	OrgId openapi_types.UUID `json:"orgId"`
@@ -3482,6 +3944,32 @@ type WebhookTestData struct {
 	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
 }
 
+// WebhookTestEvent The delivery body of `webhook.test`.
+type WebhookTestEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+	Data  WebhookTestData       `json:"data"`
+	Event WebhookTestEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookTestEventEvent defines model for WebhookTestEvent.Event.
+type WebhookTestEventEvent string
+
 // WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
 // again at every connection), without user name, password or fragment. Redirects are not
 // followed.
@@ -3496,6 +3984,32 @@ type WorkOrderResolvedData struct {
 	SiteId      openapi_types.UUID  `json:"siteId"`
 	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
 }
+
+// WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
+type WorkOrderResolvedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `work_order.resolved`: an equipment work order was resolved.
+	Data  WorkOrderResolvedData       `json:"data"`
+	Event WorkOrderResolvedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
+type WorkOrderResolvedEventEvent string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -3687,6 +4201,18 @@ type ListDevicesParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// After The id of an event of this organization within the last 30 days; the page starts after it.
+	After *openapi_types.UUID `form:"after,omitempty" json:"after,omitempty"`
+
+	// Types Only events of these types (comma-separated).
+	Types *[]EventType `form:"types,omitempty" json:"types,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListMediaParams defines parameters for ListMedia.
@@ -4145,6 +4671,395 @@ func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCateringQuoteAcceptedEvent returns the union data inside the Event as a CateringQuoteAcceptedEvent
+func (t Event) AsCateringQuoteAcceptedEvent() (CateringQuoteAcceptedEvent, error) {
+	var body CateringQuoteAcceptedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringQuoteAcceptedEvent overwrites any union data inside the Event as the provided CateringQuoteAcceptedEvent
+func (t *Event) FromCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringQuoteAcceptedEvent performs a merge with any union data inside the Event, using the provided CateringQuoteAcceptedEvent
+func (t *Event) MergeCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCateringInvoicePaidEvent returns the union data inside the Event as a CateringInvoicePaidEvent
+func (t Event) AsCateringInvoicePaidEvent() (CateringInvoicePaidEvent, error) {
+	var body CateringInvoicePaidEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringInvoicePaidEvent overwrites any union data inside the Event as the provided CateringInvoicePaidEvent
+func (t *Event) FromCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringInvoicePaidEvent performs a merge with any union data inside the Event, using the provided CateringInvoicePaidEvent
+func (t *Event) MergeCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPolicyPublishedEvent returns the union data inside the Event as a PolicyPublishedEvent
+func (t Event) AsPolicyPublishedEvent() (PolicyPublishedEvent, error) {
+	var body PolicyPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPolicyPublishedEvent overwrites any union data inside the Event as the provided PolicyPublishedEvent
+func (t *Event) FromPolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	t.union = b
+	return err
+}
+
+// MergePolicyPublishedEvent performs a merge with any union data inside the Event, using the provided PolicyPublishedEvent
+func (t *Event) MergePolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWorkOrderResolvedEvent returns the union data inside the Event as a WorkOrderResolvedEvent
+func (t Event) AsWorkOrderResolvedEvent() (WorkOrderResolvedEvent, error) {
+	var body WorkOrderResolvedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWorkOrderResolvedEvent overwrites any union data inside the Event as the provided WorkOrderResolvedEvent
+func (t *Event) FromWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	t.union = b
+	return err
+}
+
+// MergeWorkOrderResolvedEvent performs a merge with any union data inside the Event, using the provided WorkOrderResolvedEvent
+func (t *Event) MergeWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayDeliveredEvent returns the union data inside the Event as a TrayDeliveredEvent
+func (t Event) AsTrayDeliveredEvent() (TrayDeliveredEvent, error) {
+	var body TrayDeliveredEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayDeliveredEvent overwrites any union data inside the Event as the provided TrayDeliveredEvent
+func (t *Event) FromTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	t.union = b
+	return err
+}
+
+// MergeTrayDeliveredEvent performs a merge with any union data inside the Event, using the provided TrayDeliveredEvent
+func (t *Event) MergeTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAlertCreatedEvent returns the union data inside the Event as a AlertCreatedEvent
+func (t Event) AsAlertCreatedEvent() (AlertCreatedEvent, error) {
+	var body AlertCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAlertCreatedEvent overwrites any union data inside the Event as the provided AlertCreatedEvent
+func (t *Event) FromAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeAlertCreatedEvent performs a merge with any union data inside the Event, using the provided AlertCreatedEvent
+func (t *Event) MergeAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReportPublishedEvent returns the union data inside the Event as a ReportPublishedEvent
+func (t Event) AsReportPublishedEvent() (ReportPublishedEvent, error) {
+	var body ReportPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReportPublishedEvent overwrites any union data inside the Event as the provided ReportPublishedEvent
+func (t *Event) FromReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	t.union = b
+	return err
+}
+
+// MergeReportPublishedEvent performs a merge with any union data inside the Event, using the provided ReportPublishedEvent
+func (t *Event) MergeReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSignoffDecidedEvent returns the union data inside the Event as a SignoffDecidedEvent
+func (t Event) AsSignoffDecidedEvent() (SignoffDecidedEvent, error) {
+	var body SignoffDecidedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSignoffDecidedEvent overwrites any union data inside the Event as the provided SignoffDecidedEvent
+func (t *Event) FromSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	t.union = b
+	return err
+}
+
+// MergeSignoffDecidedEvent performs a merge with any union data inside the Event, using the provided SignoffDecidedEvent
+func (t *Event) MergeSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWalkthroughSubmittedEvent returns the union data inside the Event as a WalkthroughSubmittedEvent
+func (t Event) AsWalkthroughSubmittedEvent() (WalkthroughSubmittedEvent, error) {
+	var body WalkthroughSubmittedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalkthroughSubmittedEvent overwrites any union data inside the Event as the provided WalkthroughSubmittedEvent
+func (t *Event) FromWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	t.union = b
+	return err
+}
+
+// MergeWalkthroughSubmittedEvent performs a merge with any union data inside the Event, using the provided WalkthroughSubmittedEvent
+func (t *Event) MergeWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEngagementFinalizedEvent returns the union data inside the Event as a EngagementFinalizedEvent
+func (t Event) AsEngagementFinalizedEvent() (EngagementFinalizedEvent, error) {
+	var body EngagementFinalizedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngagementFinalizedEvent overwrites any union data inside the Event as the provided EngagementFinalizedEvent
+func (t *Event) FromEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	t.union = b
+	return err
+}
+
+// MergeEngagementFinalizedEvent performs a merge with any union data inside the Event, using the provided EngagementFinalizedEvent
+func (t *Event) MergeEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"event"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "alert.created":
+		return t.AsAlertCreatedEvent()
+	case "catering.invoice_paid":
+		return t.AsCateringInvoicePaidEvent()
+	case "catering.quote_accepted":
+		return t.AsCateringQuoteAcceptedEvent()
+	case "engagement.finalized":
+		return t.AsEngagementFinalizedEvent()
+	case "policy.published":
+		return t.AsPolicyPublishedEvent()
+	case "report.published":
+		return t.AsReportPublishedEvent()
+	case "signoff.decided":
+		return t.AsSignoffDecidedEvent()
+	case "tray.delivered":
+		return t.AsTrayDeliveredEvent()
+	case "walkthrough.submitted":
+		return t.AsWalkthroughSubmittedEvent()
+	case "work_order.resolved":
+		return t.AsWorkOrderResolvedEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -4258,6 +5173,9 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -5183,6 +6101,45 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -5900,6 +6857,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
@@ -9073,6 +10031,109 @@ func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    []Event
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListEvents402JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -11261,6 +12322,30 @@ func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateWebhook503JSONResponse struct {
+	Body    Error
+	Headers CreateWebhook503ResponseHeaders
+}
+
+func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11451,6 +12536,30 @@ func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type UpdateWebhook503JSONResponse struct {
+	Body    Error
+	Headers UpdateWebhook503ResponseHeaders
+}
+
+func (response UpdateWebhook503JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11822,6 +12931,9 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -13186,6 +14298,32 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) erro
 	return nil
 }
 
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -14168,696 +15306,729 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2NUiM5si/+KgqfE9GwYbttA91Axz/upYEe6OFrgJ6eDxpKrpJtDWXJU1Lh9gy9se9w3+E+2D7JP5Qp",
-	"VanK5S9g9tx77m7E9mBbpZJSqVRmKvOXf9ZCORxJwYRWtd0/a+wrHY5iBn/vxSzR5o8HGqfM/MGj2m6t",
-	"1d7p9DboZqPVarUab80/2+afVvY/1q7Va/dcmNaKCSWTO9nrxVywWr02ZErRPqvt1q7gJ9Knmo3phNzU",
-	"PtP4vsEFGSWyy9RNjQyoIkJq0mVMkAGjSUR6iRwSxUXISHtzt9Wp1WtyxASL9nRtt9Zpdd40WhuNVue6",
-	"09ptd3ZbrV9q9VrClIwfsI1I4zj/5v3EfaPYA0u4ntR2a2OaCC76tXpNcc2Ol5s0paa9pjpVtV0Yk/mc",
-	"dn9joV6BdqGhnZ6MDIEi9sBDVvv27VsdF0N5q/Hrv5fjv2o5vnyr1/aZUCmsh0qHQ5qYgZ4LRkZUcyY0",
-	"4YIMZKoMifMFo9GQaz1NnPbmbmfLEofGMUv6TKja7q+1EaMi1ar2xX3PzdY0Pc1oFVLN+hJG05MyqtVr",
-	"oYzM4N++6exsdVqtbbPmdDRCWtceZEi7aWzGb1aBhppL7HRP0NFgEtOvXNXqtSP+wOAF3rrAn8wnM3Zs",
-	"vpkozYaGqfavDQHZVzPjCxhn7Vu9OP7isKMk7XvDbr1pb5eHdknVoDSWoYxYQnVhNELqOzoaxTyk3Zj5",
-	"o7r86ez88tQfmOAhj2Muat++1GtdZphjr1avRVSz8957nuhBbbfW3tluNVqbjbZh84gzfZ5ELMEFMePN",
-	"/6rt1vb3j85tMxh0KIXiSjOh70KadOVgEsGAv8xejzl0Pbw43j84PvSIu5/1T/a9/kl7u9Ui9yGNge52",
-	"cJ3vzvb8wcVyfKdkxNPhi42nQ/oJHRLbqyHrQlLUS+NYdo++rdVrXCidpDmPnEkSShEyoU3XEVFjxnCL",
-	"SLNolXtww8goswdHMQ1ZAqt7lg67LMmlUmJkwAVLuIzgPe9r9dpJrV47AIaUaRIa+tJII70SnQs5J0Y4",
-	"00+jBxOhTIVmyfEKgr8X0z68BbfrHe68yQr07baBvkcgznZ1krJ6bZgIsyFarc7G5tYbswCCDkFH6NEh",
-	"jw3rHJwf1uq1Pn9gpunHvTPzccijKDZU+OHT8dlZ7Vu9lkhpGGgTNpViX2u7tQ9PEPWp4GZBNz+bv0dm",
-	"385ZYZTgCTOtiiJ8jwg2JirtqjDhI8NNZMz1gHCtiGJhwnSdqIEcC2KYKxfuf9aMfHrI6BNi5+UhtHZ2",
-	"Wy0r6NkDKl2/1qg525v2EZh7X8herxmxkEcsMkvVozxOE7Zv1r+226qvdPbHVOkDFvMHlkxydjTfXtkd",
-	"7bjbTNCcuAPFwrufft942Ln+43JTnIy2w89Ru3ek3vQ/0o3JIWul3/NzvXX/9odh5+uPXUP0JK7t1gZa",
-	"j9Tu69cDKe9Vc2C4OXngbNy45zocMKGaVsN8rWSqat/ydTgWD1xTQ/GqFeHZr/l6aHkPp3q2BEsQPUxY",
-	"xITmNAbKJ0BcNqTcDF7R4f+cM2SzZl9HPGGq+IadwhtWUSxgVlbSZo9sdd+EjbfRNmvs9FrtBm6w7R3a",
-	"DQ1vJBK2z5AK2mdJtlFgNkttlS/1GhJu17z+bif8odP96e3w+9Gmum4//LItLjfGP79hR63fTrboh6jT",
-	"/8TPf3/70z2s1QFy5BUyaGmhBKGjUSIfWEQSZijor43l5ak9ubW76ShnmyxLDWYfUVyKM6kNVS6kpkrx",
-	"dEg6pG/kf48nQxYhywg2GiQylv1J0z++gXHKh/fl4dneiX9AJkzQuCiQ8cPIvfKJB+fJ+T68yZ6al+Y9",
-	"pNMfkjMK//m+eFQsN45nHJxzDsiN3S2npFYckLXzy4PGzk67Xas4Jv2zEbr3T8eSjM52UuG89FbseJXZ",
-	"Ldc22qlVnmnIVrgo5v3ISdFEjQa0zykxq5Ym7B0ZxYwq5liOZKtBYj7k2jCcNQyOVzhzn2zuuH2IJs8M",
-	"m2Nrt+0onTVaXhKhNIAzhTNVFtkR/sIiAqdcnVBiTjAWESlY3fxDfk9ZCiP0zCOt2XCkfcMwShOQ+qfZ",
-	"IcWSRGb6GPRuJHfpxLS/LEvsjeU5pWfa4tinKNra3XQmrlkKwzrZLJV30oIB5M+13Et7t9VqbrRBKHoE",
-	"2G612hkBapoPmUw1oT3NErKtajk5ygrFSsTorECMzlxitEvEQBbwiNFaSAnDoc1WZ4oSb2cwwrNm3l5h",
-	"5u25M2+VZp7tB2/yndYm6KEH4FY44UqXd9GYxnFX0iQiVESEkiETKYEvCtsmpCrbLyCA+qYjmRhxYxWq",
-	"WkxFpEI6AjN4IMfOnYTaqvnmiIpI9nr5d/gsnDr9hMfm1FE0RYtVD9gQ5kWTeyObl9C8lpXEW7mzKpv/",
-	"XVcOrB57xZiYonh7d8PxGpohtSOpScwFy2kIIpibJbATxE9VQ950q7eqDVJtd+RUAAu8crUiOrmgSfZD",
-	"cfFGMtEJ5Tpbu8x3ki/fRcJDln3j1ifm/YFesECdFRfoTb5AhiHvHHX91cFZ2LU4kd3upMi8biV6NFaF",
-	"pbCGyMsRHmcHG+1Y9JnSe9GQ62nNNRpypTLzInO22Z0HZz8oLmRNsf7QWG5EsRFF50J3YowUw29q3Vd6",
-	"c+fq6dXR4+3fb25u0lar8+bx8OJ4//Fo7/L9+eWPx4efb9vNTnN7s9Vstzc3tlrNdrO90WzfHl+dP16d",
-	"f7rCf8zEWhutTmt7o9XuNFpvWq3Hx72D69u9Vvt27+D6bq/Vfjy9+s5Qpf148dhpbjXbj4+PeyePZ4eP",
-	"j5/OjvfPDw7Jp+sPje0bcfjj2aN5wO/VdPj48er0+ProFv/9eH505jXpbLVaN+Li+OCx/fiYKUq3t7dH",
-	"p/s4s8qJNNv44/HV+e3p5d/bnY3G5lbDqBK3t7dXV3u3V1ePjwfnh7cf984Ob8EzcHt7e3vy+Nje2W61",
-	"Ntudxw+Pj4/tzgY53Ts+I1fXt7dXh3vX1yeHt5/3bne2263N209Xe4+Pa53Wm/Wtra1Gqw2TOX18/NGQ",
-	"AwZ6Iy5+bD+2H48fNz/fbrY7t3tm3Le3t6bT283HQ3zH5u3e9fXh2cHt3snxvvnu9PDg0fxU+fPxmfeG",
-	"x1n/K5Nw78QM5MPe7QcpI4IbenJ7dPK21e68fcx8tbfoMb292r9+vPrx9go8OLbZ9qPnof07+Gex387j",
-	"wd7tQZL2p/ttvWmbPp2z8xb9oI+n54+XVA1uxPnB1ePB4/u/n/z94HF//+j8dqFT8dY5/v7e+e5s77bg",
-	"9Mt+e6x2xt2IlWXst2wbXzKVxlMnZpfqcEBkj/RkmhC7/ZS/JUeJDJlSRvhswr1DGms0/SKmwQ2ArhwQ",
-	"vM5fD/5ooRMZw1DdJqs90SU3bWiAaMkcUu58WtFg+FavyVSHEoQuOL5h5NaMspICzqB8qhXT6mQj3Nra",
-	"MtMEky5hVAFNIq7CAU36jPRkQlJxL+RYkNPLM5I3L4xE3XNr9BZGsrF4JIX32t8Jj4j7GW+f9IAbWSwi",
-	"LvrE+vvBUWREd4+GPOZ6QsZUERonjEYTkvNAYaBRis+yRUTLxnR6ddToEMMD8HJDFxpqlihCE0bgRBH9",
-	"4ksS9hsLtU8Oczh9q9dOwTWwD/6HIlPHMnTmZygjRtCJANNLWMMuNNGS6EHCshuoAteXr1vQy3F6frDk",
-	"JQX6GHpUgy+SJ9V6WGsnv+OzGgIY73M0t81cc8NpVZipmQrpuVeW9JbJMEyThAlQjdqb2aZSe70eLsPu",
-	"BvAYEvFawufl3TWnMuI9Q/0CtWA5GbpFiktppF1DhdKsnyEN15yWXZiz/ZNU0AX+yd8kF/PVcKuT7QlK",
-	"vpND9scLuRRTVRaBi5wHSCC1IoV+/X+GRF+ARiJ9b1TmK7Qji6TKNWpCNTFm55aVFZoPWZ10mR4zJkg3",
-	"YfS+R5UGkRGnIhwUZQOagngPmxsnEZquOZHA3wpX4Ciu/0Wmy3PtkllWyLd6bZDZvGby5rfChP6sMegO",
-	"Lo7ynhwFwYFpfjYSDEYqLhLZT5hSmWXDNRtC9+YQSIBe3YSKCNWMEJ0W//Fha+ew9d7YRQm3y/sf7Q+d",
-	"nY23pltn0mZsTb63bG1+HSUySq3CAn5Wljyw5JoPWUmQvtnd3PIM2xWCIMDGsqM4pVy49xs5yIfsDylg",
-	"vwxZwkP6en/AQ9qXGLZyiirYdWKPzpx/r8cyU9CMxqYHjGhoVtjs1frJKv4pLiL2tbbbrtJqqrSUhI4X",
-	"GmzVZlk7t8g2nCXWcZbYTWLtpuz9aDfdnl4+Pl6eH95eHu8f7V0e3CTOStk6vN1qt27fr6p9meYh4w/V",
-	"N6DtLAjn95QpVC83e+2wQ3dYq/s22gi36DZ702tHnRBc+aBY7eV6lb3tz3/7YHUsw6MZhZ7gPqlQD1fQ",
-	"xFdx3FmWaFWq4hUq9BN890/nouWN+4ylSqY4sJSzp30jOuctZwH/92CWNh6XZ2x8kB1QlY7UOklY3yi4",
-	"iVWghdRkwjSxDilfE/t/0ata8NvN9aH+9Z476zL9Vq+d48FZcNjJpE8F/wMtPSkgIOAikUQnnMb+Oq58",
-	"3L4c1UEuzTm94R4Vwh16jOo0YRgNMuJ392xifh6zLgRSGKkXc8FDmBo4C+5irjCeCW4YFd6xP6Am1dn6",
-	"Zo5muJYdJdJsF0OWQxH5oQubjVa7MC1oZCxWYFY4vy/scs+6mMD1f5fHYxBjjNsAmXhCBhgh6IUBZArk",
-	"v/fX/6F3FHaRrm2UiJKpuovYw93P9xsPZ9u/z48I+un3X8Zvu7Wcd6olMk7MYyR0uzuNkBjuIFoSsBxK",
-	"Mhn/W3UJ5OL3rHV+TbsxI+2O4UlKMP6NYLCs9fBPmmQ/ZlSgSYDe/n4sH5gC/co8MSGjmGrWBGVXgxno",
-	"rBgCplN+GDl3/7d/38P9H87jwJ2g000zJsZvO4UTWEInVKgeS0oqwv+t4dwvFMadRUq/f16k9OXhd8VQ",
-	"q76ZwYsFIl9if+RgKu7We9OyEVPby0dMbVy33+5u7cyJmDLjbGxtvXnzjJCpjev29oyQqRlTfdKVRfaQ",
-	"WjqRweMNZ7R6iuIq8atD+cCGNli22iakC8exN9tyLEQg53HEBfuzKAFoeQne5EuQT3vqde32Zv66Lf91",
-	"W4ewXFb47MdUGe4+nt26XnvgiuuMlfI7SOjoXxX0PUzElWPSEY827obJ80PBt14mFByoVHkU+DsTjgI0",
-	"TaujWm0sKxlTrrnog15Aq533XoyrdaHmEa35F3m8qv3u35Go/45E/e8aiTrCrfUXB6JehVRc8YobEryv",
-	"ISqkAkwArhnRtE+oJhuENodN78KknMyBXOidAX2m4SVGAe6y2DDaiAlwXCv8fsj0QBoyfQcKyIiCMvRa",
-	"Jn31ehl3wWvTzzJNKS0eTxGLmWbXtO8N7pJpnjC8HtfwSza8g8OTw+vDJ41Q06VaRngOmSMQxMmfT7pz",
-	"gMU5qLiHgh/sHUdrY7fVetoFhU+skPEHI98jGd6Dk6V/vIKXR9M+Xt3XNo9+2rn4pQMKqNF59MtctDzR",
-	"PwpU/waepE+FBB06GjWNZZ/n44RUvM4GD7uKQURceVP1EqYGRNkfC5smZEo5twGbfBx0vwv5Of/44ZfD",
-	"y+sfro7V8VCPftk/fnP8W3R/+t1p6+ffPsbnnw+//vLb2W9n131+sv+xxX7aM898/2P7B977ockmH2N2",
-	"tMfPfzvcOL/+oX322w9bpwd76ngYD6L94zen1+HW2cGnztnB3vh0f8zpT2d/HP8medjZaYeTY3Uszto/",
-	"c/PKva/n1x+Hp53D1sn1j/xseKrPOj9s/nLV2vrlt72vJ9fHf0A/f/S3fv788bdf9j/uNMNOLLrDD63o",
-	"p49xnv1zLGq7O62WMbCAFm7GiYaUqdawc/Y2/Jj8PN7uXrfvLzbVSbTTO6Jv0kO51f+Fd8QPX9/+OK7h",
-	"jTDcMi59ec2j5WMfhnjBPuAjVXFv/mVlFpdJ/2yeL9PekcuxKN2QfzGSYOpSHdyLVuWqyqO2AT3lTKJf",
-	"/61m/VvN+rea9a9Xs77Adp3WsUCnAioZRShiPZrGmkR0QkY0KUahLeGdtLEXuDdt9EWrEH2RRbN4ERit",
-	"NxiBsWLAhmveaRU0iIgLkTOsaf/GdPdt+X321IAJpLCaDpQAvbAcBfUUWi5FmL98ovW549+aPX6Y3lK8",
-	"sMIcunmHV7pJ3ie8z6NXilwndEJOECZl3mxgZ3gZ41M7xP+tImPcXqX+H50yXpmh1tn6pVbMI++0Np+R",
-	"Ce4TsUIlGDAa68GkQE/MJTRTRfHnJRP+35OP/9cTt74CPbam6PG36RlvLD/jzrIzxoRHf8at8nxZMnIz",
-	"a4Zy+NpdkNtpmp1ojODSBjQWvxSEkrFFNAqljFlCqIYza2gE130muPLjClXD79/+cNr56cf3tRe9Xnvr",
-	"Weqfi8PqPMXcA1PTPGGxRuDzNSpU7PeUj4ZM6NrShmA26W9I0so4XXSliIhQQbJ3WF+DH8JXtotnkXE7",
-	"1zdXCfqcacM/nYirPXHt2dpPMLXr/2Y1ZDXYvkzpPcwIntrGTGmXWT6BnWtD1xJCw5CNdOl2dl5ecaZj",
-	"eEnF7XZnRlaxFTNNM4JVk4o3V4hN3JybVLy1VFJxy+zYT2KYpZNUnKR5Lgl11xoVdvaSSSP/iowQXI7c",
-	"2rah5ktld2RGUiqems9hGPOTmk7nSBVLyHggiRwLBZpIISzNiEZ0QeOPIDNlj1Ah9QAsjIxZ/9u7gOoz",
-	"EjdWGEGnMIKCqn4k1YhrGpOzVCfcKtrPT9qY4biqGzGK0SyViRldGt43ZK8BAICrxjhNp2PMiHd6u7uR",
-	"OU7+y+Odlk0W+ZdGQ71AqNPsMKap9JH/4vSOt3n4278qvcMMjyZ0yLRN5NpPEyUTvAr3zOHa+Yj+njIS",
-	"ws8ua5OR4ISL+8DYdRFLXA7IyJxEMlVkRPvAhU704ZVCBNcHx+PT337Wpwen+vTg46fTg/s3pwd7b04P",
-	"3tNj0QIfJ2KvgDPWTg3fbsgTDtiQQn4+/XrCRF8P4ODML010Anmb3+q1Q3PUH8EAp6d1PWCIb0PMK+qE",
-	"KsLxPrAro8krRQL4NSjOomxdwliRBvlgvzasS7WBOgiG4Pthc/kspkd9HFUPNmHolH2lCI+Ko1pCO+m5",
-	"wcKtYTZUHs0dXU8mQ4iXSVPuZb16oz3hFpGhOOALIyMV/6PIBFut6tUFt2thca0rEh8Z0q98mA7NB/OJ",
-	"C/zUzsbDhWbmlMCkpYjT79mkmoh8SPuGgvdsQtYyXk5HsaRRnUB0iJHXZvmHtqNgfVVis3Y1se/Z5JnU",
-	"PscDt2pmvvICLOLPT7HklSKeRrHynFoz5oQqwPNmdRVSce3uYKvmpmn/lSKjxKxzBLpvk5wwnSVrJ4wa",
-	"rU+xBheKCcU1f2DxpA5H5HmdHMMfJ2aPt+qkDZ/azRuxJyYEx0H0gKIkUERIsI3XxgOqzaEK8fFmFuvm",
-	"bIaIATpkZLO1aeOJkK74NvfzjdhstXPXujGWSMJ6DDRe+B7gn9xVbBPwFPIF8YzJCqK7C+t5ZPfE45tN",
-	"2DXuY7tyDXhfQBrDLHl5IscsMTQmA/aVHJ3u7TeujvY6W2+c7E/omNhUIxChdbPJHH4f0MBz/b1yiJzN",
-	"G/EjS3hvQrgm0lDbNGVfaahJd6KZcnZiVCdd1pNGKaKJ4qJfJ6EcjiisHhjFQmkqNISDlMm50XsTtlmr",
-	"u0O3os3wLdvudWi72wp3om32tveGbnU3w42ow9q9Ft3pbodvozdsq7dJN7qdsB212GJJrxz95i7KyNi1",
-	"cHF1+2ursUMbvS9/vtn89p/V28La9lU7wmgJTzoIQF+oYCnrSHjeRv5ks6SrRoyb5JVCu2vmwOfbRBUD",
-	"t5nZzxn4N8ASGUmh0N5+T6NLZGSHbWFjzT2Aite/KbwsyOaQOYIeaMwjaHSXgaYh/gQacj3OYqPcodno",
-	"o7gPU7N3GKEE+iDQgtAogrRkY9A4/Dg7PpK/y2L07eJDu2R+X86yRpm72Wp98wn2nwnrGT33dV5f4DX+",
-	"ql7/mL3xEMYC5KvSVnCAXJEhjc0KsMicr2aUyht2k5xJPTB7eEwVGSdcayaaRnnel6IX8/BpaxC6h3OS",
-	"7QlCQwiEdiKJK0cViy3CvkJeVpk4O0sTZymSuLGpXDSiK0QT8A7B7B2wnNWuVibAKKbiLtsSORXMQHqA",
-	"NBJTI4XRzsOLb7LWgSMuYTQcwFM2tS3Dz7/LNLUCgTpZwprpurY0uS5iOpuLLigH2T6WaRyRviRdNpH2",
-	"hC0OPqQjo+wwRjp1Mkok6WzVCROaJaOEK0ZSAcNm0TqQ9oNMujyKmHgSYXvZ0z5RjdEOhh4RjEWoJdBo",
-	"yAVJZGyUMzLg/YG7mPZIt/EyvJWrdq8UvnJNJiR32qDqIiWJ5Ri0FjNAOWLoQAWynMn9nBbFNxxIwd4Z",
-	"vcic67ax/iBTtJVXJqGQ+q4HT+ckPPd9b0Jq4hoUybX5UlsRbSkSSYZlMWDrm3XqsliKviGWc/UVVGuY",
-	"/QWdGIPhWsoTmvTZ0zYo9nGnpbyLoZdp6W7IjatmGxSI0d54WbkEb2Nfw4yBjf3mQmJw1kMm9GV2zr6g",
-	"WPpZpgns6nxFuAjjNGLEy6PNxZH3ZUkUvYzwqbCoqkdn6GSHZe1HaIfyNJelQEBj53wSNNUDmfA/nkjB",
-	"FDowuzp0MKnugMu/N5vIo7KxPtCB98S42Pyap0zv9tL0NrOfSe8zadUUZw+Ra+uJISFNEs5UlRm1Fpgv",
-	"mnacQZ3gZ5hmsE6UNA/dCDoaEfOgYvb4ABVUDxKZ9gfEaO4NLiwkl0qHLHvVO4KLmNl84wGzEgGYAHo3",
-	"tiIqDsbqgNBbMAnep2rypBW2JsVd13RQPLnRgWiGZH4k4YCF9+aMHFGlxjKJ1DuSMJ1MjEFkbMtQTsnQ",
-	"rRc5cqQkQyom2YtxKNYaT4Uwg5LCwbvBoNf0gE2gQcRi3oWKL/GEhFLpeLJujhfQA2+EUQQjKViTXMJc",
-	"ECPZrIGA6EVjcOLUwGUXQKvGnmkVoOGHZhro8t6P0+fale0lFZrH9lISZeGQTozybIjJGdgqnmU9zwEF",
-	"hpuWCYsuWSiT6JMwqiXUsHkKL5iOE0HjO+SCnBuO7Q+Ouu734lK3nr/Ue0TBdIwdbhYaNBuhxiyxqk5I",
-	"BdaVQjfMGte5lIwYXFRyATclZlnD1JwhLLoRakBHbD3X/0c0MZpKhkHwDrcdTi+WfdyGIU1Bo4ssS9gF",
-	"Q1sY99+1lKdUTOwhqp5Ed8Ocd1Zr9Peg43v7Wn+/7bRaji3Lp1Jn5yXWAcA78WCRSSa2YhneI3IiU0/a",
-	"Mf/1++W/5kx84jE2c4FOETGyTrjAo0wmBJMOIk8RV6AJfBIWxvLJgiEt9JBP+EyCf4zBbeLRyVt3Ybmb",
-	"XW3YSnDEQiETiL0EQ8tYo6dXR1Pc23kZPRNezhUZszhuWI9AN9VkIONIOfGPjlhzWndZjvXZBPeSfQuU",
-	"N4SYkbzsjOevoVEEl8g0vkiMhaMhT99B3nhf/elqqXj0XbGsSn3qFmqRnzX3Uv1qX/8layaxwJ0rGFix",
-	"/+SQIZWozjLiwHENkphqw0OgPZ0Lhhe+huByxAQZsYSY3cuz6AZbUI+s0RuB0oHkQRlkPOAxs/oPdJAJ",
-	"dfhkbaN1UJGMvFZ43meuSRv9YI5ze+uqbJ/m+Trp8YQpEhQu1AKjYAnwBI+YUOhRD2OpmHK/qHwSNyKM",
-	"GU0UWQvyEoQBEWkcrxPPMU/sr4pwjfpBkQt4tIST0F0yl5fksyE/Vk3EoxHmQ65lRCckKFZsDMgadeAp",
-	"qliwUfHY7EVjmbdbN2LIRaqZepetEbW+jnUgSSBcpMRdwtW97bdYu5BIi+JzdnFuqAG0uhEx/z3lEUYM",
-	"vO2YpknhNbab9XckpuYQMbNWRKXhgFBFAs2G4DRIE3bHvoZpYpT1oH4jgljqOxB3XPSNJh4aAvesILuL",
-	"6UixAAevqbq/G3KzrwNilPuHPAeBJySkI9rlMTfLU/bjT1XAnFqlzJnqb+qXqo459ba8XKbHQBHVrGGT",
-	"Uqee8MtnznjGMDCeCxZUc1Yf7yfzXO0Q2+SaEq7fwc7w9qDhCthVoFdlogEYBXHxuVYs7pnTvLw7Fo4x",
-	"xyiZf2KApLtyjb/lEY1L7EgXHLbMG7Dpt0IZ0YqdnG1hCMPpylS/IwGPAvMxYpnlGWXWIypBCFKyd3Fs",
-	"dqL1SpodVhYA9XyH4e+ljQzXsk+STviFz/Q2gmfhITQZ2ci06YOo1JRHecSplYfeQud7LydytkbeVins",
-	"gQIzzzwJLbj6AdV0et1KR8guoSL3bNLYLie+fpq88Ovxi58AdQzJwsWYKTYr+GMpOVqfYpx6UawWL9cq",
-	"315bsGmLk/zgz4aLnjRvtLV9YZRmMCGNS2/Oq/9Ov2vB7aa3FaH8QCKUlWCGsr5vrjHmkW2qniCrSkzu",
-	"GGIOp8/k0yuPfkwYk+fXmiFWre5RwpEK4HyWoZQvwLyObVlkt3+K3dkfK/rCaMBpuu+RnpQRcXHD7lb/",
-	"SqaK5OmxaEZ8uiIfDvbIkP4mEyK4YGQtGPIY2JD1gSF6XA1ALwiTVGkaMiru1IDFMf5AAp0wdidSrcwH",
-	"i5oFTDVgVMPWkBPcIYoOWbBet6JWaTe0w0+vP31/I3oyTTQzKqXRLsZmNw5cRKkNnCSAt0hCORyCShTS",
-	"JJnk90lSsSYJjL7zFQS9UQQokONGGAMFU4fQ/2ADLlMF5dAc8PHEKip2aQwtzMe+WU8zYVj2aToAbKMl",
-	"g5FMFjusXgMiGJaTkJAMJKjVa/041bCuQ9MXwLGFLMZQqjgdcfhJxnGqQvBBpPFoYJMPQ5kI+E8oRYqC",
-	"OaHjLkvgYS2HVBs2DblOQFzf8zGv1WtdKqig5oeBDGWM5QRGMrkHsCTWg194iLU8aTwa0Ls+pDz3WUw1",
-	"DkgBFaSM7qIJAnBo9rXIrvnMZ3BshUgyJs7eSTuzYykUkkCcdKpsoYUqgZ8Fxv/pEL4XKRB2z2THbI0m",
-	"CQVtJcd4yzemBXuztbCZeOCJFGaIQJghVyHgHAH6sydL8imHlYFQeyftxgbh4EfocZZkE16zzhc2HOlJ",
-	"KbDLh5qb1pWzkPz5BDh17b4VcOk8ZWMKoi4j7AxFJaegqpCZGaqdVxl8yONoAd2W0wdPqQ4Hnj5oswkK",
-	"9gIi5k0N3aKh5A0tmt6iMyXjEru2tqvs5QUtKqewpz3lXFt5+Iy4jXgs8bpNG5w6zWmsmPUSJsxId7za",
-	"zLruShkzKkqolMvaOEuqrDFV+pNyXZeizajSxuoMmVK9NDbyto5VUhhB49gqA7xHBATppQp3+9NMKod6",
-	"li/t4YiHBNzvPRoywkQfzrlRIqP1qtmMEtbjX4t9APoqllleyCM8K3eQ9VUgUd2tpr8klcyQRlwfCp3M",
-	"YAgpZgSQOp35OHIn7DjhmtUJa/abRsUzb73impWUvPyHKrrQUGNU+TJmzcJ1ciq4kxSAwlJ3sMt53kK2",
-	"tb7MWexpGthAWdOA2CAJY9Tds8krZb7A3m2LeuatUprHsbsEXFnjtOplpQWGcIUvvPH4qMimndZGs9Vs",
-	"tzeab5dzP2R48n8ubp1nHFbGY2e8loVk2BiweuabSBj4IAV7vnLPLQCkY8u62xHeOIE+/iyrVuW9SxQp",
-	"76/QevHnnUBH7Ou+jGWCYsNmlSz7SGlG7vm6e/fM0X4aRTbdaQUP+b9mQlMD3re5U0WGsfFJZJSqARbN",
-	"gsS8MAHtH4HL8WrK+rAylxcT2f0CVxDhX7VNi1MP6ahaWAaQRBCAd9VyKaBjFqXitRS8P9AYOKJnmHYu",
-	"N2zZDW6via6ts2f2uNBOc9kOkMpATG/FMcLvr0fVYxvOTKTwX/Sk3IiFEgreDfnH8yc5BumA2DXodGM6",
-	"HFhTDVrW0bWcQ9yjq3xQik4oqc2vH9qv4c7iNYzktaX76yXnVyEyQz6qdHcE+NPTiBkuRUyntpZebL11",
-	"VW9+8VzEqSFhcuL8Mc3eW7NyGqfdofNEkBEysJNmuETt5vwyQz4te+VYUr05iyNFuhPYjrsknzLe4QVm",
-	"tQKbfTwhA/rASADkCt4Rx/y2aZah5JrfCGxvRZd5wrGXfcQxYtAkewQC0b2cZhiSDe5QZLPVqrot88Ti",
-	"fGG30s3oPHHzPZvgIHFHO4WhFJ4Hz/810sjfvX/d9vzrtp+3EltLrES2OedsOK/L9jJdPns7ztqFM45C",
-	"t6t2CYUUVbgzFxFAwDXdPoKrAsz9Y5FlrjXFGAkuzq+uCQKr/gnRhN/wIAjW6zcCL8aMUdDM9pd5D/5J",
-	"QihV1J24zzx6Z/9U5dtOEqYxFzSZ3Ijs1nNSJ0rmETZGccl7MhwBgdFkbbO1uV7yOmbXLzCVmmPcoqst",
-	"bzW1SvtUM/P3sXiQPGQXlM+6cgltyybHpncjyuHqhbhfiP0F0jqGNLlnUG+mwiGXAXJU2QdZd5iqC8e6",
-	"7bjL47jS3z9t7+ATS97yaKlpvI/wSZUmi30/tKtD6plpXBA9m1AqujI/1edsN3V/iIUBVHM9kuSHVGq2",
-	"Z7FTFq3T76bxnUNawZWKsVaG/c5fO2htjl8eDkiXhdTGxAIoPg318xcR3oDcnJA1G0vrQr2x3fpSawsd",
-	"vdDKZqR40aV1I1y8sEyoVH2IEQOrOLwGCRwCyp3zBQZ178uIM43LmiHDKId+DzIN4p5t6wZAqBImopHk",
-	"QisjSBokKNYbgN68O6EJii3nqXTNA3xWjGSwmxlZ3QkZylQP7G8ShncHWKLBbh6ikqfB5jX68ZFhIu5S",
-	"YUhkmNWM/fTyzIViA2INuTg+KPjD60QYc7DLIIrMPElOL4sScoqE4FD2KOg8sXnRhXpNjCSAi3pzQPhR",
-	"N8CifC33Ny1lB1T02YUNnH5a4JrNF3OdFA9rC5TWQJioxogKnUwaO+VTu7O58NgWbOy/Yt7pfeY1nXJ/",
-	"l0Zb7LhyK8SUD20C2L6M2BOpNDOhHDYJOgysUxmStZpknypWJ2pEQ4ZaVUTVgGFcO+8LCIReC97e/94Y",
-	"bo7gsjB4+/0Pp5sXZZQA/LasBq8WHwjjrySPjNj3lcEIQSYcQLLinVF2eVAnAcgJ+O384KqxARuvTlQ6",
-	"GsVs6K7PRnmKBUiKpreHvK0DHF5g/pk8D2vYm3aYLVgi0B2MRR+RNZ3w4ZBFdZKOIJaRKraOMeJGqcsj",
-	"mRSD4HC4GhMS0QIKS3N2fnF++f28AI+5aqqjfaXqfibJSCb3pEESFvM+YqFk1Kwt6Qr2L4kq1x887njr",
-	"87StsfJ9x0oKf2lW8LLZ88BU16ducQdONG/N8A370PZYjFK97GLjg265p4lWWSFtRdtoViDMXgY5VrZ2",
-	"yZo5OC1aTQgb8pVCmOFsG/DEywmFnIq8Nvv6OwL2/pgrhLEIrsybsqzL4EmgAovhAaZ4Ig+tQRrM5pHn",
-	"RnoX4MuWvPffz56ZureGOkW/p+wY+4GKm1kd+wUh8tDom0M4m9/4UsYsY9gMAW3qshRyQiDdg439Zcez",
-	"TWFAlXqHEQIQGt0F8ThkUFoljrGBWfaMMot9tPSrnb4PvzSbPmUF2aIfABlmL/x50n8pCVcNe/ecAP4F",
-	"gs0WSHja+AsA+kssB6Lfl2GxWlU31Tm2/Z8r7tr80SLC/zwa6CeK9hxBfCodHcGhIEc7QxEngB3+z3/8",
-	"L4CcrxOARycAim6+3NzdaKFCBwDxBGDh//mP/wXw8QXGn3se4JiK7N/uTEe1THNfCZxtRe9ojuU2f4DX",
-	"rt0MeZv1M3vFrukTd5yFqZ2CArOwTS5ajvbfZXlYGASd4c7aBAGlZUL77C62gSml86gCBveFjtzPcJ1E",
-	"RWFIEMZdHhEgRHFFRlJpFr2zwd5cM/hFeXnDeK9sQ+kzv36XEYlVHJbycsy/RMdfIQWyTFoYUh0jGp13",
-	"I4N/yHz+aoVBXC/hyr2m/eu88ZQ/N/9pNhd+RlfQ0zjRoZ+XiXWY4f2B7LDIUnXM1KOhjick+PWm9reb",
-	"2pfAc6RDdwUeXApmfimJYucJIwNw1KJoQV52n5bSQtIkXvKln5J4anHM0xl8/OzliWaFnP114WL3szD9",
-	"emkck3s2qfu1y7m93nXAToVs4nvGRopQMqBqUJQtXsTWj92dxdWya3PCi2Ye0VOJvWzIbUKzTUG5ZxO/",
-	"FnvI6hZLImq42YEqjzHPfckgr9dicQZfG3TEG/dsEjTnR6pN0xIjndDBFg5oQkPNEuUoy4WNpFaSUBik",
-	"TdRMWCj7gtsQvOcHwGEsF9DLi4abH/dmGTO3FGy073kPULfm7QfvmW/1P2cliVZeBdjnjBV4n4Ha1ctV",
-	"9GdzH7liIjLHhbZgFdAnA++7tDLbAkXZW6n8peo1/h6U0+RWTWJ9Wprql5zoVqCUC6nMikZ9kSjTXMg/",
-	"WdCWtbZimQwvc73C379SmKtfPuOpWX9+bY0/PUzUnZ16YaAzOvIGjkw6K/WmD+AdFYxcFqlNcgjHY4bq",
-	"b5FabkRQgYto3fjxMjCSkCleQI/k6kYgKV4piwu5BjdGAxkzi+EJySOKhXcBQZHhQHqi9SYxb0ioiOSQ",
-	"dLmeSizFB3/6feNhgdB3Z0PVStuTN+91xUovS0nIwgGdraUXHVzitwLjlFh8CZHqPCAVx9YokT1E66Gx",
-	"h3BABiyG7FGdpaK6q0Qlh4yEMRc8pDFxhf6U01lJwvo0iWKm1I2QPcAx2yVBEgXmF640M3ptVr25ToJI",
-	"JwF8wTQPiWbhQPAQfwqjYUBs8px9iiYTV1UWMpMGrOc3MZ/rJBjQMBwF5Ghvf/+ikf8KN2GK9piekJjR",
-	"qHizBI6/SCeGpNEQsmIgOQY6K/rIk0op4SzLFRXdxS7Mk6zaaqVZ6qqIFWJEFhtQ2o51yTdXG6PYSx1m",
-	"UcV+B6BLP8+LYnnMjxmno1EiHxhihv6GtSa+PMOjUppc9srqKTlY/XJUldLLBMjYINAVfd5/bR7H6o50",
-	"v35I1SGUhdmbhqSA7eIQZxZkgyiGMYMvlQ1S6eiv8Kw5YLzSnJLUAWp4saqIe0LJWCYA4mXjU7kmgFKq",
-	"CO1TLpSuRrxcr07XwSE8R89YKjHXjkNpiphC7zDClg8Z+UMKZq9ObRlJEkHUk/ZX1iKdLuF2SCFufQXG",
-	"nWdXFK4bsq2UrZxHvwKX2moe/i7yBzZ7p2dALsXtvgqWSDGVO0/yXhr9ouQv87LBEbWNYH9kLUoR6qK1",
-	"vig5/KWSm6uvPysgBWZTeD+ThnPkCK6zLRcFppViBADISMRGzPCwFCQw7w9sCGAusYL13cw9BGWCejcC",
-	"jHQuIvWKWBFXJ0FWWAbHhC6krtSDXGqoJtkz+o5OE8GiunUwYSCu0XFHCVNM6LqrxWps8ThmEeEWIl4K",
-	"toRBWxoJWLVzcyKZSN+v0P46oZMTLtiSzb/nUt0v2RaxWr5DqBb3zJfScuOd2ExVACVbVUyBxwaZHzTj",
-	"Elz/3RkLGRTKy4Cr+kZ4X/Yk5LWXSGmfHTKR3kE706ZIPttEJ3RyhygQNyLwSGZ/vzffmKcrKBQU0EYs",
-	"zk3gDLScveQIifXOeZ/xN0U0vWf22thxXpMcgxMbZASLCqeRIRRGz2I67o2AfurmNEukjb9CDCaojURk",
-	"Cmn7CRX9QoQ5EXSIqF/MDnMtwFVq3qSt1kYIX8KfLFhv3og9YkiJcc9myewtUZDhneMO9ZGosnOoZPT9",
-	"WVW2aHaJom8zRdD3s6W5d1Zy5cwgH08AhZDswflppx7kSAbmWzgqnXG9eyNuxCMsAHk0y/OYP/VYbEoe",
-	"b8Rjo9Eo/N88XObkx1LRK2udesWvHiv2xCPJyxvByZ+oukXhqBNXXYmUX9jDF/YSKXT+xtfE+QuKStay",
-	"LyZr+GIgXPZu2esZO9Qy9Lodi7cVyaPHTeZdU5v3sQDP7jgJ0g1EajvMNy55zKEnzLc4G0xQM92X9/1j",
-	"hh9BoHKg7RB3ullOFvecJ4XAt6aXgmiwAwRkC6ttgbMGeyoJBPKYYWAlLKYT2HmeOoDNFVkT0o563byw",
-	"UuDMebFnF5dLchUYAc53txiAhWEJCZqaVFAGtDCDslpR7HzaqIadl5V5q7g6sNLPbMQRC613ey3ALWuE",
-	"rUwAzsTeowVG40NUElfJC9BvqNIgtXPGNF8jTwbgU0CWDNYhkpDGYzqBwDBz2CPWscUDJzSiI7zazgTt",
-	"jci5VBEaK2kRTICXg/oUrylkShXYQB+L4oYPOVUGvM1mwtkpUJXu4yraTVcFYxUwS8oXvVaR+u6wnEph",
-	"6bJeJ0OptEtw0YAWKNiYKY03EHVCNTbptOpGQStACRoVzp0VuSCHmEwjy7NoFxfphLNb7prf090rQT+W",
-	"N9ajat4DeEBeAEzMjKeixl+oylcwf6o4Pi/bN1fH0lnYXbEU3vTdfSZoM6naZXps5Jk7KhevjKsDmK1N",
-	"80YcwuJgmosnzpNUuCyZ0nrN0/SmzuXyipl9shRRzAEAwH5Jf6n250m/XOhvDg3dKSnF9BmryFqPx+ji",
-	"7E5y+lkqB+tNgjSTAnn6RsCuxitAsCMwG3YeTfPMI/f+PO/oJentFzqs9CPA78YwA/jitU/X++teBC9o",
-	"MWOKN56ADE5C+eBIA9UHD69pP5i1U67bW7utzd0WVGFfztflyi4uXHHAufiGh1VVHsmUKM7Tsb2DvnKt",
-	"U8G1t9BZDtiNyHzm0AV0jwuqXm7VptyYFkjDbIW6q49t5Y63vplrxNsDdXdseLKl0oLnVddQezYbpBKA",
-	"rEmu2VdQVsDFlHBxT/SAh/eCKYDlIscHB1fHJGYPLFY3Yi3gUaT4HeBPbQQE8U+5YhH55z/+N/F/fRs4",
-	"JMd68XsWBoRRNTGHcjhg43c3wv4O779rBQTCcb0O8YfNgLCvOmFDBuctD+9LKXuYW2LfakgZM5rc4RgN",
-	"66ZxnH8KpVDmuBb6rlDh2KxAEnEaQlcCUKZiOb5TMuLp0H4YSU2Vws8II3YHtXrw1x5gYsBfvAv5LQPe",
-	"H9yNEqkZgHj14pRHdwkzG8atsWCpNkwmuHnzA+szTRNOBX6A/w5oDMO5lwqL38Q01FIx9+6I8mTiPohU",
-	"uz912mV3PcYi9BrJhMZ3eY4CgKXki1r8uFn8uFX8+Kb48W3pIwuzL+zSlj63S587pc8bpc+bRY119hJO",
-	"666caVcRsTpnIu92H4t6T2sDWOV7yRty2I1Vh+cTYMJeDIrr8OJ4/+D4cEk8rv2MvmTfoy9pb7da5D4E",
-	"Xlwi56YCn8vdnyJJZwkziIethqo7P7jKoOqyUxiyyQjXXtWh6dzK0NWBX3oVgW8qVjLjhwrkI2FUBStz",
-	"4Y2vLIQeSGO1fIjsDC7iFS6SKw2Z7vnNiELgJUOUNfgbMYHqZBTTkCW2nEHdARVgLVAFxa0Q+69PuXh3",
-	"I6A4AmirkHuDhbpR9C6RLax0klaC3J1JxCIVOoG7KDVmlhuWx7uD2VWDnn02ChCcd67mpb1Dx5LjiIyP",
-	"FxA59zTJ3sG1awPBGaA9eW6LG4FJXgCMKCx5oRiLa+yX2AEzxPJBTDXgbQpWot1cVQrXCrbCGaxXxYa4",
-	"3G90LJBrxBK3eoqcX57enrfa5DU5Pz24PW9tNJcDmwYXyQVLuKxKkDhlNFbehrPlMgxbrJ0fXDU6685a",
-	"zDIiSuGe72v12kmtXjtYEdwQ2LcqTS/SQa7wGtmQyAgw26nwFxQ8EBFLbMre5SlSppCQF+maZatZqIiJ",
-	"fs6FoK6EWDB0a5M1TCiskyA/ngHQNct5C96RwHqJgwyJCdZ73Z+Fy771D/lC4txs4Meq+z4H4QKi0wm+",
-	"0t6e4ptsvfxdWiXqD12iT0lxFcUqm+9shVpWVZy4VFdc0P85Jz7I33tZ2VAvLGFrs2LdDgXcI7MK9D0a",
-	"oft/lWiALt5sVygZKhzQpP+8W+clYw2G8gG4ozq4O5nYrR1lQtNKMuZoUScyjjIP09Kn2ql9b9Umt0kx",
-	"+zFVVS6UH9uNDlk7JlzYhnVySNgQkmjDSZ2cE5nq7Kd//uN/r1dG7SZSDivpb6zGGSm01m3tshbqDtMQ",
-	"wirgokSEjOQLWPniB664niXIzezaOxapSdkw+SX2p99piYJ1nztL7GVna6mBPOkzReVmFX3ah98/cEFj",
-	"/sdMtAyWtWz2XFMEiaFpxDXJf39lDtqRTDR4KbLGFbgY2SNLpnFht0/JzSq8yuuokiZYLejPWVV6ZM+l",
-	"PpiGecRnbVaK/cKiQE4lZdVv3iODdEhFwxVLc/u3SY61ImOZAILPkE5ICPAJ7zAvHG7tzRhKrqCZ1URn",
-	"YAbPLj1/dH19QbARKJt1s/CogvWgqophXIW6Gdx/OKwNLJXqA4e0NhejhkxXcavPhgHICVuVPAy6dZ0M",
-	"aTjgguWUhcR6d/dtw0GbZN9OpJtQEWboeHUbTmXIDGMLmjfijI1R73aZTDSKWPTOuw7O8BXSODINBlRE",
-	"cVZSxKdp80YEWX3oOxvbFZC1zVZrvU4CW5gsL5Jqftpo2yo4qTDqgkw0i8BVIUMZB2Rtq9Wuk63W1vqN",
-	"sIXqXLU2Pwo/hMEZ3oCyddQOiwLEVlZrnopJfsthzAyYX9GJU1Xve7oima0KdpdD1ZZrofqVhf0SuV4t",
-	"63LVr1KZuqqaskOmBzK6Mx3SOJZjzFayJSZTQR8oj21vpcKTEdW0S1W5lUx1KIfmW1TI6tNFCqdWNK8x",
-	"Vxhb1QIWHSY+Hab2LmDpZaKsKJhskfVKoONejwmQJxhxQBWhJJIQDgHQkFCu0O3h7NAc0YQOmc4AgosS",
-	"x2lly4VkLSrOPl/S49zmB0dl+KoVoiGUsUwBPz74j8vL7757/74kPv+j/aGzs/EWT2aztrXd2u1//Npq",
-	"7Ow1PtBG78ufb779Z9Vkj+K3ezOuQSAcwhylJQUt4tEuCdyRH5C1vVZ7HepDUKF6LEnslx3zpQ25gy+2",
-	"1+s3IsjVA/hyY91inNxZDT4ga86mNAYUGpV4E2o44PzgquSSdSPB+2g3hDzcr6CSWNPCvazIu35PFYQ6",
-	"Fn2m9CVTaVwRISikZmoGFY3Ooe45OGdkqhWPWO4AWAM0FCu+crSk06ujOmHigcVyxJwjSq0XFOCF5mxW",
-	"j296YEdyjJUxs4Hk9QYhrAf1CaN0DsyGE4QJWzgzSIAGCiF05lWLhGonpmm1iw17HLEkt57tFSua/dYW",
-	"cCfzUor/Ufz2FDuzK7Xo3iSnUT7ayg3qdRxagKVZYO0LBmi3nMUHTmR8XG2pLQsPLiJWkR7YapjDICIj",
-	"qbBQmCWn28gcy/P51cQ9Y8Bbw2EiKodnD5YlJnxuW64IZmDOy/Gskmk4CZr73rIAAmMj7bRIRCcK8VhH",
-	"FOJlsTZc4NrvGb0loWOouomxnFJDdgEZMBrDuYID5FKsY9CHX87G1tc1OgYbWWdlhXlAbUnQKpRSO45V",
-	"qtF5UO4VbjU4JvfygqQVrrWro8YGWTMrD3nVIxoywqM6YbFiwBCp4A8sUTQmPMr8bAVHUJN85npwIwL7",
-	"wg80hBtpCweQMXXgpdXfIygsxNelOD4bzlxO7Tq8ON6vjmcuvKx6apv1TD3EmXJVPYXCK4/2Lt+fX/54",
-	"fPh5fuWrpau6LWFRZzHtHh+4vVy5lNMU8OVH5kJzuxI3zyJJVn2YRUwvgYxzFL/FDg6w+VNFQrW/0t/l",
-	"cH0A9R3Nou64Chd7B9e3e612UFhhTMewpoItcl1Co8bHlq20lxPUkmUGTc/zuU9hQVolyuZUhgAcaS3j",
-	"iKxB3G2OqGgjKYx0YZGDekT1IdjFUtpKS4nFeLMyvJJE8h0JcIxNlDsBUUYIjgcTqHPo1CCwJqm4ESQz",
-	"AE8vz+pESERtFIjVWEcLMVP5C8thx5XtZUCfdA1gqbL7Icu2xCuUTNZgd6Jd2LP8jF9urptxZTdu0INl",
-	"c8IjbNNurQORaGxWN3ciyiTTs9Bg5qoAxPXOdO0oZsmP83CJZXaF3ESmOMnQsZtA4g8aSHVCrVkSS9FH",
-	"TAA4WM2rusYSWq8Xu3GDXUMjBY5DSLDxq7YXi7RDeVy/E9M5PjB7ydEV45HOVkoLpVApAPMBKkAokwRP",
-	"PTtp0/cQIk5TOBFK6jaO3kgjpLTZF44JShl6nmqdPVWlWRekSJWXvmyDGI00GCYYtInhm3j0wP7Zd8WJ",
-	"1zTmcdlbm2xR7ZUc1TciZs61mu+/9ToZxakiQaarQO91794zK96rMnDUOgkyp/VxFDRvxBUSqO4deGaQ",
-	"jkK55o0g8Hb9KoM6n6lZTp+T7RbW5+NwxUhDIwViFqE/krBwIFkRRrd2evVdq9VqVZZL8Ca+3K1AUsKj",
-	"b7danY3NrTdvK4v2eotajUawolKZ6WQ+EKYvGz2pSOYOzYHH7rsr/xLrZjDsAq/lrR+upIljSXDpRU0R",
-	"zZKhg9Jc2vZxqJ0VlqDN6KoY4480Tpl1iFaJO5HVxzeaKV54vMtrO4IYxu25im1alZyBBjbIg6ekDnuO",
-	"m5Kpe/KWPHQAdXQXtnp215RgLDONSdeSmlxZS5swYcEM9i/r5OSDabx/efLhHTk9Obm4Eb0EE2EA26CO",
-	"z2f2uiJrH46uXr83/7++ev3h+gpPOko+XX9obMNDDTzrhzS5JzRhN0LLGGrnRU2yZ4EBcZhwIawI1dbH",
-	"H5xeHQXOJYDi4on4WVmK6JpLg1i34cBWRfG4VBF0qDRXho7MNN15/q8iDMyzMYpeGD/SB4ucutidFodf",
-	"Rzxhqipk5Io9MIGmKZbz49Y9ZG2Sl60bBtA0M8uOp8oWHVceVL9dhKUyfZdFxCyBYS4PWTnXcQOPFFAp",
-	"87cUGcCnRDElOF+pKp78+Pn7RTG65eSLfikaLjq42qvmz4dyy87WVnunOl+/2ty/t7m9+S3a9xeVh5Qq",
-	"ebMVrywg9XWx5XoPVuf9jNJ3Hz9/f1WRO80my+9BQ/JFCw8dVr3fT1tdrcpPlpIne1k6FwZUq6oK7zG7",
-	"5kMmU33FQimqIpjsDx5ivpYpFGfI/LyYH4apxQoj3hTKehuK3iQWOJPstAq62E6rnuMJbbyxAIrWC1sJ",
-	"fSQTox/RZbTIc6+pWYkBW2zPX0Oj6Q06RSfXX3FEVWuZg5FUXIjE5kdIxWhgQoIRlHUSHB3tnp4GZK2z",
-	"2RjI1CjyS6XsAOho8fJk7ddW+8uvrcbOl8fOr63Gxpf13V9bjS38qvIq5UT2+RPBjrOjZZX4onI40QIV",
-	"YPSXlh6YgRU8mlcz4JSOVikVUOSB77gxmTKgfAy3gyRbD1EfTEIIJfN/hwC4JoHgr5HGWuPW7FYZot+N",
-	"gCtx9MSYJTD2oohsvKFzIbhbeZecsxbAtS36OboxZkC/cEVrH8Z5KXzJpwWVr/ya1bD4q4AkZjDJqFqD",
-	"+TyQNjHbRt3S0YiL/i4JcjMqQCO3m/JYN4woMIuiyNrV2fnp4QHZv0Z7rE6Ggg2l4KFClABjKqy/g2TS",
-	"zHcU1Al1LyGKGS5JZNofkODiUzlh0qX/vC4WcHn9p/nPt6AUjpANF5N3sjcWXSiFZlPb+zQzQ5dHUfzk",
-	"Ga8VOIoJs3bdtZym/rGwmeDW9HZphMjbnGH13cylosgYUt3wShaTwrhy5Ky6dioxiD+YamRDPzeh8rYT",
-	"S+1EFuBgnJWc3yUB/hGYQ5hqkvuESgb5u7x+T1CHWx8jAW7E0mV73pGygLDddFOd3QybHrwXdyc3AhH5",
-	"wIebpH2Av/Wr1LuCP3VEcADJlUstBULLcG1JbN0IK7dwXILdYdRvvVCWQ7vwdSzr6/mbraty7ez7vXJl",
-	"M2o9g44SNkImnzh84d5YKnjmnphmchZxWpVfM6fI6geovgbV3bCqHF6xxyzHJYS8hBJoxtiBQdiqWxEL",
-	"Y5qwqBAD7Zdjxb9/G7H8w5h1R9mHPu8Vpzm3lusTLF4zpzmFsl3VPDt1rIftGZ75wGxFyCYObXGF7yqY",
-	"3zOEbHZFXaEyF8VU/awIJrpEuLAZ51XlW/+8Z5NvwVK2qBrQztabiloLBfzKq6O9hoddCQxQnP1Ob/tN",
-	"1Npub29vhm+jN1s7tNNjlLbCrS0atdpbdKPb2+y1u51uq7vd6YRReyt6E7a3uq1eq0Vb29UXiH9ULMv7",
-	"qZdvbnfaGwtFIQaj+Uxv35ARwWOGRYiRp8zFCf+l9Td8/8mzguinaPub5GK1jTINFrcnKPlODtkfL+jk",
-	"KMW6F5NVnlK+o0zPVC3pbi8DhuNzGcTakh6UjM6zuUgNsFD9XE6ayrWvgiS1enifajYHg9RhjxILPequ",
-	"hZMI1X1QP7LMsgK1F6F7TieB9av8p58UljU3CmaUV8QfUT0woq6oFP7zH/87WK5Gokz6Z0tWQ/kXsqtf",
-	"hCiHioW6NYrZ6mvjBIoaQWC1V8nmlV/NKKPTszZAiatxgXLSLeDnaiYuYqo9w4PkQxbNdCNFOYJs+dYI",
-	"0GbUQI5RTXYwRkWwltnAWRjZs24xNnsyjuVYWW1Ghve5X8n83pwGk1145j/dnYTAL579W1kphgTmxcUg",
-	"18JQvLs/0+NFYkj8It09w9/lFrQwpvKUl/eAZSlMLxFoSF8gcWzhlXLlveaQWpvGZf08LVtq/qFGHaK2",
-	"FDNyjvLBV9H6rFg4szi5dsfIeKM2+hUWoFThMAuuTNKYqSbZR3wtIwu7CaNQCdF5wRQEj5gdGHOl1/HW",
-	"L2G9VDnc9KyE+4oeus7Wm6KDrlNB4nOEyCmyUjehi90276HRX4pJLJ563o1iunAnXJg282BmkQq2s0Uq",
-	"83lR+E07GkAiI4YcV2QIkRFRLnSDmIpIhXTEArIWjGSiE8q181BKda8KRmbW2ozPNi5akn6LKfpcAD7u",
-	"LBjr5eCncuQpbH89u8JGjuCanbZzaxJgFFRFoY31rNLGjaDKK5WCb2gA+HJgk+QVCf4HfPH/Ba5s1WfW",
-	"vZLhPdPlDQUlTiL2cPfz/cbD2fbvi2vGvO3WFmOI53TJQL2qmMerkbtscdUr/tUTPBhbRwWh8WhAu0xn",
-	"V0yxlPcNGvN7hoCArTo5r5N2nRwTmZATQ1Au+jHc+75DRNwC3WF9bJWTEs2y4rjeDcmvncbOXuPo4/en",
-	"ZxeNX2ZmmMy5C79mwqKBu8vwIRfa+gOfABxtoUDm3+leoL9yeS+pfeAqHQ5pMqnwk2bBTxUKyJmHjrd0",
-	"GE+eB14F7pKIq1kgBSMebdwNE+vAK9fbzmpsvyPYEkZlG1eX6PblkO3cMEH28OLk/ny4dZ9Q1S7cEqmf",
-	"kgW/UHWls5VPm5DuYraK4Zm5Y3tIR0TLerbvML90ecAV/zKnvLrZW1a8GppUdWb1OM/PUYk5RDU7773n",
-	"iVEcpljq559//rlxeto4OAjAu+y+CMhr/DuYKuTcpw/MWYBG/0vDUs2u9s52q9HabLQ7FQvmS5hWY+fL",
-	"n5vf1hr4V8f7a/1/rP+P/5wFoQRQJqtdeSEQ0PIQPLaSDme6CDjr3Xg8l09mAfMsCLZcuAN6Me2v4NSD",
-	"QLAPMe3PBglaIhDpSNoolJKpa3c0HONC6mpsA888Wy1y1GmVc+U7S5QUrsKUs0PyF2wCm1Zko1SkXBn5",
-	"ue286mTtQ52cwiH8qU726uRsHSsXDke6hCby4ZlpJ9WQEhc/thsbBK6ejGUW0oSRNZEmios+MY9MZ/e4",
-	"YObi8DY//2V1HvLYwETk+rgvk5DUOQ9Vm3cFCAp/h/gS35evOcaMJzHc5lhUK8LjmelEZjrkcSkw6+D8",
-	"sIqCff7ASuz8ce+ssumQR1FcspB++HR8drY4+RjH496WdVU5L2tMlWbE4PpxeZlhuvmAD1UJDch/V7OM",
-	"ETUnV9W2cDgGWPvDurnQW5kKm11f4ODO1uIya5UafbWnUHO8MllEg2tuz5SE0/hQRGomiBjoa4kk0JJg",
-	"fYvE/NfliRTKyWvzSI/GMYSN9RLGzLwBT3PUT2gEFeOBKNnZbCxbG2iqSXcCuGIAkyATP0bNvP7pZXjg",
-	"cfP3ooI6hdlwqOXBtcopUCX7y8lZHJBoslcWqVzPmTbjt1kMnwESLGcPYPNpM8C+sNosBvLbFmZlY1sB",
-	"nkIKyZArkMlQ1nZAU1XmX8uNiBxR6RvnbAY8jE9qY5ZbRQUGpEsqvgXzHCUSvtQsGSVcscVavpv7DLXe",
-	"EwcVwXyOLH0XGgJjQyzyrw3zoWGbgHGfoXsU3SQWpsOs9xgrR4LP394bOYSwOwCML2F85m2mvSduF3s1",
-	"dOZQybtEh1+n+5MxDycXaTfmajAT12gErZoj1wxy6/BL8sASxSXu5azB9OUCtl5SfbB9VjOQeyFCORIh",
-	"x0ZL6MkkLGoJG/OhAMpZ9258+dur9ucl6yVMDZ4WVpngw5m3yrv001A6sjXsnL0NPyY/j7e71+37i011",
-	"Eu30juib9FBu9X/hHfHD17c/jksXJO3OasGQhWFUTxJrJT4zeHSu0BraBN35l98rFrn37imLfIPJWgrR",
-	"Kz1Rn2V1hqCIGU1ZjgWAvAlCyUarEdFJ8RhY5BBecch+GOw8gvkXAjOqIS4V5HoJqF6LNjxif5U2PNzy",
-	"yYTQELRZH8Csz4RNFapNM/3SeGRL5AXJnhsI9ptdKSaYNggja4x55BpU3W8v0BumtoudQDa8Srraa+7i",
-	"uC+puGcR8hTBIkTEWAbCfbDVRN1HLtSIhUYHsl9AzFzyjgRK014P6h9kZfgRBYXGnELEQf6s0V7EKNX+",
-	"cQRDsHYJKN34YoS0xOcAVc+8rhz+5lpOLZeZdFZJa6oouYzZnIFjXRHDulh6KhtGsPqw4R2rD/8qpGIW",
-	"2tCed7D7EsJo+iOWGJZynn0VUgEV92jSZxrxHhDq3cLAzrosrVCO3CtfKRJkH46jErxSn+krXo36HdMu",
-	"K0U1QaUVdytfjTClBzLyVYrvAC/74vwK/vMJ/t273j+q1WsHhyeH14eVQLEjWuWyK8/LtKpD+SANRR0t",
-	"UhZVjHy6PEH3FGjfGV6WX8OuQAeMZ2m1dzq9DbrZaLVarcZb88+2+aeV/6/9GsI+lmhK6UIDNrvWRVpn",
-	"9LMEqJIOhtNeSK033LawzkRIxWUGfTuV/mh6qNaMiw/OhOAqgdPBDvAwoDEMHQKduICsfihGORpBtf+E",
-	"qXTICNe7zqM9eKVuRKAp3EJlifP94yioY+Z3lAWGVmQvZKFQOV8swxGVVgvNLsLyzr5/+8Np56cf3y+G",
-	"57BPu+isWYxwyZSM09kl7qVQc4rBoRx6pUC+EoqhNBZtMRNBXOSIValivTQWTKkm+S4xramyGSWudItZ",
-	"ti4bcGGEWF+RNU3VvaoXSnvFsq/qRGkZ3tvysuskpiJaoSqSJ2+riiJJ4fD4K6bOlZ2IERj3Rum39MAp",
-	"k4T3B9oYA9MC11VmWW7fmUEa4bpvh/PtS31eHVv7enO8aU92YUJY5CAWNB+ysgdE0z7GRREhob85SOWO",
-	"gSoSmSvZLDsFpkeuad8I4cQYQhGBhktBpGfbbHFcXL6L5sYs2WbwhCHi9G7g0aw5mPavFOGRpwAawowA",
-	"LsKQXGmZ0D7LsIsVwX66Rh8T8cQVAtK0/wQdMTdcqnkji2i3CVlI9YzaM2vrdlZzvC8Nvb5gIa6BoBC7",
-	"PQN0yI9OmaMGj1n3U1LSPwZaj9Tu69d0NGoqmWbh1K/NsfH6yeI1e1l+EFs+ymVJPROos4Sxv9Vn8N9C",
-	"hofNfjCnTpsVVYZudQdzV0j9XFiWLZ6dfXrtai4U3mJTT4vM1tqYyiv9tdXoYBLponzSaUv9lHLhTN9q",
-	"J+CQmRmW7PshS3hIX+8PeEj7cqXy21mPPtF96lQuMwvThOvJ4UN18OLLB49h2HkFnjrm7hxf5JB9thY9",
-	"nAoIDVwqSbbRbDXb7Y3m26VyXyoLyQZGFbvjIjC2M0a3o+tdU4DRyrwgznNgzDZ8xAISB1ldXteErFFt",
-	"y6SAsmGVityf69qBxY7QVuvvSBDL8B4z2yReoVgAaTgy7zGx60Y4FwMmhlGdU+4dCVzXdxYwK3hHAuvT",
-	"ugOMqLuIIW5iAMlniC4FkY2mjS2TD/5KrJ/p0qww/0crp7qShD3Ie+bIwaI7mWp8GzrIWFRKnbRUAxnp",
-	"0w959N5iLBeHDxhVVaO3veBrscqXfWvRws1fWoW0kOz1LdtP86Nlv1eKfFIsaUDLDEYsQ+Q3S41VNLfa",
-	"HT/y656NbA2OXCTIP3gc09dbzRZZ4xc0ekf2Lz6R8yvSfnu3SWJ+z8gpDc0XP62v7IqB3QahtbbQOx/V",
-	"/ElW7/7pcuDPiKQvF8R1N4BexduZPjChWfJA45kYDUdyTGRPW/0wL7RrHlbImFhf95VLHlR5FOebIiTD",
-	"m3mQDFtLpLdWjbiavkrNMGVCptSM0Mw98vHzNVkDOBKrNgf3PArW6xbQur3lQvFs3CVVJNhL9UAm1nm7",
-	"S94zmjjfWei9zlb7bs4J/zsWsyEysrKJBPu0AsM+WQK+aFWDDBcd/eXKt/T3lLmJbiAwbJ2oLBiySQ6/",
-	"onAwZ3pwcX51TV4bi/u17bh6amYfLNL1zD6vcGjkK1UavE8w+4ZKJuB9IXu9Sjcg5iLDMZBHr+VxSe8Q",
-	"AOEcixTxQpUl5dCIUBalXYypqEhdwbz758Th2S4ws39lPdulgZ1J1AIXP+AXe1s6GCx7aklTjK8Efzet",
-	"8slZda/dWgCWvUTbtcofuAIK3grhRcsVB7RM6ZUHdAy0Sr5A9lA1Z6wSUpTTw4UX+evp84RXLxDWoDiM",
-	"4kx81q17O6HElHO27QE+M+MuSGGjpu0ZroLMSLnmiMafyAeEOs2AJGm+V3GnoxBoEg8jo34jYFdTB2s3",
-	"HvBwAMwEJc6dc92mS5K1ijrgdmjq9Z88+laNbeJo4Hu33ZhL6KCz9+isK6kM0yAXZ0vlU666MWCWL3CF",
-	"5oG78qcB57mRFJm5yMYZv2e0n8N7OUBGFteN6LxG06teJy+oIWs6fbdjnX7PBu6zSXRqrq/HFj4hIywE",
-	"B0Y+Ime5EouYB4mYJJBGohz0Vo6yBXW2R1RpMuSR4P3B8iH6BzbV7+khsc8z7+f6l1y7JS37jOKLEp+w",
-	"Cv2srFXI/nEJqJQMmUgJpMBC+o/C2wcpGBlxuL7z6mjbEQQWhN415AIw+fuJUQo9b8sr5+9F1K/sGcG+",
-	"asjGZn0umuSs4P4FD/KAgvc3opMbYcZpq3FPxaCX8jsWRgvkYGWVKxunIhzUZpV6XKHz6kAE7KUOA529",
-	"bjMywMLMRFucAWbNueWZfBlMKOwaUaEq8wClxgLqWeX9lVxY1nK105xJnlMm0lkY9CLN6uy6MH/H52s5",
-	"m2MC1frcPO+Fxeo9ucLFheX9yphRuM6v3BFG1pkTngsSuJ1VHUyfibrZO/mVQgJA0yaxqenMq3dvfla2",
-	"ur0X4JPGXNBkQrJLr2IJlxese59lXXsUc2+aud4vkAz7xJTV6j2Mr5453Orj9V9y1JRwv/bO9nJfekVd",
-	"rRdxN1fSAcsQHAvz7OSShYyPlrzD2iNZYVpzPvyeGqUXghjjWI4b6SjDOF4O9nblwi1Vc/Z6WWa6zwoN",
-	"nJIeFoLUltvrT4G9/xXlbSsLq31mRg0jesziB0YcCrUDVLSgIoBKDr5MSiI2lE4c64RO4GyYwrBYIhLw",
-	"pSMhF4dfW4hlWFC4we7KVNedJ99mz+EVNddkDeL6Nfuq39mijrGU9ywi6Wj9KYGR05tcjnhYpMBFwkMH",
-	"ENfuIHZLGQu0tVr0aylYEl86Hwr8mvZn50YvecX91yEVVER8VVwqLy6B/oxLZrh2fdbD16vfU/uXzdN8",
-	"HnNxb2QrBDqQNcPTRhsHPMIfLgGScH2XBH+OWfcuTeJveBnt8DAL7PxC99c8cqVYC5P2yOeZzu5GO7vi",
-	"nm8JXechF+WTphjvYd6/S7b9WxzZI/uJDO97MoleKQjE2+jk2fxrEe8bExVACSlIwxsRMw3Pukyd4zo5",
-	"qZNzaPRpvU4Qj5XQMJGqWPFGZfFgY9aFVboRM1bBih5zrGvab5JjnWeCK0Jd6A0VWSUZ6qE87N6IhCkZ",
-	"Pxj5wTURjEXKvwA1mqEHGZUV+svHWkYd8Ja6lBWc4Q5c/9j45cuf29XQA0UGnhFdB3FBEE6kEa1FyyYJ",
-	"DGN4Qdi96ayltcDxEXjRzZJxKNYUZHExNrTORsbcucgYzObgLISO8yga2CvlMBoviqY7QdAG5LAAWDZA",
-	"9Eo5Qo0ghuSZEGrb2MFjrY4JVtA0xq83bnfzIhXD1QNULsK+cqXdAu1dHJfvXMFBmo0bDNDiDIteI7/l",
-	"9Bo5uKVSAgFWPAVRlKNclVDRg4gm94XwZfMFJHz1ByWMFPvL9Ptnarp7gjxB2fWOyjeLQbmvEzo5YDF/",
-	"YMlMf7BRcpqRawTMY75qgE2seXjPtAWzTYx2kLWsyAn6q+4HcBRPASPMnqx021eK3oROTrhgz79aNlS8",
-	"M1Scg9H2PKCzA870jMpAfzEyGSZJV9UlGMixBWdIjCVvoYBzIGdIDFdkrf3Pf/yvrZZ/cDEaDuok4kpz",
-	"Eea54+Dds5VpzLPe/vz1S3Fmv9Y2yWesLn28/8ksb+YPKCHQLdg3OTj5VmuBewDpUF6P5VHYCiDZ05fu",
-	"s9FErnNMcriNFTmyiDlv89R7HueI0eYQAJel/ailA1x+EXiRcGbZfMCMXtMJH0JluHQ0YgkJqWLreUyl",
-	"UejKYB8QsCKmKiqcnh/sH53PwudYglp5taxn42UAUs0VY6Iq+/osS2dCEli6e9Xks6pxEG8fEa6fniC9",
-	"Gka+UUv9kT/tnTij5/fwxJt6GaLTtDKx/zSvPU11RmHt+NHtiuqyxA55fq/Xw7uqJUDqszri2TtsCPt0",
-	"92oGlHwOAW/1JyWHDKqK0ZHRA9/lcPIAajUG3/DaSCrFu/HE29KF/GUPKd3+UXVFqiZKsxJAycn5/t5J",
-	"5bFcGd5/7bYyhJglLGRCxxPcyLn71m48P9IsMoaAMUqSrhxMoqQydLaqrkNuhmGMsJ1EkTeK+7TA+t7t",
-	"vI/l4fA7pvigUowDngfeNTyt4sgHzuIoi2GEO3MbUfiO0C5818Mm94yNDBV5grUGmiTTOxIG+jl6fMYD",
-	"GUOhEfNbanPf1qS9yLedaXrPbGcRnqtqvUn2zZsNHweGwkFmGLpSq+6FoNYzbWNFCy+yiWCCjaEuyiuV",
-	"9Z+VlPNp0q4/++IIUxdf6Fro8OtIFq6EVnJS+ertKnlMkK62WMWdwX4Ik/3S7NdcZrFeFs69ugLMstDT",
-	"GR88qSacX5hmmco0s5fjPOn/y0XBEmu1/C0UTmPpuyiI3Oy8IftUswTjOFZyc8+m5BXXf4FUdbeXqkpu",
-	"QtmmZcjpB5SsGtuR85qHqJsplo7oK94VPCmOYwbhPyPUydNofw24j3jKSEt2rOwKyeLT3KuWoTcNNX+o",
-	"KsRihkBGNFVMOS8FZ4qssQdQzUAFBI0AoJzQLjL8ALBwzqtBYsO86+8IlHbG3FbgimFBXbHznTai8WWV",
-	"eH7C4qbb0jaMP2A+GftKQ6MhBb/e1P52U/uCSL1o8EJ3JRv3bwXDdt4K29WDdzsAOo/lkJXcp6VEcJrE",
-	"S770UxLPYqxY0ghK7SxkK9T5S6hzUKxW2vgEKkjQ4zELYCl5X8hK15RpUuVNvzj7rk4+Xhx+VyefWffC",
-	"LMd3xx9sURljJ7pMCXLK3yMWsP1mu73TISP+lcUKwUUUj9iNWNvYqLffvq2/abXcrxws8/W6jRbDokDU",
-	"3pAa8thcHQiGCPax7krjejICxxGUBTIq09WP3xEANkY87zWuiUvTnhCclY2YzI64LoRILEZw4zPg2j6p",
-	"qtItf1GhlWVjmzMX/0zUzKk7UShE22WxFH2z+5a2+L2yI99mi+el6rzMqy1rrzD9mVWtxo805hFM6oWg",
-	"B7Cu//IHF5ylrrMFQTO262pYgs80vrewAlcusHiGd3qcN21mQcjgpO6nUJrPa/Aqh/229eDmpBg8434U",
-	"eoVbpyX9194Yn+LELj5eev/c9N3Pzn55vjc7M4XuunJgb57y73rmO+flrgR1eF5BD5bMdjY7LBKoU2ca",
-	"eh5i8H4b+Vwaf50EMOXyb2YeS1cFOaIikr3erIGNEhmlkK5MBrYl6TI9ZgyCieH29F8yVPuuec56b6xG",
-	"fUzwfjgbNl6QKZaN+4n+e/v4XBd+P+GxkYqKppjm8Gwf/lSB0eeVYcnoWWDOEkssfwFg9SV7TTejlHpX",
-	"RhO4zUVYaNt2FyqE0FCTj1fnZ7l37Z5NVFYJwUas/8gS3pvciOBrw0a3NxTvC4d7+MDcPU1Cx1ZHsU7q",
-	"EUVEX1CCq8rNzgMdBQWWWEdcVCeXH/bJxsbGjhnep+t9HLPTqYY8jrmCtD1jsWG2QZN8UgwClgB5Y8AI",
-	"j2B2QUQ1DdaNOo35Zah7123myZBOXNSoTAGgOEvo8POxO28arY1Gq3Pd2tlttXZbrV+WrpIfVR5Zx5Gy",
-	"ueD9NKYJ2bs4JhHLAgSVLSlBemxMejTUCk0iNaAjRiI2QnBWn3oAVWl2F36GQkya4uU1Xfe8yzlTsYeZ",
-	"ScIss0TqhMbKVue3t/Eed0C7wKYPl6L3DMs3bQhLbR64yBIBazieona22vmIk81xJCCjGBZnif22p7WR",
-	"UxVpnYJlGw24R7ixGoYToFxk7StgwbBfdzMyY3vYjG2LnCt0BipjjNPfU5ai6vLEFEjrij2dkZtsKI5h",
-	"mjhWoqW8h1wXbyM6mxxTjVuLcY7rNebU0/KkJ4W3YSo9WeuhDWx4C/zKguFBZC0dcwBqrPJuq3hsK/Od",
-	"NaETq/MZXXCr1QocMrEURKWQCLsUHM5SG4asBRb7tamZsiV1zF+ev2F9xa0Cvc/aLG6/c4vSrMwgcDy5",
-	"x0KbLfzAEhoXWFJBNgrkuUTLlQVc0gJDtlwp51JXgqkE2FOwS8aUaxcXSo0KMaLGggSgRLxxCHYL+4Ur",
-	"ksL98JhOyJq9QMZqMzdCaelfsnqByFhuPTQHQbT+jgR+2At2b3kK27OIdL5+fXcjAgubsQs3tuh7kKkO",
-	"5ZAZXSbzNYE7iSFT6oSzqBjahPMFxHmX6JaNwCwQYkt8mZshW5W1iIN+pcjR9fUFwbbvSAsv01MBdcIM",
-	"98NNOx+yyAze7hO8Y3TztYHOuNm3dnZW2/qVRu6Dyyp0Yhq5weOjekFYerdxngBzUmWORM/dXFWxVlYR",
-	"sXk2VNNY9lOW19QOvjYcrnNAlBVBTuOwb1BG3R1pxGEDYBPvNRjIEPxtyn039dImtBqmSiPSetelpMUT",
-	"woROJkWu+VutXgutS70JuQV3DnrT/4WLB8lDdjeiQPcyxnOtXhvL5P4OlSAMpUSJVIj/gjvQosgqg8fW",
-	"shRWl0NcK5i4uZ0Ok+jTPpbl63FBY/5HOelzoYS0xL/yZFs10N5srzCep1Fxo4KreEYZkCeEd+eeX8+Y",
-	"KU+uTLjneHKn4lAQeWdfplUn2Qc8be1OU0RxyFYZMBJTpd1Z2UvjXOlZg7tdc760ANLfNSoeca2ijJhW",
-	"B5aOe1c6V8rm6Eww3myQTpvAEMXIwfJ5sj8rjvU0LQoCBWaV/c/lrdvlMDo7qEwGF84WM9KSUI44VqdB",
-	"MXwjbHrdNrE62IxJufeUAps7rc3nSPHMyz8dMg9CsDnH0/tayVQt5/1MIQ7e7pq628BTfFBYgBKTLwqj",
-	"t7vmmik9y73oq3O7aAoV0ASNspF5mOpVqr+xN6mGQ59rZUV+j8caraaS19F78CmuwNLzcyY9M5PCUxeY",
-	"iKB6j1FrSACLHJBPlyf2pmKAATxwUsCtFRwBIaFRlDClXB3mtXDAwnsW3QiLuqXt6Zfr8ut5lSrwxaP1",
-	"mWOKJaSX0D6cEuSSRTxhoVbucu5GYB5dpk09nS0LN6mb2wt9SJ9lcg9ACJf2vJzFRtMnK+iKXvS9aWL9",
-	"FKiFYrNpFskemWkUFPoE+Mt6Lma892T5Fk8CxFwhPnvsyPQk77b3sBel7ZPhSxVwqrIwgFcQw49KwIj/",
-	"/+y9+3baSLY//iq1OH8EZgkMGOeC11nruJP0xNNJxxM7k5nT6hMVUgE1FiVGJexwMnmO3wP9Xuy7au9d",
-	"JQkEFr51nOM/ZjoGSZTqsu/78/lFLI8WVbDVR2qVquTo5Jidi6XZcTxqw1YGAvHDHNm8KArevH3Gjl6d",
-	"MakmRijYs0N4ueYnMFRiEzrDxpc2n8v2uShk4HCESJ7HU5HaseJfP9uJ+8uns4a3lqyEo0P9Lk90Gc2q",
-	"uRVM6+jly9enp5/P3v/y+ldC06pC5vLV+1FmjrCRccADajHqPBYnEwQGJDwpfG9soDC2E/xc/qLmaK4Q",
-	"um5YF2JZypld4YVyUtcQULPmyGvKmgSfRbmGPfM5st5vWIIinWvVOhQG+NdFZfx1wwhtyOxf5i7PFrrn",
-	"vLAW4Qai9XuXmghkcUFevf7b8cvXKwsCCDqpYKM0udQi1SzkylgFxgjDF9MddoSrHicTI0QiHmZMFjch",
-	"DCefgA3v/Q0AAMYJFdplPMwKqV1z2X8VW+Py550mCzw5GvuHcQpLSQVzBUCfZNTnn4xdv62Xt+Aixs54",
-	"LCEmCm6MzTvMFnEm29gaRSRSemjUQCpCrql5rZCyML9GWNZmo9oLFmk45VqqiVfk2mQhMA6yMWKEvHn7",
-	"zPMVAGSju7eGkU1bDeO2iODIrKsIWpGnmTJr4ytf/cd/sJeJMjaATJT2VZsdxTGAoqM+24KTD1FrqcJ4",
-	"EVEhUrB30QvYPBVj+aXDjgiDwYY5GGsGkwTamzt74SwCJRe0yIgERBPQ6cO9PbjRqPPh8+7zrnlqxwwN",
-	"sgaoJaAwis9E/JJr0WHHEX708ePxK91hZ3ImdMZnc/x0JYgPz8LUOzjpTGoWfPXRY/cbQ+Y3cNdTqTtu",
-	"eL/hMZ98/ZdJJOBCuEyqDC/5FhyyQbdrDA7NAsopB/jmv32F0iLP1s9/+92ItEG3T1dbSidc+0qE+0G3",
-	"RxebP3FKjpjtU8OCoSgR2IsITWvg4uehakd7UdQsnluAQXcAz/zAM4GMXNoGogb9F5T6YMEHkaXL9tE4",
-	"E6kNt7MmGf4tu6lK0t1Xr3k4LRBawBpC5Db40p6LlNLD9PL5B0xmDKw1Sjrk3zzRjHwEXwESvdRQAQcs",
-	"DRieKHA+FE58h31IYqFZytW5r67BjNIEto9WmSGlw947Gq4V4i4oeIE8Vom665BxIqEjQxO8JKL+ylek",
-	"b7Nk5nTYe+0k2zCPr4y1AK9CBvcIyYaMv3fqVL/ZAVRcZtVSCc7MxZM8oBziKvLVa8fn1eqw1y6nQ0CJ",
-	"qhDW5e4XETIysCKj6AM80UZ4DM34/233zr+xmI7921f/brfb8D/zdRBSaVEGpUX/ZgGfz2OJLZV7/9SJ",
-	"ChheuJYE+nchUwOB8NXrCqnEfzNjq6ehEWxT8YW9eXf0sn365qh/8NTBJPNLF8kdJdHSM3ZYEbh45RW1",
-	"CFORmR/1lcuGWiFjBoWyBKYd/8npo4hn3G98C1gTIyksWEn/BBAG5hkP2DSJI81kpH2VWXaG7Uk8gPqC",
-	"vN3cph8L5wYD1MW4oq8giv8nGgNtnj+5cKNDkaafwdPfptytw88jlj9K2eYJW28lY+tZERMmSmfcrLyc",
-	"CcwZp1InamhEaSrMKkoMzaFKMMIxkuOxcWmVLVhTEWRsOuwMM8wW25MWB617V8zItXk22nA8Y+CnY1vz",
-	"5VSL8LNVa1bhQWtz28bSl4inprO2GI+TNCtV3hmTEML1qcBGccYXWTLjmQwh7L40qtLFh6Z8PhcKRgPW",
-	"vKRgLOKxUl8QVNTlWzxMZlQ2ZMZUdJohp+LCMqgCNDA6cbVk/S9fiEvDnN68U7bKp2XMebXmCGuMB4+E",
-	"88PNK5OXWOl7W7fb+dvmmQWXG7WykTA2RIacs7rqhAXlqEvg4ScYdglYE+NY5hc2pRNaWBJUjM8EmyOI",
-	"h+ZRFQiQ9qgAAuReHrAN4FBpaidyUczinpECDOaqnP8hCzh1y6/VD6A5BeY7XCvVBJ66TaDj6DAFqCFf",
-	"z9lKZnBzpph0zakZaywVaBuH55DxCX5obl3DUSDKBGMWhUlEVtsWbIYOiks+n+dhHOpDRIjmCgjO8g9V",
-	"wShol/1AY7gtFbimAOXlShg77BRNZcCgweJrZ6/k+rhXEPrIJkSyz1eBHYaxuszggkIS9JIQypIUrDNL",
-	"wAJWmm6tkRRBpTkwokKKwiHdG1Fh7oM5qUCdQMcqlsZnQCBgdINO0mSeSpFheS3ES100qoQpkol0prEq",
-	"P4uLDlSBmHLY6HW6nS4UTsyF4nPZGDb2O93OPnFQQXBjr3Mp4rgNpAJ7/7w81x2jss03xLWyHikCYf5J",
-	"jNgvYslOhcWrhPIgMwGlEIIx8+G/VFJMhURGOJzLCG2kE2cvDqEplzVRLFHhcYHhrDFs/Flkf7kEllRX",
-	"lWmG2e92rddJKfdVM6QUe/7aANbV4W9fGzyeNIYNwBiH0O8F/NU/OOi9ACA+86PPom44GPXFC94b74cH",
-	"z80X2bIxbLz/5QQRrxFhv+E1vpiJ7/3rH0f/+OXLy3T8t9PPz86Wn/765v3k2TS8OOFz+S5OL485Pwnf",
-	"fPyQYOkqmhFXpWv+8umXU3Sy1xfFqE4tso5Z7kF3sOlRbs72fk2yn5OFikpRr8bwt9+9hl7MZmYLDhsn",
-	"qB5gaeGwXaDNUFphAKeZmMlszASWxxTdhcawgcsJv4QI5RD2QcJXXbHLPohskaoCDos5UMgsAbEEqnVa",
-	"4ZogJ8gd5kG31/HVz0ZsU1EIHU+HH0CVD+6ROfMGpUryKBYQT+AczLlMIWxQ+HpIwWmXN4LUILI5eCC2",
-	"c4mEJFR22AXHrv8CczRl563D3oNMOj5xep5xahrtsCObecMwAKidUo2C/R1fSc1IuYMgm/OUx7GI2WSB",
-	"qp/iQuJLKMhuGWMziQIzhJh0kzGFCrRZFJwxXx2fYGVcbCQkzANaVfvdfNI5TRZrGj91JJaJilod9inv",
-	"zU8h3aEZj4Ed0VcwXmMAQhpOLd3baIJ9J2YzjvabV6zKkJoddPdZxYSSo+sqhpAWFIQ8/BbRisi8qgMV",
-	"Fs+sRrLnhWzt3aXYWzgAGLIWOvspiZa7iS8XU7uyRyLnjoV0eluqNiJ+tedcmVl50agtgWDYtr/mWznm",
-	"btspry2VMZWVE0VUDcReumcJJb7VHnt+x3pwEW0KqUh8dq8Wnz/xyM2DuaV39S0fIVqUpFCsYG7q7V99",
-	"0wlfxgmPzpLkLU8nkKEf9F9cfd9ZkrzjyiIwgq1w0K3xe6foev+00MutmsFMmTkVcLxyCeo2W64T7IrW",
-	"UwsJ0sRu0gsXyTm5GjkrT5mxx4wCZTHF07VeiAjzDk7kWzvNV0ckfPvdQaX151iAIK3hLMCQx7EREJqP",
-	"BXbezQXPzPOKmtEKMjsInfEl5UccfciSKENy/pxcq7Q2CBZy5wtvTV5zbmJukjqWJOiaYqfMWbIrI3nt",
-	"s7pCoF5L0gwqOhGcr3Dtg32tM3rVucFFuMYBwSq0jZY5pPLwRGKqnICfcwdqbUMZpVp2uDYY3e9E48bC",
-	"fRv3jJPsjnym3lahy79V82+WXuyakvpbcf3WH1trJbWIx4V1LPK5V4u6lxBPryRL85jDxlDikiVKeMRB",
-	"ZhtikkWmM46YGmU5kYwRjQ92CsaCrKmNl60Z3GtUbbmX3UWj2YamfMVXDG1nZ5PZVGVpQ6kk+AMtDH9a",
-	"o81X5RzG5bqdOFroJXM2orMNa2xyl1mVKYNgItp8VXsfQEvESa7Yri08aSpPrjbIvIYqMPkPGw46r82z",
-	"dsQvVXvQry9Ny2/w45lv9s0KcBYru/nRrFs165xAe2lD1qtyDUjYd7DmVkQcyZ0tEg4pF7dbc82c76y1",
-	"Iq+M7CvBtMJHKwSO4KMSt6NHllbEmkSn1sLKE6BvdOajiyF22AmOCpxC5StrzdkH2luwPs24vmUxfLUB",
-	"6mHBrK9kBvAResXoDJO5NONNE2z1wxcFAkiGBJAUk79NK5GML3vgfkxr8UEItqPiJj/celCkdtvyAUi7",
-	"LQZyTmq48obYxVOYkOuZ0Lb2bItggupfI2IqrCRnH32CuFKSTn7lMxEY06XchGgWBMuIXeTPV0jLz7jG",
-	"OgCMrbH9bjviS8jmZ6nkcYe9NoaSppyqAETLtlRaKC0zeSHiZcdXb+VMZtiotU8Vdba0AVAwnYVl/pom",
-	"i/QQpxSyksXrWXPQ7Xps0H3R8pWrTEF7iFn/uDqUVmWUWSmZLpQqhO585SzIKddTUR3B2z2S9oHW8yOa",
-	"4vcQUKNkTRGWg7bBRlaD24zB2RfeSdz1HoK4O0MyVQi+YsrNJVfp4EhtS+VuEqurYWe9TNQ4lmH24ON0",
-	"KMwAxxdn9npS0z6+nfcjbYxCrJmRxsFyEfM4mXhGigudYbvJMM8QNB0Hectbzdn4qrlKN06d5nyjp5oB",
-	"m2zJOWh5kJXR1PSbJYmvygzjTcs+3vJWbzZfrvGKG7c1NwlLOstXq9zhzU0c5F4VpXjLI2bLRWYnh+jF",
-	"W76yR6Msyous49QfgQfIqQNzHyq2CXRGQC5EanaZyiyDAmQC7E+50rxUQkS1SJkx9TvsFzHP2Au0pDvs",
-	"BBBxUUVAVSKhuYSLVCdpcIgKEMju5nwisMQMOAgII+CtVOd5pWKQivg//Ya53m8Erdt16d9KnZX4/lFG",
-	"p3wmMpHqjdBH+SV7oH0B/eiKC1/C+ze+/X6zhPVviIixCi1xQNASkKW+Ggh03Ec6dPOc/U630+vtd55Z",
-	"urkiR3yBEn5HtnYzJVUjHQx7/V1G2qsz0pw4/wYD/r2oumr1TZb2TgVqVYUhPyfoN0oYNjxqKoDfMlu/",
-	"ov8H65YXaYxFrIesdCac7ZUi4OAsSUXh8fkrrTbKfLs39+CKyOl6IrV+oMF8qmUm2tBc0xg2lMWcpNaI",
-	"mYgk36Pjtff1XCy/bdVaWI+IkPcOqA96DWx/RplIBWQW/MjHNA5KN4ZcZ60OO/LVuVjiN+sF3aV6boZg",
-	"9jBWBJI3d2LPP6keSD3JDNLsI3AlgPfFyLxJkkSsGbw0n7RfJipLk3jI5qm84Jnw2Ix/afOJ+M/93sH+",
-	"064x9eVstsj4KBZQp3o8bv+aKNF+x7NwGlAJgtFGweszPgncQPeh8LwshgOcnYA1OU2UCzRjUdwMZX3Z",
-	"NYKC8mILTbCp1Ocns5aA6rguodfXkAYMExgm82Vh/bAOt4yi4TdejJ8/jbrPe8+fD8Jn0dODF7w/Fpx3",
-	"w4MDHnV7B3x/NB6Me6P+qDt63u+HUe8gehr2DkbdcbfLu8/9xqYWodKklo5jGfF5neKshqaAWd37U7mb",
-	"tlmcb9jNrdLvXo3fWGmQwxNX5FVpp1UIrlpbr7wWdW7ZKtW8xmtiYNvwDk80O31z1O4fPPWQSzG6k92w",
-	"Xe7uV6Up8fBXbFcIIqBV22G/JlChvrIUD+Gl7y0WdZO6t6/rTYW//f6t5EsdWQGPoSjH6ksaizq6KjQW",
-	"foPsD7sYmSD4oLPu91yxXZp1N3/iU/ccDE6laoMGKuBtKJBRIXoedPYkSjBsf8VMXIAI9kDfGrSGxS1p",
-	"9cIK9r+3Vsr7RGM7h7H/ARbcc5S/HsuSiC8RbExY2x/JgH3lSKs8cvp15rkQADBfu4yi08rGIGTNNaRB",
-	"j1AbsT8mhxxUOfo+dSutsiNb7uBEFdjA6Vqg7gSEGZYYN8kxWuG82oKNJI4BWg7TAGMIWWLjFTlIZZXL",
-	"qJrdAT2gHhtSFSHxbviKPM6VIrf97gCfqkhAsIIqlJrpDLxjTNVeAKRivifEl1DMM18FGL87kxDLxKZB",
-	"6/NSLQGPY8uiBy0P5MhCPzPjrN/tdtgRJkHGIgun0HeKJgxn4xQ2BBTROxy6jU2tFf5ebmiUbbJLlffN",
-	"rhsV0HhXkd7xFXTpuZhjlelROAi72R6wo81ta/L8EBfL2O0yw7WRcexE/IpkPogGvUG3z0fhYNTnz56O",
-	"XjzrvYhe9Hrd3rPw4EX/DzI+rgodmkMDZtuVwcN39kqcZIS0JWaMq+51GLR0b+34Y3FZN5WNmC+va/Ko",
-	"pA2meTB07QFzkdptgMmEC8RcFjZPKFcZ+taedi3T5xRPPv1akpY2p8eKZ94IAmiYutYmvKbNg4dkyinh",
-	"QNIthxCyMkytCsxNxtDui3QX035WUCrNhZXarXwd7mCO78+f381iyiW1xWerby3lNg4CMmzJ2PE4xl7e",
-	"3MbJsWG4WhZS3l6ZLgoi49BRPINeqQ6zzQeExFYCZwDciGYh32WOuGYcUlotZ6rgXVh7gB1AeRkDGiRY",
-	"BAo9BF1b7XloI9l5oYKxMymdBmk7GjH644VGh4GvghPCsiB+sIyNjZkbWGBY+Bhq2Kkh6ekKvW8+I5bU",
-	"d9Dtdnxln4sF+2iKxRz7tUGmhXzOmiUwC13FPTtkQA3e99g8TVj/wPPNZqO2ZbZQMeYzW+tt1bajekiP",
-	"/4zx5dw0hGHrjC+pTLcw6jwsQa9u55MG7ChaZEaLjDZvEkfYZJclcw3wN1gFEvlANOlMF83CONGYtyxk",
-	"ZHtdFsZczjAXS30PpbSsVwRHw4rjw3yOeeaa+Vfq4LZmSA9ZyjPRtlNZWc5mhkWz8xIJzq5f0AbEjI1n",
-	"v/z13eBkh3q0lSHcaeEGrvOV9sQJXlbfjsAbXllZVWlIbAaf8VZlxbWTmf2rb8FB2oyFdZN3XmaVZJ9B",
-	"pjjYzGGjWug4tE2kHx10B7WnlYggqufTStPtUrJz/0nbbS10XKa5FHKxVUfxfpU2LKZipbqQBBO/h2hS",
-	"m3XiXxJJ5WSl2KtTfvmznmiWJrHwwA0nCveceA3dSRe491Wplte2l7snChSbzUF3HxFtLxGU4kixhYIu",
-	"Uw8WyXOOGeA0w0L6arUGb3BY6szCOvbC9y9q5AVRX5cK4MimyZaVEvIIZvbYzc9NJGRGpW9SXXx+Ef61",
-	"P/r7s9kv84E+613893P1Yf/yH0/Fm+4/3x7wn6P+5KN8/69nfz+vL0lXh3qnkvS+q/cxqes2rBKXxUaG",
-	"ey1yq1OR8XOSjmQUIYXxjqHIe6tKKWXkcPdA3qq42fNmXpjsraW+1Fl+ddO4w/mFNJcxOz02Wqgohloe",
-	"QjSIknAxEyrzGNfQZn6t9vD3c6GO5vIvmo7uTbrELZrZ9frsS8dgGxfZKg5h5XmA9zo5ZvudrpupW+73",
-	"PptKeL0n2v2a/SXWNAvS2q3Z226PJZ/Ft7c9brIr/mFGstOusGN/3BWVu+IfR+/e7ror0omuUX6rNlgu",
-	"eRGtMaS2FtJer9sNR/A+ndxE86vN9aD1HSU7kDut9UzSyZVq3UxGfa2OV1du1+KSPpBC9YpayuJbFPY+",
-	"bOyt6rIAirNVHlak0zzMpWGbdcwVa2bS7HzY6Z4FpUP7HWEBK7IoZiO+TycBayIiHlYDzjcKTToDN7Ib",
-	"/4/sr93FrdtYHwSPdt9WtJa7p5XfA6PRt9+9xnxR2XqKeT8wuvkMALlw64VJnCxS3WEnMVe6SHvMRssc",
-	"VNWj9nkARYLHHJ0cr+9FxG7E3QhSvHIXOtLrmwhjR05tvGaoEfyPn1882+89BZxsScvwH92fnz19+jpn",
-	"4axFR13f11ml774TL+1eTxtiv0V/5Km7e8/s5ooDV373E+5OyLr22ONRtjeNn2GI85qnv9L+OjIbTGhA",
-	"Jr/oWyBcjQ2M3CEtP9HGMBfpmIeCCTWRyqEPYzkHISIPfXX06ux/jgAVdyYzj+GffSwwHxsVhp88p+3E",
-	"mpGYJZOUz6cy1B5bKJntpUky2xuJyGNg/U2k0J6vAO0ZQOsw+YIP2meR1OHULITH5vFCEyp0GokUCdGM",
-	"8fj+1SnTAugBoAj96NVZ/rJJ6iup2PsP7/7nfbfH9tj7d6/+5313v8OO3vbyIbAZnwNTVpYuQqN+I/oO",
-	"wD9UBD+CoHo0N2YkvrpIQj5axDxdWsw9KvJgM6CoQtl6Dt65ZsFCzfh8LiIkAUqFEUgQUjvq9gE8mJt/",
-	"PofufvDmLSh18+RvvXafBceBkcnM/DU4aKEVjXjVkH2FIg0NSTNYI11CtuYZ3LhPlaGcXfJUSTUZEhiu",
-	"iKAodcovIAmTGoEwk1FbZ3wJUv8IoVXNRQgCBw0Xdq7zDgQQbQi2RJY90/xCACoulL8aN2/EI3urr3Dk",
-	"caJJXSEDPAbXgdpwIjJkKwMGJEglp0Iv4kwHWP5k9oSXh2UD4t8KfNUMaDyBxwJ9LmEBPBZECxTAAuni",
-	"/on9G60OYVXT2Fb4O+ixnnnNc6i4odInutwcBhnbOpi1g27nKmjlQ035JcvEl6zDjtxTpPaVhMjtWKJS",
-	"hq4S5AVjBdXBmu9O37T3W577csxDGctsid8MWlQwBKl0JiNfwee9bmtY+LSEFYmUr7CTFMyqTlh2mTiJ",
-	"oZ+QnNBYxJxkU+wy9BXIll7xTRBTEN8lW0IztI3x222SpIyWharCpF5rweS+KiwYvhOZN3TisK56RZIh",
-	"5if07kSA8RPjTgaual08PzpLUjquI6MxjISSqpBaHTKcN9Z78cKDf+/DMGCWzYfIcIs9N+8+/MqaJ8ev",
-	"2vst9nTg4bkDAegxIwGxpE5E7OmAiHHNxQdszGcyXnpsIi8IAmkmoyhG+037qt/twvWlGcbDHCdqIlIC",
-	"d5a6sKXtFangGtHAbRUhYKQDV7zZcHgIs3ShAAXdlY8lizhCeYYUIoTWB0KldVg4rzB7dlW5Zgu9IN/9",
-	"ZZ6HAOITItfA9LKsLCsncowA5WIZIQBi/9FMKkQjdyAnpWQEjKlderL5ySK4aHBMCXwaT3DIVOKrPGsC",
-	"rWdxXL7pKMeKRyJKNPyCDguQnyRw6RTOkKaAEFHLnQeD7oAFp+b7PMsPpW4gZV3Vg605mPNUCwDWNVsO",
-	"CvEKEjQHH+x32E9JJO3pNMYdwMWevv94+vnN22eff3r/6h+f3x6/Oz4LWHPA3v1k5EuElMuHbNDbt5h+",
-	"HhVdJnEOr9zret1u1wn9QzYiRZeMGR+ZAfcKX8OOAFPiUoiM6XmSudEhaerKpBR3kBH30PqXSZC4Fms2",
-	"QnBIy997SA00SYL6yDyCGCPpNOY1lg5Yf3sqPkAWl6MoC1gTq0rQv4bNWFEmS/unhR6V9eGHvgrCWCoZ",
-	"8jhgTUJ5Z0WQ9wpH6Rh++0387LqOEpLdGP1/pQNxTO8JGeXajoQb4Z06QLCxar7BB7AFdniFN/GzlTvX",
-	"/KKSGWALYdzRXLEGlKWPvpHPtHMqX6L8+szn8jMyCdmE/opkW8vk926eyf81KeSXiWKoSi62SITXEdG+",
-	"sqqhuSacW9ZEprd2GA6+ql1CccKXxlH4YPfqTVzPWym8KMv/uyq4WDWnLCwihuCfaCQntdqLLoCWgjH1",
-	"M2dC37Aeo18nKjBPk9CcuFF8a1UcZeKv337/5n0t0Wut1jqiXLBus/EmjdA2/l4bdY9VbgW/30r5Ct/f",
-	"qRJodSySkjSG+X3VcQH3S1u7QpyMIhqCyNblr3CRldv1Nzk2eXeIdUyGcCUePGtec8Xjpc6YEgKJDrIU",
-	"PnZjIZcldzGw/sQ+E1CMzwuN5x71wGvomwSfD0F7XWdksTXdVxt701nN1nRjaOWNp5GtSdHC2NngAmEL",
-	"Omz9J7mXWxmKP1pEctVWWDUG2DVsgbcS9Oy7fMdt7V94b4adB3qsM2VeoVyrfHXfNucbKMMcBV9FR+Im",
-	"Rr/t4ySTXhZ3C7Neannc707/bAbX2zA2un9leCVax+4Nhmc5vUtDsm7WhiHRPY0dDJP3dMu3GqgE9wtf",
-	"QH0huVC6oi0ELjxLuYxXTLNa3fn5xv8AkmC3Bn13YO+qRb/4A99L3+Q9W0DXT5JZysxS2KyeQnXydrtC",
-	"vW4ybV0RQ//hRhV8BF+vQuEkc+gyELrgWyM93JIFaOIFHgUHUuh9XNFHviooJLaqj66EaWHNkrLbmkHG",
-	"IK75sY06CF+ylvqhdk1QuZLaRViTpoAFZmKCFaluPtukbSyzc806SvPjxAa9SbA7lfhE02C/P91Ik2jD",
-	"Y7A/SoPUQukk/ZyMx7FUYsNwAGNlgyZ8Oqgcy/enbvLjt1XZ0A69hpqBO3fTLfm2uRPNkj/+e9Er96kf",
-	"jLyhKSgoBPrgDqonNgh8ZPEiYqxrZ2evPilbc7gvMSXGFSoUGBlr6mQmoI5S8DizDhtF4kmw5c3xLEoT",
-	"6F7Nu6SRrhz7oOiZDhLX/OBabgVbzyjCLDNCfJS2p4DPhK+SEHslQ5E3oSmsibQBhVTMk9RhqB0SCmjh",
-	"Rqjwn/BMXPKl0VxpRCkl5NaNIYtp7m3BfFj0YHiFdQ2HakxQwUfAmjmr6JZqKeJyR6lwO9KrnvDaIXpp",
-	"r69GXjRfegUK+R9WUtBSuV1cR1yUN0VV3AXzTlfFXFz2SqzS+4ZA4EwN4gmwNBVtw0NK02eWJxNR+OpU",
-	"Va3GEyjqq3eLJxxBNOymxGu/fW3gm9oiZwLJPaqAjOvuBm4XGfc+5jr7qNef1+sOBz16Hpk5r+cyXK9h",
-	"ASiRFtSFibH8YnRnstCfz5/9ddb/ch2wuCNHCn+VoUA8bvqej95DcP5AuVNAv6Te7anbVjxV4e/ZI3Cj",
-	"4smt3HWQJ1/EMZ54aPm0KPVJJg7ZWhM5+GrYSd5h5qQRpRuP2kgxq3wFPh5q1RSwcsUcO+7ipe1+N97x",
-	"0auz9SCuVBZcs5Alvyf5gZXTdBJuXlS/9eTuWF2Pg7qrAnu48nYl3LlYloXS30Yvzv73w0C9nT8PP0W9",
-	"8Rv9dPIXvr98LbqLX+T77ODv//rvy9piz+xOwA5BAkEIty+ZSi4PLWYNNTHHuK077IPborA9vfV9WUF6",
-	"S+WLhV3pNmVno/DdbWUjK3k3StpiR/aj0FW33yeRZ5FvT2BvtLzA80KBHAuERKvmSR0DuD75NSiVB90e",
-	"gvFcGpfa7OmLBBEfXN7Z3Lni39yT9ETau4L0XOc9u2p9X5K0etzja76Amdu72qvenXr/6ydhEcmsHSeT",
-	"K5yQy1Rmgs04IMKUujRc/LXsnJSD1JfThDWxO9sV5KUWK6eFCWL0yd0+bkGHHhYGGg9zkYJBNKVqRXDW",
-	"6eitR6gR6/xa2dqrgcS35GE3OULm4rfJpFZYW6gMOORHFEBenTaH/1EZSj4YPQ3bz6Lnov1i3O21+/uD",
-	"g6fPnr/go3BT3pCHWZLeSizZjtzVWjqe9SbGley0rETl0dw5lZnYPETsftgES7frCI0kTy2gvxnqOqCa",
-	"s7t6Z2B0WburYnhmL1ZPX8Qz0TbP3nkOHR/z9sE9v3JwWXKtoX2HYPYhzVNpu8DuBc86qn8MCBKeuBjX",
-	"2Fm+ebeBnC824NGTKwPCYTDuhX3+QnRHz6L98IA/F0/HvagfgkpJJwKvqpUnuk6cwYil1ypLlzsi0uMe",
-	"vTtI+vz5/xfTEi5tDcqZxaA3nIUB+ehtuerbS09gw8J2FAYszgdVOk0WWqBGzCD2riIIxrvWqqjlGa2G",
-	"qL7rLQpD9u7Dr56vsHUZ+rqSMRvJNJsCBYsNe0b01lStXW6fynu9Si1cUF4+jvlEM70Ip9AzQC1S2E61",
-	"pUhrLSd+aDsbsOjeV8ki0xJMI7iGQi4FsP5byaG/zIu60JhMb7H+688ie4nLXcdGKWa27Rb4/nLbMEq1",
-	"SLVZK7PfsLttn0F8y2yukKfCY+ILD7N4aTaFFipbsU4GnzaM0zxxV5vk+8t654d8a+KINsc1st4nuD9O",
-	"Sb7tpGnytqk7UzbF7ftYXHVFqOegzhRAIDDCSrqPKhU8wiLraiUXWqlTsyDLSsF7qsmyj9yz6qIN6mJL",
-	"kRZqI9Y8ettr77dcSTdrvn91aj7A7l1XQe1YXlcafcZY72wcY+joyhuAWSQjynKHyURJLTzsmDLPVEaQ",
-	"aSGUq702SmeaXGLLklRtVNN22/sKG2yx148Kxv7TNg/HQKkHo1Mi76fErz13OY/jALozr66c/g5UnfHI",
-	"P9JqvoTFrFdtRgubpGgQ5J3kZX1hPq9bJrU1JJ1E4heJ1uGaoMv7uwndHoreWh4L7OdJygKzLuXB2fvq",
-	"F8HRo8v3CrWYmbNa+Mj9g8dwdB+G8rNneTtCYWmzXEMFFh+wmwJ0++tOdJ97+qPi2zGx7JwHJxacnA9J",
-	"pDwofbb31fzn202qzzaA73INWkRERpRnwECWpXI2Iwdxnai4dcjmIjWarC0UPCJvjfeV9d6CPdQres5D",
-	"6JUpd2+8f/XyzXsr5OY8mxZbNxyEdZ6y3dbFMZPKmfWV9BeVmEho/2jX0VTUH26fVBX2ON0P9O4e1fe0",
-	"OYGsyMxXNhFFCCFrSh1BM4zXIzGsLlOLPmDji8RteshinhU6zQixI0d2N6ICd7oDj7/kyw57x+dzaO5P",
-	"AG93Ns+WsM7US5VbLvicS659hTAktPBIXm/L/ixJD5EnOyB8JQTaOoAVMgImIvN/S4H4Hlz5ymWmn2gI",
-	"E8RkYoVcsZEbPgVUJ0k7lhfCvQBiiCzJx08s9IqxuEYLGWdtqVjR9LJk18722pTRu1MT5h2fl3TKDQok",
-	"zF5EOZUobQ6qyj6HPB0l02WUIgFDnFx+HnOIOlHkFGyc2sn1d3x+56DtZH5c2SlU0MO7jD+/aTPMuGvW",
-	"nuHWeqwPuLX6gHd87ggpkkLEj2RpTXVbPpg7dslavPUdMBgttcVoSXCMxCCB3A11Io42RWrpMWp35VyR",
-	"8vTVrjlPnDvkBdB18550eS3/qvSi30cr6ffnrxQ24VYxZ/kbdHYdd+WVIx+s76jQyO7MVSk8//9sq0rk",
-	"jtPVJBCl83oXNavIGa8ZtwyRSeoaKnhGqRFs2yAmC+rNICG4FNkQGJSAcT/nBPFVM6io/rO0TtArY64P",
-	"MLQGhEDGzCUkAkukFCDjJEBMhFMRnovIV9DRoTMWGDMmKNFX/mI+aR2yhJJXY8Lt4uc2rUOBEMgUOQAL",
-	"4gjylXmzEgbTSj1MkjKbJeIVYv8JIV94xbyRr1ZBmzrMTjwY9zihxN1j1IxRZ4duOqW+BTmOpXkkEm7E",
-	"/GPWw/xLEyGJ2cCTVMZGE2u+yETDuKtkYbq2os+jpOC8vYH3VSJvOzI3o3SvmyjfrSYU3/xO4bSJvuwq",
-	"of6ruHyVE53twl24nW3IYwuFh/IRiHWynqfA8+YIea4jfTcZk1fWn34Qs+SCkCqtZDu2tGOrTGMUFADG",
-	"1UxjH98q6xhF5jHOywaDbg+KtFViUf0AXlEzKykLfKQhn9+COHkFb1oQJw+kMvU+lT3O0Y12nFftpLxX",
-	"+T56X0MdQQtmoZDh5uvvaHIbt2QM1+RpuxPJ+UN3PPLohjvwjtuY6wDRewBokMNflGjIyf5DqO2Smg9a",
-	"JcMVuq2QxZFo+SxBplKAyGNNYGkuiIHOkSitEdMMkClsVzR7l1wUeSZ9lSXOdKxzJgsHcg3V8xZOaHE+",
-	"bsngmyaXb4hP3YXbC0ag+DJPIGU4FWDkxXIyzQqY+q+/zJOCwbcjfP41DLiHJIksoP6PKJFuFUr/ruy3",
-	"vZBbD3m7EXdJfLLmegd8j4KjGZgPAzYSYTITmqlFHLcOt4sYX5GM6bCXseDEXUuXEb0/JlfgB2s2Iu3i",
-	"GZpfxetfmil4tOYqNSlMk1uZJ7j+36VGrYz0nCw0sAvkMPVcMTnjE8GaoyWbiUhyQCRG6NVUhHIOUXrg",
-	"QiZibeRMNnsRDgFkA2FXYlbOODWMz+eCpxqSu3gaZDGkYwnB2UJlMmahmVUgdyirYl9t1sVOA+fUoiyA",
-	"F/hFLIOyXn0H75Ur1kNINbq78DWPowCv/oBvfat62Jyps+TmejgTXzKjKwDQu9cHjHumxYVIBZsLrhYZ",
-	"JVSWKEgUIzgXM7ZJDKJrnKTY7MjmMce4vGWycwVvDhgDg7K0XXYIt3Cd/bBa2kZacjZfrrNHZb3eCAyq",
-	"CteUoV0Mx/n2tfacy/SPAluyiA+cPW274haIfnusiucfjiIiQriyChJzxBlPBZcYOLfvCWHyDnsnFXAh",
-	"Q0wnp68vidZ5Ki5kstBsoRaaeiI67Ch3Uaq58BGHwkagUDJb5l1LvQ0jFNEhBqVAIp9jfkf5qhTC6rBP",
-	"U6Fc+JorF5h0ZNjAEDFJctp7ATFvl2xlIZ/7qjlOhWB9j83ThPUPPMwSQDkFWyjLde9hojEX+33Kp7rK",
-	"DHzmZ9tTCqWW8DqYUqAwWevWouyrJPs3wpAoMe17DWTM1hWYEj1sH9yJx96Ocks9RBEqoQK8hHBLvrsa",
-	"iTXq+/u0Fd+t58NuX/IhPMEfJ/vMr6+IHxAJQ5AQULNAxk6RDcW7IrDNM1/l6AyFADf0kaPxYmSfDLkR",
-	"bHMiMSpOtZFWkdQhTyNhxFQCUSBbg2GeudQspYQA0Nbk3PyFuJJHhY1QfUbyC2WvhfMh6Xjoqx1i7+yj",
-	"2iIZb9+9w4W652DtY47rBtIDN8jtRjpynvfNpU/H+TVMCZlNReoQfXIWDmV8CFBCKzh1HXZmjj+iVxE/",
-	"G1QMd3x1ZMuibJI7S5hOZoJCoaViqQInPRpE4D8a2YA1UxuOxEct0toVTYVXvTmsXQ2Yp5z2RCPHtphx",
-	"GTeGDc1n/zV1XKNtqpvVHfv8DQr/xXVApEJEwb8wC/DTsn6bfZqAh0jlry5Rrx0Txm5lSfnc14XGs0K+",
-	"sDF+4OMPNUIVr1yiWjeHabMcgLNw+9VCBYL2fFwFT+cZEHNQpTu6Ri7Zgknt5gbwO18ZK7LVYbA5SDfC",
-	"GVl1d8wD1yeHuEKSWACHmUqQTG2UXAhk9MJtnz4BcslDzNLISDveNZRDFSU/rMlV5MHr8TLcOj3SY3yW",
-	"ID2eLetsQWgKh7/qcXErCXOb6MWNRRouTOFg3STfUxJVjTRq7CSutgiLenU9v+9Y2JO/9Z0W9+R77eoe",
-	"a9QHRTm3K4Bd6d5KmZiPp2C/wkn74cJR3RqUTi8TNY5lmN1S/ArmXzDCzd5d8m6zv2qh1eXXP9laJkSC",
-	"bxFTdBf8B8vWSZJGZhhw8dWMnyNb4nLIVALUdCn5cWWZDiE7EKcgQ0m4JZdAQrnfsuF6/AFfVVt19tEE",
-	"YrrNqMPHFtH3FAlYYnm00nPNHM2t0TUM8ma/O2jdWLai/7QiWx/zY1vw9GRxru7HZLkubh5kjXbpBVnM",
-	"jdQQEabO9BpDGnGw4nkZLTf0eNwtrt21ejwgUdbYdfr/APwwuvQM/QZYhr25mjRqAYqPZSyoGmUec2No",
-	"dvBexNatiQamp7x/8LQxbLwYP38adZ/3nj8fhM+ipwcveH8sOO+GBwc86vYO+P5oPBj3Rv1Rd/S83w+j",
-	"3kH0NOwdjLrjbpd3n4N59L+iMRw87/f2r+FL4artSHMVSX5X/R3/p/s6ZnSEcpFn/r73no5TIia36X1j",
-	"FlAquAnJekkUIIFZnyFeFbiwbADMqR12KlTkq2C2iDM552m2N07SWTviGQ9yTm38BZJT5ioWmCMWDNnJ",
-	"r3/22F9OXv/ZY5/E6MTo6T8f/+xZWmhfHbB38ic0X8w4jLyDnHuOpGKe9ESjFD1kXC1RrYtYC4+d/u3P",
-	"TKowXhhh3JQZBGqhXxpKB+Q8axWbMLoddppg26+bGGSah8djzIo4TmE49oWeaF8FpLzbRugELBJhzM0U",
-	"N4OisErCTGRtnaWCzwJsDoQyXbrYWiVS+co8WIaLmKcAmmqGQdLdrAC2tEEuLEzMhyFX2KvMI+hAwTsi",
-	"ORNKg0FFo/eV5koMzRzHwqx0j83lFxGjtUZ83M97L/rMmFRMy0i4BWH7+17v2TPvabeLN4H64XHsq+az",
-	"p8+7////N9jvd6mgctDtIsF8vu5NXHjs5tF8mddJAYtvhx2x2BjaKSyrXRlfDXr7t1LsaNSy1WGbfd+K",
-	"3bzi/prRrWiHHQoV3SjuFFb+x9WAtVu5Ue9Vu8YagKvwkD/WZlQUUpovnRisVljGN2yDsdoYNp6+a+yc",
-	"cIBn7X09F8vanTG4YOwUKiIIeQLwIkC6a/qDYDCgwASLxyBEBzJwtaSydWudLrloeXT9Nja6bN1Rf0hJ",
-	"5DuqCqz2/dAj3YqYblQ4pXvp+qmcW4On3BpK8ADbiDMBNyW92hXDgd0C8a57wyt4d/G6a/SY4611Ezk0",
-	"oHsWyjc26+1yXB3LuH1uQfqtva8LLdLj7YHD1yrShcCf2aod9ivG+Yx5nIKwzVMQl9OEpVyd6zzKN8PQ",
-	"nk3/mofF3JjrwGkByV/7GcOP8HSEodBA644VGpBfodIJ/NWINQfdF7cRjjNPo233KI+vHSZfid2VNsZ3",
-	"FLb7CLt+c6dYYXdPUg5VV5Vhaxsav2L3H1I+UtkNP+MQwTb/JvLKwtYnv2xkvLxZktky9q0HxFflE1J+",
-	"gBlndTAdTs8wH33lVb4yEwGvQLOBP7secAfULQRhU+V8Zwi1mVi/cSkjoTADe+ODi/07hYN7m/nJe8w6",
-	"Ft/jbqGwcKrqKe9dYLDsDVv70PDXH3OJt1ALX5Y7TzRIKM+WHKSsuKNvnmm04IF7X+lfZDRUwxxbrEEv",
-	"R/5HWCtLWpjj8CPpbraKxw/iTigoehQpm0rjfi991XQA/3olSSJ4OC2grCUXYmYG3IJ6ThwOcGav9NL6",
-	"ql4z7R+Duk/w6Dc32mkGavS34HXfdij4tndUV1nh149wd3eCkc7t/H4nkLLeFhqQJ5rJaFfQtlGvGqfV",
-	"SaGtYK1XwbitO0Y65Grva8ahgWGzhCPKZ20WIJUKTCY+wUI0Pp8TLXjw9VKMPi/SePW5QctYWFBbA0Q+",
-	"HrXowIH+QmRnxKCBoKXYpWzkopyJlpOQSHuE7lkIUpUUgRGxySWWtX6i9DGnojotkCGlBN/Ry9MvGr26",
-	"sUA29MAO22M4SYHDCTRWsge5DswHmX/kSLBTAd4eSn7MgfAJE1+kztBStLNlfk8LeiXjkfrK8shpOVFt",
-	"MgFToRcz4YaIEIkTJSJzgbkNjG/CvXImLVbf+apkjk5EBlL90AwD8zcFA97Vj0QJPIsyQvYVSD14yBvD",
-	"FYRzsJTPvCBEGB0ULLwupFe4ZqnIoMr8RsEc2nunIVc31wvmRa5UCuangFGrvlYwt8BAF9vKzezupy4J",
-	"2Pt2a7vtTHv8TjWIGe5thngcJTzsVIXioSCjzadbAj3miwUMx1hwoTGd23CLdQLuyC8203DGqXmrQjjK",
-	"iUKYjg1i8ZUx4hDIea2IJYGLeIwUvtiCk2OvWDNhM+ypr1aZlh4Cc9JbqbNTO211kE5p9hxxJrS1l7Um",
-	"FSrXZ2nYelBxcKd411ayJFJINMLvlNEpNzauOc7c4lgZZ9HkeOBIscWDvF3y2wuvEcSne3erIyos2p0g",
-	"xRae/0hrcW++CgLUGuUA9hwJw++CA2NjvdNiNIN+UiUwbJALlqqQhTH/cG8Z7cYLjaBwmcwkV9QwSpdh",
-	"owom/CKjczQR4qvkshSzSAs/VGlcNpMUUGbr4IO1ijGNQwzTRi6cbF9BZzKObUOMMXGvbCq5UyX6kjhd",
-	"UZ7ckM7gvXnfmoCw4TMj/hNjIjc+CGX8MLMUMFnRUs+nfCI5M2brIhWHbB4LrgX2+6YzNk8yrrVczDCs",
-	"3gH9b3VITVW0Y4sHzdGd9qxY8+PKUBJe59TAtx1Nkqv69nCvPgaW7jUGfZtaAUUs40X5ZuSo1RH3wNtg",
-	"DSHXPbMRGJV2GzuyMrIilsy+51ByUXzeyHjk83maXNSgU3klQhmJ6NYFwOPBv9OIcslO+37iytfqxCmd",
-	"771IhFJTr+UfgW6CBwKCxiUdhlwFYG5CZw6NuhPhAQqYuDCWYDPiGR+6r4+jwPNV4EyKwGNBwcAxfxIR",
-	"gfmCXj1odRgMw/y6IhZRwYI0ClgzN1p95azWViGTaHkUCkVrl1OeQVY/o1bpoWtXkhj0RclnLNtBd9+D",
-	"SgWF4VKFtQwFoWo78ujN2Y0sTxdKhLfL32JFnvrqGgIVl/I2TFK3J3PB6mzOE2dB9tnE2pUiIgBPMZ+m",
-	"SZxMlp3GDnAohXHfaaHBH64m7B56eOpiZxyvsdMgXkOkaZLaHUpQ0kWJXjj1aVQ886zyyDc8iihCUHg4",
-	"6NYvp38NI9mkxJNYIAxnwuLkEjpQVkRLzMNzXXmAH0yVxhEeAgbRgX+KMLuefr2hjZvtxkxGpVy28rgG",
-	"E5mLyN+4SvkUBnsraa060c1MXDO0mYm61ck4MQ+qNlnTIrhsFfx9B3XJmwyloyjS1rtqcsv76THOpome",
-	"y4zH5t8XQi1EK6/5OT769Qjy4+x/EyUOC5lzLCmK+BKb5LC1zQxtkYmIScVkVsL9dQ8p9/pRRfuWKkmV",
-	"ZAzbpbbDSsHOq4/BAvvtBkYGZTDecanYLziZANI7E+YlzYTPRCpDvvdyKkM+SXYPO2V3S4JUL029Y4oa",
-	"L994aB+bvNaLDnFr48msISAKm32TYtr7ik7K9ugL0sXdCinNLhoJwiaZuK8yiwe9f2/MJlNzT91U6dSo",
-	"gsCE9A48Mrm+SFKjZhhqGSjjAt5rqS3WWMQup0ksWjfWDFgxflPNEPHliRkrTKAAcj1A/M3T3qNU8PMx",
-	"shLojKdZY9joPh3ud2Eq6ZZB6ZZ4ocJp4fJez3ydX97vmtvd5ZFUCsvr7fXPytd3+6XHK2CAyS/vw9ff",
-	"di2231lpfe+H3hbZPyqv7VQvt6K88O76TpW53mNJHBWQTTc7VlRpuMrsjAg/7ksSKBxggmHVb+x/nZnX",
-	"uvHOt5OzdefDT13D+Trjk7q+lxnHw3K9CtXEun694K07YO8kYE1DPSuAX9vyVqzXzBIcKOMast/A7mKu",
-	"/+sHvDwZs+BSjD6mceCr5loddIhF0B12Bg/ULEsivhw6ly/AHzqOgKG3UAwto5aHVDJzKULhq2TMjNSe",
-	"z6hUggNOA58I8P6g1hffbIQcuEHMRyLGMsFCRWJ+knAIZtAUPIcGEjcPrro4j0YNWQrVngDDklF4rRDG",
-	"qipA3qT9zZmoSABudAzPoKr02tofJqMxbHzi8XlbKhYmSSxS1oedZ1aA0EDcFO/qGJ7xyZ36hRmf1JEz",
-	"OyhYvHqTNHlUq5t9woLoulpy5dt9g26thWeJxfhwMBHHMj+JTfPDNu1uPMFWh71MIlEEEk/FQldV4+96",
-	"FhGpwp7Fx9bxCg8vk6lAfbLb3rjnfPGlGE2T5Hy3cPli5K5YMfG8vKkmWWRhMhO5QQe93JGI5YVIl4e+",
-	"UjaLaow9EaYi2xg9RIMOcqfrxSH2FXarUf9kX/zmXk9xOq52f0pXX8MapIEXn1M7Ml/87cdykmqDlLZT",
-	"ebIKZ9idmE3n2PazrCSs3H13UbmLBh+A8r05Ozs5ZUJF80Qia5jiMxFhSYXDZg95xuNkshCYh0wYj2Pq",
-	"K/nNb/zJb/wedHyFxUc4a4AKKIW1TifKKB08tx6xGlE5b5Gzgr3CA29uhPAFNf45qFYYFuQiSv1qU2Nd",
-	"E6Rev1teDABxIM4rDCuZcX788BZh6BdasGCaZXONVi98aGxYnBAweeepvOCZ8FicJPMRD88xYQmQ+hHj",
-	"UZQKrYniiv6CMpapGY+ZT1K8AsBaILkyFeG5o7bhGSG4WHnXuifRhsYJyYibWMq4XcyGBybDDmHiASZE",
-	"qVjHnINFaoxqmPPh3h4MubMF335PJwu9q2VN73Sn1rV9yZrQ9LsD0lcK76uFdQGbHk8ckYlBAxDglz8K",
-	"82LJw871JKGtgsjLSVYlUsgVIucVxNImXVEuIHlxOwUkpdHYujEjJ1flY+eWHB2nV4BFpKBQSDbcpk7c",
-	"aJhe6RYVoQ+L0+CQeK0ItpgaJZ1k53GhoCmEL9lYKqmnh77610IsRMQSRS5UlCbz+Wbv6ZYFObpYRUH+",
-	"QNysh2DoOaCu4ob5Hmy8+vW2PAun2zN1xiCiGjMspx3LGIh2oPt4oRF5OczkhRiyMY+1hR1G2AF3cCRU",
-	"dbxG8xHasZIwXKTscgoIxOVDBw2pwJlqoaDpKSJiMc9EiuhfqMV85Rq7EFXsns4WJkZuwUjC2WsMYfZ2",
-	"zMZdx565iWu6k2e6g2VzTZPm0WK5vYAkImPZY32XYm27mt7LJcbWeFJxeE80WlOpCKHF1D2hDKcwzOUY",
-	"omcATICHiQZzr7mLSPEX2mPT5BJ4RLEgP8vEbG5Ml+Qc5MPldGmc1TGX8YqPaqTWuZhnbJykvtrvAhXb",
-	"/Yel8hFdl0vk91vgKC0u5hUV7e7S60e06CHLI1ytukGtgpZ6FCmVES2+euDWztoDMn2ukECZwAjZH9Pt",
-	"BPOJLfT2/HfMiEoNTSz4WlyP44jQsRBypOTBIDmZ5yvXdGREX9Gaw06qC6HIHMMQHJpgRC9GtYEuME/S",
-	"8Ak20IfJTAwd/pC5WS9VOE0TlSwImBCwW7lGecqpk4JELrbmNx0rhq+0CBMV6VaHvZVAZLV08ldmVLKj",
-	"WRBzneUnPvDwE0RlIVAbI54XqXiZLFQWeFgKIjPG53PBU0fr5Ny7WGKJCUr1/HPAlJFxzDjrd7tsKlJ6",
-	"YXp7X+UcUaMkWt6TtD8TTto3bktW1whdmZ91EnZXI29NRFeLZLvejqIcJ/pRPq/J51MBBIBGRrgNe+sG",
-	"m17M50mataUyrwkuziYy+jBJI4SG09qSHplzcWqEQSb47JCphPEQYEqh8sPYT0ckYvrd/pCop+GXAKSD",
-	"aETA7DKncGR7DLA+BShRjaxwHQYHbC5SFsYABnJ8An9Nk0XKmoP+C0ofBB9Eli7bR+NMpEEpFVA6uPPF",
-	"KJZhwJoqKdSvbOs7wKk6ppm6SfycqF654ldQvdJcN4aNT4KlC8WySxFfCNf5YbtBUBoDBSWLQbQC3LXN",
-	"6GQpNzJQAXYWFY4eKc7+nMzE/5rXTSeNYeONG4rtiwDln8xl2Bg2TlIZSjWBZe/1qS2mfqlmafJ2cmz7",
-	"u01uTabu6AWsIGiqLWw+137BUMhqIfiBfvPaEu+aUBWDfo2Ov7MkeceVXR+y2EW4SGW2RFb1gmuZqIyH",
-	"GSMRYnxMzeOSwYhnrEJC0RffVp7/tTESPBXp0SKbOupzoLKugog7SZNoEZIfW04z8bns6GSRZ5UuemCc",
-	"0cDWhdtE6iwllhGC2fSIFDYV41ToqWugLsNsFk4UQYlWAL++L4TntWepK1M0wSL628jpwtOMIVvxqFOE",
-	"qrfn3nOiQHvYA6ZbzpyTaal5K8qr8TtlxLmqH6L+Lg+aUy04IVTnorApQGoflmnj3aMtvvb2CWFHJ8fs",
-	"XCwRN0ovdSZmTKpMTFIis22mgkdt6K+EARyyN2+fMakmQmetwu/xuWybB22A3uWLSGYsTiZGLGIK9jKV",
-	"WVEowiVVs17KMSfjlUw6ZHpLORhMg9ilXk0z4KoXFDt4qG4UBX+p6j0oW58HT7OkOts0RBxwoTI0dc3u",
-	"PXl/egbYVmSjT4QZZp54J6A5GCHwPuQVo2QH2+oYFk75HNyMUXIhUG+WX6BNyaD11zgpVPayJhXK6hZL",
-	"lG24zQtZge1upY5VezYaTRVuJWzR4u4OedWBfJ0v3JSjscJKdoDHUp6Jtm1uLFkdhcdbObb2A594HCMj",
-	"pMdmQi2Y/cOo4rZRxUwjCZfHzmWiz3HGtVA6SdmEZ+KSL/WwCJ0GALsAezBZkIEEfTHaY3MO7MyEW6an",
-	"xqIzmyOCeYVdqFgJQdXc7ag7fIWSrhl8aUdAGNWGD9D3NIfPlmJlFnl5KnhqvolBwExhKoHx8JMYnSbh",
-	"uchKGyJyNFSrE3UMJL856e8alSbwZONcmUGfi2WrJGKQnXUL1DYLhdILzcb41kZ0XPTZ0asza8lq5MN0",
-	"NpXZmumYh4IJNZFK6CHLgfY9X2UpV3oMstG6rCBcpQ6nRtuazQmY/tYuK2LjzYyLCkcW7OaLJOSjRcwh",
-	"qumrhcLv21DGiWANdqvbjdB20AQ5jEEyLv5IaeoLcDNrUthauTxmUMkBdTVEhgJV6FABHptJLO9MIifP",
-	"YQDVIkslSL5U6vNDXxkvzzx9kQomvoSLFGcPmcTNiY2TDGfHzCycWzgEmihUQj7nIxnLTArNYq6i1pDq",
-	"hsBL93yFZQ4EwkIl8aQW2aU7fhT7SObQMq1UslCh2/4sKBWwUCimNH04L5t2mDn+egrnzGyLMEdsBoUG",
-	"wsUsUk5Ocy5WVGTGwTL50i6WW5brajY6ZUeKJatrCK8qoiG4jhVr4AHUzHiMMghWFT4qLozHOAtFmskx",
-	"Gdos5nMtzMflhTafFNYPvKxXRb1ULs5CYcsBt1zaYFWSsuBPQcdXZSULKKXgyJJgqwi1HDItRLVSghi9",
-	"0azjpeXqNwsBk1Hl48HcUSUO5DN3Dq7DXW9AfdZrrKTR2Ft+v0myccWB6XWHg96w2+30D/674TUsCSu8",
-	"ZD28xbBrHKRzCT2HhY302W2khrHNzQwb071xyVOFOMwEYVwTBvmbh+VkdgkKxWQQxK31nO4KNiSP4/fj",
-	"jWu2IXAFizZPzbbIKLFh523bU44KG+eVuT5/o68NoRaz9Tq53yuQke0nyeifIswa336v4xv//e8bI815",
-	"7MVSUz1nFH49pCgt1W6ClSc1kxOVpNYvrXrykVqyBFgMMJMGWKsqsW0Fqz/TMg/lqyHXDjvObONQKrJU",
-	"wi+WAl+r+2Al4mWtypvEvYwNZGa+I9VFIkPxec7lNjnL7A2MbgAGgxlPz41xyGX0gCWffbVjfLMTLn9c",
-	"AQjzXlcAIvY5TErdW/YhYJbx+CVWyA6e9w+63YKMq954D0XWvVzfKhtFXvWbPoq+raJv0/a4SxH4r0WS",
-	"ic/GQJ1vNzatB2wvNUaiFYvwEM8Y2+GUjUTIiZvG2sU/gHz8q3nFI3r3RwlpJSSsfN0b+rXl48qufGgS",
-	"srRZrpaRK2/7KCXrScm1TXIHclKoCZ8AfWJnLBWPIYm8zSPHMHN+GxTVQIbE2IzuGQ9YIubv9rN9mx9X",
-	"Hrp3rSvjEIIIkoE17yh5wZX77aGIv9frO2Oj8Kt80UfJt1XybdgcdyD25kksw2XHRTi32YV4LbsQEBcC",
-	"MZdHRqHQB4hcmASo61A8YNGHr3pi3+6HFXv4nnUF2KDhNWj1G8P9gjBb20UPRZCdlNd5oxBbe8FHAbZV",
-	"gFVsiDsQXqh+6wkvS7poC9cKttpEKHP2H7Sthq/z4wusXS2uG+Qp1nbXQxFqH8p7YaNQW3vBR6G2VahV",
-	"bIg7EGqr2ApbZFpeIWCJJ3LQfYjbaWCbyojnwLJCPFwpR3ND7Bk/rJCr5kfZkcgPM7s7ke+F3ec5uEfd",
-	"W0Y7ydgVL3h1sz8UEXta2ogbJWwFTsqjgN0sYNd3wx3I1yzly06pWWaTeM1r+DIZnousmAx2D3jA0tS8",
-	"nxv5j+viXkcC1jcZR0AqYbZH3V94VhSAK7vxoci/s+LW2Sj+Vl7uUfptlX5rW+EOhN8lj8+zaZosJtOO",
-	"Mw63ycDJAvjECvdBnoNWg12KVORW5gOWhYUXPLWv88OKxN1cYrNHR7TZ6so4s30LU1r3trAoGqv36kOR",
-	"kJ8qNtRGQVn9qo/ycqu83LQ/7kJsFhr5N0vLUxBnKl4C6Dp04FyFUxB42PYPbf5rgH+bOv5hcoh5a+Tu",
-	"GoHIvZYMbko32TOehVPCjf9T0PrD5TI+4Ezo7McVxyUoiFqSTfRKkrK4PR+MgMxXdrNcLL7YozjcLg7L",
-	"m+AupGCSnn+G1qMOQd9ur5DJe/vMnUR2b3xoe/dDtheT9ByCcR/oXX7cyhi7inWNuKc7J128fDrr/shB",
-	"Sf5VbMwHIwZXN9JmYVjxlo8ycbtMrNwYty4av337fwEAAP//",
+	"7L2Lchu3tib8KiieU2XpVJNuUhdbcv01I0tyJEe3SHKciyw12A2SiJoAA6BFM5FPnXeYd5gH20/yFxaA",
+	"vrGbbEpK9syZvau2I5J9ARYWFtb1W3+2Qj6ecEaYkq3dP1vkKx5PYgJ/78VEKP3HA44Tov+gUWu35Xd3",
+	"eoMNvNn2fd9vv9H/vNX/+On/SLflte4p01dLwiQXd3wwiCkjLa81JlLiIWnttq7gJzTEikzxDN20PuP4",
+	"vk0ZmgjeJ/KmhUZYIsYV6hPC0IhgEaGB4GMkKQsJ6m7u+r2W1+ITwki0p1q7rZ7f2277G22/d93zd7u9",
+	"Xd//peW1BJE8fjDXsCSOs2/ez9w3kjwQQdWstduaYsEoG7a8lqSKHDebNMb6eoVVIlu7MCb9Oen/RkK1",
+	"Au1CTTs1m2gCReSBhqT17ds3zyyGzK3Gr/9ajn/Wcnz55rX2CZMJrIdMxmMs9EDPGUETrChhClGGRjyR",
+	"msTZguFoTJWaJ053c7e3ZYmD45iIIWGytftra0IwS5RsfXHfU7019ZNqrgqxIkMOoxlwHrW8VsgjPfg3",
+	"272drZ7vv9VrjicTQ+vWAw9xP4n1+PUq4FBRbh66x/BkNIvxVypbXuuIPhB4QW5d4E+SJ7N5sP5mJhUZ",
+	"a6bav9YEJF/1jC9gnK1vXnH8xWFHIhnmhu1vd9+Wh3aJ5ag0ljGPiMCqMBrG1R2eTGIa4n5M8qO6/Ons",
+	"/PI0PzBGQxrHlLW+ffFafaKZY6/ltSKsyPngPRVq1NptdXfe+m1/s93VbB5Ros5FRIRZED3e7K/Wbmt/",
+	"/+jcXgaDDjmTVCrC1F2IRZ+PZhEM+Ev9eiyg6+HF8f7B8WGOuPvp89F+7vmo+9b30X2IY6C7HVzvu7O9",
+	"/OBiPr2TPKLJ+MXG00NDgcfIPlWTdSkpvNI4mu7RNy2vRZlUIsl45IyjkLOQMKUfHSE5JcRsEa4XrXIP",
+	"bmgZpffgJMYhEbC6Z8m4T0QmlYSWARdEUB7Be963vNZJy2sdAEPyRISavjhShl5CZULOiRFK1NPoQVjI",
+	"E6aIOF5B8A9iPIS3mO16Z3bebAX69rtA3yMQZ7tKJMRrjQXTG8L3exubW9t6ARgeg44wwGMaa9Y5OD9s",
+	"ea0hfSD60o97Z/rjmEZRrKnww6fjs7PWN68lONcMtAmbSpKvrd3WhyeI+oRRvaCbn/XfE71vF6ywkeCC",
+	"6KuKInwPMTJFMunLUNCJ5iY0pWqEqJJIklAQ5SE54lOGNHNlwv3PlpZPDyl9QvPw8hD8nV3ft4KePBil",
+	"69cW1md7x94Ccx8yPhh0IhLSiER6qQaYxokg+3r9W7u+t9LZH2OpDkhMH4iYZeyov72yO9pxt56gPnFH",
+	"koR3P/2+8bBz/cflJjuZvA0/R93BkdwefsQbs0PiJ9/Tc7V1/+aHce/rj31NdBG3dlsjpSZy9/XrEef3",
+	"sjPS3CweKJm276kKR4TJjtUwX0ueyNa3bB2O2QNVWFO8akVo+mu2Horfw6meLkEDooeCRIQpimOgvADi",
+	"kjGmevASj//ngiHrNfs6oYLI4ht2Cm9YRbGAWVlJm96y1d8O22+it6S9M/C7bbPB3u7gfqh5Q3DYPmPM",
+	"8JCIdKPAbBptlS9eyxBuV7/+bif8odf/6c34+8mmvO4+/PKWXW5Mf94mR/5vJ1v4Q9QbfqLnv7/56R7W",
+	"6sBw5JVh0NJCMYQnE8EfSIQE0RTMr43l5bk9ubW76ShnL2lKDWJvkZSzM640VS64wlLSZIx6aKjl/4CK",
+	"MYkMyzAyGQke8+Gskz++gXHKh/fl4dneSf6AFIThuCiQzYeJe+UTD86T8314kz01L/V7UG84RmcY/vN9",
+	"8ahoNo5nHJwLDsiN3S2npFYckK3zy4P2zk6326o4JvNnIzw+fzqWZHS6kwrnZW7FjleZXbNro51W5Zlm",
+	"2Mosin6/4aRoJicjPKQY6VVLBHmHJjHBkjiWQ+lqoJiOqdIMZw2D4xXO3CebO24fGpOnxubY2u06SqcX",
+	"NZdERhrAmUKJLIvsyPxCIgSnnIcw0icYiRBnxNP/oN8TksAIc+aRUmQ8UXnDMEoESP3T9JAiQvBUH4On",
+	"a8ldOjHtL02JvdGcUwb6WjP2OYr6u5vOxNVLoVknnaXMnbRgAOXnWn5Kd9f3OxtdEIo5Arz1/W5KgJai",
+	"Y8IThfBAEYHeylZGjrJCsRIxeisQo7eQGN0SMQwL5IjhL6WE5tCO35ujxJsaRnjWzLsrzLy7cOZ+aebp",
+	"fshNvudvgh56AG6FEypVeRdNcRz3ORYRwixCGI0JSxB8Udg2IZbpfgEBNNQP4kKLG6tQtWLMIhniCZjB",
+	"Iz517iSjrepvjjCL+GCQfWfuhVNnKGisTx2JE2OxqhEZw7ywuNeyuYHm1VQSb2XOqnT+d30+snrsFSFs",
+	"juLd3Q3Ha8YMaR1xhWLKSEZDEMFUL4GdoPlUNeRNt3qr2iDVdkdGBbDAK1crwrMLLNIfios34UIJTFW6",
+	"dqnvJFu+C0FDkn7j1iemw5FaskC9FRdoO1sgzZB3jrr51TGzsGtxwvv9WZF53UoMcCwLS2ENkZcjvJkd",
+	"bLTDB+flzjbZ9ZSbI0p6iMcRkQoNqJCqdC7Vs3WEFQbzT2+opmNe5JB9Acfnt3p52GSRie/7epG5GDZ8",
+	"p981Tr15Sdjt7W74na08pZzOXtRTVtXuoo2Vdaqol9nWTW/pPof481pJU/K/XZn8msGP2ZBItReNqZo3",
+	"zaIxlTK1n1Nvsj1aQLkFzRytSTIc6x2BJJlg4z3rz7QVrjlUruetuix6cHp19Hj7nzc3N4nv97YfDy+O",
+	"9x+P9i7fn1/+eHz4+bbb6XXebvqdbndzY8vvdDvdjU739vjq/PHq/NOV+Udzjr/h9/y3G3631/a3ff/x",
+	"ce/g+nbP797uHVzf7fndx9Or72DGjxePvc5Wp/v4+Lh38nh2+Pj46ex4//zgEH26/tB+e8MOfzx71Dfk",
+	"n6of+Pjx6vT4+ujW/Pvx/Ogsd0lvy/dv2MXxwWP38TG1BG5vb49O983MKifS6Zofj6/Ob08v/7Pb22hv",
+	"brW1rnx7e3t1tXd7dfX4eHB+ePtx7+zwFlxft7e3tyePj92dt76/2e09fnh8fOz2NtDp3vEZurq+vb06",
+	"3Lu+Pjm8/bx3u/O262/efrrae3xc6/nb61tbW22/C5M5fXz8UZMDBnrDLn7sPnYfjx83P99udnu3e3rc",
+	"t7e3+qG3m4+H5h2bt3vX14dnB7d7J8f7+rvTw4NH/VPlz8dnuTc81v2vTMK9Ez2QD3u3HziPkDmxZrdH",
+	"J2/8bu/NYxqMuDUhgdur/evHqx9vr8BFaS97+5gLQfwnBCDMc3uPB3u3ByIZzj/X3+7qZzpv/q1x9D+e",
+	"nj9eYjm6YecHV48Hj+//8+Q/Dx7394/Ob5d6zW+dZ/s/e9+d7d0WvNrpb4/V3uYbtrr0SLfxJZFJPKcS",
+	"9rEKR4gP0IAnAtntJ/NbciJ4SKTUp+smBNaSWBnfRkQU+LmMr9IIYBuQgoALU4LHMFS3yVpP9DnPW9Ig",
+	"WlKPq1PAVrSIv3ktnqiQg1YBkR0YufUTWEkBJ1E21Ypp9dIRbm1t6WmCz0IQLIEmEZXhCIshQQMuUMLu",
+	"GZ8ydHp5hrLLCyOR99R6dQoj2Vg+ksJ77e+IRsj9bMKrakS1LGYRZUNkA1rgCdWie4BDGlM1Q1MsEY4F",
+	"wdEMZTxQGGiUmHvJMqKlYzq9Omr3kOYBeLmmCw4VERJhQRCcKGxYfIkgv5FQ5cmhD6dvXusUfF/74GAr",
+	"MnXMQ+dfCXlEkPGSwfQEaduFRoojNRIkDbEWuL4cTzRuvNPzg4ZROONEG2AFznatAVYZGv5OFsS2+ht4",
+	"pxaYJpuZaWKmVeGHSZXJnP+woTuYh2EiBGGg+3c3000l9wYDswy7G8BjhojXHD4390ee8ogONPUL1ILl",
+	"JMbvV1xKLe3aMuR6/TRpqKK47KOvd8Bjhpc44H/jlC22M63Rsccw+o6PyR8v5DNPZFkELvOOGQLJFSn0",
+	"6/8zJPoCNGLJe20TXhlHSZFUmcmIsEJdf3dzy8oKRcfEQ32ipoQw1BcE3w+wVCAy4oSFo6JsML4Ok2iQ",
+	"Wd+R8c1kRIKAAuR4GHH9N9nmzzW868zsb15rlDp19OT1b4UJ/dki8DiIjGZPchQED73+WUswGCm7EHwo",
+	"iJSp6U4VGcPjv4HFop/ZF5hFRs0IjSH0bx+2dg7999piE9Qu7791P/R2Nt7oxzqfTcrW6HvL1vrXieBR",
+	"YhUWCCQQ8UDENR2TkiDd3t3cynluVsjyASeCHcUppsy9X8tBOiZ/cAb7ZUwEDfHr/REN8ZCbvKxTo4Jd",
+	"C3t0Fl0LTkHTGpsaEaTgssJmr9ZPVnHAUhaRr63dbpVWU6WlCDxdarBVm2XdzCLbcJZYz1liN8LaTen7",
+	"jd10e3r5+Hh5fnh7ebx/tHd5cCOclbJ1eLvV9W/fr6p96ctDQh+qQ/zdNMvs94RIo15uDrphD+8Qv/8m",
+	"2gi38FuyPehGvRD8LaBY7WV6lU1nyX77YHUszaMphZ7gH6xQD1fQxFfxTFuW8CtV8QoV+gnBqadzUXPj",
+	"PmWpkikOLOXs6bwRnfGWs4D/ezCLdfCckelBekBVRgo8JMhQK7jCKtCMKzQjClmPa14T+38xbFBwTC8M",
+	"Evz1rmkbE/jmtc7NwVlw2HExxIz+YSw9ziDj5UJwpATFcX4dVz5uX47qIJcWnN6QKAD5PAOCVSKISXea",
+	"0Lt7MtM/T0kfMoW01IspoyFMDZwFdzGVJmEPQujSuI4fjCbV2/qmj2bIO5gIrreLJsshi/K5OZttv1uY",
+	"FlykLVZgVji/L+xy10XezPq/yxKOkDbGbQZYPEMjkwKby3NJFch/7a//Q4NwdpGubRqU5Im8i8jD3c/3",
+	"Gw9nb39fnPL20++/TN/0WxnvVEtkM7EcIxm3u9MIkeYOpDiial4mm/9WRTldgqq1zq9xPyao29M8iZFJ",
+	"8EQmG9x6+GcdtB8TzIxJYLz9w5g/EAn6lb5jhiYxVqQDyq4CM9BZMQhMp+wwcu7+b/8KNP8fzuPAnaDT",
+	"zTOmKVBwCiewhBKYyQERJRXh/9Z6hReqU0hLAd4/rxTg8vC7Yi7hUM/gxTLtL83z0MFcYnnuTU1TAt82",
+	"TwncuO6+2d3aWZASqMfZ3tra3n5GTuDGdfdtTU5gzVSfFLJIb5KNK3VyvOGM1pyiuEqC9pg/kLHNBq+2",
+	"CfHScezVW46FFPssUb5gfxYlAC4vwXa2BNm0517X7W5mr9vKv27rEJbLCp/9GEvN3cf1V3utByqpSlkp",
+	"i0HCg/6uqoaxYFeOSSc02rgbi+fXOmy9TK0DUKnyKMjvTDgKjGlanbZtk7XRFFNF2RD0AlztvM8lcVsX",
+	"apaynX2RJWTb7/6Vav2vVOv/rqnWE7O1/uJM66sQsytaESEx8RokQ8zABKCKIIWHCCu0gXBn3MkFTMrV",
+	"SoYLc2fAkCh4iVaA+yTWjDYhDBzX0nw/JmrENZm+AwVkgkEZes3FUL5u4i54rZ/T5FJIpMoNLSIxUeQa",
+	"D3ODuySKCmLC4wp+SYd3cHhyeH34pBEq3OjKyJxD+ggEcfLnk2IOsDgHFXEo+MHGOPyNXd9/WoAiT6yQ",
+	"0Act3yMe3q+aXua1FB6a0H1r8+innYtfeqCAap1HvUyg5Yn+UaD6N/AkfSpUoOHJpKMt+6zgLMTsdTp4",
+	"2FVEyop6s4EgcoSk/bGwaUIipXMbkNnHUf+7kJ7Tjx9+Oby8/uHqWB6P1eSX/ePt49+i+9PvTv2ff/sY",
+	"n38+/PrLb2e/nV0P6cn+R5/8tKfv+f7H7g908EOHzD7G5GiPnv92uHF+/UP37Lcftk4P9uTxOB5F+8fb",
+	"p9fh1tnBp97Zwd70dH9K8U9nfxz/xmnY2+mGs2N5zM66P1P9yr2v59cfx6e9Q//k+kd6Nj5VZ70fNn+5",
+	"8rd++W3v68n18R/wnD+GWz9//vjbL/sfdzphL2b98Qc/+uljnJW3HbPW7o7vawMLaOFmLBTUBPrj3tmb",
+	"8KP4efq2f929v9iUJ9HO4AhvJ4d8a/gL7bEfvr75cdoyEWGIMjYOXtOoee7D2ATYR3QiK+LmX1ZmcS6G",
+	"Z4t8mTZGzqesFCH/oiXBXFAd3ItW5aoCCrAJPeVSuV//pWb9S836l5r196tZX2C7zutYoFMBlbQiFJEB",
+	"TmKFIjxDEyyKWWgNvJM298LsTZt94ReyL9JsllwGhr9tMjBWTNhwl/f8ggYRUcYyhtXXb+vHfWu+z56a",
+	"MGEoXFGDAXphOQvqKbRsRJi/fKLewvFv1Y8fpteIF1aYQz974JXqoPeCDmn0SqJrgWfoxJSdLJoN7Iwc",
+	"JMLcDsn/VgGJYEOp/0djIlSWYPagcCUPlNDzN58BdZAnYoVKMCI4VqNZgZ6mWFZP1Yi/XFXS/z2AE389",
+	"cb0V6LE1R4//mJ/xRvMZ95rO2FT05mfsl+dLxMTNrBPy8WsXILfT1DtRG8GlDagtfs4QRlML2RVyHhOB",
+	"sIIza6wF130quLLjyqiG37/54bT304/vWy8aXnuTs9Q/F4fVe4q5B6amvsOC6cDna6NQkd8TOhkTplqN",
+	"DcF00t8MSSvzdI0rhUUIM5S+w/oa8il8Zbu4joxvM31zlaTPWhv+6URc7Y7rnK39BFPb+xerGVaD7Uuk",
+	"2jMl73PbmEjloBNmsHNt6ppAOAzJRJWis4sK51MdI1c13+32asrmrZjp6BGsWjW/uUJu4ubCqvmtRlXz",
+	"vt6xn9g4LSepOEmzWhLswhoVdnbDopG/oyLELEdmbdtU80bVHamRlLCn1nNoxvwk58s5EkkEmo444lMm",
+	"QRMppKVp0Whc0OZHkJl8gDDjagQWRsqs/+1dQF5N4cYKI+gVRlBQ1Y+4nFCFY3SWKEGtov38oo0ax5Wn",
+	"xajJZqkszOjj8L7NB21AuFw1x2m+HKMm3+nN7kbqOPmn5zs1LRb5W7OhXiDVqT6Naa585J9c3vEmS3/7",
+	"u8o79PCwwGOibCHXfiIkFyYUnjOHW+cT/HtCUAg/u6pNgoITyu4DbddFRLgakIk+iXgi0QQPgQud6DMh",
+	"hQjCB8fT099+VqcHp+r04OOn04P77dODve3Tg/f4mPng4zTgQuCMtVMzb9fkCUdkDFgLY/z1hLChGsHB",
+	"mQVNlIC6TQeKcQQDnJ/W9YgYdAykX+EhLBE18cA+j2avJArg16A4iznMCf0oQ4NssF/b1qXaNjqIScHP",
+	"p81ls5gf9XFUPVhBjFP2lUQ0Ko6qgXYycIOFqGE6VBotHN2AizHkyyQJzVW95kZ7Qi0iQ3HAF1pGSvpH",
+	"kQm2/OrVBbdrYXGtK9LcMsZf6TgZ6w/6E2XmUzcdD2WK6FPCFC1FFH9PZtVEpGM81BS8JzO0lvJyMok5",
+	"jjwE2SFaXuvlH9sHBeurEpt0q4l9T2bPpPa5OXCrZpZXXoBF8vOTRLySKKdRrDwnv2ZORgV43qyuQsyu",
+	"XQy2am4KD19JNBF6nSPQfTvohKi0WFsQrLU+SdqUScIkVfSBxDMPjshzDx3DHyd6j/se6sKnbueG7bEZ",
+	"MuNAaoSNJJCIcbCN16YjrPShCvnxehbr+myGjAE8JmjT37T5RIau5m3u5xu26Xcz17o2lpAgAwIaL3wP",
+	"+GYuFNsBPIVsQXLGZAXRXcB6Edlz4nF7E3aN+9itXAM6ZFDGUCcvT/iUCE1jNCJf0dHp3n776mivt7Xt",
+	"ZL/AU2RLjUCEenqTOYBKoEHO9ffKQc52btiPRNDBDFGFuKa2vpR8xaFC/Zki0tmJkYf6ZMC1UoSFpGzo",
+	"oZCPJxhWD4xiJhVmCtJByuTcGGyHXeL3d/BWtBm+IW8HPdzt++FO9Ja8GWzjrf5muBH1SHfg453+2/BN",
+	"tE22Bpt4o98Lu5FPlkt66ei3cFEm2q6FwNXtr357B7cHX/7c3vz279Xbwtr2VTtCawlPOghAX6hgKetI",
+	"eN5G/mSrpKtGbDbJK2nsrtqBL7aJKgZuK7OfM/BvgCUy4Uwae/s9ji4NIztsC5trngOoeP2bNMGCdA6p",
+	"I+gBxzSCi+5SVECDP2EMuQElsVbujNmYb1MwTvTeIQgjeAaCKxCOIihL1gaNA0i040PZuywI5a65aRct",
+	"fpazrI3M3fT9b3mC/bsgA63nvs4aaLw2v8rXP6ZvPISxAPmqtBUzQCrRGMd6BUikz1c9SpkbdgedcTXS",
+	"e3iKJZoKqhRhHa0873M2iGn4tDUI3c0ZyfYYwiEkQjuRRKWjisUWIV+hLqtMnJ3GxGlEEjc2mYlG4wpR",
+	"CLxDMHuHnGi1q5UJMIkxu0u3REYFPZABII3EWEthY+eZwDda68ERJwgOR3CXLW1LG0TcpZpagUC9tGBN",
+	"P7rVmFwXMa7nogtMQbZPeRJHaMhRn8y4PWGLgw/xRCs7hKCehyaCo96WhwhTREwElQQlDIZNonUg7Qcu",
+	"+jSKCHsSYQfp3XmiaqMdDD3ECImMloCjMWVI8FgrZ2hEhyMXmM6RbuNleCtT7V5J88o1LlDmtDGqC+co",
+	"5lPQWvQA+YQYByqQ5YzvZ7QovuGAM/JO60X6XLcXqw88MbbyyiRkXN0N4O6MhOd53xvjCrkLiuTafKmt",
+	"aGwpFHFi+r7A1tfr1CcxZ0NNLOfqK6jWMPsLPNMGwzXnJ1gMydM2qHnGneL8LoanzEt3TW6zavaCAjG6",
+	"Gy8rl+Bt5GuYMrC231xKjJn1mDB1mZ6zLyiWfuaJgF2drQhlYZxEBOXqaDNxlPuyJIpeRvhUWFTVo9N0",
+	"ssOy9iNcZ+RpJkuBgNrO+cRwokZc0D+eSMEEHqB3dehwgN0Bl32vN1GOytr6MA68J+bFZmGeMr27jemt",
+	"Z19L7zNu1RRnD6Fr64lBIRaCElllRq0F+ouOHWfgIfMZphmsI8n1TTcMTyZI3yiJPT5ABVUjwZPhCGnN",
+	"vU2ZheSSyZikr3qHzCKmNt90RKxEACaAp2tb0SgO2uqA1FswCd4ncvakFbYmxV1fP6B4chsHoh6S/hGF",
+	"IxLe6zNygqWcchHJd0gQJWbaINK2ZcjnZOjWixw5nKMxZrP0xWYo1hpPGNOD4szBu8Gg19SIzOCCiMS0",
+	"Dy2N4hkKuVTxbF0fL6AH3jCtCEackQ66hLkYEHC9BgyyF7XBaaYGLrsArmrv6asCY/gZMw10+dyP8+fa",
+	"lX1KwhSNbVDSyMIxnmnlWROTErBVcpb1IgcUGG6KCxJdkpCL6BPTqiU0aXoKL+gHC4bjO8MFGTcc2x8c",
+	"dd3vxaX2n7/Ue0jCdLQdrhcaNBsmp0RYVSfEzDROM26YNaoyKRkRCFRSBpESvaxhos8QEt0wOcITsp7p",
+	"/xMstKaSYhC8M9vOTC/mQ7MNQ5yARhdZlrALZmxhs/+uOT/FbGYPUfkkumvmvLNaY34POr63r83vtx3f",
+	"d2xZPpV6Oy+xDgDeaQ4WLlKxFfPw3iAnEvmkHfPP3y//nDPxicdY7QKdGsRID1FmjjIukCk6iHKKuARN",
+	"4BOzMJZPFgxJ4QnZhM84+McIRBOPTt64gOVuGtqwrQ6RhUJGkHsJhpa2Rk+vjua4t/cyeia8nEo0JXHc",
+	"th6BfqLQiMeRdOLfOGL1ad0nGdZnB9xL9i3QvxNyRrK+Sjl/DY4iCCLj+EJoC0dBnb6DvMl99adrFpSj",
+	"74p9g7y5KNQyP2vmpfrVvv5Lehk3HRxdR8yK/cfHxFAJq7QiDhzXIImx0jwE2tM5IybgqwnOJ4ShCRFI",
+	"716aZjfYjpFoDd8wIx1QlpSBpiMaE6v/wANSoQ6frG20DiqSltfSnPepa9JmP+jj3EZdpX2mvt9DAyqI",
+	"REEhoBZoBYuBJ3hCmDQe9TDmkkj3i8wmccPCmGAh0VqQ9dgMEEvieB3lHPPI/ioRVUY/KHIBjRo4CV2Q",
+	"ubwknzX5TVtQczTCfNA1j/AMBUUE/ACtYQeeIosdSSWN9V7UlnnXv2FjyhJF5Lt0jbD1dawDSQLmMiXu",
+	"BJX39rnF5pyIWxSfs4tzTQ2g1Q2L6e8JjUzGwJuevlQUXmMfs/4OxVgfInrWEskkHCEsUaDIGJwGiSB3",
+	"5GuYCK2sB94NC2Ku7kDcUTbUmnioCTywguwuxhNJAjN4heX93ZjqfR0grdw/ZDUIVKAQT3CfxlQvT9mP",
+	"P9dRYG6VUmdqflO/VPvXubdl/WBzDBRhRdq2KHXujnx/2Jp7NAObc8GCatY94/1skasdcpvcpYiqd7Az",
+	"cntQcwXsKtCrUtEAjGJw8amSJB7o07y8O5aOMcMoWXxigKS7chd/yzIaG+xIlxzW5A3m0m+FPrkVOznd",
+	"wpCG0+eJeocCGgX6Y0RSyzNKrUejBBmQkr2LY70TrVdS77CyAPCyHWZ+L21kCMs+STqZL/JMbzN4lh5C",
+	"s4nNTJs/iEqX0ijLOLXyMLfQ2d7LiJyuUW6rFPZAgZlrT0ILrn6QdtnIr1vpCNlFmGWeTRzb5TSvnydv",
+	"2tvkZU8Az6RkmcWoFZsV/NFIjnpzjOMVxWoxuFb59taSTVuc5If8bCgbcP1G28MFRqkHE+K49Oasy8v8",
+	"u5ZEN3NbEdoPCCatBNOUzfvm2lMa2UvlE2RVickdQyzg9GV8evjgVPk4Ph9AzG+RgPpsfJmuxAJyyotM",
+	"6trLLBVz+Y2SNWv5s0WYtr/KxTFfltHCpS/B++dn/aVKy09zvEHd54OyitdJqXWV4zY3QM1aLS/HN46x",
+	"APyoCV/lxX3uwbZLupM2xcfZHyueZXIn57l0Dw04j5DLsnY5EFc8kSgrJjZG16cr9OFgD43xb1wgRhlB",
+	"a8GYxrBpyRC2z4DKEWhRoUikwiHB7E6OSBybH1CgBCF3LFFSf7AYY7AFRwQrECR8ZuSJxGMSrHv2YJLK",
+	"De3w0+tP39+wAU+EIloB17rYVMuukcu/tWmmCNApUcjHY1AgQyz0crroG5ekgwKtHX6FY1GrTRjIccO0",
+	"OWcKrYy3xqanJhK6IzqY6JlV6+zSaFroj0O9nnrCsOzzdACQS0sGLcct0prXAiLoDcqhfBtI0PJawzhR",
+	"sK5j/SwArwtJbBLP4mRC4Scex4kMwWOTxJORLdUMuWDwn5CzxBxjAk/7RMDNio+x0mwaUiXgcLunU9ry",
+	"Wn3MMMP6hxEPeWyaL0y4uAdoKTKAX2hoWvvieDLCd0MoEB+SGCszIAlU4Dy6i2YGrkSRr0V2zWZew7EV",
+	"AlwbhHsn3dTqx9B2w6DKY2nbUlQdj2kZwZ8OD32ZHLJ7JlVKWlgIDLpdhoiXbUwLjWdb4xP2QAVneohA",
+	"mDGVIaBCAVZ2hcRypQ1zG/Sk295AFLwuA0pEOuE166oi44maldLg8sB885ZFWsCwmACn7rpvBRS/nGo2",
+	"B+iXErZGrcsoKCtkZooBOOYRsR0/xjSOltCtmfZ8ilU4ymnPtvaiYF0ZfMG5oVvsmOxCiz247NRJucSu",
+	"rX1U+vKCzplROKdrZlxbeVRPqM0PLfG6LbKc031wLIn1qQqipbsJBKeP7nMeE8xKGJ5NLcKGCn6Mpfok",
+	"3aNLuXlYKm2jh0TKQRJreeuZnjIEGVeCVZ3oADFIaUyk2e1PM0AdRly2tIcTGiIIVgxwSBBhQzjnJoJH",
+	"61WzmQgyoF+LzwCsWtN1fSmP0LQ5RPqsAok8t5r5JalkhiSi6pApUcMQnNWk2zoL4zhyJ+xUUEU8RDrD",
+	"jlaI9VuvqCIllTj7oYouOFQmB7+JEbh0nZzB4iQFYNZ4DqQ6q/JIt9aXBYs9TwObVqwvQDalRJvA92T2",
+	"SuovzNPtFV7q25OKxrELma6sn1tlvNJeNeCOL7zx6KTIpj1/o+N3ut2NzptmzpoUff/P5Vdn9ZmV2esp",
+	"r6UJLDZjzks9OYKAx5aR55tC1MJlOrb03I7IjRPok59l1aq8d2U15f0VWvtk0Ql0RL7u85gLIzZsDU7T",
+	"W0ozcvd77t21o/00iWxx2ArxhL9nQnMD3reVZkWGsdlcaJLIkWkxBmWMoQDt38C8m0Ce9filDkLC0mgM",
+	"lVAPUbVNi1MP8aRaWAZQchGAL9pyKWCJFqXiNWd0OFImzUbVmHaukq7pBrdBtWvrGqsfl7HTXG0IFH4g",
+	"/bTiGOH315PqsY1ry07yL3pSJclSCQXvhmrtxZOcgnQwSD/GRUlUOLKmGlzpGUd81hDABBZGpVyOktr8",
+	"+qH7GiI8r2Ekry3dXzecX4XIDOmk0jkUmJ+eRsywETGd2lp6sfVtVr35xSs354ZkSjkXj6l+b9VVgM47",
+	"jxeJIC1kYCfVOJDt5vxSI5+aBmhLqjclcSRRfwbbcRdlUzYRz0CvVmBrtWdohB8ICoBcwTvkmN9emtZz",
+	"uctvmLneii59h2Mve4tjxKCD9hCk7ecqwGFINhVGok3fr4ot5sTiYmG3Uhx5kbj5nszMIM2OdgpDKZkR",
+	"7v9rpFF+9/512/Ov2365ldhqsBLp5lyw4XKP7DZ55LO3Y90urDkK3a7aRRgKeiHDgEUAmNdx+wgCK6ZS",
+	"kkSWudYkISi4OL+6RgaG9k/IvfxmDoJg3bthJoyojYJOur/0e8yfKITGTv2Z+0yjd/ZPWY4NozCJKcNi",
+	"dsPSGPHMQ5Jn+UhaccmepDkC0sjR2qa/uV7yOqbBKphKyzFu0dWWXTW3SvtYEf33MXvgNCQXmNYFqEJ7",
+	"ZYeaS+8mmEKgCrlfkP0FimDGWNwT6M5T4ZBL4Uuq7IP0caawGY51++A+jePK6Mi8vWPuaBgTU1zheN+A",
+	"TVWaLPb9cJ0HhXr64oLo2YTG2pXVvHPRCGNypEMsDKCa6+dW6Z8SnqnjlqooTSW//F3Rmmpm7eRp+UPC",
+	"FdmzqD3LeP53ffGdw/gxXB+bLi32u/w+gKu1KkPDEeqTENtsbGjHgEP1/A0BbzCSQaA1m8XtigzMdeuN",
+	"9gk86IV2SUqKF90mboSNN0lhYf+p22SexRZulCKT/e1bpcTjZrMQJhP5ITaIdsXHtVHg8IzunK868HJf",
+	"RpQos1VSnCfpelnAmQtVDPbqNgAiI8KiCadMSX3QtVFQ7B4CT8vFLGfmWHWedHd5YO5lEx7spk6A/gyN",
+	"eaJG9jcOw7sDZOBgN0s4y4raAaIKfje3jAW7S5gmshYAeuynl2eusALwp9DF8UEhXuMhxhlBfQI5ofpO",
+	"dHpZPMHnSAgBjxwFXaQga6HitdiEA1Rwbg4GTNgNsHj+l583rwWMMBuSC1sG8bQ0VFv96R5SVCYt7GHb",
+	"gL61J5gpMWvvlLXK3uZStZKRaf4Vi7bhWe7SufBMabTFB1eKlxjTsS3n3OcReSKVauEhYJMYh5YNekDp",
+	"ZQftY0k8JCc4JEbrj7AcEVOlQocMyhrWgjf3v7fHmxMIZgdvvv/hdPOijPlhvi2baatl+8L4K8nDI/J9",
+	"ZWpRkAoHOK1MTDMNbnkoADkBv50fXLU3YON5SCaTSUzGLrw7yQqmQFJ0cnsot3WAwwvMX8vzsIaDeYfu",
+	"kiUC3VaFI011Jeh4TCIPJRPITMaSrJuKD210ZHmJkkCpB4RuGTfYH4WlOTu/OL/8flG61sLzxtG+0rQ8",
+	"42jCxT1qI0FiOjTIRik1Ww1DFfkgZuX6Q0TIRCWftjVWjsetZJCWZgUvq5+HKVx/6hZ3UGOL1sy8YR+u",
+	"PWaTRDVdbHOjW+55olX2O1zRdq9La9tLAQTL3hi0pg9Oiz0VwoZ8JQ1oeLoNqMhVeEOFFFWkLUM+IdH6",
+	"OwT+qCmVBpQmuNJvSmuogydBhCwH+5jjiSxRztCgnkeeW7dRACNsmJeyn94zl1cBXcd+T8ixeQ70z/Uc",
+	"quOSghe46JvDK1x88SWPScqwKZ7hXDAfKrygeItM88tuzjZp0iPlO5PBAoUOfRCPYwKNkuLYXKCXPaXM",
+	"8hgC/mqnnwdTq6dPWaG2WCZAhvqFPxfDl5Jw1SCWzynHWSLYbLuTp42/0A6jwXKYXhZlkDu/KpMi61Tx",
+	"54q7Nru12K9jEQ3UE0V71g9gDlzCQL0B4kLaEwBBJ4B//Nf/ggYSHoJmBwhaHOgvN3c3fKPQQbsHBE0e",
+	"/vFf/wuaQRQYf+F5YMZUZP9ubz7rap77SlCLK3rvM2TGxQO8dtfVyNv0OfUrdo2fuOMs6PQcsJ8FYXPZ",
+	"nHj4Lq2qNCUNKYq0LfeRigs8JHexTZwqnUcVoNYvdOR+hnAnZoUhQVFGeUSA90YlmnCpSPTOlm5QReAX",
+	"mUMBMHkPtjAmjTv1CeKmJ0sjz9HiJA/zKxQ0l0kLQ/JMxq3zGKVgLmlMSq4wiOsGoYZrPLzOLp6LN2Q/",
+	"1XOhdQ49jRNdL4MysQ5T9E6QHRYnzjN1tzhU8QwFv960/uOm9SXIBXrgcQUebNQ0opFEsfOEkQHUcVG0",
+	"GF52nxppIYmIG770k4jnFkffnTaDqF+eqC4l8q9LZ7yvQ+gcJHGM7snMpahACjq16QcOpq2ADXBPyEQi",
+	"jEZYjoqyJZdR+GN/Z3nv+9aC9LfaI3quTJ+MqYUnsAVl92SWohogzkLiWWSYqO1mB6q8yckfcgJV+hZZ",
+	"N/jaxhPaviezoLM4k3KeliYTzzjYwhEWOFRESEdZymymv+QIwyBt2bUgIR8yalNEn5+gaXINgV65bM3F",
+	"eZmWMTNLobknOnfPvBM6LfmuDFXZ+7QVeJ9CVBY4UZ8p9dyHrgiL9HGhLPQMPJNARINbmW1h32zUNHup",
+	"fG1+D8pFr6uWpD+t6PxLRnQrUMptkeqypV8kCzoT8k8WtGWtrdj0JodDURFDWSkNO98M56k1vPlOOX/m",
+	"EI53drzCQGselBu4YdK6QrohQPFUMHJZpHbQIRyPaZjD4i7dsKAC5dS68eMmoLAQLylgwVJ5wwwpXkmL",
+	"8roGUbgRj4lF5IXiJknCuwAZkeEgt6L1DtJvEJhFfIz6VM2ViZsbf/p942GJ0HdnQ9VK25M3e+qKfZsa",
+	"ScjCAZ2uZS57vcRvBcYpsXgDkeo8IBXH1kTwgcHewnEOrwSNSAy14CotLHfhWcnHBIUxZTTEMXJtO6XT",
+	"WZEgQyyimEh5w/gAUAl3USCiQP9CpSJar017sXsoiJQI4AuiaIgUCUeMhuanMBoHyJbC2ruwmLke0VA5",
+	"NyKD/CX6s4eCEQ7DSYCO9vb3L9rZrxAJk3hA1AzFBEfFyBI4/iIlNEmjMVRtQfEWPKzoIxeVUsJZlisq",
+	"ustdmCdp7+RKs9T1BCzkMC03oJQda8M3Vxuj5ikezKKK/Q5Al36eF8XyWKGkdTIR/IEYBODfTOeYL8/w",
+	"qJQml76yekquSUY560+qJglcNkl5RZ/3X1tntLojPd8N6M/KwLktA9EXogJSk8OPWlKtJInJaX2paqVK",
+	"R3+FZ83BXJbmJBIHj5PLpTYoRhhNuQBIPps/TRUCzGGJ8BBTJlU1fu16dTmZGcJz9IxGZfZ2HFJhgxD2",
+	"zmSA0zFBf3BGbOjUNoVFEWTlqfzKWtziBm6HBOoqVmDcRXZFIdyQbqV05XL0K3Cp7c2T30X5gdXv9BSW",
+	"qbjdV0EGKgIzZJANjbFsSv6yHLaDwWBE5nloLUoMcI2/vgzq4aWK76vDnxUAIfUU3k+l4QI5YtbZNn8D",
+	"00oSBHCCKCITonmYMxTo9wc2RTWTWMH6buoegqZfgxsGRjplkXyFrIjzUJC2iTJjMi6kPlejTGrIDtrT",
+	"+o5KBCORZx1MJlFc67gTQSRhynOdlbUtHsckQtQ2fOCMNEmtKo4ErNqFNbuEJe9XuP5a4NkJZaTh5d9T",
+	"Lu8bXmuQl74zwEvuni+l5TYxsVpVwEi2qpyCHBukftCUS8z679YsZFBoFgWu6huW+3LAAXehREp775iw",
+	"5A6u09cUyWcvUQLP7gymyw0LciSzv9/rb/TdFRQKCthBFrUqcAZaxl58Yoj1znmfzW8SKXxPbNjYcV4H",
+	"HYMTG2QEiQqnkSaUye425eI3DJ7j6dNMcJt/ZRDVoNMZ4gnASgjMhoUKCMTw2GD4ETvMtcCsUucm8f2N",
+	"EL6EP0mw3rlhe0iT0uTl6yWzUaIg7V5gdmgeVy49h0pG359VTcjqG459qxVB39dL89xZSaUzg/J4F0YI",
+	"8QGcn3bqQYa0ob+Fo9IZ17s37IY9wgKgR708j9ldj8VL0eMNe2y324X/65vLnPxYamFnrdNcK7vHij3x",
+	"iLJmZXDyC+lZTB0PuV5pqPzCgXnhQHCmsje+Rs5fUFSymr4YrZkXA+HSd/PBQNuhlqHX7VhyWxE95rhJ",
+	"v2tu8z4Wmi04ToJyGJbYB2YbFz1m0Cj6WzMbU0CpH1/e948pvgmCPqD2gWan6+Uk8cB5UhB8q59SEA12",
+	"gIC8YrUtcNaYJ5UEAnpMEe0EifEMdl5OHTCXS7TGuB31un5hpcBZ8OKcXVxusFdgBDjf3WIAVoslJGhq",
+	"XEJT38IMympF8eHzRjXsvLRpY0XowEo/vREnJLTe7bXAbFktbLkAuB0bRwu0xmdQc1xfPsCywlKB1M4Y",
+	"U39teDIAn4JhyWAdMglxPMUzSAzTh71BLrfo/ghHeGJC26mgvWEZl0qEY8ktwg7wcuDN8Zo0TCkDm+hj",
+	"MRnNTU6VAW+znnB6ClSVo7n+lPM9/kgFaJrMi16rSH13WC71sXRZ99CYS+UKsBRgfzIyJVKZCISHsDKX",
+	"9HxPK2gFYFCtwrmzIhPkkJOpZXma7eIynczsmoX5c7p7JShNc2M9quY9APukBfjT1HgqavyFHpsF86eK",
+	"47MmnAt1LJWm3RUbW87H7lNBm0rVPlFTLc/cUbl8ZVxXz3RtOjfsEBbHlGHlxLlImKviKq3XIk1v7lwu",
+	"r5jeJ42Iog8AgOkUw0bXn4thuW3nAhq6U5Kz+TNWorUBjY2Lsz/L6GepHKx3kKEZZ4anbxjsahMCBDvC",
+	"VGsvomlWGefen9XFvSS9821LK/0I8Ls2zACMfO3T9f56LoMXtJgpNhFPwPlHIX9wpIFeoofXeBjU7ZTr",
+	"7tauv7nrb/1S5wKq9Ho0WnHAYflmDquq2pw5UZzBBeQO+sq1ThhVuYVOaxRvWOozh0fA482CypdbtTk3",
+	"pgV60VvBc93urdzJrW/qGsntAc8dGznZUmnB06ow1J6tBqkEyOuga/IVlBVwMQnK7pEa0fCeEQmwcej4",
+	"4ODqGMXkgcTyhq0FNIokvQN8tI0AGTRjKkmE/vFf/xvlf30TOFxWr/g9CQNEsJzpQzkckem7G2Z/h/ff",
+	"+QGCdNzcA80PmwEiX5UgYwLnLQ3vSyWlprbEvlWTMiZY3JkxatZN4jj7FHIm9XHN1F2hX7leARFRHMKj",
+	"GKCgxXx6J3lEk7H9MOEKS2k+G5i7O+i8ZX4dAGYL/EX7UN8yosPR3URwRQBkbhAnNLoTRG8Yt8aMJEoz",
+	"GaP6zQ9kSBQWFDPzAf47wjEM555L08oqxqHikrh3R5iKmfvAEuX+VEmf3A0IiYzXiAsc32U1CgDmky1q",
+	"8eNm8eNW8eN28eOb0kcSpl/YpS197pY+90qfN0qfN4saa/0SzuuulCjX37S6ZiJ77L5p0T+vDZie/Q0j",
+	"5LAbqw7PJ8DYvRhU3OHF8f7B8WFDvLj9lL5oP0df1H3r++g+BF5sUHNTgR/n4qeGpHXCDPJhq6EUzw+u",
+	"UijF9BSGajJEVa6H2Hy9KpTgrLSKwDcVK5nyQwUyF9OqgpW58MZXFuIRpLFsniJbw0W0wkVypQCJIYuM",
+	"SAMMpomyBn8bzCoPTWIcEmGbk3gOSMN09pXQqs5gUw4xZe9uGLQ6AW0Vam9M230jehtUs0slkkoQxjNu",
+	"kIWZEhCLklNiuaE5HiPMrhqU77NWgOC8cx1sbQwdfOC2z4UJQGTc00F7B9fuGkjOAO0p57a4YabIC4A7",
+	"mSUvtFZyF+cbZoEZYvkgxgrwYBkp0W6hKmXWCrbCGaxXxYa43G/3LCxzRIRbPYnOL09vz/0ueo3OTw9u",
+	"z/2NTjPoeHCRXBBBeVWBxCnBscxtONv8RrPF2vnBVbu37qzFtCKilO75vuW1Tlpe62BF8E1g36oyvUgF",
+	"mcKrZYPgEXRgwCy/oOCBiIiwJXuXp4YyhYK8SLUsW9Whdgr1nICgqoQA0XTrojVTUOihIDueAXA4rXkL",
+	"3qHAeomDFCkM1ns9PwtXfZs/5AuFc/XApFXxPgcxBKLTCb7S3p7jm3S98ru0StQfukKfkuLKij1z39l+",
+	"06Sq1XjRdsEM/88F+UH5vZc2Ac6lJWxtVqzbIYM4MqlAh8SRcf+vkg3QN5HtCiVDhiMshs+LOjfMNRjz",
+	"B+CO6uRuMbNbO0qFppVkxNHCQzyOUg9T41Pt1L63apPbopj9GMsqF8qP3XYPrR0jyuyFHjpEZAxFtOHM",
+	"Q+eIJyr96R//9b/XK7N2BefjSvprq7GmhNa6rV3VgucwNyGtAgIlLCQoW8DKFz9QSVWdINez6+5YJDFp",
+	"0+Qb7M/8Q0sU9PLcWWIvO1tLDcOTeaao3KxsiIfw+wfKcEz/qEUgIemVnYG71IAY4SSiCmW/v9IH7YQL",
+	"BV6K9OIKrJH0loZlXOaxT6nNKrwq96CGNPmngHfUrU0VdEfV6vxduB2VnAGgHaZ/WeX2c3fbIhJ9YZY7",
+	"26oDK1jaLM0p96T6zXtolIwxa7smkk4SdtCxkmjKBWB1jfEMhQBE8c5U2EP+gx5DyalW22W5Bh18v7ag",
+	"/+j6+gKZi0Bt9/QWMsrsALpNaREgjZYLkSSHWmJaSOdhbfzN5Zg2890tvXpAhYywVWXYYKV4aIzDEWUk",
+	"oyxAFLgsAptY20H7diJ9gVmY4mB6NjFNkxnGFnRu2BmZGgvG1YThKCLRu1xgPUWqSOJIXzDCLIrTVkt5",
+	"mnZuWJD2zb+zWXIBWtv0/XUPBbZhY9Y8Wv+00bXdwRKmFS8uFInA6cNDHgdobcvvemjL31q/YbaBp+ti",
+	"ma9nCGFwmjegnSe2w8IApuehPhlwcNfNsniRNthgfkV3WNbk/06TkxhA+nKnRtst8S4DpS73iM53XM+3",
+	"Ds/1+C93Qyy176zqtT0masSjO/1AHMd8auq+bOvdhOEHTGP7tFJDXi18+liWr+KJCvlYf2tUW2++eevc",
+	"ima9Nwtjq1rAouspT4d5VfGhsov7OSsBD4A09fIhRCPlcAqHlcpOSGlILcs1I8JuWFA6OKDxCID19Gco",
+	"gOfbchZ98As6pgxbgPMxnkz0eF1UMq2+a9Df5tAeA9VAac0R2OaeU8KRWgWkyj2r8mBrfmC6x0x4TMNZ",
+	"Z5L0YypH9Y+4gOsu3GXudqMvLL/9Eq6bu71c/1gXQjGXmczu9Gbo8GI5p/7ea4FnB+4id+sUx/e2s1pH",
+	"Jn2jOC5Ii3MXX7lr0wdxcW/QnTppy5+6x3BxD+6NS3uheca39EifQYHRrlU+vjXN2lvAJcuy5mpZddmN",
+	"ldyw7KZaAizPGiwt4LJb5vfwsjsq+XNp0mEFWy4lQi0zLbuzdhNDniP8WQ27umclcOqnxQrHfJgQtAbZ",
+	"YjJXf2dyocD2hVsGhEDCHNR7B1AEXXDA1Em0OplZIXCqN9Hc9vbmiqfnZM+8PKnb6V6tXZBzrpReN3f8",
+	"AWh0qskX9XJIjanp6DEYEAbqtEldxBJhFHHIqwQMdOhi7g7J1PqeYIHHRKWdMIoKt3PvNMvtdlmPkGdJ",
+	"o6L/aanJaOa2OMs6bSRQoRmHPOYJNEoK/u3y8rvv3r8vWQ//1v3Q29l4Y0x8rdq0dlu3//ar397Za3/A",
+	"7cGXP7e//XvVZI/iN3s1+RSQV6lt8pKnJ6LRLgqc7yBAa3t+dx0aoWEmB0QI+2VPf2lz9+GLt+veDQsy",
+	"PwN8ubFuwdLurCswQGvOOc2F806blCrNAecHV6XYrhuJ2QBuCFndQMG3YX2U7mUl/s09qYJQx2xIpLok",
+	"MokrSg0YV0TWUHGKJZL3FKI8PFGSRiSLJKwBrJrV3jPYxdOrIw8R9kBiPiEuoiXXC560pX7xtE33/MCO",
+	"+NQ0zE8HkrUhh/xgY05zRqAFL2aIMNtPPxBAA2mw+BY1kYe2fvrSap3XPHFCROaGt7laJn5gxa8zTBt5",
+	"EI/iN6fmYXalliVgZDTKRlu5QXMPDi1SY11XoiUDtFvONsIQPD6udvk27YPDIlKBM+C3tS0UoQmXpn+w",
+	"JafbyNR07bYGT0rl+TUcC1Y5PGtXNZjwub1yRVQkbS5O6zopm0ngLIiXZiKykKAdH0V4Jk3jgQmGwhvT",
+	"Mjpw1+9ps13gKTTjN0UhXEGZIhoRHMO5YgZIOVs32aP5vo0C2ABMbDKxUc8KPyOWvJp82ThWaVKd61lU",
+	"EZ+DY3JPS+wQV4v106uj9gZa0ysPAC0THBJEIw+RWBJgiIRpBULiGNEoDdgVIkod9Jmq0Q0L7As/4BBS",
+	"2yyuUMrUQQ6f5950P4BE/cSMz9ZFlWvEDy+O96sLowovq57appd6R8xMqayeQuGVR3uX788vfzw+/Ly4",
+	"IW7jZs8NXPNpcVyOD9xerlzKeQrk5Ucai3O70myeZZKs+jCLiGoAsXcUvzEPODCXP1UkVAc+87sc8hCg",
+	"7bte1B3Xym3v4Pp2z+8GhRU2dZ3WUwaYKbiElmJva9qAOyOoJUsNTc+zuc+BSlslyoIzhIBAbR3DEVqD",
+	"Ap4MmtmmZGrpQiKHGW3Uh2AXJSwiQirOI9RPVAoFrTiK+DsUmDF2jNwJkNRCcDqaQftzpwaBMxWzG4ZS",
+	"/+fp5ZmHGDfwz8yAPnvGQZp6vArLYceV7mWAsXYXwFKliSaWbY0mGVpoTdidxi06sPxsvtxc1+NKU3fg",
+	"CZbNEY3MNV1/HYiEY726WTSSi1TPMv5iKguOtXf60Y5ilvxmHq5C3a6Qm8gcJ2k69gVUEBv/oIewNUti",
+	"zoYGXAgOVv2qPk9YtO4VH+MGu2aMFDgOoVIXUI/tqRJilnvrup5Z/iH64eaG+iU3kYgc6WxL4JAzmQDC",
+	"L8ALhVwIc+rZSetnj6F0JYEToaRum9FraWQorfeFY4JSqX9OtU7vqtKsC1Kkyhov2yBaIw3GwlR/mDoQ",
+	"c/TA/rF+jACtKVMQbtM/0kW1uT1Y3bCYuBhttv/WPTSJE4mCVFeBp3u5BCr7iyapQ1n3UJBGv4+joHPD",
+	"rgyBvNyBpwfpKJRp3qbbkV2/yuqQZ2qW8+dk1zeNqCnkKuFQS4GYRMbARyQccVLscdA6vfrO932/si9Y",
+	"buLN0gtEqfFS1/d7G5tb22+qrs4vajWs0YpKZaqT5RG187IxJxXRwqE5FPp9lztYYt203xAz+X02DFXS",
+	"xCEWx3gu/RopIsYOk7ux7ePgvyssQVsaXjHGH3GcEBsPrBJ3DNlAENKaqcmceJc1MQcxbLbnKrZpVZWn",
+	"MbBBHjwFgyTnuCmZuidv0EMP4Mt3YaunSSvCFEXhGPUtqdGVtbQRYRYVaf/SQycf9MX7lycf3qHTk5OL",
+	"GzYQpqIWQJI8c39qr0u09uHo6vV7/f/rq9cfrq/MSYfRp+sP7bdwU9uc9WMs7hEW5IYpHkOT6KiD9izC",
+	"sBkmZJZJhJUNcQenV0eBcwkYcfFEIM4Ua2LN1VOu27oiq6LkuFQi41DprIxBnWq6i/xfRTy5Z4MdvjAQ",
+	"dR51ei5DbF4cfp1QQWRV7ukVeSDMmKambzW17iFrk7xsg1zAuLMp5dVdggH+TuZ6UtlFaAQZ0hRau4Sq",
+	"3Rz7eqHjBm4pwFtnbykyQJ4SRWyRbKWqePLj5++XFfuUqziHpbT66OBqr5o/H8pX9ra2ujvVwD/V5v69",
+	"BQnJkki+v6g8pGTJmy1pZafUr8st13uwOu9rejx//Pz9VQUIC5k134Oa5MsWHh5Y9f48/sVq7SzT2n4+",
+	"SOvCTWWWnE8holFMrumY8ERdkZCzqlRo+0Ou9Y7iCXTOSv28ptDcYJRIkzovjay3NW0dZBG40Y5f0MV2",
+	"fC8DJtzYtkjM1gtbiaHIhdaPcBMt8jx3qV6JEVluz1/DRfMbdI5O7nnFEVWtZYZqVhEQifWPUNPZNpWN",
+	"WlB6KDg62j09DdBab7M94olW5BvV/gJ6eTF4svar3/3yq9/e+fLY+9Vvb3xZ3/3Vb2+ZrypDKSd8SJ/Y",
+	"NSE9WlZJVC7nJS9RASZ/aQ+jmqYDk0XNh07xZJWeQ0Ue+I5qkyntuGPy9gGtI9eaB0xCyEnP/w6Z9B0E",
+	"WeQTNQMwAmt2yxQa+IZBRpjxxOgl0PYii2zhgnMhuKQ0V+W7FkDWkvFz9GMDpVJR629H3VgqOjui3A+i",
+	"EVD106rTVn7Nak19qhCpaphkUq3BfB5xi/Biy3dM2tIuCjIzKjBGbj+hsWprUaAXRaK1q7Pz08MDtH9t",
+	"7DEPjRkZc0ZDaeCGtKmw/g5QKVLfUeAh7F6CJNFcAkFyFFx8KiMvuDri18VOcK//1P/5FpSy8dLhmirg",
+	"9I1FF0rhsrntfZqaoc1ziz/ljNeKxGJBrF13zeepf8wspIw1vR0egeFtqm1ckXOpSDSFmnkTkjXV5VQ6",
+	"claFnUoMkh9MNURyvsixMtppevZFFinJ9HPV099Fgfkj0IcwVijzCZUM8ndZI8DAg6iPlgA3rHH/v3eo",
+	"LCDsY/qJSiPD+gm5F/dnN8xA+4IPVyRDwNFnD1Rwpi1AAAWBLnqegYICyZVJLQlCS3NtSWzdMCu3zLgY",
+	"uTPlQ16hv5dydXCCWA+i8zdbV+Xa2fd75Ra+2HoGHSVsgmg2cfjCvbHU2dfdMc/kJKK4qlAXutpX5/J8",
+	"gDbD0MbYtE82IfaYZADHUOBYQt+aOlQp2xI1ImGMBYkKuTzQn/j1BGqnzd+/TUj2YUr6k/TDkA6K08zf",
+	"XGW+rmrx6jk5QM0KW8+1h7ZT11d6KGd4ZgOzrc87ZmhLK4oq+wWcmd4P2qQc21hziA3mT9rt3bhEKLPQ",
+	"NYDOYdpTv7Yr+vrPezL7FjSyReUI97a2K5o2FYCwr4722jkQbGCA4ux3Bm+3I/9t9+3bzfBNtL21g3sD",
+	"grEfbm3hyO9u4Y3+YHPQ7ff6fv9trxdG3a1oO+xu9f2B72P/bXUA8Y+KZXk/9/LNt73uxlJRaHKx80xv",
+	"35ASIccMy6CnT4krOPpLG3nl/SfPqsabo+1vnLLVNso86uwew+g7PiZ/vKCTo1Q0V6x6fUofsDI9E9nQ",
+	"3V7uPGLuS7FaG3pQUjrXc5Ec0clSTpoD7anCNrd6+BArsgDM3IGYI4th7sLCIjLqPqgfaYl6gdrLYMLn",
+	"q8mHVf7TTxI6Q4OCGSFBTF0rJCVqUVdUCv/xX/87aNbAmovhWcO2an8ju+a7GWaY89AATxLbxnUqoDsi",
+	"1BXlWuK9yrdFTOn0rA1Q4mqzQBnplvBzNRMXwVmf4UHKYx/WupGiDIq+HDUC2Do54lOjJjs8xCLqWz0C",
+	"p8nsWbdg3QMex3wqrTbDw/vMr6R/78yj0i8985/uTjIIcjn7t7LlHAr0i4tJroWh5GJ/+okXQpP4RR73",
+	"DH+XW9DCmMpTbu4BS2uhXyLREL9ABfrSkHJlXHOMrU3jyoefVna9+FDDrjUHZzXFy9ngq2h9VuzAXZxc",
+	"t6dlvFYb862aoOfxOE2uFElMZAftG6BOLQv7gmBoqey8YBKSR/QOjKlU6ybqJ8ggka4By6bvz3VMaeKh",
+	"621tFx10vQoSnxusvSIr9QVe7rZ5Dxf9pc0N2FPPu0mMl+6EC33NIrx6QwX7sGUq83lR+M07GkAiGzBa",
+	"KtEYMiOiTOgGMWaRDPGEBGgtmHChBKbKeSi5vJcFIzO9GkpBzMVFSzJ/xRx9LgBov64fRjMcywzC0lx/",
+	"Xd+qK4OCT0/bhc2NTBZURceu9bRl1w3DMtdzzbyhDV0cAou2I1HwP+CL/y9w/S8/k/4VD++JKm8o6JUW",
+	"kYe7n+83Hs7e/r68+dybfmt5M5KMLik6aBXz5JrtN+3SfkW/5gSPya3DDOF4MsJ9otIQU8z5fRvH9J4Y",
+	"ZGHfQ+ce6nroGHGBTjRBKRvGEPd9Z6D1C3SH9bHt0ko0S7vs5yIkv/baO3vto4/fn55dtH+prTBZEAu/",
+	"Jsy2FXHB8DFlyvoDn9CBwmKKLY7pXhh/ZXMvqb3hKhmPcSUAQ5r8VKGAnOVgdhun8WSAMlUocYJd1aEd",
+	"TWi0cTcW1oEHOZyIwi4cUNuCNEKnl++QuRJGZS82RSflW/JyyD5cM0F683JciGy4Xp5Q1S7cEqmfAqez",
+	"VHXF9cqnRbZxOVvF9MzMsT3GE6S4l+47A6/QHLktH8wpr276lhVDQ7Oqh1k9LufnqAQvxIqcD95ToRWH",
+	"OZb6+eeff26fnrYPDgLwLrsvAvTa/J2D17Ie4yF+IM4C1PpfEpaaf3Z33vptf7Pd7VUsWF7C+O2dL39u",
+	"fltrm796ub/W/8f6//j3OixGqJldLeRlEAWbY/nZlnyUqCJyfS7i8Vw+qUP4W5JsuXQHDGI8XMGpB4lg",
+	"H2I8rEcbbJCIdMRtFkrJ1LU7Go5xxlU1SFLOPFstc9RplQvlOxGSM9eq0tkh2Qs2gU0rqlEqSq60/Hzr",
+	"vOpo7YOHTuEQ/uShPQ+drZsWyOOJKsGSfXhm2Uk1NtXFj932BoLQk7bMQiwIWmOJkJQNkb5lvrrHJTMX",
+	"h7f5+S9rGJXlBgqW6eN5mWRInfFQtXlXwLLK75C8xM/L1wysLicx3OZY1nQqxzPzhcx4TONSYtbB+WEV",
+	"BYf0gZTY+ePeWeWlYxpFcclC+uHT8dnZ8uJjMx73tvRRlfOyxlRpRgTCj81lhn7MB3NTldAA+BdZZ4zI",
+	"BbWq9goH42OaiFk3l/FWJsyCyxQ4uLe1vF9rpUZf7SlU1IRMltHgmtozRVAcH7JI1qKRgr4mOIIrkWmU",
+	"JfR/XZ1IAR5G6VsGOI4hbWwgCNHzBmDuyVDgiETO95eezdqytYmmCvVnAFAKKEFc5HPU9Ouf3s8PbrfQ",
+	"MQs78xVmQ6EpGFUyo0CV7C8XZ1GAtEtfWaSylzFtym91DJ8CEjSzB8zl82aAfWG1WQzkt1folYUhGf2I",
+	"SmgMp2Uy9Mcf4USW+ddyowFOqvSNU1KDjpYntTbLraICA1IlFd+igk8Ehy8VERNBJVmu5bu516j1OXFQ",
+	"kcznyDJ0qSEwNtPU5Gtbf2jbS8C4T8Gtim4Si1Kl19tiJIHP38aNHNToHXSeKYGFZ9fMe0/cLs4B5C2g",
+	"Ui6IDr/OP68IA1MDkFhG/IDaOvMleiBCUm72cnrBfHDBXN1QfbDPrGYg90KDCY0Yn2otYcBFWNQSNhZD",
+	"AZSr7t34srdX7s8q2Jy/GTyxas2qgBPncFr+JtDEOW4BwMRLMhBEjp6WkCrMzamfLxcuVdC92x/3zt6E",
+	"H8XP07f96+79xaY8iXYGR3g7OeRbw19oj/3w9c2P01JoqdtbLY20MIwq9ri07aqfmXa7UNyPbWnz4rSB",
+	"YvPipdm4uQhvcYlNmZs0AOK5QzKthw1BhdU2Bp8ywNllCKMNvx3hWfEAXeZKX3HI+QTiRQTLh1JqGlI3",
+	"Sg8uAUzViMoypBGISoiPcoFwCHZAHkN2SJgtsmrNM31jSNgGFVV84AZinpsGY4UpuISRtac0chdUZQYs",
+	"0bjmtoudQDq8BnT9p4jUqrWtEqlzgFV/k0id4yojUm1qRfEJl5jdk8jsRmQ6aCJtjTL3wbbCdx8pkxMS",
+	"ar3bfgF5muIdCqTCgwE073KoYMgg7+CYYshyye7VGjObJCqvAsEQrC0Mhp55scFjN/cBJLR+XTnl0l05",
+	"x+h60mkb2LLqJnhMFgzcNMXTm970TU2HEaw+bHjH6sO/CjGrQ7jayymTedmqrcsJEXozumiSDDGDdtFY",
+	"DIkyGCOmT5HtYVAXoK9QyN0rX0kUpB+OoxKk15CoK1rdsibGfVLKpIM2gS4TpBrVTI14lN9b30Gzl4vz",
+	"K/jPJ/h373r/qOW1Dg5PDq8PK7scTHCVm7g8L32VB70vFXQkt+hsWBL06fLEuETB4ksx2vINmAt0MDlU",
+	"fnenN9jAm23f9/32G/3PW/2Pn/2v+xpSjRpcivFSp0maSmBondLPEqBKrmpOeyFTUnPb0iZpIWaXad+G",
+	"uZJb/YRqa6x4Yy3sWwkPGHZAroGJKX2A5DrKAEkCOqlPJkhfJ4hMxgRRteuiKKNX8oYFCkPkMwVrGB5H",
+	"gWfQBqI0GbmiYiZNv8v4oglHVFrKOA2+Zg/7/s0Pp72ffny/HBLG3u0yAusYAQA7k+pqZpz1vKnpZGzk",
+	"0CsJ8hVhk75lAa5TEURZhpKWSDJIYkak7KDvhL4aS1vF5PoO6mXrkxFlWogNJVpTWN5Lr9CXNuZD6SGp",
+	"eHiPQD+R6yjGLFqhpWdO3lZ19OTMNZOqmDqVdiJaYNxrQ9PSw0wZCTocKW2Azgtc11aw2b7Tg9TCdd8O",
+	"p1otAOUt93p9vKmc7DJFiJGD9VB0TMpeN4WHJhcPMQ7PW9BmxzFQRfF8JZulp8D8yBUeaiEstPEdIbiw",
+	"UX+fdJstz8XMdtHCPDl7GdyhiTi/G2hUNwd9/SuJaJRTnTVhJgBRokkuFRd4SNLGGxKZ5/S1Psbimeti",
+	"qfDwCdp1ZvJV80ZaRWGLAA3VU2pn0uWzSeFCJoUL9VYL9jTuG7RkIa6BoFAvUAN0lc+IWmBATEn/kyjp",
+	"HyOlJnL39Ws8mXQkT9IU/tf62Hj9ZPGaviw7iC0fZbLESwVqnTDOb/Ua/lvK8LDZDxY0GbaiStPNc9CK",
+	"hXLjpT2F4/qK52vXMKzwFlvuXGQ2f2OulvlXv90zhcvLapjnfRynmDLnNKh2PI+JnmHJMzImgob49f6I",
+	"hnjIm4UCLeelT8wTPU+dymUmYSKomqXWbOnIffmERVPqUNEMyNSLHV9kMJHgm7K9e0w3hlI/3Y2O3+l2",
+	"NzpvGtVb2TrbkiNEq2J3lAUII2kqKky4R2GAbkv9R87nos02c4vtAaHvnArOhuklaA0r2+MPlA2rVGQx",
+	"BHcd+DoMnNr6OxTEPLw31ZTchO1szw44Mu9NMeENc84ZU4yIVUa5dyhwj76zIG3BO22UgzfwDnDJ7iJi",
+	"sDoDKHg0iGaQTauvQZAMaHzkpvm7K+0zNWdKOtUVCfLA74kjB4nueKLM24xrkUSlcl1LNYudndHP8Oi9",
+	"bWtRHD7golWN3j7FvNa0qLVvLVq42Uur0D3E3rCyr8R1xn6vJPokiWjDlSl0XdpOSi+1aQG/1e3lsw3v",
+	"ycQ2kMtEAv+DxjF+vdXx0Rq9wNE7tH/xCZ1foe6bu00U03uCTnGov/hpfWUnFuw2SOcGRoeNlp9k9e5n",
+	"kovvsCJTPHt+9YaEx90NzfPSCg5IqjR5veu13kOmiHjAcS0uyBGfIj5QVj+0r7AeQGkYE94uX7mCVZll",
+	"Dm8XYUC2F8GAbDUoqa4acTV9pawxZUIiZU068B76+PkarQEEjlWbg3saBeueBVHvbrn0T5vriyUK9hI1",
+	"4sK6vXfRe4KF852FudcZ31nQWZByeszqYVnSnt/IPNMKDHtnCWzFrwa2LoZISujWE/x7QtxENwwYsYdk",
+	"moDbQYdfjXDQZ3pwcX51jV5ri/u1fXD11PQ+WKbr6X1e4dDIVqo0+DzB7BsqmcB0Cqh0A5r6dzgGsozJ",
+	"LBfunQHdODcdNmmhRah0CFhGFrmGAxXlUgbr4Tm5n/YRBk1iZT3blR6ecaMFLr8h36m4cQJieldDU4yu",
+	"BLk4r/JxVWfj2LWA/gnc2K5V/sAVkBdXSGlr1tnaMmWut7VjoFVqVNKbqjljlTS2jB4upS2/nnmeyDW7",
+	"hjUoDqM4kzzrermdUGLKBdvWtlypiaKVuoBAEE2PlCpqOkAI/mDgdVPwUpztVbPTjRDooBwui3fDYFdj",
+	"B6U4HdFwBMyEsCCpc92W6KI1gwRQqJq1Q5Ov/6TRt2o8HUeDvHfbjbmESFu/R+uCeSmORibOGtXwrrox",
+	"YJYvEHzMAQrTp4E1upEUmbnIxim/p7Rfznv/lEhjBftXBRrLbXD+pjhjed91clTLoGzSBBODo63142ru",
+	"zqUfpZfOR8Ssq/TZEJu23FUu9JDZDn1oYno/g2vEYNy5ruqmYtmgB0HBl3QgeRkenkiY1OamQmMaMToc",
+	"NS+mObBFuU9PXn+eU2ShV85d19AfklJ8WYmi5h1yUFdfDrzoSsUxGhOWIChWh0I9aWI2nBE0oRD07M+Q",
+	"tY86dgSBbRfhLqQMumcMhValcz6qV85LbvD50nsY+aoAN4EMKeugs4LTHPzuIww+8wjPbpgepzSCf65a",
+	"pFSJtTQ7JYMVrFzZOGHhqFXX3X2Fh1cnvpineDDQ+nWrqdUMU8N2ea2mNYKbM3kT9DbzaIPfVlmxyxWK",
+	"KSMAzAgMtZLjz9r7dpq15DklLKnrFsGStGWbK8hxfL6WsbkpdVxfiMiw8EzJ7y6obrmwvF+Z3Q1JEJU7",
+	"Qss6rRdRhgK3s6rLXlJRV7+TX0lDALi0gyyIhKnvMOau/lkiLAR9ILmEsiSmDIsZSkOFxWZLi9Bv5zPj",
+	"F2F0ZPgIOYq5N9Wu9wuUrT+xuLx6D5tX1w63+nj9W46aEkLf3tleFoGo6ID3Ik76SjqYhiHHTN87uyQh",
+	"oZOGkb89JFxqgj4foEeiSTeOYz5tJ5MUjbwZQPXKLZaq5px7SpPpPisVdU56WLBg2xd6ONeW4QkYWmXk",
+	"2GYtED8TrYYhNSXxA0EOL95Bn1r4H+gfAB5gjCIy5k4cK4FncDbMoc00yDx96czb5YUSFgwdFhTi/n2e",
+	"KM/FP2ydqwnsU4XWoAJHka/qne0+HnN+TyKUTNafkog7v8n5hIZFClwIGjoox27PoCyVUXv91bKtS8m5",
+	"5qWLQfuv8bAexaBhYsBfhylSkSdXEYpf6sZ7TmgegtXPuvl69eh+PkQ/z+cxZfdatkJ6CFrTPK21cUAO",
+	"/eESwEPXd1Hw55T07xIRfzMhfIdcW2DnF4r6U6P2Qdw/N+kc+XIOB5cHkCYGLLaErrNElfJJU8yS0e/f",
+	"RW/zsS8+QPuCh/cDLqJXEtIXN3oZ7sZaRIfaRAX4UAzS8IbFRMG9rqbu2EMnHjqHiz6te8ggJyMcCi6L",
+	"valkmkU3JX1YpRtWswpW9OhjXeFhBx2rDLNBIuwSljBLez7hHB7L7g0zTYO1/KAKMUIimQ8ba80wB+6W",
+	"tuTMxlrGB8ktdal+P0UIuf6x/cuXP99Wg4QUGbgmJxGyqSAJSxlcJcU7KNCMkUv6H8zXF64Fjo8g9qCX",
+	"jEJbtSDNJrIJiTaf6M7lE5m6K0pCeHCWewR7pZx8lMs96s8MvIrhsABYNjA4s3xiNIIYytxC6EJlB2+6",
+	"6sxMr1tt/ObG7eJVXBKzeoCfh8hXKpVboL2L43KkGtzK6bjBAC3OsOg1yl85v0YOGK1UsGJ6E4MoyvDo",
+	"Sv0LggiL+0LSt/4CSjOHoxKakf1l/v21mu4eQ09QdnNH5fZy+PxCT/UaL3qx/zYwj/6qDTaxouE9URZ2",
+	"WmjtIL2yonrvr4qqmFE8BTY0vbMy2FEpeufb0P/Nzt/5Ravy/Zbapv9Nrt8Ss3QcxU4oI89PYdBPv9N8",
+	"twB/8nkgjgeUqJquZ38x6qIBgKjquTLiUws8I/BMOpjzDKQeQC8kWuv+47/+15afP+oJDkceiqhUlIUZ",
+	"Lgb4Q23XLX1vTqL9+qU4s19bm+izNvy81vH+J80XqQelhK65RNJkjRe2/CUOFUOH8no0R5gsNACYT+6o",
+	"R0q6zvotQNSfZahJWkPJYEVonKHh62MTnLz2o+IOTP5FoJOqwdMgJY9HBK0pQcfQ9TKZTIhAIZZkPcvd",
+	"1SpwGcgIEqPYXLeY0/OD/aPzOuyhBtTKOgE+GwsIULiuCGFVyBJnacGhIYGlu42u5Hq/27qOCFH1dPCH",
+	"1fp/aEU+P/KnvdPM6PlPeGJGCA+Nm7kStOQ066uPVUph5fjR7Yrqluuuq8beYGCiew0acIDe6DocwDts",
+	"qcT842VNm4ysvYXVOCUfE+iYiCdac36XtcoAwL4peNPXJlxK2o9nuS1dwGbIdYGwf1SF4uVMKlICXzo5",
+	"3987qVRkKstIrt1WhlRGQULCVDwzGzlzeNuNl89ojLTppM040eejWSQqU7SretZkhqvJRbeTKPJGcZ8W",
+	"WD+XBZLHKXLYRHN8UCnGAavIRGee1k3pAyVxlObKQm6GzVx9h3AfvhuYS+4JmWgqUmH6qHRQqncIAhaN",
+	"8ZFNRzyGJkr6t8TWWK5xmzBiH6bwPbEPi8y5Ktc7aF+/WfNxoCkcpKa0ayPtXgiGEFE2J7nwIltwyMgU",
+	"ej69kunz03aZeZp0vWeH2kyJ7AsF0g6/TnghiLaSWy9vEKxSLwdlkcuNghr2My0AXpr9Ok0W62VbVVR3",
+	"t2oKq5/ywZP6XeabbjXpulW/HOdi+LeLggZr1TxuZ6bROHoHGcK9bbSPFREm82WlwEA9Ja+o+gukqov3",
+	"yiq5CS3pmpAzn4KzajZMxms5tPBUsXREXzG68qTMlxrCWx/A02h/DZi25pThluymazWAEsxzr2xCbxwq",
+	"+lDVZEoPAU1wIol0tj4lEq2Br8CqgKARAEydsYs0PwDkpXMCoFgz7/o7BG3rTQ01cMW4oK7Y+c4b0eZl",
+	"lVilzPaEsG27CH0wdYvkKw61hhT8etP6j5vWF4NCbgxeeFzJxv2PgmHbwIMD73bgmjmWM6zkPjUSwYmI",
+	"G770k4jrGCvmOII2YkvZyuj8JURNaMTNbUYHZigY0JgEsJR0yHilM09fUhV/uDj7zkMfLw6/89Bn0r/Q",
+	"y/Hd8QfbMEvbia4iB53S9wbn3H7ztrvTQxP6lcTSwP9IGpEbtrax4XXfvPG2fd/9SsEyX/dsfp1peIZt",
+	"TFmTx9aEQfpIsG96SrWvZxNwHEHLM60yXf34HQLQdtOrYI0q5OAAZsjMymbmpkdcH5JKlqNT0hooyk+y",
+	"qi3VX9REqmkOfRoUqUUEnosiQ5PtPok5G+rd19jiz7VU+lYvnhv1sFrUN9sGffMzq1qNH3FMI5jUC0Fc",
+	"RERhuoLCBmepe9iSNCP76Gr4i884vrfwFVcugb3Gnz/NLu2kye7g1h8m0HY0d8GrrKWB7XW5oJTlGRFl",
+	"eCrE6Rp6/HNjfIrbv3h76f0Ly8SrCP1PiQLUrnhVMKByzf+umEA1w3UsNY01+PzYQGpY3vX5yEY+s+8G",
+	"+jsXM6iEYnle6yci6l33DkEIOprqC3P+dogl6NOuNH4PBTDl8m96Ho37Rx1hFvHBoG5gE8GjBEAG0Mhe",
+	"ifpETQmBZHaI3v8tQ7XvWhT6yI1VK+PC5CekwzYBWknScT8xGmJvXxgQGQoa6zNG4sQUJz07IjLXivp5",
+	"DbtSehaYs8QSzcMpZXFV6Z50m92Q0cmAXeglhUOFPl6dn2W+ynsyk2nPHFsx8SMRdDC7YcHXtq2uaEs6",
+	"ZA4h94G4qJfAU6vxWZf/BBvsdzApqhqTL4KnBhGHrFsz8tDlh320sbGxo4f36XrfjNlpqGMax1RCsa22",
+	"f02NUAd9kgQS5gAvZ0QQjWB2gRabwbo2TkxVqLFkPFsvNsYzl7XME4CyT8uw8igKve22v9H2e9f+zq7v",
+	"7/r+Lw3byHjpMVJysUfSIjgMkxgLtHdxjCKSJqhK23wIDcgUDXCopDEw5QhPtHSfGBjvPPUA1FjvLvMZ",
+	"WvYpbJIn8HrOV58xVXpCzbMSSe06D+FYcuPnttkgOe6A6wJb9F/KHtUs37EpVPWacc27AZ3HdovGY0jU",
+	"LbK1ywcxI7XtfrMvBoREN6yq6s8wQLC+C02mh4xKgjBzz4kN/N5E8JBIaSpUqDLLYaHHAGJCP992FtJc",
+	"F8CfroawsWuU+L6/3bBtZ11V3pxZYGZStAueUHfq9A4Hl4MXKCFzAmpPKS3YK6rXGSksIWduwHqHMtBt",
+	"0+sr0A/Nc11grkaeWGAKC0rPVIqdRWOCfk9IYjTnJ1Z620jAaQ0Egya7yas2Y0WK83soTstJLucSMogK",
+	"/vIWAl6LOOuoPOlZ4W0GMQStDYwLRvMhhDUYMSe3NbS1xqBnDOD8wMZvpf7OenCENTm0KbLl+4ED/ecM",
+	"yQTq/RuhfjWSMGgtsLDqHUWk7Van/8q5u9ZXlC3w9OOlAsa2iNODMOPJHGZKy7wHInBcYEkJ5WNQmBY1",
+	"67jb0AFg2HKl0nJViRkVmCcFu2iKqXKJ3Pj/Z+9dt9tGrjTQV6nF+WEyC6RIirIsas06o7bdsbrttmLJ",
+	"cTKNHqMIFMmKwAKDAiUzHT/HeaDzYmfV3rsKAAlSoC5u29GPmbQpXAp12ff9fcbmmvMsnCIeLCa8gmHp",
+	"vEjNFlCecM2XrEn1C0jk5iudJcUcf6FzwBwzJOwHdoigWKeGj6c9hdeLiPU/fTr2VUDoQEMoGMDQV7LI",
+	"wmQmjPHnQp0QzRS4KbNUiqhci4jfC2QutjM1L7nyGgSh89tWIICq5mwc9BPNXl1cnDG89ph1sZZjoYCC",
+	"0+x+KPSQMxGZwdM5wRS3/V7qTMDDfnB0tNvR3yicT4tiGndDYR95JWFZSAYXBJiVKlskeh5lrSqOJMuN",
+	"GuN4xuNkshBojJCpYCkTAqZJBFkTjd6gjX8wzxBuEpRr4TVYRxP8aS16vPbSDlw1W+gMSUxGtoc0XjKh",
+	"snRZ3jV/aniNkDI6HWgG+mgRhot/keoqkaH4OOcw72tA/F7jOkkvP6LViLXPKJHKlX/emshaw5/21jrF",
+	"vQ0hA/MREz5BxtuxVDyW/1rt0r5RQtLknxdkWzWe6OakBOrTqHxQIVOxgWHrFv0YeeKh4P2tflxFi/2t",
+	"EwlrZVAIMPY8WVRpsh9R29JJ00xLaC+bChZznVldOV7EudHThNICo1+6wJZjLyqruG5ZRqybA7UbVXSW",
+	"G2VbbCYYrxuktSawpjiy6KMF2e94J29nRUGdygbxW5C39pTD6GhQTgaXdIsZ6YpQjiQSv6EY9hX1wz5j",
+	"ZINt+Cj7nhVbvt8d3EWKuyTTeo8LCMHOlkTDnk4Wup7VvoDGFTo1nj3Aa/ugtAArm/ymvhc6NRdCZ5ui",
+	"20Vzboi+Ywk01RgbLiTnVZn+xkHnGSh9mWnr1Mk4QzdzJehduPE2keiV+2/46D8m0rwy6ZUB5sK0f7G4",
+	"cnGpO4WZ2tgkVjCshIqAQtAYgCyA4xCw9+9eU0pxipV2oFMhvQzKMmQ8ilLjnBOvcDOcivDSuPsEw5iR",
+	"nZB7Pa2cKhOSZhjYyEEmUzZO+QT0KXsnIpmKMNM2i+4rbBF2duftD3Cp5GHw7Mbw5IckvQRknHdkWWw6",
+	"cOs2CFjVhcYicwmFwNBex8vWD5O7ZaP7VHom4CF7uUAuvMe1kt0KIXmH1pNrO023SkMVbi40oBSnoVIg",
+	"rC7NHyMWKjdIpXCoMFO/lIyo2J0deJcmbN1zaPFCk3MufxbLk0UVF8SJWuWcOzk7ZZdiaU4tj9ogDnSY",
+	"zMVxThdSVDyvXh+ykxcXTKqJUUFW/hAIvXkFRjJt9nrY+NTmc9m+FIVyAxwhsiDzVKR2rPivH+3m++nD",
+	"RcNbq8wA8UPtkE90GSKyuRWh8uT585fn5x8v3v788heCqKyCu/TV21FmxKDRqEDoboFfPRYnE0TbJZBG",
+	"/G7srzOWOrwu/1Aj3laY+TesC9Fl5hT98EE5O38IUJRzJKhnTcKkpFTgnvk9APN3wxIUefmr1qEwwL8s",
+	"KtMjG0ZoY8b/NHd5tqsnJ/i3sHGQTNu71v8P3PXfuCAvXv719PnLlQUBWLpUsFGaXGuRahZyZWxQY/Lj",
+	"h+kOO8FVj5OJEcQRDzMmi5sQhpNPwIbv/gz4MOOEqoozHmaFOhZz2f8UO6fz550nCzw5GuElcApLOT9z",
+	"BSBjZQQDk4wdHIOXIzQgcN14LCFlAU6zTQvOFnEm29g5S2ygemhUaSpCrqm3uZBRNG8jggizUe0FizSc",
+	"ci3VxCuSprMQqKPZGAP0r14fer4C1gkMLqwRT9BWwzg+wiIzG5gAy4KnmTJr4ytf/dd/seeJMqJPJkr7",
+	"qs1O4hiYRtAm2EI+A0klqcJ4EVHVZbB31QvYPBVj+anDTgiixwbVGGsGkwTQLzp74SwCQyFokcsCgFdg",
+	"Fw339uBGYxINn3Wfdc1TO2ZokNRDTQtVoHwm4udciw47jfCn9+9PX+gOu5AzoTM+m+OvKzk2eBbWGUFI",
+	"iEnNgt99jA/5jSHzG7jrqa8HN7zf8JhPkaXnSSTgQrhMqgwv+Rwcs0G3a4w2zQIqoAnwy3/9HeooPdss",
+	"9Pk3I9IG3T5dbbk5ce0raWMG3R5dbP6JU3LCbBszVkdGicBWdehphoBSnh1xXFJFzeK5BRh0B/DMdzwT",
+	"SK2qbdhz0D+izCQL3oksXbZPIAlE55w1yc1s2U1Vku6+esnDaYElCtYQ8gTBp/ZcpFQLQx+f/8BkxsDi",
+	"pZxg/pcnmpFH6iugd5Eayn2Fy40ViZQKJ77D3iWx0Czl6tJXt6AbawKFVqtMO9Zhbx2f6goDK1T3QZq5",
+	"xMF6zDixCZOxDj45cbjmK9K3SWxzOuy9dpJtUNFXxlqATyH3boTch68uLs7Oneo3O4Aqaa1aKmULXfTS",
+	"AwZEriJfvXTErK0Oe+lSroQ+rApJBO7eiDjMgRUZRY/ziTbCY2jG/2+7d/6NlcPs3776d7vdhv8zfw5C",
+	"qqPMoI7y3yzg83ksseN+7x86UQHDC9dytP8uJAch7bJ6XSHT/29m/J00NIJtKj6xV29OnrfPX530D546",
+	"7gF+7fIGxtLzjB1WZANY+UQtwlRk5qW+csUKJGRkhIIEBof/CdOP/8npJ2OE+o3PAWui9cuCFRs6aB2z",
+	"QAIUA4IkUKLHoyoANk3iSENlQGb5kLYn4AEmEnLuc1s6AA+nU4XJklKMGxJKf6KB0c76k4t8O94Geg2K",
+	"hjbVXTjEWuJypnKLvNjCW6m28Kz8CROlM262hZwJrPdIpU7U0MjZVJgllhglRn1hJGckx2ORGslApbsq",
+	"guRhh11gdYhF06aVQxfBlXVzbZ6NBh7PGISMEBLjeqpF+NHqPKsNARajbdM6S8Ti1FlbjMdJmpVqkI29",
+	"CJmjVCDICOOLLJnxTIaQAVoaPercjCmfz4WC0YCpLykvgAjo1CEJtcX5/g+TGRVQmjEVoxKQ3nMRQtQP",
+	"GjgUuVqy/qdPxF5ljnaOslAVNGDMhQ3M+daYmhgJF+igkgLjD1UGN2xcwwU0zDMLMQ1U2Ub82GjtApob",
+	"dNXxC8oBwMDDXzACGLAmhlTNGzZltlpYzlcMFQabg9nH5lEV1Rf2pADm8l6eOwhAU2lqrHQB9eKekQKs",
+	"6ap6nWMWcEJaWav9QVsLbHu4VqoJPHWbtMfRYTZaQ60NXwl1bSlagIdvrDuh73R551ESSXOykzgyohQi",
+	"0OiJELT/kHG3O82kwo42Gj/H+TAzkwpONUWkzjCr74LnKBizvLLFKsxzM6exVKAyHWZRxif4o/nENawg",
+	"IlMytl2YRGR6bsEf6qDM5/N5Hs+jznEkb6gA5y6/qAoqSLuEIVr0banAvwa4Sld03mHnaO8Dzhq2yzij",
+	"KzcqegXNhTyDJKN9FdhhGNPRDC4o1A1cEwpnkoKJaanZwNTUrTX6QugNAn5+yOo5Dhwj0sx9MCcVyEro",
+	"HcbSOD5IEYC+3FmazFMpMmyIgBSDC0uWcLMykc409lFlcdELLNCkDxu9TrfThYKjuVB8LhvDxn6n29kn",
+	"dkqI0Ox1rkUct4FuaO8f15e6Y+wO8xdiYVuPCYHS+SBG7GexZOfCYjJDCaKZgFIcxPgq8L/UBELFikaI",
+	"XcoIDb0zZ/QOAUaBNVF8UgFWgfu0MWz8WWQ/XQNnv6ujN8Psd7vWdbaRuxVbqpSu+b1hhgtxPR5PGsMG",
+	"sI9AtuQK/tU/OOgdAdiseelh1A0Ho7444r3xfnjwzPwhWzaGjbc/nyEXBnLvNLzGJzPxvX/+/eTvP396",
+	"no7/ev7x8GL54S+v3k4Op+HVGZ/LN3F6fcr5Wfjq/bsEmw3QBropPvjTh5/PMVKwvihGxWuRQdB+0B1s",
+	"epSbs71fkuzHZKGiUuiuMfz1N6+hF7OZ2YLDxhmqMVhaOGxXaNuUVhgA2CZmMhszgaHFos/TGDZwOeFN",
+	"yF0CsSvIUCe6Ype9E9kiVQWsMXOgkHMKAiJUT7nCQkWenDvMg26v46sfjXqhOio6ng7xhYqF3CNzTi7K",
+	"LuahOKCkwjmYc5lC7KPw5yFlKVyqFbLpyPPkgRDPJRLSU9phF7zT/hGmNcseaIe9BZl0eubsEcapzb/D",
+	"TmyyGmMZoB5LZT32Pb6SmpERAoJszlMexyJmkwWaKBTcEp9CQfbVGNv/FJhLamGksJHSGO/QZlFwxnx1",
+	"eobVt7GRkDAPaP3td/NJ5zRZrGmc7ZFYJipqddiHHE0lhQyhtoWbvoLxGkMVMtdq6b5GEyEMcZ5ytDO9",
+	"YiGT1Oygu88qJpS8dVdkh1TrIOThXUQ4JvNCKFRYPLMayZ4XUs+7S7HXcAAwPi909kMSLXcTXy4weGNX",
+	"W87HDxUobanaiGrZnnNlZuWoUVsCwbBtR+TncoLBNsDfWipj9jenkKoaiL10z1JNfa499vyO9Qgp2hRS",
+	"kfjs3iw+f+CRmwdzS+/mW95DyCtJob7H3NTbv/mmM76MEx5dJMlrnk6gqGXQP7r5voskecOVRRkGW+Gg",
+	"W+N95xg/+GGhl1s1g5kycyrgeOUS1G22XCfYFa2nFhIkkN+kF66SS3KJcr6+MpefGQXKYkoKaL0QESZP",
+	"nMi3dpqvTkj49ruDSuvP8QNCbsZZgCGPYyMgNB8L7JWeC56Z5xU1o6tAp0HojC8pyeOIxZZEJpYz6+Va",
+	"pbVBsFDYofDV5N3nJuYmqWPpA28pdspsZo00+/i3f+5fdWf9Xw7Dn9K/Xz8bXfQuzwb6dXQ0fsWfLl4m",
+	"B5P/lX31l0+Hf72uL2fe4Wt2kjSDim4n5yvc+mDf6ozedG5wEW5xQLBwc6NlDvlIPJFYM0HkBrkDtbah",
+	"jFItO1wbjO43onFn4b6Nlc5JdkdLV2+r0OWfq5m5Sx92S0n9ubh+64+ttZJaxOPCOuY6eZOoew5JgUoa",
+	"VY85NCMlrlmihEfspLbpLllkOuOIglSWE8kYg6mwUzBmZU1tvGzN4F4jcc297C4azTaE5iu+Ymg7O5vM",
+	"pipLG6qLwR9oYZjWGm2+KidirtftxNFCL5mzEZ1tWGOTu/SwTBkEPdHmq9r7ADMlznLFdmvhSVN5drNB",
+	"5jWUuC5c5+Bh2zxrR/xatQf9+tK0/AXfn/lmv6wAQLSymx/NulWzzgm05za0virXnujdrLkVEUdyZ4uE",
+	"QzLm7dZcM2dCba3IKyP7SlDk8NMKtTP4qMT67JGlFbEmRWNbWD4DxM7OfHQxxA47w1GBU6h8Za05+0B7",
+	"CxYqGte3LIZvNkA9rDH3lcwA8EevGJ1hMpdmvGmC7cT4oUANzZAamnIH92klkvFlD9z3aS1+E4LtpLjJ",
+	"j7ceFKndtvwGpN0WAzmnO175Qmx8K0zI7UxoW0C3RTBBwbwRMRVWkrOPPkBcKUknv/CZCIzpUm7eNQuC",
+	"lfcu8uerELA7GddYzICxNbbfbUd8CSUJWSp53GEvjaGkKfcrAIO4LZUWSstMXol42fHVazmTGfY27lNZ",
+	"oK3PANxiZ2GZf02TRXqMUwrZ0+L1rDnodj026B61fOXKa9AeYtY/rg6lVRllVkqmC6UKoTtfOQtyyvVU",
+	"VEfwdo+kvaP1fI+m+BcIqFGypgikRNtgI3PPfcbg7AfvJO5634K4u0CadQi+YsrNJYHp4Eht6/3uEqur",
+	"YWc9T9Q4lmH2zcfpUJgB8jrO7O2kpn18O2/h2xiFWDMjjYPlIuZxMvGMFHf58WGeIWgC0e1HqYKWt5qz",
+	"8ZX760dqNSY0C77RU82AZ77kHLQ8yMq4jHqS+AoyC1QKYQaBaRszhpWbzR/tTx/J2TCX8dwkLOksX+Xq",
+	"Gq3EZkAXfAQj7iMacfAtUJ5EfjPZpC2POK8XmZ0cEX1MFlnQ8pU9GmVRHlj9hiPLwaydOjD3oWKbQIsM",
+	"5EKkZtepzDKooiZSmpQrzUulTlQzlRlTv8N+FvOMHaEl3WFngGGOKgJKKwkxKlykOkmDY1SAQOg65xOB",
+	"dXLAs0M4JK+luszLLYNUxP/tN8z1fiNo3a9L/1rq7Jw25EvbXTfnKZ+JTKR6Y7tHfskeaF/o87jhwufw",
+	"/dBecZeE9a+IurMKX3NA8DWQpb4ZunncN9fO4Tn7nW6n19vvHFpKVchgm/OFGe30ZAIDa7xJ/iXjmO8d",
+	"dLqsKc94dMyen71nb89Z7/DjAFn83vDQ/PC3FkxJ1UgHw15/l5H26oyUJMHdBvxbUXXVajUu7Z0KnMEK",
+	"Q35OYJ2UMGx41BkB7zJbv6IRDIuvF2mMlbjHrHQmnO2VIkTsLElF4fH5J612BX3+Yu7BDZHT9URq/UCD",
+	"+VXLTLShQ6gxbCiLEkz9HTMRSb5Hx2vv90ux/LxVa2HdJJKUOGhVaJiwTSZlsjCQWfCS92kclG4Muc5a",
+	"HXbiq0uxxL+sV6WXitIZ0o/AWJH6w9yJMBmkeiD1JDNIs4/AlQBuMyPzJkkSsWbw3PzSfp6oLE3iIZun",
+	"8opnwmMz/qnNJ+K/93sH+0+7xtSXs9ki46NYQJHt6bj9S6JE+w3PwmlAJQhGGwUvL/gkcAPdh+r5shgO",
+	"cHYC1uQ0US7QjMV7M5T1ZdcIquKLfUDBplKfH8xaAg7vuoReX0MaMExgmMyXhfXDcuEy8IzfOBo/exp1",
+	"n/WePRuEh9HTgyPeHwvOu+HBAY+6vQO+PxoPxr1Rf9QdPev3w6h3ED0Newej7rjb5d1nfmNTn1NpUkvH",
+	"sYzRv07jWUNTwKzu/ancgN4szjfs5lbpvTcj7lYa5PDEFXlV2mkVgqvW1iuvRZ1btko1r/GSWEY3fMMT",
+	"zc5fnbT7B0895AuOHmQ3bJe7+1VpSjz8FdsVggho1XbYLwmU2a8sxbfw0V8sFnWXurff1zsjf/3tc8mX",
+	"OrECHkNRjrmeNBa1pVVoLPwL8vXsYmSC4IP2wN9yxXZt1t38E5+655CjKlUbdIEB006BcBEROqE9KVGC",
+	"YQcwZuIC5BwBivKgNSxuSasXVthavLVS3icae1KM/Q9EDp6jtfdYlkR8iYCGwtr+SHjvK0fM6JHTrwms",
+	"z4KP55V7Tisbg5A119BMPUKGxSafHNZU5Xwp1HJl3cZVfvxE4f8WrwV6agBlYolxkxxrI86rLdhI4hiA",
+	"BDENMIaQJXaPkYNUVrmMqu7z8m7QY0OqIiSmJF+Rx7lS5LbfHeBTFQkIVlCFUjOdgXeMqdorgG3N94T4",
+	"FIp55qsA43cXEmKZ2PlofV6qJeBxbJlioTWDHFloymac9bvdDjvBJMhYZOEUmmfRhOFsnMKGgGJ/h3W5",
+	"sTO3wt/LDY2yTXat8ubfdaMCugcr0ju+glZDF3OsMj0KB2E32wN2tLltTZ4f42IZu11muDYyjp2IX5HM",
+	"B9GgN+j2+SgcjPr88Ono6LB3FB31et3eYXhw1P+DjI+bQofm0IDZdmPw8I29EicZQciJy+imex3ONd1b",
+	"O/5YXNZNZSPmj7c1eVTSBtM8GLr2gLlI7TbAZMIVouQLmyeUqyy0a0+7lelzjief3pakpc3pseKZN4IA",
+	"GrtutQlvafPgIZlySjiQdMtRt6wMU6sCc5MxtPsiPcS0XxSUSnNhpXYrX4cHmOMv58/vZjHlktpCGta3",
+	"lnIbB1EltmTseBxjQ3Ju4+QgQVwtCylvr0zwB5FxaIueQa9Uh9nmAwIvLCFMAPhFs5DvMkdcMw4prZYz",
+	"VfAurD3ADqC8jAENEiwChR6Crq32PLaR7LxQwdiZlE6DtB2NGP3xQqPDwFfBGQFyEKNjxsbGzA0s+DT8",
+	"DDXs1JD0dIXCPp8RS1w/6HY7vrLPxYJ9NMVijk3nINNCPmfNEiKHruJXH7JxKgTre2yeJqx/4Plms1Hv",
+	"NVuoGPOZrfXecNsWPqTHf8T4cm4awrB1xpdUplsYdR6WoE93oNA4YEeqJTNaZLR5kzjCZsAsmWvAQcIq",
+	"kMgHamBnumgWxonGvGUhI9vrsjDmcoa5WOp7KKVlvSKeIFYcH+dzzDOHSLBSB7c1Q3rMUp6Jtp3KynI2",
+	"MyyanedISXn7gjag0m0c/vyXN4OzHerRVobwoIUbuM432hNneFl9OwJveGFl1edq9KRNCDreqqy4dTKz",
+	"f/MtOEibsbBu8s7LrJLsI8gUhzQ7bFQLHQdQi4TRg+6g9rQSdU/1fFppul1Kdr580nZbCx2XaS6FXGzV",
+	"ssHeqA2LqVipriRRUewhJNZmnfhTIqmcrBR7dcovf9YTzdIkFh644ZhyL1BlojvpAve+KtXy2jZ490SB",
+	"YrM56O4jCPQ1ImucKLZQ0GXqwSJ5zjEDaHNYSF+t1uANjkudWVjHXvj7UY28IOrrUgEc2TTZslJCnsDM",
+	"nrr5uYuEzKj0Taqrj0fhX/qjvx3Ofp4P9EXv6n+fqXf7139/Kl51//H6gP8Y9Sfv5dt/Hv7tsr4kXR3q",
+	"g0rSL129j0ldt2GVuC42MnzRIrc6FRk/JulIRhGSzu8YivxiVSmljBzuHshbFTd73swLk7211Jc6y29u",
+	"GnfQ2JDmMmanx0YLFcVQy0PIC1ESLmZCZR7jGtrMb9Ue/nYu1Mlc/qTp6N6lS9xCst2uz750DLaxR65A",
+	"MVafB/ius1O23+m6mbrnfu+LqYTPe6Ld2+ybWNMsSGu3Zm+7PZZ8Ft/f9rjLrvi7GclOu8KO/XFXVO6K",
+	"v5+8eb3rrkgnukb5rdpgueRFtMaQ2lpIe7tuNxzB23RyF82vNteD1neU7EAetNYzSSc3qnUzGfW1Ol5d",
+	"uV2LS/qNFKpX1FIWv6Kw92Fjb1WXBVCcrfKwIp3mYS4N26xjrlgzk2bnw073LLIe2u+IbViRRTEb8W06",
+	"CVgTYf2wGnC+UWjSGbiT3fgfsr92F7duY70TPNp9W9Fa7p5WfgskYJ9/8xrzRWXrKeb9wOjmMwAOw60X",
+	"JnGySHWHncVc6SJRPRstc2RYj9rnARQJHnNydrq+FxGAEncjSPHKXYgc73cUxjB85EAJsUbwv348Otzv",
+	"PQXAdEnL8F/dHw+fPn2Z8yZXSW+Axew/Zc+JVKa+NHdf8qBe2hc9bYhRF/2Rp+7hPbO7Kw5c+d1PuDsh",
+	"69pjj0fZ3jQ+xBDnLU9/pf11YjaY0ACvftW3aL4aGxi5g4t+oo1hLtIxDwUTaiKVg1DGcg6CdR766uTF",
+	"xf+dALTvTGYew3/2scB8bFQY/vKMthNrRmKWTFI+n8pQe2yhZLaXJslsbyQij4H1N5FCe74CyGoArcPk",
+	"Cz5on0VSh1OzEB6bxwtN0NZpJFLkEDTG49sX50wL4ImAIvSTFxf5xyapr6Rib9+9+b+33R7bY2/fvPi/",
+	"t939Djt53cuHwGZ8DuRyWboIjfqN6G8A/qEieAmC6tHcmJH46ioJ+WgR83RpMfeoyIPNgNUNZesleOea",
+	"BQs14/O5iJA3KxVGIEFI7aTbBwRkbv7zGXT3gzdvkbWbZ3/ttfssOA2MTGbmX4ODFlrRCLoN2Vco0tCQ",
+	"NIM10iV4bp7BjftUGcrZNU+VVJMhIfqKCIpSp/wKkjCpEQgzGbV1xpcg9U8QH9ZchCBw0HBh5zrvQADR",
+	"hmBLZNkzza8EQPtC+atx80Y8srf6CkceJ5rUFUQcCe4V6FMnIkOCPyANg1RyKvQiznSA5U9mT3h5WDYg",
+	"yrrAV82AxhN4LNCXEhbAY0G0QAEskGHxH9i/0eoQ4DaNbYXyhh7rmc+8hIobKn2iy81hkDGrojg1B93O",
+	"VdDKh5rya5aJT1mHnbinSO0rCZHbsbR0p7DjAQqioDpY8835q/Z+y3N/HPNQxjJb4l8GLSoYglQ6k5Gv",
+	"4PdetzUs/FrCikRaadhJCmZVJyy7TpzE0E9ITmgsYk6yKXYZ+gpkS6/4JYgpiN+SLaEZ2sb47TZJUkbL",
+	"QlVhUq+1YHJfFRYMv4nMGzpxWFe9IskQmxR6dyLA+IlxJ/8oRUzAnHR+dJakdFxHRmMYCSVVIbU6ZDhv",
+	"rHd05MF/78MwYJbNj8iijT03b979wppnpy/a+y32dODhuQMB6DEjAbGkTkTs6YDIt83FB2zMZzJeemwi",
+	"rwgCaSajKEb7Tfuq3+3C9aUZxsMcJ2oiUkKolrqwpe0VqeAaIc1tFSEAvbOmRPxkPIRZulAA5e7Kx5JF",
+	"HKE8Qy4ZQusDodI6LpxXmD27qlyzhV6Q7/48z0MAAw4xhGB6WVaWlRPDR4BysYwQALH/aCYVQqo7kJNS",
+	"MgLG1C492byyCC4anFICn8YTHDOV+CrPmkDrWRyXbzrJAe+RuxUNv6DDAiSqCVw6hTPkWiBE1HLnwaA7",
+	"YMG5+Xue5YdSN5CyrurB1hzMeaoFAACbLQeFeAUJmoMP9jvsB4CvpRYDtgDVFpy/fX/+8dXrw48/vH3x",
+	"94+vT9+cXgSsOWBvfjDyJUJa92M26O1bTD+Pii6TOIeB7nW9brfrhP4xG5GiS8aMj8yAe4U/w44AU+Ja",
+	"iIzpeZK50SHP8MqkFHeQEffQ+pdJkLgWazZCcEjLEX5MDTRJgvrIPIJIVuk05jWWjh1geyo+QCqakygL",
+	"WBOrStC/hs1YUSZL+6eFHpX14Ye+CsJYKhnyOGBNgqpnRaT6CkfpFN79Kj68raOEjD1G/9/oQJzSd0JG",
+	"ubYj4Ub4oA4QbKyaX/AObIEdPuFVfLhy55pfVDIDbCGMO5or1oCyFPV38pl2TuVLlF8f+Vx+RDokm9Bf",
+	"kWxrmfze3TP5vySF/DLxJFXJxRaJ8Doi2ldWNTTXhHPLmsj01Q7DwVe1SyjO+NI4Cu/sXr2L63kvhRdl",
+	"+f9QBRer5pSFRcQQ/BONfL5We9EF0FIwpn7mTOg71mP060QFCAgduoTuqYqjzF7262+fvd9LHGGrtY4o",
+	"F6zbbLxJI7SNv9dG3WOVW8Hvt1K+wvd3qgRaHYvMKo1hfl91XMC9aWtXiJNRBEgf2br8FUK1crv+Jscm",
+	"7w6xjskQrsSDZ81rrni81BlTQiAhQ5bCz24s5LLkLgbWn9hnAorxZaHx3KMeeA19k+DzIWiv64wstqb7",
+	"amNvOqvZmm4MrbzxNLI1KVoYOxtcIGxBh63/JPdyK0PxJ4tIrtoKq8YAu4Ut8FqCnn2T77it/QtvzbDz",
+	"QI91pswnlGuVb+7b5nwD75njYqzoSNxE7bh9nGTSy+JuYdZLLY/7zfmfzeB6G8ZG968Mr8Tv2b3D8CwN",
+	"fmlI1s3aMCS6p7GDYfKWbvlcA5Xgy8IXUF9ILpRuaAuBCy9SLuMV06xWd36+8d+BJNitQd8d2Idq0S++",
+	"4Gvpm/zCFtDtk2SW97MUNqunUJ283a5Qb5tMW1fE0H+4UQWfwJ9XoXCSOXQZCF3wrZHjbskCNPECj4ID",
+	"KfQ+rugjXxUUElvVRzfCtLBmSdltzSBjENe8bKMOwo+spX6oXRNUrqR2EdakKWCBmZhgRaqb3zZpG0uG",
+	"XrOO0rycCNQ3CXanEp9oGuzXpxtpEm14DPZHaZBaKJ2kH5PxOJZKbBgOYKxs0IRPB5Vj+frUTX78tiob",
+	"2qG3UDNw5266Jd82D6JZ8sd/LXrlS+oHI29oCgoKgX54gOqJDQIf2caIGOvW2dmbT8rWHO5zTIlxhQoF",
+	"RsaaOpkJqKMUPM6sw0aReBJseXM8i9IEulfzLmmkJcc+KHqmg8Q1L1zLrWDrGUWYZUaIj9L2FPCZ8FUS",
+	"Yq9kKPImNIU1kTagkIp5kjoMtWNCAS3cCBX+E56Ja740miuNKKWEBMExZDHNvS2YD4seDJ+wruFQjQkq",
+	"+AhYM6dG3VItRZztKBXuR3rVE147RC/t9dXIi+aPnqV0i76vMo4VSxJ5Gu0uriMuypuiKu6CeaebYi4u",
+	"eyVWOYpDYKGmBvEEWJqKtuExpekzy+eJKHx1qqpW4wkU9dW7xRNOIBp2V+K1X39v4JfaImcCyT2pgIzr",
+	"7gZuFxn3PuY6e6/Xn9frDgc9eh6ZOS/nMlyvYQEokRbUhYmx/GR0Z7LQHy8P/zLrf7oNWNyJY7a/yVAg",
+	"Hjf9hY/et+D8gXKngH5JvdtTt614qsLfs0fgTsWTW7nrIE++iGM88dDyaVHqk0wcs7UmcvDVsJO8w8xJ",
+	"I0o3HrWRClf5Cnw81KopYOWKOXbcxUvb/W6845MXF+tBXKksuGYhS/6F5AdWTtNJuHtR/daTu2N1PQ7q",
+	"oQrs4cr7lXCXYlkWSn8dHV38691AvZ4/Cz9EvfEr/XTyE99fvhTdxc/ybXbwt3/+73VtsWd2J2CHIIEg",
+	"hNuXTCXXxxazhpqYY9zWHfbObVHYnt76vqwg56XyxcKudJuys1H47raykZW8GyVtsSP7Ueiq+++TyLPI",
+	"9yewN1pe4HmhQI4FQqJV86SOAVyf/BqUyoNuD8F4ro1Lbfb0VYKIDy7vbO5c8W++kPRE2ruC9FznPbtp",
+	"fZ+TtHrc42u+gJnbh9qr3oN6/+snYRHJrB0nkxuckOtUZoLNOCDClLo0XPy17JyUg9TX04Q1sTvbFeSl",
+	"FiunhQli9MndPm5Bhx4WBhoPc5GCQTSlakVw1unorUeoEev8Vtnam4HEt+RhNzlC5uLXyaRWWFuoDBjd",
+	"RxRAXp02h/9RGUo+GD0N24fRM9E+Gnd77f7+4ODp4bMjPgo35Q15mCXpvcSS7chdraXjWW9iXMlOy0pU",
+	"Hs2dc5mJzUPE7odNsHS7jtBI8tRR5EtdAajm7K7eBRhd1u6qGJ7Zi9XTF/FMtM2zd55Dx8e8fXDPbhxc",
+	"ltxqaF8hmH1I81TaLrB7wbOO6h8DgoQnLsY1dpbP3n0g54sNePTkyoBwGIx7YZ8fie7oMNoPD/gz8XTc",
+	"i/ohqJR0IvCqWnmi28QZjFh6qbJ0uSMiPe7Rh4Okz5//n5iWcGlrUM4sBr3hLAzIR2/LVd9fegIbFraj",
+	"MGBxPqjSabLQAjViBrF3FUEw3rVWRS3PaDVE9V1vURiyN+9+8XyFrcvQ15WM2Uim2RQoWGzYM6Kvpmrt",
+	"cvtU3utVauGC8vJxzCea6UU4hZ4BapHCdqotRVprOfFj29mARfe+ShaZlmAawTUUcimA9d9LDv15XtSF",
+	"xmR6j/VffxbZc1zuOjZKMbNtt8DXl9uGUapFqs1amf2G3W37DOJbZnOFPBUeE594mMVLsym0UNmKdTL4",
+	"sGGc5om72iRfX9Y7P+RbE0e0OW6R9T7D/XFO8m0nTZO3TT2Ysilu38fiqhtCPQd1pgACgRFW0r1XqeAR",
+	"FllXK7nQSp2aBVlWCn6hmiz7yD2rLtqgLrYUaaE2Ys2T1732fsuVdLPm2xfn5gfs3nUV1I7ldaXRZ4z1",
+	"zsYxho6uvAGYRTKiLHeYTJTUwsOOKfNMZQSZFkK52mujdKbJNbYsSdVGNW23va+wwRZ7/ahg7L9t83AM",
+	"lHowOiXyfkr8s+cu53EcQHfmzZXTX4GqMx75e1rN57CY9arNaGGTFA2CvJO8rC/M73XLpLaGpJNI/CzR",
+	"OlwTdHl/N6HbQ9Fby2OB/T1JWWDWpTw4e1/9Ijh6dPleoRYzc1YLP7n/4DEc3W9D+dmzvB2hsLRZbqEC",
+	"iw/YTQG6/fUgus89/VHx7ZhYds6DEwtOzockUr4pfbb3u/mfz3epPtsAvss1aBERGVGeAQNZlsrZjBzE",
+	"daLi1jGbi9RosrZQ8Ii8Nd5X1nsL9lCv6DkPoVem3L3x9sXzV2+tkJvzbFps3XAQ1nnKdlsXx0wqZ9ZX",
+	"0l9UYiKh/aNdR1NRf7h9UlXY43Q/0Lt7VN/T5gSyIjNf2UQUIYSsKXUEzTBej8Swukwt+oCNLxK36TGL",
+	"eVboNCPEjhzZ3YgK3OkOPP6aLzvsDZ/Pobk/Abzd2TxbwjpTL1VuueBzrrn2FcKQ0MIjeb0t+7MkPUSe",
+	"7IDwlRBo6wBWyAiYiMz/WwrE9+DKVy4z/URDmCAmEyvkio3c8CmgOknasbwS7gMQQ2RJPn5ioVeMxTVa",
+	"yDhrS8WKppclu3a216aM3oOaMG/4vKRT7lAgYfYiyqlEaXNQVfYx5OkomS6jFAkY4uT645hD1Ikip2Dj",
+	"1E6uv+HzBwdtJ/Pjxk6hgh7eZfz5TZthxl2z9gy31mN9wL3VB7zhc0dIkRQifiRLa6rb8sHcsUvW4q3v",
+	"gMFoqS1GS4JjJAYJ5G6oE3G0KVJLj1G7K+eGlKevds154twhL4Cum/eky2v5V6UP/TpaSb8+f6WwCbeK",
+	"OcvfoLPbuCsvHPlgfUeFRvZgrkrh+f+xrSqRO043k0CUzutD1KwiZ7xm3DJEJqlrqOAZpUawbYOYLKg3",
+	"g4TgUmRDYFACxv2cE8RXzaCi+s/SOkGvjLk+wNAaEAIZM5eQCCyRUoCMkwAxEU5FeCkiX0FHh85YYMyY",
+	"oERf+bP5pXXMEkpejQm3i1/atA4FQiBT5AAsiCPIV+bLShhMK/UwScpslohXiP0nhHzhFfNGvloFbeow",
+	"O/Fg3OOEEnePUTNGnR276ZT6HuQ4luaRSLgT849ZD/NfmghJzAaepDI2mljzRSYaxl0lC9O1FX0cJQXn",
+	"7RV8rxJ525G5GaV73UT5bjWh+OUPCqdN9GU3CfVfxPWLnOhsF+7C7WxDHlsoPJSPQKyT9TwFnjdHyHMb",
+	"6bvJmLyx/vSdmCVXhFRpJduppR1bZRqjoAAwrmYa+/hWWccoMo9xXjYYdHtQpK0Si+oH8IqaWUlZ4CMN",
+	"+fwexMkL+NKCOPlGKlO/pLLHObrTjvOqnZS3Kt9Hb2uoI2jBLBQy3H39HU1u456M4Zo8bQ8iOb/rjkce",
+	"3XEHPnAbcx0geg8ADXL4ixINOdl/CLVdUvNBq2S4QrcVsjgSLZ8lyFQKEHmsCSzNBTHQORKlNWKaATKF",
+	"7Ypmb5KrIs+kr7LEmY51zmThQK6het7DCS3Oxz0ZfNPk+hXxqbtwe8EIFJ/mCaQMpwKMvFhOplkBU//l",
+	"p3lSMPh2hM+/hQH3LUkiC6j/PUqke4XSfyj7bS/k1kPebsRdE5+sud4B36PgaAbmx4CNRJjMhGZqEcet",
+	"4+0ixlckYzrseSw4cdfSZUTvj8kVeGHNRqRdPEPzVrz+uZmCR2uuUpPCNLmVeYLr/1Vq1MpIz9lCA7tA",
+	"DlPPFZMzPhGsOVqymYgkB0RihF5NRSjnEKUHLmQi1kbOZLMX4RBANhB2JWbljFPD+HwueKohuYunQRZD",
+	"OpYQnC1UJmMWmlkFcoeyKvbVZl3sNHBOLcoC+ICfxTIo69U38F25Yj2GVKO7Cz/zNArw6nf41feqh82Z",
+	"ukjurocz8SkzugIAvXt9wLhnWlyJVLC54GqRUUJliYJEMYJzMWObxCC6xkmKzY5sHnOMy1smO1fw5oAx",
+	"MChL22WHcAvX2XerpW2kJWfz5Tp7VNbrjcCgqnBNGdrFcJzvX2vPuUz/KLAli/jA2dO2K26B6LfHqnj+",
+	"4SgiIoQrqyAxR5zxVHCJgXP7nRAm77A3UgEXMsR0cvr6kmidp+JKJgvNFmqhqSeiw05yF6WaCx9xKGwE",
+	"CiWzZd611NswQhEdY1AKJPIl5neUr0ohrA77MBXKha+5coFJR4YNDBGTJKe9FxDzdslWFvK5r5rjVAjW",
+	"99g8TVj/wMMsAZRTsIWyXPceJhpzsd+nfKqrzMBnfrQ9pVBqCZ+DKQUKk7XuLcq+SrJ/JwyJEtO+10DG",
+	"bF2BKdHD9sGdeOztKLfUQxShEirASwi35KurkVijvv+StuKb9XzY/Us+hCf442SfefuK+AGRMAQJATUL",
+	"ZOwU2VC8GwLbPPNVjs5QCHBDHzkaL0b2yZAbwTYnEqPiVBtpFUkd8jQSRkwlEAWyNRjmmUvNUkoIAG1N",
+	"zs1fiCt5VNgI1Wckv1D2Wjgfko7Hvtoh9s7eqy2S8f7dO1yoLxysfcxx3UF64Aa530iHuDLv3qXqCe+w",
+	"WfDYGHT7Fnk/iSOHCgHuY8CzAAD5FQskEHgIHk59ZVvyHBMKZ9diNE2SSxaJWMJpBsYIKHWVQg/z+tSf",
+	"zt/+4uX/NM/tGHlh7jaHmW6X2lENoYritiknRSvLTBIcMLhBCg38Vddcsyi5NqfcDcVXYy5jEbUAfAtl",
+	"G02DxRigmTBOscwYkU+IiE1FKlBg6Es5N7cCi5nDyfTVlEMFGXyGOdUBPBIKGwC8QkYBIMUqfCVrEu2i",
+	"+1CYP+QzETyNpUihaqc1JM6+CZHwFYt/8VE4eJl12AfiiLIvX7kzJ8uiFcb7L8U86/gqMC6hDoqoZTZA",
+	"H9l5aobJbMbbWhg9YqwzENKOdQz7wotTKjNfYbCMpGq5oo3ia6BNVqvbjkHF0qPNV8Gq0LIZS3uMbE5A",
+	"VDiGar3rIUuFXswE1UujoUiToQX4KkYRwCLjjgtow3YyoY31WNhHPMVYQYksxX4dQbVhZYfORFTdIvUS",
+	"LregQXibEemtIf4vtJglKpSxwKALrI659olmejFyp1i7oa0VJtMX7Aj7iCO7qejPSA4ZlXZuJUebmWkK",
+	"BBVlyfHaFnSbdZeiQdHtdp9uQh0xD7wPWJSiQNSCwWmo2PDFcROuaIeQ4KDIZaKS8bgTiVBGIjKiXHya",
+	"x2Dlj3msxQb4D/Oyxs4lgLCGF+bzPnuNGf90ijf1sB3C/mu1QNBr6GwJ025mqlG/hvLulZG5ntpqX9De",
+	"vEVRJNy5I04GvKys9R4ONOPqsYv5lnWV2UYjppnrQqMMWgWTysrGDW1dTgiu1Zi7G83f8jRvYwhE3PfX",
+	"6SXVlXRJ1g3m22l+DVNCmi3lsBhz/jSVpAzDBysIwx12YRw3UmjIrGtV1oktaLfliVnCdDITlMQulbmz",
+	"wlhzgW8MIax23+DMvNcirV2LXvjUuwMS1wDozAnrzDIaaT3jMjankc/+Z+pY4tvU8aQ79vkbQjVHt4H/",
+	"DJG/6MoswA/L+gBJaQJSnBqXXImldhxmu8nOfO7rghpb97ywMb5jxw2kUMUnF8QNHqbNHhychfuv88a4",
+	"pCYuRBpXIUZ9CMYY9ShiUNuVyWA5YnMDbDE4NtNWh8HmoKgGnJHVQLV54PrkEMtbEgtgnzXm8kgwPkqu",
+	"BFrvuO2NtZtcq2Osr5GRdoy5KIcqirVZk6vIg8/jZaIceqTH+CxBYmPbkNOCpCIOfzVWzq0kzKNZR3cW",
+	"abgwhYN1l0qdkqhqpGhc1hZXW4RFvYrs33Ysyc6/+kHLsvO9djM6DuqDopzbFXq4dG+lTMzHU4g8wkn7",
+	"7hKJ3RpknM8TNY5lmN1T5hHmXzBiPNld8m6zv2rhDOfXP9la4E2CbxFTXh4iv5ZnnSSNzDBV5qsZv0Se",
+	"6+WQqQRCQSlF4MsyHZKtIE5BhpJwS66BPny/ZQst8AW+qrbq7KMJfn6bUYePLeImKxKwxM9tpeeaOZpb",
+	"o2vsMc1+d9C6s2zFyPeKbH2sbNqChCyLc/VlTJbbIh5Dvc8u8ezF3EgNEWHRk17jtqUYIp6X0XJDd+7D",
+	"IhLfqjsXSpwau07/H4D8SpdeoN8Ay7A3V5NGLSqYsYwFxcLmMTeGZgfvRVaEmjiuesr7B08bw8bR+NnT",
+	"qPus9+zZIDyMnh4c8f5YcN4NDw541O0d8P3ReDDujfqj7uhZvx9GvYPoadg7GHXH3S7vPgPz6F+iMRw8",
+	"6/f2b+FL4artSFAaSf5Qgaf/6I7cGR2hXOSZf3/xblxA3NN5YaYxC6iIrwlllpLI2yATM8SrApdQD4Dz",
+	"vsPOhYp8FcwWcSbnPM32xkk6a0c840Ge4ME3kJwyV7HAHLFgyM5++bPHfjp7+WePfRCjM6On/3z6o2ez",
+	"bL46YG/kD2i+mHEYeQfVkjkGnnnSE41S9JhxtUS1LmItPHb+1z8zqcJ4YYRxE1J/CpFuoOhTzrNWsX22",
+	"22HnCQK2uIm5BvsDHu+SLJkdjv2gJ9pXASnvthE6AYtEGHMzxc2gKKySMBNZW2ep4LMAYR2gwYoutlaJ",
+	"VL4yD5bhIuYpwN2bYZB0NyuAiQWoYgoT82PIFaLM8Ah6h/GOSM6E0mBQ0eh9pbkSQzPHsTAr3WNz+UnE",
+	"aK1RevNZ76jPjEnFtIyEWxC2v+/1Dg+9p90u3gTqh8exr5qHT591/7//d7Df71IrzKDbhYSdzte9iQuP",
+	"fdiaL/MK9+s0UZMOO2GxMbRTWFa7Mr4a9PbvpU3FqGWrwzb7vhW7ecX9NaNb0Q47tJi4UTwoIdD3qwFr",
+	"g/Cg3qt2jTVAjuIhf6yqrWiBMX90YrBaYRnfsA3GamPYePqmsXOpCDxr7/dLsazd04wLxs6hlpUwwwDp",
+	"C6S7pn8QgBmUBmPZP4ToQAauNsO07q1HORctj67fxhblrTvqD2lmeUP9HNW+H3qkW7lujAqnkhK6firn",
+	"1uApg3oQsNM2ynNAvEtvdsVwYHeHQcu/cDsOGl13i0Q43lo3kUMD+sJC+c5mvV2Om2MZ988KTe/a+32h",
+	"RXq6PXD4UlG5Wb5VO+wXjPMZ8zgFYZunIK6nCUu5utR5lG+GoT2b/rWFNr7CwiKVFMvX4Cc8HWEotGZZ",
+	"QrW1kF+hold8a8Sag+7RfYTjzNNo2z3K41uHyVdid6WN8RWF7d7Drt/c41/Y3ZOUQ718ZdjahsZv2P3H",
+	"lI9UdsPPOESwzX8T7Xhh65NfNjJe3izJbAPi1gPiq/IJKT/AjLM6mA6nZ5iPvvIqX5mJgE+g2cDXrgfc",
+	"AS8V4XNVOd8ZQlcN1m9cy0gozMDe+eBi53Xh4N5nfvILZh2L3/GwIKY4VfWU9y4ApvaGrQgC+PbHXOI9",
+	"dDGW5c4TDRLKsyUHKSvu6LtnGi3s897v9F9kNFQTVFiUaC/nbEJAUks3nTMohYs0FSpbZVKiQmloVxEp",
+	"m0rjfi991XTUTHolSSJ4OC3g4yZXYmYGTEXeMByoBF5BQfFVPRiUP4YviYht7m600wzU6EzG6z7v0Kpn",
+	"76iussI/PwIVPwi7Dbfz+5WQAXhbCNyeaCajXeF2R71qhH0nhbbC7N9UTL/uGOmQq73fMw6tp5sl3Duh",
+	"k/gKMCvmqVRgMvEJFqLx+Rz6BzULfr8Wo4+LNF59btCyzRxIwehRczUc6E9EU0vcZwg3j/gyRi7KmWg5",
+	"CYmEleiehSBVSREYEZtcY1mrbazhVFSnBXLblYDXenn6RaNXNxapUKFggR22x3CSAofwbKxkD3IdmA8y",
+	"/5Fj+E8FeHso+TEHwidMfJI6Q0vRzpZ5nxb0ScYj9ZVlANZyotpkAlJ3jB0igltPlIjMBeY2ML4JsdSZ",
+	"tFh956uSOToRGUj1YzMMzN8UDHhXPxIl8CzKCNlPIPXgIeMfVxDOwVI+84EQYXQg/vC5kF7hmqUig/7A",
+	"OwVzaO+dh1zdXS+YD7lRKZhXARdqfa1gboGBLraVm9ndT/2tsPft1nbbmfb4g2oQM9z7DPHQGgG2BFcK",
+	"xUNBRptftwR6zB8WMBxjwYXGdG7DLdYJeCC/2EzDBae2+wrhiP1Bm4ObL4wRhxQca0UsCVzE43gJBJ3Q",
+	"PJ2j5lkzYTNgva9WOTK/Bc7L11Jn53ba6mDU0+w5ynMAJCprTSpUrs+vtfWg4uDO8a6tNJekkGiEXykX",
+	"Z25s3HKcucWxMs6iyfGNY/wXD/J2yW8vvEUQn+7drY6osGgP0sJWeP5jD9sX81WQWsAoB7DnSBh+Fexl",
+	"G+udFqMZIIEogWGDXLBUhSyM+Yd7y2g3XoDwgMtkJrkiqA+6DBtVMOEXGZ0DSMhgvV6XYhZp4UWVxmUz",
+	"SYEfoA6ya6sY0zjGMG3kwsn2E3Qm49g2xBgT98amkgdVos+JjR/lyR2JqN6a760J5R8eGvGfGBO58U4o",
+	"44eZpYDJipZ6PuUTyZkxWxepOGbzWHAtEKklnbF5knGt5WKGYfUO6H+rQ2qqoh1bPGiOHrRnxZofN4aS",
+	"8DqnBj7vaJLc1LeHe/UxsPRFY9D3qRVQxDJelG9Gjlod8QUYt6wh5LpnNkLa025jJ1ZGVsSS2dccSi6K",
+	"zzsZj3w+T5OrGkR4LxBG4t4FwOPBf9CIcslO+3riyrfqxCmd771IhFJTr+UfgUuHBwKCxiUdhixTYG5C",
+	"Z84KDktgUZcinvGh+/NpFHi+CpxJEXgsKBg45p9EIWX+QJ8etDoMhmHeroj/XbAgjQLWzI1WXzmrtVXI",
+	"JFoGrELR2vWUZ+KKinrSJBZD164kMeiLks9YtoPuvgeVCgrDpQprGQpC1Xbk0ZezO1meLpQIX5d/xYo8",
+	"9dUtBCou5X2YpG5P5oLV2ZxnzoLss4m1K0VE0OtiPk2TOJksO40dgOwK437QQoM/XE3YPfTtqYudEVjH",
+	"ToN4DZGmSWp3KJGAFCV64dSnUfHMs8oj3/AooghB4eGgW7+c/iWMZJMST2IEREsSFifX0IGyIlpiHl7q",
+	"ygP8zVRpnOAhYBAd+IcIs9vp1zvauNlunLJUymUrj2twyLqI/J2rlM9hsPeS1qoT3czELUObmahbnYwT",
+	"803VJmtaBJetgn8/QF3yJkPpJIq09a6a3DK2e4yzaaLnMuOx+e8roRaildf8nJ78cgL5cfavRInjQuYc",
+	"S4oivsQmOWxtM0NbZCJiUgH+ZIGxwT2k3OtHFe1bqiRVkjFsl9oOKwU7rz4GC+y3OxgZlMF4w6ViP+Nk",
+	"Ar3CTJiPNBM+E6kM+d7zqQz5JNk97JQ9LH1lvTT1jilqvHzjoX1s8lovOsStjSezhoAobPZNimnvd3RS",
+	"tkdfkOj3XugEd9FIEDbJxJcqs/im9++deQBr7qm7Kp0aVRCYkN6BATDXF0lq1AxDLQNlXLHRqFJbrLGI",
+	"XU+TWLTurBmwYvyumiHiyzMzVphAAbTIwNWQp71HqeCXY+STAhjcxrDRfTrc78JU0i2D0i3xQoXTwuW9",
+	"nvlzfnm/a253l0dSKSyvt9cflq/v9kuPV8Ddl1/ehz9/3rXYfmel9bUfeltk/6i8tpP03YvywrvrO1Xm",
+	"+hWY3i2OFVUaWuxA618hwo/7IwkUDgQPsOp39r8uzGfdeefbydm68+FVt3C+Lvikru9lxvFtuV6FamJd",
+	"v17w3h2wNxJw4qGeFWhLbHkr1mtmCQ6UcQ3Zb4D+N9f/5R1enowB2f19Gge+aq7VQYdYBN1hF/BAzbIk",
+	"4suhc/kCfNFp5CgIqPZMRi0PSQDnUoTCV8mYGak9n1GpBAecBj4R4P1BrS9+2UhEQHEQ85GIsUywUJGY",
+	"nyQcghk0Bc+hgcTNg6suzqNRANufxEC4KzMKrxXCWFUFyJu0vzkTFQnAjY7hBVSV3lr7w2Q0ho0PPL5s",
+	"S8XCJIlFyvqw88wKEBqIm+JdHcMLPnlQvzDjkzpyZgcFi1dvkiaPanWzT1gQXTdLrny7b9CttfAssRgf",
+	"DibiWOYnsWlebNPuxhNsddjzJBJFIPFULHRVNf6uZxGRKuxZfGwdr/DwMpkK1Ce77Y0vnC92wPm7hMuL",
+	"RCdlE88rkNYssjCZidygg15uS6Bz7Ctls6jG2BNhKrKN0UM06CB32ronQpUPOWPAXb2e4nTc7P6Urr6F",
+	"NUgDLz6ndmS++O7HcpJqg9RSYpWXtRZHhdusWykqHqJyFw0+AOV7dXFxds6EiuaJRL7XEicUYbOHPONx",
+	"MlkIzEMmjMcx9ZX86jf+5Dd+Czq+wuIjnDVLCkbW6UQZpYPn1iOyLyrnLXJWsBc5QxOEL6jxz0G1wrAg",
+	"F1HqV5vynEms3y0vBoA4EFsphpXMON+/e40w9AstWDDNsrlGqxd+NDYsTgiYvPNUXvFMeCxOkvmIh5eY",
+	"sARI/YjxKEqF1p4PhUNg8+NEJDFqUR5pJrMhpmcy5nD0GWdqgWDRsBanZ1cD+zT4s1oCLKGvAqlE9pFn",
+	"iQoIjVmzZtDv7XcPu08H+/uBx4Lup8NxpxeA/rbjBJqtxSiWoXuuxd6/TmWWCeUrDhCQKdQDzHhMQ9IA",
+	"5GiG9JTFMhMpj80o/7GIJugpmG8sDzhjxqiPNOFU+8rsJHwfTQZ6RqXx2CxpE+hcHU0jzwjTxmoAcDNG",
+	"PDILV6y47tI2jETGZawDs33N7AaLNA6+kIJAE48k7V38DcugVIt6apEa1wR27nBvD4bc2cISsKeThd7V",
+	"P6FvelAfxX5kTYD/3WH9K1XgzSqvgPCPcovIdJEfTYXiUSWWCkd2rsoJbS1JXpSzKtdDrhB/sCDcN2nc",
+	"chnO0f2U4ZRGY6vvjLZZ1TKdu9WM366uySggGYqPC8WvuIyhZjWfTDN+O1nv371+olH9ENQQIiDFCeD5",
+	"L+bHLEuXKHxX5vLgvkqaCmMAzVA9EKaSa9bk7MUv52zMZbxIhUcxJbirosMHKAxg+MA/GMA/2ieWGTJM",
+	"VLTaMVe4pMJCwlsKZOqWDHnGlwiulqVSROUuuZlUcraYFTn5jMM/QdSftdJ+tMGAcadgfAnLWXZ/9uNG",
+	"J+7GEEIRJrS42R1qteM3JfyZkv1mT8tCQQMVX7KxVFJPj331z4VYiIglisINUZrM55sjDfesrjEcUVTX",
+	"30hI4ltwihyoXXHDfA3+UP3adJ6F0+1ZbeM8UD0mMRPKGEipoFN/oRGlPMzklRgyYAYliG6E6NAFQuOO",
+	"r5CnEAVbEoaLlF1PAa27fOigeXuhRc5NS08RETLiIlIe2iq+ciISEfiM+azENQ59JJbkpACFTTLGoiwg",
+	"3iKUcWdDt77QqcT04z0Y0TjvxMi6Y877NvbuXQJAO8V/drB8b2nyPlq0dwn7P9px/3F2HKEMWrH/kGpv",
+	"uxm3l2uUrbH54vCeaPSpUhFCu757QhmaZpjrOUQiAsgVD5O2lq7/iXaQNdPkmsXEzch4lonZ3Ji2ySVo",
+	"gevpksmMIVl/2V5MBbDVs3GS+oo4xr98iD8f0W15me6OP1JezBu6g9ylt88O0EOWJ7hadRMEBSvmUXFU",
+	"Zgf46oFbO2vfkGl8gwTKBGYb/pjOUZhPhCOx579jRlRqDmXB78X1OI0IaRDhm0oeLhI9er5yDZxG9BWt",
+	"fexKvRKKzHVMZ6CJTiFwilK7JCdJwycIRhImMzF0WG7mZr1U4TRNVLIgkFfAweYa5alLLKDIReXZdAxD",
+	"viIV2eqw1xJIAZdO/sqMyh81C2Kus/zEBx7+gghXBBBGCvt5slBZ4GFZncwYn88FTx1FnnP/Y4nleijV",
+	"898Bn0vGMeOs3+2yqUjpg+nrfZXz7Y2SaPmFpP2FcNK+cV+yukYA27zWSdhdTfk1EV0tku162wgNTfSj",
+	"fF6Tz+cCyFSNjHAb9t4NNr2Yz5M0a0tlPhMc2WoBhtADCLOptSWQM+fi3AiDTPDZMVMJ4yFAPkMVnbGf",
+	"TkjE9Lv9IdH4w5sA8IgomcDsMqdwZPu1MIMH9NJGVrhurQM2FykLYwBWOj2Df02TRcqag/4RpWLLVnkx",
+	"rVo6uJjlC1hTJYVawG09XDhVpzRTd8miEW02V/wG2mya68aw8UGwdKFYdi3iK+G66GxnHUpjoPNlMYhW",
+	"oA6w2fEs5UYGKsAhpCL8E8XZn5OZ+Jf53HTSGDZeuaHYHjNQ/slcho1h4yyVoVQTWPZen1oM65e9lyZv",
+	"p/BFf7fJlfWgmaIjWEHQVFuY0W79gaGQ1ULwHb3z1hLvlq7/oF+je/oiSd5wZdeHLHYRLlKZLRvDX38r",
+	"uZaJyniYMRIhxsfUPC4ZjHjGKiQU/eHzyvN/b4wET0V6ssim5nVAfSrSq2q4zbM0iRYh+bHlZDOfy45O",
+	"Fnlu+apXgW19Qh2m+ArWDCYJHLLOXjiLIB0dtEqPHu7twR3TRGfDZ91nXXjub+6D14XmROosJSYogkL2",
+	"iLg7FeNU6KkDuShDIRdOKsE9V3zA20LyT3uWXjhF0y6ifxv5X3iaMZArHnWOdCJWnnhOxGgP+3R1y5mJ",
+	"Mi012EZ5x1SnjApa9SLqwfUAQMACyEIHBQqxAu3BcZEevPBoy4GwfULYydkpuxRLxPbTS52JGYNASUqE",
+	"481U8KgN1R0wgGP26vUhk2oidNYqvI/PZds8aAM8Ol9EMmNxMjHiFotCrlOZFYUtXFI166U6oGS8Uu0E",
+	"1EmlDC+m3+xSr6a3cNULBgN4vm4UBT+s6juooioP2mdJdS57iFwNQmVoQpvde/b2/ALwB8n2nwgzzLw4",
+	"ikJiMELg5smr+sm+thWMLJzyObgvo+RKoD4uf0CbkpDrn3FW6L5gTWpm0C2WKAuKkDcbACPpSq8BlQbl",
+	"Vcgl/Ofi7g551YF8mS/clKMRxEr2hcdSnom2bUAvWTOFx1v5uPaCDzyOkbXXYzOhFsz+w6j4tlHxTCNR",
+	"oscuZaIvcca1UDpJ2YRn4pov9bAIbwkg6ABNM1mQ4QW9i9pjcw4M+oQtqafGUjSbI4J5hV2oWAnlmgqv",
+	"kF7JVyjpmsGndgSkfm34AX1aqEWjctnMouNPBYeCtBgEzBSmElhpP4jReRJeiqy0ISJHFbg6UadAxJ4T",
+	"s6/RHWcJLK6ZKzPoS7FslUQMMmhvoUNgoVB6odkYv9qIjqs+O3lxYS1kjZzFzlYzWzMd81AwoSZSCT1k",
+	"ORmK56ss5UqPQTZaVxiEq9Th1GhxszmBd8Xae0X80plxfeHIgj1+lYR8tIg5REt9tVD49zaU2iOgjt3q",
+	"diO0HXxMDjWTjIsvKU19ARJsTQpb65nHDOrEoPaRCKugUwi6dGIzieWdiVGJAlSrWmSpBMmXSn157Cvj",
+	"PZqnL1LBxKdwkeLsMfFpLlNzYuMkw9kxMwvnFg6BJpqrkM/5SMYyk0KzmKuoNaTaTvD+PV9hERUBZVHb",
+	"EqlFdu2OH8VUkjnAWiiVLFSY1x0GpfI4CvGUpg/nZdMOM8dfT+GcmW0R5qj6l5gZ5YhAkxOIXYoVFZlx",
+	"sEw+tYsl8eWqvY3O3oliyeoawqeKaAguacUaQDVmMh6jDIJVhZ+KC+MxzkKRZnJMBjyL+VwLD+pMiwtt",
+	"fimsH3hvL4p6qVxAi8IWkzbSBsGSlAV/Cjq+KitZQJIGB5kEW0UI55hpIaqVEsT+jWYdLyWlEMxCwGRU",
+	"+Y4wd1TnB3n0nYP2cNcrUJ/1mt9pNPaW3+6Sql5xjHrd4aA37HY7/YP/bXgNS5QNH1kPEzfsGsfrUkJf",
+	"eGEjfXQbqWFsfjPDxiVoXPNUIVY+wczXhKr/7GGxql2CQqlqHQ9RdLvdp+gZ13xndwes35O1TVHHE/7b",
+	"3zbGlfNIiyX1e2bzkce22Bur3sH2kprJiUpS64VWPflELVkC/C+YNwOUapXYhqzV17SgRHw1wNphp5lt",
+	"uXS5zG1O5eparUS7rOV3l5iXsVOMQOpIdZXIUHycc7lNFjJ7A6MbgAlmxtNLY8BxGX3D0sl+2il+2RmX",
+	"36+QgnmvK6SQQwImpe4t+xAsy3j8HGvkB8/6B91uQQ5Vb7z68qj/YPLo+aZt8CiWUCxtWrqHFE//XCSZ",
+	"+IjNNGK7gEIP0l5qjCwrsuAhnjFWwykbiZAT/5a1K78D2fUX84kn9O2P0stKL1j5ujf0a8uulV1ZX3r1",
+	"Hlx6VWyER/m1Ir/Wlu8BJJhQEz4B8tbOWCoeQ9p1m6+JAdT8NihDgZyCsbTcM75hWZV/24/2a75fSeW+",
+	"ta70QQA0SJ/VvKPk31Xut9qCqdd9MMH0ctOqP4olFEsbVu4BZNI8iWW47LjA2jZzCq9lVwLCESCD8oAc",
+	"1K0AxxOTgIIfim9YLuGnntmv+25lEn5nXekyaHgNWv3GcL8gadZ2UX3zZ//BpMxZ1Ro+ShiUMBUr9gDS",
+	"BZVXPeliCVNtoVTB0pkIZQ7nN23p4Od8/xJlV3vlDvHrtd1VX+ocPpjUeVe1zo9SB6VOxYo9gNRZhdzY",
+	"InTy1K5ldckZLSBgpIHKLSMSEUu58u2KIZoboqb5bqVQNfnQjiyZmJLbidky7D7LMV/q3jLaSQiuOHmr",
+	"m72+DHz2YDLwvGKTPYpAFIHr6/UAEjBL+bJT6m/YJADz8qhMhpciK+bw3AO+YXlnvs+N/Pt1424jo+pb",
+	"XSPgVDHbo+4bDosiamU31pdQBw8moS7Wt8WjgEIBtbZaDyCfrnl8mU3TZDGZdpyFtU1MTRbAeFe4D2Lh",
+	"tDbsWqQiN9W+YXFV+MBz+znfrdTazfEze3REm62uGDLbtzCldW8Li9Kreq/WF2JHDybEPmzcLI+yDGXZ",
+	"prV7CJFWaF3eLMnOQdSoeAmQ/dAbcFNnduBhozM0Nq8BHW7qcYapIt62kbtrBOLwVvKxKd3Uz3gWTol1",
+	"4E8AM/THykx8wIXQ2fcrKkvN77UkieiVpFhxe9bPAT5cccKH1VV7lFkks8or9RCiKkkvP0LnQofgfbeX",
+	"IeStQeZO7HkAP9He/S0bXEl6CSGhd/Qt32/5gV3FulbQ051j814+nXVfclASUhUbs76hNXg4WVW9SR4l",
+	"FkmsymW7d8H1+fP/HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
