@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -23,6 +24,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for AlertCreatedEventEvent.
+const (
+	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
+)
+
+// Valid indicates whether the value is a known member of the AlertCreatedEventEvent enum.
+func (e AlertCreatedEventEvent) Valid() bool {
+	switch e {
+	case AlertCreatedEventEventAlertCreated:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AlertSeverity.
 const (
@@ -258,6 +274,36 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringInvoicePaidEventEvent.
+const (
+	CateringInvoicePaidEventEventCateringInvoicePaid CateringInvoicePaidEventEvent = "catering.invoice_paid"
+)
+
+// Valid indicates whether the value is a known member of the CateringInvoicePaidEventEvent enum.
+func (e CateringInvoicePaidEventEvent) Valid() bool {
+	switch e {
+	case CateringInvoicePaidEventEventCateringInvoicePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringQuoteAcceptedEventEvent.
+const (
+	CateringQuoteAcceptedEventEventCateringQuoteAccepted CateringQuoteAcceptedEventEvent = "catering.quote_accepted"
+)
+
+// Valid indicates whether the value is a known member of the CateringQuoteAcceptedEventEvent enum.
+func (e CateringQuoteAcceptedEventEvent) Valid() bool {
+	switch e {
+	case CateringQuoteAcceptedEventEventCateringQuoteAccepted:
 		return true
 	default:
 		return false
@@ -567,6 +613,21 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EngagementFinalizedEventEvent.
+const (
+	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
+)
+
+// Valid indicates whether the value is a known member of the EngagementFinalizedEventEvent enum.
+func (e EngagementFinalizedEventEvent) Valid() bool {
+	switch e {
+	case EngagementFinalizedEventEventEngagementFinalized:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorCode.
 const (
 	ErrorCodeConflict             ErrorCode = "conflict"
@@ -636,6 +697,48 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeUnsupportedProtocol:
 		return true
 	case ErrorCodeValidationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventType.
+const (
+	EventTypeAlertCreated          EventType = "alert.created"
+	EventTypeCateringInvoicePaid   EventType = "catering.invoice_paid"
+	EventTypeCateringQuoteAccepted EventType = "catering.quote_accepted"
+	EventTypeEngagementFinalized   EventType = "engagement.finalized"
+	EventTypePolicyPublished       EventType = "policy.published"
+	EventTypeReportPublished       EventType = "report.published"
+	EventTypeSignoffDecided        EventType = "signoff.decided"
+	EventTypeTrayDelivered         EventType = "tray.delivered"
+	EventTypeWalkthroughSubmitted  EventType = "walkthrough.submitted"
+	EventTypeWorkOrderResolved     EventType = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case EventTypeAlertCreated:
+		return true
+	case EventTypeCateringInvoicePaid:
+		return true
+	case EventTypeCateringQuoteAccepted:
+		return true
+	case EventTypeEngagementFinalized:
+		return true
+	case EventTypePolicyPublished:
+		return true
+	case EventTypeReportPublished:
+		return true
+	case EventTypeSignoffDecided:
+		return true
+	case EventTypeTrayDelivered:
+		return true
+	case EventTypeWalkthroughSubmitted:
+		return true
+	case EventTypeWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -879,6 +982,36 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PolicyPublishedEventEvent.
+const (
+	PolicyPublishedEventEventPolicyPublished PolicyPublishedEventEvent = "policy.published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyPublishedEventEvent enum.
+func (e PolicyPublishedEventEvent) Valid() bool {
+	switch e {
+	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedEventEvent.
+const (
+	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedEventEvent enum.
+func (e ReportPublishedEventEvent) Valid() bool {
+	switch e {
+	case ReportPublishedEventEventReportPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin     Role = "admin"
@@ -1014,6 +1147,21 @@ func (e SignoffDecidedDataDecision) Valid() bool {
 	}
 }
 
+// Defines values for SignoffDecidedEventEvent.
+const (
+	SignoffDecidedEventEventSignoffDecided SignoffDecidedEventEvent = "signoff.decided"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedEventEvent enum.
+func (e SignoffDecidedEventEvent) Valid() bool {
+	switch e {
+	case SignoffDecidedEventEventSignoffDecided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignoffStatus.
 const (
 	SignoffStatusApproved SignoffStatus = "approved"
@@ -1074,6 +1222,21 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayDeliveredEventEvent.
+const (
+	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayDeliveredEventEvent enum.
+func (e TrayDeliveredEventEvent) Valid() bool {
+	switch e {
+	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -1086,6 +1249,21 @@ func (e UnmappedCodeStatus) Valid() bool {
 	case UnmappedCodeStatusMapped:
 		return true
 	case UnmappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughSubmittedEventEvent.
+const (
+	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughSubmittedEventEvent enum.
+func (e WalkthroughSubmittedEventEvent) Valid() bool {
+	switch e {
+	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
 		return true
 	default:
 		return false
@@ -1118,43 +1296,73 @@ func (e WebhookDeliveryAttemptState) Valid() bool {
 
 // Defines values for WebhookEventName.
 const (
-	AlertCreated          WebhookEventName = "alert.created"
-	Asterisk              WebhookEventName = "*"
-	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
-	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
-	EngagementFinalized   WebhookEventName = "engagement.finalized"
-	PolicyPublished       WebhookEventName = "policy.published"
-	ReportPublished       WebhookEventName = "report.published"
-	SignoffDecided        WebhookEventName = "signoff.decided"
-	TrayDelivered         WebhookEventName = "tray.delivered"
-	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
-	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+	WebhookEventNameAlertCreated          WebhookEventName = "alert.created"
+	WebhookEventNameAsterisk              WebhookEventName = "*"
+	WebhookEventNameCateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	WebhookEventNameCateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	WebhookEventNameEngagementFinalized   WebhookEventName = "engagement.finalized"
+	WebhookEventNamePolicyPublished       WebhookEventName = "policy.published"
+	WebhookEventNameReportPublished       WebhookEventName = "report.published"
+	WebhookEventNameSignoffDecided        WebhookEventName = "signoff.decided"
+	WebhookEventNameTrayDelivered         WebhookEventName = "tray.delivered"
+	WebhookEventNameWalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WebhookEventNameWorkOrderResolved     WebhookEventName = "work_order.resolved"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventName enum.
 func (e WebhookEventName) Valid() bool {
 	switch e {
-	case AlertCreated:
+	case WebhookEventNameAlertCreated:
 		return true
-	case Asterisk:
+	case WebhookEventNameAsterisk:
 		return true
-	case CateringInvoicePaid:
+	case WebhookEventNameCateringInvoicePaid:
 		return true
-	case CateringQuoteAccepted:
+	case WebhookEventNameCateringQuoteAccepted:
 		return true
-	case EngagementFinalized:
+	case WebhookEventNameEngagementFinalized:
 		return true
-	case PolicyPublished:
+	case WebhookEventNamePolicyPublished:
 		return true
-	case ReportPublished:
+	case WebhookEventNameReportPublished:
 		return true
-	case SignoffDecided:
+	case WebhookEventNameSignoffDecided:
 		return true
-	case TrayDelivered:
+	case WebhookEventNameTrayDelivered:
 		return true
-	case WalkthroughSubmitted:
+	case WebhookEventNameWalkthroughSubmitted:
 		return true
-	case WorkOrderResolved:
+	case WebhookEventNameWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventEvent.
+const (
+	WebhookTest WebhookTestEventEvent = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventEvent enum.
+func (e WebhookTestEventEvent) Valid() bool {
+	switch e {
+	case WebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderResolvedEventEvent.
+const (
+	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderResolvedEventEvent enum.
+func (e WorkOrderResolvedEventEvent) Valid() bool {
+	switch e {
+	case WorkOrderResolvedEventEventWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -1245,6 +1453,32 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// AlertCreatedEvent The delivery body of `alert.created`.
+type AlertCreatedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `alert.created`: an operational alert opened.
+	Data  AlertCreatedData       `json:"data"`
+	Event AlertCreatedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// AlertCreatedEventEvent defines model for AlertCreatedEvent.Event.
+type AlertCreatedEventEvent string
 
 // AlertSeverity Example: warning
 type AlertSeverity string
@@ -1468,6 +1702,32 @@ type CateringInvoicePaidData struct {
 	TotalCents int `json:"totalCents"`
 }
 
+// CateringInvoicePaidEvent The delivery body of `catering.invoice_paid`.
+type CateringInvoicePaidEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.invoice_paid`: a catering invoice was marked paid.
+	Data  CateringInvoicePaidData       `json:"data"`
+	Event CateringInvoicePaidEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringInvoicePaidEventEvent defines model for CateringInvoicePaidEvent.Event.
+type CateringInvoicePaidEventEvent string
+
 // CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
 type CateringQuoteAcceptedData struct {
 	// EventId The catering event the quote is for (not the webhook event).
@@ -1479,6 +1739,32 @@ type CateringQuoteAcceptedData struct {
 	// Example: 482500
 	TotalCents int `json:"totalCents"`
 }
+
+// CateringQuoteAcceptedEvent The delivery body of `catering.quote_accepted`.
+type CateringQuoteAcceptedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+	Data  CateringQuoteAcceptedData       `json:"data"`
+	Event CateringQuoteAcceptedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringQuoteAcceptedEventEvent defines model for CateringQuoteAcceptedEvent.Event.
+type CateringQuoteAcceptedEventEvent string
 
 // CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
 // - `severe_allergy`: a food allergy with severity `severe`.
@@ -1998,6 +2284,32 @@ type EngagementFinalizedData struct {
 	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
+// EngagementFinalizedEvent The delivery body of `engagement.finalized`.
+type EngagementFinalizedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	Data  EngagementFinalizedData       `json:"data"`
+	Event EngagementFinalizedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
+type EngagementFinalizedEventEvent string
+
 // Error The body of every error response.
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
@@ -2027,6 +2339,17 @@ type Error struct {
 //
 // Example: not_found
 type ErrorCode string
+
+// Event One organization event, exactly the body a webhook delivery of it carries (schema
+// `WebhookDelivery`), typed by `event`.
+type Event struct {
+	union json.RawMessage
+}
+
+// EventType An event of the catalogue (what subscriptions and the event feed's `types` name).
+//
+// Example: alert.created
+type EventType string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -2080,10 +2403,13 @@ type Hl7MessageRecord struct {
 	// Outcome - `applied`: the census changed (or a diet order was recorded).
 	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
 	//   unknown MRN, no MRN in PID-3, an unsupported message type).
-	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-	//   for this organization; nothing changed.
-	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	// - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+	//   with the same control id (MSH-10) was already applied or skipped for this organization;
+	//   nothing changed.
+	// - `rejected`: the message could not be read (a broken header, a field longer than its
+	//   bound), could not be applied (the patient's stored record cannot be read) or could not be
+	//   stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+	//   may reuse it.
 	//
 	//
 	// Example: applied
@@ -2092,12 +2418,24 @@ type Hl7MessageRecord struct {
 
 	// Raw The message as received; empty once 90 days have passed since `receivedAt` (raw HL7 is
 	// protected health information). The rest of the record is kept.
-	Raw        string             `json:"raw"`
-	Reason     *string            `json:"reason,omitempty"`
-	ReceivedAt time.Time          `json:"receivedAt"`
-	RequestId  *string            `json:"requestId,omitempty"`
-	SiteId     openapi_types.UUID `json:"siteId"`
-	Type       string             `json:"type"`
+	Raw        string    `json:"raw"`
+	Reason     *string   `json:"reason,omitempty"`
+	ReceivedAt time.Time `json:"receivedAt"`
+	RequestId  *string   `json:"requestId,omitempty"`
+
+	// SendingApplication MSH-3 (its namespace id, else its universal id); empty when not sent. With
+	// `sendingFacility` and `controlId` it is the key of the duplicate check.
+	//
+	//
+	// Example: EPIC
+	SendingApplication string `json:"sendingApplication"`
+
+	// SendingFacility MSH-4, read as MSH-3 is; empty when not sent.
+	//
+	// Example: HARBORVIEW
+	SendingFacility string             `json:"sendingFacility"`
+	SiteId          openapi_types.UUID `json:"siteId"`
+	Type            string             `json:"type"`
 }
 
 // Hl7MessageResult defines model for Hl7MessageResult.
@@ -2110,10 +2448,13 @@ type Hl7MessageResult struct {
 	// Outcome - `applied`: the census changed (or a diet order was recorded).
 	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
 	//   unknown MRN, no MRN in PID-3, an unsupported message type).
-	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-	//   for this organization; nothing changed.
-	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	// - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+	//   with the same control id (MSH-10) was already applied or skipped for this organization;
+	//   nothing changed.
+	// - `rejected`: the message could not be read (a broken header, a field longer than its
+	//   bound), could not be applied (the patient's stored record cannot be read) or could not be
+	//   stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+	//   may reuse it.
 	//
 	//
 	// Example: applied
@@ -2128,10 +2469,13 @@ type Hl7MessageResult struct {
 // Hl7Outcome - `applied`: the census changed (or a diet order was recorded).
 //   - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
 //     unknown MRN, no MRN in PID-3, an unsupported message type).
-//   - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-//     for this organization; nothing changed.
-//   - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-//     says why. Its control id is not consumed, so a corrected message may reuse it.
+//   - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+//     with the same control id (MSH-10) was already applied or skipped for this organization;
+//     nothing changed.
+//   - `rejected`: the message could not be read (a broken header, a field longer than its
+//     bound), could not be applied (the patient's stored record cannot be read) or could not be
+//     stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+//     may reuse it.
 //
 // Example: applied
 type Hl7Outcome string
@@ -2675,6 +3019,32 @@ type PolicyPublishedData struct {
 	Version int `json:"version"`
 }
 
+// PolicyPublishedEvent The delivery body of `policy.published`.
+type PolicyPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `policy.published`: a policy version was published.
+	Data  PolicyPublishedData       `json:"data"`
+	Event PolicyPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
+type PolicyPublishedEventEvent string
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -2711,6 +3081,32 @@ type ReportPublishedData struct {
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedEvent The delivery body of `report.published`.
+type ReportPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `report.published`: a site or account report was generated.
+	Data  ReportPublishedData       `json:"data"`
+	Event ReportPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// ReportPublishedEventEvent defines model for ReportPublishedEvent.Event.
+type ReportPublishedEventEvent string
 
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
@@ -2941,6 +3337,33 @@ type SignoffDecidedData struct {
 // SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
 type SignoffDecidedDataDecision string
 
+// SignoffDecidedEvent The delivery body of `signoff.decided`.
+type SignoffDecidedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+	// when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+	Data  SignoffDecidedData       `json:"data"`
+	Event SignoffDecidedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// SignoffDecidedEventEvent defines model for SignoffDecidedEvent.Event.
+type SignoffDecidedEventEvent string
+
 // SignoffStatus Example: pending
 type SignoffStatus string
 
@@ -3135,6 +3558,32 @@ type TrayDeliveredData struct {
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
 }
+
+// TrayDeliveredEvent The delivery body of `tray.delivered`.
+type TrayDeliveredEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `tray.delivered`: a tray-line ticket was marked delivered.
+	Data  TrayDeliveredData       `json:"data"`
+	Event TrayDeliveredEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
+type TrayDeliveredEventEvent string
 
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
@@ -3344,6 +3793,32 @@ type WalkthroughSubmittedData struct {
 	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
 }
 
+// WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
+type WalkthroughSubmittedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	Data  WalkthroughSubmittedData       `json:"data"`
+	Event WalkthroughSubmittedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WalkthroughSubmittedEventEvent defines model for WalkthroughSubmittedEvent.Event.
+type WalkthroughSubmittedEventEvent string
+
 // WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
 type WallboardConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -3387,6 +3862,14 @@ type WebhookDelivery struct {
 	//
 	// Example: alert.created
 	Event string `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
 
 	// OrgId The organization the event belongs to.
 	OrgId openapi_types.UUID `json:"orgId"`
@@ -3467,6 +3950,32 @@ type WebhookTestData struct {
 	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
 }
 
+// WebhookTestEvent The delivery body of `webhook.test`.
+type WebhookTestEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+	Data  WebhookTestData       `json:"data"`
+	Event WebhookTestEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookTestEventEvent defines model for WebhookTestEvent.Event.
+type WebhookTestEventEvent string
+
 // WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
 // again at every connection), without user name, password or fragment. Redirects are not
 // followed.
@@ -3481,6 +3990,32 @@ type WorkOrderResolvedData struct {
 	SiteId      openapi_types.UUID  `json:"siteId"`
 	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
 }
+
+// WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
+type WorkOrderResolvedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `work_order.resolved`: an equipment work order was resolved.
+	Data  WorkOrderResolvedData       `json:"data"`
+	Event WorkOrderResolvedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
+type WorkOrderResolvedEventEvent string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -3541,6 +4076,9 @@ type ScanUnauthorized = ScanError
 
 // ServiceBusy The body of every error response.
 type ServiceBusy = Error
+
+// StoredRecordUnreadable The body of every error response.
+type StoredRecordUnreadable = Error
 
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
@@ -3675,6 +4213,18 @@ type ListDevicesParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// After The id of an event of this organization within the last 30 days; the page starts after it.
+	After *openapi_types.UUID `form:"after,omitempty" json:"after,omitempty"`
+
+	// Types Only events of these types (comma-separated).
+	Types *[]EventType `form:"types,omitempty" json:"types,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListMediaParams defines parameters for ListMedia.
@@ -4133,6 +4683,395 @@ func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCateringQuoteAcceptedEvent returns the union data inside the Event as a CateringQuoteAcceptedEvent
+func (t Event) AsCateringQuoteAcceptedEvent() (CateringQuoteAcceptedEvent, error) {
+	var body CateringQuoteAcceptedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringQuoteAcceptedEvent overwrites any union data inside the Event as the provided CateringQuoteAcceptedEvent
+func (t *Event) FromCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringQuoteAcceptedEvent performs a merge with any union data inside the Event, using the provided CateringQuoteAcceptedEvent
+func (t *Event) MergeCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCateringInvoicePaidEvent returns the union data inside the Event as a CateringInvoicePaidEvent
+func (t Event) AsCateringInvoicePaidEvent() (CateringInvoicePaidEvent, error) {
+	var body CateringInvoicePaidEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringInvoicePaidEvent overwrites any union data inside the Event as the provided CateringInvoicePaidEvent
+func (t *Event) FromCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringInvoicePaidEvent performs a merge with any union data inside the Event, using the provided CateringInvoicePaidEvent
+func (t *Event) MergeCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPolicyPublishedEvent returns the union data inside the Event as a PolicyPublishedEvent
+func (t Event) AsPolicyPublishedEvent() (PolicyPublishedEvent, error) {
+	var body PolicyPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPolicyPublishedEvent overwrites any union data inside the Event as the provided PolicyPublishedEvent
+func (t *Event) FromPolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	t.union = b
+	return err
+}
+
+// MergePolicyPublishedEvent performs a merge with any union data inside the Event, using the provided PolicyPublishedEvent
+func (t *Event) MergePolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWorkOrderResolvedEvent returns the union data inside the Event as a WorkOrderResolvedEvent
+func (t Event) AsWorkOrderResolvedEvent() (WorkOrderResolvedEvent, error) {
+	var body WorkOrderResolvedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWorkOrderResolvedEvent overwrites any union data inside the Event as the provided WorkOrderResolvedEvent
+func (t *Event) FromWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	t.union = b
+	return err
+}
+
+// MergeWorkOrderResolvedEvent performs a merge with any union data inside the Event, using the provided WorkOrderResolvedEvent
+func (t *Event) MergeWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayDeliveredEvent returns the union data inside the Event as a TrayDeliveredEvent
+func (t Event) AsTrayDeliveredEvent() (TrayDeliveredEvent, error) {
+	var body TrayDeliveredEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayDeliveredEvent overwrites any union data inside the Event as the provided TrayDeliveredEvent
+func (t *Event) FromTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	t.union = b
+	return err
+}
+
+// MergeTrayDeliveredEvent performs a merge with any union data inside the Event, using the provided TrayDeliveredEvent
+func (t *Event) MergeTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAlertCreatedEvent returns the union data inside the Event as a AlertCreatedEvent
+func (t Event) AsAlertCreatedEvent() (AlertCreatedEvent, error) {
+	var body AlertCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAlertCreatedEvent overwrites any union data inside the Event as the provided AlertCreatedEvent
+func (t *Event) FromAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeAlertCreatedEvent performs a merge with any union data inside the Event, using the provided AlertCreatedEvent
+func (t *Event) MergeAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReportPublishedEvent returns the union data inside the Event as a ReportPublishedEvent
+func (t Event) AsReportPublishedEvent() (ReportPublishedEvent, error) {
+	var body ReportPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReportPublishedEvent overwrites any union data inside the Event as the provided ReportPublishedEvent
+func (t *Event) FromReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	t.union = b
+	return err
+}
+
+// MergeReportPublishedEvent performs a merge with any union data inside the Event, using the provided ReportPublishedEvent
+func (t *Event) MergeReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSignoffDecidedEvent returns the union data inside the Event as a SignoffDecidedEvent
+func (t Event) AsSignoffDecidedEvent() (SignoffDecidedEvent, error) {
+	var body SignoffDecidedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSignoffDecidedEvent overwrites any union data inside the Event as the provided SignoffDecidedEvent
+func (t *Event) FromSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	t.union = b
+	return err
+}
+
+// MergeSignoffDecidedEvent performs a merge with any union data inside the Event, using the provided SignoffDecidedEvent
+func (t *Event) MergeSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWalkthroughSubmittedEvent returns the union data inside the Event as a WalkthroughSubmittedEvent
+func (t Event) AsWalkthroughSubmittedEvent() (WalkthroughSubmittedEvent, error) {
+	var body WalkthroughSubmittedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalkthroughSubmittedEvent overwrites any union data inside the Event as the provided WalkthroughSubmittedEvent
+func (t *Event) FromWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	t.union = b
+	return err
+}
+
+// MergeWalkthroughSubmittedEvent performs a merge with any union data inside the Event, using the provided WalkthroughSubmittedEvent
+func (t *Event) MergeWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEngagementFinalizedEvent returns the union data inside the Event as a EngagementFinalizedEvent
+func (t Event) AsEngagementFinalizedEvent() (EngagementFinalizedEvent, error) {
+	var body EngagementFinalizedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngagementFinalizedEvent overwrites any union data inside the Event as the provided EngagementFinalizedEvent
+func (t *Event) FromEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	t.union = b
+	return err
+}
+
+// MergeEngagementFinalizedEvent performs a merge with any union data inside the Event, using the provided EngagementFinalizedEvent
+func (t *Event) MergeEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"event"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "alert.created":
+		return t.AsAlertCreatedEvent()
+	case "catering.invoice_paid":
+		return t.AsCateringInvoicePaidEvent()
+	case "catering.quote_accepted":
+		return t.AsCateringQuoteAcceptedEvent()
+	case "engagement.finalized":
+		return t.AsEngagementFinalizedEvent()
+	case "policy.published":
+		return t.AsPolicyPublishedEvent()
+	case "report.published":
+		return t.AsReportPublishedEvent()
+	case "signoff.decided":
+		return t.AsSignoffDecidedEvent()
+	case "tray.delivered":
+		return t.AsTrayDeliveredEvent()
+	case "walkthrough.submitted":
+		return t.AsWalkthroughSubmittedEvent()
+	case "work_order.resolved":
+		return t.AsWorkOrderResolvedEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -4246,6 +5185,9 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -5171,6 +6113,45 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -5888,6 +6869,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
@@ -5955,6 +6937,8 @@ type ServiceBusyJSONResponse struct {
 
 	Headers ServiceBusyResponseHeaders
 }
+
+type StoredRecordUnreadableJSONResponse Error
 
 type TooManyRequestsResponseHeaders struct {
 	RateLimit       *string
@@ -8787,6 +9771,22 @@ func (response GetCensus406JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	return err
 }
 
+type GetCensus500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response GetCensus500JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -10034,6 +11034,126 @@ func (response RevokeDevice406JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    []Event
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListEvents402JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListEvents406JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -11134,6 +12254,22 @@ func (response GetPatient406JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type GetPatient500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveScanRequestObject struct {
 	OrgId   OrgId       `json:"orgId"`
 	TagCode ScanTagCode `json:"tagCode"`
@@ -11333,6 +12469,22 @@ func (response ListSignoffs406JSONResponse) VisitListSignoffsResponse(w http.Res
 	return err
 }
 
+type ListSignoffs500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response ListSignoffs500JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Body  *CreateSignoffJSONRequestBody
@@ -11497,6 +12649,22 @@ func (response CreateSignoff415JSONResponse) VisitCreateSignoffResponse(w http.R
 	return err
 }
 
+type CreateSignoff500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response CreateSignoff500JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11603,6 +12771,22 @@ func (response GetSignoff406JSONResponse) VisitGetSignoffResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response GetSignoff500JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12767,6 +13951,30 @@ func (response CreateWebhook415JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateWebhook503JSONResponse struct {
+	Body    Error
+	Headers CreateWebhook503ResponseHeaders
+}
+
+func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -13007,6 +14215,30 @@ func (response UpdateWebhook415JSONResponse) VisitUpdateWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type UpdateWebhook503JSONResponse struct {
+	Body    Error
+	Headers UpdateWebhook503ResponseHeaders
+}
+
+func (response UpdateWebhook503JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13462,6 +14694,9 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -14826,6 +16061,32 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) erro
 	return nil
 }
 
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -15808,702 +17069,744 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUiO5li78KgrPRBRM2K60uRUQE+d3AdVQza2B6uoLBSlnyraatOSWlLjcTe3Y73DeYR5sP8kfWpIy",
-	"len0Deg9c87ZO2JXYzsv0tLS0rp+689axIcjzghTsrb3Z418xcNRQuDvTkKE0n884iQl+g8a1/ZqQWu3",
-	"3dvAm40gCILGjv7nnf4nyP5HWrV67YEyfbUkTHJxz3u9hDJSq9eGRErcJ7W92jX8hPpYkTGeoNvaZ5w8",
-	"NChDI8G7RN7W0ABLxLhCXUIYGhAsYtQTfIgkZRFBrc29oF2r1/iIMBJ3VG2v1g7a241goxG0b9rBXqu9",
-	"FwS/1Oo1QSRPHs01LE2S/Jv3E/eNJI9EUDWp7dXGWDDK+rV6TVJFTpabNMb6eoVVKmt7MCb9Oe3+RiK1",
-	"Au0iTTs1GWkCxeSRRqT27du3ulkM6a3Gr/9ajv+u5fjyrV47IEymsB4yHQ6x0AO9YASNsKKEKUQZGvBU",
-	"ahLnC4bjIVVqmjitzb32liUOThIi+oTJ2t6vtRHBLFWy9sV9T/XW1E+acVWEFelzGE2P87hWr0U81oPf",
-	"2W7vbrWD4J1eczwaGVrXHnmEu2mix69XAUeKcvPQDsOjwSTBX6ms1WvH9JHAC7x1gT+JT2bzYP3NRCoy",
-	"1Ex1cKMJSL7qGV/COGvf6sXxF4cdi7TvDTvYbr0rD+0Ky0FpLEMeE4FVYTSMq3s8GiU0wt2E+KO6+un8",
-	"4urMHxijEU0SymrfvtRrXaKZo1Or12KsyEXvPRVqUNurtXbfBY1gs9HSbB5Toi5ETIRZED3e/K/aXu3g",
-	"4PjCXgaDjjiTVCrC1H2ERZcPJjEM+Mvs9ZhD16PLk4PDkyOPuAfZ89GB93zUehcE6CHCCdDdDq793XnH",
-	"H1zCx/eSxzQdvtp42qgv8BDZp2qyLiRFvTSOZffoTq1eo0wqkeY8cs5RxFlEmNKPjpEcE2K2CNeLVrkH",
-	"N7SM0ntwlOCICFjd83TYJSKXSkLLgEsiKI/hPe9r9dpprV47BIbkqYg0fXGsDL2EyoWcEyOUqOfRg7CI",
-	"p0wRcbKC4O8luA9vMdv13uy8yQr07baAvscgzvaUSEm9NhRMb4ggaG9sbm3rBWB4CDpCDw9polnn8OKo",
-	"Vq/16SPRl37snOuPQxrHiabCD59Ozs9r3+o1wblmoE3YVJJ8re3VPjxD1KeM6gXd/Kz/Hul9O2eFjQQX",
-	"RF9VFOEdxMgYybQrI0FHmpvQmKoBokoiSSJBVB3JAR8zpJkrF+5/1rR8eszoE5mHl4cQ7O4FgRX05NEo",
-	"Xb/WsD7bm/YWmHuf8V6vGZOIxiTWS9XDNEkFOdDrX9sL6iud/QmW6pAk9JGISc6O+ttru6Mdd+sJ6hN3",
-	"IEl0/9PvG4+7N39cbbLT0bvoc9zqHcvt/ke8MTkiQfo9vVBbDzs/DNtff+xqoouktlcbKDWSe2/fDjh/",
-	"kM2B5mbxSMm48UBVNCBMNq2G+VbyVNa+5etwwh6pwpriVStCs1/z9VD8AU71bAmWIHokSEyYojgBygsg",
-	"Lhliqgcv8fD/mzNkvWZfR1QQWXzDbuENqygWMCsrabNbtrrbUWMnfkcau72g1TAb7N0u7kaaNwSH7TPE",
-	"DPeJyDYKzGaprfKlXjOE29Ovv9+Nfmh3f9oZfj/alDetx1/esauN8c/b5Dj47XQLf4jb/U/04vednx5g",
-	"rQ4NR14bBi0tFEN4NBL8kcRIEE1Bf20sL0/tya29TUc5e8my1CD2Fkk5O+dKU+WSKywlTYeojfpa/veo",
-	"GJLYsAwjo4HgCe9Pmv7xDYxTPryvjs47p/4BKQjDSVEgmw8j98pnHpynFwfwJntqXun3oHZ/iM4x/Of7",
-	"4lGx3DhecHDOOSA39racklpxQNYurg4bu7utVq3imPTPRni8fzqWZHS2kwrnpbdiJ6vMbrlr491a5Zlm",
-	"2Mosin6/4aR4IkcD3KcY6VVLBdlHo4RgSRzLoWw1UEKHVGmGs4bByQpn7rPNHbcPjckzw+bY2ms5SmcX",
-	"LS+JjDSAM4USWRbZsfmFxAhOuTrCSJ9gJEackbr+B/2ekhRG6JlHSpHhSPmGYZwKkPpn2SFFhOCZPgZP",
-	"15K7dGLaX5Yl9sbynNLT15qxT1E02Nt0Jq5eCs062Syld9KCAeTPtfyU1l4QNDdaIBQ9ArwLglZGgJqi",
-	"Q8JThXBPEYHeyVpOjrJCsRIx2isQoz2XGK0SMQwLeMQIFlJCc2gzaE9RYmcGI7xo5q0VZt6aO/OgNPNs",
-	"P3iTbweboIceglvhlEpV3kVjnCRdjkWMMIsRRkPCUgRfFLZNhGW2X0AA9fWDuNDixipUtQSzWEZ4BGbw",
-	"gI+dO8loq/qbY8xi3uvl35l74dTpC5roU0fi1FisakCGMC8sHrRsXkLzWlYSb+XOqmz+910+sHrsNSFs",
-	"iuKtvQ3Ha8YMqR1zhRLKSE5DEMFUL4GdoPlUNeRNt3qr2iDVdkdOBbDAK1crxpNLLLIfios34kIJTFW2",
-	"dpnvJF++S0Ejkn3j1ieh/YFasEDtFRdoO18gzZD3jrr+6phZ2LU45d3upMi8biV6OJGFpbCGyOsR3swO",
-	"NtoJ6xOpOvGQqmnNNR5SKTPzInO22Z0HZz8oLmhNkv5QW25IkhE2zoXuRBspmt/kuq/05s7Vs+vjp7u/",
-	"3d7epkHQ3n46ujw5eDruXL2/uPrx5OjzXavZbr7bDJqt1ubGVtBsNVsbzdbdyfXF0/XFp2vzj55YsBG0",
-	"g3cbQavdCLaD4Ompc3hz1wlad53Dm/tO0Ho6u/5OU6X1dPnUbm41W09PT53Tp/Ojp6dP5ycHF4dH6NPN",
-	"h8a7W3b04/mTvsF/qn7g08frs5Ob4zvz78eL43PvkvZWENyyy5PDp9bTU6Yo3d3dHZ8dmJlVTqTZMj+e",
-	"XF/cnV39rdXeaGxuNbQqcXd3d33dubu+fno6vDi6+9g5P7oDz8Dd3d3d6dNTa/ddEGy22k8fnp6eWu0N",
-	"dNY5OUfXN3d310edm5vTo7vPnbvdd61g8+7Tdefpaa0dbK9vbW01ghZM5uzp6UdNDhjoLbv8sfXUejp5",
-	"2vx8t9lq33X0uO/u7vRD7zafjsw7Nu86NzdH54d3ndOTA/3d2dHhk/6p8ueTc+8NT7P+VyZh51QP5EPn",
-	"7gPnMTIbenJ3fLoTtNo7T5mv9s54TO+uD26ern+8uwYPjr3s3ZPnof0b+GfNc9tPh527Q5H2p58bbLf0",
-	"M52z8874QZ/OLp6usBzcsovD66fDp/d/O/3b4dPBwfHF3UKn4p1z/P2t/d15567g9Mt+e6p2xt2ylWXs",
-	"t2wbXxGZJlMnZheraIB4D/V4KpDdftLfkiPBIyKlFj6bEHdIE2VMv5gocAMYVw4IXuevB380U4InMFS3",
-	"yWrPdMlNGxogWjKHlDufVjQYvtVrPFURB6ELjm8YuTWjrKSAMyifasW02tkIt7a29DTBpBMES6BJTGU0",
-	"wKJPUI8LlLIHxscMnV2do/zywkjkA7VGb2EkG4tHUniv/R3RGLmf0RhLhBNBcDxB+cIW3h6nEAAAb+pc",
-	"SmQvOrs+brSRXtiYsj7Sk8WRIkIiLAiCY4L1iy8R5DcSKX+O+sT5Vq+dgb1/AE6FIqcmPHI2ZcRjgoxn",
-	"AI4bQRp29ZDiSA0EycJKBVYux1CM6+Ls4nDJyINxHPSwAgcjFdXKVbCbB+7ssQ8W+Rx1bDNXx8y0KmzP",
-	"TC/0fCZLusB4FKVCEAb6Tmsz2ymy0+uZZdjbAMYxRLzh8Hl5H8wZj2lPU79ALVhOYnwdxaXUIqwhI67X",
-	"T5OGKorLfsnZTkfM8AKn42+csvm6tVW0Ogyj7/iQ/PFKfsJUluXaIo+AIZBckUK//j9Doi9AI5a+13rw",
-	"tTEOi6TK1WSEFdK25JaVFdrer6MuUWNCGOoKgh96WCoQGUnKokFRNhj7zgRXc4sjNvZoTiRwokJc28jg",
-	"f5I98lJjY5Zp8a1eG2SGrJ68/q0woT9rBB4H0aD8SY6C4JXUP2sJBiNll4L3BZEyM1eoIkN4vD4EBNCr",
-	"KzCLje4QGU/Ev33Y2j0K3mtjR1C7vP/W+tDe3djRj3V2asbW6HvL1vrXkeBxarUQcJ4S8UjEDR2SkiDd",
-	"3tvc8qzVFTIbwHCyozjDlLn3azlIh+QPzmC/DImgEX57MKAR7nOTi3Jm9KobYY/OnH9vxjzTurQapgYE",
-	"KbissNmrlY5VnE6UxeRrba9VpapUqR4CjxdaYdW2Vis3szacedV25tWtsMZQ9n5jDN2dXT09XV0c3V2d",
-	"HBx3rg5vhTM9to7utlrB3ftVVSp9eUToY3VYs5Vl1vyeEml0xs1eK2rjXRJ0d+KNaAu/I9u9VtyOnuHY",
-	"qFDcVtCRV3Gp2XUNKpXkCuX2GV7157PC8mZ3xhclIxn4wlm6vnmbM4izTf8HrXjLHFznZHyYHRWVfso6",
-	"EqSvVU1hVVnGFZoQhay/x9eJ/l90WhbcYnNdlH+9Y8x6JL/VaxfmCCv4w7joY0b/MBF3ziDefik4UoLi",
-	"xF/HlQ++16M6CJc55yiEKSGboEewSgUxyRYjev9AJvrnMelCnoIWXQllNIKpgS1+n1Bp0oUggCdNCPvR",
-	"6DTtrW/6kISo50hwvV00WY5Y7GcGbDaCVmFacJG2HYFZ4SS9tMs9y+9v1n8/T3dAVGb5J8kEDUwCnhdl",
-	"z1S5f+2v/6EhALtINzYJQ/JU3sfk8f7nh43H83e/z0+4+en3X8Y73VrOO9US2UzMYyTj1Xa6GdLcgRRH",
-	"oMOXZLL5b1WMxaXHWTv5BncTglptzZMYmfQyZHJRrQN90kQHCcHMKOfGmd5P+CORoOnoOyZolGBFmqB2",
-	"KjDInD2BwIjJDyPnTf/2rzDX/3AeB+4ExWyaMU16tNMagSWUwEz2iCipCP+nZku/UpZ0loj8/mWJyFdH",
-	"3xUzmfp6Bq+W53tlnocOp9JavTctm5D0bvmEpI2b1s7e1u6chCQ9zsbW1vb2CzKSNm5a72ZkJM2Y6rMi",
-	"AtlNcuk6AY83nPnoKYqrpIcO+SMZ2lzUasMOLxxHZ7b5V0jwzdN0C0ZkUQLg8hJs50uQT3vqda3WZv66",
-	"Lf91W0ewXFb4HCRYau4+mX11vfZIJVUZK+UhPnjQPyuneijYtWPSEY037ofi5ZnWW6+TaQ1UqjwK/J0J",
-	"RwFhMWX96qRRmyqKxpgqyvqgF+BqN7qXQmqdmXnCaP5Fng5qv/tXoue/Ej3/b030HJmt9RfneV5HmF3T",
-	"iliFiZwgGWEGJgBVBCncR1ihDYSbw6YXuijXShgu9M6APlHwEq0Ad0miGW1EGLiQpfl+SNSAazJ9BwrI",
-	"CIMy9JaLvny7jLvgrX7OMpdiXDyeYpIQRW5w3xvcFVFUEKQGVOo5+8M7PDo9ujl61ggVXurK2JxD+ggE",
-	"cfLns7z/sDiHFREh+MFGG4KNvSB4XqjAJ1ZE6KOW7zGPHsDJ0j9ZwcujcN8E0Wubxz/tXv7SBgVU6zzq",
-	"dUIez/SPAtW/gSfpU6H+BY9GTW3Z5+UuEWZvs8HDriKQcFbeVD1B5ABJ+2Nh00RESuc2IJOPg+53Eb2g",
-	"Hz/8cnR188P1iTwZqtEvByfbJ7/FD2ffnQU///Yxufh89PWX385/O7/p09ODjwH5qaPv+f7H1g+090OT",
-	"TD4m5LhDL3472ri4+aF1/tsPW2eHHXkyTAbxwcn22U20dX74qX1+2BmfHYwp/un8j5PfOI3au61ociJP",
-	"2HnrZ6pf2fl6cfNxeNY+Ck5vfqTnwzN13v5h85frYOuX3zpfT29O/oDn/NHf+vnzx99+Ofi424zaCesO",
-	"PwTxTx+TvLjmhNX2doNAG1hACzdjoaAiKRi2z3eij+Ln8bvuTevhclOexru9Y7ydHvGt/i+0zX74uvPj",
-	"uGZisxDvWzqMTOPlsxCGJtQ9oCNZEcH+sjKLc9E/n+fLtNFqPmalWPUXLQmmwtvgXrQqV1WZsjk4pgp1",
-	"fv2XmvUvNetfatY/X836Att1WscCnQqopBWhmPRwmigU4wkaYVHMB1vCO2mzIMzetHkQQSEPIssr8XIh",
-	"gm2TC7Fi6oS7vB0UNIiYMpYzrL5+Wz/u2/L77LmpC4bCcjplAfTCcj7Sc2i5FGH+8onW545/a/b4YXpL",
-	"8cIKc+jmD7xWTfRe0D6N30h0I/AEnRoUknmzgZ3hFWRP7RD/t4qCbBtK/R9dkV1ZANbe+qVWLNNuB5sv",
-	"KLT2iVihEgwITtRgUqCnKdXTUzXiz6vV+z+n3P2vJ259BXpsTdHjP6ZnvLH8jNvLztjUE/ozDsrzJWLk",
-	"ZtaM+PCtC5DbaeqdqI3g0gbUFj9nCKOxBQyKOE+IQFjBmTXUgushE1z5cWVUw+93fjhr//Tj+9qrhtd2",
-	"PEv9c3FY7eeYe2Bq6jsslAd8vjEKFfk9paMhYaq2tCGYTfqbIWllxqxxpbAYYYayd1hfg59MV7aLZ5Hx",
-	"Xa5vrpJ+OdOGfz4RV7vjxrO1n2Fq1//FaobVYPsSqTqm4HZqGxOpXOH2BHauzT8TCEcRGalSdHZe2W6m",
-	"Y3g1u61We0bRrhUzTT2CVWt2N1dIMNycW7O7tVTNbqB37Cc2zAo7Kk7SvKoDu7BGhZ29ZPnGP6M2wyxH",
-	"bm3bpO+l6iwyIyllz62s0Iz5SU4XVqSSCDQecMTHTIImUkhL06LRuKDNjyAzeQ9hxtUALIyMWf+vdwHV",
-	"Z5RQrDCCdmEEBVX9mMsRVThB56kS1CraLy+fmOG4qmsxarJZKkskujh6aPBeA/D1Vs1xmi6MmJHvtLO3",
-	"kTlO/tvznZYt2/inZkO9QqrT7DSmqUKO/+ZCi508/e2fVWihSUBwbOupTnmUoWPFxLOGazcDgj5dnbp6",
-	"C6vaIEGMi7AJrnUj3/Zqbx9bf0XADNxr0YAMMWQmcDGEJI5U0IYgPQKniBc2UQJqKL/Va1dYkVNqS/KL",
-	"8/o8wErvtYT0lJvc7ylXGK2dHN18QFrvwSOKwuwZ4foeCkVolRdIjJdIaOHP9CGst2Oo4OdbJknEWSxR",
-	"yhRNvGdTfYdUXJC4jkiz30Thbc2ltd/W9sV/tvfVf25sB0HYhArmnLYzriuQZg4FLnlCo0n1+vIRMZrU",
-	"G7mABg3zmLCOYoF7qkGJ6jXsZQ193oIHtWE5a33vlum5j+CmNxJpRq2j8PcSEde4QNZElXUQZtpq16pu",
-	"wqMHua4FIB/bfL5wbO4eUxbz8S2jDFlqV1L09//c2B8vQdH8ugUU/fz5cydVA30YRvb8KFL0guUElUhp",
-	"PlP4gYBUh7jbHgrfEyyIQILgZPift5Cme1sL6+aUCUGP/c/bGmWPOKHxPSRn39ZCNB4QZkkqiCRMQRWv",
-	"zdy2V9eRCXXFiOsXPPIHEqO1qw8HaHtnK1gvE6FyJHU0YwhzaaMlHhZ4SJSVKgepkFxUUGiEf08JiuBn",
-	"g/Kr5xSeUvYQIsM8bk+OtHLLU4lGuF+SNmTyEcKIJ7+djM9++1mdHZ6ps8OPn84OH7bPDjvbZ4fv8QkL",
-	"IGxi0JIgvmOlpXl7YUJD/PWUsL4agC5eJVCOtPVwDAOs3kpgXlg+x3pNYBJdHmv2D+HXsDiLssMKxmpo",
-	"kA/2a8NGaRrGrDGlOX4m7jyWPYmrB+uE+BuJaFwc1RIGT88NFhIRsqHSeO7ocumd0rhSaM8Q2Jda7ZL0",
-	"jyITbAXVqwtyqLC4Nrphbhnir3SYDvUH/Yky86mVjYcyRbTiaSoSY4q/JzOEJx3ivqbgA5mgtYyX01HC",
-	"cVxHkHCmVUC9/EP7oHB9VWKTVjWxH8jkhdS+MDp85bHg2UPAIv78JBFvJPKMlJXnFMyYk7EqXjar6wiz",
-	"G5fWUTU3hftvJBoJCjJUm8dNdEpUhsQgCNaGpCQNyiRhkir6SJJJHY6gizo6gT9O9R4P6qgFn1rNW9Zh",
-	"E2TGYSS/npNEjIO7bW08wErr6VByo2exrgU3JCHhIUGbwaZNUTR0NW9zP9+yzaCVR+tkhBnK1B/4HgDb",
-	"3ClTFvSef6qC6C4HZh7ZPfG4vQm7xn1sVa4B7TOojJolL0/5mAhNYzQgX9HxWeegcX3caW9tO9kv8Ngp",
-	"CSBC63qTOcRNoIEXTXjjMHSbt+xHImhvgqhCXFNbX0q+4kih7kQR6VxPcR11SY9rOwsLSVm/jiI+HGFY",
-	"PfCzMakwU5BhVibnRm87apGgu4u34s1oh7zrtXGrG0S78Tuy09vGW93NaCNuk1YvwLvdd9FOvE22ept4",
-	"o9uOWnFAFkt66eg3d1FGWDOtftLdr0FjFzd6X/7c3vz279XbwroLq3aE1safdRCACVLBUtY3+bKN/MlC",
-	"IFSN2GySN9K4cmYOfL6bpWLgFnbhJQP/Bug/I86kceG9x/GVYWSHRmPLVyyEvJ7V29+kMcCyOWS+ZdDB",
-	"4KL7DObQgMsY31CPkkTbi8YT5fddGKZ672jlE56B4AqE4xgwB759yREf7fhQ/i6LqrlnbtpD85/lnHVG",
-	"5m4GwTefYP8uSE+bzm/zjiBvza/y7Y/ZG49gLEC+Km3FDJBKNMSJXgGj4+pRSm/YTXTO1UDv4TGWaCyo",
-	"UoQ1tT1+wFkvodHz1iByN+ck6zCEI6itcCKJSkcVCxxEvkKpZ5k4u0sTZymSuLHJXDQa76pC4HCG2Tso",
-	"SKtdrUyAUYLZfbYlcirogfQARijBWgob15HJpUFr7XVj9OJoAHfZatms48V9pqkVCNTOamD1o2tLk+sy",
-	"wbO56BJTkO1jniYx6nPUJRNuT9ji4CM80soOIahdRyPBUXurjrS9JUaCSoJSBsMm8TqQ9gMXXRrHhD2L",
-	"sL3sbp+oVCKTIowYIbHREnA8pAwJnmjlDA1of+ByXTzSbbwOb+Wq3RtpXqnN9NwPbFQXzlHCx6C1KN+T",
-	"AGQ55wc5LYpvOOSM7Gu9SJ/r9mLVgUgQ9NN4Dh2hJUf+iJyY51yh/Ic9s0+zoSLM5Bj0vvJbypTdfh3K",
-	"hmaemaUL3g2tJDLiNB/fIwNWA9InjERrH68vzoHaQy6V52cAu95Q8QNPjRPzWQTswd057S78oAjjCrkL",
-	"iqTZfC2BZixSFHNi2gGBANXc3iUJZ33Nci4GUzBQgIcu8USbXTecn2LRfx4Xjcwz7hXn9wk8ZfqM1Exr",
-	"eN9eUCBGa+N1pTu8jXyNMjGgrWCXq2hmPSRMXWXayisK9595KkA25itCWZSkMUEewEEu1L0vSwL9dUR4",
-	"hV1aPTpNJzssa4XDdeZUyk8kIKC2Fj8xnKoBF/SPZ1IwhQc4t6BPQ89dqDeRR2Vtw5nIyjMLFvL4e5ne",
-	"raXprWc/k97n3Cp7zqpEN9afhSIsBCWyyhhdC/UXTTvOsI7MZ5hmuI4kN15yPBohfaMk9hAGRV4NBE/7",
-	"g8wHbFALZTok2av2kVnEzHIeD4iVCMAE8HRtcRv1y8rGa2NYvU/l5FkrbA2z+65+QFH/MZEdPST9I4oG",
-	"JHrQmsYISznmIpb7SBAlJtqsxNZfXdoiW69ycHOOhphNsheboVifRsogUsGZOQHtoNfUgEzggpgktAud",
-	"rpIJirhUyWRdH9KgTd8yrU7HnJEmuoK5GGx4vQYM0sr14eUCH5ShEK5qdPRV1vfuRZy8H6e1g+up8ImT",
-	"hUM80SaIJiYlYPF5/ol5bjzIheL8DLOJleLyWUygqXNvlT+fCRzhXVDDW/DdIHB0KYvF9isYAh0EqLlG",
-	"spViJ0anIfJZS1ZaMD+WVjVQe+3b/EI//tTIA1BL3Wwv14/4b+CU/57T4JkCfCZnnBk42boLDWnucMEh",
-	"L6GjtNCfP39ulCNc85asHBCzBLSQuc/W5tPCE3xlHtx1BPIljk93XErGXhZpsa0kkcVSR5BdDnafNo7P",
-	"ro+ndmH7dRQ2eDmVaEySpGEdFN1UoQFPYunkqPEL62OvS3JcYdBDPjGZjkZcKBJDzMHk5T2LdtmD7sF8",
-	"uAcuz4novcmzL/bMSbzIDmptvb5++0ai0BqLDT3tUNNRH+XaKCpYRBBMlWgtLA8z1HbRLZsyjCrdQVoj",
-	"yGZhGtKCUZY3CvP8dTiOIS8JJ5dCP1kB9ItDUfO++tN1v/IWZcVGWPWpKOQiP3vupfzVvv5Ldhk3LUld",
-	"i9cK+cmHxFAHq6zIGgIXYG1gTSzjVLtgxOQQIWM8MzQiAmnpS7OEOdsCFa1hlwKB8jw/NB7QhFjNDR6Q",
-	"Ke3wyVp166DcyYE2iXleof1GujRvrYjYRB5pn6nvr6MeFUSisBBQNTFziASMCJMmohIlXBLpfpH5JG5Z",
-	"lBAsNHflTWNDxNIkWUdeYAbZXyWiymg2RS6g8RJOYpe3VJmZYvrcGqcPzAfd8BhPUFjssRuiNezwuGSx",
-	"xa6kiRZ+PS5QK7hlQ8pSReR+tkbY+rrWTVYFc8l394LKB/vcYrdZxC0w3PnlhaYG0OqWJfT3lMYmCW2n",
-	"rS8VhdfYx6zvowRr7UPPWiKZRgOEJQoVGcJmTQW5J1+jVGgzI6zfsjDh6h6OK8r62oaINIF7dsvfJ3gk",
-	"SWjTbrB8uB9SLUhDpM2Sx7ysjQoU4RHu0oTq5SnHcaZ6Fk+tUuZM9zf1a/Uznnpb3uDYY6AYK9KwOAdT",
-	"d/gNj2fcoxnYHMQWMXnWM95P5oVaIF3WXYqo2oed4e1BzRWwq8ADnYkGYBTTyYQqSZKe1jjKu2PhGHPY",
-	"q/lnDki6a3fxtzxJfokd6fKNl3mDufRbofFzxU7OtjBkdnZ5qvZRSGM44GKS2cxxZvcaJdbgXnUuT/RO",
-	"tF5pvcPKAqCe7zDze2kjQ1j+WdJJWe0jZ3qbFLrwEDK6Bo0rDqLSpTTOixisPPQWOt97OZGzNfK2SmEP",
-	"FJh55klo22EcYoWn1610hOwh7KV04cQup3n9NHnh15NXPwFMYpxdjJlis4I/lpKj9SnGqRfFajG4Wvn2",
-	"2oJNW5zkB382lPW4fqPtxg6j1IOJcFJ6c96vffpdC6Lb3laEhjGCSSvBNGV9r2JjTGN7qXyGrCoxuWOI",
-	"OZw+k0+vPfoRpk3WX2uaWLW6RwlHKkCIW4ZSvgDzHmwb2bv9U3yc/bHiWSbBfJruHdTjPEauFMXFNq55",
-	"KlGOuGDstk/X6MNhBw3xb1wgRhlBa+GQJsCGpA8M0aNyAHpBJFKpcEQwu5cDkiTmBxQqQcg9S5XUHywQ",
-	"IzDVgGAFW4NPzA6ReEjC9boVtTJLAD769PbT97esx1OhiFYptXYx1rtx4IoUbC4+AghfFPHhEFSiCAsx",
-	"yeOJXJImCrW+8zWzZDCQ45Zpi9BUoxoHps3hTyU0sHSo9hOrqNil0bTQH/t6PfWEYdmn6QBIwJYMWjJZ",
-	"OMp6DYigWY4DxgWQoFav9ZNUwboO9bMA4TMiiUmlS9IRhZ94kqQyAudVmowGtp494oLBfyLOUiOYBR53",
-	"iYCbFR9ipdk0okqAuH6gY1qr17qYYYb1DwMe8cT0ihlx8QD4e6QHv9DIdF/GyWiA7/uAotEnCVZmQBKo",
-	"wHl8H08MppMiX4vsms98BsdOqjJ3CeqctjLHAZZaqTZNMLC0XXSqBH5Wa/Wna9+wSIGweyY7ZmtYCAza",
-	"Sg4bmm9Mix8ai7QPPPFIBWd6iECYIZURQOcBtL8nS/IpR5WJcJ3TVmMDUfAD9SgR2YTXrPOMDEdqUkrs",
-	"89FLp3XlrMprPgHO3HXfClCnnrIxhXqaEXaGopJTUFbIzAwodchjYhsUDWkSL6DbcvrgGVbRwNMHbYFa",
-	"wV4wIKxTQ7cAW/mFFqB10ZmScYldW/uo7OUFLSqnsKc95VxbefiMqM14LfG6rUSfOs1xIol1LwvyaMtJ",
-	"mvk8upwnBLMS0PGyNs6SKmuCpfok3aNL2YZYKm11RkTKXppoeVs3LbAIMsaxVQZoDzFI0kyl2e3PM6kc",
-	"kGa+tEcjGiHKFBE9HBFEWB/OuZHg8XrVbEaC9OjX4jMA0Ns0xl/IIzTrZZM9q0CiultNf0kqmSGNqTpi",
-	"SsxgiFl1Q5nOfBK7E3YsqCKuUMO89ZoqUlLy8h+q6IIjZaoKljFrFq6TU8GdpABgr7pD8s9L4bKt9WXO",
-	"Yk/TwCZK6wuQTZLRRt0DmbyR+gvz9Kw2xnmrpKJJ4sKXK2ucVr2stMAMAu4rbzw6KrJpO9hoBs1Wa6O5",
-	"s5z7Iesz8ufiq/Mi9sp8/IzXsmQS6/StZ74JQcAHycjLlXtqMYUdW9bdjvDGCfTxZ1m1Ku9d7WF5f0XW",
-	"9T/vBDomXw94woURG7ZQcdlbSjNy99fdu2eO9tMotvGhFTzk/5wJTQ34wJbjFhnGhhzQKJUD0xERar0j",
-	"Adq/6YVhQovWh5W5vAjLAjpUQoVH1TYtTj3Co2phGUIRSQjeVculALhclIo3nNH+QJmUFzXDtHPlxstu",
-	"cBtbcqGm2eMydpqrdsmDRsUxwu9vR9VjG84spPFf9KzamIUSCt4NkBbzJzkG6WDg0IzTjahoYE01uNJW",
-	"6eVdU4yrfFDKq1ifLo2FmMVbGMlbS/e3S86vQmRGdFTp7gjNT88jZrQUMZ3aWnqx9dZVvfnVy9unhmTq",
-	"3eePafbemlUmP+0OnSeCtJCBnTTDJWo355cZ8mnZkGNJ9aYkiSXqTmwMN5+yieGFerVCC2gxQQP8SFAI",
-	"5Ar3kWN+e2lWoeYuv2Xmeiu69B2OvewtjhHDJuogKETwYDJgSFmC7WYQVEXLPLE4X9itFBmdJ26+JxMz",
-	"SLOjs6zbYmIh3P/XSCN/9/512/Ov237eSmwtsRLZ5pyz4bxHtpZ55Iu346xdOOModLtqD2FI3HY1/5rY",
-	"TbePIFRgaj9JbJlrTRKCwsuL6xtkwBH+hDzIb+YgCNfrt8wExrRR0Mz2l36P+RNF0P2uO3Gfabxv/5Tl",
-	"aCeK0oQyLCa3LIt6TupI8jxDSisu+ZM0R0BKN1rbDDbXS17HLPwCU6k5xi262vKrplbpACui/z5hj5xG",
-	"5BLTWSGXyF7ZpObS+xGmEHpB7hdkf4E8jiEWDwRamFU45DKMpyr7IHucKdWGY90+uEuTpNLfP23vmDuW",
-	"jPIornByYBD5Kk0W+364rg6lh/rigujZhOb+lfXJPme7qftDLAygmusNSX5IuSIdC8e1aJ1+1xffO/Au",
-	"s1KJab9kv/PXDq7Wxy+NBqhLImyzeaHPCo7UyxcR3mC4WaA1mwXsktTNdetLrS086JVWNiPFqy6tG+Hi",
-	"hSVMpvJDYmAVi8NroNCBat07X2BY976MKVFmWTOwMekaqoBMg4xte3UDULkRYfGIU6agHqWBwmILG3ia",
-	"FxOaGLHlPJXu8tDcy0Y83MuMrO4EDXmqBvY3DsO7B3jqcC9PUcnLoAEnDX43twwFu0+ZJpFmVj32s6tz",
-	"l0QOIGjo8uSw4A+vm5qcLoG0PX0nOrsqSsgpEoJD2aOg88TmfXzqNTbigFftzcEgWrsBFuVr+XnTUnaA",
-	"WZ9c2pTv5yWu2XpB95DiYW2xNxsGebAxwkyJSWO3fGq3Nxce24yM/VfMO73PvUun3N+l0RYfXLkVEkyH",
-	"tgDwgMfkmVSaCSgAm8Q4DKxTGYr1mugAS1JHcoQjYrSqGMsBMRn5tM+4IDFaC3cefm8MN0cQLAx3vv/h",
-	"bPOyjBJhvi2rwavlB8L4K8nDY/J9ZTJCmAkHkKwmZpQFD+ooBDkBv10cXjc2YOPVkUxHo4QMXfhslBeH",
-	"gKRoenvI2zrA4QXmn8nzsIa9aYfZgiUC3UFb9DFaU4IOhySuo3QEuYxYkvV9E4AlX1WeySQJi4kwoTHG",
-	"DVpEYWnOLy4vrr6fl+AxV011tK9U3c85GnHxgBpIkIT2DRbOfNirClewHySqXH/wuJuoz/O2xsrxjpUU",
-	"/tKs4GWz52FKnZ+7xR3e3bw1M284gGtP2ChVyy62udEt9zTRKpturmgbzUqE6WQolmVrF63pg9OiFUWw",
-	"Id9Ig1yfbQMqvJpgaBVMFWnIiI9IvL6PwN4fU2lgTMJr/aasXjR8FqjEYniIKZ7IU2sMDWbzyEszvQuI",
-	"mEvG/Q+ye6bi1tD67veUnJjnQBPnuoMWXZBkDxd9c6CZ8y++4gnJGDYD1ZwKlkIxEdQJkbG/7OZskyah",
-	"Su6bDAFIje6CeBwS6NaVJOYCvewZZRb7aPFXO30ffms2fcoKskW/ADLMXvgL0X8tCVeNpPqSBP4Fgs32",
-	"3Hne+As9WZZYDtNQpQyLFlRFqvN2KX+uuGvzW4tNY+bRQD1TtOdNKabgCAw4GFSXZ40pELSj+Mff/zd0",
-	"Makj6LiBoM+G/nJzbyMwCh30HEHQaeQff//f0JGkwPhzzwMzpiL7t9rTWS3T3FfC+1zRO5rDg84f4I27",
-	"boa8zZ4ze8Vu8DN3nEU+n4KCs7BdLlsO9/ezOjqTBJ1BmdsCAam4wH1yn9jElNJ5VIGs/kpH7mcIJ2FW",
-	"GBKkcZdHBAhhVKIRl4rE+zbZmyoCv0iv4tnElW0qfebX7xLETWOgpbwc84Po5leAgyqTFoZUNxmNzruR",
-	"wX9kPn+5wiBulnDl3uD+TX7xlD83/2k2F342rqDncaJrqFEm1lGG9wiywyKL1U2lJY5UMkHhr7e1/7it",
-	"fQk9Rzo8rsCDS3UuWUqi2HnCyABvuyhaDC+7T0tpIalIlnzpJ5FMLY6+O+tIMnt54lkpZ39dutjDLEzH",
-	"Xpok6IFMXAoApPhSG951wF771jaEIvoHQkYSYTTAclCULV7G1o/d3Zs/rjbZ6ehd9Dlu9Y7ldv8j3pgc",
-	"kSD9nl6orZ9+/2Vcm5NeNPOInqoIJ0MKNqtyJSgPBEpT3XwiUrcoGHHDzQ5UeZPz3OcECsItQk34tYFH",
-	"tPFAJmFzfqbaNC1NppNxsEUDLHCkiJCOspTZTGrJEYZB2spYQSLeZ9Sm4L08Ac7kcgG9vGy4+XlvljFz",
-	"S8Fm+170AHVt3n7w7vlW/3NWkWhlKMDep63AhwzUsMCJ+kyZzX3omrBYHxfKwmzAMwl437mV2RYozEal",
-	"8pfKt+b3KazkVYtYn1em+iUnuhUo5d5cs7JRXyXLNBfyzxa0Za2t2HnJQx6o8PevlObqd2R6btWf367p",
-	"Tw8Td3e3XhjojAd5AzdMOqv0pg+wIxWMXBapTXQEx2PWKMZizNyysAIX07rxk2VgRKE0v4AeSuUtM6R4",
-	"Iy0u6BpEjAY8IRbDFYpHJInuQ2REhoMXitebSL9BYBbzIepSNVVYam786feNxwVC350NVSttT978qSs2",
-	"D1tKQhYO6GwtvezgEr8VGKfE4kuIVOcBqTi2RoL3DM4QTjyECjQgCVSPqqwU1YUSJR8SFCWU0QgnyPWO",
-	"lU5nRYL0sYgTIuUt4z3AsdtDoYhD5LDfSQwea6ooZnUUxkqE8AVRNEKKRANGI/NTFA9DZIvn7F1YTFyj",
-	"cqhMGpCef4n+XEfhAEfRKETHnYODy0b+K0TCJO4RNUEJwXExsgSOv1gJTdJ4CFUxUBwDDyv6yEWllHCW",
-	"5YqK7mIX5mnWwLvSLHWNKQs5IosNKGXHuuSbq41R85Q6zKKK/Q5Bl36ZF8XymJ8zjkcjwR+JwYz9zbQv",
-	"+vICj0ppctkrq6fkOrWUs6qkWiZBxiaBrujz/mvrOFZ3pPstqaoOoSzNXl+ICtg8DodkQTWIJCZn8LWq",
-	"QSod/RWeNQfpV5qTSB2ghperaoBmMBpzAfBjNj+VKgQotRLhPqZMqmrE0/Xqch0zhJfoGUsV5tpxSIUN",
-	"GNW+ybClQ4L+4IzY0KntTIxiyHpS/spapNsl3A4p5K2vwLjz7IpCuCHbStnKefQrcKltEOXvIn9gs3d6",
-	"BuRS3O6rYIkUS7nzIu+l0S9K/jKvGtzgzSHzPLQWpwbqIlhfVBz+WsXN1eHPCkiB2RQ+yKThHDli1tl2",
-	"IATTShIkB3ikrxkRzcOcoVC/P7QpgLnECtf3MveQQX01XV0AGuUNsiKujsKsV5kZk3Ehdbka5FJDNlFH",
-	"6zsqFQy6CoHibBJxtY5rO8XUXXtvbYsnCYkRtS0COCNLGLSlkYBVO7cmkrD0/QrX3wg8OaWMLHn595TL",
-	"hyWvNVgt3xmoFnfPl9Jym5jYTFXASLaqnAKPDTI/aMYlZv33ZixkWOhYBq7qW+Z92eNQ114ipb13SFh6",
-	"D9fpa4rks5cogSf3BgXiloUeyezvD/obfXcFhcIC2ojFuQmdgZazFx8ZYu0777P5TZqeRyZs7DiviU7A",
-	"iQ0ygsSF00gTymTPmnLcWwbPqevTTHCbf2UwmKDdHuIplO0LzPqFDHPE8NDArBE7zLXQrFLzNg2CjQi+",
-	"hD9JuN68ZR2kSWnynvWS2ShRmOHde7jMFokqO4dKRt+fVZ3wZne9+zZTBH0/W5p7ZyWVzgzy8QSMEOI9",
-	"OD/t1MMcyUB/C0elM673btkte4IFQE96eZ7yu56Kl6KnW/bUaDQK/9c3lzn5qdRH0VqnXj/Fp4o98YTy",
-	"jnlw8gtZtygcdeQa9qHyC3vmhT3Bmcrf+BY5f0FRyVr2xWjNvBgIl72b93raDrUMvW7H4m1F9ORxk37X",
-	"1OZ9KsDzO06CcgOW2gfmGxc95dAT+lszG1Ogph9f3vdPGX4Egma09oFmp+vlJEnPeVIQfKufUhANdoCA",
-	"bGG1LXDWmCeVBAJ6yjCwBEnwBHaepw6YyyVaY9yOel2/sFLgzHmxZxeXuzwWGAHOd7cYgIVhCQmaGpfQ",
-	"Wbowg7JaUXz4tFENOy/rHFoROrDST2/EEYmsd3stNFtWC1suAM7ExtFCrfEZVBLXHBLQb7BUILVzxtRf",
-	"G54MwadgWDJch0xCnIzxRLq2cAal2SKZIxzjkQltZ4L2luVcKhFOJLcIJsDLYX2K16RhShnaRB+L4mZu",
-	"cqoMeJv1hLNToKrcxzVJne4KRypglqQveq0i9d1RuZTC0mW9bnDxbYGLArRARsZEKhOBqCOszCXtoK4V",
-	"tAKUoFbh3FmRC3LIydSyPMt2cZlOZnbLhfk93b0S9GN5Yz2u5j2AB6QFwMTMeCpq/IVGrwXzp4rj806w",
-	"c3UslaXdFburTsfuM0GbSdUuUWMtz9xRuXhlXGvZbG2at+wIFseUuXjiXKTMVcmU1muepjd1LpdXTO+T",
-	"pYiiDwAA9hP9pa6/EP1y79g5NHSnJGfTZ6xEaz2aGBdnd5LTz1I5XG8iQzPODE/fMtjVJgQIdoSphp1H",
-	"07zyyL0/rzt6TXr7vXMr/QjwuzbMAPd67dPNwbqXwQtazBibiCdgmqOIPzrSQPfJoxvcD2ftlJvW1l6w",
-	"uRds/TLLBVTp9VhqxQHn4ps5rKrqSKZEcV6O7R30lWudMqq8hc5qwG5Z5jOHR8DjzYLK11u1KTemBdLQ",
-	"W8HSp+7kjre+mWvE2wN1d2x4sqXSgqdVYaiOrQapBCBrohvyFZQVcDEJyh6QGtDogREJsFzo5PDw+gQl",
-	"5JEk8pathTSOJb0H/KmNEBn8UypJjP7x9/9C/q87oUNyrBe/J1GICJYTfShHAzLev2X2d3j/fRAiSMf1",
-	"Hmh+2AwR+aoEGRI4b2n0UCrZM7Ul9q2alAnB4t6MUbNumiT5p4gzqY9rpu4LTfP1CoiY4ggexQBlKuHj",
-	"e8ljmg7thxFXWErz2cCI3UOvJvNrDzAx4C/ahfqWAe0P7keCKwIgXr0kpfG9IHrDuDVmJFWayRjVb34k",
-	"faKwoJiZD/DfAU5gOA9cmuZHCY4Ul8S9O8ZUTNwHlir3p0q75L5HSGy8Rlzg5D6vUQCwlHxRix83ix+3",
-	"ih+3ix93Sh9JlH1hl7b0uVX63C593ih93ixqrLOXcFp3pUS5jpjVNRP5Yw8Oji8qtQFKVoiQw26sOjyf",
-	"ARP2alBcR5cnB4cnR0vicR1k9EUHHn1R610QoIcIeHGJmpsKfC4XPzUknSXMIB+2Gqru4vA6g6rLTmGo",
-	"JkNUef2SpmsroQRnpVUEvqlYyYwfKpCPmFYVXN94/cY3FkIPpLFcPkV2BhfRChfJNbT48iIj0gAvaaKs",
-	"wd8GE6iORgmOiLB9MOoOqMD0gpXQ3Mxg//UxZfu3DLpqgLYKtTdacDvs7yWqhaUSaSXI3Tk3WKRMCYhF",
-	"yTGx3LA83h3Mrhr07LNWgOC8cz1PbQwdfOC2FYFt6Z9xTxN1Dm/cNaZhPbZBGuu2uGWmyAuAEZklL7SR",
-	"cRf7zYHADLF8kGAFeJuMlGg3V5UyawVb4RzWq2JDXB002hbINSbCrZ5EF1dndxdBC71FF2eHdxfBRnM5",
-	"sGlwkVwSQXlVgcQZwYn0Npzts6LZYu3i8LrRXnfWYlYRUUr3fF+r105r9drhiuCGwL5VZXqxCnOFV8sG",
-	"wWPAbMfMX1DwQMRE2JK9qzNDmUJBXqxqlq1moSIK9ZKAoKqEWNB0a6E1U1BYR2F+PAOga1bzFu6j0HqJ",
-	"wwyJCdZ73Z+Fq771D/lC4dxs4MeqeJ+DcAHR6QRfaW9P8U22Xv4urRL1R67Qp6S4smKX1X3boZhUNacu",
-	"9ZVn+P+bkx/k772sbayXlrC1WbFuRwziyKQCfQ/Hxv2/SjZA10S2K5QMGQ2w6L8s6rxkrsGQPwJ3VCd3",
-	"i4nd2nEmNK0kI44WdcSTOPMwLX2qndn3Vm1yWxRzkGBZ5UL5sdVoo7UTRJm9sI6OEBlCEW00qaMLxFOV",
-	"/fSPv//XemXWruB8WEl/bTXOKKG1bmtXtVB3mIaQVgGBEhYRlC9g5YsfqaRqliDXs2vtWqQmadPkl9if",
-	"/kNLFKz73FliLztbSw3Dkz5TVG5W1sd9+P0DZTihf8xEyyDZlc2eu9SAxOA0pgrlv7/RB+2ICwVeiuzi",
-	"ClyM7JYly7jMY59Tm1V4lfegSpqYzkJ/zmqLxHuu9EFfmGd81maV2C9sK+RUUlL95g4apEPMGoLgGHRC",
-	"u3+b6ERJNOYCEHyGeIIigE/YN3XhELXXYyi5gmb2QZ2BGXwwswz9+ObmEpmLQNms64U3KlgPuqpoxpVG",
-	"N4P4h8PaMK1yfeCQYHMxaghQpzCq+mwYgJywVcXDoFvX0RBHA8pITlkorHexb5sO2kQHdiJdgVmUoePV",
-	"bTqVJjOMLWzesnMyNnq3q2TCcUzifS8cnOErpEmsLxhgFidZSxGfps1bFmb9we9tbleI1jaDYL2OQtu1",
-	"LG/vqn/aaNkuOH7jrJHgikc8CdHaVtCqo61ga/2WmUhz1ubPz8KPYHCaNzRltO4Jw8IAsVVHXdLj4GSa",
-	"eM2sqEQwv6ITp6rf+3RHOdvV7T6Hqi13cfU7S/vNfb1e5uU2a6X+hlXdcIdEDXh8D+2Wk4SP4cKp5ssz",
-	"e5C5Npopw4+YJvbyUnPNGCvcxbJ8FU9VxIf6W6O61YHvBcPJvWP0qbXPu9sVZlG11EXXik+xqV0OqHuZ",
-	"0CuKMNuOvxISudcjDCSPyU3AEmEUc0icABBJymycTu/27HgdYYGHRGVQwkXZ5PS35ZK3FrXxn38mmLnN",
-	"T6PKkFgrhEjEE54C0nz4b1dX3333/n1J0P5b60N7d2PHnOF6bWt7tbt/+zVo7HYaH3Cj9+XP7W//XjXZ",
-	"42SnMyNgAokT+tAtqXIxjfdQ6JSDEK11gtY6dJLATPaIEPbLtv7SJufBF+/W67cszBUJ+HJj3aKh3Ftd",
-	"P0RrzvrUppYxP03MVHPAxeF1yXnrRmIi124IeWJgQXmxRoh7WZF3/SdVEOqE9YlUV0SmSUUuIeOKyBlU",
-	"1NqJfKDgxuGpkjQmuatgDXBTrKDLcZXOro/riLBHkvARcS4ruV5QlRcavlmrxOmBHfOxab6aDSRvBQkJ",
-	"QEbz0OrpQG84hgizvVlDATSQBmxnXl9Q6IuiL612xpknjojI7WwbjDUOAms1uDN8KRPhONk5Mw+zK7Uo",
-	"wpLTKB9t5Qb1HhxZKKZZsO4LBmi3nEUSFjw5qbbplgUSZzGpKCQMGvowiNGIS9NSzJLTbWRqGvn5HSU9",
-	"s8Fbw6FglcOzB8sSE76wV64Ie6BP1vGs5mpmEjj30mWpBtqa2g1QjCfSILeOMGTWmi5yobu+ozUcgcfQ",
-	"ENVkfXIFdQhoQHAC54oZIOVs3aSH+I1vBLABaCNkZN2aFYYEth1Hq/BM7ThW6Vvngb7PyRlfulHZEkZi",
-	"lqbtDdgxnc/BmbvH8YVZvkV7qVqcxkQtgeJynOyYBxyay5/LlNW+NZ/PwNUNvQjPro8bu64bQ+fw5q4T",
-	"tELHe64VQa7WQlkuLhXk2tuW7QqXE9SSZQZNL/K5T+EW2mPc1v9FAHJorbgYrUGOaI7+Z6P+mr9J7GAJ",
-	"zQEW7qGUacVQcW469WY9ejmK+T4KzRibhvNDJPU2HA8m0JPPHcRg+WB2y1BmrJxdndcR4wZhkBlcwbqx",
-	"Zvy+u/ly2HHFqWlpa9Bf3QVZbAfiF5ZJEY3Rml6/VrAOU8SJXpvcXcWFO6f1yIx1RmUB9Snr7e6IZ0bh",
-	"Spgsfd0wpvhAU6EroMTEKNjQI1UqDjj5JdrpQTjyGRPcm4jtkBVxJlMAZINq8IgLYWSYG8IQ0gxTSbLY",
-	"i1eBpWett7iZtGYwR81SWZanJWV3VSlJhe1Y5Zotq5NauQiHwmTqmZw9Y1YCIx64jrRryhTvWFd9Rl8b",
-	"h8HqliXE+dNyRl6vo1GSShRmxw48ve4Fu7KOrTJDxKyjMPNUnsTa2L42BKqjjD4wSEehXIkyyN92/Soz",
-	"+V6oJJRCKsDMpikbhbgSjvR2SkhsnFCIRANOitiptbPr74IgCCox8r2JL+cKFiUQ8lYQtDc2t7Z3Kju1",
-	"eotaXYK+on6QHa8++qEvZDzxguYOzSGGHrg4b4l1M+xtZmKx1vlSUqpMH2jupcogRcTQ4ScurcY6qMYK",
-	"pd6W8VSM8UecpMR6waokD8ua2mslw3i59/OGfiARzfZcxcyoysg3thLIg+fUi3o2eMlqOd1Bj22AmtyD",
-	"rZ4FGIRJYMUJ6lpSo2trNCHCbAX7wVUdnX7QFx9cnX7YR2enp5e3rCdM9QMUtNfN/ZnpJdHah+Prt+/1",
-	"/2+u3364uTZuL4w+3XxovIObGubQHGLxgLAgt0zxBBqmxU3UsWhwZpgQBZQIK+vYDc+uj0Nn3Rlx8UzQ",
-	"pKwucM3lvq/bHFB71ntcKpGxjZsr4wVmuuA8V0YR++PFwDSvDBroIwRORfOmxeHXERVEVuUJXJNHwoyV",
-	"YXq4UWvp2/jL6zaLAjySmb2mU2k7TUsPn90uwlLlncvCIJYQEJfHKZxrg8MtBSjC/C1FBvApUawDzVeq",
-	"iic/fv5+UWJmOeO+X0qBig+vO9X8+Vi+sr211dqtLtKuttwebEFnHjr5/rLykJIlx6SklV2Dvi627R6g",
-	"svNhRr+zj5+/v64omCWT5fegJvmihYcHVr3fr1VcrbVLVofFe1kNj8milVVtvRNyQ4eEp+qaRJxVpa3Y",
-	"HzyYdMVTQOTPXHamKMjUk0qT5iSNrLf5x01k0RLRblDQxXaDeg4is7FtUfOsQ60S74YLrR/hZbTIC+9S",
-	"vRIDstgwvoGLpjfoFJ3c84ojqlrLHIGiwred6B8h/75hstC1oKyj8Ph47+wsRGvtzcaAp1qRX6pOA5Am",
-	"i37wtV+D1pdfg8bul6f2r0Fj48v63q9BY8t8VekVP+V9+kyE2+xoWSWppJxDskAFGP2lePMzAGJH84Di",
-	"z/BoFXz4Ig98R7XJlKGjmxwrqKz0YNTBJIT8If93yHpqIsj4GSnTYNr6LWQG43bLIA5qXBp6CbS9yGKb",
-	"ZOaseReKdRUZayFE50Zg7nUTU/b6ym2MfezepUAFn5dJvPJrVgNgr0IPmMEko2oN5vOA22pcm2qJRyPK",
-	"+nsozM2o0Bi53ZQmqqFFgV4Uidauzy/Ojg7RwY2xx+poyMiQMxpJUxquTYX1faggzHw4YR1h9xIkieYS",
-	"wdP+AIWXn8pVcq7m422xa8fbP/V/voWlGHQ2XFOxkb2x6EIpXDa1vc8yM3R56LxPnvFaAZ4niLXrbvg0",
-	"9U+YLf+1prerHTO8TYlpuZq5VCQaQ32Tia6ZSiAqHTmrIgglBvEHUw1n5yekVwauTH+V2Fa1j7M+43so",
-	"NH+E+hDGCuU+oZJBvp83bQnr4MDXEuCWLd2rZR+VBYR9TDdVWZBPP8F7cXdyywwMGzhDRdoHzFO/Nbnr",
-	"8lI3ZfsguXKpJUFoaa4tia1bZuWWGRcj9ybVs17oxaBczrLp5eo5bm0sY+38+065nRW2nkFHCZe3kE0c",
-	"vnBvLHW5cndMMzmJKa4qqpjTWfMDtNyCll6mlZiJliYkB6ODZPQSUsLYIQDYVksxiRIsSFxIfPV7cJq/",
-	"fxuR/MOYdEfZhz7tFac5t4HnMyxePac53ZFdqzQ7ddME2TM8vYb+pg1g0wxtcVvnKmzXc4PT6zp5Qjsm",
-	"bOqzs86HxiVCmS0zrurZ+ecDmXwLl7JF5QC3t7YrAPYLoIXXx52GB1gIDFCc/W7v3XYcvGu9e7cZ7cTb",
-	"W7u43SMYB9HWFo6D1hbe6PY2e61uuxt037XbUdzairej1lY36AUBrm7WL+kfFcvyfurlm+/arY2FotBk",
-	"IPlMb9+QEcFjhkUwgWfEJYf+pU0XfP/JizKnp2j7G6dstY0yjRDWYRh9x4fkj1d0cpQSnIsVCs/p2VCm",
-	"ZyqXdLeXUaLNfRmu1pIelIzOs7lIDkx38rmcNFVgXYVDafXwPlZkDvCkA5xEFm/SxVdFbNR9UD+ycqIC",
-	"tRdBOk5X/vSr/KefpOllrRXMOG+DPsJqoEVdUSn8x9//K1yuMR4X/fMlW2D8E9nV7zyT44NCsxJJbMut",
-	"sYBONpBN67UveeO3sMno9KINUOJqs0A56RbwczUTF4G0XuBB8nFqZrqR4hw2tBw1AogROeBjoyY77Joi",
-	"QsdstCQDk79ugRV7PEn4WFpthkcPuV9J/96cRhBdeOY/351k0D48+7eyPQgK9YuL+YqFoXixP/3ES6FJ",
-	"/CqPe4G/yy1oYUzlKS/vAcvqVl4jZwy/QrXQwpByZVxziK1N40o9nlciM/9Qww5GmbMZhSb54KtofV7s",
-	"llicXKutZbxWG31YfehPN8zy5ESaENlEBwZUScvCriAY2t85L5iEPA69AxMq1bqJ+gnSS6UDy876dq/o",
-	"oWtvbRcddO0KEl8YXJQiK3UFXuy2eQ8X/aVAtOy5590owQt3wqW+Zh62qKGCfdgilfmiKPymHQ0gkQ1w",
-	"GJVoCJkRcS50wwSzWEZ4REK0Fo64UAJT5TyUXD7IgpGZXa3HZy8uWpL+FVP0uQRQ1FnYxcthDuVwQ+b6",
-	"m9ltFXLYzuy0nQtEb6DgK7orrGftFW4Zll5/DPOGBiDuhrYyWqLwf8EX/xm6XkWfSfeaRw9ElTcU9LWI",
-	"yeP9zw8bj+fvfl/cKGSnW1sMHJ3TJUNyqmIerzHqsh01r+lXT/CYfELMEE5GA9wlKgsxJZw/NHBCH4hB",
-	"gQvq6KKOWnV0grhAp5qglPUTiPvuGxjUAt1hfWxrixLNso6oXoTk13Zjt9M4/vj92fll45eZxQJzYuE3",
-	"hFkIaBcMH1KmrD/wGWjBFv9hfkz30vgrl/eS2huu0+EQi0mFnzRLfqpQQM49SLSl03jy4t8qRA/BrmdV",
-	"po9ovHE/FNaBV26ynDVW3kfmShiVvbi6L7Mvh+zDNRNkNy+u6M6HW/cJVe3CLZH6OaXPC1VXPFv5tFXI",
-	"LmfLy/N7Iz3H9hCPkOL1bN+ZosLlUTb8YE55dbO3rBgamlQ9zOpxnp+jEmgGK3LRe0+FVhymWOrnn3/+",
-	"uXF21jg8DMG77L4I0VvzdzjVvbePH4mzALX+l0alRk2t3XdBI9hstNoVC+ZLmKCx++XPzW9rDfNX2/tr",
-	"/X+t/69/n4WbA/gVq4W8DPrL8rgrtn0KJaqIMupFPF7KJ7PQWBYkWy7cAb0E91dw6uWd7WciwyyRiHTM",
-	"bRZKydS1OxqOccZVdUG7Z56tljnqtMq58p0IyZlrK+TskPwFm8CmFbglFdUzWn6+c151tPahjs7gEP5U",
-	"R506Ol837eqGI1WCkPhQq7+oMKMaR+Dyx1ZjA0HoSVtmERYErbFUSMr6SN+yXqhA0OR3yczF4W1+/svA",
-	"/fPcQMFyfdyXSYbUOQ9Vm3cF3AF/h/gS35evObCIJzHc5ljUIMDjmemaVDykSSkx6/DiqIqCffpISuz8",
-	"sXNeeemQxnFSspB++HRyfr64jtSMx70te1TlvKwxVZoRgfDj8jJDP+aDualKaEDRs5xljMg5ZYf2Cle8",
-	"bho+WDeX8VamzJZUFzi4vbW4t1alRl/tKVTUhEwW0eCG2jNFUJwcsVjORI4CfU1wBFci09RA6P9C9/xy",
-	"D3Glb+nhJIG0sZ4gRM8bQBRHfYFjaBMORMnOZm3Z2kRThboTAJOC2ngu/Bw1/frn916B2/Xfi7qoFGZD",
-	"oYEDVTKnQJXsL1c5UYAfyV5ZpHI9Z9qM32YxfFZbvpw9YC6fNgPsC6vNYiC/vUKvbGLbfmMoIRlSCTIZ",
-	"epkOcCrL/Gu50cAFVPrGKZmBCeKTWpvlVlGBAamSim8RHEeCw5eKiJGgkizW8t3cZ6j1njioSOZzZOm7",
-	"1BAYmwGg/trQHxr2EjDuM0iHopvEYjPo9R6bdoHg87dxIwcLdQ8o4SVgx/yaae+J28Ve45Q5VPKC6PDr",
-	"9PN4QqPJZdpNqBzMBLMZwVXNkbsMitTMl+iRCEm52cvZBdPBBXP1kuqDfWY1A7kXGvw+xPhYawk9LqKi",
-	"lrAxv6q7XEDtxpe/vWp/XpGeIHLwvLRKYW7OvFVe0E9Bv8Bg2D7fiT6Kn8fvujeth8tNeRrv9o7xdnrE",
-	"t/q/0Db74evOj+NSgKTVXi0ZsjCM6kmaBnkvTB6dK7SGttJ1fvB7xc7mXpyyyDemWEsayEJP1GcFlhEo",
-	"YlpT5mMGyF4MYbQRNGI8KR4DixzCKw7ZT4OdRzA/IDCjBd5SSa5XAOW0aMMbwKfShocoHxcIR6DN+qhV",
-	"fcJsqVBtmumXBqFaoi6I99xAzHOzkKIwZYMwssaYxu6Cqvj2Ar1harvYCWTDq6SrDXMXx32F2QOJDU8h",
-	"03kGacuAuQ+2haT7SJkckUjrQPYLyJkT+yiUCvd6AHqf9V43gBY4oRgyDvJ7tfbCRqnyjyMYgrVLQOk2",
-	"LzY4huY+gFLTryunv7krp5ZLTzprnzTViZonZM7ATTMJzbqm31A2jHD1YcM7Vh/+dYTZLOCYjnew+xJC",
-	"a/ojIjRLOc++jDCDNmvQi76OTDW24nBLc07tbIVy5F75RqIw+3ASl5By+kRd02qo5wR3SSmrCdpruKh8",
-	"NViQGvDYVym+A5Dky4tr+M8n+Ldzc3Bcq9cOj06Pbo4q0UFHuMplV56XvqoOPWMUdPKzoEdYEvTp6tS4",
-	"p0D7zqCP/MZlBTqYfJagtdvubeDNRhAEQWNH//NO/xPk/2u9hbSPJS7FeKEBm4V1Da0z+lkCVEkHzWmv",
-	"pNZrblvYXCDC7CrDO50qf9RPqNaMizfORFMqIZLBDvCAf00aOiQ6UQYl/dCBcDSCFu+CyHRIEFV7zqM9",
-	"eCNvWagwRKGywvn+SRzWTeV3nCWGVlQvZKlQOV8swxGVVgvOAmH5w77f+eGs/dOP7xfjXNi7XXbWLEa4",
-	"IpIn6ey+5pzJOR3AjBx6I0G+ImxSaSzEXiaCKMvBh1JJemnCiJRN9J3QV2NpK0pcvw69bF0yoEwLsb5E",
-	"awrLB1kv9HNKeF/WkVQ8erA9RddRglm8QiscT95WdcLhzIGwV0ydSjsRLTAetNJv6WGmjATtD5Q2BqYF",
-	"rmvHsdy+04PUwvXADufbl/q85qX29fp4U57sMgVhsYNYUHRIyh4QhfsmLwoxDs+bA0/tGKiikLmSzbJT",
-	"YHrkCve1EBbaEIoRXLgULna2zRbnxeW7aG7Okr0M7tBEnN4NNJ41B339G4lo7CmAmjAjgIvQJJeKC9wn",
-	"GWCtROY5Xa2PsWTiur8o3H+GjpgbLtW8kWW024IsQ/WM2jMbqrZXc7wvjbe9YCFugKCQuz0DvcfPTpmj",
-	"Bo9J99OszvV4NGpKnnqN6iPM3j5bvGYvyw9iy0e5LKlnAnWWMPa3+gz+W8jwsNkP5zTnsqJK063uEMsK",
-	"pZ8Le3Els6tPbxzQfuEttvS0yGzBxlRd6a9Bo22KSBfVk05b6meYMmf6VjsBh0TPsGTfD4mgEX57MKAR",
-	"7vOVei5nT/SJ7lOncplJlAqqJkeP1cmLr588ZtLOK0C0Te3OyWWOvmYbkMOpYPBgS32oNppBs9XaaO4s",
-	"VftS2T001KrYPWWhtp1NdrtxvSsMeFSZF8R5DrTZZm6xKLRh1ozVXYLWsLK9MUDZsEpF7s9114HFblCm",
-	"1vdRmPDowVS2cRNCsajBcGQ+mMKuW+ZcDKYwDKuccvsodI++t9hV4T4KrU/rHjCi7mNiIPBCKD4z0FKQ",
-	"2aivsb3RwV9pmia6MitT/6OkU12RII/8gThykPiep8q8zTjISFwqnbRUAxnp08/w6IMF1i0OHzCqqkZv",
-	"n2Jea1o72bcWLdz8pVVIC6LTt2w/zY+W/d5I9EkS0YArbWabB8Oul9q0Ttxqtf3Mrwcyso0XcpHA/6BJ",
-	"gt9uNQO0Ri9xvI8OLj+hi2vU2rnfRAl9IOgMR/qLn9ZXdsXAboPUWtvdm45q/iSrd/90D+gXZNKXu6C6",
-	"CKDX5nSmD4wpIh5xMhOj4ZiPEe8pqx/m3VX1zdIwpmmq+sYVD8o8i3O7CMmwPQ+SYWuJ8taqEVfTV8oZ",
-	"pkxEpJyRmtlBHz/foDWAI7Fqc/hA43C9brGJW1suFc/mXWKJwk6qBlxY5+0eek+wcL6zyHudbfHcnJP+",
-	"d8JmQ2RkvfKQeaYVGPbOEvBFUI0XW3T0l9ud4t9T4ia6YTA+60hmyZBNdPTVCAd9poeXF9c36K22uN/a",
-	"B1dPTe+DRbqe3ucVDo18pUqD9wlm31DJBLTPeK9X6QY0tchwDOTZa3le0r4BQLgwnWloobWOdGhERhal",
-	"XZNTUVG6YuruX5KHZx9hKvtX1rNdGdg5N1rg4hv8Dl9LJ4Nldy1pitGV4O+mVT4+q9mxWwuAJefGdq3y",
-	"B66AgrdCetFyHeEsU3o94RwDrVIvkN1UzRmrpBTl9HDpRf56+jzhNYmDNSgOozgTn3Xr3k4oMeWcbXto",
-	"7pkRC5LmoqZ9MoSC9EipogZYXfBHgzqaAUnifK+anW6EQBN5GBn1Wwa7GjtYO9PPXk8X+lo757otl0Rr",
-	"Fc2f7dDk2z9p/K0a28TRwPduuzGX0EFn79FZIakM0yAXZ0vVU666MWCWrxBCy+Wv8zetCpznRlJk5iIb",
-	"Z/ye0X4O7+UAGVlet2mToDW96nXykhqyS6djO9bp92LgPltEJ+f6elxf/ZHp/gVGvkHOcn31TB2kwSSB",
-	"MhLpoLdylC1orjzCUqEhjRntD5ZP0T+0pX7PT4l9mXk/17/krlvSss8ovqjwybQen1W1CtU/rgAVo7zt",
-	"PZT/SBN94IygEYXwndc82Y4grCOS2OJifSFlAK/eF1op9Lwtb5y/16B+Zfcw8lVBNTbpU9ZE5wX3L3iQ",
-	"Bxi8vzGe3DI9TtuCeSoHvVTfsTBbIAcrq1zZJGXRoDarv98KD69ORDBPqcNAZ6/bjAqwKDPRFleAWXNu",
-	"eSZfBhPKPNqgQlXWAXJlumZn7dZXcmFZy9VOcyZ5zmyX+Sowd5ZmzVVdmr/j87WczU0B1frcOu/Fjf1z",
-	"uULZpeX9ypxRCOdX7ggt6/QJTxkK3c6qTqbPRN3snfxGGgLApU1kS9OJ1+Rc/zzdoz5KE8qwmPhN6v+i",
-	"ZudZ1bVHMfemmev9CsWwzyxZrd7D5tUzh1t9vP5TjpoS7lfnvJP70itaJL2Ku7mSDgbP/4TpeydXJCJ0",
-	"tGQMq4OybqT6fPg91UovJDEmCR830lGGcbwc7O3KPTiq5uw9ZZnpvig1cEp6WAhS22OtPwX2/lf0NK3s",
-	"kfWZaDUMqTFJHglyKNQOUNGCigAqOfgyMYrJkDtxrASewNkwhWGxRCbga2dCLk6/thDLsKAQwe7yVNWd",
-	"J99Wz5kQNVVoDfL6Ffmq9m0nv4TzBxKjdLT+nMTI6U3ORzQqUuBS0MgBxLXaBruljAUarJb9WkqWNC+d",
-	"DwV+g/uza6OXDHH/dUgFFRlfFUHlxX2vXxBkhrDri26+WT1O7Qebp/k8oexBy1ZIdEBrmqe1Ng54hD9c",
-	"ASTh+h4K/xyT7n0qkm8mGO3wMAvs/Erxaxq7/puFSXvk80xnF9HOQtzzLaGbPOWifNIU8z30+/fQOz+K",
-	"w3voQPDoocdF/EZCIt5GO6/mX4tpX5uoAEqIQRresoQouNdV6pzU0WkdXcBFn9bryOCxIhwJLoudZ2SW",
-	"DzYmXVilWzZjFazo0ce6wv0mOlF5JbhE2KXeYJa1kcEeysPeLRNE8uRRyw+qECMkln4AVGuGHmRU1rMt",
-	"H2sZdcBb6lJVcIY7cPNj45cvf76rhh4oMvCM7DrIC4J0ImXQWhRvolAzhpeE3ZuuWloLHR+BF10vGYWu",
-	"R2GWF2NT62xmzL3LjDHVHJRE8OA8iwb2SjmNxsui6U4MaIPhsBBYNjTolXxkNIIEimci6G1jB296dUxM",
-	"M0Rt/HrjdpEXLolZPUDlQuQrlcotUOfypBxzBQdpNm4wQIszLHqN/Cun18jBLZUKCEzzShBFOcpVCRU9",
-	"jLF4KKQv6y+g4Ks/KGGk2F+m3z9T0+0w9Axl1zsqtxeDct8IPDkkCX0kYqY/WCs5zdhdBMyjv2qATaxo",
-	"9ECUBbMVWjvIrqyoCfqr4gNmFM8BI8zurHTbV4pegSenlJGXh5Y1Fe81FedgtL0M6OyQEjWjM9BfjExm",
-	"iqSr+hIM+NiCMwhtyVso4BzIGQrDJVpr/ePv/3sr8A8ugqNBHcVUKsqivHYcvHu2M42+19ufv34pzuzX",
-	"2ib6bBoFnxx80sub+QNKCHQL9k0OTr4VLHAPGDqU12N5FLYCSPZ00H02mshNjkkO0ViWI4vo8zYvvadJ",
-	"jhitDwFwWdqPijvA5VeBF4lm9koHzOg1JegQ2sKloxERKMKSrOc5lVqhK4N9QMIKm+qocHZxeHB8MQuf",
-	"Ywlq5d2yXoyXAUg114Swqurr86ycyZDA0t1rIZ51jYN8+xhR9fwC6dUw8rVa6o/8ee80M3r5E54ZqeeR",
-	"cZpWFvaf5W2EscoorBw/ul1R3WHWIc93ej0Tq1oCpD5rCZ29w6awTz9ezoCSzyHgrf4k+ZBAVzE80nrg",
-	"fg4nD6BWY/ANr424lLSbTLwtXahf9pDS7R9VIVI5kYqUAEpOLw46p5XHcmV6/43bypBiJkhEmEomZiPn",
-	"7lu78fxMs1gbAtooEV0+mMSiMnW2qq9DboaZHGE7iSJvFPdpgfW96LyP5eHwO6b4oFKMA56HiTU8r+MI",
-	"9KHPchghZm4zCvcR7sJ3PXPJAyEjTUUqTK+BJsr0DkFAPzcen/GAJ9BoRP+W2tq3NW4D+fZhCj8Q+7DY",
-	"nKtyvYkO9Js1H4eawmFmGErb8969ENR6omyuaOFFthCMkTH0RXkjs+dnLeV8mrTqLw4cmdLFVwoLHX0d",
-	"8UJIaCUnla/erlLHBOVqi1XcGexnYLJfm/2ayyzW68K5V3eAWRZ6OuODZ/WE8xvTLNOZZvZyXIj+P10U",
-	"LLFWy0ehzDSWjkVB5mZ7Gx1gRYTJ41jJzT2bktdU/QVS1UUvZZXchLZNy5DTTyhZNbcj5zUPUTdTLB3R",
-	"V4wVPCuPYwbhPxuok+fR/gZwH80pwy3ZTWdXKBaf5l65DL1xpOhjVSMWPQQ0wqkk0nkpKJFojTyCagYq",
-	"IGgEAOVk7CLNDwAL57waKNHMu76PoLWzqW0FrhgW1BU732kj2rysEs+PWdx029qG0EdTT0a+4khrSOGv",
-	"t7X/uK19MUi9xuCFx5Vs3P8oGLbzVtiuHrzbAdB5LGdYyX1aSgSnIlnypZ9EMouxEo5jaLWzkK2Mzl9C",
-	"nYNmtdzmJ2CGwh5NSAhLSfuMV7qm9CVV3vTL8+/q6OPl0Xd19Jl0L/VyfHfywTaV0Xaiq5RAZ/S9wQK2",
-	"37xr7bbRiH4liTTgIpLG5JatbWzUWzs79e0gcL9SsMzX6zZbzDQFwjZCCi38Ta0OJEOEB6bvSuNmMgLH",
-	"EbQF0irT9Y/fIQA2Nnjea1QhV6Y9QWZWNmMyO+K6kCKxGMGNzoBr+ySrWrf8RY1Wls1tzlz8M1Ezp2Ki",
-	"0Ii2SxLO+nr3LW3xe21Hvs0Wz0v1eZnXW9aGMP2ZVa3GjzihMUzqlaAHTF//5Q8uOEvdwxYkzdhHV8MS",
-	"fMbJg4UVuHaJxTO80+P80maWhAxO6n4Krfm8C97ksN+2H9ycEoMXxEfhqRB1WtJ/7Y3xOU7s4u2l988t",
-	"3/3s7JeXe7MzU+i+ywc28pR/19PfOS93JajDyxp6EDHb2eywSKBPnb7Q8xCD91vL59L46yiEKZd/0/NY",
-	"uivIMWYx7/VmDWwkeJxCuTIa2CtRl6gxIZBMDNHTf8pQ7bvmOeu9sWr1UZj4cDZsEyCTJBv3M/339va5",
-	"Lvy+oImWihKnpszhxT78qQajL2vDktGzwJwlllg+AGD1JRumm9FKvcvjCURzDSy0vXYPOoTgSKGP1xfn",
-	"uXftgUxk1gnBZqz/SATtTW5Z+LVhs9sbkvaZwz18JC5OI/DY6ijWST3CBtEXlOCqdrPzQEdBgUXWERfX",
-	"0dWHA7SxsbGrh/fp5sCM2elUQ5okVELZnrbYTLVBE32SBBKWAHljQBCNYXZhjBUO17U6berLjO5dt5Un",
-	"QzxxWaM8BYDirKDDr8dubzeCjUbQvgl294JgLwh+WbpLflx5ZJ3E0taC99MEC9S5PEExyRIEpW0pgXpk",
-	"jHo4UtKYRHKARwTFZGTAWX3qAVSl3l3mMzRiUtgEr/G6513OmYo8ziwSJpklUkc4kbY7v43Ge9wB14W2",
-	"fLiUvadZvmlTWGrzwEWWSFgz4ylqZ6udj2ayOY4EVBTD4iyx3zpKaTlVUdbJSLbRgHuYG6tmOAbKRXZ9",
-	"BSyYea6LjMzYHrZi2yLnMpWBymjj9PeUpEZ1eWYJpHXFns2oTdYUN2maZqxIcf4AtS7eRnQ2uSk1Dhbj",
-	"HNdrxKmn5UlPCm8zpfRorWdsYM1b4FdmxBxE1tLRB6AyXd5tF493Un9nTWhhdT6tC24FQeiQiTlDMoVC",
-	"2KXgcJbaMGgttNivTUWkbamj//L8DesrbhV4+qzN4vY7tSjNUg/CjCf3WCi9hR+JwEmBJSVUo0CdS7xc",
-	"W8AlLTDDlivVXKpKMJXQPCncQ2NMlcsLxVqFGGFtQQJQook4hHuF/UIlSiE+PMYTtGYDyKbbzC2TivtB",
-	"Vi8R2bRbj/RBEK/vo9BPezGPtzxlricxan/9un/LQgubsQcRW+N74KmK+JBoXSbzNYE7iRimVIKSuJja",
-	"ZOYLiPOu0C0bgV4ggy3xZW6FbFXVohn0G4mOb24ukbl2HwUmmJ4y6BOmuR8i7XRIYj14u09MjNHN1yY6",
-	"m82+tbu72tavNHIfXVWhE9OGGzw+qheEpReN8wSYkypzJHru5qrKtbKKiK2zwQonvJ+SvKd2+LXhcJ1D",
-	"JK0IchqHfYPU6u5IGRw2ADbxXmMSGcL/mHLfTb20CVcNU6kM0nrXlaQlE0SYEpMi1/xHrV6LrEu9CbUF",
-	"9w560/+FskdOI3I/wkD3MsZzrV4bc/Fwb5Qgk0ppJFIh/wtioEWRVQaPrWUlrK6GuFYwcXM7HSbRx33T",
-	"lq9HGU7oH+Wiz4US0hL/2pNt1UB7s73C5jyNixsVXMUz2oA8I7079/x6xkx5cmXCvcSTO5WHYpB3Dnha",
-	"dZJ9MKet3WkSSQrVKgOCEiyVOyt7aZIrPWsQ29XnSwCQ/u6i4hEXFGXEtDqwdN67VLlSNkdngvFmg3Ta",
-	"hElRjB0snyf7s+ZYz9OiIFFgVtv/XN66XQ6js4PKZHDhbNEjLQnlmJruNEYM///s/X932jq2P44/FS3u",
-	"H4VZhgAhTUvWXeudk/ZMO6c9zSTpdOYeemthC/DESIxlkjKdPo7vA/o+sc/S3luyDYaY/GrSmz9mTgO2",
-	"kWRp/96v10BSe90LRjbYmknZ31kqbO62ezeR4i7Kv1oyD0KwtSHSu6PVXFeLfs6hDp5OjWcP8Mo+KLyA",
-	"pU1+VRk9nZozodN14cW8OddHV6iAJmiMDRdh8spMfw+4/EHpR6kmkT+K4hS9pqWoY+7G64QCl+7fMOm1",
-	"nRQ5c0HIENh7jFnDfHjJPvt48o4yFRMs4AFNAVkrUAEB42GYCK0tD3M9mIjgXIQDSahbKWm/zJZvZCxV",
-	"EItH7zPDFEvYKOFj0BLsRIRRIoJU2+TcQGIfnbOmrr8tC5nU3osrY0ifVHIOQAgnpC/XbaNVzQq2Yq76",
-	"3lxCcQq0QvGy1S3iblnrFBSeCfCXXiZmcr/j+i2uBYi5RX32pV2ma0W3czfnqrTzy/C5DDhVEwzgKdTw",
-	"oxEwi34Ti8N5GWz1oVymKjk8fsvOxcLsOB42YSsDgfhBhmyeFwVv3u2zw1dnLJJjIxTs2SG8XPMTGCqx",
-	"CZ1+7WuTz6Lmuchl4HCESJ7HE5HYseJfv9qF+8uns5q3kqyEo0P9Ls90Ec2qvhFM6/Do6PXp6ZezD7+9",
-	"/p3QtMqQuQbywzA1R9jIOOABtRh1HovVGIEBCU8K540NFMZ2gp/LJmqO5hKh65r3QixLGbMrTCgjdQ0A",
-	"NWuGvKasTvBZlGvYMZ8j6/2aV5Cncy17D7kB/nVeGn9dM0IbMvuXucuzhe4ZL6xFuIFo/c6lJgJZfCGv",
-	"Xv/t7dHrpRcCCDqJYMNEXWqRaBZwaawCY4ThxHSLHeJbj9XYCJGQBymL8psQhpMtwJp5fwcAgJGiQruU",
-	"B2kutWsu+3/51rjseadqjidHY/8wLmEhqWCuAOiTlPr81cj123pZCy5i7IxGEcREwY2xeYfpPE6jJrZG",
-	"EYmU7hs1kIiAa2pey6UszK8RlrXZqPaCeRJMuI7k2MtzbbIAGAfZCDFC3rzb9wYSALLR3VvByKathnFb",
-	"RHBk1lUErciTVJp3M5AD+V//xY6UNDZApKQeyCY7jGMARUd9tgEnH6LWkQzieUiFSP7ORcdns0SMoq8t",
-	"dkgYDDbMwVjdHytob27tBNMQlJzfICMSEE1Ap/d3duBGo877L9ov2uapLTM0yBqgloDCKD4V8RHXosXe",
-	"hvjRx49vX+kWO4umQqd8OsNPl4L48CxMvYOTziLN/G8D9NgHtT4b1HDXU6k7bvhBzWMD8vWPVCjgQrgs",
-	"kile8t0/YL122xgcmvmUU/Zx5n98g9Iiz9bPf/9sRFqv3aWrLaUTvvtShPteu0MXmz9xSQ6Z7VPDgqFQ",
-	"CexFhKY1cPGzULWjvchrFs+9gF67B8884alARi5tA1G97ktKfTD/RKTJonk4SkViw+2sToZ/w26qgnQf",
-	"yNc8mOQILeAdQuTW/9qciYTSwzT57AMWpQysNUo6ZN8804x8hIEEJPpIQwUcsDRgeCLH+ZA78S12omKh",
-	"WcLl+UBegxmlDmwfjSJDSot9cDRcS8RdUPACeawCddcB40RCR4YmeElE/ZW9ka7NkpnTYe+1i2zDPANp",
-	"rAWYChncQyQbMv7eqVP9ZgdQcZlVSwU4MxdP8oByiMtwIF87Pq9Gi712OR0CSpS5sC53v4iQkb4VGXkf",
-	"4Jk2wqNvxv8fu3f+g8V07D8D+Z9mswn/M1/7AZUWpVBa9B/m89ksjrClcuefWkmf4YUrSaD/5DI1EAhf",
-	"vi6XSvwPM7Z6EhjBNhFf2Zv3h0fN0zeH3b3nDiaZX7pI7lCFC8/YYXng4qUpahEkIjU/OpAuG2qFjBkU",
-	"yhJYdvwnp49CnvJB7bvP6hhJYf5S+seHMDBPuc8mKg41i0I9kKllZ9icxAOoL8jbzWz6MXduMECdjysO",
-	"JETx/0RjoM3zJxdudCjS9DN4+puUu3X4ecTyRynbLGHrLWVsPStiAiV1ys2bj6YCc8ZJpJXsG1GaCPMW",
-	"IwzNoUowwjGMRiPj0kpbsCZDyNi02BlmmC22J70ctO5dMSPX5tlow/GUgZ+Obc2XEy2CL1atWYUHrc1N",
-	"G0tfIJ6aTptiNFJJWqi8MyYhhOsTgY3ijM9TNeVpFEDYfWFUpYsPTfhsJiSMBqz5iIKxiMdKfUFQUZdt",
-	"8UBNqWzIjCnvNENOxYVlUAVoYHTicsG6X78Sl4Y5vVmnbJlPy5jzas0R1hgPHgrnh5spk5dY6ntbt9v5",
-	"2+aZOZcbtbKRMDZEhpyzuuyE+cWoi+/hJxh28Vkd41jmF9alExpYEpSPz/jrI4gH5lElCJD2qAAC5E4W",
-	"sPXhUGlqJ3JRzPyeiQQYzGU5/wPmc+qWX6kfQHMKzHe4NpJjeOomgY6jwxSghnw9Z0uZwfWZYtI1p2as",
-	"cSRB2zg8h5SP8UNz6wqOAlEmGLMoUCFZbRuwGVooLvlsloVxqA8RIZpLIDiLP1QGo6Bd9gON4WYkwTUF",
-	"KC9Xwthip2gqAwYNFl87eyXTx52c0Ec2IZJ9A+nbYRirywzOzyVBLwmhTCVgnVkCFrDSdGOFpAgqzYER",
-	"FVIUDuneiApzH6xJCeoEOlZxZHwGBAJGN+g4UbMkEimW10K81EWjCpgiqUimGqvy0zjvQOWIKfu1Tqvd",
-	"akPhxExIPotq/dpuq93aJQ4qCG7stC5FHDeBVGDnn5fnumVUtvmGuFZWI0UgzD+JIftNLNipsHiVUB5k",
-	"FqAQQjBmPvyXSoqpkMgIh/MoRBvp2NmLfWjKZXUUS1R4nGM4q/VrfxbpXy6BJdVVZZphdttt63VSyn3Z",
-	"DCnEnr/VgHW1/8e3Go/HtX4NMMYh9HsBf3X39jovAYjP/Oh+2A56w654yTuj3WDvhfkiXdT6tQ+/HSPi",
-	"NSLs17zaV7PwnX/94/Afv309SkZ/O/2yf7b49Nc3H8b7k+DimM+i93Fy+Zbz4+DNxxOFpatoRlyVrvnL",
-	"p99O0clefSlGdWqRtszr7rV76x7l1mznd5X+qubYp9ZrP690wyFEsCC+l4+V1fp/fPZqej6dmo3brx2j",
-	"UoENAUf0Ai2Nwr4ASJuxeQW1qcCimryTUevXcBPALyGuOQSLkCZWl+zNE5HOE5lDbzHHEPkoIAJBFVJL",
-	"DBXkOjkR0Gt3WgP5qxH2VEpCh9qhDlC9hHtkxtdBCZYs9gV0FbgGMx4lEGzIfd2nkLbLNkFCETkgPBD2",
-	"mRxD6io77Jw72H2JmZ2iy9diH0CSvT121gHj1GraYoc2X4fBA1BWhcoG+zsDGWlGJgGIvxlPeByLmI3n",
-	"aDBQNEl8DQRZOyNsQZFgvBD/rhpRgEGbl4IrNpBvj7GeLjZyFdYBbbHddrbonBaL1Y13OxQLJcNGi33K",
-	"OvoTSJJoxmPgVBxIGK8xGyF5JxduNprA4okPjaPV5+VrOSLN9tq7rGRByT12dUZIJgqqAX6LyEiirBYE",
-	"1RxPrR6z54Us9O1l3zs4ABjoFjr9RYWL7YSei8Rd2VmRMc5CEr4ZySbihDVnXJpVeVmrLLdg2LYr53sx",
-	"Um+bMK8tyzEBltFLlA3EXrpjaSi+Vx57dsdqSBItEaSbpEiqedwJT8U7oDxf82y6die78LuX3dVEtu3K",
-	"N9PlMMAertxmQf4LD93LMLd0rr7lIwS6VAJ1FtdUGF6t19m9+q5jvogVD8+UeseTMd23V2WIFDsW2AVm",
-	"4d963ZdX33ym1HsuLV4lWFZ77QqDPcVAxS9zvdioEc1WMdIAxEqmOdwhy3Sh3cnV1KFCUt11+vBCnZNj",
-	"lnEYFfmNzChQB1H2Qeu5CDFL41SdtWoH8pCUTrfdK7WVHWcSJIGcvRzwODaCUfORwD7FmeCpeV7eIrAC",
-	"3A5Cp3xB2SRHtrIggpWMbSjTpo01ApWCH7lZU4whM8jXSVtLqXRNcVtkeNmWv72yjFqim68kYXslfRvO",
-	"syIr8hqy5JGIhauOKr73a5xJLBNc6zpBrhWFANYyEDJ35uGu7GFjvxQ94jVe0XtRu7Ee3UQO5JSoYweq",
-	"tjvp8u/lBKmFid2rPvqef+urg6n0/rWIR7m3n6fpL5fJR5AmKeXA85iDPJHikikpPKKWs31Oap7qlCNU",
-	"SlGgqRGCLML+whCf9YXwshWPaIWBLwuetNGrsRHHgeRLnpBzhMiuLXOFoAIWHLYGRrWtVT2QxdTU5aoh",
-	"P5zrBXNGvDPeKxwNlzCPEgYxYjTKy04MYNGI40wDX1vK01IeX20xezUpLnPXOUTEJk+bIb+UzV63utgv",
-	"zuDns6/tzHIoJUu7ufZk8v54k9fJ0COb/FgWpUDnv4WluyRVSdRtEKpI3rnZ0q1nzHmNJRFpxG0B8Bc+",
-	"WqIChbgFsYR6ZIWGrE7EfA2sYQIiUGdau2h0ix3jqCBQIAfSWrr2gfYWrHSMtVqS/Fcb5x6WXg9klAIQ",
-	"iV4yyAM1i8x4E4VNozhRoBJlSCVK2Z3btKDJMLVn/Oe0pB+FLD3Mb/KDjQcl0m5bPgU2HqMHk9GCLr1Z",
-	"7IPLbYTr+Ti2enODQIb6eSNaSwxSZ4p+ghirSsa/86nwjZVYbOM1GxEL8V0UfCADwFJkXGMlDcaZ2W67",
-	"GfIF1MOkScTjFnttbFJNVQkCMGGbkdRC6iiNLkS8aA0k7DJsddylmlRbHAQ4ss6YNX9N1Dw5wCWFvH7+",
-	"elbvtdse67VfNgbS1Xah6clszKQ8rFxm/1rtkMylzIWxB9IZ6xOuJ6I8mr19VPmE3udH9HruIbhM6c48",
-	"sA1tg7W8ILcZj7YT3krMdx6DmD9DOmJIRGDS2pUn0MGJtC02XYlbv7M4+FcIaHddXrjfs0owUsrh9vez",
-	"4Mu9xq3aFczsIyVHcYQ9NP9349+oEABNHHfn9TSPfXwz64pcG2pbcUHUpcwycLEae0YTCp1i01s/yzjW",
-	"feLK9xvecg54IN23RNrvE94FXxtYSYHTuuDLNjzI8mqCHkiVGkjIVFKhkxkEpoHNGJZuNl/aj76Qb2wu",
-	"45k7UdD7A5mZeuhh1H264As4AF/QAYC5QPEhhXnIn2l4xK87T+3iiPCLmqd+YyCteCmqQ9/aCDiyDKDZ",
-	"qVRzHxoHY+jPgtxqpNllEqUptEEQbUjCpeaFQkaqiEyNm9hiv4lZyl6iF9Zix4DLjWoWaqMJUyqYJ1ol",
-	"/gEaEUC5OeNjgYWuwIRCSCXvInme1Uv7iYj/e1Az1w9qfuN2I1DvIp2e0oZ8bRsWZzzhU5GCSF4DwJZd",
-	"smMl6pUXHsH8a98/36xs5g/E5VkGuNkjgBuolbkajnjUNdfO4Dm7rXar09lt7VvSS6ijMeeLmOQPxzCw",
-	"2nv17yiO+c5eq83q0TEPD9jR8Uf24ZR19r/0kGftPQ/MB39vwJKUjbTX73S3GWmnykhJEtxswJ/z6r9S",
-	"93Zh75Rg55U4gTMCoKQChCX9H8nzki5E7J6YJzGW0h+wwplw9muCsKdTlYjc47MpLbfrPXSv7or0wGo5",
-	"R/XQlvlUR6loQmNgrV+TFi+X2rqmRoHv0KHc+XYuFt836jqspUa6DgcyCn1StresSAIFkg5+5GMS+4Ub",
-	"A67TRosdDuS5WOA3q80ohV4UhkQcMFYkwTB3Il4JKSxIBEcpFPsMwYkDziojKcdKhazuH5lPmkdKpomK",
-	"+2yWRBc8FR6b8q9NPhb/vdvZ233eNk5WNJ3O4RVBjf3bUfN3JUXzPU+DiU+FUEaH+a/P+Nh3A92Fppmi",
-	"8PZxdXxW57RQLpuCBb1T1BBFpxSaYfLtf/66MsVfzLsEW2xVrq++QxowLGCgZovc+8MegiIC0KD2cvTi",
-	"edh+0Xnxohfsh8/3XvLuSHDeDvb2eNju7PHd4ag36gy7w/bwRbcbhJ298HnQ2Ru2R+02b78Y1Na1NxYW",
-	"tXCIi2j1q/SMFfQLrOrOn4pIAPX8esNubhR+92rs2VJXCJ64JOUKO61E3FXaesV3UeWWjbLQq70m9sg1",
-	"c3im2embw2Z377mHPLDhneyGzdJ6t6xoAA9/yXaF8A3awi32u4LumqVX8RgmfX8q6t5rdr+ttlH/8fl7",
-	"wW87tGoBQ4eOx5z0HPWwlug5/Ab5brYxaEFcQi/x50wdXprdYv7Ep+444K9ShQgto8BUk6PfQ7xQ6GVU",
-	"UjBs+McktY+cHUBY7Tf6+Y1stckS24m30rzwTGMDm/E1gAjBcyTnHktVyBcIryisn4H05wPpaPo8CtLo",
-	"1HMhG+D6d8l2p8uN8cnqK9iqHuHUYkdgBrIqM74R6s9c5oO3bOlKshwx/EFGVgyYWkwZl8xx+OG62qIr",
-	"FccAponpqhGEmLHVlJyxoqJm1L/joG1Q+/WpApqYhgaSvNulAt3ddg+fKkmssJwCjTTTKXjiWMVwASCy",
-	"2Z4QX815GEgf461nEcSesU3a+tdUnMPj2PKGQpMXOc2A4MA467bbLXaIybqRSIMJdNqj4cPZKIENAW1D",
-	"DnlzbRt/iW+ZmSdFS+5SZkgBq6YItBqXpCEHEvqSXYy4zGDJHYTtLBbY0ea2FS1wgC/L+AhRiu8mimOn",
-	"GJbk+V7Y6/TaXT4MesMu338+fLnfeRm+7HTanf1g72X3B5ksV4V6zaEBY+/KYO97eyUuMoJ4ExfQVfc6",
-	"1G26t3K8OP9a19VhmS+vayhJ1QSD3u+7hqiZSOw2wOTPBaLMC5vPjpY5SVeedi2D6RRPPv2aSgqb02P5",
-	"M28EAbSIXmsTXtNSwkMy4ZQgIumWgaZZGSaXBeY6E2r7l3QXy36WUyr1uZXajew93MEaP/TYwXZ2Vibf",
-	"LY5ldRsrs4wQuGZDXpbHMWIeZJZRhqHF5SJX0OEVafUgdg/IC1PoKW0x225FiJUFEBvA16nnsppGMGjG",
-	"IXHZcAYO3oWVNdgpmRXpoBmD5d/QNdW2dd4HNtaeleEY65SSppCcpRGj759r7eoNpH9MmD/Eo5iykTGp",
-	"fQugDR9D1w41bj5fokHPVsSSn/fa7dZA2udiixIacDFHXAuQhAGfsXoB9EeXcXT32SgRgnU9NksU6+55",
-	"A7PbCN6BzWWMWevGKvyERZ7o0+O/YAQ8Myhh2DrlCyrQz406C4HQ1O160oAdlVWU0ktGS1nFITYjp2qm",
-	"ASYMa5zCARDyOoNHsyBWGrPTubx7p82CmEdTzLhTp1ch+e7lQSSx1+AgW2OeOtCTpcLSjXnwA5bwVDTt",
-	"UpbWh5ph0eocIRHk9StEgcC2tv/bX9/3jrco8Fwawp2WJeF7vtIKOcbLqlsfeMMrK6tKzY/1IF3esqx4",
-	"3BVJ3atvwZVyY6W4wNZ7Tar0Cwg2h3Hcr5VLPgeNjFzRvXav8rsl1p7yl2pF+mZR3fo/UVu7qVmaR0km",
-	"fV382nLPXmkF5JPkkbyIiEZkB9EG19sCf1ERFYkW4ttO6WfPeqZZomLhQdACC0pyxJzofLvkyEAWmgIs",
-	"/Ih7okB1Ue+1dxHx/BJBiw4lm0tAIfBgX3jOjQUcf9g7A7lcWds7KPTgYhtN7vuXFTK2aKcUylrJAkwX",
-	"pZoBd+Fbtz430QwpFbRG8uLLy+Cv3eHf96e/zXr6rHPxPy/kye7lP56LN+1/vtvjv4bd8cfow7/2/35e",
-	"XYMsD/VONch9Nw9hut1tWCku831U99sbUEES/aqSYRSGSHF/L+Hex1GiVEi04vAhHZk/XxlSBLzfjT0D",
-	"BHZyNY6Jg56H7KWx8D02nMswhuI4AtkJVTCfCpl6jGtAPrkWYsmHmZCHs+gvmqTFTYBLLMDm9aBfCidv",
-	"Ez3mMjRu6RGEeR2/ZbuttlupBwFBcjaJYFGeaTdGOz5WN6+xsR3+iN1UCz6Nb29T3WQv/cOMZKu9ZMf+",
-	"tJducS/94/D9u233UjLWFWrn5RrDLKuAN3bixir46/US4wg+JOObGDZyfTF3df/XDuROC7VVMr7SajGL",
-	"Ud1owatLN3n+ld64/HqlChox16Lw+1Nj5FWGRlaRnH8luYMMp3SjnZEDuNuoEkoSxR5miREEJOaS1dPI",
-	"HGM4tp4FmEVfCyF+S/KD5lR9SMY+qyO6LdbUztbqDTrQN7Lxf+Bh+RmLMdx2PBE83H4z0g7YvsziA3Aa",
-	"fv/s1WbzUpQCzIODW8WnAMmJGzZQsZonusWOYy4J35uyWMNFBqvuESQMwCLCYw6P367uYERvxj0Miqx0",
-	"734EgNEb6iMYPlI6BVif+1+/vtzf7TwHpoyIXsN/tX/df/78dcbDXabAAFO6+5wdEUdWdYXmZnKnfvi9",
-	"nlFEfw1/5Fl9qL73D9ZwuNm2FyruUK6quR0epjuTeB/zBdcUOKVW76HZ00IDHcpF16Lva+x1547e4Zk2",
-	"TpRIRjwQTMhxJB3lAVZUEQ1DfyAPX5397yFA8U+j1GP4Zxf7SUZG1+InL2gHs3oopmqc8NkkCrTH5jJK",
-	"dxKlpjtDEXoMbO5xJLQ3kEAxAUi5mMnEB+2yMNLBxLxFj83iuSYqisQYbUgBxTX78OqUaQGcRNBzcvjq",
-	"LJusSgYykuzDyfv//dDusB324f2r//3Q3m2xw3edbAhsymdAz5km88DYCSF9BxhaMoQfQSRfWhszkoG8",
-	"UAEfzmOeLCzQL9VZsSnwYqI4P4f4i2b+XE75bCZCZB5MhJGBEKc9bHeBsYCbf74A7BmI11gmjPrx3zrN",
-	"LvPf+kYNMPNXb6+BvguSZEABBNRJachAwzvSBToNnsKNu1TSzdklT2Qkx31C4BchVJNP+AVkNM1BYNMo",
-	"bOqUL0DRHCKeu7kIkWehv8quddZwBNIUsRrJn2KaXwiA4oe6deOSD3lobx1IHHmsNGlICGMTdjvwKY9F",
-	"ihSpQLsI1RyJ0PM41T5WIJo94WWxfp9IP/2BrPs0Ht9jvj6P4AV4zA/nKPMFctT+E9u1Gi0iyKCxLZGG",
-	"0WM9M81zKHqj6kO63ByGKLalaCsH3a6V38iGmvBLloqvaYsduqcA/C+USKaJioFV9v3pm2an3QDkCZvt",
-	"sQutEkYTo9LGSK/0ffP8jLHJzNbm0Z7FloIlWYBQ3dDsFgLYXIx74ShLVwB/FnE0YfY9Kq3wJ44lH3d6",
-	"ER4EUgThNJJIauFAlQo5C9gVzcKTzU/mMar9t1TfQOPxD5hUA5klV6B3MI6LNx1mlCPIZ4zWg99iPtJc",
-	"+S7rwhmy3RCwdrEJpNfuMf/UfJ8VQUD9IJwbVxRiSzJmPNEC8NnNy4XqxtyZyNBouy32iwpRTC3MIOYg",
-	"rPzTDx9Pv7x5t//llw+v/vHl3dv3b898Vu+x978YyzFE5v4D1uvsWpBXjypZVZyh9HfaXrvddsf4gA1J",
-	"dKkR40Mz4E7uaxBooBwuhUiZnqnUjQ65t5cWxVzv9qkU2LuZRnCGLGR5iGjBlgb+gDqglEIJYx5BxMMe",
-	"tjBmhauOn2VzpYKPZGCHYeqzOhbdoGsHm7Gk9pj2TwPNcus+9gfSD+JIRgGPfVYnshCW5wopsbbfwm+/",
-	"ifeva20jZ1q4ISnvrNC3NE/IdVe2Rt0I79SKho1VcQYnIN23mMKbeH/pzhXjuiDYbZ2QO5pL8p10yg0N",
-	"762LDCKUX1/4LPqChHS21GBJsq3UGHRuXmPwu8qloYmprkwuNkiEVxHRA2lVQ31FODes0UOzdkAmA1m5",
-	"uOOYL4zpd2L36k38l1spCSnK/7sqBVlW7xYvFkPZzzRyXFvtRRdAn8aIGtJToR9fpUi3ys2zRAXmkNuh",
-	"3kJ9SZGy8o/P371vBWLI5epTFEXW9zIuidETxmloorqz+jTnPFrFUuJAOu0Fja55Oq1aP7uv3Ll0v7Sx",
-	"u8eJRSLQCW1/xRKLZhHiYZ11nHX5WOu2D1fiWbcWJpc8XuiUSSGQoidN4GM3luGCCnesGYyVMfaZgKR/",
-	"ngMr8Ag3QUPXLDgOCBzv+mLzcAYDuRbPgFWEMzC2XdZ2HNpqGS2EHkhocEHYAjhtzzJXqTTwfDgPo2Xz",
-	"ZNn+YNcwP95FoNrfZztuYx/KBzPsLFpg/QkzhWLN+dW9/pyvIbt05LEl/ajruGg3j5O8iCi/W5zTVBz3",
-	"+9M/m8F11oyN7l8aXoGQuH2D4dEZKQ7Jup9rhkT31LawhT7QLd8rIFncL+QF9fdkQumK9h648My41UvW",
-	"YCVEh2zjn4Ak2A7UwR3Yu4J1yP/AQ2nOuGej675TQpYiuhCxqaaGnZTerIavmzpaVd/QfbpWcR/C18ug",
-	"S2oG3SJC54IASIe6YD7aor5HUYwEOl+XtNhA5tQYW9ZiVwICsXpBRW7MsmL80PzYWs2Fk6yktKhZFxR1",
-	"RG0/rE5LwHyzMP6SLjCfrdNRsFSVZS6ME2n41qoDp0ifaRrsw9OotIg2jgf7ozBILaRWyRc1GsWRFGuG",
-	"A2g+a/Tn817pWB6eksqO30YVRTv0GsoJ7txOI2Xb5k70Ufb4h6KNHr5WMVKKFi6nRuiDO6gwWKMmkOuS",
-	"6COvnU68+nxtTDoeYQ6HS1RDMDJW12oqoEhT8Di1zmHjIJ9kzAAVWJgo6HjOOutPYFLYBUfPdHDf5gdX",
-	"UhnYeEgB9CglVNfIdlbwqRhIFWB/bSCyFkSJBZc2XpIIDEIgxt8BIf3mboQ+hzFPxSVfGH2XhAOJ+VVg",
-	"oI8h7WbubcB6WGR0mMKqXkTlJ6gowmf1jHt7Qx0SLo5AWXI7Mq+ayNsiOGuvL0dXNV96lvg0fCp1WLFa",
-	"kVvY7v0qQqa4lcoiQ5iMuyoq5FJ6Ypk6P0ijCwdFoIDLMG+HHlA2OrUc1IgtWaVeaTniQaFwvV3E4xDi",
-	"dTclNf3jWw1nauuuCT77sAQIsb0dZGPYqXm1mOv0o159Xqfd73XoeWRSvZ5FwWqpBoDWNKDiSoyir0ZP",
-	"q7n+cr7/12n363UgEHHdqhglxJGq7/nA/rzuKRgSlBspmBL2rG6qLCrxSO3BuVEx40ZeWCgcmccxyglo",
-	"LrZsHyoVB2wFrgC8ScQsaDFzPokulYdNJH2XAwleKGrwBLC3xQx7HOOFxVkw/vvhq7PV4HQkLdBsruDg",
-	"nqQO1j/T+bl5nf/G875lwT8O6q5q/uHK25WL52JRFGV/G748+/dJT76bvQg+hZ3RG/18/Be+u3gt2vPf",
-	"og/p3t//9T+XlYWl2Z2AbYPkvJBGWDCpLg8sphK1y8e4rVvsxG1R2J7e6r4soaGn2r7crnSbsrVWZG/3",
-	"ZkMrr9fK53zv/131RywZFT+gYeKn0goPqZcjKze4PXW01hrFjQPqJhYISFjOyz4CKhLyEFHn9NodhMK6",
-	"nIgETuyFQuQUV6Bg7lzyFO9JNyBxbE43rDKHXrVDjkgWPx2rW/KqzBu5qx3u3Wn0ZfX8zMMobcZqfIU7",
-	"d5lEqWBTDnhMhU4SFzUvunnF1MLlRLE6YgS4es/EIlU1sBgAYyJu9zegkRKxII2HP0/ASJwQUTIES+jA",
-	"ruYVsEz1Wpn5q4kGNuTc17mU5uJ3alwpGSFkmkSYhIF1XV62HPpOSQJgb/g8aO6HL0Tz5ajdaXZ3e3vP",
-	"91+85MNgXY6YB6lKbiUDYEfuSnntQrA6xvXssizlUtAEPI1SsX6I2C6xDkpy2xEa+Z9Ywg8z1FUQRGeL",
-	"ds7AELW2aMnwzF4sX76Qp6Jpnr31Gg7FyJmYGwb34srBpepaQ3uAZBcBrVNhu8DuhRhFWP0YEGUEUQuv",
-	"MGB9926DWUOs4asg9w6EQ2/UCbr8pWgP98PdYI+/EM9HnbAbgEpJxgKvqpTdu07Exoil1zJNFlsyVuAe",
-	"vTvKiuz5T8mkrUsUQKWzGLSNs0ug9mBTXcLtJZWwr2gzMAc2FoECnqi5FqhHU8iYyBBSKK6DK2x4Rhci",
-	"fvdcRqnHEkWZkqEI++z9ye/eQGIrN7SPqREbRkk6AWInG3YOadbUQlDs0spaygqdYtDzMIr5WDM9DyaM",
-	"a2Y7sbBra0MZ30r9wwGTfIpuhfl7INU81REYVHANBa9yZB63Ui9xlJX9oQma3GKF4J9FeoSvu4plk69i",
-	"sFvg4dUxwCjlPNHmXZn9hk10uwwihWZzBTwRHhNfeZDGC7MptJDpkk3T+7RmnOaJ21oyD6/CITvkG9N9",
-	"tDmuUeFwjPvjlOTbVvop6268MxWV375P5Xf3ptsCK2wq1txZ4XdPZXf2kTtWSzRBS2yow0MlxOqH7zrN",
-	"3Yar9Wf1D69OzQfYG+xK6x3d+FLT2QgL4Y0XDd2FWXsxC6OQShICNZaRFh5275lnSiO/tBDSFeUbXTNR",
-	"l9g+F8kmame72wcS23cFDyYtWxP437Y1OQaOUxidFFmvKX7tuct5HPtsqNLJ1SX1D0DDGff9I73NI3iZ",
-	"1QoK6cWqBO2ArE+9qCbM51Ur4TbG9FUofjM3lGi1XPc40VdAXWPDY779XCXMN++lODh7X/U6R3p08V4h",
-	"51NzVnMfuX/wGI7u49B59ixvBtUsbJZraL78A7bTe25/3YnKc09/0nf3ks93noYTJk47BCSIHpUW3Plm",
-	"/vP9JgWGa4CtuQbdI0KjAFKgM0yTaDolb3KVb75xwGYiMfqvKSQ8IqMVGEjr6vk7qI30jAfQelVsBvrw",
-	"6ujNBysaZzyd5DuBHEZ9linf1BQ0jaTzAUpZcUqhobAxRbsGubzWcfukrArLWQxTwSWhZSSiyQn4JUoH",
-	"0mbICLVkxRRAIA/jIkUYuY8SiyhiQ5hEr3zAYp7mGhcJRSSjbjACBne6Y4e45IsWe89nM2AOUwAsPZ2l",
-	"C3jP1JqX2Tv4nEuuBxKhUejFw+xcZafl7iIOfMd0IYVACwnwS4ZAUGb+byEQc4TLgXQFAc80xBRiMswC",
-	"LtnQDZ9itmPVjKML4SaAuCYLCggoCwdj7LThPIrTZiRZ3mBTQhcttnWpxjs1fN7zWUET3aAuxexFlFNK",
-	"anNQZfol4MlQTRZhggwrsbr8MuIQoqLgLFhGlWsa3vPZnbMykNFyZeNZTntvM/7spvUQ/g5uYIpb66mC",
-	"7jHXSrznM0dyo3IRSRLfFTV8URZs2edtuQy2wMy0dDnDBcFnEisN8sFUiYjaxK+l3KncIXZFIncgt83k",
-	"4tohzYeums2lyys5goWJPoxm6IfnWOU24UbJaulYdHodv+qVo0Gt7lHRyO7Mp8o9/ynTtZV3FLpDeDUt",
-	"S+GU30VN89gYNYlm3DLcqsQ19/CUEj7YQkTcMtQnRKJzIdI+cLkxDh9ZYqCBrPsl1aGWYA76tsz1PkYO",
-	"gZrM2OOEwGEp3XxkzAU0l2AignMRDiR0F+mU+cbe8gv0u7+ZTxoHTFFKbhSJ2Jjb/NwmqyjOA/kvhxVD",
-	"bGUDaWZWgDtbqg1SCbO5L16iLJ4RyIyXz4YN5DI+WovZhQcvBBeUWMSMcjJK8MAtZ6RvQfpjcSMJkhtx",
-	"kJn3Yf6liSLIbOBxEsVGf2s+T0XN+NVkCrsWty9DlfMy38B8pcha4MzNqBOqFg1sVzOMM79TBHgiUrxK",
-	"FfwuLl9llIvbcK9u5j3z2Fziobzjiuf8GX7qW3sAxrgVJo7/6zqqZZ19fWV58omYqgvCMLVi+61ld1wm",
-	"dKTQDNBhpxobZpfJHSmrgjF61uu1O9ChIBWLlRyLhAVqLlPNrBrIkUUHfHYLsvIVzDQnKx9J4fLDt39w",
-	"ZW+0T71yb++DzHbfhwoaGjqkcxUrN981jvm8dkteRUUSzTtRJk8NyaXMCjfat3eMTVCFgcEDbJMMCQet",
-	"ubktdQZDGgHfC/aS3yh4ANDWiMS8xLRqOY+lBEgv60tE5oIYGHoTMRJpgBFABKmxUAfsvbrIUwcPZKqc",
-	"DV7lJOeO8QoS8S2c6/x63JLlPFGXb7gM1WjkuK3y1rT4OlOQWp4IsJbjaDxJc2QSr7/OVM5y3pI34hqW",
-	"8GOSX5ZJ4kmOPTwOibsyT3cCbqMbm23US2IlN9c7xgeUVXXffOizoQjUVGgm53HcONgs1QaSxFqLHcWC",
-	"EwM6XQahYJvBgx+s2Ia3jVdvfhWvPzJL8GSs3qLKh8V17/MZ7poHqfpLY3vHcw1kHBmrA5csmvKxYPXh",
-	"gk3NWQW4d8S1TkQQzSCbAzz8MGeP+PrNDoajA4lq2MuYMDaeHuOzmeCJhroDPENRPoj3zCr8uUyjmAVm",
-	"VYELpWgzDOR6o8GZChm9M/NhAr+JhV80AEAG5SyAA8iCu7twmm9DH68+wVnfqsFgTuKZurnBkIqvqVFq",
-	"wJbQ6SKhhRYXIhFsJricp5R4W6D4kYzApMzYxjEIvJFKsEGYzWKO+RtL0ukqOB3ADgbvabtsEWDjOv1p",
-	"zQkbW8sY1blOn6yKB9GvDzoVtxFDnwEkyO2bFzMeJT8KXc7CznD2vOlKvSDF4jEkEDBnvNNm00jOLbE+",
-	"wtK4IiOSrEHMo6krWsbsjJ0n5GJa7H0kgQIfYmsk/QuxvWeazRJxEam5ZnM519RO1GKHmftGRpatoqZM",
-	"EYLh2EggKgNLuA6FBMYuMyMU4QEGB0EJnGPqUQ5kIZTYYp8mQrocCZcu+m291Es1j0M2VsQDg7RQMc/q",
-	"AFjAZwNZHyVCsK7HZoli3T0PU1FQXMTmkpIyDQ9z4Jmm6VKq39Up4TO/2CZuKFeG6WDeisKVjVtL5Rzj",
-	"zF2B042AbJDZYf+3v77vHUOKfxYlQpcA23SwX7eycM2PckN1UB6vpQRBicCTfta0RoXaJFs/gAUOj8J8",
-	"fr+aFL59yYwoJz9ONptfXxKPILL6IMGg3Ifsvzz7lndFAoSnA5mBvOQSIQAsgfackc1RwI3gnQkZmiXO",
-	"L7WRpmGkA56EwohRBRE8W75knrnQLKHEkTHHMwMnHxP0qAwZakVJvqJusJhnJL0PBnKLHA37KDdI7tv3",
-	"k/FF3XN4/j4SvU92aDHQBAtzu4GmSF5ELji7ptbwbXYNkyJKJyJxYGkZV5Q0zhio1iXg0BY7M0IDgQGJ",
-	"FxK6AloDeWjrEG19SKqYVlNBwe9CdSLLjRUOKDjiRqJgkeKag/RRi6RyCWFuqjfHGa2AoJeRc5n3+Nmr",
-	"iSmP4lq/pvn0/00crXKTauN1yz5/jRnz8jr4fAESp1yYF/DLojpaR6LA1aYSd1fjoh150nZ1gNnaV8Uq",
-	"taohtzGehEZZUV7JQuWkBx7B9dIDTtDtl+ehpa+JLY7GlfP69oEBinpg0E10STkstKivQSMdSGNRN1oM",
-	"thTpYThZy66feeDq4hAplYoF8HNKhUShQ3UhkK0SD0vyDKhwDzCbF4XacYqi9CqpsWN1LkMPpseLDB30",
-	"SI/xqZLjfPV1AyKDOPxl75Nb+ZnZXy9vLAjxxeSO403yggUBV0vC2lZCboOIqVZI93nLSrps1ndaTZft",
-	"tauhGlCL5KXjtoiihXtLJWk2npytDCftjv3SnER6Krlzscd2BX7DIyVHcRSkDyFYCRtMMGKF2F61bDJL",
-	"KyGIZtc/21ibR5J9HlP2AJyxCOWtFaVRitG1gZzyc6Q6XvSZVMArm5BTXFRaEJ8FfQFKgqS3ugQG6d2G",
-	"TQfhDwxkubFrH02w2ZtsXXxsHhFVkgYhimarHlas9MxIX2HYqHfbvcaNlQc6o0vK4ylre+sYp1F+he/H",
-	"krsulinkMrfpZJvPjKASISZ09QpDKdGu4ykbLtZ0qN0t1ui1OtRAfta2Xf4fgOlIl56hEwavYWcmx7VK",
-	"dBmjKBZUzDWLubG/W3gvYsBXRGjUE97de17r116OXjwP2y86L170gv3w+d5L3h0JztvB3h4P2509vjsc",
-	"9UadYXfYHr7odoOwsxc+Dzp7w/ao3ebtF2A1/lvU+r0X3c7uNRxTfGtb0kyGEb+r7rSnrrStHeApHbxM",
-	"UJq/770jDegJdFaqYkwQKmuoQ+FJRGRavnmrfbzKd/F0HyjWW+xUyHAg/ek8TqMZT9KdkUqmzZCn3GcO",
-	"wwF/gaSbuYr55mD6fXb8+5899pfj13/22CcxPDY2wZ/f/uoZG2mqdDqQe+x99AuaSmYcRkpC/UgGc2We",
-	"9Eyj7D1gXC7QhBCxFh47/dufWSSDeG5EeD1KIcIOsBRQBhPN0ka+hazdYqcK0RXcwlyCrQOPx7AhkaHD",
-	"cOyEnumB9MlQaBpR5bNQBDE3S1z38yJOBalImzpNBJ/62BANFfV0sbWAIjmQ5sFRMI95AvDXZhikE8wb",
-	"wDZeSLIGynwYcImQEDyE/jm8I4ymQmow3mj0A6m5FH2zxrEwb7rDZtFXEaNliAvPXnRedpkx35iOQuFe",
-	"CNvd9Tr7+97zdhtvAqXF43gg6/vPX7T///+/3m63TVXMvXYbiqF19t7r+OKxF1HzRVYpCHT/LXbIYuMR",
-	"JPBa7ZsZyF5n91YqjI0yt5pvfSChZDcvxRLM6JZ0yhbVwW4Ud0qa8vPqzcqIGagty+MM2ghAsuvuOLIA",
-	"In7n27lYPAUVHkaZtHmyE/Hlytj42E0w32v92vP3ta3zWfm3XrGtDzcjO4UyIgIvAsgh0Fya/iAkJajK",
-	"wiJPiOWCfF8umG7cWpteJjafXOhb7tLbuA9/SMHze6r5Lfeh0bPfyAZijBqqXKDrJ9HMmoDFVn8CidlE",
-	"5Q2AXcnVLi0O7OYoTtkMN8M40XXXQBrBW6tmF2lA95xR/EHukX2JV0eSbp/tmH5r59tci+Tt5mDvaxnq",
-	"XLDWbPAW+x1js8bNSECwZ3mxy4liCZfnOovMTjEcaysZzMNibtwe4IaCOgb7GcOP8EwFgdCapYpKlCDp",
-	"R7VD+Kshq/faL28jhGqeRpv1SfbfczZlKd5a2E4PKNT6Ec7K+ubY3JkYJxyKFUsTFDYJcsWZOaDUurTH",
-	"ZMohV2H+TSTcuQNDXvHQ+NhTldqGmI3HaiCL56r4ADPO8rQJnLl+NvrSqwbSLARMgVYDf3Y1tQLQkog0",
-	"Koup+wBKrrGA6TIKhcRighsfd+wfzB3320y132MCPT+Pu8V7xKWqZihsg/Vob9jYeou//lRn9CgT1UdF",
-	"UfdMg1D0bMFOwvKH6OZpbAvKu/ON/kXWTTnpgMXw9TL6HcRutBzMGRlOME8SIdNlUhyQsEJCebJI2CTS",
-	"qUoWA1l3LDt6KZcmeDDJoZeqCzE1A25A5TUOh6nRCmLBQFaDLPgx1DfEUXJzn4RWoEJzHl73fYvWEXtH",
-	"eWUjfv0EI3u7ACcztzEeAkK7t4GC65lmUbgtIOmwUw577oTPRuzzqyBKVx03HXC58y3l0AG1XrCdCK3i",
-	"C+jWniWRBOOMj7F6k89m0Caimf/tUgy/zJN4+bl+w9hyUJAG1Hse9fjBOf5K9KTEXoUY4IjHYMRhNBUN",
-	"JxiRqBDdxwCEKcl/I1nVJVaQf6LiAk6VqFogO1kBUamTpdk0ep0jkQgZCObbYXsMF8l3GLjGHvcgp4V5",
-	"P/OPDFh9IsAbRYGPuS4+ZuJrpFO0Se1qmd/TgqZkPOaBtMyvOhrLJhmbidDzqXBDRPjfsRShucDcBmY+",
-	"oTM64xlLVgeyYPiORQrC/MAMA/N0OVfB1SSFCp5FmT87BdIKHnK2cQlBKqx/NROEaKtDVofpQhqNa5aI",
-	"FNpAbhSior13GnB5c3VgJnKlLjA/BRyY1ZWBuQUGOt9Uo2l3P7Uxwd63W9ttZ9rjd6o4zHB/fOCK3iw0",
-	"RnMpUajkJLv5dEP4ynwxh0kYcy8wpn0TbrFOyh357Wbxzjj1jJaI1GgsETlpjTB9ZSw+ZFNYKYxScBGP",
-	"4wUQM0JnXQaHZW2K9UDgA7nMjfgYuA7fRTo9tctWBfubVs8RZAOAR1HXUk9AdYKljccbB3eKd22kNyQ1",
-	"RiN8oByMmYlyzXFmdsrSOPOGyiPHTs8f5M36wl54jYQG3btdbVrupd0Jdnru+U+MVPeDuW50Ahh/JAMf",
-	"BP/U2iK4+XAK3eFSYGghkydlYQ1jK+KWMkqN59q64bIojbik9m+6DFvBMOcZGlUDeKhg6l4W4hpJ7odK",
-	"LdG6SgA4vQpSYyMf9zjA6HHootx2CjqN4ti2nBl7+Mq2rTvVnUdE2Y5i5IZUQh/MfCtinAf7RuorY0/X",
-	"ToQ0Tpt5FbBY4ULPJnwccWZs3HkiDtgsFlwL7N5PpmymUq51NJ9itL8Fat+qjooaaMsmKlqjO+0Ks1bH",
-	"leEmvM5J/+9bWiJX9dPiXr3j+iyrIB8mJMmjokt6bFF41ACM58WvEfNWhd0Dv1Jx961ztj5Ia84YvUEi",
-	"vCQczh5yNDwv3W9k0vLZLFEXFZjWXokgCkV46/LJyqUnYXGrqN956/HhhMav1WpWONY7oQgiTSrrRyAo",
-	"4TmAuHdBsyIpEBjB0HpGo26FeG58Ji6MfVoPecr77uu3oe8NpO8MHd9jfs7sMn8S44/5gqbuN1oMhmF+",
-	"XRIbuWB+EvqsnpnSA+ls6UYuB2oJi3LVhJcTnkIJREoQCX3Xjxdh3BoFnrG3e+1dD8o6JEZ8JRZ+5GSp",
-	"bVSlmbMb2cMuGgqzy2axJEYH8hpyFF/lbRjKbk9m8tRZwsfOru2ysbV2RUhoy2I2SVSsxotWbQvIpdy4",
-	"77Qq44drB7uHHp+W2BrLcOQUh1cTSaISu0OJaiAv0XOnPgnzZ56VHvmaR+FNiFD3e+3qnR+vYSTrdLeK",
-	"BaIfKxarS2iWWhItMQ/OdekBfjKm1xvTh3juGIRJ/imC9Hoq/YbWdLodVymV2tkq9ArcpC4jceOK9VMY",
-	"7K0kA6tEd1NxzdBuKqpWquPC/B+oU9f06lyOD/6+gxr1dRbdYRhq6/3VuaUs9xhnE6VnUcpj8+8LIeei",
-	"kZVVvT38/RBqEdi/lRQHuSoFrNoK+QIbT7Fd1AxtnoqQRZJFaQEX3j2k2D9LPREbal+lShm2IG5Gy4P9",
-	"Wh0kCnbpDawhyvu855Fkv+FiAoj7VJhJmgWfiiQK+M7RJAr4WG0ftUvvlhaxWknAluUAePnao37ngbn0",
-	"if/wAQHB46lFoVNB9uXO8TpNvfMNHcXNgS/kxr0VurltVDRErFJxX9U6t300f2olTBGjijvxplq4QjEN",
-	"1jVswRCXKVCVGL3LUO1CDWFsTIxIW3TIkF1OVCwaN1aV2BhxU1UZ8sWxGSssoAD+YcCrz6onhong5yOk",
-	"8dEpT9Jav9Z+3t9tw1LSLb3CLfFcBpPc5Z2O+Tq7vNs2t7vLw0hK7CKx1+8Xr293C4+XwO2WXd6Fr79v",
-	"21OytRZ/6KLC9pL8AJHxpGU3k7jdipbFu6u7w+Z6j6k4zIFmr3eJqbLWAsxazxjxztyXJMM44NbDRrux",
-	"53xmpnXjw2YXZ+Nhg5+6htt8xsdVvWYzjv8LTnOu5l5Xr4+9ddf5fQSUCVD1DRwOtggcq5pThQNlXEPZ",
-	"B/C2mev/eoKXqxHzL8XwYxL7A1lf6RYIsFWgxc7ggZqlKuSLvnPWffyht6EPUcisZSAKGx6SxM0iEYiB",
-	"VCNm1MtsSjVCHFBr+Fgw6zIxnNlQhGy4YH7MhyLGsthcBW52/nAIZtCUn4HuKrcOrgY/C3j2WQLVzQBK",
-	"lVIENxcpLSvTX2emmJNUklpe69KfQRX1tc0UWIxav/aJx+fNSLJAqVgkrAs7z7wBwkZyS7ytS3/Gx3fq",
-	"0ad8XEU6bWEJ4NXrZNAde/PmuD858w/Omc8J5atlcnaQ19galTCSsRkHRA5iI2cypm5+2JaqGBe+0WJH",
-	"KhR5zo5EzHVZN862Ugbxd6yUeYK2uDXXPI0Sgfp1ux11zyUal2I4Uep8u3TRfOiuWDKUvawVT83TQE1F",
-	"ZhYD1kQo4uhCJIuDgZS2cMGYzCJIRLo2Do5mMZQrrJZh2Sls16PyyU785u5qfjmu9lsLV1/DpqaB559T",
-	"OTOV/+2nwq3bNOtpExaXOHfy3Tlbd/ptF9xSmtfddxeF/2g2A9Drm7Oz41MmZDhTEVKcSj4VIdY+OfKU",
-	"gKc8VuO5wIIBxXgcUzfaH4Panwa1z35rILE4EJcOkGYjYW38sTQKDk+7RxSM1A2Qp6Jir1BMmBshWkVN",
-	"xg40HIYFubhCb+zE+CgE09ptF18GQNMQQSdGEc04P568Q56YuRbMn6TpTKPvAB8aTwAXBByHWRJd8FR4",
-	"LFZqNuTBOab5gfMmZDwME6E18XHSX1BvNjHjMetJSl4AcBUkFyciOHc8dzwlNCsrJRv3JBDRECLJchN/",
-	"A7eL2fDA9NwinFVAuilU1ZlzME+MawJr3t/ZgSG3NhDQ7Gg119v6JzSnO/VR7CQrcsdszxhTKvKvFvE5",
-	"8hg8ccR8Cm2DwL9xt86O3YdPPQW3VAa1dWVaYCujssK0ZZEZcImQqjm5uU6ZFUvRXt5OKVphNLYC1Qjy",
-	"ZQHeeiDNEqg1gcQspy5J8t2mxl9rrF/pYOYBdfNr6LDrrYKxoEQFjWtfwlxCxxxfsFEkIz05GMh/zcVc",
-	"hExJckbDRM1m6/3QW1ZT6Kzm1dQjcVh/5q4FgmTMb7OHYPdWbxbgaTDZnKw2RiIVyGIvwCiKgR0QcBzm",
-	"GhkOgjS6EH024rG28P4I++KOWwSVXq/RpIYOVxUE84RdTgDpv3hUobUfSO8t5QI9RYQs5qlIEOcRNftA",
-	"ul5ZxI+8pxOJibpbMBxx9Wp9WL0tE9LXsfFu4uRv5eNvYe1d08x7cuQfdQwaMRCtJLlLSbrZntjJhNTG",
-	"YGB+eM802oyJCAAowD2hiIXTz0QnAiYBxouHWTNzr7nrmXYYORN1Cdzu2MCUpmI6MzaWOgeRdDlZsChl",
-	"Ix7FS6ECIyjPxSxlI5UM5G4bKGvvP6aYjei65GKfb4E3Pv8yr+gAcpdePxxJD1kc4tuqGpHMKcYnKXaL",
-	"4Ui+fExXTugjstGukFupwPDmj+kphfVE+BQrNVpmRIW2UeZ/y7+PtyHBKCLKVMFBQ2ZUbyBda6cRmHmz",
-	"E/tVL4QkuxHjp2grErcpVf+6XAzJ0GcInhKoqeg7oDpzs17IYJIoqeYEXAtw4lyjFObUr0aCGmFZ6o4m",
-	"ayC1CJQMdaPF3kXAh7lwUjtKqbxOMz/mOs3khO/hJwjERThmRqjPE3Gk5jL1PayhilLGZzPBE8cO6bzX",
-	"OMLaLNQF2ecAIxbFMeOs226ziUhowjT7gcyoJocqXNyTjjgTTkfUbkvCV4g7mp91cnlba3RFsJcLcvu+",
-	"bYCBFvpJqt+SVD8VwFlsJIvb5rduHJKx2oykWRzw4MrF3okIVBIi8qjWljvRnKZTI0JSwacHTCrGAwC/",
-	"hpIpY6sdkmDqtrt4HumXANaJ2MjAxDNnd2jbqrCwC2jqjYRxTVV7bCYSFsQAH/X2GP6aqHnC6r3uS8oY",
-	"+SciTRbNw1EqEr+Q/Skc99l8GEeBz+pS5Qq/NrVa4VK9pZW6ScqE6Pe55FfQ79Na1/q1T4Ilc8nSSxFf",
-	"CNfsZhvgUIYDazaLQSADb4NN4qUJN5JTQvifSsMPJWd/VlPxbzPdZFzr1964odhWMDAZ1CwKav3acRIF",
-	"kRzDa+90qROwejF2YfG28tu72y1uVA2AKnwJbxD02wZSwGtPMBBRueg8od9cysSc8FSgK3BFKia78LuX",
-	"3dU8VnEULCrfTJdfHwbwkTjeXq3XrdBPfqbUey7tviSvSATzJEoXtf4fnwvuu5IpD1JGP2f8eM3jgnmN",
-	"sqVEMtMX35ee/602FDwRyeE8nZifA45kkVyUY6geJyqcBxQrKGZU+SxqaTXPEqgXHTBlaWCrQn0c6TQh",
-	"SjJCr/aIvz8Ro0ToiQP1KKJX5yQJIXSX4Kl/yCV6tGf5whM0WEP62+in3NOM2V/yqFPkmrHyznMiUHvY",
-	"7qsbzviNkkKfbpj1GbWKkKxlP0StvB4AJlj0XmgCQCGbI6g4yJHA5x9t2So2Lwg7PH7LzsUCERb1Qqdi",
-	"yiKZijG+EM3qieBhExrwYQAH7M27fRbJsdBpI/d7fBY1zYPWINrzeRilLFZjow6w2uAyoTZW+wRzSdmq",
-	"F8op1GipaASKGgrZPMyJ2Ve9nHPCt54zaCAK4EaR8y7L5kGFKVlMPFXlecs+smoImaJjYHbv8YfTM0CB",
-	"JI9mLMwwsxoTkpAwQiBuykrMyWuw5WMsmPAZOGVDdSHQXihOoEmZwdVpHOdaAVidKut1gylpERmyyncg",
-	"C14qfNeeTTJQ4WgBfDu/uwNediBfZy9uwtFIYwX7x2MJT0XT9rEXrK3c460cW/mBTzyOkVDbY1Mh58z+",
-	"YUyQpjFBmEaeT4+dR0qf44prIbVK2Jin4pIvdD8PMgq49QDFM56TYQgdf9pjM24MB4vwqSfGkjWbI4R1",
-	"hV0oWQFi3NztuLcGEiVd3f/aDIFdsgkfoKduDp+tVUwtocFE8MR8E4OAmcBSAmH0JzE8VcG5SAsbInSc",
-	"lcsL9XYKuN5zIGUV4SoTearg5Zq1MoM+F4tGQcQgJf4GBgsWCKnnmo1w1kZ0XHTZ4asza8FrpBN3tqTZ",
-	"msmIB4IJOY6k0H2W0dZ4A5kmXOoRyEbr4INwjXQwMarabE5gyLH2aB5Fdmocejiy4C9cqIAP5zGHyPFA",
-	"ziV+34TqaAQQslvdboSmg8vJoHXUKP8jhaXPQaCtSGFr3fOYQdESlJARmxm0rUDLSGwWsbgzMdaSA8yV",
-	"8zSJQPIlkT4/GEjjE5unzxPBxNdgnuDqMfF1FiXmxMYqxdUxKwvnFg6BJg60gM/4MIqjNBKaxVyGjT6V",
-	"yEFMwxtIrOghYDDqoSG1yC7d8aNIkZoBOoaUai4Dt/2ZX6jVosBVYflwXdbtMHP89QTOmdkWQUaEAAoN",
-	"hIt5SRm73LlYUpEpB8vkazNfj1wsIVvrjB5KppbfIUxVhH1wmUvegQfwZ6MRyiB4q/BR/sV4jLNAJGk0",
-	"IgeDxXymhfm4+KLNJ7n3B97lq7xeKtYhorDlQAcS2dCeSpj/J781kEUlCzDe4MCTYCsJTB0wLUS5UoI8",
-	"iNGso0VE6RTzImAxynxbWDsqOoM09dYJDLjrDajPai3jNBp7y+eb5JCXHLdOu9/r9NvtVnfvf2pezXLY",
-	"wySrIRMHbeMYnkfQTZ3bSF/cRqoZ29yssDHda5c8kUhUQBj/FXkCvntYOWlfQa5uEkLelZ7TXkJR5nH8",
-	"YbT2na0J88FLmyVmW6SUPLLrtukph7mN88pcn83oW03I+XS1JPRzCXWA/UQN/ymCtPb9c5WYwN//vjYu",
-	"n8WcLLfkC0bB6gOKaVOZMlh5kWbRWCpzGziLZU8+lAumgBwIs5WASi6V7dZZ/pmGeShfDlC32NvUdhom",
-	"Ik0i+MVCwG95HyxF+qxVeZN4n7GBzMq3InmhokB8mfFok5xl9gZGNwAx0JQn58Y45FH4iCWfndpbnNkx",
-	"j35eAQjrXlUAIjkILErVW3YhUJjy+AiLwXsvunvtdk7GlW+8xyLrjla3ylqRVz7TJ9G3UfSt2x53KQL/",
-	"NVep+MIhQik2C0H0gO2lxki0YhEe4hljO5iwoQg4Ub5Zu/gnkI9/NVM8pLk/SUgrIeHNV72hW1k+Lu3K",
-	"xyYhC5vlahm5NNsnKVlNSq5skjuQk0KO+RjIiFujSPIYUu6bPHIMM2e3QQkSZEiMzeie8YglYja3X+1s",
-	"fl556OZaVcYhuBokQSveUfCCS/fbYxF/r1d3xlrhVzrRJ8m3UfKt2Rx3IPZmkBhvuQjnJrsQr2UXAuJC",
-	"IOayyCiURQHlGYuAfiEQj1j04VSP7ex+WrGH86wqwHo1r0Zvv9bfzQmzlV30WATZcfE9rxViKxN8EmAb",
-	"BVjJhrgD4YXqt5rwsqzEtmAvZ6uNhTRn/1Hbajidn19gbWtx3SBPsbK7HotQOynuhbVCbWWCT0Jto1Ar",
-	"2RB3INSWYUQ2yLSsQsCSIWWsLBC300B8mBL3jmUqerxSjtaGGJ1+WiFXztm1JeUtZna3oqkN2i8yHJuq",
-	"twy3krFLXvDyZn8sIva0sBHXStgSSKAnAbtewK7uhjuQr2nCF61Ca9E68ZrV8KVRcC7SfDLYPeARS1Mz",
-	"Pzfyn9fFvY4ErG4yDoE/yGyPqr+wnxeAS7vxsci/s/zWWSv+lib3JP02Sr+VrXAHwu+Sx+fpJFHz8aTl",
-	"jMNNMnA8B47L3H2Q56C3wS5FIjIr8xHLwtwET+10flqRuJ1LbPbokDZbVRlntm9uSaveFuRFY/lefSwS",
-	"8lPJhlorKMun+iQvN8rLdfvjLsRmDvZgvbQ8BXEm4wWwNEAHzlWoDr6HIAkAirCCbbkOHwEWh0gWh+6u",
-	"IYjca8ngeuQWe8rTYEJEE3/yGz9cLuMDzoROf15xXADOqCTZRKcgKfPb89EIyOzNrpeL+Yk9icPN4rC4",
-	"Ce5CCqrk/Au0HrUI5XlzhUzW22fuxKYl8KHt3Y/ZXlTJOQTjTmguP29ljH2LVY2451snXbxsOav+yF5B",
-	"/pVszEcjBpc30nphWDLLJ5m4WSaWboxbF43fv/9/AQAA//8=",
+	"7H2LUiM5lvarKLwbUbBhu2xzh5jYnwKqoZpbA9XVFwpSzpRtNWnJLSlxuZuamHfYd9gHmyf5Q0dS3izb",
+	"aaC7999/JmKqsZ0X6ejo6Fy/83st5MMRZ4QpWdv9vUa+4OEoJvD3fkyE0n884jgh+g8a1XZrrfZOp7eG",
+	"1xutVqvV2NL/bOt/Wun/SLtWrz1Qpq+WhEku7nmvF1NGavXakEiJ+6S2W7uGn1AfKzLGE3Rb+4TjhwZl",
+	"aCR4l8jbGhpgiRhXqEsIQwOCRYR6gg+RpCwkqL2+2+rU6jU+IoxE+6q2W+u0OpuN1lqj1bnptHbbnd1W",
+	"66davSaI5PGjuYYlcZx9827ivpHkkQiqJrXd2hgLRlm/Vq9JqshJtUljrK9XWCWytgtj0p+T7i8kVEvQ",
+	"LtS0U5ORJlBEHmlIal+/fq2bxZC51fj5X8vxVy3H56/12gFhMoH1kMlwiIUe6AUjaIQVJUwhytCAJ1KT",
+	"OFswHA2pUtPEaa/vdjYscXAcE9EnTNZ2f66NCGaJkrXP7nuqt6Z+0oyrQqxIn8NoepxHtXot5JEe/NZm",
+	"Z2ej02pt6zXHo5Ghde2Rh7ibxHr8ehVwqCg3D91neDSYxPgLlbV67Zg+EnhBbl3gT5Ins3mw/mYiFRlq",
+	"pjq40QQkX/SML2Gcta/14viLw45E0s8Nu7XZ3i4P7QrLQWksQx4RgVVhNIyrezwaxTTE3ZjkR3X1w/nF",
+	"1Vl+YIyGNI4pq339XK91iWaO/Vq9FmFFLnrvqFCD2m6tvbPdarTWG23N5hEl6kJERJgF0ePN/qrt1g4O",
+	"ji/sZTDokDNJpSJM3YdYdPlgEsGAP89ejzl0Pbo8OTg8OcoR9yB9PjrIPR+1t1st9BDiGOhuB9f55nw/",
+	"P7iYj+8lj2gyfLXxdFBf4CGyT9VkXUiKemkcVffoVq1eo0wqkWQ8cs5RyFlImNKPjpAcE2K2CNeL5t2D",
+	"a1pG6T04inFIBKzueTLsEpFJJaFlwCURlEfwnne1eu20Vq8dAkPyRISavjhShl5CZULOiRFK1PPoQVjI",
+	"E6aIOFlC8Pdi3Ie3mO16b3beZAn6dttA32MQZ7tKJKReGwqmN0Sr1Vlb39jUC8DwEHSEHh7SWLPO4cVR",
+	"rV7r00eiL/2wf64/DmkUxZoK3308OT+vfa3XBOeagdZhU0nypbZbe/8MUZ8wqhd0/ZP+e6T37ZwVNhJc",
+	"EH1VUYTvI0bGSCZdGQo60tyExlQNEFUSSRIKoupIDviYIc1cmXD/vabl02NKn9A8vDyE1s5uq2UFPXk0",
+	"StfPNazP9qa9BebeZ7zXa0YkpBGJ9FL1MI0TQQ70+td2W/Wlzv4YS3VIYvpIxCRjR/3ttd3Rjrv1BPWJ",
+	"O5AkvP/h17XHnZvfrtbZ6Wg7/BS1e8dys/8Br02OSCv5ll6ojYet74adL993NdFFXNutDZQayd23bwec",
+	"P8jmQHOzeKRk3HigKhwQJptWw3wreSJrX7N1OGGPVGFNcd+K0PTXbD0Uf4BTPV2CCkQPBYkIUxTHQHkB",
+	"xCVDTPXgJR7+nzlD1mv2ZUQFkcU37BTesIxiAbOykja9ZaO7GTa2om3S2Om12g2zwbZ3cDfUvCE4bJ8h",
+	"ZrhPRLpRYDaVtsrnes0Qble//n4n/K7T/WFr+O1oXd60H3/aZldr4x83yXHrl9MN/D7q9D/Si1+3fniA",
+	"tTo0HHltGLS0UAzh0UjwRxIhQTQF82tjeXlqT27srjvK2UuqUoPYWyTl7JwrTZVLrrCUNBmiDupr+d+j",
+	"YkgiwzKMjAaCx7w/aeaPb2Cc8uF9dXS+f5o/IAVhOC4KZPNh5F75zIPz9OIA3mRPzSv9HtTpD9E5hv98",
+	"Wzwqqo3jBQfnnANybXfDKameA7J2cXXY2Nlpt2ueYzJ/NsLj86djSUanO6lwXuZW7GSZ2VW7Ntqpec80",
+	"w1ZmUfT7DSdFEzka4D7FSK9aIsgeGsUES+JYDqWrgWI6pEoznDUMTpY4c59t7rh9aEyeGTbHxm7bUTq9",
+	"qLokMtIAzhRKZFlkR+YXEiE45eoII32CkQhxRur6H/RrQhIYYc48UooMRypvGEaJAKl/lh5SRAie6mPw",
+	"dC25Syem/aUqsdeqc0pPX2vGPkXR1u66M3H1UmjWSWcpcyctGED5uZaf0t5ttZprbRCKOQJst1rtlAA1",
+	"RYeEJwrhniICbctaRo6yQrEUMTpLEKMzlxjtEjEMC+SI0VpICc2hzVZnihJbMxjhRTNvLzHz9tyZt0oz",
+	"T/dDbvKd1jrooYfgVjilUpV30RjHcZdjESHMIoTRkLAEwReFbRNime4XEEB9/SAutLixClUtxiySIR6B",
+	"GTzgY+dOMtqq/uYYs4j3etl35l44dfqCxvrUkTgxFqsakCHMC4sHLZsraF5VJfFG5qxK53/f5QOrx14T",
+	"wqYo3t5dc7xmzJDaMVcopoxkNAQRTPUS2AmaT74hr7vVW9YG8dsdGRXAAveuVoQnl1ikPxQXb8SFEpiq",
+	"dO1S30m2fJeChiT9xq1PTPsDtWCBOksu0Ga2QJoh7x1186tjZmHX4pR3u5Mi87qV6OFYFpbCGiKvR3gz",
+	"O9hoR4/Oy51tspsxN0eUrCMeR0Qq1KNCqtK5NJutI6wwmH96Q1Ud8zyH7Cs4Pr/OlodVFpm0Wi29yFz0",
+	"K76z1TZOvWlJ2O7srrWaG3lKOZ29qKcsq91Fa0vrVFEns62r3tJ+CfGntZKq5N9emvyawU9Yn0i1Hw2p",
+	"mjbNoiGVMrWfU2+yPVpAuQXNHK1I0h/qHYEkGWHjPetOtBWuOVSu5q26LHpwdn38dPf329vbpNXqbD4d",
+	"XZ4cPB3vX727uPr+5OjTXbvZaW6vt5rt9vraRqvZbrbXmu27k+uLp+uLj9fmH805rbVWp7W91mp3Gq3N",
+	"Vuvpaf/w5m6/1b7bP7y532+1n86uv4EZP10+dZobzfbT09P+6dP50dPTx/OTg4vDI/Tx5n1j+5YdfX/+",
+	"pG/IP1U/8OnD9dnJzfGd+ffDxfF57pLORqt1yy5PDp/aT0+pJXB3d3d8dmBm5p1Is21+PLm+uDu7+nu7",
+	"s9ZY32hoXfnu7u76ev/u+vrp6fDi6O7D/vnRHbi+7u7u7k6fnto7263Wervz9P7p6andWUNn+yfn6Prm",
+	"7u76aP/m5vTo7tP+3c52u7V+9/F6/+lppdPaXN3Y2Gi02jCZs6en7zU5YKC37PL79lP76eRp/dPdertz",
+	"t6/HfXd3px96t/50ZN6xfrd/c3N0fni3f3pyoL87Ozp80j95fz45z73hadb/yiTcP9UDeb9/957zCJkT",
+	"a3J3fLrVane2ntJgxJ0JCdxdH9w8XX9/dw0uSnvZ9lMuBPF3CECY53aeDvfvDkXSn35ua7Otn+m8+XfG",
+	"0f90dvF0heXgll0cXj8dPr37++nfD58ODo4v7hZ6ze+cZ/vvnW/O9+8KXu30tye/t/mWLS890m18RWQS",
+	"T6mEXazCAeI91OOJQHb7yfyWHAkeEin16boOgbUkVsa3EREFfi7jqzQC2AakIODClOAxDNVtstozfc7T",
+	"ljSIltTj6hSwJS3ir/UaT1TIQauAyA6M3PoJrKSAkyibqmdanXSEGxsbeprgsxAES6BJRGU4wKJPUI8L",
+	"lLAHxscMnV2do+zywkjkA7VencJI1haPpPBe+zuiEXI/m/CqGlAti1lEWR/ZgBZ4QrXo7uGQxlRN0BhL",
+	"hGNBcDRBGQ8UBhol5l6yiGjpmM6ujxsdpHkAXq7pgkNFhERYEAQnCusXXyLILyRUeXLow+lrvXYGvq8D",
+	"cLAVmTrmofOvhDwiyHjJYHqCNOxCI8WRGgiShlgLXF+OJxo33tnFYcUonHGi9bACZ7vWAH2GRmsnC2Jb",
+	"/Q28U3NMk/XMNDHT8vhhUmUy5z+s6A7mYZgIQRjo/u31dFPJ/V7PLMPuGvCYIeINh8/V/ZFnPKI9Tf0C",
+	"tWA5ifH7FZdSS7uGDLleP00aqigu++hnO+Axwwsc8L9wyubbmdbo2GcYfcOH5LdX8pknsiwCF3nHDIHk",
+	"khT6+f8bEn0GGrHknbYJr42jpEiqzGREWKF2a3d9w8oKRYekjrpEjQlhqCsIfuhhqUBkxAkLB0XZYHwd",
+	"JtEgs74j45vJiAQBBcjxMOL6T7LNX2p4zzKzv9Zrg9SpoyevfytM6PcagcdBZDR7kqMgeOj1z1qCwUjZ",
+	"peB9QaRMTXeqyBAe/xUsFv3MrsAsMmpGaAyhf3u/sXPUeqctNkHt8v5b+31nZ21LP9b5bFK2Rt9atta/",
+	"jgSPEquwQCCBiEcibuiQlATp5u76Rs5zs0SWDzgR7CjOMGXu/VoO0iH5jTPYL0MiaIjfHgxoiPvc5GWd",
+	"GRXsRtijs+hacAqa1tjUgCAFlxU2u18/WcYBS1lEvtR22z6txqelCDxeaLD5zbJ2ZpGtOUus4yyxW2Ht",
+	"pvT9xm66O7t6erq6OLq7Ojk43r86vBXOStk4uttot+7eLat96ctDQh/9If52mmX2a0KkUS/Xe+2wg3dI",
+	"q7sVrYUbeJts9tpRJwR/CyhW+5leZdNZst/eWx1L82hKoWf4Bz3q4RKa+DKeacsSLa8q7lGhnxGcej4X",
+	"VTfuU5YqmeLAUs6ezhvRGW85C/h/B7NYB885GR+mB5Q3UlBHgvS1giusAs24QhOikPW45jWx/x/DBgXH",
+	"9NwgwR/vmrYxga/12oU5OAsOOy76mNHfjKXHGWS8XAqOlKA4zq/j0sft61Ed5NKc0xsSBSCfp0ewSgQx",
+	"6U4jev9AJvrnMelCppCWejFlNISpgbPgPqbSJOxBCF0a1/Gj0aQ6G1/10Qx5ByPB9XbRZDliUT43Z73R",
+	"ahemBRdpixWYFc7vS7vcsyJvZv33soQjpI1xmwEWT9DApMDm8lxSBfJf++t/aBDOLtKNTYOSPJH3EXm8",
+	"//Fh7fF8+9f5KW8//PrTeKtby3jHL5HNxHKMZNzuTiNEmjuQ4oiqaZls/uuLcroEVWud3+BuTFC7o3kS",
+	"I5PgiUw2uPXwT5roICaYGZPAePv7MX8kEvQrfccEjWKsSBOUXQVmoLNiEJhO2WHk3P1f/xVo/h/O48Cd",
+	"oNNNM6YpUHAKJ7CEEpjJHhElFeH/1XqFV6pTSEsB3r2sFODq6JtiLmFfz+DVMu2vzPPQ4VRiee5NVVMC",
+	"t6unBK7dtLd2N3bmpATqcTY2NjY3X5ATuHbT3p6REzhjqs8KWaQ3ycqVOjnecEZrTlFcJkF7yB/J0GaD",
+	"+21CvHAc+7Mtx0KKfZYoX7A/ixIAl5dgM1uCbNpTr2u317PXbeRft3EEy2WFz0GMpebuk9lX12uPVFKV",
+	"slIWg4QH/VlVDUPBrh2Tjmi0dj8UL6912HidWgegkvcoyO9MOAqMaepP27bJ2miMqaKsD3oB9jvvc0nc",
+	"1oWapWxnX2QJ2fa7f6Va/yvV+n9rqvXIbK0/ONP6OsTsmnoiJCZeg2SIGZgAVBGkcB9hhdYQbg6buYBJ",
+	"uVrJcGHuDOgTBS/RCnCXxJrRRoSB41qa74dEDbgm0zeggIwwKENvuejLt1XcBW/1c6pcColUuaFFJCaK",
+	"3OB+bnBXRFFBTHhcwS/p8A6PTo9ujp41QoUrXRmZc0gfgSBOfn9WzAEW59ATh4IfbIyjtbbbaj0vQJEn",
+	"Vkjoo5bvEQ8flk0vq9cU7pvQfW39+Iedy586oIBqnUe9TqDlmf5RoPpX8CR9LFSg4dGoqS37rOAsxOxt",
+	"OnjYVURKT71ZTxA5QNL+WNg0IZHSuQ3I5MOg+01IL+iH9z8dXd18d30iT4Zq9NPByebJL9HD2TdnrR9/",
+	"+RBffDr68tMv57+c3/Tp6cGHFvlhX9/z7fft72jvuyaZfIjJ8T69+OVo7eLmu/b5L99tnB3uy5NhPIgO",
+	"TjbPbsKN88OPnfPD/fHZwZjiH85/O/mF07Cz0w4nJ/KEnbd/pPqV+18ubj4MzzpHrdOb7+n58Eydd75b",
+	"/+m6tfHTL/tfTm9OfoPn/Nbf+PHTh19+Oviw0ww7MesO37eiHz7EWXnbCavt7rRa2sACWrgZCwU1ga1h",
+	"53wr/CB+HG93b9oPl+vyNNrpHePN5Ihv9H+iHfbdl63vxzUTEYYoY+XgNY2q5z4MTYB9QEfSEzf/vDSL",
+	"c9E/n+fLtDFyPmalCPlnLQmmgurgXrQqlw8owCb0lEvlfv6XmvUvNetfatafr2Z9hu06rWOBTgVU0opQ",
+	"RHo4iRWK8ASNsChmoVXwTtrcC7M3bfZFq5B9kWaz5DIwWpsmA2PJhA13eadV0CAiyljGsPr6Tf24r9X3",
+	"2XMTJgyFPTUYoBeWs6CeQ8tKhPnDJ1qfO/6N2eOH6VXihSXm0M0eeK2a6J2gfRq9kehG4Ak6NWUn82YD",
+	"OyMHiTC1Q/K/eSARbCj1fzQmgrcEswOFK3mghE5r/QVQB3kielSCAcGxGkwK9DTFsnqqRvzlqpL+3wGc",
+	"+OOJW1+CHhtT9PiP6RmvVZ9xp+qMTUVvfsat8nyJGLmZNUM+fOsC5HaaeidqI7i0AbXFzxnCaGwhu0LO",
+	"YyIQVnBmDbXgekgFV3ZcGdXw263vzjo/fP+u9qrhta2cpf6pOKzOc8w9MDX1HRZMBz7fGIWK/JrQ0ZAw",
+	"VatsCKaT/mpI6s3TNa4UFiHMUPoO62vIp/CV7eJZZNzO9M1lkj5n2vDPJ+Jyd9zkbO1nmNr1f7GaYTXY",
+	"vkSqfVPyPrWNiVQOOmECO9emrgmEw5CMVCk6O69wPtUxclXz7XZnRtm8FTNNPYJlq+bXl8hNXJ9bNb9R",
+	"qWq+pXfsRzZMy0k8J2lWS4JdWMNjZ1csGvkzKkLMcmTWtk01r1TdkRpJCXtuPYdmzI9yupwjkUSg8YAj",
+	"PmYSNJFCWpoWjcYFbX4Emcl7CDOuBmBhpMz6v94FVJ9RuLHECDqFERRU9WMuR1ThGJ0nSlCraL+8aGOG",
+	"46quxajJZvEWZnRx+NDgvQYgXC6b4zRdjjEj32lrdy11nPzl+U5Vi0X+1GyoV0h1mp3GNFU+8heXd2xl",
+	"6W9/VnmHJgHBka3iOuVhik8XkZw1XLsZEPTx6tRVeVjVBgliXIRNcK0b+bZbe/vY/iMCZuBeCwdkCCAL",
+	"PS6GkMSRCNoQpEfgFMmFTZSAys2v9doVVuSUWsyA4rw+DbDSey0mPeUm92vCFUYrJ0c375HWe/CIoiB9",
+	"RrC6iwIRWOUFcuolElr4M6heZREKFPx8yyQJOYskSpiice7ZVN8hFRckqiPS7DdRcFtzae23tT3xt86e",
+	"+tvaZqsVNKHEOqPtjOsKpJlDgUse03DiX18+IkaTeiMX0KBhHhPUUSRwTzUoUb2Gvayhz1vwoDYsZ63u",
+	"3jI99xHc9EYizah1FPxaIuIKF8iaqLIOwkxb7VrVjXn4IFe1AORjm88XjM3dY8oiPr5llCFLbS9Ff/3b",
+	"2t64AkWz6xZQ9NOnT/uJGujDMLTnR5GiFywjqERK85nCDwSkOsTddlHwjmBBBBIEx8O/3UKa7m0tqJtT",
+	"JgA99m+3NcoecUyje0jOvq0FaDwgzJJUEEmYgtphm7ltr64jE+qKENcveOQPJEIrV+8P0ObWRmu1TATv",
+	"SOpoxhDm0kZLPCzwkCgrVQ4SIbnwUGiEf00ICuFnVwhOUHBK2UOADPO4PTnSyi1PJBrhfknakMkHCCOe",
+	"/HIyPvvlR3V2eKbODj98PDt82Dw73N88O3yHT1gLwiYGrwziO1ZamrcXJjTEX04J66sB6OI+gQI4O8cw",
+	"QP9WAvPC8jnWawKT6PJIs38AvwbFWUzB2OhHGRpkg/3SsFGahjFrTFVPPhN3HsueRP7BOiH+RiIaFUdV",
+	"weDpucFCIkI6VBrNHV0mvRMaeYX2DIF9qdUuSX8rMsFGy7+6IIcKi2ujG+aWIf5Ch8lQf9CfKDOf2ul4",
+	"KFNEK56mDjKi+FsyQ3jSIe5rCj6QCVpJeTkZxRxHdQQJZ1oF1Ms/tA8KVpclNmn7if1AJi+k9oXR4b3H",
+	"Qs4eAhbJz08S8UainJGy9JxaM+ZkrIqXzeo6xOzGpXX45qZw/41EI0FBhmrzuIlOiUrxHwTB2pCUpEGZ",
+	"JExSRR9JPKnDEXRRRyfwx6ne4606asOndvOW7bMJMuMwkl/PSSLGwd22Mh5gpfV0KLnRs1jVghuSkPCQ",
+	"oPXWuk1RNHQ1b3M/37L1VjuL1skQM5SqP/A9QCa6U6Ys6HP+KQ/RXQ7MPLLnxOPmOuwa97HtXQPaZ1AZ",
+	"NUtenvIxEZrGaEC+oOOz/YPG9fF+Z2PTyX6Bx05JABFa15vMYd4CDXLRhDcOxbp5y74ngvYmiCrENbX1",
+	"peQLDhXqThSRzvUU1VGX9Li2s7CQlPXrKOTDEYbVAz8bkwozBRlmZXKu9TbDNml1d/BGtB5uke1eB7e7",
+	"rXAn2iZbvU280V0P16IOafdaeKe7HW5Fm2Sjt47Xup2wHbXIYkkvHf3mLsoIa6bVT7r7udXYwY3e5983",
+	"17/+u39bWHehb0dobfxZBwGYIB6Wsr7Jl23kjxZ4wTdis0neSOPKmTnw+W4Wz8At2MNLBv4V4IlGnEnj",
+	"wnuHoyvDyA4ux5av5DBv3v4ijQGWziH1LYMOBhfdp0CjBtLG+IZ6lMTaXjSeqHznk2Gi945WPuEZCK5A",
+	"OIoA6eDr5wxz1Y4PZe+yuLa75qZdNP9ZzllnZO56q/U1T7B/F6SnTee3WU+et+ZX+fb79I1HMBYgn09b",
+	"MQOkEg1xrFfA6Lh6lDI37CY652qg9/AYSzQWVCnCmtoeP+CsF9PweWsQupszku0zhEOorXAiiUpHFQtX",
+	"RL5AqWeZODuViVOJJG5sMhONxruqEDicYfYOjNVqV0sTYBRjdp9uiYwKeiA9AC+KsZbCxnVkcmnQSmfV",
+	"GL04HMBdtlo27Tlzn2pqBQJ10hpY/ehaZXJdxng2F11iCrJ9zJM4Qn2OumTC7QlbHHyIR1rZIQR16mgk",
+	"OOps1JG2t8RIUElQwmDYJFoF0r7nokujiLBnEbaX3p0nKpXIpAgjRkhktAQcDSlDgsdaOUMD2h+4XJcc",
+	"6dZeh7cy1e6NNK/UZnrmBzaqC+co5mPQWlTekwBkOecHGS2KbzjkjOxpvUif6/ZitQ+RIOho8xw6QlOc",
+	"7BEZMc+5QtkPu2afpkNFmMkx6H3lt5Qpu/k6lA3MPFNLF7wbWklkxGk+eY8MWA1InzASrXy4vjgHag+5",
+	"VDk/A9j1horveWKcmM8iYA/uzmh3kQ+KMK6Qu6BImvXXEmjGIkURJ6YhFwhQze1dEnPW1yznYjAFAwV4",
+	"6BJPtNl1w/kpFv3ncdHIPONecX4fw1Omz0jNtIb37QUFYrTXXle6w9vIlzAVA9oKdrmKZtZDwtRVqq28",
+	"onD/kScCZGO2IpSFcRIRlAM4yIR67suSQH8dEe6xS/2j03Syw7JWOFxnTqXsRAICamvxI8OJGnBBf3sm",
+	"BRN4gHML5mmYcxfqTZSjsrbhTGTlmQULWfy9TO92ZXrr2c+k9zm3yp6zKtGN9WehEAtBifQZoyuB/qJp",
+	"xxnUkfkM0wxWkeTGS45HI6RvlMQewqDIq4HgSX+Q+oANVqJMhiR91R4yi5hazuMBsRIBmACeri1uo35Z",
+	"2XhtDKt3iZw8a4WtYXbf1Q8o6j8msqOHpH9E4YCED1rTGGEpx1xEcg8JosREm5XY+qtLW2TjVQ5uztEQ",
+	"s0n6YjMU69NIGEQqOHO4mzDoFTUgE7ggIjHtQq+5eIJCLlU8WdWHNGjTt0yr0xFnpImuYC6mO4NeAwZp",
+	"5frwcoEPylAAVzX29VXW956LOOV+nNYOrqfCJ04WDvFEmyCamJSAxZfzT8xz44H5C4GXKxJyEX1kWkF/",
+	"tq6hHywYju8NF2TccGJ/cNR1vxeXuvXypd5HJo6EBMzH6IegyViFMcTMdLQ0zqwVqjIpGRHIIKEMQth6",
+	"WcNkCPGEWyYHeERWMytqhIXW91JwmD2z7cz0Yt432zDECejFkWUJu2DGo2D23w3nZ5hN7CEqn0V3zZz3",
+	"VvfO70HH9y6mlNtvO62WY8vyqdTZeY11AFRlc7CUQldGpSTyWTumtF/yoUzfQO21b7ML8+G/Rhb/q3Sz",
+	"vVw/4i/YqH/NYfzM83MmZ5wZDOG6i8xp7nCxuVw+TWmhP3361CgHGOctWTkeaQlocZKfLeCSwhPythR4",
+	"SwmkqxyfbrmMmN000GV76SKLtY8guR/MbqoG6Oz6eGoXdl5HX4aXU4nGJI4b1j/UTRQa8DiS7hgzbnmt",
+	"dXRJBiYNauBHJpPRiAtFIgj5mLTIZ9EufdA9WG/3wOUZEXNvypl3u0YRWmSGtjde37x4I1FgbfWGnnag",
+	"6agPCm2TFgxSiGVLtBKUhxlos/SWTdmlXm+cPhDSWZiO3GATZ50Sc+5SHEWQFobjS6GfrAB5x4HY5b76",
+	"3bX/yy3Kkp0A61NB4EVhjsxJ/LN9/ef0Mm56Mrse1x75yYfEUAertMYd4kZwhGNNLOPTvGDEpHAh47tg",
+	"aEQE0tKXpvmKtgc0WsEuAwVlaZZoPKAxsYozPCDVBuCTNapXQbfWB700imIaGbD5jFoPtHlU0j5T319H",
+	"PSqIREEhnm1SFiAQMyJMmoBWGHNJpPtFZpO4ZWFMsNDclXXNDhBL4ngV5eJiyP4qEVVGsSxyAY0q+Ohd",
+	"2pg3Mcg0+jY6FcwH3fAIT1BQ7GkToBXs4NBksce4pLEWfj0uULt1y4aUJYrIvXSNsHU1rpqkFuZyH+8F",
+	"lQ/2ucV224hbXL7zywtNDaDVLYvprwmNTA7gVkdfKgqvsY9Z3UMx1tqHnrVEMgkHCEsUKDKEzZoIck++",
+	"hInQVl5Qv2VBzNU9HFeU9bUJF2oC9+yWv4/xSJLAZj1h+XA/pFqQBkhbhY9ZVSEVKMQj3KUx1ctTDqNN",
+	"9QiaWqU0lpHf1K/V0H3qbVmH9xwDRViRhoWZmLoj3/F9xj2agc1BbGGyZz3j3WRepAuyld2liKo92Bm5",
+	"Pai5AnYVKOSpaABGMZ1uqJIk7mmNo7w7Fo4xQx2bf+aApLt2F3/NahQq7EiX7l3lDebSr4XO956dnG5h",
+	"SKzt8kTtoYBGcMBFJHVZRKnbwSixBnZs//JE70QbFNA7rCwA6tkOM7+XNjJkRTxLOimrfWRMb3NyFx5C",
+	"RtegkecgKl1Ko6yGxMrD3EJney8jcrpGua1S2AMFZp55Etp2KYdp36z8upWOkF2Ecxl1OLbLaV4/Td60",
+	"W9nrngAmL9Euxkyx6eGPSnK0PsU49aJYLca2vW+vLdi0xUm+z8+Gsh7Xb7Rd2WCUejAhjktvzvq2Tb9r",
+	"QXJBbitCQyHBpJVgmrJ5p25jTCN7qXyGrCoxuWOIOZy+iE+PHp3+H8cXPQi5zxNQn4wT3BVNQpVYkUld",
+	"w7iFYi6/UbL2a7/XCNP2c7nc9fMiWrjsQXj/9Kw/++yEtGoL7CveK6t4zZRa1zlucwPUrFWr5/jGMRbA",
+	"GVbhq7y4zz1Yb9CctCk+zv7oeZaphpjm0n3U4zxCrm7KBeKueSJRBg9irNyP1+j94T4a4l+4QIwyglaC",
+	"IY1h05I+bJ8elQPQokKRSIVDgtm9HJA4Nj+gQAlC7lmipP5gUUNhCw4IViBI+MTIE4mHJFit24NJptnq",
+	"Rx/ffvz2lvV4IhTRCrjWxcZadg1cRY0tHEGAN41CPhyCAhlioZfTBb+5JE0UaO3wS2r3YSDHLdP2symd",
+	"Nm4+W3CSSOh37Bo/TKxaZ5dG00J/7Ov11BOGZZ+mA8BWWzJoOW6xU+s1IILeoBwAWYAEtXqtHycK1nWo",
+	"nwVwtCGJTd5nnIwo/MTjOJEhuPqSeDSw4AshFwz+E3KWmGNM4HGXCLhZ8SFWmk1DqgQcbg90TGv1Whcz",
+	"zLD+YcBDHpt2SiMuHgAskvTgFxqaZv04Hg3wfR8gX/okxsoMSAIVOI/uo4kBIFPkS5Fds5nP4NiJL82c",
+	"oP3TdupmwdBIy/SJwdI2mvIdj2lh4O+uw8kiOWT3TKqU1LAQGHS7DOM225gW7DYSSR944pEKzvQQgTBD",
+	"KkPAeYTuFx6J5YoVpzboabuxhih4zXqUiHTCK9bVSIYjNSlloeahdqcti7QkcT4Bztx1Xwu4vDnVbAqi",
+	"NyXsDLUuo6D0yMwU1XfII2J7eA1pHC2gWzXt+QyrcJDTnm01ZcG6MojBU0O3aHDZhRZNeNGpk3KJXVv7",
+	"qPTlBZ0zo3BO18y41ntUj6hNzy7xuoVNmNJ9cCyJdcYL8mhrn5rZPLqcxwSzEip3VYuwooIfY6k+Svfo",
+	"Umoslkrb6CGRspfEWt7WTZc4gowrwapOtIcYZBQn0uz25xmgDvU1W9qjEQ0RRLl6OCSIsD6ccyPBo1Xf",
+	"bEaC9OiX4jMAff5h67th58tCHqFpu6f0WQUS1d1q5pfEywxJRNURU2IGQ8wqckstjJPInbBjQRVxVUXm",
+	"rddUkZJKnP3gowsOlSmBqWIELlwnZ7A4SQEodHXXdiKr20y31uc5iz1NA5vVry9ANqNLm8APZPJG6i/M",
+	"09NCLufbk4rGsYu1L62fW2Xca68auOZX3nh0VGTTTmut2Wq222vNrWrOmrSfzu+Lr84QF7zFIymvpZlP",
+	"1kVeTz05goDHlpGXm0LUAmA7tqy7HZEbJ9AnP0vfqrxzhbLl/RVa+2TeCXRMvhzwmAsjNmxVbdVbSjNy",
+	"99fdu2eO9uMostG0JeIJf86EpgZ8YGvHiwxjAzRolMiBaRoKwAShAO3fNG4xgVjr8UsdhISl4S8qoRzJ",
+	"t02LUw/xyC8sA6h4CsAXbbkU0MGLUvGGM9ofKJOfpWaYdq42vuoGt5E4F5ibPS5jp7nSrCzEVhwj/P52",
+	"5B/bcGbVV/5FzyrkWiih4N2AvzJ/kmOQDga7z7goiQoH1lSDK21JadbixwQWBqUkoNXpOm6I8LyFkby1",
+	"dH9bcX4ekRnSkdc5FJifnkfMsBIxndpaerH1bfre/OpYDFNDMuAM88c0e2/NwnSYdh7PE0FayMBOmuFA",
+	"tpvz8wz5VDVAW1K9KYkjiboTG/HOpmwinoFercCir0zQAD8SFAC5gj3kmN9empZTustvmbneii59h2Mv",
+	"e4tjxKCJ9hFUzeQwXWBIaTb4eqvliy3mxOJ8YbdUHHmeuPmWTMwgzY5OU8SLWbBw/x8jjfK794/bnn/c",
+	"9sutxEaFlUg355wNl3tku8ojX7wdZ+3CGUeh21W7CEOVgQOo0MRuun0EgRVTqEwiy1wrkhAUXF5c3yCD",
+	"5PE7JO1+NQdBsFq/ZSaMqI2CZrq/9HvMnyiEVo3diftMoz37pyzHhlGYxJRhMbllaYx4UkeSZ/lkWnHJ",
+	"nqQ5AuoP0Mp6a3215HVMg1UwlZpj3KKrLbtqapUOsCL67xP2yGlILjGdFaAK7ZVNai69H2EKgSrkfkH2",
+	"F8h6GWLxQKDfnschlwKS+eyD9HEGVwCOdfvgLo1jb3Rk2t4xd1SMiSmucHxg4CO9Jot9P1xXhzpZfXFB",
+	"9KxvdzZyAAr5YvqpaIQxOdIhFgbg5/qpVfpLwjOzuMUXpfHyy58VrfEzazNPy+8Srsi+xeFbxPO/6ovv",
+	"HWqf4frY9F2z3+X3AVytVRkaDlCXhNim8UODJRyql28IeIORDAKt2PR/V51irluttE/gQa+0S1JSvOo2",
+	"cSOsvEkKC/uXbpNpFpu7UYpM9qdvlRKPm81CmEzk+9hg1BYf10CBQyi8d77qoJ77MqJEma2SIjdK150K",
+	"zlwof7FXN6DFASIsGnHKFBT3NVBQ7AcGT8vFLCfmWHWedHd5YO5lIx7spk6A7gQNeaIG9jcOw7sHrP9g",
+	"N0s4yzAlAHQSfje3DAW7T5gmshYAeuxnV+euIgcQJdHlyWEhXlM3BY5dAkm4+k50dlU8wadICAGPHAVd",
+	"pCBrilavsREH8P/cHEx7ADfA4vlfft60FjDArE8ubf3M89JQbfG1e0hRmbRAxg0D49oYYabEpLFT1io7",
+	"6wvVSkbG+VfM24bnuUunwjOl0RYf7BUvMaZDW019wCPyTCrNRGeBTWIcWjboAZXPTXSAJakjOcIhMVp/",
+	"hOWAmPIm2mdQD7MSbD382hiujyCYHWx9+93Z+mUZcsd8WzbTlsv2hfF7ycMj8q03tShIhQOcViammQa3",
+	"6igAOQG/XRxeN9Zg49WRTEajmAxdeHeUVdqBpGjm9lBu6wCHF5h/Js/DGvamHboLlgh0WxUONNWVoMMh",
+	"ieooGUFmMpZk1ZQKaaMjy0uUBGqEIHTLuIHeKSzN+cXlxdW389K15p43jvZe0/KcoxEXD6iBBIlp3wCL",
+	"zccQ9IQq8kFM7/pDRMhEJZ+3NZaOxy1lkJZmBS+bPQ+DG/HcLe7AQ+etmXnDAVx7wkaJqrrY5ka33NNE",
+	"83YwXtJ2n5XWtp9CApe9MWhFH5wW+i2EDflGmjYg6TagIgewAKV1VJGGDPmIRKt7CPxRYyoNJlRwrd+U",
+	"Ft8Hz0LoWYy1M8UTWaKcocFsHnlp3UYBXrhiXspBes9UXgX0Ef01ISfmOdARv+5wmheUzMBFXx0C8fyL",
+	"r3hMUoZNEYqngvlQGghVf2ScX3ZztkmTHin3TAYLFDp0QTwOCbQ+jGNzgV72lDKLYwj4i51+HstwNn3K",
+	"CrWFEgIyzF74C9F/LQnnh6V+STnOAsFmG5g9b/yFBlcVlsN0pypjTLZ8mRRZ76nfl9y12a3FDlzzaKCe",
+	"KdqzDj9T2C4GaRGgOtIuPwh6+/zzH/8FLaHqCNoXIWhapL9c311rGYUOGjghaNv0z3/8F7R3KjD+3PPA",
+	"jKnI/u3OdNbVNPeVwJOX9N5nWMvzB3jjrpshb9PnzF6xG/zMHWfbSEzhaloMRJfNift7aVWsKWlI+0LY",
+	"ch+puMB9ch/bxKnSeeRpU/FKR+4nCHdiVhgSFGWURwRwi1SiEZeKRHu2dIMqAr/IHHyEyXuwhTFp3KlL",
+	"EDdd1ip5juYneZhfoRK+TFoYUt1k3DqPUYqllMak5BKDuKkQarjB/Zvs4ql4Q/bTbC60zqHncaLrTlQm",
+	"1lEKnguyw8I01k3dNA5VPEHBz7e1/7itfQ5ygR54XIEHK7WBqiRR7DxhZNC8oChaDC+7T5W0kETEFV/6",
+	"UcRTi6PvTts7zV6eaFZK5B+XzvgwCyC3l8QxeiATl6ICKejUph84lMQCqMQDISOJMBpgOSjKllxG4ffd",
+	"nZvfrtbZ6Wg7/BS1e8dys/8Br02OSCv5ll6ojR9+/Wlcm5P+NvOInsJ3IENqcS1sQdkDmaRwGIizkNQt",
+	"pFDUcLMDVd7k5Pc5AXgHC/cVfGngEW08kEnQnJ9JOU1Lk4lnHGzhAAscKiKkoyxlNtNfcoRhkLbOXZCQ",
+	"9xm1KaIvT9A0uYZAr1y25vy8TMuYmaVQ3ROdu2faCZ2WfHtDVfY+bQU+pAixBU7UZ8ps7kPXhEX6uFAW",
+	"swieSSCiwa3MtqiLNmqavVS+Nb9PAc8vW5L+vKLzzxnRrUApNzqclS39KlnQmZB/tqAta23FNnY5HBFP",
+	"DGWpNOx8e7vn1vDme9/9ngMY39mpFwY640G5gRsmnVVI1wcMJw8jl0VqEx3B8ZiGOSxg1y0LPCDD1o0f",
+	"V8FkhnhJAYqZyltmSPFGWpDlFYjCDXhMLCA2FDdJEt4HyIgMh9UWrTaRfoPALOJD1KVqqkzc3PjDr2uP",
+	"C4S+Oxt8K21P3uypS3ZirCQhCwd0upa57PUSvxUYp8TiFUSq84B4jq2R4D0D2objHN4MGpAYasFVWlju",
+	"wrOSDwkKY8poiGPkGnFLp7MiQfpYRDGR8pbxHoCC7qJARAFyjTRIBB5rqihmdRRESgTwBVE0RIqEA0ZD",
+	"81MYDQNkS2HtXVhMbMstAZVzA9LLX6I/11EwwGE4CtDx/sHBZSP7FSJhEveImqCY4KgYWQLHX6SEJmk0",
+	"hKotKN6ChxV95MIrJZxluaSiu9iFecpDHENLIK9Z6rr8FnKYFhtQyo614pv9xqh5Sh1m4WO/Q9ClX+ZF",
+	"sTxWKGkdjQR/JAaA+xfTC+7zCzwqpcmlr/RPybW9Kmf9SVUlgcsmKS/p8/5j64yWd6Tn+/v97g2c2zIQ",
+	"fSEqIG05VKEF1UqSmJzW16pW8jr6PZ41h49ampNIHDxOLpfawEZhNOYCsBxt/jRVCCC/JcJ9TJlUfvjo",
+	"VX85mRnCS/SMSmX2dhxSYQMtt2cywOmQoN84IzZ0atu8owiy8lR+ZS1seAW3QwJ1FUsw7jy7ohBuSLdS",
+	"unI5+hW41Hbby++i/MBm7/QUlqm43ZdBBioCM2SQDZWxbEr+shy2gwHvROZ5aCVKDHBNa3UR1MNrFd/7",
+	"w58egJDZFD5IpeEcOWLW2bZzBdNKEgQ4lCgiI6J5mDMU6PcHNkU1k1jB6m7qHjIQ2qZFFgAdvUFWxNVR",
+	"kDZ+NGMyLqQuV4NMasgm2tf6jkoEgxZtoDibRHGt49q2W3UUOR93j8YxiRC1/VY4I1VSq4ojAat2bs0u",
+	"Ycm7Ja6/EXhyShmpePm3lMuHitca5KVvDPCSu+dzablNTGymKmAkmy+nIMcGqR805RKz/rszFjIotH8E",
+	"V/Uty33Z44C7UCKlvXdIWHIP1+lriuSzlyiBJ/cG0+WWBTmS2d8f9Df6bg+FggJ2kEWtCpyBlrEXHxli",
+	"7Tnvs/lNmgZyJmzsOK+JTsCJDTKCRIXTSBPKZHebcvFbBs+p69NMcJt/ZRDVoHcp4gnASgjM+oUKCMTw",
+	"0IAmEjvMlcCsUvM2abXWQvgS/iTBavOW7SNNSpOXr5fMRomCtHlIDuTe4sql51DJ6Pvd11Z0dgvRrzNF",
+	"0LezpXnurKTSmUF5vAsjhHgPzk879SBD2tDfwlHpjOvdW3bLnmAB0JNenqfsrqfipejplj01Go3C//XN",
+	"ZU5+KjWltdZprjntk2dPPKGs/Sic/ELWLaZOHbnup6j8wp55YU9wprI3vkXOX1BUsqq+GK2YFwPh0nfz",
+	"Xk/boZahV+1YclsRPeW4Sb9ravM+FXqdOE6CchiW2AdmGxc9ZdAo+lszG1NAqR9f3vdPKb4Jgs7e9oFm",
+	"p+vlJHHPeVIQfKufUhANdoCAvGK1LXDWmCeVBAJ6ShHtBInxBHZeTh0wl0u0wrgd9ap+oVfgzHlxzi4u",
+	"t8wtMAKc724xAKvFEhI0NS6hTX9hBmW1ovjwaaMadl7ahtkTOrDST2/EEQmtd3slMFtWC1suAG7HxtEC",
+	"rfEZ1BzXaRewrLBUILUzxtRfG54MwKdgWDJYhUxCHI/xRLoemwby3raFQDjCIxPaTgXtLcu4VCIcS24R",
+	"doCXg/oUr0nDlDKwiT4Wk9Hc5FQZ8DbrCaengK8czXWcnm6xSTygaTIveq0i9c1RudTH0mW1bpqM2AIs",
+	"BdifjIyJVCYCUUdYmUs6rbpW0ArAoFqFc2dFJsghJ1PL8jTbxWU6mdlVC/PndHcvKE11Yz3y8x6AfdIC",
+	"/GlqPBU1/kLX7IL54+P4rK32XB1LpWl3xVbV07H7VNCmUrVL1FjLM3dULl4Z16c7XZvmLTuCxTFlWDlx",
+	"LhLmqrhK6zVP05s6l8srpvdJJaLoAwBgOkW/0vUXol9uxD2Hhu6U5Gz6jJVopUdj4+LsTjL6WSoHq01k",
+	"aMaZ4elbBrvahADBjjDV2vNomlXGufdndXGvSe98I3KvHwF+14YZoNivfLw5WM1l8IIWM8Ym4gkNIlDI",
+	"Hx1poJXv0Q3uB7N2yk17Y7e1vtva+GmWC8jr9ai04oDD8tUcVr7anClRnMEF5A5671onjKrcQqc1ircs",
+	"9ZnDI+DxZkHl663alBvTAr3orWDpU3dyJ7e+qWsktwfq7tjIyRavBU99Yah9Ww3iBchrohvyBZQVcDEJ",
+	"yh6QGtDwgREJsHHo5PDw+gTF5JHE8patBDSKJL0HfLS1ABk0YypJhP75j/9G+V+3AofLWi9+T8IAESwn",
+	"+lAOB2S8d8vs7/D++1aAIB0390Dzw3qAyBclyJDAeUvDh1JJqaktsW/VpIwJFvdmjJp1kzjOPoWcSX1c",
+	"M3UfYtHlg0lksbtCLCKKQ3gUAxS0mI/vJY9oMrQfRlxhKc1nA3N3D43vzK89wGyBv2gX6lsGtD+4Hwmu",
+	"CIDM9eKERveC6A3j1piRRGkmY1S/+ZH0icKCYmY+wH8HOIbhPHBpOsnFOFRcEvfuCFMxcR9YotyfKumS",
+	"+x4hkfEacYHj+6xGAcB8skUtflwvftwoftwsftwqfSRh+oVd2tLndulzp/R5rfR5vaixzl7Cad2VEuXa",
+	"C/trJrLHHhwcX3i1AUqWiJDDbvQdns+AsXs1qLijy5ODw5OjinhxByl90UGOvqi93WqhhxB4sULNjQc/",
+	"zsVPDUlnCTPIh/VDKV4cXqdQiukpDNVkiKpc87npelUowVlqFYFvPCuZ8oMHmYtpVcHKXHjjGwvxCNJY",
+	"Vk+RncFF1OMiuYZ+ibnIiDTAYJooK/C3wayqo1GMQyJsV5u6A9IwjbUldIo02JR9TNneLYMeOaCtQu0N",
+	"gi5ERvRWqGaXSiReEMZzbpCFmRIQi5JjYrmhOh4jzM4PyvdJK0Bw3rkG0jaGDj5w21jEBCAy7mmi/cMb",
+	"dw0kZ4D2lHNb3DJT5AXAncySF3pyuYvzndbADLF8EGMFeLCMlGg3V5UyawVb4RzWy7Mhrg4aHQvLHBHh",
+	"Vk+ii6uzu4tWG71FF2eHdxettWY16HhwkVwSQbmvQOKM4FjmNpztmqTZYuXi8LrRWXXWYloRUUr3fFer",
+	"105r9drhkuCbwL6+Mr1IBZnCq2WD4BF0YMAsv6DggYiIsCV7V2eGMoWCvEjVLFvNQu0U6iUBQeWFANF0",
+	"a6MVU1BYR0F2PAPgcFrzFuyhwHqJgxQpDNZ7NT8LV32bP+QLhXOzgUl98T4HMQSi0wm+0t6e4pt0vfK7",
+	"1Cfqj1yhT0lxZcWW1Xu23Tvxdfov2i6Y4f8zJz8ov/fSHty5tISNdc+6HTGIIxMPOiSOjPt/mWyArols",
+	"e5QMGQ6w6L8s6lwx12DIH4E7/MndYmK3dpQKTSvJiKNFHfE4Sj1MlU+1M/te3ya3RTEHMZY+F8r37UYH",
+	"rZwgyuyFdXSEyBCKaMNJHV0gnqj0p3/+479XvVm7gvOhl/7aapxRQmvd1q5qoe4wNyGtAgIlLCQoW0Dv",
+	"ix+ppGqWINeza+9YJDFp0+Qr7M/8Q0sUrOe5s8RedraWGoYn80zh3aysj/vw+3vKcEx/m4lAQtIrmz13",
+	"qQExwklEFcp+f6MP2hEXCrwU6cUerJH0loplXOaxz6nNKrwq96CKNPlLwDtmrY0PusO3On8WboeXMwC0",
+	"w3RA824/d7ctItEXZrmztVlgBQvbrTnlnvjfvI8GyRCzhus+6iRhE50oicZcAFbXEE9QCEAUe6bCHvIf",
+	"9BhKTrWZ7blnoIMfzCzoP765uUTmIlDb63oLGWW2B92mtAiQRsuFSJJDLTEd3POwNq31xZg2021R67MB",
+	"FTLC+sqwwUqpoyEOB5SRjLIAUeCyCGxibRMd2Il0BWZhioNZt4lpmswwtqB5y87J2FgwriYMRxGJ9nKB",
+	"9RSpIokjfcEAsyhOWy3ladq8ZcEQx6Yt4b3NkgvQynqrtVpHge3mmHUd1z+ttW13sHxDwZHgioc8DtDK",
+	"RqtdRxutjdVbZju/uvan+XqGEAaneQP6wGI7LAxgenXUJT0O7rpJrskflQjmV3SHQRdL07ZGk5MYQPpy",
+	"p03b7fI+A6UuNxfvcdGlUQSFlvme8yFnvZiG5hwptp8s9X31NWkfEjXg0b1+IHTUhwvhU9r6Hx48ozej",
+	"6+6cMPyIaWwvL/V81mKqi2X5Kp6okA/1t0YJrk/3B55a+6zrZ2EWvqUuOqnyFJtWKp1YnvZwFCAKQO7W",
+	"88FGIw9xCpyVSllIfkht0BUj7G5ZUDpioEUJwPp0JyiA59vCF60iCDqkDFso9CEejfR4XfwyrdOr0Ann",
+	"yB4Yfki16lhtU88pIU4tA2flnuU9Aqsfre4xI+i92xwl3ZjKwexHmB69l+4yd7vRLBbffgXXTd1erpSc",
+	"FWwxl5kc8PRm6AVjOWf2vTcCTw7dRe7WMY4fbA+2pky6RsWck0DnLr5216YP4uLB4EA10+ZAsx7DxQM4",
+	"Qq7sheYZX9PDfwKlSLtWTflaNb9vDpcsyq+byaqLbvRyw6KbZhJgcX5haQEX3TK9hxfd4eXPhemJHrZc",
+	"SISZzLTozpmbGDIi4U8/QOu+lcCpRxcrHPN+QtAK5JXJXKWeyZoCKxlu6RECqXVQGR5AuXTBVTNLos2S",
+	"mR6B499EU9u7PlVmPSV7puXJrJ1en2lB5NwwpddNHX8AL53q/EUNHpJoZvT+6PUIA8XbJDliiTCKOGRg",
+	"Alo6NMp3h2Rqp4+wwEOi0p4ZRdXcOYKqZYG7/EjIyKRR0VO10Lg0c5ufj522HPDo0CGPeQItlYJ/u7r6",
+	"5pt370p2xr+133d21raMM0CrNrXd2t2//dxq7Ow33uNG7/Pvm1//3TfZ43hrf0bmBWRgauu95BOKaLSL",
+	"AudlCNDKfqu9Ci3TMJM9IoT9sqO/tFn+8MX2av2WBZlHAr5cW7WwavfWaRigFefG5sL5sU3yleaAi8Pr",
+	"UhTYjcRsADeErMKg4AWx3kz3shL/5p7kIdQJ6xOprohMYk9RAuOKyBlUHGOJ5AOFeBBPlKQRyWIOKwDA",
+	"ZvX8DKDx7Pq4jgh7JDEfERf7kqsFn9tCD3raQX16YMd8jIbarEgHknWIh0xiY3hzRqBZL2aIMCUg7SoQ",
+	"QANpUPvS6tm2r1rWXurXec0TR0RkDnub1WUiDVb8OhO2kq/xON46Mw+zK7UoVSOjUTZa7wbNPTi0mI6z",
+	"+hctGKDdcrZlhuDxid85XLVjDouIB5Gg1dC2UIRGXJpOw5acbiNT098732g+53/MreFQMO/wrF1VYcIX",
+	"9sol8ZO0YTme1XPZTAJn4b40Z5GFBO20UIQn0rQoGGEo0THNpQN3/b428AUeo+PTLVs+whUUNKIBwTGc",
+	"K2aAlLNVk2ea7/AogA3AGCcjGx/1eCSx5H7yZeNYpp11rruRJ5IHx+R+1vvfE827Pm6soRW98gDlMsIh",
+	"QTSqIxJLAgyRMK1ASBwjGqWhvULsqYk+UTW4ZYF94XscQhKcRSBKmTrIIfk8mD4JkNKfmPHZCqpyNfnR",
+	"5cmBv4Sq8DL/1NbrqR/FzJRK/xQKrzzev3p3cfX9ydGn+a1zK7eFruDET8vocnzg9rJ3KacpkJcfadTO",
+	"7UqzeRZJMv9hFhFVAYzvON4yDzg0lz9XJPhDpPldDhkL0CBeL+qOa/q2f3hzt99qB4UVNhWg1qcG6Cq4",
+	"hKtib6vaqjsjqCXLDJpeZHOfgp+2SpSFcQgBq9q6kCO0AqU+GYizTd7U0oVEDl3aqA/BLkpYRIRUnEeo",
+	"m6gUNFpxFPE9FJgxNo3cCZDUQnA8mECjdKcGgdsVs1uGUk/p2dV5HTFugKKZgYeuG1dq6vEqLIcdV7qX",
+	"AfDaXQBLlaakWLY1mmRoQThhdxoHas/ys/lyfVWPK03ygSdYNkc0Mte0W6tAJBzr1c3illykepbxLFNZ",
+	"cKzt6Uc7ilnym3m4Wna7Qm4iU5yk6dgVUGts/IN1hK1ZEnPWNzBEcLDqV3V5wqLVevExbrArxkiB4xBq",
+	"egEf2Z4qIWa5t67qmeUfoh9ubpi95CZmkSOdbR4cciYTwAIGIKKQC2FOPTtp/ewhFLkkcCKU1G0zei2N",
+	"DKX1vnBMUAIFyKnW6V0+zbogRXzWeNkG0RppMBSmTsRUjJijB/aP9WMEaEWZ0nGbKJIuqs0CwuqWxcRF",
+	"c7P9t1pHoziRKEh1FXh6PZdqZX/RJHV47HUUpHHykyho3rJrQ6B67sDTg3QUyjRv0xfJrp+3juSFmuX0",
+	"OdlumZbVFLKacKilQEwiY+AjEg44KXZDqJ1df9NqtVreDmK5iVdLRBClFk3tVquztr6xueW7Or+ofgCk",
+	"JZXKVCfLY2/nZWNOKqK5Q3N49Qcuy7DEumlnImYyAW3AqqSJQ9SO8VyiNlJEDB16d2XbxwGFeyxBW0Tu",
+	"GeP3OE6IjRz6xB1DNmSEtGZqciz2snbnIIbN9lzGNvXVgxoDG+TBc9BKco6bkql7uoUeOwB0vgtbPU1v",
+	"EaZ8Cseoa0mNrq2ljQiz+EkHV3V0+l5ffHB1+n4PnZ2eXt6ynjC1twCnVDf3p/a6RCvvj6/fvtP/v7l+",
+	"+/7m2px0GH28ed/Yhpsa5qwfYvGAsCC3TPEY2klHTbRvsYjNMCEHTSKsbDA8OLs+DpxLwIiLZ0J2pqgU",
+	"K67yctVWIFkVJcelEhmHSnNptOpU053n/yoiz70YFvGVIavz+NRTuWTT4vDLiAoifVmq1+SRMGOamg7X",
+	"1LqHrE3yuq10AQ3PJp/7+wkDUJ7Mda+yi1AJXKQqCHcJf7s6SvZcxw3cUgDCzt5SZIA8JYooJNlK+Xjy",
+	"w6dvF5UFles9+6UE/Ojwet/Pn4/lKzsbG+0dP0SQ39x/sHAiWbrJt5feQ0qWvNmSenuqfllsuT6A1fkw",
+	"oxv0h0/fXnvgWsik+h7UJF+08PBA3/vzSBnLNb5MUQB4L60gNzVccjrZiEYxuaFDwhN1TULOfEnT9odc",
+	"kx7FE+ixlfp5TUm6QTORJsleGllvq9+ayGJ1o51WQRfbadUzCMO1TYvZbL2wXrRFLrR+hKtokRe5S/VK",
+	"DMhie/4GLpreoFN0cs8rjsi3lhn+mScgEusfofqzYWogtaCso+D4ePfsLEArnfXGgCdaka9UJQw458Xg",
+	"ycrPrfbnn1uNnc9PnZ9bjbXPq7s/txob5itvKOWU9+kz+yukR8syKc3lDOYFKsDoD+12NKM9wWhem6Iz",
+	"PFqmO1GRB76h2mRKe/OYDH/A9cg18QGTELLX879Dzn0TQb75SE0AtsCa3TIFEb5lkDtmPDF6CbS9yCJb",
+	"4uBcCC59zdUDrwSQ0WT8HN3YgK54UAHsqCtLRWdHlDtHVIK0fl4d29KvWa79jw+7agaTjPwazKcBt1gw",
+	"ttDHpC3toiAzowJj5HYTGquGFgV6USRauT6/ODs6RAc3xh6royEjQ85oKA0wkTYVVvcAvyL1HQV1hN1L",
+	"kCSaSyBIjoLLj2WMBldx/LbYM+7t7/o/X4NS3l46XFMvnL6x6EIpXDa1vc9SM7R6FvLHnPHqSUEWxNp1",
+	"N3ya+ifMgs9Y09shFxjeptrGFTmXikRjqK43IVlTh06lI6cv7FRikPxg/GDK+XJIb7TTdPeLLKaS6fyq",
+	"p7+LAvNHoA9hrFDmEyoZ5HtZy8CgDlEfLQFuWeVOgXuoLCDsY7qJSiPD+gm5F3cnt8yAAIMPVyR9QNxn",
+	"j1Rwpi1AgA+Bfnt1AxoFkiuTWhKElubakti6ZVZumXExcm8KjeqFTmDKVcwJYj2Izt9sXZUr59/ul5v9",
+	"YusZdJRwuZ7pxOEL98ZSD2B3xzSTk4hiX0kv9L/35/K8h4bE0PDYNFo2IfaYZFDIUApZwukaO/wp2zw1",
+	"ImGMBYkKuTzQyfjtCKqszd+/jEj2YUy6o/RDn/aK08zf7DNfl7V49Zwc9KbH1nONpO3U9ZV1lDM8s4HZ",
+	"JulNM7SFtUfezgLnpkuENimHNtYcYoMOlPaFNy4RyizIDeB4mEbWb+2Kvv39gUy+BpVsUTnAnY1NT3un",
+	"AmT29fF+IweXDQxQnP1Ob3szam23t7fXw61oc2MHd3oE41a4sYGjVnsDr3V76712t9Ntdbc7nTBqb0Sb",
+	"YXuj2+q1Wri17Q8g/uZZlndTL1/f7rTXFopCk7WdZ3r7hpQIOWZYBFJ9Rlxp0h/a8ivvP3lR3d4UbX/h",
+	"lC23UabxafcZRt/wIfntFZ0cpfK6Yn3sczqGlemZyIru9nKPEnNfiupa0YOS0nk2F8kBHS3kpCl4Hx8K",
+	"utXD+1iRObDnDu4cWbRzFxYWkVH3Qf1Ii9kL1F4EKD5dd973+U8/SughDQpmhAQxFbCQlKhFXVEp/Oc/",
+	"/juo1uqai/55xQZsfyK75vseZuj00CpPEtvwdSygjyJUIOWa573JN1BM6fSiDVDiarNAGekW8LOfiYsw",
+	"ri/wIOVREme6kaIMtL4cNQKAOzngY6MmO+TEIj7cbKxOk9mzamG9ezyO+VhabYaHD5lfSf/enMavX3jm",
+	"P9+dZLDmcvavtzkdCvSLi0muhaHkYn/6iZdCk/hVHvcCf5db0MKYylOu7gFLq6ZfI9EQv0Kt+sKQsjeu",
+	"OcTWpnGFxs8r0J5/qGHXxIOzGWXO2eB9tD4v9uouTq7d0TJeq435pk7QHXmYJleKJCayiQ4MpKeWhV1B",
+	"MDRfdl4wCckjegfGVKpVE/UTpJdI16plvdWa6q1SxUPX2dgsOug6HhJfGFS+Iit1BV7stnkHF/2hbRDY",
+	"c8+7UYwX7oRLfc08ZHtDBfuwRSrzRVH4TTsaQCIb2Foq0RAyI6JM6AYxZpEM8YgEaCUYcaEEpsp5KLl8",
+	"kAUjM70aSkHMxUVLMn/FFH0uAZJ/VueMaoiXGdiluf5mdlOvDDQ+PW3ntkEyWVCe3l6raXOvW4Zlrjub",
+	"eUMD+j0EFpdHouA/4Yu/Ba5T5ifSvebhA1HlDQVd1SLyeP/jw9rj+favi9vUbXVri9uWZHRJcUR9zJNr",
+	"y1+1n/s1/ZITPCa3DjOE49EAd4lKQ0wx5w8NHNMHYjCIW3V0UUftOjpBXKBTTVDK+jHEffcMCH+B7rA+",
+	"trFaiWZpP/5chOTnTmNnv3H84duz88vGTzMrTObEwm8Isw1IXDB8SJmy/sBn9Kqw6GPzY7qXxl9Z3Utq",
+	"b7hOhkPshWpIk588Csh5DpC3chpPBj3jw5MT7HoWLtKIRmv3Q2EdeJDDiSjswh61zUojdHa1h8yVMCp7",
+	"sSk6Kd+Sl0P24ZoJ0psXI0hkw63nCeV34ZZI/RzgnYWqK56tfFoMHJezVUzPzBzbQzxCitfTfWeAGKpj",
+	"vOWDOeXVTd+yZGho4nuY1eNyfg4vzCFW5KL3jgqtOEyx1I8//vhj4+yscXgYgHfZfRGgt+bvHBCX9Rj3",
+	"8SNxFqDW/5Kw1Ca0vbPdarTWG+2OZ8HyEqbV2Pn8+/rXlYb5q5P7a/U/V//z32ehNkLN7HIhL4M9WB31",
+	"zzbvo0QVMe5zEY+X8sksLMAFyZYLd0Avxv0lnHqQCPY+xv3ZuIQVEpGOuc1CKZm6dkfDMc648sMp5cyz",
+	"5TJHnVY5V74TITlzTS2dHZK9YB3Y1FON4im50vJz23nV0cr7OjqDQ/hjHe3X0fmqaZY8HKkSgNn7F5ad",
+	"+FGsLr9vN9YQhJ60ZRZiQdAKS4SkrI/0LdPVPS6ZuTi89U9/WGupLDdQsEwfz8skQ+qMh/zmXQH1Kr9D",
+	"8hI/L18zWLucxHCbY1F7qhzPTBcy4yGNS4lZhxdHPgr26SMpsfOH/XPvpUMaRXHJQvru48n5+eLiYzMe",
+	"97b0Ud55WWOqNCMC4cfqMkM/5r25ySc0AChGzjJG5JxaVXuFA/wx7casm8t4KxNmYWgKHNzZWNzZ1avR",
+	"+z2FipqQySIa3FB7pgiK4yMWyZm4paCvCY7gSmRaagn9X1cnUoCHUfqWHo5jSBvrCUL0vAHCe9QXOCKR",
+	"8/2lZ7O2bG2iqULdCUCZAp4QF/kcNf3653f+g9stdMzcHn6F2VBoH0aVzCjgk/3l4iwK4HfpK4tUrmdM",
+	"m/LbLIZPAQmq2QPm8mkzwL7QbxYD+e0VemVhSEY/ohJayGmZDJ30BziRZf613Ggglry+cUpm4KjlSa3N",
+	"cquowIBUScW3+OEjweFLRcRIUEkWa/lu7jPU+pw48CTzObL0XWoIjM20P/nS0B8a9hIw7lMYrKKbxOJZ",
+	"6fW2GEng87dxIwdKeg89akqw4tk1094Tt4tzUHpzqJQLosOv088rwsDMgFIsI35AbZ35Ej0SISk3ezm9",
+	"YDq4YK6uqD7YZ/oZyL3QoEcjxsdaS+hxERa1hLX5UADlqns3vuzt3v3pg835k2EWfWvmg1icwmn5k+AV",
+	"p7gFoBWvSE8QOXheQqowN6d+vly4VEGf79awc74VfhA/jre7N+2Hy3V5Gu30jvFmcsQ3+j/RDvvuy9b3",
+	"41Joqd1ZLo20MAwfe1zZxtYvTLudK+6HtrR5ftpAsc3xwmzcXIS3uMSmzE0aqPHcIZnWw4agwmobg48Z",
+	"IPIyhNFaqxHhSfEAXeRKX3LI+QTieQTLh1JmtK6ulB5cApiaISrLkEYgKiE+ygXCIdgBebTZPmG2yKo2",
+	"zfSVwWMrVFTxnhuIeW4ajBWm4BJG1hjTyF3gywxYoHFNbRc7gXR4Fej6l4hU39r6ROoUYNWfJFKnuMqI",
+	"VJtaUXzCFWYPJDK7EZlem0hbo8x9sE3z3UfK5IiEWu+2X0CepthDgVS414M2Xw4VDBnkHRxTDFku2b1a",
+	"Y2ajROVVIBiCtYXB0DMvNsjt5j4Aj9avK6dcuiunGF1POm0YW1bdBI/JnIGb9nl605sOq+kwguWHDe9Y",
+	"fvjXIWazEK72c8pkXrZq63JEhN6MLpokQ8ygsTQWfaIMxojpaGS7HcwK0HsUcvfKNxIF6YeTqATp1Sfq",
+	"mvqb28S4S0qZdNBQ0GWC+FHN1IBH+b31DbSFuby4hv98hH/3bw6Oa/Xa4dHp0c2Rtx/CCPvcxOV56avq",
+	"0CVTQe9yi86GJUEfr06NSxQsvhSjLd+quUAHk0PVau90emt4vdFqtVqNLf3Ptv6nlf2v/RZSjSpcivFC",
+	"p0maSmBondLPEsAnVzWnvZIpqbltYTu1ELOrtMPDVMmtfoLfGiveOBP2rYQcDDsg1+rElD5Ach1lgCQB",
+	"PddHI6SvE0QmQ4Ko2nVRlMEbecsChSHymYI19E+ioG7QBqI0GdlTMZOm32V8UYUjvJYyToOv2cO+3fru",
+	"rPPD9+8WQ8LYu11G4CxGAMDOxF/NjLPuODN6Hhs59EaCfEXYpG9ZKOxUBFGWoaQlkvSSmBEpm+gboa/G",
+	"0lYxuQ6Fetm6ZECZFmJ9iVYUlg+yXuhgG/O+rCOpePiAQD+RqyjGLFqi+WdO3vp6f3Lm2k55pk6lnYgW",
+	"GA/a0LT0MFNGgvYHShug0wLXNSCstu/0ILVwPbDD8asFoLzlXq+PN5WTXaYIMXKwHooOSdnrpnDf5OIh",
+	"xuF5cxryOAbyFM972Sw9BaZHrnBfC2Ghje8IwYWVOgGl22xxLma2i+bmydnL4A5NxOndQKNZc9DXv5GI",
+	"RjnVWRNmBBAlmuRScYH7JG3RIZF5TlfrYyyeuH6XCvefoV1nJp+fN9IqClsEaKieUjuTLp9MChcyKVyo",
+	"s1ywp3KHoQULcQMEhXqBGUBX+YyoOQbEmHQ/ipL+MVBqJHffvsWjUVPyJE3hf6uPjbfPFq/py7KD2PJR",
+	"JkvqqUCdJYzzW30G/y1keNjsh3PaEVtRpelWd9CKhXLjhd2H49kVzzeutVjhLbbcuchsrbWpWuafW42O",
+	"KVxeVMM87eM4w5Q5p4Hf8TwkeoYlz8iQCBritwcDGuI+rxYKtJyXPjFP9Dx1vMtMwkRQNUmt2dKR+/oJ",
+	"i6bUwdM2yNSLnVxmMJHgm7JdfkzfhlLn3bVmq9lurzW3KtVb2TrbkiNEq2L3lAUII2kqKky4R2GAbkv9",
+	"R87nos02c4vtFqHvHAvO+uklaAUr2w0QlA2rVGQxBHcd+DoMnNrqHgpiHj6Yakpuwna2uwccmQ+mmPCW",
+	"OeeMKUbEKqPcHgrco+8tSFuwp41y8AbeAy7ZfUQMVmcABY8G0QyyafU1CJIBjY/ctIl3pX2m5kxJp7oi",
+	"QR75A3HkINE9T5R5m3EtkqhUrmupZrGzM/oZHn2wDTCKwwdcNN/o7VPMa00zW/vWooWbvdSH7iH2+96+",
+	"EjcZ+72R6KMkogFXptB1aeMpvdSmWfxGu5PPNnwgI9tqLhMJ/Dcax/jtRrOFVugljvbQweVHdHGN2lv3",
+	"6yimDwSd4VB/8cPq0k4s2G2Qzg2MDhstP0n/7meSi2+wImM8eXn1hoTH3ffN89IKDkiqNHm9qzO9h0wR",
+	"8Yjjmbggx3yMeE9Z/dC+wnoApWFMeLt84wpWZZY5vFmEAdmcBwOyUaGk2jdiP32lnGHKhETKGenA++jD",
+	"pxu0AhA4Vm0OHmgUrNYtiHp7w6V/2lxfLFGwn6gBF9btvYveESyc7yzMvc74zoLmnJTTEzYbliXtDo7M",
+	"M63AsHeWwFZafmDrYoikhG49wr8mxE10zYAR15FME3Cb6OiLEQ76TA8uL65v0Fttcb+1D/ZPTe+DRbqe",
+	"3uceh0a2UqXB5wlm3+BlAtMpwOsGNPXvcAxkGZNZLtyeAd24ML04aaGZqHQIWEYWuYYDnnIpg/XwktxP",
+	"+wiDJrG0nu1KD8+50QIX35DvaVw5ATG9q6IpRpeCXJxW+biaZePYtYD+CdzYrj5/4BLIi0uktFXrgW2Z",
+	"MtcF2zHQMjUq6U1+zlgmjS2jh0tpy69nnidybbFhDYrDKM4kz7r13E4oMeWcbWtbrsyIopW6gEAQTY+U",
+	"Kmo6QAj+aOB1U/BSnO1Vs9ONEGiiHC5L/ZbBrsYOSnE8oOEAmAlhQVLnui3RRSsGCaBQNWuHJt/+TqOv",
+	"fjwdR4O8d9uNuYRIO3uPzgrmpTgamTirVMO77MaAWb5C8DEHKEyfB9boRlJk5iIbp/ye0n4x7/0lkUYP",
+	"+/sCjeU2OH9SnLG875o5qmVQNmmCicHR1vqxn7tz6UfppdMRMesqfTHEpi13lXM9ZLZDHxqZLtHgGjEY",
+	"d67/uqlYNuhBUPAlHUhehocnEia1uanQkEaM9gfVi2kObVHu85PXX+YUmeuVc9dV9IekFF9Uoqh5hxzO",
+	"qi8HXnSl4hgNCUsQFKtDoZ40MRvOCBpRCHp2J8jaR007gsC2i3AXUgbdM/pCq9I5H9Ub5yU3+HzpPYx8",
+	"UYCbQPqUNdF5wWkOfvcBBp95hCe3TI9TGsE/VS1SqsRamJ2SwQp6VzZOWDiozeoDv8TD/Ykv5il1GOjs",
+	"dZtRqxmmhu3iWk1rBFdn8irobebRBr/NW7HLFYopIwDMCAy1lOPP2vt2mjPJc0ZYMqtbBEvSlm2uIMfx",
+	"+UrG5qbUcXUuIsPcMyW/u6C65dLyvje7G5IgvDtCyzqtF1GGArez/GUvqaibvZPfSEMAuLSJLIiEqe8w",
+	"5q7+WSIsBH0kuYSyJKYMiwlKQ4XFZkvz0G+nM+PnYXRk+Ag5irk3zVzvVyhbf2ZxuX8Pm1fPHK7/eP1T",
+	"jpoSQt/++X4WgfB0wHsVJ72XDqZhyAnT906uSEjoqGLkbx8Jl5qgzwfokWjSjeOYjxvJKEUjrwZQvXSL",
+	"Jd+cc0+pMt0XpaJOSQ8LFmw7SPen2jI8A0OrjBxbrQXiJ6LVMKTGJH4kyOHFO+hTC/8D/QPAA4xRRIbc",
+	"iWMl8ATOhim0mQqZp6+debu4UMKCocOCQty/yxNVd/EPW+dqAvtUoRWowFHki9qzfcpjzh9IhJLR6nMS",
+	"cac3OR/RsEiBS0FDB+XY7hiUpTJqb2u5bOtScq556XzQ/hvcn41iUDEx4I/DFPHkyXlC8QvdeC8JzUOw",
+	"+kU33ywf3c+H6Kf5PKbsQctWSA9BK5qntTYOyKHfXQF46OouCn4fk+59IuKvJoTvkGsL7PxKUX9q1D6I",
+	"++cmnSNfzuHg8gDSxID5ltBNlqhSPmmKWTL6/btoOx/74j10IHj40OMieiMhfXGtk+FurES0r01UgA/F",
+	"IA1vWUwU3Otq6k7q6LSOLuCij6t1ZJCTEQ4Fl8XeVDLNohuTLqzSLZuxClb06GNd4X4TnagMs0Ei7BKW",
+	"MEt7PuEcHsvuLTNNg7X8oAoxQiKZDxtrzTAH7pa25MzGWsYHyS11qX4/RQi5+b7x0+fft/0gIUUGnpGT",
+	"CNlUkISlDK6S4k0UaMbIJf33pusLVwLHRxB70EtGoa1akGYT2YREm0907/KJTN0VJSE8OMs9gr1STj7K",
+	"5R51JwZexXBYACwbGJxZPjIaQQxlbiF0obKDN111JqbXrTZ+c+N28SouiVk9wM9D5AuVyi3Q/uVJOVIN",
+	"buV03GCAFmdY9Brlr5xeIweMVipYMb2JQRRleHSl/gVBhMVDIelbfwGlmf1BCc3I/jL9/pma7j5Dz1B2",
+	"c0fl5mL4/EJP9Rle9GL/bWAe/VUDbGJFwweiLOy00NpBeqWneu+PiqqYUTwHNjS90xvs8Ire6Tb0f7Lz",
+	"d3rRfL7fUtv0P8n1W2KWpqPYKWXk5SkM+un3mu/m4E++DMTxkBI1o+vZH4y6aAAgfD1XBnxsgWcEnkgH",
+	"c56B1APohUQr7X/+4782WvmjnuBwUEcRlYqyMMPFAH+o7bql781JtJ8/F2f2c20dfdKGX712cvBR80Xq",
+	"QSmhay6QNFnjhY3WAoeKoUN5PaojTBYaAEwnd8xGSrrJ+i1A1J9lqElaQ8lgRWicoeHrYxOcvPaj4g5M",
+	"/lWgk/zgaZCSxyOCVpSgQ+h6mYxGRKAQS7Ka5e5qFbgMZASJUWyqW8zZxeHB8cUs7KEK1Mo6Ab4YCwhQ",
+	"uK4JYT5kifO04NCQwNLdRldyvd9tXUeEqHo++MNy/T+0Ip8f+fPeaWb08ic8MyOEh8bN7AUtOcv66mOV",
+	"Ulg5fnS7wt9y3XXV2O/1THSvQgMO0BtdhwN4hy2VmH68nNEmI2tvYTVOyYcEOibikdac97JWGQDYNwZv",
+	"+sqIS0m78SS3pQvYDLkuEPYPXyheTqQiJfCl04uD/VOvIuMtI7lxWxlSGQUJCVPxxGzkzOFtN14+ozHS",
+	"ppM240SXDyaR8KZo+3rWZIaryUW3kyjyRnGfFlg/lwWSxyly2ERTfOAV44BVZKIzz+um9J6SOEpzZSE3",
+	"w2au7iHche965pIHQkaailSYPipNlOodgoBFY3xk4wGPoYmS/i2xNZYr3CaM2Icp/EDswyJzrsrVJjrQ",
+	"b9Z8HGgKB6kp7dpIuxeCIUSUzUkuvMgWHDIyhp5Pb2T6/LRdZp4m7fqLQ22mRPaVAmlHX0a8EERbyq2X",
+	"NwiWqZeDssjFRsEM9jMtAF6b/ZpVFut1W1X4u1tVhdVP+eBZ/S7zTbeqdN2avRwXov+ni4IKa1U9bmem",
+	"UTl6BxnCnU10gBURJvNlqcDAbEpeU/UHSFUX75U+uQkt6aqQM5+Cs2w2TMZrObTwVLF0RF8yuvKszJcZ",
+	"hLc+gOfR/gYwbc0pwy3ZTddqACWY5l5Zhd44VPTR12RKDwGNcCKJdLY+JRKtgK/AqoCgEQBMnbGLND8A",
+	"5KVzAqBYM+/qHoK29aaGGrhiWFBX7HynjWjzMi9WKbM9IWzbLkIfTd0i+YJDrSEFP9/W/uO29tmgkBuD",
+	"Fx5XsnH/o2DYVvDgwLsduGaO5QwruU+VRHAi4oov/SjiWYwVcxxBG7GFbGV0/hKiJjTi5jajAzMU9GhM",
+	"AlhK2mfc68zTl/jiD5fn39TRh8ujb+roE+le6uX45uS9bZil7URXkYPO6DuDc26/2W7vdNCIfiGxNPA/",
+	"kkbklq2srdXbW1v1zVbL/UrBMl+t2/w60/AM25iyJo+tCYP0keDA9JRq3ExG4DiClmdaZbr+/hsEoO2m",
+	"V8EKVcjBAUyQmZXNzE2PuC4klSxGp6QzoCg/Sl9bqj+oiVTVHPo0KDITEXgqigxNtrsk5qyvd19liz/X",
+	"UunrbPFcqYfVvL7ZNuibn5lvNb7HMY1gUq8EcRERhekSChucpe5hC9KM7KP98BefcPxg4SuuXQL7DH/+",
+	"OLu0mSa7g1u/n0Db0dwFb7KWBrbX5ZxSlhdElOGpEKer6PHPjfE5bv/i7aX3zy0T9xH6L4kCzFxxXzDA",
+	"u+Z/VkzAz3BNS01jDb48NpAalvddPrCRz+y7nv7OxQy8UCwva/1ExGzXvUMQgo6m+sKcvx1iCfq0K42/",
+	"jgKYcvk3PY/K/aOOMYt4rzdrYCPBowRABtDAXom6RI0JgWR2iN7/KUO175oX+siNVSvjwuQnpMM2AVpJ",
+	"0nE/Mxpib58bEOkLGuszRuLEFCe9OCIy1Yr6ZQ27UnoWmLPEEv+XvbfvTlu59oC/yizuH4EugQFjO8br",
+	"rue6SU7jc5ITN3aa9pZzo0EaYGoxohphQk/zOZ4P9HyxZ83ee0YSCCz8kjip/2hPDJIYzct+379f9XTK",
+	"qrgqDU/aw47TaGVAH7ikeJCyny/e/ZrFKq/EUjvOHOqY+ItI5Gg5UP7nJnVXNLUcK4uQey1s1ivhC7L4",
+	"KOQ/44j9Di5FGTH5NnhqEHGMwpqhx97/9ILt7+8fm+F9uHyBY7YW6lRGkdTQbGv8X+wRarEPWkDBHODl",
+	"TASTIbydb8Sm3zDOCXaFoifjUb/YlC9t1XI8Byh714aVR1HoHjbb+81297J93G+3++32/1akkfGcGlkJ",
+	"sYeaEBzG84gn7PT8jIXCFahqIh9iI7FgIx6kGh1MPeEzI91nCOOdnz0ANTanC/8Gyr6UY/EEb+Ri9dmm",
+	"chpqfSsJ59d5jEc6xjg3VYPkdgdc51PT/0r1qNnyLSqh2mwZb/htQOchtmg+hULd4ra29SA4UqL7zT4Y",
+	"CREOVFnXH24Av9EHkumxklowruxzIoTfmyVxILTGDhWZ4nIQ9BhATJjnE7OQ2XU+/NP2EFYOjYp2u31Y",
+	"kbZzU1femluAb1L0C27Rd2rtDguXw7cYIWsC6jRNjWAv6V5XorCEsbIDNidUgW3rri9BP8Tn2sTcBnlC",
+	"wBQESq9Sh50lI8H+ORdztJxv2elNmYC3GyAYzLRjXTWOlaVxfAXNaTnJZUNCiKjQvplCwKsJ6x2tvvSy",
+	"8GuIGMLqIwzBmH0IaQ0lUHOTo20sBvPGAM4P2/i5Np9RBCchl8O4Igfttm9B/2PF9Bz6/SuhflWSMKzu",
+	"E6x6KxWa2OrMv3LhrsaOsgWefnajgCGKODMIHE8WMEuNzLsWCY8KW1JD+xg0poXVGHcrBgBwW+7UWp6W",
+	"Ykb5+CS/zxZcpraQmxuba8bTYIJ4sJjw8vuF8yI1m0N5woIvWZ3qF5DIbaB0Gudz/LnOAXPMkLAf2CH8",
+	"fJ0aPp72FF4vQtb9/PlkoHxCB+pDwQCGvuJ5GsRTYYw/F+qEaKbATZkmUoTFWkR8XyBzsZ2pWcmVVyMI",
+	"nd+2AgGUNWfjoJ9p9vry8pzhtSesjbUccwUUnGb3Q6GHnIrQDJ7OCaa47ftSZwIe9oPj492O/kbhfJYX",
+	"07gbcvvIKwjLXDI4J8CsVNki0bMoa1lxJFlu1BjHUx7F47lAY4RMBUuZ4DNNIsiaaPQL2vgHsxThJkG5",
+	"5n4G62j8P6xFj9d+tAVXTec6RRKToe0hjZZMqDRZFnfNH2peLaCMTguagT5ZhOH8N1JdxzIQn2Yc5n0N",
+	"iN+rLeLk6hNajVj7jBKpWPnnrYmsNfxpb61T3NsQMjAvMeZjZLwdScUj+a/VLu0bJSRN/kVOtpXjiW5O",
+	"SqA+DYsHFTIVGxi2btGPkSUect7f6suVtNjfOpGwVgaFAGMv4nmZJvsJtS2dNM20hPayiWAR16nVlaN5",
+	"lBk9dSgtMPqlDWw59qKiimsXZcS6OVC5UUWnmVG2xWaC8bpBWmsCa4pDiz6ak/2Od/J2VhTUqWwQvzl5",
+	"a085jI4G5WRwQbeYka4I5VAi8RuK4YGiftjnjGywDS9lf2fFlu+2e3eR4i7JtN7jAkKwtSXRsKfjua5m",
+	"tc+hcYVOjWcP8No+KCzAyia/qe+FTs2l0Omm6HbenOuj71gATTXGhgvJeWWmv3HQeQpKX6baOnUyStHN",
+	"XAl65268TSR65f4bXvrbRJpXJr00wJyb9q8WV84vdSs3UxubxHKGlVAhUAgaA5D5cBx89uH9G0opTrDS",
+	"DnQqpJdBWQaMh2FinHPiFa4HExFcGXefYBhTshMyr6eRUWVC0gwDGxnIZMJGCR+DPmXvRSgTEaTaZtEH",
+	"CluEnd15+wNcKHnoPb8xPPkxTq4AGec9WRabDty6DQJWda6xyFxCITC01/Gy9cPkbtnoPhWeCXjIXiaQ",
+	"c7/jWsluhZC8Q+vJwk7TrdJQuZtzDSj5aSgVCKtL823EQukGKRUOJWbq15IRJbuzBb+lCVv3Alq80OSc",
+	"yV/E8nRexgVxqlY5507Pz9iVWJpTy8MmiAMdxDNxktGF5BXP6zdH7PTlJZNqbFSQlT8EQm9+AiOZNnvd",
+	"r31u8plsXolcuQGOEFmQeSISO1b86ye7+X7+eFnz1iozQPxQO+QzXYSIrG9FqDx98eLVxcWny3e/vPqV",
+	"ICrL4C4H6t0wNWLQaFQgdLfArx6L4jGi7RJII7439tcZSx1+LntRI95WmPk3rAvRZWYU/fBCGTt/AFCU",
+	"MySoZ3XCpKRU4J753Afzd8MS5Hn5y9YhN8A/z0vTIxtGaGPG/zR3ebarJyP4t7BxkEzbW+j/B+76b1yQ",
+	"l6/+cvbi1cqCACxdItgwiRdaJJoFXBkb1Jj8+GK6xU5x1aN4bARxyIOUyfwmhOFkE7Dhvb8APswopqri",
+	"lAdpro7FXPY/+c7p7HkX8RxPjkZ4CZzCQs7PXAHIWCnBwMQjB8fgZQgNCFw3GklIWYDTbNOC03mUyiZ2",
+	"zhIbqO4bVZqIgGvqbc5lFM2vEUGE2aj2gnkSTLiWauzlSdNZANTRbIQB+tdvjryBAtYJDC6sEU/QVsM4",
+	"PsIiMxuYAMuCJ6kyazNQA/Vf/8VexMqIPhkrPVBNdhpFwDSCNsEW8hlIKkkVRPOQqi79veuOz2aJGMnP",
+	"LXZKED02qMZY3R/HgH7R2gumIRgKfoNcFgC8Aruov7cHNxqTqP+8/bxtntoyQ4OkHmpaqALlUxG94Fq0",
+	"2FmIH334cPZSt9ilnAqd8ukMP13JscGzsM4IQkJMaub/PsD40KDWZ4Ma7nrq68ENP6h5bECRpRdxKOBC",
+	"uEyqFC/54p+wXrttjDbNfCqg8fHN//471FF6tlnoy29GpPXaXbracnPi2pfSxvTaHbrY/IlTcspsGzNW",
+	"R4axwFZ16GmGgFKWHXFcUnnN4rkF6LV78Mz3PBVIrapt2LPXPabMJPPfizRZNk8hCUTnnNXJzWzYTVWQ",
+	"7gP1igeTHEsUrCHkCfzPzZlIqBaGXj77gMmUgcVLOcHsm2eakUc6UEDvIjWU+wqXG8sTKeVOfIu9jyOh",
+	"WcLV1UDdgm6sDhRajSLtWIu9c3yqKwysUN0HaeYCB+sJ48QmTMY6+OTE4ZqtSNcmsc3psPfaSbZBxYEy",
+	"1gK8Crl3Q+Q+fH15eX7hVL/ZAVRJa9VSIVvoopceMCByFQ7UK0fM2mixVy7lSujDKpdE4O4XEYfZtyIj",
+	"73E+00Z49M34/233zr+xcpj9e6D+3Ww24X/maz+gOsoU6ij/zXw+m0USO+73/qFj5TO8cC1H++9cchDS",
+	"LqvX5TL9/2bG30kCI9gm4jN7/fb0RfPi9Wn34NBxD/CFyxsYS88zdlieDWDlFbUIEpGaHx0oV6xAQkaG",
+	"KEhgcPhPmH78J6ePjBE6qH3xWR2tX+av2NB+44T5EqAYECSBEj0eVQGwSRyFGioDUsuHtD0BDzCRkHOf",
+	"2dIBeDidKkyWFGLckFD6Aw2MdtYfXOTb8TbQz6BoaFLdhUOsJS5nKrfIii28lWoLz8qfIFY65WZbyKnA",
+	"eo9E6lj1jZxNhFliiVFi1BdGcoZyNBKJkQxUuqtCSB622CVWh1g0bVo5dBFcWTfX5tlo4PGUQcgIITEW",
+	"Ey2CT1bnWW0IsBhNm9ZZIhanTptiNIqTtFCDbOxFyBwlAkFGGJ+n8ZSnMoAM0NLoUedmTPhsJhSMBkx9",
+	"SXkBRECnDkmoLc72fxBPqYDSjCkflYD0nosQon7QwKHI1ZJ1P38m9ipztDOUhbKgAWMubGDOt8bUxFC4",
+	"QAeVFBh/qDS4YeMaLqBhnpmLaaDKNuLHRmvn0Nygy46fXwwA+h5+ghFAn9UxpGp+YVNmq4HlfPlQob85",
+	"mH1iHlVSfWFPCmAu72W5Ax80labGShdQz+8ZKcCaLqvXOWE+J6SVtdoftLXAtodrpRrDU7dJexwdZqM1",
+	"1NrwlVDXlqIFePjGuhN6T5d3HsahNCc7jkIjSiECjZ4IQfv3GXe700wq7Gij8TOcDzMzieBUU0TqDLP6",
+	"LniOgjHNKluswrwwcxpJBSrTYRalfIwfmldcwwoiMiVj2wVxSKbnFvyhFsp8Pptl8TzqHEfyhhJw7uIP",
+	"lUEFaZcwRIu+KRX41wBX6YrOW+wC7X3AWcN2GWd0ZUZFJ6e5kGeQZPRA+XYYxnQ0g/NzdQMLQuGMEzAx",
+	"LTUbmJq6sUZfCL1BwM8PWT3HgWNEmrkP5qQEWQm9w0gaxwcpAtCXO0/iWSJFig0RkGJwYckCblYqkqnG",
+	"Pqo0ynuBOZr0fq3TarfaUHA0E4rPZK1f22+1W/vETgkRmr3WQkRRE+iG9v6xuNItY3eYb4iFbT0mBErn",
+	"oxiyX8SSXQiLyQwliGYCCnEQ46vAf6kJhIoVjRC7kiEaeufO6O0DjAKro/ikAqwc92mtX/uTSH9eAGe/",
+	"q6M3w+y229Z1tpG7FVuqkK75vWaGC3E9Ho1r/Rqwj0C25Br+6h4cdI4BbNb86FHYDnrDrjjmndF+cPDc",
+	"fJEua/3au1/OkQsDuXdqXu2zmfjOP/92+rdfPr9IRn+5+HR0ufz459fvxkeT4Pqcz+TbKFmccX4evP7w",
+	"PsZmA7SBbooP/vzxlwuMFKwvilHxWqQQtO+1e5se5eZs79c4/SmeY2dxr31Y6YZTCMNBoDcf8Kv1//6b",
+	"V9Pz6dRs3H7tHJUfbAg4otdoERX2BcC2jc0S1KYCA5J5T6nWr+EmgF9CxhOIeEFeO9Yle/O9SOeJyiGU",
+	"mWOITFUQRqEqzBXuKvL/nAjotTutgfrJKCWqvqJD7XBiqMTIPTJj8qKcZBbAAyIrnIMZlwlETHJf9ym3",
+	"4RK0kINHdigPRH8mx5DU0g4759N2jzEZWvRbW+wdSLKzc2fFME7gAC12alPcGAEBpVooBrK/M1BSMzJd",
+	"QPzNeMKjSERsPEfDhkJi4nMgyCobYdOgAiNLzY3sNrIdoyTaLArO2ECdnWPNbmTkKswD2oz77WzSOU0W",
+	"qxsXfSiWsQobLfYxw2BJIK+obbnnQMF4jXkL+W61dG+jiUaGmFI5WqdevvxJanbQ3mclE0o+vivNQ4J2",
+	"UA3wW0RTJrPyKVRzPLV6zJ4XUuq7y743cAAwqi90+sc4XO4m9Fw48cZeuIzFH+pWmlI1EQuzOePKzMpx",
+	"rbLcgmHbPsovxbSEbZu/tSzHnHFGPFU2EHvpniWo+lJ57Nkd63FVtESQiJrCweZx73kq3sip3IgPTtfu",
+	"ZRd+8bK7mudQllT5ZrocBtjDmdsuyP/IQ7cY5pbOzbd8gGhdnEBp0i0VhlfrdfZvvuucL6OYh5dx/IYn",
+	"Y7rvoMoQKQAusG/XQpz2usc333wZx2+5spjMYFkdtCsM9gKjLX+c6+VWjWi2ipEGIFYyzeEOWaYL7U6u",
+	"pg5jpNvfpA+v4ytyIDN2wyLzoRkF6iBKoWg9FyGmmpyqs1btQJ2S0um2e6W2smNThEyWs5cDHkVGMGo+",
+	"EthZPhM8Nc/LWwSuXp8GoVO+pJSYo2FbEvVaxkOYadPGBoFKQZrcW1MsJDPIN0lbS7Z4S3Fb5H6rJemn",
+	"v/5z/7o97f56FPyc/G3xfHjZuTrv6Tfh8eg1P5y/ig/G/yu76s+fj/6yqC5f3+PP7CRheyW9Yc6zIivy",
+	"FrLkOxELNx1VXPdbnEmsrN3oOkHCGIUAFrUQ+0Tm4a7tYWO/FD3iDV7RW1G7sx7dRhvolKjjDay2O+ny",
+	"L+XU6YUX+6r66Et+1dcHU2n9tYhGudXPjKZNMvkF5HpK2XE95kCqlFiwWAmPSGdtL2U8T3XKEdyqKNDi",
+	"EcbIYX9hKNL6QnjZmke0xs2bBU/a6NXYyOhA8RVPyDlCZNeWuUJQNA4OWwOj79aqHqhifm2xbsgP53rJ",
+	"nBHvjPcKR8Nl/WXCIJaNRnnZiQH0MHGeaeBbS3mayvObLWavpsQid51D/W3ytBnyhWr2utXFfvENfjz7",
+	"2r5ZDldqZTfXnkzeb2/yOhn6wiZpVkXpM72bpbsiVUnUbRGqSOu93dKtZ5y6jRURacRtAdQePlohCYe4",
+	"BfGHe2SFhqxOcf0GFmIBRbgzrV00usXOcVQQKFADZS1d+0B7C5a8Rjpekfw3G+cedisMlEwBOkqvGORB",
+	"PJNmvEmMjen4okAyzpBknLJQ92lBk2Fqz/iPaUl/F7L0NL/JT7YeFKndtnwKbHyPHkxGGL6ystg6mtsI",
+	"t/NxbAnqFoEMLSdGtJYYpM4U/Qgx1jgZ/8qnwjdWYrH93WxE7F1xUfCBCgD9lnGN5UAYZ2b77WbIl1DU",
+	"kyaSRy32ytikmqonBKB4N6XSQmmZymsRLVsDBbsMu4P3qbDWVjgB8rczZs1fk3ienOCUQv1B/npW77Xb",
+	"Huu1jxsD5QrU0PRkNmZSHlYus3+tdkjmSuXC2APljPUJ1xNRHs3ePar8ntbzA3o9XyG4TOnOPBQZbYON",
+	"3Ff3GY+2L7yTmO98D2Ie8vKUiMCktSujoIMjta2YXYtbv7FcLzcIaHddXrh/ZZVgpJTjpulnwZevGrdq",
+	"VzCzX8RqFEnsMvnPjX+jQgD+B9ydt9M89vHNrJF4Y6htzQWJFyrLwEXx2DOa0FXp9LOMYx3otj9J5Te8",
+	"1RzwQLlvPxHgAWHq8I2BlZTx7C9UzQ0PsryurieOBwoylVSQZQaBaWAzhpWbzZf2o0/kG5vLeOZOFPT+",
+	"QGWmHnoYdZ8u+AQOwCd0AOBdoEiSwjzkzzQ8Yt6fp3ZyRPgpnqd+Y6CseCmqQ9/aCDiyDFLfqVRzHxoH",
+	"Y2jUg9yq1GyRyDSFXg6ixkq40rxQcEmVm6lxE1vsFzFL2TF6YS12DkwKqGahwJtw64J5ouPEP0EjAmil",
+	"Z3wssFoX2L4IDemNVFdZ0befiOi/BzVz/aDmN+43AvVG6vSCNuQr2+M74wmfihRE8oams+ySPStRb7zw",
+	"Bbw/NHndpWzm74j9tQqidUAgWlArczOA/Khrrp3Bc/Zb7Vans986ssTOUEdjzhfW1SSnYxhY7W38LxlF",
+	"fO+g1WZ1ec7DE/bi/AN7d8E6R596yCX6lgfmg782YErKRtrrd7q7jLRTZaQkCe424N/y6r8S4EFh75Sg",
+	"nZY4gTOCDKYChBX9L9VVSTsqtoDMkwj7AU5Y4Uw4+zVBoOppnIjc47NXWu1NfOxe3Q3pgfVyjuqhLfOp",
+	"lqloQndjrV9TFuGcetOmRoHv0aHc+/1KLL9s1XVY840ESw4WGpq9bINckegQJB38yIck8gs3BlynjRY7",
+	"HagrscRv1jtqCg01DKmTYKxIW2TuRIgfUliQCJYpFPsMwYkDXkYjKcdxHLK6/8J80nwRqzSJoz6bJfKa",
+	"p8JjU/65ycfiv/c7B/uHbeNkyel0DksEDQJno+avsRLNtzwNJj4VQhkd5r+65GPfDXQfOn+KwtvH2fFZ",
+	"ndNEuWwKFh5PUUMUnVLo6Mn3MPqbyhT/aNYSbLF1ub6+hjRgmMAgni1z64etDkXQrEHtePT8MGw/7zx/",
+	"3guOwsODY94dCc7bwcEBD9udA74/HPVGnWF32B4+73aDsHMQHgadg2F71G7z9vNBbVOPZmFSC4e4yC+y",
+	"TkFcQb/ArO79oQieUc/PN+zmRuF3b0YLL3WF4IkrUq6w00rEXaWtV1yLKrdslYVe7RUxJG94h2eaXbw+",
+	"bXYPDj3kOg8fZDdsl9b7ZUUDePhLtiuEb9AWbrFfY2gRWlmK7+Glv56K+uo1u7+v94L//bcvBb/t1KoF",
+	"DB1amiGr56gRt0TP4TfIULaLQQviEhqif8vU4cLsFvMnPnXPYeWVKkToewVusRzFLGISQ0NmrARDzANM",
+	"UvvIsnRhHuo3+vmNbLXJCj+Vt9a88ExjF57xNYC6hsBOpZEKaRzyJUK4CutnmG+e6YFyVLQeBWk0wZNa",
+	"uoWs6tjpcmN8svoafrNHWNjY1pgBOauMIYqaTK2LGvKlpXSYCjU3l8J/89cCIT/A0LHYuGSOpxbn1RZd",
+	"xVEE0KmYrhpBiBn7ZckZKypqRn1GWUMLaL8+VUATN9xAkXe7UqC73+7hUxWJFZZToFIznYInjlUM1wBU",
+	"ne0J8dmch4HyMd56KSH2jL3e1r+m4hweRZYbG5rRyGkGGArGWbfdbrFTTNaNRBpMAC4ADR/ORglsCGhv",
+	"cui+G7EISnzLzDwpWnILlcEdrJsi0C9dkoYcKGiudjHiMoMldxB2s1hgR5vb1rTACS6W8RFkimsjo8gp",
+	"hhV5fhD2Or12lw+D3rDLjw6Hx0ed4/C402l3joKD4+43MlluCvWaQwPG3o3B3rf2SpxkpF0g9rab7nXI",
+	"/nRv5Xhxflk31WGZL29rKKm4CQa933cNUTOR2G2AyZ9r5AURNp8tV3m31552K4PpAk8+/VqcFDanx/Jn",
+	"3ggCaGW91Sa8paWEh2TCKUFE0i3DGbQyTK0KzE0m1O6L9BDTfplTKvW5ldqNbB0eYI4fe+xgNzsrk+8W",
+	"+rW6jZVZRoi+syUvy6MIgRsyyygDU+NqmSvo8IpEqBC7B/iIKfSUtphttyKQ1wISD4AE1XNZTSMYNOOQ",
+	"uGw4Awfvwsoa7JTMinTQjMHyb+iaats67xMba8/KcIx1SklTSM7SiNH3z7V29QbKPyfgImK+TdnImNS+",
+	"BemHj6Frhxo3D/OMFxanFp4fzSZ8KFLWa7dbA2Wfiy1KaMBFHME5QBIGfMbqBeQi97y8Ldlno0QI1vXY",
+	"LIlZ98AbmN1GGBVsriLMWjfWMTQsfEafHv8JI+CZQQnD1ilfUoF+btRZCIRe3YHn44Ad+aBMaZHRUo6j",
+	"EJum03imAS8Oa5zCAVCoO4NHsyCKNWanc3n3TpsFEZdTzLhTp1ch+e7lcVex1+Akm2OeOuSWlcLSrXnw",
+	"E5bwVDTtVJbWh5ph0ey8QOre21eIAuV47eiXP7/tne9Q4LkyhActS8J1vtEKOcfLqlsfeMNLK6u+lKPM",
+	"bUIa81ZlxfddkdS9+RacKTdWigvsvNdUnH4CweZgwfu1csnn0MSR3b/X7lVeW+JZK19UK9K3i+rWf0Rt",
+	"7bZmaS6TTPq6+LVlC7/RCsgnyaW6lkRVtIeQiZttgZ9jSUWihfi2U/rZs55plsSR8CBogQUlOSpldL5d",
+	"cmSgCk0BFibFPVGguqj32vtIErBA5KVTxeYKUAg82Beec2OB+gL2zkCtVtb2Tgo9uNhGk/v+uELGFu2U",
+	"QlkrWYDpslQz4C48c/NzF82QUkGrVNefjoM/d4d/PZr+Muvpy871/z5X7/cXfzsUr9v/eHPAfwq74w/y",
+	"3T+P/npVXYOsDvVBNcjXbh7CdLvbsEos8n1UX7c3oIIk+ilOhjIMhfpq4d7vo0SpkGjF4UM6Mn++MqQI",
+	"WN+tPQMEdnIzjolja4DspbHwPTacqzCC4jgCAwrjYD4VKvUY14B8civEknczoU5n8mdN0uIuwCUWJfR2",
+	"0C+Fk7eN0HgFHbj8CMJ7nZ+x/VbbzdSjgCC5nEiYlGfajdGOj9XNMjZ2wx+xm2rJp9H9baq77KW/mZHs",
+	"tJfs2J/20j3upb+dvn2z615KxrpC7bzaYJhlFfDGTtxaBX+7XmIcwbtkfBfDRm0u5q7u/9qBPGihdpyM",
+	"b7RazGRUN1rw6tJNnl/SO5dfr1VBI+aaDL88NUbeZGhkFcn5JckdZDilW+2MHMDdVpVQkij2MEuMICAR",
+	"V6yeSnOM4dh6FiUXfS3EKS7JD5pT9S4Z+6yOEL1YUzvbqDfoQN/Jxv+Gh+VHLMZw2/G94OHum5F2wO5l",
+	"Fu+ABvTLb15tNi9FKcA8OLhVfArQobhhgziK54lusfOIKwIppyzWcJlhw3sECQOwiPCY0/Oz9R2MENS4",
+	"h0GRle7dDwCEekd9BMNHFrQA63P/66fjo/3OIVCmSFqG/2r/dHR4+MpM6GYFBsDY3UP2gmjlqis09yYP",
+	"6od/1TOKKLXhtzyrj9X3/sYaDjfb7kLFHcp1NbfHw3RvEh1hvuCWAqfU6j01e1po4HS57loKAY297txx",
+	"VDzTxokSyYgHggk1lsrxNmBFFXFJ9Afq9OXl/50Cn8BUph7DP7vYTzIyuhY/eU47mNVDMY3HCZ9NZKA9",
+	"Nlcy3UvieLo3FKHHwOYeS6G9gQKeDEDKxUwmPmifhVIHE7OKHptFc018Gokx2pA1jWv27uUF0wLIqaDn",
+	"5PTlZfaycTJQUrF379/+37t2h+2xd29f/t+79n6Lnb7pZENgUz4DRts0mQfGTgjpO8DQUiH8CCL50tyY",
+	"kQzUdRzw4TziydIC/VKdFZsClSyK8yuIv2jmz9WUz2YiRLLORBgZCHHa03YXaBe4+edzwJ6BeI2l86if",
+	"/6XT7DL/zDdqgJm/egcN9F2Q6QMKIKBOSkMGGtZIFzhBeAo37lNJN2cLniipxn2iERAhVJNP+DVkNM1B",
+	"YFMZNnXKl6BoThGU3lyEyLPQX2XnOms4AmmKWI3kTzHNrwXwCUDdunHJhzy0tw4UjjyKNWlICGMTxjxw",
+	"to9FiqzCwFQK1RyJ0PMo1T5WIJo94WWxfp94cv2Bqvs0Ht9jvr6SsAAe88M5ynyBtM7/wHatRotYPmhs",
+	"Kzx79FjPvOYVFL1R9SFdbg6DjFgZr7o56Hau/EY21IQvWCo+py126p4i9UBJSAeMpOVYhx0PQEU5bcXq",
+	"by9eN/cbnvtyxAMZyXSJ3/QaVLMH1SxMhgMFn3fajX7u0wJANRTmzWAnKZhVHbN0ETuJoZ+RnNDYfRCn",
+	"E2zMHiiQLZ38myCQMb5LugTcDJurstskThgtCxVmSr3Wtc4HKrdg+E5kUdGJw4aIFUmGgOjQqhcCVF6E",
+	"O/knKSJCA6fzo9M4oeM6NErKSCipcnUKfYbzxjrHxx78ex+GAbNsPoSN6mGL3dv3v7L6+dnL5n6DHfY8",
+	"PHcgAD1mJCBWtYqQHfbwNmYuPmAjPpXR0mNjeU1IglMZhhGajHqguu02XF+YYTzMUazGIiFaDKlzW9pe",
+	"kQiukUfFFvICuwyrSyRtwEOYJnMF/DGugjOeRyHKMySwI7BfECqNk9x5hdmzq8o1m+s5RUxeZMktoN0j",
+	"WjKs1ZCl/SBEK+ajXCyCyUBCKZxKhTwuDoKrkOGCMTULTzY/mUc098+oGobG458wFQ9UloqDTtMoKt50",
+	"mrHsIGE82pp+i/nIjue7HB1nSPBEMOzFlqFeu8f8C/N9VjID1aYgZV0JkS3gmfFEC2AdMFsOamFzEjTD",
+	"Lu622B8BM596g9gcVJt/8e7DxafXb44+/fHdy799enP29uzSZ/Uee/tHI19CMeLzKD1hvc6+hQT2qO45",
+	"jjLuiU7ba7fbTuifsCEpunjE+NAMuJP7GnYEmBILIVKmZ3HqRhePjEBfmZT8DjLiHjp9UwkS1wLch4gt",
+	"vaRK4BPql4tj1EfmEcTsTqcxK3N2lETb61p85L87DVOf1bFECwMBsBlLKtVp/zTQibPBhv5A+UEklQx4",
+	"5LM68eOwPD1OiW92Br/9Ojq6rW+GNIHhlhIO57Oc0XtCZURl38WN8EF9LthYFd/gPdgCO7zC6+ho5c41",
+	"V6xgBtiqMnc0V6wBskDu6KbtXJIiUX594jP5CTkYbWHKimRbq0jp3L0i5dc4V7RA5IxlcrFBIryKiB4o",
+	"qxrqa8K5YU1kemsHezNQlUuBzvnSOArv7V69i7d7LwVERfn/UIVDq+aURRfGxMczDTPrtBddAF09I4Iv",
+	"SIX+/uqKulVuJsIXN9R7qEYqsrT+/bcv3u8FLtTVWmUURdZTNw6s0RPGxWyiurP6NBdqsIqlJNzgtBe0",
+	"RecZ5Gr97L7yUIT7pa29YE4sEvFOaLtxVohji4Agm3yprCfM+kJ9uBLPurXoueLRUqdMCYHEU2kCH7ux",
+	"kJeUeTVYR2WfCbwLVzloC49QNjT0WIObiTQDros6D34xUBvRL1hF8Atj22VN6qGtrdLCmPbgdSHIBZy2",
+	"Z5ljXZqmOJ2HctU8WbU/2C3MjzcSVPvbbMdt7Vp6Z4adxZas/2ZeodihcDMyBOcb+F0d53RJ9/ImCuvt",
+	"4yQvQuZ3C7OOcXHcby/+ZAbX2TA2un9leAUe8/YdhkdnpDgk69ltGBLdU9vBFnpHt3ypgHvydQFSqBss",
+	"E0o3NIPBhZcJl9GKNVgJ/yPb+O9BEuwGAeIO7EOBgOR/4LG08nxlo+trJxAtK3ohvldNDTspvV0N3zbR",
+	"uK6+oVd5o+I+ha9XIbriGfQWCZ0LAiAD8JL5aIv6HkUxEuiTXtFiA5VTY2xVi90IH8XqBRW5NSeP0Wbz",
+	"Yxs1F75kJaVFrd2gqCU1ibE6TQHzzcT4K7rAfLZJR8FUVZa5ME4kl9yoDpwifaZpsI9Po9Ik2jge7I/C",
+	"ILVQOk4+xaNRJJXYMBzAftqgPw97pWN5fEoqO35bVRTt0FsoJ7hzN42UbZsH0UfZ4x+LNnr8WsVIKZq4",
+	"nBqhDx6gHmWDmkAGVyIbvXXy+ebztTVF/QIzflyhGoKRsbqOpwJKegWPUuscUqKBxGEGv8HCJIb++AyH",
+	"4T28FPZM0jMdOLz5wbXUEbapUgBdpoQBLG0fDp+KgYoD7MYORNawqrA818ZLEoFBCESEPCFc6NyN0BUz",
+	"5qlY8KXRd0lIGTPz+1pGkKQ19zZgPiyOPrzCul5E5SeohMZn9YxufkvVGk6OQFlyPzKvmsjbIThrry/H",
+	"4jVfepYmN3wqjFmzWpEx2+79KkKmuJXKIkOYjLspKuRSesWIo8d4kMprB1wRA/Nl3g49odqF1DKrIxJp",
+	"leq21YgHhcL1bhGPU4jX3ZUC9++/1/BNbZU+ga2flsBmtncD+Aw7Na8WcZ1+0OvP67T7vQ49j0yqVzMZ",
+	"rBf2AMRRA+rzxEh+Nno6nutPV0d/nnY/3wYwE+etilFCjLr6Kx/YH9c9BUOCciMFU8Ke1W11aCUeqT04",
+	"dyp93coiDCUH8yhCOQGt6JYbJk7FCVsDtwBvEhEuWsycTyLX5WETvpJqoMALRQ2eAFK7mGFHbLS0qBzG",
+	"fz99ebkenJbKwhLnCg6+ktTBank6P3fvCtl63ndsD8FBPVSHCFx5v3LxSiyLouwvw+PLf73vqTez58HH",
+	"sDN6rQ/HP/P95SvRnv8i36UHf/3n/y4qC0uzOwEJCamcIY2wZCpenFgELgJXiHBbt9h7t0Vhe3rr+/L8",
+	"3UVZgdgkOsrtSrcpWxtF9m4rG1p5vVE+55EiHqqbZsWo+AbtNT+UVnhMnT9ZucH9qaON1ihuHFA3kUD4",
+	"ynIW/xEQ15CHiDqn1+4gcNpiIhI4sdcx4uy4AgVz54qn+JV0A9IM53TDOs/sTTvkBcnip2N1T16VWZGH",
+	"2uHeg0Zf1s/PPJRpM4rHN7hzi0Smgk05oHcV+o5c1Lzo5hVTC4tJzOqIKOHqPROLa9bAYgCMibjd34C2",
+	"W6w7NR7+PAEjcULFsBAsoQO7nldA5oxbZeZvpqXYknPf5FKai9/E40rJCKHSRGISBuZ1ddpyWE0lCYCD",
+	"4WHQPAqfi+bxqN1pdvd7B4dHz4/5MNiUI+ZBGif3kgGwI3elvHYiWB3jenZaVnIpaAJeyFRsHiI212wC",
+	"Ht11hEb+J5Yexgx1HTLT2aKdSzBErS1aMjyzF8unL+SpaJpn7zyHQzFyJuaWwT2/cXBpfKuhPUJqlIDm",
+	"qbBdYPdCjCKsfgyIYISIqNf40r5498HDIjawm5B7B8KhN+oEXX4s2sOjcD844M/F4agTdgNQKclY4FWV",
+	"snu3idgYsfRKpclyR34T3KMPR3CSPf8pmbRziQKodBaBtnF2CdQebKtLuL+kEnbRbIdxwY4RUMCTeK4F",
+	"6tEUMiYqhBSK6/cLG57RhYj2vt4302dv3//qDRQ2/kOzYTxiQ5mkE6ABs2HnkN6aWgiKPX1ZA2KhrxB6",
+	"HkYRH2um58EEGlmobw97/LaU8a3VP5zYdhvsBBmoeJ5qCQYVXEPBqxz1y73US7zIyv7QBE3usULwTyJ9",
+	"gctdxbLJVzHYLfD46hhglGqeaLNWZr9hy+U+g0ih2VwBT4THxGcepNHSbAotVLpi0/Q+bhineeKulszj",
+	"q3DIDvnWdB9tjltUOJzj/rgg+baTfsp6+R5MReW371P53YNEsg6qTBwEYkOs0PygEsHDbaoxsLKqYsme",
+	"lZ1fqWrPPnLPKpkmKJktZXyow1j99E2nud9wrQKs/u7lhfkAG9FdZb7jtl/pWRthHb1xwqE5MetlZ6EM",
+	"qaIhiMdKauFh8595pjLiTwuhXE2/UVWTeIHdd1I1UbnbwzJQ2CuObatUUvjftg8+AkJdGJ0SWWswfu25",
+	"y3kU+dBofHNF/iNQkMb7/0Cr+QIWs1o9Ii1snKAZkYEiFLWM+bxqId3WlEAcil/MDSVKMQdVQFwpUBbZ",
+	"8JhvP48T5pt1KQ7O3le9TJIeXbxXqPnUnNXcR+4fPIKj+32oTHuWtyO4FjbLLRRn/gG7qU23vx5EY7qn",
+	"P6nLr1IO4BwVJ0ycdghIEH1XWnDvd/OfL3epT9yAos416B4RGgWQAndmmsjplJzRgGvRlEoLpWUqr0W0",
+	"bJywmUiM/msKBY/IsCEGynqK/h5qIz3jAXRuFXuJ3r188fqdFY0znk7yjUSOECFLtG/rKZpK5VyIUgqm",
+	"UhwytJq066/Lax23T8qKuJzFMBVcETRLIpqcUIZkOlA2wUYQOWumAKLGGA9LYuBfJhZ+w0ZAicv7hEU8",
+	"zfU9EmRNxhNiBAzudEdFsuDLFnvLZzNAt4gBxXw6S5ewztTZl9k7+JwF1wOFODy08PB2rjDUEsVdYWWc",
+	"o1VRQqCFBGA5Q2DDM/+3FAhww9VAuXqCZxpCEhEZZgFXbOiGTyHfcdyM5LVwL4AgOkuKJ8QWe8jYacO5",
+	"jNKmVCxvsMVCFy22TZnKBzV83vJZQRPdoazF7EWUU7HS5qCq9FPAk2E8WYYJ0vlE8eLTiEOEi2K7YBlV",
+	"Lol4y2cPTgFCRsuNfWs57b3L+LObNvNFOLSCKW6tpwK877nU4i2fOUalOBfQJPFdUcMXZcGObeKWOGMH",
+	"gFbLzTRcElYrUSAh+VCVgKrNG1t+p8oNZjfkgQdq10Qwzh1yyuiqyWC6vJIjWHjRx9FL/fgcq9wm3CpZ",
+	"LfePTm/jV710nLvVPSoa2YP5VLnnPyXKdvKOQncIb+YAKpzyhyiJHhujJtGMWzrlOHG9QTylfBF2IBGR",
+	"EbUZkehcirQPxIGMw0eWhWqg6n5JcallM4S2L3O9j5FD4MEz9jgBeFj+QB/pmQEMJpiI4EqEAwXNSTpl",
+	"vrG3/ALX8y/mk8YJiymjNyKEPX5lc10U54H0mYOaIWq8gTJvVkBLWyktihNmU2e8RFk8I4waL59MG6hV",
+	"eLUWsxMPXghOKFHWGeVklOCJm06p70H6Y20kCZI7Ed6Z9TD/0sRHZTbwOJGR0d+az1NRM341mcKuQ+7T",
+	"MM55ma/hfZXIOujMzagTqtYc7FZyjG/+oHQDxNp5kyr4VSxeZvyeuxD9bifZ89hc4aF84ILp/Bl+ant7",
+	"BMa4FSaObO42qmWTfX1jdfN7MY2vCTDXiu0zSyW6yh5KoRngXk819tuuMolSVgVj9KzXa3egwUHFFlwU",
+	"UF41s2ogx0we8Nk9yMqX8KY5Wfmd1D0/fvsHZ/ZO+9Qr9/beqWz3vaugoaHBOlfwcvdd42j2a/fkVVRk",
+	"bH0QZfLUz1xK43GnffvA0AZV6D48gEbJgHTQmpvbSmkwpJFdoGAv+Y2CBwBdkcgCTbS+lmBbKUAEs76E",
+	"NBdEQAediJFIA4wAIsaNRUpgb+PrPE/1QKWxs8GrnOTcMV4DMr6Hc52fj3uynCfx4jVXYTwaOSK1vDUt",
+	"Ps9iSC1PBFjLkRxP0hxzyavPszhnOe9IUnILS/h7kl+WtuRJjj0+wpKHMk/3Am6jG9tt1AVR4JvrHb0I",
+	"yqq6bz702VAE8VRopuZR1DjZLtUGisRai72IBCe6fboMQsE2gwc/WLGLbxev3vwqXv/CTMGTsXqPKh8m",
+	"163nM9w1j1L1l8b2zucamF8yChGumJzysWD14ZJNzVkFtHiExU5EIGeQzYmVPRQeS8Qs4oHZwXB0IFEN",
+	"exkTxsbTY3w2EzzRUHeAZ0jmg3jPrMKfq1RGLDCzCsQ7RZthoDYbDc5UyLjEmQ8v8ItY+kUDAGRQzgI4",
+	"gSy4uwtf8yz08er3+Nb3ajCYk3gZ391gSMXn1Cg1IFvodIF/hGlxLRLBZoKreUqJtyWKH8UIi8qMbRyB",
+	"wBvFCfYXs1nEMX9jGWFdBafD58HgPW2XHQJsXKc/rDlhY2sZfT/X6ZNV8Sja/UGn4jZi6DOABLl/82LG",
+	"ZfKtwOksag1nh01X6gUpFo8h/4A54502m0o1T4lZFFFtXJERSdYg4nLqipYxO2PfE3IxLfZWqhSsmDGX",
+	"iqR/Ibb3TLNZIq5lPNdsruaaupFa7DRz38jIslXUlClCLB0bCURlYNn9oZDA2GVmhCI8weAgKIErTD2q",
+	"gSqEElvs40QolyPhykW/rZe6AMKgcUw0MshBFvGsDoAFfDZQ9VEiBOt6bJbErHvgYSoKiovYXFFSpuFh",
+	"DjzTNF1K9bs6JXzmJ9sDDuXK8DqYt6JwZePeUjnn+OauwOlOODhIDHH0y5/f9s4hxT+TidAluDgdbPet",
+	"LFzzo9xSHZSHeykBYCLspR81rVGhNsnWD2CBw3dhPr9dTwrfv2RGkJRvJ5vNr6+IRxBZfZBgUO5D9l+e",
+	"vMu7IQHC04HKMGJyiRDApUB7zshmGXAjeGfEuZefaiNNQ6kDnoTCiNEYIni2fMk8c6lZQokjYFlzBk4+",
+	"JuhRGTLUipJ8Rd1gIdNIep8M1A45GvZBbZHc9+8n40J95fD810j0PtmhxUATTMz9BprEtRnALmWGeIct",
+	"IImMmbpvuV7iKHTYNOCH+zz1gQJGMV8CS5XgwWSgbIuvo/vibCGGkzi+YqGIJMgAoEWCcnYpdD+rQf/5",
+	"4t2vXvaneW7LSBlztxEBdLvUjk8PFS+37XoJ2o5mkuBYwg1SaCBpXHDNwnhhZIMbykCNuIxE2ABYRJSI",
+	"NA0W6YRmIlbCDJrojkTIJiIRKGb0lZyZW4Gq06ElD9SEQ8kmvIaRBT48EmqCAEJHhj6gjCv8SVYnbmH3",
+	"ojB/SNoleBJJkUCZXKNPxLRjYprNF/jjo3DwMm2xj0SEaH985c6MEZJWGO+/ErO0NVC+8a21n8eTtCmZ",
+	"0M5TPYinU97UwmgfY3OCaHfUmohOkZ9SmQ4UxipJFhdLSCm8CTpotZz0BBQzPdq8FawKLZvxH0ZIWQhs",
+	"vCMoj130WSL0fCqoJwLNX5oMLcADM+oDFhl3nE8btpUKbWzi3D7iCQZdCoxg9u0IRBOLonQqwvLmyVdw",
+	"uQU8w9uMImj08b/QfBqrQEYCo1ewOubaZ5rp+dCdYu2GttZ8QG+wI4wvjuymKlsjOWRY2LmlRKRmpimi",
+	"lpclJ2tb0G3WXap0RbvdPtyEfWQeeB/gTHmBqAWD01Cy4fPjJpzoFmF0Qn3YWMWjUSsUgQxFaES5+DyL",
+	"wHcZ8UiLDSBE5sdqO9fcwhpaDrcp/3yGN3Ww5cn+tVqR69V0uoRpNzNVq160fPdS5ExPbbVKaG/eogoZ",
+	"7twRrQd+rKj1Hg665/oJFeGrFjKnG02feqZBjQpp5AwxK1E3NHw60bnWCuJuNN9l5QC1fi2+V2IKqa6l",
+	"S8ZvMPrOsmuYEtJsRIetm1GLqjhhGEpZwZlvsUvjJJIaRNJ5q+hObd+JrQdOY6bjqaBih0I3CsuNNVMT",
+	"xnzCppQNjtMHLZLKLSO5V707LH0FwOWMy9Uso5HxUy4jc4b59H8mPBnGidknTeqF1C37/A1hq+PbwDkH",
+	"yLN3bRbgj8vq4G5JDLKfWhpdTbN2XJu7Sdxs7qtC29tQQG5jPDmJZbKrZKJyQgqP4GZvEU7Q/bdjYGRX",
+	"E7kwjSsX5T8Cw496njEt4IqwsLC2vgG8HpyoSaPFYEtR3AVO1mqo3zxwfXKIwzSOBNC5G9N8KBgfxtcC",
+	"PQU8LMayjhfqBKu3ZKgdBT1Kr5KeClbnKvTg9XiR0I0e6TE+jdU4323XgEwwDn8128Ct/Mzibcd3FoS4",
+	"MLnjeJc6sIKAqyVoyFYWcltETLXGid927JzI3vpBuyeyvXYzshdqkbx03BWAvnBvqSTNxpOLjcJJe+A8",
+	"RE4iPbVYuFxzuwId9otYjSIZpI8hOQ0bTDAiEdtdtWwzSysBzmfXP9vai0GSfR5RtQgE3yXKWytKZYrZ",
+	"1IGa8iuBmBB9pmKIqyWUBCkqLcjHg74AJUHSO14oVu+19xu2/Ad/YKDKjV37aGJZ2Wbr4mPzAPqKNAiO",
+	"x6mHNSs9M9LXCNnq3XavcWflgcmHFeXxVKV375D4Mj/DX8eSuy30PdSu7ZJSmM+MoBIhFvDpNUJ7CuPi",
+	"KRsuNyASPCw0/a0QCUB+1nad/m8AAU6XXqITBsuwN1PjWiV2tZGMBIUjZxE39ncL70XKoIqA3nrCuweH",
+	"tX7tePT8MGw/7zx/3guOwsODY94dCc7bwcEBD9udA74/HPVGnWF32B4+73aDsHMQHgadg2F71G7z9nOw",
+	"Gv8lav3e825n/xaOKa7ajqzkoeQPFft7QiHY2QGe0sHLBKX5+6sjEACIqs5Kk40JQmWsdSg0lsS9Cim0",
+	"Pl7lu/oJ/0os/UaLXQgVDpQ/nUepnPEk3RvFybQZ8pT7WWYOf4Gkm7mK+eZg+n12/uufPPbz+as/eeyj",
+	"GJ4bm+BPZz95Nj06UAfsrfwjmkpmHEZKQr1wBmtqnvRMo+w9YVwt0YQQkRYeu/jLn5hUQTQ3IrwOOVuF",
+	"MGRQ9ixnaSMPGdBusYsY0bTcxCzA1oHHu+xYaodjX+iZHiifDIWmEVU+C0UQcTPFdT8v4uIgFWlTp4ng",
+	"Ux8BcKCDki62FpBUA2UeLIN5xBNgSzHDIJ1gVgAzQlBUF8Tmw4ArhADjIeAl4B2hnAqlwXij0Q+U5kr0",
+	"zRxHwqx0h83kZxGhZUh56eed4y4z5hvTMhRuQdj+vtc5OvIO2228CZQWj6KBqh8dPm//f/9vb7/bpq61",
+	"XrsNmVadrXsdFx6xJzRfZp0hiyRW4xY7ZZHxCBJYVrsyA9Xr7N9LR5lR5lbzbQ4klOzmlViCGd2KTtmh",
+	"G8yN4kE59n5cvVkZIQ21ZXmcQQOKNB7yB44sgIjf+/1KLJ+CCo+jLc482Yn4cmVsfOwmmO+1fu3wbW3n",
+	"+qX8qleEccDNyC6gbJzAKgFiEjSXpj8IOROq8LGpB2K5IN9XG+Qa9wbLkInNJxf6nlEZtu7Db9Lg9pZ6",
+	"vMp9aPTst5LHGaOGqqPo+omcWROwCO1EoIDltUbIrAgArcnNLi0O7O6ondkbboftpOtuUdOBt1bNLtKA",
+	"vnJG8Ru5R3YRb44k0Qa5xxoE+q293+daJGfbg72vFNVbZhu8xX7F2KxxMxIQ7FlebDGJWcLVlc4is1MM",
+	"x9pKBltpNlBYWafifP0mfIRnKgiE1iyNqSQdkn5UK46/GrJ6r318HyFU8zTarE+y/ytnU1birYXt9IhC",
+	"rR/grGwGQ8mdiXHCoTmlNEFhkyA3nJkTSq0re0ymHHIV5t8aPc/cgSGveGh87Gmc2gborcdqoIrnqvgA",
+	"M87ytAmcuX42+tKrBspMBLwCzQb+7HpqBaDEEVleFVP3AbTYYQHTQoZCYTHBnY874kXkjvt9ptq/YgI9",
+	"/x4Pi++NU1XNUNgF29vesBVqBX/9qc7ou0xUvyiKumcahKJnC3YSlj9Ed09jWxKGvd/pX2TdlJNMWc4G",
+	"L2NrRKxuqsnIcScG8yQRKl3lUKSWBmhHEwmbSJ3GyXKg6o6UUa/k0gQPJjm0+vhaTM2AqR0DhgM1+ysI",
+	"VQNVDaLq2zAlEqXd3X0SmoEKYAx43ZcdWoXtHeWVjfj1E23AI+K143ZVHgmhj7eF8PWZZjLcFb9+2Cln",
+	"yXGyaytVzk3NMut+nw642vs95dAwv1kuvhc6jq4B3GeWSAW2HR9j8SefzaCrWDP/94UYfpon0epz/YZt",
+	"1kKiZ48gIUAMfCYyfOJKRcoYhO8y0lRORcPJVaTFRu8zAFlM6sMI5niBBei2cY5TIasWyIVbAODsZFk6",
+	"jU7rSCRCBYL5dtgew0nyHWWCMec9SIlh2tD8I+PhmQhwZlFfYKqMj5n4LHWKJq2dLfN7WtArGYd7oNJJ",
+	"Es/HE6blWDXJVqXuNztEZIsYKxGaC8xt4CUQmLezvbHidaAKdvNYpKALTswwMM2X8zRcSVMYw7MocWhf",
+	"gZSKhwzBXEGMC8tnzQtCsNYR8cDrQhaOa5aIFLqG7xThor13EXB1d21iXuRGVWJ+ChjXq+sScwsMdL6t",
+	"xNPufup6h71vt7bbzrTHH1TvmOF++7gXrSzg6HClUKjkJLv5dEv0y3wxh5cw1mJgPIMm3GJ9nAdy+83k",
+	"XXKCGCkRqdg1uDlO/NIYjEi+tVZXFcNFPIqWQAMOQAwZeqo1STbzxgzUKhP398Cs/Ubq9MJOWxWqGJo9",
+	"FMyS8N6KupZaCqrzcW493ji4C7xrK5k2qTEa4SNl/M5MlFuOM7NTVsaZN1S+c6qd/EHeri/shbfIh9C9",
+	"u5W25RbtQRpbc89/6mx95H4RMvwYlQK2I4nQR8F2urEEbz6cAhaREhjYyMRRWVDFmJq4I41O5DkQIbhM",
+	"ppIrAhuiy7ARDTOuodFUgL4PlvKiEFVJcj9UasjW4wRoeqrggjfyUZcTjF2HLsZuX0GnMopsw5sxp29s",
+	"GntQ1YvtSVYK3ZG48p1534qMOsGRURqxMcdr74UyPp9ZCpiscKlnEz6WnBkTeZ6IEzaLBNcCsaKSKZvF",
+	"KddazqeYa2iB1WA1T0UFtmMLF83Rg/akWaPlxmAXXueUx5cdDZmbunlxrz5wdZjVr48TAO+7Iuf8DnIA",
+	"96nzUIEwnpfeRktYDfgVyECLm3eTq/dOWWPKqB3SACWxfPaYQ/l55XAng5rPZkl8XYEW+CUC7ty7eLNi",
+	"7UnWPKKIfsF2fTxx/Vu12RWkwl4oAqlJYX4LtFA8RhC0L+h1JMAEExza7lZwrnyLahfylPfd12eh7w2U",
+	"78ws32N+zugzfxK7pfmCXt1vtBgMw/y6Ah59+Mkk9Fk9M+QHylnyjVz+15Jz5iopFxOeimuqGUviSPRd",
+	"L6LEoDvKS2Pt99r7HpS0KAxXKyx6yYli26RLb87uZI27UC68XfYWK1J4oG4hhnEp78NMd3syE8fODj93",
+	"VnWXja2tLUJiFhGzSRJH8XjZqu0AL5ob94NWpHxz5WL30PenZHbG7R45vePVRJLEid2hRKuVl+i5U5+E",
+	"+TPPSo98zaPYLITX+7129a6XVzCSTao/jhBwMo5ZFC+gUWxFtEQ8uNKlB/jJlN9cznOK545BkOYfIkhv",
+	"p9LvaIynu/HyU5mhrcCvwMPv0il3rta/gMHeSyazSmg6FbeMS6eiapU+Tsx/QI2+pqVzCUr4+wHq8zdZ",
+	"dKdhqK3zWOeM0Jo8xtkk1jOZ8sj8+1qouWhkJWVnp7+eQiEF+1esxEmuxAIr1kK+xKZbbJU1Q5unImRS",
+	"ARBxjgPJPaTYO0z9IFvqflWcMmy/3I4UCPu1OkAW7NI7WEOUtHrLpWK/4GQCYdFUmJc0Ez4ViQz43ouJ",
+	"DPg43j1mmD4sBXi1eoYdaxnw8o1H/cHDgukT1/cjIj3CU4tCp4Lsy53jTZp673d0FLfHzWCr3Q+18i4q",
+	"GgJeqfhapUb3fTR/aCVMEaOKO/GuWrhCJRAWZezAhpwp0Dgxepeh2oUCyMiYGFJbZMyQLSZxJBp3VpXY",
+	"FHJXVRny5bkZK0ygUObBwM2UlX4ME8GvRkhZCQDxtX6tfdjfb8NU0i29wi3RXAWT3OWdjvk6u7zbNre7",
+	"y0OpFHbQ2OuPite3u4XHK+Axzi7vwtdfdu2n2VmLP3ZRYftovoHIeNKy2wmL70XL4t3V3WFz/Qpm/haX",
+	"mMqCLbiu9YwR6819STKMA0cTbLQ7e86X5rXufNjs5Gw9bPBTt3CbL/m4qtdsxvGf4DTnGgZ09eLee3ed",
+	"30qgeoGSdeArsxXsWJKdxjhQxjUUnQB7j7n+z+/x8ngE5CwfksgfqPpaq0OAfQ4tdgkP1CyNQ77sO2fd",
+	"xx86Cx2LEBWKyrDhISHyTIpADFQ8Yka9zKZUocQBsYePBbMuE8M3G4oQWIoiPhQR1vTmyoez84dDMIOm",
+	"/Ax0lrl5cA0EWcATmHfi6BoAuVKK4OYipWU9BpvMFHOSSjLTG136SygBv7WZApNR69c+8uiqKRUL4jgS",
+	"CevCzjMrQLhQbop3dekv+fhBPfqUj6tIpx0sAbx6kwx6YG/eHPcnZ/7ROfM5oXyzTM4O8gZboxI+NHYS",
+	"gchBXOhMxtTND9tKF+PCN1rsRRyKPF9JIua6rJVoVymD2ENWyjzBetyba57KRKB+3W1HfeUSDcfqs0u6",
+	"KM/dVjSUvRwP3zwN4qnIzGLA2bCcgCcDpWzhgjGZRZCIdGMcHM1iKFdo3BNH3MeMzuiu7mp+Om72WwtX",
+	"38KmpoHnn1M5M5X/7ae6r/s06y03aHEzVKLdclt8K+vWQ7QdoNkMILevLy/PL5hQ4SyWSOdfIMck4piA",
+	"pzyKx3OBBQMx41FErXR/H9T+MKj95rcGCmsLceosOyrZ+GNlFByedo9YT6kXIU/DxV5mVJUQraIOaQeY",
+	"DsOCXFyhsXfCM0rVbru4GADLQ2T0GEU04/zw/g1y5My1YP4kTWcafQf40HgCOCHgOMwSec1T4bEojmdD",
+	"Hlxhmh/4fkLGwzARWnsDqPADzwknIo5QY/NQM5n2MT2ZMkfywzhTcyR6gLU4O7/u2afB12oJML8D5Usl",
+	"0k88jZVPTAqa1f1uZ7991D7s7e/7HvPbn49GrY4PtoIdJ/CNzoeRDNxzLTHQIpFpKtRAcYBUTqBwZ8oj",
+	"GpIGYGQzpEMWyVQkPDKj/Mc8HKO/Zd6xOOCUGdco1MQxMVBmJ+Hv0WSgf1kYj60tqANbv2O55ilhm1m9",
+	"Ac7akIdm4fLtIm3ahqFIuYy0b7avmV1/nkT+V1IraE6SfL6L12apJCtxcM4T4+DBzu3v7cGQW1sojPZ0",
+	"PNe7enn0Tg/q6dmXrMg+tDvnUKnivFlR5uiHUG4xPYHkPxDFquChE8B2Hz71hdxTMdnO9X2BrS/LyvtW",
+	"FU/AFYLy5rTPJpOgWNB3fD8FfYXR2Dpeow5X1WDrGza83K680qhXGYhPc8WvuYxgNbOVMC9vZ/rD+zfP",
+	"NCpXgsZDxL4oBqah+eyEpckSVcvKQhzcV2Vlbgyg98oHwlS8YHXOXv56wUZcRvNEeBR3hLtKmi+BXAmG",
+	"DzTTPvzRPLUE4EGswtUW6NwlJfYf3sLmKgUaP2OqgMAAhkGAEE0TKcJi2/NUKjmdT/PUy1KlYowodWt9",
+	"SWhhAtlhzrQUlmT2/qzjjY7tjcGYPPB2/qQ4jgtHY0/gZQXr1B61uYLeVr5kI6mknpwM1D/nYi5CFisK",
+	"3IRJPJttjtncszGCgZ28MfKdBHd+XEfRQbfmt9lj8BGrN9bwNJhsL+wwDhUVkxMBtYyARRQAW+YamVCC",
+	"VF6LPgPaeKIBQXwnd9wkVEUiHTWKwzgI5glbTIARpHhUAcNjrkXoqFnoKSJkEU9FgniwaL8NlBOsiDNr",
+	"XAolFjj0oViS4waUfPEICzWBKZWYTJxf0fhKZxnT4ffgWOC8E13/jmUft/EB7hJK2ymStoM3cEs34Clc",
+	"9p1lep4Mzv84g5OwdK2meUhNu93e3MuU2NbESn54zzR6jokIAPLFPaEIitbPVCsi5wHYl4cVCOZec9cz",
+	"7cDSJvGCRcTfzXiaiunM2ODxFSiexWTJZAo7YiXsahTplZilbBQnA7XfBurzr5+fyUZ0W5LKuyNfFRfz",
+	"hm5Kd+ntUzv0kOUprlbV7E7OcHrSVfeY2uGrx3TthH5HNvwNcisVmCr6Nv35MJ8IhGWlRsuMqNCCz/zf",
+	"8+txFhKeLsINFhx4ZNj2Bsq1yRuBmXdLsPf/WijyKzAXhb4E5S8oxeDy2iRDnyEMVhBPRd8hlpqb9VIF",
+	"kyRW8ZwA0IGWgmuUwi4rhIIaVW7d0S0OFCnWRou9kcCrvHRSW6ZUqqyZH3GdZnLC9/ATRGQkQEtS8y/i",
+	"uUp9D+tRZcr4bCZ44liGXXQjkljnirog+xzwJGUUMc667TabiIRemN5+oDLK4mEcLr+SjrgUTkfU7kvC",
+	"V8g+mJ91cnlXn2NNsJcLcrveNgBFE/0k1e9Jql8I4L43ksVt83s3DsklaUplJgf89HKxh7AwCEGtteXg",
+	"NafpwoiQVPDpCVMx4wGQKED5qbHVTkkwddtdPI/0SwDQR6yWYOKZszu0LaqYtBVTLiMjYVyD6gGbiYQF",
+	"EQABnp3DX5N4nrB6r3tM2feiB5DPpBeOOyZ2fVZXca6IdlvbKk7VGc3UXRKn5r2MnaT4/2zJgda8Gs11",
+	"rV/7KFgyVyxdiOhauMZh20yMMnwBPlUEAhn4f2xBRJpwIzkVJAGpzeZUcfaneCr+ZV43Gdf6tdduKLat",
+	"FkyGeCaDWr92nshAqjEse6dLXdXVG1sKk7dTdKa72+TKalCC4TGsIOi3LeSyt37BQMhy0fmefnPVJ+Wp",
+	"QFfghoRsduEXL7ureR5HMlhWvpkuvz0e7HcTXul1K2BzXMbxW67sviSvSATzRKbLWv/vvxXc91ilPEgZ",
+	"/Zzx4zWPCuY1ypYSyUxffFl5/u+1oeCJSE7n6cT8HHDti+S6HEz7PInDeUCxgmJdBZ/Jlo7nWRnFdaeE",
+	"7+KUwATwJ1jdH8cgXFp7wTSEygu/UXh0f28P7pjEOu0/bz9vw3N/cy+8rizGUqcJUWYSPYLH0vhKAGlD",
+	"IvTEAS8V6RFyEoooIEpe4F0ujaw9Ks4cJmgIh/S30Xu5pxl3ouRRF8iFZuWo50Sr9hCSQTecUS2TApZC",
+	"mPWCtoqY32U/RHALHoDaWHh4aNRC4Z0jUDphUl3LlFMm3D3asiltnxB2en7GrsQSMXj1UqdiyiAYhQui",
+	"WT0RPGxCIRMM4IS9fnPEpBoLnTZyv8dnsmketIEyhc9DmbIoHhs1g/VPi4SgBuwTzCVls14oeYtHK4V9",
+	"wBZZqBXAXKxd6tVcJ656zlCC6IIbRc5rLXsPKh7McjFpXF4V0UfWJ6FSdDjM7j1/d3EJOMHkKY2FGWZW",
+	"B0iSF0YIxIJZGxB5I7bElwUTPgNnbxhfC7RDii/QpIz0+muc59q1WJ26n3SDxcqi5mTdSUBmv9KcRFVw",
+	"WXF/gd0hv7sDXnYgX2ULN+Fo/LGCXeWxhKeiabFGClZc7vFWPq79wEceRcOYJ6H22FSoObN/GNOmaUwb",
+	"ppGH2mNXMtZXOONaKB0nbMxTseBL3c/DUAMxCsCljedkcEJXtvbYjBuDxGJA64mxkM3mCGFeYRcqVuCw",
+	"oBpD5IYcKJR0df9zMwT24yZ8gBEAKLukevLUMuZMBIfaywgEzASmMlaMm91xEQdXIi1siNBxKq9O1NkU",
+	"iCPmQBouQqS8gblidSDhTmNYXDNXZtBXYtkoiBggod9GkcQCofRcsxG+tREd1112+vLSegaajZJ4mtmo",
+	"ZmsmIx4IJtRYKqH7LKNV8wYqTbjSI5CNNnAAwlXqYGJMALM5gcHN2rl5nPEpn83wyIIfch0HfDiPOESk",
+	"B2qu8PsmdLAgyJvd6nYjNB2kWQZ/Fo/yP1KY+hxM5ZoUtl4DjxiUREKZL7FtQmshtPVFZhKLOxNjODlI",
+	"dTVPEwmSL5H66mSgjK9tnj5PBBOfg3mCs8fE55lMzImN4hRnx8wsnFs4BJo4OgM+40MZyVQKzSKuwkaf",
+	"ypghVuINFNYLEngj9TmSWmQLd/woAhXPAMFIqXiugqzE1i9UglJArDB9OC+bdpg5/noC58xsiyBj2rnC",
+	"hDdHiLKM/fRKrKjIlINl8rmZ7xkpFqhudHJPFYtX1xBeVYR9cMVL1gAKj+PRCGUQrCp8lF8Yj3EWiCSV",
+	"I3JcWMRnWnhQUp1faPNJbv3Aa32Z10vFWnEUtpgYkzZkGCfM/4PfGqiikgWeCAgMkGArCXidMC1EuVKC",
+	"/IrRrKOlpDSNWQiYjDKfGeaOSlqhPGLnxAjc9RrUZzVYDxqNveW3u1QgrDiEnXa/1+m3263uwf/WvFrI",
+	"U+62VTXs+qBtHM4rCYgXuY30yW2kmrH5zQwbl6C24IlCJhwikalIRPPFw7psuwS5quwqnrFot9uHGBGo",
+	"+JvtHTD5T9c2RZUIwF//ujEKn0WYLCPxc5vzPbF9DdjgAbaX1EyOVWxuA9ew7Mmnasli4ITD3CSwSajY",
+	"9jmu/kwDuiFWw9EtdpbaHm2XL97mVK6u1UqUz1p+d4n1GTvFCKSWVNexDMSnGZfbZCGzNzC6Adjhpjy5",
+	"MgYcl+F3LJ3sq53hm51z+eMKKZj3qkIKGaJgUqresg9BwpRHL7AdpPe8e9Bu5+RQ+carLo+6DyaPXmza",
+	"Bk9iCcXSpqV7SPH0z3mcik/YNya2Cyj0IO2lxsiyIgse4hljNZiwoQg4cXJau/IHkF1/Nq94Su/+JL2s",
+	"9IKVr3pDt7LsWtmV1aVX58GlV8lGeJJfK/JrbfkeQIIJNeZjoIFvjaTiESSpt/maGEDNboOiHcgpGEvL",
+	"PeM7llXZu/1k3+bHlVTuXatKH4R2hLRhxTsK/l3pfqssmDrtBxNMrzat+pNYQrG0YeUeQCbNIM/bcoG1",
+	"beYUXsuuBYQjQAZlATmo8gEuRiaBmSUQ37Fcwlc9t2/3w8okfM+q0qVX82q0+rX+fk7SrO2i6ubP/oNJ",
+	"mfOyNXySMChhSlbsAaQLKq9q0sXSodsCsZylMxbKHM7v2tLB1/nxJcqu9sod4tdru6u61Dl6MKnzvmyd",
+	"n6QOSp2SFXsAqbOKLrNF6GSpXcs0llEeQcBIAylpSsRWlgbs+xVDNDdEl/bDSqFyQrwd2awxJbcTA3XQ",
+	"fp7BG1W9ZbiTEFxx8lY3e3UZ+PzBZOBFySZ7EoEoAtfX6wEkYJrwZavQDbJJAGblUakMrkSaz+G5B3zH",
+	"8s68nxv5j+vG3UZGVbe6hkCfZbZH1V84youold1YXUIdPJiEulzfFk8CCgXU2mo9gHxa8OgqnSTxfDxp",
+	"OQtrm5gaz4GFNXcfxMJpbdhCJCIz1b5jcZV7wQv7Oj+s1NrN8TN7dEibraoYMts3N6VVbwvy0qt8r1YX",
+	"YscPJsQ+btwsT7IMZdmmtXsIkZZr9N4syS5A1KhoCRwf0BtwUx+772FbOLSBr2F6buoIh6kiis6hu2sI",
+	"4vBW8rEu3dRPeRpMiKbkD4Ae9W1lJj7gUuj0xxWVBaiASpJEdApSLL89q+cAH6444ePqqj3JLJJZxZV6",
+	"CFEVJ1efoHOhRUjW28sQstYgcyf2PICfaO/+ng2uOLmCkNB7epcft/zArmJVK+hw59i8l01n1R85KAip",
+	"ko1Z3dDqPZysKt8kTxKLJFbpst274Pry5f8PAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
