@@ -569,41 +569,107 @@ func (e DietOrderType) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeConflict            ErrorCode = "conflict"
-	ErrorCodeDatabaseUnavailable ErrorCode = "database_unavailable"
-	ErrorCodeForbidden           ErrorCode = "forbidden"
-	ErrorCodeInternalError       ErrorCode = "internal_error"
-	ErrorCodeInvalidApiKey       ErrorCode = "invalid_api_key"
-	ErrorCodeMethodNotAllowed    ErrorCode = "method_not_allowed"
-	ErrorCodeNotFound            ErrorCode = "not_found"
-	ErrorCodeOutcomeUnknown      ErrorCode = "outcome_unknown"
-	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
-	ErrorCodePlanRequired        ErrorCode = "plan_required"
-	ErrorCodeRateLimited         ErrorCode = "rate_limited"
-	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
-	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
-	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
-	ErrorCodeValidationFailed    ErrorCode = "validation_failed"
+	ErrorCodeAccountLocked           ErrorCode = "account_locked"
+	ErrorCodeAlreadyMember           ErrorCode = "already_member"
+	ErrorCodeConflict                ErrorCode = "conflict"
+	ErrorCodeCredentialRequired      ErrorCode = "credential_required"
+	ErrorCodeDatabaseUnavailable     ErrorCode = "database_unavailable"
+	ErrorCodeDeviceLimitReached      ErrorCode = "device_limit_reached"
+	ErrorCodeEmailTaken              ErrorCode = "email_taken"
+	ErrorCodeForbidden               ErrorCode = "forbidden"
+	ErrorCodeIdempotencyKeyInUse     ErrorCode = "idempotency_key_in_use"
+	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
+	ErrorCodeInsufficientStock       ErrorCode = "insufficient_stock"
+	ErrorCodeInternalError           ErrorCode = "internal_error"
+	ErrorCodeInvalidApiKey           ErrorCode = "invalid_api_key"
+	ErrorCodeInvalidCredentials      ErrorCode = "invalid_credentials"
+	ErrorCodeInvalidDeviceToken      ErrorCode = "invalid_device_token"
+	ErrorCodeInvalidRefreshToken     ErrorCode = "invalid_refresh_token"
+	ErrorCodeInvalidToken            ErrorCode = "invalid_token"
+	ErrorCodeInvitationEmailMismatch ErrorCode = "invitation_email_mismatch"
+	ErrorCodeInvitationExpired       ErrorCode = "invitation_expired"
+	ErrorCodeInvitationNotFound      ErrorCode = "invitation_not_found"
+	ErrorCodeLastOwner               ErrorCode = "last_owner"
+	ErrorCodeLinkNotFound            ErrorCode = "link_not_found"
+	ErrorCodeMethodNotAllowed        ErrorCode = "method_not_allowed"
+	ErrorCodeNoHl7Message            ErrorCode = "no_hl7_message"
+	ErrorCodeNotFound                ErrorCode = "not_found"
+	ErrorCodeOutcomeUnknown          ErrorCode = "outcome_unknown"
+	ErrorCodePairingCodeNotFound     ErrorCode = "pairing_code_not_found"
+	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
+	ErrorCodePlanRequired            ErrorCode = "plan_required"
+	ErrorCodeRateLimited             ErrorCode = "rate_limited"
+	ErrorCodeRefreshTokenReused      ErrorCode = "refresh_token_reused"
+	ErrorCodeRoleTooHigh             ErrorCode = "role_too_high"
+	ErrorCodeServiceUnavailable      ErrorCode = "service_unavailable"
+	ErrorCodeSignoffDecided          ErrorCode = "signoff_decided"
+	ErrorCodeSignoffPending          ErrorCode = "signoff_pending"
+	ErrorCodeSiteScopeExceeded       ErrorCode = "site_scope_exceeded"
+	ErrorCodeTagNotFound             ErrorCode = "tag_not_found"
+	ErrorCodeTokenExpired            ErrorCode = "token_expired"
+	ErrorCodeTooManyMessages         ErrorCode = "too_many_messages"
+	ErrorCodeUnauthenticated         ErrorCode = "unauthenticated"
+	ErrorCodeUnprocessable           ErrorCode = "unprocessable"
+	ErrorCodeValidationFailed        ErrorCode = "validation_failed"
+	ErrorCodeWebhookLimitReached     ErrorCode = "webhook_limit_reached"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeAccountLocked:
+		return true
+	case ErrorCodeAlreadyMember:
+		return true
 	case ErrorCodeConflict:
+		return true
+	case ErrorCodeCredentialRequired:
 		return true
 	case ErrorCodeDatabaseUnavailable:
 		return true
+	case ErrorCodeDeviceLimitReached:
+		return true
+	case ErrorCodeEmailTaken:
+		return true
 	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeIdempotencyKeyInUse:
+		return true
+	case ErrorCodeIdempotencyKeyReused:
+		return true
+	case ErrorCodeInsufficientStock:
 		return true
 	case ErrorCodeInternalError:
 		return true
 	case ErrorCodeInvalidApiKey:
 		return true
+	case ErrorCodeInvalidCredentials:
+		return true
+	case ErrorCodeInvalidDeviceToken:
+		return true
+	case ErrorCodeInvalidRefreshToken:
+		return true
+	case ErrorCodeInvalidToken:
+		return true
+	case ErrorCodeInvitationEmailMismatch:
+		return true
+	case ErrorCodeInvitationExpired:
+		return true
+	case ErrorCodeInvitationNotFound:
+		return true
+	case ErrorCodeLastOwner:
+		return true
+	case ErrorCodeLinkNotFound:
+		return true
 	case ErrorCodeMethodNotAllowed:
+		return true
+	case ErrorCodeNoHl7Message:
 		return true
 	case ErrorCodeNotFound:
 		return true
 	case ErrorCodeOutcomeUnknown:
+		return true
+	case ErrorCodePairingCodeNotFound:
 		return true
 	case ErrorCodePayloadTooLarge:
 		return true
@@ -611,13 +677,31 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeRateLimited:
 		return true
+	case ErrorCodeRefreshTokenReused:
+		return true
+	case ErrorCodeRoleTooHigh:
+		return true
 	case ErrorCodeServiceUnavailable:
+		return true
+	case ErrorCodeSignoffDecided:
+		return true
+	case ErrorCodeSignoffPending:
+		return true
+	case ErrorCodeSiteScopeExceeded:
+		return true
+	case ErrorCodeTagNotFound:
+		return true
+	case ErrorCodeTokenExpired:
+		return true
+	case ErrorCodeTooManyMessages:
 		return true
 	case ErrorCodeUnauthenticated:
 		return true
 	case ErrorCodeUnprocessable:
 		return true
 	case ErrorCodeValidationFailed:
+		return true
+	case ErrorCodeWebhookLimitReached:
 		return true
 	default:
 		return false
@@ -1067,43 +1151,43 @@ func (e WebhookDeliveryAttemptState) Valid() bool {
 
 // Defines values for WebhookEventName.
 const (
-	AlertCreated          WebhookEventName = "alert.created"
-	Asterisk              WebhookEventName = "*"
-	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
-	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
-	EngagementFinalized   WebhookEventName = "engagement.finalized"
-	PolicyPublished       WebhookEventName = "policy.published"
-	ReportPublished       WebhookEventName = "report.published"
-	SignoffDecided        WebhookEventName = "signoff.decided"
-	TrayDelivered         WebhookEventName = "tray.delivered"
-	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
-	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+	WebhookEventNameAlertCreated          WebhookEventName = "alert.created"
+	WebhookEventNameAsterisk              WebhookEventName = "*"
+	WebhookEventNameCateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	WebhookEventNameCateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	WebhookEventNameEngagementFinalized   WebhookEventName = "engagement.finalized"
+	WebhookEventNamePolicyPublished       WebhookEventName = "policy.published"
+	WebhookEventNameReportPublished       WebhookEventName = "report.published"
+	WebhookEventNameSignoffDecided        WebhookEventName = "signoff.decided"
+	WebhookEventNameTrayDelivered         WebhookEventName = "tray.delivered"
+	WebhookEventNameWalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WebhookEventNameWorkOrderResolved     WebhookEventName = "work_order.resolved"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventName enum.
 func (e WebhookEventName) Valid() bool {
 	switch e {
-	case AlertCreated:
+	case WebhookEventNameAlertCreated:
 		return true
-	case Asterisk:
+	case WebhookEventNameAsterisk:
 		return true
-	case CateringInvoicePaid:
+	case WebhookEventNameCateringInvoicePaid:
 		return true
-	case CateringQuoteAccepted:
+	case WebhookEventNameCateringQuoteAccepted:
 		return true
-	case EngagementFinalized:
+	case WebhookEventNameEngagementFinalized:
 		return true
-	case PolicyPublished:
+	case WebhookEventNamePolicyPublished:
 		return true
-	case ReportPublished:
+	case WebhookEventNameReportPublished:
 		return true
-	case SignoffDecided:
+	case WebhookEventNameSignoffDecided:
 		return true
-	case TrayDelivered:
+	case WebhookEventNameTrayDelivered:
 		return true
-	case WalkthroughSubmitted:
+	case WebhookEventNameWalkthroughSubmitted:
 		return true
-	case WorkOrderResolved:
+	case WebhookEventNameWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -1952,6 +2036,50 @@ type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
 	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	//
 	//
 	// Example: not_found
 	Code ErrorCode `json:"code"`
@@ -1969,6 +2097,50 @@ type Error struct {
 
 // ErrorCode A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 // New codes may be added; an unknown code should be handled by its HTTP status.
+//
+// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+// - `forbidden` (403): The caller's role or credential is too low for the operation.
+// - `not_found` (404): The resource does not exist or belongs to another organization.
+// - `conflict` (409): The resource's state forbids the change.
+// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+// - `payload_too_large` (413): The body is larger than the operation accepts.
+// - `method_not_allowed` (405): The path exists, the method does not.
+// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+// - `invalid_credentials` (401): Wrong email or password.
+// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+// - `email_taken` (409): An account with this email already exists: sign in instead.
+// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+// - `already_member` (409): The user is already a member of the organization.
+// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+// - `tag_not_found` (404): No live tag of the organization has this code.
+// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+// - `signoff_pending` (409): The diet order already has a sign-off pending.
+// - `signoff_decided` (409): The sign-off was already approved or rejected.
+// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 //
 // Example: not_found
 type ErrorCode string
@@ -2574,6 +2746,50 @@ type PlanError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
 	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	//
 	//
 	// Example: not_found
 	Code ErrorCode `json:"code"`
@@ -2689,6 +2905,50 @@ type ScanActionMethod string
 type ScanError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 	//
 	//
 	// Example: not_found
@@ -3226,6 +3486,50 @@ type User struct {
 type ValidationError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 	//
 	//
 	// Example: not_found
@@ -13771,668 +14075,694 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5sib8KgjORlg6UaRJSrIlOf7YpSW5JbduLdHtvshSgVUgiVYRYAMo0eyWJ+Yd9h3Og82T/IEE",
-	"UIUqFm+Ses7Z3ZmIcYtkXYBEIpHXL/+sRXw05owwJWv7f9bIVzwaJwT+7iREKP3HA05Sov+gcW2/1mzt",
-	"tftbeLvebDab9bf6n139TzP7H2nVgto9ZfpqSZjk4o73+wllpBbURkRKPCC1/do1/IQGWJEJnqKb2mec",
-	"3NcpQ2PBe0Te1NAQS8S4Qj1CGBoSLGLUF3yEJGURQa3t/Wa7FtT4mDASd1Rtv9Zutt/Um1v1Zrvbbu63",
-	"2vvN5i+1oCaI5MmDuYalSZJ/837qvpHkgQiqprX92gQLRtmgFtQkVeRktUljrK9XWKWytg9j0p/T3m8k",
-	"UmvQLtK0U9OxJlBMHmhEat++fQvMYkhvNX7993L8Vy3Hl29B7YAwmcJ6yHQ0wkIP9IIRNMaKEqYQZWjI",
-	"U6lJnC8YjkdUqVnitLb32zuWODhJiBgQJmv7v9bGBLNUydoX9z3VW1M/ac5VEVZkwGE0fc7jWlCLeKwH",
-	"//ZNe2+n3Wzu6jXH47Ghde2BR7iXJnr8ehVwpCg3D+0wPB5OE/yVylpQO6YPBF7grQv8SXwymwfrb6ZS",
-	"kZFmqoOuJiD5qmd8CeOsfQuK4y8OOxbpwBt2801rtzy0KyyHpbGMeEwEVoXRMK7u8Hic0Aj3EuKP6uqn",
-	"84urM39gjEY0SSirffsS1HpEM0enFtRirMhF/z0Valjbr7X2dpv15na9pdk8pkRdiJgIsyB6vPlftf3a",
-	"wcHxhb0MBh1xJqlUhKm7CIseH05jGPCX+euxgK5HlycHhydHHnEPsuejA+/5qLXbbKL7CCdAdzu49nfn",
-	"HX9wCZ/cSR7TdPRi42mjgcAjZJ+qybqUFEFpHKvu0be1oEaZVCLNeeSco4iziDClHx0jOSHEbBGuF61y",
-	"D25pGaX34DjBERGwuufpqEdELpWElgGXRFAew3ve14LaaS2oHQJD8lREmr44VoZeQuVCzokRStTT6EFY",
-	"xFOmiDhZQ/D3EzyAt5jtemd23nQN+vZaQN9jEGf7SqQkqI0E0xui2Wxvbe+80QvA8Ah0hD4e0USzzuHF",
-	"US2oDegD0Zd+7JzrjyMax4mmwg+fTs7Pa9+CmuBcM9A2bCpJvtb2ax+eIOpTRvWCbn/Wf4/1vl2wwkaC",
-	"C6KvKorwDmJkgmTak5GgY81NaELVEFElkSSRICpAcsgnDGnmyoX7nzUtnx4y+kTm4eUhNPf2m00r6MmD",
-	"Ubp+rWF9tjfsLTD3AeP9fiMmEY1JrJeqj2mSCnKg17+23wzWOvsTLNUhSegDEdOcHfW313ZHO+7WE9Qn",
-	"7lCS6O6n37ce9rp/XG2z0/Fu9Dlu9Y/lm8FHvDU9Is30e3qhdu7f/jBqf/2xp4kuktp+bajUWO6/fj3k",
-	"/F42hpqbxQMlk/o9VdGQMNmwGuZryVNZ+5avwwl7oApriletCM1+zddD8Xs41bMlWIHokSAxYYriBCgv",
-	"gLhkhKkevMSj/7VgyHrNvo6pILL4hr3CG9ZRLGBWVtJmt+z03kT1t/Euqe/1m6262WC7e7gXad4QHLbP",
-	"CDM8ICLbKDCblbbKl6BmCLevX3+3F/3Q7v30dvT9eFt2Ww+/7LKrrcnPb8hx87fTHfwhbg8+0Yvf3/50",
-	"D2t1aDjy2jBoaaEYwuOx4A8kRoJoCvprY3l5Zk/u7G87ytlLVqUGsbdIytk5V5oql1xhKWk6Qm000PK/",
-	"T8WIxIZlGBkPBU/4YNrwj29gnPLhfXV03jn1D0hBGE6KAtl8GLtXPvHgPL04gDfZU/NKvwe1ByN0juE/",
-	"3xePitXG8YyDc8EBubW/45TUigOydnF1WN/ba7VqFcekfzbC4/3TsSSjs51UOC+9FTtZZ3arXRvv1SrP",
-	"NMNWZlH0+w0nxVM5HuIBxUivWirIOzROCJbEsRzKVgMldESVZjhrGJysceY+2dxx+9CYPHNsjp39lqN0",
-	"dtHqkshIAzhTKJFlkR2bX0iM4JQLEEb6BCMx4owE+h/0e0pSGKFnHilFRmPlG4ZxKkDqn2WHFBGCZ/oY",
-	"PF1L7tKJaX9Zldhbq3NKX19rxj5D0eb+tjNx9VJo1slmKb2TFgwgf67lp7T2m83GVguEokeA3WazlRGg",
-	"puiI8FQh3FdEoF1Zy8lRVijWIkZ7DWK0FxKjVSKGYQGPGM2llNAc2mi2Zyjxdg4jPGvmrTVm3lo482Zp",
-	"5tl+8Cbfbm6DHnoIboVTKlV5F01wkvQ4FjHCLEYYjQhLEXxR2DYRltl+AQE00A/iQosbq1DVEsxiGeEx",
-	"mMFDPnHuJKOt6m+OMYt5v59/Z+6FU2cgaKJPHYlTY7GqIRnBvLC417J5Bc1rVUm8kzursvnf9fjQ6rHX",
-	"hLAZirf2txyvGTOkdswVSigjOQ1BBFO9BHaC5lPVkLfd6q1rg1TbHTkVwAKvXK0YTy+xyH4oLt6YCyUw",
-	"VdnaZb6TfPkuBY1I9o1bn4QOhmrJArXXXKA3+QJphrxz1PVXx8zCrsUp7/WmReZ1K9HHiSwshTVEXo7w",
-	"Znaw0U7YgEjViUdUzWqu8YhKmZkXmbPN7jw4+0FxQRuSDEbackOSjLFxLvSm2kjR/CY3faU3d66eXR8/",
-	"3v795uYmbTbbbx6PLk8OHo87V+8vrn48Ofp822q0G7vbzUartb2102y0Gq2tRuv25Pri8fri07X5R0+s",
-	"udVsN3e3mq12vfmm2Xx87Bx2bzvN1m3nsHvXabYez66/01RpPV4+ths7jdbj42Pn9PH86PHx0/nJwcXh",
-	"EfrU/VDfvWFHP54/6hv8p+oHPn68PjvpHt+afz9eHJ97l7R3ms0bdnly+Nh6fMwUpdvb2+OzAzOzyok0",
-	"WubHk+uL27Orv7faW/XtnbpWJW5vb6+vO7fX14+PhxdHtx8750e34Bm4vb29PX18bO3tNpvbrfbjh8fH",
-	"x1Z7C511Ts7Rdff29vqo0+2eHt1+7tzu7baa27efrjuPjxvt5pvNnZ2derMFkzl7fPxRkwMGesMuf2w9",
-	"th5PHrc/32632rcdPe7b21v90NvtxyPzju3bTrd7dH542zk9OdDfnR0dPuqfKn8+Offe8Djvf2USdk71",
-	"QD50bj9wHiOzoae3x6dvm63228fMV3trPKa31wfdx+sfb6/Bg2Mv2330PLR/B/+seW778bBzeyjSwexz",
-	"m29a+pnO2Xlr/KCPZxePV1gOb9jF4fXj4eP7v5/+/fDx4OD44napU/HWOf7+3v7uvHNbcPplvz1WO+Nu",
-	"2Noy9lu2ja+ITJOZE7OHVTREvI/6PBXIbj/pb8mx4BGRUgufbYg7pIkypl9MFLgBjCsHBK/z14M/minB",
-	"Exiq22S1J7rkZg0NEC2ZQ8qdT2saDN+CGk9VxEHoguMbRm7NKCsp4AzKp1oxrXY2wp2dHT1NMOkEwRJo",
-	"ElMZDbEYENTnAqXsnvEJQ2dX5yi/vDASeU+t0VsYydbykRTea39HNEbuZzTBEuFEEBxPUb6whbfHKQQA",
-	"wJu6kBLZi86uj+ttpBc2pmyA9GRxpIiQCAuC4Jhgg+JLBPmNRMqfoz5xvgW1M7D3D8CpUOTUhEfOpox4",
-	"TJDxDMBxI0jdrh5SHKmhIFlYqcDK5RiKcV2cXRyuGHkwjoM+VuBgpKJauWru5YE7e+yDRb5AHdvO1TEz",
-	"rQrbM9MLPZ/Jii4wHkWpEISBvtPaznaK7PT7Zhn2t4BxDBG7HD6v7oM54zHta+oXqAXLSYyvo7iUWoTV",
-	"ZcT1+mnSUEVx2S853+mIGV7idPyNU7ZYt7aKVodh9B0fkT9eyE+YyrJcW+YRMASSa1Lo1/9nSPQFaMTS",
-	"91oPvjbGYZFUuZqMsELaltyxskLb+wHqETUhhKGeIPi+j6UCkZGkLBoWZYOx70xwNbc4YmOP5kQCJyrE",
-	"tY0M/hfZI881NuaZFt+C2jAzZPXk9W+FCf1ZI/A4iAblT3IUBK+k/llLMBgpuxR8IIiUmblCFRnB4/Uh",
-	"IIBePYFZbHSHyHgi/vZhZ++o+V4bO4La5f1b60N7b+utfqyzUzO2Rt9btta/jgWPU6uFgPOUiAciunRE",
-	"SoL0zf72jmetrpHZAIaTHcUZpsy9X8tBOiJ/cAb7ZUQEjfDrgyGN8ICbXJQzo1d1hT06c/7tTnimdWk1",
-	"TA0JUnBZYbNXKx3rOJ0oi8nX2n6rSlWpUj0Eniy1wqptrVZuZm0586rtzKsbYY2h7P3GGLo9u3p8vLo4",
-	"ur06OTjuXB3eCGd67Bzd7rSat+/XVan05RGhD9VhzVaWWfN7SqTRGbf7raiN90iz9zbeinbwLnnTb8Xt",
-	"6AmOjQrFbQ0deR2Xml3XZqWSXKHcPsGr/nRWWN3szviiZCQDXzhL1zdvcwZxtul/oxVvmYPrnEwOs6Oi",
-	"0k8ZIEEGWtUUVpVlXKEpUcj6e3yd6P9Fp2XBLbbQRfnXO8asR/JbULswR1jBH8bFADP6h4m4cwbx9kvB",
-	"kRIUJ/46rn3wvRzVQbgsOEchTAnZBH2CVSqISbYY07t7MtU/T0gP8hS06EoooxFMDWzxu4RKky4EATxp",
-	"QtgPRqdp73zThyREPceC6+2iyXLEYj8zYLvebBWmBRdp2xGYFU7SS7vc8/z+Zv3f5ekOiMos/ySZoqFJ",
-	"wPOi7Jkq9+/99d80BGAXqWuTMCRP5V1MHu5+vt96ON/9fXHCzU+//zJ526vlvFMtkc3EPEYyXm2nmyHN",
-	"HUhxBDp8SSab/1bFWFx6nLWTu7iXENRqa57EyKSXIZOLah3o0wY6SAhmRjk3zvRBwh+IBE1H3zFF4wQr",
-	"0gC1U4FB5uwJBEZMfhg5b/q3f4e5/pvzOHAnKGazjGnSo53WCCyhBGayT0RJRfg/NVv6hbKks0Tk989L",
-	"RL46+q6YyTTQM3ixPN8r8zx0OJPW6r1p1YSk3dUTkra6rbf7O3sLEpL0OOs7O2/ePCMjaavb2p2TkTRn",
-	"qk+KCGQ3yZXrBDzecOajpyiukx464g9kZHNRqw07vHQcnfnmXyHBN0/TLRiRRQmAy0vwJl+CfNozr2u1",
-	"tvPX7fiv2zmC5bLC5yDBUnP3yfyrg9oDlVRlrJSH+OBB/6qc6pFg145JxzTeuhuJ52da77xMpjVQqfIo",
-	"8HcmHAWExZQNqpNGbaoommCqKBuAXoCr3eheCql1ZuYJo/kXeTqo/e7fiZ7/TvT8vzXRc2y21l+c53kd",
-	"YXZNK2IVJnKCZIQZmABUEaTwAGGFthBujBpe6KJcK2G40DsDBkTBS7QC3COJZrQxYeBClub7EVFDrsn0",
-	"HSggYwzK0GsuBvL1Ku6C1/o5q1yKcfF4iklCFOnigTe4K6KoIEgNqdRz9od3eHR61D160ggVXunK2JxD",
-	"+ggEcfLnk7z/sDiHFREh+MFGG5pb+83m00IFPrEiQh+0fI95dA9OlsHJGl4ehQcmiF7bPv5p7/KXNiig",
-	"WudRLxPyeKJ/FKj+DTxJnwr1L3g8bmjLPi93iTB7nQ0edhWBhLPypuoLIodI2h8LmyYiUjq3AZl+HPa+",
-	"i+gF/fjhl6Or7g/XJ/JkpMa/HJy8Ofktvj/77qz5828fk4vPR19/+e38t/PugJ4efGySnzr6nu9/bP1A",
-	"+z80yPRjQo479OK3o62L7g+t899+2Dk77MiTUTKMD07enHWjnfPDT+3zw87k7GBC8U/nf5z8xmnU3mtF",
-	"0xN5ws5bP1P9ys7Xi+7H0Vn7qHna/ZGej87UefuH7V+umzu//Nb5eto9+QOe88dg5+fPH3/75eDjXiNq",
-	"J6w3+tCMf/qY5MU1J6y2v9dsagMLaOFmLBRUJDVH7fO30Ufx82S3123dX27L03ivf4zfpEd8Z/ALbbMf",
-	"vr79cVIzsVmI960cRqbx6lkIIxPqHtKxrIhgf1mbxbkYnC/yZdpoNZ+wUqz6i5YEM+FtcC9alauqTNkc",
-	"HDOFOr/+W836t5r1bzXrX69mfYHtOqtjgU4FVNKKUEz6OE0UivEUjbEo5oOt4J20WRBmb9o8iGYhDyLL",
-	"K/FyIZpvTC7EmqkT7vJ2s6BBxJSxnGH19W/0476tvs+emrpgKCxnUxZALyznIz2FlisR5i+faLBw/Dvz",
-	"xw/TW4kX1phDL3/gtWqg94IOaPxKoq7AU3RqUEgWzQZ2hleQPbND/N8qCrJtKPW/dUV2ZQFYe+eXWrFM",
-	"u93cfkahtU/ECpVgSHCihtMCPU2pnp6qEX9erd7/OeXufz1xgzXosTNDj/+YnfHW6jNurzpjU0/oz7hZ",
-	"ni8RYzezRsRHr12A3E5T70RtBJc2oLb4OUMYTSxgUMR5QgTCCs6skRZc95ngyo8roxp+//aHs/ZPP76v",
-	"vWh47a1nqX8uDqv9FHMPTE19h4XygM9do1CR31M6HhGmaisbgtmkvxmSVmbMGlcKixFmKHuH9TX4yXRl",
-	"u3geGXdzfXOd9Mu5NvzTibjeHV3P1n6CqR38m9UMq8H2JVJ1TMHtzDYmUrnC7SnsXJt/JhCOIjJWpejs",
-	"orLdTMfwanZbrfacol0rZhp6BOvW7G6vkWC4vbBmd2elmt2m3rGf2Cgr7Kg4SfOqDuzCGhV29orlG/+K",
-	"2gyzHLm1bZO+V6qzyIyklD21skIz5ic5W1iRSiLQZMgRnzAJmkghLU2LRuOCNj+CzOR9hBlXQ7AwMmb9",
-	"v94FFMwpoVhjBO3CCAqq+jGXY6pwgs5TJahVtJ9fPjHHcRVoMWqyWSpLJHo4uq/zfh3w9dbNcZotjJiT",
-	"7/R2fytznPyX5zutWrbxL82GeoFUp/lpTDOFHP/FhRZv8/S3f1WhhR4eFnhElC2pOkiF5MKEwj1zuHYx",
-	"xr+nBEXws4Hk1Md3eErZfajtupgIV40x1icRTyUa4wFwoRN9JqQQQ/jgZHL228/q7PBMnR1+/HR2eP/m",
-	"7LDz5uzwPT5hTfBxGmgTcMbaqZm3a/JEQzLCUP6Ov54SNlBDODjzoIkSUEH5Lagd6aP+GAY4O63ukBj4",
-	"GKRfESAsETXxwB6Pp68kCuHXsDiLsnUJYzU0yAf7tW5dqnWjg5g8ej9tLp/F7KhP4urBCmKcsq8konFx",
-	"VCtoJ303WIgaZkOl8cLR9bkYQb5MmlKv/tQb7Sm1gAfFAV9qGSnpH0Um2GlWry64XQuLa12R5pYR/kpH",
-	"6Uh/0J8oM59a2XgoU0SfEqZ8KKb4ezKtJiId4YGm4D2Zoo2Ml9NxwnEcIMgO0fJaL//IPijcXJfYpFVN",
-	"7HsyfSa1L8yBWzUzX3kBFvHnJ4l4JZGnUaw9p+acORkV4Hmzuo4w67oYbNXcFB68kmgs9DrHoPs20ClR",
-	"Wdm0IFhrfZLUKZOESaroA0mmARyRFwE6gT9O9R5vBqgFn1qNG9ZhU2TGgdQQG0kgEeNgG29MhljpQxXy",
-	"4/UsNvXZDBkDeETQdnPb5hMZupq3uZ9v2HazlbvWtbGEBOkT0Hjhe0BXcqHYBsAV5AviGZMVRHcB60Vk",
-	"98Tjm23YNe5jq3IN6IBBGcM8eXnKJ0RoGqMh+YqOzzoH9evjTnvnjZP9Ak+QrRcCERroTebg8YAGnuvv",
-	"lQO8bNywH4mg/SmiCnFNbX0p+YojhXpTRaSzE+MA9Uifa6UIC0nZIEARH40xrB4YxUwqzBSkg5TJudV/",
-	"E7VIs7eHd+Lt6C3Z7bdxq9eM9uJd8rb/Bu/0tqOtuE1a/Sbe6+1Gb+M3ZKe/jbd67agVN8lySS8d/RYu",
-	"yljbtRC4uv21Wd/D9f6XP99sf/sf1dvC2vZVO0JrCU86CEBfqGAp60h43kb+ZOuVq0ZsNskraeyuuQNf",
-	"bBNVDNzWSD9n4N8AqmPMmTT29nscXxlGdtARNtfc4j3rWb3+TZpgQTaHzBH0gBMaw0V3GSaZQYIwhlyf",
-	"kkQrd8Zs9EHSR6neOwRhBM9AcAXCcQwFwtqgcfBsdnwof5eFwNs3N+2jxc9ylrWRudvN5jefYP9DkL7W",
-	"c1/n8P2vza/y9Y/ZG49gLEC+Km3FDJBKNMKJXgES6/NVj1J6w26gc66Geg9PsEQTQZUirKGV5wPO+gmN",
-	"nrYGkbs5J1mHIRxBIrQTSVQ6qliUD/IV6rLKxNlbmTgrkcSNTeai0bhCFALvEMze4bZZ7WptAowTzO6y",
-	"LZFTQQ+kD5gfCdZS2Nh5JvCNNtpwxAmCoyHcZUvbMnj6u0xTKxConRWs6UfXVibXZYLnc9ElpiDbJzxN",
-	"YjTgqEem3J6wxcFHeKyVHUJQO0BjwVF7J0CEKSLGgkqCUgbDJvEmkPYDFz0ax4Q9ibD97G6fqNpoB0MP",
-	"MUJioyXgeEQZEjzRyhka0sHQBaY90m29DG/lqt0raV65wQXKnTZGdeEcJXwCWoseIB8T40AFspzzg5wW",
-	"xTccckbeab1In+v2YvWBp8ZWXpuEjKu7Ptydk/DC970xrpC7oEiu7ZfaisaWQjEnpusEbH29Tj2ScDbQ",
-	"xHKuvoJqDbO/xFNtMHQ5P8ViQJ62Qc0z7hTndwk8ZVa6a3KbVbMXFIjR2npZuQRvI1+jjIG1/eZSYsys",
-	"R4Spq+ycfUGx9DNPBezqfEUoi5I0Jsiro83FkfdlSRS9jPCpsKiqR6fpZIdl7Ue4zsjTXJYCAbWd84nh",
-	"VA25oH88kYIpPEDv6sihkLoDLv9ebyKPytr6MA68J+bF5mGeMr1bK9Nbz34uvc+5VVOcPYS61hODIiwE",
-	"JbLKjNoI9RcNO84wQOYzTDPcRJLrm24YHo+RvlESe3yACqqGgqeDIdKae50yC44l0xHJXvUOmUXMbL7J",
-	"kFiJAEwAT9e2olEctNXxLah1OT/DbGo3sXzSKgus7GFbPL05RyPMpm7PyndIECWm2gDaaza1TcVZPLMr",
-	"2i+gwXQQYPMZxuYiI1vCo3tkIDNkA13BaAxosKYag3xDbSLaoemRhnBVvaOvAv+aMauAUt5Ps+fQtX1G",
-	"yhRNbBDRyK4RnmplVxODErAtPEt4kcPIBNz+K/bkE7fR3AU6M9hxAaLMbCUukEl6jj1FQIIk+sQsoB30",
-	"rnnalP0n5BM+52CfE4hmHJ++dQGT/cy1ahs9IYt0iiD3CxQ9rQ2fXR/PcG/7Zc45eDmVaEKSpG4tkl6q",
-	"0JAnMQj1YeYI0tKiR3LUvwaYt/Yt0L0MYtZ5VwnPXsRxDEEsnFwKrWEpqBN2kBveV3+6VgkefdfsmhDM",
-	"eMGX+XlyK/lX+/ov2WXc9K9y/cAq9h8fEUMlrLKKHHCcgc6Ate1mjLoLRkzASROcjwlDYyK05WNoA8LW",
-	"9stCG/iGGemA8qAwmgxpQqz8hQdkRy98srrZJohoOeQTiXhezvNKupygG5ZFfaR9pr4/QH0qiERhwaEf",
-	"agHPwBM1Jkwaj16UcEmk+0Xmk7hhUUKwkGgjzDuMhYilSbKJPMcgsr9KRJVxTBW5gMYrOClckKu8JJ81",
-	"+U1TNGN0wHxQl8d4isJiQ7YQbWAH3iCL/dgkTfRe1JZBq3nDRpSlish32Rpha2ttAklC5iK1d4LKe/vc",
-	"YmsyxC2KyPnlhaYG0OqGJfT3lMYmYvm2rS8VhdfYx2y+QwnWh4ietUQyjYYISxQqMgKjJRXkjnyNUqGV",
-	"hTC4YWHC1R2IO8oGWhOINIH7VpDdJXgsSWgGr7C8vxtRva9DpJWLhzwHmgptTeIeTahenrIfcabB3cwq",
-	"Zc4cf1O/VPO7mbfl3fA8BoqxInVbFDdzh98db849moHNuWDh9eY94/10kasPcivcpYiqd7AzvD2ouQJ2",
-	"FXhAMtEAjGJgr6mSJOnr07y8O5aOMcdIWHxigKS7dhd/yzOqVtiRLjlllTeYS78VugRW7ORsC0MaQI+n",
-	"6h0KaRzqjzHJNN84016NEmRAEjqXJ3onWq+I3mFlARDkO8z8XtrIEBZ6knQyX/hMbzMIlh5C07HNjJk9",
-	"iEqX0jjPeLPy0FvofO/lRM7WyNsqhT1QYOa5J6HFTj7ECs+uW+kI2UeY5Z4VnNjlNK+fJS/8evLiJ0Bg",
-	"UkLMYswVmxX8sZIcDWYYJyiK1aJzv/LttSWbtjjJD/5sKOtz/UbbuhNGqQcT4aT05ry55+y7lkRXvK0I",
-	"6OKCSSvBNGV930B9QmN7qXyCrCoxuWOIBZw+l0+vPfoRpk2eX2uaWLXAo4QjFcCJrEIpX4B5D7ZdT93+",
-	"KT7O/ljxLJONNEv3DupzHiOXt+iiitc8lSgvzzNmxKdr9OGwg0b4N22IU0bQRjiiCbAhGQBD9Kkcgl4Q",
-	"iVQqHBHM7uSQJIn5AYVKEHLHUiX1B4vaA0w1JFjB1uBTs0O05R9uBlbUSuWGdvTp9afvb1ifp0IRrVJq",
-	"7WKid+PQZbTZxC0EeG8o4qMRqEQRFmKa+7O5JA0Uan3nKwh6rQhgIMcN0waKKV0wbgib8JVK6HbkIFCn",
-	"VlGxS6NpoT8O9HrqCcOyz9IBYOMsGbRksthFQQ2IoFmOQ0EkkKAW1AZJqmBdR/pZAAcVkcSkciTpmMJP",
-	"PElSGYEPIk3GQ1v8FHHB4D8RZ6kRzAJPekTAzYqPsNJsGlElQFzf0wmtBbUeZphh/cOQRzwxwOJjLu4B",
-	"rIX04RcamVZ9OBkP8d0ASi4HJMHKDEgCFTiP7+KpAQBQ5GuRXfOZz+HYCpGkTZzOaSuzY7HUSrVBTMbS",
-	"Qq5XCfwsMfdPh/W7TIGweyY7ZmtYCAzaSo4xlW9MCzZlW90S9kAFZ3qIQJgRlRHgrAAOrCdL8ilHlYkY",
-	"ndNWfQtR8CP0KRHZhDes84WMxmpaSizxoa5mdeUsJXgxAc7cdd8KuFiesjEDkZURdo6iklNQVsjMDFXL",
-	"a/w7okm8hG6r6YNnWEVDTx+02cwFe8Egds0M3aIx5BdaNK9lZ0rGJXZt7aOylxe0qJzCnvaUc23l4TOm",
-	"NuOqxOu2bGnmNMeJJNZLKIiW7ia0kj26x3lCMCuh4q1q46yosiZYqk/SPbqU7YKl0lZnRKTsp4mWt4Hp",
-	"l0CQMY6tMkD7iEGSUCrNbn+aSeVQl/KlPRrTCFGmiOjjiCDCBnDOjQWPN6tmMxakT78WnwHoj6aL6lIe",
-	"oRnwefasAokCt5r+klQyQxpTdcSUmMMQnM1JYHM680nsTtiJoIoEiDQGDa3i6bdeU0VKSl7+QxVdcKRM",
-	"VusqZs3SdXIquJMUgAIRONjXPG8621pfFiz2LA1sop6+ANkgrTbq7sn0ldRfmKfbK4LMWyUVTRIXhFhb",
-	"47TqZaUFZuDSXnjj0XGRTdvNrUaz0WptNd6u5n7IQKn/XH51XvFUmQ+a8VoWErY5KEHmmxAEfJCMPF+5",
-	"pxaAzrFl4HaEN06gjz/LqlV57xLVy/srsl78RSfQMfl6wBMujNiwWe2r3lKakbs/cO+eO9pP49iWW6zh",
-	"If/XTGhmwAe2dqPIMDY/Ao1TOTTtc6AwKBKg/RvgZBOasj6szOVFWBZfoBIyjKu2aXHqER5XC8sQkphD",
-	"8K5aLgV0vqJU7HJGB0NlAtdqjmnnalNW3eA2TNS1zp754zJ2msu2hlRqpJ9WHCP8/npcPbbR3ERu/0VP",
-	"ys1eKqHg3VD/uHiSE5AOBjvDON2IiobWVIMrg1JHcesqHxrjjWoVWjwQUVKbXz+0XkPM4jWM5LWl++sV",
-	"51chMiM6rnR3hOanpxEzWomYTm0tvdh666re/OK1UDNDMsVRi8c0f2/Nq6madYcuEkFayMBOmuMStZvz",
-	"yxz5tGrIsaR6U5LEEvWmsB33UT5lE8ML9WqFtvpxiob4gaAQyBW+Q4757aVZhYS7/IaZ663o0nc49rK3",
-	"OEYMG6iDIBHWq6mEISHM5IQIibabzapomScWFwu7tSKji8TN92RqBml2tFMYSulBcP9fI4383fvXbc+/",
-	"bvt5K7Gzwkpkm3PBhvMe2Vrlkc/ejvN24Zyj0O2qfYShRA5i5iwGCKqG20cQKjC1RyS2zLUhCUHh5cV1",
-	"Fxlgxz8hm+mbOQjCzeCGmcCYNgoa2f7S7zF/oghapfSm7jON39k/ZTnaiaI0oQyL6Q3Lop7TAEmeZ9ho",
-	"xSV/kuYISMxEG9vN7c2S1zELv8BUao5xi662/KqZVTrAiui/T9gDpxG5xHReyCWyVzaoufRujCmEXpD7",
-	"BdlfIK18hMU9gX4XFQ65DBCgyj7IHmdKBeFYtw/u0SSp9PfP2jvmjhWjPIornBwY+JZKk8W+H64LoPRF",
-	"X1wQPdvQCbayPs7nbDd1f4iFAVRzvSHJDylXpGOxG5at0+/64juH9GBWKjFY/fY7f+3gan380miIeiTC",
-	"NicPQLlxpJ6/iPAGw80CbdhcPpdqaq7bXGlt4UEvtLIZKV50ad0Ily8sYTKVHxKDwVMcXh2FDoHhzvkC",
-	"w8D7MqZEmWXNkCmkQ98GmQZ5l/bqOkA4IsLiMadMSS1I6igs4p3D07yY0NSILeepdJeH5l425uF+ZmT1",
-	"pmjEUzW0v3EY3h1gGYb7eYpKXoaXt+A2t4wEu0uZJpFmVj32s6tzlwoKiBno8uSw4A8PENPmYI9AFpm+",
-	"E51dFSXkDAnBoexR0Hlic9D3oMbGHMANvTkY+EM3wKJ8LT9vVsoOMRuQSyzlhIv4aYlrtl7FPaR4WFug",
-	"prqBqamPMVNiWt8rn9rt7aXHNiMT/xWLTu9z79IZ93dptMUHV26FBNORLUA54DF5IpXmFrTCJjEOA+tU",
-	"hmKRBjrAkgRIjnFku8PHWA6JqXKlA8YFidFG+Pb+9/poewzBwvDt9z+cbV+Wq5TNt2U1eL38QBh/JXl4",
-	"TL6vTEYIM+EAktXEjLLgQYBCkBPw28XhdX0LNl6AZDoeJ2TkwmfjPMUbJEXD20Pe1gEOLzD/XJ6HNezP",
-	"OsyWLBHoDtqij9GGEnQ0InGA0jHkMmJJNt+ZACz5qvJMJklYTIQJjTFuqpULS3N+cXlx9f2iBI+Faqqj",
-	"faXqfs7RmIt7VEeCJHRgsBgyatZWdAX7QaLK9QePu4n6PG1rrB3vWEvhL80KXjZ/HqbU7qlb3IGjLFoz",
-	"84YDuPaEjVO16mKbG91yzxKtskPTmrbRvESYTgZ5VLZ20YY+OC1aRgQb8pU0MKfZNqDCq0mDvnJ5l+bN",
-	"dwjs/QmVpow+vNZvyqq+wicVNS8vT57hiTy1xtBgPo88N9O7AJ+0Ytz/ILtnJm4NfVJ+T8mJeQ50/Ms6",
-	"Wi9JkYeLvjmEpcUXX/GEZAybITDNBEuhJgTKPcjEX3ZztkmTUCXfmQwBSI3ugXgcEWjtkCTmAr3sGWWW",
-	"+2jxVzt9H/5lPn3KCrKtvgYyzF/4CzF4KQlXDbv1nAT+JYLNArQ/bfwFAO8VlsOgb5dheZpVkeocW/vP",
-	"NXdtfmsRYXwRDdQTRXuOYDxTDmvAaaBGNO+UDtjF//zH/wbI68A0TUcAyqy/3N7fahqFDgCqEcBS//Mf",
-	"/xvgqwuMv/A8sH3GC+zfas9mtcxyXwkcak3vaI4ltXiAXXfdHHmbPWf+inXxE3echcmcgSKysDEuWw4P",
-	"3mV1WCYJOsO9tAUCUnGBB+QusYkppfOoAobzhY7czxBOwqwwJEjjLo8IEGqoRGMuFYnf2WRvqgj8Ir26",
-	"RRNXtqn0mV+/RxA3KPIreTkWB9HNrwBHUiYtDCkwGY3Ou5GVn2c+f7nGILoruHK7eNDNL57x5+Y/zefC",
-	"z8YV9DROdOjLZWIdZXhjIDsssk1gKvVwpJIpCn+9qf3HTe1L6DnS4XEFHlwJ5noliWLnCSMDcMaiaDG8",
-	"7D6tpIWkIlnxpZ9EMrM4+u4Mvnr+8sTzUs7+unSx+3mYYv00SdA9mQZ+72Rqw7sOWOadtQ3FAxHonpCx",
-	"RBgNsRwWZYuXsfVjb295t97agvSiuUf0TGEvGVGwWZUrQbknU78XdEQCW8se193sQJU3Oc8DTqCu12IB",
-	"hl/reEzr92QaNhZnqs3S0mQ6GQdbNMQCR4oI6ShLmc2klhxhGKQt1BQk4gNGbQre8xPgTC4X0MvLhluc",
-	"92YZM7cUbLbvRR9QfxbtB++eb8Gf84pEK0MB9j5tBd5noFpBuYv3fO5D14TF+rhQtlgenknA+86tzLZA",
-	"NTYqlb9Uvja/h+UyuXWLWJ9WpvolJ7oVKOVGDvOyUV8kyzQX8k8WtGWtrQjT71WuV/j710pz9eH7n1r1",
-	"52P7/+lhMu7tBYWBznmQN3DDpPNKbwaMskEVI5dFagMdwfGYoYpbpIgbFlbgslk3frIKjB1UihfQ66i8",
-	"YYYUr6TFpduAiNGQJ8RiCELxiCTRXYiMyHAgIfFmA+k3CMxiPkI9qmYKS82NP/2+9bBE6LuzoWql7cmb",
-	"P3XNThMrScjCAZ2tpZcdXOK3AuOUWHwFkeo8IBXH1ljwvkELwYmHcICGJIHqUZWVorpQouQjgqKEMhrh",
-	"BLlGY9LprEiQARZxQqS8YbwPOEr7KBRxqH+hUhGt12bdYwMUxkqE8AVRNEKKRENGI/NTFI9CZIvn7F1Y",
-	"TF1XS6hMGpK+f4n+HKBwiKNoHKLjzsHBZT3/FSJhEveJmqKE4LgYWQLHX6yEJmk8gqoYKI6BhxV95KJS",
-	"SjjLck1Fd7kL8zTr9lhplrouRoUckeUGlLJjXfHN1caoeUoAs6hiv0PQpZ/nRbE85ueM4/FY8AdiMAt/",
-	"M1j3X57hUSlNLntl9ZQcrHc5q0qqVRJkbBLomj7vv7aOY31Hut+/oOoQytLs9YWogO3iEGeWVINIYnIG",
-	"X6oapNLRX+FZc8BcpTmJ1AFqeLmqBvcEowkX9xCzNvmpVCFASZQIDzBlUlUj7m1Wl+uYITxHz1ipMNeO",
-	"QypsMIXemQxbOiLoD86IDZ3aNnYohqwn5a+sRVpcwe3gdSFfjXEX2RWFcEO2lbKV8+hX4FLbTcDfRf7A",
-	"5u/0DMiluN3XwRIplnLnRd4ro1+U/GVeNbg+8qJ7ZJ6HNuLUQF00N5cVh79UcXN1+LMCUmA+hQ8yabhA",
-	"jph1tu1qwLSSBMkhHutrxkTzMGco1O8PbQpgLrHCzf3MPQRtSvo3DIx0ymL5ClkRF6Awa2xhxmRcSD2u",
-	"hrnUkA3U0fqOSgUjcWAdTCYRV+u4Y0EkYSpwvSC1LZ4kJEbUQlRzRlYwaEsjAat2YU0kYen7Na7vCjw9",
-	"pYysePn3lMv7Fa81WC3fGagWd8+X0nKbmNhcVcBItqqcAo8NMj9oxiVm/ffnLGRYaG8Bruob5n3Z51DX",
-	"XiKlvXdEWHoH1+lriuSzlyiBp3cGBeKGhR7J7O/3+ht9dwWFwgLaiMW5CZ2BlrMXHxtivXPeZ/ObRArf",
-	"Exs2dpzXQCfgxAYZQeLCaaQJZbJnTTnuDYPnBPo0E9zmXxkMJujNgngKZfsCs0EhwxwxPDKoX8QOcyM0",
-	"q9S4SZvNrQi+hD9JuNm4YR2kSWnynvWS2ShRmOEtmx3qI1Fl51DJ6Puzqm3K/BYp3+aKoO/nS3PvrKTS",
-	"mUE+noARQrwP56edepgjGehv4ah0xvX+Dbthj7AA6FEvz2N+12PxUvR4wx7r9Xrh//rmMic/lpruWOvU",
-	"a77zWLEnHlHeXgVOfiEDi8IRINfdBZVf2Dcv7AvOVP7G18j5C4pK1qovRhvmxUC47N2839d2qGXoTTsW",
-	"byuiR4+b9LtmNu9jAR7acRKUG7DUPjDfuOgxh57Q35rZmAI1/fjyvn/M8CMQdC6zDzQ7XS8nSfrOk4Lg",
-	"W/2UgmiwAwRkC6ttgbPGPKkkENBjhoElSIKnsPM8dcBcLtEG43bUm/qFlQJnwYs9u7jcEqjACHC+u8UA",
-	"LAxLSNDUuIQ2hIUZlNWK4sNnjWrYeVmbqYrQgZV+eiOOSWS92xuh2bJa2HIBcCY2jhZqjc+gkrhOQoB+",
-	"g6UCqZ0zpv7a8GQIPgXDkuEmZBLiZIKnkBimD3uDtWrxiBGO8diEtjNBe8NyLpUIJ5JbBBPg5TCY4TVp",
-	"mFKGNtHHoriZm5wqA95mPeHsFKgq93EdtWa7EpEKmCXpi16rSH13VC6lsHTZDNCIS+UKXBSgBTIyIVKZ",
-	"CESAsDKXtJuBVtAKUIJahXNnRS7IISdTy/Is28VlOpnZrRbm93T3StCP1Y31uJr3AB6QFgATM+OpqPEX",
-	"uoIVzJ8qjs/bhi3UsVSWdldsxTUbu88EbSZVe0RNtDxzR+XylXF9yLK1adywI1gcU+biiXORMlclU1qv",
-	"RZrezLlcXjG9T1Yiij4AANhPDFa6/kIMyo3GFtDQnZKczZ6xEm30aWJcnL1pTj9L5XCzgQzNODM8fcNg",
-	"V5sQINgRphp2EU3zyiP3/rzu6CXp7Tdaq/QjwO/aMAP44o1P3YNNL4MXtJgJNhHPd5C9EPEHRxrofnbU",
-	"xYNw3k7ptnb2m9v7TegCvZqvy7V9W7rigHPxzRxWVXUkM6I4L8f2DvrKtU4ZVd5CZzVgNyzzmcMj4PFm",
-	"QeXLrdqMG9MCaeitELj+vFbueOubuUa8PRC4Y8OTLZUWPK0KQ3VsNUglAFkDdclXUFbAxSQou0dqSKN7",
-	"RiTAcqGTw8PrE5SQB5LIG7YR0jiW9A7wp7ZCZPBPqSQx+uc//hP5v74NHZJjUPyeRCEiWE71oRwNyeTd",
-	"DbO/w/vvmiGCdFzvgeaH7RCRr0qQEYHzlkb3pZI9U1ti36pJmRAs7swYNeumSZJ/ijiT+rhm6q7QYVWv",
-	"gIgpjuBRDFCmEj65kzym6ch+GHOFpTSfDYzYHfQKMb/2ARMD/qI9qG8Z0sHwbiy4IgDi1U9SGt8JojeM",
-	"W2NGUqWZjFH95gcyIAoLipn5AP8d4gSGc8+lab6R4EhxSdy7Y0zF1H1gqXJ/qrRH7vqExMZrxAVO7vIa",
-	"BQBLyRe1+HG7+HGn+PFN8ePb0kcSZV/YpS19bpU+t0uft0qft4sa6/wlnNVdKVGuI1t1zUT+2APTVHhW",
-	"GzBdhleMkMNurDo8nwAT9mJQXEeXJweHJ0cr4nEdZPRFBx59UWu32UT3EfDiCjU3FfhcLn5qSDpPmEE+",
-	"bDVU3cXhdQZVl53CUE2GqPK6nszWVkauD/XKqwh8U7GSGT9UIB8xrSpYmQtvfGUh9EAay9VTZOdwEa1w",
-	"kVwrqHTPIyPSAC9pomzA3wYTKEDjBEdE2HYGgQMqML0IJTTXMdh/A0zZuxsGzRFAW4XaG9Mo2IjeFaqF",
-	"pRJpJcjdOTdYpEwJiEXJCbHcsDreHcyuGvTss1aA4LxzPfdsDN20PDbI+CYAkXNPA3UOu+4aSM4A7clz",
-	"W9wwU+QFwIjMklcNyTS72G/xAWaI5YMEQ9t4bZMUabdQlTJrBVvhHNarYkNcHdTbFsg1JsKtnkQXV2e3",
-	"F80Weo0uzg5vL5pbjdXApsFFckkE5VUFEmcEJ9LbcLZdhmaLjYvD63p701mLWUVEKd3zfS2ondaC2uGa",
-	"4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBAxETYkr2rM0OZQkFerGqWreahIgr1nICgqoRY0HRroQ1TUBig",
-	"MD+eAdA1q3kL36HQeonDDIkJ1nvTn4WrvvUP+ULh3Hzgx6p4n4NwAdHpBF9pb8/wTbZe/i6tEvVHrtCn",
-	"pLiyYpe/d7ZDJqlqjlrqa7y0dX22dlnbQi8tYWe7Yt2OGMSRSQX6Ho6N+3+dbICeiWxXKBkyGmIxeF7U",
-	"ecVcgxF/AO6oTu4WU7u140xoWklGHC0CxJM48zCtfKqd2fdWbXJbFHOQYFnlQvmxVW+jjRNEmb0wQEeI",
-	"jKCINpoG6ALxVGU//fMf/7lZmbUrOB9V0l9bjXNKaK3b2lUtBA7TENIqIFDCIoLyBax88QOVVM0T5Hp2",
-	"rT2L1CRtmvwK+9N/aImCgc+dJfays7XUMDzpM0XlZmUDPIDfP1CGE/rHXLQMkl3Z6LtLDUgMTmOqUP77",
-	"K33QjrlQ4KXILq7AxchuWbGMyzz2KbVZhVd5D6qkiekW9Oe8Lj2870of9IV5xmdtXon90qZATiUl1W/u",
-	"oGE6wqwuCI5BJ7T7t4FOlEQTLgDBZ4SnKAL4hHemLhyi9noMJVfQ3G6GczCD57e+Pu52L5G5CJTNQC+8",
-	"UcH60FVFM640uhnEPxzWhmnV6AOHNLeXo4YAdQqjCubDAOSErSoeBt06QCMcDSkjOWWhsN7Fvm06aAMd",
-	"2In0BGZRho4X2HQqTWYYW9i4YedkYvRuV8mE45jE77xwcIavkCaxvmCIWZxkLUV8mhbdIVWde2d7e9n+",
-	"Wnc56Gu5q6HfI9Rvdul1pS33zyo1fKvqDjkiasjjO/1AnCR8Yup+jApxlzL8gGlinxZjhXtYlr/mqYr4",
-	"SH9rdJkAGEEwnNyZlS84C/yRz/At4Mhl27i4KW2D40qQ336fMNhLJtqOJcIo5pAKALCIlNnIk2khbtlk",
-	"jAUeEZWB4xZ3m9NIVktHWtYYebGUM3NbnBiUYYtWbIuIJzwF7PTwb1dX3333/n1JdPyt9aG9t/XWnEqu",
-	"Wfjffm3W9zr1D6ZheFW/8KB2nLztzAkBQCqAPkZKyklM430UuuMuRBudZmsTeiNgJvtECPtlW39p083g",
-	"i93N4IaF+dEIX25tWnyPO6u9hmjD2VPaeDAGlYkCag64OLwuuSPdSEws1g0hT3UrHMdWrXYvK/Ku/6QK",
-	"Qp2wAZHqisg0qciOY1wROYeK+ryV9xQcEzxVksYkN343AAnEtqnPkYLOro8DRNgDSfiYOCeM3Cwof0tN",
-	"uawX3ezAjvnEdIXMBpL32oOUFnOWaoVrqDccQ4TZppGhABpIAx+zqFMidPrQl1a7l8wTx0TklqMNLxqT",
-	"1+rB7lRaSek9Tt6emYfZlVoWM8hplI+2coN6D44suNA8oPIlA7RbzmLjCp6cVFspq0Jjs5hUlMY161qa",
-	"x2jMpWmSZcnpNjI1ren8Tr6eIuyt4UiwyuHZk2GFCV/YK9cs5Ncn3GReuzAzCZz7nbLgubYP9pooxlNp",
-	"sEjHGHJFTV+00F3fUSHaEHgCHSdNHiNXkFmPhgQncK6YAVLONk3Cg9/KRQAbICrRPRlbR12FaoxtO8wq",
-	"hE47jnU6sXkw5guyoFduvbWC2ZMlHnsDdkznc3DmwHB8YZZv2V6qFqcxUSvgkhwnb80DDs3lT2XKam+R",
-	"z2fgvIXuemfXx/U911+gc9i97TRboeM9B64fgRZpmvNBQLiEBWxuW7XPWU5QS5Y5NL3I5z6DxGePcVvR",
-	"FgFsn7VLYuj77uPZ2Ti25m8SO6A9c4CF+yhlMRFScW5aoWZNUDmK+TsUmjE2DOeHSOptOBlOocucO4hB",
-	"l8fshqFM/T67Og8Q4wYzjxmkvMDo5zIda7vQU0L07O244tS0njV4pu6CLFoBHnnLpIjGaEOvX6u5CVPE",
-	"iV6b3AHDhTun9ciMvUFlAcfoXTZfSzwzCleUY+nrhjHDB5oKPQFFE6byGbp+SsUB+b1EOz0IRz5jVHoT",
-	"sT2fIs5kChBjUN8ccSGMDHNDGEHiXCpJFk3waor0rPUWN5PWDOaoWSo08rSk7K4qJamwHaucjWV1UisX",
-	"4UiY3DOThWYANYARD1yP1Q1lylGs8zmjr40sYHXDEuI8RDkjbwZonKQShdmxA08PvPBN1oNUZhiPAQoz",
-	"39tJrM3Ha0OgAGX0sa2/fysQ2543oV2/yty0ZyoJpSABMLNpM0YhUoIjvZ0SEhu3CiLRkJMiGmjt7Pq7",
-	"rF37TIVyPvHVnJuiBKvdajbbW9s7b95W9h71FrW6qHpN/SA7Xn08P1/IeOIFLRyaw8A8cJHLEutmaNLM",
-	"RBetO6GkVJnOxtxL/kCKiJFDBFxZjXXggxVKvS1MqRjjjzhJifXrVEkelrX51kqG8du+y1vUgUQ023Md",
-	"M6Mqx9zYSiAPnlIB6dngJavl9C16aAN44j5s9cxlLkxKJk5Qz5IaXVujCRFma7IPrgJ0+kFffHB1+uEd",
-	"Ojs9vbxhfWHy+aFEOzD3Z6aXRBsfjq9fv9f/716//tC9Nu2MMfrU/VDfhZvq5tAcYXGPsCA3TPEEWoDF",
-	"DdSx+GZmmBDXkggr66oMz66PQ2fdGXHxRBigrNJtw2Vzb9qsRnvWe1wqkbGNG2sj4GW64CJXRhHN4tlQ",
-	"Ky8Mg+dj3s3Ep2bFITTDl1WR72vyQJixMkxXMmotfRtReNn2R4CwMbd7cipt72TpIY7bRVipYHFVYL8S",
-	"pt/qyHsLbXC4pQCul7+lyAA+JYqVjflKVfHkx8/fL0s1LOeQD0pJPfHhdaeaPx/KV7Z3dlp71WXH1Zbb",
-	"vS1RzIMB319WHlKy5JiUtLIPztfltt091Crez+ng9fHz99cVJaBkuvoe1CRftvDwwKr3+9V36zUrySqL",
-	"eD+rSjF5obKqUXVCunREeKquScRZVSKG/cED/lY8BYz5zGVnylxMhaQ0iTvSyHqbUdtAFv8P7TULuthe",
-	"M8hhUbbeWBw461CrRHDhQutHeBUt8sK7VK/EkCw3jLtw0ewGnaGTe15xRFVrmWMqVPi2E/0jZJTXTV61",
-	"FpQBCo+P98/OQrTR3q4PeaoV+ZUqDwA7segH3/i12frya7O+9+Wx/WuzvvVlc//XZn3HfFXpFT/lA/pE",
-	"zNbsaFknTaKcFbFEBRj/pQjqcyBPx4ugz8/weB3E8yIPfEe1yZThfZusIagV9IDBwSSEjBj/d8jjaSDI",
-	"YRkr0zLZ+i1kBkx2wyCyZ1waegm0vchimzblrHkXXHQ1BhshxMzGYO71ElPI+cKNeX002pVg8p6WG7v2",
-	"a9aDFK+qh5/DJONqDebzkNv6Ups8iMdjygb7KMzNqNAYub2UJqquRYFeFIk2rs8vzo4O0UHX2GMBGjEy",
-	"4oxG0hQ7a1Nh8x3UxGU+nDBA2L0ESaK5RPB0METh5ady3ZerYnhd7EPx+k/9n29hKRacDdfUIGRvLLpQ",
-	"CpfNbO+zzAxdHQzuk2e8VsDBCWLtui6fpf4JswWt1vR21VCGtykxTUQzl4pEE6jYMdE1U9tCpSNnVQSh",
-	"xCD+YKoB2vwU68rAlekYEts67UnWOXsfheaPUB/CWKHcJ1QyyN/lbUjCABz4WgLcsJW7j7xDZQFhH9NL",
-	"VRbk00/wXtyb3jADLAbOUJEOAMXTb7bt+pYEphAdJFcutSQILc21JbF1w6zcMuNi5M4kLwaF7gLKZeGa",
-	"7qSe49bGMjbOv++UGzRh6xl0lLDpCfnE4Qv3xlLfJnfHLJOTmOKqMoEFvSI/QBMpaFJlmmOZaGlCcng1",
-	"SK8u1f5PXE27bR4UkyjBgsSFVE6/q6T5+7cxyT9MSG+cfRjQfnGaC1tSPsHi1XNa0O/XNf+yUzdtfT3D",
-	"02tRbxrbNczQljcqrkIrPTfIs643JTQYwqbiOOvlZ1wilNnC2aoulH/ek+m3cCVbVA5xe+dNBWR8AYbv",
-	"+rhT9yD4gAGKs9/r776Jm7ut3d3t6G38ZmcPt/sE42a0s4PjZmsHb/X62/1Wr91r9nbb7Shu7cRvotZO",
-	"r9lvNnF1+3lJ/6hYlvczL9/ebbe2lopCkwnkM719Q0YEjxmWAd+dEZfu+Je2EfD9J8/KBZ6h7W+csvU2",
-	"yizmVYdh9B0fkT9e0MlRStkt5tw/pQtBmZ6pXNHdXsY9NvdlSFErelAyOs/nIjk0/bYXctJMyXAVsqLV",
-	"wwdYkQVQig5CEVkERRdfFbFR90H9yApkCtReBlI4W8syqPKffpKmO7NWMOO8sfcYq6EWdUWl8J//+M9w",
-	"tVZvXAzOV2zq8C9kV7+XSo54Ce03JLFNpKCPvsXH8BpyvPKbsmR0etYGKHG1WaCcdEv4uZqJi9BQz/Ag",
-	"+cgrc91IcQ6EWY4aAWiGHPKJUZMdGksRc2I+/o8Bft+0UIF9niR8Iq02w6P73K+kf2/MYmIuPfOf7k4y",
-	"+BWe/VvZ8AKF+sXFfMXCULzYn37ipdAkfpHHPcPf5Ra0MKbylFf3gGWVGC+RM4ZfoP5laUi5Mq45wtam",
-	"ccULTyv6WHyoYQcMzNmc0ol88FW0Pi/2/ytOrtXWMl6rjT5QPHRcG2V5ciJNiGygAwMTpGVhTxAMDd2c",
-	"F0xCHofegQmVatNE/QTpp9LBP2edqNf00LV33hQddO0KEl8YpI8iK/UEXu62eQ8X/aXQquyp5904wUt3",
-	"wqW+ZhFapqGCfdgylfmiKPxmHQ0gkQ0UFpVoBJkRcS50wwSzWEZ4TEK0EY65UAJT5TyUXN7LgpGZXa3H",
-	"Zy8uWpL+FTP0uQSYz3lovKuh6OQAOub67vxGATkQZXbaLoRWN+DmFf0CNrOGATcMS6/jg3lDHTBkQ1vr",
-	"K1H4P+GL/y903Xc+k941j+6JKm8o6NQQk4e7n++3Hs53f1/e+uJtr7YcCjmnS4ZNVMU8XqvPVXtEXtOv",
-	"nuAx+YSYIZyMh7hHVBZiSji/r+OE3hODa9YM0EWAWgE6QVygU01QygYJxH3fGWDPAt1hfWyzhhLNsh6f",
-	"XoTk13Z9r1M//vj92fll/Ze5xQILYuFdwiyosQuGjyhT1h/4BPxbi2iwOKZ7afyVq3tJ7Q3X6WiExbTC",
-	"T5olP1UoIOceyNfKaTx5OWsVRoVg1/Nqrcc03robCevAK7cNzloFv0PmShiVvbi607Avh+zDNRNkNy+v",
-	"Uc6HG/iEqnbhlkj9lGLepaornq982rpal7Pl5fm9kp5je4THSPEg23emTG513Ag/mFNe3ewta4aGplUP",
-	"s3qc5+eohE7Bilz031OhFYcZlvr5559/rp+d1Q8PQ/Auuy9C9Nr8Hc70ox3gB+IsQK3/pVGp9VBrb7dZ",
-	"b27XW+2KBfMlTLO+9+XP7W8bdfNX2/tr839u/s//MQ8JBhAZ1gt5GTyT1ZFEbEMQSlQRN9OLeDyXT+bh",
-	"iyxJtly6A/oJHqzh1Mt7tc/FOlkhEemY2yyUkqlrdzQc44yr6hJtzzxbL3PUaZUL5TsRkjPXKMfZIfkL",
-	"toFNK5A4KqpntPzcdV51tPEhQGdwCH8KUCdA55umAdtorEqgCB9qwbMKM6or4y9/bNW3EISetGUWYUHQ",
-	"BkuFpGyA9C2bhQoETX6XzFwc3vbnvwyuPs8NFCzXx32ZZEid81C1eVeopPd3iC/xffmaQ2V4EsNtjmWQ",
-	"9x7PzNak4hFNSolZhxdHVRQc0AdSYuePnfPKS0c0jpOShfTDp5Pz8+V1pGY87m3ZoyrnZY2p0owIhB9X",
-	"lxn6MR/MTVVCA4qP5TxjRC4oO7RXuHJs08LAurmMtzJltrS5wMHtneXdoio1+mpPoaImZLKMBl1qzxRB",
-	"cXLEYjkXCwn0NcERXIkMTL/Q/4V+8OWu2Erf0sdJAmljfUGInjfAAo4HAsfQ+BqIkp3N2rK1iaYK9aYA",
-	"jwSYtlz4OWr69U/vJgK367+X9QUpzIZCSwKqZE6BKtlfrnKiAKiRvbJI5SBn2ozf5jF8Vlu+mj1gLp81",
-	"A+wLq81iIL+9Qq9sYhtZYyghGVEJMhm6cw5xKsv8a7nRlO1X+sYpmYNy4ZNam+VWUYEBqZKKbzEJx4LD",
-	"l4qIsaCSLNfy3dznqPWeOKhI5nNkGbjUEBibgVT+Wtcf6vYSMO4zKOaim8RiJOj1npgGeODzt3EjB3R0",
-	"B7jXJajC/JpZ74nbxV4rkAVU8oLo8Ovs83hCo+ll2kuoHM6FZxnDVY2xuwyK1MyX6IEISbnZy9kFs8EF",
-	"c/WK6oN9ZjUDuRcaRDrE+ERrCX0uoqKWsLW4qrtcQO3Gl7+9an9ekb4gcvi0tEphbs68VV7QT0EHvOao",
-	"ff42+ih+nuz2uq37y215Gu/1j/Gb9IjvDH6hbfbD17c/TkoBklZ7vWTIwjCqJ2lavj0zeXSlXvyLg99r",
-	"9ur24pRFvjHFWtKA8HmiPiuwjEAR05oynzDAqmIIo61mPcbT4jHwol3ti2mwiwjmBwTmNHVbKcn1CsCJ",
-	"lm14A2FU2vAQ5eMC4Qi0WR+HaUCYLRWqzTL9yrBKK9QF8b4biHluFlIUpmwQRlaf0NhdUBXfXqI3zGwX",
-	"O4FseJV0tWHu4rivMLsnseEpZHqpIG0ZMPfBNkV0HymTYxJpHch+ATlz4h0KpcL9PsC4Z93EDaAFTiiG",
-	"jIP8Xq29sHGq/OMIhmDtEtMFH15skPnMfQAOpl9XTn9zV84sl5501hBoprcyT8iCgZv2CJp1TQedbBjh",
-	"+sOGd6w//OsIs3nAMR3vYPclhNb0x0RolnKefRlhBo3DoLt6gEw1tuJwS2NB7WyFcuRe+UqiMPtwEpeQ",
-	"cgZEXdNq8OIE90gpqwkaRriofDVYkBry2FcpvgPY38uLa/jPJ/i30z04rgW1w6PTo+5RJd7lGFe57Mrz",
-	"0lcF0AVFQW86C3qEJUGfrk6Newq07wz6yG/FVaCDyWdptvba/S28XW82m836W/3Prv6nmf+v9RrSPla4",
-	"FOOlBmwW1jW0zuhnCVAlHTSnvZBar7ltKVx+hNlVhuA5U/6on1CtGRdvnIumVEIGgx3gQdmaNHRIdKIM",
-	"Svqhp954DE3LBZHpiCCq9p1He/hK3rBQYYhCZYXzg5M4DEzld5wlhlZUL2SpUDlfrMIRlVYLzgJh+cO+",
-	"f/vDWfunH98vx7mwd7vsrHmMcEUkT9L5nbo5kwt6Whk59EqCfEXYpNJY0LhMBFGWgw+lkvTThBEpG+g7",
-	"oa/G0laUuA4Uetl6ZEiZFmIDiTYUlvcyKHQoSvhABkgqHt3bLpmbKMEsXqO5iydvq3q7cOZgxSumTqWd",
-	"iBYY91rpt/QwU0aCDoZKGwOzAtc1mFht3+lBauF6YIfz7UuwqB2nfb0+3pQnu0xBWOwgFhQdkbIHROGB",
-	"yYtCjMPzFgAuOwaqKGSuZLPsFJgducIDLYSFNoRiBBeuhPScbbPleXH5LlqYs2Qvgzs0EWd3A43nzUFf",
-	"/0oiGnsKoCbMGOAiNMml4gIPSAbBKpF5Tk/rYyyZun4mCg+eoCPmhks1b2QZ7bYgy1A9o/bcFqHt9Rzv",
-	"KyNIL1mILhAUcrfnoPf42SkL1OAJ6X2a14sdj8cNyVOv9XqE2esni9fsZflBbPkolyVBJlDnCWN/q8/h",
-	"v6UMD5v9cEG7KSuqNN0Ch1hWKP1c2l0qmV992nXQ8YW32NLTIrM1t2bqSn9t1tumiHRZPemspX6GKXOm",
-	"b7UTcET0DEv2/YgIGuHXB0Ma4QFfq4tw9kSf6D51Kpe5oq/pM3Jpy539XAzAa9031wpmiogHnMyt0j7m",
-	"E8T7yp4QecdAfbM09dimUeArVz4k8zyuN8Wi7DeLirJ3VihwqxpxNX2lnKPMRETKOclZHfTxcxdtACCB",
-	"PTjDexqHm4FFJ23tuGQcm3mFJQo7qRpyYd03++g9wcJZz5H3Otu2tLEgAeiEzS+Sz/o/IfNM2yDc3lkq",
-	"fW9WI0YWXX3lFn7495S4iW4ZlL8AySwdqoGOvhpkLr2rQ22Iodda535tH1w9tVQujwN9khWL7a9UafA+",
-	"wewbKpmADhjv9ysdAaYaEVw3ef5KnpnwzpRAX5huC7TQLkI6PBIDc572TFS1InndVN4+JxPHPsLU9q59",
-	"0rpCkHNuzoHlN/hda1ZOB8nuWlEZo2sBYM0KfT6vgadbCwAm5kZ7rfIIrIGDtUaCwWpdjixTen2OHAOt",
-	"kzGc3VTNGeskFeT0cAkG/nr6POE1PoI1KA6jOBOfdQNvJ5SYcsG2PTT3zPEGS3NRwz4ZnMF6pFRRA60s",
-	"+IPBHcyg5HC+V81ON0Kggbwq+eCGwa7GDtjK9GjW04Verc69Zgum0EZFQ1M7NPn6Txp/q0Y3cDTw/Vtu",
-	"zCV8wPl7dJ5TOqtqzsXZShVV624MmOULONFz+essznWhs9xIisxcZOOM3zPaL+C9vEQ+y+w0QOlae69e",
-	"Jy+smV066921Zv+zobtsGY1caO25XtFj09EG1HyDneN6RZlKKINKAInk0oHv5Dg70DB0jKVCIxozOhiu",
-	"nqR7aIt9np4U9zwFf6GF6a5bUbfPKL6s9MG0051Xtwb5/64EDfsNx+WQT6TxP3JG0JiCA99rCOqa2weI",
-	"JLa8UF9IGQAsD4RWCj1765Xz+Bjcn+weRr4qqMckA8oa6LzgAAIf0hCD/yfG0xvmtcqfyUItZXgvjRfm",
-	"cEWVK5ukLBrW5vWsWuPh1aFI85QABjp/3ebUgESZiba8BsSac6sz+SqoMObRBhemshKIK1Tslr+WEQtD",
-	"CNw055LnzHZOroJzZmnWMLDUIB9t+B3LOUummwsrPZc3q87lCmWXlvcrs8YgoFe5I7Ss0yc8ZSh0O6s6",
-	"nTYTdfN38itpCACXNpAtTiVe417982zf5ShNKMNi6jde/osa+GZ1lx7F3JvmrvcLlMM9sWiteg+bV88d",
-	"bvXx+i85akrIP53zTu5Nq2iS8iIOp0o6GETvE6bvnV6RiNDxil7sDso67Onz4fdUK72QxpQkfFJPxxnK",
-	"6WrAl2uj8FfN2XvKKtN9VnLQjPSwIISYyQkRaDAD9/xX9Omr7JLzmWg1DKkJSR4Icji0DlLNwgoALnFC",
-	"74k2hciIO3GcdQmfqWJfIRfopXOhlidgWpBVWFCIYfV4qgIbIHT1MyZIRRXagMxeRb6qd7Y7VcL5PYlR",
-	"Ot58SmrU7CbnYxoVKXApaOQgolptg95QRgNsrpf/VkqXMi9dDAbcxYP51ZErBrn+ulrlipyPirDS8l6u",
-	"zwgzQeDlWTd3149U+eGmWT5PoEE9N6FOtKF5WmvjgEj2wxWAkm3uo/DPCendpSL5ZsJRDhGvwM4vFMGy",
-	"veRNm+t8Hh75PNPZxbSyINdiS6ibB13LJ00x4qvfv492/Qpe3kcHgkf3fS7iVxJScbbaeT3vRkwH2kQF",
-	"WDIM0vCGJUTBvS5X/yRApwG6gIs+bQbIIDIiHAkui70nZJYRMiE9WKUbNmcVrOjRx7rCgwY6UXktqETY",
-	"Bd8xyxpJYK/Oe/+GCSJ58qDlB1WIERLru6SJVxjN0AONybo25WMt1x17S12qC8wqj7s/1n/58ududfFx",
-	"kYHn5NdAZgAkFCiD16B4A4WaMbw0zP5s3cJG6PgIvOh6ySj0PQmzyLhNrrGx8TsXGzf53JRE8OA8jg57",
-	"pRxI9+Lovakp2zYcFgLLhga/jo+NRpBMTQfxGMHU9OANWv/UtEPTxq83bhd54ZKY1QNcHkS+UqncAnUu",
-	"T4rofjavLRs3GKDFGRa9Rv6Vs2vkAFdKKcSmfR2IohznpoSLHMZY3BcSGPUXUPIxGJZQEuwvs++fq+l2",
-	"GHqCsusdlW+Ww/J2BZ4ekoQ+EDHXH6yVnEbsLgLm0V/VwSZWNLonysJZCq0dZFdWVAX8VfEBM4qnwJFl",
-	"d1a67StFr8DTU8rI80PLmop3mooLUJqeB3V0SIma0xvkL8YmMmWSVcjkQz6x5dlCW/IWDDSHcoXSUIk2",
-	"Wv/8x//eafoHF8HRMEAxlYqyKK8eBe+e7U2h7/X2569fwlJ/+W30WZsxQe3k4FOhxXwJg2rJvsnhiXea",
-	"S9wDhg7l9Vgdh6kAkzsbdJ+PJ9DNUYkhGstybAF93ubFtzTJMWP1IQAuS/tRcQe5+iIAA9Hc/r+AGruh",
-	"BB1BY6h0PCYCurlv5llVWqErl/tDqTObwVQ/uzg8OL6YV6G/ArXyfjnPrpgHrIprQlhV/eV5VtBgSGDp",
-	"bmMFXrNLm3EbI6qeXiK5Hkq2Vkv9kT/tnWZGz3/CEyP1PDJO08rS3rO8kShWGYWV40e3K6p7TDrs6U6/",
-	"b2JVK8BUZ01hs3fYJNbZx8s5YNI5CLTVnyQfEegrhMdaD3yXA0oDrM0EfMMbYy4l7SVTb0sXKhg9rGT7",
-	"R1WIVE6lIiWIgtOLg85p5bFcmeDbdVt5xA3yPWEK+nkz5blv7cbzdjSPtSGgjRLR48NpLCqT56qQ3XMz",
-	"zGQJ2kkUeaO4Twus70Xn/Wp+V8E/wweVYhwq+k2s4Wk9B6ATtbbsCJAKC+La+b1DuAff9c0l94SMNRWp",
-	"MGjjDZTpHYKAfm48PpMhT6DVgP4ttdUvG9wG8u3DFL4n9mGxOVflZgMd6DdrPg41hcPMMJS267V7Iaj1",
-	"RFn4x8KLbCkIIxPojPBKZs/Pmkr5NGkFzw4cmeKlFwoLHX0d80JIaC0nla/erlPJAAUry1XcOexngHJf",
-	"mv0aqyzWywI6V/eAWBV8NuODJ3WF8ltTrNKbYv5yXIjBv1wUrLBWq0ehzDRWjkVB5mb7DTrAigiTx7GW",
-	"m3s+Ja+p+gukqoteyiq5CY1bViGnn1Cybm5HzmsepmamWDqirxkreFIexxzCfzZgB0+jfReQ38wpwy3Z",
-	"TW9HKBed5V65Cr1xpOhDVSsGPQQ0xqkk0nkpKJHQNZ4pqwKCRgBgLsYu0vwAwFDOq4ESzbyb7xA0dzXV",
-	"bcAVo4K6Yuc7a0Sbl1UiejGLnGybWxD6YCpKyFccaQ0p/PWm9h83tS8Gq9MYvPC4ko37HwXDdtEK29WD",
-	"dzsIKo/lDCu5TyuJ4FQkK770k0jmMVbCcQzNNpayldH5S7hT0K6S2/wEzFDYpwkJYSnpgPFK15S+pMqb",
-	"fnn+XYA+Xh59F6DPpHepl+O7kw+2rYS2E60au4PO6HuDBmq/2W3ttdGYfiWJNPACksbkhm1sbQWtt2+D",
-	"N82m+5WCZb4Z2Gwx0xYE2wgpNPE2lZOQDBEemM4L9e50DI4jaAyiVabrH79DAG1qEH03qEKuUHOKzKxs",
-	"xmR2xPUgRWI5hhOdA9j0SVY1b/iLWi2smtucufjn4ubNxEShFWWPJJwN9O5b2eL3Gg98my+eV+r0sKi7",
-	"pA1h+jOrWo0fcUJjmNQLFR+bzt6rH1xwlrqHLUmasY+uLkz+jJN7W1h87RKL53inJ/mljSwJGZzUgxSa",
-	"c3kXvMqBf21HqAUlBs+Ij8JTIeq0ov/aG+NTnNjF20vvX1jA99nZL8/3Zmem0F2PD23kKf+ur79zXu7K",
-	"su7nQfoTMd/Z7NAIoFOVvtDzEIP3W8vn0vgDFMKUy7/peazcF+AYs5j3+/MGNhY8TqFgEQ3tlahH1IQQ",
-	"SCaG6Om/ZKj2XYuc9d5YtfooTHw4G7YJkEmSjfuJ/nt7+0IX/kDQREtFiVNT5vBsH/5Mi8HnNWLI6Flg",
-	"zhJLrB4AsPqSDdPNaabc4/EUorkGGNZeuw89AnCk0Mfri/Pcu3ZPpjLDQrcZ6z8SQfvTGxZ+rdvs9rqk",
-	"A+aQzx6Ii9MIPLE6inVSj7HB9AQluKrh5CLYQVBgkXXExQG6+nCAtra29vTwPnUPzJidTjWiSUIllO1p",
-	"i81UGzTQJ0kgYQlq74cE0RhmF8ZY4XBTq9Omvszo3oGtPBnhqcsa5SlAlGYFHfmJ3W6239SbW/Vmu9vc",
-	"228295vNX1bukx1XHlknsbT96wdpggXqXJ6gmGQJgtKCyqM+maA+jpQ0JpEc4jFBMRkbeEafegBWp3eX",
-	"+QytWBQ2wWu86XmXc6aCC6tZiWSWSIBwIm1/bhuN97gDrgstNH4pe0+zfMOmsNQWwQuskLBmxlPUztY7",
-	"H81k80pyaNcBi7PCfusopeVURVknI9lGA+5hbqya4RgoF9n1FcBA5rkuMjJnewhjAWVN2jNYCW2c/p6S",
-	"1KguTyyBtK7Yszm1yZriJk3TjBUpzu+h1sXbiM4mN6XGzeVIp0GNOPW0POlp4W19TBNtyPSNDax5C/zK",
-	"jJiDyFo6+gBUps+zxfHflfo7a0ILq/NpXXCn2QwdNilnSKZQCLsSIMZKGwZthBb9saGItE019F+ev2Fz",
-	"za0CT5+3Wdx+pxanVepBmPHkHgult/ADETgpsKSEahSoc4lXawy2ogVm2HKtmktVCacQmieF+2iCqXJ5",
-	"oVirEGOsLUiASjMRh3C/sF+oRCnEhyd4ijZsANn0m7hhUnE/yOolIpuGy5E+COLNdyj0017M4y1PmetJ",
-	"jNpfv767YaHhVW13sKn1PfBURXxEtC6T+ZrAnUQMUypBSVxMbTLzBcxpV+iWjUAvELykOi43J1jY9Qb9",
-	"SqLjbvcSmWvfoaYJpqcMOgVp7odIOx2RWA/e7hMTY3TztYnOZrPv7O2tt/UrjdwHV1XoxLThBo+PgoKw",
-	"9KJxngBzUmWBRM/dXFW5VlYRsXU2WOGED1KSd9UNv9YdsmuIpBVBTuOwb5Ba3R0rg8QEoEvea0wiQ/gf",
-	"M+67mZc24KpRKpXBWu65krRkighTYlrkmv+oBbXIutQbUFtw58D3/F8oe+A0IndjDHQvo7zWgtqEi/s7",
-	"owSZVEojkQr5XxADLYqsMnxkLSthdTXEtYKJm9vpMIkBHpjGXH3KcEL/KBd9LpWQlvjXnmyrhtqa7xU2",
-	"52lc3KjgKp7TCOAJ6d2559czZsqTKxPuOZ7cmTwUTJNUkAOeVp1kH8xpa3eaRJJCtcqQoARL5c7Kfprk",
-	"Ss8GxHb1+dIEUG93UfGIaxZlxKw6sHLeu1S5UrZAZ4LxZoN02oRJUYwdMJcn+7P2OE/ToiBRYF7j71ze",
-	"ul0Oo7ODymRw4WzRIy0J5Zia/hRGDN8wW163i6wONmdS7j2lxOZ2c/s5Ujzz8s+mzIMQbCzw9L6WPJWr",
-	"eT9TyIO3uyZwG3iGDwoLUGLyZWn0dtd0iVTz3Iu+OrdvTKECnphWNjIPU1Cl+gfQzRsOfaqkFfl9mihj",
-	"NZW8jt6NT3EFlu5fMOm5lRSeuuBax2u1BoWwyCH6dHVqIxVDk8ADJwVEreAIiBCOY0GkdJ1YN2x38xsG",
-	"7c21NW9Ov1yX38z71IAv3lifDtpY74C+wAM4JdAViakgkZIuOHfDTB1dpk09nS0LkdTt3aU+pM9c3AMQ",
-	"wpU9L+ex0ezJCrqil32vL7F+CqOFmstmWSS7Za5RUHgmAOAFuZjx3pPVWzwJEm+N/OyJI9OTvNvezV6W",
-	"tk+GL1XQiZJEqaBqeg05/EYJGNPvybSTVgHXdli5WUHn8gTdk6nmOBzXgZWhhfC7HNvYFwXHp29R57CL",
-	"KBtooeD2jkXM1K8wrhIX0Nmvfa3jMa2bhurusIYRmvZZWBDhxmo+fXCE+/i5WwtmgpWwdWy9yytZRLPa",
-	"WAim1Tk4OLq+vutefH90btG0qpC5bthFT+ktrGUcdAIUFjw+QAkfAA4psnhSZt6mgELrTvC6fKJ6a5Za",
-	"Os5ZF9tnJe/tCBPK2zpGgJo1Np0N0YaFz7Kxhtf6e9P3es4S+A0dq9bBG+APaaX/dc4Incvsd31X4BLd",
-	"886QDuEGvPWvJ9K2kDQLcnj048nBUWlBAEFHENQTfCKJkCjCTGsFWgkzE5MN1DGrnvCBFiIxjhSiPhPC",
-	"cHICzJn3NwAA6HObaKdwpLzQrr7sf/mlcfnzrnlqdo409cOGhIWggr4CoE+UrfPn/azeNshLcA3GTr9P",
-	"wScKZoyLO4zSRNG6KY2ybWTkvj4GBImwtMVrXshCv82i2WpGdRekIhpiSdkg8LvtoQh6jqG+wQg5Pn0b",
-	"3DCAyDXm3gxKrmU147fVCjyJkTMV4VTEQjG9Njfshv3tb+iAM60DUM7kDaujTpLYlu36PFuAlA1ea8qi",
-	"JI1tIlL4+qEVorEgffq1gToWg8G5ORDaCAccypsbr6NRDIdcuGmVSEA0gTN9//VruFEf5/u7zd2mfmpD",
-	"Dw2iBuaUgMQoPCLJAZakgU5i89WnTyeHsoG6dESkwqOx+bbkxIdnmdA7GOmIShT+eWMs9pvaPrqpGa63",
-	"qe6G4W9qAbqxtv4BjwlcCJdRpswl38J3aLvZ1AqHRKGNKYdm5r/+CalFgcuf//ZFi7TtZtte7Zq6mLWv",
-	"xLjebrbsxfqjIUkn77MPCUMxJ6YWEYrWwMTPXdUZ8L1/sgTZAmw3t+GZV1gR05NHOkfUdnvPhj5QeEWU",
-	"mNY7fUWEc7ejDav4bzqmKkj3G3aEo6EHaQ9rCJ7b8Gt9TIQND9vJ518gqhBoazbokP/ySiJrI9wwwKKm",
-	"EjLgAKfduCc81HdvxzfQFU+IRAKz/5+9t29OG8n2gL9KF/ePwJbAgO04xnWrHk+SmWQnHntjz2ZfmBs1",
-	"UgNai25WLeywmXyO5wM9X+ypPud0SwIBAtuZOOtbdWdjkESrX359+rz8ftd9uYM2Qh34/htFjYQWO3dC",
-	"PAvSPZDwAnGsgnjPCeMkQ0WGJpySSPwnG5GujZKZ1WHvtZ1s3Tx9aawFeBUyuAcoN2LOe5du6zczgJLL",
-	"7LZUoDNz/iQPREe4DPvytVP0abTYaxfTIaJEmXPrcveLSBnpW8jInwGeaQMePdP+3+3c+R2T6djvffl7",
-	"s9mE/zdf+wGlFqWQWvQ78/l0GkdYUrn3L62kz/DCpSDQ77lIDTjCF6/LhRJ/Z8ZWTwIDbGPxib05O33Z",
-	"vHxz2j18bs/ICb91ntyBCueescOsSnnJK2oRJCI1P9qXLhpqQcY0CrEEuh3/yemjkKe8X/viszp6Upi/",
-	"EP7xwQ3MU+6zsYpDzaJQ92Vq+dnXB/GA6gvidlMbfsytG3RQ5/2KfQle/D9RG2jy/Mm5G2332J/B1d+k",
-	"2K3jzyOdLwrZZgFbbyFi61mICZTUKTcjH00ExoyTSCvZM1CaCDOKEbrmcEsw4BhGw6E50kqbsCZDiNi0",
-	"2BVGmC23Jw0OWvcumZFr82y04XjK4JyOZc23Yy2Cj3ZbsxselDY3rS99jnxqOm2K4VAlaSHzzpiE4K5P",
-	"BBaKMz5L1YSnUQBu97nZKp1/aMynUyGhNSgRTs5Y5GOluiDIqMumeKAmlDZk2pQ/NENMxbllcAvQoOnC",
-	"5Zx1P30iNn2zerNK2bIzLWPuVGuWsEZ/8EC4c7h5ZTollp697bHbnbfNM3NHbtyVDcJYFxmqTuqyFeYX",
-	"vS6+h5+g28VndfRjmV9YFU5oYEpQ3j/jr/YgnphHlTBA2qUCDJB7mcPWh0WlqZzIeTHzcyYSYDCXxfxP",
-	"mM+pWn4pfwDNKTDf4dpIjuCp6wAdW4chQA3xes4WIoOrI8W011yatsaRhN3G8TmkfIQfmluXeBSINN2Y",
-	"RYEKyWpbw83QQrjk02nmxqE6RKRoLqHgLP5QGY2CdtEPNIabkYSjKVB5uRTGFrtEUxk4aDD52tkr2X7c",
-	"yYE+6okQ9vWlb5thrC7TOD8XBL0lhjKVgHVmJRjAStONJZkSyDQHTUQIUWDTm5E0UGHugz4pYZ3Ag1Uc",
-	"mTMDEgHjMegiUdMkEimm14K/1HmjCpwiqUgmGrPy0zh/gMpJ0/VqnVa71YbEiamQfBrVerX9Vru1Tyo0",
-	"4NzYa92KOG5eGxtr71+317pltmzzDaktLHuKAMw/iAH7WczZpbB8lZAeZDqg4EIwZj78L6UUUyKRAYfr",
-	"KEQb6cLZiz0oymV1hCVKPM5pHNV6tZ9E+udb0El0WZmmmd122546rVL+ghlS8D1/roHuYu+fn2s8HtV6",
-	"NeAYB9fvDfzVPTzsHAMRn/nRo7AdHAy64ph3hvvB4QvzRTqv9WrnP18g43WtV9PRqObVPpmO7/z776d/",
-	"//nTy2T418uPR1fzD395cz46Ggc3F3wancXJ7VvOL4I3v75XmLqKZsSmcM2fP/x8iYfs5UExW6cWacsM",
-	"90H7YNWjXJ/t/aLSH9VMhgWvV633z9+8mrZa9rUL3B5gaGGx3aDNUBhhIKcZaVDOF5gekz8u1Ho1HE74",
-	"JWQoB7cPSj7qkln2XqSzROZ4WMyCuk2UsQQmHALLIeP0ifP30iHILeaDdqfVlz8a2KakEFqejj+AMh/c",
-	"I4MYjvJvLywTYebFMqfka+yDKY8ScBvkvu6Rc9rFjSA0aO4RoQewnSESytDYZucOdt1jjNEUD28tdg6Y",
-	"9PbC7fOMU9Ho9svnHfQ8+kqFTn9Q4Xy7deOcORuT8zPZQojjNiPZRKqp5pRL837HtcpTH5ptCzu+FJ29",
-	"to5vZzjAGEqmUFDWEHvpnlUy+FK57dkdy14t3MwiSeu2vXnd/sBD1w/mls7mW34FN4U55wsoSz3o7G++",
-	"6YLPY8XDK6Xe8WQEoeGD7vHm+66UOuPSUv/ptfBiXt/YAjDps2XoJk4GLHZ0qmGLQrXBVeByo67JXqUC",
-	"PhFa/zM5YU0rcEGTU1brmQjRee1ww2725lyPK7jbPig1IeAZt1yjb9yZEQGPY2MeaD4UWL41FTw1z8vD",
-	"K+MxqgVSI3TK5+RkdxoUc9KdYHV7nMmgqbECJOhMmHtrOnpldsoqBDH9ewcIKQpfbCtsW3ndLejwVkKN",
-	"g5J0dmdw7rxId1pvm9YNDsIOCwRTmVaadxAPwhWJ8VZiD86s8KUJZU6pRat9heV2Jmp3Bup1AiYOpZ2C",
-	"SbWpQpd/KZdxK7zYjqj7JT9+y4+tNJJaxMPcOOZlgcuh7iU4ZQsc0JnZ4QgWpLg150mPJYSMOO5qluqU",
-	"IzFDESfUECndYKagQ8Haa3jZktW2+Ou5o1obLS/r3+hLvmCtOWONToNl5hrk24FR2agwOV1YLUoYeJJQ",
-	"ErhszgJjhbjINqSdQY+64GKzUeTVZE7IuVdzvGlNnjZDfiubB93qKFh8g+/PhLJvluMyWJiF37dp5UDl",
-	"pfU9LmIL6OluYVEtwAyt/TUoo6SrZ19pUdUz4arGAmYY/CnwbcJHfVl4gMGSAH/IHKjA2glZnXSxGphC",
-	"cANMw9aEc86gFrvAVhko47IvrUVlH2hvwUSjWKsFKNxsBHqY+diXUQo8AHrB8AvUNDLtTVSaU5VPxEwL",
-	"Foo0c67ep6VGBpBdPN+nxfYoQOo0P8lP1i6USLtp+QiQa42RmqnTLbwhlmPkOmQ3M9YmEa0BJkjjNBBT",
-	"Yqk4G+UDeFxUMvqFT4TvMV5M6YIBwXxQ58LpS1J65xoDuh6SNey3myGfQ1g2TSIet9hrY6xoCo4JoCZs",
-	"RlILqaM0uhHxvNWX76JJlGLFzT6lRtkYNdAZOivH/DVWs2R7r8976qtf0dT8Cs4f8mjnuQuoi1dSv9+n",
-	"v8i+8FZQ0nkMUHKFipPGYKW4hItA0aSMtM0nuotfqYI98lLJYRwF6TflU8JFD8Sl2Etbowum1k1EGPE9",
-	"mg17n6/F/MvaYzPGs5Ey1RG9QK6aze8rEnFDJhb8yK9J7BduDLhOGy122pfXYo7fLCcEFfKBGJKhQluR",
-	"iNTciTVjiMLIqG6sEz5nA0Aw4A03YDxSKmR1/6X5pPlSyTRRcY9Nk+iGp8JjE/6pyUfif/c7h/vP2+22",
-	"x6LJZJbyQSwgz+HtsPmLkqJ5xtNg7JMLO0o1819f8ZHvGroPiUtF5PKxd3xW59RR7oyJQVXTIYt9hwlJ",
-	"+RRMf1Wo6AczlsAKBACT8IlIRYKBn+UxpAZDBwZqOs+NH+ZxFKsw+7Xj4YvnYftF58WLg+AofH54zLtD",
-	"wXk7ODzkYbtzyPcHw4NhZ9AdtAcvut0g7ByGz4PO4aA9bLd5+0W/tirFtNCptTxuFBkDlyUyvvy20UaC",
-	"Xt37U7Eao57vb5jNjcLvbub/KcUqeKLpN8o1NY8qzLSSxPdKU684FlVuKbzOcvr4a1LwWPEOzzS7fHPa",
-	"7B4+91CLJ3yQ2bC6haaN+2UeSlz8JdMVbBf0O7TYLwoynBaG4jG89Fczge8SN/28nJT+z9++FLamUwvw",
-	"aAE7VTjanSgjuGR3wm+QPbgAYWVNzS7ZA+CDzOzfso3t1oy7+ROfuufKqEu3NkjABd7fnJgBsq9AZqix",
-	"PLF8Ap1wPjKggvyX3+jlp6TdFxa4Y72lVJBnGtMBjV0DtJJeTrQ+VSGfI1mFsHkkKCbXl070wCN7SKee",
-	"s45AOdE5E92ufB3JkNWXmGo8Yv3B/MqMskZm7K2U7bqorme155TMqUnStSD9BBXKTMm+zBQRsF9trEbF",
-	"MVCToPdhCCclTNylDJvilssoG8oVCuI+1qMoNPE29yV5yPKl6xFsy/hUSQDBcluhsSVTcOGil/YGKHmy",
-	"OSE+BWKa9qWP6eNXERyhMOmcDA8bRuBxbFVYIGWODoVQD8M467bbLXaKvpehSIMxKv+CCcPZMIEJAUlY",
-	"jsdkZVGE31hjaBRtsluZ1V0sGxWQuF3iVepLyPLGrMEVpkduIWxne8CMNrct4fkJDtZYQMo1jE0Uxw7i",
-	"F5D5MDzoHLS7fBAcDLr86Png+KhzHB53Ou3OUXB43P2DjI9NpyqzaMBs23iuOrNXYicjJRoxK2+613GY",
-	"0b2Vj2b5YV0VMTJf7mrySNUE09zvufQyc+6naYA+jBvk7BPWPRktKrwsPW0n0+cSVz79mkoKk9Nj+TVv",
-	"gAASbneahDvaPLhIUB03tf7/XAm6xTC5CJirjKHtB+khuv0qt6nUZxa1G9k4PEAf7xjR3M78yWDXknVU",
-	"N30ygwWr89Z4/XgcY2FHZrBkhcJcznNuc6+oHQBeAygvmUDibIvZTDSi5ShU6kERYT2jiIH1qhk3M3Lc",
-	"cHYH3oXxC0wHzUIhaF1gMgcklLVt1saJzW/Lgh3GaKTABWSWU4vxcJ3LejvoS/+CChtJLCJlQ2Oz+pYl",
-	"DD6GZDbKTn2+oPWW9YhVeDtot1t9aZ87EHNl7aqYY/EOAFTAp6xeqGzUZUJkPQY6kV2PTRPFuode30w2",
-	"qmFhMxmjT7SxXGNjy2t69PiPcKmf2XnQbJ3yOaXb5Fqd+Rjo1W1/UoMdX3eU0iCT/nccYsZ1qqYaaqEx",
-	"khT2QXXI2SGaBbHSAoyPnFe302ZBzKMJ+nNxgIuuXS/PlIGZQydZH/PUVXb1ZTE3cJ0n+IQlPBVN25Wl",
-	"4W3TLOqdl6h2sXuAG1R6akc//+Xs4GKL+PRCEx40+IPjvNE4uMDLqhsFeMMri1WlVsHqSmRvESt2dtp2",
-	"N9+CjYTZmTvzbj3MUqUfAVMch1KvVg46jnoJtagO2geVu5VYgcv706LpepRsfVPOadNDGQo5R6nT+9y0",
-	"G+bd1JG8iYgzdA+pBVbviX9WEYWkC45Ut/llz3qmWaJi4aGKLp76MhUOPBu69IK+LOTk2Foj90SBsFk/",
-	"aO8jvdktViieSjaTUHLgwSB57pQFpH0wkH25GMc/OAHui09ABTuifLTc98cVUn9wvy4E0cmmSeelCHkK",
-	"PfvW9c9dEDKl8Hkkbz4eB3/pDv52NPl5eqCvOjf/eCHf79/+/bl40/7Xu0P+Y9gd/Rqd//vob9fVkXSx",
-	"qQ+KpF87Cw/zttyEleI2n5D4VQPl7Qpg8qNKBlEYop7dln7FrxZ9K6QP4eyBIFR+smeVHdDZa9OFqMxo",
-	"cwWRI32DmJUxOz02mMkwhpgllbeFKphNhESp8T9fnv+yU63Q+VTI02n0Z01L9y4lQ5baYreiq8IyWCdM",
-	"sUhKU7oe4L0u3rL9Vtv11D0X/1yNI3i9Z9r9mv0lVjcD0tiu8sdOjzmfxPc3Pe4yK/5uWrLVrLBtf5oV",
-	"pbPi76dn77adFclIV0jhkSsslywRxxhSa5NxdstaxxacJ6O77Pxydd5L9YOSbciD5rSoZLRxWzedUX1X",
-	"x6tLp2tBRv1xJLuV5Jnk3yI392Fir90ucxXSa/GwJDbmYWAMy6ViLlk9jczMh5nuWYYStN+RI6YkJGIm",
-	"4nky8lkd6VHg6tl0JWjSGriT3fhfMr+2h1s3sd4LHm4/rWgst48RnwO9/ZffvNp0VlpCgkE8MLr5BNgZ",
-	"cOoFIHavW+wi5lLnNfDYYJ4xbHlUBgcV8jlt/oW5iEQ+OBsBxUtnoVNAvAsYO6VCc2o2d9T+58fjo/3O",
-	"cyBNjGgY/qf949Hz568zSaZK2oTVzzqLWo4Pckr7qqsNiUDCP3LVPfzJ7O4bB4789ivcrZDl3WOPh+ne",
-	"OD5CF+eOq7/U/jo1E0xooKm86VpWNI1FENzR7j3TxjAXyZAHggk5iqSjosPcDKLH6/Xl6aur/zsFirRJ",
-	"lHoM/+yyNOFSD80Whp+8oOnE6qGYqFHCp+Mo0B5o9e8lSk32BiL0SJw+EtrrS6e9rjH4gg/aZ2Gkg7EZ",
-	"CI9N45kmisAkFAmqYxjj8fzVJdMCuGKBxeX01VX2sirpy0iy8/dn/3fe7rA9dn726v/O2/stdvqukzWB",
-	"TfgUZBPSZBaY7Td02vm4EZsfQYYV6hvTkr68UQEfzGKezC0BC2VssAnoFSC2XsPpXLOckPcQi14icQsu",
-	"tdN2F5jkuPnnC6jSg9O8ZSisX/y10+wy/61vMJmZvw4OG2hFI3khhFIh40JD0AzGSBdoDnkKN+5Tmidn",
-	"tzyRkRz1iBlNhJBhOuY3EIRJDCBMorCpUz4H1D9Fni1zETKCTHJy9ZrYyyLNANqQJ44se6b5jQCKNMhl",
-	"Nce8AQ/trX2JLY+Vpu0K5UDRuQ46NyORonQF0OFDXDgRehan2sdcJjMnvMwt65MYg9+XdZ/a43vM19cR",
-	"DIDH/HCGACxQO+RfwMrgN1pEXEhtWyBzpsd65jWvIX2G8pisaH+a8Ci2SS1LC932ld/ImprwW5BHb7FT",
-	"9xSgZYFkqzRRMah9nF2+aXbaDShJsl5y29EqYfRilCQV6aVCCJ5/YzO9QpflQ3MW04wXsAAplKDgJYRq",
-	"9xjnQqbVrIHXmLhzMWAYlWb9EvetjzO9WDcG3txwEkkkG3TlpwX3MsyKZuHJ5ifz3EH+WwrJUnv8EyZV",
-	"X2Z+cLMKMJ0pd9NpRgWJOjO4lfst5iP9sO8c5JwhCykRHhUTww/aB8y/NN9ncVvIRIJ14+LYNoo85YkW",
-	"wJtlBhfypHJrIuMW6bbYDypEmJqbRswArPzL818vP755d/Txh/NXf//47u3Z2yuf1Q/Y2Q/GjCNx9RN2",
-	"0NmngGTDo5w4FWfsaZ2212633TI+YQOCLjVkfGAa3Ml97XRK9a0QKdNTlbrWoSbSQqeY6908lUDdyyHt",
-	"xcuopELkfrHyXCdEXq0UIox5BAnCeFi+nKXAOd7M9cFVH0maT8PUZ3XME8ATE0zGkixGmj8NtJHtqazX",
-	"l34QRzIKeOyzOpE4sjyHY4np+xZ++018tKvpi1zWBtE3moRv6T0hRljZNHQtfFCTFiZWxTd4D+i+xSu8",
-	"iY8W7lyydAvAblMb3NJcwHdp1eHuZAVvHZyNEL8+8mn0EYnCbYh2AdmWYrOdu8dmf1G5iCExiJfhYoMg",
-	"vApE96XdGupL4NywRg+9tavs68vKQfELPjem33s7V+9ymLiXUHoR/x8qhL64vVvCGnSqPtOoPWR3L7oA",
-	"Mr6HyFIapULfMcLerXLOmyYqMCtuEN9bXL7I6//P3754nwvs+YvZa4gL9iBkzgcGtI0F38S9x25uuZOc",
-	"RfmS05zbSmrwVY5zuNbL7is/6blfWpu07zCKWEZDmza9IDXgMSluzQcg/rLKVM2S962p2YMrceFZc49L",
-	"Hs91yqQQyGOaJvCxa8tgTgkP1ibFjAL7zL4kk5gdY2G/R9S1GsrawIpHpTVXuNZiF2BSUHYUZoMha2gw",
-	"S7RK/BOKGH9K2RRLWn59/87MZqtO+S6S106Skp3CtG6CaENoswy0ELovIW8deUNg6j/Lzi2lztXTWRgt",
-	"2gqLxgDbwRZ4F8E+e5bNuLXp5eem2dnR3Rr35hWKqaTtznF3uM8Pmu12u908Mv95Yf7Tdv/H+QpFAKew",
-	"UVIwtkqwY307yaSP8rPFnWCK7T67/Mk0rrOibXT/QvMKqi3tOzTPSvYVmmTPgiuaRPfUtjBMzukWaNkG",
-	"t45N79p44UtYIrV7SdvPQGlD1j5ceGXOuAumWSXRsmzivwckKFGNL+FfmJK15hZsMfPbQEBJwjcqB8yS",
-	"GGnkT1gi4v/t1wyW9Gu+k8cxp5NEsIlKROEHvpWytq9sAe0e9rCKOAVHSLUN1eHt+g111/DI8kbs1ONL",
-	"t2DU7y7urT2mppA3LnTubI3qD3Pmo4nne+QcSKA0bWE/6svchsQW96P8XsjKtkJWL2x2a2OC6JYzP7Zy",
-	"D3Ii5Zu3H6qms/LhWLpRD61gu+kYfwHVzWerdhsr3FYxM878OIm9rQJ2tyU+01bw/5vbG6kTrXsM5keh",
-	"kVpIrZKPajiMIylWNMfctmonfH5Q2pZvb7vJlt/azYZm6A7bDNy53d6STZsH2Vmyx38r+8rX3B8M3lAX",
-	"5DYE+uAB4uErAB9J+on3fud42+aVsjYq9xKDHFzihgItY3WtJgIy4wSPU3tga5zko3BZ7TILEwXFhVkR",
-	"K6oRYmULPdMRpZkfXPL1YzEReZijFJOwWGSzxPlE9KUKsJQtEFlZkcQsN+tQQCVgESL/2glxQ+VuhJzt",
-	"EU/FLZ+bnSsJ+xIDkCCdFUNcytzbgP6wnHKokru0w+E2JiiE77N6Jhq0Jv+FpBoRFe4HvaqB1xbeS3t9",
-	"OWeQ+dLLKUR+t0hBQ+VmcRW4KE6KMr8Lxp02+Vxc9EosqneBEK2t31VAC5+3DU8o8JpaGZxUi3hYKU9m",
-	"0Z9AXl+9nT/hFLxhd9VV+GemmY1pqznJ61q33X3ebO83292r9nGv3e612/+ooZJzBfMq7JBq7696+Xmd",
-	"du+gQ88jM+f1NAqWsxKA6aEBmT5iGH0ye6ea6Y/XR3+ZdD8B5G5rJzjNx02GAsk06K+89B7D4Q82d3Lo",
-	"F7Z3u+rWpcOUnPfsErhTOtxaaQrIdpjFMa54KOKz3KUqFbTp5suC4ayGtcEtZlYaCTdakdhI9iWc8XBX",
-	"TcRWerEQayKltlyU/CvhB+bC0kq4e5r02pW7Zb40NuqhUqbhyvtFuGsxL4LSXwfHV/95fyDfTV8EH8LO",
-	"8I1+Pvoz35+/Fu3Zz9F5evi3f//jtjLsmdkJ1A4o+Q7u9jmT6vbEUopQWWqM03pJx9hbnpclmlaUkJab",
-	"lW5StlaC73YjG57mVGdLkTZfY/sEuvL+M9+zKPL9AfZKywtOXgjIsUDGqnIZpCFQrtK5BlH5oN1BrhSQ",
-	"QjZz+kZhDb+LO5s7F843Xwk9UZAkh57LihSbxvclodXTHF86C5i+fai56j3o6X95JczCKG3GarThEHKb",
-	"RKlgEw4cH4W8e+d/LR5Oik7q27Fiday3dQl5iWU/aWCAGM/kbh43oOYKab+s0rGHTixQ+DSHdVp6yx5q",
-	"zCPcKVrL6n7Bb9bYJg676iBkLn6nRpXc2kKmIBE5IAfyYrc5RodSV/Lh4HnQPApfiObxsN1pdvcPDp8f",
-	"vTjmg2BV3JAHqUruxZdsW+5yLZ2MYh39SrZbFrzyaO5cRqlY3UTMZ1/FGrZtCw2SJ4wPU0GB62W+K2d3",
-	"da7A6LJ2V0nzzFws776QpwK0bLfuQxLI3dS4Fxsbl6qdmvZNueedEwD6qTBdYPbCyTqsvgwgXNGrkUrO",
-	"Eq/4F6/GS0zvw+1MbwG5A1N4zn6r3ep09lu5TEsAh4NhJ+jyY9EeHIX7wSF/IZ4PO2E3gC0lGQm8qlKc",
-	"aBc/g4Gl1zJN5tsFJWiOPlhUIvf8/8awhAtbw+bMYtg3nIUB8eh1ser7C09gCcf6unqs4YCtdKxmWuCO",
-	"mILvXYbgjHfFMmHDM7sakq7OZJR6LFHkcx+IsMfO3v/i9SUWo0KljhqyQZSkY4/FKrBuz5DemrK1iwUx",
-	"WfVOoSgH0suHMR9ppmfBmHHNbNELFsisSdJaiomfMMknaOqbv/tSzVIdgWkE15DLJcelfi8x9JdZUhca",
-	"k8k95n/9JNKXONxVbJR8ZNtOgW8vtg2tlDOQmIf5hvVK+wz8W2ZyBTwRXk4KHoq3FqyTgw8r2mmeuK1N",
-	"8u1FvbNFvjZwRJNjh6j3Bc6PS8K3rXaarJDswTab/PR9Sq7aYZcKLGxUzKiyMPaVkqrsI/cs3jcB79dk",
-	"WeF2wuqn7zrN/YbLyWb181eX5gMsqHQp0E68a6FSZ4gJy+ZkCyVZWU0mC6OQwtSBGslICw9LnswzpUEi",
-	"LYR0ydNm1xirW6w5imQT91k7b/sSax4FD8Ytm/H1v7aeMwY1F2idFFmBHn7tuct5HPtsoNLx5tTnb2Cv",
-	"MkfqX2k0X8JgVksXo4FVCe7oWXFvEfDN51XznNb6lFUofo5w4SwhVVZyS+zhkLXW8JhvP1cJ8824FBtn",
-	"76uexUaPLt4r5Gxi1mruI/cPHsPSfRy7l13L60njCpNlhz0s/4DtdjA3vx5k83JPf9q5towMO+vfwYLD",
-	"+YAg5VHtZ3ufzf98uUv62Ao+VK5hFxGhgfIUFJ7SJJpM6IS3rD/XOGFTkZidrCkkPCIjgu5Le/zy93Bf",
-	"0VMeQLFLsfzi/NXLN+cW5KY8HedrLxyrcBZzXVeGMYmks8tL5QVKaWqwFEC7kqT8/uHmSVlmjtv7QbXT",
-	"owSdJifeiyjtSxtJItKGpU0deQzMsSVCv3iUWEIF6yDEwFLjhMU8zZWKEYlCRrZtoAJnuuPzvuXzFjvj",
-	"0ylIsCigQJ1M0zmMMxVDZZYLPueW675EZggaeNQktXl7VgSFdPscN7kUAm0doG8YgNKL+c9cIOUCl33p",
-	"QsvPNJzzYzKxAi7ZwDWfPKIj1YyjG+FeAGkd5nRIV5YNw1hcg1kUp81IsrzppYQu2l6rQnIPasKc8Wlh",
-	"T7lDhoOZi4hTSmqzUGX6MeDJQI3nYYKc+LG6/Tjk4DYi1yfYOJWj42d8+uA82mR+bCz1ye3D27Q/u2k1",
-	"87Ortp7g1HoK8N9bgP+MT51GgMq57AhLK263xYW5ZZmrpcDeghbPqg0M5sSQR6T+SKdfxWVoY5xWsaBy",
-	"Wc2GmGVfbhu0xL5DqnZdNXBJl1c6XxVe9NuoBf32ziu5SbgW5iylvk53Oa68cuJu1Q8q1LIHO6rknv9f",
-	"W2sSuuW0mZe/sF4fIukU1YxBtxoV+FTiKiJ4SrENrLsgcQEqriAQnIu0B6I2jMNHVqahL+t+SfqeVdqB",
-	"YhdzvY+uNdBoMWYuUQlYbRsfFf2AIyIYi+BahH0JJRk6Zb4xY/yCPODP5pPGCVMUfRpGIjZWLL+2cRly",
-	"hECoxzFQkGxLX5o3K5AoLSS0qITZMA8vgf1nRF3h5QM/fbnIutRituPBuMcOJTkVs82Y7ezEdWek7wHH",
-	"MbeOIOFOYixmPECkmjQizAQeJVFsdmLNZ6momeMqWZiuLujjQOUOb2/gfaXI6obMzYjuVSPd2yV14ps/",
-	"KMMxKUptAvVfxO2rTHtqG2249QIwHptJXJRP3JhLlqddb04jZRf0XWVMbkwgfS8m6obIAy2yvbVKUIvi",
-	"T+QUAEXLVGMh3qIQFHnm0c/LDg7aHciylorFSpozKgiUa2aRMqf3GPDpPcDJK3jTHJw8ktTSr7nZYx/d",
-	"acZ55YeUc5nNo/MK2xHUUOYyEe4+/k6GtHZPxnBF6awHQc7vumSRh3ecgQ9ch1yFG9wDRoKMv6Ig80z2",
-	"H7IfF7Z5v1EwXKFcCoX1SCnNahZKCZQ61gSOzAUxKOyRZDCSkgG1hC1rZmfqJi/915epcqZjlTWZW5BL",
-	"tJz3sELz/XFPBt9Y3b4hvWrnbs8ZgeLTVEHIcCzAyIuj0TjN0Zy//jRVOYNvS0bzHQy4x4REluP8e0Sk",
-	"e2U3fyj7bS/g9oS83oi7JYlPc73jIkfgqPvmQ58NRKAmQjM5i+PGyXqI6UvCmBZ7GQtOcqJ0GcmnY3AF",
-	"frBiJdE2J0Pzq3j9S9MFT9Zc6U4K3eRG5hmO/ze5o5Z6ei5mGgjfM+ZwLlk04SPB6oM5m4gw4kApjNyp",
-	"iQiiKXjpQZ6WtI5RxtbMRVgEEA2EWYlROXOoYXw6FTzRENzF1RDlXTpWo5nNZBrFLDC9Cnz7xa24L1fv",
-	"xW4HztQemQ8v8LOY+8V99QzeK9tYTyDU6O7C13wb+nj1e3zre92HzZq6Unffh1PxKTV7BTByd7pImq7F",
-	"jUgEmwouZykFVOYIJJIRH4tp2ygG6BqqhJTdpzEpyVtxMZfw5pgt0ClL02ULdwvX6Xe7S1tPSyawynX6",
-	"tFkvV/LCVoVjytAuhuV8/7u2k2z/AzDVUjZw9rzpklvA++2xMul1WIpI6eDSKgjmSMabEi7RcZ5Xpfdb",
-	"7CySIE8LPp1MUbwArdNE3ERqptlMOiX3FjvNjijl8uRIJGE9UIjMVgzVqiFDC0V4gk4pQORrjO/Iviy4",
-	"sFrsw1hI577m0jkmnT6xmsUhG6m1au99WV+QcmelSu4eBhqr6rn3JaRawutgSIHcZI1787Iv6p7fiQSi",
-	"IH7u1VDEWJeQQnSw/m8raXHbyjX5EHmugxL2ESIe+eZyJJbUyL+mrXi2HA+7f+RDfoE/DvvMry/AD0BC",
-	"DxACchbI2MnLmXgbHNs87cuMXiHn4IZCcDReDPZFATfANhUyNF2c72qDVmGkA56EwsCUAi+QzcEwz5xr",
-	"llBAwNieObn0nF/Jo8RGyD4j/ELstXw8hI4nfbmF7539Ktcg4/0f73CgvrKz9inGdQf0wAlyv56OnKb/",
-	"ytSnTODdLN8oHYvEUfJkMhoyU9Iv8ju02JVZ/kg/RZJZkDHc6stTmxZlg9ypYlpNBLlCC8lSOZlwNIjg",
-	"/GiwAXOmViyJX7VIKmc05V717rx0FXiaMt0SjbLHYsKjuNaraT75f8ZO/rFJebO6ZZ+/YsM/3oUFKkAa",
-	"+xszAD/Mq9fJJwpOiJT+6gL12klZbJeWlPV9VW47C/K5ifEdL3/IESp55Uqa+bm1cP/ZQjnN7KxduZPO",
-	"EShrUKY7Ho1csAWD2vUV7HV9aazIRovB5KC9EdbI4nHHPHC5c0jsQ8UCRMikQjW0gboRKMmF0z55Bnp/",
-	"JxiliULthNMQh0pSflidy9CD1+NFvnR6pMf4RMlRPq2zAa4pbP7iiYtbJMxsouM7QxoOTG5h3SXeU4Cq",
-	"WhLWtoKrNWBRLa/nty0Te7K3ftDknmyubS6Sxv0gj3PbMtAV7i3FxKw9OfsVVtp3545qV9BkeqnkMI6C",
-	"9J78V9D/ghHx9fbIu87+qkQ3l13/bG2aEAHfLCbvLpwfIoQjizRRig6Xvpzwa5Q7nPeYVKAtl9A5rojp",
-	"4LIDOAUMJXBTt6Aiud+w7nr8gb4st+rso4mFdJ1Rh4/N0+dJAliSabTouWSOZtboEol4vds+aNwZW/H8",
-	"tICtT/GxNYR4Ub6vvo7JsivxHUSNtqkFmU0NaogQQ2d6SeKMRFRxvQzmK2o8HpaYbqcaDwiU1bbt/j+A",
-	"AIwuvcJzAwzD3lSOapUYwYdRLCgbZRpzY2i28F4kx61I56XHvHv4vNarHQ9fPA/bLzovXhwER+Hzw2Pe",
-	"HQrO28HhIQ/bnUO+PxgeDDuD7qA9eNHtBmHnMHwedA4H7WG7zdsvwDz6j6j1Dl50O/s7nKVw1LbUqQoj",
-	"/lD1Hf/VdR0TWkIZ5Jm/v3pNBzAw6yy8b8wCCgXXIVgfkYaHb8anh1f5zi3rg/Rpi10KGfalP5nFaTTl",
-	"Sbo3VMmkGfKU+5koNv4C4ZS5ivlmifk9dvHLTx7788Xrnzz2QQwuzD7909sfPavr3JeH7Cz6Ac0X0w6D",
-	"dxBzz5hUzJOeaUTRE8blHLd1EWvhscu//sQiGcQzA8b1KAVHLdRLQ+pANE0b+SKMdotdKiz7dR0DMub4",
-	"ePRZkUgpNMe+0DPdlz5t3k0DOj4LRRBz08Wk3U5gpYJUpE2dJoJPfCwOhDRduthaJZHsS/PgKJjFPAHW",
-	"U9MMQnczAljSBrGwQJkPAy6xVpmHUIGCd4TRREgNBhW1vi81l6Jn+jgWZqQ7bBp9EjFaaySo/aJz3GXG",
-	"pGI6CoUbELa/73WOjrzn7TbeBNsPj+O+rB89f9H+//7fg/1umxIqD9ptyMvU2bjXceCxmkfzeZYnBTK8",
-	"LXbKYmNoJzCsdmT68qCzfy/JjmZbtnvY6rNvyWxeOP6a1i3sDlskKrpWPCgv/Pe7A1Yu5cZ9r/xorA0A",
-	"koX2lJtRkkhpvnQwWL5hmbNhE4zVWq/2/Ky2dcABnrX3+VrMK1fG4ICxS8iIIOYJ4IsAdNf0B9FgQIIJ",
-	"Jo+Biw6V/xdSKhv3VumSQcvT0W9locvaGfWHpESeUVZg+dkPT6RrKc/NFk7hXrp+HE2twVMsDSV6gHXK",
-	"l8Cbkmw+imHD7kE5173hBuFcvG6HGnO8tWoghxr0lUH5zma9HY7Nvoz7Fwek39r7PNMiebvecfhahjrn",
-	"+DNTtcV+QT+fMY8TANssBHE7Vizh8lpnXr4JuvZs+Nc8LObGXAdRCgj+2s8YfoSrIwiEBl12zNCA+Aql",
-	"TuCvhqx+0D6+D3eceRpNuyc83tlNvuC7K0yMb8ht9yvM+tWVYrnZPUo4ZF2Vuq2ta3zD7D+heKS0E37C",
-	"wYNt/k3qk7mpT+eygTnlTVRq09jXLpC+LK6Q4gNMO8ud6bB6elnrS6/qS9MR8ArUG/izyw53YN1CEjZZ",
-	"jHcGkJuJ+Ru3USgkRmDvvHCxfie3cO8zPvkVo47593hYKizsqmqb9zY0WPaGtXVo+OtPscR7yIUv4s4z",
-	"DQjl2ZSDhOVn9N0jjZY8cO8z/YuMhnKaY8s16GXU/UhrZVUHMyJ9VM1NFwn1Ae6EhKRHkbBxZI7f876s",
-	"O4Z+vRAkETwY51jW1I2YmAY3IJ8TmwOi1wu1tH1ZrZj2j6HNJ37zuxvt1AMV6lvwui9bJHzbO8qzrPDr",
-	"J7q7VUX0UzfE3wInrLdGiOOZZlG4LevaoFNOtOpgZC3b6iYetuWTjQ643PuccqhAWA1RJLqszQAkkQSb",
-	"h48wk4xPpyTM7X++FYOPsyRefK7fMCYSJMeAlI5HNTawIj+R3BhpWCDrKJYZG2CLJqLhIA6Fh/B8FQAs",
-	"EpIbjFS3mJf6geK/nLLitECNkgL/RieLn2g8lg0F6pH7ttkew07yHdGfMXM9CFZgQMf8I6NyHQs4riF0",
-	"YxCDj5j4FOkUTT3bW+b3tKBXMkfKvrRKbjoaySbZcInQs4lwTUSOw5EUobnA3AbWMxFXOZsU0+f6smBP",
-	"jkQKsHximoEBmJwF7hJAQgXPopCOfQXCdw+VW7gEfwzm4pkXBBeh43KF14X4CNcsESmkid/JG0Nz7zLg",
-	"8u7Abl5kI6qbnwJNq+qwbm6Bhs7W5YvZ2U9lDjD37dR205nm+INuAaa59+mjcaLsMFMlwkMOo82nazw1",
-	"5osZNMeYYIGxfZtwi7XiH+hga7rhilP1VQk4RiOJPBsrYPGVscKQiXkpC0XBRTxGEV2socnIU+w+v5q3",
-	"tC8XtY4eg3bRu0inl7bbqlCVUu856UqoSy/umpRpXF1mYe1CxcZd4l1r5YpoQ6IWfqOaSpmxsWM7M4tj",
-	"oZ15k+ORU73mF/J65LcX7uCFp3u3SwTKDdqDUL3mnv+kS7EtRaxBdzDICM2+CRWKlRlHs8EEKjqlwIN7",
-	"hgxlTgNjv+HkMNsTz5ViwmVRGnFJJZt0GZaKYMgtNJuGJk15qW4LXoMk90Ol1mFdJcDzWoWhq5H3Kpyg",
-	"ozR0Dl37CjqN4tiWpBgbdWNZx4Pugi9JFhUB4Y6CAufmfStSsgZHBr+VsXFr74U0BykzFNBZ4VxPx3wU",
-	"cWbszlkiTtg0FlwLrLhNJmyqUq51NJugYxuk/N0mUHEv2bLIgvroQatGrP2w0ZmD1zkc/7KlTbGpcg7n",
-	"6pNr54/zAiNGMp4HKAOEFuS/gvSBNUVcAcpKblGaLuzUglyJO5Z9y97YPP7dyXzj02mibiookrwSQRSK",
-	"8N5X8NPK3cBsmreUvh3X7E7VKIUFuheKINJUb/hHMHzgjAa/a2EXQb5+MPigOoVa3QpxBfhM3BhbrB7y",
-	"lPfc129D3+tL323qvsf8nIlh/iQyfvMFvbrfaDFohvl1SUqagvlJ6LN6Zjb2pbMbG7lomtUSyCVu3Y55",
-	"CpHtlMqFe65kJ0K/KUKXsS0P2vseROslehwlxvNzqGir0ujN2Z1sP+eNg7fL3mIBEPtyB0TEobwPo9DN",
-	"yQwZndV34Wy4LhtZy06ERGIppuNExWo0b9W2oATJtftBg+1/OM7bOfT48H5rLquh2wK8mkgSldgZSnTK",
-	"eUTPrfokzK95Vrrkax455cCv2jtoV08pfw0tWbULq1ggFaVisbqFKowFaIl5cK1LF/CjsVFPcREwOJ//",
-	"SwTpbvvrHY3UdDt1Lkpnstm3FdS4nFP7zpm6l9DYe4kMVXEQpmJH72AqqmboYsc8qvxcTYPgAj7w9wPk",
-	"5q4ylE7DUNvjUZ1b7UuPcTZWehqlPDb/vhFyJhpZ3svb019OIcTM/qOkOMkFnzGtJuRzLBTD8i7TtFkq",
-	"QhZJFqUF7lv3kGK9G2V1r8kUlCplWDK0nloJZl51HhKYb3cwMigIcMYjyX7GzgSi2okwL2k6fCKSKOB7",
-	"L8dRwEdqe8dP+rBCQNUivVtGefHylYv2qdBpOfEOpzauzAoAkZvsqzamvc94SFnvPkHJtHsRZtlmRwK/",
-	"Ryq+VqbCo56/d/Y7VJxTd910KiQSYEx3Cy2VbL9QidlmGO4ykAkF2s+RtnxbIbsdq1g07rwzYNb0XXeG",
-	"kM8vTFuhAwUIzAHrbRY5HiSCXw+RmV+nPElrvVr7eW+/DV1JtxwUbolnMhjnLu90zNfZ5d22ud1dHkZS",
-	"Yoq5vf6oeH27W3i8BBWU7PIufP1l24TzrTetb33R20Tzp81rvdzJvWxeeHf1Q5W53mMqDnPsnqsPVpSs",
-	"t6hujCw37ksCFA5UuTDqdz5/XZnXuvPMt52zdubDT+1w+Lrio6pnL9OOx3X0yiXk6uopd/d+ADuLgG8Z",
-	"UkKBANpmiGLKY6qwoYxriD+Dwom5/i/v8XI1ZP6tGPyaxH5f1pdSiQPMI26xK3igZqkK+bznjnw+/tDb",
-	"EFRqc/nEUdjwUE5lGolA9KUaMoPa0wklK3DgKuAjAac/SJfFNxugDqwf84GIMdMul9SXrSRsgmk0Oc+h",
-	"iML1g0vQzbxRPZZAwiRQkaTkXsu5scpyeFft/mZNlETwVh4MryAxc+fdHzqj1qt94PF1M5IsUCoWCevC",
-	"zDMjQIwYrou3PRhe8dGDngtTPqqCM1tssHj1KjR52lZXnwlz0LUZubLpvmJvrcTpiPnssDCRyzFbiXXz",
-	"wzZubk6CjRZ7qUKRJ9NOxEyXJbRvuxaRrcGuxafy6ZITXholAveT7ebGV44X34rBWKnr7dzls4G7YsHE",
-	"87K6FDVLAzURmUEH9cyhiKMbkcxP+lLaKKox9kSQiHSl9xANOoidLmd32FfYLs37g33xu5968t2x+fhT",
-	"uHoHa5Aann9OZc98/ref8kHKDVKaTsXOyq1ht2JWrWNbErIQsHL3PUTuLBp8QEz35urq4pIJGU5VhMpZ",
-	"kk9EiCkVjp884CmP1WgmMA6pGI9jKs34Z7/2p37tN7/Vl5g9hL0GzHiRsNbpSJpNB9etR8o+lFCb121g",
-	"r3DBmxvBfUG1c46uFJoFsYhCydfYWNdEK9dtFwcDiAxI9wndSqadv75/h1TsMy2YP07TqUarFz40Nix2",
-	"CJi80yS64anwWKzUdMCDawxYAq18yHgYJkJrknmivyCNZWzaY/qTNl4BhCUQXBmL4NrJu/CUWEws3jW+",
-	"ErShcUIYcRdLGaeLmfCg5tciXjjgRSgk65h1MEuMUQ193tvbgya31nC872k109ta1vROD2pd25esSM++",
-	"PSl7KXhvBuscPzuuOBLUghoa4PB+AvN8ysPW+SSBzYLI0kkWESngEtnjcrC0aq8oJpAc308CSaE1Nm/M",
-	"4OQiPrbuL98Y9xVQ0shtKIQN97knrjRMNx6L8vR/+W5wbLQWgi2vRGFPsv04k1CWwedsGMlIj0/68t8z",
-	"MRMhU5KOUGGiptPVp6d7BnI8YuWB/JEcsx5H4i+RVeUnzLdg41XPt+VpMF4fqTMGEeWYYTrtMIpBbAYK",
-	"eGca2YeDNLoRPTbksbbUu1i57xZOBFkdr9F8hIIoFQSzhN2OgYW3uOigphN0Qy0dMj1FhCzmqUiQAQt3",
-	"sb50pVXIrPWV1hYGRu7BSMLeq/Wg97aMxu1iz9zlaLrVyXQLy2ZHk+bJYrk/hySyQ9ll/ZCwtn6b3ssQ",
-	"Y60/Kd+8ZxqtqUQEUOTpnlBkJOhlOIYEFFBp72Ggwdxr7iJh+Jn22FjdgpYmJuSnqZhMjemirgEfbsdz",
-	"c1gd8iheOKMa1LoW05QNVdKX+22QI/v6bqmsRbvqafx2Dzqd+cHckNHuLt3do0UPmZ/iaFV1auV2qSdI",
-	"KfVo8cUFt7TWHpHpswGBUoEesj+m2gn6E4vY7fpvmRYVCpqY/zk/Hm9DIphC1o7CCQYFury+dEVHBvry",
-	"1hxWUt0ISeYYuuDQBCOJLcoNdI55QsNnWMIeqInoOQofc7Oey2CcKKlmRM4H/KVcI55yqqQgyMXi+LpT",
-	"huhLLQIlQ91osXcRiDnNHf5GKaXsaObHXKfZivc9/ASJTYgXxsDzLBEv1UymvoepIFHK+HQqeOKkjdzx",
-	"Lo4wxQRRPfscaFmiOGacddttNhYJvTC9fV9mOkkDFc6/EtpfCYf2tfvC6gquK/OzDmG3NfKWILocku14",
-	"O5lu7OgnfF7C50sBIngGI9yEvXeDTc+mU5WkzUia14QjzipB9kAlIbKraW2Ff8y6uDRgkAo+OWFSMR4A",
-	"VSdkfhj76ZQgptvu9kh+GX4JaDJISgPMLrMKB7bGAPNTQBbUYIWrMDhkU5GwIAY6jrcX8NdYzRJWP+ge",
-	"U/jAfy/SZN48HaYi8QuhgMLCnc4GcRT4rC5VLn9lXd0BdtVb6qm7+M9J7pRLvkHulPq61qt9ECyZSZbe",
-	"ivhGuMoPWw2CaAwyjCwGaAXKZxvRSRNuMFAC/RQljp5Kzn5SE/Ef87rJqNarvXFNsXURsPmraRTUerWL",
-	"JAoiOYJh73SpLKZ6qmah87Y62Ha369yKatXhMYwg7FRrFG12fsFAROUg+J5+c2fE2+lQ6NUOuhUq/q6U",
-	"OuPSjg9Z7CKYJVE6R2Xx3NFSyZQHKSMIMWdMzeOCwYhrrASh6IsvC8//XBsInojkdJaOnfw3yDmXsaxd",
-	"JCqcBXSOLYaZ+DRqaTXLoko3HTDOqGHL4DaKdJqQ0gYxVXokjJqIYSL02BVQF5kqcyuK2DhLuFPPc+55",
-	"7Vn5xgRNsJD+Njide5oxZEsedYl07Xbdew4KtIc1YLrhzLkoKRRvhVk2fqtI2lb2Q1Tf5UFxquX3g+xc",
-	"BJscrfRJUTrdPdpyTK/vEHZ68ZZdizkyN+m5TsWERTIVo4QEXeuJ4GET6iuhASfszbsjFsmR0Gkj93t8",
-	"GjXNg1aw1/JZGKUsViMDixiCvU2iNA+KcElZrxdizGq4EEmHSG8hBoNhEDvUi2EGHPXcxg4nVNeK3Hmp",
-	"7D0oWp85T1NVHm3qIRe2kCmaumb2XpxfXgG7FNnoI2GamQXeiasNWgjaB1nGKNnBNjuGBWM+hWPGQN0I",
-	"3DeLL9CkYNDya1zkMntZnRJldYMpaQtus0RWUHxbyGPVnvVGU4ZbgZ4zP7sDXrYgX2cDN+ZorLCCHeCx",
-	"hKeiaYsbC1ZH7vEWx5Z+4AOPY1RF9NhEyBmzf5ituGm2YqZRiMpj15HS19jjWkitEjbiqbjlc93Lk5cB",
-	"Ry3QHoxmZCBBXYz22JSDQjExh+mxsejM5AihX2EWSlYgITV3O/mKvkSkq/ufmiGIJjXhAzx7msVnU7FS",
-	"S148Fjwx38QAMGPoSlD9+yAGlyq4FmlhQoROimmxo96C0G0mfLskJwla0dhXptHXYt4oQAwqlK5hq2aB",
-	"kHqm2RDf2kDHTZedvrqylqxGTUhnU5mpmQx5IJiQo0gK3WMZ2bzXl2nCpR4CNtojK4BrpIOx2W3N5ARe",
-	"e2uX5dnpJuaICksW7OYbFfDBLObg1ezLmcTvm5DGiWQNdqrbidB01AQZjYEa5n+k0PU5upklFLZWLo8Z",
-	"ZHJAXg0JgkAWOmSAx6YTizOTBLozIj45S5MIkC+J9PVJX5pTnnn6LBFMfApmCfYeqmmbFRurFHvH9Cys",
-	"W1gEmmREAj7lgyiO0khoFnMZNnqUNwSndK8vMc2BSFgoJZ62RXbrlh/5PtQUSqalVDMZuOnP/EICC7li",
-	"Ct2H/bJqhpnlr8ewzsy0CDLSY9jQAFzMIGUCLddiYYtMOVgmn5r5dMtiXs3KQ9mpZGpxDOFVRdiDo2PJ",
-	"GHhANTMcIgbBqMJH+YHxGGeBSNJoSIY2i/lUC/NxcaDNJ7nxg1PWq/y+VEzOQrDlQP0dWWeVSpj/J7/V",
-	"l8VNFog+4SBLwFbiajlhWojyTQl89GZnHc6tXr0ZCOiMsjMe9B1l4kA8c2vnOtz1BrbPaoWV1Bp7y293",
-	"CTYuHGA67d5Bp9dut7qH/6h5NStECi9ZjfEwaJsD0nUENYe5ifTRTaSasc1NDxvTvXbLE4lUxsQCXJFJ",
-	"+IuH6WR2CHLJZODErfSc9gI7I4/j8+HKMVvhuIJBmyZmWqQU2LD9tu4pp7mJ88pcn73R55qQs8lyntxv",
-	"JeTC9hM1+JcI0tqX36qcjf/2t5We5sz3YuWZXjByv56Ql5ZyN8HKizSLRlIl9lxa9uRTOWcKhAAwkgZs",
-	"p1LZsoLFn2mYh/JFl2uLvU1t4VAi0iSCXyw4vhbnwYLHy1qVd/F7GRvI9HwrkjcqCsTHKY/W4SyzNzC6",
-	"AUQAJjy5NsYhj8JHjHz21d7im13w6PsFQOj3qgCI9OHQKVVv2QeHWcrjl5ghe/Cie9hu5zCufOI9Fqx7",
-	"uTxVVkJe+Zs+Qd9a6Fs1PR4SAv89U6n4aAzU6Xpj056A7aXGSLSwCA/xjLEdjNlABJzkXaxd/B3g41/M",
-	"K57Suz8hpEVIGPmqN3Qr4+PCrHxsCFmYLJsxcuFtn1CyGkouTZIHwEkhR3wEEoKtYSR5DEHkdSdydDNn",
-	"t0FSDURIjM3onvGIETF7tx/t23y/eOjetSrGIQURBAMr3lE4BZfOt8cCf6+XZ8ZK8Ct90SfkW4t8KybH",
-	"A8DeVMVRMG85D+c6uxCvZTcC/EIAc5lnFBJ9QEqFRUB1HYhHDH34qhf27b5b2MP3rApgBzWvRqNf6+3n",
-	"wGxpFj0WILsojvNKEFt6wScAWwtgJRPiAcALt99q4GV1C23iWs5WGwlp1v6jttXwdb5/wNrW4rpDnGJp",
-	"dj0WUHtfnAsrQW3pBZ9AbS2olUyIBwC1RW6FNZiWZQhY4YmMdB/8dhrkolLSObCqEI8X5ahvSD3juwW5",
-	"cn2ULaX0MLK7lfxd0H6RkXtUvWWwFcYunIIXJ/tjgdjLwkRcibAlPClPALsaYJdnwwPga5rweatQLLMK",
-	"XrMcvjQKrkWaDwa7BzxiNDXv51r+/R5xd0HA6ibjAEQlzPSo+gtHeQBcmI2PBf+u8lNnJfwtvNwT+q1F",
-	"v6Wp8ADgd8vj63ScqNlo3HLG4ToMHM1ATyx3H8Q5aDTYrUhEZmU+YizMveClfZ3vFhK3OxKbOTqgyVYV",
-	"48z0zXVp1duCPDSWz9XHgpAfSibUSqAsf9UnvFyLl6vmx0PAZq6QfzVaXgKcyXgOpOtQgbOJp8D3sOwf",
-	"yvyXCP9WVfxD55Dy1sDdNQDI3QmD65Hr7AlPgzHxxv/Jb/zhuIwPuBI6/X7huEAFUQnZRKeAlPnp+WgA",
-	"MhvZ1biYf7EnOFwPh8VJ8BAoqJLrj1B61CLq2/UZMlltn7mT1OrNGdre/ZjtRZVcgzPuPb3L95sZY0ex",
-	"qhH3fOugi5d1Z9UfOSzgX8nEfDQwuDiRVoNhyVs+YeJ6TCydGPcOjV++/P8BAAD//w==",
+	"7P0Lchu5ki8ObwXBmQhLEyRNUpJtyfHF/WRJbqtbr5bkdj9kiWAVSKJVBNgASjS75YnZw93DLGxW8g9k",
+	"AlWoYvEluc/MvfeciNMWySo8EolEZiLzl3/VIjkaS8GE0bW9v2rsCx2NEwZ/7ydMGfvHA01SZv/gcW2v",
+	"1mrvdvpbdLvRarVajdf2P2/sf1rZ/1i7Vq/dc2Gf1kxoqe5kv59wwWr12ohpTQestle7gp/IgBo2oVNy",
+	"U/tEk/sGF2SsZI/pmxoZUk2ENKTHmCBDRlVM+kqOiOYiYqS9vdfq1Oo1OWaCxfumtlfrtDqvGq2tRqtz",
+	"3WnttTt7rdavtXpNMS2TB3xGpEmSf/Nu6r/R7IEpbqa1vdqEKsHFoFavaW7Y8WqTptQ+b6hJdW0PxmQ/",
+	"p73fWWTWoF1kaWemY0ugmD3wiNW+fv1ax8XQwWr89s/l+O9ajs9f67UDJnQK66HT0YgqO9BzwciYGs6E",
+	"IVyQoUy1JXG+YDQecWNmidPe3uvsOOLQJGFqwISu7f1WGzMqUqNrn/333G5N29KcpyJq2EDCaPpSxrV6",
+	"LZKxHfzrV53dnU6r9cauOR2Pkda1BxnRXprY8dtVoJHhEhvdF3Q8nCb0C9e1eu0Df2DQQbAu8CcLyYwN",
+	"22+m2rCRZaqDa0tA9sXO+ALGWftaL46/OOxYpYNg2K1X7TfloV1SPSyNZSRjpqgpjEZIc0fH44RHtJew",
+	"cFSXP5+dX56GAxM84knCRe3r53qtxyxz7NfqtZgadt5/x5UZ1vZq7d03rUZru9G2bB5zZs5VzBQuiB1v",
+	"/ldtr3Zw8OHcPQaDjqTQXBsmzF1EVU8OpzEM+PP89VhA16OL44PD46OAuAdZ++QgaJ+037Ra5D6iCdDd",
+	"Da7z3dl+OLhETu60jHk6+mbj6ZCBoiPiWrVkXUqKemkcq+7R17V6jQttVJrzyJkkkRQRE8Y2HRM9YQy3",
+	"iLSLVrkHt6yMsntwnNCIKVjds3TUYyqXSsrKgAumuIyhn3e1eu2kVq8dAkPKVEWWvjQ2SC9lciHnxQhn",
+	"5mn0YCKSqTBMHa8h+PsJHUAvuF3vcOdN16Bvrw30/QDibM+olNVrIyXshmi1OlvbO6/sAgg6Ah2hT0c8",
+	"saxzeH5Uq9cG/IHZR7/fP7MfRzyOE0uFHz8en53VvtZrSkrLQNuwqTT7UturvX+CqE8Ftwu6/cn+Pbb7",
+	"dsEKowRXzD5VFOH7RLAJ0WlPR4qPLTeRCTdDwo0mmkWKmTrRQzkRxDJXLtz/qln59JDRJ8LGy0No7e61",
+	"Wk7QswdUun6rUXu2N90rMPeBkP1+M2YRj1lsl6pPeZIqdmDXv7bXqq919idUm0OW8Aempjk72m+v3I72",
+	"3G0naE/coWbR3c9/bD3sXv95uS1Oxm+iT3G7/0G/GnxPt6ZHrJX+wM/Nzv3rH0edLz/1LNFVUturDY0Z",
+	"672XL4dS3uvm0HKzeuBs0rjnJhoyoZtOw3ypZaprX/N1OBYP3FBL8aoV4dmv+XoYeQ+nerYEKxA9Uixm",
+	"wnCaAOUVEJeNKLeD13T0/18wZLtmX8ZcMV3sYbfQwzqKBczKSdrslZ3eq6jxOn7DGrv9VruBG+zNLu1F",
+	"ljeUhO0zooIOmMo2Csxmpa3yuV5Dwu3Z7u92ox87vZ9fj34Yb+vr9sOvb8Tl1uSXV+xD6/eTHfo+7gw+",
+	"8vM/Xv98D2t1iBx5hQxaWihB6His5AOLiWKWguHaOF6e2ZM7e9uecu6RVanB3CuaS3EmjaXKhTRUa56O",
+	"SIcMrPzvczViMbKMYOOhkokcTJvh8Q2MUz68L4/O9k/CA1IxQZOiQMYPY9/lEw/Ok/MD6Mmdmpe2H9IZ",
+	"jMgZhX9+KB4Vq43jGQfnggNya2/HK6kVB2Tt/PKwsbvbbtcqjsnwbITmw9OxJKOznVQ4L4MVO15ndqs9",
+	"G+/WKs80ZCtcFNs/clI81eMhHXBK7Kqlir0l44RRzTzLkWw1SMJH3FiGc4bB8Rpn7pPNHb8P0eSZY3Ps",
+	"7LU9pbOHVpdEKA3gTOFMl0V2jL+wmMApVyeU2BOMxUQKVrf/IX+kLIURBuaRMWw0NqFhGKcKpP5pdkgx",
+	"pWSmj0HrVnKXTkz3y6rE3lqdU/r2WRz7DEVbe9vexLVLYVknm6UOTlowgMK5lltp77Vaza02CMWAAG9a",
+	"rXZGgJrhIyZTQ2jfMEXe6FpOjrJCsRYxOmsQo7OQGO0SMZAFAmK0llLCcmiz1ZmhxOs5jPCsmbfXmHl7",
+	"4cxbpZln+yGYfKe1DXroIbgVTrg25V00oUnSk1TFhIqYUDJiIiXwRWHbRFRn+wUE0MA2JJUVN06hqiVU",
+	"xDqiYzCDh3Li3UmordpvPlARy34//w7fhVNnoHhiTx1NU7RYzZCNYF5U3VvZvILmtaok3smdVdn873py",
+	"6PTYK8bEDMXbe1ue19AMqX2QhiRcsJyGIIK5XQI3QfxUNeRtv3rr2iDVdkdOBbDAK1crptMLqrIfios3",
+	"lsooyk22dpnvJF++C8Ujln3j1yfhg6FZskCdNRfoVb5AliHvPHXD1cFZuLU4kb3etMi8fiX6NNGFpXCG",
+	"yLcjPM4ONtqxGDBt9uMRN7OaazziWmfmReZsczsPzn5QXMiGZoORtdyIZmOKzoXe1Boplt/0Zqj05s7V",
+	"06sPj7f/fnNzk7ZanVePRxfHB48f9i/fnV/+dHz06bbd7DTfbLea7fb21k6r2W62t5rt2+Or88er849X",
+	"+B87sdZWq9N6s9VqdxqtV63W4+P+4fXtfqt9u394fbffaj+eXn1nqdJ+vHjsNHea7cfHx/2Tx7Ojx8eP",
+	"Z8cH54dH5OP1+8abG3H009mjfSFs1Tb4+P3V6fH1h1v87/fnH86CRzo7rdaNuDg+fGw/PmaK0u3t7YfT",
+	"A5xZ5USabfzx+Or89vTy39udrcb2TsOqEre3t1dX+7dXV4+Ph+dHt9/vnx3dgmfg9vb29uTxsb37ptXa",
+	"bnce3z8+PrY7W+R0//iMXF3f3l4d7V9fnxzdftq/3X3Tbm3ffrzaf3zc6LRebe7s7DRabZjM6ePjT5Yc",
+	"MNAbcfFT+7H9ePy4/el2u9253bfjvr29tY3ebj8eYR/bt/vX10dnh7f7J8cH9rvTo8NH+1Plz8dnQQ+P",
+	"8/5XJuH+iR3I+/3b91LGBDf09PbDyetWu/P6MfPV3qLH9Pbq4Prx6qfbK/DguMfePAYe2n8H/yy223k8",
+	"3L89VOlgtt3Wq7Zt0zs7b9EP+nh6/nhJ9fBGnB9ePR4+vvv3k38/fDw4+HB+u9SpeOsdf//e+e5s/7bg",
+	"9Mt+e6x2xt2ItWXs12wbXzKdJjMnZo+aaEhkn/RlqojbfjrckmMlI6a1FT7bcO+QJgZNv5gZcAOgKwcE",
+	"r/fXgz9aGCUTGKrfZLUnuuRmDQ0QLZlDyp9PaxoMX+s1mZpIgtAFxzeM3JlRTlLAGZRPtWJanWyEOzs7",
+	"dppg0ilGNdAk5joaUjVgpC8VScW9kBNBTi/PSP54YST6njujtzCSreUjKfTrfic8Jv5nMqGa0EQxGk9J",
+	"vrCF3uMULgDAm7qQEllHp1cfGh1iFzbmYkDsZGlkmNKEKkbgmBCDYieK/c4iE87Rnjhf67VTsPcPwKlQ",
+	"5NRERt6mjGTMCHoG4LhRrOFWjxhJzFCx7FqpwMrlOxR0XZyeH65484COgz414GDkqlq5au3mF3fu2AeL",
+	"fIE6tp2rYzitCtsz0wsDn8mKLjAZRalSTIC+097Odore7/dxGfa2gHGQiNcSPq/ugzmVMe9b6heoBcvJ",
+	"0NdRXEorwho6knb9LGm44bTsl5zvdKSCLnE6/i65WKxbO0VrX1DynRyxP7+RnzDVZbm2zCOABNJrUui3",
+	"/2dI9BloJNJ3Vg++QuOwSKpcTSbUEGtL7jhZYe39OukxM2FMkJ5i9L5PtQGRkaQiGhZlA9p3eLmaWxwx",
+	"2qM5kcCJCvfaKIP/QfbIc42NeabF13ptmBmydvL2t8KE/qoxaA5ug/KWPAXBK2l/thIMRioulBwopnVm",
+	"rnDDRtC8PQQU0KunqIhRd4jQE/Ev73d2j1rvrLGjuFvef2m/7+xuvbbNejs1Y2vyg2Nr++tYyTh1Wgg4",
+	"T5l6YOqaj1hJkL7a294JrNU1IhvAcHKjOKVc+P6tHOQj9qcUsF9GTPGIvjwY8ogOJMainKJeda3c0Znz",
+	"7/VEZlqXVcPMkBEDjxU2e7XSsY7TiYuYfanttatUlSrVQ9HJUius2tZq52bWljevOt68ulHOGMr6R2Po",
+	"9vTy8fHy/Oj28vjgw/7l4Y3ypsfO0e1Ou3X7bl2Vyj4eMf5Qfa3ZziJr/kiZRp1xu9+OOnSXtXqv461o",
+	"h75hr/rtuBM9wbFRobitoSOv41Jz69qqVJIrlNsneNWfzgqrm90ZX5SMZOALb+mG5m3OIN42/R+04m08",
+	"uM7Y5DA7Kir9lHWi2MCqmsqpskIaMmWGOH9PqBP9v+i0LLjFFroo/37HmPNIfq3XzvEIK/jDpBpQwf/E",
+	"G3cp4L79QkliFKdJuI5rH3zfjuogXBaco3BNCdEEfUZNqhgGW4z53T2b2p8nrAdxClZ0JVzwCKYGtvhd",
+	"wjWGC8EFnsYr7AfUaTo7X+0hCbeeYyXtdrFkORJxGBmw3Wi1C9OCh6ztCMwKJ+mFW+55fn9c/7d5uAPh",
+	"Oos/SaZkiAF4wS17psr9c3/9D70CcIt07YIwtEz1Xcwe7n6533o4e/PH4oCbn//4dfK6V8t5p1oi48QC",
+	"RkKvttfNiOUOYiQBHb4kk/HfqjsWHx7n7ORr2ksYaXcsT1KC4WUEY1GdA33aJAcJowKVc3SmDxL5wDRo",
+	"OvaNKRkn1LAmqJ0GDDJvTxAwYvLDyHvTv/7zmut/OI8Dd4JiNsuYGB7ttUZgCaOo0H2mSirC/6nR0t8o",
+	"SjoLRH73vEDky6PvipFMAzuDbxbne4ntkcOZsNagp1UDkt6sHpC0dd1+vbezuyAgyY6zsbPz6tUzIpK2",
+	"rttv5kQkzZnqk24Espf0ynkCAW948zFQFNcJDx3JBzZysajVhh1dOo79+eZfIcA3D9MtGJFFCUDLS/Aq",
+	"X4J82jPdtdvbeXc7YXc7R7BcTvgcJFRb7j6e/3S99sA1Nxkr5Vd80NA/KqZ6pMSVZ9Ixj7fuRur5kdY7",
+	"3ybSGqhUeRSEOxOOAiZiLgbVQaMuVJRMKDdcDEAvoNVu9CCE1Dkz84DR/Is8HNR9989Az38Gev7fGug5",
+	"xq31N8d5XkVUXPGKuwq8OSE6ogJMAG4YMXRAqCFbhDZHzeDqopwrgVwYnAEDZqATqwD3WGIZbcwEuJA1",
+	"fj9iZigtmb4DBWRMQRl6KdVAv1zFXfDStrPKo5QWj6eYJcywazoIBnfJDFeMmCHXds7h8A6PTo6uj540",
+	"QkNXejLGc8gegSBO/nqS9x8W57DiRgh+cLcNra29VutpVwUhsSLGH6x8j2V0D06WwfEaXh5DB3iJXtv+",
+	"8PPuxa8dUECtzmO+zZXHE/2jQPWv4En6WMh/oeNx01r2ebpLRMXLbPCwqxgEnJU3VV8xPSTa/VjYNBHT",
+	"2rsN2PT7Ye+7iJ/z79//enR5/ePVsT4emfGvB8evjn+P70+/O2398vv3yfmnoy+//n72+9n1gJ8cfN9i",
+	"P+/bd374qf0j7//YZNPvE/Zhn5//frR1fv1j++z3H3dOD/f18SgZxgfHr06vo52zw4+ds8P9yenBhNOf",
+	"z/48/l3yqLPbjqbH+lictX/htsv9L+fX349OO0etk+uf+Nno1Jx1ftz+9aq18+vv+19Oro//hHb+HOz8",
+	"8un73389+H63GXUS0Ru9b8U/f5/kyTXHora322pZAwto4WesDGQktUads9fR9+qXyZvedfv+YlufxLv9",
+	"D/RVeiR3Br/yjvjxy+ufJjW8m4X7vpWvkXm8ehTCCK+6h3ysK26wP6/N4lINzhb5Mt1ttZyI0l31ZysJ",
+	"Zq63wb3oVK6qNGU8OGYSdX77p5r1TzXrn2rWP17N+gzbdVbHAp0KqGQVoZj1aZoYEtMpGVNVjAdbwTvp",
+	"oiBwb7o4iFYhDiKLKwliIVqvMBZizdAJ/3inVdAgYi5EzrD2+Ve2ua+r77Onhi4ghfVsyALoheV4pKfQ",
+	"ciXC/O0TrS8c/8788cP0VuKFNebQyxu8Mk3yTvEBj19ocq3olJwgCsmi2cDOCBKyZ3ZI+FtFQra7Sv0f",
+	"nZFdmQDW2fm1VkzT7rS2n5FoHRKxQiUYMpqY4bRAT0zVs1NF8Rfk6v2fk+7+9xO3vgY9dmbo8W+zM95a",
+	"fcadVWeM+YThjFvl+TI19jNrRnL00l+Qu2nanWiN4NIGtBa/FISSiQMMiqRMmCLUwJk1soLrPhNc+XGF",
+	"quEPr3887fz807vaN71eex1Y6p+Kw+o8xdwDU9O+4aA84PM1KlTsj5SPR0yY2sqGYDbpr0jSyohZdKWI",
+	"mFBBsj6cryEMpivbxfPI+CbXN9cJv5xrwz+diOu9cR3Y2k8wtev/ZDVkNdi+TJt9TLid2cZMG5+4PYWd",
+	"6+LPFKFRxMamdDu7KG030zGCnN12uzMnadeJmaYdwbo5u9trBBhuL8zZ3VkpZ7dld+xHMcoSOypO0jyr",
+	"g/prjQo7e8X0jX9EbgYuR25tu6DvlfIsMiMpFU/NrLCM+VHPJlakmikyGUoiJ0KDJlIIS7OiEV3Q+CPI",
+	"TNknVEgzBAsjY9b/611A9TkpFGuMoFMYQUFV/yD1mBuakLPUKO4U7eenT8xxXNWtGMVolsoUiR6N7huy",
+	"3wB8vXVjnGYTI+bEO73e28ocJ//t8U6rpm38Q6OhvkGo0/wwpplEjv/mRIvXefjbPyrRwg6PKjpixqVU",
+	"HaRKS4VX4YE5XDsf0z9SRiL4GSE57fHdPeHivmvtupgpn40xtieRTDUZ0wFwoRd9eKUQw/XB8eT091/M",
+	"6eGpOT38/uPp4f2r08P9V6eH7+ixaIGPE6FNwBnrpoa9W/JEQzaikP5Ov5wwMTBDODjzSxOjIIPya712",
+	"ZI/6DzDA2WldDxnCxxDbRZ1QTTjeB/ZkPH2hSRd+7RZnUbYuYaxIg3ywXxrOpdpAHQTj6MOwuXwWs6M+",
+	"jqsHqxg6ZV9owuPiqFbQTvp+sHBrmA2VxwtH15dqBPEyacqD/NNgtCfcAR4UB3xhZaTmfxaZYKdVvbrg",
+	"di0srnNF4isj+oWP0pH9YD9xgZ/a2Xi4MMyeEpg+FHP6A5tWE5GP6MBS8J5NyUbGy+k4kTSuE4gOsfLa",
+	"Lv/INdTdXJfYrF1N7Hs2fSa1z/HArZpZqLwAi4Tz00y90CTQKNaeU2vOnFAFeN6sriIqrv0dbNXcDB28",
+	"0GSs7DrHoPs2yQkzWdq0YtRqfZo1uNBMaG74A0umdTgiz+vkGP44sXu8VSdt+NRu3oh9MSU4DmKGFCWB",
+	"JkKCbbwxGVJjD1WIj7ez2LRnM0QM0BEj261tF0+EdMXe/M83YrvVzl3r1lgiivUZaLzwPaAr+avYJsAV",
+	"5AsSGJMVRPcX1ovIHojHV9uwa/zHduUa8IGANIZ58vJETpiyNCZD9oV8ON0/aFx92O/svPKyX9EJcflC",
+	"IELrdpN5eDygQeD6e+EBL5s34iemeH9KuCHSUts+yr7QyJDe1DDt7cS4TnqsL61SRJXmYlAnkRyNKawe",
+	"GMVCGyoMhIOUybnVfxW1Wau3S3fi7eg1e9Pv0HavFe3Gb9jr/iu609uOtuIOa/dbdLf3Jnodv2I7/W26",
+	"1etE7bjFlkt67em3cFHG1q6Fi6vb31qNXdrof/7r1fbXf63eFs62r9oRVkt40kEA+kIFSzlHwvM28keX",
+	"r1w1YtwkLzTaXXMHvtgmqhi4y5F+zsC/AlTHWAqN9vY7Gl8iI3voCBdr7vCe7axe/q7xsiCbQ+YIeqAJ",
+	"j+GhuwyTDJEg0JDrc5ZY5Q7NxhAkfZTavcMIJdAGgScIjWNIELYGjYdnc+MjeV8OAm8PX9oji9vyljXK",
+	"3O1W62tIsH9VrG/13Jc5fP9L/FW//Cnr8QjGAuSr0lZwgFyTEU3sCrDYnq92lDoYdpOcSTO0e3hCNZko",
+	"bgwTTas8H0jRT3j0tDWI/Ms5yfYFoREEQnuRxLWnikP5YF8gL6tMnN2VibMSSfzYdC4a0RViCHiHYPYe",
+	"t81pV2sTYJxQcZdtiZwKdiB9wPxIqJXCaOfhxTfZ6MARpxiNhvCWS23L4OnvMk2tQKBOlrBmm66tTK6L",
+	"hM7nogvKQbZPZJrEZCBJj02lO2GLg4/o2Co7jJFOnYyVJJ2dOmHCMDVWXDOSChg2izeBtO+l6vE4ZuJJ",
+	"hO1nb4dEtUY7GHpEMBajlkDjERdEycQqZ2TIB0N/MR2Qbuvb8Fau2r3Q2OWGVCR32qDqIiVJ5AS0FjtA",
+	"OWboQAWynMmDnBbFHg6lYG+tXmTPdfeweS9TtJXXJqGQ5q4Pb+ckPA99b0Ia4h8okmv7W21FtKVILBlW",
+	"nYCtb9epxxIpBpZY3tVXUK1h9hd0ag2GaylPqBqwp21QbOPOSHmXQCuz0t2SG1fNPVAgRnvr28ol6I19",
+	"iTIGtvabD4nBWY+YMJfZOfsNxdIvMlWwq/MV4SJK0piRII82F0fBlyVR9G2ET4VFVT06Syc3LGc/wnMo",
+	"T3NZCgS0ds5HQVMzlIr/+UQKptCA3dWRRyH1B1z+vd1EAZWt9YEOvCfGxebXPGV6t1emt539XHqfSaem",
+	"eHuIXDtPDImoUpzpKjNqo2u/aLpxdusEP8M0u5tES/vSjaDjMbEvauaOD1BBzVDJdDAkVnNvcOHAsXQ6",
+	"YllXbwkuYmbzTYbMSQRgAmjd2oqoOFir42u9di3lKRVTt4n1k1ZZUeMO2+LpLSUZUTH1e1a/JYoZNbUG",
+	"0G6rZW0qKeKZXdH5BhrMPgFsPmRsqTKyJTK6JwiZoZvkEkaDoMGWagLiDa2J6IZmR9qFpxr79inwr6FZ",
+	"BZQKfpo9h65cG6kwPHGXiCi7RnRqlV1LDM7Atggs4UUOI7xw++/Yk0/cRnMX6BSx4+qEC9xKUhEMeo4D",
+	"RUCDJPooHKAd1K552pTDFvIJn0mwzxncZnw4ee0vTPYy16or9EQc0imB2C9Q9Kw2fHr1YYZ7O9/mnIPO",
+	"uSYTliQNZ5H0UkOGMolBqA8zR5CVFj2Wo/41wbx1vUD1MrizzqtKBPYijWO4xKLJhbIaloE8YQ+5EXz1",
+	"ly+VENB3zaoJ9Rkv+DI/T24l/+a6/5w9JrF+la8HVrH/5IghlajJMnLAcQY6A7W2Gxp154LhhZMluBwz",
+	"QcZMWcsHaQPC1tXLIhv0RqB0IPmlMJkMecKc/IUGsqMXPjndbBNEtB7KiSYyT+d5oX1M0I3Ibn20a9O+",
+	"Xyd9rpgm3YJDv2sFvABP1JgJjR69KJGaaf+LzidxI6KEUaXJRjevMNYlIk2STRI4Bon7VRNu0DFV5AIe",
+	"r+Ck8Jdc5SX5ZMmPRdHQ6ID5kGsZ0ynpFguydckG9eANuliPTfPE7kVrGbRbN2LERWqYfputEXW21iaQ",
+	"pCv8Te2d4vretVssTUakQxE5uzi31ABa3YiE/5HyGG8sX3fso6rQjWtm8y1JqD1E7Kw10Wk0JFSTrmEj",
+	"MFpSxe7YlyhVVlno1m9EN5HmDsQdFwOrCUSWwH0nyO4SOtasi4M3VN/fjbjd111ilYuHPAaaK2tN0h5P",
+	"uF2esh9xpsDdzCplzpxwU3+r4nczveXV8AIGiqlhDZcUN/NGWB1vzjuWgfFccPB689p4N13k6oPYCv8o",
+	"4eYt7IxgD1qugF0FHpBMNACjIOw1N5olfXual3fH0jHmGAmLTwyQdFf+4a95RNUKO9IHp6zSAz76tVAl",
+	"sGInZ1sYwgB6MjVvSZfHXfsxZpnmG2faKypBCJKwf3Fsd6LzitgdVhYA9XyH4e+ljQzXQk+STvhFyPQu",
+	"gmDpITQdu8iY2YOo9CiP84g3Jw+Dhc73Xk7kbI2CrVLYAwVmnnsSOuzkQ2ro7LqVjpA9QkXuWaGJW07s",
+	"fpa88OvxNz8B6hgSgosxV2xW8MdKcrQ+wzj1olgtOvcre68t2bTFSb4PZ8NFX9oeXelOGKUdTESTUs95",
+	"cc/ZvpbcrgRbEdDFldBOglnKhr6BxoTH7lH9BFlVYnLPEAs4fS6fXgX0Y8KaPL/VLLFq9YASnlQAJ7IK",
+	"pUIBFjTsqp76/VNszv1Y0RZGI83SfZ/0pYyJj1v0t4pXMtUkT89DM+LjFXl/uE9G9HdriHPByEZ3xBNg",
+	"QzYAhuhzPQS9IFKpNjRiVNzpIUsS/IF0jWLsTqRG2w8OtQeYasioga0hp7hDrOXf3aw7UauNH9rRx5cf",
+	"f7gRfZkqw6xKabWLid2NQx/R5gK3COC9kUiORqASRVSpae7Plpo1SdfqO19A0FtFgAI5boQ1UDB1Ad0Q",
+	"LuAr1VDtyEOgTp2i4pbG0sJ+HNj1tBOGZZ+lA8DGOTJYyeSwi+o1IIJlOQkJkUCCWr02SFID6zqybQEc",
+	"VMQSDOVI0jGHn2SSpDoCH0SajIcu+SmSSsA/kRQpCmZFJz2m4GUjR9RYNo24USCu7/mE1+q1HhVUUPvD",
+	"UEYyQWDxsVT3ANbC+vALj7BUH03GQ3o3gJTLAUuowQFpoIKU8V08RQAAw74U2TWf+RyOrRBJ1sTZP2ln",
+	"dizVVqlGxGSqHeR6lcDPAnP/8li/yxQIt2eyY7ZGlaKgreQYU/nGdGBTrtQtEw9cSWGHCIQZcR0Bzgrg",
+	"wAayJJ9yVBmIsX/SbmwRDn6EPmcqm/CGc76w0dhMS4ElIdTVrK6chQQvJsCpf+5rARcrUDZmILIyws5R",
+	"VHIK6gqZmaFqBYV/RzyJl9BtNX3wlJpoGOiDLpq5YC8gYtfM0B0aQ/6gQ/NadqZkXOLW1jWVdV7QonIK",
+	"B9pTzrWVh8+Yu4irEq+7tKWZ05wmmjkvoWJWuuPVStZ0T8qEUVFCxVvVxllRZU2oNh+1b7oU7UK1sVZn",
+	"xLTup4mVt3Wsl8AIGsdOGeB9IiBIKNW4259mUnnUpXxpj8Y8IlwYpvo0YoSJAZxzYyXjzarZjBXr8y/F",
+	"NgD9EauoLuURngGfZ20VSFT3qxkuSSUzpDE3R8KoOQwhxZwANq8zH8f+hJ0oblidsOagaVU82+sVN6yk",
+	"5OU/VNGFRgajWlcxa5auk1fBvaQAFIi6h33N46azrfV5wWLP0sAF6tkHiLuktUbdPZu+0PYLbN09Uc+8",
+	"VdrwJPGXEGtrnE69rLTAEC7tG288Pi6yaae11Ww12+2t5uvV3A8ZKPVfy5/OM54q40EzXsuuhF0MSj3z",
+	"TSgGPkjBnq/ccwdA59my7ndEME6gTzjLqlV55wPVy/srcl78RSfQB/blQCZSodhwUe2rvlKakX+/7vue",
+	"O9qP49ilW6zhIf/HTGhmwAcud6PIMC4+goxTPcTyOZAYFCnQ/hE4Ga+mnA8rc3kxkd0vcA0RxlXbtDj1",
+	"iI6rhWUXgpi74F11XArofEWpeC0FHwwNXlybOaadz01ZdYO7a6Jr5+yZPy6003y0NYRSE9tacYzw+8tx",
+	"9dhGcwO5w46eFJu9VEJB35D/uHiSE5AOiJ2BTjdmoqEz1eDJeqmiuHOVD9F441aFVg9MldTmlw/tl3Bn",
+	"8RJG8tLR/eWK86sQmREfV7o7uvjT04gZrURMr7aWOnbeuqqev3ku1MyQMDlq8Zjm7615OVWz7tBFIsgK",
+	"GdhJc1yibnN+niOfVr1yLKnenCWxJr0pbMc9kk8Z7/C6drW6LvtxSob0gZEukKv7lnjmd49mGRL+8RuB",
+	"zzvRZd/w7OVe8YzYbZJ9AoGwQU4lDIlQoSdMabLdalXdlgVicbGwW+tmdJG4+YFNcZC4o73CUAoPgvf/",
+	"HmkU7t6/b3v+fdsvWImdFVYi25wLNlzQZHuVJp+9HeftwjlHod9Ve4RCihzcmYsYIKiafh/BVQHmHrHY",
+	"MdeGZox0L86vrgkCO/4F0Uxf8SDobtZvBF6MWaOgme0v2w/+SSIoldKb+s88fuv+1OXbThKlCRdUTW9E",
+	"dus5rRMt8wgbq7jkLVmOgMBMsrHd2t4seR2z6xeYSs0zbtHVlj81s0oH1DD797F4kDxiF5TPu3KJ3JNN",
+	"jo/ejSmHqxfifyHuFwgrH1F1z6DeRYVDLgMEqLIPsuYwVRCOdddwjydJpb9/1t7BN1a85THS0OQA4Vsq",
+	"TRbXPzxXh9QX+3BB9GxDJdjK/LiQs/3UwyEWBlDN9UiSH1Np2L7Dbli2Tn/Yh+880gOuVIJY/e67cO3g",
+	"aXv88mhIeiyiLiYPQLlpZJ6/iNADcrMiGy6Wz4ea4nObK60tNPSNVjYjxTddWj/C5QvLhE71+wQxeIrD",
+	"a5CuR2C4877Abj34MubM4LJmyBTao2+DTIO4S/d0AyAcCRPxWHJhtBUkDdIt4p1Da8Gd0BTFlvdU+se7",
+	"+K4Yy+5eZmT1pmQkUzN0v0kY3h1gGXb38hCVPA0vL8GNr4yUuEuFJZFlVjv208szHwoKiBnk4viw4A+v",
+	"E2HNwR6DKDL7Jjm9LErIGRKCQzmgoPfE5qDv9ZoYSwA3DOaA8Id+gEX5Wm5vVsoOqRiwC6r1RKr4aYFr",
+	"Ll/FN1I8rB1QUwNhahpjKoyaNnbLp3Zne+mxLdgk7GLR6X0WPDrj/i6Ntthw5VZIKB+5BJQDGbMnUmlu",
+	"QitsEnQYOKcyJIs0yQHVrE70mEauOnxM9ZBhlisfCKlYTDa6r+//aIy2x3BZ2H39w4+n2xflLGX8tqwG",
+	"rxcfCOOvJI+M2Q+VwQjdTDiAZMU7o+zyoE66ICfgt/PDq8YWbLw60el4nLCRvz4b5yHeICmawR4Ktg5w",
+	"eIH55/I8rGF/1mG2ZIlAd7AWfUw2jOKjEYvrJB1DLCPVbPMtXsCyLyaPZNJMxEzh1ZiQmK1cWJqz84vz",
+	"yx8WBXgsVFM97StV9zNJxlLdkwZRLOEDxGLIqFlb0RUcXhJVrj943PHW52lbY+37jrUU/tKsoLP588BU",
+	"u6ducQ+OsmjNsIcDePZYjFOz6mLji365Z4lWWaFpTdtoXiDMfgZ5VLZ2yYY9OB1aRgQb8oVGmNNsG3AV",
+	"5KRBXbm8SvPmWwL2/oRrTKPvXtmesqyv7pOSmpenJ8/wRB5agzSYzyPPjfQuwCeteO9/kL0zc28NdVL+",
+	"SNkxtgMV/7KK1ktC5OGhrx5hafHDlzJhGcNmCEwzl6WQEwLpHmwSLjuebRoDqvRbjBCA0OgeiMcRg9IO",
+	"SYIP2GXPKLPcR0u/uOmH8C/z6VNWkF32NZBh/sKfq8G3knDVsFvPCeBfItgcQPvTxl8A8F5hORB9uwzL",
+	"06q6qc6xtf9ac9fmrxYRxhfRwDxRtOcIxjPpsAhOAzmieaV0wC7+r//43wB5Xcei6QRAme2X23tbLVTo",
+	"AKCaACz1f/3H/wb46gLjLzwPXJ3xAvu3O7NRLbPcVwKHWtM7mmNJLR7gtX9ujrzN2pm/Ytf0iTvOwWTO",
+	"QBE52BgfLUcHb7M8LAyCznAvXYKANlLRAbtLXGBK6TyqgOH8RkfuJ7hOoqIwJAjjLo8IEGq4JmOpDYvf",
+	"umBvbhj8ooO8RbxXdqH0mV+/x4hEFPmVvByLL9HxV4AjKZMWhlTHiEbv3cjSzzOfv15jENcruHKv6eA6",
+	"f3jGn5v/NJ8LP6Er6Gmc6NGXy8Q6yvDGQHY4ZJs6ZurRyCRT0v3tpvZvN7XP3cCRDs0VeHAlmOuVJIqb",
+	"J4wMwBmLogV52X9aSQtJVbJipx9VMrM49u0Mvnr+8sTzQs7+vnCx+3mYYv00Scg9m9bD2sncXe96YJm3",
+	"zjZUD0yRe8bGmlAypHpYlC1BxNZPvd3l1XprC8KL5h7RM4m9bMTBZjU+BeWeTcNa0BGru1z2uOFnB6o8",
+	"xjwPJIO8XocF2P3SoGPeuGfTbnNxpNosLTHSCR1s0ZAqGhmmtKcsFy6SWktCYZAuUVOxSA4EdyF4zw+A",
+	"w1guoFcQDbc47s0xZm4puGjf8z6g/izaD8E7X+t/zUsSrbwKcO9ZK/A+A9Wql6t4z+c+csVEbI8L45Ll",
+	"oU0G3nfpZLYDqnG3Unmn+iX+3i2nya2bxPq0NNXPOdGdQCkXcpgXjfpNokxzIf9kQVvW2oow/UHmeoW/",
+	"f60w1xC+/6lZfyG2/18BJuPubr0w0DkNBQNHJp2XejMQXAyqGLksUpvkCI7HDFXcIUXciG4FLptz4yer",
+	"wNhBpngBvY7rG4GkeKEdLt0G3BgNZcIchiAkj2gW3XUJigwPEhJvNontQVERyxHpcTOTWIov/vzH1sMS",
+	"oe/PhqqVdidv3uqalSZWkpCFAzpbyyA6uMRvBcYpsfgKItV7QCqOrbGSfUQLoUmAcECGLIHsUZOlovqr",
+	"RC1HjEQJFzyiCfGFxrTXWYliA6rihGl9I2QfcJT2SFfFXfsL14ZZvTarHlsn3dioLnzBDI+IYdFQ8Ah/",
+	"iuJRl7jkOfcWVVNf1RIyk4asHz5iP9dJd0ijaNwlH/YPDi4a+a9wE6Zpn5kpSRiNizdL4PiLjbIkjUeQ",
+	"FQPJMdBY0UeuKqWEtyzXVHSXuzBPsmqPlWapr2JUiBFZbkAZN9YVe642RrGVOsyiiv0OQZd+nhfF8VgY",
+	"M07HYyUfGGIW/o5Y95+f4VEpTS7rsnpKHta7HFWlzSoBMi4IdE2f99+bx7G+Iz2sX1B1CGVh9vZBUsB2",
+	"8YgzS7JBNMOYwW+VDVLp6K/wrHlgrtKcVOoBNYJYVcQ9oWQi1T3cWWN8KjcEUBI1oQPKhTbViHub1ek6",
+	"OITn6BkrJea6cWhDEVPoLUbY8hEjf0rB3NWpK2NHYoh6MuHKOqTFFdwOQRXy1Rh3kV1RuG7ItlK2cgH9",
+	"ClzqqgmEuygc2PydngG5FLf7OlgixVTuPMl7ZfSLkr8syAa3R150T7A9shGnCHXR2lyWHP6tkpurrz8r",
+	"IAXmU/ggk4YL5AiusytXA6aVZkQP6dg+M2aWh6UgXdt/14UA5hKru7mXuYegTEn/RoCRzkWsXxAn4uqk",
+	"mxW2wDGhC6knzTCXGrpJ9q2+Y1IlWFx3DiYMxLU67lgxzYSp+1qQ1hZPEhYT7iCqpWArGLSlkYBVuzAn",
+	"kon03RrPXys6PeGCrfj4D1zq+xWfRayW7xCqxb/zubTceCc2VxVAyVYVUxCwQeYHzbgE139vzkJ2C+Ut",
+	"wFV9I4Iv+xLy2kukdO+OmEjv4Dn7TJF87hGj6PQOUSBuRDcgmfv93n5j366gULeANuJwbrreQMvZS46R",
+	"WG+99xl/08TQe+aujT3nNckxOLFBRrC4cBpZQmH0LKbj3ghop25PMyVd/BViMEFtFiJTSNtXVAwKEeZE",
+	"0BGifjE3zI0urlLzJm21tiL4Ev5k3c3mjdgnlpQY92yXzN0SdTO8ZdyhIRJVdg6VjL6/qsqmzC+R8nWu",
+	"CPphvjQPzkquvRkU4gmgEJJ9OD/d1Ls5koH9Fo5Kb1zv3Ygb8QgLQB7t8jzmbz0WHyWPN+Kx0WgU/m9f",
+	"LnPyY6nojrNOg+I7jxV74pHk5VXg5Fe67lA46sRXdyHlDvvYYV9JYfIeXxLvLygqWat2TDawYyBc1rfs",
+	"960d6hh6040l2IrkMeAm29fM5n0swEN7ToJ0A5G6BvONSx5z6An7Lc4GE9Rs8+V9/5jhRxCoXOYaxJ1u",
+	"l5Mlfe9JIfCtbaUgGtwAAdnCaVvgrMGWSgKBPGYYWIoldAo7L1AH8HFNNoR0o960HVYKnAUdB3ZxuSRQ",
+	"gRHgfPeLAVgYjpCgqUkNZQgLMyirFcXGZ41q2HlZmamKqwMn/exGHLPIebc3urhlrbCVCuBM3D1a12p8",
+	"iEriKwkB+g3VBqR2zpj2a+TJLvgUkCW7mxBJSJMJnUJgmD3sEWvV4RETGtMxXm1ngvZG5FyqCU20dAgm",
+	"wMvd+gyvaWRK3XWBPg7FDV/yqgx4m+2Es1OgKt3HV9SarUrEKmCWdCh6nSL13VE5lcLRZbNORlIbn+Bi",
+	"AC1QsAnTBm8g6oQafKTTqlsFrQAlaFU4f1bkghxiMq0sz6JdfKQTzm61a/5Ad68E/VjdWI+reQ/gAXkB",
+	"MDEznooaf6EqWMH8qeL4vGzYQh3LZGF3xVJcs3f3maDNpGqPmYmVZ/6oXL4yvg5ZtjbNG3EEi4NpLoE4",
+	"V6nwWTKl9Vqk6c2cy+UVs/tkJaLYAwCA/dRgpefP1aBcaGwBDf0pKcXsGavJRp8n6OLsTXP6OSp3N5sE",
+	"aSYF8vSNgF2NV4BgR2A27CKa5plHvv887+hb0jsstFbpR4DfrWEG8MUbH68PNoMIXtBiJhRvPN9C9EIk",
+	"HzxpoPrZ0TUddOftlOv2zl5re68FVaBX83X5sm9LVxxwLr7iYVWVRzIjivN07OCgr1zrVHATLHSWA3Yj",
+	"Mp85NAHN44Lqb7dqM25MB6Rht0Ld1+d1cidY38w1EuyBuj82AtlSacHzqmuofZcNUglA1iTX7AsoK+Bi",
+	"UlzcEzPk0b1gGmC5yPHh4dUxSdgDS/SN2OjyONb8DvCntroE8U+5ZjH5r//4TxL++rrrkRzrxe9Z1CWM",
+	"6qk9lKMhm7y9Ee536P+u1SUQjhs0iD9sdwn7YhQbMThveXRfStnD3BLXqyVlwqi6wzFa1k2TJP8USaHt",
+	"cS3MXaHCql0BFXMaQVMCUKYSObnTMubpyH0YS0O1xs8II3YHtULw1z5gYsBfvAf5LUM+GN6NlTQMQLz6",
+	"ScrjO8XshvFrLFhqLJMJbnt+YANmqOJU4Af4d0gTGM691Fh8I6GRkZr5vmPK1dR/EKnxf5q0x+76jMXo",
+	"NZKKJnd5jgKApeSLWvy4Xfy4U/z4qvjxdekji7Iv3NKWPrdLnzulz1ulz9tFjXX+Es7qrpwZX5GtOmci",
+	"b/YAiwrPagNYZXjFG3LYjVWH5xNgwr4ZFNfRxfHB4fHRinhcBxl9yUFAX9J+02qR+wh4cYWcmwp8Ln9/",
+	"iiSdJ8wgHrYaqu788CqDqstOYcgmI9wEVU9mcysjX4d65VUEvqlYyYwfKpCPhFUVnMyFHl84CD2Qxnr1",
+	"ENk5XMQrXCRXBjLd85sRjcBLligb8DdiAtXJOKERU66cQd0DFWAtQg3FdRD7b0C5eHsjoDgCaKuQe4OF",
+	"glH0rpAtrI1KK0HuziRikQqj4C5KT5jjhtXx7mB21aBnn6wCBOedr7nn7tCx5DEi4+MFRM49TbJ/eO2f",
+	"geAM0J4Ct8WNwCQvAEYUjrxmyKbZw2GJDzBDHB8kFMrGW5ukSLuFqhSuFWyFM1ivig1xedDoOCDXmCm/",
+	"epqcX57enrfa5CU5Pz28PW9tNVcDmwYXyQVTXFYlSJwymuhgw7lyGZYtNs4PrxqdTW8tZhkRpXDPd7V6",
+	"7aRWrx2uCW4I7FuVphebbq7wWtmgZAyY7VSECwoeiJgpl7J3eYqUKSTkxabm2GoeKqIyz7kQNJUQC5Zu",
+	"bbKBCYV10s2PZwB0zXLeum9J13mJuxkSE6z3ZjgLn30bHvKFxLn5wI9V930ewgVEpxd8pb09wzfZeoW7",
+	"tErUH/lEn5LiKopV/t66Cpmsqjhqqa7x0tL12dplZQuDsISd7Yp1OxJwj8wq0PdojO7/daIBenizXaFk",
+	"6GhI1eB5t84rxhqM5ANwR3Vwt5q6rR1nQtNJMuZpUScyiTMP08qn2qnrt2qTu6SYg4TqKhfKT+1Gh2wc",
+	"Ey7cg3VyRNgIkmijaZ2cE5ma7Kf/+o//3KyM2lVSjirpb63GOSm0zm3tsxbqHtMQwirgokREjOQLWNnx",
+	"A9fczBPkdnbtXYfUpF2Y/Ar7M2y0RMF6yJ0l9nKzddRAngyZonKzigEdwO/vuaAJ/3MuWgbLnmz2/aMI",
+	"EkPTmBuS//7CHrRjqQx4KbKHK3AxsldWTOPCZp+Sm1XoKmiokiZYLeiveVV6ZN+nPtgH84jP2rwU+6VF",
+	"gbxKyqp73ifDdERFQzEag07o9m+THBtNJlIBgs+ITkkE8AlvMS8cbu3tGEquoLnVDOdgBs8vff3h+vqC",
+	"4EOgbNbtwqMK1oeqKpZxNepmcP/hsTawVGMIHNLaXo4aAtQpjKo+HwYgJ2xV8jDo1nUyotGQC5ZTFhLr",
+	"/d23CwdtkgM3kZ6iIsrQ8eounMqSGcbWbd6IMzZBvdtnMtE4ZvHb4Do4w1dIk9g+MKQiTrKSIiFNmzcC",
+	"8D5mavZ2ycZ2q7W5R8IKieXitW9J1xX27bqsHkajId5mVBe2hc5K5cKgq/bmHrHqfRbGCsLSykiIec5u",
+	"OvIySIbesz2Il8bgjAbpFqorQrMdN4OqWoYJje51WMAQ5hBDhTb3jQNXyWqeQptbrs0s89uXOA1icBdW",
+	"G3WgLK4IaBexpDyln1yYE1r1tXWh0d1Soz7si+B8cO64n/3CBEXNbBMdT7+wdhgJaoehvp7XDsuSLCIr",
+	"tSO7J7HpsKAftGwHV6ip54wCX9EP0bELpfJ8DT232OUCorbZ9lZpwPALZPaI4ir43A6Hd8PMUMZ3dlFo",
+	"ksiJY58d1xogViK+cN3ZhPb5bJU8fg+os3epoA+UJ46IOxnD5KSBfECIwiBCTlaeMsBDCJrcoSywbbeA",
+	"jL10UEhxSeRgAEWHSOoSm1h2iLzQpPtzw4XzNo5jx+MxNbRH9fzR+wcsVVMBdT1RwuVpUZbTORS6Ts3K",
+	"k5KpieTI9uuMlKDPSArB3N0NXshmo0Ax5XwXkRxZlYWLwV7A1CAfpYJ/LMUBnBEqTI1ozN7CwH1RfRis",
+	"5eENOG/tyPPC/XTESPc4ZqOxNFZpbPzApt1NvyYgD+8cBHYmzOzwg0ww2DxKikEdEN/vsRp41UZ+oYsN",
+	"u8rTEJ1aaN3FtWDYat58IaoKhG8qXNEzQNBOmGHxHtRBQ39NsbvZfiigwOf9ZPXMocjOANu15wpWttdk",
+	"IEUumcM+oIk7V5Rxfh9Dqn3lxj3CvrjFRB7uK6aHPlTXZWTZ0+Sl+6m8LAHwRNbhJwiRQlNRKjJ2SEj4",
+	"oquRfpfI6D4QVVnlUcd3rvynduI9K6UOVcvgc2aEYkvuOqlY+7MwVDeDihUoThv2H+yVelbgUirPVpWE",
+	"LzR9p1iqS/Qv9mCZJq8Jj/S3CoYmlIwVi2gKW9KuuUsAwjwU0qcjnkwxV3L+aIBSd/b8Ftk5tXJ1+rxF",
+	"LrTBRBAkosvKu5s9Wc8kGTMRO1hEnzJo2Qy6cdyUETXL1M6pujnTS8jF/vQOGvcLs/GaxHSqN/cI1ffA",
+	"LBRQQtCnV2oS6DLiGnTrgq4RtDzxdUcCRaDg9sgPO0spFje4cMD6jsORnneYG1TQFPwO9iTPSjhWoOA4",
+	"zpIJgyN4yAfFIbtt68rXK2qta7tXJNQyzIrkcTOsE4o6FO1JF6ee6VZy4jrS3LA7SLq9wxrdjval7rDe",
+	"tA6L5ZcQejZoiMXjxuHW1xrmd3IiSmQpTCVh1A2ygAmUYekJAg0gSFAu2JxBZ7t2neWiqaizZgeuS2Tx",
+	"1UVD/TLP7XJq7Abc2WZ+d0zbch25EwTUrDtXkLugHbvkBjwlGu7kKJfwJhteK94jYYu+FwceWdHNboUS",
+	"7nafPaMhkTKolOxRKHWQzZrpfABJd2ftm7tqDdo9giZQfioGgtIzN1QswXOJDqqlRgJ5E3RQiQKVyQ+A",
+	"OEP+4eJ+zrjyQA/IVcYKq5nmnAsfJa2KHhfUBDd4DxOJCVl3TqQVSJzjOGbTHILY9pzhBWGxKYeaUGgq",
+	"eyM8DXzuFopGTN7yZ7u8swfknb8KKajjH05eu+LHkHQzsipXdmcC8sqaekE16wy5cpi8vsswugOLJG8R",
+	"yynnVZdPrz40+gpMOe/FQEmbK3BWUwuOwazRGSUP9SftE2EpiXkffOImG+wG2gJ1B2uvYFSb1V1ycZdq",
+	"lh96WSP5mTc7BK5dgROE1syKMu85PVUPpTLJ1B8nOu33ecSZMHfayOg+6+2SgXWAjhMuHpgwUk330MoU",
+	"WAvevkBctFlmuWYmYnBfMOMwAN9guQx4wSBHJzoa0ogucOfdQt5shUaKhbVLleBnrD4IYi0bb/ndQmjO",
+	"wAVEaEFhQM2M2VOr10pGCSIEh3p+8E2ooAdf+88FpTf4PYREg+ohgdoZPFZQ3cCvOKvK1Rz2GepU+PKM",
+	"NlT8ujCeagUEwohCVcGhhWXHvQtLKp3KLnMLj1FM2Sofc1mdoOJhUavXKg8RlxY2K/ihbMyg8LkogXNg",
+	"GC8tg288VIxdopLsQsDZQPRAWEmV+Kj4ATc53naV9mIxGqUwj7JjFAoVZH7iotcXHGxzqkj1+07TxXQO",
+	"EP6xhFwTEFBcOEvaiqnMWhxTKzBNVn2p6M71V16r5bv5TBCKnsKicrrUjY5zW5x5lhWvqfC7RjKRKRTn",
+	"6/7L5eV33717V/JN/0v7fWd36zVee1hpUNur3f7Lb63G7n7jPW30P//16uu/Vk32Q/J6f06MKeSaUDFz",
+	"+xXzeI90/X1Kl2zst9qbUHyTCt1nSrkvO/ZLl88IX7zZrN+Ibn73Al9ubToA2Tt3PdolG/7CXip/Y49h",
+	"5pYDzg+vSvFufiQY7O+HkOdSFu573L2t76zIu2FLFYQ6FgOmzSXTaVKRfimkYXoOFcG8uecQ+SJTo3kc",
+	"aAobADXrXDY5FPXp1Yc6YeKBJXLMfJSP3izcLi6NFcjO1dmBfZATNP4DlcW5GAFsYQN1e6vCgLYlCBP2",
+	"ZObCmt6WBhrxiTOckHYVLoh7tDp+CVscM5WHJrj4dVT3nIbqrz1WulX9kLw+xcbcSi0LSs1plI+2coMG",
+	"DUcOvXpeJbwlA3RbzhVfUjI5rr4GX7X2mohZBfZSq2GVgJiMpcYq7I6cfiNz9HZ4dc1TeXYNR0pUDs8p",
+	"FCtM+Nw9uSZSpNWUJvPq0eMkaB7YlGVniIiR3Rb4KNA/OqaQjIyF97v++X3TJRuKTkDtxkRZaUD7J0NG",
+	"EzhXcIBcis2mv3YweXU5ywZWlb1nYxcJVnH3SrWsJl8+jnVK/Qd18hak2a9c232Fe/Ussz0YsGe6kIOz",
+	"CBnPF7h8y/ZStTjFO7gVWAsbOMTHn8qU1eFIIZ9BdCA4Qq0ptusLWO4fXt/ut9pdz3u+emMEbhVrhQCS",
+	"GS1hmLnXVi2knxPUkWUOTc/zuc+UenDHuINMiqAuhLOCYrggCAsmuEQJy9+5iY4HWHcP71+0kRLvy7Kb",
+	"MklimV2fNpHzu0TbbTgZTskGzcNC0GsobgTJ7ndPL8/q1uiFogwCSzHU8QJYp+OxVCZQQuzsvScoHSdg",
+	"nEFxCf9A8aLDMSnhMdmw69dubZZdAKDjSOXPaTuyzA0eukjeZvN1xPPeaHQcOPr6YczwgaVCT+GVAEDr",
+	"bUKnRkJpwRLt7CA8+TBqIZiIKyoeSaFTuLgAAL1IKoUyzA9hBJmZqWZZuGoAWmNnbbc4TtoymKdmCckm",
+	"0JKyt6qUpMJ2rIpmK6uTVrnojhQmN2KaIyK2AiM6LLgu2TCId+KiGzP6utBVam5EwnwIUs7Im3UyTlJN",
+	"utmxA63Xg/hg94ulpy8iUifdLLgLLxOvkEB1ktEHBukplCtRWCzNrV9l8uMzlYRSFCowM97fcgjFpZHd",
+	"TgmLMW6HsGgoWbHcTO306rtWq9WqLCsYTHy16DlVqtvWbrU6W9s7r15XPR0uajVq35r6QXa8hgUjQiET",
+	"iBeycGi+yMqBD40vsW5Wrkxg+LqLVykpVRC0I2SQXUQMUyNfcmJlNdZXt6hQ6h3yScUYf6JJylzgUJXk",
+	"EcR5YIhVMjAw8K2/SEczxW3PdcyMKhADtJVAHjwFYiuwwUtWy8lr8tCB6hx7sNWzmEyFOb80IT1HanLl",
+	"jCbChPN1HlzWycl7+/DB5cn7t+T05OTiRvQVAkYABmAd389ML0023n+4evnO/v/66uX766tNjHonH6/f",
+	"N97ASw08NEdU3ROq2I0wMoEa83GT7DsAfRwmBE5rQo27OumeXn3oeusOxcUTcaYzKKUNDxew6dJm3Vkf",
+	"cKkmaBs31y6xkOmCi1wZRbjUZ2P5fuM6C2FRhZkA6FlxCD5FXZVaccUemEArAwNCuMkuMpsrZzasbOM9",
+	"cOMzpqqLjAO6qw5K2rlFWAkRa9XKEaWiEauXdlhog/PM3eurN+S9FBkgpEQROitfqSqe/P7TD8tyWcsg",
+	"BYNS1lh8eLVfzZ8P5Sc7Ozvt3Wpcu2rL7d5hYOXRpj9cVB5SuuSY1Lyy0PKX5bbdPYBh3c8pEf/9px+u",
+	"KjDG2HT1PWhJvmzhocGq/kN4p/Wq4WbQNbKfwZ6gZ17PxhrzOGHXfMRkaq4wgKtqn8MPQWU5vO8PXHaI",
+	"o4IQXBozwzTKepey3SSuwATZbRV0sd1WPcfd3XrlCg04h1olRLBUVj+iq2iR58GjdiWGbLlhfA0PzW7Q",
+	"GTr59oojqlrLHLSzwred2B8BsqCBiftWUNZJ98OHvdPTLtnobDeGMrWK/ErQFlCco+gH3/it1f78W6ux",
+	"+/mx81ursfV5c++3VmMHv6r0ip/IAX9iUaDsaFknD6ecdrNEBRj/rSX65tTUGS+qrXdKx+uU1CvywHfc",
+	"mkxZQTlMSwMwqqDyHJiEkHIV/g6JYk0CSVJjiELQxvktdIZ8fyMgbgJdGnYJrL0o4lKcr78Y9iAWGxDN",
+	"DOpwBHGjm9VQNm7UK0tFb0eUyx2tVIfhacnXa3ezXs26KsDFOUwyrtZgPg2lAzBz2al0PIa4125uRnXR",
+	"yO2lPDENKwrsomiycXV2fnp0SA6u0R6rk5FgIyl4pBFNz5oKm28BdCnz4XTrhPpOiGaWSxTECnQvPpaB",
+	"hTxMxstiodOXf9l/vnZLEQTZcBHkIuux6EIpPDazvU8zM3T1agMfA+O1ot6AYs6uu5az1D8WDjHNmd4e",
+	"bgd5m1sbVwUuFU0mAAmDt2sIngIRtEDOqhuEEoOEg6muABDm8FdeXGFJ2tgBAWI5aDv9PdLFP7oQSWhI",
+	"7hMqGeRv8zq33To48K0EuBErl7d9S8oCwjXTS012yWdbCDruTW8EIteDM1SlA4iEEg9cSWEtQMC8giKx",
+	"dUQ6BMmVSy0NQstybUls3Qgnt3Bcgt1h4Hm9UL7S+DRvxZz70Dtu3V3GxtkP++UK4NR5Bj0lXJhLPnH4",
+	"wvdYKgzu35hlchZzWoVDIQwTcyqwv4cq5VAFHauv421pwnL8fsjfL4FLTjxooqtOHbMooRB6FkwTypu/",
+	"HEMwBf79+5jlHyasN84+DHi/OM3w5SrzdV2L187J40VX2Hq+urybun2yTgLDMx/YOKHGbkoc2tKE2cpy",
+	"OGdY2sialCN3bRhRhLSD+vWQNwAHKhcOmQ3Ap7C6/Uu3oi//umfTr92VbFE9pJ2dVxU1CQt1Hq4+7DeC",
+	"Gg/AAMXZ7/bfvIpbb9pv3mxHr+NXO7u002eUtqKdHRq32jt0q9ff7rd7nV6r96bTieL2Tvwqau/0Wv1W",
+	"i7beVGM6/VmxLO9mOt9+02lvLRWFGHQVMr3rISNCwAzLKiucMp9P+7fWqQz9J89KNp+h7e+Si/U2yiyo",
+	"+r6g5Ds5Yn9+QydHKSe8COrwlDKXZXqmekV3e7mwFr6XQZGv6EHJ6Dyfi/SQj5dy0gwmXVXpDqeHD6hh",
+	"C2p1+BodxJXo8PerKkZ1vxgJXqD2sioYs2Apgyr/6UcNRfpBwYzznMUxNUMr6opK4X/9x39i8MvSpZZq",
+	"cLZi1dB/ILuGxXrzsHuo76qZq1I+UZBaAElwQcXXF4VMA0+nZ22AElfjAuWkW8LP1UxcxB5/hgcphPad",
+	"60aK80or5VsjQGXVQzlBNdnD/RZBTecDTGMO8qarRdGXSSInLsk1kdF97leyvzdni64sPfOf7k5CgNTA",
+	"/q2sqEq6tuNivGJhKMHdn23xQlkSf5PmnuHv8gtaGFN5yqt7wDKoj28RM0a/AcDK0ivlynvNEXU2jUfH",
+	"eBqqyOJDjfrKUwAIWIXNkQ++itZnbHIROMiKk2t3rIy3amNYiRBK+o+yODmVJkw3yQHiUFtZ2PP5Qt4L",
+	"BilXPbsDE67NJt76KdbP0yq2W62ZgmCreOg6O6+KDrpOBYnPEUq2yEo9RZe7bd7BQ39r7R7x1PNunNCl",
+	"O+HCPrOoHAtSwTW2TGU+Lwq/WUcDSGTEWueajCAyIs6FbjehItYRHbMu2eiOpTKKcuM9lFLf64KRmT1t",
+	"x+ceLlqS4RMz9LmAXLZ55Z5Wg2nOEZrx+ev5lSjzSicBgMWC2n1YPa+iIOVmVpHyRlAdlBTFHhqYHOzA",
+	"5DTp/i/44v/X9eWdP7HelYzumSlvKCgFGrOHu1/utx7O3vyxvLbq615tea2tnC4Z+HUV81xg/sZiQM3S",
+	"VRL/EggejCekgtBkPKQ9ZrIrpkTK+wZN+D1D4PxWnZzXSbtOjolU5MQSlItBAve+b7FyTIHusD6uGmiJ",
+	"Zq9/+PF0+6J4Q/Jbp7G73/jw/Q+nZxeNX+cmCyy4C79mwlXN8pfhIy6M8wc+ocCSg8xcfKd7gf7K1b2k",
+	"7oWrdDSialrhJ82CnyoUkLMARX7lMJ4cL60KBFWJq3lgfmMeb92NlHPgQTAk4bAL+9xV2I7J6eVbgk/C",
+	"qNzDmD9QfiWUQ65xywTZy8tB8PLh1kNCVbtwS6R+ClrcUtWVzlc+HXCbj9kK4vxe6MCxPaJjYmQ923eI",
+	"w7Q6MGl4mVNe3ayXNa+GplWNOT0u8HNUYvNSw87777iyisMMS/3yyy+/NE5PG4eHXfAu+y+65CX+HaBH",
+	"Oo/xgD4wbwFa/S+NSrWt27tvWo3WdqPdqViwUMK0Gruf/9r+utHAvzrBX5v/a/N//es8qGGA/FzvygsB",
+	"c1eHqnUVZzkzxcIswY3Hc/lkHoDtkmDLpTugn9DBGk49CAR7n9DBfDDdFQKRPkgXhVIydd2OhmNcSFON",
+	"ARiYZ+tFjnqtcqF8Z0pL4Ssxezsk72Ab2LQC6rUie8bKzzfeq0423tfJKRzCH+tkv07ONrHC/2hsSqib",
+	"72v1ZyVmVEMvXvzUbmwRuHqylllEFSMbIlWaiwGxr2wWMhAs+X0wc3F425/+tnqIeWygErk+HsokJHXO",
+	"Q9XmXQGqMdwhocQP5WuOxRpIDL85ltVUDHhmNicVoF+KPHR4flRFwQF/YCV2/n7/rPLREY/jpGQh/fjx",
+	"+OxseR4pjsf3ljVVOS9nTJVmhGgXq8sM28x7fKlKaEBOs55njOgFaYfuCY/3hzgdzs2F3spUuBT5Agd3",
+	"dpaXI6/U6Ks9hYbjlckyGlxzd6YoTpMjEeu5YNugrylJ4EmCdSCV/ZfFaCEVADeMfaVPkwTCxvqKMTtv",
+	"qDsxHigas9j7/rKzGYD+MNDUkN4U0FkAAU6qMEbNdv/0crXwuv17WeHZwmw41LzkRucUqJL95SwnDkn1",
+	"WZdFKtdzps34bR7DZ7nlq9kD+PisGeA6rDaLgfweXVEqhykD+hHXUPfUymRAOBnSVJf5t4ASUOkb52wO",
+	"jGoJ8NErKjAgU1LxXdGLsZLwpWFqrLhmy7V8P/c5an0gDiqC+TxZBj40BMaGNbu+NOyHhkehhJpDHriw",
+	"6CZxcBQ6x04An7+7N/JI2ndQWK1UCyN/ZtZ74ndxUGt2AZWCS3T4dbY9mfBoepH2Eq6Hc/F/x/BUc+wf",
+	"gyQ1/JI8MKU9+lX2wOzlAj69ovrg2qxmIN+hwyUScmK1hL5UUVFL2Fqc1V1OoPbjy3uv2p+XCPLxtLBK",
+	"hxCSeauCSz9z9/MfWw+tUefsdfS9+mXypnfdvr/Y1ifxbv8DfZUeyZ3Br7wjfvzy+qdJ6YKk3VkvGLIw",
+	"jOpJDrg2TD0zeHSh0Bq5TNfFl9/FCvNLY0qDe8oi32CylsYqDyVssACKzGrKgI4Clcgo2Wo1YjotHgPL",
+	"HMJrDjkMg11EsPBCoLygpYvzhUGul4B+vWzDI0Z2acPDLZ9UGRxgAPQ9YMKlCtVmmX5l3O4V8oJk3w8E",
+	"282uFBWmDcLIGhMe+weq7reX6A0z28VNIBteJV3dNXdx3JdUAFIY4M5hsV5iLQPhP4yooIP8Ny70mEVW",
+	"B3JfQMyceku62tB+HyCnMhBEBLSgCacQcZC/a7UXMU5NeBx50B/oHdgUOkYwHHwP0Odtd+XwN//kzHLZ",
+	"SWcVp8vHqJIJWzBwxEe0rIslmrNhdNcfNvSx/vCvIirmAcfsBwd7KCGspj9myrKU9+zriAqoTE/VgBmE",
+	"3cWSaK5cyrzL0grlyHf5QpNu9uE4LiHlDJi54tXVsRLaY6WoJqhI6m/lq8GCzFDGoUrxHdSVuji/gn8+",
+	"wn/3rw8+1Oq1w6OTo+ujyoIqY1rlsivPyz5VhzK7BkD8HOgR1Yx8vDxB9xRo3xn0UVjrvUAHjGdptXc7",
+	"/S263Wi1Wq3Ga/ufN/Y/rfx/7ZcQ9rHCo5QuNWCza12kdUY/R4Aq6WA57Rup9ZbbltZjjKi4zErEzKQ/",
+	"2haqNePii3PRlEp4crADglpJGIbugHghpd+uMB2PAXxcMZ2OGOFmz3u0hy/0jegaCrdQWeL84Dju1jHz",
+	"O84CQyuyF7JQqJwvVuGISquFZhdheWM/vP7xtPPzT++W41y4t3101jxGuGRaJml1ZinNy2vNKZpeBLen",
+	"GErjqhJkIoiLHHwo1ayfJoJp3STfKfs0AnzeiAz5kgMu65ALK8QGmmwYqu91vVACO5EDXXc4hHDK6k2S",
+	"UBGvUT04kLdVxYOl8HXrKqbOtZuIFRj3Vul39MApE8UHQ2ONgVmB6yuYrrbv7CCtcD1ww/n6uT5PGQm6",
+	"t8ebCWQXJoTFHmLB8BEre0AMHbjaDEJCewsqenkGqkhkrmSz7BSYHbmhAyuElTWEYgIPrlRKLNtmy+Pi",
+	"8l20MGbJPQZvWCLO7gYez5uDff6FJjwOFEBLmDHARViSayMVHbCsxo8m2E7P6mMimfqCuYYOnqAj5oZL",
+	"NW9kEe0uIQupnlE7ly6fMJyGYDgN6azneF+5RNmShbgGgkLs9hz0njA6ZYEaPGG9j6qkfwyNGeu9ly/p",
+	"eNzUMs3CqV/aY+Plk8Vr1ll+EDs+ymVJPROo84RxuNXn8N9ShofNfrignrkTVZZudY9YVkj9XFq+PJmf",
+	"fXrtaxMWenGpp0Vma23N5JX+1mp0MIl0WT7prKV+Srnwpm+1E3DE7AxL9v2IKR7RlwdDHtGBXO1axnFe",
+	"1mJI9JA6lcvMhJbqO2rYhE6fH0urobm7AbaXxdNCiAtGWW3OtYKFYeqBJnOztD/ICZF9404I14WzZDXm",
+	"Y0Pv+oVPH9J5HNerYlL2q0VJ2TsrJLhVjbiavlrPUWYipvWc4Kx98v2na7IBgATu4Oze87i7WXfopO0d",
+	"H4zjIq+oJt391Aylcu6bPfKOUeWt5yjoDq3nbnNBANCxmJ8knxUYL5a/cG+WUt9b1YiRRVdfCTZyTP9I",
+	"mZ/oFqL81YnOwqGa5MhX16CGVFXTaM4BVlh6D/RRVyx2uFKlwYcEcz1UMgFi91Y6AjAbEVw3efxKHpnw",
+	"FlOgz7GcJy/UI9UejwTr6KU9vFWtCF7HzNvnROK4JjC3d+2T1ieCnEk8B5a/EJZFXjkcJHtrRWWMrwWA",
+	"NSv0pZmn5bi1AGBiidprlUdgDRysNQIMViuj7ZgyKKTtGWidiOHspWrOWCeoIKeHDzAI1zPkiaCyNqxB",
+	"cRjFmYSsWw92QokpF2zbQ3xnjjfY4XI3fTGCPQezyA1HaOWZygOE5nsVdzoKgSYJsuTrNwJ2NfXAVpMh",
+	"j4bATIQqlrnXfLmDDczLLOQwuaHpl3/x+Gs1uoGnQejf8mMu4QPO36PznNJZVnMuzlbKqFp3Y8Asv4ET",
+	"PZe/3uJcFzrLj6TIzEU2zvg9o/0C3stT5LPIzgwRfs46Bdea2aOz3l1n9j8busul0eiF1p6rakDGWDIZ",
+	"1HzEzvHFyDETClEJIJBce/CdHGdHpUKTMdWGjHgs+GC4epDuoUv2eXpQ3PMU/IUWpn9uRd0+o/iy1AfL",
+	"O+xwXt4aFsdzKWiUjJhICSTBQQKARv+jFIyMOTjwe1PiNP2mG0G3Tlji0gvtg1wAwPIAqjkF9tYL7/FB",
+	"3J/sHcG+QDmoHhtw0SRnBQcQ+JBckZSYTm+EHadGETYThVqK8F56X5jDFVWubJIKqCNRXRR9jcarryKx",
+	"lToMdP66zckBiTITbXkOiDPnVmfyVVBhsGnEhanMBJKGJFwwAHwChlrLiIUh1P0055LnlIl0HpyzSH1q",
+	"Wxbo6/l8I2dzTKHYXJjpuVB9CncXRM1eON6vjBqDC73KHQHlnrgZckG6fmdVh9Nmom7+Tn6hkQDwaJO4",
+	"5FSMG0XDzf6sCVWKPwQYylGacEHVNCj4VBCui1D1ZiPuFuX+5nmXAcV8T3PX+xukwz0xaa16D2PXc4db",
+	"fbz+Q46aEvLP/tl+7k2rKJLyTRxOlXRARO9jYd+dXrKI8fGKXmxrFbtrNns+/JFapRfCmJJEThrpOEM5",
+	"XQ34cm0U/qo5B62sMt1nBQfNSA8HQuiK7w5m4J6fgM1RRqRbrUrOJ2bVMGImLHlgxOPQekg1ByuABQf5",
+	"PbOmEBtJL46NolBGjs1ksa8QC/StY6GWB2A6kFVYULjD6snU1N0Foc+fwUsqbsgGRPYa9sW8deXPEwmV",
+	"8NLx5lNCo2Y3uRzzqEiBC8UjDxHV7iB6QxkNsLVe/FspXAo7XQwGfE0H87MjV7zk+vtylStiPiqulZY6",
+	"pJ5zzQQXL896+Xr9m6rwummWz6GYo5F41Uk2LE9bbRwQyX68BFCyzT3S/WvCenepSr7idZRHxCuw8ze6",
+	"weKo9sEdVjDpgHyB6ezvtLJLrsWW0HV+6Vo+aYo3vrb/PfImzOCVfXKgZHTflyp+oSEUZ6uT5/NuxHxg",
+	"TVSAJaMgDW9Ewgy862P1j+vkpE7O4aGPm3WCiIyERkrqYu0JnUWETFgPVulGzFkFJ3rssW7ooEmOTZ4L",
+	"qgn1l+9UZIUkwlqsezdCMS2TBygvbLJqrb4mMmiGAWhMVrWpUEq3wAjBUpfyArPM4+ufGr9+/utNdfJx",
+	"kYHnxNdAZAAEFBjEazCyiWV2gzDMirKnG13PR+BFt0vGoe5JN7sZd8E17m78zt+NYzw3ZxE0nN+jw14p",
+	"X6QH9+i9KaZtI4d1gWW7iF8nx6gRJBA+H0F1Czd4ROufYjk0a/wG4/Y3L1IzXD3A5cEK036B9i+Oi+h+",
+	"Lq4tGzcYoMUZFr1G4ZOza+QBV0ohxFi+DkRRjnNTwkXuxlTdFwIY7ReQ8jEYllAS3C+z/c/VdPcFeYKy",
+	"GxyVr5bD8l4rOj1kCX9gaq4/2Co5zdg/BMxjv2qATWx4dM+Mg7NUVjvInqzICvi77gdwFE+BI8verHTb",
+	"V4peRacnXLDnXy1bKt5ZKi5AaXoe1NEhZ2ZObZC/GZsI0ySrkMmHcuLSs5W15B0YaA7lCqmhmmy0/+s/",
+	"/vdOKzy4GI2GdRJzbbiI8uxR8O652hT23WB//va5OLPfatvkkzVj6rXjg492eTN/QAmDasm+yeGJd1pL",
+	"3ANIh/J6rI7DVIDJnb10n48ncJ2jEsNtrMixBex5myff8iTHjLWHALgs3UcjPeTqNwEYqIYYgbrcMmZk",
+	"wyg+gsJQ6XjMFImoZpt5VJVV6Mrp/pDqLGYw1U/PDw8+nM/L0F+BWnm9nGdnzANWxRVjoir/8ixLaEAS",
+	"OLq7u4Kg2KWLuI0JN09PkVwPJRsrCOcjf1qfOKPnt/DEm3oZodO0MrX3NKh9bjIKG8+PfldU15j02NP7",
+	"/T7eVa0AU50Vhc36cEGss83rOWDSOQi005+0HDGoK0THVg98mwNKA6zNBHzDG2OpNe8l02BLFzIYA6xk",
+	"90fVFameasNKEAUn5wf7J5XHcmWA77XfyiOJyPdMmGSKGzl337qNF+xoGVtDwBolqieH01hVBs9VIbvn",
+	"ZhhGCbpJFHmjuE8LrB/czofZ/D6Df4YPKsU4ZPTjXcPTag5AJWpr2TEgFVW+Inz8ltAefNfHR+4ZG1sq",
+	"coVo402S6R2KgX6OHp/JUCZQasD+lrrslw3pLvJdY4beM9dYjOeq3mySA9uz5eOupXA3Mwy1q3rtOwS1",
+	"nhkH/1joyKWCCDaByggvdNZ+VlQqpEm7/uyLI0xe+kbXQkdfxrJwJbSWkypUb9fJZICEleUq7hz2Q6Dc",
+	"b81+zVUW69sCOlfXgFgVfDbjgydVhQpLU6xSm2L+cpyrwT9cFKywVqvfQuE0Vr6LgsjNzityQA1TGMex",
+	"lpt7PiWvuPkbpKq/vdRVchMKt6xCzjCgZN3YjpzXAkzNTLH0RF/zruBJcRxzCP8JwQ6eRvtrQH7DU0Y6",
+	"smNtR0gXneVevQq9aWT4Q1UpBjsEMqapZtp7KTjTUDVeGKcCgkYAYC5oF1l+AGAo79UgiWXezbcEirti",
+	"dhtwxaigrrj5zhrR2FklopdwyMmuuAXjD5hRwr7QyGpI3d9uav92U/uMWJ1o8EJzJRv33wqG7aIVdqsH",
+	"fXsIqoDlkJX8p5VEcKqSFTv9qJJ5jJVIGkOxjaVshTp/CXcKylVKF59ABen2ecK6sJR8IGSla8o+UuVN",
+	"vzj7rk6+vzj6rk4+sd6FXY7vjt+7shLWTnRq7A455e8QDdR986a92yFj/oUlGuEFNI/ZjdjY2qq3X7+u",
+	"v2q1/K8cLPPNuosWw7Ig1N2QQhFvzJyEYIjuAVZeaFxPx+A4gsIgVmW6+uk7AtCmiOi7wQ3xiZpTgrNy",
+	"EZPZEdeDEInlGE58DmDTR11VvOFvKrWwamxz5uKfi5s3cycKpSh7LJFiYHffyhZ/UHjg63zxvFKlh0XV",
+	"Jd0VZjizqtX4iSY8hkl9o+RjrOy9+sEFZ6lvbEnQjGu6OjH5E03uXWLxlQ8snuOdnuSPNrMgZHBSD1Io",
+	"zhU88CIH/nUVoRakGDzjfhRahVunFf3XwRif4sQuvl7qf2EC3ydvvzzfm52ZQnc9OXQ3T/l3ffud93JX",
+	"pnU/D9KfqfnOZo9GAJWq7IOBhxi831Y+l8ZfJ12Ycvk3O4+V6wJ8oCKW/f68gY2VjFNIWCRD9yTpMTNh",
+	"DIKJ4fb0HzJU19ciZ30wVqs+KrwfzoaNF2SaZeN+ov/evb7QhT9QPLFSUdMU0xye7cOfKTH4vEIMGT0L",
+	"zFliidUvAJy+5K7p5hRT7sl4Cre5CAzrnt2DGgE0MuT7q/Oz3Lt2z6Y6w0J3Ees/McX70xvR/dJw0e0N",
+	"zQfCI589MH9Po+jE6SjOST2miOkJSnBVwclFsIOgwBLniIvr5PL9Adna2tq1w/t4fYBj9jrViCcJ15C2",
+	"Zy02zDZoko+aQcAS5N4PGeExzK4bU0O7m1adxvwy1L3rLvNkRKc+alSmAFGaJXTkJ3an1XnVaG01Wp3r",
+	"1u5eq7XXav26cp3suPLIOo61q18/SBOqyP7FMYlZFiCoHag86bMJ6dPIaDSJ9JCOGYnZGOEZQ+oBWJ3d",
+	"XfgZSrEYipfXdDPwLudMBQ9WsxLLLJE6oYl29bndbXzAHfBc10Hjl6L3LMs3XQhLbRG8wAoBazieona2",
+	"3vmIk80zyaFcByzOCvtt3xgrpyrSOgXLNhpwj/BjtQwnQLnInq8ABsJ2/c3InO2h0ALKirRnsBLWOP0j",
+	"ZSmqLk9MgXSu2NM5ucmW4himiWMlRsp7yHUJNqK3yTHVuLUc6bReY149LU96WuitT3liDZk+2sCWt8Cv",
+	"LBgeRM7SsQegwTrPDsf/jbbfORNaOZ3P6oI7rVbXY5NKQXQKibArAWKstGHIRtehPzYN066ohv0r8Dds",
+	"rrlVoPV5m8Xvd+5wWrUdBI4n91gYu4UfmKJJgSU1ZKNAnku8WmGwFS0wZMu1ci5NJZxCF1vq7pEJ5cbH",
+	"hVKrQoyptSABKg1vHLp7hf3CNUnhfnhCp2TDXSBjvYkboY0ML1mDQGQsuBzZgyDefEu6YdgLNu94Cp9n",
+	"Mel8+fL2RnSRV63dIabO9yBTE8kRs7pM5msCdxJDpjSKs7gY2oTzBcxpn+iWjcAuEHRSfS8357LwOhj0",
+	"C00+XF9fEHz2LWnhZXoqoFKQ5X64aecjFtvBu32Cd4x+vi7QGTf7zu7uelu/0sh98FmFXkwjNwR8VC8I",
+	"y+A2LhBgXqoskOi5m6sq1sopIi7PhhqayEHK8qq63S8Nj+zaJdqJIK9xuB60VXfHBpGYAHQp6AYDGbr/",
+	"NuO+m+m0CU+NUm0Qa7nnU9KSKWHCqGmRa/4/9t5+O20kWx++lVrMH4FZAgO2Yxuvs9ZxO+lOupO2J3Ym",
+	"80GfqJAK0FiUGJWww6RzHe8FvTf2W7X3rlIJBBbYTscZn7VOTwySKNXHU7v2x/P8uebVAnKpt6C24KMh",
+	"33O/ieR1EgXi45RDvy+yvNa82k2SXn1EIwhTKRGRCvlfEAMtQtYifWTNlrCaGuJa4Yibn9PhJUZ8hMJc",
+	"w0jyOPrPYtHnrQhJnX/hYFs51dZqrzDup2FxoYKreIUQwBbp3bnn1znMLL7cYsfdxZO7lIfCo3iWitNk",
+	"VraT/Yi7La00xVQE1SpjwWKuMrNXDmdxbvTUIbar95c2kHqbi4pbXLuIEcvmQOW8d5XlRtkamwnaaxtp",
+	"rAlMUQwNMZeD/VYeZzsrChIFVgl/53hrVjm0jhplMbiwt+iWLoByGKE+BcJwX1J53SEjG2zFS5nfWUhs",
+	"7rb37oLi1su/nDIPINha4+ndUclMVfN+ziAPnlaNZxbw0jwoDMDCJL8tjZ5WzaVQ2Sr3omvO9fAoVOAT",
+	"08aG9TB5Zaa/B2resOlHmSLIH0ZxhqemBa+jc+M2rsCF+9e89MpKCsdcMNLx2qxhPgyyz96/e0ORijEm",
+	"8MBOAVEr2AICxsMwFUoZJdY6qZv3Jcib69M87n65Ld/IdWrAF4+nT0NtrFfAMOUj2CXYOxFGqQgyZYJz",
+	"fYl1dNaa2n5aFiKpe4e3+pA+JOkVECG8o/1y1TRa3lnBVnSy7/Ul5KdAKxQvW54i9paVh4LCM4EAz8th",
+	"xvkdW2+xFSXeBvnZN6abtvJuOzc7WdpuN/xWRp2oRDBLo2x+ATn8aARMo1/E/GRWRlx7IhfFCk7OX7Mr",
+	"MdczjodNmMogIXyccxu7UPDqzQE7eXHJIjnSoGDWDjFm6p9AV4kJ6PRqn5p8GjVRUN1s1tBClM/iqUhN",
+	"W/GvH03H/fzhsuYtBSth6VC9yzNVZLOqryXTOjk9fXlx8fHy7JeXvxKbVhkzV1+eDTK9hDXGgRJgSuTx",
+	"HouTEfCQMuKTwvfGAgptO8HP5S+ql+aCpOOKcSGdlVzbEV4ol3UMgDVrisqGrE70WRRr2NGfo+71iiFw",
+	"BR3LxsFp4F9mpf7XFS00LrN/67s8k+ieK0Mahhvw1u/cKJKQxAF58fKvr09fLgwIMOikgg3S5EaJVLGA",
+	"S20VaCMMX0y12AmOepyMNIiEPMhY5E5CaE7eASve+wsQAAwTSrTLeJA5oV192f+6pXH58y6SGa4chfXD",
+	"2IWFoIK+AqhPMqrzT4a23tbLS3CRY2c4jMAnCscYE3eYzOIsamJpFMnIqJ7eBlIRcEXFa07IQv8asdnq",
+	"iWoumKXBmKtIjjxXbY8FoDnGhsgR8urNgdeXQJGLx70lllyaaui31Qa8CJk5KsKuyNNM6rHpy77805/Y",
+	"aSK1DRAlUvVlk53EMUm26/1sDVM2eK0jGcSzkBKR/J3rjs+mqRhGn1rshDgYjJuDsbo/SqC8ubUTTELY",
+	"5PwGGZHAaAJ7em9nB27U23nvsH3Y1k9t6aZB1AB3CUiM4hMRn3IlWux1iB+9f//6hWqxy2giVMYnU/x0",
+	"wYkPz8LQOxzSWaSY/7mPJ/Z+rcf6NZz1lOqOE75f81ifzvqnSSjgQrgskhle8sU/ZnvttjY4FPMppuzj",
+	"m//zM6QWeSZ//stvGtL22l262oi64NiXclzvtTt0sf4Tu+Qk19mHhKEwEViLCEVrcMTPXdWW+N7dWTw7",
+	"AHvtPXjmO54J1ORRxhG11z2i0Afz34ksnTdPhplIjbud1cnwb5hJVUD3vnzJg7FDaQ9jCJ5b/1NzKlIK",
+	"D9PL5x+wKGNgrVHQIf/mmWJ0RuhL4KKOFGTAAU87uicc1ndnxbfYuyQWiqVcXvXlFtoIdeD7bxQ1Elrs",
+	"zArxLEj3QMILxLEK4j3HjJMMFRmacEoi8Z98RLomSqZXh7nXdLJx8/SlthbgVcjgHqDciD7vXditX88A",
+	"Si4z21KBzsz6kzwQHeEy7MuXVtGn0WIvbUyHiBKl49bl9heRMtI3kOGeAZ4pDR493f7fzdz5HZPp2O99",
+	"+Xuz2YT/11/7AaUWZZBa9Dvz+XQaR1hSufMvlUif4YVLQaDfnUgNOMIXr3NCib8zbaungQa2sfjEXr09",
+	"OW1evDrp7j83Z+SU31hP7iAJ5562w4xKeckrKhGkItM/2pc2GmpARjcKsQS6Hf/J6aOQZ7xf++KzOnpS",
+	"mL8Q/vHBDcwz7rNxEoeKRaHqy8zws68P4gHVF8Ttpib86KwbdFC7fsW+BC/+n6kNNHn+bN2NpnvMz+Dq",
+	"b1Ls1vLnkc4XhWzzgK23ELH1DMQEiVQZ1yMfTQTGjNNIJbKnoTQVehQjdM3hlqDBMYyGQ32klSZhTYYQ",
+	"sWmxS4wwG25PGhy07m0yI1f62WjD8YzBOR3Lmm/GSgQfzbZmNjwobW4aX/oc+dRU1hTDYZJmhcw7bRKC",
+	"uz4VWCjO+CxLJjyLAnC7z/VWaf1DYz6dCgmtQYlwcsYiHyvVBUFGXT7Fg2RCaUO6Te6hGWIq1i2DW4AC",
+	"TRcu56z76ROx6evVm1fKlp1pGbOnWr2EFfqDB8Kew/Ur0ymx9Oxtjt32vK2f6Ry5cVfWCGNcZKg6qcpW",
+	"mF/0uvgefoJuF5/V0Y+lf2FVOKGBKUGuf8Zf7UE81o8qYYA0SwUYIHdyh60Pi0pROZH1YrpzJhJgMJfF",
+	"/I+Zz6lafil/AM0pMN/h2kiO4KnrAB1bhyFABfF6zhYig6sjxbTXXOi2xpGE3cbyOWR8hB/qW5d4FIg0",
+	"XZtFQRKS1baGm6GFcMmn09yNQ3WISNFcQsFZ/KEyGgVlox9oDDcjCUdToPKyKYwtdoGmMnDQYPK1tVfy",
+	"/bjjgD7qiRD29aVvmqGtLt043wmC3hBDWZKCdWYkGMBKU40lmRLINAdNRAhRYNObkdRQoe+DPilhncCD",
+	"VRzpMwMSAeMx6DxNpmkkMkyvBX+p9UYVOEUykU4UZuVnsXuAcqTperVOq91qQ+LEVEg+jWq92m6r3dol",
+	"FRpwbuy0bkQcN6+0jbXzr5sr1dJbtv6G1BaWPUUA5h/EgP0i5uxCGL5KSA/SHVBwIWgzH/6XUoopkUiD",
+	"w1UUoo10bu3FHhTlsjrCEiUeOxpHtV7tJ5H9fAM6iTYrUzez226bU6dRyl8wQwq+58810F3s/fNzjcej",
+	"Wq8GHOPg+r2Gv7r7+50jIOLTP3oQtoO9QVcc8c5wN9g/1F9k81qvdvbLOTJe13o1FY1qXu2T7vjOv/9+",
+	"8vdfPp2mw79efDy4nH/4y6uz0cE4uD7n0+htnN685vw8ePX+XYKpq2hG3Bau+fnDLxd4yF4eFL11KpG1",
+	"9HDvtfdWPcr22c6vSfZjMpNhwetV6/3zN6+mjJZ97Ry3BxhaWGzXaDMURhjIaUYKlPMFpse4x4Var4bD",
+	"Cb+EDOXg9kHJR1Uyy96JbJZKh4dFL6ibNNGWwIRDYDlknD6x/l46BNnFvNfutPryRw3blBRCy9PyB1Dm",
+	"g31kEMNR/vW5YSLMvVj6lHyFfTDlUQpuA+frHjmnbdwIQoP6HhF6ANs5IqEMjWm2c7DrHmGMpnh4a7Ez",
+	"wKTX53afZ5yKRjdfPm+g59FXKlT2QxLON1s31plza3J+LlsIcdxmJJtINdWccqnf76hWeepDs01hx5ei",
+	"s9fU8W0NBxhDyRUKyhpiLt0xSgZfKrc9v2PZq4WbWSRp3bZvX7c/8ND2g76lc/st78FNoc/5AspS9zq7",
+	"t990zudxwsPLJHnD0xGEhve6R7ffd5kkb7k01H9qLbzo19e2AEz6fBnaiZMDixmdatiSoNrgKnC5Tq7I",
+	"XqUCPhEa/zM5YXUrcEGTU1apmQjReW1xw2z2+lyPK7jb3is1IeAZN1yhb9yaEQGPY20eKD4UWL41FTzT",
+	"z3PhlfEY1QKpESrjc3KyWw2KOelOsLo5zuTQ1FgBEnQmdN6ajl65nbIKQXT/3gFCisIXmwrbVl53Czq8",
+	"lVBjrySd3RqcWy/SrdbbbesGB2GLBYKpTCvNO4gH4YrEeCuxB+dW+NKE0qfUotW+wnJ7K2p3Bup1AiYW",
+	"pa2CSbWpQpd/KZdxK7zYlqj7xR2/5cdWGkkl4qEzjq4scDnUnYJTtsABnZsdlmBBiht9nvRYSsiI457M",
+	"MpVxJGYo4kQyREo3mCnoUDD2Gl62ZLUt/rpzVGuj5WX8G33JF6w1a6zRabDMXIN8OzAqGxUmpw2rRSkD",
+	"TxJKApfNWWCsEOf5hrQ16FEXnN9uFHk16Qg592qWN63Js2bIb2Rzr1sdBYtv8P2ZUObNHC6DhVn4fZtW",
+	"FlROje9xEVtAT3cDi2oBZmjtr0GZRNp69pUWVT0XrmosYIbGnwLfJnzUl4UHaCwJ8If0gQqsnZDVSRer",
+	"gSkE18A0bEw46wxqsXNslYYyLvvSWFTmgeYWTDSKVbIAhbcbgR5mPvZllAEPgFow/IJkGun2pknmqMqn",
+	"YqYEC0WWO1fv01IjA8gsnu/TYnsUIHXiTvLjtQslUnZaPgLkWmOk5up0C2+I5RhOh2xnxpokojXABGmc",
+	"GmJKLBVro3wAj0uSjn7lE+F7jBdTumBAMB/UunD6kpTeucKArodkDbvtZsjnEJbN0ojHLfZSGyuKgmMC",
+	"qAmbkVRCqiiLrkU8b/Xlm2gSZVhxs0upUSZGDXSG1srRf42TWbq51+cd9dV7NDW/gvOHPNoudwF18Urq",
+	"9/v0F5kX3ghKOo8BSi5RcVIbrBSXsBEompSRMvlEd/ErVbBHThM5jKMg+6Z8SrjogbgUe2ljdMHUuokI",
+	"I75Ds2Hn85WYf1l7bMZ4NlKmWqIXyFUz+X1FIm7IxIIfeZ/GfuHGgKus0WInfXkl5vjNckJQIR+IIRkq",
+	"tBWJSPWdWDOGKIyM6to64XM2AAQD3nANxqMkCVndP9WfNE8TmaVJ3GPTNLrmmfDYhH9q8pH4n93O/u7z",
+	"drvtsWgymWV8EAvIc3g9bP6aSNF8y7Ng7JMLO8oU819e8pFvG7oLiUtF5PKxd3xW59RR9oyJQVXdIYt9",
+	"hwlJbgqmvypU9IMeS2AFAoBJ+URkIsXAz/IYUoOhA4NkOnfGD/M4ilWY/drR8PB52D7sHB7uBQfh8/0j",
+	"3h0KztvB/j4P2519vjsY7g07g+6gPTjsdoOwsx8+Dzr7g/aw3ebtw35tVYppoVNrLm4UGQOXJTK+/Har",
+	"jQS9uvPnYjVG3e1vmM2Nwu/ezv9TilXwRN1vlGuqH1WYaSWJ75WmXnEsqtxSeJ3l9PGXpOCx4h2eKXbx",
+	"6qTZ3X/uoRZP+CCzYXULdRt3yzyUuPhLpivYLuh3aLFfE8hwWhiKx/DSX80Evkvc9PNyUvo/f/tS2JpO",
+	"DMCjBWxV4Wh3oozgkt0Jv0H24AKElTU1v2QHgA8ys3/LN7YbPe76T3zqji2jLt3aIAEXeH8dMQNkX4HM",
+	"UG15YvkEOuF8ZEAF+S+/0XOnpNkXFrhjvaVUkGcK0wG1XQO0kp4jWp8lIZ8jWYUweSQoJteXVvTAI3tI",
+	"ZZ61jkA50ToT7a58FcmQ1ZeYajxi/cH8ypyyRubsrZTtuqiuZ7TnEumoSdK1IP0EFcoskX2ZKyJgv5pY",
+	"TRLHQE2C3ochnJQwcZcybIpbLqNsKFsoiPtYj6LQxNvcl+Qhc0vXI9iW8amSAII5W6G2JTNw4aKX9hoo",
+	"efI5IT4FYpr1pY/p45cRHKEw6ZwMDxNG4HFsVFggZY4OhVAPwzjrttstdoK+l6HIgjEq/4IJw9kwhQkB",
+	"SViWx2RlUYTfWGNoFG2yG5nXXSwbFZC4XeJV6kvI8saswRWmh7MQNrM9YEbr25bw/BgHaywg5RrGJopj",
+	"C/ELyLwf7nX22l0+CPYGXX7wfHB00DkKjzqdducg2D/q/kHGx22nKr1owGy79Vz11lyJnYyUaMSsfNu9",
+	"lsOM7q18NHOHdVXESH+5rckjkyaY5n7Pppfpcz9NA/RhXCNnnzDuyWhR4WXpaVuZPhe48unXkrQwOT3m",
+	"rnkNBJBwu9Uk3NLmwUWC6riZ8f87JegGw+QiYK4yhjYfpIfo9ktnU6nPDGo38nF4gD7eMqK5mfmTw64h",
+	"66hu+uQGC1bnrfH68TjGwo7cYMkLhbmcO25zr6gdAF4DKC+ZQOJsi5lMNKLlKFTqQRFhPaeIgfWqGNcz",
+	"ctywdgfehfELTAfNQyFoXWAyBySUtU3WxrHJb8uDHdpopMAFZJZTi/Fw7WS97fWlf06FjSQWkbGhtll9",
+	"wxIGH0MyG2WnPl/Qest7xCi87bXbrb40zx2IeWLsqphj8Q4AVMCnrF6obFRlQmQ9BjqRXY9N04R1972+",
+	"nmxUw8JmMkafaGO5xsaU1/To8R/hUj+386DZKuNzSrdxWp37GOjVTX9Sgy1fd5TRIJP+dxxixnWWTBXU",
+	"QmMkKeyD6pC1QxQL4kQJMD4cr26nzYKYRxP05+IAF127nsuUgZlDx3kf88xWdvVlMTdwnSf4mKU8E03T",
+	"laXhbd0s6p1TVLvYPsANKj21g1/+8nbvfIP49EITHjT4g+N8q3FwjpdVNwrwhhcGq0qtgtWVyN4iVmzt",
+	"tO3efgs2Emanc+bdeJhlkn0ETLEcSr1aOehY6iXUotpr71XuVmIFLu9Pg6brUbL1TTmndQ/lKGQdpVbv",
+	"87bd0HVTR/I6Is7QHaQWWL0n/pxEFJIuOFLt5pc/65liaRILD1V08dSXq3Dg2dCmF/RlISfH1BrZJwqE",
+	"zfpeexfpzW6wQvFEspmEkgMPBsmzpywg7YOB7MvFOP7eMXBffAIq2BHloznfH1VI/cH9uhBEJ5smm5ci",
+	"5An07GvbP3dByIzC55G8/ngU/KU7+NvB5JfpnrrsXP/jUL7bvfn7c/Gq/a83+/zHsDt6H539++BvV9WR",
+	"dLGpD4qkXzsLD/O27ISV4sZNSPyqgfJ2BTD5MUkHURiint2GfsWvFn0rpA/h7IEglDvZ88oO6Oy16UJU",
+	"ZnR7BZElfYOYlTY7PTaYyTCGmCWVt4VJMJsIiVLjP1+c/bpVrdDZVMiTafSzoqV7l5IhQ22xXdFVYRms",
+	"E6ZYJKUpXQ/wXuev2W6rbXvqnot/LscRvN4zZX/N/BKr6wFpbFb5Y6bHnE/i+5sed5kVf9ct2WhWmLY/",
+	"zYrSWfH3k7dvNp0V6UhVSOGRKyyXPBFHG1Jrk3G2y1rHFpylo7vs/HJ13kv1g5JpyIPmtCTp6NZtXXdG",
+	"9V0dry6drgUZ9ceR7FaSZ+K+hTP3YWKv3S6dCum1eFgSG/MwMIblUjGXrJ5FeubDTPcMQwna78gRUxIS",
+	"0RPxLB35rI70KHD1bLoSNGkN3Mlu/C+ZX5vDrZ1Y7wQPN59WNJabx4jPgN7+y29ebTorLSHBIB4Y3XwC",
+	"7Aw49QIQu1ctdh5zqVwNPDaY5wxbHpXBQYW8o82/MBeRyAdnI6B46Sy0Coh3AWOrVKhPzfqO2p9+PDrY",
+	"7TwH0sSIhuFP7R8Pnj9/mUsyVdImrH7WWdRyfJBT2lddbUgEEv6Rq+7hT2Z33zhw5Ddf4XaFLO8eOzzM",
+	"dsbxAbo4t1z9pfbXiZ5gQgFN5XXXsKIpLILglnbvmdKGuUiHPBBMyFEkLRUd5mYQPV6vL09eXP7fCVCk",
+	"TaLMY/hnl2Upl2qotzD85JCmE6uHYpKMUj4dR4HyQKt/J02Syc5AhB6J00dCeX1ptdcVBl/wQbssjFQw",
+	"1gPhsWk8U0QRmIYiRXUMbTyevbhgSgBXLLC4nLy4zF82Sfsykuzs3dv/O2t32A47e/vi/87auy128qaT",
+	"N4FN+BRkE7J0FujtN7Ta+bgR6x9BhhXqG92SvrxOAj6YxTydGwIWythgE9ArQGy9gtO5Yo6Q9xCLXiJx",
+	"Ay61k3YXmOS4/uchVOnBad4wFNbP/9ppdpn/2teYzPRfe/sNtKKRvBBCqZBxoSBoBmOkCjSHPIMbdynN",
+	"k7MbnspIjnrEjCZCyDAd82sIwqQaECZR2FQZnwPqnyDPlr4IGUEmjly9IvaySDGANuSJI8ueKX4tgCIN",
+	"cln1MW/AQ3NrX2LL40TRdoVyoOhcB52bkchQugLo8CEunAo1izPlYy6TnhNe7pb1SYzB78u6T+3xPear",
+	"qwgGwGN+OEMAFqgd8i9gZfAbLSIupLYtkDnTYz39mleQPkN5TEa0P0t5FJuklqWFbvrKb+RNTfkNyKO3",
+	"2Il9CtCyQLJVliYxqH28vXjV7LQbUJJkvOSmo5OU0YtRklSklgohuPvGenqFNsuH5iymGS9gAVIoQcFL",
+	"CNXuMc6FXKtZAa8xcediwDAqzfol7lsfZ3qxbgy8ueEkkkg2aMtPC+5lmBXNwpP1T7rcQf5rCslSe/xj",
+	"JpO+zP3gehVgOpNz00lOBYk6M7iV+y3mI/2wbx3knCELKREeFRPD99p7zL/Q3+dxW8hEgnVj49gmijzl",
+	"qRLAm6UHF/KknDWRc4t0W+yHJESYmutGzACs/Iuz9xcfX705+PjD2Yu/f3zz+u3rS5/V99jbH7QZR+Lq",
+	"x2yvs0sByYZHOXFJnLOnddpeu922y/iYDQi6kiHjA93gjvO11SlVN0JkTE2TzLYONZEWOkVfb+epBOpe",
+	"DmkvXk4lFSL3i5HnOiby6iRBhNGPIEEYD8uX8xQ4y5u5PrjqI0nzSZj5rI55AnhigslYksVI86eBNrI5",
+	"lfX60g/iSEYBj31WJxJH5nI4lpi+r+G3X8UH25q+yGWtEf1Wk/A1vSfECCubhraFD2rSwsSq+AbvAN03",
+	"eIVX8cHCnUuWbgHYTWqDXZoL+C6NOtydrOCNg7MR4tdHPo0+IlG4CdEuINtSbLZz99jsr4kTMSQG8TJc",
+	"bBCEV4HovjRbQ30JnBvG6KG3tpV9fVk5KH7O59r0e2fm6l0OE/cSSi/i/0OF0Be3d0NYg07VZwq1h8zu",
+	"RRdAxvcQWUqjTKg7Rti7Vc550zQJ9IobxPcWly/y+v/zty/e5wJ7/mL2GuKCOQjp84EGbW3BN3HvMZub",
+	"c5IzKF9ymrNbSQ2+cjiHa738vvKTnv2ltUn7FqOIZTQ0adMLUgMek+JGfwDiL6tM1Tx535iaPbgSF54x",
+	"97jk8VxlTAqBPKZZCh/btgzmlPBgbFLMKDDP7EsyidkRFvZ7RF2roKwNrHhUWrOFay12DiYFZUdhNhiy",
+	"hgazVCWpf0wR408Zm2JJy/t3b/RsNuqUbyJ5ZSUp2QlM6yaINoQmy0AJofoS8taRNwSm/rP83FLqXD2Z",
+	"hdGirbBoDLAtbIE3Eeyzb/MZtza9/Ew3Oz+6G+Nev0IxlbTdOeoOd/les91ut5sH+j+H+j9t+3+cr1AE",
+	"sAobJQVjqwQ71reTTPrInS32BFNs99uLn3TjOivaRvcvNK+g2tK+Q/OMZF+hSeYsuKJJdE9tA8PkjG6B",
+	"lt3i1jHpXbdeeApLpHYvafs5KN2StQ8XXuoz7oJpVkm0LJ/47wAJSlTjS/gXpmSt2QVbzPzWEFCS8I3K",
+	"AbM0Rhr5Y5aK+H/6NY0l/Zpv5XH06SQVbJKkovAD30pZ21e2gLYPexhFnIIjpNqGavF2/Ya6bXhkeSO2",
+	"6vGlWzDqdxf31h5LppA3LpRztkb1hznz0cTzPXIOpFCatrAf9aWzIbHF/cjdC1nZVsjqhc1ubUwQ3XL6",
+	"x1buQVak/Pbth6rpjHw4lm7UQyPYrjvGX0B1/dmq3cYIt1XMjNM/TmJvq4DdbonPlBH8/+b2RupE4x6D",
+	"+VFopBJSJenHZDiMIylWNEfftmonfL5X2pZvb7vJl9/azYZm6BbbDNy52d6ST5sH2Vnyx38r+8rX3B80",
+	"3lAXOBsCffAA8fAVgI8k/cR7v3W87faVsjYqd4pBDi5xQ4GWsbpKJgIy4wSPM3Ngaxy7Ubi8dpmFaQLF",
+	"hXkRK6oRYmULPdMSpekfXPL1YzEReZijDJOwWGSyxPlE9GUSYClbIPKyIolZbsahgErAIkT+tWPihnJu",
+	"hJztEc/EDZ/rnSsN+xIDkCCdFUNcSt/bgP4wnHKokru0w+E2JiiE77N6Lhq0Jv+FpBoRFe4HvaqB1wbe",
+	"S3N9OWeQ/tJzFCK/W6SgobKzuApcFCdFmd8F4063+Vxs9EosqneBEK2p302AFt61DY8p8JoZGZxMiXhY",
+	"KU9m0Z9AXl+1mT/hBLxhd9VV+GeumY1pq47kda3b7j5vtneb7e5l+6jXbvfa7X/UUMm5gnkVdki1971a",
+	"fl6n3dvr0PPIzHk5jYLlrARgemhApo8YRp/03pnM1Merg79Mup8Acje1E6zm422GAsk0qK+89B7D4Q82",
+	"d3LoF7Z3s+rWpcOUnPfMErhTOtxaaQrIdpjFMa54KOIz3KVJJmjTdcuC4ayGtcEtplcaCTcakdhI9iWc",
+	"8XBXTcVGerEQayKlNidK/pXwA3NhaSXcPU167crdMF8aG/VQKdNw5f0i3JWYF0Hpr4Ojy/+825NvpofB",
+	"h7AzfKWej37mu/OXoj37JTrL9v/273/cVIY9PTuB2gEl38HdPmcyuTk2lCJUlhrjtF7SMfaW52WJphUl",
+	"pDmz0k7K1krw3WxkwxNHdbYUad0a2yfQlfef+Z5Hke8PsFdaXnDyQkCOBTJWlcsgDYFylc41iMp77Q5y",
+	"pYAUsp7T1wnW8Nu4s75z4XzzldATBUkc9FxWpLhtfE8JrZ7m+NJZQPftQ81V70FP/8srYRZGWTNORrcc",
+	"Qm7SKBNswoHjo5B3b/2vxcNJ0Ul9M05YHettbUJeathPGhggxjO5nccNqLlC2i+jdOyhEwsUPvVhnZbe",
+	"soca8wi3itayul/wmzU2icOuOgjpi98ko0pubSEzkIgckAN5sdsso0OpK3l/8DxoHoSHonk0bHea3d29",
+	"/ecHh0d8EKyKG/IgS9J78SWblttcSyujWEe/kumWBa88mjsXUSZWNxHz2Vexhm3aQo3kKePDTFDgepnv",
+	"ytpdnUswuozdVdI8PRfLuy/kmQAt2437kARyb2vc4a2Ny5KtmvZNueetEwD6qTBdYPbCyTqsvgwgXNGr",
+	"kUrOEq/4F6/GS0zv/c1MbwG5A1N4zm6r3ep0dltOpiWAw96wE3T5kWgPDsLdYJ8fiufDTtgNYEtJRwKv",
+	"qhQn2sbPoGHppczS+WZBCZqjDxaVcJ7/3xiWsGFr2JxZDPuGtTAgHr0uVn1/4Qks4VhfV481HLCVjpOZ",
+	"ErgjZuB7lyE4422xTNjw9K6GpKszGWUeSxPyuQ9E2GNv3/3q9SUWo0KlTjJkgyjNxh6Lk8C4PUN6a8rW",
+	"LhbE5NU7haIcSC8fxnykmJoFY8YVM0UvWCCzJklrKSZ+zCSfoKmv/+7LZJapCEwjuIZcLg6X+r3E0E/z",
+	"pC40JtN7zP/6SWSnONxVbBQ3sm2mwLcX24ZWyhlIzMN8w3qlXQb+LT25Ap4Kz5GCh+KtBetk78OKduon",
+	"bmqTfHtR73yRrw0c0eTYIup9jvPjgvBto50mLyR7sM3Gnb5PyVVb7FKBgY2KGVUGxr5SUpV55I7B+ybg",
+	"/ZosK9xOWP3kTae527A52ax+9uJCf4AFlTYF2op3LVTqDDFhWZ9soSQrr8lkYRRSmDpIRjJSwsOSJ/1M",
+	"qZFICSFt8rTeNcbJDdYcRbKJ+6yZt32JNY+CB+OWyfj6H1PPGYOaC7ROirxAD7/27OU8jn02SLLx7anP",
+	"38BepY/U72k0T2Ewq6WL0cAmKe7oeXFvEfD151XznNb6lJNQ/BLhwllCqrzkltjDIWut4THffJ6kzNfj",
+	"Umycua96Fhs9univkLOJXqvOR/YfPIal+zh2L7OW15PGFSbLFnuY+4DNdjA7vx5k87JPf9q5NowMW+vf",
+	"woLF+YAg5VHtZzuf9f98uUv62Ao+VK5gFxGhhvIMFJ6yNJpM6IS3rD/XOGZTkeqdrCkkPCIngu5Lc/zy",
+	"d3BfUVMeQLFLsfzi7MXpqzMDclOejd3aC8sqnMdc15VhTCJp7fJSeYFSmhosBVC2JMndP+w8KcvMsXs/",
+	"qHZ6lKDT5MR7EWV9aSJJRNqwtKkjj4E+tkToF49SQ6hgHIQYWGocs5hnTqkYkSjkZNsaKnCmWz7vGz5v",
+	"sbd8OgUJlgQoUCfTbA7jTMVQueWCz7nhqi+RGYIGHjVJTd6eEUEh3T7LTS6FQFsH6BsGoPSi/zMXSLnA",
+	"ZV/a0PIzBef8mEysgEs2sM0nj+goacbRtbAvgLQOczqkJ4YNQ1tcg1kUZ81IMtf0SoQq2l6rQnIPasK8",
+	"5dPCnnKHDAc9FxGnEqn0QpXZx4Cng2Q8D1PkxI+Tm49DDm4jcn2CjVM5Ov6WTx+cR5vMj1tLfZx9eJP2",
+	"5zetZn621dYTnFpPAf57C/C/5VOrEZA4LjvC0orbbXFhbljmaiiwN6DFM2oDgzkx5BGpP9LpV3EZmhin",
+	"USyoXFZzS8yyLzcNWmLfIVW7qhq4pMsrna8KL/pt1IJ+e+cVZxKuhTlDqa+ybY4rL6y4W/WDCrXswY4q",
+	"zvP/a2tNQrucbuflL6zXh0g6RTVj0K1GBb4ktRURPKPYBtZdkLgAFVcQCM5F1gNRG8bhIyPT0Jd1vyR9",
+	"zyjtQLGLvt5H1xpotGgzl6gEjLaNj4p+wBERjEVwJcK+hJIMlTFfmzF+QR7wF/1J45glFH0aRiLWViy/",
+	"MnEZcoRAqMcyUJBsS1/qNyuQKC0ktCQpM2EeXgL7z4i6wnMDP325yLrUYqbjwbjHDiU5Fb3N6O3s2HZn",
+	"pO4BxzG3jiDhTmIsejxApJo0IvQEHqVRrHdixWeZqOnjKlmYti7o4yBxDm+v4H2lyOuG9M2I7lUj3Zsl",
+	"deKbPyjDMSlK3Qbqv4qbF7n21CbacOsFYDw2k7gon7gxlyxPs96sRso26LvKmLw1gfSdmCTXRB5okO21",
+	"UYJaFH8ipwAoWmYKC/EWhaDIM49+Xra31+5AlrVMWJxIfUYFgXLFDFI6eo8Bn94DnLyAN3Xg5JGkln7N",
+	"zR776E4zzis/pJzJfB6dVdiOoIbSyUS4+/hbGdLaPRnDFaWzHgQ5v+uSRR7ecQY+cB1yFW5wDxgJcv6K",
+	"gswz2X/IflzY5v1GwXCFcikU1iOlNKNZKCVQ6hgTONIXxKCwR5LBSEoG1BKmrJm9Ta5d6b++zBJrOlZZ",
+	"k86CXKLlvIcV6vbHPRl84+TmFelVW3e7YwSKT9MEQoZjAUZeHI3GmUNz/vLTNHEMvg0Zzbcw4B4TEhmO",
+	"8+8Rke6V3fyh7LedgJsT8noj7oYkPvX1loscgaPu6w99NhBBMhGKyVkcN47XQ0xfEsa02GksOMmJ0mUk",
+	"n47BFfjBipVEm5wM9a/i9ae6C56sudKdFLrJjswzHP9vckct9fSczxQQvufM4VyyaMJHgtUHczYRYcSB",
+	"Uhi5U1MRRFPw0oM8LWkdo4ytnouwCCAaCLMSo3L6UMP4dCp4qiC4i6shcl06RqOZzWQWxSzQvQp8+8Wt",
+	"uC9X78V2B87VHpkPL/CLmPvFffUtvFe+sR5DqNHeha/5OvTx6nf41ve6D+s1dZncfR/OxKdM7xXAyN3p",
+	"Imm6EtciFWwquJxlFFCZI5BIRnwsum2jGKBrmKSk7D6NSUneiIvZhDfLbIFOWZouG7hbuMq+213aeFpy",
+	"gVWusqfNermSF7YqHFOGdjEs5/vfta1k+x+AqYaygbPnTZvcAt5vj5VJr8NSREoHm1ZBMEcy3pRwiY5z",
+	"V5Xeb7G3kQR5WvDp5IriBWidpuI6SmaKzaRVcm+xk/yIUi5PjkQSxgOFyGzEUI0aMrRQhMfolAJEvsL4",
+	"juzLggurxT6MhbTuay6tY9LqEyezOGSjZK3ae1/WF6TcWamSu4eBxqp67n0JqZbwOhhSIDdZ49687Iu6",
+	"53cigSiIn3s1FDFWJaQQHaz/20ha3LRyTT6Ey3VQwj5CxCPfXI7Ekhr517QV3y7Hw+4f+ZBf4I/DPv3r",
+	"C/ADkNADhICcBTJ2XDkT7xbHNs/6MqdXcBzcUAiOxovGvijgGtimQoa6i92u1mgVRirgaSg0TCXgBTI5",
+	"GPqZc8VSCgho29ORS3f8Sh4lNkL2GeEXYq/h4yF0PO7LDXzv7L1cg4z3f7zDgfrKztqnGNcd0AMnyP16",
+	"OhxN/5WpT7nAu16+UTYWqaXkyWU0ZK6kX+R3aLFLvfyRfooksyBjuNWXJyYtygS5s4SpZCLIFVpIlnJk",
+	"wtEggvOjxgbMmVqxJN4rkVbOaHJe9e68dBV4mnLdEoWyx2LCo7jWqyk++d+xlX9sUt6sapnnr9jwj7Zh",
+	"gQqQxv5aD8AP8+p18mkCJ0RKf7WBemWlLDZLS8r7viq3nQF5Z2J8x8sfcoRKXrmSZr6zFu4/W8jRzM7b",
+	"5Zx0DkBZgzLd8Whkgy0Y1K6vYK/rS21FNloMJgftjbBGFo87+oHLnUNiH0ksQIRMJqiGNkiuBUpy4bRP",
+	"n4He3zFGaaJQWeE0xKGSlB9W5zL04PV4kS+dHukxPknkyE3rbIBrCpu/eOLiBglzm+jozpCGA+MsrLvE",
+	"ewpQVUvD2kZwtQYsquX1/LZhYk/+1g+a3JPPtduLpHE/cHFuUwa6wr2lmJi3x7FfYaV9d+6odgVNptNE",
+	"DuMoyO7JfwX9LxgRX2+OvOvsr0p0c/n1z9amCRHwzWLy7sL5IUI4MkgTZehw6csJv0K5w3mPyQS05VI6",
+	"xxUxHVx2AKeAoQRuyQ2oSO42jLsef6Avy60682hiIV1n1OFjXfo8SQBLMo0GPZfM0dwaXSIRr3fbe407",
+	"Yyuenxaw9Sk+toYQL3L76uuYLNsS30HUaJNakNlUo4YIMXSmliTOSEQV18tgvqLG42GJ6baq8YBAWW3T",
+	"7v8DCMDo0ks8N8Aw7EzlqFaJEXwYxYKyUaYx14ZmC+9FctyKdF5qzLv7z2u92tHw8HnYPuwcHu4FB+Hz",
+	"/SPeHQrO28H+Pg/bnX2+OxjuDTuD7qA9OOx2g7CzHz4POvuD9rDd5u1DMI/+I2q9vcNuZ3eLsxSO2oY6",
+	"VWHEH6q+47+6rmNCSyiHPP33V6/pAAZmlYf3tVlAoeA6BOsj0vDw9fj08CrfumV9kD5tsQshw770J7M4",
+	"i6Y8zXaGSTpphjzjfi6Kjb9AOKWvYr5eYn6Pnf/6k8d+Pn/5k8c+iMG53qd/ev2jZ3Sd+3KfvY1+QPNF",
+	"t0PjHcTccyYV/aRnClH0mHE5x21dxEp47OKvP7FIBvFMg3E9ysBRC/XSkDoQTbOGW4TRbrGLBMt+bceA",
+	"jDk+Hn1WJFIKzTEv9Ez1pU+bd1ODjs9CEcRcdzFptxNYJUEmsqbKUsEnPhYHQpouXWyskkj2pX5wFMxi",
+	"ngLrqW4GobseASxpg1hYkOgPAy6xVpmHUIGCd4TRREgFBhW1vi8Vl6Kn+zgWeqQ7bBp9EjFaaySofdg5",
+	"6jJtUjEVhcIOCNvd9ToHB97zdhtvgu2Hx3Ff1g+eH7b///9vb7fbpoTKvXYb8jJVPu51HHis5lF8nudJ",
+	"gQxvi52wWBvaKQyrGZm+3Ovs3kuyo96WzR62+uxbMpsXjr+6dQu7wwaJirYVD8oL//3ugJVLuXHfKz8a",
+	"Kw2AZKE95WaUJFLqLy0Mlm9Y+mzYBGO11qs9f1vbOOAAz9r5fCXmlStjcMDYBWREEPME8EUAuiv6g2gw",
+	"IMEEk8fARYfK/wsplY17q3TJoeXp6Ley0GXtjPpDUiLfUlZg+dkPT6RrKc/1Fk7hXrp+HE2NwVMsDSV6",
+	"gHXKl8Cbkt5+FMOG3YNyrn3DW4Rz8botaszx1qqBHGrQVwblO5v1Zjhu92Xcvzgg/dbO55kS6ev1jsOX",
+	"MlSO409P1Rb7Ff182jxOAWzzEMTNOGEpl1cq9/JN0LVnwr/6YTHX5jqIUkDw13zG8CNcHUEgFOiyY4YG",
+	"xFcodQJ/NWT1vfbRfbjj9NNo2j3h8dZu8gXfXWFifENuu/cw61dXijmze5RyyLoqdVsb1/gts/+Y4pHS",
+	"TPgJBw+2/jepTzpTn85lA33KmySZSWNfu0D6srhCig/Q7Sx3psPq6eWtL72qL3VHwCtQb+DPLjvcgXUL",
+	"SdhkMd4ZQG4m5m/cRKGQGIG988LF+h1n4d5nfPIrRh3d93hYKizsqmqb9yY0WOaGtXVo+OtPscR7yIUv",
+	"4s4zBQjlmZSDlLkz+u6RRkMeuPOZ/kVGQznNseEa9HLqfqS1MqqDOZE+quZmi4T6AHdCQtKjSNk40sfv",
+	"eV/WLUO/WgiSCB6MHZa15FpMdIMbkM+JzQHR64Va2r6sVkz7x9DmE7/53Y126oEK9S143ZcNEr7NHeVZ",
+	"Vvj1E93dqiL6qR3ib4ET1lsjxPFMsSjclHVt0CknWrUwspZt9TYetuWTjQq43PmccahAWA1RJLqs9ACk",
+	"kQSbh48wk4xPpyTM7X++EYOPszRefK7f0CYSJMeAlI5HNTawIj+R3BhpWCDrKJYZa2CLJqJhIQ6Fh/B8",
+	"FQAsEpJrjExuMC/1A8V/OWXFKYEaJQX+jU4eP1F4LBsK1CP3TbM9hp3kW6I/beZ6EKzAgI7+R07lOhZw",
+	"XEPoxiAGHzHxKVIZmnqmt/TvKUGvpI+UfWmU3FQ0kk2y4VKhZhNhm4gchyMpQn2Bvg2sZyKusjYpps/1",
+	"ZcGeHIkMYPlYNwMDMI4FbhNAwgSeRSEd8wqE7x4qt3AJ/hjMxdMvCC5Cy+UKrwvxEa5YKjJIE7+TN4bm",
+	"3kXA5d2BXb/Iraiufwo0rarDur4FGjpbly9mZj+VOcDcN1PbTmea4w+6Bejm3qePxoqyw0yVCA8ORutP",
+	"13hq9BczaI42wQJt+zbhFmPFP9DBVnfDJafqqxJwjEYSeTZWwOILbYUhE/NSFkoCF/EYRXSxhiYnTzH7",
+	"/Gre0r5c1Dp6DNpFbyKVXZhuq0JVSr1npSuhLr24a1KmcXWZhbULFRt3gXetlSuiDYla+I1qKuXGxpbt",
+	"zC2OhXa6Jscjp3p1F/J65DcXbuGFp3s3SwRyBu1BqF6d5z/pUmxKEavRHQwyQrNvQoViZcbRbDCBik4p",
+	"8OCeI0OZ00Dbbzg59PbEnVJMuCzKIi6pZJMuw1IRDLmFetNQpCkvk5uC1yB1fqjUOqwnKfC8VmHoarhe",
+	"hWN0lIbWoWteQWVRHJuSFG2j3lrW8aC74CnJoiIg3FFQ4Ey/b0VK1uBA43eibdzaOyH1QUoPBXRWOFfT",
+	"MR9FnGm7c5aKYzaNBVcCK27TCZsmGVcqmk3QsQ1S/nYTqLiXbFhkQX30oFUjxn641ZmD11kc/7KhTXFb",
+	"5RzO1SfXzh/nBUaMZNwFKA2EBuS/gvSBMUVsAcpKblGaLuzEgFyJO5Z9y95YF//uZL7x6TRNrisokrwQ",
+	"QRSK8N5X8NPKvYXZ1LWUvh3X7FbVKIUFuhOKIFJUb/hHMHzgjAa/a2EXQb5+MPigOoVa3QpxBfhMXGtb",
+	"rB7yjPfs169D3+tL327qvsd8x8TQfxIZv/6CXt1vtBg0Q/+6JCVNwfw09Fk9Nxv70tqNDSeaZrQEnMSt",
+	"mzHPILKdUblwz5bsROg3RejStuVee9eDaL1Ej6PEeL6DiqYqjd6c3cn2s944eLv8LRYAsS+3QEQcyvsw",
+	"Cu2czJHRWn3n1obrspGx7ERIJJZiOk6TOBnNW7UNKEGcdj9osP0Px3kzhx4f3m/MZTW0W4BXE2mapGaG",
+	"Ep2yi+jOqk9Dd82z0iVf88gpB37V3l67ekr5S2jJql04iQVSUSYsTm6gCmMBWmIeXKnSBfxobNQTXAQM",
+	"zuf/EkG23f56RyM120ydi9KZTPbtBgL+d8/UvYDG3ktkqIqDMBNbegczUTVDFzvmUeXnKhoEG/CBvx8g",
+	"N3eVoXQShsocj+rcaF96jLNxoqZRxmP972shZ6KR5728Pvn1BELM7D+JFMdO8BnTakI+x0IxLO/STZtl",
+	"ImSRZFFW4L61DynWu1FW95pMQZlkDEuG1lMrwcyrzkMC8+0ORgYFAd7ySLJfsDOBqHYi9EvqDp+INAr4",
+	"zuk4Cvgo2dzxkz2sEFC1SO+GUV68fOWifSp0Wk68w6mNK7MCQDiTfdXGtPMZDynr3ScomXYvwiyb7Ejg",
+	"98jE18pUeNTz985+h4pz6q6bToVEAozpbqClku8XSaq3GYa7DGRCgfZzpAzfVshuxkksGnfeGTBr+q47",
+	"Q8jn57qt0IECBOaA9TaPHA9Swa+GyMyvMp5mtV6t/by324aupFv2CrfEMxmMncs7Hf11fnm3rW+3l4eR",
+	"lJhibq4/KF7f7hYeL0EFJb+8C19/2TThfONN61tf9CbR/GnzWi93ci+bF95d/VClr/dYEocOu+fqgxUl",
+	"6y2qGyPLjf2SAIUDVS6M+p3PX5f6te48803nrJ358FNbHL4u+ajq2Uu343EdvZyEXFU95e7eD2BvI+Bb",
+	"hpRQIIA2GaKY8pgl2FDGFcSfQeFEX/+Xd3h5MmT+jRi8T2O/L+tLqcQB5hG32CU8ULEsCfm8Z498Pv7Q",
+	"6xBUap184ihseCinMo1EIPoyGTKN2tMJJStw4CrgIwGnP0iXxTcboA6sH/OBiDHTzknqy1cSNkE3mpzn",
+	"UERh+8Em6ObeqB5LIWESqEgycq85bqyyHN5Vu79eEyURvJUHw0tIzNx694fOqPVqH3h81YwkC5IkFinr",
+	"wszTI0CMGLaLNz0YXvLRg54LMz6qgjMbbLB49So0edpWV58JHei6Hbny6b5ib63E6Yj57LAwkcsxX4l1",
+	"/cMmbq5Pgo0WO01C4ZJpp2KmyhLaN12LyNZg1uJT+XTJCS+LUoH7yWZz4yvHi2/EYJwkV5u5y2cDe8WC",
+	"iefldSnJLAuSicgNOqhnDkUcXYt0ftyX0kRRtbEnglRkK72HaNBB7HQ5u8O8wmZp3h/Mi9/91ON2x+3H",
+	"n8LVW1iD1HD3OZU98+5vP+WDlBukNJ2KneWsYbtiVq1jUxKyELCy9z1E7iwafEBM9+ry8vyCCRlOkwiV",
+	"sySfiBBTKiw/ecAzHiejmcA4ZMJ4HFNpxj/7tT/3a7/5rb7E7CHsNWDGi4SxTkdSbzq4bj1S9qGEWle3",
+	"gb3ABa9vBPcF1c5ZulJoFsQiCiVfY21dE61ct10cDCAyIN0ndCvpdr5/9wap2GdKMH+cZVOFVi98qG1Y",
+	"7BAweadpdM0z4bE4SaYDHlxhwBJo5UPGwzAVSpHME/0FaSxj3R7dn7TxCiAsgeDKWARXVt6FZ8RiYvCu",
+	"8ZWgDY0Twoi7WMo4XfSEBzW/FvHCAS9CIVlHr4NZqo1q6PPezg40ubWG431HJTO1qWVN7/Sg1rV5yYr0",
+	"7JuTspeC9+1g7fCz44ojQS2ooQEO7ycwd1MeNs4nCUwWRJ5OsohIAZfIHufA0qq9ophAcnQ/CSSF1pi8",
+	"MY2Ti/jYur98Y9xXQEnD2VAIG+5zT1xpmN56LHLp/9xusGy0BoINr0RhTzL9OJNQlsHnbBjJSI2P+/Lf",
+	"MzETIUskHaHCNJlOV5+e7hnI8YjlAvkjOWY9jsRfIqtyJ8y3YONVz7flWTBeH6nTBhHlmGE67TCKQWwG",
+	"CnhnCtmHgyy6Fj025LEy1LtYuW8XTgRZHS/RfISCqCQIZim7GQMLb3HRQU0n6IYaOmR6ighZzDORIgMW",
+	"7mJ9aUurkFnrK60tDIzcg5GEvVfrQe9tGI3bxp65y9F0o5PpBpbNlibNk8Vyfw5JZIcyy/ohYW39Nr2T",
+	"I8Zaf5LbvGcKralUBFDkaZ9QZCTo5TiGBBRQae9hoEHfq+8iYfiZ8tg4uQEtTUzIzzIxmWrTJbkCfLgZ",
+	"z/VhdcijeOGMqlHrSkwzNkzSvtxtgxzZ13dL5S3aVk/jt3vQ6XQH85aMdnvp9h4tesj8BEerqlPL2aWe",
+	"IKXUo8UXF9zSWntEps8tCJQJ9JD9MdVO0J9YxG7Wf0u3qFDQxPzP7ni8DolgClk7CicYFOjy+tIWHWno",
+	"c605rKS6FpLMMXTBoQlGEluUG2gd84SGz7CEPUgmomcpfPTNai6DcZrIZEbkfMBfyhXiKadKCoJcLI6v",
+	"W2WIvlQiSGSoGi32JgIxp7nF3yijlB3F/JirLF/xvoefILEJ8cJoeJ6l4jSZycz3MBUkyhifTgVPrbSR",
+	"Pd7FEaaYIKrnnwMtSxTHjLNuu83GIqUXprfvy1wnaZCE86+E9pfCon3tvrC6gutK/6xF2E2NvCWILodk",
+	"M95Wphs7+gmfl/D5QoAInsYIO2Hv3WBTs+k0SbNmJPVrwhFnlSB7kKQhsqspZYR/9Lq40GCQCT45ZjJh",
+	"PACqTsj80PbTCUFMt93tkfwy/BLQZJCUBphdehUOTI0B5qeALKjGClthsM+mImVBDHQcr8/hr3EyS1l9",
+	"r3tE4QP/ncjSefNkmInUL4QCCgt3OhvEUeCzukyc/JV1dQfYVa+pp+7iPye5Uy75LXKn1Ne1Xu2DYOlM",
+	"suxGxNfCVn6YahBEY5BhZDFAK1A+m4hOlnKNgRLopyhx9ERy9lMyEf/Rr5uOar3aK9sUUxcBm38yjYJa",
+	"r3aeRkEkRzDsnS6VxVRP1Sx03kYH2+5mnVtRrTo8ghGEnWqNos3WLxiIqBwE39Fvbo14Wx0Kvdpet0LF",
+	"32WSvOXSjA9Z7CKYpVE2R2Vx52iZyIwHGSMI0WdMxeOCwYhrrASh6IsvC8//XBsInor0ZJaNrfw3yDmX",
+	"saydp0k4C+gcWwwz8WnUUsksjypdd8A4o4Ytg9soUllKShvEVOmRMGoqhqlQY1tAXWSqdFYUsXGWcKee",
+	"Oe555Rn5xhRNsJD+1jjtPE0bsiWPukC6drPuPQsFysMaMNWw5lyUFoq3wjwbv1UkbSv7Iarv8qA41fD7",
+	"QXYugo1DK31clE63jzYc0+s7hJ2cv2ZXYo7MTWquMjFhkczEKCVB13oqeNiE+kpowDF79eaARXIkVNZw",
+	"fo9Po6Z+0Ar2Wj4Lo4zFyUjDIoZgb9Ioc0ERLinr9UKMORkuRNIh0luIwWAYxAz1YpgBR93Z2OGEalvh",
+	"nJfK3oOi9bnzNEvKo0095MIWMkNTV8/e87OLS2CXIht9JHQz88A7cbVBC0H7IM8YJTvYZMewYMyncMwY",
+	"JNcC983iCzQpGLT8GudOZi+rU6KsarBEmoLbPJEVFN8W8liVZ7zRlOFWoOd0Z3fAyxbky3zgxhyNFVaw",
+	"AzyW8kw0TXFjwepwHm9wbOkHPvA4RlVEj02EnDHzh96Km3orZgqFqDx2FSXqCntcCamSlI14Jm74XPVc",
+	"8jLgqAXag9GMDCSoi1Eem3JQKCbmMDXWFp2eHCH0K8xCyQokpPpuK1/Rl4h0df9TMwTRpCZ8gGdPvfhM",
+	"KlZmyIvHgqf6mxgAZgxdCap/H8TgIgmuRFaYEKGVYlrsqNcgdJsL3y7JSYJWNPaVbvSVmDcKEIMKpWvY",
+	"qlkgpJopNsS31tBx3WUnLy6NJatQE9LaVHpqpkMeCCbkKJJC9VhONu/1ZZZyqYaAjebICuAaqWCsd1s9",
+	"OYHX3thlLjvdRB9RYcmC3XydBHwwizl4NftyJvH7JqRxIlmDmepmIjQtNUFOY5AM3R8pdL1DN7OEwsbK",
+	"5TGDTA7IqyFBEMhChwzwWHdicWaSQHdOxCdnWRoB8qWRujruS33K00+fpYKJT8Esxd5DNW29YuMkw97R",
+	"PQvrFhaBIhmRgE/5IIqjLBKKxVyGjR7lDcEp3etLTHMgEhZKiadtkd3Y5Ue+j2QKJdNSJjMZ2OnP/EIC",
+	"C7liCt2H/bJqhunlr8awzvS0CHLSY9jQAFz0IOUCLVdiYYvMOFgmn5puumUxr2bloexEsmRxDOFVRdiD",
+	"o2PJGHhANTMcIgbBqMJH7sB4jLNApFk0JEObxXyqhP64OND6E2f84JT1wt2XislZCLYcqL8j46xKUub/",
+	"2W/1ZXGTBaJPOMgSsJW4Wo6ZEqJ8UwIfvd5Zh3OjV68HAjqj7IwHfUeZOBDP3Ni5Dne9gu2zWmEltcbc",
+	"8ttdgo0LB5hOu7fX6bXbre7+P2pezQiRwktWYzwM2vqAdBVBzaEzkT7aiVTTtrnuYW261254KpHKmFiA",
+	"KzIJf/EwncwMgZNMBk7cSs9pL7Az8jg+G64csxWOKxi0aaqnRUaBDdNv655y4kycF/r6/I0+14ScTZbz",
+	"5H4rIRc2nySDf4kgq335rcrZ+G9/W+lpzn0vRp7pkJH79Zi8tJS7CVZepFg0kklqzqVlTz6Rc5aAEABG",
+	"0oDtVCamrGDxZxr6oXzR5dpirzNTOJSKLI3gFwuOr8V5sODxMlblXfxe2gbSPd+K5HUSBeLjlEfrcJaZ",
+	"GxjdACIAE55eaeOQR+EjRj7zaq/xzc559P0CIPR7VQBE+nDolKq37ILDLOPxKWbI7h1299ttB+PKJ95j",
+	"wbrT5amyEvLK3/QJ+tZC36rp8ZAQ+O9ZkomP2kCdrjc2zQnYXKqNRAOL8BBPG9vBmA1EwEnexdjF3wE+",
+	"/kW/4gm9+xNCGoSEka96Q7cyPi7MyseGkIXJcjtGLrztE0pWQ8mlSfIAOCnkiI9AQrA1jCSPIYi87kSO",
+	"bub8NkiqgQiJthntMx4xIubv9qN5m+8XD+27VsU4pCCCYGDFOwqn4NL59ljg7+XyzFgJfqUv+oR8a5Fv",
+	"xeR4ANibJnEUzFvWw7nOLsRr2bUAvxDAXO4ZhUQfkFJhEVBdB+IRQx++6rl5u+8W9vA9qwLYXs2r0ejX",
+	"ersOmC3NoscCZOfFcV4JYksv+ARgawGsZEI8AHjh9lsNvIxuoUlcc2y1kZB67T9qWw1f5/sHrE0trjvE",
+	"KZZm12MBtXfFubAS1JZe8AnU1oJayYR4AFBb5FZYg2l5hoARnshJ98Fvp0AuKiOdA6MK8XhRjvqG1DO+",
+	"W5Ar10fZUEoPI7sbyd8F7cOc3KPqLYONMHbhFLw42R8LxF4UJuJKhC3hSXkC2NUAuzwbHgBfs5TPW4Vi",
+	"mVXwmufwZVFwJTI3GGwf8IjRVL+fbfn3e8TdBgGrm4wDEJXQ06PqLxy4ALgwGx8L/l26U2cl/C283BP6",
+	"rUW/panwAOB3w+OrbJwms9G4ZY3DdRg4moGemHMfxDloNNiNSEVuZT5iLHRe8MK8zncLiZsdifUcHdBk",
+	"q4pxevo6XVr1tsCFxvK5+lgQ8kPJhFoJlOWv+oSXa/Fy1fx4CNh0CvlXo+UFwJmM50C6DhU4t/EU+B6W",
+	"/UOZ/xLh36qKf+gcUt4a2LsGALlbYXA9sp094VkwJt74P/uNPxyX8QGXQmXfLxwXqCAqIZvoFJDSnZ6P",
+	"BiDzkV2Ni+6LPcHhejgsToKHQMEkvfoIpUctor5dnyGT1/bpO0mtXp+hzd2P2V5M0itwxr2jd/l+M2PM",
+	"KFY14p5vHHTx8u6s+iP7BfwrmZiPBgYXJ9JqMCx5yydMXI+JpRPj3qHxy5f/FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1783,10 +1783,54 @@ export interface components {
         /**
          * @description A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
          *     New codes may be added; an unknown code should be handled by its HTTP status.
+         *
+         *     - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+         *     - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+         *     - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+         *     - `forbidden` (403): The caller's role or credential is too low for the operation.
+         *     - `not_found` (404): The resource does not exist or belongs to another organization.
+         *     - `conflict` (409): The resource's state forbids the change.
+         *     - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+         *     - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+         *     - `payload_too_large` (413): The body is larger than the operation accepts.
+         *     - `method_not_allowed` (405): The path exists, the method does not.
+         *     - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+         *     - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+         *     - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+         *     - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+         *     - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+         *     - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+         *     - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+         *     - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+         *     - `invalid_credentials` (401): Wrong email or password.
+         *     - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+         *     - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+         *     - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+         *     - `email_taken` (409): An account with this email already exists: sign in instead.
+         *     - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+         *     - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+         *     - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+         *     - `already_member` (409): The user is already a member of the organization.
+         *     - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+         *     - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+         *     - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+         *     - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+         *     - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+         *     - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+         *     - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+         *     - `tag_not_found` (404): No live tag of the organization has this code.
+         *     - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+         *     - `signoff_pending` (409): The diet order already has a sign-off pending.
+         *     - `signoff_decided` (409): The sign-off was already approved or rejected.
+         *     - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+         *     - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+         *     - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+         *     - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+         *     - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "database_unavailable" | "outcome_unknown" | "internal_error";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "internal_error" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock";
         /** @description The body of every error response. */
         Error: {
             /**

@@ -81,7 +81,7 @@ type UserView struct {
 	Memberships []db.ListMembershipsForUserRow
 }
 
-var errBadCredentials = apierr.Unauthenticated("Invalid email or password")
+var errBadCredentials = apierr.Unauthenticated("Invalid email or password").WithCode(apierr.CodeInvalidCredentials)
 
 // RegisterInput is the body of POST /auth/register.
 type RegisterInput struct {
@@ -116,7 +116,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, erro
 			ID: newID(), Email: in.Email, Name: in.Name, PasswordHash: hash, Now: now,
 		})
 		if _, dup := pg.IsUniqueViolation(err); dup {
-			return apierr.Conflict("An account with this email already exists")
+			return apierr.Conflict("An account with this email already exists").WithCode(apierr.CodeEmailTaken)
 		}
 		if err != nil {
 			return err
@@ -202,7 +202,7 @@ func signInKey(email, ip string) string {
 func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
 	row, err := db.New(s.pool).GetUserWithMemberships(ctx, userID)
 	if pg.IsNoRows(err) {
-		return UserView{}, apierr.Unauthenticated("Invalid or expired access token")
+		return UserView{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
 	}
 	if err != nil {
 		return UserView{}, err

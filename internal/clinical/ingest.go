@@ -40,13 +40,13 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	batch, err := bufs.parser.ParseString(req.Body.Message)
 	switch {
 	case errors.Is(err, hl7.ErrLimit):
-		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
+		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Code: apierr.CodeTooManyMessages, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
 	case errors.Is(err, hl7.ErrNoMessage):
 		msg := "No parseable HL7 message: the body has no segment starting with MSH"
 		if len(batch.Messages) > 0 {
 			msg = "No parseable HL7 message: every MSH-framed message was rejected; the first because " + firstReason(&batch)
 		}
-		return nil, apierr.Unprocessable(msg)
+		return nil, apierr.Unprocessable(msg).WithCode(apierr.CodeNoHL7Message)
 	case err != nil:
 		return nil, err
 	}

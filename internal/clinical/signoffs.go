@@ -75,7 +75,7 @@ func (h *Handlers) CreateSignoff(ctx context.Context, req api.CreateSignoffReque
 			DietOrder: raw, Note: note, SubmittedBy: a.UserID(), Now: now,
 		})
 		if _, dup := pg.IsUniqueViolation(err); dup {
-			return apierr.Conflict("This diet order already has a sign-off pending")
+			return apierr.Conflict("This diet order already has a sign-off pending").WithCode(apierr.CodeSignoffPending)
 		}
 		if err != nil {
 			return err
@@ -197,10 +197,10 @@ func (h *Handlers) DecideSignoff(ctx context.Context, req api.DecideSignoffReque
 			return apierr.NotFound("Sign-off")
 		}
 		if !a.HasCredential(CredentialRD) {
-			return apierr.Forbidden("Deciding a diet sign-off needs the rd (registered dietitian) credential")
+			return apierr.Forbidden("Deciding a diet sign-off needs the rd (registered dietitian) credential").WithCode(apierr.CodeCredentialRequired)
 		}
 		if cur.Status != "pending" {
-			return apierr.Conflict(fmt.Sprintf("This sign-off was already %s", cur.Status))
+			return apierr.Conflict(fmt.Sprintf("This sign-off was already %s", cur.Status)).WithCode(apierr.CodeSignoffDecided)
 		}
 		s, err := q.DecideSignoff(ctx, db.DecideSignoffParams{
 			Status: decision, DecidedBy: a.UserID(), Now: now, DecisionNote: note, OrgID: req.OrgId, ID: req.Id,

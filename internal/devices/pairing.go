@@ -37,8 +37,8 @@ const (
 )
 
 var (
-	errInvalidToken = apierr.Unauthenticated("Invalid device token")
-	errCodeNotFound = apierr.NotFound("Pairing code")
+	errInvalidToken = apierr.Unauthenticated("Invalid device token").WithCode(apierr.CodeInvalidDeviceToken)
+	errCodeNotFound = apierr.NotFound("Pairing code").WithCode(apierr.CodePairingCodeNotFound)
 )
 
 // newCode draws CodeLength characters uniformly from CodeAlphabet.

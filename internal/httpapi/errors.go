@@ -50,29 +50,29 @@ func statusOf(k apierr.Kind) int {
 func defaultCode(k apierr.Kind) string {
 	switch k {
 	case apierr.KindInvalid:
-		return "validation_failed"
+		return apierr.CodeValidationFailed
 	case apierr.KindUnauthenticated:
-		return "unauthenticated"
+		return apierr.CodeUnauthenticated
 	case apierr.KindPlanRequired:
-		return "plan_required"
+		return apierr.CodePlanRequired
 	case apierr.KindForbidden:
-		return "forbidden"
+		return apierr.CodeForbidden
 	case apierr.KindNotFound:
-		return "not_found"
+		return apierr.CodeNotFound
 	case apierr.KindConflict:
-		return "conflict"
+		return apierr.CodeConflict
 	case apierr.KindUnprocessable:
-		return "unprocessable"
+		return apierr.CodeUnprocessable
 	case apierr.KindRateLimited:
-		return "rate_limited"
+		return apierr.CodeRateLimited
 	case apierr.KindTooLarge:
-		return "payload_too_large"
+		return apierr.CodePayloadTooLarge
 	case apierr.KindMethodNotAllowed:
-		return "method_not_allowed"
+		return apierr.CodeMethodNotAllowed
 	case apierr.KindUnavailable:
-		return "service_unavailable"
+		return apierr.CodeServiceUnavailable
 	default:
-		return "internal_error"
+		return apierr.CodeInternalError
 	}
 }
 

@@ -44,7 +44,7 @@ func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
 				// Only the device's own token: its security scheme is the device token alone, and
 				// a user session that reached here anyway is refused rather than trusted.
 				if p.Kind != principal.Device {
-					return apierr.Unauthenticated("Invalid device token")
+					return apierr.Unauthenticated("Invalid device token").WithCode(apierr.CodeInvalidDeviceToken)
 				}
 			case op.OrgScoped:
 				orgID, err := uuid.Parse(c.Param("orgId"))

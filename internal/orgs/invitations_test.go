@@ -362,7 +362,9 @@ func TestExpiredInvitation(t *testing.T) {
 
 	env.Clock.Advance(time.Minute)
 	invitee := env.Register("Sam Cook", email)
-	accept(env, invitee.AccessToken, inv.Token).ExpectError(http.StatusNotFound, "Invitation not found")
+	if e := accept(env, invitee.AccessToken, inv.Token).ExpectError(http.StatusNotFound, "Invitation not found"); e.Code != "invitation_expired" {
+		t.Fatalf("code %q", e.Code)
+	}
 	env.Call(http.MethodGet, orgPath(orgID)).Token(invitee.AccessToken).Do().ExpectError(http.StatusNotFound, "Organization not found")
 	if got := listInvitations(env, owner.AccessToken, orgID); len(got) != 0 {
 		t.Fatalf("expired invitations listed: %+v", got)

@@ -115,10 +115,10 @@ func (h *Handlers) RemoveMember(ctx context.Context, req api.RemoveMemberRequest
 // site-scoped actor's sites.
 func canManage(a authz.Access, targetRole string, targetSites []uuid.UUID) error {
 	if authz.Role(targetRole).Rank() > a.Role.Rank() {
-		return apierr.Forbidden("You cannot change a member whose role is above yours")
+		return apierr.Forbidden("You cannot change a member whose role is above yours").WithCode(apierr.CodeRoleTooHigh)
 	}
 	if a.Scoped() && !withinScope(a, targetSites) {
-		return apierr.Forbidden("You cannot change a member with access beyond your sites")
+		return apierr.Forbidden("You cannot change a member with access beyond your sites").WithCode(apierr.CodeSiteScopeExceeded)
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func grantableRole(a authz.Access, requested string) (authz.Role, error) {
 		return "", apierr.InvalidField("role", "is not a role")
 	}
 	if role.Rank() > a.Role.Rank() {
-		return "", apierr.Forbidden(fmt.Sprintf("You cannot grant the %s role: it is above your own", role))
+		return "", apierr.Forbidden(fmt.Sprintf("You cannot grant the %s role: it is above your own", role)).WithCode(apierr.CodeRoleTooHigh)
 	}
 	return role, nil
 }
@@ -152,7 +152,7 @@ func grantableSites(ctx context.Context, q *db.Queries, a authz.Access, ids []uu
 		}
 	}
 	if a.Scoped() && !withinScope(a, ids) {
-		return nil, apierr.Forbidden("You can only grant access to your own sites")
+		return nil, apierr.Forbidden("You can only grant access to your own sites").WithCode(apierr.CodeSiteScopeExceeded)
 	}
 	return ids, nil
 }
@@ -201,10 +201,10 @@ func keepAnOwner(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID, af
 		}
 	}
 	if remaining == 0 {
-		return apierr.Conflict("An organization needs at least one owner; make another member owner first")
+		return apierr.Conflict("An organization needs at least one owner; make another member owner first").WithCode(apierr.CodeLastOwner)
 	}
 	if hadAllSites && allSites == 0 {
-		return apierr.Conflict("An organization needs at least one owner with access to every site; give another owner every site first")
+		return apierr.Conflict("An organization needs at least one owner with access to every site; give another owner every site first").WithCode(apierr.CodeLastOwner)
 	}
 	return nil
 }

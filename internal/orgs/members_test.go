@@ -257,7 +257,7 @@ func TestTheLastOwnerStays(t *testing.T) {
 	env := apitest.New(t)
 	owner, orgID := env.NewOwner("Harborview Kitchens")
 
-	updateMember(env, owner.AccessToken, orgID, owner.User.ID, map[string]any{"role": "admin"}).ExpectError(http.StatusConflict, "at least one owner")
+	updateMember(env, owner.AccessToken, orgID, owner.User.ID, map[string]any{"role": "admin"}).ExpectCode(http.StatusConflict, "last_owner")
 	removeMember(env, owner.AccessToken, orgID, owner.User.ID).ExpectError(http.StatusConflict, "at least one owner")
 	// A change that keeps the role is not a demotion.
 	var m member

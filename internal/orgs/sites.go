@@ -57,7 +57,7 @@ func (h *Handlers) CreateSite(ctx context.Context, req api.CreateSiteRequestObje
 		return nil, err
 	}
 	if a.Scoped() {
-		return nil, apierr.Forbidden("Creating sites needs access to all sites")
+		return nil, apierr.Forbidden("Creating sites needs access to all sites").WithCode(apierr.CodeSiteScopeExceeded)
 	}
 	name := strings.TrimSpace(req.Body.Name)
 	if name == "" {

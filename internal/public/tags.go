@@ -22,7 +22,7 @@ const (
 	TargetStorageLocation = "storage_location"
 )
 
-var errScopedUnplaced = apierr.Forbidden("Members limited to some sites can only manage tags placed at one of their sites")
+var errScopedUnplaced = apierr.Forbidden("Members limited to some sites can only manage tags placed at one of their sites").WithCode(apierr.CodeSiteScopeExceeded)
 
 func (h *Handlers) ListTags(ctx context.Context, req api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
@@ -134,7 +134,7 @@ func (h *Handlers) DeleteTag(ctx context.Context, req api.DeleteTagRequestObject
 	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
 		t, err := q.GetTag(ctx, db.GetTagParams{OrgID: req.OrgId, ID: req.Id})
 		if pg.IsNoRows(err) || (err == nil && t.SiteID != nil && !a.CanSeeSite(*t.SiteID)) {
-			return apierr.NotFound("Tag")
+			return apierr.NotFound("Tag").WithCode(apierr.CodeTagNotFound)
 		}
 		if err != nil {
 			return err

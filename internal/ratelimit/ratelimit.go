@@ -83,7 +83,7 @@ func (l *Limiter) CheckLock(ctx context.Context, bucket, key string) error {
 	if err != nil {
 		return err
 	}
-	return apierr.RateLimited(until.Sub(now))
+	return apierr.RateLimited(until.Sub(now)).WithCode(apierr.CodeAccountLocked)
 }
 
 // Fail records a failure for key under r; when the window then holds r.Limit failures the key

@@ -85,7 +85,7 @@ func (h *Handlers) CreateWebhook(ctx context.Context, req api.CreateWebhookReque
 			return err
 		}
 		if n >= MaxSubscriptions {
-			return apierr.Conflict(fmt.Sprintf("An organization can have at most %d webhook subscriptions", MaxSubscriptions))
+			return apierr.Conflict(fmt.Sprintf("An organization can have at most %d webhook subscriptions", MaxSubscriptions)).WithCode(apierr.CodeWebhookLimitReached)
 		}
 		row, err = q.CreateWebhook(ctx, db.CreateWebhookParams{
 			ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, Url: url, Events: filter, Secret: token,

@@ -312,6 +312,7 @@ func (res *Response) Decode(v any) *Response {
 type ErrorBody struct {
 	Error      string `json:"error"`
 	StatusCode int    `json:"statusCode"`
+	Code       string `json:"code"`
 	Feature    string `json:"feature"`
 	Details    []struct {
 		Field   string `json:"field"`
@@ -337,6 +338,17 @@ func (res *Response) ExpectError(status int, msg string) ErrorBody {
 	e := res.Err()
 	if msg != "" && !strings.Contains(e.Error, msg) {
 		res.T.Fatalf("error %q does not contain %q", e.Error, msg)
+	}
+	return e
+}
+
+// ExpectCode fails unless the response is the error status with the given code.
+func (res *Response) ExpectCode(status int, code string) ErrorBody {
+	res.T.Helper()
+	res.Expect(status)
+	e := res.Err()
+	if e.Code != code {
+		res.T.Fatalf("error code %q, want %q; body: %s", e.Code, code, truncate(res.Body))
 	}
 	return e
 }
