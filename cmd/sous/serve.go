@@ -21,6 +21,7 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
+	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
@@ -110,6 +111,7 @@ func serve(ctx context.Context, args []string) error {
 			clinical.NutritionRiskTask(pool, clock.Real{}),
 			clinical.TrailExpiryTask(pool, clock.Real{}),
 			dispatcher.MaintenanceTask(),
+			idempotency.PruneTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()
 

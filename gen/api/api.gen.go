@@ -3701,6 +3701,9 @@ type EventHeader = string
 // Id defines model for Id.
 type Id = openapi_types.UUID
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // Limit defines model for Limit.
 type Limit = int
 
@@ -3734,6 +3737,12 @@ type DeviceLimit = PlanError
 // Forbidden The body of every error response.
 type Forbidden = Error
 
+// IdempotencyConflict The body of every error response.
+type IdempotencyConflict = Error
+
+// IdempotencyKeyReused The body of every error response.
+type IdempotencyKeyReused = Error
+
 // NotFound The body of every error response.
 type NotFound = Error
 
@@ -3755,6 +3764,76 @@ type Unauthorized = Error
 // Unprocessable The body of every error response.
 type Unprocessable = Error
 
+// LoginParams defines parameters for Login.
+type LoginParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// LogoutParams defines parameters for Logout.
+type LogoutParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ChangePasswordParams defines parameters for ChangePassword.
+type ChangePasswordParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RefreshSessionParams defines parameters for RefreshSession.
+type RefreshSessionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RegisterUserParams defines parameters for RegisterUser.
+type RegisterUserParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
 	// IfNoneMatch The `ETag` of a copy the device holds.
@@ -3765,6 +3844,62 @@ type GetBoardMediaParams struct {
 type GetDeviceStateParams struct {
 	// IfNoneMatch The `ETag` of the state the device holds; 304 when it is still current.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// ClaimPairingCodeParams defines parameters for ClaimPairingCode.
+type ClaimPairingCodeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcceptInvitationParams defines parameters for AcceptInvitation.
+type AcceptInvitationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateOrgParams defines parameters for CreateOrg.
+type CreateOrgParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// IngestHl7Params defines parameters for IngestHl7.
+type IngestHl7Params struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListHl7MessagesParams defines parameters for ListHl7Messages.
@@ -3801,6 +3936,34 @@ type ListAlertsParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ResolveAlertParams defines parameters for ResolveAlert.
+type ResolveAlertParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateApiKeyParams defines parameters for CreateApiKey.
+type CreateApiKeyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListAuditLogParams defines parameters for ListAuditLog.
@@ -3869,6 +4032,76 @@ type ListDevicesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateDeviceParams defines parameters for CreateDevice.
+type CreateDeviceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CastToDeviceParams defines parameters for CastToDevice.
+type CastToDeviceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePairingCodeParams defines parameters for CreatePairingCode.
+type CreatePairingCodeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RevokeDeviceParams defines parameters for RevokeDevice.
+type RevokeDeviceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateInvitationParams defines parameters for CreateInvitation.
+type CreateInvitationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListMediaParams defines parameters for ListMedia.
 type ListMediaParams struct {
 	// Limit Page size.
@@ -3876,6 +4109,20 @@ type ListMediaParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// UploadMediaParams defines parameters for UploadMedia.
+type UploadMediaParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListSignoffsParams defines parameters for ListSignoffs.
@@ -3896,10 +4143,108 @@ type ListSignoffsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateSignoffParams defines parameters for CreateSignoff.
+type CreateSignoffParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DecideSignoffParams defines parameters for DecideSignoff.
+type DecideSignoffParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSiteParams defines parameters for CreateSite.
+type CreateSiteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateTagParams defines parameters for CreateTag.
+type CreateTagParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateWebhookParams defines parameters for CreateWebhook.
+type CreateWebhookParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// TestWebhookParams defines parameters for TestWebhook.
+type TestWebhookParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSupportInquiryParams defines parameters for CreateSupportInquiry.
+type CreateSupportInquiryParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
@@ -4332,22 +4677,22 @@ type ServerInterface interface {
 	GetJwks(ctx echo.Context) error
 	// Login Sign in with email and password
 	// (POST /auth/login)
-	Login(ctx echo.Context) error
+	Login(ctx echo.Context, params LoginParams) error
 	// Logout Sign out
 	// (POST /auth/logout)
-	Logout(ctx echo.Context) error
+	Logout(ctx echo.Context, params LogoutParams) error
 	// GetMe The signed-in user
 	// (GET /auth/me)
 	GetMe(ctx echo.Context) error
 	// ChangePassword Change the signed-in user's password
 	// (POST /auth/password)
-	ChangePassword(ctx echo.Context) error
+	ChangePassword(ctx echo.Context, params ChangePasswordParams) error
 	// RefreshSession Exchange a refresh token for a new session
 	// (POST /auth/refresh)
-	RefreshSession(ctx echo.Context) error
+	RefreshSession(ctx echo.Context, params RefreshSessionParams) error
 	// RegisterUser Create an account
 	// (POST /auth/register)
-	RegisterUser(ctx echo.Context) error
+	RegisterUser(ctx echo.Context, params RegisterUserParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -4356,10 +4701,10 @@ type ServerInterface interface {
 	GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error
 	// ClaimPairingCode Pair a device with its code
 	// (POST /devices/pair)
-	ClaimPairingCode(ctx echo.Context) error
+	ClaimPairingCode(ctx echo.Context, params ClaimPairingCodeParams) error
 	// AcceptInvitation Accept an invitation
 	// (POST /invitations/accept)
-	AcceptInvitation(ctx echo.Context) error
+	AcceptInvitation(ctx echo.Context, params AcceptInvitationParams) error
 	// GetOpenApiJson This API's OpenAPI document (JSON)
 	// (GET /openapi.json)
 	GetOpenApiJson(ctx echo.Context) error
@@ -4368,7 +4713,7 @@ type ServerInterface interface {
 	GetOpenApiYaml(ctx echo.Context) error
 	// CreateOrg Create an organization
 	// (POST /orgs)
-	CreateOrg(ctx echo.Context) error
+	CreateOrg(ctx echo.Context, params CreateOrgParams) error
 	// GetOrg Read an organization
 	// (GET /orgs/{orgId})
 	GetOrg(ctx echo.Context, orgId OrgId) error
@@ -4377,7 +4722,7 @@ type ServerInterface interface {
 	UpdateOrg(ctx echo.Context, orgId OrgId) error
 	// IngestHl7 Ingest HL7 v2 ADT and diet-order messages
 	// (POST /orgs/{orgId}/adt/hl7)
-	IngestHl7(ctx echo.Context, orgId OrgId) error
+	IngestHl7(ctx echo.Context, orgId OrgId, params IngestHl7Params) error
 	// ListHl7Messages Read the HL7 message trail
 	// (GET /orgs/{orgId}/adt/messages)
 	ListHl7Messages(ctx echo.Context, orgId OrgId, params ListHl7MessagesParams) error
@@ -4386,13 +4731,13 @@ type ServerInterface interface {
 	ListAlerts(ctx echo.Context, orgId OrgId, params ListAlertsParams) error
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
-	ResolveAlert(ctx echo.Context, orgId OrgId, id Id) error
+	ResolveAlert(ctx echo.Context, orgId OrgId, id Id, params ResolveAlertParams) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
 	// CreateApiKey Create an API key
 	// (POST /orgs/{orgId}/api-keys)
-	CreateApiKey(ctx echo.Context, orgId OrgId) error
+	CreateApiKey(ctx echo.Context, orgId OrgId, params CreateApiKeyParams) error
 	// RevokeApiKey Revoke an API key
 	// (DELETE /orgs/{orgId}/api-keys/{id})
 	RevokeApiKey(ctx echo.Context, orgId OrgId, id Id) error
@@ -4413,7 +4758,7 @@ type ServerInterface interface {
 	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
 	// CreateDevice Register a device
 	// (POST /orgs/{orgId}/devices)
-	CreateDevice(ctx echo.Context, orgId OrgId) error
+	CreateDevice(ctx echo.Context, orgId OrgId, params CreateDeviceParams) error
 	// DeleteDevice Delete a device
 	// (DELETE /orgs/{orgId}/devices/{id})
 	DeleteDevice(ctx echo.Context, orgId OrgId, id Id) error
@@ -4428,19 +4773,19 @@ type ServerInterface interface {
 	ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) error
 	// CastToDevice Cast content to a screen
 	// (POST /orgs/{orgId}/devices/{id}/cast)
-	CastToDevice(ctx echo.Context, orgId OrgId, id Id) error
+	CastToDevice(ctx echo.Context, orgId OrgId, id Id, params CastToDeviceParams) error
 	// CreatePairingCode Mint a pairing code
 	// (POST /orgs/{orgId}/devices/{id}/pair)
-	CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error
+	CreatePairingCode(ctx echo.Context, orgId OrgId, id Id, params CreatePairingCodeParams) error
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
-	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
+	RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
 	// CreateInvitation Invite someone
 	// (POST /orgs/{orgId}/invitations)
-	CreateInvitation(ctx echo.Context, orgId OrgId) error
+	CreateInvitation(ctx echo.Context, orgId OrgId, params CreateInvitationParams) error
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
@@ -4449,7 +4794,7 @@ type ServerInterface interface {
 	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
 	// UploadMedia Upload an image
 	// (POST /orgs/{orgId}/media)
-	UploadMedia(ctx echo.Context, orgId OrgId) error
+	UploadMedia(ctx echo.Context, orgId OrgId, params UploadMediaParams) error
 	// DeleteMedia Delete an image
 	// (DELETE /orgs/{orgId}/media/{key})
 	DeleteMedia(ctx echo.Context, orgId OrgId, key MediaKey) error
@@ -4473,19 +4818,19 @@ type ServerInterface interface {
 	ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error
 	// CreateSignoff Submit a diet order for sign-off
 	// (POST /orgs/{orgId}/signoffs)
-	CreateSignoff(ctx echo.Context, orgId OrgId) error
+	CreateSignoff(ctx echo.Context, orgId OrgId, params CreateSignoffParams) error
 	// GetSignoff Read a diet sign-off
 	// (GET /orgs/{orgId}/signoffs/{id})
 	GetSignoff(ctx echo.Context, orgId OrgId, id Id) error
 	// DecideSignoff Approve or reject a diet sign-off
 	// (POST /orgs/{orgId}/signoffs/{id}/decision)
-	DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error
+	DecideSignoff(ctx echo.Context, orgId OrgId, id Id, params DecideSignoffParams) error
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx echo.Context, orgId OrgId) error
 	// CreateSite Create a site
 	// (POST /orgs/{orgId}/sites)
-	CreateSite(ctx echo.Context, orgId OrgId) error
+	CreateSite(ctx echo.Context, orgId OrgId, params CreateSiteParams) error
 	// GetSite Read a site
 	// (GET /orgs/{orgId}/sites/{siteId})
 	GetSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
@@ -4497,7 +4842,7 @@ type ServerInterface interface {
 	ListTags(ctx echo.Context, orgId OrgId) error
 	// CreateTag Create a printed tag
 	// (POST /orgs/{orgId}/tags)
-	CreateTag(ctx echo.Context, orgId OrgId) error
+	CreateTag(ctx echo.Context, orgId OrgId, params CreateTagParams) error
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
@@ -4506,7 +4851,7 @@ type ServerInterface interface {
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
 	// CreateWebhook Subscribe an endpoint to events
 	// (POST /orgs/{orgId}/webhooks)
-	CreateWebhook(ctx echo.Context, orgId OrgId) error
+	CreateWebhook(ctx echo.Context, orgId OrgId, params CreateWebhookParams) error
 	// DeleteWebhook Remove a subscription
 	// (DELETE /orgs/{orgId}/webhooks/{id})
 	DeleteWebhook(ctx echo.Context, orgId OrgId, id Id) error
@@ -4518,10 +4863,10 @@ type ServerInterface interface {
 	ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id Id, params ListWebhookDeliveriesParams) error
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
-	TestWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
-	CreateSupportInquiry(ctx echo.Context) error
+	CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -4542,8 +4887,28 @@ func (w *ServerInterfaceWrapper) GetJwks(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LoginParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Login(ctx)
+	err = w.Handler.Login(ctx, params)
 	return err
 }
 
@@ -4551,8 +4916,28 @@ func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Logout(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LogoutParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Logout(ctx)
+	err = w.Handler.Logout(ctx, params)
 	return err
 }
 
@@ -4569,8 +4954,28 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ChangePassword(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ChangePasswordParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ChangePassword(ctx)
+	err = w.Handler.ChangePassword(ctx, params)
 	return err
 }
 
@@ -4578,8 +4983,28 @@ func (w *ServerInterfaceWrapper) ChangePassword(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) RefreshSession(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RefreshSessionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RefreshSession(ctx)
+	err = w.Handler.RefreshSession(ctx, params)
 	return err
 }
 
@@ -4587,8 +5012,28 @@ func (w *ServerInterfaceWrapper) RefreshSession(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RegisterUserParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RegisterUser(ctx)
+	err = w.Handler.RegisterUser(ctx, params)
 	return err
 }
 
@@ -4661,8 +5106,28 @@ func (w *ServerInterfaceWrapper) GetDeviceState(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ClaimPairingCode(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClaimPairingCodeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ClaimPairingCode(ctx)
+	err = w.Handler.ClaimPairingCode(ctx, params)
 	return err
 }
 
@@ -4670,8 +5135,28 @@ func (w *ServerInterfaceWrapper) ClaimPairingCode(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) AcceptInvitation(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptInvitationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.AcceptInvitation(ctx)
+	err = w.Handler.AcceptInvitation(ctx, params)
 	return err
 }
 
@@ -4697,8 +5182,28 @@ func (w *ServerInterfaceWrapper) GetOpenApiYaml(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateOrg(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateOrgParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateOrg(ctx)
+	err = w.Handler.CreateOrg(ctx, params)
 	return err
 }
 
@@ -4745,8 +5250,28 @@ func (w *ServerInterfaceWrapper) IngestHl7(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IngestHl7Params
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.IngestHl7(ctx, orgId)
+	err = w.Handler.IngestHl7(ctx, orgId, params)
 	return err
 }
 
@@ -4875,8 +5400,28 @@ func (w *ServerInterfaceWrapper) ResolveAlert(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ResolveAlertParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ResolveAlert(ctx, orgId, id)
+	err = w.Handler.ResolveAlert(ctx, orgId, id, params)
 	return err
 }
 
@@ -4907,8 +5452,28 @@ func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateApiKeyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateApiKey(ctx, orgId)
+	err = w.Handler.CreateApiKey(ctx, orgId, params)
 	return err
 }
 
@@ -5162,8 +5727,28 @@ func (w *ServerInterfaceWrapper) CreateDevice(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateDeviceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateDevice(ctx, orgId)
+	err = w.Handler.CreateDevice(ctx, orgId, params)
 	return err
 }
 
@@ -5282,8 +5867,28 @@ func (w *ServerInterfaceWrapper) CastToDevice(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CastToDeviceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CastToDevice(ctx, orgId, id)
+	err = w.Handler.CastToDevice(ctx, orgId, id, params)
 	return err
 }
 
@@ -5306,8 +5911,28 @@ func (w *ServerInterfaceWrapper) CreatePairingCode(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePairingCodeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePairingCode(ctx, orgId, id)
+	err = w.Handler.CreatePairingCode(ctx, orgId, id, params)
 	return err
 }
 
@@ -5330,8 +5955,28 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RevokeDeviceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RevokeDevice(ctx, orgId, id)
+	err = w.Handler.RevokeDevice(ctx, orgId, id, params)
 	return err
 }
 
@@ -5362,8 +6007,28 @@ func (w *ServerInterfaceWrapper) CreateInvitation(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInvitationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateInvitation(ctx, orgId)
+	err = w.Handler.CreateInvitation(ctx, orgId, params)
 	return err
 }
 
@@ -5434,8 +6099,28 @@ func (w *ServerInterfaceWrapper) UploadMedia(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UploadMediaParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UploadMedia(ctx, orgId)
+	err = w.Handler.UploadMedia(ctx, orgId, params)
 	return err
 }
 
@@ -5639,8 +6324,28 @@ func (w *ServerInterfaceWrapper) CreateSignoff(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSignoffParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSignoff(ctx, orgId)
+	err = w.Handler.CreateSignoff(ctx, orgId, params)
 	return err
 }
 
@@ -5687,8 +6392,28 @@ func (w *ServerInterfaceWrapper) DecideSignoff(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DecideSignoffParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DecideSignoff(ctx, orgId, id)
+	err = w.Handler.DecideSignoff(ctx, orgId, id, params)
 	return err
 }
 
@@ -5719,8 +6444,28 @@ func (w *ServerInterfaceWrapper) CreateSite(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSiteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSite(ctx, orgId)
+	err = w.Handler.CreateSite(ctx, orgId, params)
 	return err
 }
 
@@ -5799,8 +6544,28 @@ func (w *ServerInterfaceWrapper) CreateTag(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTagParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateTag(ctx, orgId)
+	err = w.Handler.CreateTag(ctx, orgId, params)
 	return err
 }
 
@@ -5855,8 +6620,28 @@ func (w *ServerInterfaceWrapper) CreateWebhook(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWebhookParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateWebhook(ctx, orgId)
+	err = w.Handler.CreateWebhook(ctx, orgId, params)
 	return err
 }
 
@@ -5960,8 +6745,28 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TestWebhookParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.TestWebhook(ctx, orgId, id)
+	err = w.Handler.TestWebhook(ctx, orgId, id, params)
 	return err
 }
 
@@ -5969,8 +6774,28 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSupportInquiryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSupportInquiry(ctx)
+	err = w.Handler.CreateSupportInquiry(ctx, params)
 	return err
 }
 
@@ -6097,6 +6922,10 @@ type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
 
+type IdempotencyConflictJSONResponse Error
+
+type IdempotencyKeyReusedJSONResponse Error
+
 type NoContentResponse struct {
 }
 
@@ -6157,7 +6986,8 @@ func (response GetJwks404JSONResponse) VisitGetJwksResponse(w http.ResponseWrite
 }
 
 type LoginRequestObject struct {
-	Body *LoginJSONRequestBody
+	Params LoginParams
+	Body   *LoginJSONRequestBody
 }
 
 type LoginResponseObject interface {
@@ -6206,6 +7036,22 @@ func (response Login401JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
+type Login409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response Login409JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Login413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
@@ -6216,6 +7062,22 @@ func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response Login422JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6238,7 +7100,8 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 }
 
 type LogoutRequestObject struct {
-	Body *LogoutJSONRequestBody
+	Params LogoutParams
+	Body   *LogoutJSONRequestBody
 }
 
 type LogoutResponseObject interface {
@@ -6267,6 +7130,22 @@ func (response Logout400JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	return err
 }
 
+type Logout409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response Logout409JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Logout413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response Logout413JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
@@ -6277,6 +7156,22 @@ func (response Logout413JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Logout422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response Logout422JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6317,7 +7212,8 @@ func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 }
 
 type ChangePasswordRequestObject struct {
-	Body *ChangePasswordJSONRequestBody
+	Params ChangePasswordParams
+	Body   *ChangePasswordJSONRequestBody
 }
 
 type ChangePasswordResponseObject interface {
@@ -6366,6 +7262,22 @@ func (response ChangePassword401JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ChangePassword409JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ChangePassword413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response ChangePassword413JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
@@ -6376,6 +7288,22 @@ func (response ChangePassword413JSONResponse) VisitChangePasswordResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ChangePassword422JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6398,7 +7326,8 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 }
 
 type RefreshSessionRequestObject struct {
-	Body *RefreshSessionJSONRequestBody
+	Params RefreshSessionParams
+	Body   *RefreshSessionJSONRequestBody
 }
 
 type RefreshSessionResponseObject interface {
@@ -6447,6 +7376,22 @@ func (response RefreshSession401JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RefreshSession409JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSession413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response RefreshSession413JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
@@ -6461,8 +7406,25 @@ func (response RefreshSession413JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RefreshSession422JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegisterUserRequestObject struct {
-	Body *RegisterUserJSONRequestBody
+	Params RegisterUserParams
+	Body   *RegisterUserJSONRequestBody
 }
 
 type RegisterUserResponseObject interface {
@@ -6521,6 +7483,22 @@ func (response RegisterUser413JSONResponse) VisitRegisterUserResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RegisterUser422JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6713,7 +7691,8 @@ func (response GetDeviceState401JSONResponse) VisitGetDeviceStateResponse(w http
 }
 
 type ClaimPairingCodeRequestObject struct {
-	Body *ClaimPairingCodeJSONRequestBody
+	Params ClaimPairingCodeParams
+	Body   *ClaimPairingCodeJSONRequestBody
 }
 
 type ClaimPairingCodeResponseObject interface {
@@ -6776,6 +7755,22 @@ func (response ClaimPairingCode404JSONResponse) VisitClaimPairingCodeResponse(w 
 	return err
 }
 
+type ClaimPairingCode409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ClaimPairingCode409JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClaimPairingCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response ClaimPairingCode413JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
@@ -6786,6 +7781,22 @@ func (response ClaimPairingCode413JSONResponse) VisitClaimPairingCodeResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ClaimPairingCode422JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6808,7 +7819,8 @@ func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w 
 }
 
 type AcceptInvitationRequestObject struct {
-	Body *AcceptInvitationJSONRequestBody
+	Params AcceptInvitationParams
+	Body   *AcceptInvitationJSONRequestBody
 }
 
 type AcceptInvitationResponseObject interface {
@@ -6913,6 +7925,22 @@ func (response AcceptInvitation413JSONResponse) VisitAcceptInvitationResponse(w 
 	return err
 }
 
+type AcceptInvitation422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptInvitation422JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenApiJsonRequestObject struct {
 }
 
@@ -6990,7 +8018,8 @@ func (response GetOpenApiYaml404JSONResponse) VisitGetOpenApiYamlResponse(w http
 }
 
 type CreateOrgRequestObject struct {
-	Body *CreateOrgJSONRequestBody
+	Params CreateOrgParams
+	Body   *CreateOrgJSONRequestBody
 }
 
 type CreateOrgResponseObject interface {
@@ -7039,6 +8068,22 @@ func (response CreateOrg401JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	return err
 }
 
+type CreateOrg409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateOrg409JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateOrg413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateOrg413JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
@@ -7049,6 +8094,22 @@ func (response CreateOrg413JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateOrg422JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7211,8 +8272,9 @@ func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 }
 
 type IngestHl7RequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *IngestHl7JSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params IngestHl7Params
+	Body   *IngestHl7JSONRequestBody
 }
 
 type IngestHl7ResponseObject interface {
@@ -7299,6 +8361,22 @@ func (response IngestHl7404JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response IngestHl7409JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7541,8 +8619,9 @@ func (response ListAlerts404JSONResponse) VisitListAlertsResponse(w http.Respons
 }
 
 type ResolveAlertRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ResolveAlertParams
 }
 
 type ResolveAlertResponseObject interface {
@@ -7615,6 +8694,38 @@ func (response ResolveAlert404JSONResponse) VisitResolveAlertResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ResolveAlert409JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ResolveAlert422JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7712,8 +8823,9 @@ func (response ListApiKeys404JSONResponse) VisitListApiKeysResponse(w http.Respo
 }
 
 type CreateApiKeyRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateApiKeyJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateApiKeyParams
+	Body   *CreateApiKeyJSONRequestBody
 }
 
 type CreateApiKeyResponseObject interface {
@@ -7804,6 +8916,22 @@ func (response CreateApiKey404JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateApiKey409JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
@@ -7814,6 +8942,22 @@ func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateApiKey422JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8397,8 +9541,9 @@ func (response ListDevices404JSONResponse) VisitListDevicesResponse(w http.Respo
 }
 
 type CreateDeviceRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateDeviceJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateDeviceParams
+	Body   *CreateDeviceJSONRequestBody
 }
 
 type CreateDeviceResponseObject interface {
@@ -8475,6 +9620,22 @@ func (response CreateDevice404JSONResponse) VisitCreateDeviceResponse(w http.Res
 	return err
 }
 
+type CreateDevice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateDevice409JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
@@ -8485,6 +9646,22 @@ func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateDevice422JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8807,9 +9984,10 @@ func (response ClearDeviceCast404JSONResponse) VisitClearDeviceCastResponse(w ht
 }
 
 type CastToDeviceRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
-	Body  *CastToDeviceJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CastToDeviceParams
+	Body   *CastToDeviceJSONRequestBody
 }
 
 type CastToDeviceResponseObject interface {
@@ -8886,6 +10064,22 @@ func (response CastToDevice404JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CastToDevice409JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CastToDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
@@ -8900,9 +10094,26 @@ func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CastToDevice422JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePairingCodeRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreatePairingCodeParams
 }
 
 type CreatePairingCodeResponseObject interface {
@@ -8993,9 +10204,42 @@ func (response CreatePairingCode404JSONResponse) VisitCreatePairingCodeResponse(
 	return err
 }
 
+type CreatePairingCode409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePairingCode409JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePairingCode422JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeDeviceRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RevokeDeviceParams
 }
 
 type RevokeDeviceResponseObject interface {
@@ -9068,6 +10312,38 @@ func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RevokeDevice409JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RevokeDevice422JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9151,8 +10427,9 @@ func (response ListInvitations404JSONResponse) VisitListInvitationsResponse(w ht
 }
 
 type CreateInvitationRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateInvitationJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInvitationParams
+	Body   *CreateInvitationJSONRequestBody
 }
 
 type CreateInvitationResponseObject interface {
@@ -9253,6 +10530,22 @@ func (response CreateInvitation413JSONResponse) VisitCreateInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInvitation422JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9419,8 +10712,9 @@ func (response ListMedia404JSONResponse) VisitListMediaResponse(w http.ResponseW
 }
 
 type UploadMediaRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *multipart.Reader
+	OrgId  OrgId `json:"orgId"`
+	Params UploadMediaParams
+	Body   *multipart.Reader
 }
 
 type UploadMediaResponseObject interface {
@@ -9497,6 +10791,22 @@ func (response UploadMedia404JSONResponse) VisitUploadMediaResponse(w http.Respo
 	return err
 }
 
+type UploadMedia409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response UploadMedia409JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadMedia413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
@@ -9507,6 +10817,22 @@ func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response UploadMedia422JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10103,8 +11429,9 @@ func (response ListSignoffs404JSONResponse) VisitListSignoffsResponse(w http.Res
 }
 
 type CreateSignoffRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateSignoffJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSignoffParams
+	Body   *CreateSignoffJSONRequestBody
 }
 
 type CreateSignoffResponseObject interface {
@@ -10223,6 +11550,22 @@ func (response CreateSignoff413JSONResponse) VisitCreateSignoffResponse(w http.R
 	return err
 }
 
+type CreateSignoff422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSignoff422JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10317,9 +11660,10 @@ func (response GetSignoff404JSONResponse) VisitGetSignoffResponse(w http.Respons
 }
 
 type DecideSignoffRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
-	Body  *DecideSignoffJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params DecideSignoffParams
+	Body   *DecideSignoffJSONRequestBody
 }
 
 type DecideSignoffResponseObject interface {
@@ -10438,6 +11782,22 @@ func (response DecideSignoff413JSONResponse) VisitDecideSignoffResponse(w http.R
 	return err
 }
 
+type DecideSignoff422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response DecideSignoff422JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -10503,8 +11863,9 @@ func (response ListSites404JSONResponse) VisitListSitesResponse(w http.ResponseW
 }
 
 type CreateSiteRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateSiteJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSiteParams
+	Body   *CreateSiteJSONRequestBody
 }
 
 type CreateSiteResponseObject interface {
@@ -10581,6 +11942,22 @@ func (response CreateSite404JSONResponse) VisitCreateSiteResponse(w http.Respons
 	return err
 }
 
+type CreateSite409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSite409JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSite413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
@@ -10591,6 +11968,22 @@ func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSite422JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10819,8 +12212,9 @@ func (response ListTags404JSONResponse) VisitListTagsResponse(w http.ResponseWri
 }
 
 type CreateTagRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateTagJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateTagParams
+	Body   *CreateTagJSONRequestBody
 }
 
 type CreateTagResponseObject interface {
@@ -10897,6 +12291,22 @@ func (response CreateTag404JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	return err
 }
 
+type CreateTag409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateTag409JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
@@ -10907,6 +12317,22 @@ func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateTag422JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11076,8 +12502,9 @@ func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.Res
 }
 
 type CreateWebhookRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateWebhookJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWebhookParams
+	Body   *CreateWebhookJSONRequestBody
 }
 
 type CreateWebhookResponseObject interface {
@@ -11192,6 +12619,22 @@ func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWebhook422JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11485,8 +12928,9 @@ func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesR
 }
 
 type TestWebhookRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params TestWebhookParams
 }
 
 type TestWebhookResponseObject interface {
@@ -11577,8 +13021,41 @@ func (response TestWebhook404JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type TestWebhook409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response TestWebhook409JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response TestWebhook422JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
-	Body *CreateSupportInquiryJSONRequestBody
+	Params CreateSupportInquiryParams
+	Body   *CreateSupportInquiryJSONRequestBody
 }
 
 type CreateSupportInquiryResponseObject interface {
@@ -11613,6 +13090,22 @@ func (response CreateSupportInquiry400JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type CreateSupportInquiry409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSupportInquiry409JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiry413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateSupportInquiry413JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
@@ -11623,6 +13116,22 @@ func (response CreateSupportInquiry413JSONResponse) VisitCreateSupportInquiryRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSupportInquiry422JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11879,8 +13388,10 @@ func (sh *strictHandler) GetJwks(ctx echo.Context) error {
 }
 
 // Login operation middleware
-func (sh *strictHandler) Login(ctx echo.Context) error {
+func (sh *strictHandler) Login(ctx echo.Context, params LoginParams) error {
 	var request LoginRequestObject
+
+	request.Params = params
 
 	var body LoginJSONRequestBody
 	var err error
@@ -11925,8 +13436,10 @@ func (sh *strictHandler) Login(ctx echo.Context) error {
 }
 
 // Logout operation middleware
-func (sh *strictHandler) Logout(ctx echo.Context) error {
+func (sh *strictHandler) Logout(ctx echo.Context, params LogoutParams) error {
 	var request LogoutRequestObject
+
+	request.Params = params
 
 	var body LogoutJSONRequestBody
 	var err error
@@ -11994,8 +13507,10 @@ func (sh *strictHandler) GetMe(ctx echo.Context) error {
 }
 
 // ChangePassword operation middleware
-func (sh *strictHandler) ChangePassword(ctx echo.Context) error {
+func (sh *strictHandler) ChangePassword(ctx echo.Context, params ChangePasswordParams) error {
 	var request ChangePasswordRequestObject
+
+	request.Params = params
 
 	var body ChangePasswordJSONRequestBody
 	var err error
@@ -12040,8 +13555,10 @@ func (sh *strictHandler) ChangePassword(ctx echo.Context) error {
 }
 
 // RefreshSession operation middleware
-func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
+func (sh *strictHandler) RefreshSession(ctx echo.Context, params RefreshSessionParams) error {
 	var request RefreshSessionRequestObject
+
+	request.Params = params
 
 	var body RefreshSessionJSONRequestBody
 	var err error
@@ -12086,8 +13603,10 @@ func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
 }
 
 // RegisterUser operation middleware
-func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
+func (sh *strictHandler) RegisterUser(ctx echo.Context, params RegisterUserParams) error {
 	var request RegisterUserRequestObject
+
+	request.Params = params
 
 	var body RegisterUserJSONRequestBody
 	var err error
@@ -12183,8 +13702,10 @@ func (sh *strictHandler) GetDeviceState(ctx echo.Context, params GetDeviceStateP
 }
 
 // ClaimPairingCode operation middleware
-func (sh *strictHandler) ClaimPairingCode(ctx echo.Context) error {
+func (sh *strictHandler) ClaimPairingCode(ctx echo.Context, params ClaimPairingCodeParams) error {
 	var request ClaimPairingCodeRequestObject
+
+	request.Params = params
 
 	var body ClaimPairingCodeJSONRequestBody
 	var err error
@@ -12229,8 +13750,10 @@ func (sh *strictHandler) ClaimPairingCode(ctx echo.Context) error {
 }
 
 // AcceptInvitation operation middleware
-func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
+func (sh *strictHandler) AcceptInvitation(ctx echo.Context, params AcceptInvitationParams) error {
 	var request AcceptInvitationRequestObject
+
+	request.Params = params
 
 	var body AcceptInvitationJSONRequestBody
 	var err error
@@ -12321,8 +13844,10 @@ func (sh *strictHandler) GetOpenApiYaml(ctx echo.Context) error {
 }
 
 // CreateOrg operation middleware
-func (sh *strictHandler) CreateOrg(ctx echo.Context) error {
+func (sh *strictHandler) CreateOrg(ctx echo.Context, params CreateOrgParams) error {
 	var request CreateOrgRequestObject
+
+	request.Params = params
 
 	var body CreateOrgJSONRequestBody
 	var err error
@@ -12440,10 +13965,11 @@ func (sh *strictHandler) UpdateOrg(ctx echo.Context, orgId OrgId) error {
 }
 
 // IngestHl7 operation middleware
-func (sh *strictHandler) IngestHl7(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) IngestHl7(ctx echo.Context, orgId OrgId, params IngestHl7Params) error {
 	var request IngestHl7RequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body IngestHl7JSONRequestBody
 	var err error
@@ -12540,11 +14066,12 @@ func (sh *strictHandler) ListAlerts(ctx echo.Context, orgId OrgId, params ListAl
 }
 
 // ResolveAlert operation middleware
-func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id, params ResolveAlertParams) error {
 	var request ResolveAlertRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ResolveAlert(ctx.Request().Context(), request.(ResolveAlertRequestObject))
@@ -12591,10 +14118,11 @@ func (sh *strictHandler) ListApiKeys(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateApiKey operation middleware
-func (sh *strictHandler) CreateApiKey(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateApiKey(ctx echo.Context, orgId OrgId, params CreateApiKeyParams) error {
 	var request CreateApiKeyRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateApiKeyJSONRequestBody
 	var err error
@@ -12818,10 +14346,11 @@ func (sh *strictHandler) ListDevices(ctx echo.Context, orgId OrgId, params ListD
 }
 
 // CreateDevice operation middleware
-func (sh *strictHandler) CreateDevice(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateDevice(ctx echo.Context, orgId OrgId, params CreateDeviceParams) error {
 	var request CreateDeviceRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateDeviceJSONRequestBody
 	var err error
@@ -12993,11 +14522,12 @@ func (sh *strictHandler) ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) e
 }
 
 // CastToDevice operation middleware
-func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id, params CastToDeviceParams) error {
 	var request CastToDeviceRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	var body CastToDeviceJSONRequestBody
 	var err error
@@ -13042,11 +14572,12 @@ func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id) erro
 }
 
 // CreatePairingCode operation middleware
-func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id, params CreatePairingCodeParams) error {
 	var request CreatePairingCodeRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.CreatePairingCode(ctx.Request().Context(), request.(CreatePairingCodeRequestObject))
@@ -13068,11 +14599,12 @@ func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id)
 }
 
 // RevokeDevice operation middleware
-func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error {
 	var request RevokeDeviceRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RevokeDevice(ctx.Request().Context(), request.(RevokeDeviceRequestObject))
@@ -13119,10 +14651,11 @@ func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateInvitation operation middleware
-func (sh *strictHandler) CreateInvitation(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateInvitation(ctx echo.Context, orgId OrgId, params CreateInvitationParams) error {
 	var request CreateInvitationRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateInvitationJSONRequestBody
 	var err error
@@ -13219,10 +14752,11 @@ func (sh *strictHandler) ListMedia(ctx echo.Context, orgId OrgId, params ListMed
 }
 
 // UploadMedia operation middleware
-func (sh *strictHandler) UploadMedia(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) UploadMedia(ctx echo.Context, orgId OrgId, params UploadMediaParams) error {
 	var request UploadMediaRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	if reader, err := ctx.Request().MultipartReader(); err != nil {
 		return err
@@ -13454,10 +14988,11 @@ func (sh *strictHandler) ListSignoffs(ctx echo.Context, orgId OrgId, params List
 }
 
 // CreateSignoff operation middleware
-func (sh *strictHandler) CreateSignoff(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateSignoff(ctx echo.Context, orgId OrgId, params CreateSignoffParams) error {
 	var request CreateSignoffRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateSignoffJSONRequestBody
 	var err error
@@ -13528,11 +15063,12 @@ func (sh *strictHandler) GetSignoff(ctx echo.Context, orgId OrgId, id Id) error 
 }
 
 // DecideSignoff operation middleware
-func (sh *strictHandler) DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) DecideSignoff(ctx echo.Context, orgId OrgId, id Id, params DecideSignoffParams) error {
 	var request DecideSignoffRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	var body DecideSignoffJSONRequestBody
 	var err error
@@ -13602,10 +15138,11 @@ func (sh *strictHandler) ListSites(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateSite operation middleware
-func (sh *strictHandler) CreateSite(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateSite(ctx echo.Context, orgId OrgId, params CreateSiteParams) error {
 	var request CreateSiteRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateSiteJSONRequestBody
 	var err error
@@ -13750,10 +15287,11 @@ func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateTag operation middleware
-func (sh *strictHandler) CreateTag(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateTag(ctx echo.Context, orgId OrgId, params CreateTagParams) error {
 	var request CreateTagRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateTagJSONRequestBody
 	var err error
@@ -13849,10 +15387,11 @@ func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateWebhook operation middleware
-func (sh *strictHandler) CreateWebhook(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateWebhook(ctx echo.Context, orgId OrgId, params CreateWebhookParams) error {
 	var request CreateWebhookRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateWebhookJSONRequestBody
 	var err error
@@ -13999,11 +15538,12 @@ func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id
 }
 
 // TestWebhook operation middleware
-func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error {
 	var request TestWebhookRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.TestWebhook(ctx.Request().Context(), request.(TestWebhookRequestObject))
@@ -14025,8 +15565,10 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id) error
 }
 
 // CreateSupportInquiry operation middleware
-func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
+func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error {
 	var request CreateSupportInquiryRequestObject
+
+	request.Params = params
 
 	var body CreateSupportInquiryJSONRequestBody
 	var err error
@@ -14075,694 +15617,706 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P0Lchu5ki8ObwXBmQhLEyRNUpJtyfHF/WRJbqtbr5bkdj9kiWAVSKJVBNgASjS75YnZw93DLGxW8g9k",
-	"AlWoYvEluc/MvfeciNMWySo8EolEZiLzl3/VIjkaS8GE0bW9v2rsCx2NEwZ/7ydMGfvHA01SZv/gcW2v",
-	"1mrvdvpbdLvRarVajdf2P2/sf1rZ/1i7Vq/dc2Gf1kxoqe5kv59wwWr12ohpTQestle7gp/IgBo2oVNy",
-	"U/tEk/sGF2SsZI/pmxoZUk2ENKTHmCBDRlVM+kqOiOYiYqS9vdfq1Oo1OWaCxfumtlfrtDqvGq2tRqtz",
-	"3WnttTt7rdavtXpNMS2TB3xGpEmSf/Nu6r/R7IEpbqa1vdqEKsHFoFavaW7Y8WqTptQ+b6hJdW0PxmQ/",
-	"p73fWWTWoF1kaWemY0ugmD3wiNW+fv1ax8XQwWr89s/l+O9ajs9f67UDJnQK66HT0YgqO9BzwciYGs6E",
-	"IVyQoUy1JXG+YDQecWNmidPe3uvsOOLQJGFqwISu7f1WGzMqUqNrn/333G5N29KcpyJq2EDCaPpSxrV6",
-	"LZKxHfzrV53dnU6r9cauOR2Pkda1BxnRXprY8dtVoJHhEhvdF3Q8nCb0C9e1eu0Df2DQQbAu8CcLyYwN",
-	"22+m2rCRZaqDa0tA9sXO+ALGWftaL46/OOxYpYNg2K1X7TfloV1SPSyNZSRjpqgpjEZIc0fH44RHtJew",
-	"cFSXP5+dX56GAxM84knCRe3r53qtxyxz7NfqtZgadt5/x5UZ1vZq7d03rUZru9G2bB5zZs5VzBQuiB1v",
-	"/ldtr3Zw8OHcPQaDjqTQXBsmzF1EVU8OpzEM+PP89VhA16OL44PD46OAuAdZ++QgaJ+037Ra5D6iCdDd",
-	"Da7z3dl+OLhETu60jHk6+mbj6ZCBoiPiWrVkXUqKemkcq+7R17V6jQttVJrzyJkkkRQRE8Y2HRM9YQy3",
-	"iLSLVrkHt6yMsntwnNCIKVjds3TUYyqXSsrKgAumuIyhn3e1eu2kVq8dAkPKVEWWvjQ2SC9lciHnxQhn",
-	"5mn0YCKSqTBMHa8h+PsJHUAvuF3vcOdN16Bvrw30/QDibM+olNVrIyXshmi1OlvbO6/sAgg6Ah2hT0c8",
-	"saxzeH5Uq9cG/IHZR7/fP7MfRzyOE0uFHz8en53VvtZrSkrLQNuwqTT7UturvX+CqE8Ftwu6/cn+Pbb7",
-	"dsEKowRXzD5VFOH7RLAJ0WlPR4qPLTeRCTdDwo0mmkWKmTrRQzkRxDJXLtz/qln59JDRJ8LGy0No7e61",
-	"Wk7QswdUun6rUXu2N90rMPeBkP1+M2YRj1lsl6pPeZIqdmDXv7bXqq919idUm0OW8Aempjk72m+v3I72",
-	"3G0naE/coWbR3c9/bD3sXv95uS1Oxm+iT3G7/0G/GnxPt6ZHrJX+wM/Nzv3rH0edLz/1LNFVUturDY0Z",
-	"672XL4dS3uvm0HKzeuBs0rjnJhoyoZtOw3ypZaprX/N1OBYP3FBL8aoV4dmv+XoYeQ+nerYEKxA9Uixm",
-	"wnCaAOUVEJeNKLeD13T0/18wZLtmX8ZcMV3sYbfQwzqKBczKSdrslZ3eq6jxOn7DGrv9VruBG+zNLu1F",
-	"ljeUhO0zooIOmMo2Csxmpa3yuV5Dwu3Z7u92ox87vZ9fj34Yb+vr9sOvb8Tl1uSXV+xD6/eTHfo+7gw+",
-	"8vM/Xv98D2t1iBx5hQxaWihB6His5AOLiWKWguHaOF6e2ZM7e9uecu6RVanB3CuaS3EmjaXKhTRUa56O",
-	"SIcMrPzvczViMbKMYOOhkokcTJvh8Q2MUz68L4/O9k/CA1IxQZOiQMYPY9/lEw/Ok/MD6Mmdmpe2H9IZ",
-	"jMgZhX9+KB4Vq43jGQfnggNya2/HK6kVB2Tt/PKwsbvbbtcqjsnwbITmw9OxJKOznVQ4L4MVO15ndqs9",
-	"G+/WKs80ZCtcFNs/clI81eMhHXBK7Kqlir0l44RRzTzLkWw1SMJH3FiGc4bB8Rpn7pPNHb8P0eSZY3Ps",
-	"7LU9pbOHVpdEKA3gTOFMl0V2jL+wmMApVyeU2BOMxUQKVrf/IX+kLIURBuaRMWw0NqFhGKcKpP5pdkgx",
-	"pWSmj0HrVnKXTkz3y6rE3lqdU/r2WRz7DEVbe9vexLVLYVknm6UOTlowgMK5lltp77Vaza02CMWAAG9a",
-	"rXZGgJrhIyZTQ2jfMEXe6FpOjrJCsRYxOmsQo7OQGO0SMZAFAmK0llLCcmiz1ZmhxOs5jPCsmbfXmHl7",
-	"4cxbpZln+yGYfKe1DXroIbgVTrg25V00oUnSk1TFhIqYUDJiIiXwRWHbRFRn+wUE0MA2JJUVN06hqiVU",
-	"xDqiYzCDh3Li3UmordpvPlARy34//w7fhVNnoHhiTx1NU7RYzZCNYF5U3VvZvILmtaok3smdVdn873py",
-	"6PTYK8bEDMXbe1ue19AMqX2QhiRcsJyGIIK5XQI3QfxUNeRtv3rr2iDVdkdOBbDAK1crptMLqrIfios3",
-	"lsooyk22dpnvJF++C8Ujln3j1yfhg6FZskCdNRfoVb5AliHvPHXD1cFZuLU4kb3etMi8fiX6NNGFpXCG",
-	"yLcjPM4ONtqxGDBt9uMRN7OaazziWmfmReZsczsPzn5QXMiGZoORtdyIZmOKzoXe1Boplt/0Zqj05s7V",
-	"06sPj7f/fnNzk7ZanVePRxfHB48f9i/fnV/+dHz06bbd7DTfbLea7fb21k6r2W62t5rt2+Or88er849X",
-	"+B87sdZWq9N6s9VqdxqtV63W4+P+4fXtfqt9u394fbffaj+eXn1nqdJ+vHjsNHea7cfHx/2Tx7Ojx8eP",
-	"Z8cH54dH5OP1+8abG3H009mjfSFs1Tb4+P3V6fH1h1v87/fnH86CRzo7rdaNuDg+fGw/PmaK0u3t7YfT",
-	"A5xZ5USabfzx+Or89vTy39udrcb2TsOqEre3t1dX+7dXV4+Ph+dHt9/vnx3dgmfg9vb29uTxsb37ptXa",
-	"bnce3z8+PrY7W+R0//iMXF3f3l4d7V9fnxzdftq/3X3Tbm3ffrzaf3zc6LRebe7s7DRabZjM6ePjT5Yc",
-	"MNAbcfFT+7H9ePy4/el2u9253bfjvr29tY3ebj8eYR/bt/vX10dnh7f7J8cH9rvTo8NH+1Plz8dnQQ+P",
-	"8/5XJuH+iR3I+/3b91LGBDf09PbDyetWu/P6MfPV3qLH9Pbq4Prx6qfbK/DguMfePAYe2n8H/yy223k8",
-	"3L89VOlgtt3Wq7Zt0zs7b9EP+nh6/nhJ9fBGnB9ePR4+vvv3k38/fDw4+HB+u9SpeOsdf//e+e5s/7bg",
-	"9Mt+e6x2xt2ItWXs12wbXzKdJjMnZo+aaEhkn/RlqojbfjrckmMlI6a1FT7bcO+QJgZNv5gZcAOgKwcE",
-	"r/fXgz9aGCUTGKrfZLUnuuRmDQ0QLZlDyp9PaxoMX+s1mZpIgtAFxzeM3JlRTlLAGZRPtWJanWyEOzs7",
-	"dppg0ilGNdAk5joaUjVgpC8VScW9kBNBTi/PSP54YST6njujtzCSreUjKfTrfic8Jv5nMqGa0EQxGk9J",
-	"vrCF3uMULgDAm7qQEllHp1cfGh1iFzbmYkDsZGlkmNKEKkbgmBCDYieK/c4iE87Rnjhf67VTsPcPwKlQ",
-	"5NRERt6mjGTMCHoG4LhRrOFWjxhJzFCx7FqpwMrlOxR0XZyeH65484COgz414GDkqlq5au3mF3fu2AeL",
-	"fIE6tp2rYzitCtsz0wsDn8mKLjAZRalSTIC+097Odore7/dxGfa2gHGQiNcSPq/ugzmVMe9b6heoBcvJ",
-	"0NdRXEorwho6knb9LGm44bTsl5zvdKSCLnE6/i65WKxbO0VrX1DynRyxP7+RnzDVZbm2zCOABNJrUui3",
-	"/2dI9BloJNJ3Vg++QuOwSKpcTSbUEGtL7jhZYe39OukxM2FMkJ5i9L5PtQGRkaQiGhZlA9p3eLmaWxwx",
-	"2qM5kcCJCvfaKIP/QfbIc42NeabF13ptmBmydvL2t8KE/qoxaA5ug/KWPAXBK2l/thIMRioulBwopnVm",
-	"rnDDRtC8PQQU0KunqIhRd4jQE/Ev73d2j1rvrLGjuFvef2m/7+xuvbbNejs1Y2vyg2Nr++tYyTh1Wgg4",
-	"T5l6YOqaj1hJkL7a294JrNU1IhvAcHKjOKVc+P6tHOQj9qcUsF9GTPGIvjwY8ogOJMainKJeda3c0Znz",
-	"7/VEZlqXVcPMkBEDjxU2e7XSsY7TiYuYfanttatUlSrVQ9HJUius2tZq52bWljevOt68ulHOGMr6R2Po",
-	"9vTy8fHy/Oj28vjgw/7l4Y3ypsfO0e1Ou3X7bl2Vyj4eMf5Qfa3ZziJr/kiZRp1xu9+OOnSXtXqv461o",
-	"h75hr/rtuBM9wbFRobitoSOv41Jz69qqVJIrlNsneNWfzgqrm90ZX5SMZOALb+mG5m3OIN42/R+04m08",
-	"uM7Y5DA7Kir9lHWi2MCqmsqpskIaMmWGOH9PqBP9v+i0LLjFFroo/37HmPNIfq3XzvEIK/jDpBpQwf/E",
-	"G3cp4L79QkliFKdJuI5rH3zfjuogXBaco3BNCdEEfUZNqhgGW4z53T2b2p8nrAdxClZ0JVzwCKYGtvhd",
-	"wjWGC8EFnsYr7AfUaTo7X+0hCbeeYyXtdrFkORJxGBmw3Wi1C9OCh6ztCMwKJ+mFW+55fn9c/7d5uAPh",
-	"Oos/SaZkiAF4wS17psr9c3/9D70CcIt07YIwtEz1Xcwe7n6533o4e/PH4oCbn//4dfK6V8t5p1oi48QC",
-	"RkKvttfNiOUOYiQBHb4kk/HfqjsWHx7n7ORr2ksYaXcsT1KC4WUEY1GdA33aJAcJowKVc3SmDxL5wDRo",
-	"OvaNKRkn1LAmqJ0GDDJvTxAwYvLDyHvTv/7zmut/OI8Dd4JiNsuYGB7ttUZgCaOo0H2mSirC/6nR0t8o",
-	"SjoLRH73vEDky6PvipFMAzuDbxbne4ntkcOZsNagp1UDkt6sHpC0dd1+vbezuyAgyY6zsbPz6tUzIpK2",
-	"rttv5kQkzZnqk24Espf0ynkCAW948zFQFNcJDx3JBzZysajVhh1dOo79+eZfIcA3D9MtGJFFCUDLS/Aq",
-	"X4J82jPdtdvbeXc7YXc7R7BcTvgcJFRb7j6e/3S99sA1Nxkr5Vd80NA/KqZ6pMSVZ9Ixj7fuRur5kdY7",
-	"3ybSGqhUeRSEOxOOAiZiLgbVQaMuVJRMKDdcDEAvoNVu9CCE1Dkz84DR/Is8HNR9989Az38Gev7fGug5",
-	"xq31N8d5XkVUXPGKuwq8OSE6ogJMAG4YMXRAqCFbhDZHzeDqopwrgVwYnAEDZqATqwD3WGIZbcwEuJA1",
-	"fj9iZigtmb4DBWRMQRl6KdVAv1zFXfDStrPKo5QWj6eYJcywazoIBnfJDFeMmCHXds7h8A6PTo6uj540",
-	"QkNXejLGc8gegSBO/nqS9x8W57DiRgh+cLcNra29VutpVwUhsSLGH6x8j2V0D06WwfEaXh5DB3iJXtv+",
-	"8PPuxa8dUECtzmO+zZXHE/2jQPWv4En6WMh/oeNx01r2ebpLRMXLbPCwqxgEnJU3VV8xPSTa/VjYNBHT",
-	"2rsN2PT7Ye+7iJ/z79//enR5/ePVsT4emfGvB8evjn+P70+/O2398vv3yfmnoy+//n72+9n1gJ8cfN9i",
-	"P+/bd374qf0j7//YZNPvE/Zhn5//frR1fv1j++z3H3dOD/f18SgZxgfHr06vo52zw4+ds8P9yenBhNOf",
-	"z/48/l3yqLPbjqbH+lictX/htsv9L+fX349OO0etk+uf+Nno1Jx1ftz+9aq18+vv+19Oro//hHb+HOz8",
-	"8un73389+H63GXUS0Ru9b8U/f5/kyTXHora322pZAwto4WesDGQktUads9fR9+qXyZvedfv+YlufxLv9",
-	"D/RVeiR3Br/yjvjxy+ufJjW8m4X7vpWvkXm8ehTCCK+6h3ysK26wP6/N4lINzhb5Mt1ttZyI0l31ZysJ",
-	"Zq63wb3oVK6qNGU8OGYSdX77p5r1TzXrn2rWP17N+gzbdVbHAp0KqGQVoZj1aZoYEtMpGVNVjAdbwTvp",
-	"oiBwb7o4iFYhDiKLKwliIVqvMBZizdAJ/3inVdAgYi5EzrD2+Ve2ua+r77Onhi4ghfVsyALoheV4pKfQ",
-	"ciXC/O0TrS8c/8788cP0VuKFNebQyxu8Mk3yTvEBj19ocq3olJwgCsmi2cDOCBKyZ3ZI+FtFQra7Sv0f",
-	"nZFdmQDW2fm1VkzT7rS2n5FoHRKxQiUYMpqY4bRAT0zVs1NF8Rfk6v2fk+7+9xO3vgY9dmbo8W+zM95a",
-	"fcadVWeM+YThjFvl+TI19jNrRnL00l+Qu2nanWiN4NIGtBa/FISSiQMMiqRMmCLUwJk1soLrPhNc+XGF",
-	"quEPr3887fz807vaN71eex1Y6p+Kw+o8xdwDU9O+4aA84PM1KlTsj5SPR0yY2sqGYDbpr0jSyohZdKWI",
-	"mFBBsj6cryEMpivbxfPI+CbXN9cJv5xrwz+diOu9cR3Y2k8wtev/ZDVkNdi+TJt9TLid2cZMG5+4PYWd",
-	"6+LPFKFRxMamdDu7KG030zGCnN12uzMnadeJmaYdwbo5u9trBBhuL8zZ3VkpZ7dld+xHMcoSOypO0jyr",
-	"g/prjQo7e8X0jX9EbgYuR25tu6DvlfIsMiMpFU/NrLCM+VHPJlakmikyGUoiJ0KDJlIIS7OiEV3Q+CPI",
-	"TNknVEgzBAsjY9b/611A9TkpFGuMoFMYQUFV/yD1mBuakLPUKO4U7eenT8xxXNWtGMVolsoUiR6N7huy",
-	"3wB8vXVjnGYTI+bEO73e28ocJ//t8U6rpm38Q6OhvkGo0/wwpplEjv/mRIvXefjbPyrRwg6PKjpixqVU",
-	"HaRKS4VX4YE5XDsf0z9SRiL4GSE57fHdPeHivmvtupgpn40xtieRTDUZ0wFwoRd9eKUQw/XB8eT091/M",
-	"6eGpOT38/uPp4f2r08P9V6eH7+ixaIGPE6FNwBnrpoa9W/JEQzaikP5Ov5wwMTBDODjzSxOjIIPya712",
-	"ZI/6DzDA2WldDxnCxxDbRZ1QTTjeB/ZkPH2hSRd+7RZnUbYuYaxIg3ywXxrOpdpAHQTj6MOwuXwWs6M+",
-	"jqsHqxg6ZV9owuPiqFbQTvp+sHBrmA2VxwtH15dqBPEyacqD/NNgtCfcAR4UB3xhZaTmfxaZYKdVvbrg",
-	"di0srnNF4isj+oWP0pH9YD9xgZ/a2Xi4MMyeEpg+FHP6A5tWE5GP6MBS8J5NyUbGy+k4kTSuE4gOsfLa",
-	"Lv/INdTdXJfYrF1N7Hs2fSa1z/HArZpZqLwAi4Tz00y90CTQKNaeU2vOnFAFeN6sriIqrv0dbNXcDB28",
-	"0GSs7DrHoPs2yQkzWdq0YtRqfZo1uNBMaG74A0umdTgiz+vkGP44sXu8VSdt+NRu3oh9MSU4DmKGFCWB",
-	"JkKCbbwxGVJjD1WIj7ez2LRnM0QM0BEj261tF0+EdMXe/M83YrvVzl3r1lgiivUZaLzwPaAr+avYJsAV",
-	"5AsSGJMVRPcX1ovIHojHV9uwa/zHduUa8IGANIZ58vJETpiyNCZD9oV8ON0/aFx92O/svPKyX9EJcflC",
-	"IELrdpN5eDygQeD6e+EBL5s34iemeH9KuCHSUts+yr7QyJDe1DDt7cS4TnqsL61SRJXmYlAnkRyNKawe",
-	"GMVCGyoMhIOUybnVfxW1Wau3S3fi7eg1e9Pv0HavFe3Gb9jr/iu609uOtuIOa/dbdLf3Jnodv2I7/W26",
-	"1etE7bjFlkt67em3cFHG1q6Fi6vb31qNXdrof/7r1fbXf63eFs62r9oRVkt40kEA+kIFSzlHwvM28keX",
-	"r1w1YtwkLzTaXXMHvtgmqhi4y5F+zsC/AlTHWAqN9vY7Gl8iI3voCBdr7vCe7axe/q7xsiCbQ+YIeqAJ",
-	"j+GhuwyTDJEg0JDrc5ZY5Q7NxhAkfZTavcMIJdAGgScIjWNIELYGjYdnc+MjeV8OAm8PX9oji9vyljXK",
-	"3O1W62tIsH9VrG/13Jc5fP9L/FW//Cnr8QjGAuSr0lZwgFyTEU3sCrDYnq92lDoYdpOcSTO0e3hCNZko",
-	"bgwTTas8H0jRT3j0tDWI/Ms5yfYFoREEQnuRxLWnikP5YF8gL6tMnN2VibMSSfzYdC4a0RViCHiHYPYe",
-	"t81pV2sTYJxQcZdtiZwKdiB9wPxIqJXCaOfhxTfZ6MARpxiNhvCWS23L4OnvMk2tQKBOlrBmm66tTK6L",
-	"hM7nogvKQbZPZJrEZCBJj02lO2GLg4/o2Co7jJFOnYyVJJ2dOmHCMDVWXDOSChg2izeBtO+l6vE4ZuJJ",
-	"hO1nb4dEtUY7GHpEMBajlkDjERdEycQqZ2TIB0N/MR2Qbuvb8Fau2r3Q2OWGVCR32qDqIiVJ5AS0FjtA",
-	"OWboQAWynMmDnBbFHg6lYG+tXmTPdfeweS9TtJXXJqGQ5q4Pb+ckPA99b0Ia4h8okmv7W21FtKVILBlW",
-	"nYCtb9epxxIpBpZY3tVXUK1h9hd0ag2GaylPqBqwp21QbOPOSHmXQCuz0t2SG1fNPVAgRnvr28ol6I19",
-	"iTIGtvabD4nBWY+YMJfZOfsNxdIvMlWwq/MV4SJK0piRII82F0fBlyVR9G2ET4VFVT06Syc3LGc/wnMo",
-	"T3NZCgS0ds5HQVMzlIr/+UQKptCA3dWRRyH1B1z+vd1EAZWt9YEOvCfGxebXPGV6t1emt539XHqfSaem",
-	"eHuIXDtPDImoUpzpKjNqo2u/aLpxdusEP8M0u5tES/vSjaDjMbEvauaOD1BBzVDJdDAkVnNvcOHAsXQ6",
-	"YllXbwkuYmbzTYbMSQRgAmjd2oqoOFir42u9di3lKRVTt4n1k1ZZUeMO2+LpLSUZUTH1e1a/JYoZNbUG",
-	"0G6rZW0qKeKZXdH5BhrMPgFsPmRsqTKyJTK6JwiZoZvkEkaDoMGWagLiDa2J6IZmR9qFpxr79inwr6FZ",
-	"BZQKfpo9h65cG6kwPHGXiCi7RnRqlV1LDM7Atggs4UUOI7xw++/Yk0/cRnMX6BSx4+qEC9xKUhEMeo4D",
-	"RUCDJPooHKAd1K552pTDFvIJn0mwzxncZnw4ee0vTPYy16or9EQc0imB2C9Q9Kw2fHr1YYZ7O9/mnIPO",
-	"uSYTliQNZ5H0UkOGMolBqA8zR5CVFj2Wo/41wbx1vUD1MrizzqtKBPYijWO4xKLJhbIaloE8YQ+5EXz1",
-	"ly+VENB3zaoJ9Rkv+DI/T24l/+a6/5w9JrF+la8HVrH/5IghlajJMnLAcQY6A7W2Gxp154LhhZMluBwz",
-	"QcZMWcsHaQPC1tXLIhv0RqB0IPmlMJkMecKc/IUGsqMXPjndbBNEtB7KiSYyT+d5oX1M0I3Ibn20a9O+",
-	"Xyd9rpgm3YJDv2sFvABP1JgJjR69KJGaaf+LzidxI6KEUaXJRjevMNYlIk2STRI4Bon7VRNu0DFV5AIe",
-	"r+Ck8Jdc5SX5ZMmPRdHQ6ID5kGsZ0ynpFguydckG9eANuliPTfPE7kVrGbRbN2LERWqYfputEXW21iaQ",
-	"pCv8Te2d4vretVssTUakQxE5uzi31ABa3YiE/5HyGG8sX3fso6rQjWtm8y1JqD1E7Kw10Wk0JFSTrmEj",
-	"MFpSxe7YlyhVVlno1m9EN5HmDsQdFwOrCUSWwH0nyO4SOtasi4M3VN/fjbjd111ilYuHPAaaK2tN0h5P",
-	"uF2esh9xpsDdzCplzpxwU3+r4nczveXV8AIGiqlhDZcUN/NGWB1vzjuWgfFccPB689p4N13k6oPYCv8o",
-	"4eYt7IxgD1qugF0FHpBMNACjIOw1N5olfXual3fH0jHmGAmLTwyQdFf+4a95RNUKO9IHp6zSAz76tVAl",
-	"sGInZ1sYwgB6MjVvSZfHXfsxZpnmG2faKypBCJKwf3Fsd6LzitgdVhYA9XyH4e+ljQzXQk+STvhFyPQu",
-	"gmDpITQdu8iY2YOo9CiP84g3Jw+Dhc73Xk7kbI2CrVLYAwVmnnsSOuzkQ2ro7LqVjpA9QkXuWaGJW07s",
-	"fpa88OvxNz8B6hgSgosxV2xW8MdKcrQ+wzj1olgtOvcre68t2bTFSb4PZ8NFX9oeXelOGKUdTESTUs95",
-	"cc/ZvpbcrgRbEdDFldBOglnKhr6BxoTH7lH9BFlVYnLPEAs4fS6fXgX0Y8KaPL/VLLFq9YASnlQAJ7IK",
-	"pUIBFjTsqp76/VNszv1Y0RZGI83SfZ/0pYyJj1v0t4pXMtUkT89DM+LjFXl/uE9G9HdriHPByEZ3xBNg",
-	"QzYAhuhzPQS9IFKpNjRiVNzpIUsS/IF0jWLsTqRG2w8OtQeYasioga0hp7hDrOXf3aw7UauNH9rRx5cf",
-	"f7gRfZkqw6xKabWLid2NQx/R5gK3COC9kUiORqASRVSpae7Plpo1SdfqO19A0FtFgAI5boQ1UDB1Ad0Q",
-	"LuAr1VDtyEOgTp2i4pbG0sJ+HNj1tBOGZZ+lA8DGOTJYyeSwi+o1IIJlOQkJkUCCWr02SFID6zqybQEc",
-	"VMQSDOVI0jGHn2SSpDoCH0SajIcu+SmSSsA/kRQpCmZFJz2m4GUjR9RYNo24USCu7/mE1+q1HhVUUPvD",
-	"UEYyQWDxsVT3ANbC+vALj7BUH03GQ3o3gJTLAUuowQFpoIKU8V08RQAAw74U2TWf+RyOrRBJ1sTZP2ln",
-	"dizVVqlGxGSqHeR6lcDPAnP/8li/yxQIt2eyY7ZGlaKgreQYU/nGdGBTrtQtEw9cSWGHCIQZcR0Bzgrg",
-	"wAayJJ9yVBmIsX/SbmwRDn6EPmcqm/CGc76w0dhMS4ElIdTVrK6chQQvJsCpf+5rARcrUDZmILIyws5R",
-	"VHIK6gqZmaFqBYV/RzyJl9BtNX3wlJpoGOiDLpq5YC8gYtfM0B0aQ/6gQ/NadqZkXOLW1jWVdV7QonIK",
-	"B9pTzrWVh8+Yu4irEq+7tKWZ05wmmjkvoWJWuuPVStZ0T8qEUVFCxVvVxllRZU2oNh+1b7oU7UK1sVZn",
-	"xLTup4mVt3Wsl8AIGsdOGeB9IiBIKNW4259mUnnUpXxpj8Y8IlwYpvo0YoSJAZxzYyXjzarZjBXr8y/F",
-	"NgD9EauoLuURngGfZ20VSFT3qxkuSSUzpDE3R8KoOQwhxZwANq8zH8f+hJ0oblidsOagaVU82+sVN6yk",
-	"5OU/VNGFRgajWlcxa5auk1fBvaQAFIi6h33N46azrfV5wWLP0sAF6tkHiLuktUbdPZu+0PYLbN09Uc+8",
-	"VdrwJPGXEGtrnE69rLTAEC7tG288Pi6yaae11Ww12+2t5uvV3A8ZKPVfy5/OM54q40EzXsuuhF0MSj3z",
-	"TSgGPkjBnq/ccwdA59my7ndEME6gTzjLqlV55wPVy/srcl78RSfQB/blQCZSodhwUe2rvlKakX+/7vue",
-	"O9qP49ilW6zhIf/HTGhmwAcud6PIMC4+goxTPcTyOZAYFCnQ/hE4Ga+mnA8rc3kxkd0vcA0RxlXbtDj1",
-	"iI6rhWUXgpi74F11XArofEWpeC0FHwwNXlybOaadz01ZdYO7a6Jr5+yZPy6003y0NYRSE9tacYzw+8tx",
-	"9dhGcwO5w46eFJu9VEJB35D/uHiSE5AOiJ2BTjdmoqEz1eDJeqmiuHOVD9F441aFVg9MldTmlw/tl3Bn",
-	"8RJG8tLR/eWK86sQmREfV7o7uvjT04gZrURMr7aWOnbeuqqev3ku1MyQMDlq8Zjm7615OVWz7tBFIsgK",
-	"GdhJc1yibnN+niOfVr1yLKnenCWxJr0pbMc9kk8Z7/C6drW6LvtxSob0gZEukKv7lnjmd49mGRL+8RuB",
-	"zzvRZd/w7OVe8YzYbZJ9AoGwQU4lDIlQoSdMabLdalXdlgVicbGwW+tmdJG4+YFNcZC4o73CUAoPgvf/",
-	"HmkU7t6/b3v+fdsvWImdFVYi25wLNlzQZHuVJp+9HeftwjlHod9Ve4RCihzcmYsYIKiafh/BVQHmHrHY",
-	"MdeGZox0L86vrgkCO/4F0Uxf8SDobtZvBF6MWaOgme0v2w/+SSIoldKb+s88fuv+1OXbThKlCRdUTW9E",
-	"dus5rRMt8wgbq7jkLVmOgMBMsrHd2t4seR2z6xeYSs0zbtHVlj81s0oH1DD797F4kDxiF5TPu3KJ3JNN",
-	"jo/ejSmHqxfifyHuFwgrH1F1z6DeRYVDLgMEqLIPsuYwVRCOdddwjydJpb9/1t7BN1a85THS0OQA4Vsq",
-	"TRbXPzxXh9QX+3BB9GxDJdjK/LiQs/3UwyEWBlDN9UiSH1Np2L7Dbli2Tn/Yh+880gOuVIJY/e67cO3g",
-	"aXv88mhIeiyiLiYPQLlpZJ6/iNADcrMiGy6Wz4ea4nObK60tNPSNVjYjxTddWj/C5QvLhE71+wQxeIrD",
-	"a5CuR2C4877Abj34MubM4LJmyBTao2+DTIO4S/d0AyAcCRPxWHJhtBUkDdIt4p1Da8Gd0BTFlvdU+se7",
-	"+K4Yy+5eZmT1pmQkUzN0v0kY3h1gGXb38hCVPA0vL8GNr4yUuEuFJZFlVjv208szHwoKiBnk4viw4A+v",
-	"E2HNwR6DKDL7Jjm9LErIGRKCQzmgoPfE5qDv9ZoYSwA3DOaA8Id+gEX5Wm5vVsoOqRiwC6r1RKr4aYFr",
-	"Ll/FN1I8rB1QUwNhahpjKoyaNnbLp3Zne+mxLdgk7GLR6X0WPDrj/i6Ntthw5VZIKB+5BJQDGbMnUmlu",
-	"QitsEnQYOKcyJIs0yQHVrE70mEauOnxM9ZBhlisfCKlYTDa6r+//aIy2x3BZ2H39w4+n2xflLGX8tqwG",
-	"rxcfCOOvJI+M2Q+VwQjdTDiAZMU7o+zyoE66ICfgt/PDq8YWbLw60el4nLCRvz4b5yHeICmawR4Ktg5w",
-	"eIH55/I8rGF/1mG2ZIlAd7AWfUw2jOKjEYvrJB1DLCPVbPMtXsCyLyaPZNJMxEzh1ZiQmK1cWJqz84vz",
-	"yx8WBXgsVFM97StV9zNJxlLdkwZRLOEDxGLIqFlb0RUcXhJVrj943PHW52lbY+37jrUU/tKsoLP588BU",
-	"u6ducQ+OsmjNsIcDePZYjFOz6mLji365Z4lWWaFpTdtoXiDMfgZ5VLZ2yYY9OB1aRgQb8oVGmNNsG3AV",
-	"5KRBXbm8SvPmWwL2/oRrTKPvXtmesqyv7pOSmpenJ8/wRB5agzSYzyPPjfQuwCeteO9/kL0zc28NdVL+",
-	"SNkxtgMV/7KK1ktC5OGhrx5hafHDlzJhGcNmCEwzl6WQEwLpHmwSLjuebRoDqvRbjBCA0OgeiMcRg9IO",
-	"SYIP2GXPKLPcR0u/uOmH8C/z6VNWkF32NZBh/sKfq8G3knDVsFvPCeBfItgcQPvTxl8A8F5hORB9uwzL",
-	"06q6qc6xtf9ac9fmrxYRxhfRwDxRtOcIxjPpsAhOAzmieaV0wC7+r//43wB5Xcei6QRAme2X23tbLVTo",
-	"AKCaACz1f/3H/wb46gLjLzwPXJ3xAvu3O7NRLbPcVwKHWtM7mmNJLR7gtX9ujrzN2pm/Ytf0iTvOwWTO",
-	"QBE52BgfLUcHb7M8LAyCznAvXYKANlLRAbtLXGBK6TyqgOH8RkfuJ7hOoqIwJAjjLo8IEGq4JmOpDYvf",
-	"umBvbhj8ooO8RbxXdqH0mV+/x4hEFPmVvByLL9HxV4AjKZMWhlTHiEbv3cjSzzOfv15jENcruHKv6eA6",
-	"f3jGn5v/NJ8LP6Er6Gmc6NGXy8Q6yvDGQHY4ZJs6ZurRyCRT0v3tpvZvN7XP3cCRDs0VeHAlmOuVJIqb",
-	"J4wMwBmLogV52X9aSQtJVbJipx9VMrM49u0Mvnr+8sTzQs7+vnCx+3mYYv00Scg9m9bD2sncXe96YJm3",
-	"zjZUD0yRe8bGmlAypHpYlC1BxNZPvd3l1XprC8KL5h7RM4m9bMTBZjU+BeWeTcNa0BGru1z2uOFnB6o8",
-	"xjwPJIO8XocF2P3SoGPeuGfTbnNxpNosLTHSCR1s0ZAqGhmmtKcsFy6SWktCYZAuUVOxSA4EdyF4zw+A",
-	"w1guoFcQDbc47s0xZm4puGjf8z6g/izaD8E7X+t/zUsSrbwKcO9ZK/A+A9Wql6t4z+c+csVEbI8L45Ll",
-	"oU0G3nfpZLYDqnG3Unmn+iX+3i2nya2bxPq0NNXPOdGdQCkXcpgXjfpNokxzIf9kQVvW2oow/UHmeoW/",
-	"f60w1xC+/6lZfyG2/18BJuPubr0w0DkNBQNHJp2XejMQXAyqGLksUpvkCI7HDFXcIUXciG4FLptz4yer",
-	"wNhBpngBvY7rG4GkeKEdLt0G3BgNZcIchiAkj2gW3XUJigwPEhJvNontQVERyxHpcTOTWIov/vzH1sMS",
-	"oe/PhqqVdidv3uqalSZWkpCFAzpbyyA6uMRvBcYpsfgKItV7QCqOrbGSfUQLoUmAcECGLIHsUZOlovqr",
-	"RC1HjEQJFzyiCfGFxrTXWYliA6rihGl9I2QfcJT2SFfFXfsL14ZZvTarHlsn3dioLnzBDI+IYdFQ8Ah/",
-	"iuJRl7jkOfcWVVNf1RIyk4asHz5iP9dJd0ijaNwlH/YPDi4a+a9wE6Zpn5kpSRiNizdL4PiLjbIkjUeQ",
-	"FQPJMdBY0UeuKqWEtyzXVHSXuzBPsmqPlWapr2JUiBFZbkAZN9YVe642RrGVOsyiiv0OQZd+nhfF8VgY",
-	"M07HYyUfGGIW/o5Y95+f4VEpTS7rsnpKHta7HFWlzSoBMi4IdE2f99+bx7G+Iz2sX1B1CGVh9vZBUsB2",
-	"8YgzS7JBNMOYwW+VDVLp6K/wrHlgrtKcVOoBNYJYVcQ9oWQi1T3cWWN8KjcEUBI1oQPKhTbViHub1ek6",
-	"OITn6BkrJea6cWhDEVPoLUbY8hEjf0rB3NWpK2NHYoh6MuHKOqTFFdwOQRXy1Rh3kV1RuG7ItlK2cgH9",
-	"ClzqqgmEuygc2PydngG5FLf7OlgixVTuPMl7ZfSLkr8syAa3R150T7A9shGnCHXR2lyWHP6tkpurrz8r",
-	"IAXmU/ggk4YL5AiusytXA6aVZkQP6dg+M2aWh6UgXdt/14UA5hKru7mXuYegTEn/RoCRzkWsXxAn4uqk",
-	"mxW2wDGhC6knzTCXGrpJ9q2+Y1IlWFx3DiYMxLU67lgxzYSp+1qQ1hZPEhYT7iCqpWArGLSlkYBVuzAn",
-	"kon03RrPXys6PeGCrfj4D1zq+xWfRayW7xCqxb/zubTceCc2VxVAyVYVUxCwQeYHzbgE139vzkJ2C+Ut",
-	"wFV9I4Iv+xLy2kukdO+OmEjv4Dn7TJF87hGj6PQOUSBuRDcgmfv93n5j366gULeANuJwbrreQMvZS46R",
-	"WG+99xl/08TQe+aujT3nNckxOLFBRrC4cBpZQmH0LKbj3ghop25PMyVd/BViMEFtFiJTSNtXVAwKEeZE",
-	"0BGifjE3zI0urlLzJm21tiL4Ev5k3c3mjdgnlpQY92yXzN0SdTO8ZdyhIRJVdg6VjL6/qsqmzC+R8nWu",
-	"CPphvjQPzkquvRkU4gmgEJJ9OD/d1Ls5koH9Fo5Kb1zv3Ygb8QgLQB7t8jzmbz0WHyWPN+Kx0WgU/m9f",
-	"LnPyY6nojrNOg+I7jxV74pHk5VXg5Fe67lA46sRXdyHlDvvYYV9JYfIeXxLvLygqWat2TDawYyBc1rfs",
-	"960d6hh6040l2IrkMeAm29fM5n0swEN7ToJ0A5G6BvONSx5z6An7Lc4GE9Rs8+V9/5jhRxCoXOYaxJ1u",
-	"l5Mlfe9JIfCtbaUgGtwAAdnCaVvgrMGWSgKBPGYYWIoldAo7L1AH8HFNNoR0o960HVYKnAUdB3ZxuSRQ",
-	"gRHgfPeLAVgYjpCgqUkNZQgLMyirFcXGZ41q2HlZmamKqwMn/exGHLPIebc3urhlrbCVCuBM3D1a12p8",
-	"iEriKwkB+g3VBqR2zpj2a+TJLvgUkCW7mxBJSJMJnUJgmD3sEWvV4RETGtMxXm1ngvZG5FyqCU20dAgm",
-	"wMvd+gyvaWRK3XWBPg7FDV/yqgx4m+2Es1OgKt3HV9SarUrEKmCWdCh6nSL13VE5lcLRZbNORlIbn+Bi",
-	"AC1QsAnTBm8g6oQafKTTqlsFrQAlaFU4f1bkghxiMq0sz6JdfKQTzm61a/5Ad68E/VjdWI+reQ/gAXkB",
-	"MDEznooaf6EqWMH8qeL4vGzYQh3LZGF3xVJcs3f3maDNpGqPmYmVZ/6oXL4yvg5ZtjbNG3EEi4NpLoE4",
-	"V6nwWTKl9Vqk6c2cy+UVs/tkJaLYAwCA/dRgpefP1aBcaGwBDf0pKcXsGavJRp8n6OLsTXP6OSp3N5sE",
-	"aSYF8vSNgF2NV4BgR2A27CKa5plHvv887+hb0jsstFbpR4DfrWEG8MUbH68PNoMIXtBiJhRvPN9C9EIk",
-	"HzxpoPrZ0TUddOftlOv2zl5re68FVaBX83X5sm9LVxxwLr7iYVWVRzIjivN07OCgr1zrVHATLHSWA3Yj",
-	"Mp85NAHN44Lqb7dqM25MB6Rht0Ld1+d1cidY38w1EuyBuj82AtlSacHzqmuofZcNUglA1iTX7AsoK+Bi",
-	"UlzcEzPk0b1gGmC5yPHh4dUxSdgDS/SN2OjyONb8DvCntroE8U+5ZjH5r//4TxL++rrrkRzrxe9Z1CWM",
-	"6qk9lKMhm7y9Ee536P+u1SUQjhs0iD9sdwn7YhQbMThveXRfStnD3BLXqyVlwqi6wzFa1k2TJP8USaHt",
-	"cS3MXaHCql0BFXMaQVMCUKYSObnTMubpyH0YS0O1xs8II3YHtULw1z5gYsBfvAf5LUM+GN6NlTQMQLz6",
-	"ScrjO8XshvFrLFhqLJMJbnt+YANmqOJU4Af4d0gTGM691Fh8I6GRkZr5vmPK1dR/EKnxf5q0x+76jMXo",
-	"NZKKJnd5jgKApeSLWvy4Xfy4U/z4qvjxdekji7Iv3NKWPrdLnzulz1ulz9tFjXX+Es7qrpwZX5GtOmci",
-	"b/YAiwrPagNYZXjFG3LYjVWH5xNgwr4ZFNfRxfHB4fHRinhcBxl9yUFAX9J+02qR+wh4cYWcmwp8Ln9/",
-	"iiSdJ8wgHrYaqu788CqDqstOYcgmI9wEVU9mcysjX4d65VUEvqlYyYwfKpCPhFUVnMyFHl84CD2Qxnr1",
-	"ENk5XMQrXCRXBjLd85sRjcBLligb8DdiAtXJOKERU66cQd0DFWAtQg3FdRD7b0C5eHsjoDgCaKuQe4OF",
-	"glH0rpAtrI1KK0HuziRikQqj4C5KT5jjhtXx7mB21aBnn6wCBOedr7nn7tCx5DEi4+MFRM49TbJ/eO2f",
-	"geAM0J4Ct8WNwCQvAEYUjrxmyKbZw2GJDzBDHB8kFMrGW5ukSLuFqhSuFWyFM1ivig1xedDoOCDXmCm/",
-	"epqcX57enrfa5CU5Pz28PW9tNVcDmwYXyQVTXFYlSJwymuhgw7lyGZYtNs4PrxqdTW8tZhkRpXDPd7V6",
-	"7aRWrx2uCW4I7FuVphebbq7wWtmgZAyY7VSECwoeiJgpl7J3eYqUKSTkxabm2GoeKqIyz7kQNJUQC5Zu",
-	"bbKBCYV10s2PZwB0zXLeum9J13mJuxkSE6z3ZjgLn30bHvKFxLn5wI9V930ewgVEpxd8pb09wzfZeoW7",
-	"tErUH/lEn5LiKopV/t66Cpmsqjhqqa7x0tL12dplZQuDsISd7Yp1OxJwj8wq0PdojO7/daIBenizXaFk",
-	"6GhI1eB5t84rxhqM5ANwR3Vwt5q6rR1nQtNJMuZpUScyiTMP08qn2qnrt2qTu6SYg4TqKhfKT+1Gh2wc",
-	"Ey7cg3VyRNgIkmijaZ2cE5ma7Kf/+o//3KyM2lVSjirpb63GOSm0zm3tsxbqHtMQwirgokREjOQLWNnx",
-	"A9fczBPkdnbtXYfUpF2Y/Ar7M2y0RMF6yJ0l9nKzddRAngyZonKzigEdwO/vuaAJ/3MuWgbLnmz2/aMI",
-	"EkPTmBuS//7CHrRjqQx4KbKHK3AxsldWTOPCZp+Sm1XoKmiokiZYLeiveVV6ZN+nPtgH84jP2rwU+6VF",
-	"gbxKyqp73ifDdERFQzEag07o9m+THBtNJlIBgs+ITkkE8AlvMS8cbu3tGEquoLnVDOdgBs8vff3h+vqC",
-	"4EOgbNbtwqMK1oeqKpZxNepmcP/hsTawVGMIHNLaXo4aAtQpjKo+HwYgJ2xV8jDo1nUyotGQC5ZTFhLr",
-	"/d23CwdtkgM3kZ6iIsrQ8eounMqSGcbWbd6IMzZBvdtnMtE4ZvHb4Do4w1dIk9g+MKQiTrKSIiFNmzcC",
-	"8D5mavZ2ycZ2q7W5R8IKieXitW9J1xX27bqsHkajId5mVBe2hc5K5cKgq/bmHrHqfRbGCsLSykiIec5u",
-	"OvIySIbesz2Il8bgjAbpFqorQrMdN4OqWoYJje51WMAQ5hBDhTb3jQNXyWqeQptbrs0s89uXOA1icBdW",
-	"G3WgLK4IaBexpDyln1yYE1r1tXWh0d1Soz7si+B8cO64n/3CBEXNbBMdT7+wdhgJaoehvp7XDsuSLCIr",
-	"tSO7J7HpsKAftGwHV6ip54wCX9EP0bELpfJ8DT232OUCorbZ9lZpwPALZPaI4ir43A6Hd8PMUMZ3dlFo",
-	"ksiJY58d1xogViK+cN3ZhPb5bJU8fg+os3epoA+UJ46IOxnD5KSBfECIwiBCTlaeMsBDCJrcoSywbbeA",
-	"jL10UEhxSeRgAEWHSOoSm1h2iLzQpPtzw4XzNo5jx+MxNbRH9fzR+wcsVVMBdT1RwuVpUZbTORS6Ts3K",
-	"k5KpieTI9uuMlKDPSArB3N0NXshmo0Ax5XwXkRxZlYWLwV7A1CAfpYJ/LMUBnBEqTI1ozN7CwH1RfRis",
-	"5eENOG/tyPPC/XTESPc4ZqOxNFZpbPzApt1NvyYgD+8cBHYmzOzwg0ww2DxKikEdEN/vsRp41UZ+oYsN",
-	"u8rTEJ1aaN3FtWDYat58IaoKhG8qXNEzQNBOmGHxHtRBQ39NsbvZfiigwOf9ZPXMocjOANu15wpWttdk",
-	"IEUumcM+oIk7V5Rxfh9Dqn3lxj3CvrjFRB7uK6aHPlTXZWTZ0+Sl+6m8LAHwRNbhJwiRQlNRKjJ2SEj4",
-	"oquRfpfI6D4QVVnlUcd3rvynduI9K6UOVcvgc2aEYkvuOqlY+7MwVDeDihUoThv2H+yVelbgUirPVpWE",
-	"LzR9p1iqS/Qv9mCZJq8Jj/S3CoYmlIwVi2gKW9KuuUsAwjwU0qcjnkwxV3L+aIBSd/b8Ftk5tXJ1+rxF",
-	"LrTBRBAkosvKu5s9Wc8kGTMRO1hEnzJo2Qy6cdyUETXL1M6pujnTS8jF/vQOGvcLs/GaxHSqN/cI1ffA",
-	"LBRQQtCnV2oS6DLiGnTrgq4RtDzxdUcCRaDg9sgPO0spFje4cMD6jsORnneYG1TQFPwO9iTPSjhWoOA4",
-	"zpIJgyN4yAfFIbtt68rXK2qta7tXJNQyzIrkcTOsE4o6FO1JF6ee6VZy4jrS3LA7SLq9wxrdjval7rDe",
-	"tA6L5ZcQejZoiMXjxuHW1xrmd3IiSmQpTCVh1A2ygAmUYekJAg0gSFAu2JxBZ7t2neWiqaizZgeuS2Tx",
-	"1UVD/TLP7XJq7Abc2WZ+d0zbch25EwTUrDtXkLugHbvkBjwlGu7kKJfwJhteK94jYYu+FwceWdHNboUS",
-	"7nafPaMhkTKolOxRKHWQzZrpfABJd2ftm7tqDdo9giZQfioGgtIzN1QswXOJDqqlRgJ5E3RQiQKVyQ+A",
-	"OEP+4eJ+zrjyQA/IVcYKq5nmnAsfJa2KHhfUBDd4DxOJCVl3TqQVSJzjOGbTHILY9pzhBWGxKYeaUGgq",
-	"eyM8DXzuFopGTN7yZ7u8swfknb8KKajjH05eu+LHkHQzsipXdmcC8sqaekE16wy5cpi8vsswugOLJG8R",
-	"yynnVZdPrz40+gpMOe/FQEmbK3BWUwuOwazRGSUP9SftE2EpiXkffOImG+wG2gJ1B2uvYFSb1V1ycZdq",
-	"lh96WSP5mTc7BK5dgROE1syKMu85PVUPpTLJ1B8nOu33ecSZMHfayOg+6+2SgXWAjhMuHpgwUk330MoU",
-	"WAvevkBctFlmuWYmYnBfMOMwAN9guQx4wSBHJzoa0ogucOfdQt5shUaKhbVLleBnrD4IYi0bb/ndQmjO",
-	"wAVEaEFhQM2M2VOr10pGCSIEh3p+8E2ooAdf+88FpTf4PYREg+ohgdoZPFZQ3cCvOKvK1Rz2GepU+PKM",
-	"NlT8ujCeagUEwohCVcGhhWXHvQtLKp3KLnMLj1FM2Sofc1mdoOJhUavXKg8RlxY2K/ihbMyg8LkogXNg",
-	"GC8tg288VIxdopLsQsDZQPRAWEmV+Kj4ATc53naV9mIxGqUwj7JjFAoVZH7iotcXHGxzqkj1+07TxXQO",
-	"EP6xhFwTEFBcOEvaiqnMWhxTKzBNVn2p6M71V16r5bv5TBCKnsKicrrUjY5zW5x5lhWvqfC7RjKRKRTn",
-	"6/7L5eV33717V/JN/0v7fWd36zVee1hpUNur3f7Lb63G7n7jPW30P//16uu/Vk32Q/J6f06MKeSaUDFz",
-	"+xXzeI90/X1Kl2zst9qbUHyTCt1nSrkvO/ZLl88IX7zZrN+Ibn73Al9ubToA2Tt3PdolG/7CXip/Y49h",
-	"5pYDzg+vSvFufiQY7O+HkOdSFu573L2t76zIu2FLFYQ6FgOmzSXTaVKRfimkYXoOFcG8uecQ+SJTo3kc",
-	"aAobADXrXDY5FPXp1Yc6YeKBJXLMfJSP3izcLi6NFcjO1dmBfZATNP4DlcW5GAFsYQN1e6vCgLYlCBP2",
-	"ZObCmt6WBhrxiTOckHYVLoh7tDp+CVscM5WHJrj4dVT3nIbqrz1WulX9kLw+xcbcSi0LSs1plI+2coMG",
-	"DUcOvXpeJbwlA3RbzhVfUjI5rr4GX7X2mohZBfZSq2GVgJiMpcYq7I6cfiNz9HZ4dc1TeXYNR0pUDs8p",
-	"FCtM+Nw9uSZSpNWUJvPq0eMkaB7YlGVniIiR3Rb4KNA/OqaQjIyF97v++X3TJRuKTkDtxkRZaUD7J0NG",
-	"EzhXcIBcis2mv3YweXU5ywZWlb1nYxcJVnH3SrWsJl8+jnVK/Qd18hak2a9c232Fe/Ussz0YsGe6kIOz",
-	"CBnPF7h8y/ZStTjFO7gVWAsbOMTHn8qU1eFIIZ9BdCA4Qq0ptusLWO4fXt/ut9pdz3u+emMEbhVrhQCS",
-	"GS1hmLnXVi2knxPUkWUOTc/zuc+UenDHuINMiqAuhLOCYrggCAsmuEQJy9+5iY4HWHcP71+0kRLvy7Kb",
-	"MklimV2fNpHzu0TbbTgZTskGzcNC0GsobgTJ7ndPL8/q1uiFogwCSzHU8QJYp+OxVCZQQuzsvScoHSdg",
-	"nEFxCf9A8aLDMSnhMdmw69dubZZdAKDjSOXPaTuyzA0eukjeZvN1xPPeaHQcOPr6YczwgaVCT+GVAEDr",
-	"bUKnRkJpwRLt7CA8+TBqIZiIKyoeSaFTuLgAAL1IKoUyzA9hBJmZqWZZuGoAWmNnbbc4TtoymKdmCckm",
-	"0JKyt6qUpMJ2rIpmK6uTVrnojhQmN2KaIyK2AiM6LLgu2TCId+KiGzP6utBVam5EwnwIUs7Im3UyTlJN",
-	"utmxA63Xg/hg94ulpy8iUifdLLgLLxOvkEB1ktEHBukplCtRWCzNrV9l8uMzlYRSFCowM97fcgjFpZHd",
-	"TgmLMW6HsGgoWbHcTO306rtWq9WqLCsYTHy16DlVqtvWbrU6W9s7r15XPR0uajVq35r6QXa8hgUjQiET",
-	"iBeycGi+yMqBD40vsW5Wrkxg+LqLVykpVRC0I2SQXUQMUyNfcmJlNdZXt6hQ6h3yScUYf6JJylzgUJXk",
-	"EcR5YIhVMjAw8K2/SEczxW3PdcyMKhADtJVAHjwFYiuwwUtWy8lr8tCB6hx7sNWzmEyFOb80IT1HanLl",
-	"jCbChPN1HlzWycl7+/DB5cn7t+T05OTiRvQVAkYABmAd389ML0023n+4evnO/v/66uX766tNjHonH6/f",
-	"N97ASw08NEdU3ROq2I0wMoEa83GT7DsAfRwmBE5rQo27OumeXn3oeusOxcUTcaYzKKUNDxew6dJm3Vkf",
-	"cKkmaBs31y6xkOmCi1wZRbjUZ2P5fuM6C2FRhZkA6FlxCD5FXZVaccUemEArAwNCuMkuMpsrZzasbOM9",
-	"cOMzpqqLjAO6qw5K2rlFWAkRa9XKEaWiEauXdlhog/PM3eurN+S9FBkgpEQROitfqSqe/P7TD8tyWcsg",
-	"BYNS1lh8eLVfzZ8P5Sc7Ozvt3Wpcu2rL7d5hYOXRpj9cVB5SuuSY1Lyy0PKX5bbdPYBh3c8pEf/9px+u",
-	"KjDG2HT1PWhJvmzhocGq/kN4p/Wq4WbQNbKfwZ6gZ17PxhrzOGHXfMRkaq4wgKtqn8MPQWU5vO8PXHaI",
-	"o4IQXBozwzTKepey3SSuwATZbRV0sd1WPcfd3XrlCg04h1olRLBUVj+iq2iR58GjdiWGbLlhfA0PzW7Q",
-	"GTr59oojqlrLHLSzwred2B8BsqCBiftWUNZJ98OHvdPTLtnobDeGMrWK/ErQFlCco+gH3/it1f78W6ux",
-	"+/mx81ursfV5c++3VmMHv6r0ip/IAX9iUaDsaFknD6ecdrNEBRj/rSX65tTUGS+qrXdKx+uU1CvywHfc",
-	"mkxZQTlMSwMwqqDyHJiEkHIV/g6JYk0CSVJjiELQxvktdIZ8fyMgbgJdGnYJrL0o4lKcr78Y9iAWGxDN",
-	"DOpwBHGjm9VQNm7UK0tFb0eUyx2tVIfhacnXa3ezXs26KsDFOUwyrtZgPg2lAzBz2al0PIa4125uRnXR",
-	"yO2lPDENKwrsomiycXV2fnp0SA6u0R6rk5FgIyl4pBFNz5oKm28BdCnz4XTrhPpOiGaWSxTECnQvPpaB",
-	"hTxMxstiodOXf9l/vnZLEQTZcBHkIuux6EIpPDazvU8zM3T1agMfA+O1ot6AYs6uu5az1D8WDjHNmd4e",
-	"bgd5m1sbVwUuFU0mAAmDt2sIngIRtEDOqhuEEoOEg6muABDm8FdeXGFJ2tgBAWI5aDv9PdLFP7oQSWhI",
-	"7hMqGeRv8zq33To48K0EuBErl7d9S8oCwjXTS012yWdbCDruTW8EIteDM1SlA4iEEg9cSWEtQMC8giKx",
-	"dUQ6BMmVSy0NQstybUls3Qgnt3Bcgt1h4Hm9UL7S+DRvxZz70Dtu3V3GxtkP++UK4NR5Bj0lXJhLPnH4",
-	"wvdYKgzu35hlchZzWoVDIQwTcyqwv4cq5VAFHauv421pwnL8fsjfL4FLTjxooqtOHbMooRB6FkwTypu/",
-	"HEMwBf79+5jlHyasN84+DHi/OM3w5SrzdV2L187J40VX2Hq+urybun2yTgLDMx/YOKHGbkoc2tKE2cpy",
-	"OGdY2sialCN3bRhRhLSD+vWQNwAHKhcOmQ3Ap7C6/Uu3oi//umfTr92VbFE9pJ2dVxU1CQt1Hq4+7DeC",
-	"Gg/AAMXZ7/bfvIpbb9pv3mxHr+NXO7u002eUtqKdHRq32jt0q9ff7rd7nV6r96bTieL2Tvwqau/0Wv1W",
-	"i7beVGM6/VmxLO9mOt9+02lvLRWFGHQVMr3rISNCwAzLKiucMp9P+7fWqQz9J89KNp+h7e+Si/U2yiyo",
-	"+r6g5Ds5Yn9+QydHKSe8COrwlDKXZXqmekV3e7mwFr6XQZGv6EHJ6Dyfi/SQj5dy0gwmXVXpDqeHD6hh",
-	"C2p1+BodxJXo8PerKkZ1vxgJXqD2sioYs2Apgyr/6UcNRfpBwYzznMUxNUMr6opK4X/9x39i8MvSpZZq",
-	"cLZi1dB/ILuGxXrzsHuo76qZq1I+UZBaAElwQcXXF4VMA0+nZ22AElfjAuWkW8LP1UxcxB5/hgcphPad",
-	"60aK80or5VsjQGXVQzlBNdnD/RZBTecDTGMO8qarRdGXSSInLsk1kdF97leyvzdni64sPfOf7k5CgNTA",
-	"/q2sqEq6tuNivGJhKMHdn23xQlkSf5PmnuHv8gtaGFN5yqt7wDKoj28RM0a/AcDK0ivlynvNEXU2jUfH",
-	"eBqqyOJDjfrKUwAIWIXNkQ++itZnbHIROMiKk2t3rIy3amNYiRBK+o+yODmVJkw3yQHiUFtZ2PP5Qt4L",
-	"BilXPbsDE67NJt76KdbP0yq2W62ZgmCreOg6O6+KDrpOBYnPEUq2yEo9RZe7bd7BQ39r7R7x1PNunNCl",
-	"O+HCPrOoHAtSwTW2TGU+Lwq/WUcDSGTEWueajCAyIs6FbjehItYRHbMu2eiOpTKKcuM9lFLf64KRmT1t",
-	"x+ceLlqS4RMz9LmAXLZ55Z5Wg2nOEZrx+ev5lSjzSicBgMWC2n1YPa+iIOVmVpHyRlAdlBTFHhqYHOzA",
-	"5DTp/i/44v/X9eWdP7HelYzumSlvKCgFGrOHu1/utx7O3vyxvLbq615tea2tnC4Z+HUV81xg/sZiQM3S",
-	"VRL/EggejCekgtBkPKQ9ZrIrpkTK+wZN+D1D4PxWnZzXSbtOjolU5MQSlItBAve+b7FyTIHusD6uGmiJ",
-	"Zq9/+PF0+6J4Q/Jbp7G73/jw/Q+nZxeNX+cmCyy4C79mwlXN8pfhIy6M8wc+ocCSg8xcfKd7gf7K1b2k",
-	"7oWrdDSialrhJ82CnyoUkLMARX7lMJ4cL60KBFWJq3lgfmMeb92NlHPgQTAk4bAL+9xV2I7J6eVbgk/C",
-	"qNzDmD9QfiWUQ65xywTZy8tB8PLh1kNCVbtwS6R+ClrcUtWVzlc+HXCbj9kK4vxe6MCxPaJjYmQ923eI",
-	"w7Q6MGl4mVNe3ayXNa+GplWNOT0u8HNUYvNSw87777iyisMMS/3yyy+/NE5PG4eHXfAu+y+65CX+HaBH",
-	"Oo/xgD4wbwFa/S+NSrWt27tvWo3WdqPdqViwUMK0Gruf/9r+utHAvzrBX5v/a/N//es8qGGA/FzvygsB",
-	"c1eHqnUVZzkzxcIswY3Hc/lkHoDtkmDLpTugn9DBGk49CAR7n9DBfDDdFQKRPkgXhVIydd2OhmNcSFON",
-	"ARiYZ+tFjnqtcqF8Z0pL4Ssxezsk72Ab2LQC6rUie8bKzzfeq0423tfJKRzCH+tkv07ONrHC/2hsSqib",
-	"72v1ZyVmVEMvXvzUbmwRuHqylllEFSMbIlWaiwGxr2wWMhAs+X0wc3F425/+tnqIeWygErk+HsokJHXO",
-	"Q9XmXQGqMdwhocQP5WuOxRpIDL85ltVUDHhmNicVoF+KPHR4flRFwQF/YCV2/n7/rPLREY/jpGQh/fjx",
-	"+OxseR4pjsf3ljVVOS9nTJVmhGgXq8sM28x7fKlKaEBOs55njOgFaYfuCY/3hzgdzs2F3spUuBT5Agd3",
-	"dpaXI6/U6Ks9hYbjlckyGlxzd6YoTpMjEeu5YNugrylJ4EmCdSCV/ZfFaCEVADeMfaVPkwTCxvqKMTtv",
-	"qDsxHigas9j7/rKzGYD+MNDUkN4U0FkAAU6qMEbNdv/0crXwuv17WeHZwmw41LzkRucUqJL95SwnDkn1",
-	"WZdFKtdzps34bR7DZ7nlq9kD+PisGeA6rDaLgfweXVEqhykD+hHXUPfUymRAOBnSVJf5t4ASUOkb52wO",
-	"jGoJ8NErKjAgU1LxXdGLsZLwpWFqrLhmy7V8P/c5an0gDiqC+TxZBj40BMaGNbu+NOyHhkehhJpDHriw",
-	"6CZxcBQ6x04An7+7N/JI2ndQWK1UCyN/ZtZ74ndxUGt2AZWCS3T4dbY9mfBoepH2Eq6Hc/F/x/BUc+wf",
-	"gyQ1/JI8MKU9+lX2wOzlAj69ovrg2qxmIN+hwyUScmK1hL5UUVFL2Fqc1V1OoPbjy3uv2p+XCPLxtLBK",
-	"hxCSeauCSz9z9/MfWw+tUefsdfS9+mXypnfdvr/Y1ifxbv8DfZUeyZ3Br7wjfvzy+qdJ6YKk3VkvGLIw",
-	"jOpJDrg2TD0zeHSh0Bq5TNfFl9/FCvNLY0qDe8oi32CylsYqDyVssACKzGrKgI4Clcgo2Wo1YjotHgPL",
-	"HMJrDjkMg11EsPBCoLygpYvzhUGul4B+vWzDI0Z2acPDLZ9UGRxgAPQ9YMKlCtVmmX5l3O4V8oJk3w8E",
-	"282uFBWmDcLIGhMe+weq7reX6A0z28VNIBteJV3dNXdx3JdUAFIY4M5hsV5iLQPhP4yooIP8Ny70mEVW",
-	"B3JfQMyceku62tB+HyCnMhBEBLSgCacQcZC/a7UXMU5NeBx50B/oHdgUOkYwHHwP0Odtd+XwN//kzHLZ",
-	"SWcVp8vHqJIJWzBwxEe0rIslmrNhdNcfNvSx/vCvIirmAcfsBwd7KCGspj9myrKU9+zriAqoTE/VgBmE",
-	"3cWSaK5cyrzL0grlyHf5QpNu9uE4LiHlDJi54tXVsRLaY6WoJqhI6m/lq8GCzFDGoUrxHdSVuji/gn8+",
-	"wn/3rw8+1Oq1w6OTo+ujyoIqY1rlsivPyz5VhzK7BkD8HOgR1Yx8vDxB9xRo3xn0UVjrvUAHjGdptXc7",
-	"/S263Wi1Wq3Ga/ufN/Y/rfx/7ZcQ9rHCo5QuNWCza12kdUY/R4Aq6WA57Rup9ZbbltZjjKi4zErEzKQ/",
-	"2haqNePii3PRlEp4crADglpJGIbugHghpd+uMB2PAXxcMZ2OGOFmz3u0hy/0jegaCrdQWeL84Dju1jHz",
-	"O84CQyuyF7JQqJwvVuGISquFZhdheWM/vP7xtPPzT++W41y4t3101jxGuGRaJml1ZinNy2vNKZpeBLen",
-	"GErjqhJkIoiLHHwo1ayfJoJp3STfKfs0AnzeiAz5kgMu65ALK8QGmmwYqu91vVACO5EDXXc4hHDK6k2S",
-	"UBGvUT04kLdVxYOl8HXrKqbOtZuIFRj3Vul39MApE8UHQ2ONgVmB6yuYrrbv7CCtcD1ww/n6uT5PGQm6",
-	"t8ebCWQXJoTFHmLB8BEre0AMHbjaDEJCewsqenkGqkhkrmSz7BSYHbmhAyuElTWEYgIPrlRKLNtmy+Pi",
-	"8l20MGbJPQZvWCLO7gYez5uDff6FJjwOFEBLmDHARViSayMVHbCsxo8m2E7P6mMimfqCuYYOnqAj5oZL",
-	"NW9kEe0uIQupnlE7ly6fMJyGYDgN6azneF+5RNmShbgGgkLs9hz0njA6ZYEaPGG9j6qkfwyNGeu9ly/p",
-	"eNzUMs3CqV/aY+Plk8Vr1ll+EDs+ymVJPROo84RxuNXn8N9ShofNfrignrkTVZZudY9YVkj9XFq+PJmf",
-	"fXrtaxMWenGpp0Vma23N5JX+1mp0MIl0WT7prKV+Srnwpm+1E3DE7AxL9v2IKR7RlwdDHtGBXO1axnFe",
-	"1mJI9JA6lcvMhJbqO2rYhE6fH0urobm7AbaXxdNCiAtGWW3OtYKFYeqBJnOztD/ICZF9404I14WzZDXm",
-	"Y0Pv+oVPH9J5HNerYlL2q0VJ2TsrJLhVjbiavlrPUWYipvWc4Kx98v2na7IBgATu4Oze87i7WXfopO0d",
-	"H4zjIq+oJt391Aylcu6bPfKOUeWt5yjoDq3nbnNBANCxmJ8knxUYL5a/cG+WUt9b1YiRRVdfCTZyTP9I",
-	"mZ/oFqL81YnOwqGa5MhX16CGVFXTaM4BVlh6D/RRVyx2uFKlwYcEcz1UMgFi91Y6AjAbEVw3efxKHpnw",
-	"FlOgz7GcJy/UI9UejwTr6KU9vFWtCF7HzNvnROK4JjC3d+2T1ieCnEk8B5a/EJZFXjkcJHtrRWWMrwWA",
-	"NSv0pZmn5bi1AGBiidprlUdgDRysNQIMViuj7ZgyKKTtGWidiOHspWrOWCeoIKeHDzAI1zPkiaCyNqxB",
-	"cRjFmYSsWw92QokpF2zbQ3xnjjfY4XI3fTGCPQezyA1HaOWZygOE5nsVdzoKgSYJsuTrNwJ2NfXAVpMh",
-	"j4bATIQqlrnXfLmDDczLLOQwuaHpl3/x+Gs1uoGnQejf8mMu4QPO36PznNJZVnMuzlbKqFp3Y8Asv4ET",
-	"PZe/3uJcFzrLj6TIzEU2zvg9o/0C3stT5LPIzgwRfs46Bdea2aOz3l1n9j8busul0eiF1p6rakDGWDIZ",
-	"1HzEzvHFyDETClEJIJBce/CdHGdHpUKTMdWGjHgs+GC4epDuoUv2eXpQ3PMU/IUWpn9uRd0+o/iy1AfL",
-	"O+xwXt4aFsdzKWiUjJhICSTBQQKARv+jFIyMOTjwe1PiNP2mG0G3Tlji0gvtg1wAwPIAqjkF9tYL7/FB",
-	"3J/sHcG+QDmoHhtw0SRnBQcQ+JBckZSYTm+EHadGETYThVqK8F56X5jDFVWubJIKqCNRXRR9jcarryKx",
-	"lToMdP66zckBiTITbXkOiDPnVmfyVVBhsGnEhanMBJKGJFwwAHwChlrLiIUh1P0055LnlIl0HpyzSH1q",
-	"Wxbo6/l8I2dzTKHYXJjpuVB9CncXRM1eON6vjBqDC73KHQHlnrgZckG6fmdVh9Nmom7+Tn6hkQDwaJO4",
-	"5FSMG0XDzf6sCVWKPwQYylGacEHVNCj4VBCui1D1ZiPuFuX+5nmXAcV8T3PX+xukwz0xaa16D2PXc4db",
-	"fbz+Q46aEvLP/tl+7k2rKJLyTRxOlXRARO9jYd+dXrKI8fGKXmxrFbtrNns+/JFapRfCmJJEThrpOEM5",
-	"XQ34cm0U/qo5B62sMt1nBQfNSA8HQuiK7w5m4J6fgM1RRqRbrUrOJ2bVMGImLHlgxOPQekg1ByuABQf5",
-	"PbOmEBtJL46NolBGjs1ksa8QC/StY6GWB2A6kFVYULjD6snU1N0Foc+fwUsqbsgGRPYa9sW8deXPEwmV",
-	"8NLx5lNCo2Y3uRzzqEiBC8UjDxHV7iB6QxkNsLVe/FspXAo7XQwGfE0H87MjV7zk+vtylStiPiqulZY6",
-	"pJ5zzQQXL896+Xr9m6rwummWz6GYo5F41Uk2LE9bbRwQyX68BFCyzT3S/WvCenepSr7idZRHxCuw8ze6",
-	"weKo9sEdVjDpgHyB6ezvtLJLrsWW0HV+6Vo+aYo3vrb/PfImzOCVfXKgZHTflyp+oSEUZ6uT5/NuxHxg",
-	"TVSAJaMgDW9Ewgy862P1j+vkpE7O4aGPm3WCiIyERkrqYu0JnUWETFgPVulGzFkFJ3rssW7ooEmOTZ4L",
-	"qgn1l+9UZIUkwlqsezdCMS2TBygvbLJqrb4mMmiGAWhMVrWpUEq3wAjBUpfyArPM4+ufGr9+/utNdfJx",
-	"kYHnxNdAZAAEFBjEazCyiWV2gzDMirKnG13PR+BFt0vGoe5JN7sZd8E17m78zt+NYzw3ZxE0nN+jw14p",
-	"X6QH9+i9KaZtI4d1gWW7iF8nx6gRJBA+H0F1Czd4ROufYjk0a/wG4/Y3L1IzXD3A5cEK036B9i+Oi+h+",
-	"Lq4tGzcYoMUZFr1G4ZOza+QBV0ohxFi+DkRRjnNTwkXuxlTdFwIY7ReQ8jEYllAS3C+z/c/VdPcFeYKy",
-	"GxyVr5bD8l4rOj1kCX9gaq4/2Co5zdg/BMxjv2qATWx4dM+Mg7NUVjvInqzICvi77gdwFE+BI8verHTb",
-	"V4peRacnXLDnXy1bKt5ZKi5AaXoe1NEhZ2ZObZC/GZsI0ySrkMmHcuLSs5W15B0YaA7lCqmhmmy0/+s/",
-	"/vdOKzy4GI2GdRJzbbiI8uxR8O652hT23WB//va5OLPfatvkkzVj6rXjg492eTN/QAmDasm+yeGJd1pL",
-	"3ANIh/J6rI7DVIDJnb10n48ncJ2jEsNtrMixBex5myff8iTHjLWHALgs3UcjPeTqNwEYqIYYgbrcMmZk",
-	"wyg+gsJQ6XjMFImoZpt5VJVV6Mrp/pDqLGYw1U/PDw8+nM/L0F+BWnm9nGdnzANWxRVjoir/8ixLaEAS",
-	"OLq7u4Kg2KWLuI0JN09PkVwPJRsrCOcjf1qfOKPnt/DEm3oZodO0MrX3NKh9bjIKG8+PfldU15j02NP7",
-	"/T7eVa0AU50Vhc36cEGss83rOWDSOQi005+0HDGoK0THVg98mwNKA6zNBHzDG2OpNe8l02BLFzIYA6xk",
-	"90fVFameasNKEAUn5wf7J5XHcmWA77XfyiOJyPdMmGSKGzl337qNF+xoGVtDwBolqieH01hVBs9VIbvn",
-	"ZhhGCbpJFHmjuE8LrB/czofZ/D6Df4YPKsU4ZPTjXcPTag5AJWpr2TEgFVW+Inz8ltAefNfHR+4ZG1sq",
-	"coVo402S6R2KgX6OHp/JUCZQasD+lrrslw3pLvJdY4beM9dYjOeq3mySA9uz5eOupXA3Mwy1q3rtOwS1",
-	"nhkH/1joyKWCCDaByggvdNZ+VlQqpEm7/uyLI0xe+kbXQkdfxrJwJbSWkypUb9fJZICEleUq7hz2Q6Dc",
-	"b81+zVUW69sCOlfXgFgVfDbjgydVhQpLU6xSm2L+cpyrwT9cFKywVqvfQuE0Vr6LgsjNzityQA1TGMex",
-	"lpt7PiWvuPkbpKq/vdRVchMKt6xCzjCgZN3YjpzXAkzNTLH0RF/zruBJcRxzCP8JwQ6eRvtrQH7DU0Y6",
-	"smNtR0gXneVevQq9aWT4Q1UpBjsEMqapZtp7KTjTUDVeGKcCgkYAYC5oF1l+AGAo79UgiWXezbcEirti",
-	"dhtwxaigrrj5zhrR2FklopdwyMmuuAXjD5hRwr7QyGpI3d9uav92U/uMWJ1o8EJzJRv33wqG7aIVdqsH",
-	"fXsIqoDlkJX8p5VEcKqSFTv9qJJ5jJVIGkOxjaVshTp/CXcKylVKF59ABen2ecK6sJR8IGSla8o+UuVN",
-	"vzj7rk6+vzj6rk4+sd6FXY7vjt+7shLWTnRq7A455e8QDdR986a92yFj/oUlGuEFNI/ZjdjY2qq3X7+u",
-	"v2q1/K8cLPPNuosWw7Ig1N2QQhFvzJyEYIjuAVZeaFxPx+A4gsIgVmW6+uk7AtCmiOi7wQ3xiZpTgrNy",
-	"EZPZEdeDEInlGE58DmDTR11VvOFvKrWwamxz5uKfi5s3cycKpSh7LJFiYHffyhZ/UHjg63zxvFKlh0XV",
-	"Jd0VZjizqtX4iSY8hkl9o+RjrOy9+sEFZ6lvbEnQjGu6OjH5E03uXWLxlQ8snuOdnuSPNrMgZHBSD1Io",
-	"zhU88CIH/nUVoRakGDzjfhRahVunFf3XwRif4sQuvl7qf2EC3ydvvzzfm52ZQnc9OXQ3T/l3ffud93JX",
-	"pnU/D9KfqfnOZo9GAJWq7IOBhxi831Y+l8ZfJ12Ycvk3O4+V6wJ8oCKW/f68gY2VjFNIWCRD9yTpMTNh",
-	"DIKJ4fb0HzJU19ciZ30wVqs+KrwfzoaNF2SaZeN+ov/evb7QhT9QPLFSUdMU0xye7cOfKTH4vEIMGT0L",
-	"zFliidUvAJy+5K7p5hRT7sl4Cre5CAzrnt2DGgE0MuT7q/Oz3Lt2z6Y6w0J3Ees/McX70xvR/dJw0e0N",
-	"zQfCI589MH9Po+jE6SjOST2miOkJSnBVwclFsIOgwBLniIvr5PL9Adna2tq1w/t4fYBj9jrViCcJ15C2",
-	"Zy02zDZoko+aQcAS5N4PGeExzK4bU0O7m1adxvwy1L3rLvNkRKc+alSmAFGaJXTkJ3an1XnVaG01Wp3r",
-	"1u5eq7XXav26cp3suPLIOo61q18/SBOqyP7FMYlZFiCoHag86bMJ6dPIaDSJ9JCOGYnZGOEZQ+oBWJ3d",
-	"XfgZSrEYipfXdDPwLudMBQ9WsxLLLJE6oYl29bndbXzAHfBc10Hjl6L3LMs3XQhLbRG8wAoBazieona2",
-	"3vmIk80zyaFcByzOCvtt3xgrpyrSOgXLNhpwj/BjtQwnQLnInq8ABsJ2/c3InO2h0ALKirRnsBLWOP0j",
-	"ZSmqLk9MgXSu2NM5ucmW4himiWMlRsp7yHUJNqK3yTHVuLUc6bReY149LU96WuitT3liDZk+2sCWt8Cv",
-	"LBgeRM7SsQegwTrPDsf/jbbfORNaOZ3P6oI7rVbXY5NKQXQKibArAWKstGHIRtehPzYN066ohv0r8Dds",
-	"rrlVoPV5m8Xvd+5wWrUdBI4n91gYu4UfmKJJgSU1ZKNAnku8WmGwFS0wZMu1ci5NJZxCF1vq7pEJ5cbH",
-	"hVKrQoyptSABKg1vHLp7hf3CNUnhfnhCp2TDXSBjvYkboY0ML1mDQGQsuBzZgyDefEu6YdgLNu94Cp9n",
-	"Mel8+fL2RnSRV63dIabO9yBTE8kRs7pM5msCdxJDpjSKs7gY2oTzBcxpn+iWjcAuEHRSfS8357LwOhj0",
-	"C00+XF9fEHz2LWnhZXoqoFKQ5X64aecjFtvBu32Cd4x+vi7QGTf7zu7uelu/0sh98FmFXkwjNwR8VC8I",
-	"y+A2LhBgXqoskOi5m6sq1sopIi7PhhqayEHK8qq63S8Nj+zaJdqJIK9xuB60VXfHBpGYAHQp6AYDGbr/",
-	"NuO+m+m0CU+NUm0Qa7nnU9KSKWHCqGmRa/4/9t5+O20kWx++lVrMH4FZAgO2Yxuvs9ZxO+lOupO2J3Ym",
-	"80GfqJAK0FiUGJWww6RzHe8FvTf2W7X3rlIJBBbYTscZn7VOTwySKNXHU7v2x/P8uebVAnKpt6C24KMh",
-	"33O/ieR1EgXi45RDvy+yvNa82k2SXn1EIwhTKRGRCvlfEAMtQtYifWTNlrCaGuJa4Yibn9PhJUZ8hMJc",
-	"w0jyOPrPYtHnrQhJnX/hYFs51dZqrzDup2FxoYKreIUQwBbp3bnn1znMLL7cYsfdxZO7lIfCo3iWitNk",
-	"VraT/Yi7La00xVQE1SpjwWKuMrNXDmdxbvTUIbar95c2kHqbi4pbXLuIEcvmQOW8d5XlRtkamwnaaxtp",
-	"rAlMUQwNMZeD/VYeZzsrChIFVgl/53hrVjm0jhplMbiwt+iWLoByGKE+BcJwX1J53SEjG2zFS5nfWUhs",
-	"7rb37oLi1su/nDIPINha4+ndUclMVfN+ziAPnlaNZxbw0jwoDMDCJL8tjZ5WzaVQ2Sr3omvO9fAoVOAT",
-	"08aG9TB5Zaa/B2resOlHmSLIH0ZxhqemBa+jc+M2rsCF+9e89MpKCsdcMNLx2qxhPgyyz96/e0ORijEm",
-	"8MBOAVEr2AICxsMwFUoZJdY6qZv3Jcib69M87n65Ld/IdWrAF4+nT0NtrFfAMOUj2CXYOxFGqQgyZYJz",
-	"fYl1dNaa2n5aFiKpe4e3+pA+JOkVECG8o/1y1TRa3lnBVnSy7/Ul5KdAKxQvW54i9paVh4LCM4EAz8th",
-	"xvkdW2+xFSXeBvnZN6abtvJuOzc7WdpuN/xWRp2oRDBLo2x+ATn8aARMo1/E/GRWRlx7IhfFCk7OX7Mr",
-	"MdczjodNmMogIXyccxu7UPDqzQE7eXHJIjnSoGDWDjFm6p9AV4kJ6PRqn5p8GjVRUN1s1tBClM/iqUhN",
-	"W/GvH03H/fzhsuYtBSth6VC9yzNVZLOqryXTOjk9fXlx8fHy7JeXvxKbVhkzV1+eDTK9hDXGgRJgSuTx",
-	"HouTEfCQMuKTwvfGAgptO8HP5S+ql+aCpOOKcSGdlVzbEV4ol3UMgDVrisqGrE70WRRr2NGfo+71iiFw",
-	"BR3LxsFp4F9mpf7XFS00LrN/67s8k+ieK0Mahhvw1u/cKJKQxAF58fKvr09fLgwIMOikgg3S5EaJVLGA",
-	"S20VaCMMX0y12AmOepyMNIiEPMhY5E5CaE7eASve+wsQAAwTSrTLeJA5oV192f+6pXH58y6SGa4chfXD",
-	"2IWFoIK+AqhPMqrzT4a23tbLS3CRY2c4jMAnCscYE3eYzOIsamJpFMnIqJ7eBlIRcEXFa07IQv8asdnq",
-	"iWoumKXBmKtIjjxXbY8FoDnGhsgR8urNgdeXQJGLx70lllyaaui31Qa8CJk5KsKuyNNM6rHpy77805/Y",
-	"aSK1DRAlUvVlk53EMUm26/1sDVM2eK0jGcSzkBKR/J3rjs+mqRhGn1rshDgYjJuDsbo/SqC8ubUTTELY",
-	"5PwGGZHAaAJ7em9nB27U23nvsH3Y1k9t6aZB1AB3CUiM4hMRn3IlWux1iB+9f//6hWqxy2giVMYnU/x0",
-	"wYkPz8LQOxzSWaSY/7mPJ/Z+rcf6NZz1lOqOE75f81ifzvqnSSjgQrgskhle8sU/ZnvttjY4FPMppuzj",
-	"m//zM6QWeSZ//stvGtL22l262oi64NiXclzvtTt0sf4Tu+Qk19mHhKEwEViLCEVrcMTPXdWW+N7dWTw7",
-	"AHvtPXjmO54J1ORRxhG11z2i0Afz34ksnTdPhplIjbud1cnwb5hJVUD3vnzJg7FDaQ9jCJ5b/1NzKlIK",
-	"D9PL5x+wKGNgrVHQIf/mmWJ0RuhL4KKOFGTAAU87uicc1ndnxbfYuyQWiqVcXvXlFtoIdeD7bxQ1Elrs",
-	"zArxLEj3QMILxLEK4j3HjJMMFRmacEoi8Z98RLomSqZXh7nXdLJx8/SlthbgVcjgHqDciD7vXditX88A",
-	"Si4z21KBzsz6kzwQHeEy7MuXVtGn0WIvbUyHiBKl49bl9heRMtI3kOGeAZ4pDR493f7fzdz5HZPp2O99",
-	"+Xuz2YT/11/7AaUWZZBa9Dvz+XQaR1hSufMvlUif4YVLQaDfnUgNOMIXr3NCib8zbaungQa2sfjEXr09",
-	"OW1evDrp7j83Z+SU31hP7iAJ5562w4xKeckrKhGkItM/2pc2GmpARjcKsQS6Hf/J6aOQZ7xf++KzOnpS",
-	"mL8Q/vHBDcwz7rNxEoeKRaHqy8zws68P4gHVF8Ttpib86KwbdFC7fsW+BC/+n6kNNHn+bN2NpnvMz+Dq",
-	"b1Ls1vLnkc4XhWzzgK23ELH1DMQEiVQZ1yMfTQTGjNNIJbKnoTQVehQjdM3hlqDBMYyGQ32klSZhTYYQ",
-	"sWmxS4wwG25PGhy07m0yI1f62WjD8YzBOR3Lmm/GSgQfzbZmNjwobW4aX/oc+dRU1hTDYZJmhcw7bRKC",
-	"uz4VWCjO+CxLJjyLAnC7z/VWaf1DYz6dCgmtQYlwcsYiHyvVBUFGXT7Fg2RCaUO6Te6hGWIq1i2DW4AC",
-	"TRcu56z76ROx6evVm1fKlp1pGbOnWr2EFfqDB8Kew/Ur0ymx9Oxtjt32vK2f6Ry5cVfWCGNcZKg6qcpW",
-	"mF/0uvgefoJuF5/V0Y+lf2FVOKGBKUGuf8Zf7UE81o8qYYA0SwUYIHdyh60Pi0pROZH1YrpzJhJgMJfF",
-	"/I+Zz6lafil/AM0pMN/h2kiO4KnrAB1bhyFABfF6zhYig6sjxbTXXOi2xpGE3cbyOWR8hB/qW5d4FIg0",
-	"XZtFQRKS1baGm6GFcMmn09yNQ3WISNFcQsFZ/KEyGgVlox9oDDcjCUdToPKyKYwtdoGmMnDQYPK1tVfy",
-	"/bjjgD7qiRD29aVvmqGtLt043wmC3hBDWZKCdWYkGMBKU40lmRLINAdNRAhRYNObkdRQoe+DPilhncCD",
-	"VRzpMwMSAeMx6DxNpmkkMkyvBX+p9UYVOEUykU4UZuVnsXuAcqTperVOq91qQ+LEVEg+jWq92m6r3dol",
-	"FRpwbuy0bkQcN6+0jbXzr5sr1dJbtv6G1BaWPUUA5h/EgP0i5uxCGL5KSA/SHVBwIWgzH/6XUoopkUiD",
-	"w1UUoo10bu3FHhTlsjrCEiUeOxpHtV7tJ5H9fAM6iTYrUzez226bU6dRyl8wQwq+58810F3s/fNzjcej",
-	"Wq8GHOPg+r2Gv7r7+50jIOLTP3oQtoO9QVcc8c5wN9g/1F9k81qvdvbLOTJe13o1FY1qXu2T7vjOv/9+",
-	"8vdfPp2mw79efDy4nH/4y6uz0cE4uD7n0+htnN685vw8ePX+XYKpq2hG3Bau+fnDLxd4yF4eFL11KpG1",
-	"9HDvtfdWPcr22c6vSfZjMpNhwetV6/3zN6+mjJZ97Ry3BxhaWGzXaDMURhjIaUYKlPMFpse4x4Var4bD",
-	"Cb+EDOXg9kHJR1Uyy96JbJZKh4dFL6ibNNGWwIRDYDlknD6x/l46BNnFvNfutPryRw3blBRCy9PyB1Dm",
-	"g31kEMNR/vW5YSLMvVj6lHyFfTDlUQpuA+frHjmnbdwIQoP6HhF6ANs5IqEMjWm2c7DrHmGMpnh4a7Ez",
-	"wKTX53afZ5yKRjdfPm+g59FXKlT2QxLON1s31plza3J+LlsIcdxmJJtINdWccqnf76hWeepDs01hx5ei",
-	"s9fU8W0NBxhDyRUKyhpiLt0xSgZfKrc9v2PZq4WbWSRp3bZvX7c/8ND2g76lc/st78FNoc/5AspS9zq7",
-	"t990zudxwsPLJHnD0xGEhve6R7ffd5kkb7k01H9qLbzo19e2AEz6fBnaiZMDixmdatiSoNrgKnC5Tq7I",
-	"XqUCPhEa/zM5YXUrcEGTU1apmQjReW1xw2z2+lyPK7jb3is1IeAZN1yhb9yaEQGPY20eKD4UWL41FTzT",
-	"z3PhlfEY1QKpESrjc3KyWw2KOelOsLo5zuTQ1FgBEnQmdN6ajl65nbIKQXT/3gFCisIXmwrbVl53Czq8",
-	"lVBjrySd3RqcWy/SrdbbbesGB2GLBYKpTCvNO4gH4YrEeCuxB+dW+NKE0qfUotW+wnJ7K2p3Bup1AiYW",
-	"pa2CSbWpQpd/KZdxK7zYlqj7xR2/5cdWGkkl4qEzjq4scDnUnYJTtsABnZsdlmBBiht9nvRYSsiI457M",
-	"MpVxJGYo4kQyREo3mCnoUDD2Gl62ZLUt/rpzVGuj5WX8G33JF6w1a6zRabDMXIN8OzAqGxUmpw2rRSkD",
-	"TxJKApfNWWCsEOf5hrQ16FEXnN9uFHk16Qg592qWN63Js2bIb2Rzr1sdBYtv8P2ZUObNHC6DhVn4fZtW",
-	"FlROje9xEVtAT3cDi2oBZmjtr0GZRNp69pUWVT0XrmosYIbGnwLfJnzUl4UHaCwJ8If0gQqsnZDVSRer",
-	"gSkE18A0bEw46wxqsXNslYYyLvvSWFTmgeYWTDSKVbIAhbcbgR5mPvZllAEPgFow/IJkGun2pknmqMqn",
-	"YqYEC0WWO1fv01IjA8gsnu/TYnsUIHXiTvLjtQslUnZaPgLkWmOk5up0C2+I5RhOh2xnxpokojXABGmc",
-	"GmJKLBVro3wAj0uSjn7lE+F7jBdTumBAMB/UunD6kpTeucKArodkDbvtZsjnEJbN0ojHLfZSGyuKgmMC",
-	"qAmbkVRCqiiLrkU8b/Xlm2gSZVhxs0upUSZGDXSG1srRf42TWbq51+cd9dV7NDW/gvOHPNoudwF18Urq",
-	"9/v0F5kX3ghKOo8BSi5RcVIbrBSXsBEompSRMvlEd/ErVbBHThM5jKMg+6Z8SrjogbgUe2ljdMHUuokI",
-	"I75Ds2Hn85WYf1l7bMZ4NlKmWqIXyFUz+X1FIm7IxIIfeZ/GfuHGgKus0WInfXkl5vjNckJQIR+IIRkq",
-	"tBWJSPWdWDOGKIyM6to64XM2AAQD3nANxqMkCVndP9WfNE8TmaVJ3GPTNLrmmfDYhH9q8pH4n93O/u7z",
-	"drvtsWgymWV8EAvIc3g9bP6aSNF8y7Ng7JMLO8oU819e8pFvG7oLiUtF5PKxd3xW59RR9oyJQVXdIYt9",
-	"hwlJbgqmvypU9IMeS2AFAoBJ+URkIsXAz/IYUoOhA4NkOnfGD/M4ilWY/drR8PB52D7sHB7uBQfh8/0j",
-	"3h0KztvB/j4P2519vjsY7g07g+6gPTjsdoOwsx8+Dzr7g/aw3ebtw35tVYppoVNrLm4UGQOXJTK+/Har",
-	"jQS9uvPnYjVG3e1vmM2Nwu/ezv9TilXwRN1vlGuqH1WYaSWJ75WmXnEsqtxSeJ3l9PGXpOCx4h2eKXbx",
-	"6qTZ3X/uoRZP+CCzYXULdRt3yzyUuPhLpivYLuh3aLFfE8hwWhiKx/DSX80Evkvc9PNyUvo/f/tS2JpO",
-	"DMCjBWxV4Wh3oozgkt0Jv0H24AKElTU1v2QHgA8ys3/LN7YbPe76T3zqji2jLt3aIAEXeH8dMQNkX4HM",
-	"UG15YvkEOuF8ZEAF+S+/0XOnpNkXFrhjvaVUkGcK0wG1XQO0kp4jWp8lIZ8jWYUweSQoJteXVvTAI3tI",
-	"ZZ61jkA50ToT7a58FcmQ1ZeYajxi/cH8ypyyRubsrZTtuqiuZ7TnEumoSdK1IP0EFcoskX2ZKyJgv5pY",
-	"TRLHQE2C3ochnJQwcZcybIpbLqNsKFsoiPtYj6LQxNvcl+Qhc0vXI9iW8amSAII5W6G2JTNw4aKX9hoo",
-	"efI5IT4FYpr1pY/p45cRHKEw6ZwMDxNG4HFsVFggZY4OhVAPwzjrttstdoK+l6HIgjEq/4IJw9kwhQkB",
-	"SViWx2RlUYTfWGNoFG2yG5nXXSwbFZC4XeJV6kvI8saswRWmh7MQNrM9YEbr25bw/BgHaywg5RrGJopj",
-	"C/ELyLwf7nX22l0+CPYGXX7wfHB00DkKjzqdducg2D/q/kHGx22nKr1owGy79Vz11lyJnYyUaMSsfNu9",
-	"lsOM7q18NHOHdVXESH+5rckjkyaY5n7Pppfpcz9NA/RhXCNnnzDuyWhR4WXpaVuZPhe48unXkrQwOT3m",
-	"rnkNBJBwu9Uk3NLmwUWC6riZ8f87JegGw+QiYK4yhjYfpIfo9ktnU6nPDGo38nF4gD7eMqK5mfmTw64h",
-	"66hu+uQGC1bnrfH68TjGwo7cYMkLhbmcO25zr6gdAF4DKC+ZQOJsi5lMNKLlKFTqQRFhPaeIgfWqGNcz",
-	"ctywdgfehfELTAfNQyFoXWAyBySUtU3WxrHJb8uDHdpopMAFZJZTi/Fw7WS97fWlf06FjSQWkbGhtll9",
-	"wxIGH0MyG2WnPl/Qest7xCi87bXbrb40zx2IeWLsqphj8Q4AVMCnrF6obFRlQmQ9BjqRXY9N04R1972+",
-	"nmxUw8JmMkafaGO5xsaU1/To8R/hUj+386DZKuNzSrdxWp37GOjVTX9Sgy1fd5TRIJP+dxxixnWWTBXU",
-	"QmMkKeyD6pC1QxQL4kQJMD4cr26nzYKYRxP05+IAF127nsuUgZlDx3kf88xWdvVlMTdwnSf4mKU8E03T",
-	"laXhbd0s6p1TVLvYPsANKj21g1/+8nbvfIP49EITHjT4g+N8q3FwjpdVNwrwhhcGq0qtgtWVyN4iVmzt",
-	"tO3efgs2Emanc+bdeJhlkn0ETLEcSr1aOehY6iXUotpr71XuVmIFLu9Pg6brUbL1TTmndQ/lKGQdpVbv",
-	"87bd0HVTR/I6Is7QHaQWWL0n/pxEFJIuOFLt5pc/65liaRILD1V08dSXq3Dg2dCmF/RlISfH1BrZJwqE",
-	"zfpeexfpzW6wQvFEspmEkgMPBsmzpywg7YOB7MvFOP7eMXBffAIq2BHloznfH1VI/cH9uhBEJ5smm5ci",
-	"5An07GvbP3dByIzC55G8/ngU/KU7+NvB5JfpnrrsXP/jUL7bvfn7c/Gq/a83+/zHsDt6H539++BvV9WR",
-	"dLGpD4qkXzsLD/O27ISV4sZNSPyqgfJ2BTD5MUkHURiint2GfsWvFn0rpA/h7IEglDvZ88oO6Oy16UJU",
-	"ZnR7BZElfYOYlTY7PTaYyTCGmCWVt4VJMJsIiVLjP1+c/bpVrdDZVMiTafSzoqV7l5IhQ22xXdFVYRms",
-	"E6ZYJKUpXQ/wXuev2W6rbXvqnot/LscRvN4zZX/N/BKr6wFpbFb5Y6bHnE/i+5sed5kVf9ct2WhWmLY/",
-	"zYrSWfH3k7dvNp0V6UhVSOGRKyyXPBFHG1Jrk3G2y1rHFpylo7vs/HJ13kv1g5JpyIPmtCTp6NZtXXdG",
-	"9V0dry6drgUZ9ceR7FaSZ+K+hTP3YWKv3S6dCum1eFgSG/MwMIblUjGXrJ5FeubDTPcMQwna78gRUxIS",
-	"0RPxLB35rI70KHD1bLoSNGkN3Mlu/C+ZX5vDrZ1Y7wQPN59WNJabx4jPgN7+y29ebTorLSHBIB4Y3XwC",
-	"7Aw49QIQu1ctdh5zqVwNPDaY5wxbHpXBQYW8o82/MBeRyAdnI6B46Sy0Coh3AWOrVKhPzfqO2p9+PDrY",
-	"7TwH0sSIhuFP7R8Pnj9/mUsyVdImrH7WWdRyfJBT2lddbUgEEv6Rq+7hT2Z33zhw5Ddf4XaFLO8eOzzM",
-	"dsbxAbo4t1z9pfbXiZ5gQgFN5XXXsKIpLILglnbvmdKGuUiHPBBMyFEkLRUd5mYQPV6vL09eXP7fCVCk",
-	"TaLMY/hnl2Upl2qotzD85JCmE6uHYpKMUj4dR4HyQKt/J02Syc5AhB6J00dCeX1ptdcVBl/wQbssjFQw",
-	"1gPhsWk8U0QRmIYiRXUMbTyevbhgSgBXLLC4nLy4zF82Sfsykuzs3dv/O2t32A47e/vi/87auy128qaT",
-	"N4FN+BRkE7J0FujtN7Ta+bgR6x9BhhXqG92SvrxOAj6YxTydGwIWythgE9ArQGy9gtO5Yo6Q9xCLXiJx",
-	"Ay61k3YXmOS4/uchVOnBad4wFNbP/9ppdpn/2teYzPRfe/sNtKKRvBBCqZBxoSBoBmOkCjSHPIMbdynN",
-	"k7MbnspIjnrEjCZCyDAd82sIwqQaECZR2FQZnwPqnyDPlr4IGUEmjly9IvaySDGANuSJI8ueKX4tgCIN",
-	"cln1MW/AQ3NrX2LL40TRdoVyoOhcB52bkchQugLo8CEunAo1izPlYy6TnhNe7pb1SYzB78u6T+3xPear",
-	"qwgGwGN+OEMAFqgd8i9gZfAbLSIupLYtkDnTYz39mleQPkN5TEa0P0t5FJuklqWFbvrKb+RNTfkNyKO3",
-	"2Il9CtCyQLJVliYxqH28vXjV7LQbUJJkvOSmo5OU0YtRklSklgohuPvGenqFNsuH5iymGS9gAVIoQcFL",
-	"CNXuMc6FXKtZAa8xcediwDAqzfol7lsfZ3qxbgy8ueEkkkg2aMtPC+5lmBXNwpP1T7rcQf5rCslSe/xj",
-	"JpO+zP3gehVgOpNz00lOBYk6M7iV+y3mI/2wbx3knCELKREeFRPD99p7zL/Q3+dxW8hEgnVj49gmijzl",
-	"qRLAm6UHF/KknDWRc4t0W+yHJESYmutGzACs/Iuz9xcfX705+PjD2Yu/f3zz+u3rS5/V99jbH7QZR+Lq",
-	"x2yvs0sByYZHOXFJnLOnddpeu922y/iYDQi6kiHjA93gjvO11SlVN0JkTE2TzLYONZEWOkVfb+epBOpe",
-	"DmkvXk4lFSL3i5HnOiby6iRBhNGPIEEYD8uX8xQ4y5u5PrjqI0nzSZj5rI55AnhigslYksVI86eBNrI5",
-	"lfX60g/iSEYBj31WJxJH5nI4lpi+r+G3X8UH25q+yGWtEf1Wk/A1vSfECCubhraFD2rSwsSq+AbvAN03",
-	"eIVX8cHCnUuWbgHYTWqDXZoL+C6NOtydrOCNg7MR4tdHPo0+IlG4CdEuINtSbLZz99jsr4kTMSQG8TJc",
-	"bBCEV4HovjRbQ30JnBvG6KG3tpV9fVk5KH7O59r0e2fm6l0OE/cSSi/i/0OF0Be3d0NYg07VZwq1h8zu",
-	"RRdAxvcQWUqjTKg7Rti7Vc550zQJ9IobxPcWly/y+v/zty/e5wJ7/mL2GuKCOQjp84EGbW3BN3HvMZub",
-	"c5IzKF9ymrNbSQ2+cjiHa738vvKTnv2ltUn7FqOIZTQ0adMLUgMek+JGfwDiL6tM1Tx535iaPbgSF54x",
-	"97jk8VxlTAqBPKZZCh/btgzmlPBgbFLMKDDP7EsyidkRFvZ7RF2roKwNrHhUWrOFay12DiYFZUdhNhiy",
-	"hgazVCWpf0wR408Zm2JJy/t3b/RsNuqUbyJ5ZSUp2QlM6yaINoQmy0AJofoS8taRNwSm/rP83FLqXD2Z",
-	"hdGirbBoDLAtbIE3Eeyzb/MZtza9/Ew3Oz+6G+Nev0IxlbTdOeoOd/les91ut5sH+j+H+j9t+3+cr1AE",
-	"sAobJQVjqwQ71reTTPrInS32BFNs99uLn3TjOivaRvcvNK+g2tK+Q/OMZF+hSeYsuKJJdE9tA8PkjG6B",
-	"lt3i1jHpXbdeeApLpHYvafs5KN2StQ8XXuoz7oJpVkm0LJ/47wAJSlTjS/gXpmSt2QVbzPzWEFCS8I3K",
-	"AbM0Rhr5Y5aK+H/6NY0l/Zpv5XH06SQVbJKkovAD30pZ21e2gLYPexhFnIIjpNqGavF2/Ya6bXhkeSO2",
-	"6vGlWzDqdxf31h5LppA3LpRztkb1hznz0cTzPXIOpFCatrAf9aWzIbHF/cjdC1nZVsjqhc1ubUwQ3XL6",
-	"x1buQVak/Pbth6rpjHw4lm7UQyPYrjvGX0B1/dmq3cYIt1XMjNM/TmJvq4DdbonPlBH8/+b2RupE4x6D",
-	"+VFopBJSJenHZDiMIylWNEfftmonfL5X2pZvb7vJl9/azYZm6BbbDNy52d6ST5sH2Vnyx38r+8rX3B80",
-	"3lAXOBsCffAA8fAVgI8k/cR7v3W87faVsjYqd4pBDi5xQ4GWsbpKJgIy4wSPM3Ngaxy7Ubi8dpmFaQLF",
-	"hXkRK6oRYmULPdMSpekfXPL1YzEReZijDJOwWGSyxPlE9GUSYClbIPKyIolZbsahgErAIkT+tWPihnJu",
-	"hJztEc/EDZ/rnSsN+xIDkCCdFUNcSt/bgP4wnHKokru0w+E2JiiE77N6Lhq0Jv+FpBoRFe4HvaqB1wbe",
-	"S3N9OWeQ/tJzFCK/W6SgobKzuApcFCdFmd8F4063+Vxs9EosqneBEK2p302AFt61DY8p8JoZGZxMiXhY",
-	"KU9m0Z9AXl+1mT/hBLxhd9VV+GeumY1pq47kda3b7j5vtneb7e5l+6jXbvfa7X/UUMm5gnkVdki1971a",
-	"fl6n3dvr0PPIzHk5jYLlrARgemhApo8YRp/03pnM1Merg79Mup8Acje1E6zm422GAsk0qK+89B7D4Q82",
-	"d3LoF7Z3s+rWpcOUnPfMErhTOtxaaQrIdpjFMa54KOIz3KVJJmjTdcuC4ayGtcEtplcaCTcakdhI9iWc",
-	"8XBXTcVGerEQayKlNidK/pXwA3NhaSXcPU167crdMF8aG/VQKdNw5f0i3JWYF0Hpr4Ojy/+825NvpofB",
-	"h7AzfKWej37mu/OXoj37JTrL9v/273/cVIY9PTuB2gEl38HdPmcyuTk2lCJUlhrjtF7SMfaW52WJphUl",
-	"pDmz0k7K1krw3WxkwxNHdbYUad0a2yfQlfef+Z5Hke8PsFdaXnDyQkCOBTJWlcsgDYFylc41iMp77Q5y",
-	"pYAUsp7T1wnW8Nu4s75z4XzzldATBUkc9FxWpLhtfE8JrZ7m+NJZQPftQ81V70FP/8srYRZGWTNORrcc",
-	"Qm7SKBNswoHjo5B3b/2vxcNJ0Ul9M05YHettbUJeathPGhggxjO5nccNqLlC2i+jdOyhEwsUPvVhnZbe",
-	"soca8wi3itayul/wmzU2icOuOgjpi98ko0pubSEzkIgckAN5sdsso0OpK3l/8DxoHoSHonk0bHea3d29",
-	"/ecHh0d8EKyKG/IgS9J78SWblttcSyujWEe/kumWBa88mjsXUSZWNxHz2Vexhm3aQo3kKePDTFDgepnv",
-	"ytpdnUswuozdVdI8PRfLuy/kmQAt2437kARyb2vc4a2Ny5KtmvZNueetEwD6qTBdYPbCyTqsvgwgXNGr",
-	"kUrOEq/4F6/GS0zv/c1MbwG5A1N4zm6r3ep0dltOpiWAw96wE3T5kWgPDsLdYJ8fiufDTtgNYEtJRwKv",
-	"qhQn2sbPoGHppczS+WZBCZqjDxaVcJ7/3xiWsGFr2JxZDPuGtTAgHr0uVn1/4Qks4VhfV481HLCVjpOZ",
-	"ErgjZuB7lyE4422xTNjw9K6GpKszGWUeSxPyuQ9E2GNv3/3q9SUWo0KlTjJkgyjNxh6Lk8C4PUN6a8rW",
-	"LhbE5NU7haIcSC8fxnykmJoFY8YVM0UvWCCzJklrKSZ+zCSfoKmv/+7LZJapCEwjuIZcLg6X+r3E0E/z",
-	"pC40JtN7zP/6SWSnONxVbBQ3sm2mwLcX24ZWyhlIzMN8w3qlXQb+LT25Ap4Kz5GCh+KtBetk78OKduon",
-	"bmqTfHtR73yRrw0c0eTYIup9jvPjgvBto50mLyR7sM3Gnb5PyVVb7FKBgY2KGVUGxr5SUpV55I7B+ybg",
-	"/ZosK9xOWP3kTae527A52ax+9uJCf4AFlTYF2op3LVTqDDFhWZ9soSQrr8lkYRRSmDpIRjJSwsOSJ/1M",
-	"qZFICSFt8rTeNcbJDdYcRbKJ+6yZt32JNY+CB+OWyfj6H1PPGYOaC7ROirxAD7/27OU8jn02SLLx7anP",
-	"38BepY/U72k0T2Ewq6WL0cAmKe7oeXFvEfD151XznNb6lJNQ/BLhwllCqrzkltjDIWut4THffJ6kzNfj",
-	"Umycua96Fhs9univkLOJXqvOR/YfPIal+zh2L7OW15PGFSbLFnuY+4DNdjA7vx5k87JPf9q5NowMW+vf",
-	"woLF+YAg5VHtZzuf9f98uUv62Ao+VK5gFxGhhvIMFJ6yNJpM6IS3rD/XOGZTkeqdrCkkPCIngu5Lc/zy",
-	"d3BfUVMeQLFLsfzi7MXpqzMDclOejd3aC8sqnMdc15VhTCJp7fJSeYFSmhosBVC2JMndP+w8KcvMsXs/",
-	"qHZ6lKDT5MR7EWV9aSJJRNqwtKkjj4E+tkToF49SQ6hgHIQYWGocs5hnTqkYkSjkZNsaKnCmWz7vGz5v",
-	"sbd8OgUJlgQoUCfTbA7jTMVQueWCz7nhqi+RGYIGHjVJTd6eEUEh3T7LTS6FQFsH6BsGoPSi/zMXSLnA",
-	"ZV/a0PIzBef8mEysgEs2sM0nj+goacbRtbAvgLQOczqkJ4YNQ1tcg1kUZ81IMtf0SoQq2l6rQnIPasK8",
-	"5dPCnnKHDAc9FxGnEqn0QpXZx4Cng2Q8D1PkxI+Tm49DDm4jcn2CjVM5Ov6WTx+cR5vMj1tLfZx9eJP2",
-	"5zetZn621dYTnFpPAf57C/C/5VOrEZA4LjvC0orbbXFhbljmaiiwN6DFM2oDgzkx5BGpP9LpV3EZmhin",
-	"USyoXFZzS8yyLzcNWmLfIVW7qhq4pMsrna8KL/pt1IJ+e+cVZxKuhTlDqa+ybY4rL6y4W/WDCrXswY4q",
-	"zvP/a2tNQrucbuflL6zXh0g6RTVj0K1GBb4ktRURPKPYBtZdkLgAFVcQCM5F1gNRG8bhIyPT0Jd1vyR9",
-	"zyjtQLGLvt5H1xpotGgzl6gEjLaNj4p+wBERjEVwJcK+hJIMlTFfmzF+QR7wF/1J45glFH0aRiLWViy/",
-	"MnEZcoRAqMcyUJBsS1/qNyuQKC0ktCQpM2EeXgL7z4i6wnMDP325yLrUYqbjwbjHDiU5Fb3N6O3s2HZn",
-	"pO4BxzG3jiDhTmIsejxApJo0IvQEHqVRrHdixWeZqOnjKlmYti7o4yBxDm+v4H2lyOuG9M2I7lUj3Zsl",
-	"deKbPyjDMSlK3Qbqv4qbF7n21CbacOsFYDw2k7gon7gxlyxPs96sRso26LvKmLw1gfSdmCTXRB5okO21",
-	"UYJaFH8ipwAoWmYKC/EWhaDIM49+Xra31+5AlrVMWJxIfUYFgXLFDFI6eo8Bn94DnLyAN3Xg5JGkln7N",
-	"zR776E4zzis/pJzJfB6dVdiOoIbSyUS4+/hbGdLaPRnDFaWzHgQ5v+uSRR7ecQY+cB1yFW5wDxgJcv6K",
-	"gswz2X/IflzY5v1GwXCFcikU1iOlNKNZKCVQ6hgTONIXxKCwR5LBSEoG1BKmrJm9Ta5d6b++zBJrOlZZ",
-	"k86CXKLlvIcV6vbHPRl84+TmFelVW3e7YwSKT9MEQoZjAUZeHI3GmUNz/vLTNHEMvg0Zzbcw4B4TEhmO",
-	"8+8Rke6V3fyh7LedgJsT8noj7oYkPvX1loscgaPu6w99NhBBMhGKyVkcN47XQ0xfEsa02GksOMmJ0mUk",
-	"n47BFfjBipVEm5wM9a/i9ae6C56sudKdFLrJjswzHP9vckct9fSczxQQvufM4VyyaMJHgtUHczYRYcSB",
-	"Uhi5U1MRRFPw0oM8LWkdo4ytnouwCCAaCLMSo3L6UMP4dCp4qiC4i6shcl06RqOZzWQWxSzQvQp8+8Wt",
-	"uC9X78V2B87VHpkPL/CLmPvFffUtvFe+sR5DqNHeha/5OvTx6nf41ve6D+s1dZncfR/OxKdM7xXAyN3p",
-	"Imm6EtciFWwquJxlFFCZI5BIRnwsum2jGKBrmKSk7D6NSUneiIvZhDfLbIFOWZouG7hbuMq+213aeFpy",
-	"gVWusqfNermSF7YqHFOGdjEs5/vfta1k+x+AqYaygbPnTZvcAt5vj5VJr8NSREoHm1ZBMEcy3pRwiY5z",
-	"V5Xeb7G3kQR5WvDp5IriBWidpuI6SmaKzaRVcm+xk/yIUi5PjkQSxgOFyGzEUI0aMrRQhMfolAJEvsL4",
-	"juzLggurxT6MhbTuay6tY9LqEyezOGSjZK3ae1/WF6TcWamSu4eBxqp67n0JqZbwOhhSIDdZ49687Iu6",
-	"53cigSiIn3s1FDFWJaQQHaz/20ha3LRyTT6Ey3VQwj5CxCPfXI7Ekhr517QV3y7Hw+4f+ZBf4I/DPv3r",
-	"C/ADkNADhICcBTJ2XDkT7xbHNs/6MqdXcBzcUAiOxovGvijgGtimQoa6i92u1mgVRirgaSg0TCXgBTI5",
-	"GPqZc8VSCgho29ORS3f8Sh4lNkL2GeEXYq/h4yF0PO7LDXzv7L1cg4z3f7zDgfrKztqnGNcd0AMnyP16",
-	"OhxN/5WpT7nAu16+UTYWqaXkyWU0ZK6kX+R3aLFLvfyRfooksyBjuNWXJyYtygS5s4SpZCLIFVpIlnJk",
-	"wtEggvOjxgbMmVqxJN4rkVbOaHJe9e68dBV4mnLdEoWyx2LCo7jWqyk++d+xlX9sUt6sapnnr9jwj7Zh",
-	"gQqQxv5aD8AP8+p18mkCJ0RKf7WBemWlLDZLS8r7viq3nQF5Z2J8x8sfcoRKXrmSZr6zFu4/W8jRzM7b",
-	"5Zx0DkBZgzLd8Whkgy0Y1K6vYK/rS21FNloMJgftjbBGFo87+oHLnUNiH0ksQIRMJqiGNkiuBUpy4bRP",
-	"n4He3zFGaaJQWeE0xKGSlB9W5zL04PV4kS+dHukxPknkyE3rbIBrCpu/eOLiBglzm+jozpCGA+MsrLvE",
-	"ewpQVUvD2kZwtQYsquX1/LZhYk/+1g+a3JPPtduLpHE/cHFuUwa6wr2lmJi3x7FfYaV9d+6odgVNptNE",
-	"DuMoyO7JfwX9LxgRX2+OvOvsr0p0c/n1z9amCRHwzWLy7sL5IUI4MkgTZehw6csJv0K5w3mPyQS05VI6",
-	"xxUxHVx2AKeAoQRuyQ2oSO42jLsef6Avy60682hiIV1n1OFjXfo8SQBLMo0GPZfM0dwaXSIRr3fbe407",
-	"Yyuenxaw9Sk+toYQL3L76uuYLNsS30HUaJNakNlUo4YIMXSmliTOSEQV18tgvqLG42GJ6baq8YBAWW3T",
-	"7v8DCMDo0ks8N8Aw7EzlqFaJEXwYxYKyUaYx14ZmC+9FctyKdF5qzLv7z2u92tHw8HnYPuwcHu4FB+Hz",
-	"/SPeHQrO28H+Pg/bnX2+OxjuDTuD7qA9OOx2g7CzHz4POvuD9rDd5u1DMI/+I2q9vcNuZ3eLsxSO2oY6",
-	"VWHEH6q+47+6rmNCSyiHPP33V6/pAAZmlYf3tVlAoeA6BOsj0vDw9fj08CrfumV9kD5tsQshw770J7M4",
-	"i6Y8zXaGSTpphjzjfi6Kjb9AOKWvYr5eYn6Pnf/6k8d+Pn/5k8c+iMG53qd/ev2jZ3Sd+3KfvY1+QPNF",
-	"t0PjHcTccyYV/aRnClH0mHE5x21dxEp47OKvP7FIBvFMg3E9ysBRC/XSkDoQTbOGW4TRbrGLBMt+bceA",
-	"jDk+Hn1WJFIKzTEv9Ez1pU+bd1ODjs9CEcRcdzFptxNYJUEmsqbKUsEnPhYHQpouXWyskkj2pX5wFMxi",
-	"ngLrqW4GobseASxpg1hYkOgPAy6xVpmHUIGCd4TRREgFBhW1vi8Vl6Kn+zgWeqQ7bBp9EjFaaySofdg5",
-	"6jJtUjEVhcIOCNvd9ToHB97zdhtvgu2Hx3Ff1g+eH7b///9vb7fbpoTKvXYb8jJVPu51HHis5lF8nudJ",
-	"gQxvi52wWBvaKQyrGZm+3Ovs3kuyo96WzR62+uxbMpsXjr+6dQu7wwaJirYVD8oL//3ugJVLuXHfKz8a",
-	"Kw2AZKE95WaUJFLqLy0Mlm9Y+mzYBGO11qs9f1vbOOAAz9r5fCXmlStjcMDYBWREEPME8EUAuiv6g2gw",
-	"IMEEk8fARYfK/wsplY17q3TJoeXp6Ley0GXtjPpDUiLfUlZg+dkPT6RrKc/1Fk7hXrp+HE2NwVMsDSV6",
-	"gHXKl8Cbkt5+FMOG3YNyrn3DW4Rz8botaszx1qqBHGrQVwblO5v1Zjhu92Xcvzgg/dbO55kS6ev1jsOX",
-	"MlSO409P1Rb7Ff182jxOAWzzEMTNOGEpl1cq9/JN0LVnwr/6YTHX5jqIUkDw13zG8CNcHUEgFOiyY4YG",
-	"xFcodQJ/NWT1vfbRfbjj9NNo2j3h8dZu8gXfXWFifENuu/cw61dXijmze5RyyLoqdVsb1/gts/+Y4pHS",
-	"TPgJBw+2/jepTzpTn85lA33KmySZSWNfu0D6srhCig/Q7Sx3psPq6eWtL72qL3VHwCtQb+DPLjvcgXUL",
-	"SdhkMd4ZQG4m5m/cRKGQGIG988LF+h1n4d5nfPIrRh3d93hYKizsqmqb9yY0WOaGtXVo+OtPscR7yIUv",
-	"4s4zBQjlmZSDlLkz+u6RRkMeuPOZ/kVGQznNseEa9HLqfqS1MqqDOZE+quZmi4T6AHdCQtKjSNk40sfv",
-	"eV/WLUO/WgiSCB6MHZa15FpMdIMbkM+JzQHR64Va2r6sVkz7x9DmE7/53Y126oEK9S143ZcNEr7NHeVZ",
-	"Vvj1E93dqiL6qR3ib4ET1lsjxPFMsSjclHVt0CknWrUwspZt9TYetuWTjQq43PmccahAWA1RJLqs9ACk",
-	"kQSbh48wk4xPpyTM7X++EYOPszRefK7f0CYSJMeAlI5HNTawIj+R3BhpWCDrKJYZa2CLJqJhIQ6Fh/B8",
-	"FQAsEpJrjExuMC/1A8V/OWXFKYEaJQX+jU4eP1F4LBsK1CP3TbM9hp3kW6I/beZ6EKzAgI7+R07lOhZw",
-	"XEPoxiAGHzHxKVIZmnqmt/TvKUGvpI+UfWmU3FQ0kk2y4VKhZhNhm4gchyMpQn2Bvg2sZyKusjYpps/1",
-	"ZcGeHIkMYPlYNwMDMI4FbhNAwgSeRSEd8wqE7x4qt3AJ/hjMxdMvCC5Cy+UKrwvxEa5YKjJIE7+TN4bm",
-	"3kXA5d2BXb/Iraiufwo0rarDur4FGjpbly9mZj+VOcDcN1PbTmea4w+6Bejm3qePxoqyw0yVCA8ORutP",
-	"13hq9BczaI42wQJt+zbhFmPFP9DBVnfDJafqqxJwjEYSeTZWwOILbYUhE/NSFkoCF/EYRXSxhiYnTzH7",
-	"/Gre0r5c1Dp6DNpFbyKVXZhuq0JVSr1npSuhLr24a1KmcXWZhbULFRt3gXetlSuiDYla+I1qKuXGxpbt",
-	"zC2OhXa6Jscjp3p1F/J65DcXbuGFp3s3SwRyBu1BqF6d5z/pUmxKEavRHQwyQrNvQoViZcbRbDCBik4p",
-	"8OCeI0OZ00Dbbzg59PbEnVJMuCzKIi6pZJMuw1IRDLmFetNQpCkvk5uC1yB1fqjUOqwnKfC8VmHoarhe",
-	"hWN0lIbWoWteQWVRHJuSFG2j3lrW8aC74CnJoiIg3FFQ4Ey/b0VK1uBA43eibdzaOyH1QUoPBXRWOFfT",
-	"MR9FnGm7c5aKYzaNBVcCK27TCZsmGVcqmk3QsQ1S/nYTqLiXbFhkQX30oFUjxn641ZmD11kc/7KhTXFb",
-	"5RzO1SfXzh/nBUaMZNwFKA2EBuS/gvSBMUVsAcpKblGaLuzEgFyJO5Z9y95YF//uZL7x6TRNrisokrwQ",
-	"QRSK8N5X8NPKvYXZ1LWUvh3X7FbVKIUFuhOKIFJUb/hHMHzgjAa/a2EXQb5+MPigOoVa3QpxBfhMXGtb",
-	"rB7yjPfs169D3+tL327qvsd8x8TQfxIZv/6CXt1vtBg0Q/+6JCVNwfw09Fk9Nxv70tqNDSeaZrQEnMSt",
-	"mzHPILKdUblwz5bsROg3RejStuVee9eDaL1Ej6PEeL6DiqYqjd6c3cn2s944eLv8LRYAsS+3QEQcyvsw",
-	"Cu2czJHRWn3n1obrspGx7ERIJJZiOk6TOBnNW7UNKEGcdj9osP0Px3kzhx4f3m/MZTW0W4BXE2mapGaG",
-	"Ep2yi+jOqk9Dd82z0iVf88gpB37V3l67ekr5S2jJql04iQVSUSYsTm6gCmMBWmIeXKnSBfxobNQTXAQM",
-	"zuf/EkG23f56RyM120ydi9KZTPbtBgL+d8/UvYDG3ktkqIqDMBNbegczUTVDFzvmUeXnKhoEG/CBvx8g",
-	"N3eVoXQShsocj+rcaF96jLNxoqZRxmP972shZ6KR5728Pvn1BELM7D+JFMdO8BnTakI+x0IxLO/STZtl",
-	"ImSRZFFW4L61DynWu1FW95pMQZlkDEuG1lMrwcyrzkMC8+0ORgYFAd7ySLJfsDOBqHYi9EvqDp+INAr4",
-	"zuk4Cvgo2dzxkz2sEFC1SO+GUV68fOWifSp0Wk68w6mNK7MCQDiTfdXGtPMZDynr3ScomXYvwiyb7Ejg",
-	"98jE18pUeNTz985+h4pz6q6bToVEAozpbqClku8XSaq3GYa7DGRCgfZzpAzfVshuxkksGnfeGTBr+q47",
-	"Q8jn57qt0IECBOaA9TaPHA9Swa+GyMyvMp5mtV6t/by324aupFv2CrfEMxmMncs7Hf11fnm3rW+3l4eR",
-	"lJhibq4/KF7f7hYeL0EFJb+8C19/2TThfONN61tf9CbR/GnzWi93ci+bF95d/VClr/dYEocOu+fqgxUl",
-	"6y2qGyPLjf2SAIUDVS6M+p3PX5f6te48803nrJ358FNbHL4u+ajq2Uu343EdvZyEXFU95e7eD2BvI+Bb",
-	"hpRQIIA2GaKY8pgl2FDGFcSfQeFEX/+Xd3h5MmT+jRi8T2O/L+tLqcQB5hG32CU8ULEsCfm8Z498Pv7Q",
-	"6xBUap184ihseCinMo1EIPoyGTKN2tMJJStw4CrgIwGnP0iXxTcboA6sH/OBiDHTzknqy1cSNkE3mpzn",
-	"UERh+8Em6ObeqB5LIWESqEgycq85bqyyHN5Vu79eEyURvJUHw0tIzNx694fOqPVqH3h81YwkC5IkFinr",
-	"wszTI0CMGLaLNz0YXvLRg54LMz6qgjMbbLB49So0edpWV58JHei6Hbny6b5ib63E6Yj57LAwkcsxX4l1",
-	"/cMmbq5Pgo0WO01C4ZJpp2KmyhLaN12LyNZg1uJT+XTJCS+LUoH7yWZz4yvHi2/EYJwkV5u5y2cDe8WC",
-	"iefldSnJLAuSicgNOqhnDkUcXYt0ftyX0kRRtbEnglRkK72HaNBB7HQ5u8O8wmZp3h/Mi9/91ON2x+3H",
-	"n8LVW1iD1HD3OZU98+5vP+WDlBukNJ2KneWsYbtiVq1jUxKyELCy9z1E7iwafEBM9+ry8vyCCRlOkwiV",
-	"sySfiBBTKiw/ecAzHiejmcA4ZMJ4HFNpxj/7tT/3a7/5rb7E7CHsNWDGi4SxTkdSbzq4bj1S9qGEWle3",
-	"gb3ABa9vBPcF1c5ZulJoFsQiCiVfY21dE61ct10cDCAyIN0ndCvpdr5/9wap2GdKMH+cZVOFVi98qG1Y",
-	"7BAweadpdM0z4bE4SaYDHlxhwBJo5UPGwzAVSpHME/0FaSxj3R7dn7TxCiAsgeDKWARXVt6FZ8RiYvCu",
-	"8ZWgDY0Twoi7WMo4XfSEBzW/FvHCAS9CIVlHr4NZqo1q6PPezg40ubWG431HJTO1qWVN7/Sg1rV5yYr0",
-	"7JuTspeC9+1g7fCz44ojQS2ooQEO7ycwd1MeNs4nCUwWRJ5OsohIAZfIHufA0qq9ophAcnQ/CSSF1pi8",
-	"MY2Ti/jYur98Y9xXQEnD2VAIG+5zT1xpmN56LHLp/9xusGy0BoINr0RhTzL9OJNQlsHnbBjJSI2P+/Lf",
-	"MzETIUskHaHCNJlOV5+e7hnI8YjlAvkjOWY9jsRfIqtyJ8y3YONVz7flWTBeH6nTBhHlmGE67TCKQWwG",
-	"CnhnCtmHgyy6Fj025LEy1LtYuW8XTgRZHS/RfISCqCQIZim7GQMLb3HRQU0n6IYaOmR6ighZzDORIgMW",
-	"7mJ9aUurkFnrK60tDIzcg5GEvVfrQe9tGI3bxp65y9F0o5PpBpbNlibNk8Vyfw5JZIcyy/ohYW39Nr2T",
-	"I8Zaf5LbvGcKralUBFDkaZ9QZCTo5TiGBBRQae9hoEHfq+8iYfiZ8tg4uQEtTUzIzzIxmWrTJbkCfLgZ",
-	"z/VhdcijeOGMqlHrSkwzNkzSvtxtgxzZ13dL5S3aVk/jt3vQ6XQH85aMdnvp9h4tesj8BEerqlPL2aWe",
-	"IKXUo8UXF9zSWntEps8tCJQJ9JD9MdVO0J9YxG7Wf0u3qFDQxPzP7ni8DolgClk7CicYFOjy+tIWHWno",
-	"c605rKS6FpLMMXTBoQlGEluUG2gd84SGz7CEPUgmomcpfPTNai6DcZrIZEbkfMBfyhXiKadKCoJcLI6v",
-	"W2WIvlQiSGSoGi32JgIxp7nF3yijlB3F/JirLF/xvoefILEJ8cJoeJ6l4jSZycz3MBUkyhifTgVPrbSR",
-	"Pd7FEaaYIKrnnwMtSxTHjLNuu83GIqUXprfvy1wnaZCE86+E9pfCon3tvrC6gutK/6xF2E2NvCWILodk",
-	"M95Wphs7+gmfl/D5QoAInsYIO2Hv3WBTs+k0SbNmJPVrwhFnlSB7kKQhsqspZYR/9Lq40GCQCT45ZjJh",
-	"PACqTsj80PbTCUFMt93tkfwy/BLQZJCUBphdehUOTI0B5qeALKjGClthsM+mImVBDHQcr8/hr3EyS1l9",
-	"r3tE4QP/ncjSefNkmInUL4QCCgt3OhvEUeCzukyc/JV1dQfYVa+pp+7iPye5Uy75LXKn1Ne1Xu2DYOlM",
-	"suxGxNfCVn6YahBEY5BhZDFAK1A+m4hOlnKNgRLopyhx9ERy9lMyEf/Rr5uOar3aK9sUUxcBm38yjYJa",
-	"r3aeRkEkRzDsnS6VxVRP1Sx03kYH2+5mnVtRrTo8ghGEnWqNos3WLxiIqBwE39Fvbo14Wx0Kvdpet0LF",
-	"32WSvOXSjA9Z7CKYpVE2R2Vx52iZyIwHGSMI0WdMxeOCwYhrrASh6IsvC8//XBsInor0ZJaNrfw3yDmX",
-	"saydp0k4C+gcWwwz8WnUUsksjypdd8A4o4Ytg9soUllKShvEVOmRMGoqhqlQY1tAXWSqdFYUsXGWcKee",
-	"Oe555Rn5xhRNsJD+1jjtPE0bsiWPukC6drPuPQsFysMaMNWw5lyUFoq3wjwbv1UkbSv7Iarv8qA41fD7",
-	"QXYugo1DK31clE63jzYc0+s7hJ2cv2ZXYo7MTWquMjFhkczEKCVB13oqeNiE+kpowDF79eaARXIkVNZw",
-	"fo9Po6Z+0Ar2Wj4Lo4zFyUjDIoZgb9Ioc0ERLinr9UKMORkuRNIh0luIwWAYxAz1YpgBR93Z2OGEalvh",
-	"nJfK3oOi9bnzNEvKo0095MIWMkNTV8/e87OLS2CXIht9JHQz88A7cbVBC0H7IM8YJTvYZMewYMyncMwY",
-	"JNcC983iCzQpGLT8GudOZi+rU6KsarBEmoLbPJEVFN8W8liVZ7zRlOFWoOd0Z3fAyxbky3zgxhyNFVaw",
-	"AzyW8kw0TXFjwepwHm9wbOkHPvA4RlVEj02EnDHzh96Km3orZgqFqDx2FSXqCntcCamSlI14Jm74XPVc",
-	"8jLgqAXag9GMDCSoi1Eem3JQKCbmMDXWFp2eHCH0K8xCyQokpPpuK1/Rl4h0df9TMwTRpCZ8gGdPvfhM",
-	"KlZmyIvHgqf6mxgAZgxdCap/H8TgIgmuRFaYEKGVYlrsqNcgdJsL3y7JSYJWNPaVbvSVmDcKEIMKpWvY",
-	"qlkgpJopNsS31tBx3WUnLy6NJatQE9LaVHpqpkMeCCbkKJJC9VhONu/1ZZZyqYaAjebICuAaqWCsd1s9",
-	"OYHX3thlLjvdRB9RYcmC3XydBHwwizl4NftyJvH7JqRxIlmDmepmIjQtNUFOY5AM3R8pdL1DN7OEwsbK",
-	"5TGDTA7IqyFBEMhChwzwWHdicWaSQHdOxCdnWRoB8qWRujruS33K00+fpYKJT8Esxd5DNW29YuMkw97R",
-	"PQvrFhaBIhmRgE/5IIqjLBKKxVyGjR7lDcEp3etLTHMgEhZKiadtkd3Y5Ue+j2QKJdNSJjMZ2OnP/EIC",
-	"C7liCt2H/bJqhunlr8awzvS0CHLSY9jQAFz0IOUCLVdiYYvMOFgmn5puumUxr2bloexEsmRxDOFVRdiD",
-	"o2PJGHhANTMcIgbBqMJH7sB4jLNApFk0JEObxXyqhP64OND6E2f84JT1wt2XislZCLYcqL8j46xKUub/",
-	"2W/1ZXGTBaJPOMgSsJW4Wo6ZEqJ8UwIfvd5Zh3OjV68HAjqj7IwHfUeZOBDP3Ni5Dne9gu2zWmEltcbc",
-	"8ttdgo0LB5hOu7fX6bXbre7+P2pezQiRwktWYzwM2vqAdBVBzaEzkT7aiVTTtrnuYW261254KpHKmFiA",
-	"KzIJf/EwncwMgZNMBk7cSs9pL7Az8jg+G64csxWOKxi0aaqnRUaBDdNv655y4kycF/r6/I0+14ScTZbz",
-	"5H4rIRc2nySDf4kgq335rcrZ+G9/W+lpzn0vRp7pkJH79Zi8tJS7CVZepFg0kklqzqVlTz6Rc5aAEABG",
-	"0oDtVCamrGDxZxr6oXzR5dpirzNTOJSKLI3gFwuOr8V5sODxMlblXfxe2gbSPd+K5HUSBeLjlEfrcJaZ",
-	"GxjdACIAE55eaeOQR+EjRj7zaq/xzc559P0CIPR7VQBE+nDolKq37ILDLOPxKWbI7h1299ttB+PKJ95j",
-	"wbrT5amyEvLK3/QJ+tZC36rp8ZAQ+O9ZkomP2kCdrjc2zQnYXKqNRAOL8BBPG9vBmA1EwEnexdjF3wE+",
-	"/kW/4gm9+xNCGoSEka96Q7cyPi7MyseGkIXJcjtGLrztE0pWQ8mlSfIAOCnkiI9AQrA1jCSPIYi87kSO",
-	"bub8NkiqgQiJthntMx4xIubv9qN5m+8XD+27VsU4pCCCYGDFOwqn4NL59ljg7+XyzFgJfqUv+oR8a5Fv",
-	"xeR4ANibJnEUzFvWw7nOLsRr2bUAvxDAXO4ZhUQfkFJhEVBdB+IRQx++6rl5u+8W9vA9qwLYXs2r0ejX",
-	"ersOmC3NoscCZOfFcV4JYksv+ARgawGsZEI8AHjh9lsNvIxuoUlcc2y1kZB67T9qWw1f5/sHrE0trjvE",
-	"KZZm12MBtXfFubAS1JZe8AnU1oJayYR4AFBb5FZYg2l5hoARnshJ98Fvp0AuKiOdA6MK8XhRjvqG1DO+",
-	"W5Ar10fZUEoPI7sbyd8F7cOc3KPqLYONMHbhFLw42R8LxF4UJuJKhC3hSXkC2NUAuzwbHgBfs5TPW4Vi",
-	"mVXwmufwZVFwJTI3GGwf8IjRVL+fbfn3e8TdBgGrm4wDEJXQ06PqLxy4ALgwGx8L/l26U2cl/C283BP6",
-	"rUW/panwAOB3w+OrbJwms9G4ZY3DdRg4moGemHMfxDloNNiNSEVuZT5iLHRe8MK8zncLiZsdifUcHdBk",
-	"q4pxevo6XVr1tsCFxvK5+lgQ8kPJhFoJlOWv+oSXa/Fy1fx4CNh0CvlXo+UFwJmM50C6DhU4t/EU+B6W",
-	"/UOZ/xLh36qKf+gcUt4a2LsGALlbYXA9sp094VkwJt74P/uNPxyX8QGXQmXfLxwXqCAqIZvoFJDSnZ6P",
-	"BiDzkV2Ni+6LPcHhejgsToKHQMEkvfoIpUctor5dnyGT1/bpO0mtXp+hzd2P2V5M0itwxr2jd/l+M2PM",
-	"KFY14p5vHHTx8u6s+iP7BfwrmZiPBgYXJ9JqMCx5yydMXI+JpRPj3qHxy5f/FwAA//8=",
+	"7L2Lchs5ki78KgjuRljaIGmSully/HGOLMltuXVrSW73RZYIVoEkWkWgGkCJZrc8Me+w77APNk/yBxKX",
+	"QhWLN0k9u+ecmYhxi2QVLolEIjOR+eWftYiPUs4IU7K292eNfMWjNCHw935ChNJ/POAkI/oPGtf2aq32",
+	"bqe/gTcbrVar1djR/7zR/7T8/0i7Vq/dU6afloRJLu54v59QRmr12ohIiQektle7gp/QACsyxhN0U/uM",
+	"k/sGZSgVvEfkTQ0NsUSMK9QjhKEhwSJGfcFHSFIWEdTe3Gt1avUaTwkj8b6q7dU6rc52o7XRaHWuO629",
+	"dmev1fqlVq8JInnyYJ5hWZLk37ybuG8keSCCqkltrzbGglE2qNVrkipyvNykMdbPK6wyWduDMenPWe83",
+	"EqkVaBdp2qlJqgkUkwcakdq3b9/qZjFksBq//ms5/ruW48u3eu2AMJnBeshsNMJCD/ScEZRiRQlTiDI0",
+	"5JnUJM4XDMcjqtQ0cdqbe50tSxycJEQMCJO1vV9rKcEsU7L2xX1P9dbULc14KsKKDDiMps95XKvXIh7r",
+	"we9sd3a3Oq3WG73mOE0NrWsPPMK9LNHj16uAI0W5aXSf4XQ4SfBXKmv12gf6QKCDYF3gTxKS2TSsv5lI",
+	"RUaaqQ6uNQHJVz3jCxhn7Vu9OP7isGORDYJht7bbb8pDu8RyWBrLiMdEYFUYDePqDqdpQiPcS0g4qsuf",
+	"zs4vT8OBMRrRJKGs9u1LvdYjmjn2a/VajBU577+jQg1re7X27ptWo7XZaGs2jylR5yImwiyIHm/+V22v",
+	"dnDw4dw+BoOOOJNUKsLUXYRFjw8nMQz4y+z1mEPXo4vjg8Pjo4C4B759dBC0j9pvWi10H+EE6G4H1/nu",
+	"bD8cXMLHd5LHNBu92Hg6aCDwCNlWNVkXkqJeGseye3SnVq9RJpXIch454yjiLCJM6aZjJMeEmC3C9aJV",
+	"7sENLaP0HkwTHBEBq3uWjXpE5FJJaBlwQQTlMfTzrlavndTqtUNgSJ6JSNMXx8rQS6hcyDkxQol6Gj0I",
+	"i3jGFBHHKwj+foIH0IvZrndm501WoG+vDfT9AOJsT4mM1GsjwfSGaLU6G5tb23oBGB6BjtDHI5po1jk8",
+	"P6rVawP6QPSjH/fP9McRjeNEU+GHT8dnZ7Vv9ZrgXDPQJmwqSb7W9mrvnyDqM0b1gm5+1n+net/OWWEj",
+	"wQXRTxVF+D5iZIxk1pORoKnmJjSmaoiokkiSSBBVR3LIxwxp5sqF+581LZ8ePH0i03h5CK3dvVbLCnry",
+	"YJSuX2tYn+1N+wrMfcB4v9+MSURjEuul6mOaZIIc6PWv7bXqK539CZbqkCT0gYhJzo762yu7ox136wnq",
+	"E3coSXT30+8bD7vXf1xuspP0TfQ5bvc/yO3BR7wxOSKt7Ht6rrbud34Ydb7+2NNEF0ltrzZUKpV7r18P",
+	"Ob+XzaHmZvFAybhxT1U0JEw2rYb5WvJM1r7l63DMHqjCmuJVK0L9r/l6KH4Pp7pfgiWIHgkSE6YoToDy",
+	"AohLRpjqwUs8+t9zhqzX7GtKBZHFHnYLPayiWMCsrKT1r2z1tqPGTvyGNHb7rXbDbLA3u7gXad4QHLbP",
+	"CDM8IMJvFJjNUlvlS71mCLenu7/bjX7o9H7aGX2fbsrr9sMvb9jlxvjnbfKh9dvJFn4fdwaf6PnvOz/d",
+	"w1odGo68MgxaWiiGcJoK/kBiJIimYLg2lpen9uTW3qajnH1kWWoQ+4qknJ1xpalywRWWkmYj1EEDLf/7",
+	"VIxIbFiGkXQoeMIHk2Z4fAPjlA/vy6Oz/ZPwgBSE4aQokM2H1HX5xIPz5PwAerKn5qXuB3UGI3SG4T/f",
+	"F4+K5cbxjINzzgG5sbfllNSKA7J2fnnY2N1tt2sVx2R4NkLz4elYktF+JxXOy2DFjleZ3XLPxru1yjPN",
+	"sJVZFN2/4aR4ItMhHlCM9KplgrxFaUKwJI7lkF8NlNARVZrhrGFwvMKZ+2Rzx+1DY/LMsDm29tqO0v6h",
+	"5SWRkQZwplAiyyI7Nr+QGMEpV0cY6ROMxIgzUtf/oN8zksEIA/NIKTJKVWgYxpkAqX/qDykiBPf6GLSu",
+	"JXfpxLS/LEvsjeU5pa+fNWOfomhrb9OZuHopNOv4WcrgpAUDKJxruZX2XqvV3GiDUAwI8KbVansC1BQd",
+	"EZ4phPuKCPRG1nJylBWKlYjRWYEYnbnEaJeIYVggIEZrISU0hzZbnSlK7MxghGfNvL3CzNtzZ94qzdzv",
+	"h2DyndYm6KGH4FY4oVKVd9EYJ0mPYxEjzGKE0YiwDMEXhW0TYen3CwiggW6ICy1urEJVSzCLZYRTMIOH",
+	"fOzcSUZb1d98wCzm/X7+nXkXTp2BoIk+dSTOjMWqhmQE88LiXsvmJTSvZSXxVu6s8vO/6/Gh1WOvCGFT",
+	"FG/vbTheM2ZI7QNXKKGM5DQEEUz1EtgJmk9VQ950q7eqDVJtd+RUAAu8crViPLnAwv9QXLyUCyUwVX7t",
+	"vO8kX74LQSPiv3Hrk9DBUC1YoM6KC7SdL5BmyDtH3XB1zCzsWpzwXm9SZF63En2cyMJSWEPk5QhvZgcb",
+	"7ZgNiFT78Yiqac01HlEpvXnhnW1258HZD4oLWpNkMNKWG5Ikxca50JtoI0Xzm1wPld7cuXp69eHx9m83",
+	"NzdZq9XZfjy6OD54/LB/+e788sfjo8+37Wan+Waz1Wy3Nze2Ws12s73RbN8eX50/Xp1/ujL/6Im1Nlqd",
+	"1puNVrvTaG23Wo+P+4fXt/ut9u3+4fXdfqv9eHr1naZK+/HisdPcarYfHx/3Tx7Pjh4fP50dH5wfHqFP",
+	"1+8bb27Y0Y9nj/qFsFXd4OPHq9Pj6w+35t+P5x/Ogkc6W63WDbs4PnxsPz56Ren29vbD6YGZWeVEmm3z",
+	"4/HV+e3p5d/anY3G5lZDqxK3t7dXV/u3V1ePj4fnR7cf98+ObsEzcHt7e3vy+NjefdNqbbY7j+8fHx/b",
+	"nQ10un98hq6ub2+vjvavr0+Obj/v3+6+abc2bz9d7T8+rnVa2+tbW1uNVhsmc/r4+KMmBwz0hl382H5s",
+	"Px4/bn6+3Wx3bvf1uG9vb3Wjt5uPR6aPzdv96+ujs8Pb/ZPjA/3d6dHho/6p8ufjs6CHx1n/K5Nw/0QP",
+	"5P3+7XvOY2Q29OT2w8lOq93ZefS+2lvjMb29Orh+vPrx9go8OPaxN4+Bh/Zv4J817XYeD/dvD0U2mG63",
+	"td3WbTpn563xgz6enj9eYjm8YeeHV4+Hj+/+dvK3w8eDgw/ntwudirfO8fe3zndn+7cFp5//7bHaGXfD",
+	"Vpax3/w2viQyS6ZOzB5W0RDxPurzTCC7/WS4JVPBIyKlFj6bcO+QJcqYfjFR4AYwrhwQvM5fD/5opgRP",
+	"YKhuk9We6JKbNjRAtHiHlDufVjQYvtVrPFMRB6ELjm8YuTWjrKSAMyifasW0On6EW1tbeppg0gmCJdAk",
+	"pjIaYjEgqM8Fytg942OGTi/PUP54YSTynlqjtzCSjcUjKfRrf0c0Ru5nNMYS4UQQHE9QvrCF3uMMLgDA",
+	"mzqXEr6j06sPjQ7SCxtTNkB6sjhSREiEBUFwTLBBsRNBfiORCueoT5xv9dop2PsH4FQocmrCI2dTRjwm",
+	"yHgG4LgRpGFXDymO1FAQf61UYOXyHYpxXZyeHy5582AcB32swMFIRbVy1drNL+7ssQ8W+Rx1bDNXx8y0",
+	"KmxPrxcGPpMlXWA8ijIhCAN9p73pd4rc7/fNMuxtAOMYIl5z+Ly8D+aUx7SvqV+gFiwnMb6O4lJqEdaQ",
+	"Edfrp0lDFcVlv+RspyNmeIHT8TdO2Xzd2ipa+wyj7/iI/PFCfsJMluXaIo+AIZBckUK//j9Doi9AI5a9",
+	"03rwlTEOi6TK1WSEFdK25JaVFdrer6MeUWNCGOoJgu/7WCoQGUnGomFRNhj7zlyu5hZHbOzRnEjgRIV7",
+	"bSOD/0n2yHONjVmmxbd6begNWT15/VthQn/WCDQHt0F5S46C4JXUP2sJBiNlF4IPBJHSmytUkRE0rw8B",
+	"AfTqCcxioztExhPxb++3do9a77SxI6hd3n9rv+/sbuzoZp2d6tkafW/ZWv+aCh5nVgsB5ykRD0Rc0xEp",
+	"CdLtvc2twFpdIbIBDCc7ilNMmetfy0E6In9wBvtlRASN8OuDIY3wgJtYlFOjV10Le3Tm/Hs95l7r0mqY",
+	"GhKk4LHCZq9WOlZxOlEWk6+1vXaVqlKlegg8XmiFVdta7dzM2nDmVceZVzfCGkO+f2MM3Z5ePj5enh/d",
+	"Xh4ffNi/PLwRzvTYOrrdardu362qUunHI0Ifqq812z6y5veMSKMzbvbbUQfvklZvJ96ItvAbst1vx53o",
+	"CY6NCsVtBR15FZeaXddWpZJcodw+wav+dFZY3uz2fFEykoEvnKUbmrc5gzjb9H/QirfNwXVGxof+qKj0",
+	"U9aRIAOtagqryjKu0IQoZP09oU70/6LTsuAWm+ui/OsdY9Yj+a1eOzdHWMEfxsUAM/qHuXHnDO7bLwRH",
+	"SlCchOu48sH3clQH4TLnHIVrSogm6BOsMkFMsEVK7+7JRP88Jj2IU9CiK6GMRjA1sMXvEipNuBBc4Elz",
+	"hf1gdJrO1jd9SMKtZyq43i6aLEcsDiMDNhutdmFa8JC2HYFZ4SS9sMs9y+9v1v9tHu6AqPTxJ8kEDU0A",
+	"XnDL7lW5f+2v/6FXAHaRrm0QhuSZvIvJw93P9xsPZ29+nx9w89Pvv4x3erWcd6olsplYwEjGq+10M6S5",
+	"AymOQIcvyWTz36o7FhceZ+3ka9xLCGp3NE9iZMLLkIlFtQ70SRMdJAQzo5wbZ/og4Q9Egqaj35igNMGK",
+	"NEHtVGCQOXsCgRGTH0bOm/7tX9dc/8N5HLgTFLNpxjTh0U5rBJZQAjPZJ6KkIvyfGi39QlHSPhD53fMC",
+	"kS+PvitGMg30DF4szvfStIcOp8Jag56WDUh6s3xA0sZ1e2dva3dOQJIeZ2Nra3v7GRFJG9ftNzMikmZM",
+	"9Uk3Av4luXSeQMAbznwMFMVVwkNH/IGMbCxqtWGHF45jf7b5VwjwzcN0C0ZkUQLg8hJs50uQT3uqu3Z7",
+	"M+9uK+xu6wiWywqfgwRLzd3Hs5+u1x6opMqzUn7FBw39s2KqR4JdOSZNabxxNxLPj7TeeplIa6BS5VEQ",
+	"7kw4CgiLKRtUB43aUFE0xlRRNgC9AFe70YMQUuvMzANG8y/ycFD73b8CPf8V6Pl/a6BnarbWXxzneRVh",
+	"dkUr7irMzQmSEWZgAlBFkMIDhBXaQLg5agZXF+VcCcOFwRkwIAo60QpwjySa0VLCwIUszfcjooZck+k7",
+	"UEBSDMrQay4G8vUy7oLXup1lHsW4eDzFJCGKXONBMLhLoqggSA2p1HMOh3d4dHJ0ffSkESq81JOxOYf0",
+	"EQji5M8nef9hcQ4rboTgB3vb0NrYa7WedlUQEisi9EHL95hH9+BkGRyv4OVReGAu0WubH37avfilAwqo",
+	"1nnUy1x5PNE/ClT/Bp6kT4X8F5ymTW3Z5+kuEWav/eBhVxEIOCtvqr4gcoik/bGwaSIipXMbkMnHYe+7",
+	"iJ7Tj+9/Obq8/uHqWB6PVPrLwfH28W/x/el3p62ff/uYnH8++vrLb2e/nV0P6MnBxxb5aV+/8/2P7R9o",
+	"/4cmmXxMyId9ev7b0cb59Q/ts99+2Do93JfHo2QYHxxvn15HW2eHnzpnh/vj04MxxT+d/XH8G6dRZ7cd",
+	"TY7lMTtr/0x1l/tfz68/jk47R62T6x/p2ehUnXV+2PzlqrX1y2/7X0+uj/+Adv4YbP38+eNvvxx83G1G",
+	"nYT1Ru9b8U8fkzy55pjV9nZbLW1gAS3cjIWCjKTWqHO2E30UP4/f9K7b9xeb8iTe7X/A29kR3xr8Qjvs",
+	"h687P45r5m4W7vuWvkam8fJRCCNz1T2kqay4wf6yMotzMTib58u0t9V8zEp31V+0JJi63gb3olW5qtKU",
+	"zcExlajz67/UrH+pWf9Ss/75atYX2K7TOhboVEAlrQjFpI+zRKEYT1CKRTEebAnvpI2CMHvTxkG0CnEQ",
+	"Pq4kiIVobZtYiBVDJ9zjnVZBg4gpYznD6ue3dXPflt9nTw1dMBSW0yELoBeW45GeQsulCPOXT7Q+d/xb",
+	"s8cP01uKF1aYQy9v8Eo10TtBBzR+JdG1wBN0YlBI5s0GdkaQkD21Q8LfKhKy7VXq/+iM7MoEsM7WL7Vi",
+	"mnantfmMROuQiBUqwZDgRA0nBXqaVD09VSP+gly9/3PS3f964tZXoMfWFD3+Y3rGG8vPuLPsjE0+YTjj",
+	"Vnm+RKRuZs2Ij167C3I7Tb0TtRFc2oDa4ucMYTS2gEER5wkRCCs4s0ZacN17wZUfV0Y1/H7nh9POTz++",
+	"q73o9dpOYKl/Lg6r8xRzD0xN/YaF8oDP10ahIr9nNB0RpmpLG4J+0t8MSSsjZo0rhcUIM+T7sL6GMJiu",
+	"bBfPIuObXN9cJfxypg3/dCKu9sZ1YGs/wdSu/4vVDKvB9iVS7ZuE26ltTKRyidsT2Lk2/kwgHEUkVaXb",
+	"2Xlpu17HCHJ22+3OjKRdK2aaegSr5uxurhBguDk3Z3drqZzdlt6xn9jIJ3ZUnKR5Vgd21xoVdvaS6Rv/",
+	"jNwMsxy5tW2DvpfKs/BGUsaemlmhGfOTnE6syCQRaDzkiI+ZBE2kEJamRaNxQZsfQWbyPsKMqyFYGJ5Z",
+	"/693AdVnpFCsMIJOYQQFVf0DlylVOEFnmRLUKtrPT5+Y4biqazFqolkqUyR6OLpv8H4D8PVWjXGaToyY",
+	"Ee+0s7fhHSf/7fFOy6Zt/FOjoV4g1Gl2GNNUIsd/c6LFTh7+9s9KtNDDwwKPiLIpVQeZkFyYq/DAHK6d",
+	"p/j3jKAIfjaQnPr47p5Qdt/Vdl1MhMvGSPVJxDOJUjwALnSiz1wpxHB9cDw+/e1ndXp4qk4PP346Pbzf",
+	"Pj3c3z49fIePWQt8nAbaBJyxdmqmd02eaEhGGNLf8dcTwgZqCAdnfmmiBGRQfqvXjvRR/wEGOD2t6yEx",
+	"8DFId1FHWCJq7gN7PJ68kqgLv3aLsyhblzBWQ4N8sF8b1qXaMDqIiaMPw+byWUyP+jiuHqwgxin7SiIa",
+	"F0e1hHbSd4OFW0M/VBrPHV2fixHEy2QZDfJPC6Mlo5QrwqLJ92QyPfJTfE+k1fcglwBJ3CdacgqixASt",
+	"XSlBUz0pSUaYKRrJ9Sa6IgCMkDGqWQ/EK1rD6NOn40P0sLmOUiJuGGWKsJjEyNykvkXYtukdmhKPCLon",
+	"ExMH6L5wA1kzV6p1pElSR8BxdVj99Rum26AMdTbRkGdCaqnMuEIiYwgPMGV70B7oTnplUs4kQWtGXamj",
+	"7gmPQNZ1bYP6fUHSBE9IbBqH9+3u6XoqqsalfWoP6cXoNtF1OBF7CsW03ydCM6+bDGZyTIS8YZudDurS",
+	"fFXu7snkTpBMkrj7Fo2HNCGFoZvXqURS0STRE2SUDepos7V7w6Yaouwuk6SL1gyl5ZALlUzWm+h7MjEp",
+	"zPckVXp9itrUmv5Ga1x1xIVZviixsZqxINIcYeY2fsC0kUNYnHLKlDnnQOdCadZLaIR4Sozir1nlvXFt",
+	"SNQjfQ5X5uSG+Sf0fCRa22y19Iza+p+O/mdD/7PpxFY41HXoz0hqBAaFRGtbX7/C95q8u2aemhv0XOtI",
+	"cs950BvwRxPwB/ItutVvRW2ySxpv4k6vsdnfwY1dvLXT2Ig6/RbZ7rXjzc4seRLssYbeZLOk4NZWvTai",
+	"zH1uV+3XE2oBSorb9ELrNJL+URTaW61qaQzXJIVh2KsD88oIf6WjbKQ/tGBE5lM+Hr1ztVZn0v1iiitF",
+	"h2Z8OsIDLRw076/5sydLE45jYCUMmpgW1yPbUHd9VeFI2tXC8Z5Mnikdz42CXDWzkOdApIfzk0S8kiiw",
+	"AFaeU2vGnIzK/rxZXUWYXbuYiaq5KTx4JVEq9DrHYKs20QlRHuZAEKytNEkalEnCJFX0gSSTOmy98zo6",
+	"hj9O9JncqqM2fGo3b9g+myAzDqSG2JzcWi6DL2ttPMRKK8GQz6JnAVLXi3293038n6FrvXAq3LDNVjs4",
+	"OSLMkCAgZCNzRQZoaC50ory9A+dPBdFdgMk8sgcbeXtz8T6+ogMGaUez9JsTPiZC0xgNyVf04XT/oHH1",
+	"Yb+zte2EnsBjL/71GVXXm8zBWQINAlf9KwdQ27xhPxJB+xNEFeKa2vpR8hVHCvUmikjn14nrTiKnWEg4",
+	"UiI+SjGsHjixmFSYKQjfKpNzo78dtUmrt4u34s1oh7zpd3C714p24zdkp7+Nt3qb0UbcIe1+C+/23kQ7",
+	"8TbZ6m/ijV4nasctslgzk45+cxclxZppdUu3v7Yau7jR//Ln9ua3f6/eFtYXV7UjtFb/JMUN9PsKlrKO",
+	"v+dt5E8WX6BqxGaTvJLGTzJz4PN9GBUDt5gGzxn4N4DWAZULLJd3OL40jOygXmxuiMVn17N6/Zs0l3t+",
+	"Dt5x+4ATGsNDdx5D0CC3GMdLn5JEG2PGzRMWNRhleu8QhBG0geAJp9HANaaDU7TjQ3lfFrJyz7y0h+a3",
+	"5TxhRuZutlrfQoL9uyB9bZe+zsttvDa/ytc/+h6PYCxAvirrwiuCI5zoFSCxPl/1KGUw7CY641ozHgA8",
+	"zlhQpQhramP3gLN+QqOnrUHkXs5Jts8QjiBxwYkkKh1VLCoP+Qp5lGXi7C5NnKVI4sYmc9FoXJcKgTcX",
+	"Zu9wFq12tTIB0gSzO78lcirogfQBoyfBWgobv4wJVEFrHWtY4GgIb9lUVF9O4s5ragUCdXyCqW66tjS5",
+	"LhI8m4suMAXZPuZZEqMBRz0y4faELQ4+wqlWdghBnTpKBUedrToiTBGRCioJyhgMm8TrQNr3XPRoHBP2",
+	"JML2/dshUam0ViNihMRGS8DxiDIkeKKVMzSkg6ELJAlIt/EyvJWrdq+k6XKNC5Q7WY3qwjlK+NibRt6q",
+	"AbIEVsGztl61iRduRL8T8n1YMkly+7FHNA94uKy3qGAo/lVbFfahV2ysowSZpTeLGw0xGxAwGdZmWbXr",
+	"YMflU71hXnnslibcnTljrcpM+UUuwf5+keUxpnyZmcvroYWzfm6mw6C8Ep3Oy6zENKFCGLW5QwKuPuMH",
+	"OYWKzR9yRt5qbV9rq/Zh9Z5n7GmEZVzd9eHtnJbnoc9CW/jugSLXbr7UAWMZNebEuJfgQNM82iMJZwMt",
+	"AtyFU8FghNlf4Ik2g685P8FiQJ527Jg27hTndwm0Mq2zaHIbWWQfKBCjvfGypy30Rr5GXixL+gdxgZlm",
+	"1iPC1KXXHl/wsP2ZZwLOqnxFKIuSLCYoQHPID9ngy9IB+zJHaoWfoHp04NAzw7JeEXjOaAm5hgAE1Nb7",
+	"J4YzNeSC/vFECmbQgD6rIoeF7U6L/Hvwv+VU1ja1uUZ6YnZGHmxQpnd7aXrr2c+k9xm3yrez8sH5ChwZ",
+	"YSGo9WSXnANrXf1F046zW0fmM0yzu44kNz5JnKZIvyiJVYrAsFJDwbPB0Ls9DUSjzEbEd/UWmUX0h9F4",
+	"SKxEACaA1hUeWHXYHkDXnJ9iNrGbWD5plQVWVoUsnjicoxFmE7dnpTvlKUO7rRaSJOIsntoVnRc47PcR",
+	"IMQaxubCky3h0T0ywE2yiS5hNAa6XlONQdS71g/s0PRIu/BUY18/Bbc8xlkAlAp+mj6HrmwbGVM0KVxt",
+	"jPBEm3CaGJSAxRz4d+a5QU3Yx3/HnnziNpq5QKcGwbSOKDNbiQtkUm/iQL2VIIk+Mas1QQW1p005bCGf",
+	"8BkHrxOBO/UPJzvu2n7PX/DZcoPI4m0jiEAG80VrJ6dXH/4qBQk6pxKNSZI0rJ3dyxQa8iQGoT707k0t",
+	"LXokUC3BaWN7gRqaEDmV1zYKvCA4jiGUAicXQtsNCtAqHPBT8NWfrmBPQN8Va/fUp+5iF3kvc9/Pr7b7",
+	"L/4xbqoouqqUFfuPj4ihElY+LxTcwaAzYKV5CKT3OSMm7EETnKeEwcWU3r3Ux/jYqo1oDd8wIx1QHppk",
+	"78to3oA/euGT1c3WQUTLIR9LxPOk0lfSRabeMB97IG2b+v066lNBJOoWrpW7WsAz8K+mhEnjp44SLol0",
+	"v8h8EjcsSggWEq118zqXXcSyJFlHgbsb2V8losq4W4tcQOMlXG8u1KK8JJ81+U1pTmNKw3zQNY/xBHWL",
+	"ZUG7aA07CCFZrAoqaaL3orZ3260bNqIsU0S+9WuErQfB3NF1mYsXuhNU3tt2iwUyEbdYVmcX55oaQKsb",
+	"ltDfM20Z6p52OuaKN+zGNrP+FiVYHyJ61hLJLBoiLFFXkRGY4pkgd+RrlAkJV703rJtwdQfijrKB1gQi",
+	"TeC+FWR3CU4l6ZrBKyzv70ZU7+su0srFQ56JQwWKcIp7NKF6ecre8akyq1Or5F2U4aZ+qRKsU73lNVkD",
+	"BoqxIg2bmj31RlijdcY7moHNuWBBXme18W4yz4ENEX7uUUTVW9gZwR7UXAG7CrwEXjQAo5jiC1RJkvT1",
+	"aV7eHQvHmCP1zD8xQNJduYe/5XG9S+xIFyK5TA/m0W+FWrUVO9lvYQhG6/FMvUVdGoPTIyZe84299mqU",
+	"IAPVs39xrHei9fXpHVYWAPV8h5nfSxsZLjufJJ3MFyHT2zi2hYfQJLXxmdMHUelRGudx11YeBgud772c",
+	"yH6Ngq1S2AMFZp55EloE/0Os8PS6lY6QPYRZ7i/EiV1O0/00eeHX4xc/AeomMNEsxkyxWcEfS8nR+hTj",
+	"1ItitXhlVdl7bcGmLU7yfTgbyvpc92gLSMMo9WAinJR6zktMT/e14M4w2IpQ40IwaSWYpmzoG2iMaWwf",
+	"lU+QVSUmdwwxh9Nn8ulVQD/CtMnza00Tq1YPKOFIBaBWy1AqFGBBw7b2tts/xebsjxVtmZjYabrvoz7n",
+	"MXLR886lfMUzifIkcWNGfLpC7w/30Qj/pg1xygha645oAmxIBsAQfSqHoBdEIpMKRwSzOzkkSWJ+QF0l",
+	"CLljmZL6g8WOA6YaEqxga/CJ2SHa8u+u152HW7mhHX16/en7G9bnmVBEq5Rauxjr3Th0cdU2fBgB6iiK",
+	"+GgEKlGEhZjktzRckibqan3na9eFu2Egxw3TBopJoDNuCBt2DO5cq/AqgSdWUbFLo2mhPw70euoJw7JP",
+	"0wHASy0ZtGSyCHr1GhBBsxyHiwMgQa1eGySZgnUd6bYAlDAiiQlQSrKUwk88STIZgQ8iS9KhTcGNuGDw",
+	"n4izzAhmgcc9IuBlxUdYaTaNqBIgru/pmNbqtR5mmGH9w5BHPDHlLVIu7gEyjPThFxqZgrE4SYf4bgCJ",
+	"/wOSYGUGJIEKnMd38cTA0Cjytciu+cxncGyFSNImzv5J29uxWGql2uD2Y2kLf1QJfJ8e8qdDnF+kQNg9",
+	"44/ZGhYCg7aSIx3mG9NCHtqC64Q9UMGZHiIQZkRlBGhfgEYeyJJ8ylFleNH+SbuxgSj4EfqUCD/hNet8",
+	"IaNUTUrhUiHg4rSu7BNT5hPg1D33rYDOGCgbU0CNnrAzFJWcgrJCZnpsx6D8/Igm8QK6LacPnmIVDQN9",
+	"0ObUFOwFgxs5NXSLCZQ/aDElF50pnkvs2tqmfOcFLSqncKA95Vxbefik1MYRlnjdJs9OneY4kcR6CQV5",
+	"sBG7zXwePc4TglkJm3VZG2dJlTXBUn2SrulSDBeWSludEZGynyVa3tZN1R6CjHFslQHaRwxC3zJpdvvT",
+	"TCqH/Zcv7VFKI0SZIqKPI4IIG8A5lwoer1fNJhWkT78W2wAMYlPLeyGPUF9+w7dVIFHdrWa4JJXMkMVU",
+	"HTElZjAEZzPCMp3OfBy7E3YsqCJ1RJqDplbxdK9XVJGSkpf/UEUXHCmTW7GMWbNwnZwK7iQFYBHVHfh4",
+	"nr3jt9aXOYs9TQMbfqofQDb0QBt192TySuovTOv2ibr3VpnrcHsJsbLGadXLSgvMgHa+8MajaZFNO62N",
+	"ZqvZbm80d5ZzP/jSCH8ufjrPu62Mco6nYhdsZFXd+yYEAR8kI89X7qmFQXVsWXc7Ihgn0CecZdWqvHPp",
+	"UuX9FVkv/rwT6AP5esATLozYsLlVy75SmpF7v+76njnaT2lsk/5W8JD/cyY0NeADm0FYZBgbH4HSTA5N",
+	"ETdIT40EaP8Gvt9cTVkflnd5EebvF6iEuPmqbVqceoTTamHZhdD8LnhXLZcCRmxRKl5zRgdDZS6u1QzT",
+	"zmVILrvB7TXRtXX2zB6XsdNcDgEkCCDdWnGM8PvrtHpso5npCWFHT8o4WCihoG/Iwp8/yTFIB4PgZJxu",
+	"REVDa6rBk3XjWs4LPRhX+dAYb1TafJeS2vz6of0a7ixew0heW7q/XnJ+FSIzommlu6NrfnoaMaOliOnU",
+	"1lLH1ltX1fOLZ+RODcmk6M4f0+y9NSuzd9odOk8EaSEDO2mGS9Ruzi8z5NOyV44l1ZuSJJaoN4HtuIfy",
+	"KZs7vK5era7NwZ+gIX4gqAvk6r5Fjvntoz7vxz1+w8zzVnTpNxx72VccI3abaB9BeHeQ2Q9Dcvl0aLPV",
+	"qrotC8TifGG30s3oPHHzPZmYQZodXZW65mTcXyONwt37123Pv277BSuxtcRK+M05Z8MFTbaXafLZ23HW",
+	"LpxxFLpdtYcwpJrCnTmLAQix6fYRXBWYjDoSW+Zak4Sg7sX51TUy8MJ/QjTTN3MQdNfrN8xcjGmjoOn3",
+	"1x4E0Oo/UQQFu3oT95lCKLD+U5ZvO1GUJZRhMblh/tZzAmmVPsJGKy55S5ojIDATrW22NtdLXkd//QJT",
+	"qTnGLbra8qemVukAK6L/PmYPnEbkAtNZVy6RfbJJzaN3KaZw9YLcL8j+AkGwIyzuCVRdqnDIeViaKvvA",
+	"N2cS1uFYtw33aJJU+vun7R3zxpK3PIornBwYELFKk8X2D8/VIaFLP1wQPZtQj7wy6zPkbDf1cIiFAVRz",
+	"vSHJDxlXZN8iCC1ap9/1w3cOb8islM1Ctt+FawdP6+OXRkPUIxG2MXlQGgJH6vmLCD0YbhZozcbyuVBT",
+	"89z6UmsLDb3QynpSvOjSuhEuXljCZCbfJwYJrji8Buo6HKA75wvs1oMvY0qUWVaPjyRdDQiQaRB3aZ9u",
+	"AJBwnmiuBUkDdYtVN6C14E7IpuA7T6V7vGveZSnv7nkjqzdBI56pof2Nw/DuAFG3u5eHqOTJpQDtBL+b",
+	"V0aC3WVMk0gzqx776eWZCwU1CfwXx4cFf3gdMW0OmqQEeBOdXhYl5BQJwaEcUNB5YvPSI/UaSzlA7AZz",
+	"MCC8boBF+Vpub1rKQj7GBZZyzEX8tMA1m4XlGike1hYusGHA0hopZkpMGrvlU7uzufDYZmQcdjHv9D4L",
+	"Hp1yf5dGW2y4ciskmI5sWtUBj8kTqTQzTRs2iXEYWKcypEA10QGWpI5kiiNitKoYyyExudt0wLggMVrr",
+	"7tz/3hhtpnBZ2N35/ofTzYty7r35tqwGrxYfCOOvJA+PyfeVwQhdLxxAspo7I395UEddkBPw2/nhVWMD",
+	"Nl4dySxNEzJy12dpHuINkqIZ7KFg6wCHF5h/Js/DGvanHWYLlgh0B23Rx2hNCToakbiOshRiGbEk62/N",
+	"BSz5qvJIJklYTIS5GmPc5OAXlubs/OL88vt5AR5z1VRH+0rV/YyjlIt71ECCJHRgEIE8NWtLuoLDS6LK",
+	"9QePu7n1edrWWPm+YyWFvzQr6Gz2PEwC6VO3uIPomrdmpocDePaYpZladrHNi265p4lWWSdwRdtoViDM",
+	"vgfeK1u7aM1i9IBOBhvylTRg234bUBFkWkLKHlWkISOeknj9rUGVGVNpwCG6V7onn/XVfVKq/uKk+yme",
+	"yENrDA1m88hzI70LIH5L3vsf+Hem7q2hWtfvGTk27UDd2bpDQ1wQIg8PfXM4f/MfvuQJ8QzrcQCnLksh",
+	"JwTSPcg4XHZztkkTUCXfmggBCI3ugXgcESgwlCTmAb3snjKLfbT4q51+CEI2mz5lBdliCgAZZi/8uRi8",
+	"lISrBn98TgD/AsFmy4Q8bfyFMhJLLIepAVEGh2tV3VTnFR7+XHHX5q8W61zMo4F6omjPcfSn0mEN5BLk",
+	"iHosfQQI+v/4+39C4YU6giIBCEoD6C839zZaRqGDMgkIiiP84+//CUUUCow/9zwwYyqyf7szHdUyzX0l",
+	"iMIVvaM5ouH8AV6752bIW9/O7BW7xk/ccRaseQpgy4IhuWg5PHjr87BMELRHX7YJAlJxgQfkLnFQcsXz",
+	"qAIM+oWO3M9wnYRZYUgQxl0eEeAuUYlSLhWJ39pgb6oI/CKDvEVzr2xD6b1fv0cQN7VMlvJyzL9EN78C",
+	"yE6ZtDCkuolodN4ND6rgff5yhUFcL+HKvcaD6/zhKX9u/tNsLvxsXEFP40RXA6BMrCOPeikNDiPgNdVN",
+	"ph6OVDJB3V9vav9xU/vSDRzp0FyBB5cqtrCURLHzhJEBRHBRtBhedp+W0kIykSzZ6SeRTC2OftsXUZi9",
+	"PPGskLO/LlzsfhZSXj9LEnRPJvWwgj+117sOLumttQ0B3PCekFQijIZYDouyJYjY+rG3u7hmfG1OeNHM",
+	"I3oqsZeMKNisyqWg3FtgETufiNRtLnvccLMDVd7EPA84gbxeh6n5tYFT2rgnk25zfqTaNC1NpJNxsEVD",
+	"LHCkiJCOspTZSGoAftSDtImagkR8wKgNwXt+AJyJ5QJ6BdFw8+PeLGPmloKN9j3vA5bVvP0QvPOt/ues",
+	"JNHKqwD7nrYC7z1UXIET9Zkym/sM4CtVVle/YdAmAe87tzLbwi/ZW6m8U/na/N4tp8mtmsT6tDTVLznR",
+	"rUAplxOaFY36IlGmuZB/sqAta23FYjFB5nqFv3+lMNewiMxTs/7CCjN/Bkiju7v1wkBnNBQM3DDprNSb",
+	"AaNsUMXIZZHaREdwPPraFhYp4oZ1K9AGrRs/WQacETLFC5iMVN4wQ4pX0qItrsGN0ZAnxCJjQvKIJNFd",
+	"FxmR4UBC4vUm0j0IzGI+Qj2qphJLzYs//b7xsEDou7OhaqXtyZu3umK9o6UkZOGA9msZRAeX+K3AOCUW",
+	"X0KkOg9IxbGVCt43aCE4CRAO0JAkkD2qfCqqu0qUfERQlFBGI5wgV+5SOp0VCTLAIk6IlDeM9wEdbA91",
+	"RdzVv1CpiNZrfQ3zOurGSnThC6JohBSJhoxG5qcoHnWRTZ6zb2ExcbWVITNpSPrhI/pzHXWHOIrSLvqw",
+	"f3Bw0ch/hZswiftETVBCcFy8WQLHX6yEJmk8gqwYSI6Bxoo+clEpJZxluaKiu9iFeeJrDleapa6WXiFG",
+	"ZLEBpexYl+y52hg1rdRhFlXsdwi69PO8KJbHwphxnKaCPxCDxPmbqbjy5RkeldLkfJfVU3LFJcpRVVIt",
+	"EyBjg0BX9Hn/tXkcqzvSwyo6VYeQD7PXD6ICtotDnFmQDSKJiRl8qWyQSkd/hWfNAXOV5iQyEgDQ21hV",
+	"g3uC0ZiLe7izNvGpVCHA/rRw6lJV40iuV6frmCE8R89YKjHXjkMqbDCF3poIWzoi6A/OiL06tcVUUQxR",
+	"TypcWYsfuoTbIYO49RUYd55dUbhu8FvJr1xAvwKX2po24S4KBzZ7p3sgl+J2XwVLpJjKnSd5L41+UfKX",
+	"Bdng+siL7pFpD63FmYG6aK0vSg5/qeTm6uvPCkiB2RQ+8NJwjhwx62yLpoFpJQmSQ5zqZ1KieZgz1NX9",
+	"d20IYC6xuut73j0ExbL6Bh4ToFFeISvi6qjryyuZMRkXUo+rYS41ZBPta31HZYKRuG4dTCYQV+u4qSCS",
+	"MFV3FYm1LZ4kJEaurgJnZAmDtjQSsGrn5kQSlr1b4flrgScnlJElH/+ecnm/5LMGq+U7A9Xi3vlSWm5z",
+	"JzZTFTCSrSqmIGAD7wf1XGLWf2/GQnYLRZa6pihG8GWfQ157iZT23RFh2R08p58pks8+ogSe3BkUiBvW",
+	"DUhmf7/X3+i3KyjULaCNWJybrjPQcvbiqSHWW+d9Nr9JpPA9sdfGjvOa6Bic2CAjSFw4jTShTPSsSce9",
+	"YdBOXZ9mgtv4K4PBZErY8AzS9gVmg0KEOWJ4ZFC/iB3mWtesUvMma7U2IvgS/iTd9eYN20ealCbuWS+Z",
+	"vSXqehRxs0NDJCp/DpWMvj+rinfNLtT1baYI+n62NA/OSiqdGRTiCRghxPtwftqpd3MkA/2tgfi1xvXe",
+	"Dbthj7AA6FEvz2P+1mPxUfR4wx4bjUbh//rlMic/lkq/Wes0KAH3WLEnHlFe5AtOfiHrFoWjjlyNMVTu",
+	"sG867AvOVN7ja+T8BUUla9mO0ZrpGAjn++b9vrZDLUOv27EEWxE9Btyk+5ravI8F0HPHSZBuwDLbYL5x",
+	"0WMOPaG/NbMxCWq6+fK+f/T4EQjqZ9oGzU7Xy0mSvvOkIPhWt1IQDXaAgGxhtS1w1piWSgIBPXoMLEES",
+	"PIGdF6gD5nGJ1hi3o17XHVYKnDkdB3ZxuTBdgRHgfHeLAVgYlpCgqXEJxXALMyirFcXGp41q2Hm+2GHF",
+	"1YGVfnojpiSy3u21rtmyWthyAXAm9h6tqzU+g0ri6tkB+g2WCqR2zpj6a8OTXfApGJbsrkMkIU7GeAKB",
+	"YfqwN1irFo8Y4Rin5mrbC9oblnOpRDiR3CKYAC9361O8Jg1Tyq4N9LEobuYlp8qAt1lP2J8CVek+rq7j",
+	"dG08UgGzJEPRaxWp747KqRSWLut1NOJSuQQXBWiBjIyJVOYGoo6wMo90WnWtoBWgBLUK586KXJBDTKaW",
+	"5T7axUU6mdktd80f6O6VoB/LG+txNe8BPCAtACZ646mo8RdqUxbMnyqOz4tXztWxlA+7KxaEnL6794LW",
+	"S9UeUWMtz9xRuXhlXDVMvzbNG3YEi2PSXAJxbsqIQZZMab3maXpT53J5xfQ+WYoo+gAAYD8xWOr5czEo",
+	"l7ucQ0N3SnI2fcZKtNaniXFx9iY5/SyVu+tNZGjGmeHpGwa72lwBgh1hsmHn0TTPPHL953lHL0nvsNxn",
+	"pR8BfteGGcAXr326PlgPInhBixljc+P5FqIXIv7gSAM1OI+u8aA7a6dct7f2Wpt7ra1fZrmAKr0eS604",
+	"4Fx8M4dVVR7JlCjO07GDg75yrTNGVbDQPgcMKgYanzk0Ac2bBZUvt2pTbkwLpKG3Qt1VibdyJ1hf7xoJ",
+	"9kDdHRuBbKm04GnVNdS+zQapBCBromvyFZQVcDEJyu6RGtLonhEJsFzo+PDw6hgl5IEk8oatdWkcS3oH",
+	"+FMbXWTwT6kkMfrH3/8Lhb/udB2SY734PYm6iGA50YdyNCTjt1AeUv8O/d+1ugjCcYMGzQ+bXUS+KkFG",
+	"BM5bGt2XUvZMbontVZMyIVjcmTFq1s2SJP8UcSb1cc3UXaHOt14BEVMcQVMMUKYSPr6TPKbZyH5IucJS",
+	"ms8GRuwOKuCYX/uAiQF/0R7ktwzpYHiXCq4IgHj1k4zGd4LoDePWmJFMaSZjVPf8QAZEYUExMx/gv0Oc",
+	"wHDuuTQlZRIcKS6J6zvGVEzcB5Yp96fKeuSuT0hsvEZc4OQuz1EAsJR8UYsfN4sft4oft4sfd0ofSeS/",
+	"sEtb+twufe6UPm+UPm8WNdbZSzitu1KiXJ3B6pyJvNkDU9p+Whswte6XvCGH3Vh1eD4BJuzFoLiOLo4P",
+	"Do+PlsTjOvD0RQcBfVH7TauF7iPgxSVybirwudz9qSHpLGEG8bDVUHXnh1ceqs6fwpBNhqgKqp5M51ZC",
+	"Cs5Kqwh8U7GSnh8qkI+YVhWszIUeX1kIPZDGcvkQ2RlcRCtcJFcKMt3zmxFpgJc0Udbgb4MJVEdpgiMi",
+	"bDmDugMqMBU2JZSMMth/A0zZ2xsGxRFAW4XcG1Ou3ojeJbKFpRJZJcjdGTdYpEwJuIuSY2K5YXm8O5hd",
+	"NejZZ60AwXnnKknaO3RTeN8g45sLiJx7mmj/8No9A8EZoD0FbosbZpK8ABiRWfKqIZn4h8MSH2CGWD5I",
+	"sAK8TUZKtJurSpm1gq1wButVsSEuDxodC+QaE+FWT6Lzy9Pb81YbvUbnp4e3562N5nJg0+AiuSCC8qoE",
+	"iVOCExlsOFsuQ7PF2vnhVaOz7qxFnxFRCvd8V6vXTmr12uGK4IbAvlVperHq5gqvlg2Cx4DZjlm4oOCB",
+	"iImwKXuXp4YyhYS8WNUsW81CRRTqOReCqhJiQdOtjdZMQmEddfPjGQBdfc5b9y3qWi9x1yMxwXqvh7Nw",
+	"2bfhIV9InJsN/Fh13+cgXEB0OsFX2ttTfOPXK9ylVaL+yCX6lBRXVqxd+dbWfSVVJX9L1fUZ/t9z4oPC",
+	"veeLcYb1rzcr1u2IwT0yqUDfw7Fx/68SDdAzN9sVSoaMhlgMnnfrvGSswYg/AHdUB3eLid3asReaVpIR",
+	"R4s64knsPUxLn2qntt+qTW6TYg4SLKtcKD+2Gx20dowosw/W0REiI0iijSZ1dI54pvxP//j7f61XRu0K",
+	"zkeV9NdW44wUWuu2dlkLdYdpCGEVcFHCIoLyBazs+IFKqmYJcj279q5FapI2TH6J/Rk2WqJgPeTOEnvZ",
+	"2VpqGJ4MmaJys7IBHsDv7ynDCf1jJloG8U82++5RAxKDs5gqlP/+Sh+0KRcKvBT+4QpcDP/Kkmlcptmn",
+	"5GYVugoaqqSJqRb056wqPbzvUh/0g3nEZ21Wiv3CokBOJSXVPe+jYTbCrCEIjkEntPu3iY6VRGMuAMFn",
+	"hCe2nOVbkxcOt/Z6DCVX0MxqhjMwg2cXdP9wfX2BzEOgbNb1whsVrA9VVTTjSqObwf2Hw9owpRpD4JDW",
+	"5mLUEKBOYVT12TAAOWGrkodBt66jEY6GlJGcspBY7+6+bThoEx3YifQEZpFHx6vbcCpNZhhbt3nDzsjY",
+	"6N0ukwnHMYnfBtfBHl8hS2L9wBCzOPElRUKaNm8Y4H1MVaLuorXNVmt9D4UVEsslmd+iri1X3bVZPQRH",
+	"Q3ObUV2uGTorlQuDrtrre0ir9z6MFYSllpEQ8+xvOvIySArfkz2IlzbBGQ3ULVRXhGY7dgZVtQwTHN3L",
+	"sIAhzCGGCm32Gwuu4iv5Qpsbtk2f+e0K9wYxuHNr6FpQFlsEtGuwpByln1yYE1p1FaOh0d1Soy7sq6I8",
+	"rVuYoKiZbqLj6BfWDkNB7TCjr+e1w3ySRaSldqT3pGk6LOgHLevBFWrqWaPAVfQz6NiFUnmuhp5d7HIB",
+	"Ud1se6M0YPgFMntYcRVcbofFuyFqyOM7vSg4SfjYss+WbQ0QKw2+cN3ahPp5v0oOvwfU2buM4QdME0vE",
+	"Lc8wOWkgHxCiMBDj46WnDPAQDCd3RhbotltAxl42KKS4JHwwgKJDKLOJTcQfIq8k6v7UsOG8jePY8niM",
+	"Fe5hOXv07gFN1YxBXU8j4fK0KM3pFMq3Z2rpSfFMRXyk+7VGStBnxBkj9u7GXMj6URgxZX0XER9plYWy",
+	"wV7A1CAfuYD/aIoDOCNUmBrhmLyFgaMe6XNhKifCffwanLd65N5LVF2Hed2tCcjDOwuB7YUZlCTOM8Fg",
+	"8wjOBnVAfL83Ne6rNvIrWWzY1lOH6NRC6zauxYSt5s0XoqpMOWZmi54BgnZCFIn3oA6a8dcUu5vuBwMK",
+	"fN6Pr9IPRXYGpl19rkBZUSrRgLNcMod9QBN3tijj7D6GWLrKjXuIfLWLaXi4L4gculBdm5GlT5PX9qfy",
+	"sgTAE77DzxAiZUxFLlBqkZDMi7by/13Co/tAVPnKo5bvbPlPacU7lbY9qFoGn70Ralqy10nF2p+FodoZ",
+	"VKxAcdqw/2Cv1H2BSy4cW1USvtC0LeQ9p4ewcLajv1YwJMIoFSTCGWxJveY2AcjkoaA+HtFkYnIlZ48G",
+	"KHWnz2/mz6l9EMia8kGtd2vN+5Fo+Zu3SJlUJhHEENFm5d1Nn6xnHKWExRYW0aUMajaDbiw3eaL6TO2c",
+	"qutTvYRc7E7voHG3MGs7KMYTub6HsLwHZsGAEmJ8eqUmgS4jKkG3LugaQctjV3ckUAQKbo/8sNOUInGD",
+	"Mgusbznc0PPO5AYVNAW3gx3JfQnHChQcy1k8IXAED+mgOGS7bceghA4E1ta13iscahn6InlUDesIGx0K",
+	"97iNU/e6FR/bjiRV5A6Sbu9MjW5L+1J3pt60zIsLTSH0rOEQi8eOw66vNszv+JiVyFKYSkKwHWQBE8hj",
+	"6TEEDRiQoFywWYNOd207y0VTUWf1B65NZHHVRUP9Ms/tsmrsGtzZer+7SduyHdkTBNSsO1uQu6Ad2+QG",
+	"c0o07MlRLuGN1pxWvIfCFl0vFjyyopvdCiXc7j59RkMiZVAp2aFQyiCb1et8AEl3p+2bu2oN2j5iTKD8",
+	"VAwEpWNuqFhiziU8qJYaCeRN4EElCpSXHwBxZviHsvsZ48oDPSBX2VRY9ZpzLnwE1yp6XFAT7OAdTKRJ",
+	"yLqzIq1A4hzH0U9zCGLbcYYThMWmLGpCoSn/RngauNwtIxpN8pY72/mdPiDv3FVIQR3/cLJjix9D0s1I",
+	"q1z+zgTklTb1gmrWHrlymOzceYzuwCLJWzTllPOqy6dXHxp9Aaac82IYSZsrcFpTC45B3+iUkmf0J+kS",
+	"YTGKaR984soPds3YAnULay9gVOvVXVJ2l0mSH3q+kfzMmx4ClbbAiYHW9EWZ96yeKodcqGTijhOZ9fs0",
+	"ooSpO6l4dO97uyRgHRjHCWUPhCkuJnvGymSmFrx+AdloM2+5ehMxuC+YchiAb7BcBrxgkBsnujGkDbrA",
+	"nXMLObMVGikW1i5Vgp+y+iCItWy85XcLoTkDFxChBWUCaqbMnlq9VjJKDEJwqOcH34QKevC1+1xQeoPf",
+	"Q0g0qB4SqJ3BYwXVDfyK06pczWKfGZ3KvDylDRW/LoynWgGBMKJQVbBoYf64t2FJpVPZZm6ZY9SkbJWP",
+	"OV8nqHhY1Oq1ykPEpoVNC34oGzMofC5K4BwYxknL4BsHFaOXqCS7DOBsIHogrKRKfFT8YDa5ue0q7cVi",
+	"NEphHmXHKBQq8H7iotcXHGwzqkj1+1bTNekcIPxjDrkmIKAos5a0FlPeWkyxFpjKV18qunPdlddy+W4u",
+	"EwQbT2FROV3oRjdzm5955ovXVPhdI57wDIrzdf/t8vK77969K/mm/639vrO7sWOuPbQ0qO3Vbv/t11Zj",
+	"d7/xHjf6X/7c/vbvVZP9kOzsz4gxhVwTzKZuv2Ia76Guu0/porX9Vnsdim9iJvtECPtlR39p8xnhizfr",
+	"9RvWze9e4MuNdQsge2evR7tozV3Yc+Fu7E2YueaA88OrUrybG4kJ9ndDyHMpC/c99t7WdVbk3bClCkId",
+	"swGR6pLILKlIv2RcETmDimDe3FOIfOGZkjQONIU1gJq1Lpscivr06kMdEfZAEp4SF+Uj1wu3iwtjBfy5",
+	"Oj2wD3xsjP9AZbEuRgBbWDO6vVZhQNtiiDB9MlOmTW9NA2nwiT1OSLsKF8Q+Wh2/ZFpMichDE2z8ulH3",
+	"rIbqrj2WulX9kOycmsbsSi0KSs1plI+2coMGDUcWvXpWJbwFA7RbzhZfEjw5rr4GX7b2GotJBfZSq6GV",
+	"gBilXJoq7JacbiNT4+1w6pqj8vQajgSrHJ5VKJaY8Ll9ckWkSK0pjWfVozeTwHlgk8/OYBFBuy3wURj/",
+	"aIohGdkU3u+65/dVF60JPAa12yTKcgXaPxoSnMC5YgZIOVtvumsHlVeX02ygVdl7ktpIsIq7Vyx5Nfny",
+	"caxS6j+okzcnzX7p2u5L3Kv7zPZgwI7pQg72ETKOL8zyLdpL1eLU3MEtwVqmgUPz+FOZsjocKeQziA4E",
+	"R6g2xXZdAcv9w+vb/Va763jPVW+MwK2irRBAMsMlDDP72rKF9HOCWrLMoOl5PvepUg/2GLeQSRHUhbBW",
+	"UAwXBGHBBJsoofk7N9HNAdbdM/cvUnFu7sv8TRlHMffXp03D+V0k9TYcDydoDedhIcZryG4Y8ve7p5dn",
+	"dW30QlEGZkox1M0FsMzSlAsVKCF69s4TlKUJGGdQXMI9ULzosEyKaIzW9Pq1W+tlFwDoOFy4c1qPzLvB",
+	"QxfJWz9fSzznjTaOA0tfN4wpPtBU6AlzJQDQeuvQqeJQWrBEOz0IRz4TtRBMxBYVjziTGVxcAIBexIUw",
+	"MswNYQSZmZkkPlw1AK3Rs9Zb3ExaM5ijZgnJJtCS/FtVSlJhO1ZFs5XVSa1cdEfCJDeaNEeD2AqMaLHg",
+	"umhNGbwTG93o6WtDV7G6YQlxIUg5I6/XUZpkEnX9sQOt14P4YPuLpqcrIlJHXR/cZS4TrwyB6sjTBwbp",
+	"KJQrUaZYml2/yuTHZyoJpShUYGZzf0shFBdHejslJDZxO4hEQ06K5WZqp1fftVqtVmVZwWDiy0XPiVLd",
+	"tnar1dnY3NreqXo6XNRq1L4V9QN/vIYFI0IhE4gXNHdorsjKgQuNL7GuL1fGTPi6jVcpKVUQtMN4kF2E",
+	"FBEjV3JiaTXWVbeoUOot8knFGH/ESUZs4FCV5GHIemCQVjJMYOBbd5FuzBS7PVcxM6pADIytBPLgKRBb",
+	"gQ1eslpOdtBDB6pz7MFW9zGZwuT84gT1LKnRlTWaEGHW13lwWUcn7/XDB5cn79+i05OTixvWFwYwAjAA",
+	"6+Z9b3pJtPb+w9Xrd/r/11ev319frZuod/Tp+n3jDbzUMIfmCIt7hAW5YYonUGM+bqJ9C6BvhgmB0xJh",
+	"Za9OuqdXH7rOujPi4ok40x5Kac3BBazbtFl71gdcKpGxjZsrl1jwuuA8V0YRLvXZWL4vXGchLKowFQA9",
+	"LQ7BpyirUiuuyANhxsowASFU+YvM5tKZDUvbeA9UuYyp6iLjgO4qg5J2dhGWQsRatnJEqWjE8qUd5trg",
+	"1Lt7XfWGvJciA4SUKEJn5StVxZMfP3+/KJe1DFIwKGWNxYdX+9X8+VB+srO11d6txrWrttzuLQZWHm36",
+	"/UXlISVLjklJKwstf11s290DGNb9jBLxHz9/f1WBMUYmy+9BTfJFCw8NVvUfwjutVg3XQ9fwvoc9MZ55",
+	"OR1rTOOEXNMR4Zm6MgFcVfscfggqy5n7/sBlZ3BUDASXNJlh0sh6m7LdRLbABNptFXSx3VY9x93d2LaF",
+	"BqxDrRIimAutH+FltMjz4FG9EkOy2DC+hoemN+gUnVx7xRFVrWUO2lnh2070jwBZ0DCJ+1pQ1lH3w4e9",
+	"09MuWutsNoY804r8UtAWUJyj6Adf+7XV/vJrq7H75bHza6ux8WV979dWY8t8VekVP+ED+sSiQP5oWSUP",
+	"p5x2s0AFSP/SEn0zauqk82rrneJ0lZJ6RR74jmqTyReUM2lpAEYVVJ4DkxBSrsLfIVGsiSBJKoUoBKms",
+	"30J65PsbBnETxqWhl0Dbiywuxfm6i2EHYrEG0cygDkcQN7peDWVjR720VHR2RLnc0VJ1GJ6WfL1yN6vV",
+	"rKsCXJzBJGm1BvN5yC2Amc1OxWkKca/d3IzqGiO3l9FENbQo0Isi0drV2fnp0SE6uDb2WB2NGBlxRiNp",
+	"0PS0qbD+FkCXvA+nW0fYdYIk0VwiIFage/GpDCzkYDJeFwudvv5T/+dbtxRB4IdrQC58j0UXSuGxqe19",
+	"6s3Q5asNfAqM14p6A4JYu+6aT1P/mFnENGt6O7gdw9tU27gicKlINAZIGHO7ZsBTIIIWyFl1g1BikHAw",
+	"1RUAwhz+yosrU5I2tkCAphy0nv4e6po/uhBJqFDuEyoZ5G/zOrfdOjjwtQS4YUuXt32LygLCNtPLlL/k",
+	"0y0EHfcmN8wg14MzVGQDiIRiD1Rwpi1AwLyCIrF1g3QIkiuXWhKElubakti6YVZumXExcmcCz+uF8pXK",
+	"pXkLYt2HznFr7zLWzr7fL1cAx9Yz6Chhw1zyicMXrsdSYXD3xjSTk5jiKhwKpgibUYH9PVQphyropvq6",
+	"uS1NSI7fD/n7JXDJsQNNtNWpYxIlGELPgmlCefPXKQRTmL9/S0n+YUx6qf8woP3iNMOXq8zXVS1ePSeH",
+	"F11h67nq8nbq+sk6CgzPfGBpgpXelGZoCxNmK8vhnJnSRtqkHNlrwwgbSDuoXw95A3CgUmaR2QB8ylS3",
+	"f21X9PWf92TyrbuULSqHuLO1XVGTsFDn4erDfiOo8QAMUJz9bv/Ndtx6037zZjPaibe3dnGnTzBuRVtb",
+	"OG61t/BGr7/Zb/c6vVbvTacTxe2teDtqb/Va/VYLt95UYzr9UbEs76Y633zTaW8sFIUm6CpketuDJ0LA",
+	"DIsqK5wSl0/7l9apDP0nz0o2n6Ltb5yy1TbKNKj6PsPoOz4if7ygk6OUE14EdXhKmcsyPTO5pLu9XFjL",
+	"vOehyJf0oHg6z+YiOaTpQk6awqSrKt1h9fABVmROrQ5XowPZEh3uflXERt0vRoIXqL2oCsY0WMqgyn/6",
+	"SUKRflAw4zxnMcVqqEVdUSn8x9//ywS/LFxqLgZnS1YN/Seya1isNw+7h/quktgq5WMBqQWQBBdUfH1V",
+	"yDRwdHrWBihxtVmgnHQL+LmaiYvY48/wIIXQvjPdSHFeaaV8awSorHLIx0ZNdnC/RVDT2QDTJgd53dai",
+	"6PMk4WOb5Jrw6D73K+nfm9NFVxae+U93JxmA1MD+rayoirq642K8YmEowd2fbvFCaBK/SHPP8He5BS2M",
+	"qTzl5T1gHurjJWLG8AsArCy8Uq681xxha9M4dIynoYrMP9SwqzwFgIBV2Bz54KtofUbGF4GDrDi5dkfL",
+	"eK02hpUIoaT/yMfJiSwhsokODA61loU9ly/kvGCQctXTOzChUq2bWz9B+nlaxWarNVUQbBkPXWdru+ig",
+	"61SQ+NxAyRZZqSfwYrfNO3joL63dw5563qUJXrgTLvQz88qxGCrYxhapzOdF4TftaACJbLDWqUQjiIyI",
+	"c6HbTTCLZYRT0kVr3ZQLJTBVzkPJ5b0sGJn+aT0++3DRkgyfmKLPBeSyzSr3tBxMc47QbJ6/nl2JMq90",
+	"EgBYzKndZ6rnVRSkXPcVKW8YlkFJUdNDwyQHWzA5ibr/C774/7quvPNn0rvi0T1R5Q0FpUBj8nD38/3G",
+	"w9mb3xfXVt3p1RbX2srp4sGvq5jnwuRvzAfULF0l0a+B4DHxhJghnKRD3CPKXzElnN83cELviQHOb9XR",
+	"eR216+gYcYFONEEpGyRw7/vWVI4p0B3Wx1YDLdFs5/sfTjcvijckv3Yau/uNDx+/Pz27aPwyM1lgzl34",
+	"NWG2apa7DB9Rpqw/8AkFlixk5vw73Qvjr1zeS2pfuMpGIywmFX5SH/xUoYCcBSjyS4fx5HhpVSCogl3N",
+	"AvNLabxxNxLWgQfBkIjCLuxTW2E7RqeXb5F5EkZlHzb5A+VXQjlkG9dM4F9eDIKXD7ceEqrahVsi9VPQ",
+	"4haqrni28mmB21zMVhDn90oGju0RTpHidb/vDA7T8sCk4WVOeXV9LyteDU2qGrN6XODnqMTmxYqc999R",
+	"oRWHKZb6+eeff26cnjYOD7vgXXZfdNFr83eAHmk9xgP8QJwFqPW/LCrVtm7vvmk1WpuNdqdiwUIJ02rs",
+	"fvlz89taw/zVCf5a/1/r/+vfZ0ENA+TnaldeBjB3eahaW3GWElUszBLceDyXT2YB2C4Itly4A/oJHqzg",
+	"1INAsPcJHswG010iEOkDt1EoJVPX7mg4xhlX1RiAgXm2WuSo0yrnynciJGeuErOzQ/IONoFNK6BeK7Jn",
+	"tPx847zqaO19HZ3CIfypjvbr6GzdVPgfpaqEuvm+Vn9WYkY19OLFj+3GBoKrJ22ZRVgQtMYyISkbIP3K",
+	"eiEDQZPfBTMXh7f5+S+rh5jHBgqW6+OhTDKkznmo2rwrQDWGOySU+KF8zbFYA4nhNseimooBz0znpAL0",
+	"S5GHDs+Pqig4oA+kxM4f988qHx3ROE5KFtIPn47PzhbnkZrxuN58U5XzssZUaUYG7WJ5maGbeW9eqhIa",
+	"kNMsZxkjck7aoX3C4f0ZnA7r5jLeyozZFPkCB3e2Fpcjr9Toqz2Fipork0U0uKb2TBEUJ0csljPBtkFf",
+	"ExzBk8jUgRT6vyQ2FlIBcEPpV/o4SSBsrC8I0fOGuhPpQOCYxM73589mAPozgaYK9SaAzgIIcFyEMWq6",
+	"+6eXq4XX9d+LCs8WZkOh5iVVMqdAlewvZzlRSKr3XRapXM+Z1vPbLIb3ueXL2QPm8WkzwHZYbRYD+R26",
+	"IhcWUwb0Iyqh7qmWyYBwMsSZLPNvASWg0jdOyQwY1RLgo1NUYECqpOLbohep4PClIiIVVJLFWr6b+wy1",
+	"PhAHFcF8jiwDFxoCYzM1u7429IeGQ6GEmkMOuLDoJrFwFDLHTgCfv703ckjad1BYrVQLI39m2nvidnFQ",
+	"a3YOlYJLdPh1uj2e0GhykfUSKocz8X9TeKqZuscgSc18iR6IkA79yj8wfblgnl5SfbBtVjOQ69DiEjE+",
+	"1lpCn4uoqCVszM/qLidQu/HlvVftz0sD8vG0sEqLEOK9VcGln7r76feNh9aoc7YTfRQ/j9/0rtv3F5vy",
+	"JN7tf8Db2RHfGvxCO+yHrzs/jksXJO3OasGQhWFUT3JApSLimcGjc4XWyGa6zr/8LlaYXxhTGtxTFvnG",
+	"JGtJU+WhhA0WQJFpTRnQUaASGUYbrUaMJ8VjYJFDeMUhh2Gw8wgWXgiUF7R0cT43yPUS0K8XbXiDkV3a",
+	"8HDLx4WHAwyAvgeE2VSh2jTTL43bvUReEO+7gZh2/ZWiMGmDMLLGmMbugar77QV6w9R2sRPww6ukq73m",
+	"Lo77EjNACgPcOVOsF2nLgLkPI8zwIP+NMpmSSOtA9guImRNvUVcq3O8D5JQHQTSAFjihGCIO8ne19sLS",
+	"TIXHkQP9gd6BTaFjA4Zj3gP0ed1dOfzNPTm1XHrSvuJ0+RgVPCFzBm7wETXrmhLNfhjd1YcNfaw+/KsI",
+	"s1nAMfvBwR5KCK3pp0RolnKefRlhBpXpsRgQZWB3TUk0Wy5l1mVphXLkunwlUdd/OI5LSDkDoq5odXWs",
+	"BPdIKaoJKpK6W/lqsCA15HGoUnwHdaUuzq/gP5/g3/3rgw+1eu3w6OTo+qiyoEqKq1x25Xnpp+pQZlcB",
+	"iJ8FPcKSoE+XJ8Y9Bdq3hz4Ka70X6GDiWVrt3U5/A282Wq1Wq7Gj/3mj/2nl/2u/hrCPJR7FeKEB6691",
+	"Da09/SwBqqSD5rQXUus1ty2sxxhhdulLxEylP+oWqjXj4osz0ZRKeHKwA4JaSSYM3QLxQkq/XmGcpgA+",
+	"LojMRgRRtec82sNX8oZ1FYZbKJ84PziOu3WT+R37wNCK7AUfCpXzxTIcUWm1YH8Rljf2/c4Pp52ffny3",
+	"GOfCvu2is2YxwiWRPMmqM0txXl5rRtH0Irg9NqE0tiqBF0GU5eBDmST9LGFEyib6TuinDcDnDfPIlxRw",
+	"WYeUaSE2kGhNYXkv64US2AkfyLrFIYRTVq6jBLN4herBgbytKh7MmatbVzF1Ku1EtMC410q/pYeZMhJ0",
+	"MFTaGJgWuK6C6XL7Tg9SC9cDO5xvX+qzlJGge328qUB2mYSw2EEsKDoiZQ+IwgNbm4FxaG9ORS/HQBWJ",
+	"zJVs5k+B6ZErPNBCWGhDKEbw4FKlxPw2WxwXl++iuTFL9jF4QxNxejfQeNYc9POvJKJxoABqwqQAF6FJ",
+	"LhUXeEB8jR+JTDs9rY+xZOIK5io8eIKOmBsu1bzhI9ptQpahuqd2Ll0+m3AaZMJpUGc1x/vSJcoWLMQ1",
+	"EBRit2eg94TRKXPU4DHpfRIl/WOoVCr3Xr/GadqUPPPh1K/1sfH6yeLVd5YfxJaPcllS9wJ1ljAOt/oM",
+	"/lvI8LDZD+fUM7eiStOt7hDLCqmfC8uXJ7OzT69dbcJCLzb1tMhsrY2pvNJfW42OSSJdlE86bamfYsqc",
+	"6VvtBBwRPcOSfT8igkb49cGQRnjAl7uWsZznWwyJHlKncpkJk1x8hxUZ48nzY2klNHc3MO35eFoIcTFR",
+	"VuszrWCmiHjAycws7Q98jHhf2RPCdmEtWWnysaF3+cqlD8k8jmu7mJS9PS8pe2uJBLeqEVfTV8oZykxE",
+	"pJwRnLWPPn6+RmsASGAPzu49jbvrdYtO2t5ywTg28gpL1N3P1JAL677ZQ+8IFs56joLujPXcbc4JADpm",
+	"s5PkfYHxYvkL+2Yp9b1VjRhZdPWVYCNT/HtG3EQ3DMpfHUkfDtVER666BlaoqppGcwawwsJ7oE+yYrHD",
+	"lSoNPiSY7aGSCQx2b6UjwGQjgusmj1/JIxPemhToc1POkxbqkUqHR2Lq6GU9c6taEbxuMm+fE4ljmzC5",
+	"vSuftC4R5Iybc2DxC2FZ5KXDQfxbSypjdCUArGmhz9UsLceuBQATc6O9VnkEVsDBWiHAYLky2pYpg0La",
+	"joFWiRj2L1VzxipBBTk9XIBBuJ4hTwSVtWENisMoziRk3XqwE0pMOWfbHpp3ZniDLS530xUj2LMwi1RR",
+	"A608VXkA4Xyvmp1uhEATBVny9RsGuxo7YKvxkEZDYCaEBfHuNVfuYM3kZRZymOzQ5Os/afytGt3A0SD0",
+	"b7kxl/ABZ+/RWU5pn9Wci7OlMqpW3Rgwyxdwoufy11mcq0JnuZEUmbnIxp7fPe3n8F6eIu8jOz0i/Ix1",
+	"Cq41/aPT3l1r9j8busum0ci51p6taoBSUzIZ1HyDneOKkZtMKINKAIHk0oHv5Dg7ImMSpVgqNKIxo4Ph",
+	"8kG6hzbZ5+lBcc9T8OdamO65JXV7T/FFqQ+ad8jhrLw1UxzPpqBhNCIsQ5AEBwkA0vgfOSMopeDA702Q",
+	"1fSbdgTdOiKJTS/UD1IGAMsDqOYU2FuvnMfH4P74dxj5CuWgemRAWROdFRxA4EOyRVJiPLlhepzSiLCp",
+	"KNRShPfC+8IcrqhyZZOMQR2J6qLoKzRefRVpWqnDQGev24wckMibaItzQKw5tzyTL4MKY5o2uDCVmUBc",
+	"oYQyAoBPwFArGbEwhLqb5kzynBKWzYJzZplLbfOBvo7P13I2NykU63MzPeeqT+HugqjZC8v7lVFjcKFX",
+	"uSOg3BNVQ8pQ1+2s6nBaL+pm7+RX0hAAHm0im5xq4kaN4aZ/lggLQR8CDOUoSyjDYhIUfCoI13moetMR",
+	"d/Nyf/O8y4BirqeZ6/0C6XBPTFqr3sOm65nDrT5e/ylHTQn5Z/9sP/emVRRJeRGHUyUdDKL3MdPvTi5J",
+	"RGi6pBdbW8X2mk2fD79nWumFMKYk4eNGlnqU0+WAL1dG4a+ac9DKMtN9VnDQlPSwIIS2+O5gCu75Cdgc",
+	"ZUS65arkfCZaDUNqTJIHghwOrYNUs7ACpuAgvSfaFCIj7sSxEhjKyJGpLPYlYoFeOhZqcQCmBVmFBYU7",
+	"rB7PVN1eELr8GXNJRRVag8heRb6qt7b8ecKhEl6Wrj8lNGp6k/OURkUKXAgaOYiodsegN5TRAFurxb+V",
+	"wqVMp/PBgK/xYHZ25JKXXH9drnJFzEfFtdJCh9Rzrpng4uVZL1+vflMVXjdN8zkUc1TcXHWiNc3TWhsH",
+	"RLIfLgGUbH0Pdf8ck95dJpJv5jrKIeIV2PmFbrCoUfvgDiuYdEC+wHR2d1r+kmu+JXSdX7qWT5rija/u",
+	"fw+9CTN4eR8dCB7d97mIX0kIxdno5Pm8azEdaBMVYMkwSMMblhAF77pY/eM6Oqmjc3jo03odGURGhCPB",
+	"ZbH2hPQRIWPSg1W6YTNWwYoefawrPGiiY5XngkqE3eU7Zr6QRFiLde+GCSJ58gDlhZWv1upqIoNmGIDG",
+	"+KpNhVK6BUYIlrqUF+gzj69/bPzy5c831cnHRQaeEV8DkQEQUKAMXoPiTVNmNwjDrCh7utZ1fARedL1k",
+	"FOqedP3NuA2usXfjd+5u3MRzUxJBw/k9OuyV8kV6cI/em5i0bcNhXWDZrsGv46nRCBIIn4+guoUdvEHr",
+	"n5hyaNr4Dcbtbl64JGb1AJfHVJh2C7R/cVxE97NxbX7cYIAWZ1j0GoVPTq+RA1wphRCb8nUginKcmxIu",
+	"cjfG4r4QwKi/gJSPwbCEkmB/me5/pqa7z9ATlN3gqNxeDMt7LfDkkCT0gYiZ/mCt5DRj9xAwj/6qATax",
+	"otE9URbOUmjtwD9ZkRXwV90PmFE8BY7Mv1nptq8UvQJPTigjz79a1lS801Scg9L0PKijQ0rUjNogfzE2",
+	"kUmTrEImH/KxTc8W2pK3YKA5lCukhkq01v7H3/9zqxUeXARHwzqKqVSURXn2KHj3bG0K/W6wP3/9UpzZ",
+	"r7VN9FmbMfXa8cEnvbzeH1DCoFqwb3J44q3WAveAoUN5PZbHYSrA5E5fus/GE7jOUYnhNpbl2AL6vM2T",
+	"b2mSY8bqQwBclvaj4g5y9UUABqohRqAuN48JWlOCjqAwVJamRKAIS7KeR1Vpha6c7g+pzmwKU/30/PDg",
+	"w/msDP0lqJXXy3l2xjxgVVwRwqryL898QoMhgaW7vSsIil3aiNsYUfX0FMnVULJNBeF85E/r08zo+S08",
+	"8aaeR8ZpWpnaexrUPleewsrxo9sV1TUmHfb0fr9v7qqWgKn2RWF9HzaIdbp5OQNMOgeBtvqT5CMCdYVw",
+	"qvXAtzmgNMDajME3vJZyKWkvmQRbupDBGGAl2z+qrkjlRCpSgig4OT/YP6k8lisDfK/dVh5xg3xPmEom",
+	"ZiPn7lu78YIdzWNtCGijRPT4cBKLyuC5KmT33AwzUYJ2EkXeKO7TAusHt/NhNr/L4J/ig0oxDhn95q7h",
+	"aTUHoBK1tuwIkAoLVxE+fotwD77rm0fuCUk1FakwaONN5PUOQUA/Nx6f8ZAnUGpA/5bZ7Jc1bi/ybWMK",
+	"3xPbWGzOVbneRAe6Z83HXU3hrjcMpa167ToEtZ4oC/9Y6MimgjAyhsoIr6Rv3xeVCmnSrj/74sgkL73Q",
+	"tdDR15QXroRWclKF6u0qmQyQsLJYxZ3BfgYo96XZr7nMYr0soHN1DYhlwWc9HzypKlRYmmKZ2hSzl+Nc",
+	"DP7pomCJtVr+FspMY+m7KIjc7GyjA6yIMHEcK7m5Z1Pyiqq/QKq620tZJTehcMsy5AwDSlaN7ch5LcDU",
+	"9IqlI/qKdwVPiuOYQfjPBuzgabS/BuQ3c8pwS3ZT2xHSRae5Vy5Dbxwp+lBVikEPAaU4k0Q6LwUlEqrG",
+	"M2VVQNAIAMzF2EWaHwAYynk1UKKZd/0tguKuJrsNuGJUUFfsfKeNaNNZJaIXs8jJtrgFoQ8mo4R8xZHW",
+	"kLq/3tT+46b2xWB1GoMXmivZuP9RMGznrbBdPejbQVAFLGdYyX1aSgRnIlmy008imcVYCccxFNtYyFZG",
+	"5y/hTkG5Sm7jEzBD3T5NSBeWkg4Yr3RN6UeqvOkXZ9/V0ceLo+/q6DPpXejl+O74vS0roe1Eq8ZuoVP6",
+	"zqCB2m/etHc7KKVfSSINvICkMblhaxsb9fbOTn271XK/UrDM1+s2WsyUBcH2hhSKeJvMSQiG6B6YyguN",
+	"60kKjiMoDKJVpqsfv0MAbWoQfdeoQi5Rc4LMrGzEpD/iehAisRjDic4AbPokq4o3/EWlFpaNbfYu/pm4",
+	"eVN3olCKskcSzgZ69y1t8QeFB77NFs9LVXqYV13SXmGGM6tajR9xQmOY1AslH5vK3ssfXHCWusYWBM3Y",
+	"pqsTkz/j5N4mFl+5wOIZ3ulx/mjTByGDk3qQQXGu4IFXOfCvrQg1J8XgGfej0CrcOi3pvw7G+BQndvH1",
+	"Uv9zE/g+O/vl+d5sbwrd9fjQ3jzl3/X1d87LXZnW/TxIfyJmO5sdGgFUqtIPBh5i8H5r+Vwafx11Ycrl",
+	"3/Q8lq4L8AGzmPf7swaWCh5nkLCIhvZJ1CNqTAgEE8Pt6T9lqLavec76YKxafRTmftgP21yQSeLH/UT/",
+	"vX19rgt/IGiipaLEmUlzeLYPf6rE4PMKMXh6FpizxBLLXwBYfcle080optzj8QRucw0wrH12D2oE4Eih",
+	"j1fnZ7l37Z5MpMdCtxHrPxJB+5Mb1v3asNHtDUkHzCGfPRB3TyPw2Ooo1kmdYoPpCUpwVcHJebCDoMAi",
+	"64iL6+jy/QHa2NjY1cP7dH1gxux0qhFNEiohbU9bbCbboIk+SQIBS5B7PySIxjC7bowV7q5rddrklxnd",
+	"u24zT0Z44qJGeQYQpT6hIz+xO63OdqO10Wh1rlu7e63WXqv1y9J1suPKI+s4lrZ+/SBLsED7F8coJj5A",
+	"UFpQedQnY9THkZLGJJJDnBIUk9TAM/7/7L39ctvIlTd8K13cP0ymQIqkJEuiaqtWsT2xMvZYY8lxssNZ",
+	"owk0SURgN4MGJTOOr+O9oPfGnupzTjcAEqRASrIlj56qJzum8NHoj/N9fr/87AFYnTld+G+gYkk5Jq95",
+	"IxddzjYVXFi+lYTzRDzGY0383JSNz+0OuM4naPyF6j2z5VtUwlJbBy9QoWANx1O0zjbTj/ixWSc50HXA",
+	"4lQ4bydpauRUSVunFO6gwe6Rdqxmw0kwLtz1JcBA+FybGVlxPBL0gBxJu4OVMM7pv2ZihqbLli2QFIp9",
+	"u6I32cw4lmniWFmq1CX0uuQOovXJsdW4fTPSqVcT1jxd/Oh54W1DHsXGkRmiD2z2FsSVpUBFRJ6OUYAp",
+	"8jwTjv+hNr+RC52QzWdswf1227fYpEoyPYNG2EqAGJUODKv7hP7YSoUmUg3zX7l4Q2PDowJPX3VY7HmP",
+	"CKdVm0HgeLKIRWqO8JVIeFzYkhq6UaDPJaxGDFbRA8NtuVHPZVoKp+Djk/weu+ZRautCuTEhptx4kACV",
+	"hhkHv1c4L5FmM8gPX/M5q1MCGfkm+lKnKp9kzRUiI+FyYBRB2Dhmfr7sBR9PewqvFyHrfv583Jc+7lXj",
+	"d8g5xR7ULA3URBhbxsWaIJwkcFOmSSTCYmkTfi9gTttGNzcCs0DwkvK83Ipk4UVu0M80e31xccbw2mPW",
+	"xmT6TAJTkNn9kGmPJiI0g6dzgjlG+71U6IyHff/oaLOjX+rkXtmuQiumcTfk9pFXEJa5bFxOgFmpskai",
+	"Z2GuslorMkSoz4anPFajmchYdf3PTYvs6jNNIshaHPQGbczdaYpITAC6lHsNFjL4f1oK3y29tAVXTWY6",
+	"RazlgW1Ji+dMyDSZF3fNn2peLaCQegt6Cz5Z8L38XyJ5paJAfJpymPdFlNeaV7tWyeUnNIKwlBIlUqH+",
+	"C3KgRZG1CB9Zcy2stoe4VnBxMz8dPmLER0jMNYwkj6N/LzZ93ighafLPc7KtHGprdVQY9WlYPKgQKl5B",
+	"BLBFeXcW+c05M4sftzhxt4nkLtWh8CieJeKFmpVpsp9Q29JJ00xH0K0yFizmOrW6cjiLM6OnDrldo1/a",
+	"AOptLyqquHZRRiybA5Xr3nWaGWVrbCYYrxuktSawRDG0wFw52e/ocbazoqBQYBXxdyZv7SmH0dGgnAwu",
+	"6BYz0gWhHEbIT4FiuC+pve6QkQ224qPsexYKm7vtvdtIcRflXy6ZByHYWhPp3dFqpqtFP2dQB0+nxrMH",
+	"eGkfFBZgYZPfVEZPp+ZC6HRVeDFvzvXQFSrgiRljw0WYvDLT3wM2b1D6UapJ5A+jOEWvaSHqmLtxm1Dg",
+	"wv1rPnplJ0XOXLDU8casYT4sss8+vH9DmYoxFvCApoCsFaiAgPEwTITWlom1TuzmfQn05sabR+2X2fKN",
+	"jKcGYvHofVpoY3MChgkfgZZg70UYJSJItU3O9SX20TlravttWcik7h3eGEP6qJJLAEJ4T/py1TZa1qxg",
+	"K+aq780lFKdAKxQvW94i7paVTkHhmQCA52ViJvce12+xFSTeBvXZ13aatopu527OVWnnp+H3MuhELYJZ",
+	"EqXzc6jhRyNgGv0s5iezMuDaE7lIVnBydsouxdzsOB42YSsDhfBxhm2cFwWv3xywk5cXLJIjIxTs2SHE",
+	"TPMKDJXYhE6v9rnJp1ETCdWtsoYRIn0WT0Rix4r/+slO3F8/XtS8pWQlHB3qd3mmi2hW9bVgWicvXrw6",
+	"P/908e7nV78QmlYZMldfvhuk5ggbGQdMgAmBx3ssViPAIWWEJ4XfjQ0UxnaC12Ufao7mAqXjinUhnpWM",
+	"2xE+KKN1DAA1a4rMhqxO8FmUa9gxvyPv9YolyBM6lq1DboC/zkrjrytGaENm/zJ3ebbQPWOGtAg3EK3f",
+	"udZEIYkL8vLV305fvFpYEEDQSQQbJOpai0SzgEtjFRgjDD9Mt9gJrnqsRkaIhDxIWZTfhDCcbAJWfPdX",
+	"AAAYKiq0S3mQ5lK75rL/ybfGZc87VzM8ORr7h3EKC0kFcwVAn6TU56+Grt/Wy1pwEWNnOIwgJgpujM07",
+	"TGZxGjWxNYpoZHTPqIFEBFxT81ouZWHeRmi2ZqPaC2ZJMOY6kiMvz7bHAuAcY0PECHn95sDrS4DIRXdv",
+	"CSWXthrGbY0BL0JmXUXQijxJpVmbvuzL//ov9kJJYwNESuq+bLKTOCbKdqPP1iBlQ9Q6kkE8C6kQyd+5",
+	"6vhsmohh9LnFTgiDwYY5GKv7IwXtza2dYBKCkvMbZEQCogno9N7ODtxo1HnvsH3YNk9tmaFB1gC1BBRG",
+	"8YmIX3AtWuw0xJ8+fDh9qVvsIpoInfLJFH9dCOLDszD1Dk46izTzv/TRY+/Xeqxfw11Ppe644fs1j/XJ",
+	"13+hQgEXwmWRTPGSr/4x22u3jcGhmU85ZR+//LcvUFrk2fr5r78bkbbX7tLVltQF174U43qv3aGLzT9x",
+	"Sk4ynn0oGAqVwF5EaFoDFz8LVTvg+7xm8dwC7LX34JnveSqQk0fbQNRe94hSH8x/L9Jk3jwZpiKx4XZW",
+	"J8O/YTdVQbr35SsejHOQ9rCGELn1PzenIqH0MH189gOLUgbWGiUdsr8804x8hL4ELOpIQwUc4LRjeCKH",
+	"+p478S32XsVCs4TLy77cghuhDnj/jSJHQou9c0Q8C9Q9UPACeawCec8x40RDRYYmeElE/pOtSNdmyczp",
+	"sPfaSbZhnr401gJ8ChncA6QbMf7euVP9ZgdQcZlVSwU4MxdP8oB0hMuwL185Rp9Gi71yOR0CSpS5sC53",
+	"b0TISN+KjLwP8Ewb4dEz4/+P3Tv/wWI69p++/E+z2YT/b/7sB1RalEJp0X+Yz6fTOMKWyp1/aiV9hhcu",
+	"JYH+k8vUQCB88bpcKvE/zNjqSWAE21h8Zq/fnrxonr8+6e4/tz5ywq9dJHegwrln7DDLUl7yiVoEiUjN",
+	"S/vSZUOtkDGDQlkC047/yemnkKe8X/vqszpGUpi/kP7xIQzMU+6zsYpDzaJQ92Vq8dnXJ/EA6gvydlOb",
+	"fsydGwxQ5+OKfQlR/D/RGGjz/MmFG+302Nfg6W9S7tbh5xHPF6Vss4Stt5Cx9ayICZTUKTcrH00E5oyT",
+	"SCvZM6I0EWYVIwzNoUowwjGMhkPj0kpbsCZDyNi02AVmmC22Jy0OWveumJFr82y04XjKwE/HtubrsRbB",
+	"J6vWrMKD1uamjaXPEU9Np00xHKokLVTeGZMQwvWJwEZxxmepmvA0CiDsPjeq0sWHxnw6FRJGgxThFIxF",
+	"PFbqC4KKumyLB2pCZUNmTHmnGXIqLiyDKkADpwuXc9b9/JnQ9M3pzTply3xaxpxXa46wxnjwQDg/3Hwy",
+	"eYmlvrd1u52/bZ6Zc7lRKxsJY0NkyDqpy06YX4y6+B7+gmEXn9UxjmXesCqd0MCSoHx8xl8dQTw2jypB",
+	"gLRHBRAgd7KArQ+HSlM7kYti5vdMJMBgLsv5HzOfU7f8Uv0AmlNgvsO1kRzBU9cJdBwdpgA15Os5W8gM",
+	"rs4Uk645N2ONIwnaxuE5pHyEP5pbl3AUCDTdmEWBCslqW4PN0EJxyafTLIxDfYgI0VwCwVl8URmMgnbZ",
+	"DzSGm5EE1xSgvFwJY4udo6kMGDRYfO3slUwfd3JCH/lESPb1pW+HYawuMzg/lwS9JoQylYB1ZikYwErT",
+	"jSWaEqg0B05ESFHg0JuRNKLC3AdzUoI6gY5VHBmfAYGA0Q06S9Q0iUSK5bUQL3XRqAKmSCqSicaq/DTO",
+	"O1A5arperdNqt9pQODEVkk+jWq+222q3domFBoIbO61rEcfNS2Nj7fzz+lK3jMo2fyG2heVIEQjzj2LA",
+	"fhZzdi4sXiWUB5kJKIQQjJkP/5dKiqmQyAiHyyhEG+nM2Ys9aMpldRRLVHic4ziq9Wp/Eelfr4En0VVl",
+	"mmF2223rdVqm/AUzpBB7/lID3sXeb19qPB7VejXAGIfQ7xX8q7u/3zkCID7z0oOwHewNuuKId4a7wf6h",
+	"+UM6r/Vq734+Q8TrWq+mo1HNq302E9/51z9O/vHz5xfJ8G/nnw4u5h9/ff1udDAOrs74NHobJ9ennJ8F",
+	"rz+8V1i6imbETemav378+Ryd7OVFMapTi7RllnuvvbfqUW7Odn5R6U9qJsNC1KvW++13r6Ytl33tDNUD",
+	"LC0ctiu0GQorDOA0Iw3M+QLLY/LuQq1Xw+WENyFCOYR9kPJRl+yy9yKdJTKHw2IO1HWijCUw4ZBYDhmn",
+	"X1y8l5wgd5j32p1WX/5kxDYVhdDxdPgBVPngHhnE4MqfnlkkwiyKZbzkS5yDKY8SCBvk/tyj4LTLG0Fq",
+	"0NwjQg/EdiaRkIbGDjvn2HWPMEdTdN5a7B3IpNMzp+cZp6bRzY/PG5h5IwAscdbKQu/skp3TUEymKhUy",
+	"mEOg53cMtgqd/lmF880OnosG3Vjdn/EeQiK4GckmYlU1p1yaCTqqVT478N22M+RrMVpsGwG3lieYhMko",
+	"DsoGYi/dsVQIXyuPPbtjOSyG2jCSdPDbNx/8P/PQzYO5pXPzLR8gzqESSLPDTUc335TbMy+UHMYRJpL2",
+	"Ors333vG57Hi4YVSb3gygrz0Xre70Tt/FvP3wljgeHOFAV8o9ZZLC1qo1wpGM+/GioHjmgkQt2MzkWi3",
+	"RTWpqJAncZVYvFKXZGlT66EIbeScwsdmFCiKKJys9UyEGHZ3Es+aKX15QrKn294rNX7gGddcY1TfGUAB",
+	"j2Nj2Gg+FNh4NhU8Nc/LKwbGY+Q5pEHolM8pPeDYM+bEmMHq1hHLhGpjhXgjbzb31eQ0ZhbWKtln5vd7",
+	"Cr8i58emnL6VJcYCBXElebdXUsnvbO3txcujkhQ3nXjcPlscbSwfW2lSQw4OZQnmuAmxOfN8lo4Cl3NW",
+	"9JRWWMtvRe3Wum0daYxTbI41ptoepcu/llPnFT5sS0X1Nb9+y4+ttJJaxMPcOuapmMuF9AsIhBdwtzNT",
+	"z4FaSHFtfHiPJSTTcd3VLNUpRzCMooRTQ4TRg52CQRxrI+NlS5by4ttz7nEbrV0bU+pLvmAhOwOZPPAy",
+	"ExlqHMGQb1TYnC6VGSUMondIw1y2ZwElRJxlqvT7iWuaw7ObDVGvJnPs272aA7tr8rQZ8mvZ3OtWl9/F",
+	"KfjxzFb7ZTkAioVt/GTO3os568ThCxupXpSKwL68gRW7ICBJaq2Rj0o69IOVVmw9ozlrLEg7IzkL6Kzw",
+	"U18WHmCkYIAvMu43WJghqxOLWgMLTq4Al9qazS502GJnOCojhLnsS2vF2gfaW7AsLdZqQYjfbHh7WCfb",
+	"l1EKqBF6wdgO1DQy400UdvjhhyZm/Vko0iwUf5fWMdmM9tQ+WcmPV7ye5E/J8dqTFmm3r59k7laOQcbC",
+	"uDC12HaUW4ntXAdbLLdGpEK5shGOJdahsws/QmRRJaNf+ET4HuPF0kXYCVj37EKVfYlM4oxrLFzwEJRk",
+	"t90M+RzKD9Ik4nGLvTIGoqYksAAIzmYktZA6SqMrEc9bffkmmkQpdpbtUgmgrcUA2E5nWZp/jdUs2Ty6",
+	"+Z7m6gOa948hyEmpnzzIB63RSo6Eu4yL2hnbSAh2HoMQvEBqVuNlUALPpWppV0faFt7dJn5aQY79ePFP",
+	"FDkAD4xTvLFswwLWiQgjvkNbaefLpZh/XRsowaoRBCZ2cEpQEWqraItw91DvCC/5kMR+4caA67TRYid9",
+	"eSnm+JflsrtC1R1DyGEYK8L9mjuxMxN1APIWGKuOz9kA5Ceg8xtVMFIqZHX/hfml+ULJNFFxj02T6Iqn",
+	"wmMT/rnJR+K/dzv7u8/b7bbHoslklvJBLKCa6HTY/EVJ0XzL02DsU6IoSjXzX13wke8GugvlgUW56ePs",
+	"+KzOaaJcVAFLF8yELM4dlv3lC539VQnZP5u1BOytZaG7vIY0YJjAQE3nufXDaqlir3O/djQ8fB62DzuH",
+	"h3vBQfh8/4h3h4LzdrC/z8N2Z5/vDoZ7w86gO2gPDrvdIOzsh8+Dzv6gPWy3efuwX1tVyF2Y1Fpe6BRx",
+	"OZeJaFA7rDUNYVZ3/lTsearn5xt2c6Pw3ptRtkoFHTzRzBtVdJtHFXZaSXtJpa1XXIsqtxQ+Z7lJ4xXx",
+	"5Kz4hmeanb8+aXb3n3vIeBXey25YPUIzxt2yYDge/pLtCpYTBopa7BcFdYQLS/EYPvrbWf63qE74stz6",
+	"8dvvXwuq6cQKeLS/HfciaSequy/RTvgXxOjexG4EwYcWY6bYrs26m3/iU3ccWEGpaoMyd0DXzlGGIMYR",
+	"1F8buxeblDDs6iPOMJDs+Y1efktavbCA0OwtFVw901h0a4wiAG/1HDGjx1IV8jlCwghbrYWUjX3pqEU8",
+	"MqZ06jnTCvhJXfjYaeXLSIasvoQH5RG2FlYxZ8BQMsNIppryRQ5Ly/CoZI6zla4FgjXAAWBK9mXGO4Lz",
+	"avOKKo4BAAijNkPw07A8nurYiiqXUc2ha8dFPdajWg9CR+9LCmnmASIiUMv4VEkCguVUoTFEUwjaY1z+",
+	"CoCvsj0hPgdimvalj00aFxE4cNjaQYaHTRzxOLZcR1CYSi4pdJ0xzrrtdoudYMxqKNJgjPzaYMJwNkxg",
+	"Q0Cpo0MLWtl65DfWGBpFm+xaZt1Ny0YFtEeUROP6EnopsDZ3hemROwib2R6wo81tS/L8GBdrLKCxAdYm",
+	"imMn4hck836419lrd/kg2Bt0+cHzwdFB5yg86nTanYNg/6j7nYyPm1wyc2jAbLvRKXtrr8RJRuBBwi+/",
+	"6V6HFEj3Vvbr8su6Kkdo/ritySNVE0xzv+eKOKcisdsAIyhXiIwpbFg3WuRRWnraVqbPOZ58eptKCpvT",
+	"Y/kzbwQBlLVvtQm3tHnwkCAHdWoTNjmgByvD5KLAXGUMbb5I9zHtFzmlUp9Zqd3I1uEe5njLHPZm5k8m",
+	"di0kTnXTJzNYsAd2TcyRxzG2T2UGS9aOz+U8l27wigwdEDWAJq4JlKe3mK33JPCbQj8stOrWMyAmOK+a",
+	"cbMjxw1nd+BdmPfBousshYTWBRYeQdlm21YYHdsq0ixJZIxGSvhA/waNGJ3rXG3pXl/6Z9Q+TJQsKRsa",
+	"m9W3WHzwM5SMUg348wVGxWxGLI/iXrvd6kv73IGYK2tXxRxb5EBABXzK6oX+YV1G99djwMba9dg0Uay7",
+	"7/XNZqNOMTaTMUZkG8udbLaJrUeP/wSX+pmdB8PWKZ9TaVhu1FmMgT7dzicN2KHiRyktMrHsxyH2NaRq",
+	"qgFxADNwYR+4vZwdolkQKy3A+MjFlDttFsQ8mmA0GRe4GFj28ng0WOV2nM0xT13/ZF8WK3DXxaGPWcJT",
+	"0bRTWVrQYIZFs/MCOWW+Y0kDkGnVDn7+9e3e2QYVCQvfcK9JM9woN1oXZ3hZdasCb3hphV2pWbEaMMBb",
+	"FDZbh4wrRHJxkLC9c07zxsssVfoJhJKDOuvVyqWWQ0hDyri99l7laSXw7vL5tOJ4vZhtPZUVz2lpMvnp",
+	"QryOD/gmPZ4PsEfyKiJM4R2EHlmtzf+qIipCKISAndrOnvVMs0TFwkOWbfRXM5Ye9GpdQUlfFurHbC+i",
+	"e6JAgV/fa+8i/OE1djCfSDaT0JLkwe7wnH8IoJ6wg/pysXJj7xiwcT4DVPSIaidzfz+qUKaGlkahbIKs",
+	"sXReKttPYGZP3fx8V9meUsFEJK8+HQW/dgd/P5j8PN3TF52r/z2U73ev//FcvG7/880+/ynsjj5E7/51",
+	"8PfL6jpg8VvvVQd865JTLFJ0O16K63z17bctjaggyn5SySAKQyTM3DCk+jiyloVyNdx6kLzLH7Ws7wxW",
+	"am15GjVB3tzf6CApIddnzHWPDWYyjCFRTM23oQpmEyFTj3ENHZFbdTK+mwp5Mo3+quFrbtfQaIF3tmsJ",
+	"LZyhdbQ5i5BZpYcJvuvslO222m6m7rg18WIcwec90+5t9k2sbhaksVlfot0ecz6J72573GZX/MOMZKNd",
+	"Ycf+tCtKd8U/Tt6+2XRXJCNdofBKrrCbsvIpY8atLaHarr8DR/AuGX1Xu0Ourlaq7mDaL7nXSiSVjG40",
+	"KsxsVrcp8OrS/Z7fE0/FlRU1fVZZlJ++3KmFI7lW0eeQJ9ZK8pJsqIepUGzmjLlk9TQyZxbOqGeRn9Dv",
+	"QeytkiSYOQHvkpHP6gg7BVfPpivFPZzeW5rLf5SNvbGicBvrveDh5tuK1nLzqoB3QBtixOp0Vtomhmlb",
+	"8DX4BFBvcOsFKlazRLfYWcylznOLssE8Qy70qEkXkEfgMSdnp8t7EQHScDeC/indhY5ZtnYLLeAYYHkQ",
+	"wB21//rp6GC38xzAaCNahv9q/3Tw/PmrjOquEudrdRdvkSP3XpzTb3raEGAp/J6n7v4d0q20TuF848pv",
+	"fsLdCVnWHjs8THfG8QHGpLc8/aWW44nZYEID/O9V16JNamwX4g7O9Jk2LoVIhjwQTMhRJB3EJ1bjEOxo",
+	"ry9PXl783wlAT06i1GP4zy5LEy710Kgw/OWQthOrh2KiRgmfjqNAe2wmo3QnUWqyMxChx5CxPhLa60uA",
+	"VAVkKEy34YN2WRjpYGwWwmPTeKYJejUJRYKsQ8bsfffynGkBGNyAjnXy8iL7WJX0ZSTZu/dv/+9du8N2",
+	"2Lu3L//vXXu3xU7edLIhsAmfAh1NmswCo35D5gj1YUDmJYhcRXNjRtKXVyrgg1nMk7kFtqIaHTYBHhiU",
+	"rZcQV9DMn8kJn05FiEwbiTACCUKRJ+0uIHRy85+H0IkLcQiL/Fo/+1un2WX+qW9kMjP/2ttvoP2PoLCQ",
+	"PIcaGw1pUlgjXYCP5SncuEuFvZxd80RGctQjxEkRQk3xmF9B2i0xAmEShU2d8jlI/RPELzQXIdLSxHgQ",
+	"dq4JFTLSDEQb4m+ST8I0vxIAPQnVy8ZBHfDQ3tqXOPJYaVJXSLOM2RDgDxuJFCmBgGYEKgESoWdxqn2s",
+	"XjN7wsvC2T6R3Ph9WfdpPL7HfH0ZwQJ4zA9nKIAFcjL9E9Bu/EaLAGFpbAsg+fRYz3zmJRRMUeUaXW4O",
+	"QxTbMqalg27nym9kQ034NUvF57TFTtxTAO4KyuvSRMXAovT2/HWz025A855Na9iJVgmjD6OyuEgvNd7w",
+	"/Beb7RW6ui7as1hYviALEJoOOrtCwOKIcS9kHPga8OIJkxxTxFFpnTdhivu404sdlhAFDyeRRBBX12Je",
+	"CMvDrmgWnmxemcdk808pCU/j8Y+ZVH2Z5Q/MKcACttxNJxnELvJ3oSr3W8xHWHffJRY4Q3RnApIrtgLs",
+	"tfeYf27+nmXqofYMzo2rXLB1A1OeaAF4hGZxoTIudyYyzKZui/1ZhSim5mYQMxBW/vm7D+efXr85+PTn",
+	"dy//8enN6dvTC5/V99jbPxszLkSmymO219mlFHTDoypIFWeolJ2212633TE+ZgMSXWrI+MAMuJP7s+N/",
+	"1tdCpExPVepGh1xzC5Nirnf7VAIkOodCJy+D6AsRU8vSHh4TKYBSKGHMI4hoy0OIgqzo0eERr0+n+wh+",
+	"fxKmPqtjZQh6TLAZS+pWaf800Ea2XlmvL/0gjmQU8NhndQLHZXls3BLT9xTe/To++G4RFCQZMCrhRpvy",
+	"lCYKssKVbUv3ifdqE8POrPgF70E9bPAJr+ODhTuXTOWCZrDVMO5sLygIaWk7b2VGb5yOj1AAfuLT6BMy",
+	"ONik/IJoXMrGd26fjf9F5VK1RO1QJlgbpAOqyPi+tLqlviTdG9Zqoq92rah9WbkM4ozPje343u7V23gj",
+	"d1I8UVQg91U0sWgfWDwujCc/00gKZ9UfXQBNAkOEj45SoR92TcUHOU1UYE7rIBZ3VUxRJGv57fev3pcC",
+	"JcpisSTKFOuFGefEaAzjPjRR8VnNmnMjrYopcSWdHqvBn3JA8rVedl+5m+netLZHxMk3go4ObZX+An+M",
+	"x6S4Nj8Ao9cqOznrFbF2bg+uxENrbU0ueTzXKZNCIDh1msDPbiyDOVWpWIMYy0DsM/uS7HF2hPgbHuGR",
+	"a+iiBBcC6TNdn2SLnYE9Q8V4WHyIUNDBLNEq8Y8pS/85ZVPsoPrw/o05CZZy+E0kLx3PMDuBI9EEJp7Q",
+	"loZoIXRfQpsEAhPBsXmWOU2lkd2TWRgtGiqLlgjbwhB5E4GOfpvtuLXdDO/MsLO4gfUszCcUK5fbnaPu",
+	"cJfvNdvtdrt5YP7n0PxP2/0/zlfQvDjapJL+xFUsTOvHSf5ElN8tzn0qjvvt+V/M4Dorxkb3LwyvQMXV",
+	"vsXwLA9rYUjWEV0xJLqntoFR845ugZHdYG/aYsAbL3wBR6R2J10imVC6oUkELrwwDvaCWVeJiTLb+O9B",
+	"EiwzUZahnEzJ0nMHtthoYERASX8B0sHMkhi5QY5ZIuL/7teMLOnXfMd5ZlyjRLCJSkThBQ+li/IbW0/b",
+	"51wszVkhClNNoTp5u16hbpubWVbE0I24UgWfwJ+LurXH1BTaFITOOfZI6TNnPpqHvkeRiQQ6IRf0UV/m",
+	"FBJb1Ed5XcjKVCGrF5Td2oQkxgTNy1bqIPzISuqHmjdB5UbUb8LqNAXMNxPjL0h189sqbWPZOCtWI5qX",
+	"E4PnKsHuVOIzTYN9eLqRJtHG5mB/FAaphdQq+aSGwziSYsVwzG2rNOHzvdKxPDx1kx2/tcqGdugWagbu",
+	"3Ey3ZNvmXjRL9viHole+pX4w8oamIKcQ6Id7SMavEPjIvEJkJlsn+7wKEcM1KcEXmGHhEhUKjIzVtZoI",
+	"KCgUPE6tw9Y4zqcAs1Z5FiYKelmznmmkmMVGKnqmwzM0L1xKNGDvGoW3oxRr11hkS/v5RPSlCrBzMhBZ",
+	"F5vE4kAbjEB6dxEiTOIxAaHlboRC+xFPxTWfG82VhH2J2U/gQ4whKWbubcB8WOhHpD5f0nCoxgTVD/is",
+	"njHBrSm+If5dlAp3Ev69vfirJv02CJ3a68sBsswfvRxv8B+wzn1V9OuOCtpok7nzV0XQFbdzWcQI03U3",
+	"RYtc0k8skkkCL7ptdFfAUpK3ao8pX51aVrZUi3hYqbxoMRJCsW69WSTkBOJ4t6X5+e2LZYCnOuWM2b1X",
+	"67a7z5vt3Wa7e9E+6rXbvXb7f411FVYyDMMOkch/0MvP67R7ex16Hhlor6ZRsFzMAZAoDSiQEsPos9H6",
+	"aqY/XR78Oul+BpmyqYXjKIhvMnGINUh/4zP/GNxWMEsojVEwTOypW1dFVOKp2iNwqyrCtUxJUCQyi2M8",
+	"8dCsasGRVSrIXMj3z4OXiU30LWZOGvEIW87ySPYleKdoDyRiI/pyyLARcWiuuOAbyQ8sIaaT8ADq4tce",
+	"/Q0L5PGr7qtGHq68WxF5KeZFqfa3wdHFv9/vyTfTw+Bj2Bm+1s9Hf+W781eiPfs5epfu//1f/3tdWW6a",
+	"7Q0gKgpKHyDTMGdSXR9b8B7q347xXCzx8nvLG7uEo5EKAXPb2u3q1krpvdnKhic5FvVSUZ1vRn+S2vIH",
+	"anXIsv53p2pW2ozg7aIqiQWC0pXzCQ4B05l8SdQne+0OwiFdj0UCh+lKIUyHqxMwdy74lN9I7iM/lpP7",
+	"ZfxGN22sFyQmnw7Xkhdj5va+9qp3rxGX5ZMwC6O0GavRDe7TdRKlgk04wPgUGi1czLvoVhUTA9djxerY",
+	"V+4qMBMLcNTApDzGQdw+bkB7ICL7Gad8loApNyZmNwiQ0NFbzgpg4ehWGXJW9wuxysYmue9VLpy5+I0a",
+	"VUolCJkC1/KAgvaL0+YwV0rD9/uD50HzIDwUzaNhu9Ps7u7tPz84POKDYFWulgepSu4kfm9H7oprHR9x",
+	"HWN5dloWMiFoZ51HqVg9RGxgWAUMuOkIjSRPGB+mgooFliHtnMHXuQBrzxp8JcMze7F8+kKeCiCF33gO",
+	"iWn+psEd3ji4VG01tAeVEnHhC5inwnaB3QsxgbD6MYAUUa9G1GdLvANfvRovsfn3N7P5BdRrTOE5u612",
+	"q9PZbR1kXWUgHPaGnaDLj0R7cBDuBvv8UDwfdsJuAColGQm8qlJubpsIiRFLr2SazDdLBNEevbdMUO75",
+	"f8RUkCsVAOXMYtAbzsKAGoB19QF3lxLCnp31EBDYtAOqdKxmWqBGTCHfIUNIgLjuqLDhGa2GuMozGaUe",
+	"SxTlOQYi7LG373/x+hK7j6E1Sw3ZIErSscdiFdiAbUhfTeX5xQ6orF2r0IUF/QTDmI8007NgzLhmtssJ",
+	"O6LWFMYt1SEcM8knaOqbf/elmqU6AtMIrqFgUY4u4U7qFl5khXRoTCZ3WHP3F5G+wOWuYqPkqwnsFnh4",
+	"9QQwSjlLtFkrs9+wQW2XQWTObK6AJ8Jj4jMP0nhuNoUWMl2wTvY+rhineeKmNsnDqzTIDvnaXBttji0q",
+	"Dc5wf5yTfNtI02Sdg/embPLb96mgbQstFVixUbGKzYqxb1TIZh+5Y+V9E+T9mso2VCesfvKm09xtuDp4",
+	"Vn/38tz8gB20ruzc8RoutGYNsUjceLbQg5c14bIwCqk0IFAjGWnhYY+beaY0kkgLIV3ButEaY3WNTWaR",
+	"bKKetfu2L7HJVfBg3LJVdv9tG3hjYHuC0UmRdWTinz13OY9jnw1UOr653PwB6CrjUn+g1XwBi1mtRI8W",
+	"ViWo0bNu7qLAN79XrS1bG8xWofg5woOzJKmyHmsiCIBKwYbHfPu7Sphv1qU4OHtf9cpBenTxXiFnE3NW",
+	"cz+5/+AxHN3Hob3sWV4PjljYLFvosPwDNtNgbn/di/JyT3/SXBvmtJ3178SCk/MBiZRHpc92vpj/8/U2",
+	"JXsrEIu5Bi0iQiPKUyBxS5NoMiEPb5ngsnHMpiIxmqwpJDwiw3rvS+t++TuoV/SUB9BgVGx5effyxet3",
+	"VshNeTrO97uEoraY7F3X+jKJpLPLSxlESnGJsP1CuzawvP5w+6SspsjpfiA09qi0qMkJ6CRK+9Jmkgil",
+	"Y0mpI3CFcVsijItHiUXQsAFCTCw1jlnM01x7HqFmZHj6RlTgTneQ/dd83mJv+XQKLEsKsIIn03QO60wN",
+	"aJnlgs+55rovEQqEFh7pmm2tpOU5Il5PRz8ghUBbB/A6BkDmZP5nLhBjg8u+dDntZxr8/JhMrIBLNnDD",
+	"p4joSDXj6Eq4D0Acjzk56crCnxiLazCL4rQZSZY3vZTQRdtrVUruXk2Yt3xa0Cm3KK0wexHllJLaHFSZ",
+	"fgp4MlDjeZgg7UWsrj8NOYSNKPQJNk7ltPxbPr13pHsyP25sr8rp4U3Gn920GpvddcdPcGs9VRbcGSTV",
+	"Wz51NCAqF7IjWVpR3RYP5oatxRYrfgMcREsoMpgTJCLxdiBjRpWQoc1xWlKSyq1MN+Qs+3LTpCXOHZIp",
+	"6KqJS7q8kn9V+NCH0X/78PyV3CZcK+Ys6YVOt3FXXjr+xuqOCo3s3lyV3PP/sP09oTtONxNYFM7rfZTL",
+	"Its5EOMjyaZKXBcKTym3gb0uxMJBDS0kBOci7QFvFePwkyVS6cu6X1I3aMm0oMHIXO9jaA1omIyZS/AN",
+	"lr7KR9JOwPQIxiK4FGFfQhuMTplvzBi/wAD6s/mlccwUZZ+GkYiNFcsvbV6GAiGQ6nGIIcTM1Jfmywqo",
+	"WQsFLSphNs3DS8T+M4Ia8fKJn75chNlqMTvxYNzjhBJjklEzRp0du+mM9B3IcaytI5HwffmWzIICCz6x",
+	"sZgTMEqi2KhyzWepqBl/l0xU18z1aaBy3t9rmDApsmYvczOqh6qp8s3KUXHq7hWMm1jnbtIKv4jrlxk/",
+	"3Sb8kes5njw2k3iqn9qeHk5RrJUUjgZpG72xygy+sfT1vZioK8K5tDL51NLULTLTUTgD6HZTjW2biyx1",
+	"lFPACDXb22t3oDBdKhYrabzrQM1kqpmV8Tky2oBP70AQvoQvdYLw0RTFfkszBefoVjvOK3ev3slsH72r",
+	"oEih4zZXQ3H79XccybU7MuMr0vLdi8hu1X7s+qfb7cB77lqvAmPvAX5FhnZS4KAnyxWBugv2hd8omNzQ",
+	"ooasn8TCaAlVpQQAJmu8R+aCGOg/ic8c4e8AiMQ2wbO36irPS9qXqXJGb5UzmTuQSwiyd3BC8/NRuxtL",
+	"c6yuXxOZvksU5KxP8XmqINk5FmBdxtFonOYQ+V99nqqcpbkh+P4WluNjkkQWjv9HlEh3CsR/X/bbTsCt",
+	"b7/eiLsm/mFzvYPNR8FR982PPhuIQE2EZnIWx43j9SKmL0nGtNiLWHDiOqbLIKRp00Lwwoo9UJv4tOat",
+	"eP0LMwVP1lypJoVpcivzDNf/QWrU0hjV2UwDN0EGcs8liyZ8JFh9MGcTEUYc0K8RpTcRQTSF/AJwZxMR",
+	"O3Jsm70IhwDymLArMZ9onBrGp1PBEw1paTwNUT4YZQnk2UymUcwCM6tADVFUxX25Whc7DZwRujIfPuBn",
+	"MfeLevUtfFemWI8hSeruws88DX28+j1+9Z3qYXOmLtQDCBml4nNqlA2gz3e6SBCgxZVIBJsKLmcp5ZLm",
+	"KIkkI/gf83GjGGTfUCXYqMmmMceUhKUAdLV+Do4E49G03zYIFHGd/rBq3saIMhJmrtOnQNED6p4GJYub",
+	"iaFFD4Lo7u2NKY+S74UKZgE+OHvedAVFkHHwGKKqm5PeabNJJGeWkRsBQFwpCwnoIObRxBW5YrLCfiek",
+	"JlrsbSSBOxuiUaRECtGwZ5pNE3EVqZlmMznT1EjSYieZc0VWl626pcQJwo7Y2BnqFEu0bDniYYQiPMZw",
+	"GuiSS8ypyb4sBN9a7ONYSJcy4NLFch15uprFIRspYtdAsp2YZwluFvBpX9aHiRCs67Fpolh338PMDJSw",
+	"sJmkHEXDw+RuprC6lMN21TD4zE+2ERfKW+FzMI1DAb7GnWU2iMSfymjuGrlsO3aDg59/fbt3BsnvaZQI",
+	"XQIh0sGmzcoyOv+Za4pY8sgYJWA3hHPz4ApbbL4bE/J/FEC0t8vZ07uX2YhG8f2ktnn7guAEYdYD2QYV",
+	"LmQf5tmOvBuSCTztywyMI5dUANgAtPeM1I4CbkTyVMjQTHF+qo2cDSMd8CQURsAqiLzZih3zzLlmCSVh",
+	"jL2fGUD5WJ5HZbBQq0iSF7WGxZ0iuX7clxvkO9gHuUam371LjQt1lzb/tzB4nzKij1Hu4da+27hYJK8i",
+	"F9hdUeJ3ml3DpIjSsUgc5lVG7yONwwh6ewEKssUujOBCgDjiAoTK+FZfntjyP1vMkSqm1URQ4LxQFMhy",
+	"YwUhAdEGI9WwNnDFYf6gRVK5ci/3qbdHjqwAhJbxKWlkohcTHsW1Xk3zyf+MHa9tk+rDdcs+f4WNdLQN",
+	"zFqAFBlXZgH+PK+OB5EoCAdQmberJ9GOJmez8rts7quiT1r1lNsYP3CCD2rhSj45JwfwMK2WA3AW7r4q",
+	"Dj0KTVRdNK6cd3kArD3U0YHuqEvNYQlEfQW+ZF8aw7vRYrA5SKvDGVl0Mc0DlyeHiIRULIBdUSqkeRyo",
+	"K4Fcg7jtk2dAZHqMOb0o1I4REuVQSWkbq3MZevB5vMjFQI/0GJ8oOcqXLzcgkInDX/RyuZWEmTV3dGuR",
+	"hguTO1jftZCtIOtqSVjbSN6tkTbV6td+37CALZu2ey1iyzbrzWgCqFDygnJTjMjCvaVCNRtPznSHo/qH",
+	"tOkeUsQSFk8wgvTfXO6vs/4qgTpm1z9bW9JGYncWUyIB/K4IhaGVc1GKIba+nPBLZJGd95hUwLiZkP9b",
+	"1CgQpAVhDhKcRKu6BnLe3YZNLeEL+rLcprSPJpTidSYlPjYPUilJvBP7rZXdS8ZwZgsv0SPUu+29xq0l",
+	"O/qdBcn+lMtdCzsZ5efq2xhM28JLQoZzk46r2dSIHBFimlcvkTcSNzWel8F8RSfV/cI/btVJBUndja2W",
+	"7wCzR5deoNcCy7AzlaNaJcaAYRQLqpyaxtyYuS28F7GvK4Lm6THv7j+v9WpHw8PnYfuwc3i4FxyEz/eP",
+	"eHcoOG8H+/s8bHf2+e5guDfsDLqD9uCw2w3Czn74POjsD9rDdpu3D8G2+reo9fYOu53dLTw5XLUNGfjC",
+	"iN9XF9UfuntqQkcoE3nm39+8cwoA1nVWimLMAqo6qENhSUTsRL5Znx5e5btwtg+E0C12LmTYl/5kFqfR",
+	"lCfpzlAlk2bIU+4z18KPbyA5Za5ivjlifo+d/fIXj/317NVfPPZRDM6Mnv7L6U+epcvvy332Nvozmi9m",
+	"HEbeQX1IhldknvRMoxQ9ZlzOUa2LWAuPnf/tLyySQTwzwrgepRDgBlQCKHOJpmkj3+rUbrFzhc31bmKu",
+	"wf6Ax2PEjKibYTj2g57pvvRJeTeN0PFZKIKYmymu+3lhpYJUpE2dJoJPfGzBhZJyuthaJZHsS/PgKJjF",
+	"PAFsYTMMku5mBbBxFLKfgTI/BlwiIgAPoc8L7wijiZAaDCoafV9qLkXPzHEszEp32DT6LGK01nDi2WHn",
+	"qMuMScV0FAq3IGx31+scHHjP2228CdQPj+O+rB88P2z////f3m63TcW/e+021BDrbN3ruPDYM6f5PKvp",
+	"A3LyFjthsbHSE1hWuzJ9udfZvZPCXKOWt9NhG3neJcdhwfk2n7egXjaoynWfca+8ET+uCq2MuICKs9wx",
+	"10aCkon3lF55OF45Hg8nwMtVrfFqm2Bm13q1529rGydq4Fk7Xy7FvHL/Ge4Udg7VO4RMA3gyoJc0/YNg",
+	"cqAYCks0IbQJ0nuxcLlxZ/1kVig+Oa1r2snW7qjvUnj8lmpvy71W9KXXUiIY44MS/HT9OJpaU63YOk7w",
+	"IevYiAFXKbnZicSB3QGbufvCG8jM8botMCjw1qoJMBrQN9YGt3ZI7HLcHIW5e8JWetfOl5kWyen6kOcr",
+	"GepcyNJs1Rb7BSOUxrBPQNhmqZvrsWIJl5c6i09OMChp0+bmYTE3jgaQ1kDS3P7G8Cc8HUEgtGapopoc",
+	"yEtRsQy+NWT1vfbRXQQSzdNo2z3J462zAwtRx8LGeEABxw+w61f3Y+Z29yjhUGdXGnC3Qf0bdv8x5XGl",
+	"3fATDrF389/ECJzb+uRRDox/OlGpbRZZe0D6snhCig8w4yxPA8Dp6WWjL72qL81EwCfQbOBrl1MFgMqH",
+	"II2ymCcOoI4Y616uo1BIzFzf+uBil1zu4N5lWvYbJlvz33G/UHk4VdWU9yYwefaGtd2e+PanFOrt20Nf",
+	"FOXOMw0SyrOlGgnL7+jb50gtuOjOF/ovMhrKYdAtFqmXUXsg7J3lU82INpDJPF0k3ABxJySUuYqEjSPj",
+	"98/7su4YPPRCekfwYJxDYVRXYmIG3IAKXhwOU8OljvW+rNay/n1oNYj/4PZGO81AhSYwvO7rBr0F9o7y",
+	"6jT88xMc5iqoiqlb4oeAGe2tIep5plkUborKOOiUAzE7MbIWjfkmnMZlz0YHXO58STk0u6wWUUQnr80C",
+	"JJEEm4ePsAKPT6fQOKCZ/+VaDD7NknjxuX7DmEhQEwRUWx71g8GJ/Ex0hMRxg6jE2MxvBFs0EQ0n4pCY",
+	"DP2rAMQiSXIjI9U11vN+pMw1p2pCLZDDqIBy08kyPxrdsqFIhAwE8+2wPYaT5DsgUGPmepBmwVSU+Y8M",
+	"6nkswF1D0Y3pFz5i4nOkUzT17GyZ92lBn2Rcyr60TI86Gskm2XCJ0LOJcENEDNSRFKG5wNwG1jMB2zmb",
+	"FMsO+7JgT45ECmL52AwDU0c5C9yVroQKnkXJKPsJJN89ZHbiEuIxWMNoPhBChA7rGT4XMjtcs0SkUNd/",
+	"q2gM7b3zgMvbC3bzITdKdfMq4LyrLtbNLTDQ2boyObv7qbEF9r7d2m470x6/VxVghnuXMRpaI2iH5VKi",
+	"eMjJaPPrmkiN+cMMhmNMsMDYvk24xVrx9+TYmmm44NToVyIco5FENJsVYvGlscIQqX2pfkbBRTxGdm/s",
+	"msogiqyeX41r3JeLXGiPgdvsTaTTczttVaCMafYctS2gPxS1JlVoV6dhWXtQcXDneNdaOjNSSDTCB8q5",
+	"lhkbW44zszgWxpk3OR45FHT+IK+X/PbCLaLwdO9mJUy5RbsXKOjc8594azaFkDbSHQwykmYPgqVmZa3U",
+	"bDCBHl4p0HHPJENZ0MDYb7g5jHriueZbuCxKIy6pSZcuwxYbTLmFRmkAbiSYn9eFqEGSe1GpdVhXCeBA",
+	"V8HBa+SjCscYKA1dQNd+gk6jOLatPMZGvbEd5l614AuiTUaB8D37Z8xKvDMTVhGyOTgwCkAZI7n2Xkjj",
+	"iZm1hNkO53o65qOIM2O4zhJxzKax4Fpgk3YyYVOVcq2j2QQj4y34dKtFKiqjDZtTaJLvtdvGGiA3RoPw",
+	"OqcIvm5olNzUsoib/Sk29Eg7cVBCM54Xj0YMWxXzDYhZrCHkGndW4gfTXmMnVsSWBIPZQ44FZ9L3lsYj",
+	"n04TdVWBL+mlCKJQhHd+/J+O/Q3oxXk77eEEhrfq4ikc0J1QBJGmJs/vgSiDOxqivgUVhGwiYG5CVw+N",
+	"uhXiCfCZuDKWYD3kKe+5P5+GvteXvrMIfI/5OfvE/JOoQswf6NP9RovBMMzbJfH8CuYnoc/qmdHal85q",
+	"beRyeZbpJFc2dj3mKeTVU2ry7rlWpwijtii6jGW71971oFZAYrxTYjVBTirabj76cnYry9PFAuHrsq9Y",
+	"EIh9uYVExKV8ECap29SZaHU255mzILtsZO1KERLSrZiOExWr0bxV2wCCJvfh91or8N0Vhd2Ej09hbIz6",
+	"NnQ6xKuJJFGJ3eKEuZ5XCTmxkYR5ocFKZUbNo5gihIV7e+3qpfivYCSr1LiKBeLVKhara2h/WZBNMQ8u",
+	"dakE+GNYyCd4ghjEJv4pgnQ77X5LEzndjLmQSrls5XEFpkIX0L91lfI5DPZOsmJVgqOp2DIymoqq1ck4",
+	"MY+qNlnTIrhkF/z7HuqSV5lpJ2GorXNW55YX2GOcjZWeRimPzX9fCTkTjazm5/TklxNIr7N/KymOc4l3",
+	"LCkK+Rzb+7ApzwxtloqQRZJFaQFd2z2k2KVIFe1rqiSlShn2aa2H44KdVx27Bvbb9zRxKIPylkeS/Yyr",
+	"AVDYE2FmyazYRCRRwHdejKOAj9TmQa/0fknSqqXJN0yR4+UrT/1Te9oDgrnGQ4kypYJoyx3TVSp15ws6",
+	"d+vDTkiEeSekVZvoUogXpeJb1Zc86oNz63hNxT11W3VZofwDM/Eb8Exlmk4lRkEy1I9QvwaM/pG26HIh",
+	"ux6rWDRurdOw1t1tz229bj4/M2OFCRTA+gmw2Fm+f5AIfjlE1hKd8iSt9Wrt573dNkwl3bJXuCWeyWCc",
+	"u7zTMX/OLu+2ze3u8jCSEhsD7PUHxevb3cLjJTBEZZd34c9fN20T2FhbPvRDb9sDfkiteYdUUHeivPDu",
+	"6u6gud5jKg5zWLarXUIqsVzkrEdUJfdHEigcIK1h1W/tOV6Yz7r1zreTs3bnw6u2cBsv+Kiq12jG8bic",
+	"xlwZta5eKHnnruPbCHDRoZAXgNptXS8WqqYKB8q4hqQ/sD+Z6399j5erIfOvxeBDEvt9WV8qAA+w+rvF",
+	"LuCBmqUq5POec1Z9fNFpCNzjuSrwKGx4SDU1jUQg+lINmZHa0wmVmHCAtuAjAX4rFDnjlw2Q3duP+UDE",
+	"WB+ZK8XMThIOwQyakg7Q+uLmwZVVZ0G4HkugzBWgb1KKKuaid2WV16u0vzkTJZnPlS7tBZTTfj+PFmaz",
+	"1qt95PFlM5IsUCoWCevC1jVLSAgsbo02dWkv+OhePdqUj6oIqg00NF69Shw9ebMP0JvNCd2bZW52UFdY",
+	"BZXQT7F/AkQKop5mMqRuXmwrJYwP22ixFyoUedD7BL7n9lIE0UFQijy165f6pmmUCNSEm+2Nb1whcC0G",
+	"Y6UuN0tRzAbuigXj1Mv6oNQsDdREZKYo9M+HIo6uRDI/7ktp8+bGTBVBItKVEVs0RSFbvlzPYz9hs7aC",
+	"j/bDb++v5afjZsetcPUWdiwNPP+cytmQ/LufKoDKTWnaTsXJyp1hd2JWnWPbgrSQJHT33UetNpqqAOH4",
+	"+uLi7JwJGU5VhKyCkk9EiEU0jkcg4CmP1WgmMHGsGI9jagX6rV/7U7/2u9/qS6wXw1kDDMlIWLt6JI3S",
+	"wXPrEWkZFXDn+VXYSzzw5kYIvFCvpgP2hWFB/qfQYjg2fgEBMHbbxcUA4AzixMOAmBnnh/dvkDJhpgXz",
+	"x2k61Wivw4/G+sYJAWN9mkRXPBUei5WaDnhwiUlioH8IGQ/DRGhNFHj0LyhcGpvxmPkkxSsAIAcSWmMR",
+	"XDoCKZ4Sao6Vd41vJNrQOCEZ8V1tfNxv5sQAR2uLEBQByKNQ32UO0iwx7gAsWm9nB765tYaLYUermd7U",
+	"J6BJuVe/wH5kRRqFzckTSqX/zdI+x6OAR5bIBqHpC+Dyn7RB3jHZuIIosA5KVkC0KNICLhHuMCfXVimb",
+	"YsnQ0d2UDBVGY0sNjaBdFLCtB1LfjloN+HZy6owEy11q5JVm8Y1OWR7sMj+HDjXaKgCLolLQiHYRZhKa",
+	"kPicDSMZ6fFxX/5rJmYiZEqSAxcmajpd7bvdsRpBBy9TI4/GyXscheYEzZbfMA/Bwqxe383TYLw+w2nM",
+	"MSpJxPLtYRQDJRW0q880ooQHaXQlemzIY20hshGnwh2cCOp4XqHxCu1/KghmCbseA1p28dBBBzMwOlvY",
+	"cnqKCFnMU5Eg3huqwL50jYSII/eNzhYmlPJna0sLC2ev1oPZ2zCLuY0xdBvHeCO/eAOzaEt76MncubP8",
+	"KGGh2WN9n2JtvZreySTG2mhWfnjPNJpiiQigpdk9oYi/0cvkGMKtAK6Ehwkac6+565l2uBxjdQ1cwdgA",
+	"kqZiMjWmi7oE+XA9nhtXecijeMFDNlLrUkxTNlRJX+62gbTw2wfFshFty3tzFzTC+cW8oQHCXbp9PI0e",
+	"Mj/B1aoaUstpqSeRUhpP44sHbumsPSLT5wYJlAqMz32f7jqYT4RssOe/ZUZUaKBj/pf8epyGBKeGGDUF",
+	"DwaJ9Ly+dE1uRvTlrTns3LsSkswxDACiCUZUeFRT6dICJA2fIWBDoCai5wCrzM16LoNxoqSaERQloPVy",
+	"jfKUU+MNiVyEgqg7Bpe+1CJQMtSNFnsTAena3MnfKKVSJ838mOs0O/G+h78gjA+hIBnxPEvECzWTqe9h",
+	"CU2UMj6dCp44CjLn3sURluagVM9+BxCiKI4ZZ912m41FQh9MX9+XGZ/ZQIXzbyTtL4ST9g+CM56s9JuT",
+	"6kKnTkRvaiUuyfhymW43jHXhaaWeBPzD4aE/F0CzaaSbO2p3bmrq2XSqkrQZSTO/4JyVi973IlBJiCiI",
+	"WltqMXOiz40YSwWfHDOpGA8AUhdqfYzld0LCsdvu9oheHt4EcDbEtQMGo5EfA9sPgxVJwFpspJzrhtln",
+	"U5GwIAbYnNMz+NdYzRJW3+seUdrFfy/SZN48GaYi8QsplILImc4GcRT4rC5VrmJpXY8MTtUpzdR3zTsQ",
+	"nTOX/AY6Z1qsWq/2UbBkJll6LeIr4dqcbOsTKiJgimUxaBXAdreptDThRvxLwJmjWuMTydlf1ET828xX",
+	"Mqr1aq/dUGwPD9g9ahoFtV7tLImCSI5g33S61ANWvbq3MPsb+fTdzSa3Ip1/eARxDVDSaziztv7AQETl",
+	"4vs9vXN7Wf2o6pLMzRUGfKHUWy7txiAvSQSzJErntd5vvxfceSVTHqSMhJ/x6zWPC0Y6SocS2Up/+Lrw",
+	"/C+1geCJSE5m6di8Dug8gWi/DMfxLFHhLKDYQTEvyKdRS6tZlga86oCsoIEti+VRpNOEuHwIC9cj0uhE",
+	"DBOhxw4koYiFmzvKhPdbgs78LpdP0Z6ltk3Q7A3p30bD5J5mnIeSR50jIYQVOJ6TQdrDTkvdcCZ0lBRa",
+	"JMOsc6RVhIUsexF1UXrQP24RRKGSHKVcDrj+OE9NnXu0RbFfPyHs5OyUXYo5YsPpuU7FhEUyFaOEyK7r",
+	"ieBhE7qYYQDH7PWbAxbJkdBpI/c+Po2a5kEr8LH5LIxSFquRkceYdL9OojQvjeGSslkvVBWo4ULtBOT2",
+	"C0kzTD3ZpV5M7eCq50wSiAq4UeR81LLvoPqMLGCdqvL0YA/R9oVM0b0wu/fs3fkF4NeRXzQSZphZqQWh",
+	"QcIIgV0lq24m38PWQ7FgzKfg2g3UlUCNX/yAJiXglj/jLFeFzupU1K0bTEnb1p4VXQMb5kLNtfZsBoBq",
+	"GgsAwPndHfCyA/kqW7gxRzOLFSwYjyU8FU3bQlywl3KPt3Js6QUfeRwjY6zHJkLOmP2HsQGaxgZgGqnu",
+	"PHYZKX2JM66F1CphI56Kaz7XvTw8IqBgAzLJaEamHfRwaY9NObC3EzahHhtb1GyOEOYVdqFkBZhjc7cj",
+	"yOlLlHR1/3MzBFq2JvyA/r45fLb4LrXw6GPBE/OXGATMGKYSGFE/isG5Ci5FWtgQoSN7W5yoUyABz0jB",
+	"l6h2gUcf58oM+lLMGwURg+zNa/DwWSCknmk2xK82ouOqy05eXlgbXCNfrjPmzNZMhjwQTMhRJIXusYzO",
+	"wuvLNOFSD0E22jABCNdIB2Ojqs3mBOYMaxDm8S8nfDrFIwsW/5UK+GAWc4gk9+VM4t+bULiLeCp2q9uN",
+	"0HToIRnSiBrmX1KY+hyk1JIUtvY5jxmU3kAlFVEOQccEdCvEZhKLOxMjNjmoTzlLkwgkXxLpy+O+NI6x",
+	"efosEUx8DmYJzh4Tn6dRYk5srFKcHTOzcG7hEGgiKgr4lA+iOEojoVnMZdjoUaUYREa8vsS6FAJaovYN",
+	"Uovs2h0/ijepKQATSKlmMnDbn/mFiiMKfxWmD+dl1Q4zx1+P4ZyZbRFksOqg0EC4mEXKKKAuxYKKTDlY",
+	"Jp+b+QLbYiHUSnfyRDK1uIbwqSLsgdNbsgYewEkNhyiDYFXhp/zCeIyzQCRpNCQLn8V8qoX5ubjQ5pfc",
+	"+oF/+DKvl4rleChsOZALRDZAqBLm/8lv9WVRyQKUMLjgJNhKwlvHTAtRrpQgL2I063AeUXrFLARMRpl3",
+	"CnNHpVOQQ97YNYW7XoP6rNYETKOxt9zGleULnlOn3dvr9NrtVnf/f2tezXIsw0dWg0QN2sYzu4ygPza3",
+	"kT65jVQztrmZYWO61655IhEsnXDGK2KVf/Ww/s8uQa76DwLnlZ7TXoBv5XH8brhyzVbE+mDRponZFikl",
+	"k+y8rXvKSW7jvDTXZ1/0pSbkbLJc2Ph7CXy5/UUN/imMl/h7Faf8739fGd3PokaWAO6QUcj7mCLjVK0L",
+	"Vl6kWTSSKrEOcdmTT+ScKaAawewl4ClLZRtJFl/TMA/li2HuFjtNbZNbItIkgjcWQnaL+2AhVmetyttE",
+	"7IwNZGa+FckrFQXi05RH6+QsszcwugFoRiY8uTTGIY/CRyz57Ked4ped8ejHFYAw71UFIBIUwKRUvWUX",
+	"InUpj19gSfPeYXe/3c7JuPKN91hk3YvlrbJS5JV/6ZPoWyv6Vm2P+xSB/5qpVHwyBup0vbFpPWB7qTES",
+	"rViEh3jG2A7GbCACTgRS1i7+AeTjr+YTT+jbnySklZCw8lVv6FaWjwu78rFJyMJmuVlGLnztk5SsJiWX",
+	"Nsk9yEkhR3wEJKWtYSR5DHn3dR45hpmz26CQCTIkxmZ0z3jEEjH7tp/s1/y48tB9a1UZh3BZkIWseEfB",
+	"Cy7db49F/L1a3hkrhV/phz5JvrWSb8XmuAexN1VxFMxbLsK5zi7Ea9mVgLgQiLksMgq1UUDWxCKAsw/E",
+	"IxZ9+Kln9ut+WLGH31lVgO3VvBqtfq23mxNmS7vosQiys+I6rxRiSx/4JMDWCrCSDXEPwgvVbzXhZZlR",
+	"bcldzlYbCWnO/qO21fBzfnyBtanFdYs8xdLueixC7X1xL6wUaksf+CTU1gq1kg1xD0JtEQxjjUzLKgQs",
+	"N0xGbQFxOw2UcClRkVjilscr5WhuiODmhxVy5RRGG3JtYmZ3I37MoH2YobFUvWWwkYxd8IIXN/tjEbHn",
+	"hY24UsKWANs8CdjVAnZ5N9yDfE0TPm8V+otWideshi+NgkuR5pPB7gGPWJqa73Mj/3Fd3G0kYHWTcQDM",
+	"K2Z7VH3DQV4ALuzGxyL/LvJbZ6X4W/i4J+m3VvotbYV7EH7XPL5Mx4majcYtZxyuk4GjGVD+5e6DPAet",
+	"BrsWiciszEcsC3MfeG4/54cViZu5xGaPDmizVZVxZvvmprTqbUFeNJbv1cciIT+WbKiVgrL8U5/k5Vp5",
+	"uWp/3IfYzIEnrJaW5yDOZDwHggDowLkJG8L3EGoBoBWWEBpXoSzA5BC/3cDdNQCRu5UMrkdusic8DcbE",
+	"cfAnv/Hd5TI+4ELo9McVxwX4jUqSTXQKkjK/PR+NgMxWdrVczH/YkzhcLw6Lm+A+pKBKLj9B61GLwI7X",
+	"V8hkvX3mTmxaAh/a3v2Y7UWVXEIw7j19y49bGWNXsaoR93zjpIuXTWfVl+wX5F/Jxnw0YnBxI60WhiVf",
+	"+SQT18vE0o1x56Lx69f/FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -172,6 +172,17 @@ type Hl7TrailExpiry struct {
 	ThroughID uuid.UUID
 }
 
+type IdempotencyKey struct {
+	Scope       string
+	KeyHash     []byte
+	Token       uuid.UUID
+	RequestHash []byte
+	ReservedAt  time.Time
+	ExpiresAt   time.Time
+	Status      *int32
+	Response    []byte
+}
+
 type Invitation struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID

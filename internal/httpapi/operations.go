@@ -28,6 +28,9 @@ type operation struct {
 	// ScanRef (x-unauthenticated-scan) makes every 401 of the operation carry the scan
 	// reference {tagCode, orgId} taken from the path, so the app can resume after sign-in.
 	ScanRef bool
+	// Idempotent: the operation declares the Idempotency-Key header, so retries with a key are
+	// answered from the first response (idempotency.go).
+	Idempotent bool
 }
 
 // operations finds the spec operation of a request from Echo's matched route, which Echo has
@@ -59,6 +62,7 @@ func indexOperations(doc *openapi3.T) operations {
 				BodyLimit:   stringExt(op.Extensions, "x-body-limit"),
 				OrgScoped:   strings.Contains(path, "{orgId}"),
 				ScanRef:     boolExt(op.Extensions, "x-unauthenticated-scan"),
+				Idempotent:  declaresHeader(op, IdempotencyKeyHeader),
 			}
 			ops[opKey(method, echoPath(path))] = o
 		}
@@ -80,6 +84,16 @@ func echoPath(specPath string) string {
 		}
 	}
 	return b.String()
+}
+
+// declaresHeader reports whether the operation takes the header parameter name.
+func declaresHeader(op *openapi3.Operation, name string) bool {
+	for _, p := range op.Parameters {
+		if p.Value != nil && p.Value.In == openapi3.ParameterInHeader && strings.EqualFold(p.Value.Name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func stringExt(ext map[string]any, name string) string {

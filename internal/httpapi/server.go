@@ -30,6 +30,7 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/devices"
+	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
@@ -162,6 +163,7 @@ func New(d Deps) (http.Handler, error) {
 			}
 		},
 		requestContext(),
+		hashIdempotentBody(ops),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
 			SilenceServersWarning: true,
 			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo
@@ -176,6 +178,7 @@ func New(d Deps) (http.Handler, error) {
 			},
 		}),
 		policy(ops, authorizer),
+		idempotent(ops, idempotency.NewStore(d.Pool, d.Clock), d.Logger),
 	)
 
 	// Test deliveries are sent by the request; the dispatcher that sends every other delivery
