@@ -5007,7 +5007,7 @@ export interface operations {
                      * @example {
                      *       "error": "An organization can have at most 20 webhook subscriptions",
                      *       "statusCode": 409,
-                     *       "code": "conflict"
+                     *       "code": "webhook_limit_reached"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5870,7 +5870,7 @@ export interface operations {
                      * @example {
                      *       "error": "Pairing code not found",
                      *       "statusCode": 404,
-                     *       "code": "not_found"
+                     *       "code": "pairing_code_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

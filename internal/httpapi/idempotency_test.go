@@ -271,4 +271,3 @@ func TestEveryPostDeclaresIdempotencyKey(t *testing.T) {
 		}
 	}
 }
-
