@@ -1291,6 +1291,18 @@ export interface paths {
          *     organization are applied one at a time, in the order they arrive; when too many are waiting,
          *     the answer is 429 with `Retry-After`.
          *
+         *     **As interface engines send it (ER7).** Mirth Connect, Rhapsody or Cloverleaf may post the
+         *     raw HL7 instead: `Content-Type: x-application/hl7-v2+er7` with the messages as the body
+         *     (MLLP framing bytes 0x0b and 0x1c 0x0d tolerated) and the site in the `siteId` query
+         *     parameter. With `Accept: x-application/hl7-v2+er7` (whichever body form), the answer is one
+         *     HL7 ACK per message instead of JSON, in body order, segments ending with CR: an MSH with
+         *     sender and receiver swapped (MSH-3/4 ↔ MSH-5/6), MSH-9 `ACK^<event>^ACK` and the message's
+         *     own delimiters, then MSA with MSA-1 `AA` (applied, or a duplicate, with MSA-3 `Duplicate:
+         *     already processed`), `AE` (skipped, with the reason) or `AR` (rejected), MSA-2 the
+         *     message's control id (MSH-10), and for AE and AR an ERR segment whose ERR-8 is the reason.
+         *     The credentials, outcomes and message trail are the same in every form; failures of the
+         *     whole request (401, 404, 413, 422, 429) stay JSON.
+         *
          *     Permission: `ingestAdt` (admin and up, or the organization's API key). Plan feature:
          *     `clinical` (Pro and Enterprise).
          */
@@ -2878,6 +2890,11 @@ export interface components {
              */
             message: string;
         };
+        /**
+         * @description HL7 v2 in its native encoding (ER7): segments ending with CR (LF and CRLF are accepted in
+         *     requests), delimiters declared by each message's MSH-1 and MSH-2.
+         */
+        Hl7Er7: string;
         /**
          * @description - `applied`: the census changed (or a diet order was recorded).
          *     - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
@@ -6164,7 +6181,14 @@ export interface operations {
     };
     ingestHl7: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The site whose census the messages update, for an ER7 body (required with
+                 *     `x-application/hl7-v2+er7`); a JSON body names its site in `siteId` and ignores this.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
             header?: {
                 /**
                  * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -6192,16 +6216,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["IngestHl7Request"];
+                /** @example MSH|^~\&|EPIC|HARBORVIEW|SOUS|SOUS|20260302083012||ADT^A01^ADT_A01|MSG00001|P|2.5.1
+                PID|1||100234567^^^HMC^MR||DOE^JANE
+                PV1|1|I|4W^412^A
+                 */
+                "x-application/hl7-v2+er7": components["schemas"]["Hl7Er7"];
             };
         };
         responses: {
-            /** @description Every message of the body with its outcome, in order. */
+            /**
+             * @description Every message of the body with its outcome, in order: as JSON, or as one HL7 ACK per
+             *     message when the request's `Accept` is `x-application/hl7-v2+er7`.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Hl7IngestResult"];
+                    /** @example MSH|^~\&|SOUS|SOUS|EPIC|HARBORVIEW|20260302143013+0000||ACK^A01^ACK|ACK-MSG00001|P|2.5.1
+                    MSA|AA|MSG00001 */
+                    "x-application/hl7-v2+er7": components["schemas"]["Hl7Er7"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -31,13 +31,17 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if err != nil {
 		return nil, err
 	}
-	site, err := h.site(ctx, a, req.OrgId, req.Body.SiteId)
+	siteID, message, err := ingestInput(req) // JSON or ER7 (er7.go)
+	if err != nil {
+		return nil, err
+	}
+	site, err := h.site(ctx, a, req.OrgId, siteID)
 	if err != nil {
 		return nil, err
 	}
 	bufs := parsePool.Get().(*parseBuffers)
 	defer bufs.release()
-	batch, err := bufs.parser.ParseString(req.Body.Message)
+	batch, err := bufs.parser.ParseString(message)
 	switch {
 	case errors.Is(err, hl7.ErrLimit):
 		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Code: apierr.CodeTooManyMessages, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
@@ -71,7 +75,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if len(batch.Notes) > 0 {
 		out.Notes = &batch.Notes
 	}
-	return api.IngestHl7200JSONResponse(out), nil
+	return ingestResponse(ctx, out, message, t.now)
 }
 
 // parseBuffers are the memory one ingest parses and extracts into, reused
