@@ -271,3 +271,46 @@ func TestEveryPostDeclaresIdempotencyKey(t *testing.T) {
 		}
 	}
 }
+
+// A server error keeps no key: the retry runs, and its answer is the one replayed.
+func TestIdempotencyKeyIsReleasedOnServerError(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	owner, orgID := env.NewOwner("Harborview Kitchens")
+	before := siteCount(env, orgID)
+	exec := func(sql string) {
+		if _, err := env.Pool.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The database refuses the insert with an error the server does not expect: a 500.
+	exec(`CREATE FUNCTION refuse_site() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$`)
+	exec(`CREATE TRIGGER refuse_site BEFORE INSERT ON sites FOR EACH ROW EXECUTE FUNCTION refuse_site()`)
+	key := uuid.NewString()
+	// Sent past the test client, whose response validator rightly knows no 500 in the spec.
+	req, err := http.NewRequest(http.MethodPost, env.URL+"/v1/orgs/"+orgID.String()+"/sites",
+		strings.NewReader(`{"name":"Commissary","timezone":"America/Chicago"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+owner.AccessToken)
+	req.Header.Set("Idempotency-Key", key)
+	raw, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Body.Close()
+	if raw.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", raw.StatusCode)
+	}
+	exec(`DROP TRIGGER refuse_site ON sites`)
+	res := createSite(env, owner.AccessToken, orgID, "Commissary", key).Expect(http.StatusCreated)
+	if res.Header.Get("Idempotent-Replayed") != "" || siteCount(env, orgID) != before+1 {
+		t.Fatal("the retry after a 500 did not run")
+	}
+	again := createSite(env, owner.AccessToken, orgID, "Commissary", key).Expect(http.StatusCreated)
+	if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(res.Body, again.Body) {
+		t.Fatal("the successful retry is not the one replayed")
+	}
+}
