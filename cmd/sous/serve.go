@@ -112,6 +112,7 @@ func serve(ctx context.Context, args []string) error {
 			clinical.TrailExpiryTask(pool, clock.Real{}),
 			dispatcher.MaintenanceTask(),
 			idempotency.PruneTask(pool, clock.Real{}),
+			auth.SecurityEventRetentionTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()
 

@@ -601,6 +601,7 @@ const (
 	ErrorCodeRateLimited             ErrorCode = "rate_limited"
 	ErrorCodeRefreshTokenReused      ErrorCode = "refresh_token_reused"
 	ErrorCodeRoleTooHigh             ErrorCode = "role_too_high"
+	ErrorCodeServiceBusy             ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable      ErrorCode = "service_unavailable"
 	ErrorCodeSignoffDecided          ErrorCode = "signoff_decided"
 	ErrorCodeSignoffPending          ErrorCode = "signoff_pending"
@@ -680,6 +681,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRefreshTokenReused:
 		return true
 	case ErrorCodeRoleTooHigh:
+		return true
+	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true
@@ -1023,6 +1026,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -2048,6 +2084,7 @@ type Error struct {
 	// - `method_not_allowed` (405): The path exists, the method does not.
 	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
 	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
 	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
@@ -2110,6 +2147,7 @@ type Error struct {
 // - `method_not_allowed` (405): The path exists, the method does not.
 // - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
 // - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
 // - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
 // - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
 // - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
@@ -2762,6 +2800,7 @@ type PlanError struct {
 	// - `method_not_allowed` (405): The path exists, the method does not.
 	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
 	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
 	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
@@ -2922,6 +2961,7 @@ type ScanError struct {
 	// - `method_not_allowed` (405): The path exists, the method does not.
 	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
 	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
 	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
@@ -3049,6 +3089,39 @@ type ScanSiteContext struct {
 	// Timezone Example: America/Chicago
 	Timezone string `json:"timezone"`
 }
+
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
 
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
@@ -3503,6 +3576,7 @@ type ValidationError struct {
 	// - `method_not_allowed` (405): The path exists, the method does not.
 	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
 	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
 	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
@@ -3759,6 +3833,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
@@ -3836,6 +3913,15 @@ type RegisterUserParams struct {
 	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
 	// 429s are not kept, so a retry runs again.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
@@ -4701,6 +4787,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context, params RegisterUserParams) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -5042,6 +5131,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx, params)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -6866,6 +6980,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -6950,6 +7065,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -7109,6 +7233,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7339,6 +7480,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Params RefreshSessionParams
 	Body   *RefreshSessionJSONRequestBody
@@ -7530,6 +7688,83 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13211,6 +13446,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -13679,6 +13917,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context, params RegisterUserParam
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15657,720 +15920,737 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5ki78KgjuRljaKNIkdbPk+OMcWZLbcuvWktzuiywRrAJJtIoAG0CJZrc8Me+w77APNk/yBxKX",
-	"QhWLN0k9u+ecmYhxi2QVLolEIjOR+eWftZgPR5wRpmRt788a+YqHo5TA3/spEUr/8YDTjOg/aFLbqzVb",
-	"u+3eBt6sN5vNZn1H//NG/9P0/yOtWlS7p0w/LQmTXNzxXi+ljNSi2pBIifuktle7gp9QHysyxhN0U/uM",
-	"0/s6ZWgkeJfImxoaYIkYV6hLCEMDgkWCeoIPkaQsJqi1udds16IaHxFGkn1V26u1m+3tenOj3mxft5t7",
-	"rfZes/lLLaoJInn6YJ5hWZrm37ybuG8keSCCqkltrzbGglHWr0U1SRU5Xm7SGOvnFVaZrO3BmPTnrPsb",
-	"idUKtIs17dRkpAmUkAcak9q3b98isxgyWI1f/7Uc/13L8eVbVDsgTGawHjIbDrHQAz1nBI2wooQpRBka",
-	"8ExqEucLhpMhVWqaOK3NvfaWJQ5OUyL6hMna3q+1EcEsU7L2xX1P9dbULc14KsaK9DmMpsd5UotqMU/0",
-	"4He227tb7WbzjV5zPBoZWtceeIy7WarHr1cBx4py0+g+w6PBJMVfqaxFtQ/0gUAHwbrAnyQks2lYfzOR",
-	"igw1Ux1cawKSr3rGFzDO2reoOP7isBOR9YNhN7dbb8pDu8RyUBrLkCdEYFUYDePqDo9GKY1xNyXhqC5/",
-	"Oju/PA0HxmhM05Sy2rcvUa1LNHPs16JaghU5772jQg1qe7XW7ptmvblZb2k2TyhR5yIhwiyIHm/+V22v",
-	"dnDw4dw+BoOOOZNUKsLUXYxFlw8mCQz4y+z1mEPXo4vjg8Pjo4C4B759dBC0j1pvmk10H+MU6G4H1/7u",
-	"bD8cXMrHd5InNBu+2HjaqC/wENlWNVkXkiIqjWPZPbpTi2qUSSWynEfOOIo5iwlTuukEyTEhZotwvWiV",
-	"e3BDyyi9B0cpjomA1T3Lhl0icqkktAy4IILyBPp5V4tqJ7WodggMyTMRa/riRBl6CZULOSdGKFFPowdh",
-	"Mc+YIuJ4BcHfS3EfejHb9c7svMkK9O22gL4fQJztKZGRqDYUTG+IZrO9sbm1rReA4SHoCD08pKlmncPz",
-	"o1pU69MHoh/9uH+mPw5pkqSaCj98Oj47q32LaoJzzUCbsKkk+Vrbq71/gqjPGNULuvlZ/z3S+3bOChsJ",
-	"Loh+qijC9xEjYySzrowFHWluQmOqBogqiSSJBVERkgM+ZkgzVy7c/6xp+fTg6RObxstDaO7uNZtW0JMH",
-	"o3T9WsP6bG/YV2DufcZ7vUZCYpqQRC9VD9M0E+RAr39trxmtdPanWKpDktIHIiY5O+pvr+yOdtytJ6hP",
-	"3IEk8d1Pv2887F7/cbnJTkZv4s9Jq/dBbvc/4o3JEWlm39NztXW/88Ow/fXHria6SGt7tYFSI7n3+vWA",
-	"83vZGGhuFg+UjOv3VMUDwmTDapivJc9k7Vu+DsfsgSqsKV61ItT/mq+H4vdwqvslWILosSAJYYriFCgv",
-	"gLhkiKkevMTD/z1nyHrNvo6oILLYw26hh1UUC5iVlbT+la3udlzfSd6Q+m6v2aqbDfZmF3djzRuCw/YZ",
-	"Yob7RPiNArNZaqt8iWqGcHu6+7vd+Id296ed4fejTXndevjlDbvcGP+8TT40fzvZwu+Tdv8TPf9956d7",
-	"WKtDw5FXhkFLC8UQHo0EfyAJEkRTMFwby8tTe3Jrb9NRzj6yLDWIfUVSzs640lS54ApLSbMhaqO+lv89",
-	"KoYkMSzDyGggeMr7k0Z4fAPjlA/vy6Oz/ZPwgBSE4bQokM2HkevyiQfnyfkB9GRPzUvdD2r3h+gMw3++",
-	"Lx4Vy43jGQfnnANyY2/LKakVB2Tt/PKwvrvbatUqjsnwbITmw9OxJKP9Tiqcl8GKHa8yu+WeTXZrlWea",
-	"YSuzKLp/w0nJRI4GuE8x0quWCfIWjVKCJXEsh/xqoJQOqdIMZw2D4xXO3CebO24fGpNnhs2xtddylPYP",
-	"LS+JjDSAM4USWRbZifmFJAhOuQhhpE8wkiDOSKT/Qb9nJIMRBuaRUmQ4UqFhmGQCpP6pP6SIENzrY9C6",
-	"ltylE9P+siyxN5bnlJ5+1ox9iqLNvU1n4uql0KzjZymDkxYMoHCu5VZae81mY6MFQjEgwJtms+UJUFN0",
-	"SHimEO4pItAbWcvJUVYoViJGewVitOcSo1UihmGBgBjNhZTQHNpotqcosTODEZ4189YKM2/NnXmzNHO/",
-	"H4LJt5uboIceglvhhEpV3kVjnKZdjkWCMEsQRkPCMgRfFLZNjKXfLyCA+rohLrS4sQpVLcUskTEegRk8",
-	"4GPnTjLaqv7mA2YJ7/Xy78y7cOr0BU31qSNxZixWNSBDmBcW91o2L6F5LSuJt3JnlZ//XZcPrB57RQib",
-	"onhrb8PxmjFDah+4QillJKchiGCql8BO0HyqGvKmW71VbZBquyOnAljglauV4MkFFv6H4uKNuFACU+XX",
-	"zvtO8uW7EDQm/hu3PintD9SCBWqvuEDb+QJphrxz1A1Xx8zCrsUJ73YnReZ1K9HDqSwshTVEXo7wZnaw",
-	"0Y5Zn0i1nwypmtZckyGV0psX3tlmdx6c/aC4oDVJ+kNtuSFJRtg4F7oTbaRofpProdKbO1dPrz483v7t",
-	"5uYmazbb249HF8cHjx/2L9+dX/54fPT5ttVoN95sNhut1ubGVrPRarQ2Gq3b46vzx6vzT1fmHz2x5kaz",
-	"3Xyz0Wy1683tZvPxcf/w+na/2brdP7y+22+2Hk+vvtNUaT1ePLYbW43W4+Pj/snj2dHj46ez44PzwyP0",
-	"6fp9/c0NO/rx7FG/ELaqG3z8eHV6fP3h1vz78fzDWfBIe6vZvGEXx4ePrcdHryjd3t5+OD0wM6ucSKNl",
-	"fjy+Or89vfxbq71R39yqa1Xi9vb26mr/9urq8fHw/Oj24/7Z0S14Bm5vb29PHh9bu2+azc1W+/H94+Nj",
-	"q72BTvePz9DV9e3t1dH+9fXJ0e3n/dvdN63m5u2nq/3Hx7V2c3t9a2ur3mzBZE4fH3/U5ICB3rCLH1uP",
-	"rcfjx83Pt5ut9u2+Hvft7a1u9Hbz8cj0sXm7f319dHZ4u39yfKC/Oz06fNQ/Vf58fBb08Djrf2US7p/o",
-	"gbzfv33PeYLMhp7cfjjZabbaO4/eV3trPKa3VwfXj1c/3l6BB8c+9uYx8ND+Dfyzpt324+H+7aHI+tPt",
-	"Nrdbuk3n7Lw1ftDH0/PHSywHN+z88Orx8PHd307+dvh4cPDh/HahU/HWOf7+1v7ubP+24PTzvz1WO+Nu",
-	"2Moy9pvfxpdEZunUidnFKh4g3kM9nglkt58Mt+RI8JhIqYXPJtw7ZKkypl9CFLgBjCsHBK/z14M/minB",
-	"Uxiq22S1J7rkpg0NEC3eIeXOpxUNhm9RjWcq5iB0wfENI7dmlJUUcAblU62YVtuPcGtrS08TTDpBsASa",
-	"JFTGAyz6BPW4QBm7Z3zM0OnlGcofL4xE3lNr9BZGsrF4JIV+7e+IJsj9jMZYIpwKgpMJyhe20HuSwQUA",
-	"eFPnUsJ3dHr1od5GemETyvpITxbHigiJsCAIjgnWL3YiyG8kVuEc9YnzLaqdgr1/AE6FIqemPHY2ZcwT",
-	"goxnAI4bQep29ZDiSA0E8ddKBVYu36EY18Xp+eGSNw/GcdDDChyMVFQrV83d/OLOHvtgkc9RxzZzdcxM",
-	"q8L29Hph4DNZ0gXG4zgTgjDQd1qbfqfI/V7PLMPeBjCOIeI1h8/L+2BOeUJ7mvoFasFyEuPrKC6lFmF1",
-	"GXO9fpo0VFFc9kvOdjpihhc4HX/jlM3Xra2itc8w+o4PyR8v5CfMZFmuLfIIGALJFSn06/8zJPoCNGLZ",
-	"O60HXxnjsEiqXE1GWCFtS25ZWaHt/Qh1iRoTwlBXEHzfw1KByEgzFg+KssHYd+ZyNbc4EmOP5kQCJyrc",
-	"axsZ/E+yR55rbMwyLb5FtYE3ZPXk9W+FCf1ZI9Ac3AblLTkKgldS/6wlGIyUXQjeF0RKb65QRYbQvD4E",
-	"BNCrKzBLjO4QG0/Ev73f2j1qvtPGjqB2ef+t9b69u7Gjm3V2qmdr9L1la/3rSPAks1oIOE+JeCDimg5J",
-	"SZBu721uBdbqCpENYDjZUZxiylz/Wg7SIfmDM9gvQyJojF8fDGiM+9zEopwavepa2KMz59/rMfdal1bD",
-	"1IAgBY8VNnu10rGK04myhHyt7bWqVJUq1UPg8UIrrNrWauVm1oYzr9rOvLoR1hjy/Rtj6Pb08vHx8vzo",
-	"9vL44MP+5eGNcKbH1tHtVqt5+25VlUo/HhP6UH2t2fKRNb9nRBqdcbPXitt4lzS7O8lGvIXfkO1eK2nH",
-	"T3BsVChuK+jIq7jU7Lo2K5XkCuX2CV71p7PC8ma354uSkQx84Szd0LzNGcTZpv+DVrxlDq4zMj70R0Wl",
-	"nzJCgvS1qimsKsu4QhOikPX3hDrR/4tOy4JbbK6L8q93jFmP5Leodm6OsII/jIs+ZvQPc+POGdy3XwiO",
-	"lKA4Dddx5YPv5agOwmXOOQrXlBBN0CNYZYKYYIsRvbsnE/3zmHQhTkGLrpQyGsPUwBa/S6k04UJwgSfN",
-	"FfaD0WnaW9/0IQm3niPB9XbRZDliSRgZsFlvtgrTgoe07QjMCifphV3uWX5/s/5v83AHRKWPP0knaGAC",
-	"8IJbdq/K/Wt//Q+9ArCLdG2DMCTP5F1CHu5+vt94OHvz+/yAm59+/2W8063lvFMtkc3EAkYyXm2nmyHN",
-	"HUhxBDp8SSab/1bdsbjwOGsnX+NuSlCrrXkSIxNehkwsqnWgTxroICWYGeXcONP7KX8gEjQd/cYEjVKs",
-	"SAPUTgUGmbMnEBgx+WHkvOnf/nXN9T+cx4E7QTGbZkwTHu20RmAJJTCTPSJKKsL/qdHSLxQl7QOR3z0v",
-	"EPny6LtiJFNfz+DF4nwvTXvocCqsNehp2YCkN8sHJG1ct3b2tnbnBCTpcda3tra3nxGRtHHdejMjImnG",
-	"VJ90I+BfkkvnCQS84czHQFFcJTx0yB/I0MaiVht2eOE49mebf4UA3zxMt2BEFiUALi/Bdr4E+bSnumu1",
-	"NvPutsLuto5guazwOUix1Nx9PPvpqPZAJVWelfIrPmjonxVTPRTsyjHpiCYbd0Px/EjrrZeJtAYqVR4F",
-	"4c6Eo4CwhLJ+ddCoDRVFY0wVZX3QC3C1Gz0IIbXOzDxgNP8iDwe13/0r0PNfgZ7/twZ6jszW+ovjPK9i",
-	"zK5oxV2FuTlBMsYMTACqCFK4j7BCGwg3ho3g6qKcK2G4MDgD+kRBJ1oB7pJUM9qIMHAhS/P9kKgB12T6",
-	"DhSQEQZl6DUXffl6GXfBa93OMo9iXDyeEpISRa5xPxjcJVFUEKQGVOo5h8M7PDo5uj560ggVXurJxJxD",
-	"+ggEcfLnk7z/sDiHFTdC8IO9bWhu7DWbT7sqCIkVE/qg5XvC43twsvSPV/DyKNw3l+i1zQ8/7V780gYF",
-	"VOs86mWuPJ7oHwWqfwNP0qdC/gsejRrass/TXWLMXvvBw64iEHBW3lQ9QeQASftjYdPERErnNiCTj4Pu",
-	"dzE9px/f/3J0ef3D1bE8HqrRLwfH28e/Jfen3502f/7tY3r++ejrL7+d/XZ23acnBx+b5Kd9/c73P7Z+",
-	"oL0fGmTyMSUf9un5b0cb59c/tM5++2Hr9HBfHg/TQXJwvH16HW+dHX5qnx3uj08PxhT/dPbH8W+cxu3d",
-	"Vjw5lsfsrPUz1V3ufz2//jg8bR81T65/pGfDU3XW/mHzl6vm1i+/7X89uT7+A9r5o7/18+ePv/1y8HG3",
-	"EbdT1h2+byY/fUzz5JpjVtvbbTa1gQW0cDMWCjKSmsP22U78Ufw8ftO9bt1fbMqTZLf3AW9nR3yr/wtt",
-	"sx++7vw4rpm7WbjvW/oamSbLRyEMzVX3gI5kxQ32l5VZnIv+2Txfpr2t5mNWuqv+oiXB1PU2uBetylWV",
-	"pmwOjqlEnV//pWb9S836l5r1z1ezvsB2ndaxQKcCKmlFKCE9nKUKJXiCRlgU48GW8E7aKAizN20cRLMQ",
-	"B+HjSoJYiOa2iYVYMXTCPd5uFjSIhDKWM6x+fls39235ffbU0AVDYTkdsgB6YTke6Sm0XIowf/lEo7nj",
-	"35o9fpjeUrywwhy6eYNXqoHeCdqnySuJrgWeoBODQjJvNrAzgoTsqR0S/laRkG2vUv9HZ2RXJoC1t36p",
-	"FdO0283NZyRah0SsUAkGBKdqMCnQ06Tq6aka8Rfk6v2fk+7+1xM3WoEeW1P0+I/pGW8sP+P2sjM2+YTh",
-	"jJvl+RIxcjNrxHz42l2Q22nqnaiN4NIG1BY/ZwijsQUMijlPiUBYwZk11ILr3guu/LgyquH3Oz+ctn/6",
-	"8V3tRa/XdgJL/XNxWO2nmHtgauo3LJQHfL42ChX5PaOjIWGqtrQh6Cf9zZC0MmLWuFJYgjBDvg/rawiD",
-	"6cp28Swyvsn1zVXCL2fa8E8n4mpvXAe29hNM7ehfrGZYDbYvkWrfJNxObWMilUvcnsDOtfFnAuE4JiNV",
-	"up2dl7brdYwgZ7fVas9I2rVipqFHsGrO7uYKAYabc3N2t5bK2W3qHfuJDX1iR8VJmmd1YHetUWFnL5m+",
-	"8c/IzTDLkVvbNuh7qTwLbyRl7KmZFZoxP8npxIpMEoHGA474mEnQRAphaVo0Ghe0+RFkJu8hzLgagIXh",
-	"mfX/ehdQNCOFYoURtAsjKKjqH7gcUYVTdJYpQa2i/fz0iRmOq0iLURPNUpki0cXxfZ336oCvt2qM03Ri",
-	"xIx4p529De84+W+Pd1o2beOfGg31AqFOs8OYphI5/psTLXby8Ld/VqKFHh4WeEiUTak6yITkwlyFB+Zw",
-	"7XyEf88IiuFnA8mpj+/OCWX3HW3XJUS4bIyRPol4JtEI94ELnegzVwoJXB8cj09/+1mdHp6q08OPn04P",
-	"77dPD/e3Tw/f4WPWBB+ngTYBZ6ydmuldkycekCGG9Hf89YSwvhrAwZlfmigBGZTfotqRPuo/wACnp3U9",
-	"IAY+BukuIoQlouY+sMuTySuJOvBrpziLsnUJYzU0yAf7tW5dqnWjg5g4+jBsLp/F9KiPk+rBCmKcsq8k",
-	"oklxVEtoJz03WLg19EOlydzR9bgYQrxMltEg/7QwWjIccUVYPPmeTKZHforvibT6HuQSIIl7REtOQZSY",
-	"oLUrJehIT0qSIWaKxnK9ga4IACNkjGrWA/GK1jD69On4ED1srqMRETeMMkVYQhJkblLfImzb9A5NiYcE",
-	"3ZOJiQN0X7iBrJkr1QhpkkQIOC6C1V+/YboNylB7Ew14JqSWyowrJDKGcB9Ttgftge6kV2bEmSRozagr",
-	"Eeqc8BhkXcc2qN8XZJTiCUlM4/C+3T0dT0VVv7RP7SG9GJ0Gug4nYk+hhPZ6RGjmdZPBTI6JkDdss91G",
-	"HZqvyt09mdwJkkmSdN6i8YCmpDB08zqVSCqapnqCjLJ+hDabuzdsqiHK7jJJOmjNUFoOuFDpZL2BvicT",
-	"k8J8T0ZKr09Rm1rT32iNK0JcmOWLUxurmQgizRFmbuP7TBs5hCUjTpky5xzoXGiUdVMaIz4iRvHXrPLe",
-	"uDYk6pIehytzcsP8E3o+Eq1tNpt6Ri39T1v/s6H/2XRiKxzqOvRnJDUCg0Kita2vX+F7Td5dM0/NDXqu",
-	"EZLccx70BvzRAPyBfItu9Zpxi+yS+puk3a1v9nZwfRdv7dQ34navSba7rWSzPUueBHusrjfZLCm4tRXV",
-	"hpS5z62q/XpCLUBJcZteaJ1G0j+KQnurWS2N4ZqkMAx7dWBeGeKvdJgN9YcmjMh8ysejd67W6ky6X0Jx",
-	"pejQjE+HuK+Fg+b9NX/2ZKOU4wRYCYMmpsX10DbUWV9VOJJWtXC8J5NnSsdzoyBXzSzkORDp4fwkEa8k",
-	"CiyAlefUnDEno7I/b1ZXMWbXLmaiam4K919JNBJ6nROwVRvohCgPcyAI1laaJHXKJGGSKvpA0kkEW+88",
-	"Qsfwx4k+k5sRasGnVuOG7bMJMuNAaoDNya3lMviy1sYDrLQSDPksehYgdb3Y1/vdxP8ZukaFU+GGbTZb",
-	"wckRY4YEASEbmysyQENzoRPl7R04fyqI7gJM5pE92Mjbm4v38RXtM0g7mqXfnPAxEZrGaEC+og+n+wf1",
-	"qw/77a1tJ/QEHnvxr8+oSG8yB2cJNAhc9a8cQG3jhv1IBO1NEFWIa2rrR8lXHCvUnSginV8niZxEHmEh",
-	"4UiJ+XCEYfXAicWkwkxB+FaZnBu97bhFmt1dvJVsxjvkTa+NW91mvJu8ITu9bbzV3Yw3kjZp9Zp4t/sm",
-	"3km2yVZvE29023EraZLFmpl09Ju7KCOsmVa3dPtrs76L670vf25vfvv36m1hfXFVO0Jr9U9S3EC/r2Ap",
-	"6/h73kb+ZPEFqkZsNskrafwkMwc+34dRMXCLafCcgX8DaB1QucByeYeTS8PIDurF5oZYfHY9q9e/SXO5",
-	"5+fgHbcPOKUJPHTnMQQNcotxvPQoSbUxZtw8YVGDYab3DkEYQRsInnAaDVxjOjhFOz6U92UhK/fMS3to",
-	"flvOE2Zk7maz+S0k2L8L0tN26eu83MZr86t8/aPv8QjGAuSrsi68IjjEqV4BkujzVY9SBsNuoDOuNeM+",
-	"wOOMBVWKsIY2dg8466U0ftoaxO7lnGT7DOEYEhecSKLSUcWi8pCvkEdZJs7u0sRZiiRubDIXjcZ1qRB4",
-	"c2H2DmfRalcrE2CUYnbnt0ROBT2QHmD0pFhLYeOXMYEqaK1tDQscD+Atm4rqy0nceU2tQKC2TzDVTdeW",
-	"JtdFimdz0QWmINvHPEsT1OeoSybcnrDFwcd4pJUdQlA7QiPBUXsrQoQpIkaCSoIyBsMmyTqQ9j0XXZok",
-	"hD2JsD3/dkhUKq3ViBghidEScDKkDAmeauUMDWh/4AJJAtJtvAxv5ardK2m6XOMC5U5Wo7pwjlI+9qaR",
-	"t2qALIFV8KytV23ihRvR74R8H5ZMktx+7BLNAx4u6y0qGIp/1VaFfegVG+soQWbpzeLGA8z6BEyGtVlW",
-	"7TrYcflUb5hXHjulCXdmzlirMlN+kUuwv19keYwpX2bm8npo4ayfm+kwKK9Eu/0yKzFNqBBGbe6QgKvP",
-	"+EFOoWLzh5yRt1rb19qqfVi95xl7GmEZV3c9eDun5Xnos9AWvnugyLWbL3XAWEZNODHuJTjQNI92ScpZ",
-	"X4sAd+FUMBhh9hd4os3ga85PsOiTpx07po07xfldCq1M6yya3EYW2QcKxGhtvOxpC72Rr7EXy5L+QVxg",
-	"ppn1kDB16bXHFzxsf+aZgLMqXxHK4jRLCArQHPJDNviydMC+zJFa4SeoHh049MywrFcEnjNaQq4hAAG1",
-	"9f6J4UwNuKB/PJGCGTSgz6rYYWG70yL/HvxvOZW1TW2ukZ6YnZEHG5Tp3Vqa3nr2M+l9xq3y7ax8cL4C",
-	"R8ZYCGo92SXnwFpHf9Gw4+xEyHyGaXbWkeTGJ4lHI6RflMQqRWBYqYHgWX/g3Z4GolFmQ+K7eovMIvrD",
-	"aDwgViIAE0DrCvetOmwPoGvOTzGb2E0sn7TKAiurQhZPHM7RELOJ27PSnfKUod1mE0kSc5ZM7Yr2Cxz2",
-	"+wgQYg1jc+HJlvL4HhngJtlAlzAaA12vqcYg6l3rB3ZoeqQdeKq+r5+CWx7jLABKBT9Nn0NXto2MKZoW",
-	"rjaGeKJNOE0MSsBiDvw789ygJuzjv2NPPnEbzVygU4NgGiHKzFbiApnUmyRQbyVIok/Mak1QQe1pUw5b",
-	"yCd8xsHrROBO/cPJjru23/MXfLbcILJ42wgikMF80drJ6dWHv0pBgs6pRGOSpnVrZ3czhQY8TUCoD7x7",
-	"U0uLLglUS3Da2F6ghiZETuW1jQIvCE4SCKXA6YXQdoMCtAoH/BR89acr2BPQd8XaPdHUXewi72Xu+/nV",
-	"dv/FP8ZNFUVXlbJi//EhMVTCyueFgjsYdAasNA+B9D5nxIQ9aILzEWFwMaV3L/UxPrZqI1rDN8xIB5SH",
-	"Jtn7Mpo34I9e+GR1s3UQ0XLAxxLxPKn0lXSRqTfMxx5I26Z+P0I9KohEncK1ckcLeAb+1RFh0vip45RL",
-	"It0vMp/EDYtTgoVEa528zmUHsSxN11Hg7kb2V4moMu7WIhfQZAnXmwu1KC/JZ01+U5rTmNIwH3TNEzxB",
-	"nWJZ0A5aww5CSBargkqa6r2o7d1W84YNKcsUkW/9GmHrQTB3dB3m4oXuBJX3tt1igUzELZbV2cW5pgbQ",
-	"6oal9PdMW4a6p522ueINu7HNrL9FKdaHiJ61RDKLBwhL1FFkCKZ4Jsgd+RpnQsJV7w3rpFzdgbijrK81",
-	"gVgTuGcF2V2KR5J0zOAVlvd3Q6r3dQdp5eIhz8ShAsV4hLs0pXp5yt7xqTKrU6vkXZThpn6pEqxTveU1",
-	"WQMGSrAidZuaPfVGWKN1xjuagc25YEFeZ7XxbjLPgQ0Rfu5RRNVb2BnBHtRcAbsKvAReNACjmOILVEmS",
-	"9vRpXt4dC8eYI/XMPzFA0l25h7/lcb1L7EgXIrlMD+bRb4VatRU72W9hCEbr8ky9RR2agNMjIV7zTbz2",
-	"apQgA9Wzf3Gsd6L19ekdVhYAUb7DzO+ljQyXnU+STuaLkOltHNvCQ2gysvGZ0wdR6VGa5HHXVh4GC53v",
-	"vZzIfo2CrVLYAwVmnnkSWgT/Q6zw9LqVjpA9hFnuL8SpXU7T/TR54dfjFz8BIhOYaBZjptis4I+l5Gg0",
-	"xThRUawWr6wqe68t2LTFSb4PZ0NZj+sebQFpGKUeTIzTUs95ienpvhbcGQZbEWpcCCatBNOUDX0D9TFN",
-	"7KPyCbKqxOSOIeZw+kw+vQroR5g2eX6taWLVooASjlQAarUMpUIBFjRsa2+7/VNszv5Y0ZaJiZ2m+z7q",
-	"cZ4gFz3vXMpXPJMoTxI3ZsSnK/T+cB8N8W/aEKeMoLXOkKbAhqQPDNGjcgB6QSwyqXBMMLuTA5Km5gfU",
-	"UYKQO5YpqT9Y7DhgqgHBCrYGn5gdoi3/znrkPNzKDe3o0+tP39+wHs+EIlql1NrFWO/GgYurtuHDCFBH",
-	"UcyHQ1CJYizEJL+l4ZI0UEfrO187LtwNAzlumDZQTAKdcUPYsGNw51qFVwk8sYqKXRpNC/2xr9dTTxiW",
-	"fZoOAF5qyaAlk0XQi2pABM1yHC4OgAS1qNZPMwXrOtRtAShhTFIToJRmIwo/8TTNZAw+iCwdDWwKbswF",
-	"g//EnGVGMAs87hIBLys+xEqzaUyVAHF9T8e0FtW6mGGG9Q8DHvPUlLcYcXEPkGGkB7/Q2BSMxelogO/6",
-	"kPjfJylWZkASqMB5cpdMDAyNIl+L7JrPfAbHVogkbeLsn7S8HYulVqoNbj+WtvBHlcD36SF/OsT5RQqE",
-	"3TP+mK1hITBoKznSYb4xLeShLbhO2AMVnOkhAmGGVMaA9gVo5IEsyaccV4YX7Z+06huIgh+hR4nwE16z",
-	"zhcyHKlJKVwqBFyc1pV9Ysp8Apy6574V0BkDZWMKqNETdoaiklNQVshMj+0YlJ8f0jRZQLfl9MFTrOJB",
-	"oA/anJqCvWBwI6eGbjGB8gctpuSiM8VziV1b25TvvKBF5RQOtKecaysPnxG1cYQlXrfJs1OnOU4lsV5C",
-	"QR5sxG4jn0eX85RgVsJmXdbGWVJlTbFUn6RruhTDhaXSVmdMpOxlqZa3kanaQ5Axjq0yQHuIQehbJs1u",
-	"f5pJ5bD/8qU9GtEYUaaI6OGYIML6cM6NBE/Wq2YzEqRHvxbbAAxiU8t7IY9QX37Dt1UgUeRWM1ySSmbI",
-	"EqqOmBIzGIKzGWGZTmc+TtwJOxZUkQiRRr+hVTzd6xVVpKTk5T9U0QXHyuRWLGPWLFwnp4I7SQFYRJED",
-	"H8+zd/zW+jJnsadpYMNP9QPIhh5oo+6eTF5J/YVp3T4ReW+VuQ63lxAra5xWvay0wAxo5wtvPDoqsmm7",
-	"udFoNlqtjcbOcu4HXxrhz8VP53m3lVHOyVTsgo2sirxvQhDwQTLyfOWeWhhUx5aR2xHBOIE+4SyrVuWd",
-	"S5cq76/YevHnnUAfyNcDnnJhxIbNrVr2ldKM3PuR63vmaD+NEpv0t4KH/J8zoakBH9gMwiLD2PgINMrk",
-	"wBRxg/TUWID2b+D7zdWU9WF5lxdh/n6BSoibr9qmxanHeFQtLDsQmt8B76rlUsCILUrFa85of6DMxbWa",
-	"Ydq5DMllN7i9Jrq2zp7Z4zJ2msshgAQBpFsrjhF+fz2qHttwZnpC2NGTMg4WSijoG7Lw509yDNLBIDgZ",
-	"pxtR8cCaavBkZFzLeaEH4yofGOONSpvvUlKbXz+0XsOdxWsYyWtL99dLzq9CZMZ0VOnu6JifnkbMeCli",
-	"OrW11LH11lX1/OIZuVNDMim688c0e2/NyuyddofOE0FayMBOmuEStZvzywz5tOyVY0n1piRNJOpOYDvu",
-	"oXzK5g6vo1erY3PwJ2iAHwjqALk6b5Fjfvuoz/txj98w87wVXfoNx172FceInQbaRxDeHWT2w5BcPh3a",
-	"bDarbssCsThf2K10MzpP3HxPJmaQZkdXpa45GffXSKNw9/512/Ov237BSmwtsRJ+c87ZcEGTrWWafPZ2",
-	"nLULZxyFblftIQyppnBnzhIAQmy4fQRXBSajjiSWudYkIahzcX51jQy88J8QzfTNHASd9eiGmYsxbRQ0",
-	"/P7agwBa/SeKoWBXd+I+UwgF1n/K8m0nirOUMiwmN8zfek4grdJH2GjFJW9JcwQEZqK1zebmesnr6K9f",
-	"YCo1x7hFV1v+1NQqHWBF9N/H7IHTmFxgOuvKJbZPNqh59G6EKVy9IPcLsr9AEOwQi3sCVZcqHHIelqbK",
-	"PvDNmYR1ONZtw12appX+/ml7x7yx5C2P4gqnBwZErNJksf3DcxEkdOmHC6JnE+qRV2Z9hpztph4OsTCA",
-	"aq43JPkh44rsWwShRev0u374zuENmZWyWcj2u3Dt4Gl9/NJ4gLokxjYmD0pD4Fg9fxGhB8PNAq3ZWD4X",
-	"amqeW19qbaGhF1pZT4oXXVo3wsULS5jM5PvUIMEVh1dHHYcDdOd8gZ0o+DKhRJll9fhI0tWAAJkGcZf2",
-	"6ToACeeJ5lqQ1FGnWHUDWgvuhGwKvvNUusc75l024p09b2R1J2jIMzWwv3EY3h0g6nb28hCVPLkUoJ3g",
-	"d/PKULC7jGkSaWbVYz+9PHOhoCaB/+L4sOAPjxDT5qBJSoA30ellUUJOkRAcygEFnSc2Lz0S1diIA8Ru",
-	"MAcDwusGWJSv5fampSzkY1xgKcdcJE8LXLNZWK6R4mFt4QLrBiytPsJMiUl9t3xqtzcXHtuMjMMu5p3e",
-	"Z8GjU+7v0miLDVduhRTToU2rOuAJeSKVZqZpwyYxDgPrVIYUqAY6wJJESI5wTIxWlWA5ICZ3m/YZFyRB",
-	"a52d+9/rw80RXBZ2dr7/4XTzopx7b74tq8GrxQfC+CvJwxPyfWUwQscLB5Cs5s7IXx5EqANyAn47P7yq",
-	"b8DGi5DMRqOUDN312SgP8QZJ0Qj2ULB1gMMLzD+T52ENe9MOswVLBLqDtugTtKYEHQ5JEqFsBLGMWJL1",
-	"t+YClnxVeSSTJCwhwlyNMW5y8AtLc3Z+cX75/bwAj7lqqqN9pep+xtGIi3tUR4KktG8QgTw1a0u6gsNL",
-	"osr1B4+7ufV52tZY+b5jJYW/NCvobPY8TALpU7e4g+iat2amhwN49piNMrXsYpsX3XJPE62yTuCKttGs",
-	"QJh9D7xXtnbRmsXoAZ0MNuQracC2/TagIsi0hJQ9qkhdxnxEkvW3BlVmTKUBh+hc6Z581lfnSan6i5Pu",
-	"p3giD60xNJjNI8+N9C6A+C1573/g35m6t4ZqXb9n5Ni0A3VnI4eGuCBEHh765nD+5j98yVPiGdbjAE5d",
-	"lkJOCKR7kHG47OZskyagSr41EQIQGt0F8TgkUGAoTc0Detk9ZRb7aPFXO/0QhGw2fcoKssUUADLMXvhz",
-	"0X8pCVcN/vicAP4Fgs2WCXna+AtlJJZYDlMDogwO16y6qc4rPPy54q7NXy3WuZhHA/VE0Z7j6E+lwxrI",
-	"JcgR9Vj6CBD0//H3/4TCCxGCIgEISgPoLzf3NppGoYMyCQiKI/zj7/8JRRQKjD/3PDBjKrJ/qz0d1TLN",
-	"fSWIwhW9ozmi4fwBXrvnZshb387sFbvGT9xxFqx5CmDLgiG5aDncf+vzsEwQtEdftgkCUnGB++QudVBy",
-	"xfOoAgz6hY7cz3CdhFlhSBDGXR4R4C5RiUZcKpK8tcHeVBH4RQZ5i+Ze2YbSe79+lyBuapks5eWYf4lu",
-	"fgWQnTJpYUiRiWh03g0PquB9/nKFQVwv4cq9xv3r/OEpf27+02wu/GxcQU/jRFcDoEysI496KQ0OI+A1",
-	"RSZTD8cqnaDOrze1/7ipfekEjnRorsCDSxVbWEqi2HnCyAAiuChaDC+7T0tpIZlIl+z0k0inFke/7Yso",
-	"zF6eZFbI2V8XLnY/Cymvl6UpuieTKKzgT+31roNLemttQwA3vCdkJBFGAywHRdkSRGz92N1dXDO+Nie8",
-	"aOYRPZXYS4YUbFblUlDuLbCInU9MIpvLntTd7ECVNzHPfU4gr9dhan6t4xGt35NJpzE/Um2alibSyTjY",
-	"4gEWOFZESEdZymwkNQA/6kHaRE1BYt5n1IbgPT8AzsRyAb2CaLj5cW+WMXNLwUb7nvcAy2refgje+Rb9",
-	"OStJtPIqwL6nrcB7DxVX4ER9pszmPgP4SpXV1W8YtEnA+86tzLbwS/ZWKu9Uvja/d8ppcqsmsT4tTfVL",
-	"TnQrUMrlhGZFo75IlGku5J8saMtaW7FYTJC5XuHvXynMNSwi89Ssv7DCzJ8B0ujublQY6IyGgoEbJp2V",
-	"etNnlPWrGLksUhvoCI5HX9vCIkXcsE4F2qB146fLgDNCpngBk5HKG2ZI8UpatMU1uDEa8JRYZExIHpEk",
-	"vusgIzIcSEiy3kC6B4FZwoeoS9VUYql58affNx4WCH13NlSttD1581ZXrHe0lIQsHNB+LYPo4BK/FRin",
-	"xOJLiFTnAak4tkaC9wxaCE4DhAM0IClkjyqfiuquEiUfEhSnlNEYp8iVu5ROZ0WC9LFIUiLlDeM9QAfb",
-	"Qx2RdPQvVCqi9VpfwzxCnUSJDnxBFI2RIvGA0dj8FCfDDrLJc/YtLCautjJkJg1IL3xEf45QZ4DjeNRB",
-	"H/YPDi7q+a9wEyZxj6gJSglOijdL4PhLlNAkTYaQFQPJMdBY0UcuKqWEsyxXVHQXuzBPfM3hSrPU1dIr",
-	"xIgsNqCUHeuSPVcbo6aVCGZRxX6HoEs/z4tieSyMGcejkeAPxCBx/mYqrnx5hkelNDnfZfWUXHGJclSV",
-	"VMsEyNgg0BV93n9tHsfqjvSwik7VIeTD7PWDqIDt4hBnFmSDSGJiBl8qG6TS0V/hWXPAXKU5iYwEAPQ2",
-	"VtXgnmA05uIe7qxNfCpVCLA/LZy6VNU4kuvV6TpmCM/RM5ZKzLXjkAobTKG3JsKWDgn6gzNir05tMVWU",
-	"QNSTClfW4ocu4XbIIG59BcadZ1cUrhv8VvIrF9CvwKW2pk24i8KBzd7pHsiluN1XwRIppnLnSd5Lo1+U",
-	"/GVBNrg+8uJ7ZNpDa0lmoC6a64uSw18qubn6+rMCUmA2hQ+8NJwjR8w626JpYFpJguQAj/QzI6J5mDPU",
-	"0f13bAhgLrE663vePQTFsnoGHhOgUV4hK+Ii1PHllcyYjAupy9Uglxqygfa1vqMywUgSWQeTCcTVOu5I",
-	"EEmYilxFYm2LpylJkKurwBlZwqAtjQSs2rk5kYRl71Z4/lrgyQllZMnHv6dc3i/5rMFq+c5Atbh3vpSW",
-	"29yJzVQFjGSriikI2MD7QT2XmPXfm7GQnUKRpY4pihF82eOQ114ipX13SFh2B8/pZ4rks48ogSd3BgXi",
-	"hnUCktnf7/U3+u0KCnUKaCMW56bjDLScvfjIEOut8z6b3yRS+J7Ya2PHeQ10DE5skBEkKZxGmlAmetak",
-	"494waCfSp5ngNv7KYDCZEjY8g7R9gVm/EGGOGB4a1C9ih7nWMavUuMmazY0YvoQ/SWe9ccP2kSaliXvW",
-	"S2ZviToeRdzs0BCJyp9DJaPvz6riXbMLdX2bKYK+ny3Ng7OSSmcGhXgCRgjxHpyfduqdHMlAf2sgfq1x",
-	"vXfDbtgjLAB61MvzmL/1WHwUPd6wx3q9Xvi/frnMyY+l0m/WOg1KwD1W7IlHlBf5gpNfyMiicETI1RhD",
-	"5Q57psOe4EzlPb5Gzl9QVLKW7RitmY6BcL5v3utpO9Qy9LodS7AV0WPATbqvqc37WAA9d5wE6QYssw3m",
-	"Gxc95tAT+lszG5Ogppsv7/tHjx+BoH6mbdDsdL2cJO05TwqCb3UrBdFgBwjIFlbbAmeNaakkENCjx8AS",
-	"JMUT2HmBOmAel2iNcTvqdd1hpcCZ03FgF5cL0xUYAc53txiAhWEJCZoal1AMtzCDslpRbHzaqIad54sd",
-	"VlwdWOmnN+KIxNa7vdYxW1YLWy4AzsTeo3W0xmdQSVw9O0C/wVKB1M4ZU39teLIDPgXDkp11iCTE6RhP",
-	"IDBMH/YGa9XiESOc4JG52vaC9oblXCoRTiW3CCbAy51oitekYUrZsYE+FsXNvORUGfA26wn7U6Aq3cfV",
-	"dZyujUcqYJZkKHqtIvXdUTmVwtJlPUJDLpVLcFGAFsjImEhlbiAihJV5pN2MtIJWgBLUKpw7K3JBDjGZ",
-	"Wpb7aBcX6WRmt9w1f6C7V4J+LG+sJ9W8B/CAtACY6I2nosZfqE1ZMH+qOD4vXjlXx1I+7K5YEHL67t4L",
-	"Wi9Vu0SNtTxzR+XilXHVMP3aNG7YESyOSXMJxLkpIwZZMqX1mqfpTZ3L5RXT+2QpougDAID9RH+p589F",
-	"v1zucg4N3SnJ2fQZK9Faj6bGxdmd5PSzVO6sN5ChGWeGp28Y7GpzBQh2hMmGnUfTPPPI9Z/nHb0kvcNy",
-	"n5V+BPhdG2YAX7z26fpgPYjgBS1mjM2N51uIXoj5gyMN1OA8usb9zqydct3a2mtu7jW3fpnlAqr0eiy1",
-	"4oBz8c0cVlV5JFOiOE/HDg76yrXOGFXBQvscMKgYaHzm0AQ0bxZUvtyqTbkxLZCG3gqRqxJv5U6wvt41",
-	"EuyByB0bgWyptOBp1TXUvs0GqQQga6Br8hWUFXAxCcrukRrQ+J4RCbBc6Pjw8OoYpeSBpPKGrXVokkh6",
-	"B/hTGx1k8E+pJAn6x9//C4W/7nQckmNU/J7EHUSwnOhDOR6Q8VsoD6l/h/7vmh0E4bhBg+aHzQ4iX5Ug",
-	"QwLnLY3vSyl7JrfE9qpJmRIs7swYNetmaZp/ijmT+rhm6q5Q51uvgEgojqEpBihTKR/fSZ7QbGg/jLjC",
-	"UprPBkbsDirgmF97gIkBf9Eu5LcMaH9wNxJcEQDx6qUZTe4E0RvGrTEjmdJMxqju+YH0icKCYmY+wH8H",
-	"OIXh3HNpSsqkOFZcEtd3gqmYuA8sU+5PlXXJXY+QxHiNuMDpXZ6jAGAp+aIWP24WP24VP24XP+6UPpLY",
-	"f2GXtvS5VfrcLn3eKH3eLGqss5dwWnelRLk6g9U5E3mzB6a0/bQ2YGrdL3lDDrux6vB8AkzYi0FxHV0c",
-	"HxweHy2Jx3Xg6YsOAvqi1ptmE93HwItL5NxU4HO5+1ND0lnCDOJhq6Hqzg+vPFSdP4UhmwxRFVQ9mc6t",
-	"hBSclVYR+KZiJT0/VCAfMa0qWJkLPb6yEHogjeXyIbIzuIhWuEiuFGS65zcj0gAvaaKswd8GEyhCoxTH",
-	"RNhyBpEDKjAVNiWUjDLYf31M2dsbBsURQFuF3BtTrt6I3iWyhaUSWSXI3Rk3WKRMCbiLkmNiuWF5vDuY",
-	"XTXo2WetAMF55ypJ2jt0U3jfIOObC4icexpo//DaPQPBGaA9BW6LG2aSvAAYkVnyqgGZ+IfDEh9ghlg+",
-	"SLECvE1GSrSbq0qZtYKtcAbrVbEhLg/qbQvkmhDhVk+i88vT2/NmC71G56eHt+fNjcZyYNPgIrkggvKq",
-	"BIlTglMZbDhbLkOzxdr54VW9ve6sRZ8RUQr3fFeLaie1qHa4IrghsG9Vml6iOrnCq2WD4AlgtmMWLih4",
-	"IBIibMre5amhTCEhL1E1y1azUBGFes6FoKqEWNB0a6E1k1AYoU5+PAOgq89567xFHesl7ngkJljv9XAW",
-	"Lvs2POQLiXOzgR+r7vschAuITif4Snt7im/8eoW7tErUH7lEn5Liyoq1K9/auq+kquRvqbo+w/97TnxQ",
-	"uPd8Mc6w/vVmxbodMbhHJhXoezgx7v9VogG65ma7QsmQ8QCL/vNunZeMNRjyB+CO6uBuMbFbO/FC00oy",
-	"4mgRIZ4m3sO09Kl2avut2uQ2KeYgxbLKhfJjq95Ga8eIMvtghI4QGUISbTyJ0DnimfI//ePv/7VeGbUr",
-	"OB9W0l9bjTNSaK3b2mUtRA7TEMIq4KKExQTlC1jZ8QOVVM0S5Hp2rV2L1CRtmPwS+zNstETBKOTOEnvZ",
-	"2VpqGJ4MmaJys7I+7sPv7ynDKf1jJloG8U82eu5RAxKDs4QqlP/+Sh+0Iy4UeCn8wxW4GP6VJdO4TLNP",
-	"yc0qdBU0VEkTUy3oz1lVenjPpT7oB/OIz9qsFPuFRYGcSkqqe95Hg2yIWV0QnIBOaPdvAx0ricZcAILP",
-	"EE9sOcu3Ji8cbu31GEquoJnVDGdgBs8u6P7h+voCmYdA2Yz0whsVrAdVVTTjSqObwf2Hw9owpRpD4JDm",
-	"5mLUEKBOYVTRbBiAnLBVycOgW0doiOMBZSSnLCTWu7tvGw7aQAd2Il2BWezR8SIbTqXJDGPrNG7YGRkb",
-	"vdtlMuEkIcnb4DrY4ytkaaIfGGCWpL6kSEjTxg0DvI+pStQdtLbZbK7vobBCYrkk81vUseWqOzarh+B4",
-	"YG4zqss1Q2elcmHQVWt9D2n13oexgrDUMhJinv1NR14GSeF7sgfx0iY4o446heqK0GzbzqCqlmGK43sZ",
-	"FjCEOSRQoc1+Y8FVfCVfaHPDtukzv13h3iAGd24NXQvKYouAdgyWlKP0kwtzQquuYjQ0ultq1IV9VZSn",
-	"dQsTFDXTTbQd/cLaYSioHWb09bx2mE+yiLXUjvWeNE2HBf2gZT24Qk09axS4in4GHbtQKs/V0LOLXS4g",
-	"qpttbZQGDL9AZg8rroLL7bB4N0QNeHKnFwWnKR9b9tmyrQFipcEXjqxNqJ/3q+Twe0CdvcsYfsA0tUTc",
-	"8gyTkwbyASEKAzE+XnrKAA/BcHpnZIFuuwlk7Gb9QopLyvt9KDqEMpvYRPwh8kqizk91G85bP04sjydY",
-	"4S6Ws0fvHtBUzRjU9TQSLk+L0pxOoXx7ppaeFM9UzIe6X2ukBH3GnDFi727MhawfhRFT1ncR86FWWSjr",
-	"7wVMDfKRC/iPpjiAM0KFqSFOyFsYOOqSHhemciLcx6/BeatH7r1E1XWY192agDy8sxDYXphBSeI8Eww2",
-	"j+CsHwHi+72pcV+1kV/JYsO2njpEpxZat3EtJmw1b74QVWXKMTNb9AwQtFOiSLIHddCMv6bY3XQ/GFDg",
-	"8358lX4ostM37epzBcqKUon6nOWSOewDmrizRRln9zHA0lVu3EPkq11Mw8M9QeTAherajCx9mry2P5WX",
-	"JQCe8B1+hhApYypygUYWCcm8aCv/36U8vg9Ela88avnOlv+UVrxTaduDqmXw2RuhpiV7nVSs/VkYqp1B",
-	"xQoUpw37D/ZK5AtccuHYqpLwhaZtIe85PYSFsx39tYIhEUYjQWKcwZbUa24TgEweCurhIU0nJldy9miA",
-	"Unf6/Gb+nNoHgawpH9R6t9a8H4mWv3mLlEllEkEMEW1W3t30yXrG0YiwxMIiupRBzWbQjeUmT1SfqZ1T",
-	"dX2ql5CL3ekdNO4WZm0HJXgi1/cQlvfALBhQQoxPr9Qk0GVIJejWBV0jaHns6o4EikDB7ZEfdppSJKlT",
-	"ZoH1LYcbet6Z3KCCpuB2sCO5L+FYgYJjOYunBI7gAe0Xh2y37RiU0L7A2rrWe4VDLUNfJI+qQYSw0aFw",
-	"l9s4da9b8bHtSFJF7iDp9s7U6La0L3Vn6k3LvLjQFELPGg6xeOw47Ppqw/yOj1mJLIWppATbQRYwgTyW",
-	"HkPQgAEJygWbNeh017azXDQVdVZ/4NpEFlddNNQv89wuq8auwZ2t97ubtC3bkT1BQM26swW5C9qxTW4w",
-	"p0TdnhzlEt5ozWnFeyhs0fViwSMrutmtUMLt7tNnNCRSBpWSHQqlDLJZvc4HkHR32r65q9ag7SPGBMpP",
-	"xUBQOuaGiiXmXML9aqmRQt4E7leiQHn5ARBnhn8ou58xrjzQA3KVTYVVrznnwkdwraInBTXBDt7BRJqE",
-	"rDsr0gokznEc/TQHILYdZzhBWGzKoiYUmvJvhKeBy90yotEkb7mznd/pA/LOXYUU1PEPJzu2+DEk3Qy1",
-	"yuXvTEBeaVMvqGbtkSsH6c6dx+gOLJK8RVNOOa+6fHr1od4TYMo5L4aRtLkCpzW14Bj0jU4peUZ/ki4R",
-	"FqOE9sAnrvxg14wtEFlYewGjWq/ukrK7TJL80PON5Gfe9BCotAVODLSmL8q8Z/VUOeBCpRN3nMis16Mx",
-	"JUzdScXje9/bJQHrwDhOKHsgTHEx2TNWJjO14PULyEabecvVm4jBfcGUwwB8g+Uy4AWD3DjRjSFt0AXu",
-	"nFvIma3QSLGwdqkS/JTVB0GsZeMtv1sIzRm4gAgtKBNQM2X21KJaySgxCMGhnh98Eyrowdfuc0HpDX4P",
-	"IdGgekigdgaPFVQ38CtOq3I1i31mdCrz8pQ2VPy6MJ5qBQTCiEJVwaKF+ePehiWVTmWbuWWOUZOyVT7m",
-	"fJ2g4mFRi2qVh4hNC5sW/FA2pl/4XJTAOTCMk5bBNw4qRi9RSXYZwNlA9EBYSZX4qPjBbHJz21Xai8Vo",
-	"lMI8yo5RKFTg/cRFry842GZUker1rKZr0jlA+Cccck1AQFFmLWktpry1OMJaYCpffanoznVXXsvlu7lM",
-	"EGw8hUXldKEb3cxtfuaZL15T4XeNecozKM7X+bfLy+++e/eu5Jv+t9b79u7Gjrn20NKgtle7/bdfm/Xd",
-	"/fp7XO99+XP7279XTfZDurM/I8YUck0wm7r9SmiyhzruPqWD1vabrXUovomZ7BEh7Jdt/aXNZ4Qv3qxH",
-	"N6yT373AlxvrFkD2zl6PdtCau7Dnwt3YmzBzzQHnh1eleDc3EhPs74aQ51IW7nvsva3rrMi7YUsVhDoS",
-	"O9NU0kf2QxtMN6XZTGntirCYA7+uHV3urO+5GB1AxwbvsT4ZDy7R2sl7iKA4uNR/iAAtnLIbZs9RuR4B",
-	"HIY+LYTUGnTqammDZ9quyysJSkILGtR/tQ2ZFmTdf0h3jlmfSHVJZJZWpJUyroicwR1gtt1TiOjhmZI0",
-	"CTSgNYDQta6oHGL79OpDhAh7ICkfEU+Z9cKt6cIYCK8vVCwIHxunRqCKWdcpgEisGZtFq2agRTJEmNY4",
-	"KEMdATSQBnfZ45+0qvBO7KPVcVmmxREReciFjcs3aqzVvN11zlK3xR/SnVPTmF2pRcG2OY3y0VYKnqDh",
-	"2KJyz6rwt2CAVpTYolKCp8fV1/vL1pRjCanAlGrWtXKToBGXprq8JacTUHYvOjXUUXl6DYeCVQ7PKkpL",
-	"TPjcPrkiAqbWAMez6uybSeA8YMtnnbCYoN0m+F6M33eEIclaUv1Lxz2/rzpoTeAxmBMmAZgrsGrQgOAU",
-	"zkszQMrZesNdp6i8ap5mA62i35ORjXCruFPGkleTLx/H8oEghfp/c+ADlq5Zv0S8gM/YDwbsmC7kYB/5",
-	"4/jCLN+ivVQtTs3d4hKsZRo4NI8/lSmrw6xCPoOoR3Dw6jNj1xXm3D+8vt1vtjqO91xVyhjcRdq6AoQ2",
-	"XMJms68thv8qE9SSZQZNz/O5T5WwsOqJhYKKod6Fte4SuPgIC0HYBBDN37nrwRxgnT1zryQV5+Ye0N8A",
-	"cpRwfy3cMJzfQVJvw/FggtZwHu5ivKHshiF/b316eRZpYx6KTTBTYiIyF9syG424UIFypWfvPFzZKAWj",
-	"E4pmuAeKFziWSRFN0Bqc/s31smsDdDcu3DmtR+bd+6Hr562fryWe87Ibh4ilrxvGFB9oKnSFueoAyMB1",
-	"6FRxKJlYop0ehCOficYIJmKLpcecyQwuZAAYMOZCGBnmhjCEjNNMEh+GG4Dx6FnrLW4mrRnMUbOE0BNo",
-	"f/6tKiWpsB2rovTKarJWLjpDYZI2TfqmQaIFRrQYdx20pgyOi43a9PS1IblY3bCUuNCqnJHXIzRKM4k6",
-	"/tiB1qMg7tn+ounpiqNEqOOD1swl6ZUhUIQ8fWCQjkK5EmWKwNn1q0zqfKaSUIquBWY299IUQoxxrLdT",
-	"ShITj4RIPOCkWEandnr1XbPZbFaWSwwmvlxUoCjVo2s1m+2Nza3tnaqnw0WtRiNcUT/wx2tYCCMUMoF4",
-	"QXOH5orHHLiQ/xLr+jJszITl2zicklIFwUiMB1lTSBExdKU0llZjXdWOCqXeIrpUjPFHnGbEBkRVSR6G",
-	"rGcJaSXDBDy+dQECxkyx23MVM6MKnMHYSiAPngIdFvgWKs1IbTLtwVb3sabC5DLjFHUtqdFVYE46WzJC",
-	"J+/1w9qUfItOT04ublhPGCAMwDaMzPve9JJo7f2Hq9fv9P+vr16/v75aN9H86NP1+/obeKluDs0hFvfa",
-	"PL1hiqdQOz9poH1bGMAMEwLCJcLKXgl1Tq8+dJx1t5QhuhAias3BIKzbdGB71gdcKpGx+Rsrl47wuuA8",
-	"F00RBvbZGMUvXD8iLBYxFdg9LQ7BVyqrUkauyANhxsowgS5U+QvaxtIZG0vbeA9UuUyw6uLpgForg1J9",
-	"dhGWQvpatiJGqRjG8iUr5trg1LuxXVWKvJciA4SUKEKC5StVxZMfP3+/KEe3DL7QL2XDJYdX+9X8+VB+",
-	"sr211dqtxuurttzuLbZXHkX7/UXlISVLDldJKwtIf11s290DyNf9jNL3Hz9/f1WBnUYmy+9BTfJFCw8N",
-	"VvUfwlatVuXXQ/LwnodzMTcOcjqGmiYpuaZDwjN1ZQLTqvY5/BBUzDNxDIHLzuDDGGgxaTLepJH1NhW9",
-	"gWzhDLTbLOhiu80oxxPe2LYFFKxDrRL6mAutH+FltMjz4FG9EgOy2DC+hoemN+gUnVx7xRFVrWUORlrh",
-	"s0/1jwDFUDeABFpQRqjz4cPe6WkHrbU36wOeaUV+KcgOKDpS9O+v/dpsffm1Wd/98tj+tVnf+LK+92uz",
-	"vmW+qvT2n/A+fWKxI3+0rJJfVE4nWqACjP7S0oMzagWN5tUMPMWjVUoFFnngO6pNJl8oz6TbAchWUFEP",
-	"TEJIJQt/hwS4BoLkrxFEV0hl/RbSI/rfMIgHMS4NvQTaXmRJKX7ZXXg7cI41iNIGdTiGeNj1aogeO+ql",
-	"paKzI8plnJaqL/G0pPKVu1mtFl8VkOQMJhlVazCfB9wCs9msWzwaQTxvJzejOsbI7WY0VXUtCvSiSLR2",
-	"dXZ+enSIDq6NPRahISNDzmgsDUqgNhXW3wKYlPfhdCKEXSdIEs0lAmIgOhefyoBJDv7jdbGA6+s/9X++",
-	"dUqREX64BrzD91h0oRQem9rep94MXb6KwqfAeK2ooyCIteuu+TT1j5lFgrOmt4MRMrxNtY0rApeKRGOA",
-	"ujG3hgYUBiKDgZxVNwglBgkHU13ZIMQmqLy4MqV2EwtwaMpc6+nvoY75owMRkgrlPqGSQf42r9/bicCB",
-	"ryXADVu6bO9bVBYQtplupvwln24h6Lg7uWEGkR+coSLrQ4QXe6CCM20BApYXFL+NDIIjSK5cakkQWppr",
-	"S2Lrhlm5ZcbFyJ0JqI8KZTmVS18XxLoPnePW3mWsnX2/X65sjq1n0FHChu/kE4cvXI+lgufujWkmJwnF",
-	"VfgaTBE2o7L8e6i+DtXdTVV5c1uakrwuAeASlEAzxw4M0lbddjfDhRxoKNv+egRBIubv30Yk/zAm3ZH/",
-	"0Ke94jTDl6vM11UtXj0nh4NdYeu5qvl26vrJCAWGZz6wUYqV3pRmaAsTgSvL/JyZkk3apBzaa8MYG6g+",
-	"qMsP+RBwoFJmEecAVMtU7X9tV/T1n/dk8q2zlC0qB7i9tV1Ra7FQv+Lqw349qF0BDFCc/W7vzXbSfNN6",
-	"82Yz3km2t3Zxu0cwbsZbWzhptrbwRre32Wt1291m9027HSetrWQ7bm11m71mEzffVGNV/VGxLO+mOt98",
-	"025tLBSFJpgsZHrbgydCwAyLKkacEpcn/JfW3wz9J89Kop+i7W+cstU2yjRY/D7D6Ds+JH+8oJOjlOte",
-	"BKt4SvnOMj0zuaS7vVwwzLznIdaX9KB4Os/mIjmgo4WcNIW1V1WSxOrhfazInBokrvYIsqVH3P2qSIy6",
-	"X4xwL1B7UXWPaRCYfpX/9JPURyMHBTPJczFHWA20qCsqhf/4+3+Z4JeFS81F/2zJaqj/RHYNixDn6QRQ",
-	"t1YSW319LCBlApL7gkq2rwoZFI5Oz9oAJa42C5STbgE/VzNxEVP9GR6kELJ4phspySvIlG+NAG1WDvjY",
-	"qMkOxrgI1jobONvkVq/bGhs9nqZ8bJN3Ux7f534l/XtjupjMwjP/6e4kA/wa2L+VlWJRR3dcjMMsDCW4",
-	"+9MtXghN4hdp7hn+LreghTGVp7y8B8xDmLxEzBh+AeCYhVfKlfeaQ2xtGof68TS0lPmHGnYVtQDosApz",
-	"JB98Fa3PyPgicJAVJ9dqaxmv1cawwiLjgBbk4uRElhLZQAcGX1vLwq7Lg3JeMEgl6+odmFKp1s2tnyC9",
-	"PF1ks9mcKnS2jIeuvbVddNC1K0h8biByi6zUFXix2+YdPPSX1iRiTz3vRileuBMu9DPzyswYKtjGFqnM",
-	"50XhN+1oAIlsMOSpREOIjEhyodtJMUtkjEekg9Y6Iy6UwFQ5DyWX97JgZPqn9fjsw0VLMnxiij4XkKM3",
-	"q4zVcvDTOfK0ef56doXNvIJLAMwxpyahqQpYUWhz3VfavGFYBqVSTQ91k/RsQfIk6vwv+OL/67iy1Z9J",
-	"94rH90SVNxSUOE3Iw93P9xsPZ29+X1wzdqdbW1xDLKeLB/WuYp4Lk5cyHyi0dJVEvwaCx8QTYoZwOhrg",
-	"LlH+iinl/L6OU3pPTEGAZoTOI9SK0DHiAp1oglLWT+He962piFOgO6yPrXJaotnO9z+cbl4Ub0h+bdd3",
-	"9+sfPn5/enZR/2VmEsScu/Brwmw1MHcZPqRMWX/gEwpHWSjQ+Xe6F8ZfubyX1L5wlQ2HWEwq/KQ++KlC",
-	"ATkL0PGXDuPJceCqwF0Fu5oFUjiiycbdUFgHHgRDIgq7sEdt5fAEnV6+ReZJGJV92OQPlF8J5ZBtXDOB",
-	"f3kxuF8+3CgkVLULt0Tqp6DgLVRd8Wzl0wLSuZitIM7vlQwc20M8QopHft8ZfKnlAVfDy5zy6vpeVrwa",
-	"mlQ1ZvW4wM9RiTmMFTnvvaNCKw5TLPXzzz//XD89rR8edsC77L7ooNfm7wAV03qM+/iBOAtQ639ZXKrZ",
-	"3dp906w3N+utdsWChRKmWd/98ufmt7W6+asd/LX+v9b/17/PglAGKNPVrrwMEPDyELy2ki4lqlhwJrjx",
-	"eC6fzALmXRBsuXAH9FLcX8GpB4Fg71Pcnw0SvEQg0gduo1BKpq7d0XCMM66qsQ0D82y1yFGnVc6V70RI",
-	"zlyFaWeH5B1sAptWQNhWZM9o+fnGedXR2vsIncIh/ClC+xE6W4ctBLfOxR3xvhY9KzGjGlLy4sdWfQPB",
-	"1ZO2zGIsCFpjmZCU9ZF+Zb2QgaDJ74KZi8Pb/PyX1XnMYwMFy/XxUCYZUuc8VG3eFSAowx0SSvxQvuYY",
-	"s4HEcJtjUa3IgGemc20B0qbIQ4fnR1UU7NMHUmLnj/tnlY8OaZKkJQvph0/HZ2eL82PNeFxvvqnKeVlj",
-	"qjQjg+KxvMzQzbw3L1UJDUi3lLOMETkn7dA+4XAMDf6IdXMZb2XGbOp/gYPbW4vLrFdq9NWeQkXNlcki",
-	"GlxTe6YIitMjlsiZIOKgrwmO4Elk6lsK/V+SGAupACSi9Cs9nKYQNtYThOh5Qz2NUV/ghCTO9+fPZgAw",
-	"NIGmCnUngDoDyHZchDFquvunl+GF1/XfiwrqFmZDoZYnVTKnQJXsL2c5UQAL8F0WqRzlTOv5bRbD+5z5",
-	"5ewB8/i0GWA7rDaLgfwONZILi5UD+hGVUM9Vy2RAbhngTJb5t4B+UOkbp2QGPGwJyNIpKjAgVVLxbTGP",
-	"keDwpSJiJKgki7V8N/cZan0gDiqC+RxZ+i40BMZmapF9resPdYeuCbWUHCBj0U1iYTZkjgkBPn97b+QQ",
-	"wu+gYFypxkf+zLT3xO3ioIbuHCoFl+jw63R7PKXx5CLrplQOZuIaj+Cpxsg9Bklq5kv0QIR0qF7+genL",
-	"BfP0kuqDbbOagVyHFm+J8bHWEnpcxEUtYWN+Vnc5gdqNL++9an9eGvCSp4VVWuQT760KLv3U3U+/bzw0",
-	"h+2znfij+Hn8pnvdur/YlCfJbu8D3s6O+Fb/F9pmP3zd+XFcuiBptVcLhiwMo3qSfSoVEc8MHp0rtIY2",
-	"03X+5Xexcv7CmNLgnrLINyZZS5rqFSXMswBiTWvKgPoCFdYw2mjWEzwpHgOLHMIrDjkMg51HsPBCoLyg",
-	"pYvzuUGul4DqvWjDG+zv0oaHWz4uPMxhAGDeJ8ymCtWmmX5pPPIl8oJ4zw3EtOuvFIVJG4SR1cc0cQ9U",
-	"3W8v0BumtoudgB9eJV3tNXdx3JeYAQIa4OmZIsRIWwbMfRhihvv5b5TJEYm1DmS/gJg58RZ1pMK9HkBp",
-	"edgQA2iBU4oh4iB/V2svbJSp8DhyYEbQO7ApdGxAfsx7gKqvuyuHv7knp5ZLT9pX0i4fo4KnZM7ADe6j",
-	"Zl1TetoPo7P6sKGP1Yd/FWM2CxBnPzjYQwmhNf0REZqlnGdfxphBxX0s+kQZOGFT6s2WgZl1WVqhHLku",
-	"X0nU8R+OkxICUJ+oK1pd9SvFXVKKaoJKq+5WvhoESQ14EqoU30G9rIvzK/jPJ/h3//rgQy2qHR6dHF0f",
-	"VRaKGeEql115XvqpCMoHA3yOA3PCkqBPlyfGPQXat4d0CmvYF+hg4lmard12bwNv1pvNZrO+o/95o/9p",
-	"5v9rvYawjyUexXihAeuvdQ2tPf0sAaqkg+a0F1LrNbctrDMZY3bpS99MpT/qFqo14+KLM1GiSjh5sAOC",
-	"GlAmDN0CDENKv15hPBoBqLogMhsSRNWe82gPXskb1lEYbqF84nz/OOlEJvM78YGhFdkLPhQq54tlOKLS",
-	"asH+Iixv7PudH07bP/34bjHOhX3bRWfNYoRLInmaVWeW4rxs2Ixi8EXQfmxCaWy1BS+CKMvBhzJJelnK",
-	"iJQN9J3QTxvg0hvmET0p4M0OKNNCrC/RmsLyXkaF0t4p78vI4ivCKSvXUYpZskJV5EDeVhVF5szV46uY",
-	"OpV2Ilpg3Gul39LDTBkJ2h8obQxMC1xXmXW5facHqYXrgR3Oty/RLGUk6F4fbyqQXSYhLHEQC4oOSdkD",
-	"onDf1pxgHNqbU6nMMVBFInMlm/lTYHrkCve1EBbaEEoQPLhUiTS/zRbHxeW7aG7Mkn0M3tBEnN4NNJk1",
-	"B/38K4loEiiAmjAjgIvQJJeKC9wnvnaRRKadrtbHWDpxhYAV7j9BR8wNl2re8BHtNiHLUN1TO5cun004",
-	"DTLhNKi9muN96dJrCxbiGggKsdsz0HvC6JQ5avCYdD+Jkv4xUGok916/xqNRQ/LMh1O/1sfG6yeLV99Z",
-	"fhBbPsplSeQF6ixhHG71Gfy3kOFhsx/OqdNuRZWmW+QQywqpnwvLsqezs0+vXc3FQi829bTIbM2NqbzS",
-	"X5v1tkkiXZRPOm2pn2LKnOlb7QQcEj3Dkn0/JILG+PXBgMa4z5e7lrGc51sMiR5Sp3KZCZNcfIcVGePJ",
-	"82NpJTR31zft+XhaCHExUVbrM61gpoh4wOnMLO0PfIx4T9kTwnZhLVlp8rGhd/nKpQ/JPI5ru5iUvT0v",
-	"KXtriQS3qhFX01fKGcpMTKScEZy1jz5+vkZrAEhgD87OPU0665FFXW1tuWAcG3mFJersZ2rAhXXf7KF3",
-	"BAtnPcdBd8Z67jTmBAAds9lJ8r5werGsh32zlPrerEaMLLr6SrCRI/x7RtxENwzKX4SkD4dqoCNXNQQr",
-	"VFUlpDEDWGHhPdAnWbHY4UqVBh8SzPZQyQQGk7jSEWCyEcF1k8ev5JEJb00K9LkpU0oLdValwyMx9QGz",
-	"rrlVrQheN5m3z4nEsU2Y3N6VT1qXCHLGzTmw+IWw3PPS4SD+rSWVMboSANa00OdqlpZj1wIAl7nRXqs8",
-	"AivgYK0QYLBceXDLlEGBcMdAq0QM+5eqOWOVoIKcHi7AIFzPkCeCiuGwBsVhFGcSsm4U7IQSU87Ztofm",
-	"nRneYIs33nBFFvYszCJV1EBGT1VUQDjfq2anGyHQQEGWfHTDYFdjB2w1HtB4AMwE+Mg8rwEDZRzWTF5m",
-	"IYfJDk2+/pMm36rRDRwNQv+WG3MJH3D2Hp3llPZZzbk4WyqjatWNAbN8ASd6Ln+dxbkqdJYbSZGZi2zs",
-	"+d3Tfg7v5SnyPrLTI93PWKfgWtM/Ou3dtWb/s6G7bBqNnGvt2WoNaGRKQYOab7BzXJF1kwllUAkgkFw6",
-	"8J0cZ0dkTKIRlgoNacJof7B8kO6hTfZ5elDc8xT8uRame25J3d5TfFHqg+Ydcjgrb80U/bMpaBgNCcsQ",
-	"JMFBAoA0/kfOCBpRcOB3J8hq+g07gk6ESGrTC/WDlAHAch+qVAX21ivn8TG4P/4dRr5Cmasu6VPWQGcF",
-	"BxD4kGzxlwRPbpgepzQibCoKtRThvfC+MIcrqlzZNGNQH6O62PsKjVdfRZpWIhjo7HWbkQMSexNtcQ6I",
-	"NeeWZ/JlUGFM0wYXpjITiCuUUkYA8AkYaiUjFoYQuWnOJM8pYdksOGeWudQ2H+jr+HwtZ3OTQrE+N9Nz",
-	"rvoU7i6Imr2wvF8ZNQYXepU7AspYUTWgDHXczqoOp/WibvZOfiUNAeDRBrLJqSZu1Bhu+meJsBD0IcBQ",
-	"jrOUMiwmQSGrgnCdh6o3HXE3L/c3z7sMKOZ6mrneL5AO98Skteo9bLqeOdzq4/WfctSUkH/2z/Zzb1pF",
-	"8ZcXcThV0sEgeh8z/e7kksSEjpb0Ymur2F6z6fPh90wrvRDGlKZ8XM9GHuV0OeDLlVH4q+YctLLMdJ8V",
-	"HDQlPSwIoS0q3J+Ce34CNkcZkW656j+fiVbDkBqT9IEgh0PrINUsrIAppEjviTaFyJA7cawEhvJ4ZCqL",
-	"fYlYoJeOhVocgGlBVmFB4Q6ryzMV2QtClz9jLqmoQmsQ2avIV/XWlnVPOVT4y0brTwmNmt7kfETjIgUu",
-	"BI0dRFSrbdAbymiAzdXi30rhUqbT+WDA17g/OztyyUuuvy5XuSLmo+JaaaFD6jnXTHDx8qyXr1e/qQqv",
-	"m6b5HIpUKm6uOtGa5mmtjQMi2Q+XAEq2voc6f45J9y4T6TdzHeUQ8Qrs/EI3WNSofXCHFUw6IF9gOrs7",
-	"LX/JNd8Sus4vXcsnTfHGV/e/h96EGby8hw4Ej+97XCSvJITibLTzfN61hPa1iQqwZBik4Q1LiYJ3Xaz+",
-	"cYROInQOD31aj5BBZEQ4FlwWa09IHxEyJl1YpRs2YxWs6NHHusL9BjpWeS6oRNhdvmPmC0mENWb3bpgg",
-	"kqcPUDZZ+Sq0rtYzaIYBaIyv2lQoEVxghGCpS3mBPvP4+sf6L1/+fFOdfFxk4BnxNRAZAAEFyuA1KN4w",
-	"5YODMMyKcq5rHcdH4EXXS0ah7knH34zb4Bp7N37n7sZNPDclMTSc36PDXilfpAf36N2JSds2HNYBlu0Y",
-	"/Do+MhpBCuHzMVS3sIM3aP0TU+ZNG7/BuN3NC5fErB7g8pjK2W6B9i+Oi+h+Nq7NjxsM0OIMi16j8Mnp",
-	"NXKAK6UQYlOWD0RRjnNTwkXuJFjcFwIY9ReQ8tEflFAS7C/T/c/UdPcZeoKyGxyV24thea8FnhySlD4Q",
-	"MdMfrJWcRuIeAubRX9XBJlY0vifKwlkKrR34JyuyAv6q+wEziqfAkfk3K932laJX4MkJZeT5V8uainea",
-	"inNQmp4HdXRIiZpRG+QvxiYyaZJVyOQDPrbp2UJb8hYMNIdyhdRQidZa//j7f241w4OL4HgQoYRKRVmc",
-	"Z4+Cd8/WptDvBvvz1y/Fmf1a20SftRkT1Y4PPunl9f6AEgbVgn2TwxNvNRe4BwwdyuuxPA5TASZ3+tJ9",
-	"Np7AdY5KDLexLMcW0OdtnnxL0xwzVh8C4LK0HxV3kKsvAjBQDTEC9cZ5QtCaEnQIhaGy0YgIFGNJ1vOo",
-	"Kq3QldP9IdWZTWGqn54fHnw4n5WhvwS18no5z86YB6yKK0JYVf7lmU9oMCSwdLd3BUGxSxtxmyCqnp4i",
-	"uRpKtqmMnI/8aX2aGT2/hSfe1PPYOE0rU3tPg5ruylNYOX50u6K6xqTDnt7v9cxd1RIw1b7Yre/DBrFO",
-	"Ny9ngEnnINBWf5J8SKCuEB5pPfBtDigNsDZj8A2vjbiUtJtOgi1dyGAMsJLtH1VXpHIiFSlBFJycH+yf",
-	"VB7LlQG+124rD7lBvidMpROzkXP3rd14wY7miTYEtFEiunwwSURl8FwVsntuhpkoQTuJIm8U92mB9YPb",
-	"+TCb32XwT/FBpRiHjH5z1/C0mgNQYVtbdgRIhYWrdJ+8RbgL3/XMI/eEjDQVqTBo4w3k9Q5BQD83Hp/x",
-	"gKdQakD/ltnslzVuL/JtYwrfE9tYYs5Vud5AB7pnzccdTeGONwylLYPsOgS1nigL/1joyKaCMDKGygiv",
-	"pG/fF5UKadKKnn1xZJKXXuha6OjriBeuhFZyUoXq7SqZDJCwsljFncF+Bij3pdmvscxivSygc3UNiGXB",
-	"Zz0fPKkqVFiaYpnaFLOX41z0/+miYIm1Wv4Wykxj6bsoiNxsb6MDrIgwcRwrublnU/KKqr9AqrrbS1kl",
-	"N6FwyzLkDANKVo3tyHktwNT0iqUj+op3BU+K45hB+M8G7OBptL8G5DdzynBLdlPbEdJFp7lXLkNvHCv6",
-	"UFWKQQ8BjXAmiXReCkokVI1nyqqAoBEAmIuxizQ/ADCU82qgVDPv+lsExV1NdhtwxbCgrtj5ThvRprNK",
-	"RC9mkZNtcQtCH0xGCfmKY60hdX69qf3HTe2Lweo0Bi80V7Jx/6Ng2M5bYbt60LeDoApYzrCS+7SUCM5E",
-	"umSnn0Q6i7FSjhMotrGQrYzOX8KdgnKV3MYnYIY6PZqSDiwl7TNe6ZrSj1R50y/OvovQx4uj7yL0mXQv",
-	"9HJ8d/zelpXQdqJVY7fQKX1n0EDtN29au200ol9JKg28gKQJuWFrGxtRa2cn2m423a8ULPP1yEaLmbIg",
-	"2N6QQhFvkzkJwRCdA1N5oX49GYHjCAqDaJXp6sfvEECbGkTfNaqQS9ScIDMrGzHpj7guhEgsxnCiMwCb",
-	"Psmq4g1/UamFZWObvYt/Jm7e1J0olKLskpSzvt59S1v8QeGBb7PF81KVHuZVl7RXmOHMqlbjR5zSBCb1",
-	"QsnHprL38gcXnKWusQVBM7bp6sTkzzi9t4nFVy6weIZ3epw/2vBByOCk7mdQnCt44FUO/GsrQs1JMXjG",
-	"/Si0CrdOS/qvgzE+xYldfL3U/9wEvs/Ofnm+N9ubQnddPrA3T/l3Pf2d83JXpnU/D9KfiNnOZodGAJWq",
-	"9IOBhxi831o+l8YfoQ5MufybnsfSdQE+YJbwXm/WwEaCJxkkLKKBfRJ1iRoTAsHEcHv6Txmq7Wuesz4Y",
-	"q1Yfhbkf9sM2F2SS+HE/0X9vX5/rwu8LmmqpKHFm0hye7cOfKjH4vEIMnp4F5iyxxPIXAFZfstd0M4op",
-	"d3kygdtcAwxrn92DGgE4Vujj1flZ7l27JxPpsdBtxPqPRNDe5IZ1vtZtdHtd0j5zyGcPxN3TCDy2Oop1",
-	"Uo+wwfQEJbiq4OQ82EFQYJF1xCURunx/gDY2Nnb18D5dH5gxO51qSNOUSkjb0xabyTZooE+SQMAS5N4P",
-	"CKIJzK6TYIU761qdNvllRveObObJEE9c1CjPAKLUJ3TkJ3a72d6uNzfqzfZ1c3ev2dxrNn/5/9l71+W2",
-	"kWxd8FUyuH+YrANSJCVZEhU74rBlV1llq6yW5Hb3LlYZSSBJogVmspGgZLbt+TlPMBHzQPMm8yQncq2V",
-	"CYAEKVIX23JrR+xqS8IlkZd1X9+3Nk92WKqyjkNN/PXDacwT1j09ZqFwBYKaQOXZQFyzAQ9SjS6RHvGJ",
-	"YKGYIDxjfvYArM6cLvwZqFhSjslrXstFl7NNBReWbyXhPBGP8VgTPzdl43O7A67zCRp/rnrPbPkGlbBU",
-	"VsELrFGwhuMpWmeb6Uf82KyTHOg6YHHWOG/dNDVyqqStUwp30GD3SDtWs+EkGBfu+hJgIHyuzYwsOR4J",
-	"ekCOpN3BShjn9F9TMUXT5ZYtkBSKPVnSm2xmHMs0cawsVeoSel1yB9H65Nhq3LwZ6dSrCGuezn/0rPC2",
-	"AY9i48gM0Ac2ewviylKgIiJPxyjAFHmeCcd/X5vfkQudkM1nbMHdZtO32KRKMj2FRti1ADHWOjCs6hP6",
-	"YyMVmkg1zL9y8YbahkcFnr7ssNjzHhFOqzaDwPFkEYvUHOErkfC4sCU1dKNAn0u4HjHYmh4YbsuNei7T",
-	"UjgFH5/kd9g1j1JbF8qNCTHhxoMEqDTMOPidwnmJNJtCfviaz1iVEsjIN9GTOlX5JGuuEBkJlwOjCMLa",
-	"IfPzZS/4eNpTeL0IWfvjx8Oe9HGvGr9Dzij2oKZpoMbC2DIu1gThJIGbMk0iERZLm/B7AXPaNrq5EZgF",
-	"gpeU5+WWJAsvcoN+ptmri4tThtcesiYm06cSmILM7odMezQWoRk8nRPMMdrvpUJnPOy7BwebHf1SJ/fK",
-	"dhVaMY27IbePvIKwzGXjcgLMSpUVEj0Lc5XVWpEhQn02POWxGk5Fxqrrf6xbZFefaRJB1uKgN2hj7k5S",
-	"RGIC0KXca7CQwf9pIXy38NIGXDWe6hSxlvu2JS2eMSHTZFbcNT9VvEpAIfUG9BZ8sOB7+b9E8kpFgfgw",
-	"4TDv8yivFa9yrZLLD2gEYSklSqRC/RfkQIsiax4+suJaWG0PcaXg4mZ+OnzEkA+RmGsQSR5H/55v+rxR",
-	"QtLkn+dkWznU1vKoMOrTsHhQIVS8hAjgFuXdWeQ358zMf9z8xN0lkrtQh8KjeJqIIzUt02Q/o7alk6aZ",
-	"jqBbZSRYzHVqdeVgGmdGTxVyu0a/NAHU215UVHHNooxYNAfWrnvXaWaUrbCZYLxukNaawBLF0AJz5WS/",
-	"o8e5nRUFhQLLiL8zeWtPOYyOBuVkcEG3mJHOCeUwQn4KFMM9Se11+4xssCUfZd8zV9jcbu7cRYq7KP9i",
-	"yTwIwcaKSO+WVlO9XvRzCnXwdGo8e4AX9kFhAeY2+U1l9HRqLoROl4UX8+ZcB12hAp6YMTZchMkrM/09",
-	"YPMGpR+lmkT+IIpT9Jrmoo65G28TCpy7f8VHL+2kyJkLljremDXMh0X22buzN5SpGGEBD2gKyFqBCggY",
-	"D8NEaG2ZWKvEbt6TQG9uvHnUfpktX8t4aiAWj96nhTY2J2CQ8CFoCXYmwigRQaptcq4nsY/OWVO335aF",
-	"TOrO/o0xpPcquQQghDPSl8u20aJmBVsxV31vLqE4BVqheNniFnG3LHUKCs8EADwvEzO597h+i1tB4m1Q",
-	"n31tp+lW0e3czbkq7fw0/FEGnahFME2idHYONfxoBEyi12LWnZYB13blPFlB9/SYXYqZ2XE8rMNWBgrh",
-	"wwzbOC8KXr3ZY90XFyySQyMU7NkhxEzzCgyV2IROp/KxzidRHQnVrbKGESJ9Fk9EYseKP/1sJ+7X9xcV",
-	"byFZCUeH+l2e6SKaVXUlmFb36Ojl+fmHi7evX/5GaFplyFw9+bafmiNsZBwwASYEHu+xWA0Bh5QRnhR+",
-	"NzZQGNsJXpd9qDmac5SOS9aFeFYybkf4oIzWMQDUrAkyG7IqwWdRrmHL/B55r5csQZ7QsWwdcgP867Q0",
-	"/rpkhDZk9i9zl2cL3TNmSItwA9H6rWtNFJK4IC9e/u346OXcggCCTiJYP1HXWiSaBVwaq8AYYfhhusG6",
-	"uOqxGhohEvIgZVF+E8JwsglY8t1fAABgoKjQLuVBmkvtmsv+d741LnveuZriydHYP4xTWEgqmCsA+iSl",
-	"Pn81cP22XtaCixg7g0EEMVFwY2zeYTyN06iOrVFEI6M7Rg0kIuCamtdyKQvzNkKzNRvVXjBNghHXkRx6",
-	"ebY9FgDnGBsgRsirN3teTwJELrp7Cyi5tNUwbmsMeBEy6yqCVuRJKs3a9GRP/td/sSMljQ0QKal7ss66",
-	"cUyU7UafrUDKhqh1JIN4GlIhkr911fLZJBGD6GODdQmDwYY5GKv6QwXtzY2tYByCkvNrZEQCogno9M7W",
-	"Ftxo1Hlnv7nfNE9tmKFB1gC1BBRG8bGIj7gWDXYc4q/evTt+oRvsIhoLnfLxBH87F8SHZ2HqHZx0Fmnm",
-	"f+qhx96rdFivgrueSt1xw/cqHuuRr3+kQgEXwmWRTPGSL/4h22k2jcGhmU85ZR+//PdPUFrk2fr5L38Y",
-	"kbbTbNPVltQF174U43qn2aKLzY84Jd2MZx8KhkIlsBcRmtbAxc9C1Q74Pq9ZPLcAO80deOYZTwVy8mgb",
-	"iNppH1Dqg/lnIk1m9e4gFYkNt7MqGf41u6kK0r0nX/JglIO0hzWEyK3/sT4RCaWH6eOzX7AoZWCtUdIh",
-	"+8szzchH6EnAoo40VMABTjuGJ3Ko77kT32BnKhaaJVxe9uQtuBGqgPdfK3IkNNhbR8QzR90DBS+QxyqQ",
-	"9xwyTjRUZGiCl0TkP9mKtG2WzJwOe6+dZBvm6UljLcCnkMHdR7oR4++dO9VvdgAVl1m1VIAzc/EkD0hH",
-	"uAx78qVj9Kk12EuX0yGgRJkL63L3RoSM9K3IyPsAz7QRHh0z/s9273zGYjr2uSc/1+t1+H/zZz+g0qIU",
-	"Sos+M59PJnGELZVb/9RK+gwvXEgCfc5laiAQPn9dLpX4mRlbPQmMYBuJj+zVSfeofv6q2959bn3khF+7",
-	"SG5fhTPP2GGWpbzkE7UIEpGal/aky4ZaIWMGhbIEph3/yelXIU95r/LFZ1WMpDB/Lv3jQxiYp9xnIxWH",
-	"mkWh7snU4rOvTuIB1Bfk7SY2/Zg7NxigzscVexKi+D/RGGjz/OTCjXZ67Gvw9Ncpd+vw84jni1K2WcLW",
-	"m8vYelbEBErqlJuVj8YCc8ZJpJXsGFGaCLOKEYbmUCUY4RhGg4FxaaUtWJMhZGwa7AIzzBbbkxYHrXtX",
-	"zMi1eTbacDxl4KdjW/P1SIvgg1VrVuFBa3PdxtJniKem07oYDFSSFirvjEkI4fpEYKM449NUjXkaBRB2",
-	"nxlV6eJDIz6ZCAmjQYpwCsYiHiv1BUFFXbbFAzWmsiEzprzTDDkVF5ZBFaCB04XLGWt//Eho+ub0Zp2y",
-	"ZT4tY86rNUdYYzy4L5wfbj6ZvMRS39u63c7fNs/MudyolY2EsSEyZJ3UZSfML0ZdfA9/g2EXn1UxjmXe",
-	"sCydUMOSoHx8xl8eQTw0jypBgLRHBRAgt7KArQ+HSlM7kYti5vdMJMBgLsv5HzKfU7f8Qv0AmlNgvsO1",
-	"kRzCU1cJdBwdpgA15Os5m8sMLs8Uk645N2ONIwnaxuE5pHyIvzS3LuAoEGi6MYsCFZLVtgKboYHikk8m",
-	"WRiH+hARorkEgrP4ojIYBe2yH2gM1yMJrilAebkSxgY7R1MZMGiw+NrZK5k+buWEPvKJkOzrSd8Ow1hd",
-	"ZnB+Lgl6TQhlKgHrzFIwgJWmaws0JVBpDpyIkKLAodcjaUSFuQ/mpAR1Ah2rODI+AwIBoxt0mqhJEokU",
-	"y2shXuqiUQVMkVQkY41V+Wmcd6By1HSdSqvRbDShcGIiJJ9ElU5lu9FsbBMLDQQ3thrXIo7rl8bG2vrn",
-	"9aVuGJVt/kJsC4uRIhDm70WfvRYzdi4sXiWUB5kJKIQQjJkP/0slxVRIZITDZRSijXTq7MUONOWyKool",
-	"KjzOcRxVOpVfRPrrNfAkuqpMM8x2s2m9TsuUP2eGFGLPnyrAu9j5/VOFx8NKpwIY4xD6vYKf2ru7rQMA",
-	"4jMv3QubwU6/LQ54a7Ad7O6bP6SzSqfy9vUpIl5XOhUdDSte5aOZ+Na//tH9x+uPR8ngb+cf9i5m7//6",
-	"6u1wbxRcnfJJdBIn18ecnwav3p0pLF1FM+KmdM2v71+fo5O9uChGdWqRNsxy7zR3lj3KzdnWbyr9WU1l",
-	"WIh6VTq//+FVtOWyr5yieoClhcN2hTZDYYUBnGaogTlfYHlM3l2odCq4nPAmRCiHsA9SPuqSXXYm0mki",
-	"czgs5kBdJ8pYAmMOieWQcfqNi/eSE+QO806z1ejJn43YpqIQOp4OP4AqH9wjgxhc+eNTi0SYRbGMl3yJ",
-	"czDhUQJhg9yfOxScdnkjSA2ae0TogdjOJBLS0Nhh5xy79gHmaIrOW4O9BZl0fOr0POPUNLr58XkDM28E",
-	"gCXOWlronV2ydRyK8USlQgYzCPT8gcFWodO/qHC22cFz0aAbq/sz3kNIBNcjWUesqvqESzNBB5W1zw58",
-	"t+0M+VKMFttGwFvLE0zCZBQHZQOxl25ZKoQva489u2MxLIbaMJJ08Js3H/y/8NDNg7mldfMt7yDOoRJI",
-	"s8NNBzfflNszR0oO4ggTSTut7ZvvPeWzWPHwQqk3PBlCXnqn3d7ona/F7EwYCxxvXmPAF0qdcGlBC/VK",
-	"wWjm3VgxcFwzAeJ2bCYS7bZYTyoq5ElcJhav1CVZ2tR6KEIbOafwsRkFiiIKJ2s9FSGG3Z3Es2ZKT3ZJ",
-	"9rSbO6XGDzzjmmuM6jsDKOBxbAwbzQcCG88mgqfmeXnFwHiMPIc0CJ3yGaUHHHvGjBgzWNU6YplQrS0R",
-	"b+TN5r6anMbMwlom+8z8fkvhV+T82JTTd22JMUdBvJa82ymp5He29u3Fy6OSFDedeNw+tzjaWD621KSG",
-	"HBzKEsxxE2Jz5vksHAUuZ6zoKS2xlk9E5c66bRVpjFNsjjVmvT1Kl38pp84rfNgtFdWX/PotPnatldQi",
-	"HuTWMU/FXC6kjyAQXsDdzkw9B2ohxbXx4T2WkEzHdVfTVKccwTCKEk4NEEYPdgoGcayNjJctWMrzb8+5",
-	"x020dm1MqSf5nIXsDGTywMtMZKhxBEO+tsbmdKnMKGEQvUMa5rI9Cygh4jRTpd9OXNMcnt5siHoVmWPf",
-	"7lQc2F2dp/WQX8v6Tnt9+V2cgh/PbLVflgOgmNvGT+bsg5izThwe2Uj1vFQE9uUNrNg5AUlSa4V8VNKh",
-	"Hyy1YqsZzVltTtoZyVlAZ4Vf9WThAUYKBvgi436DhRmyKrGo1bDg5Apwqa3Z7EKHDXaKozJCmMuetFas",
-	"faC9BcvSYq3mhPjNhreHdbI9GaWAGqHnjO1ATSIz3kRhhx9+aGLWn4UizULx92kdk81oT+2Tlfx4xWs3",
-	"f0oOV560SLt9/SRzb+UYZCyMc1OLbUe5lbid62CL5VaIVChXNsKxxDp0duF7iCyqZPgbHwvfY7xYugg7",
-	"AeueXaiyJ5FJnHGNhQsegpJsN+shn0H5QZpEPG6wl8ZA1JQEFgDBWY+kFlJHaXQl4lmjJ99E4yjFzrJt",
-	"KgG0tRgA2+ksS/PTSE2TzaObZzRX79C8fwxBTkr95EE+aI2WciTcZ1zUzthGQrD1GITgBVKzGi+DEngu",
-	"VUu7OtK28O4u8dM15NiPF/9EkQPwwDjFG8s2LGAdizDiW7SVtj5ditmXlYESrBpBYGIHpwQVobaKtgh3",
-	"D/WO8JJ3SewXbgy4TmsN1u3JSzHDvyyW3RWq7hhCDsNYEe7X3ImdmagDkLfAWHV8xvogPwGd36iCoVIh",
-	"q/pH5jf1IyXTRMUdNkmiK54Kj435xzofiv/ebu1uP282mx6LxuNpyvuxgGqi40H9NyVF/YSnwcinRFGU",
-	"aua/vOBD3w10G8oDi3LTx9nxWZXTRLmoApYumAmZnzss+8sXOvvLErJ/MWsJ2FuLQndxDWnAMIGBmsxy",
-	"64fVUsVe517lYLD/PGzut/b3d4K98PnuAW8PBOfNYHeXh83WLt/uD3YGrX673+zvt9tB2NoNnwet3X5z",
-	"0Gzy5n6vsqyQuzCplbzQKeJyLhLRoHZYaRrCrG79VOx5qubnG3ZzrfDem1G2SgUdPNHMG1V0m0cVdlpJ",
-	"e8laW6+4FuvcUvicxSaNl8STs+Qbnml2/qpbb+8+95DxKnyQ3bB8hGaM22XBcDz8JdsVLCcMFDXYbwrq",
-	"COeW4jF89Nez/O9QnfBpsfXj9z++FFRT1wp4tL8d9yJpJ6q7L9FO+BfE6N7EbgTBhxZjptiuzbqbH/Gp",
-	"Ww6soFS1QZk7oGvnKEMQ4wjqr43di01KGHb1EWcYSPb8Wie/Ja1emENo9hYKrp5pLLo1RhGAt3qOmNFj",
-	"qQr5DCFhhK3WQsrGnnTUIh4ZUzr1nGkF/KQufOy08mUkQ1ZdwIPyCFsLq5gzYCiZYSRTTfk8h6VleFQy",
-	"x9lK1wLBGuAAMCV7MuMdwXm1eUUVxwAAhFGbAfhpWB5PdWxFlcuo5tC146Ie61CtB6Gj9ySFNPMAERGo",
-	"ZXyqJAHBcqrQGKIpBO0xLn8FwFfZnhAfAzFJe9LHJo2LCBw4bO0gw8MmjngcW64jKEwllxS6zhhn7Waz",
-	"wboYsxqINBghvzaYMJwNEtgQUOro0IKWth75tRWGRtEmu5ZZd9OiUQHtESXRuJ6EXgqszV1ieuQOwma2",
-	"B+xoc9uCPD/ExRoJaGyAtYni2In4Ocm8G+60dppt3g92+m2+97x/sNc6CA9arWZrL9g9aH8j4+Mml8wc",
-	"GjDbbnTKTuyVOMkIPEj45Tfd65AC6d61/br8si7LEZo/3tbkkaoOprnfcUWcE5HYbYARlCtExhQ2rBvN",
-	"8ygtPO1Wps85nnx6m0oKm9Nj+TNvBAGUtd9qE97S5sFDghzUqU3Y5IAerAyT8wJzmTG0+SI9xLRf5JRK",
-	"dWqldi1bhweY41vmsDczfzKxayFx1jd9MoMFe2BXxBx5HGP7VGawZO34XM5y6QavyNABUQNo4hpDeXqD",
-	"2XpPAr8p9MNCq241A2KC86oZNztyVHN2B96FeR8sus5SSGhdYOERlG02bYXRoa0izZJExmikhA/0b9CI",
-	"0bnO1Zbu9KR/Su3DRMmSsoGxWX2LxQe/hpJRqgF/PseomM2I5VHcaTYbPWmf2xczZe2qmGOLHAiogE9Y",
-	"tdA/rMvo/joM2FjbHpskirV3vZ7ZbNQpxqYyxohsbbGTzTaxdejxH+BSP7PzYNg65TMqDcuNOosx0Kfb",
-	"+aQBO1T8KKVFJpb9OMS+hlRNNCAOYAYu7AG3l7NDNAtipQUYH7mYcqvJgphHY4wm4wIXA8teHo8Gq9wO",
-	"sznmqeuf7MliBe6qOPQhS3gq6nYqSwsazLBodo6QU+YbljQAmVZl7/VfT3ZON6hImPuGB02a4Ua50bo4",
-	"xcvWtyrwhhdW2JWaFcsBA7x5YXPrkPEakVwcJGzvnNO88TITwMEH8+MHqdIPIKEc7lmnUi7CHFwa8sft",
-	"NHfWnmNC8i6fXCubV8vcxlON8YyWJhOmLt7ryIFvUur5aHskryICGN5CHJLlqv1XFVFFQiEe7HR49qxn",
-	"miUqFh5SbqPzmlH2oIvrqkt6slBMZhsT3RMFSv/qTnMbsRCvsZ25K9lUQn+SB7vDc84iIHzCDurJ+TKO",
-	"nUMAyvkIuNFDKqTM/f1gjZo1NDsKNRRkmqWzUkHfhZk9dvPzTQV9StUTkbz6cBD8td3/+9749WRHX7Su",
-	"/mdfnm1f/+O5eNX855td/nPYHr6L3v5r7++X6yuE+W99UIXwtetPsWLR7XgprvOluF+3TmINUfazSvpR",
-	"GCJ75obx1ceRwizUruHWg0xe/qhlTWiwUitr1agj8uZmR4dPCYk/Y7t7rD+VYQxZY+rEDVUwHQuZeoxr",
-	"aI+8VVvj24mQ3Un0q4avuVt3o0XhuV1/aOEMreLQmcfPKj1M8F2nx2y70XQzdc99ihejCD7vmXZvs29i",
-	"VbMgtc2aFO32mPFxfH/b4y674h9mJBvtCjv2p11Ruiv+0T15s+muSIZ6jSosucRuymqpjBm3sp7qds0e",
-	"OIK3yfCb2h1yeenS+t6m/ZIHLUtSyfBGo8LM5vo2BV5dut/ze+Kp0nJNTZ+VGeWnL3dq4UiuVPQ5GIqV",
-	"krwkNephXhQ7O2MuWTWNzJmFM+pZGCj0exCIqyQjZk7A22TosypiUMHV08lScQ+n947m8n/Kxt5YUbiN",
-	"dSZ4uPm2orXcvETgLXCIGLE6mZb2jGEOF3wNPgYIHNx6gYrVNNENdhpzqfNEo6w/y2AMPerYBRgSeEz3",
-	"9HhxLyJaGu5G0D+lu9DRzFbuoAUcHSwPArij8l8/H+xtt54DMm1Ey/BfzZ/3nj9/mfHerUUAu76LN0+Y",
-	"+yDO6Vc9bYi2FH7LU/fwDumttE7hfOPKb37C3QlZ1B5bPEy3RvEeBqhvefpLLceu2WBCAxbwVdtCT2rs",
-	"HeIO2/SZNi6FSAY8EEzIYSQd3ieW5hAGaacnuy8u/uwCDuU4Sj2GP7ZZmnCpB0aF4W/2aTuxaijGapjw",
-	"ySgKtMemMkq3EqXGW30Regzp6yOhvZ4EfFWAicLcGz5om4WRDkZmITw2iaeacFiTUCRIQWTM3rcvzpkW",
-	"AMgNUFndFxfZx6qkJyPJ3p6d/Pm22WJb7O3Jiz/fNrcbrPumlQ2BjfkEuGnSZBoY9Rsyx64PAzIvQRgr",
-	"mhszkp68UgHvT2OezCzKFRXssDGQwqBsvYS4gmb+VI75ZCJCpN1IhBFIEIrsNtsA18nNP/ehLRfiEBYG",
-	"tnr6t1a9zfxj38hkZn7a2a2h/Y8IsZBJh4IbDTlTWCNdwJLlKdy4TVW+nF3zREZy2CH4SRFCgfGIX0EO",
-	"LjECYRyFdZ3yGUj9LoIZmosQdmlsPAg71wQRGWkGog3BOMknYZpfCcChhFJm46D2eWhv7Ukceaw0qSvk",
-	"XMbUCJCJDUWK/EDAOQJlAYnQ0zjVPpaymT3hZeFsnxhv/J6s+jQe32O+voxgATzmh1MUwAIJmv4J0Dd+",
-	"rUHosDS2OcR8eqxnPvMSqqeojI0uN4chim1N08JBt3Pl17KhJvyapeJj2mBd9xTAvoJauzRRMVAqnZy/",
-	"qreaNejks2kNO9EqYfRhVCMX6YUuHJ7/YrO9QlfkRXsWq8znZAHi1EGbVwjAHDHuhYwQXwN4PAGUY744",
-	"Ki36JoBxH3d6sd0SouDhOJKI6Or6zQthedgV9cKTzSvzAG3+MWXkaTz+IZOqJ7P8gTkFWM2Wu6mb4e0i",
-	"mReqcr/BfMR4911igTOEeiZUuWJfwE5zh/nn5u9Z2h4K0eDcuDIGW0Qw4YkWAE5oFhfK5HJnIgNwajfY",
-	"X1SIYmpmBjEFYeWfv313/uHVm70Pf3n74h8f3hyfHF/4rLrDTv5izLgQaSsP2U5rm/LRNY9KIlWcQVS2",
-	"ml6z2XTH+JD1SXSpAeN9M+BW7s+ODFpfC5EyPVGpGx0Sz81Nirne7VMJ+Ogcqp68DK8vRIAty4F4SAwB",
-	"SqGEMY8g1i0P8QqyCkgHTryYW//pp64u2c+wk6OUVV+e7dUaP/3ETqIkHbEjRKP02NmITzRQWCbsKFZX",
-	"IokFH8DUG0WL624OrVGskdSp4GGnyIXdYWa3Z/bdKN6rX7X/l0j2/Gy7ZzOKMs/skZ6snrx5cwolk1Cq",
-	"AY0pzY/NPojC5sdWYH4KWapiY1xjlUXotLWjRrTbFhDWe9KZDbZhD4Pdq8ZZhUJQEHywewcqGde8ufpT",
-	"WG4gGzh6jQUSJMBoXsyW+PX87W+w1sgLioLaKWwkF8NZOToDUXJy/orqJcxSudZDAjXV16BCUSBub+2w",
-	"/////n/g/OxuPa958K8D5nePXv+JAN2IuQt4zX92j15nyJo01GcakKABAXUcpaB2AN345LyLwzo579aN",
-	"kOj6rEo7mUSYE6heduU281/YX3eyNu9JogKhtdEwHvO7L31WJZGdywglgmsloZHc754BJCmqJfiwbr2N",
-	"m8+NnJUoCFSaRg10X6ItdWYm9eXZmZ10QlZ8eXZW37cZSHwzYXDmsq2e1XgEdl/Qck4UGOcyklTRaDbK",
-	"ISNs1Qx/83qk4owTr7rTbHlsp7njGfHkGSFn/nNQQzin0myHj2wW3TA1CwGlXhj1gNUoKUQnHVBDP9dG",
-	"Vjo96QdxJKOAxz6rEto1y4Ndl7ivx/DuV/HenaOgXmk5pDm8uC5k0BVEBBrUiHYCi7mHp6lqVZUtMFp6",
-	"nmuHjCPGJtyIQPqACU1iw4kMqPMeSpWALRbpeSKbZuugPdjmO/Vms9ms75n/7Jv/NN3/cb6E4MERppR0",
-	"Ji3hX7ltzBg5VowRfKMXfUzbCopi1vam3YbIogBeZdn0F7u1jDRq9k/OX33+8//q9TAO8fnl6fHR51fd",
-	"s7+8Pfvb8cv3n41yx/+0m+3nze1mu7m/3Wy1P38mN+zP7ouLD91m6/PJ+S9m1lufTz+3G7uNVi85PX7x",
-	"ufX5c6vZbG/v7D7f+/PPP1+dHP15cvb584u3L//8tfvby15y+rfW59bn48877//cabX/7PYSM5JW0Esq",
-	"687Bq3jvZbL3MPEPsELWXLszcAU2WLxX8d7Cneut3dyqZas0v3521Vo7283W9v8yK/T5s1FLsHRHr82/",
-	"64tLd3Le/dztujW95WKU9AE52U0Vnc4knfNryJfq2KQzqjp0vnKa3mmhPGkcHIRn2poX0IKyXCQZwXKn",
-	"ENPGdWsROgcf+CT6gFRHtmBtzm1YqFRr3b1S7TeVU6zEgVTmdNTIuFjH/+lJ63dVFzyfmo0o0Fc7zAY7",
-	"7e21wmHGYjizZ/sukbqNV6ussLDoXD1UQeG872yBKzHX+kwje6pVmHQBdNMNnE7V33e94TtJFik0195T",
-	"oWGR1ez3P4ytk+cOm+8qQBlsI5TdFxdgfISRSOvoFFoDKBditaZbSZjV2YcV+FOOcaXSye4rD8G6N61s",
-	"pnRClNyR0LazzRGteUyKa/MLoL5cFkPKmiptDKgDV+KhtX4rlzye6ZRJIZDFIU3g124s/RlVcFpfAEsk",
-	"7TN7kmJV7ACBqjyS1hrgBiC8hjzTDlCgwU7B7CSjEqv0kTMhmCZaJf4hVbB9TNkEXZF3Z2/MSbAO6JtI",
-	"XjpCftaFI1EHyrrQlk1qIYzvJeMZIfjBsXmWBRRLs57daRjNOwDzFj67hYH/JgJr7iTbcSvb/t6aYWcx",
-	"dRt1M5/Q+Ibmsrd6nORpRqWeY3Hc1gJZMja6f254Bc7K5h2GZwnLC0Oy3vCSIdE9mxhMb+kWGNkNfpyt",
-	"mr/xwiM4IpV7aafMhNIN3ZRw4YVxy+fM4LUom7ONfwaSYJGyuQwObELmpDuwxY48IwJKGvEwLDNNYgzK",
-	"HLJExP/dqxhZ0qv4zpxMBMQXxioRhRd8L3ADX9l6un09guUDLcRu1lOoTt6uVqi3rVtYVMTQtr9UBXfh",
-	"z0Xd2mFqAv18QueC3sh9N2M+moe+R1H7BCAD5vSRcWWcQmLz+iivC1mZKmTVgrJbWayD+TLzsqU6CD9y",
-	"LfVDKAegciNqzGRVmgLmm4nx56S6+d0ybWNpq9es1DcvJ6rrZYLdqcRnmgb7/elGmkSbt4L9URikFlKr",
-	"5IMaDOJIiiXDMbct04TPd0rH8v2pm+z4rVQ2tENvoWbgzs10S7ZtHkSzZI//XvTK19QPRt7QFOQUAv3i",
-	"AQrVlgh8pCgj1q9bF8J4a0TiV5TLHGH1AZeoUGBkrKrVWECxveBxah222mG+PCbDlGFhogD0IQMXQS52",
-	"7DimZzrgX/PChSQ8NnlT6jdKsa6bRbbtjY9FT6oAIQYCkbV7Syyct8GIREwUFHAAnvAhIYbmboQmtCFP",
-	"xTWfGc2VhD2JlUFAHBxDwYi5twbzYTGS4RMWNRyqMUG1dT6rZpSpKwpTiagepcK9FJffXfytJ/02CDXb",
-	"68uRJM0fvRzB/n9gD9iy6Nc9FXvTJnPnbx1BV9zOZREjLGW5KVrkCmLEPOtyALzahAijgM4rb9UeUi1X",
-	"aulLUy3iwVqlt/OREIp1680iIV2I492VD+/3TxX8UtvDQ1DAXWOltZvt5/Xmdr3ZvmgedJrNTrP5P8a6",
-	"CtcyDMNWxavEXKfv9OLzWs3OToueRwbay0kULBY6AnZYDYqHxSD6aLS+muoPl3t/Hbc/gkzZ1MJxXP03",
-	"mThEr6e/8pl/DG4rmCWUxigYJvbUraqwLfFU7RG4U4X9SkpBKKCcxjGeeEB1sCwCKhVkLuSBZsDLRLSZ",
-	"BjMnjQj3eVhH5l/Zk+Cdoj2QAOiwmGA7ezyzCDmQkHtxsRh+jqRl2M4V3n0l+YHtNXQSvoOesZVHf8Pm",
-	"Mfyqh+ofgyvvV0ReillRqv2tf3Dx77Md+WayH7wPW4NX+vnwV749eyma09fR23T37//6n+u15abZ3oA2",
-	"pqAWCDINMybV9aFFuSOgkxjPRYOduT0O+9tb3NglZMZUJJ/b1m5XN5ZK781WNrSie6mozqO2PElt+QO1",
-	"AWZZ//tTNUttRvB2UZXEAtFby4l3B0B+QL4k6pOdZgur7K5HIoHDdKUQz8rVCZg753zKryT3kUjSyf0y",
-	"IsCbNhYV0T4drkUvxsztQ+1V70EjLosnYRpGaT1Wwxvcp+skSgUbc8C7KzQhuph30a0qJgauR4pVEXPF",
-	"dSckFgmwhkl5jIO4fVyD1nmEwDVO+TQBU25EFKgQIKGjt5gVwKaKW2XIWdUvxCprm+S+l7lw5uI3arhW",
-	"KkHINIkwhQLzOj9tDpysNHy/238e1PfCfVE/GDRbdSw63D/g/WBZrpYHqUruJX5vR+4aTxxxfxVjeXZa",
-	"5jIhaGedR6lYPkRs7luGoLvpCI0kTxgfpIKKBRaxX53B17oAa88afCXDM3uxfPpCnoq6efbGc9gXA2fH",
-	"rRjc/o2DS9WthvZdpURc+ALmqbBdYPdCTCBc/xhAiqhTIY7QBYKeL16Fl9j8u5vZ/ALqNSbwnO1Gs9Fq",
-	"bTf2so5rEA47g1bQ5gei2d8Lt4Ndvi+eD1phOwCVkgwFXrVWbu42ERIjll7KNJltlgiiPfpgmaDc8/8T",
-	"U0GuVACUM4tBbzgLA2oAVtUH3F9KCNsfVsMjYUMrqNKRmmqBGjGFfIcMIQHiOofDmme0GhIQTGWUeixR",
-	"lOfoi7DDTs5+83oSkTmgbVkNWD9K0pHHYhXYgG1IX02ta8Xu4KyVudChDL12g5gPNdPTYMS4ZrYDGLuF",
-	"VxTGLdQhHDKJPWHYgdiTaprqCEwjuIaCRTleoXupWzjKCunQmEzusebuF5Ee4XKvY6PkqwnsFvj+6glg",
-	"lHKaaLNWZr9h8/Y2g8ic2VwBT4THxEcepPHMbAotZDpnney8XzJO88RNbZLvr9IgO+Qrc220OW5RaXCK",
-	"++Oc5NtGmibrqn8wZZPfvk8FbbfQUoEVG2tWsVkx9pUK2ewjt6y8r4O8X1HZhuqEVbtvWvXtmquDZ9W3",
-	"L87NLxBdwpWdOwLguZbHARaJG88Wui4zgAoWRiGVBgRqKCMtPOz/Ns+URhJpIaQrWDdaY6SusQE7knXU",
-	"s3bf9iQCQAgejBq2yu6/LbhFDLSIMDopMrQC/LPnLudx7LO+Skc3l5t/B7rKuNTvaDWPYDHXK9GjhVUJ",
-	"avQM6aQo8M3v160tWxnMVqF4HeHBWZBUGf4IMelApWDNY779vUqYb9alODh73/qVg/To4r1CTsfmrOZ+",
-	"5f7BYzi6j0N72bO8Gji4sFluocPyD9hMg7n99SDKyz39SXNtmNN21r8TC07OByRSHpU+2/pk/ufLXUr2",
-	"lqD5cw1aRIRGlKfAdpom0XhMHt4iE3TtkE1EYjRZXUh4REaK0pPW/fK3UK/oCQ/EQmf7ydsXR6/eWiE3",
-	"4eko3+8C+PjFZO+q1pdxJJ1dXtrWXorZh+0X2rWB5fWH2ydlNUVO9wPzv0elRdh6C53+PWkzSYRgtaDU",
-	"EdTJuC0RxsWjxIIR2AAhJpZqhyzmaa49jxClMuIZIypwpzt8iGs+a7ATPpkAHaECHP3xJJ3BOlMDWma5",
-	"4HOuue5JhMmihYevc7WSlhCQCLAdT48UAm0dwLLqA+uh+c9MIP4Ulz3pctrPNPj5MZlYAZes74ZPEdGh",
-	"qsfRlXAfgBhXM3LSlYUGMxZXfxrFaT2SLG96KaGLtteylNyDmjAnfFLQKXcorTB7EeWUktocVJl+CHjS",
-	"V6NZmCA/VKyuPww4hI0o9Ak2ztpp+RM+eXBKGDI/bmyvyunhTcaf3bSct8S14I9xaz1VFtwbXOMJnzi+",
-	"LJUL2ZEsXVPdFg/mhq3FlkdlA4xgy7zVnxFcMBFcIbXUOiFDm+O04DtrtzLdkLPsyU2Tljh3yDqk101c",
-	"0uVr+VeFD/0++m+/P38ltwlXijnLDqXT27grLxzR8fqOCo3swVyV3PP/Y/t7QnecbiZ3KpzXhyiXHRpb",
-	"IdGMWzZqlbguFJ5SbgN7XYihihpaSAjORNoBgkfG2SRHMtaTVb+kbtCyTkKDkbnex9Aa8BUaM5fgGyzP",
-	"o4/s1oDpEYxEcCnCnoQ2GJ0y35gxfoEq+7X5Te2QKco+DSIRGyuWX9q8DAVCINXjEEOIwrAnzZcVECXn",
-	"ClpUwmyah5eI/WcENeLlEz89OQ9B2WB24sG4xwklakGjZow6O3TTGel7kONYW0ci4dsSE5oFNf/SxFRm",
-	"TsAwiWKjyjWfpqJi/F0yUV0z14e+ynl/r2DCpMiavczNqB7WTZVvVo6KU/egRBVEz3qTVvhNXL/IiFw3",
-	"IVpeTYbosanEU/3U9vT9FMVaSeEoAm+jN5aZwTeWvp6JsboiDGgrk48tn+s8hSuFMwCvMNXYtjlP52qB",
-	"RCFCzXZ2mi0oTJeKxUoa7zpQU5lqZmV8jrU94JN7EIQv4EudIHw0RbFf00zBObrTjvPK3au3MttHb9dQ",
-	"pNBxm6uhuPv6/yLSZYvffBh5PUdHe58iu1H5seuf7rYDH7hrfR2KFw/wKzK0E7R+prYgFixXJLEo2Bd+",
-	"rWByQ4sa0mMTXbFlHgeIbBFa4z0yF8TAk52IgUgDjGQhEIltgmcn6ipP4N2TqXJG7zpnMncgF9DV7+GE",
-	"5uejcj+W5khdv+IyVIOBY6/LW5/i40RBsnMkwLqMo+EozbHVvPw4UTlLc0NimltYjo9JElmqmh9RIt0r",
-	"Sc1D2W9bAbe+/Woj7pqI+s31jlIGBUfVN7/0WV8gtricxjEgVK8QMT1JMqbBjmLBE6qFxMsgpGnTQvDC",
-	"NXugNvFpzVvx+iMzBU/WXKkmhWlyK/MM1/+71KilMarTqQbenowAhksWjflQsGp/xsYijDigyiNKbyKC",
-	"aAL5BSXt9vZYIiYxD4DYwBwCyGPCrsR8onFqGJ9MBE+A/oFOQ5QPRj2zenQq0yhmgZlVoE0qquKeXK6L",
-	"nQbOyM6ZDx/wWsz8ol49ge/KFOshJEndXfiZx6GPV5/hV9+rHjZn6kJ9ByGjVHxMjbIBZpZWG8lztLgS",
-	"iWATweU0pVzSDCWRZAT/Yz5uGIPsG6iE6BAmMceUhKXHdbV+Do4E49G03zYIFHGd/rBq3saIXHrUHJGn",
-	"QNF31D0NShY3E0OLHgTR/dsbEx4l3woVzAJ8cPa87gqKIOPgMURVNye91WTjSE5TYklBABBXykICOoh5",
-	"NHZFrpissN8JqYkGO4lkCmbNkEeSlEghGvZMs0kiriI11Wwqp5oaSRqsmzlXZHU54hlMnCDsiI2doU7B",
-	"ZO81ZsiNoWZGKMJDDKeBLrnEnJrsyULwrcHej4R0KQMuXSzX+pDXahqHbKiIeQqJ6GKeJbhZwCc9WR0k",
-	"QrC2xyaJYu1dDzMzUMLCppJyFEA7FOUdwTblsF01DD7zg23EhfJW+BxM41CAr3ZvmY1T/HIqo7lv5LLb",
-	"sRvsvf7ryc4pJL8nUSJ0CYRIC5s215bR+c9cUcSSR8YoAbshnJvvrrDF5rsxIf+fAoh2spg9vX+ZjWgU",
-	"305qm7fPCU4QZh2QbVDhYqmockyA3g3JBJ72ZAbGkUsqAGwA2ntGakcBNyJ5QuRm+ak2cjaMdMCTUBgB",
-	"qyDyZit2gP1Ks4SSMI4cjPD9s1ieR2WwUKtIkhe1hsWdIrl+2JMb5DvYO7lCpt+/S40LdZ82/9cweJ8y",
-	"oo9R7uHWvt+4WCSvIhfYXVLid5xdw6SI0pFIHOZVRu8jjcMIensOCrLBLozgQoA44smFyvhGT3Zt+Z8t",
-	"5kgV02osKHBeKApkubGCkIBog5FqWBu45DC/0yJZu3Iv96l3R45cAwgtR1RY6fz+h1cRYx7FlU5F8/H/",
-	"HjnO9zrVh+uGff4SG+ngNjBrAVJkXJkF+MtsfTyIREE4gMq8XT2JdjQ5m5XfZXO/LvqkVU+5jfEDJ/ig",
-	"Fq7kk3NyAA/TcjkAZ+H+q+LQo9BE1UXjynmXe8DaQx0d6I661ByWQFSX4Ev2pDG8aw0Gm4O0OpyReRfT",
-	"PHBxcohISMUC6G+lQgrkvroSyMOL2z55BiTfh8QlGWrHloxyqKS0jVW5DInPssjFQI/0GB8rOcyXL9cg",
-	"kInDn/dyuZWEmTV3cGeRhguTO1jftJCtIOsqSVjZSN6tkDbr1a/9sWEBWzZtD1rElm3Wm9EEUKHkBeWm",
-	"GJGFe0uFajaenOkOR/U/0qb7niKWsHiCEaT/5nJ/lfW3Fqhjdv2zlSVtJHanMSUSwO+KUBhaORelGGLr",
-	"yTG/RIb1WYdJBbSeCfm/RY0CQVoQ5iDBSbSqayCu367Z1BK+oCfLbUr7aEIpXmVS4mPzIJWSxDsxw1vZ",
-	"vWAMZ7bwAj1Ctd3cqd1ZsqPfWZDsT7nclbCTUX6uvo7BdFt4SchwbtJxNZ0YkSNCTPPqBfLGKB2paUrn",
-	"BSj5vz784606qSCpu7HV8g1g9ujSC/RaYBm2JnJYWYsxYBDFgiqnJjE3Zm4D70Xs6zVB8/SIt3efVzqV",
-	"g8H+87C539rf3wn2wue7B7w9EJw3g91dHjZbu3y7P9gZtPrtfrO/324HYWs3fB60dvvNQbPJm/tgW/1b",
-	"VDo7++3W9i08OVy1DRn4wog/VBfVf3T31JiOUCbyzM9fvXMKANZ1VopizAKqOqhCYUlE7ES+WZ8OXuW7",
-	"cLYPhNANdi5k2JP+eBqn0YQn6dZAJeN6yFPuM9fCj28gOWWuYr45Yn6Hnf72i8d+PX35i8fei/6p0dO/",
-	"HP/sGbtlrHTak7vsJPoLmi9mHEbeQX1IhldknvRMoxQ9ZFzOUK2LWAuPnf/tFxbJIJ4aYVyNUghwAyoB",
-	"lLlEk7SWb3VqNti5wuZ6NzHXYH/A4zFiRtTNMBz7Qc90T/qkvOtG6PgsFEHMzRRX/bywUkEq0rpOE8HH",
-	"PrbgQkk5XWytkkj2pHlwFExjngC2sBkGSXezAtg4CtnPQJlfBlwiIgAPoc8L7wijsZAaDCoafU9qLkXH",
-	"zHEszEq32CT6KGK01nDi2X7roM2MScV0FAq3IGx722vt7XnPm028CdQPj+OerO4932/+f//vzna7ScW/",
-	"O80m1BDrbN2ruPDYM6f5LKvpA3LyBuuy2FjpCSyrXZme3Glt30thrlHLt9NhG3neJcdhzvk2nzenXjao",
-	"ynWf8aC8ET+uCl0bcQEVZ7ljro0EJRPvKb3y/XjleDycAC9XtcarrYOZXelUnp9UNk7UwLO2Pl2K2dr9",
-	"Z7hT2DlU7xAyDeDJgF7S9APB5EAxFJZoQmgTpPd84XLt3vrJrFB8clpXtJOt3FHfpPD4hGpvy71W9KVX",
-	"UiIY44MS/HT9KJpYU63YOk7wIavYiAFXKbnZicSB3QObufvCG8jM8bpbYFDgresmwGhAX1kb3Nkhsctx",
-	"cxTm/glb6V1bn6ZaJMerQ54vZahzIUuzVRvsN4xQGsM+AWGbpW6uR4olXF7qLD45xqCkTZubh8XcOBpA",
-	"WgNJc/s7hr/C0xEEQmuWKqrJgbwUFcvgW0NW3Wke3Ecg0TyNtt2TPL51dmAu6ljYGN9RwPEd7Prl/Zi5",
-	"3T1MONTZlQbcbVD/ht1/SHlcaTf8mEPs3fybGIFzW588yr7xT8cqtc0iKw9ITxZPSPEBZpzlaQA4PZ1s",
-	"9KVX9aSZCPgEmg187WKqAFD5EKRRFvPEAdQRY93LdRQKiZnrOx9c7JLLHdz7TMt+xWRr/jseFioPp2o9",
-	"5b0JTJ69YWW3J779KYV69/bQo6LceaZBQnm2VCNh+R199xypBRfd+kT/IqOhHAbdYpF6GbUHwt5ZPtWM",
-	"aAOZzNN5wg0Qd0JCmatI2Cgyfv+sJ6uOwUPPpXcED0Y5FEZ1JcZmwDWo4MXhMDVY6FjvyfVa1r8NrQbx",
-	"H9zdaKcZWKMJDK/7skFvgb2jvDoN//wEh7kMqmLilvh7wIz2VhD1PNMsCjdFZey3yoGYnRhZicZ8E07j",
-	"omejAy63PqUcml2Wiyiik9dmAZJIgs3Dh1iBxycTaBzQzP90Lfofpkk8/1y/ZkwkqAkCqi2P+sHgRH4k",
-	"OkLiuEFUYmzmN4ItGouaE3FITIb+VQBikSS5kZHqGut531PmmlM1oRbIYVRAuWllmR+NbtlAJEIGgvl2",
-	"2B7DSfIdEKgxcz1Is2Aqyvwjg3oeCXDXUHRj+oUPmfgY6RRNPTtb5n1a0CcZl7InLdOjjoayTjZcIvR0",
-	"LNwQEQN1KEVoLjC3gfVMwHbOJsWyw54s2JNDkYJYPjTDwNRRzgJ3pSuhgmdRMsp+Asl3D5mduIR4DNYw",
-	"mg+EEKHDeobPhcwO1ywRKdT13ykaQ3vvPODy7oLdfMiNUt28Cjjv1hfr5hYY6HRVmZzd/dTYAnvfbm23",
-	"nWmPP6gKMMO9zxgNrRG0w3IpUTzkZLT57YpIjfnDFIZjTLDA2L51uMVa8Q/k2JppuODU6FciHKOhRDSb",
-	"JWLxhbHCEKl9oX5GwUU8RnZv7JrKIIqsnl+Oa9yT81xoj4Hb7E2k03M7betAGdPsOWpbQH8oak2q0F6f",
-	"hmXlQcXBneNdK+nMSCHRCL9TzrXM2LjlODOLY26ceZPjkUNB5w/yaslvL7xFFJ7u3ayEKbdoDwIFnXv+",
-	"E2/NphDSRrqDQUbS7LtgqVlaKzXtj6GHVwp03DPJUBY0MPYbbg6jnniu+RYui9KIS2rSpcuwxQZTbqFR",
-	"GoAbCebndSFqkOReVGodVlUCONDr4ODV8lGFQwyUhi6gaz9Bp1Ec21YeY6Pe2A7zoFrwiGiTUSB8y/4Z",
-	"sxJvzYStCdkc7BkFoIyRXDkT0nhiZi1htsOZnoz4MOLMGK7TRByySSy4FtiknYzZRKVc62g6xsh4Az7d",
-	"apE1ldGGzSk0yQ/abWMNkBujQXidUwRfNjRKbmpZxM3+FBt6pJ04KKEZz4tHI4ativkKxCzWEHKNO0vx",
-	"g2mvsa4VsSXBYPY9x4Iz6XtH45FPJom6WoMv6YUIolCE9378n479DejFeTvt+wkM36qLp3BAt0IRRJqa",
-	"PL8FogzuaIj6FlQQsomAuQldPTTqRognwGfiyliC1ZCnvOP+fBz6Xk/6ziLwPebn7BPzI1GFmD/Qp/u1",
-	"BoNhmLdL4vkVzE9Cn1Uzo7UnndVay+XyLNNJrmzsesRTyKun1OTdca1OEUZtUXQZy3anue1BrYDEeKfE",
-	"aoKcVLTdfPTl7E6Wp4sFwtdlXzEnEHvyFhIRl/K7MEndps5Eq7M5T50F2WZDa1eKkJBuxWSUqFgNZ43K",
-	"BhA0uQ9/0FqBb64o7CZ8fApjY9S3gdMhXkUkiUrsFifM9bxKyImNJMwLDVYqMyoexRQhLNzZaa5fiv8S",
-	"RrJMjatYIF6tYrG6hvaXOdkU8+BSl0qA/wwLuYsniEFs4p8iSG+n3e9oIqebMRdSKZetPF6DqdAF9O9c",
-	"pXwOg72XrNg6wdFU3DIymop1q5NxYh5VbbKmRXDJLvj5AeqSl5lp3TDU1jmrcssL7DHORkpPopTH5t9X",
-	"Qk5FLav5Oe7+1oX0Ovu3kuIwl3jHkqKQz7C9D5vyzNCmqQhZJFmUFtC13UOKXYpU0b6iSlKqlGGf1mo4",
-	"Lth562PXwH77liYOZVBOeCTZa1wNgMIeCzNLZsXGIokCvnU0igI+VJsHvdKHJUlbL02+YYocL1966p/a",
-	"074jmGs8lChT1hBtuWO6TKVufULnbnXYCYkw74W0ahNdCvGiVHyt+pJHfXDuHK9Zc0/dVV2uUf6BmfgN",
-	"eKYyTacSoyAZ6keoXwNG/0hbdLmQXY9ULGp31mlY6+625229bj47NWOFCRTA+gmw2Fm+v58IfjlA1hKd",
-	"8iStdCrN553tJkwl3bJTuCWeymCUu7zVMn/OLm83ze3u8jCSEhsD7PV7xeub7cLjJTBEZZe34c9fNm0T",
-	"2Fhbfu+H3rYH/JBa8x6poO5FeeHd67uD5nqPqTjMYdkudwmpxHKesx5RldwfSaBwgLSGVb+z53hhPuvO",
-	"O99OzsqdD6+6hdt4wYfreo1mHI/LacyVUev1CyXv3XU8iQAXHQp5Aajd1vVioWqqcKCMa0j6A/uTuf6v",
-	"Z3i5GjD/WvTfJbHfk9WFAvAAq78b7AIeqFmqQj7rOGfVxxcdh8A9nqsCj8Kah1RTk0gEoifVgBmpPRlT",
-	"iQkHaAs+FOC3QpEzflkf2b39mPdFjPWRuVLM7CThEMygKekArS9uHlxZdRaE67AEylwB+ialqGIueldW",
-	"eb1M+5szUZL5XOrSXkA57bfzaGE2K53Kex5f1iPJAqVikbA2bF2zhITA4tZoU5f2gg8f1KNN+XAdQbWB",
-	"hsarl4mjJ2/2O/Rmc0L3ZpmbHdQlVsFa6KfYPwEiBVFPMxlSNS+2lRLGh6012JEKRR70PoHvubsUQXQQ",
-	"lCJP7fqlvmkaJQI14WZ74ytXCFyL/kipy81SFNO+u2LOOPWyPig1TQM1FpkpCv3zoYijK5HMDntS2ry5",
-	"MVNFkIh0acQWTVHIli/W89hP2Kyt4L398Lv7a/npuNlxK1x9CzuWBp5/ztrZkPy7nyqAyk1p2k7Fycqd",
-	"YXdilp1j24I0lyR09z1ErTaaqgDh+Ori4vScCRlOVISsgpKPRYhFNI5HIOApj9VwKjBxrBiPY2oF+r1X",
-	"+alX+cNv9CTWi+GsAYZkJKxdPZRG6eC59Yi0jAq48/wq7AUeeHMjBF6oV9MB+8KwIP9TaDEcGb+AABjb",
-	"zeJiAHAGceJhQMyM893ZG6RMmGrB/FGaTjTa6/BLY33jhICxPkmiK54Kj8VKTfo8uMQkMdA/hIyHYSK0",
-	"Jgo8+gkKl0ZmPGY+SfEKAMiBhNZIBJeOQIqnhJpj5V3tK4k2NE5IRnxTGx/3mzkxwNHaIARFAPIo1HeZ",
-	"gzRNjDsAi9bZ2oJvbqzgYtjSaqo39QloUh7UL7AfuSaNwubkCaXS/2Zpn+NRwCNLZIPQ9AVw+U/aIO+Y",
-	"bFxBRCcVyTM/JIIHI9jrtppoXr4FXCL2YU7ILdM8xfqhg/upHyqMxtYdGqk7L20b30mxO6o4IN/J6TaS",
-	"MvepnpfayDd6aHnky/wcOghpqw0spEpBPdpFmEroSOIzNohkpEeHPfmvqZiKkClJ3lyYqMlkuSN3zzoF",
-	"vb1Mpzwaj+9xVJ0TTlt+w3wP5ub6xd48DUar053GNqP6RKzlHkQx8FNB7/pUI2R4kEZXosMGPNYWLxtB",
-	"K9zBiaCo5yVastALqIJgmrDrEUBnFw8dtDMDvbPFMKeniJDFPBUJgr+hPuxJ11WIoHJf6Wxhdil/tm5p",
-	"buHsVTowexumNG9jGd3FS97ISd7ARrqlcfRk+9xbspSA0eyxfkixtlpNb2USY2VoKz+8ZxpNsUQE0N/s",
-	"nlAE4+hkcgyxVwBkwsNsjbnX3PVMO5COkboG4mDsBklTMZ4Y00Vdgny4Hs2M3zzgUTznLhupdSkmKRuo",
-	"pCe3m8Bg+PUjZNmIbkuCcx+cwvnFvKEbwl16++AaPWTWxdVaN76W01JPIqU0uMbnD9zCWXtEps8NEigV",
-	"GKz7Nq12MJ+I32DPf8OMqNBNx/xP+fU4DglbDQFrCh4Msup5Pek63ozoy1tz2MZ3JSSZYxgNRBOMePGo",
-	"wNLlCEgaPkP0hkCNRcehV5mb9UwGo0RJNSVcSoDu5RrlKacuHBK5iAtRdXQuPalFoGSoaw32JgIGtpmT",
-	"v1FKdU+a+THXaXbifQ9/g5g+BIlkxPM0EUdqKlPfw3qaKGV8MhE8cXxkzr2LI6zTQame/R4QiaI4Zpy1",
-	"m002Egl9MH19T2bkZn0Vzr6StL8QTtp/FwTyZKXfnGEXOnUielMrcUHGl8t0u2GsC08r9STgvx9S+nMB",
-	"nJtGurmjdu+mpp5OJipJ65E08wvOWbnoPROBSkKERNTa8oyZE31uxFgq+PiQScV4APi6UPhjLL8uCcd2",
-	"s90hrnl4E2DbEPEOGIxGfvRtcwyWJwGFsZFyrjVml01EwoIYMHSOT+GnkZomrLrTPqAcjH8m0mRW7w5S",
-	"kfiFfEpB5Eym/TgKfFaVKle+tKphBqfqmGbqmyYhiNuZS34DtzMtVqVTeS9YMpUsvRbxlXA9T7YPChUR",
-	"0MayGLQKAL3bvFqacCP+JYDOUeFxV3L2ixqLf5v5SoaVTuWVG4pt6AG7R02ioNKpnCZREMkh7JtWmxrC",
-	"1i/1Lcz+Rj59e7PJXZPbPzyAuAYo6RUEWrf+wEBE5eL7jN55e1n9qIqUzM1rDPhCqRMu7cYgL0kE0yRK",
-	"Z5XO738U3HklUx6kjISf8es1jwtGOkqHEtlKf/gy9/xPlb7giUi603RkXgfcnsC6XwbqeJqocBpQ7KCY",
-	"JOSTqKHVNMsJXrVAVtDAFsXyMNJpQsQ+BIzrEYN0IgaJ0COHmFAExs0dZQL/LYFqfpvLp2jP8twmaPaG",
-	"9LPRMLmnGeeh5FHnyA5hBY7nZJD2sO1S15wJHSWFfskwayNpFDEiy15ELZUeNJNbOFEoK0cpl0OxP8zz",
-	"VOcebSHtV08I654es0sxQ6A4PdOpGLNIpmKYEPN1NRE8rENLMwzgkL16s8ciORQ6reXexydR3TxoCVg2",
-	"n4ZRymI1NPIYM/DXSZTmpTFcUjbrhRIDNZgrpIBEfyFphqknu9TzqR1c9ZxJAlEBN4qcj1r2HVSskQWs",
-	"U1WeHuwg9L6QKboXZveevj2/ADA78ouGwgwzq7sgaEgYIVCtZKXO5HvY4igWjPgEXLu+uhKo8YsfUKcE",
-	"3OJnnOZK0lmVKrx1jSlpe9yzCmygxpwrwNaezQBQgWMBDTi/uwNediBfZgs34mhmsYIF47GEp6Ju+4kL",
-	"9lLu8VaOLbzgPY9jpI/12FjIKbM/GBugbmwAppH3zmOXkdKXOONaSK0SNuSpuOYz3cljJQIkNsCUDKdk",
-	"2kFDl/bYhAOVOwEV6pGxRc3mCGFeYRdKVsA8Nnc7tpyeRElX9T/WQ+Boq8Mv0N83h89W4qUWK30keGL+",
-	"EoOAGcFUAj3qe9E/V8GlSAsbInTMb/MTdQyM4BlD+ALvLpDq41yZQV+KWa0gYpDKeQU4PguE1FPNBvjV",
-	"RnRctVn3xYW1wTWS5zpjzmzNZMADwYQcRlLoDsu4LbyeTBMu9QBkow0TgHCNdDAyqtpsTqDRsAZhHgxz",
-	"zCcTPLJg8V+pgPenMYdIck9OJf69DlW8CK5it7rdCHUHJZLBjqhB/iWFqc/hSy1IYWuf85hBHQ6UVRH/",
-	"ELRPQOtCbCaxuDMxYpPD/ZTTNIlA8iWRvjzsSeMYm6dPE8HEx2Ca4Owx8XESJebExirF2TEzC+cWDoEm",
-	"1qKAT3g/iqM0EprFXIa1DpWNQWTE60ksUiHUJerlILXIrt3xo3iTmgBKgZRqKgO3/ZlfKD+i8Fdh+nBe",
-	"lu0wc/z1CM6Z2RZBhrEOCg2Ei1mkjA/qUsypyJSDZfKxnq+2LVZFLXUnu5Kp+TWETxVhB5zekjXwAFtq",
-	"MEAZBKsKv8ovjMc4C0SSRgOy8FnMJ1qYXxcX2vwmt37gH77I66VibR4KWw5MA5ENEKqE+T/5jZ4sKlnA",
-	"FQYXnARbSXjrkGkhypUS5EWMZh3MIkqvmIWAySjzTmHuqI4Kcsgbu6Zw1ytQn+t1BNNo7C13cWX5nOfU",
-	"anZ2Wp1ms9He/Z+KV7GEy/CR6+GjBk3jmV1G0Cyb20gf3EaqGNvczLAx3SvXPJGInE6g42sCl3/xsBjQ",
-	"LkGuFBAC52s9pzmH5crj+O1g6ZotifXBok0Ssy1SSibZeVv1lG5u47ww12df9Kki5HS8WOX4RwmWuf2N",
-	"6v9TGC/xj3Wc8r//fWl0P4saWTa4fUYh70OKjFPpLlh5kWbRUKrEOsRlT+7KGVPAO4LZSwBXlsp2lcy/",
-	"pmYeyufD3A12nNqOt0SkSQRvLITs5vfBXKzOWpV3idgZG8jMfCOSVyoKxIcJj1bJWWZvYHQDcI6MeXJp",
-	"jEMehY9Y8tlPO8YvO+XRjysAYd7XFYDIVgCTsu4t2xCpS3l8hPXNO/vt3WYzJ+PKN95jkXVHi1tlqcgr",
-	"/9In0bdS9C3bHg8pAv81Van4YAzUyWpj03rA9lJjJFqxCA/xjLEdjFhfBJzYpKxd/APIx7+aT+zStz9J",
-	"SCshYeXXvaG9tnyc25WPTUIWNsvNMnLua5+k5HpScmGTPICcFHLIh8BY2hhEkseQd1/lkWOYObsNCpkg",
-	"Q2JsRveMRywRs2/72X7NjysP3beuK+MQOwuykGveUfCCS/fbYxF/Lxd3xlLhV/qhT5JvpeRbsjkeQOxN",
-	"VBwFs4aLcK6yC/FadiUgLgRiLouMQm0UMDexCLDtA/GIRR9+6qn9uh9W7OF3rivAdipehVa/0tnOCbOF",
-	"XfRYBNlpcZ2XCrGFD3wSYCsFWMmGeADhhep3PeFlaVJtyV3OVhsKac7+o7bV8HN+fIG1qcV1hzzFwu56",
-	"LELtrLgXlgq1hQ98EmorhVrJhngAoTaPjLFCpmUVApYoJuO5gLidBn64lHhJLIvL45VyNDfEdvPDCrly",
-	"PqMNiTcxs7sRWWbQ3M+gWda9pb+RjJ3zguc3+2MRseeFjbhUwpag3DwJ2OUCdnE3PIB8TRM+axT6i5aJ",
-	"16yGL42CS5Hmk8HuAY9YmprvcyP/cV3c20jA9U3GPtCwmO2x7hv28gJwbjc+Fvl3kd86S8Xf3Mc9Sb+V",
-	"0m9hKzyA8Lvm8WU6StR0OGo443CVDBxOgf8vdx/kOWg12LVIRGZlPmJZmPvAc/s5P6xI3MwlNnu0T5tt",
-	"XRlntm9uSte9LciLxvK9+lgk5PuSDbVUUJZ/6pO8XCkvl+2PhxCbOfCE5dLyHMSZjGfAFgAdODdhQ/ge",
-	"Qi0AtMICXOMylAWYHCK767u7+iBybyWDq5Gb7DFPgxERHvzk1765XMYHXAid/rjiuAC/sZZkE62CpMxv",
-	"z0cjILOVXS4X8x/2JA5Xi8PiJngIKaiSyw/QetQg5OPVFTJZb5+5E5uWwIe2dz9me1EllxCMO6Nv+XEr",
-	"Y+wqrmvEPd846eJl07nuS3YL8q9kYz4aMTi/kZYLw5KvfJKJq2Vi6ca4d9H45cv/CQAA//8=",
+	"7L2Lchs5ki78KgjuRljaIGmSully/HGOLMktuXVrSW73RZYIVoEkWkWgGkCJZrc8Me+w77APNk/yBxKX",
+	"QhWLN1k9u+ecmYhxi2QVLolEIjOR+eWftYiPUs4IU7K292eNfMGjNCHw935ChNJ/POIkI/oPGtf2aq32",
+	"bqe/gTcbrVar1djR/7zR/7T8/0i7Vq89UKafloRJLu55v59QRmr12ohIiQektle7hp/QACsyxhN0W/uE",
+	"k4cGZSgVvEfkbQ0NsUSMK9QjhKEhwSJGfcFHSFIWEdTe3Gt1avUaTwkj8b6q7dU6rc52o7XRaHVuOq29",
+	"dmev1fqlVq8JInnyaJ5hWZLk37ybuG8keSSCqkltrzbGglE2qNVrkipystykMdbPK6wyWduDMenPWe83",
+	"EqkVaBdp2qlJqgkUk0cakdrXr1/rZjFksBq//ms5/ruW4/PXeu2AMJnBeshsNMJCD/SCEZRiRQlTiDI0",
+	"5JnUJM4XDMcjqtQ0cdqbe50tSxycJEQMCJO1vV9rKcEsU7L22X1P9dbULc14KsKKDDiMps95XKvXIh7r",
+	"we9sd3a3Oq3WG73mOE0NrWuPPMK9LNHj16uAI0W5aXSf4XQ4SfAXKmv12jF9JNBBsC7wJwnJbBrW30yk",
+	"IiPNVAc3moDki57xJYyz9rVeHH9x2LHIBsGwW9vtN+WhXWE5LI1lxGMisCqMhnF1j9M0oRHuJSQc1dVP",
+	"5xdXZ+HAGI1oklBW+/q5XusRzRz7tXotxopc9N9RoYa1vVp7902r0dpstDWbx5SoCxETYRZEjzf/q7ZX",
+	"Ozg4vrCPwaAjziSVijB1H2HR48NJDAP+PHs95tD16PLk4PDkKCDugW8fHQTto/abVgs9RDgButvBdb47",
+	"3w8Hl/DxveQxzUYvNp4OGgg8QrZVTdaFpKiXxrHsHt2p1WuUSSWynEfOOYo4iwhTuukYyTEhZotwvWiV",
+	"e3BDyyi9B9MER0TA6p5nox4RuVQSWgZcEkF5DP28q9Vrp7V67RAYkmci0vTFsTL0EioXck6MUKKeRw/C",
+	"Ip4xRcTJCoK/n+AB9GK2673ZeZMV6NtrA32PQZztKZGRem0kmN4QrVZnY3NrWy8AwyPQEfp4RBPNOocX",
+	"R7V6bUAfiX70w/65/jiicZxoKvzw8eT8vPa1XhOcawbahE0lyZfaXu39M0R9xqhe0M1P+u9U79s5K2wk",
+	"uCD6qaII30eMjJHMejISNNXchMZUDRFVEkkSCaLqSA75mCHNXLlw/7Om5dOjp09kGi8PobW712pZQU8e",
+	"jdL1aw3rs71pX4G5Dxjv95sxiWhMYr1UfUyTTJADvf61vVZ9pbM/wVIdkoQ+EjHJ2VF/e213tONuPUF9",
+	"4g4lie5/+n3jcffmj6tNdpq+iT7F7f6x3B58wBuTI9LKvqcXauth54dR58uPPU10kdT2akOlUrn3+vWQ",
+	"8wfZHGpuFo+UjBsPVEVDwmTTapivJc9k7Wu+DifskSqsKV61ItT/mq+H4g9wqvslWILokSAxYYriBCgv",
+	"gLhkhKkevMSj/z1nyHrNvqRUEFnsYbfQwyqKBczKSlr/ylZvO2rsxG9IY7ffajfMBnuzi3uR5g3BYfuM",
+	"MMMDIvxGgdkstVU+12uGcHu6+/vd6IdO76ed0ffpprxpP/7yhl1tjH/eJset30638Pu4M/hIL37f+ekB",
+	"1urQcOS1YdDSQjGE01TwRxIjQTQFw7WxvDy1J7f2Nh3l7CPLUoPYVyTl7JwrTZVLrrCUNBuhDhpo+d+n",
+	"YkRiwzKMpEPBEz6YNMPjGxinfHhfHZ3vn4YHpCAMJ0WBbD6krstnHpynFwfQkz01r3Q/qDMYoXMM//m+",
+	"eFQsN45vODjnHJAbe1tOSa04IGsXV4eN3d12u1ZxTIZnIzQfno4lGe13UuG8DFbsZJXZLfdsvFurPNMM",
+	"W5lF0f0bToonMh3iAcVIr1omyFuUJgRL4lgO+dVACR1RpRnOGgYnK5y5zzZ33D40Js8Mm2Nrr+0o7R9a",
+	"XhIZaQBnCiWyLLJj8wuJEZxydYSRPsFIjDgjdf0P+j0jGYwwMI+UIqNUhYZhnAmQ+mf+kCJCcK+PQeta",
+	"cpdOTPvLssTeWJ5T+vpZM/Ypirb2Np2Jq5dCs46fpQxOWjCAwrmWW2nvtVrNjTYIxYAAb1qttidATdER",
+	"4ZlCuK+IQG9kLSdHWaFYiRidFYjRmUuMdokYhgUCYrQWUkJzaLPVmaLEzgxG+KaZt1eYeXvuzFulmfv9",
+	"EEy+09oEPfQQ3AqnVKryLhrjJOlxLGKEWYwwGhGWIfiisG0iLP1+AQE00A1xocWNVahqCWaxjHAKZvCQ",
+	"j507yWir+ptjzGLe7+ffmXfh1BkImuhTR+LMWKxqSEYwLywetGxeQvNaVhJv5c4qP//7Hh9aPfaaEDZF",
+	"8fbehuM1Y4bUjrlCCWUkpyGIYKqXwE7QfKoa8qZbvVVtkGq7I6cCWOCVqxXjySUW/ofi4qVcKIGp8mvn",
+	"fSf58l0KGhH/jVufhA6GasECdVZcoO18gTRD3jvqhqtjZmHX4pT3epMi87qV6ONEFpbCGiIvR3gzO9ho",
+	"J2xApNqPR1RNa67xiErpzQvvbLM7D85+UFzQmiSDkbbckCQpNs6F3kQbKZrf5Hqo9ObO1bPr46e7v93e",
+	"3matVmf76ejy5ODpeP/q3cXVjydHn+7azU7zzWar2W5vbmy1mu1me6PZvju5vni6vvh4bf7RE2tttDqt",
+	"NxutdqfR2m61np72D2/u9lvtu/3Dm/v9Vvvp7Po7TZX20+VTp7nVbD89Pe2fPp0fPT19PD85uDg8Qh9v",
+	"3jfe3LKjH8+f9Athq7rBpw/XZyc3x3fm3w8Xx+fBI52tVuuWXZ4cPrWfnryidHd3d3x2YGZWOZFm2/x4",
+	"cn1xd3b1t3Zno7G51dCqxN3d3fX1/t319dPT4cXR3Yf986M78Azc3d3dnT49tXfftFqb7c7T+6enp3Zn",
+	"A53tn5yj65u7u+uj/Zub06O7T/t3u2/arc27j9f7T09rndb2+tbWVqPVhsmcPT39qMkBA71llz+2n9pP",
+	"J0+bn+422527fT3uu7s73ejd5tOR6WPzbv/m5uj88G7/9ORAf3d2dPikf6r8+eQ86OFp1v/KJNw/1QN5",
+	"v3/3nvMYmQ09uTs+3Wm1OztP3ld7Zzymd9cHN0/XP95dgwfHPvbmKfDQ/g38s6bdztPh/t2hyAbT7ba2",
+	"27pN5+y8M37Qp7OLpyssh7fs4vD66fDp3d9O/3b4dHBwfHG30Kl45xx/f+t8d75/V3D6+d+eqp1xt2xl",
+	"GfvVb+MrIrNk6sTsYRUNEe+jPs8EsttPhlsyFTwiUmrhswn3DlmijOkXEwVuAOPKAcHr/PXgj2ZK8ASG",
+	"6jZZ7ZkuuWlDA0SLd0i582lFg+FrvcYzFXEQuuD4hpFbM8pKCjiD8qlWTKvjR7i1taWnCSadIFgCTWIq",
+	"oyEWA4L6XKCMPTA+Zujs6hzljxdGIh+oNXoLI9lYPJJCv/Z3RGPkfkZjLBFOBMHxBOULW+g9zuACALyp",
+	"cynhOzq7Pm50kF7YmLIB0pPFkSJCIiwIgmOCDYqdCPIbiVQ4R33ifK3XzsDePwCnQpFTEx45mzLiMUHG",
+	"MwDHjSANu3pIcaSGgvhrpQIrl+9QjOvi7OJwyZsH4zjoYwUORiqqlavWbn5xZ499sMjnqGObuTpmplVh",
+	"e3q9MPCZLOkC41GUCUEY6DvtTb9T5H6/b5ZhbwMYxxDxhsPn5X0wZzymfU39ArVgOYnxdRSXUouwhoy4",
+	"Xj9NGqooLvslZzsdMcMLnI6/ccrm69ZW0dpnGH3HR+SPF/ITZrIs1xZ5BAyB5IoU+vX/GRJ9Bhqx7J3W",
+	"g6+NcVgkVa4mI6yQtiW3rKzQ9n4d9YgaE8JQTxD80MdSgchIMhYNi7LB2HfmcjW3OGJjj+ZEAicq3Gsb",
+	"GfxPske+1diYZVp8rdeG3pDVk9e/FSb0Z41Ac3AblLfkKAheSf2zlmAwUnYp+EAQKb25QhUZQfP6EBBA",
+	"r57ALDa6Q2Q8Ef/2fmv3qPVOGzuC2uX9t/b7zu7Gjm7W2amerdH3lq31r6ngcWa1EHCeEvFIxA0dkZIg",
+	"3d7b3Aqs1RUiG8BwsqM4w5S5/rUcpCPyB2ewX0ZE0Ai/PhjSCA+4iUU5M3rVjbBHZ86/N2PutS6thqkh",
+	"QQoeK2z2aqVjFacTZTH5UttrV6kqVaqHwOOFVli1rdXOzawNZ151nHl1K6wx5Ps3xtDd2dXT09XF0d3V",
+	"ycHx/tXhrXCmx9bR3Va7dfduVZVKPx4R+lh9rdn2kTW/Z0QanXGz3446eJe0ejvxRrSF35DtfjvuRM9w",
+	"bFQobivoyKu41Oy6tiqV5Arl9hle9eezwvJmt+eLkpEMfOEs3dC8zRnE2ab/g1a8bQ6uczI+9EdFpZ+y",
+	"jgQZaFVTWFWWcYUmRCHr7wl1ov8XnZYFt9hcF+Vf7xizHsmv9dqFOcIK/jAuBpjRP8yNO2dw334pOFKC",
+	"4iRcx5UPvpejOgiXOecoXFNCNEGfYJUJYoItUnr/QCb65zHpQZyCFl0JZTSCqYEtfp9QacKF4AJPmivs",
+	"R6PTdLa+6kMSbj1TwfV20WQ5YnEYGbDZaLUL04KHtO0IzAon6aVd7ll+f7P+b/NwB0Sljz9JJmhoAvCC",
+	"W3avyv1rf/0PvQKwi3RjgzAkz+R9TB7vf37YeDx/8/v8gJuffv9lvNOr5bxTLZHNxAJGMl5tp5shzR1I",
+	"cQQ6fEkmm/9W3bG48DhrJ9/gXkJQu6N5EiMTXoZMLKp1oE+a6CAhmBnl3DjTBwl/JBI0Hf3GBKUJVqQJ",
+	"aqcCg8zZEwiMmPwwct70r/+65vofzuPAnaCYTTOmCY92WiOwhBKYyT4RJRXh/9Ro6ReKkvaByO++LRD5",
+	"6ui7YiTTQM/gxeJ8r0x76HAqrDXoadmApDfLByRt3LR39rZ25wQk6XE2tra2t78hImnjpv1mRkTSjKk+",
+	"60bAvySXzhMIeMOZj4GiuEp46Ig/kpGNRa027PDCcezPNv8KAb55mG7BiCxKAFxegu18CfJpT3XXbm/m",
+	"3W2F3W0dwXJZ4XOQYKm5+2T20/XaI5VUeVbKr/igoX9WTPVIsGvHpCmNN+5H4tsjrbdeJtIaqFR5FIQ7",
+	"E44CwmLKBtVBozZUFI0xVZQNQC/A1W70IITUOjPzgNH8izwc1H73r0DPfwV6/t8a6JmarfUXx3leR5hd",
+	"04q7CnNzgmSEGZgAVBGk8ABhhTYQbo6awdVFOVfCcGFwBgyIgk60AtwjiWa0lDBwIUvz/YioIddk+g4U",
+	"kBSDMvSai4F8vYy74LVuZ5lHMS4eTzFJiCI3eBAM7oooKghSQyr1nMPhHR6dHt0cPWuECi/1ZGzOIX0E",
+	"gjj581nef1icw4obIfjB3ja0NvZareddFYTEigh91PI95tEDOFkGJyt4eRQemEv02ubxT7uXv3RAAdU6",
+	"j3qZK49n+keB6l/Bk/SxkP+C07SpLfs83SXC7LUfPOwqAgFn5U3VF0QOkbQ/FjZNRKR0bgMy+TDsfRfR",
+	"C/rh/S9HVzc/XJ/Ik5FKfzk42T75LX44++6s9fNvH5KLT0dffvnt/LfzmwE9PfjQIj/t63e+/7H9A+3/",
+	"0CSTDwk53qcXvx1tXNz80D7/7Yets8N9eTJKhvHByfbZTbR1fvixc364Pz47GFP80/kfJ79xGnV229Hk",
+	"RJ6w8/bPVHe5/+Xi5sPorHPUOr35kZ6PztR554fNX65bW7/8tv/l9ObkD2jnj8HWz58+/PbLwYfdZtRJ",
+	"WG/0vhX/9CHJk2tOWG1vt9XSBhbQws1YKMhIao065zvRB/Hz+E3vpv1wuSlP493+Md7OjvjW4BfaYT98",
+	"2flxXDN3s3Dft/Q1Mo2Xj0IYmavuIU1lxQ3255VZnIvB+Txfpr2t5mNWuqv+rCXB1PU2uBetylWVpmwO",
+	"jqlEnV//pWb9S836l5r1z1ezPsN2ndaxQKcCKmlFKCZ9nCUKxXiCUiyK8WBLeCdtFITZmzYOolWIg/Bx",
+	"JUEsRGvbxEKsGDrhHu+0ChpETBnLGVY/v62b+7r8Pntu6IKhsJwOWQC9sByP9BxaLkWYv3yi9bnj35o9",
+	"fpjeUrywwhx6eYPXqoneCTqg8SuJbgSeoFODQjJvNrAzgoTsqR0S/laRkG2vUv9HZ2RXJoB1tn6pFdO0",
+	"O63Nb0i0DolYoRIMCU7UcFKgp0nV01M14i/I1fs/J939rydufQV6bE3R4z+mZ7yx/Iw7y87Y5BOGM26V",
+	"50tE6mbWjPjotbsgt9PUO1EbwaUNqC1+zhBGYwsYFHGeEIGwgjNrpAXXgxdc+XFlVMPvd3446/z047va",
+	"i16v7QSW+qfisDrPMffA1NRvWCgP+HxjFCrye0bTEWGqtrQh6Cf91ZC0MmLWuFJYjDBDvg/rawiD6cp2",
+	"8Swyvsn1zVXCL2fa8M8n4mpv3AS29jNM7fq/WM2wGmxfItW+Sbid2sZEKpe4PYGda+PPBMJRRFJVup2d",
+	"l7brdYwgZ7fd7sxI2rVipqlHsGrO7uYKAYabc3N2t5bK2W3pHfuRjXxiR8VJmmd1YHetUWFnL5m+8c/I",
+	"zTDLkVvbNuh7qTwLbyRl7LmZFZoxP8rpxIpMEoHGQ474mEnQRAphaVo0Ghe0+RFkJu8jzLgagoXhmfX/",
+	"ehdQfUYKxQoj6BRGUFDVj7lMqcIJOs+UoFbR/vb0iRmOq7oWoyaapTJFooejhwbvNwBfb9UYp+nEiBnx",
+	"Tjt7G95x8t8e77Rs2sY/NRrqBUKdZocxTSVy/DcnWuzk4W//rEQLPTws8Igom1J1kAnJhbkKD8zh2kWK",
+	"f88IiuBnA8mpj+/uKWUPXW3XxUS4bIxUn0Q8kyjFA+BCJ/rMlUIM1wcn47PfflZnh2fq7PDDx7PDh+2z",
+	"w/3ts8N3+IS1wMdpoE3AGWunZnrX5ImGZIQh/R1/OSVsoIZwcOaXJkpABuXXeu1IH/XHMMDpad0MiYGP",
+	"QbqLOsISUXMf2OPx5JVEXfi1W5xF2bqEsRoa5IP90rAu1YbRQUwcfRg2l89ietQncfVgBTFO2VcS0bg4",
+	"qiW0k74bLNwa+qHSeO7o+lyMIF4my2iQf1oYLRmlXBEWTb4nk+mRn+EHIq2+B7kESOI+0ZJTECUmaO1a",
+	"CZrqSUkywkzRSK430TUBYISMUc16IF7RGkYfP54cosfNdZQSccsoU4TFJEbmJvUtwrZN79CUeETQA5mY",
+	"OED3hRvImrlSrSNNkjoCjqvD6q/fMt0GZaiziYY8E1JLZcYVEhlDeIAp24P2QHfSK5NyJglaM+pKHXVP",
+	"eQSyrmsb1O8LkiZ4QmLTOLxvd0/XU1E1ruxTe0gvRreJbsKJ2FMopv0+EZp53WQwk2Mi5C3b7HRQl+ar",
+	"cv9AJveCZJLE3bdoPKQJKQzdvE4lkoomiZ4go2xQR5ut3Vs21RBl95kkXbRmKC2HXKhkst5E35OJSWF+",
+	"IKnS61PUptb0N1rjqiMuzPJFiY3VjAWR5ggzt/EDpo0cwuKUU6bMOQc6F0qzXkIjxFNiFH/NKu+Na0Oi",
+	"HulzuDInt8w/oecj0dpmq6Vn1Nb/dPQ/G/qfTSe2wqGuQ39GUiMwKCRa2/ryBb7X5N0189TcoOdaR5J7",
+	"zoPegD+agD+Qb9Gtfitqk13SeBN3eo3N/g5u7OKtncZG1Om3yHavHW92ZsmTYI819CabJQW3tuq1EWXu",
+	"c7tqv55SC1BS3KaXWqeR9I+i0N5qVUtjuCYpDMNeHZhXRvgLHWUj/aEFIzKf8vHonau1OpPuF1NcKTo0",
+	"49MRHmjhoHl/zZ89WZpwHAMrYdDEtLge2Ya666sKR9KuFo4PZPKN0vHCKMhVMwt5DkR6OD9JxCuJAgtg",
+	"5Tm1ZszJqOzfNqvrCLMbFzNRNTeFB68kSoVe5xhs1SY6JcrDHAiCtZUmSYMySZikij6SZFKHrXdRRyfw",
+	"x6k+k1t11IZP7eYt22cTZMaB1BCbk1vLZfBlrY2HWGklGPJZ9CxA6nqxr/e7if8zdK0XToVbttlqBydH",
+	"hBkSBIRsZK7IAA3NhU6Ut3fg/KkgugswmUf2YCNvby7ex9d0wCDtaJZ+c8rHRGgaoyH5go7P9g8a18f7",
+	"na1tJ/QEHnvxr8+out5kDs4SaBC46l85gNrmLfuRCNqfIKoQ19TWj5IvOFKoN1FEOr9OXHcSOcVCwpES",
+	"8VGKYfXAicWkwkxB+FaZnBv97ahNWr1dvBVvRjvkTb+D271WtBu/ITv9bbzV24w24g5p91t4t/cm2om3",
+	"yVZ/E2/0OlE7bpHFmpl09Ju7KCnWTKtbuvu11djFjf7nP7c3v/579bawvriqHaG1+mcpbqDfV7CUdfx9",
+	"20b+aPEFqkZsNskrafwkMwc+34dRMXCLafAtA/8K0DqgcoHl8g7HV4aRHdSLzQ2x+Ox6Vq9/k+Zyz8/B",
+	"O24fcUJjeOjeYwga5BbjeOlTkmhjzLh5wqIGo0zvHYIwgjYQPOE0GrjGdHCKdnwo78tCVu6Zl/bQ/Lac",
+	"J8zI3M1W62tIsH8XpK/t0td5uY3X5lf5+kff4xGMBchXZV14RXCEE70CJNbnqx6lDIbdROdca8YDgMcZ",
+	"C6oUYU1t7B5w1k9o9Lw1iNzLOcn2GcIRJC44kUSlo4pF5SFfII+yTJzdpYmzFEnc2GQuGo3rUiHw5sLs",
+	"Hc6i1a5WJkCaYHbvt0ROBT2QPmD0JFhLYeOXMYEqaK1jDQscDeEtm4rqy0nce02tQKCOTzDVTdeWJtdl",
+	"gmdz0SWmINvHPEtiNOCoRybcnrDFwUc41coOIahTR6ngqLNVR4QpIlJBJUEZg2GTeB1I+56LHo1jwp5F",
+	"2L5/OyQqldZqRIyQ2GgJOB5RhgRPtHKGhnQwdIEkAek2Xoa3ctXulTRdrnGBcierUV04Rwkfe9PIWzVA",
+	"lsAq+KatV23ihRvR74R8H5ZMktx+7BHNAx4u6y0qGIp/1VaFfegVG+soQWbpzeJGQ8wGBEyGtVlW7TrY",
+	"cflUb5lXHrulCXdnzlirMlN+kSuwv19keYwpX2bm8npo4ayfm+kwKK9Ep/MyKzFNqBBGbe6QgKvP+UFO",
+	"oWLzh5yRt1rb19qqfVi95xl7HmEZV/d9eDun5UXos9AWvnugyLWbL3XAWEaNOTHuJTjQNI/2SMLZQIsA",
+	"d+FUMBhh9pd4os3gG85PsRiQ5x07po17xfl9Aq1M6yya3EYW2QcKxGhvvOxpC72RL5EXy5L+QVxgppn1",
+	"iDB15bXHFzxsf+aZgLMqXxHKoiSLCQrQHPJDNviydMC+zJFa4SeoHh049MywrFcEnjNaQq4hAAG19f6R",
+	"4UwNuaB/PJOCGTSgz6rIYWG70yL/HvxvOZW1TW2ukZ6ZnZEHG5Tp3V6a3nr2M+l9zq3y7ax8cL4CR0ZY",
+	"CGo92SXnwFpXf9G04+zWkfkM0+yuI8mNTxKnKdIvSmKVIjCs1FDwbDD0bk8D0SizEfFdvUVmEf1hNB4S",
+	"KxGACaB1hQdWHbYH0LUxdN9lcvKsFbaG8n1PN1DUR61zlEqkf0TRkEQPcAZiKcdcxNKd+no+SJKIT8nQ",
+	"rRdRpDhHI8wmvmMzFOtjMo5sxJnRWOyg19SQTOCBmCS0B2W9kgmKuFTJZF0fL2Dd3DJ9bMWckSa6grkY",
+	"IHy9Bgxi6LW2YaYGF0ddeKqxr5/qGneGcT6AhRr8OH2uXdtWMqZoUrgqGeGJNgk1MSkBCzzwF81zq0Lg",
+	"F+dnmE2sFJfPYgJNnXurjIdM4AhvBxou+G6r5egypWO8gLa3jwAi2Eg2Lvy+SXj0gAxyl3zWkv33L9h/",
+	"j1B+phyduUBnBsK2jigzspQLZHKv4sC+kXAUfWRWbYYSes+bcthCPuFzDm5HAkEVx6c7Lm5jz9/w2nqT",
+	"yAKuIwhBB/tVq6dn18d/lYYMnVOJxiRJGtbR0ssUGvIklk7+GP+2Pi56JLAtwGtne4EiqhA6lxe3Ctxg",
+	"OI4hlgYnl0IbjgrgShzyV/DVn65iU0DfFYs31acu4xe5r3Pn36+2+8/+MW7KaLqypBX7j4+IoRJWPjEY",
+	"7gNAacRK8xAc3xeMmLgXTXCeEgY3k3r3Uh/kZct2ojV8y4x0QHlsmr0wpXkDXveCT1Y5X4czWg75WJoD",
+	"x3t8bRCYPk9s8Im0ber366hPBZGoW4gr6OoTnoGDPSVMmouKKOGSSPeLzCdxy6KEYCHRWjcvdNpFLEuS",
+	"dRTcdyD7q0RUmQOqyAU0XsL36mJtykvySZPf1GY1vhSYD7rhMZ6gbrEubBetYYchJYtlYSVN9F7sc4Ha",
+	"rVs2oixTRL71a4StC8lc0naZCxi7F1Q+2HaLFVIRt2Bm55cXmhpAq1uW0N8zGptb552OueMPu7HNrL9F",
+	"CdaHiJ61RDKLhghL1FVkBL6YTJB78iXKhIS7/lvWTbi6B3FH2UCrgpEmcN8KsvsEp5J0zeAVlg/3I6r3",
+	"dRdp7fIxT8WiAkU4xT2aUL085euRqTq7U6vkfdThpn6pGrxTveVFeQMGirEiDZubP/VGWKR3xjuagc25",
+	"YFF+Z7XxbjLvBgNCPN2jiKq3sDOCPai5AnYVuIm8aABGMdU3qJIk6evTvLw7Fo4xh2qaf2KApLt2D3/N",
+	"A7uX2JEuRnaZHsyjXwvFiit2st/CEI3Y45l6i7o0Bq9XTLzpE3vzxShBBqtp//JE70Tr7NU7rCwA6vkO",
+	"M7+XNjLcdj9LOpkvQqa3gYwLD6FJagN0pw+i0qM0zgPvrTwMFjrfezmR/RoFW6WwBwrMPPMktCUcDrHC",
+	"0+tWOkL2EGa5wxgndjlN99PkhV9PXvwEqJvIVLMYM8VmBX8sJUfrU4xTL4rV4p1lZe+1BZu2OMn34Wwo",
+	"63Pdo60gDqPUg4lwUuo5rzE+3deCS+NgK0KRE8GklWCasqFzqDGmsX1UPkNWlZjcMcQcTp/Jp9cB/QjT",
+	"Js+vNU2sWj2ghCMVoJotQ6lQgAUN2+Lrbv8Um7M/VrRlgqKn6b6P+pzHyKVPuDuFa55JlKMEGDPi4zV6",
+	"f7iPRvg3LhCjjKC17ogmwIZkAAzRp3IIekEkMqlwRDC7l0OSJOYH1FWCkHuWKak/WPBAYKohwQq2Bp+Y",
+	"HSLxiHTX6+6KQ7mhHX18/fH7W9bnmVBEq5Rauxjr3Th0gfU2fhwB7CyK+GgEKlGEhZjk13Rckibqan3n",
+	"S9fFO2Igxy3TBorJoDR+KBt3Dv58q/AqgSdWUbFLo2mhPw70euoJw7JP0wHQay0ZtGSyEIr1GhBBsxyH",
+	"myMgQa1eGySZgnUd6bYAlTIiiYlQS7KUwk88STIZgQ8iS9KhzcGOuGDwn4izzAhmgcc9IuBlxUdYaTaN",
+	"qBIgrh/omNbqtR5mmGH9w5BHPDH1TVIuHgAzjvThFxqZisE4SYf4fgDIDwOSYGUGJIEKnMf38cTgECny",
+	"pciu+cxncGyFSNImzv5p29uxWGql2hRuwNJWfqkS+D4/6E9XcmCRAmH3jD9ma1gIDNpKDnWZb0yLeWkr",
+	"7hP2SAVneohAmBGVEcC9ARx9IEvyKUeV8WX7p+3GBqLgR+hTIvyE16zzhYxSNSnFy4WIm9O6ss9Mmk+A",
+	"M/fc1wI8Z6BsTCF1esLOUFRyCsoKmenBPUc8Jraozogm8QK6LacPnmEVDQN90CZVFewFAxw6NXQLCpU/",
+	"aEFFF50pnkvs2tqmfOcFLSqncKA95Vxbefik1AaSlnjdZk9PneY4kcR6CQV5tCHbzXwePc4TglkJnHdZ",
+	"G2dJlTXBUn2UrulSEB+WSludEZGynyVa3tZN2SaCjHFslQHaRwxiHzNpdvvzTCoH/pgv7VFKI0SZIqKP",
+	"I4IIG8A5lwoer1fNJhWkT78U2wAQalPMfSGPUF9/xbdVIFHdrWa4JJXMkMVUHTElZjAEZzPicp3OfBK7",
+	"E3YsqCJ1RJqDplbxdK/XVJGSkpf/UEUXHCmTXLOMWbNwnZwK7iQFgFHVHfp8nr7lt9bnOYs9TQMbf6wf",
+	"QDb2RBt1D2TySuovTOv2ibr3Vpl4CHsLtbLGadXLSgvMoLa+8MajaZFNO62NZqvZbm80d5ZzP/jaGH8u",
+	"fjpPvK4Mc4+ngldsaF3d+yYEAR8kI9+u3FOLg+vYsu52RDBOoE84y6pVeefy5cr7K7Je/Hkn0DH5csAT",
+	"LozYsMl1y75SmpF7v+76njnaj2lssz5X8JD/cyY0NeADm0JaZBgbIIPSTA5NFT/IT44EaP+mfoO5mrI+",
+	"LO/yIszfL1AJiRNV27Q49Qin1cKyC7kZXfCuWi4FkOCiVLzhjA6GykQuqBmmnUuRXXaD22uiG+vsmT0u",
+	"Y6e5JBLIEEG6teIY4ffXafXYRjPzU8KOnpVyslBCQd8AwzB/kmOQDgbCyzjdiIqG1lSDJ+vGtZxX+jCu",
+	"8mHperykNr9+bL+GO4vXMJLXlu6vl5xfhciMaFrp7uian55HzGgpYjq1tdSx9dZV9fziKdlTQzI52vPH",
+	"NHtvzUrtnnaHzhNBWsjATprhErWb8/MM+bTslWNJ9aYkiSXqTWA77qF8yuYOr6tXq2tBGCZoiB8J6gK5",
+	"um+RY377qE/8co/fMvO8FV36Dcde9hXHiN0m2kcQ3x9AO8CQXEIl2my1qm7LArE4X9itdDM6T9x8TyZm",
+	"kGZHV+UuOhn310ijcPf+ddvzr9t+wUpsLbESfnPO2XBBk+1lmvzm7ThrF844Ct2u2kMYco3hzpzFgITZ",
+	"dPsIrgpMSiWJLXOtSUJQ9/Li+gYZfOk/IZztqzkIuuv1W2YuxrRR0PT7aw8iqPWfKIKKbb2J+0whFlz/",
+	"Kcu3nSjKEsqwmNwyf+s5gbxaH2GjFZe8Jc0REJmL1jZbm+slr6O/foGp1BzjFl1t+VNTq3SAFdF/n7BH",
+	"TiNyiemsK5fIPtmk5tH7FFO4ekHuF2R/gSjoERYPBMpuVTjkPC5RlX3gmzOIBXCs24Z7NEkq/f3T9o55",
+	"Y8lbHsUVTg4MilylyWL7h+fqkNGnHy6Ink0oSF+Z9htytpt6OMTCAKq53pDkh4wrsm8hpBat0+/64XsH",
+	"OGVWyqah2+/CtYOn9fFLoyHqkQjboEyoDYIj9e2LCD0YbhZozQZzulhj89z6UmsLDb3QynpSvOjSuhEu",
+	"XljCZCbfJwYKsDi8Buo6IKh75wvs1oMvY0qUWVYPkCVdERCQaRB4a59uAJJ0jjSgBUkDdYtlV6C14E7I",
+	"YjA4T6V7vGveZSnv7nkjqzdBI56pof2Nw/DuAVK5u5eHqOTZxYDtBb+bV0aC3WdMk0gzqx772dW5iwU2",
+	"CA6XJ4cFf3gdMW0OmqwUeBOdXRUl5BQJwaEcUNB5YvPaM/UaSzlgLAdzMCjMboBF+Vpub1rKQkLOpY3c",
+	"fV7gmk3Dc40UD2uLF9kwaHmNFDMlJo3d8qnd2Vx4bDMyDruYd3qfB49Oub9Loy02XLkVEkxHNq/ugMfk",
+	"mVSamacPm8Q4DKxTGXLgmugAS1JHMsURMVpVjOWQmMBqOmBckBitdXcefm+MNlO4LOzufP/D2eZlGXzB",
+	"fFtWg1eLD4TxV5KHx+T7ymCErhcOIFnNnZG/PKijLsgJ+O3i8LqxARuvjmSWpgkZueuzNI/xB0nRDPZQ",
+	"sHWAwwvMP5PnYQ370w6zBUsEuoO26GO0pgQdjUhcR1kKsYxYkvW35gKWfFF5JJMkLCbCXI0xbkAYCktz",
+	"fnF5cfX9vACPuWqqo32l6n7OUcrFA2ogQRI6MJBQnpq1JV3B4SVR5fqDx93c+jxva6x837GSwl+aFXQ2",
+	"ex4mg/i5W9xhtM1bM9PDATx7wtJMLbvY5kW33NNEqywUuaJtNCsQZt8jL5atXbRmQZpAJ4MN+UoatHW/",
+	"DagIUm0hZ5Mq0pART0m8/tbACo2pNOgg3Wvdk0/76z4Lq2Ex6sIUT+ShNYYGs3nkWyO9CyiOS977H/h3",
+	"pu6toVzb7xk5Me1A4eG6g8NcECIPD311QI/zH77iCfEM64Egpy5LIScE0j3IOFx2c7ZJE1Al35oIAQiN",
+	"7oF4HBGoMJUk5gG97J4yi320+IudfohCN5s+ZQXZgkoAGWYv/IUYvJSEq0b//JYA/gWCzdaJed74C3VE",
+	"llgOUwSkjA7Yqrqpzkt8/Lnirs1fLRY6mUcD9UzRnhdSmMqHNphbkCTsiykgKKHwj7//J1TeqCOoEoGg",
+	"NoT+cnNvo2UUOqiTgaA6xj/+/p9QRaPA+HPPAzOmIvu3O9NRLdPcV8KoXNE7mkNazh/gjXtuhrz17cxe",
+	"sRv8zB1n0bqnENYsGpaLlsODtz4PywRBe/htmyAgFRd4QO4ThyVYPI8q0MBf6Mj9BNdJmBWGBGHc5REB",
+	"8BaVKOVSkfitDfamisAvMkhcNffKNpTe+/V7BHFTzGYpL8f8S3TzK6AslUkLQ6qbiEbn3fCoGt7nL1cY",
+	"xM0SrtwbPLjJH57y5+Y/zebCT8YV9DxOdEUgysQ68rCn0gBxAmBX3WTq4UglE9T99bb2H7e1z93AkQ7N",
+	"FXhwqWobS0kUO08YGWBEF0WL4WX3aSktJBPJkp1+FMnU4ui3fRWN2csTzwo5++vCxR5mQSX2syRBD2Ti",
+	"QgAgxJfa612Hl/XW2oaQC/1ASCoRRkMsh0XZEkRs/djbvfnjapOdpm+iT3G7fyy3Bx/wxuSItLLv6YXa",
+	"+un3X8a1OeFFM4/oqcReMqJgsyqXgvJgkWXsfCJSt2AGccPNDlR5E/M84ATyeh2o6pcGTmnjgUy6zfmR",
+	"atO0NJFOxsEWDbHAkSJCOspSZiOpAflTD9ImagoS8QGjNgTv2wPgTCwX0CuIhpsf92YZM7cUbLTvRR/A",
+	"zObth+Cdr/U/ZyWJVl4F2Pe0FfjgsQILnKjPlNncZxB/qbK6+i2DNgl437mV2RZ/y95K5Z3K1+b3bjlN",
+	"btUk1uelqX7OiW4FSrme1Kxo1BeJMs2F/LMFbVlrK1YLCjLXK/z9K4W5hlWEnpv1F5YY+jOAmt3drRcG",
+	"OqOhYOCGSWel3gwAPaKCkcsitYmO4Hj0xU0sVMgt61bATVo3frIMOidkihdAOam8ZYYUr6SF21yDG6Mh",
+	"T4iFRoXkEUmi+y4yIsOhxMTrTaR7EJjFfIR6VE0llpoXf/p943GB0HdnQ9VK25M3b3XFgldLScjCAe3X",
+	"MogOLvFbgXFKLL6ESHUekIpjKxW8b+BicBIgHKAhSSB7VPlUVHeVKPmIoCihjEY4Qa7eqXQ6KxJkgEWc",
+	"EClvGe8DPNwe6oq4q3+hUhGt1/oi9nXUjZXowhdE0QgpEg0ZjcxPUTzqIps8Z9/CYuKKa0Nm0pD0w0f0",
+	"5zrqDnEUpV10vH9wcNnIf4WbMIn7RE1QQnBcvFkCx1+shCZpPIKsGEiOgcaKPnJRKSWcZbmiorvYhXnq",
+	"i05XmqWumGIhRmSxAaXsWJfsudoYNa3UYRZV7HcIuvS3eVEsj4Ux4zhNBX8kBor1N1Ny5/M3eFRKk/Nd",
+	"Vk/JVRcpR1VJtUyAjA0CXdHn/dfmcazuSA/LKFUdQj7MXj+ICtguDnFmQTaIJCZm8KWyQSod/RWeNYfM",
+	"VpqTyEhQgcDGqhrcE4zGXACKlI1PpQoB+KvF05eqGkh0vTpdxwzhW/SMpRJz7TikwgZT6K2JsKUjgv7g",
+	"jNirU1tNF8UQ9aTClbUAsku4HTKIW1+BcefZFYXrBr+V/MoF9CtwqS1qFO6icGCzd7oHcilu91WwRIqp",
+	"3HmS99LoFyV/WZANbmDDkGkPrcWZgbporS9KDn+p5Obq688KSIHZFD7w0nCOHDHrbKvmgWklCZJDnOpn",
+	"UqJ5mDPU1f13bQhgLrG663vePQTV0voGHxWgUV4hK+LqqOvra5kxGRdSj6thLjVkE+1rfUdlgpG4bh1M",
+	"JhBX67ipIJIwVXclqbUtniQkRq6wBmdkCYO2NBKwaufmRBKWvVvh+RuBJ6eUkSUf/55y+bDkswar5TsD",
+	"1eLe+VxabnMnNlMVMJKtKqYgYAPvB/VcYtZ/b8ZCdgtVtrqmKkrwZZ9DXnuJlPbdEWHZPTynnymSzz6i",
+	"BJ7cGxSIW9YNSGZ/f9Df6LcrKNQtoI1YnJuuM9By9uKpIdZb5302v0mk8AOx18aO85roBJzYICNIXDiN",
+	"NKFM9KxJx71l0E5dn2aC2/grg8FkahjxDNL2BWaDQoQ5YnhkUL+IHeZa16xS8zZrtTYi+BL+JN315i3b",
+	"R5qUJu5ZL5m9Jep6GHmzQ0MkKn8OlYy+P6uqt82u1PZ1pgj6frY0D85KKp0ZFOIJGCHE+3B+2ql3cyQD",
+	"/a3BeLbG9d4tu2VPsADoSS/PU/7WU/FR9HTLnhqNRuH/+uUyJz+Vav9Z6zSoAfhUsSeeUF7lDU5+IesW",
+	"haOOXJE5VO6wbzrsC85U3uNr5PwFRSVr2Y7RmukYCOf75v2+tkMtQ6/bsQRbET0F3KT7mtq8TwXUe8dJ",
+	"kG7AMttgvnHRUw49ob81szEJarr58r5/8vgRCAqo2gbNTtfLSZK+86Qg+Fa3UhANdoCAbGG1LXDWmJZK",
+	"AgE9eQwsQRI8gZ0XqAPmcYnWGLejXtcdVgqcOR0HdnG5MmGBEeB8d4sBWBiWkKCpcQnVkAszKKsVxcan",
+	"jWrYeb7aZcXVgZV+eiOmJLLe7bWu2bJa2HIBcCb2Hq2rNT6DSuIKGgL6DZYKpHbOmPprw5Nd8CkYluyu",
+	"QyQhTsZ4AoFh+rA3YLsWkBrhGKfmatsL2luWc6lEOJHcIpgAL3frU7wmDVPKrg30sShu5iWnyoC3WU/Y",
+	"nwJV6T6usOd0cURSAbMkQ9FrFanvjsqpFJYu63U04lK5BBcFaIGMjIlU5gaijrAyj3Rada2gFaAEtQrn",
+	"zopckENMppblPtrFRTqZ2S13zR/o7pWgH8sb63E17wE8IC0AJnrjqajxF4qTFsyfKo7Pq5fO1bGUD7sr",
+	"VgSdvrv3gtZL1R5RYy3P3FG5eGVcOVS/Ns1bdgSLY9JcAnFu6shBlkxpveZpelPncnnF9D5Ziij6AABg",
+	"PzFY6vkLMSjXO51DQ3dKcjZ9xkq01qeJcXH2Jjn9LJW7601kaMaZ4elbBrvaXAGCHWGyYefRNM88cv3n",
+	"eUcvSe+w3mulHwF+14YZwBevfbw5WA8ieEGLGWNz4wnQ1Cjij440UIT16AYPurN2yk17a6+1udfa+mWW",
+	"C6jS67HUigPOxVdzWFXlkUyJ4jwdOzjoK9c6Y1QFC+1zwKBkpPGZQxPQvFlQ+XKrNuXGtEAaeitY+tSd",
+	"3AnW17tGgj1Qd8dGIFsqLXhadQ21b7NBKgHImuiGfAFlBVxMgrIHpIY0emBEAiwXOjk8vD5BCXkkibxl",
+	"a10ax5LeA/7URhcZ/FMqSYz+8ff/QuGvO12H5Fgvfk+iLiJYTvShHA3J+C3UB9W/Q//3rS6CcNygQfPD",
+	"ZheRL0qQEYHzlkYPpZQ9k1tie9WkTAgW92aMmnWzJMk/RZxJfVwzdV8o9K5XQMQUR9AUA5SphI/vJY9p",
+	"NrIfUq6wlOazgRG7hxJI5tc+YGLAX7QH+S1DOhjep4IrAiBe/SSj8b0gesO4NWYkU5rJGNU9P5IBUVhQ",
+	"zMwH+O8QJzCcBy5NTaEER4pL4vqOMRUT94Flyv2psh657xMSG68RFzi5z3MUACwlX9Tix83ix63ix+3i",
+	"x53SRxL5L+zSlj63S587pc8bpc+bRY119hJO666UKFdosjpnIm/24OD4olIboGSFG3LYjVWH5zNgwl4M",
+	"iuvo8uTg8ORoSTyuA09fdBDQF7XftFroIQJeXCLnpgKfy92fGpLOEmYQD1sNVXdxeO2h6vwpDNlkiKqg",
+	"7M10biWk4Ky0isA3FSvp+aEC+YhpVcHKXOjxlYXQA2kslw+RncFFtMJFcq0g0z2/GZEGeEkTZQ3+NphA",
+	"dZQmOCLCljOoO6ACU2JVQs0wg/03wJS9vWVQHAG0Vci90YLbYX8vkS0slcgqQe7OucEiZUrAXZQcE8sN",
+	"y+PdweyqQc8+aQUIzjtXStTeoYMP3CLjmwuInHuaaP/wxj0DwRmgPQVui1tmkrwAGJFZ8kI1EPdwWOMF",
+	"zBDLBwlWgLfJSIl2c1Ups1awFc5hvSo2xNVBo2OBXGMi3OpJdHF1dnfRaqPX6OLs8O6itdFcDmwaXCSX",
+	"RFBelSBxRnAigw1ny2Votli7OLxudNadtegzIkrhnu9q9dpprV47XBHcENi3Kk0vVt1c4dWyQfAYMNsx",
+	"CxcUPBAxETZl7+rMUKaQkBermmWrWaiIQn3LhaCqhFjQdGujNZNQWEfd/HgGQFef89Z9i7rWS9z1SEyw",
+	"3uvhLFz2bXjIFxLnZgM/Vt33OQgXEJ1O8JX29hTf+PUKd2mVqD9yiT4lxZUVi5e+tYV/SVXN56Ltghn+",
+	"33Pig8K956uxhgXQNyvW7YjBPTKpQN/DsXH/rxIN0DM32xVKhoyGWAy+7dZ5yViDEX8E7qgO7hYTu7Vj",
+	"LzStJCOOFnXEk9h7mJY+1c5sv1Wb3CbFHCRYVrlQfmw3OmjtBFFmH6yjI0RGkEQbTeroAvFM+Z/+8ff/",
+	"Wq+M2hWcjyrpr63GGSm01m3tshbqDtMQwirgooRFBOULWNnxI5VUzRLkenbtXYvUJG2Y/BL7M2y0RMF6",
+	"yJ0l9rKztdQwPBkyReVmZQM8gN/fU4YT+sdMtAzin2z23aMGJAZnMVUo//2VPmhTLhR4KfzDFbgY/pUl",
+	"07hMs8/JzSp0FTRUSRNTLejPWVV6eN+lPugH84jP2qwU+4VFgZxKSqp73kfDbIRZQxAcg05o928TnSiJ",
+	"xlwAgs8IT2w907cmLxxu7fUYSq6gmeUsZ2AGz67of3xzc4nMQ6Bs1vXCGxWsD1VVNONKo5vB/YfD2jC1",
+	"OkPgkNbmYtQQoE5hVPXZMAA5YauSh0G3rqMRjoaUkZyykFjv7r5tOGgTHdiJ9ARmkUfHq9twKk1mGFu3",
+	"ecvOydjo3S6TCccxid8G18EeXyFLYv3AELM48SVFQpo2bxngfUyVIu+itc1Wa30PhSUyyzW536KurVfe",
+	"tVk9BEdDc5tRXa8bOiuVC4Ou2ut7SKv3PowVhKWWkRDz7G868jJICj+QPYiXNsEZDdQtlNeEZjt2BlXF",
+	"LBMcPciwgiXMIYYKbfYbC67iSzlDmxu2TZ/57So3BzG4c4soW1AWWwW2a7CkHKWfXZkVWnUlw6HR3VKj",
+	"Luyroj6xW5igqJluouPoF9YOQ0HtMKOv57XDfJJFpKV2pPekaTos6Act68EVaupZo8BV9DPo2IVSea6G",
+	"nl3scgVZ3Wx7ozRg+AUye1hxFVxuh8W7IWrI43u9KDhJ+Niyz5ZtDRArDb5w3dqE+nm/Sg6/x1SuzBh+",
+	"xDSxRNzyDJOTBvIBIQoDMT5eesoAD8Fwcm9kgW67BWTsZYNCikvCBwMoOoQym9hE/CHySqLuTw0bzts4",
+	"ibvFwfcyOclH/dcVukSuzuXSs4+xwj0sZ9PXPaDXPWNQetbI4DxxS+9FqpkXKgst2THPVMRHul9rRgV9",
+	"RpwxYm+XzJWxH4URpNa7EvGRVqooG+wF2w4kOBfwH80TAB8JNbBGOAbKYC3A+1yY2o4QMbAGGoEeufdj",
+	"VZcKX3dcAxL73oJ0e3ELVbPzXDXY3oKzQR0w6R8IVFCsEjWvZLFhW/If4mcLrdvIGxNYmzdfiPsyFcOZ",
+	"LcsGGN8JUSTeg0ptxqNU7G66Hww49Xk/I5wYGQVlgAamXX3yQeVbKtGAs/zsCPuAJu5t2cjZfQyxdLUl",
+	"9xD5YhfT7LK+IHLogoltzpg+717bn8rLEkBj+A4/QRCXMWa58LvPvIgjsKXuEx49BMLU71XLd7ZAqbQH",
+	"EJW2PairBp+9mWxashde5YKywVDtDCpWoDht2H+wV+q+BCcXjq0qCV9o2taan9NDWNvd0V+rQBJhlAoS",
+	"4Qy2pF5zm6JkMmVQH49oMjHZnLNHA5S61xoG8yfpPhwZmvJ5UpTzN/iR6BMib5EyqUyqiiGizRu8nz77",
+	"zzlKCYstcKNLatRsBt1YbvJE9bnkOVXXp3oJudjpF0HjbmHWdlCMJ3J9D2H5AMyCAcfEeB1LTQJdRlSC",
+	"9l/QhoKWx64ySqCqFBwz+XGsKUXiBmUW+t9yuKHnvcleKugybgc7kvsikxU4PZazeEJASRjSQXHIdtuO",
+	"QU0eCKztf71XOFRb9GX8qBrWETZaHu5xG0nvtT8+th1Jqsg9pAXfmzLylval7kxJdJmXP5rCEFrDIVqQ",
+	"HYdd3wRLdc/HrESWwlQSgu0gC6hFHu2PIWjAwBjlgs2anLpr21kumopatT9wbaqNq38aasB59plVtNfg",
+	"VtnfDJjEMtuRPUFAEby3NeML+rtNvzCnRMOeHOUq82jN6e17KGzR9WLhLSu62a0wE+zu02c0pHoGtZwd",
+	"TqYM8m29VgqgeffaAruv1vHtI8ZIy0/FQFA65oaaKuZcwoNqqZFAZgceVOJUefkBIGyGfyh7mDGuPBQF",
+	"sqlNDVivruXCR3BtRMQFNcEO3gFZmpSxeyvSCiTOkSb9NIcgth1nOEFYbMriOhSa8m+Ep4HLLjOi0aSX",
+	"ubOd3+sD8t5d1hQMhuPTHVueGdKCRlrl8rc6IK+0MRrU2/bYmsNk596jiAc2U96iKfic14U+uz5u9AUY",
+	"m87PYiRtrsBpTS04Bn2jU0qe0Z+kS9XFKKZ98NorP9g1Y63ULfC+gFGtV3dJ2X0mSX7o+UbyM296CFr5",
+	"hxIsBvzTl43es3qqHHKhkok7TmTW79OIEqbupeLRg+/tioANYVw7lD0SpriY7Bk7mEG9T3gB2Xg4b1t7",
+	"Iza40ZhyaYD3slyovOAyMG5+Y+ob/IN757hyhjU0Uiz9XapVP2WXQpht2bzMbz9CcwauSEIbL3hMG2Ym",
+	"AmjKCqrVayUbxUAah2p/8E2orwdfu88FHTj4PcRwg3IngRYaPFbQ5MAROq3Z1SxYm1GxzMtTylHx68J4",
+	"qvURiHsKNQcLb+ZPfxtHVTqkbaqZOVVNjln51POFjYpnR61eqzxTbB7b9DkAdW4Ghc9FgZwj2TjhGXzj",
+	"sG30EpVEmUHIDSQRxMFUSZOKH8yeN9dzpa1ZDJ8pzKPsyYXKCt6xXXRTg0dwRtmrft8qvib/BM6CmENy",
+	"DMgryqxhraWWNx5TrOWn8uWiiv5nd0e3XIKeS13BxrVZ1FUX+v3N3OanyvlqOxWO4ognPINqgt1/u7r6",
+	"7rt370rO9H9rv+/sbuyYexotHGp7tbt/+7XV2N1vvMeN/uc/t7/+e9Vkj5Od/RlBsZAcg9nUdV1M4z3U",
+	"dRdAXbS232qvQ7VQzGSfCGG/7OgvbQImfPFmvX7LuvllEXy5sW4Rb+/tfW4XrbkIAy5ciIGJi9cccHF4",
+	"XQrQcyMx2QluCHnyZ+GCyl40u86KvBu2VEGoI7EzTSV9gj92wJJTms2UVrYIizjw69rR1c76ngsqAjhv",
+	"8Gvpg/LgCq2dvoeQj4Mr/YcI4M0pu2X2WJXrdXCT6cNDSK1QJ674N7jS7bq8kqAztKFB/VfHkGkBTMBx",
+	"snPCBkSqKyKzpCIPlnFF5AzuACvugUIIEs+UpHGgEK0B5q/1TOWY4GfXx3VE2CNJeEo8ZdYL17wLgza8",
+	"+lCxIHxsfByBZmZ9vYB6sWZMGK2pgVLJEGFaAaEMdQXQQBqgaA/Y0q4CaLGPVgeSmRZTIvIYEZtIYLRa",
+	"q4i7+6elrrePk50z05hdqUXRwTmN8tFWCp6g4cjCiM8qSbhggFaU2CpYgicn1fEIyxbBYzGpAMFqNbRy",
+	"E6OUS1MO35LTCSi7F51W6qg8vYYjwSqHZxWlJSZ8YZ9cEbJTK4Tj6rPOTQLnEWY+TYZFBO22wBVj3MAp",
+	"hqxwSfUvXff8vuqiNYHHYF2YjGWuwMhBQ4ITOC/NACln6013/6PyMn+aDbTG/kBSG5JXcQmOJa8mXz6O",
+	"5SNXCgUL5+AdLF1kf4kABw8xEAzYMV3IwT5UyfGFWb5Fe6lanJrL0CVYyzRwaB5/LlNWx4WFfAZhmuDv",
+	"1WfGrqskun94c7ffancd77kymhF4j7SxBZByuAQmZ19bjFdWJqglywyaXuRzn6q5YdUTi10VQYEOa+zF",
+	"cA8SVq6wGSuav3NPhDnAunvmIkwqzs3Fpb+y5Cjm/h67aTi/i6TehuPhBK3hPD7HOEfZLUP+ov3s6ryu",
+	"bXuojsFMTYy6uYmXWZpyoQLlSs/eObyyNAEbFKp8uAeK9zmWSRGN0Rqc/q31sqcDdDcu3DmtR+a9/aEn",
+	"KL91s8RzTnfjH7H0dcOY4gNNhZ4wNx+AcbgOnSoONR5LtNODcOQz4SPBRGx194gzmcH9DCAZRlwII8Pc",
+	"EEaQIptJ4uOGA/QgPWu9xc2kNYM5apYghQLtz79VpSQVtmNVWGFZTdbKRXckTJapyTc10LnAiBaUr4vW",
+	"lAGesWGmnr42hhirW5YQFwuWM/J6HaVJJlHXHzvQej0I1La/aHq6ai511PVRduZW99oQqI48fWCQjkK5",
+	"EmWq1tn1q8xC/UYloRQODMxsLtIpxETjSG+nhMQmgAqRaMhJse5P7ez6u1ar1aqs7xhMfLkwRlEqoNdu",
+	"tTobm1vbO1VPh4taDZ+4on7gj9ewckcoZALxguYOzVW7OXA5CiXW9XXjmMkjsIFDJaUKoqcYD9K8kCJi",
+	"5Gp/LK3GujIjFUq9haCpGOOPOMmIjeCqkjwMWc8S0kqGidB86yIajJlit+cqZkYVmoSxlUAePAfrLPAt",
+	"VJqR2mTag63ug2OFSb7GCepZUqPrwJx0tmQdnb7XD2tT8i06Oz29vGV9YZA7AIyxbt73ppdEa++Pr1+/",
+	"0/+/uX79/uZ63aQfoI837xtv4KWGOTRHWDxo8/SWKZ5AsEbcRPu2koEZJkSwS4SVvSHqnl0fd511t5Qh",
+	"uhDTas3hNqzb/GV71gdcKpGx+Zsr17rwuuA8F00Rt/abQZVfuOBFWN1iKhJ9WhyCr1RW5bhck0fCjJVh",
+	"4l6o8ve1zaVTTJa28R6pcqlr1dXeAWZXBrUF7SIsBU22bAmPUvWO5WtszLXBqXdjuzIaeS9FBggpUcQw",
+	"y1eqiic/fPp+UVJxGS1iUErfiw+v96v587H8ZGdrq71bDTBYbbk9WDCyPOz3+8vKQ0qWHK6SVla8/rLY",
+	"tnsAVLKHGbX6P3z6/roC7I1Mlt+DmuSLFh4arOo/xNlarSyxxxDifY8/Y24c5HTQN40TckNHhGfq2sSp",
+	"Ve1z+CEo8WfCGgKXnQG0MVho0qToSSPrbe58E9lKH2i3VdDFdlv1HAB5Y9tWfLAOtUqsZi60foSX0SIv",
+	"gkf1SgzJYsP4Bh6a3qBTdHLtFUdUtZY5emqFzz7RPwJ2RMMgKGhBWUfd4+O9s7MuWutsNoY804r8Uhgj",
+	"UCWl6N9f+7XV/vxrq7H7+anza6ux8Xl979dWY8t8VentP+UD+szqTP5oWSUhqpz/tEAFSP/SWokzihul",
+	"84ocnuF0ldqGRR74jmqTyVf2M/mBgAoWlAAEkxBy38LfIWOviSBbLYVgC6ms30L6EgS3DMJDjEtDL4G2",
+	"F1lcCrh2998OTWQNwspBHY4gPHa9GlPIjnppqejsiHLdqaUKYjwvC37lblYrHliFfDmDSdJqDebTkFsk",
+	"OZsmjNMUwnu7uRnVNUZuL6OJamhRoBdForXr84uzo0N0cGPssToaMTLijEbSwBpqU2H9LaBfeR9Ot46w",
+	"6wRJorlEQEhE9/JjGeHJ4ZW8Llacff2n/s/XbilQwg/XoI34HosulMJjU9v7zJuhy5d9+BgYrxWFHwSx",
+	"dt0Nn6b+CbPQddb0drhHhreptnFF4FKRaAzYPObW0KDYQKAwkLPqBqHEIOFgqksxhGAKlRdXpjZwbBEZ",
+	"TV1uPf091DV/dCFgUqHcJ1QyyN/mBYe7dXDgawlwy5auM/wWlQWEbaaXKX/Jp1sIOu5NbpkpIQDOUJEN",
+	"IOCLPVLBmbYAAXwMqvXWDeQkSK5cakkQWpprS2Lrllm5ZcbFyL2Jr68X6ogql28viHUfOsetvctYO/9+",
+	"v1yKHVvPoKOEjebJJw5fuB5LFdrdG9NMTmKKqwBBmCJsRin891AuHsrRmzL45rY0IXkhBQBSKKF8jh16",
+	"pS0T7m6GC0nbUGf+dQpBIubv31KSfxiTXuo/DGi/OM3w5SrzdVWLV8/JAXdX2HquzL+dun6yjgLDMx9Y",
+	"mmClN6UZ2sLM5cq6ROemxpQ2KUf22jDCBltwpBcR0iPgQKXMQuQBCthr+PW1XdHXfz6QydfuUraoHOLO",
+	"1nZFcchCwY3r4/1GUGwDGKA4+93+m+249ab95s1mtBNvb+3iTp9g3Iq2tnDcam/hjV5/s9/udXqt3ptO",
+	"J4rbW/F21N7qtfqtFm69qQbX+qNiWd5Ndb75ptPeWCgKTTBZyPS2B0+EgBkWlbg4Iy6x+S8tGBr6T74p",
+	"63+Ktr9xylbbKNPo9vsMo+/4iPzxgk6OUnJ+EV3jOfVGy/TM5JLu9nKFM/Oex4Rf0oPi6Tybi+SQpgs5",
+	"aQocsKqGitXDB1iROUVTXLEUZGuluPtVERt1vxjwXqD2onIk06g1gyr/6Uepj0YOCmacJ4+mWA21qCsq",
+	"hf/4+3+Z4JeFS83F4HzJ8q3/RHYNqybn2QVQaFcSWy5+LCCDAnL9gtK7rwoJFY5O37QBSlxtFign3QJ+",
+	"rmbiIgj8N3iQQozlmW6kOC95U741AnhcOeRjoyY73OUiuuxspG+TDL5ui4L0eZLwsc02Tnj0kPuV9O/N",
+	"6eo3C8/857uTDFJtYP9WlrZFXd1xMQ6zMJTg7k+3eCk0iV+kuW/wd7kFLYypPOXlPWAec+UlYsbwCyDd",
+	"LLxSrrzXHGFr0ziYkufBu8w/1LArAQbIjFUgKfngq2h9TsaXgYOsOLl2R8t4rTaGJSEZB3gjFycnsoTI",
+	"JjowgOBaFvZcWpTzgkFmWU/vwIRKtW5u/QTp59kjm63WVGW2ZTx0na3tooOuU0HiC4PpW2SlnsCL3Tbv",
+	"4KG/tIgSe+55lyZ44U641M/Mq4tjqGAbW6QyXxSF37SjASSyAb2nEo0gMiLOhW43wSyWEU5JF611Uy6U",
+	"wFQ5DyWXD7JgZPqn9fjsw0VLMnxiij6XkLI3q+7WcnjZOVS2ef5mdknQvORMgCQyp4iiKWNYURl03ZcG",
+	"vWVYBrVdTQ8NkwNtUf0k6v4v+OL/67o6259I75pHD0SVNxTUZI3J4/3PDxuP529+X1zkdqdXW1z0LKeL",
+	"RyGvYp5Lk5cyH9m0dJVEvwSCx8QTYoZwkg5xjyh/xZRw/tDACX0gpoJBq44u6qhdRyeIC3SqCUrZIIF7",
+	"37emhE+B7rA+tixriWY73/9wtnlZvCH5tdPY3W8cf/j+7Pyy8cvMJIg5d+E3hNnyZe4yfESZsv7AZ1S6",
+	"stil8+90L42/cnkvqX3hOhuNsJhU+El98FOFAnIewPkvHcaTA9dVodEKdj0LVTGl8cb9SFgHHgRDIgq7",
+	"sE9tqfMYnV29ReZJGJV92OQPlF8J5ZBtXDOBf3kxGmE+3HpIqGoXbonUz4HtW6i64tnKp0XQczFbQZzf",
+	"Kxk4tkc4RYrX/b4zgFjLI8SGlznl1fW9rHg1NKlqzOpxgZ+jEiQZK3LRf0eFVhymWOrnn3/+uXF21jg8",
+	"7IJ32X3RRa/N3wGMp/UYD/AjcRag1v+yqFRkvL37ptVobTbanYoFCyVMq7H7+c/Nr2sN81cn+Gv9f63/",
+	"r3+fhfkM2KurXXkZ5OLlMYNt6V9KVLFCTnDj8a18MgtJeEGw5cId0E/wYAWnHgSCvU/wYDaq8RKBSMfc",
+	"RqGUTF27o+EYZ1xVgzEG5tlqkaNOq5wr34mQnLmS2M4OyTvYBDatwNytyJ7R8vON86qjtfd1dAaH8Mc6",
+	"2q+j83XYQnDrXNwR72v1b0rMqMbAvPyx3dhAcPWkLbMIC4LWWCYkZQOkX1kvZCBo8rtg5uLwNj/9ZYUp",
+	"89hAwXJ9PJRJhtQ5D1WbdwXMzHCHhBI/lK85KG4gMdzmWFTcMuCZ6VxbQLgp8tDhxVEVBQf0kZTY+cP+",
+	"eeWjIxrHSclC+uHjyfn54vxYMx7Xm2+qcl7WmCrNyIB6LC8zdDPvzUtVQgPSLeUsY0TOSTu0TzjgRQNH",
+	"Yt1cxluZMYsEUODgztbiuvCVGn21p1BRc2WyiAY31J4pguLkiMVyJuo56GuCI3gSmYKcQv+XxMZCKuCK",
+	"KP1KHycJhI31BSF63lAAJB0IHJPY+f782QyIiybQVKHeBEBoAIqPizBGTXf//LrB8Lr+e1EF4MJsKBQf",
+	"pUrmFKiS/eUsJwpgAb7LIpXrOdN6fpvF8D5nfjl7wDw+bQbYDqvNYiC/g7nkwkLngH5EJRSgBSQ/gciX",
+	"Ic5kmX8L6AeVvnFKZuDZlpA3naICA1IlFd9WH0kFhy8VEamgkizW8t3cZ6j1gTioCOZzZBm40BAYmyme",
+	"9qWhPzQcHCgUf3IIkkU3iYXZkDkmBPj87b2RgzS/hwp3paIk+TPT3hO3i4Oiv3OoFFyiw6/T7fGERpPL",
+	"rJdQOZwJxJzCU83UPQZJauZL9EiEdCBf/oHpywXz9JLqg22zmoFchxZ+ifGx1hL6XERFLWFjflZ3OYHa",
+	"jS/vvWp/XhnwkueFVVrkE++tCi791P1Pv288tkad853og/h5/KZ303643JSn8W7/GG9nR3xr8AvtsB++",
+	"7Pw4Ll2QtDurBUMWhlE9yQGViohvDB6dK7RGNtN1/uV3sdT/wpjS4J6yyDcmWUuachslCLQAcU1ryoD6",
+	"AiXhMNpoNWI8KR4DixzCKw45DIOdR7DwQqC8oKWL87lBrlcAQ75owxuw8tKGh1s+LjzqYYC4PiDMpgrV",
+	"ppl+aQD1JfKCeN8NxLTrrxSFSRuEkTXGNHYPVN1vL9AbpraLnYAfXiVd7TV3cdxXmAEgGsDrmarJSFsG",
+	"zH0YYYYH+W+UyZREWgeyX0DMnHiLulLhfh+QtTxsiAG0wAnFEHGQv6u1F5ZmKjyOHJgR9A5sCh0bkB/z",
+	"HpQB0N2Vw9/ck1PLpSftS3+Xj1HBEzJn4AYGUrOuqZXth9FdfdjQx+rDv44wmwWIsx8c7KGE0Jp+SoRm",
+	"KefZlxFmjMRIYTEgyqALm9p0tm7NrMvSCuXIdflKoq7/cBKXEIAGRF3T6jJlCe6RUlQTlIZ1t/LVIEhq",
+	"yONQpfgOCnxdXlzDfz7Cv/s3B8e1eu3w6PTo5qiysk2Kq1x25Xnpp+pQ7xjgcxyYE5YEfbw6Ne4p0L49",
+	"pFNYdL9ABxPP0mrvdvobeLPRarVajR39zxv9Tyv/X/s1hH0s8SjGCw1Yf61raO3pZwlQJR00p72QWq+5",
+	"bWFhzAizK1+rZyr9UbdQrRkXX5yJElWCzYMdEBStMmHoFm8YUvr1CuM0BRR4QWQ2IoiqPefRHr6St6yr",
+	"MNxC+cT5wUncrZvM79gHhlZkL/hQqJwvluGISqsF+4uwvLHvd3446/z047vFOBf2bRedNYsRrojkSVad",
+	"WYrzOmczqtcXqwxgE0rjINedCKIsBx/KJOlnCSNSNtF3Qj9tcExvmQf4pAA/O6RMC7GBRGsKywdZL9Qi",
+	"T/hA1i3cIpyych0lmMUrlHEO5G1VFWfOXAHBiqlTaSeiBcaDVvotPcyUkaCDodLGwLTAdaVkl9t3epBa",
+	"uB7Y4Xz9XJ+ljATd6+NNBbLLJITFDmJB0REpe0AUHtgiGYxDe3NKqzkGqkhkrmQzfwpMj1zhgRbCQhtC",
+	"MYIHl6rp5rfZ4ri4fBfNjVmyj8EbmojTu4HGs+agn38lEY0DBVATJgW4CE1yqbjAA+KLLUlk2ulpfYwl",
+	"E1e5WOHBM3TE3HCp5g0f0W4TsgzVPbVz6fLJhNMgE06DOqs53peuFbdgIW6AoBC7PQO9J4xOmaMGj0nv",
+	"oyjpH0OlUrn3+jVO06bkmQ+nfq2PjdfPFq++s/wgtnyUy5K6F6izhHG41Wfw30KGh81+OKewvBVVmm51",
+	"h1hWSP1cWEc+mZ19euOKRBZ6samnRWZrbUzllf7aanRMEumifNJpS/0MU+ZM32on4IjoGZbs+xERNMKv",
+	"D4Y0wgO+3LWM5TzfYkj0kDqVy0yiTFA1OXqsDl58+eAxE3ZeUQDO5O6cXOboa+BhsfXaIPeoXEN9o9lq",
+	"ttsbzZ2lcl9szmPJnNeq2D1lXW0727oH4HpXGPCovBfEeQ7eIveKr/6EDSx5XvhlDStb1xWUDatU5P5c",
+	"9xxY7AZlav0t6roiFSqsTpEJIl3RCdBMnIvBJIZhlVPuLeq6pu8tdlX3bV4uAjCi7mNiIPC6kHxmoKUg",
+	"srFUMSIVRGuVLs3K5P8o6VRXB2huyUHie54p05txkJG4lDppqWYxenP6GR59sEjAxeEHkMjF0dtWTLem",
+	"LLnttWjh5p1WIS2I/YFl+2l+tOz3SqKPkogGPGkj24ISgnqp0YhLhbbanTDy64GktmhoLhL4HzRJ8Out",
+	"Zgut0Uscv0UHlx/RxTVq79xvooQ+EHSGI/3FT+sru2Jgt0FoLTA6bLRwktW7n0kuvsOKjPHk2yPpJTR3",
+	"PzDt+Wh6CHAzMZbrM31gTBHxiJOZGA3HfIx4X1n90HZh/VjSMCb0Ll+55EGZR3FuFyEZtudBMmwtkd5a",
+	"NeJq+ko5w5SJiJQzQjP30YdPN2gN4Eis2tx9oHF3vW4xl9tbLhTPxl1iibr7mRpyYZ23e+gdwcL5zqKg",
+	"O+M76zbnhP+dsNkQGabsjSrX+LFvloAvWtV4sUVHfwk0NsW/Z8RNdMNgfNaR9MGQTXTkSghhhapKBjVn",
+	"bfZFup7e5xUOjXylSoMPCWZ7qGQCg0he6QY0uchwDOTRa3lc0lsDgHBhqirTQllo6dCIjCzKeiamoiJ1",
+	"xeTdf0scnm3CZPavrGe7NLBzbrTAxS+E1emXDgbzby1pitGV4O+mVT6uZtk4di0Abp0b27XKH7gCCt4K",
+	"4UXSZ9XPteQNU9oUfP2aY6BV8gX8S9WcsUpIUU4PF14UrmfIE36Kdg2KwyjOJGTderATSkw5Z9semndm",
+	"3AXZagNNV3Flz4KsUkUNYPxUeRWtZroBmp1uhEATBRgZ9VsGuxo7WLvxkEZDYCZAR+d5QSio6bJmsrIL",
+	"GYx2aPL1nzT+Wo1t4mgQerfdmEvooLP36KwrKY9pkIuzpfIpV90YMMsXuELL5a/zN60KnOdGUmTmIht7",
+	"fve0n8N7OUCGj+v2dS5mrFMQ1OAfnb7bsU6/bwbus0l0cq6vx9ZkQampXA9GvkHOMkyB9k0epMEkgTQS",
+	"6aC3cpQtkTGpDSeFRjRmdDBcPkT/0Kb6PT8k9tvM+7n+Jffckpa9p/iixCfNO+RwVtaqqQBqE1AxGhGW",
+	"IUiBhfQfaW4fOCMopXB915sgq+k37Qi6dUQSm1ysH6QM4NUHULIu8La8cv5eg/rl32HkC9S865EBZU10",
+	"XnD/ggfZVoKK8eSW6XFKI8KmYtBL+R0LowVysLLKlU0yBtVxqg5WQ8olG68ORDCt1GGgs9dtRgZY5E20",
+	"xRlg1pxbnsmXwYQyTRtUqMo8QK5QQhkBuDdgqJVcWNZytdOcSZ4zwrJZYO4sc/4jH+bv+HwtZ3OTQLU+",
+	"N897rvoU7i6Imb+0vF8ZMwrX+ZU7AmraUTWkDHXdzqoOpveibvZOfiUNAeDRJrKp6SZq3Bhu+meJsBD0",
+	"MUBQj7KEMiwmQVW7gnCdh6k5HW87L/M/z7oOKOZ6mrneL5AM+8yU1eo9bLqeOdzq4/WfctSUcL/2z/dz",
+	"X3pF6acXcTdX0sHg+Z8w/e7kikSEpkveYWmr2F6y6/Ph90wrvRDEmCR83MhSj3G8HOztyjU4quYctLLM",
+	"dL8pNHBKelgIUlsDfTAF9v4MZJ4yHuVytb8+QR1zpMYkeSTIoVA7QEULKmKqqtIHok0hMuJOHCuBoVYm",
+	"mcKwWCIS8KUjIReHX1uIZVhQuMHu8UzVnSffZs+ZK2qq0BrE9SvyRb1FjJiq8lDuM0vXnxMYOb3JeUqj",
+	"IgUuBY0cQFy7Y7BbyligrdWiX0vBkqbT+VDgN3gwOzd6ySvuvw6poCLiq+JSeaFD6lsumeHa9Ztevln9",
+	"njq8bJ7mc6hYq7gJdEBrmqe1Ng54hD9cASTh+h7q/jkmvftMJF/NZbTDwyyw8wvdX1Oj9sENdjDpgHyB",
+	"6exutP0V93xL6CYPuSifNMV4D93/HnoT3uLwPjoQPHrocxG/khCIt9HJs/nXYjrQJiqAEmKQhrcsIQre",
+	"dZk6J3V0WkcX8NDH9ToyeKwIR4LLYuUZ6ePBxqQHq3TLZqyCFT36WFd40EQnKs8Elwi70BvMfBmZsOD0",
+	"3i0TRPLkEWqoK1+S2l+Aas0wgIzyNdsK9cILjBAsdSkr2OMO3PzY+OXzn2+qoQeKDDwjug7igiCcSBm0",
+	"FsWbppZ4EIRdUdt5rev4CLzoeskoVD3q+rgYG1pnI2PuXWSMyeagJIKG8yga2CvlMJogiqY3MaANhsO6",
+	"wLJdg17JU6MRJJA8E0FtGzt4U6tjYoo8auM3GLe7eeGSmNUDVC5TRt8t0P7lSfnOFRykftxggBZnWPQa",
+	"hU9Or5GDWyolEJiinCCKcpSrEip6N8bioRC+rL+AhK/BsISRYn+Z7n+mprvP0DOU3eCo3F4Myn0j8OSQ",
+	"JPSRiJn+YK3kNGP3EDCP/qoBNrGi0QNRFsxWaO3AP1mRE/RX3Q+YUTwHjNC/Wem2rxS9Ak9OKSPffrWs",
+	"qXivqTgHo+3bgM4OKVEzKgP9xchkJkm6qi7BkI8tOIPQlryFAs6BnCExXKK19j/+/p9brfDgIjga1lFM",
+	"paIsynPHwbtnK9Pod4P9+evn4sx+rW2iT9qMqddODj7q5fX+gBIC3YJ9k4OTb7UWuAcMHcrrsTwKWwEk",
+	"e/rSfTaayE2OSQ63sSxHFtHnbZ56T5McMVofAuCytB8Vd4DLLwIvUg0wBKFSPCZoTQk6grJwWZoSgSIs",
+	"yXoeU6kVujLYBwSssKmKCmcXhwfHF7PwOZagVl4t65vxMgCp5poQVpV9fe7TmQwJLN3tXUFQ6tbG28eI",
+	"qucnSK+GkW/qoucjf16fZkbf3sIzb+p5ZJymlYn9Z3kZYaw8hZXjR7crqivMOuT5/X7f3FUtAVLvS137",
+	"PmwI+3TzcgaUfA4Bb/UnyUcEqorhVOuBb3M4eQC1GoNveC3lUtJeMgm2dCF/OUBKt39UXZHKiVSkBFBy",
+	"enGwf1p5LFeG99+4rQwhZoJEhKlkYjZy7r61Gy+MNIu1IaCNEtHjw0ksKkNnq+o65GaYiRG2kyjyRnGf",
+	"Flg/uJ0PsTwcfscUH1SKccDzMHcNz6s4AvX1fQwj3JnbiMK3CPfgu7555IGQVFORClNroIm83iEI6OfG",
+	"4zMe8gQKjejfMpv7tsbtRb5tTOEHYhuLzbkq15voQPes+birKdz1hqG0RdBdh6DWE2VjRQsd2UQwRsZQ",
+	"F+WV9O37knIhTdr1b744MqmLL3QtdPQl5YUroZWcVKF6u0oeE6SrLVZxZ7Cfgcl+afZrLrNYLwvnXl0B",
+	"Zlnoac8Hz6oJFxamWaYyzezluBCDf7ooWGKtlr+FMtNY+i4KIjc72+gAKyJMHMdKbu7ZlLym6i+Qqu72",
+	"UlbJTSjbtAw5w4CSVWM7cl4LEHW9YumIvuJdwbPiOGYQ/pOBOnke7W8A99GcMtyS3VR2hWTxae6Vy9Ab",
+	"R4o+VhVi0UNAKc4kkc5LQYlEa+QRVDNQAUEjACgnYxdpfgBYOOfVQIlm3vW3CEo7m9xW4IpRQV2x8502",
+	"ok1nlXh+zOKm29I2hD6afDLyBUdaQ+r+elv7j9vaZ4PUawxeaK5k4/5HwbCdt8J29aBvB0AXsJxhJfdp",
+	"KRGciWTJTj+KZBZjJRzHUGpnIVsZnb+EOgfFarmNT8AMdfs0IV1YSjpgvNI1pR+p8qZfnn9XRx8uj76r",
+	"o0+kd6mX47uT97aojLYTXaYEOqPvDBaw/eZNe7eDUvqFJNKAi0gak1u2trFRb+/s1LdbLfcrBcv8/2fv",
+	"fbfTRrK+0VupxfMh0K/AgHEc4/Ws9dJOuuNO3PbYTmfmabqjQipAY1FiVMIO08n5eK7grHUu6NzJuZJ3",
+	"1d67ShIILLCdxBl/mJ4YJFGqP/v//v1qDlWLISkQpwwpUPhjrw4UQ7hHyLtSv5xPIXAEtEDaZLr47WcG",
+	"wMaI510NEmbatOcM34oqJq2KG0CJxO0IbsEKuLZ3qoi65YGIVsrWNtsQ/0rUzKWcKBDRDkQYyZE+faU9",
+	"/gztyOfV4rkUz8s6bllKYWbfrGg1fuNh4MNL3RP0gA+E+OUVF+hS87Bbimbo0cWwBO95eEWwAhemsHhF",
+	"dPomvbRhi5AhSD2aATVf5oJnKew38cGtaTG4Q34UngpZp5Lx68wYtwli529f+P217bvvjf9y92i2dYU+",
+	"DKIxZZ7Sz4b6MxPlLgR1uBuhh4hXB5sNFgnw1OkLMxFiiH5r+bwwfoe58MqL3+n3KM0K8ppLPxoOVw1s",
+	"Gkf+DNqV2ZiuZAOR3AgBxcSQPf0iQ6XfWhesz4xVm48x5oftsDFBpoQd95bxe7p9bQh/FAehloqKz7DN",
+	"4c4x/CWC0bvRsNj5zG3OhS1RPgFA9hKl6VZQqQ8ifw7ZXISFpmu7wBDCvYT9cnH6axpduxJzZZkQqGL9",
+	"NxEHw3lfuh/rVN1eV8FIGtzDa2HyNDG/IRuFgtRTjoi+YAQX0c2uAx0FA5ZRIM532PlPR2x3d/dAD+/d",
+	"5RGO2dhUkyAMAwVte9pjw26DBnunBBQsAfLGWLDAh7dzfZ5wt6bNaewvQ9vboc6TCZ+bqtFoBgDFtqEj",
+	"24/dfl5v7tab7cvmQbfZ7Dab/1OaJd8vVFnHvqJe8NEs5DHrnR0zX9gCQUWUEmwobtiQe4lCl0iN+VQw",
+	"X0wRnDU7ewBVqU8X/g1ETAnH5DWvZaLL6aYS1yubhIX1RBzGQ0Xs/JSNz+wOuM6l9uGF6j295RtUwlJZ",
+	"By5SomANx5O3zjbTj/iyKY4EdBTD4pQ4b70k0XKqoK1TCnvQYPdIM1a94SQYF/b6AlgwfK7JjKw4HtSx",
+	"Tci5MrGgMto5/ddMzNB02bIFkkKxJyt6k/WMY5kmjpUlUXQFvS6Zg2h8cmw1bt6Oc+xUhDFPF196nvs1",
+	"bKVn1SH6wHpvQVxZClRE5OloBZggyzuxeLxQ+jNyoWOy+bQtuNdsugaZOJJMzaARthQcTqkDw6ouYb82",
+	"EqGIUkf/KxNvqG14VODpqw6LOe8BoTQrPQgcTxqxSPQRvhYxD3NbUkE3CvS5+OVoAUt6YLgtN+q5TArB",
+	"VFx8kttlNzxITF0o1ybElGsPEoASMePgdnPnJVBsBvnhGz5nVUogI9tMX6okyiZZM4XISLfuaUXg1w6Z",
+	"my17wcfTnsLrhc/aHz8e9qVLsBldyNhi7CGaJV40EdqWsbEmCCcJ3JRJHAg/X9qE7wuI86bRzY5ALxBi",
+	"S/yxtkO2qGsRB/1MsdeXl2cMrz1kTUymzyTwhOndD5n2YCJ8PXg6J5hjNO9Lhc542PcODjY7+oVO7rXp",
+	"KjRiGndDZh85OWGZycZlBJiRKmskehrmKqq1IkOE+mx4wsNoNBMpp7b7sW5wnV2mSAQZi4N+QWlzd5og",
+	"DhsAm2R+BgsZ3B+WwndLP9qAqyYzlSDS+sC0pIVzJmQSz/O75oeKU/EopN6A3oIPBnoz+00gr6PAEx+m",
+	"HOZ9EeO54lRuovjqAxpBWEqJEilX/wU50LzIWgSPrdgWVtNDXMm5uKmfDi8x4iOk5RsGkofBvxebPm+V",
+	"kDT5FxnZVgy0tzoqjPrUzx9UCBWvoAHZorw7jfxmnJnFl1ucuLtEcpfqUBB55yiaFWmyn1Db0klTTAXQ",
+	"rTIWLOQqMbpyOAtTo6cKuV2tX5oA6W8uyqu4Zl5GLJsDpeveVZIaZWtsJhivHaSxJrBE0TewfBnZb8mx",
+	"trOioFBgFe1/Km/NKYfR0aCsDM7pFj3SBaHsB8hOg2K4L6m97gUjG2zFS5nfWShsbjc7d5HiNsq/XDIP",
+	"QrCxJtK7o6KZKhf9nEEdPJ0axxzgpX2QW4CFTX5bGT2dmkuhklXhxaw510VXKIcmqI0NG2Fyikx/B7j8",
+	"QekHiSKRPwzCBL2mhahj5sZtQoEL96956ZWdFBlzQUgf2Hu0WcNcWGSXvTt/S5mKMRbwgKaArBWoAI9x",
+	"34+FUoaHueqNhXcl/L4k1K2EtF9qy9dSliqIxaP3mWKKxWwY8xFoCXYu/CAWXqJMcq4vsY/OWlPbb8tc",
+	"JrXz4tYY0vsovgIghHPSl6u20bJmBVsxU32vL6E4BVqheNnyFrG3rHQKcs8E+EsnFTOZ37H9FlsBYm5Q",
+	"n31jpmmr6Hbm5kyVdnYa/igCTlUEA3gBNfxoBEyDN2LemxXBVvfkIlVJ7+yYXYm53nHcr8NWBgLxwxTZ",
+	"PCsKXr/dZ72XlyyQIy0UzNkhvFz9ExgqMQmdbuVjnU+D+pXIZOBwhEiex2MRm7HiXz+Zifvl/WXFWUpW",
+	"wtGhfpdnKo9mVV0LptU7Onp1cfHh8vTNq18JTasImasvTweJPsJaxgEPqMGoc1gYjRAYkPCk8L2xgULb",
+	"TvBz6Yvqo7lA6LpiXYhlKWV2hRdKSV09QM2aIq8pqxJ8FuUadvTnyHq/YgmydK5F65AZ4N9mhfHXFSM0",
+	"IbN/6bscU+ie8sIahBuI1u/cKCKQxQV5+eq346NXCwsCCDqxYIM4ulEiVszjUlsF2gjDF1MN1sNVD6OR",
+	"FiI+9xIWZDchDCedgBXv/RkAAIYRFdol3EsyqV192f/Otsalz7uIZnhyFPYP4xTmkgr6CoA+SajPPxra",
+	"flsnbcFFjJ3hMICYKLgxJu8wmYVJUMfWKCKRUl2tBmLhcUXNa5mUhf41wrLWG9VcMIu9MVeBHDlZrk3m",
+	"AeMgGyJGyOu3+05fAkA2untLGNm01TBuiwiOzLiKoBV5nEi9Nn3Zl//1X+woktoGCCKp+rLOemEIoOio",
+	"z9bg5EPUOpBeOPOpEMnduW65bBqLYfCxwXqEwWDCHIxV3VEE7c2NHW/ig5Jza2REAqIJ6PTuzg7cqNV5",
+	"90XzRVM/taGHBlkD1BJQGMUnIjziSjTYsY8fvXt3/FI12GUwESrhkyl+uhDEh2dh6h2cdBYo5v7VR4+9",
+	"X+myfgV3PZW644bvVxzWJ1//KPIFXAiXBTLBSz67h6zTbGqDQzGXcsouvvnvf0FpkWPq5z//oUVap9mm",
+	"qw2lE659IcJ9p9mii/WfOCU9ZvrUsGDIjwT2IkLTGrj4aaja0l5kNYtjF6DT7MAzz3kikJFLmUBUp31A",
+	"qQ/mnoskntd7w0TEJtzOqmT418ymykn3vnzFvXGG0ALWECK37sf6VMSUHqaXTz9gQcLAWqOkQ/rNM8XI",
+	"R+hLQKIPFFTAAUsDhicynA+ZE99g51EoFIu5vOrLLZhRqsD2UcszpDTYqaXhWiDugoIXyGPlqLsOGScS",
+	"OjI0wUsi6q90RdomS6ZPh7nXTLIJ8/SlthbgVcjgHiDZkPb3Lqzq1zuAisuMWsrBmdl4kgOUQ1z6ffnK",
+	"8nnVGuyVzekQUKLMhHW5/UWEjHSNyMj6AM+UFh5dPf5PZu98wmI69qkvP9Xrdfif/tr1qLQogdKiT8zl",
+	"02kYYEvlzj9VJF2GFy4lgT5lMjUQCF+8LpNK/MS0rR57WrCNxUf2+qR3VL943WvvPbcwyfzGRnIHkT93",
+	"tB2WBS5eeEUlvFgk+kf70mZDjZDRg0JZAtOO/+T0kc8T3q98dlkVIynMXUj/uBAG5gl32TgKfcUCX/Vl",
+	"YtgZ1ifxAOoL8nZTk37MnBsMUGfjin0JUfwfaAy0eX6w4UaLIk0/g6e/Trlbi59HLH+Usk0Tts5CxtYx",
+	"IsaLpEq4XvlgIjBnHAcqkl0tSmOhVzHA0ByqBC0c/WA41C6tNAVr0oeMTYNdYobZYHvS4qB1b4sZudLP",
+	"RhuOJwz8dGxrvhkr4X0was0oPGhtrptY+hzx1FRSF8NhFCe5yjttEkK4PhbYKM74LIkmPAk8CLvPtaq0",
+	"8aExn06FhNGANR9QMBbxWKkvCCrq0i3uRRMqG9JjyjrNkFOxYRlUAQoYnbics/bHj8SloU9v2ilb5NMy",
+	"Zr1afYQVxoMHwvrh+pXJSyz0vY3bbf1t/cyMy41aWUsYEyJDzllVdMLcfNTFdfATDLu4rIpxLP0Lq9IJ",
+	"NSwJysZn3NURxEP9qAIESHNUAAFyJw3YunCoFLUT2Shmds8EAgzmopz/IXM5dcsv1Q+gOQXmO1wbyBE8",
+	"dZ1Ax9FhClBBvp6zhczg6kwx6ZoLPdYwkKBtLJ5Dwkf4ob51CUeBKBO0WeRFPllta7AZGigu+XSahnGo",
+	"DxEhmgsgOPM/VASjoGz2A43heiDBNQUoL1vC2GAXaCoDBg0WX1t7JdXHrYzQRzYhkn196ZphaKtLD87N",
+	"JEFvCKEsisE6MwQsYKWp2hJJEVSaAyMqpCgs0r0WFfo+mJMC1Al0rMJA+wwIBIxu0FkcTeNAJFheC/FS",
+	"G43KYYokIp4orMpPwqwDlSGm7FZajWajCYUTUyH5NKh0K7uNZmOXOKgguLHTuBFhWAdSgZ1/3lyphlbZ",
+	"+hviWlmOFIEwfy8G7I2Yswth8CqhPEhPQC6EoM18+H8qKaZCIi0crgIfbaQzay92oSmXVVEsUeFxhuGs",
+	"0q38LJJfboAl1VZl6mG2m03jdVLKfdEMycWe/6oA62r3978qPBxVuhXAGIfQ7zX81d7bax0AEJ/+0X2/",
+	"6XUGbXHAW8Ndb++F/iKZV7qV0zdniHiNCPsVp/JRT3zrX//o/ePNx6N4+NvFh/3L+fu/vT4d7Y+96zM+",
+	"DU7C+OaY8zPv9bvzCEtX0Yy4LV3zy/s3F+hkLy+KVp1KJA293J1mZ9Wj7Jzt/BolP0Uz6eeiXpXu7384",
+	"FTWbTPQW7FbOUD3A0sJhu0abIbfCAE4z0pNZmQgsj8m6C5VuBZcTfgkRyiHsg4SvqmCXnYtkFssMDos+",
+	"UMgsAbEEqnVa4JogJ8ge5k6z1ejLn7TYpqIQOp4WP4AqH+wjU+YNSpWkUSwgnsA5mPIghrBB5usuBadt",
+	"3ghSg8jm4IDYTiUSklCZYWccu/YB5mjyzluDnYJMOj6zep5xahptsJ7JvGEYANROrkbB/E5fBoqRcgdB",
+	"NuUxD0MRstEMVT/FhcRHT5DdMsRmEglmCDHpRkMKFSi9KDhjfXl8hpVxoZaQMA9oVe0200nnNFmsqv3U",
+	"gZhH0q812Pu0Nz+GdIdiPAR2xL6E8WoDENJwcm7fRhHsOzGbcbTfnGxVRqDYXnOXFUwoObq2YghpQUHI",
+	"w28RrUiQVnWgwuKJ0UjmvJCtvbkUewsHQMthw164st4+vWTn2BeTaZQI6c0h3vYHxryFSn6M/Plm8s8G",
+	"5W5tskjJZyEfXw9kHSHD6lMu9bQeVEqLMHhv06DzOR+0N/2YW4t1zIWlTBNFAzGX7hhGis+lx57esRyd",
+	"RKMkkCR/m7fL3x+5b+dB39K6/ZZ3EG6KYqh2gJsObr8ps2eOIjkMA8zndVq7t997xudhxP3LKHrL4xGU",
+	"B3Ta7Y1+842YnwvtCOHNJQZ8GUUnXBrsSLBy9polBnuBQYMfZ2q+VqfptdLnGQRDKvvtLk+1mdlK5RRa",
+	"hAS3qzTadXRFTlLKJ5TnGtKjQC1CmQClZsLHjIlVVsbC7MseqY12s1Not1r+IkjIWNvV42GoRZviQ4E9",
+	"g1PBE/28rE43ItgMQiV8TpkdS3wyJ7KTlPkn1Ye1FSKRAhGZtyZ/PzWOV8lLpDf6egIzT9eyKRl7aSmz",
+	"wB1fSkZ2CpowrJu0vUh6VNLlthOP22eLo42Vfyu9IUifoizB8gQC206d1qWjoA2ZvJO7wtE5EZU768N1",
+	"fD9WGVrCn3J7lC7/XMx5mnuxLZXb5+z6LT+21EoqEQ4z65jl0C8W0keQwygkqHOYxSOR4oZFUjjE+2aa",
+	"kKJZohKOOCZ5CRcNEQERdgrG34x7g5ctOTlL9HhpZKOJjooJB/YlX3BurG9DpmqRdwPlqeCD1TDkbAzl",
+	"vsznjW6WbfPBTM2ZtcutPV5ik9tsdhAzCOCinV209wEoRpylKvnriX1ai7PbjWCnIsVN5jqLd1jnSd3n",
+	"N7LeaZfXA/kp+P5MZvNmGQyShePwZEp/M6a0FcVHJsGxKJGBsn8DC3pBOJPEXCObkaBzvQVdTdnxaguS",
+	"VkvtHKgvfLRA9wkRDWICdci69VmVyPdqWKcEZJ/WZLcR5wY7w1FBCEH2pbGgzQPNLVjNGKpoQYHcbvQ7",
+	"WF7dl0ECYCNqwdD3ommgxxtH2BiKLwp0oQzpQimDc5+WOdmr5qQ/WeiPVyT3sqfkcO1JC5Td109yeiun",
+	"JCXvXJha7FbLrMR2boupsVwjUqHKXQvHAsvU2qTvIX4axaNf+US42lzMN9vqnYDl8jbC3ZceIB4yrrDe",
+	"BWPIbLdZ9/kcqlaSOOBhg73Sxqmi2gEByK31QCohVZAE1yKcN/rybTAJEmxI3KXKUVPCA2iv1qrVf42j",
+	"WXyIUwrZ9+z1rNppNh3WaR7U+tJWYKENykw0pThkXGQIG/kez6TMhKj70lrtY67GojhSvXnE+JzW8x26",
+	"P48hcExZzSx+De2jlfQf9xlrNjO2kaBuPQZBfYmsw5ClwNy0rUKgkxcoU1N6l5h0CVn7FFOeW1EKaNm4",
+	"LNvJbPP4etr1tzLutGR+a5fa5qXCaORoHSJUgk1d3TQPV7VM/zVnMTPal9VFUn/Cc+ArYxMJcDbnvLma",
+	"A7lPRa31SRT1ZZ7Hv2o4/mvO4s36yyX2/pqTYenPa8y+XGTor65i+neKiPtrDvHHzhIzOUTiX+tLc67y",
+	"iiTL7U9dSHj6rDLS96FaHUH/EWQcA8Vu4iBJoMyfaDFiLhXPFepRxV+iXaQGeyOmCTtAD6TBzgB3GhUU",
+	"1P4SZpI3i1UUu4eofoFScspHAgs5gemDkDjeBvIqrQd2YxH+d7+ir+9X3Nr9BnHeBiq5oA35yjTkbaa3",
+	"QPcDxtgtFx7B+5Ni274s5HfEnVkEcNkjABeoBbkdbnfY1tdO4Tm7jWaj1dpt7BtSR6gT0eeLmNJ7IxhY",
+	"5ST6dxCGfGev0WTV4Iz7h+zo7B07vWCt/Q8d5BE74Z7+4O81mJKikXa6rfYmI22VGSlJgrsN+I+s3ivV",
+	"nZzbOwXYcAX+y5QAFiktX3GodQd+S2/9gi477A6YxSGWih+y3Jmwll+MsJ6TKBaZx6evtNiO9vmLeUW3",
+	"xMqXyxXKB2j0pypIRB1a2CrdijTIrtSANBF+wHfoeO38dSXmn9dqLaz6RWIJC4cJHT2mCypPVwQyC37k",
+	"XRy6uRs9rpJag/X68krM8Zvltolc1wRDyggYK9I16DsRWYNUD6RJgwSKWQbgyAC7kpZ5oyjyWdU90p/U",
+	"jyKZxFHYZdM4uOaJcNiEf6zzkfjv3dbe7vOmdjSCyWSW8EEooBr8eFj/NZKifsITb+xSoY/WRu6rSz5y",
+	"7UB3ob0jL4ZdnB2XVTlNlE0tYOnpBGV93jGDto1so5q7qqDuR72WgJ26LKGX15AGDBPoRdN5Zv2w2j2P",
+	"VdOvHAxfPPebL1ovXnS8ff/53gFvDwXnTW9vj/vN1h7fHQw7w9agPWgOXrTbnt/a8597rb1Bc9hs8uaL",
+	"fmVVI15uUnPHMY+rvkwkWEJTwKzu/JDvWa9m5xt2cy33u7ejpBZa8/DEBXmV22kFgqvU1suvRZlb1ko1",
+	"p/KKeA5XvMMzxS5e9+rtvecOMpb6D7Ib1svd3aKMOB7+gu0KIQy0ahvs1wj6QBaW4jG89JcLwd2huvSv",
+	"5dbd3//4nPOlekbAYyDMcmeTxqK+yQKNhd8gx8omRiYIPgyLpIrtRq+7/hOfumPBpgpVG7QpAjtKhvIN",
+	"MSqhfy6SgmGTOeZeXeSJAJJkt9bNbkmjFxYYNpylgvlnCpumtP0P4PuOJdZ2WBL5fI6QfsLY/ki53ZeW",
+	"Gs6hiIFKHBs/AH55m0O2WlkbhKy6hOfpEDYqdqGlwJ4y5bignsBFDnLD0B3JDOc+XQsEuYDjxCLtJlne",
+	"OJxXU1wUhSEAOGL6ZAgBU2xvJAcpr3IZ9YxYOBXUY12q1SV2m74kj3OhlHS32cGnShIQLKMKA8VUAt4x",
+	"JuevAbg03RPioyemSV+6GD28DCCSiq25xuel6hEehoarEhqLyJEF1ADGWbvZbLAeJo+GIvHG0N2NJgxn",
+	"wxg2BLSqWLTHla3jBf5eamjkbbIbmXanLxsV0N5akBbrS+iFtRHPItMjcxA2sz1gR+vbluT5IS6WttuD",
+	"BNcmCEMr4hck857faXWabT7wOoM2338+ONhvHfgHrVazte/tHbS/kvFxW9xRHxow226NPJ6YK3GSETia",
+	"+Gduu9ciPdO9pYOX2WVdVSikv9zW5JFRHUxzt2ubcKYiNtsAUxnXiGwuTH41WOTBXHraVqbPBZ58+rUo",
+	"zm1Oh2XPvBYE0Ja41Sbc0ubBQzLmlO4g6ZYCdRkZJhcF5ipjaPNFeohpv8wolerMSO1aug4PMMdbOueb",
+	"mT+p2DWQhuVNn9RgQQyTNck/HobY/p4aLCmcEpfzTN7fyTOsQZgbmvAn0F7YYKZfh8ALc3gmALVSzaTO",
+	"9HlVjEN2rGbtDrwLCzCwaS6t5UDrAquPoe2macqMD01YOq3W0EYjZeYgA0gjRuc60xvU6Uv3jOBfiFIv",
+	"YUNts7oGSxk+hrYP6uF7vsCInc6I4cHuNJuNvjTPxR4XtKtCjhAHIKA8PmXVHP6LKqJr7jJg0287bBpH",
+	"rL3n9PVmo05/NpMhpkZry0gEBoSgS4//gMHi1M6DYauEz6k+PDPqNMZAr27mkwZsWY2ChBYZDdgo9LEv",
+	"NYmmChCjsBTG7wM3q7VDFPPCSGEKNJPcbTWZF/JggmldahXKZXidLJ4glrofpnPME4t/sVDGuDbZeshi",
+	"noi6mcrCakQ9LJqdI+QE/Ir1iECGWtl/87eTztkG5YQL7/Cg1Su4UW61Ls7wsvJWBd7w0gi7QrNiNeCT",
+	"syhsts6LlkhX4iBN/sI4zRsvMwFUfdB/fpBR8gEklMWt7VaKRZiFu0X+306zU3qOiYmleHKNbF4vcxv/",
+	"QRWV65pneRCnwtTGew2r6K1KPZseDuR1QAQRO4gjt1q1/xIFVBqYiwdbHZ4+65licRQKB0IDWEOQoVxE",
+	"F9cmE/oyV1FugCXsEwVK/2qnuYtY1jcIR9OTbCahv9yB3eFYZxEQ2mEH9eViPWXnMNeTid0Ume8PSuQq",
+	"0ezIFTOSaZbMCwV9D2b22M7PVxX0CZUxBvL6w4H3t/bg7/uTN9OOumxd/88Leb5784/n4nXzn2/3+E9+",
+	"e/QuOP3X/t+vyiuExXd9UIXwpZtQMFNtd7wUN9l+nC9bsFhClP0UxYPA95H9fMP46uOo08nlKHHrQSYv",
+	"e9RSEAFYqbVF44RocTtYhcUXh8Sftt0dNphJP4TSKEJS8SNvNhEycRhXAG+xFSzF6VTI3jT4RcHb3A2d",
+	"wqAobofvkTtD6zgQF/FPCw8TvNfZMdttNO1M3TPOxOU4gNd7puyvmV9iVb0gtc1AJsz2mPNJeH/b4y67",
+	"4h96JBvtCjP2p11RuCv+0Tt5u+muiEeqRDm0XGE3pUXN2oxbW9i8XccnjuA0Hn1Vu0Ours8t722aN3nQ",
+	"2tsoHt1qVOjZLG9T4NWF+z27J55aHkpq+rQuNjt9mVMLR3Ktos/AiK2V5AWpUQfzogjvEHLJqkmgzyyc",
+	"UcfAeKLfg0CqBRkxfQJO45HLqoghipWd05XiHk7vHc3l/5SNvbGisBvrXHB/821Fa7l5icApcMBpsTqd",
+	"FTaOYw4XfA0+AQhD3HpeFEazWDXYWcilyhLFs8E8haF2CLYDYOTgMb2z4+W9iGi3uBtB/xTuQuRYNxtx",
+	"Sy1g6fy552G953/9dLC/23oOzAIBLcN/NX/af/78VcpbXIrAv7yLZ97kQZ3TL3raEC3T/5qn7uEd0q20",
+	"Tu5848pvfsLtCVnWHjvcT3bG4T4GqLc8/YWWY09vMKGAy+G6baDDFTbxcotN/0xpl0LEQ+4JJuQokBav",
+	"HUtzCEO+25e9l5d/9gBHfBIkDsM/29gsMNQqDD95QduJVX0xiUYxn44DTzlsJoNkJ46iyc5A+A4Du3UU",
+	"COX0JeDjA8wn5t7wQbvMD5Q31gvhsGk4U4SjH/siRgpJbfaevrxgSgChCjQU9F5epi8bxX0ZSHZ6fvLn",
+	"abPFdtjpycs/T5u7DdZ720qHwCZ8CtyCSTzztPr16TsAHZI+/AjCkNLc6JH05XXk8cEs5PHcoJRSwQ6b",
+	"AKkfytYriCso5s7khE+nwkfatFhogQShyF6zDXDrXP/zBWBzQBzCwPhXz35r1dvMPXa1TGb6r85eDe1/",
+	"RPiHTDoU3CjImcIaqRwXAE/gxl2q8uXshscykKMuwYcLHwqMx/wacnCxFgiTwK+rhM9B6vcQjFpfhLCZ",
+	"0Dxj5jrtJgHRhvB05JMwxa8F4IhDKbN2UAfcN7f2JY48jBSpK4jUEvA0kMGORIL8jsAZB2UBsVCzMFEu",
+	"lrLpPeGk4WyXGAvdvqy6NB7XYa66CmABHOb6MxTAAgk2/4m9OLUGofvT2BYYj+ixjn7NK6ieojI2ulwf",
+	"hiA0NU1LB93MlVtLhxrzG5aIj0mD9exTALsUau2SOAqBEvPk4nW91axBS71Ja5iJjmJGL0Y1coFaaofl",
+	"2TfGDiJT5EV7FqvMF2QB4gxDJ5MP6Fwh7oWjNCIP5D9EMIP54qCw6JsIYlzc6XncA4iC+5NAIiK/BZ3J",
+	"heVhV9RzT9Y/mQXYdY8pI0/jcQ+ZjPoyzR9AY1gY5m/qpXwJSMaKqtxtMBc5elybWOAMqToIFTjfF9Bp",
+	"dph7ob9P0/ZQiAbnxpYxmCKCKY+VAHBpvbhQJpc5EykAZ7vBfox8FFNzPYgZCCv34vTdxYfXb/c//Hj6",
+	"8h8f3h6fHF+6rNphJz9qM85H2vFD1mntGlxLh0oiozCFGG81nWazaY/xIRuQ6IqGjA/0gFuZr0GggXK4",
+	"ESJhaholdnRIHLwwKfp6u0+lwMa8JIAzZPCWfQRINRzWh9TeEkUoYfQjiDXVwf60tALSkkss59Z/+KGn",
+	"CvYz7OQgYdVX5/u1xg8/sJMgTsbsCNHEHXY+5lMFFOQxOwqjaxGHgg9h6rWixXXXh1Yr1kCqRHC/y9wj",
+	"Ihy4nE9Fl+ndntp343C/ft3+XyLed9Ptns4oyjy9R/qyevL27RmUTEKpBjSmND82ByAKmx9bnv7LZ0kU",
+	"auMaqyx8q61tQ53ZtsCQ05fWbDCd8xjsXjfOKhSCguCD3TuM4kltEcoUlhvIoo7eYIEECTCaF70lfrk4",
+	"/RXWGnndUVBbhY3ksDgrR+cgSk4uXlO9hF4qiwFAoPTqBlQoCsTdnQ77///v/wfOz97O85oD/zpgbu/o",
+	"zZ/YQoWcCdBE9Wfv6E2KjE5DfaaAyQMQ7CdBAmoH2ClOLno4rJOLXl0LiZ7LqrSTSYRZgeqkV+4y96X5",
+	"uJvirUzjyBNKYWem23vlsiqJ7ExGKBZcRRIQXdzeOUDKo1qCF+vV27j57MhZgYJApanVQO8V2lLnelJf",
+	"nZ+bSSdk7Ffn5/UXJgOJv0wY6plsq2M0HpEV5bScFQXauQwkVTTqjXKYttQaSXkzjsKU07jaabYc1ml2",
+	"HC2eHC3k9H8OaojpWJjtcJGNrOcneiGg1AujHrAaBYXopANq6OeayEq3L10vDGTg8dBlVWIrYVmykgL3",
+	"9Rh++3W4f+coqFPcN52Q1jcGXU5EoEHtGFDgV+f7eJqqRlWZAqOV57l2yDhipMONSISEbccoNqzIgDrv",
+	"kYxisMUCtUhEeHv/JucrCLos4V1BZ9IK/rxtY8bIkaeN4Fu96GPaVlAUU9qbthsijQI4lVXTn+/W0tKo",
+	"OTi5eP3pz/+r38c4xKdXZ8dHn173zn88Pf/t+NX7T1q543/azfbz5m6z3Xyx22y1P30iN+zP3svLD71m",
+	"69PJxc961lufzj61G3uNVj8+O375qfXpU6vZbO929p7v//nnn69Pjv48Of/06eXpqz9/6f36qh+f/db6",
+	"1Pp0/Knz/s9Oq/1nrx/rkbS8flwpOwevw/1X8f7DxD/ACim5dufgCmyweK/D/aU7y63dwqqlq7S4fmbV",
+	"Wp3dZmv3f+kV+vRJqyVYuqM3+t/15aU7ueh96vXsmm65GAV9QFZ2U0WnNUkX/Brypbom6YyqDp2vjKa3",
+	"WihL+gsH4Zky5gW0oKwWSVqw3CnEtHHdWoDOwQc+DT4gVaUpWFtwG5Yq1Vp3r1T7NcooVuKwLHI6amRc",
+	"lPF/+tL4XdUlz6dmIgr01hY8yUx7u1Q4TFsM5+Zs3yVSt/FqFRUW5p2rhyooXPSdDXo15lqfKWS/NwqT",
+	"LoBuuqHVqerbrjd8J8kihebaeyo0zLPS/v6HtnWy3K+LXQUog02EsvfyEowPPxBJHZ1CYwBlQqzGdCsI",
+	"s1r7EBACsox5lW56X3EI1v7S2mZKK0TJHfFNO9sCUW4e5WZVDCltqjQxoC5ciYfW+K1c8nCuEiaFQBau",
+	"JIaP7VgGc6rgNL4AlkiaZwLFxlUGr8Uhaa0AbgDCa8goYQEFsogufbkS0oWVRHRpsB5L8Rp8UzaphNC+",
+	"lwznhNwCx+ZZGlAszHr2Zn6w6AAsWvhsCwP/bQDW3Em649a2/Z3qYacxdRN106/Q+IrmsrN+nORpBoWe",
+	"Y37cxgJZMTa6f2F4Oc7x5h2GR2ckPyTjDa8YEt2zicF0Srd8LgHm82VRf6idMhVKt3RTwoWX2i1fMINL",
+	"gdqkG/8cJMFmuDb2wD4Usk32B74VuIEvbD1tX49g+NxzsZtyCtXK2/UKddu6hWVFDG37K1VwD75eRJCL",
+	"ptDPJ1Qm6I3cxXPmonnoOhS1jwEyYEEfaVfGKiS2qI9uRTdj1ZyyW1usg/ky/WMrdRC+ZCn1QygHoHID",
+	"asxkVZoC5uqJcRekuv5slbaBqSotPWGcyJm5UrBblfhM0WC/Pd1Ik2jyVrA/coNUQqoo/hANh2EgxYrh",
+	"ADTZCk34vFM4lm9P3aTHb62yoR26hZqBOzfTLem2eRDNkj7+W9ErX1I/aHlDU5BRCPTBAxSqrRD4SDFL",
+	"rK1bF8I4JSLxa8pljrD6gEtUKDAyVlXRRECxveBhYhy22mG2PCbFlGF+HAHoQwoucg4vhR3H9EyLwK9/",
+	"cCkJj03elPoNEoJpDkzbG5+Ivow8hBjwRNruLbFw3gQjYjGNYgs9ekjQ3ZkboQltxBNxw+dac8V+X2Jl",
+	"kPSZCkIoGNH31mA+DFkBvMKyhkM1Jqi2zmXVlPJ+TWEqTo5AqXAvxeV3F3/lpN8GoWZzfTFcsv7SMYTF",
+	"/n9kD9iq6Nc9FXvTJrPnr4ygy2/noogRlrLcFi2yBTH5kKLDuJcE1xYRJgLy06xVe0i1XImhn0fY3TKl",
+	"t4uREIp1q80iIT2I492Vz/j3vyr4pqaHhzD5ewUYsc3N0Gz9VsWphFwl79Ty81rNbqdFzyMD7dU08JYL",
+	"HQE7rAbFw2IYfNRaP5qpD1f7f5u0P26DDovzVsbEIXpk9YXP/GNwW8EsoTRGzjAxp25dhW2Bp2qOwJ0q",
+	"7NdSQkMB5SwM8cQDqoOh84kScciWgGbAy0S0mQbTJ42Ykrlfh68C2ZfgnaI9EAOyvphiO3s4Nwg5kJB7",
+	"ebkcfg6kQdPOFN59IfmB7TV0Er6BnrG1R3/D5jF8q4fqH4Mr71dEXol5Xqr9Nji4/Pd5R76dvvDe+63h",
+	"a/V89Avfnb8Szdmb4DTZ+/u//uemtNzU2xvQxpDYGzINcyajm0ODckdAJyGeiwY7t3sc9rezvLHPTi+K",
+	"amfH4X5mW9td3VgpvTdbWd+I7pWiOova8iS15XfUBphm/e9P1ay0GcHbRVUSCkRvLdxuUEJnqXlQn3Sa",
+	"LayyuxmLGA7TdYR4VrZOQN+54FN+IbmPbNJW7hexAd+2saiI9ulwLXsxem4faq86DxpxWT4JMz9I6mE0",
+	"usV9uomDRLAJB7y7XBOijXnn3ap8YuBmHLEqYq7Y7oTYIAHWMCmPcRC7j2vQOo8QuNopn8Vgyo2JBx0C",
+	"JHT0lrMC2FSxVYb8ds6TNbnvVS6cvvhtNCqVShAyiQNMocC8Lk6bBScrDN/vDZ579X3/hagfDJutOhYd",
+	"vjjgA29VrpZ7SRTfS/zejNw2npiJYFWM5ZlpWciEoJ11ESRi9RCxuW8Vgu6mI9SSPDbcQ3qoy9iv1uBr",
+	"XYK1Zwy+guHpvVg8fT5PRF0/e+M5HIihtePWDO7FrYNLoq2G9g3y7ng0T7ntArsXYgJ++WNA7DVEFL7E",
+	"QvfZuQ+SH7GCOod8KBAOnWHLa/MD0Rzs+7veHn8hng9bftsDlRKPBF5VKje3TYREi6VXMonnG5Ln4B59",
+	"OPac9Pn/iakgWyoAypmFoDeshQE1AOvqA+4vJYTtD+vhkbChFVTpOJopgRoxgXyH9CEBYjuH/ZqjtRoS",
+	"EMxkkDgsjijPMRB+l52c/+r0JSJzQNtyNGSDIE7GwBZnArY+vTW1ruW7g9NW5lyHMvTaDUM+UkzNvDHj",
+	"ipkOYOwWXlMYt1SHcMgk9oRhB2JfRrNEBWAawTUULMrwCt1L3cJRWkiHxmR8jzV3P4vkCJe7jI2SrSYw",
+	"W+DbqyeAUcpZrPRa6f2Gzdu7DCJzenN5PBYOEx+5l4RzvSmUkMmCddJ5v2Kc+omb2iTfXqVBesjX5tpo",
+	"c2xRaXCG++OC5NtGmibtqn8wZZPdvk8FbVtoKc+IjZJVbEaMfaFCNvPIHSPv6yDv11S2oTph1d7bVn23",
+	"ZuvgWfX05YX+ANElbNm5ZeJfaHkcYpG49myh6zIFqGB+4FNpgBeNZKCEg/3f+plSSyIlhLQF61prjKMb",
+	"bMAOZB31rNm3fYkAEIJ744apsvtvA24RAvcvjE6KFK0Av3bs5TwMXTaIkvHt5ebfgK7SLvU7Ws0jWMxy",
+	"JXq0sFGMGj1FOskLfP152dqytcHsyBdvAjw4S5IqxR8hJh2oFKw5zDWfRzFz9brkB2fuK185SI/O3yvk",
+	"bKLPauYj+w8ewtF9HNrLnOX1wMG5zbKFDss+YDMNZvfXgygv+/QnzbVhTtta/1YsWDnvkUh5VPps5y/9",
+	"f5/vUrK3As2fK9AiwteiPAG20yQOJhPy8DyuRD2QSkgVJMG1COe1QzYVsdZkdSHhESkpSl8a98vdQb2i",
+	"ptwTS53tJ6cvj16fGiE35ck42+8C+Pj5ZO+61pdJIK1dXtjWXojZh+0XyraBZfWH3SdFNUVW908El4Sc",
+	"FAtsvYVO/740mSRCsFpS6gjqpN2WAOPiQWzACEyAkHjUD1nIk0x7HiFKpcQzWlTgTrf4EDd83mAnfDoF",
+	"OsIIcPQn02QO60wNaKnlgs+54aovESaLFh7eztZKGkLAKyzUsjw9Ugi0dQDLagCsh/o/c4H4U1z2pc1p",
+	"P1Pg54dkYnlcsoEdPkVER1E9DK6FfQHEuJqTkx4ZaDBtcQ1mQZjUA8myplckVN72WpWSe1AT5oRPczrl",
+	"DqUVei+inIqk0gdVJh88Hg+i8dyPkR8qjG4+DDmEjSj0CTZO6bT8CZ8+OCUMmR+3tldl9PAm409vWs1b",
+	"YlvwJ7i1nioL7g2u8YRPLV9WlAnZkSwtqW7zB3PD1mLDo7IBRrBh3hrMCS6YCK6QWqpMyNDkOA34TulW",
+	"pltyln25adIS5w5Zh1TZxCVdXsq/yr3ot9F/++35K5lNuFbMGXYolWzjrry0RMflHRUa2YO5Kpnn/8f2",
+	"9/j2ON1O7pQ7rw9RLjvStkKsGDds1FFsu1B4QrkN7HUhhipqaCEhOBdJFwgeGWfTDMlYX1bdgrpBwzoJ",
+	"DUb6ehdDa8BXqM1cgm8wPI8uslsDpoc3Ft6V8PsS2mBUwlxtxrg5quw3+pPaIYso+zQMRKitWH5l8jIU",
+	"CIFUj0UMIQrDvtRvlkOUXChoiWJm0jy8QOw/I6gRJ5v46ctFCMoGMxMPxj1OKFELajWj1dmhnc5A3YMc",
+	"x9o6Eglfl5hQL6j+lyKmMn0CRnEQalWu+CwRFe3vkolqm7k+DKKM9/caJkyKtNlL34zqoWyqfLNyVJy6",
+	"ByWqIHrW27TCr+LmZUrkugnR8noyRIfNJJ7qp7anb6co1kgKSxG4jd5YZQbfWvp6LibRNWFAG5l8bPhc",
+	"FylcKZwBeIWJwrbNRTpXAyQKEWrW6TRbUJguIxZGUnvXXjSTiWJGxmdY2z0+vQdB+BLe1ArCR1MU+yXN",
+	"FJyjO+04p9i9OpXpPjotoUih4zZTQ3H39f9ZJKsWv/kw8nqBjvY+RXaj8n3XP91tBz5w13oZihcH8CtS",
+	"tBO0fmamIBYsVySxyNkXbi1nckOLGtJjE12xYR4HiGzhG+M90BeEwJMdi6FIPIxkIRCJaYJnJ9F1lsC7",
+	"L5PIGr1lzmTmQC6hq9/DCc3OR+V+LM1xdPOaSz8aDi17Xdb6FB+nESQ7xwKsyzAYjZMMW82rj9MoY2lu",
+	"SEyzheX4mCSRoar5HiXSvZLUPJT9tuNx49uvN+JuiKhfX28pZVBwVF39ocsGArHF5SwMAaF6jYjpS5Ix",
+	"DXYUCh5TLSReBiFNkxaCHyzZA7WJT6t/Fa8/0lPwZM0ValKYJrsyz3D9v0mNWhijOpsp4O1JCWC4ZMGE",
+	"jwSrDuZsIvyAA6o8ovTGwgumkF+IpNneDovFNOQeEBvoQwB5TNiVmE/UTg3j06ngMdA/0GkIssGoZ0aP",
+	"zmQShMzTswq0SXlV3JerdbHVwCnZOXPhBd6IuZvXqyfwXqliPYQkqb0LX/PYd/Hqc3zre9XD+kxdRt9A",
+	"yCgRHxOtbICZpdVG8hwlrkUs2FRwOUsolzRHSSQZwf/olxuFIPuGUUx0CNOQY0rC0OPaWj8LR4LxaNpv",
+	"GwSKuEq+WzVvYkQ2PaqPyFOg6BvqngYli5uJoUUPguj+7Y0pD+KvhQpmAD44e163BUWQcXAYoqrrk95q",
+	"skkgZwmxpCAAiC1lIQHthTyY2CJXTFaY94TURIOdBDIBs2bEA0lKJBcNe6bYNBbXQTRTbCZnihpJGqyX",
+	"OldkdVniGUycIOyIiZ2hTsFk7w1myLWhpkco/EMMp4EuucKcmuzLXPCtwd6PhbQpAy5tLNf4kDfRLPTZ",
+	"KCLmKSSiC3ma4GYen/ZldRgLwdoOm8YRa+85mJmBEhY2k5SjANqhIOsItimHbath8JkfTCMulLfC62Aa",
+	"hwJ8tXvLbJzhm1MZzX0jl23HbrD/5m8nnTNIfk+DWKgCCJEWNm2WltHZ11xTxJJFxigAuyGcm2+usMXk",
+	"uzEh/58CiHaynD29f5mNaBRfT2rrX18QnCDMuiDboMLFUFFlmACdW5IJPOnLFIwjk1QA2AC097TUDjyu",
+	"RfKUyM2yU63lrB8oj8e+0AI2gsibqdgB9ivFYkrCWHIwwvdPY3kOlcFCrSJJXtQaBneK5PphX26Q72Dv",
+	"5BqZfv8uNS7Ufdr8X8LgfcqIPka5h1v7fuNigbwObGB3RYnfcXoNkyJIxiK2mFcpvY/UDiPo7QUoyAa7",
+	"1IILAeKIJxcq4xt92TPlf6aYI4mYiiaCAue5okCWGSsICYg2aKmGtYErDvM7JeLSlXuZV707cmQJILQM",
+	"UWGl+/sfTkVMeBBWuhXFJ/97bDnf61Qfrhrm+StspINtYNY8pMi41gvw47w8HkQcQTiAyrxtPYmyNDmb",
+	"ld+lc18WfdKop8zG+I4TfFALV/DKGTmAh2m1HICzcP9VcehRKKLqonFlvMt9YO2hjg50R21qDksgqivw",
+	"JftSG961BoPNQVodzsiii6kfuDw5RCQUhQLob2WEFMiD6FogDy9u+/gZkHwfEpekryxbMsqhgtI2VuXS",
+	"Jz7LPBcDPdJhfBLJUbZ8uQaBTBz+opfLjSRMrbmDO4s0XJjMwfqqhWw5WVeJ/cpG8m6NtClXv/bHhgVs",
+	"6bQ9aBFbullvRxNAhZIVlJtiRObuLRSq6Xgypjsc1f9Im+5biljC4glGkP6by/111l8pUMf0+mdrS9pI",
+	"7M5CSiSA3xWgMDRyLkgwxNaXE36FDOvzLpMR0HrG5P/mNQoEaUGYgwQn0RrdAHH9bs2klvAH+rLYpjSP",
+	"JpTidSYlPjYLUilJvBMzvJHdS8Zwagsv0SNU281O7c6SHf3OnGR/yuWuhZ0MsnP1ZQymbeElIcO5ScfV",
+	"bKpFjvAxzauWyBuDZBzNEjovQMn/5eEft+qkgqTuxlbLV4DZo0sv0WuBZdiZylGlFGPAMAgFVU5NQ67N",
+	"3Abei9jXJUHz1Ji3955XupWD4YvnfvNF68WLjrfvP9874O2h4Lzp7e1xv9na47uDYWfYGrQHzcGLdtvz",
+	"W3v+c6+1N2gOm03efAG21b9Fpdt50W7tbuHJ4aptyMDnB/yhuqj+o7unJnSEUpGn//7inVMAsK7SUhRt",
+	"FlDVQRUKSwJiJ3L1+nTxKteGs10ghG6wCyH9vnQnszAJpjxOdoZRPKn7POEusy38+Askp/RVzNVHzO2y",
+	"s19/dtgvZ69+dth7MTjTevrn458cbbdMIpX05R47CX5E80WPQ8s7qA9J8Yr0k54plKKHjMs5qnURKuGw",
+	"i99+ZoH0wpkWxtUggQA3oBJAmUswTWrZVqdmg11E2FxvJ+YG7A94PEbMiLoZhmNe6JnqS5eUd10LHZf5",
+	"wgu5nuKqmxVWkZeIpK6SWPCJiy24UFJOFxurJJB9qR8ceLOQx4AtrIdB0l2vADaOQvbTi/SHHpeICMB9",
+	"6PPCO/xgIqQCg4pG35eKS9HVcxwKvdItNg0+ihCtNZx49qJ10GbapGIq8IVdELa767T2953nzSbeBOqH",
+	"h2FfVvefv2j+f/9vZ7fdpOLfTrMJNcQqXfcqLjz2zCk+T2v6gJy8wXos1FZ6DMtqVqYvO63deynM1Wp5",
+	"Ox22keddcBwWnG/9egvqZYOqXPsaD8ob8f2q0NKIC6g4ix1zpSUomXhP6ZVvxyvH42EFeLGq1V5tHczs",
+	"Srfy/KSycaIGnrXz15WYl+4/w53CLqB6h5BpAE8G9JKiPwgmB4qhsEQTQpsgvRcLl2v31k9mhOKT07qm",
+	"nWztjvoqhccnVHtb7LWiL72WEkEbH5Tgp+vHwdSYavnWcYIPWcdGDLhK8e1OJA7sHtjM7RveQmaO122B",
+	"QYG3lk2A0YC+sDa4s0NiluP2KMz9E7bSb+38NVMiPl4f8nwlfZUJWeqt2mC/YoRSG/YxCNs0dXMzjljM",
+	"5ZVK45MTDEqatLl+WMi1owGkNZA0N58x/AhPh+cJpVgSUU0O5KWoWAZ/1WfVTvPgPgKJ+mm07Z7k8dbZ",
+	"gYWoY25jfEMBx3ew61f3Y2Z29yjmUGdXGHA3Qf1bdv8h5XGl2fATDrF3/W9iBM5sffIoB9o/nUSJaRZZ",
+	"e0D6Mn9C8g/Q4yxOA8Dp6aajL7yqL/VEwCvQbODPLqcKAJUPQRplPk/sQR0x1r3cBL6QmLm+88HFLrnM",
+	"wb3PtOwXTLZm3+NhofJwqsop701g8swNa7s98defUqh3bw89ysudZwoklGNKNWKW3dF3z5EacNGdv+hf",
+	"ZDQUw6AbLFInpfZA2DvDp5oSbSCTebJIuAHiTkgocxUxGwfa75/3ZdUyeKiF9I7g3jiDwhhdi4kecA0q",
+	"eHE4LBoudaz3ZbmW9a9Dq0H8B3c32mkGSjSB4XWfN+gtMHcUV6fh109wmKugKqZ2ib8FzGhnDVHPM8UC",
+	"f1NUxkGrGIjZipG1aMy34TQuezbK43Lnr4RDs8tqEUV08kovQBxIsHn4CCvw+HQKjQOKuX/diMGHWRwu",
+	"PtetaRMJaoKAasuhfjA4kR+JjpA4bhCVGJv5tWALJqJmRRwSk6F/5YFYJEmuZWR0g/W87ylzzamaUAnk",
+	"MMqh3LTSzI9Ct2woYiE9wVwzbIfhJLkWCFSbuQ6kWTAVpf+RQj2PBbhrKLox/cJHTHwMVIKmnpkt/XtK",
+	"0Ctpl7IvDdOjCkayTjZcLNRsIuwQEQN1JIWvL9C3gfVMwHbWJsWyw77M2ZMjkYBYPtTDwNRRxgK3pSt+",
+	"BM+iZJR5BZLvDjI7cQnxGKxh1C8IIUKL9QyvC5kdrlgsEqjrv1M0hvbehcfl3QW7fpFbpbr+KeC8Ky/W",
+	"9S0w0Nm6Mjmz+6mxBfa+2dp2O9Mef1AVoId7nzEaWiNoh+VSonjIyGj96ZpIjf5iBsPRJpinbd863GKs",
+	"+AdybPU0XHJq9CsQjsFIIprNCrH4UlthiNS+VD8TwUU8RHZv7JpKIYqMnl+Na9yXi1xoj4Hb7G2gkgsz",
+	"bWWgjGn2LLUtoD/ktSZVaJenYVl7UHFwF3jXWjozUkg0wm+Ucy01NrYcZ2pxLIwza3I8cijo7EFeL/nN",
+	"hVtE4enezUqYMov2IFDQmec/8dZsCiGtpTsYZCTNvgmWmpW1UrPBBHp4pUDHPZUMRUEDbb/h5tDqiWea",
+	"b+GyIAm4pCZdugxbbDDl5mulAbiRYH7e5KIGceaHCq3DahQDDnQZHLxaNqpwiIFS3wZ0zSuoJAhD08qj",
+	"bdRb22EeVAseEW0yCoSv2T+jV+JUT1hJyGZvXyuASBvJlXMhtSem1xJm25+r6ZiPAs604TqLxSGbhoIr",
+	"gU3a8YRNo4QrFcwmGBlvwKsbLVJSGW3YnEKT/KDdNsYAuTUahNdZRfB5Q6PktpZF3OxPsaFH2omDEprx",
+	"rHjUYtiomC9AzGIMIdu4sxI/mPYa6xkRWxAMZt9yLDiVvnc0Hvl0GkfXJfiSXgov8IV/78f/6djfgl6c",
+	"tdO+ncDwVl08uQO64wsvUNTk+TUQZXBHQ9Q3p4KQTQTMTejqoVE3fDwBLhPX2hKs+jzhXfv1se86fela",
+	"i8B1mJuxT/SfRBWiv6BXd2sNBsPQvy6J51cwN/ZdVk2N1r60Vmstk8szTCeZsrGbMU8gr55Qk3fXtjoF",
+	"GLVF0aUt205z14FaAYnxTonVBBmpaLr56M3ZnSxPGwuEt0vfYkEg9uUWEhGX8pswSe2mTkWrtTnPrAXZ",
+	"ZiNjVwqfkG7FdBxHYTSaNyobQNBkXvxBawW+uqIwm/DxKYyNUd+GVoc4FRHHUWy2OGGuZ1VCRmzEflZo",
+	"sEKZUXEopghh4W6nWb4U/xWMZJUaj0KBeLURC6MbaH9ZkE0h965UoQT4z7CQe3iCGMQm/im8ZDvtfkcT",
+	"OdmMuZBKuUzlcQmmQhvQv3OV8gUM9l6yYmWCo4nYMjKaiLLVyTgxj6o2WdEi2GQX/P0AdcmrzLSe7yvj",
+	"nFW54QV2GGfjSE2DhIf639dCzkQtrfk57v3ag/Q6+3ckxWEm8Y4lRT6fY3sfNuXpoc0S4bNAsiDJoWvb",
+	"h+S7FKmifU2VpIwShn1a6+G4YOeVx66B/fY1TRzKoJzwQLI3uBoAhT0Repb0ik1EHHh852gceHwUbR70",
+	"Sh6WJK1cmnzDFDlevvLUP7WnfUMw13goUaaUEG2ZY7pKpe78hc7d+rATEmHeC2nVJroU4kWJ+FL1JY/6",
+	"4Nw5XlNyT91VXZYo/8BM/AY8U6mmi2KtIBnqR6hfA0b/QBl0OZ/djKNQ1O6s07DW3W7Pbb1uPj/TY4UJ",
+	"FMD6CbDYab5/EAt+NUTWEpXwOKl0K83n3d0mTCXd0sndEs6kN85c3mrpr9PL2019u73cD6TExgBz/X7+",
+	"+mY793gJDFHp5W34+vOmbQIba8tv/dCb9oDvUmveIxXUvSgvvLu8O6ivd1gU+hks29UuIZVYLnLWI6qS",
+	"/ZIECgdIa1j1O3uOl/q17rzzzeSs3fnwU1u4jZd8VNZr1ON4XE5jpoxalS+UvHfX8SQAXHQo5AWgdlPX",
+	"i4WqSYQDZVxB0h/Yn/T1fzvHy6Mhc2/E4F0cun1ZXSoA97D6u8Eu4YGKJZHP513rrLr4Q8c+cI9nqsAD",
+	"v+Yg1dQ0EJ7oy2jItNSeTqjEhAO0BR8J8FuhyBnfbIDs3m7IByLE+shMKWZ6knAIetCUdIDWFzsPtqw6",
+	"DcJ1WQxlrgB9k1BUMRO9K6q8XqX99ZkoyHyudGkvoZz263m0MJuVbuU9D6/qgWReFIUiZm3YunoJCYHF",
+	"rtGmLu0lHz2oR5vwURlBtYGGxqtXiaMnb/Yb9GYzQvd2mZse1BVWQSn0U+yfAJGCqKepDKnqHzaVEtqH",
+	"rTXYUeSLLOh9DO9zdymC6CAoRZ7a9Qt90ySIBWrCzfbGF64QuBGDcRRdbZaimA3sFQvGqZP2QUWzxIsm",
+	"IjVFoX/eF2FwLeL5YV9KkzfXZqrwYpGsjNiiKQrZ8uV6HvMKm7UVvDcvfnd/LTsdtztuuau3sGNp4Nnn",
+	"lM6GZH/7qQKo2JSm7ZSfrMwZtidm1Tk2LUgLSUJ730PUaqOpChCOry8vzy6YkP40CpBVUPKJ8LGIxvII",
+	"eDzhYTSaCUwcR4yHIbUC/d6v/NCv/OE2+hLrxXDWAEMyEMauHkmtdPDcOkRaRgXcWX4V9hIPvL4RAi/U",
+	"q2mBfWFYkP/JtRiOtV9AAIztZn4xADiDOPEwIKbH+e78LVImzJRg7jhJpgrtdfhQW984IWCsT+PgmifC",
+	"YWEUTQfcu8IkMdA/+Iz7fiyUIgo8+gsKl8Z6PHo+SfEKAMiBhNZYeFeWQIonhJpj5F3tC4k2NE5IRnxV",
+	"Gx/3mz4xwNHaIARFAPLI1XfpgzSLtTsAi9bd2YF3bqzhYthR0Uxt6hPQpDyoX2BesiSNwubkCYXS/3Zp",
+	"n+FRwCNLZIPQ9AVw+U/aIOuYbFxBRCcVyTM/xIJ7Y9jrpppoUb55XCL2YUbIrdI8+fqhg/upH8qNxtQd",
+	"aqm7KG0b30ixO6o4IN/J6DaSMvepnlfayLd6aFnky+wcWghpow0MpEpOPZpFmEnoSOJzNgxkoMaHffmv",
+	"mZgJn0WSvDk/jqbT1Y7cPesU9PZSnfJoPL7HUXVOOG3ZDfMtmJvli7154o3Xpzu1bUb1iVjLPQxC4KeC",
+	"3vWZQshwLwmuRZcNeagMXjaCVtiDE0BRzyu0ZKEXMPK8WcxuxgCdnT900M4M9M4Gw5yeInwW8kTECP6G",
+	"+rAvbVchgsp9obOF2aXs2drS3MLZq3Rh9jZMaW5jGd3FS97ISd7ARtrSOHqyfe4tWUrAaOZYP6RYW6+m",
+	"d1KJsTa0lR3eM4WmWCw86G+2T8iDcXRTOYbYKwAy4WC2Rt+r73qmLEjHOLoB4mDsBkkSMZlq0yW6Avlw",
+	"M55rv3nIg3DBXdZS60pMEzaM4r7cbQKD4ZePkKUj2pYE5z44hbOLeUs3hL10++AaPWTew9UqG1/LaKkn",
+	"kVIYXOOLB27prD0i0+cWCZQIDNZ9nVY7mE/EbzDnv6FHlOumY+5f2fU49glbDQFrch4Msuo5fWk73rTo",
+	"y1pz2MZ3LSSZYxgNRBOMePGowNLmCEgaPkP0Bi+aiK5Fr9I3q7n0xnEkoxnhUgJ0L1coTzl14ZDIRVyI",
+	"qqVz6UslvEj6qtZgbwNgYJtb+RskVPekmBtylaQn3nXwE8T0IUgkLZ5nsTiKZjJxHaynCRLGp1PBY8tH",
+	"Zt27MMA6HZTq6eeASBSEIeOs3WyysYjphent+zIlNxtE/vwLSftLYaX9N0EgT1b67Rl2oRIroje1Epdk",
+	"fLFMNxvGuPC0Uk8C/tshpb8QwLmppZs9avduaqrZdBrFST2Qen7BOSsWvefCi2IfIRGVMjxj+kRfaDGW",
+	"CD45ZDJi3AN8XSj80ZZfj4Rju9nuEtc8/BJg2xDxDhiMWn4MTHMMlicBhbGWcrY1Zo9NRcy8EDB0js/g",
+	"r3E0i1m10z6gHIx7LpJ4Xu8NExG7uXxKTuRMZ4Mw8FxWlVGmfGldwwxO1THN1FdNQhC3M5f8Fm5nWqxK",
+	"t/JesHgmWXIjwmthe55MHxQqIqCNZSFoFQB6N3m1JOZa/EsAnaPC457k7OdoIv6t5yseVbqV13YopqEH",
+	"7J5oGniVbuUsDrxAjmDftNrUEFa+1Dc3+xv59O3NJrckt79/AHENUNJrCLS2fkFPBMXi+5x+c3tZ/aiK",
+	"lPTNJQZ8GUUnXJqNQV6S8GZxkMwr3d//yLnzkUy4lzASftqvVzzMGekoHQpkK33xeeH5f1UGgsci7s2S",
+	"sf454PYE1v0iUMezOPJnHsUO8klCPg0aKpqlOcHrFsgKGtiyWB4FKomJ2IeAcR1ikI7FMBZqbBET8sC4",
+	"maNM4L8FUM2nmXyKcgzPbYxmr09/aw2TeZp2HgoedYHsEEbgOFYGKQfbLlXNmtBBnOuX9NM2kkYeI7Lo",
+	"h6il0oFmcgMnCmXlKOUyKPaHWZ7qzKMNpP36CWG9s2N2JeYIFKfmKhETFshEjGJivq7Ggvt1aGmGARyy",
+	"12/3WSBHQiW1zO/xaVDXD1oBls1nfpCwMBppeYwZ+Js4SLLSGC4pmvVciUE0XCikgER/LmmGqSez1Iup",
+	"HVz1jEkCUQE7ioyPWvQeVKyRBqyTqDg92EXofSETdC/07j07vbgEMDvyi0ZCDzOtuyBoSBghUK2kpc7k",
+	"e5jiKOaN+RRcu0F0LVDj51+gTgm45dc4y5SksypVeKsai6TpcU8rsIEac6EAWzkmA0AFjjk04Ozu9njR",
+	"gXyVLtyYo5nFchaMw2KeiLrpJ87ZS5nHGzm29APveRgifazDJkLOmPlD2wB1bQMwhbx3DrsKInWFM66E",
+	"VFHMRjwRN3yuulmsRIDEBpiS0YxMO2joUg6bcqByJ6BCNda2qN4cPswr7ELJcpjH+m7LltOXKOmq7se6",
+	"DxxtdfgA/X19+EwlXmKw0seCx/qbEATMGKYS6FHfi8FF5F2JJLchfMv8tjhRx8AInjKEL/HuAqk+zpUe",
+	"9JWY13IiBqmc14DjM09INVNsiG+tRcd1m/VeXhobXCF5rjXm9NaMh9wTTMhRIIXqspTbwunLJOZSDUE2",
+	"mjABCNdAeWOtqvXmBBoNYxBmwTAnfDrFIwsW/3Xk8cEs5BBJ7suZxO/rUMWL4Cpmq5uNULdQIinsSDTM",
+	"/khu6jP4UktS2NjnPGRQhwNlVcQ/BO0T0LoQ6knM70yM2GRwP+UsiQOQfHGgrg77UjvG+umzWDDx0ZvF",
+	"OHtMfJwGsT6xYZTg7OiZhXMLh0ARa5HHp3wQhEESCMVCLv1al8rGIDLi9CUWqRDqEvVykFpkN/b4Ubwp",
+	"mgJKgZTRTHp2+zM3V35E4a/c9OG8rNph+virMZwzvS28FGMdFBoIF71IKR/UlVhQkQkHy+RjPVttm6+K",
+	"WulO9iSLFtcQXlX4XXB6C9bAAWyp4RBlEKwqfJRdGIdx5ok4CYZk4bOQT5XQH+cXWn+SWT/wD19m9VK+",
+	"Ng+FLQemgcAECKOYuT+4jb7MK1nAFQYXnARbQXjrkCkhipUS5EW0Zh3OA0qv6IWAySjyTmHuqI4Kcsgb",
+	"u6Zw12tQn+U6gmk05pa7uLJ8wXNqNbudVrfZbLT3/qfiVAzhMrxkOXxUr6k9s6sAmmUzG+mD3UgVbZvr",
+	"Gdame+WGxxKR0wl0vCRw+WcHiwHNEmRKASFwXuo5zQUsVx6Gp8OVa7Yi1geLNo31tkgomWTmbd1TepmN",
+	"81Jfn77RXxUhZ5PlKsc/CrDMzSfR4J9Ce4l/lHHK//73ldH9NGpk2OBeMAp5H1JknEp3wcoLFAtGMoqN",
+	"Q1z05J6cswh4RzB7CeDKMjJdJYs/U9MP5Yth7gY7TkzHWyySOIBfzIXsFvfBQqzOWJV3idhpG0jPfCOQ",
+	"11HgiQ9THqyTs8zcwOgG4ByZ8PhKG4c88B+x5DOvdoxvdsaD71cAwryXFYDIVgCTUvaWXYjUJTw8wvrm",
+	"zov2XrOZkXHFG++xyLqj5a2yUuQVv+mT6Fsr+lZtj4cUgf+aRYn4oA3U6Xpj03jA5lJtJBqxCA9xtLHt",
+	"jdlAeJzYpIxd/B3Ix7/pV+zRuz9JSCMhYeXL3tAuLR8XduVjk5C5zXK7jFx42ycpWU5KLm2SB5CTQo74",
+	"CBhLG8NA8hDy7us8cgwzp7dBIRNkSLTNaJ/xiCVi+m4/mbf5fuWhfdeyMg6xsyALWfKOnBdcuN8ei/h7",
+	"tbwzVgq/whd9knxrJd+KzfEAYm8ahYE3b9gI5zq7EK9l1wLiQiDm0sgo1EYBcxMLANveE49Y9OGrnpm3",
+	"+27FHr5nWQHWqTgVWv1KdzcjzJZ20WMRZGf5dV4pxJZe8EmArRVgBRviAYQXqt9ywsvQpJqSu4ytNhJS",
+	"n/1Hbavh63z/AmtTi+sOeYql3fVYhNp5fi+sFGpLL/gk1NYKtYIN8QBCbREZY41MSysEDFFMynMBcTsF",
+	"/HAJ8ZIYFpfHK+Vobojt5rsVcsV8RhsSb2JmdyOyTK/5IoVmKXvLYCMZu+AFL272xyJiL3IbcaWELUC5",
+	"eRKwqwXs8m54APmaxHzeyPUXrRKvaQ1fEnhXIskmg+0DHrE01e9nR/79urjbSMDyJuMAaFj09ij7C/tZ",
+	"AbiwGx+L/LvMbp2V4m/h5Z6k31rpt7QVHkD43fDwKhnH0Ww0bljjcJ0MHM2A/y9zH+Q5aDXYjYhFamU+",
+	"YlmYecEL8zrfrUjczCXWe3RAm62sjNPbNzOlZW/zsqKxeK8+Fgn5vmBDrRSUxa/6JC/XystV++MhxGYG",
+	"PGG1tLwAcSbDObAFQAfObdgQroNQCwCtsATXuAplASaHyO4G9q4BiNytZHA1sJM94Yk3JsKDH9zaV5fL",
+	"+IBLoZLvVxzn4DdKSTbRyknK7PZ8NAIyXdnVcjH7Yk/icL04zG+Ch5CCUXz1AVqPGoR8vL5CJu3t03di",
+	"0xL40Obux2wvRvEVBOPO6V2+38oYs4pljbjnGyddnHQ6y/7IXk7+FWzMRyMGFzfSamFY8JZPMnG9TCzc",
+	"GPcuGj9//j8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

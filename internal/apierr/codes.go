@@ -20,6 +20,7 @@ const (
 	CodeInternalError      = "internal_error"
 
 	// Dependencies.
+	CodeServiceBusy         = "service_busy"
 	CodeDatabaseUnavailable = "database_unavailable"
 	CodeOutcomeUnknown      = "outcome_unknown"
 
@@ -60,7 +61,7 @@ var Codes = []string{
 	CodeValidationFailed, CodeUnauthenticated, CodePlanRequired, CodeForbidden, CodeNotFound,
 	CodeConflict, CodeUnprocessable, CodeRateLimited, CodePayloadTooLarge, CodeMethodNotAllowed,
 	CodeServiceUnavailable, CodeInternalError,
-	CodeDatabaseUnavailable, CodeOutcomeUnknown,
+	CodeServiceBusy, CodeDatabaseUnavailable, CodeOutcomeUnknown,
 	CodeInvalidAPIKey, CodeInvalidDeviceToken, CodeInvalidToken, CodeTokenExpired,
 	CodeInvalidCredentials, CodeAccountLocked, CodeInvalidRefreshToken, CodeRefreshTokenReused,
 	CodeEmailTaken, CodeInvitationNotFound, CodeInvitationExpired, CodeInvitationEmail,

@@ -80,6 +80,7 @@ func requestContext() echo.MiddlewareFunc {
 			ctx = reqinfo.WithRequestID(ctx, c.Response().Header().Get(echo.HeaderXRequestID))
 			ctx = reqinfo.WithOrigin(ctx, c.Scheme()+"://"+c.Request().Host)
 			ctx = reqinfo.WithAccept(ctx, c.Request().Header.Get(echo.HeaderAccept))
+			ctx = reqinfo.WithUserAgent(ctx, c.Request().UserAgent())
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
