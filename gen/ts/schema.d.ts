@@ -1844,6 +1844,9 @@ export interface components {
          *     - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
          *     - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
          *     - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+         *     - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+         *     - `headers_too_large` (431): The request's header fields are too large to read.
+         *     - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
          *     - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
          *     - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
          *     - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
@@ -1878,7 +1881,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "internal_error" | "service_busy" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "internal_error" | "service_busy" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -6088,6 +6091,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };

@@ -20,7 +20,13 @@ const (
 	CodeInternalError      = "internal_error"
 
 	// Dependencies.
-	CodeServiceBusy         = "service_busy"
+	CodeServiceBusy = "service_busy"
+
+	// Requests net/http could not read as HTTP (internal/httpapi/connerrors.go).
+	CodeMalformedRequest    = "malformed_request"
+	CodeHeadersTooLarge     = "headers_too_large"
+	CodeUnsupportedProtocol = "unsupported_protocol"
+
 	CodeDatabaseUnavailable = "database_unavailable"
 	CodeOutcomeUnknown      = "outcome_unknown"
 
@@ -61,7 +67,8 @@ var Codes = []string{
 	CodeValidationFailed, CodeUnauthenticated, CodePlanRequired, CodeForbidden, CodeNotFound,
 	CodeConflict, CodeUnprocessable, CodeRateLimited, CodePayloadTooLarge, CodeMethodNotAllowed,
 	CodeServiceUnavailable, CodeInternalError,
-	CodeServiceBusy, CodeDatabaseUnavailable, CodeOutcomeUnknown,
+	CodeServiceBusy, CodeMalformedRequest, CodeHeadersTooLarge, CodeUnsupportedProtocol,
+	CodeDatabaseUnavailable, CodeOutcomeUnknown,
 	CodeInvalidAPIKey, CodeInvalidDeviceToken, CodeInvalidToken, CodeTokenExpired,
 	CodeInvalidCredentials, CodeAccountLocked, CodeInvalidRefreshToken, CodeRefreshTokenReused,
 	CodeEmailTaken, CodeInvitationNotFound, CodeInvitationExpired, CodeInvitationEmail,
