@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -23,6 +24,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for AlertCreatedEventEvent.
+const (
+	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
+)
+
+// Valid indicates whether the value is a known member of the AlertCreatedEventEvent enum.
+func (e AlertCreatedEventEvent) Valid() bool {
+	switch e {
+	case AlertCreatedEventEventAlertCreated:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AlertSeverity.
 const (
@@ -258,6 +274,36 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringInvoicePaidEventEvent.
+const (
+	CateringInvoicePaidEventEventCateringInvoicePaid CateringInvoicePaidEventEvent = "catering.invoice_paid"
+)
+
+// Valid indicates whether the value is a known member of the CateringInvoicePaidEventEvent enum.
+func (e CateringInvoicePaidEventEvent) Valid() bool {
+	switch e {
+	case CateringInvoicePaidEventEventCateringInvoicePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringQuoteAcceptedEventEvent.
+const (
+	CateringQuoteAcceptedEventEventCateringQuoteAccepted CateringQuoteAcceptedEventEvent = "catering.quote_accepted"
+)
+
+// Valid indicates whether the value is a known member of the CateringQuoteAcceptedEventEvent enum.
+func (e CateringQuoteAcceptedEventEvent) Valid() bool {
+	switch e {
+	case CateringQuoteAcceptedEventEventCateringQuoteAccepted:
 		return true
 	default:
 		return false
@@ -567,6 +613,21 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EngagementFinalizedEventEvent.
+const (
+	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
+)
+
+// Valid indicates whether the value is a known member of the EngagementFinalizedEventEvent enum.
+func (e EngagementFinalizedEventEvent) Valid() bool {
+	switch e {
+	case EngagementFinalizedEventEventEngagementFinalized:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorCode.
 const (
 	ErrorCodeAccountLocked           ErrorCode = "account_locked"
@@ -714,6 +775,48 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeValidationFailed:
 		return true
 	case ErrorCodeWebhookLimitReached:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventType.
+const (
+	EventTypeAlertCreated          EventType = "alert.created"
+	EventTypeCateringInvoicePaid   EventType = "catering.invoice_paid"
+	EventTypeCateringQuoteAccepted EventType = "catering.quote_accepted"
+	EventTypeEngagementFinalized   EventType = "engagement.finalized"
+	EventTypePolicyPublished       EventType = "policy.published"
+	EventTypeReportPublished       EventType = "report.published"
+	EventTypeSignoffDecided        EventType = "signoff.decided"
+	EventTypeTrayDelivered         EventType = "tray.delivered"
+	EventTypeWalkthroughSubmitted  EventType = "walkthrough.submitted"
+	EventTypeWorkOrderResolved     EventType = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case EventTypeAlertCreated:
+		return true
+	case EventTypeCateringInvoicePaid:
+		return true
+	case EventTypeCateringQuoteAccepted:
+		return true
+	case EventTypeEngagementFinalized:
+		return true
+	case EventTypePolicyPublished:
+		return true
+	case EventTypeReportPublished:
+		return true
+	case EventTypeSignoffDecided:
+		return true
+	case EventTypeTrayDelivered:
+		return true
+	case EventTypeWalkthroughSubmitted:
+		return true
+	case EventTypeWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -957,6 +1060,36 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PolicyPublishedEventEvent.
+const (
+	PolicyPublishedEventEventPolicyPublished PolicyPublishedEventEvent = "policy.published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyPublishedEventEvent enum.
+func (e PolicyPublishedEventEvent) Valid() bool {
+	switch e {
+	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedEventEvent.
+const (
+	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedEventEvent enum.
+func (e ReportPublishedEventEvent) Valid() bool {
+	switch e {
+	case ReportPublishedEventEventReportPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin     Role = "admin"
@@ -1092,6 +1225,21 @@ func (e SignoffDecidedDataDecision) Valid() bool {
 	}
 }
 
+// Defines values for SignoffDecidedEventEvent.
+const (
+	SignoffDecidedEventEventSignoffDecided SignoffDecidedEventEvent = "signoff.decided"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedEventEvent enum.
+func (e SignoffDecidedEventEvent) Valid() bool {
+	switch e {
+	case SignoffDecidedEventEventSignoffDecided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignoffStatus.
 const (
 	SignoffStatusApproved SignoffStatus = "approved"
@@ -1152,6 +1300,21 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayDeliveredEventEvent.
+const (
+	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayDeliveredEventEvent enum.
+func (e TrayDeliveredEventEvent) Valid() bool {
+	switch e {
+	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -1164,6 +1327,21 @@ func (e UnmappedCodeStatus) Valid() bool {
 	case UnmappedCodeStatusMapped:
 		return true
 	case UnmappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughSubmittedEventEvent.
+const (
+	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughSubmittedEventEvent enum.
+func (e WalkthroughSubmittedEventEvent) Valid() bool {
+	switch e {
+	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
 		return true
 	default:
 		return false
@@ -1233,6 +1411,36 @@ func (e WebhookEventName) Valid() bool {
 	case WebhookEventNameWalkthroughSubmitted:
 		return true
 	case WebhookEventNameWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventEvent.
+const (
+	WebhookTest WebhookTestEventEvent = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventEvent enum.
+func (e WebhookTestEventEvent) Valid() bool {
+	switch e {
+	case WebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderResolvedEventEvent.
+const (
+	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderResolvedEventEvent enum.
+func (e WorkOrderResolvedEventEvent) Valid() bool {
+	switch e {
+	case WorkOrderResolvedEventEventWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -1323,6 +1531,32 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// AlertCreatedEvent The delivery body of `alert.created`.
+type AlertCreatedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `alert.created`: an operational alert opened.
+	Data  AlertCreatedData       `json:"data"`
+	Event AlertCreatedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// AlertCreatedEventEvent defines model for AlertCreatedEvent.Event.
+type AlertCreatedEventEvent string
 
 // AlertSeverity Example: warning
 type AlertSeverity string
@@ -1546,6 +1780,32 @@ type CateringInvoicePaidData struct {
 	TotalCents int `json:"totalCents"`
 }
 
+// CateringInvoicePaidEvent The delivery body of `catering.invoice_paid`.
+type CateringInvoicePaidEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.invoice_paid`: a catering invoice was marked paid.
+	Data  CateringInvoicePaidData       `json:"data"`
+	Event CateringInvoicePaidEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringInvoicePaidEventEvent defines model for CateringInvoicePaidEvent.Event.
+type CateringInvoicePaidEventEvent string
+
 // CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
 type CateringQuoteAcceptedData struct {
 	// EventId The catering event the quote is for (not the webhook event).
@@ -1557,6 +1817,32 @@ type CateringQuoteAcceptedData struct {
 	// Example: 482500
 	TotalCents int `json:"totalCents"`
 }
+
+// CateringQuoteAcceptedEvent The delivery body of `catering.quote_accepted`.
+type CateringQuoteAcceptedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+	Data  CateringQuoteAcceptedData       `json:"data"`
+	Event CateringQuoteAcceptedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringQuoteAcceptedEventEvent defines model for CateringQuoteAcceptedEvent.Event.
+type CateringQuoteAcceptedEventEvent string
 
 // CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
 // - `severe_allergy`: a food allergy with severity `severe`.
@@ -2076,6 +2362,32 @@ type EngagementFinalizedData struct {
 	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
+// EngagementFinalizedEvent The delivery body of `engagement.finalized`.
+type EngagementFinalizedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	Data  EngagementFinalizedData       `json:"data"`
+	Event EngagementFinalizedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
+type EngagementFinalizedEventEvent string
+
 // Error The body of every error response.
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
@@ -2197,6 +2509,17 @@ type Error struct {
 //
 // Example: not_found
 type ErrorCode string
+
+// Event One organization event, exactly the body a webhook delivery of it carries (schema
+// `WebhookDelivery`), typed by `event`.
+type Event struct {
+	union json.RawMessage
+}
+
+// EventType An event of the catalogue (what subscriptions and the event feed's `types` name).
+//
+// Example: alert.created
+type EventType string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -2895,6 +3218,32 @@ type PolicyPublishedData struct {
 	Version int `json:"version"`
 }
 
+// PolicyPublishedEvent The delivery body of `policy.published`.
+type PolicyPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `policy.published`: a policy version was published.
+	Data  PolicyPublishedData       `json:"data"`
+	Event PolicyPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
+type PolicyPublishedEventEvent string
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -2931,6 +3280,32 @@ type ReportPublishedData struct {
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedEvent The delivery body of `report.published`.
+type ReportPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `report.published`: a site or account report was generated.
+	Data  ReportPublishedData       `json:"data"`
+	Event ReportPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// ReportPublishedEventEvent defines model for ReportPublishedEvent.Event.
+type ReportPublishedEventEvent string
 
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
@@ -3207,6 +3582,33 @@ type SignoffDecidedData struct {
 // SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
 type SignoffDecidedDataDecision string
 
+// SignoffDecidedEvent The delivery body of `signoff.decided`.
+type SignoffDecidedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+	// when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+	Data  SignoffDecidedData       `json:"data"`
+	Event SignoffDecidedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// SignoffDecidedEventEvent defines model for SignoffDecidedEvent.Event.
+type SignoffDecidedEventEvent string
+
 // SignoffStatus Example: pending
 type SignoffStatus string
 
@@ -3401,6 +3803,32 @@ type TrayDeliveredData struct {
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
 }
+
+// TrayDeliveredEvent The delivery body of `tray.delivered`.
+type TrayDeliveredEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `tray.delivered`: a tray-line ticket was marked delivered.
+	Data  TrayDeliveredData       `json:"data"`
+	Event TrayDeliveredEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
+type TrayDeliveredEventEvent string
 
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
@@ -3656,6 +4084,32 @@ type WalkthroughSubmittedData struct {
 	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
 }
 
+// WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
+type WalkthroughSubmittedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	Data  WalkthroughSubmittedData       `json:"data"`
+	Event WalkthroughSubmittedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WalkthroughSubmittedEventEvent defines model for WalkthroughSubmittedEvent.Event.
+type WalkthroughSubmittedEventEvent string
+
 // WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
 type WallboardConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -3699,6 +4153,14 @@ type WebhookDelivery struct {
 	//
 	// Example: alert.created
 	Event string `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
 
 	// OrgId The organization the event belongs to.
 	OrgId openapi_types.UUID `json:"orgId"`
@@ -3779,6 +4241,32 @@ type WebhookTestData struct {
 	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
 }
 
+// WebhookTestEvent The delivery body of `webhook.test`.
+type WebhookTestEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+	Data  WebhookTestData       `json:"data"`
+	Event WebhookTestEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookTestEventEvent defines model for WebhookTestEvent.Event.
+type WebhookTestEventEvent string
+
 // WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
 // again at every connection), without user name, password or fragment. Redirects are not
 // followed.
@@ -3793,6 +4281,32 @@ type WorkOrderResolvedData struct {
 	SiteId      openapi_types.UUID  `json:"siteId"`
 	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
 }
+
+// WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
+type WorkOrderResolvedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `work_order.resolved`: an equipment work order was resolved.
+	Data  WorkOrderResolvedData       `json:"data"`
+	Event WorkOrderResolvedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
+type WorkOrderResolvedEventEvent string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -4204,6 +4718,18 @@ type RevokeDeviceParams struct {
 	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
 	// 429s are not kept, so a retry runs again.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// After The id of an event of this organization within the last 30 days; the page starts after it.
+	After *openapi_types.UUID `form:"after,omitempty" json:"after,omitempty"`
+
+	// Types Only events of these types (comma-separated).
+	Types *[]EventType `form:"types,omitempty" json:"types,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateInvitationParams defines parameters for CreateInvitation.
@@ -4788,6 +5314,395 @@ func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCateringQuoteAcceptedEvent returns the union data inside the Event as a CateringQuoteAcceptedEvent
+func (t Event) AsCateringQuoteAcceptedEvent() (CateringQuoteAcceptedEvent, error) {
+	var body CateringQuoteAcceptedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringQuoteAcceptedEvent overwrites any union data inside the Event as the provided CateringQuoteAcceptedEvent
+func (t *Event) FromCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringQuoteAcceptedEvent performs a merge with any union data inside the Event, using the provided CateringQuoteAcceptedEvent
+func (t *Event) MergeCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCateringInvoicePaidEvent returns the union data inside the Event as a CateringInvoicePaidEvent
+func (t Event) AsCateringInvoicePaidEvent() (CateringInvoicePaidEvent, error) {
+	var body CateringInvoicePaidEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringInvoicePaidEvent overwrites any union data inside the Event as the provided CateringInvoicePaidEvent
+func (t *Event) FromCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringInvoicePaidEvent performs a merge with any union data inside the Event, using the provided CateringInvoicePaidEvent
+func (t *Event) MergeCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPolicyPublishedEvent returns the union data inside the Event as a PolicyPublishedEvent
+func (t Event) AsPolicyPublishedEvent() (PolicyPublishedEvent, error) {
+	var body PolicyPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPolicyPublishedEvent overwrites any union data inside the Event as the provided PolicyPublishedEvent
+func (t *Event) FromPolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	t.union = b
+	return err
+}
+
+// MergePolicyPublishedEvent performs a merge with any union data inside the Event, using the provided PolicyPublishedEvent
+func (t *Event) MergePolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWorkOrderResolvedEvent returns the union data inside the Event as a WorkOrderResolvedEvent
+func (t Event) AsWorkOrderResolvedEvent() (WorkOrderResolvedEvent, error) {
+	var body WorkOrderResolvedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWorkOrderResolvedEvent overwrites any union data inside the Event as the provided WorkOrderResolvedEvent
+func (t *Event) FromWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	t.union = b
+	return err
+}
+
+// MergeWorkOrderResolvedEvent performs a merge with any union data inside the Event, using the provided WorkOrderResolvedEvent
+func (t *Event) MergeWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayDeliveredEvent returns the union data inside the Event as a TrayDeliveredEvent
+func (t Event) AsTrayDeliveredEvent() (TrayDeliveredEvent, error) {
+	var body TrayDeliveredEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayDeliveredEvent overwrites any union data inside the Event as the provided TrayDeliveredEvent
+func (t *Event) FromTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	t.union = b
+	return err
+}
+
+// MergeTrayDeliveredEvent performs a merge with any union data inside the Event, using the provided TrayDeliveredEvent
+func (t *Event) MergeTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAlertCreatedEvent returns the union data inside the Event as a AlertCreatedEvent
+func (t Event) AsAlertCreatedEvent() (AlertCreatedEvent, error) {
+	var body AlertCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAlertCreatedEvent overwrites any union data inside the Event as the provided AlertCreatedEvent
+func (t *Event) FromAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeAlertCreatedEvent performs a merge with any union data inside the Event, using the provided AlertCreatedEvent
+func (t *Event) MergeAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReportPublishedEvent returns the union data inside the Event as a ReportPublishedEvent
+func (t Event) AsReportPublishedEvent() (ReportPublishedEvent, error) {
+	var body ReportPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReportPublishedEvent overwrites any union data inside the Event as the provided ReportPublishedEvent
+func (t *Event) FromReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	t.union = b
+	return err
+}
+
+// MergeReportPublishedEvent performs a merge with any union data inside the Event, using the provided ReportPublishedEvent
+func (t *Event) MergeReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSignoffDecidedEvent returns the union data inside the Event as a SignoffDecidedEvent
+func (t Event) AsSignoffDecidedEvent() (SignoffDecidedEvent, error) {
+	var body SignoffDecidedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSignoffDecidedEvent overwrites any union data inside the Event as the provided SignoffDecidedEvent
+func (t *Event) FromSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	t.union = b
+	return err
+}
+
+// MergeSignoffDecidedEvent performs a merge with any union data inside the Event, using the provided SignoffDecidedEvent
+func (t *Event) MergeSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWalkthroughSubmittedEvent returns the union data inside the Event as a WalkthroughSubmittedEvent
+func (t Event) AsWalkthroughSubmittedEvent() (WalkthroughSubmittedEvent, error) {
+	var body WalkthroughSubmittedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalkthroughSubmittedEvent overwrites any union data inside the Event as the provided WalkthroughSubmittedEvent
+func (t *Event) FromWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	t.union = b
+	return err
+}
+
+// MergeWalkthroughSubmittedEvent performs a merge with any union data inside the Event, using the provided WalkthroughSubmittedEvent
+func (t *Event) MergeWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEngagementFinalizedEvent returns the union data inside the Event as a EngagementFinalizedEvent
+func (t Event) AsEngagementFinalizedEvent() (EngagementFinalizedEvent, error) {
+	var body EngagementFinalizedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngagementFinalizedEvent overwrites any union data inside the Event as the provided EngagementFinalizedEvent
+func (t *Event) FromEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	t.union = b
+	return err
+}
+
+// MergeEngagementFinalizedEvent performs a merge with any union data inside the Event, using the provided EngagementFinalizedEvent
+func (t *Event) MergeEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"event"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "alert.created":
+		return t.AsAlertCreatedEvent()
+	case "catering.invoice_paid":
+		return t.AsCateringInvoicePaidEvent()
+	case "catering.quote_accepted":
+		return t.AsCateringQuoteAcceptedEvent()
+	case "engagement.finalized":
+		return t.AsEngagementFinalizedEvent()
+	case "policy.published":
+		return t.AsPolicyPublishedEvent()
+	case "report.published":
+		return t.AsReportPublishedEvent()
+	case "signoff.decided":
+		return t.AsSignoffDecidedEvent()
+	case "tray.delivered":
+		return t.AsTrayDeliveredEvent()
+	case "walkthrough.submitted":
+		return t.AsWalkthroughSubmittedEvent()
+	case "work_order.resolved":
+		return t.AsWorkOrderResolvedEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -4901,6 +5816,9 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -6132,6 +7050,45 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -7029,6 +7986,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
@@ -10656,6 +11614,109 @@ func (response RevokeDevice422JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    []Event
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListEvents402JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -12947,6 +14008,30 @@ func (response CreateWebhook422JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateWebhook503JSONResponse struct {
+	Body    Error
+	Headers CreateWebhook503ResponseHeaders
+}
+
+func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -13137,6 +14222,30 @@ func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type UpdateWebhook503JSONResponse struct {
+	Body    Error
+	Headers UpdateWebhook503ResponseHeaders
+}
+
+func (response UpdateWebhook503JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13574,6 +14683,9 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -14966,6 +16078,32 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -15958,739 +17096,771 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchu5kib8KgjORFiaIGmSkixLjj92ZUluqVu3luR2X2SRYBVIolUEqgGUaHbLE/MO+w77YPMkfyBx",
-	"KVSxeJPVZ2Z3z4k4bpGswiWRSGQmMr/8qxbxccoZYUrW9v+qkS94nCYE/j5IiFD6j0ecZET/QePafq3V",
-	"3usMtvB2o9VqtRq7+p+3+p+W/x9p1+q1B8r005IwyUWXDwYJZaRWr42JlHhIavu1G/gJDbEiEzxFd7VP",
-	"OHloUIZSwftE3tXQCEvEuEJ9QhgaESxiNBB8jCRlEUHt7f1Wp1av8ZQwEh+o2n6t0+q8abS2Gq3Obae1",
-	"3+7st1q/1uo1QSRPHs0zLEuS/Jv3U/eNJI9EUDWt7dcmWDDKhrV6TVJFTlebNMb6eYVVJmv7MCb9Oev/",
-	"TiK1Bu0iTTs1TTWBYvJII1L7+vVr3SyGDFbjt38ux3/Vcnz+Wq8dEiYzWA+ZjcdY6IFeMoJSrChhClGG",
-	"RjyTmsT5guF4TJWaJU57e7+zY4mDk4SIIWGytv9bLSWYZUrWPrvvqd6auqU5T0VYkSGH0Qw4j2v1WsRj",
-	"PfjdN529nU6r9VavOU5TQ+vaI49wP0v0+PUq4EhRbho9YDgdTRP8hcpavXZCHwl0EKwL/ElCMpuG9TdT",
-	"qchYM9XhrSYg+aJnfAXjrH2tF8dfHHYssmEw7Nab9tvy0K6xHJXGMuYxEVgVRsO46uI0TWiE+wkJR3X9",
-	"88Xl9Xk4MEYjmiSU1b5+rtf6RDPHQa1ei7Eil4P3VKhRbb/W3nvbarS2G23N5jEl6lLERJgF0ePN/6rt",
-	"1w4PTy7tYzDoiDNJpSJMdSMs+nw0jWHAn+evxwK6Hl+dHh6dHgfEPfTto8OgfdR+22qhhwgnQHc7uM53",
-	"Fwfh4BI+6Uoe02z8YuPpoKHAY2Rb1WRdSop6aRyr7tHdWr1GmVQiy3nkgqOIs4gwpZuOkZwQYrYI14tW",
-	"uQe3tIzSezBNcEQErO5FNu4TkUsloWXAFRGUx9DP+1q9dlar146AIXkmIk1fHCtDL6FyIefECCXqefQg",
-	"LOIZU0ScriH4BwkeQi9mu3bNzpuuQd9+G+h7AuJsX4mM1GtjwfSGaLU6W9s7b/QCMDwGHWGAxzTRrHN0",
-	"eVyr14b0kehHvz+40B/HNI4TTYUfP55eXNS+1muCc81A27CpJPlS2699eIaozxjVC7r9Sf+d6n27YIWN",
-	"BBdEP1UU4QeIkQmSWV9Ggqaam9CEqhGiSiJJIkFUHckRnzCkmSsX7n/VtHx69PSJTOPlIbT29lstK+jJ",
-	"o1G6fqthfbY37Ssw9yHjg0EzJhGNSayXaoBpkglyqNe/tt+qr3X2J1iqI5LQRyKmOTvqb2/sjnbcrSeo",
-	"T9yRJFH35z+2Hvdu/7zeZmfp2+hT3B6cyDfD7/HW9Ji0sh/opdp52P1x3PnyU18TXSS1/dpIqVTuv349",
-	"4vxBNkeam8UjJZPGA1XRiDDZtBrma8kzWfuar8Mpe6QKa4pXrQj1v+brofgDnOp+CVYgeiRITJiiOAHK",
-	"CyAuGWOqBy/x+H8uGLJesy8pFUQWe9gr9LCOYgGzspLWv7LTfxM1duO3pLE3aLUbZoO93cP9SPOG4LB9",
-	"xpjhIRF+o8BsVtoqn+s1Q7h93X13L/qx0/95d/xDui1v24+/vmXXW5Nf3pCT1u9nO/hD3Bl+pJd/7P78",
-	"AGt1ZDjyxjBoaaEYwmkq+COJkSCaguHaWF6e2ZM7+9uOcvaRValB7CuScnbBlabKFVdYSpqNUQcNtfwf",
-	"UDEmsWEZRtKR4AkfTpvh8Q2MUz68r48vDs7CA1IQhpOiQDYfUtflMw/Os8tD6Mmemte6H9QZjtEFhv/8",
-	"UDwqVhvHNxycCw7Irf0dp6RWHJC1y+ujxt5eu12rOCbDsxGaD0/Hkoz2O6lwXgYrdrrO7FZ7Nt6rVZ5p",
-	"hq3Mouj+DSfFU5mO8JBipFctE+QdShOCJXEsh/xqoISOqdIMZw2D0zXO3GebO24fGpNnjs2xs992lPYP",
-	"rS6JjDSAM4USWRbZsfmFxAhOuTrCSJ9gJEackbr+B/2RkQxGGJhHSpFxqkLDMM4ESP1zf0gRIbjXx6B1",
-	"LblLJ6b9ZVVib63OKQP9rBn7DEVb+9vOxNVLoVnHz1IGJy0YQOFcy62091ut5lYbhGJAgLetVtsToKbo",
-	"mPBMITxQRKC3spaTo6xQrEWMzhrE6CwkRrtEDMMCATFaSymhObTZ6sxQYncOI3zTzNtrzLy9cOat0sz9",
-	"fggm32ltgx56BG6FMypVeRdNcJL0ORYxwixGGI0JyxB8Udg2EZZ+v4AAGuqGuNDixipUtQSzWEY4BTN4",
-	"xCfOnWS0Vf3NCWYxHwzy78y7cOoMBU30qSNxZixWNSJjmBcWD1o2r6B5rSqJd3JnlZ9/t89HVo+9IYTN",
-	"ULy9v+V4zZghtROuUEIZyWkIIpjqJbATNJ+qhrztVm9dG6Ta7sipABZ45WrFeHqFhf+huHgpF0pgqvza",
-	"ed9JvnxXgkbEf+PWJ6HDkVqyQJ01F+hNvkCaIbuOuuHqmFnYtTjj/f60yLxuJQY4kYWlsIbIyxHezA42",
-	"2ikbEqkO4jFVs5prPKZSevPCO9vszoOzHxQXtCHJcKwtNyRJio1zoT/VRormN7kZKr25c/X85uTp/t/v",
-	"7u6yVqvz5un46vTw6eTg+v3l9U+nx5/u281O8+12q9lub2/ttJrtZnur2b4/vbl8urn8eGP+0RNrbbU6",
-	"rbdbrXan0XrTaj09HRzd3h+02vcHR7fdg1b76fzmO02V9tPVU6e502w/PT0dnD1dHD89fbw4Pbw8OkYf",
-	"bz803t6x458unvQLYau6wafvb85Pb0/uzb/fX55cBI90dlqtO3Z1evTUfnryitL9/f3J+aGZWeVEmm3z",
-	"4+nN5f359b+3O1uN7Z2GViXu7+9vbg7ub26eno4uj++/P7g4vgfPwP39/f3Z01N7722rtd3uPH14enpq",
-	"d7bQ+cHpBbq5vb+/OT64vT07vv90cL/3tt3avv94c/D0tNFpvdnc2dlptNowmfOnp580OWCgd+zqp/ZT",
-	"++n0afvT/Xa7c3+gx31/f68bvd9+OjZ9bN8f3N4eXxzdH5ydHurvzo+PnvRPlT+fXgQ9PM37X5mEB2d6",
-	"IB8O7j9wHiOzoaf3J2e7rXZn98n7au+Nx/T+5vD26ean+xvw4NjH3j4FHtp/B/+sabfzdHRwfySy4Wy7",
-	"rTdt3aZzdt4bP+jT+eXTNZajO3Z5dPN09PT+38/+/ejp8PDk8n6pU/HeOf7+vfPdxcF9wennf3uqdsbd",
-	"sbVl7Fe/ja+JzJKZE7OPVTRCfIAGPBPIbj8ZbslU8IhIqYXPNtw7ZIkypl9MFLgBjCsHBK/z14M/minB",
-	"Exiq22S1Z7rkZg0NEC3eIeXOpzUNhq/1Gs9UxEHoguMbRm7NKCsp4AzKp1oxrY4f4c7Ojp4mmHSCYAk0",
-	"iamMRlgMCRpwgTL2wPiEofPrC5Q/XhiJfKDW6C2MZGv5SAr92t8RjZH7GU2wRDgRBMdTlC9sofc4gwsA",
-	"8KYupITv6PzmpNFBemFjyoZITxZHigiJsCAIjgk2LHYiyO8kUuEc9YnztV47B3v/EJwKRU5NeORsyojH",
-	"BBnPABw3gjTs6iHFkRoJ4q+VCqxcvkMxrovzy6MVbx6M42CAFTgYqahWrlp7+cWdPfbBIl+gjm3n6piZ",
-	"VoXt6fXCwGeyoguMR1EmBGGg77S3/U6RB4OBWYb9LWAcQ8RbDp9X98Gc85gONPUL1ILlJMbXUVxKLcIa",
-	"MuJ6/TRpqKK47Jec73TEDC9xOv7OKVusW1tF64Bh9B0fkz9fyE+YybJcW+YRMASSa1Lot/9nSPQZaMSy",
-	"91oPvjHGYZFUuZqMsELaltyxskLb+3XUJ2pCCEN9QfDDAEsFIiPJWDQqygZj35nL1dziiI09mhMJnKhw",
-	"r21k8D/IHvlWY2OeafG1Xht5Q1ZPXv9WmNBfNQLNwW1Q3pKjIHgl9c9agsFI2ZXgQ0Gk9OYKVWQMzetD",
-	"QAC9+gKz2OgOkfFE/MuHnb3j1ntt7Ahql/df2h86e1u7ullnp3q2Rj9Ytta/poLHmdVCwHlKxCMRt3RM",
-	"SoL0zf72TmCtrhHZAIaTHcU5psz1r+UgHZM/OYP9MiaCRvj14YhGeMhNLMq50atuhT06c/69nXCvdWk1",
-	"TI0IUvBYYbNXKx3rOJ0oi8mX2n67SlWpUj0Eniy1wqptrXZuZm0586rjzKs7YY0h378xhu7Pr5+eri+P",
-	"769PD08Oro/uhDM9do7vd9qt+/frqlT68YjQx+przbaPrPkjI9LojNuDdtTBe6TV3423oh38lrwZtONO",
-	"9AzHRoXitoaOvI5Lza5rq1JJrlBun+FVfz4rrG52e74oGcnAF87SDc3bnEGcbfrfaMXb5uC6IJMjf1RU",
-	"+inrSJChVjWFVWUZV2hKFLL+nlAn+n/RaVlwiy10Uf79jjHrkfxar12aI6zgD+NiiBn909y4cwb37VeC",
-	"IyUoTsJ1XPvgezmqg3BZcI7CNSVEEwwIVpkgJtgipd0HMtU/T0gf4hS06EoooxFMDWzxbkKlCReCCzxp",
-	"rrAfjU7T2fmqD0m49UwF19tFk+WYxWFkwHaj1S5MCx7StiMwK5ykV3a55/n9zfq/y8MdEJU+/iSZopEJ",
-	"wAtu2b0q98/99d/0CsAu0q0NwpA8k92YPHZ/edh6vHj7x+KAm5//+HWy26/lvFMtkc3EAkYyXm2nmyHN",
-	"HUhxBDp8SSab/1bdsbjwOGsn3+J+QlC7o3kSIxNehkwsqnWgT5voMCGYGeXcONOHCX8kEjQd/cYUpQlW",
-	"pAlqpwKDzNkTCIyY/DBy3vSv/7zm+m/O48CdoJjNMqYJj3ZaI7CEEpjJARElFeH/1GjpF4qS9oHI778t",
-	"EPn6+LtiJNNQz+DF4nyvTXvoaCasNehp1YCkt6sHJG3dtnf3d/YWBCTpcTZ2dt68+YaIpK3b9ts5EUlz",
-	"pvqsGwH/klw5TyDgDWc+BoriOuGhY/5IxjYWtdqww0vHcTDf/CsE+OZhugUjsigBcHkJ3uRLkE97prt2",
-	"ezvvbifsbucYlssKn8MES83dp/OfrtceqaTKs1J+xQcN/aNiqseC3TgmTWm81R2Lb4+03nmZSGugUuVR",
-	"EO5MOAoIiykbVgeN2lBRNMFUUTYEvQBXu9GDEFLrzMwDRvMv8nBQ+90/Az3/Gej5f2ugZ2q21t8c53kT",
-	"YXZDK+4qzM0JkhFmYAJQRZDCQ4QV2kK4OW4GVxflXAnDhcEZMCQKOtEKcJ8kmtFSwsCFLM33Y6JGXJPp",
-	"O1BAUgzK0GsuhvL1Ku6C17qdVR7FuHg8xSQhitziYTC4a6KoIEiNqNRzDod3dHx2fHv8rBEqvNKTsTmH",
-	"9BEI4uSvZ3n/YXGOKm6E4Ad729Da2m+1nndVEBIrIvRRy/eYRw/gZBmeruHlUXhoLtFr2yc/71392gEF",
-	"VOs86mWuPJ7pHwWqfwVP0sdC/gtO06a27PN0lwiz137wsKsIBJyVN9VAEDlC0v5Y2DQRkdK5Dcj0+1H/",
-	"u4he0u8//Hp8ffvjzak8Hav018PTN6e/xw/n3523fvn9++Ty0/GXX3+/+P3idkjPDr9vkZ8P9Ds//NT+",
-	"kQ5+bJLp9wk5OaCXvx9vXd7+2L74/ced86MDeTpORvHh6Zvz22jn4uhj5+LoYHJ+OKH454s/T3/nNOrs",
-	"taPpqTxlF+1fqO7y4Mvl7ffj885x6+z2J3oxPlcXnR+3f71p7fz6+8GXs9vTP6GdP4c7v3z6/vdfD7/f",
-	"a0adhPXHH1rxz98neXLNKavt77Va2sACWrgZCwUZSa1x52I3+l78Mnnbv20/XG3Ls3hvcILfZMd8Z/gr",
-	"7bAfv+z+NKmZu1m471v5GpnGq0chjM1V94imsuIG+/PaLM7F8GKRL9PeVvMJK91Vf9aSYOZ6G9yLVuWq",
-	"SlM2B8dMos5v/1Sz/qlm/VPN+serWZ9hu87qWKBTAZW0IhSTAc4ShWI8RSkWxXiwFbyTNgrC7E0bB9Eq",
-	"xEH4uJIgFqL1xsRCrBk64R7vtAoaREwZyxlWP/9GN/d19X323NAFQ2E5G7IAemE5Huk5tFyJMH/7ROsL",
-	"x78zf/wwvZV4YY059PMGb1QTvRd0SONXEt0KPEVnBoVk0WxgZwQJ2TM7JPytIiHbXqX+t87IrkwA6+z8",
-	"WiumaXda29+QaB0SsUIlGBGcqNG0QE+TqqenasRfkKv3f066+99P3Poa9NiZoce/zc54a/UZd1adsckn",
-	"DGfcKs+XiNTNrBnx8Wt3QW6nqXeiNoJLG1Bb/JwhjCYWMCjiPCECYQVn1lgLrgcvuPLjyqiGP+z+eN75",
-	"+af3tRe9XtsNLPVPxWF1nmPugamp37BQHvD51ihU5I+MpmPCVG1lQ9BP+qshaWXErHGlsBhhhnwf1tcQ",
-	"BtOV7eJ5ZHyb65vrhF/OteGfT8T13rgNbO1nmNr1f7KaYTXYvkSqA5NwO7ONiVQucXsKO9fGnwmEo4ik",
-	"qnQ7uyht1+sYQc5uu92Zk7RrxUxTj2DdnN3tNQIMtxfm7O6slLPb0jv2Ixv7xI6KkzTP6sDuWqPCzl4x",
-	"feMfkZthliO3tm3Q90p5Ft5IythzMys0Y36Us4kVmSQCTUYc8QmToIkUwtK0aDQuaPMjyEw+QJhxNQIL",
-	"wzPr//UuoPqcFIo1RtApjKCgqp9wmVKFE3SRKUGtov3t6RNzHFd1LUZNNEtlikQfRw8NPmgAvt66MU6z",
-	"iRFz4p1297e84+S/PN5p1bSNf2g01AuEOs0PY5pJ5PgvTrTYzcPf/lGJFnp4WOAxUTal6jATkgtzFR6Y",
-	"w7XLFP+RERTBzwaSUx/fvTPKHnrarouJcNkYqT6JeCZRiofAhU70mSuFGK4PTifnv/+izo/O1fnR9x/P",
-	"jx7enB8dvDk/eo9PWQt8nAbaBJyxdmqmd02eaETGGNLf8ZczwoZqBAdnfmmiBGRQfq3XjvVRfwIDnJ3W",
-	"7YgY+Biku6gjLBE194F9Hk9fSdSDX3vFWZStSxiroUE+2C8N61JtGB3ExNGHYXP5LGZHfRpXD1YQ45R9",
-	"JRGNi6NaQTsZuMHCraEfKo0Xjm7AxRjiZbKMBvmnhdGSccoVYdH0BzKdHfk5fiDS6nuQS4AkHhAtOQVR",
-	"Yoo2bpSgqZ6UJGPMFI3kZhPdEABGyBjVrAfiFW1g9PHj6RF63N5EKRF3jDJFWExiZG5S3yFs2/QOTYnH",
-	"BD2QqYkDdF+4gWyYK9U60iSpI+C4Oqz+5h3TbVCGOttoxDMhtVRmXCGRMYSHmLJ9aA90J70yKWeSoA2j",
-	"rtRR74xHIOt6tkH9viBpgqckNo3D+3b39DwVVePaPrWP9GL0mug2nIg9hWI6GBChmddNBjM5IULese1O",
-	"B/VovirdBzLtCpJJEvfeocmIJqQwdPM6lUgqmiR6goyyYR1tt/bu2ExDlHUzSXpow1BajrhQyXSziX4g",
-	"U5PC/EBSpdenqE1t6G+0xlVHXJjlixIbqxkLIs0RZm7jh0wbOYTFKadMmXMOdC6UZv2ERoinxCj+mlU+",
-	"GNeGRH0y4HBlTu6Yf0LPR6KN7VZLz6it/+nof7b0P9tObIVD3YT+jKRGYFBItLHz5Qt8r8m7Z+apuUHP",
-	"tY4k95wHvQF/NAF/IN+iO4NW1CZ7pPE27vQb24Nd3NjDO7uNragzaJE3/Xa83ZknT4I91tCbbJ4U3Nmp",
-	"18aUuc/tqv16Ri1ASXGbXmmdRtI/i0J7p1UtjeGapDAMe3VgXhnjL3ScjfWHFozIfMrHo3eu1upMul9M",
-	"caXo0IxPx3iohYPm/Q1/9mRpwnEMrIRBE9Piemwb6m2uKxxJu1o4PpDpN0rHS6MgV80s5DkQ6eH8JBGv",
-	"JAosgLXn1JozJ6Oyf9usbiLMbl3MRNXcFB6+kigVep1jsFWb6IwoD3MgCNZWmiQNyiRhkir6SJJpHbbe",
-	"ZR2dwh9n+kxu1VEbPrWbd+yATZEZB1IjbE5uLZfBl7UxGWGllWDIZ9GzAKnrxb7e7yb+z9C1XjgV7th2",
-	"qx2cHBFmSBAQspG5IgM0NBc6Ud7egfOnguguwGQR2YON/GZ7+T6+oUMGaUfz9JszPiFC0xiNyBd0cn5w",
-	"2Lg5OejsvHFCT+CJF//6jKrrTebgLIEGgav+lQOobd6xn4iggymiCnFNbf0o+YIjhfpTRaTz68R1J5FT",
-	"LCQcKREfpxhWD5xYTCrMFIRvlcm5NXgTtUmrv4d34u1ol7wddHC734r24rdkd/AG7/S3o624Q9qDFt7r",
-	"v4124zdkZ7CNt/qdqB23yHLNTDr6LVyUFGum1S3d/9Zq7OHG4PNfb7a//mv1trC+uKodobX6ZyluoN9X",
-	"sJR1/H3bRv5o8QWqRmw2yStp/CRzB77Yh1ExcItp8C0D/wrQOqBygeXyHsfXhpEd1IvNDbH47HpWr3+X",
-	"5nLPz8E7bh9xQmN4qOsxBA1yi3G8DChJtDFm3DxhUYNxpvcOQRhBGwiecBoNXGM6OEU7PpT3ZSEr981L",
-	"+2hxW84TZmTudqv1NSTYvwoy0Hbp67zcxmvzq3z9k+/xGMYC5KuyLrwiOMaJXgES6/NVj1IGw26iC641",
-	"4yHA40wEVYqwpjZ2DzkbJDR63hpE7uWcZAcM4QgSF5xIotJRxaLykC+QR1kmzt7KxFmJJG5sMheNxnWp",
-	"EHhzYfYOZ9FqV2sTIE0w6/otkVNBD2QAGD0J1lLY+GVMoAra6FjDAkcjeMumovpyEl2vqRUI1PEJprrp",
-	"2srkukrwfC66whRk+4RnSYyGHPXJlNsTtjj4CKda2SEEdeooFRx1duqIMEVEKqgkKGMwbBJvAmk/cNGn",
-	"cUzYswg78G+HRKXSWo2IERIbLQHHY8qQ4IlWztCIDkcukCQg3dbL8Fau2r2SpssNLlDuZDWqC+co4RNv",
-	"GnmrBsgSWAXftPWqTbxwI/qdkO/DkkmS2499onnAw2W9QwVD8e/aqrAPvWJjHSXILL1Z3GiE2ZCAybAx",
-	"z6rdBDsun+od88pjrzTh3twZa1Vmxi9yDfb3iyyPMeXLzFxeDy2c9XNzHQblleh0XmYlZgkVwqgtHBJw",
-	"9QU/zClUbP6IM/JOa/taW7UPqw88Y88jLOOqO4C3c1pehj4LbeG7B4pcu/1SB4xl1JgT416CA03zaJ8k",
-	"nA21CHAXTgWDEWZ/hafaDL7l/AyLIXnesWPa6CrOuwm0MquzaHIbWWQfKBCjvfWypy30Rr5EXixL+idx",
-	"gZlm1mPC1LXXHl/wsP2FZwLOqnxFKIuSLCYoQHPID9ngy9IB+zJHaoWfoHp04NAzw7JeEXjOaAm5hgAE",
-	"1Nb7R4YzNeKC/vlMCmbQgD6rIoeF7U6L/Hvwv+VU1ja1uUZ6ZnZGHmxQpnd7ZXrr2c+l9wW3yrez8sH5",
-	"ChwZYSGo9WSXnAMbPf1F046zV0fmM0yzt4kkNz5JnKZIvyiJVYrAsFIjwbPhyLs9DUSjzMbEd/UOmUX0",
-	"h9FkRKxEACaA1hUeWnXYHkA3xtB9n8nps1bYGsrdvm6gqI9a5yiVSP+IohGJHuAMxFJOuIilO/X1fJAk",
-	"EZ+RoTsvokhxjsaYTX3HZijWx2Qc2Ygzo7HYQW+oEZnCAzFJaB/KeiVTFHGpkummPl7Aurlj+tiKOSNN",
-	"dA1zMUD4eg0YxNBrbcNMDS6OevBU40A/1TPuDON8AAs1+HH2XLuxrWRM0aRwVTLGU20SamJSAhZ44C9a",
-	"5FaFwC/OzzGbWikun8UEmjpdq4yHTOAIbwcaLvheq+XoMqNjvIC2d4AAIthINi78vkl49IAMcpd81pL9",
-	"1y/Yf41QfqYcnbtA5wbCto4oM7KUC2Ryr+LAvpFwFH1kVm2GEnrPm3LYQj7hCw5uRwJBFSdnuy5uY9/f",
-	"8Np6k8gCriMIQQf7Vaun5zcnf5eGDJ1TiSYkSRrW0dLPFBrxJJZO/hj/tj4u+iSwLcBrZ3uBIqoQOpcX",
-	"twrcYDiOIZYGJ1dCG44K4Eoc8lfw1V+uYlNA3zWLN9VnLuOXua9z599vtvvP/jFuymi6sqQV+4+PiaES",
-	"Vj4xGO4DQGnESvMQHN+XjJi4F01wnhIGN5N691If5GXLdqINfMeMdEB5bJq9MKV5A173gk9WOd+EM1qO",
-	"+ESaA8d7fG0QmD5PbPCJtG3q9+toQAWRqFeIK+jpE56Bgz0lTJqLiijhkkj3i8wncceihGAh0UYvL3Ta",
-	"QyxLkk0U3Hcg+6tEVJkDqsgFNF7B9+pibcpL8kmT39RmNb4UmA+65TGeol6xLmwPbWCHISWLZWElTfRe",
-	"HHCB2q07NqYsU0S+82uErQvJXNL2mAsY6woqH2y7xQqpiFsws4urS00NoNUdS+gfGY3NrfNux9zxh93Y",
-	"ZjbfoQTrQ0TPWiKZRSOEJeopMgZfTCZIl3yJMiHhrv+O9RKuuiDuKBtqVTDSBB5YQdZNcCpJzwxeYfnQ",
-	"HVO9r3tIa5ePeSoWFSjCKe7ThOrlKV+PzNTZnVkl76MON/VL1eCd6S0vyhswUIwVadjc/Jk3wiK9c97R",
-	"DGzOBYvyO6+N99NFNxgQ4ukeRVS9g50R7EHNFbCrwE3kRQMwiqm+QZUkyUCf5uXdsXSMOVTT4hMDJN2N",
-	"e/hrHti9wo50MbKr9GAe/VooVlyxk/0WhmjEPs/UO9SjMXi9YuJNn9ibL0YJMlhNB1eneidaZ6/eYWUB",
-	"UM93mPm9tJHhtvtZ0sl8ETK9DWRceghNUxugO3sQlR6lcR54b+VhsND53suJ7Nco2CqFPVBg5rknoS3h",
-	"cIQVnl230hGyjzDLHcY4sctpup8lL/x6+uInQN1EpprFmCs2K/hjJTlan2GcelGsFu8sK3uvLdm0xUl+",
-	"CGdD2YDrHm0FcRilHkyEk1LPeY3x2b6WXBoHWxGKnAgmrQTTlA2dQ40Jje2j8hmyqsTkjiEWcPpcPr0J",
-	"6EeYNnl+q2li1eoBJRypANVsFUqFAixo2BZfd/un2Jz9saItExQ9S/cDNOA8Ri59wt0p3PBMohwlwJgR",
-	"H2/Qh6MDNMa/c4EYZQRt9MY0ATYkQ2CIAZUj0AsikUmFI4JZV45IkpgfUE8JQrosU1J/sOCBwFQjghVs",
-	"DT41O0TiMelt1t0Vh3JDO/74+uMPd2zAM6GIVim1djHRu3HkAutt/DgC2FkU8fEYVKIICzHNr+m4JE3U",
-	"0/rOl56Ld8RAjjumDRSTQWn8UDbuHPz5VuFVAk+tomKXRtNCfxzq9dQThmWfpQOg11oyaMlkIRTrNSCC",
-	"ZjkON0dAglq9NkwyBes61m0BKmVEEhOhlmQphZ94kmQyAh9ElqQjm4MdccHgPxFnmRHMAk/6RMDLio+x",
-	"0mwaUSVAXD/QCa3Va33MMMP6hxGPeGLqm6RcPABmHBnALzQyFYNxko5wdwjID0OSYGUGJIEKnMfdeGpw",
-	"iBT5UmTXfOZzOLZCJGkT5+Cs7e1YLLVSbQo3YGkrv1QJfJ8f9JcrObBMgbB7xh+zNSwEBm0lh7rMN6bF",
-	"vLQV9wl7pIIzPUQgzJjKCODeAI4+kCX5lKPK+LKDs3ZjC1HwIwwoEX7CG9b5Qsapmpbi5ULEzVld2Wcm",
-	"LSbAuXvuawGeM1A2ZpA6PWHnKCo5BWWFzPTgnmMeE1tUZ0yTeAndVtMHz7GKRoE+aJOqCvaCAQ6dGboF",
-	"hcoftKCiy84UzyV2bW1TvvOCFpVTONCecq6tPHxSagNJS7xus6dnTnOcSGK9hII82pDtZj6PPucJwawE",
-	"zruqjbOiyppgqT5K13QpiA9Lpa3OiEg5yBItb+umbBNBxji2ygAdIAaxj5k0u/15JpUDf8yX9jilEaJM",
-	"ETHAEUGEDeGcSwWPN6tmkwoyoF+KbQAItSnmvpRHqK+/4tsqkKjuVjNckkpmyGKqjpkScxiCszlxuU5n",
-	"Po3dCTsRVJE6Is1hU6t4utcbqkhJyct/qKILjpRJrlnFrFm6Tk4Fd5ICwKjqDn0+T9/yW+vzgsWepYGN",
-	"P9YPIBt7oo26BzJ9JfUXpnX7RN17q0w8hL2FWlvjtOplpQVmUFtfeOPRtMimndZWs9Vst7eau6u5H3xt",
-	"jL+WP50nXleGucczwSs2tK7ufROCgA+SkW9X7qnFwXVsWXc7Ihgn0CecZdWqvHf5cuX9FVkv/qIT6IR8",
-	"OeQJF0Zs2OS6VV8pzci9X3d9zx3txzS2WZ9reMj/MROaGfChTSEtMowNkEFpJkemih/kJ0cCtH9Tv8Fc",
-	"TVkflnd5EebvF6iExImqbVqceoTTamHZg9yMHnhXLZcCSHBRKt5yRocjZSIX1BzTzqXIrrrB7TXRrXX2",
-	"zB+XsdNcEglkiCDdWnGM8PvrtHps47n5KWFHz0o5WSqhoG+AYVg8yQlIBwPhZZxuREUja6rBk3XjWs4r",
-	"fRhX+ah0PV5Sm18/tl/DncVrGMlrS/fXK86vQmRGNK10d/TMT88jZrQSMZ3aWurYeuuqen7xlOyZIZkc",
-	"7cVjmr+35qV2z7pDF4kgLWRgJ81xidrN+XmOfFr1yrGkelOSxBL1p7Ad91E+ZXOH19Or1bMgDFM0wo8E",
-	"9YBcvXfIMb991Cd+ucfvmHneii79hmMv+4pjxF4THSCI7w+gHWBILqESbbdaVbdlgVhcLOzWuhldJG5+",
-	"IFMzSLOjq3IXnYz7e6RRuHv/vu35922/YCV2VlgJvzkXbLigyfYqTX7zdpy3C+cchW5X7SMMucZwZ85i",
-	"QMJsun0EVwUmpZLElrk2JCGod3V5c4sMvvRfEM721RwEvc36HTMXY9ooaPr9tQ8R1PpPFEHFtv7UfaYQ",
-	"C67/lOXbThRlCWVYTO+Yv/WcQl6tj7DRikvekuYIiMxFG9ut7c2S19Ffv8BUao5xi662/KmZVTrEiui/",
-	"T9kjpxG5wnTelUtkn2xS82g3xRSuXpD7BdlfIAp6jMUDgbJbFQ45j0tUZR/45gxiARzrtuE+TZJKf/+s",
-	"vWPeWPGWR3GFk0ODIldpstj+4bk6ZPTphwuiZxsK0lem/Yac7aYeDrEwgGquNyT5MeOKHFgIqWXr9Id+",
-	"uOsAp8xK2TR0+124dvC0Pn5pNEJ9EmEblAm1QXCkvn0RoQfDzQJt2GBOF2tsnttcaW2hoRdaWU+KF11a",
-	"N8LlC0uYzOSHxEABFofXQD0HBNV1vsBePfgypkSZZfUAWdIVAQGZBoG39ukGIEnnSANakDRQr1h2BVoL",
-	"7oQsBoPzVLrHe+ZdlvLevjey+lM05pka2d84DK8LkMq9/TxEJc8uBmwv+N28MhasmzFNIs2seuzn1xcu",
-	"FtggOFydHhX84XXEtDloslLgTXR+XZSQMyQEh3JAQeeJzWvP1Gss5YCxHMzBoDC7ARbla7m9WSkLCTlX",
-	"NnL3eYFrNg3PNVI8rC1eZMOg5TVSzJSYNvbKp3Zne+mxzcgk7GLR6X0RPDrj/i6Ntthw5VZIMB3bvLpD",
-	"HpNnUmlunj5sEuMwsE5lyIFrokMsSR3JFEfEaFUxliNiAqvpkHFBYrTR2334ozHeTuGysLf7w4/n21dl",
-	"8AXzbVkNXi8+EMZfSR4ekx8qgxF6XjiAZDV3Rv7yoI56ICfgt8ujm8YWbLw6klmaJmTsrs/SPMYfJEUz",
-	"2EPB1gEOLzD/XJ6HNRzMOsyWLBHoDtqij9GGEnQ8JnEdZSnEMmJJNt+ZC1jyReWRTJKwmAhzNca4AWEo",
-	"LM3F5dXl9Q+LAjwWqqmO9pWq+wVHKRcPqIEESejQQEJ5atZWdAWHl0SV6w8ed3Pr87ytsfZ9x1oKf2lW",
-	"0Nn8eZgM4uducYfRtmjNTA+H8OwpSzO16mKbF91yzxKtslDkmrbRvECYA4+8WLZ20YYFaQKdDDbkK2nQ",
-	"1v02oCJItYWcTapIQ0Y8JfHmOwMrNKHSoIP0bnRPPu2v9yyshuWoCzM8kYfWGBrM55FvjfQuoDiueO9/",
-	"6N+ZubeGcm1/ZOTUtAOFh+sODnNJiDw89NUBPS5++JonxDOsB4KcuSyFnBBI9yCTcNnN2SZNQJV8ZyIE",
-	"IDS6D+JxTKDCVJKYB/Sye8os99HiL3b6IQrdfPqUFWQLKgFkmL/wl2L4UhKuGv3zWwL4lwg2WyfmeeMv",
-	"1BFZYTlMEZAyOmCr6qY6L/Hx15q7Nn+1WOhkEQ3UM0V7XkhhJh/aYG5BkrAvpoCghMJ//sf/gsobdQRV",
-	"IhDUhtBfbu9vtYxCB3UyEFTH+M//+F9QRaPA+AvPAzOmIvu3O7NRLbPcV8KoXNM7mkNaLh7grXtujrz1",
-	"7cxfsVv8zB1n0bpnENYsGpaLlsPDdz4PywRBe/htmyAgFRd4SLqJwxIsnkcVaOAvdOR+guskzApDgjDu",
-	"8ogAeItKlHKpSPzOBntTReAXGSSumntlG0rv/fp9grgpZrOSl2PxJbr5FVCWyqSFIdVNRKPzbnhUDe/z",
-	"l2sM4nYFV+4tHt7mD8/4c/Of5nPhJ+MKeh4nuiIQZWIde9hTaYA4AbCrbjL1cKSSKer9dlf7t7va517g",
-	"SIfmCjy4UrWNlSSKnSeMDDCii6LF8LL7tJIWkolkxU4/imRmcfTbvorG/OWJ54Wc/X3hYg/zoBIHWZKg",
-	"BzJ1IQAQ4kvt9a7Dy3pnbUPIhX4gJJUIoxGWo6JsCSK2furv3f55vc3O0rfRp7g9OJFvht/jrekxaWU/",
-	"0Eu18/Mfv05qC8KL5h7RM4m9ZEzBZlUuBeXBIsvY+USkbsEM4oabHajyJuZ5yAnk9TpQ1S8NnNLGA5n2",
-	"mosj1WZpaSKdjIMtGmGBI0WEdJSlzEZSA/KnHqRN1BQk4kNGbQjetwfAmVguoFcQDbc47s0yZm4p2Gjf",
-	"ywGAmS3aD8E7X+t/zUsSrbwKsO9pK/DBYwUWOFGfKfO5zyD+UmV19TsGbRLwvnMrsy3+lr2VyjuVr83v",
-	"vXKa3LpJrM9LU/2cE90KlHI9qXnRqC8SZZoL+WcL2rLWVqwWFGSuV/j71wpzDasIPTfrLywx9FcANbu3",
-	"Vy8MdE5DwcANk85LvRkCekQFI5dFahMdw/Hoi5tYqJA71quAm7Ru/GQVdE7IFC+AclJ5xwwpXkkLt7kB",
-	"N0YjnhALjQrJI5JE3R4yIsOhxMSbTaR7EJjFfIz6VM0klpoXf/5j63GJ0HdnQ9VK25M3b3XNglcrScjC",
-	"Ae3XMogOLvFbgXFKLL6CSHUekIpjKxV8YOBicBIgHKARSSB7VPlUVHeVKPmYoCihjEY4Qa7eqXQ6KxJk",
-	"iEWcECnvGB8APNw+6om4p3+hUhGt1/oi9nXUi5XowRdE0QgpEo0YjcxPUTzuIZs8Z9/CYuqKa0Nm0ogM",
-	"wkf05zrqjXAUpT10cnB4eNXIf4WbMIkHRE1RQnBcvFkCx1+shCZpPIasGEiOgcaKPnJRKSWcZbmmorvc",
-	"hXnmi05XmqWumGIhRmS5AaXsWFfsudoYNa3UYRZV7HcEuvS3eVEsj4Ux4zhNBX8kBor1d1Ny5/M3eFRK",
-	"k/NdVk/JVRcpR1VJtUqAjA0CXdPn/ffmcazvSA/LKFUdQj7MXj+ICtguDnFmSTaIJCZm8KWyQSod/RWe",
-	"NYfMVpqTyEhQgcDGqhrcE4wmXACKlI1PpQoB+KvF05eqGkh0szpdxwzhW/SMlRJz7TikwgZT6J2JsKVj",
-	"gv7kjNirU1tNF8UQ9aTClbUAsiu4HTKIW1+DcRfZFYXrBr+V/MoF9CtwqS1qFO6icGDzd7oHcilu93Ww",
-	"RIqp3HmS98roFyV/WZANbmDDkGkPbcSZgbpobS5LDn+p5Obq688KSIH5FD700nCBHDHrbKvmgWklCZIj",
-	"nOpnUqJ5mDPU0/33bAhgLrF6m/vePQTV0gYGHxWgUV4hK+LqqOfra5kxGRdSn6tRLjVkEx1ofUdlgpG4",
-	"bh1MJhBX67ipIJIwVXclqbUtniQkRq6wBmdkBYO2NBKwahfmRBKWvV/j+VuBp2eUkRUf/4Fy+bDiswar",
-	"5TsD1eLe+VxabnMnNlcVMJKtKqYgYAPvB/VcYtZ/f85C9gpVtnqmKkrw5YBDXnuJlPbdMWFZF57TzxTJ",
-	"Zx9RAk+7BgXijvUCktnfH/Q3+u0KCvUKaCMW56bnDLScvXhqiPXOeZ/NbxIp/EDstbHjvCY6BSc2yAgS",
-	"F04jTSgTPWvSce8YtFPXp5ngNv7KYDCZGkY8g7R9gdmwEGGOGB4b1C9ih7nRM6vUvMtara0IvoQ/SW+z",
-	"eccOkCaliXvWS2ZviXoeRt7s0BCJyp9DJaPvr6rqbfMrtX2dK4J+mC/Ng7OSSmcGhXgCRgjxAZyfduq9",
-	"HMlAf2swnq1xvX/H7tgTLAB60svzlL/1VHwUPd2xp0ajUfi/frnMyU+l2n/WOg1qAD5V7IknlFd5g5Nf",
-	"yLpF4agjV2QOlTscmA4HgjOV9/gaOX9BUclatWO0YToGwvm++WCg7VDL0Jt2LMFWRE8BN+m+ZjbvUwH1",
-	"3nESpBuwzDaYb1z0lENP6G/NbEyCmm6+vO+fPH4EggKqtkGz0/VykmTgPCkIvtWtFESDHSAgW1htC5w1",
-	"pqWSQEBPHgNLkARPYecF6oB5XKINxu2oN3WHlQJnQceBXVyuTFhgBDjf3WIAFoYlJGhqXEI15MIMympF",
-	"sfFZoxp2nq92WXF1YKWf3ogpiax3e6NntqwWtlwAnIm9R+tpjc+gkriChoB+g6UCqZ0zpv7a8GQPfAqG",
-	"JXubEEmIkwmeQmCYPuwN2K4FpEY4xqm52vaC9o7lXCoRTiS3CCbAy736DK9Jw5SyZwN9LIqbecmpMuBt",
-	"1hP2p0BVuo8r7DlbHJFUwCzJUPRaReq743IqhaXLZh2NuVQuwUUBWiAjEyKVuYGoI6zMI51WXStoBShB",
-	"rcK5syIX5BCTqWW5j3ZxkU5mdqtd8we6eyXox+rGelzNewAPSAuAid54Kmr8heKkBfOniuPz6qULdSzl",
-	"w+6KFUFn7+69oPVStU/URMszd1QuXxlXDtWvTfOOHcPimDSXQJybOnKQJVNar0Wa3sy5XF4xvU9WIoo+",
-	"AADYTwxXev5SDMv1ThfQ0J2SnM2esRJtDGhiXJz9aU4/S+XeZhMZmnFmePqOwa42V4BgR5hs2EU0zTOP",
-	"XP953tFL0jus91rpR4DftWEG8MUbH28PN4MIXtBiJtjceAI0NYr4oyMNFGE9vsXD3rydctve2W9t77d2",
-	"fp3nAqr0eqy04oBz8dUcVlV5JDOiOE/HDg76yrXOGFXBQvscMCgZaXzm0AQ0bxZUvtyqzbgxLZCG3gqW",
-	"PnUnd4L19a6RYA/U3bERyJZKC55WXUMd2GyQSgCyJrolX0BZAReToOwBqRGNHhiRAMuFTo+Obk5RQh5J",
-	"Iu/YRo/GsaRdwJ/a6iGDf0olidF//sf/RuGvuz2H5Fgvfk+iHiJYTvWhHI3I5B3UB9W/Q//dVg9BOG7Q",
-	"oPlhu4fIFyXImMB5S6OHUsqeyS2xvWpSJgSLrhmjZt0sSfJPEWdSH9dMdQuF3vUKiJjiCJpigDKV8ElX",
-	"8phmY/sh5QpLaT4bGLEulEAyvw4AEwP+on3IbxnR4aibCq4IgHgNkozGXUH0hnFrzEimNJMxqnt+JEOi",
-	"sKCYmQ/w3xFOYDgPXJqaQgmOFJfE9R1jKqbuA8uU+1NlfdIdEBIbrxEXOOnmOQoAlpIvavHjdvHjTvHj",
-	"m+LH3dJHEvkv7NKWPrdLnzulz1ulz9tFjXX+Es7qrpQoV2iyOmcib/bw8OSyUhugZI0bctiNVYfnM2DC",
-	"XgyK6/jq9PDo9HhFPK5DT190GNAXtd+2WughAl5cIeemAp/L3Z8aks4TZhAPWw1Vd3l046Hq/CkM2WSI",
-	"qqDszWxuJaTgrLWKwDcVK+n5oQL5iGlVwcpc6PGVhdADaSxXD5Gdw0W0wkVyoyDTPb8ZkQZ4SRNlA/42",
-	"mEB1lCY4IsKWM6g7oAJTYlVCzTCD/TfElL27Y1AcAbRVyL3Rgtthf6+QLSyVyCpB7i64wSJlSsBdlJwQ",
-	"yw2r493B7KpBzz5pBQjOO1dK1N6hgw/cIuObC4ice5ro4OjWPQPBGaA9BW6LO2aSvAAYkVnyQjUQ93BY",
-	"4wXMEMsHCVaAt8lIiXYLVSmzVrAVLmC9KjbE9WGjY4FcYyLc6kl0eX1+f9lqo9fo8vzo/rK11VwNbBpc",
-	"JFdEUF6VIHFOcCKDDWfLZWi22Lg8uml0Np216DMiSuGe72v12lmtXjtaE9wQ2LcqTS9WvVzh1bJB8Bgw",
-	"2zELFxQ8EDERNmXv+txQppCQF6uaZat5qIhCfcuFoKqEWNB0a6MNk1BYR738eAZAV5/z1nuHetZL3PNI",
-	"TLDem+EsXPZteMgXEufmAz9W3fc5CBcQnU7wlfb2DN/49Qp3aZWoP3aJPiXFlRWLl76zhX9JVc3nou2C",
-	"Gf6fC+KDwr3nq7GGBdC3K9btmME9MqlA38Oxcf+vEw3QNzfbFUqGjEZYDL/t1nnFWIMxfwTuqA7uFlO7",
-	"tWMvNK0kI44WdcST2HuYVj7Vzm2/VZvcJsUcJlhWuVB+ajc6aOMUUWYfrKNjRMaQRBtN6+gS8Uz5n/7z",
-	"P/73ZmXUruB8XEl/bTXOSaG1bmuXtVB3mIYQVgEXJSwiKF/Ayo4fqaRqniDXs2vvWaQmacPkV9ifYaMl",
-	"CtZD7iyxl52tpYbhyZApKjcrG+Ih/P6BMpzQP+eiZRD/ZHPgHjUgMTiLqUL576/0QZtyocBL4R+uwMXw",
-	"r6yYxmWafU5uVqGroKFKmphqQX/Nq9LDBy71QT+YR3zW5qXYLy0K5FRSUt3zARplY8waguAYdEK7f5vo",
-	"VEk04QIQfMZ4auuZvjN54XBrr8dQcgXNLWc5BzN4fkX/k9vbK2QeAmWzrhfeqGADqKqiGVca3QzuPxzW",
-	"hqnVGQKHtLaXo4YAdQqjqs+HAcgJW5U8DLp1HY1xNKKM5JSFxHp3923DQZvo0E6kLzCLPDpe3YZTaTLD",
-	"2HrNO3ZBJkbvdplMOI5J/C64Dvb4ClkS6wdGmMWJLykS0rR5xwDvY6YUeQ9tbLdam/soLJFZrsn9DvVs",
-	"vfKezeohOBqZ24zqet3QWalcGHTV3txHWr33YawgLLWMhJhnf9ORl0FS+IHsQ7y0Cc5ooF6hvCY027Ez",
-	"qCpmmeDoQYYVLGEOMVRos99YcBVfyhna3LJt+sxvV7k5iMFdWETZgrLYKrA9gyXlKP3syqzQqisZDo3u",
-	"lRp1YV8V9YndwgRFzXQTHUe/sHYYCmqHGX09rx3mkywiLbUjvSdN02FBP2hZD65QU88aBa6in0HHLpTK",
-	"czX07GKXK8jqZttbpQHDL5DZw4qr4HI7LN4NUSMed/Wi4CThE8s+O7Y1QKw0+MJ1axPq5/0qOfweU7ky",
-	"Y/gR08QSccczTE4ayAeEKAzE+GTlKQM8BMNJ18gC3XYLyNjPhoUUl4QPh1B0CGU2sYn4Q+SVRL2fGzac",
-	"t3Ea94qD72dymo/67yt0iVydy5VnP8aJ4byulUeVMioCoWdqScH9hTZrQeJhQO9DGxj5lmzKVh1JPN2s",
-	"oz4ZcPBsTwM+oRKBUDWDsKUai1y31S4O4pV0uWD2gltTwxcyNqmPEMEOe07bXFwoEoO/l0c8Afq362gH",
-	"GPCAmfE/EigcA0qkwEwOiAC9Oi5tPS86ZErwg+klxgr3sZzPm+4BPd2MQdlec37lSW+6X6qJBlWZVlw0",
-	"nqmIj3W/1gQN+ow4Y8TezJnrdj8KcwhZz1TEx1ohpWy4H4gsOP24gP/o2QL0JtQPG+MYuArHbkVhsJpM",
-	"G6BN6ZF7H2B1mfVNt+PgtOtagHN/VEHF8TzPD0Sj4GxYBzz/BwLVJ6vE9CtZbNhc83Qh9rjQuo1aMkHJ",
-	"efOFmDlTbZ3ZknaAj54QReJ9qHJnvHHF7mb7wYDxn/fj9waUUBqadrXWAFWDqURDzvJzN+wDmujakpvz",
-	"+xhh6epy7iPyxS6mkVADQeTIBWLbfDutK7y2P5WXJYAV8R1+ggA44wjgwksu8yKOwA7tJjx6CA4iL+cs",
-	"39nirtIe3lTa9qAmHXz2LgbTkr0sLBfjDYZqZ1CxAsVpw/6DvVL35Uu5cGxVSfhC07ZO/4Iewrr4jv5a",
-	"fZQIo1SQCGdG7inp0rtMlhEa4DFNpiYTdv5ogFJdrZ0xr4UcwHGrKZ8nlDlfjR+JPl3zFimTygvJPOey",
-	"O6s3XXCUEhZb0EuXEKrZDLqx3OSJ6vPwc6puzvQScrHTzYLG3cJs7KIYT+XmPsLyAZgFAwaM8diWmgS6",
-	"jKkEy6mgSQYtT1xVmUDNKzi1clVGU4rEDcps2QTL4YaeXZP5VdAD3Q52JPcFOiswjixn8YTAUTeiw+KQ",
-	"7badwGk7FJgpI5s4VKr0JRCpGtURNhoy7nObheA1Z3+sSqpIF1Kqu6YEv6V9qTtTTl7mpaNm8Jc2cIi0",
-	"ZMdh1zfBUnX5hJXIUphKQrAdZAHxySMlMgQNGAioXLBZc113bTvLRVPRIvEHrk1TcrVjQ+shz9yzRsoG",
-	"3Mj7WxWTlGc7sicIKNFdW2+/YPvY1BVzSjTsyVGu0I82nM2zj8IWXS8WGrSim70KE8vuPn1GQ5psUAfb",
-	"YYzKIFfZa/QAONjV1mu32j6yjxgDNz8VA0HpmBvq0ZhzCQ+rpUYCWTF4WInx5eUHANgZ/qHsYc648jAe",
-	"yEQ39XO9qpsLH8G1ARYX1AQ7eAcCatLtulakFUico3T6aY5AbDvOcIKw2JTFxCg05d8ITwOXmWdEo0nN",
-	"c2c77+oDsusuugrG1snZri1tDSlVY61y+RsxkFfakA9qlXtc0lGy2/UI7IG9mbdoimXnNbXPb04aAwGG",
-	"uvNRGUmbK3BaUwuOQd/ojJJn9Cfp0pwxiukAbjyUH+yGsfTqtmiBgFFtVndJWTeTJD/0fCP5mTc7BG04",
-	"QfkaA5zqS27vWz1VjrhQydQdJzIbDGhECVNdqXj04Hu7JqD+G7cYZY+EKS6m+8aHwKBWKryAbCyh90t4",
-	"B0BwGzTjDgLPb7nIe8HdYq5IjJvEYEd0ndPPOSWgkWLZ9FKd/xmbHkKUy6Z5fnMUmjNwvRTax8Fj2qiF",
-	"K5uSBZnX3i90WWWTmeCrGSOqVq+VTByDJh1aDcE3oboffO0+F1To4PcQPg8qzQRKbPBYQREEH/SsYliz",
-	"OHlGQzMvz+hWxa8L46lWZyDkLFQ8LLKcVx5sCFvpjLdZfuZQNul95UPT15QqHj21eq3ySLIphLPHCJQY",
-	"GhY+F+V5DiLkZG/wjYMV0ktUkoQGnDgQZBCCVCWMKn4wIsPcjJZ2djFyqTCPshMdilr4O4XiDQF4IOZU",
-	"HBsMrN5sUn/gKIk55CWBuKPM2uVa6HnbM8Va/Cpfqavo+nfXo6vlRrqsIWy8ykVVd+mVi5nb4ixFX+io",
-	"wkcf8YRnUMix9y/X19999/596R7jX9ofOntbu+aKTMuW2n7t/l9+azX2DhofcGPw+a83X/+1arInye7B",
-	"nHhkyEvCbOamNKbxPuq5u7ce2jhotTehUKvx9Qj7ZUd/aXNf4Yu3m/U71svv6eDLrU0LNty1V+k9tOGC",
-	"O7hw0R0mJUFzwOXRTSk20o3EJIa4IeR5t4W7QXvH7zor8m7YUgWhjsXuLJW0AvDYAUNQaTZTWlfz3q6N",
-	"4+vdzX0XzwVI6uBS1Ofs4TXaOPsA0TaH1/oPESDLU3bHrOyXm3XwUOqzR0itjyeu7jrcYth1eSVB5WhD",
-	"g/qvjiHTEoSGk2T3lA2JVNdEZklFCjLjisg53AFG4AOF6C+eKUnjQJ/aALhl69jK4djPb07qiLBHkvCU",
-	"eMpsFm7Yl8bLeO2jYkH4xLhIAsXOutkBcGTDWEBa0QOdlCHCtP5CGeoJoIE0GN0eK6ddhY1jH62O4TMt",
-	"pkTk4Tk2h8MoxVaPd1d/K0UWnCS756Yxu1LLArNzGuWjrRQ8QcORRXCfVw1yyQCtKLEFyARPTqtDQVat",
-	"P8hiUoE/1mpo5SZGKZcQw+7I6QSU3YtOqXVUnl3DsWCVw7OK0goTvrRPromWqvXJSfVZ5yaB8+A+n6HE",
-	"IoL2WuDJMV7kFENCvqT6l557/kD10IbAEzBOTLI4V2AjoRHBCZyXZoCUs82mu3pTeYVFzQZwn0BSGw1Z",
-	"EX+AJa8mXz6O1YOGCrUiF0BNLAeftEFoK8SWeHSHYMCO6UIO9lFiji/M8i3bS9Xi1NxDr8BapoEj8/hz",
-	"mbI6JC/kM4iQBXexPjP2XBHXg6Pb+4NWu+d4z1Uwnbm1KhVcM68th4orE9SSZQ5NL/O5z5Q7seqJhQ2L",
-	"oDaKtRVjuEYJi4bYZCHN37kjwxxgvX1zBykV5+bO2N8WcxRzH0LQNJzfQ1Jvw8loijZwHhplfKvsjiEf",
-	"43B+fVFHjJvCJMyUI6mbIAhvvRWWw/nLsjQBExYKrLgHitdBlkkRjdEGnP6tzbKjBHQ3Ltw5rUfmLwtC",
-	"R1J+4WmJ53z2xr1i6euGMXt7uYFRX5iLE7BUN6FTxaG8Zol2ehCOfCZyJ5iILawfcSYzuN4BEMmIC2Fk",
-	"mBvCGLKTM0l8yHYA3KRnrbe4mbRmMEfNEppToP35t6qUpMJ2rIroLKvJWrnojYVJ8DWpvga1GBjR4iH2",
-	"0IYymD82wtfT14ZvY3XHEuLC8HJG3qyjNMkk6vljB1qvBzHy9hdNT1dIp456PsDRXKjfGALVkacPDNJR",
-	"KFeiTMFAu36VCcDfqCSUIrGBmU0MA4VwdBzp7ZSQ2MSuIRKNOCmWXKqd33zXarValaU1g4mvFkEqSrUL",
-	"261WZ2t7581u1dPholYjV66pH/jjNSyaEgqZQLyghUNzhYYOXXpIiXV9yT5mUjhszFZJqYLANcaDDDuk",
-	"iBi7sisrq7GuwkuFUm/RfyrG+BNOMmKD56okD0PWs4S0kmGCY9+5YBJjptjtuY6ZUQXkYWwlkAfPgZkL",
-	"fAuVZqQ2mfZhq/u4ZGHy3nGC+pbU6CYwJ50tWUdnH/TD2pR8h87Pzq7u2EAY0BTAwayb973pJdHGh5Ob",
-	"1+/1/29vXn+4vdk0mR/o4+2Hxlt4qWEOzTEWD9o8vWOKJxAnEzfRgS0iYYYJyQMSYWUvmHrnNyc9Z92t",
-	"ZIguhRPbcJAZmzZ13J71AZdKZGz+5tplRrwuuMhFU4QM/mY86xeuNRIWFplJApgVh+ArlVXpRTfkkTBj",
-	"ZZiwGar8dW9z5eyelW28R6pc1mB1oX1AOJZBWUe7CCuhwq1aPaVUOGX18iYLbXDq3diugkneS5EBQkoU",
-	"4ePylariye8//bAsn7sM1DEsZU7GRzcH1fz5WH6ys7PT3qvGdqy23B4sDlwecf3DVeUhJUsOV0kri41/",
-	"WW7bPQAgnB7QHHrdVODskenqe1CTfNnCQ4NV/YcQZ+tVhPbwTXzgoX/MjYOcjbencUJu6ZjwTN2YMLeq",
-	"fQ4/BNUVTVRE4LIzWEIGhk6a7EhpZL2FLWgiW2QF7bUKutheq55jT2+9scU2rEOtEiabC60f4VW0yMvg",
-	"Ub0SI7LcML6Fh2Y36AydXHvFEVWtZQ5cW+GzT/SPANvRMOAVWlDWUe/kZP/8vIc2OtuNEc+0Ir8SvAsU",
-	"qCn69zd+a7U//9Zq7H1+6vzWamx93tz/rdXYMV9VevvP+JA+szCWP1rWyUUrp54tUQHSv7VM5Zy6Uumi",
-	"+pLnOF2nrGSRB76j2mTyRRVNaiYAsgXVF8EkhLTD8HdIlmwiSBRMIVZDKuu3kL76wx2D6BLj0tBLoO1F",
-	"Fpdi3d31uQNy2YCIflCHI4iu3ayGc7KjXlkqOjuiXPJrpVokzwMgWLub9eo2VoGOzmGStFqD+TTiFsTP",
-	"ZmjjNIXo4F5uRvWMkdvPaKIaWhToRZFo4+bi8vz4CB3eGnusjsaMjDmjkTSIktpU2HwHwGPeh9OrI+w6",
-	"QZJoLhEQUdG7+lgG13JQMa+LxX5f/6X/87VXirPwwzVAL77Hogul8NjM9j73ZujqFTc+BsZrRc0NQaxd",
-	"d8tnqX/KLGqgNb0d5JThbaptXBG4VCSaACySuTU0AEIQZwzkrLpBKDFIOJjqKhghjkXlxZUpyxxbMExT",
-	"El1Pfx/1zB89iLdUKPcJlQzyd3mt514dHPhaAtyxlUs8v0NlAWGb6WfKX/LpFoKO+9M7Zqo3gDNUZEOI",
-	"F2OPVHCmLUDAfYNCyXWD9gmSK5daEoSW5tqS2LpjVm6ZcTHSNeH59UIJV+WgDgSx7kPnuLV3GRsXPxyU",
-	"q+Bj6xl0lLDBQPnE4QvXY6k4vntjlslJTHEVFgtThPmiWMWV/wCV+vtTcGfkKKcJyWtYAIZFCWB14oBD",
-	"bYV2dzNcyJeHEv+vUwgSMX//npL8w4T0U/9hSAfFaYYvV5mv61q8ek4OM73C1ksTjmNAGYSp6yfrKDA8",
-	"84GlCVZ6U5qhLU0arywJdWHKe2mTcmyvDSNsYB3HehEhuwIOVMosOiEAsL2GX1/bFX391wOZfu2tZIvK",
-	"Ee7svKmoy1modXJzctAI6pwAAxRnvzd4+yZuvW2/fbsd7cZvdvZwZ0AwbkU7OzhutXfwVn+wPWj3O/1W",
-	"/22nE8XtnfhN1N7ptwatFm69rcY1+7NiWd7PdL79ttPeWioKTTBZyPS2B0+EgBmWVRc5Jy6n/G+t1Rr6",
-	"T74JcGGGtr9zytbbKLOFBQ4YRt/xMfnzBZ0cJVyEIrDJc0q9lumZyRXd7eXicuY9D8e/ogfF03k+F8kR",
-	"TZdy0gwuY1X5GquHD7EiC+rVuDo1yJapcferIjbqfjFevkDtZZVgZgGDhlX+049SH40cFMw4z9tNsRpp",
-	"UVdUCv/zP/63CX5ZutRcDC9WrJz7D2TXsGB1npwANY4lsZX6JwISMCBVMKh6/KqQj+Ho9E0boMTVZoFy",
-	"0i3h52omLuLvf4MHKYS3nutGivNqQ+VbI0AmliM+MWqyg7wuAvvOB1k3efibth7LgCcJn9hE74RHD7lf",
-	"Sf/enC08tPTMf747yYAEB/ZvZVVh1NMdF+MwC0MJ7v50i1dCk/hFmvsGf5db0MKYylNe3QPm4W5eImYM",
-	"vwDI0NIr5cp7zTG2No1DiHkess7iQw276msAilmFT5MPvorWF2RyFTjIipNrd7SM12pjWI2TcUCWcnFy",
-	"IkuIbKJDg8WuZWHfZVU5LxgkpvX1DkyoVJvm1k+QQZ58st1qzRTFW8VD19l5U3TQdSpIfGnglIus1Bd4",
-	"udvmPTz0t9avYs8979IEL90JV/qZRSWJDBVsY8tU5sui8Jt1NIBENvUGqERjiIyIc6HbSzCLZYRT0kMb",
-	"vZQLJTBVzkPJ5YMsGJn+aT0++3DRkgyfmKHPFWT8zSt5thpUeY5Sbp6/nV+NNa/2E4C4LKhfaSpIVhRl",
-	"3fRVWe8YlkFZXdNDw6RQW0BFiXr/A774/3quxPkn0r/h0QNR5Q0F5XBj8tj95WHr8eLtH8vrC+/2a8vr",
-	"zeV08QDwVcxzZfJSFoPKlq6S6JdA8Jh4QswQTtIR7hPlr5gSzh8aOKEPxBSPaNXRZR216+gUcYHONEEp",
-	"GyZw7/vOVE8q0B3Wx1bELdFs94cfz7evijckv3UaeweNk+9/OL+4avw6NwliwV34LWG2cpy7DB9Tpqw/",
-	"8BlFxixs7OI73Svjr1zdS2pfuMnGYyymFX5SH/xUoYBcBJUUVg7jyTEDq4CABbuZB2iZ0nirOxbWgQfB",
-	"kIjCLhxQW2U+RufX75B5EkZlHzb5A+VXQjlkG9dM4F9eDgSZD7ceEqrahVsi9XMQE5eqrni+8mnBC13M",
-	"VhDn90oGju0xTpHidb/vDBbZ6uC84WVOeXV9L2teDU2rGrN6XODnqMSnxopcDt5ToRWHGZb65Zdffmmc",
-	"nzeOjnrgXXZf9NBr83eAoGo9xkP8SJwFqPW/LCrVd2/vvW01WtuNdqdiwUIJ02rsff5r++tGw/zVCf7a",
-	"/B+b/+Nf58FtA+zteldeBjR6dbhmW3WZElUsThTceHwrn8wDcV4SbLl0BwwSPFzDqQeBYB8SPJwPKL1C",
-	"INIJt1EoJVPX7mg4xhlX1TiYgXm2XuSo0yoXynciJGeuGrmzQ/IOtoFNK+COK7JntPx867zqaONDHZ3D",
-	"Ifyxjg7q6GITthDcOhd3xIda/ZsSM6rhR69+aje2EFw9acsswoKgDZYJSdkQ6Vc2CxkImvwumLk4vO1P",
-	"f1tN0Dw2ULBcHw9lkiF1zkPV5l0BrjTcIaHED+VrjkccSAy3OZbVFQ14ZjbXFgByijx0dHlcRcEhfSQl",
-	"dv7+4KLy0TGN46RkIf348fTiYnl+rBmP6803VTkva0yVZmQwQVaXGbqZD+alKqEB6ZZynjEiF6Qd2icc",
-	"5qVBM7FuLuOtzJgFEihwcGdneUn+So2+2lOoqLkyWUaDW2rPFEFxcsxiORdwHvQ1wRE8iUwtVKH/S2Jj",
-	"IRVgSZR+ZYCTBMLGBoIQPW+ovZIOBY5J7Hx//mwGsEsTaKpQfwoYNoBux0UYo6a7f37JZnhd/72s+HJh",
-	"NhTqvlIlcwpUyf5ylhMFsADfZZHK9ZxpPb/NY3ifM7+aPWAenzUDbIfVZjGQ3yGMcmGRd0A/ohJq/wKI",
-	"okDkywhnssy/BfSDSt84JXOghEugp05RgQGpkopvC7+kgsOXiohUUEmWa/lu7nPU+kAcVATzObIMXWgI",
-	"jM3UrfvS0B8aDokV6m45UMaim8TCbMgcEwJ8/vbeyKHJd6G4YKkeTP7MrPfE7eKg3vICKgWX6PDrbHs8",
-	"odH0KusnVI7mYmCn8FQzdY9Bkpr50gNA6r3sH5i9XDBPr6g+2DarGch1aNGbGJ9oLWHARVTUErYWZ3WX",
-	"E6jd+PLeq/bntQEveV5YpUU+8d6q4NJPdX/+Y+uxNe5c7Ebfi18mb/u37YerbXkW7w1O8JvsmO8Mf6Ud",
-	"9uOX3Z8mpQuSdme9YMjCMKonOaRSEfGNwaMLhdbYZrouvvwOXco2qnhRTGlwT1nkG5OsJU2lkxKCWgDY",
-	"pjVlQH2BanwYbbUaMZ4Wj4FlDuE1hxyGwS4iWHghUF7Q0sX5wiDXa0CAX7bhDU58acPDLR8XHjQxALsf",
-	"EmZThWqzTL8ydv0KeUF84AZi2vVXisKkDcLIGhMauweq7reX6A0z28VOwA+vkq72mrs47mvMAE8N0PlM",
-	"wWqkLQPmPowxw8P8N8pkSiKtA9kvIGZOvEM9qfBgAMBcHjbEAFrghGKIOMjf1doLSzMVHkcOzAh6BzaF",
-	"jg3Ij3kPKjDo7srhb+7JmeXSk/ZV18vHqOAJWTBwgyKpWdeUKffD6K0/bOhj/eHfRJjNA8Q5CA72UEJo",
-	"TT8lQrOU8+zLCDNGYqSwGBJlwIlNWUBbMmjeZWmFcuS6fCVRz384jUsIQEOibmh1hbgE90kpqgmq8rpb",
-	"+WoQJDXicahSfAe11a4ub+A/H+Hfg9vDk1q9dnR8dnx7XFlUKMVVLrvyvPRTdSg1DfA5DswJS4I+Xp8Z",
-	"9xRo3x7SSaIBTRIAyinSwcSztNp7ncEW3m60Wq1WY1f/81b/08r/134NYR8rPIrxUgPWX+saWnv6WQJU",
-	"SQfNaS+k1mtuW1qTNMLs2pdJmkl/1C1Ua8bFF+eiRJVQ92AHBPXCTBi6hSuGlH69wjhNAYBfEJmNCaJq",
-	"33m0R6/kHespDLdQPnF+eBr36ibzO/aBoRXZCz4UKueLVTii0mrB/iIsb+yH3R/POz//9H45zoV920Vn",
-	"zWOEayJ5klVnluK8xFwF6dVMgQdsQmkc2r0TQZTl4EOZJIMsYUTKJvpO6KcNDOod8/igFNBrR5RpITaU",
-	"aENh+SDrhTLwCR/KukVrhFNWbqIEs3iNCtqBvK0qoM2Zq91YMXUq7US0wHjQSr+lh5kyEnQ4UtoYmBW4",
-	"rorvavtOD1IL10M7nK+f6/OUkaB7fbypQHaZhLDYQSwoOiZlD4jCQ1ufhHFob0FVO8dAFYnMlWzmT4HZ",
-	"kSs81EJYaEMoRvDgSuX0/DZbHheX76KFMUv2MXhDE3F2N9B43hz0868konGgAGrCpAAXoUkuFRd4SHyd",
-	"K4lMO32tj7Fk6opGKzx8ho6YGy7VvOEj2m1ClqG6p3YuXT6ZcBpkwmlQZz3H+8pl+pYsxC0QFGK356D3",
-	"hNEpC9TgCel/FCX9Y6RUKvdfv8Zp2pQ88+HUr/Wx8frZ4tV3lh/Elo9yWVL3AnWeMA63+hz+W8rwsNmP",
-	"FtT0t6JK063uEMsKqZ9LS/gn87NPb119zkIvNvW0yGytrZm80t9ajY5JIl2WTzprqZ9jypzpW+0EHBM9",
-	"w5J9PyaCRvj14YhGeMhXu5axnOdbDIkeUqdymUmUCaqmx4/VwYsvHzxmws4rau+Z3J3Tqxx9DTwstlSe",
-	"qehSKl+/1Ww12+2t5u5KuS8257FkzmtVrEtZT9vOtmwCuN4VBjwq7wVxnoN3yL3iC29hg2qe19zZwMqW",
-	"1AVlwyoVuT/XPQcWu0GZ2nyHeq7GhQqLW2SCSFezAjQT52IwiWFY5ZR7h3qu6a7Fruq9y6tNAEZUNyYG",
-	"Aq8HyWcGWgoiG0sFJ1JBtFbp0qxM/o+STnV1eOiWHCTu8kyZ3oyDjMSl1ElLNYvRm9PP8OiDRQIuDj+A",
-	"RC6O3rZiujUV4W2vRQs377QKaUEcDC3bz/JjXhnooySiAU/66kO+eqNeajTmUqGddieM/Hogqa3XmosE",
-	"/idNEvx6p9lCG/QKx+/Q4dVHdHmD2rvdbZTQB4LOcaS/+HlzbVcM7DYIrQVGh40WTrJ69zPJxXdYkQme",
-	"fnskvYTmukPTno+mhwA3E2O5OdcHxhQRjziZi9FwwieID5TVD20X1o8lDWNC7/KVSx6UeRTnmyIkw5tF",
-	"kAw7K6S3Vo24mr5SzjFlIiLlnNDMA/T9p1u0AXAkVm3uPdC4t1m3mMvtHReKZ+MusUS9g0yNuLDO2330",
-	"nmDhfGdR0J3xnfWaC8L/Ttl8iAxTNUeVSwTZN0vAF61qvNiio78EGpviPzLiJrplMD7rSPpgyCY6dhWI",
-	"sEJVFYea8zb7Ml1P7/MKh0a+UqXBhwSzPVQygUEkr3QDmlxkOAby6LU8LumdAUC4NAWtaaEit3RoREYW",
-	"ZX0TU1GRumLy7r8lDs82YTL719azXRrYBTda4PIXfIzXOsFg/q0VTTG6FvzdrMrH1Twbx64FwK1zY7tW",
-	"+QPXQMFbI7xI+qz6hZa8YUqbgq9fcwy0Tr6Af6maM9YJKcrp4cKLwvUMecJP0a5BcRjFmYSsWw92Qokp",
-	"F2zbI/POnLsgW22g6Qq27FuQVaqoAYyfqc6i1Uw3QLPTjRBoogAjo37HYFdjB2s3GdFoBMwE6Og8rycF",
-	"JWE2TFZ2IYPRDk2+/ovGX6uxTRwNQu+2G3MJHXT+Hp13JeUxDXJxtlI+5bobA2b5Aldoufx1/qZ1gfPc",
-	"SIrMXGRjz++e9gt4LwfI8HHdvs7FnHUKghr8o7N3O9bp983AfTaJTi709diSLiglgvJYgpFvkLMMU6AD",
-	"kwdpMEkgjUQ66K0cZUtkTGrDSaExjRkdjlYP0T+yqX7PD4n9NvN+oX/JPbeiZe8pvizxSfMOOZqXtWoK",
-	"iNoEVIzGhGUIUmAh/Uea2wfOCEopXN/1p8hq+k07gl4dkcQmF+sHKQN49SFUvAu8La+cv9egfvl3GPkC",
-	"JfP6ZEhZE10U3L/gQbaFpGI8vWN6nNKIsJkY9FJ+x9JogRysrHJlk4xBdZyqg9WQcsXGqwMRTCt1GOj8",
-	"dZuTARZ5E215Bpg151Zn8lUwoUzTBhWqMg+QK5RQRgDuDRhqLReWtVztNOeS55ywbB6YO8uc/8iH+Ts+",
-	"38jZ3CRQbS7M816oPoW7C2LmryzvV8aMwnV+5Y6AknhUjShDPbezqoPpvaibv5NfSUMAeLSJbGq6iRo3",
-	"hpv+WSIsBH0MENSjLKEMi2lQFK8gXBdhas7G2y7K/M+zrgOKuZ7mrvcLJMM+M2W1eg+brucOt/p4/Ycc",
-	"NSXcr4OLg9yXXlH66UXczZV0MHj+p0y/O70mEaHpindY2iq2l+z6fPgj00ovBDEmCZ80stRjHK8Ge7t2",
-	"DY6qOQetrDLdbwoNnJEeFoLUlp8fzoC9PwOZp4xHuVrtr09QQh6pCUkeCXIo1A5Q0YKKmKKs9IFoU4iM",
-	"uRPHSmAotUlmMCxWiAR86UjI5eHXFmIZFhRusPs8U3XnybfZc+aKmiq0AXH9inxR7xAjpqA/VAvN0s3n",
-	"BEbObnKe0qhIgStBIwcQ1+4Y7JYyFmhrvejXUrCk6XQxFPgtHs7PjV7xivvvQyqoiPiquFRe6pD6lktm",
-	"uHb9ppdv17+nDi+bZ/kcCt4qbgId0Ibmaa2NAx7hj9cASbi5j3p/TUi/m4nkq7mMdniYBXZ+oftratQ+",
-	"uMEOJh2QLzCd3Y22v+JebAnd5iEX5ZOmGO+h+99Hb8NbHD5Ah4JHDwMu4lcSAvG2Onk2/0ZMh9pEBVBC",
-	"DNLwjiVEwbsuU+e0js7q6BIe+rhZRwaPFeFIcFmsPCN9PNiE9GGV7ticVbCiRx/rCg+b6FTlmeASYRd6",
-	"g5kvIxPWq96/Y4JInjxCCXblK1r7C1CtGQaQUb5mW6HceIERgqUuZQV73IHbnxq/fv7rbTX0QJGB50TX",
-	"QVwQhBMpg9aieNOUIg+CsCtKQ2/0HB+BF10vGYWqRz0fF2ND62xkTNdFxphsDkoiaDiPooG9Ug6jCaJo",
-	"+lMD2mA4rAcs2zPolTw1GkECyTMR1Laxgze1OqamyKM2foNxu5sXLolZPUDlMlX43QIdXJ2W71zBQerH",
-	"DQZocYZFr1H45OwaObilUgKBKcoJoihHuSqhovdiLB4K4cv6C0j4Go5KGCn2l9n+52q6Bww9Q9kNjso3",
-	"y0G5bwWeHpGEPhIx1x+slZxm7B4C5tFfNcAmVjR6IMqC2QqtHfgnK3KC/q77ATOK54AR+jcr3faVolfg",
-	"6Rll5NuvljUVu5qKCzDavg3o7IgSNacy0N+MTGaSpKvqEoz4xIIzCG3JWyjgHMgZEsMl2mj/53/8r51W",
-	"eHARHI3qKKZSURbluePg3bOVafS7wf787XNxZr/VttEnU3H79PCjXl7vDygh0C3ZNzk4+U5riXvA0KG8",
-	"HqujsBVAsmcv3eejidzmmORwG8tyZBF93uap9zTJEaP1IQAuS/tRcQe4/CLwItUAQxAqxWOCNpSgYygL",
-	"l6UpESjCkmzmMZVaoSuDfUDACpupqHB+eXR4cjkPn2MFauXVsr4ZLwOQam4IYVXZ1xc+ncmQwNLd3hUE",
-	"pW5tvH2MqHp+gvR6GPmmLno+8uf1aWb07S0886aeR8ZpWpnYf56XEcbKU1g5fnS7orrCrEOePxgMzF3V",
-	"CiD1vtS178OGsM82L+dAyecQ8FZ/knxMoKoYTrUe+C6HkwdQqwn4hjdSLiXtJ9NgSxfylwOkdPtH1RWp",
-	"nEpFSgAlZ5eHB2eVx3JleP+t28oQYiZIRJhKpmYj5+5bu/HCSLNYGwLaKBF9PprGojJ0tqquQ26GmRhh",
-	"O4kibxT3aYH1g9v5EMvD4XfM8EGlGAc8D3PX8LyKI1Bf38cwwp25jSh8h3AfvhuYRx4ISTUVqTC1BprI",
-	"6x2CgH5uPD6TEU+g0Ij+LbO5bxvcXuTbxhR+ILax2JyrcrOJDnXPmo97msI9bxhKWwTddQhqPVE2VrTQ",
-	"kU0EY2QCdVFeSd++LykX0qRd/+aLI5O6+ELXQsdfUl64ElrLSRWqt+vkMUG62nIVdw77GZjsl2a/5iqL",
-	"9bJw7tUVYFaFnvZ88KyacGFhmlUq08xfjksx/IeLghXWavVbKDONle+iIHKz8wYdYkWEieNYy809n5I3",
-	"VP0NUtXdXsoquQllm1YhZxhQsm5sR85rAaKuVywd0de8K3hWHMccwn8yUCfPo/0t4D6aU4ZbspvKrpAs",
-	"Psu9chV640jRx6pCLHoIKMWZJNJ5KSiRaIM8gmoGKiBoBADlZOwizQ8AC+e8GijRzLv5DkFpZ5PbClwx",
-	"Lqgrdr6zRrTprBLPj1ncdFvahtBHk09GvuBIa0i93+5q/3ZX+2yQeo3BC82VbNx/Kxi2i1bYrh707QDo",
-	"ApYzrOQ+rSSCM5Gs2OlHkcxjrP+fvbfdThvJ/kZvpRb/D4F+BAZsxwle/7Ue2kl30ok7HtuZzPyH7qiQ",
-	"CqixKDEqYYfp5Hw8V3DWOhd07uRcybNq710lCQQWfkniHn+YnhgkUaqX/b5/vyjmIVDtXLut0OZfQp0D",
-	"stqY6hO4Yv5IRsKHpZRjFZeGpswlZdH0k19/9tgvJy9/9tgHMTwxy/Hz65+IVMb4ibZTgh3LHxELmD55",
-	"1nneZTP5SUQawUW0DMVA1Xd3vc7Bgfe03bbfSvDMGx5ViyEpEKcMKVD4Y68OFEP4R8i70jxfzCBwBLRA",
-	"xmQ6++vPDICNEc+7LlNm27QXDN+KKiadihtCicT1CG5yDVzbe11G3XJPRCtVa5tdiH8tauZKThSIaIci",
-	"itXYnL7KHn+OduTLevFciedlE7cspTDzb1a2Gn/lkQzhpe4IegB5/asrLtCl9mHXFM3Qo8thCT7w6IJg",
-	"Bc5sYfGa6PRVdmnLFSFDkHo8B2q+3AVPMthv4oPb0GJwi/woPBWyThXj17kx3iSIXbx96fc3tu9+sP7L",
-	"7aPZzhX6OIwnlHnKPhuZz2yUuxTU4XaEHiJZH2y2WCTAU2cuzEWIIfpt5PPS+D3mwysvf2feozIryCuu",
-	"wng0WjewWRKHc2hXZhO6kg1FeiUEFBND9vSrDJV+a1OwPjdWYz4mmB92w8YEmRZu3DeM39PtG0P440RG",
-	"RipqPsc2h1vH8FcIRm9Hw+Lms7A5l7ZE9QQA2UuUpltDpT6MwwVkcxEWmq7tAUMID1L2y9m7X7Po2oVY",
-	"aMeEQBXrfxWJHC0Gyv/UpOr2ppZjZXEPL4XN0yT8imwUClLPOCL6ghFcRje7CXQUDFhGgbjQY6c/HbHd",
-	"3d3nZnjvz49wzNammsookhra9ozHht0GLfZeCyhYAuSNiWAyhLfzQ55yv2HMaewvQ9vbo86TKV/YqtF4",
-	"DgDFrqEj34/dfdps7zbb3fP281673Wu3/6cyS35YqrJeh5p6wcfziCesf/KahcIVCGqilGAjccVGPEg1",
-	"ukR6wmeChWKG4Kz52QOoSnO68G8gYko5Jq95IxddzjaVuFzbJCycJ+IxHmli56dsfG53wHU+tQ8vVe+Z",
-	"Ld+iEpbaJnCRCgVrOJ6idbadfsSXzXAkoKMYFqfCeeunqZFTJW2dSriDBrtH2bGaDafAuHDXl8CC4XNt",
-	"ZmTN8aCObULOVakDlTHO6b/mYo6myw1bICkUe7ymN9nMOJZp4lhZGscX0OuSO4jWJ8dW4/b1OMdeTVjz",
-	"dPmlF4Vfw1Z6Vh+hD2z2FsSVlUBFRJ6OUYApsrwTi8czbT4jFzohm8/Ygvvttm+RiWPF9BwaYSvB4VQ6",
-	"MKzuE/ZrKxWaKHXMv3LxhsaWRwWevu6w2PMuCaVZm0HgeLKIRWqO8KVIeFTYkhq6UaDPJaxGC1jRA8Nt",
-	"uVXPZVoKpuLjk/weu+IytXWh3JgQM248SABKxIyD3yucF6nZHPLDV3zB6pRARraZgdJpnE+y5gqRkW49",
-	"MIogbBwyP1/2go+nPYXXi5B1P306HCifYDN6kLHF2EM8T4N4Kowt42JNEE4SuCnTRIqwWNqE7wuI87bR",
-	"zY3ALBBiS/y2sUO2rGsRB/1Es1fn5ycMrz1kbUymzxXwhJndD5l2ORWhGTydE8wx2velQmc87PvPn293",
-	"9Eud3EvbVWjFNO6G3D7yCsIyl43LCTArVTZI9CzMVVZrRYYI9dnwlEfxeC4yTm3/U9PiOvtMkwiyFgf9",
-	"gjbm7ixFHDYANsn9DBYy+D+shO9WfrQFV03nOkWk9aFtSYsWTKg0WRR3zQ81rxZQSL0FvQUfLfRm/hup",
-	"LmMZiI8zDvO+jPFc82pXcXLxEY0gLKVEiVSo/4IcaFFkLYPH1lwLq+0hrhVc3MxPh5cY8zHS8o2k4pH8",
-	"93LT57USkib/LCfbyoH21keFUZ+GxYMKoeI1NCA3KO/OIr85Z2b55ZYn7jaR3JU6FETeOYrnZZrsJ9S2",
-	"dNI00xK6VSaCRVynVleO5lFm9NQht2v0Sxsg/e1FRRXXLsqIVXOgct27TjOjbIPNBON1g7TWBJYohhaW",
-	"Lyf7HTnWzawoKBRYR/ufyVt7ymF0NCgngwu6xYx0SSiHEtlpUAwPFLXXPWNkg615Kfs7S4XN3fbebaS4",
-	"i/KvlsyDEGxtiPTu6Hiuq0U/51AHT6fGswd4ZR8UFmBpk19XRk+n5lzodF14MW/O9dAVKqAJGmPDRZi8",
-	"MtPfAy5/UPoy1STyRzJK0WtaijrmbrxJKHDp/g0vvbaTImcuCBUCe48xa5gPi+yz96dvKVMxwQIe0BSQ",
-	"tQIVEDAehonQ2vIw14OJCC5EOFCEupWS9sts+UbGUgWxePQ+M0yxhI0SPgYtwU5FKBMRpNom5wYK++ic",
-	"NXXzbVnIpO49uzaG9CFOLgAI4ZT05bpttKpZwVbMVd+bSyhOgVYoXra6Rdwta52CwjMB/tLLxEzud1y/",
-	"xY0AMbeoz76y03Sj6Hbu5lyVdn4afisDTtUEA3gGNfxoBMzkG7Hoz8tgq/tqmaqkf/KaXYiF2XE8bMJW",
-	"BgLxwwzZPC8KXr09YP0X50yqsREK9uwQXq75CQyV2IROr/apyWeyeSFyGTgcIZLn8UQkdqz410924n75",
-	"cF7zVpKVcHSo3+WJLqJZ1TeCafWPjl6enX08f/fm5a+EplWGzDVQ74apOcJGxgEPqMWo81gUjxEYkPCk",
-	"8L2xgcLYTvBz2Yuao7lE6LpmXYhlKWN2hRfKSF0DQM2aIa8pqxN8FuUadsznyHq/ZgnydK5l65Ab4F/m",
-	"pfHXNSO0IbN/mbs8W+ie8cJahBuI1u9caSKQxQV58fKvr49eLi0IIOgkgg2T+EqLRLOAK2MVGCMMX0y3",
-	"WB9XPYrHRoiEPEiZzG9CGE42AWve+wsAAIxiKrRLeZDmUrvmsv+db43LnncWz/HkaOwfxiksJBXMFQB9",
-	"klKffzxy/bZe1oKLGDujkYSYKLgxNu8wnUepbGJrFJFI6Z5RA4kIuKbmtVzKwvwaYVmbjWovmCfBhGup",
-	"xl6ea5MFwDjIRogR8urtgTdQAJCN7t4KRjZtNYzbIoIjs64iaEWepMqszUAN1H/9FzuKlbEBZKz0QDVZ",
-	"P4oAFB312QacfIhaSxVE85AKkfydy47PZokYyU8t1icMBhvmYKzuj2Nob27tBNMQlJzfICMSEE1Ap/d2",
-	"duBGo857z9rP2uapLTM0yBqgloDCKD4V0RHXosVeh/jR+/evX+gWO5dToVM+neGnS0F8eBam3sFJZ1Iz",
-	"/48BeuyDWo8NarjrqdQdN/yg5rEB+fpHcSjgQrhMqhQv+eIfsr122xgcmvmUU/bxzf/xB5QWebZ+/stv",
-	"RqTttbt0taV0wrUvRbjfa3foYvMnTkmf2T41LBgKY4G9iNC0Bi5+Fqp2tBd5zeK5Bdhr78EzT3kqkJFL",
-	"20DUXvc5pT6YfyrSZNHsj1KR2HA7q5Ph37CbqiDdB+olDyY5QgtYQ4jc+p+aM5FQephePvuAyZSBtUZJ",
-	"h+ybJ5qRjzBQgEQvNVTAAUsDhidynA+5E99ip3EkNEu4uhioGzCj1IHto1FkSGmxd46Ga4m4CwpeII9V",
-	"oO46ZJxI6MjQBC+JqL+yFenaLJk5HfZeO8k2zDNQxlqAVyGDe4hkQ8bfO3Oq3+wAKi6zaqkAZ+biSR5Q",
-	"DnEVDtRLx+fVaLGXLqdDQIkqF9bl7hcRMtK3IiPvAzzRRnj0zPg/273zGYvp2OeB+txsNuF/5ms/oNKi",
-	"FEqLPjOfz2aRxJbKnX/qWPkML1xJAn3OZWogEL58XS6V+JkZWz0JjGCbiE/s1XH/qHn2qt/df+pgkvmV",
-	"i+QO43DhGTssD1y89IpaBIlIzY8OlMuGWiFjBoWyBKYd/8npo5CnfFD74rM6RlKYv5T+8SEMzFPus0kc",
-	"hZrJUA9UatkZNifxAOoL8nYzm37MnRsMUOfjigMFUfwfaAy0eX5w4UaHIk0/g6e/Sblbh59HLH+Uss0S",
-	"tt5SxtazIiaIlU65WXk5FZgzTqSOVc+I0kSYVZQYmkOVYIRjKEcj49IqW7CmQsjYtNg5ZpgttictDlr3",
-	"rpiRa/NstOF4ysBPx7bmq4kWwUer1qzCg9bmpo2lLxBPTadNMRrFSVqovDMmIYTrE4GN4ozP03jKUxlA",
-	"2H1hVKWLD034bCYUjAaseUnBWMRjpb4gqKjLtngQT6lsyIwp7zRDTsWFZVAFaGB04mrBup8+EZeGOb1Z",
-	"p2yZT8uY82rNEdYYDx4K54ebVyYvsdT3tm6387fNM3MuN2plI2FsiAw5Z3XZCfOLURffw08w7OKzOsax",
-	"zC+sSyc0sCQoH5/x10cQD82jShAg7VEBBMidLGDrw6HS1E7kopj5PSMFGMxlOf9D5nPqll+pH0BzCsx3",
-	"uFaqMTx1k0DH0WEKUEO+nrOlzOD6TDHpmjMz1kgq0DYOzyHlY/zQ3LqCo0CUCcYsCuKQrLYN2AwtFJd8",
-	"NsvCONSHiBDNJRCcxR8qg1HQLvuBxnBTKnBNAcrLlTC22BmayoBBg8XXzl7J9HEnJ/SRTYhk30D5dhjG",
-	"6jKD83NJ0CtCKIsTsM4sAQtYabqxQlIElebAiAopCod0b0SFuQ/mpAR1Ah2rSBqfAYGA0Q06SeJZIkWK",
-	"5bUQL3XRqAKmSCqSqcaq/DTKO1A5YsperdNqt9pQODETis9krVfbbbVbu8RBBcGNndaViKImkArs/PPq",
-	"QreMyjbfENfKaqQIhPkHMWRvxIKdCYtXCeVBZgIKIQRj5sP/U0kxFRIZ4XAhQ7SRTpy92IOmXFZHsUSF",
-	"xzmGs1qv9rNIf7kCllRXlWmG2W23rddJKfdlM6QQe/6jBqyrvX/8UePRuNarAcY4hH4v4a/u/n7nOQDx",
-	"mR89CNvB3rArnvPOaDfYf2a+SBe1Xu3dmxNEvEaE/ZpX+2QmvvOvv/f//ubTUTL669nHg/PFh7+8ejc+",
-	"mASXJ3wmj6Pk6jXnJ8Gr96cxlq6iGXFduuaXD2/O0MleXRSjOrVIW2a599p76x7l5mzn1zj9KZ6rsBD1",
-	"qvX+8ZtX0/Pp1GzBXu0E1QMsLRy2S7QZCisM4DRjM5m1qcDymLy7UOvVcDnhlxChHMI+SPiqS3bZqUjn",
-	"icrhsJgDhcwSEEugWqclrglygtxh3mt3WgP1kxHbVBRCx9PhB1Dlg3tkxrxBqZIsigXEEzgHMy4TCBvk",
-	"vu5RcNrljSA1iGwOHojtTCIhCZUdds6x6z7HHE3ReWuxdyCTXp84Pc84NY22WN9m3jAMAGqnUKNgf2eg",
-	"pGak3EGQzXjCo0hEbDxH1U9xIfEpEGS3jLCZRIEZQky68YhCBdosCs7YQL0+wcq4yEhImAe0qnbb2aRz",
-	"mixWN37qUCxiFTZa7EPWm59AukMzHgE74kDBeI0BCGk4tXBvown2nZjNONpvXr4qQ2q2395lJRNKjq6r",
-	"GEJaUBDy8FtEKyKzqg5UWDy1GsmeF7K1t5dib+EAGDls2QvX1ttnl+y8DsV0FqdCBQuIt/2GMW+h0x/j",
-	"cLGd/HNBuWubLDLyWcjHN6VqImRYc8aVmdbntcoiDN7bNuh8KQbtbT/mjcU65sIypomygdhLdywjxZfK",
-	"Y8/uWI1OolEiFcnf9vXy90ceunkwt3Suv+U9hJviBKod4Kbn19+U2zNHsRpFEvN5e53d6+894Yso5uF5",
-	"HL/lyRjKA/a63a1+841YnArjCOHNFQZ8HsfHXFnsSLBy9tsVBnuGQYMf53qxUaeZtTLnGQRDJvvdLs+0",
-	"md1K1RRajAS36zTaZXxBTlLGJ1TkGjKjQC1CmQCt5yLEjIlTVtbCHKg+qY1ue6/UbnX8RZCQcbZrwKPI",
-	"iDbNRwJ7BmeCp+Z5eZ1uRbAdhE75gjI7jvhkQWQnGfNPpg8ba0QiBSJyb03+fmYcr5OXSG/07QRmka5l",
-	"WzL2ylJmiTu+kozcK2nCcG7SzUXSg5Iu15143D43ONpY+bfWG4L0KcoSLE8gsO3MaV05CsaQKTq5axyd",
-	"Y1G7tT7cxPfjlKEj/Km2R+nyL+Wcp4UXu6Fy+5Jfv9XHVlpJLaJRbh3zHPrlQvoIchilBHUec3gkSlyx",
-	"WAmPeN9sE1I8T3XKEcekKOHiESIgwk7B+Jt1b/CyFSdnhR4vi2y00VGx4cCB4kvOjfNtyFQt826gPBV8",
-	"sAaGnK2hPFDFvNHVqm0+nOsFc3a5s8crbHKXzZYJgwAu2tllex+AYsRJppK/ndintTi53gj2akpc5a5z",
-	"eIdNnjZDfqWae93qeqA4BX8+k9m+WQ6DZOk4PJrS340p7UTxkU1wLEtkoOzfwoJeEs4kMTfIZiTo3GxB",
-	"1zN2vMaSpDVSuwDqCx8t0X1CRIOYQD2ybkNWJ/K9BtYpAdmnM9ldxLnFTnBUEEJQA2UtaPtAewtWM0Y6",
-	"XlIg1xv9HpZXD5RMAWxELxn6QTyTZrxJjI2h+KJAF8qQLpQyOHdpmZO9ak/6o4X+cEVyP39KDjeeNKnd",
-	"vn6U0zdySjLyzqWpxW613ErczG2xNZYbRCpUuRvhWGKZOpv0A8RP42T8K58K35iLxWZbsxOwXN5FuAcq",
-	"AMRDxjXWu2AMme22myFfQNVKmkgetdhLY5xqqh0QgNzalEoLpWUqL0W0aA3UWzmVKTYk7lLlqC3hAbRX",
-	"Z9WavybxPDnEKYXse/56Vt9rtz22137eGChXgYU2KLPRlPKQcZkhbOV7MlcqF6IeKGe1T7ieiPJI9fYR",
-	"41Naz/fo/jyEwDFlNfP4NbSP1tJ/3GWs2c7YVoK68xAE9TmyDkOWAnPTrgqBTp7Utqb0NjHpCrL2Maa8",
-	"cKIU0LJxWW4ms+3jm1nX39q404r5bVxql5eK4rFndIjQKTZ19bI8XN0x/Te85czoQNWXSf0Jz4GvjU2k",
-	"wNlc8OYaHuQ+NbXWp3E8UEUe/7rl+G94yzebL1fY+xtejqW/qDEHapmhv76O6d8rI+5veMQfO0/t5BCJ",
-	"f2Og7LkqKpI8tz91IeHpc8rI3IdqdQz9R5BxlJpdJTJNocyfaDESrjQvFOpRxV9qXKQWeyNmKXuOHkiL",
-	"nQDuNCooqP0lzKRgnug48Q9R/QKl5IyPBRZyAtMHIXG8leoiqwf2ExH996Bmrh/U/MbdBnHeSp2e0YZ8",
-	"aRvyttNboPsBY+yaC4/g/Umx3bws5B+IO7MM4LJPAC5QC3I93O6oa66dwXN2W+1Wp7PbOrCkjlAnYs4X",
-	"MaX3xzCw2nH8bxlFfGe/1WZ1ecLDQ3Z08p69O2Odg497yCN2zAPzwd8aMCVlI93rdbrbjLRTZaQkCW43",
-	"4N/yeq9Sd3Jh75Rgw5X4LzMCWKS0fM2j1h34LbP1S7rssDtgnkRYKn7ICmfCWX4JwnpO40TkHp+90nI7",
-	"2pev5hVdEytfLVeoHqAxn2qZiia0sNV6NWWRXakBaSpCyXfoeO38cSEWXzZqLaz6RWIJB4cJHT22C6pI",
-	"VwQyC37kfRL5hRsDrtNGi/UH6kIs8JvVtolC1wRDyggYK9I1mDsRWYNUD6RJZQrFLENwZIBdyci8cRyH",
-	"rO4fmU+aR7FKkzjqsVkiL3kqPDbln5p8LP57t7O/+7RtHA05nc5TPowEVIO/HjV/jZVoHvM0mPhU6GO0",
-	"kf/ynI99N9BdaO8oimEfZ8dndU4T5VILWHo6RVlfdMygbSPfqOavK6j70awlYKeuSujVNaQBwwQG8WyR",
-	"Wz+sdi9i1Qxqz0fPnobtZ51nz/aCg/Dp/nPeHQnO28H+Pg/bnX2+OxztjTrD7rA9fNbtBmFnP3wadPaH",
-	"7VG7zdvPBrV1jXiFSS0cxyKu+iqRYAVNAbO680OxZ72en2/YzY3C716PklpqzcMTl+RVYaeVCK5KW6+4",
-	"FlVu2SjVvNpL4jlc8w5PNDt71W929596yFga3stu2Cx3d8sy4nj4S7YrhDDQqm2xX2PoA1laiofw0l8v",
-	"BHeL6tI/Vlt3//Hbl4Iv1bcCHgNhjjubNBb1TZZoLPwGOVa2MTJB8GFYJFNsV2bdzZ/41B0HNlWq2qBN",
-	"EdhRcpRviFEJ/XOxEgybzDH36iNPBJAk+41efktavbDEsOGtFMw/0dg0Zex/AN/3HLG2x9I45AuE9BPW",
-	"9kfK7YFy1HAeRQx06rn4AfDLuxyy08rGIGT1FTxPj7BRsQstA/ZUGccF9QQuc5Bbhu5Y5Tj36VogyAUc",
-	"JxYbN8nxxuG82uKiOIoAwBHTJyMImGJ7IzlIRZXLqGfEwamgHutRrS6x2wwUeZxLpaS77T18qiIBwXKq",
-	"UGqmU/COMTl/CcCl2Z4QnwIxSwfKx+jhuYRIKrbmWp+Xqkd4FFmuSmgsIkcWUAMYZ912u8X6mDwaiTSY",
-	"QHc3mjCcjRLYENCq4tAe17aOl/h7maFRtMmuVNadvmpUQHtrSVpsoKAX1kU8y0yP3EHYzvaAHW1uW5Hn",
-	"h7hYxm6XKa6NjCIn4pck836419lrd/kw2Bt2+cHT4fODzvPweafT7hwE+8+738j4uC7uaA4NmG3XRh6P",
-	"7ZU4yQgcTfwz193rkJ7p3srBy/yyrisUMl/e1ORRcRNMc7/nmnBmIrHbAFMZl4hsLmx+VS7zYK487Uam",
-	"zxmefPq1OClsTo/lz7wRBNCWeKNNeEObBw/JhFO6g6RbBtRlZZhaFpjrjKHtF+k+pv08p1Tqcyu1G9k6",
-	"3MMcfz1/fjuLKZPUFgWxurWU2TgIe7IhX8ijCDvmMxsnQ2DiapErFfCKpGwQGYe+/Sl0JLaYbfEhvMMC",
-	"BAqgs9Rz2TZzxDXjkFBrOFMF78KaDeyzy8o/0CDBgmXo1GnbyuRDG8nOCjyMnUnJPEga0ojRH8+1E+0N",
-	"lH9CiDHEwpeykTFzfQu/DB9Dpwi1/T1dItHOZsRSZ++1262Bss/Fthg0xSKOqAgg0wI+Y/UCZIwuY3ju",
-	"MSDg73pslsSsu+8NzGYjcAA2VxFmUxur4AUWt6BHj/+I8eXMNIRh65QvqKQ8N+osLEGvbueTBuyIkGRK",
-	"i4w2bxyF2MqaxjMNIFNYPRMOgM7VmS6aBVGsMWuaywd32iyIuJxiJpi6iwpJYS8PQYjV8YfZHPPUQWYs",
-	"VT5uzM8esoSnommnsrSA0QyLZucIaQS/YQkj8KfWDt785XjvZIsKxKV3uNeCF9wo1xokJ3hZdUMEb3hh",
-	"hV2pJbIeI8pbFjY3TqVWyHDiIG3Kw/rZWy8zYVp9NH9+VHH6ESSUg7rt1cpFmEPIRcrgvfZe5Tkm8pby",
-	"ybWyebPMbf0HFWFu6rflMsmEqQsRWyLSa5V6PqMs1aUkTokdhJ5br9p/iSVVExZCyE6HZ896olkSR8KD",
-	"aAKWHeRYGtErdvmHgSoUoVssCvdEgdK/vtfeRfjrK0Sw6Ss2V9CS7sHu8Jx/CaDusIMGarkEc++w0MaJ",
-	"DRi5759XSG+i2VGofyTTLF2UCvo+zOxrNz/fVNCnVPko1eXH58FfusO/HUzfzPb0eefyf56p092rvz8V",
-	"r9r/fLvPfwq74/fy3b8O/nZRXSEsv+u9KoSv3beCyW2345W4yrfwfN0axwqi7Kc4GcowRML0LUOyD6O0",
-	"p5DWxK0Hyb/8UctwB2ClNtaZEwjG9fgWDpIccoXGdvfYcK7CCKqpCHwljIP5VKjUY1wDIsaNkCzezYTq",
-	"z+QvGt7mdoAWFnjxZpAghTO0iTZxGTK19DDBe528ZruttpupO4amOJ9IeL0n2v2a/SVWNwvS2A6Xwm6P",
-	"BZ9Gd7c9brMr/m5GstWusGN/3BWlu+Lv/eO32+6KZKwrVFCrNXZTVgdtzLiNtdA3axLFEbxLxt/U7lDr",
-	"S3qre5v2Te61XDdOxtcaFWY2q9sUeHXpfs/viccuiYqaPiulzU9f7tTCkdyo6HPIYxsleUk21cNUKiJC",
-	"RFyxeirNmYUz6lnkT/R7EHu1JIlmTsC7ZOyzOsKOYjHobK24h9N7S3P5P2Vjb60o3MY6FTzcflvRWm5f",
-	"VfAOaOOMWJ3NS3vNMe0LvgafAuohbr0gjuJ5olvsJOJK57nl2XCRIVd7hPQByHPwmP7J69W9iAC5uBtB",
-	"/5TuQqRltxvxhloAho+sOQGWiP7XT88PdjtPgYxA0jL8V/ung6dPX2ZUx5U4/6u7ePZN7tU5/aqnDQE2",
-	"w2956u7fIb2R1imcb1z57U+4OyGr2mOHh+nOJDrAAPUNT3+p5dg3G0xooH+47Fq0cY19v9zB2T/RxqUQ",
-	"yYgHggk1lspBvGM1D8HO9waq/+L89z5Aj09l6jH8s4v9BSOjwvCTZ7SdWD0U03ic8NlEBtpjcyXTnSSO",
-	"pztDEXoM7NaxFNobKIDUB2RQzL3hg3ZZKHUwMQvhsVk01wS9n4QiQdZJY/a+e3HGtAAOFuhB6L84z142",
-	"TgZKKvbu9Pj3d+0O22Hvjl/8/q6922L9t51sCGzKZ0BHmCbzwKjfkL4DnCIVwo8gcinNjRnJQF3GAR/O",
-	"I54sLLAp1fiwKfAAomy9gLiCZv5cTflsJkJkWkuEEUgQiuy3u4DQzs0/nwGcB8QhLPJ//eSvnWaX+a99",
-	"I5OZ+Wtvv4H2P5ICQPIdanQ05ExhjXSBPoCncOMuFQZzdsUTJdW4R4jjIoSa5Am/hBxcYgTCVIZNnfIF",
-	"SP0+4lebixBpE/pt7FxnDSgg2hDRjnwSpvmlAOhxqH42DuqQh/bWgcKRR7EmdQWRWsKqBv7YsUiREhJo",
-	"5qCSIBF6HqXax+o3sye8LJztE8mhP1B1n8bje8zXFxIWwGN+OEcBLJCT85/YvtNoESEAjW2JJIke65nX",
-	"vICCK6p8o8vNYZCRLYNaOeh2rvxGNtSEX7FUfEpbrO+eAnCnUJ6XJnEELJrHZ6+anXYDuvBtWsNOdJww",
-	"ejEqq5N6pYOW598Ym45sXRjtWSxMX5IFCE0MzU8hAHpFuBeOsog88AURJw3mi2VpnThxyvi404tQCRAF",
-	"D6dSIYi/w6kphOVhVzQLTzY/mcfk9V9TRp7G4x8yFQ9Ulj+AXrIoKt7UzygWkL8VVbnfYj7S+vguscAZ",
-	"snsQkHCxlWCvvcf8M/N9lraH2jU4N66MwRYRzHiiBeBRm8WFyrrcmcgwO7st9mMcophamEHMQVj5Z+/e",
-	"n3189fbg44/vXvz949vXx6/PfVbfY8c/GjMuRKbyQ7bX2bVQmB5VUcZRhkreaXvtdtsd40M2JNEVjxgf",
-	"mgF3cl+DQAPlcCVEyvQsTt3okGt4aVLM9W6fKoG9fKmEM2QhmkPEVLW014fUERPHKGHMI4ho1cOWtqxo",
-	"0vFRrObWf/ihr0v2M+xkmbL6y9ODRuuHH9ixTNIJO0IAco+dTvhMA2t5wo6i+FIkkeAjmHqjaHHdzaE1",
-	"ilUqnQoe9ph/RBwF54uZ6DGz2zP7bhIdNC+7/0skB3623bMZRZln9shA1Y/fvj2BKkso1YBelvan9hBE",
-	"YftTJzB/hSyNI2NcY5VF6LS168Gz2xZIdQbKmQ222R6D3ZvGWYfaURB8sHtHcTJtLKOfwnIDv9TRGyyQ",
-	"IAFG82K2xC9n736FtUYqeBTUTmEjnyzOytEpiJLjs1dUL2GWysEGEI69vgIVigJxd2eP/f//9/8D52d/",
-	"52nDg389Z37/6M3v2HWFNAvQd/V7/+hNBqZOQ32igfwDQO+nMgW1A4QWx2d9HNbxWb9phETfZ3XaySTC",
-	"nED1sit3mf/CftzLIFpmSRwIrbGZ0++/9FmdRHYuI5QIrmMFIDB+/xRQ6FEtwYv1m13cfG7krERBoNI0",
-	"aqD/Em2pUzOpL09P7aQTmPbL09PmM5uBxF8m2PVcttWzGo/4jQpazokC41xKRUWQZqMcZl24VlJeTeIo",
-	"o0Gu77U7Httr73lGPHlGyJn/PG8gDGRptsNHArN+mJqFgFIvjHrAapTUrpMOaKCfayMrvYHyg0gqGfDI",
-	"Z3UiOGF5fpMS9/U1/Par6ODWUVCvvNU6Ja1vDbqCiECD2rM4wi9PD/A01a2qsgVGa89z45BxhFWHG5E7",
-	"CTuVUWw4kQGl4WMVJ2CLSb3MXXh9yyfnazi9HEdeSTPTGsq9m8aMkVbPGMHXetGvaVtBUUxlb9ptiCwK",
-	"4NXWTX+xwctIo/bw+OzV59//r8EA4xCfX568Pvr8qn/647vTv75++eGzUe74n267+7S92+62n+22O93P",
-	"n8kN+73/4vxjv935fHz2s5n1zueTz93WfqszSE5ev/jc+fy50253d/f2nx78/vvvr46Pfj8+/fz5xbuX",
-	"v//S//XlIDn5a+dz5/Prz3sfft/rdH/vDxIzkk4wSGpV5+BVdPAyObif+AdYIRXX7hRcgS0W71V0sHJn",
-	"tbVbWrVslZbXz65aZ2+33dn9X2aFPn82agmW7uiN+XdzdemOz/qf+323pjdcjJLWISe7qaLTmaRLfg35",
-	"Uj2bdEZVh85XTtM7LZTnCYaD8ERb8wK6VtaLJCNYbhVi2rpuTaJz8JHP5Edkt7QFa0tuw0qlWuf2lWq/",
-	"xjnFSrSXZU5Hg4yLKv7PQFm/q77i+TRsRIHe2uEt2WnvVgqHGYvh1J7t20Tqtl6tssLConN1XwWFy76z",
-	"BbzGXOsTjYT5VmHSBdCAN3I6VX/f9YbvFVmk0I97R4WGRSLbf/xmbJ08XexyVwHKYBuh7L84B+MjlCJt",
-	"olNoDaBciNWabiVhVmcfAqhAnmSv1svuKw/Bul/a2H/phCi5I6HtgFvi1i0C46yLIWV9mDYG1IMr8dBa",
-	"v5UrHi10ypQQSNyVJvCxG8twQRWc1hfAEkn7TGDluMhBvHgkrTUgFEB4DUkoHAZBHgRmoNaiwLCKIDAt",
-	"1mcZxENoyya1EMb3UtGCwF7g2DzJAoqlWc/+PJTLDsCyhc9uYOC/lWDNHWc7bmOn4Dsz7CymbqNu5hVa",
-	"39Bc9jaPkzxNWeo5FsdtLZA1Y6P7l4ZXoClv32J4dEaKQ7Le8Joh0T3bGEzv6JYvFfB/vi5QEHVgZkLp",
-	"mgZMuPDcuOVLZnAlHJxs45+CJNgOCscd2PsCw8n/wPeCUPCVraeb1yNYCvhC7KaaQnXydrNCvWndwqoi",
-	"hk7/tSq4D18vg87FM+jnEzoX9Ea64wXz0Tz0PYraJ4AysKSPjCvjFBJb1kfXAqKxekHZbSzWwXyZ+bG1",
-	"OghfspL6IWAEULmSGjNZnaaA+WZi/CWpbj5bp21gqipLTxgn0myuFexOJT7RNNjvTzfSJNq8FeyPwiC1",
-	"UDpOPsajUSSVWDMcQDNbowmf7pWO5ftTN9nx26hsaIfeQM3Andvplmzb3ItmyR7/veiVr6kfjLyhKcgp",
-	"BPrgHgrV1gh8ZKUlotcbF8J4FSLxG8pljrD6gCtUKDAyVtfxVECxveBRah22xmG+PCaDoWFhEgNORIZH",
-	"cgovhR3H9EwH2m9+cCUJj03elPqVKSE7S9v2xqdioOIAUQkCkbV7Kyyct8GIRMzixKGVHhLad+5GaEIb",
-	"81Rc8YXRXEk4UFgZpEKmZQQFI+beBsyH5TeAV1jVcKjGBNXW+ayeseRvKEzFyREoFe6kuPz24q+a9Nsi",
-	"1GyvL0dYNl96luM4/I/sAVsX/bqjYm/aZO78VRF0xe1cFjHCUpbrokWuIKYYUvQYD1J56UBkYuBLzVu1",
-	"h1TLlVrGekTqrVJ6uxwJoVi33i4S0oc43m0pkP/xRw3f1PbwEIx/vwRWtr0dAG7YqXm1iOv0vV59Xqfd",
-	"2+vQ88hAezmTwWqhI8CNNaB4WIzkJ6P147n+eHHwl2n3000AZXHeqpg4xKisv/KZfwhuK5gllMYoGCb2",
-	"1G2qsC3xVO0RuFWF/UYWaSignEcRnnhAdbAMQHEqDtkK0Ax4mYg202LmpBG5Mg+b8JVUAwXeKdoDCYDx",
-	"ixm2s0cLi5ADCbkX56vhZ6ksAHeu8O4ryQ9sr6GT8B30jG08+ls2j+Fb3Vf/GFx5tyLyQiyKUu2vw+fn",
-	"/z7dU29nz4IPYWf0Sj8d/8J3Fy9Fe/5Gvkv3//av/7mqLDfN9gaAMuQCh0zDgqn46tAC4xHQSYTnosVO",
-	"3R6H/e2tbuyTd2dltbOT6CC3rd2ubq2V3tutbGhF91pRnUdteZTa6k/UBphl/e9O1ay1GcHbRVUSCQR8",
-	"Ld1uUELn2HxQn+y1O1hldzURCRymyxjxrFydgLlzyaf8SnIfCaid3C8jEL5uY1ER7ePhWvVizNze1171",
-	"7jXisnoS5qFMm1E8vsZ9ukpkKtiUA95doQnRxbyLblUxMXA1iVkdMVdcd0JikQAbmJTHOIjbxw1onUfU",
-	"XOOUzxMw5SZEnQ4BEjp6q1kBbKq4UYb8epqUDbnvdS6cufhtPK6UShAqTSSmUGBel6fNgZOVhu/3h0+D",
-	"5kH4TDSfj9qdJhYdPnvOh8G6XC0P0ji5k/i9HblrPLETweoYy7PTspQJQTvrTKZi/RCxuW8d6O62IzSS",
-	"PLF0RWaoq3CxzuDrnIO1Zw2+kuGZvVg+fSFPRdM8e+s5HIqRs+M2DO7ZtYNL4xsN7Tuk6glongrbBXYv",
-	"xATC6seACG+IW3yFuO6Ldxe8QGIN2w75UCAc9kadoMufi/bwINwN9vkz8XTUCbsBqJRkLPCqSrm5m0RI",
-	"jFh6qdJksSXfDu7R+yPcyZ7/n5gKcqUCoJxZBHrDWRhQA7CpPuDuUkLY/rAZHgkbWkGVTuK5FqgRU8h3",
-	"qBASIK5zOGx4RqshZ8FcydRjSUx5jqEIe+z49FdvoBCZA9qW4xEbyiSdAMGcDdiG9NbUulbsDs5amQsd",
-	"ytBrN4r4WDM9DyaMa2Y7gLFbeENh3EodwiFT2BOGHYgDFc9TLcE0gmsoWJSjIrqTuoWjrJAOjcnkDmvu",
-	"fhbpES53FRslX01gt8D3V08Ao1TzRJu1MvsNm7d3GUTmzOYKeCI8Jj7xII0WZlNoodIl62Tvw5pxmidu",
-	"a5N8f5UG2SHfmGujzXGDSoMT3B9nJN+20jRZV/29KZv89n0saLuBlgqs2KhYxWbF2FcqZLOP3LHyvgny",
-	"fkNlG6oTVu+/7TR3G64OntXfvTgzHyC6hCs7d+T9Sy2PIywSN54tdF1mABUslCGVBgTxWEktPOz/Ns9U",
-	"RhJpIZQrWDdaYxJfYQO2VE3Us3bfDhQCQAgeTFq2yu6/LbhFBHTBMDolMrQC/Npzl/Mo8tkwTifXl5t/",
-	"B7rKuNTvaTWPYDGrlejRwsYJavQM6aQo8M3nVWvLNgaz41C8kXhwViRVhj9C5DtQKdjwmG8/jxPmm3Up",
-	"Ds7eV71ykB5dvFeo+dSc1dxH7h88gqP7MLSXPcubgYMLm+UGOiz/gO00mNtf96K83NMfNdeWOW1n/Tux",
-	"4OR8QCLlQemznT/M/325TcneGjR/rkGLiNCI8hQIUtNETqfk4QVci6ZUWigtU3kpokXjkM1EYjRZUyh4",
-	"REaKMlDW/fJ3UK/oGQ/ESmf78bsXR6/eWSE34+kk3+8C+PjFZO+m1pepVM4uL21rL8Xsw/YL7drA8vrD",
-	"7ZOymiKn+6eCK0JOSgS23kKn/0DZTBIhWK0odQR1Mm6LxLi4TCwYgQ0QEvX6IYt4mmvPI0SpjHjGiArc",
-	"6Q4f4oovWuyYz2bAYBgDjv50li5gnakBLbNc8DlXXA8UwmTRwsPbuVpJyyF4gYVajqdHCYG2DmBZDYEo",
-	"0fxnIRB/iquBcjntJxr8/IhMrIArNnTDp4joOG5G8lK4F0CMqwU56bGFBjMW13Auo7QpFcubXrHQRdtr",
-	"XUruXk2YYz4r6JRblFaYvYhyKlbaHFSVfgx4MownizBBfqgovvo44hA2otAn2DiV0/LHfHbvlDBkflzb",
-	"XpXTw9uMP7tpPW+Ja8Gf4tZ6rCy4M7jGYz5zfFlxLmRHsrSiui0ezC1biy2PyhYYwZZ5a7gguGAiuEJq",
-	"qSohQ5vjtOA7lVuZrslZDtS2SUucO2Qd0lUTl3R5Jf+q8KLfR//t9+ev5DbhRjFn2aF0ehN35YXjRq7u",
-	"qNDI7s1VyT3/P7a/J3TH6Xpyp8J5vY9y2bGxFRLNuCWwjhPXhcJTym1grwsxVFFDCwnBhUh7QPDIOJvl",
-	"SMYGqu6X1A1a1kloMDLX+xhaA75CY+YSfIPlefSREBswPYKJCC5EOFDQBqNT5hszxi+wa78xnzQOWUzZ",
-	"p5EUkbFi+YXNy1AgBFI9DjGEKAwHyrxZAVFyqaAlTphN8/ASsf+EoEa8fOJnoJYhKFvMTjwY9zihRC1o",
-	"1IxRZ4duOqW+AzmOtXUkEr4tMaFZUPMvTUxl5gSMExkZVa75PBU14++SieqauT4O45z39womTIms2cvc",
-	"jOqhaqp8u3JUnLp7JaogetbrtMKv4upFRuS6DTfzZjJEj80VnurHtqfvpyjWSgpHEXgTvbHODL629PVU",
-	"TONLwoC2Mvm15XNdpnClcAbgFaYa2zaX6VwtkChEqNneXrsDhekqZlGsjHcdxHOVamZlfI7oPeCzOxCE",
-	"L+BNnSB8MEWxX9NMwTm61Y7zyt2rdyrbR+8qKFLouM3VUNx+/X8W6brFb9+PvF6io71Lkd2q/bnrn263",
-	"A++5a70KxYsH+BUZ2glaP3NbEAuWK5JYFOwLv1EwuaFFDemxia7YMo8DRLYIrfEuzQUR8GQnYiTSACNZ",
-	"CERim+DZcXyZJ/AeqDR2Rm+VM5k7kCvo6ndwQvPzUbsbS3MSX73iKoxHI8del7c+xadZDMnOiQDrMpLj",
-	"SZpjq3n5aRbnLM0tiWluYDk+JElkqWr+jBLpTklq7st+2wm49e03G3FXRNRvrneUMig46r750GdDgdji",
-	"ah5FgFC9QcQMFMmYFjuKBE+oFhIvg5CmTQvBD1bsgdrGpzW/itcfmSl4tOZKNSlMk1uZJ7j+36VGLY1R",
-	"ncw18PZkBDBcMTnlY8HqwwWbilByQJVHlN5EBHIG+YVY2e3tsUTMIh4AsYE5BJDHhF2J+UTj1DA+mwme",
-	"AP0DnQaZD0Y9sXp0rlIZscDMKtAmFVXxQK3XxU4DZ2TnzIcXeCMWflGvHsN7ZYr1EJKk7i58zdehj1ef",
-	"4lvfqR42Z+o8/g5CRqn4lBplA8wsnS6S52hxKRLBZoKreUq5pAVKIsUI/se83DgC2TeKE6JDmEUcUxKW",
-	"HtfV+jk4EoxH037bIlDEdfqnVfM2RuTSo+aIPAaKvqPuaVCyuJkYWvQgiO7e3phxmXwrVDAL8MHZ06Yr",
-	"KIKMg8cQVd2c9E6bTaWap8SSggAgrpSFBHQQcTl1Ra6YrLDvCamJFjuWKgWzZsylIiVSiIY90WyWiEsZ",
-	"zzWbq7mmRpIW62fOFVldjngGEycIO2JjZ6hTMNl7hRlyY6iZEYrwEMNpoEsuMKemBqoQfGuxDxOhXMqA",
-	"KxfLtT7kVTyPQjaOiXkKieginiW4WcBnA1UfJUKwrsdmScy6+x5mZqCEhc0V5SiAdkjmHcEu5bBdNQw+",
-	"86NtxIXyVngdTONQgK9xZ5mNE3xzKqO5a+Sym7EbHLz5y/HeCSS/ZzIRugRCpINNm5VldP41NxSx5JEx",
-	"SsBuCOfmuytssfluTMj/pwCiHa9mT+9eZiMaxbeT2ubXlwQnCLMeyDaocLFUVDkmQO+aZAJPByoD48gl",
-	"FQA2AO09I7VlwI1InhG5WX6qjZwNpQ54EgojYGOIvNmKHWC/0iyhJIwjByN8/yyW51EZLNQqkuRFrWFx",
-	"p0iuHw7UFvkO9l5tkOl371LjQt2lzf81DN7HjOhDlHu4te82LibVpXSB3TUlfq+za5gSMp2IxGFeZfQ+",
-	"yjiMoLeXoCBb7NwILgSII55cqIxvDVTflv/ZYo40ZjqeCgqcF4oCWW6sICQg2mCkGtYGrjnM77VIKlfu",
-	"5V719siRFYDQckSFtd4/fvNqYsplVOvVNJ/+74njfG9Sfbhu2eevsZGe3wRmLUCKjEuzAD8uquNBJDGE",
-	"A6jM29WTaEeTs135XTb3VdEnrXrKbYw/cYIPauFKXjknB/AwrZcDcBbuvioOPQpNVF00rpx3eQCsPdTR",
-	"ge6oS81hCUR9Db7kQBnDu9FisDlIq8MZWXYxzQNXJ4eIhOJIAP2tipECeRhfCuThxW2fPAGS70Pikgy1",
-	"Y0tGOVRS2sbqXIXEZ1nkYqBHeoxPYzXOly83IJCJw1/2crmVhJk19/zWIg0XJnewvmkhW0HW1ZKwtpW8",
-	"2yBtqtWv/bZlAVs2bfdaxJZt1uvRBFCh5AXlthiRhXtLhWo2npzpDkf1P9Km+54ilrB4ghGk//Zyf5P1",
-	"VwnUMbv+ycaSNhK784gSCeB3SRSGVs7JFENsAzXlF8iwvugxFQOtZ0L+b1GjQJAWhDlIcBKt8RUQ1+82",
-	"bGoJf2Cgym1K+2hCKd5kUuJj8yCVisQ7McNb2b1iDGe28Ao9Qr3b3mvcWrKj31mQ7I+53I2wkzI/V1/H",
-	"YLopvCRkOLfpuJrPjMgRIaZ59Qp5o0wn8Tyl8wKU/F8f/vFGnVSQ1N3aavkGMHt06Tl6LbAMOzM1rlVi",
-	"DBjJSFDl1Czixsxt4b2IfV0RNE9PeHf/aa1Xez569jRsP+s8e7YXHIRP95/z7khw3g7293nY7uzz3eFo",
-	"b9QZdoft4bNuNwg7++HToLM/bI/abd5+BrbVv0Wtt/es29m9gSeHq7YlA18o+X11Uf1Hd09N6QhlIs/8",
-	"/dU7pwBgXWelKMYsoKqDOhSWSGIn8s369PAq34WzfSCEbrEzocKB8qfzKJUznqQ7oziZNkOecp+5Fn78",
-	"BZJT5irmmyPm99jJrz977JeTlz977IMYnhg9/fPrnzxjt0xjnQ7UPjuWP6L5YsZh5B3Uh2R4ReZJTzRK",
-	"0UPG1QLVuoi08NjZX39mUgXR3AjjukwhwA2oBFDmImdpI9/q1G6xsxib693EXIH9AY/HiBlRN8Nw7As9",
-	"0QPlk/JuGqHjs1AEETdTXPfzwioOUpE2dZoIPvWxBRdKyulia5VINVDmwTKYRzwBbGEzDJLuZgWwcRSy",
-	"n0FsPgy4QkQAHkKfF94RyqlQGgwqGv1Aaa5Ez8xxJMxKd9hMfhIRWms48exZ53mXGZOKaRkKtyBsd9fr",
-	"HBx4T9ttvAnUD4+igaofPH3W/v/+373dbpuKf/fabagh1tm613HhsWdO80VW0wfk5C3WZ5Gx0hNYVrsy",
-	"A7XX2b2Twlyjlm+mw7byvEuOw5LzbV5vSb1sUZXrXuNeeSP+vCq0MuICKs5yx1wbCUom3mN65fvxyvF4",
-	"OAFermqNV9sEM7vWqz09rm2dqIFn7fxxIRaV+89wp7AzqN4hZBrAkwG9pOkPgsmBYigs0YTQJkjv5cLl",
-	"xp31k1mh+Oi0bmgn27ijvknh8THV3pZ7rehLb6REMMYHJfjp+omcWVOt2DpO8CGb2IgBVym53onEgd0B",
-	"m7l7w2vIzPG6G2BQ4K1VE2A0oK+sDW7tkNjluD4Kc/eErfRbO3/MtUhebw55vlShzoUszVZtsV8xQmkM",
-	"+wSEbZa6uZrELOHqQmfxySkGJW3a3Dws4sbRANIaSJrbzxh+hKcjCITWLI2pJgfyUlQsg78asvpe+/ld",
-	"BBLN02jbPcrjG2cHlqKOhY3xHQUc38OuX9+Pmdvd44RDnV1pwN0G9a/Z/YeUx1V2w085xN7Nv4kROLf1",
-	"yaMcGv90Gqe2WWTjARmo4gkpPsCMszwNAKenl42+9KqBMhMBr0CzgT+7mioAVD4EaVTFPHEAdcRY93Il",
-	"Q6Ewc33rg4tdcrmDe5dp2a+YbM2/x/1C5eFUVVPe28Dk2Rs2dnvirz+mUG/fHnpUlDtPNEgoz5ZqJCy/",
-	"o2+fI7Xgojt/0L/IaCiHQbdYpF5G7YGwd5ZPNSPaQCbzdJlwA8SdUFDmKhI2kcbvXwxU3TF46KX0juDB",
-	"JIfCGF+KqRlwAyp4cTgsHq10rA9UtZb1b0OrQfwHtzfaaQYqNIHhdV+26C2wd5RXp+HXj3CY66AqZm6J",
-	"vwfMaG8DUc8TzWS4LSrjsFMOxOzEyEY05utwGlc9Gx1wtfNHyqHZZb2IIjp5bRYgkQpsHj7GCjw+m0Hj",
-	"gGb+H1di+HGeRMvP9RvGRIKaIKDa8qgfDE7kJ6IjJI4bRCXGZn4j2ORUNJyIQ2Iy9K8CEIskyY2MjK+w",
-	"nvcDZa45VRNqgRxGBZSbTpb50eiWjUQiVCCYb4ftMZwk3wGBGjPXgzQLpqLMPzKo54kAdw1FN6Zf+JiJ",
-	"T1KnaOrZ2TK/pwW9knEpB8oyPWo5Vk2y4RKh51PhhogYqGMlQnOBuQ2sZwK2czYplh0OVMGeHIsUxPKh",
-	"GQamjnIWuCtdCWN4FiWj7CuQfPeQ2YkriMdgDaN5QQgROqxneF3I7HDNEpFCXf+tojG0984Crm4v2M2L",
-	"XCvVzU8B5111sW5ugYHON5XJ2d1PjS2w9+3WdtuZ9vi9qgAz3LuM0dAaQTssVwrFQ05Gm083RGrMF3MY",
-	"jjHBAmP7NuEWa8Xfk2NrpuGcU6NfiXCUY4VoNmvE4gtjhSFS+0r9TAwX8QjZvbFrKoMosnp+Pa7xQC1z",
-	"oT0EbrO3UqdndtqqQBnT7DlqW0B/KGpNqtCuTsOy8aDi4M7wro10ZqSQaITfKedaZmzccJyZxbE0zrzJ",
-	"8cChoPMHebPktxfeIApP925XwpRbtHuBgs49/5G3ZlsIaSPdwSAjafZdsNSsrZWaD6fQw6sEOu6ZZCgL",
-	"Ghj7DTeHUU8813wLl8lUckVNunQZtthgyi00SgNwI8H8vCpEDZLcD5Vah/U4ARzoKjh4jXxU4RADpaEL",
-	"6NpX0KmMItvKY2zUa9th7lULHhFtMgqEb9k/Y1binZmwipDNwYFRALExkmunQhlPzKwlzHa40LMJH0vO",
-	"jOE6T8Qhm0WCa4FN2smUzeKUay3nU4yMt+DVrRapqIy2bE6hSb7XbhtrgFwbDcLrnCL4sqVRcl3LIm72",
-	"x9jQA+3EQQnNeF48GjFsVcxXIGaxhpBr3FmLH0x7jfWtiC0JBrPvORacSd9bGo98Nkviywp8SS9EIEMR",
-	"3vnxfzz216AX5+207ycwfKMunsIB3QlFIDU1eX4LRBnc0RD1LaggZBMBcxO6emjUrRBPgM/EpbEE6yFP",
-	"ec99/Tr0vYHynUXge8zP2SfmT6IKMV/Qq/uNFoNhmF9XxPMrmJ+EPqtnRutAOau1kcvlWaaTXNnY1YSn",
-	"kFdPqcm751qdJEZtUXQZy3avvetBrYDCeKfCaoKcVLTdfPTm7FaWp4sFwttlb7EkEAfqBhIRl/K7MEnd",
-	"ps5Eq7M5T5wF2WVja1eKkJBuxWySxFE8XrRqW0DQ5F78XmsFvrmisJvw4SmMrVHfRk6HeDWRJHFitzhh",
-	"rudVQk5sJGFeaLBSmVHzKKYIYeHeXrt6Kf5LGMk6NR5HAvFqYxbFV9D+siSbIh5c6FIJ8J9hIffxBDGI",
-	"TfxTBOnNtPstTeR0O+ZCKuWylccVmApdQP/WVcpnMNg7yYpVCY6m4oaR0VRUrU7GiXlQtcmaFsElu+Dv",
-	"e6hLXmem9cNQW+eszi0vsMc4m8R6JlMemX9fCjUXjazm53X/1z6k19m/YyUOc4l3LCkK+QLb+7Apzwxt",
-	"noqQScVkWkDXdg8pdilSRfuGKkkVpwz7tDbDccHOq45dA/vtW5o4lEE55lKxN7gaAIU9FWaWzIpNRSID",
-	"vnM0kQEfx9sHvdL7JUmrlibfMkWOl6899Y/tad8RzDUeSpQpFURb7piuU6k7f6BztznshESYd0JatY0u",
-	"hXhRKr5WfcmDPji3jtdU3FO3VZcVyj8wE78Fz1Sm6eLEKEiG+hHq14DRX2qLLheyq0kcicatdRrWurvt",
-	"eVOvmy9OzFhhAgWwfgIsdpbvHyaCX4yQtUSnPElrvVr7aW+3DVNJt+wVbonmKpjkLu90zNfZ5d22ud1d",
-	"HkqlsDHAXn9QvL7dLTxeAUNUdnkXvv6ybZvA1tryez/0tj3gT6k175AK6k6UF95d3R0013ssjsIclu16",
-	"l5BKLJc56xFVyX1JAoUDpDWs+q09x3PzWrfe+XZyNu58+KkbuI3nfFzVazTjeFhOY66MWlcvlLxz1/FY",
-	"Ai46FPICULut68VC1TTGgTKuIekP7E/m+r+c4uXxiPlXYvg+ifyBqq8UgAdY/d1i5/BAzdI45Iuec1Z9",
-	"/KHXIXCP56rAZdjwkGpqJkUgBioeMSO1Z1MqMeEAbcHHAvxWKHLGNxsiu7cf8aGIsD4yV4qZnSQcghk0",
-	"JR2g9cXNgyurzoJwPZZAmStA36QUVcxF78oqr9dpf3MmSjKfa13acyin/XYeLcxmrVf7wKOLplQsiONI",
-	"JKwLW9csISGwuDXa1qU95+N79WhTPq4iqLbQ0Hj1OnH06M1+h95sTuheL3Ozg7rGKqiEfor9EyBSEPU0",
-	"kyF188O2UsL4sI0WO4pDkQe9T+B9bi9FEB0Epchju36pb5rKRKAm3G5vfOUKgSsxnMTxxXYpivnQXbFk",
-	"nHpZH1Q8T4N4KjJTFPrnQxHJS5EsDgdK2by5MVNFkIh0bcQWTVHIlq/W89hX2K6t4IN98dv7a/npuN5x",
-	"K1x9AzuWBp5/TuVsSP63HyuAyk1p2k7FycqdYXdi1p1j24K0lCR0991HrTaaqgDh+Or8/OSMCRXOYoms",
-	"gopPRYhFNI5HIOApj+LxXGDiOGY8iqgV6B+D2g+D2m9+a6CwXgxnDTAkpbB29VgZpYPn1iPSMirgzvOr",
-	"sBd44M2NEHihXk0H7AvDgvxPocVwYvwCAmDstouLAcAZxImHATEzzvenb5EyYa4F8ydpOtNor8OHxvrG",
-	"CQFjfZbIS54Kj0VxPBvy4AKTxED/EDIehonQmijw6C8oXJqY8Zj5JMUrACAHEloTEVw4AimeEmqOlXeN",
-	"ryTa0DghGfFNbXzcb+bEAEdrixAUAcijUN9lDtI8Me4ALFpvZwfeubWBi2FHx3O9rU9Ak3KvfoF9yYo0",
-	"CtuTJ5RK/+ulfY5HAY8skQ1C0xfA5T9qg7xjsnUFEZ1UJM/8mAgeTGCv22qiZfkWcIXYhzkht07zFOuH",
-	"nt9N/VBhNLbu0EjdZWnb+k6K3VHFAflOTreRlLlL9bzWRr7WQ8sjX+bn0EFIW21gIVUK6tEuwlxBRxJf",
-	"sJFUUk8OB+pfczEXIYsVeXNhEs9m6x25O9Yp6O1lOuXBeHwPo+qccNryG+Z7MDerF3vzNJhsTnca24zq",
-	"E7GWeyQj4KeC3vW5RsjwIJWXosdGPNIWLxtBK9zBkVDU8xItWegFjINgnrCrCUBnFw8dtDMDvbPFMKen",
-	"iJBFPBUJgr+hPhwo11WIoHJf6Wxhdil/tm5obuHs1Xowe1umNG9iGd3GS97KSd7CRrqhcfRo+9xZspSA",
-	"0eyxvk+xtllN72QSY2NoKz+8JxpNsUQE0N/snlAE4+hlcgyxVwBkwsNsjbnX3PVEO5COSXwFxMHYDZKm",
-	"Yjozpkt8AfLharIwfvOIy2jJXTZS60LMUjaKk4HabQOD4dePkGUjuikJzl1wCucX85puCHfpzYNr9JBF",
-	"H1eranwtp6UeRUppcI0vH7iVs/aATJ9rJFAqMFj3bVrtYD4Rv8Ge/5YZUaGbjvl/5NfjdUjYaghYU/Bg",
-	"kFXPGyjX8WZEX96awza+S6HIHMNoIJpgxItHBZYuR0DS8AmiNwTxVPQcepW5WS9UMEliFc8JlxKge7lG",
-	"ecqpC4dELuJC1B2dy0BpEcQq1I0WeyuBgW3h5K9Mqe5JMz/iOs1OvO/hJ4jpQ5BIRjzPE3EUz1Xqe1hP",
-	"I1PGZzPBE8dH5ty7SGKdDkr17HNAJJJRxDjrtttsIhJ6YXr7gcrIzYZxuPhK0v5cOGn/XRDIk5V+fYZd",
-	"6NSJ6G2txBUZXy7T7YaxLjyt1KOA/35I6c8EcG4a6eaO2p2bmno+m8VJ2pTKzC84Z+Wi91QEcRIiJKLW",
-	"lmfMnOgzI8ZSwaeHTMWMB4CvC4U/xvLrk3Dstrs94pqHXwJsGyLeAYPRyI+hbY7B8iSgMDZSzrXG7LOZ",
-	"SFgQAYbO6xP4axLPE1bf6z6nHIx/KtJk0eyPUpH4hXxKQeTM5sNIBj6rqzhXvrSpYQan6jXN1DdNQhC3",
-	"M1f8Gm5nWqxar/ZBsGSuWHolokvhep5sHxQqIqCNZRFoFQB6t3m1NOFG/CsAnaPC477i7Od4Kv5t5isZ",
-	"13q1V24otqEH7J54JoNar3aSyECqMeybTpcawqqX+hZmfyufvrvd5Fbk9g+fQ1wDlPQGAq0bv2AgZLn4",
-	"PqXfvLmsflBFSubmCgM+j+NjruzGIC9JBPNEpota7x+/Fdz5WKU8SBkJP+PXax4VjHSUDiWylb74svT8",
-	"P2pDwROR9OfpxPwccHsC634ZqONJEofzgGIHxSQhn8mWjudZTvCyA7KCBrYqlsdSpwkR+xAwrkcM0okY",
-	"JUJPHGJCERg3d5QJ/LcEqvldLp+iPctzm6DZG9LfRsPknmach5JHnSE7hBU4npNB2sO2S91wJrRMCv2S",
-	"YdZG0ipiRJb9ELVUetBMbuFEoawcpVwOxf4wz1Ode7SFtN88Iax/8ppdiAUCxemFTsWUSZWKcULM1/VE",
-	"8LAJLc0wgEP26u0Bk2osdNrI/R6fyaZ50BqwbD4PZcqieGzkMWbgrxKZ5qUxXFI264USg3i0VEgBif5C",
-	"0gxTT3apl1M7uOo5kwSiAm4UOR+17D2oWCMLWKdxeXqwh9D7QqXoXpjde/Lu7BzA7MgvGgszzKzugqAh",
-	"YYRAtZKVOpPvYYujWDDhM3DthvGlQI1ffIEmJeBWX+MkV5LO6lThrRssVrbHPavABmrMpQJs7dkMABU4",
-	"FtCA87s74GUH8mW2cBOOZhYrWDAeS3gqmrafuGAv5R5v5djKD3zgUYT0sR6bCjVn9g9jAzSNDcA08t55",
-	"7ELG+gJnXAul44SNeSqu+EL38liJAIkNMCXjOZl20NClPTbjQOVOQIV6YmxRszlCmFfYhYoVMI/N3Y4t",
-	"Z6BQ0tX9T80QONqa8AH6++bw2Uq81GKlTwRPzDcRCJgJTCXQo34Qw7M4uBBpYUOEjvlteaJeAyN4xhC+",
-	"wrubxrC4Zq7MoC/EolEQMUjlvAEcnwVC6blmI3xrIzouu6z/4tza4BrJc50xZ7ZmMuKBYEKNpRK6xzJu",
-	"C2+g0oQrPQLZaMMEIFylDiZGVZvNCTQa1iDMg2FO+WyGRxYs/ss44MN5xCGSPFBzhd83oYoXwVXsVrcb",
-	"oemgRDLYkXiU/5HC1OfwpVaksLXPecSgDgfKqoh/CNonoHUhMpNY3JkYscnhfqp5mkiQfInUF4cDZRxj",
-	"8/R5Ipj4FMwTnD0mPs1kYk5sFKc4O2Zm4dzCIdDEWhTwGR/KSKZSaBZxFTZ6VDYGkRFvoLBIhVCXqJeD",
-	"1CK7cseP4k3xDFAKlIrnKnDbn/mF8iMKfxWmD+dl3Q4zx19P4JyZbRFkGOug0EC4mEXK+KAuxJKKTDlY",
-	"Jp+a+WrbYlXUWneyr1i8vIbwqiLsgdNbsgYeYEuNRiiDYFXho/zCeIyzQCSpHJGFzyI+08J8XFxo80lu",
-	"/cA/fJHXS8XaPBS2HJgGpA0Qxgnzf/BbA1VUsoArDC44CbaS8NYh00KUKyXIixjNOlpISq+YhYDJKPNO",
-	"Ye6ojgpyyFu7pnDXK1Cf1TqCaTT2ltu4snzJc+q0e3udXrvd6u7/T82rWcJleMlq+KhB23hmFxKaZXMb",
-	"6aPbSDVjm5sZNqZ77YonCpHTCXS8InD5Fw+LAe0S5EoBIXBe6TntJSxXHkXvRmvXbE2sDxZtlphtkVIy",
-	"yc7bpqf0cxvnhbk+e6M/akLNp6tVjr+VYJnbT+LhP4XxEn+r4pT/7W9ro/tZ1MiywT1jFPI+pMg4le6C",
-	"lSc1k2MVJ9YhLntyXy1YDLwjmL0EcGUV266S5Z9pmIfy5TB3i71ObcdbItJEwi8WQnbL+2ApVmetyttE",
-	"7IwNZGa+JdVlLAPxccblJjnL7A2MbgDOkSlPLoxxyGX4gCWffbXX+GYnXP55BSDMe1UBiGwFMClVb9mF",
-	"SF3KoyOsb9571t1vt3MyrnzjPRRZd7S6VdaKvPI3fRR9G0Xfuu1xnyLwX/M4FR+NgTrbbGxaD9heaoxE",
-	"KxbhIZ4xtoMJG4qAE5uUtYv/BPLxL+YV+/TujxLSSkhY+ao3dCvLx6Vd+dAkZGGzXC8jl972UUpWk5Ir",
-	"m+Qe5KRQYz4GxtLWSCoeQd59k0eOYebsNihkggyJsRndMx6wRMze7Sf7Nn9eeejetaqMQ+wsyEJWvKPg",
-	"BZfut4ci/l6u7oy1wq/0RR8l30bJt2Zz3IPYm8WRDBYtF+HcZBfitexSQFwIxFwWGYXaKGBuYhKw7QPx",
-	"gEUfvuqJfbs/rdjD96wqwPZqXo1Wv9bbzQmzlV30UATZSXGd1wqxlRd8FGAbBVjJhrgH4YXqt5rwsjSp",
-	"tuQuZ6uNhTJn/0Hbavg6f36Bta3FdYs8xcrueihC7bS4F9YKtZUXfBRqG4VayYa4B6G2jIyxQaZlFQKW",
-	"KCbjuYC4nQZ+uJR4SSyLy8OVcjQ3xHbzpxVy5XxGWxJvYmZ3K7LMoP0sg2apestwKxm75AUvb/aHImLP",
-	"ChtxrYQtQbl5FLDrBezqbrgH+ZomfNEq9BetE69ZDV8qgwuR5pPB7gEPWJqa93Mj//O6uDeRgNVNxiHQ",
-	"sJjtUfUXDvICcGk3PhT5d57fOmvF39LLPUq/jdJvZSvcg/C74tFFOkni+XjScsbhJhk4ngP/X+4+yHPQ",
-	"arArkYjMynzAsjD3gmf2df60InE7l9js0SFttqoyzmzf3JRWvS3Ii8byvfpQJOSHkg21VlCWv+qjvNwo",
-	"L9ftj/sQmznwhPXS8gzEmYoWwBYAHTjXYUP4HkItALTCClzjOpQFmBwiuxu6u4Ygcm8kg+vSTfaUp8GE",
-	"CA9+8BvfXC7jA86FTv+84rgAv1FJsolOQVLmt+eDEZDZyq6Xi/kXexSHm8VhcRPchxSMk4uP0HrUIuTj",
-	"zRUyWW+fuROblsCHtnc/ZHsxTi4gGHdK7/LnrYyxq1jViHu6ddLFy6az6o/sF+RfycZ8MGJweSOtF4Yl",
-	"b/koEzfLxNKNceei8cuX/xMAAP//",
+	"7L2LUiO5si78KgrvHdFwouy2DTQNHX+cQwM9MMNtgJ4rjS1XybaGsuSRVLg9Q6/Y73DeYT/YfpI/lLqU",
+	"qly+0cysfc5ZK2L1YLtKl1QqlZnK/PLPWsxHY84IU7K2/2eNfMajcUrg74OUCKX/eMRpRvQfNKnt15qt",
+	"vXZ/C2/Xm81ms76r/3mr/2n6/5FWLao9UKafloRJLjq8308pI7WoNiJS4gGp7ddu4Cc0wIpM8BTd1X7E",
+	"6UOdMjQWvEfkXQ0NsUSMK9QjhKEhwSJBfcFHSFIWE9Ta3m+2a1GNjwkjyYGq7dfazfabenOr3mzftpv7",
+	"rfZ+s/lLLaoJInn6aJ5hWZrm37yfum8keSSCqmltvzbBglE2qEU1SRU5XW3SGOvnFVaZrO3DmPTnrPcb",
+	"idUatIs17dR0rAmUkEcak9qXL18isxgyWI1f/7Uc/6zl+PQlqh0SJjNYD5mNRljogV4ygsZYUcIUogwN",
+	"eSY1ifMFw8mIKjVLnNb2fnvHEgenKREDwmRt/9famGCWKVn75L6nemvqluY8FWNFBhxG0+c8qUW1mCd6",
+	"8Ltv2ns77WbzrV5zPB4bWtceeYx7WarHr1cBx4py0+gBw+PhNMWfqaxFtRP6SKCDYF3gTxKS2TSsv5lK",
+	"RUaaqQ5vNQHJZz3jKxhn7UtUHH9x2InIBsGwm29ab8tDu8ZyWBrLiCdEYFUYDeOqg8fjlMa4l5JwVNc/",
+	"XVxen4cDYzSmaUpZ7cunqNYjmjkOalEtwYpc9t9ToYa1/Vpr722z3tyutzSbJ5SoS5EQYRZEjzf/q7Zf",
+	"Ozw8ubSPwaBjziSVijDVibHo8eE0gQF/mr8eC+h6fHV6eHR6HBD30LePDoP2Uetts4keYpwC3e3g2t9c",
+	"HISDS/mkI3lCs9GLjaeNBgKPkG1Vk3UpKaLSOFbdo7u1qEaZVCLLeeSCo5izmDClm06QnBBitgjXi1a5",
+	"B7e0jNJ7cJzimAhY3Yts1CMil0pCy4ArIihPoJ/3tah2VotqR8CQPBOxpi9OlKGXULmQc2KEEvU8ehAW",
+	"84wpIk7XEPz9FA+gF7NdO2bnTdegb68F9D0BcbavREai2kgwvSGazfbW9s4bvQAMj0BH6OMRTTXrHF0e",
+	"16LagD4S/ei3Bxf644gmSaqp8P3H04uL2peoJjjXDLQNm0qSz7X92odniPqMUb2g2z/qv8d63y5YYSPB",
+	"BdFPFUX4AWJkgmTWk7GgY81NaELVEFElkSSxICpCcsgnDGnmyoX7nzUtnx49fWLTeHkIzb39ZtMKevJo",
+	"lK5fa1if7Q37Csx9wHi/30hITBOS6KXqY5pmghzq9a/tN6O1zv4US3VEUvpIxDRnR/3tjd3Rjrv1BPWJ",
+	"O5Qk7vz0+9bj3u0f19vsbPw2/jFp9U/km8G3eGt6TJrZd/RS7Tzsfj9qf/6hp4ku0tp+bajUWO6/fj3k",
+	"/EE2hpqbxSMlk/oDVfGQMNmwGuZryTNZ+5Kvwyl7pApriletCPW/5uuh+AOc6n4JViB6LEhCmKI4BcoL",
+	"IC4ZYaoHL/Hofy0Ysl6zz2MqiCz2sFfoYR3FAmZlJa1/Zaf3Jq7vJm9Jfa/fbNXNBnu7h3ux5g3BYfuM",
+	"MMMDIvxGgdmstFU+RTVDuH3dfWcv/r7d+2l39N14W962Hn95y663Jj+/ISfN38528IekPfhIL3/f/ekB",
+	"1urIcOSNYdDSQjGEx2PBH0mCBNEUDNfG8vLMntzZ33aUs4+sSg1iX5GUswuuNFWuuMJS0myE2mig5X+f",
+	"ihFJDMswMh4KnvLBtBEe38A45cP7+vji4Cw8IAVhOC0KZPNh7Lp85sF5dnkIPdlT81r3g9qDEbrA8J/v",
+	"ikfFauP4ioNzwQG5tb/jlNSKA7J2eX1U39trtWoVx2R4NkLz4elYktF+JxXOy2DFTteZ3WrPJnu1yjPN",
+	"sJVZFN2/4aRkKsdDPKAY6VXLBHmHxinBkjiWQ341UEpHVGmGs4bB6Rpn7rPNHbcPjckzx+bY2W85SvuH",
+	"VpdERhrAmUKJLIvsxPxCEgSnXIQw0icYSRBnJNL/oN8zksEIA/NIKTIaq9AwTDIBUv/cH1JECO71MWhd",
+	"S+7SiWl/WZXYW6tzSl8/a8Y+Q9Hm/rYzcfVSaNbxs5TBSQsGUDjXciut/WazsdUCoRgQ4G2z2fIEqCk6",
+	"IjxTCPcVEeitrOXkKCsUaxGjvQYx2guJ0SoRw7BAQIzmUkpoDm002zOU2J3DCF8189YaM28tnHmzNHO/",
+	"H4LJt5vboIcegVvhjEpV3kUTnKY9jkWCMEsQRiPCMgRfFLZNjKXfLyCABrohLrS4sQpVLcUskTEegxk8",
+	"5BPnTjLaqv7mBLOE9/v5d+ZdOHUGgqb61JE4MxarGpIRzAuLBy2bV9C8VpXEO7mzys+/0+NDq8feEMJm",
+	"KN7a33K8ZsyQ2glXKKWM5DQEEUz1EtgJmk9VQ952q7euDVJtd+RUAAu8crUSPL3Cwv9QXLwxF0pgqvza",
+	"ed9JvnxXgsbEf+PWJ6WDoVqyQO01F+hNvkCaITuOuuHqmFnYtTjjvd60yLxuJfo4lYWlsIbIyxHezA42",
+	"2vGj83Lnm+x2ws0RJSPE04RIhfpUSFU6l+azdYIVBvNPb6hVx7zIIfsCjs8v8+XhKotMms2mXmQuBiv2",
+	"2WwZp96sJGy197eajZ2QUk5nL+op62p3ydbaOlXSzm3rVV9pfQ3xZ7WSVcn/dm3yawY/ZQMi1UEyomrW",
+	"NEtGVEpvP3tvsj1aQLkFzRxtSDIY6R2BJBlj4z3rTbUVrjlUboZWXX57cH5z8nT/j7u7u6zZbL95Or46",
+	"PXw6Obh+f3n9w+nxj/etRrvxdrvZaLW2t3aajVajtdVo3Z/eXD7dXH68Mf9ozmluNdvNt1vNVrvefNNs",
+	"Pj0dHN3eHzRb9wdHt52DZuvp/OYbmPHT1VO7sdNoPT09HZw9XRw/PX28OD28PDpGH28/1N/eseMfLp70",
+	"C2GrusGnb2/OT29P7s2/316eXASPtHeazTt2dXr01Hp68pbA/f39yfmhmVnlRBot8+PpzeX9+fU/Wu2t",
+	"+vZOXevK9/f3NzcH9zc3T09Hl8f33x5cHN+D6+v+/v7+7Omptfe22dxutZ8+PD09tdpb6Pzg9ALd3N7f",
+	"3xwf3N6eHd//eHC/97bV3L7/eHPw9LTRbr7Z3NnZqTdbMJnzp6cfNDlgoHfs6ofWU+vp9Gn7x/vtVvv+",
+	"QI/7/v5eN3q//XRs+ti+P7i9Pb44uj84Oz3U350fHz3pnyp/Pr0Ienia978yCQ/O9EA+HNx/4DxB5sSa",
+	"3p+c7TZb7d0nfxlxb64E7m8Ob59ufri/ARelfeztU3AF8Q+4gDDttp+ODu6PRDaYbbf5pqXbdN78e+Po",
+	"fzq/fLrGcnjHLo9uno6e3v/j7B9HT4eHJ5f3S73m986z/Y/2NxcH9wWvtv/tqdrbfMfWlx5+G18TmaUz",
+	"KmEPq3iIeB/1eSaQ3X4y3JJjwWMipT5dt+FiLUuV8W0kRIGfy/gqjQC2F1Jw4cKU4CkM1W2y2jN9zrOW",
+	"NIgW73F1CtiaFvGXqMYzFXPQKuBmB0Zu/QRWUsBJlE+1YlptP8KdnR09TfBZCIIl0CShMh5iMSCozwXK",
+	"2APjE4bOry9Q/nhhJPKBWq9OYSRby0dS6Nf+jmiC3M9ogiXCqSA4maJ8YQu9JxnccMF1wUJK+I7Ob07q",
+	"baQXNqFsgPRkcayIkAgLguCYYINiJ4L8RmIVzlGfOF+i2jk4tA7Ba1bk1JTHzmkS84Qg4/qC40aQul09",
+	"pDhSQ0H8vWmBlcuXhMY3d355tOLVmvGM9bECD7pW66qsh+ZefjNtlTJwOS2wN7Zze8NMq8K54jXEwCm4",
+	"oo+Xx3EmBGGg0Le2/U6RB/2+WYb9LWAcQ8RbDp9XdzKe84T2NfUL1ILlJMaZV1xKLcLqMuZ6/TRpqKK4",
+	"7Hif71XHDC/xqv/GKVtsPFpL4oBh9A0fkT9eyBGeybJcW+byMgSSa1Lo1/9nSPQJaMSy99rQuzHejyKp",
+	"cjsQYYVazf3tHSsrFB2RCPWImhDCUE8Q/NDHUoHISDMWD4uywTgwTPRAblInxuGSEwluCSBww8jgv8ng",
+	"/lprep7t/CWqDb2nRk9e/1aY0J81As3BdWfekqMguN31z1qCwUjZleADQaT09jhVZATNfwEzRLfZE5gl",
+	"RneIjXXzbx929o6b77UZJqhd3n9rfWjvbe3qZp0jxrM1+s6ytf51LHiSWS0EbgeIeCTilo5ISZC+2d/e",
+	"Cdwxa4TugGfAjuIcU+b613KQjsgfnMF+GRFBY/z6cEhjPOAm2Orc6FW3wh6dRX+B07q0GqaGBCl4rLDZ",
+	"q5WOdbyqlCXkc22/VaWqVKkeAk+WWmHVtlYrN7O2nHnVdubVnbDGkO/fGEP359dPT9eXx/fXp4cnB9dH",
+	"d8KZHjvH9zut5v37dVUq/XhM6GP1vX3Lh479nhFpdMbtfitu4z3S7O0mW/EOfkve9FtJO36G565CcVtD",
+	"R17HZ2zXtVmpJFcot8+4Nno+K6xudnu+KBnJwBfO0g3N25xBnG3632jFrf/kgkyO/FFR6YiPkCADrWoK",
+	"q8oyrtCUKGQdmqFO9P+iV77g913og//rPb/W5f4lql2aI6zgD+NigBn9w4SUcAYBJVeCIyUoTsN1XPvg",
+	"ezmqg3BZcI7CPTyEy/QJVpkgJppoTDsPZKp/npAeBOJo0ZVSRmOYGtjinZRKEw8HN9TSeGYfjU7T3vmi",
+	"D0m41h8LrreLJssxS8LQl+16s1WYFjykbUdgVjhJr+xyz7vYMuv/Lo/nQVT6AKt0ioYmwjQII/Gq3L/2",
+	"13/TOy67SLc2ykjyTHYS8tj5+WHr8eLt74sjyn76/ZfJbq+W8061RDYTCxjJeLWdboY0dyDFEVWzMtn8",
+	"t+oS0cV/Wjv5FvdSglptzZMYmfhJZIKtrQN92kCHKcHMKOfGmT5I+SORoOnoN6ZonGJFGqB2KjDInD2B",
+	"wIjJDyPnTf/yr3vc/+Y8DtwJitksY5r4f6c1AksogZnsE1FSEf5PTQd4oTQAH2n//usi7a+PvymG6g30",
+	"DF4skP3atIeOZuK2g55Wjbh7u3rE3dZta3d/Z29BxJ0eZ31n582brwi527ptvZ0Tcjdnqs+6EfAvyZUT",
+	"YQLecOZjoCiuE/884o9kZIOtqw07vHQcB/PNv0IEex6HXjAiixIAl5fgTb4E+bRnumu1tvPudsLudo5h",
+	"uazwOUyx1Nx9Ov/pqPZIJVWelfIrPmjo70oaGAl245h0TJOtzkh8fSrBzsukEgCVKo+CcGfCUUBYQtmg",
+	"OiraxkKjCaaKsgHoBbjajR7ESFtnZh4RnX+Rxzvb7/4VyfyvSOb/WyOZx2Zr/cWBzDcxZje04q7C3Jwg",
+	"GWMGJgBVBCk8QFihLYQbo0ZwdVFOBjJcGJwBA6KgE60A90iqGW1MGLiQpfl+RNSQazJ9AwrIGIMy9JqL",
+	"gXy9irvgtW5nlUchTikYWkJSosgtHgSDuyaKCoLUkEo953B4R8dnx7fHzxqhwis9mZhzSB+BIE7+fJb3",
+	"HxbnqOJGCH6wtw3Nrf1m83lXBSGxYkIftXxPePywbvRWVFN4YC7Ra9snP+1d/dIGBVTrPOplrjye6R8F",
+	"qn8BT9LHQoIXHo8b2rLP87lizF77wcOuIlJWpHP1BZFDJO2PhU0TEymd24BMvx32vonpJf32wy/H17ff",
+	"35zK05Ea/3J4+ub0t+Th/Jvz5s+/fZte/nj8+ZffLn67uB3Qs8Nvm+SnA/3Odz+0vqf97xtk+m1KTg7o",
+	"5W/HW5e337cufvt+5/zoQJ6O0mFyePrm/DbeuTj62L44OpicH04o/unij9PfOI3be614eipP2UXrZ6q7",
+	"PPh8efvt6Lx93Dy7/YFejM7VRfv77V9umju//Hbw+ez29A9o54/Bzs8/fvvbL4ff7jXidsp6ow/N5Kdv",
+	"0zx77JTV9veaTW1gAS3cjIWClLvmqH2xG38rfp687d22Hq625Vmy1z/Bb7JjvjP4hbbZ9593f5jUzN0s",
+	"3PetfI1Mk9WjEEbmqntIx7LiBvvT2izOxeBikS/T3lbzCSvdVX/SkmDmehvci1blqsrDNwfHTCbar/9S",
+	"s/6lZv1Lzfr71axPsF1ndSzQqYBKWhFKSB9nqUIJnqIxFsV4sBW8kzYKwuxNGwfRLMRB+LiSIBai+cbE",
+	"QqwZOuEebzcLGkRCGcsZVj//Rjf3ZfV99tzQBUPhihQH0AvL8UjPoeVKhPnLJxotHP/O/PHD9FbihTXm",
+	"0MsbvFEN9F7QAU1eSXQr8BSdmayORbOBnREgDszskPC3CsQBe5X63xpyoDLDsQ15ISEOQbu5/RVIAiER",
+	"K1SCIcGpGk4L9DS5qHqqRvwFST//5+A5/PXEjdagx84MPf7H7Iy3Vp9xe9UZm4TZcMbN8nyJGLuZNWI+",
+	"eu0uyO009U7URnBpA2qLnzOE0cQiYsWcp0QgrODMGmnB9eAFV35cGdXwu93vz9s//fC+9qLXa7uBpf5j",
+	"cVjt55h7YGrqNyxWDXy+NQoV+T2j4xFhqrayIegn/cWQtDJi1rhSWIIwQ74P62sIg+nKdvE8Mr7N9c11",
+	"wi/n2vDPJ+J6b9wGtvYzTO3oX6xmWA22L5HqwGSUz2xjIpVDJpjCzrXxZwLhOCZjVbqdXZSX7nWMICm9",
+	"1WrPyUq3YqahR7BuUvr2GgGG2wuT0ndWSkpv6h37kY18YkfFSZpndWB3rVFhZ6+YvvF35GaY5citbRv0",
+	"vVKehTeSMvbczArNmB/lbGJFJolAkyFHfMIkaCKFsDQtGo0L2vwIMpP3EWZcDcHC8Mz6f70LKJqTQrHG",
+	"CNqFERRU9RMux1ThFF1kSlCraH99+sQcx1WkxaiJZqlMkejh+KHO+3UAkFw3xmk2MWJOvNPu/pZ3nPzT",
+	"451WTdv4W6OhXiDUaX4Y00wixz850WI3D3/7uxIt9PCwwCOibErVYSYkF+YqPDCHa5dj/HtGUAw/G8xZ",
+	"fXx3zyh76Gq7LiHCZWOM9UnEM4nGeABc6ESfuVJI4PrgdHL+28/q/OhcnR99+/H86OHN+dHBm/Oj9/iU",
+	"NcHHabB7wBlrp2Z61+SJh2QEUAYj/PmMsIEawsGZX5ooARmUDnPiBAY4O63bITHgE0h3ESEsETX3gT2e",
+	"TF9J1IVfu8VZzEA66KYMDfLBfq5bl2rd6CAmjj4Mm8tnMTvq06R6sIIYp+wriWhSHNUK2knfDRZuDf1Q",
+	"abJwdH0uRhAvk2U0yD8tjJaMxlwRFk+/I9PZkZ/jByKtvge5BEjiPtGSUxAlpmjjRgk61pOSZISZorHc",
+	"bKAbAsAIGaOa9UC8og2MPn48PUKP25toTMQdo0wRlpAEmZvUdwjbNr1DU+IRQQ9kauIA3RduIBvmSjVC",
+	"miQRAo6LYPU375hugzLU3kZDngmppTLjComMITzAlO1De6A76ZUZcyYJ2jDqSoS6ZzwGWde1Der3BRmn",
+	"eEoS0zi8b3dP11NR1a/tU/tIL0a3gW7DidhTKKH9PhGaed1kMJMTIuQd2263UZfmq9J5INOOIJkkSfcd",
+	"mgxpSgpDN69TiaSiaaonyCgbRGi7uXfHZhqirJNJ0kUbhtJyyIVKp5sN9B2ZmhTmBzJWen2K2tSG/kZr",
+	"XBHiwixfnNpYzUQQaY4wcxs/YNrIISwZc8qUOedA50LjrJfSGPExMYq/ZpUPxrUhUY/0OVyZkzvmn9Dz",
+	"kWhju9nUM2rpf9r6ny39z7YTW+FQN6E/I6kRGBQSbex8/gzfa/LumXlqbtBzjZDknvOgN+CPBuAP5Ft0",
+	"p9+MW2SP1N8m7V59u7+L63t4Z7e+Fbf7TfKm10q22/PkSbDH6nqTzZOCOztRbUSZ+9yq2q9n1AKUFLfp",
+	"ldZpJP2jKLR3mtXSGK5JCsOwVwfmlRH+TEfZSH9owojMp3w8eudqrc6k+yUUV4oOzfh0hAdaOGje3/Bn",
+	"TzZOOU6AlTBoYlpcj2xD3c11hSNpVQvHBzL9Sul4aRTkqpmFPAciPZyfJOKVRIEFsPacmnPmZFT2r5vV",
+	"TYzZrYuZqJqbwoNXEo2FXucEbNUGOiPKwxwIgrWVJkmdMkmYpIo+knQawda7jNAp/HGmz+RmhFrwqdW4",
+	"Ywdsisw4kBpic3JruQy+rI3JECutBEM+i54FSF0v9vV+N/F/hq5R4VS4Y9vNVnByxJghQUDIxuaKDOD+",
+	"XOhEeXsHzp8KorsAk0VkDzbym+3l+/iGDhikHc3Tb874hAhNYzQkn9HJ+cFh/ebkoL3zxgk9gSde/Osz",
+	"KtKbzOG1Ag0CV/0rh8DcuGM/EEH7U0QV4pra+lHyGccK9aaKSOfXSSInkcdYSDhSYj4aY1g9cGIxqTBT",
+	"EL5VJudW/03cIs3eHt5JtuNd8rbfxq1eM95L3pLd/hu809uOt5I2afWbeK/3Nt5N3pCd/jbe6rXjVtIk",
+	"yzUz6ei3cFHGWDOtbun+12Z9D9f7n/58s/3l36u3hfXFVe0IrdU/S3ED/b6Cpazj7+s28keLL1A1YrNJ",
+	"XknjJ5k78MU+jIqBW0yDrxn4F4DWAZULLJf3OLk2jOygXmxuiC1AoGf1+jdpLvf8HLzj9hGnNIGHOh4k",
+	"0yC3GMdLn5JUG2PGzRNW7Rhleu8QhBG0geAJp9HANabDC7XjQ3lfFpN137y0jxa35TxhRuZuN5tfQoL9",
+	"uyB9bZe+zuvJvDa/ytc/+B6PYSxAvirrwiuCI5zqFSCJPl/1KGUw7Aa64FozHgA8zkRQpQhraGP3kLN+",
+	"SuPnrUHsXs5JdsAQjiFxwYkkKh1VLCoP+Qx5lGXi7K1MnJVI4sYmc9FoXJcKgTcXZu+ARK12tTYBxilm",
+	"Hb8lcirogfQBoyfFWgobv4wJVEEbbWtY4HgIb9lUVF8vpeM1tQKB2j7BVDddW5lcVymez0VXmIJsn/As",
+	"TdCAox6ZcnvCFgcf47FWdghB7QiNBUftnQgRpogYCyoJyhgMmySbQNoPXPRokhD2LML2/dshUam0ViNi",
+	"hCRGS8DJiDIkeKqVMzSkg6ELJAlIt/UyvJWrdq+k6XKDC5Q7WY3qwjlK+cSbRt6qAbIEVsFXbb1qEy/c",
+	"iH4n5PuwZJLk9mOPaB7wcFnvUMFQ/Ku2KuxDr9hYRwkyS28WNx5iNiBgMmzMs2o3wY7Lp3rHvPLYLU24",
+	"O3fGWpWZ8Ytcg/39IstjTPkyM5fXQwtn/dxch0F5Jdrtl1mJWUKFMGoLhwRcfcEPcwoVmz/ijLzT2r7W",
+	"Vu3D6gPP2PMIy7jq9OHtnJaXoc9CW/jugSLXbr/UAWMZNeHEuJfgQNM82iMpZwMtAtyFU8FghNlf4ak2",
+	"g285P8NiQJ537Jg2OorzTgqtzOosmtxGFtkHCsRobb3saQu9kc+xF8uS/kFcYKaZ9Ygwde21xxc8bH/m",
+	"mYCzKl8RyuI0SwgK0BzyQzb4snTAvsyRWuEnqB4dOPTMsKxXBJ4zWkKuIQABtfX+keFMDbmgfzyTghk0",
+	"oM+q2IG9u9Mi/x78bzmVtU1trpGemZ2RBxuU6d1amd569nPpfcGt8u2sfHC+AkfGWAhqPdkl58BGV3/R",
+	"sOPsRsh8hml2N5HkxieJx2OkX5TEKkVgWKmh4Nlg6N2eBqJRZiPiu3qHzCL6w2gyJFYiABNA6woPrDps",
+	"D6AbY+i+z+T0WStsDeVOTzdQ1Eetc5RKpH9E8ZDED3AGYiknXCTSnfp6PkiSmM/I0J0XUaQ4RyPMpr5j",
+	"MxTrYzKObMSZ0VjsoDfUkEzhgYSktAd169IpirlU6XRTHy9g3dwxfWwlnJEGuoa5mEoPeg0YxNBrbcNM",
+	"DS6OuvBU/UA/1TXuDON8AAs1+HH2XLuxrWRM0bRwVTLCU20SamJSAhZ44C9a5FaFwC/OzzGbWikun8UE",
+	"mjodq4yHTOAIbwcaLvhes+noMqNjvIC2d4AAIthINi78vkl5/IAMcpd81pL98xfsnyOUnylH5y7QuYGw",
+	"jRBlRpZygUzuVRLYNxKOoo/Mqs1QI/J5Uw5byCd8wcHtSCCo4uRs18Vt7PsbXltQFVnAdQQh6GC/avX0",
+	"/Obkr9KQoXMq0YSkad06WnqZQkOeJtLJH+Pf1sdFjwS2BXjtbC9QJRhC5/LqbYEbDCcJxNLg9Epow1EB",
+	"XIlD/gq++tOVJAvou2Z1smjmMn6Z+zp3/v1qu//kH+OmTqyru1ux//iIGCph5ROD4T4AlEasNA/B8X3J",
+	"iIl70QTnY8LgZlLvXuqDvGxdWrSB75iRDiiPTbMXpjRvwOte8Mkq55twRsshn0hz4HiPrw0C0+eJDT6R",
+	"tk39foT6VBCJuoW4gq4+4Rk42MeESXNREadcEul+kfkk7licEiwk2ujmlXy7iGVpuomC+w5kf5WIKnNA",
+	"FbmAJiv4Xl2sTXlJftTkN8WHjS8F5oNueYKnqFuss9FFG9hhSMli3WNJU70X+1ygVvOOjSjLFJHv/Bph",
+	"60Iyl7Rd5gLGOoLKB9tusQQw4hbM7OLqUlMDaHXHUvp7RhNz67zbNnf8YTe2mc13KMX6ENGzlkhm8RBh",
+	"ibqKjMAXkwnSIZ/jTEi4679j3ZSrDog7ygZaFYw1gftWkHVSPJakawavsHzojKje112ktcvHPBWLChTj",
+	"Me7RlOrlKV+PzNQtmVkl76MON/VLFZme6S2vOh0wUIIVqdvc/Jk3wirUc97RDGzOBYvyO6+N99NFNxgQ",
+	"4ukeRVS9g50R7EHNFbCrwE3kRQMwiqm+QZUkaV+f5uXdsXSMOVTT4hMDJN2Ne/hLHti9wo50MbKr9GAe",
+	"/VKoxl2xk/0WhmjEHs/UO9SlCXi9EuJNn8SbL0YJMlhNB1eneidaZ6/eYWUBEOU7zPxe2shw2/0s6WS+",
+	"CJneBjIuPYSmYxugO3sQlR6lSR54b+VhsND53suJ7Nco2CqFPVBg5rknoS3hcORr+YTrVjpC9hFmucMY",
+	"p3Y5Tfez5PUVlF72BIhMZKpZjLlis4I/VpKj0QzjREWxWryzrOy9tmTTFif5IZwNZX2ue7SVomCUejAx",
+	"Tks957WkZvtacmkcbEUociKYtBJMUzZ0DtUnNLGPymfIqhKTO4ZYwOnL+PT40anyaXrZh6vURQLqR+NM",
+	"c5lmkFpTZFJXxGqpmAs3Sl4S6s8aYdr+KucIflpGCxfFCf3PzvpTlZbvU11A3ef9sorX8NS6CbjNDVCz",
+	"Vi0K+MYxFmDArcJXobgPGtYbNJA2xebsjxVtmRDyWS49QH3OE+SSTdwNzA3PJMoxFYzR9fEGfTg6QCP8",
+	"GxeIUUbQRndEU9i0ZADbp0/lELSoWGRS4Zhg1pFDkqbmB9RVgpAOy5TUHyzUImzBIcEKBAmfGnki8Yh0",
+	"NyN3IaTc0I4/vv743R3r80woohVwrYtNtOwaujQEG22PAKQXxXw0AgUyxkIvp7vU5JI0UFdrh5+7LjoU",
+	"AznumDbnTL6p8drZKH24/bDmgRJ4atU6uzSaFvrjQK+nnjAs+ywdAOvXkkHLcQs4GdWACHqDcrhnAxLU",
+	"otogzRSs60i3BRieMUlNPF+ajSn8xNM0kzF4bLJ0PLQZ6zEXDP4Tc5aZY0zgSY8IeFnxEVaaTWOqBBxu",
+	"D3RCa1GthxlmWP8w5DFPTTWYMRcPgLBH+vALjU0BcZyOh7gzAJyMAUmxMgOSQAXOk04yNahNinwusms+",
+	"8zkcWyHAtUF4cNbyVj+W2gQxZS6wtHVyqo5Hn031pyvQsEwO2T3jlZIaFgKDbpcDg+Yb0yKEJiIbAE88",
+	"UsGZHiIQZkRlDOB4AN5fIbFchtfMBj1r1bcQBa9LnxLhJ7xhXVVkNFbTUnRhiE86a1n4PK7FBDh3z30p",
+	"gJkGqtkMrqkn7By1LqegrJCZHgp1xBNiSxCNaJosodtq2vM5VvEw0J5tClrBujIwqzNDtxBa+YMWgnXZ",
+	"qeO5xK6tbcp3XtA5cwoHumbOtZVH9ZjasNsSr9tc8xndB6eSWJ+qII82wL2Rz6PHeUowK0EZr2oRrqjg",
+	"p1iqj9I1XQp5xFJpGz0mUvazVMvbyBS5Isi4EqzqRPuIQaRoJs1uf54B6qAy86U9HtMYUaaI6OOYIMIG",
+	"cM6NBU82q2YzFqRPPxfbAMjuh93vR+3PS3mE+mo1vq0CiSK3muGSVDJDllB1zJSYwxCczYlidhbGaeJO",
+	"2ImgikSINAYNrRDrXm+oIiWVOP+hii44ViYVaRUjcOk6OYPFSQqA7oocVn+e7Oa31qcFiz1LAxutrR9A",
+	"NlJHm8APZPpK6i9M6/aJyPv2TPSIvbNbWz+3ynilvWowbl9449FxkU3bza1Gs9FqbTV2V3PW+Eoify5/",
+	"Ok9Tr0wKSGZCfWwgYuQ9OYKAx5aRrzeFqEUNdmwZuR0RjBPoE86yalXeu+zC8v6KrX2y6AQ6IZ8PecqF",
+	"ERs2FXHVV0ozcu9Hru+5o/04TmyO7Br3CX/PhGYGfGgTbosMY8OJ0DiTQ1PzELK5YwHav6l2YS7yrMfP",
+	"OwgJ87cxVEKaSdU2LU49xuNqYdmFTJYu+KItlwKkclEq3nJGB0Nl4jzUHNPOJRSvusHtpdqtdY3NH5ex",
+	"01zKDeTTIN1acYzw++tx9dhGc7N5wo6elaCzVEJB3wBasXiSE5AOBvDMuCiJiofWVIMnI+OIz+uimIuF",
+	"YSmYoKQ2v35svYYbntcwkteW7q9XnF+FyIzpuNI51DU/PY+Y8UrEdGprqWPr26zq+cUT2GeGZDLaF49p",
+	"/t6alwg/6zxeJIK0kIGdNMeBbDfnpznyadUL2pLqTUmaSNSbwnbcR/mUzY1nV69W10JWTNEQPxLUBXJ1",
+	"3yHH/PZRnybnHr9j5nkruvQbjr3sK44Ruw10gCAbIgDCgCG59FO03WxW3S0GYnGxsFvrHnmRuPmOTM0g",
+	"zY6uyvR0Mu6vkUbh7v3rtudft/2CldhZYSX85lyw4YImW6s0+dXbcd4unHMUul21jzBkZkOEAUsAN7Th",
+	"9hFcrJgEVJJY5tqQhKDu1eXNLTJo3H9C8N8XcxB0N6M7Zq4RtVHQ8PtrH+LN9Z8ohvp2van7TCFyXv8p",
+	"y3fDKM5SyrCY3jF/RzyFLGQfj6QVl7wlzREQx4w2tpvbmyWvo7+sgqnUHOMWXW35UzOrdIgV0X+fskdO",
+	"Y3KF6bwLqtg+2aDm0c4YU7ioQu4XZH+BmPERFg8EipRVOOQ8ilOVfeCbM/gOcKzbhns0TStvR2btHfPG",
+	"indiiiucHhrMvUqTxfYPz0WQ/6gfLoiebSjfX5kkPXMbYUwOP8TCAKq5fmaV/inXM/O4peqWppJf/q7b",
+	"mmpmbYS0/D7jihxY8LJlPP+7frjjoM4M11sABPtduA/gaa3K0HiIeiTGNhwYqtLgWH39hoAejGQQaMOG",
+	"Ebsod/Pc5kr7BBp6oV3iSfGi28SNcOVNUljYf+o2mWWxhRulyGR/+1Yp8bjZLITJTH5IDbBnsbk66jpY",
+	"t47zVXej4MuEEmW2ioe7k66kD5y5EEZvn64DLnyOG6IPujrqFosoQWvBnaVFVHGedPd417zLxry7750A",
+	"vSka8UwN7W8chtcBgPTufh5wlmMFAFIf/G5eGQnWyZgmshYAeuzn1xcust/gsVydHhXuayLEOCM2xwze",
+	"ROfXxRN8hoRw4RFQ0N0U5JWkohobc0BMD+ZgMNXdAIvnf7m9WS0A0uuubBz+88JQbVKta6SoTFr017rB",
+	"vqyPMVNiWt8ra5Xt7aVqJSOTsItF2/AieHTmeqY02mLDleIlxXRks2QPeUKeSaW5qBuwSYxDy156QEZr",
+	"Ax1iSSIkxzgmRutPsBwSkyZBB4wLkqCN7u7D7/XR9hgus7u7331/vn1VhlIx35bNtPWifWH8leThCfmu",
+	"MrSo64UDnFbmTtNfbkWoC3ICfrs8uqlvwcaLkMzG45SM3PXuOM/YAUnRCPZQsHWAwwvMP5fnYQ37sw7d",
+	"JUsEuq2Kh5rqStDRiCQRysYQmYwl2XxnAgTIZ5XHJUrCEiLM1S3jBlKlsDQXl1eX198tCtdaeN442lea",
+	"lhccjbl4QHUkSEoHBuDNU7O24lVFeIlZuf5wI2RuJZ+3Nda+j1vLIC3NCjqbPw+DB/DcLe4QFxetmenh",
+	"EJ49ZeNMrbrY5kW33LNEqyz7uqbtPi+s7cDjqJa9MWjDQq6Bngsb8pU0tRP8NqAiSJyHDGyqSF3GfEyS",
+	"zXcGJGxCpcH66d7onnwSb/dZyCvLMVRmeCIPlDM0mM8jX5u3UcBkXTEu5dC/MxNXAcUXf8/IqWkHyohH",
+	"Dtx2ScILPPTFwbYufviap8QzrId1nbnMhwwvSN4ik3DZzdkmTXikfGciWCDRoQficUSgXlyamgf0snvK",
+	"LL9DwJ/t9ENMyfn0KSvUFiIGyDB/4S/F4KUkXDWW79ek4ywRbLbq0/PGX6gKtMJymJI+ZazPZlUkRV6w",
+	"5881d23+arFs0SIaqGeK9rwsygy6gUHQg5R/XxoFQUGU//qP/w11dCIENV8QVHrRX27vbzWNQgdVbxDU",
+	"uvmv//jfUBOnwPgLzwMzpiL7t9qzUVez3FdCnF3Te58D1C4e4K17bo689e3MX7Fb/MwdZ7H3Z/ASLbad",
+	"i+bEg3c+q9KkNHgwfZvuIxUXeEA6qUMGLZ5HFdj+L3Tk/gjXnZgVhgRJGeURAYwelWjMpSLJO5u6QRWB",
+	"X2SQhm7iHmxijL936hHETWmqlTxHi4M8zK+AmVYmLQwpMhG3zmPkMXL8nZRcYxC3K1w13OLBbf7wzH1D",
+	"/tN8LrTOoedxoivpUibWsQcxlgZWF+D3IpN3i2OVTlH317va/7irfeoGFz3QXIEHV6qds5JEsfOEkQHi",
+	"e1G0GF52n1bSQjKRrtjpR5HOLI5+29fEmb88ybyQyL8unPFhHvBpP0tT9ECmLkQFQtCpDT9w6HfvrG0I",
+	"yAYPhIwlwmiI5bAoW4KIwh96e7d/XG+zs/Hb+Mek1T+Rbwbf4q3pMWlm39FLtfPT779MagvC3+Ye0TNp",
+	"+mREwWZVLqHsweJE2fnEJLLQJEndzQ5UeROTP+AEsvQdRPLnOh7T+gOZdhuLIylnaWki8YyDLR5igWNF",
+	"hHSUpcxG+gOOrx6kTbsWJOYDRm2I6NcHaJpYQ6BXEK25OC7TMmZuKazuiQ7emXVC+5Tvyqsq+562Ah88",
+	"8meBE/WZMp/7DH43VVZXv2PQJoEbDW5ltkXTs7emeafytfm9W056XTcl/XlJ559yoluBUq4ONy9a+kWi",
+	"oHMh/2xBW9bairW/AhyKijuUtcKww5pgz83hDQuG/RkAR+/tRYWBzmkoGLhh0nmJdAPAgqlg5LJIbaBj",
+	"OB79NYcF/rlj3QrwWOvGT1fB2oX7kgLELpV3zJDilbTguRtwCzfkKbFAx5DcJEnc6SIjMhzmU7LZQLoH",
+	"gVnCR6hH1UyauHnxp9+3HpcIfXc2VK20PXnzVtcsX7eShCwc0H4tg+j1Er8VGKfE4iuIVOcBqTi2xoL3",
+	"DfgTTgO8EjQkKeSCK59Y7q5nJR8RFKeU0RinyFUvlk5nRYIMsEhSIuUd430Ae9xHXZF09S9UKqL1Wm13",
+	"UkUxi1A3UaILXxBFY6RIPGQ0Nj/FyaiLbCqsfQuLqSuVD5lzQ9IPH9GfI9Qd4jged9HJweHhVT3/FW7C",
+	"JO4TNUUpwUnxZgkcf4kSmqTJCLK2IHkLGiv6yEWllHCW5ZqK7nIX5pkvIV9plrrSqIUYpuUGlLJjXbHn",
+	"amPUtBLBLKrY7wh06a/zolgeK6S0jseCPxIDrPybKaD16Ss8KqXJ+S6rp+RqBZWj/qRaJYDLBimv6fP+",
+	"a/OM1nekh0XR/qy8OLdpIPpBVEBqcvhRS7KVJDExrS+VrVTp6K/wrDmcxdKcREaCeiI2ltqgGGE04QIw",
+	"4Wz8NFUIoJxtdQypqmGBN6vTycwQvkbPWCnN3o5DKmwQwt6ZCHA6IugPzoi9OrW1sVECUXkqXFkLB72C",
+	"2yGDvIo1GHeRXVG4bvBbya9cQL8Cl9oSZeEuCgc2f6d7WKbidl8HGagIzJBDNqyMZVPylwXYDgYEEJn2",
+	"0EaSGeCa5uYyqIeXSr6vvv6sAAiZT+FDLw0XyBGzzrYGJphWkiA5xGP9zJhoHuYMdXX/XRuimkus7ua+",
+	"dw9B7cO+QTsGoKNXyIq4CHV9tTwzJuNC6nE1zKWGbKADre+oTDCSRNbBZALFtY47FkQSpiJXYF7b4mlK",
+	"EuTK5HBGVgmtKo4ErNqFObuEZe/XeP5W4OkZZWTFx7+jXD6s+KxBXvrGAC+5dz6Vltvcic1VBYxkq4op",
+	"CNjA+0E9l5j135+zkN1CzbyuqXEUfNnngLtQIqV9d0RY1oHn9DNF8tlHlMDTjsF0uWPdgGT29wf9jX67",
+	"gkLdAnaQRa3qOgMtZy8+NsR657zP5jeJFH4g9trYcV4DnYITG2QESQqnkSaUie426eJ3DNqJ9GkmuI2/",
+	"MohqpiIZzwBWQmA2KGRAIIZHBsOP2GFudM0qNe6yZnMrhi/hT9LdbNyxA6RJaeLy9ZLZW6KuLwphdmiI",
+	"K+fPoZLR92dVLcb5dRe/zBVB382X5sFZSaUzg0K8CyOEeB/OTzv1bo60ob81iO3WuN6/Y3fsCRYAPenl",
+	"ecrfeio+ip7u2FO9Xi/8X79c5uSnUiVPa50GFT2fKvbEE8prNsLJL2RkMXUi5EpGonKHfdNhX3Cm8h5f",
+	"I+cvKCpZq3aMNkzHQDjfN+/3tR1qGXrTjiXYiugp4Cbd18zmfSrUsHCcBOkwLLMN5hsXPeXQKPpbMxuT",
+	"QKmbL+/7J49vgqAcsm3Q7HS9nCTtO08Kgm91KwXRYAcIyCtW2wJnjWmpJBDQk0e0EyTFU9h5gTpgHpdo",
+	"g3E76k3dYaXAWdBxYBeX64wWGAHOd7cYgNViCQmaGpdQ27wwg7JaUWx81qiGnedr11ZcHVjppzfimMTW",
+	"u73RNVtWC1suAG7H3qN1tcZnUHNceVLAssJSgdTOGVN/bXiyCz4Fw5LdTYgkxOkETyEwTB/2Bjrbwssj",
+	"nOCxudr2gvaO5VwqEU4ltwg7wMvdaIbXpGFK2bWBPhaT0bzkVBnwNusJ+1OgKh3NlemdLXVKKkDTZCh6",
+	"rSL1zXE51cfSZTNCIy6VS8BSgP3JyIRIZW4gIoSVeaTdjLSCVgAG1SqcOytyQQ4xmVqW+2gXF+lkZrfa",
+	"NX+gu1eC0qxurCfVvAdgn7QAf+qNp6LGXyg1XDB/qjg+r0W8UMdSPuyuWN939u7eC1ovVXtETbQ8c0fl",
+	"8pVxxY392jTu2DEsjknDCsS5qQoJWVyl9Vqk6c2cy+UV0/tkJaLoAwBgOsVgpecvxaBcvXgBDd0pydns",
+	"GSvRRp+mxsXZm+b0s1TubjaQoRlnhqfvGOxqcwUIdoTJ1l5E0zwzzvWf58W9JL3D6s2VfgT4XRtmAEa+",
+	"8fH2cDOI4AUtZoLNjScAzaOYPzrSQEnl41s86M7bKbetnf3m9n5z55d5LqBKr8dKKw44LF/MYVWVmzMj",
+	"inO4gOCgr1zrjFEVLLTPUYQCsMZnDk1A82ZB5cut2owb0wK96K1g6RM5uROsr3eNBHsgcsdGIFsqLXha",
+	"dQ11YLNBKgHyGuiWfAZlBVxMgrIHpIY0fmBEAmwcOj06ujlFKXkkqbxjG12aJJJ2AB9tq4sMmjGVJEH/",
+	"9R//icJfd7sOlzUqfk/iLiJYTvWhHA/J5B1U+9W/Q/+dZhdBOG7QoPlhu4vIZyXIiMB5S+OHUkqpyS2x",
+	"vWpSpgSLjhmjZt0sTfNPMWdSH9dMdWIsenw4TSx2V4xFQnEMTTFAQUv5pCN5QrOR/TDmCktpPhuYuw4U",
+	"NDO/9gGzBf6iPchvGdLBsDMWXBEAmeunGU06gugN49aYkUxpJmNU9/xIBkRhQTEzH+C/Q5zCcB64NBXC",
+	"UhwrLonrO8FUTN0Hlin3p8p6pNMnJDFeIy5w2slzFADMJ1/U4sft4sed4sc3xY+7pY8k9l/YpS19bpU+",
+	"t0uft0qft4sa6/wlnNVdKVGubGx1zkTe7OHhyWWlNkDJGjfksBurDs9nwNi9GFTc8dXp4dHp8Yp4cYee",
+	"vugwoC9qvW020UMMvLhCzk0Ffpy7PzUknSfMIB62Gkrx8ujGQyn6UxiyyRBVQRGr2XxVSMFZaxWBbypW",
+	"0vNDBTIX06qClbnQ4ysL8QjSWK4eIjuHi2iFi+RGARJDfjMiDTCYJsoG/G0wqyI0TnFMhC1OEjkgDVMw",
+	"WUIFQINNOcCUvbtjUOoEtFXIvdGC2yH5r5DNLpXIKkEYL7hBFmZKwF2UnBDLDavjMcLsqkH5ftQKEJx3",
+	"rjCwvUMHH7itc2EuIHLuaaCDo1v3DARngPYUuC3umEnyAuBOZskLtX3cw2HFJjBDLB+kWAEeLCMl2i1U",
+	"pcxawVa4gPWq2BDXh/W2hWVOiHCrJ9Hl9fn9ZbOFXqPL86P7y+ZWYzXoeHCRXBFBeVWCxDnBqQw2nC1+",
+	"o9li4/Lopt7edNaiz4gohXu+r0W1s1pUO1oTfBPYtypNL1HdXOHVskHwBCowYBYuKHggEiJsyt71uaFM",
+	"ISEvUTXLVvNQO4X6mgtBVQkBounWQhsmoTBC3fx4BsBhn/PWfYe61kvc9UhhsN6b4Sxc9m14yBcS5+YD",
+	"k1bd9zmIIRCdTvCV9vYM3/j1Cndplag/dok+JcWVFUsRv7NlvElVBfei7YIZ/l8L4oPCvedrKwdhCTvb",
+	"Fet2zOAemVSgQ+LEuP/XiQbomZvtCiVDxkMsBl9367xirMGIPwJ3VAd3i6nd2okXmlaSEUeLCPE08R6m",
+	"lU+1c9tv1Sa3STGHKZZVLpQfWvU22jhFlNkHI3SMyAiSaONphC4Rz5T/6b/+4z83K6N2BeejSvprq3FO",
+	"Cq11W7ushchhbkJYBVyUsJigfAErO36kkqp5glzPrrVnkcSkDZNfYX+GjZYoGIXcWWIvO1tLDcOTIVNU",
+	"blY2wAP4/QNlOKV/zEUgIf7JRt89akCMcJZQhfLfX+mDdsyFAi+Ff7gCa8S/smIal2n2OblZha6Chlak",
+	"yT8FvGPe2lRBd1Stzt+F21HJGQDaYeqXVW4/97ZNItEP5rGztXlgBUuLpTnlnlT3fICG2QizuiA4Ae3a",
+	"SsIGOlUSTbgArK4Rnto6z+9Mhj3EP+gxlJxqc8v8zkEHP5yb0H9ye3uFzEOgtkd6Cxlltg/VprQIkEbL",
+	"hZskh1piahiHsDbN7eWYNkCdwqii+YAKOWGr0rDBSonQCMdDykhOWYAocFEENrC2gQ7tRHoCs9jjYEY2",
+	"ME2TGcbWbdyxCzIxFozLCcNJQpJ3wcW6R6rI0kQ/MMQsSX2ppZCmjTsGyClQSdCUftFDIkkXbWw3m5v7",
+	"KCwdrH+SKH/2HeomROkvuzY/iuB4aO6FGujCwrpoYWfhgw1MS6mMInTV2txH2lDyAcFw7OjTBqLH/Z1R",
+	"Xh5O4QeyD5HnJsyljrqFssPQbNvOoKrIb4rjBxlW9oU5JFC50n5jYWp8iXtoc8u26XPoXUX7IJp5YXF5",
+	"C29jq2N3DWqco/SzK1ZDq7EtVA+N7pUadQF0FXXb3cIExR51E21Hv7CmIgpqKhrLJ6+p6NNVYn3+xXpP",
+	"mqbDQqfQsh5codaoNa9cpVODg18oIepqi9rFLlfW1s22tkoDhl8gR4oVV8FlyVjkIKKGPOnoRcFpyieW",
+	"fXZsa4BNa5DEI2td6+f9KjkkJFPRN2P4EdPUEnHHM0xOGsishHgWxPhk5SkD0AbDacfIAt12E8jYywaF",
+	"ZKGUDwZQjA1lNkWM+EPklUTdn+o2MLp+mnSLg+9lcpqP+q8rAIxc/d+VZz/CqeG8jpVHlTIqBqFnauzB",
+	"TRDCVuJhwOlEGxj5lmzyW4Qknm5GqEf6HO4IpgGfUIlAqJpB2BK2Ra7bahUH8Uq6rDobKqCp4Qu8myRS",
+	"yAWAPaetVy4UScBzzmOeAv1bEdoBBjxgZvyPBApqgTouMJN9IsBCSUpbz4sOOSb4wfSiFZkelvN50z2g",
+	"p5sxKGduzq88fVD3SzXRoFrdiovGMxXzke7XGvNBnzFnjNg7ThO44EdhDiHr44v5SKv2lA32A5EFpx8X",
+	"8B89WwDZhbqKI5wAV+HErSgMVpNpA7QpPXLvTQWPYfc0IaMxV9q4qn9Hpt1Nt+PgtOvYUgb+qNLDDzIm",
+	"QTQKzgYRVO54IFCVt0pMv5LFhs2FWQeiuAut2/gvE96dN1+IPoQ9lDFb6hMqIaREkWQfqn8av2axu9l+",
+	"MFTzyPvxewNKyw1Mu1prgGrqVKIBZ/m5G/YBTXRsKeL5fQyxdPWK9xH5bBfTSKi+IHLoQtpt5qLWFV7b",
+	"n8rLEgC0+A5/hFBC41Lhwksu8yKOwaLvpDx+CA4iL+cs39mi19Ie3lTa9qBWJ3z2zhrTkr12LRcpD4Zq",
+	"Z1CxAsVpw/6DvRL5ss5cOLaqJHyh6Y4gmSzRv9iDZhqc6u0x9fTX6qNEGI0FiXFm5J6SLlHO5GuhPh7R",
+	"dGpyiuePBijV0doZ81rIARy3mvJ5ap7zevmR6NM1b5EyqbyQzLNXO7N60wVHY8ISC2/rUms1m0E3lps8",
+	"UT2iQU7VzZleQi52ulnQuFuYjV2U4Knc3EdYPgCzYEDTMb7vUpNAlxGVYDkVNMmg5YmrHxWoeQX3YK7K",
+	"aEqRpE6ZLZBiOdzQs2Ny6Ap6oNvBjuS+cHEFWpTlLJ4SOOqGdFAcst22EzhtBwIzZWQThwq+vjQsVcMI",
+	"YaMh4x63+Rxec/bHqqSKdCA5vUM+x4Qklval7uBcIjIvEjeDZLWBQ8wqOw67vimWqsMnrESWwlRSgu0g",
+	"C9hZHnOSIWjAgGnlgs2a67pr21kumooWiT9wbcKXq6kdWg95DqQ1UjYgtsHfT5n0RtuRPUFAie4YAhVt",
+	"H5sEZE6Juj05jM5t4AEMUp6zefZR2KLrxQLXVnSzV2Fi2d2nz2hIOLZXcJrRHAKuDLK+vUYP0I0dbb12",
+	"qu0j+4gxcPNTMRCUjrmh8pQ5l/CgWmqkkF+EB5VoaV5+ABSg4R/KHuaMKw+Igpx+U1fcq7q58BFcG2BJ",
+	"QU2wg3dwqiZxsWNFWoHEOd6pn+YQxLbjDCcIi01ZdJFCU/6N8DRwOY5GNJokR3e2844+IDvuyrBgbJ2c",
+	"7dqS/5CcNtIql79bBHmlDXmnoY+gMKNBeB2mux1fayGwN/MWoWA2GmMhCbhPzm9O6n0BhrrzURlJmytw",
+	"WlMLjkHf6IySZ/Qn6RLGMUpoH+6OlB/shrH0IlueRMCoNqu7pKyTSZIfer6R/MybHYI2nKBQlYGgtQa4",
+	"PluNniqHXKh06o4TmfX7NKaEqY5UPH7wvV0TUP+NW4yyR8IUF9N940NgUEMaXkA2KtP7JbwDILhXm3EH",
+	"gQ+94LWpwZVt7m4xl03GTWJQODrO6eecEtBI4GGoRbXQLQAu/ZJND8HeZdM8v4MLzRm4qAvt4+AxbdTC",
+	"5VfJgqxFtRmDDkY5a5NZb3DZiKpFtZKJY3DjQ6sh+CZU94Ov3eeCCh38HgIRQk2pQIkNHisoguDNn1UM",
+	"axZx0Gho5uUZ3ar4dWE81eoMBO+FiofF6PPKgw0GLJ3xNl/SHMomUbJ8aPrqccWjpxbVKo8km4w5e4xA",
+	"MbFB4XNRnudwTE72Bt84gCa9RCVJaGCeA0EGwVxVwqjiByMyzB1zaWcXY8AK85i5s3W3HrMBRIUzDa41",
+	"ojCW3whZ7E9lf4kBuUU+xGPD3CXcsW7pBgcqAANqdm+KutC+xZVJqB7KiDJsKw2O8Hisx+vSAzwM1gqF",
+	"po/tfUx1xYLVSyHMtFMCdF8HLd61VXnDtPrNlWtmzFMaTxvjrJdSOZzfxBU8d+Uec6+bi7vlr1/DczOv",
+	"l4HI5sUym8cMxIJ/GUotW86Z/+6twNMj95B7dYLTBzUU+nhqyKxnbnAX5Ke6h2/cs74hLh4MzHrD196e",
+	"1wwXDxBndG0fNG188XdrU0D62be3gF9WTZ9dwCXL0lfnsuqyFyu5YdlLcwmwPH23tIDLXpndw8veqOTP",
+	"pdm/FWy5lAhzmWnZm3M3MSQcw5/V9Y8OrAT2AZNY4ZQPMoI2IG2zYBKZwkhDYl/pEwKZqwC8aG7bCpFQ",
+	"8yTaPJlZIXCqN9HM9o5mUAxnZM+sPJm306O5F/RBlFOpu5njD6q3+Sv14gU5OODnlNbt963byOQQgyWV",
+	"cEhwBm2fMuuW1oekd72OsbY+lC9JW7z5dnFWq4EsuPRjbC5Vi56epbEbZm6L4Q58Rc+KK+qYpzyDiuXd",
+	"f7u+/uab9+9L1/j/1vrQ3tvaNbE2WrWu7dfu/+3XZn3voP4B1/uf/nzz5d+rJnuS7h7MSWyCBGfMZkKu",
+	"Eprso64L4umijYNmazOClES46hD2y7b+0oJowBdvN6M71s0DfuDLrU1btaBjY/K6aMNFiXLhwkRNbqPm",
+	"gMujm1KShRuJ2QBuCDmARyHIyAYLus5K/Bu0VEGoY7E7SyVt/z62wQ+qNJsp+kjyy56N4+vdzX0XGA4l",
+	"WeBGTZuZh9do4+wDSI/Da/2HCMr+UHbHrOkjNyPQ9rTpJSRKSJxim1kEl/h2XV5JsLhb0KD+q23ItATq",
+	"6STdPWUDItU1kVlagWXCuCJyDneAD/SBQhg5z5SkSeBO2IC6DfZeJ6/rcn5zEiHCHknKx8RTZrMQqrc0",
+	"8NYb3xULwifmhiDwa1jtGZDLNowDkDNiXDIMEabNd8pQVwANpCn24UH3WlUge/bRal3etDgmIo/ztcmg",
+	"xidkjxUX+bJSiOJJuntuGrMrtSzDK6dRPtpKwRM0HNtSMPPKni8ZoBUlttKu4OlpdUzpqoW2WUIqgEyb",
+	"dW3bJ2jMJSTDOXI6AWX3ovPpOCrPruFIsMrhWT/BChO+tE+uCbse1QSeVJ91bhI4zxLwqc4sJmivCRcZ",
+	"5hJ1jAHZR1L9S9c9f6C6aEPgCfjmDOoMV+AiREOCUzgvzQApZ5sNF3mi8lLimg3gOp2MbVpFRSAjlrya",
+	"fPk4Vo8+LhRFX4BZtRzF2ip0KwSpepioYMCO6UIO9uHmji/M8i3bS9Xi1IRhrcBapoEj8/hzmbI6tj/k",
+	"M0i1gdtSfWbsRYg0Bg3UPTi6vT9otrqO91yp/pmgjVJlYfPacszZMkEtWebQ9DKf+0zdNKueWPzRGIqs",
+	"WVdpAlEEYfUxm3Ws+Tv345sDrLtvQnCk4tyETPlgKY4S7iPoGobzu0jqbTgZTtEGzmOszdUiu2PIh/id",
+	"X19EiHFT4YyZumaRiQH0zsvCcrjromycggcXKrW5B4rREJZJEU3QBpz+zc3yPQHobly4c1qPzN+Vhz6n",
+	"PN7HEs9dWZvbBUtfN4zZ4J0NjHrCxA2Ao3YTOlUc6siXaKcH4chnAleDiVBpM8KZzCC6AdCoYy6EkWFu",
+	"CCOAOckk8blfAQKknrXe4mbSmsEcNUuwkIH259+qUpIK27HKYCyryVq56I6EQQoxmCGm/AEwojW1u2hD",
+	"GfBAmyrk6WvzwLC6Yylx8fw5I29GaJxmEnX9sQOtR0Gynf1F09NV5ItQ12dKmHiyG0OgCHn6wCAdhXIl",
+	"ylTGtutXiSTylUpCKaULmNmE8FHIa8Ox3k4pSYwNikg85KRYD7N2fvNNs9lsVtaQDya+WiqKKBXpbjWb",
+	"7a3tnTe7VU+Hi1oNgb2mfuCP17D6WihkAvGCFg7NVSw8dHmmJdb1tamZyQW1IcslpQrithkPUvWRImLk",
+	"6retrMa6UnEVSr2FEawY4w84zYiNHa+SPAzZixWklQyTZfPOxVIaM8Vuz3XMjCpEMGMrgTx4Dl5t4Fuo",
+	"NCO1ybQPW90nOAkDoINT1LOkRjeBOelsyQidfdAPa1PyHTo/O7u6Y31h0NcAUDsy73vTS6KNDyc3r9/r",
+	"/9/evP5we7NpUkjRx9sP9bfwUt0cmiMsHrR5escUTyFMNGmgA1uNygwTshAlwsrGV3TPb066zrpbyRBd",
+	"iku64bC3Ni0GjT3rAy6VyNj8jbXrlXldcJGLplh74KsLY7xw0bKwQtlMNuGsOISrQlmVp3xDHgkzVoaJ",
+	"GqXKRzs1Vk4TXtnGe6TKwQ9U5K1LrbQNuQ21KoRgrQQvu2oZtlIFttXrpC20wam/xXWl0PJeigwQUqKI",
+	"Q5uvVBVPfvvjd8uAYcqIX4MSBENydHNQzZ+P5SfbOzutvWqQ6GrL7cECyuYJR99dVR5SsuRwlXRQ9dzn",
+	"5bbdAyDLPtBkHr1uKgB7yXT1PahJvmzhocGq/kOs1GVnR7mCuoXm432PIWgu3OVsuhlNUnJLR4Rn6sZE",
+	"eVftc/ghKNNsggIDl50BJTR4ttLALEgj6y3+UQPZam1or1nQxfaaUV7EYuuNrdplHWqV9Ta40PoRXkWL",
+	"vAwe1SsxJMsN41t4aHaDztDJtVccUdVa5gj4FT77VP8I+F91g4KlBWWEuicn++fnXbTR3q4PeaYV+ZVw",
+	"4qDSXdG/v/Frs/Xp12Z979NT+9dmfevT5v6vzfqO+arS23/GB/SZFTb90bJOUns5h32JCjD+S+tdzylQ",
+	"OV5UqPocj9epT13kgW+oNpl8dWaD8QDIrkEZZzAJAb8g/B1QFxoIEAfGEKoolfVbSF9G6o5BcKVxaegl",
+	"0PYiS0qpXi56zCHCbUBCG6jDMSSXbFbjQtpRrywVnR1Rrh26UlGz5yEZrd3NegWgq9DL5zDJuFqD+XHI",
+	"LRqwhXoxkTX7qJubUV1j5PYymqq6FgV6USTauLm4PD8+Qoe3xh6L0IiREWc0lgaaWpsKm+8AwdT7cLoR",
+	"wq4TJInmErjHRd2rj2WUToc599rZh3Xo5/Wf+j9fuqUwQz9cgxjneyy6UAqPzWzvc2+Grp6H/jEwXiuS",
+	"0AWxdt0tn6X+KbPww9b0dtiVhreptnFF4FKRaAL4iubW0CARQpoNkLPqBqHEIOFgqstphYBYlRdXGBY7",
+	"sajaEywtSNM+6po/upBuoFDuEyoZ5ADHYp+NwIGvJcAdMxLCYLYqAIQKV11bkmNOmZKapUoCwjbTy5S/",
+	"5NMtBB33pnfMlIECZ6jIBhAuzR6p4ExbgAAgq6lubufNNAOpJUFoaa4tia07ZuWWGRcjHZOdFhVqwSuH",
+	"mSSIdR86x629y9i4+O6gdG1spl/L/SM2FjafOHzheiwyun9jlslJQnEVqBtTc8NNPvCMAcMJgpMcLj0l",
+	"eTEsAMMqIbVPHAK5ya33N8OFcBM6wgPyegwxkubv38Yk/zAhvbH/MKD94jTDl6vM13UtXj0nV3ylwtYb",
+	"pxwnAFcMU9dPRigwPPOBjVOs9KY0Q1uKPlNZW/LC1AnVJuXIXhvG2OBDj/QiQnIhHKiUWZhjQHJ9Db++",
+	"tiv6+s8HMv3SXckWlUPc3nlTUeC7UDTt5uSgHhRMAwYozn6v//ZN0nzbevt2O95N3uzs4XafYNyMd3Zw",
+	"0mzt4K1ef7vf6rV7zd7bdjtOWjvJm7i102v2m03cfFsNkPpHxbK8n+l8+227tbVUFJpY6pDpbQ+eCAEz",
+	"LCtTdk4cOM1fWvQ99J98FXLTDG1/45Stt1FmKxQdMIy+4SPyxws6OUoAS0WEtOfUjC/TM5MrutvLVWrN",
+	"e76uz4oeFE/n+Vwkh3S8lJNmAJ6r6uBZPXyAFVlQ+M4VvEO23p27XxWJUfeL6WIFai8rKTeLPDio8p9+",
+	"lPpo5KBgJjlsxRiroRZ1RaXwv/7jP03wy9Kl5mJwsWIJ/r+RXd/lePBBbp5edCQJMaGaEwH5h5Apr4ZE",
+	"GstbviqkIzo6fdUGKHG1WaCcdEv4uZqJi4V8vsKDFNbJmOtGSvKyheVbIyhxIId8YtRkVzujWCFgfrUW",
+	"A0OzaQu79Xma8onFOUl5/JD7lfTvjdkKhkvP/Oe7k0y1gcD+LU7dDayrOy7GYRaGEtz96RavhCbxizT3",
+	"Ff4ut6CFMZWnvLoHzOPmvUTMGH4BtMKlV8qV95ojbG0aBzX3PIi+xYcadmVcAV27CuguH3wVrS/I5Cpw",
+	"kBUn12prGa/VxrCsN+MAUeni5ESWEtlAh6aoi5aFPZdU7LxgkJfd0zswpVJtmls/Qfp57uV2szlTXXcV",
+	"D117503RQdeuIPGlqctQZKWewMvdNu/hob+0ECZ77nk3TvHSnXCln1lU29BQwTa2TGW+LAq/WUcDSGRT",
+	"uIhKNILIiCQXut0Us0TGeEy6aKM75kIJTJXzUHL5IAtGpn8ashXMw0VLMnxihj5XkPA+r3bqajVP8nIn",
+	"5vnb+WXd87KBAYbZgkLYphR1RXX3TV/e/Y5hGdTnNz3UDYKIRWaWqPs/4Yv/r2uAmAj6kfRuePxAVHlD",
+	"QV39hDx2fn7Yerx4+/vimtU//f7LZLdXW164NqeLryRTxTxXJi1zMTp96SqJfg4Ej4knxAzhdDzEPaL8",
+	"FVPK+UMdp/SBmCpUzQhdRqgVoVPEBTrTBKVskMK97ztThrFAd1gfW1q/RLPd774/374q3pD82q7vHdRP",
+	"vv3u/OKq/svcJIgFd+G3hNkStO4yfESZsv7AZ1Qrtfjzi+90r4y/cnUvqX3hJhuNcCVYpw9+qlBALoKS",
+	"TCuH8eTgw1UVBQS7mYeMPabJVmckrAMPgiERhV3Yp0TYFNXz63fIPAmjsg+b/IHyK6Ecso1rJvAvL8cQ",
+	"zYcbhYSqduGWSP0c6OWlqiuer3xaFGQXsxXE+b2SgWN7hMdI8cjvOwPFuTrKf3iZU15d38uaV0PTqsas",
+	"Hhf4OSoLXWBFLvvvqdCKwwxL/fzzzz/Xz8/rR0dd8C67L7rotfk7gGK3HuMBfiTOAtT6XxYPS9ete2+b",
+	"9eZ2vdWuWLBQwjTre5/+3P6yUTd/tYO/Nv/n5v/893l1OyCtc70rL1N9YvW6D4ZXwMNQqHIY3Hh8LZ/M",
+	"qwaxJNhy6Q7op3iwhlMPAsE+pHgwvzLFCoFIJ9xGoZRMXbuj4RhnXFUDagfm2XqRo06rXCjfiZCcgdMg",
+	"sEPyDraBTSvqJlRkz2j5+dZ51dHGhwidwyH8MUIHEbrYhC0Et87FHfGhFn1VYkY1jvnVD636FoKrJ22Z",
+	"xVgQtMEyISkbIP3KZiEDQZPfBTMXh7f9419WXDyPDRQs18dDmWRInfNQtXlXwD0Pd0go8UP5mhc2CCSG",
+	"2xzLCpQHPDObawv4cEUeOro8rqLggD6SEjt/e3BR+eiIJklaspC+/3h6cbE8P9aMx/Xmm6qclzWmSjMy",
+	"kFirywzdzAfzUpXQgHRLOc8YkQvSDu0TDvLZgHlZN5fxVmbM4ugUOLi9M1cuzrtlcYOpIpOi5spkGQ1u",
+	"qT1TBMXpMUvk3Mo1oK8JjuBJZIqqC/1fkhgLqYBgovQrfZymEDbWF4ToeUMRt/FA4IQkzvfnz2bAejaB",
+	"pgr1pgDhBuCuXIQxarr7udr38mon+nWLblIu7ZeFtYoKs6FQQJ4qmVOgSvaXs5woYOX4LotUjnKm9fw2",
+	"j+F9zvxq9oB5fNYMsB1Wm8VAfgewzYUFngP9iEo0ohJkMsCgDXEmy/xbAP+p9I1TMgdJv4T57RQVGJAq",
+	"qfi2gtxYcPhSETEWVJLlWr6b+xy1PhAHFcF8jiwDFxoCYzMFcD/X9Ye6AyKHAp4Ok7joJrEoUzKHRAKf",
+	"v703cmVpOlCluFRYLn9m1nvidnFQTGEBlYJLdPh1tr0iUsmcYhplUApIUjNfevxjvZf9A7OXC+bpFdUH",
+	"22Y1A7kOLXgh4xOtJfS5iItawtbirO5yArUbX9575f6sQnb5mwttVK1ZVZGNGSiRv6nAxgy3QHGNa4N6",
+	"9ryAVAuZ5v18wXWp6vz0+9Zjc9S+2I2/FT9P3vZuWw9X2/Is2euf4DfZMd8Z/ELb7PvPuz9MSldLrfZ6",
+	"YaSFYVSxxzUZUKmI+Mqw24XifmRzhBeHDYTOeBuPvSgaN7jhLS6xSXOTpthcCXo1QHrVNgbAxUFBZIy2",
+	"mvUET4sH6DJX+ppDDgOIFxEsvEopL2gp5GBheHAJA2mOqCyj7oCohPtRLjzaclBvaECYTbKqzTL9yuWD",
+	"Vsio4n03ENOuv4wVJuESRlaf0MQ9UBUZsETjmtkudgJ+eCvQ9Z8iUqvWtkqkzmAq/U0idYarjEi1oRXF",
+	"Fq4xAwhbAES+y5rNLYK0NcrchxFmeJD/Rpkck1jr3fYLiNMU71BXKtzvAxaqh6oxICo4pRiiXPJ3tcbM",
+	"xpkKVSCHHwm9wwaHjg2uonkPyofp7sohl+7JGUbXkz7VPVWpboKnZMHADXC33vTA910/jO76w4Y+1h/+",
+	"TYzZPBCmg0CZDGWrti7HROjN6G6TZIwZIwlSWAyIMvUgTE1rW+9y3gV9hULuunwlUdd/OE1KqFMDom5o",
+	"dXnjFPdIKZLuckzyRJdq4C015Em4t76BwsBXlzfwn4/w78Ht4Uktqh0dnx3fHldWxBzjKjdxeV76KU2k",
+	"1EA2OQAxLAn6eH1mXKJg8XkYMYn6NE0BnKlIBxND1WzttftbeLvebDab9V39z1v9TzP/X+s1hBqt8CjG",
+	"S50mPpTA0NrTzxKgSq5qTnshU1Jz29KC+jFm177G50zKrW6h2horvjgXmawEdAw7ICh2a1IfbIUIgJHQ",
+	"K4zHY6h5JIjMRgRRte9uUYav5B3rKgw3nx6sYXCadCODNpD4YOSKjBkffpfzxSocUWkpY3/5mjf23e73",
+	"5+2ffni/HFvFvu0iAucxAmBKZtXZzDivj1xBejVTUwub8C1XYMiJIMpywKtMkn6WMiJlA30j9NMGef6O",
+	"eUh2CgUDhpRpITaQaENh+SAjpMgINq62wFM+kJEFyAb9RG6iFLPELMlKrr9A3lZ4/iBo+bOaM3Uq7US0",
+	"wHjQhqalh5kyEnQwVNoAnRW4IPZW3nd6kFq4HtrhVKsFoLwF3evjTQWyyyQhJg7WQ9ERKXvdFB7YknCM",
+	"Q3sLSjI7BqpInq9kM38KzI5c4YEWwkIb3wmCB1eqBe232fJYzHwXLYyTs4/BG5qIs7uBJvPmoJ9/JRFN",
+	"AtVZE2YMECWa5FJxgQfEF2mVyLTT0/oYS6cmzwjo8QztOjf5qnnDZ1HYJEBDdU/tXLr8aEK4kAnhQu31",
+	"LntWrjG9ZCFugaCQLzAHMSqMiFpgQExI76Mo6R9DpcZy//VrPB43JM98CP9rfWy8frZ49Z3lB7Hlo1yW",
+	"RF6gzhPG4Vafw39LGR42+xFWVfzAteltRZWmW+RQ8grpxgWX+twuqjOeb11x+UIvNt25yGzNrZlc5l+b",
+	"9bZJXF6Wwzzr4zjHlDmnQbXjeUT0DEuekRERNMavD4c0xgO+2lWg5TzfYkj0kDqVy0ziTFA19dZs6ch9",
+	"+YBFk+pQUTja5IudXuWIf+CbsnWeTRG9woq1m1uNZqPV2mrsrpRvZfNsS44QrYp1KOsi7CtVwXWPwoCB",
+	"5v1HzufyDrlXfK1TbArJ5GUON7C6Y1bHA3+KLAQ7+OfA12GQzTbfoa4rK6bCemKZINKVCQPNxDlnTDIi",
+	"Vjnl3qGua7pj8dK67/ICX4BL1kmIgV3sQsKjgTODaNpSja+xIFqrdKl9JudMSae6uhI0lhwk6fBMmd6M",
+	"a5EkpXRdSzUL75zTz/Dogy2+UBx+UIWiOHrbiukWnnK9Fi3cvNMqdA9xMKgsfVAsxvhRElGHJ33BR196",
+	"XC81GnGp0E6rHUYbPpCx2iwBgfE/aJri1zuNJtqgVzh5hw6vPqLLG9Ta7WyjlD4QdI5j/cVPm2s7sWC3",
+	"QTg3MDpstHCS1bufSS6+wYpM8PTrszckNNcZmPZ8BgcEVZq43s253kOmiHjE6VxckBM+QbyvrH5ou7Ae",
+	"QGkYE3qXr1zCqswjh98UYUDeLIIB2VkhpbpqxNX0lXKOKRMTKeeEAx+gb3+8RRsAgWPV5u4DTbqbkcX5",
+	"bu248E8b64sl6h5kasiFdXvvo/cEC+c7i4PujO+s21gQcnrK5sOymEKFqlyV0b5ZAltpVmMUF69ISkDF",
+	"Y/x7RtxEtwyubISkD8BtoGNX9BErVFXksTFvsy/T9fQ+r3Bo5CtVGnxIMNtDJRMYMPtKN6DJf4djII+Y",
+	"zGPh3hnQDQiyATdhjtaMpUPAMrLIYeJXpEsZrIevif20TRg0ibX1bJd6eMGNFrj8BR9XuE4Aon9rRVOM",
+	"rgW5OKvycTXPxrFrARD/3NiuVf7ANZAX1whpkx7JYYWaFxb2Qb/mGGidHBX/UjVnrBPGltPDhbSF6xny",
+	"hJ+iXYPiMIozCVk3CnZCiSkXbFtbFWTOLVqpUAVcoumRUkVNkYKZgnhazXQDNDvdCIEGCnBZojsGuxo7",
+	"KMXJkMZDYCZA5Od5CU+owrdhkAAKWbN2aPL1nzT5Uo2n42gQerfdmEuItPP36LzLPI+jkYuzlXJ4190Y",
+	"MMsXuHzM5a/zN60L1uhGUmTmIht7fve0X857/5Sbxgr2r7poLFdq+ZvuGcv7rhFQLYey8QEmviDbHO4O",
+	"wo/8o7M3YtZV+tUQmzbdVS70kNnag2hMBOWJBNeIwbgzWwkdmIxlgx4ECV/SgeTleHgiY1KbmwqNaMLo",
+	"YLh6Ms2RTcp9fvD61zlFFnrl3HMr+kM8xZelKGreIUfz8stNpXubKo7RiLAMQbI6JOpJc2fDGUFjCpee",
+	"vSmy9lHDjqAbIZJaGAD9IGVQCGEApZkDH9Ur5yU3+Hz+HUY+Q23nHhlQ1kAXBac5+N1txdMET++YHqc0",
+	"gn8mW6SUibU0OiWHFaxc2TRjUMaxSh0xpFyx8erAF9NKBAOdv25zcjVjb9guz9W0RvDqTL4Keptp2uC3",
+	"VWbscoVSyggAMwJDreX4s/a+neZc8pwTls0ru8AyX1XMJeQ4Pt/I2dykOm4uRGRYeKaEuwuyW64s71dG",
+	"d0MQROWOgNrNVA0pQ123s6rTXryom7+TX0lDAHi0gSyIhMnvMOau/lkiLAR9DGodxFlKGRbToHpzQbgu",
+	"Qr+djYxfhNGR4yMEFHM9zV3vF0hbf2ZyefUeNl3PHW718fq3HDUlhL6Di4P8BqKiSNuLOOkr6WAqb5wy",
+	"/e70msSEjle8+TtAwoUm6PMByviZcOM05ZN6NvZo5KsBVK9dLadqzkErq0z3q0JRZ6SHBQvGTE6IQIOZ",
+	"sgzPwNAqI8euVqXvR6LVMKQmJH0kyOHFO+hTC/8D9QPAA4xRQkbciWMlMNSEJzNoMytEnr505O3yRAkL",
+	"hg4LCvf+PZ6pyN1/2DxXc7FPFdqADBxFPqt3iJFHIiAVnyQoG28+JxB3dpPzMY2LFLgSNHZQjq22QVkq",
+	"o/Y214u2LgXnmk4Xg/bf4sF8FIMVAwP+OkyRiji5iqv4pW68r7mah8vqr3r5dv3b/fCKfpbPU8oetGyF",
+	"8BC0oXlaa+OAHPr9NYCHbu6j7p8T0utkIv1irvAdcm2BnV/o1p8atQ/u/YNJB+QLHA4uDsAHBiy2hG7z",
+	"QJXySVOMktH976O34d0X76NDweOHPhfJKwnhi1vtHHdjI6EDbaICfCgGaXjHUqLgXZdTdxqhswhdwkMf",
+	"NyNkkJMRjgWXxRpR0kfRTUgPVumOzVkFK3r0sa7woIFOVY7ZIBF2AUuY+YJPOMBj2b9jpq6tlh9UIUZI",
+	"IsNrY60ZBuBuvrpiPtYyPkiw1KX8fY8QcvtD/ZdPf76tBgkpMvCcmESIpoIgLGVwlRRvoK5mjCDovz+b",
+	"X7jRdXwEdw96ySjUJ+v6aCIbkGjjiTounsjkXVESQ8N57BHslXLwURB71JsaeBXDYV1g2a7BmeVjoxGk",
+	"kOYWQxUqO3hTVWdqyrFq4zcYt7uv4pKY1QP8PEQ+U6ncAh1cnZZvqsGt7McNBmhxhkWvUfjk7Bo5YLRS",
+	"woopnwuiKMejK9Uv6CZYPBSCvvUXkJo5GJbQjOwvs/3P1XQPGHqGshsclW+Ww+cXyn7P8aIXS0QD8+iv",
+	"6mATKxo/EGVhp4XWDvyTFdl7f9WtihnFc2BD/ZuVlx2Vone2Uvrf7PydXbQq32+psvff5PotMUvDUeyM",
+	"MvL1IQy69Y7muwX4k18H4nhEiZpT9ewvRl00ABBVNVeGfGKBZwSeSgdz/v+z967LbSPZuuCrZHD/MFkH",
+	"okhKsmwqdsxhya6yqqyyWpLL3btYZSSBJJlbYIKNBCWzy56YX/MCMxHzQPMm50lO5ForEwAJUiAl+VKt",
+	"H91lSbgk8rLu6/sykHoAvdCs3v5f/9f/c9DKq3rBg7HHQqlTqYIMFwPiocS6Ze7NSbTffi9+2W+1ffbO",
+	"OH5e7eT4rdkXLoKygK55i6TJiBcOWrcEVHAeFtejOsJkgQBgubhjNVLSZca3AFl/laEmGQslgxWRUYaG",
+	"b9QmBHnpxzS2YPL3Ap1UDp4GJXlxKFg9TeQEKC9n06lIWMC1aGS1u8YEXgQygsIotcQWc/rmxfGrN6uw",
+	"hyrMVsYEeGcsIEDhuhBClSFL/OIaDnEKaN4pu5Kj8aa+jpDJdHvwh834P4whnx/5du/EL7r7E7asCIkD",
+	"DDOXgpacZhTpPHUznNr9aE9FOXu2ZdXoDYeY3atAwOFo/N07qFVi+fF6BU1GRm9BFqeOJwIYE/nUWM5H",
+	"GVUGAPbdQDS9Po21loNonjvSBWyGHAsE/aMsFa/nOhUL4Euv3xz3XpcaMqVtJJf2KEMpYyICodJojgc5",
+	"C3jTwctXNIbGdTJuXDKIx/MwKS3RLuOsyRxXrEWnjyjujeI5LWz9XBVIHqfIYhMt7YNSMQ5YRZid2Y5N",
+	"6QcpotDVykJtBlWuHjE+gN8N8ZIrIaZmFmWCPCpN5uyORIBHgzGym3EcAYmS+duMeizrMRWM0MNSfiXo",
+	"YSHqVd1osmPzZrOPfTPDvnOlNea03QvBERIp1SQXXkQNh0rcAOfTE+2e7+gy83PS9u6casMW2XtKpL38",
+	"MI0LSbSNwnp5h2CTfjloi7zdKVix/ZAC4L63X7PKYt0vVUU5u1VVWH23D7biu8yTblVh3Vq9HG+S0WcX",
+	"BRXWqnreDj+jcvYOKoQ7T9kxT0WClS8bJQZWz+SFTB9Aqtp8ry6Tm0BJV2U68yU4m1bDZHsthxbuDEs7",
+	"6RtmV7aqfFkx8RQD2G7uLwHTFrVMTNOOrNUASrC8e3WV+eZBKq/LSKbMENiUz7TQ1teXQrM6xArIBASL",
+	"AGDq0C8y+wEgL20QgEVm8zaOGNDWYw817IpJwVyh7112ovFlpVilijghiLZLyGvsWxQfeGAsJP+3fu27",
+	"fu13RCFHhxcet+DjfldwbCtEcODdFlwzt+VwK9mfKongWRJVfOnbJFq1saKYh0Ajduu2Qpt/AVETiLhj",
+	"qujgivlDGQkfllKOVFwazDOXlOUfzn750WM/nb380WPvxODMLMePJz8QYZbxE21HDjuV3yPOOf3mWft5",
+	"h03lBxFphP/RMhR9Vd/b89qHh97TVsv+VYJn3vCovg4JzzjllM30UE8YlI/4x8gptXM5n0LgCCjPjMl0",
+	"8euPDEDbkaugLlNm4QDmDL+KKnOdihtAUcnt6JRyBRTlW11GS/VAJFJVa+hdUmQlIvBSFhlItgciitXI",
+	"nL7KHn+OUunTavFcicNqHW82JX3zX1a2Gr/ySIbwUfcEcRGKlMsNDDbQpfZht5QZ0aPL4S/e8eiK4Csu",
+	"bAH7inj+TXZp0xW7Q1h/NAPa0dwFTzJKA+K6XNPKcoeMMjwV8nQVI/65MW4T9i/evvD+tW3iZRP9RbIA",
+	"K1e8LBlQuuafKydQvuGaNJvoDd49N+Acy/eDeEyZz+x3Q/M7mzMohWK5G/WTSFaH7i2CEDCamgtz8XbI",
+	"JRhttzB+j/nwyYt/M99RmT/qFVdhPByuGtg0icMZgAywMV3JBiK9EQKK2SF7/1mGSu9al/rIjdUY4wnW",
+	"J7hhY4JWCzfuLbMhdPvahMgokZHRMZrPsDnpzhmRJSrquxF2ufksbM6FLVE9nbIorkrDk/aw4zRaGdAF",
+	"LikepOynize/ZLHKKzHXjjOHOiZ+FYkczvvK/7BD3RU7Wo6URci9FjbrlfAbsvgo5D/liP0OLkUZMfk6",
+	"eGoQcYzCmqHHzn84Znt7e8/N8N5eHuOYrYU6kVEkNTTbGv8Xe4Sa7K0WUDAHeDljwWQIX+cbsek3jHOC",
+	"XaHoyXjULzbhc1u1HM8Ayt61YeVRFDpPd1p7O63OZet5t9Xqtlr/VZFGxnNqZCHEHmpCcBjNIp6w3tkJ",
+	"C4UrUNVEPsSG4oYNeZBqdDD1mE+NdJ8ijHd+9gDU2Jwu/Bko+1KOxRO8kYvVZ5vKaajlrSScX+cxHukY",
+	"49xUDZLbHXCdT03/C9WjZss3qYRqtWW84t2AzkNs0XwChbrFbW3rQXCkRPeb/WIoRNhXZV1/uAH8RhdI",
+	"pkdKasG4ss+JEH5vmsSB0Bo7VGSKy0HQYwAxYZ5PzEJm1/nwT9tDWDk0Klqt1tOKtJ2ruvKW3AL8kqJf",
+	"sEXfqbU7LFwOX2OELAmoXpoawV7Sva5EYQljZQdsTqgC29ZdX4J+iM+1ibkV8oSAKQiUXqUOO0tGgv1z",
+	"JmZoOW/Z6U2ZgNMVEAxm2rGuGsfK0ji+gua0nOSyISFEVGjdTiHg1YT1jhY/el54GyKGsPoQQzBmH0Ja",
+	"QwnU3ORoG4vBfDGA88M2fqbN7yiCk5DLYVyRg1bLt6D/sWJ6Bv3+lVC/KkkYVvcJVr2ZCk1sdeZfuXBX",
+	"Y0PZAk8/uVXAEEWcGQSOJwuYpUbmXYuER4UtqaF9DBrTwmqMuxUDALgtN2otT0sxo3x8kt9lN1ymtpCb",
+	"G5trytNgjHiwmPDyu4XzIjWbQXnCDZ+zOtUvIJFbX+k0zuf4c50D5pghYT+wQ/j5OjV8PO0pvF6ErPPh",
+	"w1Ff+YQO1IWCAQx9xbM0iCfCGH8u1AnRTIGbMk2kCIu1iPi9QOZiO1OzkiuvRhA6v68FAihrzsZBP9Hs",
+	"1eXlGcNrj1gLazlmCig4ze6HQg85EaEZPJ0TTHHb76XOBDzsB8+fb3b0Vwrnk7yYxt2Q20deQVjmksE5",
+	"AWalyhqJnkVZy4ojyXKjxjie8igezQQaI2QqWMoEn2kSQdZEozdo4x9MU4SbBOWaew3W0fjfLUWPl17a",
+	"hKsmM50iicnA9pBGcyZUmsyLu+a7mlcLKKPThGag9xZhOP8Xqa5jGYj3Uw7zvgTE79Vu4uTqPVqNWPuM",
+	"EqlY+ectiawl/GlvqVPcWxEyMB8x4iNkvB1KxSP5r8Uu7VslJE3+RU62leOJrk5KoD4NiwcVMhUrGLa2",
+	"6MfIEg8572/x40pa7LdOJCyVQSHA2HE8K9NkP6C2pZOmmZbQXjYWLOI6tbpyOIsyo6cOpQVGv7SALcde",
+	"VFRxraKMWDYHKjeq6DQzytbYTDBeN0hrTWBNcWjRR3Oy3/FObmdFQZ3KCvGbk7f2lMPoaFBOBhd0ixnp",
+	"glAOJRK/oRjuK+qHfcbIBlvxUfY9C7Z8p7V/FynukkzLPS4gBJtrEg27Op7palb7DBpX6NR49gAv7YPC",
+	"Aixs8tv6XujUXAqdropu5825LvqOBdBUY2y4kJxXZvobB52noPRlqq1TJ6MU3cyFoHfuxm0i0Qv33/LR",
+	"XybSvDDppQHm3LR/trhyfqmbuZla2SSWM6yECoFC0BiAzIfj4LO3568ppTjGSjvQqZBeBmUZMB6GiXHO",
+	"iVe4HoxFcGXcfYJhTMlOyLyeRkaVCUkzDGxkIJMJGyZ8BPqUnYtQJiJItc2i9xW2CDu7c/sDXCh52H92",
+	"a3jyXZxcATLOOVkWqw7csg0CVnWuschcQiEwtNfxsuXD5G5Z6T4Vngl4yF4mkHPvca1kWyEkb9B6cmOn",
+	"aas0VO7mXANKfhpKBcLi0nwZsVC6QUqFQ4mZ+rlkRMnubMK7NGHrXkCLF5qcU/mzmPdmZVwQPbXIOdc7",
+	"O2FXYm5OLQ93QBzoIJ6Ko4wuJK94Xr0+ZL0Xl0yqkVFBVv4QCL15BUYybfa6W/uww6dy50rkyg1whMiC",
+	"zBOR2LHiTz/YzffTu8uat1SZAeKH2iGf6CJEZH0tQmXv+PjlxcX7yzc/v/yFICrL4C776s0gNWLQaFQg",
+	"dLfArx6L4hGi7RJII3439tcZSx1el32oEW8LzPwr1oXoMjOKfvigjJ0/ACjKKRLUszphUlIqcNf83gfz",
+	"d8US5Hn5y9YhN8C/zUrTIytGaGPG/zR3ebarJyP4t7BxkEzbvdH/B9z1n7ggL17+enL8cmFBAJYuEWyQ",
+	"xDdaJJoFXBkb1Jj8+GG6yXq46lE8MoI45EHKZH4TwnCyCVjx3Z8AH2YYU1VxyoM0V8diLvuf+c7p7HkX",
+	"8QxPjkZ4CZzCQs7PXAHIWCnBwMRDB8fgZQgNCFw3HEpIWYDTbNOCk1mUyh3snCU2UN01qjQRAdfU25zL",
+	"KJq3EUGE2aj2glkSjLmWauTlSdNZANTRbIgB+levD72+AtYJDC4sEU/QVsM4PsIiMxuYAMuCJ6kya9NX",
+	"ffUf/8GOY2VEn4yV7qsd1osiYBpBm2AN+QwklaQKollIVZf+7nXbZ9NEDOWHJusRRI8NqjFW90cxoF80",
+	"d4NJCIaC3yCXBQCvwC7q7u7CjcYk6j5rPWuZpzbN0CCph5oWqkD5RETHXIsmOwnxV2/fnrzQTXYpJ0Kn",
+	"fDLF3y7k2OBZWGcEISEmNfP/7GN8qF/rsn4Ndz319eCG79c81qfI0nEcCrgQLpMqxUs++Udsv9UyRptm",
+	"PhXQ+Pjlv/0JdZSebRb69LsRafutDl1tuTlx7UtpY/ZbbbrY/IhT0mO2jRmrI8NYYKs69DRDQCnLjjgu",
+	"qbxm8dwC7Lf24ZnnPBVIrapt2HO/85wyk8w/F2ky3+lBEojOOauTm9mwm6og3fvqJQ/GOZYoWEPIE/gf",
+	"dqYioVoY+vjsF0ymDCxeyglmf3miGXmkfQX0LlJDua9wubE8kVLuxDfZeRwJzRKurvpqC7qxOlBoNYq0",
+	"Y032xvGpLjCwQnUfpJkLHKxHjBObMBnr4JMTh2u2Ih2bxDanw95rJ9kGFfvKWAvwKeTeDZD78NXl5dmF",
+	"U/1mB1AlrVVLhWyhi156wIDIVdhXLx0xa6PJXrqUK6EPq1wSgbs3Ig6zb0VG3uN8oo3w6Jrxf7R75yNW",
+	"DrOPffVxZ2cH/mf+7AdUR5lCHeVH5vPpNJLYcb/73zpWPsMLl3K0H3PJQUi7LF6Xy/R/ZMbfSQIj2Mbi",
+	"A3t12jveuXjV6xw8ddwD/MblDYyl5xk7LM8GsPCJWgSJSM1L+8oVK5CQkSEKEhgc/hOmH//J6VfGCO3X",
+	"PvmsjtYv8xdsaL9xxHwJUAwIkkCJHo+qANg4jkINlQGp5UNan4AHmEjIuU9t6QA8nE4VJksKMW5IKH1H",
+	"A6Od9Z2LfDveBnoNioYdqrtwiLXE5UzlFlmxhbdQbeFZ+RPESqfcbAs5EVjvkUgdq66Rs4kwSywxSoz6",
+	"wkjOUA6HIjGSgUp3VQjJwya7xOoQi6ZNK4cugivr5to8Gw08njIIGSEkxs1Yi+C91XlWGwIsxo5N68wR",
+	"i1OnO2I4jJO0UINs7EXIHCUCQUYYn6XxhKcygAzQ3OhR52aM+XQqFIwGTH1JeQFEQKcOSagtzvZ/EE+o",
+	"gNKMKR+VgPSeixCiftDAocjVnHU+fCD2KnO0M5SFsqABYy5sYM63xtTEQLhAB5UUGH+oNLhh4xouoGGe",
+	"mYtpoMo24sdGa2fQ3KDLjp9fDAD6Hv4GI4A+q2NI1bxhVWargeV8+VChvzqYfWQeVVJ9YU8KYC7vZrkD",
+	"HzSVpsZKF1DP7xkpwJouq9c5Yj4npJWl2h+0tcC2h2ulGsFT10l7HB1mozXU2vCFUNeaogV4+Mq6E/pO",
+	"l3cexKE0JzuOQiNKIQKNnghB+3cZd7vTTCrsaKPxM5wPMzOJ4FRTROoMs/oueI6CMc0qW6zCvDBzGkkF",
+	"KtNhFqV8hL80n7iEFURkSsa2C+KQTM81+ENNlPl8Os3iedQ5juQNJeDcxReVQQVplzBEi35HKvCvAa7S",
+	"FZ032QXa+4Czhu0yzujKjIp2TnMhzyDJ6L7y7TCM6WgG5+fqBm4IhTNOwMS01GxgaurGEn0h9AYBPz9k",
+	"9RwHjhFp5j6YkxJkJfQOI2kcH6QIQF/uLImniRQpNkRAisGFJQu4WalIJhr7qNIo7wXmaNK7tXaz1WxB",
+	"wdFUKD6VtW5tr9lq7hE7JURodps3Iop2gG5o979vrnTT2B3mL8TCthwTAqXzTgzYz2LOLoTFZIYSRDMB",
+	"hTiI8VXgv9QEQsWKRohdyRANvTNn9HYBRoHVUXxSAVaO+7TWrf0o0p9ugLPf1dGbYXZaLes628jdgi1V",
+	"SNf8WTPDhbgej0a1bg3YRyBbcg0/dQ4O2s8BbNa89DBsBfuDjnjO28O94OCZ+UM6r3Vrb34+Qy4M5N6p",
+	"ebUPZuLb//xH7x8/fzhOhr9evD+8nL/726s3o8NxcH3Gp/I0Sm5OOD8LXr09j7HZAG2g2+KDP737+QIj",
+	"BcuLYlS8FikE7fdb+6se5eZs95c4/SGeqbAQuqt1f/vdq+nZZGK2YLd2hmoMlhYO2zXaNoUVBgC2kZnM",
+	"2kRgaDHv89S6NVxOeBNyl0DsCjLUsS7ZZecinSUqhzVmDhRyTkFAhOopF1ioyJNzh3m/1W721Q9GvVAd",
+	"FR1Ph/hCxULukRknF2UXs1AcUFLhHEy5TCD2kftzl7IULtUK2XTkefJAiGcSCekp7bBz3mnnOaY1ix5o",
+	"k70BmXRy5uwRxqnNv8l6NlmNsQxQj4WyHvuevpKakRECgmzKEx5FImKjGZooFNwSHwJB9tUQ2/8UmEtq",
+	"ZqSwkdIY79BmUXDG+urkDKtvIyMhYR7Q+ttrZZPOabJY3TjbAzGPVdhosncZmkoCGUJtCzf7CsZrDFXI",
+	"XKu5+xpNhDDEecrRzvTyhUxSs4PWHiuZUPLWXZEdUq2DkId3EeGYzAqhUGHx1Goke15IPW8uxV7DATBy",
+	"2PIar8wxZJfsnoRiMo1ToYI5BA1/xwC/0On3cTjfTP65yOKtbXEZoT+UsOxItYOwmDtTrsy0Pq9VFmHw",
+	"3bal8lMxQ2E76LcW65g+zjioygZiL921XFWfKo89u2M5xIpGiVQkf1u3y9/veejmwdzSvv2WtxAzixMo",
+	"EIKbnt9+U27PHMdqGEnMeO23926/94zPo5iHl3H8micjqKjZ73Q2eufPYn4ujMOGN1cY8GUcn3Jl8ZHB",
+	"yjloVRjsBUY+vp/p+VqdZtbKnGcQDJnsd7s802Z2K1VTaDFS36/SaNfxFTlzGdNgkYXQjAK1CKUztJ6J",
+	"ENM+TllZC7OveqQ2Oq39UrvVMRtCVsnZrgGPIiPaNB8K7PKeCp6a5+V1uqudp0HolM8pPeUo0eZEg5Zx",
+	"Amb6sLFCJFLAJPfVFJfIjONV8hKJD7+cwCwSudWS9P3f/7l33Zp0fjkMfkr+cfNscNm+OtvXr8Pnw1f8",
+	"6exlfDD6L9lRf/tw+OtNdQl5jq/ZSEbulzR6OTdpe5H0TUmX2048bp8tjjYWy670hiAHjLIE61SIUCJz",
+	"WpeOgjFkik7uCkfnVNTurA/XMQE6ZeioAKvtUbr8UzkbeuHDtlRun/Lrt/zYSiupRTTMrWNmxqwS0seQ",
+	"iCmlrvWYQ5BS4obFSnjECGsbHeNZqlOOyFNFCRcPMYANOwXjhNa9wcuWnJwl4twsstFCR8WGLfuKLzg3",
+	"zrchU7XMu4GKbvDBGhgat4ZyXxWTXzfLtvlgpufM2eXOHq+wyV1KXiYMAs1oZ5ftfYD2EmeZSv5yYp/W",
+	"4ux2I9irKXGTu85h+u7wdCfkN2pnv1NdDxSn4K9nMtsvy6FGLRyHR1P6qzGlnSg+tomYRYn8RG9mQS8I",
+	"Z5KYa2QzUnevt6DrGW9uY0HSGqldAK6HXy0QgUNEgzjCPbJuQ1an2H0Di62ABtyZ7C7i3GRnOCoIIai+",
+	"sha0faC9BctaIx0vKJDbjX4POxL6SqYAD6UXDP0gnkoz3iTG5nP8UCASZ0gkTpmm+7TMyV61J/3RQv92",
+	"RXIvf0qO1p40qd2+fpTTWzklGa33wtRig2duJbZzW2yh6BqRCo0hRjiWWKbOJn0H8dM4Gf3CJ8I35mKx",
+	"Sd3sBOwwcRHuvgoAo5ZxjUU7GENme62dkM+h9CZNJI+a7KUxTjXVOAjA2t6RSgulZSqvRTRv9tVrOZEp",
+	"9vDuUfmrrUMCfG5n1ZqfxvEsOcIphSqB/PWsvt9qeWy/9bzRV66MDG1QZqMp5SHjMkPYyvdkplQuRN1X",
+	"zmofcz0W5ZHqzSPG57Seb9H9+RYCx5TVzCOO0T5aSXF1n7FmO2MbCer2tyCoIf1OWQrMTbtqCTp5UtvC",
+	"2LvEpCvI2seY8tyJUuA3wGXZTmbbx+9kjbIr405L5rdxqV1eKopHntEhrgqlm+Xh6kAn/V4qv+EtZkb7",
+	"yv31PTX0E2YMXxmbSBnPfkKl1vAg9+nqVuK4ryB/RwVHZhCYHDVjWLjZ/NH+6j15h+YynpnSBY3ZV5mV",
+	"gtZ13acL3oPx+x6NX/gWKAKkSAnZ8g2PmOVnqZ0cEb6PZ6nf6Ct7roqKxLfaFUeWQcY7ZWTuQ7U6gkY0",
+	"yDhKzW4SmabQq0DUTwlXmhcKCqkyMTUuUpP9LKYpe44eSJOdAVMAKigoYCZctmCW6Djxj1D9Am3ylI8E",
+	"VqMCmxWh/byW6ioravYTEf1nv2au79f8xv0GcV5LnV7Qhnxpe1g301ug+6Gb6pYLj+H7SbFtXxbyG2Jb",
+	"LYJEHRBIFNSC3A6QPuyYa6fwnL1mq9lu7zUPLXEx1ImY84V1I0lvBAOrncb/klHEdw+aLVaXZzw8Ysdn",
+	"b9mbC9Y+fL+PXJmnPDC/+HsDpqRspPvddmeTkbarjJQkwd0G/Hte71Vq6C/snRI0zxL/ZUqQuJSWr3nU",
+	"fwTvMlu/pN0SWxxmSYT17kescCac5ZcgEPMkTkTu8dknLfbeffpsXtEtsfLlcoXqARrzWy1TsQN9eLVu",
+	"TVksbuqimohQ8l06Xrt/Xon5p7VaC6uTkQrIARhDW5Jt5SpS8oHMgpe8TSK/cGPAddposl5fXYk5/mW5",
+	"96PQ+sGQ5AfGigQ75k4EoyHVA2lSmUIxywAcGWAQNDJvFMchq/vH5jc7x7FKkzjqsmkir3kqPDbhH3b4",
+	"SPznXvtg72nLOBpyMpmlfBAJKGU/Ge78Eiuxc8rTYOxToY/RRv7LSz7y3UD3oEelKIZ9nB2f1TlNlEst",
+	"YInsBGV90TGD3pN8t52/qqDue7OWgHa9LKGX15AGDBMYxNN5bv2wKL8I79SvPR8+exq2nrWfPdsPDsOn",
+	"B895Zyg4bwUHBzxstQ/43mC4P2wPOoPW4FmnE4Ttg/Bp0D4YtIatFm8969dWdRMWJrVwHItMGMtkuRU0",
+	"Bczq7ndFmId6fr5hNzcK770d17rUmocnLsirwk4rEVyVtl5xLarcslaqebWXxOW74hueaHbxqrfTOXjq",
+	"ISt3+CC7Yb3c3SvLiOPhL9muEMJAq7bJfomhmWVhKb6Fj/58Ibg7VJf+udx//Nvvnwq+VM8KeAyEWWob",
+	"q7Go+bNEY+FfkBVrEyMTBB+GRTLFdmPW3fyIT911+Gylqg16LYHPKkdriji40AQYK8Gwzx5zrz4y+1yY",
+	"h/qNbn5LWr2wwInkLRXMP9HY+WXsf6BLIYBNac53God8jrChwtr+5i9PdF85+lOPIgaaIDEtxH9WH+u0",
+	"sjEIWX0JM9gj/GVspcvAg1XGSkSNjdZtDPnc0ghMhJqZS+G/+WuBBB6gz1hs3CTHjYrzaouL4igCuE5M",
+	"nwwhYIo9muQgFVUuo96WrIkC9FiXanWJj6yvyONcKCXda+3jUxUJCJZThVIznYJ3jMn5awBHzvaE+BCI",
+	"adpXPkYPLyVEUrG/2Pq8VD3Co8jyMUMDFDmyAH3AOOu0Wk3Ww+TRUKTBGFrU0YThbJjAhoCWGocou7L/",
+	"vcTfywyNok12o7IW+2WjAnp0S9JifQUNvS7iWWZ65A7CZrYH7Ghz25I8P8LFMna7THFtZBQ5Eb8gmQ/C",
+	"/fZ+q8MHwf6gww+fDp4ftp+Hz9vtVvswOHje+ULGx21xR3NowGy7NfJ4aq/ESUaof2IMu+1ehyZP91YO",
+	"XuaXdVWhkPnjtiaPinfANPe7rglnKhK7DTCVcY1cFMLmV+Ui1/PS07YyfS7w5NPb4qSwOT2WP/NGEED7",
+	"5FabcEubBw/JmFO6g6Rbhm1nZZhaFJirjKHNF+khpv0yp1TqMyu1G9k6PMAcfz5/fjOLKZPUFji0urWU",
+	"2TiI3bImX8ijCNv+Mxsng+Liap4rFfCKNJoQGQfwgQl0JDaZbfEhiNACjgtAzNRz2TZzxDXjkFBrOFMF",
+	"78KaDeyzy8o/0CDBgmXo1GnZyuQjG8nOCjyMnUnJPEga0ojRH8+1E+33lX9GsDfEm5qyoTFzfQvxDr+G",
+	"ThFq+3ua50uwKKfw/Gg65gORsv1Wq9lX9rnYFoOmWMQR2gFkWsCnrF7AvXHPy1uFXTZMhGAdj02TmHUO",
+	"vL7ZbIRwwGYqwmxqYxmBwYIvdOnx7zG+nJmGMGyd8jmVlOdGnYUl6NMd9DoO2FHXyZQWGW3eOAqx5TaN",
+	"pxrQxrB6JuwDAbczXTQLolhj1jSXD263WBBxOcFMMHUXFZLCXh61E6vjj7I55qnD/ViofFybnz1iCU/F",
+	"jp3K0gJGMyyanWMkfv2CJYzAeF07/Plvp/tnG1QgLnzDgxa84Ea51SA5w8uqGyJ4wwsr7D6Vg5ytArry",
+	"FoXN1qnUChlOHKRNeVg/e+NlJmCu9+bH9ypO34OEcujQ3Vq5CHOg0kjyvt/arzzHRLdVPrlWNq+Xuc1/",
+	"oyLMdf22XCaZMHUhYksdfatSz2eUpbqWxFuzi/h5q1X7T7GkasJCCNnp8OxZTzRL4kh4EE3AsoMcry56",
+	"xS7/0FeFInSLmeGeKFD61/dbe4gYf4MwPD3FZgpa0j3YHZ7zL4EHAXZQXy2WYO4fFdo4sQEj9/fnFdKb",
+	"aHYU6h/JNEvnpYK+BzN74ubniwr6lCofpbp+/zz4W2fw98PJz9N9fdm+/q9n6nzv5h9PxavWf78+4D+E",
+	"ndFb+eafh3+/qq4QFr/1QRXC5+5bweS22/FK3ORbeD5vjWMFUfZDnAxkGAq1RUj22yjtKaQ1cetB8i9/",
+	"1DLcAViptXXmBIJxO76FQ/GHXKGx3T02mKkwgmoqAokJ42A2ESr1GNeAiLEVksWbqVC9qfxJw9fcDdDC",
+	"okduBwlSOEPriG4XUGPLDxN819kJ22u23EzdMzTF5VjC5z3R7m32TaxuFqSxGS6F3R5zPonub3vcZVf8",
+	"w4xko11hx/64K0p3xT96p6833RXJSFeooFYr7KasDtqYcWtrobdrEsURvElGX9TuUKtLeqt7m/ZLHrRc",
+	"N05GtxoVZjar2xR4del+z++Jxy6Jipo+K6XNT1/u1MKRXKvoc8hjayV5STbVw1QqIkJEXLF6Ks2ZhTPq",
+	"WfhS9HsQQLYkiWZOwJtk5LM6YqdiMeh0pbiH03tHc/nfZWNvrCjcxjoXPNx8W9Fabl5V8AaYFo1Ync5K",
+	"e80x7Qu+Bp8AOiNuvSCO4lmim+ws4opwoClpM5hn8NseIX0A8hw8pnd2srwXEeUXdyPon9Jd+BawJu1G",
+	"3FILwPCRaCrAEtH/+OH54V77KbBSSFqG/2j9cPj06cuMnL5MbQD2cOcpOybmrupqxH3Jgzqnn/W0IRBo",
+	"+CVP3cM7pFtpncL5xpXf/IS7E7KsPXZ5mO6Oo0MMUG95+kstx57ZYEIDh8V1x0Kma+z75Q6T/4k2LoVI",
+	"hjwQTKiRVA6nHqt5CDu/21e9F5d/9AA/fSJTj+GPHewvGBoVhr95RtuJ1UMxiUcJn45loD02UzLdTeJ4",
+	"sjsQocfAbh1Job2+Al4AQAbF3Bs+aI+FUgdjsxAem0YzTfwBSSgSJGo1Zu+bFxdMCyDjgR6E3ovL7GPj",
+	"pK+kYm/OT/9402qzXfbm9MUfb1p7TdZ73c6GwCZ8CgyeaTILjPoN6W+AU6RCeAkil9LcmJH01XUc8MEs",
+	"4sncAptSjQ+bAHUmytYriCto5s/UhE+nIkRywkQYgQShyF6rAzDz3PzzGcB5QBzC0hfUz35t73SYf+Ib",
+	"mczMT/sHDbT/kdkAku9Qo6MhZwprpAscCDyFG/eoMJizG54oqUZdgk0XIdQkj/k15OASIxAmMtzRKZ+D",
+	"1O8hCLe5CJE2od/GznXWgAKiDRHtyCdhml8LwE+H6mfjoA54aG/tKxx5FGtSVxCpJUxt4KgeiRRZVIGZ",
+	"ESoJEqFnUap9rH4ze8LLwtk+8YL6fVX3aTy+x3x9JWEBPOaHMxTAAmls/xvbdxpNYjWgsS3witFjPfOZ",
+	"V1BwRZVvdLk5DDJiZTzS5qDbufIb2VATfsNS8SFtsp57CsCdQnlemsQREM+eXrzaabca0IVv0xp2ouOE",
+	"0YdRWZ3USx20PP/F2HRk68Joz2Jh+oIsQAhlaH4KAdArwr1wnEXkgTiKiHUwXyxL68SJGMfHnV6ESoAo",
+	"eDiRCpkIHE5NISwPu2Kn8GTzyjwmr39CGXkaj3/EVNxXWf4AesmiqHhTL+OJQMpjVOV+k/nI7+S7xAJn",
+	"SFFCQMLFVoL91j7zL8zfs7Q91K7BuXFlDLaIYMoTLQA32ywuVNblzkSG2dlpsu8B9Zl6BtgMhJV/8ebt",
+	"xftXrw/ff//mxT/evz45Pbn0WX2fnX5vzLhQDPksSo/YfnvPQmF6VEUZRxl6ervltVotd4yP2IBEVzxk",
+	"fGAG3M79GQQaKIcbIVKmp3HqRof03AuTYq53+1QJ7OVLJZwhC9EcIqaqpdY/oo6YOEYJYx5B3MQetrRl",
+	"RZOOVGM5t/7ddz1dsp9hJ8uU1V+eHzaa333HTmWSjtkxAqV77HzMpxqoqBJ2HMXXIokEH8LUG0WL624O",
+	"rVGsUulU8LDL/GMiWricT0WXmd2e2Xfj6HDnuvM/RHLoZ9s9m1GUeWaP9FX99PXrM6iyhFIN6GVpfWgN",
+	"QBS2PrQD81PI0jgyxjVWWYROW7sePLttgRmor5zZYJvtMdi9bpx1qB0FwQe7dxgnk8Yi+iksN5BkHf+M",
+	"BRIkwGhezJb46eLNL7DWyO+FgtopbKRgxlk5PgdRcnrxiuolzFI52ADC29c3oEJRIO7t7rP/9X//v3B+",
+	"DnafNjz413Pm945//gO7rpAjAvqu/ugd/5yBvtNQn2hgMAFo9IlMQe0AK8fpRQ+HdXrR2zFCouezOu1k",
+	"EmFOoHrZlXvMf2F/3c0gWhyMut/wmN976bM6iexcRigRXMcKQGD83jmg5aNagg/r7XRw87mRsxIFgUrT",
+	"qIHeS7Slzs2kvjw/t5NOYNovz893ntkMJL6ZYNdz2VbPajwiaSpoOScKjHMpFRVBmo1ylHXhWkl5M46j",
+	"jDm8vt9qe2y/te8Z8eQZIWf+73kDYSBLsx0+srD1wtQsBJR6YdQDVqOkdp10QAP9XBtZ6faVH0RSyYBH",
+	"PqsTSwvLk7SUuK8n8O5X0eGdo6Beeat1SlrfGnQFEYEGtWdxhF+eH+JpqltVZQuMVp7nxhHjCKsONyIB",
+	"FHYqo9hwIgNKw0cqTsAWk3qRxPL2lk/OVxCTObLEkmamFdyL28aMkRvQGMG3etEntK2gKKayN+02RBYF",
+	"8Gqrpr/Y4GWkUWtwevHq4x//Z7+PcYiPL89Ojj++6p1//+b815OX7z4a5Y7/12l1nrb2Wp3Ws71Wu/Px",
+	"I7lhf/ReXL7vtdofTy9+NLPe/nj2sdM8aLb7ydnJi4/tjx/brVZnb//g6eEff/zx6vT4j9Pzjx9fvHn5",
+	"x0+9X172k7Nf2x/bH08+7r/7Y7/d+aPXT8xI2kE/qVWdg1fR4cvk8GHiH2CFVFy7c3AFNli8V9Hh0p3V",
+	"1m5h1bJVWlw/u2rt/b1We+9/mBX6+NGoJVi645/Nv3eWl+70ovex13NruuVilLQOOdlNFZ3OJF3wa8iX",
+	"6tqkM6o6dL5ymt5poTy1NhyEJ9qaF9C1slokGcFypxDTxnVrEp2D93wq3yNFpy1YW3AblirV2nevVPsl",
+	"zilW4u4sczoaZFxU8X/6yvpd9SXPp2EjCvTVDm/JTnunUjjMWAzn9mzfJVK38WqVFRYWnauHKihc9J0t",
+	"4DXmWp9omFmnMOkCaMAbOp2qv+56w7eKLFLox72nQsMiG+9vvxtbJ895u9hVgDLYRih7Ly7B+AilSHfQ",
+	"KbQGUC7Eak23kjCrsw8BVCDPFFjrZveVh2Ddm9b2XzohSu5IaDvgFgiCi8A4q2JIWR+mjQF14Uo8tNZv",
+	"5YpHc50yJQQSjKUJ/NqNZTCnCk7rC2CJpH0msHJc5SBePJLWGhAKILyGJBQOgyAPAtNXK1FgWEUQmCbr",
+	"sQziIbRlk1oI43upaE5gL3BsnmQBxdKsZ28WykUHYNHCZ1sY+K8lWHOn2Y5b2yn4xgw7i6nbqJv5hOYX",
+	"NJe99eMkT1OWeo7FcVsLZMXY6P6F4RX46lt3GB6dkeKQrDe8Ykh0zyYG0xu65VMF/J/PCxREHZiZULql",
+	"ARMuvDRu+YIZXAkHJ9v45yAJNoPCcQf2ocBw8i/4WhAKPrP1tH09guWxL8RuqilUJ2/XK9Rt6xaWFTF0",
+	"+q9UwT348yLoXDyFfj6hc0Fv5GyeMx/NQ9+jqH0CKAML+si4Mk4hsUV9dCsgGqsXlN3aYh3Ml5mXrdRB",
+	"+JGV1A8BI4DKldSYyeo0Bcw3E+MvSHXzu1XaBqaqsvSEcSId6ErB7lTiE02D/fp0I02izVvB/igMUgul",
+	"4+R9PBxGUokVwwE0sxWa8Ol+6Vi+PnWTHb+1yoZ26BZqBu7cTLdk2+ZBNEv2+K9Fr3xO/WDkDU1BTiHQ",
+	"Lx6gUG2FwEf2XCJ63boQxqsQiV9TLnOM1QdcoUKBkbG6jicCiu0Fj1LrsDWO8uUxGQwNC5MYcCIyPJJz",
+	"+CjsOKZnOtB+88KlJDw2eVPqV6aE7Cxt2xufiL6KA0QlCETW7q2wcN4GIxIxjROHVnpEaN+5G6EJbcRT",
+	"ccPnRnMlYV9hZZAKmZYRFIyYexswH5bfAD5hWcOhGhNUW+ezekb1v6YwFSdHoFS4l+Lyu4u/atJvg1Cz",
+	"vb4cYdn80bMcx+G/ZQ/YqujXPRV70yZz56+KoCtu57KIEZay3BYtcgUxxZCix3iQymsHIhMDX2reqj2i",
+	"Wq7UMusjUm+V0tvFSAjFuvVmkZAexPHuSoH82581/FLbw0Mw/r0SWNnWZgC4Ybvm1SKu07d6+XntVne/",
+	"Tc8jA+3lVAbLhY4AN9aA4mExlB+M1o9n+v3V4d8mnQ/bAMrivFUxcYhRWX/mM/8tuK1gllAao2CY2FO3",
+	"rsK2xFO1R+BOFfZrWaShgHIWRXjiAdXBMgDFqThiS0Az4GUi2kyTmZNG5Mo83IE/SdVX4J2iPZAAGL+Y",
+	"Yjt7NLcIOZCQe3G5HH6WygJw5wrvPpP8wPYaOglfQc/Y2qO/YfMYftVD9Y/BlfcrIq/EvCjVfh08v/zX",
+	"+b56PX0WvAvbw1f66egnvjd/KVqzn+Wb9ODv//yvm8py02xvAChDLnDINMyZim+OLDAeAZ1EeC6a7Nzt",
+	"cdjf3vLGPntzUVY7O44Oc9va7ermSum92cqGVnSvFNV51JZHqa3+Qm2AWdb//lTNSpsRvF1UJZFAwNfS",
+	"7QYldI7NB/XJfquNVXY3Y5HAYbqOEc/K1QmYOxd8ys8k95GA2sn9MgLh2zYWFdE+Hq5lL8bM7UPtVe9B",
+	"Iy7LJ2EWynQnike3uE83iUwFm3DAuys0IbqYd9GtKiYGbsYxqyPmiutOSCwSYAOT8hgHcfu4Aa3ziJpr",
+	"nPJZAqbcmKjTIUBCR285K4BNFVtlyG+nSVmT+17lwpmLX8ejSqkEodJEYgoF5nVx2hw4WWn4/mDwNNg5",
+	"DJ+JnefDVnsHiw6fPeeDYFWulgdpnNxL/N6O3DWe2IlgdYzl2WlZyISgnXUhU7F6iNjctwp0d9MRGkme",
+	"WLoiM9RluFhn8LUvwdqzBl/J8MxeLJ++kKdixzx74zkciKGz49YM7tmtg0vjrYb2FVL1BDRPhe0Cuxdi",
+	"AmH1Y0CEN8QtvkRc98m7D14gsYJth3woEA77w3bQ4c9Fa3AY7gUH/Jl4OmyHnQBUSjISeFWl3Nw2ERIj",
+	"ll6qNJlvyLeDe/ThCHey5/87poJcqQAoZxaB3nAWBtQArKsPuL+UELY/rIdHwoZWUKXjeKYFasQU8h0q",
+	"hASI6xwOG57RashZMFMy9VgSU55jIMIuOz3/xesrROaAtuV4yAYyScdAMGcDtiF9NbWuFbuDs1bmQocy",
+	"9NoNIz7STM+CMeOa2Q5g7BZeUxi3VIdwxBT2hGEHYl/Fs1RLMI3gGgoW5aiI7qVu4TgrpENjMrnHmrsf",
+	"RXqMy13FRslXE9gt8PXVE8Ao1SzRZq3MfsPm7T0GkTmzuQKeCI+JDzxIo7nZFFqodME62X+3YpzmiZva",
+	"JF9fpUF2yNfm2mhzbFFpcIb744Lk20aaJuuqfzBlk9++jwVtW2ipwIqNilVsVox9pkI2+8hdK+93QN6v",
+	"qWxDdcLqvdftnb2Gq4Nn9TcvLswvEF3ClZ078v6FlschFokbzxa6LjOAChbKkEoDgnikpBYe9n+bZyoj",
+	"ibQQyhWsG60xjm+wAVuqHdSzdt/2FQJACB6Mm7bK7j8tuEUEdMEwOiUytAL8s+cu51Hks0Gcjm8vN/8K",
+	"dJVxqd/Sah7DYlYr0aOFjRPU6BnSSVHgm99XrS1bG8yOQ/GzxIOzJKky/BEi34FKwYbHfPv7OGG+WZfi",
+	"4Ox91SsH6dHFe4WaTcxZzf3K/YNHcHS/De1lz/J64ODCZtlCh+UfsJkGc/vrQZSXe/qj5towp+2sfycW",
+	"nJwPSKR8U/ps90/zn093KdlbgebPNWgRERpRngJBaprIyYQ8vIBrsSOVFkrLVF6LaN44YlORGE22IxQ8",
+	"IiNF6Svrfvm7qFf0lAdiqbP99M2L41dvrJCb8nSc73cBfPxisndd68tEKmeXl7a1l2L2YfuFdm1gef3h",
+	"9klZTZHT/RPBFSEnJQJbb6HTv69sJokQrJaUOoI6GbdFYlxcJhaMwAYIiXr9iEU8zbXnEaJURjxjRAXu",
+	"dIcPccPnTXbKp1NgMIwBR38yTeewztSAllku+JwbrvsKYbJo4eHrXK2k5RC8wkItx9OjhEBbB7CsBkCU",
+	"aP5vLhB/iqu+cjntJxr8/IhMrIArNnDDp4joKN6J5LVwH4AYV3Ny0mMLDWYsrsFMRumOVCxvesVCF22v",
+	"VSm5BzVhTvm0oFPuUFph9iLKqVhpc1BV+j7gySAez8ME+aGi+Ob9kEPYiEKfYONUTsuf8umDU8KQ+XFr",
+	"e1VOD28y/uym1bwlrgV/glvrsbLg3uAaT/nU8WXFuZAdydKK6rZ4MDdsLbY8KhtgBFvmrcGc4IKJ4Aqp",
+	"paqEDG2O04LvVG5luiVn2VebJi1x7pB1SFdNXNLllfyrwod+Hf23X5+/ktuEa8WcZYfS6TbuygvHjVzd",
+	"UaGRPZirknv+v21/T+iO0+3kToXz+hDlsiNjKySacUtgHSeuC4WnlNvAXhdiqKKGFhKCc5F2geCRcTbN",
+	"kYz1Vd0vqRu0rJPQYGSu9zG0BnyFxswl+AbL8+gjITZgegRjEVyJsK+gDUanzDdmjF9g1/7Z/KZxxGLK",
+	"Pg2liIwVy69sXoYCIZDqcYghRGHYV+bLCoiSCwUtccJsmoeXiP0nBDXi5RM/fbUIQdlkduLBuMcJJWpB",
+	"o2aMOjty0yn1PchxrK0jkfBliQnNgpp/aWIqMydglMjIqHLNZ6moGX+XTFTXzPV+EOe8v1cwYUpkzV7m",
+	"ZlQPVVPlm5Wj4tQ9KFEF0bPephV+ETcvMiLXTbiZ15Mhemym8FQ/tj19PUWxVlI4isBt9MYqM/jW0tdz",
+	"MYmvCQPayuQTy+e6SOFK4QzAK0w1tm0u0rlaIFGIULP9/VYbCtNVzKJYGe86iGcq1czK+BzRe8Cn9yAI",
+	"X8CXOkH4zRTFfk4zBefoTjvOK3ev3qhsH72poEih4zZXQ3H39f9RpKsWv/Uw8nqBjvY+RXaz9teuf7rb",
+	"DnzgrvUqFC8e4FdkaCdo/cxsQSxYrkhiUbAv/EbB5IYWNaTHJrpiyzwOENkitMa7NBdEwJOdiKFIA4xk",
+	"IRCJbYJnp/F1nsC7r9LYGb1VzmTuQC6hq9/DCc3PR+1+LM1xfPOKqzAeDh17Xd76FB+mMSQ7xwKsy0iO",
+	"xmmOreblh2mcszQ3JKbZwnL8liSRpar5K0qkeyWpeSj7bTfg1rdfb8TdEFG/ud5RyqDgqPvmlz4bCMQW",
+	"V7MoAoTqNSKmr0jGNNlxJHhCtZB4GYQ0bVoIXlixB2oTn9a8Fa8/NlPwaM2ValKYJrcyT3D9v0qNWhqj",
+	"Optp4O3JCGC4YnLCR4LVB3M2EaHkgCqPKL2JCOQU8guxstvbY4mYRjwAYgNzCCCPCbsS84nGqWF8OhU8",
+	"AfoHOg0yH4x6YvXoTKUyYoGZVaBNKqrivlqti50GzsjOmQ8f8LOY+0W9egrflSnWI0iSurvwM09CH68+",
+	"x6++Vz1sztRl/BWEjFLxITXKBphZ2h0kz9HiWiSCTQVXs5RySXOURIoR/I/5uFEEsm8YJ0SHMI04piQs",
+	"Pa6r9XNwJBiPpv22QaCI6/Qvq+ZtjMilR80ReQwUfUXd06BkcTMxtOhBEN2/vTHlMvlSqGAW4IOzpzuu",
+	"oAgyDh5DVHVz0tstNpFqlhJLCgKAuFIWEtBBxOXEFblissJ+J6QmmuxUqhTMmhGXipRIIRr2RLNpIq5l",
+	"PNNspmaaGkmarJc5V2R1OeIZTJwg7IiNnaFOwWTvDWbIjaFmRijCIwyngS65wpya6qtC8K3J3o2FcikD",
+	"rlws1/qQN/EsCtkoJuYpJKKLeJbgZgGf9lV9mAjBOh6bJjHrHHiYmYESFjZTlKMA2iGZdwQ7lMN21TD4",
+	"zPe2ERfKW+FzMI1DAb7GvWU2zvDLqYzmvpHLtmM3OPz5b6f7Z5D8nspE6BIIkTY2bVaW0fnPXFPEkkfG",
+	"KAG7IZybr66wxea7MSH/7wKIdrqcPb1/mY1oFF9Oapu3LwhOEGZdkG1Q4WKpqHJMgN4tyQSe9lUGxpFL",
+	"KgBsANp7RmrLgBuRPCVys/xUGzkbSh3wJBRGwMYQebMVO8B+pVlCSRhHDkb4/lksz6MyWKhVJMmLWsPi",
+	"TpFcP+qrDfId7K1aI9Pv36XGhbpPm/9zGLyPGdFvUe7h1r7fuBiQC25U3Yd32GqPyBjRe5aWI45CB18C",
+	"wQafpz6xEfoSmIEED8Z9ZXtHHY8TZzdiMI7jK6AxBDkEVDRQ0i2F7mZ12Mjp5H40z20aSWfuNmKIbpfa",
+	"EYSiVucZBSOYmGaSQDTADVJoVpcQ6WBhfGPkkxtKXw25jETYAHw7lMo0DRYMg2YiVsIM2nElsrFIBIo6",
+	"fSWn5lYjhqUD0e2rMYdKSfgMI498eKRveQ3N7wFGWuErWZ3or92HEislXMGTSIoEqtMaXeJOHhEZcr7I",
+	"HR+Fg5cpcmrGs5TZly/cmRE80grj/Vdimjb7yjf+v/bzwIA2nRPaeaoH8WTCd7Qw4s9YxKBegH3LPBoB",
+	"DPJTKtO+wtAq6YNi5SZFY0EPLlZxHoFxQI82XwWrQstmvJshcrACYfQQqlJvuiwRejYR1BeAxjlNhhbg",
+	"HxoVBouMO86nDdtMhTYWe24f8QQjSwUWJvt1hIaIFUw6FWEVcCuPce2aBfRs4M6oXqqqp2ER7BVC+lTo",
+	"DHyJguCWklUjD2RY2I+lfMlm/igYmJcQR0sby23BTUpeRavVeroK9MY88D5QefJiTgsGe7xkG+fHTYC8",
+	"TUJAhAqrkYqHw2YoAhmK0Aho8WEagbsz5JEWK9BnzMtqGxewwhpems/75NUm/MMJ3tTGZh7702J5q1fT",
+	"6Rym3cxUrXoF8N3NlUz7rDVXaG9uUdILd24I0wIvK+qyh8NsuX5sot+yKjhdaZrUMw1nRHwjZyhZ4bgp",
+	"0py7z/wty/TXurX4XukEpLqWLs++wiY7ya5hSkizoxwEaca2qOKEYRhlAZm7yS6NH0laCkC6nR7q2W4M",
+	"W1ubxkzHE0F1DIUeDZYbaybvjXWDrRortNpbLZLKjRS5T707kHcFXNocb3St+5sR1hMuI3MY+eR/jnky",
+	"iJNrKW52qF1PN+3zV4Ssnm+DehsgY9m1WYDv59XhuZIYhDh13bnyXu1YCzcTndncVwUDt9GC3Mb4C9db",
+	"gRAq+eSctMHDtFrYwFm4/yYFDPBqYk6lceWC/Ydgi1GDLWYHXKUUVqTWV8B9g7cybjQZbA4KssAZWYz4",
+	"mwcuTw7xOsaRYBM+Bxt4IBgfxNcCTXLc9skTzeIbdUTU3qFmkxmknkkOlXQasDpXIdGLF6mx6JEe45NY",
+	"jfLdZA3IK+PwF5MO3ErCLLj2/M4iDRcmd7C+aF9BQdbVEjROK8u7NdKmWjvB7xv2E2TT9qA9BdlmvR3c",
+	"CRVKXlBuCtlduLdUqGbjyUVS4aj+W4bYvqYEMiyeYMSwtLncX2f9VcLYzq5/srbDgMTuLKK6DgiDSxSG",
+	"Vs7JFDOefTXhVwLRAbpMxRBdSigdUdQokDMHYQ4SnERrfKNYfb+117CVPviCviq3Ke2jiTRinUmJj81j",
+	"hisS7zgeJ7uXjOHMFl5iq6p3WvuNO0t2TAMUJPtjad1aFHCZn6vPYzBti/YNBWebhMhnUyNyRIhVd3qJ",
+	"S5vCknheBvMVje0Pi8a9VWM71NhtbLV8AdRjuvQSvRZYht2pGtUqETgNZSQoEDeNuDFzm3gvUpFUxDDW",
+	"Y945eFrr1p4Pnz0NW8/az57tB4fh04PnvDMUnLeCgwMettoHfG8w3B+2B51Ba/Cs0wnC9kH4NGgfDFrD",
+	"Vou3noFt9S9R6+4/67T3tvDkcNU2JEQOJX+oqNe/dTP7hI5QJvLMz5+9kR34bnRWGWzMAioCrUOdrySy",
+	"SEjudPEq31UX+Fdi7jea7EKosK/8ySxK5ZQn6e4wTiY7IU+5n+WM8A0kp8xVzDdHzO+ys19+9NhPZy9/",
+	"9Ng7MTgzevrHkx88m7jrqwN2Kr9H88WMw8g7KNfN4CPNk55olKJHjKs5qnURaeGxi19/ZFIF0cwI4zpk",
+	"ExWCREHVsZymjXzneavJLmLEOnITcwP2Bzze5W1SOxz7QU90X/mkvHeM0PFZKIKImymu+3lhFQepSHd0",
+	"mgg+8RERBTr86GJrlUjVV+bBMphFPAGqBzMMku5mBTCrAcVoQWx+GXCFAE08hLZ7vCOUE6E0GFQ0+r7S",
+	"XImumeNImJVus6n8ICK01ihj+qz9vMOMScW0DIVbELa357UPD72nrRbeBOqHR1Ff1Q+fPmv9///f/l6n",
+	"Rb1Y+60W5AB1tu51XHiEMNB8nrVY3CSxGjVZj0XGSk9gWe3K9NV+e+9e+qSMWt5Oh23keZcchwXn23ze",
+	"gnrZoEnKfcaD0nj9dVVoZQAsVJzljrk2EpRMvMdql6/HK8fj4QR4uao1Xu0OmNm1bu3paW3juhl41u6f",
+	"V2JeGQ4Adwq7gGJqAgoEeD/QS5p+INRCqE3HjhkIbYL0Xuwja9xbe78Vio9O65ru/rU76ov0gZ1SK1S5",
+	"14q+9FqGKmN8UH0NXT+WU2uqFZF8CM2tHLgaa1UA5jK53YnEgd0d+zD7wvXgh3TdFvUDeGvVBBgN6DNr",
+	"gzs7JHY5bo/C3D9/Pr1r98+ZFsnJ+pDnS0W1d9lWbbJfMEJpDPsEhG2WurkZxyzh6kpn8ckJBiVt2tzW",
+	"J/UVlFlB0jyr5YNf4ekIAqE1S2MqkYa8FNUu41tDVt9vPb+PQKJ5Gm27R3m8dXZgIepY2BhfUcDxLez6",
+	"1fAYud09Sji0PZQG3G1Q/5bdf0R5XGU3/IRD7N38W6PXltv65FEOjH86iVPbu7v2gPRV8YQUH2DGWZ4G",
+	"gNPTzUZfelVfmYmAT6DZwNcupwoAJBkxs1UxTxxAWxfWvdzIUCjMXN/54CJoQe7g3mda9jMmW/Pf8bDI",
+	"xThV1ZT3JqjF9oa14Bv49scU6t3ROo6LcueJBgnl2VKNhOV39N1zpBbrffdP+hcZDeWsNBYa3suY1hCF",
+	"2NLbZ7xnwSxJhEoX+c+oahy6jkTCxtL4/fO+qjtCNb2Q3hE8GOdAseNrMTEDpop3GA4UUC8ACPVVNQSh",
+	"L8NyRnRUdzfaaQYq9OTjdZ82aPW0d5RXp+GfH9HJVyGHTd0Sfw0UHt4a3sQnmslwU5DsQbucF8OJkbXk",
+	"GLc1ESx7NjrgavfPlEPv8WoRdS50HF0DXss0kQpsHj7CCjw+nUIfp2b+nzdi8H6WRIvP9Ru2NQWZTz1q",
+	"z4cT+YHYoYlyEEkiEFvJCDY5EQ0n4pAnFv2rAMQiSXIjI+MbrOe1bUKcqgm1QErJAuhgO8v8aHTLhiIR",
+	"KhDMt8P2GE6S73DZjZnrQZoFU1HmHxnzxliAu4aiG9MvfMTEB6lTNPXsbJn3aUGfZFzKvrLE21qO1A7Z",
+	"cNTrY4eIkPQjJUJzgbkNrGfCGXY2KZYd9lXBnhyJFMTykRkGpo5yFrgrXQljeBYlo+wnkHz3kGiTK4jH",
+	"YA2j+UAIETrqDfhcyOxwzRKRQpvlnaIxtPcuAq7uLtjNh9wq1c2rgIK4ulg3t8BAZ+vK5Ozupz5j2Pt2",
+	"a7vtTHv8QVWAGe59xmhojQCdhCuF4iEno81v10RqzB9mMBxjggXG9t2BW6wV/0COrZmGS064CyXCEfui",
+	"VkcnXxgrDIlzlupnYriIR9EceHGhiT1DjLR6fjXNRF8tUtN+C1Szr6VOL+y0VWGWoNlDESsJjKuoNalC",
+	"uzor3tqDioO7wLvWssuSQqIRfqUUuJmxseU4M4tjYZx5k+MbZ+bIH+T1kt9euEUUnu7drIQpt2gP0rqX",
+	"e/5j796mjB5GuoNBRtLsqyANXFkrNRtMAFJFCXTcM8lQFjQw9htuDqOeeA4LBS6TqeSKMFPoMmyxwZRb",
+	"aJQGwHiD+XlTiBokuReVWof1OAFajiqwxI18VOEIA6WhC+jaT9CpjCLbymNs1FvbYR5UC2LfhBUIX7J/",
+	"xqzEGzNhFRk0gkOjAGJjJNfOhTKemFlLmO1wrqdjPpKcGcN1logjNo0E1wIxc5IJm8Yp11rOJhgZb8Kn",
+	"Wy1SURlt2JxCk/yg3TbWALk1GoTXOUXwaUOj5LaWRdzsj7Ghb7QTByU043nxaMSwVTGfgSfPGkKucWcl",
+	"nQPtNdazIrYkGMy+5lhwJn3vaDzy6TSJryvQV75A+Ix7P/6Px/4WMom8nfb1BIa36uIpHNDdUARSU5Pn",
+	"lwD4wx0NUd+CCkJyNzA3oatnAUDGtyBQIU951/35JPS9vvKdReB7zM/ZJ+ZHYm4zf6BP9xtNBsMwb1dA",
+	"vQyvTEKf1TOjta+c1drI5fIs8VyubOxmzFNxTWU1SRyJrmt1khi1RdFlLNv91p4HtQIK450KqwlyUtF2",
+	"89GXsztZni4WCF+XfcWCQOyrLSQiLuVXYZK6TZ2JVmdznjkLssNG1q4UIREPiOk4iaN4NG/WNkAEzH34",
+	"g9YKfHFFYTfht6cwNgbhHTod4tVEksSJ3eJEgZNXCTmxkYR5ocFKZUbNo5gihIW7+63qpfgvYSSr1Hgc",
+	"IcBbHLMovoH2lwXZFPHgSpdKgH8PC7mHJ4hBbOK/RZBup93vaCKnmxFJUymXrTyuQBztAvp3rlK+gMHe",
+	"S1asSnA0FVtGRlNRtToZJ+abqk3WtAgu2QU/P0Bd8iozrReG2jpndc4IB8VjnI1jPZUpj8y/r4WaiUZW",
+	"83PS+6UH6XX2r1iJo1ziHUuKQj7H9j5syjNDm6UiZFIBGGeO7MQ9pNilSBXta6okVZwy7NNaD8cFO686",
+	"dg3sty9p4lAG5ZRLxX7G1QBmkokws2RWbCISGfDd47EM+CjePOiVPixnbbU0+YYpcrx85al/bE/7ilhH",
+	"8FCiTKkg2nLHdJVK3f0Tnbv1YSfkJb8XDtFNdCnEi1LxuepLvumDc+d4TcU9dVd1WaH8AzPxG9B+Zpou",
+	"ToyCZKgfoX4tMraA1BZdLmQ34zgSjTvrNKx1d9tzW6+bz8/MWGECBZCwA0tJlu8fJIJfDZFEDnCPa91a",
+	"62l3rwVTSbfsF26JZioY5y5vt82fs8s7LXO7uzyUSmFjgL3+sHh9q1N4vALCzuzyDvz506ZtAhtry6/9",
+	"0Nv2gL+k1rxHZs57UV54d3V30Fy/gMu8xiWkEkuLFmk9Q0RVcn8kgcKBYQRW/c6e46X5rDvvfDs5a3c+",
+	"vGoLt/GSj6p6jWYc35bTmCuj1tULJe/ddTyVAPcPhbzAm2PrerFQNY1xoIxrSPoDg4O5/m/neHk8BCz/",
+	"t0nk91V9qQA8wOrvJruEB2qWxiGfd52z6uOLTkLHJEFFdzJseMj8OZUiEH0VD5mR2tMJlZhwgLbgIwF+",
+	"KxQ545cNRAhMFREfiAjrI3OlmNlJwiGYQVPSAVpf3Dy4suosCAfsC3EELNsypahiLnpXVnm9SvubM1GS",
+	"+Vzp0l5COe2X82hhNmvd2jseXe1IxYI4jkTCOrB1zRISAotbo01d2ks+elCPNuWjKoJqAw2NV68SR4/e",
+	"7FfozeaE7u0yNzuoK6yCSuin2D8BIgVRTzMZUjcvtpUSxodtNNlxHIo86H0C33N3KYLoIChFHtv1S33T",
+	"VCYCNeFme+MzVwg4kodNUhR5Lp6icerlWJNmaRBPRGaKQv+8ZXA66itl8+bGTBVBIlJdhRboFvKfqm0F",
+	"7zJ2i7v6a/npuN1xK1y9hR1LA88/p3I2pECi9FgBVGpKW0624rLeI53KQ9Rqo6kKEI6vLi/PLphQ4TSW",
+	"SPJcICUjHoGApzyKRzOBieOY8SiiVqDf+rXv+rXf/WZfYb0YzpplpSO7eqSM0sFz6xHbHBVw5/lV2IuM",
+	"IgwCL9Sr6YB9YViQ/ym0GI55RmXXaRUXA4AziKIYA2JmnG/PXyNlwkwL5o/TdKrRXodfGusbJwSM9Wki",
+	"r3kqPBbF8XTAgytMEgP9Q8h4GCZCa6+vEogxUrYfu9ISIsSTaRdTYilznA+MMzVDaHFYi5Oz6337NPiz",
+	"mgOIZV/5Uon0PU9j5RN2t2Z1v9Peax22nu7v7fke81sfDofNtg/6244TeN5mg0gG7rmWJ+ImkWkqVF8B",
+	"bdosgQKOCY9oSBpgP82QnrJIpiLhkRnlf8/CEfo45huLA06ZcUdCTajmfWV2Er6PJgN9usJ4bGa6DhzO",
+	"juGUp4QjZDUAOEgDHpqFy9fYt2gbhiLlMtK+2b5mdv1ZEvmfSUGgiUeS9ot6SpYtrBLN2iwxThVs/e7u",
+	"Lnxzcw2jxa6OZ3pTz4om5UG9K/uRFckoNqegKNWht+vMHBsFCj5i0EYuQBWIR51acO82rsOik4qM8O8T",
+	"wYMx7HVbk7WoJQKuEEEypypW6e9iFdbz+6nCKozGVm8a3bWos5pfyHP1agdb1sQZXSgD8X6m+DWXER8g",
+	"5RethPl4O9Nvz18/0agJCWkKAbCiGIgoZtMjliZz1AMLC3FwX+VwuTGAkiofCFPxDatz9uKXCzbkMpol",
+	"wqPAHNxV0l4G3BswfGDt9OGHnZ5lSQ1iFS72W+YuKTHW8BY2UylQMAlHaT7hc8TWSxMpwmKP5UQqOZlN",
+	"8kyWUqVihKBPS40haA4CUVXODhSW7vT+TNmV/uSt0Yw8Smz+pDi4dcf1S/BDBVPSHrWZgu49PmdDqaQe",
+	"H/XVP2diJkIWK4p8hEk8nVZjnL0HywEjI5nl8M1ER76NDg3CNMxvmK/BNaveGMHTYLy+NMD4MVTLS3ye",
+	"MgIuN8B5mGmE1w9SeS26DPh0CVseAV50jty72VdII4uCLQ6CWcJuxgAzXzx00PpvNIbD+6eniBDZoREo",
+	"Ea2evnIiEgEYjSWvxA0OfSDm5C8B91I8xJo84KsjeHxnzjc+06nEHG7+VG5pjuO8E4/xhoUD21jOd4lF",
+	"bRSK2sCG3tJ4frSN71KS8GjH/dvZcQQyacX+Q6q99WbcbqZR1qYJ8sN7otEhS0QAWBHuCUVgo26m5xDH",
+	"CgB7PMx8m3vNXU+0AzwaxzcsIkpTxtNUTKbGtI2vQAvcjOdMprAjFkKPRqtdiWnKhnHSV8TM//mzDdmI",
+	"tiUUuzt6TXExb+ksc5dun6igh8x7uFpVcxU5K+ZRcZQmKvjigVs6a9+QaXyLBEoFJj6+TNsyzCdi4djz",
+	"3zQjKnQmM//P/HqchIRTieBfBQ8XGUq9vnLdw0b05a19bIm+ForMdcysoIlO0XgKmLt8K0nDJ4iEE8QT",
+	"0XVIgOZmPVfBOIlVPCOMX4BB5xrlqctxoMhF5Vl31Fh9RSqy0WSvJbBZzp38lSnVkGrmR1yn2Yn3PfwN",
+	"4qMRvBwp7ON4plLfw9pEmTI+nQqeOG5H5/5HEmseUapnvwd0NxlFjLNOq8XGIqEPpq/vq4wochCH888k",
+	"7S+Fk/b3kzi4D2FfIZZuxu1E9Ka+wJKML5fpdsPYEA+t1KOAv4eiqPtClRHAX2ykmztq925q6tl0Gifp",
+	"jlRmfsEFLxe95yKIkxDhZbW2nI3mRF8YMZYKPjliKmY8AKxyKKI0ll+PhGOn1UGZQG8CnDAiMQOD0ciP",
+	"gW00xDQo0MEbKefaDA/YVCQsiACP7OQMfhrHs4TV9zvPKZ9d9CfyuemCyMFUqc/qKs6Vgq5rPsSpOqGZ",
+	"+qKpSOLJ54rfwpNPi1Xr1t4JlswUS29EdC1c/6jtKUVFBBTcLAKtAqQZtkYhTbgR/woAPKmJo6c4+zGe",
+	"iH+Z+UpGtW7tlRuKbY4EuyeeyqDWrZ0lMpBqBPum3aHm2uptE4XZ3yhy09lscmU1RLPwOUSvQEmvISPc",
+	"+gMDIcvF9zm9c3tZ/U0VfJqbKwz4Mo5PubIbg7wkEcwSmc5r3d9+L7jzsUp5kDISfsav1zwqGOkoHUpk",
+	"K/3h08Lz/6wNBE9E0pulY/M64EkWyXU5QO5ZEoezgGIHxVIBPpVNHc+yyoDrdgkafY+auvEVrO6PYjjd",
+	"zd1gEkIxgd8oPLq7uwt3jGOddp+1nrXgub+7D14W9yOp04TI1wi83COW/0QME6HHDtWmCF6eExEE0F7y",
+	"AW9y2VrtWS7yBM3pkH42miv3NOOUlDzqAhl8rCDznGzTHrbG64YzzWVS6GkPs1a/ZhHHt+xF1PbuAeCH",
+	"hXyG1h+UnjmmkaMcwXz+0ZZ2ZP2EsN7ZCbsScwTz1HOdigmD4BQuiGb1RPBwB4p7YABH7NXrQybVSOi0",
+	"kXsfn8od86AVhAZ8FsqURfHIyHmsCbpJZJqX8nBJ2awXysDi4UKxG7CVFVLymPK0S72YUsRVz5k6EG1w",
+	"o8j5vmXfQQV1WaIkjcuLD7pIjyJUim6L2b1nby4uAXCU/K2RMMPMauMoDAkjBDqsrB2FfBpbwMqCMZ+C",
+	"yziIrwVaEsUP2KHE7/JnnOXahlidunB0g8XK4pBkXTJAX7zQJEOVYVkRegGxPb+7A152IF9mCzfmaL6x",
+	"gmXksYSnYsdiPhTssNzjrXxcesE7HkVI8e2xiVAzZn8wtsWOsS2YRm5Sj13JWF/hjGuhdJywEU/FDZ/r",
+	"bh7PFmgLAEpqNCOTEZputcem3FgEFkxWj42NazZHCPMKu1CxAi491d0ho1lfoaSr+x92QuDR3IFfYBwB",
+	"ShGpWjq1fBZjwaEeMQIBM4apBArrd2JwEQdXIi1siNCxcy5O1MkEwOBnQCQrwmVu9DSGxTVzZQZ9JeaN",
+	"gohBuv01BCYsEErPNBviVxvRcd1hvReX1rbXSHDujESzNZMhDwQTaiSV0F2W8Q95fZUmXOkhyEYbfgDh",
+	"KnUwNiaA2ZxAdWQNzTxg8YRPp3hkwZO4jgM+mEUcItR9NVP49x3otEAALLvV7UbYcXBPGTRUPMy/pDD1",
+	"OQzAJSls7X4eMajyg9JX4oiDFjdoL4vMJBZ3JkaCctjMapYmEiRfIvXVUV8Zh9s8fZYIJj4EswRnj4kP",
+	"U5mYExvFKc6OmVk4t3AINDHLBXzKBzKSqRSaRVyFjS6V9kLExesrLIEjZDzqtyO1yG7c8aM4VjwFJBml",
+	"4pkKsrJTv1DcSGG1wvThvKzaYeb46zGcM7MtgowH4wqz0RxBnzLOviuxoCJTDpbJh518R0Sx5nKlm9pT",
+	"LF5cQ/hUEXbBmS5ZAyjGjYdDlEGwqvCr/MJ4jLNAJKkckufAIj7VwoMy4/xCm9/k1g/8zhd5vVSsn0Zh",
+	"i4kyaQOPccL87/xmXxWVLGC/g2tPgq0kbHbEtBDlSgnyLUazDueS0jZmIWAyyrxemDuq0oTahY1dXrjr",
+	"FajPaqgNNBp7y11cZL7gkbVb3f12t9Vqdg7+q+bVLCk+fGQ1DOugZTy+KwmABrmN9N5tpJqx+c0MG5eg",
+	"dsMThewWRAxRkVzik4elxnYJcoXGVVxT0Wq1nqJLXvGdrQ2wuXtLm6KKC/73v6+M5WcxIsuj+czmgI9s",
+	"rT82PYDtJTWTIxUn1v0te3JPzVkMjE2YqwRYehXbfrzF1zSgQ2AxqN1kJ6ntFXb543VO5eJaLcTprOV3",
+	"l2idsVOMQGpKdR3LQLyfcrlOFjJ7A6MbgLtpwpMrY8BxGX7D0sl+2gl+2RmXf10hBfNeVUgh6wtMStVb",
+	"9iBKl/LoGDsc9p91DlqtnBwq33jV5VHnweTR8apt8CiWUCytWrqHFE//nMWpeI+9VGK9gEIP0l5qjCwr",
+	"suAhnjFWgzEbiIATY561K/8Csutv5hN79O2P0stKL1j5qjd0KsuuhV1ZXXq1H1x6lWyER/m1IL+Wlu8B",
+	"JJhQIz4CvuTmUCoeQaZ6na+JAdTsNij9gZyCsbTcM75hWZV92w/2a/66ksp9a1Xpg8h9kLereEfBvyvd",
+	"b5UFU7v1YILp5apVfxRLKJZWrNwDyKRpHMlg3nSBtXXmFF7LrgWEI0AGZQE5KPUBUjcmgfYiEN+wXMJP",
+	"PbNf95eVSfidVaXLfs2r0erXuns5SbO0i6qbP3sPJmXOytbwUcKghClZsQeQLqi8qkkXS3FsS7xyls5I",
+	"KHM4v2lLBz/nry9RNrVX7hC/Xtpd1aXO4YNJnfOydX6UOih1SlbsAaTOImDKGqGTpXYtC1NGIgMBIw3k",
+	"iymR/liKpG9XDNHcEJXUX1YKlZOFbchqiym5jZhog9azDLGn6i2DjYTggpO3uNmry8BnDyYDL0o22aMI",
+	"RBG4vF4PIAHThM+bhZaQVQIwK49KZXAl0nwOzz3gG5Z35vvcyP+6btw2Mqq61TUAFiKzPaq+4TAvohZ2",
+	"Y3UJdfBgEupyeVs8CigUUEur9QDy6YZHV+k4iWejcdNZWOvE1GgGDJW5+yAWTmvDbkQiMlPtGxZXuQ+8",
+	"sJ/zl5Vamzl+Zo8OaLNVFUNm++amtOptQV56le/V6kLs+YMJsXcrN8ujLENZtmrtHkKk5drFV0uyCxA1",
+	"KpoD1wT0BtzWDe972FwOzeRLMJWr+sphqogqceDuGoA43Eo+1qWb+glPgzHRZXwH0E5fVmbiAy6FTv+6",
+	"orIAOFBJkoh2QYrlt2f1HODDFSe8W1y1R5lFMqu4Ug8hquLk6j10LjQJ3Xl9GULWGmTuxJ4H8BPt3d+y",
+	"wRUnVxASOqdv+euWH9hVrGoFPd04Nu9l01n1JQcFIVWyMasbWvsPJ6vKN8mjxCKJVbps9y64Pn363wEA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
