@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/pg"
 )
 
 // statusOf is the one place where a kind of failure becomes an HTTP status.
@@ -145,6 +146,13 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 
 // classify turns any error into an *apierr.Error.
 func classify(err error) *apierr.Error {
+	if e, ok := apierr.As(err); ok && e.Kind != apierr.KindInternal {
+		return e
+	}
+	// A database that is down, read-only or too slow is a 503 to retry, never a 500.
+	if e := pg.Unavailable(err); e != nil {
+		return e
+	}
 	if e, ok := apierr.As(err); ok {
 		return e
 	}
@@ -213,6 +221,12 @@ func fromValidation(err error) *apierr.Error {
 // fromSecurity picks the most telling failure among the operation's security alternatives:
 // a presented-but-wrong credential ("Invalid API key") before "Authentication required".
 func fromSecurity(sre *openapi3filter.SecurityRequirementsError) *apierr.Error {
+	for _, e := range sre.Errors {
+		// A credential that could not be checked is not a wrong one.
+		if ae := pg.Unavailable(e); ae != nil {
+			return ae
+		}
+	}
 	for _, e := range sre.Errors {
 		if ae, ok := apierr.As(e); ok {
 			return ae

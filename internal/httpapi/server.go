@@ -132,6 +132,9 @@ func New(d Deps) (http.Handler, error) {
 	}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
+		if err := pg.Writable(ctx, d.Pool); err != nil {
+			return err
+		}
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
 		if err != nil {
 			return err
@@ -151,6 +154,7 @@ func New(d Deps) (http.Handler, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
+		deadline(d.Config.RequestTimeout, d.Config.HL7RequestTimeout, hl7Route, BasePath+"/board/ws"),
 		// The HL7 ingest takes batches of messages and has a limit of its own (SOUS_HL7_BODY_LIMIT).
 		func(next echo.HandlerFunc) echo.HandlerFunc {
 			general, hl7 := limitBody(next), middleware.BodyLimit(hl7Limit)(next)
@@ -202,7 +206,7 @@ func New(d Deps) (http.Handler, error) {
 	e.GET(BasePath+"/board/ws", func(c echo.Context) error {
 		return devs.ServeSocket(c.Response(), c.Request())
 	})
-	registerHealth(e, ready)
+	registerHealth(e, ready, d.Logger)
 	registerDocs(e)
 	return headAsGet(e), nil
 }
