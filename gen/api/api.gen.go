@@ -3442,6 +3442,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceUnavailable The body of every error response.
+type ServiceUnavailable = Error
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
@@ -5804,6 +5807,15 @@ type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
 
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body Error
+
+	Headers ServiceUnavailableResponseHeaders
+}
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -5933,6 +5945,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
+type Login503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LogoutRequestObject struct {
 	Body *LogoutJSONRequestBody
 }
@@ -5977,6 +6006,23 @@ func (response Logout413JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	return err
 }
 
+type Logout503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response Logout503JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMeRequestObject struct {
 }
 
@@ -6008,6 +6054,23 @@ func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMe503JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6093,6 +6156,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -6153,6 +6233,23 @@ func (response RefreshSession413JSONResponse) VisitRefreshSessionResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshSession503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RefreshSession503JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6234,6 +6331,23 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6338,6 +6452,23 @@ func (response GetBoardMedia404JSONResponse) VisitGetBoardMediaResponse(w http.R
 	return err
 }
 
+type GetBoardMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBoardMedia503JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDeviceStateRequestObject struct {
 	Params GetDeviceStateParams
 }
@@ -6404,6 +6535,23 @@ func (response GetDeviceState401JSONResponse) VisitGetDeviceStateResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceState503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDeviceState503JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6499,6 +6647,23 @@ func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w 
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClaimPairingCode503JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6605,6 +6770,23 @@ func (response AcceptInvitation413JSONResponse) VisitAcceptInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptInvitation503JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6749,6 +6931,23 @@ func (response CreateOrg413JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	return err
 }
 
+type CreateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateOrg503JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOrgRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -6809,6 +7008,23 @@ func (response GetOrg404JSONResponse) VisitGetOrgResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrg503JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6902,6 +7118,23 @@ func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateOrg503JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7044,6 +7277,23 @@ func (response IngestHl7429JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	return err
 }
 
+type IngestHl7503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IngestHl7503JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListHl7MessagesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListHl7MessagesParams
@@ -7147,6 +7397,23 @@ func (response ListHl7Messages404JSONResponse) VisitListHl7MessagesResponse(w ht
 	return err
 }
 
+type ListHl7Messages503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHl7Messages503JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAlertsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListAlertsParams
@@ -7236,6 +7503,23 @@ func (response ListAlerts404JSONResponse) VisitListAlertsResponse(w http.Respons
 	return err
 }
 
+type ListAlerts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAlerts503JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveAlertRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -7311,6 +7595,23 @@ func (response ResolveAlert404JSONResponse) VisitResolveAlertResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveAlert503JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7403,6 +7704,23 @@ func (response ListApiKeys404JSONResponse) VisitListApiKeysResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7514,6 +7832,23 @@ func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKeyRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -7596,6 +7931,23 @@ func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7685,6 +8037,23 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7792,6 +8161,23 @@ func (response GetCensus404JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	return err
 }
 
+type GetCensus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -7891,6 +8277,23 @@ func (response ListUnmappedCodes404JSONResponse) VisitListUnmappedCodesResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUnmappedCodes503JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8003,6 +8406,23 @@ func (response MapUnmappedCode413JSONResponse) VisitMapUnmappedCodeResponse(w ht
 	return err
 }
 
+type MapUnmappedCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MapUnmappedCode503JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDevicesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListDevicesParams
@@ -8088,6 +8508,23 @@ func (response ListDevices404JSONResponse) VisitListDevicesResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDevices503JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8185,6 +8622,23 @@ func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.Res
 	return err
 }
 
+type CreateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateDevice503JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteDeviceRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8253,6 +8707,23 @@ func (response DeleteDevice404JSONResponse) VisitDeleteDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteDevice503JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8332,6 +8803,23 @@ func (response GetDevice404JSONResponse) VisitGetDeviceResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDevice503JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8430,6 +8918,23 @@ func (response UpdateDevice413JSONResponse) VisitUpdateDeviceResponse(w http.Res
 	return err
 }
 
+type UpdateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateDevice503JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClearDeviceCastRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8498,6 +9003,23 @@ func (response ClearDeviceCast404JSONResponse) VisitClearDeviceCastResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClearDeviceCast503JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8596,6 +9118,23 @@ func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CastToDevice503JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePairingCodeRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8689,6 +9228,23 @@ func (response CreatePairingCode404JSONResponse) VisitCreatePairingCodeResponse(
 	return err
 }
 
+type CreatePairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePairingCode503JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeDeviceRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8768,6 +9324,23 @@ func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type RevokeDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -8842,6 +9415,23 @@ func (response ListInvitations404JSONResponse) VisitListInvitationsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvitations503JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8953,6 +9543,23 @@ func (response CreateInvitation413JSONResponse) VisitCreateInvitationResponse(w 
 	return err
 }
 
+type CreateInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInvitation503JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeInvitationRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -9021,6 +9628,23 @@ func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9110,6 +9734,23 @@ func (response ListMedia404JSONResponse) VisitListMediaResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMedia503JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9207,6 +9848,23 @@ func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.Respo
 	return err
 }
 
+type UploadMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UploadMedia503JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteMediaRequestObject struct {
 	OrgId OrgId    `json:"orgId"`
 	Key   MediaKey `json:"key"`
@@ -9279,6 +9937,23 @@ func (response DeleteMedia404JSONResponse) VisitDeleteMediaResponse(w http.Respo
 	return err
 }
 
+type DeleteMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteMedia503JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembersRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -9339,6 +10014,23 @@ func (response ListMembers404JSONResponse) VisitListMembersResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMembers503JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9425,6 +10117,23 @@ func (response RemoveMember409JSONResponse) VisitRemoveMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveMember503JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9537,6 +10246,23 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type UpdateMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateMember503JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPatientRequestObject struct {
 	OrgId     OrgId              `json:"orgId"`
 	PatientId openapi_types.UUID `json:"patientId"`
@@ -9630,6 +10356,23 @@ func (response GetPatient404JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveScanRequestObject struct {
 	OrgId   OrgId       `json:"orgId"`
 	TagCode ScanTagCode `json:"tagCode"`
@@ -9691,6 +10434,23 @@ func (response ResolveScan404JSONResponse) VisitResolveScanResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveScan503JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9794,6 +10554,23 @@ func (response ListSignoffs404JSONResponse) VisitListSignoffsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSignoffs503JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9919,6 +10696,23 @@ func (response CreateSignoff413JSONResponse) VisitCreateSignoffResponse(w http.R
 	return err
 }
 
+type CreateSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSignoff503JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10008,6 +10802,23 @@ func (response GetSignoff404JSONResponse) VisitGetSignoffResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSignoff503JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10134,6 +10945,23 @@ func (response DecideSignoff413JSONResponse) VisitDecideSignoffResponse(w http.R
 	return err
 }
 
+type DecideSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DecideSignoff503JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -10194,6 +11022,23 @@ func (response ListSites404JSONResponse) VisitListSitesResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSites503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSites503JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10291,6 +11136,23 @@ func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.Respons
 	return err
 }
 
+type CreateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSite503JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSiteRequestObject struct {
 	OrgId  OrgId  `json:"orgId"`
 	SiteId SiteId `json:"siteId"`
@@ -10352,6 +11214,23 @@ func (response GetSite404JSONResponse) VisitGetSiteResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSite503JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10450,6 +11329,23 @@ func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type UpdateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -10510,6 +11406,23 @@ func (response ListTags404JSONResponse) VisitListTagsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTags503JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10607,6 +11520,23 @@ func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	return err
 }
 
+type CreateTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTag503JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteTagRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10675,6 +11605,23 @@ func (response DeleteTag404JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10767,6 +11714,23 @@ func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhooks503JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10892,6 +11856,23 @@ func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10974,6 +11955,23 @@ func (response DeleteWebhook404JSONResponse) VisitDeleteWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWebhook503JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11086,6 +12084,23 @@ func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.R
 	return err
 }
 
+type UpdateWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateWebhook503JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhookDeliveriesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Id     Id    `json:"id"`
@@ -11176,6 +12191,23 @@ func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11273,6 +12305,23 @@ func (response TestWebhook404JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type TestWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Body *CreateSupportInquiryJSONRequestBody
 }
@@ -11336,6 +12385,23 @@ func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryRes
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13771,668 +14837,679 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5sib8KgjORlg6UaRJSrIlOf7YpSW5JbduLdHtvshSgVUgiVYRYAMo0eyWJ+Yd9h3Og82T/IEE",
-	"UIUqFm+Ses7Z3ZmIcYtkXYBEIpHXL/+sRXw05owwJWv7f9bIVzwaJwT+7iREKP3HA05Sov+gcW2/1mzt",
-	"tftbeLvebDab9bf6n139TzP7H2nVgto9ZfpqSZjk4o73+wllpBbURkRKPCC1/do1/IQGWJEJnqKb2mec",
-	"3NcpQ2PBe0Te1NAQS8S4Qj1CGBoSLGLUF3yEJGURQa3t/Wa7FtT4mDASd1Rtv9Zutt/Um1v1Zrvbbu63",
-	"2vvN5i+1oCaI5MmDuYalSZJ/837qvpHkgQiqprX92gQLRtmgFtQkVeRktUljrK9XWKWytg9j0p/T3m8k",
-	"UmvQLtK0U9OxJlBMHmhEat++fQvMYkhvNX7993L8Vy3Hl29B7YAwmcJ6yHQ0wkIP9IIRNMaKEqYQZWjI",
-	"U6lJnC8YjkdUqVnitLb32zuWODhJiBgQJmv7v9bGBLNUydoX9z3VW1M/ac5VEVZkwGE0fc7jWlCLeKwH",
-	"//ZNe2+n3Wzu6jXH47Ghde2BR7iXJnr8ehVwpCg3D+0wPB5OE/yVylpQO6YPBF7grQv8SXwymwfrb6ZS",
-	"kZFmqoOuJiD5qmd8CeOsfQuK4y8OOxbpwBt2801rtzy0KyyHpbGMeEwEVoXRMK7u8Hic0Aj3EuKP6uqn",
-	"84urM39gjEY0SSirffsS1HpEM0enFtRirMhF/z0Valjbr7X2dpv15na9pdk8pkRdiJgIsyB6vPlftf3a",
-	"wcHxhb0MBh1xJqlUhKm7CIseH05jGPCX+euxgK5HlycHhydHHnEPsuejA+/5qLXbbKL7CCdAdzu49nfn",
-	"HX9wCZ/cSR7TdPRi42mjgcAjZJ+qybqUFEFpHKvu0be1oEaZVCLNeeSco4iziDClHx0jOSHEbBGuF61y",
-	"D25pGaX34DjBERGwuufpqEdELpWElgGXRFAew3ve14LaaS2oHQJD8lREmr44VoZeQuVCzokRStTT6EFY",
-	"xFOmiDhZQ/D3EzyAt5jtemd23nQN+vZaQN9jEGf7SqQkqI0E0xui2Wxvbe+80QvA8Ah0hD4e0USzzuHF",
-	"US2oDegD0Zd+7JzrjyMax4mmwg+fTs7Pa9+CmuBcM9A2bCpJvtb2ax+eIOpTRvWCbn/Wf4/1vl2wwkaC",
-	"C6KvKorwDmJkgmTak5GgY81NaELVEFElkSSRICpAcsgnDGnmyoX7nzUtnx4y+kTm4eUhNPf2m00r6MmD",
-	"Ubp+rWF9tjfsLTD3AeP9fiMmEY1JrJeqj2mSCnKg17+23wzWOvsTLNUhSegDEdOcHfW313ZHO+7WE9Qn",
-	"7lCS6O6n37ce9rp/XG2z0/Fu9Dlu9Y/lm8FHvDU9Is30e3qhdu7f/jBqf/2xp4kuktp+bajUWO6/fj3k",
-	"/F42hpqbxQMlk/o9VdGQMNmwGuZryVNZ+5avwwl7oApriletCM1+zddD8Xs41bMlWIHokSAxYYriBCgv",
-	"gLhkhKkevMSj/7VgyHrNvo6pILL4hr3CG9ZRLGBWVtJmt+z03kT1t/Euqe/1m6262WC7e7gXad4QHLbP",
-	"CDM8ICLbKDCblbbKl6BmCLevX3+3F/3Q7v30dvT9eFt2Ww+/7LKrrcnPb8hx87fTHfwhbg8+0Yvf3/50",
-	"D2t1aDjy2jBoaaEYwuOx4A8kRoJoCvprY3l5Zk/u7G87ytlLVqUGsbdIytk5V5oql1xhKWk6Qm000PK/",
-	"T8WIxIZlGBkPBU/4YNrwj29gnPLhfXV03jn1D0hBGE6KAtl8GLtXPvHgPL04gDfZU/NKvwe1ByN0juE/",
-	"3xePitXG8YyDc8EBubW/45TUigOydnF1WN/ba7VqFcekfzbC4/3TsSSjs51UOC+9FTtZZ3arXRvv1SrP",
-	"NMNWZlH0+w0nxVM5HuIBxUivWirIOzROCJbEsRzKVgMldESVZjhrGJysceY+2dxx+9CYPHNsjp39lqN0",
-	"dtHqkshIAzhTKJFlkR2bX0iM4JQLEEb6BCMx4owE+h/0e0pSGKFnHilFRmPlG4ZxKkDqn2WHFBGCZ/oY",
-	"PF1L7tKJaX9Zldhbq3NKX19rxj5D0eb+tjNx9VJo1slmKb2TFgwgf67lp7T2m83GVguEokeA3WazlRGg",
-	"puiI8FQh3FdEoF1Zy8lRVijWIkZ7DWK0FxKjVSKGYQGPGM2llNAc2mi2Zyjxdg4jPGvmrTVm3lo482Zp",
-	"5tl+8Cbfbm6DHnoIboVTKlV5F01wkvQ4FjHCLEYYjQhLEXxR2DYRltl+AQE00A/iQosbq1DVEsxiGeEx",
-	"mMFDPnHuJKOt6m+OMYt5v59/Z+6FU2cgaKJPHYlTY7GqIRnBvLC417J5Bc1rVUm8kzursvnf9fjQ6rHX",
-	"hLAZirf2txyvGTOkdswVSigjOQ1BBFO9BHaC5lPVkLfd6q1rg1TbHTkVwAKvXK0YTy+xyH4oLt6YCyUw",
-	"VdnaZb6TfPkuBY1I9o1bn4QOhmrJArXXXKA3+QJphrxz1PVXx8zCrsUp7/WmReZ1K9HHiSwshTVEXo7w",
-	"Znaw0U7YgEjViUdUzWqu8YhKmZkXmbPN7jw4+0FxQRuSDEbackOSjLFxLvSm2kjR/CY3faU3d66eXR8/",
-	"3v795uYmbTbbbx6PLk8OHo87V+8vrn48Ofp822q0G7vbzUartb2102y0Gq2tRuv25Pri8fri07X5R0+s",
-	"udVsN3e3mq12vfmm2Xx87Bx2bzvN1m3nsHvXabYez66/01RpPV4+ths7jdbj42Pn9PH86PHx0/nJwcXh",
-	"EfrU/VDfvWFHP54/6hv8p+oHPn68PjvpHt+afz9eHJ97l7R3ms0bdnly+Nh6fMwUpdvb2+OzAzOzyok0",
-	"WubHk+uL27Orv7faW/XtnbpWJW5vb6+vO7fX14+PhxdHtx8750e34Bm4vb29PX18bO3tNpvbrfbjh8fH",
-	"x1Z7C511Ts7Rdff29vqo0+2eHt1+7tzu7baa27efrjuPjxvt5pvNnZ2derMFkzl7fPxRkwMGesMuf2w9",
-	"th5PHrc/32632rcdPe7b21v90NvtxyPzju3bTrd7dH542zk9OdDfnR0dPuqfKn8+Offe8Djvf2USdk71",
-	"QD50bj9wHiOzoae3x6dvm63228fMV3trPKa31wfdx+sfb6/Bg2Mv2330PLR/B/+seW778bBzeyjSwexz",
-	"m29a+pnO2Xlr/KCPZxePV1gOb9jF4fXj4eP7v5/+/fDx4OD44napU/HWOf7+3v7uvHNbcPplvz1WO+Nu",
-	"2Noy9lu2ja+ITJOZE7OHVTREvI/6PBXIbj/pb8mx4BGRUgufbYg7pIkypl9MFLgBjCsHBK/z14M/minB",
-	"Exiq22S1J7rkZg0NEC2ZQ8qdT2saDN+CGk9VxEHoguMbRm7NKCsp4AzKp1oxrXY2wp2dHT1NMOkEwRJo",
-	"ElMZDbEYENTnAqXsnvEJQ2dX5yi/vDASeU+t0VsYydbykRTea39HNEbuZzTBEuFEEBxPUb6whbfHKQQA",
-	"wJu6kBLZi86uj+ttpBc2pmyA9GRxpIiQCAuC4Jhgg+JLBPmNRMqfoz5xvgW1M7D3D8CpUOTUhEfOpox4",
-	"TJDxDMBxI0jdrh5SHKmhIFlYqcDK5RiKcV2cXRyuGHkwjoM+VuBgpKJauWru5YE7e+yDRb5AHdvO1TEz",
-	"rQrbM9MLPZ/Jii4wHkWpEISBvtPaznaK7PT7Zhn2t4BxDBG7HD6v7oM54zHta+oXqAXLSYyvo7iUWoTV",
-	"ZcT1+mnSUEVx2S853+mIGV7idPyNU7ZYt7aKVodh9B0fkT9eyE+YyrJcW+YRMASSa1Lo1/9nSPQFaMTS",
-	"91oPvjbGYZFUuZqMsELaltyxskLb+wHqETUhhKGeIPi+j6UCkZGkLBoWZYOx70xwNbc4YmOP5kQCJyrE",
-	"tY0M/hfZI881NuaZFt+C2jAzZPXk9W+FCf1ZI/A4iAblT3IUBK+k/llLMBgpuxR8IIiUmblCFRnB4/Uh",
-	"IIBePYFZbHSHyHgi/vZhZ++o+V4bO4La5f1b60N7b+utfqyzUzO2Rt9btta/jgWPU6uFgPOUiAciunRE",
-	"SoL0zf72jmetrpHZAIaTHcUZpsy9X8tBOiJ/cAb7ZUQEjfDrgyGN8ICbXJQzo1d1hT06c/7tTnimdWk1",
-	"TA0JUnBZYbNXKx3rOJ0oi8nX2n6rSlWpUj0Eniy1wqptrVZuZm0586rtzKsbYY2h7P3GGLo9u3p8vLo4",
-	"ur06OTjuXB3eCGd67Bzd7rSat+/XVan05RGhD9VhzVaWWfN7SqTRGbf7raiN90iz9zbeinbwLnnTb8Xt",
-	"6AmOjQrFbQ0deR2Xml3XZqWSXKHcPsGr/nRWWN3szviiZCQDXzhL1zdvcwZxtul/oxVvmYPrnEwOs6Oi",
-	"0k8ZIEEGWtUUVpVlXKEpUcj6e3yd6P9Fp2XBLbbQRfnXO8asR/JbULswR1jBH8bFADP6h4m4cwbx9kvB",
-	"kRIUJ/46rn3wvRzVQbgsOEchTAnZBH2CVSqISbYY07t7MtU/T0gP8hS06EoooxFMDWzxu4RKky4EATxp",
-	"QtgPRqdp73zThyREPceC6+2iyXLEYj8zYLvebBWmBRdp2xGYFU7SS7vc8/z+Zv3f5ekOiMos/ySZoqFJ",
-	"wPOi7Jkq9+/99d80BGAXqWuTMCRP5V1MHu5+vt96ON/9fXHCzU+//zJ526vlvFMtkc3EPEYyXm2nmyHN",
-	"HUhxBDp8SSab/1bFWFx6nLWTu7iXENRqa57EyKSXIZOLah3o0wY6SAhmRjk3zvRBwh+IBE1H3zFF4wQr",
-	"0gC1U4FB5uwJBEZMfhg5b/q3f4e5/pvzOHAnKGazjGnSo53WCCyhBGayT0RJRfg/NVv6hbKks0Tk989L",
-	"RL46+q6YyTTQM3ixPN8r8zx0OJPW6r1p1YSk3dUTkra6rbf7O3sLEpL0OOs7O2/ePCMjaavb2p2TkTRn",
-	"qk+KCGQ3yZXrBDzecOajpyiukx464g9kZHNRqw07vHQcnfnmXyHBN0/TLRiRRQmAy0vwJl+CfNozr2u1",
-	"tvPX7fiv2zmC5bLC5yDBUnP3yfyrg9oDlVRlrJSH+OBB/6qc6pFg145JxzTeuhuJ52da77xMpjVQqfIo",
-	"8HcmHAWExZQNqpNGbaoommCqKBuAXoCr3eheCql1ZuYJo/kXeTqo/e7fiZ7/TvT8vzXRc2y21l+c53kd",
-	"YXZNK2IVJnKCZIQZmABUEaTwAGGFthBujBpe6KJcK2G40DsDBkTBS7QC3COJZrQxYeBClub7EVFDrsn0",
-	"HSggYwzK0GsuBvL1Ku6C1/o5q1yKcfF4iklCFOnigTe4K6KoIEgNqdRz9od3eHR61D160ggVXunK2JxD",
-	"+ggEcfLnk7z/sDiHFREh+MFGG5pb+83m00IFPrEiQh+0fI95dA9OlsHJGl4ehQcmiF7bPv5p7/KXNiig",
-	"WudRLxPyeKJ/FKj+DTxJnwr1L3g8bmjLPi93iTB7nQ0edhWBhLPypuoLIodI2h8LmyYiUjq3AZl+HPa+",
-	"i+gF/fjhl6Or7g/XJ/JkpMa/HJy8Ofktvj/77qz5828fk4vPR19/+e38t/PugJ4efGySnzr6nu9/bP1A",
-	"+z80yPRjQo479OK3o62L7g+t899+2Dk77MiTUTKMD07enHWjnfPDT+3zw87k7GBC8U/nf5z8xmnU3mtF",
-	"0xN5ws5bP1P9ys7Xi+7H0Vn7qHna/ZGej87UefuH7V+umzu//Nb5eto9+QOe88dg5+fPH3/75eDjXiNq",
-	"J6w3+tCMf/qY5MU1J6y2v9dsagMLaOFmLBRUJDVH7fO30Ufx82S3123dX27L03ivf4zfpEd8Z/ALbbMf",
-	"vr79cVIzsVmI960cRqbx6lkIIxPqHtKxrIhgf1mbxbkYnC/yZdpoNZ+wUqz6i5YEM+FtcC9alauqTNkc",
-	"HDOFOr/+W836t5r1bzXrX69mfYHtOqtjgU4FVNKKUEz6OE0UivEUjbEo5oOt4J20WRBmb9o8iGYhDyLL",
-	"K/FyIZpvTC7EmqkT7vJ2s6BBxJSxnGH19W/0476tvs+emrpgKCxnUxZALyznIz2FlisR5i+faLBw/Dvz",
-	"xw/TW4kX1phDL3/gtWqg94IOaPxKoq7AU3RqUEgWzQZ2hleQPbND/N8qCrJtKPW/dUV2ZQFYe+eXWrFM",
-	"u93cfkahtU/ECpVgSHCihtMCPU2pnp6qEX9erd7/OeXufz1xgzXosTNDj/+YnfHW6jNurzpjU0/oz7hZ",
-	"ni8RYzezRsRHr12A3E5T70RtBJc2oLb4OUMYTSxgUMR5QgTCCs6skRZc95ngyo8roxp+//aHs/ZPP76v",
-	"vWh47a1nqX8uDqv9FHMPTE19h4XygM9do1CR31M6HhGmaisbgtmkvxmSVmbMGlcKixFmKHuH9TX4yXRl",
-	"u3geGXdzfXOd9Mu5NvzTibjeHV3P1n6CqR38m9UMq8H2JVJ1TMHtzDYmUrnC7SnsXJt/JhCOIjJWpejs",
-	"orLdTMfwanZbrfacol0rZhp6BOvW7G6vkWC4vbBmd2elmt2m3rGf2Cgr7Kg4SfOqDuzCGhV29orlG/+K",
-	"2gyzHLm1bZO+V6qzyIyklD21skIz5ic5W1iRSiLQZMgRnzAJmkghLU2LRuOCNj+CzOR9hBlXQ7AwMmb9",
-	"v94FFMwpoVhjBO3CCAqq+jGXY6pwgs5TJahVtJ9fPjHHcRVoMWqyWSpLJHo4uq/zfh3w9dbNcZotjJiT",
-	"7/R2fytznPyX5zutWrbxL82GeoFUp/lpTDOFHP/FhRZv8/S3f1WhhR4eFnhElC2pOkiF5MKEwj1zuHYx",
-	"xr+nBEXws4Hk1Md3eErZfajtupgIV40x1icRTyUa4wFwoRN9JqQQQ/jgZHL228/q7PBMnR1+/HR2eP/m",
-	"7LDz5uzwPT5hTfBxGmgTcMbaqZm3a/JEQzLCUP6Ov54SNlBDODjzoIkSUEH5Lagd6aP+GAY4O63ukBj4",
-	"GKRfESAsETXxwB6Pp68kCuHXsDiLsnUJYzU0yAf7tW5dqnWjg5g8ej9tLp/F7KhP4urBCmKcsq8konFx",
-	"VCtoJ303WIgaZkOl8cLR9bkYQb5MmlKv/tQb7Sm1gAfFAV9qGSnpH0Um2GlWry64XQuLa12R5pYR/kpH",
-	"6Uh/0J8oM59a2XgoU0SfEqZ8KKb4ezKtJiId4YGm4D2Zoo2Ml9NxwnEcIMgO0fJaL//IPijcXJfYpFVN",
-	"7HsyfSa1L8yBWzUzX3kBFvHnJ4l4JZGnUaw9p+acORkV4Hmzuo4w67oYbNXcFB68kmgs9DrHoPs20ClR",
-	"Wdm0IFhrfZLUKZOESaroA0mmARyRFwE6gT9O9R5vBqgFn1qNG9ZhU2TGgdQQG0kgEeNgG29MhljpQxXy",
-	"4/UsNvXZDBkDeETQdnPb5hMZupq3uZ9v2HazlbvWtbGEBOkT0Hjhe0BXcqHYBsAV5AviGZMVRHcB60Vk",
-	"98Tjm23YNe5jq3IN6IBBGcM8eXnKJ0RoGqMh+YqOzzoH9evjTnvnjZP9Ak+QrRcCERroTebg8YAGnuvv",
-	"lQO8bNywH4mg/SmiCnFNbX0p+YojhXpTRaSzE+MA9Uifa6UIC0nZIEARH40xrB4YxUwqzBSkg5TJudV/",
-	"E7VIs7eHd+Lt6C3Z7bdxq9eM9uJd8rb/Bu/0tqOtuE1a/Sbe6+1Gb+M3ZKe/jbd67agVN8lySS8d/RYu",
-	"yljbtRC4uv21Wd/D9f6XP99sf/sf1dvC2vZVO0JrCU86CEBfqGAp60h43kb+ZOuVq0ZsNskraeyuuQNf",
-	"bBNVDNzWSD9n4N8AqmPMmTT29nscXxlGdtARNtfc4j3rWb3+TZpgQTaHzBH0gBMaw0V3GSaZQYIwhlyf",
-	"kkQrd8Zs9EHSR6neOwRhBM9AcAXCcQwFwtqgcfBsdnwof5eFwNs3N+2jxc9ylrWRudvN5jefYP9DkL7W",
-	"c1/n8P2vza/y9Y/ZG49gLEC+Km3FDJBKNMKJXgES6/NVj1J6w26gc66Geg9PsEQTQZUirKGV5wPO+gmN",
-	"nrYGkbs5J1mHIRxBIrQTSVQ6qliUD/IV6rLKxNlbmTgrkcSNTeai0bhCFALvEMze4bZZ7WptAowTzO6y",
-	"LZFTQQ+kD5gfCdZS2Nh5JvCNNtpwxAmCoyHcZUvbMnj6u0xTKxConRWs6UfXVibXZYLnc9ElpiDbJzxN",
-	"YjTgqEem3J6wxcFHeKyVHUJQO0BjwVF7J0CEKSLGgkqCUgbDJvEmkPYDFz0ax4Q9ibD97G6fqNpoB0MP",
-	"MUJioyXgeEQZEjzRyhka0sHQBaY90m29DG/lqt0raV65wQXKnTZGdeEcJXwCWoseIB8T40AFspzzg5wW",
-	"xTccckbeab1In+v2YvWBp8ZWXpuEjKu7Ptydk/DC970xrpC7oEiu7ZfaisaWQjEnpusEbH29Tj2ScDbQ",
-	"xHKuvoJqDbO/xFNtMHQ5P8ViQJ62Qc0z7hTndwk8ZVa6a3KbVbMXFIjR2npZuQRvI1+jjIG1/eZSYsys",
-	"R4Spq+ycfUGx9DNPBezqfEUoi5I0Jsiro83FkfdlSRS9jPCpsKiqR6fpZIdl7Ue4zsjTXJYCAbWd84nh",
-	"VA25oH88kYIpPEDv6sihkLoDLv9ebyKPytr6MA68J+bF5mGeMr1bK9Nbz34uvc+5VVOcPYS61hODIiwE",
-	"JbLKjNoI9RcNO84wQOYzTDPcRJLrm24YHo+RvlESe3yACqqGgqeDIdKae50yC44l0xHJXvUOmUXMbL7J",
-	"kFiJAEwAT9e2olEctNXxLah1OT/DbGo3sXzSKgus7GFbPL05RyPMpm7PyndIECWm2gDaaza1TcVZPLMr",
-	"2i+gwXQQYPMZxuYiI1vCo3tkIDNkA13BaAxosKYag3xDbSLaoemRhnBVvaOvAv+aMauAUt5Ps+fQtX1G",
-	"yhRNbBDRyK4RnmplVxODErAtPEt4kcPIBNz+K/bkE7fR3AU6M9hxAaLMbCUukEl6jj1FQIIk+sQsoB30",
-	"rnnalP0n5BM+52CfE4hmHJ++dQGT/cy1ahs9IYt0iiD3CxQ9rQ2fXR/PcG/7Zc45eDmVaEKSpG4tkl6q",
-	"0JAnMQj1YeYI0tKiR3LUvwaYt/Yt0L0MYtZ5VwnPXsRxDEEsnFwKrWEpqBN2kBveV3+6VgkefdfsmhDM",
-	"eMGX+XlyK/lX+/ov2WXc9K9y/cAq9h8fEUMlrLKKHHCcgc6Ate1mjLoLRkzASROcjwlDYyK05WNoA8LW",
-	"9stCG/iGGemA8qAwmgxpQqz8hQdkRy98srrZJohoOeQTiXhezvNKupygG5ZFfaR9pr4/QH0qiERhwaEf",
-	"agHPwBM1Jkwaj16UcEmk+0Xmk7hhUUKwkGgjzDuMhYilSbKJPMcgsr9KRJVxTBW5gMYrOClckKu8JJ81",
-	"+U1TNGN0wHxQl8d4isJiQ7YQbWAH3iCL/dgkTfRe1JZBq3nDRpSlish32Rpha2ttAklC5iK1d4LKe/vc",
-	"YmsyxC2KyPnlhaYG0OqGJfT3lMYmYvm2rS8VhdfYx2y+QwnWh4ietUQyjYYISxQqMgKjJRXkjnyNUqGV",
-	"hTC4YWHC1R2IO8oGWhOINIH7VpDdJXgsSWgGr7C8vxtRva9DpJWLhzwHmgptTeIeTahenrIfcabB3cwq",
-	"Zc4cf1O/VPO7mbfl3fA8BoqxInVbFDdzh98db849moHNuWDh9eY94/10kasPcivcpYiqd7AzvD2ouQJ2",
-	"FXhAMtEAjGJgr6mSJOnr07y8O5aOMcdIWHxigKS7dhd/yzOqVtiRLjlllTeYS78VugRW7ORsC0MaQI+n",
-	"6h0KaRzqjzHJNN84016NEmRAEjqXJ3onWq+I3mFlARDkO8z8XtrIEBZ6knQyX/hMbzMIlh5C07HNjJk9",
-	"iEqX0jjPeLPy0FvofO/lRM7WyNsqhT1QYOa5J6HFTj7ECs+uW+kI2UeY5Z4VnNjlNK+fJS/8evLiJ0Bg",
-	"UkLMYswVmxX8sZIcDWYYJyiK1aJzv/LttSWbtjjJD/5sKOtz/UbbuhNGqQcT4aT05ry55+y7lkRXvK0I",
-	"6OKCSSvBNGV930B9QmN7qXyCrCoxuWOIBZw+l0+vPfoRpk2eX2uaWLXAo4QjFcCJrEIpX4B5D7ZdT93+",
-	"KT7O/ljxLJONNEv3DupzHiOXt+iiitc8lSgvzzNmxKdr9OGwg0b4N22IU0bQRjiiCbAhGQBD9Kkcgl4Q",
-	"iVQqHBHM7uSQJIn5AYVKEHLHUiX1B4vaA0w1JFjB1uBTs0O05R9uBlbUSuWGdvTp9afvb1ifp0IRrVJq",
-	"7WKid+PQZbTZxC0EeG8o4qMRqEQRFmKa+7O5JA0Uan3nKwh6rQhgIMcN0waKKV0wbgib8JVK6HbkIFCn",
-	"VlGxS6NpoT8O9HrqCcOyz9IBYOMsGbRksthFQQ2IoFmOQ0EkkKAW1AZJqmBdR/pZAAcVkcSkciTpmMJP",
-	"PElSGYEPIk3GQ1v8FHHB4D8RZ6kRzAJPekTAzYqPsNJsGlElQFzf0wmtBbUeZphh/cOQRzwxwOJjLu4B",
-	"rIX04RcamVZ9OBkP8d0ASi4HJMHKDEgCFTiP7+KpAQBQ5GuRXfOZz+HYCpGkTZzOaSuzY7HUSrVBTMbS",
-	"Qq5XCfwsMfdPh/W7TIGweyY7ZmtYCAzaSo4xlW9MCzZlW90S9kAFZ3qIQJgRlRHgrAAOrCdL8ilHlYkY",
-	"ndNWfQtR8CP0KRHZhDes84WMxmpaSizxoa5mdeUsJXgxAc7cdd8KuFiesjEDkZURdo6iklNQVsjMDFXL",
-	"a/w7okm8hG6r6YNnWEVDTx+02cwFe8Egds0M3aIx5BdaNK9lZ0rGJXZt7aOylxe0qJzCnvaUc23l4TOm",
-	"NuOqxOu2bGnmNMeJJNZLKIiW7ia0kj26x3lCMCuh4q1q46yosiZYqk/SPbqU7YKl0lZnRKTsp4mWt4Hp",
-	"l0CQMY6tMkD7iEGSUCrNbn+aSeVQl/KlPRrTCFGmiOjjiCDCBnDOjQWPN6tmMxakT78WnwHoj6aL6lIe",
-	"oRnwefasAokCt5r+klQyQxpTdcSUmMMQnM1JYHM680nsTtiJoIoEiDQGDa3i6bdeU0VKSl7+QxVdcKRM",
-	"VusqZs3SdXIquJMUgAIRONjXPG8621pfFiz2LA1sop6+ANkgrTbq7sn0ldRfmKfbK4LMWyUVTRIXhFhb",
-	"47TqZaUFZuDSXnjj0XGRTdvNrUaz0WptNd6u5n7IQKn/XH51XvFUmQ+a8VoWErY5KEHmmxAEfJCMPF+5",
-	"pxaAzrFl4HaEN06gjz/LqlV57xLVy/srsl78RSfQMfl6wBMujNiwWe2r3lKakbs/cO+eO9pP49iWW6zh",
-	"If/XTGhmwAe2dqPIMDY/Ao1TOTTtc6AwKBKg/RvgZBOasj6szOVFWBZfoBIyjKu2aXHqER5XC8sQkphD",
-	"8K5aLgV0vqJU7HJGB0NlAtdqjmnnalNW3eA2TNS1zp754zJ2msu2hlRqpJ9WHCP8/npcPbbR3ERu/0VP",
-	"ys1eKqHg3VD/uHiSE5AOBjvDON2IiobWVIMrg1JHcesqHxrjjWoVWjwQUVKbXz+0XkPM4jWM5LWl++sV",
-	"51chMiM6rnR3hOanpxEzWomYTm0tvdh666re/OK1UDNDMsVRi8c0f2/Nq6madYcuEkFayMBOmuMStZvz",
-	"yxz5tGrIsaR6U5LEEvWmsB33UT5lE8ML9WqFtvpxiob4gaAQyBW+Q4757aVZhYS7/IaZ663o0nc49rK3",
-	"OEYMG6iDIBHWq6mEISHM5IQIibabzapomScWFwu7tSKji8TN92RqBml2tFMYSulBcP9fI4383fvXbc+/",
-	"bvt5K7Gzwkpkm3PBhvMe2Vrlkc/ejvN24Zyj0O2qfYShRA5i5iwGCKqG20cQKjC1RyS2zLUhCUHh5cV1",
-	"Fxlgxz8hm+mbOQjCzeCGmcCYNgoa2f7S7zF/oghapfSm7jON39k/ZTnaiaI0oQyL6Q3Lop7TAEmeZ9ho",
-	"xSV/kuYISMxEG9vN7c2S1zELv8BUao5xi662/KqZVTrAiui/T9gDpxG5xHReyCWyVzaoufRujCmEXpD7",
-	"BdlfIK18hMU9gX4XFQ65DBCgyj7IHmdKBeFYtw/u0SSp9PfP2jvmjhWjPIornBwY+JZKk8W+H64LoPRF",
-	"X1wQPdvQCbayPs7nbDd1f4iFAVRzvSHJDylXpGOxG5at0+/64juH9GBWKjFY/fY7f+3gan380miIeiTC",
-	"NicPQLlxpJ6/iPAGw80CbdhcPpdqaq7bXGlt4UEvtLIZKV50ad0Ily8sYTKVHxKDwVMcXh2FDoHhzvkC",
-	"w8D7MqZEmWXNkCmkQ98GmQZ5l/bqOkA4IsLiMadMSS1I6igs4p3D07yY0NSILeepdJeH5l425uF+ZmT1",
-	"pmjEUzW0v3EY3h1gGYb7eYpKXoaXt+A2t4wEu0uZJpFmVj32s6tzlwoKiBno8uSw4A8PENPmYI9AFpm+",
-	"E51dFSXkDAnBoexR0Hlic9D3oMbGHMANvTkY+EM3wKJ8LT9vVsoOMRuQSyzlhIv4aYlrtl7FPaR4WFug",
-	"prqBqamPMVNiWt8rn9rt7aXHNiMT/xWLTu9z79IZ93dptMUHV26FBNORLUA54DF5IpXmFrTCJjEOA+tU",
-	"hmKRBjrAkgRIjnFku8PHWA6JqXKlA8YFidFG+Pb+9/poewzBwvDt9z+cbV+Wq5TNt2U1eL38QBh/JXl4",
-	"TL6vTEYIM+EAktXEjLLgQYBCkBPw28XhdX0LNl6AZDoeJ2TkwmfjPMUbJEXD20Pe1gEOLzD/XJ6HNezP",
-	"OsyWLBHoDtqij9GGEnQ0InGA0jHkMmJJNt+ZACz5qvJMJklYTIQJjTFuqpULS3N+cXlx9f2iBI+Faqqj",
-	"faXqfs7RmIt7VEeCJHRgsBgyatZWdAX7QaLK9QePu4n6PG1rrB3vWEvhL80KXjZ/HqbU7qlb3IGjLFoz",
-	"84YDuPaEjVO16mKbG91yzxKtskPTmrbRvESYTgZ5VLZ20YY+OC1aRgQb8pU0MKfZNqDCq0mDvnJ5l+bN",
-	"dwjs/QmVpow+vNZvyqq+wicVNS8vT57hiTy1xtBgPo88N9O7AJ+0Ytz/ILtnJm4NfVJ+T8mJeQ50/Ms6",
-	"Wi9JkYeLvjmEpcUXX/GEZAybITDNBEuhJgTKPcjEX3ZztkmTUCXfmQwBSI3ugXgcEWjtkCTmAr3sGWWW",
-	"+2jxVzt9H/5lPn3KCrKtvgYyzF/4CzF4KQlXDbv1nAT+JYLNArQ/bfwFAO8VlsOgb5dheZpVkeocW/vP",
-	"NXdtfmsRYXwRDdQTRXuOYDxTDmvAaaBGNO+UDtjF//zH/wbI68A0TUcAyqy/3N7fahqFDgCqEcBS//Mf",
-	"/xvgqwuMv/A8sH3GC+zfas9mtcxyXwkcak3vaI4ltXiAXXfdHHmbPWf+inXxE3echcmcgSKysDEuWw4P",
-	"3mV1WCYJOsO9tAUCUnGBB+QusYkppfOoAobzhY7czxBOwqwwJEjjLo8IEGqoRGMuFYnf2WRvqgj8Ir26",
-	"RRNXtqn0mV+/RxA3KPIreTkWB9HNrwBHUiYtDCkwGY3Ou5GVn2c+f7nGILoruHK7eNDNL57x5+Y/zefC",
-	"z8YV9DROdOjLZWIdZXhjIDsssk1gKvVwpJIpCn+9qf3HTe1L6DnS4XEFHlwJ5noliWLnCSMDcMaiaDG8",
-	"7D6tpIWkIlnxpZ9EMrM4+u4Mvnr+8sTzUs7+unSx+3mYYv00SdA9mQZ+72Rqw7sOWOadtQ3FAxHonpCx",
-	"RBgNsRwWZYuXsfVjb295t97agvSiuUf0TGEvGVGwWZUrQbknU78XdEQCW8se193sQJU3Oc8DTqCu12IB",
-	"hl/reEzr92QaNhZnqs3S0mQ6GQdbNMQCR4oI6ShLmc2klhxhGKQt1BQk4gNGbQre8xPgTC4X0MvLhluc",
-	"92YZM7cUbLbvRR9QfxbtB++eb8Gf84pEK0MB9j5tBd5noFpBuYv3fO5D14TF+rhQtlgenknA+86tzLZA",
-	"NTYqlb9Uvja/h+UyuXWLWJ9WpvolJ7oVKOVGDvOyUV8kyzQX8k8WtGWtrQjT71WuV/j710pz9eH7n1r1",
-	"52P7/+lhMu7tBYWBznmQN3DDpPNKbwaMskEVI5dFagMdwfGYoYpbpIgbFlbgslk3frIKjB1UihfQ66i8",
-	"YYYUr6TFpduAiNGQJ8RiCELxiCTRXYiMyHAgIfFmA+k3CMxiPkI9qmYKS82NP/2+9bBE6LuzoWql7cmb",
-	"P3XNThMrScjCAZ2tpZcdXOK3AuOUWHwFkeo8IBXH1ljwvkELwYmHcICGJIHqUZWVorpQouQjgqKEMhrh",
-	"BLlGY9LprEiQARZxQqS8YbwPOEr7KBRxqH+hUhGt12bdYwMUxkqE8AVRNEKKRENGI/NTFI9CZIvn7F1Y",
-	"TF1XS6hMGpK+f4n+HKBwiKNoHKLjzsHBZT3/FSJhEveJmqKE4LgYWQLHX6yEJmk8gqoYKI6BhxV95KJS",
-	"SjjLck1Fd7kL8zTr9lhplrouRoUckeUGlLJjXfHN1caoeUoAs6hiv0PQpZ/nRbE85ueM4/FY8AdiMAt/",
-	"M1j3X57hUSlNLntl9ZQcrHc5q0qqVRJkbBLomj7vv7aOY31Hut+/oOoQytLs9YWogO3iEGeWVINIYnIG",
-	"X6oapNLRX+FZc8BcpTmJ1AFqeLmqBvcEowkX9xCzNvmpVCFASZQIDzBlUlUj7m1Wl+uYITxHz1ipMNeO",
-	"QypsMIXemQxbOiLoD86IDZ3aNnYohqwn5a+sRVpcwe3gdSFfjXEX2RWFcEO2lbKV8+hX4FLbTcDfRf7A",
-	"5u/0DMiluN3XwRIplnLnRd4ro1+U/GVeNbg+8qJ7ZJ6HNuLUQF00N5cVh79UcXN1+LMCUmA+hQ8yabhA",
-	"jph1tu1qwLSSBMkhHutrxkTzMGco1O8PbQpgLrHCzf3MPQRtSvo3DIx0ymL5ClkRF6Awa2xhxmRcSD2u",
-	"hrnUkA3U0fqOSgUjcWAdTCYRV+u4Y0EkYSpwvSC1LZ4kJEbUQlRzRlYwaEsjAat2YU0kYen7Na7vCjw9",
-	"pYysePn3lMv7Fa81WC3fGagWd8+X0nKbmNhcVcBItqqcAo8NMj9oxiVm/ffnLGRYaG8Bruob5n3Z51DX",
-	"XiKlvXdEWHoH1+lriuSzlyiBp3cGBeKGhR7J7O/3+ht9dwWFwgLaiMW5CZ2BlrMXHxtivXPeZ/ObRArf",
-	"Exs2dpzXQCfgxAYZQeLCaaQJZbJnTTnuDYPnBPo0E9zmXxkMJujNgngKZfsCs0EhwxwxPDKoX8QOcyM0",
-	"q9S4SZvNrQi+hD9JuNm4YR2kSWnynvWS2ShRmOEtmx3qI1Fl51DJ6Puzqm3K/BYp3+aKoO/nS3PvrKTS",
-	"mUE+noARQrwP56edepgjGehv4ah0xvX+Dbthj7AA6FEvz2N+12PxUvR4wx7r9Xrh//rmMic/lpruWOvU",
-	"a77zWLEnHlHeXgVOfiEDi8IRINfdBZVf2Dcv7AvOVP7G18j5C4pK1qovRhvmxUC47N2839d2qGXoTTsW",
-	"byuiR4+b9LtmNu9jAR7acRKUG7DUPjDfuOgxh57Q35rZmAI1/fjyvn/M8CMQdC6zDzQ7XS8nSfrOk4Lg",
-	"W/2UgmiwAwRkC6ttgbPGPKkkENBjhoElSIKnsPM8dcBcLtEG43bUm/qFlQJnwYs9u7jcEqjACHC+u8UA",
-	"LAxLSNDUuIQ2hIUZlNWK4sNnjWrYeVmbqYrQgZV+eiOOSWS92xuh2bJa2HIBcCY2jhZqjc+gkrhOQoB+",
-	"g6UCqZ0zpv7a8GQIPgXDkuEmZBLiZIKnkBimD3uDtWrxiBGO8diEtjNBe8NyLpUIJ5JbBBPg5TCY4TVp",
-	"mFKGNtHHoriZm5wqA95mPeHsFKgq93EdtWa7EpEKmCXpi16rSH13VC6lsHTZDNCIS+UKXBSgBTIyIVKZ",
-	"CESAsDKXtJuBVtAKUIJahXNnRS7IISdTy/Is28VlOpnZrRbm93T3StCP1Y31uJr3AB6QFgATM+OpqPEX",
-	"uoIVzJ8qjs/bhi3UsVSWdldsxTUbu88EbSZVe0RNtDxzR+XylXF9yLK1adywI1gcU+biiXORMlclU1qv",
-	"RZrezLlcXjG9T1Yiij4AANhPDFa6/kIMyo3GFtDQnZKczZ6xEm30aWJcnL1pTj9L5XCzgQzNODM8fcNg",
-	"V5sQINgRphp2EU3zyiP3/rzu6CXp7Tdaq/QjwO/aMAP44o1P3YNNL4MXtJgJNhHPd5C9EPEHRxrofnbU",
-	"xYNw3k7ptnb2m9v7TegCvZqvy7V9W7rigHPxzRxWVXUkM6I4L8f2DvrKtU4ZVd5CZzVgNyzzmcMj4PFm",
-	"QeXLrdqMG9MCaeitELj+vFbueOubuUa8PRC4Y8OTLZUWPK0KQ3VsNUglAFkDdclXUFbAxSQou0dqSKN7",
-	"RiTAcqGTw8PrE5SQB5LIG7YR0jiW9A7wp7ZCZPBPqSQx+uc//hP5v74NHZJjUPyeRCEiWE71oRwNyeTd",
-	"DbO/w/vvmiGCdFzvgeaH7RCRr0qQEYHzlkb3pZI9U1ti36pJmRAs7swYNeumSZJ/ijiT+rhm6q7QYVWv",
-	"gIgpjuBRDFCmEj65kzym6ch+GHOFpTSfDYzYHfQKMb/2ARMD/qI9qG8Z0sHwbiy4IgDi1U9SGt8JojeM",
-	"W2NGUqWZjFH95gcyIAoLipn5AP8d4gSGc8+lab6R4EhxSdy7Y0zF1H1gqXJ/qrRH7vqExMZrxAVO7vIa",
-	"BQBLyRe1+HG7+HGn+PFN8ePb0kcSZV/YpS19bpU+t0uft0qft4sa6/wlnNVdKVGuI1t1zUT+2APTVHhW",
-	"GzBdhleMkMNurDo8nwAT9mJQXEeXJweHJ0cr4nEdZPRFBx59UWu32UT3EfDiCjU3FfhcLn5qSDpPmEE+",
-	"bDVU3cXhdQZVl53CUE2GqPK6nszWVkauD/XKqwh8U7GSGT9UIB8xrSpYmQtvfGUh9EAay9VTZOdwEa1w",
-	"kVwrqHTPIyPSAC9pomzA3wYTKEDjBEdE2HYGgQMqML0IJTTXMdh/A0zZuxsGzRFAW4XaG9Mo2IjeFaqF",
-	"pRJpJcjdOTdYpEwJiEXJCbHcsDreHcyuGvTss1aA4LxzPfdsDN20PDbI+CYAkXNPA3UOu+4aSM4A7clz",
-	"W9wwU+QFwIjMklcNyTS72G/xAWaI5YMEQ9t4bZMUabdQlTJrBVvhHNarYkNcHdTbFsg1JsKtnkQXV2e3",
-	"F80Weo0uzg5vL5pbjdXApsFFckkE5VUFEmcEJ9LbcLZdhmaLjYvD63p701mLWUVEKd3zfS2ondaC2uGa",
-	"4IbAvlVlerEKc4VXywbBY8Bsx8xfUPBAxETYkr2rM0OZQkFerGqWreahIgr1nICgqoRY0HRroQ1TUBig",
-	"MD+eAdA1q3kL36HQeonDDIkJ1nvTn4WrvvUP+ULh3Hzgx6p4n4NwAdHpBF9pb8/wTbZe/i6tEvVHrtCn",
-	"pLiyYpe/d7ZDJqlqjlrqa7y0dX22dlnbQi8tYWe7Yt2OGMSRSQX6Ho6N+3+dbICeiWxXKBkyGmIxeF7U",
-	"ecVcgxF/AO6oTu4WU7u140xoWklGHC0CxJM48zCtfKqd2fdWbXJbFHOQYFnlQvmxVW+jjRNEmb0wQEeI",
-	"jKCINpoG6ALxVGU//fMf/7lZmbUrOB9V0l9bjXNKaK3b2lUtBA7TENIqIFDCIoLyBax88QOVVM0T5Hp2",
-	"rT2L1CRtmvwK+9N/aImCgc+dJfays7XUMDzpM0XlZmUDPIDfP1CGE/rHXLQMkl3Z6LtLDUgMTmOqUP77",
-	"K33QjrlQ4KXILq7AxchuWbGMyzz2KbVZhVd5D6qkiekW9Oe8Lj2870of9IV5xmdtXon90qZATiUl1W/u",
-	"oGE6wqwuCI5BJ7T7t4FOlEQTLgDBZ4SnKAL4hHemLhyi9noMJVfQ3G6GczCD57e+Pu52L5G5CJTNQC+8",
-	"UcH60FVFM640uhnEPxzWhmnV6AOHNLeXo4YAdQqjCubDAOSErSoeBt06QCMcDSkjOWWhsN7Fvm06aAMd",
-	"2In0BGZRho4X2HQqTWYYW9i4YedkYvRuV8mE45jE77xwcIavkCaxvmCIWZxkLUV8mhbdIVWde2d7e9n+",
-	"Wnc56Gu5q6HfI9Rvdul1pS33zyo1fKvqDjkiasjjO/1AnCR8Yup+jApxlzL8gGlinxZjhXtYlr/mqYr4",
-	"SH9rdJkAGEEwnNyZlS84C/yRz/At4Mhl27i4KW2D40qQ336fMNhLJtqOJcIo5pAKALCIlNnIk2khbtlk",
-	"jAUeEZWB4xZ3m9NIVktHWtYYebGUM3NbnBiUYYtWbIuIJzwF7PTwb1dX3333/n1JdPyt9aG9t/XWnEqu",
-	"Wfjffm3W9zr1D6ZheFW/8KB2nLztzAkBQCqAPkZKyklM430UuuMuRBudZmsTeiNgJvtECPtlW39p083g",
-	"i93N4IaF+dEIX25tWnyPO6u9hmjD2VPaeDAGlYkCag64OLwuuSPdSEws1g0hT3UrHMdWrXYvK/Ku/6QK",
-	"Qp2wAZHqisg0qciOY1wROYeK+ryV9xQcEzxVksYkN343AAnEtqnPkYLOro8DRNgDSfiYOCeM3Cwof0tN",
-	"uawX3ezAjvnEdIXMBpL32oOUFnOWaoVrqDccQ4TZppGhABpIAx+zqFMidPrQl1a7l8wTx0TklqMNLxqT",
-	"1+rB7lRaSek9Tt6emYfZlVoWM8hplI+2coN6D44suNA8oPIlA7RbzmLjCp6cVFspq0Jjs5hUlMY161qa",
-	"x2jMpWmSZcnpNjI1ren8Tr6eIuyt4UiwyuHZk2GFCV/YK9cs5Ncn3GReuzAzCZz7nbLgubYP9pooxlNp",
-	"sEjHGHJFTV+00F3fUSHaEHgCHSdNHiNXkFmPhgQncK6YAVLONk3Cg9/KRQAbICrRPRlbR12FaoxtO8wq",
-	"hE47jnU6sXkw5guyoFduvbWC2ZMlHnsDdkznc3DmwHB8YZZv2V6qFqcxUSvgkhwnb80DDs3lT2XKam+R",
-	"z2fgvIXuemfXx/U911+gc9i97TRboeM9B64fgRZpmvNBQLiEBWxuW7XPWU5QS5Y5NL3I5z6DxGePcVvR",
-	"FgFsn7VLYuj77uPZ2Ti25m8SO6A9c4CF+yhlMRFScW5aoWZNUDmK+TsUmjE2DOeHSOptOBlOocucO4hB",
-	"l8fshqFM/T67Og8Q4wYzjxmkvMDo5zIda7vQU0L07O244tS0njV4pu6CLFoBHnnLpIjGaEOvX6u5CVPE",
-	"iV6b3AHDhTun9ciMvUFlAcfoXTZfSzwzCleUY+nrhjHDB5oKPQFFE6byGbp+SsUB+b1EOz0IRz5jVHoT",
-	"sT2fIs5kChBjUN8ccSGMDHNDGEHiXCpJFk3waor0rPUWN5PWDOaoWSo08rSk7K4qJamwHaucjWV1UisX",
-	"4UiY3DOThWYANYARD1yP1Q1lylGs8zmjr40sYHXDEuI8RDkjbwZonKQShdmxA08PvPBN1oNUZhiPAQoz",
-	"39tJrM3Ha0OgAGX0sa2/fysQ2543oV2/yty0ZyoJpSABMLNpM0YhUoIjvZ0SEhu3CiLRkJMiGmjt7Pq7",
-	"rF37TIVyPvHVnJuiBKvdajbbW9s7b95W9h71FrW6qHpN/SA7Xn08P1/IeOIFLRyaw8A8cJHLEutmaNLM",
-	"RBetO6GkVJnOxtxL/kCKiJFDBFxZjXXggxVKvS1MqRjjjzhJifXrVEkelrX51kqG8du+y1vUgUQ023Md",
-	"M6Mqx9zYSiAPnlIB6dngJavl9C16aAN44j5s9cxlLkxKJk5Qz5IaXVujCRFma7IPrgJ0+kFffHB1+uEd",
-	"Ojs9vbxhfWHy+aFEOzD3Z6aXRBsfjq9fv9f/716//tC9Nu2MMfrU/VDfhZvq5tAcYXGPsCA3TPEEWoDF",
-	"DdSx+GZmmBDXkggr66oMz66PQ2fdGXHxRBigrNJtw2Vzb9qsRnvWe1wqkbGNG2sj4GW64CJXRhHN4tlQ",
-	"Ky8Mg+dj3s3Ep2bFITTDl1WR72vyQJixMkxXMmotfRtReNn2R4CwMbd7cipt72TpIY7bRVipYHFVYL8S",
-	"pt/qyHsLbXC4pQCul7+lyAA+JYqVjflKVfHkx8/fL0s1LOeQD0pJPfHhdaeaPx/KV7Z3dlp71WXH1Zbb",
-	"vS1RzIMB319WHlKy5JiUtLIPztfltt091Crez+ng9fHz99cVJaBkuvoe1CRftvDwwKr3+9V36zUrySqL",
-	"eD+rSjF5obKqUXVCunREeKquScRZVSKG/cED/lY8BYz5zGVnylxMhaQ0iTvSyHqbUdtAFv8P7TULuthe",
-	"M8hhUbbeWBw461CrRHDhQutHeBUt8sK7VK/EkCw3jLtw0ewGnaGTe15xRFVrmWMqVPi2E/0jZJTXTV61",
-	"FpQBCo+P98/OQrTR3q4PeaoV+ZUqDwA7segH3/i12frya7O+9+Wx/WuzvvVlc//XZn3HfFXpFT/lA/pE",
-	"zNbsaFknTaKcFbFEBRj/pQjqcyBPx4ugz8/weB3E8yIPfEe1yZThfZusIagV9IDBwSSEjBj/d8jjaSDI",
-	"YRkr0zLZ+i1kBkx2wyCyZ1waegm0vchimzblrHkXXHQ1BhshxMzGYO71ElPI+cKNeX002pVg8p6WG7v2",
-	"a9aDFK+qh5/DJONqDebzkNv6Ups8iMdjygb7KMzNqNAYub2UJqquRYFeFIk2rs8vzo4O0UHX2GMBGjEy",
-	"4oxG0hQ7a1Nh8x3UxGU+nDBA2L0ESaK5RPB0METh5ady3ZerYnhd7EPx+k/9n29hKRacDdfUIGRvLLpQ",
-	"CpfNbO+zzAxdHQzuk2e8VsDBCWLtui6fpf4JswWt1vR21VCGtykxTUQzl4pEE6jYMdE1U9tCpSNnVQSh",
-	"xCD+YKoB2vwU68rAlekYEts67UnWOXsfheaPUB/CWKHcJ1QyyN/lbUjCABz4WgLcsJW7j7xDZQFhH9NL",
-	"VRbk00/wXtyb3jADLAbOUJEOAMXTb7bt+pYEphAdJFcutSQILc21JbF1w6zcMuNi5M4kLwaF7gLKZeGa",
-	"7qSe49bGMjbOv++UGzRh6xl0lLDpCfnE4Qv3xlLfJnfHLJOTmOKqMoEFvSI/QBMpaFJlmmOZaGlCcng1",
-	"SK8u1f5PXE27bR4UkyjBgsSFVE6/q6T5+7cxyT9MSG+cfRjQfnGaC1tSPsHi1XNa0O/XNf+yUzdtfT3D",
-	"02tRbxrbNczQljcqrkIrPTfIs643JTQYwqbiOOvlZ1wilNnC2aoulH/ek+m3cCVbVA5xe+dNBWR8AYbv",
-	"+rhT9yD4gAGKs9/r776Jm7ut3d3t6G38ZmcPt/sE42a0s4PjZmsHb/X62/1Wr91r9nbb7Shu7cRvotZO",
-	"r9lvNnF1+3lJ/6hYlvczL9/ebbe2lopCkwnkM719Q0YEjxmWAd+dEZfu+Je2EfD9J8/KBZ6h7W+csvU2",
-	"yizmVYdh9B0fkT9e0MlRStkt5tw/pQtBmZ6pXNHdXsY9NvdlSFErelAyOs/nIjk0/bYXctJMyXAVsqLV",
-	"wwdYkQVQig5CEVkERRdfFbFR90H9yApkCtReBlI4W8syqPKffpKmO7NWMOO8sfcYq6EWdUWl8J//+M9w",
-	"tVZvXAzOV2zq8C9kV7+XSo54Ce03JLFNpKCPvsXH8BpyvPKbsmR0etYGKHG1WaCcdEv4uZqJi9BQz/Ag",
-	"+cgrc91IcQ6EWY4aAWiGHPKJUZMdGksRc2I+/o8Bft+0UIF9niR8Iq02w6P73K+kf2/MYmIuPfOf7k4y",
-	"+BWe/VvZ8AKF+sXFfMXCULzYn37ipdAkfpHHPcPf5Ra0MKbylFf3gGWVGC+RM4ZfoP5laUi5Mq45wtam",
-	"ccULTyv6WHyoYQcMzNmc0ol88FW0Pi/2/ytOrtXWMl6rjT5QPHRcG2V5ciJNiGygAwMTpGVhTxAMDd2c",
-	"F0xCHofegQmVatNE/QTpp9LBP2edqNf00LV33hQddO0KEl8YpI8iK/UEXu62eQ8X/aXQquyp5904wUt3",
-	"wqW+ZhFapqGCfdgylfmiKPxmHQ0gkQ0UFpVoBJkRcS50wwSzWEZ4TEK0EY65UAJT5TyUXN7LgpGZXa3H",
-	"Zy8uWpL+FTP0uQSYz3lovKuh6OQAOub67vxGATkQZXbaLoRWN+DmFf0CNrOGATcMS6/jg3lDHTBkQ1vr",
-	"K1H4P+GL/y903Xc+k941j+6JKm8o6NQQk4e7n++3Hs53f1/e+uJtr7YcCjmnS4ZNVMU8XqvPVXtEXtOv",
-	"nuAx+YSYIZyMh7hHVBZiSji/r+OE3hODa9YM0EWAWgE6QVygU01QygYJxH3fGWDPAt1hfWyzhhLNsh6f",
-	"XoTk13Z9r1M//vj92fll/Ze5xQILYuFdwiyosQuGjyhT1h/4BPxbi2iwOKZ7afyVq3tJ7Q3X6WiExbTC",
-	"T5olP1UoIOceyNfKaTx5OWsVRoVg1/Nqrcc03robCevAK7cNzloFv0PmShiVvbi607Avh+zDNRNkNy+v",
-	"Uc6HG/iEqnbhlkj9lGLepaornq982rpal7Pl5fm9kp5je4THSPEg23emTG513Ag/mFNe3ewta4aGplUP",
-	"s3qc5+eohE7Bilz031OhFYcZlvr5559/rp+d1Q8PQ/Auuy9C9Nr8Hc70ox3gB+IsQK3/pVGp9VBrb7dZ",
-	"b27XW+2KBfMlTLO+9+XP7W8bdfNX2/tr839u/s//MQ8JBhAZ1gt5GTyT1ZFEbEMQSlQRN9OLeDyXT+bh",
-	"iyxJtly6A/oJHqzh1Mt7tc/FOlkhEemY2yyUkqlrdzQc44yr6hJtzzxbL3PUaZUL5TsRkjPXKMfZIfkL",
-	"toFNK5A4KqpntPzcdV51tPEhQGdwCH8KUCdA55umAdtorEqgCB9qwbMKM6or4y9/bNW3EISetGUWYUHQ",
-	"BkuFpGyA9C2bhQoETX6XzFwc3vbnvwyuPs8NFCzXx32ZZEid81C1eVeopPd3iC/xffmaQ2V4EsNtjmWQ",
-	"9x7PzNak4hFNSolZhxdHVRQc0AdSYuePnfPKS0c0jpOShfTDp5Pz8+V1pGY87m3ZoyrnZY2p0owIhB9X",
-	"lxn6MR/MTVVCA4qP5TxjRC4oO7RXuHJs08LAurmMtzJltrS5wMHtneXdoio1+mpPoaImZLKMBl1qzxRB",
-	"cXLEYjkXCwn0NcERXIkMTL/Q/4V+8OWu2Erf0sdJAmljfUGInjfAAo4HAsfQ+BqIkp3N2rK1iaYK9aYA",
-	"jwSYtlz4OWr69U/vJgK367+X9QUpzIZCSwKqZE6BKtlfrnKiAKiRvbJI5SBn2ozf5jF8Vlu+mj1gLp81",
-	"A+wLq81iIL+9Qq9sYhtZYyghGVEJMhm6cw5xKsv8a7nRlO1X+sYpmYNy4ZNam+VWUYEBqZKKbzEJx4LD",
-	"l4qIsaCSLNfy3dznqPWeOKhI5nNkGbjUEBibgVT+Wtcf6vYSMO4zKOaim8RiJOj1npgGeODzt3EjB3R0",
-	"B7jXJajC/JpZ74nbxV4rkAVU8oLo8Ovs83hCo+ll2kuoHM6FZxnDVY2xuwyK1MyX6IEISbnZy9kFs8EF",
-	"c/WK6oN9ZjUDuRcaRDrE+ERrCX0uoqKWsLW4qrtcQO3Gl7+9an9ekb4gcvi0tEphbs68VV7QT0EHvOao",
-	"ff42+ih+nuz2uq37y215Gu/1j/Gb9IjvDH6hbfbD17c/TkoBklZ7vWTIwjCqJ2lavj0zeXSlXvyLg99r",
-	"9ur24pRFvjHFWtKA8HmiPiuwjEAR05oynzDAqmIIo61mPcbT4jHwol3ti2mwiwjmBwTmNHVbKcn1CsCJ",
-	"lm14A2FU2vAQ5eMC4Qi0WR+HaUCYLRWqzTL9yrBKK9QF8b4biHluFlIUpmwQRlaf0NhdUBXfXqI3zGwX",
-	"O4FseJV0tWHu4rivMLsnseEpZHqpIG0ZMPfBNkV0HymTYxJpHch+ATlz4h0KpcL9PsC4Z93EDaAFTiiG",
-	"jIP8Xq29sHGq/OMIhmDtEtMFH15skPnMfQAOpl9XTn9zV84sl5501hBoprcyT8iCgZv2CJp1TQedbBjh",
-	"+sOGd6w//OsIs3nAMR3vYPclhNb0x0RolnKefRlhBo3DoLt6gEw1tuJwS2NB7WyFcuRe+UqiMPtwEpeQ",
-	"cgZEXdNq8OIE90gpqwkaRriofDVYkBry2FcpvgPY38uLa/jPJ/i30z04rgW1w6PTo+5RJd7lGFe57Mrz",
-	"0lcF0AVFQW86C3qEJUGfrk6Newq07wz6yG/FVaCDyWdptvba/S28XW82m836W/3Prv6nmf+v9RrSPla4",
-	"FOOlBmwW1jW0zuhnCVAlHTSnvZBar7ltKVx+hNlVhuA5U/6on1CtGRdvnIumVEIGgx3gQdmaNHRIdKIM",
-	"Svqhp954DE3LBZHpiCCq9p1He/hK3rBQYYhCZYXzg5M4DEzld5wlhlZUL2SpUDlfrMIRlVYLzgJh+cO+",
-	"f/vDWfunH98vx7mwd7vsrHmMcEUkT9L5nbo5kwt6Whk59EqCfEXYpNJY0LhMBFGWgw+lkvTThBEpG+g7",
-	"oa/G0laUuA4Uetl6ZEiZFmIDiTYUlvcyKHQoSvhABkgqHt3bLpmbKMEsXqO5iydvq3q7cOZgxSumTqWd",
-	"iBYY91rpt/QwU0aCDoZKGwOzAtc1mFht3+lBauF6YIfz7UuwqB2nfb0+3pQnu0xBWOwgFhQdkbIHROGB",
-	"yYtCjMPzFgAuOwaqKGSuZLPsFJgducIDLYSFNoRiBBeuhPScbbPleXH5LlqYs2Qvgzs0EWd3A43nzUFf",
-	"/0oiGnsKoCbMGOAiNMml4gIPSAbBKpF5Tk/rYyyZun4mCg+eoCPmhks1b2QZ7bYgy1A9o/bcFqHt9Rzv",
-	"KyNIL1mILhAUcrfnoPf42SkL1OAJ6X2a14sdj8cNyVOv9XqE2esni9fsZflBbPkolyVBJlDnCWN/q8/h",
-	"v6UMD5v9cEG7KSuqNN0Ch1hWKP1c2l0qmV992nXQ8YW32NLTIrM1t2bqSn9t1tumiHRZPemspX6GKXOm",
-	"b7UTcET0DEv2/YgIGuHXB0Ma4QFfq4tw9kSf6D51Kpe5oq/pM3Jpy539XAzAa9031wpmiogHnMyt0j7m",
-	"E8T7yp4QecdAfbM09dimUeArVz4k8zyuN8Wi7DeLirJ3VihwqxpxNX2lnKPMRETKOclZHfTxcxdtACCB",
-	"PTjDexqHm4FFJ23tuGQcm3mFJQo7qRpyYd03++g9wcJZz5H3Otu2tLEgAeiEzS+Sz/o/IfNM2yDc3lkq",
-	"fW9WI0YWXX3lFn7495S4iW4ZlL8AySwdqoGOvhpkLr2rQ22Iodda535tH1w9tVQujwN9khWL7a9UafA+",
-	"wewbKpmADhjv9ysdAaYaEVw3ef5KnpnwzpRAX5huC7TQLkI6PBIDc572TFS1InndVN4+JxPHPsLU9q59",
-	"0rpCkHNuzoHlN/hda1ZOB8nuWlEZo2sBYM0KfT6vgadbCwAm5kZ7rfIIrIGDtUaCwWpdjixTen2OHAOt",
-	"kzGc3VTNGeskFeT0cAkG/nr6POE1PoI1KA6jOBOfdQNvJ5SYcsG2PTT3zPEGS3NRwz4ZnMF6pFRRA60s",
-	"+IPBHcyg5HC+V81ON0Kggbwq+eCGwa7GDtjK9GjW04Verc69Zgum0EZFQ1M7NPn6Txp/q0Y3cDTw/Vtu",
-	"zCV8wPl7dJ5TOqtqzsXZShVV624MmOULONFz+essznWhs9xIisxcZOOM3zPaL+C9vEQ+y+w0QOlae69e",
-	"Jy+smV066921Zv+zobtsGY1caO25XtFj09EG1HyDneN6RZlKKINKAInk0oHv5Dg70DB0jKVCIxozOhiu",
-	"nqR7aIt9np4U9zwFf6GF6a5bUbfPKL6s9MG0051Xtwb5/64EDfsNx+WQT6TxP3JG0JiCA99rCOqa2weI",
-	"JLa8UF9IGQAsD4RWCj1765Xz+Bjcn+weRr4qqMckA8oa6LzgAAIf0hCD/yfG0xvmtcqfyUItZXgvjRfm",
-	"cEWVK5ukLBrW5vWsWuPh1aFI85QABjp/3ebUgESZiba8BsSac6sz+SqoMObRBhemshKIK1Tslr+WEQtD",
-	"CNw055LnzHZOroJzZmnWMLDUIB9t+B3LOUummwsrPZc3q87lCmWXlvcrs8YgoFe5I7Ss0yc8ZSh0O6s6",
-	"nTYTdfN38itpCACXNpAtTiVe417982zf5ShNKMNi6jde/osa+GZ1lx7F3JvmrvcLlMM9sWiteg+bV88d",
-	"bvXx+i85akrIP53zTu5Nq2iS8iIOp0o6GETvE6bvnV6RiNDxil7sDso67Onz4fdUK72QxpQkfFJPxxnK",
-	"6WrAl2uj8FfN2XvKKtN9VnLQjPSwIISYyQkRaDAD9/xX9Omr7JLzmWg1DKkJSR4Icji0DlLNwgoALnFC",
-	"74k2hciIO3GcdQmfqWJfIRfopXOhlidgWpBVWFCIYfV4qgIbIHT1MyZIRRXagMxeRb6qd7Y7VcL5PYlR",
-	"Ot58SmrU7CbnYxoVKXApaOQgolptg95QRgNsrpf/VkqXMi9dDAbcxYP51ZErBrn+ulrlipyPirDS8l6u",
-	"zwgzQeDlWTd3149U+eGmWT5PoEE9N6FOtKF5WmvjgEj2wxWAkm3uo/DPCendpSL5ZsJRDhGvwM4vFMGy",
-	"veRNm+t8Hh75PNPZxbSyINdiS6ibB13LJ00x4qvfv492/Qpe3kcHgkf3fS7iVxJScbbaeT3vRkwH2kQF",
-	"WDIM0vCGJUTBvS5X/yRApwG6gIs+bQbIIDIiHAkui70nZJYRMiE9WKUbNmcVrOjRx7rCgwY6UXktqETY",
-	"Bd8xyxpJYK/Oe/+GCSJ58qDlB1WIERLru6SJVxjN0AONybo25WMt1x17S12qC8wqj7s/1n/58ududfFx",
-	"kYHn5NdAZgAkFCiD16B4A4WaMbw0zP5s3cJG6PgIvOh6ySj0PQmzyLhNrrGx8TsXGzf53JRE8OA8jg57",
-	"pRxI9+Lovakp2zYcFgLLhga/jo+NRpBMTQfxGMHU9OANWv/UtEPTxq83bhd54ZKY1QNcHkS+UqncAnUu",
-	"T4rofjavLRs3GKDFGRa9Rv6Vs2vkAFdKKcSmfR2IohznpoSLHMZY3BcSGPUXUPIxGJZQEuwvs++fq+l2",
-	"GHqCsusdlW+Ww/J2BZ4ekoQ+EDHXH6yVnEbsLgLm0V/VwSZWNLonysJZCq0dZFdWVAX8VfEBM4qnwJFl",
-	"d1a67StFr8DTU8rI80PLmop3mooLUJqeB3V0SIma0xvkL8YmMmWSVcjkQz6x5dlCW/IWDDSHcoXSUIk2",
-	"Wv/8x//eafoHF8HRMEAxlYqyKK8eBe+e7U2h7/X2569fwlJ/+W30WZsxQe3k4FOhxXwJg2rJvsnhiXea",
-	"S9wDhg7l9Vgdh6kAkzsbdJ+PJ9DNUYkhGstybAF93ubFtzTJMWP1IQAuS/tRcQe5+iIAA9Hc/r+AGruh",
-	"BB1BY6h0PCYCurlv5llVWqErl/tDqTObwVQ/uzg8OL6YV6G/ArXyfjnPrpgHrIprQlhV/eV5VtBgSGDp",
-	"bmMFXrNLm3EbI6qeXiK5Hkq2Vkv9kT/tnWZGz3/CEyP1PDJO08rS3rO8kShWGYWV40e3K6p7TDrs6U6/",
-	"b2JVK8BUZ01hs3fYJNbZx8s5YNI5CLTVnyQfEegrhMdaD3yXA0oDrM0EfMMbYy4l7SVTb0sXKhg9rGT7",
-	"R1WIVE6lIiWIgtOLg85p5bFcmeDbdVt5xA3yPWEK+nkz5blv7cbzdjSPtSGgjRLR48NpLCqT56qQ3XMz",
-	"zGQJ2kkUeaO4Twus70Xn/Wp+V8E/wweVYhwq+k2s4Wk9B6ATtbbsCJAKC+La+b1DuAff9c0l94SMNRWp",
-	"MGjjDZTpHYKAfm48PpMhT6DVgP4ttdUvG9wG8u3DFL4n9mGxOVflZgMd6DdrPg41hcPMMJS267V7Iaj1",
-	"RFn4x8KLbCkIIxPojPBKZs/Pmkr5NGkFzw4cmeKlFwoLHX0d80JIaC0nla/erlPJAAUry1XcOexngHJf",
-	"mv0aqyzWywI6V/eAWBV8NuODJ3WF8ltTrNKbYv5yXIjBv1wUrLBWq0ehzDRWjkVB5mb7DTrAigiTx7GW",
-	"m3s+Ja+p+gukqoteyiq5CY1bViGnn1Cybm5HzmsepmamWDqirxkreFIexxzCfzZgB0+jfReQ38wpwy3Z",
-	"TW9HKBed5V65Cr1xpOhDVSsGPQQ0xqkk0nkpKJHQNZ4pqwKCRgBgLsYu0vwAwFDOq4ESzbyb7xA0dzXV",
-	"bcAVo4K6Yuc7a0Sbl1UiejGLnGybWxD6YCpKyFccaQ0p/PWm9h83tS8Gq9MYvPC4ko37HwXDdtEK29WD",
-	"dzsIKo/lDCu5TyuJ4FQkK770k0jmMVbCcQzNNpayldH5S7hT0K6S2/wEzFDYpwkJYSnpgPFK15S+pMqb",
-	"fnn+XYA+Xh59F6DPpHepl+O7kw+2rYS2E60au4PO6HuDBmq/2W3ttdGYfiWJNPACksbkhm1sbQWtt2+D",
-	"N82m+5WCZb4Z2Gwx0xYE2wgpNPE2lZOQDBEemM4L9e50DI4jaAyiVabrH79DAG1qEH03qEKuUHOKzKxs",
-	"xmR2xPUgRWI5hhOdA9j0SVY1b/iLWi2smtucufjn4ubNxEShFWWPJJwN9O5b2eL3Gg98my+eV+r0sKi7",
-	"pA1h+jOrWo0fcUJjmNQLFR+bzt6rH1xwlrqHLUmasY+uLkz+jJN7W1h87RKL53inJ/mljSwJGZzUgxSa",
-	"c3kXvMqBf21HqAUlBs+Ij8JTIeq0ov/aG+NTnNjF20vvX1jA99nZL8/3Zmem0F2PD23kKf+ur79zXu7K",
-	"su7nQfoTMd/Z7NAIoFOVvtDzEIP3W8vn0vgDFMKUy7/peazcF+AYs5j3+/MGNhY8TqFgEQ3tlahH1IQQ",
-	"SCaG6Om/ZKj2XYuc9d5YtfooTHw4G7YJkEmSjfuJ/nt7+0IX/kDQREtFiVNT5vBsH/5Mi8HnNWLI6Flg",
-	"zhJLrB4AsPqSDdPNaabc4/EUorkGGNZeuw89AnCk0Mfri/Pcu3ZPpjLDQrcZ6z8SQfvTGxZ+rdvs9rqk",
-	"A+aQzx6Ii9MIPLE6inVSj7HB9AQluKrh5CLYQVBgkXXExQG6+nCAtra29vTwPnUPzJidTjWiSUIllO1p",
-	"i81UGzTQJ0kgYQlq74cE0RhmF8ZY4XBTq9Omvszo3oGtPBnhqcsa5SlAlGYFHfmJ3W6239SbW/Vmu9vc",
-	"228295vNX1bukx1XHlknsbT96wdpggXqXJ6gmGQJgtKCyqM+maA+jpQ0JpEc4jFBMRkbeEafegBWp3eX",
-	"+QytWBQ2wWu86XmXc6aCC6tZiWSWSIBwIm1/bhuN97gDrgstNH4pe0+zfMOmsNQWwQuskLBmxlPUztY7",
-	"H81k80pyaNcBi7PCfusopeVURVknI9lGA+5hbqya4RgoF9n1FcBA5rkuMjJnewhjAWVN2jNYCW2c/p6S",
-	"1KguTyyBtK7Yszm1yZriJk3TjBUpzu+h1sXbiM4mN6XGzeVIp0GNOPW0POlp4W19TBNtyPSNDax5C/zK",
-	"jJiDyFo6+gBUps+zxfHflfo7a0ILq/NpXXCn2QwdNilnSKZQCLsSIMZKGwZthBb9saGItE019F+ev2Fz",
-	"za0CT5+3Wdx+pxanVepBmPHkHgult/ADETgpsKSEahSoc4lXawy2ogVm2HKtmktVCacQmieF+2iCqXJ5",
-	"oVirEGOsLUiASjMRh3C/sF+oRCnEhyd4ijZsANn0m7hhUnE/yOolIpuGy5E+COLNdyj0017M4y1PmetJ",
-	"jNpfv767YaHhVW13sKn1PfBURXxEtC6T+ZrAnUQMUypBSVxMbTLzBcxpV+iWjUAvELykOi43J1jY9Qb9",
-	"SqLjbvcSmWvfoaYJpqcMOgVp7odIOx2RWA/e7hMTY3TztYnOZrPv7O2tt/UrjdwHV1XoxLThBo+PgoKw",
-	"9KJxngBzUmWBRM/dXFW5VlYRsXU2WOGED1KSd9UNv9YdsmuIpBVBTuOwb5Ba3R0rg8QEoEvea0wiQ/gf",
-	"M+67mZc24KpRKpXBWu65krRkighTYlrkmv+oBbXIutQbUFtw58D3/F8oe+A0IndjDHQvo7zWgtqEi/s7",
-	"owSZVEojkQr5XxADLYqsMnxkLSthdTXEtYKJm9vpMIkBHpjGXH3KcEL/KBd9LpWQlvjXnmyrhtqa7xU2",
-	"52lc3KjgKp7TCOAJ6d2559czZsqTKxPuOZ7cmTwUTJNUkAOeVp1kH8xpa3eaRJJCtcqQoARL5c7Kfprk",
-	"Ss8GxHb1+dIEUG93UfGIaxZlxKw6sHLeu1S5UrZAZ4LxZoN02oRJUYwdMJcn+7P2OE/ToiBRYF7j71ze",
-	"ul0Oo7ODymRw4WzRIy0J5Zia/hRGDN8wW163i6wONmdS7j2lxOZ2c/s5Ujzz8s+mzIMQbCzw9L6WPJWr",
-	"eT9TyIO3uyZwG3iGDwoLUGLyZWn0dtd0iVTz3Iu+OrdvTKECnphWNjIPU1Cl+gfQzRsOfaqkFfl9mihj",
-	"NZW8jt6NT3EFlu5fMOm5lRSeuuBax2u1BoWwyCH6dHVqIxVDk8ADJwVEreAIiBCOY0GkdJ1YN2x38xsG",
-	"7c21NW9Ov1yX38z71IAv3lifDtpY74C+wAM4JdAViakgkZIuOHfDTB1dpk09nS0LkdTt3aU+pM9c3AMQ",
-	"wpU9L+ex0ezJCrqil32vL7F+CqOFmstmWSS7Za5RUHgmAOAFuZjx3pPVWzwJEm+N/OyJI9OTvNvezV6W",
-	"tk+GL1XQiZJEqaBqeg05/EYJGNPvybSTVgHXdli5WUHn8gTdk6nmOBzXgZWhhfC7HNvYFwXHp29R57CL",
-	"KBtooeD2jkXM1K8wrhIX0Nmvfa3jMa2bhurusIYRmvZZWBDhxmo+fXCE+/i5WwtmgpWwdWy9yytZRLPa",
-	"WAim1Tk4OLq+vutefH90btG0qpC5bthFT+ktrGUcdAIUFjw+QAkfAA4psnhSZt6mgELrTvC6fKJ6a5Za",
-	"Os5ZF9tnJe/tCBPK2zpGgJo1Np0N0YaFz7Kxhtf6e9P3es4S+A0dq9bBG+APaaX/dc4Incvsd31X4BLd",
-	"886QDuEGvPWvJ9K2kDQLcnj048nBUWlBAEFHENQTfCKJkCjCTGsFWgkzE5MN1DGrnvCBFiIxjhSiPhPC",
-	"cHICzJn3NwAA6HObaKdwpLzQrr7sf/mlcfnzrnlqdo409cOGhIWggr4CoE+UrfPn/azeNshLcA3GTr9P",
-	"wScKZoyLO4zSRNG6KY2ybWTkvj4GBImwtMVrXshCv82i2WpGdRekIhpiSdkg8LvtoQh6jqG+wQg5Pn0b",
-	"3DCAyDXm3gxKrmU147fVCjyJkTMV4VTEQjG9Njfshv3tb+iAM60DUM7kDaujTpLYlu36PFuAlA1ea8qi",
-	"JI1tIlL4+qEVorEgffq1gToWg8G5ORDaCAccypsbr6NRDIdcuGmVSEA0gTN9//VruFEf5/u7zd2mfmpD",
-	"Dw2iBuaUgMQoPCLJAZakgU5i89WnTyeHsoG6dESkwqOx+bbkxIdnmdA7GOmIShT+eWMs9pvaPrqpGa63",
-	"qe6G4W9qAbqxtv4BjwlcCJdRpswl38J3aLvZ1AqHRKGNKYdm5r/+CalFgcuf//ZFi7TtZtte7Zq6mLWv",
-	"xLjebrbsxfqjIUkn77MPCUMxJ6YWEYrWwMTPXdUZ8L1/sgTZAmw3t+GZV1gR05NHOkfUdnvPhj5QeEWU",
-	"mNY7fUWEc7ejDav4bzqmKkj3G3aEo6EHaQ9rCJ7b8Gt9TIQND9vJ518gqhBoazbokP/ySiJrI9wwwKKm",
-	"EjLgAKfduCc81HdvxzfQFU+IRAKz/5+9t29OG8n2gL9KF/ePwJbAgO04xnWrHk+SmWQnHntjz2ZfmBs1",
-	"UgNai25WLeywmXyO5wM9X+ypPud0SwIBAtuZOOtbdWdjkESrX359+rz8ftd9uYM2Qh34/htFjYQWO3dC",
-	"PAvSPZDwAnGsgnjPCeMkQ0WGJpySSPwnG5GujZKZ1WHvtZ1s3Tx9aawFeBUyuAcoN2LOe5du6zczgJLL",
-	"7LZUoDNz/iQPREe4DPvytVP0abTYaxfTIaJEmXPrcveLSBnpW8jInwGeaQMePdP+3+3c+R2T6djvffl7",
-	"s9mE/zdf+wGlFqWQWvQ78/l0GkdYUrn3L62kz/DCpSDQ77lIDTjCF6/LhRJ/Z8ZWTwIDbGPxib05O33Z",
-	"vHxz2j18bs/ICb91ntyBCueescOsSnnJK2oRJCI1P9qXLhpqQcY0CrEEuh3/yemjkKe8X/viszp6Upi/",
-	"EP7xwQ3MU+6zsYpDzaJQ92Vq+dnXB/GA6gvidlMbfsytG3RQ5/2KfQle/D9RG2jy/Mm5G2332J/B1d+k",
-	"2K3jzyOdLwrZZgFbbyFi61mICZTUKTcjH00ExoyTSCvZM1CaCDOKEbrmcEsw4BhGw6E50kqbsCZDiNi0",
-	"2BVGmC23Jw0OWvcumZFr82y04XjK4JyOZc23Yy2Cj3ZbsxselDY3rS99jnxqOm2K4VAlaSHzzpiE4K5P",
-	"BBaKMz5L1YSnUQBu97nZKp1/aMynUyGhNSgRTs5Y5GOluiDIqMumeKAmlDZk2pQ/NENMxbllcAvQoOnC",
-	"5Zx1P30iNn2zerNK2bIzLWPuVGuWsEZ/8EC4c7h5ZTollp697bHbnbfNM3NHbtyVDcJYFxmqTuqyFeYX",
-	"vS6+h5+g28VndfRjmV9YFU5oYEpQ3j/jr/YgnphHlTBA2qUCDJB7mcPWh0WlqZzIeTHzcyYSYDCXxfxP",
-	"mM+pWn4pfwDNKTDf4dpIjuCp6wAdW4chQA3xes4WIoOrI8W011yatsaRhN3G8TmkfIQfmluXeBSINN2Y",
-	"RYEKyWpbw83QQrjk02nmxqE6RKRoLqHgLP5QGY2CdtEPNIabkYSjKVB5uRTGFrtEUxk4aDD52tkr2X7c",
-	"yYE+6okQ9vWlb5thrC7TOD8XBL0lhjKVgHVmJRjAStONJZkSyDQHTUQIUWDTm5E0UGHugz4pYZ3Ag1Uc",
-	"mTMDEgHjMegiUdMkEimm14K/1HmjCpwiqUgmGrPy0zh/gMpJ0/VqnVa71YbEiamQfBrVerX9Vru1Tyo0",
-	"4NzYa92KOG5eGxtr71+317pltmzzDaktLHuKAMw/iAH7WczZpbB8lZAeZDqg4EIwZj78L6UUUyKRAYfr",
-	"KEQb6cLZiz0oymV1hCVKPM5pHNV6tZ9E+udb0El0WZmmmd122546rVL+ghlS8D1/roHuYu+fn2s8HtV6",
-	"NeAYB9fvDfzVPTzsHAMRn/nRo7AdHAy64ph3hvvB4QvzRTqv9WrnP18g43WtV9PRqObVPpmO7/z776d/",
-	"//nTy2T418uPR1fzD395cz46Ggc3F3wancXJ7VvOL4I3v75XmLqKZsSmcM2fP/x8iYfs5UExW6cWacsM",
-	"90H7YNWjXJ/t/aLSH9VMhgWvV633z9+8mrZa9rUL3B5gaGGx3aDNUBhhIKcZaVDOF5gekz8u1Ho1HE74",
-	"JWQoB7cPSj7qkln2XqSzROZ4WMyCuk2UsQQmHALLIeP0ifP30iHILeaDdqfVlz8a2KakEFqejj+AMh/c",
-	"I4MYjvJvLywTYebFMqfka+yDKY8ScBvkvu6Rc9rFjSA0aO4RoQewnSESytDYZucOdt1jjNEUD28tdg6Y",
-	"9PbC7fOMU9Ho9svnHfQ8+kqFTn9Q4Xy7deOcORuT8zPZQojjNiPZRKqp5pRL837HtcpTH5ptCzu+FJ29",
-	"to5vZzjAGEqmUFDWEHvpnlUy+FK57dkdy14t3MwiSeu2vXnd/sBD1w/mls7mW34FN4U55wsoSz3o7G++",
-	"6YLPY8XDK6Xe8WQEoeGD7vHm+66UOuPSUv/ptfBiXt/YAjDps2XoJk4GLHZ0qmGLQrXBVeByo67JXqUC",
-	"PhFa/zM5YU0rcEGTU1brmQjRee1ww2725lyPK7jbPig1IeAZt1yjb9yZEQGPY2MeaD4UWL41FTw1z8vD",
-	"K+MxqgVSI3TK5+RkdxoUc9KdYHV7nMmgqbECJOhMmHtrOnpldsoqBDH9ewcIKQpfbCtsW3ndLejwVkKN",
-	"g5J0dmdw7rxId1pvm9YNDsIOCwRTmVaadxAPwhWJ8VZiD86s8KUJZU6pRat9heV2Jmp3Bup1AiYOpZ2C",
-	"SbWpQpd/KZdxK7zYjqj7JT9+y4+tNJJaxMPcOOZlgcuh7iU4ZQsc0JnZ4QgWpLg150mPJYSMOO5qluqU",
-	"IzFDESfUECndYKagQ8Haa3jZktW2+Ou5o1obLS/r3+hLvmCtOWONToNl5hrk24FR2agwOV1YLUoYeJJQ",
-	"ErhszgJjhbjINqSdQY+64GKzUeTVZE7IuVdzvGlNnjZDfiubB93qKFh8g+/PhLJvluMyWJiF37dp5UDl",
-	"pfU9LmIL6OluYVEtwAyt/TUoo6SrZ19pUdUz4arGAmYY/CnwbcJHfVl4gMGSAH/IHKjA2glZnXSxGphC",
-	"cANMw9aEc86gFrvAVhko47IvrUVlH2hvwUSjWKsFKNxsBHqY+diXUQo8AHrB8AvUNDLtTVSaU5VPxEwL",
-	"Foo0c67ep6VGBpBdPN+nxfYoQOo0P8lP1i6USLtp+QiQa42RmqnTLbwhlmPkOmQ3M9YmEa0BJkjjNBBT",
-	"Yqk4G+UDeFxUMvqFT4TvMV5M6YIBwXxQ58LpS1J65xoDuh6SNey3myGfQ1g2TSIet9hrY6xoCo4JoCZs",
-	"RlILqaM0uhHxvNWX76JJlGLFzT6lRtkYNdAZOivH/DVWs2R7r8976qtf0dT8Cs4f8mjnuQuoi1dSv9+n",
-	"v8i+8FZQ0nkMUHKFipPGYKW4hItA0aSMtM0nuotfqYI98lLJYRwF6TflU8JFD8Sl2Etbowum1k1EGPE9",
-	"mg17n6/F/MvaYzPGs5Ey1RG9QK6aze8rEnFDJhb8yK9J7BduDLhOGy122pfXYo7fLCcEFfKBGJKhQluR",
-	"iNTciTVjiMLIqG6sEz5nA0Aw4A03YDxSKmR1/6X5pPlSyTRRcY9Nk+iGp8JjE/6pyUfif/c7h/vP2+22",
-	"x6LJZJbyQSwgz+HtsPmLkqJ5xtNg7JMLO0o1819f8ZHvGroPiUtF5PKxd3xW59RR7oyJQVXTIYt9hwlJ",
-	"+RRMf1Wo6AczlsAKBACT8IlIRYKBn+UxpAZDBwZqOs+NH+ZxFKsw+7Xj4YvnYftF58WLg+AofH54zLtD",
-	"wXk7ODzkYbtzyPcHw4NhZ9AdtAcvut0g7ByGz4PO4aA9bLd5+0W/tirFtNCptTxuFBkDlyUyvvy20UaC",
-	"Xt37U7Eao57vb5jNjcLvbub/KcUqeKLpN8o1NY8qzLSSxPdKU684FlVuKbzOcvr4a1LwWPEOzzS7fHPa",
-	"7B4+91CLJ3yQ2bC6haaN+2UeSlz8JdMVbBf0O7TYLwoynBaG4jG89Fczge8SN/28nJT+z9++FLamUwvw",
-	"aAE7VTjanSgjuGR3wm+QPbgAYWVNzS7ZA+CDzOzfso3t1oy7+ROfuufKqEu3NkjABd7fnJgBsq9AZqix",
-	"PLF8Ap1wPjKggvyX3+jlp6TdFxa4Y72lVJBnGtMBjV0DtJJeTrQ+VSGfI1mFsHkkKCbXl070wCN7SKee",
-	"s45AOdE5E92ufB3JkNWXmGo8Yv3B/MqMskZm7K2U7bqorme155TMqUnStSD9BBXKTMm+zBQRsF9trEbF",
-	"MVCToPdhCCclTNylDJvilssoG8oVCuI+1qMoNPE29yV5yPKl6xFsy/hUSQDBcluhsSVTcOGil/YGKHmy",
-	"OSE+BWKa9qWP6eNXERyhMOmcDA8bRuBxbFVYIGWODoVQD8M467bbLXaKvpehSIMxKv+CCcPZMIEJAUlY",
-	"jsdkZVGE31hjaBRtsluZ1V0sGxWQuF3iVepLyPLGrMEVpkduIWxne8CMNrct4fkJDtZYQMo1jE0Uxw7i",
-	"F5D5MDzoHLS7fBAcDLr86Png+KhzHB53Ou3OUXB43P2DjI9NpyqzaMBs23iuOrNXYicjJRoxK2+613GY",
-	"0b2Vj2b5YV0VMTJf7mrySNUE09zvufQyc+6naYA+jBvk7BPWPRktKrwsPW0n0+cSVz79mkoKk9Nj+TVv",
-	"gAASbneahDvaPLhIUB03tf7/XAm6xTC5CJirjKHtB+khuv0qt6nUZxa1G9k4PEAf7xjR3M78yWDXknVU",
-	"N30ygwWr89Z4/XgcY2FHZrBkhcJcznNuc6+oHQBeAygvmUDibIvZTDSi5ShU6kERYT2jiIH1qhk3M3Lc",
-	"cHYH3oXxC0wHzUIhaF1gMgcklLVt1saJzW/Lgh3GaKTABWSWU4vxcJ3LejvoS/+CChtJLCJlQ2Oz+pYl",
-	"DD6GZDbKTn2+oPWW9YhVeDtot1t9aZ87EHNl7aqYY/EOAFTAp6xeqGzUZUJkPQY6kV2PTRPFuode30w2",
-	"qmFhMxmjT7SxXGNjy2t69PiPcKmf2XnQbJ3yOaXb5Fqd+Rjo1W1/UoMdX3eU0iCT/nccYsZ1qqYaaqEx",
-	"khT2QXXI2SGaBbHSAoyPnFe302ZBzKMJ+nNxgIuuXS/PlIGZQydZH/PUVXb1ZTE3cJ0n+IQlPBVN25Wl",
-	"4W3TLOqdl6h2sXuAG1R6akc//+Xs4GKL+PRCEx40+IPjvNE4uMDLqhsFeMMri1WlVsHqSmRvESt2dtp2",
-	"N9+CjYTZmTvzbj3MUqUfAVMch1KvVg46jnoJtagO2geVu5VYgcv706LpepRsfVPOadNDGQo5R6nT+9y0",
-	"G+bd1JG8iYgzdA+pBVbviX9WEYWkC45Ut/llz3qmWaJi4aGKLp76MhUOPBu69IK+LOTk2Foj90SBsFk/",
-	"aO8jvdktViieSjaTUHLgwSB57pQFpH0wkH25GMc/OAHui09ABTuifLTc98cVUn9wvy4E0cmmSeelCHkK",
-	"PfvW9c9dEDKl8Hkkbz4eB3/pDv52NPl5eqCvOjf/eCHf79/+/bl40/7Xu0P+Y9gd/Rqd//vob9fVkXSx",
-	"qQ+KpF87Cw/zttyEleI2n5D4VQPl7Qpg8qNKBlEYop7dln7FrxZ9K6QP4eyBIFR+smeVHdDZa9OFqMxo",
-	"cwWRI32DmJUxOz02mMkwhpgllbeFKphNhESp8T9fnv+yU63Q+VTI02n0Z01L9y4lQ5baYreiq8IyWCdM",
-	"sUhKU7oe4L0u3rL9Vtv11D0X/1yNI3i9Z9r9mv0lVjcD0tiu8sdOjzmfxPc3Pe4yK/5uWrLVrLBtf5oV",
-	"pbPi76dn77adFclIV0jhkSsslywRxxhSa5NxdstaxxacJ6O77Pxydd5L9YOSbciD5rSoZLRxWzedUX1X",
-	"x6tLp2tBRv1xJLuV5Jnk3yI392Fir90ucxXSa/GwJDbmYWAMy6ViLlk9jczMh5nuWYYStN+RI6YkJGIm",
-	"4nky8lkd6VHg6tl0JWjSGriT3fhfMr+2h1s3sd4LHm4/rWgst48RnwO9/ZffvNp0VlpCgkE8MLr5BNgZ",
-	"cOoFIHavW+wi5lLnNfDYYJ4xbHlUBgcV8jlt/oW5iEQ+OBsBxUtnoVNAvAsYO6VCc2o2d9T+58fjo/3O",
-	"cyBNjGgY/qf949Hz568zSaZK2oTVzzqLWo4Pckr7qqsNiUDCP3LVPfzJ7O4bB4789ivcrZDl3WOPh+ne",
-	"OD5CF+eOq7/U/jo1E0xooKm86VpWNI1FENzR7j3TxjAXyZAHggk5iqSjosPcDKLH6/Xl6aur/zsFirRJ",
-	"lHoM/+yyNOFSD80Whp+8oOnE6qGYqFHCp+Mo0B5o9e8lSk32BiL0SJw+EtrrS6e9rjH4gg/aZ2Gkg7EZ",
-	"CI9N45kmisAkFAmqYxjj8fzVJdMCuGKBxeX01VX2sirpy0iy8/dn/3fe7rA9dn726v/O2/stdvqukzWB",
-	"TfgUZBPSZBaY7Td02vm4EZsfQYYV6hvTkr68UQEfzGKezC0BC2VssAnoFSC2XsPpXLOckPcQi14icQsu",
-	"tdN2F5jkuPnnC6jSg9O8ZSisX/y10+wy/61vMJmZvw4OG2hFI3khhFIh40JD0AzGSBdoDnkKN+5Tmidn",
-	"tzyRkRz1iBlNhJBhOuY3EIRJDCBMorCpUz4H1D9Fni1zETKCTHJy9ZrYyyLNANqQJ44se6b5jQCKNMhl",
-	"Nce8AQ/trX2JLY+Vpu0K5UDRuQ46NyORonQF0OFDXDgRehan2sdcJjMnvMwt65MYg9+XdZ/a43vM19cR",
-	"DIDH/HCGACxQO+RfwMrgN1pEXEhtWyBzpsd65jWvIX2G8pisaH+a8Ci2SS1LC932ld/ImprwW5BHb7FT",
-	"9xSgZYFkqzRRMah9nF2+aXbaDShJsl5y29EqYfRilCQV6aVCCJ5/YzO9QpflQ3MW04wXsAAplKDgJYRq",
-	"9xjnQqbVrIHXmLhzMWAYlWb9EvetjzO9WDcG3txwEkkkG3TlpwX3MsyKZuHJ5ifz3EH+WwrJUnv8EyZV",
-	"X2Z+cLMKMJ0pd9NpRgWJOjO4lfst5iP9sO8c5JwhCykRHhUTww/aB8y/NN9ncVvIRIJ14+LYNoo85YkW",
-	"wJtlBhfypHJrIuMW6bbYDypEmJqbRswArPzL818vP755d/Txh/NXf//47u3Z2yuf1Q/Y2Q/GjCNx9RN2",
-	"0NmngGTDo5w4FWfsaZ2212633TI+YQOCLjVkfGAa3Ml97XRK9a0QKdNTlbrWoSbSQqeY6908lUDdyyHt",
-	"xcuopELkfrHyXCdEXq0UIox5BAnCeFi+nKXAOd7M9cFVH0maT8PUZ3XME8ATE0zGkixGmj8NtJHtqazX",
-	"l34QRzIKeOyzOpE4sjyHY4np+xZ++018tKvpi1zWBtE3moRv6T0hRljZNHQtfFCTFiZWxTd4D+i+xSu8",
-	"iY8W7lyydAvAblMb3NJcwHdp1eHuZAVvHZyNEL8+8mn0EYnCbYh2AdmWYrOdu8dmf1G5iCExiJfhYoMg",
-	"vApE96XdGupL4NywRg+9tavs68vKQfELPjem33s7V+9ymLiXUHoR/x8qhL64vVvCGnSqPtOoPWR3L7oA",
-	"Mr6HyFIapULfMcLerXLOmyYqMCtuEN9bXL7I6//P3754nwvs+YvZa4gL9iBkzgcGtI0F38S9x25uuZOc",
-	"RfmS05zbSmrwVY5zuNbL7is/6blfWpu07zCKWEZDmza9IDXgMSluzQcg/rLKVM2S962p2YMrceFZc49L",
-	"Hs91yqQQyGOaJvCxa8tgTgkP1ibFjAL7zL4kk5gdY2G/R9S1GsrawIpHpTVXuNZiF2BSUHYUZoMha2gw",
-	"S7RK/BOKGH9K2RRLWn59/87MZqtO+S6S106Skp3CtG6CaENoswy0ELovIW8deUNg6j/Lzi2lztXTWRgt",
-	"2gqLxgDbwRZ4F8E+e5bNuLXp5eem2dnR3Rr35hWKqaTtznF3uM8Pmu12u908Mv95Yf7Tdv/H+QpFAKew",
-	"UVIwtkqwY307yaSP8rPFnWCK7T67/Mk0rrOibXT/QvMKqi3tOzTPSvYVmmTPgiuaRPfUtjBMzukWaNkG",
-	"t45N79p44UtYIrV7SdvPQGlD1j5ceGXOuAumWSXRsmzivwckKFGNL+FfmJK15hZsMfPbQEBJwjcqB8yS",
-	"GGnkT1gi4v/t1wyW9Gu+k8cxp5NEsIlKROEHvpWytq9sAe0e9rCKOAVHSLUN1eHt+g111/DI8kbs1ONL",
-	"t2DU7y7urT2mppA3LnTubI3qD3Pmo4nne+QcSKA0bWE/6svchsQW96P8XsjKtkJWL2x2a2OC6JYzP7Zy",
-	"D3Ii5Zu3H6qms/LhWLpRD61gu+kYfwHVzWerdhsr3FYxM878OIm9rQJ2tyU+01bw/5vbG6kTrXsM5keh",
-	"kVpIrZKPajiMIylWNMfctmonfH5Q2pZvb7vJlt/azYZm6A7bDNy53d6STZsH2Vmyx38r+8rX3B8M3lAX",
-	"5DYE+uAB4uErAB9J+on3fud42+aVsjYq9xKDHFzihgItY3WtJgIy4wSPU3tga5zko3BZ7TILEwXFhVkR",
-	"K6oRYmULPdMRpZkfXPL1YzEReZijFJOwWGSzxPlE9KUKsJQtEFlZkcQsN+tQQCVgESL/2glxQ+VuhJzt",
-	"EU/FLZ+bnSsJ+xIDkCCdFUNcytzbgP6wnHKokru0w+E2JiiE77N6Jhq0Jv+FpBoRFe4HvaqB1xbeS3t9",
-	"OWeQ+dLLKUR+t0hBQ+VmcRW4KE6KMr8Lxp02+Vxc9EosqneBEK2t31VAC5+3DU8o8JpaGZxUi3hYKU9m",
-	"0Z9AXl+9nT/hFLxhd9VV+GemmY1pqznJ61q33X3ebO83292r9nGv3e612/+ooZJzBfMq7JBq7696+Xmd",
-	"du+gQ88jM+f1NAqWsxKA6aEBmT5iGH0ye6ea6Y/XR3+ZdD8B5G5rJzjNx02GAsk06K+89B7D4Q82d3Lo",
-	"F7Z3u+rWpcOUnPfsErhTOtxaaQrIdpjFMa54KOKz3KUqFbTp5suC4ayGtcEtZlYaCTdakdhI9iWc8XBX",
-	"TcRWerEQayKltlyU/CvhB+bC0kq4e5r02pW7Zb40NuqhUqbhyvtFuGsxL4LSXwfHV/95fyDfTV8EH8LO",
-	"8I1+Pvoz35+/Fu3Zz9F5evi3f//jtjLsmdkJ1A4o+Q7u9jmT6vbEUopQWWqM03pJx9hbnpclmlaUkJab",
-	"lW5StlaC73YjG57mVGdLkTZfY/sEuvL+M9+zKPL9AfZKywtOXgjIsUDGqnIZpCFQrtK5BlH5oN1BrhSQ",
-	"QjZz+kZhDb+LO5s7F843Xwk9UZAkh57LihSbxvclodXTHF86C5i+fai56j3o6X95JczCKG3GarThEHKb",
-	"RKlgEw4cH4W8e+d/LR5Oik7q27Fiday3dQl5iWU/aWCAGM/kbh43oOYKab+s0rGHTixQ+DSHdVp6yx5q",
-	"zCPcKVrL6n7Bb9bYJg676iBkLn6nRpXc2kKmIBE5IAfyYrc5RodSV/Lh4HnQPApfiObxsN1pdvcPDp8f",
-	"vTjmg2BV3JAHqUruxZdsW+5yLZ2MYh39SrZbFrzyaO5cRqlY3UTMZ1/FGrZtCw2SJ4wPU0GB62W+K2d3",
-	"da7A6LJ2V0nzzFws776QpwK0bLfuQxLI3dS4Fxsbl6qdmvZNueedEwD6qTBdYPbCyTqsvgwgXNGrkUrO",
-	"Eq/4F6/GS0zvw+1MbwG5A1N4zn6r3ep09lu5TEsAh4NhJ+jyY9EeHIX7wSF/IZ4PO2E3gC0lGQm8qlKc",
-	"aBc/g4Gl1zJN5tsFJWiOPlhUIvf8/8awhAtbw+bMYtg3nIUB8eh1ser7C09gCcf6unqs4YCtdKxmWuCO",
-	"mILvXYbgjHfFMmHDM7sakq7OZJR6LFHkcx+IsMfO3v/i9SUWo0KljhqyQZSkY4/FKrBuz5DemrK1iwUx",
-	"WfVOoSgH0suHMR9ppmfBmHHNbNELFsisSdJaiomfMMknaOqbv/tSzVIdgWkE15DLJcelfi8x9JdZUhca",
-	"k8k95n/9JNKXONxVbJR8ZNtOgW8vtg2tlDOQmIf5hvVK+wz8W2ZyBTwRXk4KHoq3FqyTgw8r2mmeuK1N",
-	"8u1FvbNFvjZwRJNjh6j3Bc6PS8K3rXaarJDswTab/PR9Sq7aYZcKLGxUzKiyMPaVkqrsI/cs3jcB79dk",
-	"WeF2wuqn7zrN/YbLyWb181eX5gMsqHQp0E68a6FSZ4gJy+ZkCyVZWU0mC6OQwtSBGslICw9LnswzpUEi",
-	"LYR0ydNm1xirW6w5imQT91k7b/sSax4FD8Ytm/H1v7aeMwY1F2idFFmBHn7tuct5HPtsoNLx5tTnb2Cv",
-	"MkfqX2k0X8JgVksXo4FVCe7oWXFvEfDN51XznNb6lFUofo5w4SwhVVZyS+zhkLXW8JhvP1cJ8824FBtn",
-	"76uexUaPLt4r5Gxi1mruI/cPHsPSfRy7l13L60njCpNlhz0s/4DtdjA3vx5k83JPf9q5towMO+vfwYLD",
-	"+YAg5VHtZ3ufzf98uUv62Ao+VK5hFxGhgfIUFJ7SJJpM6IS3rD/XOGFTkZidrCkkPCIjgu5Le/zy93Bf",
-	"0VMeQLFLsfzi/NXLN+cW5KY8HedrLxyrcBZzXVeGMYmks8tL5QVKaWqwFEC7kqT8/uHmSVlmjtv7QbXT",
-	"owSdJifeiyjtSxtJItKGpU0deQzMsSVCv3iUWEIF6yDEwFLjhMU8zZWKEYlCRrZtoAJnuuPzvuXzFjvj",
-	"0ylIsCigQJ1M0zmMMxVDZZYLPueW675EZggaeNQktXl7VgSFdPscN7kUAm0doG8YgNKL+c9cIOUCl33p",
-	"QsvPNJzzYzKxAi7ZwDWfPKIj1YyjG+FeAGkd5nRIV5YNw1hcg1kUp81IsrzppYQu2l6rQnIPasKc8Wlh",
-	"T7lDhoOZi4hTSmqzUGX6MeDJQI3nYYKc+LG6/Tjk4DYi1yfYOJWj42d8+uA82mR+bCz1ye3D27Q/u2k1",
-	"87Ortp7g1HoK8N9bgP+MT51GgMq57AhLK263xYW5ZZmrpcDeghbPqg0M5sSQR6T+SKdfxWVoY5xWsaBy",
-	"Wc2GmGVfbhu0xL5DqnZdNXBJl1c6XxVe9NuoBf32ziu5SbgW5iylvk53Oa68cuJu1Q8q1LIHO6rknv9f",
-	"W2sSuuW0mZe/sF4fIukU1YxBtxoV+FTiKiJ4SrENrLsgcQEqriAQnIu0B6I2jMNHVqahL+t+SfqeVdqB",
-	"YhdzvY+uNdBoMWYuUQlYbRsfFf2AIyIYi+BahH0JJRk6Zb4xY/yCPODP5pPGCVMUfRpGIjZWLL+2cRly",
-	"hECoxzFQkGxLX5o3K5AoLSS0qITZMA8vgf1nRF3h5QM/fbnIutRituPBuMcOJTkVs82Y7ezEdWek7wHH",
-	"MbeOIOFOYixmPECkmjQizAQeJVFsdmLNZ6momeMqWZiuLujjQOUOb2/gfaXI6obMzYjuVSPd2yV14ps/",
-	"KMMxKUptAvVfxO2rTHtqG2249QIwHptJXJRP3JhLlqddb04jZRf0XWVMbkwgfS8m6obIAy2yvbVKUIvi",
-	"T+QUAEXLVGMh3qIQFHnm0c/LDg7aHciylorFSpozKgiUa2aRMqf3GPDpPcDJK3jTHJw8ktTSr7nZYx/d",
-	"acZ55YeUc5nNo/MK2xHUUOYyEe4+/k6GtHZPxnBF6awHQc7vumSRh3ecgQ9ch1yFG9wDRoKMv6Ig80z2",
-	"H7IfF7Z5v1EwXKFcCoX1SCnNahZKCZQ61gSOzAUxKOyRZDCSkgG1hC1rZmfqJi/915epcqZjlTWZW5BL",
-	"tJz3sELz/XFPBt9Y3b4hvWrnbs8ZgeLTVEHIcCzAyIuj0TjN0Zy//jRVOYNvS0bzHQy4x4REluP8e0Sk",
-	"e2U3fyj7bS/g9oS83oi7JYlPc73jIkfgqPvmQ58NRKAmQjM5i+PGyXqI6UvCmBZ7GQtOcqJ0GcmnY3AF",
-	"frBiJdE2J0Pzq3j9S9MFT9Zc6U4K3eRG5hmO/ze5o5Z6ei5mGgjfM+ZwLlk04SPB6oM5m4gw4kApjNyp",
-	"iQiiKXjpQZ6WtI5RxtbMRVgEEA2EWYlROXOoYXw6FTzRENzF1RDlXTpWo5nNZBrFLDC9Cnz7xa24L1fv",
-	"xW4HztQemQ8v8LOY+8V99QzeK9tYTyDU6O7C13wb+nj1e3zre92HzZq6Unffh1PxKTV7BTByd7pImq7F",
-	"jUgEmwouZykFVOYIJJIRH4tp2ygG6BqqhJTdpzEpyVtxMZfw5pgt0ClL02ULdwvX6Xe7S1tPSyawynX6",
-	"tFkvV/LCVoVjytAuhuV8/7u2k2z/AzDVUjZw9rzpklvA++2xMul1WIpI6eDSKgjmSMabEi7RcZ5Xpfdb",
-	"7CySIE8LPp1MUbwArdNE3ERqptlMOiX3FjvNjijl8uRIJGE9UIjMVgzVqiFDC0V4gk4pQORrjO/Iviy4",
-	"sFrsw1hI577m0jkmnT6xmsUhG6m1au99WV+QcmelSu4eBhqr6rn3JaRawutgSIHcZI1787Iv6p7fiQSi",
-	"IH7u1VDEWJeQQnSw/m8raXHbyjX5EHmugxL2ESIe+eZyJJbUyL+mrXi2HA+7f+RDfoE/DvvMry/AD0BC",
-	"DxACchbI2MnLmXgbHNs87cuMXiHn4IZCcDReDPZFATfANhUyNF2c72qDVmGkA56EwsCUAi+QzcEwz5xr",
-	"llBAwNieObn0nF/Jo8RGyD4j/ELstXw8hI4nfbmF7539Ktcg4/0f73CgvrKz9inGdQf0wAlyv56OnKb/",
-	"ytSnTODdLN8oHYvEUfJkMhoyU9Iv8ju02JVZ/kg/RZJZkDHc6stTmxZlg9ypYlpNBLlCC8lSOZlwNIjg",
-	"/GiwAXOmViyJX7VIKmc05V717rx0FXiaMt0SjbLHYsKjuNaraT75f8ZO/rFJebO6ZZ+/YsM/3oUFKkAa",
-	"+xszAD/Mq9fJJwpOiJT+6gL12klZbJeWlPV9VW47C/K5ifEdL3/IESp55Uqa+bm1cP/ZQjnN7KxduZPO",
-	"EShrUKY7Ho1csAWD2vUV7HV9aazIRovB5KC9EdbI4nHHPHC5c0jsQ8UCRMikQjW0gboRKMmF0z55Bnp/",
-	"JxiliULthNMQh0pSflidy9CD1+NFvnR6pMf4RMlRPq2zAa4pbP7iiYtbJMxsouM7QxoOTG5h3SXeU4Cq",
-	"WhLWtoKrNWBRLa/nty0Te7K3ftDknmyubS6Sxv0gj3PbMtAV7i3FxKw9OfsVVtp3545qV9BkeqnkMI6C",
-	"9J78V9D/ghHx9fbIu87+qkQ3l13/bG2aEAHfLCbvLpwfIoQjizRRig6Xvpzwa5Q7nPeYVKAtl9A5rojp",
-	"4LIDOAUMJXBTt6Aiud+w7nr8gb4st+rso4mFdJ1Rh4/N0+dJAliSabTouWSOZtboEol4vds+aNwZW/H8",
-	"tICtT/GxNYR4Ub6vvo7JsivxHUSNtqkFmU0NaogQQ2d6SeKMRFRxvQzmK2o8HpaYbqcaDwiU1bbt/j+A",
-	"AIwuvcJzAwzD3lSOapUYwYdRLCgbZRpzY2i28F4kx61I56XHvHv4vNarHQ9fPA/bLzovXhwER+Hzw2Pe",
-	"HQrO28HhIQ/bnUO+PxgeDDuD7qA9eNHtBmHnMHwedA4H7WG7zdsvwDz6j6j1Dl50O/s7nKVw1LbUqQoj",
-	"/lD1Hf/VdR0TWkIZ5Jm/v3pNBzAw6yy8b8wCCgXXIVgfkYaHb8anh1f5zi3rg/Rpi10KGfalP5nFaTTl",
-	"Sbo3VMmkGfKU+5koNv4C4ZS5ivlmifk9dvHLTx7788Xrnzz2QQwuzD7909sfPavr3JeH7Cz6Ac0X0w6D",
-	"dxBzz5hUzJOeaUTRE8blHLd1EWvhscu//sQiGcQzA8b1KAVHLdRLQ+pANE0b+SKMdotdKiz7dR0DMub4",
-	"ePRZkUgpNMe+0DPdlz5t3k0DOj4LRRBz08Wk3U5gpYJUpE2dJoJPfCwOhDRduthaJZHsS/PgKJjFPAHW",
-	"U9MMQnczAljSBrGwQJkPAy6xVpmHUIGCd4TRREgNBhW1vi81l6Jn+jgWZqQ7bBp9EjFaaySo/aJz3GXG",
-	"pGI6CoUbELa/73WOjrzn7TbeBNsPj+O+rB89f9H+//7fg/1umxIqD9ptyMvU2bjXceCxmkfzeZYnBTK8",
-	"LXbKYmNoJzCsdmT68qCzfy/JjmZbtnvY6rNvyWxeOP6a1i3sDlskKrpWPCgv/Pe7A1Yu5cZ9r/xorA0A",
-	"koX2lJtRkkhpvnQwWL5hmbNhE4zVWq/2/Ky2dcABnrX3+VrMK1fG4ICxS8iIIOYJ4IsAdNf0B9FgQIIJ",
-	"Jo+Biw6V/xdSKhv3VumSQcvT0W9locvaGfWHpESeUVZg+dkPT6RrKc/NFk7hXrp+HE2twVMsDSV6gHXK",
-	"l8Cbkmw+imHD7kE5173hBuFcvG6HGnO8tWoghxr0lUH5zma9HY7Nvoz7Fwek39r7PNMiebvecfhahjrn",
-	"+DNTtcV+QT+fMY8TANssBHE7Vizh8lpnXr4JuvZs+Nc8LObGXAdRCgj+2s8YfoSrIwiEBl12zNCA+Aql",
-	"TuCvhqx+0D6+D3eceRpNuyc83tlNvuC7K0yMb8ht9yvM+tWVYrnZPUo4ZF2Vuq2ta3zD7D+heKS0E37C",
-	"wYNt/k3qk7mpT+eygTnlTVRq09jXLpC+LK6Q4gNMO8ud6bB6elnrS6/qS9MR8ArUG/izyw53YN1CEjZZ",
-	"jHcGkJuJ+Ru3USgkRmDvvHCxfie3cO8zPvkVo47593hYKizsqmqb9zY0WPaGtXVo+OtPscR7yIUv4s4z",
-	"DQjl2ZSDhOVn9N0jjZY8cO8z/YuMhnKaY8s16GXU/UhrZVUHMyJ9VM1NFwn1Ae6EhKRHkbBxZI7f876s",
-	"O4Z+vRAkETwY51jW1I2YmAY3IJ8TmwOi1wu1tH1ZrZj2j6HNJ37zuxvt1AMV6lvwui9bJHzbO8qzrPDr",
-	"J7q7VUX0UzfE3wInrLdGiOOZZlG4LevaoFNOtOpgZC3b6iYetuWTjQ643PuccqhAWA1RJLqszQAkkQSb",
-	"h48wk4xPpyTM7X++FYOPsyRefK7fMCYSJMeAlI5HNTawIj+R3BhpWCDrKJYZG2CLJqLhIA6Fh/B8FQAs",
-	"EpIbjFS3mJf6geK/nLLitECNkgL/RieLn2g8lg0F6pH7ttkew07yHdGfMXM9CFZgQMf8I6NyHQs4riF0",
-	"YxCDj5j4FOkUTT3bW+b3tKBXMkfKvrRKbjoaySbZcInQs4lwTUSOw5EUobnA3AbWMxFXOZsU0+f6smBP",
-	"jkQKsHximoEBmJwF7hJAQgXPopCOfQXCdw+VW7gEfwzm4pkXBBeh43KF14X4CNcsESmkid/JG0Nz7zLg",
-	"8u7Abl5kI6qbnwJNq+qwbm6Bhs7W5YvZ2U9lDjD37dR205nm+INuAaa59+mjcaLsMFMlwkMOo82nazw1",
-	"5osZNMeYYIGxfZtwi7XiH+hga7rhilP1VQk4RiOJPBsrYPGVscKQiXkpC0XBRTxGEV2socnIU+w+v5q3",
-	"tC8XtY4eg3bRu0inl7bbqlCVUu856UqoSy/umpRpXF1mYe1CxcZd4l1r5YpoQ6IWfqOaSpmxsWM7M4tj",
-	"oZ15k+ORU73mF/J65LcX7uCFp3u3SwTKDdqDUL3mnv+kS7EtRaxBdzDICM2+CRWKlRlHs8EEKjqlwIN7",
-	"hgxlTgNjv+HkMNsTz5ViwmVRGnFJJZt0GZaKYMgtNJuGJk15qW4LXoMk90Ol1mFdJcDzWoWhq5H3Kpyg",
-	"ozR0Dl37CjqN4tiWpBgbdWNZx4Pugi9JFhUB4Y6CAufmfStSsgZHBr+VsXFr74U0BykzFNBZ4VxPx3wU",
-	"cWbszlkiTtg0FlwLrLhNJmyqUq51NJugYxuk/N0mUHEv2bLIgvroQatGrP2w0ZmD1zkc/7KlTbGpcg7n",
-	"6pNr54/zAiNGMp4HKAOEFuS/gvSBNUVcAcpKblGaLuzUglyJO5Z9y97YPP7dyXzj02mibiookrwSQRSK",
-	"8N5X8NPK3cBsmreUvh3X7E7VKIUFuheKINJUb/hHMHzgjAa/a2EXQb5+MPigOoVa3QpxBfhM3BhbrB7y",
-	"lPfc129D3+tL323qvsf8nIlh/iQyfvMFvbrfaDFohvl1SUqagvlJ6LN6Zjb2pbMbG7lomtUSyCVu3Y55",
-	"CpHtlMqFe65kJ0K/KUKXsS0P2vseROslehwlxvNzqGir0ujN2Z1sP+eNg7fL3mIBEPtyB0TEobwPo9DN",
-	"yQwZndV34Wy4LhtZy06ERGIppuNExWo0b9W2oATJtftBg+1/OM7bOfT48H5rLquh2wK8mkgSldgZSnTK",
-	"eUTPrfokzK95Vrrkax455cCv2jtoV08pfw0tWbULq1ggFaVisbqFKowFaIl5cK1LF/CjsVFPcREwOJ//",
-	"SwTpbvvrHY3UdDt1Lkpnstm3FdS4nFP7zpm6l9DYe4kMVXEQpmJH72AqqmboYsc8qvxcTYPgAj7w9wPk",
-	"5q4ylE7DUNvjUZ1b7UuPcTZWehqlPDb/vhFyJhpZ3svb019OIcTM/qOkOMkFnzGtJuRzLBTD8i7TtFkq",
-	"QhZJFqUF7lv3kGK9G2V1r8kUlCplWDK0nloJZl51HhKYb3cwMigIcMYjyX7GzgSi2okwL2k6fCKSKOB7",
-	"L8dRwEdqe8dP+rBCQNUivVtGefHylYv2qdBpOfEOpzauzAoAkZvsqzamvc94SFnvPkHJtHsRZtlmRwK/",
-	"Ryq+VqbCo56/d/Y7VJxTd910KiQSYEx3Cy2VbL9QidlmGO4ykAkF2s+RtnxbIbsdq1g07rwzYNb0XXeG",
-	"kM8vTFuhAwUIzAHrbRY5HiSCXw+RmV+nPElrvVr7eW+/DV1JtxwUbolnMhjnLu90zNfZ5d22ud1dHkZS",
-	"Yoq5vf6oeH27W3i8BBWU7PIufP1l24TzrTetb33R20Tzp81rvdzJvWxeeHf1Q5W53mMqDnPsnqsPVpSs",
-	"t6hujCw37ksCFA5UuTDqdz5/XZnXuvPMt52zdubDT+1w+Lrio6pnL9OOx3X0yiXk6uopd/d+ADuLgG8Z",
-	"UkKBANpmiGLKY6qwoYxriD+Dwom5/i/v8XI1ZP6tGPyaxH5f1pdSiQPMI26xK3igZqkK+bznjnw+/tDb",
-	"EFRqc/nEUdjwUE5lGolA9KUaMoPa0wklK3DgKuAjAac/SJfFNxugDqwf84GIMdMul9SXrSRsgmk0Oc+h",
-	"iML1g0vQzbxRPZZAwiRQkaTkXsu5scpyeFft/mZNlETwVh4MryAxc+fdHzqj1qt94PF1M5IsUCoWCevC",
-	"zDMjQIwYrou3PRhe8dGDngtTPqqCM1tssHj1KjR52lZXnwlz0LUZubLpvmJvrcTpiPnssDCRyzFbiXXz",
-	"wzZubk6CjRZ7qUKRJ9NOxEyXJbRvuxaRrcGuxafy6ZITXholAveT7ebGV44X34rBWKnr7dzls4G7YsHE",
-	"87K6FDVLAzURmUEH9cyhiKMbkcxP+lLaKKox9kSQiHSl9xANOoidLmd32FfYLs37g33xu5968t2x+fhT",
-	"uHoHa5Aann9OZc98/ref8kHKDVKaTsXOyq1ht2JWrWNbErIQsHL3PUTuLBp8QEz35urq4pIJGU5VhMpZ",
-	"kk9EiCkVjp884CmP1WgmMA6pGI9jKs34Z7/2p37tN7/Vl5g9hL0GzHiRsNbpSJpNB9etR8o+lFCb121g",
-	"r3DBmxvBfUG1c46uFJoFsYhCydfYWNdEK9dtFwcDiAxI9wndSqadv75/h1TsMy2YP07TqUarFz40Nix2",
-	"CJi80yS64anwWKzUdMCDawxYAq18yHgYJkJrknmivyCNZWzaY/qTNl4BhCUQXBmL4NrJu/CUWEws3jW+",
-	"ErShcUIYcRdLGaeLmfCg5tciXjjgRSgk65h1MEuMUQ193tvbgya31nC872k109ta1vROD2pd25esSM++",
-	"PSl7KXhvBuscPzuuOBLUghoa4PB+AvN8ysPW+SSBzYLI0kkWESngEtnjcrC0aq8oJpAc308CSaE1Nm/M",
-	"4OQiPrbuL98Y9xVQ0shtKIQN97knrjRMNx6L8vR/+W5wbLQWgi2vRGFPsv04k1CWwedsGMlIj0/68t8z",
-	"MRMhU5KOUGGiptPVp6d7BnI8YuWB/JEcsx5H4i+RVeUnzLdg41XPt+VpMF4fqTMGEeWYYTrtMIpBbAYK",
-	"eGca2YeDNLoRPTbksbbUu1i57xZOBFkdr9F8hIIoFQSzhN2OgYW3uOigphN0Qy0dMj1FhCzmqUiQAQt3",
-	"sb50pVXIrPWV1hYGRu7BSMLeq/Wg97aMxu1iz9zlaLrVyXQLy2ZHk+bJYrk/hySyQ9ll/ZCwtn6b3ssQ",
-	"Y60/Kd+8ZxqtqUQEUOTpnlBkJOhlOIYEFFBp72Ggwdxr7iJh+Jn22FjdgpYmJuSnqZhMjemirgEfbsdz",
-	"c1gd8iheOKMa1LoW05QNVdKX+22QI/v6bqmsRbvqafx2Dzqd+cHckNHuLt3do0UPmZ/iaFV1auV2qSdI",
-	"KfVo8cUFt7TWHpHpswGBUoEesj+m2gn6E4vY7fpvmRYVCpqY/zk/Hm9DIphC1o7CCQYFury+dEVHBvry",
-	"1hxWUt0ISeYYuuDQBCOJLcoNdI55QsNnWMIeqInoOQofc7Oey2CcKKlmRM4H/KVcI55yqqQgyMXi+LpT",
-	"huhLLQIlQ91osXcRiDnNHf5GKaXsaObHXKfZivc9/ASJTYgXxsDzLBEv1UymvoepIFHK+HQqeOKkjdzx",
-	"Lo4wxQRRPfscaFmiOGacddttNhYJvTC9fV9mOkkDFc6/EtpfCYf2tfvC6gquK/OzDmG3NfKWILocku14",
-	"O5lu7OgnfF7C50sBIngGI9yEvXeDTc+mU5WkzUia14QjzipB9kAlIbKraW2Ff8y6uDRgkAo+OWFSMR4A",
-	"VSdkfhj76ZQgptvu9kh+GX4JaDJISgPMLrMKB7bGAPNTQBbUYIWrMDhkU5GwIAY6jrcX8NdYzRJWP+ge",
-	"U/jAfy/SZN48HaYi8QuhgMLCnc4GcRT4rC5VLn9lXd0BdtVb6qm7+M9J7pRLvkHulPq61qt9ECyZSZbe",
-	"ivhGuMoPWw2CaAwyjCwGaAXKZxvRSRNuMFAC/RQljp5Kzn5SE/Ef87rJqNarvXFNsXURsPmraRTUerWL",
-	"JAoiOYJh73SpLKZ6qmah87Y62Ha369yKatXhMYwg7FRrFG12fsFAROUg+J5+c2fE2+lQ6NUOuhUq/q6U",
-	"OuPSjg9Z7CKYJVE6R2Xx3NFSyZQHKSMIMWdMzeOCwYhrrASh6IsvC8//XBsInojkdJaOnfw3yDmXsaxd",
-	"JCqcBXSOLYaZ+DRqaTXLoko3HTDOqGHL4DaKdJqQ0gYxVXokjJqIYSL02BVQF5kqcyuK2DhLuFPPc+55",
-	"7Vn5xgRNsJD+Njide5oxZEsedYl07Xbdew4KtIc1YLrhzLkoKRRvhVk2fqtI2lb2Q1Tf5UFxquX3g+xc",
-	"BJscrfRJUTrdPdpyTK/vEHZ68ZZdizkyN+m5TsWERTIVo4QEXeuJ4GET6iuhASfszbsjFsmR0Gkj93t8",
-	"GjXNg1aw1/JZGKUsViMDixiCvU2iNA+KcElZrxdizGq4EEmHSG8hBoNhEDvUi2EGHPXcxg4nVNeK3Hmp",
-	"7D0oWp85T1NVHm3qIRe2kCmaumb2XpxfXgG7FNnoI2GamQXeiasNWgjaB1nGKNnBNjuGBWM+hWPGQN0I",
-	"3DeLL9CkYNDya1zkMntZnRJldYMpaQtus0RWUHxbyGPVnvVGU4ZbgZ4zP7sDXrYgX2cDN+ZorLCCHeCx",
-	"hKeiaYsbC1ZH7vEWx5Z+4AOPY1RF9NhEyBmzf5ituGm2YqZRiMpj15HS19jjWkitEjbiqbjlc93Lk5cB",
-	"Ry3QHoxmZCBBXYz22JSDQjExh+mxsejM5AihX2EWSlYgITV3O/mKvkSkq/ufmiGIJjXhAzx7msVnU7FS",
-	"S148Fjwx38QAMGPoSlD9+yAGlyq4FmlhQoROimmxo96C0G0mfLskJwla0dhXptHXYt4oQAwqlK5hq2aB",
-	"kHqm2RDf2kDHTZedvrqylqxGTUhnU5mpmQx5IJiQo0gK3WMZ2bzXl2nCpR4CNtojK4BrpIOx2W3N5ARe",
-	"e2uX5dnpJuaICksW7OYbFfDBLObg1ezLmcTvm5DGiWQNdqrbidB01AQZjYEa5n+k0PU5upklFLZWLo8Z",
-	"ZHJAXg0JgkAWOmSAx6YTizOTBLozIj45S5MIkC+J9PVJX5pTnnn6LBFMfApmCfYeqmmbFRurFHvH9Cys",
-	"W1gEmmREAj7lgyiO0khoFnMZNnqUNwSndK8vMc2BSFgoJZ62RXbrlh/5PtQUSqalVDMZuOnP/EICC7li",
-	"Ct2H/bJqhpnlr8ewzsy0CDLSY9jQAFzMIGUCLddiYYtMOVgmn5r5dMtiXs3KQ9mpZGpxDOFVRdiDo2PJ",
-	"GHhANTMcIgbBqMJH+YHxGGeBSNJoSIY2i/lUC/NxcaDNJ7nxg1PWq/y+VEzOQrDlQP0dWWeVSpj/J7/V",
-	"l8VNFog+4SBLwFbiajlhWojyTQl89GZnHc6tXr0ZCOiMsjMe9B1l4kA8c2vnOtz1BrbPaoWV1Bp7y293",
-	"CTYuHGA67d5Bp9dut7qH/6h5NStECi9ZjfEwaJsD0nUENYe5ifTRTaSasc1NDxvTvXbLE4lUxsQCXJFJ",
-	"+IuH6WR2CHLJZODErfSc9gI7I4/j8+HKMVvhuIJBmyZmWqQU2LD9tu4pp7mJ88pcn73R55qQs8lyntxv",
-	"JeTC9hM1+JcI0tqX36qcjf/2t5We5sz3YuWZXjByv56Ql5ZyN8HKizSLRlIl9lxa9uRTOWcKhAAwkgZs",
-	"p1LZsoLFn2mYh/JFl2uLvU1t4VAi0iSCXyw4vhbnwYLHy1qVd/F7GRvI9HwrkjcqCsTHKY/W4SyzNzC6",
-	"AUQAJjy5NsYhj8JHjHz21d7im13w6PsFQOj3qgCI9OHQKVVv2QeHWcrjl5ghe/Cie9hu5zCufOI9Fqx7",
-	"uTxVVkJe+Zs+Qd9a6Fs1PR4SAv89U6n4aAzU6Xpj056A7aXGSLSwCA/xjLEdjNlABJzkXaxd/B3g41/M",
-	"K57Suz8hpEVIGPmqN3Qr4+PCrHxsCFmYLJsxcuFtn1CyGkouTZIHwEkhR3wEEoKtYSR5DEHkdSdydDNn",
-	"t0FSDURIjM3onvGIETF7tx/t23y/eOjetSrGIQURBAMr3lE4BZfOt8cCf6+XZ8ZK8Ct90SfkW4t8KybH",
-	"A8DeVMVRMG85D+c6uxCvZTcC/EIAc5lnFBJ9QEqFRUB1HYhHDH34qhf27b5b2MP3rApgBzWvRqNf6+3n",
-	"wGxpFj0WILsojvNKEFt6wScAWwtgJRPiAcALt99q4GV1C23iWs5WGwlp1v6jttXwdb5/wNrW4rpDnGJp",
-	"dj0WUHtfnAsrQW3pBZ9AbS2olUyIBwC1RW6FNZiWZQhY4YmMdB/8dhrkolLSObCqEI8X5ahvSD3juwW5",
-	"cn2ULaX0MLK7lfxd0H6RkXtUvWWwFcYunIIXJ/tjgdjLwkRcibAlPClPALsaYJdnwwPga5rweatQLLMK",
-	"XrMcvjQKrkWaDwa7BzxiNDXv51r+/R5xd0HA6ibjAEQlzPSo+gtHeQBcmI2PBf+u8lNnJfwtvNwT+q1F",
-	"v6Wp8ADgd8vj63ScqNlo3HLG4ToMHM1ATyx3H8Q5aDTYrUhEZmU+YizMveClfZ3vFhK3OxKbOTqgyVYV",
-	"48z0zXVp1duCPDSWz9XHgpAfSibUSqAsf9UnvFyLl6vmx0PAZq6QfzVaXgKcyXgOpOtQgbOJp8D3sOwf",
-	"yvyXCP9WVfxD55Dy1sDdNQDI3QmD65Hr7AlPgzHxxv/Jb/zhuIwPuBI6/X7huEAFUQnZRKeAlPnp+WgA",
-	"MhvZ1biYf7EnOFwPh8VJ8BAoqJLrj1B61CLq2/UZMlltn7mT1OrNGdre/ZjtRZVcgzPuPb3L95sZY0ex",
-	"qhH3fOugi5d1Z9UfOSzgX8nEfDQwuDiRVoNhyVs+YeJ6TCydGPcOjV++/P8BAAD//w==",
+	"7L2LUiM51if+KgrPF1HwRdplGyhu8Y9dF1AN1dwaqK6+UGA5U7bVpCW3pMTlbmpi3mHfYR9snuQfOpIy",
+	"lem0nQZ6vm93ZyKmC9t5kY6Ojs71d/6shXw05owwJWt7f9bIVzwaxwT+7sREKP3HI44Tov+gUW2v1mzt",
+	"tvsbeLPebDab9W39nx39n2b6P9KqBbUHyvTVkjDJxT3v92PKSC2ojYiUeEBqe7Vr+AkNsCITPEW3tc84",
+	"fqhThsaC94i8raEhlohxhXqEMDQkWESoL/gIScpCglqbe812LajxMWEk6qjaXq3dbL+rNzfqzfZNu7nX",
+	"au81m7/UgpogkseP5hqWxHH2zfup+0aSRyKomtb2ahMsGGWDWlCTVJGTapPGWF+vsEpkbQ/GpD8nvd9I",
+	"qFagXahpp6ZjTaCIPNKQ1L59+xaYxZDeavz67+X4r1qOL9+C2gFhMoH1kMlohIUe6AUjaIwVJUwhytCQ",
+	"J1KTOFswHI2oUrPEaW3utbcscXAcEzEgTNb2fq2NCWaJkrUv7nuqt6Z+0pyrQqzIgMNo+pxHtaAW8kgP",
+	"fvtde3er3Wzu6DXH47Ghde2Rh7iXxHr8ehVwqCg3D+0wPB5OY/yVylpQO6aPBF7grQv8SXwymwfrb6ZS",
+	"kZFmqoMbTUDyVc/4EsZZ+xbkx58fdiSSgTfs5rvWTnFoV1gOC2MZ8YgIrHKjYVzd4/E4piHuxcQf1dVP",
+	"5xdXZ/7AGA1pHFNW+/YlqPWIZo5OLahFWJGL/nsq1LC2V2vt7jTrzc16S7N5RIm6EBERZkH0eLO/anu1",
+	"g4PjC3sZDDrkTFKpCFP3IRY9PpxGMOAv89djAV2PLk8ODk+OPOIepM9HB97zUWun2UQPIY6B7nZw7e/O",
+	"O/7gYj65lzyiyejVxtNGA4FHyD5Vk3UpKYLCOKru0e1aUKNMKpFkPHLOUchZSJjSj46QnBBitgjXi1a6",
+	"Bze0jNJ7cBzjkAhY3fNk1CMik0pCy4BLIiiP4D3va0HttBbUDoEheSJCTV8cKUMvoTIh58QIJep59CAs",
+	"5AlTRJysIPj7MR7AW8x2vTc7b7oCfXstoO8xiLM9JRIS1EaC6Q3RbLY3Nrfe6QVgeAQ6Qh+PaKxZ5/Di",
+	"qBbUBvSR6Es/ds71xxGNolhT4YdPJ+fntW9BTXCuGWgTNpUkX2t7tQ/PEPUJo3pBNz/rv8d63y5YYSPB",
+	"BdFX5UV4BzEyQTLpyVDQseYmNKFqiKiSSJJQEBUgOeQThjRzZcL9z5qWT48pfULz8OIQmrt7zaYV9OTR",
+	"KF2/1rA+2xv2Fpj7gPF+vxGRkEYk0kvVxzROBDnQ61/bawYrnf0xluqQxPSRiGnGjvrba7ujHXfrCeoT",
+	"dyhJeP/T7xuPuzd/XG2y0/FO+Dlq9Y/lu8FHvDE9Is3ke3qhth62fxi1v/7Y00QXcW2vNlRqLPfevh1y",
+	"/iAbQ83N4pGSSf2BqnBImGxYDfOt5ImsfcvW4YQ9UoU1xctWhKa/Zuuh+AOc6ukSVCB6KEhEmKI4BsoL",
+	"IC4ZYaoHL/Hofy4Ysl6zr2MqiMy/YTf3hlUUC5iVlbTpLVu9d2F9O9oh9d1+s1U3G2xnF/dCzRuCw/YZ",
+	"YYYHRKQbBWZTaat8CWqGcHv69fe74Q/t3k/bo+/Hm/Km9fjLDrvamPz8jhw3fzvdwh+i9uATvfh9+6cH",
+	"WKtDw5HXhkELC8UQHo8FfyQREkRT0F8by8sze3Jrb9NRzl5SlRrE3iIpZ+dcaapccoWlpMkItdFAy/8+",
+	"FSMSGZZhZDwUPOaDacM/voFxiof31dF559Q/IAVhOM4LZPNh7F75zIPz9OIA3mRPzSv9HtQejNA5hn++",
+	"zx8V1cbxgoNzwQG5sbfllNSSA7J2cXVY391ttWolx6R/NsLj/dOxIKPTnZQ7L70VO1lldtWujXZrpWea",
+	"YSuzKPr9hpOiqRwP8YBipFctEWQfjWOCJXEsh9LVQDEdUaUZzhoGJyucuc82d9w+NCbPHJtja6/lKJ1e",
+	"VF0SGWkAZwolsiiyI/MLiRCccgHCSJ9gJEKckUD/B/2ekARG6JlHSpHRWPmGYZQIkPpn6SFFhOCpPgZP",
+	"15K7cGLaX6oSe6M6p/T1tWbsMxRt7m06E1cvhWaddJbSO2nBAPLnWnxKa6/ZbGy0QCh6BNhpNlspAWqK",
+	"jghPFMJ9RQTakbWMHEWFYiVitFcgRnshMVoFYhgW8IjRXEoJzaGNZnuGEttzGOFFM2+tMPPWwpk3CzNP",
+	"94M3+XZzE/TQQ3ArnFKpirtoguO4x7GIEGYRwmhEWILgi9y2CbFM9wsIoIF+EBda3FiFqhZjFskQj8EM",
+	"HvKJcycZbVV/c4xZxPv97DtzL5w6A0FjfepInBiLVQ3JCOaFxYOWzRU0r6qSeCtzVqXzv+/xodVjrwlh",
+	"MxRv7W04XjNmSO2YKxRTRjIaggimegnsBM2nsiFvutVb1QYptzsyKoAFXrpaEZ5eYpH+kF+8MRdKYKrS",
+	"tUt9J9nyXQoakvQbtz4xHQzVkgVqr7hA77IF0gx576jrr46ZhV2LU97rTfPM61aij2OZWwpriLwe4c3s",
+	"YKOdsAGRqhONqJrVXKMRlTI1L1Jnm915cPaD4oLWJBmMtOWGJBlj41zoTbWRovlNrvtKb+ZcPbs+frr7",
+	"++3tbdJstt89HV2eHDwdd67eX1z9eHL0+a7VaDd2NpuNVmtzY6vZaDVaG43W3cn1xdP1xadr8x89seZG",
+	"s93c2Wi22vXmu2bz6alzeHPXabbuOoc3951m6+ns+jtNldbT5VO7sdVoPT09dU6fzo+enj6dnxxcHB6h",
+	"Tzcf6ju37OjH8yd9g/9U/cCnj9dnJzfHd+a/Hy+Oz71L2lvN5i27PDl8aj09pYrS3d3d8dmBmVnpRBot",
+	"8+PJ9cXd2dXfW+2N+uZWXasSd3d319edu+vrp6fDi6O7j53zozvwDNzd3d2dPj21dneazc1W++nD09NT",
+	"q72Bzjon5+j65u7u+qhzc3N6dPe5c7e702pu3n267jw9rbWb79a3trbqzRZM5uzp6UdNDhjoLbv8sfXU",
+	"ejp52vx8t9lq33X0uO/u7vRD7zafjsw7Nu86NzdH54d3ndOTA/3d2dHhk/6p9OeTc+8NT/P+VyRh51QP",
+	"5EPn7gPnETIbenp3fLrdbLW3n1Jf7Z3xmN5dH9w8Xf94dw0eHHvZzpPnof07+GfNc9tPh527Q5EMZp/b",
+	"fNfSz3TOzjvjB306u3i6wnJ4yy4Or58On97//fTvh08HB8cXd0udinfO8ff39nfnnbuc0y/97ancGXfL",
+	"Vpax39JtfEVkEs+cmD2swiHifdTniUB2+0l/S44FD4mUWvhsQtwhiZUx/SKiwA1gXDkgeJ2/HvzRTAke",
+	"w1DdJqs90yU3a2iAaEkdUu58WtFg+BbUeKJCDkIXHN8wcmtGWUkBZ1A21ZJptdMRbm1t6WmCSScIlkCT",
+	"iMpwiMWAoD4XKGEPjE8YOrs6R9nluZHIB2qN3txINpaPJPde+zuiEXI/owmWCMeC4GiKsoXNvT1KIAAA",
+	"3tSFlEhfdHZ9XG8jvbARZQOkJ4tDRYREWBAExwQb5F8iyG8kVP4c9YnzLaidgb1/AE6FPKfGPHQ2Zcgj",
+	"goxnAI4bQep29ZDiSA0FScNKOVYuxlCM6+Ls4rBi5ME4DvpYgYORinLlqrmbBe7ssQ8W+QJ1bDNTx8y0",
+	"SmzPVC/0fCYVXWA8DBMhCAN9p7WZ7hTZ6ffNMuxtAOMYIt5w+FzdB3PGI9rX1M9RC5aTGF9Hfim1CKvL",
+	"kOv106ShiuKiX3K+0xEzvMTp+BunbLFubRWtDsPoOz4if7ySnzCRRbm2zCNgCCRXpNCv/8+Q6AvQiCXv",
+	"tR58bYzDPKkyNRlhhbQtuWVlhbb3A9QjakIIQz1B8EMfSwUiI05YOMzLBmPfmeBqZnFExh7NiAROVIhr",
+	"Gxn8L7JHXmpszDMtvgW1YWrI6snr33IT+rNG4HEQDcqe5CgIXkn9s5ZgMFJ2KfhAEClTc4UqMoLH60NA",
+	"AL16ArPI6A6h8UT87cPW7lHzvTZ2BLXL+7fWh/buxrZ+rLNTU7ZG31u21r+OBY8Sq4WA85SIRyJu6IgU",
+	"BOm7vc0tz1pdIbMBDCc7ijNMmXu/loN0RP7gDPbLiAga4rcHQxriATe5KGdGr7oR9ujM+PdmwlOtS6th",
+	"akiQgstym71c6VjF6URZRL7W9lplqkqZ6iHwZKkVVm5rtTIza8OZV21nXt0Kawyl7zfG0N3Z1dPT1cXR",
+	"3dXJwXHn6vBWONNj6+huq9W8e7+qSqUvDwl9LA9rttLMmt8TIo3OuNlvhW28S5q97Wgj3MI75F2/FbXD",
+	"Zzg2ShS3FXTkVVxqdl2bpUpyiXL7DK/681mhutmd8kXBSAa+cJaub95mDOJs0/9GK94yB9c5mRymR0Wp",
+	"nzJAggy0qimsKsu4QlOikPX3+DrR/4tOy5xbbKGL8q93jFmP5LegdmGOsJw/jIsBZvQPE3HnDOLtl4Ij",
+	"JSiO/XVc+eB7PaqDcFlwjkKYErIJ+gSrRBCTbDGm9w9kqn+ekB7kKWjRFVNGQ5ga2OL3MZUmXQgCeNKE",
+	"sB+NTtPe+qYPSYh6jgXX20WT5YhFfmbAZr3Zyk0LLtK2IzArnKSXdrnn+f3N+u9n6Q6IyjT/JJ6ioUnA",
+	"86LsqSr37/313zQEYBfpxiZhSJ7I+4g83v/8sPF4vvP74oSbn37/ZbLdq2W8Uy6RzcQ8RjJebaebIc0d",
+	"SHEEOnxBJpt/y2IsLj3O2sk3uBcT1GprnsTIpJchk4tqHejTBjqICWZGOTfO9EHMH4kETUffMUXjGCvS",
+	"ALVTgUHm7AkERkx2GDlv+rd/h7n+m/M4cCcoZrOMadKjndYILKEEZrJPREFF+D81W/qVsqTTROT3L0tE",
+	"vjr6Lp/JNNAzeLU83yvzPHQ4k9bqvalqQtJO9YSkjZvW9t7W7oKEJD3O+tbWu3cvyEjauGntzMlImjPV",
+	"Z0UE0ptk5ToBjzec+egpiqukh474IxnZXNRyww4vHUdnvvmXS/DN0nRzRmReAuDiErzLliCb9szrWq3N",
+	"7HVb/uu2jmC5rPA5iLHU3H0y/+qg9kglVSkrZSE+eNC/Kqd6JNi1Y9IxjTbuR+LlmdZbr5NpDVQqPQr8",
+	"nQlHAWERZYPypFGbKoommCrKBqAX4HI3updCap2ZWcJo9kWWDmq/+3ei578TPf9vTfQcm631F+d5XoeY",
+	"XdOSWIWJnCAZYgYmAFUEKTxAWKENhBujhhe6KNZKGC70zoABUfASrQD3SKwZbUwYuJCl+X5E1JBrMn0H",
+	"CsgYgzL0louBfFvFXfBWP6fKpRjnj6eIxESRGzzwBndFFBUEqSGVes7+8A6PTo9ujp41QoUrXRmZc0gf",
+	"gSBO/nyW9x8W57AkIgQ/2GhDc2Ov2XxeqMAnVkjoo5bvEQ8fwMkyOFnBy6PwwATRa5vHP+1e/tIGBVTr",
+	"POp1Qh7P9I8C1b+BJ+lTrv4Fj8cNbdln5S4hZm/TwcOuIpBwVtxUfUHkEEn7Y27ThERK5zYg04/D3nch",
+	"vaAfP/xydHXzw/WJPBmp8S8HJ+9Ofosezr47a/7828f44vPR119+O//t/GZATw8+NslPHX3P9z+2fqD9",
+	"Hxpk+jEmxx168dvRxsXND63z337YOjvsyJNRPIwOTt6d3YRb54ef2ueHncnZwYTin87/OPmN07C92wqn",
+	"J/KEnbd+pvqVna8XNx9HZ+2j5unNj/R8dKbO2z9s/nLd3Prlt87X05uTP+A5fwy2fv788bdfDj7uNsJ2",
+	"zHqjD83op49xVlxzwmp7u82mNrCAFm7GQkFFUnPUPt8OP4qfJzu9m9bD5aY8jXb7x/hdcsS3Br/QNvvh",
+	"6/aPk5qJzUK8r3IYmUbVsxBGJtQ9pGNZEsH+sjKLczE4X+TLtNFqPmGFWPUXLQlmwtvgXrQqV1mZsjk4",
+	"Zgp1fv23mvVvNevfata/Xs36Att1VscCnQqopBWhiPRxEisU4SkaY5HPB6vgnbRZEGZv2jyIZi4PIs0r",
+	"8XIhmu9MLsSKqRPu8nYzp0FElLGMYfX17/TjvlXfZ89NXTAUlrMpC6AXFvORnkPLSoT5yycaLBz/1vzx",
+	"w/Qq8cIKc+hlD7xWDfRe0AGN3kh0I/AUnRoUkkWzgZ3hFWTP7BD/t5KCbBtK/W9dkV1aANbe+qWWL9Nu",
+	"NzdfUGjtE7FEJRgSHKvhNEdPU6qnp2rEn1er939OuftfT9xgBXpszdDjP2dnvFF9xu2qMzb1hP6Mm8X5",
+	"EjF2M2uEfPTWBcjtNPVO1EZwYQNqi58zhNHEAgaFnMdEIKzgzBppwfWQCq7suDKq4ffbP5y1f/rxfe1V",
+	"w2vbnqX+OT+s9nPMPTA19R0WygM+3xiFivye0PGIMFWrbAimk/5mSFqaMWtcKSxCmKH0HdbX4CfTFe3i",
+	"eWTcyfTNVdIv59rwzyfianfceLb2M0zt4N+sZlgNti+RqmMKbme2MZHKFW5PYefa/DOBcBiSsSpEZxeV",
+	"7aY6hlez22q15xTtWjHT0CNYtWZ3c4UEw82FNbtblWp2m3rHfmKjtLCj5CTNqjqwC2uU2NkVyzf+FbUZ",
+	"Zjkya9smfVeqs0iNpIQ9t7JCM+YnOVtYkUgi0GTIEZ8wCZpILi1Ni0bjgjY/gszkfYQZV0OwMFJm/b/e",
+	"BRTMKaFYYQTt3Ahyqvoxl2OqcIzOEyWoVbRfXj4xx3EVaDFqsllKSyR6OHyo834d8PVWzXGaLYyYk++0",
+	"vbeROk7+y/OdqpZt/EuzoV4h1Wl+GtNMIcd/caHFdpb+9q8qtNDDwwKPiLIlVQeJkFyYULhnDtcuxvj3",
+	"hKAQfjaQnPr47p5S9tDVdl1EhKvGGOuTiCcSjfEAuNCJPhNSiCB8cDI5++1ndXZ4ps4OP346O3x4d3bY",
+	"eXd2+B6fsCb4OA20CThj7dTM2zV5wiEZYSh/x19PCRuoIRycWdBECaig/BbUjvRRfwwDnJ3WzZAY+Bik",
+	"XxEgLBE18cAej6ZvJOrCr938LIrWJYzV0CAb7Ne6danWjQ5i8uj9tLlsFrOjPonKByuIccq+kYhG+VFV",
+	"0E76brAQNUyHSqOFo+tzMYJ8mSShXv2pN9pTagEP8gO+1DJS0j/yTLDVLF9dcLvmFte6Is0tI/yVjpKR",
+	"/qA/UWY+tdLxUKaIPiVM+VBE8fdkWk5EOsIDTcEHMkVrKS8n45jjKECQHaLltV7+kX1Qd31VYpNWObEf",
+	"yPSF1L4wB27ZzHzlBVjEn58k4o1Enkax8pyac+ZkVICXzeo6xOzGxWDL5qbw4I1EY6HXOQLdt4FOiUrL",
+	"pgXBWuuTpE6ZJExSRR9JPA3giLwI0An8car3eDNALfjUatyyDpsiMw6khthIAokYB9t4bTLESh+qkB+v",
+	"Z7Guz2bIGMAjgjabmzafyNDVvM39fMs2m63Mta6NJSRIn4DGC98DupILxTYAriBbEM+YLCG6C1gvIrsn",
+	"Ht9twq5xH1ula0AHDMoY5snLUz4hQtMYDclXdHzWOahfH3faW++c7Bd4gmy9EIjQQG8yB48HNPBcf28c",
+	"4GXjlv1IBO1PEVWIa2rrS8lXHCrUmyoinZ0YBahH+lwrRVhIygYBCvlojGH1wChmUmGmIB2kSM6N/ruw",
+	"RZq9XbwVbYbbZKffxq1eM9yNdsh2/x3e6m2GG1GbtPpNvNvbCbejd2Srv4k3eu2wFTXJckkvHf0WLspY",
+	"27UQuLr7tVnfxfX+lz/fbX77j/JtYW37sh2htYRnHQSgL5SwlHUkvGwjf7L1ymUjNpvkjTR219yBL7aJ",
+	"SgZua6RfMvBvANUx5kwae/s9jq4MIzvoCJtrbvGe9aze/iZNsCCdQ+oIesQxjeCi+xSTzCBBGEOuT0ms",
+	"lTtjNvog6aNE7x2CMIJnILgC4SiCAmFt0Dh4Njs+lL3LQuDtmZv20OJnOcvayNzNZvObT7D/EKSv9dy3",
+	"GXz/W/OrfPtj+sYjGAuQr0xbMQOkEo1wrFeARPp81aOU3rAb6Jyrod7DEyzRRFClCGto5fmAs35Mw+et",
+	"QehuzkjWYQiHkAjtRBKVjioW5YN8hbqsInF2KxOnEknc2GQmGo0rRCHwDsHsHW6b1a5WJsA4xuw+3RIZ",
+	"FfRA+oD5EWMthY2dZwLfaK0NR5wgOBzCXba0LYWnv081tRyB2mnBmn50rTK5LmM8n4suMQXZPuFJHKEB",
+	"Rz0y5faEzQ8+xGOt7BCC2gEaC47aWwEiTBExFlQSlDAYNonWgbQfuOjRKCLsWYTtp3f7RNVGOxh6iBES",
+	"GS0BRyPKkOCxVs7QkA6GLjDtkW7jdXgrU+3eSPPKNS5Q5rQxqgvnKOYT0Fr0APmYGAcqkOWcH2S0yL/h",
+	"kDOyr/Uifa7bi9UHnhhbeWUSMq7u+3B3RsIL3/fGuELugjy5Nl9rKxpbCkWcmK4TsPX1OvVIzNlAE8u5",
+	"+nKqNcz+Ek+1wXDD+SkWA/K8DWqeca84v4/hKbPSXZPbrJq9IEeM1sbryiV4G/kapgys7TeXEmNmPSJM",
+	"XaXn7CuKpZ95ImBXZytCWRgnEUFeHW0mjrwvC6LodYRPiUVVPjpNJzssaz/CdUaeZrIUCKjtnE8MJ2rI",
+	"Bf3jmRRM4AF6V4cOhdQdcNn3ehN5VNbWh3HgPTMvNgvzFOndqkxvPfu59D7nVk1x9hC6sZ4YFGIhKJFl",
+	"ZtRaV3/RsOPsBsh8hml215Hk+qZbhsdjpG+UxB4foIKqoeDJYIi05l6nzIJjyWRE0lftI7OIqc03GRIr",
+	"EYAJ4OnaVjSKg7Y6IPUWTIJPDD9iGkN3kMoLbUrBscI9LItP8LKKhgS5i/TMTNscx2t6dIbzojpn8bQk",
+	"LO5uvk+8V+SVhPT5VCLvqn0kiBJTJIdcqHha2H9bzY1vGXbZJ4M1Mjv2kDNGzHGptb6YS4WixNrh+ufR",
+	"qFA7bIZtn3tvQUwKI/aeCshm3hzSt0yGNNZr+UjZYN+8bIjZgKARnmq66X80NYf4kZhORBYNpIGuyJjY",
+	"pAMnMTPTVjPHSURGY64IC6f170kpaV5HYM9ZGrRmcLC1FR0grJlZYaHMn5YXtIbJot4UZJU3lTfylkUE",
+	"R+AnH2MpteEOtHIxRoBpWN9DXb0WXf3qbhkXdfMKvaFutH/LDNsYOGkgGQk5i8Dp2r3Sv9U7+rduw39D",
+	"YcG7egMyyyM+C90yb3W9VdVD6BEA2gOeUtpAomrpagdWGugVp2xwy+averew7DBwifvWB2E8BrCtvVnO",
+	"qljXlhyKA8WdrwOoRtmgkXd9L3KBQtIH52eYTa0eIZ910AisrL6fNyA4RyPMpo4c0kkEytBus+nWtXgw",
+	"t1/BiOoggAc1ZysXqeSOefhgV07qfZpnNAYpz4j357PcM9YpYYrGOWGgmalnVkzLi9UW7L9GLXjmST53",
+	"gc4MfGWAKDOnORfI1F1Eni0iQRn6xCym5moHZG7K/hOyCZ9zcBESkInHp9suZruXRndsrzlkwZYRyEkQ",
+	"WXprn10fz3Bv+3UkN7ycSjQhcVy3TpFeotCQxxHolcPUF60Vlh7JgEcbtez0MA0UIW0ma2zjuaxwFEEc",
+	"HceXQht5CqAKHOqP99WfrluLR98VG7cEM4G4Za7mzFH3q339l/QyblrouZaEJfuPj4ihElZpUSD47sFs",
+	"wUrzECiQF4yYmLcmOB8ThsZE6HPD0AYkvG3Zh9bwLTPSAWV5KfY4odkDUu0fPlnzcB20RDnkE6kPSZV5",
+	"Z20CyC1LA8/SPlPfH6A+FUSibi6maI84at4hzUEUxlwS6X6R2SRuWRgTLCRa62ZNDruIJXG8jrzYBLK/",
+	"SkSVOZfyXECjCn5SF2cvLslnTX7Tl9H4PWA+6IZHeIq6+Z6QXa2kWPwYmW8JKWms92KfC9Rq3rIRZYki",
+	"cj9dI2zdPetAki5zySL3gsoH+9x8d0TELZDR+eWFpgbQ6pbF9PeERiZpYrutLxW519jHrO+jGOtDRM9a",
+	"IpmEQ4Ql6ioyAr9JIsg9+RomQtsr3eCWdWOu7kHcUTbQxkioCdy3guw+xmNJumbwCsuH+xHV+7qLtH3z",
+	"mJVhUIFCPMY9GlO9PMVQxkyPzZlVSv3J/qZ+rf6bM2/LGnJ6DBRhReq2LnfmDr9B55x7NAObc8EifM57",
+	"xvvpomgDpHe5SxFV+7AzvD2oucJXKa1oAEYxyPtUSRL39Wle3B1Lx5jBtCw+MUDSXbuLv2VJnRV2pMuP",
+	"q/IGc+m3XKPSkp2cbmHIROrxRO2jLo1Ar41IanxHqQFtlCCD09K5PNE70Tpm9Q4rCoAg22Hm98JGhsj0",
+	"s6ST+cJnepvEtPQQmo5tct7sQVS4lEZZ0q2Vh95CZ3svI3K6Rt5Wye2BHDPPPQktfPshVnh23QpHyB7C",
+	"LHPu4tgup3n9LHnh15NXPwECk5VmFmOu2Czhj0pyNJhhnCAvVvPxxdK315Zs2vwkP/izoazP9Rtt92AY",
+	"pR5MiOPCm7P+wrPvWhLg9bYiNDgQTFoJpinruyfrExrZS+UzZFWByR1DLOD0uXx67dGPMG3y/FrTxKoF",
+	"HiUcqQDRqAqlfAHmPdg2Xnb7J/84+2PJs0xC5CzdO6jPeYRc6rRLbLjmiURZhbAxIz5dow+HHTTCv3GB",
+	"GGUErXVHNAY2JANgiD6VQ9ALQpFIhUOC2b0ckjg2P6CuEoTcs0RJ/cEChwFTDQlWsDX41OwQiUekux5Y",
+	"USuVG9rRp7efvr9lfZ4IRbRKqbWLid6NQ5dUa3NHEUBOghsEVKIQCzHNQmpckgbqan3nKwh6rQhgIMct",
+	"0waKqZ4ynlCbc5pIaLjmUJinVlGxS6NpoT8O9HrqCcOyz9IBkCstGbRksvBpQQ2IoFmOgycNSFALaoM4",
+	"UbCuI/0sQKQLSWyyyeJkTOEnHseJDMEHkcTjoa2/DLlg8E/IWWIEs8CTHhFws+IjrDSbhlQJENcPdEJr",
+	"Qa2HGWZY/zDkIY9Nb4MxFw+AF0X68AsNTbdQHI+H+H4AVd8DEmNlBiSBCpxH99HUYJAo8jXPrtnM53Bs",
+	"iUjSJk7ntJXasVhqpdqAtmNpuz6UCfy0NuBPBze+TIGweyY9ZmtYCAzaSgZzl21Mi3dnu20T9kgFZ3qI",
+	"QJgRlSFAPRkv7peSKYeluWCd01Z9A1HwI/QpEemE16zzhYzGalrIbfPR9mZ15bQqYTEBztx133LQfJ6y",
+	"MYPSlxJ2jqKSUVCWyMwU2M/rPT6icbSEbtX0wTOswqGnD9qCipy9YEADZ4ZuAWGyCy2g4LIzJeUSu7b2",
+	"UenLc1pURmFPe8q4tvTwGVOb9FngdVs5OXOa41gS6yUUREt3E91NH93jPCaYFYA5q9o4FVXWGEv1SbpH",
+	"FxLusFTa6gyJlP0k1vI2cIENYxxbZYD2EYM8xUSa3f48k8oBv2VLezSmIaJMEdHHIUGEDeCcGwserZfN",
+	"ZixIn37NPwMAaE0j56U8QtPeC+mzciQK3Gr6S1LKDElE1RFTYg5DcDYnh9bpzCeRO2EngioSINIYNLSK",
+	"p996TRUpKHnZD2V0waEyifVVzJql6+RUcCcpAIgmcMjTWelGurW+LFjsWRrYXGF9gYsRaaPugUzfSP2F",
+	"ebq9Iki9VVLROHZx0JU1TqtellpgBrHxlTceHefZtN3caDQbrdZGY7ua+yHFxf9z+dVZ0WVpSnrKa2lW",
+	"ik2DC1LfhIBYH2fk5co9tRiYji0DtyO8cQJ9/FmWrcp7VytT3F+h9eIvOoGOydcDHnNhxIYtrKl6S2FG",
+	"7v7AvXvuaD+NI1vxtYKH/F8zoZkBH9jysTzD2BQtNE7k0HTwgtrEUID2b7DbTWjK+rBSlxdhaXyBSihy",
+	"KNum+amHeFwuLLtQR9EF76rlUgAIzUvFG87oYKhM7oyaY9q58riqG9yGiW6ss2f+uIyd5go+oJoD6afl",
+	"xwi/vx2Xj200t5bEf9GzykOWSih4N5RgL57kBKSDge8xTjeiwqE11eDKwLiWM5R/4yofGuONahVaPBJR",
+	"UJvfPrbeQsziLYzkraX724rzKxGZIR2Xuju65qfnETOsREynthZebL11ZW9+9XLMmSGZ+szFY5q/t+aV",
+	"dc66QxeJIC1kYCfNcYnazflljnyqGnIsqN6UxJFEvSlsxz2UTdnE8Lp6tbq2AHtqkjO6QK7uPnLMby9N",
+	"i7Tc5bfMXG9Fl77DsZe9xTFit4E6CHLxvbJuGBLCTE6IkGiz2SyLlnlicbGwWykyukjcfE+mZpBmRzuF",
+	"oZChCPf/NdLI371/3fb867aftxJbFVYi3ZwLNpz3yFaVR754O87bhXOOQrer9hCGKl2ImbMIUPAabh9B",
+	"qMCUP5LIMteaJAR1Ly+ub5DBlv0TEiq/mYOgux7cMhMY00ZBI91fe5Bnpv9EIXRr6k3dZxrt2z9lMdqJ",
+	"wiSmDIvpLUujntMASZ5l2GjFJXuS5gjIDUdrm83N9YLXMQ2/wFRqjnHzrrbsqplVOsCK6L9P2COnIbnE",
+	"dF7IJbRXNqi59H6MKYRekPsF2V8gC22ExQOBljslDrkUk6TMPkgfZ6qV4Vi3D+7ROC7198/aO+aOilEe",
+	"xRWODwyCVKnJYt8P1wVQfacvzomeTWhGXVqi63O2m7o/xNwAyrnekOSHhCvSsfAxy9bpd33xvQObMSsV",
+	"m3Yh9jt/7eBqffzScIh6JMQ2LRj6AuBQvXwR4Q2GmwVas+nELtvdXLdeaW3hQa+0sikpXnVp3QiXLyxh",
+	"MpEfYgMDlh9eHXUdCMy98wV2A+/LiBJlljUFx5GuAQDINEj9tlfXAUUWERaNOWVKakFSR918ywV4mhcT",
+	"mhqx5TyV7vKuuZeNeXcvNbJ6UzTiiRra3zgM7x7gVLt7WYpKVgkMuD7wu7llJNh9wjSJNLPqsZ9dnbts",
+	"dADtQZcnhzl/eICYNgdNxivcic6u8hJyhoTgUPYo6DyxWd+JoMbGHPBVvTkYBFY3wLx8LT5vVspCdu4l",
+	"lnLCRfS8xDVbMucekj+sLVZc3SBl1ceYKTGt7xZP7fbm0mObkYn/ikWn97l36Yz7uzDa/INLt0KM6cjW",
+	"wB3wiDyTSnNr6mGTGIeBdSpDvVoDHWBJAiTHOCRGq4qwHBJTaE8HjAsSobXu9sPv9dHm2KRpb3//w9nm",
+	"ZREowXxbVINXyw+E8ZeSh0fk+9JkhG4qHECymphRGjwIUBfkBPx2cXhd34CNFyCZjMcxGbnw2TirMgFJ",
+	"0fD2kLd1gMNzzD+X52EN+7MOsyVLBLqDgrqONSXoaESiACVjyGXEkqybKgat1GWZTJKwiAgTGmPcACbk",
+	"lub84vLi6vtFCR4L1VRH+1LV/ZyjMRcPqI4EienAwMGk1KxVdAX7QaLS9QePu4n6PG9rrBzvWEnhL8wK",
+	"XjZ/Hqba97lb3OEzLVoz84YDuPaEjRNVdbHNjW65Z4lW2iRuRdtoXiJMJ0VdK1q7aE0fnBawJ4QN+UYa",
+	"pOV0G1DhlcVCVUbWKH59H4G9P6HSIHl0r/Wb0sLT7rNwFZYjJMzwRJZaY2gwn0demumdQ3CrGPc/SO+Z",
+	"iVtDq6bfE3JingNNR9Om+ktS5OGibw7kbfHFVzwmKcOmIHAzwVKoCYFyDzLxl92cbdIkVMl9kyEAqdE9",
+	"EI8jAt1l4thcoJc9pcxyHy3+aqfvI1DNp09RQbYAEECG+Qt/IQavJeHKkf9eksC/RLDZHhHPG3+uh0CF",
+	"5TANAIrIYM2ySHUG7//nirs2uzXf5GARDdQzRXsGoj5TkW/wsaBeLAVSRwCf/s9//C9A3Q8QIMQjwIXX",
+	"X27ubTSNQgcY+QiQ8f/5j/8FCPo5xl94Hpgx5dm/1Z7NapnlvgI+3Yre0QzObvEAb9x1c+Rt+pz5K3aD",
+	"n7njLFLvDBqaRa5y2XJ4sJ/WYZkk6BR61xYISMUFHpD72CamFM6jEiTgVzpyP0M4CbPckCCNuzgiAMmi",
+	"Eo25VCTat8neVBH4RXql0yaubFPpU79+jyBuSjIreTkWB9HNr4CIVCQtDCkwGY3Ou5EiYKQ+f7nCIG4q",
+	"uHJv8OAmu3jGn5v9NJ8LPxtX0PM40QHAF4l1lEIeguyw4FqBqdTDoYqnqPvrbe0/b2tfup4jHR6X48FK",
+	"SPuVJIqdJ4wM8GHzosXwsvtUSQtJRFzxpZ9EPLM4+u4UQX/+8kTzUs7+unSxh3mwhv0kjtEDmQZ++3Zq",
+	"w7sO22rf2obikQj0QMhYIoyGWA7zssXL2Pqxt7u8YXhtQXrR3CN6prCXjCjYrMqVoDyQqd+OPiRBDtRA",
+	"zw5UeZPzPOAE6notHGn3ax2Paf2BTLuNxZlqs7Q0mU7GwRYOscChIkI6ylJmM6klRxgGaQs1BQn5gFGb",
+	"gvfyBDiTywX08rLhFue9WcbMLAWb7XvRB+CxRfvBu+db8Oe8ItHSUIC9T1uBDymuX44T9Zkyn/vQNWGR",
+	"Pi6UxeuAZxLwvnMrsy1Wlo1KZS+Vb83v3WKZ3KpFrM8rU/2SEd0KlGIvmXnZqK+SZZoJ+WcL2qLWlu8U",
+	"4lWul/j7V0pz9TuIPLfqz28v8qcHC7u7G+QGOudB3sANk84rvRkwygZljFwUqQ10BMdj2tjAgtXcsm4J",
+	"NKR148dVkDShUjwHoEnlLTOkeCMtNOYaRIyGPCYWxhSKRyQJ77vIiAyHUxStN5B+g8As4iPUo2qmsNTc",
+	"+NPvG49LhL47G8pW2p682VNXbHZTSULmDuh0Lb3s4AK/5RinwOIVRKrzgJQcW2PB+wawCMcewgEakhiq",
+	"R1VaiupCiZKPCApjymiIY+R6HUqnsyJBBlhEMZHylvE+QLntoa6IuvoXKhXRem3awDpA3UiJLnxBFA2R",
+	"IuGQ0dD8FEajLrLFc/YuLKausS5UJg1J379Efw5Qd4jDcNxFx52Dg8t69itEwiTuEzVFMcFRPrIEjr9I",
+	"CU3SaARVMVAcAw/L+8hFqZRwluWKiu5yF+Zp2nC21Cx1jdRyOSLLDShlx1rxzeXGqHlKALMoY79D0KVf",
+	"5kWxPObnjOPxWPBHYmBTfzPtNr68wKNSmFz6yvIpuc4CxawqqaokyNgk0BV93n9tHcfqjnS/hUrZIZSm",
+	"2esLUQ7bxSHOLKkGkcTkDL5WNUipo7/Es+awAQtzEgnx8JlsrqrBPcFowsUDxKxNfipVCIBaJcIDTJlU",
+	"5aCf6+XlOmYIL9EzKhXm2nEAoJa2PfZNhi0dEfQHZ8SGTm0nTRRB1pPyV9aCvVZwOySQt74C4y6yK3Lh",
+	"hnQrpSvn0S/Hpbahib+L/IHN3+kpkEt+u6+CJZIv5c6KvCujXxT8ZV41uD7ywgdknofWosRAXTTXlxWH",
+	"v1Zxc3n4swRSYD6FD1JpuECOmHW2HbPAtJIEySEe62vGRPMwZ6ir39+1KYCZxOqu76XuIeiU1DeQaACN",
+	"8gZZERegbtpbx4zJuJB6XA0zqSEbqKP1HZUIRqLAOphMIq7WcceCSMJU4NrRals8jkmEqEXJ54xUMGgL",
+	"IwGrdmFNJGHJ+xWuvxF4ekoZqXj595TLh4rXGqyW7wxUi7vnS2G5TUxsripgJFtZToHHBqkfNOUSs/57",
+	"cxaym+uwA67qW+Z92edQ114gpb13RFhyD9fpa/Lks5cogaf3BgXilnU9ktnfH/Q3+u4SCnVzaCMW56br",
+	"DLSMvfjYEGvfeZ/NbxIp/EBs2NhxXgOdgBMbZASJcqeRJpTJnjXluLcMnhPo00xwm39lMJgAxhLxBMr2",
+	"BQATehnmiOGRQ740w1zrmlVq3CbN5kYIX8KfpLveuGUdpElp8p7fAAwj6M3dFPLd7FAfiSo9hwpG359l",
+	"nZvmd2n6NlcEfT9fmntnJZXODPLxBIwQ4n04P+3UuxmSgf4WjkpnXO/dslv2BAuAnvTyPGV3PeUvRU+3",
+	"7Kler+f+r28ucvJToe+XtU69/l9PJXviCWUdnuDkFzKwKBwBcg2mUPGFffPCvuBMZW98i5y/IK9kVX0x",
+	"WjMvBsKl7+b9vrZDLUOv27F4WxE9edyk3zWzeZ9yCPWOk6DcgCX2gdnGRU8Z9IT+1szGFKjpxxf3/VOK",
+	"H4GgeaJ9oNnpejlJ3HeeFATf6qfkRMNTChrLmdW2wFljnlQQCOgpxcASJMZT2HmeOmAul2iNcTvqdf3C",
+	"UoGz4MWeXVzsSpZjBDjf3WIAFoYlJGhqXEIn1NwMimpF/uGzRjXsvLTTXUnowEo/vRHHJLTe7bWu2bJa",
+	"2HIBcCY2jtbVGp9BJXHNzAD9BksFUjtjTP214cku+BQMS3bXIZMQxxM8hcQwfdgbuGcLiY5whMcmtJ0K",
+	"2luWcalEOJbcIpgAL3eDGV6Thill1yb6WBQ3c5NTZcDbrCecngJl5T6uqd9sYzRSArMkfdFrFanvjoql",
+	"FJYu6wEacalcgYsCtEBGJkQqE4EIEFbmknYzQNwTSNKqcO6syAQ55GRqWZ5mu7hMJzO7amF+T3cvBf2o",
+	"bqxH5bwH8IA0B5iYGk95jT/XmDBn/pRxfNa5cKGOpdK0u3w3wNnYfSpoU6naI2qi5Zk7KpevjGuFmK5N",
+	"45YdweKYMhdPnIuEuSqZwnot0vRmzuXiiul9Uoko+gAAYD8xqHT9hRgUex0uoKE7JTmbPWMlWuvT2Lg4",
+	"e9OMfpbK3fUGMjTjzPD0LYNdbUKAYEeYathFNM0qj9z7s7qj16S33+ux1I8Av2vDDOCL1z7dHKx7Gbyg",
+	"xUywiXjuQ/ZCyB8daaAB49ENHnTn7ZSb1tZec3OvCY3oq/m6XOfJpSsOOBffzGFVVkcyI4qzcmzvoC9d",
+	"64RR5S10WgN2y1KfOTwCHm8WVL7eqs24MS2Qht4KgWsRbuWOt76pa8TbA4E7NjzZUmrB07IwVMdWg5QC",
+	"kDXQDfkKygq4mARlD0gNafjAiARYLnRyeHh9gmLySGJ5y9a6NIokvQf8qY0uMvinVJII/fMf/xv5v253",
+	"HZJjkP+ehF1EsJzqQzkcksn+LbO/w/vvm10E6bjeA80Pm11EvipBRgTOWxo+FEr2TG2JfasmZUywuDdj",
+	"1KybxHH2KeRM6uOaqftck2e9AiKiOIRHMUCZivnkXvKIJiP7YcwVltJ8NjBi99CuyPzaB0wM+Iv2oL5l",
+	"SAfD+7HgigCIVz9OaHQviN4wbo0ZSZRmMkb1mx/JgCgsKGbmA/w7xDEM54FL0/8nxqHikrh3R5iKqfvA",
+	"EuX+VEmP3PcJiYzXiAsc32c1CgCWki1q/uNm/uNW/uO7/MftwkcSpl/YpS18bhU+twufNwqfN/Ma6/wl",
+	"nNVdKVGuKWR5zUT22APT13xWGzCNzitGyGE3lh2ez4AJezUorqPLk4PDk6OKeFwHKX3RgUdf1NppNtFD",
+	"CLxYoeamBJ/LxU8NSecJM8iHLYequzi8TqHq0lMYqskQdDxwjZdmaytD1wq/8ioC35SsZMoPJchHTKsK",
+	"VubCG99YCD2QxrJ6iuwcLqIlLpJrBZXuWWREGuAlTZQ1+NtgAgVoHOOQCNvOIHBABaYdqoT+Xgb7b4Ap",
+	"279l0BwBtFWovTG9yo3orVAtLJVISkHuzrnBImVKQCxKTojlhup4dzC7ctCzz1oBgvPOtf20MXTTdd0g",
+	"45sARMY9DdQ5vHHXSNP3xAZprNvilpkiLwBGZJa8akim6cV+lyEwQywfxFgB3iYjBdotVKXMWsFWOIf1",
+	"KtkQVwf1tgVyjYhwqyfRxdXZ3UWzhd6ii7PDu4vmRqMa2DS4SC6JoLysQOKM4Fh6G862y9BssXZxeF1v",
+	"rztrMa2IKKR7vq8FtdNaUDtcEdwQ2LesTC9SXj8XLRsEjwCzHTN/QcEDERFhS/auzgxlcgV5kapZtpqH",
+	"iijUSwKCqhRiQdOthdZMQWGAutnxDICuac1bdx918x1stDovXYG3m4WrvvUP+Vzh3Hzgx7J4n4NwAdHp",
+	"BF9hb8/wTbpe/i4tE/VHrtCnoLiyfKPRfdukl5T1Zy60Vmf4fy7ID/L3Xto51UtL2NosWbcjBnFkUoK+",
+	"hyPj/l8lG6BnItslSoYMh1gMXhZ1rphrMOKPwB3lyd1i6noYpULTSjLiaBEgHkeph6nyqXZm31u2yW1R",
+	"zEGMZZkL5cdWvY3WThBl9sIAHSEygiLacBqgC8QTlf70z3/87/XSrF3B+aiU/tpqnFNCa93Wrmoh7XsF",
+	"aRUQKGEhQdkClr74kUqq5glyPbvWrkVqkjZNvsL+9B9aoGDgc2eBvexsLTUMT/pMUbpZ2QAP4PcPlOGY",
+	"/jEXLYOkVzb67lIDEoOTiCqU/f5GH7RjLhR4KdKLS3Ax0lsqlnGZxz6nNiv3Ku9BpTQx3YL+nNelh/dd",
+	"6YO+MMv4rM0rsV/aFMippKT8zR00TEaY1QXBEeiEdv820ImSaMIFIPiM8NQ2N9s3deEQtYeOaXlxOreh",
+	"6hzM4Pnd949vbi6RuQiUzcA2RrN1NAZERRrdzPSYs1gbplusDxzS3FyOGgLUyY0qmA8DkBG2rHgYdOsA",
+	"jXA4pIxklIXCehf7tumgDXRgJ9ITmIUpOl5g06k0mWFs3cYtOycTo3e7SiYcRSTa98LBKb5CEkf6giFm",
+	"UZy2FPFpmneHlDUPn+3tZftr3Wegr8XGqn6bYr/frtcYu9g/q9DwraxB7YioIY/u9QNxHPOJqfsxKkSh",
+	"l+ScFpOzLRyh4J7h+N6sfM5Z4I98hm8BRy7dxvlNaXusl4L89vuEwV4y0XYsEUYRh1QAgEWkzEaeNP+m",
+	"B8YYCzwiKgXHze82p5FUS0da1pt9sZQzc1ucGJRii5Zsi5DHPAHs9O7frq6+++79+4Lo+FvrQ3t3Y9uc",
+	"Snpxanu1u7/92qzvduofcL3/5c933/6jbLLH8XZnTggAUgEwm1FOIhrtoa477rpordNsrUNvBMxknwhh",
+	"v2zrL226GXyxsx7csm52NMKXG+sW3+Peaq9dtObsKW08GIPKRAE1B1wcXhfckW4kJhbrhpCluuWOY6tW",
+	"u5fledd/UgmhTtiASHVFZBKXZMcxroicQ0V93soHCo4JnihJI5IZv2uABGK7R2ZIQWfXxwEi7JHEfEyc",
+	"E0au55S/paZc2otudmDHfGK6QqYDyXrtQUqLOUu1wjXUG44hwmzTyK4AGkgDH7OoUyJ0+tCXlruXzBPH",
+	"RGSWow0vGpPX6sHuVKqk9B7H22fmYXallsUMMhploy3doN6DQwsuNA+ofMkA7Zaz2LiCxyflVkpVaGwW",
+	"kZLSuGZdS/MIjbk0TbIsOd1GpqY1nd9M3FOEvTUcCVY6PHsyVJjwhb1yxUJ+fcJN5rULM5PAmd8pDZ5r",
+	"+2C3iSI8lQaL1LbHNX3Ruu76juqiNYEn0HHS5DFyBZn1aEhwDOeKGSDlbN0kPPitXASwAaISPZCxddSV",
+	"qMbYtsMsQ+i041ilE5sHY74gC7py660KZk+aeOwN2DGdz8GpA8PxhVm+ZXupXJxGRFXAJTmOt80DDs3l",
+	"z2XKcm+Rz2fgvIXuemfXx/Vd11+gc3hz12m2uo73HLh+CFpk1uW7UGJqb6va5ywjqCXLHJpeZHOfQeKz",
+	"x7itaAsBts81e0ZrkPWY4dnZOLbmbxI5oD1zgHX3UMIiIqTi3LRCTZugchTxfdQ1Y2wYzu8iqbfhZDiF",
+	"LnPuIAZdHrNbhlL1++zqPECMG8w8ZpDyAqOfy2Ss7UJPCdGzt+OKEtN61uCZugvyLZ8tkyIaoTW9fq3m",
+	"OkwRx3ptMgcMF+6c1iMz9gaVORyj/XS+lnhmFK4ox9LXDWOGDzQVegKKJkzlM3T9lIoD8nuBdnoQjnzG",
+	"qPQmYns+hZzJBCDGoL455EIYGeaGMILEuUSSNJrg1RTpWestbiatGcxRs1Bo5GlJ6V1lSlJuO5Y5G4vq",
+	"pFYuuiNhcs9MFpoB1ABGPHA9VteUKUexzueUvjaygNUti4nzEGWMvB6gcZxI1E2PHXh64IVv0h6kMsV4",
+	"DFA39b2dRNp8vDYEClBKH9tv/Lccse1507XrV5qb9kIloRAkAGY2bcYoREpwqLdTTCLjVkEkHHKSRwOt",
+	"nV1/12w2m6Wo797Eqzk3RQFWu9Vstjc2t95tl/Ye9Ra1vKh6Rf0gPV59PD9fyHjiBS0cmsPAPHCRywLr",
+	"pmjSzEQXrTuhoFSZzsbcS/5AioiRQwSsrMY68MESpd4WppSM8UccJ8T6dcokD0vbfGslw/ht97MWdSAR",
+	"zfZcxcwoyzE3thLIg+dUQHo2eMFqOd1Gj20AT9yDrZ66zIVJycQx6llSo2trNCHCbE32wVWATj/oiw+u",
+	"Tj/so7PT08tb1hcmnx9KtANzf2p6SbT24fj67Xv9/5vrtx9urk07Y4w+3Xyo78BNdXNojrB4QFiQW6Z4",
+	"DC3AogbqWHwzM0yIa0mElXVVds+uj7vOujPi4pkwQGml25rL5l63WY32rPe4VCJjGzdWRsBLdcFFrow8",
+	"msWLoVZeGQbPx7ybiU/NikNohi/LIt/X5JEwY2WYrmTUWvo2ovC67Y8AYWNu9+RE2t7J0kMct4tQqWCx",
+	"KrBfAdOvOvLeQhscbsmB62VvyTOAT4l8ZWO2UmU8+fHz98tSDYs55INCUk90eN0p58/H4pXtra3WbnnZ",
+	"cbnl9mBLFLNgwPeXpYeULDgmJS3tg/N1uW33ALWKD3M6eH38/P11SQkomVbfg5rkyxYeHlj2fr/6brVm",
+	"JWllEe+nVSkmL1SWNaqOyQ0dEZ6oaxJyVpaIYX/wgL8VTwBjPnXZmTIXUyEpTeKONLLeZtQ2kMX/Q7vN",
+	"nC622wwyWJSNdxYHzjrUShFcuND6Ea6iRV54l+qVGJLlhvENXDS7QWfo5J6XH1HZWmaYCiW+7Vj/CBnl",
+	"dZNXrQVlgLrHx3tnZ1201t6sD3miFflKlQeAnZj3g6/92mx9+bVZ3/3y1P61Wd/4sr73a7O+Zb4q9Yqf",
+	"8gF9JmZrerSskiZRzIpYogKM/1IE9TmQp+NF0OdneLwK4nmeB76j2mRK8b5N1hDUCnrA4GASQkaM/zvk",
+	"8TQQ5LCMlWmZbP0WMgUmu2UQ2TMuDb0E2l5kkU2bcta8Cy66GoO1LsTMxmDu9WJTyPnKjXl9NNpKMHnP",
+	"y41d+TWrQYqX1cPPYZJxuQbzechtfalNHsTjMWWDPdTNzKiuMXJ7CY1VXYsCvSgSrV2fX5wdHaKDG2OP",
+	"BWjEyIgzGkpT7KxNhfV9qIlLfTjdAGH3EiSJ5hLBk8EQdS8/Feu+XBXD23wfird/6n++dQux4HS4pgYh",
+	"fWPehZK7bGZ7n6VmaHUwuE+e8VoCByeItetu+Cz1T5gtaLWmt6uGMrxNiWkimrpUJJpAxY6JrpnaFiod",
+	"OcsiCAUG8QdTDtDmp1iXBq5Mx5DI1mlP0s7Ze6hr/ujqQxgrlPmECgb5ftaGpBuAA19LgFtWufvIPioK",
+	"CPuYXqLSIJ9+gvfi3vSWGWAxcIaKZAAonn6zbde3JDCF6CC5MqklQWhpri2IrVtm5ZYZFyP3JnkxyHUX",
+	"UC4L13Qn9Ry3Npaxdv59p9igCVvPoKOETU/IJg5fuDcW+ja5O2aZnEQUl5UJLOgV+QGaSEGTKtMcy0RL",
+	"Y5LBq0F6daH2f+Jq2m3zoIiEMRYkyqVy+l0lzd+/jUn2YUJ64/TDgPbz01zYkvIZFq+e04J+v675l526",
+	"aevrGZ5ei3rT2K5hhra8UXEZWum5QZ51vSmhwRA2FcdpLz/jEqHMFs6WdaH884FMv3Ur2aJyiNtb70og",
+	"43MwfNfHnboHwQcMkJ/9bn/nXdTcae3sbIbb0butXdzuE4yb4dYWjpqtLbzR62/2W712r9nbabfDqLUV",
+	"vQtbW71mv9nE5e3nJf2jZFnez7x8c6fd2lgqCk0mkM/09g0pETxmWAZ8d0ZcuuNf2kbA95+8KBd4hra/",
+	"ccpW2yizmFcdhtF3fET+eEUnRyFlN59z/5wuBEV6JrKiu72Ie2zuS5GiKnpQUjrP5yI5NP22F3LSTMlw",
+	"GbKi1cMHWJEFUIoOQhFZBEUXXxWRUfdB/UgLZHLUXgZSOFvLMijzn36SpjuzVjCjrLH3GKuhFnV5pfCf",
+	"//jf3Wqt3rgYnFds6vAvZFe/l0qGeAntNySxTaSgj77Fx/Aacrzxm7KkdHrRBihwtVmgjHRL+LmcifPQ",
+	"UC/wIPnIK3PdSFEGhFmMGgFohhzyiVGTHRpLHnNiPv6PAX5ft1CBfR7HfCKtNsPDh8yvpH9vzGJiLj3z",
+	"n+9OMvgVnv1b2vACdfWL8/mKuaF4sT/9xEuhSfwqj3uBv8staG5MxSlX94CllRivkTOGX6H+ZWlIuTSu",
+	"OcLWpnHFC88r+lh8qGEHDMzZnNKJbPBltD7P9//LT67V1jJeq40+UDx0XBuleXIiiYlsoAMDE6RlYU8Q",
+	"DA3dnBdMQh6H3oExlWrdRP0E6SfSwT+nnahX9NC1t97lHXTtEhJfGKSPPCv1BF7utnkPF/2l0Krsuefd",
+	"OMZLd8KlvmYRWqahgn3YMpX5Ii/8Zh0NIJENFBaVaASZEVEmdLsxZpEM8Zh00Vp3zIUSmCrnoeTyQeaM",
+	"zPRqPT57cd6S9K+Yoc8lwHzOQ+OthqKTAeiY62/mNwrIgCjT03YhtLoBNy/pF7CeNgy4ZVh6HR/MG+qA",
+	"Idu1tb4Sdf8HfPH/dV33nc+kd83DB6KKGwo6NUTk8f7nh43H853fl7e+2O7VlkMhZ3RJsYnKmMdr9Vm1",
+	"R+Q1/eoJHpNPiBnC8XiIe0SlIaaY84c6jukDMbhmzQBdBKgVoBPEBTrVBKVsEEPcd98Ae+boDutjmzUU",
+	"aJb2+PQiJL+267ud+vHH78/OL+u/zC0WWBALvyHMghq7YPiIMmX9gc/Av7WIBotjupfGX1ndS2pvuE5G",
+	"IyymJX7SNPmpRAE590C+KqfxZOWsZRgVgl3Pq7Ue02jjfiSsA6/YNjhtFbyPzJUwKntxeadhXw7Zh2sm",
+	"SG9eXqOcDTfwCVXuwi2Q+jnFvEtVVzxf+bR1tS5ny8vzeyM9x/YIj5HiQbrvTJlcddwIP5hTXN30LSuG",
+	"hqZlD7N6nOfnKIVOwYpc9N9ToRWHGZb6+eeff66fndUPD7vgXXZfdNFb83d3ph/tAD8SZwFq/S8JC62H",
+	"Wrs7zXpzs95qlyyYL2Ga9d0vf25+W6ubv9reX+v/Y/1//Mc8JBhAZFgt5GXwTKojidiGIJSoPG6mF/F4",
+	"KZ/MwxdZkmy5dAf0YzxYwamX9Wqfi3VSIRHpmNsslIKpa3c0HOOMq/ISbc88Wy1z1GmVC+U7EZIz1yjH",
+	"2SHZCzaBTUuQOEqqZ7T83HFedbT2IUBncAh/ClAnQOfrpgHbaKwKoAgfasGLCjPKK+Mvf2zVNxCEnrRl",
+	"FmJB0BpLhKRsgPQt67kKBE1+l8ycH97m578Mrj7LDRQs08d9mWRInfFQuXmXq6T3d4gv8X35mkFleBLD",
+	"bY5lkPcez8zWpOIRjQuJWYcXR2UUHNBHUmDnj53z0ktHNIrigoX0w6eT8/PldaRmPO5t6aNK52WNqcKM",
+	"CIQfq8sM/ZgP5qYyoQHFx3KeMSIXlB3aK1w5tmlhYN1cxluZMFvanOPg9tbyblGlGn25p1BREzJZRoMb",
+	"as8UQXF8xCI5FwsJ9DXBEVyJDEy/0P9CP/hiV2ylb+njOIa0sb4gRM8bYAHHA4EjaHwNREnPZm3Z2kRT",
+	"hXpTgEcCTFsu/Bw1/frndxOB2/Xfy/qC5GZDoSUBVTKjQJnsL1Y5UQDUSF+Zp3KQMW3Kb/MYPq0tr2YP",
+	"mMtnzQD7wnKzGMhvr9ArG9tG1hhKSEZUgkyG7pxDnMgi/1puNGX7pb5xSuagXPik1ma5VVRgQKqg4ltM",
+	"wrHg8KUiYiyoJMu1fDf3OWq9Jw5KkvkcWQYuNQTGZiCVv9b1h7q9BIz7FIo57yaxGAl6vSemAR74/G3c",
+	"yAEd3QPudQGqMLtm1nvidrHXCmQBlbwgOvw6+zwe03B6mfRiKodz4VnGcFVj7C6DIjXzJXokQlJu9nJ6",
+	"wWxwwVxdUX2wzyxnIPdCg0iHGJ9oLaHPRZjXEjYWV3UXC6jd+LK3l+3PK9IXRA6fl1YpzM2pt8oL+ino",
+	"gNcctc+3w4/i58lO76b1cLkpT6Pd/jF+lxzxrcEvtM1++Lr946QQIGm1V0uGzA2jfJKm5dsLk0cr9eJf",
+	"HPxesVe3F6fM840p1pIGhM8T9WmBZQiKmNaU+YQBVhVDGG006xGe5o+BV+1qn0+DXUQwPyAwp6lbpSTX",
+	"KwAnWrbhDYRRYcNDlI8LhEPQZn0cpgFhtlSoNsv0lWGVKtQF8b4biHluGlIUpmwQRlaf0MhdUBbfXqI3",
+	"zGwXO4F0eKV0tWHu/LivMHsgkeEpZHqpIG0ZMPfBNkV0HymTYxJqHch+ATlzYh91pcL9PsC4p93EDaAF",
+	"jimGjIPsXq29sHGi/OMIhmDtEtMFH15skPnMfQAOpl9XTH9zV84sl5502hBoprcyj8mCgZv2CJp1TQed",
+	"dBjd1YcN71h9+NchZvOAYzrewe5LCK3pj4nQLOU8+zLEDBqHQXf1AJlqbMXhlsaC2tkS5ci98o1E3fTD",
+	"SVRAyhkQdU3LwYtj3COFrCZoGOGi8uVgQWrII1+l+A5gfy8vruGfT/Dfzs3BcS2oHR6dHt0cleJdjnGZ",
+	"y644L31VAF1QFPSms6BHWBL06erUuKdA+06hj/xWXDk6mHyWZmu33d/Am/Vms9msb+v/7Oj/NLP/td5C",
+	"2keFSzFeasCmYV1D65R+lgBl0kFz2iup9ZrblsLlh5hdpQieM+WP+gnlmnH+xrloSgVkMNgBHpStSUOH",
+	"RCfKoKQfeuqNx9C0XBCZjAiias95tIdv5C3rKgxRqLRwfnASdQNT+R2liaEl1QtpKlTGF1U4otRqwWkg",
+	"LHvY99s/nLV/+vH9cpwLe7fLzprHCFdE8jiZ36mbM7mgp5WRQ28kyFeETSqNBY1LRRBlGfhQIkk/iRmR",
+	"soG+E/pqLG1FietAoZetR4aUaSE2kGhNYfkgg1yHopgPZICk4uGD7ZK5jmLMohWau3jytqy3C2cOVrxk",
+	"6lTaiWiB8aCVfksPM2Uk6GCotDEwK3Bdg4lq+04PUgvXAzucb1+CRe047ev18aY82WUKwiIHsaDoiBQ9",
+	"IAoPTF4UYhyetwBw2TFQSSFzKZulp8DsyBUeaCEstCEUIbiwEtJzus2W58Vlu2hhzpK9DO7QRJzdDTSa",
+	"Nwd9/RuJaOQpgJowY4CL0CSXigs8ICkEq0TmOT2tj7F46vqZKDx4ho6YGS7lvJFmtNuCLEP1lNpzW4S2",
+	"V3O8V0aQXrIQN0BQyN2eg97jZ6csUIMnpPdpXi92PB43JE+81ushZm+fLV7Tl2UHseWjTJYEqUCdJ4z9",
+	"rT6H/5YyPGz2wwXtpqyo0nQLHGJZrvRzaXepeH716Y2Djs+9xZae5pmtuTFTV/prs942RaTL6klnLfUz",
+	"TJkzfcudgCOiZ1iw70dE0BC/PRjSEA/4Sl2E0yf6RPepU7rMJX1NX5BLW+zs52IAXuu+uVYwU0Q84nhu",
+	"lfYxnyDeV/aEyDoG6pulqcc2jQLfuPIhmeVxvcsXZb9bVJS9VaHArWzE5fSVco4yExIp5yRnddDHzzdo",
+	"DQAJ7MHZfaBRdz2w6KStLZeMYzOvsETdTqKGXFj3zR56T7Bw1nPovc62LW0sSAA6YfOL5NP+T8g80zYI",
+	"t3cWSt+b5YiReVdfsYUf/j0hbqIbBuUvQDJNh2qgo68GmUvv6q42xNBbrXO/tQ8un1oil8eBPsmSxfZX",
+	"qjB4n2D2DaVMQAeM9/uljgBTjQiumyx/JctM2Dcl0Bem2wLNtYuQDo/EwJwnPRNVLUleN5W3L8nEsY8w",
+	"tb0rn7SuEOScm3Ng+Q1+15rK6SDpXRWVMboSANas0OfzGni6tQBgYm601zKPwAo4WCskGFTrcmSZ0utz",
+	"5BholYzh9KZyzlglqSCjh0sw8NfT5wmv8RGsQX4Y+Zn4rBt4O6HAlAu27aG5Z443WJqLGvbJ4AzWI6WK",
+	"GmhlwR8N7mAKJYezvWp2uhECDeRVyQe3DHY1dsBWpkezni70anXuNVswhdZKGpraocm3f9LoWzm6gaOB",
+	"799yYy7gA87fo/Oc0mlVcybOKlVUrboxYJav4ETP5K+zOFeFznIjyTNzno1Tfk9pv4D3shL5NLPTAKVr",
+	"7b18nbywZnrprHfXmv0vhu6yZTRyobXnekWPTUcbUPMNdo7rFWUqoQwqASSSSwe+k+HsQMPQMZYKjWjE",
+	"6GBYPUn30Bb7PD8p7mUK/kIL011XUbdPKb6s9MG0051Xtwb5/64EDfsNx+WQT6TxP3JG0JiCA99rCOqa",
+	"2weIxLa8UF9IGQAsD4RWCj17643z+Bjcn/QeRr4qqMckA8oa6DznAAIf0hCD/yfC01vmtcqfyUItZHgv",
+	"jRdmcEWlKxsnLBzW5vWsWuHh5aFI85QABjp/3ebUgISpiba8BsSac9WZvAoqjHm0wYUprQTiCuW75a9k",
+	"xMIQAjfNueQ5s52Ty+CcWZI2DCw0yEdrfsdyzuLp+sJKz+XNqjO5Qtml5f3SrDEI6JXuCC3r9AlPGeq6",
+	"nVWeTpuKuvk7+Y00BIBLG8gWpxKvca/+ebbvcpjElGEx9Rsv/0UNfNO6S49i7k1z1/sVyuGeWbRWvofN",
+	"q+cOt/x4/ZccNQXkn855J/OmlTRJeRWHUykdDKL3CdP3Tq9ISOi4ohe7g9IOe/p8+D3RSi+kMcUxn9ST",
+	"cYpyWg34cmUU/rI5e0+pMt0XJQfNSA8LQoiZnBCBBjNwz39Fn77SLjmfiVbDkJqQ+JEgh0PrINUsrADg",
+	"Esf0gWhTiIy4E8dpl/CZKvYKuUCvnQu1PAHTgqzCgkIMq8cTFdgAoaufMUEqqtAaZPYq8lXt2+5UMecP",
+	"JELJeP05qVGzm5yPaZinwKWgoYOIarUNekMRDbC5Wv5bIV3KvHQxGPANHsyvjqwY5PrrapVLcj5KwkrL",
+	"e7m+IMwEgZcX3XyzeqTKDzfN8nkMDeq5CXWiNc3TWhsHRLIfrgCUbH0Pdf+ckN59IuJvJhzlEPFy7PxK",
+	"ESzbS960uc7m4ZHPM51dTCsNci22hG6yoGvxpMlHfPX799COX8HL++hA8PChz0X0RkIqzkY7q+ddi+hA",
+	"m6gAS4ZBGt6ymCi41+XqnwToNEAXcNGn9QAZREaEQ8FlvveETDNCJqQHq3TL5qyCFT36WFd40EAnKqsF",
+	"lQi74DtmaSMJ7NV5790yQSSPH7X8oAoxQiJ9lzTxCqMZeqAxadembKzFumNvqQt1gWnl8c2P9V++/LlT",
+	"XnycZ+A5+TWQGQAJBcrgNSjeQF3NGF4aZn+2bmGt6/gIvOh6ySj0PemmkXGbXGNj4/cuNm7yuSkJ4cFZ",
+	"HB32SjGQ7sXRe1NTtm04rAss2zX4dXxsNIJ4ajqIRwimpgdv0Pqnph2aNn69cbvIC5fErB7g8iDylUrl",
+	"FqhzeZJH97N5bem4wQDNzzDvNfKvnF0jB7hSSCE27etAFGU4NwVc5G6ExUMugVF/ASUfg2EBJcH+Mvv+",
+	"uZpuh6FnKLveUfluOSzvjcDTQxLTRyLm+oO1ktOI3EXAPPqrOtjEioYPRFk4S6G1g/TKkqqAvyo+YEbx",
+	"HDiy9M5St32p6BV4ekoZeXloWVPxXlNxAUrTy6CODilRc3qD/MXYRKZMsgyZfMgntjxbaEvegoFmUK5Q",
+	"GirRWuuf//hfW03/4CI4HAYoolJRFmbVo+Dds70p9L3e/vz1S7fQX34TfdZmTFA7OfiUazFfwKBasm8y",
+	"eOKt5hL3gKFDcT2q4zDlYHJng+7z8QRuMlRiiMayDFtAn7dZ8S2NM8xYfQiAy9J+VNxBrr4KwEA4t/8v",
+	"oMauKUFH0BgqGY+JgG7u61lWlVboiuX+UOrMZjDVzy4OD44v5lXoV6BW1i/nxRXzgFVxTQgrq788Twsa",
+	"DAks3W2swGt2aTNuI0TV80skV0PJ1mqpP/LnvdPM6OVPeGaknofGaVpa2nuWNRLFKqWwcvzodkV5j0mH",
+	"Pd3p902sqgJMddoUNn2HTWKdfbycAyadgUBb/UnyEYG+Qnis9cD9DFAaYG0m4BteG3MpaS+eels6V8Ho",
+	"YSXbP8pCpHIqFSlAFJxeHHROS4/l0gTfG7eVR9wg3xOmoJ83U5771m48b0fzSBsC2igRPT6cRqI0ea4M",
+	"2T0zw0yWoJ1Enjfy+zTH+l503q/mdxX8M3xQKsahot/EGp7XcwA6UWvLjgCpsCCund8+wj34rm8ueSBk",
+	"rKlIhUEbb6BU7xAE9HPj8ZkMeQytBvRvia1+WeM2kG8fpvADsQ+LzLkq1xvoQL9Z83FXU7ibGobSdr12",
+	"LwS1nigL/5h7kS0FYWQCnRHeyPT5aVMpnyat4MWBI1O89EphoaOvY54LCa3kpPLV21UqGaBgZbmKO4f9",
+	"DFDua7Nfo8pivS6gc3kPiKrgsykfPKsrlN+aokpvivnLcSEG/3JRUGGtqkehzDQqx6Igc7P9Dh1gRYTJ",
+	"41jJzT2fktdU/QVS1UUvZZnchMYtVcjpJ5SsmtuR8ZqHqZkqlo7oK8YKnpXHMYfwnw3YwfNofwPIb+aU",
+	"4ZbsprcjlIvOcq+sQm8cKvpY1opBDwGNcSKJdF4KSiR0jWfKqoCgEQCYi7GLND8AMJTzaqBYM+/6PoLm",
+	"rqa6DbhilFNX7HxnjWjzslJEL2aRk21zC0IfTUUJ+YpDrSF1f72t/edt7YvB6jQGLzyuYOP+Z86wXbTC",
+	"dvXg3Q6CymM5w0ruUyURnIi44ks/iXgeY8UcR9BsYylbGZ2/gDsF7Sq5zU/ADHX7NCZdWEo6YLzUNaUv",
+	"KfOmX55/F6CPl0ffBegz6V3q5fju5INtK6HtRKvGbqEz+t6ggdpvdlq7bTSmX0ksDbyApBG5ZWsbG0Fr",
+	"ezt412y6XylY5uuBzRYzbUGwjZBCE29TOQnJEN0D03mhfjMdg+MIGoNolen6x+8QQJsaRN81qpAr1Jwi",
+	"MyubMZkecT1IkViO4UTnADZ9kmXNG/6iVgtVc5tTF/9c3LyZmCi0ouyRmLOB3n2VLX6v8cC3+eK5UqeH",
+	"Rd0lbQjTn1nZavyIYxrBpF6p+Nh09q5+cMFZ6h62JGnGPrq8MPkzjh9sYfG1Syye452eZJc20iRkcFIP",
+	"EmjO5V3wJgP+tR2hFpQYvCA+Ck+FqFNF/7U3xuc4sfO3F96/sIDvs7NfXu7NTk2h+x4f2shT9l1ff+e8",
+	"3KVl3S+D9CdivrPZoRFApyp9oechBu+3ls+F8QeoC1Mu/qbnUbkvwDFmEe/35w1sLHiUQMEiGtorUY+o",
+	"CSGQTAzR03/JUO27FjnrvbFq9VGY+HA6bBMgkyQd9zP99/b2hS78gaCxlooSJ6bM4cU+/JkWgy9rxJDS",
+	"M8ecBZaoHgCw+pIN081pptzj0RSiuQYY1l67Bz0CcKjQx+uL88y79kCmMsVCtxnrPxJB+9Nb1v1at9nt",
+	"dUkHzCGfPRIXpxF4YnUU66QeY4PpCUpwWcPJRbCDoMAi64iLAnT14QBtbGzs6uF9ujkwY3Y61YjGMZVQ",
+	"tqctNlNt0ECfJIGEJai9HxJEI5hdN8IKd9e1Om3qy4zuHdjKkxGeuqxRngBEaVrQkZ3Y7Wb7Xb25UW+2",
+	"b5q7e83mXrP5S+U+2VHpkXUSSdu/fpDEWKDO5QmKSJogKC2oPOqTCerjUEljEskhHhMUkbGBZ/SpB2B1",
+	"eneZz9CKRWETvMbrnnc5Yyq4sJyVSGqJBAjH0vbnttF4jzvguq6Fxi9k72mWb9gUltoieIEKCWtmPHnt",
+	"bLXz0Uw2qySHdh2wOBX2W0cpLadKyjoZSTcacA9zY9UMx0C5SK8vAQYyz3WRkTnbQxgLKG3SnsJKaOP0",
+	"94QkRnV5ZgmkdcWezalN1hQ3aZpmrEhx/gC1Lt5GdDa5KTVuLkc6DWrEqafFSU9zb+tjGmtDpm9sYM1b",
+	"4FdmxBxE1tLRB6AyfZ4tjv+O1N9ZE1pYnU/rglvNZtdhk3KGZAKFsJUAMSptGLTWteiPDUWkbaqh//L8",
+	"DesrbhV4+rzN4vY7tTitUg/CjCfzWCi9hR+JwHGOJSVUo0CdS1StMVhFC8yw5Uo1l6oUTqFrntTdQxNM",
+	"lcsLxVqFGGNtQQJUmok4dPdy+4VKlEB8eIKnaM0GkE2/iVsmFfeDrF4ismm4HOqDIFrfR10/7cU83vKU",
+	"uZ5EqP316/4t6xpe1XYHm1rfA09UyEdE6zKprwncScQwpRKURPnUJjNfwJx2hW7pCPQCwUvK43JzgoU3",
+	"3qDfSHR8c3OJzLX7qGmC6QmDTkGa+yHSTkck0oO3+8TEGN18baKz2exbu7urbf1SI/fRVRU6MW24weOj",
+	"ICcsvWicJ8CcVFkg0TM3V1mulVVEbJ0NVjjmg4RkXXW7X+sO2bWLpBVBTuOwb5Ba3R0rg8QEoEvea0wi",
+	"Q/c/Z9x3My9twFWjRCqDtdxzJWnxFBGmxDTPNf9ZC2qhdak3oLbg3oHv+b9Q9shpSO7HGOheRHmtBbUJ",
+	"Fw/3RgkyqZRGIuXyvyAGmhdZRfjIWlrC6mqIazkTN7PTYRIDPDCNufqU4Zj+USz6XCohLfGvPdlWDrU1",
+	"3ytsztMov1HBVTynEcAz0rszz69nzBQnVyTcSzy5M3komMaJIAc8KTvJPpjT1u40iSSFapUhQTGWyp2V",
+	"/STOlJ41iO3q86UJoN7uovwR18zLiFl1oHLeu1SZUrZAZ4LxpoN02oRJUYwcMJcn+9P2OM/ToiBRYF7j",
+	"70zeul0Oo7ODSmVw7mzRIy0I5Yia/hRGDN8yW163g6wONmdS7j2FxOZ2c/MlUjz18s+mzIMQbCzw9L6V",
+	"PJHVvJ8J5MHbXRO4DTzDB7kFKDD5sjR6u2tuiFTz3Iu+OrdnTKEcnphWNlIPU1Cm+gfQzRsOfaqkFfl9",
+	"GitjNRW8jt6Nz3EFFu5fMOm5lRSeuuBax2u1BnVhkbvo09WpjVQMTQIPnBQQtYIjIEQ4igSR0nViXbPd",
+	"zW8ZtDfX1rw5/TJdfj3rUwO+eGN9OmhjvQP6Ag/glEBXJKKChEq64NwtM3V0qTb1fLbMRVI3d5b6kD5z",
+	"8QBACFf2vJzHRrMnK+iKXva9vsT6KYwWai6bZZH0lrlGQe6ZAIAXZGLGe09ab/EsSLwV8rMnjkzP8m57",
+	"N3tZ2j4ZvpRBJ0oSJoKq6TXk8BslYEy/J9NOUgZc22HFZgWdyxP0QKaa43BUB1aGFsL7GbaxLwqOT7dR",
+	"5/AGUTbQQsHtHYuYqV9hXCUuoLNX+1rHY1o3DdXdYQ0jNO2zsCDCjdV8+uAI9/HzTS2YCVbC1rH1Lm9k",
+	"Hs1qbSGYVufg4Oj6+v7m4vujc4umVYbMdcsuekpvYS3joBOgsODxAYr5AHBIkcWTMvM2BRRad4LXZRPV",
+	"W7PQ0nHOutg+K1lvR5hQ1tYxBNSsselsiNYsfJaNNbzV35u+13OWwG/oWLYO3gB/SEr9r3NG6Fxmv+u7",
+	"ApfonnWGdAg34K1/O5G2haRZkMOjH08OjgoLAgg6gqCe4BNJhEQhZlor0EqYmZhsoI5Z9ZgPtBCJcKgQ",
+	"9ZkQhpMRYM68vwEAQJ/bRDuFQ+WFdvVl/9Mvjcued80Ts3OkqR82JMwFFfQVAH2ibJ0/76f1tkFWgmsw",
+	"dvp9Cj5RMGNc3GGUxIrWTWmUbSMj9/QxIEiIpS1e80IW+m0WzVYzqrsgEeEQS8oGgd9tD4XQcwz1DUbI",
+	"8el2cMsAIteYezMouZbVjN9WK/AkQs5UhFMRC8X02tyyW/a3v6EDzrQOQDmTt6yOOnFsW7br82wBUjZ4",
+	"rSkL4ySyiUjdt4+tLhoL0qdfG6hjMRicmwOhte6AQ3lz4204iuCQ665bJRIQTeBM33v7Fm7Ux/neTnOn",
+	"qZ/6/7P37sttI9fe6Kt0cf9hMgVSJEXZFlW76mhsz1gZa6xYcpxkONtoAk0SEdjNoEHJjOPnOA90XuxU",
+	"r7W6AZAgBUqibTn6qr7sMYVLoy/rvn6/lhkaZA1QS0BhFJ+K+AXXosVOQvzp/fuTl7rFLqKp0CmfzvDX",
+	"pSA+PAtT7+Cks0gz//MAPfZBrc8GNdz1VOqOG35Q89iAfP0XKhRwIVwWyRQv+eIfsV67bQwOzXzKKfv4",
+	"5b9/htIiz9bPf/nDiLReu0tXW1IXXPtSjOteu0MXm3/ilBxnPPtQMBQqgb2I0LQGLn4WqnbA93nN4rkF",
+	"6LV78Mx3PBXIyaNtIKrXPaTUB/PfiTRZNI9HqUhsuJ3VyfBvwAM+OGqjkKcctgwEwPgVj0CJszqHcKq6",
+	"MqKam29IeZI2MiImjGbguA7a+/ByM5HFt0NWNwDcbt++6mPuPX7f1paDEUOVdB5EuyDTl6TxogXPpfDY",
+	"x7m8lOpa+sSgRXXCNsZrnhIbMxM99EBNp1GaRnJ8RISGxSg5DdqFQv2TUExnKhUyWDR/FQu/RfvQ3jHh",
+	"Gnr6eQjtbPXOAdPm1FMpsseetplrUjKPNloeNXyDos10LlM3fbAvDtr79rwXFO9AvuLBJDfpcLwgqO5/",
+	"as5EQpl72pfZD+YNYEhTPij7yxPNyH0bSIAJjzQUJwKEPkaOcoD8OWHcYu9ULDRLuLwcyFvQVtSBiqFR",
+	"pK9osbeOI2mJVQlqkSDFWOBVOmKcGMLIBwAHlniZssPStQlMI7jsvXaSbQRuII0hB59CvtAQmWCMK37u",
+	"rDJzOKnuz1oMBaQ5F+rzgA+Gy3AgXzmypUaLvXLpNsKwlLmIO3dvRDRP30rzvHv2RBu53jfj/4891v/B",
+	"Okf2n4H8T7PZhP9v/uwHVPWVQtXXf5jPZ7M4wm7XvX9qJX2GF67k5/6TS6JBjmL5ulyW9z/MuFFJYATI",
+	"RHxir0+PXzTPXx93D57a8EXCr93hGapw4RkT2RLIl3yiFkEiUvPSgXSJaiv/zaBQzMO0439y+snIl0Ht",
+	"i8/qGORi/lJmzocIPU+5zyYqDjWLQj2Q6cQJhU35VUBhg5TqzGaGc+cGcwf5kO9AQoLlTzQG2jx/cpFg",
+	"Oz32NQ3YmE1KqztoQ6Jgo2x6lkv3lpLpnpX+gZI65Wblo6nAdH4SaSX7RhglwqxihFFT1NZGb4XRaCQS",
+	"c/ipllCGIP1b7AKT/xZ2lRYHHS9XZ8q1eTaa1zxlEELBjvPriRbBR2txWFskRCVklwWh7nTaFKORStJC",
+	"UaSx1iGTkgjs4Wd8nqopT6MAdYSxYlzobsJnMyFhNMjeTnFyhMqlli0odsy2OGkIiAU0WT6eAbLeRcxQ",
+	"O2ug2+FywbqfPhHRgTm9WRNzWbiBMRdwMEdYY6h+KFyIxHwyOfClYREbEXGhEPPMXDQEDSYjYWz0EglB",
+	"ddkJ84sBMd/DXzAi5rM6hhjNG9Zlehqo1/OhM399cPcI1PcqOKc9KgDOuZfF0n04VJo6vVyAOb9nIgG+",
+	"TFk5xhHzOQEZrJR2oKUL2hmujeQYnrpJoOPoMDuroZSCs6Wk7fokPumaczPWOJKgbRzURsrH+KO5dQXi",
+	"gvDsjcVq7CfcTRtgM1ooLvlslkXYqEUU0bNL0FGLLypDuNAuMYV+SjOSEDUAlDVXXdpi5+jFADwQ1sWv",
+	"GInGOM6EPlK9kOwbSN8OwxjEZnB+Lj99TeBxKgHD2bJjgAGtGysMMtAEAHSVkD3CoTcjaUSFuQ/mpAQQ",
+	"BH3eODLuHGI0o4d6lqhZEokUK58hlO0ChQW4l1QkU40NE2mc921zrIH9WqfVbrWhpmUmJJ9FtX5tv9Vu",
+	"7RNBEMSd9lrXIo6bYOju/fP6UreMyjZ/ISKM1SAeCPMPYsh+FQt2LiyUKFRumQkoRHeMBwb/l6q9qcbL",
+	"CIfLKEQb6czZi33ol2Z1FEtUE56jn6r1a7+I9M/XQGHpCmbNMLvttg0IUDXEshlSSAt8rgElZv/3zzUe",
+	"j2v9GsC/Q1T+Cv7VPTjoHAJGonnps7Ad9IZdccg7o/3g4Ln5Q7qo9Wtvfz1DMPJav6ajcc2rfTIT3/nX",
+	"34///uunF8nor+cfn10sPvzl9dvxs0lwdcZn0WmcXJ9wfha8fv9OYVUxmhE3ZdL+/OHXc4x/rC6KUZ1a",
+	"pC2z3L12b92j3Jzt/abSn9VchoWAZK3/+x9eTc+nU7MF+7UzVA+wtHDYrtBmKKww4AaNzWTWpgIrl/Lu",
+	"Qq1fw+WENyF4PETkkI1Tl+yydyKdJzIHkWMO1HWijCUw5ZDzDxmnX1wonvxTd5h77U5rIH82Ypvqdeh4",
+	"Oq+JilLcI4MYoiwnZxYkMgswslgFlzgHMx4lENHJ/blPeQOX0gOf0NxjfEwjtjOJhAxBdtg5n7t7iOmz",
+	"omfbYm9BJp2cOT3POPXzbn983sDMYxhb6PQnFS62OzcuznZj30TGKAkp9mYkm4gC1pxxab7vsFZ568Ow",
+	"bc/Nl2Ic3rZY3locYHorI48oG4i9dM+STHypPPbsjtWAIyqzSNK5bd98bn/ioZsHc0vn5lveQwTJ+PkC",
+	"OoZ7nf2bbzrji1jx8EKpNzwZQ9a+1z28+b4LpU65tKiMoKQO2hXed44+3/ssYrNRMpmZM2YEnJfsBLs9",
+	"l8kku7DVxJJCDsl1culKXZKpS22ZIrRZBQqtm1GgLKBQu9ZzEWJKwokcaycM5DEd/m67V2p9wDOuucaM",
+	"h7NAAh7HxrLQfCSwKW8meGqel5fMjMfIAUmD0ClfUOrEMYssiE2E1a0nlEm1xhr5Qu5k7qvJa8tMnHXC",
+	"x8zvHaRPkc5kW7riykd2iV25ksDplTQpOFv11uf7lkd1Z0cO1+8WZwtr29YalZAgxMOMCXiCk85s/5W9",
+	"aHzjoq+wxl48FbU7q4dNjDZONzhKm2q7jC7/Us7rV/iwW8v6O20Et/SrI6q0CbSIR7ktkKeYLhewLyCK",
+	"XMATz+wkB9YhxbVxgD2WkDzGLaPmqU45gnwUpZMaITwgbDKMgFgDEy9bMTOX357zLdtoKtqAzEDyJfPS",
+	"WZfkvpbZl1C7CVZwo8K+dinaKGEQ+kJ66bLtDugn4ixTg7cWtTQFZzdbcV5N5kjB+zWHwdfkaTPk17LZ",
+	"61aXvcUv+PFsPvtlOVyMpV34aAveJI9e2DjrslgCWuctTMAlCUViY4OAUtLBKqw1AesZf1pjSdwY0VWA",
+	"fYWfBrLwACOGAnyRcR7BPAtZnejZGljJcgWA19bmdIGvFjvDURkpyOVAWhPQPtDegvVusVZLUvRmq9XD",
+	"AtyBjNJcZjSzVAM1i8x4E4Wtg/ihiZhrwUKRZoHk+zQtyWKz5+7HNDEfhHw7zm/yo40HJdJuWz4IobcL",
+	"qzrjV1yaHGwoys3l7exuWwa3QaZBIbKRTiX2kbOMPkBgSiXj3/hU+B6UZ+T7Ic1aYkWzi3QNJHKEM64x",
+	"7+0h3Mh+uxnyBWSv0yTicYu9MiaSphyiAHDNZiS1kDpKoysBhRlvommUYs/YPhX32VQ+AHI628r8a6Lm",
+	"yfbBsXc0V+/RwP0KMTIK/OfRN2iK15IX3GdYzX7wVlKo8xCk0AVyphozmdI3LlFHmzLStiLuLuG3ClbQ",
+	"CyVHcRSkP0roDeUFoPbiBG8tmLCudCrCiO/RRtr7fCkWXzaGCLBiAPGCHcoRVJbZ4tYiCj2UIcJL3iex",
+	"X7gx4DpttNjxQF6KBf5ltRquUAzHEAkYxooovOZObJhEAY50AsYm4gs2BOEHoPlGjo+VClndf2F+ab5Q",
+	"Mk1U3GezJLriqfDYlH9q8rH43/3Owf7TdrvtsWg6nadQttY4Yv7JqPmbkqJ5ytNg4lOSIEo1819d8LHv",
+	"BroPVXtFoefj7PiszmminFOMaWszIctzhyVf+fpjf10y7iezlgCJBbIp4VORigRTa6trSAOGCQzUbJFb",
+	"P6yUKbYgD2qHo+dPw/bzzvPnveBZ+PTgkHdHgvN2cHDAw3bngO8PR71RZ9gdtofPu90g7ByET4POwbA9",
+	"ard5+/mgtq6+ujCptbzIKcJlrvLDfPnjRssMZnXvT8VWpHp+vmE3NwrvvRn8qlTMwRPNvFGhtXlUYaeV",
+	"dH1U2nrFtahyS+FzVnsnXhF9zZpveKLZ+evjZvfgqYdEVOFOdsP6EZox7pcFcvHwl2xXMHswUNJivymo",
+	"IVtaiofw0V/N8N4uM31v+uvzajPH7398KWi1Y6sb0O52bIqk2KiSvkSx4V8Qdbsg/coGnV2yBzITOhr+",
+	"yHTitdky5p/41D0HP1CqFaFgGGuaMxIQRC2Csl1j72LbEQYcfUQOBto8v9HP72arUpYwl72VOp0nGms1",
+	"jTUFcKyeo1r0WKpCvkCQF2GLfJCEcSAdWYhHVphOPWeTAeOoC5w6hX4ZyZDVVxCePELLwuLXDOpJZqjH",
+	"VIq8zEppORuVzLGw0rVAmQad/UzJgcyYRHBebTZMxTFA+mC4ZAT+GRa8U/lTUVszKlVzDbaoAvtUIkA1",
+	"6QNJ0cA85EMEGh2fKkm2sJwWNRZsCuFqjEhfAZRVtifEp0DM0oH0se3iIgLHDYvCyWax2RYex5a9COoZ",
+	"yRWFPjLGWbfdbrFjDBaNRBpMkDEbrB/ORglsCKiQc/g/a5uJ/MYGG6Vozl3LrF9p1R6BhoeSMNhAQncE",
+	"lnSusVpyB2E7swV2tLltRRUc4WJNBNTDw9pEcey0w5JQPwh7nV67y4dBb9jlz54OD591DsPDTqfdeRYc",
+	"HHa/kd1yky9nDg1YfDd6c6f2SpxkhBIkRPKb7nXYf3RvZYcwv6zrEmvmj7e1lqRqglXv913t30wkdhtg",
+	"5OQKsS6FjadGy8xIK0+7ldV0jief3qaSwub0WP7MG0EA1dC32oS3NJfwkCCrdGpzHTnoBivD5LLAXGdH",
+	"bb9Iu5j2i5xSqc+t1G5k67CDOf76id/tLKdMYlt8nOpWU2brYEPshjAlj2Ns2Mlsnaw3n8tFLkXgFek6",
+	"IFYBbUNTKIhuMVthSEg4heZY6NutZ6hMcNQ142YzTxrOZMG7MFeDZb5Z2gcNE6y0gULBti2pObJ1i1li",
+	"x9iblKSBjgEase3YctWMvYH0z6iXmPhZUjYylrJvgfngZyhSpKrjp0v0itmMWFLFXrvdGkj73KFYKGuS",
+	"xRybskC2BXzG6oVmYl3G/ddnQM3a9dgsUax74A3MlqPeJDaXMQZxG6u9U7Ztqk+P/wiX+pmJCMPWKV9Q",
+	"LVRu1Flkgz7dzicN2EHkRyktMlHuxyFW0qdqpgF+ALNm4QCIvpwJo1kQKy3AbsmFoTttFsQ8mmIAGhe4",
+	"GIv28uA0WNZ1lM0xT10z5UAWaz43ha6PWMJT0bRTWVoFYIZFs/MCCWZuXwcAxFi1Z7/+5bR3tkUaf2kI",
+	"O0104TrfaFec4WXV7Qm84aWVVaUGxfrmf29ZVtw6yty9+RYcJOzOnKe99TJLlX4EmeJgy/q1cqHj0M6Q",
+	"/q3X7lWeVgLiLp9PK003S8nWjxJNN5ObCTAX2XXsvDcp0nxcPZJXESH87iEQyHp1+mcVUea+EPl1ejN7",
+	"1hPNEhULDzmv0dfMOHPQI3VVGANZqHqy7WfuiQIlbr3X3kcwwmtsWj2WjNqtPVhfz/l2ALEJe2Agl8sd",
+	"ekeAVPMJgJvHVCyY+/thheIqVPWFWgOypNJFqXA9hpk9cfNzF+GaUpVBJK8+HgZ/6Q7/9mz666ynLzpX",
+	"/3gu3+1f//2peN3+55sD/nPYHb+P3v7r2d8uqwvh5aHuVAh/7RJJrIxzG1aK63y16FetJ6giF35WyTAK",
+	"Q2Sf3DoQ+tUyjfdToIUbDxJu+XOS9QnBOm0syKKmtZv70Ry6I+TnjLHrseFchjGkdqlZMlTBfCpk6jGu",
+	"oYPtVp1nb2dCHs+iP2s69XdpQLMYNrdr4SucoE0MNMvoU6VHCb7r7ITtt9pupu65lexiEsHnPdHubfZN",
+	"rG4WpLFdH5ndHgs+je9ve9xlV/zdjGSrXWHH/rgrSnfF349P32y7K5KxrlDpJNcYPVm9krHBNtYs3a4b",
+	"AUfwNhnfxWiQ68uDqrtndiA7Lf1RyfhGi8BMRnWDAK8u3a75Jf3xywlLynHyE5A7NnAmNmraXKv+RlFa",
+	"kgf0MAmIzXcxl6yeRubQwCHxLFQOeg2II1WS/jF7+G0y9lkdcXrg6vlsrbyl43Mna/W/ZGt+1YS725Pv",
+	"BA+335G0DbZPpb8F9owvf3i12by0qwhzneAl8CkgjOCuDVSs5olusbOYS52n2GTDRQbg51E/JqA8wGOO",
+	"z05WtzGCUeFGBt1RuoEdwepdVIAjQjVuvrmj9j8/Hz7b7zwFTNaIluF/2j8/e/r0Vcb4Von6tLpztkwV",
+	"uxO38qseVASzCb/lgd29K/lN1RVumu2Fgztcqzprj4fp3iR+hpHgWwqOUoPx2OxNoQFa76pr8Ro19sVw",
+	"Bwj6RBtPQiQjHggm5DiSDiQTq18IuLM/kMcvL/7vGMAbp1HqMfxnl6UJl3pkFCf+8px2IquHYqrGCZ9N",
+	"okB7bC6jdC9Raro3FKHHkPM9EtobSAAlBQAfzFHhg/ZZGOlgYtbQY7N4rgm8NAlFgrw9xtp9+/KcaQEo",
+	"1gBidPzyIvtYlQxkJNnbd6f/97bdYXvs7enL/3vb3m+x4zedbAhsymdA6JIm88Ao/ZA5SnoYkHkJAgzR",
+	"3JiRDOSVCvhwHvNkYfGHLE7jFJhUUCxfQjhBM38up3w2EyFyVSTCyDIIHx63u4Bxyc1/PoeeTwg/WOzU",
+	"+tlfO80u8098I86Z+VfvoIFmP8KqQrIaalo05BZhjXQBgJWncOM+1eByds0TGclxn4ABRQjlvxN+Bbmq",
+	"xMiSaRQ2dcoXoDCOEWbOXISAOFPjONi5JvC+SDOQigiTSK4I0/xKAEIgFBobv3TIQ3vrQOLIY6VJ0yFR",
+	"MeYggIFrLFIk1QGiDsi8J0LP41T7WC1m9oSXhaAtDqY/kHWfxuN7zNeXESyAx/xwjrJbIKvRPwGUxG9Y",
+	"KEsa2xLMPD3WM595CQVKVClGl5vDEMW2bGjloNu58hvZUBN+zVLxKW2xY/cUQCWCcrY0UTHwEJ2ev252",
+	"2g3oUrPJBDvRKmH0YVSGFumVBhee/2KzvUJXR0V7FmvAl2QBIohBD1QIiA0x7oWMRV4D4jqhemNeNSot",
+	"ySZUbh93erGVECLX4TSSiLXpmpkLoXTYFc3Ck80r89BZ/gllrmk8/hGTaiCzmL85BVgwlrvpOAOpRQYs",
+	"tAL8FvMRGN13yQDOEB+Z8L6KVfu9do/55+bvWXobar3g3Lh0v022z3iiBcDGmcWFSrTcmcigdbot9pMK",
+	"UUwtzCDmIKz887fvzz++fvPs409vX/7945uT05MLn9V77PSnHNbqEet19ilv2/Co6lDFGXhgp+212213",
+	"jI/YkESXGjE+NAPu5P7sGJT1tRAp0zOVutEhW9vSpJjr3T6VACrOobDIy5DUQoQ+ssSBRwSrrxRKGPMI",
+	"oqrysBk+KzJ0iL6bc9A+gsseh6nP6lhOgX4abMaSOlHaPw00r60v2B9IP4gjGQU89lmdMExZHsK0xGo+",
+	"gXe/jp/d1mpGlH0j0W+0Jk/oOyGVWtmqdCPcqTUMG6viF7wD6b7FJ7yOny3duWIkFwS7rQBxR3NJvkvL",
+	"W3knA3rrHHaE8usjn0UfkcLAZrKXJNtKCrtz9xT2byqXHSVugzK52CARXkVED6RVDfUV4dywRg99tevY",
+	"HMjKtQNnfGFMv3d2r97FD7mXioOi/N9VpcGyeregSxgFfqKRFc1qL7oAaupHCNIbpULfsRChW8VFnCUq",
+	"MCcOvKlvXr5QJCv5/Y8v3ucCJchyfSCKFOtDGdfCyHtj/DdRbVm9mHMCrYIocQSdFqrBn3Jo3bV+dl+5",
+	"k+jetLGjwok3wucNbU37En+Kx6S4Nj8Ao9U6KzfrrLBWah+uxDNrLUUuebzQKZNCIAJwmsDPbizDBdWF",
+	"WHMWCy/sMweSrGl2iDARHoE+a2hXBAcA6SNdQ2KLnYE1QvVnWG9HOPrzRKvEP6LE+qeUzbBV6f27N+Yg",
+	"WMrdN5G8dDy77BhORBOYaEJbjKGF0AMJTQUIYAOn5knm8pRGg4/nYbRsZizbEewWZsSbCFT0abbjNtb+",
+	"vzXDzrx+6xeYTyjW+bY7h93RPu812+12u/nM/M9z8z9t9/84X0Nz4miDShoB17EQbR4neQNRfrc456c4",
+	"7tPzX8zgOmvGRvcvDa9ARdW+w/AsD2lhSNaNXDMkuqe2hU3zlm6Bkd0QEbIFdDde+AKOSO1eeioyoXRD",
+	"SwVceGHc4yWrrhITY7bx34EkWGViLEPzmJGh5w5ssSzfiICSanykQ5knMRIwHLFExP87qBlZMqj5jvPL",
+	"ODaJYFOViMILvpd2xa9sPH2TPI1lCCuEX6rpYieqN+vi2+ZzVnU4tP2t1d7H8OeiWu4zNYOiflFkT1GJ",
+	"+aePhqXvUUgigZbDJVU2kDldxpZVWV6NsjItyuoFPbkx/4nBQPOyteoLP7KS5qIuSdDWEXVnsDpNAfPN",
+	"xPhLCsH8tk5RWSLLirWH5uVEfrlOJzht+kTTYL8/tUqTaINysD8Kg9RCapV8VKNRHEmxZjjmtnVK9Gmv",
+	"dCzfn6bKjt9GPUU79BYaCu7cTi1l22YnSil7/Peikh6IajGiimYvp0vohx3k/tfoCiTVIJ6KWycIbz5k",
+	"G9OILzArg4xmEmeF1bWaCqg9FDxOrZvYOMqnDbN2dhYmCvpNs75mJHbFjiV6pgP7My9cSU5gkxiFxKMU",
+	"y9xYZEv4+VQMpAqwuzEQWbuYxDpCGwFBUnURIobgEYGU5W6EgvoxT8U1Xxill4QDiRlTYCGMIZFm7m3A",
+	"fFhcRCQcX1GOqAEFlSv4rJ6RfG0oEyLWWxQo9yP4qsm9LcKt9vpy8CrzRy9HtvsoZMrsV2QysgegiqQp",
+	"7qeyQBHm2G4KErlMnVjmUAQ6cNsNroABIm+RHlGSObWMV6kW8ahSOdFyAIQi3Hq7AMgxhO/uSqHy+2dL",
+	"fE41xRmheb/WbXefNtv7zXb3on3Yb7f77fY/asinX8GoCzvEnf5erz6v0+73OvQ8Mq5ezaJgtQIDcEMa",
+	"UBAlRtEno7HVXH+8fPaXafcTSOttrRPHvHuTeUKMLPorn9of3FsFk4LyHgWjwh7YTVVDJQ6qPT13Kjjc",
+	"SGADRSHzOEZhAS2hFvVXpYJUfb7JHJxL7DRvMXNIiXnXsnxHciDBKUVdnoitCL8hJUd8jrligq8kerBQ",
+	"mQ7R3cvfNx76LevgcVC7KoWHK+9XOF6KRVGe/XV4ePHvdz35ZvY8+BB2Rq/10/Gf+f7ilWjPf43epgd/",
+	"+9c/ritLTLM7AWNEQaUCpBYWTKrrI4ttQ03OMW7rFSJ6b3VfljDfUd1eble6TdlaK7e3W9nwOEcbXiqk",
+	"8x3bj/JaflcdDVme/v5k/Vp7D1xFlOWxQNS1cp61EYAVkyOGAr3X7iDeD9Dgm+NwpRBMwmX2zZ1LDtlX",
+	"ErxIW5QTvKu8NTdtjRck6B6Px306L2ZZdrXNvZ1GOlYP0TyM0masxjd4TddJlAo25YBTU+incGHqojdV",
+	"jOVfTxSrY+O3q5ZMLIJPA1PwGH9wR6ABHXyIemcJ8j2M9QH7cKKmjE7taiAfizxvlQ9ndb8QXmxsk+le",
+	"57mZi9+ocaXov5Ap0NcOKc6+PG0OlaQ04n4wfBo0n4XPRfNw1O40u/u9g6fPnh/yYbAuM8uDVCX3EnK3",
+	"I3eFsI7itY4xNDstS8kLNLLOo1SsHyI2G6wDzdt2hEYJJMS2D0NdhXtz1l7nAkw9a+2VDM/sxfLpC3kq",
+	"gGd76zkk8u6bBvf8xsGl6lZD+66yGC5qAfNU2C6weyEUEFY/BpDV6deIEGsFzP+LV+MlBv/Bdga/gOqM",
+	"GTxnv9VudTr7rVwZLAiH3qgTdPmhaA+fhfvBAX8uno46YTcAlZKMBV5VKZ12m8CIEUuvZJostsvd0B7d",
+	"WfIm9/zH7M3tCgNAr7MYVI4zTiDjv6ka4P6yONiasxngAXtzQAtP1FwLVKYppChkCDkL1wQVNjyjEBGu",
+	"eC6j1GOJotTEUIR9dvruN28gsbUZOrDUiA2jJJ14LFaBDfGG9NVUhV9sdMq6sgrNVtA2MIr5WDM9DyaM",
+	"a2abmbDxaUMF3UrVwRGTfIoOhvn3QKp5qiOwquAaihHlCAzupUrhRVZxh3Zoco/Feb+I9AUudxXzJl87",
+	"YLfA91c9AKOU80SbtTL7DfvQ9hkE5MzmCngiPCY+8SCNF2ZTaCHTJcOm92HNOM0TtzVnvr+6guyQb8yv",
+	"0ea4RV3BGe6Pc5JvWymprEFwZ3oqv30fK9++roILrMSpWO5mJeBXqnizj9yzqqIJqmJDCRxqIlY/ftNp",
+	"7jdcrT2rv315bn7AHltX2u4o/paat0ZYiG78aejSy9p0WRiFVAgQqLGMtPCwC848UxohpoWQrijeKJyJ",
+	"usY2tEg2UUXbLT+Q2AYreDBp2XK8/7UtvjEQN8HopMh6NvHPnrucx7HPhiqd3FzS/h2oOePIv6fVfAGL",
+	"Wa2WjxZWJWgMZP3eRV1hfq9ahLYxfq5C8WuE+E0rQi7rwibIfigpbHjMt7+rhPlmXYqDs/dVLzGkRxfv",
+	"FXI+NWc195P7Dx7D0X0Yis+e5c2YiYXNcgv1l3/AdsrP7a+d6D339Eel9/US6M7ncBLFqYiApNGDUoV7",
+	"n83/+XKX2r41IMRcgwISodECKZC5pUk0nZJfucpS2ThiM5EYJdgUEh6Roa8PpHX6/D1USXrGA+h/Knbk",
+	"vH354vVbKx9nPJ3k23EclHeWmt7UmTONpPMGSulASvGSsDtEuy61vOpx+6Ss9smZDUAL7FEJVJMTikqU",
+	"DqTNmhEEyIo9gKgYxlmKMJAfJRaew0Y0MYnWOGIxT3PdgwTJkSHcGymDO92B6F/zRYud8tkMKJMUgAdP",
+	"Z+kC1pn64zKjB59zzfVAIs4ILTySHtuiSktaROyejhBACoFmEoCBDIGZyfzPQiCAB5cD6TLwTzREF2Ky",
+	"zgIu2dANn0K4Y9WMoyvhPgBBQhYUGlAWW8UYa8N5FKfNSLK81aaELppt69KPO7V+TvmsoI7uUAhi9iLK",
+	"KSW1Oagy/RjwZKgmizBBIopYXX8ccQhWUawWzKPKRQSnfLZz8HqyXG7s/sqp8G3Gn920Hm7d9e5PcWs9",
+	"1kF8D3UQp3zmOD1ULsZIYriipi6e6S2bpi3u/BaokJYdZLgggEgi4UD6iyoxTpvPtQwjlTutbsjPDuS2",
+	"CVqcO6RW0FWTtHR5Ja+u8KHfR2fx9+cl5TbhRglpKTB0ehsn6aXjcazuHtHIduYg5Z7/mMDa3tUJ3Um8",
+	"mUejcNR3URGMTOvAqY88nSpxTTI8pTwOtuIQGQj125D8XIi0D/xVjMNPlpFlIOt+SW2lJdWC/idzvY+x",
+	"QKBjMsY1YVpYGisfeT8B5ySYiOBShAMJXTo6Zb4xnvwCieiv5pfGEVOUaRtFIja2M7+0OSiK3EBay6Go",
+	"EEPTQJovKwCBLdX9qITZlBYv0RhPCH7Fyye5BnIZOazF7MSDS4ETSsxJRkMZTXjkpjPS96ACsHqRpMmd",
+	"eJfMegCBPnG6mA08TqLYKHHN56moGSeZ7FrXKvZxqHIu42v4XimyVjJzMyqGqgUB21Xc4pfvFFacyONu",
+	"0ge/ieuXGc3cNgySm7mePDaXeCgfoWHv0961R9XRId1GcK8zYW+s7n0npuqKsDOtUDyxfHHLFHEUxQDK",
+	"3FRjW+cyXRxlITCmzXq9dgeq56VisZLGqQ7UXKaaWSGbI5QN+OweJNFL+NKcJHogdb8PxMTA6b3TZvXK",
+	"vaq3MtuCbysoQWjmzdV63H3rOIrk2j1Z7xW5+XYirx97Z9dj9N9p8+64l74Klr8HgBwZfEuBvZ4MVoQc",
+	"L9glfqNgaUPzHZJ+Eouj5VOVEsCorM0emQtiYP8kJnREAgRkFduaz07VVZ6WdCBT5WzdKsc5d5ZXsHDv",
+	"4XDn5+OeLNSJun5NNPwuK5GzWsWnmYKk7ESAVRpH40maoyV49WmmchbqlgwEt7A4H5IQs5wEP6Yw+z7Y",
+	"CHZlcO4F3EYDNlud18RcbK533AEoc+q++dFnQxGoqdBMzuO4cbRZOg0kiacWexELTizJdBnET236Cl5Y",
+	"sS9tGy/YvBWvf2Gm4NH8vG/9DTPsFvUJbp3vUo+XBsTO5hq4HTKSAC5ZNOVjwerDBZuKMOKAHo4wyYkI",
+	"ohnkQYCwm9jfkdjbbGM4P5CqhQ2NKVPjwDE+mwmeaMi840GK8pEvy1rP5jKNYhaYWQVqjaIBMJDrLQCn",
+	"9zMSW+bDB/wqFn5Rm5/Cd2Xq/AjywO4u/MyT0Mer3+FX36v2N8fxQt1d+6fiU2o0FIDvd7rIj6DFlUgE",
+	"mwku5ymlrBYogyQjJCMztnEMUm+kEmybZbOYY+bDEh+6QkYH7IJhb9ouW0SluE5/WNvABqQy3miu00cT",
+	"4V670UFB4nZgaMiDJLh/W2HGo+RbQZRZxBLOnjZd0RLkFzyGuPLmrHbabBrJuaUBR0QTVy5DEjKIeTR1",
+	"NbiYmrDfCYmIFjuNJBB2Q+iLpHgh9PZEs1kiriI112wu55paZFrsOPOpyGKyRcGUJkEcFRuoQ6Fu6aEt",
+	"tTyMUIRHGLsDYX6JyTc5kIVIX4t9mAjpEgRcutCvY2xX8zhkY0X0IMgWFPMsE84CPhvI+igRgnU9NksU",
+	"6x54mIeBMhk2l5SRaHiYBc40RpeS3a7iBp/50XYnQ/UtfA4mbSia2Li3PAZx/7tSnTthoCDg/7Nf/3La",
+	"O4Mk9yxKhC7BROlgI2plIZkf5YY6lzzURwn4DuHufHe1LzavjYn3h2Ohnq4mK+9faCK8xrcTm+btS5IL",
+	"pEkfhAvUopCJledL8m5IHfB0IDN0kVwKAcAM0GQyYjMKuJGJMyFDM8X5qTaCLox0wJNQGAmnIOJla2vM",
+	"MxeaJZRyMRZvZkPkY2ge1bpCQSKJPhTbFsmKBOvRQG6R3WDv5Qahev/+KC7UV45pPyYgv43gwb11v1Gd",
+	"SF5FLqK5phruJLuGSRGlE5E4HKyM4kcapwdU3xIwZItdGMmBmG9E5wf1562BPLaVcrZ4IVVMq6mgiHGh",
+	"fo7lxgqnFBxeI1awjG7NaXqvRVK5yC33qXfHkawAjpZxKmnkkBdTHsW1fk3z6f8zcay2TarC1i37/DVm",
+	"xuFtoNcC5Mm4Mgvw06I6TESiwKWlYmpXgKEdV852lWrZ3FfForT6IbcxHiXH2rKxktnKiRA8h+tFCByj",
+	"+y8gQ3NcE9MXjSvnmj0D1h9quUBfzqWzsFihvgZtciCN2dtoMdhXpJHheC37Z+aBq5NDREQqFsCtKBWS",
+	"PA7VlUCmQTwxyROgMT3CPFgUascHiSKspAqM1bkMPfg8XiRkoEd6jE+VHOeLhBsQhsPhL7uI3ArRzBI7",
+	"vLM0xIXJncm7ZNQKUq6WhLWtJN0GOVOt1OuPLWu9sq/eab1XttduxghAVZIXkdsiRhbuLRWn2XhyVjOc",
+	"tB8u9NauQDX3QslRHAXpt4/VwdIJRsj62wvtTVZfJXjI7PonGyvHSGbOYwqCg8MToSSzQipKMbg0kFN+",
+	"iQSwiz6TCtg2E3I8i+oAwpMgiUH8klxU18Cru9+wWQ18wUCW25L20QQ4vMmUxMfm4S4lyWYirrWCd8UI",
+	"zmzgFZaCerfda9xZLKPDtySWHzOQuwGwjPLT/HUMpdsCVUJebpt+pvnMyCoRYnJSr5A+EiM1HrXhYk2f",
+	"0m6BJG/VpwSpyNq20/8NAPvo0gt0dGAZ9mZyXKtEOTCKYkFVRrOYG/O2hfcihHZF+D094d2Dp7V+7XD0",
+	"/GnYft55/rwXPAufHhzy7khw3g4ODnjY7hzw/eGoN+oMu8P28Hm3G4Sdg/Bp0DkYtkftNm8/B6Ps36LW",
+	"7z3vdvZv4fzhqm3J3BdGfFc9So+9SbdzMqd0+jJpaf791fuSAOJdZ7UXxhihPH0dKikioibyzdL28Srf",
+	"Ra99oKBusXMhw4H0p/M4jWY8SfdGKpk2Q55yn7m2fHwDiThzFfPN6fT77Oy3Xzz257NXv3jsgxieGevg",
+	"l5OfPcuvP5AH7DT6CY0mMw4jKqEgIoMvMk96olEAHzEuF2hMiFgLj53/9RcWySCeGzlej1KIZwPSANR1",
+	"RLO0kW8karfYucKGeTcx12D1wOMxPkdk0TAc+0FP9ED6ZDI0jbzyWSiCmJsprvt5OaeCVKRNnSaCT33s",
+	"jYWib7rY2kKRHEjz4CiYxzwBgGMzDFIMZgWwoxOyjYEyPwZcYpc/D6GLCu8Io6mQGsw4Gv1Aai5F38xx",
+	"LMxKd9gs+iRitBFx4tnzzmGXGUOO6SgUbkHY/r7XefbMe9pu402guXgcD2T92dPn7f/v/+3td9tUY9tr",
+	"t6FUV2frXseFx440zRdZ/RvQobfYMYuNZ5DAstqVGcheZ/9e6l+NRrfqb72zXrKbl/x1M7olxbJF7aob",
+	"xU6JJ35c5VkZBAFVZrkvr40AJOPusXDmfmtrzXOdBC3XdcaZbYKJXOvXnp7Wts7LwLP2Pl+KReXuLlxr",
+	"dg7lKgT3AiAtoBg0/YOwZ6D6B4sCIRwJ4nO5yrZxb91amVR69FV30ay1cTN+kyrZUyoULXdW0YXeyKlg",
+	"DAfKxdP1k2hmzaxiUzVhcmxiIAaco+Rm3xEHdg/k5+4Lb+A+x+tuAeyAt1ZNldGAvrIq+JZ+iF3Jm+M2",
+	"90/SSu/a+zzXIjnZHF99JUOdi4+aXd5iv2E41NjzCYj4LMlzPVEs4fJSZ8HQKUZAbW7ePCzmxr8Arh3I",
+	"zNvfGP6EBysIhNYsVVR5AxksKonBt4as3msf3kfU0jyNduyjFrhDIuK+QpyFPfUdRTffw4FZ3yiZOxjj",
+	"hEMhXmliwCYfbjg4R5QslvasTDnkCMx/E4Fw7tSQDzo0Hu1UpbafYuPZGsji4So+wIyzPF0BB6+fjb70",
+	"qoE0EwGfQLOBr11NaQA2H0I1ymIyOoBKX6zLuY5CITE9fuczjz1ouTN/n8njr5gSzn/HbgHzcKqqmQzb",
+	"gOXZGza2YeLbHxO937YpoyiynmgQbp4tJUlY/jDcPQ1s0Un3PtN/kalSDsFuwUy9jJEEwe8s+2vGD4Kc",
+	"6ekyTwhISiGhhFYkbBLpVCWLgaw74hG9lIYSPJjkYBzVlZiaATegOhiHw9RopQt9IKu1oX8bNhCibbi7",
+	"l0EzUKFHC6/7skXngb2jvPAO//yIp7kD5IqZ2x3fA161t4Ga6IlmUbgtrOOwUw4C7STQRiTom4AeV10x",
+	"HXC59znl0EWzXroR5b42C5BEEiwtPsbiQj6bQT+DZv7nazH8OE/i5ef6DWOYQb0U8JJ51CcGh/kTcTcS",
+	"qw8iImODvpGJ0VQ0nHREFjd0CAOQqKQEjHhV11jl/IGS85wKJbVA1qYCXk4ny1Bp9CNHIhEyEMy3w/YY",
+	"TpLvkESNce1BOghTZuY/MpjpiQD/EqU+pon4mIlPkU7RwLSzZd6nBX2S8YEH0tJi6mgsm2Q5JkLPp8IN",
+	"EUFUx1KE5gJzG9jsBG/nLGGsqBzIghU7FilI9CMzDExx5ex+V9gTKngWJc3sJ5Bq8JDLikuIPWF5pvlA",
+	"iKQ6nGn4XMhAcc0SkUK/wp0iT7T3zgMu764TzIfcqBDMq4AgsLpGMLfAQOebSgjt7qd+G9j7dmu77Ux7",
+	"fKfawwz3O4lH0fJChy2XEiVLTrybXzdEpcwf5vAlxvALjLHehFus27EjT9zM4AWn5sMSuRqNJeLirJGo",
+	"L43thwDzK9VFCi7iMVKoYx9YBnZkrYv1mMoDuUwc9xCI4N5EOj2301YFRplmz1EIA6JDUeFS3Xp14pmN",
+	"ZxwHd453beR+I11GI/xOCeoyO+WW48yMlaVx5q2VBw5DnT/Im5WGvfAWyQq6d7sCr9yi7QSGOvf8R6ae",
+	"rwhfbRQDmIEkCL8LXp61lWTz4RQamqXASEMmVMqiHMZqxH1lNBvPdSLDZVEacUkdy3QZ9ixhUjM0+gZw",
+	"L8HovS6EOZLci0pt0rpKAIO6ChhfIx8GOcKgcOiC1/YTdBrFse2NMpbxjf1FO1WgL4jZGmXJHSlW3prv",
+	"rQgXHTwzol8Zy7r2TkjjvpmlgMkKF3o24eOIM2PtzhNxxGax4Fpgw3kyZTOVcq2j+RSD+C3Q/VZ/VFRD",
+	"W3b70BzttH3Jmh43Rp/wOqcCvmxpjtzU/Yl79TEW9SAj3iheGc/LNiNDrX74CmQw1gBynVBrwYtpp7Fj",
+	"Kx9LQs/se44850XnnYxGPpsl6qoCvdNLEUShCO/98D8e+t1BJ+fts+8nDH2rtqjC2d4LRRBparf9FrA6",
+	"eBggxlzQXchgAmYmtEnRqFshHh6fiStjAdZDnvK++/NJ6HsD6TtTwveYnzNszD+JnsT8gT7db7QYDMO8",
+	"XRIZsmB+EvqsnhmrA+ms1UYu6WjZVXIFedcTnkLtQErd8n3XOxZhjBilnrFoe+19D+ohJEZXJVZM5ASq",
+	"7aykL2d3sjhd5BG+LvuKJVk6kLcQpriU92GKuj2ZCVVna545y7HLxtaeFCFB3YrZJFGxGi9atS1weHLj",
+	"3mk5wzdXEXYPPTxVsTX23MhpD68mkkQldocSXnteoudOfRLmzzwrPfI1j6KIEAju99rVGxRewUjWKXAV",
+	"C0SdVSxW19DTsyRaYh5c6tID/N9gGR/j+WEQUPinCNLbqeY7msbpdiyJVGtmC7IrsCK6AP6di7fPYbD3",
+	"kkCrEgxNxS0joamoWrSNE/PfUrKtaf1cXgz+vYNy7XXm2XEYauvP1bllPvYYZxOlZ1HKY/PfV0LORSMr",
+	"Sjo5/u0Ykvjs30qKo1x6H2ueQr7AZkdsUTRDm6ciZJFkUVoA13YPKfZsUo/AhgpQqVKGbW+bodBg01YH",
+	"/4GtegfThnIlpzyS7FecTEDCngrzkWbCpyKJAr73YhIFfKy2D3KluyVkq5ZL3zKPjpevPe+PzXr3WlCJ",
+	"pwIPdQXZkjsn69Th3mf0qjaHipD18l5YrrbRgxDjScXXKiN50Fv/W8ZYKm7Hu6q6ClUemHDfgpgq01Iq",
+	"McqNoW6DCrfY6PFIW2i9kF1PVCwad9ZHWIN/V30U8sWZGStMoAB6UUDkztL6w0TwyxESjuiUJ2mtX2s/",
+	"7e+3YSrpll7hlngug0nu8k7H/Dm7vNs2t7vLw0hKbFiw1z8rXt/uFh4vgVIqu7wLf/6ybfvC1qrye5cX",
+	"tm3hUWXujDvqXlQm3l3dgTTXe0zFYQ4+eL0TSfWby4z6iErl/kiyiAOMN2yYO/uaF+az7nxo7ORsPDTw",
+	"qls4mhd8XNXPNOP4r3Ezc+XdunoV5r07m6cRwMhDgTHg2tt6YyygTRUOlHENdQVAF2Wu/8s7vFyNmH8t",
+	"hu+T2B/I+kpheoBV6S12AQ/ULFUhX/Sde+vji05CYEbPVadHYcNDbqpZJAIxkGrEjK6YTakIhQO2CB8L",
+	"8HSh+Bq/bIjc437MhyLG4stcnWd2CHEIZtCUnoBuHjcPrtw7i/f1WQI1tAAdlFIAMxcoLKsIX2dzmONU",
+	"kl5d6wRfQK3urW0OmIxav/aBx5fNSLJAqVgkrAs7z6wAIdi4Kd7WCb7g4536wCkfVxFRW6h1vHqdIHpU",
+	"5jvxf3NS72ahl52UNRq9EmgsNlbAmUaw2OwQ182LbT2E8XobLfZChSLPEZCIuS7rrNj2GCNEij3Gj8AD",
+	"9+vNplEiUIttt62+ch3AtRhOlLrcLpcxH7orlmxSL+utUvM0UFORWaCABBCKOLoSyeJoIKXNjhvrVASJ",
+	"SNfGZ9EChZz4asGP/YTt+g0+2A+/u4eXn46bXb3C1bcwX2ng+edUTpvk3/1YInTvFjTtxOI8546/O2zr",
+	"RIBta1pKRLr7dlHEjRYqIF++vrg4O2dChjMVIfmh5FMRYpWNY2wIeMpjNZ4LTE0rxuOY2ot+H9T+NKj9",
+	"4bcGEmvRcP4AejMS1pweS6Pq8Mh7RM5Gld15Ehz2EmWFuRGiPNQ66qCUYViQKCp0PE6MO0C4ld12cTEA",
+	"PYSo+zD6Zsb5/t0bJKeYa8H8SZrONJrp8KMxunFCwEafJdEVT4XHYqVmQx5cYiIaiDZCxsMwEVoTUx/9",
+	"CyqbJmY8Zj5J3QsAGILM10QEl45mi6eEOmRFZeMrSUU0iUi83MW0x+1iNjxwubYIeBLASAr1W+YczBPj",
+	"BcCc9/f2YMitDawXe1rN9bauAH3TTt0B+5EVCSu2p6kolfs3y/kcYwWeOOJEhD4woCZ41AP5KpitS4wC",
+	"WxiTVRgtS6SAS8SYzImldbqiWFN0eD81RYXR2FJCIyeX5WPruyh8R5UEtEQ5XURi5T7V6Vpz+EY/Lo8v",
+	"mp9Bh5RtpbcFcymoM7sEcwmtRXzBRpGM9ORoIP81F3MRMiXJ5wsTNZutd/fuWQegT5jXAQ/EL/zhK9AJ",
+	"ly6/174Hy7J64TdPg8nmNKoxw6jYEeu6R1EMpF/Q+j7XCKoepNGV6LMRj7VFFEe4DHfmIij0eYVGK/QD",
+	"qiCYJ+x6AuDixfMK3dBAOG1R3ukpImQxT0WCYHeoOwfSdRYiiN5XOpaYeroH0wxnr9aH2dsyVXobK+ou",
+	"vvRWrvQW9tQtDalHO+m7iNsiEJyVCLuUiJuNg71M2GyMneWH90Sj+ZeIANqj3ROKMCD9TAQiYAzAW3iY",
+	"yjH3mrueaAcPMlHXQMKMTSVpKqYzYzCpSxAt15OF8a5HPIqXnGoj8C7FLGUjlQzkfhsYJb9+CC4b0W3J",
+	"if64B4Ln/GLe0JXhLr199I4esjjG1aoawMspuEdpdN/RO758VleO6QMyuG4QXqnAaOC3afaD+UTkCCs6",
+	"WmZEhX4+5n/Or8dJSFhyiLJTcLmQY9EbSNdzZ6Rm3obERsIrIckIxHAjGn7EkkiVpi5/QYL0CeJGBGoq",
+	"+g6ty9ysFzKYJEqqOUF4AkAy1yiKOTUSkbRGRIq6o9kZSC0CJUPdaLE3EZDqLZzojlKq4tLMj7lOM2Hh",
+	"e/gLAhERjpOR7PNEvFBzmfoelvhEKeOzmeCJo5hz/mgcYekQKoTsd4BRiuKYcdZtt9lEJPTB9PUDmfHV",
+	"DVW4+EqK4kI4RVG7LzFfIUxnXuuE87am5Yp0L5fmdr1tyIAm+lG036doPxdAgWrEi9vr924m6vlsppK0",
+	"GUkzQ+CTlcu+dyJQSYgYjFpbAjZzpM6NHEkFnx4xqRgPAAsYKnqM1XZM0qnb7vaJ8h/eBLA2RGkExp45",
+	"wEPbJ4N1R8AnbcSM65I5YDORsCAG+JyTM/jXRM0TVu91DynL4r8TabJoHo9SkfiFjEnhzM/mwzgKfFaX",
+	"KleXtKl3BqfqhGbqLmkG4snmkt/Ak01zXevXPgiWzCVLr0V8JVz3ku1oQkEOJLwsBqkMcPQ28ZUm3IhP",
+	"CUhzVIZ8LDn7RU3Fv83nJuNav/baDcX29oDdoGZRUOvXzpIoiOQYlr3Tpdau6oW/hcnbyhPvbje5UTUA",
+	"nvAQVhCU3AZmsVt/YCCicvn5jt55a2F5Sy+2163QK3uh1CmXdn30nYWZCOZJlC5q/d//KPjCSqY8SBlJ",
+	"H+MUax4XzFQ8niXCjf7wZen5n2tDwRORHM/TiXkdEJaK5Koci/EsUeE8IMe7mMjjs6il1TzL2111wCSk",
+	"ga3KxXGk04RoiwgK1yNG7USMEqEnDrWgCIWbO4wE91sCzvw2lwDRniXvTdDwC+nfRsTnnmbM55JHnSML",
+	"hRUZnpMi2sMWSN1wRmSUFHoXw6wtpFWEdix7EbU3etARblFAodYb5VQO8v4oz9ude7TFv988Iez47IRd",
+	"igWCtOmFTsWURTIV44SYwOuJ4GETOpNhAEfs9ZtnLJJjodNG7n18FjXNg9bAY/N5GKUsVmMjUTHJfZ1E",
+	"aV6ewiVls17I4qvRUq0C5NILWS7MFtmlXs7G4KrnbAJwqd0ocl5a2XdQPUQWKE5VeT6vjzj9QqZoYJvd",
+	"e/b2/AKA5MgzGAszzKy0gRAdYYRA6ZIVEZP1bUuXWDDhM3BuhupKoMotfkCTcmarn3GWK/Zmdaqd1g2m",
+	"pG1Vz2qbgbRzqbRZezbyTpWLBRDf/O4OeNmBfJUt3ISjncMKJoTHEp6Kpu3tLRgsucdbObbygg88jpHY",
+	"1mNTIefM/sNo8abR4kwjIaDHLiOlL3HGtZBaJWzMU3HNF7qfxykEEGzAGhnPybaCBi3tsRkHansCCdQT",
+	"YwyazRHCvMIulKwAVWzudqw8A4mSru5/aobAQNeEH9DjNYfP1smlFh19Inhi/hKDgJnAVAJx6wcxPFfB",
+	"pUgLGyJ0vHbLE3UCNOcZ7fkKI3CqYHHNXJlBX4pFoyBikJ96Axw+C4TUc81G+NVGdFx12fHLC2sEa6T1",
+	"deaY2ZrJiAeCCTmOpNB9lhFheAOZJlzqEchG6yiDcI10MDGK2mxO4NywJl0eiHJqHGM4smByX6mAD+cx",
+	"hzDsQM4l/r0J5bmIkGK3ut0ITYcHkmGHqFH+JYWpz2E8rUhhayDzmEGtDFQuEc8RNCZAU0BsJrG4MzFm",
+	"kcPclPM0iUDyJZG+PBpI41uap88TwcSnYJ7g7DHxaRYl5sTGKsXZMTML5xYOgSZ2pIDP+DCKozQSmsVc",
+	"ho0+VWZBbMAbSCwkIeQj6pIgtciu3fGjiIuaAWKAlGouA7f9mV8oEaIAUGH6cF7W7TBz/PUEzpnZFkGG",
+	"qg4KDYSLWaSMd+pSLKnIlINl8qmZr4UtVi6t9eeOJVPLawifKsI+eJ0la+ABvtNohDIIVhV+yi+MxzgL",
+	"RJJGI7LRWcxnWpifiwttfsmtHzhoL/N6qVj+hsKWA7dAZENkKmH+n/zWQBaVLMABgw9Mgq0kwHPEtBDl",
+	"SgmSCkazjhYR5SbMQsBklLmHMHdU6wS5262zAXDXa1Cf1Tp8aTT2lj/uklhd8n067X6v02+3W92Df9S8",
+	"muWSho+sBm4atI1vdRlB82tuI310G6lmbHMzw8Z0r13zRCLgOWGFV8Qb/+JhwZ5dgly5HoSOKz2nvQTE",
+	"yuP47Wjtmq0Jl8GizRKzLVLKxNh52/SU49zGeWmuz77oc03I+XS1EvGPEghy+4sa/lMEae3LH1Xc6r/9",
+	"bW18OwvbWNa554yCvkcUG6bqWLDyIs2isVSJdWnLnnwsF0wB0wim/gDYWCrbLrL8moZ5KF8O9LbYSWp7",
+	"yRKRJhG8sRAzW94HS8Eya1XeJWRmbCAz861IXqkoEB9nPNokZ5m9gdENwDIy5cmlMQ55FD5gyWc/7QS/",
+	"7IxHP64AhHmvKgCRZAAmpeot+xBrS3n8AmuQe8+7B+12TsaVb7yHIuterG6VtSKv/EsfRd9G0bdue+xS",
+	"BP5rrlLx0Rios83GpvWA7aXGSLRiER7iGWM7mLChCDjxR1m7+AeQj38xn3hM3/4oIa2EhJWvekO3snxc",
+	"2pUPTUIWNsvNMnLpax+lZDUpubJJdiAnhRzzMdCbtkaR5DGkrjd55Bhmzm6DUh7IkBib0T3jAUvE7Nt+",
+	"tl/z48pD961VZRxiYUEeseIdBS+4dL89FPH3anVnrBV+pR/6KPk2Sr41m2MHYm+m4ihYtFyEc5NdiNey",
+	"KwFxIRBzWWQUyouANYlFgC8fiAcs+vBTz+zX/bBiD7+zqgDr1bwarX6tv58TZiu76KEIsrPiOq8VYisf",
+	"+CjANgqwkg2xA+GF6rea8LLsprbmLWerjYU0Z/9B22r4OT++wNrW4rpDnmJldz0UofauuBfWCrWVD3wU",
+	"ahuFWsmG2IFQW0av2CDTsgoBy/aS0VVA3E4DvVtK5CKWiuXhSjmaG6Ks+WGFXDkp0ZasmZjZ3YrpMmg/",
+	"z+BTqt4y3ErGLnnBy5v9oYjY88JGXCthS5BoHgXsegG7uht2IF/ThC9ahRaddeI1q+FLo+BSpPlksHvA",
+	"A5am5vvcyH9cF/c2ErC6yTgEThWzPaq+4VleAC7txoci/y7yW2et+Fv6uEfpt1H6rWyFHQi/ax5fppNE",
+	"zceTljMON8nA8RxI/HL3QZ6DVoNdi0RkVuYDloW5Dzy3n/PDisTtXGKzR4e02arKOLN9c1Na9bYgLxrL",
+	"9+pDkZAfSjbUWkFZ/qmP8nKjvFy3P3YhNnPwAeul5TmIMxkvAIcfOnBuQkfwPQQbAHCBFUjFdTgDMDlE",
+	"PDd0dw1B5N5KBtcjN9lTngYTohL4k9/45nIZH3AhdPrjiuMCAEUlySY6BUmZ354PRkBmK7teLuY/7FEc",
+	"bhaHxU2wCymoksuP0HrUInDhzRUyWW+fuROblsCHtnc/ZHtRJZcQjHtH3/LjVsbYVaxqxD3dOuniZdNZ",
+	"9SUHBflXsjEfjBhc3kjrhWHJVz7KxM0ysXRj3Lto/PLl/w8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
