@@ -64,7 +64,31 @@ type Option func(*config.Config)
 // loopback peer, so a test can act as many clients (see WithIP).
 func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
-	pool := pgtest.New(t)
+	return newEnv(t, pgtest.New(t), opts...)
+}
+
+// NewBehindProxy is New with every database connection of the server (its pool, its realtime
+// hub) going through a fault-injecting proxy, to act out a failover: Freeze it for a primary
+// that stopped answering, Close it for one that went away. directURL reaches the test's database
+// without the proxy.
+func NewBehindProxy(t testing.TB, opts ...Option) (env *Env, proxy *pgtest.Proxy, directURL string) {
+	t.Helper()
+	directURL = pgtest.NewURL(t)
+	proxy = pgtest.NewProxy(t, directURL)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pg.ConnectWith(ctx, proxy.URL(directURL), pg.Options{
+		ConnectTimeout: 500 * time.Millisecond, StatementTimeout: pg.DefaultStatementTimeout,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return newEnv(t, pool, opts...), proxy, directURL
+}
+
+func newEnv(t testing.TB, pool *pgxpool.Pool, opts ...Option) *Env {
+	t.Helper()
 	cfg := config.Config{
 		Addr:           "127.0.0.1:0",
 		WebURL:         "https://app.sous.example",
@@ -312,6 +336,7 @@ func (res *Response) Decode(v any) *Response {
 type ErrorBody struct {
 	Error      string `json:"error"`
 	StatusCode int    `json:"statusCode"`
+	Code       string `json:"code"`
 	Feature    string `json:"feature"`
 	Details    []struct {
 		Field   string `json:"field"`
