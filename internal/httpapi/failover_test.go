@@ -75,10 +75,19 @@ func TestDatabaseOutages(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		fault func(p interface{ Freeze(); Close() })
+		fault func(p interface {
+			Freeze()
+			Close()
+		})
 	}{
-		{"frozen primary", func(p interface{ Freeze(); Close() }) { p.Freeze() }},
-		{"lost primary", func(p interface{ Freeze(); Close() }) { p.Close() }},
+		{"frozen primary", func(p interface {
+			Freeze()
+			Close()
+		}) { p.Freeze() }},
+		{"lost primary", func(p interface {
+			Freeze()
+			Close()
+		}) { p.Close() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
