@@ -3,12 +3,12 @@ package pg
 import (
 	"context"
 	"fmt"
-	"net"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -85,7 +85,18 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 	// A connection whose query was cancelled by its deadline is closed by pgx, so the pool never
 	// hands it out again; PingTimeout below does the same for one found dead on acquire.
 	cfg.PingTimeout = cfg.ConnConfig.ConnectTimeout
+	cfg.BeforeClose = dropAbandoned
 	return cfg, nil
+}
+
+// dropAbandoned closes the socket of a connection pgx gave up on (a query timed out or failed
+// mid-way). pgx would first drain it, waiting up to 15 seconds for the server to hang up, and
+// the pool holds the connection's slot until then: a server that froze would keep the pool
+// starved of connections for that long, just when it should reconnect elsewhere.
+func dropAbandoned(c *pgx.Conn) {
+	if c.IsClosed() {
+		_ = c.PgConn().Conn().Close()
+	}
 }
 
 func applyPoolDefaults(cfg *pgxpool.Config, connString string) {
@@ -118,15 +129,8 @@ func applySessionDefaults(cfg *pgconn.Config, connString string, o Options) {
 		timeout = o.ConnectTimeout
 		cfg.ConnectTimeout = timeout
 	}
-	// pgx's own dialer keeps the operating system's keepalive timing (minutes); these notice a
-	// lost peer within seconds. The dial itself is bounded by the connect timeout.
-	dialer := &net.Dialer{
-		Timeout: timeout,
-		KeepAliveConfig: net.KeepAliveConfig{
-			Enable: true, Idle: keepaliveIdle, Interval: keepaliveInterval, Count: keepaliveCount,
-		},
-	}
-	cfg.DialFunc = dialer.DialContext
+	// pgx's own dialer keeps the operating system's keepalive timing (minutes); see dialer.
+	cfg.DialFunc = newDialer(timeout).DialContext
 	if o.StatementTimeout > 0 {
 		ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
 		for _, name := range []string{"statement_timeout", "idle_in_transaction_session_timeout"} {

@@ -123,6 +123,15 @@ func TestTimedOutConnectionIsNotReused(t *testing.T) {
 	if e := pg.Unavailable(err); e == nil || e.Code != pg.CodeUnavailable {
 		t.Fatalf("query on a frozen server: %v, classified %+v", err, e)
 	}
+	// pgx sends the frozen server a cancel request in the background and keeps the pool's slot
+	// until that ends; the server never answers, so that is bounded by the connect timeout.
+	released := time.Now().Add(3 * time.Second)
+	for pool.Stat().TotalConns() > 0 {
+		if time.Now().After(released) {
+			t.Fatalf("the dead connection still holds its pool slot 3s later")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	proxy.Thaw()
 	after, err := pid(t.Context())
 	if err != nil {
