@@ -10,16 +10,18 @@ import (
 func TestAnalyze(t *testing.T) {
 	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	ok := func(k kind, start, end float64) sample { return sample{kind: k, start: at(start), end: at(end), status: 201} }
+	ok := func(k kind, start, end float64) sample {
+		return sample{kind: k, start: at(start), end: at(end), status: 201}
+	}
 	fail := func(status int, start, end float64) sample {
 		return sample{kind: kindWrite, start: at(start), end: at(end), status: status}
 	}
 	for _, tc := range []struct {
-		name                   string
-		samples                []sample
+		name                    string
+		samples                 []sample
 		fault, promoted, healed float64
-		outage, recovery       float64
-		counts                 counts
+		outage, recovery        float64
+		counts                  counts
 	}{
 		{
 			name:    "503s until a second after the promotion",
