@@ -38,6 +38,7 @@ const (
 	// takes at most delivery.DefaultTimeout plus a few statements.
 	staleAfter       = 10 * time.Minute
 	maintenanceEvery = time.Hour
+	drainTimeout     = time.Minute
 )
 
 // DispatcherOptions configure a Dispatcher; Pool and Clock are required.
@@ -115,9 +116,13 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	ticker := time.NewTicker(d.poll)
 	defer ticker.Stop()
 	for {
-		if err := d.Drain(ctx); err != nil && ctx.Err() == nil {
+		// Bounded, so that a round stuck on a database that stopped answering gives its pooled
+		// connection back; what it left is taken up by the next round.
+		dctx, cancel := context.WithTimeout(ctx, drainTimeout)
+		if err := d.Drain(dctx); err != nil && ctx.Err() == nil {
 			d.logger.Error("webhooks: dispatch failed", "err", err)
 		}
+		cancel()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -339,7 +344,9 @@ func cmpErr(first, err error) error {
 // outlive ctx's cancellation: a claimed delivery is sent and recorded, or the server stopped.
 func (d *Dispatcher) send(ctx context.Context, id uuid.UUID) (db.WebhookDelivery, error) {
 	ctx = context.WithoutCancel(ctx)
-	w, err := db.New(d.pool).GetDeliveryWork(ctx, id)
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	w, err := db.New(d.pool).GetDeliveryWork(wctx, id)
+	cancel()
 	if err != nil {
 		if pg.IsNoRows(err) {
 			// The subscription was removed after the claim; its deliveries went with it.
