@@ -81,11 +81,21 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 	}
 	applyPoolDefaults(cfg, url)
 	applySessionDefaults(&cfg.ConnConfig.Config, url, o)
-	cfg.AfterConnect = registerUUID
 	// A connection whose query was cancelled by its deadline is closed by pgx, so the pool never
-	// hands it out again; PingTimeout below does the same for one found dead on acquire.
+	// hands it out again; PingTimeout below does the same for one found dead on acquire. Either
+	// makes the fence check the server, and leave it if it is gone.
 	cfg.PingTimeout = cfg.ConnConfig.ConnectTimeout
-	cfg.BeforeClose = dropAbandoned
+	f := newFence(cfg.ConnConfig.Config.Copy())
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if err := registerUUID(ctx, c); err != nil {
+			return err
+		}
+		return f.afterConnect(ctx, c)
+	}
+	cfg.BeforeClose = func(c *pgx.Conn) {
+		f.beforeClose(c)
+		dropAbandoned(c)
+	}
 	return cfg, nil
 }
 

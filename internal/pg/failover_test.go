@@ -267,3 +267,53 @@ func TestInTxCommitOutcomeUnknown(t *testing.T) {
 		t.Fatalf("commit never sent: err %v", err)
 	}
 }
+
+// TestFenceFreesConnectionsStuckOnAFrozenServer: a query with no deadline of its own, waiting on
+// a server that froze, is released as soon as another connection's failure shows the server is
+// gone, instead of holding its pooled connection until the server comes back.
+func TestFenceFreesConnectionsStuckOnAFrozenServer(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewURL(t)
+	proxy := pgtest.NewProxy(t, url)
+	pool, err := pg.ConnectWith(t.Context(), proxy.URL(url), pg.Options{ConnectTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// Two connections in the pool.
+	c1, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.Release()
+	proxy.Freeze()
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := c1.Exec(context.Background(), "SELECT 1")
+		c1.Release()
+		stuck <- err
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	_, err = pool.Exec(ctx, "SELECT 1")
+	cancel()
+	if err == nil {
+		t.Fatal("a query on a frozen server succeeded")
+	}
+	select {
+	case err := <-stuck:
+		if pg.Unavailable(err) == nil {
+			t.Fatalf("the stuck query ended with %v, not an outage", err)
+		}
+	case <-time.After(5 * time.Second):
+		proxy.Thaw()
+		t.Fatal("the query stuck on the frozen server was not released")
+	}
+	proxy.Thaw()
+	if _, err := pool.Exec(t.Context(), "SELECT 1"); err != nil {
+		t.Fatalf("after the server answers again: %v", err)
+	}
+}

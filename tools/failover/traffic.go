@@ -184,6 +184,17 @@ func (t *traffic) run(ctx context.Context, writers int, pause time.Duration) {
 			sleep(ctx, 10*pause)
 		}
 	})
+	// A load balancer's readiness probe, once a second.
+	wg.Go(func() {
+		ready := strings.TrimSuffix(t.base, "/v1") + "/readyz"
+		for ctx.Err() == nil {
+			if res, err := t.http.Get(ready); err == nil {
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+			sleep(ctx, time.Second)
+		}
+	})
 	wg.Wait()
 }
 
