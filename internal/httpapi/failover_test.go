@@ -83,11 +83,15 @@ func TestDatabaseOutages(t *testing.T) {
 		{"frozen primary", func(p interface {
 			Freeze()
 			Close()
-		}) { p.Freeze() }},
+		}) {
+			p.Freeze()
+		}},
 		{"lost primary", func(p interface {
 			Freeze()
 			Close()
-		}) { p.Close() }},
+		}) {
+			p.Close()
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
