@@ -11,14 +11,14 @@ import (
 )
 
 // fence keeps a pool off a server that stopped answering. When one of the pool's connections
-// fails, it checks the server that connection was on by connecting afresh with the pool's own
-// settings (every host of the URL, the writable one chosen); if that does not land on the same
-// server, the server is no longer the primary, or no longer answers, and every connection the
-// pool still holds to it is closed at once.
+// fails, it asks that connection's server the first question of the protocol (an SSLRequest, which
+// any live postmaster or pooler answers at once, before TLS or authentication); if no answer comes
+// within the connect timeout, every connection the pool still holds to that server is closed.
 //
 // Without it, requests already waiting on a primary that froze (a paused VM: its sockets stay
 // open, nothing answers) would hold their pooled connections until their deadlines, and under
-// load every connection of the pool would be held that way, long after a standby took over.
+// load every connection of the pool would be held that way, long after a standby took over. A
+// server that answers is left alone, so a query cancelled by its client costs one round trip.
 type fence struct {
 	cfg *pgconn.Config
 
@@ -49,34 +49,46 @@ func (f *fence) beforeClose(c *pgx.Conn) {
 	}
 	f.mu.Unlock()
 	if start {
-		go f.probe(pc.Conn().RemoteAddr().String())
+		ra := pc.Conn().RemoteAddr()
+		go f.probe(ra.Network(), ra.String())
 	}
 }
 
-func (f *fence) probe(addr string) {
+func (f *fence) probe(network, addr string) {
 	defer func() {
 		f.mu.Lock()
 		f.probing = false
 		f.mu.Unlock()
 	}()
-	timeout := f.cfg.ConnectTimeout
-	if timeout <= 0 {
-		timeout = DefaultConnectTimeout
+	if !answers(network, addr, f.timeout()) {
+		f.closeAll(addr)
 	}
-	// Every host may cost a connect timeout before the writable one answers.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(2+len(f.cfg.Fallbacks))*timeout)
-	defer cancel()
-	if c, err := pgconn.ConnectConfig(ctx, f.cfg); err == nil {
-		same := c.Conn().RemoteAddr().String() == addr
-		if same {
-			same = c.Exec(ctx, "SELECT 1").Close() == nil
-		}
-		_ = c.Close(ctx)
-		if same {
-			return // the server answers and is still the one to write to
-		}
+}
+
+func (f *fence) timeout() time.Duration {
+	if f.cfg.ConnectTimeout > 0 {
+		return f.cfg.ConnectTimeout
 	}
-	f.closeAll(addr)
+	return DefaultConnectTimeout
+}
+
+// sslRequest is the protocol's SSLRequest message: length 8, code 80877103.
+var sslRequest = []byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}
+
+// answers reports whether the server at addr replies to an SSLRequest within timeout.
+func answers(network, addr string, timeout time.Duration) bool {
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write(sslRequest); err != nil {
+		return false
+	}
+	var b [1]byte
+	_, err = c.Read(b[:])
+	return err == nil
 }
 
 // closeAll closes the socket of every connection to addr: what waits on it fails now, and pgx
