@@ -580,6 +580,7 @@ const (
 	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired        ErrorCode = "plan_required"
 	ErrorCodeRateLimited         ErrorCode = "rate_limited"
+	ErrorCodeServiceBusy         ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
 	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
 	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
@@ -610,6 +611,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePlanRequired:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true
@@ -939,6 +942,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -2786,6 +2822,39 @@ type ScanSiteContext struct {
 	Timezone string `json:"timezone"`
 }
 
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
@@ -3442,6 +3511,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // ServiceUnavailable The body of every error response.
 type ServiceUnavailable = Error
 
@@ -3453,6 +3525,15 @@ type Unauthorized = Error
 
 // Unprocessable The body of every error response.
 type Unprocessable = Error
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -4047,6 +4128,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -4288,6 +4372,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -5726,6 +5835,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -5806,6 +5916,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type ServiceUnavailableResponseHeaders struct {
 	RetryAfter *int
@@ -5945,7 +6064,7 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
-type Login503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
 
 func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
 
@@ -6156,7 +6275,7 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
-type ChangePassword503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
 
 func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
 
@@ -6335,9 +6454,86 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 	return err
 }
 
-type RegisterUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
 
 func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSecurityEvents503JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -12429,6 +12625,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -12887,6 +13086,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14837,679 +15061,696 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUiM51if+KgrPF1HwRdplGyhu8Y9dF1AN1dwaqK6+UGA5U7bVpCW3pMTlbmpi3mHfYR9snuQfOpIy",
-	"lem0nQZ6vm93ZyKmC9t5kY6Ojs71d/6shXw05owwJWt7f9bIVzwaxwT+7sREKP3HI44Tov+gUW2v1mzt",
-	"tvsbeLPebDab9W39nx39n2b6P9KqBbUHyvTVkjDJxT3v92PKSC2ojYiUeEBqe7Vr+AkNsCITPEW3tc84",
-	"fqhThsaC94i8raEhlohxhXqEMDQkWESoL/gIScpCglqbe812LajxMWEk6qjaXq3dbL+rNzfqzfZNu7nX",
-	"au81m7/UgpogkseP5hqWxHH2zfup+0aSRyKomtb2ahMsGGWDWlCTVJGTapPGWF+vsEpkbQ/GpD8nvd9I",
-	"qFagXahpp6ZjTaCIPNKQ1L59+xaYxZDeavz67+X4r1qOL9+C2gFhMoH1kMlohIUe6AUjaIwVJUwhytCQ",
-	"J1KTOFswHI2oUrPEaW3utbcscXAcEzEgTNb2fq2NCWaJkrUv7nuqt6Z+0pyrQqzIgMNo+pxHtaAW8kgP",
-	"fvtde3er3Wzu6DXH47Ghde2Rh7iXxHr8ehVwqCg3D+0wPB5OY/yVylpQO6aPBF7grQv8SXwymwfrb6ZS",
-	"kZFmqoMbTUDyVc/4EsZZ+xbkx58fdiSSgTfs5rvWTnFoV1gOC2MZ8YgIrHKjYVzd4/E4piHuxcQf1dVP",
-	"5xdXZ/7AGA1pHFNW+/YlqPWIZo5OLahFWJGL/nsq1LC2V2vt7jTrzc16S7N5RIm6EBERZkH0eLO/anu1",
-	"g4PjC3sZDDrkTFKpCFP3IRY9PpxGMOAv89djAV2PLk8ODk+OPOIepM9HB97zUWun2UQPIY6B7nZw7e/O",
-	"O/7gYj65lzyiyejVxtNGA4FHyD5Vk3UpKYLCOKru0e1aUKNMKpFkPHLOUchZSJjSj46QnBBitgjXi1a6",
-	"Bze0jNJ7cBzjkAhY3fNk1CMik0pCy4BLIiiP4D3va0HttBbUDoEheSJCTV8cKUMvoTIh58QIJep59CAs",
-	"5AlTRJysIPj7MR7AW8x2vTc7b7oCfXstoO8xiLM9JRIS1EaC6Q3RbLY3Nrfe6QVgeAQ6Qh+PaKxZ5/Di",
-	"qBbUBvSR6Es/ds71xxGNolhT4YdPJ+fntW9BTXCuGWgTNpUkX2t7tQ/PEPUJo3pBNz/rv8d63y5YYSPB",
-	"BdFX5UV4BzEyQTLpyVDQseYmNKFqiKiSSJJQEBUgOeQThjRzZcL9z5qWT48pfULz8OIQmrt7zaYV9OTR",
-	"KF2/1rA+2xv2Fpj7gPF+vxGRkEYk0kvVxzROBDnQ61/bawYrnf0xluqQxPSRiGnGjvrba7ujHXfrCeoT",
-	"dyhJeP/T7xuPuzd/XG2y0/FO+Dlq9Y/lu8FHvDE9Is3ke3qhth62fxi1v/7Y00QXcW2vNlRqLPfevh1y",
-	"/iAbQ83N4pGSSf2BqnBImGxYDfOt5ImsfcvW4YQ9UoU1xctWhKa/Zuuh+AOc6ukSVCB6KEhEmKI4BsoL",
-	"IC4ZYaoHL/Hofy4Ysl6zr2MqiMy/YTf3hlUUC5iVlbTpLVu9d2F9O9oh9d1+s1U3G2xnF/dCzRuCw/YZ",
-	"YYYHRKQbBWZTaat8CWqGcHv69fe74Q/t3k/bo+/Hm/Km9fjLDrvamPz8jhw3fzvdwh+i9uATvfh9+6cH",
-	"WKtDw5HXhkELC8UQHo8FfyQREkRT0F8by8sze3Jrb9NRzl5SlRrE3iIpZ+dcaapccoWlpMkItdFAy/8+",
-	"FSMSGZZhZDwUPOaDacM/voFxiof31dF559Q/IAVhOM4LZPNh7F75zIPz9OIA3mRPzSv9HtQejNA5hn++",
-	"zx8V1cbxgoNzwQG5sbfllNSSA7J2cXVY391ttWolx6R/NsLj/dOxIKPTnZQ7L70VO1lldtWujXZrpWea",
-	"YSuzKPr9hpOiqRwP8YBipFctEWQfjWOCJXEsh9LVQDEdUaUZzhoGJyucuc82d9w+NCbPHJtja6/lKJ1e",
-	"VF0SGWkAZwolsiiyI/MLiRCccgHCSJ9gJEKckUD/B/2ekARG6JlHSpHRWPmGYZQIkPpn6SFFhOCpPgZP",
-	"15K7cGLaX6oSe6M6p/T1tWbsMxRt7m06E1cvhWaddJbSO2nBAPLnWnxKa6/ZbGy0QCh6BNhpNlspAWqK",
-	"jghPFMJ9RQTakbWMHEWFYiVitFcgRnshMVoFYhgW8IjRXEoJzaGNZnuGEttzGOFFM2+tMPPWwpk3CzNP",
-	"94M3+XZzE/TQQ3ArnFKpirtoguO4x7GIEGYRwmhEWILgi9y2CbFM9wsIoIF+EBda3FiFqhZjFskQj8EM",
-	"HvKJcycZbVV/c4xZxPv97DtzL5w6A0FjfepInBiLVQ3JCOaFxYOWzRU0r6qSeCtzVqXzv+/xodVjrwlh",
-	"MxRv7W04XjNmSO2YKxRTRjIaggimegnsBM2nsiFvutVb1QYptzsyKoAFXrpaEZ5eYpH+kF+8MRdKYKrS",
-	"tUt9J9nyXQoakvQbtz4xHQzVkgVqr7hA77IF0gx576jrr46ZhV2LU97rTfPM61aij2OZWwpriLwe4c3s",
-	"YKOdsAGRqhONqJrVXKMRlTI1L1Jnm915cPaD4oLWJBmMtOWGJBlj41zoTbWRovlNrvtKb+ZcPbs+frr7",
-	"++3tbdJstt89HV2eHDwdd67eX1z9eHL0+a7VaDd2NpuNVmtzY6vZaDVaG43W3cn1xdP1xadr8x89seZG",
-	"s93c2Wi22vXmu2bz6alzeHPXabbuOoc3951m6+ns+jtNldbT5VO7sdVoPT09dU6fzo+enj6dnxxcHB6h",
-	"Tzcf6ju37OjH8yd9g/9U/cCnj9dnJzfHd+a/Hy+Oz71L2lvN5i27PDl8aj09pYrS3d3d8dmBmVnpRBot",
-	"8+PJ9cXd2dXfW+2N+uZWXasSd3d319edu+vrp6fDi6O7j53zozvwDNzd3d2dPj21dneazc1W++nD09NT",
-	"q72Bzjon5+j65u7u+qhzc3N6dPe5c7e702pu3n267jw9rbWb79a3trbqzRZM5uzp6UdNDhjoLbv8sfXU",
-	"ejp52vx8t9lq33X0uO/u7vRD7zafjsw7Nu86NzdH54d3ndOTA/3d2dHhk/6p9OeTc+8NT/P+VyRh51QP",
-	"5EPn7gPnETIbenp3fLrdbLW3n1Jf7Z3xmN5dH9w8Xf94dw0eHHvZzpPnof07+GfNc9tPh527Q5EMZp/b",
-	"fNfSz3TOzjvjB306u3i6wnJ4yy4Or58On97//fTvh08HB8cXd0udinfO8ff39nfnnbuc0y/97ancGXfL",
-	"Vpax39JtfEVkEs+cmD2swiHifdTniUB2+0l/S44FD4mUWvhsQtwhiZUx/SKiwA1gXDkgeJ2/HvzRTAke",
-	"w1DdJqs90yU3a2iAaEkdUu58WtFg+BbUeKJCDkIXHN8wcmtGWUkBZ1A21ZJptdMRbm1t6WmCSScIlkCT",
-	"iMpwiMWAoD4XKGEPjE8YOrs6R9nluZHIB2qN3txINpaPJPde+zuiEXI/owmWCMeC4GiKsoXNvT1KIAAA",
-	"3tSFlEhfdHZ9XG8jvbARZQOkJ4tDRYREWBAExwQb5F8iyG8kVP4c9YnzLaidgb1/AE6FPKfGPHQ2Zcgj",
-	"goxnAI4bQep29ZDiSA0FScNKOVYuxlCM6+Ls4rBi5ME4DvpYgYORinLlqrmbBe7ssQ8W+QJ1bDNTx8y0",
-	"SmzPVC/0fCYVXWA8DBMhCAN9p7WZ7hTZ6ffNMuxtAOMYIt5w+FzdB3PGI9rX1M9RC5aTGF9Hfim1CKvL",
-	"kOv106ShiuKiX3K+0xEzvMTp+BunbLFubRWtDsPoOz4if7ySnzCRRbm2zCNgCCRXpNCv/8+Q6AvQiCXv",
-	"tR58bYzDPKkyNRlhhbQtuWVlhbb3A9QjakIIQz1B8EMfSwUiI05YOMzLBmPfmeBqZnFExh7NiAROVIhr",
-	"Gxn8L7JHXmpszDMtvgW1YWrI6snr33IT+rNG4HEQDcqe5CgIXkn9s5ZgMFJ2KfhAEClTc4UqMoLH60NA",
-	"AL16ArPI6A6h8UT87cPW7lHzvTZ2BLXL+7fWh/buxrZ+rLNTU7ZG31u21r+OBY8Sq4WA85SIRyJu6IgU",
-	"BOm7vc0tz1pdIbMBDCc7ijNMmXu/loN0RP7gDPbLiAga4rcHQxriATe5KGdGr7oR9ujM+PdmwlOtS6th",
-	"akiQgstym71c6VjF6URZRL7W9lplqkqZ6iHwZKkVVm5rtTIza8OZV21nXt0Kawyl7zfG0N3Z1dPT1cXR",
-	"3dXJwXHn6vBWONNj6+huq9W8e7+qSqUvDwl9LA9rttLMmt8TIo3OuNlvhW28S5q97Wgj3MI75F2/FbXD",
-	"Zzg2ShS3FXTkVVxqdl2bpUpyiXL7DK/681mhutmd8kXBSAa+cJaub95mDOJs0/9GK94yB9c5mRymR0Wp",
-	"nzJAggy0qimsKsu4QlOikPX3+DrR/4tOy5xbbKGL8q93jFmP5LegdmGOsJw/jIsBZvQPE3HnDOLtl4Ij",
-	"JSiO/XVc+eB7PaqDcFlwjkKYErIJ+gSrRBCTbDGm9w9kqn+ekB7kKWjRFVNGQ5ga2OL3MZUmXQgCeNKE",
-	"sB+NTtPe+qYPSYh6jgXX20WT5YhFfmbAZr3Zyk0LLtK2IzArnKSXdrnn+f3N+u9n6Q6IyjT/JJ6ioUnA",
-	"86LsqSr37/313zQEYBfpxiZhSJ7I+4g83v/8sPF4vvP74oSbn37/ZbLdq2W8Uy6RzcQ8RjJebaebIc0d",
-	"SHEEOnxBJpt/y2IsLj3O2sk3uBcT1GprnsTIpJchk4tqHejTBjqICWZGOTfO9EHMH4kETUffMUXjGCvS",
-	"ALVTgUHm7AkERkx2GDlv+rd/h7n+m/M4cCcoZrOMadKjndYILKEEZrJPREFF+D81W/qVsqTTROT3L0tE",
-	"vjr6Lp/JNNAzeLU83yvzPHQ4k9bqvalqQtJO9YSkjZvW9t7W7oKEJD3O+tbWu3cvyEjauGntzMlImjPV",
-	"Z0UE0ptk5ToBjzec+egpiqukh474IxnZXNRyww4vHUdnvvmXS/DN0nRzRmReAuDiErzLliCb9szrWq3N",
-	"7HVb/uu2jmC5rPA5iLHU3H0y/+qg9kglVSkrZSE+eNC/Kqd6JNi1Y9IxjTbuR+LlmdZbr5NpDVQqPQr8",
-	"nQlHAWERZYPypFGbKoommCrKBqAX4HI3updCap2ZWcJo9kWWDmq/+3ei578TPf9vTfQcm631F+d5XoeY",
-	"XdOSWIWJnCAZYgYmAFUEKTxAWKENhBujhhe6KNZKGC70zoABUfASrQD3SKwZbUwYuJCl+X5E1JBrMn0H",
-	"CsgYgzL0louBfFvFXfBWP6fKpRjnj6eIxESRGzzwBndFFBUEqSGVes7+8A6PTo9ujp41QoUrXRmZc0gf",
-	"gSBO/nyW9x8W57AkIgQ/2GhDc2Ov2XxeqMAnVkjoo5bvEQ8fwMkyOFnBy6PwwATRa5vHP+1e/tIGBVTr",
-	"POp1Qh7P9I8C1b+BJ+lTrv4Fj8cNbdln5S4hZm/TwcOuIpBwVtxUfUHkEEn7Y27ThERK5zYg04/D3nch",
-	"vaAfP/xydHXzw/WJPBmp8S8HJ+9Ofosezr47a/7828f44vPR119+O//t/GZATw8+NslPHX3P9z+2fqD9",
-	"Hxpk+jEmxx168dvRxsXND63z337YOjvsyJNRPIwOTt6d3YRb54ef2ueHncnZwYTin87/OPmN07C92wqn",
-	"J/KEnbd+pvqVna8XNx9HZ+2j5unNj/R8dKbO2z9s/nLd3Prlt87X05uTP+A5fwy2fv788bdfDj7uNsJ2",
-	"zHqjD83op49xVlxzwmp7u82mNrCAFm7GQkFFUnPUPt8OP4qfJzu9m9bD5aY8jXb7x/hdcsS3Br/QNvvh",
-	"6/aPk5qJzUK8r3IYmUbVsxBGJtQ9pGNZEsH+sjKLczE4X+TLtNFqPmGFWPUXLQlmwtvgXrQqV1mZsjk4",
-	"Zgp1fv23mvVvNevfata/Xs36Att1VscCnQqopBWhiPRxEisU4SkaY5HPB6vgnbRZEGZv2jyIZi4PIs0r",
-	"8XIhmu9MLsSKqRPu8nYzp0FElLGMYfX17/TjvlXfZ89NXTAUlrMpC6AXFvORnkPLSoT5yycaLBz/1vzx",
-	"w/Qq8cIKc+hlD7xWDfRe0AGN3kh0I/AUnRoUkkWzgZ3hFWTP7BD/t5KCbBtK/W9dkV1aANbe+qWWL9Nu",
-	"NzdfUGjtE7FEJRgSHKvhNEdPU6qnp2rEn1er939OuftfT9xgBXpszdDjP2dnvFF9xu2qMzb1hP6Mm8X5",
-	"EjF2M2uEfPTWBcjtNPVO1EZwYQNqi58zhNHEAgaFnMdEIKzgzBppwfWQCq7suDKq4ffbP5y1f/rxfe1V",
-	"w2vbnqX+OT+s9nPMPTA19R0WygM+3xiFivye0PGIMFWrbAimk/5mSFqaMWtcKSxCmKH0HdbX4CfTFe3i",
-	"eWTcyfTNVdIv59rwzyfianfceLb2M0zt4N+sZlgNti+RqmMKbme2MZHKFW5PYefa/DOBcBiSsSpEZxeV",
-	"7aY6hlez22q15xTtWjHT0CNYtWZ3c4UEw82FNbtblWp2m3rHfmKjtLCj5CTNqjqwC2uU2NkVyzf+FbUZ",
-	"Zjkya9smfVeqs0iNpIQ9t7JCM+YnOVtYkUgi0GTIEZ8wCZpILi1Ni0bjgjY/gszkfYQZV0OwMFJm/b/e",
-	"BRTMKaFYYQTt3Ahyqvoxl2OqcIzOEyWoVbRfXj4xx3EVaDFqsllKSyR6OHyo834d8PVWzXGaLYyYk++0",
-	"vbeROk7+y/OdqpZt/EuzoV4h1Wl+GtNMIcd/caHFdpb+9q8qtNDDwwKPiLIlVQeJkFyYULhnDtcuxvj3",
-	"hKAQfjaQnPr47p5S9tDVdl1EhKvGGOuTiCcSjfEAuNCJPhNSiCB8cDI5++1ndXZ4ps4OP346O3x4d3bY",
-	"eXd2+B6fsCb4OA20CThj7dTM2zV5wiEZYSh/x19PCRuoIRycWdBECaig/BbUjvRRfwwDnJ3WzZAY+Bik",
-	"XxEgLBE18cAej6ZvJOrCr938LIrWJYzV0CAb7Ne6danWjQ5i8uj9tLlsFrOjPonKByuIccq+kYhG+VFV",
-	"0E76brAQNUyHSqOFo+tzMYJ8mSShXv2pN9pTagEP8gO+1DJS0j/yTLDVLF9dcLvmFte6Is0tI/yVjpKR",
-	"/qA/UWY+tdLxUKaIPiVM+VBE8fdkWk5EOsIDTcEHMkVrKS8n45jjKECQHaLltV7+kX1Qd31VYpNWObEf",
-	"yPSF1L4wB27ZzHzlBVjEn58k4o1Enkax8pyac+ZkVICXzeo6xOzGxWDL5qbw4I1EY6HXOQLdt4FOiUrL",
-	"pgXBWuuTpE6ZJExSRR9JPA3giLwI0An8car3eDNALfjUatyyDpsiMw6khthIAokYB9t4bTLESh+qkB+v",
-	"Z7Guz2bIGMAjgjabmzafyNDVvM39fMs2m63Mta6NJSRIn4DGC98DupILxTYAriBbEM+YLCG6C1gvIrsn",
-	"Ht9twq5xH1ula0AHDMoY5snLUz4hQtMYDclXdHzWOahfH3faW++c7Bd4gmy9EIjQQG8yB48HNPBcf28c",
-	"4GXjlv1IBO1PEVWIa2rrS8lXHCrUmyoinZ0YBahH+lwrRVhIygYBCvlojGH1wChmUmGmIB2kSM6N/ruw",
-	"RZq9XbwVbYbbZKffxq1eM9yNdsh2/x3e6m2GG1GbtPpNvNvbCbejd2Srv4k3eu2wFTXJckkvHf0WLspY",
-	"27UQuLr7tVnfxfX+lz/fbX77j/JtYW37sh2htYRnHQSgL5SwlHUkvGwjf7L1ymUjNpvkjTR219yBL7aJ",
-	"SgZua6RfMvBvANUx5kwae/s9jq4MIzvoCJtrbvGe9aze/iZNsCCdQ+oIesQxjeCi+xSTzCBBGEOuT0ms",
-	"lTtjNvog6aNE7x2CMIJnILgC4SiCAmFt0Dh4Njs+lL3LQuDtmZv20OJnOcvayNzNZvObT7D/EKSv9dy3",
-	"GXz/W/OrfPtj+sYjGAuQr0xbMQOkEo1wrFeARPp81aOU3rAb6Jyrod7DEyzRRFClCGto5fmAs35Mw+et",
-	"QehuzkjWYQiHkAjtRBKVjioW5YN8hbqsInF2KxOnEknc2GQmGo0rRCHwDsHsHW6b1a5WJsA4xuw+3RIZ",
-	"FfRA+oD5EWMthY2dZwLfaK0NR5wgOBzCXba0LYWnv081tRyB2mnBmn50rTK5LmM8n4suMQXZPuFJHKEB",
-	"Rz0y5faEzQ8+xGOt7BCC2gEaC47aWwEiTBExFlQSlDAYNonWgbQfuOjRKCLsWYTtp3f7RNVGOxh6iBES",
-	"GS0BRyPKkOCxVs7QkA6GLjDtkW7jdXgrU+3eSPPKNS5Q5rQxqgvnKOYT0Fr0APmYGAcqkOWcH2S0yL/h",
-	"kDOyr/Uifa7bi9UHnhhbeWUSMq7u+3B3RsIL3/fGuELugjy5Nl9rKxpbCkWcmK4TsPX1OvVIzNlAE8u5",
-	"+nKqNcz+Ek+1wXDD+SkWA/K8DWqeca84v4/hKbPSXZPbrJq9IEeM1sbryiV4G/kapgys7TeXEmNmPSJM",
-	"XaXn7CuKpZ95ImBXZytCWRgnEUFeHW0mjrwvC6LodYRPiUVVPjpNJzssaz/CdUaeZrIUCKjtnE8MJ2rI",
-	"Bf3jmRRM4AF6V4cOhdQdcNn3ehN5VNbWh3HgPTMvNgvzFOndqkxvPfu59D7nVk1x9hC6sZ4YFGIhKJFl",
-	"ZtRaV3/RsOPsBsh8hml215Hk+qZbhsdjpG+UxB4foIKqoeDJYIi05l6nzIJjyWRE0lftI7OIqc03GRIr",
-	"EYAJ4OnaVjSKg7Y6IPUWTIJPDD9iGkN3kMoLbUrBscI9LItP8LKKhgS5i/TMTNscx2t6dIbzojpn8bQk",
-	"LO5uvk+8V+SVhPT5VCLvqn0kiBJTJIdcqHha2H9bzY1vGXbZJ4M1Mjv2kDNGzHGptb6YS4WixNrh+ufR",
-	"qFA7bIZtn3tvQUwKI/aeCshm3hzSt0yGNNZr+UjZYN+8bIjZgKARnmq66X80NYf4kZhORBYNpIGuyJjY",
-	"pAMnMTPTVjPHSURGY64IC6f170kpaV5HYM9ZGrRmcLC1FR0grJlZYaHMn5YXtIbJot4UZJU3lTfylkUE",
-	"R+AnH2MpteEOtHIxRoBpWN9DXb0WXf3qbhkXdfMKvaFutH/LDNsYOGkgGQk5i8Dp2r3Sv9U7+rduw39D",
-	"YcG7egMyyyM+C90yb3W9VdVD6BEA2gOeUtpAomrpagdWGugVp2xwy+averew7DBwifvWB2E8BrCtvVnO",
-	"qljXlhyKA8WdrwOoRtmgkXd9L3KBQtIH52eYTa0eIZ910AisrL6fNyA4RyPMpo4c0kkEytBus+nWtXgw",
-	"t1/BiOoggAc1ZysXqeSOefhgV07qfZpnNAYpz4j357PcM9YpYYrGOWGgmalnVkzLi9UW7L9GLXjmST53",
-	"gc4MfGWAKDOnORfI1F1Eni0iQRn6xCym5moHZG7K/hOyCZ9zcBESkInHp9suZruXRndsrzlkwZYRyEkQ",
-	"WXprn10fz3Bv+3UkN7ycSjQhcVy3TpFeotCQxxHolcPUF60Vlh7JgEcbtez0MA0UIW0ma2zjuaxwFEEc",
-	"HceXQht5CqAKHOqP99WfrluLR98VG7cEM4G4Za7mzFH3q339l/QyblrouZaEJfuPj4ihElZpUSD47sFs",
-	"wUrzECiQF4yYmLcmOB8ThsZE6HPD0AYkvG3Zh9bwLTPSAWV5KfY4odkDUu0fPlnzcB20RDnkE6kPSZV5",
-	"Z20CyC1LA8/SPlPfH6A+FUSibi6maI84at4hzUEUxlwS6X6R2SRuWRgTLCRa62ZNDruIJXG8jrzYBLK/",
-	"SkSVOZfyXECjCn5SF2cvLslnTX7Tl9H4PWA+6IZHeIq6+Z6QXa2kWPwYmW8JKWms92KfC9Rq3rIRZYki",
-	"cj9dI2zdPetAki5zySL3gsoH+9x8d0TELZDR+eWFpgbQ6pbF9PeERiZpYrutLxW519jHrO+jGOtDRM9a",
-	"IpmEQ4Ql6ioyAr9JIsg9+RomQtsr3eCWdWOu7kHcUTbQxkioCdy3guw+xmNJumbwCsuH+xHV+7qLtH3z",
-	"mJVhUIFCPMY9GlO9PMVQxkyPzZlVSv3J/qZ+rf6bM2/LGnJ6DBRhReq2LnfmDr9B55x7NAObc8EifM57",
-	"xvvpomgDpHe5SxFV+7AzvD2oucJXKa1oAEYxyPtUSRL39Wle3B1Lx5jBtCw+MUDSXbuLv2VJnRV2pMuP",
-	"q/IGc+m3XKPSkp2cbmHIROrxRO2jLo1Ar41IanxHqQFtlCCD09K5PNE70Tpm9Q4rCoAg22Hm98JGhsj0",
-	"s6ST+cJnepvEtPQQmo5tct7sQVS4lEZZ0q2Vh95CZ3svI3K6Rt5Wye2BHDPPPQktfPshVnh23QpHyB7C",
-	"LHPu4tgup3n9LHnh15NXPwECk5VmFmOu2Czhj0pyNJhhnCAvVvPxxdK315Zs2vwkP/izoazP9Rtt92AY",
-	"pR5MiOPCm7P+wrPvWhLg9bYiNDgQTFoJpinruyfrExrZS+UzZFWByR1DLOD0uXx67dGPMG3y/FrTxKoF",
-	"HiUcqQDRqAqlfAHmPdg2Xnb7J/84+2PJs0xC5CzdO6jPeYRc6rRLbLjmiURZhbAxIz5dow+HHTTCv3GB",
-	"GGUErXVHNAY2JANgiD6VQ9ALQpFIhUOC2b0ckjg2P6CuEoTcs0RJ/cEChwFTDQlWsDX41OwQiUekux5Y",
-	"USuVG9rRp7efvr9lfZ4IRbRKqbWLid6NQ5dUa3NHEUBOghsEVKIQCzHNQmpckgbqan3nKwh6rQhgIMct",
-	"0waKqZ4ynlCbc5pIaLjmUJinVlGxS6NpoT8O9HrqCcOyz9IBkCstGbRksvBpQQ2IoFmOgycNSFALaoM4",
-	"UbCuI/0sQKQLSWyyyeJkTOEnHseJDMEHkcTjoa2/DLlg8E/IWWIEs8CTHhFws+IjrDSbhlQJENcPdEJr",
-	"Qa2HGWZY/zDkIY9Nb4MxFw+AF0X68AsNTbdQHI+H+H4AVd8DEmNlBiSBCpxH99HUYJAo8jXPrtnM53Bs",
-	"iUjSJk7ntJXasVhqpdqAtmNpuz6UCfy0NuBPBze+TIGweyY9ZmtYCAzaSgZzl21Mi3dnu20T9kgFZ3qI",
-	"QJgRlSFAPRkv7peSKYeluWCd01Z9A1HwI/QpEemE16zzhYzGalrIbfPR9mZ15bQqYTEBztx133LQfJ6y",
-	"MYPSlxJ2jqKSUVCWyMwU2M/rPT6icbSEbtX0wTOswqGnD9qCipy9YEADZ4ZuAWGyCy2g4LIzJeUSu7b2",
-	"UenLc1pURmFPe8q4tvTwGVOb9FngdVs5OXOa41gS6yUUREt3E91NH93jPCaYFYA5q9o4FVXWGEv1SbpH",
-	"FxLusFTa6gyJlP0k1vI2cIENYxxbZYD2EYM8xUSa3f48k8oBv2VLezSmIaJMEdHHIUGEDeCcGwserZfN",
-	"ZixIn37NPwMAaE0j56U8QtPeC+mzciQK3Gr6S1LKDElE1RFTYg5DcDYnh9bpzCeRO2EngioSINIYNLSK",
-	"p996TRUpKHnZD2V0waEyifVVzJql6+RUcCcpAIgmcMjTWelGurW+LFjsWRrYXGF9gYsRaaPugUzfSP2F",
-	"ebq9Iki9VVLROHZx0JU1TqtellpgBrHxlTceHefZtN3caDQbrdZGY7ua+yHFxf9z+dVZ0WVpSnrKa2lW",
-	"ik2DC1LfhIBYH2fk5co9tRiYji0DtyO8cQJ9/FmWrcp7VytT3F+h9eIvOoGOydcDHnNhxIYtrKl6S2FG",
-	"7v7AvXvuaD+NI1vxtYKH/F8zoZkBH9jysTzD2BQtNE7k0HTwgtrEUID2b7DbTWjK+rBSlxdhaXyBSihy",
-	"KNum+amHeFwuLLtQR9EF76rlUgAIzUvFG87oYKhM7oyaY9q58riqG9yGiW6ss2f+uIyd5go+oJoD6afl",
-	"xwi/vx2Xj200t5bEf9GzykOWSih4N5RgL57kBKSDge8xTjeiwqE11eDKwLiWM5R/4yofGuONahVaPBJR",
-	"UJvfPrbeQsziLYzkraX724rzKxGZIR2Xuju65qfnETOsREynthZebL11ZW9+9XLMmSGZ+szFY5q/t+aV",
-	"dc66QxeJIC1kYCfNcYnazflljnyqGnIsqN6UxJFEvSlsxz2UTdnE8Lp6tbq2AHtqkjO6QK7uPnLMby9N",
-	"i7Tc5bfMXG9Fl77DsZe9xTFit4E6CHLxvbJuGBLCTE6IkGiz2SyLlnlicbGwWykyukjcfE+mZpBmRzuF",
-	"oZChCPf/NdLI371/3fb867aftxJbFVYi3ZwLNpz3yFaVR754O87bhXOOQrer9hCGKl2ImbMIUPAabh9B",
-	"qMCUP5LIMteaJAR1Ly+ub5DBlv0TEiq/mYOgux7cMhMY00ZBI91fe5Bnpv9EIXRr6k3dZxrt2z9lMdqJ",
-	"wiSmDIvpLUujntMASZ5l2GjFJXuS5gjIDUdrm83N9YLXMQ2/wFRqjnHzrrbsqplVOsCK6L9P2COnIbnE",
-	"dF7IJbRXNqi59H6MKYRekPsF2V8gC22ExQOBljslDrkUk6TMPkgfZ6qV4Vi3D+7ROC7198/aO+aOilEe",
-	"xRWODwyCVKnJYt8P1wVQfacvzomeTWhGXVqi63O2m7o/xNwAyrnekOSHhCvSsfAxy9bpd33xvQObMSsV",
-	"m3Yh9jt/7eBqffzScIh6JMQ2LRj6AuBQvXwR4Q2GmwVas+nELtvdXLdeaW3hQa+0sikpXnVp3QiXLyxh",
-	"MpEfYgMDlh9eHXUdCMy98wV2A+/LiBJlljUFx5GuAQDINEj9tlfXAUUWERaNOWVKakFSR918ywV4mhcT",
-	"mhqx5TyV7vKuuZeNeXcvNbJ6UzTiiRra3zgM7x7gVLt7WYpKVgkMuD7wu7llJNh9wjSJNLPqsZ9dnbts",
-	"dADtQZcnhzl/eICYNgdNxivcic6u8hJyhoTgUPYo6DyxWd+JoMbGHPBVvTkYBFY3wLx8LT5vVspCdu4l",
-	"lnLCRfS8xDVbMucekj+sLVZc3SBl1ceYKTGt7xZP7fbm0mObkYn/ikWn97l36Yz7uzDa/INLt0KM6cjW",
-	"wB3wiDyTSnNr6mGTGIeBdSpDvVoDHWBJAiTHOCRGq4qwHBJTaE8HjAsSobXu9sPv9dHm2KRpb3//w9nm",
-	"ZREowXxbVINXyw+E8ZeSh0fk+9JkhG4qHECymphRGjwIUBfkBPx2cXhd34CNFyCZjMcxGbnw2TirMgFJ",
-	"0fD2kLd1gMNzzD+X52EN+7MOsyVLBLqDgrqONSXoaESiACVjyGXEkqybKgat1GWZTJKwiAgTGmPcACbk",
-	"lub84vLi6vtFCR4L1VRH+1LV/ZyjMRcPqI4EienAwMGk1KxVdAX7QaLS9QePu4n6PG9rrBzvWEnhL8wK",
-	"XjZ/Hqba97lb3OEzLVoz84YDuPaEjRNVdbHNjW65Z4lW2iRuRdtoXiJMJ0VdK1q7aE0fnBawJ4QN+UYa",
-	"pOV0G1DhlcVCVUbWKH59H4G9P6HSIHl0r/Wb0sLT7rNwFZYjJMzwRJZaY2gwn0demumdQ3CrGPc/SO+Z",
-	"iVtDq6bfE3JingNNR9Om+ktS5OGibw7kbfHFVzwmKcOmIHAzwVKoCYFyDzLxl92cbdIkVMl9kyEAqdE9",
-	"EI8jAt1l4thcoJc9pcxyHy3+aqfvI1DNp09RQbYAEECG+Qt/IQavJeHKkf9eksC/RLDZHhHPG3+uh0CF",
-	"5TANAIrIYM2ySHUG7//nirs2uzXf5GARDdQzRXsGoj5TkW/wsaBeLAVSRwCf/s9//C9A3Q8QIMQjwIXX",
-	"X27ubTSNQgcY+QiQ8f/5j/8FCPo5xl94Hpgx5dm/1Z7NapnlvgI+3Yre0QzObvEAb9x1c+Rt+pz5K3aD",
-	"n7njLFLvDBqaRa5y2XJ4sJ/WYZkk6BR61xYISMUFHpD72CamFM6jEiTgVzpyP0M4CbPckCCNuzgiAMmi",
-	"Eo25VCTat8neVBH4RXql0yaubFPpU79+jyBuSjIreTkWB9HNr4CIVCQtDCkwGY3Ou5EiYKQ+f7nCIG4q",
-	"uHJv8OAmu3jGn5v9NJ8LPxtX0PM40QHAF4l1lEIeguyw4FqBqdTDoYqnqPvrbe0/b2tfup4jHR6X48FK",
-	"SPuVJIqdJ4wM8GHzosXwsvtUSQtJRFzxpZ9EPLM4+u4UQX/+8kTzUs7+unSxh3mwhv0kjtEDmQZ++3Zq",
-	"w7sO22rf2obikQj0QMhYIoyGWA7zssXL2Pqxt7u8YXhtQXrR3CN6prCXjCjYrMqVoDyQqd+OPiRBDtRA",
-	"zw5UeZPzPOAE6notHGn3ax2Paf2BTLuNxZlqs7Q0mU7GwRYOscChIkI6ylJmM6klRxgGaQs1BQn5gFGb",
-	"gvfyBDiTywX08rLhFue9WcbMLAWb7XvRB+CxRfvBu+db8Oe8ItHSUIC9T1uBDymuX44T9Zkyn/vQNWGR",
-	"Pi6UxeuAZxLwvnMrsy1Wlo1KZS+Vb83v3WKZ3KpFrM8rU/2SEd0KlGIvmXnZqK+SZZoJ+WcL2qLWlu8U",
-	"4lWul/j7V0pz9TuIPLfqz28v8qcHC7u7G+QGOudB3sANk84rvRkwygZljFwUqQ10BMdj2tjAgtXcsm4J",
-	"NKR148dVkDShUjwHoEnlLTOkeCMtNOYaRIyGPCYWxhSKRyQJ77vIiAyHUxStN5B+g8As4iPUo2qmsNTc",
-	"+NPvG49LhL47G8pW2p682VNXbHZTSULmDuh0Lb3s4AK/5RinwOIVRKrzgJQcW2PB+wawCMcewgEakhiq",
-	"R1VaiupCiZKPCApjymiIY+R6HUqnsyJBBlhEMZHylvE+QLntoa6IuvoXKhXRem3awDpA3UiJLnxBFA2R",
-	"IuGQ0dD8FEajLrLFc/YuLKausS5UJg1J379Efw5Qd4jDcNxFx52Dg8t69itEwiTuEzVFMcFRPrIEjr9I",
-	"CU3SaARVMVAcAw/L+8hFqZRwluWKiu5yF+Zp2nC21Cx1jdRyOSLLDShlx1rxzeXGqHlKALMoY79D0KVf",
-	"5kWxPObnjOPxWPBHYmBTfzPtNr68wKNSmFz6yvIpuc4CxawqqaokyNgk0BV93n9tHcfqjnS/hUrZIZSm",
-	"2esLUQ7bxSHOLKkGkcTkDL5WNUipo7/Es+awAQtzEgnx8JlsrqrBPcFowsUDxKxNfipVCIBaJcIDTJlU",
-	"5aCf6+XlOmYIL9EzKhXm2nEAoJa2PfZNhi0dEfQHZ8SGTm0nTRRB1pPyV9aCvVZwOySQt74C4y6yK3Lh",
-	"hnQrpSvn0S/Hpbahib+L/IHN3+kpkEt+u6+CJZIv5c6KvCujXxT8ZV41uD7ywgdknofWosRAXTTXlxWH",
-	"v1Zxc3n4swRSYD6FD1JpuECOmHW2HbPAtJIEySEe62vGRPMwZ6ir39+1KYCZxOqu76XuIeiU1DeQaACN",
-	"8gZZERegbtpbx4zJuJB6XA0zqSEbqKP1HZUIRqLAOphMIq7WcceCSMJU4NrRals8jkmEqEXJ54xUMGgL",
-	"IwGrdmFNJGHJ+xWuvxF4ekoZqXj595TLh4rXGqyW7wxUi7vnS2G5TUxsripgJFtZToHHBqkfNOUSs/57",
-	"cxaym+uwA67qW+Z92edQ114gpb13RFhyD9fpa/Lks5cogaf3BgXilnU9ktnfH/Q3+u4SCnVzaCMW56br",
-	"DLSMvfjYEGvfeZ/NbxIp/EBs2NhxXgOdgBMbZASJcqeRJpTJnjXluLcMnhPo00xwm39lMJgAxhLxBMr2",
-	"BQATehnmiOGRQ740w1zrmlVq3CbN5kYIX8KfpLveuGUdpElp8p7fAAwj6M3dFPLd7FAfiSo9hwpG359l",
-	"nZvmd2n6NlcEfT9fmntnJZXODPLxBIwQ4n04P+3UuxmSgf4WjkpnXO/dslv2BAuAnvTyPGV3PeUvRU+3",
-	"7Kler+f+r28ucvJToe+XtU69/l9PJXviCWUdnuDkFzKwKBwBcg2mUPGFffPCvuBMZW98i5y/IK9kVX0x",
-	"WjMvBsKl7+b9vrZDLUOv27F4WxE9edyk3zWzeZ9yCPWOk6DcgCX2gdnGRU8Z9IT+1szGFKjpxxf3/VOK",
-	"H4GgeaJ9oNnpejlJ3HeeFATf6qfkRMNTChrLmdW2wFljnlQQCOgpxcASJMZT2HmeOmAul2iNcTvqdf3C",
-	"UoGz4MWeXVzsSpZjBDjf3WIAFoYlJGhqXEIn1NwMimpF/uGzRjXsvLTTXUnowEo/vRHHJLTe7bWu2bJa",
-	"2HIBcCY2jtbVGp9BJXHNzAD9BksFUjtjTP214cku+BQMS3bXIZMQxxM8hcQwfdgbuGcLiY5whMcmtJ0K",
-	"2luWcalEOJbcIpgAL3eDGV6Thill1yb6WBQ3c5NTZcDbrCecngJl5T6uqd9sYzRSArMkfdFrFanvjoql",
-	"FJYu6wEacalcgYsCtEBGJkQqE4EIEFbmknYzQNwTSNKqcO6syAQ55GRqWZ5mu7hMJzO7amF+T3cvBf2o",
-	"bqxH5bwH8IA0B5iYGk95jT/XmDBn/pRxfNa5cKGOpdK0u3w3wNnYfSpoU6naI2qi5Zk7KpevjGuFmK5N",
-	"45YdweKYMhdPnIuEuSqZwnot0vRmzuXiiul9Uoko+gAAYD8xqHT9hRgUex0uoKE7JTmbPWMlWuvT2Lg4",
-	"e9OMfpbK3fUGMjTjzPD0LYNdbUKAYEeYathFNM0qj9z7s7qj16S33+ux1I8Av2vDDOCL1z7dHKx7Gbyg",
-	"xUywiXjuQ/ZCyB8daaAB49ENHnTn7ZSb1tZec3OvCY3oq/m6XOfJpSsOOBffzGFVVkcyI4qzcmzvoC9d",
-	"64RR5S10WgN2y1KfOTwCHm8WVL7eqs24MS2Qht4KgWsRbuWOt76pa8TbA4E7NjzZUmrB07IwVMdWg5QC",
-	"kDXQDfkKygq4mARlD0gNafjAiARYLnRyeHh9gmLySGJ5y9a6NIokvQf8qY0uMvinVJII/fMf/xv5v253",
-	"HZJjkP+ehF1EsJzqQzkcksn+LbO/w/vvm10E6bjeA80Pm11EvipBRgTOWxo+FEr2TG2JfasmZUywuDdj",
-	"1KybxHH2KeRM6uOaqftck2e9AiKiOIRHMUCZivnkXvKIJiP7YcwVltJ8NjBi99CuyPzaB0wM+Iv2oL5l",
-	"SAfD+7HgigCIVz9OaHQviN4wbo0ZSZRmMkb1mx/JgCgsKGbmA/w7xDEM54FL0/8nxqHikrh3R5iKqfvA",
-	"EuX+VEmP3PcJiYzXiAsc32c1CgCWki1q/uNm/uNW/uO7/MftwkcSpl/YpS18bhU+twufNwqfN/Ma6/wl",
-	"nNVdKVGuKWR5zUT22APT13xWGzCNzitGyGE3lh2ez4AJezUorqPLk4PDk6OKeFwHKX3RgUdf1NppNtFD",
-	"CLxYoeamBJ/LxU8NSecJM8iHLYequzi8TqHq0lMYqskQdDxwjZdmaytD1wq/8ioC35SsZMoPJchHTKsK",
-	"VubCG99YCD2QxrJ6iuwcLqIlLpJrBZXuWWREGuAlTZQ1+NtgAgVoHOOQCNvOIHBABaYdqoT+Xgb7b4Ap",
-	"279l0BwBtFWovTG9yo3orVAtLJVISkHuzrnBImVKQCxKTojlhup4dzC7ctCzz1oBgvPOtf20MXTTdd0g",
-	"45sARMY9DdQ5vHHXSNP3xAZprNvilpkiLwBGZJa8akim6cV+lyEwQywfxFgB3iYjBdotVKXMWsFWOIf1",
-	"KtkQVwf1tgVyjYhwqyfRxdXZ3UWzhd6ii7PDu4vmRqMa2DS4SC6JoLysQOKM4Fh6G862y9BssXZxeF1v",
-	"rztrMa2IKKR7vq8FtdNaUDtcEdwQ2LesTC9SXj8XLRsEjwCzHTN/QcEDERFhS/auzgxlcgV5kapZtpqH",
-	"iijUSwKCqhRiQdOthdZMQWGAutnxDICuac1bdx918x1stDovXYG3m4WrvvUP+Vzh3Hzgx7J4n4NwAdHp",
-	"BF9hb8/wTbpe/i4tE/VHrtCnoLiyfKPRfdukl5T1Zy60Vmf4fy7ID/L3Xto51UtL2NosWbcjBnFkUoK+",
-	"hyPj/l8lG6BnItslSoYMh1gMXhZ1rphrMOKPwB3lyd1i6noYpULTSjLiaBEgHkeph6nyqXZm31u2yW1R",
-	"zEGMZZkL5cdWvY3WThBl9sIAHSEygiLacBqgC8QTlf70z3/87/XSrF3B+aiU/tpqnFNCa93Wrmoh7XsF",
-	"aRUQKGEhQdkClr74kUqq5glyPbvWrkVqkjZNvsL+9B9aoGDgc2eBvexsLTUMT/pMUbpZ2QAP4PcPlOGY",
-	"/jEXLYOkVzb67lIDEoOTiCqU/f5GH7RjLhR4KdKLS3Ax0lsqlnGZxz6nNiv3Ku9BpTQx3YL+nNelh/dd",
-	"6YO+MMv4rM0rsV/aFMippKT8zR00TEaY1QXBEeiEdv820ImSaMIFIPiM8NQ2N9s3deEQtYeOaXlxOreh",
-	"6hzM4Pnd949vbi6RuQiUzcA2RrN1NAZERRrdzPSYs1gbplusDxzS3FyOGgLUyY0qmA8DkBG2rHgYdOsA",
-	"jXA4pIxklIXCehf7tumgDXRgJ9ITmIUpOl5g06k0mWFs3cYtOycTo3e7SiYcRSTa98LBKb5CEkf6giFm",
-	"UZy2FPFpmneHlDUPn+3tZftr3Wegr8XGqn6bYr/frtcYu9g/q9DwraxB7YioIY/u9QNxHPOJqfsxKkSh",
-	"l+ScFpOzLRyh4J7h+N6sfM5Z4I98hm8BRy7dxvlNaXusl4L89vuEwV4y0XYsEUYRh1QAgEWkzEaeNP+m",
-	"B8YYCzwiKgXHze82p5FUS0da1pt9sZQzc1ucGJRii5Zsi5DHPAHs9O7frq6+++79+4Lo+FvrQ3t3Y9uc",
-	"Snpxanu1u7/92qzvduofcL3/5c933/6jbLLH8XZnTggAUgEwm1FOIhrtoa477rpordNsrUNvBMxknwhh",
-	"v2zrL226GXyxsx7csm52NMKXG+sW3+Peaq9dtObsKW08GIPKRAE1B1wcXhfckW4kJhbrhpCluuWOY6tW",
-	"u5fledd/UgmhTtiASHVFZBKXZMcxroicQ0V93soHCo4JnihJI5IZv2uABGK7R2ZIQWfXxwEi7JHEfEyc",
-	"E0au55S/paZc2otudmDHfGK6QqYDyXrtQUqLOUu1wjXUG44hwmzTyK4AGkgDH7OoUyJ0+tCXlruXzBPH",
-	"RGSWow0vGpPX6sHuVKqk9B7H22fmYXallsUMMhploy3doN6DQwsuNA+ofMkA7Zaz2LiCxyflVkpVaGwW",
-	"kZLSuGZdS/MIjbk0TbIsOd1GpqY1nd9M3FOEvTUcCVY6PHsyVJjwhb1yxUJ+fcJN5rULM5PAmd8pDZ5r",
-	"+2C3iSI8lQaL1LbHNX3Ruu76juqiNYEn0HHS5DFyBZn1aEhwDOeKGSDlbN0kPPitXASwAaISPZCxddSV",
-	"qMbYtsMsQ+i041ilE5sHY74gC7py660KZk+aeOwN2DGdz8GpA8PxhVm+ZXupXJxGRFXAJTmOt80DDs3l",
-	"z2XKcm+Rz2fgvIXuemfXx/Vd11+gc3hz12m2uo73HLh+CFpk1uW7UGJqb6va5ywjqCXLHJpeZHOfQeKz",
-	"x7itaAsBts81e0ZrkPWY4dnZOLbmbxI5oD1zgHX3UMIiIqTi3LRCTZugchTxfdQ1Y2wYzu8iqbfhZDiF",
-	"LnPuIAZdHrNbhlL1++zqPECMG8w8ZpDyAqOfy2Ss7UJPCdGzt+OKEtN61uCZugvyLZ8tkyIaoTW9fq3m",
-	"OkwRx3ptMgcMF+6c1iMz9gaVORyj/XS+lnhmFK4ox9LXDWOGDzQVegKKJkzlM3T9lIoD8nuBdnoQjnzG",
-	"qPQmYns+hZzJBCDGoL455EIYGeaGMILEuUSSNJrg1RTpWestbiatGcxRs1Bo5GlJ6V1lSlJuO5Y5G4vq",
-	"pFYuuiNhcs9MFpoB1ABGPHA9VteUKUexzueUvjaygNUti4nzEGWMvB6gcZxI1E2PHXh64IVv0h6kMsV4",
-	"DFA39b2dRNp8vDYEClBKH9tv/Lccse1507XrV5qb9kIloRAkAGY2bcYoREpwqLdTTCLjVkEkHHKSRwOt",
-	"nV1/12w2m6Wo797Eqzk3RQFWu9Vstjc2t95tl/Ye9Ra1vKh6Rf0gPV59PD9fyHjiBS0cmsPAPHCRywLr",
-	"pmjSzEQXrTuhoFSZzsbcS/5AioiRQwSsrMY68MESpd4WppSM8UccJ8T6dcokD0vbfGslw/ht97MWdSAR",
-	"zfZcxcwoyzE3thLIg+dUQHo2eMFqOd1Gj20AT9yDrZ66zIVJycQx6llSo2trNCHCbE32wVWATj/oiw+u",
-	"Tj/so7PT08tb1hcmnx9KtANzf2p6SbT24fj67Xv9/5vrtx9urk07Y4w+3Xyo78BNdXNojrB4QFiQW6Z4",
-	"DC3AogbqWHwzM0yIa0mElXVVds+uj7vOujPi4pkwQGml25rL5l63WY32rPe4VCJjGzdWRsBLdcFFrow8",
-	"msWLoVZeGQbPx7ybiU/NikNohi/LIt/X5JEwY2WYrmTUWvo2ovC67Y8AYWNu9+RE2t7J0kMct4tQqWCx",
-	"KrBfAdOvOvLeQhscbsmB62VvyTOAT4l8ZWO2UmU8+fHz98tSDYs55INCUk90eN0p58/H4pXtra3WbnnZ",
-	"cbnl9mBLFLNgwPeXpYeULDgmJS3tg/N1uW33ALWKD3M6eH38/P11SQkomVbfg5rkyxYeHlj2fr/6brVm",
-	"JWllEe+nVSkmL1SWNaqOyQ0dEZ6oaxJyVpaIYX/wgL8VTwBjPnXZmTIXUyEpTeKONLLeZtQ2kMX/Q7vN",
-	"nC622wwyWJSNdxYHzjrUShFcuND6Ea6iRV54l+qVGJLlhvENXDS7QWfo5J6XH1HZWmaYCiW+7Vj/CBnl",
-	"dZNXrQVlgLrHx3tnZ1201t6sD3miFflKlQeAnZj3g6/92mx9+bVZ3/3y1P61Wd/4sr73a7O+Zb4q9Yqf",
-	"8gF9JmZrerSskiZRzIpYogKM/1IE9TmQp+NF0OdneLwK4nmeB76j2mRK8b5N1hDUCnrA4GASQkaM/zvk",
-	"8TQQ5LCMlWmZbP0WMgUmu2UQ2TMuDb0E2l5kkU2bcta8Cy66GoO1LsTMxmDu9WJTyPnKjXl9NNpKMHnP",
-	"y41d+TWrQYqX1cPPYZJxuQbzechtfalNHsTjMWWDPdTNzKiuMXJ7CY1VXYsCvSgSrV2fX5wdHaKDG2OP",
-	"BWjEyIgzGkpT7KxNhfV9qIlLfTjdAGH3EiSJ5hLBk8EQdS8/Feu+XBXD23wfird/6n++dQux4HS4pgYh",
-	"fWPehZK7bGZ7n6VmaHUwuE+e8VoCByeItetu+Cz1T5gtaLWmt6uGMrxNiWkimrpUJJpAxY6JrpnaFiod",
-	"OcsiCAUG8QdTDtDmp1iXBq5Mx5DI1mlP0s7Ze6hr/ujqQxgrlPmECgb5ftaGpBuAA19LgFtWufvIPioK",
-	"CPuYXqLSIJ9+gvfi3vSWGWAxcIaKZAAonn6zbde3JDCF6CC5MqklQWhpri2IrVtm5ZYZFyP3JnkxyHUX",
-	"UC4L13Qn9Ry3Npaxdv59p9igCVvPoKOETU/IJg5fuDcW+ja5O2aZnEQUl5UJLOgV+QGaSEGTKtMcy0RL",
-	"Y5LBq0F6daH2f+Jq2m3zoIiEMRYkyqVy+l0lzd+/jUn2YUJ64/TDgPbz01zYkvIZFq+e04J+v675l526",
-	"aevrGZ5ei3rT2K5hhra8UXEZWum5QZ51vSmhwRA2FcdpLz/jEqHMFs6WdaH884FMv3Ur2aJyiNtb70og",
-	"43MwfNfHnboHwQcMkJ/9bn/nXdTcae3sbIbb0butXdzuE4yb4dYWjpqtLbzR62/2W712r9nbabfDqLUV",
-	"vQtbW71mv9nE5e3nJf2jZFnez7x8c6fd2lgqCk0mkM/09g0pETxmWAZ8d0ZcuuNf2kbA95+8KBd4hra/",
-	"ccpW2yizmFcdhtF3fET+eEUnRyFlN59z/5wuBEV6JrKiu72Ie2zuS5GiKnpQUjrP5yI5NP22F3LSTMlw",
-	"GbKi1cMHWJEFUIoOQhFZBEUXXxWRUfdB/UgLZHLUXgZSOFvLMijzn36SpjuzVjCjrLH3GKuhFnV5pfCf",
-	"//jf3Wqt3rgYnFds6vAvZFe/l0qGeAntNySxTaSgj77Fx/Aacrzxm7KkdHrRBihwtVmgjHRL+LmcifPQ",
-	"UC/wIPnIK3PdSFEGhFmMGgFohhzyiVGTHRpLHnNiPv6PAX5ft1CBfR7HfCKtNsPDh8yvpH9vzGJiLj3z",
-	"n+9OMvgVnv1b2vACdfWL8/mKuaF4sT/9xEuhSfwqj3uBv8staG5MxSlX94CllRivkTOGX6H+ZWlIuTSu",
-	"OcLWpnHFC88r+lh8qGEHDMzZnNKJbPBltD7P9//LT67V1jJeq40+UDx0XBuleXIiiYlsoAMDE6RlYU8Q",
-	"DA3dnBdMQh6H3oExlWrdRP0E6SfSwT+nnahX9NC1t97lHXTtEhJfGKSPPCv1BF7utnkPF/2l0Krsuefd",
-	"OMZLd8KlvmYRWqahgn3YMpX5Ii/8Zh0NIJENFBaVaASZEVEmdLsxZpEM8Zh00Vp3zIUSmCrnoeTyQeaM",
-	"zPRqPT57cd6S9K+Yoc8lwHzOQ+OthqKTAeiY62/mNwrIgCjT03YhtLoBNy/pF7CeNgy4ZVh6HR/MG+qA",
-	"Idu1tb4Sdf8HfPH/dV33nc+kd83DB6KKGwo6NUTk8f7nh43H853fl7e+2O7VlkMhZ3RJsYnKmMdr9Vm1",
-	"R+Q1/eoJHpNPiBnC8XiIe0SlIaaY84c6jukDMbhmzQBdBKgVoBPEBTrVBKVsEEPcd98Ae+boDutjmzUU",
-	"aJb2+PQiJL+267ud+vHH78/OL+u/zC0WWBALvyHMghq7YPiIMmX9gc/Av7WIBotjupfGX1ndS2pvuE5G",
-	"IyymJX7SNPmpRAE590C+KqfxZOWsZRgVgl3Pq7Ue02jjfiSsA6/YNjhtFbyPzJUwKntxeadhXw7Zh2sm",
-	"SG9eXqOcDTfwCVXuwi2Q+jnFvEtVVzxf+bR1tS5ny8vzeyM9x/YIj5HiQbrvTJlcddwIP5hTXN30LSuG",
-	"hqZlD7N6nOfnKIVOwYpc9N9ToRWHGZb6+eeff66fndUPD7vgXXZfdNFb83d3ph/tAD8SZwFq/S8JC62H",
-	"Wrs7zXpzs95qlyyYL2Ga9d0vf25+W6ubv9reX+v/Y/1//Mc8JBhAZFgt5GXwTKojidiGIJSoPG6mF/F4",
-	"KZ/MwxdZkmy5dAf0YzxYwamX9Wqfi3VSIRHpmNsslIKpa3c0HOOMq/ISbc88Wy1z1GmVC+U7EZIz1yjH",
-	"2SHZCzaBTUuQOEqqZ7T83HFedbT2IUBncAh/ClAnQOfrpgHbaKwKoAgfasGLCjPKK+Mvf2zVNxCEnrRl",
-	"FmJB0BpLhKRsgPQt67kKBE1+l8ycH97m578Mrj7LDRQs08d9mWRInfFQuXmXq6T3d4gv8X35mkFleBLD",
-	"bY5lkPcez8zWpOIRjQuJWYcXR2UUHNBHUmDnj53z0ktHNIrigoX0w6eT8/PldaRmPO5t6aNK52WNqcKM",
-	"CIQfq8sM/ZgP5qYyoQHFx3KeMSIXlB3aK1w5tmlhYN1cxluZMFvanOPg9tbyblGlGn25p1BREzJZRoMb",
-	"as8UQXF8xCI5FwsJ9DXBEVyJDEy/0P9CP/hiV2ylb+njOIa0sb4gRM8bYAHHA4EjaHwNREnPZm3Z2kRT",
-	"hXpTgEcCTFsu/Bw1/frndxOB2/Xfy/qC5GZDoSUBVTKjQJnsL1Y5UQDUSF+Zp3KQMW3Kb/MYPq0tr2YP",
-	"mMtnzQD7wnKzGMhvr9ArG9tG1hhKSEZUgkyG7pxDnMgi/1puNGX7pb5xSuagXPik1ma5VVRgQKqg4ltM",
-	"wrHg8KUiYiyoJMu1fDf3OWq9Jw5KkvkcWQYuNQTGZiCVv9b1h7q9BIz7FIo57yaxGAl6vSemAR74/G3c",
-	"yAEd3QPudQGqMLtm1nvidrHXCmQBlbwgOvw6+zwe03B6mfRiKodz4VnGcFVj7C6DIjXzJXokQlJu9nJ6",
-	"wWxwwVxdUX2wzyxnIPdCg0iHGJ9oLaHPRZjXEjYWV3UXC6jd+LK3l+3PK9IXRA6fl1YpzM2pt8oL+ino",
-	"gNcctc+3w4/i58lO76b1cLkpT6Pd/jF+lxzxrcEvtM1++Lr946QQIGm1V0uGzA2jfJKm5dsLk0cr9eJf",
-	"HPxesVe3F6fM840p1pIGhM8T9WmBZQiKmNaU+YQBVhVDGG006xGe5o+BV+1qn0+DXUQwPyAwp6lbpSTX",
-	"KwAnWrbhDYRRYcNDlI8LhEPQZn0cpgFhtlSoNsv0lWGVKtQF8b4biHluGlIUpmwQRlaf0MhdUBbfXqI3",
-	"zGwXO4F0eKV0tWHu/LivMHsgkeEpZHqpIG0ZMPfBNkV0HymTYxJqHch+ATlzYh91pcL9PsC4p93EDaAF",
-	"jimGjIPsXq29sHGi/OMIhmDtEtMFH15skPnMfQAOpl9XTH9zV84sl5502hBoprcyj8mCgZv2CJp1TQed",
-	"dBjd1YcN71h9+NchZvOAYzrewe5LCK3pj4nQLOU8+zLEDBqHQXf1AJlqbMXhlsaC2tkS5ci98o1E3fTD",
-	"SVRAyhkQdU3LwYtj3COFrCZoGOGi8uVgQWrII1+l+A5gfy8vruGfT/Dfzs3BcS2oHR6dHt0cleJdjnGZ",
-	"y644L31VAF1QFPSms6BHWBL06erUuKdA+06hj/xWXDk6mHyWZmu33d/Am/Vms9msb+v/7Oj/NLP/td5C",
-	"2keFSzFeasCmYV1D65R+lgBl0kFz2iup9ZrblsLlh5hdpQieM+WP+gnlmnH+xrloSgVkMNgBHpStSUOH",
-	"RCfKoKQfeuqNx9C0XBCZjAiias95tIdv5C3rKgxRqLRwfnASdQNT+R2liaEl1QtpKlTGF1U4otRqwWkg",
-	"LHvY99s/nLV/+vH9cpwLe7fLzprHCFdE8jiZ36mbM7mgp5WRQ28kyFeETSqNBY1LRRBlGfhQIkk/iRmR",
-	"soG+E/pqLG1FietAoZetR4aUaSE2kGhNYfkgg1yHopgPZICk4uGD7ZK5jmLMohWau3jytqy3C2cOVrxk",
-	"6lTaiWiB8aCVfksPM2Uk6GCotDEwK3Bdg4lq+04PUgvXAzucb1+CRe047ev18aY82WUKwiIHsaDoiBQ9",
-	"IAoPTF4UYhyetwBw2TFQSSFzKZulp8DsyBUeaCEstCEUIbiwEtJzus2W58Vlu2hhzpK9DO7QRJzdDTSa",
-	"Nwd9/RuJaOQpgJowY4CL0CSXigs8ICkEq0TmOT2tj7F46vqZKDx4ho6YGS7lvJFmtNuCLEP1lNpzW4S2",
-	"V3O8V0aQXrIQN0BQyN2eg97jZ6csUIMnpPdpXi92PB43JE+81ushZm+fLV7Tl2UHseWjTJYEqUCdJ4z9",
-	"rT6H/5YyPGz2wwXtpqyo0nQLHGJZrvRzaXepeH716Y2Djs+9xZae5pmtuTFTV/prs942RaTL6klnLfUz",
-	"TJkzfcudgCOiZ1iw70dE0BC/PRjSEA/4Sl2E0yf6RPepU7rMJX1NX5BLW+zs52IAXuu+uVYwU0Q84nhu",
-	"lfYxnyDeV/aEyDoG6pulqcc2jQLfuPIhmeVxvcsXZb9bVJS9VaHArWzE5fSVco4yExIp5yRnddDHzzdo",
-	"DQAJ7MHZfaBRdz2w6KStLZeMYzOvsETdTqKGXFj3zR56T7Bw1nPovc62LW0sSAA6YfOL5NP+T8g80zYI",
-	"t3cWSt+b5YiReVdfsYUf/j0hbqIbBuUvQDJNh2qgo68GmUvv6q42xNBbrXO/tQ8un1oil8eBPsmSxfZX",
-	"qjB4n2D2DaVMQAeM9/uljgBTjQiumyx/JctM2Dcl0Bem2wLNtYuQDo/EwJwnPRNVLUleN5W3L8nEsY8w",
-	"tb0rn7SuEOScm3Ng+Q1+15rK6SDpXRWVMboSANas0OfzGni6tQBgYm601zKPwAo4WCskGFTrcmSZ0utz",
-	"5BholYzh9KZyzlglqSCjh0sw8NfT5wmv8RGsQX4Y+Zn4rBt4O6HAlAu27aG5Z443WJqLGvbJ4AzWI6WK",
-	"GmhlwR8N7mAKJYezvWp2uhECDeRVyQe3DHY1dsBWpkezni70anXuNVswhdZKGpraocm3f9LoWzm6gaOB",
-	"799yYy7gA87fo/Oc0mlVcybOKlVUrboxYJav4ETP5K+zOFeFznIjyTNzno1Tfk9pv4D3shL5NLPTAKVr",
-	"7b18nbywZnrprHfXmv0vhu6yZTRyobXnekWPTUcbUPMNdo7rFWUqoQwqASSSSwe+k+HsQMPQMZYKjWjE",
-	"6GBYPUn30Bb7PD8p7mUK/kIL011XUbdPKb6s9MG0051Xtwb5/64EDfsNx+WQT6TxP3JG0JiCA99rCOqa",
-	"2weIxLa8UF9IGQAsD4RWCj17643z+Bjcn/QeRr4qqMckA8oa6DznAAIf0hCD/yfC01vmtcqfyUItZHgv",
-	"jRdmcEWlKxsnLBzW5vWsWuHh5aFI85QABjp/3ebUgISpiba8BsSac9WZvAoqjHm0wYUprQTiCuW75a9k",
-	"xMIQAjfNueQ5s52Ty+CcWZI2DCw0yEdrfsdyzuLp+sJKz+XNqjO5Qtml5f3SrDEI6JXuCC3r9AlPGeq6",
-	"nVWeTpuKuvk7+Y00BIBLG8gWpxKvca/+ebbvcpjElGEx9Rsv/0UNfNO6S49i7k1z1/sVyuGeWbRWvofN",
-	"q+cOt/x4/ZccNQXkn855J/OmlTRJeRWHUykdDKL3CdP3Tq9ISOi4ohe7g9IOe/p8+D3RSi+kMcUxn9ST",
-	"cYpyWg34cmUU/rI5e0+pMt0XJQfNSA8LQoiZnBCBBjNwz39Fn77SLjmfiVbDkJqQ+JEgh0PrINUsrADg",
-	"Esf0gWhTiIy4E8dpl/CZKvYKuUCvnQu1PAHTgqzCgkIMq8cTFdgAoaufMUEqqtAaZPYq8lXt2+5UMecP",
-	"JELJeP05qVGzm5yPaZinwKWgoYOIarUNekMRDbC5Wv5bIV3KvHQxGPANHsyvjqwY5PrrapVLcj5KwkrL",
-	"e7m+IMwEgZcX3XyzeqTKDzfN8nkMDeq5CXWiNc3TWhsHRLIfrgCUbH0Pdf+ckN59IuJvJhzlEPFy7PxK",
-	"ESzbS960uc7m4ZHPM51dTCsNci22hG6yoGvxpMlHfPX799COX8HL++hA8PChz0X0RkIqzkY7q+ddi+hA",
-	"m6gAS4ZBGt6ymCi41+XqnwToNEAXcNGn9QAZREaEQ8FlvveETDNCJqQHq3TL5qyCFT36WFd40EAnKqsF",
-	"lQi74DtmaSMJ7NV5790yQSSPH7X8oAoxQiJ9lzTxCqMZeqAxadembKzFumNvqQt1gWnl8c2P9V++/LlT",
-	"XnycZ+A5+TWQGQAJBcrgNSjeQF3NGF4aZn+2bmGt6/gIvOh6ySj0PemmkXGbXGNj4/cuNm7yuSkJ4cFZ",
-	"HB32SjGQ7sXRe1NTtm04rAss2zX4dXxsNIJ4ajqIRwimpgdv0Pqnph2aNn69cbvIC5fErB7g8iDylUrl",
-	"FqhzeZJH97N5bem4wQDNzzDvNfKvnF0jB7hSSCE27etAFGU4NwVc5G6ExUMugVF/ASUfg2EBJcH+Mvv+",
-	"uZpuh6FnKLveUfluOSzvjcDTQxLTRyLm+oO1ktOI3EXAPPqrOtjEioYPRFk4S6G1g/TKkqqAvyo+YEbx",
-	"HDiy9M5St32p6BV4ekoZeXloWVPxXlNxAUrTy6CODilRc3qD/MXYRKZMsgyZfMgntjxbaEvegoFmUK5Q",
-	"GirRWuuf//hfW03/4CI4HAYoolJRFmbVo+Dds70p9L3e/vz1S7fQX34TfdZmTFA7OfiUazFfwKBasm8y",
-	"eOKt5hL3gKFDcT2q4zDlYHJng+7z8QRuMlRiiMayDFtAn7dZ8S2NM8xYfQiAy9J+VNxBrr4KwEA4t/8v",
-	"oMauKUFH0BgqGY+JgG7u61lWlVboiuX+UOrMZjDVzy4OD44v5lXoV6BW1i/nxRXzgFVxTQgrq788Twsa",
-	"DAks3W2swGt2aTNuI0TV80skV0PJ1mqpP/LnvdPM6OVPeGaknofGaVpa2nuWNRLFKqWwcvzodkV5j0mH",
-	"Pd3p902sqgJMddoUNn2HTWKdfbycAyadgUBb/UnyEYG+Qnis9cD9DFAaYG0m4BteG3MpaS+eels6V8Ho",
-	"YSXbP8pCpHIqFSlAFJxeHHROS4/l0gTfG7eVR9wg3xOmoJ83U5771m48b0fzSBsC2igRPT6cRqI0ea4M",
-	"2T0zw0yWoJ1Enjfy+zTH+l503q/mdxX8M3xQKsahot/EGp7XcwA6UWvLjgCpsCCund8+wj34rm8ueSBk",
-	"rKlIhUEbb6BU7xAE9HPj8ZkMeQytBvRvia1+WeM2kG8fpvADsQ+LzLkq1xvoQL9Z83FXU7ibGobSdr12",
-	"LwS1nigL/5h7kS0FYWQCnRHeyPT5aVMpnyat4MWBI1O89EphoaOvY54LCa3kpPLV21UqGaBgZbmKO4f9",
-	"DFDua7Nfo8pivS6gc3kPiKrgsykfPKsrlN+aokpvivnLcSEG/3JRUGGtqkehzDQqx6Igc7P9Dh1gRYTJ",
-	"41jJzT2fktdU/QVS1UUvZZnchMYtVcjpJ5SsmtuR8ZqHqZkqlo7oK8YKnpXHMYfwnw3YwfNofwPIb+aU",
-	"4ZbsprcjlIvOcq+sQm8cKvpY1opBDwGNcSKJdF4KSiR0jWfKqoCgEQCYi7GLND8AMJTzaqBYM+/6PoLm",
-	"rqa6DbhilFNX7HxnjWjzslJEL2aRk21zC0IfTUUJ+YpDrSF1f72t/edt7YvB6jQGLzyuYOP+Z86wXbTC",
-	"dvXg3Q6CymM5w0ruUyURnIi44ks/iXgeY8UcR9BsYylbGZ2/gDsF7Sq5zU/ADHX7NCZdWEo6YLzUNaUv",
-	"KfOmX55/F6CPl0ffBegz6V3q5fju5INtK6HtRKvGbqEz+t6ggdpvdlq7bTSmX0ksDbyApBG5ZWsbG0Fr",
-	"ezt412y6XylY5uuBzRYzbUGwjZBCE29TOQnJEN0D03mhfjMdg+MIGoNolen6x+8QQJsaRN81qpAr1Jwi",
-	"MyubMZkecT1IkViO4UTnADZ9kmXNG/6iVgtVc5tTF/9c3LyZmCi0ouyRmLOB3n2VLX6v8cC3+eK5UqeH",
-	"Rd0lbQjTn1nZavyIYxrBpF6p+Nh09q5+cMFZ6h62JGnGPrq8MPkzjh9sYfG1Syye452eZJc20iRkcFIP",
-	"EmjO5V3wJgP+tR2hFpQYvCA+Ck+FqFNF/7U3xuc4sfO3F96/sIDvs7NfXu7NTk2h+x4f2shT9l1ff+e8",
-	"3KVl3S+D9CdivrPZoRFApyp9oechBu+3ls+F8QeoC1Mu/qbnUbkvwDFmEe/35w1sLHiUQMEiGtorUY+o",
-	"CSGQTAzR03/JUO27FjnrvbFq9VGY+HA6bBMgkyQd9zP99/b2hS78gaCxlooSJ6bM4cU+/JkWgy9rxJDS",
-	"M8ecBZaoHgCw+pIN081pptzj0RSiuQYY1l67Bz0CcKjQx+uL88y79kCmMsVCtxnrPxJB+9Nb1v1at9nt",
-	"dUkHzCGfPRIXpxF4YnUU66QeY4PpCUpwWcPJRbCDoMAi64iLAnT14QBtbGzs6uF9ujkwY3Y61YjGMZVQ",
-	"tqctNlNt0ECfJIGEJai9HxJEI5hdN8IKd9e1Om3qy4zuHdjKkxGeuqxRngBEaVrQkZ3Y7Wb7Xb25UW+2",
-	"b5q7e83mXrP5S+U+2VHpkXUSSdu/fpDEWKDO5QmKSJogKC2oPOqTCerjUEljEskhHhMUkbGBZ/SpB2B1",
-	"eneZz9CKRWETvMbrnnc5Yyq4sJyVSGqJBAjH0vbnttF4jzvguq6Fxi9k72mWb9gUltoieIEKCWtmPHnt",
-	"bLXz0Uw2qySHdh2wOBX2W0cpLadKyjoZSTcacA9zY9UMx0C5SK8vAQYyz3WRkTnbQxgLKG3SnsJKaOP0",
-	"94QkRnV5ZgmkdcWezalN1hQ3aZpmrEhx/gC1Lt5GdDa5KTVuLkc6DWrEqafFSU9zb+tjGmtDpm9sYM1b",
-	"4FdmxBxE1tLRB6AyfZ4tjv+O1N9ZE1pYnU/rglvNZtdhk3KGZAKFsJUAMSptGLTWteiPDUWkbaqh//L8",
-	"DesrbhV4+rzN4vY7tTitUg/CjCfzWCi9hR+JwHGOJSVUo0CdS1StMVhFC8yw5Uo1l6oUTqFrntTdQxNM",
-	"lcsLxVqFGGNtQQJUmok4dPdy+4VKlEB8eIKnaM0GkE2/iVsmFfeDrF4ismm4HOqDIFrfR10/7cU83vKU",
-	"uZ5EqP316/4t6xpe1XYHm1rfA09UyEdE6zKprwncScQwpRKURPnUJjNfwJx2hW7pCPQCwUvK43JzgoU3",
-	"3qDfSHR8c3OJzLX7qGmC6QmDTkGa+yHSTkck0oO3+8TEGN18baKz2exbu7urbf1SI/fRVRU6MW24weOj",
-	"ICcsvWicJ8CcVFkg0TM3V1mulVVEbJ0NVjjmg4RkXXW7X+sO2bWLpBVBTuOwb5Ba3R0rg8QEoEvea0wi",
-	"Q/c/Z9x3My9twFWjRCqDtdxzJWnxFBGmxDTPNf9ZC2qhdak3oLbg3oHv+b9Q9shpSO7HGOheRHmtBbUJ",
-	"Fw/3RgkyqZRGIuXyvyAGmhdZRfjIWlrC6mqIazkTN7PTYRIDPDCNufqU4Zj+USz6XCohLfGvPdlWDrU1",
-	"3ytsztMov1HBVTynEcAz0rszz69nzBQnVyTcSzy5M3komMaJIAc8KTvJPpjT1u40iSSFapUhQTGWyp2V",
-	"/STOlJ41iO3q86UJoN7uovwR18zLiFl1oHLeu1SZUrZAZ4LxpoN02oRJUYwcMJcn+9P2OM/ToiBRYF7j",
-	"70zeul0Oo7ODSmVw7mzRIy0I5Yia/hRGDN8yW163g6wONmdS7j2FxOZ2c/MlUjz18s+mzIMQbCzw9L6V",
-	"PJHVvJ8J5MHbXRO4DTzDB7kFKDD5sjR6u2tuiFTz3Iu+OrdnTKEcnphWNlIPU1Cm+gfQzRsOfaqkFfl9",
-	"GitjNRW8jt6Nz3EFFu5fMOm5lRSeuuBax2u1BnVhkbvo09WpjVQMTQIPnBQQtYIjIEQ4igSR0nViXbPd",
-	"zW8ZtDfX1rw5/TJdfj3rUwO+eGN9OmhjvQP6Ag/glEBXJKKChEq64NwtM3V0qTb1fLbMRVI3d5b6kD5z",
-	"8QBACFf2vJzHRrMnK+iKXva9vsT6KYwWai6bZZH0lrlGQe6ZAIAXZGLGe09ab/EsSLwV8rMnjkzP8m57",
-	"N3tZ2j4ZvpRBJ0oSJoKq6TXk8BslYEy/J9NOUgZc22HFZgWdyxP0QKaa43BUB1aGFsL7GbaxLwqOT7dR",
-	"5/AGUTbQQsHtHYuYqV9hXCUuoLNX+1rHY1o3DdXdYQ0jNO2zsCDCjdV8+uAI9/HzTS2YCVbC1rH1Lm9k",
-	"Hs1qbSGYVufg4Oj6+v7m4vujc4umVYbMdcsuekpvYS3joBOgsODxAYr5AHBIkcWTMvM2BRRad4LXZRPV",
-	"W7PQ0nHOutg+K1lvR5hQ1tYxBNSsselsiNYsfJaNNbzV35u+13OWwG/oWLYO3gB/SEr9r3NG6Fxmv+u7",
-	"ApfonnWGdAg34K1/O5G2haRZkMOjH08OjgoLAgg6gqCe4BNJhEQhZlor0EqYmZhsoI5Z9ZgPtBCJcKgQ",
-	"9ZkQhpMRYM68vwEAQJ/bRDuFQ+WFdvVl/9Mvjcued80Ts3OkqR82JMwFFfQVAH2ibJ0/76f1tkFWgmsw",
-	"dvp9Cj5RMGNc3GGUxIrWTWmUbSMj9/QxIEiIpS1e80IW+m0WzVYzqrsgEeEQS8oGgd9tD4XQcwz1DUbI",
-	"8el2cMsAIteYezMouZbVjN9WK/AkQs5UhFMRC8X02tyyW/a3v6EDzrQOQDmTt6yOOnFsW7br82wBUjZ4",
-	"rSkL4ySyiUjdt4+tLhoL0qdfG6hjMRicmwOhte6AQ3lz4204iuCQ665bJRIQTeBM33v7Fm7Ux/neTnOn",
-	"qZ/6/7P37sttI9fe6Kt0cf9hMgVSJEXZFlW76mhsz1gZa6xYcpxkONtoAk0SEdjNoEHJjOPnOA90XuxU",
-	"r7W6AZAgBUqibTn6qr7sMYVLoy/rvn6/lhkaZA1QS0BhFJ+K+AXXosVOQvzp/fuTl7rFLqKp0CmfzvDX",
-	"pSA+PAtT7+Cks0gz//MAPfZBrc8GNdz1VOqOG35Q89iAfP0XKhRwIVwWyRQv+eIfsV67bQwOzXzKKfv4",
-	"5b9/htIiz9bPf/nDiLReu0tXW1IXXPtSjOteu0MXm3/ilBxnPPtQMBQqgb2I0LQGLn4WqnbA93nN4rkF",
-	"6LV78Mx3PBXIyaNtIKrXPaTUB/PfiTRZNI9HqUhsuJ3VyfBvwAM+OGqjkKcctgwEwPgVj0CJszqHcKq6",
-	"MqKam29IeZI2MiImjGbguA7a+/ByM5HFt0NWNwDcbt++6mPuPX7f1paDEUOVdB5EuyDTl6TxogXPpfDY",
-	"x7m8lOpa+sSgRXXCNsZrnhIbMxM99EBNp1GaRnJ8RISGxSg5DdqFQv2TUExnKhUyWDR/FQu/RfvQ3jHh",
-	"Gnr6eQjtbPXOAdPm1FMpsseetplrUjKPNloeNXyDos10LlM3fbAvDtr79rwXFO9AvuLBJDfpcLwgqO5/",
-	"as5EQpl72pfZD+YNYEhTPij7yxPNyH0bSIAJjzQUJwKEPkaOcoD8OWHcYu9ULDRLuLwcyFvQVtSBiqFR",
-	"pK9osbeOI2mJVQlqkSDFWOBVOmKcGMLIBwAHlniZssPStQlMI7jsvXaSbQRuII0hB59CvtAQmWCMK37u",
-	"rDJzOKnuz1oMBaQ5F+rzgA+Gy3AgXzmypUaLvXLpNsKwlLmIO3dvRDRP30rzvHv2RBu53jfj/4891v/B",
-	"Okf2n4H8T7PZhP9v/uwHVPWVQtXXf5jPZ7M4wm7XvX9qJX2GF67k5/6TS6JBjmL5ulyW9z/MuFFJYATI",
-	"RHxir0+PXzTPXx93D57a8EXCr93hGapw4RkT2RLIl3yiFkEiUvPSgXSJaiv/zaBQzMO0439y+snIl0Ht",
-	"i8/qGORi/lJmzocIPU+5zyYqDjWLQj2Q6cQJhU35VUBhg5TqzGaGc+cGcwf5kO9AQoLlTzQG2jx/cpFg",
-	"Oz32NQ3YmE1KqztoQ6Jgo2x6lkv3lpLpnpX+gZI65Wblo6nAdH4SaSX7RhglwqxihFFT1NZGb4XRaCQS",
-	"c/ipllCGIP1b7AKT/xZ2lRYHHS9XZ8q1eTaa1zxlEELBjvPriRbBR2txWFskRCVklwWh7nTaFKORStJC",
-	"UaSx1iGTkgjs4Wd8nqopT6MAdYSxYlzobsJnMyFhNMjeTnFyhMqlli0odsy2OGkIiAU0WT6eAbLeRcxQ",
-	"O2ug2+FywbqfPhHRgTm9WRNzWbiBMRdwMEdYY6h+KFyIxHwyOfClYREbEXGhEPPMXDQEDSYjYWz0EglB",
-	"ddkJ84sBMd/DXzAi5rM6hhjNG9Zlehqo1/OhM399cPcI1PcqOKc9KgDOuZfF0n04VJo6vVyAOb9nIgG+",
-	"TFk5xhHzOQEZrJR2oKUL2hmujeQYnrpJoOPoMDuroZSCs6Wk7fokPumaczPWOJKgbRzURsrH+KO5dQXi",
-	"gvDsjcVq7CfcTRtgM1ooLvlslkXYqEUU0bNL0FGLLypDuNAuMYV+SjOSEDUAlDVXXdpi5+jFADwQ1sWv",
-	"GInGOM6EPlK9kOwbSN8OwxjEZnB+Lj99TeBxKgHD2bJjgAGtGysMMtAEAHSVkD3CoTcjaUSFuQ/mpAQQ",
-	"BH3eODLuHGI0o4d6lqhZEokUK58hlO0ChQW4l1QkU40NE2mc921zrIH9WqfVbrWhpmUmJJ9FtX5tv9Vu",
-	"7RNBEMSd9lrXIo6bYOju/fP6UreMyjZ/ISKM1SAeCPMPYsh+FQt2LiyUKFRumQkoRHeMBwb/l6q9qcbL",
-	"CIfLKEQb6czZi33ol2Z1FEtUE56jn6r1a7+I9M/XQGHpCmbNMLvttg0IUDXEshlSSAt8rgElZv/3zzUe",
-	"j2v9GsC/Q1T+Cv7VPTjoHAJGonnps7Ad9IZdccg7o/3g4Ln5Q7qo9Wtvfz1DMPJav6ajcc2rfTIT3/nX",
-	"34///uunF8nor+cfn10sPvzl9dvxs0lwdcZn0WmcXJ9wfha8fv9OYVUxmhE3ZdL+/OHXc4x/rC6KUZ1a",
-	"pC2z3L12b92j3Jzt/abSn9VchoWAZK3/+x9eTc+nU7MF+7UzVA+wtHDYrtBmKKww4AaNzWTWpgIrl/Lu",
-	"Qq1fw+WENyF4PETkkI1Tl+yydyKdJzIHkWMO1HWijCUw5ZDzDxmnX1wonvxTd5h77U5rIH82Ypvqdeh4",
-	"Oq+JilLcI4MYoiwnZxYkMgswslgFlzgHMx4lENHJ/blPeQOX0gOf0NxjfEwjtjOJhAxBdtg5n7t7iOmz",
-	"omfbYm9BJp2cOT3POPXzbn983sDMYxhb6PQnFS62OzcuznZj30TGKAkp9mYkm4gC1pxxab7vsFZ568Ow",
-	"bc/Nl2Ic3rZY3locYHorI48oG4i9dM+STHypPPbsjtWAIyqzSNK5bd98bn/ioZsHc0vn5lveQwTJ+PkC",
-	"OoZ7nf2bbzrji1jx8EKpNzwZQ9a+1z28+b4LpU65tKiMoKQO2hXed44+3/ssYrNRMpmZM2YEnJfsBLs9",
-	"l8kku7DVxJJCDsl1culKXZKpS22ZIrRZBQqtm1GgLKBQu9ZzEWJKwokcaycM5DEd/m67V2p9wDOuucaM",
-	"h7NAAh7HxrLQfCSwKW8meGqel5fMjMfIAUmD0ClfUOrEMYssiE2E1a0nlEm1xhr5Qu5k7qvJa8tMnHXC",
-	"x8zvHaRPkc5kW7riykd2iV25ksDplTQpOFv11uf7lkd1Z0cO1+8WZwtr29YalZAgxMOMCXiCk85s/5W9",
-	"aHzjoq+wxl48FbU7q4dNjDZONzhKm2q7jC7/Us7rV/iwW8v6O20Et/SrI6q0CbSIR7ktkKeYLhewLyCK",
-	"XMATz+wkB9YhxbVxgD2WkDzGLaPmqU45gnwUpZMaITwgbDKMgFgDEy9bMTOX357zLdtoKtqAzEDyJfPS",
-	"WZfkvpbZl1C7CVZwo8K+dinaKGEQ+kJ66bLtDugn4ixTg7cWtTQFZzdbcV5N5kjB+zWHwdfkaTPk17LZ",
-	"61aXvcUv+PFsPvtlOVyMpV34aAveJI9e2DjrslgCWuctTMAlCUViY4OAUtLBKqw1AesZf1pjSdwY0VWA",
-	"fYWfBrLwACOGAnyRcR7BPAtZnejZGljJcgWA19bmdIGvFjvDURkpyOVAWhPQPtDegvVusVZLUvRmq9XD",
-	"AtyBjNJcZjSzVAM1i8x4E4Wtg/ihiZhrwUKRZoHk+zQtyWKz5+7HNDEfhHw7zm/yo40HJdJuWz4IobcL",
-	"qzrjV1yaHGwoys3l7exuWwa3QaZBIbKRTiX2kbOMPkBgSiXj3/hU+B6UZ+T7Ic1aYkWzi3QNJHKEM64x",
-	"7+0h3Mh+uxnyBWSv0yTicYu9MiaSphyiAHDNZiS1kDpKoysBhRlvommUYs/YPhX32VQ+AHI628r8a6Lm",
-	"yfbBsXc0V+/RwP0KMTIK/OfRN2iK15IX3GdYzX7wVlKo8xCk0AVyphozmdI3LlFHmzLStiLuLuG3ClbQ",
-	"CyVHcRSkP0roDeUFoPbiBG8tmLCudCrCiO/RRtr7fCkWXzaGCLBiAPGCHcoRVJbZ4tYiCj2UIcJL3iex",
-	"X7gx4DpttNjxQF6KBf5ltRquUAzHEAkYxooovOZObJhEAY50AsYm4gs2BOEHoPlGjo+VClndf2F+ab5Q",
-	"Mk1U3GezJLriqfDYlH9q8rH43/3Owf7TdrvtsWg6nadQttY4Yv7JqPmbkqJ5ytNg4lOSIEo1819d8LHv",
-	"BroPVXtFoefj7PiszmminFOMaWszIctzhyVf+fpjf10y7iezlgCJBbIp4VORigRTa6trSAOGCQzUbJFb",
-	"P6yUKbYgD2qHo+dPw/bzzvPnveBZ+PTgkHdHgvN2cHDAw3bngO8PR71RZ9gdtofPu90g7ByET4POwbA9",
-	"ard5+/mgtq6+ujCptbzIKcJlrvLDfPnjRssMZnXvT8VWpHp+vmE3NwrvvRn8qlTMwRPNvFGhtXlUYaeV",
-	"dH1U2nrFtahyS+FzVnsnXhF9zZpveKLZ+evjZvfgqYdEVOFOdsP6EZox7pcFcvHwl2xXMHswUNJivymo",
-	"IVtaiofw0V/N8N4uM31v+uvzajPH7398KWi1Y6sb0O52bIqk2KiSvkSx4V8Qdbsg/coGnV2yBzITOhr+",
-	"yHTitdky5p/41D0HP1CqFaFgGGuaMxIQRC2Csl1j72LbEQYcfUQOBto8v9HP72arUpYwl72VOp0nGms1",
-	"jTUFcKyeo1r0WKpCvkCQF2GLfJCEcSAdWYhHVphOPWeTAeOoC5w6hX4ZyZDVVxCePELLwuLXDOpJZqjH",
-	"VIq8zEppORuVzLGw0rVAmQad/UzJgcyYRHBebTZMxTFA+mC4ZAT+GRa8U/lTUVszKlVzDbaoAvtUIkA1",
-	"6QNJ0cA85EMEGh2fKkm2sJwWNRZsCuFqjEhfAZRVtifEp0DM0oH0se3iIgLHDYvCyWax2RYex5a9COoZ",
-	"yRWFPjLGWbfdbrFjDBaNRBpMkDEbrB/ORglsCKiQc/g/a5uJ/MYGG6Vozl3LrF9p1R6BhoeSMNhAQncE",
-	"lnSusVpyB2E7swV2tLltRRUc4WJNBNTDw9pEcey0w5JQPwh7nV67y4dBb9jlz54OD591DsPDTqfdeRYc",
-	"HHa/kd1yky9nDg1YfDd6c6f2SpxkhBIkRPKb7nXYf3RvZYcwv6zrEmvmj7e1lqRqglXv913t30wkdhtg",
-	"5OQKsS6FjadGy8xIK0+7ldV0jief3qaSwub0WP7MG0EA1dC32oS3NJfwkCCrdGpzHTnoBivD5LLAXGdH",
-	"bb9Iu5j2i5xSqc+t1G5k67CDOf76id/tLKdMYlt8nOpWU2brYEPshjAlj2Ns2Mlsnaw3n8tFLkXgFek6",
-	"IFYBbUNTKIhuMVthSEg4heZY6NutZ6hMcNQ142YzTxrOZMG7MFeDZb5Z2gcNE6y0gULBti2pObJ1i1li",
-	"x9iblKSBjgEase3YctWMvYH0z6iXmPhZUjYylrJvgfngZyhSpKrjp0v0itmMWFLFXrvdGkj73KFYKGuS",
-	"xRybskC2BXzG6oVmYl3G/ddnQM3a9dgsUax74A3MlqPeJDaXMQZxG6u9U7Ztqk+P/wiX+pmJCMPWKV9Q",
-	"LVRu1Flkgz7dzicN2EHkRyktMlHuxyFW0qdqpgF+ALNm4QCIvpwJo1kQKy3AbsmFoTttFsQ8mmIAGhe4",
-	"GIv28uA0WNZ1lM0xT10z5UAWaz43ha6PWMJT0bRTWVoFYIZFs/MCCWZuXwcAxFi1Z7/+5bR3tkUaf2kI",
-	"O0104TrfaFec4WXV7Qm84aWVVaUGxfrmf29ZVtw6yty9+RYcJOzOnKe99TJLlX4EmeJgy/q1cqHj0M6Q",
-	"/q3X7lWeVgLiLp9PK003S8nWjxJNN5ObCTAX2XXsvDcp0nxcPZJXESH87iEQyHp1+mcVUea+EPl1ejN7",
-	"1hPNEhULDzmv0dfMOHPQI3VVGANZqHqy7WfuiQIlbr3X3kcwwmtsWj2WjNqtPVhfz/l2ALEJe2Agl8sd",
-	"ekeAVPMJgJvHVCyY+/thheIqVPWFWgOypNJFqXA9hpk9cfNzF+GaUpVBJK8+HgZ/6Q7/9mz666ynLzpX",
-	"/3gu3+1f//2peN3+55sD/nPYHb+P3v7r2d8uqwvh5aHuVAh/7RJJrIxzG1aK63y16FetJ6giF35WyTAK",
-	"Q2Sf3DoQ+tUyjfdToIUbDxJu+XOS9QnBOm0syKKmtZv70Ry6I+TnjLHrseFchjGkdqlZMlTBfCpk6jGu",
-	"oYPtVp1nb2dCHs+iP2s69XdpQLMYNrdr4SucoE0MNMvoU6VHCb7r7ITtt9pupu65lexiEsHnPdHubfZN",
-	"rG4WpLFdH5ndHgs+je9ve9xlV/zdjGSrXWHH/rgrSnfF349P32y7K5KxrlDpJNcYPVm9krHBNtYs3a4b",
-	"AUfwNhnfxWiQ68uDqrtndiA7Lf1RyfhGi8BMRnWDAK8u3a75Jf3xywlLynHyE5A7NnAmNmraXKv+RlFa",
-	"kgf0MAmIzXcxl6yeRubQwCHxLFQOeg2II1WS/jF7+G0y9lkdcXrg6vlsrbyl43Mna/W/ZGt+1YS725Pv",
-	"BA+335G0DbZPpb8F9owvf3i12by0qwhzneAl8CkgjOCuDVSs5olusbOYS52n2GTDRQbg51E/JqA8wGOO",
-	"z05WtzGCUeFGBt1RuoEdwepdVIAjQjVuvrmj9j8/Hz7b7zwFTNaIluF/2j8/e/r0Vcb4Von6tLpztkwV",
-	"uxO38qseVASzCb/lgd29K/lN1RVumu2Fgztcqzprj4fp3iR+hpHgWwqOUoPx2OxNoQFa76pr8Ro19sVw",
-	"Bwj6RBtPQiQjHggm5DiSDiQTq18IuLM/kMcvL/7vGMAbp1HqMfxnl6UJl3pkFCf+8px2IquHYqrGCZ9N",
-	"okB7bC6jdC9Raro3FKHHkPM9EtobSAAlBQAfzFHhg/ZZGOlgYtbQY7N4rgm8NAlFgrw9xtp9+/KcaQEo",
-	"1gBidPzyIvtYlQxkJNnbd6f/97bdYXvs7enL/3vb3m+x4zedbAhsymdA6JIm88Ao/ZA5SnoYkHkJAgzR",
-	"3JiRDOSVCvhwHvNkYfGHLE7jFJhUUCxfQjhBM38up3w2EyFyVSTCyDIIHx63u4Bxyc1/PoeeTwg/WOzU",
-	"+tlfO80u8098I86Z+VfvoIFmP8KqQrIaalo05BZhjXQBgJWncOM+1eByds0TGclxn4ABRQjlvxN+Bbmq",
-	"xMiSaRQ2dcoXoDCOEWbOXISAOFPjONi5JvC+SDOQigiTSK4I0/xKAEIgFBobv3TIQ3vrQOLIY6VJ0yFR",
-	"MeYggIFrLFIk1QGiDsi8J0LP41T7WC1m9oSXhaAtDqY/kHWfxuN7zNeXESyAx/xwjrJbIKvRPwGUxG9Y",
-	"KEsa2xLMPD3WM595CQVKVClGl5vDEMW2bGjloNu58hvZUBN+zVLxKW2xY/cUQCWCcrY0UTHwEJ2ev252",
-	"2g3oUrPJBDvRKmH0YVSGFumVBhee/2KzvUJXR0V7FmvAl2QBIohBD1QIiA0x7oWMRV4D4jqhemNeNSot",
-	"ySZUbh93erGVECLX4TSSiLXpmpkLoXTYFc3Ck80r89BZ/gllrmk8/hGTaiCzmL85BVgwlrvpOAOpRQYs",
-	"tAL8FvMRGN13yQDOEB+Z8L6KVfu9do/55+bvWXobar3g3Lh0v022z3iiBcDGmcWFSrTcmcigdbot9pMK",
-	"UUwtzCDmIKz887fvzz++fvPs409vX/7945uT05MLn9V77PSnHNbqEet19ilv2/Co6lDFGXhgp+212213",
-	"jI/YkESXGjE+NAPu5P7sGJT1tRAp0zOVutEhW9vSpJjr3T6VACrOobDIy5DUQoQ+ssSBRwSrrxRKGPMI",
-	"oqrysBk+KzJ0iL6bc9A+gsseh6nP6lhOgX4abMaSOlHaPw00r60v2B9IP4gjGQU89lmdMExZHsK0xGo+",
-	"gXe/jp/d1mpGlH0j0W+0Jk/oOyGVWtmqdCPcqTUMG6viF7wD6b7FJ7yOny3duWIkFwS7rQBxR3NJvkvL",
-	"W3knA3rrHHaE8usjn0UfkcLAZrKXJNtKCrtz9xT2byqXHSVugzK52CARXkVED6RVDfUV4dywRg99tevY",
-	"HMjKtQNnfGFMv3d2r97FD7mXioOi/N9VpcGyeregSxgFfqKRFc1qL7oAaupHCNIbpULfsRChW8VFnCUq",
-	"MCcOvKlvXr5QJCv5/Y8v3ucCJchyfSCKFOtDGdfCyHtj/DdRbVm9mHMCrYIocQSdFqrBn3Jo3bV+dl+5",
-	"k+jetLGjwok3wucNbU37En+Kx6S4Nj8Ao9U6KzfrrLBWah+uxDNrLUUuebzQKZNCIAJwmsDPbizDBdWF",
-	"WHMWCy/sMweSrGl2iDARHoE+a2hXBAcA6SNdQ2KLnYE1QvVnWG9HOPrzRKvEP6LE+qeUzbBV6f27N+Yg",
-	"WMrdN5G8dDy77BhORBOYaEJbjKGF0AMJTQUIYAOn5knm8pRGg4/nYbRsZizbEewWZsSbCFT0abbjNtb+",
-	"vzXDzrx+6xeYTyjW+bY7h93RPu812+12u/nM/M9z8z9t9/84X0Nz4miDShoB17EQbR4neQNRfrc456c4",
-	"7tPzX8zgOmvGRvcvDa9ARdW+w/AsD2lhSNaNXDMkuqe2hU3zlm6Bkd0QEbIFdDde+AKOSO1eeioyoXRD",
-	"SwVceGHc4yWrrhITY7bx34EkWGViLEPzmJGh5w5ssSzfiICSanykQ5knMRIwHLFExP87qBlZMqj5jvPL",
-	"ODaJYFOViMILvpd2xa9sPH2TPI1lCCuEX6rpYieqN+vi2+ZzVnU4tP2t1d7H8OeiWu4zNYOiflFkT1GJ",
-	"+aePhqXvUUgigZbDJVU2kDldxpZVWV6NsjItyuoFPbkx/4nBQPOyteoLP7KS5qIuSdDWEXVnsDpNAfPN",
-	"xPhLCsH8tk5RWSLLirWH5uVEfrlOJzht+kTTYL8/tUqTaINysD8Kg9RCapV8VKNRHEmxZjjmtnVK9Gmv",
-	"dCzfn6bKjt9GPUU79BYaCu7cTi1l22YnSil7/Peikh6IajGiimYvp0vohx3k/tfoCiTVIJ6KWycIbz5k",
-	"G9OILzArg4xmEmeF1bWaCqg9FDxOrZvYOMqnDbN2dhYmCvpNs75mJHbFjiV6pgP7My9cSU5gkxiFxKMU",
-	"y9xYZEv4+VQMpAqwuzEQWbuYxDpCGwFBUnURIobgEYGU5W6EgvoxT8U1Xxill4QDiRlTYCGMIZFm7m3A",
-	"fFhcRCQcX1GOqAEFlSv4rJ6RfG0oEyLWWxQo9yP4qsm9LcKt9vpy8CrzRy9HtvsoZMrsV2QysgegiqQp",
-	"7qeyQBHm2G4KErlMnVjmUAQ6cNsNroABIm+RHlGSObWMV6kW8ahSOdFyAIQi3Hq7AMgxhO/uSqHy+2dL",
-	"fE41xRmheb/WbXefNtv7zXb3on3Yb7f77fY/asinX8GoCzvEnf5erz6v0+73OvQ8Mq5ezaJgtQIDcEMa",
-	"UBAlRtEno7HVXH+8fPaXafcTSOttrRPHvHuTeUKMLPorn9of3FsFk4LyHgWjwh7YTVVDJQ6qPT13Kjjc",
-	"SGADRSHzOEZhAS2hFvVXpYJUfb7JHJxL7DRvMXNIiXnXsnxHciDBKUVdnoitCL8hJUd8jrligq8kerBQ",
-	"mQ7R3cvfNx76LevgcVC7KoWHK+9XOF6KRVGe/XV4ePHvdz35ZvY8+BB2Rq/10/Gf+f7ilWjPf43epgd/",
-	"+9c/ritLTLM7AWNEQaUCpBYWTKrrI4ttQ03OMW7rFSJ6b3VfljDfUd1eble6TdlaK7e3W9nwOEcbXiqk",
-	"8x3bj/JaflcdDVme/v5k/Vp7D1xFlOWxQNS1cp61EYAVkyOGAr3X7iDeD9Dgm+NwpRBMwmX2zZ1LDtlX",
-	"ErxIW5QTvKu8NTdtjRck6B6Px306L2ZZdrXNvZ1GOlYP0TyM0masxjd4TddJlAo25YBTU+incGHqojdV",
-	"jOVfTxSrY+O3q5ZMLIJPA1PwGH9wR6ABHXyIemcJ8j2M9QH7cKKmjE7taiAfizxvlQ9ndb8QXmxsk+le",
-	"57mZi9+ocaXov5Ap0NcOKc6+PG0OlaQ04n4wfBo0n4XPRfNw1O40u/u9g6fPnh/yYbAuM8uDVCX3EnK3",
-	"I3eFsI7itY4xNDstS8kLNLLOo1SsHyI2G6wDzdt2hEYJJMS2D0NdhXtz1l7nAkw9a+2VDM/sxfLpC3kq",
-	"gGd76zkk8u6bBvf8xsGl6lZD+66yGC5qAfNU2C6weyEUEFY/BpDV6deIEGsFzP+LV+MlBv/Bdga/gOqM",
-	"GTxnv9VudTr7rVwZLAiH3qgTdPmhaA+fhfvBAX8uno46YTcAlZKMBV5VKZ12m8CIEUuvZJostsvd0B7d",
-	"WfIm9/zH7M3tCgNAr7MYVI4zTiDjv6ka4P6yONiasxngAXtzQAtP1FwLVKYppChkCDkL1wQVNjyjEBGu",
-	"eC6j1GOJotTEUIR9dvruN28gsbUZOrDUiA2jJJ14LFaBDfGG9NVUhV9sdMq6sgrNVtA2MIr5WDM9DyaM",
-	"a2abmbDxaUMF3UrVwRGTfIoOhvn3QKp5qiOwquAaihHlCAzupUrhRVZxh3Zoco/Feb+I9AUudxXzJl87",
-	"YLfA91c9AKOU80SbtTL7DfvQ9hkE5MzmCngiPCY+8SCNF2ZTaCHTJcOm92HNOM0TtzVnvr+6guyQb8yv",
-	"0ea4RV3BGe6Pc5JvWymprEFwZ3oqv30fK9++roILrMSpWO5mJeBXqnizj9yzqqIJqmJDCRxqIlY/ftNp",
-	"7jdcrT2rv315bn7AHltX2u4o/paat0ZYiG78aejSy9p0WRiFVAgQqLGMtPCwC848UxohpoWQrijeKJyJ",
-	"usY2tEg2UUXbLT+Q2AYreDBp2XK8/7UtvjEQN8HopMh6NvHPnrucx7HPhiqd3FzS/h2oOePIv6fVfAGL",
-	"Wa2WjxZWJWgMZP3eRV1hfq9ahLYxfq5C8WuE+E0rQi7rwibIfigpbHjMt7+rhPlmXYqDs/dVLzGkRxfv",
-	"FXI+NWc195P7Dx7D0X0Yis+e5c2YiYXNcgv1l3/AdsrP7a+d6D339Eel9/US6M7ncBLFqYiApNGDUoV7",
-	"n83/+XKX2r41IMRcgwISodECKZC5pUk0nZJfucpS2ThiM5EYJdgUEh6Roa8PpHX6/D1USXrGA+h/Knbk",
-	"vH354vVbKx9nPJ3k23EclHeWmt7UmTONpPMGSulASvGSsDtEuy61vOpx+6Ss9smZDUAL7FEJVJMTikqU",
-	"DqTNmhEEyIo9gKgYxlmKMJAfJRaew0Y0MYnWOGIxT3PdgwTJkSHcGymDO92B6F/zRYud8tkMKJMUgAdP",
-	"Z+kC1pn64zKjB59zzfVAIs4ILTySHtuiSktaROyejhBACoFmEoCBDIGZyfzPQiCAB5cD6TLwTzREF2Ky",
-	"zgIu2dANn0K4Y9WMoyvhPgBBQhYUGlAWW8UYa8N5FKfNSLK81aaELppt69KPO7V+TvmsoI7uUAhi9iLK",
-	"KSW1Oagy/RjwZKgmizBBIopYXX8ccQhWUawWzKPKRQSnfLZz8HqyXG7s/sqp8G3Gn920Hm7d9e5PcWs9",
-	"1kF8D3UQp3zmOD1ULsZIYriipi6e6S2bpi3u/BaokJYdZLgggEgi4UD6iyoxTpvPtQwjlTutbsjPDuS2",
-	"CVqcO6RW0FWTtHR5Ja+u8KHfR2fx9+cl5TbhRglpKTB0ehsn6aXjcazuHtHIduYg5Z7/mMDa3tUJ3Um8",
-	"mUejcNR3URGMTOvAqY88nSpxTTI8pTwOtuIQGQj125D8XIi0D/xVjMNPlpFlIOt+SW2lJdWC/idzvY+x",
-	"QKBjMsY1YVpYGisfeT8B5ySYiOBShAMJXTo6Zb4xnvwCieiv5pfGEVOUaRtFIja2M7+0OSiK3EBay6Go",
-	"EEPTQJovKwCBLdX9qITZlBYv0RhPCH7Fyye5BnIZOazF7MSDS4ETSsxJRkMZTXjkpjPS96ACsHqRpMmd",
-	"eJfMegCBPnG6mA08TqLYKHHN56moGSeZ7FrXKvZxqHIu42v4XimyVjJzMyqGqgUB21Xc4pfvFFacyONu",
-	"0ge/ieuXGc3cNgySm7mePDaXeCgfoWHv0961R9XRId1GcK8zYW+s7n0npuqKsDOtUDyxfHHLFHEUxQDK",
-	"3FRjW+cyXRxlITCmzXq9dgeq56VisZLGqQ7UXKaaWSGbI5QN+OweJNFL+NKcJHogdb8PxMTA6b3TZvXK",
-	"vaq3MtuCbysoQWjmzdV63H3rOIrk2j1Z7xW5+XYirx97Z9dj9N9p8+64l74Klr8HgBwZfEuBvZ4MVoQc",
-	"L9glfqNgaUPzHZJ+Eouj5VOVEsCorM0emQtiYP8kJnREAgRkFduaz07VVZ6WdCBT5WzdKsc5d5ZXsHDv",
-	"4XDn5+OeLNSJun5NNPwuK5GzWsWnmYKk7ESAVRpH40maoyV49WmmchbqlgwEt7A4H5IQs5wEP6Yw+z7Y",
-	"CHZlcO4F3EYDNlud18RcbK533AEoc+q++dFnQxGoqdBMzuO4cbRZOg0kiacWexELTizJdBnET236Cl5Y",
-	"sS9tGy/YvBWvf2Gm4NH8vG/9DTPsFvUJbp3vUo+XBsTO5hq4HTKSAC5ZNOVjwerDBZuKMOKAHo4wyYkI",
-	"ohnkQYCwm9jfkdjbbGM4P5CqhQ2NKVPjwDE+mwmeaMi840GK8pEvy1rP5jKNYhaYWQVqjaIBMJDrLQCn",
-	"9zMSW+bDB/wqFn5Rm5/Cd2Xq/AjywO4u/MyT0Mer3+FX36v2N8fxQt1d+6fiU2o0FIDvd7rIj6DFlUgE",
-	"mwku5ymlrBYogyQjJCMztnEMUm+kEmybZbOYY+bDEh+6QkYH7IJhb9ouW0SluE5/WNvABqQy3miu00cT",
-	"4V670UFB4nZgaMiDJLh/W2HGo+RbQZRZxBLOnjZd0RLkFzyGuPLmrHbabBrJuaUBR0QTVy5DEjKIeTR1",
-	"NbiYmrDfCYmIFjuNJBB2Q+iLpHgh9PZEs1kiriI112wu55paZFrsOPOpyGKyRcGUJkEcFRuoQ6Fu6aEt",
-	"tTyMUIRHGLsDYX6JyTc5kIVIX4t9mAjpEgRcutCvY2xX8zhkY0X0IMgWFPMsE84CPhvI+igRgnU9NksU",
-	"6x54mIeBMhk2l5SRaHiYBc40RpeS3a7iBp/50XYnQ/UtfA4mbSia2Li3PAZx/7tSnTthoCDg/7Nf/3La",
-	"O4Mk9yxKhC7BROlgI2plIZkf5YY6lzzURwn4DuHufHe1LzavjYn3h2Ohnq4mK+9faCK8xrcTm+btS5IL",
-	"pEkfhAvUopCJledL8m5IHfB0IDN0kVwKAcAM0GQyYjMKuJGJMyFDM8X5qTaCLox0wJNQGAmnIOJla2vM",
-	"MxeaJZRyMRZvZkPkY2ge1bpCQSKJPhTbFsmKBOvRQG6R3WDv5Qahev/+KC7UV45pPyYgv43gwb11v1Gd",
-	"SF5FLqK5phruJLuGSRGlE5E4HKyM4kcapwdU3xIwZItdGMmBmG9E5wf1562BPLaVcrZ4IVVMq6mgiHGh",
-	"fo7lxgqnFBxeI1awjG7NaXqvRVK5yC33qXfHkawAjpZxKmnkkBdTHsW1fk3z6f8zcay2TarC1i37/DVm",
-	"xuFtoNcC5Mm4Mgvw06I6TESiwKWlYmpXgKEdV852lWrZ3FfForT6IbcxHiXH2rKxktnKiRA8h+tFCByj",
-	"+y8gQ3NcE9MXjSvnmj0D1h9quUBfzqWzsFihvgZtciCN2dtoMdhXpJHheC37Z+aBq5NDREQqFsCtKBWS",
-	"PA7VlUCmQTwxyROgMT3CPFgUascHiSKspAqM1bkMPfg8XiRkoEd6jE+VHOeLhBsQhsPhL7uI3ArRzBI7",
-	"vLM0xIXJncm7ZNQKUq6WhLWtJN0GOVOt1OuPLWu9sq/eab1XttduxghAVZIXkdsiRhbuLRWn2XhyVjOc",
-	"tB8u9NauQDX3QslRHAXpt4/VwdIJRsj62wvtTVZfJXjI7PonGyvHSGbOYwqCg8MToSSzQipKMbg0kFN+",
-	"iQSwiz6TCtg2E3I8i+oAwpMgiUH8klxU18Cru9+wWQ18wUCW25L20QQ4vMmUxMfm4S4lyWYirrWCd8UI",
-	"zmzgFZaCerfda9xZLKPDtySWHzOQuwGwjPLT/HUMpdsCVUJebpt+pvnMyCoRYnJSr5A+EiM1HrXhYk2f",
-	"0m6BJG/VpwSpyNq20/8NAPvo0gt0dGAZ9mZyXKtEOTCKYkFVRrOYG/O2hfcihHZF+D094d2Dp7V+7XD0",
-	"/GnYft55/rwXPAufHhzy7khw3g4ODnjY7hzw/eGoN+oMu8P28Hm3G4Sdg/Bp0DkYtkftNm8/B6Ps36LW",
-	"7z3vdvZv4fzhqm3J3BdGfFc9So+9SbdzMqd0+jJpaf791fuSAOJdZ7UXxhihPH0dKikioibyzdL28Srf",
-	"Ra99oKBusXMhw4H0p/M4jWY8SfdGKpk2Q55yn7m2fHwDiThzFfPN6fT77Oy3Xzz257NXv3jsgxieGevg",
-	"l5OfPcuvP5AH7DT6CY0mMw4jKqEgIoMvMk96olEAHzEuF2hMiFgLj53/9RcWySCeGzlej1KIZwPSANR1",
-	"RLO0kW8karfYucKGeTcx12D1wOMxPkdk0TAc+0FP9ED6ZDI0jbzyWSiCmJsprvt5OaeCVKRNnSaCT33s",
-	"jYWib7rY2kKRHEjz4CiYxzwBgGMzDFIMZgWwoxOyjYEyPwZcYpc/D6GLCu8Io6mQGsw4Gv1Aai5F38xx",
-	"LMxKd9gs+iRitBFx4tnzzmGXGUOO6SgUbkHY/r7XefbMe9pu402guXgcD2T92dPn7f/v/+3td9tUY9tr",
-	"t6FUV2frXseFx440zRdZ/RvQobfYMYuNZ5DAstqVGcheZ/9e6l+NRrfqb72zXrKbl/x1M7olxbJF7aob",
-	"xU6JJ35c5VkZBAFVZrkvr40AJOPusXDmfmtrzXOdBC3XdcaZbYKJXOvXnp7Wts7LwLP2Pl+KReXuLlxr",
-	"dg7lKgT3AiAtoBg0/YOwZ6D6B4sCIRwJ4nO5yrZxb91amVR69FV30ay1cTN+kyrZUyoULXdW0YXeyKlg",
-	"DAfKxdP1k2hmzaxiUzVhcmxiIAaco+Rm3xEHdg/k5+4Lb+A+x+tuAeyAt1ZNldGAvrIq+JZ+iF3Jm+M2",
-	"90/SSu/a+zzXIjnZHF99JUOdi4+aXd5iv2E41NjzCYj4LMlzPVEs4fJSZ8HQKUZAbW7ePCzmxr8Arh3I",
-	"zNvfGP6EBysIhNYsVVR5AxksKonBt4as3msf3kfU0jyNduyjFrhDIuK+QpyFPfUdRTffw4FZ3yiZOxjj",
-	"hEMhXmliwCYfbjg4R5QslvasTDnkCMx/E4Fw7tSQDzo0Hu1UpbafYuPZGsji4So+wIyzPF0BB6+fjb70",
-	"qoE0EwGfQLOBr11NaQA2H0I1ymIyOoBKX6zLuY5CITE9fuczjz1ouTN/n8njr5gSzn/HbgHzcKqqmQzb",
-	"gOXZGza2YeLbHxO937YpoyiynmgQbp4tJUlY/jDcPQ1s0Un3PtN/kalSDsFuwUy9jJEEwe8s+2vGD4Kc",
-	"6ekyTwhISiGhhFYkbBLpVCWLgaw74hG9lIYSPJjkYBzVlZiaATegOhiHw9RopQt9IKu1oX8bNhCibbi7",
-	"l0EzUKFHC6/7skXngb2jvPAO//yIp7kD5IqZ2x3fA161t4Ga6IlmUbgtrOOwUw4C7STQRiTom4AeV10x",
-	"HXC59znl0EWzXroR5b42C5BEEiwtPsbiQj6bQT+DZv7nazH8OE/i5ef6DWOYQb0U8JJ51CcGh/kTcTcS",
-	"qw8iImODvpGJ0VQ0nHREFjd0CAOQqKQEjHhV11jl/IGS85wKJbVA1qYCXk4ny1Bp9CNHIhEyEMy3w/YY",
-	"TpLvkESNce1BOghTZuY/MpjpiQD/EqU+pon4mIlPkU7RwLSzZd6nBX2S8YEH0tJi6mgsm2Q5JkLPp8IN",
-	"EUFUx1KE5gJzG9jsBG/nLGGsqBzIghU7FilI9CMzDExx5ex+V9gTKngWJc3sJ5Bq8JDLikuIPWF5pvlA",
-	"iKQ6nGn4XMhAcc0SkUK/wp0iT7T3zgMu764TzIfcqBDMq4AgsLpGMLfAQOebSgjt7qd+G9j7dmu77Ux7",
-	"fKfawwz3O4lH0fJChy2XEiVLTrybXzdEpcwf5vAlxvALjLHehFus27EjT9zM4AWn5sMSuRqNJeLirJGo",
-	"L43thwDzK9VFCi7iMVKoYx9YBnZkrYv1mMoDuUwc9xCI4N5EOj2301YFRplmz1EIA6JDUeFS3Xp14pmN",
-	"ZxwHd453beR+I11GI/xOCeoyO+WW48yMlaVx5q2VBw5DnT/Im5WGvfAWyQq6d7sCr9yi7QSGOvf8R6ae",
-	"rwhfbRQDmIEkCL8LXp61lWTz4RQamqXASEMmVMqiHMZqxH1lNBvPdSLDZVEacUkdy3QZ9ixhUjM0+gZw",
-	"L8HovS6EOZLci0pt0rpKAIO6ChhfIx8GOcKgcOiC1/YTdBrFse2NMpbxjf1FO1WgL4jZGmXJHSlW3prv",
-	"rQgXHTwzol8Zy7r2TkjjvpmlgMkKF3o24eOIM2PtzhNxxGax4Fpgw3kyZTOVcq2j+RSD+C3Q/VZ/VFRD",
-	"W3b70BzttH3Jmh43Rp/wOqcCvmxpjtzU/Yl79TEW9SAj3iheGc/LNiNDrX74CmQw1gBynVBrwYtpp7Fj",
-	"Kx9LQs/se44850XnnYxGPpsl6qoCvdNLEUShCO/98D8e+t1BJ+fts+8nDH2rtqjC2d4LRRBparf9FrA6",
-	"eBggxlzQXchgAmYmtEnRqFshHh6fiStjAdZDnvK++/NJ6HsD6TtTwveYnzNszD+JnsT8gT7db7QYDMO8",
-	"XRIZsmB+EvqsnhmrA+ms1UYu6WjZVXIFedcTnkLtQErd8n3XOxZhjBilnrFoe+19D+ohJEZXJVZM5ASq",
-	"7aykL2d3sjhd5BG+LvuKJVk6kLcQpriU92GKuj2ZCVVna545y7HLxtaeFCFB3YrZJFGxGi9atS1weHLj",
-	"3mk5wzdXEXYPPTxVsTX23MhpD68mkkQldocSXnteoudOfRLmzzwrPfI1j6KIEAju99rVGxRewUjWKXAV",
-	"C0SdVSxW19DTsyRaYh5c6tID/N9gGR/j+WEQUPinCNLbqeY7msbpdiyJVGtmC7IrsCK6AP6di7fPYbD3",
-	"kkCrEgxNxS0joamoWrSNE/PfUrKtaf1cXgz+vYNy7XXm2XEYauvP1bllPvYYZxOlZ1HKY/PfV0LORSMr",
-	"Sjo5/u0Ykvjs30qKo1x6H2ueQr7AZkdsUTRDm6ciZJFkUVoA13YPKfZsUo/AhgpQqVKGbW+bodBg01YH",
-	"/4GtegfThnIlpzyS7FecTEDCngrzkWbCpyKJAr73YhIFfKy2D3KluyVkq5ZL3zKPjpevPe+PzXr3WlCJ",
-	"pwIPdQXZkjsn69Th3mf0qjaHipD18l5YrrbRgxDjScXXKiN50Fv/W8ZYKm7Hu6q6ClUemHDfgpgq01Iq",
-	"McqNoW6DCrfY6PFIW2i9kF1PVCwad9ZHWIN/V30U8sWZGStMoAB6UUDkztL6w0TwyxESjuiUJ2mtX2s/",
-	"7e+3YSrpll7hlngug0nu8k7H/Dm7vNs2t7vLw0hKbFiw1z8rXt/uFh4vgVIqu7wLf/6ybfvC1qrye5cX",
-	"tm3hUWXujDvqXlQm3l3dgTTXe0zFYQ4+eL0TSfWby4z6iErl/kiyiAOMN2yYO/uaF+az7nxo7ORsPDTw",
-	"qls4mhd8XNXPNOP4r3Ezc+XdunoV5r07m6cRwMhDgTHg2tt6YyygTRUOlHENdQVAF2Wu/8s7vFyNmH8t",
-	"hu+T2B/I+kpheoBV6S12AQ/ULFUhX/Sde+vji05CYEbPVadHYcNDbqpZJAIxkGrEjK6YTakIhQO2CB8L",
-	"8HSh+Bq/bIjc437MhyLG4stcnWd2CHEIZtCUnoBuHjcPrtw7i/f1WQI1tAAdlFIAMxcoLKsIX2dzmONU",
-	"kl5d6wRfQK3urW0OmIxav/aBx5fNSLJAqVgkrAs7z6wAIdi4Kd7WCb7g4536wCkfVxFRW6h1vHqdIHpU",
-	"5jvxf3NS72ahl52UNRq9EmgsNlbAmUaw2OwQ182LbT2E8XobLfZChSLPEZCIuS7rrNj2GCNEij3Gj8AD",
-	"9+vNplEiUIttt62+ch3AtRhOlLrcLpcxH7orlmxSL+utUvM0UFORWaCABBCKOLoSyeJoIKXNjhvrVASJ",
-	"SNfGZ9EChZz4asGP/YTt+g0+2A+/u4eXn46bXb3C1bcwX2ng+edUTpvk3/1YInTvFjTtxOI8546/O2zr",
-	"RIBta1pKRLr7dlHEjRYqIF++vrg4O2dChjMVIfmh5FMRYpWNY2wIeMpjNZ4LTE0rxuOY2ot+H9T+NKj9",
-	"4bcGEmvRcP4AejMS1pweS6Pq8Mh7RM5Gld15Ehz2EmWFuRGiPNQ66qCUYViQKCp0PE6MO0C4ld12cTEA",
-	"PYSo+zD6Zsb5/t0bJKeYa8H8SZrONJrp8KMxunFCwEafJdEVT4XHYqVmQx5cYiIaiDZCxsMwEVoTUx/9",
-	"CyqbJmY8Zj5J3QsAGILM10QEl45mi6eEOmRFZeMrSUU0iUi83MW0x+1iNjxwubYIeBLASAr1W+YczBPj",
-	"BcCc9/f2YMitDawXe1rN9bauAH3TTt0B+5EVCSu2p6kolfs3y/kcYwWeOOJEhD4woCZ41AP5KpitS4wC",
-	"WxiTVRgtS6SAS8SYzImldbqiWFN0eD81RYXR2FJCIyeX5WPruyh8R5UEtEQ5XURi5T7V6Vpz+EY/Lo8v",
-	"mp9Bh5RtpbcFcymoM7sEcwmtRXzBRpGM9ORoIP81F3MRMiXJ5wsTNZutd/fuWQegT5jXAQ/EL/zhK9AJ",
-	"ly6/174Hy7J64TdPg8nmNKoxw6jYEeu6R1EMpF/Q+j7XCKoepNGV6LMRj7VFFEe4DHfmIij0eYVGK/QD",
-	"qiCYJ+x6AuDixfMK3dBAOG1R3ukpImQxT0WCYHeoOwfSdRYiiN5XOpaYeroH0wxnr9aH2dsyVXobK+ou",
-	"vvRWrvQW9tQtDalHO+m7iNsiEJyVCLuUiJuNg71M2GyMneWH90Sj+ZeIANqj3ROKMCD9TAQiYAzAW3iY",
-	"yjH3mrueaAcPMlHXQMKMTSVpKqYzYzCpSxAt15OF8a5HPIqXnGoj8C7FLGUjlQzkfhsYJb9+CC4b0W3J",
-	"if64B4Ln/GLe0JXhLr199I4esjjG1aoawMspuEdpdN/RO758VleO6QMyuG4QXqnAaOC3afaD+UTkCCs6",
-	"WmZEhX4+5n/Or8dJSFhyiLJTcLmQY9EbSNdzZ6Rm3obERsIrIckIxHAjGn7EkkiVpi5/QYL0CeJGBGoq",
-	"+g6ty9ysFzKYJEqqOUF4AkAy1yiKOTUSkbRGRIq6o9kZSC0CJUPdaLE3EZDqLZzojlKq4tLMj7lOM2Hh",
-	"e/gLAhERjpOR7PNEvFBzmfoelvhEKeOzmeCJo5hz/mgcYekQKoTsd4BRiuKYcdZtt9lEJPTB9PUDmfHV",
-	"DVW4+EqK4kI4RVG7LzFfIUxnXuuE87am5Yp0L5fmdr1tyIAm+lG036doPxdAgWrEi9vr924m6vlsppK0",
-	"GUkzQ+CTlcu+dyJQSYgYjFpbAjZzpM6NHEkFnx4xqRgPAAsYKnqM1XZM0qnb7vaJ8h/eBLA2RGkExp45",
-	"wEPbJ4N1R8AnbcSM65I5YDORsCAG+JyTM/jXRM0TVu91DynL4r8TabJoHo9SkfiFjEnhzM/mwzgKfFaX",
-	"KleXtKl3BqfqhGbqLmkG4snmkt/Ak01zXevXPgiWzCVLr0V8JVz3ku1oQkEOJLwsBqkMcPQ28ZUm3IhP",
-	"CUhzVIZ8LDn7RU3Fv83nJuNav/baDcX29oDdoGZRUOvXzpIoiOQYlr3Tpdau6oW/hcnbyhPvbje5UTUA",
-	"nvAQVhCU3AZmsVt/YCCicvn5jt55a2F5Sy+2163QK3uh1CmXdn30nYWZCOZJlC5q/d//KPjCSqY8SBlJ",
-	"H+MUax4XzFQ8niXCjf7wZen5n2tDwRORHM/TiXkdEJaK5Koci/EsUeE8IMe7mMjjs6il1TzL2111wCSk",
-	"ga3KxXGk04RoiwgK1yNG7USMEqEnDrWgCIWbO4wE91sCzvw2lwDRniXvTdDwC+nfRsTnnmbM55JHnSML",
-	"hRUZnpMi2sMWSN1wRmSUFHoXw6wtpFWEdix7EbU3etARblFAodYb5VQO8v4oz9ude7TFv988Iez47IRd",
-	"igWCtOmFTsWURTIV44SYwOuJ4GETOpNhAEfs9ZtnLJJjodNG7n18FjXNg9bAY/N5GKUsVmMjUTHJfZ1E",
-	"aV6ewiVls17I4qvRUq0C5NILWS7MFtmlXs7G4KrnbAJwqd0ocl5a2XdQPUQWKE5VeT6vjzj9QqZoYJvd",
-	"e/b2/AKA5MgzGAszzKy0gRAdYYRA6ZIVEZP1bUuXWDDhM3BuhupKoMotfkCTcmarn3GWK/Zmdaqd1g2m",
-	"pG1Vz2qbgbRzqbRZezbyTpWLBRDf/O4OeNmBfJUt3ISjncMKJoTHEp6Kpu3tLRgsucdbObbygg88jpHY",
-	"1mNTIefM/sNo8abR4kwjIaDHLiOlL3HGtZBaJWzMU3HNF7qfxykEEGzAGhnPybaCBi3tsRkHansCCdQT",
-	"YwyazRHCvMIulKwAVWzudqw8A4mSru5/aobAQNeEH9DjNYfP1smlFh19Inhi/hKDgJnAVAJx6wcxPFfB",
-	"pUgLGyJ0vHbLE3UCNOcZ7fkKI3CqYHHNXJlBX4pFoyBikJ96Axw+C4TUc81G+NVGdFx12fHLC2sEa6T1",
-	"deaY2ZrJiAeCCTmOpNB9lhFheAOZJlzqEchG6yiDcI10MDGK2mxO4NywJl0eiHJqHGM4smByX6mAD+cx",
-	"hzDsQM4l/r0J5bmIkGK3ut0ITYcHkmGHqFH+JYWpz2E8rUhhayDzmEGtDFQuEc8RNCZAU0BsJrG4MzFm",
-	"kcPclPM0iUDyJZG+PBpI41uap88TwcSnYJ7g7DHxaRYl5sTGKsXZMTML5xYOgSZ2pIDP+DCKozQSmsVc",
-	"ho0+VWZBbMAbSCwkIeQj6pIgtciu3fGjiIuaAWKAlGouA7f9mV8oEaIAUGH6cF7W7TBz/PUEzpnZFkGG",
-	"qg4KDYSLWaSMd+pSLKnIlINl8qmZr4UtVi6t9eeOJVPLawifKsI+eJ0la+ABvtNohDIIVhV+yi+MxzgL",
-	"RJJGI7LRWcxnWpifiwttfsmtHzhoL/N6qVj+hsKWA7dAZENkKmH+n/zWQBaVLMABgw9Mgq0kwHPEtBDl",
-	"SgmSCkazjhYR5SbMQsBklLmHMHdU6wS5262zAXDXa1Cf1Tp8aTT2lj/uklhd8n067X6v02+3W92Df9S8",
-	"muWSho+sBm4atI1vdRlB82tuI310G6lmbHMzw8Z0r13zRCLgOWGFV8Qb/+JhwZ5dgly5HoSOKz2nvQTE",
-	"yuP47Wjtmq0Jl8GizRKzLVLKxNh52/SU49zGeWmuz77oc03I+XS1EvGPEghy+4sa/lMEae3LH1Xc6r/9",
-	"bW18OwvbWNa554yCvkcUG6bqWLDyIs2isVSJdWnLnnwsF0wB0wim/gDYWCrbLrL8moZ5KF8O9LbYSWp7",
-	"yRKRJhG8sRAzW94HS8Eya1XeJWRmbCAz861IXqkoEB9nPNokZ5m9gdENwDIy5cmlMQ55FD5gyWc/7QS/",
-	"7IxHP64AhHmvKgCRZAAmpeot+xBrS3n8AmuQe8+7B+12TsaVb7yHIuterG6VtSKv/EsfRd9G0bdue+xS",
-	"BP5rrlLx0Rios83GpvWA7aXGSLRiER7iGWM7mLChCDjxR1m7+AeQj38xn3hM3/4oIa2EhJWvekO3snxc",
-	"2pUPTUIWNsvNMnLpax+lZDUpubJJdiAnhRzzMdCbtkaR5DGkrjd55Bhmzm6DUh7IkBib0T3jAUvE7Nt+",
-	"tl/z48pD961VZRxiYUEeseIdBS+4dL89FPH3anVnrBV+pR/6KPk2Sr41m2MHYm+m4ihYtFyEc5NdiNey",
-	"KwFxIRBzWWQUyouANYlFgC8fiAcs+vBTz+zX/bBiD7+zqgDr1bwarX6tv58TZiu76KEIsrPiOq8VYisf",
-	"+CjANgqwkg2xA+GF6rea8LLsprbmLWerjYU0Z/9B22r4OT++wNrW4rpDnmJldz0UofauuBfWCrWVD3wU",
-	"ahuFWsmG2IFQW0av2CDTsgoBy/aS0VVA3E4DvVtK5CKWiuXhSjmaG6Ks+WGFXDkp0ZasmZjZ3YrpMmg/",
-	"z+BTqt4y3ErGLnnBy5v9oYjY88JGXCthS5BoHgXsegG7uht2IF/ThC9ahRaddeI1q+FLo+BSpPlksHvA",
-	"A5am5vvcyH9cF/c2ErC6yTgEThWzPaq+4VleAC7txoci/y7yW2et+Fv6uEfpt1H6rWyFHQi/ax5fppNE",
-	"zceTljMON8nA8RxI/HL3QZ6DVoNdi0RkVuYDloW5Dzy3n/PDisTtXGKzR4e02arKOLN9c1Na9bYgLxrL",
-	"9+pDkZAfSjbUWkFZ/qmP8nKjvFy3P3YhNnPwAeul5TmIMxkvAIcfOnBuQkfwPQQbAHCBFUjFdTgDMDlE",
-	"PDd0dw1B5N5KBtcjN9lTngYTohL4k9/45nIZH3AhdPrjiuMCAEUlySY6BUmZ354PRkBmK7teLuY/7FEc",
-	"bhaHxU2wCymoksuP0HrUInDhzRUyWW+fuROblsCHtnc/ZHtRJZcQjHtH3/LjVsbYVaxqxD3dOuniZdNZ",
-	"9SUHBflXsjEfjBhc3kjrhWHJVz7KxM0ysXRj3Lto/PLl/w8AAP//",
+	"7L2NUiM5si/+KgqfE9GwYbttA90NxD/upYEe6OFrgJ6eDxpKrpJtDWXJU1Lh9gy9se9w3+E+2D7JP5Qp",
+	"VanK5S9g9px7727ETmNbpZJSqVRmKvOXf9ZCORxJwYRWtZ0/a+wrHY5iBn/vxSzR5o8HGqfM/MGj2k6t",
+	"1d7u9DboZqPVarUab81/3pn/tLL/sXatXrvnwrRWTCiZ3MleL+aC1eq1IVOK9lltp3YFP5E+1WxMJ+Sm",
+	"9pnG9w0uyCiRXaZuamRAFRFSky5jggwYTSLSS+SQKC5CRtqbO61OrV6TIyZYtKdrO7VOq/Om0dpotDrX",
+	"ndZOu7PTav1Sq9cSpmT8gG1EGsf5N+8n7hvFHljC9aS2UxvTRHDRr9Vrimt2vNykKTXtNdWpqu3AmMzn",
+	"tPsbC/UKtAsN7fRkZAgUsQcestq3b9/quBjKW41f/70c/1XL8eVbvbbPhEphPVQ6HNLEDPRcMDKimjOh",
+	"CRdkIFNlSJwvGI2GXOtp4rQ3dzpbljg0jlnSZ0LVdn6tjRgVqVa1L+57bram6WlGq5Bq1pcwmp6UUa1e",
+	"C2VkBv/2TWd7q9NqvTNrTkcjpHXtQYa0m8Zm/GYVaKi5xE73BB0NJjH9ylWtXjviDwxe4K0L/Ml8MmPH",
+	"5puJ0mxomGr/2hCQfTUzvoBx1r7Vi+MvDjtK0r437Nab9rvy0C6pGpTGMpQRS6gujEZIfUdHo5iHtBsz",
+	"f1SXP52dX576AxM85HHMRe3bl3qtywxz7NXqtYhqdt57zxM9qO3U2tvvWo3WZqNt2DziTJ8nEUtwQcx4",
+	"879qO7X9/aNz2wwGHUqhuNJM6LuQJl05mEQw4C+z12MOXQ8vjvcPjg894u5n/ZN9r3/SftdqkfuQxkB3",
+	"O7jOd2d7/uBiOb5TMuLp8MXG0yH9hA6J7dWQdSEp6qVxLLtH39bqNS6UTtKcR84kCaUImdCm64ioMWO4",
+	"RaRZtMo9uGFklNmDo5iGLIHVPUuHXZbkUikxMuCCJVxG8J73tXrtpFavHQBDyjQJDX1ppJFeic6FnBMj",
+	"nOmn0YOJUKZCs+R4BcHfi2kf3oLb9Q533mQF+nbbQN8jEGc7OklZvTZMhNkQrVZnY3PrjVkAQYegI/To",
+	"kMeGdQ7OD2v1Wp8/MNP0496Z+TjkURQbKvzw6fjsrPatXkukNAy0CZtKsa+1ndqHJ4j6VHCzoJufzd8j",
+	"s2/nrDBK8ISZVkURvkcEGxOVdlWY8JHhJjLmekC4VkSxMGG6TtRAjgUxzJUL9z9rRj49ZPQJsfPyEFrb",
+	"O62WFfTsAZWuX2vUnO1N+wjMvS9kr9eMWMgjFpml6lEepwnbN+tf22nVVzr7Y6r0AYv5A0smOTuab6/s",
+	"jnbcbSZoTtyBYuHdT79vPGxf/3G5KU5G78LPUbt3pN70P9KNySFrpd/zc711//aHYefrj11D9CSu7dQG",
+	"Wo/UzuvXAynvVXNguDl54GzcuOc6HDChmlbDfK1kqmrf8nU4Fg9cU0PxqhXh2a/5emh5D6d6tgRLED1M",
+	"WMSE5jQGyidAXDak3Axe0eH/nDNks2ZfRzxhqviG7cIbVlEsYFZW0maPbHXfhI230TvW2O612g3cYO+2",
+	"aTc0vJFI2D5DKmifJdlGgdkstVW+1GtIuB3z+rvt8IdO96e3w+9Hm+q6/fDLO3G5Mf75DTtq/XayRT9E",
+	"nf4nfv7725/uYa0OkCOvkEFLCyUIHY0S+cAikjBDQX9tLC9P7cmtnU1HOdtkWWow+4jiUpxJbahyITVV",
+	"iqdD0iF9I/97PBmyCFlGsNEgkbHsT5r+8Q2MUz68Lw/P9k78AzJhgsZFgYwfRu6VTzw4T8734U321Lw0",
+	"7yGd/pCcUfjn++JRsdw4nnFwzjkgN3a2nJJacUDWzi8PGtvb7Xat4pj0z0bo3j8dSzI620mF89JbseNV",
+	"Zrdc22i7VnmmIVvhopj3IydFEzUa0D6nxKxamrBdMooZVcyxHMlWg8R8yLVhOGsYHK9w5j7Z3HH7EE2e",
+	"GTbH1k7bUTprtLwkQmkAZwpnqiyyI/yFRQROuTqhxJxgLCJSsLr5D/k9ZSmM0DOPtGbDkfYNwyhNQOqf",
+	"ZocUSxKZ6WPQu5HcpRPT/rIssTeW55SeaYtjn6Joa2fTmbhmKQzrZLNU3kkLBpA/13Iv7Z1Wq7nRBqHo",
+	"EeBdq9XOCFDTfMhkqgntaZaQd6qWk6OsUKxEjM4KxOjMJUa7RAxkAY8YrYWUMBzabHWmKPF2BiM8a+bt",
+	"FWbenjvzVmnm2X7wJt9pbYIeegBuhROudHkXjWkcdyVNIkJFRCgZMpES+KKwbUKqsv0CAqhvOpKJETdW",
+	"oarFVEQqpCMwgwdy7NxJqK2ab46oiGSvl3+Hz8Kp0094bE4dRVO0WPWADWFeNLk3snkJzWtZSbyVO6uy",
+	"+d915cDqsVeMiSmKt3c2HK+hGVI7kprEXLCchiCCuVkCO0H8VDXkTbd6q9og1XZHTgWwwCtXK6KTC5pk",
+	"PxQXbyQTnVCus7XLfCf58l0kPGTZN259Yt4f6AUL1Flxgd7kC2QY8s5R118dnIVdixPZ7U6KzOtWokdj",
+	"VVgKa4i8HOFxdrDRjkWfKb0XDbme1lyjIVcqMy8yZ5vdeXD2g+JC1hTrD43lRhQbUXQudCfGSDH8ptZ9",
+	"pTd3rp5eHT3e/v3m5iZttTpvHg8vjvcfj/Yu359f/nh8+Pm23ew03222mu325sZWq9lutjea7dvjq/PH",
+	"q/NPV/gfM7HWRqvTerfRancarTet1uPj3sH17V6rfbt3cH2312o/nl59Z6jSfrx47DS3mu3Hx8e9k8ez",
+	"w8fHT2fH++cHh+TT9YfGuxtx+OPZo3nA79V0+Pjx6vT4+ugW//vx/OjMa9LZarVuxMXxwWP78TFTlG5v",
+	"b49O93FmlRNptvHH46vz29PLv7c7G43NrYZRJW5vb6+u9m6vrh4fD84Pbz/unR3egmfg9vb29uTxsb39",
+	"rtXabHcePzw+PrY7G+R07/iMXF3f3l4d7l1fnxzeft673X7Xbm3efrrae3xc67TerG9tbTVabZjM6ePj",
+	"j4YcMNAbcfFj+7H9ePy4+fl2s9253TPjvr29NZ3ebj4e4js2b/eurw/PDm73To73zXenhweP5qfKn4/P",
+	"vDc8zvpfmYR7J2YgH/ZuP0gZEdzQk9ujk7etduftY+arvUWP6e3V/vXj1Y+3V+DBsc3ePXoe2r+Dfxb7",
+	"7Twe7N0eJGl/ut/Wm7bp0zk7b9EP+nh6/nhJ1eBGnB9cPR48vv/7yd8PHvf3j85vFzoVb53j7++d7872",
+	"bgtOv+y3x2pn3I1YWcZ+y7bxJVNpPHVidqkOB0T2SE+mCbHbT/lbcpTIkCllhM8m3DuksUbTL2Ia3ADo",
+	"ygHB6/z14I8WOpExDNVtstoTXXLThgaIlswh5c6nFQ2Gb/WaTHUoQeiC4xtGbs0oKyngDMqnWjGtTjbC",
+	"ra0tM00w6RJGFdAk4ioc0KTPSE8mJBX3Qo4FOb08I3nzwkjUPbdGb2EkG4tHUniv/Z3wiLifyZgqQuOE",
+	"0WhC8oUtvD1K4QIAvKlzKZG96PTqqNEhZmEjLvrETJaGmiWK0IQROCZEv/iShP3GQu3P0Zw43+q1U7D3",
+	"98GpUOTUWIbOpgxlxAh6BuC4SVjDrh7RkuhBwrJrpQIrl+9Q0HVxen6w5M0DOg56VIODkSfVylVrO7+4",
+	"s8c+WORz1LHNXB3DaVXYnple6PlMlnSByTBMk4QJ0Hfam9lOUXu9Hi7DzgYwDhLxWsLn5X0wpzLiPUP9",
+	"ArVgORn6OopLaURYQ4XSrJ8hDdeclv2Ss52OVNAFTsffJBfzdWuraO0JSr6TQ/bHC/kJU1WWa4s8Akgg",
+	"tSKFfv1/hkRfgEYifW/04Cs0DoukytVkQjUxtuSWlRXG3q+TLtNjxgTpJoze96jSIDLiVISDomxA+w4v",
+	"V3OLI0J7NCcSOFHhXhtl8L/IHnmusTHLtPhWrw0yQ9ZM3vxWmNCfNQbdwW1Q3pOjIHglzc9GgsFIxUUi",
+	"+wlTKjNXuGZD6N4cAgnQq5tQEaHuEKIn4j8+bG0ftt4bYyfhdnn/o/2hs73x1nTr7NSMrcn3lq3Nr6NE",
+	"RqnVQsB5ypIHllzzISsJ0jc7m1uetbpCZAMYTnYUp5QL934jB/mQ/SEF7JchS3hIX+8PeEj7EmNRTlGv",
+	"uk7s0Znz7/VYZlqXUcP0gBENzQqbvVrpWMXpxEXEvtZ22lWqSpXqkdDxQius2tZq52bWhjOvOs68ukms",
+	"MZS9H42h29PLx8fL88Pby+P9o73Lg5vEmR5bh7db7dbt+1VVKtM8ZPyh+lqznUXW/J4yhTrjZq8ddug2",
+	"a3XfRhvhFn3H3vTaUSd8gmOjQnFbQUdexaVm17VVqSRXKLdP8Ko/nRWWN7szvigZycAXztL1zducQZxt",
+	"+t9oxdt4cJ2x8UF2VFT6KeskYX2jaiZWlRVSkwnTxPp7fJ3o/0WnZcEtNtdF+dc7xqxH8lu9do5HWMEf",
+	"JpM+FfwPvHGXAu7bLxJJdMJp7K/jygffy1EdhMuccxSuKSGaoMeoThOGwRYjfnfPJubnMetCnIIRXTEX",
+	"PISpgS1+F3OF4UJwgafwCvsBdZrO1jdzSMKt5yiRZrsYshyKyI8M2Gy02oVpQSNjOwKzwkl6YZd7lt8f",
+	"1383D3cgXGXxJ/GEDDAAz7tlz1S5f++v/6ZXAHaRrm0QhpKpuovYw93P9xsPZ+9+nx9w89Pvv4zfdms5",
+	"71RLZJyYx0jo1Xa6GTHcQbQkoMOXZDL+W3XH4sLjrJ18TbsxI+2O4UlKMLyMYCyqdaBPmmQ/ZlSgco7O",
+	"9H4sH5gCTcc8MSGjmGrWBLVTg0Hm7AkCRkx+GDlv+rd/X3P9N+dx4E5QzKYZE8OjndYILKETKlSPJSUV",
+	"4f/UaOkXipLOApHfPy8Q+fLwu2IkU9/M4MXifC+xP3IwFdbqvWnZgKR3ywckbVy33+5sbc8JSDLjbGxt",
+	"vXnzjIikjev2uxkRSTOm+qQbgewhtXSegMcbznz0FMVVwkOH8oENbSxqtWFHF45jb7b5VwjwzcN0C0Zk",
+	"UQLQ8hK8yZcgn/bU69rtzfx1W/7rtg5huazw2Y+pMtx9PLt1vfbAFdcZK+VXfNDRvyqmepiIK8ekIx5t",
+	"3A2T50dab71MpDVQqfIo8HcmHAVMRFz0q4NGbagoGVOuueiDXkCr3eheCKl1ZuYBo/kXeTio/e7fgZ7/",
+	"DvT8vzXQc4Rb6y+O87wKqbjiFXcVeHNCVEgFmABcM6Jpn1BNNghtDpve1UU5VwK50DsD+kzDS4wC3GWx",
+	"YbQRE+BCVvj9kOmBNGT6DhSQEQVl6LVM+ur1Mu6C16afZZpSWjyeIhYzza5p3xvcJdM8YUQPuDJz9od3",
+	"cHhyeH34pBFqulTLCM8hcwSCOPnzSd5/WJyDihsh+MHeNrQ2dlqtp10V+MQKGX8w8j2S4T04WfrHK3h5",
+	"NO3jJXpt8+in7YtfOqCAGp1Hv8yVxxP9o0D1b+BJ+lTIf6GjUdNY9nm6S0jF62zwsKsYBJyVN1UvYWpA",
+	"lP2xsGlCppRzG7DJx0H3u5Cf848ffjm8vP7h6lgdD/Xol/3jN8e/Rfen3522fv7tY3z++fDrL7+d/XZ2",
+	"3ecn+x9b7Kc988z3P7Z/4L0fmmzyMWZHe/z8t8ON8+sf2me//bB1erCnjofxINo/fnN6HW6dHXzqnB3s",
+	"jU/3x5z+dPbH8W+Sh53tdjg5VsfirP0zN6/c+3p+/XF42jlsnVz/yM+Gp/qs88PmL1etrV9+2/t6cn38",
+	"B/TzR3/r588ff/tl/+N2M+zEojv80Ip++hjnyTXHoraz3WoZAwto4WacaMhIag07Z2/Dj8nP43fd6/b9",
+	"xaY6ibZ7R/RNeii3+r/wjvjh69sfxzW8m4X7vqWvkXm0fBTCEK+6B3ykKm6wv6zM4jLpn83zZdrbajkW",
+	"pbvqL0YSTF1vg3vRqlxVacp4cEwl6vz6bzXr32rWv9Wsf72a9QW267SOBToVUMkoQhHr0TTWJKITMqJJ",
+	"MR5sCe+kjYLAvWnjIFqFOIgsrsSLhWi9wViIFUMnXPNOq6BBRFyInGFN+zemu2/L77Onhi4ghdV0yALo",
+	"heV4pKfQcinC/OUTrc8d/9bs8cP0luKFFebQzTu80k3yPuF9Hr1S5DqhE3KCKCTzZgM7w0vIntoh/m8V",
+	"Cdn2KvW/dUZ2ZQJYZ+uXWjFNu9PafEaitU/ECpVgwGisB5MCPTFVz0wVxZ+Xq/d/Trr7X0/c+gr02Jqi",
+	"x9+mZ7yx/Iw7y84Y8wn9GbfK82XJyM2sGcrha3dBbqdpdqIxgksb0Fj8UhBKxhYwKJQyZgmhGs6soRFc",
+	"95ngyo8rVA2/f/vDaeenH9/XXvR67a1nqX8uDqvzFHMPTE3zhIXygM/XqFCx31M+GjKha0sbgtmkvyFJ",
+	"KyNm0ZUiIkIFyd5hfQ1+MF3ZLp5Fxne5vrlK+OVMG/7pRFztiWvP1n6CqV3/N6shq8H2ZUrvYcLt1DZm",
+	"SrvE7QnsXBt/lhAahmykS7ez89J2Mx3Dy9lttzszknatmGmaEayas7u5QoDh5tyc3a2lcnZbZsd+EsMs",
+	"saPiJM2zOqi71qiws5dM3/hX5GbgcuTWtg36XirPIjOSUvHUzArDmJ/UdGJFqlhCxgNJ5Fgo0EQKYWlG",
+	"NKILGn8EmSl7hAqpB2BhZMz6f70LqD4jhWKFEXQKIyio6kdSjbimMTlLdcKtov389IkZjqu6EaMYzVKZ",
+	"ItGl4X1D9hqAr7dqjNN0YsSMeKe3OxuZ4+S/PN5p2bSNf2k01AuEOs0OY5pK5PgvTrR4m4e//asSLczw",
+	"aEKHTNuUqv00UTLBq3DPHK6dj+jvKSMh/IyQnOb4Dk64uA+MXRexxGVjjMxJJFNFRrQPXOhEH14pRHB9",
+	"cDw+/e1nfXpwqk8PPn46Pbh/c3qw9+b04D09Fi3wcSK0CThj7dTw7YY84YANKaS/068nTPT1AA7O/NJE",
+	"J5BB+a1eOzRH/REMcHpa1wOG8DHEvKJOqCIc7wO7Mpq8UiSAX4PiLMrWJYwVaZAP9mvDulQbqINgHL0f",
+	"NpfPYnrUx1H1YBOGTtlXivCoOKoltJOeGyzcGmZD5dHc0fVkMoR4mTTlXv6pN9oTbgEPigO+MDJS8T+K",
+	"TLDVql5dcLsWFte6IvGRIf3Kh+nQfDCfuMBP7Ww8XGhmTglMH4o4/Z5NqonIh7RvKHjPJmQt4+V0FEsa",
+	"1QlEhxh5bZZ/aDsK1lclNmtXE/ueTZ5J7XM8cKtm5isvwCL+/BRLXiniaRQrz6k1Y06oAjxvVlchFdfu",
+	"DrZqbpr2XykySsw6R6D7NskJ01nadMKo0foUa3ChmFBc8wcWT+pwRJ7XyTH8cWL2eKtO2vCp3bwRe2JC",
+	"cBxEDyhKAkWEBNt4bTyg2hyqEB9vZrFuzmaIGKBDRjZbmzaeCOmKb3M/34jNVjt3rRtjiSSsx0Djhe8B",
+	"XcldxTYBriBfEM+YrCC6u7CeR3ZPPL7ZhF3jPrYr14D3BaQxzJKXJ3LMEkNjMmBfydHp3n7j6mivs/XG",
+	"yf6EjonNFwIRWjebzMHjAQ08198rB3jZvBE/soT3JoRrIg21TVP2lYaadCeaKWcnRnXSZT1plCKaKC76",
+	"dRLK4YjC6oFRLJSmQkM4SJmcG703YZu1utt0K9oM37J3vQ5td1vhdvSOve29oVvdzXAj6rB2r0W3u+/C",
+	"t9EbttXbpBvdTtiOWmyxpFeOfnMXZWTsWri4uv211dimjd6XP99sfvvP6m1hbfuqHWG0hCcdBKAvVLCU",
+	"dSQ8byN/svnKVSPGTfJKod01c+DzbaKKgdsc6ecM/BtAdYykUGhvv6fRJTKyg46wseYW79nM6vVvCi8L",
+	"sjlkjqAHGvMIGt1lmGSIBIGGXI+z2Ch3aDb6IOnD1OwdRiiBPgi0IDSKIEHYGDQOns2Oj+TvshB4O/jQ",
+	"Dpnfl7OsUeZutlrffIL9Z8J6Rs99ncP3v8Zf1esfszcewliAfFXaCg6QKzKksVkBFpnz1YxSecNukjOp",
+	"B2YPj6ki44RrzUTTKM/7UvRiHj5tDUL3cE6yPUFoCIHQTiRx5ahiUT7YV8jLKhNne2niLEUSNzaVi0Z0",
+	"hWgC3iGYvcNts9rVygQYxVTcZVsip4IZSA8wP2JqpDDaeXjxTdY6cMQljIYDeMqmtmXw9HeZplYgUCdL",
+	"WDNd15Ym10VMZ3PRBeUg28cyjSPSl6TLJtKesMXBh3RklB3GSKdORokkna06YUKzZJRwxUgqYNgsWgfS",
+	"fpBJl0cRE08ibC972ieqMdrB0COCsQi1BBoNuSCJjI1yRga8P3AX0x7pNl6Gt3LV7pXCV67JhOROG1Rd",
+	"pCSxHIPWYgYoRwwdqECWM7mf06L4hgMp2K7Ri8y5bhvrDzJFW3llEgqp73rwdE7Cc9/3JqQmrkGRXJsv",
+	"tRXRliKRZFh1Ara+Wacui6XoG2I5V19BtYbZX9CJMRiupTyhSZ89bYNiH3dayrsYepmW7obcuGq2QYEY",
+	"7Y2XlUvwNvY1zBjY2G8uJAZnPWRCX2bn7AuKpZ9lmsCuzleEizBOI0a8PNpcHHlflkTRywifCouqenSG",
+	"TnZY1n6EdihPc1kKBDR2zidBUz2QCf/jiRRMoQOzq0OHQuoOuPx7s4k8KhvrAx14T4yLza95yvRuL01v",
+	"M/uZ9D6TVk1x9hC5tp4YEtIk4UxVmVFrgfmiaccZ1Al+hmkG60RJ89CNoKMRMQ8qZo8PUEH1IJFpf0CM",
+	"5t7gwoJjqXTIslftElzEzOYbD5iVCMAE0LuxFVFxMFYHhN6CSfA+VZPlVxhzwKmmXarYJ0EfKI+hsEgx",
+	"nGjAiGtkpoT1chyTmWEhy0UNKeJJxX24e/gu9V5R1A6y/rkiXqtdkjCdTIgayETHk9LG22ptmEVVxal7",
+	"A5eSDKmYkBFVaiyTiIQDFt4rQvVUrQM7VNvXXdd0Vhwi+lHNAM2P2JVRFVznyg3WLKsxNOXUUQIDfgH5",
+	"OXNeCSNJKoQZlhSobNphr+kBm0CDiMW8C5Vl4gkJpdLxZH3nRgSGAoGZXuATIWiSczy4ZyzRDgmq1jcw",
+	"usCNCCzCyZ2FgAnWwemZXx1k6gA6Q5CplNkCa4oxEli+9pgzWG/eCF9/j0BRQNojcrQZroCgUyJ7dinA",
+	"0xpcmlaNPdMqQHsdrWvYCd6P0+rIle0lFZrH9i4Zj7AhneB+0AlnYGJ6DpF5fsNv+b4tbb7/l7av5ZBP",
+	"yCDTYw+lEAzVXLPasVSaRKn1n5mfh8NSzj8Ou8R5pRF7vQIioTeH7C3jAY+NDH7gor+LLxtQ0Wew4jKB",
+	"fww1B/SBYQUxi+LTJJdsxGywkGOT3CVlhPpxxIYjqZkIJ43v2eQvEhSzl4asIX69fAAnojmENE00/ml5",
+	"wViGIupOQMfwpvJK3YiI0Qjut4wMYpGllYsNAHiV9R3iCZVKIVE0xJG60e6NKG/mmVvYf0NZ1JiDU1ge",
+	"8VnoRnir662qGUKXAUAm8JRm0Y4RRItWu25PcbPiXPRvxOxVD0rLDgNXtMeeJou0BIo7HyVQjYv+iiLo",
+	"WspTKiZW/1dPUhDNcXJnDV5/p7mTypLDPyO3Wy23rmWFuvMCzo89ArC+qBPLJNO4Yhne25VTZp+ufGr8",
+	"158Z/zXq/BM18JkLdIqws3XCBWrhRieAfKnI8yEoMGI+CYuFu9oBWZiy30M+4TMJrn0GMvHo5K2LtdjJ",
+	"bmVtjUhiQdIJyEkQWWZrn14dTXFv52UkN7ycKzJmcdywzsxuqslAxhHYg4PsDskYGl2WAwY3a/npgYVP",
+	"IdwtL0jluZppFEH8C40vEqONaYAYcWhd3ld/uipLHn1XLLhUn7pAX3RFlDvYf7Wv/5I1k1j60pUSrdh/",
+	"csiQSlRnybxw5wbuBqoND4Hhdy4YxqoYgssRE2TEEnNuIG1AwttSm2SN3giUDiSPJ7PHCc87yKx2+GTd",
+	"Outg3amBHCvU0LNbFRu4dSOygBFl+zTP10mPJ0yRoBALYI84ju9QeBCFsVRMuV9UPokbEcaMJoqsBXlx",
+	"0oCINI7XiXenSOyvRgvHc6nIBTxa4n7DxceUl+SzIT/WU0V/JcyHXMuITozl4ddyDYySYnGfVLGUq+Kx",
+	"2YvGjmi3bsSQi1QztZutEbVu2nUgSSBckNddwtW97bdY1ZRIC0B2dnFuqAG0uhEx/z3lEVosbzumaVJ4",
+	"je1mfZfE1BwiZtaKqDQcGDsn0GwIBk6asDv2NUwTxaUI6jciiKW+A3HHRT+okyA0BO5ZQXYX05FiAQ5e",
+	"U3V/N+RmXweEJgl/yNOneEJCOqJdHnOzPOUryKnauFOrlN0D+Zv6permTr0tL6TrMVBENWvYfPqpJ/zC",
+	"ujOeMQyM54JF5p3Vx/vJvFtCCMt0TQnXu7AzvD1ouMJXKa1oAEbBihlcKxb3zGle3h0Lx5jDK80/MUDS",
+	"XbnG3/Jg7CV2pItrXeYN2PRbocBwxU7OtjBEEHZlqndJwCPQayOWOc2izPGFShDiK+1dHJudaC9UzA4r",
+	"C4B6vsPw99JGhoiSJ0kn/MJneht8uPAQmoxsUO30QVRqyqM8WN7KQ2+h872XEzlbI2+rFPZAgZlnnoS2",
+	"7MIB1XR63UpHyA6hIvfC0NguJ75+mrzw6/GLnwB1dAnhYswUmxX8sZQcrU8xTr0oVotxAZVvry3YtMVJ",
+	"fvBnw0VPmjfaqt8wSjOYkMalN+d1wafftSAww9uKUJgkEcpKMENZ/1qhMeaRbaqeIKtKTO4YYg6nz+TT",
+	"K49+TBiT59eaIVat7lHCkQqQyJahlC/AvI5twXS3f4rd2R8r+sJA5mm675GelBFxKQ8uIOlKporkmf1o",
+	"Rny6Ih8O9siQ/iYTIrhgZC0Y8hjYkPWBIXpcDUAvCJNUaRoyKu7UgMUx/kACnTB2J1KtzAcL+AdMNWBU",
+	"w9aQE9whig5ZsF63olZpN7TDT68/fX8jejJNNDMqpdEuxmY3DlwwvI35JgAVC24QUIlCmiST/CpcKtYk",
+	"gdF3voKgN4oABXLcCGOgYNYj3mDYWPFUQaFEh54+sYqKXRpDC/Oxb9bTTBiWfZoOgDhryWAkk4U9rNeA",
+	"CIblJHjSgAS1eq0fpxrWdWj6AiTJkMUYBRqnIw4/yThOVQg+iDQeDWzedCgTAf+EUqQomBM67rIEHtZy",
+	"SLVh05DrBMT1PR/zWr3WpYIKan4YyFDGWJNkJJN7wHljPfiFh1jll8ajAb3rA1pDn8VU44AUUEHK6C6a",
+	"IHaQZl+L7JrPfAbHVogkY+LsnbQzO5Yqo1RjsQWqbLWWKoGf5fT86coELFIg7J7JjtkaTRIK2koOT5lv",
+	"TItTaavkM/HAEynMEIEwQ65CgGhDL+6XiimHlTGceyftxgbh4EfocZZkE16zzhc2HOlJKSbVR8mc1pWz",
+	"bKL5BDh17b4VIDU9ZWMKXTMj7AxFJaegqpCZGSDnUEbMFsIZ8jhaQLfl9MFTqsOBpw/aRKiCvYBgn1ND",
+	"t0BOeUMLBLroTMm4xK6t7Sp7eUGLyinsaU8511YePiNug7VLvG4znqdOcxorZr2ECTPSHaMysq67UsaM",
+	"ihKg7rI2zpIqa0yV/qRc16VAWaq0sTpDplQvjY28rbuLDTSOrTLAe0RAfHGqcLc/zaRygI350h6OeEi4",
+	"0Czp0ZARJvpwzo0SGa1XzWaUsB7/WuwDgKOxAPtCHuFZzZSsrwKJ6m41/SWpZIY04vpQ6GQGQ0gxI/bd",
+	"6czHkTthxwnXrE5Ys980Kp556xXXrKTk5T9U0YWGGhNiljFrFq6TU8GdpAAAqbpDjM9TrrKt9WXOYk/T",
+	"wMb4mwbujsgYdfds8kqZL7B326KeeauU5nHs4hdW1jitellpgSHS6gtvPD4qsmmntdFsNdvtjebb5dwP",
+	"WT2LPxe3zpOlK1NJMl7Losls+Go9800kcNcnBXu+cs8tdq1jy7rbEd44gT7+LKtW5b3LcSvvr9B68eed",
+	"QEfs676MZYJiwybELftIaUbu+bp798zRfhpFNlNzBQ/5v2ZCUwPet2mfRYaxoZVklKoBVt6DnOIwAe0f",
+	"ay7g1ZT1YWUuLyay+wWuIDmpapsWpx7SUbWwDCD/KQDvquVSAPYtSsVrKXh/oDHmTc8w7Vxa67Ib3F4T",
+	"XVtnz+xxoZ3mErUgC4uY3opjhN9fj6rHNpyZA+a/6ElpXQslFLwboBPmT3IM0gFht9DpxjTE22Szr6Nr",
+	"Oa/Oga7yQSmeqKQ2v35ov4Y7i9cwkteW7q+XnF+FyAz5qNLdEeBPTyNmuBQxndpaerH11lW9+cXTqKeG",
+	"hHnV88c0e2/NSseedofOE0FGyMBOmuEStZvzywz5tOyVY0n15iyOFOlOYDvukHzKeIcXmNUKLHDCBIMz",
+	"AiBXsEsc89umWXKla34jsL0VXeYJx172EceIQZPsEcih8eAYYEiECjVmiSKbrVbVbZknFucLu5VuRueJ",
+	"m+/ZBAeJO9opDKXIYnj+r5FG/u7967bnX7f9vJXYWmIlss05Z8N5XbaX6fLZ23HWLpxxFLpdtUMoZNfD",
+	"nbmIAL2y6fYRXBVg2jKLLHNhlObF+dU1QUzoPyEQ+hseBMF6/UbgxZgxCprZ/tqBODPzJwmhylp34j7z",
+	"aNf+qcq3nSRMYy5oMrkR2a3npE6UzCNsjOKS92Q4AnI6yNpma3O95HXMrl9gKjXHuEVXW95qapX2qWbm",
+	"72PxIHnILiifdeUS2pZNjk3vRpTD1QtxvxD7C0ShDWlyz6BUVoVDLsMSqrIPsu4QZQCOddtxl8dxpb9/",
+	"2t7BJ5a85dFS03gfkd8qTRb7fmhXh6xZ07ggejahiHxlar3P2W7q/hALA6jmeiTJD6nUbM/CPi1ap99N",
+	"4zsHEoUrFWOZH/udv3bQ2hy/PByQLgupDeeHeh401M9fRHgDcnNC1mwagMtSwXbrS60tdPRCK5uR4kWX",
+	"1o1w8cIyoVL1IUb4vuLwGiRw4E13zhcY1L0vI840LmsGaqVc4Q6QaZCyYVs3AP2ZMBGNJBdaGUHSIEGx",
+	"VAr05t0JTVBsOU+lax7gs2Ikg53MyOpOyFCmemB/kzC8O4BBDnbyEJU8gx/wuOB3fGSYiLtUGBIZZjVj",
+	"P708c1kkALZFLo4PCv7wOhHGHMSIV3iSnF4WJeQUCcGh7FHQeWLzejH1mhhJwEX25oDIyW6ARfla7m9a",
+	"ykJ07oVNdXha4JpNdXWdFA9ri/HYQIS7xogKnUwa2+VTu7O58NgWbOy/Yt7pfeY1nXJ/l0Zb7LhyK8SU",
+	"D23u6r6M2BOpNBMLAzYJOgysUxnyTJtknypWJ2pEQ4ZaVUTVgGEmCu8LmbCIrAVv739vDDdHGKb99vsf",
+	"TjcvygAn+G1ZDV4tPhDGX0keGbHvK4MRgkw4gGTFO6Ps8qBOApAT8Nv5wVVjAzZenah0NIrZ0F2fjfLs",
+	"MJAUTW8PeVsHOLzA/DN5HtawN+0wW7BEoDtoyOtY0wkfDllUJ+kIYhmpYuuYxWCUujySSTERsQSvxoRE",
+	"oJPC0pydX5xffj8vwGOumupoX6m6n0kyksk9aZCExbyPME4ZNWtLuoL9S6LK9QePO976PG1rrHzfsZLC",
+	"X5oVvGz2PDBL/6lb3OGqzVszfMM+tD0Wo1Qvu9j4oFvuaaJVFndc0TaaFQizl6Ellq1dsmYOTgu0FcKG",
+	"fKUQIT3bBjzx0tkhK4Nr1lChHLFofZeAvT/mChF4givzpixhPHgSHspiZJMpnshDa5AGs3nkuZHeBeTF",
+	"Je/997Nnpu6tocTa7yk7xn6gWHDdQVguCJGHRt8cOOP8xpcyZhnDZuCNU5elkBMC6R5s7C87nm0KA6rU",
+	"LkYIQGh0F8TjkEFVqDjGBmbZM8os9tHSr3b6PnLcbPqUFWQL3AJkmL3w50n/pSRcNWLncwL4Fwg2W9vl",
+	"aeMv1P5YYjmwcEcZ0a9VdVOdl+X4c8Vdmz9aLE4yjwb6iaI9L34whaSBuHaQL5YVQCBQ9uCf//hfUC2j",
+	"TqCyA4F6DubLzZ2NFip0UNuCQEWLf/7jf0HliwLjzz0PcExF9m93pqNaprmvhCu5onc0h6GcP8Br126G",
+	"vM36mb1i1/SJO84ibE+hGFrEORctR/u7WR4WBkFnkNk2QUBpmdA+u4ttYErpPKpA8H6hI/czXCdRURgS",
+	"hHGXRwTgdlyRkVSaRbs22JtrBr8oD/IA75VtKH3m1+8yIjElcykvx/xLdPwVkMzKpIUh1TGi0Xk3MuSa",
+	"zOevVhjE9RKu3Gvav84bT/lz859mc+FndAU9jRNd4YYysQ4zqFKQHRYUr46ZejTU8YQEv97U/nZT+xJ4",
+	"jnTorsCDS1XIWEqi2HnCyADXuShakJfdp6W0kDSJl3zppySeWhzzdFb5YvbyRLNCzv66cLH7WXCkvTSO",
+	"yT2buBAACPHl9nrXYdLtWtsQwCPuGRspQsmAqkFRtngRWz92txcX+q/NCS+aeURPJfayIQebVbsUlHsG",
+	"mZJuPiGrF0ANzOxAlceY575kkNdrYYSDrw064o17Ngma8yPVpmmJkU7oYAsHNKGhZolylOXCRlIrSSgM",
+	"0iZqJiyUfcFtCN7zA+Awlgvo5UXDzY97s4yZWwo22ve8B4CB8/aD98y3+p+zkkQrrwLsc8YKvM/wOAuc",
+	"aM6U2dxHrpiIzHGhLc4O9MnA+y6tzLYYd/ZWKn+peo2/B+U0uVWTWJ+WpvolJ7oVKOUaULOiUV8kyjQX",
+	"8k8WtGWtrVjhx8tcr/D3rxTm6lf+eWrWn18W6E8Pznl7u14Y6IyOvIEjk85KvekD3E4FI5dFapMcwvGY",
+	"FSSxIFM3IqiAdLVu/HgZBFzIFC8A33J1I5AUr5SFtF2DG6OBjJmFH4bkEcXCu4CgyHD4YtF6k5g3JFRE",
+	"cki6XE8lluKDP/2+8bBA6LuzoWql7cmb97pikaqlJGThgM7W0osOLvFbgXFKLL6ESHUekIpja5TIHgKN",
+	"0dhDOCADFkP2qM5SUd1VopJDRsKYCx7SmLgapcrprCRhfZpEMVPqRsgeQDDukCCJAvMLV5oZvTYrPF8n",
+	"QaSTAL5gmodEs3AgeIg/hdEwIDZ5zj5Fk4kriA2ZSQPW85uYz3USDGgYjgJytLe/f9HIf4WbMEV7TE9I",
+	"zGhUvFkCx1+kE0PSaAhZMZAcA50VfeRJpZRwluWKiu5iF+ZJVii60ix1BRALMSKLDShtx7rkm6uNUeyl",
+	"DrOoYr8D0KWf50WxPObHjNPRKJEPDOGOf8MyOV+e4VEpTS57ZfWUXEWQclSV0ssEyNgg0BV93n9tHsfq",
+	"jnS/9FHVIZSF2ZuGpIDt4hBnFmSDKIYxgy+VDVLp6K/wrDlMz9KckpR5+Ew2VhVxTygZywSA92x8KtcE",
+	"AJYVoX3KhdLVYL3r1ek6OITn6BlLJebacQCglrE9djHClg8Z+UMKZq9ObQVcEkHUk/ZX1oI0L+F2SCFu",
+	"fQXGnWdXFK4bsq2UrZxHvwKX2kJE/i7yBzZ7p2dALsXtvgqWSDGVO0/yXhr9ouQv87LBEWeRYH9kLUoR",
+	"6qK1vig5/KWSm6uvPysgBWZTeD+ThnPkCK6zrXQHppViRA3oyLQZMcPDUpDAvD+wIYC5xArWdzL3EFQ4",
+	"6yEkGkCjvCJWxNVJkNXEwjGhC6kr9SCXGqpJ9oy+o9NEsKhuHUwYiGt03FHCFBO67spIG1s8jllEuK1u",
+	"IQVbwqAtjQSs2rk5kUyk71dof53QyQkXbMnm33Op7pdsi1gt3yFUi3vmS2m58U5spiqAkq0qpsBjg8wP",
+	"mnEJrv/OjIUMCpWxwFV9I7wvexLy2kuktM8OmUjvoJ1pUySfbaITOrlDFIgbEXgks7/fm2/M0xUUCgpo",
+	"IxbnJnAGWs5ecoTE2nXeZ/xNEU3vmb02dpzXJMfgxAYZwaLCaWQIhdGzmI57I6CfujnNEmnjrxCDCWAs",
+	"iUwhbT8BYEIvwpwIOnTIlzjMtQBXqXmTtlobIXwJfyJQ6h4xpMS451cAwwh6c5CVasAd6iNRZedQyej7",
+	"s6ri2uzqat9miqDvZ0tz76zkyplBPp4ACiHZg/PTTj3IkQzMt3BUOuN650bciEdYAPJolucxf+qx2JQ8",
+	"3ojHRqNR+L95uMzJj6V6fdY69er2PVbsiUeSV2aDkz9RdYvCUSeuMBwpv7CHL+wlUuj8ja+J8xcUlaxl",
+	"X0zW8MVAuOzdstczdqhl6HU7Fm8rkkePm8y7pjbvY6GyhOMkSDcQqe0w37jkMYeeMN/ibDBBzXRf3veP",
+	"GX4EgaKntkPc6WY5WdxznhQC35peCqLhMQONlcJqW+CswZ5KAoE8ZhhYCYvpBHaepw5gc0XWhLSjXjcv",
+	"rBQ4c17s2cXlaoIFRoDz3S0GYGFYQoKmJhVUMC7MoKxWFDufNqph52UVKiuuDqz0MxtxxELr3V4LcMsa",
+	"YSsTgDOx92iB0fgQlcQVIQT0G6o0SO2cMc3XyJMB+BSQJYN1iCSk8ZhOIDDMHPYI025LGRAa0RFebWeC",
+	"9kbkXKoIjZW0CCbAy0F9itcUMqUKbKCPRXHDh5wqA95mM+HsFKhK93HFOKcLGrIKmCXli16rSH13WE6l",
+	"sHRZr5OhVNoluGhACxRszJTGG4g6oRqbdFp1Ij2BpKwK586KXJBDTKaR5Vm0i4t0wtktd83v6e6VoB/L",
+	"G+tRNe8BPCAvACZmxlNR4y8UFC2YP1Ucn1ccnatj6SzsrljFc/ruPhO0mVTtMj028swdlYtXxpUwzdam",
+	"eSMOYXEwzcUT50kqXJZMab3maXpT53J5xcw+WYoo5gAAYL+kv1T786RfrlE6h4bulJRi+oxVZK3HY3Rx",
+	"dic5/SyVg/UmQZpJgTx9I2BX4xUg2BGYDTuPpnnmkXt/nnf0kvT2a7RW+hHgd2OYAXzx2qfr/XUvghe0",
+	"mDHFG89diF4I5YMjDRROPbym/WDWTrlub+20NndaW7/McgFVej2WWnHAufiGh1VVHsmUKM7Tsb2DvnKt",
+	"U8G1t9BZDtiNyHzm0AV0jwuqXm7VptyYFkjDbIW6K+1v5Y63vplrxNsDdXdseLKl0oLnVddQezYbpBKA",
+	"rEmu2VdQVsDFlHBxT/SAh/eCKYDlIscHB1fHJGYPLFY3Yi3gUaT4HeBPbQQE8U+5YhH55z/+N/F/fRs4",
+	"JMd68XsWBoRRNTGHcjhg490bYX+H99+1AgLhuF6H+MNmQNhXnbAhg/OWh/ellD3MLbFvNaSMGU3ucIyG",
+	"ddM4zj+FUihzXAt9VyjOblYgiTgNoSsBKFOxHN8pGfF0aD+MpKZK4WeEEbuDMmP4aw8wMeAv3oX8lgHv",
+	"D+5GidQMQLx6ccqju4SZDePWWLBUGyYT3Lz5gfWZpgmnAj/AvwMaw3DupcK6XTENtVTMvTuiPJm4DyLV",
+	"7k+ddtldj7EIvUYyofFdnqMAYCn5ohY/bhY/bhU/vil+fFv6yMLsC7u0pc/t0udO6fNG6fNmUWOdvYTT",
+	"uitn2hVzrc6ZyLvd3z86r9QGOFvhhhx2Y9Xh+QSYsBeD4jq8ON4/OD5cEo9rP6Mv2ffoS9rvWi1yHwIv",
+	"LpFzU4HP5e5PkaSzhBnEw1ZD1Z0fXGVQddkpDNlkBCoeuIJp07mVkIKz0ioC31SsZMYPFchHwqgKVubC",
+	"G19ZCD2Qxmr5ENkZXMQrXCRXGjLd85sRhcBLhihr8DdiAtXJKKYhS2w5g7oDKsAyxgrq8iH2X59ysXsj",
+	"oDgCaKuQe2MEt8P+XiJbWOkkrQS5O5OIRSp0AndRaswsNyyPdwezqwY9+2wUIDjvXLlee4cOPnCLjI8X",
+	"EDn3NMnewbVro7Duib2ksW6LG4FJXgCMKCx5oXySa+xXBwMzxPJBTDXgbQpWot1cVQrXCrbCGaxXxYa4",
+	"3G90LJBrxBK3eoqcX57enrfa5DU5Pz24PW9tNJcDmwYXyQVLuKxKkDhlNFbehrPlMgxbrJ0fXDU6685a",
+	"zDIiSuGe72v12kmtXjtYEdwQ2LcqTS/SXj0XIxsSGQFmOxX+goIHImKJTdm7PEXKFBLyIl2zbDULFTHR",
+	"z7kQ1JUQC4ZubbKGCYV1EuTHMwC6ZjlvwS4JihVsjDqvXIK3m4XLvvUP+ULi3Gzgx6r7PgfhAqLTCb7S",
+	"3p7im2y9/F1aJeoPXaJPSXEVxQLBu7a4Nquqq160Xaig/3NOfJC/97KKx15YwtZmxbodCrhHZhXoezRC",
+	"9/8q0QBdvNmuUDJUOKBJ/3m3zkvGGgzlA3BHdXB3MnE1jDKhaSUZc7SoExlHmYdp6VPt1L63apPbpJj9",
+	"mKoqF8qP7UaHrB0TLmzDOjkkbAhJtOGkTs6JTHX20z//8b/XK6N2EymHlfQ3VuOMFFrrtnZZC1ndKwir",
+	"gIsSETKSL2Dlix+44nqWIDeza29bpCZlw+SX2J9+pyUK1n3uLLGXna2lBvKkzxSVm1X0aR9+/8AFjfkf",
+	"M9EyWNay2XNNESSGphHXJP/9lTloRzLR4KXIGlfgYmSPLJnGhd0+JTer8Cqvo0qaYLWgP2dV6ZE9l/pg",
+	"GuYRn7VZKfYLiwI5lZRVv3mPDNIhFY2E0Qh0Qrt/m+RYKzKWCSD4DOnEFjfbxbxwuLWHimlFcTqzEPIM",
+	"zOD9mWnoR9fXFwQbgbJZt4XRbB4Ngqgo1M2wxpzF2sAqzz5wSGtzMWoIUKcwqvpsGICcsFXJw6Bb18mQ",
+	"hgMuWE5ZSKx3d982HLRJ9u1EugkVYYaOV7fhVIbMMLageSPO2Bj1bpfJRKOIRbvedXCGr5DGkWkwoCKK",
+	"s5IiPk2L7pCqov/Ttb1sfa27HPS1XBDZLy/u18n2CtqX62eVCr5VFZYeMj2Q0Z3pkMaxHGPej60tWqwl",
+	"WSq7OqPi5HRFR8i/FzS+Q0Yo+A78iUyxMcDKZbu6uEfhcmcG5m+vxwRsLbx8p4pQEkmIDACURC7sRZRh",
+	"5+z8GNGEDpnOsHKLm88pKMtFJ7l7e2prFxc0qIVCD+c2P04ogxqt2CWhjGUKUOrBf1xefvfd+/clSfIf",
+	"7Q+d7Y23eEiZxant1G7/49dWY3uv8YE2el/+fPPtP6smexS/3ZtxIwCRAVRM6SoRj3ZI4E6/gKzttdrr",
+	"UCqBCtVjSWK/7JgvbfQZfPFuvX4jgvykhC831i3cx51VZgOy5swrY0ugfYWXgoYDzg+uSt5JNxK8mnVD",
+	"yCPfCqez1bLdy4q86/dUQahj0WdKXzKVxhXBckJqpmZQ0Ry/6p6Dn0KmWvGI5bbwGgCD2GKSOXDQ6dVR",
+	"nTDxwGI5Ys4no9YLuuBCyy4rTTc9sCM5xiKR2UDy0nsQ4WIrBQsGZaeoIEzYGpJBAjRQiCYzr3AiFP4w",
+	"Tau9TdjjiCW5IWlvG9ECtmqxO6SW0oGP4ren2JldqUVXCDmN8tFWblCv49BiDc3CLV8wQLvlLFRuIuPj",
+	"aqNlWaRsEbGKTLlWw0jziIykwppZlpxuI3OsVOeKYzoqT6/hMBGVw7MnwxITPrctV8zrNwfeeFb1MJwE",
+	"zd1Q2V26MRe2WySiE4XQpLZaLpZJC1z7PR2QtYSOoQAlhjVKDYH2ZMBoDOcKDpBLsY7xD35llwTYgHBF",
+	"7tnI+u0qNGVqq2NWAXbacaxSmM1DNZ8TFL10Ja4lrKAsDtkbsGM6n4Mzf4bjC1y+RXupWpxGTC8BU3IU",
+	"v8UODrD5U5my2nnk8xn4cqHY3unVUWPblRvYO7i+3Wu1A8d7Dms/BKUyL/pdyji1jy1b9iwnqCXLDJqe",
+	"53OfAuazx7hNcAsBxc/VfiZrEASZw9vZa23D3yxyuHt4gAU7JBURS5SWEiujZjVRJYnkLglwjE3k/IAo",
+	"sw3HgwkUnXMHMaj2VNwIkmnjp5dndSIkQugJBM6ro7qu0pExEz0lxMzejitKsRItwpu6BsUK0JZJCY/I",
+	"mlm/dmsdpkhjsza5P0Ym7pw2I0Pzg6sCrNFuNl9LPByFy9Gx9HXDmOIDQ4VuAjkUmAgNRUCVlgAEX6Kd",
+	"GYQjH9qY3kRsCahQCpUC4hikO4cySVCGuSEMIY4uVSy7XPBSjMyszRbHSRsGc9Qs5R15WlL2VJWSVNiO",
+	"Vb7HsjpplItgmGAoGgalIb4GMOK+K7m6pjE7xfqiM/raiwaqb0TMnMMoZ+T1OhnFqSJBduxA73XvNicr",
+	"SaoyyMc6CTJX3HFkrMkrJFCdZPSx5cd/KxDbnjeBXb/KULVnKgmlOwNgZqw6xuHihIZmO8UsQi8LYeFA",
+	"siI4aO306rtWq9WqBIH3Jr6crzMpoWy3W63OxubWm7eVpUi9Ra3OsV5RP8iOVx/ezxcynnghc4fmIDH3",
+	"3UVmiXUzcGmBl43Wu1BSqrDQsfRiQYhmydABBC6txjoswgql3uapVIzxRxqnzLp5qiSPyKp+GyUD3bi7",
+	"ecU6kIi4PVcxM6pCztFWAnnwlIRIzwYvWS0nb8lDB7AUd2CrZx70BCM0aUy6ltTkyhpNhAmbor1/WScn",
+	"H0zj/cuTD7vk9OTk4kb0Egzvh4ztOj6fmV6KrH04unr93vz/+ur1h+srrG5MyafrD4138FADD80hTe4J",
+	"TdiN0DKGimBRk+xZuDMcJlxzKUK19VwGp1dHgbPuUFw8ERUoS3xbc8Hd6zbI0Z71HpcqgrZxc2VAvEwX",
+	"nOfKKIJbPBt55YVR8XwIvKnrqmlxCLXxVdVF+BV7YAKtDCxSxq2lby8YXrYaEgBuzCymnCpbSll5AOR2",
+	"EZbKX1wW568E8bc8EN9cGxweKWDt5W8pMoBPiWKiY75SVTz58fP3iyIPyyHl/VKMT3RwtVfNnw/llp2t",
+	"rfZ2dRZyteV2bzMW87uB7y8qDylVckwqXlkW5+ti2+4eUhfvZxT0+vj5+6uKjFA2WX4PGpIvWnjosOr9",
+	"fjLearVLskQj2cuSVDBMVFXVrY7ZNR8ymeorFkpRFZdhf/BwwLVMAXI+c9lh1gsmTCqM41Eo622AbZNY",
+	"OECy3SroYtuteo6SsvHGwsJZh1oloItMjH5El9Eiz72mZiUGbLFhfA2NpjfoFJ1cf8URVa1lDrFQ4duO",
+	"zY8QYN7AMGsjKOskODraOT0NyFpnszGQqVHkl0pEACjFoh987ddW+8uvrcb2l8fOr63Gxpf1nV9bjS38",
+	"qtIrfiL7/IkQrtnRskrURDlIYoEKMPpLAdVnIKCO5iGhn9LRKgDoRR74jhuTKYP/xiAiSB30cMLBJIQA",
+	"Gf93COtpEghpGWmsoGz9FirDKbsRcNGHLg2zBMZeFJGNonLWvLtrdCkHawFcoY3A3OvGmNf5wnV6fXDa",
+	"pVDznhYqu/JrVkMYr0qPn8Eko2oN5vNA2nRTG0tIRyMu+jskyM2oAI3cbspj3TCiwCyKImtXZ+enhwdk",
+	"/xrtsToZCjaUgocKc5+NqbC+CylymQ8nqBPqXkIUM1ySyLQ/IMHFp3IamEtqeF0sS/H6T/PPt6B0NZwN",
+	"F1MSsjcWXSiFZlPb+zQzQ5fHhvvkGa8V6HAJs3bdtZym/rGw+a3W9HbJUcjbnGFN0cylosgYEnjwdg1T",
+	"Xbhy5Ky6QSgxiD+Yarw2P+K68uIKC4hENm17nBXS3iEB/hGYQ5hqkvuESgb5bl6VJKiDA99IgBuxdDGS",
+	"XVIWELabbqqzSz7Tg/fi7uRGIM4YOEOTtA+gnn7tbVfGpI556SC5cqmlQGgZri2JrRth5RaOS7A7jGWs",
+	"F4oNaBeUi8VKPcetvctYO/t+r1yviVrPoKOEjVbIJw5fuDeWyji5J6aZnEWcVmUNzCkd+QFqSkHNKqyV",
+	"hbelMcvR1iDaugQFMHYp7raWUMTCmCYsKkR2+kUm8e/fRiz/MGbdUfahz3vFac6tUPkEi9fMaU75X1cL",
+	"zE4dq/x6hqdXsR7r3DVxaIvrFleBl54hEK0rVQn1higmIGel/dAlwoXNo60qSvnnPZt8C5ayRdWAdrbe",
+	"VCDIF1D5ro72Gh4iHzBAcfbbvXdvota79rt3m+Hb6M3WNu30GKWtcGuLRq32Ft3o9jZ77W6n2+q+63TC",
+	"qL0VvQnbW91Wr9Wi1dXoFf+jYlneT718812nvbFQFGJgkM/09g0ZETxmWISDd8pc9ONfWlXA9588KzR4",
+	"ira/SS5W2yjTEFh7gpLv5JD98YJOjlIEbzEE/ylFCcr0TNWS7vYyDDI+lwFHLelByeg8m4vUAMtvz+Wk",
+	"qQziKqBFq4f3qWZzkBUdoiKxgIrufjWJUN0H9SPLlylQexFm4XRqS7/Kf/pJYbFmo2BGeZ3vEdUDI+qK",
+	"SuE///G/g+Uqv8mkf7ZkjYd/Ibv6pVVyAEyoxqGYrSkFZfUtXIZXn+OVX6Mlo9OzNkCJq3GBctIt4Odq",
+	"Ji4iRT3Dg+QDscx0I0U5Lmb51ggwNNRAjlFNduAsRQiK2XBAiAO/bpEDezKO5VhZbUaG97lfyfzenIbI",
+	"XHjmP92dhHAWnv1bWf+CBObFxXjFwlC8uz/T40ViSPwi3T3D3+UWtDCm8pSX94BliRkvETNGXyAdZuGV",
+	"cuW95pBam8blMjwtB2T+oUYdTrAUMzIp8sFX0fqsWA6wOLl2x8h4ozb6uPFQgG2YxcklacxUk+wjapCR",
+	"hd2EUajv5rxgCuI4zA6MudLreOuXsF6qHBp0Vph6RQ9dZ+tN0UHXqSDxOQJ/FFmpm9DFbpv30OgvRVoV",
+	"Tz3vRjFduBMuTJt54JlIBdvZIpX5vCj8ph0NIJERGYsrMoTIiCgXukFMRaRCOmIBWQtGMtEJ5dp5KKW6",
+	"VwUjM2ttxmcbFy1Jv8UUfS4A9XMWOO9yoDo5ng62v55dNyDHpcxO27lI64h1XlE+YD2rH3AjqPIKQOAb",
+	"GgApG9jUX0WC/wFf/H+BK8bzmXWvZHjPdHlDQeGGiD3c/Xy/8XD27vfFlTDedmuLkZFzumRQRVXM41X+",
+	"XLZk5BX/6gkejCekgtB4NKBdprMrpljK+waN+T1DmLNWnZzXSbtOjolMyIkhKBf9GO59dxHns0B3WB9b",
+	"u6FEs6zkp3dD8munsb3XOPr4/enZReOXmckCc+7Cr5mwGMfuMnzIhbb+wCfA4VqAg/l3uhfor1zeS2of",
+	"uEqHQ5pMKvykWfBThQJy5mF+LR3Gk2e3VkFWJOJqVur1iEcbd8PEOvDKVYSzysG7BFvCqGzj6sLDvhyy",
+	"nRsmyB5enLKcD7fuE6rahVsi9VNyexeqrnS28mnTbF3Mlhfn90p5ju0hHREt69m+w6y55WEk/Muc8upm",
+	"b1nxamhS1ZnV4zw/RyWSCtXsvPeeJ0ZxmGKpn3/++efG6Wnj4CAA77L7IiCv8e9gqjxtnz4wZwEa/S8N",
+	"S5WI2tvvWo3WZqPdqVgwX8K0Gttf/tz8ttbAvzreX+v/Y/1//OcsYBgAaFjtygvhTZYHFrH1QTjTRRhN",
+	"78bjuXwyC25kQbDlwh3Qi2l/BadeXrp9JvTJEoFIR9JGoZRMXbuj4RgXUldnbHvm2WqRo06rnCvfWaKk",
+	"cHVznB2Sv2AT2LQCmKMie8bIz3fOq07WPtTJKRzCn+pkr07O1rEe23CkSxgJH2r1ZyVmVCfKX/zYbmwQ",
+	"uHoylllIE0bWRJooLvrEPLJeyEAw5HfBzMXhbX7+y9Dr89jAROT6uC+TkNQ5D1Wbd4XEen+H+BLfl685",
+	"coYnMdzmWISA7/HMdE4qHfK4FJh1cH5YRcE+f2Aldv64d1bZdMijKC5ZSD98Oj47W5xHiuNxb8u6qpyX",
+	"NaZKM2Jw/bi8zDDdfMCHqoQG5CKrWcaImpN2aFu47GysaGDdXOitTIXNdC5wcGdrcfGoSo2+2lOoOV6Z",
+	"LKLBNbdnSsJpfCgiNRMaCfS1RBJoSRC1PzH/Qnn4cpFsbR7p0TiGsLFewpiZN6AEjvoJjaAONhAlO5uN",
+	"ZWsDTTXpTgAtCSBuZeLHqJnXP724CDxu/l5UJqQwGw4VCrhWOQWqZH85y4kDvkb2yiKV6znTZvw2i+Gz",
+	"3PLl7AFsPm0G2BdWm8VAftvCrGxs61pTSCEZcgUyGYp1DmiqyvxruRGz+Ct945zNAL3wSW3McquowIB0",
+	"ScW3EIWjRMKXmiWjhCu2WMt3c5+h1nvioCKYz5Gl70JDYGyIsPy1YT40bBMw7jNk5qKbxEImmPUeYz08",
+	"8PnbeyOHe3QHMNgl5MK8zbT3xO1irzLIHCp5l+jw63R/Mubh5CLtxlwNZqK1jKBVc+SaQZIafkkeWKK4",
+	"xL2cNZi+XMDWS6oPts9qBnIvRIA6IuTYaAk9mYRFLWFjflZ3OYHajS9/e9X+vGS9hKnB08IqE3w481Z5",
+	"l34aCuK1hp2zt+HH5Ofxu+51+/5iU51E270j+iY9lFv9X3hH/PD17Y/j0gVJu7NaMGRhGNWTxApwzwwe",
+	"Xao0//zL7xVLd3v3lEW+wWQthZh8nqjPEixDUMSMpizHAqCrBKFko9WI6KR4DLxokftiGOw8gvkXAjNq",
+	"vC0V5HoJWEWLNjwiGpU2PNzyyYTQELRZH5apz4RNFapNM/3SKEtL5AXJnhsI9ptdKSaYNggja4x55BpU",
+	"3W8v0BumtoudQDa8Srraa+7iuC+puGcR8hTB0irEWAbCfbA1Et1HLtSIhUYHsl9AzFyySwKlaa8HqO5Z",
+	"cXEEtKAxpxBxkD9rtBcxSrV/HMEQrF2CRfHhxQjUh88BVph5XTn8zbWcWi4z6aw+0FSpZRmzOQPHagmG",
+	"dbGgTjaMYPVhwztWH/5VSMUs4Jg972D3JYTR9EcsMSzlPPsqpALqiEGx9TrBbGwt4ZHmnNzZCuXIvfKV",
+	"IkH24TgqIeX0mb7i1VjGMe2yUlQT1I9wt/LVYEF6ICNfpfgOUIAvzq/gn0/w373r/aNavXZweHJ4fVgJ",
+	"fzmiVS678rxMqzoURdFQqs6CHlHFyKfLE3RPgfadQR/5lbkKdMB4llZ7u9PboJuNVqvVarw1/3ln/tPK",
+	"/9d+DWEfSzSldKEBm13rIq0z+lkCVEkHw2kvpNYbbluInh9ScZkBek6lP5oeqjXj4oMz0ZRKQGGwAzxk",
+	"WwxDh0AnLiClH0rsjUZQwzxhKh0ywvWO82gPXqkbEWgKt1BZ4nz/OArqmPkdZYGhFdkLWShUzhfLcESl",
+	"1UKzi7C8s+/f/nDa+enH94txLuzTLjprFiNcMiXjdHbhbinUnBJXKIdeKZCvhGIojcWQy0QQFzn4UKpY",
+	"L40FU6pJvktMa6psRokrSGGWrcsGXBgh1ldkTVN1r+qFgkWx7Ks6UVqG97Zo5jqJqYhWqPXiyduqUi9S",
+	"OJTxiqlzZSdiBMa9UfotPXDKJOH9gTbGwLTAdfUmltt3ZpBGuO7b4Xz7Up9XndO+3hxv2pNdmBAWOYgF",
+	"zYes7AHRtI9xUURI6G8O/rJjoIpE5ko2y06B6ZFr2jdCODGGUESg4VLAz9k2WxwXl++iuTFLthk8YYg4",
+	"vRt4NGsOpv0rRXjkKYCGMCOAizAkV1omtM8yRFZFsJ+u0cdEPHHlTTTtP0FHzA2Xat7IItptQhZSPaP2",
+	"zIqhndUc70sDSi9YiGsgKMRuz0Dv8aNT5qjBY9b9NKs0Ox2NmkqmXiX2kIrXTxav2cvyg9jyUS5L6plA",
+	"nSWM/a0+g/8WMjxs9oM51aesqDJ0qzvEskLq58JiU/Hs7NNrhyRfeItNPS0yW2tjKq/011ajg0mki/JJ",
+	"py31U8qFM32rnYBDZmZYsu+HLOEhfb0/4CHty5WKCmc9+kT3qVO5zCxME64nhw/VwYsvHzyGYecVKNGY",
+	"u3N8kaOv2QrbcCpA7lG50NJGs9Vstzeab5fKfaksjxkYVeyOi8DYzhjdjq53TQGPKvOCOM+BMdvwEQsO",
+	"G2TVRl0Tska1Lf4AyoZVKnJ/rmsHFjuiTK3vkiCW4T1mtkm8QrGwuHBk3mNi141wLgZMDKM6p9wuCVzX",
+	"dxa7KtglgfVp3QFG1F3EEAIvgOQzhJaCyEbTxhb/Bn8lVgV0aVaY/6OVU11Jwh7kPXPkYNGdTDW+DR1k",
+	"LCqlTlqqgYz06Yc8em/xbovDB4yqqtHbXvC1WLvIvrVo4eYvrUJaSPb6lu2n+dGy3ytFPimWNKCljWzz",
+	"cMbNUmNtwK12x4/8umcjW1kgFwnyDx7H9PVWs0XW+AWNdsn+xSdyfkXab+82SczvGTmlofnip/WVXTGw",
+	"2yC01pav5qOaP8nq3T9d5PgZkfTlMp/uBtCr4znTByY0Sx5oPBOj4UiOiexpqx/m5UPNwwoZE6uGvnLJ",
+	"gyqP4nxThGR4Mw+SYWuJ9NaqEVfTV6kZpkzIlJoRmrlHPn6+JmsAR2LV5uCeR8F63WITt7dcKJ6Nu6SK",
+	"BHupHsjEOm93yHtGE+c7C73X2RrGzTnhf8diNkRGVgyOYJ9WYNgnS8AXrWq82KKjv1zPk/6eMjfRDcT4",
+	"rBOVBUM2yeFXFA7mTA8uzq+uyWtjcb+2HVdPzeyDRbqe2ecVDo18pUqD9wlm31DJBLwvZK9X6QbEXGQ4",
+	"BvLotTwuaRcBEM6x9Aov1I5RDo0IZVHaxZiKitQVzLt/Thye7QIz+1fWs10a2JlELXDxA34Jq6WDwbKn",
+	"ljTF+Erwd9Mqn5xVzdetBcCSS7Rdq/yBK6DgrRBetFzJM8uUXtEzx0Cr5AtkD1VzxiohRTk9XHiRv54+",
+	"T3hV0GANisMozsRn3bq3E0pMOWfbHuAzM+6CFDZq2p7hKsiMlGuOwOqJfEDU0QxIkuZ7FXc6CoEm8TAy",
+	"6jcCdjV1sHZYsN1MFwo3O+e6TZckaxXVje3Q1Os/efStGtvE0cD3brsxl9BBZ+/RWVdSGaZBLs6Wyqdc",
+	"dWPALF/gCi2Xv87ftCpwnhtJkZmLbJzxe0b7ObyXA2Rkcd1YJsFoetXr5AU1ZE2n73as0+/ZwH02iU7N",
+	"9fW4wvEjLG8FRj4iZ7nCcZgHiZgkkEaiHPRWjrIF1YNHVGky5JHg/cHyIfoHNtXv6SGxzzPv5/qXXLsl",
+	"LfuM4osSn7C29qysVcj+cQmolOR13SH9R+HtgxSMjDhc33nVge0IgjphsU0uNg25AHj1fmKUQs/b8sr5",
+	"exH1K3tGsK8asrFZn4smOSu4f8GDPKDg/Y3o5EZAYX8UYVMx6KX8joXRAjlYWeXKxqkIB7VZBexW6Lw6",
+	"EAF7qcNAZ6/bjAywMDPRFmeAWXNueSZfBhMKu0ZUqMo8QKmxLHRWT3wlF5a1XO00Z5Ln1JZRrwJzF2lW",
+	"PdSF+Ts+X8vZHBOo1ufmeS+uXJ/LFS4uLO9XxozCdX7ljjCyzpzwXJDA7azqYPpM1M3eya8UEgCaNolN",
+	"TWdeFW/z83QR9jCNuaDJxK/C/hdV886yrj2KuTfNXO8XSIZ9Yspq9R7GV88cbvXx+i85akq4X3tne7kv",
+	"vaJE0ou4myvpgHj+x8I8O7lkIeOjJe+w9khWbtOcD7+nRumFIMY4luNGOsowjpeDvV25BkfVnL1elpnu",
+	"s0IDp6SHhSClQo1ZQvpTYO9/RdHOyhpZn5lRw4ges/iBEYdC7QAVLagIoJKDL5OSiA2lE8c6oRM4G6Yw",
+	"LJaIBHzpSMjF4dcWYhkWFG6wuzLVdefJt9lzeEXNNVmDuH7NvupdW6oulvKeRSQdrT8lMHJ6k8sRD4sU",
+	"uEh46ADi2h3EbiljgbZWi34tBUviS+dDgV/T/uzc6CWvuP86pIKKiK+KS+XFhZ2fcckM167Pevh69Xtq",
+	"/7J5ms9jLu6NbIVAB7JmeNpo44BH+MMlQBKu75DgzzHr3qVJ/A0vox0eZoGdX+j+mkeuwGRh0h75PNPZ",
+	"3WhnV9zzLaHrPOSifNIU4z3M+3fIO/8WR/bIfiLD+55MolcKAvE2Onk2/1rE+8ZEBVBCCtLwRsRMw7Mu",
+	"U+e4Tk7q5BwafVqvE8RjJTRMpCpWnlFZPNiYdWGVbsSMVbCixxzrmvab5FjnmeCKUBd6Q0VWRoZ6KA87",
+	"NyJhSsYPRn5wTQRjkfIvQI1m6EFGZTXb8rGWUQe8pS5lBWe4A9c/Nn758ue7auiBIgPPiK6DuCAIJ9KI",
+	"1qJlkwSGMbwg7N501tJa4PgIvOhmyThUPQqyuBgbWmcjY+5cZAxmc3AWQsd5FA3slXIYjRdF050gaANy",
+	"WAAsGyB6pRyhRhBD8kwItW3s4LFWxwSLIRrj1xu3u3mRiuHqASoXYV+50m6B9i6Oy3eu4CDNxg0GaHGG",
+	"Ra+R33J6jRzcUimBAItXgijKUa5KqOhBRJP7Qviy+QISvvqDEkaK/WX6/TM13T1BnqDsekflm8Wg3NcJ",
+	"nRywmD+wZKY/2Cg5zcg1AuYxXzXAJtY8vGfagtkmRjvIWlbkBP1V9wM4iqeAEWZPVrrtK0VvQicnXLDn",
+	"Xy0bKt4ZKs7BaHse0NkBZ3pGZaC/GJkMk6Sr6hIM5NiCMyTGkrdQwDmQMySGK7LW/uc//tdWyz+4GA0H",
+	"dRJxpbkI89xx8O7ZyjTmWW9//vqlOLNfa5vkszFj6rXj/U9meTN/QAmBbsG+ycHJt1oL3ANIh/J6LI/C",
+	"VgDJnr50n40mcp1jksNtrMiRRcx5m6fe8zhHjDaHALgs7UctHeDyi8CLhDOLgQNm9JpO+BDKwqWjEUtI",
+	"SBVbz2MqjUJXBvuAgBUxVVHh9Pxg/+h8Fj7HEtTKq2U9Gy8DkGquGBNV2ddnWToTksDS3d4VeKVubbx9",
+	"RLh+eoL0ahj5Ri31R/60d+KMnt/DE2/qZYhO08rE/tO8jDDVGYW140e3K6orzDrk+b1eD++qlgCpz0pC",
+	"Z++wIezT3asZUPI5BLzVn5QcMqgqRkdGD9zN4eQB1GoMvuG1kVSKd+OJt6UL+cseUrr9o+qKVE2UZiWA",
+	"kpPz/b2TymO5Mrz/2m1lCDFLWMiEhuL+QnvuW7vx/EizyBgCxihJunIwiZLK0Nmqug65GYYxwnYSRd4o",
+	"7tMC63u38z6Wh8PvmOKDSjEOeB541/C0iiNQhz6LYYQ7cxtRuEtoF77rYZN7xkaGijzBWgNNkukdCQP9",
+	"HD0+44GModCI+S21uW9r0l7k2840vWe2swjPVbXeJPvmzYaPA0PhIDMMla15714Iaj3TNla08CKbCCbY",
+	"GOqivFJZ/1lJOZ8m7fqzL44wdfGFroUOv45k4UpoJSeVr96ukscE6WqLVdwZ7Icw2S/Nfs1lFutl4dyr",
+	"K8AsCz2d8cGTasL5hWmWqUwzeznOk/6/XBQssVbL30LhNJa+i4LIzc4bsk81SzCOYyU392xKXnH9F0hV",
+	"d3upquQmlG1ahpx+QMmqsR05r3mIupli6Yi+4l3Bk+I4ZhD+M0KdPI3214D7iKeMtGTHyq6QLD7NvWoZ",
+	"etNQ84eqQixmCGREU8WU81JwpsgaewDVDFRA0AgAygntIsMPAAvnvBokNsy7vkugtDPmtgJXDAvqip3v",
+	"tBGNL6vE8xMWN92WtmH8AfPJ2FcaGg0p+PWm9reb2hdE6kWDF7or2bh/Kxi281bYrh682wHQeSyHrOQ+",
+	"LSWC0yRe8qWfkngWY8WSRlBqZyFboc5fQp2DYrXSxidQQYIej1kAS8n7Qla6pkyTKm/6xdl3dfLx4vC7",
+	"OvnMuhdmOb47/mCLyhg70WVKkFP+HrGA7Tfv2tsdMuJfWawQXETxiN2ItY2Nevvt2/qbVsv9ysEyX6/b",
+	"aDEsCkTtDSmU8MdcHQiGCPax7krjejICxxGUBTIq09WP3xEANkY87zWuiUvTnhCclY2YzI64LoRILEZw",
+	"4zPg2j6pqtItf1GhlWVjmzMX/0zUzKk7UShE22WxFH2z+5a2+L2yI99mi+el6rzMqy1rrzD9mVWtxo80",
+	"5hFM6oWgB7Cu//IHF5ylrrMFQTO262pYgs80vrewAlcusHiGd3qcN21mQcjgpO6nUJrPa/Aqh/229eDm",
+	"pBg8434UeoVbpyX9194Yn+LELj5eev/c9N3Pzn55vjc7M4XuunJgb57y73rmO+flrgR1eF5BD5bMdjY7",
+	"LBKoU2caeh5i8H4b+Vwaf50EMOXyb2YeS1cFOaIikr3erIGNEhmlkK5MBrYl6TI9ZgyCieH29F8yVPuu",
+	"ec56b6xGfUzwfjgbNl6QKZaN+4n+e/v4XBd+P+GxkYqKppjm8Gwf/lSB0eeVYcnoWWDOEkssfwFg9SV7",
+	"TTejlHpXRhO4zUVYaNt2ByqE0FCTj1fnZ7l37Z5NVFYJwUas/8gS3pvciOBrw0a3NxTvC4d7+MDcPU1C",
+	"x1ZHsU7qEUVEX1CCq8rNzgMdBQWWWEdcVCeXH/bJxsbGthnep+t9HLPTqYY8jrmCtD1jsWG2QZN8UgwC",
+	"lgB5Y8AIj2B2QUQ1DdaNOo35Zah7123myZBOXNSoTAGgOEvo8POxO28arY1Gq3Pd2t5ptXZarV+WrpIf",
+	"VR5Zx5GyueD9NKYJ2bs4JhHLAgSVLSlBemxMejTUCk0iNaAjRiI2QnBWn3oAVWl2F36GQkya4uU1Xfe8",
+	"yzlTsYeZScIss0TqhMbKVue3t/Eed0C7wKYPl6L3DMs3bQhLbR64yBIBazieona22vmIk81xJCCjGBZn",
+	"if22p7WRUxVpnYJlGw24R7ixGoYToFxk7StgwbBfdzMyY3vYjG2LnCt0BipjjNPfU5ai6vLEFEjrij2d",
+	"kZtsKI5hmjhWoqW8h1wXbyM6mxxTjVuLcY7rNebU0/KkJ4W3YSo9WeuhDWx4C/zKguFBZC0dcwBqrPJu",
+	"q3i8U+Y7a0InVuczuuBWqxU4ZGIpiEohEXYpOJylNgxZCyz2a1MzZUvqmL88f8P6ilsFep+1Wdx+5xal",
+	"WZlB4Hhyj4U2W/iBJTQusKSCbBTIc4mWKwu4pAWGbLlSzqWuBFMJsKdgh4wp1y4ulBoVYkSNBQlAiXjj",
+	"EOwU9gtXJIX74TGdkDV7gYzVZm6E0tK/ZPUCkbHcemgOgmh9lwR+2At2b3kK27OIdL5+3b0RgYXN2IEb",
+	"W/Q9yFSHcsiMLpP5msCdxJApdcJZVAxtwvkC4rxLdMtGYBYIsSW+zM2QrcpaxEG/UuTo+vqCYNtd0sLL",
+	"9FRAnTDD/XDTzocsMoO3+wTvGN18baAzbvat7e3Vtn6lkfvgsgqdmEZu8PioXhCW3m2cJ8CcVJkj0XM3",
+	"V1WslVVEbJ4N1TSW/ZTlNbWDrw2H6xwQZUWQ0zjsG5RRd0cacdgA2MR7DQYyBH+bct9NvbQJrYap0oi0",
+	"3nUpafGEMKGTSZFr/lar10LrUm9CbsGdg970f+HiQfKQ3Y0o0L2M8Vyr18Yyub9DJQhDKVEiFeK/4A60",
+	"KLLK4LG1LIXV5RDXCiZubqfDJPq0j2X5elzQmP9RTvpcKCEt8a882VYNtDfbK4znaVTcqOAqnlEG5Anh",
+	"3bnn1zNmypMrE+45ntypOBRE3tmXadVJ9gFPW7vTFFEcslUGjMRUaXdW9tI4V3rW4G7XnC8tgPR3jYpH",
+	"XKsoI6bVgaXj3pXOlbI5OhOMNxuk0yYwRDFysHye7M+KYz1Ni4JAgVll/3N563Y5jM4OKpPBhbPFjLQk",
+	"lCOO1WlQDN8Im173jlgdbMak3HtKgc2d1uZzpHjm5Z8OmQch2Jzj6X2tZKqW836mEAdvd03dbeApPigs",
+	"QInJF4XR211zzZSe5V701bkdNIUKaIJG2cg8TPUq1b8Otfzh0OdaWZHf47FGq6nkdfQefIorsPT8nEnP",
+	"zKTw1AUmIqjeY9QaEsAiB+TT5Ym9qRhgAA+cFHBrBUdASGgUJUwpV4d5LRyw8J5FN8Kibml7+uW6/Hpe",
+	"pQp88Wh95phiCekltA+nBLlkEU9YqJW7nLsRmEeXaVNPZ8vCTermu4U+pM8yuQcghEt7Xs5io+mTFXRF",
+	"L/reNLF+CtRCsdk0i2SPzDQKCn0C/GU9FzPee7J8iycBYq4Qnz12ZHqSd9t72IvS9snwpQo4VVkYwCuI",
+	"4UclYMS/Z5O9tAq2ek+US5XsXRyTezYxHEejBrAyFBDfzZHNfVFwdPKW7B1cEy76Rii4vWPxcv9/9t51",
+	"u20cSxu+FSzNj0i9KFmS7RzkNWuNK0l10pVU3LGr0z2lmhAiIYltClATkB1NOtfxXdB3Y+/C3hsgKVEy",
+	"5UMSZ/xjpisyDyAO+7yfx74CQyUuoTNofGrzedI+F4UMHI4QyfN4JjI3VvzXz27i/vLhrBGsJSvh6FC/",
+	"yyNdRrNqbgXTOn7+/OXp6cezd7+8/JXQtKqQuYby3cjYI2xlHPCAOoy6gKVqgsCAhCeF340NFNZ2gtfl",
+	"H2qP5gqh64Z1IZalnNkVPigndY0ANWuOvKasSfBZlGvYs78j6/2GJSjSuVatQ2GAf11Uxl83jNCFzP5l",
+	"7wpcoXvOC+sQbiBav3epiUAWF+TFy7+9fv5yZUEAQScTbJSpSy0yzSIurVVgjTD8MN1hx7jqqZpYIRLz",
+	"yLCkuAlhOPkEbPjuLwAAMFZUaGd4ZAqpXXvZfxVb4/LnnaoFnhyN/cM4haWkgr0CoE8M9fmrse+3DfIW",
+	"XMTYGY8TiImCG+PyDrNFapI2tkYRiZQeWDWQiYhral4rpCzs2wjL2m5Ud8Eii6ZcJ3ISFLk2WQSMg2yM",
+	"GCGv3jwJhhIAstHdW8PIpq2GcVtEcGTOVQStyDMj7doM5VD+x3+w50paGyBRUg9lmx2nKYCioz7bgpMP",
+	"UetERukipkKkcO+iF7J5JsbJpw47JgwGF+ZgrBlOFLQ3d/aiWQxKLmyREQmIJqDTB3t7cKNV54On3add",
+	"+9SOHRpkDVBLQGEUn4n0Odeiw17H+NNvv71+oTvsLJkJbfhsjr+uBPHhWZh6ByedJZqFn4fosQ8bAzZs",
+	"4K6nUnfc8MNGwIbk6z9XsYAL4bJEGrzkS3jEDrpda3BoFlJOOcQv//0zlBYFrn7+yx9WpB10+3S1o3TC",
+	"ta9EuD/o9uhi+0+ckmPm+tSwYChWAnsRoWkNXPw8VO1pL4qaJfALcNA9gGe+50YgI5d2gaiD/jNKfbDw",
+	"vTDZsn08NiJz4XbWJMO/BQ/44InNYm44bBkIgPELnoASZ00O4VR1YUU1t99geGZaOQ0bRjNwXIfdfXi5",
+	"ncjy2yGrGwFqf+he9bHwnnDgasvBiKFKugCiXZDpy0y67MBzKTz2cSEBBjck/jyqE3YxXvuU1JqZ6KFH",
+	"ajZLjEnk5IjoTMtRchq0D4WGr2MxmysjZLRs/yKWYYf2obtjyjX09PMY2tmavUOm7amnUuSAPe4y36Rk",
+	"H221PGr4FkWb6VwaP32wLw67++68lxTvUL7k0bQw6XC8IKgefmrPRUaZe9qX+Q/2DWBIUz4o/8sjzch9",
+	"G0ogCUg0FCcCgQZGjgp0HAVh3GHvVSo0y7g8H8prkNY0gYilVSav6bB3niFthVMNapEgxVhiVTtinPgB",
+	"yQcAB5ZY2fLD0ncJTCu43L1ukl0EbiitIQefQr7QCHmgrCt+6q0yezip7s9ZDCWkOR/qC4ANist4KF96",
+	"qrVWh7306TbCsJSFiDv3b0Q0z9BJ86J79khbuT6w4/+3O9b/xjpH9u+h/He73Yb/s38OI6r6MlD19W8W",
+	"8vk8TbDbde+fWsmQ4YVr+bl/F5JokKNYva6Q5f03s25UFlkBMhWf2Ku3x8/bp6+O+4ePPYI1v/SHZ6Ti",
+	"ZWBN5CKm9MonahFlwtiXDqVPVDv5bweFYh6mHf+T009WvgwbX0LWxCAXC1cycyFE6LnhIZuqNNYsifVQ",
+	"mqkXCtvyq4DCBinVucsMF84N5g6KId+hhATLn2gMtHn+5CPBHuCbXtOCjdmmtLqHNiQCRsqm57n0YCWZ",
+	"HjjpHympDbcrn8wEpvOzRCs5sMIoE3YVE4yaora2eitOxmOR2cNPtYQyBunfYWeY/Hewq7Q46Hj5OlOu",
+	"7bPRvOaGQQgFO84vp1pEH53F4WyRGJWQWxaEutOmLcZjlZlSUaS11iGTkgns4Wd8YdSMmyRCHWGtGB+6",
+	"m/L5XEgYDThaCcXJESqXWrag2DHf4qQhIBbQZsV4Bsh6HzFD7ayBbIvLJet/+kQ0J/b05k3MVeEGxnzA",
+	"wR5hjaH6kfAhEvvJ5MBXhkVcRMSHQuwzC9EQNJishHHRS6QD1lUnLCwHxMIAf8GIWMiaGGK0b9iU6Wmh",
+	"Xi+GzsLNwd0jUN/r4JzuqAA4514eSw/hUGnq9PIB5uKeSQT4MlXlGEcs5ARksFbagZYuaGe4NpETeOo2",
+	"gY6jw+yshlIKzlaStpuT+KRrTu1Y00SCtvFQG4ZP8Ed76xrEBbFZWIvV2k+4m7bAZnRQXPL5PI+wUYso",
+	"omdXoKOWX1SFcKF9Ygr9lHYiIWoAKGu+urTDTtGLAXggrItfMxKtcZwLfSR6Itk3lKEbhjWI7eDCQn76",
+	"ksDjVAaGs+PGAQNat9b4o6AJAMhqIXvkSQisqLD3wZxUAIKgz5sm1p1DjGb0UE8yNc8SYbDyGULZPlBY",
+	"gnsxIptpbJgwadG3LXCGDhq9TrfThZqWuZB8njQGjf1Ot7NP9GAQd9rrXIo0bYOhu/fPy3PdsSrb/oVo",
+	"cNaDeCDMP4gR+0Us2alwUKJQuWUnoBTdsR4Y/C9Ve1ONlxUO50mMNtKJtxcH0C/NmiiWqCa8QD7XGDT+",
+	"LMxfLoHA1hfM2mH2u10XEKBqiFUzpJQW+NwAQtzB758bPJ00Bg2Af4eo/AX8q3942HsGGIn2pU/ibnQw",
+	"6otnvDfejw6f2j+YZWPQePfLCYKRI/lBI2h8shPf+9c/jv/xy6fn2fhvpx+fnC0//PXVu8mTaXRxwufJ",
+	"2zS7fM35SfTqt/cKq4rRjLgqk/aXD7+cYvxjfVGs6tTCdOxyH3QPNj3Kz9ner8r8rBYyLgUkG4Pf/wga",
+	"ejGb2S04aJygeoClhcN2gTZDaYUBN2hiJ7MxE1i5VHQXGoMGLie8CcHjISKHXLy6Ype9F2aRyQJEjj1Q",
+	"SPoBYR4qQ1uhASH/1B/mg26vM5Q/W7FN9Tp0PL3XREUp/pE5KQplsfIAI3CC4BzMeZJBRKfw5wHlDXxK",
+	"D3xCJNoIQGznEgn5wdywCz53/xmmz8qebYe9A5n0+sTrecapn7fDjl1SFCM0oHZK5SPuPUOZaEbKHQTZ",
+	"nGc8TUXKJgtU/RSyE58iQXbLGPt8JJghRHKsxhTF0XZRcMaG8vUJFi2mVkLCPKBVtd/NJ53TZLHmQf8Z",
+	"G4mlknGrwz7ksAkZZKI04ykQVw4ljNcagJAhlUv/NZoQ+Yl0jqP9FhQLZpI8WrAyoeTo+mIuZGwFIQ/v",
+	"IsaXJC+4QYXFjdNI7ryQrb27FHsDBwCzCUKbn1S83E18+XDnle0rOa0vVDq0E9lGMLb2nEs7K88atSUQ",
+	"DNu1Pn0pp0Ncp+u1pTJmGXMOj6qBuEv3HNfHl9pjz+9Yj/uiTZFIEp/dq8XnTzz282Bv6V19y28QyFMZ",
+	"1JHYm3r7V990wpep4vGZUm94NoHiiYP+s6vvO1PqLZcOHBNshcNujfedouv900Ivt2oGO2X2VMDxyiWo",
+	"32y5TnArWk8tKGTw3aQXLtQ5uRo5YVKZTMmOAmUxpTq0XogYU0Je5Ds7bSiPSfj2uweV1p8naIKMk7cA",
+	"I56mVkBoPhbYFDkX3NjnFTWjE2RuENrwJaWuPLPLkthccmqjXKu0NggWcucLX01ec25ibpI6jr/pmmKn",
+	"TCezK1l87bO6wm1fS9IcVDSJeF/h2gf7mmd0l7P2Wx6kvvrI4fpd42xhbeFGox4StHiYsQCC4Lxz32tt",
+	"L1p9XPbVNtjrb0XjxnphG6OQVwqeUqjeLqPLv1SzqpY+7NpC/kYbwS/9+ohqbQIt0nFhCxQJ/qsF7HOI",
+	"4ley5wXMg6VIccmUFAGR0rkOKbUw2nAEWSlLJzVGeEbYZBiBcgY+XrZm5q9x9+W+fRdNdRcQG0q+Yt57",
+	"656MtSr7HmpnwQtpYdA1TyyV00qX69bpaKGXzFum3iKtcT58qj3JGIQw0dKsOjaAYiNOcnV6bZFNU3ly",
+	"tRkYNKS4LFznsRTb3LRjfinbB/36Mrz8BT+e0ei+rIBvsrKbH4zJVWPSC7TnLlC+KteAlX8HG3JFxJHc",
+	"2SLhkINzuw3ZzAnwWivyysq+Em4v/LTC6AmeMZF9BmTfxaxJ/HotLEUCPk9vtPrIZYed4KjAFZVD6WxI",
+	"90B3CxYsWoe7LIavNnsDrKAeysQUUtu5qRupeWLHmyns/cQPBUZQhoyglAm4TduUTD534H5MG/VeCLbj",
+	"4iY/2npQEu235b2QdndhlucEmSuTgx1hhbm8nuHu6hi3yDSoJLfSqcLA8qbVBwiEqWzyK5+JMID6mmJD",
+	"q11LLEn3ocqhjABVkHGNhQsYDGT73XbMl1B+YLKEpx320tpYmpLAAtBR24nUQurEJBcCKmveJLPEYNPf",
+	"PlVnuloMQFT1xpn911QtsiOcUkijFq9nzYNuN2AH3WetofRVTmhKseOVSiF2pT3nBGy2kLIQaxxKb3xO",
+	"uZ6K6pDj7qG/97Sev6EV/xUigJRdKkK80DbYyJBxm0FD98E7ScrefZCUZ0jMC9FizBH6bDAdnES7ssub",
+	"BBdrmGjPlRynSWTufWARhRlgQuPMXk9quse38962jbGPNQvU+mY+xJ+qSWCluNAGW5cGeUqj6fnsW8Fq",
+	"kmkom6vU9YRawDc6uQaYiUt+RSuANJKmkj6j1FCW2eqbjsm+FazebP+4xlFvPd7cmizprKFc5aFvbuKz",
+	"D6ro6VsBsaQujJscoqpvDaU7GmVRXmSwp14bPEBeHdj7ULFNoMsGkjeJZpdZYgwUsxP5Q8al5qWaJyqe",
+	"MtZL6LBfxNywZ2iEd9gJoCujioAKV1dDusi0ysIjVIBAnDjnE4E1ccBnQXgTbxJ5nle9hplI/3PYsNcP",
+	"G2HrdqMBbxJtTmlDvnRtZ3Oe8ZkwItMbYbTyS/ZA+wKS1hUXPofvb3z542YZ9t8RXWUVpuSQYEogrX41",
+	"qOy4j9T69jn7nW6n19vvPHHUhZByt+erxLy/K/O/nZKqkR4Mev1dRtqrM1KSBDcb8B9F1VWrB7e0dyoQ",
+	"0Cp8gDnBCFKGsxFQgwq8y279il4yrIFfZClW3R6x0pnwtleG4JUzlYnC4/NPWm26+vIVPYu7iteuJ43r",
+	"hzfsrzoxog09Xo1BQzroU+rQmYk44Xt0Mvc+n4vll60KD2svkXnB40VCjb5rEyrz+YC4g5f8lqVh6caI",
+	"a9PqsOOhPBdL/Mt6X0GprYAhpwKMFfkM7J0IPUFaC9JsiYGSghF4IUA/ZMXlRKmYNcPn9pf2cyVNptIB",
+	"m2fJBTciYDP+qc0n4j/3e4f7j7vWS0hms4WBBoDWEQtfj9u/Kinab7mJpiGVW1hFFr4845PQD3Qf+h/K",
+	"EjzE2QlZk9NE+fA2FgDOUE2UvSooni92coWbypp+smsJ4KLrwn19DWnAMIGRmi8L64c1x2Uwl2Hj2fjp",
+	"47j7tPf06UH0JH58+Iz3x4LzbnR4yONu75Dvj8YH496oP+qOnvb7Udw7jB9HvcNRd9zt8u7TYWNTp1pp",
+	"UksnuQw8vs60V0PJwKzu/anc1N0szjfs5lbpvVfDiFba8vDEFVFX2mkVMq/W1iuvRZ1btgrEoPGSiAA3",
+	"fMMjzU5fHbf7h48DpPSM72Q3bBfZ+1UpWTz8FdsV4g9oEHfYrwqq8VeW4j589FeLgO1W43droa/P622x",
+	"v//xpeTBHTvdgAEwz0tNyo56EiuUHf4F+Ut2MW1BZkJv6B+5Try0W8b+E5+654GcKrUitF5hd1hOp4b4",
+	"j9AApaRg2MCNqcMQORiAgDhsDYq72amUFfaKYK3i+ZHGrhfrdQCwfeBJqwNmVMyXCJcnnMeBdNZD6WnX",
+	"Ago1aBP4wANwt/sUqFfo1gxlzTWszIBwR7GNKAfNlDl/BDV1rfJ7O/ZrJQt89nQtkM8CRhJT1jnznGw4",
+	"r66uRaUpgCNi3mIMgVJsHSS3rKytGRX9e6gSVIEDKrak7r6hJD93pRZwv3uAT5UkW1hBiyaaaQM+OeaW",
+	"LwAUNN8T4lMk5mYoQ4waniUQQcX2OudpU90ET1PHAwmdIeQ+Q0c+46zf7XbYMWZtxsJEU+icRuuHs3EG",
+	"GwJ6DTyS4sa27AovM7dRyubcpcw7v9ftEWgdrchHDSX0mfpIZ5XVUjgIu5ktsKPtbWuq4AgXy3oLicG1",
+	"SdLUa4cVoX4YH/QOun0+ig5Gff7k8ejZk96z+Fmv1+09iQ6f9b+R3XJVwNIeGrD4rgxZvnVX4iQjKDNx",
+	"u1x1r0dRpntrRz2Ly7qpRMb+8brWklRtsOrDge+imIvMbQNMYVwgarhwic1klWNy7WnXsppO8eTT21RW",
+	"2pwBK555Kwigr+xam/Ca5hIekimnNAdJtxwEy8kwuSowN9lRuy/SXUz7WUGpNBdOarfydbiDOf76IYHd",
+	"LKdcYjukwfpWU27rILTIlnwhT1Nsfc5tnRzliMtlIVcflInPIC4PDdgzaC3rMNerQZiCJZgRQEBpFrJt",
+	"9qhrxiGh1vImC96FRRPYMJXXX6BhgjWz0HLRdcWxRy6OnldYWHuTknmQNKQRu9533xdyMJThCaGyENOd",
+	"YWNrKYcO4hh+hpJ/6t96vEJUnc+Io6c+6HY7Q+mei/0NaJKlHNvbQbZFfM6aJVgWXcWiPGBAct8P2DxT",
+	"rH8YDO2Woy5vtpApZlNb613orgF9QI//iNHt3ESEYWvDl1TVXBh1HtmgT3fzSQP2ZEOJoUVG21elMfYk",
+	"GjXXAOSE5SvxEChTvQmjWZQqjVnTQj6412VRypMZZoKpTaSUFA6KMH9YoH2UzzE3HpZipYBva372iGXc",
+	"iLabyso6PDssmp3nSNV3/Uo8oBhtPPnlr28PTnYopFsZwp1WnOA6X2lXnOBl9e0JvOGFk1WVBsVmGKVg",
+	"VVZcO5Xav/oWHKTLlzhPe+dllsp8BJniAWAHjWqh43FjkUj3oHtQe1qJ0qR6Pp003S4lO997yrhuIY6d",
+	"3FyA+ciuI9i8UpEWc8iJvEiIK2EPIdU2q9O/qIRK6EqRX68382c90ixTqQjAk8dagQL7IHqkPm0wlKX6",
+	"ZdfI758oUOI2D7r7COt8ifAfx5IRcE0A6xt43w7AymEPDOVq3eHBUakHDsv+C39/ViOhiaq+VPRHlpRZ",
+	"VgrXY5jZ135+biJcDZX7JfLi47Por/3R35/Mfpkf6LPexX8/le/3L//xWLzq/vPNIf857k9+S97968nf",
+	"z+sL4dWh3qkQ/trNDpiN9htWisti38dXLeyrIxd+VtkoiWPk8d45EPrVymluJ5WIGw8SbsVzkndcwzpt",
+	"rYym9v+rO/s9Tjbk56yxG7DRQsYp1C8R7ESsosVMSBMwrgEL4Fo9/O/mQh7Pk79oOvU3aeV3aIDXA0Mo",
+	"naBtXH6rOJ6VRwm+6+Q12+90/UzdclP+2TSBz3uk/dvcm1jTLkhrt458tz2WfJbe3va4ya74hx3JTrvC",
+	"jf1hV1Tuin8cv32z667IJrpGybHcYPTkhcPWBttaPHy9vkIcwbtschOjQW6uga3vnrmB3Gl9q8omV1oE",
+	"djLqGwR4deV2LS7pj1/XX1F6WpyAwrGBM7FV0xZAj7aK0oo8YIBJQGyjT7lkTZPYQwOHJHCgg+g1ICJn",
+	"RfrH7uF32SRkTUQ8xOLJ+UZ5S8fnRtbq/5Gt+VUT7n5Pvhc83n1H0jbYPZX+DnjIvvwRNOaLyv5gzHWC",
+	"l8BngNWGuzZSqVpkusNOUi51kaycjZY5FHJAyAqAlwWPOT55vb6NEdYTNzLojsoN7Knqb6ICPKW8dfOh",
+	"GvM/fn72ZL/3GNDtE1qG/+j+/OTx45c5d24tEvn6ztkq6f6duJVf9aAiLGD8LQ/s3buS31Rd4abZXTj4",
+	"w7Wus/Z4bPam6ROMBF9TcFQajMd2bwoNIMUXfYd8rbFBlXto9UfaehIiG/NIMCEnifRw41j9QhDog6E8",
+	"fnH2P8cAgz1LTMDwn33sAhhbxYm/PKWdyJqxmKlJxufTJNIBW8jE7GVKzfZGIg4YmKuTROhgKAHeHaAQ",
+	"MUeFD9pncaKjqV3DgM3ThSYY+CwWGTIgWmv33YtTpgXwgUCnwPGLs/xjVTaUiWTv3r/9n3fdHttj796+",
+	"+J933f0OO37Ty4fAZnwO1HgmW0RW6cf0N4CUkTG8BKEaaW7sSIbyQkV8tEh5tnRIjg7xegacdCiWzyGc",
+	"oFm4kDM+n4sYWb8yYWUZhA+Pu31AC+f2P58CegOEHxwKffPkb712n4WvQyvOmf3XwWELzX4EqIdkNdS0",
+	"aMgtwhrpEpQ9N3DjPtXgcnbJM5nIyYAglkUM5b9TfgG5qszKklkSt7XhS1AYxwjYay9CaEHoinFznbeJ",
+	"gFRECC9yRZjmFwKwlqHQ2PqlIx67W4cSR54qTZoOoqsEzgtcphNhkJ4QKM8g854JvUiNDrFazO6JIA9B",
+	"O0TxcCibIY0nDFiozxNYgICF8QJlt0B+yH9ik03LgYLT2FYIe+ixgf3McyhQokoxutwehiR1ZUNrB93N",
+	"VdjKh5rxS2bEJ9Nhx/4pgO8I5WwmUykwOr49fdXudVvQLu6SCW6iVcbow6gMLdFrnaa8+MXYGuTqqGjP",
+	"Yg34iixALFZoUYoBeynFvfA8j6IDdw3xo2BeNaksySZ+kxB3ermnHyLX8SyRiFruYUlKoXTYFe3Sk+0r",
+	"iyCk4WvKXNN4wiMm1VDmMX/o+ErT8k3HOdw/comiFRB2WIgUM6FPBnCGTBOEnFqu2j/oHrDw1P49T29D",
+	"rRecG5/ud8n2Oc+0AABeu7hQiVY4EzlIYb/DflIxiqmlHcQChFV4+u6304+v3jz5+NO7F//4+Ob129dn",
+	"IWsesLc/FVDrj9hBb99h/wVUdajSHIa51w263a4/xkdsRKJLjRkf2QH3Cn8GgQbK4VIIw/RcGT865L1d",
+	"mRR7vd+nUmDHnUngDDlM2hhBJB0F8xH1rSiFEsY+gkg/A2w8y4sMPTfC9hx0iDD9x7EJWRPLKdBPg81Y",
+	"USdK+6eF5rXzBQdDGUZpIpOIpyFrEho8K4LBV1jNr+Hdr9In17Waka/ISvQrrcnX9J2QSq1tVfoR3qk1",
+	"DBur5he8B+m+wye8Sp+s3LlmJJcEu6sA8UdzRb5LxwB+IwN65xx2gvLrI58nH5EMymWyVyTbWgq7d/MU",
+	"9q+qkB0llqgqudgiEV5HRA+lUw3NNeHcckYPfbWHThjK2rUDJ3xpTb/3bq/exA+5lYqDsvy/q0qDVfXu",
+	"4BMxCvxII7+s0150AdTUj6mN2Ah9w0KEfh0XcZ6pyJ448Ka+eflCmfbt9z++BJ9L5Gqr9YEoUpwPZV0L",
+	"K++t8d9GteX0YsEJdAqiwhH0Wgg6DIu8J41Bfl+1k+jftLWjwos3YjqIXU37ChNducF+k5Wbd1Y4K3UA",
+	"V+KZdZYilzxdasOkEMilYDL42Y9ltKS6EGfOYuGFeyYAJZ8XWsUD6lrX0K4IDgDiAvuGxGIz+VBu7CZn",
+	"NZvJrY2W93vGrhhDC6GHEpoKsGkcTs2j3OWpjAYfL+Jk1cxYtSPYNcyINwmo6Lf5jtta+//ODjv3+p1f",
+	"YD+hXOd7dac15xsI4zwBY0Uj4CY+x+3jJG8gKe4W7/yUx/329M92cL0NY6P7V4ZXIvXs3mB4jtG9NCTn",
+	"Rm4YEt3T2MGmeUe3fKmBI/B1AQeopyIXSle0VMCFZ9Y9XrHqavXT5xv/PUiC3Vrq/YG9q6b64gu+l3bF",
+	"r2w8fZM8jeNaLYVf6uliL6q36+Lr5nPWdTi0/W3U3sfw51XcGzWHon5R5qFTmf1niIZlGFBIIoOWwxVV",
+	"NpQFXcZWVdmVmCysWdKTW/OfGAy0L9uovvAja2ku6pIEbZ1QdwZr0hSw0E5MuKIQ7G+bFJWjBK9Ze2hf",
+	"TjTim3SC16aPNA32+1OrNIkuKAf7ozRILaRW2Uc1HqeJFBuGA4AqG5To44PKsXx/mio/flv1FO3Qa2go",
+	"uHM3tZRvmztRSvnjvxeVdE9UixVVNHsFXUI/3EHuf4OuQHoyYvy6doLw6kO2NY34HLMyyA0rcVZYU6uZ",
+	"gNpDwVPj3MTWUTFtmLezszhT0G+a9zUjRT52LNEzPequfeFacgKbxCgknhhChkxcCT+fiaFUEXY3RiJv",
+	"F5NYR+giIJmYq8xjrR0RWmjhRiion3AjLvnSKr0sHkrMmAKfcwqJNHtvC+bDARTDJ6wrR9SAgsoVQtbM",
+	"6VK3lAnh5AgUKLcj+OrJvR3Cre76aoRG+8fAcdXFP1oRwm3Zr8gJ6Q5AHUlT3k9VgSLMsV0VJPKZOrHK",
+	"Rh0B3zh1gytgripapEeUZDaOOxSB/uqUE60GQCjCrXcLgBxD+O6mZHS/f27gl7qaYsLhPa5Apevuhp8X",
+	"9xpBI+Xa/KbXn9frDg569Dwyrl7Ok2i9AgNwQ1pQECXGySersdVCfzx/8tdZ/9N18OiOicv/avOEuO30",
+	"Vz61P7i3CiYF5T1KRoU7sNuqhiocVHd6blRwuJUKEIpCFmmKwgJaQh38vjLiiK01mYNziZ3mHWYPKTHk",
+	"8biNjL1yKMEpRV2eAZKvmGNbXbp03fHWnT9+cbYesE6kg/4sFBN8JdGDhcp0iG5e/r710O9YB4+DuqtS",
+	"eLjydoXjuViW5dnfRs/O/vf9gXwzfxp9iHvjV/rx5C98f/lSdBe/JO/M4d//9d+XtSWm3Z2AMYJ8jJBa",
+	"WDKpLo8ctg01Oae4rTvsvd+isD2D9X1ZwSFMdXuFXek3ZWej3N5tZWMntDcK6WLH9oO8lt9VR0Oep789",
+	"Wb/R3gNXEWV5KhB1rZqxdgysAeSIoUA/6PYQ7+dyKjI4DhcKwSR8Zt/eueKQfSXBiwSEBcG7zkB31dZ4",
+	"ToLu4XjcpvNil+Wutnlwp5GO9UO0iBPTTtXkCq/pMkuMYDMOODWlfgofpi57U+VY/uVUsSY2fvtqycwh",
+	"+LQwBY/xB38EWtDBh6h31pteZGCGTYl1EwITdGrXA/lY5HmtfPjV4OpbMt2bPDd78Rs1qRX9F9JkCWY9",
+	"YF5Xp82jklRG3A9Hj6P2k/ipaD8bd3vt/v7B4eMnT5/xUbQpM8sjo7JbCbm7kftCWE+W38QYmpuWleQF",
+	"GlmniRGbh4jNBptA83YdoVUCmSM5sENdh3vz1l7vDEw9Z+1VDM/uxerpi7kRbfvsnefQk2pvH9zTKwdn",
+	"1LWG9h0C/Ec0T6XtArsXQgFx/WNAMPlEbbnGWPMluA02AbEBo58cKBAOB+Ne1OfPRHf0JN6PDvlT8Xjc",
+	"i/sRqJRsIvCqWum06wRGrFh6KU223BGlH/fo3cH0589/yN5crzAA9DpLQeV44wQy/tuqAW4vi4OtOdsB",
+	"HrA3B7TwVC20QGVqIEUhY8hZ+CaouBVYhYhwxQuZmIBlilITIxEP2Nv3vwZDia3N0IGlxmyUZGYKjDYu",
+	"xBvTV1MVfrnRKe/KKjVbQdvAOOUTzfQimjKumWtmwsanLRV0a1UHR0zyGToY9t9DqRZGJ2BVwTUUIyoQ",
+	"GNxKlcLzvOIO7dDsFovz/izMc1zuOuZNsXbAbYHvr3oARikXmbZrZfcb9qHtMwjI2c0V8UwETHzikUmX",
+	"dlNoIc2KYXPwYcM47RN3NWe+v7qC/JBvza/R5rhGXcEJ7o9Tkm87Kam8QfDO9FRx+z5Uvn1dBRc5iVOz",
+	"3M1JwK9U8eYeuedURRtUxZYSONRErHn8ptfeb/lae9Z89+LU/oA9tr603XPtrjRvjbEQ3frT0KWXt+my",
+	"OImpECBSE5loEWAXnH2mtEJMCyF9UbxVOFN1iW1oiWyjinZbfiixDVbwaNpx5Xj/6Vp8U2AnhNFJkfds",
+	"4p8DfzlP05CNlJleXdL+Hag568j/Rqv5HBazXi0fLazK0BjI+73LusL+XrcIbWv8XMXilwTxm9aEXN6F",
+	"TZD9UFLYCljoflcZC+26lAfn7qtfYkiPLt8r5GJmz2rhJ/8fPIWjez8UnzvL2zETS5vlGuqv+IDdlJ/f",
+	"X3ei9/zTH5Te10uge5/DSxSvIiKSRvdKFe59tv/z5Sa1fRtAiLkGBSRiqwUMkLmZLJnNyK9cp4tuHbG5",
+	"yKwSbAsJj8jR14fSOX3hHqokPecR9D+VO3LevXj+6p2Tj3NupsV2HA/lnaemt3XmzBLpvYFKOpBKvCTs",
+	"DtG+S62oevw+qap98mYD8PMHVALV5oSikpihdFkzggBZswcQFcM6SwkG8pPMwXO4iCYxzB6xlJtC9yBB",
+	"cuQI91bK4E73IPqXfNlhb/l8DpRJCsCDZ3OzhHWm/rjc6MHnXHI9lIgzQgsPX+eLKh1pEVFYe0IAKQSa",
+	"SQAGMgJmJvv/lgIBPLgcSp+Bf6QhupCSdRZxyUZ++BTCnah2mlwI/wEIErKk0IBy2CrWWBstktS0E8mK",
+	"VpujHPdm26b0451aP2/5vKSOblAIYvciyikltT2o0nyMeDZS02WcIRFFqi4/jjkEqyhWC+ZR7SKCt3x+",
+	"5+D1ZLlc2f1VUOG7jD+/aTPcuu/dn+HWeqiD+B7qIN7yuef0UIUYI4nhmpq6fKZ3bJp2uPM7oEI6dpDR",
+	"kgAiiYQD6S/qxDhdPtcxjNTutLoiPzuUuyZoce6QWkHXTdLS5bW8utKHfh+dxd+fl1TYhFslpKPA0OY6",
+	"TtILz+NY3z2ikd2Zg1R4/kMCa3dXJ/Yn8WoejdJRv4uK4Im1UDLNuOPpVJlvkuGG8jjYikNkINRvQ/Jz",
+	"KcwA+KsYh58cI8tQNsOK2kpHqgX9T/b6EGOBQMdkjWvCtHA0ViHyfgLOSTQV0bmIhxK6dLRhoTWewhKJ",
+	"6C/2l9YRU5RpGycitbYzP3c5KIrcQFrLo6gQQ9NQ2i8rAYGt1P2ojLmUFq/QGI8IfiUoJrmGchU5rMPc",
+	"xINLgRNKzElWQ1lNeOSnM9G3oAKwepGkyY14l+x62P/SxOliN/AkS1KrxDVfGNGwTjLZtb5V7ONIFVzG",
+	"V/C9UuStZPZmVAx1CwJ2q7jFL79TWHEij7tKH/wqLl/kNHO7MEhu53oK2ELioXyAhr1Ne9cdVU+HdB3B",
+	"vcmEvbK6972YqQvCznRC8bXji1uliKMoBlDmGo1tnat0cZSFwJg2Ozjo9qB6XiqWKmmd6kgtpNHMCdkC",
+	"oWzE57cgiV7AlxYk0T2p+70nJgZO7402a1DtVb2T+RZ8V0MJQjNvodbj5lvHUyQ3bsl6r8nNdyfy+qF3",
+	"djNG/4027x330tfB8g8AkCOHbymx15PBipDjJbskbJUsbWi+Q9JPYnF0fKpSAhiVs9kTe0EK7J/EhI5I",
+	"gICs4lrz2Vt1UaQlHUqjvK1b5zgXzvIaFu4tHO7ifNyShTpVl6+Iht9nJQpWq/g0V5CUnQqwStNkMjUF",
+	"WoKXn+aqYKHuyEBwDYvzPgkxx0nwYwqz74ON4K4Mzr2Iu2jAdqvzkpiL7fWeOwBlTjO0P4ZsJCI1E5rJ",
+	"RZq2jrZLp6Ek8dRhz1PBiSWZLoP4qUtfwQtr9qXt4gXbt+L1z+0UPJift62/YYb9oj7CrfNd6vHKgNjJ",
+	"QgO3Q04SwCVLZnwiWHO0ZDMRJxzQwxEmORNRMoc8CBB2E/s7EnvbbQznB1K1sKExZWodOMbnc8EzDZl3",
+	"PEhJMfLlWOvZQpokZZGdVaDWKBsAQ7nZAvB6PyexZSF8wC9iGZa1+Vv4rlydH0Ee2N+Fn/k6DvHq9/jV",
+	"t6r97XE8UzfX/kZ8MlZDAfh+r4/8CFpciEywueByYShltUQZJBkhGdmxTVKQemOVYdssm6ccMx+O+NAX",
+	"MnpgFwx703bZISrFtflhbQMXkMp5o7k2DybCrXajg4LE7cDQkAdJcPu2wpwn2beCKHOIJZw9bvuiJcgv",
+	"BAxx5e1Z7XXZLJELRwOOiCa+XIYkZJTyZOZrcDE14b4TEhEd9jaRQNgNoS+S4qXQ2yPN5pm4SNRCs4Vc",
+	"aGqR6bDj3Kcii8kVBVOaBHFUXKAOhbqjh3bU8jBCER9h7A6E+Tkm3+RQliJ9HfZhKqRPEHDpQ7+esV0t",
+	"0phNFNGDIFtQyvNMOIv4fCib40wI1g/YPFOsfxhgHgbKZNhCUkaiFWAWONcYfUp2+4obfOZH150M1bfw",
+	"OZi0oWhi69byGMT970t1boSBgoD/T37569uDE0hyz5NM6ApMlB42otYWksVRbqlzKUJ9VIDvEO7Od1f7",
+	"4vLamHi/Pxbq2/Vk5e0LTYTX+HZi0759RXKBNBmAcIFaFDKxinxJwRWpA26GMkcXKaQQAMwATSYrNpOI",
+	"W5k4FzK2U1ycaivo4kRHPIuFlXAKIl6utsY+c6lZRikXa/HmNkQxhhZQrSsUJJLoQ7HtkKxIsB4N5Q7Z",
+	"Dfab3CJUb98fxYX6yjHthwTktxE8uLduN6qTyIvERzQ3VMO9zq9hUiRmKjKPg5VT/Ejr9IDqWwGG7LAz",
+	"KzkQ843o/KD+vDOUx65SzhUvGMW0mgmKGJfq51hhrHBKweG1YgXL6Dacpt+0yGoXuRU+9eY4kjXA0XJO",
+	"JY0c8mLGk7QxaGg++6+pZ7VtUxW27rjnbzAznl0Hei1CnowLuwA/LevDRGQKXFoqpvYFGNpz5exWqZbP",
+	"fV0sSqcfChvjQXJsLBurmK2CCMFzuFmEwDG6/QIyNMc1MX3RuAqu2RNg/aGWC/TlfDoLixWaG9Amh9Ka",
+	"va0Og31FGhmO16p/Zh+4PjlERKRSAdyKUiHJ40hdCGQaxBOTPQIa0yPMgyWx9nyQKMIqqsBYk8s4gM/j",
+	"ZUIGemTA+EzJSbFIuAVhOBz+qovInRDNLbFnN5aGuDCFM3mTjFpJyjWyuLGTpNsiZ+qVev2xY61X/tV3",
+	"Wu+V77WrMQJQlRRF5K6IkaV7K8VpPp6C1Qwn7YcLvXVrUM09V3KcJpH59rE6WDrBCFl/d6G9zeqrBQ+Z",
+	"X/9oa+UYycxFSkFwcHgSlGROSCUGg0tDOePnSAC7HDCpgG0zI8ezrA4gPAmSGMQvyUV1Cby6+y2X1cAX",
+	"DGW1LekeTYDD20xJfGwR7lKSbCbiWid414zg3AZeYylo9rsHrRuLZXT4VsTyQwbybgAsk+I0fx1D6bpA",
+	"lZCX26WfaTG3skrEmJzUa6SPxEiNR2203NCndLdAktfqU4JUZGPX6f8GgH106Rk6OrAMe3M5adSiHBgn",
+	"qaAqo3nKrXnbwXsRQrsm/J6e8v7h48ag8Wz89HHcfdp7+vQgehI/PnzG+2PBeTc6PORxt3fI90fjg3Fv",
+	"1B91R0/7/SjuHcaPo97hqDvudnn3KRhl/ysag4On/d7+NZw/XLUdmfvihN9Vj9JDb9L1nMwZnb5cWtp/",
+	"f/W+JIB413nthTVGKE/fhEqKhKiJQru0A7wq9NHrECioO+xUyHgow9kiNcmcZ2ZvrLJZO+aGh8y35eMb",
+	"SMTZq1hoT2c4YCe//jlgfzl5+eeAfRCjE2sd/Pn1z4Hj1x/KQ/Y2+QmNJjsOKyqhICKHL7JPeqRRAB8x",
+	"LpdoTIhUi4Cd/u3PLJFRurByvJkYiGcD0gDUdSRz0yo2EnU77FRhw7yfmEuweuDxGJ8jsmgYjvugR3oo",
+	"QzIZ2lZehSwWUcrtFDfDopxTkRGmrU0m+CzE3lgo+qaLnS2UyKG0D06iRcozADi2wyDFYFcAOzoh2xgp",
+	"+2PEJXb58xi6qPCOOJkJqcGMo9EPpeZSDOwcp8KudI/Nk08iRRsRJ5497T3rM2vIMZ3Ewi8I298Pek+e",
+	"BI+7XbwJNBdP06FsPnn8tPv//38H+/0u1dgedLtQqqvzdW/iwmNHmubLvP4N6NA77Jil1jPIYFndygzl",
+	"QW//VupfrUZ36m+zs16xm1f8dTu6FcWyQ+2qH8WdEk/8uMqzNggCqsxqX15bAUjG3UPhzO3W1trnegla",
+	"reusM9sGE7kxaDx+29g5LwPP2vt8Lpa1u7twrdkplKsQ3AuAtIBi0PQPwp6B6h8sCoRwJIjP1Srb1q11",
+	"a+VS6cFXvYtmra2b8ZtUyb6lQtFqZxVd6K2cCtZwoFw8XT9N5s7MKjdVEybHNgZiwDnKrvYdcWC3QH7u",
+	"v/AK7nO87hrADnhr3VQZDegrq4Jv6Ye4lbw6bnP7JK30rr3PCy2y19vjqy9lrAvxUbvLO+xXDIdaez4D",
+	"EZ8neS6nimVcnus8GDrDCKjLzduHpdz6F8C1A5l59xvDn/BgRZHQmhlFlTeQwaKSGHxrzJoH3We3EbW0",
+	"T6Md+6AFbpCIuK0QZ2lPfUfRzd/gwGxulCwcjEnGoRCvMjHgkg9XHJwjShZLd1ZmHHIE9r+JQLhwasgH",
+	"HVmPdqaM66fYeraGsny4yg+w46xOV8DBG+Sjr7xqKO1EwCfQbOBr11MagM2HUI2ynIyOoNIX63Iuk1hI",
+	"TI/f+MxjD1rhzN9m8vgrpoSL33G3gHk4VfVMhl3A8twNW9sw8e0Pid5v25RRFlmPNAi3wJWSZKx4GG6e",
+	"BnbopHuf6b/IVKmGYHdgpkHOSILgd479NecHQc50s8oTApJSSCihFRmbJtqobDmUTU88olfSUIJH0wKM",
+	"o7oQMzvgFlQH43CYGq91oQ9lvTb0b8MGQrQNN/cyaAZq9GjhdV926Dxwd1QX3uGfH/A07wC5Yu53x/eA",
+	"Vx1soSZ6pFkS7wrrOOpVg0B7CbQVCfoqoMd1V0xHXO59Nhy6aDZLN6Lc13YBskSCpcUnWFzI53PoZ9As",
+	"/HwpRh8XWbr63LBlDTOolwJesoD6xOAwfyLuRmL1QURkbNC3MjGZiZaXjsjihg5hBBKVlIAVr+oSq5w/",
+	"UHKeU6GkFsjaVMLL6eUZKo1+5FhkQkaChW7YAcNJCj2SqDWuA0gHYcrM/kcOMz0V4F+i1Mc0EZ8w8SnR",
+	"Bg1MN1v2fVrQJ1kfeCgdLaZOJrJNlmMm9GIm/BARRHUiRWwvsLeBzU7wdt4SxorKoSxZsRNhQKIf2WFg",
+	"iqtg9/vCnljBsyhp5j6BVEOAXFZcQuwJyzPtB0Ik1eNMw+dCBoprlgkD/Qo3ijzR3juNuLy5TrAfcqVC",
+	"sK8CgsD6GsHeAgNdbCshdLuf+m1g77ut7bcz7fE71R52uN9JPIqWFzpsuZQoWQri3f66JSpl/7CAL7GG",
+	"X2SN9Tbc4tyOO/LE7QyecWo+rJCryUQiLs4GifrC2n4IML9WXaTgIp4ihTr2geVgR8662IypPJSrxHH3",
+	"gQjuTaLNqZu2OjDKNHueQhgQHcoKl+rW6xPPbD3jOLhTvGsr9xvpMhrhd0pQl9sp1xxnbqysjLNordxz",
+	"GOriQd6uNNyF10hW0L27FXgVFu1OYKgLz39g6vmK8NVWMYAZSILwu+Dl2VhJthjNoKFZCow05EKlKsph",
+	"rUbcV1az8UInMlyWmIRL6limy7BnCZOasdU3gHsJRu9lKcyRFV5UaZM2VQYY1HXA+FrFMMgRBoVjH7x2",
+	"n6BNkqauN8paxlf2F92pAn1OzNYoS25IsfLOfm9NuOjoiRX9ylrWjfdCWvfNLgVMVrzU8ymfJJxZa3eR",
+	"iSM2TwXXAhvOsxmbK8O1ThYzDOJ3QPc7/VFTDe3Y7UNzdKftS870uDL6hNd5FfBlR3Pkqu5P3KsPsah7",
+	"GfFG8cp4UbZZGer0w1cgg3EGkO+E2gheTDuNHTv5WBF6Zt9z5LkoOm9kNPL5PFMXNeidXogoiUV864f/",
+	"4dDfHXRy0T77fsLQ12qLKp3tvVhEiaZ2228Bq4OHAWLMJd2FDCZgZkKbFI26E+PhCZm4sBZgM+aGD/yf",
+	"X8dhMJShNyXCgIUFw8b+k+hJ7B/o08NWh8Ew7NslkSELFmZxyJq5sTqU3lptFZKOjl2lUJB3OeUGagcM",
+	"dcsPfO9YgjFilHrWoj3o7gdQDyExuiqxYqIgUF1nJX05u5HF6SOP8HX5V6zI0qG8hjDFpbwNU9TvyVyo",
+	"elvzxFuOfTZx9qSICepWzKeZStVk2WnsgMNTGPedljN8cxXh9tD9UxU7Y8+NvfYIGiLLVOZ2KOG1FyV6",
+	"4dRncfHMs8oj3wgoigiB4MFBt36DwksYySYFrlKBqLOKpeoSenpWREvKo3NdeYD/L1jGx3h+GAQU/iki",
+	"cz3VfEPT2OzGkki1Zq4guwYrog/g37h4+xQGeysJtDrBUCOuGQk1om7RNk7M/5WSbU3r5/Ni8O87KNfe",
+	"ZJ4dx7F2/lyTO+bjgHE2VXqeGJ7a/74QciFaeVHS6+NfjyGJz/5XSXFUSO9jzVPMl9jsiC2KdmgLI2KW",
+	"SJaYEri2f0i5Z5N6BLZUgEplGLa9bYdCg01bH/wHtuoNTBvKlbzliWS/4GQCEvZM2I+0Ez4TWRLxvefT",
+	"JOITtXuQy9wtIVu9XPqOeXS8fON5f2jWu9WCSjwVeKhryJbCOdmkDvc+o1e1PVSErJe3wnK1ix6EGI8R",
+	"X6uM5F5v/W8ZY6m5HW+q6mpUeWDCfQdiqlxLqcwqN4a6DSrcUqvHE+2g9WJ2OVWpaN1YH2EN/k31UcyX",
+	"J3asMIEC6EUBkTtP648ywc/HSDiiDc9MY9DoPh7sd2Eq6ZaD0i3pQkbTwuW9nv1zfnm/a2/3l8eJlNiw",
+	"4K5/Ur6+2y89XgKlVH55H/78Zdf2hZ1V5fcuL1zbwoPKvDPuqFtRmXh3fQfSXh8wlcYF+ODNTiTVb64y",
+	"6iMqlf8jySIOMN6wYW7sa57Zz7rxoXGTs/XQwKuu4Wie8UldP9OO4/+Mm1ko79b1qzBv3dl8mwCMPBQY",
+	"A669qzfGAlqjcKCMa6grALooe/1f3+PlaszCSzH6LUvDoWyuFaZHWJXeYWfwQM2Mivly4N3bEF/0OgZm",
+	"9EJ1ehK3AuSmmiciEkOpxszqivmMilA4YIvwiQBPF4qv8ctGyD0epnwkUiy+LNR55ocQh2AHTekJ6Obx",
+	"8+DLvfN434BlUEML0EGGApiFQGFVRfgmm8Mep4r06kYn+Axqda9tc8BkNAaNDzw9byeSRUqlImN92Hl2",
+	"BQjBxk/xrk7wGZ/cqQ9s+KSOiNpBrePVmwTRgzK/E/+3IPWuFnr5Sdmg0WuBxmJjBZxpBIvND3HTvtjV",
+	"Q1ivt9Vhz1UsihwBmVjoqs6KXY8xQqS4Y/wAPHC73qxJMoFabLdt9ZXrAC7FaKrU+W65jMXIX7FikwZ5",
+	"b5VamEjNRG6BAhJALNLkQmTLo6GULjturVMRZcJsjM+iBQo58fWCH/cJu/UbfHAffnMPrzgdV7t6pauv",
+	"Yb7SwIvPqZ02Kb77oUTo1i1o2onleS4cf3/YNokA19a0koj0991FETdaqIB8+ers7OSUCRnPVYLkh5LP",
+	"RIxVNp6xIeKGp2qyEJiaVoynKbUX/T5s/GnY+CPsDCXWouH8AfRmIpw5PZFW1eGRD4icjSq7iyQ47AXK",
+	"CnsjRHmoddRDKcOwIFFU6nicWneAcCv73fJiAHoIUfdh9M2O87f3b5CcYqEFC6fGzDWa6fCjNbpxQsBG",
+	"n2fJBTciYKlS8xGPzjERDUQbMeNxnAmtiamP/gWVTVM7HjufpO4FAAxB5msqonNPs8UNoQ45Udn6SlIR",
+	"TSISLzcx7XG72A0PXK4dAp4EMJJS/ZY9B4vMegEw54O9PRhyZwvrxZ5WC72rK0DfdKfugPvImoQVu9NU",
+	"VMr9q+V8gbECTxxxIkIfGFATPOiBYhXMziVGkSuMySuMViVSxCViTBbE0iZdUa4penY7NUWl0bhSQisn",
+	"V+Vj57sofEeVBLREBV1EYuU21elGc/hKP66IL1qcQY+U7aS3A3MpqTO3BAsJrUV8ycaJTPT0aCj/tRAL",
+	"ETMlyeeLMzWfb3b3blkHoE9Y1AH3xC/84SvQCZeuuNe+B8uyfuE3N9F0exrVmmFU7Ih13eMkBdIvaH1f",
+	"aARVj0xyIQZszFPtEMURLsOfuQQKfV6i0Qr9gCqKFhm7nAK4ePm8Qjc0EE47lHd6iohZyo3IEOwOdedQ",
+	"+s5CBNH7SscSU0+3YJrh7DUGMHs7pkqvY0XdxJfeyZXewZ66piH1YCd9F3FbBIJzEuEuJeJ242AvFzZb",
+	"Y2fF4T3SaP5lIoL2aP+EMgzIIBeBCBgD8BYBpnLsvfauR9rDg0zVJZAwY1OJMWI2twaTOgfRcjldWu96",
+	"zJN0xam2Au9czA0bq2wo97vAKPn1Q3D5iK5LTvTHLRA8Fxfziq4Mf+n1o3f0kOUxrlbdAF5BwT1Io9uO",
+	"3vHVs7p2TO+RwXWF8DICo4HfptkP5hORI5zo6NgRlfr5WPi5uB6vY8KSQ5SdksuFHIvBUPqeOys1izYk",
+	"NhJeCElGIIYb0fAjlkSqNPX5CxKkjxA3IlIzMfBoXfZmvZTRNFNSLQjCEwCSuUZRzKmRiKQ1IlI0Pc3O",
+	"UGoRKRnrVoe9SYBUb+lFd2KoikuzMOXa5MIiDPAXBCIiHCcr2ReZeK4W0oQBlvgkhvH5XPDMU8x5fzRN",
+	"sHQIFUL+O8AoJWnKOOt3u2wqMvpg+vqhzPnqRipefiVFcSa8omjclpivEaazr/XCeVfTck26V0tzt94u",
+	"ZEAT/SDab1O0nwqgQLXixe/1WzcT9WI+V5lpJ9LOEPhk1bLvvYhUFiMGo9aOgM0eqVMrR4zgsyMmFeMR",
+	"YAFDRY+12o5JOvW7/QFR/sObANaGKI3A2LMHeOT6ZLDuCPikrZjxXTKHbC4yFqUAn/P6BP41VYuMNQ/6",
+	"zyjLEr4XJlu2j8dGZGEpY1I68/PFKE2ikDWlKtQlbeudwal6TTN1kzQD8WRzya/gyaa5bgwaHwTLFpKZ",
+	"S5FeCN+95DqaUJADCS9LQSoDHL1LfJmMW/EpAWmOypCPJWd/VjPxv/Zzs0lj0Hjlh+J6e8BuUPMkagwa",
+	"J1kSJXICy97rU2tX/cLf0uTt5In3d5vcpB4AT/wMVhCU3BZmsWt/YCSSavn5nt55bWF5TS/2oF+jV/ZM",
+	"qbdcuvXRNxZmIlpkiVk2Br//UfKFlTQ8Moykj3WKNU9LZioezwrhRn/4svL8z42R4JnIjhdmal8HhKUi",
+	"u6jGYjzJVLyIyPEuJ/L4POlotcjzdhc9MAlpYOtycZJokxFtEUHhBsSonYlxJvTUoxaUoXALh5HgfivA",
+	"md8VEiA6cOS9GRp+Mf3bivjC06z5XPGoU2ShcCIj8FJEB9gCqVveiEyyUu9inLeFdMrQjlUvovbGADrC",
+	"HQoo1HqjnCpA3h8VebsLj3b499snhB2fvGbnYokgbXqpjZixRBoxyYgJvJkJHrehMxkGcMRevXnCEjkR",
+	"2rQK7+PzpG0ftAEemy/ixLBUTaxExST3ZZaYojyFS6pmvZTFV+OVWgXIpZeyXJgtcku9mo3BVS/YBOBS",
+	"+1EUvLSq76B6iDxQbFR1Pm+AOP1CGjSw7e49eXd6BkBy5BlMhB1mXtpAiI4wQqB0yYuIyfp2pUssmvI5",
+	"ODcjdSFQ5ZY/oE05s/XPOCkUe7Mm1U7rFlPStarntc1A2rlS2qwDF3mnysUSiG9xd0e86kC+zBduytHO",
+	"YSUTImAZN6LtentLBkvh8U6Orb3gA09TJLYN2EzIBXP/sFq8bbU400gIGLDzROlznHEtpFYZm3AjLvlS",
+	"D4o4hQCCDVgjkwXZVtCgpQM250BtTyCBemqNQbs5YphX2IWSlaCK7d2elWcoUdI1w0/tGBjo2vADerz2",
+	"8Lk6OePQ0aeCZ/YvKQiYKUwlELd+EKNTFZ0LU9oQsee1W52o10BzntOerzECGwWLa+fKDvpcLFslEYP8",
+	"1Fvg8FkkpF5oNsavtqLjos+OX5w5I1gjra83x+zWzMY8EkzISSKFHrCcCCMYSpNxqccgG52jDMI10dHU",
+	"Kmq7OYFzw5l0RSDKmXWM4ciCyX2hIj5apBzCsEO5kPj3NpTnIkKK2+puI7Q9HkiOHaLGxZeUpr6A8bQm",
+	"hZ2BzFMGtTJQuUQ8R9CYAE0BqZ3E8s7EmEUBc1MuTJaA5MsSfX40lNa3tE9fZIKJT9Eiw9lj4tM8yeyJ",
+	"TZXB2bEzC+cWDoEmdqSIz/koSROTCM1SLuPWgCqzIDYQDCUWkhDyEXVJkFpkl/74UcRFzQExQEq1kJHf",
+	"/iwslQhRAKg0fTgvm3aYPf56CufMbosoR1UHhQbCxS5Szjt1LlZUpOFgmXxqF2thy5VLG/25Y8nU6hrC",
+	"p4p4AF5nxRoEgO80HqMMglWFn4oLEzDOIpGZZEw2Okv5XAv7c3mh7S+F9QMH7UVRL5XL31DYcuAWSFyI",
+	"TGUs/FPYGcqykgU4YPCBSbBVBHiOmBaiWilBUsFq1vEyodyEXQiYjCr3EOaOap0gd7tzNgDuegXqs16H",
+	"L43G3fLHTRKrK75Przs46A263U7/8L8bQcNxScNH1gM3jbrWtzpPoPm1sJE++o3UsLa5nWFrujcueSYR",
+	"8JywwmvijX8JsGDPLUGhXA9Cx7We010BYuVp+m68cc02hMtg0eaZ3RaGMjFu3rY95biwcV7Y6/Mv+twQ",
+	"cjFbr0T8owKC3P2iRv8UkWl8+aOOW/33v2+Mb+dhG8c695RR0PeIYsNUHQtWXqJZMpEqcy5t1ZOP5ZIp",
+	"YBrB1B8AG0vl2kVWX9OyD+Wrgd4Oe21cL1kmTJbAG0sxs9V9sBIsc1blTUJm1gayM99J5IVKIvFxzpNt",
+	"cpa5GxjdACwjM56dW+OQJ/E9lnzu017jl53w5McVgDDvdQUgkgzApNS9ZR9ibYanz7EG+eBp/7DbLci4",
+	"6o13X2Td8/WtslHkVX/pg+jbKvo2bY+7FIH/WigjPloDdb7d2HQesLvUGolOLMJDAmtsR1M2EhEn/ihn",
+	"F/8A8vGv9hOP6dsfJKSTkLDydW/o15aPK7vyvknI0ma5WkaufO2DlKwnJdc2yR3ISSEnfAL0pp1xInkK",
+	"qettHjmGmfPboJQHMiTWZvTPuMcSMf+2n93X/Ljy0H9rXRmHWFiQR6x5R8kLrtxv90X8vVzfGRuFX+WH",
+	"Pki+rZJvw+a4A7E3V2kSLTs+wrnNLsRr2YWAuBCIuTwyCuVFwJrEEsCXj8Q9Fn34qSfu635YsYffWVeA",
+	"HTSCBq1+Y7BfEGZru+i+CLKT8jpvFGJrH/ggwLYKsIoNcQfCC9VvPeHl2E1dzVvBVpsIac/+vbbV8HN+",
+	"fIG1q8V1gzzF2u66L0LtfXkvbBRqax/4INS2CrWKDXEHQm0VvWKLTMsrBBzbS05XAXE7DfRuhshFHBXL",
+	"/ZVyNDdEWfPDCrlqUqIdWTMxs7sT02XUfZrDp9S9ZbSTjF3xglc3+30RsaeljbhRwlYg0TwI2M0Cdn03",
+	"3IF8NRlfdkotOpvEa17DZ5LoXJhiMtg/4B5LU/t9fuQ/rot7HQlY32QcAaeK3R513/CkKABXduN9kX9n",
+	"xa2zUfytfNyD9Nsq/da2wh0Iv0uenptpphaTaccbh9tk4GQBJH6F+yDPQavBLkUmcivzHsvCwgeeus/5",
+	"YUXibi6x3aMj2mx1ZZzdvoUprXtbVBSN1Xv1vkjIDxUbaqOgrP7UB3m5VV5u2h93ITYL8AGbpeUpiDOZ",
+	"LgGHHzpwrkJHCAMEGwBwgTVIxU04AzA5RDw38neNQOReSwY3Ez/ZM26iKVEJ/ClsfXO5jA84E9r8uOK4",
+	"BEBRS7KJXklSFrfnvRGQ+cpulovFD3sQh9vFYXkT3IUUVNn5R2g96hC48PYKmby3z96JTUvgQ7u777O9",
+	"qLJzCMa9p2/5cStj3CrWNeIe75x0CfLprPuSw5L8q9iY90YMrm6kzcKw4isfZOJ2mVi5MW5dNH758v8C",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -248,9 +248,10 @@ type Patient struct {
 }
 
 type RateEvent struct {
-	Bucket string
-	Key    string
-	At     time.Time
+	Bucket      string
+	Key         string
+	At          time.Time
+	Reservation *uuid.UUID
 }
 
 type RateLock struct {
@@ -269,6 +270,15 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type SecurityEvent struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	At        time.Time
+	Kind      string
+	Ip        *string
+	UserAgent *string
 }
 
 type Signoff struct {
