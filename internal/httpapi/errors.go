@@ -151,16 +151,20 @@ func classify(err error) *apierr.Error {
 	if e, ok := apierr.As(err); ok && e.Kind != apierr.KindInternal {
 		return e
 	}
-	// A database that is down, read-only or too slow is a 503 to retry, never a 500.
-	if e := pg.Unavailable(err); e != nil {
-		return e
+	var he *echo.HTTPError
+	if !errors.As(err, &he) {
+		// A database that is down, read-only or too slow is a 503 to retry, never a 500. (Only
+		// here: the validator's errors can wrap io.ErrUnexpectedEOF too, for a truncated body.)
+		if e := pg.Unavailable(err); e != nil {
+			return e
+		}
+		if e, ok := apierr.As(err); ok {
+			return e
+		}
+		return apierr.Internal(err)
 	}
 	if e, ok := apierr.As(err); ok {
 		return e
-	}
-	var he *echo.HTTPError
-	if !errors.As(err, &he) {
-		return apierr.Internal(err)
 	}
 	if he.Internal != nil {
 		if e, ok := apierr.As(he.Internal); ok {

@@ -86,7 +86,7 @@ func TestConnectSkipsAFrozenHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
-	pool, err := pg.ConnectWith(ctx, multi, pg.Options{ConnectTimeout: 500 * time.Millisecond})
+	pool, err := pg.ConnectWith(ctx, multi, pg.Options{ConnectTimeout: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
