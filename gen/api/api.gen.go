@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -23,6 +24,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for AlertCreatedEventEvent.
+const (
+	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
+)
+
+// Valid indicates whether the value is a known member of the AlertCreatedEventEvent enum.
+func (e AlertCreatedEventEvent) Valid() bool {
+	switch e {
+	case AlertCreatedEventEventAlertCreated:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AlertSeverity.
 const (
@@ -258,6 +274,36 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringInvoicePaidEventEvent.
+const (
+	CateringInvoicePaidEventEventCateringInvoicePaid CateringInvoicePaidEventEvent = "catering.invoice_paid"
+)
+
+// Valid indicates whether the value is a known member of the CateringInvoicePaidEventEvent enum.
+func (e CateringInvoicePaidEventEvent) Valid() bool {
+	switch e {
+	case CateringInvoicePaidEventEventCateringInvoicePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringQuoteAcceptedEventEvent.
+const (
+	CateringQuoteAcceptedEventEventCateringQuoteAccepted CateringQuoteAcceptedEventEvent = "catering.quote_accepted"
+)
+
+// Valid indicates whether the value is a known member of the CateringQuoteAcceptedEventEvent enum.
+func (e CateringQuoteAcceptedEventEvent) Valid() bool {
+	switch e {
+	case CateringQuoteAcceptedEventEventCateringQuoteAccepted:
 		return true
 	default:
 		return false
@@ -567,6 +613,21 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EngagementFinalizedEventEvent.
+const (
+	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
+)
+
+// Valid indicates whether the value is a known member of the EngagementFinalizedEventEvent enum.
+func (e EngagementFinalizedEventEvent) Valid() bool {
+	switch e {
+	case EngagementFinalizedEventEventEngagementFinalized:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorCode.
 const (
 	ErrorCodeConflict            ErrorCode = "conflict"
@@ -630,6 +691,48 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeUnsupportedProtocol:
 		return true
 	case ErrorCodeValidationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventType.
+const (
+	EventTypeAlertCreated          EventType = "alert.created"
+	EventTypeCateringInvoicePaid   EventType = "catering.invoice_paid"
+	EventTypeCateringQuoteAccepted EventType = "catering.quote_accepted"
+	EventTypeEngagementFinalized   EventType = "engagement.finalized"
+	EventTypePolicyPublished       EventType = "policy.published"
+	EventTypeReportPublished       EventType = "report.published"
+	EventTypeSignoffDecided        EventType = "signoff.decided"
+	EventTypeTrayDelivered         EventType = "tray.delivered"
+	EventTypeWalkthroughSubmitted  EventType = "walkthrough.submitted"
+	EventTypeWorkOrderResolved     EventType = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case EventTypeAlertCreated:
+		return true
+	case EventTypeCateringInvoicePaid:
+		return true
+	case EventTypeCateringQuoteAccepted:
+		return true
+	case EventTypeEngagementFinalized:
+		return true
+	case EventTypePolicyPublished:
+		return true
+	case EventTypeReportPublished:
+		return true
+	case EventTypeSignoffDecided:
+		return true
+	case EventTypeTrayDelivered:
+		return true
+	case EventTypeWalkthroughSubmitted:
+		return true
+	case EventTypeWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -873,6 +976,36 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PolicyPublishedEventEvent.
+const (
+	PolicyPublishedEventEventPolicyPublished PolicyPublishedEventEvent = "policy.published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyPublishedEventEvent enum.
+func (e PolicyPublishedEventEvent) Valid() bool {
+	switch e {
+	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedEventEvent.
+const (
+	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedEventEvent enum.
+func (e ReportPublishedEventEvent) Valid() bool {
+	switch e {
+	case ReportPublishedEventEventReportPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin     Role = "admin"
@@ -1008,6 +1141,21 @@ func (e SignoffDecidedDataDecision) Valid() bool {
 	}
 }
 
+// Defines values for SignoffDecidedEventEvent.
+const (
+	SignoffDecidedEventEventSignoffDecided SignoffDecidedEventEvent = "signoff.decided"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedEventEvent enum.
+func (e SignoffDecidedEventEvent) Valid() bool {
+	switch e {
+	case SignoffDecidedEventEventSignoffDecided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignoffStatus.
 const (
 	SignoffStatusApproved SignoffStatus = "approved"
@@ -1068,6 +1216,21 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayDeliveredEventEvent.
+const (
+	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayDeliveredEventEvent enum.
+func (e TrayDeliveredEventEvent) Valid() bool {
+	switch e {
+	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -1080,6 +1243,21 @@ func (e UnmappedCodeStatus) Valid() bool {
 	case UnmappedCodeStatusMapped:
 		return true
 	case UnmappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughSubmittedEventEvent.
+const (
+	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughSubmittedEventEvent enum.
+func (e WalkthroughSubmittedEventEvent) Valid() bool {
+	switch e {
+	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
 		return true
 	default:
 		return false
@@ -1112,43 +1290,73 @@ func (e WebhookDeliveryAttemptState) Valid() bool {
 
 // Defines values for WebhookEventName.
 const (
-	AlertCreated          WebhookEventName = "alert.created"
-	Asterisk              WebhookEventName = "*"
-	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
-	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
-	EngagementFinalized   WebhookEventName = "engagement.finalized"
-	PolicyPublished       WebhookEventName = "policy.published"
-	ReportPublished       WebhookEventName = "report.published"
-	SignoffDecided        WebhookEventName = "signoff.decided"
-	TrayDelivered         WebhookEventName = "tray.delivered"
-	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
-	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+	WebhookEventNameAlertCreated          WebhookEventName = "alert.created"
+	WebhookEventNameAsterisk              WebhookEventName = "*"
+	WebhookEventNameCateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	WebhookEventNameCateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	WebhookEventNameEngagementFinalized   WebhookEventName = "engagement.finalized"
+	WebhookEventNamePolicyPublished       WebhookEventName = "policy.published"
+	WebhookEventNameReportPublished       WebhookEventName = "report.published"
+	WebhookEventNameSignoffDecided        WebhookEventName = "signoff.decided"
+	WebhookEventNameTrayDelivered         WebhookEventName = "tray.delivered"
+	WebhookEventNameWalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WebhookEventNameWorkOrderResolved     WebhookEventName = "work_order.resolved"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventName enum.
 func (e WebhookEventName) Valid() bool {
 	switch e {
-	case AlertCreated:
+	case WebhookEventNameAlertCreated:
 		return true
-	case Asterisk:
+	case WebhookEventNameAsterisk:
 		return true
-	case CateringInvoicePaid:
+	case WebhookEventNameCateringInvoicePaid:
 		return true
-	case CateringQuoteAccepted:
+	case WebhookEventNameCateringQuoteAccepted:
 		return true
-	case EngagementFinalized:
+	case WebhookEventNameEngagementFinalized:
 		return true
-	case PolicyPublished:
+	case WebhookEventNamePolicyPublished:
 		return true
-	case ReportPublished:
+	case WebhookEventNameReportPublished:
 		return true
-	case SignoffDecided:
+	case WebhookEventNameSignoffDecided:
 		return true
-	case TrayDelivered:
+	case WebhookEventNameTrayDelivered:
 		return true
-	case WalkthroughSubmitted:
+	case WebhookEventNameWalkthroughSubmitted:
 		return true
-	case WorkOrderResolved:
+	case WebhookEventNameWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventEvent.
+const (
+	WebhookTest WebhookTestEventEvent = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventEvent enum.
+func (e WebhookTestEventEvent) Valid() bool {
+	switch e {
+	case WebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderResolvedEventEvent.
+const (
+	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderResolvedEventEvent enum.
+func (e WorkOrderResolvedEventEvent) Valid() bool {
+	switch e {
+	case WorkOrderResolvedEventEventWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -1239,6 +1447,32 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// AlertCreatedEvent The delivery body of `alert.created`.
+type AlertCreatedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `alert.created`: an operational alert opened.
+	Data  AlertCreatedData       `json:"data"`
+	Event AlertCreatedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// AlertCreatedEventEvent defines model for AlertCreatedEvent.Event.
+type AlertCreatedEventEvent string
 
 // AlertSeverity Example: warning
 type AlertSeverity string
@@ -1462,6 +1696,32 @@ type CateringInvoicePaidData struct {
 	TotalCents int `json:"totalCents"`
 }
 
+// CateringInvoicePaidEvent The delivery body of `catering.invoice_paid`.
+type CateringInvoicePaidEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.invoice_paid`: a catering invoice was marked paid.
+	Data  CateringInvoicePaidData       `json:"data"`
+	Event CateringInvoicePaidEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringInvoicePaidEventEvent defines model for CateringInvoicePaidEvent.Event.
+type CateringInvoicePaidEventEvent string
+
 // CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
 type CateringQuoteAcceptedData struct {
 	// EventId The catering event the quote is for (not the webhook event).
@@ -1473,6 +1733,32 @@ type CateringQuoteAcceptedData struct {
 	// Example: 482500
 	TotalCents int `json:"totalCents"`
 }
+
+// CateringQuoteAcceptedEvent The delivery body of `catering.quote_accepted`.
+type CateringQuoteAcceptedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+	Data  CateringQuoteAcceptedData       `json:"data"`
+	Event CateringQuoteAcceptedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringQuoteAcceptedEventEvent defines model for CateringQuoteAcceptedEvent.Event.
+type CateringQuoteAcceptedEventEvent string
 
 // CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
 // - `severe_allergy`: a food allergy with severity `severe`.
@@ -1992,6 +2278,32 @@ type EngagementFinalizedData struct {
 	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
+// EngagementFinalizedEvent The delivery body of `engagement.finalized`.
+type EngagementFinalizedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	Data  EngagementFinalizedData       `json:"data"`
+	Event EngagementFinalizedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
+type EngagementFinalizedEventEvent string
+
 // Error The body of every error response.
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
@@ -2021,6 +2333,17 @@ type Error struct {
 //
 // Example: not_found
 type ErrorCode string
+
+// Event One organization event, exactly the body a webhook delivery of it carries (schema
+// `WebhookDelivery`), typed by `event`.
+type Event struct {
+	union json.RawMessage
+}
+
+// EventType An event of the catalogue (what subscriptions and the event feed's `types` name).
+//
+// Example: alert.created
+type EventType string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -2669,6 +2992,32 @@ type PolicyPublishedData struct {
 	Version int `json:"version"`
 }
 
+// PolicyPublishedEvent The delivery body of `policy.published`.
+type PolicyPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `policy.published`: a policy version was published.
+	Data  PolicyPublishedData       `json:"data"`
+	Event PolicyPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
+type PolicyPublishedEventEvent string
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -2705,6 +3054,32 @@ type ReportPublishedData struct {
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedEvent The delivery body of `report.published`.
+type ReportPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `report.published`: a site or account report was generated.
+	Data  ReportPublishedData       `json:"data"`
+	Event ReportPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// ReportPublishedEventEvent defines model for ReportPublishedEvent.Event.
+type ReportPublishedEventEvent string
 
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
@@ -2935,6 +3310,33 @@ type SignoffDecidedData struct {
 // SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
 type SignoffDecidedDataDecision string
 
+// SignoffDecidedEvent The delivery body of `signoff.decided`.
+type SignoffDecidedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+	// when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+	Data  SignoffDecidedData       `json:"data"`
+	Event SignoffDecidedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// SignoffDecidedEventEvent defines model for SignoffDecidedEvent.Event.
+type SignoffDecidedEventEvent string
+
 // SignoffStatus Example: pending
 type SignoffStatus string
 
@@ -3129,6 +3531,32 @@ type TrayDeliveredData struct {
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
 }
+
+// TrayDeliveredEvent The delivery body of `tray.delivered`.
+type TrayDeliveredEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `tray.delivered`: a tray-line ticket was marked delivered.
+	Data  TrayDeliveredData       `json:"data"`
+	Event TrayDeliveredEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
+type TrayDeliveredEventEvent string
 
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
@@ -3338,6 +3766,32 @@ type WalkthroughSubmittedData struct {
 	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
 }
 
+// WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
+type WalkthroughSubmittedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	Data  WalkthroughSubmittedData       `json:"data"`
+	Event WalkthroughSubmittedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WalkthroughSubmittedEventEvent defines model for WalkthroughSubmittedEvent.Event.
+type WalkthroughSubmittedEventEvent string
+
 // WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
 type WallboardConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -3381,6 +3835,14 @@ type WebhookDelivery struct {
 	//
 	// Example: alert.created
 	Event string `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
 
 	// OrgId The organization the event belongs to.
 	OrgId openapi_types.UUID `json:"orgId"`
@@ -3461,6 +3923,32 @@ type WebhookTestData struct {
 	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
 }
 
+// WebhookTestEvent The delivery body of `webhook.test`.
+type WebhookTestEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+	Data  WebhookTestData       `json:"data"`
+	Event WebhookTestEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookTestEventEvent defines model for WebhookTestEvent.Event.
+type WebhookTestEventEvent string
+
 // WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
 // again at every connection), without user name, password or fragment. Redirects are not
 // followed.
@@ -3475,6 +3963,32 @@ type WorkOrderResolvedData struct {
 	SiteId      openapi_types.UUID  `json:"siteId"`
 	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
 }
+
+// WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
+type WorkOrderResolvedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `work_order.resolved`: an equipment work order was resolved.
+	Data  WorkOrderResolvedData       `json:"data"`
+	Event WorkOrderResolvedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
+type WorkOrderResolvedEventEvent string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -3666,6 +4180,18 @@ type ListDevicesParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// After The id of an event of this organization within the last 30 days; the page starts after it.
+	After *openapi_types.UUID `form:"after,omitempty" json:"after,omitempty"`
+
+	// Types Only events of these types (comma-separated).
+	Types *[]EventType `form:"types,omitempty" json:"types,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListMediaParams defines parameters for ListMedia.
@@ -4124,6 +4650,395 @@ func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCateringQuoteAcceptedEvent returns the union data inside the Event as a CateringQuoteAcceptedEvent
+func (t Event) AsCateringQuoteAcceptedEvent() (CateringQuoteAcceptedEvent, error) {
+	var body CateringQuoteAcceptedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringQuoteAcceptedEvent overwrites any union data inside the Event as the provided CateringQuoteAcceptedEvent
+func (t *Event) FromCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringQuoteAcceptedEvent performs a merge with any union data inside the Event, using the provided CateringQuoteAcceptedEvent
+func (t *Event) MergeCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCateringInvoicePaidEvent returns the union data inside the Event as a CateringInvoicePaidEvent
+func (t Event) AsCateringInvoicePaidEvent() (CateringInvoicePaidEvent, error) {
+	var body CateringInvoicePaidEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringInvoicePaidEvent overwrites any union data inside the Event as the provided CateringInvoicePaidEvent
+func (t *Event) FromCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringInvoicePaidEvent performs a merge with any union data inside the Event, using the provided CateringInvoicePaidEvent
+func (t *Event) MergeCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPolicyPublishedEvent returns the union data inside the Event as a PolicyPublishedEvent
+func (t Event) AsPolicyPublishedEvent() (PolicyPublishedEvent, error) {
+	var body PolicyPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPolicyPublishedEvent overwrites any union data inside the Event as the provided PolicyPublishedEvent
+func (t *Event) FromPolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	t.union = b
+	return err
+}
+
+// MergePolicyPublishedEvent performs a merge with any union data inside the Event, using the provided PolicyPublishedEvent
+func (t *Event) MergePolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWorkOrderResolvedEvent returns the union data inside the Event as a WorkOrderResolvedEvent
+func (t Event) AsWorkOrderResolvedEvent() (WorkOrderResolvedEvent, error) {
+	var body WorkOrderResolvedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWorkOrderResolvedEvent overwrites any union data inside the Event as the provided WorkOrderResolvedEvent
+func (t *Event) FromWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	t.union = b
+	return err
+}
+
+// MergeWorkOrderResolvedEvent performs a merge with any union data inside the Event, using the provided WorkOrderResolvedEvent
+func (t *Event) MergeWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayDeliveredEvent returns the union data inside the Event as a TrayDeliveredEvent
+func (t Event) AsTrayDeliveredEvent() (TrayDeliveredEvent, error) {
+	var body TrayDeliveredEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayDeliveredEvent overwrites any union data inside the Event as the provided TrayDeliveredEvent
+func (t *Event) FromTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	t.union = b
+	return err
+}
+
+// MergeTrayDeliveredEvent performs a merge with any union data inside the Event, using the provided TrayDeliveredEvent
+func (t *Event) MergeTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAlertCreatedEvent returns the union data inside the Event as a AlertCreatedEvent
+func (t Event) AsAlertCreatedEvent() (AlertCreatedEvent, error) {
+	var body AlertCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAlertCreatedEvent overwrites any union data inside the Event as the provided AlertCreatedEvent
+func (t *Event) FromAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeAlertCreatedEvent performs a merge with any union data inside the Event, using the provided AlertCreatedEvent
+func (t *Event) MergeAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReportPublishedEvent returns the union data inside the Event as a ReportPublishedEvent
+func (t Event) AsReportPublishedEvent() (ReportPublishedEvent, error) {
+	var body ReportPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReportPublishedEvent overwrites any union data inside the Event as the provided ReportPublishedEvent
+func (t *Event) FromReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	t.union = b
+	return err
+}
+
+// MergeReportPublishedEvent performs a merge with any union data inside the Event, using the provided ReportPublishedEvent
+func (t *Event) MergeReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSignoffDecidedEvent returns the union data inside the Event as a SignoffDecidedEvent
+func (t Event) AsSignoffDecidedEvent() (SignoffDecidedEvent, error) {
+	var body SignoffDecidedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSignoffDecidedEvent overwrites any union data inside the Event as the provided SignoffDecidedEvent
+func (t *Event) FromSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	t.union = b
+	return err
+}
+
+// MergeSignoffDecidedEvent performs a merge with any union data inside the Event, using the provided SignoffDecidedEvent
+func (t *Event) MergeSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWalkthroughSubmittedEvent returns the union data inside the Event as a WalkthroughSubmittedEvent
+func (t Event) AsWalkthroughSubmittedEvent() (WalkthroughSubmittedEvent, error) {
+	var body WalkthroughSubmittedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalkthroughSubmittedEvent overwrites any union data inside the Event as the provided WalkthroughSubmittedEvent
+func (t *Event) FromWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	t.union = b
+	return err
+}
+
+// MergeWalkthroughSubmittedEvent performs a merge with any union data inside the Event, using the provided WalkthroughSubmittedEvent
+func (t *Event) MergeWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEngagementFinalizedEvent returns the union data inside the Event as a EngagementFinalizedEvent
+func (t Event) AsEngagementFinalizedEvent() (EngagementFinalizedEvent, error) {
+	var body EngagementFinalizedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngagementFinalizedEvent overwrites any union data inside the Event as the provided EngagementFinalizedEvent
+func (t *Event) FromEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	t.union = b
+	return err
+}
+
+// MergeEngagementFinalizedEvent performs a merge with any union data inside the Event, using the provided EngagementFinalizedEvent
+func (t *Event) MergeEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"event"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "alert.created":
+		return t.AsAlertCreatedEvent()
+	case "catering.invoice_paid":
+		return t.AsCateringInvoicePaidEvent()
+	case "catering.quote_accepted":
+		return t.AsCateringQuoteAcceptedEvent()
+	case "engagement.finalized":
+		return t.AsEngagementFinalizedEvent()
+	case "policy.published":
+		return t.AsPolicyPublishedEvent()
+	case "report.published":
+		return t.AsReportPublishedEvent()
+	case "signoff.decided":
+		return t.AsSignoffDecidedEvent()
+	case "tray.delivered":
+		return t.AsTrayDeliveredEvent()
+	case "walkthrough.submitted":
+		return t.AsWalkthroughSubmittedEvent()
+	case "work_order.resolved":
+		return t.AsWorkOrderResolvedEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -4237,6 +5152,9 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -5162,6 +6080,45 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -5879,6 +6836,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
@@ -9570,6 +10528,126 @@ func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    []Event
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListEvents402JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -12085,7 +13163,14 @@ func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
-type CreateWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type CreateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateWebhook503JSONResponse struct {
+	Body    Error
+	Headers CreateWebhook503ResponseHeaders
+}
 
 func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
 
@@ -12313,7 +13398,14 @@ func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.R
 	return err
 }
 
-type UpdateWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type UpdateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type UpdateWebhook503JSONResponse struct {
+	Body    Error
+	Headers UpdateWebhook503ResponseHeaders
+}
 
 func (response UpdateWebhook503JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
 
@@ -12748,6 +13840,9 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -14112,6 +15207,32 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) erro
 	return nil
 }
 
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -15094,697 +16215,732 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2NUiM5si/+KgqfE9GwYbttA90NxD/upYEe6OFrgJ6eDxpKrpJtDWXJU1Lh9gy9se9w3+E+2D7JP5Qp",
-	"VanK5S9g9px7727ETmNbpZJSqVRmKvOXf9ZCORxJwYRWtZ0/a+wrHY5iBn/vxSzR5o8HGqfM/MGj2k6t",
-	"1d7u9DboZqPVarUab81/3pn/tLL/sXatXrvnwrRWTCiZ3MleL+aC1eq1IVOK9lltp3YFP5E+1WxMJ+Sm",
-	"9pnG9w0uyCiRXaZuamRAFRFSky5jggwYTSLSS+SQKC5CRtqbO61OrV6TIyZYtKdrO7VOq/Om0dpotDrX",
-	"ndZOu7PTav1Sq9cSpmT8gG1EGsf5N+8n7hvFHljC9aS2UxvTRHDRr9Vrimt2vNykKTXtNdWpqu3AmMzn",
-	"tPsbC/UKtAsN7fRkZAgUsQcestq3b9/quBjKW41f/70c/1XL8eVbvbbPhEphPVQ6HNLEDPRcMDKimjOh",
-	"CRdkIFNlSJwvGI2GXOtp4rQ3dzpbljg0jlnSZ0LVdn6tjRgVqVa1L+57bram6WlGq5Bq1pcwmp6UUa1e",
-	"C2VkBv/2TWd7q9NqvTNrTkcjpHXtQYa0m8Zm/GYVaKi5xE73BB0NJjH9ylWtXjviDwxe4K0L/Ml8MmPH",
-	"5puJ0mxomGr/2hCQfTUzvoBx1r7Vi+MvDjtK0r437Nab9rvy0C6pGpTGMpQRS6gujEZIfUdHo5iHtBsz",
-	"f1SXP52dX576AxM85HHMRe3bl3qtywxz7NXqtYhqdt57zxM9qO3U2tvvWo3WZqNt2DziTJ8nEUtwQcx4",
-	"879qO7X9/aNz2wwGHUqhuNJM6LuQJl05mEQw4C+z12MOXQ8vjvcPjg894u5n/ZN9r3/SftdqkfuQxkB3",
-	"O7jOd2d7/uBiOb5TMuLp8MXG0yH9hA6J7dWQdSEp6qVxLLtH39bqNS6UTtKcR84kCaUImdCm64ioMWO4",
-	"RaRZtMo9uGFklNmDo5iGLIHVPUuHXZbkUikxMuCCJVxG8J73tXrtpFavHQBDyjQJDX1ppJFeic6FnBMj",
-	"nOmn0YOJUKZCs+R4BcHfi2kf3oLb9Q533mQF+nbbQN8jEGc7OklZvTZMhNkQrVZnY3PrjVkAQYegI/To",
-	"kMeGdQ7OD2v1Wp8/MNP0496Z+TjkURQbKvzw6fjsrPatXkukNAy0CZtKsa+1ndqHJ4j6VHCzoJufzd8j",
-	"s2/nrDBK8ISZVkURvkcEGxOVdlWY8JHhJjLmekC4VkSxMGG6TtRAjgUxzJUL9z9rRj49ZPQJsfPyEFrb",
-	"O62WFfTsAZWuX2vUnO1N+wjMvS9kr9eMWMgjFpml6lEepwnbN+tf22nVVzr7Y6r0AYv5A0smOTuab6/s",
-	"jnbcbSZoTtyBYuHdT79vPGxf/3G5KU5G78LPUbt3pN70P9KNySFrpd/zc711//aHYefrj11D9CSu7dQG",
-	"Wo/UzuvXAynvVXNguDl54GzcuOc6HDChmlbDfK1kqmrf8nU4Fg9cU0PxqhXh2a/5emh5D6d6tgRLED1M",
-	"WMSE5jQGyidAXDak3Axe0eH/nDNks2ZfRzxhqviG7cIbVlEsYFZW0maPbHXfhI230TvW2O612g3cYO+2",
-	"aTc0vJFI2D5DKmifJdlGgdkstVW+1GtIuB3z+rvt8IdO96e3w+9Hm+q6/fDLO3G5Mf75DTtq/XayRT9E",
-	"nf4nfv7725/uYa0OkCOvkEFLCyUIHY0S+cAikjBDQX9tLC9P7cmtnU1HOdtkWWow+4jiUpxJbahyITVV",
-	"iqdD0iF9I/97PBmyCFlGsNEgkbHsT5r+8Q2MUz68Lw/P9k78AzJhgsZFgYwfRu6VTzw4T8734U321Lw0",
-	"7yGd/pCcUfjn++JRsdw4nnFwzjkgN3a2nJJacUDWzi8PGtvb7Xat4pj0z0bo3j8dSzI620mF89JbseNV",
-	"Zrdc22i7VnmmIVvhopj3IydFEzUa0D6nxKxamrBdMooZVcyxHMlWg8R8yLVhOGsYHK9w5j7Z3HH7EE2e",
-	"GTbH1k7bUTprtLwkQmkAZwpnqiyyI/yFRQROuTqhxJxgLCJSsLr5D/k9ZSmM0DOPtGbDkfYNwyhNQOqf",
-	"ZocUSxKZ6WPQu5HcpRPT/rIssTeW55SeaYtjn6Joa2fTmbhmKQzrZLNU3kkLBpA/13Iv7Z1Wq7nRBqHo",
-	"EeBdq9XOCFDTfMhkqgntaZaQd6qWk6OsUKxEjM4KxOjMJUa7RAxkAY8YrYWUMBzabHWmKPF2BiM8a+bt",
-	"FWbenjvzVmnm2X7wJt9pbYIeegBuhROudHkXjWkcdyVNIkJFRCgZMpES+KKwbUKqsv0CAqhvOpKJETdW",
-	"oarFVEQqpCMwgwdy7NxJqK2ab46oiGSvl3+Hz8Kp0094bE4dRVO0WPWADWFeNLk3snkJzWtZSbyVO6uy",
-	"+d915cDqsVeMiSmKt3c2HK+hGVI7kprEXLCchiCCuVkCO0H8VDXkTbd6q9og1XZHTgWwwCtXK6KTC5pk",
-	"PxQXbyQTnVCus7XLfCf58l0kPGTZN259Yt4f6AUL1Flxgd7kC2QY8s5R118dnIVdixPZ7U6KzOtWokdj",
-	"VVgKa4i8HOFxdrDRjkWfKb0XDbme1lyjIVcqMy8yZ5vdeXD2g+JC1hTrD43lRhQbUXQudCfGSDH8ptZ9",
-	"pTd3rp5eHT3e/v3m5iZttTpvHg8vjvcfj/Yu359f/nh8+Pm23ew03222mu325sZWq9lutjea7dvjq/PH",
-	"q/NPV/gfM7HWRqvTerfRancarTet1uPj3sH17V6rfbt3cH2312o/nl59Z6jSfrx47DS3mu3Hx8e9k8ez",
-	"w8fHT2fH++cHh+TT9YfGuxtx+OPZo3nA79V0+Pjx6vT4+ugW//vx/OjMa9LZarVuxMXxwWP78TFTlG5v",
-	"b49O93FmlRNptvHH46vz29PLv7c7G43NrYZRJW5vb6+u9m6vrh4fD84Pbz/unR3egmfg9vb29uTxsb39",
-	"rtXabHcePzw+PrY7G+R07/iMXF3f3l4d7l1fnxzeft673X7Xbm3efrrae3xc67TerG9tbTVabZjM6ePj",
-	"j4YcMNAbcfFj+7H9ePy4+fl2s9253TPjvr29NZ3ebj4e4js2b/eurw/PDm73To73zXenhweP5qfKn4/P",
-	"vDc8zvpfmYR7J2YgH/ZuP0gZEdzQk9ujk7etduftY+arvUWP6e3V/vXj1Y+3V+DBsc3ePXoe2r+Dfxb7",
-	"7Twe7N0eJGl/ut/Wm7bp0zk7b9EP+nh6/nhJ1eBGnB9cPR48vv/7yd8PHvf3j85vFzoVb53j7++d7872",
-	"bgtOv+y3x2pn3I1YWcZ+y7bxJVNpPHVidqkOB0T2SE+mCbHbT/lbcpTIkCllhM8m3DuksUbTL2Ia3ADo",
-	"ygHB6/z14I8WOpExDNVtstoTXXLThgaIlswh5c6nFQ2Gb/WaTHUoQeiC4xtGbs0oKyngDMqnWjGtTjbC",
-	"ra0tM00w6RJGFdAk4ioc0KTPSE8mJBX3Qo4FOb08I3nzwkjUPbdGb2EkG4tHUniv/Z3wiLifyZgqQuOE",
-	"0WhC8oUtvD1K4QIAvKlzKZG96PTqqNEhZmEjLvrETJaGmiWK0IQROCZEv/iShP3GQu3P0Zw43+q1U7D3",
-	"98GpUOTUWIbOpgxlxAh6BuC4SVjDrh7RkuhBwrJrpQIrl+9Q0HVxen6w5M0DOg56VIODkSfVylVrO7+4",
-	"s8c+WORz1LHNXB3DaVXYnple6PlMlnSByTBMk4QJ0Hfam9lOUXu9Hi7DzgYwDhLxWsLn5X0wpzLiPUP9",
-	"ArVgORn6OopLaURYQ4XSrJ8hDdeclv2Ss52OVNAFTsffJBfzdWuraO0JSr6TQ/bHC/kJU1WWa4s8Akgg",
-	"tSKFfv1/hkRfgEYifW/04Cs0DoukytVkQjUxtuSWlRXG3q+TLtNjxgTpJoze96jSIDLiVISDomxA+w4v",
-	"V3OLI0J7NCcSOFHhXhtl8L/IHnmusTHLtPhWrw0yQ9ZM3vxWmNCfNQbdwW1Q3pOjIHglzc9GgsFIxUUi",
-	"+wlTKjNXuGZD6N4cAgnQq5tQEaHuEKIn4j8+bG0ftt4bYyfhdnn/o/2hs73x1nTr7NSMrcn3lq3Nr6NE",
-	"RqnVQsB5ypIHllzzISsJ0jc7m1uetbpCZAMYTnYUp5QL934jB/mQ/SEF7JchS3hIX+8PeEj7EmNRTlGv",
-	"uk7s0Znz7/VYZlqXUcP0gBENzQqbvVrpWMXpxEXEvtZ22lWqSpXqkdDxQius2tZq52bWhjOvOs68ukms",
-	"MZS9H42h29PLx8fL88Pby+P9o73Lg5vEmR5bh7db7dbt+1VVKtM8ZPyh+lqznUXW/J4yhTrjZq8ddug2",
-	"a3XfRhvhFn3H3vTaUSd8gmOjQnFbQUdexaVm17VVqSRXKLdP8Ko/nRWWN7szvigZycAXztL1zducQZxt",
-	"+t9oxdt4cJ2x8UF2VFT6KeskYX2jaiZWlRVSkwnTxPp7fJ3o/0WnZcEtNtdF+dc7xqxH8lu9do5HWMEf",
-	"JpM+FfwPvHGXAu7bLxJJdMJp7K/jygffy1EdhMuccxSuKSGaoMeoThOGwRYjfnfPJubnMetCnIIRXTEX",
-	"PISpgS1+F3OF4UJwgafwCvsBdZrO1jdzSMKt5yiRZrsYshyKyI8M2Gy02oVpQSNjOwKzwkl6YZd7lt8f",
-	"1383D3cgXGXxJ/GEDDAAz7tlz1S5f++v/6ZXAHaRrm0QhpKpuovYw93P9xsPZ+9+nx9w89Pvv4zfdms5",
-	"71RLZJyYx0jo1Xa6GTHcQbQkoMOXZDL+W3XH4sLjrJ18TbsxI+2O4UlKMLyMYCyqdaBPmmQ/ZlSgco7O",
-	"9H4sH5gCTcc8MSGjmGrWBLVTg0Hm7AkCRkx+GDlv+rd/X3P9N+dx4E5QzKYZE8OjndYILKETKlSPJSUV",
-	"4f/UaOkXipLOApHfPy8Q+fLwu2IkU9/M4MXifC+xP3IwFdbqvWnZgKR3ywckbVy33+5sbc8JSDLjbGxt",
-	"vXnzjIikjev2uxkRSTOm+qQbgewhtXSegMcbznz0FMVVwkOH8oENbSxqtWFHF45jb7b5VwjwzcN0C0Zk",
-	"UQLQ8hK8yZcgn/bU69rtzfx1W/7rtg5huazw2Y+pMtx9PLt1vfbAFdcZK+VXfNDRvyqmepiIK8ekIx5t",
-	"3A2T50dab71MpDVQqfIo8HcmHAVMRFz0q4NGbagoGVOuueiDXkCr3eheCKl1ZuYBo/kXeTio/e7fgZ7/",
-	"DvT8vzXQc4Rb6y+O87wKqbjiFXcVeHNCVEgFmABcM6Jpn1BNNghtDpve1UU5VwK50DsD+kzDS4wC3GWx",
-	"YbQRE+BCVvj9kOmBNGT6DhSQEQVl6LVM+ur1Mu6C16afZZpSWjyeIhYzza5p3xvcJdM8YUQPuDJz9od3",
-	"cHhyeH34pBFqulTLCM8hcwSCOPnzSd5/WJyDihsh+MHeNrQ2dlqtp10V+MQKGX8w8j2S4T04WfrHK3h5",
-	"NO3jJXpt8+in7YtfOqCAGp1Hv8yVxxP9o0D1b+BJ+lTIf6GjUdNY9nm6S0jF62zwsKsYBJyVN1UvYWpA",
-	"lP2xsGlCppRzG7DJx0H3u5Cf848ffjm8vP7h6lgdD/Xol/3jN8e/Rfen3522fv7tY3z++fDrL7+d/XZ2",
-	"3ecn+x9b7Kc988z3P7Z/4L0fmmzyMWZHe/z8t8ON8+sf2me//bB1erCnjofxINo/fnN6HW6dHXzqnB3s",
-	"jU/3x5z+dPbH8W+Sh53tdjg5VsfirP0zN6/c+3p+/XF42jlsnVz/yM+Gp/qs88PmL1etrV9+2/t6cn38",
-	"B/TzR3/r588ff/tl/+N2M+zEojv80Ip++hjnyTXHoraz3WoZAwto4WacaMhIag07Z2/Dj8nP43fd6/b9",
-	"xaY6ibZ7R/RNeii3+r/wjvjh69sfxzW8m4X7vqWvkXm0fBTCEK+6B3ykKm6wv6zM4jLpn83zZdrbajkW",
-	"pbvqL0YSTF1vg3vRqlxVacp4cEwl6vz6bzXr32rWv9Wsf72a9QW267SOBToVUMkoQhHr0TTWJKITMqJJ",
-	"MR5sCe+kjYLAvWnjIFqFOIgsrsSLhWi9wViIFUMnXPNOq6BBRFyInGFN+zemu2/L77Onhi4ghdV0yALo",
-	"heV4pKfQcinC/OUTrc8d/9bs8cP0luKFFebQzTu80k3yPuF9Hr1S5DqhE3KCKCTzZgM7w0vIntoh/m8V",
-	"Cdn2KvW/dUZ2ZQJYZ+uXWjFNu9PafEaitU/ECpVgwGisB5MCPTFVz0wVxZ+Xq/d/Trr7X0/c+gr02Jqi",
-	"x9+mZ7yx/Iw7y84Y8wn9GbfK82XJyM2sGcrha3dBbqdpdqIxgksb0Fj8UhBKxhYwKJQyZgmhGs6soRFc",
-	"95ngyo8rVA2/f/vDaeenH9/XXvR67a1nqX8uDqvzFHMPTE3zhIXygM/XqFCx31M+GjKha0sbgtmkvyFJ",
-	"KyNm0ZUiIkIFyd5hfQ1+MF3ZLp5Fxne5vrlK+OVMG/7pRFztiWvP1n6CqV3/N6shq8H2ZUrvYcLt1DZm",
-	"SrvE7QnsXBt/lhAahmykS7ez89J2Mx3Dy9lttzszknatmGmaEayas7u5QoDh5tyc3a2lcnZbZsd+EsMs",
-	"saPiJM2zOqi71qiws5dM3/hX5GbgcuTWtg36XirPIjOSUvHUzArDmJ/UdGJFqlhCxgNJ5Fgo0EQKYWlG",
-	"NKILGn8EmSl7hAqpB2BhZMz6f70LqD4jhWKFEXQKIyio6kdSjbimMTlLdcKtov389IkZjqu6EaMYzVKZ",
-	"ItGl4X1D9hqAr7dqjNN0YsSMeKe3OxuZ4+S/PN5p2bSNf2k01AuEOs0OY5pK5PgvTrR4m4e//asSLczw",
-	"aEKHTNuUqv00UTLBq3DPHK6dj+jvKSMh/IyQnOb4Dk64uA+MXRexxGVjjMxJJFNFRrQPXOhEH14pRHB9",
-	"cDw+/e1nfXpwqk8PPn46Pbh/c3qw9+b04D09Fi3wcSK0CThj7dTw7YY84YANKaS/068nTPT1AA7O/NJE",
-	"J5BB+a1eOzRH/REMcHpa1wOG8DHEvKJOqCIc7wO7Mpq8UiSAX4PiLMrWJYwVaZAP9mvDulQbqINgHL0f",
-	"NpfPYnrUx1H1YBOGTtlXivCoOKoltJOeGyzcGmZD5dHc0fVkMoR4mTTlXv6pN9oTbgEPigO+MDJS8T+K",
-	"TLDVql5dcLsWFte6IvGRIf3Kh+nQfDCfuMBP7Ww8XGhmTglMH4o4/Z5NqonIh7RvKHjPJmQt4+V0FEsa",
-	"1QlEhxh5bZZ/aDsK1lclNmtXE/ueTZ5J7XM8cKtm5isvwCL+/BRLXiniaRQrz6k1Y06oAjxvVlchFdfu",
-	"DrZqbpr2XykySsw6R6D7NskJ01nadMKo0foUa3ChmFBc8wcWT+pwRJ7XyTH8cWL2eKtO2vCp3bwRe2JC",
-	"cBxEDyhKAkWEBNt4bTyg2hyqEB9vZrFuzmaIGKBDRjZbmzaeCOmKb3M/34jNVjt3rRtjiSSsx0Djhe8B",
-	"XcldxTYBriBfEM+YrCC6u7CeR3ZPPL7ZhF3jPrYr14D3BaQxzJKXJ3LMEkNjMmBfydHp3n7j6mivs/XG",
-	"yf6EjonNFwIRWjebzMHjAQ08198rB3jZvBE/soT3JoRrIg21TVP2lYaadCeaKWcnRnXSZT1plCKaKC76",
-	"dRLK4YjC6oFRLJSmQkM4SJmcG703YZu1utt0K9oM37J3vQ5td1vhdvSOve29oVvdzXAj6rB2r0W3u+/C",
-	"t9EbttXbpBvdTtiOWmyxpFeOfnMXZWTsWri4uv211dimjd6XP99sfvvP6m1hbfuqHWG0hCcdBKAvVLCU",
-	"dSQ8byN/svnKVSPGTfJKod01c+DzbaKKgdsc6ecM/BtAdYykUGhvv6fRJTKyg46wseYW79nM6vVvCi8L",
-	"sjlkjqAHGvMIGt1lmGSIBIGGXI+z2Ch3aDb6IOnD1OwdRiiBPgi0IDSKIEHYGDQOns2Oj+TvshB4O/jQ",
-	"Dpnfl7OsUeZutlrffIL9Z8J6Rs99ncP3v8Zf1esfszcewliAfFXaCg6QKzKksVkBFpnz1YxSecNukjOp",
-	"B2YPj6ki44RrzUTTKM/7UvRiHj5tDUL3cE6yPUFoCIHQTiRx5ahiUT7YV8jLKhNne2niLEUSNzaVi0Z0",
-	"hWgC3iGYvcNts9rVygQYxVTcZVsip4IZSA8wP2JqpDDaeXjxTdY6cMQljIYDeMqmtmXw9HeZplYgUCdL",
-	"WDNd15Ym10VMZ3PRBeUg28cyjSPSl6TLJtKesMXBh3RklB3GSKdORokkna06YUKzZJRwxUgqYNgsWgfS",
-	"fpBJl0cRE08ibC972ieqMdrB0COCsQi1BBoNuSCJjI1yRga8P3AX0x7pNl6Gt3LV7pXCV67JhOROG1Rd",
-	"pCSxHIPWYgYoRwwdqECWM7mf06L4hgMp2K7Ri8y5bhvrDzJFW3llEgqp73rwdE7Cc9/3JqQmrkGRXJsv",
-	"tRXRliKRZFh1Ara+Wacui6XoG2I5V19BtYbZX9CJMRiupTyhSZ89bYNiH3dayrsYepmW7obcuGq2QYEY",
-	"7Y2XlUvwNvY1zBjY2G8uJAZnPWRCX2bn7AuKpZ9lmsCuzleEizBOI0a8PNpcHHlflkTRywifCouqenSG",
-	"TnZY1n6EdihPc1kKBDR2zidBUz2QCf/jiRRMoQOzq0OHQuoOuPx7s4k8KhvrAx14T4yLza95yvRuL01v",
-	"M/uZ9D6TVk1x9hC5tp4YEtIk4UxVmVFrgfmiaccZ1Al+hmkG60RJ89CNoKMRMQ8qZo8PUEH1IJFpf0CM",
-	"5t7gwoJjqXTIslftElzEzOYbD5iVCMAE0LuxFVFxMFYHhN6CSfA+VZPlVxhzwKmmXarYJ0EfKI+hsEgx",
-	"nGjAiGtkpoT1chyTmWEhy0UNKeJJxX24e/gu9V5R1A6y/rkiXqtdkjCdTIgayETHk9LG22ptmEVVxal7",
-	"A5eSDKmYkBFVaiyTiIQDFt4rQvVUrQM7VNvXXdd0Vhwi+lHNAM2P2JVRFVznyg3WLKsxNOXUUQIDfgH5",
-	"OXNeCSNJKoQZlhSobNphr+kBm0CDiMW8C5Vl4gkJpdLxZH3nRgSGAoGZXuATIWiSczy4ZyzRDgmq1jcw",
-	"usCNCCzCyZ2FgAnWwemZXx1k6gA6Q5CplNkCa4oxEli+9pgzWG/eCF9/j0BRQNojcrQZroCgUyJ7dinA",
-	"0xpcmlaNPdMqQHsdrWvYCd6P0+rIle0lFZrH9i4Zj7AhneB+0AlnYGJ6DpF5fsNv+b4tbb7/l7av5ZBP",
-	"yCDTYw+lEAzVXLPasVSaRKn1n5mfh8NSzj8Ou8R5pRF7vQIioTeH7C3jAY+NDH7gor+LLxtQ0Wew4jKB",
-	"fww1B/SBYQUxi+LTJJdsxGywkGOT3CVlhPpxxIYjqZkIJ43v2eQvEhSzl4asIX69fAAnojmENE00/ml5",
-	"wViGIupOQMfwpvJK3YiI0Qjut4wMYpGllYsNAHiV9R3iCZVKIVE0xJG60e6NKG/mmVvYf0NZ1JiDU1ge",
-	"8VnoRnir662qGUKXAUAm8JRm0Y4RRItWu25PcbPiXPRvxOxVD0rLDgNXtMeeJou0BIo7HyVQjYv+iiLo",
-	"WspTKiZW/1dPUhDNcXJnDV5/p7mTypLDPyO3Wy23rmWFuvMCzo89ArC+qBPLJNO4Yhne25VTZp+ufGr8",
-	"158Z/zXq/BM18JkLdIqws3XCBWrhRieAfKnI8yEoMGI+CYuFu9oBWZiy30M+4TMJrn0GMvHo5K2LtdjJ",
-	"bmVtjUhiQdIJyEkQWWZrn14dTXFv52UkN7ycKzJmcdywzsxuqslAxhHYg4PsDskYGl2WAwY3a/npgYVP",
-	"IdwtL0jluZppFEH8C40vEqONaYAYcWhd3ld/uipLHn1XLLhUn7pAX3RFlDvYf7Wv/5I1k1j60pUSrdh/",
-	"csiQSlRnybxw5wbuBqoND4Hhdy4YxqoYgssRE2TEEnNuIG1AwttSm2SN3giUDiSPJ7PHCc87yKx2+GTd",
-	"Outg3amBHCvU0LNbFRu4dSOygBFl+zTP10mPJ0yRoBALYI84ju9QeBCFsVRMuV9UPokbEcaMJoqsBXlx",
-	"0oCINI7XiXenSOyvRgvHc6nIBTxa4n7DxceUl+SzIT/WU0V/JcyHXMuITozl4ddyDYySYnGfVLGUq+Kx",
-	"2YvGjmi3bsSQi1QztZutEbVu2nUgSSBckNddwtW97bdY1ZRIC0B2dnFuqAG0uhEx/z3lEVosbzumaVJ4",
-	"je1mfZfE1BwiZtaKqDQcGDsn0GwIBk6asDv2NUwTxaUI6jciiKW+A3HHRT+okyA0BO5ZQXYX05FiAQ5e",
-	"U3V/N+RmXweEJgl/yNOneEJCOqJdHnOzPOUryKnauFOrlN0D+Zv6permTr0tL6TrMVBENWvYfPqpJ/zC",
-	"ujOeMQyM54JF5p3Vx/vJvFtCCMt0TQnXu7AzvD1ouMJXKa1oAEbBihlcKxb3zGle3h0Lx5jDK80/MUDS",
-	"XbnG3/Jg7CV2pItrXeYN2PRbocBwxU7OtjBEEHZlqndJwCPQayOWOc2izPGFShDiK+1dHJudaC9UzA4r",
-	"C4B6vsPw99JGhoiSJ0kn/MJneht8uPAQmoxsUO30QVRqyqM8WN7KQ2+h872XEzlbI2+rFPZAgZlnnoS2",
-	"7MIB1XR63UpHyA6hIvfC0NguJ75+mrzw6/GLnwB1dAnhYswUmxX8sZQcrU8xTr0oVotxAZVvry3YtMVJ",
-	"fvBnw0VPmjfaqt8wSjOYkMalN+d1wafftSAww9uKUJgkEcpKMENZ/1qhMeaRbaqeIKtKTO4YYg6nz+TT",
-	"K49+TBiT59eaIVat7lHCkQqQyJahlC/AvI5twXS3f4rd2R8r+sJA5mm675GelBFxKQ8uIOlKporkmf1o",
-	"Rny6Ih8O9siQ/iYTIrhgZC0Y8hjYkPWBIXpcDUAvCJNUaRoyKu7UgMUx/kACnTB2J1KtzAcL+AdMNWBU",
-	"w9aQE9whig5ZsF63olZpN7TDT68/fX8jejJNNDMqpdEuxmY3DlwwvI35JgAVC24QUIlCmiST/CpcKtYk",
-	"gdF3voKgN4oABXLcCGOgYNYj3mDYWPFUQaFEh54+sYqKXRpDC/Oxb9bTTBiWfZoOgDhryWAkk4U9rNeA",
-	"CIblJHjSgAS1eq0fpxrWdWj6AiTJkMUYBRqnIw4/yThOVQg+iDQeDWzedCgTAf+EUqQomBM67rIEHtZy",
-	"SLVh05DrBMT1PR/zWr3WpYIKan4YyFDGWJNkJJN7wHljPfiFh1jll8ajAb3rA1pDn8VU44AUUEHK6C6a",
-	"IHaQZl+L7JrPfAbHVogkY+LsnbQzO5Yqo1RjsQWqbLWWKoGf5fT86coELFIg7J7JjtkaTRIK2koOT5lv",
-	"TItTaavkM/HAEynMEIEwQ65CgGhDL+6XiimHlTGceyftxgbh4EfocZZkE16zzhc2HOlJKSbVR8mc1pWz",
-	"bKL5BDh17b4VIDU9ZWMKXTMj7AxFJaegqpCZGSDnUEbMFsIZ8jhaQLfl9MFTqsOBpw/aRKiCvYBgn1ND",
-	"t0BOeUMLBLroTMm4xK6t7Sp7eUGLyinsaU8511YePiNug7VLvG4znqdOcxorZr2ECTPSHaMysq67UsaM",
-	"ihKg7rI2zpIqa0yV/qRc16VAWaq0sTpDplQvjY28rbuLDTSOrTLAe0RAfHGqcLc/zaRygI350h6OeEi4",
-	"0Czp0ZARJvpwzo0SGa1XzWaUsB7/WuwDgKOxAPtCHuFZzZSsrwKJ6m41/SWpZIY04vpQ6GQGQ0gxI/bd",
-	"6czHkTthxwnXrE5Ys980Kp556xXXrKTk5T9U0YWGGhNiljFrFq6TU8GdpAAAqbpDjM9TrrKt9WXOYk/T",
-	"wMb4mwbujsgYdfds8kqZL7B326KeeauU5nHs4hdW1jitellpgSHS6gtvPD4qsmmntdFsNdvtjebb5dwP",
-	"WT2LPxe3zpOlK1NJMl7Losls+Go9800kcNcnBXu+cs8tdq1jy7rbEd44gT7+LKtW5b3LcSvvr9B68eed",
-	"QEfs676MZYJiwybELftIaUbu+bp798zRfhpFNlNzBQ/5v2ZCUwPet2mfRYaxoZVklKoBVt6DnOIwAe0f",
-	"ay7g1ZT1YWUuLyay+wWuIDmpapsWpx7SUbWwDCD/KQDvquVSAPYtSsVrKXh/oDHmTc8w7Vxa67Ib3F4T",
-	"XVtnz+xxoZ3mErUgC4uY3opjhN9fj6rHNpyZA+a/6ElpXQslFLwboBPmT3IM0gFht9DpxjTE22Szr6Nr",
-	"Oa/Oga7yQSmeqKQ2v35ov4Y7i9cwkteW7q+XnF+FyAz5qNLdEeBPTyNmuBQxndpaerH11lW9+cXTqKeG",
-	"hHnV88c0e2/NSseedofOE0FGyMBOmuEStZvzywz5tOyVY0n15iyOFOlOYDvukHzKeIcXmNUKLHDCBIMz",
-	"AiBXsEsc89umWXKla34jsL0VXeYJx172EceIQZPsEcih8eAYYEiECjVmiSKbrVbVbZknFucLu5VuRueJ",
-	"m+/ZBAeJO9opDKXIYnj+r5FG/u7967bnX7f9vJXYWmIlss05Z8N5XbaX6fLZ23HWLpxxFLpdtUMoZNfD",
-	"nbmIAL2y6fYRXBVg2jKLLHNhlObF+dU1QUzoPyEQ+hseBMF6/UbgxZgxCprZ/tqBODPzJwmhylp34j7z",
-	"aNf+qcq3nSRMYy5oMrkR2a3npE6UzCNsjOKS92Q4AnI6yNpma3O95HXMrl9gKjXHuEVXW95qapX2qWbm",
-	"72PxIHnILiifdeUS2pZNjk3vRpTD1QtxvxD7C0ShDWlyz6BUVoVDLsMSqrIPsu4QZQCOddtxl8dxpb9/",
-	"2t7BJ5a85dFS03gfkd8qTRb7fmhXh6xZ07ggejahiHxlar3P2W7q/hALA6jmeiTJD6nUbM/CPi1ap99N",
-	"4zsHEoUrFWOZH/udv3bQ2hy/PByQLgupDeeHeh401M9fRHgDcnNC1mwagMtSwXbrS60tdPRCK5uR4kWX",
-	"1o1w8cIyoVL1IUb4vuLwGiRw4E13zhcY1L0vI840LmsGaqVc4Q6QaZCyYVs3AP2ZMBGNJBdaGUHSIEGx",
-	"VAr05t0JTVBsOU+lax7gs2Ikg53MyOpOyFCmemB/kzC8O4BBDnbyEJU8gx/wuOB3fGSYiLtUGBIZZjVj",
-	"P708c1kkALZFLo4PCv7wOhHGHMSIV3iSnF4WJeQUCcGh7FHQeWLzejH1mhhJwEX25oDIyW6ARfla7m9a",
-	"ykJ07oVNdXha4JpNdXWdFA9ri/HYQIS7xogKnUwa2+VTu7O58NgWbOy/Yt7pfeY1nXJ/l0Zb7LhyK8SU",
-	"D23u6r6M2BOpNBMLAzYJOgysUxnyTJtknypWJ2pEQ4ZaVUTVgGEmCu8LmbCIrAVv739vDDdHGKb99vsf",
-	"TjcvygAn+G1ZDV4tPhDGX0keGbHvK4MRgkw4gGTFO6Ps8qBOApAT8Nv5wVVjAzZenah0NIrZ0F2fjfLs",
-	"MJAUTW8PeVsHOLzA/DN5HtawN+0wW7BEoDtoyOtY0wkfDllUJ+kIYhmpYuuYxWCUujySSTERsQSvxoRE",
-	"oJPC0pydX5xffj8vwGOumupoX6m6n0kyksk9aZCExbyPME4ZNWtLuoL9S6LK9QePO976PG1rrHzfsZLC",
-	"X5oVvGz2PDBL/6lb3OGqzVszfMM+tD0Wo1Qvu9j4oFvuaaJVFndc0TaaFQizl6Ellq1dsmYOTgu0FcKG",
-	"fKUQIT3bBjzx0tkhK4Nr1lChHLFofZeAvT/mChF4givzpixhPHgSHspiZJMpnshDa5AGs3nkuZHeBeTF",
-	"Je/997Nnpu6tocTa7yk7xn6gWHDdQVguCJGHRt8cOOP8xpcyZhnDZuCNU5elkBMC6R5s7C87nm0KA6rU",
-	"LkYIQGh0F8TjkEFVqDjGBmbZM8os9tHSr3b6PnLcbPqUFWQL3AJkmL3w50n/pSRcNWLncwL4Fwg2W9vl",
-	"aeMv1P5YYjmwcEcZ0a9VdVOdl+X4c8Vdmz9aLE4yjwb6iaI9L34whaSBuHaQL5YVQCBQ9uCf//hfUC2j",
-	"TqCyA4F6DubLzZ2NFip0UNuCQEWLf/7jf0HliwLjzz0PcExF9m93pqNaprmvhCu5onc0h6GcP8Br126G",
-	"vM36mb1i1/SJO84ibE+hGFrEORctR/u7WR4WBkFnkNk2QUBpmdA+u4ttYErpPKpA8H6hI/czXCdRURgS",
-	"hHGXRwTgdlyRkVSaRbs22JtrBr8oD/IA75VtKH3m1+8yIjElcykvx/xLdPwVkMzKpIUh1TGi0Xk3MuSa",
-	"zOevVhjE9RKu3Gvav84bT/lz859mc+FndAU9jRNd4YYysQ4zqFKQHRYUr46ZejTU8YQEv97U/nZT+xJ4",
-	"jnTorsCDS1XIWEqi2HnCyADXuShakJfdp6W0kDSJl3zppySeWhzzdFb5YvbyRLNCzv66cLH7WXCkvTSO",
-	"yT2buBAACPHl9nrXYdLtWtsQwCPuGRspQsmAqkFRtngRWz92txcX+q/NCS+aeURPJfayIQebVbsUlHsG",
-	"mZJuPiGrF0ANzOxAlceY575kkNdrYYSDrw064o17Ngma8yPVpmmJkU7oYAsHNKGhZolylOXCRlIrSSgM",
-	"0iZqJiyUfcFtCN7zA+Awlgvo5UXDzY97s4yZWwo22ve8B4CB8/aD98y3+p+zkkQrrwLsc8YKvM/wOAuc",
-	"aM6U2dxHrpiIzHGhLc4O9MnA+y6tzLYYd/ZWKn+peo2/B+U0uVWTWJ+WpvolJ7oVKOUaULOiUV8kyjQX",
-	"8k8WtGWtrVjhx8tcr/D3rxTm6lf+eWrWn18W6E8Pznl7u14Y6IyOvIEjk85KvekD3E4FI5dFapMcwvGY",
-	"FSSxIFM3IqiAdLVu/HgZBFzIFC8A33J1I5AUr5SFtF2DG6OBjJmFH4bkEcXCu4CgyHD4YtF6k5g3JFRE",
-	"cki6XE8lluKDP/2+8bBA6LuzoWql7cmb97pikaqlJGThgM7W0osOLvFbgXFKLL6ESHUekIpja5TIHgKN",
-	"0dhDOCADFkP2qM5SUd1VopJDRsKYCx7SmLgapcrprCRhfZpEMVPqRsgeQDDukCCJAvMLV5oZvTYrPF8n",
-	"QaSTAL5gmodEs3AgeIg/hdEwIDZ5zj5Fk4kriA2ZSQPW85uYz3USDGgYjgJytLe/f9HIf4WbMEV7TE9I",
-	"zGhUvFkCx1+kE0PSaAhZMZAcA50VfeRJpZRwluWKiu5iF+ZJVii60ix1BRALMSKLDShtx7rkm6uNUeyl",
-	"DrOoYr8D0KWf50WxPObHjNPRKJEPDOGOf8MyOV+e4VEpTS57ZfWUXEWQclSV0ssEyNgg0BV93n9tHsfq",
-	"jnS/9FHVIZSF2ZuGpIDt4hBnFmSDKIYxgy+VDVLp6K/wrDlMz9KckpR5+Ew2VhVxTygZywSA92x8KtcE",
-	"AJYVoX3KhdLVYL3r1ek6OITn6BlLJebacQCglrE9djHClg8Z+UMKZq9ObQVcEkHUk/ZX1oI0L+F2SCFu",
-	"fQXGnWdXFK4bsq2UrZxHvwKX2kJE/i7yBzZ7p2dALsXtvgqWSDGVO0/yXhr9ouQv87LBEWeRYH9kLUoR",
-	"6qK1vig5/KWSm6uvPysgBWZTeD+ThnPkCK6zrXQHppViRA3oyLQZMcPDUpDAvD+wIYC5xArWdzL3EFQ4",
-	"6yEkGkCjvCJWxNVJkNXEwjGhC6kr9SCXGqpJ9oy+o9NEsKhuHUwYiGt03FHCFBO67spIG1s8jllEuK1u",
-	"IQVbwqAtjQSs2rk5kUyk71dof53QyQkXbMnm33Op7pdsi1gt3yFUi3vmS2m58U5spiqAkq0qpsBjg8wP",
-	"mnEJrv/OjIUMCpWxwFV9I7wvexLy2kuktM8OmUjvoJ1pUySfbaITOrlDFIgbEXgks7/fm2/M0xUUCgpo",
-	"IxbnJnAGWs5ecoTE2nXeZ/xNEU3vmb02dpzXJMfgxAYZwaLCaWQIhdGzmI57I6CfujnNEmnjrxCDCWAs",
-	"iUwhbT8BYEIvwpwIOnTIlzjMtQBXqXmTtlobIXwJfyJQ6h4xpMS451cAwwh6c5CVasAd6iNRZedQyej7",
-	"s6ri2uzqat9miqDvZ0tz76zkyplBPp4ACiHZg/PTTj3IkQzMt3BUOuN650bciEdYAPJolucxf+qx2JQ8",
-	"3ojHRqNR+L95uMzJj6V6fdY69er2PVbsiUeSV2aDkz9RdYvCUSeuMBwpv7CHL+wlUuj8ja+J8xcUlaxl",
-	"X0zW8MVAuOzdstczdqhl6HU7Fm8rkkePm8y7pjbvY6GyhOMkSDcQqe0w37jkMYeeMN/ibDBBzXRf3veP",
-	"GX4EgaKntkPc6WY5WdxznhQC35peCqLhMQONlcJqW+CswZ5KAoE8ZhhYCYvpBHaepw5gc0XWhLSjXjcv",
-	"rBQ4c17s2cXlaoIFRoDz3S0GYGFYQoKmJhVUMC7MoKxWFDufNqph52UVKiuuDqz0MxtxxELr3V4LcMsa",
-	"YSsTgDOx92iB0fgQlcQVIQT0G6o0SO2cMc3XyJMB+BSQJYN1iCSk8ZhOIDDMHPYI025LGRAa0RFebWeC",
-	"9kbkXKoIjZW0CCbAy0F9itcUMqUKbKCPRXHDh5wqA95mM+HsFKhK93HFOKcLGrIKmCXli16rSH13WE6l",
-	"sHRZr5OhVNoluGhACxRszJTGG4g6oRqbdFp1Ij2BpKwK586KXJBDTKaR5Vm0i4t0wtktd83v6e6VoB/L",
-	"G+tRNe8BPCAvACZmxlNR4y8UFC2YP1Ucn1ccnatj6SzsrljFc/ruPhO0mVTtMj028swdlYtXxpUwzdam",
-	"eSMOYXEwzcUT50kqXJZMab3maXpT53J5xcw+WYoo5gAAYL+kv1T786RfrlE6h4bulJRi+oxVZK3HY3Rx",
-	"dic5/SyVg/UmQZpJgTx9I2BX4xUg2BGYDTuPpnnmkXt/nnf0kvT2a7RW+hHgd2OYAXzx2qfr/XUvghe0",
-	"mDHFG89diF4I5YMjDRROPbym/WDWTrlub+20NndaW7/McgFVej2WWnHAufiGh1VVHsmUKM7Tsb2DvnKt",
-	"U8G1t9BZDtiNyHzm0AV0jwuqXm7VptyYFkjDbIW6K+1v5Y63vplrxNsDdXdseLKl0oLnVddQezYbpBKA",
-	"rEmu2VdQVsDFlHBxT/SAh/eCKYDlIscHB1fHJGYPLFY3Yi3gUaT4HeBPbQQE8U+5YhH55z/+N/F/fRs4",
-	"JMd68XsWBoRRNTGHcjhg490bYX+H99+1AgLhuF6H+MNmQNhXnbAhg/OWh/ellD3MLbFvNaSMGU3ucIyG",
-	"ddM4zj+FUihzXAt9VyjOblYgiTgNoSsBKFOxHN8pGfF0aD+MpKZK4WeEEbuDMmP4aw8wMeAv3oX8lgHv",
-	"D+5GidQMQLx6ccqju4SZDePWWLBUGyYT3Lz5gfWZpgmnAj/AvwMaw3DupcK6XTENtVTMvTuiPJm4DyLV",
-	"7k+ddtldj7EIvUYyofFdnqMAYCn5ohY/bhY/bhU/vil+fFv6yMLsC7u0pc/t0udO6fNG6fNmUWOdvYTT",
-	"uitn2hVzrc6ZyLvd3z86r9QGOFvhhhx2Y9Xh+QSYsBeD4jq8ON4/OD5cEo9rP6Mv2ffoS9rvWi1yHwIv",
-	"LpFzU4HP5e5PkaSzhBnEw1ZD1Z0fXGVQddkpDNlkBCoeuIJp07mVkIKz0ioC31SsZMYPFchHwqgKVubC",
-	"G19ZCD2Qxmr5ENkZXMQrXCRXGjLd85sRhcBLhihr8DdiAtXJKKYhS2w5g7oDKsAyxgrq8iH2X59ysXsj",
-	"oDgCaKuQe2MEt8P+XiJbWOkkrQS5O5OIRSp0AndRaswsNyyPdwezqwY9+2wUIDjvXLlee4cOPnCLjI8X",
-	"EDn3NMnewbVro7Duib2ksW6LG4FJXgCMKCx5oXySa+xXBwMzxPJBTDXgbQpWot1cVQrXCrbCGaxXxYa4",
-	"3G90LJBrxBK3eoqcX57enrfa5DU5Pz24PW9tNJcDmwYXyQVLuKxKkDhlNFbehrPlMgxbrJ0fXDU6685a",
-	"zDIiSuGe72v12kmtXjtYEdwQ2LcqTS/SXj0XIxsSGQFmOxX+goIHImKJTdm7PEXKFBLyIl2zbDULFTHR",
-	"z7kQ1JUQC4ZubbKGCYV1EuTHMwC6ZjlvwS4JihVsjDqvXIK3m4XLvvUP+ULi3Gzgx6r7PgfhAqLTCb7S",
-	"3p7im2y9/F1aJeoPXaJPSXEVxQLBu7a4Nquqq160Xaig/3NOfJC/97KKx15YwtZmxbodCrhHZhXoezRC",
-	"9/8q0QBdvNmuUDJUOKBJ/3m3zkvGGgzlA3BHdXB3MnE1jDKhaSUZc7SoExlHmYdp6VPt1L63apPbpJj9",
-	"mKoqF8qP7UaHrB0TLmzDOjkkbAhJtOGkTs6JTHX20z//8b/XK6N2EymHlfQ3VuOMFFrrtnZZC1ndKwir",
-	"gIsSETKSL2Dlix+44nqWIDeza29bpCZlw+SX2J9+pyUK1n3uLLGXna2lBvKkzxSVm1X0aR9+/8AFjfkf",
-	"M9EyWNay2XNNESSGphHXJP/9lTloRzLR4KXIGlfgYmSPLJnGhd0+JTer8Cqvo0qaYLWgP2dV6ZE9l/pg",
-	"GuYRn7VZKfYLiwI5lZRVv3mPDNIhFY2E0Qh0Qrt/m+RYKzKWCSD4DOnEFjfbxbxwuLWHimlFcTqzEPIM",
-	"zOD9mWnoR9fXFwQbgbJZt4XRbB4Ngqgo1M2wxpzF2sAqzz5wSGtzMWoIUKcwqvpsGICcsFXJw6Bb18mQ",
-	"hgMuWE5ZSKx3d982HLRJ9u1EugkVYYaOV7fhVIbMMLageSPO2Bj1bpfJRKOIRbvedXCGr5DGkWkwoCKK",
-	"s5IiPk2bNyLIStvf2diugKxttlrrdRLYwmR5fWfz00bbVsFJhVEXZKJZBK4KGco4IGtbrXadbLW21m8E",
-	"3jRn1dr8KPwQBmd4w1DG6J4wLAoQW3VXgo4Kv6QnVwTmV3Ti5HX47ww5GcJUlyuS2apgdzlUbbmMs18U",
-	"3a/u7ZXhL1f9KpWpqyqHPWR6IKM70yGNYznGbCVbEbVYAbNULHZGnczpOpSAGiBofOfYd2pF8xpzhbFV",
-	"LWDRYeLTYWrvApZeJsqKgglutGYAHfd6TIA8wYgDqgglkYRwCICG5MLevpk9nB2aI5rQIdMZQHBR4jit",
-	"bLmQLBesQG3B5oLauFDS49zmB0dl+KoVoiGUsUwBPz74j8vL7757/74kPv+j/aGzvfEWT2aztrWd2u1/",
-	"/NpqbO81PtBG78ufb779Z9Vkj+K3ezOuQSAcgoopBS3i0Q4J3JEfkLW9Vnsd6kNQoXosSeyXHfOlDbmD",
-	"L96t129EkKsH8OXGusU4ubMafEDWnE1pDCg0KvEm1HDA+cFVySXrRoL30W4IebhfQSWxpoV7WZF3/Z4q",
-	"CHUs+kzpS6bSuCJCUEjN1AwqGp1D3XNwzshUKx6x3AGwBmgoVnzlaEmnV0d1wsQDi+WIOUeUWi8owAvN",
-	"2awe3/TAjuQYK2NmA8nrDUJYjy2PLBjU2qKCMGELZwYJ0EAhhM68apFQ7cQ0rXaxYY8jluTWs71iRbPf",
-	"2gLuZF5K8T+K355iZ3alFt2b5DTKR1u5Qb2OQwuwNAusfcEA7Zaz+MCJjI+rLbVl4cFFxCrSA1sNcxhE",
-	"ZCQVFgqz5HQbmWN5PlcR1FF5eg2Hiagcnj1YlpjwuW25IpiBOS/Hs0qm4SRo7nvLAgiMjbTdIhGdKMRj",
-	"tSWCsTZc4NrvGb0loWOouomxnFJDdgEZMBrDuYID5FKsY9CHX84mATYAHYONrLOywjygtiRoFUqpHccq",
-	"1eg8KPc5keBLlx9bwvTLgq+9ATum8zk4c+I4vsDlW7SXqsVpxPQS2CxH8Vvs4ACbP5Upqz1mPp+BAxsq",
-	"DJ5eHTW2XY2FvYPr271WO3C85woM5MoqVjovpdnax5at9ZYT1JJlBk3P87lPoRHaY9xm9YUAXegKXpM1",
-	"iPzMMf3sXb7hbxY5sEE8wIIdkgqjGGopsRxsVghWkkjukgDH2ETOD4gy23A8mEClPXcQgz1DxY0gmQly",
-	"enlWJ0IibqBAtMA62iiZ0llYDjuuKMXyu4jp6hoUy15bJiU8Imtm/dqtdZgijc3a5E4ombhz2owMbS6u",
-	"ClhOu9l8LfFwFC4xydLXDWOKDwwVugkkjqCCDZVPlZaAfl+inRmEIx8a1t5EbN2rUAqVAswa5HiHMklQ",
-	"hrkhDCF4MFUsu1Hx8qrMrM0Wx0kbBnPULCVbeVpS9lSVklTYjlUO17I6aZSLYJhg/B1G4qGxCIy47+rM",
-	"rmlMybEO+Iy+9naF6hsRM+clyxl5vU5GcapIkB070Hvdu8LK6rCqDOeyToLM/3gcGRP6CglUJxl9bM31",
-	"3wrEtudNYNevMj7vmUpC6aIEmBlLrXG4LaKh2U4xi9C1RFg4kKyIiFo7vfqu1Wq1KpHvvYkv5+BNStDi",
-	"7Vars7G59eZtZf1Vb1GrE8tX1A+y49XHNPSFjCdeyNyhORzQfXd7W2LdDFFb4A2rdamUlCqs7iy9ABii",
-	"WTJ0qIhLq7EOgLFCqbfJORVj/JHGKbO+rSrJI7JS50bJQN/1bl6mDyQibs9VzIyqOHu0lUAePCUL1LPB",
-	"S1bLyVvy0AEAyR3Y6tm1QYJhqTQmXUtqcmWNJsKEzUvfv6yTkw+m8f7lyYddcnpycnEjegnmNECaeh2f",
-	"z0wvRdY+HF29fm/+f331+sP1FTqzKPl0/aHxDh5q4KE5pMk9oQm7EVrGUAYtapI9i/GGw4S7PUWotu7a",
-	"4PTqKHDWHYqLJ0IhZdl+ay6ifd1Gdtqz3uNSRdA2bq6MApjpgvNcGUVEj2fDzbwwFKCP+zd1RzctDr+O",
-	"eMJU1e3/FXtgAq0MrMzGraVvb1VetgQUoIzMrCCdKls/Wnmo63YRlkraXBbcsIRruDz64FwbHB4pAAzm",
-	"bykygE+JYnZnvlJVPPnx8/eLwi3LcfT9UmBTdHC1V82fD+WWna2t9nZ16nW15XZv0zTzC5HvLyoPKVVy",
-	"TCpeWQvo62Lb7h7yNe9nVDH7+Pn7q4o0WDZZfg8aki9aeOiw6v1+BuJqBVuy7CrZyzJzMDZWVRXrjtk1",
-	"HzKZ6isWSlEVjGJ/8MDPtUwBZz9z2WGqD2aJKgxeUijrbVRxk1gMRLLdKuhi2616Dg2z8cZi4VmHWiWK",
-	"jUyMfkSX0SLPvaZmJQZssWF8DY2mN+gUnVx/xRFVrWWOK1Hh247NjxBV38DYciMo6yQ4Oto5PQ3IWmez",
-	"MZCpUeSXyr4A/MiiH3zt11b7y6+txvaXx86vrcbGl/WdX1uNLfyq0it+Ivv8ibi12dGySqhIOTJkgQow",
-	"+ktR5GfAvo7mwb+f0tEqqO9FHviOG5MpwzzHyCnIl/TA0cEkhKgg/3eIZWoSiOMZaSwbbf0WKgNnuxFw",
-	"u4kuDbMExl4UkQ0dc9a8u2B1eRZrAdzAjcDc68aYzPrCxYl9RN6loAKfFh+88mtWg1WvwgSYwSSjag3m",
-	"80DaHFsbQElHIy76OyTIzagAjdxuymPdMKLALIoia1dn56eHB2T/Gu2xOhkKNpSChwoTvo2psL4LeYGZ",
-	"DyeoE+peQhQzXJLItD8gwcWncu6by+R4XazF8fpP88+3oHSznA0X8zCyNxZdKIVmU9v7NDNDlwfE++QZ",
-	"rxWQeAmzdt21nKb+sbBJvdb0dhlhyNucYSHVzKWiyBiylvB2DfN7uHLkrLpBKDGIP5hqkDo/zLzy4gqr",
-	"pkQ2V32cVQ/fIQH+EZhDmGqS+4RKBvluXoolqIMD30iAG7F0BZZdUhYQtptuqrNLPtOD9+Lu5EYguBo4",
-	"Q5O0D0imfsFxV7uljsn4ILlyqaVAaBmuLYmtG2HlFo5LsDsM4KwXKixoF4mMFVo9x629y1g7+36vXKSK",
-	"Ws+go4QNdsgnDl+4N5ZqV7knppmcRZxWpUrMqZf5AQppQaEuLBCGt6UxyyHmIMS8hH8wdnn9toBSxMKY",
-	"JiwqhLP6lTXx799GLP8wZt1R9qHPe8Vpzi3L+QSL18xpTs1jVwDNTh1LG3uGp1emH4v7NXFoi4s1VyG2",
-	"niH6rqvPCUWWKGZdZ/UM0SXChU0erqrE+ec9m3wLlrJF1YB2tt5UwOYXoAivjvYaHgwhMEBx9tu9d2+i",
-	"1rv2u3eb4dvozdY27fQYpa1wa4tGrfYW3ej2Nnvtbqfb6r7rdMKovRW9Cdtb3Vav1aLVJfgV/6NiWd5P",
-	"vXzzXae9sVAUYlyRz/T2DRkRPGZYBP53ylzI519aSsH3nzwrHnqKtr9JLlbbKNO4X3uCku/kkP3xgk6O",
-	"UthyMe/gKZUYyvRM1ZLu9jL2Mz6XoWUt6UHJ6Dybi9QAa47P5aSptOkqdEmrh/epZnPgJB2MJLEoku5+",
-	"NYlQ3Qf1I0sSKlB7EVDjdD5Pv8p/+klhhWqjYEZ5cfMR1QMj6opK4T//8b+D5crdyaR/tmRhi38hu/r1",
-	"ZHLUTyhBopgtpDVOoD4NxMh6RUle+YVpMjo9awOUuBoXKCfdAn6uZuIiPNYzPEg++sxMN1KUg4GWb40A",
-	"OEQN5BjVZIdIU8TdmI2BhOD36xYusSfjWI6V1WZkeJ/7lczvzWlc0IVn/tPdSYjh4dm/lUU/SGBeXIxX",
-	"LAzFu/szPV4khsQv0t0z/F1uQQtjKk95eQ9Ylo3yEjFj9AVygBZeKVfeaw6ptWlcAsfTEl/mH2rUgSNL",
-	"MSN9JB98Fa3PijUQi5Nrd4yMN2qjD5YPVeeGWZxcksZMNck+QiUZWdhNGIWids4LpiCOw+zAmCu9jrd+",
-	"CeulykFgZ9W4V/TQdbbeFB10nQoSnyPaSZGVugld7LZ5D43+UnhZ8dTzbhTThTvhwrSZhxiKVLCdLVKZ",
-	"z4vCb9rRABIZ4cC4IkOIjIhyoRvEVEQqpCMWkLVgJBOdUK6dh1Kqe1UwMrPWZny2cdGS9FtM0ecCoE5n",
-	"IRIvhySUgwhh++vZxRJyMM7stJ0LL48A7xU1E9azogk3giqv6gW+oQE4uoHNd1Yk+B/wxf8XuApEn1n3",
-	"Sob3TJc3FFSriNjD3c/3Gw9n735fXP7jbbe2GA46p0uGz1TFPF6502XrZF7xr57gwXhCKgiNRwPaZTq7",
-	"YoqlvG/QmN8zxHZr1cl5nbTr5JjIhJwYgnLRj+HedxfBTQt0h/WxBStKNMvqnHo3JL92Gtt7jaOP35+e",
-	"XTR+mZksMOcu/JoJC+zsLsOHXGjrD3wCBrBFdZh/p3uB/srlvaT2gat0OKTJpMJPmgU/VSggZx7Q2dJh",
-	"PHlKbxVORyKuZuWbj3i0cTdMrAOvXDo5K5e8S7AljMo2rq627Msh27lhguzhxXna+XDrPqGqXbglUj8l",
-	"oXmh6kpnK582t9jFbHlxfq+U59ge0hHRsp7tO0wVXB47w7/MKa9u9pYVr4YmVZ1ZPc7zc1TCx1DNznvv",
-	"eWIUhymW+vnnn39unJ42Dg4C8C67LwLyGv8Opmry9ukDcxag0f/SsFR+qb39rtVobTbanYoF8yVMq7H9",
-	"5c/Nb2sN/Kvj/bX+P9b/x3/OQsMBVIrVrrwQ02V5NBVbFIUzXcQO9W48nssnszBWFgRbLtwBvZj2V3Dq",
-	"5fXqZ+K9LBGIdCRtFErJ1LU7Go5xIXV1mrpnnq0WOeq0yrnynSVKClcsyNkh+Qs2gU0r0EgqsmeM/Hzn",
-	"vOpk7UOdnMIh/KlO9urkbB2L0A1HugQM8aFWf1ZiRjU6wMWP7cYGgasnY5mFNGFkTaSJ4qJPzCPrhQwE",
-	"Q34XzFwc3ubnvwyyP48NTESuj/syCUmd81C1eVdAE/B3iC/xffmaw4V4EsNtjkWw/x7PTOek0iGPS4FZ",
-	"B+eHVRTs8wdWYuePe2eVTYc8iuKShfTDp+Ozs8V5pDge97asq8p5WWOqNCMG14/LywzTzQd8qEpoQCqz",
-	"mmWMqDlph7aFS0nHMg7WzYXeylTYROkCB3e2FlfMqtToqz2FmuOVySIaXHN7piScxociUjPxoEBfSySB",
-	"lgRLFSTmX6iJX64Mrs0jPRrHEDbWSxgz8wZoxFE/oREU/waiZGezsWxtoKkm3QlAREHGu0z8GDXz+qdX",
-	"VIHHzd+LaqMUZsOhLAPXKqdAlewvZzlxABXJXlmkcj1n2ozfZjF8llu+nD2AzafNAPvCarMYyG9bmJWN",
-	"bTFvCikkQ65AJkOF0gFNVZl/LTciCEClb5yzGUgfPqmNWW4VFRiQLqn4FpdxlEj4UrNklHDFFmv5bu4z",
-	"1HpPHFQE8zmy9F1oCIwNYaW/NsyHhm0Cxn0G1FB0k1jEBbPeYywCCD5/e2/kwJ7uAPu7BNeYt5n2nrhd",
-	"7JVDmUMl7xIdfp3uT8Y8nFyk3ZirwUyImhG0ao5cM0hSwy/JA0sUl7iXswbTlwvYekn1wfZZzUDuhYjK",
-	"R4QcGy2hJ5OwqCVszM/qLidQu/Hlb6/an5eslzA1eFpYZYIPZ94q79JPQxXA1rBz9jb8mPw8fte9bt9f",
-	"bKqTaLt3RN+kh3Kr/wvviB++vv1xXLogaXdWC4YsDKN6klj27pnBo3OF1tBmus6//F6xXrl3T1nkG0zW",
-	"UghE6In6LMEyBEXMaMpyLACvSxBKNlqNiE6Kx8CLVvYvhsHOI5h/ITCjsN1SQa6XANC0aMMjjFNpw8Mt",
-	"n0wIDUGb9bGo+kzYVKHaNNMvDS21RF6Q7LmBYL/ZlWKCaYMwssaYR65B1f32Ar1harvYCWTDq6SrveYu",
-	"jvuSinsWIU8RrCdDjGUg3AdbGNJ95EKNWGh0IPsFxMwluyRQmvZ6AGWfVVRHQAsacwoRB/mzRnsRo1T7",
-	"xxEMwdoloHTjixGdEJ8DgDTzunL4m2s5tVxm0llRpKn60jJmcwaOJSIM62IVoWwYwerDhnesPvyrkIpZ",
-	"wDF73sHuSwij6Y9YYljKefZVSAUUT4MK83WC2dhawiPNObmzFcqRe+UrRYLsw3FUQsrpM33FqwGcY9pl",
-	"pagmKJrhbuWrwYL0QEa+SvEdQB9fnF/BP5/gv3vX+0e1eu3g8OTw+rAS83NEq1x25XmZVnWoBKOhPp8F",
-	"PaKKkU+XJ+ieAu07gz7yy5EV6IDxLK32dqe3QTcbrVar1Xhr/vPO/KeV/6/9GsI+lmhK6UIDNrvWRVpn",
-	"9LMEqJIOhtNeSK033LawZEBIxWWGYjqV/mh6qNaMiw/ORFMq4YzBDvDgfDEMHQKduICUfqgrOBpB4faE",
-	"qXTICNc7zqM9eKVuRKAp3EJlifP94yioY+Z3lAWGVmQvZKFQOV8swxGVVgvNLsLyzr5/+8Np56cf3y/G",
-	"ubBPu+isWYxwyZSM09nVyqVQc+p6oRx6pUC+EoqhNBY4LxNBXOTgQ6livTQWTKkm+S4xramyGSWuCodZ",
-	"ti4bcGGEWF+RNU3VvaoXqjTFsq/qRGkZ3ttKoeskpiJaocCNJ2+r6ttI4aDVK6bOlZ2IERj3Rum39MAp",
-	"k4T3B9oYA9MC1xXZWG7fmUEa4bpvh/PtS31eSVL7enO8aU92YUJY5CAWNB+ysgdE0z7GRREhob85oNOO",
-	"gSoSmSvZLDsFpkeuad8I4cQYQhGBhkuhXWfbbHFcXL6L5sYs2WbwhCHi9G7g0aw5mPavFOGRpwAawowA",
-	"LsKQXGmZ0D7LYGgVwX66Rh8T8cTVdNG0/wQdMTdcqnkji2i3CVlI9YzaM8ukdlZzvC+Nor1gIa6BoBC7",
-	"PQO9x49OmaMGj1n306x69HQ0aiqZeuXnQypeP1m8Zi/LD2LLR7ksqWcCdZYw9rf6DP5byPCw2Q/mlNyy",
-	"osrQre4QywqpnwsrbMWzs0+vHXx+4S029bTIbK2NqbzSX1uNDiaRLsonnbbUTykXzvStdgIOmZlhyb4f",
-	"soSH9PX+gIe0L1eqpJz16BPdp07lMrMwTbieHD5UBy++fPAYhp1XQGNj7s7xRY6+ZsuKw6mAKK+l6lIb",
-	"zVaz3d5ovl0q96WyJmhgVLE7LgJjO2N0O7reNQU8qswL4jwHxmzDRyy2bJCVWHVNyBrVtuIFKBtWqcj9",
-	"ua4dWOyIMrW+S4JYhveY2SbxCsViAcOReY+JXTfCuRgwMYzqnHK7JHBd31nsqmCXBNandQcYUXcRQwi8",
-	"AJLPEFoKIhtNG1vxHPyVWArRpVlh/o9WTnUlCXuQ98yRg0V3MtX4NnSQsaiUOmmpBjLSpx/y6L2Fyy0O",
-	"HzCqqkZve8HXYsEm+9aihZu/tAppIdnrW7af5kfLfq8U+aRY0oCWNrLNA1c3S40FEbfaHT/y656NbDmF",
-	"XCTIP3gc09dbzRZZ4xc02iX7F5/I+RVpv73bJDG/Z+SUhuaLn9ZXdsXAboPQWluzm49q/iSrd/90Zedn",
-	"RNKXa5u6G0CveOlMH5jQLHmg8UyMhiM5JrKnrX6Y10w1DytkTCyV+solD6o8ivNNEZLhzTxIhq0l0lur",
-	"RlxNX6VmmDIhU2pGaOYe+fj5mqwBHIlVm4N7HgXrdYtN3N5yoXg27pIqEuyleiAT67zdIe8ZTZzvLPRe",
-	"Zws3N+eE/x2L2RAZWQU8gn1agWGfLAFftKrxYouO/nIRU/p7ytxENxDjs05UFgzZJIdfUTiYMz24OL+6",
-	"Jq+Nxf3adlw9NbMPFul6Zp9XODTylSoN3ieYfUMlE/C+kL1epRsQc5HhGMij1/K4pF0EQDjHejO8UDBH",
-	"OTQilEVpF2MqKlJXMO/+OXF4tgvM7F9Zz3ZpYGcStcDFD/h1u5YOBsueWtIU4yvB302rfHJWCWO3FgBL",
-	"LtF2rfIHroCCt0J40XJ13ixTepXeHAOtki+QPVTNGauEFOX0cOFF/nr6POGVfoM1KA6jOBOfdeveTigx",
-	"5Zxte4DPzLgLUtioaXuGqyAzUq45Aqsn8gFRRzMgSZrvVdzpKASaxMPIqN8I2NXUwdphlXozXahW7Zzr",
-	"Nl2SrFWUdLZDU6//5NG3amwTRwPfu+3GXEIHnb1HZ11JZZgGuThbKp9y1Y0Bs3yBK7Rc/jp/06rAeW4k",
-	"RWYusnHG7xnt5/BeDpCRxXVjmQSj6VWvkxfUkDWdvtuxTr9nA/fZJDo119fjquWPsKYXGPmInOWq5WEe",
-	"JGKSQBqJctBbOcoWlEweUaXJkEeC9wfLh+gf2FS/p4fEPs+8n+tfcu2WtOwzii9KfMKC4rOyViH7xyWg",
-	"UpIXs4f0H4W3D1IwMuJwfeeVRLYjCOqExTa52DTkAuDV+4lRCj1vyyvn70XUr+wZwb5qyMZmfS6a5Kzg",
-	"/gUP8oCC9zeikxthxmkLK0/FoJfyOxZGC+RgZZUrG6ciHNRmVe1bofPqQATspQ4Dnb1uMzLAwsxEW5wB",
-	"Zs255Zl8GUwo7BpRoSrzAKXGWthZEfWVXFjWcrXTnEmeU1s7vgrMXaRZyVQX5u/4fC1nc0ygWp+b5724",
-	"XH8uV7i4sLxfGTMK1/mVO8LIOnPCc0ECt7Oqg+kzUTd7J79SSABo2iQ2NZ15pcvNz9OV58M05oImE7/0",
-	"/F9UwjzLuvYo5t40c71fIBn2iSmr1XsYXz1zuNXH67/kqCnhfu2d7eW+9IoSSS/ibq6kA+L5Hwvz7OSS",
-	"hYyPlrzD2iNZjVFzPvyeGqUXghjjWI4b6SjDOF4O9nblGhxVc/Z6WWa6zwoNnJIeFoLUVk7rT4G9/xWV",
-	"SitrZH1mRg0jesziB0YcCrUDVLSgIoBKDr5MSiI2lE4c64RO4GyYwrBYIhLwpSMhF4dfW4hlWFC4we7K",
-	"VNedJ99mz+EVNddkDeL6Nfuqd219vljKexaRdLT+lMDI6U0uRzwsUuAi4aEDiGt3ELuljAXaWi36tRQs",
-	"iS+dDwV+Tfuzc6OXvOL+65AKKiK+Ki6VF1ezfsYlM1y7Puvh69Xvqf3L5mk+j7m4N7IVAh3ImuFpo40D",
-	"HuEPlwBJuL5Dgj/HrHuXJvE3vIx2eJgFdn6h+2seuaqahUl75PNMZ3ejnV1xz7eErvOQi/JJU4z3MO/f",
-	"Ie/8WxzZI/uJDO97MoleKQjE2+jk2fxrEe8bExVACSlIwxsRMw3Pukyd4zo5qZNzaPRpvU4Qj5XQMJGq",
-	"WHlGZfFgY9aFVboRM1bBih5zrGvab5JjnWeCK0Jd6A0VWRkZ6qE87NyIhCkZPxj5wTURjEXKvwA1mqEH",
-	"GZXVbMvHWkYd8Ja6lBWc4Q5c/9j45cuf76qhB4oMPCO6DuKCIJxII1qLlk0SGMbwgrB701lLa4HjI/Ci",
-	"myXjUPUoyOJibGidjYy5c5ExmM3BWQgd51E0sFfKYTReFE13gqANyGEBsGyA6JVyhBpBDMkzIdS2sYPH",
-	"Wh0TLIZojF9v3O7mRSqGqweoXIR95Uq7Bdq7OC7fuYKDNBs3GKDFGRa9Rn7L6TVycEulBAIsXgmiKEe5",
-	"KqGiBxFN7gvhy+YLSPjqD0oYKfaX6ffP1HT3BHmCsusdlW8Wg3JfJ3RywGL+wJKZ/mCj5DQj1wiYx3zV",
-	"AJtY8/CeaQtmmxjtIGtZkRP0V90P4CieAkaYPVnptq8UvQmdnHDBnn+1bKh4Z6g4B6PteUBnB5zpGZWB",
-	"/mJkMkySrqpLMJBjC86QGEveQgHnQM6QGK7IWvuf//hfWy3/4GI0HNRJxJXmIsxzx8G7ZyvTmGe9/fnr",
-	"l+LMfq1tks9YKPh4/5NZ3swfUEKgW7BvcnDyrdYC9wDSobwey6OwFUCypy/dZ6OJXOeY5HAbK3JkEXPe",
-	"5qn3PM4Ro80hAC5L+1FLB7j8IvAi4cwK6IAZvaYTPoSycOloxBISUsXW85hKo9CVwT4gYEVMVVQ4PT/Y",
-	"Pzqfhc+xBLXyalnPxssApJorxkRV9vVZls6EJLB09wqDZ1XjIN4+Ilw/PUF6NYx8o5b6I3/aO3FGz+/h",
-	"iTf1MkSnaWVi/2leRpjqjMLa8aPbFdUVZh3y/F6vh3dVS4DUZyWhs3fYEPbp7tUMKPkcAt7qT0oOGVQV",
-	"oyOjB+7mcPIAajUG3/DaSCrFu/HE29KF/GUPKd3+UXVFqiZKsxJAycn5/t5J5bFcGd5/7bYyhJglLGRC",
-	"xxPcyLn71m48P9IsMoaAMUqSrhxMoqQydLaqrkNuhmGMsJ1EkTeK+7TA+t7tvI/l4fA7pvigUowDngfe",
-	"NTyt4gjUoc9iGOHO3EYU7hLahe962OSesZGhIk+w1kCTZHpHwkA/R4/PeCBjKDRifktt7tuatBf5tjNN",
-	"75ntLMJzVa03yb55s+HjwFA4yAxDZWveuxeCWs+0jRUtvMgmggk2hroor1TWf1ZSzqdJu/7siyNMXXyh",
-	"a6HDryNZuBJayUnlq7er5DFButpiFXcG+yFM9kuzX3OZxXpZOPfqCjDLQk9nfPCkmnB+YZplKtPMXo7z",
-	"pP8vFwVLrNXyt1A4jaXvoiBys/OG7FPNEozjWMnNPZuSV1z/BVLV3V6qKrkJZZuWIacfULJqbEfOax6i",
-	"bqZYOqKveFfwpDiOGYT/jFAnT6P9NeA+4ikjLdmxsiski09zr1qG3jTU/KGqEIsZAhnRVDHlvBScKbLG",
-	"HkA1AxUQNAKAckK7yPADwMI5rwaJDfOu7xIo7Yy5rcAVw4K6Yuc7bUTjyyrx/ITFTbelbRh/wHwy9pWG",
-	"RkMKfr2p/e2m9gWRetHghe5KNu7fCobtvBW2qwfvdgB0HsshK7lPS4ngNImXfOmnJJ7FWLGkEZTaWchW",
-	"qPOXUOegWK208QlUkKDHYxbAUvK+kJWuKdOkypt+cfZdnXy8OPyuTj6z7oVZju+OP9iiMsZOdJkS5JS/",
-	"Ryxg+8279naHjPhXFisEF1E8YjdibWOj3n77tv6m1XK/crDM1+s2WgyLAlF7Qwol/DFXB4Ihgn2su9K4",
-	"nozAcQRlgYzKdPXjdwSAjRHPe41r4tK0JwRnZSMmsyOuCyESixHc+Ay4tk+qqnTLX1RoZdnY5szFPxM1",
-	"c+pOFArRdlksRd/svqUtfq/syLfZ4nmpOi/zasvaK0x/ZlWr8SONeQSTeiHoAazrv/zBBWep62xB0Izt",
-	"uhqW4DON7y2swJULLJ7hnR7nTZtZEDI4qfsplObzGrzKYb9tPbg5KQbPuB+FXuHWaUn/tTfGpzixi4+X",
-	"3j83ffezs1+e783OTKG7rhzYm6f8u575znm5K0EdnlfQgyWznc0OiwTq1JmGnocYvN9GPpfGXycBTLn8",
-	"m5nH0lVBjqiIZK83a2CjREYppCuTgW1JukyPGYNgYrg9/ZcM1b5rnrPeG6tRHxO8H86GjRdkimXjfqL/",
-	"3j4+14XfT3hspKKiKaY5PNuHP1Vg9HllWDJ6FpizxBLLXwBYfcle080opd6V0QRucxEW2rbdgQohNNTk",
-	"49X5We5du2cTlVVCsBHrP7KE9yY3IvjasNHtDcX7wuEePjB3T5PQsdVRrJN6RBHRF5TgqnKz80BHQYEl",
-	"1hEX1cnlh32ysbGxbYb36Xofx+x0qiGPY64gbc9YbJht0CSfFIOAJUDeGDDCI5hdEFFNg3WjTmN+Gere",
-	"dZt5MqQTFzUqUwAozhI6/HzszptGa6PR6ly3tndarZ1W65elq+RHlUfWcaRsLng/jWlC9i6OScSyAEFl",
-	"S0qQHhuTHg21QpNIDeiIkYiNEJzVpx5AVZrdhZ+hEJOmeHlN1z3vcs5U7GFmkjDLLJE6obGy1fntbbzH",
-	"HdAusOnDpeg9w/JNG8JSmwcuskTAGo6nqJ2tdj7iZHMcCcgohsVZYr/taW3kVEVap2DZRgPuEW6shuEE",
-	"KBdZ+wpYMOzX3YzM2B42Y9si5wqdgcoY4/T3lKWoujwxBdK6Yk9n5CYbimOYJo6VaCnvIdfF24jOJsdU",
-	"49ZinON6jTn1tDzpSeFtmEpP1npoAxveAr+yYHgQWUvHHIAaq7zbKh7vlPnOmtCJ1fmMLrjVagUOmVgK",
-	"olJIhF0KDmepDUPWAov92tRM2ZI65i/P37C+4laB3mdtFrffuUVpVmYQOJ7cY6HNFn5gCY0LLKkgGwXy",
-	"XKLlygIuaYEhW66Uc6krwVQC7CnYIWPKtYsLpUaFGFFjQQJQIt44BDuF/cIVSeF+eEwnZM1eIGO1mRuh",
-	"tPQvWb1AZCy3HpqDIFrfJYEf9oLdW57C9iwina9fd29EYGEzduDGFn0PMtWhHDKjy2S+JnAnMWRKnXAW",
-	"FUObcL6AOO8S3bIRmAVCbIkvczNkq7IWcdCvFDm6vr4g2HaXtPAyPRVQJ8xwP9y08yGLzODtPsE7Rjdf",
-	"G+iMm31re3u1rV9p5D64rEInppEbPD6qF4SldxvnCTAnVeZI9NzNVRVrZRURm2dDNY1lP2V5Te3ga8Ph",
-	"OgdEWRHkNA77BmXU3ZFGHDYANvFeg4EMwd+m3HdTL21Cq2GqNCKtd11KWjwhTOhkUuSav9XqtdC61JuQ",
-	"W3DnoDf9X7h4kDxkdyMKdC9jPNfqtbFM7u9QCcJQSpRIhfgvuAMtiqwyeGwtS2F1OcS1gomb2+kwiT7t",
-	"Y1m+Hhc05n+Ukz4XSkhL/CtPtlUD7c32CuN5GhU3KriKZ5QBeUJ4d+759YyZ8uTKhHuOJ3cqDgWRd/Zl",
-	"WnWSfcDT1u40RRSHbJUBIzFV2p2VvTTOlZ41uNs150sLIP1do+IR1yrKiGl1YOm4d6VzpWyOzgTjzQbp",
-	"tAkMUYwcLJ8n+7PiWE/ToiBQYIb49eSt2+UwOjuoTAYXzhYz0pJQjjhWp0ExfCNset07YnWwGZNy7ykF",
-	"Nndam8+R4pmXfzpkHoRgc46n97WSqVrO+5lCHLzdNXW3gaf4oLAAJSZfFEZvd801U3qWe9FX53bQFCqg",
-	"CRplI/Mw1atU/zrU8odDn2tlRX6PxxqtppLX0XvwKa7A0vNzJj0zk8JTF5iIoHqPUWtIAIsckE+XJ/am",
-	"YoABPHBSwK0VHAEhoVGUMKVcHea1cMDCexbdCIu6pe3pl+vy63mVKvDFo/WZY4olpJfQPpwS5JJFPGGh",
-	"Vu5y7kZgHl2mTT2dLQs3qZvvFvqQPsvkHoAQLu15OYuNpk9W0BW96HvTxPopUAvFZtMskj3y/7P3rttt",
-	"41ja8K1gaX5E6kXJkmznIK9Za1xJqpOupOKOXZ3uKdWEEAlJaFOAmqDsaNK5ju+Cvht7F/beAEmJkikf",
-	"kjjjHzNdkXkAcdjn/TwbnYLSMwH+MsjFTOE9vt/iWoCYO9RnX7ppulZ0u3BzoUq7OA1/VAGnGoIBPIUa",
-	"fjQC5vIXsTxeVMFWH6tVqpLjk9fsXCztjuNxG7YyEIgf5cjmRVHw6s0TdvzijEk1sULBnR3Cy7WvwFCJ",
-	"S+gMGp/afC7b56KQgcMRInkeT0Xqxor/+tlN3F8+nDWCtWQlHB3qd3lkymhWza1gWsfPn788Pf149u6X",
-	"l78SmlYVMtdQvRtl9ghbGQc8oA6jLmCJniAwIOFJ4XdjA4W1neB1+Yfao7lC6LphXYhlKWd2hQ/KSV0j",
-	"QM2aI68paxJ8FuUa9uzvyHq/YQmKdK5V61AY4F8XlfHXDSN0IbN/2bsCV+ie88I6hBuI1u9dGiKQxQV5",
-	"8fJvr5+/XFkQQNBJBRul+tKI1LCIK2sVWCMMP8x02DGueqInVojEPMqYLG5CGE4+ARu++wsAAIw1Fdpl",
-	"PMoKqV172X8VW+Py553qBZ4cg/3DOIWlpIK9AqBPMurz12PfbxvkLbiIsTMeS4iJghvj8g6zRZLJNrZG",
-	"EYmUGVg1kIqIG2peK6Qs7NsIy9puVHfBIo2m3Eg1CYpcmywCxkE2RoyQV2+eBEMFANno7q1hZNNWw7gt",
-	"Ijgy5yqCVuRppuzaDNVQ/cd/sOdaWRtAamWGqs2OkwRA0VGfbcHJh6i1VFGyiKkQKdy76IVsnoqx/NRh",
-	"x4TB4MIcjDXDiYb25s5eNItByYUtMiIB0QR0+mBvD2606nzwtPu0a5/asUODrAFqCSiM4jORPOdGdNjr",
-	"GH/67bfXL0yHncmZMBmfzfHXlSA+PAtT7+CkM2lY+HmIHvuwMWDDBu56KnXHDT9sBGxIvv5zHQu4EC6T",
-	"KsNLvoRH7KDbtQaHYSHllEP88t8/Q2lR4Ornv/xhRdpBt09XO0onXPtKhPuDbo8utv/EKTlmrk8NC4Zi",
-	"LbAXEZrWwMXPQ9We9qKoWQK/AAfdA3jme54JZOQyLhB10H9GqQ8WvhdZumwfjzORunA7a5Lh34IHfPDE",
-	"ZjHPOGwZCIDxCy5BibMmh3CqvrCimttvyHiatXIaNoxm4LgOu/vwcjuR5bdDVjcC1P7Qvepj4T3hwNWW",
-	"gxFDlXQBRLsg05dmybIDz6Xw2MeFAhjckPjzqE7YxXjtUxJrZqKHHunZTGaZVJMjojMtR8lp0D4UGr6O",
-	"xWyuM6GiZfsXsQw7tA/dHVNuoKefx9DO1uwdMmNPPZUiB+xxl/kmJftoq+VRw7co2kznMvPTB/visLvv",
-	"zntJ8Q7VSx5NC5MOxwuC6uGn9lyklLmnfZn/YN8AhjTlg/K/PDKM3LehApIAaaA4EQg0MHJUoOMoCOMO",
-	"e68TYVjK1flQXYO0pglELK0yeU2HvfMMaSucalCLBCnGEqvaEePED0g+ADiwxMqWH5a+S2BaweXudZPs",
-	"InBDZQ05+BTyhUbIA2Vd8VNvldnDSXV/zmIoIc35UF8AbFBcxUP10lOttTrspU+3EYalKkTcuX8jonmG",
-	"TpoX3bNHxsr1gR3/v92x/jfWObJ/D9W/2+02/J/9cxhR1VcGVV//ZiGfzxOJ3a57/zRahQwvXMvP/buQ",
-	"RIMcxep1hSzvv5l1o9LICpCp+MRevT1+3j59ddw/fOwRrPmlPzwjHS8DayIXMaVXPtGIKBWZfelQ+US1",
-	"k/92UCjmYdrxPzn9ZOXLsPElZE0McrFwJTMXQoSeZzxkU53EhsnYDFU29UJhW34VUNggpTp3meHCucHc",
-	"QTHkO1SQYPkTjYE2z598JNgDfNNrWrAx25RW99CGRMBI2fQ8lx6sJNMDJ/0jrUzG7crLmcB0fiqNVgMr",
-	"jFJhV1Fi1BS1tdVbsRyPRWoPP9USqhikf4edYfLfwa7S4qDj5etMubHPRvOaZwxCKNhxfjk1IvroLA5n",
-	"i8SohNyyINSdydpiPNZpViqKtNY6ZFJSgT38jC8yPeOZjFBHWCvGh+6mfD4XCkYDjpakODlC5VLLFhQ7",
-	"5lucNATEAtqsGM8AWe8jZqidDZBtcbVk/U+fiObEnt68ibkq3MCYDzjYI2wwVD8SPkRiP5kc+MqwiIuI",
-	"+FCIfWYhGoIGk5UwLnqJdMCm6oSF5YBYGOAvGBELWRNDjPYNmzI9LdTrxdBZuDm4ewTqex2c0x0VAOfc",
-	"y2PpIRwqQ51ePsBc3DNSgC9TVY5xxEJOQAZrpR1o6YJ2hmulmsBTtwl0HB1mZw2UUnC2krTdnMQnXXNq",
-	"x5pIBdrGQ21kfII/2lvXIC6IzcJarNZ+wt20BTajg+KSz+d5hI1aRBE9uwIdtfyiKoQL4xNT6Ke0pYKo",
-	"AaCs+erSDjtFLwbggbAufs1ItMZxLvSR6Ilk31CFbhjWILaDCwv56UsCj9MpGM6OGwcMaNNa44+CJgAg",
-	"q4XskSchsKLC3gdzUgEIgj5vIq07hxjN6KGepHqeSpFh5TOEsn2gsAT3kol0ZrBhIkuKvm2BM3TQ6HW6",
-	"nS7UtMyF4nPZGDT2O93OPtGDQdxpr3MpkqQNhu7ePy/PTceqbPsXosFZD+KBMP8gRuwXsWSnwkGJQuWW",
-	"nYBSdMd6YPC/VO1NNV5WOJzLGG2kE28vDqBfmjVRLFFNeIF8rjFo/Flkf7kEAltfMGuH2e92XUCAqiFW",
-	"zZBSWuBzAwhxB79/bvBk0hg0AP4dovIX8K/+4WHvGWAk2pc+ibvRwagvnvHeeD86fGr/kC0bg8a7X04Q",
-	"jBzJDxpB45Od+N6//nH8j18+PU/Hfzv9+ORs+eGvr95NnkyjixM+l2+T9PI15yfRq9/ea6wqRjPiqkza",
-	"Xz78corxj/VFsarTiKxjl/uge7DpUX7O9n7V2c96oeJSQLIx+P2PoGEWs5ndgoPGCaoHWFo4bBdoM5RW",
-	"GHCDJnYyGzOBlUtFd6ExaOBywpsQPB4icsjFayp22XuRLVJVgMixBwpJPyDMQ2VoKzQg5J/6w3zQ7XWG",
-	"6mcrtqleh46n95qoKMU/MidFoSxWHmAEThCcgzmXKUR0Cn8eUN7Ap/TAJ0SijQDEdi6RkB/MDbvgc/ef",
-	"Yfqs7Nl22DuQSa9PvJ5nnPp5O+zYJUUxQgNqp1Q+4t4zVNIwUu4gyOY85UkiEjZZoOqnkJ34FAmyW8bY",
-	"56PADCGSYz2mKI6xi4IzNlSvT7BoMbESEuYBrar9bj7pnCaLNQ/6z9hILLWKWx32IYdNSCETZRhPgLhy",
-	"qGC81gCEDKla+q8xhMhPpHMc7begWDAj82jByoSSo+uLuZCxFYQ8vIsYX2RecIMKi2dOI7nzQrb27lLs",
-	"DRwAzCYIk/2k4+Vu4suHO69sX8lpfaHSoS1VG8HY2nOu7Kw8a9SWQDBs1/r0pZwOcZ2u15bKmGXMOTyq",
-	"BuIu3XNcH19qjz2/Yz3uizaFVCQ+u1eLz5947OfB3tK7+pbfIJCnU6gjsTf19q++6YQvE83jM63f8HQC",
-	"xRMH/WdX33em9VuuHDgm2AqH3RrvO0XX+6eFWW7VDHbK7KmA45VLUL/Zcp3gVrSeWtDI4LtJL1zoc3I1",
-	"csKkMpmSHQXKYkp1GLMQMaaEvMh3dtpQHZPw7XcPKq0/T9AEGSdvAUY8SayAMHwssClyLnhmn1fUjE6Q",
-	"uUGYjC8pdeWZXZbE5pJTG+VapbVBsJA7X/hq8ppzE3OT1HH8TdcUO2U6mV3J4muf1RVu+1qS5qCiScT7",
-	"Ctc+2Nc8o7uctd/yIPXVRw7X7xpnC2sLNxr1kKDFw4wFEATnnftea3vR6uOyr7bBXn8rGjfWC9sYhbxS",
-	"8JRC9XYZXf6lmlW19GHXFvI32gh+6ddHVGsTGJGMC1ugSPBfLWCfQxS/kj0vYB4sRYlLppUIiJTOdUjp",
-	"RWYyjiArZemkxwjPCJsMI1DOwMfL1sz8Ne6+3LfvoqnuAmJDxVfMe2/dk7FWZd9D7Sx4IS0MuuaJpXJa",
-	"6XLdOh0tzJJ5y9RbpDXOh0+1y5RBCBMtzapjAyg24iRXp9cW2TSVJ1ebgUFDicvCdR5Lsc2zdswvVfug",
-	"X1+Gl7/gxzMa3ZcV8E1WdvODMblqTHqB9twFylflGrDy72BDrog4kjtbJBxycG63IZs5AV5rRV5Z2VfC",
-	"7YWfVhg9wTMmss+A7LuYNYlfr4WlSMDn6Y1WH7nssBMcFbiiaqicDeke6G7BgkXrcJfF8NVmb4AV1EMl",
-	"s0JqOzd1Iz2Xdrypxt5P/FBgBGXICEqZgNu0Tcnkcwfux7RR74VgOy5u8qOtB0Uavy3vhbS7C7M8J8hc",
-	"mRzsCCvM5fUMd1fHuEWmQSW5lU4VBpY3rT5AIEynk1/5TIQB1NcUG1rtWmJJug9VDlUEqIKMGyxcwGAg",
-	"2++2Y76E8oMslTzpsJfWxjKUBBaAjtqWyghlZCYvBFTWvJEzmWHT3z5VZ7paDEBU9caZ/ddUL9IjnFJI",
-	"oxavZ82DbjdgB91nraHyVU5oSrHjlUohdqU95wRsulCqEGscKm98TrmZiuqQ4+6hv/e0nr+hFf8VIoCU",
-	"XSpCvNA22MiQcZtBQ/fBO0nK3n2QlGdIzAvRYswR+mwwHRxpXNnlTYKLNUy051qNExll9z6wiMIMMKFx",
-	"Zq8nNd3j23lv28bYx5oFan0zH+JP9CSwUlyYDFuXBnlKo+n57FvBapJpqJqr1PWEWsA3OrkZMBOX/IpW",
-	"AGkkQyV9mdZDVWarbzom+1awerP94xpHvfV4c2uypLOGapWHvrmJzz6ooqdvBcSSusjc5BBVfWuo3NEo",
-	"i/Iigz312uAB8urA3oeKbQJdNpC8kYZdpjLLoJidyB9Srgwv1TxR8VRmvYQO+0XMM/YMjfAOOwF0ZVQR",
-	"UOHqakgXqdFpeIQKEIgT53wisCYO+CwIb+KNVOd51WuYiuQ/hw17/bARtm43GvBGmuyUNuRL13Y25ymf",
-	"iUykZiOMVn7JHmhfQNK64sLn8P2NL3/cLMP+O6KrrMKUHBJMCaTVrwaVHfeRWt8+Z7/T7fR6+50njroQ",
-	"Uu72fJWY93dl/rdTUjXSg0Gvv8tIe3VGSpLgZgP+o6i6avXglvZOBQJahQ8wJxhBynA2AmpQgXfZrV/R",
-	"S4Y18Is0warbI1Y6E972ShG8cqZTUXh8/kmrTVdfvqJncVfx2vWkcf3whv3VyEy0ocerMWgoB31KHToz",
-	"EUu+Rydz7/O5WH7ZqvCw9hKZFzxeJNTouzahMp8PiDt4yW9pEpZujLjJWh12PFTnYol/We8rKLUVMORU",
-	"gLEin4G9E6EnSGtBmk1mUFIwAi8E6IesuJxoHbNm+Nz+0n6uVZbqZMDmqbzgmQjYjH9q84n4z/3e4f7j",
-	"rvUS5Gy2yKABoHXEwtfj9q9aifZbnkXTkMotrCILX57xSegHug/9D2UJHuLshKzJaaJ8eBsLAGeoJspe",
-	"FRTPFzu5wk1lTT/ZtQRw0XXhvr6GNGCYwEjPl4X1w5rjMpjLsPFs/PRx3H3ae/r0IHoSPz58xvtjwXk3",
-	"Ojzkcbd3yPdH44Nxb9QfdUdP+/0o7h3Gj6Pe4ag77nZ59+mwsalTrTSppZNcBh5fZ9qroWRgVvf+VG7q",
-	"bhbnG3Zzq/Teq2FEK215eOKKqCvttAqZV2vrldeizi1bBWLQeElEgBu+4ZFhp6+O2/3DxwFSesZ3shu2",
-	"i+z9qpQsHv6K7QrxBzSIO+xXDdX4K0txHz76q0XAdqvxu7XQ1+f1ttjf//hS8uCOnW7AAJjnpSZlRz2J",
-	"FcoO/4L8JbuYtiAzoTf0j1wnXtotY/+JT93zQE6VWhFar7A7LKdTQ/xHaIDSSjBs4MbUYYgcDEBAHLYG",
-	"xd3sVMoKe0WwVvH8yGDXi/U6ANg+8KTVAct0zJcIlyecx4F01kPladcCCjWYLPCBB+Bu9ylQr9CtGcqa",
-	"a1iZAeGOYhtRDpqpcv4Iaupa5fd27NdaFfjs6VognwWMJKatc+Y52XBeXV2LThIAR8S8xRgCpdg6SG5Z",
-	"WVszKvr3UCWoAgdUbEndfUNFfu5KLeB+9wCfqki2sIIWlYaZDHxyzC1fAChovifEp0jMs6EKMWp4JiGC",
-	"iu11ztOmugmeJI4HEjpDyH2GjnzGWb/b7bBjzNqMRRZNoXMarR/OxilsCOg18EiKG9uyK7zM3EYpm3OX",
-	"Ku/8XrdHoHW0Ih81VNBn6iOdVVZL4SDsZrbAjra3ramCI1ws6y3IDNdGJonXDitC/TA+6B10+3wUHYz6",
-	"/Mnj0bMnvWfxs16v23sSHT7rfyO75aqApT00YPFdGbJ8667ESUZQZuJ2uepej6JM99aOehaXdVOJjP3j",
-	"da0lpdtg1YcD30UxF6nbBpjCuEDUcOESm3KVY3Ltadeymk7x5NPbdFranAErnnkrCKCv7Fqb8JrmEh6S",
-	"Kac0B0m3HATLyTC1KjA32VG7L9JdTPtZQak0F05qt/J1uIM5vhdRhN2MrVzIO3DC+oZWbh4hGsmWFCNP",
-	"EuyWzs2jHBiJq2UhvR+UudIglA892zPoRusw195BMIQlZBIATWkWEnRWOhjGIQfX8lYO3oV1FthjlZds",
-	"oC2DZbbQpdF19bRHLvSeF2VYE5Xyf5BnpBG7dnnfSnIwVOEJAbkQOV7Gxta4Dh0qMvwMXQLU8vV4hds6",
-	"nxHHaH3Q7XaGyj0XWyLQiks4dsSDOIz4nDVLSC6minh5wIAXvx+weapZ/zAY2i1HjeFsoRJMwLbWG9dd",
-	"z/qAHv8RA+K5VQnDNhlfUiF0YdR5MIQ+3c0nDdjzE8mMFhnNZZ3E2MaY6bkB7CeseImHwLLqrR7DokQb",
-	"TLQWUsi9LosSLmeYPKbOklIeOSgiA2JN91E+xzzzSBYrNX9bU7pHLOWZaLuprCzds8Oi2XmO7H7XL94D",
-	"VtLGk1/++vbgZIfau5Uh3GmRCq7zlabICV5W3wTBG144WVVpg2xGXgpWZcW1s6/9q2/BQboUi3POd15m",
-	"pbOPIFM8ZuygUS10PNQscu8edA9qTyuxoFTPp5Om26Vk53vPMtet3bGTmwswHwx2nJxXKtJi2lmqC0n0",
-	"CnuIwrZZnf5FS6q6KwWLvd7Mn/XIsFQnIgDnH8sLCoSF6MT6TMNQlUqeXe+/f6JAids86O4jEvQlIoYc",
-	"K0ZYNwGsb+DdQcA3hz0wVKuligdHpbY57BQo/P1ZjRwoqvpSnSBZUtmyUrgew8y+9vNzE+GaUYWgVBcf",
-	"n0V/7Y/+/mT2y/zAnPUu/vuper9/+Y/H4lX3n28O+c9xf/KbfPevJ38/ry+EV4d6p0L4a/dHYALbb1gl",
-	"LoutIl+1FrCOXPhZpyMZx0j9vXPs9KtV4NxO9hE3HuToiuckb9KGddpaTE2IAVeDAXhobUjpWWM3YKOF",
-	"ihMoeSKkilhHi5lQWcC4AfiAa7X9v5sLdTyXfzF06m/S/e8ABK+Hn1A6Qdvo/1ahPyuPEnzXyWu23+n6",
-	"mbrlPv6zqYTPe2T829ybWNMuSGu3Jn63PZZ8ltze9rjJrviHHclOu8KN/WFXVO6Kfxy/fbPrrkgnpkaV",
-	"stpg9OS1xtYG21pvfL1WRBzBu3RyE6NBbS6bre+euYHcaUmsTidXWgR2MuobBHh15XYtLumP3wpQUa1a",
-	"nIDCsYEzsVXTFnCStorSitRhgHlD7LxPuGLNTNpDA4ckcDiF6DUgiGdFxsju4XfpJGRNBEnEesv5RnlL",
-	"x+dG1ur/ka35VXP0fk++FzzefUfSNtg9+/4OqMu+/BE05ovKlmJMj4KXwGcA74a7NtKJXqSmw04SrkyR",
-	"35yNljl6ckBgDACxBY85Pnm9vo0RCRQ3MuiOyg3s2e1vogI8C71186GA8z9+fvZkv/cYAPElLcN/dH9+",
-	"8vjxy5xutxbvfH3nbJWn/07cyq96UBFJMP6WB/buXclvqq5w0+wuHPzhWtdZezzO9qbJE4wEX1NwVBqM",
-	"x3ZvCgO4xhd9B5ZtsKeVezT2R8Z6EiId80gwoSZSeYRyLJgh1PTBUB2/OPufY0DOnsksYPjPPjYOjK3i",
-	"xF+e0k5kzVjM9CTl86mMTMAWSmZ7qdazvZGIAwbm6kQKEwwVIMIDeiLmqPBB+yyWJpraNQzYPFkYQo5P",
-	"Y5EiaaK1dt+9OGVGAIUINBccvzjLP1anQyUVe/f+7f+86/bYHnv39sX/vOvud9jxm14+BDbjc2DTy9JF",
-	"ZJV+TH8DFBoVw0sQ3ZHmxo5kqC50xEeLhKdLB/7oQLJnQGOHYvkcwgmGhQs14/O5iJEoLBVWlkH48Ljb",
-	"B4Bxbv/zKQA+QPjBAdc3T/7Wa/dZ+Dq04pzZfx0cttDsR0x7yG9DGYyB3CKskSmh3/MMbtynsl3OLnmq",
-	"pJoMCJVZxFAxPOUXkKtKrSyZybhtMr4EhXGMGL/2IkQjhEYaN9d5ZwlIRUT9IleEGX4hAJ4ZapOtXzri",
-	"sbt1qHDkiTak6SC6Sni+QH86ERkyGgJLGiTrU2EWSWZCLDCzeyLIQ9AOhDwcqmZI4wkDFppzCQsQsDBe",
-	"oOwWSCn5T+zLaTkccRrbCscPPTawn3kONU1UXEaX28MgE1dptHbQ3VyFrXyoKb9kmfiUddixfwpAQkIF",
-	"XJbqBEgg356+ave6Legwd8kEN9E6ZfRhVLkmzVpzKi9+MXYTudIr2rNYNr4iCxC+FbqaYoBrSnAvPM+j",
-	"6EB3Q5QqmFeVlVXcRIkS4k4vwwBA5DqeSYVA5x7JpBRKh13RLj3ZvrKIWxq+psw1jSc8YkoPVR7zhyax",
-	"JCnfdJwzBCD9KFoBYYeFyEoT+mQAZ0hOQWCr5UL/g+4BC0/t3/P0NpSHwbnx6X6XbJ/z1AjA7LWLC8Vr",
-	"hTOR4xr2O+wnHaOYWtpBLEBYhafvfjv9+OrNk48/vXvxj49vXr99fRay5gF7+1MB6P6IHfT2HVxgQIWK",
-	"OsmRm3vdoNvt+mN8xEYkuvSY8ZEdcK/wZxBooBwuhciYmevMjw6pclcmxV7v96kS2KSXSThDDsY2RtxJ",
-	"x9p8RK0uWqOEsY8gntAAe9XyukRPp7A9Bx0isv9xnIWsieUU6KfBZqwoLaX900Lz2vmCg6EKo0QqGfEk",
-	"ZE0CkGdF/PgKq/k1vPtV8uS6VjNSHFmJfqU1+Zq+E1Kpta1KP8I7tYZhY9X8gvcg3Xf4hFfJk5U714zk",
-	"kmB3FSD+aK7Id+VIw29kQO+cw5Yovz7yufyI/FEuk70i2dZS2L2bp7B/1YXsKBFLVcnFFonwOiJ6qJxq",
-	"aK4J55YzeuirPdrCUNWuHTjhS2v6vXd79SZ+yK1UHJTl/11VGqyqd4e4iFHgRwYpaZ32ogugDH9MnceZ",
-	"MDcsROjXcRHnqY7siQNv6puXL5SZ4n7/40vwucTHtlofiCLF+VDWtbDy3hr/bVRbTi8WnECnICocQa+F",
-	"oCmxSJXSGOT3VTuJ/k1bmzC8eCNyhNiVwa+Q15V78jdZuXkzhrNSB3AlnllnKXLFk6XJmBIC6ReyFH72",
-	"YxktqS7EmbNYeOGeCdjK54Xu8oAa3Q10OIIDgFDCvoex2H8+VBsb0FnN/nNro+UtorErxjBCmKGCPgTs",
-	"M4dT8yh3eSqjwceLWK6aGat2BLuGGfFGgop+m++4re0C7+ywc6/f+QX2E8qlwVc3Z3O+gWPOczZW9A5u",
-	"ooDcPk7yBmRxt3jnpzzut6d/toPrbRgb3b8yvBIPaPcGw3Mk8KUhOTdyw5DonsYONs07uuVLDeiBr4tR",
-	"QG0YuVC6ogsDLjyz7vGKVVerBT/f+O9BEuzWhe8P7F314Rdf8L10OH5l4+mb5GkcPWsp/FJPF3tRvV0X",
-	"Xzefs67DoVNwo/Y+hj+vQuXoORT1izJ1nU7tP0M0LMOAQhIpdCmuqLKhKugytqrKroRxYc2Sntya/8Rg",
-	"oH3ZRvWFH1lLc1FjJWhrSd0ZrElTwEI7MeGKQrC/bVJUjkW8Zu2hfTkxj2/SCV6bPjI02O9PrdIkuqAc",
-	"7I/SII1QRqcf9XicSCU2DAcwWDYo0ccHlWP5/jRVfvy26inaodfQUHDnbmop3zZ3opTyx38vKumeqBYr",
-	"qmj2CrqEfriD3P8GXYGMZkQSdu0E4dWHbGsa8TlmZZBOVuGssKbRMwG1h4InmXMTW0fFtGHeAc/iVEOL",
-	"at4Kjaz62LFEz/RAvfaFa8kJbBKjkLjMCExSuhJ+PhNDpSNsiIxE3i6msI7QRUBSMdeph2c7IoDRwo1Q",
-	"UD/hmbjkS6v00nioMGMKFNAJJNLsvS2YD4dpDJ+wrhxRAwoqVwhZM2dY3VImhJMjUKDcjuCrJ/d2CLe6",
-	"66tBHe0fA0dvF/9oRQi3Zb8ijaQ7AHUkTXk/VQWKMMd2VZDIZ+rEKoF1BBTl1ECugeyqaJEeUZI5c3Sj",
-	"iA1Yp5xoNQBCEW6zWwDkGMJ3N+Wv+/1zA7/U1RQTdO9xBZBddzfIvbjXCBoJN9lvZv15ve7goEfPI+Pq",
-	"5VxG6xUYADXSgoIoMZafrMbWC/Px/MlfZ/1P14GwOyb6/6vNE6LDM1/51P7g3iqYFJT3KBkV7sBuqxqq",
-	"cFDd6blRweFW9kAoClkkCQoLaAl1iP06E0dsrckcnEvsNO8we0iJVI/HbST5VUMFTinq8hTAf8Uc2+qS",
-	"peuOt+788Yuz9YC1VA4ttFBM8JVEDxYq0yG6efn71kO/Yx08DuquSuHhytsVjudiWZZnfxs9O/vf9wfq",
-	"zfxp9CHujV+Zx5O/8P3lS9Fd/CLfZYd//9d/X9aWmHZ3AiwJUjhCamHJlL48cnA41OSc4LbusPd+i8L2",
-	"DNb3ZQXtMNXtFXal35SdjXJ7t5WNndDeKKSLHdsP8lp9Vx0NeZ7+9mT9RnsPXEWU5YlAoLZqktsxEA2Q",
-	"I4YC/aDbQ4igy6lI4ThcaAST8Jl9e+eKQ/aVBC9yFhYE7zpp3VVb4zkJuofjcZvOi12Wu9rmwZ1GOtYP",
-	"0SKWWTvRkyu8pstUZoLNOODUlPopfJi67E2VY/mXU82a2PjtqyVTh+DTwhQ8xh/8EWhBBx8C5VlvepGC",
-	"GTYlok4ITNCpXQ/kY5HntfLhV+Oxb8l0b/Lc7MVv9KRW9F+oLJWY9YB5XZ02j0pSGXE/HD2O2k/ip6L9",
-	"bNzttfv7B4ePnzx9xkfRpswsjzKd3krI3Y3cF8J6fv0mxtDctKwkL9DIOpWZ2DxEbDbYhLO36witEkgd",
-	"L4Id6jpCnLf2emdg6jlrr2J4di9WT1/MM9G2z955Dj0P9/bBPb1ycJm+1tC+Q06AiOaptF1g90IoIK5/",
-	"DAhZn9gw10huvgS3QUAgNsD6kwMFwuFg3Iv6/Jnojp7E+9Ehfyoej3txPwKVkk4EXlUrnXadwIgVSy9V",
-	"li53BPbHPXp3yP758x+yN9crDAC9zhJQOd44gYz/tmqA28viYGvOdoAH7M0BLTzVCyNQmWaQolAx5Cx8",
-	"E1TcCqxCRITjhZJZwFJNqYmRiAfs7ftfg6HC1mbowNJjNpJpNgUSHBfijemrqQq/3OiUd2WVmq2gbWCc",
-	"8IlhZhFNGTfMNTNh49OWCrq1qoMjpvgMHQz776HSi8xIsKrgGooRFTgPbqVK4XlecYd2aHqLxXl/Ftlz",
-	"XO465k2xdsBtge+vegBGqRapsWtl9xv2oe0zCMjZzRXxVARMfOJRliztpjBCZSuGzcGHDeO0T9zVnPn+",
-	"6gryQ741v0ab4xp1BSe4P05Jvu2kpPIGwTvTU8Xt+1D59nUVXOQkTs1yNycBv1LFm3vknlMVbVAVW0rg",
-	"UBOx5vGbXnu/5WvtWfPdi1P7A/bY+tJ2T8+70rw1xkJ0609Dl17epstiGVMhQKQnShoRYBecfaayQswI",
-	"oXxRvFU4U32JbWhStVFFuy0/VNgGK3g07bhyvP90Lb4JEBrC6JTIezbxz4G/nCdJyEY6m15d0v4dqDnr",
-	"yP9Gq/kcFrNeLR8trE7RGMj7vcu6wv5etwhta/xcx+IXifhNa0Iu78ImlH8oKWwFLHS/65SFdl3Kg3P3",
-	"1S8xpEeX7xVqMbNntfCT/w+ewNG9H4rPneXtmImlzXIN9Vd8wG7Kz++vO9F7/ukPSu/rJdC9z+ElilcR",
-	"EUmje6UK9z7b//lyk9q+DSDE3IACErHVAhnwv2WpnM3Ir1xnmG4dsblIrRJsCwWPyNHXh8o5feEeqiQz",
-	"5xH0P5U7ct69eP7qnZOPc55Ni+04Hso7T01v68yZSeW9gUoGkUq8JOwOMb5Lrah6/D6pqn3yZgNQ+gdU",
-	"AtXmhKIis6FyWTOCAFmzBxAVwzpLEgP5MnXwHC6iSaS0RyzhWaF7kCA5coR7K2Vwp3sQ/Uu+7LC3fD4H",
-	"liUN4MGzebaEdab+uNzowedccjNUiDNCCw9f54sqHc8RsV57QgAlBJpJAAYyAjIn+/+WAgE8uBoqn4F/",
-	"ZCC6kJB1FnHFRn74FMKd6HYiL4T/AAQJWVJoQDtsFWusjRYyydpSsaLV5ljKvdm2Kf14p9bPWz4vqaMb",
-	"FILYvYhySitjD6rKPkY8HenpMk6RiCLRlx/HHIJVFKsF86h2EcFbPr9z8HqyXK7s/iqo8F3Gn9+0GW7d",
-	"9+7PcGs91EF8D3UQb/ncc3roQoyRxHBNTV0+0zs2TTvc+R1QIR07yGhJAJFEwoH0F3VinC6f6xhGanda",
-	"XZGfHapdE7Q4d0itYOomaenyWl5d6UO/j87i789LKmzCrRLSUWCY7DpO0gtP/VjfPaKR3ZmDVHj+QwJr",
-	"d1cn9ifxah6N0lG/i4rgibVQUsO4o/bUqW+S4RnlcbAVh8hAqN+G5OdSZAPgr2IcfnKMLEPVDCtqKx2p",
-	"FvQ/2etDjAUCHZM1rgnTwtFYhUgVCjgn0VRE5yIeKujSMRkLrfEUlnhHf7G/tI6YpkzbWIrE2s783OWg",
-	"KHIDaS2PokIMTUNlv6wEBLZS96NT5lJavEJjPCL4laCY5BqqVeSwDnMTDy4FTigxJ1kNZTXhkZ9OaW5B",
-	"BWD1IkmTG/Eu2fWw/2WI08Vu4EkqE6vEDV9komGdZLJrfavYx5EuuIyv4HuVyFvJ7M2oGOoWBOxWcYtf",
-	"fqew4kQed5U++FVcvshp5nYhndzO9RSwhcJD+QANe5v2rjuqng7pOoJ7kwl7ZXXvezHTF4Sd6YTia8cX",
-	"t0oRR1EMYNnNDLZ1rtLFURYCY9rs4KDbg+p5pVmilXWqI71QmWFOyBY4aCM+vwVJ9AK+tCCJ7knd7z0x",
-	"MXB6b7RZg2qv6p3Kt+C7GkoQmnkLtR433zqeVblxS9Z7TW6+O5HXD72zmzH6b7R577iXvg6WfwCAHDl8",
-	"S4nwngxWhBwv2SVhq2RpQ/Mdkn4Si6PjU1UKwKiczS7tBQmwfxJ5OiIBArKKa81nb/VFkZZ0qDLtbd06",
-	"x7lwltewcG/hcBfn45Ys1Km+fEXM/T4rUbBaxae5hqTsVIBVmsjJNCvQErz8NNcFC3VHBoJrWJz3SYg5",
-	"ToIfU5h9H2wEd2Vw7kXcRQO2W52XxFxsr/fcAShzmqH9MWQjEemZMEwtkqR1tF06DRWJpw57nghOLMl0",
-	"GcRPXfoKXlizL20XL9i+Fa9/bqfgwfy8bf0NM+wX9RFune9Sj1cGxE4WBrgdcpIArpic8YlgzdGSzUQs",
-	"OaCHI0xyKiI5hzwIEHYT+zsSe9ttDOcHUrWwoTFlah04xudzwVMDmXc8SLIY+XKs9WyhMpmwyM4qUGuU",
-	"DYCh2mwBeL2fk9iyED7gF7EMy9r8LXxXrs6PIA/s78LPfB2HePV7/Opb1f72OJ7pm2v/THzKrIYC8P1e",
-	"H/kRjLgQqWBzwdUio5TVEmWQYoRkZMc2SUDqjXWKbbNsnnDMfDjiQ1/I6IFdMOxN22WHqBQ32Q9rG7iA",
-	"VM4bzU32YCLcajc6KEjcDgwNeZAEt28rzLlMvxVEmUMs4exx2xctQX4hYIgrb89qr8tmUi0cDTgimvhy",
-	"GZKQUcLlzNfgYmrCfSckIjrsrVRA2A2hL5LipdDbI8PmqbiQemHYQi0Mtch02HHuU5HF5IqCKU2COCou",
-	"UIdC3dFDO2p5GKGIjzB2B8L8HJNvaqhKkb4O+zAVyicIuPKhX8/YrhdJzCaa6EGQLSjheSacRXw+VM1x",
-	"KgTrB2yeatY/DDAPA2UybKEoI9EKMAuca4w+Jbt9xQ0+86PrTobqW/gcTNpQNLF1a3kM4v73pTo3wkBB",
-	"wP8nv/z17cEJJLnnMhWmAhOlh42otYVkcZRb6lyKUB8V4DuEu/Pd1b64vDYm3u+Phfp2PVl5+0IT4TW+",
-	"ndi0b1+RXCBNBiBcoBaFTKwiX1JwReqAZ0OVo4sUUggAZoAmkxWbMuJWJs6Fiu0UF6faCrpYmoinsbAS",
-	"TkPEy9XW2GcuDUsp5WIt3tyGKMbQAqp1hYJEEn0oth2SFQnWo6HaIbvBflNbhOrt+6O4UF85pv2QgPw2",
-	"ggf31u1GdaS6kD6iuaEa7nV+DVNCZlORehysnOJHWacHVN8KMGSHnVnJgZhvROcH9eedoTp2lXKueCHT",
-	"zOiZoIhxqX6OFcYKpxQcXitWsIxuw2n6zYi0dpFb4VNvjiNZAxwt51QyyCEvZlwmjUHD8Nl/TT2rbZuq",
-	"sE3HPX+DmfHsOtBrEfJkXNgF+GlZHyYi1eDSUjG1L8Awnitnt0q1fO7rYlE6/VDYGA+SY2PZWMVsFUQI",
-	"nsPNIgSO0e0XkKE5bojpi8ZVcM2eAOsPtVygL+fTWVis0NyANjlU1uxtdRjsK9LIcLxW/TP7wPXJISIi",
-	"nQjgVlQaSR5H+kIg0yCemPQR0JgeYR5MxsbzQaIIq6gCY02u4gA+j5cJGeiRAeMzrSbFIuEWhOFw+Ksu",
-	"IndCNLfEnt1YGuLCFM7kTTJqJSnXSOPGTpJui5ypV+r1x461XvlX32m9V77XrsYIQFVSFJG7IkaW7q0U",
-	"p/l4ClYznLQfLvTWrUE191yrcSKj7NvH6mDpBCNk/d2F9jarrxY8ZH79o62VYyQzFwkFwcHhkSjJnJCS",
-	"GQaXhmrGz5EAdjlgSgPbZkqOZ1kdQHgSJDGIX5KL+hJ4dfdbLquBLxiqalvSPZoAh7eZkvjYItylItlM",
-	"xLVO8K4ZwbkNvMZS0Ox3D1o3Fsvo8K2I5YcM5N0AWMriNH8dQ+m6QJWQl9uln2kxt7JKxJicNGukj8RI",
-	"jUdttNzQp3S3QJLX6lOCVGRj1+n/BoB9dOkZOjqwDHtzNWnUohwYy0RQldE84da87eC9CKFdE37PTHn/",
-	"8HFj0Hg2fvo47j7tPX16ED2JHx8+4/2x4LwbHR7yuNs75Puj8cG4N+qPuqOn/X4U9w7jx1HvcNQdd7u8",
-	"+xSMsv8VjcHB035v/xrOH67ajsx9seR31aP00Jt0PSdzRqcvl5b231+9Lwkg3k1ee2GNEcrTN6GSQhI1",
-	"UWiXdoBXhT56HQIFdYedChUPVThbJJmc8zTbG+t01o55xkPm2/LxDSTi7FUstKczHLCTX/8csL+cvPxz",
-	"wD6I0Ym1Dv78+ufA8esP1SF7K39Co8mOw4pKKIjI4Yvskx4ZFMBHjKslGhMiMSJgp3/7M5MqShZWjjdl",
-	"BvFsQBqAug45z1rFRqJuh51qbJj3E3MJVg88HuNzRBYNw3Ef9MgMVUgmQ9vKq5DFIkq4neJmWJRzOspE",
-	"1jZZKvgsxN5YKPqmi50tJNVQ2QfLaJHwFACO7TBIMdgVwI5OyDZG2v4YcYVd/jyGLiq8I5YzoQyYcTT6",
-	"oTJciYGd40TYle6xufwkErQRceLZ096zPrOGHDMyFn5B2P5+0HvyJHjc7eJNoLl4kgxV88njp93///87",
-	"2O93qcb2oNuFUl2Tr3sTFx470gxf5vVvQIfeYccssZ5BCsvqVmaoDnr7t1L/ajW6U3+bnfWK3bzir9vR",
-	"rSiWHWpX/SjulHjix1WetUEQUGVW+/LGCkAy7h4KZ263ttY+10vQal1nndk2mMiNQePx28bOeRl41t7n",
-	"c7Gs3d2Fa81OoVyF4F4ApAUUg6F/EPYMVP9gUSCEI0F8rlbZtm6tWyuXSg++6l00a23djN+kSvYtFYpW",
-	"O6voQm/lVLCGA+Xi6fqpnDszq9xUTZgc2xiIAecovdp3xIHdAvm5/8IruM/xumsAO+CtdVNlNKCvrAq+",
-	"pR/iVvLquM3tk7TSu/Y+L4xIX2+Pr75UsSnER+0u77BfMRxq7fkURHye5LmcapZydW7yYOgMI6AuN28f",
-	"lnDrXwDXDmTm3W8Mf8KDFUXCGJZpqryBDBaVxOBbY9Y86D67jailfRrt2ActcINExG2FOEt76juKbv4G",
-	"B2Zzo2ThYExSDoV4lYkBl3y44uAcUbJYubMy45AjsP9NBMKFU0M+6Mh6tDOduX6KrWdrqMqHq/wAO87q",
-	"dAUcvEE++sqrhspOBHwCzQa+dj2lAdh8CNWoysnoCCp9sS7nUsZCYXr8xmcee9AKZ/42k8dfMSVc/I67",
-	"BczDqapnMuwCludu2NqGiW9/SPR+26aMssh6ZEC4Ba6UJGXFw3DzNLBDJ937TP9Fpko1BLsDMw1yRhIE",
-	"v3Psrzk/CHKmZ6s8ISAphYISWpGyqTSZTpdD1fTEI2YlDSV4NC3AOOoLMbMDbkF1MA6H6fFaF/pQ1WtD",
-	"/zZsIETbcHMvg2agRo8WXvdlh84Dd0d14R3++QFP8w6QK+Z+d3wPeNXBFmqiR4bJeFdYx1GvGgTaS6Ct",
-	"SNBXAT2uu2Im4mrvc8ahi2azdCPKfWMXIJUKLC0+weJCPp9DP4Nh4edLMfq4SJPV54Yta5hBvRTwkgXU",
-	"JwaH+RNxNxKrDyIiY4O+lYlyJlpeOiKLGzqEEUhUUgJWvOpLrHL+QMl5ToWSRiBrUwkvp5dnqAz6kWOR",
-	"ChUJFrphBwwnKfRIota4DiAdhCkz+x85zPRUgH+JUh/TRHzCxCdpMjQw3WzZ9xlBn2R94KFytJhGTlSb",
-	"LMdUmMVM+CEiiOpEidheYG8Dm53g7bwljBWVQ1WyYiciA4l+ZIeBKa6C3e8Le2INz6KkmfsEUg0Bcllx",
-	"BbEnLM+0HwiRVI8zDZ8LGShuWCoy6Fe4UeSJ9t5pxNXNdYL9kCsVgn0VEATW1wj2FhjoYlsJodv91G8D",
-	"e99tbb+daY/fqfaww/1O4lG0vNBhy5VCyVIQ7/bXLVEp+4cFfIk1/CJrrLfhFud23JEnbmfwjFPzYYVc",
-	"lROFuDgbJOoLa/shwPxadZGGi3iCFOrYB5aDHTnrYjOm8lCtEsfdByK4N9Jkp27a6sAo0+x5CmFAdCgr",
-	"XKpbr088s/WM4+BO8a6t3G+ky2iE3ylBXW6nXHOcubGyMs6itXLPYaiLB3m70nAXXiNZQffuVuBVWLQ7",
-	"gaEuPP+BqecrwldbxQBmIAnC74KXZ2Ml2WI0g4ZmJTDSkAuVqiiHtRpxX1nNxgudyHCZzCRX1LFMl2HP",
-	"EiY1Y6tvAPcSjN7LUpgjLbyo0iZt6hQwqOuA8bWKYZAjDArHPnjtPsFkMklcb5S1jK/sL7pTBfqcmK1R",
-	"ltyQYuWd/d6acNHREyv6tbWsG++Fsu6bXQqYrHhp5lM+kZxZa3eRiiM2TwQ3AhvO0xmb64wbIxczDOJ3",
-	"QPc7/VFTDe3Y7UNzdKftS870uDL6hNd5FfBlR3Pkqu5P3KsPsah7GfFG8cp4UbZZGer0w1cgg3EGkO+E",
-	"2gheTDuNHTv5WBF6Zt9z5LkoOm9kNPL5PNUXNeidXohIxiK+9cP/cOjvDjq5aJ99P2Hoa7VFlc72Xiwi",
-	"aajd9lvA6uBhgBhzSXchgwmYmdAmRaPuxHh4QiYurAXYjHnGB/7Pr+MwGKrQmxJhwMKCYWP/SfQk9g/0",
-	"6WGrw2AY9u2KyJAFC9M4ZM3cWB0qb622CklHx65SKMi7nPIMagcy6pYf+N4xiTFilHrWoj3o7gdQD6Ew",
-	"uqqwYqIgUF1nJX05u5HF6SOP8HX5V6zI0qG6hjDFpbwNU9TvyVyoelvzxFuOfTZx9qSICepWzKepTvRk",
-	"2WnsgMNTGPedljN8cxXh9tD9UxU7Y8+NvfYIGiJNdep2KOG1FyV64dSncfHMs8oj3wgoigiB4MFBt36D",
-	"wksYySYFrhOBqLOaJfoSenpWREvCo3NTeYD/L1jGx3h+GAQU/imi7Hqq+YamcbYbSyLVmrmC7BqsiD6A",
-	"f+Pi7VMY7K0k0OoEQzNxzUhoJuoWbePE/F8p2Ta0fj4vBv++g3LtTebZcRwb5881uWM+DhhnU23mMuOJ",
-	"/e8LoRailRclvT7+9RiS+Ox/tRJHhfQ+1jzFfInNjtiiaIe2yETMpGIyK4Fr+4eUezapR2BLBajSGcO2",
-	"t+1QaLBp64P/wFa9gWlDuZK3XCr2C04mIGHPhP1IO+EzkcqI7z2fyohP9O5BruxuCdnq5dJ3zKPj5RvP",
-	"+0Oz3q0WVOKpwENdQ7YUzskmdbj3Gb2q7aEiZL28FZarXfQgxHgy8bXKSO711v+WMZaa2/Gmqq5GlQcm",
-	"3Hcgpsq1lE6tcmOo26DCLbF6XBoHrRezy6lOROvG+ghr8G+qj2K+PLFjhQkUQC8KiNx5Wn+UCn4+RsIR",
-	"k/E0awwa3ceD/S5MJd1yULolWahoWri817N/zi/vd+3t/vJYKoUNC+76J+Xru/3S4xVQSuWX9+HPX3Zt",
-	"X9hZVX7v8sK1LTyozDvjjroVlYl313cg7fUB00lcgA/e7ERS/eYqoz6iUvk/kiziAOMNG+bGvuaZ/awb",
-	"Hxo3OVsPDbzqGo7mGZ/U9TPtOP7PuJmF8m5Tvwrz1p3NtxJg5KHAGHDtXb0xFtBmGgfKuIG6AqCLstf/",
-	"9T1erscsvBSj39IkHKrmWmF6hFXpHXYGDzQs0zFfDrx7G+KLXsfAjF6oTpdxK0BuqrkUkRgqPWZWV8xn",
-	"VITCAVuETwR4ulB8jV82Qu7xMOEjkWDxZaHOMz+EOAQ7aEpPQDePnwdf7p3H+wYshRpagA7KKIBZCBRW",
-	"VYRvsjnscapIr250gs+gVvfaNgdMRmPQ+MCT87ZULNI6ESnrw86zK0AINn6Kd3WCz/jkTn3gjE/qiKgd",
-	"1DpevUkQPSjzO/F/C1LvaqGXn5QNGr0WaCw2VsCZRrDY/BA37YtdPYT1elsd9lzHosgRkIqFqeqs2PUY",
-	"I0SKO8YPwAO3681mMhWoxXbbVl+5DuBSjKZan++Wy1iM/BUrNmmQ91bpRRbpmcgtUEACiEUiL0S6PBoq",
-	"5bLj1joVUSqyjfFZtEAhJ75e8OM+Ybd+gw/uw2/u4RWn42pXr3T1NcxXGnjxObXTJsV3P5QI3boFTTux",
-	"PM+F4+8P2yYR4NqaVhKR/r67KOJGCxWQL1+dnZ2cMqHiuZZIfqj4TMRYZeMZGyKe8URPFgJT05rxJKH2",
-	"ot+HjT8NG3+EnaHCWjScP4DelMKZ0xNlVR0e+YDI2aiyu0iCw16grLA3QpSHWkc9lDIMCxJFpY7HqXUH",
-	"CLey3y0vBqCHEHUfRt/sOH97/wbJKRZGsHCaZXODZjr8aI1unBCw0eepvOCZCFii9XzEo3NMRAPRRsx4",
-	"HKfCGGLqo39BZdPUjsfOJ6l7AQBDkPmaiujc02zxjFCHnKhsfSWpiCYRiZebmPa4XeyGBy7XDgFPAhhJ",
-	"qX7LnoNFar0AmPPB3h4MubOF9WLP6IXZ1RWgb7pTd8B9ZE3Cit1pKirl/tVyvsBYgSeOOBGhDwyoCR70",
-	"QLEKZucSo8gVxuQVRqsSKeIKMSYLYmmTrijXFD27nZqi0mhcKaGVk6vysfNdFL6jSgJaooIuIrFym+p0",
-	"ozl8pR9XxBctzqBHynbS24G5lNSZW4KFgtYivmRjqaSZHg3VvxZiIWKmFfl8carn883u3i3rAPQJizrg",
-	"nviFP3wFOuHSFffa92BZ1i/85lk03Z5GtWYYFTtiXfdYJkD6Ba3vC4Og6lEmL8SAjXliHKI4wmX4Myeh",
-	"0OclGq3QD6ijaJGyyymAi5fPK3RDA+G0Q3mnp4iYJTwTKYLdoe4cKt9ZiCB6X+lYYurpFkwznL3GAGZv",
-	"x1Tpdayom/jSO7nSO9hT1zSkHuyk7yJui0BwTiLcpUTcbhzs5cJma+ysOLxHBs2/VETQHu2fUIYBGeQi",
-	"EAFjAN4iwFSOvdfe9ch4eJCpvgQSZmwqyTIxm1uDSZ+DaLmcLq13PeYyWXGqrcA7F/OMjXU6VPtdYJT8",
-	"+iG4fETXJSf64xYInouLeUVXhr/0+tE7esjyGFerbgCvoOAepNFtR+/46lldO6b3yOC6QnhlAqOB36bZ",
-	"D+YTkSOc6OjYEZX6+Vj4ubger2PCkkOUnZLLhRyLwVD5njsrNYs2JDYSXghFRiCGG9HwI5ZEqjT1+QsS",
-	"pI8QNyLSMzHwaF32ZrNU0TTVSi8IwhMAkrlBUcypkYikNSJSND3NzlAZEWkVm1aHvZFAqrf0oltmVMVl",
-	"WJhwk+XCIgzwFwQiIhwnK9kXqXiuFyoLAyzxkRnj87ngqaeY8/5oIrF0CBVC/jvAKMkkYZz1u102FSl9",
-	"MH39UOV8dSMdL7+SojgTXlE0bkvM1wjT2dd64byrabkm3auluVtvFzKgiX4Q7bcp2k8FUKBa8eL3+q2b",
-	"iWYxn+s0a0tlZwh8smrZ915EOo0Rg9EYR8Bmj9SplSOZ4LMjpjTjEWABQ0WPtdqOSTr1u/0BUf7DmwDW",
-	"hiiNwNizB3jk+mSw7gj4pK2Y8V0yh2wuUhYlAJ/z+gT+NdWLlDUP+s8oyxK+F1m6bB+PM5GGpYxJ6czP",
-	"F6NERiFrKl2oS9rWO4NT9Zpm6iZpBuLJ5opfwZNNc90YND4Ili4Uyy5FciF895LraEJBDiS8LAGpDHD0",
-	"LvGVpdyKTwVIc1SGfKw4+7Oeif+1n5tOGoPGKz8U19sDdoOey6gxaJykMpJqAsve61NrV/3C39Lk7eSJ",
-	"93ebXFkPgCd+BisISm4Ls9i1PzASslp+vqd3XltYXtOLPejX6JU90/otV259zI2FmYgWqcyWjcHvf5R8",
-	"Ya0yHmWMpI91ig1PSmYqHs8K4UZ/+LLy/M+NkeCpSI8X2dS+DghLRXpRjcV4kup4EZHjXU7k8bnsGL3I",
-	"83YXPTAJaWDrcnEiTZYSbRFB4QbEqJ2KcSrM1KMWlKFwC4eR4H4rwJnfFRIgJnDkvSkafjH924r4wtOs",
-	"+VzxqFNkoXAiI/BSxATYAmla3oiUaal3Mc7bQjplaMeqF1F7YwAd4Q4FFGq9UU4VIO+PirzdhUc7/Pvt",
-	"E8KOT16zc7FEkDazNJmYMakyMUmJCbyZCh63oTMZBnDEXr15wqSaCJO1Cu/jc9m2D9oAj80XscxYoidW",
-	"omKS+zKVWVGewiVVs17K4uvxSq0C5NJLWS7MFrmlXs3G4KoXbAJwqf0oCl5a1XdQPUQeKM50dT5vgDj9",
-	"QmVoYNvde/Lu9AyA5MgzmAg7zLy0gRAdYYRA6ZIXEZP17UqXWDTlc3BuRvpCoMotf0Cbcmbrn3FSKPZm",
-	"TaqdNi2mlWtVz2ubgbRzpbTZBC7yTpWLJRDf4u6OeNWBfJkv3JSjncNKJkTAUp6JtuvtLRkshcc7Obb2",
-	"gg88SZDYNmAzoRbM/cNq8bbV4swgIWDAzqU25zjjRiijUzbhmbjkSzMo4hQCCDZgjUwWZFtBg5YJ2JwD",
-	"tT2BBJqpNQbt5ohhXmEXKlaCKrZ3e1aeoUJJ1ww/tWNgoGvDD+jx2sPn6uQyh44+FTy1f0lAwExhKoG4",
-	"9YMYneroXGSlDRF7XrvViXoNNOc57fkaI3CmYXHtXNlBn4tlqyRikJ96Cxw+i4QyC8PG+NVWdFz02fGL",
-	"M2cEG6T19eaY3ZrpmEeCCTWRSpgBy4kwgqHKUq7MGGSjc5RBuEoTTa2itpsTODecSVcEopxZxxiOLJjc",
-	"Fzrio0XCIQw7VAuFf29DeS4ipLit7jZC2+OB5Nghelx8SWnqCxhPa1LYGcg8YVArA5VLxHMEjQnQFJDY",
-	"SSzvTIxZFDA31SJLJUi+VJrzo6GyvqV9+iIVTHyKFinOHhOf5jK1JzbRGc6OnVk4t3AIDLEjRXzORzKR",
-	"mRSGJVzFrQFVZkFsIBgqLCQh5CPqkiC1yC798aOIi54DYoBSeqEiv/1ZWCoRogBQafpwXjbtMHv8zRTO",
-	"md0WUY6qDgoNhItdpJx36lysqMiMg2XyqV2shS1XLm30544V06trCJ8q4gF4nRVrEAC+03iMMghWFX4q",
-	"LkzAOItEmskx2egs4XMj7M/lhba/FNYPHLQXRb1ULn9DYcuBW0C6EJlOWfinsDNUZSULcMDgA5Ngqwjw",
-	"HDEjRLVSgqSC1azjpaTchF0ImIwq9xDmjmqdIHe7czYA7noF6rNehy+Nxt3yx00Sqyu+T687OOgNut1O",
-	"//C/G0HDcUnDR9YDN4261rc6l9D8WthIH/1Galjb3M6wNd0blzxVCHhOWOE18ca/BFiw55agUK4HoeNa",
-	"z+muALHyJHk33rhmG8JlsGjz1G6LjDIxbt62PeW4sHFe2OvzL/rcEGoxW69E/KMCgtz9okf/FFHW+PJH",
-	"Hbf673/fGN/OwzaOde4po6DvEcWGqToWrDxpmJwonTqXturJx2rJNDCNYOoPgI2Vdu0iq69p2Yfy1UBv",
-	"h73OXC9ZKrJUwhtLMbPVfbASLHNW5U1CZtYGsjPfkepCy0h8nHO5Tc4ydwOjG4BlZMbTc2scchnfY8nn",
-	"Pu01ftkJlz+uAIR5rysAkWQAJqXuLfsQa8t48hxrkA+e9g+73YKMq95490XWPV/fKhtFXvWXPoi+raJv",
-	"0/a4SxH4r4XOxEdroM63G5vOA3aXWiPRiUV4SGCN7WjKRiLixB/l7OIfQD7+1X7iMX37g4R0EhJWvu4N",
-	"/drycWVX3jcJWdosV8vIla99kJL1pOTaJrkDOSnUhE+A3rQzloonkLre5pFjmDm/DUp5IENibUb/jHss",
-	"EfNv+9l9zY8rD/231pVxiIUFecSad5S84Mr9dl/E38v1nbFR+FV+6IPk2yr5NmyOOxB7c53IaNnxEc5t",
-	"diFeyy4ExIVAzOWRUSgvAtYkJgFfPhL3WPThp564r/thxR5+Z10BdtAIGrT6jcF+QZit7aL7IshOyuu8",
-	"UYitfeCDANsqwCo2xB0IL1S/9YSXYzd1NW8FW20ilD3799pWw8/58QXWrhbXDfIUa7vrvgi19+W9sFGo",
-	"rX3gg1DbKtQqNsQdCLVV9IotMi2vEHBsLzldBcTtDNC7ZUQu4qhY7q+Uo7khypofVshVkxLtyJqJmd2d",
-	"mC6j7tMcPqXuLaOdZOyKF7y62e+LiD0tbcSNErYCieZBwG4WsOu74Q7ka5byZafUorNJvOY1fJmMzkVW",
-	"TAb7B9xjaWq/z4/8x3VxryMB65uMI+BUsduj7hueFAXgym68L/LvrLh1Noq/lY97kH5bpd/aVrgD4XfJ",
-	"k/NsmurFZNrxxuE2GThZAIlf4T7Ic9BqsEuRitzKvMeysPCBp+5zfliRuJtLbPfoiDZbXRlnt29hSuve",
-	"FhVFY/VevS8S8kPFhtooKKs/9UFebpWXm/bHXYjNAnzAZml5CuJMJUvA4YcOnKvQEcIAwQYAXGANUnET",
-	"zgBMDhHPjfxdIxC515LBTekne8azaEpUAn8KW99cLuMDzoTJflxxXAKgqCXZRK8kKYvb894IyHxlN8vF",
-	"4oc9iMPt4rC8Ce5CCur0/CO0HnUIXHh7hUze22fvxKYl8KHd3ffZXtTpOQTj3tO3/LiVMW4V6xpxj3dO",
-	"ugT5dNZ9yWFJ/lVszHsjBlc30mZhWPGVDzJxu0ys3Bi3Lhq/fPl/AQAA//8=",
+	"7L2LUiM5ljf+KgrvRhRs2K60uUP8Yz8KqIZqbg1UV18oSDlTttWkJbekxOUuamLeYd9hH2ye5B86kvLm",
+	"TDsNdM9+385ETBe28yIdHR2d6+98bQR8NOaMMCUbu18b5AsejSMCf+9HRCj9xyOOYqL/oGFjt+F1drr9",
+	"Nbze8jzPa23p/2zr/3jJ/0in0Ww8UKavloRJLu55vx9RRhrNxohIiQeksdu4hp/QACsywVN02/iEo4cW",
+	"ZWgseI/I2wYaYokYV6hHCENDgkWI+oKPkKQsIKizvut1G80GHxNGwn3V2G10ve5my1tred2brrfb6e56",
+	"3i+NZkMQyaNHcw2Loyj95t3UfSPJIxFUTRu7jQkWjLJBo9mQVJGTepPGWF+vsIplYxfGpD/Hvd9IoJag",
+	"XaBpp6ZjTaCQPNKANL59+9Y0iyEzq/Hrv5bjn7Ucn781GweEyRjWQ8ajERZ6oBeMoDFWlDCFKENDHktN",
+	"4nTBcDiiSs0Sp7O+292wxMFRRMSAMNnY/bUxJpjFSjY+u++p3pr6SRVXBViRAYfR9DkPG81GwEM9+K3N",
+	"7s5G1/O29Zrj8djQuvHIA9yLIz1+vQo4UJSbh+4zPB5OI/yFykazcUwfCbwgsy7wJ8mS2TxYfzOViow0",
+	"Ux3caAKSL3rGlzDOxrdmfvz5YYciHmSG7W12totDu8JyWBjLiIdEYJUbDePqHo/HEQ1wLyLZUV39dH5x",
+	"dZYdGKMBjSLKGt8+Nxs9opljv9FshFiRi/47KtSwsdvo7Gx7LW+91dFsHlKiLkRIhFkQPd70r8Zu4+Dg",
+	"+MJeBoMOOJNUKsLUfYBFjw+nIQz4c/V6zKHr0eXJweHJUYa4B8nz0UHm+aiz7XnoIcAR0N0Orvvd+X52",
+	"cBGf3Ese0nj0auPpooHAI2Sfqsm6kBTNwjjq7tGtRrNBmVQiTnnknKOAs4AwpR8dIjkhxGwRrhetdA+u",
+	"aRml9+A4wgERsLrn8ahHRCqVhJYBl0RQHsJ73jWajdNGs3EIDMljEWj64lAZegmVCjknRihRz6MHYQGP",
+	"mSLiZAnB34/wAN5ituu92XnTJejb6wB9j0Gc7SoRk2ZjJJjeEJ7XXVvf2NQLwPAIdIQ+HtFIs87hxVGj",
+	"2RjQR6Iv/bB/rj+OaBhGmgo/fDw5P298azYE55qB1mFTSfKlsdt4/wxRHzOqF3T9k/57rPftnBU2ElwQ",
+	"fVVehO8jRiZIxj0ZCDrW3IQmVA0RVRJJEgiimkgO+YQhzVypcP/a0PLpMaFPYB5eHIK3s+t5VtCTR6N0",
+	"/drA+mxv21tg7gPG+/12SAIaklAvVR/TKBbkQK9/Y9drLnX2R1iqQxLRRyKmKTvqb6/tjnbcrSeoT9yh",
+	"JMH9T7+vPe7c/HG1zk7H28GnsNM/lpuDD3htekS8+Ht6oTYetn4Ydb/82NNEF1FjtzFUaix3374dcv4g",
+	"20PNzeKRkknrgapgSJhsWw3zreSxbHxL1+GEPVKFNcXLVoQmv6brofgDnOrJEtQgeiBISJiiOALKCyAu",
+	"GWGqBy/x6P/MGbJesy9jKojMv2En94ZlFAuYlZW0yS0bvc2gtRVuk9ZO3+u0zAbb3sG9QPOG4LB9Rpjh",
+	"ARHJRoHZ1Noqn5sNQ7hd/fr7neCHbu+nrdH343V503n8ZZtdrU1+3iTH3m+nG/h92B18pBe/b/30AGt1",
+	"aDjy2jBoYaEYwuOx4I8kRIJoCmbXxvLyzJ7c2F13lLOX1KUGsbdIytk5V5oql1xhKWk8Ql000PK/T8WI",
+	"hIZlGBkPBY/4YNrOHt/AOMXD++rofP80e0AKwnCUF8jmw9i98pkH5+nFAbzJnppX+j2oOxihcwz/fJ8/",
+	"KuqN4wUH55wDcm13wympJQdk4+LqsLWz0+k0So7J7NkIj8+ejgUZneyk3HmZWbGTZWZX79pwp1F6phm2",
+	"Moui3284KZzK8RAPKEZ61WJB9tA4IlgSx3IoWQ0U0RFVmuGsYXCyxJn7bHPH7UNj8lTYHBu7HUfp5KL6",
+	"kshIAzhTKJFFkR2aX0iI4JRrIoz0CUZCxBlp6v+g32MSwwgz5pFSZDRWWcMwjAVI/bPkkCJC8EQfg6dr",
+	"yV04Me0vdYm9Vp9T+vpaM/YZinq7687E1UuhWSeZpcyctGAAZedafEpn1/Paax0QihkCbHteJyFAQ9ER",
+	"4bFCuK+IQNuykZKjqFAsRYzuEsToziVGp0AMwwIZYngLKaE5tO11ZyixVcEIL5p5Z4mZd+bO3CvMPNkP",
+	"mcl3vXXQQw/BrXBKpSruogmOoh7HIkSYhQijEWExgi9y2ybAMtkvIIAG+kFcaHFjFapGhFkoAzwGM3jI",
+	"J86dZLRV/c0xZiHv99PvzL1w6gwEjfSpI3FsLFY1JCOYFxYPWjbX0LzqSuKN1FmVzP++x4dWj70mhM1Q",
+	"vLO75njNmCGNY65QRBlJaQgimOolsBM0n8qGvO5Wb1kbpNzuSKkAFnjpaoV4eolF8kN+8cZcKIGpStYu",
+	"8Z2ky3cpaECSb9z6RHQwVAsWqLvkAm2mC6QZ8t5RN7s6ZhZ2LU55rzfNM69biT6OZG4prCHyeoQ3s4ON",
+	"dvTovNzpJruZcHNEySbiUUikQn0qpCqcS9VsHWKFwfzTG6rumOc5ZF/B8fmtWh7WWWTieZ5eZC4GNd/p",
+	"dYxTb1YSdrq7a157I0spp7Pn9ZRltbtwbWmdKuymtnXdWzovIf6sVlKX/NtLk18z+AkbEKn2wxFVs6ZZ",
+	"OKJSJvZz4k22Rwsot6CZoxVJBiO9I5AkY2y8Z72ptsI1h8rVrFWXRg/Oro+f7v52e3sbe1538+no8uTg",
+	"6Xj/6t3F1Y8nR5/uOu1ue3vda3c662sbXrvT7qy1O3cn1xdP1xcfr81/NOd4a17X217zOt2Wt+l5T0/7",
+	"hzd3+17nbv/w5n7f6zydXX8HM366fOq2N9qdp6en/dOn86Onp4/nJwcXh0fo48371vYtO/rx/EnfkH2q",
+	"fuDTh+uzk5vjO/PfDxfH55lLuhued8suTw6fOk9PiSVwd3d3fHZgZlY6kXbH/HhyfXF3dvW3Tnettb7R",
+	"0rry3d3d9fX+3fX109PhxdHdh/3zoztwfd3d3d2dPj11drY9b73TfXr/9PTU6a6hs/2Tc3R9c3d3fbR/",
+	"c3N6dPdp/25nu+Ot33283n96Wul6m6sbGxstrwOTOXt6+lGTAwZ6yy5/7Dx1nk6e1j/drXe6d/t63Hd3",
+	"d/qhd+tPR+Yd63f7NzdH54d3+6cnB/q7s6PDJ/1T6c8n55k3PFX9r0jC/VM9kPf7d+85D5E5saZ3x6db",
+	"Xqe79ZQEI+5MSODu+uDm6frHu2twUdrLtp8yIYi/QQDCPLf7dLh/dyjiwexzvc2Ofqbz5t8ZR//T2cXT",
+	"FZbDW3ZxeP10+PTub6d/O3w6ODi+uFvoNb9znu2/db8737/LebWT357Kvc23bHnpkWzjKyLjaEYl7GEV",
+	"DBHvoz6PBbLbT2a35FjwgEipT9d1CKzFkTK+jZAo8HMZX6URwDYgBQEXpgSPYKhukzWe6XOetaRBtCQe",
+	"V6eALWkRf2s2eKwCDloFRHZg5NZPYCUFnETpVEum1U1GuLGxoacJPgtBsASahFQGQywGBPW5QDF7YHzC",
+	"0NnVOUovz41EPlDr1cmNZG3xSHLvtb8jGiL3M5pgiXAkCA6nKF3Y3NvDGCJcEC6YS4nkRWfXx60u0gsb",
+	"UjZAerI4UERIhAVBcEywQf4lgvxGApWdoz5xvjUbZ+DQOgCvWZ5TIx44p0nAQ4KM6wuOG0FadvWQ4kgN",
+	"BUnipjlWLgYJjW/u7OKwZmjNeMb6WIEHXat1ZdaDt5NGpq1SBi6nOfbGempvmGmVOFcSDTHjFKzp4+VB",
+	"EAtBGCj0nfVkp8j9ft8sw+4aMI4h4g2Hz/WdjGc8pH1N/Ry1YDmJcebll1KLsJYMuF4/TRqqKC463qu9",
+	"6pjhBV713zhl841Ha0nsM4y+4yPyxys5wmNZlGuLXF6GQHJJCv36v4ZEn4FGLH6nDb1r4/3Ikyq1AxFW",
+	"qOPtrm9YWaHoiDRRj6gJIQz1BMEPfSwViIwoZsEwLxuMA8NkD6QmdWgcLimRIEoAiRtGBv9FBvdLrekq",
+	"2/lbszFMPDV68vq33IS+Ngg8DsKd6ZMcBcHtrn/WEgxGyi4FHwgiZWKPU0VG8PhvYIboZ/YEZqHRHQJj",
+	"3fzb+42dI++dNsMEtcv7b5333Z21Lf1Y54hJ2Bp9b9la/zoWPIytFgLRASIeibihI1IQpJu76xsZd8wS",
+	"qTvgGbCjOMOUufdrOUhH5A/OYL+MiKABfnswpAEecJNsdWb0qhthj868v8BpXVoNU0OCFFyW2+zlSscy",
+	"XlXKQvKlsdspU1XKVA+BJwutsHJbq5OaWWvOvOo68+pWWGMoeb8xhu7Orp6eri6O7q5ODo73rw5vhTM9",
+	"No7uNjre3btlVSp9eUDoY3ncvpOkjv0eE2l0xvV+J+jiHeL1tsK1YANvk81+J+wGz/DclShuS+jIy/iM",
+	"7bp6pUpyiXL7jLDR81mhvtmd8EXBSAa+cJZu1rxNGcTZpv+DVtz6T87J5DA5Kkod8U0kyECrmsKqsowr",
+	"NCUKWYdmVif63+iVz/l95/rg/3zPr3W5f2s2LswRlvOHcTHAjP5hUko4g4SSS8GREhRH2XVc+uB7PaqD",
+	"cJlzjkIcHtJl+gSrWBCTTTSm9w9kqn+ekB4k4mjRFVFGA5ga2OL3EZUmHw4i1NJ4Zh+NTtPd+KYPSQjr",
+	"jwXX20WT5YiF2dSX9ZbXyU0LLtK2IzArnKSXdrmrAltm/ffSfB5EZZJgFU3R0GSYZtJIElXuX/vrf2iM",
+	"yy7Sjc0ykjyW9yF5vP/5Ye3xfPv3+RllP/3+y2Sr10h5p1wim4llGMl4tZ1uhjR3IMURVbMy2fxbFkR0",
+	"+Z/WTr7BvYigTlfzJEYmfxKZZGvrQJ+20UFEMDPKuXGmDyL+SCRoOvqOKRpHWJE2qJ0KDDJnTyAwYtLD",
+	"yHnTv/0rjvs/nMeBO0Exm2VMk//vtEZgCSUwk30iCirC/63lAK9UBpBk2r97Wab91dF3+VS9gZ7BqyWy",
+	"X5nnocOZvO3Mm+pm3G3Xz7hbu+ls7W7szMm40+NsbWxsbr4g5W7tprNdkXJXMdVnRQSSm2TtQpgMbzjz",
+	"MaMoLpP/POKPZGSTrcsNO7xwHPvV5l8ugz3NQ88ZkXkJgItLsJkuQTrtmdd1Ouvp6zayr9s4guWywucg",
+	"wlJz90n11c3GI5VUJayUhvjgQX9V0cBIsGvHpGMart2PxMtLCTZep5QAqFR6FGR3JhwFhIWUDcqzom0u",
+	"NJpgqigbgF6Ay93omRxp68xMM6LTL9J8Z/vdvzKZ/5XJ/P9qJvPYbK0/OZH5OsDsmpbEKkzkBMkAMzAB",
+	"qCJI4QHCCq0h3B61M6GLYjGQ4cLMGTAgCl6iFeAeiTSjjQkDF7I034+IGnJNpu9AARljUIbecjGQb+u4",
+	"C97q59S5FPKUMkMLSUQUucGDzOCuiKKCIDWkUs85O7zDo9Ojm6NnjVDhWleG5hzSRyCIk6/P8v7D4hyW",
+	"RITgBxtt8NZ2Pe95oYIssQJCH7V8D3nwsGz2VrOh8MAE0Rvrxz/tXP7SBQVU6zzqdUIez/SPAtW/gSfp",
+	"Y67AC4/HbW3Zp/VcAWZvk8HDriJSlpRz9QWRQyTtj7lNExApnduATD8Me98F9IJ+eP/L0dXND9cn8mSk",
+	"xr8cnGye/BY+nH135v3824fo4tPRl19+O//t/GZATw8+eOSnfX3P9z92fqD9H9pk+iEix/v04rejtYub",
+	"Hzrnv/2wcXa4L09G0TA8ONk8uwk2zg8/ds8P9ydnBxOKfzr/4+Q3ToPuTieYnsgTdt75mepX7n+5uPkw",
+	"Ouseeac3P9Lz0Zk67/6w/su1t/HLb/tfTm9O/oDn/DHY+PnTh99+Ofiw0w66EeuN3nvhTx+itHrshDV2",
+	"dzxPG1hACzdjoaDkzht1z7eCD+LnyXbvpvNwuS5Pw53+Md6Mj/jG4BfaZT982fpx0jCxWYj31Q4j07B+",
+	"FsLIhLqHdCxLItifl2ZxLgbn83yZNlrNJ6wQq/6sJcFMeBvci1blKqvDNwfHTCXar/9Ss/6lZv1Lzfrr",
+	"1azPsF1ndSzQqYBKWhEKSR/HkUIhnqIxFvl8sBreSZsFYfamzYPwcnkQSV5JJhfC2zS5EEumTrjLu15O",
+	"gwgpYynD6us39eO+1d9nz01dMBQuKXEAvbCYj/QcWtYizJ8+0ebc8W9Ujx+mV4sXlphDL33gtWqjd4IO",
+	"aPhGohuBp+jUVHXMmw3sjAziwMwOyf5WgjhgQ6n/oyEHSiscu1AXksUh6HrrL0ASyBKxRCUYEhyp4TRH",
+	"T1OLqqdqxF+m6Of/HjyHP5+4zSXosTFDj/+YnfFa/Rl3687YFMxmZ+wV50vE2M2sHfDRWxcgt9PUO1Eb",
+	"wYUNqC1+zhBGE4uIFXAeEYGwgjNrpAXXQyK40uPKqIbfb/1w1v3px3eNVw2vbWUs9U/5YXWfY+6Bqanv",
+	"sFg18PnGKFTk95iOR4SpRm1DMJn0N0PS0oxZ40phIcIMJe+wvoZsMl3RLq4i43aqby6Tfllpwz+fiMvd",
+	"cZOxtZ9hajf/xWqG1WD7Eqn2TUX5zDYmUjlkginsXJt/JhAOAjJWhejsvLr0RMfIFKV3Ot2KqnQrZtp6",
+	"BMsWpa8vkWC4PrcofaNWUbqnd+xHNkoKO0pO0rSqA7uwRomdXbN846+ozTDLkVrbNum7Vp1FYiTF7LmV",
+	"FZoxP8rZwopYEoEmQ474hEnQRHJpaVo0Ghe0+RFkJu8jzLgagoWRMOv/8y6gZkUJxRIj6OZGkFPVj7kc",
+	"U4UjdB4rQa2i/fLyiQrHVVOLUZPNUloi0cPBQ4v3WwAguWyO02xhREW+09buWuI4+afnO9Ut2/hLs6Fe",
+	"IdWpOo1pppDjn1xosZWmv/1VhRZ6eFjgEVG2pOogFpILEwrPmMONizH+PSYogJ8N5qw+vv1Tyh58bdeF",
+	"RLhqjLE+iXgs0RgPgAud6DMhhRDCByeTs99+VmeHZ+rs8MPHs8OHzbPD/c2zw3f4hHng4zTYPeCMtVMz",
+	"b9fkCYZkBFAGI/zllLCBGsLBmQZNlIAKSoc5cQwDnJ3WzZAY8AmkX9FEWCJq4oE9Hk7fSOTDr35+FjOQ",
+	"DvpRhgbpYL+0rEu1ZXQQk0efTZtLZzE76pOwfLCCGKfsG4lomB9VDe2k7wYLUcNkqDScO7o+FyPIl4lj",
+	"mqk/zYz2lFrAg/yAL7WMlPSPPBNseOWrC27X3OJaV6S5ZYS/0FE80h/0J8rMp04yHsoU0aeEKR8KKf6e",
+	"TMuJSEd4oCn4QKZoJeHleBxxHDYRZIdoea2Xf2Qf5K8uS2zSKSf2A5m+kNoX5sAtm1lWeQEWyc5PEvFG",
+	"ooxGsfScvIo5GRXgZbO6DjC7cTHYsrkpPHgj0VjodQ5B922jU6KSsmlBsNb6JGlRJgmTVNFHEk2bcERe",
+	"NNEJ/HGq97jXRB341Gnfsn02RWYcSA2xkQQSMQ628cpkiJU+VCE/Xs9iVZ/NkDGARwSte+s2n8jQ1bzN",
+	"/XzL1r1O6lrXxhISpE9A44XvAT7MhWLbAFeQLkjGmCwhugtYzyN7RjxursOucR87pWtABwzKGKrk5Smf",
+	"EKFpjIbkCzo+2z9oXR/vdzc2newXeIJsvRCI0KbeZA7/EWiQcf29cYiu7Vv2IxG0P0VUIa6prS8lX3Cg",
+	"UG+qiHR2YthEPdLnWinCQlI2aKKAj8YYVg+MYiYVZgrSQYrkXOtvBh3i9XbwRrgebJHtfhd3el6wE26T",
+	"rf4m3uitB2thl3T6Ht7pbQdb4SbZ6K/jtV436IQeWSzppaPf3EUZa7sWAld3v3qtHdzqf/66uf7t38u3",
+	"hbXty3aE1hKedRCAvlDCUtaR8LKN/NHWK5eN2GySN9LYXZUDn28TlQzc1ki/ZODfAKpjzJk09vY7HF4Z",
+	"RnbQETbX3AKa61m9/U2aYEEyh8QR9IgjGsJF9wnonkGCMIZcn5JIK3fGbMx2ARjFeu8QhBE8A8EVCIch",
+	"FAhrg8bhD9rxofRdFuNx19y0i+Y/y1nWRuaue963LMH+XZC+1nPfpv0p3ppf5dsfkzcewViAfGXaihkg",
+	"lWiEI70CJNTnqx6lzAy7jc65Guo9PMESTQRVirC2Vp4POOtHNHjeGgTu5pRk+wzhABKhnUii0lHFonyQ",
+	"L1CXVSTOTm3i1CKJG5tMRaNxhSgE3iGYvQMmtNrV0gQYR5jdJ1sipYIeSB8wPyKspbCx80zgG6104YgT",
+	"BAdDuMuWtiX9F+4TTS1HoG5SsKYf3ahNrssIV3PRJaYg2yc8jkI04KhHptyesPnBB3islR1CULeJxoKj",
+	"7kYTEaaIGAsqCYoZDJuEq0Da91z0aBgS9izC9pO7s0TVRjsYeogREhotAYcjypDgkVbO0JAOhi4wnSHd",
+	"2uvwVqravZHmlStcoNRpY1QXzlHEJ6C16AHyMTEOVCDLOT9IaZF/wyFnZE/rRfpctxer9zw2tvLSJGRc",
+	"3ffh7pSEF1nfG+MKuQvy5Fp/ra1obCkUcmLaqsDW1+vUIxFnA00s5+rLqdYw+0s81QbDDeenWAzI8zao",
+	"eca94vw+gqfMSndNbrNq9oIcMTprryuX4G3kS5AwsLbfXEqMmfWIMHWVnLOvKJZ+5rGAXZ2uCGVBFIcE",
+	"ZepoU3GU+bIgil5H+JRYVOWj03Syw7L2I1xn5GkqS4GA2s75yHCshlzQP55JwRgeoHd14GB23QGXfq83",
+	"UYbK2vowDrxn5sWmYZ4ivTu16a1nX0nvc27VFGcPoRvriUEBFoISWWZGrfj6i7Ydp99E5jNM019Fkuub",
+	"bhkej5G+URJ7fIAKqoaCx4Mh0pp7izILjiXjEUletYfMIiY232RIrEQAJoCna1vRKA7a6oDUWzAJ3sVy",
+	"Wn+FTQ04VriHJfnI8COmEXTOyacTDQlyF+kpmYZQjsn0sAzLhS3OomlJPNzdfB9nXpHXDpLnU4kyV+0h",
+	"QZSYIjnkQkXTwsbb8Nb0osr81DMD5xyNMJuiMZZywkWIgiEJHiTCaqaZhx2qfdZ9Tz8sP0TjR9UD1D+a",
+	"R2lVwT1cusHqZdWGJp85SmDAryA/K+clCBIxY3pYnBll0w57RQ3JFC4ISUR70DopmqKASxVNV3dvma8p",
+	"4Ovp+Vki+G10YQ7uiiXaRX7Z+vpaF7hlvkU4ubcQMP4qOD3T0EGiDhhniGEqqbfAiiQE+ZavM8zpr7Zv",
+	"WVZ/D0FRMLQ30Oh6uAySThHv26UAT6t/pa9q7eurfGOvG+sadkLmx1l15No+JWaKRjaWbI6wEZ6a/aAE",
+	"JWBiZhwi8/yG39J9W9h8/5u2r+WQj4ZBZscecMaIUXP1akdcKhTG1n+mfx6NCjX/ZtgFziuMOPNUQCTM",
+	"zCF5y2RIIy2DHykb7JmXDTEbEFhxLuAfTc0hfiSmRZ5F8WmjKzImNlnIsUnqktJC/SQkozFXhAXT1vdk",
+	"+icJiuqlQSumQQN/BCeiPoQUFsr8aXlBW4Ys7E1Bx8hM5Y28ZSHBIcS3tAwioaWVyw0AeJXVXZQRKqVC",
+	"Im+IG+qGe7esuJkrt3D2DUVRow9OZnkky0K3LLO6mVXVQ+gRAMgEnlIk3NWCaNFqN+0prlecssEtq151",
+	"v7DsMHCJ++R5skhxoLjzUQLVKBssKYJuOD/DbGr1f/ksBVEfJ/fW4M3uNHdSWXJkz8gdz3PrWlSou6/g",
+	"/NhHAOtrdGIuEo0r4sGDXTmp9+nSp8Y//8z456jzz9TAKxfozMDONhFlRgvXOgHUS4UZH4IEI+Yjs1i4",
+	"yx2QuSlnn5BO+JyDa5+ATDw+3XK5FrtJVNY2QUUWJB2BnASRpbf22fXxDPd2X0dyw8upRBMSRS3rzOzF",
+	"Cg15FII9OExiSNrQ6JEUMLjdSE8P09kX0t3SjmsZVzMOQ8h/wdGl0NqYAogRh9aV+eqrayOWoe+SHcWa",
+	"MwH0RSGi1MH+q3395+Qybnq7ul65JfuPj4ihElZJMS/E3MDdgJXmITD8LhgxuSqa4HxMGBoToc8NQxuQ",
+	"8LaXLFrBt8xIB5Tmk9njhKYPSKx2+GTdOqtg3ckhn0ijoSdRFZu4dcuShBFpn6nvb6I+FUQiP5cLYI84",
+	"at4hzUEURFwS6X6R6SRuWRARLCRa8dPuuz5icRStokxMEdlftRZuzqU8F9CwRnzD5ccUl+STJr9pGGz8",
+	"lTAfdMNDPNWWR7Y3hq+VFIv7JPO9iiWN9F7UdkTHu2UjymJF5F6yRti6aVeBJD5zSV73gsoH+9x8217E",
+	"LQDZ+eWFpgbQ6pZF9PeYhsZi2erqS0XuNfYxq3sowvoQ0bOWSMbBUNs5viIjMHBiQe7JlyAWknLmN2+Z",
+	"H3F1D+KOsoHfRH6gCdy3guw+wmNJfDN4heXD/Yjqfe0jLAR9TMunqEABHuMejahenmIIcqbXyMwqJXGg",
+	"7KZ+rcbQM29LO0VnGCjEirRsPf3MHdnO0RX3aAY254JF5q16xrvpvCghpGW6SxFVe7AzMntQc0VWpbSi",
+	"ARjFdMygSpKor0/z4u5YOMYUXmn+iQGS7tpd/C1Nxq6xI11ea503mEu/5Tpol+zkZAtDBmGPx2oP+TQE",
+	"vTYkidMsTBxfRgky+Er7lyd6J9qAit5hRQHQTHeY+b2wkSGj5FnSyXyRZXqbfLjwEJqObVLt7EFUuJSG",
+	"abK8lYeZhU73XkrkZI0yWyW3B3LMXHkS2rYLh0n/ney6FY6QXYRZ6oXBkV1O8/pZ8iZdj173BGgal5BZ",
+	"jEqxWcIfteRoc4Zxmnmxms8LKH17Y8GmzU/yfXY2lPW5fqPt7gSj1IMJcFR4c9r/afZdCxIzMlsRGpMI",
+	"Jq0E05TNhhVaExraS+UzZFWByR1DzOH0RXx69OhU+Si66EO6wjwB9cmEYVx1GJTD5JnUNZ5aKOayGyVt",
+	"4/S1QZi2v4p1fZ8X0cJlXsL7Z2f9udQ/48pTQN3n/aKK106odZ3hNjdAzVqNZoZvHGMBblsdvsqK+8yD",
+	"9QbNSJv84+yPJc8yad+zXLqP+pyHyBWIuPStax5LlOIgGKPr4zV6f7iPRvg3LhCjjKAVf0Qj2LRkANun",
+	"T+UQtKhAxFLhgGB2L4ckiswPyFeCkHsWK6k/WHhE2IJDghUIEj418kTiEfFXm/ZgksoN7ejj24/f37I+",
+	"j4UiWgHXuthEy66hKx2wGfIIgHXBaQQKZICFXk6XOMAlaSNfa4df4FjUahMGctwybc6ZGlET77GZ9bGE",
+	"vqkOa35q1Tq7NJoW+uNAr6eeMCz7LB0An9eSQctxCxLZbAAR9Abl4HcEEjSajUEUK1jXkX4W4G4GJDI5",
+	"s1E8pvATj6JYBuCxiaPx0FaZB1ww+CfgLDbHmMCTHhFws+IjrDSbBlQJONwe6IQ2mo0eZphh/cOQBzwy",
+	"HVzGXDwAKh7pwy80ME2/cTQe4vsBYFsMSISVGZAEKnAe3odTg7SkyJc8u6Yzr+DYEgGuDcL9005i9WOp",
+	"TRDTmgJL29um7HhMKqC+uqYKi+SQ3TOJUtLAQmDQ7VIwz3RjWlTPUMQD4IlHKjjTQwTCjKgMANDO+Lw/",
+	"l0w5KM143T/ttNYQBa9LnxKRTHjFuqrIaKymhQzeLKborGWR1F7NJ8CZu+5bDoA0o5rNYJEmhK1Q61IK",
+	"yhKZmcCXjnhIbNugEY3CBXSrpz2fYRUMM9qzLRvLWVcGGnVm6Bb2Kr3QwqYuOnUSLrFrax+VvDync6YU",
+	"zuiaKdeWHtVjalPbC7xu68NndB8cSWJ9qoJo6W5yWJJH9ziPCGYF+OG6FmFNBT/CUn2U7tGFtGIslbbR",
+	"AyJlP460vG26MJBxJVjVifYRg2zsWJrd/jwD1MFbpkt7NKYBokwR0ccBQYQN4JwbCx6uls1mLEiffsk/",
+	"A2C2H7Z+GHW/LOQRmnSYSZ6VI1HTrWZ2SUqZIQ6pOmJKVDAEZxWVAs7COAndCTsRVJEmIu1BWyvE+q3X",
+	"VJGCSpz+UEYXHChTPlTHCFy4Ts5gcZIC4LaaDl8/LVBLttbnOYs9SwNbEaEvcBE1bQI/kOkbqb8wT7dX",
+	"NBPfnlQ0ily2x9L6uVXGS+1Vg0v7yhuPjvNs2vXW2l6701lrb9Vz1iTdP74uvjotLS8tvEl4Lcm9s8m+",
+	"zcSTIyAyyhl5uSlELdKvY8um2xGZcQJ9srMsW5V3riKwuL8Ca5/MO4GOyZcDHnFhxIYtH6x7S2FG7v6m",
+	"e3flaD+OQ1vXukQ84a+Z0MyAD2yRbJ5hbCIqGsdyaPoUQgV2IED7Nx0qTCDPevwSByFhSTSGSijlKtum",
+	"+akHeFwuLH2oFvPBF225FGCQ81LxhjM6GCqTIagqTDtXBFx3g9ug2o11jVWPy9hprqwNataQflp+jPD7",
+	"23H52EaVFXPZFz2rCG6hhIJ3A9DE/ElOQDoYkDLjoiQKspOS2TeNIz7tZWICC8NC9lVBbX772HkLEZ63",
+	"MJK3lu5va86vRGQGdFzqHPLNT88jZlCLmE5tLbzY+jbL3vzqReczQzJV6PPHVL23qorXZ53H80SQFjKw",
+	"kyocyHZzfq6QT3UDtAXVm5IolKg3he24i9Ipm4inr1fLtzATU5PK4gO5/D3kmN9empSiustvmbneii59",
+	"h2Mve4tjRL+N9hFUHGXAK2BICDM5IUKidc8riy1mxOJ8YbdUHHmeuPmeTM0gzY52CkMhDxvu/3OkUXb3",
+	"/nnb88/bfpmV2KixEsnmnLPhMo/s1Hnki7dj1S6sOArdrtpFGLAIIMOAhYD12Xb7CAIrpsibhJa5TE7r",
+	"5cX1DTII2l8hbfybOQj81eYtM2FEbRS0k/21C1l5+k8UQE+63tR9puGe/VMWY8MoiCPKsJjesiRGPG0i",
+	"ydN8JK24pE/SHAEVMGhl3VtfLXgdk2AVTKXhGDfvakuvmlmlA6yI/vuEPXIakEtMqwJUgb2yTc2l92NM",
+	"IVCF3C/I/gI5eyMsHgg0FitxyCXIS2X2QfI4g8kAx7p9cI9GUWl0ZNbeMXfUjIkprnB0YHDySk0W+364",
+	"rgk1xvrinOhZh5b7pUAEM9EIY3IkQ8wNoJzrZ1bpnxKeqeKWsihNKb/8VdGacmZtZ2n5Q8wV2beAY4t4",
+	"/nd98b2DJzNcH5kGU/a77D6Aq7UqQ4Mh6pEA20IS6CSDA/XyDQFvMJJBoBVbgOLqo8x1q7X2CTzolXZJ",
+	"QopX3SZuhLU3SW5h/6nbZJbF5m6UPJP95VulwONmsxAmY/k+MmCc+ce1kO+g2O6dr9pvZr4MKVFmqyQQ",
+	"ddK14YEzFwqw7NUtwHJHhIVjTpmS+qBrIT/f+AielolZTs2x6jzp7nLf3MvG3N9NnAC9KRrxWA3tbxyG",
+	"dw+g5v5umnCW4nEAuh78bm4ZCXYfM01kLQD02M+uzl1NGEDnocuTw1y8pokYZ8Tmr8Od6Owqf4LPkBAC",
+	"HhkKukhB2v2p2WBjDijnmTkYHHQ3wPz5X3zerBYAufaXtnDpeWmotnDdPSSvTFrE1pbBq2yNMVNi2top",
+	"apXd9YVqJSOT7CvmbcPzzKUz4ZnCaPMPLhUvEaYjW4l+wEPyTCpVItvAJjEOLRv0gKrxNjrAkjSRHOOA",
+	"GK0/xHJITF0ZHTAuSIhW/K2H31uj9bEputj6/oez9csiXJH5tmimLZftC+MvJQ8PyfelqUV+IhzgtDIx",
+	"zSS41UQ+yAn47eLwurUGG6+JZDweR2TkwrvjtNYTJEU7s4cyWwc4PMf8lTwPa9ifdeguWCLQbRVUaa0o",
+	"QUcjEjZRPIbMZCzJqqlJ0kZHmpcoCQuJMKFbxg1sUW5pzi8uL66+n5euNfe8cbQvNS3PORpz8YBaSJCI",
+	"DgwoW0LNRs1QRTaIWbr+EBEyUcnnbY2l43FLGaSFWcHLqudhMDeeu8UdSuK8NTNvOIBrT9g4VnUX29zo",
+	"lnuWaKWtWpe03avS2vYT7NOiNwat6IPTwuYFsCHfSNPvINkGVGTAKaDGiirSkgEfk3B1D4E/akKlwdPy",
+	"r/WbEvgH/1noRotximZ4Ik2UMzSo5pGX1m3kcFRr5qUcJPfM5FVAw8TfY3JingOtv5sOkHZBwQtc9M1B",
+	"rc6/+IpHJGHYBIp1JpgPFV5QvEUm2WU3Z5s06ZFyz2SwQKFDD8TjiECPtygyF+hlTyizOIaAv9jpZ3Eg",
+	"q+lTVKgtDBOQoXrhL8TgtSRcOf7uS8pxFgg226npeePPdfKpsRymDU8Rn9Mry6RIm+x8XXLXprfmWw3N",
+	"o4F6pmhPW5nM4OIYlEqo/kzamSBoYvKPv/8X9L5pIujTgqA7i/5yfXfNMwoddKpB0J/mH3//L+hjk2P8",
+	"ueeBGVOe/Tvd2ayrWe4roMQu6b1PQWXnD/DGXVchb5PnVK/YDX7mjrN4+TOYpBY/0mVz4sFeUlVpShoS",
+	"AHxb7iMVF3hA7iObOFU4j0rw+F/pyP0E4U7MckOCooziiACqkko05lKRcM+WblBF4BeZATAxeQ+2MCaJ",
+	"O/UI4qbAupbnaH6Sh/kVcAmLpIUhNU3GrfMYJThUSUxKLjGImxqhhhs8uEkvnok3pD9Vc6F1Dj2PE10b",
+	"liKxjhLgYZAdFuKyaepucaCiKfJ/vW38x23js58J9MDjcjxYq99NLYli5wkjA5T2vGgxvOw+1dJCYhHV",
+	"fOlHEc0sjr476WNTvTxhVUrkn5fO+FAFLtyPowg9kKlLUYEUdGrTDxzC5J61DQEK5oGQsUQYDbEc5mVL",
+	"JqPwx97OzR9X6+x0vB18Cjv9Y7k5+IDXpkfEi7+nF2rjp99/mTTmpL9VHtEzZfpkRMFmVa6g7IFA3bOb",
+	"T0CaOYgSPTtQ5U1O/oATqNK3oOD+lxYe09YDmfrt+ZmUs7Q0mXjGwRYMscCBIkI6ylJmM/0lRxgGacuu",
+	"BQn4gFGbIvryBE2Tawj0ymRrzs/LtIyZWgr1PdGZe2ad0EnJd2moyt6nrcCHBF03x4n6TKnmPnRNWKiP",
+	"C2VRs+CZBCIa3Mpsi1hpo6bpS+Vb87tfLHpdtiT9eUXnn1OiW4FS7OhWlS39KlnQqZB/tqAtam35fl0Z",
+	"HIqSGMpSadjZPl7PreHNNvn6mgFn39lp5gZa8aDMwA2TVhXSDQA8q4SRiyK1jY7geEzCHBYy7pb5JQDN",
+	"1o0f1cGzhnhJDsaayltmSPFGWoDqFYjCDXlELJg4FDdJEtz7yIgMhxYYrraRfoPALOQj1KNqpkzc3PjT",
+	"72uPC4S+OxvKVtqevOlTl2w5V0tC5g7oZC0z2esFfssxToHFa4hU5wEpObbGgvcNbCCOMnglaEgiqAVX",
+	"SWG5C89KPiIoiCijAY6Q6zgsnc6KBBlgEUZEylvG+wCouot8Efr6FyoV0Xqttjupopg1kR8q4cMXRNEA",
+	"KRIMGQ3MT0E48pEthbV3YTF17e2hcm5I+tlL9Ocm8oc4CMY+Ot4/OLhspb9CJEziPlFTFBEc5iNL4PgL",
+	"ldAkDUdQtQXFW/CwvI9clEoJZ1kuqegudmGeJm3fS81S1840l8O02IBSdqw131xujJqnNGEWZex3CLr0",
+	"y7wolsdyJa3jseCPxICX/2aaXn1+gUelMLnkleVTcv19ill/UtVJ4LJJykv6vP/cOqPlHenZRmZfSwPn",
+	"tgxEX4hySE0OP2pBtZIkJqf1taqVSh39JZ41h9BbmJOISQZtzeZSGxQjjCZcAIymzZ+mCgFcukR4gCmT",
+	"qhx6e7W8nMwM4SV6Rq0yezsOgMfTtseeyQCnI4L+4IzY0KntZ41CyMpT2ZW1kOs13A4x1FUswbjz7Ipc",
+	"uCHZSsnKZeiX41LbViy7i7IDq97pCSxTfrsvgwyUB2ZIIRtqY9kU/GUZbAeDmorM89BKGBvgGm91EdTD",
+	"axXfl4c/SwBCqil8kEjDOXLErLPtWwmmlSRIDvFYXzMmmoc5Q75+v29TVFOJ5a/uJu4h6FfYNwCHAHT0",
+	"BlkR10R+0uHOjMm4kHpcDVOpIdtoX+s7KhaMhE3rYDKJ4lrHHQsiCVNN1xRe2+JRREJEba8azkid1Kr8",
+	"SMCqnVuzS1j8bonrbwSenlJGal7+PeXyoea1BnnpOwO85O75XFhuExOrVAWMZCvLKciwQeIHTbjErP9u",
+	"xUL6uT534Kq+ZZkv+xxwFwqktPeOCIvv4Tp9TZ589hIl8PTeYLrcMj9DMvv7g/5G311CIT+HHWRRq3xn",
+	"oKXsxceGWHvO+2x+k0jhB2LDxo7z2ugEnNggI0iYO400oUx2tykXv2XwnKY+zQS3+VcGUQ1AaRGPAVZC",
+	"AMxopgICMTxyOLZmmCu+WaX2bex5awF8CX8a2ON9pElp8vLfAKgq6M1+0njF7NAsrlxyDhWMvq9l/ROr",
+	"eyV+qxRB31dL88xZSaUzg7J4F0YI8T6cn3bqfoq0ob+Fo9IZ17u37JY9wQKgJ708T+ldT/lL0dMte2q1",
+	"Wrn/65uLnPxU6L5prdNMF86nkj3xhNI+i3DyC9m0mDpN5No8ouIL++aFfcGZSt/4Fjl/QV7JqvtitGJe",
+	"DIRL3s37fW2HWoZetWPJbEX0lOEm/a6ZzfuU6xPjOAnKYVhsH5huXPSUQqPob81sTAGlfnxx3z8l+CYI",
+	"WhjbB5qdrpeTRH3nSUHwrX5KTjQ8JRDQnFltC5w15kkFgYCeEkQ7QSI8hZ2XUQfM5RKtMG5HvapfWCpw",
+	"5rw4YxcXe4PmGAHOd7cYgNViCQmaGpfQjzw3g6JakX/4rFENOy/pN1sSOrDST2/EMQmsd3vFN1tWC1su",
+	"AG7HxtF8rfEZ1BzXUhSwrLBUILVTxtRfG570wadgWNJfhUxCHE3wFBLD9GFvmi7YxiQIh3hsQtuJoL1l",
+	"KZdKhCPJLcIO8LLfnOE1aZhS+jbRx2IympucKgPeZj3h5BQoK0dzrXVn25OSEtA0mRW9VpH67qhY6mPp",
+	"stpEIy6VK8BSgP3JyIRIZSIQTYSVuaTrNRHPCCRpVTh3VqSCHHIytSxPsl1cppOZXb0wf0Z3LwWlqW+s",
+	"h+W8B2CfNAd/mhhPeY0/1x44Z/6UcXzaP3iujqWStLt8T97Z2H0iaBOp2iNqouWZOyoXr4xrSJysTfuW",
+	"HcHimDKsjDgXMXNVXIX1mqfpzZzLxRXT+6QWUfQBADCdYlDr+gsxKHYcnkNDd0pyNnvGSrTSp5Fxcfam",
+	"Kf0slf3VNjI048zw9C2DXW1CgGBHmGrteTRNK+Pc+9O6uNekd7bjcqkfAX7XhhmAka98vDlYzWTwghYz",
+	"wSbiuQfZCwF/dKSBNshHN3jgV+2Um87Grre+6238UuUCKvV61FpxwGH5Zg6rstqcGVGcwgVkDvrStY4Z",
+	"VZmFTmoUb1niM4dHwOPNgsrXW7UZN6YFetFbwdKn6eROZn0T10hmDzTdsZGRLaUWPC0LQ+3bapBSgLw2",
+	"uiFfQFkBF5Og7AGpIQ0eGJEAG4dODg+vT1BEHkkkb9mKT8NQ0nvAR1vzkUEzppKE6B9//2+U/XXLd7is",
+	"zfz3JPARwXKqD+VgSCZ7t8z+Du+/93wE6biZB5of1n1EvihBRgTOWxo8FEpKTW2JfasmZUSwuDdj1Kwb",
+	"R1H6KeBM6uOaqfsAix4fTkOL3RVgEVIcwKMYoKBFfHIveUjjkf0w5gpLaT4bmLt7aBpofu0DZgv8RXtQ",
+	"3zKkg+H9WHBFAGSuH8U0vBdEbxi3xozESjMZo/rNj2RAFBYUM/MB/h3iCIbzwKXpwhfhQHFJ3LtDTMXU",
+	"fWCxcn+quEfu+4SExmvEBY7u0xoFAPNJFzX/cT3/cSP/cTP/cavwkQTJF3ZpC587hc/dwue1wuf1vMZa",
+	"vYSzuislyrVmLq+ZSB97cHB8UaoNULJEhBx2Y9nh+QwYu1eDiju6PDk4PDmqiRd3kNAXHWToizrbnoce",
+	"AuDFGjU3JfhxLn5qSFolzCAfthxK8eLwOoFSTE5hqCZD0L/EtT+crVeFEpylVhH4pmQlE34oQeZiWlWw",
+	"Mhfe+MZCPII0lvVTZCu4iJa4SK4VIDGkkRFpgME0UVbgb4NZ1UTjCAdE2OYkTQekYZqSS+iyabApB5iy",
+	"vVsGrU5AW4XaGy24HZJ/jWp2qURcCsJ4zg2yMFMCYlFyQiw31MdjhNmVg/J90goQnHeu+baNoYMP3Pa5",
+	"MAGIlHvaaP/wxl0jTRcjG6SxbotbZoq8ALiTWfJCMzR3cbbXH5ghlg8irAAPlpEC7eaqUmatYCucw3qV",
+	"bIirg1bXwjKHRLjVk+ji6uzuwuugt+ji7PDuwltr14OOBxfJJRGUlxVInBEcycyGs81vNFusXBxet7qr",
+	"zlpMKiIK6Z7vGs3GaaPZOFwSfBPYt6xML1SZ7kxaNggeQgcGzLILCh6IkAhbsnd1ZiiTK8gLVcOyVRVq",
+	"p1AvCQiqUggQTbcOWjEFhU3kp8czAA4nNW/+HvLz/ai0Oi9d0bybhau+zR7yucK5amDSsnifgxgC0ekE",
+	"X2Fvz/BNsl7ZXVom6o9coU9BcWX5dt97tlU+CaFasUWZJExSRR9JEREKM/x/5uQHZfde0r88k5awsV6y",
+	"bkcM4sikBB0Sh8b9v0w2QM9EtkuUDBkMsRi8LOpcM9dgxB+BO8qTu8XUdSRLhKaVZMTRool4FCYeptqn",
+	"2pl9b9kmt0UxBxGWZS6UHzutLlo5QZTZC5voCJERFNEG0ya6QDxWyU//+Pt/r5Zm7QrOR6X011ZjRQmt",
+	"dVu7qoWkix2kVUCghAUEpQtY+uJHKqmqEuR6dp0diyQmbZp8jf2ZfWiBgs0sdxbYy87WUsPwZJYpSjcr",
+	"G+AB/P6eMhzRPyoRSEhyZbvvLjUgRjgOqULp72/0QTvmQoGXIrm4BGskuaVmGZd57HNqs3KvyjyoJk3+",
+	"KeAdVWtTBt1Rtjp/FW5HKWcAaIfpX1a6/dzdtohEX5jmzjaqwAoWNktzyj0pf/M+GsYjzFqC4BC0aysJ",
+	"2+hESTThArC6Rnhqmz7umQp7yH+ATpL5g6myQXwFOvhBZUH/8c3NJTIXgdretA0jbUWSgfiRRss1vTct",
+	"aonpfp+FtfHWF2PaAHVyo2pWAyqkhC0rwwYrpYlGOBhSRlLKAkSByyKwibVtdGAn0hOYBQkOZtMmpmky",
+	"w9j89i07JxNjwbiaMByGJNzLBNYTpIo4CvUFQ8zCKGm1lKVp+5b5IxyZLnn3NkvORyvrnrfaRL5t2Jj2",
+	"vdc/rXVsd7CYacWLC0VCcPrwgEc+WtnwOk204W2s3jITs0+6WGbrGQIYnOYNTRmtxcOwMIDpNV1rTsyy",
+	"rY6pRDC/vDsMuiCatjWanMQA0hc7NdpuifcpKHWxvX2fix4NQyi0ZFzdO54NOOtHNDDnSL4bYqF9p43G",
+	"peSCWKUa8vBePxBHEZ+Yui/bKTrfGbjQRLuif/Bsf17AX2A4unfsO7Oiae/N3NjKFjDvesrSYVZVdMJ2",
+	"1m+RAx4AadrMhhCNlMMJHFYiOyGlIbEsV4wIu2V+4eCAxiMA1tObIh+eb8tZ9MEv6IgybAHOR3g81uN1",
+	"Ucmk+q5Gf5sjewyUA6XVR2CbeU4BR2oZkCr3rNKDrf6B6R4z5hENpu1x3IuoHFY/4hKuu3SXuduNvrD4",
+	"9iu4bub2Yv1jVQjFXGYyu5ObocOL5Zzqe28Enh66i9ytExw92M5qbRn3jOI4Jy3OXXztrk0exMWDQXdq",
+	"Jy1/qh7DxQO4N67sheYZ35IjfQoFRrtW+fhWN2tvDpcsypqrZNVFN5Zyw6KbKgmwOGuwsICLbpndw4vu",
+	"KOXPhUmHJWy5kAiVzLTozspNDHmO8Gc57Oq+lcCJnxYrHPFBTNAKZIvJTP2dyYUC2xdu6RMCCXNQ7+1D",
+	"EXTOAVMl0apkZonAKd9EM9u7OVM8PSN7ZuVJ1U5vVtoFGedK4XUzxx+ARieafF4vh9SYio4e/T5hoE6b",
+	"1EUsEUYhh7xKwECnzKbx6EMysb7HWOARUUknjLzC7dw79XK7XdYj5FnSMO9/WmgymrnNz7JOGgmUaMYB",
+	"j3gMjZL8f7u6+u67d+8K1sO/dd53d9a2jImvVZvGbuPu3371Wjv7rfe41f/8dfPbv5dN9jja2q/Ip4C8",
+	"SsxmPD0hDXeR73wHPlrZ9zqr0AgNM9knQtgvu/pLm7sPX2yvNm+Zn/oZ4Mu1VQuWdm9dgT5acc5pLpx3",
+	"2qRUaQ64OLwuxHbdSMwGcENI6wZyvg3ro3QvK/Bv5kklhDphAyLVFZFxVFJqwLgisoKKEyyRfKAQ5eGx",
+	"kjQkaSRhBWDVrPaewi6eXR83EWGPJOJj4iJacjXnSVvoF0/adM8O7JhPTMP8ZCBpG3LIDzbmNGcEWvBi",
+	"hgiz/fR9ATSQBotvXhN5aOunLy3Xec0Tx0Skbnibq2XiB1b8OsO0lgfxONo6Mw+zK7UoASOlUTra0g2a",
+	"eXBgkRqruhItGKDdcrYRhuDRSbnLt24fHBaSEpwBr6VtoRCNuTT9gy053Uampmu3NXgSKs+u4Uiw0uFZ",
+	"u6rGhC/slUuiImlzcVLVSdlMAqdBvCQTkQUE7XgoxFNpGg+MMRTemJbRvrt+X5vtAk+gGb8pCuEKyhTR",
+	"kOAIzhUzQMrZqskezfZtFMAGYGKTsY16lvgZseTl5EvHsUyT6kzPojklZbW7EtfwISdVXJkBO6bLcnAS",
+	"DXJ8YZZv0V4qF6chUTVA3o6jLfOAQ3P5c5myPPSW5TOIhEPj8bPr49aOaya2f3hzt+91fMd7rpNW6qsB",
+	"1A5cwOuwt9VtAZ0S1JKlgqYX6dxnYI3tMW7hAQLAQLauyRCtQAlJCg5skwI1f5PQoRabA8zfRTELiZCK",
+	"8xD1YpWAESuOQr6HfDPGtuF8H0m9DSfDKTTgdgcxuPMwu2Uo8cCdXZ03EeMGgJgZ2OGmcdElPpfccthx",
+	"hfE4Ap8VACm7C5LUD0hvsEyKaIhW9Pp1vFWYIo702qTRLC7cOa1HZlyOVOZ8M3vJfC3xzChchbOlrxvG",
+	"DB9oKvQEVKAa/9IqvFRxaPNUoJ0ehCOf8StnJmIbvAacyRjwWgEsJuBCGBnmhjCCKoRYkiQ1I1OgrWet",
+	"t7iZtGYwR81C1XZGS0ruKlOSctuxzLAqqpNaufBHwiTym5R+4ysFRrQmqY9WlKnttZH8hL42TQOrWxYR",
+	"F25LGXm1icZRLJGfHDvw9GYmF8Z1facyAcxuIj8JZJ6EfvuWXRsCNVFCHxiko1CqRJnGNXb9ShP9X6gk",
+	"FDIugJlNT2EKaSc40NspIqGx1RAJhpzk4eobZ9ffeZ7nlbZ4yky8XqRYFHrodDyvu7a+sblVdnV2UcsR",
+	"apbUD5LjNQuOnBUyGfGC5g7NAYofuDSwAusmrWOYSdWyEYWCUgVhFcYzmbRIETFy8Mq11ViH5Fyi1Nsq",
+	"35Ix/oijmNjQTpnkYcj69JFWMkwQfC/tRw0S0WzPZcyMsoI9YyuBPHgOnETGBi9YLadb6LELSNS7sNWT",
+	"/ANh6ltwhHqW1OjaGk2IMAtwc3DVRKfv9cUHV6fv99DZ6enlLesLUxwJeDdNc39iekm08v74+u07/f+b",
+	"67fvb65NLAejjzfvW9twU8scmiMsHhAW5JYpHkG/37CN9i1YrBkmJAlJhJWNVvpn18e+s+6MuHgmpmIC",
+	"G7DiSuNWbYmIPeszXCqRsY3bS8MJJ7rgPFdGHhrsxbh1r4wpnAUQnkn2mRWHX8ZUEFmWRnhNHgkzVoZp",
+	"QUytpW/TM1631ynAldns4PKGr4BkJjPthewi1EJ/qIuSXABIrg9jPNcGh1tySMXpW/IMkKVEHiYiXaky",
+	"nvzw6ftFdRvFgrxBIUM6PLzeL+fPx+KV3Y2Nzk45hku55fZg8R7SfIDvL0sPKVlwTEpa2vTyy2Lb7gGA",
+	"Hx4q2vV++PT9dQmeBpnW34Oa5IsWHh5Y9v4slMFynQmTMm3eT0p8TZGNnM0GoWFEbuiI8Fhdk4CzsqxW",
+	"+0Omi4riMTRBSlx2pmbYwE1IkwUtjay35UltZMGU0Y6X08V2vGaKMbe2aUF1rUOtFA6PC60f4Tpa5EXm",
+	"Ur0SQ7LYML6Bi2Y36Ayd3PPyIypbyxSgqsS3HekfoTyvZYrUtKBsIv/4ePfszEcr3fXWkMdaka9VxglA",
+	"1Hk/+MqvXufzr15r5/NT91evtfZ5dfdXr7Vhvir1ip/yAX0mAH5ytCyTc1pMMV2gAoz/1HY0Ffjx43l9",
+	"ZM7weJn2MXke+I5qkylpnmJSsAF4IdNlBUxCSC/O/g5J0W0ECcFjNYW6cuu3kAnK6y2D5B7j0tBLoO1F",
+	"FtocdGfNu/wiV7C54kMCyhjMvV5kUDFKyrbtqGtLRWdHFKH9a2EOP6/QaOnXLNefpQxcqIJJxuUazKch",
+	"t2AdthLDZKDsIj81o3xj5PZiGqmWFgV6USRauT6/ODs6RAc3xh5rohEjI85oIA1yjDYVVvcAYCDx4fhN",
+	"hN1LkCSaSyDeifzLj8UielcS+jbf1OvtV/3PN7+QWJUM1xR0Jm/Mu1Byl81s77PEDK2fJvoxY7yW5IgK",
+	"Yu26Gz5L/RNm0UGs6e1Kyw1vU23jioxLRaIJlD+b6JopFKbSkbMsglBgkOxgytFus/VqpYEr034ttKA3",
+	"pjWnnv4u8s0fvj6EsUKpT6hgkO+lPd38JjjwtQS4ZbVbue2hooCwj+nFKgny6SdkXtyb3jKD0grOUBEP",
+	"ABKdPVLBmbYAAd8BGqI1DaoPSK5UakkQWpprC2Lrllm5ZcbFyL2pBGnmWjUpV9IkiHUfOsetjWWsnH+/",
+	"X+zGiq1n0FHC5vqlE4cv3BsLTVrdHbNMTkKKy2ou5zSGfw8dY6EjremEa6KlEUmxaqFWrQCkNHEAQba7",
+	"ZUiCCAsS5tIysi3kzd+/jUn6YUJ64+TDgPbz05zbf/4ZFq+ek8NGLLH1XKdfO3V9ZRNlDM90YLaLddsM",
+	"bWFxSCn0+7mB8XeN6KEDJjbwLUnjbuMSocyikJS1nP/6QKbf/Fq2qBzi7sZmSf+dHKbx9fF+K4NnDAyQ",
+	"n/1Of3sz9LY729vrwVa4ubGDu32CsRdsbODQ62zgtV5/vd/pdXteb7vbDcLORrgZdDZ6Xt/zsLddjl/w",
+	"R8myvJt5+fp2t7O2UBSatNos09s3JETIMMMiFOEz4mpH/tSeTFn/yYsKq2Zo+xunbLmNMgsgus8w+o6P",
+	"yB+v6OQo1D/lCxif09KpSM9Y1nS3F5tImPsS2M2aHpSEztVcJId0vJCTZvBXymCqrR4+wIrMwaV2eNTI",
+	"wlG7+KoIjboP6kdSbZyj9iLE59nC4EGZ//SjhCa/oGCGSBBTogj5ZVrU5ZXCf/z9v/16vYi5GJzX7JD1",
+	"F7JrtjFdCh8OvcwksR05JwIa3UGJSKa72Ztsh7uETi/aAAWuNguUkm4BP5czcR5n8wUepCyMXaUbKUxR",
+	"xYtRI0Agk0M+MWqyg7bLA3hVgymaLjqrFne5z6OIT6TVZnjwkPqV9O/tWYDxhWf+891JBgwsY/+Wdg9D",
+	"vn5xPl8xN5RM7E8/8VJoEr/K417g73ILmhtTccr1PWBJWetr5IzhVygmXhhSLo1rjrC1aVwl6PMqaOcf",
+	"ath1WeCsog41HXwZrc/zzZTzk+t0tYzXamO26w60rx0leXIijohsowODuahlYU8QDN1xnRdMQh6H3oER",
+	"lWrVRP0E6cfS9dJY97yZ5hd1PHTdjc28g65bQuILA5uWZ6WewIvdNu/goj8Vp54997wbR3jhTrjU18yD",
+	"HjdUsA9bpDJf5IXfrKMBJLLBFaUSjSAzIkyFrh9hFsoAj4mPVvwxF0pgqpyHkssHmTMyk6shq99cnLck",
+	"s1fM0OcSMNOrWhvUgyRM0QjN9TfVXZdSVO/ktJ3bp8Z0iilpvrSadF+6ZVhm2meZN7QAkN+3wCkS+f8J",
+	"X/x/vmtl+In0rnnwQFRxQ0Hbq5A83v/8sPZ4vv374j5iW73G4r4SKV0SoMcy5sn0Ta/bcPuafskIHpNP",
+	"iBnC0XiIe0QlIaaI84cWjugDMSCxXhNdNFGniU4QF+hUE5SyQQRx3z2Dkp6jO6yP7XxVoFnSMD0TIfm1",
+	"29rZbx1/+P7s/LL1S2WxwJxY+A1htkOEC4aPKFPWH/iMZgIWHmp+TPfS+Cvre0ntDdfxaIRLa+mT5KcS",
+	"BeQ8g5haO40nxQYpA/wS7LoKuGZMw7X7kbAOPEiGRBR2YZ/abpIhOrvaQ+ZKGJW92NQPFG/JyiH7cM0E",
+	"yc2LS/zT4TazhCp34RZI/RxklIWqK65WPi1IicvZyuT5vZEZx/YIj5HizWTfmUr5+iBc2WBOcXWTtywZ",
+	"GpqWPczqcRk/RykOHVbkov+OCq04zLDUzz///HPr7Kx1eOiDd9l94aO35m9/prn/AD8SZwFq/S8OCn0c",
+	"OzvbXstbb3W6JQuWlTBea+fz1/VvKy3zVzfz1+p/rv7nv1fB6kH543IhLwMOVx+WzXZXo0TlQcgzEY+X",
+	"8kkVWNuCZMuFO6Af4cESTj1IBHsf4UE1cFyNRKRjbrNQCqau3dFwjDOuyvFuMubZcpmjTqucK9+JkJy5",
+	"roPODklfsA5sWgJrVlI9o+XntvOqo5X3TXQGh/DHJtpvovNV0812NFYFhKn3jeaLCjPKYYYuf+y01hCE",
+	"nrRlFmBB0AqLhaRsgPQtq7kKBE1+l8ycH976pz+t90+aGyhYqo9nZZIhdcpD5eZdDpYou0OyEj8rX1Pc",
+	"sYzEcJtjUf+gDM/M1qTiEY0KiVmHF0dlFBzQR1Jg5w/756WXjmgYRgUL6YePJ+fni+tIzXjc25JHlc7L",
+	"GlOFGREIP9aXGfox781NZUIDkDxklTEi55Qd2iscIovpB2XdXMZbGTOLE5Lj4O7G4tabpRp9uadQURMy",
+	"WUSDG2rPFEFxdMRCWQksCfqa4AiuRKbnkdD/ktBYSDmkD6Vv6eMogrSxviBEzxswlscDgUMSOt9fcjZr",
+	"y9YmmirUmwLWJAC+cJHNUdOvf35rNrjdooDMbbKWmw2F/k5UyZQCZbK/WOVEAZ0seWWeys2UaRN+q2L4",
+	"pLa8nj1gLp81A+wLy81iIL+9Qq8sDMnoR1RCjy8tk6HV+RDHssi/lhsNBk6pb5ySCqCrLKm1WW4VFRiQ",
+	"Kqj4FuB5LDh8qYgYCyrJYi3fzb1Crc+Ig5JkPkeWgUsNgbGZ/hRfWvpDy14Cxn2CU5R3k1jAIb3eFu4G",
+	"fP42buRQI++hiUgB9zm9ZtZ74nZxButsDpUyQXT4dfZ5eUSPCqy7IngDFKmZL9EjEZJys5eTC2aDC+bq",
+	"muqDfWY5A7kXGnhfxPhEawl9LoK8lrA2v6q7WEDtxpe+vXR/liGg/MU4eGVrVoaBNwO58Rfh381wC2Df",
+	"XZG+IHL4vIRUYW5O/HyZcKmCRszeqHu+FXwQP0+2ezedh8t1eRru9I/xZnzENwa/0C774cvWj5NCaKnT",
+	"XS6NNDeMMva4sp2HX5h2O1fcj2yN8Py0gXwf2oXZuJkIb36JTZmbNFjQmUMyKU0NQIXVNgafMIBMZQij",
+	"Na8V4mn+AF3kSl9yyNkE4nkEy4ZSKnoL10oPLmAFVYjKIjoNiEqIj3KBcAB2QBYOdECYLbJqzDJ9bXTP",
+	"GhVVvO8GYp6bBGOFKbiEkbUmNHQXlGUGLNC4ZraLnUAyvBp0/aeI1LK1LROpM9hDf5FIneEqI1JtakX+",
+	"CVeYPZDQ7EZkmiEibY0y98F2NXcfKZNjEmi9234BeZpiD/lS4X4f+jA5gCdkQFRwRDFkuaT3ao2ZjWOV",
+	"VYFgCNYWBkPPvNhAa5v7AN1Xv66YcumunGF0Pemko2dRdRM8InMGbvqb6U1vWmAmw/CXHza8Y/nhXweY",
+	"VYEV7WeUyaxs1dblmAi9GV00SQaYQedfLAZENZFBAFAcbmnPqdcuUcjdK99I5CcfTsICOtOAqGta3n0k",
+	"wj1SyKSDjm8uE6QcoEoNeZjdW99B347Li2v45yP8d//m4LjRbBwenR7dHJUC1o9xmZu4OC99VRPaGCpo",
+	"Lm2BtrAk6OPVqXGJgsWXwG1le+nm6GByqLzOTre/htdbnud5rS39n239Hy/9X+ctpBrVuBTjhU6TJJXA",
+	"0DqhnyVAmVzVnPZKpqTmtoX9rgLMrhII/pmSW/2Ecmssf2MlglcB2hV2QKYXhSl9gOQ6ygBGAppij8dI",
+	"XyeIjEcEUbXroijDN/KW+QpD5DMBaxichH7ToA2ESTJyScVMkn6X8kUdjii1lHESfE0f9v3WD2fdn358",
+	"txhbxd7tMgKrGAGwF+Pyamacti+paEpr5NAbCfIVYZO+ZbGKExFEWQp4FUvSjyNGpGyj74S+GktbxeRa",
+	"yOll65EhZVqIDSRaUVg+yGauxWjEB7KJpOLBg21zv4oizMIlujNm5G1Zc0bOXF+gkqlTaSeiBcaDNjQt",
+	"PcyUkaCDodIG6KzAdR3i6u07PUgtXA/scMrVgqSfvn29Pt5URnaZIsTQwXooOiJFr5vCA5OLhxiH583p",
+	"mOIYqKR4vpTNklNgduQKD7QQFtr4DhFcWKtVS7LNFudiprtobp6cvQzu0ESc3Q00rJqDvv6NRDTMqM6a",
+	"MGOAKNEkl4oLPCBJDwWJzHN6Wh9j0dQ1JFR48AztOjX5ynkjqaKwRYCG6gm1K3v8d5cL9tRuAbNgIW6A",
+	"oFAvUIEYlc2ImmNATEjvoyjoH0OlxnL37Vs8Hrclj5MU/rf62Hj7bPGavCw9iC0fpbKkmQjUKmGc3eoV",
+	"/LeQ4WGzH87pF2tFlaZb06Hk5cqNF7aHjaornm9c76fcW2y5c57ZvLWZWuZfvVbXFC4vqmGe9XGcYcqc",
+	"06Dc8TwieoYFz8iICBrgtwdDGuABrxcKtJyXPDFL9Cx1SpeZBLGgappYs4Uj9/UTFk2pQ0lfF1MvdnKZ",
+	"Iv6Bb8q2YTHA+oXWqGttr93prLW3atVblTa097Uqdk+ZjzCSpqLChHsUBgy0xH/kfC7abDO3WDh/fedE",
+	"cDZILkErWNl2baBsWKUijSG468DXYZDNVveQH/HgwVRTchO2s+0X4Mh8MMWEt8w5Z0wxIlYp5faQ7x59",
+	"b/HS/D1tlIM38B5wye5DYmAXfSh4NHBmkE2rr0GQDGh85KaPtyvtMzVnSjrVFQnyyB+IIwcJ73mszNuM",
+	"a5GEhXJdSzULg5zSz/Dog+1QkB8+4KKVjd4+xbzWdBu1b81buOlLy9A9xP6gtEXATcp+byT6KIlowZU2",
+	"mzLTGUgvtenmvdHpZrMNH8jY9gJLRQL/g0YRfrvR9tAKvcThHjq4/IgurlFn634dRfSBoDMc6C9+Wl3a",
+	"iQW7DdK5gdFho2UnWb77Z3rgv6R6o9iY30WdM533K72HTBHxiKNKXJBjPkG8r6x+mDb81zdLw5imz/8b",
+	"V7Aq08zhzTwMyOY8GJCNGiXVZSMup6+UFaZMQKSsSAfeRx8+3aAVgMCxarP/QEN/tWnxsDsbLv3T5vpi",
+	"ifz9WA25sG7vXfSOYOF8Z0HmdcZ35rfnpJyesGpYlqR9MzLPtALD3lkAW/HKMYrzIZJiB378e0zcRNcM",
+	"rmwTySQBt42OvhjhoM90//Li+ga91Rb3W/vg8qnpfbBI19P7vMShka5UYfBZgtk3lDKBAX0vdQOa+nc4",
+	"BtKMyTQXbs+AblyYZok01+1ROgQsI4scdnxJuZTBenhJ7qd9hEGTWFrPdqWH59xogYtvyDadrZ2AmNxV",
+	"0xSjS0Euzqp8XFXZOHYtAAqfG9u1zB+4BPLiEilt9ZoUW6bMtCl2DLRMjUpyUzlnLJPGltLDpbRl1zPL",
+	"E5m+xbAG+WHkZ5Jl3WZmJxSYcs62td0zKqJohYYOEETTI6WKGjB/wR8N0m0CXorTvWp2uhECbZTBZWne",
+	"MtjV2EEpToY0GAIzISxI4ly3JbpoxSAB5Kpm7dDk2680/FaOp+NokPVuuzEXEGmr92hVMC/B0UjFWa0a",
+	"3mU3BszyFYKPqfx1/qZlwRrdSPLMnGfjhN8T2i/mvX9KpLGE/csCjcWOJn9RnLG479oZqqVQNkmCiWlo",
+	"ovXjcu7OpB8ll85GxKyr9MUQm7bcVc71kNlma2hs2viCa8Rg3LkG2aZi2aAHQcGXdCB5KR6eiJnU5qZC",
+	"IxoyOhjWL6Y5tEW5z09ef5lTZK5Xzl1X0x+SUHxRiaLmHXJYVV8OvOhKxTEaERYjKFaHQj1pYjacETSm",
+	"EPTsTZG1j9p2BH4TkcjCAOgLKYNGCAOhVemMj+qN85IbfL7kHka+KMBNIAPK2ug85zQHv/sQg888xNNb",
+	"pscpjeCfqRYpVGItzE5JYQVLVzaKWTBsVDXqXuLh5Ykv5ilNGGj1ulXUagaJYbu4VtMawfWZvA56m3m0",
+	"wW8rrdjlCkWUEQBmBIZayvFn7X07zUrynBEWV7VdYHHSfcsV5Dg+X0nZ3JQ6rs5FZJh7pmR3F1S3XFre",
+	"L83uhiSI0h2hZZ3WiyhDvttZ5WUviair3slvpCEAXNpGFkTC1HcYc1f/LBEWgj5meh0EcUQZFlOUhArz",
+	"fXPmod/OZsbPw+hI8REyFHNvqlzvVyhbf2ZxefkeNq+uHG758fqXHDUFhL798/00AlHSzOxVnPSldDCd",
+	"N06Yvnd6RQJCxzUjf/tIuNQEfT5AuzuTbhxFfNKKxwkaeT2A6qW75ZTNOfOUOtN9USrqjPSwYMG2xe9g",
+	"pi3DMzC0isix9brZfSJaDUNqQqJHghxevIM+tfA/0D8APMAYhWTEnThWAk/hbJhBm6mReframbeLCyUs",
+	"GDosKMT9ezxWTRf/sHWuJrBPFVqBChxFvqg920g64vyBhCgerz4nEXd2k/MxDfIUuBQ0cFCOna5BWSqi",
+	"9nrLZVsXknPNS+eD9t/gQTWKQc3EgD8PU6QkT64kFL/QjfeS0DwEq190883y0f1siH6WzyPKHrRshfQQ",
+	"tKJ5WmvjgBz6wxWAh67uIv/rhPTuYxF9MyF8h1ybY+dXivrT0LV/z006Q76Mw8HlASSJAfMtoZs0UaV4",
+	"0uSzZPT7d9F2NvbF++hA8OChz0X4RkL64lo3xd1YCelAm6gAH4pBGt6yiCi419XUnTTRaRNdwEUfV5vI",
+	"ICcjHAgu8z2iZJJFNyE9WKVbVrEKVvToY13hQRudqBSzQSLsEpYwSxo+4Qwey+4tM/1ftfygCjFCQpkN",
+	"G2vNMAPulnRXTMdaxAfJLHWhfj9BCLn5sfXL56/b5SAheQauyEmEbCpIwlIGV0nxNvI1Y2SS/vuz9YUr",
+	"vuMjiD3oJaPQn8xPsolsQqLNJ7p3+USm7oqSAB6c5h7BXikmH2Vyj3pTA69iOMwHlvUNziwfG40ggjK3",
+	"ALpQ2cGbrjpT07ZUG7+Zcbt4FZfErB7g5yHyhUrlFmj/8qQYqQa3cjJuMEDzM8x7jbJXzq6RA0YrFKyY",
+	"NrMgilI8ukL/Aj/E4iGX9K2/gNLMwbCAZmR/mX1/paa7z9AzlN3MUbm5GD4/1x67woueb6UMzKO/aoFN",
+	"rGjwQJSFnRZaO0iuLKne+7OiKmYUz4ENTe4sDXaUit7ZjuJ/sfN3dtHKfL+FDth/keu3wCxtR7FTysjL",
+	"Uxj00+81383Bn3wZiOMhJaqi69mfjLpoACDKeq4M+cQCzwg8lQ7mPAWpB9ALiVY6//j7f2142aOe4GDY",
+	"RCGVirIgxcUAf6jtuqXvzUi0Xz/nZ/ZrYx190oZfs3Fy8FHzReJBKaBrLpA0aeOFDW+BQ8XQobge9REm",
+	"cw0AZpM7qpGSbtJ+CxD1ZylqktZQUlgRGqVo+PrYBCev/ai4A5N/FeikcvA0SMnjIUErStARtLyMx2Mi",
+	"UIAlWU1zd7UKXAQygsQoNtMt5uzi8OD4ogp7qAa10k6AL8YCAhSua0JYGbLEeVJwaEhg6W6jK5k23rau",
+	"I0RUPR/8Ybn+H1qRz478ee80M3r5E56ZEcID42YuBS05S1ukY5VQWDl+dLuivHu266qx3++b6F6NBhxJ",
+	"u/vkHbZUYvbxsqJNRtrewmqcko8IdEzEY60576WtMgCwbwLe9JUxl5L2omlmS+ewGTJdIOwfZaF4OZWK",
+	"FMCXTi8O9k9LFZnSMpIbt5UhlVGQgDAVTc1GTh3eduNlMxpDbTppM070+HAaitIU7bKeNanhanLR7STy",
+	"vJHfpznWz2SBZHGKHDbRDB+UinHAKjLRmed1U3pPSRQmubKQm2EzV/cQ7sF3fXPJAyFjTUUqTB+VNkr0",
+	"DkHAojE+ssmQR9BESf8W2xrLFW4TRuzDFH4g9mGhOVflahsd6DdrPvY1hf3ElJYmpp28EAwhomxOcu5F",
+	"tuCQkQn0fHojk+cn7TKzNOk0XxxqMyWyrxRIO/oy5rkg2lJuvaxBsEy9HJRFLjYKKtjPtAB4bfZr11ms",
+	"121VUd7dqi6sfsIHz+p3mW26VafrVvVyXIjBXy4KaqxV/bidmUbt6B1kCHc30QFWRJjMl6UCA9WUvKbq",
+	"T5CqLt4ry+QmtKSrQ85sCs6y2TApr2XQwhPF0hF9yejKszJfKghvfQDPo/0NYNqaU4Zbspuu1QBKMMu9",
+	"sg69caDoY1mTKT0ENMaxJNLZ+pRItAK+AqsCgkYAMHXGLtL8AJCXzgmAIs28q3sI2tabGmrgilFOXbHz",
+	"nTWizctKsUqZ7Qlh23YR+mjqFskXHGgNyf/1tvEft43PBoXcGLzwuIKN+x85w7aGBwfe7cA1MyxnWMl9",
+	"qiWCYxHVfOlHEVUxVsRxCG3EFrKV0fkLiJrQiJvbjA7MkN+nEfFhKemA8VJnnr6kLP5wef5dE324PPqu",
+	"iT6R3qVeju9O3tuGWdpOdBU56Iy+Mzjn9pvtzk4XjekXEkkD/yNpSG7Zytpas7O11dz0PPcrBct8tWnz",
+	"60zDM2xjypo8tiYM0kf8A9NTqnUzHYPjCFqeaZXp+sfvEIC2m14FK1QhBwcwRWZWNjM3OeJ6kFSyGJ2S",
+	"VkBRfpRlban+pCZSdXPok6BIJSLwTBQZmmz3SMTZQO++2hZ/pqXSt2rxXKuH1by+2Tbom51Z2Wr8iCMa",
+	"wqReCeIiJArTJRQ2OEvdwxakGdlHl8NffMLRg4WvuHYJ7BX+/El6aTtJdge3/iCGtqOZC96kLQ1sr8s5",
+	"pSwviCjDUyFOV9Pjnxnjc9z++dsL759bJl5G6H9KFKByxcuCAaVr/lfFBMoZrm2paazBl8cGEsPyvseH",
+	"NvKZftfX37mYQSkUy8taPxFR7bp3CELQ0VRfmPG3QyxBn3aF8TeRD1Mu/qbnUbt/1DFmIe/3qwY2FjyM",
+	"AWQADe2VqEfUhBBIZofo/V8yVPuueaGPzFi1Mi5MfkIybBOglSQZ9zOjIfb2uQGRgaCRPmMkjk1x0osj",
+	"IjOtqF/WsCuhZ445CyxRP5xSFFel7km32Q0ZnQzYhV5SOFDow/XFeeqrfCBTmfTMsRUTPxJB+9Nb5n9p",
+	"2eqKlqQD5hByH4mLegk8sRqfdfmPscF+B5OirDH5PHhqEHHIujXDJrp6f4DW1tZ29PA+3hyYMTsNdUSj",
+	"iEoottX2r6kRaqOPkkDCHODlDAmiIczO12LTX9XGiakKNZZM09aLjfDUZS3zGKDskzKsLIpCd7PlrbW8",
+	"7o23s+t5u573S802Ms3kGCm42ENpERwGcYQF2r88QSFJElSlbT6E+mSC+jhQ0hiYcojHWrqPDYx3lnoA",
+	"aqx3l/kMLfsUNskTeDXjq0+ZKjmhZlmJJHZdE+FIcuPnttkgGe6A63xb9F/IHtUs37YpVNWaccW7AZ3H",
+	"dovGI0jUzbO1ywcxI7XtftMv+oSEt6ys6s8wgL+6C02mB4xKgjBzz4kM/N5Y8IBIaSpUqDLLYaHHAGJC",
+	"P992FtJc58OfroawtmuUeJ63WbNtZ1VV3oxZYGaStwueUXfq9A4Hl4PnKCEzAmpfKS3YS6rXGcktIWdu",
+	"wHqHMtBtk+tL0A/Nc11grkKeWGAKC0rPVIKdRSOCfo9JbDTnZ1Z620jAWQUEgya7yas2Y0WK8wcoTstI",
+	"LucSMogK3uIWAs0GcdZRcdL/P3vvut22bq2BvgqG9o9IHZQsyXacyGOPs90kq0lXsuIVO027q7VDiIQk",
+	"1BSoEpAddTXPcR7ovNgZmHMCJCVKpnzJrf7RrtjmBcRl3uf3LUtvQ8QQ1hxjCMbuQ0hrKIGamxxtazHY",
+	"LwZwftjGT7T9HUVwMnI5rCty2O2GDvQ/VUwvoN+/FupXLQnDmiHBqneM0MRWZ/9VCHe1dpQt8PRX1woY",
+	"ooizg8Dx5AEzY2Xepch4UtqSGtrHoDEtrse4WzMAgNtyp9ZyU4kZFeKTwgG74tK4Qm5uba45N9EU8WAx",
+	"4RUOSudFaraA8oQrvmRNql9AIreh0iYt5vgLnQP2mCFhP7BDhMU6NXw87Sm8XsSs/+nT8VCFhA40gIIB",
+	"DH2lCxOlM2GNPx/qhGimwE1pMinici0ifi+QubjO1LzkKmgQhM5vW4EAqpqzcdCPNHt5fn7K8Npj1sVa",
+	"joUCCk67+6HQQ85EbAdP5wRT3O57qTMBD/vh06e7Hf2NwvlVUUzjbijso6AkLAvJ4IIAc1Jli0TPo6xV",
+	"xZFkuVFjHDc8SScLgcYImQqOMiFkmkSQM9HoDdr6B3ODcJOgXAuvwTqa8A9r0eO1l3bgqtlCGyQxGbke",
+	"0mTJhDLZsrxr/tAIGhFldDrQDPTRIQwX/yLVZSoj8XHOYd7XgPiDxlWaXXxEqxFrn1EilSv/gjWRtYY/",
+	"Hax1igcbQgb2IyZ8goy3Y6l4Iv+12qV9rYSkyT8ryLZqPNHNSQnUp3H5oEKmYgPD1g36MfLEQ8H7W/24",
+	"ihb7GycS1sqgEGDsWbqo0mQ/obalk6aZltBeNhUs4do4XTleJLnR04TSAqtfusCW4y4qq7huWUasmwO1",
+	"G1W0yY2yLTYTjNcP0lkTWFMcO/TRguz3vJM3s6KgTmWD+C3IW3fKYXQ0KC+DS7rFjnRFKMcSid9QDA8V",
+	"9cM+YWSDbfgo954VW77fPbiNFPdJpvUeFxCCnS2Jhj2dLnQ9q30BjSt0agJ3gNf2QWkBVjb5dX0vdGrO",
+	"hTabottFc26AvmMJNNUaGz4kF1SZ/tZB5waUvjTaOXUyMehmrgS9CzfeJBK9cv81H/11Is0rk14ZYC5M",
+	"+xeLKxeXulOYqY1NYgXDSqgYKAStAchCOA4he//uNaUUp1hpBzoV0sugLCPG4zizzjnxCjejqYgurLtP",
+	"MIyG7ITc62nlVJmQNMPARg4ymbFxxiegT9k7EctMREa7LPpQYYuwtztvfoBLJQ8HT64NT35IswtAxnlH",
+	"lsWmA7dug4BVXWgsspdQCAztdbxs/TD5Wza6T6VnAh5ykAvkwnt8K9mNEJJ3aD25ctN0ozRU4eZCA0px",
+	"GioFwurSfB2xULlBKoVDhZn6pWRExe7swLs0YeueQYsXmpxz+bNYniyquCBO1Crn3MnpK3YhlvbU8rgN",
+	"4kBH6Vwc53QhRcXz8vURO3l+zqSaWBXk5A+B0NtXYCTTZa8HjU9tPpftC1EoN8ARIgsyz0Tmxoo//eQ2",
+	"358/nDeCtcoMED/UDvlIlyEim1sRKk+ePXtxdvbx/O3PL34hiMoquMuhejsyVgxajQqE7g74NWBJOkG0",
+	"XQJpxO/G/jprqcPr8g+14m2FmX/DuhBdZk7RDx+Us/NHAEU5R4J61iRMSkoF7tnfh2D+bliCIi9/1ToU",
+	"BvjrojI9smGELmb8T3tX4Lp6coJ/BxsHybS9K/3/wF3/jQvy/MVfXj17sbIgAEuXCTbK0istMs0irqwN",
+	"ak1+/DDdYSe46kk6sYI45pFhsrgJYTj5BGz47s+ADzNOqarY8MgU6ljsZf9T7JzOn3eWLvDkaISXwCks",
+	"5fzsFYCMZQgGJh17OIYgR2hA4LrxWELKApxmlxacLRIj29g5S2ygemBVaSYirqm3uZBRtG8jggi7Ud0F",
+	"iyyaci3VJCiSprMIqKPZGAP0L18fBUMFrBMYXFgjnqCthnF8hEVmLjABlgXPjLJrM1RD9V//xZ6lyoo+",
+	"mSo9VG12kiTANII2wRbyGUgqSRUli5iqLsO9y17I5pkYy08ddkIQPS6oxlgznKSAftHZi2YxGAphi1wW",
+	"ALwCu2iwtwc3WpNo8KT7pGuf2rFDg6QealqoAuUzkTzjWnTYqxh/9f79q+e6w87lTGjDZ3P87UqODZ6F",
+	"dUYQEmJSs/D3IcaHho0BGzZw11NfD274YSNgQ4osPUtjARfCZVIZvORzeMwOul1rtGkWUgFNiF/+99+h",
+	"jjJwzUKff7Mi7aDbp6sdNyeufSVtzEG3RxfbH3FKTphrY8bqyDgV2KoOPc0QUMqzI55LqqhZAr8AB90D",
+	"eOY7bgRSq2oX9jzoP6XMJAvfCZMt2yeQBKJzzprkZrbgAR88Q61VprBlINzKL7kEQ4g1OQTv00srqrn9",
+	"BsMz08r5dDF2huM67O7Dy+1Elt8ORRcRUOGE7lUfC+8JB66RBgxBKhsOILYKifjMJMsOPJeCsR8XCrDl",
+	"QyJCpqYIl1GwT0msqY7xoCidzaQxUk2OiZe+nJOhQfvAe/gqFrN5aoSKlu2fxTLs0D50d0y5BsgXHkO3",
+	"c7N3yLQ99dR3EbDHXeY7Mu2jrZZHDd+i3AadS+OnD/bFYXffnfeS4h2qFzyaFiYdjhekcMJP7bnIqEyJ",
+	"9mX+C/sGcEYoXZv/5ZFmFCwYKmDekRoqsYVPWxY5rgrCuMPepYnQLOPqYqhuwATXBHazVpkRrsPeeqrb",
+	"FXJcKLyECoASPe4x40T0TH4UhEuIXjc/LH1XX2AFl7vXTbKL9w6VNeTgU8jzHiEt5cvz89Mzb5XZw0lF",
+	"zs5iKCVyfWA5AHJKruKheuE5c1sd9sJnwwkYWhXyO9y/ESGyQyfNi8GAR9rK9YEd/7/dsf43FnWzfw/V",
+	"v9vtNvzP/jmMqMTVQInrv1nI5/NEIhjC3j90qkKGF66lz/9dyNtCRmz1ukIRxr+ZdUWzyAqQqfjEXr45",
+	"edY+e3nSP3zsaSH4lT881ggPrIlcJGpY+UQtokwY+9Kh8nUkJP9ljDIeBof/hOnHf3L6lZUzw8bnkDXR",
+	"MWHhinsTto5ZKAElA/ErKAcXUIEGm6ZJrKFow0y9xNhWGwEInlAOMXdVHfBwOlWYxyqlHyDX9wcaGO2s",
+	"P/ikhKfUoNe0YNe2qSTGgwkTzTZVwuR1MMFKIUzgVEOUKm243RZyJrAUJ5M6VQMrqTJhl1hiAB9VuVVq",
+	"sRyPRWYlA1VVqxhUQ4edY+GOAzqnlUPvzVfcc22fjbY3NwyieYhWcjXVIvrozBFnqMSoodxaIUyqNm0x",
+	"HqeZKZWHW1MeknqZQPwXxhcmnXEjI1Qg1sTxHuCUz+dCwWjAC5OUskFwempehbLvfP+T+oBgS5sVA0ag",
+	"CHzwFlW3BnpLrpas/+kTEYvZo50DYFTFcxjzER17vjVmjUbCx6Co2sO6qpVxJxdy8rEm+8xCuAmtKSt+",
+	"XCB9AX0nuur4heXYbBjgbzA4G7ImRrvtGzYlHVuo9ItR3HBznuEYdPt6YYw7KQCHvZendULQVJp6Xn2u",
+	"o7hnpABHp6qU6piFnEBw1sqy0AwG1Q3XSjWBp26T9jg6LBTQUAbFV6KQW+pJ4OEbS4LoO71lMkpjaU92",
+	"msRWlEJyAJ1EYl0YgJmGuxNtGntOJNQNFdJimeBU7kXqDI0Sn9dAwWjyoiOnMM/snCZSgcr0cFKGT/CX",
+	"9hPXYJyI58qa3dYIxF2/BRqqgzKfz+d5qJWa+pFXowI3vfyiKhQn7XO56Gy1pYLQByCJ+n6ADjtDVwwg",
+	"8LCTac3StRZ+rrmQApJk9FCFbhjWqreDCwslHVcEkJpmYP071jzwAnRrjVkS2rakcQyUnp7IijR7H8xJ",
+	"BegVOu6JtD4psjegm32apfNMCoO9KpD98RHjEqSZEdlMY4ubSYoOeoHBftDodbqdLtSCzYXic9kYNPY7",
+	"3c4+EYdC8GyvcyWSpA3W+t4/ri50x9od9i9EkLcergOl80GM2M9iyc6Eg8uG6lA7AaUQlXUj4b/Un0N1",
+	"pFaIXcgYDb1Tb/QOAOGCNVF8Um1cgZa2MWj8SZg/X11oyIdTi4MdZr/bdVENF1RdsaVKmbTfG3a4EHLl",
+	"yaQxaAAxDCSyLuGn/uFh7yngANuXHsXd6GDUF095b7wfHT6xfzDLxqDx9udTpClBWqRG0PhkJ773z7+d",
+	"/O3nT8+y8V/OPh6dLz/8+vLt5GgaXZ7yuXyTZFevOD+NXr5/l2IfCNpA14Vu//zh5zMM4qwvilXxWhjI",
+	"pxx0DzY9ys/Z3i+p+SldqLgUVW0M/v5b0NCL2cxuwUHjFNUYLC0ctku0bUorDNh4EzuZjZnAqG/R52kM",
+	"Gric8CaklYGwIhQPpLpil70TZpGpAgycPVBIBwaxKip1XSEIIyfbH+aDbq8zVD9Z9UIlbnQ8vetHdVz+",
+	"kTldGiV+8ygpsIXhHMy5zCAsVfjzgBJIPgsOji1ScAUgxHOJhMyhbtiFwEH/KWacy+55h70FmfTq1Nsj",
+	"jBMCQ4eduDoCDDOBeixVXLn3DJXUjIwQEGRznvEkEQmbLNBEobij+BQJsq/G2JmpwFxSCyuFrZTGUJS2",
+	"i4IzNlSvTrEwOrESEuYBrb/9bj7pnCaLNQ/6T9lILFMVtzrsQw50k0HyVrua2qGC8VpDFYoK1NJ/jSau",
+	"HqKj5WhnBsUaM5mHPFYmlLx1X/+ILPgg5OFdxAUn8xo1VFjcOI3kzgup592l2Gs4AJg6Edr8MY2Xu4kv",
+	"H7O9tuHQTVljAMVBbanaCDjannNlZ+Vpo7YEgmG7ZtXP5dyPwya4sVTGxHzO7lU1EHfpnmMB+1x77Pkd",
+	"68FrtCmkIvHZvV58/pHHfh7sLb3rb3kP0cg0g9Ire1Nv//qbTvkySXl8nqaveTaBeqOD/tPr7ztP0zdc",
+	"OQBosBUOuzXed4bxgz8u9HKrZrBTZk8FHK9cgvrNlusEt6L11EKK3P6b9MJlekEuUU6lWKZZtKNAWUz5",
+	"Gq0XIsa8lhf5zk4bqhMSvv3uQaX156kbIW3mLcCIJ4kVEJqPBbaxzwU39nlFzeibA2gQ2vAl5d8859uS",
+	"eN5y0sNcq7Q2CBYKOxS+mrz73MTcJHUcs+MNxU6ZaK6RmY9//ef+ZXfW/+Uo+nP2t6sno/PexemBfh0/",
+	"Hb/kjxcv0sPJ/8q++vXT0V+u6suZd/ianSTNQUUjmvcVbnywb3hGdzlr7/NI+/VHDtfvBmcLy3E3GvWQ",
+	"ZcbDjJUwRFmR+15re9Hq47KvtsFefyMat9YL27gGvVLwZIP1dhld/rmab730YTcW8rfaCH7p10dUaxNo",
+	"kYwLWyC3BDYJ2GeQiqjk1Q2Yh7dS4oqlSgREV+u6MNOF0YYjLFZZOqVjDOHCJsNImTPw8bI1M3+N1Tf3",
+	"7btoqrvA3VDxFfPeW/dkrFXZ91BuDl5IC4PDeXasnBu7WrdORwu9ZN4y9RZpjfPh6wVkxiDUipZm1bEB",
+	"3DFxmqvTG4tsmsrT683AoKHEVeE6jxfc5qYd8yvVPujXl+HlL/jxjEb3ZQVEqpXd/GBMrhqTXqA9cwH9",
+	"Vbn2SO9mQ66IOJI7WyQcsnNvtyGbOTVua0VeWdlXwqaHX61wfYNnTDTgAdl3MWtSDLiF9VTA9O2NVh+5",
+	"7LBTHBW4omqonA3pHuhuwcpV63CXxfD1Zm+ATQdDJU0hP5+bulE6l3a8WYr95fihwBXOkCucMhZ3aZuS",
+	"yecO3I9po34Xgu2kuMmPtx4Uqf22/C6k3X2Y5Tl19srkYBNlYS5vZri7YswtMg2aL6x0qjCwvGn1AQJh",
+	"aTb5hc9EGECRULER3K4ldnH4UOVQRYADy7jG6gsMBrL9bjvmS6ihMJnkSYe9sDaWpmS1ADzrtlRaKC2N",
+	"vBRQHvRazqTBPtl9KjF1BSWAge2NM/vTNF1kxzilkO4tXs+aB91uwA66T1tD5Uu10JRiJyvlTuxae84J",
+	"2GyhVCHWOFTe+JxyPRXVIcfdQ3/vaD3foxX/BSKAlF0qgnLRNtjIAnWXQUP3wTtJyt73ICnPkbIfosWY",
+	"I/RZazo4Urva0dsEF2uYaM9SNU5kZL77wCIKM0Dxx5m9mdR0j2/n7aAbYx9rFqj1zXyIP0kngZXiPqE/",
+	"yFMaTSBN/ihV2ApWk0xD5f/6kdrWCRmFb3RyDeP5T6hWWgGkkXwJQJoOFaRCqHbDDgLzTHYMKzfbP7pf",
+	"fSQ/xV7Gc2uypLOGKtf0aGA2Q7rgI9h/H9H+g2+BeipyucmcbQXEn74wbnJE/DFdmLA1VO5olEV56PQb",
+	"jiwHRvfqwN6Him0C7VaQvJGaXWXSGKjIJ4KjjCvNS7VZVORlrJfQYT+LuWFP0QjvsFPAw0cVAWW6rhB2",
+	"kek0C49RAQI58JxPBBb2AWcTYdq8luoiL90NM5H897Bhrx82wtbdRgNeS23OaEO+cJ2ac57xmTAi0xtb",
+	"h/JL9kD7Qs/QNRc+g++HVp3bZNj/jghOq1BIhwSFBGn162HAx3177Ryes9/pdnq9/c6Ro+eFlLs9X5iC",
+	"z04mMLDGm/RfMkn43mGny5rylMfH7Nnpe/b2jPWOPh4gI+QbHtlf/LUFU1I10oNBr7/LSHt1RkqS4HYD",
+	"/q2oumq1rZf2TgVmZYUPMCfgV8pwNgLqsoF32a1f0VSIhfyLLMHS4WNWOhPe9soQbniWZqLw+PyTVjvM",
+	"Pn9Bz+K+4rXrSeP64Q37Wy2NaEOjWmPQUA6smtqMZiKWfI9O5t7vF2L5eavCwxpR5MrxCL/QaOB6ncqc",
+	"dSDu4CXvsyQs3RhxbVoddjJUF2KJf1lvjij1RjBkwYGxIgONvRPRWkhrQZpNGigpGIEXAhR7VlxO0jRm",
+	"zfCZ/U37WapMliYDNs/kJTciYDP+qc0n4r/3e4f7j7vWS5Cz2cJAF0PrmIWvxu1fUiXab7iJpiGVW1hF",
+	"Fr4455PQD3QfmjjKEjzE2QlZk9NE+fA2FirOUE2UvSroACi2o4Wbypr+aNcS4KDXhfv6GtKAYQKjdL4s",
+	"rB+WRpfxj4aNp+Mnj+Puk96TJwfRUfz48CnvjwXn3ejwkMfd3iHfH40Pxr1Rf9QdPen3o7h3GD+Oeoej",
+	"7rjb5d0nw8amdrvSpJZOcpkqYp1NtoaSgVnd+0MZB6FZnG/Yza3Se68Hfq605eGJK6KutNMqZF6trVde",
+	"izq3bBWIQeMFkd1u+IZHmp29PGn3Dx8HSFsd38tu2C6y96tSsnj4K7YrxB/QIO6wX1JoKVhZiu/ho79Y",
+	"BGy3Gr87C339vt7b+/ffPpc8uBOnGzAA5mhjnLKjxsoKZYd/QcapXUxbkJnQ4PpbrhOv7JaxP+JT9zz2",
+	"WaVWhP4xbHHLKUMRYxa6uFIlGPawY+owRNYcINkPW4PibnYqZYVvKFireH6ksXXHeh1ARULgldKKBpPG",
+	"fImQnMJ5HPYvj/RQeWrRgEINmuAmHXx+XuDoFbo1Q1lzDY83IGxj7IXKgXlVzvhDnWnOWY350kH0z4Ra",
+	"2Evhv8VrgWAdYMVYap0zzzuK8+rqWtIkAShMzFuMIVCK/Y/klpW1NaPmhLwKHlTggIotqUVxqMjPXakF",
+	"3O8e4FMVyRZW0KJSM23AJ8fc8iUAD+d7QnyKxNwMVYhRw3MJEVTsEXSeNtVN8CRxXMfQwULuM8AKMM76",
+	"3W6HnWDWZixMNIX2b7R+OBtnsCGgJ8KjtW7sLa/wMnMbpWzOXam8fX3dHoH+14p81FBBs6yPdFZZLYWD",
+	"sJvZAjva3ramCo5xsay3IA2ujUwSrx1WhPphfNA76Pb5KDoY9fnR49HTo97T+Gmv1+0dRYdP+1/Jbrku",
+	"YGkPDVh814Ys37grcZIRRp/YuK671yO10721o57FZd1UImP/eFNrSaVtsOrDge+imIvMbQNMYVwiz4Nw",
+	"iU25yqO89rQbWU1nePLpbWlW2pwBK555Kwig/+1Gm/CG5hIekimnNAdJtxw3zskwtSowN9lRuy/SfUz7",
+	"eUGpNBdOarfydbiHOf4uogi7GVu5kHd4nvUNrdw8QkiVLSlGniTY8p2bRzlCFlfLQno/KLNbQigfGs9n",
+	"0I3WYa69g5A7S/AqgPzSLCTorHTQjEMOruWtHLwL6yywxyov2UBbBstsoUuj6+ppj13oPS/KsCYq5f8g",
+	"z0gjdj3/vpXkYKjCU0KjITpTw8bWuA4d8jr8GroEqOXrcZHGwIGPwvOT+ZSPhGEH3W5nqNxzsSUCrbiE",
+	"Y1s/iMOIz1mzBEfjn1c0KAdsnAnB+gGbZynrHwZDu+Wou50tVIIJ2NZ6971rvB/Q4z9iQDy3KmHY2vAl",
+	"FUIXRp0HQ+jTPSI6DtgzyklDi4zmcprE2G5p0rkGEDCseImHwIvtrR7NoiTVmGgtpJB7XRYlXM4weUyd",
+	"JaU8clAE08Sa7uN8jrnxcBwrNX9bU7rHLONGtN1UVpbu2WHR7DxDPtabF+8Bj3Tj6Odf3xyc7lB7tzKE",
+	"ey1SwXW+1hQ5xcvqmyB4w3Mnqz5XQ4dtgo8KVmXFjbOv/etvwUG6FItzzndeZpWajyBTPMzyoFEtdDw6",
+	"M7KlH3QPak8r8VZVz6eTptulZOdbzzLXrd2xk5sLMB8MdizK1yrSYtpZqktJFC57CCW3WZ3+OZVUdVcK",
+	"Fnu9mT/rkWZZmogAnH8sLyhQzKIT6zMNQ1UqeXYYBf6JAiVu86C7j+DpVwh7cqIYAfYEsL6BdweBEgD2",
+	"wFCtlioeHJfa5rBToPD3pzVyoKjqS3WCZEmZZaVwPYGZfeXn5zbC1VCFoFSXH59Gv/ZHfz2a/Tw/0Oe9",
+	"y/99ot7tX/3tsXjZ/cfrQ/5T3J+8l2//efTXi/pCeHWo9yqEv3R/BCaw/YZV4qrYKvJFawHryIWf0mwk",
+	"41ioG8VOv1gFzt1kH3HjQY6ueE7yJm1Yp63F1IQYcD0YgEejh5SeNXYDNlqoOIGSJ0LUiNNoMRPKBIxr",
+	"gA+4Udv/27lQJ3P5Z02n/jbd/w4F8Wb4CaUTtI2wdQX9tPoowXedvmL7na6fqTvu4z+fSvi8R9q/zb2J",
+	"Ne2CtHZr4nfbY8lnyd1tj9vsir/Zkey0K9zYH3ZF5a7428mb17vuimyia1Qpqw1GT15rbG2wrfXGN2tF",
+	"xBG8zSa3MRrU5rLZ+u6ZG8i9lsSm2eRai8BORn2DAK+u3K7FJf3xWwEqqlWLE1A4NnAmtmraAk7SVlFa",
+	"kToMMG+InfcJV6xppD00cEgCB7aIXgMikVZkjOwefptNQtZEpEest5xvlLd0fG5lrf6HbM0vmqP3e/Kd",
+	"4PHuO5K2we7Z97fA9vf5t6AxX1S2FGN6FLwEPgMYOty1UZqki0x32GnCFWERU3JjtMwhoAMCYwCILXjM",
+	"yemr9W2McKa4kUF3VG7g9wCqd0sVAMNHsqMICzj/66enR/u9x8CMIGkZ/qv709Hjxy9ygvQqnQEgq/3H",
+	"7BmxR9XXIf5L7tWt/KIHFREP4695YO/flfyq6go3ze7CwR+udZ21x2OzN02OMBJ8Q8FRaTCe2L0pNIAz",
+	"X/Yd4rfGnlbuIeUfaetJiGzMI8GEmkjlYdaxYIag3wdDdfL8/P9OAP57Jk3A8Mc+Ng6MreLE3zyhncia",
+	"sZilk4zPpzLSAVsoafayNJ3tjUQcMDBXJ1LoYKgA1h7QEzFHhQ/aZ7HU0dSuYcDmyUIT/H0Wiwx5Rq21",
+	"+/b5GdMCuGSgueDk+Xn+sWk2VFKxt+/e/N/bbo/tsbdvnv/f2+5+h5287uVDYDM+BwJKky0iq/Rj+hug",
+	"0KgYXoLojjQ3diRDdZlGfLRIeLZ04I8O6XsGzI8oli8gnKBZuFAzPp+LGLn1MmFlGYQPT7p9QEnn9p9P",
+	"APABwg8Ofb95+pdeu8/CV6EV58z+dHDYQrMfgfkhvw1lMBpyi7BGugThzw3cuE9lu5xd8UxJNRkQtLSI",
+	"oWJ4yi8hV5VZWTKTcVsbvgSFcYJAxfYiRCOERho313lnCUhFRP0iV4RpfikAYxpqk61fOuKxu3WocORJ",
+	"qknTQXSVcIeBYnkiDJKAArEgJOszoReJ0SEWmNk9EeQhaIekHg5VM6TxhAEL9YWEBQhYGC9QdgtkYf0H",
+	"9uW0HBg6jW2FFoseG9jPvICaJiouo8vtYZAJq6JBtgfdzVXYyoea8StmxCfTYSf+KQAJCRVwJksT4E19",
+	"c/ay3eu2oMPcJRPcRKcZow+jyjWp15pTefGLsZvIlV7RnsWy8RVZgDCz0NUUA1xTgnvhWR5FB94j4oXB",
+	"vKqsrOImXpcQd3oZBgAi1/FMKkRr90gmpVA67Ip26cn2lUXc0vAVZa5pPOExU+lQ5TF/aBJLkvJNJznN",
+	"ATL2ohUQdliI9EShTwZwhgwbBLZaLvQ/6B6w8Mz+PU9vQ3kYnBuf7nfJ9jnPtABsYbu4ULxWOBM5rmG/",
+	"w/4IyLhU0c8WIKzCs7fvzz6+fH308Y9vn//t4+tXb16dh6x5wN78sYDWf8wOevsOLjCgQsU0yRGme92g",
+	"2+36Y3zMRiS60jHjIzvgXuHPINBAOVwJYZiep8aPDtmlVybFXu/3qRLYpGcknCEHYxsj7qRjhj+mVpc0",
+	"RQljH0HUugH2quV1iZ4TYnsOOkR6gpPYhKyJ5RTop8FmrCgtpf3TQvPa+YKDoQqjRCoZ8SRkTULBZ0UQ",
+	"/Aqr+RW8+2VydFOrGXmarES/1pp8Rd8JqdTaVqUf4b1aw7Cxan7BO5DuO3zCy+Ro5c41I7kk2F0FiD+a",
+	"K/KddMotDeidc9gS5ddHPpcfkQTLZbJXJNtaCrt3+xT2L2khO0rsWFVysUUivI6IHiqnGpprwrnljB76",
+	"ao+2MFS1awdO+dKafu/cXr2NH3InFQdl+X9flQar6t0hLmIU+JFGFmenvegCKMMfU+exEfqWhQj9Oi4i",
+	"YayjN/XVyxfKdHd//+1z8HuJVG61PhBFivOhrGth5b01/tuotpxeLDiBTkFUOIJeC0FTYpHvpTHI76t2",
+	"Ev2btjZhePFGMPmxK4NfYeAr9+RvsnLzZgxnpQ7gSjyzzlLkiidLbZgSAmkiTAa/9mMZLakuxJmzWHjh",
+	"ngnYyheF7vKAGt01dDiCA4BQwr6Hsdh/PlQbG9BZzf5za6PlLaKxK8bQQuihgj4E7DOHU/Mod3kqo8En",
+	"i1iumhmrdgS7gRnxWoKKfpPvuK3tAm/tsHOv3/kF9hPKpcHXN2dzvoEoz5N3VvQObuIC3T5O8gZkcbd4",
+	"56c87jdnf7KD620YG92/MrwSIWz3FsOjM1IeknMjNwyJ7mnsYNO8pVs+14Ae+LIYBdSGkQula7ow4MJz",
+	"6x6vWHW1WvDzjf8OJMFuXfj+wN5XH37xBd9Kh+MXNp6+Sp7GccyWwi/1dLEX1dt18U3zOes6HDoFN2rv",
+	"E/jzKlROOoeiflHm30sz+2OIhmUYUEgigy7FFVU2VAVdxlZV2bUwLqxZ0pNb858YDLQv26i+8CNraS5q",
+	"rARtLak7gzVpClhoJyZcUQj2d5sUlSPer1l7aF9OZP2bdILXpo80DfbbU6s0iS4oB/ujNEgtlE6zj+l4",
+	"nEglNgwHMFg2KNHHB5Vj+fY0VX78tuop2qE30FBw525qKd8296KU8sd/KyrpO1EtVlTR7BV0Cf3iHnL/",
+	"G3QFMq8RSdiNE4TXH7KtacRnmJVBTlyFs8KaOp0JqD0UPDHOTWwdF9OGeQc8i7MUWlTzVmhkz8eOJXqm",
+	"B+q1L1xLTmCTGIXEpSEwSelK+PlMDFUaYUNkJPJ2MYV1hC4Ckol5mnl4tmMCGC3cCAX1E27EFV9apZfF",
+	"Q4UZU+CxTiCRZu9twXw4TGP4hHXliBpQULlCyJo5TeyWMiGcHIEC5W4EXz25t0O41V1fDepo/xg4erv4",
+	"RytCuCv7Feku3QGoI2nK+6kqUIQ5tuuCRD5TJ1ZZuCPgWacG8hTIrooW6TElmY2jRUVswDrlRKsBEIpw",
+	"690CICcQvrstf93ff2/gl7qaYoLuPakAsuvuBrkX9xpBI+HavNfrz+t1Bwc9eh4ZVy/mMlqvwACokRYU",
+	"RImx/GQ1drrQHy+Ofp31P90Ewg7nrY55QnR4+guf2h/cWwWTgvIeJaPCHdhtVUMVDqo7PbcqONzKHghF",
+	"IYskQWEBLaEOsT814pitNZmDc4md5h1mDymR6vG4jWTEaqjAKUVdngH4r5hjW12ydN3x1p0/eX6+HrCW",
+	"yqGFFooJvpDowUJlOkS3L3/feuh3rIPHQd1XKTxcebfC8UIsy/LsL6On5/96d6Bez59EH+Le+KV+PPkz",
+	"31++EN3Fz/KtOfzrP//3qrbEtLsTYEmQwhFSC0um0qtjB4dDTc4JbusOe+e3KGzPYH1fVtAjU91eYVf6",
+	"TdnZKLd3W9nYCe2NQrrYsf0gr9U31dGQ5+nvTtZvtPfAVURZnggEaqsmuR0D0QA5YijQD7o9hAi6mooM",
+	"jsNlimASPrNv71xxyL6Q4EXOwoLgXSetu25rPCNB93A87tJ5sctyX9s8uNdIx/ohWsTStJN0co3XdJVJ",
+	"I9iMA05NqZ/Ch6nL3lQ5ln81TVkTG799tWTmEHxamILH+IM/Ai3o4EOgPOtNLzIww6ZE1AmBCTq164F8",
+	"LPK8UT78ejz2LZnuTZ6bvfh1OqkV/RfKAJP/iOLsq9PmUUkqI+6Ho8dR+yh+ItpPx91eu79/cPj46MlT",
+	"Poo2ZWZ5ZNLsTkLubuS+ENbz6zcxhuamZSV5gUbWmTRi8xCx2WATzt6uI7RKIHO8CHao6whx3trrnYOp",
+	"56y9iuHZvVg9fTE3om2fvfMceh7u7YN7cu3gTHqjoX2DnAARzVNpu8DuhVBAXP8YELI+sWGukdx8Du6C",
+	"gEBsgPUnBwqEw8G4F/X5U9EdHcX70SF/Ih6Pe3E/ApWSTQReVSuddpPAiBVLL5TJljsC++MevT9k//z5",
+	"D9mbmxUGgF5nCagcb5xAxn9bNcDdZXGwNWc7wAP25oAWnqYLLVCZGkhRqBhyFr4JKm4FViEiwvFCSROw",
+	"LKXUxEjEA/bm3S/BUGFrM3RgpWM2kpmZAgmOC/HG9NVUhV9udMq7skrNVtA2ME74RDO9iKaMa+aambDx",
+	"aUsF3VrVwTFTfIYOhv15qNKF0RKsKriGYkQFzoM7qVJ4llfcoR2a3WFx3p+EeYbLXce8KdYOuC3w7VUP",
+	"wCjVItN2rex+wz60fQYBObu5Ip6JgIlPPDLJ0m4KLZRZMWwOPmwYp33irubMt1dXkB/yrfk12hw3qCs4",
+	"xf1xRvJtJyWVNwjem54qbt+Hyrcvq+AiJ3Fqlrs5CfiFKt7cI/ecqmiDqthSAoeaiDVPXvfa+y1fa8+a",
+	"b5+f2V9gj60vbff0vCvNW2MsRLf+NHTp5W26LJYxFQJE6URJLQLsgrPPVFaIaSGUL4q3CmeaXmEbmlRt",
+	"VNFuyw8VtsEKHk07rhzvv12LbwKEhjA6JfKeTfxz4C/nSRKyUWqm15e0fwNqzjry72k1n8Fi1qvlo4VN",
+	"MzQG8n7vsq6wv69bhLY1fp7G4meJ+E1rQi7vwiaUfygpbAUsdL9PMxbadSkPzt1Xv8SQHl2+V6jFzJ7V",
+	"wq/8P3gCR/f7UHzuLG/HTCxtlhuov+IDdlN+fn/di97zT39Qel8uge59Di9RvIqISBp9V6pw73f7n8+3",
+	"qe3bAELMNSggEVstYID/zWRyNiO/cp1hunXM5iKzSrAtFDwiR18fKuf0hXuokvScR9D/VO7Iefv82cu3",
+	"Tj7OuZkW23E8lHeemt7WmTOTynsDlQwilXhJ2B2ifZdaUfX4fVJV++TNBqD0D6gEqs0JRUWaoXJZM4IA",
+	"WbMHEBXDOksSA/kyc/AcLqJJpLTHLOGm0D1IkBw5wr2VMrjTPYj+FV922Bs+nwPLUgrgwbO5WcI6U39c",
+	"bvTgc664HirEGaGFh6/zRZWO54hYrz0hgBICzSQAAxkBmZP9v6VAAA+uhspn4B9piC4kZJ1FXLGRHz6F",
+	"cCdpO5GXwn8AgoQsKTSQOmwVa6yNFjIxbalY0WpzLOXebNuUfrxX6+cNn5fU0S0KQexeRDmVKm0PqjIf",
+	"I56N0ukyzpCIIkmvPo45BKsoVgvmUe0igjd8fu/g9WS5XNv9VVDhu4w/v2kz3Lrv3Z/h1nqog/gW6iDe",
+	"8Lnn9EgLMUYSwzU1dflM79g07XDnd0CFdOwgoyUBRBIJB9Jf1IlxunyuYxip3Wl1TX52qHZN0OLcIbWC",
+	"rpukpctreXWlD/02Oou/PS+psAm3SkhHgaHNTZyk5576sb57RCO7Nwep8PyHBNburk7sT+L1PBqlo34f",
+	"FcETa6FkmnFH7ZlmvkmGG8rjYCsOkYFQvw3Jz6UwA+CvYhx+5RhZhqoZVtRWOlIt6H+y14cYCwQ6Jmtc",
+	"E6aFo7EKkSoUcE6iqYguRDxU0KWjDQut8RSWeEd/tr9pHbOUMm1jKRJrO/MLl4OiyA2ktTyKCjE0DZX9",
+	"shIQ2ErdT5oxl9LiFRrjEcGvBMUk11CtIod1mJt4cClwQok5yWooqwmP/XRKfQcqAKsXSZrcinfJrof9",
+	"lyZOF7uBJ5lMrBLXfGFEwzrJZNf6VrGPo7TgMr6E71UibyWzN6NiqFsQsFvFLX75vcKKE3ncdfrgF3H1",
+	"PKeZ24V0cjvXU8AWCg/lAzTsXdq77qh6OqSbCO5NJuy11b3vxCy9JOxMJxRfOb64VYo4imIAy67R2Na5",
+	"ShdHWQiMabODg24PqudVypJUWac6ShfKaOaEbIGDNuLzO5BEz+FLC5LoO6n7/U5MDJzeW23WoNqreqvy",
+	"Lfi2hhKEZt5Crcftt45nVW7ckfVek5vvXuT1Q+/sZoz+W23ee+6lr4PlHwAgRw7fUiK8J4MVIcdLdknY",
+	"Klna0HyHpJ/E4uj4VJUCMCpns0t7QQLsn0SejkiAgKziWvPZm/SySEs6VCb1tm6d41w4y2tYuHdwuIvz",
+	"cUcW6jS9eknM/T4rUbBaxad5CknZqQCrNJGTqSnQErz4NE8LFuqODAQ3sDi/JyHmOAl+TGH2bbAR3JfB",
+	"uRdxFw3YbnVeEXOxvd5zB6DMaYb2lyEbiSidCc3UIklax9ul01CReOqwZ4ngxJJMl0H81KWv4IU1+9J2",
+	"8YLtW/H6Z3YKHszPu9bfMMN+UR/h1vkm9XhlQOx0oYHbIScJ4IrJGZ8I1hwt2UzEkgN6OMIkZyKSc8iD",
+	"AGE3sb8jsbfdxnB+IFULGxpTptaBY3w+FzzTkHnHgySLkS/HWs8WysiERXZWgVqjbAAM1WYLwOv9nMSW",
+	"hfABP4tlWNbmb+C7cnV+DHlgfxd+5qs4xKvf4Vffqfa3x/E8vb32N+KTsRoKwPd7feRH0OJSZILNBVcL",
+	"QymrJcogxQjJyI5tkoDUG6cZts2yecIx8+GID30howd2wbA3bZcdolJcmx/WNnABqZw3mmvzYCLcaTc6",
+	"KEjcDgwNeZAEd28rzLnMvhZEmUMs4exx2xctQX4hYIgrb89qr8tmUi0cDTgimvhyGZKQUcLlzNfgYmrC",
+	"fSckIjrsjVRA2A2hL5LipdDbI83mmbiU6UKzhVpoapHpsJPcpyKLyRUFU5oEcVRcoA6FuqOHdtTyMEIR",
+	"H2PsDoT5BSbf1FCVIn0d9mEqlE8QcOVDv56xPV0kMZukRA+CbEEJzzPhLOLzoWqOMyFYP2DzLGX9wwDz",
+	"MFAmwxaKMhKtALPAucboU7LbV9zgMz+67mSovoXPwaQNRRNbd5bHIO5/X6pzKwwUBPw/+vnXNwenkOSe",
+	"y0zoCkyUHjai1haSxVFuqXMpQn1UgO8Q7s43V/vi8tqYeP9+LNQ368nKuxeaCK/x9cSmffuK5AJpMgDh",
+	"ArUoZGIV+ZKCa1IH3AxVji5SSCEAmAGaTFZsyohbmTgXKrZTXJxqK+hiqSOexcJKuBQiXq62xj5zqVlG",
+	"KRdr8eY2RDGGFlCtKxQkkuhDse2QrEiwHg/VDtkN9l5tEap374/iQn3hmPZDAvLrCB7cW3cb1RGXdhS7",
+	"FMLhHa66IbFm5L7j5kiT2KOagL8bchMCZYdioQR2IMGj6VC5vlBPs8TZlRhN0/SCxSKRIAiAjgYKp6XQ",
+	"g7za+c9nb38J8h/tcztW1Ni7rRyg26X2PGaoGLnrDsvQtrOTBGcTbpBCs6YEZ5vF6ZUVEH4oQzXmMhFx",
+	"CyDrUCzSNDiMDJoJ68VLw4jZRsRsKjKBskZfyLm91cpB6TFth2rKoagQPsMKhBAeCQUrAL4i4xAAoRW+",
+	"kjWJpdN/KMwfkiUJniVSZFDI1RoQxeOEOBuLpeT4KBy8NB32gQjo3MtX7syZ+GiF8f4LMTedoQqtD6vD",
+	"Itafy2PEbp6aUTqb8bYWVgVZmxDkOxAa2kcjrkFxSqUZKgwMkkAuFzlSLBEU0WrB4zFoZ3q0/SpYFVo2",
+	"a9+PkSoOeC3HUMB5NWCZ0IuZoOp7NE9pMrQAD8nqEFhk3HEhbdiOEdrarIV9xDMMbpSYmNzXEcAhVuxo",
+	"I+I6cFkB49qX5OvFyJ9RvVa7TsMiIC1E+qnRuvcCBcE11Z1WHsi4tB8raR3t/FE8qighjtc2lt+Cu1SH",
+	"im63+3gTFo594F2A9RTFnBYM9njFNi6Om+B5O4SKCCVJE5WOx51YRDIWsRXQ4tM8AY9hzBMtNoDS2Jc1",
+	"dq71hDU8t5/3OWjM+KdXeFMPW2bcT6uVoEFDmyVMu52pRv1i2duXwObaZ6vBQXvzBtWvcOeO6C3wsrIu",
+	"uz8ol8uHBvkvX0BrNlo1zVw5Wu3QKthYTq7uil3n77N/y7PjjQFQwN9dH6FUl9LnpjeYc6/ya5gS0m5G",
+	"j2iakzWqNGMYxFiB+O6wc+sDkoJDYmanwk5cz4MrQzUp0+lMUO6/1AnBCmPNVYU1jLAhYoNCfK9FVrtd",
+	"ofCpt0cErwFzm7Nj2mW0cn7GZWLPMZ/9z5RnozS7lOKqTf10uuOevyFg9PQmILoRMp5d2gX447I+4FeW",
+	"gvyntjhfSqs96+FuUjef+7qo4s7TL2yMBx9wo/yqmK2CoMJzuFlOwTG6+1YADKxq4mylcRWC7EdgAVLz",
+	"LEblfWESlp02N+CGg480bXUY7CuKrcDxWo202weuTw5RSqaJAJZsa3mPBOOj9FKgI4AnJnsEhPTHWNEk",
+	"Y+2ZvVGEVdTzsyZXcQCfx8vUWvTIgPFZqibFdq8WJFRx+KvBfu6EaB5Te3praYgLUziTt6mNKkm5RoYW",
+	"bW1Jt0XO1Cva/23Hqv38q++1cj/fa9ejPaEqKYrIXbG/S/dWitN8PIX4J5y0Hy6J2q1BGvwsVeNERubr",
+	"Z11h6QQjjqTdhfY2q68W0Hd+/aOtPQAkMxcJlTNA6FqiJHNCShpMEw7VjF8glf9ywFQKAamMUghldQCJ",
+	"ZpDEIH5JLqZXijUPuvstV5+CLxiqalvSPZqoI7aZkvjYInC5ItmM4/GCd80Izm3gNb6pZr970Lq1WMbQ",
+	"/YpYfqglux8oclmc5i9jKN0UchwqrHYJyC/mVlaJGMvM9Bp9NwVB8aiNlhs6zu8XEvxGHedQVNbYdfq/",
+	"AvQyXXqOjg4sw95cTRq1yKPGMhEU9psn3Jq3HbwXyVBqAinrKe8fPm4MGk/HTx7H3Se9J08OoqP48eFT",
+	"3h8LzrvR4SGPu71Dvj8aH4x7o/6oO3rS70dx7zB+HPUOR91xt8u7T8Ao+5doDA6e9Hv7N3D+cNV25GCO",
+	"Jb+vGNtDl/nNnMwZnb5cWtqfv3iHOZD16LyK1hojVHHZhJpYSSSTkIUa4FWhr0MIL8QybHXYmVDxUIWz",
+	"RWLknGdmb5xms3bMDQ/z5Ba+gUScvYqF9nSGA3b6y58C9ufTF38K2AcxOrXWwZ9e/RS4DONQHbI38o9o",
+	"NNlxWFEJpa05EKV90iONAviYcbVEY0IkWgTs7C9/YlJFycLK8SakPRViRkGFrpybVrElvNthZylCH/mJ",
+	"uQKrBx7vE0zGDcd90CM9VCGZDG0rr0IWiyjhdoqbYVHOpZERpq1NJvgsRJQTaN+ji50tJNVQ2QfLaJHw",
+	"DKgq7DBIMdgVwPQL1I1Fqf1lxBXiNfEY+uHxjljOhNJgxtHoh0pzJQZ2jhNhV7rH5vKTSNBGpNTuk97T",
+	"PrOGHNMyFn5B2P5+0Ds6Ch53u3gTaC6eJEPVPHr8pPv//b8H+/0udUsddLuQrNT5ujdx4RFbQPNl3slw",
+	"laVq0mEnLLGeQQbL6lZmqA56+3fSyWQ1ulN/m531it284q/b0a0olh26kPwo7pVC7MdVnrXhrFBlVvvy",
+	"2gpAMu4eSqDvtkvKPtdL0GpdZ53ZNpjIjUHj8ZvGzhU28Ky93y/EsnafPq41O4PCYwLuA7g9UAyafiAU",
+	"QajjxvYOCEeC+Fztl2rdWd99LpUefNX7aLvfuhm/Sr/TG2r5qXZW0YXeyo5lDQcq4qHrp3LuzKwyPA6h",
+	"q1XDV2NBDCBWZtf7jjiw28MY5l+4HceQrrtBkQLeWjdVRgP6wqrga/ohbiWvj9vcPd0+vWvv94UW2avt",
+	"8dUXimoD813eYb9gONTa8xmI+DzJczVNWcbVhc6DoTOMgLrcvKufGiooA4PMfF5rCL/CgxVFQmtmUqqh",
+	"hgwWFTfjW2PWPOg+vYuopX0a7dgHLXCLRMRdhThLe+obim6+hwOzGfKicDAmGYeWisrEgEs+XHNwjilZ",
+	"rNxZmXHIEdh/a/TzCqeGfNCR9WhnqXGdsVvP1lCVD1f5AXac1ekKOHiDfPSVVw2VnQj4BJoNfO16SgNQ",
+	"lhF0W5WT0RH0bGFdzpWMhcL0+K3PPKIJFM78XSaPv2BKuPgd9wt9jFNVz2TYBfbY3bAVUAPf/pDo/brt",
+	"tWWR9UiDcAtcKUnGiofh9mlghzO/9zv9i0yVajIdB0sf5NxyCGPsePxzprdokWVCmVXGN6qlh2YokbGp",
+	"1CbNlkPV9BRyeiUNJXg0LQByp5diZgdMfQAwHCgrX8ETGqp6gEJfh9eNCLhu72XQDNTotsfrPu/QQ+ru",
+	"qC68wz8/IKPfAwbZ3O+Ob4F5JNhCMvlIMxnvCtA96lXTeXgJtJXT47qujHVXTEdc7f1uOPRDb5Zu74RO",
+	"k0vAYJlnUoGlxSdYXMjnc+hM1Sz8/UqMPi6yZPW5Ycv1+iDDbEAd/3CYPxELN/EzIrcFQi1ZmShnouWl",
+	"I/LxokMYgUQlJWDFa3qFVc6u74pToaQWyL9ZQj7s5RkqjX7kWGRCRYKFbtgBw0kKPSa8Na4DSAdhysz+",
+	"IycMmQrwL1HqY5qIT5j4JLVBA9PNln2fFvRJ1gceKkdwruVEtclypOYpN0SEw58oEdsL7G1gsxNQsbeE",
+	"saJyqEpW7EQYkOjHdhiY4irY/b6wJ07hWZQ0c59AqiFAVlKuIPaE5Zn2AyGS6hlD4HMhA8U1y4SBztNb",
+	"RZ5o751FXN1eJ9gPuVYh2FcB1XN9jWBvgYEutpUQut1PndOw993W9tuZ9vi9ag873G8kHkXLC1gpXCmU",
+	"LAXxbn+7JSpl/7CAL7GGX2SN9Tbc4tyOe/LE7Qyec4KRqJCr2KO2OYj73Np+SBW0Vl2UwkU8SZbAPwwd",
+	"/TlspbMuNrNjDNUqBfD3QOn7Wmpz5qatDiEGzR5KZ0nYXGWFS3Xr9SkEt55xHNwZ3rWVxZd0GY3wG6Ua",
+	"zu2UG44zN1ZWxlm0Vr5zQpHiQd6uNNyFN0hW0L27FXgVFu1e2igLz3/oo/yCRCRWMYAZSILwm2BY3FhJ",
+	"thjNAJpGCYw05EKlKsphrUbcV1az8QKmDFwmjeSKsGfoMuxZwqRmbPUNIJiD0XtVCnNkhRdV2qTNNAM2",
+	"kTqwyq1iGOQYg8KxD167T9BGJonrjbKW8bX9RfeqQLGTxcmSW5LlvbXfW5P4Izqyoj+1lnXjnVDWfbNL",
+	"AZMVL/V8yieSM2vtLjJxzOaJ4FogdFA2Y/PUcK3lYoZB/A7ofqc/aqqhHbt9aI7utX3JmR7XRp/wOq8C",
+	"Pu9ojlzX/Yl79SEW9V1GvFG8Ml6UbVaGOv3wBWj9nAHkO6E20lDQTmMnTj5WhJ7Ztxx5LorOWxmNfD7P",
+	"0ssaRJ3PEcLkzg//w6G/PxKMon327YShb9QWVTrbe7GIpKZ2268BkIiHAWLMJd2FXHRgZkKb1Ar+T+gw",
+	"vGJu+MD/+VUcBkMVelMiDFhYMGzsj0Q0Z/9Anx62OgyGYd+ugJ8aXpnFIWvmxupQeWu1VUg6Op68QkHe",
+	"1ZQbcUlVR1maiIHvHZMYI0apZy3ag+5+APUQCqOrCismCgLVdVbSl7NbWZw+8ghfl3/FiiwdqhsIU1zK",
+	"uzBF/Z7Mhaq3NU+95dhnE2dPiphIC8R8mqVJOll2GjsgKhbGfa/lDF9dRbg99P2pip1RhMdeewQNkWVp",
+	"5nYoMe8UJXrh1Gdx8cyzyiPfCCiKCIHgwUG3foPCCxjJJgWeJgivl6YsSa+gp2dFtCQ8utCVB/g/wTI+",
+	"wfPDIKDwDxGZm6nmW5rGZje+a6o1cwXZNfitfQD/1sXbZzDYO0mg1QmGGnHDSKgRdYu2cWL+U0q2Na2f",
+	"z4vBz/dQrr3JPDuJY+38uSZnhEQTMM6mqZ5LwxP770uhFqKVFyW9OvnlBJL47F+pEseF9D7WPMV8ic2O",
+	"2KJoh7YwImZSAYZqgSbFP6Tcs0k9AlsqQFVqGLa9bYdCg01bH/wHtuotTBvKlbzhUrGfcTKB02Qm7Efa",
+	"CZ+JTEZ879lURnyS7h7kMvdLrVsvl75jHh0v33jeH5r17rSgEk8FHuoasqVwTjapw73f0avaHipC/vI7",
+	"4SvdRQ9CjMeIL1VG8l1v/a8ZY6m5HW+r6mpUeWDCfQeK0VxLpZlVbgx1G1S4JVaPS+2g9WJ2NU0T0bq1",
+	"PsIa/Nvqo5gvT+1YYQIFEMUDt0qe1h9lgl+MkToOoKYbg0b38WC/C1NJtxyUbkkWKpoWLu/17J/zy/td",
+	"e7u/PJZKYcOCu/6ofH23X3q8AnLQ/PI+/Pnzru0LO6vKb11euLaFB5V5byygd6Iy8e76DqS9fgVFe4sT",
+	"SfWbDmXT+ZKISuX/SLKIAyELbJhb+5rn9rNufWjc5Gw9NPCqGzia53xS18+04/iPcTML5d26fhXmnTub",
+	"byTwOkCBMTAUuXpjLKA1KQ6UcQ11BUDVYa//9R1eno6BtOF9loRD1VwrTI+wKr3DzuGBmpk05suBd29D",
+	"fNGr2FOGUEWfjFsBsozOpYjEUKVjZnXFfEZFKBywRfhEgKcLxdf4ZSMRAyVJwkciweLLQp1nfghxCHbQ",
+	"lJ6Abh4/D77cO4/3Ac1GmgCPuDQUwCwECqsqwjfZHPY4VaRXNzrB51Cre2ObAyajMWh84MlFWyoWpWki",
+	"MtaHnWdXgBBs/BTv6gSf88m9+sCGT+qIqB3UOl69SRA9KPN78X8LUu96oZeflA0avRZoLDZWwJlGsNj8",
+	"EDfti109hPV6Wx32LI1FkSMgEwu9meam/jFGiBR3jB+AB+7WmzUyE6jFdttWX7gOwNNp7JLLKBImlW3S",
+	"oEBttTBROhO5BQpIAI5m63iolMuOW+tURJkwug530zUMTXX7DT7kPCK39fCK03G9q1e6+gbmKw28+Jza",
+	"aZMS09VDidBdW9COc6+8I+6Q8+Y+irjRQgXky5fn56dnTKh4nkqksS6RzhFjQ8QNT9LJQmBqOmU8Sai9",
+	"6O/Dxh+Gjd/CzlBhLRrOn2MdJHN6oqyqwyMfEJsgVXYXSXDY85wCDqI81DrqoZRhWJAoKnU8TnlOVdjv",
+	"lhcD0EOIhBmjb3ac79+9RnKKhRYsnBoz12imwy+t0Y0TAjb6PJOX3IiAJWk6H/HoAhPRQLQRMx7HmdA6",
+	"GKoMAppUT4CdbhkRHkozwNyZYZ5dg3GmFogDD2vx6vTywD0N/qyWgP05VKFUwnzkJlUhAa1r1gz7vf3u",
+	"Uffxwf5+GLCw++lo3OmFYDW4cQKP32KUyMg/1zFyXGXSGKGGCmjxFhmUiMx4QkPSgJZqh/SYJdKIjCd2",
+	"lP9YxBN0bew3lgdsmPVCYk0Q9ENldxK+jyYDXbnSeFz2uwks1Z5ClhvCYXLKA/yiEY/twhWL77u0DWNh",
+	"uEx0aLevnd1wkSXhF9ItaFiSkL6Ng+TI3Gqx4C0y60vBzh3s7cGQO1u4Q/Z0utC7OlT0TffqVLmPrEn7",
+	"sTvZR6X2vF5bFng/UG4RRzhSNapIPGjTUi3RzoVakSsvyuu0VuV6xBUidRaE+yaNW67Meno3lVml0biC",
+	"TKttVrVM5w782114prnhI65L1gnYpc44gaI/uqgAtZUJHk0RagtSUzxuW/HbCBqXPFkUV8fd/HFReEW+",
+	"UqXnS80KVx2zTJhsaY9LZuDZxaU57O7DVCv9E5cJGDur437/7vUjjbqSALlw8EkKvCKLecVwNVprW0br",
+	"9s21Tz9mdvSgh6rGfjcbqzAKUJPVQ2EqvWJNzp7/csbGOF0BRQThrlLn21BB61trwEI7KRDMDCvmJeyw",
+	"t1hfuGEBB0MVVi1/CF11IXl5H6lUJ8ypdVFle+WIw8MtZ+2DzlC9g52BlLUh/NA+cRTBUapijfq10OJa",
+	"uKjClsWb2EIZ4AITnlJ/xpe4300mRVxua51JJWeLWZHIVSojJggMttaTg9YyMKYVzGTh2H7vztLf6Klf",
+	"G2IqQh8XxZIH8fdU14QzVbK0nVxbKOh65Es2lkrq6fFQ/XMhFlZcKApHxVk6n9cjXL4DwwrDVUXD6jsJ",
+	"Wf3wzTEEmVnca9+C01u/J4WbaLq9wsN6iFSHTXS2MgE+QkDlWGjke4iMvBQDBkzURHaASD66QIvfGSok",
+	"YEaJmEbRImNXU+A9KJ9XAGpYaJEznNNTRIy86ojDiQbpUPmmZ8T3tD6SElc49JFYkicKFGTpGMsigXOR",
+	"+Bq8o9T6Qgca8+l34CnhvBMD+I71Hzdxam4TINwpPriDe3NDv+bBbbmTZNSDsf5grD8Y69+WsU6QsU5B",
+	"36eBst1W38t1/9YsW3F4jzSGODIRAZCKf0IZMGyQWyQILQdAWAEWfdh77V2PtAcSm6ZXLCECZcaNEbO5",
+	"9V/SC9DXV9Mlkwa260r43dofF2Ju7F4Zqv0ucE9/+WRdPqKb0hjeHhWqvJjX9G/6S2+e56OHLE9wteqm",
+	"+gr25oOKv+s8H189q2vH9Dvyf64RXkZg3vDrwALAfCLGlBMdHTuiUuc/C38vrsermFBnEY+vFAFBNuZg",
+	"qHx3vpWaRZcOIQcuhSKfDBOT6IdRMovyTb7SgQTpI0SYshp24HE97c16qaJplqp0QWDfQKXANYpinyJE",
+	"aY1GQdMT8g0V6ddWh72WQL+79KJbGqr31ixMuDa5sAgD/A1CFhLiIxkiz9KFMmGAxcDSMD6fC555Mlof",
+	"HkokFhmjQsh/D4CLMkkYZ/1ul01FRh9MXz9UObPtKI2XX0hRnAuvKBp3JeZrpKLsa71w3tVfW5Pu1dLc",
+	"rbeL4NFEP4j2uxTtZwLI0q148Xv9zs1EvZjP08y0pbIzBIGOatn3TkRpFiNas9aOqtUeqTMrR4zgs2Om",
+	"UsYjYA2A2l9rtZ2QdOp3+3go6U0AgEfkh2Ds2QM8ch21mMYXMy4TK2Z8P+0hm4uMRQkA7b06hZ+m6SJj",
+	"zYP+U6rHKHsDxdqK0pnHVH/ImiotVDBv67LFqXpFM3WbVLr9LmsxKf4/W7LijaBBc90YND4Ili0UM1ci",
+	"uRS+z9n1PqMgB7p+loBUBuIaVyJjMm7FpwJMWmpYOlGc/SmdiX/Zz80mjUHjpR+K6wIGuyGdy6gxaJxm",
+	"MpJqAsve61MTeP0WodLk7RTe6u82ubIeVF/8FFYQlNwWDtIbf2AkZLX8fEfvvLGwvGFo6KBfA1XjPE3f",
+	"cOXWR99amIlokUmzbAz+/lvJF06V4ZFhJH2sU6x5UjJT8XhWCDf6w+eV5//eGAmeiexkYab2dUBtLrLL",
+	"atTm0yyNFxE53uViFT6XHZ0u8tqUy14Fu8IJwQfgK1gznKRwPjt70SyGcpawVXr0YG8P7pim2gyedJ90",
+	"4bm/+Q9el7cTqU1GxIkExh8wk14IoAjIhJ563KQyGH/hkBPhQMUHvC0UD+iAyl5HGRqUMf1sVUfhadYs",
+	"r3jUGfJgOVEUeOmkAwRh0C1vnMqshJ4Q542pnTK4dNWLCGAhAEwah0MO3WYo/wqkO8dMqktpONU/+Ec7",
+	"Bp7tE8JOTl+xC7HEYJReaiNmDCI7uCCaNX3EEwdwzF6+PmJSTYQ2rcL7+Fy27YM2EHTwRSwNS9KJldQY",
+	"9LrKpCnKabikatZLdYTpeKVaEugCSxUimBR2S72adMVVL9ga4Kr7URS8v6rvoIrMPB9k0upamAEyBQll",
+	"0HC3u/f07dk5QNmSxzERdph5cSXF8GCEQCqXtzGRVe+Kp1k05XNwmkbppUBVXv6ANqXG1z/jtNBuxprU",
+	"vaVbLFUOLCfvrgLa8JXmKiotzHsnSjQCxd0d8aoD+SJfuClH+4mVTJOAZdyItkMXKRlChcc7+bj2gg88",
+	"SZBaP2AzoRbM/WCtg7a1DphGSuKAXchUX+CMa6F0mrEJN+KKL/WgiJQMNByAdjZZkM0GLeI6YHNudbqD",
+	"KYYIfttujhjmFXahYiWyBCrcRF7AoUJJ1ww/tWPgwG3DL9CThlpWqtQ3jp9lKjgUtCYgYKYwlUAd/0GM",
+	"ztLoQpjShog9s+7qRL2aAUPBAvijRYwEKzBXrAl8zCaFxbVzZQd9IZatkogBuu9thDwsEkovNBvjV1vR",
+	"cdlnJ8/PnXGt2ThLZ7mZZ7dmNuaRYEJNpBJ6wHIqrmCoTMaVHoNsdA44CFepo6k1AOzmBNYvZyoWobBn",
+	"1uGGIwum/GUa8dEi4RDeHaqFwr+3oUEIMdrcVncboe0RyXL0snRcfElp6gsok2tS2BnePGFQZwq108S0",
+	"CK2R0JaY2Eks70yMhRRQv9XCZBIkXyb1xfFQWZ/VPn2RCSY+RYsMZ4+JT3OZ2RObpAZnx84snFs4BJr4",
+	"GSM+5yOZSCOFZglXcWtAteEQcwiGCoswCXuR+jRJLbIrf/wokpPOAbNIqXShorxuOSyV11JgqTR9OC+b",
+	"dpg9/noK58xuiyjndbnApDtHZLKc+fJCrKhIw8Ey+dQuduOUq343+oknKk/buDWETxXxALzZijWAau50",
+	"PEYZBKsKvyouTMA4i0Rm5Jhsf5bwuRYB1KkXF9r+prB+4Pg9L+qlcgE+CltMgUkXekszFv4h7AxVWckC",
+	"IQH41iTYKgJHx0wLUa2UIFlhNet4KSnnYRcCJqPK7YS5ozphKNHYOcsAd70E9VkPY4RG42757TZVECs+",
+	"Va87OOgNut1O//B/GwFkhf22qgevHnWtz3YhAX6jsJE++o3UsDa/nWHrEjSueKaQcoXYSmoynnwOsNjd",
+	"LUGh1L2Ocym63e5jdKprvrO7A2z8ydqmqONE//WvG6PZeZDGsdE+cSnUY9csgl0zYHtJzeREpZlzYKue",
+	"fKKWLAUGMkz0QbZXpa6NdPU1LWgxWQ3rdtgr43rMffJ1m1O5ulYrgTJn+d0mXGbtFCuQOlJdpjISH+dc",
+	"bpOFzN3A6AbgIpvx7MIacFzG37F0cp/2Cr/slMsfV0jBvNcVUkhFBJNS95Z9iLMZnjzDHpuDJ/3Dbrcg",
+	"h6o3Xn151L83efRs0zZ4EEsoljYt3X2Kp38uUiM+YjOe2C6g0IN0l1ojy4kseEhgjdVoykYi4sQA6ezK",
+	"H0B2/Wo/8YS+/UF6OekFK1/3hn5t2bWyK+tLr969S6+KjfAgv1bk19ry3YMEE2rCJ0Ad3hlLxRNI9m7z",
+	"NTGAmt8GxS+QU7CWln/Gdyyr8m/7yX3Njyup/LfWlT6IMwmZt5p3lPy7yv1WWzD1uvcmmF5sWvUHsYRi",
+	"acPK3YNMmqeJjJYdH1jbZk7htexSQDgCZFAekINqGaALZBKIVSLxHcsl/NRT93U/rEzC76wrXQ4aQYNW",
+	"vzHYL0iatV1U3/zZvzcpc1q1hg8SBiVMxYrdg3RB5VVPujjebVdjVbB0JkLZw/ldWzr4OT++RNnVXrlF",
+	"/Hptd9WXOkf3JnXeVa3zg9RBqVOxYvcgdVYhe7YInTy164jCcqYjCBhpYAY1xEvlWLy+XzFEc0NsZz+s",
+	"FKrms9uRcBlTcjuRJEfdJzlmVN1bRjsJwRUnb3Wz15eBT+5NBp5VbLIHEYgicH297kECmowvO6Wuik0C",
+	"MC+PMjK6EKaYw/MP+I7lnf0+P/If1427iYyqb3WNgDDLbo+6bzgqiqiV3VhfQh3em4Q6X98WDwIKBdTa",
+	"at2DfLriyYWZZuliMu14C2ubmJosgES1cB/Ewmlt2JXIRG6qfcfiqvCBZ+5zfliptZvjZ/foiDZbXTFk",
+	"t29hSuveFhWlV/VerS/Ent6bEPuwcbM8yDKUZZvW7j5EWqFherMkOwNRo5IlcJRAb8B1/eBhgO3V0E69",
+	"BpS6qbMapioHtNEOTM+KwxvJx6b0Uz/jBtBx7Cf8ARCsvq7MxAecC21+XFFZarmvJUlEryTFituzfg7w",
+	"/ooTPqyu2oPMIplVXqn7EFVpdvEROhc6BA++vQwhbw2yd2LPA/iJ7u7v2eBKswsICb2jb/lxyw/cKta1",
+	"gh7vHJsP8ums+5LDkpCq2Jj1Da2D+5NV1ZvkQWKRxKpctjsXXJ8///8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -609,8 +609,12 @@ export interface paths {
          *     The response carries the signing secret, once; it is never listed. Deliveries start with
          *     the next event. An organization has at most 20 subscriptions (409 beyond).
          *
-         *     The URL must use `https` and must not point at a private, loopback or reserved address
-         *     (the addresses a host name resolves to are checked again at every delivery).
+         *     The URL must use `https` and must not point at a private, loopback or reserved address,
+         *     read as the resolver reads it: a host ending in a number is an IPv4 address in any form
+         *     `inet_aton` accepts (`2130706433`, `0x7f.1` are loopback; a public address must be written
+         *     as four decimal numbers), an IPv6 literal is judged by the IPv4 address it embeds, and a
+         *     name must resolve, to public addresses only (checked again at every delivery). A bad URL
+         *     answers 400 with `details` naming `url`.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
          */
@@ -656,7 +660,7 @@ export interface paths {
          * Change or pause a subscription
          * @description Changes the URL or the event filter, or pauses (`active: false`) and resumes deliveries.
          *     Events that occur while a subscription is paused are not delivered later. The secret
-         *     does not change.
+         *     does not change. A new URL obeys the rules of creation (400 naming `url`).
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
          */
@@ -730,6 +734,46 @@ export interface paths {
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
          */
         post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the organization's events (the event feed)
+         * @description The organization's events of the last 30 days, oldest first (by `at`, then `id`), each
+         *     exactly the body a webhook delivery of it carries: the same JSON, the same `id`. Webhook
+         *     delivery is at most once; a receiver that missed deliveries (it was down, a delivery
+         *     failed) reads the events after the last one it processed here, and skips those it already
+         *     has by `id`.
+         *
+         *     `after` is the `id` of an event (from a delivery body or an earlier page): the page starts
+         *     with the event after it. Without `after` the page starts with the oldest event kept.
+         *     `types` keeps only the named events (comma-separated). A page with more events after it
+         *     comes with a `Link` header to the next (`rel="next"`); a page without one is the end of
+         *     the feed for now: resume later with `after` set to its last `id`. `webhook.test`
+         *     deliveries are not organization events and are not listed.
+         *
+         *     Permission: `manageOrg` (owner), as for the subscriptions. Plan feature: `webhooks` (Pro
+         *     and Enterprise).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2279,6 +2323,298 @@ export interface components {
             error: string | null;
         };
         /**
+         * @description An event of the catalogue (what subscriptions and the event feed's `types` name).
+         * @example alert.created
+         * @enum {string}
+         */
+        EventType: "catering.quote_accepted" | "catering.invoice_paid" | "policy.published" | "work_order.resolved" | "tray.delivered" | "alert.created" | "report.published" | "signoff.decided" | "walkthrough.submitted" | "engagement.finalized";
+        /**
+         * @description The body of every delivery: compact JSON with the keys in this order. Verify
+         *     `x-service-signature` over these raw bytes before parsing them.
+         */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The event's id, the same in every delivery of the event and in the event feed
+             *     (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+             *     feed after it (`after`).
+             * @example 0192f3a4-0000-7000-8000-0000000e0006
+             */
+            id: string;
+            /**
+             * @description The event name, also sent in the `x-service-event` header.
+             * @example alert.created
+             */
+            event: string;
+            /**
+             * Format: uuid
+             * @description The organization the event belongs to.
+             */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+             * @example 2026-03-02T09:00:00Z
+             */
+            at: string;
+            /** @description Ids the regular API dereferences, and a few facts; the shape depends on the event (see each event's data schema). */
+            data: Record<string, never>;
+        };
+        /** @description `catering.quote_accepted`: a client accepted a catering quote, which became the contract. */
+        CateringQuoteAcceptedData: {
+            /**
+             * Format: uuid
+             * @description The catering event the quote is for (not the webhook event).
+             */
+            eventId: string;
+            /** Format: uuid */
+            quoteId: string;
+            /**
+             * @description The accepted total, in cents.
+             * @example 482500
+             */
+            totalCents: number;
+        };
+        /** @description The delivery body of `catering.quote_accepted`. */
+        CateringQuoteAcceptedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "catering.quote_accepted";
+            data: components["schemas"]["CateringQuoteAcceptedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "catering.quote_accepted";
+        };
+        /** @description `catering.invoice_paid`: a catering invoice was marked paid. */
+        CateringInvoicePaidData: {
+            /**
+             * Format: uuid
+             * @description The catering event the invoice bills.
+             */
+            eventId: string;
+            /** Format: uuid */
+            invoiceId: string;
+            /**
+             * @description The invoice total, in cents.
+             * @example 482500
+             */
+            totalCents: number;
+        };
+        /** @description The delivery body of `catering.invoice_paid`. */
+        CateringInvoicePaidEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "catering.invoice_paid";
+            data: components["schemas"]["CateringInvoicePaidData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "catering.invoice_paid";
+        };
+        /** @description `policy.published`: a policy version was published. */
+        PolicyPublishedData: {
+            /** Format: uuid */
+            policyId: string;
+            /**
+             * @description The version number now in force.
+             * @example 3
+             */
+            version: number;
+        };
+        /** @description The delivery body of `policy.published`. */
+        PolicyPublishedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "policy.published";
+            data: components["schemas"]["PolicyPublishedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "policy.published";
+        };
+        /** @description `work_order.resolved`: an equipment work order was resolved. */
+        WorkOrderResolvedData: {
+            /** Format: uuid */
+            workOrderId: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The equipment worked on, when the work order names one.
+             */
+            equipmentId: string | null;
+        };
+        /** @description The delivery body of `work_order.resolved`. */
+        WorkOrderResolvedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "work_order.resolved";
+            data: components["schemas"]["WorkOrderResolvedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "work_order.resolved";
+        };
+        /** @description `tray.delivered`: a tray-line ticket was marked delivered. */
+        TrayDeliveredData: {
+            /** Format: uuid */
+            ticketId: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            patientId: string;
+        };
+        /** @description The delivery body of `tray.delivered`. */
+        TrayDeliveredEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "tray.delivered";
+            data: components["schemas"]["TrayDeliveredData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "tray.delivered";
+        };
+        /** @description `alert.created`: an operational alert opened. */
+        AlertCreatedData: {
+            /** Format: uuid */
+            alertId: string;
+            /**
+             * Format: uuid
+             * @description The site the alert concerns; null for organization-wide alerts.
+             */
+            siteId: string | null;
+            /**
+             * @description What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+             * @example temperature_excursion
+             */
+            kind: string;
+            /**
+             * @description For example `info`, `warning`, `critical`.
+             * @example warning
+             */
+            severity: string;
+        };
+        /** @description The delivery body of `alert.created`. */
+        AlertCreatedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "alert.created";
+            data: components["schemas"]["AlertCreatedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.created";
+        };
+        /** @description `report.published`: a site or account report was generated. */
+        ReportPublishedData: {
+            /** Format: uuid */
+            reportId: string;
+            /**
+             * Format: uuid
+             * @description The site of a site report; null for an account-wide report.
+             */
+            siteId: string | null;
+        };
+        /** @description The delivery body of `report.published`. */
+        ReportPublishedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "report.published";
+            data: components["schemas"]["ReportPublishedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "report.published";
+        };
+        /**
+         * @description `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+         *     when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+         */
+        SignoffDecidedData: {
+            /** Format: uuid */
+            signoffId: string;
+            /** Format: uuid */
+            patientId: string;
+            /**
+             * Format: uuid
+             * @description The reviewed diet order.
+             */
+            dietOrderId: string;
+            /**
+             * Format: uuid
+             * @description The patient's site.
+             */
+            siteId: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+        };
+        /** @description The delivery body of `signoff.decided`. */
+        SignoffDecidedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "signoff.decided";
+            data: components["schemas"]["SignoffDecidedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "signoff.decided";
+        };
+        /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
+        WalkthroughSubmittedData: {
+            /** Format: uuid */
+            walkthroughId: string;
+            /** Format: uuid */
+            submissionId: string;
+            /** Format: uuid */
+            siteId: string | null;
+        };
+        /** @description The delivery body of `walkthrough.submitted`. */
+        WalkthroughSubmittedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "walkthrough.submitted";
+            data: components["schemas"]["WalkthroughSubmittedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "walkthrough.submitted";
+        };
+        /** @description `engagement.finalized`: an audit engagement's report was finalized. */
+        EngagementFinalizedData: {
+            /** Format: uuid */
+            engagementId: string;
+            /** Format: uuid */
+            reportId: string;
+        };
+        /** @description The delivery body of `engagement.finalized`. */
+        EngagementFinalizedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "engagement.finalized";
+            data: components["schemas"]["EngagementFinalizedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "engagement.finalized";
+        };
+        /**
+         * @description One organization event, exactly the body a webhook delivery of it carries (schema
+         *     `WebhookDelivery`), typed by `event`.
+         */
+        Event: components["schemas"]["CateringQuoteAcceptedEvent"] | components["schemas"]["CateringInvoicePaidEvent"] | components["schemas"]["PolicyPublishedEvent"] | components["schemas"]["WorkOrderResolvedEvent"] | components["schemas"]["TrayDeliveredEvent"] | components["schemas"]["AlertCreatedEvent"] | components["schemas"]["ReportPublishedEvent"] | components["schemas"]["SignoffDecidedEvent"] | components["schemas"]["WalkthroughSubmittedEvent"] | components["schemas"]["EngagementFinalizedEvent"];
+        /**
          * @description A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
          *     letters without I, L, O and U), unique across organizations, so the web link
          *     `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
@@ -3373,163 +3709,16 @@ export interface components {
         JWKS: {
             keys: components["schemas"]["JWK"][];
         };
-        /**
-         * @description The body of every delivery: compact JSON with the keys in this order. Verify
-         *     `x-service-signature` over these raw bytes before parsing them.
-         */
-        WebhookDelivery: {
-            /**
-             * @description The event name, also sent in the `x-service-event` header.
-             * @example alert.created
-             */
-            event: string;
-            /**
-             * Format: uuid
-             * @description The organization the event belongs to.
-             */
-            orgId: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
-             * @example 2026-03-02T09:00:00Z
-             */
-            at: string;
-            /** @description Ids the regular API dereferences, and a few facts; the shape depends on the event (see each event's data schema). */
-            data: Record<string, never>;
-        };
-        /** @description `catering.quote_accepted`: a client accepted a catering quote, which became the contract. */
-        CateringQuoteAcceptedData: {
-            /**
-             * Format: uuid
-             * @description The catering event the quote is for (not the webhook event).
-             */
-            eventId: string;
-            /** Format: uuid */
-            quoteId: string;
-            /**
-             * @description The accepted total, in cents.
-             * @example 482500
-             */
-            totalCents: number;
-        };
-        /** @description `catering.invoice_paid`: a catering invoice was marked paid. */
-        CateringInvoicePaidData: {
-            /**
-             * Format: uuid
-             * @description The catering event the invoice bills.
-             */
-            eventId: string;
-            /** Format: uuid */
-            invoiceId: string;
-            /**
-             * @description The invoice total, in cents.
-             * @example 482500
-             */
-            totalCents: number;
-        };
-        /** @description `policy.published`: a policy version was published. */
-        PolicyPublishedData: {
-            /** Format: uuid */
-            policyId: string;
-            /**
-             * @description The version number now in force.
-             * @example 3
-             */
-            version: number;
-        };
-        /** @description `work_order.resolved`: an equipment work order was resolved. */
-        WorkOrderResolvedData: {
-            /** Format: uuid */
-            workOrderId: string;
-            /** Format: uuid */
-            siteId: string;
-            /**
-             * Format: uuid
-             * @description The equipment worked on, when the work order names one.
-             */
-            equipmentId: string | null;
-        };
-        /** @description `tray.delivered`: a tray-line ticket was marked delivered. */
-        TrayDeliveredData: {
-            /** Format: uuid */
-            ticketId: string;
-            /** Format: uuid */
-            siteId: string;
-            /** Format: uuid */
-            patientId: string;
-        };
-        /** @description `alert.created`: an operational alert opened. */
-        AlertCreatedData: {
-            /** Format: uuid */
-            alertId: string;
-            /**
-             * Format: uuid
-             * @description The site the alert concerns; null for organization-wide alerts.
-             */
-            siteId: string | null;
-            /**
-             * @description What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
-             * @example temperature_excursion
-             */
-            kind: string;
-            /**
-             * @description For example `info`, `warning`, `critical`.
-             * @example warning
-             */
-            severity: string;
-        };
-        /** @description `report.published`: a site or account report was generated. */
-        ReportPublishedData: {
-            /** Format: uuid */
-            reportId: string;
-            /**
-             * Format: uuid
-             * @description The site of a site report; null for an account-wide report.
-             */
-            siteId: string | null;
-        };
-        /**
-         * @description `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
-         *     when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
-         */
-        SignoffDecidedData: {
-            /** Format: uuid */
-            signoffId: string;
-            /** Format: uuid */
-            patientId: string;
-            /**
-             * Format: uuid
-             * @description The reviewed diet order.
-             */
-            dietOrderId: string;
-            /**
-             * Format: uuid
-             * @description The patient's site.
-             */
-            siteId: string;
-            /** @enum {string} */
-            decision: "approved" | "rejected";
-        };
-        /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
-        WalkthroughSubmittedData: {
-            /** Format: uuid */
-            walkthroughId: string;
-            /** Format: uuid */
-            submissionId: string;
-            /** Format: uuid */
-            siteId: string | null;
-        };
-        /** @description `engagement.finalized`: an audit engagement's report was finalized. */
-        EngagementFinalizedData: {
-            /** Format: uuid */
-            engagementId: string;
-            /** Format: uuid */
-            reportId: string;
-        };
         /** @description `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter. */
         WebhookTestData: {
             /** Format: uuid */
             subscriptionId: string;
+        };
+        /** @description The delivery body of `webhook.test`. */
+        WebhookTestEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "webhook.test";
+            data: components["schemas"]["WebhookTestData"];
         };
     };
     responses: {
@@ -4925,7 +5114,22 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description The URL's host name could not be looked up now (a DNS failure, not a name that does not
+             *     exist): `code` is `service_unavailable`. Or the database is unavailable:
+             *     `database_unavailable` (or `outcome_unknown`), as for every operation that reaches it.
+             *     Retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds until the request may be retried. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -5001,7 +5205,22 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description The URL's host name could not be looked up now (a DNS failure, not a name that does not
+             *     exist): `code` is `service_unavailable`. Or the database is unavailable:
+             *     `database_unavailable` (or `outcome_unknown`), as for every operation that reaches it.
+             *     Retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds until the request may be retried. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -5074,6 +5293,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryAttempt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The id of an event of this organization within the last 30 days; the page starts after it.
+                 * @example 0192f3a4-0000-7000-8000-0000000e0006
+                 */
+                after?: string;
+                /**
+                 * @description Only events of these types (comma-separated).
+                 * @example [
+                 *       "alert.created",
+                 *       "signoff.decided"
+                 *     ]
+                 */
+                types?: components["schemas"]["EventType"][];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, oldest first. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more events. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
                 };
             };
             400: components["responses"]["BadRequest"];

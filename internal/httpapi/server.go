@@ -35,6 +35,7 @@ import (
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/webhooks"
+	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
 
 // Server is the strict server: every domain's handlers, embedded.
@@ -84,6 +85,9 @@ type Deps struct {
 	// it (one per process) and stops it on shutdown, which closes the sockets. Nil: the
 	// WebSocket answers 500 and devices rely on polling.
 	Hub *realtime.Hub
+	// WebhookResolver looks up webhook host names when a subscription's URL is set; nil is the
+	// system resolver (tests answer from a table).
+	WebhookResolver delivery.Resolver
 }
 
 // LoadSpec parses the published bundle embedded in the binary. It is read from the bundle's own
@@ -188,6 +192,7 @@ func New(d Deps) (http.Handler, error) {
 	// runs beside the server (cmd/sous serve), on every replica.
 	dispatcher := webhooks.NewDispatcher(webhooks.DispatcherOptions{
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
+		Resolver: d.WebhookResolver,
 	})
 	server := &Server{
 		authHandlers:     auth.NewHandlers(authSvc),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,9 @@ type DispatcherOptions struct {
 	BatchSize int
 	// Client overrides the delivery client (tests).
 	Client *delivery.Client
+	// Resolver looks up a subscription's host name when its URL is set; nil is the system
+	// resolver. Tests answer from a table instead of the network.
+	Resolver delivery.Resolver
 }
 
 // Dispatcher delivers committed events to the subscriptions that want them. It keeps its queue
@@ -77,13 +81,17 @@ type Dispatcher struct {
 	poll        time.Duration
 	batch       int
 	listenPID   atomic.Uint32
+	resolver    delivery.Resolver
 }
 
 // NewDispatcher builds a Dispatcher; it does nothing until Run, Drain or the step methods run.
 func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	d := &Dispatcher{
 		pool: o.Pool, clock: o.Clock, logger: o.Logger, client: o.Client,
-		concurrency: o.Concurrency, poll: o.PollInterval, batch: o.BatchSize,
+		concurrency: o.Concurrency, poll: o.PollInterval, batch: o.BatchSize, resolver: o.Resolver,
+	}
+	if d.resolver == nil {
+		d.resolver = net.DefaultResolver
 	}
 	if d.logger == nil {
 		d.logger = slog.Default()
@@ -355,7 +363,7 @@ func (d *Dispatcher) send(ctx context.Context, id uuid.UUID) (db.WebhookDelivery
 		return db.WebhookDelivery{}, err
 	}
 	res := d.client.Deliver(ctx, w.Url, []byte(w.Secret), delivery.Envelope{
-		Event: w.Event, OrgID: w.OrgID, At: w.EventAt, Data: w.EventData,
+		ID: w.EventID, Event: w.Event, OrgID: w.OrgID, At: w.EventAt, Data: w.EventData,
 	})
 	return d.record(ctx, w, res)
 }

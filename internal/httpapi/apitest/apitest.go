@@ -172,6 +172,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, Hub: hub,
 		HashParams: e.tuning.HashParams, HashSlots: e.tuning.HashSlots, OnPasswordVerify: e.verified,
+		WebhookResolver: testResolver{},
 	})
 	if err != nil {
 		srv.Close()
