@@ -768,8 +768,8 @@ export interface paths {
          *     the feed for now: resume later with `after` set to its last `id`. `webhook.test`
          *     deliveries are not organization events and are not listed.
          *
-         *     Permission: `manageOrg` (owner), as for the subscriptions. Plan feature: `webhooks` (Pro
-         *     and Enterprise).
+         *     Permission: `viewEvents` (owner and admin): admins reconcile what the owner's subscriptions
+         *     deliver. Plan feature: `webhooks` (Pro and Enterprise).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1357,9 +1357,16 @@ export interface paths {
          *     A body may carry many messages. Each is applied in its own savepoint, so one bad message
          *     never loses the others, and each gets one entry in `results`, in order, with its `outcome`
          *     (`applied`, `skipped`, `duplicate`, `rejected`). Every message, whatever its outcome, is kept
-         *     in the message trail (`GET /orgs/{orgId}/adt/messages`) with its raw text. A message whose
-         *     control id (MSH-10) was already applied or skipped for this organization is a `duplicate`
-         *     and changes nothing, so interface engines can resend safely.
+         *     in the message trail (`GET /orgs/{orgId}/adt/messages`) with its raw text. A message is
+         *     identified by its sending application (MSH-3), sending facility (MSH-4) and control id
+         *     (MSH-10): control ids are unique only per sender, so two hospitals' engines may both count
+         *     from 1. A message whose identity was already applied or skipped for this organization is a
+         *     `duplicate` and changes nothing, so interface engines can resend safely.
+         *
+         *     Fields the census stores are bounded, in characters: MSH-10 199, MSH-3 and MSH-4 199 each,
+         *     the MRN (PID-3) 64, PV1-3 unit, room and bed 64 each, PID-5 family, given and middle names
+         *     200 each. A message with a longer value is `rejected` with a reason naming the field (it is
+         *     never truncated, which could match the wrong patient); the others are applied as usual.
          *
          *     Credentials: an API key of this organization in `x-api-key`, or a session with the admin
          *     role. A wrong, revoked or other-organization key answers 401 `Invalid API key`; no
@@ -3236,10 +3243,13 @@ export interface components {
          * @description - `applied`: the census changed (or a diet order was recorded).
          *     - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
          *       unknown MRN, no MRN in PID-3, an unsupported message type).
-         *     - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-         *       for this organization; nothing changed.
-         *     - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-         *       says why. Its control id is not consumed, so a corrected message may reuse it.
+         *     - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+         *       with the same control id (MSH-10) was already applied or skipped for this organization;
+         *       nothing changed.
+         *     - `rejected`: the message could not be read (a broken header, a field longer than its
+         *       bound), could not be applied (the patient's stored record cannot be read) or could not be
+         *       stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+         *       may reuse it.
          * @example applied
          * @enum {string}
          */
@@ -3319,6 +3329,17 @@ export interface components {
             receivedAt: string;
             /** @description 0-based position of the message in its request body. */
             index: number;
+            /**
+             * @description MSH-3 (its namespace id, else its universal id); empty when not sent. With
+             *     `sendingFacility` and `controlId` it is the key of the duplicate check.
+             * @example EPIC
+             */
+            sendingApplication: string;
+            /**
+             * @description MSH-4, read as MSH-3 is; empty when not sent.
+             * @example HARBORVIEW
+             */
+            sendingFacility: string;
             controlId: string;
             type: string;
             outcome: components["schemas"]["Hl7Outcome"];
@@ -3952,6 +3973,25 @@ export interface components {
                  *       "error": "No parseable HL7 message: the body has no segment starting with MSH",
                  *       "statusCode": 422,
                  *       "code": "unprocessable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description A stored record the answer needs cannot be read (it does not decode into its documented
+         *     shape). Nothing partial is shown; the server logs the cause under the request's id.
+         */
+        StoredRecordUnreadable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Internal server error",
+                 *       "statusCode": 500,
+                 *       "code": "internal_error"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -6411,6 +6451,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6448,6 +6489,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6710,6 +6752,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6755,6 +6798,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["StoredRecordUnreadable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6792,6 +6836,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

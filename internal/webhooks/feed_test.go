@@ -185,18 +185,19 @@ func TestEventFeedOrderFilterAndPaging(t *testing.T) {
 	env.Call(http.MethodGet, feedPath(orgID, "after="+e5.String())).Token(owner.AccessToken).Do().ExpectError(http.StatusBadRequest, "")
 }
 
-// The feed is the subscriptions' audience: the owner, on a plan with webhooks, of its own
-// organization.
+// The feed is for the owner and admins, on a plan with webhooks, of its own organization.
 func TestEventFeedAccess(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	owner, orgID := env.NewOwner("Harborview")
 	outsider, _ := env.NewOwner("Elsewhere")
 	publish(t, env, orgID, events.AlertCreated, exampleData(t, events.AlertCreated))
-	for _, role := range []string{"admin", "manager", "viewer"} {
+	for _, role := range []string{"manager", "inspector", "viewer"} {
 		m := env.Member(orgID, role)
 		env.Call(http.MethodGet, feedPath(orgID, "")).Token(m.AccessToken).Do().ExpectError(http.StatusForbidden, "")
 	}
+	admin := env.Member(orgID, "admin")
+	env.Call(http.MethodGet, feedPath(orgID, "")).Token(admin.AccessToken).Do().Expect(http.StatusOK)
 	env.Call(http.MethodGet, feedPath(orgID, "")).Token(outsider.AccessToken).Do().ExpectError(http.StatusNotFound, "Organization not found")
 	env.Call(http.MethodGet, feedPath(orgID, "")).Do().ExpectError(http.StatusUnauthorized, "")
 
