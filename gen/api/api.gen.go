@@ -2410,7 +2410,7 @@ type Error struct {
 	// - `headers_too_large` (431): The request's header fields are too large to read.
 	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
-	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
 	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
 	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
@@ -2476,7 +2476,7 @@ type Error struct {
 // - `headers_too_large` (431): The request's header fields are too large to read.
 // - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
 // - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
-// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
 // - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
 // - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
 // - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
@@ -3164,7 +3164,7 @@ type PlanError struct {
 	// - `headers_too_large` (431): The request's header fields are too large to read.
 	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
-	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
 	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
 	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
@@ -3380,7 +3380,7 @@ type ScanError struct {
 	// - `headers_too_large` (431): The request's header fields are too large to read.
 	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
-	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
 	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
 	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
@@ -4051,7 +4051,7 @@ type ValidationError struct {
 	// - `headers_too_large` (431): The request's header fields are too large to read.
 	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
 	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
-	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (or retry with the same `Idempotency-Key`).
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
 	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
 	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
 	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
@@ -4394,6 +4394,9 @@ type ScanUnauthorized = ScanError
 
 // ServiceBusy The body of every error response.
 type ServiceBusy = Error
+
+// ServiceUnavailable The body of every error response.
+type ServiceUnavailable = Error
 
 // StoredRecordUnreadable The body of every error response.
 type StoredRecordUnreadable = Error
@@ -8081,6 +8084,15 @@ type ServiceBusyJSONResponse struct {
 	Headers ServiceBusyResponseHeaders
 }
 
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body Error
+
+	Headers ServiceUnavailableResponseHeaders
+}
+
 type StoredRecordUnreadableJSONResponse Error
 
 type TooManyRequestsResponseHeaders struct {
@@ -8339,6 +8351,23 @@ func (response Logout422JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	return err
 }
 
+type Logout503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response Logout503JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMeRequestObject struct {
 }
 
@@ -8370,6 +8399,23 @@ func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMe503JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8602,6 +8648,23 @@ func (response RefreshSession422JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RefreshSession503JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegisterUserRequestObject struct {
 	Params RegisterUserParams
 	Body   *RegisterUserJSONRequestBody
@@ -8777,6 +8840,23 @@ func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsRespons
 	return err
 }
 
+type ListSecurityEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSecurityEvents503JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBoardMediaRequestObject struct {
 	Key    MediaKey `json:"key"`
 	Params GetBoardMediaParams
@@ -8877,6 +8957,23 @@ func (response GetBoardMedia404JSONResponse) VisitGetBoardMediaResponse(w http.R
 	return err
 }
 
+type GetBoardMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBoardMedia503JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDeviceStateRequestObject struct {
 	Params GetDeviceStateParams
 }
@@ -8957,6 +9054,23 @@ func (response GetDeviceState401JSONResponse) VisitGetDeviceStateResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceState503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDeviceState503JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9089,6 +9203,23 @@ func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w 
 	return err
 }
 
+type ClaimPairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClaimPairingCode503JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AcceptInvitationRequestObject struct {
 	Params AcceptInvitationParams
 	Body   *AcceptInvitationJSONRequestBody
@@ -9208,6 +9339,23 @@ func (response AcceptInvitation422JSONResponse) VisitAcceptInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptInvitation503JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9385,6 +9533,23 @@ func (response CreateOrg422JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	return err
 }
 
+type CreateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateOrg503JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOrgRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -9445,6 +9610,23 @@ func (response GetOrg404JSONResponse) VisitGetOrgResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrg503JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9538,6 +9720,23 @@ func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateOrg503JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9718,6 +9917,23 @@ func (response IngestHl7429JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	return err
 }
 
+type IngestHl7503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IngestHl7503JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListHl7MessagesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListHl7MessagesParams
@@ -9821,6 +10037,23 @@ func (response ListHl7Messages404JSONResponse) VisitListHl7MessagesResponse(w ht
 	return err
 }
 
+type ListHl7Messages503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHl7Messages503JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAlertsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListAlertsParams
@@ -9906,6 +10139,23 @@ func (response ListAlerts404JSONResponse) VisitListAlertsResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlerts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAlerts503JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10022,6 +10272,23 @@ func (response ResolveAlert422JSONResponse) VisitResolveAlertResponse(w http.Res
 	return err
 }
 
+type ResolveAlert503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveAlert503JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListApiKeysRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -10110,6 +10377,23 @@ func (response ListApiKeys404JSONResponse) VisitListApiKeysResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10254,6 +10538,23 @@ func (response CreateApiKey422JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKeyRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10336,6 +10637,23 @@ func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10425,6 +10743,23 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10548,6 +10883,23 @@ func (response GetCensus500JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	return err
 }
 
+type GetCensus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -10647,6 +10999,23 @@ func (response ListUnmappedCodes404JSONResponse) VisitListUnmappedCodesResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUnmappedCodes503JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10759,6 +11128,23 @@ func (response MapUnmappedCode413JSONResponse) VisitMapUnmappedCodeResponse(w ht
 	return err
 }
 
+type MapUnmappedCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MapUnmappedCode503JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDevicesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListDevicesParams
@@ -10844,6 +11230,23 @@ func (response ListDevices404JSONResponse) VisitListDevicesResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDevices503JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10974,6 +11377,23 @@ func (response CreateDevice422JSONResponse) VisitCreateDeviceResponse(w http.Res
 	return err
 }
 
+type CreateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateDevice503JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteDeviceRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11042,6 +11462,23 @@ func (response DeleteDevice404JSONResponse) VisitDeleteDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteDevice503JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11121,6 +11558,23 @@ func (response GetDevice404JSONResponse) VisitGetDeviceResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDevice503JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11219,6 +11673,23 @@ func (response UpdateDevice413JSONResponse) VisitUpdateDeviceResponse(w http.Res
 	return err
 }
 
+type UpdateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateDevice503JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClearDeviceCastRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11287,6 +11758,23 @@ func (response ClearDeviceCast404JSONResponse) VisitClearDeviceCastResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClearDeviceCast503JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11418,6 +11906,23 @@ func (response CastToDevice422JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CastToDevice503JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePairingCodeRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Id     Id    `json:"id"`
@@ -11544,6 +12049,23 @@ func (response CreatePairingCode422JSONResponse) VisitCreatePairingCodeResponse(
 	return err
 }
 
+type CreatePairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePairingCode503JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeDeviceRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Id     Id    `json:"id"`
@@ -11656,6 +12178,23 @@ func (response RevokeDevice422JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type RevokeDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListEventsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListEventsParams
@@ -11759,6 +12298,23 @@ func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -11833,6 +12389,23 @@ func (response ListInvitations404JSONResponse) VisitListInvitationsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvitations503JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11961,6 +12534,23 @@ func (response CreateInvitation422JSONResponse) VisitCreateInvitationResponse(w 
 	return err
 }
 
+type CreateInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInvitation503JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeInvitationRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -12029,6 +12619,23 @@ func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12118,6 +12725,23 @@ func (response ListMedia404JSONResponse) VisitListMediaResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMedia503JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12248,6 +12872,23 @@ func (response UploadMedia422JSONResponse) VisitUploadMediaResponse(w http.Respo
 	return err
 }
 
+type UploadMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UploadMedia503JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteMediaRequestObject struct {
 	OrgId OrgId    `json:"orgId"`
 	Key   MediaKey `json:"key"`
@@ -12320,6 +12961,23 @@ func (response DeleteMedia404JSONResponse) VisitDeleteMediaResponse(w http.Respo
 	return err
 }
 
+type DeleteMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteMedia503JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembersRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -12380,6 +13038,23 @@ func (response ListMembers404JSONResponse) VisitListMembersResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMembers503JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12466,6 +13141,23 @@ func (response RemoveMember409JSONResponse) VisitRemoveMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveMember503JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12574,6 +13266,23 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateMember503JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12687,6 +13396,23 @@ func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveScanRequestObject struct {
 	OrgId   OrgId       `json:"orgId"`
 	TagCode ScanTagCode `json:"tagCode"`
@@ -12748,6 +13474,23 @@ func (response ResolveScan404JSONResponse) VisitResolveScanResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveScan503JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12867,6 +13610,23 @@ func (response ListSignoffs500JSONResponse) VisitListSignoffsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSignoffs503JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13025,6 +13785,23 @@ func (response CreateSignoff500JSONResponse) VisitCreateSignoffResponse(w http.R
 	return err
 }
 
+type CreateSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSignoff503JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -13130,6 +13907,23 @@ func (response GetSignoff500JSONResponse) VisitGetSignoffResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSignoff503JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13273,6 +14067,23 @@ func (response DecideSignoff422JSONResponse) VisitDecideSignoffResponse(w http.R
 	return err
 }
 
+type DecideSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DecideSignoff503JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -13333,6 +14144,23 @@ func (response ListSites404JSONResponse) VisitListSitesResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSites503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSites503JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13463,6 +14291,23 @@ func (response CreateSite422JSONResponse) VisitCreateSiteResponse(w http.Respons
 	return err
 }
 
+type CreateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSite503JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSiteRequestObject struct {
 	OrgId  OrgId  `json:"orgId"`
 	SiteId SiteId `json:"siteId"`
@@ -13524,6 +14369,23 @@ func (response GetSite404JSONResponse) VisitGetSiteResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSite503JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13622,6 +14484,23 @@ func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type UpdateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -13682,6 +14561,23 @@ func (response ListTags404JSONResponse) VisitListTagsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTags503JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13812,6 +14708,23 @@ func (response CreateTag422JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	return err
 }
 
+type CreateTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTag503JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteTagRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -13880,6 +14793,23 @@ func (response DeleteTag404JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13972,6 +14902,23 @@ func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhooks503JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14224,6 +15171,23 @@ func (response DeleteWebhook404JSONResponse) VisitDeleteWebhookResponse(w http.R
 	return err
 }
 
+type DeleteWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWebhook503JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -14450,6 +15414,23 @@ func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type ListWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TestWebhookRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Id     Id    `json:"id"`
@@ -14576,6 +15557,23 @@ func (response TestWebhook422JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type TestWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Params CreateSupportInquiryParams
 	Body   *CreateSupportInquiryJSONRequestBody
@@ -14672,6 +15670,23 @@ func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryRes
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17202,781 +18217,795 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchu5kib8KgjORFjaKNIkJVmWHH/sypLcUlu3luR2X2SRYBVIolUE2ABKNLvlE/MO+w77YPMkfyBx",
-	"KVSxeJPdfWZnz4k4bpGswiWRSGQmMr/8sxbz0ZgzwpSs7f9ZI5/xaJwS+PsgJULpPx5xmhH9B01q+7Vm",
-	"a6/d38Lb9Waz2azv6n9e63+a/n+kVYtqD5TppyVhkosO7/dTykgtqo2IlHhAavu1G/gJDbAiEzxFd7WP",
-	"OH2oU4bGgveIvKuhIZaIcYV6hDA0JFgkqC/4CEnKYoJa2/vNdi2q8TFhJDlQtf1au9l+VW9u1Zvt23Zz",
-	"v9XebzZ/qUU1QSRPH80zLEvT/Ju3U/eNJI9EUDWt7dcmWDDKBrWoJqkip6tNGmP9vMIqk7V9GJP+nPV+",
-	"I7Fag3axpp2ajjWBEvJIY1L78uVLZBZDBqvx67+W45+1HJ++RLVDwmQG6yGz0QgLPdBLRtAYK0qYQpSh",
-	"Ic+kJnG+YDgZUaVmidPa3m/vWOLgNCViQJis7f9aGxPMMiVrn9z3VG9N3dKcp2KsyIDDaPqcJ7WoFvNE",
-	"D373VXtvp91svtZrjsdjQ+vaI49xL0v1+PUq4FhRbho9YHg8nKb4M5W1qHZCHwl0EKwL/ElCMpuG9TdT",
-	"qchIM9XhrSYg+axnfAXjrH2JiuMvDjsR2SAYdvNV63V5aNdYDktjGfGECKwKo2FcdfB4nNIY91ISjur6",
-	"p4vL6/NwYIzGNE0pq335FNV6RDPHQS2qJViRy/5bKtSwtl9r7b1u1pvb9ZZm84QSdSkSIsyC6PHmf9X2",
-	"a4eHJ5f2MRh0zJmkUhGmOjEWPT6cJjDgT/PXYwFdj69OD49OjwPiHvr20WHQPmq9bjbRQ4xToLsdXPu7",
-	"i4NwcCmfdCRPaDb6ZuNpo4HAI2Rb1WRdSoqoNI5V9+huLapRJpXIch654CjmLCZM6aYTJCeEmC3C9aJV",
-	"7sEtLaP0HhynOCYCVvciG/WIyKWS0DLgigjKE+jnbS2qndWi2hEwJM9ErOmLE2XoJVQu5JwYoUQ9jx6E",
-	"xTxjiojTNQR/P8UD6MVs147ZedM16NtrAX1PQJztK5GRqDYSTG+IZrO9tb3zSi8AwyPQEfp4RFPNOkeX",
-	"x7WoNqCPRD/6/cGF/jiiSZJqKvzw4fTiovYlqgnONQNtw6aS5HNtv/buGaI+Y1Qv6PZH/fdY79sFK2wk",
-	"uCD6qaIIP0CMTJDMejIWdKy5CU2oGiKqJJIkFkRFSA75hCHNXLlw/7Om5dOjp09sGi8Pobm332xaQU8e",
-	"jdL1aw3rs71hX4G5Dxjv9xsJiWlCEr1UfUzTTJBDvf61/Wa01tmfYqmOSEofiZjm7Ki/vbE72nG3nqA+",
-	"cYeSxJ2fft963Lv943qbnY1fxx+TVv9Evhp8j7emx6SZvaeXaudh94dR+/OPPU10kdb2a0OlxnL/5csh",
-	"5w+yMdTcLB4pmdQfqIqHhMmG1TBfSp7J2pd8HU7ZI1VYU7xqRaj/NV8PxR/gVPdLsALRY0ESwhTFKVBe",
-	"AHHJCFM9eIlH/2vBkPWafR5TQWSxh71CD+soFjArK2n9Kzu9V3F9N3lN6nv9ZqtuNtjrPdyLNW8IDttn",
-	"hBkeEOE3Csxmpa3yKaoZwu3r7jt78Q/t3k+7o/fjbXnbevzlNbvemvz8ipw0fzvbwe+S9uADvfx996cH",
-	"WKsjw5E3hkFLC8UQHo8FfyQJEkRTMFwby8sze3Jnf9tRzj6yKjWIfUVSzi640lS54gpLSbMRaqOBlv99",
-	"KkYkMSzDyHgoeMoH00Z4fAPjlA/v6+OLg7PwgBSE4bQokM2HsevymQfn2eUh9GRPzWvdD2oPRugCw3/e",
-	"F4+K1cbxFQfnggNya3/HKakVB2Tt8vqovrfXatUqjsnwbITmw9OxJKP9Tiqcl8GKna4zu9WeTfZqlWea",
-	"YSuzKLp/w0nJVI6HeEAx0quWCfIGjVOCJXEsh/xqoJSOqNIMZw2D0zXO3GebO24fGpNnjs2xs99ylPYP",
-	"rS6JjDSAM4USWRbZifmFJAhOuQhhpE8wkiDOSKT/Qb9nJIMRBuaRUmQ0VqFhmGQCpP65P6SIENzrY9C6",
-	"ltylE9P+siqxt1bnlL5+1ox9hqLN/W1n4uql0KzjZymDkxYMoHCu5VZa+81mY6sFQjEgwOtms+UJUFN0",
-	"RHimEO4rItBrWcvJUVYo1iJGew1itBcSo1UihmGBgBjNpZTQHNpotmcosTuHEb5q5q01Zt5aOPNmaeZ+",
-	"PwSTbze3QQ89ArfCGZWqvIsmOE17HIsEYZYgjEaEZQi+KGybGEu/X0AADXRDXGhxYxWqWopZImM8BjN4",
-	"yCfOnWS0Vf3NCWYJ7/fz78y7cOoMBE31qSNxZixWNSQjmBcWD1o2r6B5rSqJd3JnlZ9/p8eHVo+9IYTN",
-	"ULy1v+V4zZghtROuUEoZyWkIIpjqJbATNJ+qhrztVm9dG6Ta7sipABZ45WoleHqFhf+huHhjLpTAVPm1",
-	"876TfPmuBI2J/8atT0oHQ7VkgdprLtCrfIE0Q3YcdcPVMbOwa3HGe71pkXndSvRxKgtLYQ2Rb0d4MzvY",
-	"aMePzsudb7LbCTdHlIwQTxMiFepTIVXpXJrP1glWGMw/vaFWHfMih+w3cHx+mS8PV1lk0mw29SJzMVix",
-	"z2bLOPVmJWGrvb/VbOyElHI6e1FPWVe7S7bW1qmSdm5br/pK62uIP6uVrEr+12uTXzP4KRsQqQ6SEVWz",
-	"plkyolJ6+9l7k+3RAsotaOZoQ5LBSO8IJMkYG+9Zb6qtcM2hcjO06vLbg/Obk6f7f9zd3WXNZvvV0/HV",
-	"6eHTycH128vrH0+PP963Gu3G6+1mo9Xa3tppNlqN1lajdX96c/l0c/nhxvyjOae51Ww3X281W+1681Wz",
-	"+fR0cHR7f9Bs3R8c3XYOmq2n85vvYMZPV0/txk6j9fT0dHD2dHH89PTh4vTw8ugYfbh9V399x45/vHjS",
-	"L4St6gafvr85P709uTf/fn95chE80t5pNu/Y1enRU+vpyVsC9/f3J+eHZmaVE2m0zI+nN5f359f/aLW3",
-	"6ts7da0r39/f39wc3N/cPD0dXR7ff39wcXwPrq/7+/v7s6en1t7rZnO71X569/T01GpvofOD0wt0c3t/",
-	"f3N8cHt7dnz/8eB+73WruX3/4ebg6Wmj3Xy1ubOzU2+2YDLnT08/anLAQO/Y1Y+tp9bT6dP2x/vtVvv+",
-	"QI/7/v5eN3q//XRs+ti+P7i9Pb44uj84Oz3U350fHz3pnyp/Pr0Ienia978yCQ/O9EDeHdy/4zxB5sSa",
-	"3p+c7TZb7d0nfxlxb64E7m8Ob59ufry/ARelfez1U3AF8Q+4gDDttp+ODu6PRDaYbbf5qqXbdN78e+Po",
-	"fzq/fLrGcnjHLo9uno6e3v7j7B9HT4eHJ5f3S73m986z/Y/2dxcH9wWvtv/tqdrbfMfWlx5+G18TmaUz",
-	"KmEPq3iIeB/1eSaQ3X4y3JJjwWMipT5dt+FiLUuV8W0kRIGfy/gqjQC2F1Jw4cKU4CkM1W2y2jN9zrOW",
-	"NIgW73F1CtiaFvGXqMYzFXPQKuBmB0Zu/QRWUsBJlE+1YlptP8KdnR09TfBZCIIl0CShMh5iMSCozwXK",
-	"2APjE4bOry9Q/nhhJPKBWq9OYSRby0dS6Nf+jmiC3M/melUNqZbFLKFsgOyFFnhCteju45imVE3RBEuE",
-	"U0FwMkU5DxQGmmTmXbKMaH5M5zcn9TbSPACda7rgWBEhERYEwYnCBsVOBPmNxCokhz6cvkS1c/B9HYKD",
-	"rcjUKY+dfyXmCUHGSwbTE6RuFxopjtRQEH/FWuD68n2iceOdXx6teAtnnGh9rMDZrjXAKkOjuZdfYlv9",
-	"DbxTC0yT7dw0MdOq8MN4ZTLwH67oDuZxnAlBGOj+rW2/qeRBv2+WYX8LeMwQ8ZbD59X9kec8oX1N/QK1",
-	"YDmJ8fsVl1JLu7qMuV4/TRqqKC776Oc74DHDSxzwv3HKFtuZ1ug4YBh9x0fkj2/kM89kWQQu844ZAsk1",
-	"KfTr/zMk+gQ0YtlbbRPeGEdJkVS5yYiwQq3m/vaOlRWKjkiEekRNCGGoJwh+6GOpQGSkGYuHRdlgfB0m",
-	"0CC3vhPjm8mJBBcKEONhxPXfZJt/reE9z8z+EtWG3qmjJ69/K0zozxqB5uBmNG/JURA89PpnLcFgpOxK",
-	"8IEgUnrTnSoygua/gMWi2+wJzBKjZsTGEPq3dzt7x8232mIT1C7vv7Xetfe2dnWzzmfj2Rq9t2ytfx0L",
-	"nmRWYYGLBCIeibilI1ISpK/2t3cCz80aUT7gRLCjOMeUuf61HKQj8gdnsF9GRNAYvzwc0hgPuInLOjcq",
-	"2K2wR2fRteAUNK2xqSFBCh4rbPZq/WQdByxlCflc229VaTVVWorAk6UGW7VZ1sotsi1nibWdJXYnrN3k",
-	"+zd20/359dPT9eXx/fXp4cnB9dGdcFbKzvH9Tqt5/3Zd7Us/HhP6WH3F3/JRZr9nRBr1crvfitt4jzR7",
-	"u8lWvINfk1f9VtKOwd8CitVBrlfZcJb8t3dWx9I86in0DP9ghXq4hia+jmfaskSzUhWvUKGfcTn1fC5a",
-	"3bj3LFUyxYGlnD0dGtE5bzkL+L8Hs1gHzwWZHPkDqvKmIEKCDLSCK6wCzbhCU6KQ9biGmtj/i9cGBcf0",
-	"wkuCv941be8EvkS1S3NwFhx2XAwwo38YS48ziHi5EhwpQXEaruPax+23ozrIpQWnNwQKQDxPn2CVCWLC",
-	"nca080Cm+ucJ6UGkkJZ6KWU0hqmBs6CTUmkC9uAKXRrX8aPRpNo7X/TRDHEHY8H1dtFkOWZJGJuzXW+2",
-	"CtOCh7TFCswK5/eVXe55N29m/d/kAUdIG+M2AiydoqEJgQ3iXLwC+a/99V/0Es4u0q0Ng5I8k52EPHZ+",
-	"fth6vHj9++KQt59+/2Wy26vlvFMtkc3EAkYybnenESLNHUhxRNWsTDb/rbrldAGq1jq/xb2UoFZb8yRG",
-	"JsATmWhw6+GfNtBhSjAzJoHx9g9S/kgk6Ff6jSkap1iRBii7CsxAZ8UgMJ3yw8i5+7/866L5vziPA3eC",
-	"TjfLmCZBwSmcwBJKYCb7RJRUhP9b8xW+UZ6CTwV4+3WpANfH3xVjCQd6Bt8s0v7atIeOZgLLg55WDQl8",
-	"vXpI4NZta3d/Z29BSKAeZ31n59Wrr4gJ3LptvZ4TEzhnqs+6svAvyZUzdQLecEZroCiuE6A94o9kZKPB",
-	"q21CvHQcB/Mtx0KIfR4oX7A/ixIAl5fgVb4E+bRnumu1tvPudsLudo5huazwOUyx1Nx9Ov/pqPZIJVWe",
-	"lfI7SGjo78pqGAl245h0TJOtzkh8fa7DzrfJdQAqVR4F4c6Eo8CYptVh2zZYG00wVZQNQC/A1c77IIjb",
-	"ulDzkO38izwg2373r1Drf4Va/3cNtR6brfUXR1rfxJjd0IobEnNfg2SMGZgAVBGk8ABhhbYQbowawYVJ",
-	"OVvJcGFwBgyIgk60AtwjqWa0MWHguJbm+xFRQ67J9B0oIGMMytBLLgby5Srugpe6nVUehUCqYGgJSYki",
-	"t3gQDO6aKCqIuR5X8Isf3tHx2fHt8bNGqPBKTybmHNJHIIiTP5915wCLc1RxDwU/2DuO5tZ+s/m8C4qQ",
-	"WDGhj1q+Jzx+WDe8LKopPDBX97Xtk5/2rn5pgwKqdR71bS5anukfBap/AU/Sh0IGGh6PG9qyzxPOYsxe",
-	"+sHDriJSVuSb9QWRQyTtj4VNExMpnduATL8f9r6L6SX9/t0vx9e3P9ycytORGv9yePrq9Lfk4fy78+bP",
-	"v32fXn48/vzLbxe/XdwO6Nnh903y04F+5/2PrR9o/4cGmX6fkpMDevnb8dbl7Q+ti99+2Dk/OpCno3SY",
-	"HJ6+Or+Ndy6OPrQvjg4m54cTin+6+OP0N07j9l4rnp7KU3bR+pnqLg8+X95+PzpvHzfPbn+kF6NzddH+",
-	"YfuXm+bOL78dfD67Pf0D2vljsPPzx+9/++Xw+71G3E5Zb/Sumfz0fZqnt52y2v5es6kNLKCFm7FQkBPY",
-	"HLUvduPvxc+T173b1sPVtjxL9von+FV2zHcGv9A2++Hz7o+TmrkRhlvGlS+vabJ67MPIXLAP6VhW3Jt/",
-	"WpvFuRhcLPJl2jtyPmGlG/JPWhLMXKqDe9GqXFVAATagp5wq9+u/1Kx/qVn/UrP+fjXrE2zXWR0LdCqg",
-	"klaEEtLHWapQgqdojEUxCm0F76SNvTB700ZfNAvRFz6aJYjAaL4yERhrBmy4x9vNggaRUMZyhtXPv9LN",
-	"fVl9nz03YMJQuCIHA/TCchTUc2i5EmH+8olGC8e/M3/8ML2VeGGNOfTyBm9UA70VdECTFxLdCjxFZybt",
-	"ZNFsYGcEkAgzOyT8rQISwV6l/pfGRKhMwWxD4koIlNBubn8F1EFIxAqVYEhwqobTAj1NsqyeqhF/QVbS",
-	"/z2AE389caM16LEzQ4//MTvjrdVn3F51xiajN5xxszxfIsZuZo2Yj166C3I7Tb0TtRFc2oDa4ucMYTSx",
-	"kF0x5ykRCCs4s0ZacD14wZUfV0Y1fL/7w3n7px/f1r7p9dpuYKl/LA6r/RxzD0xN/YYF04HPt0ahIr9n",
-	"dDwiTNVWNgT9pL8YklbG6RpXCksQZsj3YX0NYQhf2S6eR8bXub65TtDnXBv++URc743bwNZ+hqkd/YvV",
-	"DKvB9iVSHZiU95ltTKRy0AlT2Lk2dE0gHMdkrEq3s4sS572OEWTNt1rtOWnzVsw09AjWzZrfXiM2cXth",
-	"1vzOSlnzTb1jP7CRTyepOEnzXBLsrjUq7OwVk0b+jowQsxy5tW1DzVfK7vBGUsaem8+hGfODnE3nyCQR",
-	"aDLkiE+YBE2kEJamRaNxQZsfQWbyPsKMqyFYGJ5Z/9u7gKI5iRtrjKBdGEFBVT/hckwVTtFFpgS1ivbX",
-	"J23McVxFWoyaaJbKxIwejh/qvF8HhMt1Y5xm0zHmxDvt7m95x8k/Pd5p1WSRvzUa6huEOs0PY5pJH/kn",
-	"p3fs5uFvf1d6hx4eFnhElE3kOsyE5MJchQfmcO1yjH/PCIrhZ5e1SVD3jLKHrrbrEiJcDshYn0Q8k2iM",
-	"B8CFTvSZK4UErg9OJ+e//azOj87V+dH3H86PHl6dHx28Oj96i09ZE3ycBlwInLF2aqZ3TZ54SEaAtTDC",
-	"n88IG6ghHJz5pYkSkLfpQDFOYICz07odEoOOgXQXEcISUXMf2OPJ9IVEXfi1W5zFDOaEbsrQIB/s57p1",
-	"qdaNDmJC8MOwuXwWs6M+TaoHK4hxyr6QiCbFUa2gnfTdYOHW0A+VJgtH1+diBPEyWUaDrNfCaMlozBVh",
-	"8fQ9mc6O/Bw/EGn1PUhDQBL3iZacgigxRRs3StCxnpQkI8wUjeVmA90QQG7IGNWsB+IVbWD04cPpEXrc",
-	"3kRjIu4YZYqwhCTI3KS+Qdi26R2aEo8IeiBTEwfovnAD2TBXqhHSJIkQcFwEq795x3QblKH2NhryTEgt",
-	"lRlXSGQM4QGmbB/aA91Jr8yYM0nQhlFXItQ94yaFomsb1O8LMk7xlCSmcXjf7p6up6KqX9un9pFejG4D",
-	"3YYTsadQQvt9IjTzuslgJidEyDu23W6jLs1XpfNAph1BMkmS7hs0GdKUFIZuXqcSSUXTVE+QUTaI0HZz",
-	"747NNERZJ5OkizYMpeWQC5VONxvoPZmaxOkHMlZ6fYra1Ib+RmtcEeLCLF+c2ljNRBBpjjBzGz9g2sgh",
-	"LBlzypQ550DnQuOsl9IY8TExir9mlXfGtSFRj/Q5XJmTO+af0PORaGO72dQzaul/2vqfLf3PthNb4VA3",
-	"oT8jqREYFBJt7Hz+DN9r8u6ZeWpu0HONkOSe86A34I8GACTkW3Sn34xbZI/UXyftXn27v4vre3hnt74V",
-	"t/tN8qrXSrbb8+RJsMfqepPNk4I7O1FtRJn73Krar2fUIqgUt+mV1mkk/aMotHea1dIYrkkKw7BXB+aV",
-	"Ef5MR9lIf2jCiMynfDx652qtziQZJhRXig7N+HSEB1o4aN7f8GdPNk45ToCVMGhiWlyPbEPdzXWFI2lV",
-	"C8cHMv1K6XhpFOSqmYU8ByI9nJ8k4oVEgQWw9pyac+ZkVPavm9VNjNmti5mompvCgxcSjYVe5wRs1QY6",
-	"I8qDKwiCtZUmSZ0ySZikij6SdBrB1ruM0Cn8cabP5GaEWvCp1bhjB2yKzDiQGmJzcmu5DL6sjckQK60E",
-	"Qz6LngVIXS/29X438X+GrlHhVLhj281WcHLEmCFBQMjG5ooM8Ahd6ER5ewfOnwqiuwCTRWQPNvKr7eX7",
-	"+IYOGKQdzdNvzviECE1jNCSf0cn5wWH95uSgvfPKCT2BJ1786zMq0pvMAcoCDQJX/QsHEd24Yz8SQftT",
-	"RBXimtr6UfIZxwr1popI59dJIieRx1hIOFJiPhpjWD1wYjGpMFMQvlUm51b/Vdwizd4e3km2413yut/G",
-	"rV4z3ktek93+K7zT2463kjZp9Zt4r/c63k1ekZ3+Nt7qteNW0iTLNTPp6LdwUcZYM61u6f7XZn0P1/uf",
-	"/ny1/eXfq7eF9cVV7Qit1T9LcQP9voKlrOPv6zbyB4tqUDVis0leSOMnmTvwxT6MioFbJIWvGfgXwP4B",
-	"lQssl7c4uTaM7LBobG5IACjz8jdpLvf8HLzj9hGnNIGHOh7F0+DFGMdLn5JUG2PGzROWFRlleu8QhBG0",
-	"geAJp9HANaYDNLXjQ3lfFjR237y0jxa35TxhRuZuN5tfQoL9uyB9bZe+zAvevDS/ypc/+h6PYSxAvirr",
-	"wiuCI5zqFSCJPl/1KGUw7Aa64FozHgAoz0RQpQhraGP3kLN+SuPnrUHsXs5JdsAQjiFxwYkkKh1VLBYQ",
-	"+Qx5lGXi7K1MnJVI4sYmc9FoXJcKgTcXZu+QTq12tTYBxilmHb8lcirogfQBGSjFWgobv4wJVEEbbWtY",
-	"4HgIb9lUVF/QpeM1tQKB2j7BVDddW5lcVymez0VXmIJsn/AsTdCAox6ZcnvCFgcf47FWdghB7QiNBUft",
-	"nQgRpogYCyoJyhgMmySbQNp3XPRokhD2LML2/dshUam0ViNihCRGS8DJiDIkeKqVMzSkg6ELJAlIt/Vt",
-	"eCtX7V5I0+UGFyh3shrVhXOU8ok3jbxVA2QJrIKv2nrVJl64Ef1OyPdhySTJ7cce0TzgQbreoIKh+Fdt",
-	"VdiHXrGxjhJklt4sbjzEbEDAZNiYZ9Vugh2XT/WOeeWxW5pwd+6MtSoz4xe5Bvv7myyPMeXLzFxeDy2c",
-	"9XNzHQbllWi3v81KzBIqBG9bOCTg6gt+mFOo2PwRZ+SN1va1tmofVu94xp5HWMZVpw9v57S8DH0W2sJ3",
-	"DxS5dvtbHTCWURNOjHsJDjTNoz2ScjbQIsBdOBUMRpj9FZ5qM/iW8zMsBuR5x45po6M476TQyqzOoslt",
-	"ZJF9oECM1ta3PW2hN/I59mJZ0j+IC8w0sx4Rpq699vgND9ufeSbgrMpXhLI4zRKCAjSH/JANviwdsN/m",
-	"SK3wE1SPDhx6ZljWKwLPGS0h1xCAgNp6/8BwpoZc0D+eScEMGtBnVezQ6N1pkX8P/recytqmNtdIz8zO",
-	"yIMNyvRurUxvPfu59L7gVvl2Vj44X4EjYywEtZ7sknNgo6u/aNhxdiNkPsM0u5tIcuOTxOMx0i9KYpUi",
-	"MKzUUPBsMPRuTwMMKbMR8V29QWYR/WE0GRIrEYAJoHWFB1YdtgfQjTF032Zy+qwVtoZyp6cbKOqj1jlK",
-	"JdI/onhI4gc4A7GUEy4S6U59PR8kScxnZOjON1GkOEcjzKa+YzMU62MyjmzEmQMZhUFvqCGZwgMJSWkP",
-	"CuulUxRzqdLppj5ewLq5Y/rYSjgjDXQNczGlKPQaMIih19qGmRpcHHXhqfqBfqpr3BnG+QAWavDj7Ll2",
-	"Y1vJmKJp4apkhKfaJNTEpAQs8MBftMitCu4IxQVJrknMRfKB6fMXSgU+SwfRujnDacdwQc4Np/aHgr98",
-	"ZqmbX7/UB0jCdJCA+Rh9Ha48rAIfY2bKdxrn4gZVuZRMCITLUAb39XpZ40yfISS5Y3KIx2Qzt2rHWGj9",
-	"2yPhvDHbzkwv5QOrTeIM7JTEsoRdMOPhMfvvlvNzzKb2EJXPortmzo61hcI96Pjedhvut71m07HljIq3",
-	"9y3WASCkzcHChRdbKY8fDH4vkc/aMf/8/fLPOROfeYzNXaBzg1scIcrMUcYFMqlvSWBeStAEPjBrtTxb",
-	"MGSFFvIJX3Dw+hKIaTk523VhM/v+gt0W3EUWkB9BBgC4D7R1cH5z8lcZKNA5lWhC0rRu/Vy9TKEhTxPp",
-	"xL+5XtCndY8Eph04TW0vUEUaIhfz6n6BFxInCYQy4fRKaLtdAVqMA14LvvrTlawL6Ltm9bpoJhZi2e1B",
-	"7nv91Xb/yT/GTR1hV5e5Yv/xETFUwsrnZcN1DEhirDQPgfZ0yYgJO9IE52PC4GJY717qY+xs3WK0ge+Y",
-	"kQ4oDw2099U0b8ALdfhkbaNNUJG0vJbmvPcOdxuDp49zG/sjbZv6/Qj1qSASdQthHV2tYDG43xgTJs09",
-	"UZxySaT7ReaTuGNxSrCQaKObV3ruIpal6SYKrpuQ/VUiqox+UOQCmqzg+nahTuUl+ajJb4pTm6MR5oNu",
-	"eYKnqFusw9JFG9hBeMliXWxJU70X+1ygVvOOjSjLFJFv/Bph68Ezd+Rd5uL1OoLKB9tusUQ04hZL7uLq",
-	"UlMDaHXHUvp7RhNz6b/bNiEWYTe2mc03KMX6ENGzlkhm8RBhibqKjMAVlgnSIZ/jTEgItbhj3ZSrDog7",
-	"ygZaE481gftWkHVSPJakawavsHzojKje112klfvHPBOOChTjMe7RlOrlKd9OzdS1mVklf0UQbupvVYR8",
-	"pre8KnnAQAlWpG6hEWbeCKuUz3lHM7A5Fyy087w23k4XXSBBhK17FFH1BnZGsAc1V8CuAr3KiwZgFFOd",
-	"hSpJ0r4+zcu7Y+kYc6SsxScGSLob9/CXPK5+hR3pQpRX6cE8+qVQrb1iJ/stDMGgPZ6pN6hLE3A6JsRb",
-	"nom3Ho0SZKCyDq5O9U60vna9w8oCIMp3mPm9tJEh2OBZ0sl8ETK9jSNdeghNxzY+evYgKj1KkzzvwcrD",
-	"YKHzvZcT2a9RsFUKe6DAzHNPQlvi48jXegrXrXSE7CPMcn89Tu1ymu5nyesrbH3bEyAygcFmMeaKzQr+",
-	"WEmORjOMExXFavHKuLL32pJNW5zku3A2lPW57tFWEoNR6sHEOC31nNcam+1ryZ19sBWhCI5g0kowTdnQ",
-	"N1ef0MQ+Kp8hq0pM7hhiAacv49PjR6fKp+llH26yFwmoj8aX6RL9ILOpyKSuyNlSMRdulLxk2J81wrT9",
-	"VU7R/LSMFi6IFvqfnfWnKi3fZxqBus/7ZRWv4al1E3CbG6BmrVoU8I1jLIDgW4WvQnEfNKw3aCBtis3Z",
-	"HyvaMhH8s1x6gPqcJ8jl+rgLsBueSZRDWhij68MNend0gEb4Ny4Qo4ygje6IprBpyQC2T5/KIWhRscik",
-	"wjHBrCOHJE3ND6irBCEdlimpP1ikS9iCQ4IVCBI+NfJE4hHpbkbuPk65oR1/ePnh/R3r80woohVwrYtN",
-	"tOwauiwQm+yAACMZxXw0AgUyxkIvp7tT5pI0UFdrh5+7LjgXAznumDbnTLqv8dbYJAm4fLLmgRJ4atU6",
-	"uzSaFvrjQK+nnjAs+ywdAGrZkkHLcYv3GdWACHqDcrjmBBLUotogzRSs60i3BRCqMUlNOGWajSn8xNM0",
-	"kzF4bLJ0PLSAATEXDP4Tc5aZY0zgSY8IeFnxEVaaTWOqBBxuD3RCa1GthxlmWP8w5DFPTQmgMRcPAHBI",
-	"+vALjU2BeZyOh7gzAJiSAUmxMgOSQAXOk04yNaBZinwusms+8zkcWyHAtUF4cNbyVj+G4k+mtgmWtjhS",
-	"1fHok9n+dFU5lskhu2e8UlLDQmDQ7XJc1nxjWoDWRGQD4IlHKjjTQwTCjKiMAZsQKjZUSCyXYDezQc9a",
-	"9S1EwevSp0T4CW9YVxUZjdW0FNwZwsPOWhY+jW4xAc7dc18KWLKBajYDK+sJO0etyykoK2SmR6Id8YTY",
-	"ulMjmiZL6Laa9nyOVTwMtGebAViwrgzK7czQLYJZ/qBFwF126ngusWtrm/KdF3TOnMKBrplzbeVRPaY2",
-	"6rnE6zbVf0b3wakk1qcqyKPNL2jk8+hxnhLMSkjSq1qEKyr4KZbqg3RNlyJOsVTaRo+JlP0s1fI2MpXN",
-	"CDKuBKs60T5iEKibSbPbn2eAOqTSfGmPxzRGcFnRxzFBhA3gnBsLnmxWzWYsSJ9+LrYBiOkPuz+M2p+X",
-	"8gj1JYp8WwUSRW41wyWpZIYsoeqYKTGHITibE0TuLIzTxJ2wE0EViRBpDBpaIda93lBFSipx/kMVXXCs",
-	"TCbYKkbg0nVyBouTFICcFrlSCXmuod9anxYs9iwNbLC8fgDZQCltAj+Q6QupvzCt2yci79szwTv2ynRt",
-	"/dwq45X2qoEY/sYbj46LbNpubjWajVZrq7G7mrPG14D5c/nTOUpAZU5GMhNpZeNAI+/JEQQ8tox8vSlE",
-	"LWizY8vI7YhgnECfcJZVq/LWJXeW91ds7ZNFJ9AJ+XzIUy6M2LCZoKu+UpqRez9yfc8d7YdxYlOU17hP",
-	"+HsmNDPgQ5vvXGQYG82FxpkcmkKXkEwfC9D+TbERc5FnPX7eQUiYv42hErJ8qrZpceoxHlcLyy4kEnXB",
-	"F225FBCti1LxljM6GCoTZqPmmHYun3vVDW4v1W6ta2z+uIyd5jKeIJ0J6daKY4TfX46rxzaam0wVdvSs",
-	"/KilEgr6BsyQxZOcgHQweHPGRUlUPLSmGjwZGUd8XpbGXCwMS7EcJbX55WPrJdzwvISRvLR0f7ni/CpE",
-	"ZkzHlc6hrvnpecSMVyKmU1tLHVvfZlXP3xw/YGZIBlBg8Zjm7615OASzzuNFIkgLGdhJcxzIdnN+miOf",
-	"Vr2gLanelKSJRL0pbMd9lE/Z3Hh29Wp1LWLIFA3xI0FdIFf3DXLMbx/1WYru8TtmnreiS7/h2Mu+4hix",
-	"20AHCJJRAhwSGJLL/kXbzWbV3WIgFhcLu7XukReJm/dkagZpdnRVoq2TcX+NNAp371+3Pf+67ResxM4K",
-	"K+E354INFzTZWqXJr96O83bhnKPQ7ap9hCExHiIMWAKwrQ23j+BixeT/ksQy14YkBHWvLm9ukQFD/xNi",
-	"L7+Yg6C7Gd0xc42ojYKG31/7EO6v/0QxlBfsTd1nCokL+k9ZvhtGcZZShsX0jvk74ikkgft4JK245C1p",
-	"joAwcrSx3dzeLHkd/WUVTKXmGLfoasufmlmlQ6yI/vuUPXIakytM511QxfbJBjWPdsaYwkUVcr8g+wuE",
-	"7I+weCBQI67CIedBtKrsA9+cgdeAY9023KNpWnk7MmvvmDdWvBNTXOH00EAeVpostn94LoL0U/1wQfRs",
-	"v27vBDgiYY76zG2EMTn8EAsDqOb6mVX6p1zPzOOWqluaSn75u25rqpm1EdLyh4wrcmCx45bx/O/64Y5D",
-	"mjNcb/En7HfhPoCntSpD4yHqkRjbaGwoCoRj9fUbAnowkkGgDRvF7ZIMzHObK+0TaOgb7RJPim+6TdwI",
-	"V94khYX9p26TWRZbuFGKTPa3b5USj5vNQpjM5LvU4KoWm6ujrkPV6zhfdTcKvkwoUWareLRB6SoqwZkL",
-	"WQz26TrA8uewLfqgq6NusYYVtBbcWVpAG+dJd493zbtszLv73gnQm6IRz9TQ/sZheB3Ap+/u5wFnOVQD",
-	"ACXC7+aVkWCdjGkiawGgx35+feESKwwcztXpUeG+JkKMM2JT/OBNdH5dPMFnSAgXHgEF3U1BXsgrqrEx",
-	"B8D6YA4G0t4NsHj+l9ub1QIgu/HKpkE8LwzV5jS7RorKpAXfrRvo0foYMyWm9b2yVtneXqpWMjIJu1i0",
-	"DS+CR2euZ0qjLTZcKV5STEc2SfmQJ+SZVJoLegKbxDi07KUHJBQ30CGWJEJyjGNitP4EyyExWSp0wCCt",
-	"YaO7+/B7fbQ9hsvs7u77H863r8pINubbspm2XrQvjL+SPDwh7ytDi7peOMBpZe40/eVWhLogJ+C3y6Ob",
-	"+hZsvAjJbDxOychd747zhCmQFI1gDwVbBzi8wPxzeR7WsD/r0F2yRKDbqnioqa4EHY1IEqFsDJHJWJJN",
-	"k/GhjY48LlESSPWAq1vGDaJNYWkuLq8ur98vCtdaeN442lealhccjbl4QHUkSEoHBl/PU7O24lVFeIlZ",
-	"uf5wI2RuJZ+3Nda+j1vLIC3NCjqbPw8Dx/DcLe4ALxetmenhEJ49ZeNMrbrY5kW33LNEq6y6u6btPi+s",
-	"7cDD2Ja9MWjDIt6Z9Ca9IV9IU7rCbwMqAtwCyJCiitRlzMck2XxjMNomVBqope6N7snnUHefBXyzHMJm",
-	"hifyQDlDg/k88rV5GwVI3BXjUg79OzNxFVD78veMnJp2oIp75LCFlyS8wENfHGru4oeveUo8w3pU3ZnL",
-	"fMjwguQtMgmX3Zxt0oRHyjcmggUSHXogHkcEyvWlqXlAL7unzPI7BPzZTj+E9JxPn7JCbRF6gAzzF/5S",
-	"DL6VhKuGUv6adJwlgs0W3Xre+AtFmVZYDlNRqQy12qyKpMjrJf255q7NXy1WjVpEA/VM0Z5XpZkBlzAA",
-	"hoC44CvTIKhH85//8b+hjFGEoOQOgkI7+svt/a2mUeig6BCCUkP/+R//G0oSFRh/4XlgxlRk/1Z7Nupq",
-	"lvtKgL9reu9zfODFA7x1z82Rt76d+St2i5+542zpgxm4Sgst6KI58eCNz6o0KQ2+loFN95GKCzwgndQB",
-	"sxbPo4rSCt/oyP0I152YFYYESRnlEQGKIZVozKUiyRubukEVgV9kgAJg4h5sYoy/d+oRxE1lsJU8R4uD",
-	"PMyvkNBcJi0MKTIRt85j5CGK/J2UXGMQtytcNdziwW3+8Mx9Q/7TfC60zqHncaKrqFMm1rHHkJYG1RjQ",
-	"DyOTd4tjlU5R99e72v+4q33qBhc90FyBB1cqXbSSRLHzhJEB4H5RtBhedp9W0kIyka7Y6QeRziyOftuX",
-	"JJq/PMm8kMi/LpzxYR7ubD9LU/RApi5EBULQqQ0/cOCDBWyAB0LGEmE0xHJYlC1BROGPvb3bP6632dn4",
-	"dfwxafVP5KvB93hrekya2Xt6qXZ++v2XSW1B+NvcI3omTZ+MqIUnsAllDxamy84nJpFFhknqbnagypuY",
-	"/AEnkKXvEKo/1/GY1h/ItNtYHEk5S0sTiWccbPEQCxwrIqSjLGU20h9glPUgbdq1IDEfMGpDRL8+QNPE",
-	"GgK9gmjNxXGZljFzS2F1T3TwzqwT2qd8V15V2fe0FfjggVcLnKjPlPncZ+DTqbK6+h2DNgncaHArsy2Y",
-	"ob01zTuVL83v3XLS67op6c9LOv+UE90KlHJxvnnR0t8kCjoX8s8WtGWtrVh6LcChqLhDWSsMOyzJ9twc",
-	"3rBe258BbvfeXlQY6JyGgoEbJp2XSDcAKJ4KRi6L1AY6huPRX3NY3KU71q3A7rVu/HQVqGO4LykgHFN5",
-	"xwwpXkiLXbwBt3BDnhKLMw3JTZLEnS4yIsNBbiWbDaR7EJglfIR6VM2kiZsXf/p963GJ0HdnQ9VK25M3",
-	"b3XN6oErScjCAe3XMoheL/FbgXFKLL6CSHUekIpjayx432Bv4TTAK0FDkkIuuPKJ5e56VvIRQXFKGY1x",
-	"ilzxaOl0ViTIAIskJVLeMd4HrM191BVJV/9CpSJar9V2J1UUswh1EyW68AVRNEaKxENGY/NTnIy6yKbC",
-	"2rewmNoyUQIy54akHz6iP0eoO8RxPO6ik4PDw6t6/ivchEncJ2qKUoKT4s0SOP4SJTRJkxFkbUHyFjRW",
-	"9JGLSinhLMs1Fd3lLswzX8G/0ix1lWkLMUzLDShlx7piz9XGqGklgllUsd8R6NJf50WxPFZIaR2PBX8k",
-	"Btf6N1O/7NNXeFRKk/NdVk/JlWoqR/1JtUoAlw1SXtPn/dfmGa3vSA9r0v1ZeXFu00D0g6iA1OTwo5Zk",
-	"K0liYlq/VbZSpaO/wrPmYC5LcxIZCcq52Fhqg2KE0YQLgOSz8dNUIUDStsVJpKpGZd6sTiczQ/gaPWOl",
-	"NHs7DqmwQQh7YyLA6YigPzgj9urUliZHCUTlqXBlLRr3Cm6HDPIq1mDcRXZF4brBbyW/cgH9ClxqK8SF",
-	"uygc2Pyd7mGZitt9HWSgIjBDDtmwMpZNyV8WYDsYDEZk2kMbSWaAa5qby6AevlXyffX1ZwVAyHwKH3pp",
-	"uECOmHW2JUjBtJIEAZwgSsiYaB7mDHV1/10boppLrO7mvncPQenJvgGbBqCjF8iKuAh1fbFCMybjQupx",
-	"NcylhmygA63vqEwwkkTWwWQCxbWOOxZEEqYiV99f2+JpShLkqhRxRlYJrSqOBKzahTm7hGVv13j+VuDp",
-	"GWVkxcffUy4fVnzWIC99Z4CX3DufSstt7sTmqgJGslXFFARs4P2gnkvM+u/PWchuoWRh15SYCr7sc8Bd",
-	"KJHSvjsiLOvAc/qZIvnsI0rgacdgutyxbkAy+/uD/ka/XUGhbgE7yKJWdZ2BlrMXHxtivXHeZ/ObRAo/",
-	"EHtt7DivgU7BiQ0ygiSF00gTykR3m3TxOwbtRPo0E9zGXxlENVMQjmcAKyEwGxQyIBDDI4PhR+wwN7pm",
-	"lRp3WbO5FcOX8Cfpbjbu2AHSpDRx+XrJ7C1R19fkMDs0xJXz51DJ6PuzqhTm/LKXX+aKoPfzpXlwVlLp",
-	"zKAQ78IIId6H89NOvZsjbehvDWC+Na7379gde4IFQE96eZ7yt56Kj6KnO/ZUr9cL/9cvlzn5qVRI1Vqn",
-	"QUHVp4o98YTykplw8gsZWUydCLmKnajcYd902BecqbzHl8j5C4pK1qodow3TMRDO9837fW2HWobetGMJ",
-	"tiJ6CrhJ9zWzeZ8KJUQcJ0E6DMtsg/nGRU85NIr+1szGJFDq5sv7/snjmyCoRm0bNDtdLydJ+86TguBb",
-	"3UpBNNgBAvKK1bbAWWNaKgkE9OQR7QRJ8RR2XqAOmMcl2mDcjnpTd1gpcBZ0HNjF5TKvBUaA890tBmC1",
-	"WEKCpsYllJYvzKCsVhQbnzWqYef50sEVVwdW+umNOCax9W5vdM2W1cKWC4DbsfdoXa3xGdQcVx0WsKyw",
-	"VCC1c8bUXxue7IJPwbBkdxMiCXE6wVMIDNOHvUEut+j+CCd4bK62vaC9YzmXSoRTyS3CDvByN5rhNWmY",
-	"UnZtoI/FZDQvOVUGvM16wv4UqEpHc1WSZyvNkgrQNBmKXqtIfXdcTvWxdNmM0IhL5RKwFGB/MjIhUpkb",
-	"iAhhZR5pNyOtoBWAQbUK586KXJBDTKaW5T7axUU6mdmtds0f6O6VoDSrG+tJNe8B2CctwJ9646mo8Rcq",
-	"PRfMnyqOz0tBL9SxlA+7K5ZXnr2794LWS9UeURMtz9xRuXxlXG1pvzaNO3YMi2PSsAJxbopyQhZXab0W",
-	"aXoz53J5xfQ+WYko+gAAmE4xWOn5SzEoF49eQEN3SnI2e8ZKtNGnqXFx9qY5/SyVu5sNZGjGmeHpOwa7",
-	"2lwBgh1hsrUX0TTPjHP953lx35LeYfHsSj8C/K4NMwAj3/hwe7gZRPCCFjPB5sYTcP5RzB8daaCi9fEt",
-	"HnTn7ZTb1s5+c3u/ufPLPBdQpddjpRUHHJYv5rCqys2ZEcU5XEBw0FeudcaoChba5yhC/V3jM4cmoHmz",
-	"oPLbrdqMG9MCveitYOkTObkTrK93jQR7IHLHRiBbKi14WnUNdWCzQSoB8hrolnwGZQVcTIKyB6SGNH5g",
-	"RAJsHDo9Oro5RSl5JKm8YxtdmiSSdgAfbauLDJoxlSRB//kf/weFv+52HS5rVPyexF1EsJzqQzkekskb",
-	"KLasf4f+O80ugnDcoEHzw3YXkc9KkBGB85bGD6WUUpNbYnvVpEwJFh0zRs26WZrmn2LOpD6umerEWPT4",
-	"cJpY7K4Yi4TiGJpigIKW8klH8oRmI/thzBWW0nw2MHcdqCdnfu0DZgv8RXuQ3zKkg2FnLLgiADLXTzOa",
-	"dATRG8atMSOZ0kzGqO75kQyIwoJiZj7Af4c4heE8cGkKtKU4VlwS13eCqZi6DyxT7k+V9UinT0hivEZc",
-	"4LST5ygAmE++qMWP28WPO8WPr4ofd0sfSey/sEtb+twqfW6XPm+VPm8XNdb5Sziru1KiXNXe6pyJvNnD",
-	"w5PLSm2AkjVuyGE3Vh2ez4Cx+2ZQccdXp4dHp8cr4sUdevqiw4C+qPW62UQPMfDiCjk3Ffhx7v7UkHSe",
-	"MIN42GooxcujGw+l6E9hyCZDVAU1xGbzVSEFZ61VBL6pWEnPDxXIXEyrClbmQo8vLMQjSGO5eojsHC6i",
-	"FS6SGwVIDPnNiDTAYJooG/C3wayK0DjFMRG2OEnkgDRMvWoJBRgNNuUAU/bmjkGpE9BWIfcGQTEZI3pX",
-	"yGaXSmSVIIwX3CALMyXgLkpOiOWG1fEYYXbVoHwftQIE552ry2zv0MEHbutcmAuInHsa6ODo1j0DwRmg",
-	"PQVuiztmkrwAuJNZ8kJpJfdwWDALzBDLBylWgAfLSIl2C1Ups1awFS5gvSo2xPVhvW1hmRMi3OpJdHl9",
-	"fn/ZbKGX6PL86P6yudVYDToeXCRXRFBelSBxTnAqgw1ni99otti4PLqptzedtegzIkrhnm9rUe2sFtWO",
-	"1gTfBPatStNLVDdXeLVsEDyBCgyYhQsKHoiECJuyd31uKFNIyEtUzbLVPNROob7mQlBVQoBourXQhkko",
-	"jFA3P54BcNjnvHXfoK71Enc9Uhis92Y4C5d9Gx7yhcS5+cCkVfd9DmIIRKcTfKW9PcM3fr3CXVol6o9d",
-	"ok9JcWXFStBvbBV1UlVAv2i7YIb/14L4oHDv+dLWQVjCznbFuh0zuEcmFeiQODHu/3WiAXrmZrtCyZDx",
-	"EIvB1906rxhrMOKPwB3Vwd1iard24oWmlWTE0SJCPE28h2nlU+3c9lu1yW1SzGGKZZUL5cdWvY02ThFl",
-	"9sEIHSMygiTaeBqhS8Qz5X/6z//4P5uVUbuC81El/bXVOCeF1rqtXdZC5DA3IawCLkpYTFC+gJUdP1JJ",
-	"1TxBrmfX2rNIYtKGya+wP8NGSxSMQu4ssZedraWG4cmQKSo3KxvgAfz+jjKc0j/mIpAQ/2Sj7x41IEY4",
-	"S6hC+e8v9EE75kKBl8I/XIE14l9ZMY3LNPuc3KxCV0FDK9LknwLeMW9tqqA7qlbn78LtqOQMAO0w9csq",
-	"t5972yaR6Afz2NnaPLCCpcXSnHJPqns+QMNshFndFZF0krCBTpVEEy4Aq2uEp7bM9huTYQ/xD3oMJafa",
-	"3CrLc9DBD+cm9J/c3l4h8xCo7ZHeQkaZ7UO1KS0CpNFy4SbJoZaYEtIhrE1zezmmzWx1y2g+oEJO2Ko0",
-	"bLBSIjTC8ZAyklMWIApcFIENrG2gQzuRnsAs9jiYkQ1M02SGsXUbd+yCTIwF43LCcJKQ5E1wse6RKrI0",
-	"0Q8MMUtSX2oppGnjjgFyClQSNKVf9JBI0kUb283m5j4KKzfrnyTKn32DuglR+suuzY8iOB6ae6G84KYW",
-	"dhY+2MC0lMooQletzX2kDSUfEAzHjj5tIHrc3xnl5eEUfiD7EHluwlzqqFuo+gzNtu0Mqmospzh+kGFh",
-	"ZZhDApUr7TcWpsaUmU8Igza3bJs+hx6q+xeK+y+u7W/hbWxx8q5BjXOUfnbBcGg15qyf0lhBo3ulRl0A",
-	"XUXZfLcwQbFH3UTb0S+sqYiCmorG8slrKvp0lViff7Hek6bpsNAptKwHV6g1as0rV+nU4OAXSoi62qJ2",
-	"scuFzXWzra3SgOEXyJFixVVwWTIWOYioIU86elFwmvKJZZ8d2xpg0xok8cha1/p5v0oOCckUVM4YfsQ0",
-	"tUTc8QyTkwYyK21xWz5ZecrFKr3QdhPI2MsG5TK2AyjGVqhgaw6RFxJ1f6rbwOj6adItDr6XyWk+6r+u",
-	"/jJy5ZdXnv0Ip4bzOlYeVcqoGIReWCkYW4mHAacTbWDkW7LJbxGSeLoZoR7pc7gjmAZ8QiUCoWoGYUvY",
-	"Frluq1UcxAvpsupsqICmhq+vb5JIIRcA9py2XrlQJAHPOY95CvRvRWgHGPCAmfE/EiioBeq4wEz2iQAL",
-	"JSltPS865JjgB9OLVmR6WM7nTfeAnm7GoJq8Ob/y9EHdL9VEg2p1Ky4az1TMR7pfa8wHfcacMWLvOE3g",
-	"gh+FOYSsjy/mI63aUzbYD0QWnH5cwH/0bAFkF+oqjnACXIUTt6IwWE2mDdCm9Mi9NxU8ht3ThIzGXGnj",
-	"qv6eTLubbsfBadexpQz8UaWHH2RMgmgUnA0iqNzxQKAqb5WYfiGLDZsLsw5EcRdat/FfJrw7b74QfQh7",
-	"KGO21CdUQkiJIsk+VP80fs1id7P9YKjmkffj9waUlhuYdrXWAMXsqUQDzvJzN+wDmujYUsTz+xhi6eoV",
-	"7yPy2S6mkVB9QeTQhbTbzEWtK7y0P5WXJQBo8R1+hFBC41Lhwksu8yKOwaLvpDx+CA4iL+cs39mi19Ie",
-	"3lTa9qBWJ3z2zhrTkr12LdeID4ZqZ1CxAsVpw/6DvRL5ss5cOLaqJHyh6Y4gmSzRv9iDZhqc6u0x9fTX",
-	"6qNEGI0FiXFm5J6SLlHO5GuhPh7RdGpyiuePBijV0doZ81rIARy3mvJ5ap7zevmR6NM1b5EyqbyQzLNX",
-	"O7N60wVHY8ISC2/rUms1m0E3lps8UT2iQU7VzZleQi52ulnQuFuYjV2U4Knc3EdYPgCzYEDTMb7vUpNA",
-	"lxGVYDkVNMmg5YmrHxWoeQX3YK7KaEqRpE6ZLZBiOdzQs2Ny6Ap6oNvBjuS+cHEFWpTlLJ4SOOqGdFAc",
-	"st22EzhtBwIzZWQThwq+vjQsVcMIYaMh4x63+Rxec/bHqqSKdCA5vUM+x4Qklval7uBcIjIvEjeDZLWB",
-	"Q8wqOw67vimWqsMnrESWwlRSgu0gC9hZHnOSIWjAgGnlgs2a67pr21kumooWiT9wbcKXq6kdWg95DqQ1",
-	"UjYgtsHfT5n0RtuRPUFAie4YAhVtH5sEZE6Juj05jM5t4AEMUp6zefZR2KLrxQLXVnSzV2Fi2d2nz2hI",
-	"OLZXcJrRHAKuDLK+vUYP0I0dbb12qu0j+4gxcPNTMRCUjrmh8pQ5l/CgWmqkkF+EB5VoaV5+ABSg4R/K",
-	"HuaMKw+Igpx+U1fcq7q58BFcG2BJQU2wg3dwqiZxsWNFWoHEOd6pn+YQxLbjDCcIi01ZdJFCU/6N8DRw",
-	"OY5GNJokR3e2844+IDvuyrBgbJ2c7dqS/5CcNtIql79bBHmlDXmnoY+gMKNBeB2mux1fayGwN/MWoWA2",
-	"GmMhCbhPzm9O6n0BhrrzURlJmytwWlMLjkHf6IySZ/Qn6RLGMUpoH+6OlB/shrH0IlueRMCoNqu7pKyT",
-	"SZIfer6R/MybHYI2nKBQlYGgtQa4PluNniqHXKh06o4TmfX7NKaEqY5UPH7wvV0TUP+NW4yyR8IUF9N9",
-	"40NgUEMaXkA2KtP7JbwDILhXm3EHgQ+94LWpwZVt7m4xl03GTWJQODrO6eecEtBI4GGoRbXQLQAu/ZJN",
-	"D8HeZdM8v4MLzRm4qAvt4+AxbdTC5VfJgqxFtRmDDkY5a5NZb3DZiKpFtZKJY3DjQ6sh+CZU94Ov3eeC",
-	"Ch38HgIRQk2pQIkNHisoguDNn1UMaxZx0Gho5uUZ3ar4dWE81eoMBO+FiofF6PPKgw0GLJ3xNl/SHMom",
-	"UbJ8aPrqccWjpxbVKo8km4w5e4xAMbFB4XNRnudwTE72Bt84gCa9RCVJaGCeA0EGwVxVwqjiByMyzB1z",
-	"aWcXY8AK85i5s3W3HrMBRIUzDa41ojCW3whZ7E9lf4kBuUU+xGPD3CXcsW7pBgcqAANqdm+KutC+xZVJ",
-	"qB7KiDJsKw2O8Hisx+vSAzwM1gqFpo/tfUx1xYLVSyHMtFMCdF8HLd61VXnDtPrNlWtmzFMaTxvjrJdS",
-	"OZzfxBU8d+Uec6+bi7vlr1/DczOvl4HI5sUym8cMxIJ/GUotW86Z/+6twNMj95B7dYLTBzUU+nhqyKxn",
-	"bnAX5Ke6h2/cs74hLh4MzHrD196e1wwXDxBndG0fNG188XdrU0D62be3gF9WTZ9dwCXL0lfnsuqyFyu5",
-	"YdlLcwmwPH23tIDLXpndw8veqOTPpdm/FWy5lAhzmWnZm3M3MSQcw5/V9Y8OrAT2AZNY4ZQPMoI2IG2z",
-	"YBKZwkhDYl/pEwKZqwC8aG7bCpFQ8yTaPJlZIXCqN9HM9o5mUAxnZM+sPJm306O5F/RBlFOpu5njD6q3",
-	"+Sv14gU5OODnlNbt963byOQQgyWVcEhwBm2fMuuW1oekd72OsbY+lC9JW7z5dnFWq4EsuPRjbC5Vi56e",
-	"pbEbZm6L4Q58Rc+KK+qYpzyDiuXdf7u+/u67t29L1/j/1nrX3tvaNbE2WrWu7dfu/+3XZn3voP4O1/uf",
-	"/nz15d+rJnuS7h7MSWyCBGfMZkKuEprso64L4umijYNmazOClES46hD2y7b+0oJowBevN6M71s0DfuDL",
-	"rU1btaBjY/K6aMNFiXLhwkRNbqPmgMujm1KShRuJ2QBuCDmARyHIyAYLus5K/Bu0VEGoY7E7SyVt/z62",
-	"wQ+qNJsp+kjyy56N4+vdzX0XGA4lWeBGTZuZh9do4+wdSI/Da/2HCMr+UHbHrOkjNyPQ9rTpJSRKSJxi",
-	"m1kEl/h2XV5IsLhb0KD+q23ItATq6STdPWUDItU1kVlagWXCuCJyDneAD/SBQhg5z5SkSeBO2IC6DfZe",
-	"J6/rcn5zEiHCHknKx8RTZrMQqrc08NYb3xULwifmhiDwa1jtGZDLNowDkDNiXDIMEabNd8pQVwANpCn2",
-	"4UH3WlUge/bRal3etDgmIo/ztcmgxidkjxUX+bJSiOJJuntuGrMrtSzDK6dRPtpKwRM0HNtSMPPKni8Z",
-	"oBUlttKu4OlpdUzpqoW2WUIqgEybdW3bJ2jMJSTDOXI6AWX3ovPpOCrPruFIsMrhWT/BChO+tE+uCbse",
-	"1QSeVJ91bhI4zxLwqc4sJmivCRcZ5hJ1jAHZR1L9S9c9f6C6aEPgCfjmDOoMV+AiREOCUzgvzQApZ5sN",
-	"F3mi8lLimg3gOp2MbVpFRSAjlryafPk4Vo8+LhRFr0gAALl5oE+iGFcfV1rkbaENI4VHBGr8IJpEiKSS",
-	"mHtRphUjiVNEE58RUAhZb6CPVA3vWNd2+A7H4Cq2wOWeqbsBAPiDKa8Kd72ZGZ8FXiqDUB5fnR5WIy8V",
-	"Oque2nbkYyTMTKmsnkKhy5OD67eX1z+eHn+sLYQCWw4ObvXkFWJ/PfpWwAduL1cu5SwFQvnhg/3drjSb",
-	"Z5kkqz7MTBDcChvbNHBkHn+uSKjOrAh3OSQ6wV21XtS9CJHGoIG6B0e39wfNVrewwrQiZKZU19m8thzx",
-	"t0xQS5Y5NL3M5z5Ttc4qhxb9NYYSd9ZRnUAMR1j7zeZ8a+mS36IY9aG7bwKgpOLcBKz5UDWOEu7jFxtG",
-	"7nSR1EJwMpyiDZxHuJuLXXbHkA+wPL++iBDjpr4cM1XlIhOB6V3HheVwl3VuL0OdPPeADSuwsSiWbY2G",
-	"HNvaPbA7N0Fg9C0/my+3N/W4itEsls0RTcwzreZm+Z4HdG8uvJ7lAx1Ch+Eb3bSjmCW/Czkwt0N2hdxE",
-	"ZoOvNjDqCRP3YUOtsDW3Us58ZB5VUnfV4xlLNqNiM26wG8b4guMQIhmhrJo9VWxMne11E6Ixg0Z04+aF",
-	"+UtuQp0D0lFpMQSYzCAeBvDLYy6EOfXspHXbI8DGyeBEKJkRZvRaGhlK633hmKCEJRqYDP6tKs26IEWq",
-	"vAxl20prpN2RMPAyBmjGHD2wf6x/pos2lEGctPllflFt8iBWdywlLgkk33+bERqnmURdr6tA61GQoWl/",
-	"0SR1ZRwj1PXpNSYI8cYQKAoOPD1IR6Fc8zbl1O36VcLPfKVmOXtOtpom7pNCMiSOtRRISWIcF4jEQ06K",
-	"RVRr5zffNZvNKrGpmcNPfLX8JVGq7N5qNttb2zuvdqueDhe1Gjd9TaXS62Rhyb5QNgZSES0cmitzeeiS",
-	"k0us6wuaM5NAbOPcS5o4BPszHuA7IEXEyBX9W9n2cfUFKyxBiz1ZMcYfcZoRm3BQJe4YsrdxSGumJjXr",
-	"jQvANbat3Z7r2KZVMHLGwAZ58ByQ48AhVel70Hb2Pmx1nxUnDOoSTlHPkhrdBD4I54CI0Nk7/fDh9dm7",
-	"N+j87OzqjvWFgewDFPbIvO/tdYk23p3cvHyr/3978/Ld7Y056TD6cPuu/hpeqpuzfoTFA8KC3DHFU4gt",
-	"ThrowJYwM8OE1FWJsLJBOd3zm5Oucwms5L1YCma74QDbNi1wkVVRAi6VyDiKGmsXufOa7iK/XrFgxVdX",
-	"U/nGle7CsnYzKaiz4hDul2VVcvsNeSTMmKYm1JgqHyLXWDm3fGXHwCNVDrOiAuxAal1zyG18XiFubyVM",
-	"4lVr95XK9q1eXG+h44b6q39XPy/vpcgAISWK4MX5SlXx5Pcf3y9DEyrDxA1KuB3J0c1BNX8+lp9s7+y0",
-	"9qqRxavN/QeLQpxnqb2/qjykZMlLL+mg6rnPyy3XB7A6H2gyj143FSjPZLr6HtQkX7bw0GBV/yHA7rKz",
-	"o1x23+I58r4HnjRRGnI2R5EmKbmlI8IzdWNSA6r2OfwQ1PY2kaSBn9cgWRoQZGmwOaSR9RY0q4FsiT+0",
-	"1yzoYnvNKK98svXKlnqzXtjKIi1caP0Ir6JFXgaP6pUYkuX2/C08NLtBZ+jk2iuOqGot87IJFRc9qf4R",
-	"QOPqBjpNC8oIdU9O9s/Pu2ijvV0f8kwr8iuBC0J5xOKl0MavzdanX5v1vU9P7V+b9a1Pm/u/Nus75qvK",
-	"K6IzPqDPLMvqj5Z1kBDKwAdLVIDxX1okfU5V0/Gi6ubneLxOUfMiD3xHtcnkS3obYBCAAw5qf4NJCKAX",
-	"4e8A1dFAAFMxhvhWqazZLX3tsTsGEbnGE6OXQNuLLCnlB7qQQwcjuAFZkNbP0UsNVnMFmKgd9cpS0dkR",
-	"5YKzK1XCex781drdrFc1vAryfg6TjKs1mI9DbiGkLT6QCcfaR93cjOoaI7eX0VTVtSjQiyLRxs3F5fnx",
-	"ETq8NfZYhEaMjDijsTR45tpU2HwDsLfed9SNEHadIEk0l8DlP+pefShDuzqgwpfOPqxDPy//1P/50i3F",
-	"pvrhGphB32PRhVJ4bGZ7n3szdHXwgg+B8VqBXCCItetu+Sz1T5nFrLamtwM8NbxNtY0rApeKRBMA5TRX",
-	"zQa+EnKzgJxV104lBgkHU12DLURRq7ztxLDYiYVin2Bpkb32Udf80YUcFYVyn1DJIAcMH/tsBLc+WgLc",
-	"MSMhDNCvAhSxcNW1JTnmlCmpWaokIGwzvUz5m2HdQtBxb3rHTO0w8OGKbAAx9uyRCs60BQiow5rqJqTD",
-	"TDOQWhKElubakti6Y1ZumXEx0jEpjZFNvoRMW0iwhh0miPUgOn+zdVVuXLw/KMUamOnXcv+IDaDOJw5f",
-	"uB6LjO7fmGVyklBchQTI1NwYpXc8Y8BwguAkx9hPSV5BDRDUSvD+EwdbbwAZfDhBIUaJjvCAvBxDYK35",
-	"+7cxyT9MSG/sPwxovzjN8OUq83Vdi1fPyVXsqbD1xinHCWBcw9T1kxEKDM98YOMUK70pzdCWQhZVFiS9",
-	"MMVltUk5snfNMTag4iO9iJCRCgcqZRYbG+B/X8KvL+2KvvzzgUy/dFeyReUQt3deVVSFL1Tauzk5qAdV",
-	"9oABirPf679+lTRft16/3o53k1c7e7jdJxg3450dnDRbO3ir19/ut3rtXrP3ut2Ok9ZO8ipu7fSa/WYT",
-	"N19XXyD+UbEsb2c6337dbm0tFYUmAD9ketuDJ0LADMtq250Th2g043L5q/wnXwX3NUPb3zhl622U2bJW",
-	"Bwyj7/iI/PENnRwlVK4irJ7J7Sv4S9f0hYBVL54DkGTf88WgVvSgeDrP5yI5pOOlnDSDCl5VPNHq4QOs",
-	"yIJqia5KIrJFEt21sEiMul/MMSxQe1kdwlm4ykGV//SD1EcjBwUzybFOxlgNtagrKoX/+R//x0RMLV1q",
-	"LgYXs7XX/EZx9fPl38uub/IiAkFCp150JAkx8b0TAUmrAK+ghkQay1u+KOSwOjp91QYocbVZoJx0S/i5",
-	"momL1Z++woMUFleZ60ZK8lqX5VsjqIshh3xi1GRXcKVYVmJ+iR8T2bNpqwH2eZryiQXHSXn8kPuV9O+N",
-	"2bKXS8/857uTTImKwP4tTt0NrKs7LgbvFoYS3P3pFq+EJvE3ae4r/F1uQQtjKk95dQ+YB1v8FoGG+BtA",
-	"XC69Uq681xxha9M4fMLn4TouPtSwq/0LcVJV6Ij54KtofUEmV4GDrDi5VlvLeK02hrXgGQdcUxdcKbKU",
-	"yAY6NJWAtCzsuUx05wWDZP6e3oEplWrT3PoJ0s8TdrebzZmSzKt46No7r4oOunYFiS9NMY8iK/UEXu62",
-	"eQsP/aXVU9lzz7txipfuhCv9zKKCmIYKtrFlKvNlUfjNOhpAIptqV1SiEURGJLnQ7aaYJTLGY9JFG90x",
-	"F0pgqpyHkssHWTAy/dOQ4mIeLlqS4RMz9LkClIR5BXdXK5ST18gxz99COu6SWpMB8N2C6ukmCsoCPT0Q",
-	"MpYIoyGWw80GuiHaPlR3DHv4qe5ni/dQN7AzFs5bou7/hC/+v65B7yLoI+nd8PiBqPKGkjyTnYQ8dn5+",
-	"2Hq8eP374kLnP/3+y2S3V1te7Tiniy8/VMU8VyaXd3FJg9JVEv0cCB4TW4cZwul4iHtE+SumlPOHOk7p",
-	"AzGly5oRuoxQK0KniAt0pglK2SCFe983pnZnge6wPob4ZZrtvv/hfPuqeEPya7u+d1A/+f79+cVV/Ze5",
-	"mTML7sJvCbN1i91l+IgyZf2Bzyhxa4sWLL7TvTL+ytW9pPaFm2w0wpUIrz74qUIBuQjqeK0cxpMjVleV",
-	"oRDsZh6c+pgmW52RsA48iOFEFHZhnxJh85rPr98g8ySMyj5skk7Kr4RyyDaumcC/vBx4Nh9uFBKq2oVb",
-	"IvVz8LqXqq54vvJpobNdzFYxPDN3bI/wGCke+X1n8FtXLw0RXuaUV9f3subV0LSqMavHBX6OyuooWJHL",
-	"/lsqtOIww1I///zzz/Xz8/rRURe8y+6LLnpp/g7w+63HeIAfibMAtf6XxcPSdeve62a9uV1vtSsWLJQw",
-	"zfrepz+3v2zUzV/t4K/N/7n5P/99XrEXyAVe78rLlCxZvViI4RXwMBRKYwY3Hl/LJ/NKiCwJtly6A/op",
-	"Hqzh1INAsHcpHswvZ7JCINIJt1EoJVPX7mg4xhlX1SjsgXm2XuSo0yoXynciJGfgNAjskLyDbWDTimyU",
-	"ipQrLT9fO6862ngXoXM4hD9E6CBCF5uwheDWubgj3n1l2kk1+P3Vj636FoKrJ22ZxVgQtMEyISkbIP3K",
-	"bHaPC2YuDm/7419WkT6PDRQs18dDmWRInfNQtXlXAMsPd0go8UP5mlfDCCSG2xzLqtoHPDOboA2ggkUe",
-	"Oro8rqLggD6SEjt/f3BR+eiIJklaspB++HB6cbE8qdqMx/Xmm6qclzWmSjMyOGqrywzdzDvzUpXQgBxd",
-	"Oc8YkQtyVe0TDifcIMBZN5fxVmbMgi8VOLi9M1cuzrtlcYOpIpOi5spkGQ1uqT1TBMXpMUvk3HJHoK8J",
-	"juBJZCrxC/1flydSgL1R+pU+TlMIG+sLQvS8ofLfeCBwQhLn+/NnMwCEm0BThXpTwP0DRGAuwhg13f1c",
-	"7Xt5iRz9uoXEKdeDzMICV4XZUG16QPCbp0CV7C8nZ1EAWPJdFqkc5Uzr+W0ew3ughdXsAfP4rBlgO6w2",
-	"i4H8DpWdC4tWCPoRlWhEJchkwM4b4kyW+beAGFXpG6dkTvmFElC8U1RgQKqk4tuyg2PB4UtFxFhQSZZr",
-	"+W7uc9T6QBxUBPM5sgxcaAiMzVRN/lzXH+oOvR6qvjog66KbxEKTyRxHC3z+9t7I1TLqQGnrUjXC/JlZ",
-	"74nbxUEFjgVUCi7R4dfZ9orwNnMqsJSRTCC3znzpQbP1XvYPzF4umKdXVB9sm9UM5Dq0iJeMT7SW0Oci",
-	"LmoJW4uhAMpZ9258ee+V+7MKDuhvrs5StWZVlVlm8Gf+pqosM9wCFVmuDVTe8wJSLc6e9/MF16Wq89Pv",
-	"W4/NUftiN/5e/Dx53bttPVxty7Nkr3+CX2XHfGfwC22zHz7v/jgpXS212uuFkRaGUcUe12RApSLiK8Nu",
-	"F4r7kU1tXhw2EDrjbTz2omjc4Ia3uMQmzU2aCoUlvN4AHljbGIAxCFW0Mdpq1hM8LR6gy1zpaw45DCBe",
-	"RLDwKqW8oKWQg4XhwSXgrDmisgzVBKIS7ke58BDdQZGqAWE2yao2y/Qr15xaIaOK991ATLv+MlaYhEsY",
-	"WX1CE/dAVWTAEo1rZrvYCfjhrUDXf4pIrVrbKpE6A8T1N4nUGa4yItWGVhRbuMYMcI8BRfsuaza3CNLW",
-	"KHMfRpjhQf4bZXJMYq132y8gTlO8QV2pcL8PALoe38gg7+CUYohyyd/VGjMbZypUgRzoKPQOGxw6NmCc",
-	"5j2oOae7K4dcuidnGF1P+lT3VKW6CZ6SBQM3aO960wPfd/0wuusPG/pYf/g3MWbzkLsOAmUylK3auhwT",
-	"oTeju02SMWaMJEhhMSDKYIyYQui2SOq8C/oKhdx1+UKirv9wmpSgygZE3dDqmtgp7pFSJN3lmOSJLtVo",
-	"bWrIk3BvfQfVpK8ub+A/H+Dfg9vDk1pUOzo+O749riyjOsZVbuLyvPRTmkipwflyqHNYEvTh+sy4RMHi",
-	"89hzEvVpmgKiV5EOJoaq2dpr97fwdr3ZbDbru/qf1/qfZv6/1ksINVrhUYyXOk18KIGhtaefJUCVXNWc",
-	"9o1MSc1ty0So7u7aF4adSbnVLVRbY8UX58LZldCxYQcEFZJN6oMtKwJIEnqF8XgMhbIEkdmIIKr23S3K",
-	"8IW8Y12F4ebTgzUMTpNuZNAGEh+MXJEx48Pvcr5YhSMqLWXsL1/zxt7v/nDe/unHt8shYezbLiJwHiMA",
-	"EGlWnc2M86LaFaRXM4XYsAnfclWpnAiiLEdJyyTpZykjUjbQd0I/bcoV3DGP40+hysSQMi3EBhJtKCwf",
-	"ZIQUGcHG1RZ4ygcysqjqoJ/ITZRilpglWcn1F8jbCs8fBC1/VnOmTqWdiBYYD9rQtPQwU0aCDoZKG6Cz",
-	"AhfE3sr7Tg9SC9dDO5xqtQCUt6B7fbypQHaZJMTEwXooOiJlr5vCA1tHkHFob0Edb8dAFcnzlWzmT4HZ",
-	"kSs80EJYaOM7QfDgSgXE/TZbHouZ76KFcXL2MXhDE3F2N9Bk3hz08y8kokmgOmvCjAGiRJNcKi7wgPjK",
-	"vhKZdnpaH2Pp1OQZAT2eoV3nJl81b/gsCpsEaKjuqZ1Ll48mhAuZEC7UXu+yZ+XC5EsW4hYICvkCc4Cu",
-	"woioBQbEhPQ+iJL+MVRqLPdfvsTjcUPyzIfwv9THxstni1ffWX4QWz7KZUnkBeo8YRxu9Tn8t5ThYbMf",
-	"YVXFD1yb3lZUabpFDlqxkG5ccKnP7aI64xk2hG6s0ItNdy4yW3NrJpf512a9bRKXl+Uwz/o4zjFlzmlQ",
-	"7XgeET3DkmdkRASN8cvDIY3xgK92FWg5z7cYEj2kTuUykzgTVE29NVs6cr99wKJJdaioNm7yxU6vcphI",
-	"8E3Z4uCm8mJhxdrNrUaz0WptNXZXyreyebYlR4hWxTqUdRH25c3gukdhgG7z/iPnc3mD3Cu+QC421Yfy",
-	"2pgbWN0xq+OBP0UWgh38c+DrMHBqm29Q19WiU2ERukwQ6WrLgWbinDMmGRGrnHJvUNc13bEgbd03eVU4",
-	"wCXrJMRgdXYh4dEgmkE0bakw3FgQrVW61D6Tc6akU11d3SJLDpJ0eKZMb8a1SJJSuq6lmsUEz+lnePTB",
-	"VuwoDj8oXVIcvW3FdAtPuV6LFm7eaRW6hzgYVNbLKFbw/CCJqMOTHrrO16vXS41GXCq002qH0YYPZKw2",
-	"S0Bg/A+apvjlTqOJNugVTt6gw6sP6PIGtXY72yilDwSd41h/8dPm2k4s2G0Qzg2MDhstnGT17meSi++w",
-	"IhM8/frsDQnNdQamPZ/BAUGVJq53c673kCkiHnE6FxfkhE8Q7yurH9ourAdQGsaE3uULl7Aq88jhV0UY",
-	"kFeLYEB2VkiprhpxNX2lnGPKxETKOeHAB+j7j7doAyBwrNrcfaBJdzOy4PCtHRf+aWN9sUTdg0wNubBu",
-	"7330lmDhfGdx0J3xnXUbC0JOT9l8WBZT3VKVS3naN0tgK81qYOviFUkJ3XqMf8+Im+iWASOOkPQBuA10",
-	"7CqFYoWqKoM25m32Zbqe3ucVDo18pUqDDwlme6hkAlMBodINaPLf4RjIIybzWLg3BnQDgmy6DhDYln2T",
-	"DgHLyCJXSKEiXcpgPXxN7KdtwqBJrK1nu9TDC260wOUv+LjCdQIQ/VsrmmJ0LcjFWZWPq3k2jl0LqAvB",
-	"je1a5Q9cA3lxjZA26ZEcViiUYmEf9GuOgdbJUfEvVXPGOmFsOT1cSFu4niFP+CnaNSgOoziTkHWjYCeU",
-	"mHLBtrWlZObcopWqm8Almh4pVdRUtpipoqjVTDdAs9ONEGigAJclumOwq7GDUpwMaTwEZoIyDjyv+wql",
-	"GzcMEkAha9YOTb78kyZfqvF0HA1C77YbcwmRdv4enXeZ53E0cnG2Ug7vuhsDZvkNLh8DQGH6PLBGN5Ii",
-	"MxfZ2PO7p/1y3vun3DRWsH/VRWO5vM/fdM9Y3neNgGo5lI0PMPFV/OZwdxB+5B+dvRGzrtKvhti06a5y",
-	"oYfMFqxEYyIoTyS4RgzGndlK6MBkLBv0IEj4kg4kL8fDExmT2txUaEQTRgfD1ZNpjmxS7vOD17/OKbLQ",
-	"K+eeW9Ef4im+LEVR8w45mpdfDrzoUsUxGhGWIUhWh0Q9ae5sOCNoTOHSszdF1j5q2BF0bbkI9yBlUD1j",
-	"APW8Ax/VC+clN/h8/h1GPkNB8B4ZUNZAFwWnOfjdbZncBE/vmB6nNIJ/JluklIm1NDolhxWsXNk0Y1D7",
-	"s0odMaRcsfHqwBfTSgQDnb9uc3I1Y2/YLs/VtEbw6ky+Cnqbadrgt1Vm7HKFUsoIADMCQ63l+LP2vp3m",
-	"XPKcE5bNqxbBMl+KziXkOD7fyNncpDpuLkRkWHimhLsLsluuLO9XRndDEETljoCC31QNKUNdt7Oq0168",
-	"qJu/k19IQwB4tIEsiITJ7zDmrv5ZIiwEfSRBQFmWUobFNCj5XRCui9BvZyPjF2F05PgIAcVcT3PX+xuk",
-	"rT8zubx6D5uu5w63+nj9W46aEkLfwcVBfgNRUdnvmzjpK+lgCoacMv3u9JrEhI5XvPk7QMKFJujzAWo/",
-	"mnDjNOWTejb2aOSrAVSvXWKpas5BK6tM96tCUWekhwULxkxOiECDmbIMz8DQKiPHrlba8SPRahhSE5I+",
-	"EuTw4h30qYX/gfoB4AHGKCEj7sSxEngKZ8MM2swKkaffOvJ2eaKEBUOHBYV7/x7PVOTuP2yeq7nYpwpt",
-	"QAaOIp/VG8TIIxGQik8SlI03nxOIO7vJ+ZjGRQpcCRo7KMdW26AslVF7m+tFW5eCc02ni0H7b/FgPorB",
-	"ioEBfx2mSEWcXMVV/FI33tdczcNl9Ve9fLv+7X54RT/L5yllD1q2QngI2tA8rbVxQA794RrAQzf3UffP",
-	"Cel1MpF+MVf4Drm2wM7f6NafGrUP7v2DSQfkCxwOLg7ABwYstoRu80CV8klTjJLR/e+j1+HdF++jQ8Hj",
-	"hz4XyQsJ4Ytb7Rx3YyOhA22iAnwoBml4x1Ki4F2XU3caobMIXcJDHzYjZJCTEY4Fl8XaVNJH0U1ID1bp",
-	"js1ZBSt69LH+/7P3r8ttI9naIHwrGdw/TNYLUSQlWTYVO77Nll1lVVlltSSXu7tYZSSBJJktMMFGgpLZ",
-	"ZX8xv+YGZiLmguZO3iuZyLVWJgASpEBK8qFaP/buMoVDIg/rvJ4n5aMmO0kzzAbNuC1Y4spxPvEcHku3",
-	"r5AM2cgPmTIlRKjzaWNjGebA3RwlZzbWRXyQ3FIv9O87hJDLX3b+8dsfz8pBQoobeEVNIlRTQRFWirhK",
-	"adxkvtkYuaL/4XJ/Yd23+whyD2bJJNCq+a6aiAoSqZ7ova0nwr4rKQJ4cFZ7BGdlsfgoV3s0mCO8Cu4w",
-	"H7asjziz8RQtggja3AJgoaLBI6vOHDl8jfObG7fNV8Va4OoBfh4TH6RO7QL1zk4WM9UQVnbjBge0+IXF",
-	"qFH+yuU1ssBoCw0ryLkMoijDo1vgL/BDnlwVir7ND9CaORovoBnRX5bfv9LS7Sm2hbGbU5VPb4fPL3DF",
-	"r4iiF3nFYfOYn3bAJ05lcCVSgp1OjHXgrizp3nuorAqOYhvYUHdnabKjVPQu0+t/5uDv8qKVxX4X6OA/",
-	"U+h3YbM07Yy9lkrcvYTBPP292Xdr8CfvBuL4Qop0BevZA6MuIgBEGefKOL4h4JmEz7WFOc9A6gH0QrN6",
-	"+3//H//XQSuv6gUPxh4LpU6lCjJcDIiHEuuWuTcn0X79rfhlv9b22Tvj+Hm1k+O3Zl+4CMoCuuYtkiYj",
-	"Xjho3RJQwXlYXI/qCJMFAoDl4o7VSEmXGd8CZP1VhppkLJQMVkRGGRq+UZsQ5KV/prEFk78X6KRy8DQo",
-	"yYtDweppIifAejmbTkXCAq5FI6vdNSbwIpARFEapJbaY0zcvjl+9WYU9VGG2MibAO2MBAQrXhRCqDFni",
-	"Z9dwiFNA807ZlRz3O/V1hEym24M/bMb/YQz5/Mi3eyd+0d2fsGVFSBxgmLkUtOQ049XnqZvh1O5HeyrK",
-	"Kdctq0ZvOMTsXgUCDrAbLcMBvINaJZYfr1fQZGT0FmRx6ngigDGRT43lfJRRZQBg3w1E0+vTWGs5iOa5",
-	"I13AZsixQNB/lKXi9VynYgF86fWb497rUkOmtI3k0h5lKGVMRCBUGs3xIGcBbzp4+YrG0LhOxo1LBvF4",
-	"HialJdplnDWZ44q16PQRxb1RPKeFrZ+rAsnjFFlsoqV9UCrGAasIszPbsSl9L0UUulpZqM2gytUjxgfw",
-	"2xAvuRJiamZRJsij0mTO7kgEeDQYI7sZxxGQKJm/zajHsh5TwQg9LOVXgh4Wol7VjSY7Nm82+9g3M+w7",
-	"V9rSSNsXgiMkUqpJLryIGg6VuAHOpyfaPd/RZebnpO3dOdWGLbL3lEh7+WEaF5JoG4X18g7BJv1y0BZ5",
-	"u1OwYvshBcB9b79mlcW6X6qKcnarqrD6bh9sxXeZJ92qwrq1ejneJKPPLgoqrFX1vB1+RuXsHVQId56y",
-	"Y56KBCtfNkoMrJ7JC5k+gFS1+V5dJjeBkq7KdOZLcDathsn2Wg4t3BmWdtI3zK5sVfmyYuIpBrDd3F8C",
-	"pi1qmZimHVmrAZRgeffqKvPNg1Rel5FMmSGwKZ9poa2vL4VmdYgVkAkIFgHA1KFfZPYDQF7aIACLzOZt",
-	"HDGgrcceatgVk4K5Qt+77ETjy0qxShVxQhBtl5DX2LcoPvDAWEj+r/3ad/3ab4hCjg4vPG7Bx/2u4NhW",
-	"iODAuy24Zm7L4Vay/6okgmdJVPGlb5No1caKYh4Cjdit2wpt/gVETSDijqmigyvmD2UkfFhKOVJxaTDP",
-	"XFKWfzj7+QeP/Xj28gePvRODM7McP5x8T4RZxk+0HTnsVP4Fcc7pl2ft5x02lR9EpBH+R8tQ9FV9b89r",
-	"Hx56T1st+1cJnnnDo/o6JDzjlFM200M9YVA+4h8jp9TO5XwKgSOgPDMm08UvPzAAbUeugrpMmYUDmDP8",
-	"KqrMdSpuAEUlt6NTyhVQlG91GS3VA5FIVa2hd0mRlYjAS1lkINkeiChWI3P6Knv8OUqlT6vFcyUOq3W8",
-	"2ZT0zX9Z2Wr8wiMZwkfdE8RFKFIuNzDYQJfah91SZkSPLoe/eMejK4KvuLAF7Cvi+TfZpU1X7A5h/dEM",
-	"aEdzFzzJKA2I63JNK8sdMsrwVMjTVYz458a4Tdi/ePvC+9e2iZdN9BfJAqxc8bJkQOmaf66cQPmGa9Js",
-	"ojd499yAcyzfD+IxZT6z34bmN5szKIViuRv1k0hWh+4tghAwmpoLc/F2yCUYbbcwfo/58MmLfzPfUZk/",
-	"6hVXYTwcrhrYNInDGYAMsDFdyQYivRECitkhe/9ZhkrvWpf6yI3VGOMJ1ie4YWOCVgs37i2zIXT72oTI",
-	"KJGR0TGaz7A56c4ZkSUq6rsRdrn5LGzOhS1RPZ2yKK5Kw5P2sOM0WhnQBS4pHqTsx4s3P2exyisx144z",
-	"hzomfhGJHM77yv+wQ90VO1qOlEXIvRY265XwG7L4KOQ/5Yj9Di5FGTH5OnhqEHGMwpqhx86/P2Z7e3vP",
-	"zfDeXh7jmK2FOpFRJDU02xr/F3uEmuytFlAwB3g5Y8FkCF/nG7HpN4xzgl2h6Ml41C824XNbtRzPAMre",
-	"tWHlURQ6T3daezutzmXrebfV6rZa/6hII+M5NbIQYg81ITiMZhFPWO/shIXCFahqIh9iQ3HDhjxINTqY",
-	"esynRrpPEcY7P3sAamxOF/4bKPtSjsUTvJGL1Webymmo5a0knF/nMR7pGOPcVA2S2x1wnU9N/wvVo2bL",
-	"N6mEarVlvOLdgM5DbNF8AoW6xW1t60FwpET3m/0wFCLsq7KuP9wAfqMLJNMjJbVgXNnnRAi/N03iQGiN",
-	"HSoyxeUg6DGAmDDPJ2Yhs+t8+E/bQ1g5NCpardbTirSdq7ryltwC/JKiX7BF36m1OyxcDl9jhCwJqF6a",
-	"GsFe0r2uRGEJY2UHbE6oAtvWXV+CfojPtYm5FfKEgCkIlF6lDjtLRoL9ayZmaDlv2elNmYDTFRAMZtqx",
-	"rhrHytI4voLmtJzksiEhRFRo3U4h4NWE9Y4WP3peeBsihrD6EEMwZh9CWkMJ1NzkaBuLwXwxgPPDNn6m",
-	"zW8UwUnI5TCuyEGr5VvQ/1gxPYN+/0qoX5UkDKv7BKveTIUmtjrzX7lwV2ND2QJPP7lVwBBFnBkEjicL",
-	"mKVG5l2LhEeFLamhfQwa08JqjLsVAwC4LTdqLU9LMaN8fJLfZTdcpraQmxuba8rTYIx4sJjw8ruF8yI1",
-	"m0F5wg2fszrVLyCRW1/pNM7n+HOdA+aYIWE/sEP4+To1fDztKbxehKzz4cNRX/mEDtSFggEMfcWzNIgn",
-	"whh/LtQJ0UyBmzJNpAiLtYj4vUDmYjtTs5Irr0YQOr+tBQIoa87GQT/R7NXl5RnDa49YC2s5ZgooOM3u",
-	"h0IPORGhGTydE0xx2++lzgQ87AfPn2929FcK55O8mMbdkNtHXkFY5pLBOQFmpcoaiZ5FWcuKI8lyo8Y4",
-	"nvIoHs0EGiNkKljKBJ9pEkHWRKM3aOMfTFOEmwTlmnsN1tH43y1Fj5de2oSrJjOdIonJwPaQRnMmVJrM",
-	"i7vmu5pXCyij04RmoPcWYTj/F6muYxmI91MO874ExO/VbuLk6j1ajVj7jBKpWPnnLYmsJfxpb6lT3FsR",
-	"MjAfMeIjZLwdSsUj+e/FLu1bJSRN/kVOtpXjia5OSqA+DYsHFTIVKxi2tujHyBIPOe9v8eNKWuy3TiQs",
-	"lUEhwNhxPCvTZN+jtqWTppmW0F42FiziOrW6cjiLMqOnDqUFRr+0gC3HXlRUca2ijFg2Byo3qug0M8rW",
-	"2EwwXjdIa01gTXFo0Udzst/xTm5nRUGdygrxm5O39pTD6GhQTgYXdIsZ6YJQDiUSv6EY7ivqh33GyAZb",
-	"8VH2PQu2fKe1fxcp7pJMyz0uIASbaxINuzqe6WpW+wwaV+jUePYAL+2DwgIsbPLb+l7o1FwKna6KbufN",
-	"uS76jgXQVGNsuJCcV2b6Gwedp6D0ZaqtUyejFN3MhaB37sZtItEL99/y0V8m0rww6aUB5ty0f7a4cn6p",
-	"m7mZWtkkljOshAqBQtAYgMyH4+Czt+evKaU4xko70KmQXgZlGTAeholxzolXuB6MRXBl3H2CYUzJTsi8",
-	"nkZGlQlJMwxsZCCTCRsmfAT6lJ2LUCYiSLXNovcVtgg7u3P7A1woedh/dmt48l2cXAEyzjlZFqsO3LIN",
-	"AlZ1rrHIXEIhMLTX8bLlw+RuWek+FZ4JeMheJpBz73GtZFshJG/QenJjp2mrNFTu5lwDSn4aSgXC4tJ8",
-	"GbFQukFKhUOJmfq5ZETJ7mzCuzRh615AixeanFP5k5j3ZmVcED21yDnXOzthV2JuTi0Pd0Ac6CCeiqOM",
-	"LiSveF69PmS9F5dMqpFRQVb+EAi9eQVGMm32ulv7sMOncudK5MoNcITIgswTkdix4r++t5vvx3eXNW+p",
-	"MgPED7VDPtFFiMj6WoTK3vHxy4uL95dvfnr5M0FUlsFd9tWbQWrEoNGoQOhugV89FsUjRNslkEb8buyv",
-	"M5Y6vC77UCPeFpj5V6wL0WVmFP3wQRk7fwBQlFMkqGd1wqSkVOCu+d0H83fFEuR5+cvWITfAv85K0yMr",
-	"Rmhjxv8yd3m2qycj+LewcZBM273R/z+4679xQV68/OXk+OXCggAsXSLYIIlvtEg0C7gyNqgx+fHDdJP1",
-	"cNWjeGQEcciDlMn8JoThZBOw4rs/AT7MMKaq4pQHaa6OxVz2P/nO6ex5F/EMT45GeAmcwkLOz1wByFgp",
-	"wcDEQwfH4GUIDQhcNxxKSFmA02zTgpNZlMod7JwlNlDdNao0EQHX1NucyyiatxFBhNmo9oJZEoy5lmrk",
-	"5UnTWQDU0WyIAfpXrw+9vgLWCQwuLBFP0FbDOD7CIjMbmADLgiepMmvTV331X//FjmNlRJ+Mle6rHdaL",
-	"ImAaQZtgDfkMJJWkCqJZSFWX/u5122fTRAzlhybrEUSPDaoxVvdHMaBfNHeDSQiGgt8glwUAr8Au6u7u",
-	"wo3GJOo+az1rmac2zdAgqYeaFqpA+UREx1yLJjsJ8ae3b09e6Ca7lBOhUz6Z4q8LOTZ4FtYZQUiISc38",
-	"P/oYH+rXuqxfw11PfT244fs1j/UpsnQchwIuhMukSvGST/4R22+1jNGmmU8FND5++a9/QB2lZ5uFPv1m",
-	"RNp+q0NXW25OXPtS2pj9VpsuNv/EKekx28aM1ZFhLLBVHXqaIaCUZUccl1Res3huAfZb+/DMc54KpFbV",
-	"Nuy533lOmUnmn4s0me/0IAlE55zVyc1s2E1VkO599ZIH4xxLFKwh5An8DztTkVAtDH189gOTKQOLl3KC",
-	"2V+eaEYeaV8BvYvUUO4rXG4sT6SUO/FNdh5HQrOEq6u+2oJurA4UWo0i7ViTvXF8qgsMrFDdB2nmAgfr",
-	"EePEJkzGOvjkxOGarUjHJrHN6bD32km2QcW+MtYCfAq5dwPkPnx1eXl24VS/2QFUSWvVUiFb6KKXHjAg",
-	"chX21UtHzNpospcu5UrowyqXRODujYjD7FuRkfc4n2gjPLpm/B/t3vmIlcPsY1993NnZgf8zf/YDqqNM",
-	"oY7yI/P5dBpJ7Ljf/aeOlc/wwqUc7cdcchDSLovX5TL9H5nxd5LACLax+MBenfaOdy5e9ToHTx33AL9x",
-	"eQNj6XnGDsuzASx8ohZBIlLz0r5yxQokZGSIggQGh/8J04//yeknY4T2a598Vkfrl/kLNrTfOGK+BCgG",
-	"BEmgRI9HVQBsHEehhsqA1PIhrU/AA0wk5NyntnQAHk6nCpMlhRg3JJS+o4HRzvrORb4dbwO9BkXDDtVd",
-	"OMRa4nKmcous2MJbqLbwrPwJYqVTbraFnAis90ikjlXXyNlEmCWWGCVGfWEkZyiHQ5EYyUCluyqE5GGT",
-	"XWJ1iEXTppVDF8GVdXNtno0GHk8ZhIwQEuNmrEXw3uo8qw0BFmPHpnXmiMWp0x0xHMZJWqhBNvYiZI4S",
-	"gSAjjM/SeMJTGUAGaG70qHMzxnw6FQpGA6a+pLwAIqBThyTUFmf7P4gnVEBpxpSPSkB6z0UIUT9o4FDk",
-	"as46Hz4Qe5U52hnKQlnQgDEXNjDnW2NqYiBcoINKCow/VBrcsHENF9Awz8zFNFBlG/Fjo7UzaG7QZcfP",
-	"LwYAfQ9/wQigz+oYUjVvWJXZamA5Xz5U6K8OZh+ZR5VUX9iTApjLu1nuwAdNpamx0gXU83tGCrCmy+p1",
-	"jpjPCWllqfYHbS2w7eFaqUbw1HXSHkeH2WgNtTZ8IdS1pmgBHr6y7oS+0+WdB3EozcmOo9CIUohAoydC",
-	"0P5dxt3uNJMKO9po/Aznw8xMIjjVFJE6w6y+C56jYEyzyharMC/MnEZSgcp0mEUpH+GP5hOXsIKITMnY",
-	"dkEckum5Bn+oiTKfT6dZPI86x5G8oQScu/iiMqgg7RKGaNHvSAX+NcBVuqLzJrtAex9w1rBdxhldmVHR",
-	"zmku5BkkGd1Xvh2GMR3N4Pxc3cANoXDGCZiYlpoNTE3dWKIvhN4g4OeHrJ7jwDEizdwHc1KCrITeYSSN",
-	"44MUAejLnSXxNJEixYYISDG4sGQBNysVyURjH1Ua5b3AHE16t9ZutpotKDiaCsWnstat7TVbzT1ip4QI",
-	"zW7zRkTRDtAN7f7z5ko3jd1h/kIsbMsxIVA678SA/STm7EJYTGYoQTQTUIiDGF8F/peaQKhY0QixKxmi",
-	"oXfmjN4uwCiwOopPKsDKcZ/WurUfRPrjDXD2uzp6M8xOq2VdZxu5W7ClCumaP2pmuBDX49Go1q0B+whk",
-	"S67hX52Dg/ZzAJs1Lz0MW8H+oCOe8/ZwLzh4Zv6Qzmvd2pufzpALA7l3al7tg5n49r/+3vv7Tx+Ok+Ev",
-	"F+8PL+fv/vrqzehwHFyf8ak8jZKbE87Pgldvz2NsNkAb6Lb44I/vfrrASMHyohgVr0UKQfv91v6qR7k5",
-	"2/05Tr+PZyoshO5q3V9/82p6NpmYLditnaEag6WFw3aNtk1hhQGAbWQmszYRGFrM+zy1bg2XE96E3CUQ",
-	"u4IMdaxLdtm5SGeJymGNmQOFnFMQEKF6ygUWKvLk3GHeb7WbffW9US9UR0XH0yG+ULGQe2TGyUXZxSwU",
-	"B5RUOAdTLhOIfeT+3KUshUu1QjYdeZ48EOKZREJ6SjvsnHfaeY5pzaIH2mRvQCadnDl7hHFq82+ynk1W",
-	"YywD1GOhrMe+p6+kZmSEgCCb8oRHkYjYaIYmCgW3xIdAkH01xPY/BeaSmhkpbKQ0xju0WRScsb46OcPq",
-	"28hISJgHtP72Wtmkc5osVjfO9kDMYxU2muxdhqaSQIZQ28LNvoLxGkMVMtdq7r5GEyEMcZ5ytDO9fCGT",
-	"1OygtcdKJpS8dVdkh1TrIOThXUQ4JrNCKFRYPLUayZ4XUs+bS7HXcACMHLa8xitzDNkluyehmEzjVKhg",
-	"DkHD3zDAL3T6lzicbyb/XGTx1ra4jNAfSlh2pNpBWMydKVdmWp/XKosw+G7bUvmpmKGwHfRbi3VMH2cc",
-	"VGUDsZfuWq6qT5XHnt2xHGJFo0Qqkr+t2+XvX3jo5sHc0r79lrcQM4sTKBCCm57fflNuzxzHahhJzHjt",
-	"t/duv/eMz6OYh5dx/JonI6io2e90NnrnT2J+LozDhjdXGPBlHJ9yZfGRwco5aFUY7AVGPv4y0/O1Os2s",
-	"lTnPIBgy2e92eabN7FaqptBipL5fpdGu4yty5jKmwSILoRkFahFKZ2g9EyGmfZyyshZmX/VIbXRa+6V2",
-	"q2M2hKySs10DHkVGtGk+FNjlPRU8Nc/L63RXO0+D0CmfU3rKUaLNiQYt4wTM9GFjhUikgEnuqykukRnH",
-	"q+QlEh9+OYFZJHKrJen7v/1r77o16fx8GPyY/P3m2eCyfXW2r1+Hz4ev+NPZy/hg9A/ZUX/9cPjLTXUJ",
-	"eY6v2UhG7pc0ejk3aXuR9E1Jl9tOPG6fLY42Fsuu9IYgB4yyBOtUiFAic1qXjoIxZIpO7gpH51TU7qwP",
-	"1zEBOmXoqACr7VG6/FM5G3rhw7ZUbp/y67f82EorqUU0zK1jZsasEtLHkIgppa71mEOQUuKGxUp4xAhr",
-	"Gx3jWapTjshTRQkXDzGADTsF44TWvcHLlpycJeLcLLLRQkfFhi37ii84N863IVO1zLuBim7wwRoYGreG",
-	"cl8Vk183y7b5YKbnzNnlzh6vsMldSl4mDALNaGeX7X2A9hJnmUr+cmKf1uLsdiPYqylxk7vOYfru8HQn",
-	"5DdqZ79TXQ8Up+DPZzLbL8uhRi0ch0dT+qsxpZ0oPraJmEWJ/ERvZkEvCGeSmGtkM1J3r7eg6xlvbmNB",
-	"0hqpXQCuh58WiMAhokEc4R5ZtyGrU+y+gcVWQAPuTHYXcW6yMxwVhBBUX1kL2j7Q3oJlrZGOFxTI7Ua/",
-	"hx0JfSVTgIfSC4Z+EE+lGW8SY/M5figQiTMkEqdM031a5mSv2pP+aKF/uyK5lz8lR2tPmtRuXz/K6a2c",
-	"kozWe2FqscEztxLbuS22UHSNSIXGECMcSyxTZ5O+g/hpnIx+5hPhG3Ox2KRudgJ2mLgId18FgFHLuMai",
-	"HYwhs73WTsjnUHqTJpJHTfbSGKeaahwEYG3vSKWF0jKV1yKaN/vqtZzIFHt496j81dYhAT63s2rNv8bx",
-	"LDnCKYUqgfz1rL7fanlsv/W80VeujAxtUGajKeUh4zJD2Mr3ZKZULkTdV85qH3M9FuWR6s0jxue0nm/R",
-	"/fkWAseU1cwjjtE+WklxdZ+xZjtjGwnq9rcgqCH9TlkKzE27agk6eVLbwti7xKQryNrHmPLciVLgN8Bl",
-	"2U5m28fvZI2yK+NOS+a3caldXiqKR57RIa4KpZvl4epAJ/1eKr/hLWZG+8r99T019BNmDF8Zm0gZz/6F",
-	"Sq3hQe7T1a3EcV9B/o4KjswgMDlqxrBws/mj/ek9eYfmMp6Z0gWN2VeZlYLWdd2nC96D8fsejV/4FigC",
-	"pEgJ2fINj5jlZ6mdHBG+j2ep3+gre66KisS32hVHlkHGO2Vk7kO1OoJGNMg4Ss1uEpmm0KtA1E8JV5oX",
-	"CgqpMjE1LlKT/SSmKXuOHkiTnQFTACooKGAmXLZglug48Y9Q/QJt8pSPBFajApsVof28luoqK2r2ExH9",
-	"d79mru/X/Mb9BnFeS51e0IZ8aXtYN9NboPuhm+qWC4/h+0mxbV8W8itiWy2CRB0QSBTUgtwOkD7smGun",
-	"8Jy9ZqvZbu81Dy1xMdSJmPOFdSNJbwQDq53G/5ZRxHcPmi1Wl2c8PGLHZ2/ZmwvWPny/j1yZpzwwP/yt",
-	"AVNSNtL9bruzyUjbVUZKkuBuA/4tr/cqNfQX9k4JmmeJ/zIlSFxKy9c86j+Cd5mtX9JuiS0OsyTCevcj",
-	"VjgTzvJLEIh5Eici9/jskxZ77z59Nq/ollj5crlC9QCN+VXLVOxAH16tW1MWi5u6qCYilHyXjtfuH1di",
-	"/mmt1sLqZKQCcgDG0JZkW7mKlHwgs+Alb5PIL9wYcJ02mqzXV1dijn9Z7v0otH4wJPmBsSLBjrkTwWhI",
-	"9UCaVKZQzDIARwYYBI3MG8VxyOr+sfll5zhWaRJHXTZN5DVPhccm/MMOH4n/3msf7D1tGUdDTiazlA8i",
-	"AaXsJ8Odn2Mldk55Gox9KvQx2sh/eclHvhvoHvSoFMWwj7PjszqniXKpBSyRnaCsLzpm0HuS77bzVxXU",
-	"/cWsJaBdL0vo5TWkAcMEBvF0nls/LMovwjv1a8+Hz56GrWftZ8/2g8Pw6cFz3hkKzlvBwQEPW+0DvjcY",
-	"7g/bg86gNXjW6QRh+yB8GrQPBq1hq8Vbz/q1Vd2EhUktHMciE8YyWW4FTQGzuvtdEeahnp9v2M2Nwntv",
-	"x7UutebhiQvyqrDTSgRXpa1XXIsqt6yVal7tJXH5rviGJ5pdvOrtdA6eesjKHT7Iblgvd/fKMuJ4+Eu2",
-	"K4Qw0Kptsp9jaGZZWIpv4aM/XwjuDtWlfyz3H//626eCL9WzAh4DYZbaxmosav4s0Vj4F2TF2sTIBMGH",
-	"YZFMsd2YdTf/xKfuOny2UtUGvZbAZ5WjNUUcXGgCjJVg2GePuVcfmX0uzEP9Rje/Ja1eWOBE8pYK5p9o",
-	"7Pwy9j/QpRDApjTnO41DPkfYUGFtf/OXJ7qvHP2pRxEDTZCYFuI/q491WtkYhKy+hBnsEf4yttJl4MEq",
-	"YyWixkbrNoZ8bmkEJkLNzKXwv/lrgQQeoM9YbNwkx42K82qLi+IoArhOTJ8MIWCKPZrkIBVVLqPelqyJ",
-	"AvRYl2p1iY+sr8jjXCgl3Wvt41MVCQiWU4VSM52Cd4zJ+WsAR872hPgQiGnaVz5GDy8lRFKxv9j6vFQ9",
-	"wqPI8jFDAxQ5sgB9wDjrtFpN1sPk0VCkwRha1NGE4WyYwIaAlhqHKLuy/73E38sMjaJNdqOyFvtlowJ6",
-	"dEvSYn0FDb0u4llmeuQOwma2B+xoc9uSPD/CxTJ2u0xxbWQUORG/IJkPwv32fqvDB8H+oMMPnw6eH7af",
-	"h8/b7Vb7MDh43vlCxsdtcUdzaMBsuzXyeGqvxElGqH9iDLvtXocmT/dWDl7ml3VVoZD547Ymj4p3wDT3",
-	"u64JZyoSuw0wlXGNXBTC5lflItfz0tO2Mn0u8OTT2+KksDk9lj/zRhBA++RWm3BLmwcPyZhTuoOkW4Zt",
-	"Z2WYWhSYq4yhzRfpIab9MqdU6jMrtRvZOjzAHH8+f34ziymT1BY4tLq1lNk4iN2yJl/Iowjb/jMbJ4Pi",
-	"4mqeKxXwijSaEBkH8IEJdCQ2mW3xIYjQAo4LQMzUc9k2c8Q145BQazhTBe/Cmg3ss8vKP9AgwYJl6NRp",
-	"2crkIxvJzgo8jJ1JyTxIGtKI0R/PtRPt95V/RrA3xJuasqExc30L8Q4/Q6cItf09zfMlWJRTeH40HfOB",
-	"SNl+q9XsK/tcbItBUyziCO0AMi3gU1Yv4N645+Wtwi4bJkKwjsemScw6B17fbDZCOGAzFWE2tbGMwGDB",
-	"F7r0+PcYX85MQxi2TvmcSspzo87CEvTpDnodB+yo62RKi4w2bxyF2HKbxlMNaGNYPRP2gYDbmS6aBVGs",
-	"MWuaywe3WyyIuJxgJpi6iwpJYS+P2onV8UfZHPPU4X4sVD6uzc8esYSnYsdOZWkBoxkWzc4xEr9+wRJG",
-	"YLyuHf7019P9sw0qEBe+4UELXnCj3GqQnOFl1Q0RvOGFFXafykHOVgFdeYvCZutUaoUMJw7Spjysn73x",
-	"MhMw13vzz/cqTt+DhHLo0N1auQhzoNJI8r7f2q88x0S3VT65Vjavl7nN/6AizHX9tlwmmTB1IWJLHX2r",
-	"Us9nlKW6lsRbs4v4eatV+4+xpGrCQgjZ6fDsWU80S+JIeBBNwLKDHK8uesUu/9BXhSJ0i5nhnihQ+tf3",
-	"W3uIGH+DMDw9xWYKWtI92B2e8y+BBwF2UF8tlmDuHxXaOLEBI/f35xXSm2h2FOofyTRL56WCvgcze+Lm",
-	"54sK+pQqH6W6fv88+Gtn8LfDyU/TfX3Zvv7HM3W+d/P3p+JV65+vD/j3YWf0Vr751+HfrqorhMVvfVCF",
-	"8Ln7VjC57Xa8Ejf5Fp7PW+NYQZR9HycDGYZCbRGS/TZKewppTdx6kPzLH7UMdwBWam2dOYFg3I5v4VD8",
-	"IVdobHePDWYqjKCaikBiwjiYTYRKPcY1IGJshWTxZipUbyp/1PA1dwO0sOiR20GCFM7QOqLbBdTY8sME",
-	"33V2wvaaLTdT9wxNcTmW8HlPtHubfROrmwVpbIZLYbfHnE+i+9sed9kVfzcj2WhX2LE/7orSXfH33unr",
-	"TXdFMtIVKqjVCrspq4M2ZtzaWujtmkRxBG+S0Re1O9Tqkt7q3qb9kgct142T0a1GhZnN6jYFXl263/N7",
-	"4rFLoqKmz0pp89OXO7VwJNcq+hzy2FpJXpJN9TCViogQEVesnkpzZuGMeha+FP0eBJAtSaKZE/AmGfms",
-	"jtipWAw6XSnu4fTe0Vz+T9nYGysKt7HOBQ8331a0lptXFbwBpkUjVqez0l5zTPuCr8EngM6IWy+Io3iW",
-	"6CY7i7giHGhK2gzmGfy2R0gfgDwHj+mdnSzvRUT5xd0I+qd0F74FrEm7EbfUAjB8JJoKsET0v75/frjX",
-	"fgqsFJKW4b9a3x8+ffoyI6cvUxuAPdx5yo6Juau6GnFf8qDO6Wc9bQgEGn7JU/fwDulWWqdwvnHlNz/h",
-	"7oQsa49dHqa74+gQA9Rbnv5Sy7FnNpjQwGFx3bGQ6Rr7frnD5H+ijUshkiEPBBNqJJXDqcdqHsLO7/ZV",
-	"78Xl7z3AT5/I1GP4zw72FwyNCsNfntF2YvVQTOJRwqdjGWiPzZRMd5M4nuwOROgxsFtHUmivr4AXAJBB",
-	"MfeGD9pjodTB2CyEx6bRTBN/QBKKBIlajdn75sUF0wLIeKAHoffiMvvYOOkrqdib89Pf37TabJe9OX3x",
-	"+5vWXpP1XrezIbAJnwKDZ5rMAqN+Q/ob4BSpEF6CyKU0N2YkfXUdB3wwi3gyt8CmVOPDJkCdibL1CuIK",
-	"mvkzNeHTqQiRnDARRiBBKLLX6gDMPDf/+QzgPCAOYekL6me/tHc6zD/xjUxm5l/7Bw20/5HZAJLvUKOj",
-	"IWcKa6QLHAg8hRv3qDCYsxueKKlGXYJNFyHUJI/5NeTgEiMQJjLc0Smfg9TvIQi3uQiRNqHfxs511oAC",
-	"og0R7cgnYZpfC8BPh+pn46AOeGhv7SsceRRrUlcQqSVMbeCoHokUWVSBmREqCRKhZ1Gqfax+M3vCy8LZ",
-	"PvGC+n1V92k8vsd8fSVhATzmhzMUwAJpbP+J7TuNJrEa0NgWeMXosZ75zCsouKLKN7rcHAYZsTIeaXPQ",
-	"7Vz5jWyoCb9hqfiQNlnPPUXqvpIQ8R5KyykNOx6wX3Kqg9VPL17t7DU898chD2Qk0zn+Zb9B9WJQScFk",
-	"2Ffwe7vV6OZ+LQDyInc/7CQFs6pjlt7ETmLoJyQnNNawx+kYW1z7CmRLO/8lCNyK35LOAUPAJmXsNokT",
-	"RstCRYFSL/X/8r7KLRh+E5k3dOKwrH5BkiEANLRuhQBHFuFO/l6KiNCP6fzoNE7ouA6MxjASSqpcZr3L",
-	"cN5Y+/lzD/57D4YBs2x+hI3qYcvV6fnPrH528mJnr8Ge7nt47kAAesxIQKyoFCF7uo+3MXPxARvyiYzm",
-	"HhvJa0Jrm8gwjNB+033VabXg+sIM42GOYjUSCdEASJ3b0vaKRHCNvBG2iBTYNFhdIkg9HsI0mSngy3DV",
-	"g/EsClGeIWEXQaKCUGkc5c4rzJ5dVa7ZTM8o6nCc5W+AZoxomLC6QJZ2FRCNko9ysQisATmTcCIV8lY4",
-	"VKNCEgfGtFN4snllHsHZP6H6DRqPf8RU3FdZtgk6D6OoeFMvYxVBgmw0/Pwm85ENzHdpKM6Q0IZgp4uN",
-	"J/utfeZfmL9nRR5Q6QhS1hW92JKTKU+0AJR1s+WgDjMnQTOE106T/QUwwqnDhM1AtfkXb95evH/1+vD9",
-	"X968+Pv71yenJ5c+q++z078Y+RKKIZ9F6RHbb+9Z4FSPam7jKMPab7e8VqvlhP4RG5Cii4eMD8yA27k/",
-	"w44AU+JGiJTpaZy60SGZ+8Kk5HeQEffQ+ZlKkLgW0DtEBN45VaEeUf9UHKM+Mo8gJms6jVmJraNgWa7E",
-	"+O67ni6RHyA5ZMrqL88PG83vvmOnMknH7Bhh9T12PuZTDcRlCTuO4muRRIIPYeqNWYbrbkS8McOk0qng",
-	"YZf5x0TLcTmfii4zuz3zBsbR4c5153+J5NDPtns2oyi2zB4xsvz16zOoyYXCHuh8an1oDUB0tD60A/Ov",
-	"kKVxZFwxrMkJnW3nOjbttgUeqb5yRqaFZsDUyLpx1kFWgACB3TuMk0ljESsXlhso1Y5/wnIaq+5wXsyW",
-	"+PHizc+w1sgGh2rdmXek42BWjs9BlJxevKLqGlRXVJlJ7Az6BgwuUpO7++x//5//N5yfg92nDRTjz5nf",
-	"O/7pd+zRQ0YR6NL7vXf8U0YRQEN9ooHvBoD0JzIFIwU4XE4vejis04vejhESPZ/VaSeTCHP6y8uu3GP+",
-	"C/tzNwP0caD7fsNjfu+lz+qkInP5Q5TnABnk986BWwElPnxYb6eDm8+NPKfvmTUC0MQyarf3Ei3vczOp",
-	"L8/P7aSTBn95fr7zzOar8c0E0p/LzXvWPiJKr4JN5EQBn8DOo5r6OJkcZT3bVlLejOMo45mv77faHttv",
-	"7XtGPHlGyJn/97yBoKGluTEfOft6YWoWAgoDMUYGq1HS6UA6oIFRERuH6/aVH0RSyYBHPqsTpw/LU/qU",
-	"BDtO4N2vosM7x8y98sb81FpWZL4URAS6X55FnX55foinqW5VlS1HW3meG0eMIwg/3Ih0YdjXjmLDiQxo",
-	"JBgpMJ6MKl+kPL29QZjzFTR2jlqzpPVtBVPnthkGZJI0LtOtMZcT2lZQQlU59uI2RBYz8mqrpr/YDmik",
-	"UWtwevHq4+///34fo1YfX56dHH981Tv/y5vzX05evvtolDv+v06r87S11+q0nu212p2PH8lp/7334vJ9",
-	"r9X+eHrxg5n19sezj53mQbPdT85OXnxsf/zYbrU6e/sHTw9///33V6fHv5+ef/z44s3L33/s/fyyn5z9",
-	"0v7Y/njycf/d7/vtzu+9fmJG0g76Sa3qHLyKDl8mhw8TLQMrpOLanYPjuMHivYoOl+6stnYLq5at0uL6",
-	"2VVr7++12nv/y6zQx49GLcHSHf9k/ntneelOL3ofez23plsuRkmjmZPdVP/rTNIFL5g8764tUUBVh656",
-	"TtM7LZQnYoeD8ERb8wJ6nFaLJCNY7hSQ3LjKUaJz8J5P5XskdLXljQtuw1JdY/vudY0/xznFSkyvZU5H",
-	"g4yLKv5PX1m/q77k+TRs/Im+2qFz2WnvVAqeGovh3J7tu8R1N16tsjLUonP1UOWni7EKC4+OmfknGmbW",
-	"KUy6ANo1h06n6q+7OvWtIosUurfvqSy1yN3862/G1skzJC/2oKAMtvHs3otLMD5CKdIddAqtAZQLyFvT",
-	"rSQo7+xDgKDI80rWutl95QF796a13bpOiJI7Etp+yQU66SKM0qqIY9a1ayOGXbgSD631W7ni0VynTAmB",
-	"dHRpAj+7sVAsMfMFsKDWPhM4XK5ygEAeSWsNeBYQjEXKEodYkYcM6quVmEGsImRQk/VYBggS2iJbLYTx",
-	"vVQ0J2ggODZPsvBzaY68NwvlogOwaOGzLQz81xKsudNsx63tK31jhp1lYGyU03xC8wuay976cZKnKUs9",
-	"x+K4rQWyYmx0/8Lwcj2snbIW1srDozNSHJL1hlcMie7ZxGB6Q7d8qoAW9XlhpahfNxNKt7TrwoWXxi1f",
-	"MIMroSZlG/8cJMFmwEnuwD4UdFL+BV8LnsVntp62r14x4tho2ELspppCdfJ2vULdtsplWREDLsRKFdyD",
-	"Py9CFMZT6P4UOhf0RobvOfPRPPQ9itongEmxoI+MK+MUElvUR7fC57F6QdmtLe3C7Kp52UodhB9ZSf0Q",
-	"jAaoXEltvKxOU8B8MzH+glQ3v63SNjBVlaUnjBPJY1cKdqcSn2ga7NenG2kSbd4K9kdhkFooHSfv4+Ew",
-	"kkqsGA5g363QhE/3S8fy9amb7PitVTa0Q7dQM3DnZrol2zYPolmyx38teuVz6gcjb2gKcgqBfniAssYV",
-	"Ah+5lokWeOuyKa9CJH5NcdUx1qpwhQoFRsbqOp4IaM0QPEqtw0YpchJsGWgRC5MYUEUy9Jpz+CjsT6dn",
-	"OooH88KlogeEBKDUr0wJB1zaJkk+EX0VB4hhEYgMHEBhm4UNRiRiGicO2/aIsOFzN0LL4oin4obPjeZK",
-	"Qqr1MO/XMoLyInNvA+bDsmHAJyxrOFRjgioxfVaXSk9FkMZry5hxcgRKhXtpRbi7+Ksm/TYINdvry/G4",
-	"zR89y4gd/kd2DK6Kft1TawBtMnf+qgi64nYuixhhKctt0SJXEFMMKXqMB6m8dpBDMbDr5q3aI6r8I+Jr",
-	"i+tcpVB7MRJCsW69WSSkB3G8uxJm//pHDb/UdnwR6UOvBIS4tRlcctiuebWI6/StXn5eu9Xdb9PzyEB7",
-	"OZXBclksgNM1oNRcDOUHo/XjmX5/dfjXSefDNvDDOG9VTBzi39af+cx/C24rmCWUxigYJvbUravHLvFU",
-	"7RG4Uz/GWs5xKL2bRRGeeMAAsXxRcSqO2BIsEXiZiE3UZOakERU3D3fgT1L1FXinaA8kQN0gpgh+EM0t",
-	"nhIk5F5cLoefpbJw7bnCu88kP7AZi07CV9BhuPbob9hqiF/1UN2GcOX9isgrMS9KtV8Gzy//fb6vXk+f",
-	"Be/C9vCVfjr6ke/NX4rW7Cf5Jj3427/+cVNZbprtDXB2yBwPmYY5U/HNkYVRJFicCM9Fk527PQ7721ve",
-	"2GdvLsoqrcfRYW5bu13dXCm9N1vZ0IrulaI6j/HzKLXVn6hpNMv635+qWWkzgreLqiQSCA9cut2ghM5x",
-	"P6E+2W+1scruZiwSOEzXMaKfuToBc+eCT/mZ5D7SlTu5X0Y3fdvGoiLax8O17MWYuX2oveo9aMRl+STM",
-	"QpnuRPHoFvfpJpGpYBMO6IiFllUX8y66VcXEwM04ZnVE6HHdCYnFjWxgUh7jIG4fNwBoAbskjFM+S8CU",
-	"G1PrBgRI6OgtZwWQ92erDPntpDprct+rXDhz8et4VCmVIFSaSEyhwLwuTpuDsisN3x8MngY7h+EzsfN8",
-	"2GrvYNHhs+d8EKzK1fIgjZN7id/bkbvGEzsRrI6xPDstC5kQtLMuZCpWDxFbQVdBNG86QiPJE0tuZYa6",
-	"DC7sDL72JVh71uArGZ7Zi+XTF/JU7JhnbzyHAzF0dtyawT27dXBpvNXQvkJip4DmqbBdYPdCTCCsfgyI",
-	"HomY6JdoDj9598EiJVZwM5EPBcJhf9gOOvy5aA0Ow73ggD8TT4ftsBOASklGAq+qlJvbJkJixNJLlSbz",
-	"DdmZcI8+HD1T9vz/xFSQKxUA5cwi0BvOwoAagHX1AfeXEsL2h/VgWtipCKp0HM+0QI2YQr5DhZAAcX3m",
-	"YcMzWg0ZLpb7Nbvs9Pxnr68QxwWa3OMhG8gkHQMdoQ3YhvTV1LpW7CXPGt8L/ezQazeM+EgzPQvG0EBJ",
-	"/eLYW76mMG6pDuHItnliB2JfxbNUSzCN4BoKFuWIq+6lbuE4K6RDYzK5x5q7H0R6jMtdxUbJVxPYLfD1",
-	"1RPAKNUs0WatzH7DVv89BpE5s7kCngiPiQ88SKO52RRaqHTBOtl/t2Kc5omb2iRfX6VBdsjX5tpoc2xR",
-	"aXCG++OC5NtGmibrIX8wZZPfvo8FbbfEmA6qTAFEIEOsXnyrEsFDLGwvV3KBlToVi+CsFPxMdXD2kbtW",
-	"XeyAulhTGIfaiNV7r9s7ew1XRs/qb15cmB8QysRVrYMjW9IxOcQac+MYQ9NmhobCQhlSZUEQj5TUwsP2",
-	"cfNMZQSZFkK5enejdMbxDfZvS7WDatpu+75CtBEEPqAivf+2SCoRcFPD6JTIwCXwz567nEeRD1AVt1er",
-	"fwWqznjkb2k1j2Exq1X40cLGCRoEGaxOUV+Y36uWpq2Nhceh+Emidbgk6DKwG2J6gkLDhsd8+3ucMN+s",
-	"S3Fw9r7qhYf06OK9Qs0m5qzmfnL/wSM4ut+G8rNneT1KdWGzbKEC8w/YTAG6/fUgus89/VHxbZgSd86D",
-	"EwtOzgckUr4pfbb7h/mfT3ep+FtBHcE1aBERGlGeAhtvmsjJhBzEgGuxI5UWSstUXoto3jhiU5EYTbYj",
-	"FDwiwwnqK+u9+buoV/SUB2KpMf70zYvjV2+skJvydJxvlwEyhmKueF3nzEQqZ9aXdsWXAkSi/aNdF1le",
-	"f7h9UlaS5HT/RHBFMF2JwM5dAAroK5uIIri0JaWOCGLG65EYVpeJxTKw8UXi+T9iEU9z3X0EX5axHBlR",
-	"gTvdwUvc8HmTnfLpFJCOYiBtmEzTOawz9a9llgs+54brvkJMNlp4+DpXamkJK6+wzsuRQikh0NYB4LQB",
-	"sHKa/zcXCHbGVV+5lPgTDWGCiEysgCs2cMOngOoo3onktXAfgIBqc/LxY4tDZyyuwUxG6Y5ULG96xUIX",
-	"ba9VGb0HNWFO+bSgU+5QmWH2IsqpWGlzUFX6PuDJIB7PwwTJyKL45v2QQ9SJIqdg41TO6p/y6YPzD5H5",
-	"cWt3Vk4PbzL+7KbVJDmug3+CW+uxMOHesEFP+dSRs8W5iB/J0orqtngwN+xMtqQ9GwBSW5q3wZywqYlN",
-	"DXnMqkQcbYrUYvdU7oS6JeXZV5vmPHHukOJKV8170uWV/KvCh34d7btfn7+S24RrxZylItPpNu7KC0fE",
-	"Xd1RoZE9mKuSe/5/bHtQ6I7T7UxihfP6ENW2I2MrJJpxy5YeJ66JhaeUGsFWGaJDo34YEoJzkXaBTZRx",
-	"Ns0x2vVV3S8pO7QUp9CfZK73MbQG5JjGzCX0B0sq6iP7OkCCBGMRXImwr6CLRqfMN2aMX6By/8n80jhi",
-	"MSWvhgRiyq9sWocCIZApcoAjxJfZV+bLCoCUC/UwccJsloiXiP0nhFTi5fNGfbWIYNlkduLBuMcJJR5L",
-	"o2aMOjty0yn1PchxLM0jkfBlWTDNgpr/0kSLZ07AKJGRUeWaz1JRM/4umaiuF+z9IM55f69gwpTIesXM",
-	"zageqmbaN6tmxal7UFYU4gK+TSv8LG5eZKzBmxCBr2fe9NhM4al+7Jr6empqraRwfJTb6I1VZvCtlbPn",
-	"YhJfE+C4lcknljx4kS+YwhkAd5hq7Ppc5A62OKQQoWb7+6021LWr2IIzA0q2ZlbGZy9mAZ/egyB8AV/q",
-	"BOE3U1P7Oc0UnKM77Tiv3L16o7J99KaCIoWG3VwJxt3X/weRrlr81sPI6wXu4/sU2c3an7t86m478IGb",
-	"3qvwCXkAf5GBpaD1M7P1tGC5ImNKwb7wGwWTGzrckIuduLEtzT0gbIvQGu/SXBABKXsihiINMJKFOCa2",
-	"h56dxtd5tvi+SmNn9FY5k7kDuQTOfg8nND8ftfuxNMfxzSuuwng4dFSJeetTfJjGkOwcC7AuIzkapzlq",
-	"pJcfpnHO0tyQBWkLy/FbkkSWF+nPKJHulRHpoey33YBb3369EXeDXi4z1zv+IhQcdd/86LOBQGhyNYsi",
-	"ALheI2L6imRMkx1HgidUSomXQUjTpoXghRVbqDbxac1b8fpjMwWP1lypJoVpcivzBNf/q9SopTGqs5kG",
-	"kqiMbYgrJid8JFh9MGcTEUoOoPQI8puIQE4hvxAru709lohpxAPgRTCHAPKYsCsxn2icGsanU8ETYI+g",
-	"0yDzwagnVo/OVCojFphZBY6uoiruq9W62GngjFmf+fABP4m5X9Srp/BdmWI9giSpuws/8yT08epz/Op7",
-	"1cPmTF3GX0HIKBUfUqNsgNil3QGuI6bFtUgEmwquZinlkuYoiRQj9CDzcaMIZN8wTohNYRpxTElYLmZX",
-	"6+fQTDAeTfttg0AR1+mfVs3bGJFLj5oj8hgo+oqar0HJ4mZiaNGDILp/e2PKZfKlQMUsPghnT3dcQRFk",
-	"HDyGoOzmpLdbbCLVLCWSFcQPcaUsJKCDiMuJK3LFZIX9TkhNNNmpVCmYNSMuFSmRQjTsiWbTRFzLeKbZ",
-	"TM009aE0WS9zrsjqcrw1mDhB1BIbO0OdgsneG8yQG0PNjFCERxhOA11yhTk11VeF4FuTvRsL5VIGXLlY",
-	"rvUhb4CibBQTcRWyHkY8S3CzgE/7qj5MhGAdj02TmHUOPMzMQAkLmynKUQBrkcw7gh3KYbtqGHzme9vH",
-	"C+Wt8DmYxqEAX+PeMhtn+OVURnPfwGfbkSMc/vTX0/0zSH5PZSJ0CQJJG3s+K8vo/GeuKWLJA2uUYOUQ",
-	"TM5XV9hi892YkP9PwVM7Xc6e3r/MRjCLLye1zdsXBCcIsy7INqhwsUxWOSJB75ZkAk/7KsPyyCUVAHUA",
-	"7T0jtWXAjUieEjdafqqNnA2lDngSCiNgY4i82YodIM/SLKEkjOMWI3qALJbnURks1CqS5EWtYWGrSK4f",
-	"9dUG+Q72Vq2R6ffvUuNC3afN/zkM3seM6Lco93Br329cDLgJN6ruwztstUdkjOg9y+oRR6FDP4Fgg89T",
-	"n8gMfQnEQoIH476yraeOBoqzGzEYx/EVsCCCHAImGyjplkJ3szpspIRy/zTPbRpJZ+42Yohul9rxi6JW",
-	"5xmDI5iYZpJANMANUmggrb3hmoXxjZFPbih9NeQyEmED4PFQKtM0WCwNmolYCTNoR7XIxiIRKOr0lZya",
-	"W4G62GHw9tWYQ6UkfIaRRz480re0iOZ3QKFW+EpWJ65196FEaglX8CSSIoHqtEaXiLpHxLydL3LHR+Hg",
-	"ZYqUnPEsZfblC3dm/JC0wnj/lZimzb7yjf+v/TyuoE3nhHae6kE8mfAdLYz4MxYxqBdHNYz4B/kplWlf",
-	"YWiV9EGxcpOisaAHF6s4j8A4oEebr4JVoWUz3s0QKVyBnXwIVak3XZYIPZsI6gtA45wmQwvwD40Kg0XG",
-	"HefThm2mQhuLPbePeIKRpQKJk/06AlPECiadirC8FfAlXG7BsfA2o4waXfxfaKWMVSAjgSE6WB1z7RPN",
-	"9GzgTrF2Q1sqwKcv2BCYFUd2W3GrkRwyLOzcUmJmM9MUNszLkqOlLeg26ybFsaLVaj1dha5jHngf8D95",
-	"gagFg9NQsuHz4ybk3yZBLUIt1kjFw2EzFIEMRWhEufgwjcAxGvJIixUwN+ZltY1LXWENL83nffJqE/7h",
-	"BG9qY9uP/ddiIaxX0+kcpt3MVK16rfDdDZtMT601bGhvblH8C3duiAcDLytqvYcDh7l+7Nbfsn44XWnE",
-	"1DNdaJRBI2dSWdm4on3RCcGlXgp3o/lbVhRQ69bieyUukOpaupT8CvPtJLuGKSHNlnJgpxmvo4oThhGX",
-	"BQzwJrs0LicpNIADdyqrZxs3bBluGjMdTwSVPBTaOVhurJnAN4YQdnWscMPeapFU7rnIferdIcMrIODm",
-	"GKpr3V+NtJ5wGZnTyCf/M+bJIE7MPtmhzj7dtM9fEd16vg2+boDcaNdmAf4yrw4ElsQgxalBz1UCa8eP",
-	"uJnszOa+Kuy4DSzkNsafuDQLpFDJJ+fEDR6m1R4cnIX772fAWLAmjlYaVy4vcAjGGPXiYiLBFVVh8Wp9",
-	"BbA4ODbjRpPB5qB4DJyRxeSAeeDy5BCDZBwJNuFzMJcHgvFBfC3Qesdtb6zd+EYdEYl4qNlkBllqkkMl",
-	"TQmszlVIROZFEi56pMf4JFajfONZA1LQOPzF/AS3kjCLwz2/s0jDhckdrC/aglCQdbUErdPK8m6NtKnW",
-	"efDbhq0H2bQ9aPtBtllvh5FChZIXlJuCgxfuLRWq2XhyQVc4qv+R0bivKdcMiycYcTltLvfXWX+V0Lyz",
-	"65+sbUYgsTuLqAQEIuYShaGVczLF5GhfTfiVQCCBLlMxBKISylwUNQqk10GYgwQn0RrfKFbfb+01bFEQ",
-	"vqCvym1K+2iip1hnUuJj8+jkisQ7jsfJ7iVjOLOFl3ix6p3WfuPOkh0zBgXJ/liFtxZvXObn6vMYTNvi",
-	"ikNt2ibR9NnUiBwRYoGeXmLtpggmnpfBfEUP/MPifm/VAw/leBtbLV8AX5kuvUSvBZZhd6pGtUpUUUMZ",
-	"CYrETSNuzNwm3oukJxXRkvWYdw6e1rq158NnT8PWs/azZ/vBYfj04DnvDAXnreDggIet9gHfGwz3h+1B",
-	"Z9AaPOt0grB9ED4N2geD1rDV4q1nYFv9W9S6+8867b0tPDlctQ2pl0PJHyrs9R/d9z6hI5SJPPPvz97z",
-	"DriWOisiNmYB1YvWoSRYEi0l5IG6eJXvChH8KzH3G012IVTYV/5kFqVyypN0dxgnk52Qp9zP0kv4BpJT",
-	"5irmmyPmd9nZzz947Mezlz947J0YnBk9/cPJ957N8fXVATuVf0HzxYzDyDuo7M2QJs2TnmiUokeMqzmq",
-	"dRFp4bGLX35gUgXRzAjjOiQeFeJJQYGynKaNfJN6q8kuYoRFchNzA/YHPN6leFI7HPtBT3Rf+aS8d4zQ",
-	"8VkogoibKa77eWEVB6lId3SaCD7xETwFmgHpYmuVSNVX5sEymEU8AVIJMwyS7mYFMK0BdWtBbH4MuEIs",
-	"Jx5Chz7eEcqJUBoMKhp9X2muRNfMcSTMSrfZVH4QEVprlFx91n7eYcakYlqGwi0I29vz2oeH3tNWC28C",
-	"9cOjqK/qh0+ftf7f/2d/r9Oitq39VgvShTpb9zouPKIdaD7PujFukliNmqzHImOlJ7CsdmX6ar+9dy8t",
-	"VUYtb6fDNvK8S47DgvNtPm9BvWzQT+U+40EJw/68KrQyVhYqznLHXAMyMEqJx8KYr8crx+PhBHi5qjVe",
-	"7Q6Y2bVu7elpbeMSG3jW7h9XYl4ZOQB3CruAumvCFAQkQNBLmv5BAIdQxo7NNRDaBOm92HLWuDckACsU",
-	"H53WNUAAa3fUF2kZO6WuqXKvFX3ptVxYxvigUhy6fiyn1lQrgv4Q8Ft5YQtSvgEiZnK7E4kDuztMYvaF",
-	"63ES6botCgjw1qoJMBrQZ9YGd3ZI7HLcHoW5f6Z+etfuHzMtkpP1Ic+Xisr0sq3aZD9jhNIY9gkI2yx1",
-	"czOOWcLVlc7ikxMMStq0uS1Q6issyFJxvuwPfsLTEQRCa5bGVE0NeSkqc8a3hqy+33p+H4FE8zTado/y",
-	"eOvswELUsbAxvqKA41vY9auRNHK7e5Rw6JAoDbjboP4tu/+I8rjKbvgJh9i7+W+NXltu65NHOTD+6SRO",
-	"bZvv2gPSV8UTUnyAGWd5GgBOTzcbfelVfWUmAj6BZgNfu5wqADxlhNdWxTxxAB1gWPdyI0OhMHN954OL",
-	"+Aa5g3ufadnPmGzNf8fDghzjVFVT3psAHNsb1uJ04NsfU6h3B/Y4LsqdJxoklGdLNRKW39F3z5FaWPjd",
-	"P+i/yGgoJ7CxKPJexumGgMWWSD9jWAtmSSJUusi0RgXm0KAkEjaWxu+f91XdUbfphfSO4ME4h58dX4uJ",
-	"GTAVx8NwoIJ6AWuor6qBDX0ZPjUivrq70U4zUKF9H6/7tEFXqL2jvDoN//wIZP4g7Ffczu9XQhbirSF4",
-	"fKKZDDeF4x60yxk4nBRaS8NxWxPCsmOkA652/0g5dDmvlnDnQsfRNSDDTBOpwGTiIyzg49MpdIxq5v9x",
-	"IwbvZ0m0+Fy/YZtgkKLVIyAAONAfiMaauBGRjgJRnIxclBPRcBISCW3RPQtAqpIiMCI2vsFyYNuQxKkY",
-	"UQvkvizAG7azxJFGr24oEqECwXw7bI/hJPkOAd5YyR5kaTCTZf4j4/gYC/D2UPJj9oaPmPggdYqWop0t",
-	"8z4t6JOMR9pXliFcy5HaIROQuorsEBH8fqREaC4wt4HxTYjGzqTFqsW+KpijI5GCVD8yw8DMU86Ad5Uv",
-	"YQzPolyW/QRSDx4ygnIF4RwsgTQfCBFGR/IBnwuJIa5ZIlJo6LxTMIf23kXA1d31gvmQW5WCeRVwJVfX",
-	"CuYWGOhsXZWd3f3U0Qx7325tt51pjz+oBjHDvc8QD60R4KBwpVA85GS0+XVNoMf8YQbDMRZcYEznHbjF",
-	"OgEP5BebabjkhPBQIhyxr2p1cPOFMeKQomep/CaGi3gUzYHAF9rlM2xKayasJrToq0UO3W+BE/e11OmF",
-	"nbYqHBY0eyhiJcF+FbUmFXhX599be1BxcBd411oaXFJINMKvlKs3Mza2HGdmcSyMM29yfOMcIPmDvF7y",
-	"2wu3COLTvZtVQOUW7UFa/3LPf+z9+2y+ClKPGOUA9hwJw6+C3XBlpdZsMAHsFyUwbJAJlrKQhTH/cG8Z",
-	"7cZzoC1wmUwlVwTuQpdhgw8m/EKjcwBvHKzXm0LMIsm9qNS4rMcJ8IdUwU9u5GMaRximDV042X6CTmUU",
-	"2UYiY+Le2ozzoEoUuzasPPmS3TtmJd6YCatI9REcGv0RGxu7di6UceTMWsJsh3M9HfOR5MzYvbNEHLFp",
-	"JLgWCO6TTNg0TrnWcjbBuHwTPt0qoYq6bMPWGJrkB+31sfbLrbEovM7pkU8b2jS3NUziZn+MTH07fUD3",
-	"qZNQwDOel65GilsN9Rn4AK0Z5rqOVtJW0FZlPSuhSyLZ7GsOZGfC+46mK59Ok/i6Ak3nCwT/uHfp8Sg1",
-	"HjSeXbASv56o9lYdTIXzvRuKQGpqcP0SOIh4ICBkXVCAyIEHxi50NC2g5/gWKyvkKe+6P5+EvtdXvrNH",
-	"fI/5OevI/JMI7swf6NP9RpPBMMzbFTBUwyuT0Gf1zGTuK2czN3J5TMvPlyuZuxnzVFxTSVESR6Lr2rwk",
-	"hpxR8hm7er+150GdhMJgrcJKipxQtZ2M9OXsTnavC2TC12VfsSBP+2oLgYpL+VUYxG5TZ5LZWbxnzn7t",
-	"sJG1akVI/AxiOk7iKB7Nm7UNgBNzH/6gdRJfXM/YTfjt6ZuNsYqHTgV5NZEkcWK3ODEF5VVCTmwkYV5o",
-	"sFKZUfMoIAox7e5+q3obwksYySorII4QBy+OWRTfQOvPgmyKeHClSyXAf0affg9PEIPIyD9FkG6n3e9o",
-	"Yaeb8W1TGZutuq7Ar+2yEXeu0L6Awd5LSq9KZDcVW4Z1U1G1Mhsn5puqy9a0CC5TB/9+gJrsVWZaLwy1",
-	"9e3qnBEGjMc4G8d6KlMemf++FmomGlm900nv5x7UBrB/x0oc5aoGsJwq5HNsbcSGRDO0WSpCJhVgluY4",
-	"YdxDih2aVM2/pkJUxSnDHrX1UGSw86rj9sB++5ImDqV/TrlU7CdcDSBwmQgzS2bFJiKRAd89HsuAj+LN",
-	"Q27pw1L7Vsvxb5jfx8tXnvrH1ryviJwFDyXKlAqiLXdMV6nU3T/QuVsftUL69nuhWt1El0K4KRWfqzjm",
-	"mz44d+ZIrbin7qouK9SuYBnBBuyomaaLE6MgGepHKL6LjC0gtUXWC9nNOI5E4846Dev83fbc1uvm8zMz",
-	"VphAAVz1QOaSFSsMEsGvhsi1B6DPtW6t9bS714KppFv2C7dEMxWMc5e32+bP2eWdlrndXR5KpbApwl5/",
-	"WLy+1Sk8XgGvaXZ5B/78adMWiY215dd+6G1rxJ9Sa94jgem9KC+8u7o7aK5fAKVe4xJSfahFyrSeISJK",
-	"uT+SQOFAxAKrfmfP8dJ81p13vp2ctTsfXrWF23jJR1W9RjOOb8tpzNWA6+pVnvfuOp5KYEWAKmSgF7JF",
-	"yVhlm8Y4UMY1lBwA0YW5/q/neHk8BB6Dt0nk91V9qXo9wNL1JruEB2qWxiGfd52z6uOLTkJHuEEVgzJs",
-	"eEiQOpUiEH0VD5mR2tMJFbhwgPXgIwF+K1Ro45cNRAiEHhEfiAiLO3N1pNlJwiGYQVPSAdp+3Dy4mvAs",
-	"CAckFXEEZOQypahiLnpXVja+SvubM1GSOF3p0l5CLfCX82hhNmvd2jseXe1IxYI4jkTCOrB1zRIS+oxb",
-	"o01d2ks+elCPNuWjKoJqAw2NV68SR4/e7FfozeaE7u0yNzuoK6yCSsiv2PwBIgURXzMZUjcvtoUWxodt",
-	"NNlxHIo84H8C33N3KYLIKChFHqEKSn3TVCYCNeFme+MzVwg4gotNUhR5QqKicerlyKVmaRBPRGaKAnaA",
-	"Jbo66itl8+bGTBVBItKVEVs0RSFb3rgn4qN3GbPHXf21/HTc7rgVrt7CjqWB559TORuSf/djAVG5KW2p",
-	"64rLWolLxm3WtVQyD1EpjqYqwFe+urw8u2BChdNYIhd2gbuNOBQCnvIoHs0EJo5jxqOI+ph+7de+69d+",
-	"85t9heVmOGuWvI/s6pEySgfPrUekfFQ+nueWYS8yJjUIvFCjqQM1hmFB/qfQHznmGeNfp1VcDAANISZn",
-	"DIiZcb49f410ETMtmD9O06lGex1+NNY3TggY69NEXvNUeCyK4+mAB1eYJAbqi5DxMEyE1l4fSsXAW8GJ",
-	"iCPUojzUTKZdTImlzPFdMM7UDGHVYS1Ozq737dPgz2oOAJ595Usl0vc8jZVPuOWa1f1Oe6912Hq6v7fn",
-	"e8xvfTgcNts+6G87TqDDmw0iGbjnWo6Mm0SmqVB9xQEsNYECjgmPaEgaIE/NkJ6ySKYi4ZEZ5T9n4Qh9",
-	"HPONxQGnzLgjoSZE974yOwnfR5OBPl1hPDYzXQeqa0cEy1PCULIaABykAQ/NwuUr/Fu0DUORchlp32xf",
-	"M7v+LIn8z6Qg0MQjSftFPSVLlVaJY26WGKcKtn53dxe+ubmGzWNXxzO9qWdFk/Kg3pX9yIpEHJvTb5Tq",
-	"0Nt1Zo6JAwUfEY0jEaIKxKNOLbh3G9dh0UlF4vz3ieDBGPa6rcla1BIBV4iemVMVq/R3sQrr+f1UYRVG",
-	"Y6s3je5a1FnNL9iwsF1NnNGFMhDvZ4pfcxlBwXS2Eubj7Uy/PX/9RKMmJJQtBP+KYiDhmE2PWJrMUQ8s",
-	"LMTBfZXD5cYASqp8IEzFN6zO2YufL9iQy2iWCI8Cc3BXSXMb8I7A8IGy1Id/7PQsmWwQq3CxWTR3SYmx",
-	"hrewmUqBfko45vcJnyOuYJpIERYbRCdSyclskqfxlCoVIwS8WuorQXMQSLpydqCwNIf3Z8qu9CdvjWbk",
-	"EXLzJ8VBzTtKZIJeKpiS9qjNFPQO8jkbSiX1+Kiv/jUTMxGyWFHkI0zi6XR10OOeLQeMjGSWwzcTHfkW",
-	"/DOH55jfMF+Da1a9MYKnwXh9aYDxY6iWl8hMZQQ8dgBSMdNILRCk8lp0GZAJE64+otPoHAd6s6+Q2hQF",
-	"WxwEs4TdjAFiv3joALfAaAzHdUBPESGSaCNIJFo9feVEJIJPGkteiRsc+kDMyV8C3ql4iDV5wNVH1ADO",
-	"nG98plOJOdz8qdzSHMd5JxLnDQsHtrGc7xKL2igUtYENvaXx/Ggb36Uk4dGO+4+z4whg04r9h1R76824",
-	"3UyjrE0T5If3RKNDlogAkCrcE4qoTN1MzyEIF6ANeZj5Nveau55oh9Y0jm9YRHSujKepmEyNaRtfgRa4",
-	"Gc+ZTGFHLIQejVa7EtOUDeOkr/ZawIT7+bMN2Yi2JVO7O/ROcTFv6Sxzl26fqKCHzHu4WlVzFTkr5lFx",
-	"lCYq+OKBWzpr35BpfIsESgUmPr5M2zLMJyLx2PPfNCMqdCYz/4/8epyEBLKJyGUFDxfZWb2+ct3DRvTl",
-	"rX1sib4Wisx1zKygiU7ReAqYu3wrScMniMMTxBPRdTCG5mY9V8E4iVU8I3xjgIDnGuWpy3GgyEXlWXe0",
-	"YH1FKrLRZK8lMHnOnfyVKdWQauZHXKfZifc9/AXB3QgbjxT2cTxTqe9hbaJMGZ9OBU8cr6Vz/yOJNY8o",
-	"1bPfAZpORhHjrNNqsbFI6IPp6/sqI8kcxOH8M0n7S+Gk/f0kDu5D2FeIpZtxOxG9qS+wJOPLZbrdMDbE",
-	"Qyv1KODvoSjqnoqbLgRwNxvp5o7avZuaejadxkm6I5WZX3DBy0UvInYgNq7Wlq/SnOgLI8ZSwSdHTMWM",
-	"B4DTDkWUxvLrkXDstDooE+hNgFJGBG5gMBr5MbCNhpgGBSp8I+Vcm+EBm4qEBRGgoZ2cwb/G8Sxh9f3O",
-	"c8pnF/2JfG66IHIwVeqzuopzpaDrmg9xqk5opr5oKtJMjDHbFP+fNVnFmlejxap1a+8ES2aKpTciuhau",
-	"f9T2lKIiAvpxFoFWAcIQW6OQJtyIfwXoo9TE0VOc/RBPxL/NfCWjWrf2yg3FNkeC3RNPZVDr1s4SGUg1",
-	"gn3T7lBzbfW2icLsbxS56Ww2ubIanlr4HKJXoKTXEDFu/YGBkOXi+5zeub2s/qYKPs3NFQZ8GcenXNmN",
-	"QV6SCGaJTOe17q+/Fdz5WKU8SBkJP+PXax4VjHSUDiWylf7waeH5f9QGgici6c3SsXkdcESL5Loc3fcs",
-	"icNZQLGDYqkAn8qmjmdZZcB1uwRKv0dN3fgKVvdHMZzu5m4wCaGYwG8UHt3d3YU7xrFOu89az1rw3N/c",
-	"By+L+5HUaULEc4S87rE0vhKAB58IPXaoNkXk9ZyIIHT5kg94k8vWas/ysCdoTof0b6O5ck8zTknJoy6Q",
-	"vcgKMs/JNu1ha7xuONNcJoWe9jBr9WsWQYjLXkRt7x4Afli8amj9QemZY1k5ypHr5x9tKVfWTwjrnZ2w",
-	"KzFHKFE916mYMAhO4YJoVk8ED3eguAcGcMRevT5kUo2EThu59/Gp3DEPWsHGwGehTFkUj4ycx5qgm0Sm",
-	"eSkPl5TNeqEMLB4uFLsBU1shJY8pT7vUiylFXPWcqQPRBjeKnO9b9h1UUJclStK4vPigi9QwQqXotpjd",
-	"e/bm4hLgTsnfGgkzzKw2jsKQMEKgAsvaUcinsQWsLBjzKbiMg/haoCVR/IAdSvwuf8ZZrm2I1akLRzdY",
-	"rCwOSdYlA9TNC00yVBmWFaEX4ObzuzvgZQfyZbZwY47mGytYRh5LeCp2LOZDwQ7LPd7Kx6UXvONRhPTm",
-	"HpsINWP2H8a22DG2BdPIy+qxKxnrK5xxLZSOEzbiqbjhc93No+kC5wJASY1mZDJC06322JQbi8BC2eqx",
-	"sXHN5ghhXmEXKlYA1ae6O2Rz6yuUdHX/w04IHKI78APGEaAUkaqlU0vGMRYc6hEjEDBjmEqg734nBhdx",
-	"cCXSwoYIHTPp4kSdTADJfgYkuiJc5oVPY1hcM1dm0Fdi3iiIGGBMXse+wgKh9EyzIX61ER3XHdZ7cWlt",
-	"e43k7s5INFszGfJAMKFGUgndZRn3ktdXacKVHoJstOEHEK5SB2NjApjNCTRP1tDMwyVP+HSKRxY8ies4",
-	"4INZxCFC3VczhX/fgU4LBMCyW91uhB0H95RBQ8XD/EsKU5/DAFySwtbu5xGDKj8ofSV+PGhxg/ayyExi",
-	"cWdiJCiHDK1maSJB8iVSXx31lXG4zdNniWDiQzBLcPaY+DCViTmxUZzi7JiZhXMLh0ATq17Ap3wgI5lK",
-	"oVnEVdjoUmkvRFy8vsISOELGo347Uovsxh0/imPFU0CSUSqeqSArO/ULxY0UVitMH87Lqh1mjr8ewzkz",
-	"2yLISDyuMBvNEfQp4yu8EgsqMuVgmXzYyXdEFGsuV7qpPcXixTWETxVhF5zpkjWAYtx4OEQZBKsKP+UX",
-	"xmOcBSJJ5ZA8BxbxqRYelBnnF9r8kls/8Dtf5PVSsX4ahS0myqQNPMYJ87/zm31VVLIAXA+uPQm2krDZ",
-	"EdNClCslyLcYzTqcS0rbmIWAySjzemHuqEoTahc2dnnhrlegPquhNtBo7C13cZH5gkfWbnX3291Wq9k5",
-	"+EfNq4U85W5bVUPQDlrG47uSAGiQ20jv3UaqGZvfzLBxCWo3PFFIzUGsFhWZMT55WGpslyBXaFzFNRWt",
-	"VuspuuQV39naABm8t7Qpqrjgf/vbylh+FiOyHKLPbA74yNb6Y9MD2F5SMzlScWLd37In99ScxUA3hblK",
-	"AMVXse3HW3xNAzoEFoPaTXaS2l5hlz9e51QurtVCnM5afneJ1hk7xQikplTXsQzE+ymX62QhszcwugGI",
-	"pyY8uTIGHJfhNyyd7Ked4JedcfnnFVIw71WFFFLWwKRUvWUPonQpj46xw2H/Weeg1crJofKNV10edR5M",
-	"Hh2v2gaPYgnF0qqle0jx9K9ZnIr32Esl1gso9CDtpcbIsiILHuIZYzUYs4EIONH9WbvyTyC7/mo+sUff",
-	"/ii9rPSCla96Q6ey7FrYldWlV/vBpVfJRniUXwvya2n5HkCCCTXiI+CKbg6l4hFkqtf5mhhAzW6D0h/I",
-	"KRhLyz3jG5ZV2bd9b7/mzyup3LdWlT6I3Ad5u4p3FPy70v1WWTC1Ww8mmF6uWvVHsYRiacXKPYBMmsaR",
-	"DOZNF1hbZ07htexaQDgCZFAWkINSH6CUYxJoLwLxDcsl/NQz+3V/WpmE31lVuuzXvBqtfq27l5M0S7uo",
-	"uvmz92BS5qxsDR8lDEqYkhV7AOmCyquadLH8zLbEK2fpjIQyh/ObtnTwc/78EmVTe+UO8eul3VVd6hw+",
-	"mNQ5L1vnR6mDUqdkxR5A6iwCpqwROllq17IwZSQyEDDSwN2YEumPpUj6dsUQzQ1RSf1ppVA5WdiGnLqY",
-	"ktuIBzdoPcsQe6reMthICC44eYubvboMfPZgMvCiZJM9ikAUgcvr9QASME34vFloCVklALPyqFQGVyLN",
-	"5/DcA75heWe+z438z+vGbSOjqltdA2AhMtuj6hsO8yJqYTdWl1AHDyahLpe3xaOAQgG1tFoPIJ9ueHSV",
-	"jpN4Nho3nYW1TkyNZsBQmbsPYuG0NuxGJCIz1b5hcZX7wAv7OX9aqbWZ42f26IA2W1UxZLZvbkqr3hbk",
-	"pVf5Xq0uxJ4/mBB7t3KzPMoylGWr1u4hRFquXXy1JLsAUaOiOXBNQG/Abd3wvofN5dBMvgRTuaqvHKaK",
-	"qBIH7q4BiMOt5GNduqmf8DQYE13GdwDt9GVlJj7gUuj0zysqC4ADlSSJaBekWH57Vs8BPlxxwrvFVXuU",
-	"WSSziiv1EKIqTq7eQ+dCk9Cd15chZK1B5k7seQA/0d79LRtccXIFIaFz+pY/b/mBXcWqVtDTjWPzXjad",
-	"VV9yUBBSJRuzuqG1/3CyqnyTPEosklily3bvguvTp/8vAAD//w==",
+	"7L2Lchu5kib8KgjORFjaIGmSkixLjj92ZUluqdu6tCT3VRYJVoEkWkWADaAks1s+Me+w77APNk/yBzIB",
+	"1IXFm+zusztzTsRxi2QVLolEIjOR+eWftUiOJ1IwYXRt/88a+0THk4TB3wcJU8b+8UCTlNk/eFzbr7Xa",
+	"e53BFt1utFqtVmPX/vPa/tMK/2PtWr12z4V9WjOhperKwSDhgtXqtTHTmg5Zbb92DT+RITXskU7Jbe1H",
+	"mtw3uCATJftM39bIiGoipCF9xgQZMapiMlByTDQXESPt7f1Wp1avyQkTLD4wtf1ap9V51WhtNVqdm05r",
+	"v93Zb7V+qdVrimmZPOAzIk2S7Ju3U/+NZg9McTOt7dceqRJcDGv1muaGna42aUrt84aaVNf2YUz2c9r/",
+	"jUVmDdpFlnZmOrEEitkDj1jt8+fPdVwMnVuNX/+1HP+s5fj4uV47ZEKnsB46HY+psgO9EIxMqOFMGMIF",
+	"GclUWxJnC0bjMTdmljjt7f3OjiMOTRKmhkzo2v6vtQmjIjW69tF/z+3WtC3NeSqihg0ljGYgZVyr1yIZ",
+	"28Hvvurs7XRardd2zelkgrSuPciI9tPEjt+uAo0Ml9jogaCT0TShn7iu1Wsn/IFBB7l1gT9ZnszYsP1m",
+	"qg0bW6Y6vLEEZJ/sjC9hnLXP9eL4i8OOVTrMDbv1qv26PLQrqkelsYxlzBQ1hdEIabp0Mkl4RPsJy4/q",
+	"6qfzi6uz/MAEj3iScFH7/LFe6zPLHAe1ei2mhl0M3nJlRrX9WnvvdavR2m60LZvHnJkLFTOFC2LHm/1V",
+	"268dHp5cuMdg0JEUmmvDhOlGVPXlaBrDgD/OX48FdD2+PD08Oj3OEfcwtE8Oc+2T9utWi9xHNAG6u8F1",
+	"vjk/yA8ukY9dLWOejr/aeDpkqOiYuFYtWZeSol4ax6p7dLdWr3GhjUozHjmXJJIiYsLYpmOiHxnDLSLt",
+	"olXuwS0ro+wenCQ0YgpW9zwd95nKpJKyMuCSKS5j6OdtrV57X6vXjoAhZaoiS18aG6SXMpmQ82KEM/M8",
+	"ejARyVQYpk7XEPyDhA6hF9yuXdx50zXo228DfU9AnO0blbJ6bayE3RCtVmdre+eVXQBBx6AjDOiYJ5Z1",
+	"ji6Oa/XakD8w++i3B+f245jHcWKp8P2H0/Pz2ud6TUlpGWgbNpVmn2r7tXfPEPWp4HZBt3+0f0/svl2w",
+	"wijBFbNPFUX4ARHskei0ryPFJ5abyCM3I8KNJppFipk60SP5KIhlrky4/1mz8ukh0CfCxstDaO3tt1pO",
+	"0LMHVLp+rVF7tjfdKzD3oZCDQTNmEY9ZbJdqQHmSKnZo17+236qvdfYnVJsjlvAHpqYZO9pvr92O9txt",
+	"J2hP3JFmUfen37ce9m7+uNoW7yevox/j9uBEvxp+S7emx6yVfscvzM797vfjzqcf+pboKqnt10bGTPT+",
+	"y5cjKe91c2S5WT1w9ti45yYaMaGbTsN8qWWqa5+zdTgVD9xQS/GqFeHh12w9jLyHUz0swQpEjxSLmTCc",
+	"JkB5BcRlY8rt4DUd/68FQ7Zr9mnCFdPFHvYKPayjWMCsnKQNr+z0X0WN3fg1a+wNWu0GbrDXe7QfWd5Q",
+	"ErbPmAo6ZCpsFJjNSlvlY72GhNu33Xf3ou87/Z92x99NtvVN++GX1+Jq6/HnV+yk9dv7Hfou7gw/8Ivf",
+	"d3+6h7U6Qo68RgYtLZQgdDJR8oHFRDFLwfzaOF6e2ZM7+9uecu6RVanB3CuaS3EujaXKpTRUa56OSYcM",
+	"rfwfcDVmMbKMYJORkokcTpv54xsYp3x4Xx2fH7zPH5CKCZoUBTJ+mPgun3lwvr84hJ7cqXll+yGd4Zic",
+	"U/jPd8WjYrVxfMHBueCA3Nrf8UpqxQFZu7g6auzttdu1imMyfzZC8/nTsSSjw04qnJe5FTtdZ3arPRvv",
+	"1SrPNGQrXBTbP3JSPNWTER1ySuyqpYq9IZOEUc08y5GwGiThY24swznD4HSNM/fZ5o7fh2jyzLE5dvbb",
+	"ntLhodUlEUoDOFM402WRHeMvLCZwytUJJfYEYzGRgtXtP+T3lKUwwpx5ZAwbT0zeMIxTBVL/LBxSTCkZ",
+	"9DFo3Uru0onpflmV2Furc8rAPotjn6Foa3/bm7h2KSzrhFnq3EkLBlB+ruVW2vutVnOrDUIxR4DXrVY7",
+	"EKBm+JjJ1BA6MEyR17qWkaOsUKxFjM4axOgsJEa7RAxkgRwxWkspYTm02erMUGJ3DiN80czba8y8vXDm",
+	"rdLMw37ITb7T2gY99AjcCu+5NuVd9EiTpC+pigkVMaFkzERK4IvCtomoDvsFBNDQNiSVFTdOoaolVMQ6",
+	"ohMwg0fy0buTUFu135xQEcvBIPsO34VTZ6h4Yk8dTVO0WM2IjWFeVN1b2byC5rWqJN7JnFVh/t2+HDk9",
+	"9poxMUPx9v6W5zU0Q2on0pCEC5bREEQwt0vgJoifqoa87VdvXRuk2u7IqAAWeOVqxXR6SVX4obh4E6mM",
+	"otyEtQu+k2z5LhWPWPjGr0/ChyOzZIE6ay7Qq2yBLEN2PXXzq4OzcGvxXvb70yLz+pUY0EQXlsIZIl+P",
+	"8Dg72GjHD97LnW2ym0eJR5SuE5nETBsy4Eqb0rk0n61jaiiYf3ZDrTrmRQ7Zr+D4/DxfHq6yyKzVatlF",
+	"lmq4Yp+tNjr1ZiVhu7O/1Wru5CnldfainrKudhdvra1TxZ3Mtl71lfaXEH9WK1mV/K/XJr9l8FMxZNoc",
+	"xGNuZk2zeMy1DvZz8Ca7owWUW9DMyYZmw7HdEUSzCUXvWX9qrXDLoXozb9Vltwdn1ydPd/+4vb1NW63O",
+	"q6fjy9PDp5ODq7cXVz+cHv941252mq+3W812e3trp9VsN9tbzfbd6fXF0/XFh2v8x3JOa6vVab3earU7",
+	"jdarVuvp6eDo5u6g1b47OLrpHrTaT2fX38CMny6fOs2dZvvp6eng/dP58dPTh/PTw4ujY/Lh5l3j9a04",
+	"/uH8yb6Qb9U2+PTt9dnpzckd/vvtxcl57pHOTqt1Ky5Pj57aT0/BEri7uzs5O8SZVU6k2cYfT68v7s6u",
+	"/tHubDW2dxpWV767u7u+Pri7vn56Oro4vvv24Pz4Dlxfd3d3d++fntp7r1ut7Xbn6d3T01O7s0XODk7P",
+	"yfXN3d318cHNzfvjux8P7vZet1vbdx+uD56eNjqtV5s7OzuNVhsmc/b09IMlBwz0Vlz+0H5qP50+bf94",
+	"t93u3B3Ycd/d3dlG77afjrGP7buDm5vj86O7g/enh/a7s+OjJ/tT5c+n57kenub9r0zCg/d2IO8O7t5J",
+	"GRM8saZ3J+93W+3O7lO4jLjDK4G768Obp+sf7q7BRekee/2Uu4L4B1xAYLudp6ODuyOVDmfbbb1q2za9",
+	"N/8OHf1PZxdPV1SPbsXF0fXT0dPbf7z/x9HT4eHJxd1Sr/md92z/o/PN+cFdwasdfnuq9jbfivWlR9jG",
+	"V0ynyYxK2KcmGhE5IAOZKuK2n85vyYmSEdPanq7bcLGWJgZ9GzEz4OdCXyUKYHchBRcuwiiZwFD9Jqs9",
+	"0+c8a0mDaAkeV6+ArWkRf67XZGoiCVoF3OzAyJ2fwEkKOImyqVZMqxNGuLOzY6cJPgvFqAaaxFxHI6qG",
+	"jAykIqm4F/JRkLOrc5I9XhiJvufOq1MYydbykRT6db8THhP/M16vmhG3sljEXAyJu9ACT6gV3QMa8YSb",
+	"KXmkmtBEMRpPScYDhYHGKb7LlhEtjOns+qTRIZYHoHNLFxoZpjShihE4UcSw2Iliv7HI5MlhD6fP9doZ",
+	"+L4OwcFWZOpERt6/EsmYEfSSwfQUa7iFJkYSM1IsXLEWuL58n4huvLOLoxVv4dCJNqAGnO1WA6wyNFp7",
+	"2SW209/AO7XANNnOTBOcVoUfJiiTOf/hiu5gGUWpUkyA7t/eDptKHwwGuAz7W8BjSMQbCZ9X90eeyZgP",
+	"LPUL1ILlZOj3Ky6llXYNHUm7fpY03HBa9tHPd8BTQZc44H+TXCy2M53RcSAo+UaO2R9fyWee6rIIXOYd",
+	"QwLpNSn0638bEn0EGon0rbUJr9FRUiRVZjISaki7tb+942SF4WNWJ31mHhkTpK8YvR9QbUBkJKmIRkXZ",
+	"gL4ODDTIrO8YfTMZkeBCAWI8UFz/Tbb5lxre88zsz/XaKDh17OTtb4UJ/Vlj0BzcjGYteQqCh97+bCUY",
+	"jFRcKjlUTOtgunPDxtD8Z7BYbJt9RUWMakaEhtC/vdvZO269tRab4m55/639rrO3tWub9T6bwNbkO8fW",
+	"9teJknHqFBa4SGDqgakbPmYlQfpqf3sn57lZI8oHnAhuFGeUC9+/lYN8zP6QAvbLmCke0ZeHIx7RocS4",
+	"rDNUwW6UOzqLrgWvoFmNzYwYMfBYYbNX6yfrOGC5iNmn2n67Squp0lIUfVxqsFWbZe3MItvylljHW2K3",
+	"ytlNoX+0m+7Orp6eri6O765OD08Oro5ulbdSdo7vdtqtu7fral/28Yjxh+or/naIMvs9ZRrVy+1BO+rQ",
+	"Pdbq78Zb0Q59zV4N2nEnAn8LKFYHmV7lwlmy3945HcvyaKDQM/yDFerhGpr4Op5pxxKtSlW8QoV+xuXU",
+	"87lodeM+sFTJFAeW8vZ03ojOeMtbwP81mMU5eM7Z41E4oCpvCupEsaFVcJVToIU0ZMoMcR7XvCb23/Ha",
+	"oOCYXnhJ8Ne7pt2dwOd67QIPzoLDTqohFfwPtPSkgIiXSyWJUZwm+XVc+7j9elQHubTg9IZAAYjnGTBq",
+	"UsUw3GnCu/dsan9+ZH2IFLJSL+GCRzA1cBZ0E64xYA+u0DW6jh9Qk+rsfLZHM8QdTJS028WS5VjE+dic",
+	"7UarXZgWPGQtVmBWOL8v3XLPu3nD9X+TBRwRa4y7CLBkSkYYApuLcwkK5L/21/+ll3BukW5cGJSWqe7G",
+	"7KH78/3Ww/nr3xeHvP30+y+Pu/1axjvVEhknlmMkdLt7jZBY7iBGEm5mZTL+t+qW0weoOuv8hvYTRtod",
+	"y5OUYIAnwWhw5+GfNslhwqhAkwC9/cNEPjAN+pV9Y0omCTWsCcquATPQWzEETKfsMPLu/s//umj+v5zH",
+	"gTtBp5tlTExQ8AonsIRRVOgBUyUV4f/VfIWvlKcQUgHeflkqwNXxN8VYwqGdwVeLtL/C9sjRTGB5rqdV",
+	"QwJfrx4SuHXT3t3f2VsQEmjH2djZefXqC2ICt27ar+fEBM6Z6rOuLMJLeuVMnRxveKM1pyiuE6A9lg9s",
+	"7KLBq21CunQcB/Mtx0KIfRYoX7A/ixKAlpfgVbYE2bRnumu3t7PudvLd7RzDcjnhc5hQbbn7dP7T9doD",
+	"19wEVsruIKGhvyurYazEtWfSCY+3umP15bkOO18n1wGoVHkU5HcmHAVomlaHbbtgbfJIueFiCHoBrXbe",
+	"54K4nQs1C9nOvsgCst13/wq1/leo9X/VUOsJbq2/ONL6OqLimlfckOB9DdERFWACcMOIoUNCDdkitDlu",
+	"5i5MytlKyIW5M2DIDHRiFeA+SyyjTZgAx7XG78fMjKQl0zeggEwoKEMvpRrql6u4C17adlZ5FAKpckOL",
+	"WcIMu6HD3OCumOGK4fW4gV/C8I6O3x/fHD9rhIau9GSM55A9AkGc/PmsOwdYnKOKeyj4wd1xtLb2W63n",
+	"XVDkiRUx/mDleyyj+3XDy+o1Q4d4dV/bPvlp7/KXDiigVucxX+ei5Zn+UaD6Z/AkfShkoNHJpGkt+yzh",
+	"LKLiZRg87CqmdUW+2UAxPSLa/VjYNBHT2rsN2PTbUf+biF/wb9/9cnx18/31qT4dm8kvh6evTn+L78++",
+	"OWv9/Nu3ycWPx59++e38t/ObIX9/+G2L/XRg3/nuh/b3fPB9k02/TdjJAb/47Xjr4ub79vlv3++cHR3o",
+	"03Eyig9PX53dRDvnRx8650cHj2eHj5z+dP7H6W+SR529djQ91afivP0zt10efLq4+XZ81jluvb/5gZ+P",
+	"z8x55/vtX65bO7/8dvDp/c3pH9DOH8Odn3/89rdfDr/da0adRPTH71rxT98mWXrbqajt77Va1sACWvgZ",
+	"KwM5ga1x53w3+lb9/Pi6f9O+v9zW7+O9wQl9lR7LneEvvCO+/7T7w2MNb4ThlnHly2serx77MMYL9hGf",
+	"6Ip7849rs7hUw/NFvkx3Ry4fRemG/KOVBDOX6uBedCpXFVCAC+gpp8r9+i81619q1r/UrL9fzfoI23VW",
+	"xwKdCqhkFaGYDWiaGBLTKZlQVYxCW8E76WIvcG+66ItWIfoiRLPkIjBarzACY82ADf94p1XQIGIuRMaw",
+	"9vlXtrnPq++z5wZMIIUrcjBALyxHQT2HlisR5i+faH3h+Hfmjx+mtxIvrDGHftbgtWmSt4oPefxCkxtF",
+	"p+Q9pp0smg3sjBwkwswOyf9WAYngrlL/r8ZEqEzB7EDiSh4oodPa/gKogzwRK1SCEaOJGU0L9MRkWTtV",
+	"FH+5rKT/dwAn/nri1tegx84MPf7H7Iy3Vp9xZ9UZY0Zvfsat8nyZmviZNSM5fukvyN007U60RnBpA1qL",
+	"XwpCyaOD7IqkTJgi1MCZNbaC6z4Iruy4QtXwu93vzzo//fC29lWv13ZzlvqPxWF1nmPugalp33BgOvD5",
+	"BhUq9nvKJ2MmTG1lQzBM+jOStDJOF10pIiZUkNCH8zXkQ/jKdvE8Mr7O9M11gj7n2vDPJ+J6b9zkbO1n",
+	"mNr1f7EashpsX6bNAaa8z2xjpo2HTpjCznWha4rQKGITU7qdXZQ4H3SMXNZ8u92ZkzbvxEzTjmDdrPnt",
+	"NWITtxdmze+slDXfsjv2gxiHdJKKkzTLJaH+WqPCzl4xaeTvyAjB5cisbRdqvlJ2RzCSUvHcfA7LmB/0",
+	"bDpHqpkijyNJ5KPQoIkUwtKsaEQXNP4IMlMOCBXSjMDCCMz6X94FVJ+TuLHGCDqFERRU9ROpJ9zQhJyn",
+	"RnGnaH950sYcx1XdilGMZqlMzOjT6L4hBw1AuFw3xmk2HWNOvNPu/lZwnPzT451WTRb5W6OhvkKo0/ww",
+	"ppn0kX9yesduFv72d6V32OFRRcfMuESuw1RpqfAqPGcO1y4m9PeUkQh+9lmbjPTec3Hfs3ZdzJTPAZnY",
+	"k0immkzoELjQiz68Uojh+uD08ey3n83Z0Zk5O/r2w9nR/auzo4NXZ0dv6alogY8TwYXAGeumhr1b8kQj",
+	"NgashTH99J6JoRnBwZldmhgFeZseFOMEBjg7rZsRQ3QMYruoE6oJx/vAvoynLzTpwa+94ixmMCdsU0iD",
+	"bLCfGs6l2kAdBEPw82Fz2SxmR30aVw9WMXTKvtCEx8VRraCdDPxg4dYwDJXHC0c3kGoM8TJpynNZr4XR",
+	"svFEGiai6XdsOjvyM3rPtNP3IA2BaDpgVnIqZtSUbFwbxSd2UpqNqTA80ptNcs0AuSEV3LIeiFeyQcmH",
+	"D6dH5GF7k0yYuhVcGCZiFhO8SX1DqGszODQ1HTNyz6YYB+i/8APZwCvVOrEkqRPguDqs/uatsG1wQTrb",
+	"ZCRTpa1UFtIQlQpCh5SLfWgPdCe7MhMpNCMbqK7USe+9xBSKnmvQvq/YJKFTFmPj8L7bPb1ARdO4ck/t",
+	"E7sYvSa5yU/EnUIxHwyYsszrJ0OFfmRK34rtTof0eLYq3Xs27SqWahb33pDHEU9YYej4OtdEG54kdoKC",
+	"i2GdbLf2bsVMQ1x0U816ZAMprUdSmWS62STfsSkmTt+zibHrU9SmNuw3VuOqE6lw+aLExWrGimk8wvA2",
+	"fiiskcNEPJFcGDznQOcik7Sf8IjICUPF37LKO3RtaNJnAwlX5uxWhCfsfDTZ2G617Iza9p+O/WfL/rPt",
+	"xVZ+qJvQH0pqAgaFJhs7nz7B95a8ezhPyw12rnWiZeA86A34owkACdkW3Rm0ojbbY43Xcaff2B7s0sYe",
+	"3dltbEWdQYu96rfj7c48eZLbYw27yeZJwZ2dem3Mhf/crtqv77lDUClu00ur02j+R1Fo77SqpTFckxSG",
+	"4a4O8JUx/cTH6dh+aMGI8FM2HrtzrVaHSYYxp5WiwzI+H9OhFQ6W9zfC2ZNOEkljYCUKmpgV12PXUG9z",
+	"XeHI2tXC8Z5Nv1A6XqCCXDWzPM+BSM/PTzP1QpOcBbD2nFpz5oQq+5fN6jqi4sbHTFTNzdDhC00myq5z",
+	"DLZqk7xnJoArKEatlaZZgwvNhOaGP7BkWoetd1Enp/DHe3smt+qkDZ/azVtxIKYEx0HMiOLJbeUy+LI2",
+	"HkfUWCUY8lnsLEDqBrFv9zvG/yFd64VT4VZst9q5kyOigigGQjbCKzLAI/ShE+XtnXP+VBDdB5gsIntu",
+	"I7/aXr6Pr/lQQNrRPP3mvXxkytKYjNgncnJ2cNi4Pjno7LzyQk/RxyD+7RlVt5vMA8oCDXKu+hceIrp5",
+	"K35gig+mhBsiLbXto+wTjQzpTw3T3q8T171EnlCl4UiJ5HhCYfXAiSW0ocJA+FaZnFuDV1Gbtfp7dCfe",
+	"jnbZ60GHtvutaC9+zXYHr+hOfzvaijusPWjRvf7raDd+xXYG23Sr34nacYst18y0p9/CRZlQy7S2pbtf",
+	"W4092hh8/PPV9ud/r94WzhdXtSOsVv8sxQ30+wqWco6/L9vIHxyqQdWIcZO80OgnmTvwxT6MioE7JIUv",
+	"GfhnwP4BlQssl7c0vkJG9lg0LjckByjz8jeNl3thDsFx+0ATHsND3YDiiXgx6HgZcJZYYwzdPPmyIuPU",
+	"7h1GKIE2CDzhNRq4xvSApm58JOvLgcbu40v7ZHFb3hOGMne71fqcJ9i/KzawdunLrODNS/xVv/wh9HgM",
+	"YwHyVVkXQREc08SuAIvt+WpHqXPDbpJzaTXjIYDyPCpuDBNNa+weSjFIePS8NYj8yxnJDgShESQueJHE",
+	"taeKwwJinyCPskycvZWJsxJJ/Nh0JhrRdWkIeHNh9h7p1GlXaxNgklDRDVsio4IdyACQgRJqpTD6ZTBQ",
+	"hWx0nGFBoxG85VJRQ0GXbtDUCgTqhART23RtZXJdJnQ+F11SDrL9UaZJTIaS9NlUuhO2OPiITqyywxjp",
+	"1MlESdLZqRMmDFMTxTUjqYBhs3gTSPtOqj6PYyaeRdhBeDtPVK6d1UgEYzFqCTQec0GUTKxyRkZ8OPKB",
+	"JDnSbX0d3spUuxcau9yQimROVlRdpCSJfAymUbBqgCw5q+CLtl61iZffiGEnZPuwZJJk9mOfWR4IIF1v",
+	"SMFQ/Ku2KuzDoNg4RwnBpcfFjUZUDBmYDBvzrNpNsOOyqd6KoDz2ShPuzZ2xVWVm/CJXYH9/leVBU77M",
+	"zOX1sMLZPjfXYVBeiU7n66zELKHy4G0LhwRcfS4PMwoVmz+Sgr2x2r7VVt3D5p1MxfMIK6TpDuDtjJYX",
+	"eZ+FtfD9A0Wu3f5aB4xj1FgydC/BgWZ5tM8SKYZWBPgLp4LBCLO/pFNrBt9I+Z6qIXvesYNtdI2U3QRa",
+	"mdVZLLlRFrkHCsRob33d0xZ6Y5+iIJY1/4P5wEyc9ZgJcxW0x6942P4sUwVnVbYiXERJGjOSQ3PIDtnc",
+	"l6UD9uscqRV+gurRgUMPh+W8IvAcagmZhgAEtNb7B0FTM5KK//FMCqbQgD2rIo9G70+L7Hvwv2VUtjY1",
+	"XiM9MzsjCzYo07u9Mr3t7OfS+1w65dtb+eB8BY6MqFLcebJLzoGNnv2i6cbZqxP8DNPsbRIt0SdJJxNi",
+	"X9TMKUVgWJmRkulwFNyeCAyp0zELXb0huIjhMHocMScRgAmgdUOHTh12B9A1GrpvUz1dfYURiYQa2qea",
+	"fRD0gfIECswVg1pHjPiH7JSwbqJnMjssZLm4IQWc+eWoLP9yN811UdR5Q/tck9xTi/WJndaWXVRdnHpu",
+	"4FKSMRVTMqFaP0oVk2jEontNqJmpeeWG6trq9m1jxSE6HzHXxP6ITYEq4BrXfrB2WYlmkZw5SmDAX0F+",
+	"zp2XYt6jT6TwaKsw7A0zYlN4IGYJ70OFwWRKIqlNMt3cvxU9SwHQc3p5IvSa5ALV0TlLtE96Vevbsxru",
+	"reg5iK6ugz/rbcLVW3aBnbnuwcWHTKXtFtjQjJGe4+scc/Y2m7cib5XGoCgg7bGCiB2ugNQHqyTiUsB9",
+	"X+/KPtU4sE/10AuFPiPYCbkfZ9WRa9dKKgxPCjdcYzrF/WAUZ+A4ybn5FnnDP2f7trT5/jttX8chH5BB",
+	"ZsceSSEYGm92tROpDYlT5xW2P4/HJeQZHHaJ80ojzrUKaLy5OYRe8PZM0wcuhm9yZgWsuFTwH0vNEX1g",
+	"WEnWwdA1yRWbMBeyWrKmnFCvuOT5CwTF/KUhG1jHSD6Aa9weQoYqg386XrB2loj7U9AxclN5oW9FzGgM",
+	"URZWBlktH2jlI9QA5Gtzn+SESqWQKLqXkLrxm1tR3sxzt3C+h7KosQencDySZ6FbkVvd3KraIaB1hzxl",
+	"WLxvBdGy1a67U9yuOBdDNCOrV73arqQD9jxZZCRQ3HvegWpcDNcVQUYqFl+xSKr4g7Crv54YyluvwjAl",
+	"aNLFrZZtuVP3Q+GmdYbpW1/O8gdEw3SIgvmgpwcuy53rpyABY7LBTaZfxwwCLbmASC97skSptT5YfCv0",
+	"iE7YZsawE6oMp0nAUHvjGBWml8ih80PQFDxcMSvtIMK96+BGyjMqps780s+iuz3Nu86Llhd0XlFw3eZV",
+	"lL1Wy2+rGefA3tdYByg+gCaJVEHhTWR07zaOtmJy7UP7n39k/3OsqWcaQHMX6AwR7+uECzSCrEoGSdNx",
+	"zjGpwYb8IJy/69mCIS20kE34XMJ9IYMj6eT9rg+43A+hWa5UO3GlXAgcU3BiWMl6dn3yV7m2oHOuySNL",
+	"koa7IemnhoxkEoO4GIWLaWvn9VnOKVjLDm9g0wOIec/qwubur2gcQxAsTS6VVYYN4Ix5yM7cV3/6Yqc5",
+	"+q5Z97Q+E0W37N45u7X71XX/MTwmsQK9r+hfsf/kmCGVqAmIHnCRD5KYGstDYHdfCIYBq5bgcsIEhBTZ",
+	"3ctDdLareE826K1A6UCyoHJ3mvOsgSDU4ZPzqm2CcW3ltUYDKVzVuujtWxGiRrVr075fJwOumCa9QkCg",
+	"0zA49qFRD4gSqZn2v+hsErciShhVmmz0FNMyeWDx22mPiDRJNkkuUIG4X60RhGpBkQt4vMKlqQ+SLS/J",
+	"j5b8drTMHY0wH3IjYzq1hl++glfP6ogO/BF/IUNq2COdEs0TuxetGddu3YoxF6lh+k1YI+rufjC6qid8",
+	"pHdXcX3v2kXsPi4Ihl5Lh0J6fnlhqQG0uhUJ/z3lMRqMux0Mzst345rZfEMSag8RO2tNdBqNrJnZM2wM",
+	"9mWqWJd9ilKlIUjvVvQSabog7rgY9uqkF1kCD5wg6yZ0olkPB2+ovu+Oud3XPUKV4g9ZDjVXJKIT2ucJ",
+	"t8tTjmuYqYg2s0rhcjm/qa+LxL4NmUATJftM39acTDSoho4YVTFG6mpu90J7ex+Cumd6w4U/MAUGiqlh",
+	"DQeqM/OG59QF71gGxnPBFQWY18bb6aLQA8jN8I8Sbt7AzsjtQcsVeY3eiQZgFKzrxY1mycCe5uXdsXSM",
+	"Gcbi4hMDJN21f/hzlpG1wo70yS2r9ICPfob0f5Cy1Ts5bGFII+jL1LwhPR6DWRGz4LOMg98RlSAEWTy4",
+	"PLU70d3S2h1WFgD1bIfh76WNDGFqz5JO+EWe6V0GwtJDaDpxmTWzB1HpUR5nGXNOHuYWOtt7GZHDGuW2",
+	"SmEPFJh57knoikMdhSqB+XUrHSH7hIrMCUYTt5zY/Sx5Q23Gr3sC1NEjh4sxV2xW8MdKcrQ+wzj1olgt",
+	"BhtV9l5bsmmLk3yXnw0XA2l7dDUoYZR2MBFNSj1nVSpn+1oS7ZXbilA+TQntJJilbP5Wp/HIY/eofoas",
+	"KjG5Z4gFnL6MT48fvCqfJBcDiIFaJKB+xFswnyIOObFFJvXlMZeKufxGyYpN/lljwtpf5eT+j8to4dMv",
+	"oP/ZWX+sdI/5HFVQ9+WgrOI1A7Wuc9zmB2hZq1bP8Y1nLABvXYWv8uI+17DdoDlpU2zO/VjRFuZ+zXLp",
+	"ARlIGROfJepDJ65lqkkGhoRG14dr8u7ogIzpb1IRwQUjG70xT2DTsiFsnwHXI9CiIpVqQyNGRVePWJLg",
+	"D6RnFGNdkRptPziMZNiCI0YNCBI5RXmi6Zj1Nus+ksP4oR1/ePnhu1sxkKkyzCrgVhd7tLJr5PMHXZoc",
+	"AXR98NmBAhlRZZfTRyNJzZqkZ7XDTz2f1kGBHLfCmnMIFIHeGpdeB2ELzjwwik6dWueWxtLCfhza9bQT",
+	"hmWfpQOA9DsyWDnukKLrNSCC3aAS3L5Aglq9NkxSA+s6tm0B+HbEEgzET9IJh59kkqQ6Ao9NmkxGDmom",
+	"kkrAfyIpUjzGFH3sMwUvGzmmxrJpxI2Cw+2eP/JavdanggpqfxjJSCZYPG4i1T1A47IB/MKjexgVTSYj",
+	"2h0CwNWQJdTggDRQQcq4G08RbtGwT0V2zWY+h2MrBLg1CA/et4PVT6FsIFbFotqV1as6HkMa9J++ntMy",
+	"OeT2TFBKalQpCrpdhuidbUwH7R2rdAg88cCVFHaIQJgx1xGg2uKVw8eKKUeVYfQH79uNLcLB6zLgTIUJ",
+	"bzhXFRtPzLSUFpAHFp+1LEIC9mICnPnnPhdQyHOq2QwgeSDsHLUuo6CukJkBw3wsY+YqFo55Ei+h22ra",
+	"8xk10SinPbvc8YJ1hfjoM0N32JfZgw47fdmpE7jEra1rKnRe0DkzCud0zYxrK4/qCXf5MiVedyAxM7oP",
+	"TTRzPlXFHlxmWjObR1/KhFFRqkGwqkW4ooKfUG0+aN90KVeBamNt9IhpPUgTK2/r/hYOXQlOdeIDIiDF",
+	"I9W4259ngHqM62xpjyc8InBZMaARI0wM4ZybKBlvVs1motiAfyq2AbU27ne/H3c+LeURHorbhbYKJKr7",
+	"1cwvSSUzpDE3x8KoOQwhxZz0I29hnMb+hH1U3LA6Yc1h0yrEttdrblhJJc5+qKILjQzmEK9iBC5dJ2+w",
+	"eEkBmJt1X2Qny1IPW+vjgsWepYFLs7IP+AtNawLfs+kLbb/A1t0T9eDbw7BPF2yztn7ulPFKexXB6b/y",
+	"xuOTIpt2WlvNVrPd3mruruasCdXD/lz+dIYvU5nNF8/E6LoMgnrw5Ci4mJaCfbkpxB3cv2fLut8RuXEC",
+	"ffKzrFqVtx4WoLy/ImefLDqBTtinQ5lIhWLDYQis+kppRv79uu977mg/TGIHbrHGfcLfM6GZAR86pIwi",
+	"w7g4YDJJ9QhLJAMMS6RA+8cyVXiR5zx+wUHIRLiN4RryQ6u2aXHqEZ1UC8sepKD2wBftuBRqIRSl4o0U",
+	"fDgyGKBp5ph2Hglk1Q3uLtVunGts/rjQTvO5spAIS2xrxTHC7y8n1WMbz03DzXf0rMzapRIK+ga0qcWT",
+	"fATpgEil6KJkBoLDwuzr6IjPCprhxcKoFPxWUptfPrRfwg3PSxjJS0f3lyvOr0JkRnxS6Rzq4U/PI2a0",
+	"EjG92lrq2Pk2q3r+6sgzM0NCKJrFY5q/t+Yh2Mw6jxeJICtkYCfNcSC7zflxjnxa9YK2pHpzlsSa9Kew",
+	"HfdJNmW88ezZ1eo5rKkpRhL1gFy9N8Qzv3s05Lf7x28FPu9El33Ds5d7xTNir0kOCKQx5hCsYEgeN4Js",
+	"t1pVd4s5sbhY2K11j7xI3HzHpjhI3NFVEA1exv010ii/e/+67fnXbb/cSuyssBJhcy7YcLkm26s0+cXb",
+	"cd4unHMU+l21TyhAqkCEgYgB8Lvp9xFcrCByBIsdc2FI8eXF9Q3BMhp/QtT+ZzwIepv1W4HXiNYoaIb9",
+	"tQ9BkfZPEkFh2v7Uf+aQ8mb/1OW7YRKlCRdUTW9FuCOeAnxIiEeyikvWkuUISEAiG9ut7c2S1zFcVsFU",
+	"ap5xi6627KmZVTqkhtm/T8WD5BG7pHzeBVXknmxyfLQ7oRwuqoj/hbhfIGRyTNU9g+qiFQ65AL9YZR+E",
+	"5hCYCY5113CfJ0nl7cisvYNvrHgnZqShySGC5VaaLK5/eK4OwAX24YLo2X7d2ckhUOXRTWZuI9DkCEMs",
+	"DKCa62dW6Z9yPTOPW6puaSr55e+6ralm1maelt+n0rADhzq6jOd/tw93PUYpcr1DLnLf5fcBPG1VGR6N",
+	"SJ9F1OXxQDk5Gpkv3xDQA0oGRTZc/o9PT8PnNlfaJ9DQV9olgRRfdZv4Ea68SQoL+0/dJrMstnCjFJns",
+	"b98qJR7HzcKETvW7BBG5i801SM/jsXa9r7pXz30Zc2ZwqwScWu1r8cGZC/lv7ukGFHTJAL/sQdcgvWL1",
+	"Q2gtd2fpoNC8J90/3sN3xUT29oMToD8lY5makftNwvC6UNmkt58FnGUgPwCxC7/jK2MluqmwRLYCwI79",
+	"7Orcp+QhkNrl6VHhvqZOhBTMpQ/Am+TsqniCz5AQLjxyFPQ3BVkJyHpNTCSUOsnNAYuh+AEWz/9ye7Na",
+	"AKQ6XLq8seeFoTo0DN9IUZl0sO0NBK1uTKgwatrYK2uVne2laqVgj/kuFm3D89yjM9czpdEWG64ULwnl",
+	"YwdvcShj9kwqzYXLgk2CDi136QFQFE1ySDWrEz2hEUOtP6Z6xDCtjw8FpDVs9Hbvf2+MtyeY87L73fdn",
+	"25dlDDT8tmymrRftC+OvJI+M2XeVoUW9IBzgtMI7zXC5VSc9kBPw28XRdWMLNl6d6HQySdjYX+9OslRb",
+	"kBTN3B7KbR3g8ALzz+V5WMPBrEN3yRKBbmsgSW7DKD4es7hO0glEJlPNNjHjwxodWVyiZpDqAVe3QiIW",
+	"WmFpzi8uL66+WxSutfC88bSvNC3PJZlIdU8aRLGEDxGZNVCztuJVRf4Ss3L94UYIbyWftzXWvo9byyAt",
+	"zQo6mz8PBPJ57hb3UMmL1gx7OIRnT8UkNasuNr7ol3uWaJX12te03eeFtR0EAPSyN4ZsOKxUTG+yG/KF",
+	"xqJHYRtwlUO8gQwpblhDR3LC4s03iO75yDWC9PWubU8BfaP3LMi05eBnMzyRBcohDebzyJfmbRTA1FeM",
+	"SzkM78zEVUDV5N9TdortGJUyq20iKv2ShBd46LPHW1/88JVMWGDYgMc+c5kPGV6QvMUe88uOZ5vG8Ej9",
+	"BiNYINGhD+JxzKDQa5LgA3bZA2WW3yHQT276eTDo+fQpK9QO2w3IMH/hL9Twa0m4ahD+L0nHWSLYXLnG",
+	"542/UM5vheXAWnxlkO5WVSRFVmnvzzV3bfZqsd7gIhqYZ4r2rJ7ZDCwRQt9C8m2oaUagktl//sf/hgJ4",
+	"dQLF2giUaLNfbu9vtVChg3J1BIrU/ed//G8oZldg/IXnAY6pyP7tzmzU1Sz3laDi1/TeZ8jyiwd445+b",
+	"I29DO/NX7IY+c8e5ojkzQMcOlNZHc9Lhm5BViSkNoQqOS/fRRio6ZN3EQ3oXz6OKojxf6cj9Ea47qSgM",
+	"CZIyyiMC/FuuyURqw+I3LnWDGwa/6Bx+DMY9uMSYcO/UZ0RifvtKnqPFQR74KyQ0l0kLQ6pjxK33GAVw",
+	"u3AnpdcYxM0KVw03dHiTPTxz35D9NJ8LnXPoeZzoa7GViXUcqg9oxMMH3Nw65t3SyCRT0vv1tvY/bmsf",
+	"e7mLHmiuwIMrFb1bSaK4ecLIoFRLUbQgL/tPK2khqUpW7PSDSmYWx74ditnNX554XkjkXxfOeD8PsXyQ",
+	"Jgm5Z1MfogIh6NyFH3jY2gI2wD1jE00oGVE9KsqWXEThD/29mz+utsX7yevox7g9ONGvht/Srekxa6Xf",
+	"8Quz89PvvzzWFoS/zT2iZ9L02Zg7eAKXUHbvAB7dfCJWLyDE2NmBKo8x+UPJIEvf1zb41KAT3rhn015z",
+	"cSTlLC0xEg8dbNGIKhoZprSnLBcu0h8A+O0gXdq1YpEcCu5CRL88QBNjDYFeuWjNxXGZjjEzS2F1T3Tu",
+	"nVkndEj5rryqcu9ZK/A+QHYXONGeKfO5DwtvcON09VsBbTK40ZBOZjsYXHdrmnWqX+LvvXLS67op6c9L",
+	"Ov+YEd0JlHJZ13nR0l8lCjoT8s8WtGWtrVi0M4dDUXGHslYYdr6Y53NzePOVPv/MVXzY26sXBjqnodzA",
+	"kUnnJdINAbusgpHLIrVJjuF4DNccDrHvVvQqUN+dGz9ZBSQf7ksK2Phc3wokxQvtUO834BZuJBPmKhRA",
+	"cpNmUbdHUGR4sMZ4s0lsD4qKWI5Jn5uZNHF88afftx6WCH1/NlSttDt5s1bXrDu7koQsHNBhLXPR6yV+",
+	"KzBOicVXEKneA1JxbE2UHCBqI01yeCVkxBLIBTchsdxfz2o5ZiRKuOARTSDty76tvc5KFBtSFSdM61sh",
+	"B4DSvE96Ku7ZX7g2zOq11u7khlNRJ73YqB58wQyPiGHRSPAIf4ricY+4VFj3FlVTV2BQQebciA3yj9jP",
+	"ddIb0Sia9MjJweHhZSP7FW7CNB0wMyUJo3HxZgkcf7FRlqTxGLK2IHkLGiv6yFWllPCW5ZqK7nIX5nsZ",
+	"0QQKoFWapb6meSGGabkBZdxYV+y52hjFVuowiyr2OwJd+su8KI7HCimtk4mSDwwrIvyGlS8/foFHpTS5",
+	"0GX1lHyRv3LUnzarBHC5IOU1fd5/bZ7R+o70fDXTPysvzl0aiH2QFJCaPH7UkmwlzTCm9WtlK1U6+is8",
+	"ax4guTQnlbIc2J2LpUYUI0oepQIUUxc/zQ2BGgyurJU21Xj+m9XpZDiEL9EzVkqzd+MAdEJre7zBCHA+",
+	"ZuQPKZi7Op0CRJsmMUTlmfzKujoOK7gdUsirWINxF9kVheuGsJXCyuXoV+BSV1s0v4vyA5u/0wMsU3G7",
+	"r4MMVARmyCAbVsayKfnLctgOCFpLsD2yEacIXNPaXAb18LWS76uvPysAQuZT+DBIwwVyBNfZFa8G00oz",
+	"AnCCJGYTZnlYCtKz/fdciGomsXqb+8E9BEWLB4gvCUBHL4gTcXXSC2VucUzoQupLM8qkhm6SA6vvmFQJ",
+	"FtedgwkDxa2OO1FMM2HqJPY+7gFPEhYTX99OCrZKaFVxJGDVLszZZSJ9u8bzN4pO33PBVnz8Oy71/YrP",
+	"IvLSNwi85N/5WFpuvBObqwqgZKuKKcixQfCDBi7B9d+fs5C9QrHbHhYnzH05kIC7UCKle3fMRNqF5+wz",
+	"RfK5R4yi0y5iutyKXo5k7vd7+419u4JCvQJ2kEOt6nkDLWMvOUFivfHeZ/xNE0Pvmbs29pzXJKfgxAYZ",
+	"weLCaWQJhdHdmC5+K6Cduj3NlHTxV4iohqVEZQqwEgpQXnMZEETQsYcRxmFu9HCVmrdpq7UVwZfwJ6JO",
+	"HxBLSozLfwGYtqA390I1J9yheVy5cA6VjL4/q4oozy+Y/HmuCPpuvjTPnZVcezMoj3eBQkgO4Px0U+9l",
+	"SBv2Wyy14ozr/VtxK55gAciTXZ6n7K2n4qPk6VY8NRqNwv/ty2VOfiqV4HbWaa4U91PFnngiWbFlOPmV",
+	"rjtMnTrxtZ5JucMBdjhQUpisx5fE+wuKStaqHZMN7BgIF/qWg4G1Qx1Db7qx5LYiecpxk+1rZvM+FYpP",
+	"eU6CdBiRugazjUueMmgU+y3OBhMobfPlff8U8E3I7ylLmWsQd7pdTpYMvCeFwLe2lYJoeAoI3FI4bQuc",
+	"NdhSSSCQp4Bop1hCp7DzcuoAPq7JhpBu1Ju2w0qBs6DjnF1cLhBeYAQ43/1iAFaLIyRoalLfgy6Qn0FZ",
+	"rSg2PmtUw84LRecrrg6c9LMbccIi593e6OGWtcJWKoDbcfdoPavxIWqOrysOWFZUG5DaGWPar5Ene+BT",
+	"QJbsbUIkIU0e6RQCw+xhjzUvXF0YQmM6wavtIGhvRcalmtBES4ewA7zcq8/wmkam1D0X6OMwGfElr8qA",
+	"t9lOOJwCVelovr7+bI1yVgGapvOi1ylS3xyXU30cXTbrZCy18QlYBrA/BXtk2uANRJ1Qg490WnUicwJJ",
+	"OxXOnxWZIIeYTCvLQ7SLj3TC2a12zZ/T3StBaVY31uNq3gOwT16APw3GU1Hjz4rWl83ZKo6Pg39hoY5l",
+	"QthdsTD/7N19ELRBqvaZebTyzB+Vy1fmxHO/X5vmrTiGxcE0rJw4x3LOkMVVWq9Fmt7MuVxeMbtPViKK",
+	"PQAAplMNV3r+QrkrNT+DhTT0p6QUs2esJhsDnqCLsz/N6Oeo3NtsEqSZFMjTtwJ2NV4Bgh2B2dqLaJpl",
+	"xvn+s7y4r0nvTDzO8SPA79YwAzDyjQ83h5u5CF7QYh4p3ni+geiFSD540thHesc3dNibt1Nu2jv7re39",
+	"1s4v81xAlV6PlVYccFg+42FVlZszI4ozuIDcQV+51qngJrfQIUcRKrejzxyagOZxQfXXW7UZN6YDerFb",
+	"wdGn7uVObn2DayS3B+r+2MjJlkoLnlddQx24bJBKgLwmuWGfQFkBF5Pi4p6YEY/uBdMAG0dOj46uT0nC",
+	"Hliib8VGj8ex5l3AR9vqEUQz5prF5D//4/+Q/K+7PY/LWi9+z6IeYVRP7aEcjdjjGyjTb3+H/rutHoFw",
+	"3FyD+MN2j7BPRrExg/OWR/ellFLMLXG9WlImjKoujtGybpok2adICm2Pa2G6EVV9OZrGDrsroirmNIKm",
+	"BKCgJfKxq2XM07H7MJGGao2fEeauC5VI8dcBYLbAX7wP+S0jPhx1J0oaBiBzgyTlcVcxu2H8GguWGstk",
+	"gtueH9iQGao4FfgB/juiCQznXmos7ZnQyEjNfN8x5WrqP4jU+D9N2mfdAWMxeo2kokk3y1EAMJ9sUYsf",
+	"t4sfd4ofXxU/7pY+sih84Za29Lld+twpfd4qfd4uaqzzl3BWd+XM+Hrv1TkTWbOHhycXldoAZ2vckMNu",
+	"rDo8nwFj99Wg4o4vTw+PTo9XxIs7DPQlhzn6kvbrVovcR8CLK+TcVODH+ftTJOk8YQbxsNVQihdH1wFK",
+	"MZzCkE1GoHyMrz45m68KKThrrSLwTcVKBn6oQOYSVlVwMhd6fOEgHkEa69VDZOdwEa9wkVwbQGLIbkY0",
+	"AoNZomzA34hZVSeThEZMueIkdQ+kEeNIoXQvYlMOKRdvbgWUOgFtFXJvCBSTQdG7Qja7NiqtBGE8l4gs",
+	"LIyCuyj9yBw3rI7HCLOrBuX70SpAcN75iv7uDh184K7OBV5AZNzTJAdHN/4ZjUWk3CWNc1vcCkzyAuBO",
+	"4cgLtej8w/lSi2CGOD5IqAE8WMFKtFuoSuFawVY4h/Wq2BBXh42Og2WOmfKrp8nF1dndRatNXpKLs6O7",
+	"i9ZWczXoeHCRXDLFZVWCxBmjic5tOFf8xrLFxsXRdaOz6a3FkBFRCvd8W6vX3tfqtaM1wTeBfavS9GKT",
+	"K45lZYOSMVRgoCK/oOCBiJlyKXtXZ0iZQkJebGqOreahdirzJReCphICxNKtTTYwobBOetnxDIDDIeet",
+	"94b0iuXArDqvfdK8n4XPvs0f8oXEufnApFX3fR5iCESnF3ylvT3DN2G98ru0StQf+0SfkuIqfLX8OFZM",
+	"6zfEykcojRBRzRpcaCY0N/yBlRGhqKD/a0F8UH7v+cSZfFjCznbFuh0LuEdmFeiQNEb3/zrRAH282a5Q",
+	"MnQ0omr4ZbfOK8YajOUDcEd1cLea+oJwQWg6ScY8LepEJnHwMK18qp25fqs2uUuKOUyornKh/NBudMjG",
+	"KeHCPVgnx4SNIYk2mtbJBZGpCT/953/8n83KqF0l5biS/tZqnJNC69zWPmshFBGEsAq4KBERI9kCVnb8",
+	"wDU38wS5nV17zyGJaRcmv8L+zDdaomA9z50l9nKzddRAnswzReVmFUM6hN/fcUET/sdcBBIWnmwO/KMI",
+	"YkTTmBuS/f7CHrQTqQx4KcLDFVgj4ZUV07iw2efkZhW6yjW0Ik3+KeAd89amCrqjanX+LtyOSs4A0A6s",
+	"X1a5/fzbLonEPpjFztbmgRUsLZbmlXtW3fMBGaVjKhq+iKSXhE1yajR5lAqwusZ06mpuvsEMe4h/gEKe",
+	"xYNpbn3+Oejgh3MT+k9ubi4JPgRqe93V63QZSQjxo1HLxdKnDrXE0rEIa9PaXo5pM1vdsj4fUCEjbFUa",
+	"NlgpdTKm0YgLllEWIAp8FIELrG2SQzeRvqIiCjiYdReYZskMY+s1b8U5e0QLxueE0Thm8ZvcxXpAqkiT",
+	"2D4woiJOQqmlPE2btwKQU6CSIJZ+sUNicY9sbLdam/skX/Pf/qRJ9uwb0ouZsV/2XH4Uo9EI74WKFWId",
+	"fDDCtJTKKEJX7c19Yg2lEBAMx449bSB6PKs2HcrDGXrP9iHyHMNcGqQ3Sajo+vWEZjtuBlXV+RMa3et8",
+	"SX6YQwyVK903DqZmIFWfxzET0OaWazPk0CuZQNhCLpqZWzNBkkQ+Zolzfgoe3sZ0MW8eUeM8pR3ecpgm",
+	"4Ffb1jNjPyBD5meFrUZSDBIeGWh0r9SoD6AjOB+dq6HrFyZX7NE20fH0y9dUJLmaimj5ZDUVQ7pKZM+/",
+	"yO5JbDpf6BRatoMr1Bp15lWxIHihhKivLeoWG68+u0bKbmKPettse6s0YPgFcqREcRV8loxDDmJmJOOu",
+	"XRSaJPLRsc+Oaw2waRFJvO6sa/t8WCWPhITl14vV1HcCw2SkgcxKV9xWPq485WKVXmi7BWTsp8NyGdsh",
+	"FGMrVLDFQ+SFJr2fGi4wunEa94qDh9rxYdRfvWD9m8As1RXgF8x+TBPkvK6TR5UyKgKhl68UTJ3Eo4DT",
+	"STYoCS255Lc60XS6WfflmO2EMz7hmoBQxUG4ErZFrttqFwfxQvusOhcqYKkB8sC+gUmkkAsAe85ar1IZ",
+	"FoPnXEYyAfq362QHGPBA4PgfGBTUAnVcUaEHTIGFEpe2XhAdesLoPfYyp9J/xpvFauNQYx7Pryx90PbL",
+	"LdGgWt2KizZT2zvX54JS7ngIOR+fq+rNxXB/pWLuYxoDV9G4XGCbbFBRUcs7UAzuC5Gbre29T3Y+fQqB",
+	"Z3YR7UP3bGI2/YaEw7DrKh2Ek8zOLpdQCZJTSTGsQ2GPe6zeXyXFX+hiw3if1oUg70LrLjwMo7+z5gvB",
+	"ibDFUuEqgUKhhIRBcXT7Fbo9i93N9kOh2EfWT9g6UHluiO1apSLVTNkHhlJkx3K+D2ii6yoVz+9jRLUv",
+	"Z7xP2Ce31ijABorpkY94d4mNVpV46X7qlZYlh98SOvwRIg3R4yJVEGz4Io3A4O8mMrrPnVNBDDq2dDWx",
+	"tTvbuXbtQSlP+Bx8OdiSu5UtFsQuDNXNoGIFitOG7QlbqR6qPkvl2aqS8IWmu4qlukT/Yg+WaWhid880",
+	"0N9ql5pQMlEsoimKRaN9Hh2mc5EBHfNkiinH80cDlOpa5U0EJeUATmNL+SxzzzvFwkjs4Zu1yIU2QYZm",
+	"ya3dWbXqXJIJE7FDv/WZt5bNoBvHTYGoAfAgo+rmTC95LvaqW65xvzAbuySmU725T6i+B2ahALaDrvFS",
+	"k0CXMddgWBUUzVzLj768VE4LLHgPM03HUorFDS5c/RTH4UjPLqbYFdREv4M9yUNd4wowKcdZMmFwEo74",
+	"sDhkt20f4TAeKioMyiYJBX5D5VhuRnVCUYGmfenSPYJiHU5dzQ3rQu56l32KGIsd7UvdwbHFdFZDbgbo",
+	"aoPmIa3cONz6JlSbrnwUJbIUppIw6gZZgNYKkJSCQAOItZUJNmfN265dZ5loKhos4Tx2+WC+5HbeuMhS",
+	"JJ0NswGhD+H6CrMfXUfuBAEdu4sEKppGLkcIT4mGOzlQJUf0AATS8ybRPsm36HtxuLYV3exVWGBu99kj",
+	"HPKR3Q2dZTQPkKtzSeFB4Qdkx641brvV5pN7BO3f7FTMCUrP3FCYCs8lOqyWGgmkH9FhJZhakB+AFIj8",
+	"w8X9nHFl8VKQ8o9lx4MmnAkfJa19FhfUBDd4j7aKeY1dJ9IKJM7gUMM0RyC2PWd4QVhsyoGPFJoKb+RP",
+	"A58CiaIRcyD92S679oDs+hvFgi128n4X7THMXRtbjSxcPYK8sna+V+DHULcRAWBHyW43lGLImaNZi1BP",
+	"m0yo0gy8K2fXJ42BAjveu7BQ0mY6n9XUcsdgaHRWLwT9Sft8ckpiPoCrJRMGu4GGYN1VL1Ewqs3qLrno",
+	"ppplh15oJDvzZodg7SqoY4UItc4+t2crKuB6JJVJpv440elgwCPOhOlqI6P70NsVA+sAvWZcPDBhpJru",
+	"o4tBQIlpeIG4oM3gtgj+gdy124y3CFzsBadODW50M28M3kWhFwVBOrreJ+h9FtBIzgFRq9fyXgPw+JdM",
+	"fogFL1vu2RVd3tqBe7y8+Zx7zNq8cDdWMjBr9dqMvQejnDXZnLO4bGPV6rWSBYSw8nmrIfdNXt3Pfe0/",
+	"F1To3O95nEIoOZVTYnOPFRRBcPbPKoY1B0iIGhq+PKNbFb8ujKdanYHYvrzi4SD8gvLgYgVLZ7xLp8RD",
+	"GfMoy4dmKC5XPHpq9VrlkeRyNWePEag1Nix8LsrzDK3Jy97cNx6/yS5RSRIiCnROkEGsV5UwqvgBRQZe",
+	"QZd2djFErDCPmStdfykyG19UONPg1qOeD/VHIUvDqRzuOCD1KESAbOBVw63olS54oEAwgGr3p6QH7TvY",
+	"mZjboYy5oK4Q4ZhOJna8PnsgoGStUIf62F3XVBc0WL1Swkw7Jbz3dcDkfVuVF1CrX2z5ZiYy4dG0OUn7",
+	"Cdej+U1cwnOX/jH/Ot7rLX/9Cp6beb2MUzYv1BkfQwSG8DJUYnacM//dG0WnR/4h/+ojTe7NSNnjqanT",
+	"Pl7wLkhf9Q9f+2dDQ1LdIwp7M5TmnteMVPcQhnTlHsQ2PoertykAAe27S8LPq2bXLuCSZdmtc1l12YuV",
+	"3LDspbkEWJ7dW1rAZa/M7uFlb1Ty59Lk4Aq2XEqEucy07M25mxjykeHP6vJIB04Ch3hKamgihykjG5DV",
+	"WTCJsG7SiLlXBoxBYivgMuJlXCFQap5EmyczKwRO9Saa2d71GZDDGdkzK0/m7fT63Pv7XBBUqbuZ4w+K",
+	"u4Ub9+L9Ofjn51TeHQyc2whTjMGSiiXkP4O2z4XzWttDMrheJ9RaHyZUrC1ejPswrNUwGHx2MsU716Kn",
+	"Z2loB85tMRpCKPhZcYMdyUSmUNC8929XV9988/Zt6Zb/39rvOntbuxiKY1Xr2n7t7t9+bTX2DhrvaGPw",
+	"8c9Xn/+9arInye7BnLwnyH+mYiYiK+bxPun5GJ8e2ThotTfrkLEINyHKfdmxXzqMDfji9Wb9VvSyeCD4",
+	"cmvTFTXoupC9HtnwQaRS+ShSTH20HHBxdF3KwfAjwQ3gh5DhexRikFwsoe+sxL+5lioIdax2Z6lk7d+H",
+	"DvhBjWUzwx9Ydhe0cXy1u7nv48ahYgtcuFkz8/CKbLx/B9Lj8Mr+oXJVgbi4Fc700Zt10Pas6aU0iVmU",
+	"UJd4BHf8bl1eaLC429Cg/auDZFqCBHWS7J6KIdPmiuk0qYA6EdIwPYc7wAd6zyHKXKZG8zjnTtiAsg7u",
+	"2icr+3J2fVInTDywRE5YoMxmIZJvaVxuML4rFkQ+4g1Bzq/htGcANttAB6AUDF0ygjBhzXcuSE8BDTTW",
+	"AgmYfO0qDD73aLUujy1OmMrCgF2uKPqE3LHiA2NWimA8SXbPsDG3UssSwDIaZaOtFDy5hiNXKWZeVfQl",
+	"A3SixBXiVTI5rQ45XbUOt4hZBc5pq2Ft+5hMpIZcOU9OL6DcXvQ+HU/l2TUcK1E5POcnWGHCF+7JNVHZ",
+	"6zVFH6vPOj8JmiURhExoETGy14KLDLxjnVAA/tHc/tLzzx+YHtlQ9BF8cwhKIw24CMmI0QTOSxwgl2Kz",
+	"6QNTTFZp3LIB3Lazicu6qIhzpFpWky8bx+rByYWa6RX5ASA3D+xJFNHq48qKvC2ygVJ4zKAEEOFxnbBE",
+	"M7wXFVYx0jQhPA4JA4WI9ib5kZvRrei5Dt/RCFzFDtc8MHUvhw9+j9VX4a43xfE5XKYyRuXx5elhNTBT",
+	"obPqqW3XQwgFzpTr6ikUujw5uHp7cfXD6fGPtYVIYcuxw52evEJocADnyvGB38uVSzlLgbz8CLkAflfi",
+	"5lkmyaoPM4yRW2FjYwNH+PhzRUJ14kV+l0MeFNxV20XdqxPWHDZJ7+Do5u6g1e4VVphXRNSUyj7ja8sB",
+	"gcsEdWSZQ9OLbO4zRe2ccujAYSOogOcc1THZgGvW3F0IpoRb6ZLdoqD60NvH+ChtpMR4thDJJkksQ3hj",
+	"E+VOj2grBB9HU7JBswB4vNgVt4KE+Muzq/M6ERLLzwksOlfHAM3gOi4sh7+s83sZyuj5B1xYgUt0c2yL",
+	"GnLkSvvA7twEgTFw/Ixfbm/acYXUQWjBsTnhMT7Tbm2W73lA95Yq6Fkh0CHvMHxjm/YUc+T3IQd4O+RW",
+	"yE9kNjZrg5K+wrgPF4lFnbmVSBEC97jRtqu+TEW8WS824we7gcYXHIcQ6AhV19yp4kLuXK+bEKyZa8Q2",
+	"ji/MX3KMhM6RjvuQIaFTiIcBePNIKoWnnpu0bXsM0DkpnAglMwJHb6URUtruC88EJajRnMkQ3qrSrAtS",
+	"pMrLULatrEbaGytEn0EcGjx6YP84/0yPbBgEpHTpZ2FRXW4hNbciYT5HJNt/m3UySVJNekFXgdbruQRO",
+	"94slqa/yWCe9kH2DMYrXSKB67sCzg/QUyjRvrLbu1q8SneYLNcvZc7LdwrBQDrmSNLJSIGExOi4Ii0aS",
+	"FWus1s6uv2m1WlVi0zJHmPhq6U2qVPi93Wp1trZ3Xu1WPZ1f1GpY9TWVyqCT5Sv65WVjTiqShUPzVTAP",
+	"fe5yiXVDvXOB+cUuDL6kiUMugJA5+AdimBr7moAr2z6+/GCFJeigKSvG+ANNUubyEarEnSDuNo5YzRQz",
+	"t974+Fy0bd32XMc2rUKZQwMb5MFzMJBzDqlK34O1s/dhq4ekOYWgTDQhfUdqcp3zQXgHRJ28f2cfPrx6",
+	"/+4NOXv//vJWDBQi+gFIex3fD/a6JhvvTq5fvrX/v7l++e7mGk86Sj7cvGu8hpcaeNaPqbonVLFbYWQC",
+	"ocdxkxy4Cmc4TMhs1YQaF5TTO7s+6XmXwErei6VYtxsez23T4Ro5FSXHpZqgo6i5dg28oOku8usV61l8",
+	"cbGVr1wIL1/1biZDdVYcwv2yrsp9v2YPTKBpipHI3IQQuebKqecrOwYeuPGQFhVYCNrqmiPp4vMKcXsr",
+	"QRavWtqvVNVv9dp7Cx03PFz9+/J6WS9FBshToohtnK1UFU9+++N3y8CGyihywxKsR3x0fVDNnw/lJzs7",
+	"O+29auDxanP/3oEUZ0ls311WHlK65KXXfFj13Kfllus9WJ33PJ5Hr+sKEGg2XX0PWpIvW3hosKr/PP7u",
+	"srOjXJXfwT3KQcClxCgNPZvCyOOE3fAxk6m5xsyBqn0OP+RKf2Mkac7Pi0CXiJGsEbpDo6x3mFpN4ioA",
+	"kr1WQRfba9Wzwihbr1wlOOeFrazhIpXVj+gqWuRF7lG7EiO23J6/gYdmN+gMnXx7xRFVrWVWVaHioiex",
+	"PwKmXAOR1aygrJPeycn+2VmPbHS2GyOZWkV+JexBqJ5YvBTa+LXV/vhrq7H38anza6ux9XFz/9dWYwe/",
+	"qrwiei+H/JlVW8PRsg5QQhkXYYkKMPlLa6jPKXo6WVT8/IxO1ql5XuSBb7g1mULFb8QNAbTgXGlwMAkB",
+	"EyP/OyB5NAmgWEwgvlUbZ3brUJrsVkBELnpi7BJYe1HEpfRBH3LoUQY3IEnS+Tn6CUI5V2CNulGvLBW9",
+	"HVGuR7tSobznoWOt3c16RcWrEPHnMMmkWoP5cSQdwrSDD8JwrH3Sy8yoHhq5/ZQnpmFFgV0UTTauzy/O",
+	"jo/I4Q3aY3UyFmwsBY80wp1bU2HzDaDiBt9Rr06o74RoZrkELv9J7/JDGfnV4xi+9PZhA/p5+af9z+de",
+	"KTY1DBdRCEOPRRdK4bGZ7X0WzNDVsQ0+5IzXCmADxZxddyNnqX8qHKS1M709HiryNrc2rsq5VDR5BMxO",
+	"vGpGdEvIzQJyVl07lRgkP5jqEm15kLXK204Kix07pPZHqh3w1z7p4R89yFExJPMJlQxygPhxz9bh1sdK",
+	"gFuBEgJxgA2AjOVX3VqSE8mF0ZalSgLCNdNPTbgZti3kOu5PbwWWFgMfrkqHEGMvHriSwlqAAEpsqY4h",
+	"HTjNnNTSILQs15bE1q1wcgvHJVgXMx7rLjcTEnEh/xp2mGLOg+j9zc5VuXH+3UEp1gCnX8v8Iy6AOps4",
+	"fOF7LDJ6eGOWyVnMaRVQoDBzY5TeyVQAwylG4wyCP2FZgTUAWCuh/z96VHvEawjhBIUYJT6mQ/ZyAoG1",
+	"+PdvE5Z9eGT9Sfgw5IPiNPMvV5mv61q8dk6+oE+FrTdJJI0BAhumbp+sk5zhmQ1sklBjNyUObSmiUWW9",
+	"0nOsPWtNyrG7a44oYo6P7SJ+x6Y9dIlw4aCzAR34Jfz60q3oyz/v2fRzbyVbVI9oZ+dVRdH4QiG+65OD",
+	"Rq4IHzBAcfZ7g9ev4tbr9uvX29Fu/Gpnj3YGjNJWtLND41Z7h271B9uDdr/Tb/VfdzpR3N6JX0XtnX5r",
+	"0GrR1uvqC8Q/Kpbl7Uzn26877a2lohAD8PNM73oIRMgxw7LSd2fMAx7NuFz+Kv/JF6GBzdD2N8nFehtl",
+	"turVgaDkGzlmf3xFJ0cJtKuIuoe5fQV/6Zq+ELDq1XPwk9x7oVbUih6UQOf5XKRHfLKUk2ZAw6tqKzo9",
+	"fEgNW1BM0RdRJK6Gor8WVjGq+8UcwwK1l5UpnEWzHFb5Tz9oezRKUDDjDAplQs3IirqiUvif//F/MGJq",
+	"6VJLNTyfLc0WNoovr6//XnZ9k9UYyCV02kUnmjGM731UkLQK6AtmxDRa3vpFIYfV0+mLNkCJq3GBMtIt",
+	"4edqJi4Wh/oCD1K+9spcN1KclcIs3xpB2Qw9ko+oJvt6LMWqE/MrAGFkz6YrFjiQSSIfHXZOIqP7zK9k",
+	"f2/OVsVceuY/352EFSxy9m9x6n5gPdtxMXi3MJTc3Z9t8VJZEn+V5r7A3+UXtDCm8pRX94AFLMavEWhI",
+	"vwIC5tIr5cp7zTF1No2HL3we7OPiQ4360sAQJ1UFnpgNvorW5+zxMucgK06u3bEy3qqN+VLxQgLsqQ+u",
+	"VGnCdJMcYqEgKwv7PhPde8Egmb9vd2DCtdnEWz/FBlnC7narNVOxeRUPXWfnVdFB16kg8QXW+iiyUl/R",
+	"5W6bt/DQX1pcVTz3vJskdOlOuLTPLKqXiVRwjS1TmS+Kwm/W0QASGYthcU3GEBkRZ0K3l1AR64hOWI9s",
+	"9CZSGUW58R5Kqe91wcgMT0OKCz5ctCTzT8zQ5xJQEubV412tjk5WQgefv4F03CWlKHO4eAuKq2MUlMOB",
+	"umdsogklI6pHm01yzax9aG4FDehUvU8O76GBsDMO7VuT3v+EL/6/HoJ7MfIj61/L6J6Z8obSMtXdmD10",
+	"f77fejh//fviOug//f7L426/trwYckaXUJ2oinkuMZd3ccWD0lUS/5QTPBhbRwWhyWRE+8yEK6ZEyvsG",
+	"Tfg9w8pmrTq5qJN2nZwSqch7S1Auhgnc+77B0p4FusP6IPHLNNv97vuz7cviDcmvncbeQePk2+/Ozi8b",
+	"v8zNnFlwF37DhCtr7C/Dx1wY5w98RgVcV9Ng8Z3uJforV/eSuheu0/GYVgLAhuCnCgXkPFfma+UwngzQ",
+	"uqpKhRLX89DWJzze6o6Vc+BBDCfhsAsHnCmX13x29YbgkzAq9zAmnZRfycsh17hlgvDyclzabLj1PKGq",
+	"XbglUj8Hznup6krnK58OWdvHbBXDMzPH9phOiJH1sO8Q3nX1yhH5y5zy6oZe1rwamlY15vS4nJ+jsngK",
+	"Nexi8JYrqzjMsNTPP//8c+PsrHF01APvsv+iR17i3zl4f+cxHtIH5i1Aq/+l0ah03br3utVobTfanYoF",
+	"y0uYVmPv45/bnzca+Fcn99fm/9z8n/8+rxYM5AKvd+WFFU1WryWCvAIehkLlzNyNx5fyybwKI0uCLZfu",
+	"gEFCh2s49SAQ7F1Ch/OrnawQiHQiXRRKydR1OxqOcSFNNUh7zjxbL3LUa5UL5TtTWgpwGuTskKyDbWDT",
+	"imyUipQrKz9fe6862XhXJ2dwCH+ok4M6Od+ELQS3zsUd8e4L006qsfEvf2g3tghcPVnLLKKKkQ2RKs3F",
+	"kNhXZrN7fDBzcXjbP/5lBeuz2EAlMn08L5OQ1BkPVZt3BSz9/A7JS/y8fM2KZeQkht8cy4re53hmNkEb",
+	"QAWLPHR0cVxFwSF/YCV2/vbgvPLRMY/jpGQhff/h9Px8eVI1jsf3FpqqnJczpkozQhy11WWGbeYdvlQl",
+	"NCBHV88zRvSCXFX3hIcRRwQ45+ZCb2UqHPhSgYM7O3Pl4rxbFj+YKjIZjlcmy2hww92ZojhNjkWs51ZD",
+	"An1NSQJPEizUr+x/fZ5IAfbG2FcGNEkgbGygGLPzhsKAk6GiMYu97y+czYAfjoGmhvSngPsHgMFS5WPU",
+	"bPdzte/lFXTs6w4Sp1wuMs3XvyrMhlvTA4LfAgWqZH85OYsDwFLoskjlesa0gd/mMXwAWljNHsDHZ80A",
+	"12G1WQzk96DtUjm0QtCPuCZjrkEmA3beiKa6zL8FxKhK3zhnc6ozlHDkvaICAzIlFd9VJZwoCV8apiaK",
+	"a7Zcy/dzn6PW58RBRTCfJ8vQh4bA2LCo8qeG/dDw4PZQFNbjXBfdJA6aTGc4WuDzd/dGvtRRFypfl4oV",
+	"Zs/Mek/8Ls4V6FhApdwlOvw6214R3mZOgZYykgnk1uGXAVPb7uXwwOzlAj69ovrg2qxmIN+hQ7wU8tFq",
+	"CQOpoqKWsLUYCqCcde/Hl/VeuT+r4ID+5uItVWtWVbhlBn/mbyraMsMtULDlCqHynheQ6nD2gp8vd11q",
+	"uj/9vvXQGnfOd6Nv1c+Pr/s37fvLbf0+3huc0FfpsdwZ/sI74vtPuz88lq6W2p31wkgLw6hijys25Now",
+	"9YVhtwvF/dilNi8OG8g741089qJo3NwNb3GJMc1NYwHDEl5vDh7Y2hiAMQhFtinZajViOi0eoMtc6WsO",
+	"OR9AvIhg+auU8oKWQg4WhgeXgLPmiMoyVBOISrgflSpAdOdqWA2ZcElWtVmmX7kk1QoZVXLgB4LthstY",
+	"hQmXMLLGI4/9A1WRAUs0rpnt4iYQhrcCXf8pIrVqbatE6gwQ198kUme4CkWqC60otnBFBeAeA4r2bdpq",
+	"bTFirVHhP4ypoMPsNy70hEVW73ZfQJymekN62tDBAAB0A74RIu/QhFOIcsnetRqzmKQmrwJ50FHoHTY4",
+	"dIxgnPgelKSz3ZVDLv2TM4xuJ31qe6pS3ZRM2IKBI9q73fTA970wjN76w4Y+1h/+dUTFPOSug5wymZet",
+	"1rqcMGU3o79N0hEVgsXEUDVkBjFGsE66q6E674K+QiH3Xb7QpBc+nMYlqLIhM9e8umR2QvusFEl3MWFZ",
+	"oks1WpsZyTi/t76BYtOXF9fwnw/w78HN4UmtXjs6fn98c1xZZXVCq9zE5XnZpyyREsT58qhzVDPy4eo9",
+	"ukTB4gvYc5oMeJIAoleRDhhD1WrvdQZbdLvRarVajV37z2v7Tyv7X/slhBqt8CilS50mIZQAaR3o5whQ",
+	"JVctp30lU9Jy2zIRaru7CnVjZ1JubQvV1ljxxblwdiV0bNgBuQLKmPrgyooAkoRdYTqZQB0txXQ6ZoSb",
+	"fX+LMnqhb0XPULj5DGANw9O4V0e0gTgEI1dkzITwu4wvVuGISkuZhsvXrLHvdr8/6/z0w9vlkDDubR8R",
+	"OI8RAIg0rc5mplnN7QrSm5k6bRTDt3zRKi+CuMhQ0lLNBmkimNZN8o2yT2O5glsRcPw5VJkYcWGF2FCT",
+	"DUP1va4Tw8awca0FnsihrjtUddBP9CZJqIhxSVZy/eXkbYXnD4KWP5k5U+faTcQKjHtraDp64JSJ4sOR",
+	"sQborMAFsbfyvrODtML10A2nWi0A5S3XvT3eTE52YRJi7GE9DB+zstfN0KErMygktLegzLdnoIrk+Uo2",
+	"C6fA7MgNHVohrKzxHRN4cKX64mGbLY/FzHbRwjg59xi8YYk4uxt4PG8O9vkXmvA4pzpbwkwAosSSXBup",
+	"6JCFwr+aYDt9q4+JZIp5RkCPZ2jXmclXzRshi8IlASLVA7Uz6fIjhnARDOEinfUue1auW75kIW6AoJAv",
+	"MAfoKh8RtcCAeGT9D6qkf4yMmej9ly/pZNLUMg0h/C/tsfHy2eI1dJYdxI6PMllSDwJ1njDOb/U5/LeU",
+	"4WGzH1FTxQ/Smt5OVFm61T20YiHduOBSn9tFdcYzbAjbWKEXl+5cZLbW1kwu86+tRgcTl5flMM/6OM4o",
+	"F95pUO14HjM7w5JnZMwUj+jLwxGP6FCudhXoOC+0mCd6njqVy8yiVHEzDdZs6cj9+gGLmOpQUYwc88VO",
+	"LzOYSPBNudrhWJixsGKd1laz1Wy3t5q7K+VbuTzbkiPEqmJdLnqEhvJmcN1jKEC3Bf+R97m8If6VUD+X",
+	"YvWhrHTmBjW3wul44E/RhWCH8Bz4OhBObfMN6fladCZfhC5VTPvacqCZeOcMJiNSk1HuDen5prsOpK33",
+	"JqsKB7hk3ZghVmcPEh4R0QyiaUuF4SaKWa3Sp/ZhzpnRXnX1dYscOVjclanB3tC1yOJSuq6jmsMEz+iH",
+	"PHrvKnYUh58rXVIcvWsFu4WnfK9FCzfrtArdQx0MK+tlFAt8ftBMNeDJAF0XytnbpSZjqQ3ZaXfy0YZY",
+	"OrIIBCb/4ElCX+40W2SDX9L4DTm8/EAurkl7t7tNEn7PyBmN7Bc/ba7txILdBuHcwOiw0fKTrN79Qkv1",
+	"DTXskU6/PHtDQ3PdIbYXMjggqBLjejfneg+FYeqBJnNxQU7kI5ED4/RD14XzAGpkTOhdv/AJqzqLHH5V",
+	"hAF5tQgGZGeFlOqqEVfTV+s5pkzEtJ4TDnxAvv3xhmwABI5Tm3v3PO5t1h04fHvHh3+6WF+qSe8gNSOp",
+	"nNt7n7xlVHnfWZTrDn1nveaCkNNTMR+WBatbmnIpT/dmCWylVQ1sXbwiKaFbT+jvKfMT3UIw4jrRIQC3",
+	"SY59pVBqSFVl0Oa8zb5M17P7vMKhka1UafB5grkeKpkAKyBUugEx/x2OgSxiMouFe4OgGxBk0/OAwK7s",
+	"m/YIWCiLfCGFinQpxHr4kthP1wSiSaytZ/vUw3OJWuDyF0Jc4ToBiOGtFU0xvhbk4qzKJ808G8etBdSF",
+	"kGi7VvkD10BeXCOkTQckhxUKpTjYB/uaZ6B1clTCS9WcsU4YW0YPH9KWX888T4QpujUoDqM4kzzr1nM7",
+	"ocSUC7atKyUz5xatVN0ELtHsSLnhWNlipoqiVTP9AHGnoxBokhwuS/1WwK6mHkrxccSjETATlHGQWd1X",
+	"KN24gUgAhaxZNzT98k8ef67G0/E0yHu3/ZhLiLTz9+i8y7yAo5GJs5VyeNfdGDDLr3D5mAMU5s8Da/Qj",
+	"KTJzkY0DvwfaL+e9f8pNYwX7V100lsv7/E33jOV918xRLYOyCQEmoYrfHO7OhR+FR2dvxJyr9IshNl26",
+	"q17oIXMFK8mEKS5jDa4RxLjDrUQOMGMZ0YMg4Ut7kLwMD0+lQltz05AxjwUfjlZPpjlySbnPD17/MqfI",
+	"Qq+cf25Ff0ig+LIURcs77Ghefjnwok8Vp2TMREogWR0S9TTe2UjByITDpWd/Spx91HQj6LlyEf5BLqB6",
+	"xhDqeed8VC+8lxzx+cI7gn2CguB9NuSiSc4LTnPwu7syuTGd3go7To2CfyZbpJSJtTQ6JYMVrFzZJBVQ",
+	"+7NKHUFSrth4deALtlKHgc5ftzm5mlEwbJfnajojeHUmXwW9DZtG/LbKjF1pSMIFA2BGYKi1HH/O3nfT",
+	"nEueMybSedUiRBpK0fmEHM/nGxmbY6rj5kJEhoVnSn53QXbLpeP9yuhuCIKo3BFQ8JubERek53dWddpL",
+	"EHXzd/ILjQSAR5vEgUhgfgeau/Zn/f+z96/LbSPZ2iB8KxncP0zWC1EkJVk2FTu+zZZdZZWtslqSy91d",
+	"rBKSQJLMFphgI0HJ7LK/mF9zAzMRc0FzJ++VTORaKxMACVKgDj61fuzdZQqHRB7WeT0P40kir0SuoGwW",
+	"ScWTeY7yuyBc16HfLlfGr8PoyPARcjNm37Ryve+hbf2WzeXlZxhfvXK45er1s6iaBYS+3i+9LANRwux3",
+	"L0H60nlAwpAjZe6dn4pAyGnFzF+PJbY0wegH4H7EcuMoiq+3ZlOHRl4NoHpjiqWyb849pcrn3qkUdUl6",
+	"EFgwV/paJGy0RMtwCwytReTYatSO74Uxw1h6LaIrwSxevIU+Jfgf4A+ACDBnoZjEVhynCZ+DblhCm6lQ",
+	"eXrflbc3N0oQGDosKOT9B/Es9Wz+g/pcMbEvU1aHDpxUfEgPmBJXIoFWfBGy2bRxm0Lc5UMeT2VQnIGT",
+	"RAYWyrHdQZSlRdTe1mbV1gvFufjS9aD953y0GsWgYmHAw2GKlNTJlaTibwzj3SU1D8nqO918vnl2P5+i",
+	"X97nkVSXRrZCeQirmz1trHFADv3rKYCHNrrM//NaDC5mSfQJU/gWubawne8p6y/R7IO8f+6jc9OXCzjY",
+	"OgBXGLDeEzrPClUWNU2xSsa8v8ue5XNf8ZAdJnFwOYyT8ImG8sWdToa7UQ/lyLioAB/KQRr2VSRSuNf2",
+	"1B157I3H3sJF7xoeQ+RkxoMk1kVuKu2q6K7FAFapr1asAokeo9ZTPmqyozTDbNCM24IlrhznE8/hsXT7",
+	"CsmQjfyQKVNChDqfNjaWYQ7czVFyZmNdxAfJLfVC/75DCDn/desfv//5rBwkpLiBV9QkQjUVFGGliKuU",
+	"xk3mm42RK/ofLvcX1n27jyD3YJZMAq2a76qJqCCR6okubD0R9l1JEcCDs9ojOCuLxUe52qPBHOFVcIf5",
+	"sGV9xJmNp2gRRNDmFgALFQ0eWXXmyOFrnN/cuG2+KtYCVw/w85j4IHVqF6h3crSYqYawshs3OKDFLyxG",
+	"jfJXLq+RBUZbaFhBzmUQRRke3QJ/gR/y5LJQ9G1+gNbM0XgBzYj+svz+lZZuT7FbGLs5Vfn0Zvj8Alf8",
+	"iih6kVccNo/5aQt84lQGlyIl2OnEWAfuypLuvYfKquAobgMb6u4sTXaUit5lev3PHPxdXrSy2O8CHfxn",
+	"Cv0ubJamnbE3Uom7lzCYp1+YfbcGf/JuII4vpEhXsJ49MOoiAkCUca6M42sCnkn4XFuY8wykHkAvNKu3",
+	"//f/8X/ttfKqXvBg7LFQ6lSqIMPFgHgosW6Ze3MS7bffi1/2W22XvTeOn1c7Onxn9oWLoCyga94gaTLi",
+	"hb3WDQEVnIfF9aiOMFkgAFgu7liNlHSe8S1A1l9lqEnGQslgRWSUoeEbtQlBXvpnGlsw+XuBTioHT4OS",
+	"vDgUrJ4mcgKsl7PpVCQs4Fo0stpdYwIvAhlBYZRaYos5fvvi8NXbVdhDFWYrYwK8MxYQoHCdCaHKkCV+",
+	"cQ2HOAU075RdyXG/U19HyGR6e/CHzfg/jCGfH/nt3olfdPcn3LIiJA4wzFwKWnKc8erz1M1wavejPRXl",
+	"lOuWVaM3HGJ2rwIBB9iNluEA3kGtEsuP1ytoMjJ6C7I4dTwRwJjIp8ZyPsioMgCw7xqi6fVprLUcRPPc",
+	"kS5gM+RYIOg/ylLxeq5TsQC+9ObtYe9NqSFT2kZybo8ylDImIhAqjeZ4kLOANx28fEVjaFwn48Ylg3g8",
+	"D5PSEu0yzprMccVadPqI4t4ontPC1s9VgeRxiiw20dI+KBXjgFWE2ZnbsSn9KEUUulpZqM2gytUDxgfw",
+	"2xAvuRRiamZRJsij0mTO7kgEeDQYI7sexxGQKJm/zajHsh5TwQg9LOWXgh4Wol7VjSY7NG82+9g3M+w7",
+	"V9rSSNsXgiMkUqpJLryIGg6VuAbOpyfaPd/RZebnpO3dOdWGLbL3lEh7+WEaF5JoG4X18g7BJv1y0BZ5",
+	"s1OwYvshBcB9b79mlcW6X6qKcnarqrD6bh/ciu8yT7pVhXVr9XK8TUafXRRUWKvqeTv8jMrZO6gQ7jxl",
+	"hzwVCVa+bJQYWD2TZzJ9AKlq8726TG4CJV2V6cyX4GxaDZPttRxauDMs7aRvmF25VeXLiomnGMDt5v4c",
+	"MG1Ry8Q07chaDaAEy7tXV5lvHqTyqoxkygyBTflMC219fSk0q0OsgExAsAgApg79IrMfAPLSBgFYZDZv",
+	"44ABbT32UMOumBTMFfreZScaX1aKVaqIE4Jou4S8wr5F8YEHxkLyf+vXfujXfkcUcnR44XELPu4PBce2",
+	"QgQH3m3BNXNbDreS/VclETxLooovfZdEqzZWFPMQaMRu3FZo8y8gagIRd0wVHVwxfygj4cNSypGKS4N5",
+	"5pKy/MPJLz957OeTlz957L0YnJjl+OnoRyLMMn6i7chhx/IviHNOvzxrP++wqfwgIo3wP1qGoq/qOzte",
+	"e3/fe9pq2b9K8MwbHtXXIeEZp5yymR7qCYPyEf8QOaW2zudTCBwB5Zkxmc5+/YkBaDtyFdRlyiwcwJzh",
+	"V1FlrlNxAygquRmdUq6Aonyny2ipHohEqmoNvUuKrEQEXsoiA8n2QESxGpnTV9njz1EqfVotnitxWK3j",
+	"zaakb/7LylbjVx7JED7qniAuQpFyuYHBBrrUPuyGMiN6dDn8xXseXRJ8xZktYF8Rz7/OLm26YncI649m",
+	"QDuau+BJRmlAXJdrWlnukFGGp0KermLEPzfG24T9i7cvvH9tm3jZRH+RLMDKFS9LBpSu+efKCZRvuCbN",
+	"JnqDd88NOMfyYhCPKfOZ/TY0v9mcQSkUy92on0SyOnRvEYSA0dRcmIu3Qy7BaLuF8XvMh09e/Jv5jsr8",
+	"Ua+4CuPhcNXApkkczgBkgI3pSjYQ6bUQUMwO2fvPMlR617rUR26sxhhPsD7BDRsTtFq4cd8yG0K3r02I",
+	"jBIZGR2j+Qybk+6cEVmior4bYZebz8LmXNgS1dMpi+KqNDxpDztOo5UBXeCS4kHKfj57+0sWq7wUc+04",
+	"c6hj4leRyOG8r/wPW9RdsaXlSFmE3Cths14JvyaLj0L+U47Y7+BSlBGTr4OnBhHHKKwZeuz0x0O2s7Pz",
+	"3Azv3fkhjtlaqBMZRVJDs63xf7FHqMneaQEFc4CXMxZMhvB1vhGbfsM4J9gVip6MR/1iEz63VcvxDKDs",
+	"XRtWHkWh83SrtbPV6py3nndbrW6r9Y+KNDKeUyMLIfZQE4LDaBbxhPVOjlgoXIGqJvIhNhTXbMiDVKOD",
+	"qcd8aqT7FGG887MHoMbmdOG/gbIv5Vg8wRu5WH22qZyGWt5Kwvl1HuORjjHOTdUgud0B1/nU9L9QPWq2",
+	"fJNKqFZbxiveDeg8xBbNJ1CoW9zWth4ER0p0v9kPQyHCvirr+sMN4De6QDI9UlILxpV9ToTwe9MkDoTW",
+	"2KEiU1wOgh4DiAnzfGIWMrvOh/+0PYSVQ6Oi1Wo9rUjbuaorb8ktwC8p+gW36Du1doeFy+FrjJAlAdVL",
+	"UyPYS7rXlSgsYazsgM0JVWDbuutL0A/xuTYxt0KeEDAFgdKr1GFnyUiwf83EDC3nW3Z6UybgeAUEg5l2",
+	"rKvGsbI0ji+hOS0nuWxICBEVWjdTCHg1Yb2jxY+eF96GiCGsPsQQjNmHkNZQAjU3OdrGYjBfDOD8sI2f",
+	"afMbRXAScjmMK7LXavkW9D9WTM+g378S6lclCcPqPsGqN1Ohia3O/Fcu3NXYULbA049uFDBEEWcGgePJ",
+	"AmapkXlXIuFRYUtqaB+DxrSwGuNuxQAAbsuNWsvTUswoH5/kd9k1l6kt5ObG5pryNBgjHiwmvPxu4bxI",
+	"zWZQnnDN56xO9QtI5NZXOo3zOf5c54A5ZkjYD+wQfr5ODR9PewqvFyHrfPhw0Fc+oQN1oWAAQ1/xLA3i",
+	"iTDGnwt1QjRT4KZMEynCYi0ifi+QudjO1KzkyqsRhM7va4EAypqzcdBPNHt1fn7C8NoD1sJajpkCCk6z",
+	"+6HQQ05EaAZP5wRT3PZ7qTMBD/ve8+ebHf2VwvkoL6ZxN+T2kVcQlrlkcE6AWamyRqJnUday4kiy3Kgx",
+	"jqc8ikczgcYImQqWMsFnmkSQNdHoDdr4B9MU4SZBueZeg3U0/g9L0eOllzbhqslMp0hiMrA9pNGcCZUm",
+	"8+Ku+aHm1QLK6DShGejCIgzn/yLVVSwDcTHlMO9LQPxe7TpOLi/QasTaZ5RIxco/b0lkLeFPe0ud4t6K",
+	"kIH5iBEfIePtUCoeyX8vdmnfKCFp8s9ysq0cT3R1UgL1aVg8qJCpWMGwdYt+jCzxkPP+Fj+upMX+1omE",
+	"pTIoBBg7jGdlmuxH1LZ00jTTEtrLxoJFXKdWVw5nUWb01KG0wOiXFrDl2IuKKq5VlBHL5kDlRhWdZkbZ",
+	"GpsJxusGaa0JrCkOLfpoTvY73snbWVFQp7JC/ObkrT3lMDoalJPBBd1iRroglEOJxG8ohvuK+mGfMbLB",
+	"VnyUfc+CLd9p7d5Firsk03KPCwjB5ppEw7aOZ7qa1T6DxhU6NZ49wEv7oLAAC5v8pr4XOjXnQqerott5",
+	"c66LvmMBNNUYGy4k55WZ/sZB5ykofZlq69TJKEU3cyHonbvxNpHohftv+OgvE2lemPTSAHNu2j9bXDm/",
+	"1M3cTK1sEssZVkKFQCFoDEDmw3Hw2bvTN5RSHGOlHehUSC+DsgwYD8PEOOfEK1wPxiK4NO4+wTCmZCdk",
+	"Xk8jo8qEpBkGNjKQyYQNEz4CfcpORSgTEaTaZtH7CluEnd15+wNcKHnYfXZjePJ9nFwCMs4pWRarDtyy",
+	"DQJWda6xyFxCITC01/Gy5cPkblnpPhWeCXjIXiaQc+9xrWS3QkjeoPXk2k7TrdJQuZtzDSj5aSgVCItL",
+	"82XEQukGKRUOJWbq55IRJbuzCe/ShK17Bi1eaHJO5Wsx783KuCB6apFzrndyxC7F3JxaHm6BONBBPBUH",
+	"GV1IXvG8erPPei/OmVQjo4Ks/CEQevMKjGTa7HW39mGLT+XWpciVG+AIkQWZJyKxY8V//Wg338/vz2ve",
+	"UmUGiB9qh3yiixCR9bUIlb3Dw5dnZxfnb1+//IUgKsvgLvvq7SA1YtBoVCB0t8CvHoviEaLtEkgjfjf2",
+	"1xlLHV6XfagRbwvM/CvWhegyM4p++KCMnT8AKMopEtSzOmFSUipw2/zug/m7YgnyvPxl65Ab4F9npemR",
+	"FSO0MeN/mbs829WTEfxb2DhIpm1f6/8f3PXfuCAvXv56dPhyYUEAli4RbJDE11okmgVcGRvUmPz4YbrJ",
+	"erjqUTwygjjkQcpkfhPCcLIJWPHdnwAfZhhTVXHKgzRXx2Iu+59853T2vLN4hidHI7wETmEh52euAGSs",
+	"lGBg4qGDY/AyhAYErhsOJaQswGm2acHJLErlFnbOEhuo7hpVmoiAa+ptzmUUzduIIMJsVHvBLAnGXEs1",
+	"8vKk6SwA6mg2xAD9qzf7Xl8B6wQGF5aIJ2irYRwfYZGZDUyAZcGTVJm16au++q//YoexMqJPxkr31Rbr",
+	"RREwjaBNsIZ8BpJKUgXRLKSqS3/7qu2zaSKG8kOT9QiixwbVGKv7oxjQL5rbwSQEQ8FvkMsCgFdgF3W3",
+	"t+FGYxJ1n7WetcxTm2ZokNRDTQtVoHwiokOuRZMdhfjTu3dHL3STncuJ0CmfTPHXhRwbPAvrjCAkxKRm",
+	"/p99jA/1a13Wr+Gup74e3PD9msf6FFk6jEMBF8JlUqV4ySf/gO22WsZo08ynAhofv/y3P6GO0rPNQp9+",
+	"NyJtt9Whqy03J659KW3MbqtNF5t/4pT0mG1jxurIMBbYqg49zRBQyrIjjksqr1k8twC7rV145ilPBVKr",
+	"ahv23O08p8wk809Fmsy3epAEonPO6uRmNuAB7x1DrVGmsGUg3MqvuARDiNU5BO/jKyOqufmGlCdpI+PT",
+	"xdgZjmuvtQMvNxNZfDsUXQRAhePbV13k3uN3bSMNGIJUNuxBbBUS8UkazZvwXArGXswUYMv7RIRMTRE2",
+	"o2CeEhlTHeNBQTyZyDSVanRAvPTFnAwN2gXe/aNQTKZxKlQw33ot5n6T9qG9Y8w1QL7wELqd6+09ps2p",
+	"p74Ljz1tMdeRaR5ttDxq+AblNuhcpm76YF/stXbseS8o3r56yYNxbtLheEEKx/+wNRUJlSnRvsx+MG8A",
+	"Z4TStdlfnmhGwYK+AuYdqaESW7i0ZZ7jKieMm+w0joRmCVeXfXULJrg6sJs1ioxwTfbWUd0ukONC4SVU",
+	"ABTocQ8YJ6Jn8qMgXEL0utlh6dj6AiO47L12km28t6+MIQefQp73AGkpX52fn5w5q8wcTipythZDIZHr",
+	"AssekFNyFfbVS8eZ22iyly4bTsDQKpff4e6NCJHtW2meDwY80Uaud834P9pj/RGLutnHvvq4tbUF/2f+",
+	"7AdU4ppCietH5vPpNJIIhrD9Tx0rn+GFS+nzj7m8LWTEFq/LFWF8ZMYVTQIjQMbiA3t13DvcOnvV6+w9",
+	"dbQQ/NodHmOEe8ZEzhM1LHyiFkEiUvPSvnJ1JCT/ZYgyHgaH/wnTj//J6ScjZ/q1Tz6ro2PC/AX3xm8c",
+	"MF8CSgbiV1AOzqMCDTaOo1BD0UY6dhJjXW0EIHhCOcTUVnXAw+lUYR6rkH6AXN8PNDDaWT+4pISj1KDX",
+	"NGDXblFJjAMTJpptqoTJ6mC8hUIYz6qGIFY65WZbyInAUpxE6lh1jaRKhFliiQF8VOVGqYVyOBSJkQxU",
+	"Va1CUA1Ndo6FOxbonFYOvTdXcc+1eTba3jxlEM1DtJLrsRbBhTVHrKESooaya4UwqTrdEsNhnKSF8nBj",
+	"ykNSLxGI/8L4LI0nPJUBKhBj4jgPcMynU6FgNOCFSUrZIDg9Na9C2Xe2/0l9QLBli+UDRqAIXPAWVbcG",
+	"ekuu5qzz4QMRi5mjnQFglMVzGHMRHXO+NWaNBsLFoKjaw7iqpXEnG3JysSbzzFy4Ca0pI35sIH0GfSe6",
+	"7Pj5xdis7+EvGJz1WR2j3eYNq5KODVT6+SiuvzrPcAC6fbkwxp4UgMPeztI6PmgqTT2vLteR3zNSgKNT",
+	"Vkp1wHxOIDhLZVloBoPqhmulGsFT10l7HB0WCmgog+ILUcg19STw8JUlQfSdzjIZxKE0JzuOQiNKITmA",
+	"TiKxLnTBTMPdiTaNOScS6oZyabFEcCr3InWGRonLa6BgTLOiI6swz8ycRlKBynRwUikf4Y/mE5dgnIjn",
+	"ypjdxgjEXb8GGqqJMp9Pp1molZr6kVejBDe9+KIyFCftcrnobG1JBaEPQBJ1/QBNdoauGEDgYSfTkqVr",
+	"LPxMcyEFJMnovvLtMIxVbwbn50o6rgkgNU7A+reseeAF6MYSsyS0bcnUMlA6eiIj0sx9MCcloFfouEfS",
+	"+KTI3oBu9kkSTxMpUuxVgeyPixgXIM1SkUw0trilUd5BzzHYd2vtZqvZglqwqVB8Kmvd2k6z1dwh4lAI",
+	"nm03r0UUbYG1vv3P60vdNHaH+QsR5C2H60DpvBcD9lrM2ZmwcNlQHWomoBCiMm4k/C/151AdqRFilzJE",
+	"Q+/EGb1dQLhgdRSfVBuXo6WtdWs/ifTn60sN+XBqcTDD7LRaNqphg6oLtlQhk/ZnzQwXQq48GtW6NSCG",
+	"gUTWFfyrs7fXfg44wOal+2Er2B10xHPeHu4Ee8/MH9J5rVt7+/oEaUqQFqnm1T6YiW//6++9v7/+cJgM",
+	"fz272D+fv//rq7ej/XFwdcKn8jhKro84PwlevTuNsQ8EbaCbQrc/v399hkGc5UUxKl6LFPIpu63dVY9y",
+	"c7b9S5z+GM9UWIiq1rq//e7V9GwyMVuwWztBNQZLC4ftCm2bwgoDNt7ITGZtIjDqm/d5at0aLie8CWll",
+	"IKwIxQOxLtllpyKdJSoHA2cOFNKBQayKSl0XCMLIyXaHebfVbvbVj0a9UIkbHU/n+lEdl3tkRpdGid8s",
+	"SgpsYTgHUy4TCEvl/tylBJLLgoNjixRcHgjxTCIhc6gddi5w0HmOGeeie95kb0EmHZ04e4RxQmBosp6t",
+	"I8AwE6jHQsWVfU9fSc3ICAFBNuUJjyIRsdEMTRSKO4oPgSD7aoidmQrMJTUzUthIaQxFabMoOGN9dXSC",
+	"hdGRkZAwD2j97bSySec0Way+23nOBmIeq7DRZO8zoJsEkrfa1tT2FYzXGKpQVKDm7ms0cfUQHS1HO9PL",
+	"15jJLOSxMKHkrbv6R2TBByEP7yIuOJnVqKHC4qnVSPa8kHreXIq9gQNg5LClnF6Z/sku2c7FPSCe+zvm",
+	"XoRO/xKH883knwv63tixaOe81oXqoi2pthCxdGvKlZnW57XKIgy+23a7fiomjyy4wa3FOmb2M3qwsoHY",
+	"S7ctjdinymPP7liOfqNRIhXJ39bN8vcvPHTzYG5p33zLOwhnxgnUbsFNz2++KbdnDmM1jCQmI3fbOzff",
+	"e8LnUczD8zh+w5MRFDvtdjobvfO1mJ8K47DhzRUGfB7Hx1xZ6GqwcvZaFQZ7hpGPv8z0fK1OM2tlzjMI",
+	"hkz2u12eaTO7laoptHiWrtNoV/ElOXMZCWSRINKMArUIZZq0nokQM3JOWVkLs696pDY6rd1Su9WRTkLC",
+	"z9muAY8iI9o0HwpswJ8Knprn5XW6a2ugQeiUzylz6Njq5sRQl9E1ZvqwsUIkUsAk99UUl8iM41XyEjkp",
+	"v5zALHLs1ZL04m//2rlqTTq/7Ac/J3+/fjY4b1+e7Oo34fPhK/509jLeG/1DdtRfP+z/el1dQp7iazaS",
+	"kbslPXjOTbq9SPrGpMsmUuJdlt24WVjgzruFVMAS6JWOFGT2UQxh9RHRhGT+7tIpMjZQ0T9e4SMdi9qd",
+	"Vek6fkenRx3BY7XtTZd/Kue4L3zYrfXinTaCW/rlEVXaBFpEw9wWyIynVarhENI/pVzGHnOQYkpcs1gJ",
+	"jyiCbedrPEt1yhGKrChX4yGGzWGTYXTSOlV42ZJrtcSknMVTWuge2WBpX/EFl8p5VGQgl/lUUOIPnl8D",
+	"A/JZRrKYj7xe9ggGMz1nzhtwXkCF8+FqNGTCILyN1n3ZsQGsN3GSGQJfTtnQWpzcbHp7NSWuc9c5kOct",
+	"nm6F/Fpt7Xaqa5/iFHx/hrr9shyM2MJxeDTgvxoD3oniQ5v+WZTIT/RmdvuCcCaJuUY2I5f7eru9nhEp",
+	"NxYkrZHaBSYD+GmBGR7iKEQa75FNHbI6ZQwaWH0HvPDOUXBx7iY7wVFB4EL1lbXb7QPtLVjnHOl4QYHc",
+	"7Gp42KLSVzLNVXNk7kUQT6UZbxIjGgF+KDDLM2SWp/zWffoDZCXbk/7oF3y7IrmXPyUHa0+a1G5fP8rp",
+	"z+0KZRTxC6uCzcK5Rbyds2SLjtdIY2gyMnK1xKh15ux7CPjGyegXPhG+B8VwecADs4mwW8mF5PsqALxj",
+	"xjVWGWHQm+20tkI+h1qhNJE8arKXxq7VVJQhALd9SyotlJapvBJQBvdGTmSK/eA7VEptC6cA690ZxOZf",
+	"43iWHOCUQllD/npW3221PLbbet7oK1eSiOYr6y2U9bEbbWirGpKZUrmYel85g3/M9ViUh9Y3D3Gf0nq+",
+	"Q8/pW4h0Uxo2j15H+2glXdp9BsftjG0k49vfgoyHegFKq2Ay3ZV30MmT2hZZ3yWIXkFMPwbB506UAlcG",
+	"LsvtZLZ9/FbWdL0y2rVkuRtv3CXSonjkGR3iyma6WeKwDtTkF1L5DW8xldtX7q8XBA5B+EN8ZVgjZTz7",
+	"Fyq1hgfJWldoE8d9BQlHqpAyg8BsrhnDws3mj/anC3IszWU8s8ILGrOvMgMHDfO6TxdcgN18gXYzfAtU",
+	"LVKQhdyAhoe/xLPUTo4IL+JZ6jf6yp6roiLxrXbFkWX0A04ZmftQrY6gqRFSpFKz60SmKfS9EI1YwpXm",
+	"hQpIKqVMjXfVZK/FNGXP0XlpshNgnUAFBcXwttx8lug48Q9Q/QIF95SPBJbPAjMaIUe9keoyK5D3ExH9",
+	"d79mru/X/Mb9xn/eSJ2e0YZ8afuhN9NboPuhM++GCw/h+0mx3b6O5TfESVsEHNsjwDEoXrkZbH/YMddO",
+	"4Tk7zVaz3d5p7lsSbChsMecLC12S3ggGVjuO/y2jiG/vNVusLk94eMAOT96xt2esvX+xi7yrxzwwP/yt",
+	"AVNSNtLdbruzyUjbVUZKkuBuA/49r/cqgUMU9k4JMmyJ6zMleGWqI6h51MsG7zJbv6R1F9tlZkmEBfoH",
+	"rHAmnOWXIKj3JE5E7vHZJy32cX76jA7VQ0Xol0szqoeFzK9apmIL2kFr3ZqykPDUzDcRoeTbdDK3/7wU",
+	"809rFR5WYiMjlcPRhnYe21FYZIYEcQcveZdEfuHGgOu00WS9vroUc/zLcgtSoQOJIdcUjBV5nsydiIlE",
+	"WgtSwjKFwp0B+EBAZGnE5SiOQ1b3D80vW4exSpM46rJpIq94Kjw24R+2+Ej89057b+dpy/gocjKZpdAr",
+	"1Dhg/tFw65dYia1jngZjn4qajCLzX57zke8GugOtUkUJ7uPs+KzOaaJcQgPLgSeoJoo+HfTZ5Js+/VXF",
+	"g38xawmg68vCfXkNacAwgUE8nefWDxsQiihj/drz4bOnYetZ+9mz3WA/fLr3nHeGgvNWsLfHw1Z7j+8M",
+	"hrvD9qAzaA2edTpB2N4LnwbtvUFr2Grx1rN+bVVTa2FSCye5SMiyzNlcQcnArG7/UEQbqefnG3Zzo/De",
+	"m+HVSx0BeOKCqCvstBKZV2nrFdeiyi1rBaJXe0mU0iu+4YlmZ696W529px6Sw4cPshvWi+ydsuw/Hv6S",
+	"7QrRDzSIm+yXGBp3FpbiW/jozxf426iS9t4Cb38ud9D/9vunggfXs7oBw2+WnMkqO2pfLlF2+BfkddvE",
+	"tAWZicGYTCdemy1j/olP3XYIg6VaEbo0sZE0I+ZFJGfolYyVYIgUgcliH7mpzsxD/UY3v5utSllg9fKW",
+	"+gqeaGyQM14HEP4QRKw0oiGNQz5H4FthPQ7zlye6rxyBr0dxCk2grpakIisjdgrdmKGsvoR67RGCOHYc",
+	"ZvDXKuPVov5P66yGfG6JMCZCzcyl8L/5a9OEzxGblMXGOXPsvjivtgYrjiIAnMV8zxDCtNhlTG5ZUVsz",
+	"agHKek1ABXappJkagfuK/NyFitud1i4+VZFsYTktKjXTKfjkWE1wBfDe2Z4QHwIxTfvKx5jluYT4LXbi",
+	"Wk+bKmV4FFlGcegTI/cZwDsYZ51Wq8l6mO0aijQYA8gCWj+cDRPYENB55DCRVyI4lHiZmY1SNOeuVQYS",
+	"sWyPQJd5SR6vr6Al3cVZy6yW3EHYzGyBHW1uW1IFB7hYxluQKa6NjCKnHRaE+l64295tdfgg2B10+P7T",
+	"wfP99vPwebvdau8He887X8huuSnaaQ4NWHw3xjuP7ZU4yUhWQZx3N93r+BDo3soh0/yyriqKMn+8rbWk",
+	"4i2w6v2u61WaisRuA0ygXCGbirAJYbnIVr70tFtZTWd48ultcVLYnB7Ln3kjCKDL9Fab8JbmEh6SMack",
+	"C0m3DJ3RyjC1KDBX2VGbL9JDTPt5TqnUZ1ZqN7J1eIA5/iaiCJsZW5mQt6i51Q2tzDxC4KI1CU4eRQis",
+	"kJlHGQ4dV/NcWYRX5JCFUD7AO0yg57PJbBMV4eMWQIwAX6meSw8a6aAZhwxgw1k5eBfWp2AnY1bqgrYM",
+	"loRDL1TL1n4f2NB7VsxiTFTKPkKWk0ZskTVcw9ZuX/knhPlEpMEpGxrj2rf8BvAz9OJQY+XTPFmIhfiF",
+	"50fTMR+IlO22Ws2+ss/FxiO04iKO4BkgDgM+ZfUC6JN7Xt6g7LJhIgTreGyaxKyz5/XNliMMCTZTEaZ/",
+	"G8sYFxbeokuPv8CAeGZVwrB1yudUtJ8bdRYMoU93vAM4YMfbKFNaZDSX4yjEpuY0nmqA2sNKobAP7PPO",
+	"6tEsiGKNad5cArvdYkHE5QRT19S/Vchie3nIWuw/OMjmmKcO9GahynNtQvmAJTwVW3YqS4s1zbBodg6R",
+	"9fgLlmsC3Xtt//Vfj3dPNqi2XPiGBy3uwY1yoy1zgpdVt2HwhhdW2H0qR/hbhfLmLQqbW+d+K6RkcZA2",
+	"R2O9+42XmVDpLsw/L1ScXoCEctDo3Vq5CHOI6rBdu7ut3cpzTFxz5ZNrZfN6mdt8LDi9YwGUWdVMDruY",
+	"tqVcv9EeyGfPpbqSxPe0jbiTq62Cn2NJRZeFmLdT/9mznmiWxJHwIIaBJRY5Pmr0xV3CpK8KtfoW0MQ9",
+	"UaDiqO+2dpBp4RoxknqKEbqXBxvLc14t8IfA5uurxUrV3YNCjy22uOT+/rxCKhctlkKZKBmE6bxUR/Rg",
+	"Zo/c/HxRHZFSgahUVxfPg792Bn/bn7ye7urz9tU/nqnTneu/PxWvWv98s8d/DDujd/Ltv/b/dlldlyx+",
+	"64Pqks/dGYSJfLfjlbjON0l93lLQCoLlxzgZyDAU6lYx5G+jjOl+Uri4ayHRmT+lGZ4ELPLaSn4CN7kZ",
+	"t8QRZ0Be1HgMHhvMVBhB0RmB/4RxMJsIlXqMa0A6uRVCydupUL2p/FnD19wNqMQCtt4O6qVw/NZxSy8A",
+	"NZefQ/iukyO202y5mbpnyJHzsYTPe6Ld2+ybWN0sSGMzvBG7PeZ8Et3f9rjLrvi7GclGu8KO/XFXlO6K",
+	"v/eO32y6K5KRrlBorlaYXFm5uLEA15aM366DF0fwNhl9UZNFra58ru7j2i950KrmOBndaI+Y2axujuDV",
+	"pfs9vyce+1Ae3kjIipXzM5878HCa19oIOTC6tUqgJHPsYdoYQUIirlg9lea4w/H2LKItelsI91ySMDSH",
+	"520y8lkd4XSx3Ha6UlPAwb+jkf6fciY+Z4mG25Ongoeb70jaBpsXX7wFSlUjzKezUgwBzI6Dc8QngPWJ",
+	"uzaIo3iW6CY7ibgiwHfKbQ3mGc6+R7gxgGMIj+mdHC1vY8SMxo0MWq90A78D5FK7h2+pe2D4yCgXYP3u",
+	"f/34fH+n/RToZyQtw3+1ftx/+vSlmdDVygqQrDtP2SFR9FVXXu5LHtSb/qwHFWFlwy95YB/eg76lrrsf",
+	"0YCbZnPh4A7Xss7a5mG6PY72MY5/S8FRaur2zN4UGhDwrzqWVkFjKzh3vB1PtPGBRDLkgWBCjaRyXBZY",
+	"L0X8Gt2+6r04/6MHHAsTmXoM/9nBvpGhUZz4yzPaiaweikk8Svh0LAPtsZmS6XYSx5PtgQg9Bob2SArt",
+	"9RVwhwBELaYo8UE7LJQ6GJs19Ng0mmniGElCkSCZs7HT3744Y1oAYRf0lvRenGcfGyd9JRV7e3r8x9tW",
+	"m22zt8cv/njb2mmy3pt2NgQ24VNg+U2TWWCUfkh/A8AsFcJLEEKX5saMpK+u4oAPZhFP5hZh19IpTIBe",
+	"F8XyJQRCNPNnasKnUxEigWkijCyDsGuv1QEqCm7+8xkgvEDgxFKc1E9+bW91mH/kG3HOzL929xrosCD7",
+	"CZQ3QBWUhtQyrJEu8KTwFG7coaptzq55oqQadQm/X4RQMD7mV5CqTIwsmchwS6d8Dgqjh2jw5iKEfIU+",
+	"KjvXWWMRSEWEViQniml+JQDIH0rTjUc94KG9ta9w5FGsSdNBVJrA3YHHfiRSZFoG9lao1UiEnkWp9rG+",
+	"0OwJLwvdW7oKv6/qPo3H95ivLyUsgMf8cIayWyDV9T+xLathGSdobAvcg/RYz3zmJZS0UW0hXW4Og4xY",
+	"Gde8Oeh2rvxGNtSEX7NUfEibrOeeInVfSYjuD6XlnYcdD3BAOa3D6sdnr7Z2Gp7745AHMpLpHP+y26CK",
+	"PKhVYTLsK/i93Wp0c78WkKGh7G4KO0nBrOqYpdexkxj6CckJjQ0GcTrG1uW+AtnSzn8JIgjjt6RzgJWw",
+	"uSu7TeKE0bJQ2aXUS33dvK9yC4bfRJYRnTjseViQZIhEDi15IeDiRbiTf5QiIhhuOj86jRM6rgOjbIyE",
+	"kipXgNBlOG+s/fy5B/+9A8OAWTY/wkb1sJXu+PQXVj85erG102BPdz08dyAAPWYkINasipA93cXbmLl4",
+	"jw35REZzj43kFcEGTmQYRmj66b7qtFpwfWGG8TBHsRqJhPgopM5taXtFIrhGAhNbpguMO6wukS0BD2Ga",
+	"zBRw6rj6zHgWhSjPkNSPsHlBqDQOcucVZs+uKtdspmcUJjnMclVARUhUbViEIUtbPohqzUe5WMRagfxQ",
+	"OJEKCVQc0FUhYQVj2io82bwyDyXuH1GZC43HP2Aq7qssswYdpVFUvKmXMQ8hiT7ajH6T+cgY6LuUG2dI",
+	"ekX458WuoN3WLvPPzN+zWhioJQUp62qDbGXOlCdaANy/2XJQ6ZqToBnUcKfJ/gJg9dT+w2ag2vyzt+/O",
+	"Ll692b/4y9sXf794c3R8dO6z+i47/kuOQOeA7bZ3LIKvR1XNcZSRPrRbXqvVckL/gA1I0cVDxgdmwO3c",
+	"n2FHgClxLUTK9DRO3ejioRHoC5OS30FG3ENHbypB4lpk+RChoOdU53tAfXFxjPrIPILY7uk0ZkXMjqZp",
+	"uWDlhx96ukR+gOSQKau/PN1vNH/4gR3LJB2zQ+R38NjpmE81kBsm7BD4miLBhzD1xizDdTciHomIdCp4",
+	"2GX+IfHDnM+nosvMbs8ciXG0v3XV+V8i2fez7Z7NKIots0eMLH/z5gSqnqH+CdrSWh9aAxAdrQ/twPwr",
+	"ZGkcGS8OS5dCZ9u5Tly7bYFrrq+ckWkhNzCXs26cdZAVIEBg9w7jZNJYBG2G5QbaxcPXWHVk1R3Oi9kS",
+	"P5+9/QXWGhkjUa078450HMzK4SmIkuOzV1SEhOqKal+JJkRfg8FFanJ7l/3v//P/hvOzt/20gWL8OfN7",
+	"h6//wN5LpLaB7ss/eoevM64KGuoTDcRLwOgwkSkYKUAmdHzWw2Edn/W2jJDo+axOO5lEmNNfXnblDvNf",
+	"2J+7GcaTY3/wGx7zey99VicVmcuVojwHFCm/dwokHyjx4cN6Wx3cfG7kOX3PrBGAJpZRu72XaHmfmkl9",
+	"eXpqJ500+MvT061nNjePbya2iFwdgmftI6L9K9hEThTwCew86lqIk8lB1otvJeX1OI4ynrD6bqvtsd3W",
+	"rmfEk2eEnPl/zxuIXluazPOR9asXpmYhoH4SI3OwGiW9JKQDGhhQsdG/bl/5QSSVDHjkszqRS7E8t1RJ",
+	"nOQI3v0q2r9zkN8rB1xIrWVF5ktBRKD75Vn485en+3ia6lZV2aq9lee5ccA4skHAjUgpiHgFKDacyIBW",
+	"jZEC48mo8kVa5JsbvzlfQXXp6HdL+hJXsPneNiWCbLPGZboxXHNE2woqzSqHbdyGyMJNXm3V9Bd7NY00",
+	"ag2Oz159/OP/3+9jwOvjy5Ojw4+veqd/eXv669HL9x+Ncsf/12l1nrZ2Wp3Ws51Wu/PxIzntf/RenF/0",
+	"Wu2Px2c/mVlvfzz52GnuNdv95OToxcf2x4/tVquzs7v3dP+PP/54dXz4x/Hpx48v3r784+feLy/7ycmv",
+	"7Y/tj0cfd9//sdvu/NHrJ2Yk7aCf1KrOwato/2Wy/zCBNrBCKq7dKTiOGyzeq2h/6c5qa7ewatkqLa6f",
+	"XbX27k6rvfO/zAp9/GjUEizd4Wvz31vLS3d81vvY67k1veVilLTyOdlNZdLOJF3wgsnz7tqaClR16Krn",
+	"NL3TQhl6FZ3TJ9qaF9BFtlokGcFyp1jmxsWgEp2DCz6VF0j6bKtAF9yGpfLP9t3LP3+Jc4qV2KDLnI4G",
+	"GRdV/J++sn5Xfcnzadj4E321Q12z096pFHc1FsOpPdt3CQlvvFpl1bpF5+qhqnQXYxUWpx9LCZ5omFmn",
+	"MOkCaIgdOp2qv+4i3neKLFIMin/x6t0iNfxvvxszKU/Avtjlg+LbhsJ7L87BbgmlSLfQn7S2Uy6Wb62+",
+	"kni+My0BWiTPjVrrZveVx/rdm9a2Ujv5S55MaJtZF9jqi8haq4KVWUu1DTZ24Uo879bl5YpHc50yJQRS",
+	"KqYJ/OzGQmHIzI3AumP7TOAhusxhRHkk6DXglEAcF2l3HBJJHkWqr1bCSLGKKFJN1mMZ0Etoa5G1EMZt",
+	"U9Gc0KLgxD3JItelSf3eLJSLvsOic8Bu4Ru8kWAIHmc7bm3T71sz7Cx5YwOk5hOaX9DS9taPk5xUWep0",
+	"FsdtjZcVY6P7F4aXazDulPUXVx4enZHikKwjvWJIdM8mttZbuuVTBQCxz4s0Rs3UmVC6oZcaLjw3Hv2C",
+	"BV0JSCvb+KcgCTbD0nIH9qHQtPIv+FpwSj6z4fVFym2MJDfKuRAxqqaLnaher4tvW5azrMMB72Ol9u7B",
+	"nxcBL+MptOaKIld9nJh/+miU+h7lChLAGllQZcaBcrqMLaqyG8EYWb2gJ9eWsWFO17xspfrCj6ykuQge",
+	"BbS1pB5rVqcpYL6ZGH9BIZjfVikqmKrKghfGidzJK3WC06ZPNA3261OrNIk2Wwb7ozBILZSOk4t4OIyk",
+	"EiuGA0iKK5To093SsXx9mio7fmv1FO3QW2gouHMztZRtmwdRStnjvxaV9I2oFiOqaPZyuoR+eIASzhW6",
+	"AlnKiVD71nVeXoXUwZpqsEMsruEKdRGMjNV1PBHQ/CJ4lFo3kXL6JBMzHCsWJjEAzWSARqfwUYg7QM90",
+	"NCXmhUtVGgj1QLlqmRIgvbQdrHwi+ioOENYkEBnog8JGFhs9ScQ0ThzI8gGRFORuhH7SEU/FNZ8bpZeE",
+	"VJxi3q9lBPVQ5t4GzIdldIFPWFaOqAEFVZ36rC6VnoogjddWe+PkCBQo99LscXfJWU1wbhAbt9eXA8Ob",
+	"P3qWSz78j2znXBWu+/LNF7Q/3dGtIiOLJ6EsxIVlOzeFt1zxTzF86jEepPLKAVjFQGmdt6UPqMqR2OYt",
+	"NnmVevbF0A3F9fVmoZseBB7vylL/2581/FLbjkfEJb0SIO3WZpDfYbvm1SKu03d6+XntVne3Tc8js/Dl",
+	"VAbLJcAAddiAinwxlB+MrRHP9MXl/l8nnQ+3gdDGeatiWBHpvf7M4uI797PBGKJsT8Ecsgd2Xdl6iWtt",
+	"T8+dOl5WMCo7eCs2nEURCgtAlLFMa3EqDtgSyBW4xYh01WTmkBJ1Pg+34E9S9RW402iFJMBcIqaIhxHN",
+	"LToX5C1fnC+H2qWybAW5+sTPJHqwU44O0VfQObpWamzYQopf9VBdpHDl/UrXSzEvCsRfB8/P/326q95M",
+	"nwXvw/bwlX46+pnvzF+K1uy1fJvu/e1f/7iuLHLN9gZcxRhKpiCrMmcqvj6weJ4EshThuWiyU7fHYX97",
+	"yxv75O1ZWUH6ONrPbWu3q5srBf9mKxtaqb9SyucRox4FvnpsBs6Vh9+rllppqYJ7jlooEghxXbpToUjR",
+	"saahKtpttbGO8XosEjiHVzHC8LlKDHPnghP8mVQGDCZTGWXM8jftSSpTfjyX9+p2mWV5qG3uPWh0afkQ",
+	"zUKZbkXx6AZ/7zqRqWATDgifhVZklxoo+oHF/Mn1OGZ1hIpyrSOJxT5tYNkDxnzcEWgAbAe2sCRCx7ME",
+	"DMgx9dVAMIhO7XLyBMm2blWDcDOT1ZrqglU+p7n4TTyqlHERKk0kZppgXhenzcExlmY59gZPg6398JnY",
+	"ej5stbewIvTZcz4IVmXDeZDGyb2kOezIXVeQnQhWx7ilnZaFhBFad2cyFauHiH26qxDKNx2hUQKJZZQz",
+	"Q13G1nZmZvscbExrZpYMz+zF8ukLeSq2zLM3nsOBGDrrcc3gnt04uDS+1dC+Qja1gOapsF1g90IQI6x+",
+	"DIiTbKbzaPgZt+gn7z6o28QKQjTy3EA47A7bQYc/F63BfrgT7PFn4umwHXYCUCnJSOBVlVKYtwnpGLH0",
+	"UqXJfENKNNyjD8eJlj3/MWN2u2IM0OssApXjjBOoslhXgXF/mTNsa1mP6oYdqKCFx/FMC1SmKaSFVAh5",
+	"IocfEDY8oxCRG2a5D7fLjk9/8foKUYEAvCAesoFM0jHQh9rgdEhfTS2JRYyADNCggFMAPZTDiI8007Ng",
+	"DI2xhAOAmAFrqhaXKj0ObPsudpb2VTxLtQSrCq6h6FaOLe5eKkMOsypHtEOTeyyI/Emkh7jcVcybfL2G",
+	"3QJfX8UGjFLNEm3Wyuw3hHDYYRBKNJsr4InwmPjAgzSam02hhUoXDJvd9yvGaZ64qTnz9dVyZId8bUqS",
+	"NsctajlOcH+ckXzbSEll2AAPpqfy2/ex2vBGBVdhCiBkGmJp6TuVCB7ahoV71o+BFVgVKxStAP1MRYr2",
+	"kdtW02yBpllTtYiKjNV7b9pbOw3XHsHqb1+cmR8Q3cZ1I4D7XNJEO8TeAeOOQx9vBpDDQhlS7UYQj5TU",
+	"wkNEAfNMZWSgFkK5Pgajr8bxNbb0S7WFGt6emL5CABrEwqAKyv+24DoR0NDD6JTI8Ebwz567nEeRD+gl",
+	"N3chfAVa8o3U6TtazUNYzGrll7SwcYK2RIa0VFQ15veqdYNr4/5xKF5LxHxdkpEZ/hHRq0EVaMNjvv09",
+	"Tphv1qU4OHtf9apQenTxXqFmE3NWcz+5/+ARHN1vQ2/as7wepL2wWW6hPfMP2Ex3uv31IGrTPf1RZ36+",
+	"ygHnsjiJ4lREQNLom1KF23+a//l0l3LMFXwtXIMCEqHRAikQb6eJnEzILQ24FltSaaG0TOWViOaNAzYV",
+	"iVGCW0LBIzLUqb6yPqO/jSpJT3kglmAWjt++OHz11srHKU/H+Q4qoDEpptTXNVNNpHLORCnGQilSKVpd",
+	"2jUW5lWP2ydlRV/ObJgIrgj0LRHYBw6wE31lk24EvrdkDyAenfG1JOYBZGKRMWxAFHNwjQMW8TTX8Elg",
+	"eBm1mJEyuNMdWMk1nzfZMZ9OATcrBrqTyTSdwzpTS2Nm9OBzrrnuK0T4o4WHr3N1sJZg9hIr6RwTmxIC",
+	"zSSA4RsAi675f3OB0Hlc9ZWrHHiiITgRkXUWcMUGbvgUAR7FW5G8Eu4DEJ5vTpGF2KIaGmNtMJNRuiUV",
+	"y1ttsdBFs21V9vJBrZ9jPi2oozsUsJi9iHIqVtocVJVeBDwZxON5mCADYBRfXww5xLoo1AvmUeXih2M+",
+	"fXDSL7JcbmzYy6nwTcaf3bSamcrhQUxwaz3Wb3wNILXHfOrIFONciJLEcEVNXTzTG/a5W6asDfDYLS3j",
+	"YE7Q7MR+iLyDVUKkNh1sQaQqN8fdkN7tq03zuzh3SEmnq+Z46fJKXl3hQ7+OZvCvz0vKbcK1EtJSB+r0",
+	"Nk7SC8e5X909opE9mIOUe/5j/mtzVyd0J/Fm5r/CUX+IUuiRsVASzTiRBhuBaPuaeEppIOyeIvpCapEi",
+	"+TkXaReIgxln0xx5ZV/V/ZKaUMtmDC1r5nofY4HAg2uMa4IhsfzBfhCroRwBrE0wFsGlCPsKGqt0ynxj",
+	"PPmsroVgPs7Ra/NL44DFlKgbEhAvv7QpLIrcQFbMgeYQNW5fmS8rgKoulA3FCbMZMV6iMZ4Q2o6Xz5H1",
+	"1SIKa5PZiQeXAieUKGuNhjKa8MBNp9T3oAKw+JGkyZclvDULav5LE42lOQGjREbGCtB8loqa8bLJMHbt",
+	"gReDOOdzvoIJUyJrHzQ3o2apWpCwWakxTt2DUhER7fdNCuUXcf0iIwiv9g1VSHY9NlN4qh8b6b6Lgmcr",
+	"ZBz17G1Uzirj+8ay5lMxia8Ib9+K8yNLMb7IKk7xF0D7TDX2EC8yjFsYXojGs93dVhv6FVRssckBJF4z",
+	"qx6yF7OAT+9Bhr6AL3Uy9JspeP5GjCOc3jttVq/cH3yrsi34toL6hs7xXJHL3bfOTyJdtW9aD6MlFsjV",
+	"71NRNB+370perztt3gcGbqjC/+UB+kuGFYTm2szWSYOpjTRFBYPIbxR8BOiX7CuZOt5+KGAzT1OAfGa9",
+	"DWkuiEKWxiwRQ5EGGPBDGB+LA8GOY8SAoMf3VRo7K73Kcc6d5SVGhHs43Pn5qN2PaTyOr19xFcbDoSNU",
+	"zZvL4sM0hnTyWIA5HMnROM1Rmb38MI1zpvGGrGW3MHW/JSFmecy+T2H2dTCYPZTBuR1wG8dYb3Veo0fP",
+	"zPWObwxlTt03P/psIJBKQM2iCADp10inviLx1GSHkeAJlcjiZRD5tYk3eGHFhrxN/HfzVrz+0EzBo/l5",
+	"3/obZtgt6hPcOl+lHi8N5Z3MNPDBZcRiXDE54SPB6oM5m4hQcuCfQDzvRARyChmcWNmT4bFETCMeAAWK",
+	"OT+QZIYNjcle48AxPp0KngBRDB0kmY/ZPbHae6ZSGbHAzCrQ8RUNgL5abQE4vd9TbKYugRDFhw94LeZ+",
+	"UZsfw3dl6vwAMtjuLvzMo9DHq0/xq+9V+5vjeB5/BZG1VHxIjYoDDqd2B2jNmBZXIhFsKriapZStm6MQ",
+	"U4xwt8zHjSIQm8M4IeKUacQx6WN54l0NpwPzwYg/7bcN4mlcp9+tcWFDaS53bY7IYzzt+wAQANWO+5Ch",
+	"CwIy7P6tnCmXyZdC8rPwOJw93XKFYpDT8RhSNxgh0W6xiVSzlKiYED7HlSiRbA8iLieu7hnTQfY7IfnT",
+	"ZMdSpWBMjbhUpH8KQcMnmk0TcSXjmWYzNdPU1dRkvcwbJFvPsVthagpBe2yIEdURZuKvsXzBmIdmhCI8",
+	"wKgjqKFLTHiqvirEKJvs/Vgol5ThykXLrdN7DUSGo5jo7ZAbNeJZ9QEL+LSv6sNECNbx2DSJWWfPw9wX",
+	"lCaxmaIsEHCbybzn2qECA1flhM+8sA3lUPEMn4OJMoqDNu4td3SCX07lUfeNNng7CpX913893j2ByoSp",
+	"TIQuAeBpY/NxZfGe/8w1xUl5XJkSqChCifrqCpZsMQJWSzyCGN5c7bSc2r5/cY9YLl9O4Ju3L8hckINd",
+	"EItQuWSp8nJMpd4N6Rqe9lUGZZNL2wByBlqZRuDLgBtpPiXyxfxUGxEdSh3wJBRGNscQZbSVWMDOp1lC",
+	"aS5HXkgkIlnc0qPKaChfJaGNCscCvpFKOOirDTJK7J1aow7uPwaAC3WfnsbnMLMf09X/YSITT8X9xgCB",
+	"N3Wjgk+8w1bxRMZ037G0QXEUOvAfiI74PPWJaNWXQHomeDDuK9s+7SjqOLsWg3EcXwJDK4gwYNmCBgEp",
+	"dDer6ke6OvdP89ymEZLmbiPB6HapHfcx2hI8Y5cFw9ZMEkgVuEEKDYTa11yzML42os0Npa+GXEYibAAm",
+	"JQp0mgYLJUMzESthBu1oYNlYJAKlpL6UU3Mr0Ko7uO2+GnMonoXPMKLMh0f6lrLV/A5Y9QpfyeoIh53N",
+	"ExHuwhU8iaRIoGCxgVMGtYs65Umab5nAR+HgZYp0wfEsZfblC3dm3LW0wnj/pZimzb7y0/nUCNocmKfN",
+	"eoV2nupBPJnwLS2M5DR2OGgmR4OO8B/5KZVpX2EYmVRJsZiXIs+gQhcLew/ArqBHm6+CVaFlMz7VEOml",
+	"h4KY61V83WWJ0LOJoC4TdAloMrQAr9RoP1hk3HE+bdhmKrTxE3L7iCcYCisQzNmvIwRTrEzTqQjLe1Jf",
+	"wuUWVg5vM3qs0cX/hZ7eWAUyEhhThNUx1z7RTM8G7hRrN7Sldg76gg2BlHFkN9U7G8khw8LOLSWNNzNN",
+	"cc68LDlY2oJus25SLy1ardbTVeBS5oH3gX6VF4haMDgNJRs+P25C6m4SvinU2I1UPBw2QxHIUIRGlIsP",
+	"0wjcsSGPtFiB8mReVtu4+hnW8Nx83ievNuEfjvCmNjaR2X8t1kZ7NZ3OYdrNTNWql4/f3SbK9NRam4j2",
+	"5i3qweHODeGQ4GVFrfdw2EhXj4gTn7+kPF1p/9QzNWr0SCNnjVmxuqKP1snPpc4cd6P5W1Z2UevW4nul",
+	"N5HqSrqihxWW31F2DVNCmt3owIkzuloVJwxDRAtw/012bhxd0oWA/O+0Xc+2AdnK7DRmOp4IKiopNAex",
+	"3FgzXWFsKOwRWuH8vdMiqdzBk/vUu7MDVECszhHv17q/GUE/4TIyB5lP/mfMk0GcmH2yRS2mummfvyIc",
+	"9/w2eNgB8jZemQX4y7w6hF4SgwKgTlFXHK4dd+tmYjeb+6oMAzackdsYj3VzKwVYyWzlJBWew9V+Ixyj",
+	"+++Owbi3JtZqGlcuB7IPJiD1k2PSxFW8YT1zfQWHALhT40aTwb6iABIcr8VEiHng8uQQMW4cCTbhczDS",
+	"B4LxQXwl0GfAE2Ns7PhaHWCpnAw1m8wgmU8irKTFhdW5Cj34PF4kCKRHeoxPYjXKd0A2IFOPw1/MxXAr",
+	"RLPA4fM7S0NcmNyZ/KINLQUxWUvQJq4sKtcIqmp9LL9v2MiSTduDNrNkm/VmADbURXkZuykPQOHeUnmc",
+	"jScXJYaj+h8ZPvxOUvKw7oIRz9zmKmOdzVkJuD+7/sna1haS2LOIimwgOyBRjloRKVPMIffVhF8KxNHo",
+	"MhVD5CyhLE1RGUEVAugBEP4kleNrxeq7rZ2GLbvCF/RVuSVrH00kNusMWXxsnohAkWbA8Tixv2SCZxb4",
+	"EmdfvdPabdxZKWB2pKAUHkskH4paQOan+fOYabelEIDCwU0yB7OpEXQixOrJBa5lz0Vr8agN5isgIB4W",
+	"4v9WEBBQK7mxrfQFoNTp0nN0s2AZtqdqVKtEYzeUkaCo4zTixrhu4r3IqlQRGF2PeWfvaa1bez589jRs",
+	"PWs/e7Yb7IdP957zzlBw3gr29njYau/xncFwd9gedAatwbNOJwjbe+HToL03aA1bLd56Bhbdv0Wtu/us",
+	"0965heuJq7Yhj30o+UOF+B5hH27n4k7o9GXS0vz7s0M+AIStzorDjTFCdcB1KPWWRNQL6bIuXuW7Ug//",
+	"Usz9RpOdCRX2lT+ZRamc8iTdHsbJZCvkKfezLBy+gUScuYr55nT6XXbyy08e+/nk5U8eey8GJ8Y6+Ono",
+	"R8+mQvtqjx3Lv6DRZMZhRCVUbGfIsOZJTzQK4APG1RyNCRFp4bGzX39iUgXRzMjxOuRnFYK4QeG5nKaN",
+	"PEZDq8nOYsQicxNzDVYPPN5lwlI7HPtBT3Rf+WQybBl55bNQBBE3U1z383IuDlKRbuk0EXziI+wQdKXS",
+	"xdYWkqqvzINlMIt4AtQzZhikGMwKYPYHigqD2PwYcIUAajwEgAq8I5QToTSYcTT6vtJcia6Z40iYlW6z",
+	"qfwgIrQRKQf9rP28w4whx7QMhVsQtrPjtff3vaetFt4EmotHUV/V958+a/2//8/uTqdFTYC7rRZkVXW2",
+	"7nVceAT70HyeNehcJ7EaNVmPRcatSGBZ7cr01W57514a9IxGv5362yhUUHIcFqIF5vMWNNMG3XnuMx6U",
+	"zPD71b6VAepQ55ZHEjSAgKOUeCw9+i7CCHiynOwv19LGDd8C477WrT09rm1cxATP2v7zUswrA2fgJmNn",
+	"UE9PGKCA3AkqTdM/CJAU2hOw3wrCuCD4FxsYG/cGhGHl6aOX/TA4GGs34xdpQDymHrxyNxud/7U8fcbk",
+	"oTopun4sp9ZALCJtEVBjedURMlkC+G1ys9eLA7s7Imr2heshUem6W1R34K1VU4w0oM+sg76kB2VX8uaI",
+	"E+2Se6xGoHdt/znTIjlaHxl+qaj8MtvlTfYLBnKNJ5KAiM+SY9fjmCVcXeosjDvB2K2tabCFZ32FhXYq",
+	"zpdzwk94sIJAaM3SmArsIfNHle/41pDVd1vP7yPeap5GO/ZRC9wh/3JfwdnCnvqK4rLv4MCsxqDJHYxR",
+	"wqHfpjSlYdMmNxycA0qyK3tWJhyyG+a/NXqouVND3vPA+OKTOLWt6mvPVl8VD1fxAWac5YkWOHjdbPSl",
+	"V/WVmQj4BJoNfO1yMgYA2xG/XxWT+AG0ImI907UMhcKygjufeYT3yJ35+8yZf8ZMeP47HhZFHaeqmsmw",
+	"CYK6vWEtwg2+/TG//UUhcQ6LIuuJBuHm2RKchOUPw90T2JayYvtP+i8yVcp5uSzDhZexXCIiOhVJ5Dgn",
+	"g1mSCJUuck9SuwJ0yomEjaVO42TeV3VHZqkXEmiCB+Mctn98JSZmwNRqAcOBevwFgK++qobw9WUYJokK",
+	"8O5eBs1ABfQKvO7TBp3N9o7ygkX88yPJwtfGB8jt0nwlHEjeGrbcJ5rJcFOqgEG7nFjICbC17EI3dcMs",
+	"e3I64Gr7z5RDk/9q4XgqdBxdAabSNJEKDDU+wppOPp1C17Nm/p/XYnAxS6LF5/oN242FVNke4WCALPiQ",
+	"Um0oEs0iyw5CpxmRKiei4YQrEoujPxmAQCYdYqRzfI3F5bYzjlN9qhZIJFxAMm1nqTmNbuhQJEIFgvl2",
+	"2B7DSfIdO4WxzT3Ig2Gu0PxHRl00FuCeotLA/BgfMfFB6hTtUztb5n1a0CcZF7qv0nESz0ZjpuVIbZHh",
+	"Se1tdohIzDFSIjQXmNvA5CfIdGdIYyFrXxWM4JFIQSEcmGFgbi/nNriKpjCGZ1G20H4CaRYP6ZW5gtAV",
+	"VsWaD4RArOMugs+F1BvXLBEpNCXfKXBFe+8s4OruKsV8yI36xLwKOOurKxRzCwx0tq7w0u5+6sqHvW+3",
+	"ttvOtMcfVPmY4X4l4SxaXkAQ4kqhZMmJd/PrmqCW+cMMvsTYjYGx9bfgFuu1PJAjb2bwnBM2Solcxd7A",
+	"1THgF8Z0RNKypbKqGC7iUTQHInVAi8hgaK1xspqnp68Wucy/BW7yN1KnZ3baqlDz0OyhdJaEtVdUuNQu",
+	"UJ3MdO0Zx8Gd4V1r6chJl9EIv1LO9MxOueU4M2NlYZx5a+UbpzbKH+T1SsNeeItcB927WWVbbtEepH01",
+	"9/zH/tVvwUNCRiWjV8CKJDn6VVDFrqzAmw0mgJqkBMY5MplUFmMxRiduS6MYeQ7uCC6TqeSKYJHoMuw0",
+	"w5RqaNQVEBqAzXxdCLIkuReVmrT1OAFapCoo6418EOYAQ9KhC53bT9CpjCLb0WYM6xu7wh5U/2L7kBVF",
+	"X7KNzKzEWzNhFRmMgn2jemJj2ddOhTLuo1lLmO1wrqdjPpKcGWt7logDNo0E1wJhsZIJm8Yp11rOJpiD",
+	"aMKnW/1VUQ1u2KNFk/ygTWfW9LkxeIbXORX0aUNz6KamX9zsj6G0b6sh7StQZ6gbGM8LZqMArHL7DOSq",
+	"1vhz7W8rKXVol7OeFe4lUXv2NQftM7l/R4OZT6dJfFWBLvkFwubcu+B5FDhfa+y+YJt+PRH8W7XSFUTD",
+	"digCqam/+0vgluJZgvB8Qe0ioSiY2NBatwBZ5VuAupCnvOv+fBT6Xl/5zgryPebnbDLzT2ILNX+gT/cb",
+	"TQbDMG9XQlDVl5+EPqtnhnpfOUu9kUv3WrLTXCnk9Zin4orqvZI4El3XbygxvI5C01jzu60dDypRFAam",
+	"Fdaq5OSx7calL2d3srZd0Ba+LvuKBVHcV7eQxbiUX4UZ7jZ1JtSdnX3irOYOG1lbWoREACOm4ySO4tG8",
+	"WdsA6DT34Q9aifLFVZTdhN+eqtoYlnzotJdXE0kSJ3aLE4tZXiXkxEYS5oUGK5UZNY8iuBCE7+62qje1",
+	"vISRrDIg4gjBJ+OYRfE1NJItyKaIB5e6VAI8wlTcYAv08PAxCOX8UwTp7QyDO9r1qdgIQZdqDG0h/urU",
+	"C1vKvNy5aP8MBnsvmc8qUexU3DKEnYqqxfo4Mf8ppfqa1s8lNOHfD1Cmv8o47IWhts5onTMCXvIYZ+NY",
+	"T2XKI/PfV0LNRCMrRjvq/dKD6gv271iJg1xdBta6hXyO7bnYVGuGNktFyKQCeOIcX5V7SLHLmHpD1lT+",
+	"qjhl2Ge5HjoQNm11sCzYql/SsKIs2TGXir3G1QByqYkws2RWbCISGfDtw7EM+CjePLyYPiw7e7Uqig0r",
+	"KPDylQLjsb30+yCOwvOM4qiCVMyd8FWKfPtP9EbXR+hgD90P5fUmGhxCa6n4XJVL3/SZ+5Jc1RW3412V",
+	"dIXCIqzx2IClOtOvcWLUMkOtDEWVkbFApLYgmiG7HseRaNxZk2LXiNvZt40w8PmJGStMoFDmwcBRlVWS",
+	"DBLBL4fIPgqo8rVurfW0u9OCqaRbdgu3RDMVjHOXt9vmz9nlnZa53V0eSqWwxcZev1+8vtUpPF4Bv3R2",
+	"eQf+/GnThpuNdfTXLi9so813qau/DiLpe1GZeHd119dcvwCYv8b9pZJhi6drvWBEgHN/JFnEgV8KNsyd",
+	"veRz81l3PjR2ctYeGnjVLVzkcz6q6iGbcfzHOMi5jgJdvfD33t3kYwlkL1DTDoRrtsQda7bTGAfKuIZS",
+	"EuDvMdf/9RQvj4dAz/Iuify+qi/1QgTYCNFk5/BAzdI45POuc8x9fNFR6HiEqIhUhg0PiaqnUgSir+Ih",
+	"M7piOqHCJQ4wPHwkwEeHen/8soEIgaco4gMRYb1vrrQ4O4Q4BDNoSutA/5mbB9dhkIU5gXsnjq4Apiul",
+	"uG0uPlrWhLDK5jDHqSSrvdJ9P4fy8C/nvcNs1rq19zy63JKKBXEciYR1YOuaJSS0KLdGm7rv53z0oN57",
+	"ykdVZNwGdgFevUqSPXru35fnnpPXN4vr7IyvsEUqQUtjFxJII4SUzsRP3bzYFtAYf73RZIdxKPI8JglM",
+	"xd0FEMIRoQB6BPm4bz88lYlA/bvZtvrMlR+O8meT/FGe3a1oTXs5pr5ZGsQTkdnOgLphWQMP+krZeghj",
+	"V4sgEenKmDjazlAF0bgnFrn3GdfRXX3T/HTc7KQWrr6F4U0Dzz+ncqoq/+7HmrJ7t/0thWhxR1Qi5nL7",
+	"fC0v10O0LKBtDfi4r87PT86YUOE0Nr5BGhc5NIlVJuApj+LRTGAtQcx4FFEv3m/92g/92u9+s6+weBHn",
+	"z5KokiMwUkbV4ZH3iByV+hjyRF3sRcZoCfEp6rN2gOswLEjOFdqDxzxjXu20iosBSD3E449xQzPOd6dv",
+	"kEBnpgXzx2k61ehgwI/GXcAJAe9imsgrngqPRXE8HfDgEpP/QAYUMh6GidDa60PhIbhXOBFxhLqbh5rJ",
+	"tIv5ypQ5BiDGmZohWwSsxdHJ1a59GvxZzQEhuK98qUR6wdNY+UTHoFnd77R3Wvutp7s7O77H/NaH/WGz",
+	"7YPVYMcJtKSzQSQD91zLGnSdyDQVqq84oDEnUNMz4RENSQOmshnSUxbJVCQ8MqP85ywcoVNmvrE44JQZ",
+	"/ynURFTRV2Yn4ftoMtAJLYzHVhzUg7EILh2XN08J88wqD/DoBjw0C5dvNWnRNgxFymWkfbN9zez6syTy",
+	"P5NuQcOShPQXde0sZWUlrs9ZYrxA2Prd7W345uYafqNtHc/0pq4gTcqDuoP2IytSE21OSFSqfm9Wtzlu",
+	"IhR8TI+hnAAIaVUgHtVxwR/duDSPTuoFFGBcJIIHY9jrtkxvUUsEXCHGbk5VrNLfxcK85/dTmFcYjS3o",
+	"NbprUWc1v7SrvcHxC3nKB1wXDCUwka2dBAWjdFEOYY/Wi0FbImjJLaMJal7tikez/Drbmy9muVdky1x4",
+	"vtQsd9UBS0SazM3BS1J4dn5d91o7sE5K/8hlBHbX4rjfnb55olFtEw4fDj6KgQhpNi0ZrkbDcc1o7aa7",
+	"8ekHzIweVGLZ2O9nV+ZGARq7fChMxdesztmLX87YEKfLo7Aq3FVoOe0r6DltdJlvJgUiwn7JvPhN9hZr",
+	"U1csYLev/LLl96Gd1SeH84IqtXxjtGCXLVoPTk/j8HDLGVOl2VensDOQ4tuHf2z1LPl6EKtQo6rPtabn",
+	"Lioxq/EmNlMpUCeaDQ4SG1gdYb+niRRhsR19IpWczCZ54mupUjFCPMClfjI03IFgMmexC8vue39Ox8qg",
+	"wY3RrjzieV6mOdYRa9FZeLmC0W+F4kxBuzGfs6FUUo8P+upfMzEz4kJRZCxM4ul0dVDsnm08jJxlNt43",
+	"Ez37zp1wh5Sb32tfg/9dvSGKp8F4fZmMcVaphp/ov2UE9K2ApjPTSFATpPJKdBkw9xM7CyJwuTMnoQQV",
+	"ycBRIsZBMEvY9RiIWornFQBWjFngGHPoKSJkEU9FgvC7aNr2lUMbQFhf464pcY1DH4g5OcXAmRgPsSoW",
+	"KGqJYMb5bI3PdKCxKCF/oG/pc+G817ow7xsW0dzGPbpLrHKjUOUGjtItPaRHB+heynMejfVHY/3RWP+6",
+	"jHVCirYK+iENlPW2+nam+9cm/PLDe6IxPpKIABCM3BOKQH/dzCJBSEgAsPOwcsbca+56oh0A4Di+ZhHx",
+	"zTOepmIyNf5LfAn6+no8ZzKF7bqQCTD2x6WYpmav9NVOC6j6P3/eMBvRbXlX747mVlzMG3p/3aW3TznS",
+	"Q+Y9XK2qWcecvfmo4u875cgXz+rSMf2G/J8bhFcqMIX5ZTApYD4R3M2KjqYZUQF2gvl/5tfjKCS0aMTR",
+	"LERAkD7e6ysHDWGkZt6lQ7yLK6HIJ8McKfphlFej1JcruiBB+gSh3YyG7To8XnOznqtgnMQqnhHGPzCo",
+	"cI2i2GUrUVqjUVB3DKJ9Rfq10WRvJPCFz53olikVzWvmR1ynmbDwPfwFoUYJqZUMkcN4plLfw4pqmTI+",
+	"nQqeOPZsFx6KJFZqo0LIfgegVBlFjLNOq8XGIqEPpq/vq4yKexCH88+kKM6FUxT3kwK8Dz1RIStmxu2k",
+	"+6YO35J6KFcHdsPYECCt1KNuuId6zC9fV3kmjFhiRjC6U3rvBq6eTadxkm5JZZYGQjTlUhtBoBAfXmvL",
+	"im2EwZmRgKngkwOmYsYDoDmB0m9jb/ZIrnZaHRQn9CbAzCSaWDBTjegZ2FZwrIUQEy4jIyBdI/gem4qE",
+	"BRFgcx6dwL/G8Sxh9d3OcypqKfox+QKVgrTCegmf1VWcK2Bf1x6OU3VEM/VF6xHMxBhjUfH/WVNaUPNq",
+	"tFi1bu29YMlMsfRaRFfCdfjbrn/UYdfg9UagkICqyxYqpQk3mkMBjDY1vPUUZz/FE/FvM1/JqNatvXJD",
+	"se3rYDLFUxnUurWTRAZSjWDftDsEf1C9xaww+xtF9jqbTa6shu4ZPofoJuj3NXTPt/7AQMhyyX9K77y9",
+	"mP/GytR3OxUGfB7Hx1zZjaHvLIZFMEtkOq91f/u9EH+IVcqDlJHcZHHCNI8KrgEKlhKxTH/4tPD8P2sD",
+	"wROR9Gbp2LzOSAYogStFuD9J4nAWULCjWGrEp7Kp41lWWXTVLmGi6RFiB76C1f1RDIKhuR1MQihG8huF",
+	"R3e3t+GOcazT7rPWsxY893f3wcuaYiR1mhBHLRGXeCyNLwXQqSRCjx1QWpG4JCddiJyl5APe5qo9tEdV",
+	"z4MEjfiQ/m2UXu5pxhUqedQZUg5aGeg5sag9xD3RDecQyKQAWBJmHdXNIhB/2YsI08QDDCnL2QBtkih4",
+	"c/xmB0yqK5lyKlhxj7ZkZ+snhPVOjtilmGMAUM91KiYMomm4IJrVXZQZB3DAXr3ZZ1KNhE4buffxqdwy",
+	"D1pBZsRnoUxZFI+MisBA43Ui07yCgEvKZr1QRhoPF4plgZm1UNKDiXi71IuJblz1nJUE4RE3ipzHXfYd",
+	"VJCb5eDSuLx4qYukbEKl6CyZ3Xvy9uwccLvJyxsJM8ystpbipjBC4O/M+u/Ik7K18ywY8yk4qoP4SqAR",
+	"UvyALSpHWP6Mk1yfJKtT26FusFhZfKqsLdCMZLErkCpLs9aZAuVKfncHvOxAvswWbszR8mMFo8pjCU/F",
+	"lgX0KZhwucdb+bj0gvc8igYxT0LtsYlQM2b/YcySLWOWMI3s7x67lLG+xBnXQuk4YSOeims+1908LDxQ",
+	"FgE64WhG1iZgG2iPTbkxJiwmO2RNtszmCGFeYRcqViCWobpdpGDtK5R0df/DVgh041vwA0YvoJSZGjVS",
+	"y2U1FhzqmSMQMGOYylgxbnbHWRxcirSwIUJHYr44UUcTYHOZAVW/CJGMCuaK1YH6Po1hcc1cmUFfinmj",
+	"IGJCydeTl7FAKD3TbIhfbUTHVYf1Xpxbt0CzYRJPMvvSbM1kyAPBhBpJJXSXZayHXl+lCVd6CLLRBj1A",
+	"uEodjI31YDYnECxaGzWP+z/h0ykeWXBCruKAD2YRh5B6X80U/n0L+sMQU9FudbsRthyCYIY2GA/zLylM",
+	"fQ5WdkkKW5eBRwyqhKF0nkhtoacX+mkjM4nFnYnxpxzFgZqliQTJl0h9edBXxs03T58lgokPwSzB2WPi",
+	"w1Qm5sRGcYqzY2YWzi0cAk1UuAGf8oGMZCqFZhFXYaNLrQEQ5/H6CktoCWyVGoxJLbJrd/woehZPASZM",
+	"qXimgqxs3S8UR1MwrzB9OC+rdpg5/noM58xsiyDjwLrEQgeOYIAZyfClWFCRKQfL5MNWvhmrWLO90sPt",
+	"qSxVZtcQPlWEXfDDS9YAivnj4RBlEKwq/JRfGI9xFogklUNyOljEp1p40KaQX2jzS279wGV9kddLxf4L",
+	"FLaYdpQ23BknzP/Bb/ZVUckCeQtEBUiwlQTrDpgWolwpQYLIaNbhXFKeySwETEaZwwxzR1XeUBazsbcM",
+	"d70C9VkNHIdGY2+5i3fNF5y5dqu72+62Ws3O3j9qHmTi3baqRgURtIyzeCkBNya3kS7cRqoZm9/MsHEJ",
+	"atc8UUhPRcxOFdmhPnnYqmCXINeoUMWrFa1W6yl68xXf2dqA4qK3tCmqeO9/+9vKDEIWXrLE389s2vrA",
+	"9gph0xTYXlIzOVJxYj3nsif31JzFwNaIyVXIsKvYdhEvvqYBHUaLofQmO0otOIJLeK9zKhfXaiHEZy2/",
+	"uwT6jJ1iBFJTqqtYBuJiyuU6WcjsDYxuAN7GCU8ujQHHZfgNSyf7aUf4ZSdcfr9CCua9qpBC2jaYlKq3",
+	"7ECAL+XRIXZI7T7r7LVaOTlUvvGqy6POg8mjw1Xb4FEsoVhatXQPKZ7+NYtTcYG9mGK9gEIP0l5qjCwr",
+	"suAhnjFWgzEbiIATW661K78D2fVX84k9+vZH6WWlF6x81Rs6lWXXwq6sLr3aDy69SjbCo/xakF9Ly/cA",
+	"EkyoER+JifF4h1LxCPLj63xNDKBmt0HBEeQUjKXlnvENy6rs2360X/P9Sir3rVWlDwKkQsqv4h0F/650",
+	"v1UWTO3Wgwmml6tW/VEsoVhasXIPIJOmcSSDedMF1taZU3gtuxIQjgAZlAXkoMAIuFGZBCalQHzDcgk/",
+	"9cR+3Xcrk/A7q0qX3ZpXo9WvdXdykmZpF1U3f3YeTMqclK3ho4RBCVOyYg8gXVB5VZMuSHiZuOqwnKUz",
+	"Esoczm/a0sHP+f4lyqb2yh3i10u7q7rU2X8wqXNats6PUgelTsmKPYDUWQRcWiN0stSuJfbLyMUgYKSB",
+	"STglHjnLuvftiiGaG2In/G6lUDn/5Ibk8JiS24jQPWg9yxC/qt4y2EgILjh5i5u9ugx89mAy8Kxkkz2K",
+	"QBSBy+v1ABIwTfi8WWhEWSUAs/KoVAaXIs3n8NwDvmF5Z77Pjfz7deNuI6OqW10DoJgz26PqG/bzImph",
+	"N1aXUHsPJqHOl7fFo4BCAbW0Wg8gn655dJmOk3g2GjedhbVOTI1mQHqcuw9i4bQ27FokIjPVvmFxlfvA",
+	"M/s5363U2szxM3t0QJutqhgy2zc3pVVvC/LSq3yvVhdizx9MiL1fuVkeZRnKslVr9xAiLdekvlqSnYGo",
+	"UdEcyHWgN+CmHnzfw5Z2aGFfgrld1c0OU5WBCGkLYGjE4a3kY126qZ/wFBCJzCf8AKhhX1Zm4gPOhU6/",
+	"X1FZgDmoJElEuyDF8tuzeg7w4YoT3i+u2qPMIplVXKmHEFVxcnkBnQtNQodfX4aQtQaZO7HnAfxEe/e3",
+	"bHDFySWEhE7pW77f8gO7ilWtoKcbx+a9bDqrvmSvIKRKNmZ1Q2v34WRV+SZ5lFgksUqX7d4F16dP/18A",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

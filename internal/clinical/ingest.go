@@ -148,7 +148,9 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 			"apply", applied.Sub(loaded), "write", time.Since(applied))
 		return results, nil
 	}
-	if ctx.Err() != nil {
+	// A database that is down or read-only refuses every message alike: that is a 503 for the
+	// whole body, not a rejection of each message.
+	if ctx.Err() != nil || pg.Unavailable(werr) != nil {
 		return nil, werr
 	}
 	batchFallbacks.Add(1)
@@ -184,7 +186,7 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 	if werr == nil {
 		return res, nil
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || pg.Unavailable(werr) != nil {
 		return res, werr
 	}
 	h.logger.WarnContext(ctx, "hl7 message refused by the database",

@@ -145,6 +145,9 @@ func New(d Deps) (http.Handler, error) {
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
+		if err := pg.Writable(ctx, d.Pool); err != nil {
+			return err
+		}
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
 		if err != nil {
 			return err
@@ -164,6 +167,7 @@ func New(d Deps) (http.Handler, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
+		deadline(d.Config.RequestTimeout, d.Config.HL7RequestTimeout, ops.route("ingestHl7"), BasePath+"/board/ws"),
 		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,
 		requestContext(publicURL),
@@ -212,7 +216,7 @@ func New(d Deps) (http.Handler, error) {
 	e.GET(BasePath+"/board/ws", func(c echo.Context) error {
 		return devs.ServeSocket(c.Response(), c.Request())
 	})
-	registerHealth(e, ready)
+	registerHealth(e, ready, d.Logger)
 	registerDocs(e)
 	return securityHeaders(headAsGet(e)), nil
 }
