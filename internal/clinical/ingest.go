@@ -128,7 +128,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	}
 	applied := time.Now()
 	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
-		return audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now)
+		return audit.RecordSite(ctx, db.New(queue{b}), t.orgID, t.siteID, t.siteID, t.now)
 	})
 	if werr == nil {
 		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "patients", c.patientsWritten,
@@ -149,7 +149,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 			return nil, err
 		}
 	}
-	if err := audit.Record(ctx, q, t.orgID, t.siteID, t.now); err != nil {
+	if err := audit.RecordSite(ctx, q, t.orgID, t.siteID, t.siteID, t.now); err != nil {
 		return nil, err
 	}
 	return results, nil

@@ -82,7 +82,7 @@ func (h *Handlers) CreateSite(ctx context.Context, req api.CreateSiteRequestObje
 		if err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, site.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, site.ID, site.ID, now)
 	})
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func (h *Handlers) UpdateSite(ctx context.Context, req api.UpdateSiteRequestObje
 		if err := realtime.NotifyOrg(ctx, tx, req.OrgId); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, site.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, site.ID, site.ID, now)
 	})
 	if err != nil {
 		return nil, err
