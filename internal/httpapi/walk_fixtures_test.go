@@ -247,4 +247,3 @@ func (w *walker) unmappedCode() string {
 	w.admit("ODS|D||" + code + "^Walk diet^LOCAL\r")
 	return code
 }
-
