@@ -216,7 +216,13 @@ func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 	// audited collects the organization writes whose audit row the walk checked; every one must be.
 	audited := map[string]bool{}
 	var orgWrites []string
-	for _, o := range specOperations(t) {
+	ops := specOperations(t)
+	for id := range walkFixtures {
+		if !slices.ContainsFunc(ops, func(o specOperation) bool { return o.op.OperationID == id }) {
+			t.Errorf("walkFixtures has a fixture for %s, which is no operation of the spec", id)
+		}
+	}
+	for _, o := range ops {
 		if o.method != http.MethodGet && strings.Contains(o.path, "{orgId}") {
 			orgWrites = append(orgWrites, o.op.OperationID)
 		}
