@@ -110,6 +110,7 @@ func serve(ctx context.Context, args []string) error {
 			clinical.NutritionRiskTask(pool, clock.Real{}),
 			clinical.TrailExpiryTask(pool, clock.Real{}),
 			dispatcher.MaintenanceTask(),
+			auth.SecurityEventRetentionTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()
 

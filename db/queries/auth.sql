@@ -48,7 +48,7 @@ SELECT id, user_id, family_id, consumed_at, revoked_at, expires_at
 FROM refresh_tokens
 WHERE token_hash = @token_hash;
 
--- name: RevokeRefreshTokenFamily :exec
+-- name: RevokeRefreshTokenFamily :execrows
 UPDATE refresh_tokens
 SET revoked_at = @now::timestamptz
 WHERE family_id = @family_id AND revoked_at IS NULL;
@@ -70,3 +70,21 @@ LEFT JOIN memberships m ON m.user_id = u.id
 LEFT JOIN orgs o ON o.id = m.org_id
 WHERE u.id = @id
 GROUP BY u.id;
+
+-- name: InsertSecurityEvent :exec
+INSERT INTO security_events (id, user_id, at, kind, ip, user_agent)
+VALUES (@id, @user_id, @at, @kind, sqlc.narg(ip), sqlc.narg(user_agent));
+
+-- name: ListSecurityEvents :many
+-- Newest first, keyset-paged on (at, id).
+SELECT e.id, e.at, e.kind, e.ip, e.user_agent
+FROM security_events e
+WHERE e.user_id = @user_id
+  AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (e.at, e.id) < (sqlc.narg(cursor_at), sqlc.narg(cursor_id)::uuid))
+ORDER BY e.at DESC, e.id DESC
+LIMIT @max_rows;
+
+-- name: PruneSecurityEvents :execrows
+-- A slice at a time, so one run never holds a long lock on a large backlog.
+DELETE FROM security_events
+WHERE id IN (SELECT old.id FROM security_events old WHERE old.at < @before::timestamptz ORDER BY old.at LIMIT @max_rows);

@@ -23,3 +23,24 @@ WHERE bucket = @bucket AND key = @key AND locked_until > @now;
 -- name: SetRateLock :exec
 INSERT INTO rate_locks (bucket, key, locked_until) VALUES (@bucket, @key, @locked_until)
 ON CONFLICT (bucket, key) DO UPDATE SET locked_until = EXCLUDED.locked_until;
+
+-- name: InsertRateReservation :exec
+INSERT INTO rate_events (bucket, key, at, reservation) VALUES (@bucket, @key, @at, @reservation);
+
+-- name: SettleRateReservation :exec
+-- The reserved attempt failed: it stays as a plain failure.
+UPDATE rate_events SET reservation = NULL
+WHERE bucket = @bucket AND key = @key AND reservation = @reservation;
+
+-- name: CancelRateReservation :exec
+DELETE FROM rate_events WHERE bucket = @bucket AND key = @key AND reservation = @reservation;
+
+-- name: ClearSettledRateEvents :exec
+-- Forgets settled failures (and the given reservation) but not attempts other requests are
+-- still verifying: those settle on their own.
+DELETE FROM rate_events
+WHERE bucket = @bucket AND key = @key AND (reservation IS NULL OR reservation = @reservation);
+
+-- name: CountSettledRateEvents :one
+SELECT count(*)::int FROM rate_events
+WHERE bucket = @bucket AND key = @key AND at > @since AND reservation IS NULL;

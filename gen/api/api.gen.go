@@ -580,6 +580,7 @@ const (
 	ErrorCodePayloadTooLarge     ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired        ErrorCode = "plan_required"
 	ErrorCodeRateLimited         ErrorCode = "rate_limited"
+	ErrorCodeServiceBusy         ErrorCode = "service_busy"
 	ErrorCodeServiceUnavailable  ErrorCode = "service_unavailable"
 	ErrorCodeUnauthenticated     ErrorCode = "unauthenticated"
 	ErrorCodeUnprocessable       ErrorCode = "unprocessable"
@@ -610,6 +611,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePlanRequired:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true
@@ -939,6 +942,39 @@ func (e ScanActionMethod) Valid() bool {
 	case POST:
 		return true
 	case PUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecurityEventKind.
+const (
+	Locked               SecurityEventKind = "locked"
+	PasswordChanged      SecurityEventKind = "password_changed"
+	RefreshReuseDetected SecurityEventKind = "refresh_reuse_detected"
+	Registered           SecurityEventKind = "registered"
+	SignIn               SecurityEventKind = "sign_in"
+	SignInFailed         SecurityEventKind = "sign_in_failed"
+	SignedOut            SecurityEventKind = "signed_out"
+)
+
+// Valid indicates whether the value is a known member of the SecurityEventKind enum.
+func (e SecurityEventKind) Valid() bool {
+	switch e {
+	case Locked:
+		return true
+	case PasswordChanged:
+		return true
+	case RefreshReuseDetected:
+		return true
+	case Registered:
+		return true
+	case SignIn:
+		return true
+	case SignInFailed:
+		return true
+	case SignedOut:
 		return true
 	default:
 		return false
@@ -2795,6 +2831,39 @@ type ScanSiteContext struct {
 	Timezone string `json:"timezone"`
 }
 
+// SecurityEvent defines model for SecurityEvent.
+type SecurityEvent struct {
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client IP of the request, when known.
+	//
+	// Example: 203.0.113.7
+	Ip *string `json:"ip"`
+
+	// Kind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+	// sign-in or as the current password of a change); `locked` too many failures locked the
+	// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+	// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+	//
+	//
+	// Example: sign_in
+	Kind SecurityEventKind `json:"kind"`
+
+	// UserAgent The request's User-Agent header, when sent (at most 512 characters kept).
+	//
+	// Example: Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+	UserAgent *string `json:"userAgent"`
+}
+
+// SecurityEventKind `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+// sign-in or as the current password of a change); `locked` too many failures locked the
+// account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+// refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+//
+// Example: sign_in
+type SecurityEventKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
@@ -3455,6 +3524,9 @@ type PaymentRequired = PlanError
 // ScanUnauthorized defines model for ScanUnauthorized.
 type ScanUnauthorized = ScanError
 
+// ServiceBusy The body of every error response.
+type ServiceBusy = Error
+
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
 
@@ -3463,6 +3535,15 @@ type Unauthorized = Error
 
 // Unprocessable The body of every error response.
 type Unprocessable = Error
+
+// ListSecurityEventsParams defines parameters for ListSecurityEvents.
+type ListSecurityEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // GetBoardMediaParams defines parameters for GetBoardMedia.
 type GetBoardMediaParams struct {
@@ -4072,6 +4153,9 @@ type ServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx echo.Context) error
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
@@ -4313,6 +4397,31 @@ func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RegisterUser(ctx)
+	return err
+}
+
+// ListSecurityEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSecurityEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSecurityEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSecurityEvents(ctx, params)
 	return err
 }
 
@@ -5751,6 +5860,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.POST(options.BaseURL+"/auth/password", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/auth/security-events", wrapper.ListSecurityEvents, options.OperationMiddlewares["listSecurityEvents"]...)
 	router.POST(options.BaseURL+"/orgs", wrapper.CreateOrg, options.OperationMiddlewares["createOrg"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId", wrapper.GetOrg, options.OperationMiddlewares["getOrg"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId", wrapper.UpdateOrg, options.OperationMiddlewares["updateOrg"]...)
@@ -5831,6 +5941,15 @@ type PayloadTooLargeJSONResponse Error
 type PaymentRequiredJSONResponse PlanError
 
 type ScanUnauthorizedJSONResponse ScanError
+
+type ServiceBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceBusyJSONResponse struct {
+	Body Error
+
+	Headers ServiceBusyResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -5957,6 +6076,23 @@ func (response Login429JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6121,6 +6257,23 @@ func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -6262,6 +6415,83 @@ func (response RegisterUser429JSONResponse) VisitRegisterUserResponse(w http.Res
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser503JSONResponse struct{ ServiceBusyJSONResponse }
+
+func (response RegisterUser503JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEventsRequestObject struct {
+	Params ListSecurityEventsParams
+}
+
+type ListSecurityEventsResponseObject interface {
+	VisitListSecurityEventsResponse(w http.ResponseWriter) error
+}
+
+type ListSecurityEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSecurityEvents200JSONResponse struct {
+	Body    []SecurityEvent
+	Headers ListSecurityEvents200ResponseHeaders
+}
+
+func (response ListSecurityEvents200JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSecurityEvents400JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSecurityEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11391,6 +11621,9 @@ type StrictServerInterface interface {
 	// RegisterUser Create an account
 	// (POST /auth/register)
 	RegisterUser(ctx context.Context, request RegisterUserRequestObject) (RegisterUserResponseObject, error)
+	// ListSecurityEvents The signed-in user's security events
+	// (GET /auth/security-events)
+	ListSecurityEvents(ctx context.Context, request ListSecurityEventsRequestObject) (ListSecurityEventsResponseObject, error)
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
@@ -11849,6 +12082,31 @@ func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterUserResponseObject); ok {
 		return validResponse.VisitRegisterUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSecurityEvents operation middleware
+func (sh *strictHandler) ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error {
+	var request ListSecurityEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSecurityEvents(ctx.Request().Context(), request.(ListSecurityEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSecurityEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSecurityEventsResponseObject); ok {
+		return validResponse.VisitListSecurityEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -13799,688 +14057,705 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lchs5sib8KgjORlg6UaRJSrIlOf7YpSW5JbduLdHtvsgSwSqQRKsIsAGUaHbLE/MO+w7nweZJ/kAC",
-	"qEIVi2RRUs85uzsTMW6RrAuQSCTy+uWftZCPJ5wRpmRt/88a+YrHk5jA352YCKX/eMBxQvQfNKrt15qt",
-	"vfZgC2/Xm81ms/5W/7Or/2mm/yOtWlC7p0xfLQmTXNzxwSCmjNSC2phIiYektl+7hp/QECsyxTN0U/uM",
-	"4/s6ZWgieJ/ImxoaYYkYV6hPCEMjgkWEBoKPkaQsJKi1vd9s14IanxBGoo6q7dfazfabenOr3mx32839",
-	"Vnu/2fylFtQEkTx+MNewJI6zb97P3DeSPBBB1ay2X5tiwSgb1oKapIqcVJs0xvp6hVUia/swJv056f9G",
-	"QrUG7UJNOzWbaAJF5IGGpPbt27fALIb0VuPXfy/Hf9VyfPkW1A4Ikwmsh0zGYyz0QC8YQROsKGEKUYZG",
-	"PJGaxNmC4WhMlZonTmt7v71jiYPjmIghYbK2/2ttQjBLlKx9cd9TvTX1kxZcFWJFhhxGM+A8qgW1kEd6",
-	"8G/ftPd22s3mrl5zPJkYWtceeIj7SazHr1cBh4py89AOw5PRLMZfqawFtWP6QOAF3rrAn8Qns3mw/mYm",
-	"FRlrpjroagKSr3rGlzDO2rcgP/78sCORDL1hN9+0dotDu8JyVBjLmEdEYJUbDePqDk8mMQ1xPyb+qK5+",
-	"Or+4OvMHxmhI45iy2rcvQa1PNHN0akEtwopcDN5ToUa1/Vprb7dZb27XW5rNI0rUhYiIMAuix5v9Vduv",
-	"HRwcX9jLYNAhZ5JKRZi6C7Ho89EsggF/WbweS+h6dHlycHhy5BH3IH0+OvCej1q7zSa6D3EMdLeDa393",
-	"3vEHF/PpneQRTcYvNp42Ggo8RvapmqwrSREUxlF1j76tBTXKpBJJxiPnHIWchYQp/egIySkhZotwvWil",
-	"e3BLyyi9BycxDomA1T1Pxn0iMqkktAy4JILyCN7zvhbUTmtB7RAYkici1PTFkTL0EioTck6MUKKeRg/C",
-	"Qp4wRcTJGoJ/EOMhvMVs1zuz82Zr0LffAvoegzjbVyIhQW0smN4QzWZ7a3vnjV4AhsegIwzwmMaadQ4v",
-	"jmpBbUgfiL70Y+dcfxzTKIo1FX74dHJ+XvsW1ATnmoG2YVNJ8rW2X/vwBFGfMKoXdPuz/nui9+2SFTYS",
-	"XBB9VV6EdxAjUySTvgwFnWhuQlOqRogqiSQJBVEBkiM+ZUgzVybc/6xp+fSQ0ic0Dy8Oobm332xaQU8e",
-	"jNL1aw3rs71hb4G5DxkfDBoRCWlEIr1UA0zjRJADvf61/Waw1tkfY6kOSUwfiJhl7Ki/vbY72nG3nqA+",
-	"cUeShHc//b71sNf942qbnU52w89Ra3As3ww/4q3ZEWkm39MLtXP/9odx++uPfU10Edf2ayOlJnL/9esR",
-	"5/eyMdLcLB4omdbvqQpHhMmG1TBfS57I2rdsHU7YA1VYU7xsRWj6a7Yeit/DqZ4uQQWih4JEhCmKY6C8",
-	"AOKSMaZ68BKP/9eSIes1+zqhgsj8G/Zyb1hHsYBZWUmb3rLTfxPW30a7pL43aLbqZoPt7uF+qHlDcNg+",
-	"Y8zwkIh0o8BsKm2VL0HNEG5fv/5uL/yh3f/p7fj7ybbsth5+2WVXW9Of35Dj5m+nO/hD1B5+ohe/v/3p",
-	"Htbq0HDktWHQwkIxhCcTwR9IhATRFPTXxvLy3J7c2d92lLOXVKUGsbdIytk5V5oql1xhKWkyRm001PJ/",
-	"QMWYRIZlGJmMBI/5cNbwj29gnOLhfXV03jn1D0hBGI7zAtl8mLhXPvHgPL04gDfZU/NKvwe1h2N0juE/",
-	"3+ePimrjeMbBueSA3NrfcUpqyQFZu7g6rO/ttVq1kmPSPxvh8f7pWJDR6U7KnZfeip2sM7tq10Z7tdIz",
-	"zbCVWRT9fsNJ0UxORnhIMdKrlgjyDk1igiVxLIfS1UAxHVOlGc4aBidrnLlPNnfcPjQmzwKbY2e/5Sid",
-	"XlRdEhlpAGcKJbIosiPzC4kQnHIBwkifYCRCnJFA/4N+T0gCI/TMI6XIeKJ8wzBKBEj9s/SQIkLwVB+D",
-	"p2vJXTgx7S9Vib1VnVMG+loz9jmKNve3nYmrl0KzTjpL6Z20YAD5cy0+pbXfbDa2WiAUPQLsNputlAA1",
-	"RceEJwrhgSIC7cpaRo6iQrEWMdprEKO9lBitAjEMC3jEaK6khObQRrM9R4m3CxjhWTNvrTHz1tKZNwsz",
-	"T/eDN/l2cxv00ENwK5xSqYq7aIrjuM+xiBBmEcJoTFiC4IvctgmxTPcLCKChfhAXWtxYhaoWYxbJEE/A",
-	"DB7xqXMnGW1Vf3OMWcQHg+w7cy+cOkNBY33qSJwYi1WNyBjmhcW9ls0VNK+qkngnc1al87/r85HVY68J",
-	"YXMUb+1vOV4zZkjtmCsUU0YyGoIIpnoJ7ATNp7Ihb7vVW9cGKbc7MiqABV66WhGeXWKR/pBfvAkXSmCq",
-	"0rVLfSfZ8l0KGpL0G7c+MR2O1IoFaq+5QG+yBdIMeeeo66+OmYVdi1Pe78/yzOtWYoBjmVsKa4i8HOHN",
-	"7GCjnbAhkaoTjama11yjMZUyNS9SZ5vdeXD2g+KCNiQZjrXlhiSZYONc6M+0kaL5TW76Sm/mXD27Pn68",
-	"/fvNzU3SbLbfPB5dnhw8Hneu3l9c/Xhy9Pm21Wg3drebjVZre2un2Wg1WluN1u3J9cXj9cWna/OPnlhz",
-	"q9lu7m41W+16802z+fjYOezedpqt285h967TbD2eXX+nqdJ6vHxsN3YarcfHx87p4/nR4+On85ODi8Mj",
-	"9Kn7ob57w45+PH/UN/hP1Q98/Hh9dtI9vjX/frw4Pvcuae80mzfs8uTwsfX4mCpKt7e3x2cHZmalE2m0",
-	"zI8n1xe3Z1d/b7W36ts7da1K3N7eXl93bq+vHx8PL45uP3bOj27BM3B7e3t7+vjY2tttNrdb7ccPj4+P",
-	"rfYWOuucnKPr7u3t9VGn2z09uv3cud3bbTW3bz9ddx4fN9rNN5s7Ozv1Zgsmc/b4+KMmBwz0hl3+2Hps",
-	"PZ48bn++3W61bzt63Le3t/qht9uPR+Yd27edbvfo/PC2c3pyoL87Ozp81D+V/nxy7r3hcdH/iiTsnOqB",
-	"fOjcfuA8QmZDz26PT982W+23j6mv9tZ4TG+vD7qP1z/eXoMHx162++h5aP8O/lnz3PbjYef2UCTD+ec2",
-	"37T0M52z89b4QR/PLh6vsBzdsIvD68fDx/d/P/374ePBwfHF7Uqn4q1z/P29/d155zbn9Et/eyx3xt2w",
-	"tWXst3QbXxGZxHMnZh+rcIT4AA14IpDdftLfkhPBQyKlFj7bEHdIYmVMv4gocAMYVw4IXuevB380U4LH",
-	"MFS3yWpPdMnNGxogWlKHlDuf1jQYvgU1nqiQg9AFxzeM3JpRVlLAGZRNtWRa7XSEOzs7eppg0gmCJdAk",
-	"ojIcYTEkaMAFStg941OGzq7OUXZ5biTynlqjNzeSrdUjyb3X/o5ohNzPaIolwrEgOJqhbGFzb48SCACA",
-	"N3UpJdIXnV0f19tIL2xE2RDpyeJQESERFgTBMcGG+ZcI8hsJlT9HfeJ8C2pnYO8fgFMhz6kxD51NGfKI",
-	"IOMZgONGkLpdPaQ4UiNB0rBSjpWLMRTjuji7OKwYeTCOgwFW4GCkoly5au5lgTt77INFvkQd287UMTOt",
-	"Etsz1Qs9n0lFFxgPw0QIwkDfaW2nO0V2BgOzDPtbwDiGiF0On6v7YM54RAea+jlqwXIS4+vIL6UWYXUZ",
-	"cr1+mjRUUVz0Sy52OmKGVzgdf+OULdetraLVYRh9x8fkjxfyEyayKNdWeQQMgeSaFPr1/xkSfQEaseS9",
-	"1oOvjXGYJ1WmJiOskLYld6ys0PZ+gPpETQlhqC8Ivh9gqUBkxAkLR3nZYOw7E1zNLI7I2KMZkcCJCnFt",
-	"I4P/RfbIc42NRabFt6A2Sg1ZPXn9W25Cf9YIPA6iQdmTHAXBK6l/1hIMRsouBR8KImVqrlBFxvB4fQgI",
-	"oFdfYBYZ3SE0noi/fdjZO2q+18aOoHZ5/9b60N7beqsf6+zUlK3R95at9a8TwaPEaiHgPCXigYguHZOC",
-	"IH2zv73jWatrZDaA4WRHcYYpc+/XcpCOyR+cwX4ZE0FD/PpgREM85CYX5czoVV1hj86Mf7tTnmpdWg1T",
-	"I4IUXJbb7OVKxzpOJ8oi8rW23ypTVcpUD4GnK62wclurlZlZW868ajvz6kZYYyh9vzGGbs+uHh+vLo5u",
-	"r04OjjtXhzfCmR47R7c7rebt+3VVKn15SOhDeVizlWbW/J4QaXTG7UErbOM90uy/jbbCHbxL3gxaUTt8",
-	"gmOjRHFbQ0dex6Vm17VZqiSXKLdP8Ko/nRWqm90pXxSMZOALZ+n65m3GIM42/W+04i1zcJ2T6WF6VJT6",
-	"KQMkyFCrmsKqsowrNCMKWX+PrxP9v+i0zLnFlroo/3rHmPVIfgtqF+YIy/nDuBhiRv8wEXfOIN5+KThS",
-	"guLYX8e1D76XozoIlyXnKIQpIZtgQLBKBDHJFhN6d09m+ucp6UOeghZdMWU0hKmBLX4XU2nShSCAJ00I",
-	"+8HoNO2db/qQhKjnRHC9XTRZjljkZwZs15ut3LTgIm07ArPCSXppl3uR39+s/7ss3QFRmeafxDM0Mgl4",
-	"XpQ9VeX+vb/+m4YA7CJ1bRKG5Im8i8jD3c/3Ww/nu78vT7j56fdfpm/7tYx3yiWymZjHSMar7XQzpLkD",
-	"KY5Ahy/IZPPfshiLS4+zdnIX92OCWm3NkxiZ9DJkclGtA33WQAcxwcwo58aZPoz5A5Gg6eg7ZmgSY0Ua",
-	"oHYqMMicPYHAiMkOI+dN//bvMNd/cx4H7gTFbJ4xTXq00xqBJZTATA6IKKgI/6dmS79QlnSaiPz+eYnI",
-	"V0ff5TOZhnoGL5bne2Wehw7n0lq9N1VNSNqtnpC01W293d/ZW5KQpMdZ39l58+YZGUlb3dbugoykBVN9",
-	"UkQgvUlWrhPweMOZj56iuE566Jg/kLHNRS037PDKcXQWm3+5BN8sTTdnROYlAC4uwZtsCbJpz72u1drO",
-	"Xrfjv27nCJbLCp+DGEvN3SeLrw5qD1RSlbJSFuKDB/2rcqrHgl07Jp3QaOtuLJ6fab3zMpnWQKXSo8Df",
-	"mXAUEBZRNixPGrWpomiKqaJsCHoBLnejeymk1pmZJYxmX2TpoPa7fyd6/jvR8//WRM+J2Vp/cZ7ndYjZ",
-	"NS2JVZjICZIhZmACUEWQwkOEFdpCuDFueKGLYq2E4ULvDBgSBS/RCnCfxJrRJoSBC1ma78dEjbgm03eg",
-	"gEwwKEOvuRjK11XcBa/1c6pcinH+eIpITBTp4qE3uCuiqCBIjajUc/aHd3h0etQ9etIIFa50ZWTOIX0E",
-	"gjj580nef1icw5KIEPxgow3Nrf1m82mhAp9YIaEPWr5HPLwHJ8vwZA0vj8JDE0SvbR//tHf5SxsUUK3z",
-	"qJcJeTzRPwpU/waepE+5+hc8mTS0ZZ+Vu4SYvU4HD7uKQMJZcVMNBJEjJO2PuU0TEimd24DMPo7634X0",
-	"gn788MvRVfeH6xN5MlaTXw5O3pz8Ft2ffXfW/Pm3j/HF56Ovv/x2/tt5d0hPDz42yU8dfc/3P7Z+oIMf",
-	"GmT2MSbHHXrx29HWRfeH1vlvP+ycHXbkyTgeRQcnb8664c754af2+WFnenYwpfin8z9OfuM0bO+1wtmJ",
-	"PGHnrZ+pfmXn60X34/isfdQ87f5Iz8dn6rz9w/Yv182dX37rfD3tnvwBz/ljuPPz54+//XLwca8RtmPW",
-	"H39oRj99jLPimhNW299rNrWBBbRwMxYKKpKa4/b52/Cj+Hm62++27i+35Wm0NzjGb5IjvjP8hbbZD1/f",
-	"/jitmdgsxPsqh5FpVD0LYWxC3SM6kSUR7C9rszgXw/NlvkwbreZTVohVf9GSYC68De5Fq3KVlSmbg2Ou",
-	"UOfXf6tZ/1az/q1m/evVrC+wXed1LNCpgEpaEYrIACexQhGeoQkW+XywCt5JmwVh9qbNg2jm8iDSvBIv",
-	"F6L5xuRCrJk64S5vN3MaREQZyxhWX/9GP+5b9X321NQFQ2E5n7IAemExH+kptKxEmL98osHS8e8sHj9M",
-	"rxIvrDGHfvbAa9VA7wUd0uiVRF2BZ+jUoJAsmw3sDK8ge26H+L+VFGTbUOp/64rs0gKw9s4vtXyZdru5",
-	"/YxCa5+IJSrBiOBYjWY5eppSPT1VI/68Wr3/c8rd/3riBmvQY2eOHv8xP+Ot6jNuV52xqSf0Z9wszpeI",
-	"iZtZI+Tj1y5Abqepd6I2ggsbUFv8nCGMphYwKOQ8JgJhBWfWWAuu+1RwZceVUQ2/f/vDWfunH9/XXjS8",
-	"9taz1D/nh9V+irkHpqa+w0J5wOeuUajI7wmdjAlTtcqGYDrpb4akpRmzxpXCIoQZSt9hfQ1+Ml3RLl5E",
-	"xt1M31wn/XKhDf90Iq53R9eztZ9gagf/ZjXDarB9iVQdU3A7t42JVK5wewY71+afCYTDkExUITq7rGw3",
-	"1TG8mt1Wq72gaNeKmYYewbo1u9trJBhuL63Z3alUs9vUO/YTG6eFHSUnaVbVgV1Yo8TOrli+8a+ozTDL",
-	"kVnbNum7Up1FaiQl7KmVFZoxP8n5wopEEoGmI474lEnQRHJpaVo0Ghe0+RFkJh8gzLgagYWRMuv/9S6g",
-	"YEEJxRojaOdGkFPVj7mcUIVjdJ4oQa2i/fzyiQWOq0CLUZPNUloi0cfhfZ0P6oCvt26O03xhxIJ8p7f7",
-	"W6nj5L8836lq2ca/NBvqBVKdFqcxzRVy/BcXWrzN0t/+VYUWenhY4DFRtqTqIBGSCxMK98zh2sUE/54Q",
-	"FMLPBpJTH9+9U8rue9qui4hw1RgTfRLxRKIJHgIXOtFnQgoRhA9Opme//azODs/U2eHHT2eH92/ODjtv",
-	"zg7f4xPWBB+ngTYBZ6ydmnm7Jk84ImMM5e/46ylhQzWCgzMLmigBFZTfgtqRPuqPYYDz0+qOiIGPQfoV",
-	"AcISURMP7PNo9kqiHvzay8+iaF3CWA0NssF+rVuXat3oICaP3k+by2YxP+qTqHywghin7CuJaJQfVQXt",
-	"ZOAGC1HDdKg0Wjq6ARdjyJdJEurVn3qjPaUW8CA/4EstIyX9I88EO83y1QW3a25xrSvS3DLGX+k4GesP",
-	"+hNl5lMrHQ9liuhTwpQPRRR/T2blRKRjPNQUvCcztJHycjKJOY4CBNkhWl7r5R/bB/U21yU2aZUT+57M",
-	"nkntC3Pgls3MV16ARfz5SSJeSeRpFGvPqblgTkYFeN6srkPMui4GWzY3hYevJJoIvc4R6L4NdEpUWjYt",
-	"CNZanyR1yiRhkir6QOJZAEfkRYBO4I9TvcebAWrBp1bjhnXYDJlxIDXCRhJIxDjYxhvTEVb6UIX8eD2L",
-	"TX02Q8YAHhO03dy2+USGruZt7ucbtt1sZa51bSwhQQYENF74HtCVXCi2AXAF2YJ4xmQJ0V3AehnZPfH4",
-	"Zht2jfvYKl0DOmRQxrBIXp7yKRGaxmhEvqLjs85B/fq4095542S/wFNk64VAhAZ6kzl4PKCB5/p75QAv",
-	"GzfsRyLoYIaoQlxTW19KvuJQof5MEensxChAfTLgWinCQlI2DFDIxxMMqwdGMZMKMwXpIEVybg3ehC3S",
-	"7O/hnWg7fEt2B23c6jfDvWiXvB28wTv97XArapPWoIn3+rvh2+gN2Rls461+O2xFTbJa0ktHv6WLMtF2",
-	"LQSubn9t1vdwffDlzzfb3/5H+bawtn3ZjtBawpMOAtAXSljKOhKet5E/2XrlshGbTfJKGrtr4cCX20Ql",
-	"A7c10s8Z+DeA6phwJo29/R5HV4aRHXSEzTW3eM96Vq9/kyZYkM4hdQQ94JhGcNFdiklmkCCMITegJNbK",
-	"nTEbfZD0caL3DkEYwTMQXIFwFEGBsDZoHDybHR/K3mUh8PbNTfto+bOcZW1k7naz+c0n2P8QZKD13NcZ",
-	"fP9r86t8/WP6xiMYC5CvTFsxA6QSjXGsV4BE+nzVo5TesBvonKuR3sNTLNFUUKUIa2jl+YCzQUzDp61B",
-	"6G7OSNZhCIeQCO1EEpWOKhblg3yFuqwicfYqE6cSSdzYZCYajStEIfAOwewdbpvVrtYmwCTG7C7dEhkV",
-	"9EAGgPkRYy2FjZ1nAt9oow1HnCA4HMFdtrQthae/SzW1HIHaacGafnStMrkuY7yYiy4xBdk+5UkcoSFH",
-	"fTLj9oTNDz7EE63sEILaAZoIjto7ASJMETERVBKUMBg2iTaBtB+46NMoIuxJhB2kd/tE1UY7GHqIERIZ",
-	"LQFHY8qQ4LFWztCIDkcuMO2RbutleCtT7V5J88oNLlDmtDGqC+co5lPQWvQA+YQYByqQ5ZwfZLTIv+GQ",
-	"M/JO60X6XLcXqw88Mbby2iRkXN0N4O6MhBe+741xhdwFeXJtv9RWNLYUijgxXSdg6+t16pOYs6EmlnP1",
-	"5VRrmP0lnmmDocv5KRZD8rQNap5xpzi/i+Ep89Jdk9usmr0gR4zW1svKJXgb+RqmDKztN5cSY2Y9Jkxd",
-	"pefsC4qln3kiYFdnK0JZGCcRQV4dbSaOvC8LouhlhE+JRVU+Ok0nOyxrP8J1Rp5mshQIqO2cTwwnasQF",
-	"/eOJFEzgAXpXhw6F1B1w2fd6E3lU1taHceA9MS82C/MU6d2qTG89+4X0PudWTXH2EOpaTwwKsRCUyDIz",
-	"aqOnv2jYcfYCZD7DNHubSHJ90w3DkwnSN0pijw9QQdVI8GQ4Qlpzr1NmwbFkMibpq94hs4ipzTcdESsR",
-	"gAng6dpWNIqDtjq+BbUu52eYzewmlk9aZYGVPWzzpzfnaIzZzO1Z+Q4JosRMG0B7zaa2qTiL5nZF+wU0",
-	"mA4CbD7D2FykZIt5eI8MZIZsoCsYjQEN1lRjkG+oTUQ7ND3SHlxV7+irwL9mzCqglPfT/Dl0bZ+RMEVj",
-	"G0Q0smuMZ1rZ1cSgBGwLzxJe5jAyAbf/ij35xG20cIHODHZcgCgzW4kLZJKeI08RkCCJPjELaAe9a542",
-	"Zf8J2YTPOdjnBKIZx6dvXcBkP3Wt2kZPyCKdIsj9AkVPa8Nn18dz3Nt+mXMOXk4lmpI4rluLpJ8oNOJx",
-	"BEJ9lDqCtLTokwz1rwHmrX0LdC+DmHXWVcKzF3EUQRALx5dCa1gK6oQd5Ib31Z+uVYJH3zW7JgRzXvBV",
-	"fp7MSv7Vvv5Lehk3/atcP7CS/cfHxFAJq7QiBxxnoDNgbbsZo+6CERNw0gTnE8LQhAht+RjagLC1/bLQ",
-	"Br5hRjqgLCiMpiMaEyt/4QHp0QufrG62CSJajvhUIp6V87ySLifohqVRH2mfqe8P0IAKIlEv59DvaQHP",
-	"wBM1IUwaj14Yc0mk+0Vmk7hhYUywkGijl3UY6yGWxPEm8hyDyP4qEVXGMZXnAhpVcFK4IFdxST5r8pum",
-	"aMbogPmgLo/wDPXyDdl6aAM78AaZ78cmaaz3orYMWs0bNqYsUUS+S9cIW1trE0jSYy5SeyeovLfPzbcm",
-	"Q9yiiJxfXmhqAK1uWEx/T2hkIpZv2/pSkXuNfczmOxRjfYjoWUskk3CEsEQ9RcZgtCSC3JGvYSK0stAL",
-	"blgv5uoOxB1lQ60JhJrAAyvI7mI8kaRnBq+wvL8bU72ve0grFw9ZDjQV2prEfRpTvTxFP+Jcg7u5VUqd",
-	"Of6mfqnmd3Nvy7rheQwUYUXqtihu7g6/O96CezQDm3PBwustesb72TJXH+RWuEsRVe9gZ3h7UHMF7Crw",
-	"gKSiARjFwF5TJUk80Kd5cXesHGOGkbD8xABJd+0u/pZlVFXYkS45pcobzKXfcl0CS3ZyuoUhDaDPE/UO",
-	"9WjU0x8jkmq+Uaq9GiXIgCR0Lk/0TrReEb3DigIgyHaY+b2wkSEs9CTpZL7wmd5mEKw8hGYTmxkzfxAV",
-	"LqVRlvFm5aG30Nney4icrpG3VXJ7IMfMC09Ci518iBWeX7fCEbKPMMs8Kzi2y2leP09e+PXkxU+AwKSE",
-	"mMVYKDZL+KOSHA3mGCfIi9W8c7/07bUVmzY/yQ/+bCgbcP1G27oTRqkHE+K48Oasuef8u1ZEV7ytCOji",
-	"gkkrwTRlfd9AfUoje6l8gqwqMLljiCWcvpBPrz36EaZNnl9rmli1wKOEIxXAiVShlC/AvAfbrqdu/+Qf",
-	"Z38seZbJRpqnewcNOI+Qy1t0UcVrnkiUlecZM+LTNfpw2EFj/Js2xCkjaKM3pjGwIRkCQwyoHIFeEIpE",
-	"KhwSzO7kiMSx+QH1lCDkjiVK6g8WtQeYakSwgq3BZ2aHaMu/txlYUSuVG9rRp9efvr9hA54IRbRKqbWL",
-	"qd6NI5fRZhO3EOC9oZCPx6AShViIWebP5pI0UE/rO19B0GtFAAM5bpg2UEzpgnFD2ISvREK3IweBOrOK",
-	"il0aTQv9cajXU08Yln2eDgAbZ8mgJZPFLgpqQATNchwKIoEEtaA2jBMF6zrWzwI4qJDEJpUjTiYUfuJx",
-	"nMgQfBBJPBnZ4qeQCwb/CTlLjGAWeNonAm5WfIyVZtOQKgHi+p5OaS2o9THDDOsfRjzksQEWn3BxD2At",
-	"ZAC/0NC06sPxZITvhlByOSQxVmZAEqjAeXQXzQwAgCJf8+yazXwBx5aIJG3idE5bqR2LpVaqDWIylhZy",
-	"vUzgp4m5fzqs31UKhN0z6TFbw0Jg0FYyjKlsY1qwKdvqlrAHKjjTQwTCjKkMAWcFcGA9WZJNOSxNxOic",
-	"tupbiIIfYUCJSCe8YZ0vZDxRs0JiiQ91Na8rpynBywlw5q77lsPF8pSNOYislLALFJWMgrJEZqaoWl7j",
-	"3zGNoxV0q6YPnmEVjjx90GYz5+wFg9g1N3SLxpBdaNG8Vp0pKZfYtbWPSl+e06IyCnvaU8a1pYfPhNqM",
-	"qwKv27KludMcx5JYL6EgWrqb0Er66D7nMcGsgIpX1capqLLGWKpP0j26kO2CpdJWZ0ikHCSxlreB6ZdA",
-	"kDGOrTJAB4hBklAizW5/mknlUJeypT2a0BBRpogY4JAgwoZwzk0EjzbLZjMRZEC/5p8B6I+mi+pKHqEp",
-	"8Hn6rByJArea/pKUMkMSUXXElFjAEJwtSGBzOvNJ5E7YqaCKBIg0hg2t4um3XlNFCkpe9kMZXXCoTFZr",
-	"FbNm5To5FdxJCkCBCBzsa5Y3nW6tL0sWe54GNlFPX4BskFYbdfdk9krqL8zT7RVB6q2SisaxC0KsrXFa",
-	"9bLUAjNwaS+88egkz6bt5laj2Wi1thpvq7kfUlDqPys4Aqro+cBoSPEkHJHIU/MxK9H0LVdORzQcGReX",
-	"jb7fMHAjmUR8eLYkNhVtbUbLCrVK01jTLZJGsm3qTJC6VAQB1ykjz7dJqMXNc7spcBvZG6dnr9BJDjq8",
-	"jKveu0T7onwIbRRi2Ql6TL4e8JgLI/ZsVn7VWwpTc/cH7t0LR/tpEtlykTU8/P+aCc0N+MDWnuQ5x+Z3",
-	"oEkiR6b9DxQ2hQKsFwP8bEJr1geXuuwIS+MjVEKGdJmYyU89xJNyYd+DJOwebB3LroAumJfqXc7ocKRM",
-	"4F0tME1dbU1VAWXDXF3rrFo8LmNnumxxSAVH+mn5McLvryflYxsvTET3X/Sk3PKVEhbeDfWbyyc5BTFh",
-	"sD+M05CocGRNTbgyKHREt67+kTE+qTYBxAMRBbX/9UPrNcRcXsNIXlu6v644vxKRH9JJqRjvmZ+eRsyw",
-	"EjGd2l14sfU2lr35xWu55oZkiruWj2nx3lpUEzbvzl0mgrSQgZ20wKVrN+eXBfKpasi0YDpQEkcS9Wew",
-	"HfdRNmUTg+zp1erZ6s0ZGuEHgnpArt475JjfXppWeLjLb5i53ooufYdjL3uLY8ReA3UQJPJ6NaEwJISZ",
-	"nBIh0XazWRbt88TicmG3VmR3mbj5nszMIM2OdppDIb0J7v9rpJG/e/+67fnXbT9vJXYqrES6OZdsOO+R",
-	"rSqPfPZ2XLQLFxyFblftIwwlfhDzZxFAaDXcPoJQh6mdIpFlrg1JCOpdXlx3kQGm/BOysb6Zg6C3Gdww",
-	"E9jTRk0j3V/6PeZPFEKrl/7MfabRO/unLEZrUZjElGExu2Fp1HYWIMmzDCGtuGRP0hwBiaVoY7u5vVnw",
-	"mqbhI5hKzTFu3lWYXTW3SgdYEf33CXvgNCSXmC4KGYX2ygY1l95NMIXQEXK/IPsLpMWPsbgn0K+jxKGY",
-	"AhqUGQrp40ypIxzr9sF9Gsel8Yp5e83cUTFKpbjC8YGBnym1Xez74boASnf0xTnRsw2dbEvr+3zOdlP3",
-	"h5gbQDnXG5L8kHBFOhZ7YtU6/a4vvnNIFWalYtNrwH7nrx1c7SzEPgmxzSkEUHEcqucvIrzBcLNAGzYX",
-	"0aXKmus2K60tPOiFVjYlxYsurRvh6oUlTCbyQ2wwhPLDq6OeQ5C4c77MXuB9GVGizLKmyBrSoYeDTIO8",
-	"UXt1HSAoEWHRhFOmpBYkddTL47XD07yY1syILedpdZf3zL1swnv7qZHVn6ExT9TI/sZheHeAxdjbz1Js",
-	"sjLCrIW4uWUs2F3CNIk0s+qxn12du1RWQPxAlyeHOX9+gJg2B/sEsuD0nejsKi8h50gIDnGPgs6TnIHW",
-	"BzU24QDO6M3BwDe6Aebla/F581J2hNmQXGIpp1xET0u8s/U27iH5w9oCTdUNzE59gpkSs/pe8dRub688",
-	"thmZ+q9Ydnqfe5fOue8Lo80/uHQrxJiObQHNAY/IE6m0sCAXNolxGFinOBS7NNABliRAcoJD290+wnJE",
-	"TJUuHTIuSIQ2em/vf6+PtycQ7Oy9/f6Hs+3LYpW1+baoBq+X3wjjLyUPj8j3pckUvVQ4gGQ1Ma80+BGg",
-	"HsgJ+O3i8Lq+BRsvQDKZTGIyduG/SZaiDpKi4e0hb+sAh+eYfyHPwxoO5h1mK5YIdAdt0UdoQwk6HpMo",
-	"QMkEcjGxJJvvTACZfFVZJpYkLCLChPYYN9XWuaU5v7i8uPp+WYLKUjXV0b5UdT/naMLFPaojQWI6NFgS",
-	"KTVrFV3ZfpCrdP0hYmCiVk/bGmvHa9ZS+AuzgpctnocpFXzqFnfgLsvWzLzhAK49YZNEVV1sc6Nb7nmi",
-	"lXaYWtM2WuTg76SQTUVrF23og9OifYSwIV9JA9OabgMqvJo66IuXdZnefIfA3p9SaWAAetf6TWnVWu9J",
-	"Rdmry6vneCJLDTI0WMwjz81Uz8E/VcxbOEjvmYu7Q5+X3xNyYp4DHQvTjtwrUvzhom8OIWr5xVc8JinD",
-	"pghSc8FeqGmBchUy9ZfdnG3SBIrkO5PhAKndfRCPYwKtKeLYXKCXPaXMah8t/mqn78PXLKZPUUG21eNA",
-	"hsULfyGGLyXhymHDnlOAsEKwWYD5p40/B0BeYTkMengRVqhZFmnPsMH/XHPXZrfmEdKX0UA9UbRnCMxz",
-	"5bwGXAdqXLNO74C9/M9//G+A7A5M03cEoNL6y+39raZR6ABgGwGs9j//8b8BfjvH+EvPA9snPcf+rfZ8",
-	"Vs489xXArdb0jmZYWMsH2HXXLZC36XMWr1gXP3HHWZjPOSglC3vjsv3w8F1aR2aSuFPcTlvgIBUXeEju",
-	"YptYUziPSmBEX+jI/QzhJMxyQ4I09OKIAGGHSjThUpHonU1Wp4rAL9KruzQBZlsKkPr1+wRxg4Jfycux",
-	"PJpufgU4lSJpYUiBych03o20fD71+cs1BtGt4Mrt4mE3u3jOn5v9tJgLPxtX0NM40aFHF4l1lOKlgeyw",
-	"yDyBqTTEoYpnqPfrTe0/bmpfep4jHR6X48FKMN2VJIqdJ4wMwCXzosXwsvtUSQtJRFzxpZ9EPLc4+u4U",
-	"fnvx8kSLUub+unS3+0WYaIMkjtE9mQV+72dqw7sOGOedtQ3FAxHonpCJRBiNsBzlZYuXcfZjf291t+Ha",
-	"kvSohUf0XGEyGVOwWZUrobknM7+XdUgCW4sf1d3sQJU3OdtDTqAu2WIZ9r7W8YTW78ms11ieaTdPS5Op",
-	"ZRxs4QgLHCoipKMsZTYTXHKEYZC20FSQkA8ZtSmEz0/gM7loQC8vm2953p5lzMxSsNnKFwNALVq2H7x7",
-	"vgV/LipyLQ0F2Pu0FXifgoIFxS7ki7kPXRMW6eNC2WJ/eCYB7zu3MtsC7dioVPZS+dr83iuW+a1bhPu0",
-	"MtsvGdGtQCk2oliUTfsiWbKZkH+yoC1qbfk2A17lfYm/f600Xb/9wFOrFv3eBH96mJJ7e0FuoAse5A3c",
-	"MOmilMIho2xYxshFkdpAR3A8pqjoFunihvVKcOWsGz+uAsMHle459D0qb5ghxStpcfU2IGI04jGxGIhQ",
-	"/CJJeNdDRmQ4kJNos4H0GwRmER+jPlVzhbHmxp9+33pYIfTd2VC20vbkzZ66ZqeMShIyd0Cna+llNxf4",
-	"Lcc4BRavIFKdB6Tk2JoIPjBoJzj2EBrQiMRQ/arSUloXSpR8TFAYU0ZDHCPXKE06nRUJMsQiiomUN4wP",
-	"AAdqH/VE1NO/UKmI1mvT7rcB6kVK9OALomiIFAlHjIbmpzAa95At/rN3YTFzXTmhsmpEBv4l+nOAeiMc",
-	"hpMeOu4cHFzWs18hEibxgKgZigmO8pElcPxFSmiSRmOo6oHiHnhY3kcuSqWEsyzXVHRXuzBP026VpWap",
-	"68KUyxFZbUApO9aKby43Rs1TAphFGfsdgi79PC+K5TE/5x1PJoI/EIO5+JvB6v/yDI9KYXLpK8un5GDJ",
-	"i1lVUlVJkLFJoGv6vP/aOpT1Hel+/4WyQygtE9AXohw2jUPMWVHNIonJGXypapZSR3+JZ80BixXmJBIH",
-	"COLlqhrcFoymXNxDzNrkp1KFAOVRIjzElElVjhi4WV5uZIbwHD2jUsGBHYdU2GAivTMZtnRM0B+cERs6",
-	"tW34UARZT8pfWYsUWcHt4HVRr8a4y+yKXLgh3Urpynn0y3Gp7Ybg7yJ/YIt3egpEk9/u62Ch5EvRsyL1",
-	"yugdBX+ZV82uj7zwHpnnoY0oMVAdzc1Vxe0vVZxdHv4sgURYTOGDVBoukSNmnW27HTCtJEFyhCf6mgnR",
-	"PMwZ6un392wKYCaxepv7qXsI2qwMbhgY6ZRF8hWyIi5AvbQxhxmTcSH1uRplUkM2UEfrOyoRjESBdTCZ",
-	"RFyt404EkYSpwPWy1LZ4HJMIUQuxzRmpYNAWRgJW7dKaTsKS92tc3xV4dkoZqXj595TL+4rXGqyZ7wzU",
-	"jLvnS2G5TUxsoSpgJFtZToHHBqkfNOUSs/77Cxayl2vPAa7qG+Z9OeBQl18gpb13TFhyB9fpa/Lks5co",
-	"gWd3BsXihvU8ktnf7/U3+u4SCvVyaCkWp6fnDLSMvfjEEOud8z6b3yRS+J7YsLHjvAY6ASc2yAgS5U4j",
-	"TSiTPWvKiW8YPCfQp5ngNv/KYEhBbxnEE4AdEJgNcxnmiOGxQS0jdpgbPbNKjZuk2dwK4Uv4k/Q2Gzes",
-	"gzQpTd6zXjIbJeqleNFmh/pIWuk5VDD6/ixr+7K4xcu3hSLo+8XS3DsrqXRmkI+HYIQQH8D5aafey5AY",
-	"9LdwVDrjev+G3bBHWAD0qJfnMbvrMX8perxhj/V6Pfd/fXORkx8LTYOsdeo1D3os2ROPKGsPAye/kIFF",
-	"EQmQ606Dii8cmBcOBGcqe+Nr5PwFeSWr6ovRhnkxEC59Nx8MtB1qGXrTjsXbiujR4yb9rrnN+5iDt3ac",
-	"BOUGLLEPzDYuesygM/S3ZjamQE0/vrjvH1P8CwSd1+wDzU7Xy0nigfOkIPhWPyUnGuwAAZnDalvgrDFP",
-	"KggE9JhieAkS4xnsPE8dMJdLtMG4HfWmfmGpwFnyYs8uLrY0yjECnO9uMQDLwxISNDUuoY1ibgZFtSL/",
-	"8HmjGnZe2iarJHRgpZ/eiBMSWu/2Rs9sWS1suQA4FhtH62mNz6CquE5IgN6DpQKpnTGm/trwZA98CoYl",
-	"e5uQSYjjKZ5BYpg+7A1WrMVTRjjCExPaTgXtDcu4VCIcS24RWICXe8Ecr0nDlLJnE30sCp25yaky4G3W",
-	"E05PgbJyH9cRbL6rEimBiZK+6LWK1HdHxVIKS5fNAI25VK7ARQHaISNTIpWJQAQIK3NJuxloBS0HhahV",
-	"OHdWZIIccjK1LE+zXVymk5ldtTC/p7uXgpZUN9ajct4DeEOaA3xMjae8xp/rapYzf8o4Pmt7tlTHUmna",
-	"Xb6V2HzsPhW0qVTtEzXV8swdlatXxvVRS9emccOOYHFMmYsnzkXCXJVMYb2WaXpz53JxxfQ+qUQUfQAA",
-	"MKEYVrr+QgyLjdKW0NCdkpzNn7ESbQxobFyc/VlGP0vl3mYDGZpxZnj6hsGuNiFAsCNMNewymmaVR+79",
-	"Wd3RS9LbbxRX6keA37VhBvDLG5+6B5teBi9oMVNsIp7vIHsh5A+ONNC97aiLh71FO6Xb2tlvbu83oYt1",
-	"NV+Xa1u3csUBp+ObOazK6kjmRHFWju0d9KVrnTCqvIVOa8BuWOozh0fA482CypdbtTk3pgUC0VshcP2F",
-	"rdzx1jd1jXh7IHDHhidbSi14WhaG6thqkFIAtQbqkq+grICLSVB2j9SIhveMSIAVQyeHh9cnKCYPJJY3",
-	"bKNHo0jSO8DP2uohg99KJYnQP//xn8j/9W3PIVEG+e9J2EMEy5k+lMMRmb67YfZ3eP9ds4cgHdd7oPlh",
-	"u4fIVyXImMB5S8P7QsmeqS2xb9WkjAkWd2aMmnWTOM4+hZxJfVwzdZfrEKtXQEQUh/AoBihZMZ/eSR7R",
-	"ZGw/TLjCUprPBgbtDnqdmF8HAI4Bf9E+1LeM6HB0NxFcEQAhG8QJje4E0RvGrTEjidJMxqh+8wMZEoUF",
-	"xcx8gP+OcAzDuefSNA+Jcai4JO7dEaZi5j6wRLk/VdIndwNCIuM14gLHd1mNAoC9ZIua/7id/7iT//gm",
-	"//Ft4SMJ0y/s0hY+twqf24XPW4XP23mNdfESzuuulCjXUa68ZiJ77IFpijyvDZguyRUj5LAbyw7PJ8Cc",
-	"vRiU2NHlycHhyVFFPLGDlL7owKMvau02m+g+BF6sUHNTgi/m4qeGpIuEGeTDlkPtXRxep1B76SkM1WSI",
-	"Kq9ry3xtZej6aFdeReCbkpVM+aEEuYlpVcHKXHjjKwsBCNJYVk+RXcBFtMRFcq2g0j2LjEgDHKWJsgF/",
-	"G3CgAE1iHBJh2zEEDqjA9FKU0BzIYBcOMWXvbhg0dwBtFWpvTKPjciSjkmphqURSCtJ3zg2WKlMCYlFy",
-	"Siw3VMfrg9mVg7Z91goQnHeuZ6CNoZuWzQbZ3wQgMu5poM5h110DyRmgPXluixtmirwA2JFZ8qoRmaUX",
-	"+y1KwAyxfBBjaHuvbZI87ZaqUmatYCucw3qVbIirg3rbAtFGRLjVk+ji6uz2otlCr9HF2eHtRXOrUQ0s",
-	"G1wkl0RQXlYgcUZwLL0NZ9t9aLbYuDi8rrc3nbWYVkQU0j3f14LaaS2oHa4JzgjsW1amF6lepvBq2SB4",
-	"BJjzmPkLCh6IiAhbsnd1ZiiTK8iLVM2y1SJUR6GeExBUpRALmm4ttGEKCgPUy45nAKRNa95671DPeol7",
-	"KRITrPemPwtXfesf8rnCucXAlWXxPgfhAqLTCb7C3p7jm3S9/F1aJuqPXKFPQXFl+S6F72yHT1LW3LXQ",
-	"l3ll6/107dK2i15aws52ybodMYgjkxL0QBwZ9/862QB9E9kuUTJkOMJi+Lyoc8VcgzF/AO4oT+4WM7u1",
-	"o1RoWklGHC0CxOMo9TBVPtXO7HvLNrktijmIsSxzofzYqrfRxgmizF4YoCNExlBEG84CdIF4otKf/vmP",
-	"/9wszdoVnI9L6a+txgUltNZt7aoWAofJCGkVEChhIUHZApa++IFKqhYJcj271p5FapI2Tb7C/vQfWqBg",
-	"4HNngb3sbC01DE/6TFG6WdkQD+H3D5ThmP6xEC2DpFc2Bu5SAxKDk4gqlP3+Sh+0Ey4UeCnSi0twMdJb",
-	"KpZxmcc+pTYr9yrvQaU0Md2O/lzUZYgPXOmDvjDL+KwtKrFf2dTIqaSk/M0dNErGmNUFwRHohHb/NtCJ",
-	"kmjKBSD4jPEMhQCf8M7UhUPUXo+h4Apa2I1xAebx4tbdx93uJTIXgbIZ6IU3KtgAusJoxpVGN4P4h8Pa",
-	"MK0mfeCQ5vZq1BCgTm5UwWIYgIywZcXDoFsHaIzDEWUkoywU1rvYt00HbaADO5G+wCxM0fECm06lyQxj",
-	"6zVu2DmZGr3bVTLhKCLROy8cnOIrJHGkLxhhFsVpSxSfpnl3SFnn4fneZLY/2F0GWlvsyuj3OPWbdXpd",
-	"dYv9vwoN68q6W46JGvHoTj8QxzGfmrofo0LcJQw/YBrbp0VY4T6Wxa95okI+1t8aXSYARhAMx3dm5XPO",
-	"An/kc3wLOHLpNs5vStuguRSkeDAgDPaSibZjiTCKOKQCACwiZTbyZFqgWzaZYIHHRKXgvvnd5jSSaulI",
-	"qxo7L5dyZm7LE4NSbNGSbRHymCeA/d7729XVd9+9f18QHX9rfWjvbb01p5Jrdv63X5v1vU79g2l4Xtbv",
-	"PKgdx287C0IAkAqgj5GCchLRaB/13HHXQxudZmsTejtgJgdECPtlW39p083gi93N4Ib1sqMRvtzatPge",
-	"d1Z77aENZ09p48EYVCYKqDng4vC64I50IzGxWDeELNUtdxxbtdq9LM+7/pNKCHXChkSqKyKTuCQ7jnFF",
-	"5AIq6vNW3lNwTPBESRqRzPjdACQQ22Y/Qwo6uz4OEGEPJOYT4pwwcjOn/K005dJeevMDO+ZT09UyHUjW",
-	"KxBSWsxZqhWukd5wDBFmm172BNBAGviYZZ0eoVOJvrTcvWSeOCEisxxteNGYvFYPdqdSJaX3OH57Zh5m",
-	"V2pVzCCjUTba0g3qPTi04EKLgNZXDNBuOYuNK3h8Um6lVIX2ZhEpKY1r1rU0j9CES9Pky5LTbWRqWuv5",
-	"nYg9Rdhbw7FgpcOzJ0OFCV/YK9cs5Ncn3HRRuzMzCZz5ndLgubYP9poowjNpsEgnGHJFTV+3nru+o3po",
-	"Q+ApdMw0eYxcQWY9GhEcw7liBkg52zQJD34rGgFsgKhE92RiHXUlqjG27TzLEDrtONbpJOfBsC/Jgq7c",
-	"OqyC2ZMmHnsDdkznc3DqwHB8YZZv1V4qF6cRURVwSY7jt+YBh+bypzJlubfI5zNw3kJ3wLPr4/qe64/Q",
-	"OezedpqtnuM91xwgBC3SNBeEgHABC9jcVrVPW0ZQS5YFNL3I5j6HxGePcVvRFgJsn7VLIuhb7+PZ2Ti2",
-	"5m8SOaA9c4D19lHCIiKk4ty0ck2buHIU8XeoZ8bYMJzfQ1Jvw+loBl3y3EFsgf5vGErV77Or8wAxbjDz",
-	"mEHKC4x+LpOJtgs9JUTP3o4rSkzrXINn6i5IoxXgkbdMimiENvT6tZqbMEUc67XJHDBcuHNaj8zYG1Tm",
-	"cIzepfO1xDOjcEU5lr5uGHN8oKnQF1A0YSqfoWupVByQ3wu004Nw5DNGpTcR27Mq5EwmADEG9c0hF8LI",
-	"MDeEMSTOJZKk0QSvpkjPWm9xM2nNYI6ahUIjT0tK7ypTknLbsczZWFQntXLRGwuTe2ay0AygBjDigesR",
-	"u6FMOYp1Pqf0tZEFrG5YTJyHKGPkzQBN4kSiXnrswNMDL3yT9lCVKcZjgHqp7+0k0ubjtSFQgFL62Nbl",
-	"v+WIbc+bnl2/0ty0ZyoJhSABMLNpk0YhUoJDvZ1iEhm3CiLhiJM8Gmjt7Pq7tN38XIVyNvFqzk1RgNVu",
-	"NZvtre2dN29Le6d6i1peVL2mfpAerz6eny9kPPGClg7NYWAeuMhlgXVTNGlmoovWnVBQqkxnZu4lfyBF",
-	"xNghAlZWYx34YIlSbwtTSsb4I44TYv06ZZKHpW3KtZJh/LbvshZ7IBHN9lzHzCjLMTe2EsiDp1RAejZ4",
-	"wWo5fYse2gCeuA9bPXWZC5OSiWPUt6RG19ZoQoTZmuyDqwCdftAXH1ydfniHzk5PL2/YQJh8fijRDsz9",
-	"qekl0caH4+vX7/X/u9evP3SvTTtmjD51P9R34aa6OTTHWNwjLMgNUzyGFmZRA3UsvpkZJsS1JMLKuip7",
-	"Z9fHPWfdGXHxRBigtNJtw2Vzb9qsRnvWe1wqkbGNG2sj4KW64DJXRh7N4tlQKy8Mg+dj3s3Fp+bFITTz",
-	"l2WR72vyQJixMkxXNWotfRtReNn2TYCwsbD7cyJt72fpIY7bRahUsFgV2K+A6VcdeW+pDQ635MD1srfk",
-	"GcCnRL6yMVupMp78+Pn7VamGxRzyYSGpJzq87pTz50PxyvbOTmuvvOy43HK7tyWKWTDg+8vSQ0oWHJOS",
-	"lvbB+bratruHWsX7BR3IPn7+/rqkBJTMqu9BTfJVCw8PLHu/X323XrOStLKID9KqFJMXKssabcekS8eE",
-	"J+qahJyVJWLYHzzgb+hZ5rvsTJmLqZCUJnFHGllvM2obyOL/ob1mThfbawYZLMrWG4sDZx1qpQguXGj9",
-	"CFfRIi+8S/VKjMhqw7gLF81v0Dk6ueflR1S2lhmmQolvO9Y/QkZ53eRVa0EZoN7x8f7ZWQ9ttLfrI55o",
-	"Rb5S5QFgJ+b94Bu/Nltffm3W9748tn9t1re+bO7/2qzvmK9KveKnfEifiNmaHi3rpEkUsyJWqACTvxRB",
-	"fQHk6WQZ9PkZnqyDeJ7nge+oNplSvG+TNQS1gh4wOJiEkBHj/w55PA0EOSwTZVo+W7+FTIHJbhhE9oxL",
-	"Qy+BthdZZNOmnDXvgouuxmCjBzGzCZh7/dgUcr5wY2EfjbYSTN7TcmPXfs16kOJl9fALmGRSrsF8HnFb",
-	"X2qTB/FkQtlwH/UyM6pnjNx+QmNV16JAL4pEG9fnF2dHh+iga+yxAI0ZGXNGQ2mKnbWpsPkOauJSH04v",
-	"QNi9BEmiuUTwZDhCvctPxbovV8XwOt+H4vWf+j/feoVYcDpcU4OQvjHvQsldNre9z1IztDoY3CfPeC2B",
-	"gxPE2nVdPk/9E2YLWq3p7aqhDG9TYpqgpi4ViaZQsWOia6a2hUpHzrIIQoFB/MGUA7T5KdalgSvTMSSy",
-	"ddrTtPP3PuqZP3r6EMYKZT6hgkH+LmtD0gvAga8lwA2r3H3kHSoKCPuYfqLSIJ9+gvfi/uyGGWAxcIaK",
-	"ZAgonn6zcNe3JDCF6CC5MqklQWhpri2IrRtm5ZYZFyN3JnkxyHUXUC4L17Qp9Ry3Npaxcf59p9igCVvP",
-	"oKOETU/IJg5fuDcW+ja5O+aZnEQUl5UJLOkV+QGaSEGTKtMcy0RLY5LBq0F6daH2f+pq2m3zoIiEMRYk",
-	"yqVy+l0lzd+/TUj2YUr6k/TDkA7y01zakvIJFq+e05J+xa75l526aUvsGZ5ei33T2K5hhra60XIZWum5",
-	"QZ51vSmhwRA2FcdpLz/jEqHMFs6WdaH8857MvvUq2aJyhNs7b0og43MwfNfHnboHwQcMkJ/93mD3TdTc",
-	"be3ubodvozc7e7g9IBg3w50dHDVbO3irP9getPrtfrO/226HUWsnehO2dvrNQbOJy9vnr3S/GNlpqyPl",
-	"iE890m0YSEJtG9g6OwtFqgmKqD6nvC7INyzXOtCgBvqHSgZ0mNXtDfxOyHpRbLE0eC1JTBSJbhgMo5+2",
-	"UEaFDspP7J4s6R8lHPt+bl22d9utrZWnhEmS8uWBfUPKH94+8dGRloIDnhGXEvqXtlrwfUzPypeeI/Jv",
-	"nLL1hMk8LliHYfQdH5M/XtARVEhrztclPKVTQ5GeiawYkihiQ5v7UjStil6mlM6LuUiOTE/1pZw0V1Zd",
-	"hj5pbZUhVmQJ3KSDmUQWZdLFoEVkTCJQ0dIiohy1VwE5ztf7DMuE3CdpOlhrJTzKuqBPsBrp4yCvOP/z",
-	"H//Zq9YOj4vhecXGF/9CdvX7zWSooNCiRBLbaAu60lsMEa9pySu/cU1Kp2dtgAJXmwXKSLeCn8uZOA+f",
-	"9Qwvm49Os9DVFmVgocXIGgCL2LOSZthHeVyOxRhJBhw/OzzjmE+l1fh4eJ/53vTvjXnc0JUn29Ndbgbj",
-	"w/MRlDYFQT394nxOZ24oXnxUP/FSaBK/yOOe4RN0C5obU3HK1b2EabXKS+TV4ReoEVoZdi+N/Y6xtftc",
-	"gcfTCmOWH2rYgSdztqC8JBt8Ga3P8z0S85NrtbWM16q1D6YPXenGaS6hSGIiG+jAQClpWdgXBEPTO+cp",
-	"lJDroneg1kE3TWRUkEEiHUR22q17TS9me+dN3onZLiHxhUFDybNSX+DVrq33cNFfCj/LnnreTWK8cidc",
-	"6muWIYoaKtiHrVKZL/LCb94ZAxLZwIVRicaQPRJlQrcXYxbJEE9ID230JlwogalyXlwu72XOEE+v1uOz",
-	"F+etbf+KOfpcAhTqIsTiakhDGciQub67uJlCBtaZnrZL4ecNAHxJT4XNtKnCDcPS64ph3lAHnN2erYeW",
-	"qPc/4Yv/r+c6FH0m/Wse3hNV3FDQzSIiD3c/3289nO/+vro9yNt+bTVcdEaXFL+pjHm8dqhV+2he06+e",
-	"4DE5l5ghHE9GuE9UGoaLOb+v45jeE4P91gzQRYBaATpBXKBTTVDKhjHExt8Z8NMc3WF9bEOLAs3SPqhe",
-	"FOnXdn2vUz/++P3Z+WX9l4UFFUvyBbqEWeBnlzAwpkxZn+kTMIIt6sPyuPel8elW9yTbG66T8RiLWYkv",
-	"OU0QK1FAzj0gtMqpTlnJbxmOh2DXi+rRJzTauhsL6+QstlZO2ym/Q+ZKGJW9uLwbsy+H7MM1E6Q3r67j",
-	"zoYb+IQqd3MXSP2UgueVqiterHza2mOX1+blQr6SnvN/jCdI8SDdd6aUsDq2hh/wKq5u+pY1w2ezsodZ",
-	"Pc7zc5TCy2BFLgbvqdCKwxxL/fzzzz/Xz87qh4c98MC7L3rotfm7N9ezd4gfiLMAtf6XhIX2TK293Wa9",
-	"uV1vtUsWzJcwzfrelz+3v23UzV9t76/N/7n5P//HIrQcQK1YLyxoMF+qo63YpimUqDy2qBcVei6fLMJg",
-	"WZGQunIHDGI8XMOpl/WzX4gHUyFZ65jbTJ2CqWt3NBzjjKvyMnbPPFsvu9ZplUvlOxGSM9dMyNkh2Qu2",
-	"gU1L0EpKKoy0/Nx1kQe08SFAZ3AIfwpQJ0Dnm6ZJ3XiiCsARH5Z71lej65eiB1z+2KpvIQjPacssxIKg",
-	"DZYISdkQ6Vs2c1Uamvwu4Ts/vO3Pfxmkf5Y/KVimj/syyZA646Fy8y6HNuDvEF/i+/I1gxPxJIbbHKva",
-	"Ang8M1+3i8c0LiSvHV4clVFwSB9IgZ0/ds5LLx3TKIoLFtIPn07Oz1fX2prxuLeljyqdlzWmCjMiEKKt",
-	"LjP0Yz6Ym8qEBhRoy0XGiFxSmmmvcCXrps2DdXMZb2XCbPl3joPbO6s7apVq9OWeQkVNyGQVDbrUnimC",
-	"4viIRXIhXhToa4IjuBKZVgZC/xd65hc7hyt9ywDHMaTWDQQhet4AnTgZChxBc3AgSno2a8vWJuMq1J8B",
-	"hBTg/nLh5/Hp1z+94wrcrv9e1TslNxsKbRuokhkFymR/sRKMAuhI+so8lYOMaVN+W8Twaf19NXvAXD5v",
-	"BtgXlpvFQH57hV7Z2Db7xlBmM6YSZDJ0MB3hRBb513KjgTYo9Y1TsgAJxCe1NsutogIDUgUV3+I2TgSH",
-	"LxURE0ElWa3lu7kvUOs9cVCS8OjIMnTpMzA2Azv9ta4/1O0lYNyncNV5N4nFkdDrPTVNAsHnb+NGDgzq",
-	"DrDBC3CO2TXz3hO3i712KUuo5CUawK/zz+MxDWeXST+mcrQQwmYCVzUm7jIo5DNfogciJOVmL6cXzAcX",
-	"zNUV1Qf7zHIGci80qH2I8anWEgZchHktYWt55XuxyNyNL3t72f68IgNB5OhpqafC3Jx6q7ygn4Iugc1x",
-	"+/xt+FH8PN3td1v3l9vyNNobHOM3yRHfGf5C2+yHr29/nBYCJK32egmjuWGUT9K0xXtmgu1SoTW21cDL",
-	"g99r9jP34pR5vjEFbdIAFXqiPi1CDUER05oynzLA82IIo61mPcKz/DHwop3/86nCywjmBwQWNL6rlAh8",
-	"BQBOqza8gXkqbHiI8nGBcAjarI9VNSTMllPV5pm+MvRUheQdPnADMc/N5eO4kdWnNHIXNNZPlJnbLnYC",
-	"6fBK6WrD3PlxX2F2TyLDU8j0m0HaMmDug20c6T5SJick1DqQ/QLyCsU71JMKDwYAdZ92XDegHzimGDIO",
-	"snu19sImifKPIxiCtUtA6TYvNuiF5j4AUNOvK6YIuivnlktPOm2aNNd/msdkycBNCwnNuqbLUDqM3vrD",
-	"hnesP/zrELNF4Dod72D3JYTW9CdEaJZynn0ZYgbN1aADfYBMxbricEtjSX1xiXLkXvlKol764SQqoAkN",
-	"ibqm5QDPMe6TQlYTNNVwUflyQCU14pGvUnwH0MiXF9fwn0/wb6d7cFwLaodHp0fdo1JM0Akuc9kV56Wv",
-	"CqBTjIL+fRYYCkuCPl2dGvcUaN8pPJTfrixHB5PP0mzttQdbeLvebDab9bf6n139TzP7X+s1pH1UuBTj",
-	"lQZsGtY1tE7pZwlQJh00p72QWq+5bWVLgRCzqxTldK5EVD+hXDPO37gQcaqAngY7wIP7Nan6kOhEGcAe",
-	"QN/ByQSyKQWRyZggqvadR3v0St6wnsIQhUrBBYYnUS8w1fFRmjxbUuGRpkJlfFGFI0qtFpwGwrKHff/2",
-	"h7P2Tz++X40FYu922VmLGOGKSB4ni7uZcyaX9P0ycuiVBPmKsEmlscB6qQiiLANoSiQZJDEjUjbQd0Jf",
-	"jaWtunFdOvSy9cmIMi3EhhJtKCzvZZDr4hTzoQyQVDy8t51EN1GMWbRGAxxP3pb1v+HMQa+XTJ1KOxEt",
-	"MO610m/pYaaMBB2OlDYG5gWua8JRbd/pQWrhemCH8+1LsKxlqX29Pt6UJ7tM0VzkYCgUHZOiB0ThocmL",
-	"QoybrN7FqoljoJJi71I2S0+B+ZErPNRCWGhDKEJwYSU07HSbrc6Ly3bR0pwlexncoYk4vxtotGgO+vpX",
-	"EtHIUwA1YSYAqaFJLhUXeEhSmFqJzHP6Wh+z6dV2GRpPSaZenP5vk99M1r8tWjNUT6m9sI1qez3He2WU",
-	"7RUL0QWCQhL3AoQjPztliRo8Jf1Pi/rV48mkIXnitacPMXv9ZPGaviw7iC0fZbIkSAXqImHsb/UF/LeS",
-	"4WGzHy5pyWVFlaZb4FDdcuWxKztwxYsrdLsOXj/3Fluem2e25tZc7e2vzXrbFNquqrmdt9TPMGXO9C13",
-	"Ao6JnmHBvh8TQUP8+mBEQzzka3VaTp/oE92nTukyl/R+fUYubbH7oYsBeO0NF1rBTBHxgOOFlezHfIr4",
-	"QNkTIuuqqG+Wpi7FNFN85UqsZJbH9SZfuP5mWeH6ToUiwLIRl9NXygXKTEikXJCc1UEfP3fRBoA22IOz",
-	"d0+j3mZgEVxbOy4Zx2ZeYYl6nUSNuLDum330nmDhrOfQe51t7dpYkgB0whYDCaQ9spB5pm2ibu8swAM0",
-	"y1E1866+YptD/HtC3ES3DBJigGSaDtVAR18Nepne1T1tiKHXWud+bR9cPrVEro4DfZIli+2vVGHwPsHs",
-	"G0qZgA4ZHwxKHQGmYhNcN1n+SpaZ8M6UiV+YjhQ011JDOswWAwWf9E1UtSR53VQnPycTxz7C1D+vfdK6",
-	"QpBzbs6B1Tf4nX0qp4Okd1VUxuhaIGHzQp8vanLq1gLAm7nRXss8Amtgha2RYFCtE5RlSq8XlGOgdTKG",
-	"05vKOWOdpIKMHi7BwF9Pnye85lCwBvlh5Gfis27g7YQCUy7ZtofmngXeYGkuatgngzNYj5QqauCnBX8w",
-	"2Iwp3B7O9qrZ6UYINJCHJBDcMNjV2IF/mT7WerrQz9a512zBFNooafpqhyZf/0mjb+UIEI4Gvn/LjbmA",
-	"obh4jy5ySqeV35k4q1RRte7GgFm+gBM9k7/O4lwXXsyNJM/MeTZO+T2l/RLey2AE0sxOAyavtffydfLC",
-	"muml895da/Y/G97MltHIpdae66c9MV1/QM03+EKun5aphDLVx5BILh1AUYZFBE1VJ1gqNKYRo8NR9STd",
-	"Q1vs8/SkuOcp+EstTHddRd0+pfiq0gfTcnhR3Rrk/7sSNOw3ZZcjPpXG/8gZQRMKDnyvaaodQS9AJLbl",
-	"hfpCygCEeii0UujZW6+cx8dgI6X3MPJVQT0mGVLWQOc5BxD4kEYY/D8Rnt0w6HduRNhcFmohw3tlvDCD",
-	"dCpd2Thh4ai2qK/XGg8vD0WapwQw0MXrtqAGJExNtNU1INacq87kVZBzzKMNdk5pJRBXpltu2mZ5LSMW",
-	"hhC4aS4kz5ntLl0Gec2StKmiS/R1fL7hd3XnLJ5tLq30XN3QO5MrlF1a3i/NGoOAXumO0LJOn/CUoZ7b",
-	"WeXptKmoW7yTX0lDALi0gWxxKvGaG+uf53tTh0lMGRYzvzn1X9TkOK279Cjm3rRwvV+gHO6JRWvle9i8",
-	"euFwy4/Xf8lRU0BH6px3Mm9aSSOZF3E4ldLBoJ6fMH3v7IqEhE4qerE7KO1CqM+H3xOt9EIaUxzzaT2Z",
-	"pEiw1cBB1+5UUDZn7ylVpvus5KA56WGBGjGTUyLQcA4S+6/oZVjaSegz0WoYUlMSPxDksHod7JyFFQDs",
-	"5pjeE20KkTF34jjtpD5XxV4hF+ilc6FWJ2BaIFpYUIhh9XmiAhsgdPUzJkhFFdqAzF5Fvqp3toNXzPk9",
-	"iVAy2XxKatT8JucTGuYpcClo6GC0Wm2D3lBETGyul/9WSJcyL10OmNzFw8XVkRWDXH9drXJJzkdJWKkC",
-	"PNDTw0wQeHnWzd31I1V+uGmez2No4s9NqBNtaJ7W2jigtv1wBcBtm/uo9+eU9O8SEX8z4SiHGphj5xeK",
-	"YNl++6YVeDYPj3ye6exiWmmQa7kl1M2CrsWTJh/x1e/fR7t+BS8foAPBw/sBF9ErCak4W+2snncjokNt",
-	"ogJ0GwZpeMNiopRDpuKJQicBOg3QBVz0aTNABrUS4VBwme/PIdOMkCnpwyrdsAWrYEWPPtYVHjbQicpq",
-	"QSXCLviOWdpsA3t13vs3TBDJ4wctP6hCjJBI3yVNvMJohh5oTNrZKhtrse7YW+pCXWBaedz9sf7Llz93",
-	"y4uP8wy8IL8GMgMgoUAZvAbFG6inGcNLwxzM1y1s9BwfgRddLxmF3jC9NDJuk2tsbPzOxcZNPjclITw4",
-	"i6PDXikG0r04en9myrYNh/WAZXsG449PjEYQz0yX9QjB1PTgTUeDmWkZp41fb9wu8sIlMasHuDyIfKVS",
-	"uQXqXJ7kERBtXls6bjBA8zPMe438K+fXyAGuFFKITYs/EEUZzk0BO7oXYXGfS2DUX0DJx3BUQEmwv8y/",
-	"f6Gm22HoCcqud1S+WQ1d3BV4dkhi+kDEQn+wVnIakbsImEd/VQebWNHwnigL+Sm0dpBeWVIV8FfFB8wo",
-	"ngJHlt5Z6rYvFb0Cz04pI88PLWsq3mkqLkFpeh7U0SElakH/lL8Ym8iUSZaht4/41JZnC23JW8DUDO4W",
-	"SkMl2mj98x//e6fpH1wEh6MARVQqysKsehS8exYuUd/r7c9fv/QKPfi30WdtxgS1k4NPuTb8BQyqFfsm",
-	"g3Deaa5wDxg6FNejOg5TDkp4Pui+GE+gmyE3QzSWZdgC+rzNim9pnOHq6kMAXJb2o+IOlvZFAAbChT2S",
-	"AVl3Qwk6huZZyWRCBHS838yyqrRCVyz3h1JnNoc7f3ZxeHB8sahCvwK1sp5Cz66YB6yKa0JYWf3leVrQ",
-	"YEhg6W5jBV5DUJtxGyGqnl4iuR6SuFZL/ZE/7Z1mRs9/whMj9Tw0TtPS0t6zrNkqVimFleNHtyvK+3A6",
-	"fO7OYGBiVRWgvNPGuek7bBLr/OPlAsDtDCjb6k+Sjwn0XsITrQe+y0C3AdZmCr7hjQmXkvbjmbelcxWM",
-	"Hp60/aMsRCpnUpECRMHpxUHntPRYLk3w7bqtPOamOwBhCnqeM+W5b+3G83Y0j7QhoI0S0eejWSRKk+fK",
-	"0O8zM8xkCdpJ5Hkjv09zrO9F5/1qflfBP8cHpWIcKvpNrOFpfRmgW7e27AiQCgviWh6+Q7gP3w3MJfeE",
-	"TDQVqTCI7A2U6h2CgH4uMwjjG2Z+S2z1ywa3gXz7MIXviX1YZM5VudlAB/rNmo97msK91DCUtjO4eyGo",
-	"9URZ+Mfci2wpCCNT6B7xSqbPTxtv+TRpBc8OHJnipRcKCx19nfBcSGgtJ5Wv3q5TyQAFK6tV3AXsZ4By",
-	"X5r9GlUW62UBncv7ZFQFn0354Emds/z2HVX6dyxejgsx/JeLggprVT0KZaZRORYFmZvtN+gAKyJMHsda",
-	"bu7FlLym6i+Qqi56KcvkJiC5VyGnn1Cybm5HxmsepmaqWDqirxkreFIexwLCfzZgB0+jfReQ38wpwy3Z",
-	"Tf9LKBed515Zhd44VPShrF2FHgKa4EQS6bwUlEjorM+UVQFBIwAwF2MXaX4AYCjn1UCxZt7Ndwga4Jrq",
-	"NuCKcU5dsfOdN6LNy0oRvZhFTrYNQAh9MBUl5CsOtYbU+/Wm9h83tS8Gq9MYvPC4go37HznDdtkK29WD",
-	"dzsIKo/lDCu5T5VEcCLiii/9JOJFjBVzHEFDkpVsZXT+Au4UtPTkNj8BM9Qb0NgVGhqJ34N1pUPGS/1U",
-	"+voy1/rl+XcB+nh59F2APpP+pV6b704+oLQtBLY67Q46o+8NNKj9Zre110YT+pXE0mANSBqRG7axtRW0",
-	"3r4N3jSb7lcKZvpm4BpXQB8VbMOl0PXclFFCZkTvwPRjqHdnE/AiQScVrT9d//gdApxTA++7QRVyVZsz",
-	"ZGa1Wegr0Yd8iZdustFAn61qSJXftUTOebRfycD0/ClvnrHhumNYhCW9SwCcH4KEaJxIs31QBkxOhdws",
-	"b56xAk+GLgCo+iTLmlX8Ra0lquZypyGNhTiBczFgaE/aJzFnQy1tKns4vEYL3xYfR5U6WyzrOGpDtv7M",
-	"ylbjRxzTCCb1QsXWptt79YMadAf3sBVJQvbR5YXYn3F8bwupr10i9QJv/DS7tJEmXYNTfphAwzbvglcZ",
-	"0LHtErakpOIZ8WB4KkTZKvrrvTE+xWmfv73w/qUFi5+dvfZ8731q+t31+cieLtl3A/2d8+qXlrE/r4UB",
-	"EYud6w59AbqX6Qs9jzh4+/URVBh/gHow5eJveh6V+yAcYxbxwWDRwCaCRwkUaKKRvRL1iZoSAsnTEC3+",
-	"lwzVvmtZcMIbq1aXhYmHp8M254sk6bifGK+wty8NWQwFjbVUlDgxZR3PjlnMtZ18XuOJlJ455iywRPWA",
-	"h9UPbVhyQYPtPo9mmYJgtfPZPvREwKFCH68vzjNv4j2ZyRT73Wbo/0gEHcxuWO9r3Wbz1yUdMof09kBc",
-	"XErgqVXDrFN+gg2GKSj9ZU1Il8EsgsKOrOMxCtDVhwO0tbW1p4f3qXtgxuzUxjGNYyqhTFFbqKa6ooE+",
-	"SQIJWoA1oFWqCGbXi7DCvU2tGJl6OmNrBLbSZoxnLktWq2N8kBWwZCd2u9l+U29u1ZvtbnNvv9ncbzZ/",
-	"qdw7PSo9sk4io+sJMkxiLFDn8gRFJE2IlBZEHw3IFA1wqKQxAeUITwiKyMTAUfrUA3A+vbvMZ2g9o7AJ",
-	"1uNNz5ueMRVcWM5KJLW8AoRjaXu22+wDjzvgup5tBVDIVtQs37ApO7VlcAoVEvTMePLa2Xrno5lsVjkP",
-	"7UlgcSrst45SWk6VlLEykm404B7mxqoZjoFykV5fAoRknusiQQu2hzAWX9q4P4XR0Mb47wlJjOryxJJP",
-	"63o+W1CLrSlu0lLNWJHi/B5qe7yN6HwQprS6uRrZNagRp54WJz3LvW2AaaxttYGx+TVvgR+dEXMQWWNO",
-	"H4DK9P62fQt2pf7OugyE1fm0LrjTbPYcFitnSCZQ+FsJAKTShkEbPYt22VBE2iYi+i/Pv7K55laBpy/a",
-	"LG6/U4tLK/UgzHgyD402DPW5gOMcS0qovoG6nqhaI7SKFphhy7VqTFUpfETPPKm3j6aYKpcHi7UKMcHa",
-	"ggRoOBNh6e3n9guVKIF4+BTP0IYNmJv+GjdMKu4Hlb3Ea9OEO9QHQbT5DvX8NB/zeMtT5noSofbXr+9u",
-	"WM/wqrY72Mz6WniiQj4mWpdJfWvgPiOGKZWgJMqncpn5Asa2K+xLR6AXCF5SHodcEBzteoN+JdFxt3uJ",
-	"zLXvUNMkDyQMOiNp7ofMAjomkR683ScmpurmaxO7zWbf2dtbb+uXGrkProrSiWnDDR4fBTlh6UUfPQHm",
-	"pMoSiZ659cpyy6wiYuuKsMIxHyYk67Tc+1p3SLY9JK0IchqHfYPU6u5EGeQpAJnyXmMSN3r/MeeunHtp",
-	"A64CDw5gS/ddCV48Q4QpMctzzX/UglpoQwgNqKW4c2CD/i+UPXAakrsJBroXUW1rQW3Kxf2dUYJM6qiR",
-	"SLl8N4j55kVWES6zlpbsuprpWs7Ezex0mMQQD00jsgFlOKZ/FItcV0pIS/xrT7aVQ4st9oKb8zTKb1Rw",
-	"jS9ofPCEdPbM0+0ZM8XJFQn3HM/1XN4NpnEiyAFPyk6yD+a0tTtNIkmhOmdEUIylcmflIIkzpWcDYtn6",
-	"fGkCiLm7KH/ENfMyYl4dqJznL1WmlC3RmWC86SCdNmFSMiMHRObJ/rQd0NO0KEiMWNQMPpO3bpfD6Oyg",
-	"UhmcO1v0SAtCOaKmH4cRwzfMlhPuIquDLZiUe08hkbvd3H6OFE+jGvMlAiAEG0s8va8lT2Q172cCef92",
-	"1wRuA8/xQW4BCky+qmzA7poukWqRe9FX5/aNKZTDT9PKRuphCspU/wA6vMOhT5W0In9AY2WspoLX0bvx",
-	"Ka7Awv1LJr2wcsRTFwiLoF+JVmtQDxa5hz5dndoAx8gkLMFJAVE6OAJChKNIECld59kN2/H+hkHLe23N",
-	"m9Mv0+U3s7484Is31qeDctY7YCDwEE4JdEUiKkiopAtG3jBTN5hqU09ny1zkeHt3pQ/pMxf3APxwZc/L",
-	"RWw0f7KCruhVG+hLrJ/CaKHmsnkWSW9ZaBTkngmAf0EmZrz3pPUljaf1U6+cjz51ZHqSd9u72ctK98nw",
-	"pQwqUpIwEVTNrqFmwSgBE/o9mXWSMqDeDis2Z+hcnqB7MtMch6M6sDK0TH6XYTn7ouD49C3qHHYRZUMt",
-	"FNzesQih+hXGVeICOvu1r3U8oXXTSd4d1jBC0y4MCyLcWM2nD45wHz93a8FcPBa2jq3veSXz6F0bS8HD",
-	"OgcHR9fXd92L74/OLXpYGRLZDbvoK72FtYyDzofCguUHKOZDwF1FFj/LzNsUjGjdCV6XTVRvzUILywXr",
-	"YvvKZL0sYUJZG8sQUMImppMj2rBwYTbW8Fp/b/p8L1gCv4Fl2Tp4A/whKfW/Lhihc5n9ru8KXGJ/1gnT",
-	"IfqAt/71VNqWmWZBDo9+PDk4KiwIIAYJgvqCTyUREoWYaa1AK2FmYrKBOmbVYz7UQiTCoULUZ0IYTkaA",
-	"BfP+BoAHA24TCxUOlRfa1Zf9L78UMHveNU/MzpGmXtqQMBdU0FcA1IuyuAZ8kNYXB1nJscEUGgwo+ETB",
-	"jHFxh3ESK1o3pWC2bY7c18eAICGWtljPC1not1n0Xs2o7oJEhCMsKRsGfndBFEKPNTQwmCjHp2+DGwaQ",
-	"wMbcm0MFtqxm/LZagScRcqYinIpYKKbX5obdsL/9DR1wpnUAypm8YXXUiWPbol6fZ0uQwcFrTVkYJ5FN",
-	"vOq9fmj10ESQAf3aQB2LOeHcHAht9IYcyrkbr8NxBIdcb9MqkYDgAmf6/uvXcKM+zvd3m7tN/dSGHhpE",
-	"DcwpAYlgeEziAyxJA51E5qtPn04OZQN16ZhIhccT823BiQ/PMqF3MNIRlaj3542x2G9q++imZrjepvYb",
-	"hr+pBejG2voHPCJwIVxGmTKXfOu9Q9vNplY4JOrZmHLPzPzXPyGVKnD1At++aJG23Wzbq10TG7P2pZje",
-	"282WvVh/NCTppP3yTYJUxImpvYQiPTDx/3/23n25beTaG32VLu4/TKZAiqQk26JqVx2NxzN2xhorlmY7",
-	"2eFsowk0SURgN4MGJTOOn+M80HmxU73W6kaDBG+6jeXoq/p2xhQujb6s+/r9ilC1A/r3NUvgFuCgfQDP",
-	"/MBzgWUc2gaiDrpHlPpg4QeRZ/PmyTAXmQ23szoZ/g27qUrSvS9f82jsQfjDGkLkNvzcnIqM0sP08cUP",
-	"LMkZWGuUdCj+8kwz8hH6ErC3Ew0Vf4BLj+EJD+XeO/Et9kGlQrOMy8u+vAEXRB34DRplTogWe++Ihxao",
-	"iqCmB/JYJbKiY8aJdosMTfCSiOyoWJGuzZKZ02HvhUk+8btlifKsuvamTmVVOmy02MJKaA6pN8yzJblo",
-	"gkkRsrG6Nu7zGJCaiqZczXL0YHpmo9g2WHQXaRv62w1xzdgJ/G/Tjg4fyLQQ1MYMlYXasoIKc2CKblNb",
-	"K4Qf03N7mHBt3HvrEIt1FWSST4z+9a9umAd7mx2gFZKh2WTWoaVTY0YFXFBsrNLYDcwO4hmEvRKwQJqA",
-	"jr84CZX1U0C1gdWpq+ZkJHIztP1jnAMeu75Nuz50Q9P8sccwCQ/4fMArAUJ6EthAIDQFuK2Pi309nuOw",
-	"pZJm8dCPXxxqMa2OOcDC/4m4mUgw7gLrYVnjUgcwxYXlYUwiiJ86wWBDk31pLFw4fuQkDpAS6M3Fxdm5",
-	"e6L5JCoAtaZUCXLQxUADIAbiMu7L1451y+53dHJxUaSXiuDujQjrGlo15/utz7RReD0z/n9befdvLHhl",
-	"/+7LfzebTfj/5s9hRBV/OVT8/ZuFfDpNE2x73vuHVjJkeOFS4vLfXnYRkjeL13np738z419mkVHGY/GZ",
-	"vTk9edU8f3PSPXxu4zoZv3bZh4GK54HxHURcJN0XPlGLKBO5eWlfugy+VYxmUKj/YNrxPzn9FPOc92tf",
-	"Q1bH6B8LF1KWIaQueM5DOE6aJbHuy9xyKKxPPAMcH+SapzZl7sl6TKr4sfC+hMzTn2gMtHn+5ELkdnrs",
-	"a3BjNqnewG1y4uKjMoOiyCBYqDIIrFqMlNQ5NyufTATWOWSJVrKHJ9msYoLhZDRjjEKPk+FQZEZhUR2p",
-	"jCHL2GIXWBVh5QgtDnqkruCYa/Ns9Dt4ziC2hNAD12Mtok/WFLNGGsAPNG3+Z46YhzpviuFQZXmpINa4",
-	"MSDSMoFgDozPcjXheRJBqmhuBJiLaY75dCokjAZp/CmBgJjJ1LsHha7FFo/UhErdzJj8QA/kAV0oEc0W",
-	"DbxLXM5Z9/NnYrwwp7foZq+KwzDmIjHmCFMV6kC42JH5ZIpsVMaLbKjIxYjMM70wEVqSRsLYsC4yw+qq",
-	"ExaWI4VhgL9gqDBkdYy9mjesSoE1sIzNjymGq6PeoEMqUFrtUQGU1r0iyRCSysOWPxd59/dMIsDJq6pT",
-	"OWYhJ0SLpZoXdAHA5YRrEzlCFbRGoOPoMG2tocaEs4Vs9urqBtI152asaSJB2zjMlZyP8Edz6xLWCREb",
-	"GFM+UjF5GmvwU1ooLvl0WoQeqVcYYdQrYHLLL6qCOtEuY1fWuAC358puW+wc3TvAicIGCWfZFYZOxxP6",
-	"yPlDsq8vQzsM4ymYwYVe4v6aUARVBkaCpUkBG0k3lqiEoBsEqsghrYZDbybSiApzH8xJBTIMBgPSxPi5",
-	"CNaNrvtZpqZZInKseocYv4uglnB/cpFNNHbO5Knv9Hv0kb1ap9VutaHYZyoknya1Xm2/1W7tE1MUBOT2",
-	"WtciTZuXxi/Y+8f1pW4ZlW3+Qowoy9FNEOYfxYD9IubsXFhMWShpMxNQCnsZ1xT+lyr9qfjNCIfLJEa7",
-	"/sz5OD1onGd1FEtUKu/xkNV6tZ9F/udr4DJ1lcRmmN1220ZKqExk0Qwp5Uu+1IAbtff3LzWejmq9GvAA",
-	"QLriCv7VPTzsHAFYpnnpi7gdHQy64oh3hvvR4Uvzh3xe69Xe/3KGqPS1Xk0no1pQ+2wmvvPPv5387ZfP",
-	"r7Lh/5x/enEx//iXN+9HL8bR1RmfJqdpdv2W87PozW8fFJZboxmxKcX454+/nGNgaHlRjOrUIm+Z5T5o",
-	"H6x6lJuzvV9V/pOaybgUqa31/v57UNOzycRswV7tDNUDLC0ctiu0GUorDABSIzOZtYnAki7fxa31aric",
-	"ZnI8j6vWq0nby4XcAhDARLJWXbH3Poh8lkkPQckcs+tMGftgwqFEIjbeBvziMhfkzrsjftDutPryJyPM",
-	"qbyJDq1D/qAaHvfIKIWg1NsziyFaxGNZqqJLnJkpTzIIgHl/7lGaxWVAIclt7hFxAMK8kFNIIGWH7YUo",
-	"ukeYbSyHIVrsPUiqt2dO+zNO7d67H6p3MPMY9Rc6/0HF891OkwtLbmwzKQhHoSKhmcgmgsQ1p1ya7zuq",
-	"bX0gYNi2JetrOW1hO3BvLCQwG1hwi1QNxF66ZzlIvm499uKO5fgsqrhE0mlubz7NP/DYzYO5pbP5lt8g",
-	"4KYyqPcwN3X2N990xuep4vGFUu94NoIih4Pu0eb7LpQ65dKCduq1Qsd8vrEQYNMXx9BtnELc2NW5jcRR",
-	"yB66SuRcqUuybakhV8Q2v0JJBjM2POaUdNB6JmJMzjhpYg2Dvjyhc91tH1SaG/CMa64x9+NMjoinqTEl",
-	"NB8KbMecCp6b5/mimPEU2T9pEDrnc0oiOU6ZOfHIsLp1fQqB1VghOsh/9L6a3LTCplklV8z83kKwlIls",
-	"diWq3vo0LvBqbyVLDiraNZxxeuOje6NTuOk04SLc2bHBAr6VBiJkQfH0YpUBYYQXdvzSNjN+btnuX2H7",
-	"nYrarYX6OpoiJ9EdT9F2G4gu/1pN1lj6sBtK6K/+qi4/dqv11SIdblxdnxK8Wiy+ggRFCf+9MFwcuIoU",
-	"18ZPDVhGUhR3g5rlOucIylKWKWqIcI6wfzBQYS0+vGzJ7lt8u+cCttF2s3GTvuQL9p4z98jLrDL4oPYU",
-	"zNLGFlvWpZiTDMLARAdetZMBrUacFSrtxgKSpuBss1kV1KRH4t6rOczEJs+bMb+WzYPu9hKz/AXfnxFm",
-	"v8zDMVnYhd+3ceZEzSsb01yUOMClvYNNtpXwIYmwRvYo6RAuVtpk9YLKrrEgSYxUKiHwwk99WXqAkTAR",
-	"vsg4amAvxaxOTHkNLLK5AuxxawS60FOLneGoMBnXl9Ymsw+0t2ApXqrVgoDcbEYGWBvcl0kOyCB6wXSM",
-	"1DQx480UdjXih2ZipgWLRV6Ecu/S1iMTyh6p79PmexSi68Tf5MdrD0qi3bZ8BPJsjZlb8FUufCE2LHkT",
-	"cpeGsC2+WyOuoHjACJ4Kq8bZMx8hvqOy0a98IsJgMTsNy4RVCC5g1JfIxM64xqRygDgu++1mzOeQGs6z",
-	"hKct9toYNpoSdAIgTJuJ1ELqJE+uRDpv9eW7ooxin0oKbW0HwJ46i8j8a6xm2e4xpg80V7+hsfoAoSaK",
-	"qvuYHzTFKyki7jI6ZT94JwHTeQwC5gKZaY1xS7kRlwWjTZloW4d3myjWFrbLKyWHaRLl31QECw89ABzj",
-	"LN2RzMFC1YmIE75He2Tvy6WYf13rjmOmHQGXHTIUVH7amhWs44SeuSTXhCZXxvaHYkd4829ZGval/7iI",
-	"67xhTKZLMcf3FBVI8Fj/SX7pHUOcZfgQxDg2T8D2TCqRggCYMXOg3MsIPaAkMFJ9pFTM6uEr80vzlZJ5",
-	"ptIem2bJFc9FwCb8c5OPxH/vdw73n7fb7YAlk8ks54NUQHnG22HzVyVF85Tn0TikGLv5/PD1BR+FbqD7",
-	"UCNYFnYhTl3I6rbyx7mwBaTUM70gxKH2z692DldluH4wCw2AYyCTMj4RucgwX7W8wDRgmMBITefe4mL5",
-	"SbnhuV87Gr58Hrdfdl6+PIhexM8Pj3h3KDhvR4eHPG53Dvn+YHgw7Ay6g/bgZbcbxZ3D+HnUORy0h+02",
-	"b7/s11ZVc5cmteaLmjIY6TL7ztffNxpbMKt7fyo3PtX9+Yat3ii9dyOaWLV4Q6iwWkBfCCMq7bSKHpOt",
-	"tl55Lba5pfQ5y50ar4kcaMU3PNPs/M1Js3v4PECar/hedsPqEZox7lcFS/HwV2xXMHcwrNFivyoozFpY",
-	"isfw0Q9mS98m3ftluf/j779/LWmzEyvn0ZR2hJOk0Kj4vkKh4V9WKbQlwVb1AcUleyAOoTXi90IXXpvd",
-	"YP6J79pzOAaV2hAq4AFo3GNPQfgjKM0GoD7oX8LIX4iQy8A3GDZ6/ka12mIBrDqoKoKF2kZjIAGObeA4",
-	"KgOWq5jPES1G2KIYrPLtS8eyEpBhZct0LdxikbB2ivwykTGrL0FFBQS7hcWiBWaULOCiqdx8kc7Tkl0q",
-	"6dHX0rXANQcQAUzJviwoWAgukQIMKk0BGwiDG0NwxLBynsqFyoqYUWmX69RF7daj5DkBxfclheV87IgE",
-	"lDU+VZLYYJ6CNEZpDnFjDA1fASZWsSfE50hM874MsX/jIgFfDLs+bMU2ZTR4mlraJ6j/I58TGtIYZ912",
-	"u8VOMLQzFHk0RqpxMGw4G2awIaCizAEJrexKChtrzI/S6qtrWTQ+LZsa0DlREbTqS2izwBLIFQaJdxB2",
-	"s0hgR5vblqT8MS7WWEDPA6xNkqZO8C/I68P4oHPQ7vJBdDDo8hfPB0cvOkfxUafT7ryIDo+6f5BJssk9",
-	"M4cGjLmNDtqpvRInGTEJCcp9070ORJDu3drH85d1VfLK/PGmhpBUTTDYw56rlZuKzG4DDIZcIWimsNHP",
-	"ZJFSaulpNzKIzvHk09tUVtqcAfPPvBEEUD18o014Q0sIDwnScec26eBhQFgZJhcF5ioTafdFuo9pv/CU",
-	"Sn1mpXajWId7mOMbJld3M4o875mk4m0NosKMwabZNUFFnqbYb1WYMUX/PpdzL1YflClMICgBXV8TqA1u",
-	"MVtWR2g5pQZa6O2tF8hNcIo142afjhvOGsG7MGmCFa9F/gVtDqxBgeq4ti02ObbFekWGxRiYlC2B4nka",
-	"MTriXgnfQV+GZ9RvTJw1ORsa+za04H3wM1TmUQHu8wXKyWJGLNHkQbvd6kv73IGYK2ttpRx76kBsRXzK",
-	"6qWGY13Fh9hjQFfbDdg0U6x7GPTNFqQ2HTaT1NbUWG59s11vPXr8J7g0LKw/GLbO+ZyqhLxRF/EI+nQ7",
-	"nzRgRxuQ5LTIaNZi05d5qppqgCjA9FXcB/IzZ51oFqVKCzBJvKBxp82ilCcTDBfjApcjx4EPYIMFT8fF",
-	"HPPcNVz2ZbnQcV2g+ZhlvOgQq4ymvDLDotl5haQ7N8+1A1lY7cUvfzk9ONshVb4whHvNOOE6bzQZzvCy",
-	"7U0FvAENhlW2wmqAgGBRVtw4JtzdfAsOEnan5x/vvMxS5Z9Apjhos16tWug4RDSkxDtoH2w9rQTWXT2f",
-	"Vpqul5Ktbyr2bWaokEIuqOpohzfpyM1R8EReJQTwu4c4IKs15Z9VIpcbUwuVWDzrmWaZSkVAHcTgIRYU",
-	"QehHuvqHviwVDdkmK/dEgcK0ftDeRyzCa2zNPJFsJqHXIoClC5xHBgibsLx9uVhScHAMQDWfAbd5ZBtn",
-	"i78fbVGbhFq8lM8n+yefV8rNE5jZt25+biM3c8rkJ/Lq01H0l+7gry8mv0wP9EXn6n9fyg/71397Lt60",
-	"//HukP8Ud0e/Je//+eKvl9vL18Wh3qt8fejiQSwscxtWimu/jvJBc/btLUTMTyobJHGMZJs7RiYfLOVX",
-	"qm/C3QPZLH+zFy0tMNk3qGeirqvNDVUOtxFyYcZEDdhgJuMU0qfU7ReraDYRMocW/j+fv//1Rq1T76dC",
-	"nkyTP2s60LfpoLLoNDfrQSsdjnVcOou4UpWnBL7r7C3bb7XdTN1xL9TFOIHPe6bd2+ybWN0sSOMuGqHs",
-	"ppnzSXp3m+Y2e+VvZiQ77RU79qe9UrlX/nZy+u5u9ko20ltUHskVtk9RP2QMtLU1RDcr18cRvM9Gt7Ed",
-	"5Opyne0dMDuQey3FUdloo2FgJmN7uwCvrtzE/pI+ksq9ivIY/yu8EwEb+wYK12s5Xys7K/JzASbnsNMs",
-	"5ZLV88ScB9j/gYUp0oSTM0nyil6p0GzP99koZHXESIKrZ9NGi50nuUDswl7p7c3rJBbHbJlJrC89OCPj",
-	"60GfuVJU+mvZWjCDSdEnPp0Sl0u+9iP70n7lKslPR/ZWhvJ/yHHYXWe4c/DBLOvOp4A2WXEQfHwkqwgX",
-	"zohZi50T7u+BrOPr70FtOqtsAsKMKHglQHOX0RmKVKpmmW6xs5RL7TOYssG8wAsMqOkRsBPgMSdnb5cP",
-	"FcKS4bECJWUO3obzZCG8VsCDWcypqu3viHBvo7QcYS2PIrij9l8/Hb3Y7zwHLNmE1v+/2j+9eP78dcFU",
-	"txVF7fZe5SKl7734ww96zBFrJv4jj/v9+8C3V7C48ruLFnfUatUSZFHJ7vE43xunLzDufEPZUmm8nphd",
-	"JzRA+l51LYKkxnYY7iBKn2nj64hsyI1KlKNEOthOAstDKNFeX578ePF/JwAnOUnygOE/uyzPuNRDo+nx",
-	"l5e0x1g9FhM1yvh0nEQ6YDOZ5HuZUpO9gYgDhqz7idBBXwJMKiDnYEYMH7TP4kRHY7M6AZumM01wqlls",
-	"FD1SO2v2/sdzpgXgagN60MmPF8XHqqwvE8nefzj9v/ftDttj709//L/37f0WO3nXKYbAJnwKAi7PZpGx",
-	"UmL6GzSEyxhegsg+NDdmJH15pSI+mKU8m1vgHyquYRPgdkHJfQnBEc3CmZzw6VTEyJ6RCSOlIKJ50u4C",
-	"6iY3//kSujghmGLRXOtn/9Npdln4NjQSn5l/HRw20AVBoFfIekNxjIZMJqyRLkHC8hxu3Kc6Xc6ueSYT",
-	"OeoRiqSIoUR4zK8gM5YBwmASN3XO5wQeCfhu5iJEopkYJ8bONaHmJZqBvENMTXKLmOZXAqD5oBjZeM4D",
-	"Httb+xJHnipNyhCpojHjAZxgoG6AnErm2RxS+JnQszTXIZadmT0RFLHykIhrwr6shzSeMGChvkxgAQIW",
-	"xjOUygJ5lv4BuB8Adgl2IY1tAfieHhuYz7yESicqOaPLzWFIUlt/tHTQ7VyFjWKoGb9mufict9iJewrA",
-	"AUFdXJ6pFJiRTs/fNDvtBjSn2dSFnWiVMfowqmdL9FLzC/e/GM1XW5BFexbrxBdkAUJ3QetTDMgJKe6F",
-	"gscf0DUtzjja0Ull2TbhhIe408sdhGB7x5NEIjCra08uRfdhVzRLTzav9DGrwreUJ6fxhMdMqr4s0hDm",
-	"FGDlmXfTSQGbi5xcqN/DVoEMavMTnEryCWirXOF/0D5gIdhVRTIdisbg3LjiApvan/JMC8BrM4sLJW3e",
-	"mSjQa7ot9oOKUUwBYusMhFV4/v63809v3r349MP7H//26d3b07cXIasfsNMfjJEYI/vkMTvo7FOWuBFQ",
-	"+aJKC9S+Tjtot9vuGB+zAYkuNWR8YAbc8f7saKv1tRA501OVu9Ehf9zCpJjr3T6VAHPOoUIpKCDMYkQX",
-	"slSGxwT0rxRKGPMIIs8KsL29qFZ0GMPrM94hAtqfxHnI6li8gY4lbMYKX4/2TwMtcOu89voyjNJEJhFP",
-	"Q1Yn8FDmY4dW2MNv4d1v0hc3tYcR999I9I124lv6Tkjcbm0vuhHeq50LG2vLL/gA0n2HT3iTvli4c8n8",
-	"LQl26/G7o7kg36Vl0ryVabxzxjxB+fWJT5NPSKpg8+YLkm0pYd65fcL8V+UlbIltoUouNkiEbyOi+9Kq",
-	"hvqScG5Yo4e+2nVz9uXWlQpnfG5Mvw92r97Gw7iT+oay/L+vuoZF9W7BjzAi/UwjT5vVXnQBsegDOq7x",
-	"4m9Z9tDdxvmbZioyJ26Q3lmxRJkD5e+/fw2+lJhGFgsNUS5YR8j4B0ZoGwu+ibrHKjfPvbNSvsLFc6oE",
-	"XDwfn73WK+5bcv/MP1b4f+79a7sunOQizNvY1r0vkLUETIpr8wPQZ60yYIvuC2uA9uBKPI7WCOSSp3Od",
-	"MykEourmGfzsxjKYU22KtVSxzMM+sy/JUGZHCPwQWMhz6FYE2x65Kl0/YoudgaFBhWxYuIcYttEs0yoL",
-	"jymN/zlnU+xU+u3DO7PHLb/vu0ReOlJfC5oO61DCke/LZYx2581URqZPZnGyaEEsmgjsBhbCuwS072mx",
-	"D9f2B7w3wy4cemvyA25+qRa43TnqDvf5QbPdbrebL8z/eWn+T9v9P85XcKo4jqKKPsBVlEfrx0mGfuLv",
-	"FufXlMd9ev6zGVxnxdjo/oXhlXiv2rcYniU9LQ3JeogrhkT31HYwV97TLTCyDcEeW4m38cJXcERqd9J3",
-	"UQilDW0XcOGF8XwXDLataB+Ljf8BJMEy7WMVPseUbDh3YMul+0YEVFTsI/fKLEuRiOOYZSL9737NyJJ+",
-	"LXQEY8ZnyQSbqEyUXvCtdCs+sF1089SM5RQrhUe2U7NO3t5Ezd40UbOsnqHrb6ViPoE/lzVuD2k1lBTa",
-	"88ORVWfOQjQHw8D19l8mMl7QUn3p050sailfQ7IqBcnqJRW4Ns2KITzzspWaCT9yK6VETZKgiBPq62B1",
-	"mgIWmokJF2S9+W2VDrKEmFsWMZqXE4nmKnHvFOUzTYP99jQmTaINpcH+KA1SC6lV9kkNh2kixYrhmNtW",
-	"6cfnB5Vj+faUUHH81qog2qE3UD5w524ap9g296Jvisd/K9rmIbWGkTc0BZ6aoB+2yOTfqxpAeglibLhx",
-	"xm7z+Vmb13uFaRIuUc3AyFhdq4mAckXB09w6d41jP49XNKqzOFPQSVp0LCP3KzYs0TMd6J554VK2AHvE",
-	"KEad5FgDxxJb5s8noi9VhH2LkSi6xSSWHtqQBPKuixix/I4JZ8y7EYruRzwX13xu9FkW9yWmMIGoMIXM",
-	"lrm3AfNh8QmRk3xJ76FyE1QZELJ6QdFmvblK3C1YcZQVdyPTthNpO8Q/7fXVSFPmj4HHx/vdyg9aKreL",
-	"txEi5U2xfeQG81mbojYuKyYWGRSBDNy2cCsgNPDtyGNK6OaW1inXIh1uVd2zGJGgaLJeGZG4v2IgMCAh",
-	"XHdbwpG/f7H86VShVfCi92rddvd5s73fbHcv2ke9drvXbv9vDWn5t7Dp4g5RsP+ml5/XafcOOvQ8sq1e",
-	"T5NouWwCUEMaUJ8khslns3PUTH+6fPGXSfczSPRdjRNH4LvJOiH+Ev3AJ/sx+KFgUVDGoWRT2OO7qYhn",
-	"wfW0Z6l25yWCaylboEZjlqYoT6Af1GLvqlyQovc7zMFrxDbzFjPHj6h5LQ14IvsSRo6aPBM7MYJDhox4",
-	"Db3c/mOTTlhHTefs9iX2a+XCjrX2OKj7KreHK+9Wfl6KeVnk/c/g6OJfHw7ku+nL6GPcGb7Rz0d/5vvz",
-	"16I9+yV5nx/+9Z//e721UDXbHEBIFFQgQF5hzqS6PrbgN9QqneL5WKK8D5Y3eAWVHNXjedvb7e7WStG+",
-	"28rGJx5BeaUc9/u+n0S6vPuuiSKJfs/qYKXVCL4kivtUIOBaNSXZEKCHyVNDmX/Q7mD3AlDpm41+pRBs",
-	"wuXizZ0LHttjk83IHOTJ5mXqmE275xXJwqcTtOQmmbl90JMQ3Gu0ZPmczeIkb6ZqtME9u87MBp5wgLop",
-	"9VG4KHbZbSuH+q/HitWxwdyVQGYWBKiByXeMYbjN3YAWQcTEs4zZAYYCgcs3UxNGB3s5zo+VmzfKhLN6",
-	"WIo+NnbKcfvnHNL2WIkb8QwIXm2cCf4D5rQvczUDpGFLJU/1PtA4O8TCnyWJQetRX3aXk9zRmOIkeCAW",
-	"bvJ1wCwXbIDYHxM+nSZypBE6Aj+qWhYBc3pRE2Dp2he45I/d7349Z44BXPNVthHNY2+CxPwq39hM9zs1",
-	"2iq9Yl89oETG4sZz0DCVKY3DwfOo+SJ+KZpHw3an2d0/OHz+4uURH0Srsto8ylV2JzmN0mSaM+UoZ+sY",
-	"ybTTspAdQhvVbL7VQ8TGjFWghLuO0GjajPFhLqisYhlOzxnLnQuwlK2xXDE8c5qrpy/muQDe753nkMjE",
-	"Nw3u5cbB5epGQ/um0kQuLgTzVNousHsh2BJvfwwgbdarER/YEv/B16DGK/ylw938JQGVLVN4zn6r3ep0",
-	"9ltedTAIh4NhJ+ryI9EevIj3o0P+UjwfduJuZJYMM41bZytzYwvn299xk1CVEWOvjUrYLZlGe/resmne",
-	"8/8T02muCAPMIZaCnnGGHlRXbKq8uM+0GjYvrQfpwO4lMGnGaqYFWiY55IxkDEkk1yYWNwKjGxEZeiaT",
-	"PGCZolzRQMQ9dvrh16AvsZEbetTUkA2SLB8HLFWRDczHNBfUp1BuBSv61krtaNBYMUz5SDM9i8aMa2bb",
-	"vbA1bE0h4lKFxzGTfIIOnQZTSs1ynYCJCtdQ2M6jgbiTipBXReEiWvrZHdY4/izyV7jc21g6fp2G3QLf",
-	"XqUGjFLOMm3Wyuw37NTbZxAjNZsr4pkImPjMozydm02hhcwXbJyDjyvGaZ64q2Xz7dVwFId8bcKTNscN",
-	"ajjOcH+ck9TbSf8ULZT3poL87ftUQHgD3RVZsbFl1eArvzjwjyoctC/as1qgCVpgTSUhKhlWP3nXae43",
-	"XI8Cq7//8dz8gA3Grvjf0RoudK4NsVR/zHNsUSx6lFmcxFR0EamRTLQIsAXQPFMa+aSFkK5twOiSsbrG",
-	"HrxENlH72t3cl9gDLHg0btmqxv+2/c0pMFrB6KQoGlbxz4G7nKdpyAYqH28u+q/UYH5QYkOksaRnbS83",
-	"APwufpkl0bXKGJudsRk5tBedDIfYMGz5cfOx0vZd5jXHLCyqWHRowVuRlELjTOMOINTLqmW0UDWIxfxM",
-	"22gGW4hKQejkD9Dp7xKd/0b7+xVs7+2KRGmrqwxXpGj/LytG8/u21Y1r0y4qFr8kKGCWJHrRlE9UEFCr",
-	"2ghYaH9XGQvNTi0Pzt63fe0qPbp8r5CziZFp3k/uP3gKIu5xaHkr3dajepY2yw10vf+A3TS921/3ouTd",
-	"0580/I6lGc5LcmLBab6IRMp3oPf3vpj/+XqbotEV4NZcg7YVsRHwOQTc8yyZTMg/XuYqbRyzqciMxm8K",
-	"CY8oUP370jqv4R7qLD3lEbTDlRu03v/46s17K/qmPB/73VkOIr4oVljXqDVJpPNqKhlkKsGzsFlIu6ZF",
-	"X6u43VNVeedsJOB9DqgAr8kJLyfJ+9JmWwnsZdlEAJMAFDFmd5LMArHYIC0mXxvHLOW512JK4CsFc0Im",
-	"yCoqyBmu+bzFTknT5wqQqyfTfA7rTO2ShYWHz7nmui8RUYYWHlmtbbWu5bkijldHNCGFQJsQYF8GQOZl",
-	"/s9cIFQLl33pajKeaYiSpGQ+RVyygRs+RaVHqpkmV8J9AMLBzMn0Us7yEn05mCVp3kwk801UJXTZRgVc",
-	"FJqMyANM88w1L81iBg2k3tixyj2k54qMTGU+/C4tpvvLjp/yaUkX3qJ4yZwWlK9KaiNKZP4p4tlAjedx",
-	"hsQsqbr+NOQQLKQAOdhmWxe+nPLpvdM2kNm0sV3Rsx92GX9x02qiAYcjQRv2qXbnzmp3TvnUUdIoLyRL",
-	"0n5LM6F8wnczFKrreSwNww5gqZbxZjAnSFEilkFKl23ixLbAYDE5vTEOvKFgoC93rRjACUW6EL1UNbDC",
-	"ZaTLt3IWSx/6bTS5f3vOl7cJ18o+S+ui85v4Xpa5Zhevi0Z2b36X9/z/2Ha52B2nzdwwpfN6187Q6hp2",
-	"pPE39pjFW85cUxe3JTTYOka0N9QfRqJxLvIe0K0xDj9ZAqG+rIcVRbyWAw769cz1IcZTgT3M2OyEnGJZ",
-	"10JkoAWgnGgsoksR9yV0lemchcbiCUt0tr+YXxrHTFEicpiI1Jjk/NKm6CjWA1k/B8NDhGJ9ab6shCS3",
-	"UOukMmYzfrxCGRDfPPguLgfYl4vQcy1mJ55ChuZP1tIczAG++thNZ6LvQLpjhe2PlqTvFjRhZj3Mf2kq",
-	"8TLbepQlqVHMms9yUTO+NxmjrrXx00B5nugb+F4pitbHnYsndiztxi+/V4x8YkDcJOp/FdeOaWw3LtP1",
-	"1GQBm0k8lE+owUtGqj1vjr3r7mTyKsNzYx35BzFRV+QzW3n31jIXLpIVUtwDyitzjR3Gi8SFlKTBADc7",
-	"OGh3oANDKpYqabxlyohY+emxFkd8egdC5kf4Uk/IPJLC8Ic0DHCO7mEfBtVuzntZ7K73W6guaBn3Clhu",
-	"vyscxXbtjszpLQkg70XKftcd2jy+l315z2AM2xA4BADWUkD7oBkzs5XOYEEisnzJUAgbJdMX+jeRNJZY",
-	"QC0fr5SQdLZGdGIuSCFqSCT5iO0IqDsW24Gdqiuf1rYvc+WMz21OqndMl9CN7+Dc+vNxRybjWF2/4TJW",
-	"w6GjtfLNSPF5qiCvOhZgJqbJaJx7FBKvP0+VZzLuyBZxAxPwMcknyx/xPcqpO2WOeFgLcC/i1vNebwZe",
-	"E6m1ud4RPaA4qYfmx5ANRKQmQjM5S9PG8XrB05ckeVrsVSo4EWjTZRCGtBkoeOGWLYm7eJzmrXj9KzMF",
-	"T/ZgpdaFaXIr8wzX/xFp38q40tlMA8dGQdbAJUsmfCRYfTBnExEnHFDcEa46E1EyhfQB0LQT5z/SuZsd",
-	"CkcDEqmwVzGhaZwlxqdTwTMNeXE8I4kfQHpmde5M5knKIjPXQHFSVtt9uVpvO21d8BuzED7gF0uZQOjN",
-	"7hPhvwFwuy+p9Y6XRxWUdfcpzEehvIET2b0MZ+dtHFIw6QPO1p3qenNCL9TtdX0uPudGHwF5QqeL/BZa",
-	"XIlMsKngcpZThmiOYkkyAr4yYxulIAiHKqNk8DTlmFOw1JquFtNBCGFAmbbZDkEhrvPv1hKw8aCCoJzr",
-	"/MkgWEYdAMWHa8rQ9gYx8FCWwZQn2R8FVmfRazh73nRVRhC5DxhC/ptj2GmzSSJnljQe0W1cfQsJzSjl",
-	"ycRVCGPQ334nhPhb7DSRQO8OkScS7KXI1zPNppm4StRMs5mcaerNabGTwjki+8iWLFMCAjF1bJwM5bwl",
-	"E4ektDGpzAhFfIyhM5Dvl5ixkn1ZCrS12MexkC70DmKYXmRZ/9UsjdlIEXMLVrykvEgfs4hP+7I+zIRg",
-	"3YBNM8W6hwFmOKD8hM0kxfobAaZOC2XQpQyxq2TBZ36yPeZQCQufg+kQCuY17ixDcIZf7ipXbgVjg1wM",
-	"L375y+nBGWSGp0kmdAWsTQebYbeWf/4o15R9+GgtFUBMhMH0zZWC2GQwZqsf2B49Xc7lPZQ8RIiUP04i",
-	"mrcvCCUQFD2QG1CbQYaRz1IVbAjK87wvC4QYLzgPaBNo6BiJmETciLupkLGZeH8BjAyLEx3xLIZSNAVR",
-	"KVtrYp451yyjFIexbwvN78e5Aqo7heJAkmookS1gGcnMYyzU2zJvwH6Ta+Tl3TuWuFAPHFJ+ytrdQqbg",
-	"BnmIyIsHPbKy8OttcQ2TIjF+mgMgKziTpPFCQGEtoH+22IURCojaR/yIUObd6suTXVqdvLHCAQTP1fUq",
-	"rToov2mRbV3P5X3q7TE+t0ClK0iqzOr+HtTEhCepWS4++X/GjgC4ScXOumWfv8I4OLoJ5l2E7CRXZgF+",
-	"mG8PMJEp8DGptNgVJGjHW7RbUVYx99vihFrR722M71goQIVUxSd70oFKxFdKBzgLD1UrhfaxJlY0Gq3n",
-	"K70AGiVqWkDnyiWKMHlfXwEF2pfGDm20GGwZ0qNwchYdJvPA5SkjZieVCuChlAoJMQfqSiArIx6G7BlQ",
-	"vh5jhimJtePOpObI5YInVucyDhATqkyDQY8MGJ8oOfJLXXs2+EXoS2uSVAEBRbgRBX05EVyaz/M7Bw7a",
-	"+4gShZOy6Am6Yv3iXUe3Fp+43N4hvk0GrCQWa1lc20k0rhFM29VK/b5jsVTx1fdaMFXs4M0YBKh7fJm6",
-	"K7Zn6d5K+VuMx7Og4fx+d8Gz9hZkf6+UHKZJlN9RtA3mXzDiQ7grKb/OAtwKybO4/tna0isSsrOUItTg",
-	"1yQo+qz8SXIMD/XlhF8iu+68x6QCKtOM/Muy/oCwI4hukNckSNU1kBbvN2yqAl/Ql6sA8vDRBB+9zqxE",
-	"LuQhZS1yxbw8BT4AxG1xBTTxpVqxTHBkH3ayXTd8hFNJSoHYha1sXjKsC7t6ibmi3m0fNG4tudE/XJDc",
-	"T5nHNVCjiT9Xf6TxdVNMUcjH7dLpM5saSSVizNjpJWZOQpDE0ziYr+jguV/Mz/WBkRLup0s9DkSq5Ei7",
-	"+gFzDXHWU6JNj9U1NMeWsT/phuuxEUVlE9BVyUPZwTJaJ9QtedIIIUaWGTxxqle5qpADre26b/4ASEO6",
-	"9AIdOviovakc1baivRgmqaBipmnKja3fwnsRo31LgEI95t3D57Ve7Wj48nncftl5+fIgehE/Pzzi3aHg",
-	"vB0dHvK43Tnk+4PhwbAz6A7ag5fdbhR3DuPnUedw0B6227z98gaQhTr5l6j1Dl52O/s3cIpxlXfkkYwT",
-	"fl9tSv/R7UkTOnKFxDf//kZak4BOQBeSzRgkJMLqUAWSEJtWaFath1eFLhYfAo15i50LGfdlOJmleTLl",
-	"Wb43VNmkGfOch8w1/OMbSEybq1hoDmrYY2e//hywP5+9/jlgH8XgzEjKn9/+FBijcKJ03peH7DT5AW1D",
-	"Mw4j7sG3LVCgzJOeaVQix4zLOdo6ItUiYOf/8zNLZJTOjC6qJzlE5wHDAGpSkmne8GtF2i12rrAV300M",
-	"iHd8PIYkiXAchmM/6Jnuy5AsmqYRXSGLRZRyM8X10Bd5KspF3tR5JvgkdKjQ7mJrqiWyL82Dk2iW8gzw",
-	"tM0wSLmZFcB+TUiLRsr8GHGJ+AE8BpWDd8TJREgN1iqNvi81l0ap5SwVZqU7bJp8Fimawjjx7GXnqMuM",
-	"ncl0Egu3IGx/P+i8eBE8b7fxJtC+PE37sv7i+cv2//f/Hux321TVe9BuQ3GwLta9jguPTWmaz4uyPKDU",
-	"b7ETlhrfJoNltSvTlwedfVDgF24DOaXpXlAoY+brYrcBj63O5LkFWMQMO9Q9QdKGNn6LfSQDJcn9Dawr",
-	"IDUwekMPKkMy3NbkWIPZ3ZdoYWnnSJT7odENWYwHEfg4eBjH4IZYQ8wZK9WFyuZV1oBYHaWpEAILgRqz",
-	"qEuq+Z760rxR3yuXzJO5Ys2VrTEl0EipDhJpo5fIb3iqqaoosjZ/dNqp2roYqHjeBLlR69Wen9buKPkH",
-	"b9j7cinmW/fd4TKycxKPIHsBcAdUsaZ/EI4QlIthCSkExkFhLZZbN+5VquI3rfauwMCgEA0qhbWFpqub",
-	"+App+hQ5WdnDt3aTf0O12qdUrlwdOsEwz1oyFqPAqUbEg20ig7ncIU/YKQAOtSYX3peQDC+CpxoYW/TY",
-	"nKkKe0FlGIBca74U5OkAt5VtSo+f0rffHuGomMT1EEd03Q0wPvDWbVPJNKAHVlC39kftcmyOQT4UvzSN",
-	"YO/LTIvs7fp0wmsZl3b0OJm22K8Y/TcGfAaKp0hXmg2fcXmpi9j/hFKiVJZiHpZy42cCCxgUpdjfGP6E",
-	"xzKKhIaoX3E8bKEXvjU2FvdRY/lYLkbvMtKOoGF8ypxyHsGD9VVDPycAN/alp3YCOM/mY1flEQhK7bZh",
-	"fzNwOiZPiuvGyb6FHEFpy37z6YHf4JSu7gv2TuMo41DpWpl8swm+DaeVXHYu7QGdcMjDmf8mwnXvqFIA",
-	"ZCBYLCYqt41Iaw90X5ZPdPkBZpzVKUE47ZuwtzGuAJ9As4GvXT7uADmJCKRlbjAWQT081sFdJ7GQWLOy",
-	"uRjOJv92FzR+tpLtLGhsSpVqTliJwUP35S7d1FsLJ+w99YTTXVaSPGB9iP8d94sZiVO1nUG1C16kvWFt",
-	"DzW+/anq4w56rMpS9JkGeRsUVr2/o++rJsQi0u59of8iQ66a78EC2AYFsxECQFpi74JnCGkE8kW+IWIp",
-	"hLJ5kbFxonOVzfuy7giM9ELCGVybAqRUXYmJGTDYazQcaCtdQIdASbgZHuKPYRUi+pfbu1c0A1t0U+J1",
-	"X3doJLJ3VFfk4p+f0GJXgcVM3RJ/u1DwwRr2smeaJfGuqKWDTjW+uhMua0HWN+GYLvugOuJy70vOod9t",
-	"teD6ILRKr6DtfpolEiwuPsKqYz6dQnuSZuGXazH4NMvSxeeGDWOgQckjsBIG1NEJ5/QzceVSXgrBxhFO",
-	"w4i7ZCIaTvAh5yN6whEIS5L6RnKqa+xs+Og4WrGCWgskdiuhT3WKFK1GB3oogLaFhXbYAcNJCh1QrjHw",
-	"A8iHYs54Tty3iOA+FmANokDHPCkfMfE50TkauXa2zPu0oE8yzn9fWhpinYxkk+y9TOjZRLghIkbwSIrY",
-	"XGBuA3uUIB59SxbGWrKkCVT84NgMA3O8nu/hCvhiBc+irLH9BJL6AdLdcTl3XL7wgRDYdhDu8LmQguXG",
-	"4c+h/ehW0TTae+cRl7cX93DaN8l686pzq+63E/bmFhjobF0VsN391D4He99ubbedaY/fq2Iww73LGBut",
-	"EbS5cylRPHiS2/y6c6TN/DqDQRojLjLWcxMeZP2Ae3L0zeRccOoArhCZyUgiytQKYfmjsdiQlmGp+k/B",
-	"RTxN58BZCR2bBXSYtQlWo4EXVNVbw39/AzSQ7xKdn9tp2wYAnGbPsbED0kpZl1KvyvZMTGuPLw7uHO9a",
-	"y/xIaopG+I3SUxYmyA3HWdghC+P0DZFHDqDuH+T1+sBeeIPcCt27W12it2j3AqDuPf+JumpX4HUj3cFM",
-	"I2n2DRNVrSyAnA0mgCpA6FKevKgKOwwhQ2o+wigt7sEBwGVJnnBJsAF0GbYgYgY3NqoEsF/BVL0uxR0y",
-	"70WVlmRdZYCevg1qZcOPSxxjODl2YW/7CTpP0tS2OvrZpKOHIAda0QxoxcQtGX3em+/dsoYpemGkujL2",
-	"cO2DkMbpMksBkxXP9XTMRwlnxkadZeKYTVPBtUDUh2zCpirnWiezCYbgW6DWrWrYUsPs2GZHc3SvfYPW",
-	"qtgYDsLrnHT/uqOlsalPG/fqU3Doj4suo4xk3BdQUO5Kov/+uYdWRJyt2eJaEFdic9MmYidW9FWEedm3",
-	"HOX1peKtTD0+nWbqaguisB9FlMQivvNz/XSeNyCD+1bVtx7yvVEfYenY7sUiSjR1p/8RiFS4zyGeW9I4",
-	"yJgDxiH0FdKoWzGei5CJK2O31WOe857789s4DPoydAZAGLDQM0fMP6nI3vyBPj1stBgMw7xdEoG5YGEW",
-	"h6xemJh96WzMhpfRs2w+PtXjmOdQK5ATZEXP1fhTLwMKNGOHHrT3A6h/kNQYgBUSnqy0Xcb05exWdqKL",
-	"8sHXFV+xICb78gZyEpfyLgxItycLeeksxDNn73XZyFqBIia4ZzEdZypVo3mrtgOElTfue034/+HS3+6h",
-	"x6cFdkZkHDrFENRElqnM7lCiI/DlvHfqs9g/86zyyNcCCutBZLZ30N6+7eI1jGSVblYpNjgpxVJ1jT3L",
-	"ZdGS8uhSVx7gR2PPnuAhwGrnf4gov5nWvReDNt+NS5PKxrxy8E3cmS5Yfuu67nMY7J3kobYJPObihlHH",
-	"XGxbz40T86iquTUtgksvwb8frJJ7lVF1EgP7NDhYdW5ptwPG2VjpaZLz1Pz3lZAz0Sgqct6e/HoCaW72",
-	"LyXFsZcAx4KfmM+xHxa7WM3QZrmIWSKhXdPDjncPKbf1UmfAmjpNqXKGLXvrAQJhP1bUJN4f47WN/OS3",
-	"go6n3MUpTyT7BVcFkN8nwsyWWbmJyJKI770aJxEfqd0jU/n98v9tl7beMWWNl6+UCU8diMsVh3hG8Ihv",
-	"IX+8U7MttTQ8au8LukvrwztIn3onxGu7aEGIy+TioWoxHvWmvnVcZMuNdj+KbotSCcxa78CVVugolRnV",
-	"xlCzQQVYanR7oi0mZYyQQY1dtdGKCvnbKpGYz8/MWGECBVDQArZ8kRsfZIJfDpFjR+c8y2u9Wvt5b78N",
-	"U0m3HJRuSWcyGnuXdzrmz8Xl3ba53V0eJ1JiGb69/kX5+na39HgJLGfF5V3489ddi/J31m/fuiiwxfhP",
-	"em49ndld6LkVXh8+c3unz1wfMJXGHlr2asePShf1Qq8voqq5P5KY4bkFir29f3hhPuvW58FOztrzAK+6",
-	"gXN4wUfb+oZmHI/LNfTKk/VtCxDv3EE8TYDrAMpmgXzBVtFiWWiucPiMa8i7A4OZuf4vH/ByNWThtRj8",
-	"lqVhX9aXyq0jrLVusQt4oGa5ivm851zSEF/0Ng4tng8VsyUxIvVxNk1EJPpSDZmR8NMJFWlwwCbhIwHe",
-	"KZQU45cNkFU+TPlApFh36JU4FucLh2AG7dB22EkxD66IuYis9VgGRaWACJVTqNALyVXVOa+yFMxJqchR",
-	"rvQ3L6B49caWAkxGrVf7yNPLZiJZpFQqMtaF/WhWgBBz3BTv6m9e8NG9ups5H20jfXZQxnj1KhnzpIJX",
-	"u5qeQNssz4rtvpMe3grNGDsB4LgiinFxPutmOLZewHiYjRZ7pWLhE1lkYqarWgF2PaEIkGJP6FMjfoXn",
-	"mCeZQC1zFzvmgfPk12IwVupyt4TAbOCuWDASg6LPR83ySE08+BfojI9FmlyJbH7cl9Jmj425KKJM5Csj",
-	"oWgSQs54udbFfsLKHO79xUuNDfTRzuDt3TJ/Xjf7Z6Wrb2CY0sD952ydxPDf/VRmU20b074sT5YnItzR",
-	"WyUmrKm8kPG7LjZcVYzzHqqX0fQEpNI3Fxdn50zIeKoS5NqUfCJiLFRxzCMRz3mqRjNhEal5mlLLzN/7",
-	"tT/1a7+HLYTYtFMJUKmJw9ccAXMISoWAWP+opNnnaWI/ojgxN0LQhTodHXw3DAuyNqUGvbGx8wlntNsu",
-	"rxAAbhAnZMNBgf724R2SrMy0YOE4z6ca7W/40VjTOCFgfE+z5IrnImCpUtMBjy4xDQyEMTHjcZwJrYkC",
-	"kv4FxUFjMx4zn6TsBQABQRpqLKJLR/LGc0IHstK08dgEJ9pbJIFuY/zjvjPHCYiEWwSFCdAZpVoqc8pm",
-	"mfETYPF6e3vw7a01hC17Ws30rs4CfdO9Ogz2I7fkWtmdYaVSNWxWBR7ZCh5dYu2EJimg3nhSFX5Fys7l",
-	"PpEtUimqfRZFW8QlQl168m2VJirX9xzdTX1PaTS2rM8I3EVB27q70nFUUEC25Wkmkg33rnFXGtUbHT0f",
-	"wNSfGwd+bgW8RR4paTw7uTMJbTd8zoaJTPT4uC//ORMzETMlySmMMzWdrvYHv1U1gd6nryYeiQf6OGrB",
-	"CRHO33nfrH26fQU2z6Px+tyoMeao6hALrIdJChR40BQ+0wilH+XJleixIU+1xZFHjAh3LBOo3XmNpi+0",
-	"06kommXsegyQ8uUjDX3CwIdusf3pKSJmKc9FhihzqDj70jXmIbraYzu5mNO6AwMPl6HWg2XYMZF6E1vs",
-	"Nk77Tj77DlbZDc2xJ2vr7uLDCH5m5cODC831JsZeIY/WxvH8MT/TaB5mIoIGZPeEMoZGr5CSCKQC2BAB",
-	"JoPMveauZ9pha4zVNXCNYwNInovJ1Nhi6hKkz/V4btz4IU/SBe/dyMRLMc3ZUGV9ud8GCtZHHA4sPu2m",
-	"TFi/3wEhur8rNrRiuEtvHkmkh8xPcNm3DSZ6yvRJYFVGEvniyV06tI/dbNsg33KBkck/pncPJhnhG6x0",
-	"aZkRldrzWPjFX6S3McGwIYpNybdDGtKgL10LnRGsviWKfYFXQpIpiaFPNB8J9ZbqS126hWTtMwRviNRE",
-	"9BzQlblZz2U0zpRUMwK2BHxjrlFac+oLIoGOsBB1R9HUl1pESsa60WLvEqCanDvpnuRU4KVZmHKdF2Ig",
-	"DPAXBPohnCQj/GeZeKVmMg8DLBFKcsanU8EzR7HoHN80wdIj1BnF7wBTlKQp46zbbrOxyOiD6ev7suBr",
-	"HKh4/th0yYVwuqR2V5pgi5Chea2T37saqEsKoFrg241jgxy0Yk/Sf0n6nwsAuDbCxu38hzE29Ww6VVne",
-	"TKT5dvDZqsXjBxGpLEaEQ60tv585dedG1OSCT46ZVIxHAKILlUXG9jshAdZtd/Hc0psAfoaomcBkNGd8",
-	"YHtssP4JCNeNJHKH6pBNRcaiFGBu3p7Bv8ZqlrH6QfeIkkLhB5Fn8+bJMBdZWErwlMTCdDZIkyhkdam8",
-	"+qh1YDI4VW9ppm6TzCAieS75BiJ5mutar/ZRsGwmWX4t0ivhOp9sNxTKeqCyZikIbgCct3m6PONGwkoA",
-	"e6Mi5hPJ2c9qIv5lPjcb1Xq1N24otp0H7A01TaJar3aWJVEiR7DsnS41i21fNlyavJ089e5uk5tsB5QT",
-	"H8EKgh5cw6h24w+MRFItGT/QO28sBm/k5Qa1g+4W3bEXSp1yadeHnAQRzbIkn9d6f/+95CsrmfMoZyRC",
-	"jNOseVqyUfGMVYgt+sOSXJJKUnW599YvtYHgmchOZvnYDAJYbEV2VY10eJapeBaRu17OBPJp0tJqViT+",
-	"rjpgENJwl0XeKNF5RjRJhCEbEOV8JoaZ0GMHQVDGkPXOGeHkVqAav/cMCR1Y6uoMzb6Y/m1Euvc0YzxX",
-	"POocKSSsNAicgNABdkbqhjMhk6zU0hgX/SKtMnBi1Yuo6zGA9m6LsQmrhyLIA4c/9ontvUdbpPj1E8JO",
-	"zt6ySzFHnDQ917mYsETmYpQRVX49EzxuQi8yDOCYvXn3giVyJHTe8N7Hp0nTPGgFrjSfxUnOUjUqqDav",
-	"syT3RSVcUjXrpXoCNVyomoCsfilNhpkqu9SLSR9cdc8GAFfZjcJp8+rvoMqMIticq+qEYA+x64XM0bw2",
-	"u/fs/fkFYLmRX2As1sArsiC8RBgh8LEUdcpke9vyKBaN+RRcm4G6EqhNyx/QpHzd8meceVXmrE7l2brB",
-	"lLTN6UX5NNC9LlRP68BG76mCsgSc6+/uiFcdyNfFwo05mjCsZB0ELOO5aForv2SLeI8n6bb8go88TZFJ",
-	"NmATIWfM/sMo6KZR0Jb3NWCXidKXOONaSK0yNuK5uOZz3fOhAgE9GoBDRjMym6BzSwdsyo1atTh9emzs",
-	"PLM5YphX2IWSlYCAzd2OUqcvUdLVw8/NGHjwmvAD+rvm8NmivtzCio8FB9a3FATMGKYSKH8/isG5ii5F",
-	"XtoQMbHrLU/UW+BGLEj/l7ikcwWLa+bKDPpSzBslEYOk5Wtw5FkkpJ5pNsSvNqLjqstOfryw9q1GQmhn",
-	"aZmtmQ15JJiQo0QCz40jhwj6Ms+41EOQjdZNBuGa6GhsdLDZnMBDYa01HwtyYtxiOLJgTV+piA9mKYc4",
-	"bV/OJP69CWXCCHdit7rdCE0H7lEAgaih/5LS1Ds4iQopbG1fnjIotoEaKiIpgt4H6DtIzSSWdybx9BSw",
-	"l3KWZwlIvizRl8d9aRxC8/RZJpj4HM0ynD0mPk+TzJzYVOU4O2Zm4dzCIdBEMBTxKR8kaZInQrOUy7jR",
-	"oxoxiAwEfYmVKARjRI0YpBbZtTt+FG9RUwASkFLNZOS2PwtLNUYU/ilNH87Lqh1mjr8ewzkz2yIq4MhB",
-	"oRFf9EgWpFGXYkFF5hwsk89Nv3C3XPq00lU7kUwtriF8qoh74GVWrEEAYE3DIcogWFX4yV+YgHEWiSxP",
-	"hmR+s5RPtTA/lxfa/OKtH/heP/p6qVyIh8KWAyh/YgNkKmPhn8JWX5aVLIDtgs9Lgq0ivHPMtBDVSgmy",
-	"DkazDucJJS/MQsBkVHl+MHdULAX5352j/HDXG1Cf27X+0mjsLb/fJqe64NZ02r2DTq/dbnUP/7cW1Cyd",
-	"NnzkdviiUdu4TZcJdMV6G+mT20g1Y5ubGTame+2aZzK5GSc3bAO7BF69HwSOt3pOewELlafp++HKNVsR",
-	"44JFm2ZmW+SUYbHztu4pJ97G+dFcX3zRl5qQs8lyKePvFQDf9hc1+IeI8trX37fxmP/615XR7SIiY4nb",
-	"XjIK+R5TZJjqdMHKSzRLRlJl1lutevKJoy/G3CBgC0tl21YWX9MwD+WLYd4We5vbdrVM5FkCbyzFyBb3",
-	"wUJwzFqVdx4iM4aRWY5WIq9UEolPU56sE77M3sDoBuDsmPDs0liMPIkfsTi0n/YWv+yMJ9+vVIR531Yq",
-	"Iq4/TMq2t+xDbC3n6SusbD542T1stz3BV73xHosAfLW8VVbKweovfZKHa+Xhqu3x4HLxnzOVi0/GlJ2u",
-	"N0utr2wvNeaklZXwkMCY5dGYDUTEiaLJWtDfgdD8i/nEE/r2J7FpxSas/LY3dLcWmgu78rGJzdJm2Sw4",
-	"F772SXRuJzqXNslDCU8hR3wEjKGtYSJ5CunqdQ49RqmL26A4CNIuxrp0z3jEYrL4tp/s13y/QtJ967aC",
-	"DzG2IMO45R0lJ7pyvz0Wmfh6eWeslIiVH/okDteKwxWb46Fk4VSlSTRvuajpOgsSr2VXAmJNIPuKaCvU",
-	"GQEZEksAgD4Sj1ge4qee2a/7bmUhfue2Uu2gFtRo9Wu9fU/CLe2ixyLdzsrrvFKyLX3gk1RbK9UqNsRD",
-	"STRU1NtJNEtSauvmPKtuJKQRCI/aqsPP+f6l2K622S0SIku767FIug/lvbBS0i194JOkWyvpKjbEQ0m6",
-	"RfCNNYKuqE+wxDEFaQbEAjVQw+XEU2JZXR6v6KO5Ifab71byVfMb7UibiXnlnaguo/bLAv1l21sGOwne",
-	"BSd6cbM/Frl7XtqIK8VuBZDOk9RdLXWXd8NDCd084/NWqdVnlcwtygrzJLoUuZ+Kdg94xCLWfJ8b+ffr",
-	"Id9ELG5vXA6AtMVsj23f8MKXigu78bEIxQt/66yUiQsf9yQS14rEpa3wUBLxmqeX+ThTs9G45czIdYJx",
-	"NAPmQO8+SKjQErFrkYnCHn3EAtL7wHP7Od+tnNzNozYbd0A7cFvBZ/a0N6Xb3hb58rJ6rz4WsfmxYkOt",
-	"lJ7Vn/okRNcK0VX748FkqYd8sFqEnoOMk+kceAqgfWgTsEMYIE4C4CIsAUqugkiAGSMyvYG7awBy+EaC",
-	"uZ64FZjwPBoT1cKfwsYfLqzxARdC59+vjC5hZ2wl7kSnJD797flopGaxsquFpf9hTzJyvYwsb4IHE40q",
-	"u/wEzVQtAm5eX7RTdCuaO7ENC1xwe/djtixVdgkBvg/0Ld9vsY5dxW3Nvec7Z3eCYjq3fclhSShWbMxH",
-	"IxsXN9JqCVnxlU+Ccr2grNwYDyMvv379/wMAAP//",
+	"7L2LUiM51if+Kgp/G1EwkXbZBqoKiH/sUkA1VHNroLr6QoHlTNlWk5bcKSUud1MT8w77Dt+DzZP8Q+dI",
+	"mcp0+gb0fN/uzkRMNbbzIh0dHZ3r7/xZC+VwJAUTWtV2/qyxr3Q4ihn8vRezRJs/HmicMvMHj2o7tWZr",
+	"u93boJv1ZrPZrL81/7wz/zSz/7FWLajdc2GuVkwomdzJXi/mgtWC2pApRfustlO7gp9In2o2phNyU/tM",
+	"4/s6F2SUyC5TNzUyoIoIqUmXMUEGjCYR6SVySBQXISOtzZ1muxbU5IgJFu3p2k6t3Wy/qTc36s32dbu5",
+	"02rvNJu/1IJawpSMH/AakcZx/s37iftGsQeWcD2p7dTGNBFc9GtBTXHNjpebNKXmek11qmo7MCbzOe3+",
+	"xkK9Au1CQzs9GRkCReyBh6z27du3ABdDeavx67+X479qOb58C2r7TKgU1kOlwyFNzEDPBSMjqjkTmnBB",
+	"BjJVhsT5gtFoyLWeJk5rc6e9ZYlD45glfSZUbefX2ohRkWpV++K+52ZrmifNuCqkmvUljKYnZVQLaqGM",
+	"zODfvmlvb7WbzXdmzelohLSuPciQdtPYjN+sAg01l/jQPUFHg0lMv3JVC2pH/IHBC7x1gT+ZT2Z8sPlm",
+	"ojQbGqbavzYEZF/NjC9gnLVvQXH8xWFHSdr3ht1803pXHtolVYPSWIYyYgnVhdEIqe/oaBTzkHZj5o/q",
+	"8qez88tTf2CChzyOuah9+xLUuswwx14tqEVUs/Pee57oQW2n1tp+16w3N+stw+YRZ/o8iViCC2LGm/9V",
+	"26nt7x+d28tg0KEUiivNhL4LadKVg0kEA/4yez3m0PXw4nj/4PjQI+5+9nyy7z2ftN41m+Q+pDHQ3Q6u",
+	"/d3Znj+4WI7vlIx4Onyx8bRJP6FDYp9qyLqQFEFpHMvu0be1oMaF0kma88iZJKEUIRPaPDoiaswYbhFp",
+	"Fq1yD24YGWX24CimIUtgdc/SYZcluVRKjAy4YAmXEbznfS2ondSC2gEwpEyT0NCXRhrplehcyDkxwpl+",
+	"Gj2YCGUqNEuOVxD8vZj24S24Xe9w501WoG+3BfQ9AnG2o5OUBbVhIsyGaDbbG5tbb8wCCDoEHaFHhzw2",
+	"rHNwflgLan3+wMylH/fOzMchj6LYUOGHT8dnZ7VvQS2R0jDQJmwqxb7WdmofniDqU8HNgm5+Nn+PzL6d",
+	"s8IowRNmriqK8D0i2JiotKvChI8MN5Ex1wPCtSKKhQnTAVEDORbEMFcu3P+sGfn0kNEnxIeXh9Dc3mk2",
+	"raBnD6h0/Vqj5mxv2Ftg7n0he71GxEIescgsVY/yOE3Yvln/2k4zWOnsj6nSByzmDyyZ5Oxovr2yO9px",
+	"t5mgOXEHioV3P/2+8bB9/cflpjgZvQs/R63ekXrT/0g3JoesmX7Pz/XW/dsfhu2vP3YN0ZO4tlMbaD1S",
+	"O69fD6S8V42B4ebkgbNx/Z7rcMCEalgN87WSqap9y9fhWDxwTQ3Fq1aEZ7/m66HlPZzq2RIsQfQwYRET",
+	"mtMYKJ8AcdmQcjN4RYf/a86QzZp9HfGEqeIbtgtvWEWxgFlZSZvdstV9E9bfRu9YfbvXbNVxg73bpt3Q",
+	"8EYiYfsMqaB9lmQbBWaz1Fb5EtSQcDvm9Xfb4Q/t7k9vh9+PNtV16+GXd+JyY/zzG3bU/O1ki36I2v1P",
+	"/Pz3tz/dw1odIEdeIYOWFkoQOhol8oFFJGGGgv7aWF6e2pNbO5uOcvaSZanB7C2KS3EmtaHKhdRUKZ4O",
+	"SZv0jfzv8WTIImQZwUaDRMayP2n4xzcwTvnwvjw82zvxD8iECRoXBTJ+GLlXPvHgPDnfhzfZU/PSvIe0",
+	"+0NyRuE/3xePiuXG8YyDc84BubGz5ZTUigOydn55UN/ebrVqFcekfzbC4/3TsSSjs51UOC+9FTteZXbL",
+	"XRtt1yrPNGQrXBTzfuSkaKJGA9rnlJhVSxO2S0Yxo4o5liPZapCYD7k2DGcNg+MVztwnmztuH6LJM8Pm",
+	"2NppOUpnFy0viVAawJnCmSqL7Ah/YRGBUy4glJgTjEVEChaYf8jvKUthhJ55pDUbjrRvGEZpAlL/NDuk",
+	"WJLITB+DpxvJXTox7S/LEntjeU7pmWtx7FMUbe5sOhPXLIVhnWyWyjtpwQDy51p+Smun2WxstEAoegR4",
+	"12y2MgLUNB8ymWpCe5ol5J2q5eQoKxQrEaO9AjHac4nRKhEDWcAjRnMhJQyHNprtKUq8ncEIz5p5a4WZ",
+	"t+bOvFmaebYfvMm3m5ughx6AW+GEK13eRWMax11Jk4hQERFKhkykBL4obJuQqmy/gADqmwfJxIgbq1DV",
+	"YioiFdIRmMEDOXbuJNRWzTdHVESy18u/w3vh1OknPDanjqIpWqx6wIYwL5rcG9m8hOa1rCTeyp1V2fzv",
+	"unJg9dgrxsQUxVs7G47X0AypHUlNYi5YTkMQwdwsgZ0gfqoa8qZbvVVtkGq7I6cCWOCVqxXRyQVNsh+K",
+	"izeSiU4o19naZb6TfPkuEh6y7Bu3PjHvD/SCBWqvuEBv8gUyDHnnqOuvDs7CrsWJ7HYnReZ1K9GjsSos",
+	"hTVEXo7wODvYaMeiz5Tei4ZcT2uu0ZArlZkXmbPN7jw4+0FxIWuK9YfGciOKjSg6F7oTY6QYflPrvtKb",
+	"O1dPr44eb/9+c3OTNpvtN4+HF8f7j0d7l+/PL388Pvx822q0G+82m41Wa3Njq9loNVobjdbt8dX549X5",
+	"pyv8x0ysudFsN99tNFvtevNNs/n4uHdwfbvXbN3uHVzf7TVbj6dX3xmqtB4vHtuNrUbr8fFx7+Tx7PDx",
+	"8dPZ8f75wSH5dP2h/u5GHP549mhu8J9qHvj48er0+ProFv/9eH505l3S3mo2b8TF8cFj6/ExU5Rub2+P",
+	"TvdxZpUTabTwx+Or89vTy7+32hv1za26USVub2+vrvZur64eHw/OD28/7p0d3oJn4Pb29vbk8bG1/a7Z",
+	"3Gy1Hz88Pj622hvkdO/4jFxd395eHe5dX58c3n7eu91+12pu3n662nt8XGs336xvbW3Vmy2YzOnj44+G",
+	"HDDQG3HxY+ux9Xj8uPn5drPVvt0z4769vTUPvd18PMR3bN7uXV8fnh3c7p0c75vvTg8PHs1PlT8fn3lv",
+	"eJz1vzIJ907MQD7s3X6QMiK4oSe3Rydvm63228fMV3uLHtPbq/3rx6sfb6/Ag2Mve/foeWj/Dv5ZfG77",
+	"8WDv9iBJ+9PPbb5pmWc6Z+ct+kEfT88fL6ka3Ijzg6vHg8f3fz/5+8Hj/v7R+e1Cp+Ktc/z9vf3d2d5t",
+	"wemX/fZY7Yy7ESvL2G/ZNr5kKo2nTswu1eGAyB7pyTQhdvspf0uOEhkypYzw2YS4QxprNP0ipsENgK4c",
+	"ELzOXw/+aKETGcNQ3SarPdElN21ogGjJHFLufFrRYPgW1GSqQwlCFxzfMHJrRllJAWdQPtWKabWzEW5t",
+	"bZlpgkmXMKqAJhFX4YAmfUZ6MiGpuBdyLMjp5RnJLy+MRN1za/QWRrKxeCSF99rfCY+I+5mMqSI0ThiN",
+	"JiRf2MLboxQCAOBNnUuJ7EWnV0f1NjELG3HRJ2ayNNQsUYQmjMAxIfrFlyTsNxZqf47mxPkW1E7B3t8H",
+	"p0KRU2MZOpsylBEj6BmA4yZhdbt6REuiBwnLwkoFVi7HUNB1cXp+sGTkAR0HParBwciTauWquZ0H7uyx",
+	"Dxb5HHVsM1fHcFoVtmemF3o+kyVdYDIM0yRhAvSd1ma2U9Rer4fLsLMBjINEvJbweXkfzKmMeM9Qv0At",
+	"WE6Gvo7iUhoRVlehNOtnSMM1p2W/5GynIxV0gdPxN8nFfN3aKlp7gpLv5JD98UJ+wlSV5doijwASSK1I",
+	"oV//nyHRF6CRSN8bPfgKjcMiqXI1mVBNjC25ZWWFsfcD0mV6zJgg3YTR+x5VGkRGnIpwUJQNaN9hcDW3",
+	"OCK0R3MigRMV4toog/9F9shzjY1ZpsW3oDbIDFkzefNbYUJ/1hg8DqJB+ZMcBcEraX42EgxGKi4S2U+Y",
+	"Upm5wjUbwuPNIZAAvboJFRHqDiF6Iv7jw9b2YfO9MXYSbpf3P1of2tsbb81jnZ2asTX53rK1+XWUyCi1",
+	"Wgg4T1nywJJrPmQlQfpmZ3PLs1ZXyGwAw8mO4pRy4d5v5CAfsj+kgP0yZAkP6ev9AQ9pX2IuyinqVdeJ",
+	"PTpz/r0ey0zrMmqYHjCi4bLCZq9WOlZxOnERsa+1nVaVqlKleiR0vNAKq7a1WrmZteHMq7Yzr24Sawxl",
+	"70dj6Pb08vHx8vzw9vJ4/2jv8uAmcabH1uHtVqt5+35VlcpcHjL+UB3WbGWZNb+nTKHOuNlrhW26zZrd",
+	"t9FGuEXfsTe9VtQOn+DYqFDcVtCRV3Gp2XVtVirJFcrtE7zqT2eF5c3ujC9KRjLwhbN0ffM2ZxBnm/43",
+	"WvEWHlxnbHyQHRWVfsqAJKxvVM3EqrJCajJhmlh/j68T/b/otCy4xea6KP96x5j1SH4Laud4hBX8YTLp",
+	"U8H/wIi7FBBvv0gk0Qmnsb+OKx98L0d1EC5zzlEIU0I2QY9RnSYMky1G/O6eTczPY9aFPAUjumIueAhT",
+	"A1v8LuYK04UggKcwhP2AOk1765s5JCHqOUqk2S6GLIci8jMDNuvNVmFacJGxHYFZ4SS9sMs9y++P67+b",
+	"pzsQrrL8k3hCBpiA50XZM1Xu3/vrv2kIwC7StU3CUDJVdxF7uPv5fuPh7N3v8xNufvr9l/Hbbi3nnWqJ",
+	"jBPzGAm92k43I4Y7iJYEdPiSTMb/VsVYXHqctZOvaTdmpNU2PEkJppcRzEW1DvRJg+zHjApUztGZ3o/l",
+	"A1Og6Zg7JmQUU80aoHZqMMicPUHAiMkPI+dN//bvMNd/cx4H7gTFbJoxMT3aaY3AEjqhQvVYUlIR/k/N",
+	"ln6hLOksEfn98xKRLw+/K2Yy9c0MXizP9xKfRw6m0lq9Ny2bkPRu+YSkjevW252t7TkJSWac9a2tN2+e",
+	"kZG0cd16NyMjacZUnxQRyG5SS9cJeLzhzEdPUVwlPXQoH9jQ5qJWG3Z04Tj2Zpt/hQTfPE23YEQWJQAt",
+	"L8GbfAnyaU+9rtXazF+35b9u6xCWywqf/Zgqw93Hs68Oag9ccZ2xUh7igwf9q3Kqh4m4ckw64tHG3TB5",
+	"fqb11stkWgOVKo8Cf2fCUcBExEW/OmnUpoqSMeWaiz7oBbTaje6lkFpnZp4wmn+Rp4Pa7/6d6PnvRM//",
+	"WxM9R7i1/uI8z6uQiiteEavAyAlRIRVgAnDNiKZ9QjXZILQxbHihi3KtBHKhdwb0mYaXGAW4y2LDaCMm",
+	"wIWs8Psh0wNpyPQdKCAjCsrQa5n01etl3AWvzXOWuZTS4vEUsZhpdk373uAumeYJI3rAlZmzP7yDw5PD",
+	"68MnjVDTpa6M8BwyRyCIkz+f5P2HxTmoiAjBDzba0NzYaTafFirwiRUy/mDkeyTDe3Cy9I9X8PJo2scg",
+	"em3z6Kfti1/aoIAanUe/TMjjif5RoPo38CR9KtS/0NGoYSz7vNwlpOJ1NnjYVQwSzsqbqpcwNSDK/ljY",
+	"NCFTyrkN2OTjoPtdyM/5xw+/HF5e/3B1rI6HevTL/vGb49+i+9PvTps///YxPv98+PWX385+O7vu85P9",
+	"j03205655/sfWz/w3g8NNvkYs6M9fv7b4cb59Q+ts99+2Do92FPHw3gQ7R+/Ob0Ot84OPrXPDvbGp/tj",
+	"Tn86++P4N8nD9nYrnByrY3HW+pmbV+59Pb/+ODxtHzZPrn/kZ8NTfdb+YfOXq+bWL7/tfT25Pv4DnvNH",
+	"f+vnzx9/+2X/43YjbMeiO/zQjH76GOfFNceitrPdbBoDC2jhZpxoqEhqDttnb8OPyc/jd93r1v3FpjqJ",
+	"tntH9E16KLf6v/C2+OHr2x/HNYzNQrxv6TAyj5bPQhhiqHvAR6oigv1lZRaXSf9sni/TRqvlWJRi1V+M",
+	"JJgKb4N70apcVWXKeHBMFer8+m81699q1r/VrH+9mvUFtuu0jgU6FVDJKEIR69E01iSiEzKiSTEfbAnv",
+	"pM2CwL1p8yCahTyILK/Ey4VovsFciBVTJ9zl7WZBg4i4EDnDmuvfmMd9W36fPTV1ASmsplMWQC8s5yM9",
+	"hZZLEeYvn2gwd/xbs8cP01uKF1aYQzd/4JVukPcJ7/PolSLXCZ2QE0QhmTcb2BleQfbUDvF/qyjItqHU",
+	"/9YV2ZUFYO2tX2rFMu12c/MZhdY+EStUggGjsR5MCvTEUj0zVRR/Xq3e/znl7n89cYMV6LE1RY+/Tc94",
+	"Y/kZt5edMdYT+jNulufLkpGbWSOUw9cuQG6naXaiMYJLG9BY/FIQSsYWMCiUMmYJoRrOrKERXPeZ4MqP",
+	"K1QNv3/7w2n7px/f1140vPbWs9Q/F4fVfoq5B6amucNCecDna1So2O8pHw2Z0LWlDcFs0t+QpJUZs+hK",
+	"ERGhgmTvsL4GP5mubBfPIuO7XN9cJf1ypg3/dCKudse1Z2s/wdQO/s1qyGqwfZnSe1hwO7WNmdKucHsC",
+	"O9fmnyWEhiEb6VJ0dl7ZbqZjeDW7rVZ7RtGuFTMNM4JVa3Y3V0gw3Jxbs7u1VM1u0+zYT2KYFXZUnKR5",
+	"VQd1YY0KO3vJ8o1/RW0GLkdubduk76XqLDIjKRVPrawwjPlJTRdWpIolZDyQRI6FAk2kkJZmRCO6oPFH",
+	"kJmyR6iQegAWRsas/9e7gIIZJRQrjKBdGEFBVT+SasQ1jclZqhNuFe3nl0/McFwFRoxiNktliUSXhvd1",
+	"2asDvt6qOU7ThREz8p3e7mxkjpP/8nynZcs2/qXZUC+Q6jQ7jWmqkOO/uNDibZ7+9q8qtDDDowkdMm1L",
+	"qvbTRMkEQ+GeOVw7H9HfU0ZC+BkhOc3x3Tnh4r5j7LqIJa4aY2ROIpkqMqJ94EIn+jCkEEH44Hh8+tvP",
+	"+vTgVJ8efPx0enD/5vRg783pwXt6LJrg40RoE3DG2qnh2w15wgEbUih/p19PmOjrARycedBEJ1BB+S2o",
+	"HZqj/ggGOD2t6wFD+BhiXhEQqgjHeGBXRpNXinTg105xFmXrEsaKNMgH+7VuXap11EEwj95Pm8tnMT3q",
+	"46h6sAlDp+wrRXhUHNUS2knPDRaihtlQeTR3dD2ZDCFfJk25V3/qjfaEW8CD4oAvjIxU/I8iE2w1q1cX",
+	"3K6FxbWuSLxlSL/yYTo0H8wnLvBTKxsPF5qZUwLLhyJOv2eTaiLyIe0bCt6zCVnLeDkdxZJGAYHsECOv",
+	"zfIP7YM666sSm7WqiX3PJs+k9jkeuFUz85UXYBF/foolrxTxNIqV59ScMSdUAZ43q6uQimsXg62am6b9",
+	"V4qMErPOEei+DXLCdFY2nTBqtD7F6lwoJhTX/IHFkwCOyPOAHMMfJ2aPNwPSgk+txo3YExOC4yB6QFES",
+	"KCIk2MZr4wHV5lCF/Hgzi3VzNkPGAB0ystnctPlESFd8m/v5Rmw2W7lr3RhLJGE9BhovfA/oSi4U2wC4",
+	"gnxBPGOyguguYD2P7J54fLMJu8Z9bFWuAe8LKGOYJS9P5JglhsZkwL6So9O9/frV0V57642T/QkdE1sv",
+	"BCI0MJvMweMBDTzX3ysHeNm4ET+yhPcmhGsiDbXNpewrDTXpTjRTzk6MAtJlPWmUIpooLvoBCeVwRGH1",
+	"wCgWSlOhIR2kTM6N3puwxZrdbboVbYZv2btem7a6zXA7esfe9t7Qre5muBG1WavXpNvdd+Hb6A3b6m3S",
+	"jW47bEVNtljSK0e/uYsyMnYtBK5uf23Wt2m99+XPN5vf/kf1trC2fdWOMFrCkw4C0BcqWMo6Ep63kT/Z",
+	"euWqEeMmeaXQ7po58Pk2UcXAbY30cwb+DaA6RlIotLff0+gSGdlBR9hcc4v3bGb1+jeFwYJsDpkj6IHG",
+	"PIKL7jJMMkSCQEOux1lslDs0G32Q9GFq9g4jlMAzCFxBaBRBgbAxaBw8mx0fyd9lIfB28KYdMv9ZzrJG",
+	"mbvZbH7zCfY/EtYzeu7rHL7/Nf6qXv+YvfEQxgLkq9JWcIBckSGNzQqwyJyvZpTKG3aDnEk9MHt4TBUZ",
+	"J1xrJhpGed6Xohfz8GlrELqbc5LtCUJDSIR2IokrRxWL8sG+Ql1WmTjbSxNnKZK4salcNKIrRBPwDsHs",
+	"HW6b1a5WJsAopuIu2xI5FcxAeoD5EVMjhdHOw8A3WWvDEZcwGg7gLlvalsHT32WaWoFA7axgzTy6tjS5",
+	"LmI6m4suKAfZPpZpHJG+JF02kfaELQ4+pCOj7DBG2gEZJZK0twLChGbJKOGKkVTAsFm0DqT9IJMujyIm",
+	"nkTYXna3T1RjtIOhRwRjEWoJNBpyQRIZG+WMDHh/4ALTHuk2Xoa3ctXulcJXrsmE5E4bVF2kJLEcg9Zi",
+	"BihHDB2oQJYzuZ/ToviGAynYrtGLzLluL9YfZIq28sokFFLf9eDunITnvu9NSE3cBUVybb7UVkRbikSS",
+	"YdcJ2PpmnboslqJviOVcfQXVGmZ/QSfGYLiW8oQmffa0DYrPuNNS3sXwlGnpbsiNq2YvKBCjtfGycgne",
+	"xr6GGQMb+82lxOCsh0zoy+ycfUGx9LNME9jV+YpwEcZpxIhXR5uLI+/Lkih6GeFTYVFVj87QyQ7L2o9w",
+	"HcrTXJYCAY2d80nQVA9kwv94IgVTeIDZ1aFDIXUHXP692UQelY31gQ68J+bF5mGeMr1bS9PbzH4mvc+k",
+	"VVOcPUSurSeGhDRJOFNVZtRax3zRsOPsBAQ/wzQ760RJc9ONoKMRMTcqZo8PUEH1IJFpf0CM5l7nwoJj",
+	"qXTIslftElzEzOYbD5iVCMAE8HRjK6LiYKwOSL0Fk+B9qiZPWmFrUtx1zQOKJzc6EM2QzI8kHLDw3pyR",
+	"I6rUWCaR2iUJ08nEGETGtgzllAzdepEjR0oypGKSvRiHYq3xVAgzKClQx7KDXtMDNoELIhbzLjRUiSck",
+	"lErHk3VzvIAeeCOMIhhJwRrkEuaCEMRmDQRkLxqDE6cGLrsOXFXfM1d10PBDMw10ee/H6XPtyj4lFZrH",
+	"NiiJsnBIJ0Z5NsTkDGwVz7Ke54CCkLuUp1RMrBRXT2ICQ507q7b4TOAIbwfqL/h2s+noUhaL7RdQYfcI",
+	"gDOiZJNJtm9iGd4TxExRT1qy//oF+68Ryk+UozMX6BTBAwPCBcpSmRDMeo88TVDBUfRJWERDaF70tCn7",
+	"T8gnfCbBQcMgnHV08tZFzHYy37rt9EUs1C2B5D/Q9I05dHp1NMW97ZdRdODlXJExi+O6NUm7qSYDGUfK",
+	"yR/0BJrjosty2McG+DfsW6B9HSQt5G1FPIcBjSKIYtL4IjEqtoZCcYe54n31p+uV4dF3xbYZwVQYZJGj",
+	"L3eT/Gpf/yW7TGIDM9cQrmL/ySFDKlGdlWSB5xSURmqMd7TqzwXDiKMhuBwxQUYsMaYv0gZOW9swjazR",
+	"G4HSgeRZAWQ84DGzBzA8INO94JNVztfhjFYDOVZ44GS+MRt+N+eJDfsp+0xzf0B6PGGKdAoRnY454QW4",
+	"IkdMKHTphrFUTLlfVD6JGxHGjCaKrHXyFnMdItI4XieeZ5jYXxXhGg+oIhfwaAkvlYtylpfksyE/dsVD",
+	"qxPmQ65lRCekU+zI1yFr1KF3qGJDPsVjsxeNadhq3oghF6lmajdbI2qN7XUgSUe4UP1dwtW9fW6xNx2R",
+	"Fkbm7OLcUANodSNi/nvKIwxZv22bS5PCa+xj1ndJTM0hYmatiErDAaGKdDQbgtWaJuyOfQ3TxGiLneBG",
+	"dGKp70DccdE3qmBoCNyzguwupiPFOjh4TdX93ZCbfd0hRrt8yJPgeUJCOqJdHnOzPGVH8lSHw6lVyrx5",
+	"/qZ+qe6HU2/L2yF6DBRRzeq2KnLqDr894ox7DAPjuWDxFWc94/1knq8XkmvcpYTrXdgZ3h40XAG7Clxg",
+	"mWgARkHcc64Vi3vmNC/vjoVjzEEy5p8YIOmu3MXf8pS6JXaky05a5g146bdCm8iKnZxtYcgD6cpU75IO",
+	"jzrmY8Qy0yfKzBdUghAlY+/i2OxE6xYzO6wsAIJ8h+HvpY0MccEnSSf8wmd6m0Ky8BCajGxq1PRBVLqU",
+	"R3nKo5WH3kLney8ncrZG3lYp7IECM888CS149gHVdHrdSkfIDqEid63R2C4nvn6avPDr8YufAAHmBOFi",
+	"zBSbFfyxlBwNphgnKIrVYnSn8u21BZu2OMkP/my46EnzRtu7FUZpBhPSuPTmvLvr9LsWhNe8rQjw8olQ",
+	"VoIZyvrOofqYR/ZS9QRZVWJyxxBzOH0mn1559GPCmDy/1gyxaoFHCUcqwJNZhlK+APMebNveuv1TfJz9",
+	"seJZmI42Tfc90pMyIi5x1YWVr2SqSF6fiWbEpyvy4WCPDOlvMiGCC0bWOkMeAxuyPjBEj6sB6AVhkipN",
+	"Q0bFnRqwOMYfSEcnjN2JVCvzwcI2AVMNGNWwNeQEd4iiQ9ZZD6yoVdoN7fDT60/f34ieTBPNjEpptIux",
+	"2Y0Dl9JoM/cIAP6RUA6HoBKFNEkmeUBDKtYgHaPvfAVBbxQBCuS4EcZAwdoV9EPZjL9UQbsrh4E7sYqK",
+	"XRpDC/Oxb9bTTBiWfZoOgBtoyWAkkwWvCmpABMNyEipigQS1oNaPUw3rOjTPAjywkMWYyxOnIw4/yThO",
+	"VQg+iDQeDWz1WygTAf8JpUhRMCd03GUJ3KzlkGrDpiHXCYjrez7mtaDWpYIKan4YyFDGiCw/ksk9oPWw",
+	"HvzCQ+zVSOPRgN71oea2z2KqcUAKqCBldBdNEAFCs69Fds1nPoNjK0SSMXH2TlqZHUuVUaoRMpsqi7lf",
+	"JfCzzOw/HdjzIgXC7pnsmK3RJKGgreQgY/nGtGhjttcxEw88kcIMEQgz5CoEoB0AAvZkST7lsDITZ++k",
+	"Vd8gHPwIPc6SbMJr1vnChiM9KWUW+Vhn07pylhM+nwCn7rpvBWA0T9mYwkjLCDtDUckpqCpkZgar5nV+",
+	"HvI4WkC35fTBU6rDgacP2nT2gr2AkG1TQ7dwHPmFFs5t0ZmScYldW/uo7OUFLSqnsKc95VxbefiMuE25",
+	"K/G6rVubOs1prJj1EibMSHeMrWWP7koZMypKsIjL2jhLqqwxVfqTco8upTtRpY3VGTKlemls5G2ADTMY",
+	"QePYKgO8RwRkiaUKd/vTTCoHu5Uv7eGIh4QLzZIeDRlhog/n3CiR0XrVbEYJ6/GvxWcA/Ce20V3IIzxD",
+	"vs+eVSBR4FbTX5JKZkgjrg+FTmYwhBQzMhidznwcuRN2nHDNAsIa/YZR8cxbr7hmJSUv/6GKLjTUmNa8",
+	"jFmzcJ2cCu4kBcCABA73N0+cz7bWlzmLPU0Dm6lpLiA2Sm+Muns2eaXMF/h0e0WQeauU5nHsolAra5xW",
+	"vay0wBAv74U3Hh8V2bTd3Gg0G63WRuPtcu6HDJX8zyUcAcvo+cBoRMs0HLDIU/OpqND0LVeOBzwcoIvL",
+	"pl/cCHAjYSUGPFsxm4u4MqPllXqVeczZFslSGWzuVJC5VBIGrlPBnm+TcAuc6HZT4DayN07PXuGjAnZ8",
+	"FVe9d5UWZfkQ2ijEvBP0iH3dl7FMUOzZsoxlbylNzd0fuHfPHO2nUWTrhVbw8P9rJjQ14H1bfFTkHJvg",
+	"Q0apGmD/J6hsCxOwXhD5G0Nr1geXueyYyOIjXEGKfJWYKU49pKNqYd+BLPwObB3LrgAvWZTq11Lw/kBj",
+	"5oWeYZq64qplBZQNc11bZ9XscaGd6coFoBaAmKcVxwi/vx5Vj204sxLBf9GTigsWSlh4NxTwzp/kGMQE",
+	"gr+g05DpcGBNTbgyKLXEt67+QSm8X1L7Xz+0XkPM5TWM5LWl++sl51ch8kM+qhTjHfzpacQMlyKmU7tL",
+	"L7bexqo3v3gx39SQsLpv/phm761ZRYHT7tx5IsgIGdhJM1y6dnN+mSGflg2ZlkwHzuJIke4EtuMOyaeM",
+	"MciOWa2OLd+dkAF9YKQD5OrsEsf89tKsxMddfiPweiu6zB2OvewtjhE7DbJHIJPbKwqGIREq1Jglimw2",
+	"m1XRPk8szhd2K0V254mb79kEB4k72mkOpfw2uP+vkUb+7v3rtudft/28ldhaYiWyzTlnw3mPbC3zyGdv",
+	"x1m7cMZR6HbVDqFQ4wkxfxEBhlrD7SMIdWDxHIssc60pxkjn4vzqmiAy6Z+QjvcND4LOenAjMLBnjJpG",
+	"tr/Me/BPEkKvn+7EfebRrv1TlaO1JExjLmgyuRFZ1HYSECXzDCGjuORPMhwBmcVkbbO5uV7ymmbhI5hK",
+	"zTFu0VWYXzW1SvtUM/P3sXiQPGQXlM8KGYX2ygbHS+9GlEPoiLhfiP0F6iKGNLln0LClwqGYIVpUGQrZ",
+	"47DWFY51++Auj+PKeMW0vYZ3LBml0lLTeB/xhyptF/t+uC6A2i1zcUH0bEIr48oCT5+z3dT9IRYGUM31",
+	"SJIfUqnZngUfWbROv5uL7xxUCa5UjM0m7Hf+2sHVzkLsspDapFJAlaehfv4iwhuQmxOyZpNRXa40Xre+",
+	"1NrCg15oZTNSvOjSuhEuXlgmVKo+xAgiVRxenXQchMid82V2Au/LiDONy5pBqygHHw8yDRKH7dV1wCAl",
+	"TEQjyYVWRpDUSacI2A9P82JaExRbztPqLu/gvWIkOzuZkdWdkKFM9cD+JmF4dwDG2dnJU2zyOtK8hzze",
+	"MkzEXSoMiQyzmrGfXp65XGaAfCEXxwcFf35AhDEHuwyy4Myd5PSyKCGnSAgOcY+CzpOcdy0IamIkAZ3T",
+	"mwPid7oBFuVr+XnTUnZARZ9d2MzjpyXe2YIr95DiYW2RxuqIs1QfUaGTSX27fGq3Nxce24KN/VfMO73P",
+	"vEun3Pel0RYfXLkVYsqHtoJqX0bsiVSaWZENmwQdBtYpDtVODbJPFQuIGtGQoVYVUTVgmBjO+0ImLCJr",
+	"nbf3v9eHmyMIdnbefv/D6eZFucwevy2rwavlN8L4K8kjI/Z9ZTJFJxMOIFkx5pUFPwLSATkBv50fXNU3",
+	"YOMFRKWjUcyGLvw3ymsUQFI0vD3kbR3g8ALzz+R5WMPetMNswRKB7mAs+ois6YQPhywKSDqCXEyq2Pou",
+	"BpDZV51nYikmIpZgaE9ILLcvLM3Z+cX55ffzElTmqqmO9pWq+5kkI5nckzpJWMz7CCaSUbO2pCvbD3JV",
+	"rj9EDDBq9bStsXK8ZiWFvzQreNnseWCt6FO3uEP3mbdm+IZ9uPZYjFK97GLjjW65p4lW2WJsRdtoloN/",
+	"L8PsKlu7ZM0cnBbuJYQN+UohTm+2DXjiFVVCY8S8zfj6LgF7f8wV4kB0rsybsrLFzpOq8hfX10/xRJ4a",
+	"hDSYzSPPzVQv4H8tmbewn90zFXeHRj+/p+wYnwMtK7OW7AtS/OGibw4ibP7FlzJmGcNmEGJTwV6oaYFy",
+	"FTb2lx3PNoWBIrWLGQ6Q2t0F8Thk0JskjvECs+wZZRb7aOlXO30fv2g2fcoKsoUPADLMXvjzpP9SEq4a",
+	"N+45BQgLBJvtMPC08RcQ6JdYDoSPL+NKNasi7Tk4/J8r7tr81iJE/jwa6CeK9hyCe6qeG9GVoMg5b/UP",
+	"4Nv//Mf/Bsz2ALv+E0AVN19u7mw0UaEDhHUCuOr//Mf/Bvz1AuPPPQ9so/wC+7fa01k509xXQjdb0Tua",
+	"g6HNH+C1u26GvM2eM3vFrukTd5zFeZ3C0rK4Ry7bj/Z3szoyTOLOgFttgYPSMqF9dhfbxJrSeVSBI/tC",
+	"R+5nCCdRURgSpKGXRwQQS1yRkVSaRbs2WZ1rBr8or/AWA8y2FCDz63cZkdgGYSkvx/xoOv4KeDpl0sKQ",
+	"AszIdN6NDD8h8/mrFQZxvYQr95r2r/OLp/y5+U+zufAzuoKexokOPrxMrMMMMA9kh4VmCrDSkIY6npDO",
+	"rze1v93UvnQ8Rzo8rsCDS+G0LyVR7DxhZIAuWhQtyMvu01JaSJrES770UxJPLY65O8Nfn7080ayUub8u",
+	"3e1+FiheL41jcs8mgd/8m9vwrkNG2rW2IdRy3zM2UoSSAVWDomzxMs5+7G4vbjddm5MeNfOInipMZkMO",
+	"Nqt2JTT3bOI3Mw9ZYMEYorqbHajymLPdlwzqki2YZedrnY54/Z5NOo35mXbTtMRMLXSwhQOa0FCzRDnK",
+	"cmEzwZUkFAZpC00TFsq+4DaF8PkJfJiLBvTysvnm5+1ZxswtBZutfN4D2Kp5+8G751vw56wi18pQgL3P",
+	"WIH3GSpcUG5DP5v7yBUTkTkutEV7gGcy8L5LK7Mt0pKNSuUvVa/x9065zG/VItynldl+yYluBUq5E8ms",
+	"bNoXyZLNhfyTBW1Zayv2mfAq7yv8/Sul6fr9J55ateg3p/jTAxXd3g4KA53xIG/gyKSzUgr7gH5Rwchl",
+	"kdogh3A8ZrD4FurkRnQqgAWtGz9eBocRKt0L8Itc3QgkxStlgRXXIGI0kDGzIJhQ/KJYeNchKDIcyk20",
+	"3iDmDQkVkRySLtdThbF440+/bzwsEPrubKhaaXvy5k9dsVXKUhKycEBna+llN5f4rcA4JRZfQqQ6D0jF",
+	"sTVKZA/hbmjsITSQAYuh+lVnpbQulKjkkJEw5oKHNCauU55yOitJWJ8mUcyUuhGyB0BgO6STRB3zC1ea",
+	"Gb02a38ckE6kkw58wTQPiWbhQPAQfwqjYYfY4j97F00mri0rVFYNWM+/xHwOSGdAw3DUIUd7+/sX9fxX",
+	"iIQp2mN6QmJGo2JkCRx/kU4MSaMhVPVAcQ88rOgjTyqlhLMsV1R0F7swT7J2pZVmqWvDVcgRWWxAaTvW",
+	"Jd9cbYziUwKYRRX7HYAu/TwviuUxP+edjkaJfGAIuvkbNmv48gyPSmly2Surp+Rw6ctZVUovkyBjk0BX",
+	"9Hn/tXUoqzvS/QYcVYdQViZgLiQFbBqHmLOgmkUxzBl8qWqWSkd/hWfNIcuV5pSkDhDEy1VF3BZKxjIB",
+	"FCybn8o1AZhPRWifcqF0NWTkenW5EQ7hOXrGUgUHdhxKU8RE2sUMWz5k5A8pmA2d2j6MJIKsJ+2vrIUK",
+	"XcLt4LXRX45x59kVhXBDtpWylfPoV+BS2w7D30X+wGbv9AyIprjdV8FCKZai50XqS6N3lPxlXjU7wp4R",
+	"fB5Zi1KE6miuLypuf6ni7OrwZwUkwmwK72fScI4cwXW2/ZbAtFKMqAEdmWtGzPCwFKRj3t+xKYC5xOqs",
+	"72TuIeiz07sRYKRzEalXxIq4gHSyziw4JnQhdaUe5FJDNcie0Xd0mggWBdbBhIm4RscdJUwxoQPXzNTY",
+	"4nHMIsItxroUbAmDtjQSsGrn1nQykb5f4frrhE5OuGBLXv49l+p+yWsRa+Y7hJpx93wpLTfGxGaqAijZ",
+	"qnIKPDbI/KAZl+D678xYyE6hPwu4qm+E92VPQl1+iZT23iET6R1cZ64pks9eohM6uUMUixvR8Uhmf783",
+	"35i7KyjUKaClWJyejjPQcvaSIyTWrvM+42+KaHrPbNjYcV6DHIMTG2QEiwqnkSEUZs9iOfGNgOcE5jRL",
+	"pM2/QgwpaC5EZAqwAwkV/UKGORF0iKhlzA5zrYOr1LhJm82NEL6EP1lnvXEj9oghJeY9myWzUaJOBhiO",
+	"O9RH0srOoZLR92dV35/ZPX6+zRRB38+W5t5ZyZUzg3w8BBRCsgfnp516J0diMN/CUemM650bcSMeYQHI",
+	"o1mex/yux+Kl5PFGPNbr9cL/zc1lTn4sdY2y1qnXPeqxYk88krw/EJz8iQosikhAXHsiUn5hD1/YS6TQ",
+	"+RtfE+cvKCpZy76YrOGLgXDZu2WvZ+xQy9DrdizeViSPHjeZd01t3scCvrnjJCg3EKl9YL5xyWMOnWG+",
+	"xdlggZp5fHnfP2b4FwRa79kH4k43y8ninvOkEPjWPKUgGuwAAZnDalvgrMEnlQQCecwwvBIW0wnsPE8d",
+	"wMsVWRPSjnrdvLBS4Mx5sWcXl3taFRgBzne3GIDlYQkJmppU0EezMIOyWlF8+LRRDTsv65NWETqw0s9s",
+	"xBELrXd7rYNb1ghbmQAci42jdYzGh6gqrhUWoPdQpUFq54xpvkae7IBPAVmysw6ZhDQe0wkkhpnDHsGC",
+	"LaA2oREdYWg7E7Q3IudSRWispEVgAV7uBFO8ppApVccm+lgUOrzJqTLgbTYTzk6BqnIf1xJuuq0Wq4CJ",
+	"Ur7otYrUd4flUgpLl/WADKXSrsBFA9qhYGOmNEYgAkI1XtJuBkZBK0AhGhXOnRW5IIecTCPLs2wXl+mE",
+	"s1suzO/p7pWgJcsb61E17wG8IS8APmbGU1HjL7S1K5g/VRyf972bq2PpLO2u2EtuOnafCdpMqnaZHht5",
+	"5o7KxSvjGulla9O4EYewOFjm4onzJBWuSqa0XvM0valzubxiZp8sRRRzAAAwYdJf6vrzpF/ulDeHhu6U",
+	"lGL6jFVkrcdjdHF2Jzn9LJU76w2CNJMCefpGwK7GECDYEVgNO4+meeWRe39ed/SS9PY7BVb6EeB3Y5gB",
+	"/PLap+v9dS+DF7SYMcWIJ0Brk1A+ONJA+77Da9rvzNop162tnebmThPamC/n63J9CxeuOOB0fMPDqqqO",
+	"ZEoU5+XY3kFfudap4Npb6KwG7EZkPnN4BDweF1S93KpNuTEtEIjZCoFrMG3ljre+mWvE2wOBOzY82VJp",
+	"wfOqMNSerQapBFBrkGv2FZQVcDElXNwTPeDhvWAKYMXI8cHB1TGJ2QOL1Y1Y6/AoUvwO8LM2OgTxW7li",
+	"EfnnP/6T+L++7TgkyqD4PQs7hFE1MYdyOGDj3Rthf4f33zU7BNJxvQfiD5sdwr7qhA0ZnLc8vC+V7GFt",
+	"iX2rIWXMaHKHYzSsm8Zx/imUQpnjWui7QotgswJJxGkIjxKAkhXL8Z2SEU+H9sNIaqoUfkYYtDtodoO/",
+	"9gAcA/7iXahvGfD+4G6USM0AhKwXpzy6S5jZMG6NBUu1YTLBzZsfWJ9pmnAq8AP8d0BjGM69VNg9Jqah",
+	"loq5d0eUJxP3QaTa/anTLrvrMRah10gmNL7LaxQA7CVf1OLHzeLHreLHN8WPb0sfWZh9YZe29LlV+twu",
+	"fd4ofd4saqyzl3Bad+VMu5aC1TUT+WP3sSv2tDaAbbKXjJDDbqw6PJ8Ac/ZiUGKHF8f7B8eHS+KJ7Wf0",
+	"JfsefUnrXbNJ7kPgxSVqbirwxVz8FEk6S5hBPmw11N75wVUGtZedwlBNRrj22vZM11aGrpH60qsIfFOx",
+	"khk/VCA3CaMqWJkLb3xlIQBBGqvlU2RncBGvcJFcaah0zyMjCoGjDFHW4G8EBwrIKKYhS2w7hsABFWAz",
+	"TQXdoRC7sE+52L0R0NwBtFWovcFO19VIRhXVwkonaSVI35lELFWhE4hFqTGz3LA8Xh/Mrhq07bNRgOC8",
+	"c00jbQwde3Yjsj8GIHLuaZC9g2t3DSRngPbkuS1uBBZ5AbCjsOSFbibuYr9HDZghlg9iqgEvVJRRoOaq",
+	"UrhWsBXOYL0qNsTlfr1tgWgjlrjVU+T88vT2vNkir8n56cHteXOjsRxYNrhILljCZVWBxCmjsfI2nG33",
+	"Ydhi7fzgqt5ed9ZiVhFRSvd8XwtqJ7WgdrAiOCOwb1WZXqQ7ucJrZEMiI8Ccp8JfUPBARCyxJXuXp0iZ",
+	"QkFepGuWrWahOib6OQFBXQmxYOjWImtYUBiQTn48AyBtVvPW2SUd6yXuZEhMsN7r/ixc9a1/yBcK52YD",
+	"V1bF+xyEC4hOJ/hKe3uKb7L18ndplag/dIU+JcVVFNtU7toWr6yqu2+pMbeg/2tOfpC/97K+m15awtZm",
+	"xbodCogjswr0QBqh+3+VbIAuRrYrlAwVDmjSf17Ueclcg6F8AO6oTu5OJnZrR5nQtJKMOVoERMZR5mFa",
+	"+lQ7te+t2uS2KGY/pqrKhfJjq94ma8eEC3thQA4JG0IRbTgJyDmRqc5++uc//nO9Mms3kXJYSX9jNc4o",
+	"obVua1e1EDhMRkirgECJCBnJF7DyxQ9ccT1LkJvZtbYtUpOyafJL7E//oSUKBj53ltjLztZSA3nSZ4rK",
+	"zSr6tA+/f+CCxvyPmWgZLLuy0XOXIkgMTSOuSf77K3PQjmSiwUuRXVyBi5HdsmQZFz72KbVZhVd5D6qk",
+	"CXY7+nNWlyHZc6UP5sI847M2q8R+YVMjp5Ky6jfvkUE6pKKeMBqBTmj3b4Mca0XGMgEEnyGdkBDgE3ax",
+	"Lhyi9mYMJVfQzHacMzCPZ/duP7q+viB4ESibgVl4VMF60BXGMK5C3QziHw5rA3uN+sAhzc3FqCFAncKo",
+	"gtkwADlhq4qHQbcOyJCGAy5YTlkorHexb5sO2iD7diLdhIowQ8cLbDqVITOMrdO4EWdsjHq3q2SiUcSi",
+	"XS8cnOErpHFkLhhQEcVZSxSfpkV3SFXr6eneZLY/2F0OWltuy+k3ufW7tXptlcv9v0oN66ramw6ZHsjo",
+	"zjyQxrEcY92P7XaYCvpAeWyfVuqBGFFNu1SVr5KpDuXQfIuqTQB8kQga3yEjFHwH/kSm2Bhg5bJdXdyj",
+	"tmF3JWZxr8cEbC0MvlNFKIkkZAYASiIXNhCFLfEt14xoQodMZ1i/xc3nFJTlspMWNfqeL/RwbvPzhDKo",
+	"0YpdEspYpgAF3/mPy8vvvnv/viRJ/qP1ob298RYPKdf8/j9+bda39+ofsAF+Vf/7oHYUv92bERGAzABz",
+	"qpR0lYhHO6TjTr8OWdtrttah1QMVqseSxH7ZNl/a7DP44t16cCM6+UkJX26sW7iPO6vMdsiaM6+MLYH2",
+	"FQYFDQecH1yVvJNuJBiadUPIM98Kp7PVst3LirzrP6mCUMeiz5S+ZCqNK5LlhNRMzaCiOX7VPQc/hUy1",
+	"4hHLbeE1AAbpsp60IKFY13R6dRQQJh5YLEfM+WTUekEXXGjZZa31pgd2JMfY5DIbSN46EDJc8Gg1+tfA",
+	"bDhBmLA9MDsJ0EAhmsy8xo/QuMRcWu1twieOWJIbkjbaiBawVYvdIbWUDnwUvz3Fh9mVWhRCyGmUj7Zy",
+	"g3oPDi3W0Czc9QUDtFvOQuUmMj6uNlqWRfoWEauolGvWjTSPyEgq7Pllyek2MsdOe35nak8v9tZwmIjK",
+	"4dmTYYkJn9srV6zrNwfeeFb3M5wEzd1QWSzdmAvbTRLRiUJo0hGF1FFs89Zx1+/pDllL6BgaaGJao9SQ",
+	"aE8GjMZwruAAuRTrmP/gd6ZJgA0IV+SejazfrkJTpra7ZxVgpx3HKo3lPFT2OUnRS3cSW8IKyvKQvQE7",
+	"pvM5OPNnOL7A5Vu0l6rFacT0EjAlR/FbfMABXv5Upqx2Hvl8Br5caBZ4enVU33btEvYOrm/3mq2O4z3X",
+	"KyAEpRJ7DUJ8uAQNjLct27YtJ6glywyanudznwLms8e4LXALAcXPmikRWYMkyBzezoa1DX+zyOHu4QHW",
+	"2SGpiFiitJTY2TXr6SpJJHdJB8fYQM7vEGW24XgwgaZ57iC2uP83gmTa+OnlWUCERAg9gcB5AarrKh0Z",
+	"M9FTQszs7biiFDvpIrypuyALXoCD3jIp4RFZM+vXaq7DFGls1ib3x8jEndNmZGh+cFWANcp6aDvi4Shc",
+	"jY6lrxvGFB8YKnQTqKHAQmhoYqq0BCD4Eu3MIBz50Mb0JmJbWIVSqBQQx6DcOZRJgjLMDWEIeXSpYllw",
+	"wSsxMrM2WxwnbRjMUbNUd+RpSdldVUpSYTtW+R7L6qRRLjrDBFPRMCkN8TWAEfddy9g1jdUp1hed0dcG",
+	"Gqi+ETFzDqOckdcDMopTRTrZsQNPD7xoTtZSVWWQjwHpZK6448hYk1dIoIBk9LGt7H8rENueNx27fpWp",
+	"as9UEkoxA2Bm7JrGIXBCQ7OdYhahl4WwcCBZERy0dnr1XbPZbFaCwHsTX87XmZRQtlvNZntjc+vN28pW",
+	"qt6iVtdYr6gfZMerD+/nCxlPvJC5Q3OQmPsukFli3QxcWmCw0XoXSkoVNmqWXi4I0SwZOoDApdVYh0VY",
+	"odTbOpWKMf5I45RZN0+V5BFZ13KjZKAbdzfvuAcSEbfnKmZGVco52kogD55SEOnZ4CWr5eQteWgDluIO",
+	"bPXMg55ghiaNSdeSmlxZo4kwYUu09y8DcvLBXLx/efJhl5yenFzciF6C6f1QsR3g/Znppcjah6Or1+/N",
+	"/6+vXn+4vsLuzJR8uv5Qfwc31fHQHNLkntCE3QgtY+hoFjXInoU7w2FCmEsRqq3nsnN6ddRx1h2Kiyei",
+	"AmWFb2suuXvdJjnas97jUkXQNm6sDIiX6YLzXBlFcItnI6+8MCqeD4E3Fa6aFofQ219VBcKv2AMTaGVg",
+	"kzVuLX0bYHjZbk4AuDGzGXSqbCto5QGQ20VYqn5xWZy/EsTf8kB8c21wuKWAtZe/pcgAPiWKhY75SlXx",
+	"5MfP3y/KPCynlPdLOT7RwdVeNX8+lK9sb221tqurkKstt3tbsZjHBr6/qDykVMkxqXhlW5yvi227eyhd",
+	"vJ/RkOzj5++vKipC2WT5PWhIvmjh4YFV7/eL8VbrXZIVGsleVqSCaaKqqu92zK75kMlUX7FQiqq8DPuD",
+	"hwMOLcx8lx1WvWDBpMI8HoWy3ibYNoiFAyTbzYIutt0McpSUjTcWFs461CoBXWRi9CO6jBZ57l1qVmLA",
+	"FhvG13DR9AadopN7XnFEVWuZQyxU+LZj8yMkmNcxzdoIyoB0jo52Tk87ZK29WR/I1CjySxUiAJRi0Q++",
+	"9muz9eXXZn37y2P712Z948v6zq/N+hZ+VekVP5F9/kQI1+xoWSVropwksUAFGP2lgOozEFBH85DQT+lo",
+	"FQD0Ig98x43JlMF/YxIRlA56OOFgEkKCjP87pPU0CKS0jDR2gLZ+C5XhlN0ICPShS8MsgbEXRWSzqJw1",
+	"72KNruRgrQMhtBGYe90Y6zpfuM+wD067FGre01JlV37NagjjVeXxM5hkVK3BfB5IW25qcwnpaMRFf4d0",
+	"cjOqg0ZuN+WxrhtRYBZFkbWrs/PTwwOyf432WECGgg2l4KHC2mdjKqzvQolc5sPpBIS6lxDFDJckMu0P",
+	"SOfiU7kMzBU1vC62pXj9p/nPt04pNJwNF0sSsjcWXSiFy6a292lmhi6PDffJM14r0OESZu26azlN/WNh",
+	"61ut6e2Ko5C3OcOeqJlLRZExFPBgdA1LXbhy5KyKIJQYxB9MNV6bn3FdGbjCBiKRLdseZ43Ad0gH/+iY",
+	"Q5hqkvuESgb5bt6VpBOAA99IgBuxdDOSXVIWEPYx3VRnQT7zBO/F3cmNQJwxcIYmaR9APf3e4a6NSYB1",
+	"6SC5cqmlQGgZri2JrRth5RaOS7A7zGUMCs0GtEvKxa6lnuPWxjLWzr7fK/drotYz6ChhsxXyicMX7o2l",
+	"Nk7ujmkmZxGnVVUDc1pHfoCeUtCzCntlYbQ0ZjnaGmRbl6AAxq7E3fYSilgY04RFhcxOv8kk/v3biOUf",
+	"xqw7yj70ea84zbkdKp9g8Zo5zWlf7HqB2aljl2LP8PQ67mOfuwYObXHf5Srw0jMEonWtKqHfEMUC5Ky1",
+	"H7pEuLB1tFVNKf+8Z5NvnaVsUTWg7a03FQjyBVS+q6O9uofIBwxQnP12792bqPmu9e7dZvg2erO1Tds9",
+	"Rmkz3NqiUbO1RTe6vc1eq9vuNrvv2u0wam1Fb8LWVrfZazZpdTf9he4XlJ22WFIN5Ngj3RoiFBrbwJbd",
+	"WWRSQ1DCzTnlNUW+EYVOgggi6B8qOe5hXsbX8xsjm0WxtdPgtWQx0yy6ETCMbtZRmZQaKj+xmbLif1Rw",
+	"7Pupddl8125tLDwlMGfKlwf2DRl/ePvEB0uaixV4ylyG6F/aecH3MT0rfXqKyL9JLlYTJtMwYXuCku/k",
+	"kP3xgo6gUpZzsUzhKY0byvRM1ZIhiTJUNN6XgWst6WXK6Dybi9QAW6zP5aSpKusqMEprq/SpZnPQJx3q",
+	"JLGgky4GnURoEoGKltUUFai9CNdxuvynXyXkPilsaG2U8Chvij6iemCOg6Li/M9//Gdnue54MumfLdkH",
+	"41/Irn77mRwkFDqWKGb7bkGTegsp4vUweeX3scno9KwNUOJqXKCcdAv4uZqJi2haz/Cy+WA1M11tUY4d",
+	"Wo6sAc6IPSt5DoVUhOmYDZmEWPn54RnHcqysxifD+9z3Zn5vTMOILjzZnu5yQ8gPz0dQ2SOEdMyLizmd",
+	"haF48VHzxIvEkPhFHvcMn6Bb0MKYylNe3kuYFa+8RF4dfYGSoYVh98rY75Bau8/VezytTmb+oUYdlrIU",
+	"M6pN8sFX0fqs2DKxOLlW28h4o1r72PrQpG6Y5RImacxUg+wjspKRhd2EUeiB5zyFCnJdzA40Oug6RkYT",
+	"1kuVQ8zOmnev6MVsb70pOjHbFSQ+R3CUIit1E7rYtfUeLvpL0WjFU8+7UUwX7oQLc808gFGkgn3YIpX5",
+	"vCj8pp0xIJERPYwrMoTskSgXup2YikiFdMQ6ZK0zkolOKNfOiyvVvSoY4tnVZnz24qK17V8xRZ8LQEad",
+	"BWC8HPBQjjmE11/P7q2QY3dmp+1cNHrEg69osbCe9Vi4EVR5TTLwDXWA3e3Y8mhFOv8Tvvj/Oq5h0WfW",
+	"vZLhPdPlDQXNLSL2cPfz/cbD2bvfF3cLedutLUaPzumSwTlVMY/XHXXZtppX/KsneDDnkgpC49GAdpnO",
+	"wnCxlPd1GvN7hlBwzYCcB6QVkGMiE3JiCMpFP4bY+C5ioRboDutj+1uUaJa1RfWiSL+269t79aOP35+e",
+	"XdR/mVlQMSdf4JoJiwPtEgaGXGjrM30CZLAFgZgf975An+7ynmR7w1U6HNJkUuFLzhLEKhSQMw8XbelU",
+	"p7wCuArWIxFXs8rTRzzauBsm1slZ7rScdVfeJXgljMpeXN2c2ZdD9uGGCbKbF5d158MNfEJVu7lLpH5K",
+	"/fNC1ZXOVj5tKbLLa/NyIV8pz/k/pCOiZZDtO6wsXB5qww94lVc3e8uK4bNJ1cOsHuf5OSrRZqhm5733",
+	"PDGKwxRL/fzzzz/XT0/rBwcd8MC7LzrkNf7dmWrh26cPzFmARv9Lw1K3ptb2u2a9uVlvtSsWzJcwzfr2",
+	"lz83v63V8a+299f6/1z/n/9jFngOgFisFhZECJjlwVdsDxXOdBFq1IsKPZdPZkGyLEhIXbgDejHtr+DU",
+	"y9vbz4SHWSJZ60jaTJ2SqWt3NBzjQurqqnbPPFstu9ZplXPlO0uUFK63kLND8hdsAptWgJdUVBgZ+fnO",
+	"RR7I2oeAnMIh/CkgewE5W8eedcORLuFIfJjvWV8Mtl8JJnDxY6u+QSA8ZyyzkCaMrIk0UVz0ibllvVCl",
+	"YcjvEr6Lw9v8/Jch/Of5k4nI9XFfJiGpcx6qNu8K4AP+DvElvi9fc3QRT2K4zbGoS4DHM9N1u3TI41Ly",
+	"2sH5YRUF+/yBldj5495Z5aVDHkVxyUL64dPx2dniWlscj3tb9qjKeVljqjQjBiHa5WWGecwHvKlKaEC9",
+	"tppljKg5pZn2ClfBjl0frJsLvZWpsNXgBQ5uby1usFWp0Vd7CjXHkMkiGlxze6YknMaHIlIz4aNAX0sk",
+	"gSsJdjZIzH+hhX65kbg2t/RoHENqXS9hzMwbkBRH/YRG0CsciJKdzcaytcm4mnQngCgFMMAy8fP4zOuf",
+	"3oAFbjd/L2qlUpgNhy4OXKucAlWyv1wJxgGDJHtlkcpBzrQZv81i+Kz+fjl7AC+fNgPsC6vNYiC/vcKs",
+	"bGx7f1MosxlyBTIZGpoOaKrK/Gu5EZEOKn3jnM0ABvFJbcxyq6jAgHRJxbcwjqNEwpeaJaOEK7ZYy3dz",
+	"n6HWe+KgIuHRkaXv0mdgbIhC/bVuPtTtJWDcZ+jVRTeJhZUw6z3GnoHg87dxI4cNdQdQ4SV0x/yaae+J",
+	"28Ve95Q5VPISDeDX6efJmIeTi7QbczWYiWgzgqsaI3cZFPLhl+SBJYpL3MvZBdPBBbx6SfXBPrOagdwL",
+	"EcSPCDk2WkJPJmFRS9iYX/leLjJ348vfXrU/L1kvYWrwtNTTBG/OvFVe0E9D08DmsH32NvyY/Dx+171u",
+	"3V9sqpNou3dE36SHcqv/C2+LH76+/XFcCpC02qsljBaGUT1J7JL3zATbuUJraKuB5we/V2xv7sUpi3yD",
+	"BW0KcQs9UZ8VoYagiBlNWY4FwHsJQslGsx7RSfEYWOQQXnHIfqrwPIL5AYEZffCWSgS+BDynRRseUZ9K",
+	"Gx6ifDIhNARt1oeu6jNhy6lq00y/NBLVEsk7sucGgs8t5OO4kdXHPHIXNFZPlJnaLnYC2fAq6WrD3MVx",
+	"X1JxzyLkKYLtZ4ixDIT7YPtIuo9cqBELjQ5kv4C8wmSXdJSmvR4g32cN2BH0g8acQsZBfq/RXsQo1f5x",
+	"BEOwdgko3fhiBDPE+wBPzbyunCLorpxaLjPprIfSVDtqGbM5A8eOEoZ1selQNozO6sOGd6w+/KuQilng",
+	"Onvewe5LCKPpj1hiWMp59lVIBfRag4b0AcGKdS3hlsac+uIK5ci98pUinezDcVRCE+ozfcWr8Z5j2mWl",
+	"rCboseGi8tWASnogI1+l+A6Qki/Or+A/n+Dfvev9o1pQOzg8Obw+rIQIHdEql115XuaqABrHaGjnZ4Gh",
+	"qGLk0+UJuqdA+87gofzuZQU6YD5Ls7Xd7m3QzXqz2WzW35p/3pl/mvn/Wq8h7WOJSyldaMBmYV2kdUY/",
+	"S4Aq6WA47YXUesNtCzsMhFRcZqCnUyWi5gnVmnHxxpmIUyUwNdgBHvovpupDohMXAHsAbQhHI8imTJhK",
+	"h4xwveM82oNX6kZ0NIUoVAYu0D+OOgFWx0dZ8mxFhUeWCpXzxTIcUWm10CwQlj/s+7c/nLZ/+vH9YiwQ",
+	"e7fLzprFCJdMyTid3dxcCjWnDRjKoVcK5CuhmEpjcfYyEcRFDtCUKtZLY8GUapDvEnM1VbbqxjXtMMvW",
+	"ZQMujBDrK7KmqbpXQaGpUyz7KiBKy/DeNhZdJzEV0Qr9cDx5W9UORwqHxF4xda7sRIzAuDdKv6UHTpkk",
+	"vD/QxhiYFriuJ8dy+84M0gjXfTucb1+CeR1M7evN8aY92YVFc5GDodB8yMoeEE37mBdFhMSs3tmqiWOg",
+	"imLvSjbLToHpkWvaN0I4MYZQRODCpcCxs222OC8u30Vzc5bsZXCHIeL0buDRrDmY618pwiNPATSEGQGk",
+	"hiG50jKhfZah1iqCz+kafcymV9tlaDwlmXp2+r9NfsOsf1u0hlTPqD2zq2p7Ncf70qDbCxbiGggKSdwz",
+	"EI787JQ5avCYdT/Nal9PR6OGkqnXrT6k4vWTxWv2svwgtnyUy5IgE6izhLG/1Wfw30KGh81+MKdDlxVV",
+	"hm6BQ3UrlMcubMgVz67QvXZo+4W32PLcIrM1N6Zqb39t1ttYaLuo5nbaUj+lXDjTt9oJOGRmhiX7fsgS",
+	"HtLX+wMe0r5cqfFy9kSf6D51KpeZhWnC9eTwoTp58eWTxzDtvAJJG+ubji9yhDrbhRxOBajPKjej2mg0",
+	"G63WRuPtUvVBlS1EO0YVu+OiY2xnzG5H17umgNmVeUGc58CYbXiLBdDtZB1Z3SVkjWrbIAOUDatU5P5c",
+	"dx1Y7IjEtb5LOrEM77H6T2IIxUIHw5F5j8VvN8K5GLB4juqccruk4x59Z/G9OrukY31ad4CjdRcxhAns",
+	"QIEewm9BZqO5xjZIB38ldk50pWhYI6WVU11Jwh7kPXPkYNGdTDW+DR1kLCqVl1qqgYz06Yc8em8xgYvD",
+	"BxyvqtHbp+Brsb+TfWvRws1fWoVGkez1LdtP86Nlv1eKfFIsqcOVNrPNw2I3S439E7dabT/z656NbPeF",
+	"XCTIP3gc09dbjSZZ4xc02iX7F5/I+RVpvb3bJDG/Z+SUhuaLn9ZXdsXAboPUWtvim49q/iSrd/90I+hn",
+	"ZNKXW6G6CKDX63SmD0xoljzQeCaOxZEcE9nTVj/MW6yamxUyJnZWfeUKLFWexfmmCFvxZh5sxdYSJcBV",
+	"I66mr1IzTJmQKTUjNXOPfPx8TdYAssWqzZ17HnXWA4vf3NpyqXg275Iq0tlL9UAm1nm7Q94zmjjfWei9",
+	"zvZ5bsxJ/zsWs2FEsoZ5BJ9pBYa9swQO0qzG1C06+ss9T+nvKXMT3UAc1ICoLBmyQQ6/onAwZ3rn4vzq",
+	"mrw2Fvdr++DqqZl9sEjXM/u8wqGRr1Rp8D7B7BsqmYD3hez1Kt2AWK8Nx0CevZbnJe0iSMQ5tqfhhf46",
+	"yiE2oSxKu5hTUVG6gtgEz8nDs49A9IOV9WxXBnYmUQtcfIPf5mvpZLDsriVNMb4SROC0yidndTx2awHQ",
+	"7RJt1yp/4ApIgSukFy3XFs4ypdcYzjHQKvUC2U3VnLFKSlFOD5de5K+nzxNepzhYg+IwijPxWTfwdkKJ",
+	"Keds2wO8Z0YsSOFFDftkCAWZkXLNEXw+kQ+IzJqBbdJ8r+JORyHQIB6OSHAjYFdTB/2HTe3NdKG5tXOu",
+	"23JJslbRAdoOTb3+k0ffqvFfHA1877YbcwlBdfYenRWSynAfcnG2VD3lqhsDZvkCIbRc/jp/06rggm4k",
+	"RWYusnHG7xnt5/BeDiKS5XVjKwmj6VWvk5fUkF06HduxTr9ngxvaIjo119fjmuuPsAUYGPmILuaa62Ed",
+	"JGIPQBmJcvBkORIZdFgeUaXJkEeC9wfLp+gf2FK/p6fEPs+8n+tfctctadlnFF9U+IT9x2dVrUL1jytA",
+	"pSTvfQ/lPwqjD1IwMuIQvvM6KNsRdALCYltcbC7kAiDo+4lRCj1vyyvn70VktOwewb5qqMZmfS4a5Kzg",
+	"/gUP8oCC9zeikxthxmkb2UzloJfqOxZmC+SAbpUrG6ciHNRmNflb4eHViQj4lAAGOnvdZlSAhZmJtrgC",
+	"zJpzyzP5MrhZ+GhEzqqsA5QaW2dnPddXcmFZy9VOcyZ5Tm2r+SrAe5FmHVZdmr/j87WczbGAan1unffi",
+	"7v65XOHiwvJ+Zc4ohPMrd4SRdeaE54J03M6qTqbPRN3snfxKIQHg0gaxpenM63Rufp5uVB+mMRc0mfid",
+	"6v+ijudZ1bVHMfemmev9AsWwTyxZrd7D+OqZw60+Xv8lR00JG23vbC/3pVe0kXoRd3MlHbDnwbEw904u",
+	"Wcj4aMkY1h7JWpKa8+H31Ci9kMQYx3JcT0cZDvRy0MAr9ympmrP3lGWm+6zUwCnpYWFaqVBjlpD+FCD+",
+	"X9HYtLKP2Gdm1DCixyx+YMQhdTvQSQsqAsjt4MukJGJD6cSxTugEzoYpDIslMgFfOhNycfq1haGGBYUI",
+	"dlemOnCefFs9hyFqrska5PVr9lXv2nZ+sZT3LCLpaP0piZHTm1yOeFikwEXCQwei12ojdksZL7W5WvZr",
+	"KVkSXzofLv2a9mfXRi8Z4v7rkAoqMr4qgspLgIM9PcgMYddn3Xy9epzaDzZP83nMxb2RrZDoQNYMTxtt",
+	"HDAbf7gE2Mb1HdL5c8y6d2kSf8NgtMMMLbDzC8WveeSacBYm7ZHPM51dRDsLcc+3hK7zlIvySVPM9zDv",
+	"3yHv/CiO7JH9RIb3PZlErxQk4m2082r+tYj3jYkKwI0UpOGNiJnWDpdOppocB+QkIOdw0af1gCBmLaFh",
+	"IlWxO4/K8sHGrAurdCNmrIIVPeZY17TfIMc6rwRXhLrUGyqyVjvUQ3nYuREJUzJ+MPKDayIYi5QfADWa",
+	"oQcZlfW1y8daRh3wlrpUFZzhDlz/WP/ly5/vqqEHigw8I7sO8oIgnUgjWouWDdIxjOElYfemq5bWOo6P",
+	"wItuloxDZ6hOlhdjU+tsZsydy4zBag7OQnhwnkUDe6WcRuNl0XQnCNqAHNYBlu0gwqccoUYQQ/FMCP1/",
+	"7OCxn8kEG0Ya49cbt4u8SMVw9QCVi7CvXGm3QHsXx+WYKzhIs3GDAVqcYdFr5F85vUYObqlUQIANPkEU",
+	"5ShXJeT4TkST+0L6svkCCr76gxJGiv1l+v0zNd09QZ6g7HpH5ZvFwOXXCZ0csJg/sGSmP9goOY3IXQTM",
+	"Y76qg02seXjPtAX8TYx2kF1ZURP0V8UHcBRPASPM7qx021eK3oROTrhgzw8tGyreGSrOwWh7HtDZAWd6",
+	"RvekvxiZDIukq3o3DOTYgjMkxpK3cMk52DUUhiuy1vrnP/73VtM/uBgNBwGJuNJchHntOHj3LFiqudfb",
+	"n79+Kc7s19om+WzMmKB2vP/JLG/mDygh0C3YNzmA+1ZzgXsA6VBej+VR2ApA4tNB99loItc5bjtEY0WO",
+	"LGLO27z0nsc5qrY5BMBlaT9q6UCpXwReJJzZMB1wtdd0wofQOi8djVhCQqrYep5TaRS6MtgHJKyIqa4T",
+	"p+cH+0fns/A5lqBW3lHs2XgZgFRzxZioqr4+y8qZkASW7jZW4LUDtvn2EeH66QXSq/URMGqpP/KnvRNn",
+	"9PwnPDFSL0N0mlYW9p/mrZapziisHT+6XVHdhdeh8+/1ehirWgLIP2ubnb3DprBPP17NgNvPYfKt/qTk",
+	"kEHnNToyeuBuDrkPoFZj8A2vjaRSvBtPvC1dqF/20OTtH1UhUjVRmpUASk7O9/dOKo/lyvT+a7eVIcUs",
+	"YSETOp7gRs7dt3bj+ZlmkTEEjFGSdOVgEiWVqbNVvS9yMwxzhO0kirxR3KcF1vei8z6Wh8PvmOKDSjEO",
+	"eB4Ya3haVxbo1Z/lMELM3GYU7hLahe96eMk9YyNDRZ5gP4YGyfSOhIF+rnIA8xuBv6W29m1N2kC+fZim",
+	"98w+LMJzVa03yL55s+HjjqFwJzMMFUZosxeCWs+0zRUtvMgWggk2ht4xr1T2/Kztnk+TVvDswBGWLr5Q",
+	"WOjw60gWQkIrOal89XaVOiYoV1us4s5gP4TJfmn2ayyzWC8L517dJWdZ6OmMD57UN89v3rNM957Zy3Ge",
+	"9P/lomCJtVo+CoXTWDoWBZmb7Tdkn2qWYB7HSm7u2ZS84vovkKoueqmq5Cb0cViGnH5Cyaq5HTmveYi6",
+	"mWLpiL5irOBJeRwzCP8ZoU6eRvtrwH3EU0ZasmP3WygWn+ZetQy9aaj5Q1WzGjMEMqKpYsp5KThTZI09",
+	"gGoGKiBoBADlhHaR4QeAhXNeDRIb5l3fJdD+GmtbgSuGBXXFznfaiMaXVeL5CYubbtv/MP6A9WTsKw2N",
+	"htT59ab2t5vaF0TqRYMXHleycf9WMGznrbBdPXi3A6DzWA5ZyX1aSgSnSbzkSz8l8SzGiiWNoB3RQrZC",
+	"nb+EOgcNfaXNT6CCdHo8dmXGKPE7sK68L2Sln8pcX+Vavzj7LiAfLw6/C8hn1r0wa/Pd8QeSNYXJyibI",
+	"KX+PwMD2m3et7TYZ8a8sVog0onjEbsTaxkbQevs2eNNsul85mOnrgWtbA12UqA2XGlrZwh3IjOjsYzeW",
+	"+vVkBF4k6KNk9KerH78jgHKM4N5rXBNXsz0hOKv1UleZLuRLvHSLnQb5bFVDrv2eRWrKo/1KBdjxq7p1",
+	"zprrjWPx1cwugdYcECQkw1Th9iF5WwKeqPXq1jkL0KT4DHi6T6qqVc1f1Fhm2VzuLKQxEyV0KgYMzYm7",
+	"LJaib6TN0h4Or83Kt9nH0VJ9beb1G7YhW39mVavxI415BJN6IaiFiGnKV1BQQXdwD1uQJGQfXQ3D8JnG",
+	"9xZG4colUs/wxo/zSxtZ0jU45fsptGv0LniVw5zbHoFzSiqeEQ+Gp0KUbUl/vTfGpzjti7eX3j+3XPmz",
+	"s9ee773PTL+7rhzY0yX/rme+c179ShCL5zUwYcls57rDXoHeheZCzyMO3n5zBJXGH5AOTLn8m5nH0l1Q",
+	"jqiIZK83a2CjREYplGeTgb2SdJkeMwbJ0xAt/pcM1b5rXnDCG6tRlxOMh2fDxvNFsWzcT4xX2Nvnhiz6",
+	"CY+NVFQ0xbKOZ8cspprOPq/tTEbPAnOWWGL5gIfVD21YckZ7/a6MJrmCYLXzyQ50RKGhJh+vzs9yb+I9",
+	"m6is84PN0P+RJbw3uRGdr3WbzV9XvC8czuMDc3GphI6tGmad8iOKCMag9Fe1IJ4HsgoKO7GOxygglx/2",
+	"ycbGxrYZ3qfrfRyzUxuHPI65gjJFY6FidUWDfFIMErQAacSoVBHMrhNRTTvrRjHCejq0NQJbaTOkE5cl",
+	"a9Qx2csLWPz68/abenOj3mxfN7d3ms2dZvOXJZshAGpyxZF1HClb+95PY5qQvYtjErEsIVLZFhqkx8ak",
+	"R0Ot0ARUAzpiJGIjBKP1qQfQnGZ34WdoPKUpBuvpuudNz5mKPcwsimaZ5RUQGiuJnmibfeBxB1zXseXS",
+	"pWxFw/INm7JTmwemskSCHo6nqJ2tdj7iZHPcDKighsVZYr/taW3kVEUZq2DZRgPuEW6shuEEKBfZ9RUw",
+	"aPhcFwmasT1shbpFChY6A9ExxvjvKUtRdXliyad1PZ/OqMU2FMe0VBwr0VLeQ22PtxGdDwJLq5uLcZ2D",
+	"GnPqaXnSk8LbEDqArPXQ5je8BX50wfAgssacOQA1dv63XUveKfOddRkkVuczuuBWs9lxSMxSEJVC4e9S",
+	"8D9LbRiy1rFYtw3NlG0hZP7y/CvrK24VePqszeL2O7eo1MoMAseTe2iMYWjOBRoXWFJB9Q3U9UTLtUFc",
+	"0gJDtlypxlRXgsd08EmdHTKmXLs8WGpUiBE1FiQAQ2KEpbNT2C9ckRTi4WM6IWs2YI7ddW6E0tIPKnuJ",
+	"19iCPzQHQbS+Szp+mg8+3vIUXs8i0v76dfdGdCxMyA5EqNHXIlMdyiEzukzmWwP3GUOm1AlnUTGVC+cL",
+	"CPuusC8bgVkgxNL4MrciuKpKEwf9SpGj6+sLgtfukiYmD6QC+qIZ7ofMAj5kkRm83ScYU3XztYnduNm3",
+	"trdX2/qVRu6Dq6J0Yhq5weOjoCAsveijJ8CcVJkj0XO3XlVumVVEbF0R1TSW/ZTlfdY7X+sOx7pDlBVB",
+	"TuOwb1BG3R1pxJ0DIBfvNZi40fnblLty6qUNuAo8OIAs33UlePGEMKGTSZFr/lYLaqENITSgluLOQY36",
+	"v3DxIHnI7kYU6F7GtK4FtbFM7u9QCcLUUZRIhXw3iPkWRVYZLLeWley6mulawcTN7XSYRJ/2sQ1hjwsa",
+	"8z/KRa4LJaQl/pUn26qBBWd7wfE8jYobFVzjM9qePCGdPfd0e8ZMeXJlwj3Hcz2Vd4NIQ/syrTrJPuBp",
+	"a3eaIopDdc6AkZgq7c7KXhrnSs8axLLN+dKEFgbuouIR1yzKiGl1YOk8f6VzpWyOzgTjzQbptAlMyYwc",
+	"DKEn+7NmYE/ToiAxYob49eSt2+UwOjuoTAYXzhYz0pJQjjh240ExfCNsOeE7YnWwGZNy7yklcrebm8+R",
+	"4llUY7pEAIRgY46n97WSqVrO+5lC3r/dNYHbwFN8UFiAEpMvKhuwu+aaKT3LveircztoChXQE42ykXmY",
+	"girV39ibVMOhz7WyIr/HY41WU8nr6N34FFdg6f45k55ZOeKpC0xE0K3IqDWkA4vcIZ8uT2yAY4AJS3BS",
+	"QJQOjoCQ0ChKmFKu7/RaOGDhPYtuhEUZ0/b0y3X59bwrF/ji0frMMdQS0ktoH04JcskinrBQKxeMvBFY",
+	"N5hpU09ny0LkePPdQh/SZ5ncA/DDpT0vZ7HR9MkKuqJXbWAusX4K1ELxsmkWyW6ZaRQUnglwn0EuZrz3",
+	"ZPUlTwIAXSEffezI9CTvtnezl5Xuk+FLFVCssrCHV1CzgErAiH/PJntpFUz3nii3Ztm7OCb3bGI4jkZ1",
+	"YGVomL6bI7n7ouDo5C3ZO7gmXPSNUHB7x+IDm1egq8QFdHZqX+t0xOv3zAsy4gixWSBNWOLGip8+OMJ9",
+	"/HxdC6bisbB1bH3PK1VE71qbCx62t79/eHV1d33+/eGZRQ+rQiK7EeddbbawkXHQ99Rh8gUkln0EQrT4",
+	"WThvLBgxuhO8Lp+o2ZqlBrYz1sV2lco72cKE8ia2IaCEjbCPK1mzcGE21vDafI9d/mcsgd++tmodvAH+",
+	"kFb6X2eM0LnMfjd3BS6xP++D6xB9wFv/eqxsw1xckIPDH4/3D0sLAohBCSPdRI4VSxQJqTBagVHCcGKq",
+	"QfZw1WPZN0IkoqEm3GdCGE5OgBnz/vb/s/eu220jV9rwrdTi/DCZBVIkRVk2tWatUbud2GmrrVjqOJlm",
+	"j1EEiiQisIpBgZIZx9fxXdB3Y++qvXcVCiRIkTq15ejHTNoUDoU67PN+HgA8GCkqLMx5lHupXXPZ//it",
+	"gMXzztQcT47GfmmcwlJSwVwBUC854RqokesvDoqWY8QUGo0SiImCG2PzDtN5midNbAUj0izdN2ogExHX",
+	"1KznpSzM2wi722xUe8E8iyZcJ3Ic+NyiLAKGRTZCTJQ37w6DgQRAcHT3VjDBaath3BYRK5l1FUEr8iyX",
+	"Zm0GciD/67/YKyWNDZAoqQeyyY7TFEDgUZ9t4AWAqHUio3QeU+FVuHfZCdksE6Pkc4sdE+aEDXMwVg/H",
+	"Ctq5W3vRNAYlFzbIiAQEF9Dp/b09uNGo8/6L9ou2eWrLDA2yBqgloBCMT0X6imvRYm9j/OmXX97+qFvs",
+	"PJkKnfPpDH9dCuLDszD1Dk46SzQLvwzQYx/U+mxQw11Ppf244Qe1gA3I13+lYgEXwmWJzPGSr+ER67Xb",
+	"xuDQLKSccohf/usXKKUKbL/A19+MSOu1u3S1pbDCta9E9O+1O3Sx+SdOyTGzfXlYIBUrgb2X0KQHLn4R",
+	"qnY0H75mCdwC9No9eOYHngss49A2ENXrvqTUBws/iDxbNI9HuchsuJ3VyfBv2E1Vku4D+ZpHE4/AA9YQ",
+	"Irfh5+ZMZJQepo8vfmBJzsBao6RD8ZdnmpGPMJCAvJ9oqPgDVgoMT3gcF96Jb7EPKhWaZVxeDOQNmGDq",
+	"wG7SKDPCtNh7Rzu2RFQGNT2QxypRlR0xTqR7ZGiCl0RUZ8WKdG2WzJwOey9M8rHfLUuEh9W1N3Uqq9Jh",
+	"o8WWVkJzSL1hni3JRRNMipBN1JVxnyeA1FQ05WqWowfTNxvFtsGiu0jb0N9uiGvGjuF/m3Z0+ECmhaA2",
+	"Zqgs1JYTWJgDU3Sb2loh/Ji+28OEa+PeW4dYrKsgk3xq9K9/dcM82NvsAK2QjMwmsw4tnRozKmCCYxOV",
+	"xm5gdhDPIOyVgAXSBG6M5UmorJ8Coh2sTl03J2ORm6HtH+Ec8Nj1bdr1oRua5o99hkl4wOcDVhkQ0tPA",
+	"BgKhKcBtfVzsq8kChy2VNIuHfvzyUItpdbwhFv5PxM1EgnEXWA/LGpc6gCkuLA9jEkH81AkGG5ocSGPh",
+	"wvEjJ3GIhGBvzs9Pz9wTzSdRAag1pUqQgy4GGgAtGJfxQL52nHt2v6OTi4sivVQEd29EWNfQqjnfb32m",
+	"jcLrm/H/28q7f2PBK/v3QP672WzC/5k/hxFV/OVQ8fdvFvLZLE2w7XnvH1rJkOGFK4nLf3vZRUjeLF/n",
+	"pb//zYx/mUVGGU/EZ/bm5PhV8+zNcffguYMy51cu+zBU8SIwvoMPLr70iVpEmcjNSwfSZfCtYjSDQv0H",
+	"047/yemnmOd8UPsasjpG/1i4lLIMIXXBcx7CcdIsifVA5pZBZXPiGeD4INc8sylzT9ZjUsWPhQ8kZJ7+",
+	"QGOgzfMHFyJ3SO/0GtyYTao3cJucmDipzKAoMgiWqgwCqxYjJXXOzconU4F1DlmilezjSTarmGA4Gc0Y",
+	"o9DjZDQSmVFYVEcqY8gyttg5VkVYOUKLgx6pKzjm2jwb/Q6eM4gtIfTA1USL6JM1xayRBvADTZv/WSDm",
+	"oc6bYjRSWV4qiDVuDIi0TCCYA+PzXE15nkSQKloYAeZimhM+mwkJowFRmVACATGTqXcPCl2LLR6pKZW6",
+	"mTH5gR7IA7pQIpotGljXuFyw7ufPxHdjTm/RzV4Vh2HMRWLMEaYq1KFwsSPzyRTZqIwX2VCRixGZZ3ph",
+	"IrQkjYSxYV3khdZVJywsRwrDAH/BUGHI6hh7NW9YlwJrYBmbH1MM10e9QYdUoLTaowIorXtFkiEklYct",
+	"fy7y7u+ZRICTV1WncsRCTogWKzUv6AKAywnXJnKMKmiDQMfRYdpaQ40JZ0vZ7PXVDaRrzsxY00SCtnGY",
+	"Kzkf44/m1hWsE6I1MaZ8pGLyNDbgp7RQXPLZrAg9Uq8wwqhXwOSWX1QFdaJdxq6scQFuz5XdttgZuneA",
+	"E4UNEs6yKwydjif0kfGLZN9AhnYYxlMwgwu9xP0VoQiqDIwES5IENpJurBCJQTcIVJFDWs2xURhRYe6D",
+	"OalAhsFgQJoYPxfButF1P83ULEtEjlXvEON3EdQS7k8usqnGzpk89Z1+jzy2X+u02q02FPvMhOSzpNav",
+	"7bfarX3iiYOA3F7rSqRpE4g/9v5xdaFbRmWbvxAf0mp0E4T5RzFkP4kFOxMWUxZK2swElMJexjWF/6VK",
+	"fyp+M8LhIonRrj91Pk4fGudZHcUSlcp7LIS1fu1PIv/zFTAZu0piM8xuu20jJVQmsmyGlPIlX2rAjNz/",
+	"9UuNp+NavwY8AJCuuIR/dQ8OOi8BLNO89DBuR71hV7zkndF+dPDC/CFf1Pq19z+dIio9smDUgtpnM/Gd",
+	"f/79+O8/fX6Vjf569unwfPHxL2/ejw8n0eUpnyUnaXb1lvPT6M0vHxSWW6MZcV2K8c8ffzrDwNDqohjV",
+	"qUXeMsvda/fWPcrN2d7PKv+jmsu4FKmt9X/9Lajp+XRqtmC/dorqAZYWDtsl2gylFQYAqbGZzNpUYEmX",
+	"7+LW+jVcTjM5nsdV69ek7eVCbgEIYCJVs67Yex9EPs+kh6BkjhlywkBUjKr2llhiyJ13R7zX7rQG8o9G",
+	"mFN5Ex1ah/xBNTzukQVnDiX9ingsUMbgzMx4kkEAzPtzn9IsLgMKSW7kYQlAmBdyCunj7LC9EEX3JWYb",
+	"y2GIFnsPkurtqdP+jFO7d4sd2xwyBrRAGZWqbex7BjLRjFQ+iLcZz3iaipSN52gQUIRTfI4EWTMjbAOT",
+	"YJwQB7YaUdBLm0XBGRvIt6dY45kauQnzgLbWfruYdE6Txeq97ks2FAsl40aLfSxQNTJI3GnGU+A1HUgY",
+	"L7i6Ghl87NdoImwgTkKOVl3g1xclmh2091nFhFLIxtW+IaEviH54FxECJUV9Eqoxnls9ZU8RWeC7y7Z3",
+	"cAAw+SJ0/oOKF7sJNRcdvrbbp2B9hsKQZiKbiNXXnHFpZuVlbWu5BMO2nXFfy9kj2wh9Y1mNSdmC4qVq",
+	"IPbSPUsF83XrsRd3rIbJ0dJIJAnV9vVC9Qceu3kwt3Suv+UXiHuqDMpuzE2d/etvOuWLVPH4XKl3PBtD",
+	"rUmv+/L6+86VOuHSYqeCBXHQ3uJ9Z+iQ/zDXi436wkyZORVwvAoJ6jZboSnsit5GWSikfV6nLS7VBbkl",
+	"BctWmYHLjA0lNOWLtJ6LGPNqThFYm24gj0kkd9u9SkvRsXpB2s5ZixFPUyM2NB8J7KSdCZ6b5/la1Io3",
+	"Owid8wXl/xwd0IIogAo+rELXNNaIG3L9va8mD7swR9fJIkv6dUNhVOYgqmX5p7/9c/+yPe3+fBj9Ofv7",
+	"1YvheefitKffxS9Hb/jz+Wt1MP7fpCv/8vnwr1fbS58P+Jqd5E+votPG+RU3Pu43OrnXnSZchDs7Nlh7",
+	"uda2hwQ2nl4sECF498IFW9lmRgGXXbY1ZvuJqN1aEWximHJawFFMbbeB6PKv1Sy7pQ+7oVT/6q/q6mO3",
+	"Wl8t0tG1q1to9XVi8RXkliqJEgPmcHGkuGJKioD4B21zmJrnOueIp1OWKWqESJywfzDGZI11vGzFZF+h",
+	"aSy89zaa3TbkNZB8yVR3ljoZXlW2OpQNg0fRwLCqNfsGspzPu1q1NIdzvWDOynTW5RZb31UZJBlkAshq",
+	"rDoRAFgkTgvVeGNBS1N5er1JF9SkuPKuc7CZTZ43Y34lm73u9pK3/AXfnwFov8yDslnazU+G4bJh6MTc",
+	"KxsKX5Z2z/Ru9uBWgo+k0Qa5hySsm+3BesGA2FiSYkYiloCb4aclSlfwfYntNSBbLWZ1IlhsYG0WELo6",
+	"A9RFLFvsFEeFOdyBtPagfaC9BSs4jUtdFs7Xm7ABlpQPZJIDoIxeMlsjNUvMeDOFzbD4oUAJy5ASljIA",
+	"d2lnkvlmj+H3aW8+CnF37G/yo40HJdFuWz4CGbjBxC5oTpe+EPvcvAm5SyPc1mxuEFdQc2IET4VF5Wyp",
+	"jxDFUtn4Zz4VYbBc1ADLhMUrLs44kBEgRjKusRYBI3lsv92M+QIqCvIs4WmLvTZGlaa8rgDk22YitZA6",
+	"yZNLkS5aA/muqL7Zp0pUWxIEaLnOGjP/mqh5doQTDZlR/3pW77XbAeu1XzYG0lV0oe3ErN9dHbirMuCs",
+	"7MzmUnqBwoF01uaE64mojhfuHrf7QOv5CxrzDxC+o4SRD2dD22At+8ldRvzsB+8kBDuPQQieI+kyhHox",
+	"7ecSvHRwEm1LTG8TGdzCJnul5ChNovzRRwVRmAHeN87sXcpS+9Jm0d23NrqxYohCsZaN2qdqHBiJL3SO",
+	"zVv9IktRD4njPmwEy3mjgXR/JbL9kHAb+FpfNwcu6pJ70QggM6SphT5XaiAhu0HFD2YQmDoyY1i62fxx",
+	"mdbfXMYL87Gk3wayUO1oUdZDuuATGHyf0OCDb4GCJPK8yX5tBMSLO8/t5Ij4k5rnYWMg7YEpC/jQaj0c",
+	"WQGs7JSEuQ/V3Rj6jCAfk2h2lSV5DuX8RPeRcal5qbiJqqRy4yy02E9ilrOXaHW32CngaaPigFpCwkaK",
+	"5plWWXiEahGoMmd8LLD4DRhMCHHjXSIvirrfMBPpfw9q5vpBLWzcbVDgXaLzM9qQr23j3YxnfCpykem1",
+	"QGLFJXugkwFL7JoLX8H3177+drtU+q+IL7MM1HJAQC2QP78eRnjUNdfO4Dn7rXar09lvHVqySsitm/NF",
+	"DPDHYxhY7UT9K0lTvnfQarN6csrjI/bq9Bf2/ox1Dj/1kB/thEfmh781YEqqRtrrd7q7jLSzzUhJEtxu",
+	"wL/5Cm2rLuTS3qnAgKsw+meEFUlJy1pALTrwLrP1K7rpsAtgnqVYEn7ESmfCWWQZwpVOVSa8xxeftNx2",
+	"9vXBXIlrIrKrydw7CVVgo9FUxAnfo+O19+VCLL5u1FpYKYmEGQ7ZEzp3bM0x9uFAFt7IakQDLnMzgSCD",
+	"N/+SpeFA+o+LuM4bLXYMRSTwh6KCHB7rP8lvnWDIkwEfghwV5gkIr0F6CbJgSU7l+sb7AEopIxDHSsWs",
+	"Hr4yvzRfKZlnKu2zWZZc8lwEbMo/N/lY/Pd+52D/edt4B8l0Os/5MBVQXvt21PxZSdE84Xk0CalGwnx+",
+	"+Pqcj0M30H3o8SjL6BCnLmR1W7nt4tgFJOgzveRNQe+G360WrqtQ+sEsNADGrorv1QWmAcMERmq28BYX",
+	"y4fLgDWD2svRi+dx+0XnxYtedBg/P3jJuyPBeTs6OOBxu3PA94ej3qgz7A7bwxfdbhR3DuLnUedg2B61",
+	"27z9YlBb141XmtTSWS2Dya+yJ26hRmBW9/5Qblyv+/MNW71Reu+1aLDVNjxCvZaFWWmnVUi1rbZeeS22",
+	"uWWjyAtqr4nccc03PNPs7M1xs3vwPECa1vhedsNmobxflTHFw1+xXSHugCZvi/2soLB+aSkew0c/WFDr",
+	"NuV6X1b7d3/97WvJ/Tq2ch5jWo4wnNQZNU9WqDP8yzqFtqtdCuIQWlt/K3ThldkN5p/4rj2HQ1WpDaGD",
+	"EYhiPPY7hK+E1joAWob+c0z/hUiZAXzRYaPvb1SrLZbIRoKqJiboTTEuA/AQBI5jPGC5ivkC0f6EdRew",
+	"S2sgHUteQNED22Zl4bKLgkOnyI0NyeorUJ8BwaZis0+B+SkLug9qF1ymY7dk5Uoyj5f9qOAKBognpoxn",
+	"5Sj0CO6aXBuVpoDtiFmGEUREsfORfKqyImZUmu+QVlC79an4kYh+BpKc1KXavP12D58qSWwwT0Emmukc",
+	"HGrMD18CpmmxJ8TnSMzygQwxEHieQFAUu3atm0xlDTxNLW0n9G+Q7wuAAoyzbrvdYseYYxmJPJpA4zca",
+	"NpyNMtgQ0BHggCDXdpVXuIiF+VFafeMbusb1VVMDOl8rskcDCW2yLnhZZZB4B2E3iwR2tLltRcof4WIZ",
+	"Uz/JcW2SNHWCf0leH8S9Tq/d5cOoN+zyw+fDl4edl/HLTqfdOYwOXnZ/J5PkuhikOTRgzF0bhTyxV+Ik",
+	"I6Y0UfFcd68DgaZ7tw5k+su6roLF/PGmhpBUTTDYw77rdZiJzG4DzEpcIui5sGnIZJkSdOVpNzKIzvDk",
+	"09tUVtqcAfPPvBEE0P11o014Q0sID8mEU+aCpFuB4WVlmFwWmOtMpN0X6T6m/dxTKvW5ldqNYh3uYY5v",
+	"6M/vZhR53jNJxdsaRIUZg6AnG7J7PE2xX74wYwr8JS4XXtI8KFPQQRQduvan0NvVYrYtgtAOSwAogM1S",
+	"93Jj5hRrxiH91XDWCN6F1QvYsVQUQqDNgYWo0N3QthWnRza+XZQ6GAOTUm+Q4qMRoyPutWD0BjI8JbwY",
+	"4hzM2cjYt6EFX4afobqeGqieL1GGFzNiicJ77XZrIO1zsZUAra2UIyYCiK2Iz1i9BBijq/is+2yUCcG6",
+	"AZtlinUPgoHZgtRmzeaS2tIbq9AFFrWgT4//hFHnwvqDYeucL6hU2Bt1EY+gT7fzSQN2tE9JTouMZi02",
+	"7ZunqpkGiCmsI4kHQF7rrBPNolRpzHF62dtOm0UpT6aYt6WOjFIKN/ABCLHq+aiYY547wIyl+rqN2dQj",
+	"lvGiw78ymvLKDItm5xWSJt68UA7IXmuHP/3lpHe6Q53b0hDutfQD1/lak+EUL9veVMAb0GBYZyusB3gK",
+	"lmXFjROf3etvwUHaPIb1j3deZqnyTyBTHDRtv1YtdByiLVIa99q9raeVyFaq59NK081SsvXwCd5NLX88",
+	"yQop5IKqlq/0Wh15fdo2kZcJETTsIY7bek35Z5XIVWCRQiUWz3qmWaZSERACDHiIBcUj+pEuyD+Qpcph",
+	"2yTvnihQmNZ77X3Ekr5CaI1jyeYSemUDWLrAeWSAkA7LO5DLtX29o1InGQGfFH9/uUUOEbV4qbCO7J98",
+	"USk3j2Fm37r5uY3czKmkLpGXn15Gf+kO/3Y4/WnW0+edy/99IT/sX/39uXjT/se7A/7HuDv+JXn/z8O/",
+	"XWwvX5eHeq/y9aE7CDAB7DasFFd+M8WDFs9tU9PxR5UNkzhGsvQdI5MPVtdSyt7h7oFslr/Zi5ZkmOwb",
+	"ZOuoa/76hniHuw25MGOiBmw4l3EKNUKE1hCraD4VMgcIpj+fvf/5Rq3v72dCHs+SP2s60LfpgLfogjfD",
+	"ECgdjk1ciMu4oJWnBL7r9C3bb7XdTN1xL/v5JIHPe6bd2+ybWN0sSOMuGtntplnwaXp3m+Y2e+XvZiQ7",
+	"7RU79qe9UrlX/n588u5u9ko21luUAMs1tk9RyGsMtI3FvDfr2cMRvM/Gt7Ed5Pqa1O0dMDuQe603Vdn4",
+	"WsPATMb2dgFeXbmJ/SV9JCX0FfWc/ld4JwI29g0UrgcZtFF2VuTnAkzOYbt5yiWr54k5D7D/AwszqQnn",
+	"cJrkFQ3Todme77NxyOqIcYkVibNGi50luUDs6X7p7c2rJBZHbJUJdiA9OErj6wFOkFLUg2PZ9jCDSdEn",
+	"PpsRF1++8SOxwtJ85TrJT0f2Vobyf8hx2F1nuHPwwSzrzqeANllxEHx8S6sIl86IWYudE+7vgWzt629B",
+	"bTav7ATGjCh4JUBTnNEZilSq5plusdOUS+0z0LPhosB7Dgj5ALCv4DHHp29XDxXCyuKxAiVlDt4158lC",
+	"sK6Bd7WYoVXbH1ngb6m0YB6QtCbCys3/+uPLw/3Oc+ACSGj9/6v9x8Pnz18XTMNVWg5Qc7vP2StiAdpe",
+	"67kvuVd/+EGPOWIFxr/ncb9/H/j2ChZXfnfR4o5arVqCLCvZPR7ne5P0EOPON5Qtlcbrsdl1QgMlw2XX",
+	"IoBr7EvlDmL+mTa+jshG3KhEOU6kg10nsGOEgu8P5PGP5/93DHDg0yQPGP6zi70AI6Pp8ZcXtMdYPRZT",
+	"Nc74bJJEOmBzmeR7mVLTvaGIAwam8zgROhhIgLkH5EPMiOGD9lmc6GhiVidgs3SuCQ4/i42iBxoartn7",
+	"H8+YFsCLAv0Cxz+eFx+rsoFMJHv/4eT/3rc7bI+9P/nx/96391vs+F2nGAKb8hkIuDybR8ZKielvgAoj",
+	"Y3gJIjPS3JiRDOSlivhwnvJsYYEbqbiGTYGbDyX3BQRHNAvncspnMxEj+1kmjJSCiOZxuwuo6dz85wuA",
+	"coBgikXjr5/+tdPssvBtaCQ+M//qHTTQBUGgfsh6Q3GMhkwmrJEuQfrzHG7cpzpdzq54JhM57hMKuIih",
+	"RHjCLyEzlgFCdBI3dc4XBP4N+LzmIkQShN4YO9dFswjIO8TmIreIaX4pAFoZipGN5zzksb11IHHkqdKk",
+	"DCHgS1i8wOkK6gbIRWWeLSCFnwk9T3MdYtmZ2RNBESsPiXgwHMh6SOMJAxbqiwQWIGBhPEepLJAn8x/Y",
+	"atNoEUg/jW2JuIgeG5jPvIBKJyo5o8vNYUhSW3+0ctDtXIWNYqgZv2K5+Jy32LF7CsA5Ql1cnqkUmC1P",
+	"zt40O+0GdInb1IWdaJUx+jCqZ0v0Shcq978YzVdbkEV7FuvEl2QBQq9Co1IM8Ekp7oVXRWAfOHyIJwbt",
+	"6KSybJt4XkLc6eVWfrC942kiEVjfYZSUovuwK5qlJ5tX+pij4VvKk9N4wiMm1UAWaQjo+0rT8k3HBe0B",
+	"cqqifg9bBbK7zU9wKsknoNRyhX+v3WMh2FVFMh2KxuDcuOICm9qf8UwLwNs1iwslbd6ZKNAHuy32g4pR",
+	"TAHi/hyEVXj2/pezT2/eHX764f2Pf//07u3J2/OQ1Xvs5AdjJMbIHn7Eep19C+oXUPmiSgvU5U47aLfb",
+	"7hgfsSGJLjVifGgG3PH+DAINlMOVEDnTM5W70SH/79KkmOvdPpUC++7yBM6QhaCNER3SUlEfUfeKUihh",
+	"zCOI/DTA9rOiWtFxRGzOeIdISHQc5yGrY/EGOpawGSt8Pdo/DbTArfPaH8gwShOZRDwNWZ3A35mP/V5h",
+	"D7+Fd79JD29qDyNvk5Ho19qJb+k7IXG7tb3oRnivdi5srC2/4ANI9x0+4U16uHTnivlbEuzW43dHc0m+",
+	"S8uEfivTeOeMeYLy6xOfJZ+QFMvmzZck20rCvHP7hPnPykvYEltWlVxskAjfRkQPpFUN9RXh3LBGD321",
+	"g1UYyK0rFU75wph+H+xevY2HcSf1DWX5f191Dcvq3SIgYkT6mUaeXau96AIozh9RM3Eu9C3LHrrbOH+z",
+	"TEXmxA3TOyuWKHPY/frb1+BLiSluudAQ5YJ1hIx/YIS2seCbqHuscvPcOyvlK1w8p0rAxfP5dWr94r4V",
+	"98/8Y43/596/sevCSS7iLIht3fsS2V65g36dAVt0X1gDtA9X4nG0RiCXPF3onEkhkBUhz+BnN5bhgmpT",
+	"rKWKZR72mQBufOH1ggeWsga6FcG2Ryxf14/od4sP5Np2cbZlt7gjvYF1KPEADeQqx47zZioj08fzOFm2",
+	"IJZNBHYDC+FdAtr3pNiHG/sD3pthFw69NfmB96hUC3x9KzXnazjxHMdkRR/gOsrKzeMkQz/xd4vza8rj",
+	"Pjn7kxlcZ83Y6P6l4ZV4S9u3GJ4lrS8NyXqIa4ZE99R2MFfe0y1ftwAKeFhEAeq7KITSNW0XcOG58XyX",
+	"DLatGuaLjf8BJMFuPfPuwN5X17z/gm+lW/GB7aKbp2YsJ2wpPLKdmnXy9iZq9qaJmlX1DF1/axXzMfx5",
+	"GbMGaNGUFNrzw5EVccFCNAfDwPX2XyQyXtJSA+nT1S1rqWvxVFi9pAI3plkxhGdetlYz4UdupZSoSRIU",
+	"cUJ9HaxOU8BCMzHhkqw3v63TQZbQfMsiRvNyIkFfJ+6donymabDfnsakSbShNNgfpUFqIbXKPqnRKE2k",
+	"WDMcAENZox+f9yrH8u0poeL4bVRBtENvoHzgzt00TrFt7kXfFI//VrTNQ2oNI29oCjw1QT9skcm/VzWA",
+	"9GDEuHXjjN3152djXu8Vpkm4RDUDI2N1raYCyhUFT3Pr3DWO/Dxe0ajO4kxBJ2nRsYzc/diwRM906Lfm",
+	"hSvZAuwRoxh1khOMY2LL/PlUDKSKsG8xEkW3mMTSQxuSyMRMZQ4C7YgAP70boeh+zHNxxRdGn2XxQGIK",
+	"E4imU8hsmXsbMB8WKBg+YVXvoXITVBkQsnpBsWu9uUpwSVhxlBV3I9O2E2k7xD/t9dVwiuaPgeWKi7+v",
+	"fP+S1YnEinYXbyNEypti+8gN5rOui9q4rJhYZsCOgOOcWrgV0D/5duQRJXRzS8uJ0HrbVPcsRyQomqzX",
+	"RiTurxgIDEgI192WMO7XLzWcMluhRcC6xxWAcu3doO/iTi2opVznv+jV53Xa/V6Hnke21etZEq2WTQBq",
+	"SAPqk8Qo+Wx2jprrTxeHf5l2P98ESg7nbRvrhPjn9AOf7Mfgh4JFQRmHkk1hj+91RTxLrqc9S7U7LxHc",
+	"SLkHNRrzNEV5Av2gFgRf5eKIrXSYg9eIbeYtZo4fMdHxuIl8uXIgYeSoyTMA3RUzbLxLF7Y13njvxz+e",
+	"rwaZE2nxOL3c/mOTTlhHTefs9iX2G+XCjrX2OKj7KreHK+9Wfl6IRVnk/XX48vxfH3ry3exF9DHujN7o",
+	"5+M/8/3Fa9Ge/5S8zw/+9s//vdpaqJptDiAkSKAIeYUFk+rqyILfUKt0iuejxT64vQ57J1jd4BVUwFSP",
+	"521vt7tba0X7bisbW7m+Vo77fd9PIl3efddEkUS/Z3Ww1moEXxLFfSoQcK2aUnYEHADkqaHM77U72L1w",
+	"NREZbPRLhWATLhdv7lzy2B6bbEb6QE82r/LHXbd7XpEsfDpBK26SmdsHPQnBvUZLVs/ZPE7yZqrG17hn",
+	"V5nZwFMOUDelPgoXxS67beVQ/9VEsTo2mLsSyMyCADUw+Y4xDLe5G9AiiJh4xiOfZ2DMTYgNE4IbdLBX",
+	"4/xYuXmjTPj1uOmbctz+OYe0PVbiRjwDgn4bZ4L/gDkdyFzNAWm4butQsN4HGmeJ23dFYtB61Ffd5SR3",
+	"NPQ4CR6IhZt8HTDL5R8g9seUz2aJHGuEjsCPqpZFxjT2agLgAxMHTGSTL0fud7+eM8cArvkq24jmUThC",
+	"Yn6db2ym+50ab5Vesa8eUiJjeeM5aJjKlMbB8HnUPIxfiObLUbvT7O73Dp4fvnjJh9G6rDaPcpXdSU6j",
+	"NJnmTNmJYHWMZNppWcoOoY1qNt/6IWJjxjpQwl1HaDRtZhkgzFBX4fScsdw5B0vZGssVwzOnuXr6Yp6L",
+	"pnn2znPoSMQ3D+7FtYPL1Y2G9g2yH0Q0T6XtArsXgi3x9seAOASIFHSF5OdrcBdUC2INgQH5nyAceqNO",
+	"1OUvRXt4GO9HB/yFeD7qxN3ILBlmGrfOVubGFs63v+MmoSojxl4blbAj5QHu6fvjPCie/5+YTnNFGGAO",
+	"sRT0jDP0oLriusqL+0yrYfPSZpAO7F4Ck2ai5lqgZZJDzkjGkERybWJxIzC6EZGh5zLJA5YpyhUNRdxn",
+	"Jx9+DgYSG7mhR02N2DDJ8gkw/9jAfExzQX0K5Vawom+t1I4GjRWjlI810/Nowrhmtt0LW8M2FCKuVHgc",
+	"Mcmn6NBpMKXUPNcJmKhwDYXtPBqIO6kIeVUULqKln91hjeOfRP4Kl3sbS8ev07Bb4Nur1IBRynmmzVqZ",
+	"/YadevsMYqRmc0U8EwETn3mUpwuzKbSQ+ZKN0/u4ZpzmibtaNt9eDUdxyDcmPGlz3KCG4xT3xxlJvZ30",
+	"T9FCeW8qyN++TwWEN9BdkRUbW1YNvvKLA3+vwkH7oj2rBZqgBTZUEqKSYfXjd53mfsP1KLD6+x/PzA/Y",
+	"YOyK/x2/8FLn2ghL9Sc8xxbFokeZxUlMRReRGstEiwBbAM0zpZFPWgjp2gaMLpmoK+zBS2QTta/dzQOJ",
+	"PcCCR5OWrWr8b9vfnAJtI4xOiqJhFf8cuMt5moZsqPLJ9UX/lRrMD0pcE2ks6Vnbyw0Av8tfZpn0rTLG",
+	"ZmdsRg7tRcejETYMW5L8fKK0fZd5zRELiyoWHVrwViSl0DjTuAMI9bJqGS1UDWIxP9M2msGWolIQOvkd",
+	"dPq7ROe/0P5+Bdt7uyJR2uoqwxUp2v/LitH8vm1148a0i4rFTwkKmBWJXjTlExUE1Ko2Ahba31XGQrNT",
+	"y4Oz921fu0qPLt8r5HxqZJr3k/sPnoKIexxa3kq3zaiepc1yA13vP2A3Te/2170oeff0Jw2/Y2mG85Kc",
+	"WHCaLyKR8h3o/b0v5n++3qZodA24NdegbUVsBHwOAfc8S6ZT8o9XScMbR2wmMqPxm0LCIwpU/4G0zmu4",
+	"hzpLz3gE7XDlBq33P756896KvhnPJ353loOIL4oVNjVqTRPpvJpKBplK8CxsFtKuadHXKm73VFXeORtp",
+	"KrgkkJFMNDnh5ST5QNpsK4G9rJoIYBKAIsbsTpJZIBYbpCVG4SOW8txrMSXwlYI5IRNkFRXkDFd80WIn",
+	"pOlzBcjV01m+gHWmdsnCwsPnXHE9kIgoQwsPX+eqdS3PFRGZO6IJKQTahAD7MgQyL/P/FgKhWrgcSFeT",
+	"8UxDlCQl8ynikg3d8CkqPVbNNLkU7gMQDmZBppdylpcYyOE8SfNmIplvolrieWejAi4KTUbkAaZ55pqX",
+	"ZjGDHhhHHDtWuYf0XJGRqcyH36XFdH/Z8RM+K+nCWxQvmdOC8lVJbUSJzD9FPBuqySLOkJglVVefRhyC",
+	"hRQgB9ts68KXEz67d9oGMpuubVf07Iddxl/ctJ5owOFI0IZ9qt25s9qdEz5zlDTKC8mStN/STCif8N0M",
+	"hep6HkvDsANYqmW8GS4IUpSIZZDSZZs4sS0wWE5Ob8e0vr5gYCB3rRjACUW6EL1SNbDGZaTLt3IWSx/6",
+	"bTS5f3vOl7cJN8o+S+ui85v4Xpa5Zhevi0Z2b36X9/z/2Ha52B2n67lhSuf1rp2h9TXsY2NWZMYes3jL",
+	"mWvq4raEBlvHiPaG+sNINC5E3ge6NcbhJ0sgNJD1sKKI13LAQb+euT7EeCqwhxmbnZBTLOtaiAy0AJQT",
+	"TUR0IeKBhK4ynbPQWDxhic72J/NL44gpSkSOEpEak5xf2BQdxXog6+dgeIhQbCDNl5WQ5JZqnVTGbMaP",
+	"VygD4psH38XlAAdyGXquxezEU8jQ/MlamsMFwFcfuelM9B1Id6yw/dGS9N2CJsysh/kvTSVeZluPsyQ1",
+	"ilnzeS5qxvcmY9S1Nn4aKs8TfQPfK0XR+rhz8cSOpd345feKkU8MiNeJ+p/FlWMa243LdDM1WcDmEg/l",
+	"E2rwipFqz5tj77o7mbzO8Ly2jvyDmKpL8pmtvHtrmQuXyQop7gHllbnGDuNl4kJK0mCAm/V67Q50YEjF",
+	"UiWNt0wZESs/PdbiiM/uQMj8CF/qCZlHUhj+kIYBztE97MOg2s15L4vd9X4L1QUt414By+13haPYrt2R",
+	"Ob0lAeS9SNnvukObx/eyL+8ZjGEbAocAwFoKaB80Y+a20hksSESWLxkKYaNk+kL/JpLGEguo5eOVEpLO",
+	"1ohOzAUpRA2JJB+xHQF1x2I7sBN16dPaDmSunPG5zUn1jukKuvEdnFt/Pu7IZJyoqzdcxmo0crRWvhkp",
+	"Ps8U5FUnAszENBlPco9C4vXnmfJMxh3ZIm5gAj4m+WT5I75HOXWnzBEPawHuRdx63pvNwCsitTbXO6IH",
+	"FCf10PwYsqGI1FRoJudp2jjaLHgGkiRPi71KBScCbboMwpA2AwUv3LIlcReP07wVr39lpuDJHqzUujBN",
+	"bmWe4fo/Iu1bGVc6nWvg2CjIGrhkyZSPBasPF2wq4oQDijvCVWciSmaQPgCaduL8Rzp3s0PhaEAiFfYq",
+	"JjSNs8T4bCZ4piEvjmck8QNIz6zOncs8SVlk5hooTspqeyDX622nrQt+YxbCB/xkKRMIvdl9Ivw3AG4P",
+	"JLXe8fKogrLuPoH5KJQ3cCK7l+HsvI1DCiZ9wNm6U11vTui5ur2uz8Xn3OgjIE/odJHfQotLkQk2E1zO",
+	"c8oQLVAsSUbAV2Zs4xQE4UhllAyepRxzCpZa09ViOgghDCjTNtshKMR1/t1aAjYeVBCUc50/GQSrqAOg",
+	"+HBNGdreIAYeyjKY8ST7vcDqLHoNZ8+brsoIIvcBQ8h/cww7bTZN5NySxiO6jatvIaEZpTyZugphDPrb",
+	"74QQf4udJBLo3SHyRIK9FPl6ptksE5eJmms2l3NNvTktdlw4R2Qf2ZJlSkAgpo6Nk6Gct2TikJQ2JpUZ",
+	"oYiPMHQG8v0CM1ZyIEuBthb7OBHShd5BDNOLLOu/mqcxGytibsGKl5QX6WMW8dlA1keZEKwbsFmmWPcg",
+	"wAwHlJ+wuaRYfyPA1GmhDLqUIXaVLPjMT7bHHCph4XMwHULBvMadZQhO8ctd5cqtYGyQi+Hwp7+c9E4h",
+	"MzxLMqErYG062Ay7tfzzR7mh7MNHa6kAYiIMpm+uFMQmgzFb/cD26MlqLu+h5CFCpPx+EtG8fUkogaDo",
+	"g9yA2gwyjHyWquCaoDzPB7JAiPGC84A2gYaOkYhJxI24mwkZm4n3F8DIsDjREc9iKEVTEJWytSbmmQvN",
+	"MkpxGPu20Px+nCugulMoDiSphhLZApaRzDzCQr0t8wbsF7lBXt69Y4kL9cAh5aes3S1kCm6Qh4i8eNAj",
+	"awu/3hbXMCkS46c5ALKCM0kaLwQU1hL6Z4udG6GAqH3Ejwhl3q2BPN6l1ckbKxxA8Fxdr9K6g/KLFtnW",
+	"9Vzep94e43MLVLqCpMqs7m9BTUx5kprl4tP/mTgC4CYVO+uWff4a4+DlTTDvImQnuTQL8MNie4CJTIGP",
+	"SaXFriBBO96i3YqyirnfFifUin5vY3zHQgEqpCo+2ZMOVCK+VjrAWXioWim0jzWxotFoPV/pEGiUqGkB",
+	"nSuXKMLkfX0NFOhAGju00WKwZUiPwslZdpjMA1enjJidVCqAh1IqJMQcqkuBrIx4GLJnQPl6hBmmJNaO",
+	"O5OaI1cLnlidyzhATKgyDQY9MmB8quTYL3Xt2+AXoS9tSFIFBBThRhQM5FRwaT7P7xzotfcRJQonZdkT",
+	"dMX6xbte3lp84nJ7h/g2GbCSWKxlcW0n0bhBMG1XK/XbjsVSxVffa8FUsYOvxyBA3ePL1F2xPUv3Vsrf",
+	"YjyeBQ3n97sLnrW3IPt7peQoTaL8jqJtMP+CER/CXUn5TRbgVkiexfXPNpZekZCdpxShBr8mQdFn5U+S",
+	"Y3hoIKf8Atl1F30mFVCZZuRflvUHhB1BdIO8JkGqroC0eL9hUxX4goFcB5CHjyb46E1mJXIhjyhrkSvm",
+	"5SnwASBuiyugiS/VimWCI/uwk+264SOcSlIKxC5sZfOKYV3Y1SvMFfVuu9e4teRG/3BJcj9lHjdAjSb+",
+	"XP2extdNMUUhH7dLp898ZiSViDFjp1eYOQlBEk/jcLGmg+d+MT83B0ZKuJ8u9TgUqZJj7eoHzDXEWU+J",
+	"Nj1RV9AcW8b+pBuuJkYUlU1AVyUPZQeraJ1Qt+RJI4QYWWXwxKle56pCDrS26775HSAN6dJzdOjgo/Zm",
+	"clzbivZilKSCiplmKTe2fgvvRYz2LQEK9YR3D57X+rWXoxfP4/aLzosXvegwfn7wkndHgvN2dHDA43bn",
+	"gO8PR71RZ9gdtocvut0o7hzEz6POwbA9ard5+8UNIAt18i9R6/dedDv7N3CKcZV35JGME35fbUr/0e1J",
+	"UzpyhcQ3//5GWpOATkAXks0YJCTC6lAFkhCbVmhWrY9XhS4WHwKNeYudCRkPZDidp3ky41m+N1LZtBnz",
+	"nIfMNfzjG0hMm6tYaA5q2GenP/8pYH8+ff2ngH0Uw1MjKf/09o+BMQqnSucDecBOkh/QNjTjMOIefNsC",
+	"Bco86ZlGJXLEuFygrSNSLQJ29tc/sURG6dzoonqSQ3QeMAygJiWZ5Q2/VqTdYmcKW/HdxIB4x8djSJII",
+	"x2E49oOe6YEMyaJpGtEVslhEKTdTXA99kaeiXORNnWeCT0OHCu0utqZaIgfSPDiJ5inPAE/bDIOUm1kB",
+	"7NeEtGikzI8Rl4gfwGNQOXhHnEyF1GCt0ugHUnNplFrOUmFWusNmyWeRoimME89edF52mbEzmU5i4RaE",
+	"7e8HncPD4Hm7jTeB9uVpOpD1w+cv2v///9fb77apqrfXbkNxsC7WvY4Lj01pmi+Ksjyg1G+xY5Ya3yaD",
+	"ZbUrM5C9zj4o8HO3gZzSdC8olDHzdbHbgEdWZ/LcAixihh3qniBpQxu/xT6SgZLk/gbWFZAaGL2hB5Uh",
+	"GW5rcmzA7B5ItLC0cyTK/dDohizHgwh8HDyMI3BDrCHmjJXqQmXzKmtArI/SVAiBpUCNWdQV1XxPfWne",
+	"qO+VS+bJXLHmytaYEmikVAeJtNFL5Dc81VRVFFmbPzrtVG1dDFW8aILcqPVrz09qd5T8gzfsfbkQi637",
+	"7nAZ2RmJR5C9ALgDqljTPwhHCMrFsIQUAuOgsJbLrRv3KlXxm9Z7V2BgUIgGlcLGQtP1TXyFNH2KnKzt",
+	"4du4yb+hWu0TKleuDp1gmGcjGYtR4FQj4sE2kcFc7pAn7BQAh9qQCx9ISIYXwVMNjC16Ys5Uhb2gMgxA",
+	"bjRfCvJ0gNvKrkuPn9C33x7hqJjEzRBHdN0NMD7w1m1TyTSgB1ZQt/ZH7XJcH4N8KH5pGsHel7kW2dvN",
+	"6YTXMi7t6Ekya7GfMfpvDPgMFE+RrjQbPuPyQhex/ymlRKksxTws5cbPBBYwKEqxvzH8CY9lFAkNUb/i",
+	"eNhCL3xrbCzul43VY7kcvctIO4KG8SlzynkED9ZXjfycANw4kJ7aCeA8m49dl0cgKLXbhv3NwOmYPCmu",
+	"Gyf7lnIEpS37zacHfoFTur4v2DuN44xDpWtl8s0m+K45reSyc2kP6JRDHs78NxGue0eVAiBDwWIxVblt",
+	"RNp4oAeyfKLLDzDjrE4Jwmm/Dnsb4wrwCTQb+NrV4w6Qk4hAWuYGYxHUw2Md3FUSC4k1K9cXw9nk3+6C",
+	"xs9Wsp0FjU2pUs0JKzF46IHcpZt6a+GEvaeecLrLSpIHrA/xv+N+MSNxqrYzqHbBi7Q3bOyhxrc/VX3c",
+	"QY9VWYo+0yBvg8Kq93f0fdWEWETavS/0X2TIVfM9WADboGA2QgBIS+xd8AwhjUC+zDdELIVQNi8yNkl0",
+	"rrLFQNYdgZFeSjiDa1OAlKpLMTUDBnuNhgNtpUvoECgJr4eH+H1YhYj+5fbuFc3AFt2UeN3XHRqJ7B3V",
+	"Fbn45ye02HVgMTO3xN8uFHywgb3smWZJvCtq6bBTja/uhMtGkPXrcExXfVAdcbn3JefQ77ZecH0QWqWX",
+	"0HY/yxIJFhcfY9Uxn82gPUmz8MuVGH6aZ+nyc8OGMdCg5BFYCQPq6IRz+pm4cikvhWDjCKdhxF0yFQ0n",
+	"+JDzET3hCIQlSX0jOdUVdjZ8dBytWEGtBRK7ldCnOkWKVqMDPRJA28JCO+yA4SSFDijXGPgB5EMxZ7wg",
+	"7ltEcJ8IsAZRoGOelI+Z+JzoHI1cO1vmfVrQJxnnfyAtDbFOxrJJ9l4m9Hwq3BARI3gsRWwuMLeBPUoQ",
+	"j74lC2MtWdIEKt47MsPAHK/ne7gCvljBsyhrbD+BpH6AdHdcLhyXL3wgBLYdhDt8LqRguXH4c2g/ulU0",
+	"jfbeWcTl7cU9nPbrZL151ZlV99sJe3MLDHS+qQrY7n5qn4O9b7e22860x+9VMZjh3mWMjdYI2ty5lCge",
+	"PMltft050mZ+ncMgjREXGeu5CQ+yfsA9Ofpmcs45dQBXiMxkLBFlao2w/NFYbEjLsFL9p+AinqYL4KyE",
+	"js0COszaBOvRwAuq6q3hv78BGsh3ic7P7LRtAwBOs+fY2AFppaxLqVdleyamjccXB3eGd21kfiQ1RSP8",
+	"RukpCxPkhuMs7JClcfqGyCMHUPcP8mZ9YC+8QW6F7t2tLtFbtHsBUPee/0RdtSvwupHuYKaRNPuGiarW",
+	"FkDOh1NAFSB0KU9eVIUdRpAhNR9hlBb34ADgsiRPuCTYALoMWxAxgxsbVQLYr2CqXpXiDpn3okpLsq4y",
+	"QE/fBrWy4ccljjCcHLuwt/0EnSdpalsd/WzSy4cgB1rTDGjFxC0Zfd6b792yhik6NFJdGXu49kFI43SZ",
+	"pYDJihd6NuHjhDNjo84zccRmqeBaIOpDNmUzlXOtk/kUQ/AtUOtWNWypYXZss6M5ute+QWtVXBsOwuuc",
+	"dP+6o6VxXZ827tWn4NDvF11GGcm4L6Cg3JVE//1zD62JOFuzxbUgrsXmpk3Ejq3oqwjzsm85yutLxVuZ",
+	"enw2y9TlFkRhP4ooiUV85+f66TxfgwzuW1Xfesj3Rn2EpWO7F4so0dSd/nsgUuE+h3huSeMgYw4Yh9BX",
+	"SKNuxXguQiYujd1Wj3nO++7Pb+MwGMjQGQBhwELPHDH/pCJ78wf69LDRYjAM83ZJBOaChVkcsnphYg6k",
+	"szEbXkbPsvn4VI8TnkOtQE6QFX1X40+9DCjQjB3aa+8HUP8gqTEAKyQ8WWm7jOnL2a3sRBflg68rvmJJ",
+	"TA7kDeQkLuVdGJBuTxby0lmIp87e67KxtQJFTHDPYjbJVKrGi1ZtBwgrb9z3mvD/3aW/3UOPTwvsjMg4",
+	"coohqIksU5ndoURH4Mt579RnsX/mWeWRrwUU1oPIbL/X3r7t4jWMZJ1uVik2OCnFUnWFPctl0ZLy6EJX",
+	"HuBHY88e4yHAaud/iCi/mda9F4M2341Lk8rGvHLw67gzXbD81nXdZzDYO8lDbRN4zMUNo4652LaeGyfm",
+	"UVVza1oEl16Cfz9YJfc6o+o4BvZpcLDq3NJuB4yzidKzJOep+e9LIeeiUVTkvD3++RjS3OxfSoojLwGO",
+	"BT8xX2A/LHaxmqHNcxGzREK7pocd7x5SbuulzoANdZpS5Qxb9jYDBMJ+rKhJvD/Gaxv5yW8FHU+5ixOe",
+	"SPYTrgogv0+FmS2zclORJRHfezVJIj5Wu0em8vvl/9subb1jyhovXysTnjoQVysO8YzgEd9C/ninZltq",
+	"aXjU3hd0lzaHd5A+9U6I13bRghCXycVD1WI86k1967jIlhvtfhTdFqUSmLXegSut0FEqM6qNoWaDCrDU",
+	"6PZEW0zKGCGDGrtqozUV8rdVIjFfnJqxwgQKoKAFbPkiNz7MBL8YIceOznmW1/q19vP+fhumkm7plW5J",
+	"5zKaeJd3OubPxeXdtrndXR4nUmIZvr3+sHx9u1t6vASWs+LyLvz5665F+Tvrt29dFNhi/Cc9t5nO7C70",
+	"3BqvD5+5vdNnrg+YSmMPLXu940eli3qp1xdR1dwfSczw3ALF3t4/PDefdevzYCdn43mAV93AOTzn4219",
+	"QzOOx+UaeuXJ+rYFiHfuIJ4kwHUAZbNAvmCraLEsNFc4fMY15N2Bwcxc/5cPeLkasfBKDH/J0nAg6yvl",
+	"1hHWWrfYOTxQs1zFfNF3LmmIL3obhxbPh4rZkhiR+jibJSISA6lGzEj42ZSKNDhgk/CxAO8USorxy4bI",
+	"Kh+mfChSrDv0ShyL84VDMIN2aDvsuJgHV8RcRNb6LIOiUkCEyilU6IXkquqc11kK5qRU5CjX+pvnULx6",
+	"Y0sBJqPWr33k6UUzkSxSKhUZ68J+NCtAiDluinf1N8/5+F7dzZyPt5E+OyhjvHqdjHlSwetdTU+gXS/P",
+	"iu2+kx7eCs0YOwHguCKKcXE+62Y4tl7AeJiNFnulYuETWWRirqtaAXY9oQiQYk/oUyN+heeYJ5lALXMX",
+	"O+aB8+RXYjhR6mK3hMB86K5YMhKDos9HzfNITT34F+iMj0WaXIpscTSQ0maPjbkookzkayOhaBJCzni1",
+	"1sV+wtoc7v3FS40N9NHO4O3dMn9er/fPSlffwDClgfvP2TqJ4b/7qcym2jamfVmeLE9EuKO3TkxYU3kp",
+	"43dVbLiqGOc9VC+j6QlIpW/Oz0/PmJDxTCXItSn5VMRYqOKYRyKe81SN58IiUvM0pZaZXwe1Pwxqv4Ut",
+	"hNi0UwlQqYnD1xwDcwhKhYBY/6ik2edpYj+iODE3QtCFOh0dfDcMC7I2pQa9ibHzCWe02y6vEABuECdk",
+	"w0GB/vLhHZKszLVg4STPZxrtb/jRWNM4IWB8z7LkkuciYKlSsyGPLjANDIQxMeNxnAmtiQKS/gXFQRMz",
+	"HjOfpOwFAAFBGmoiogtH8sZzQgey0rTx2AQn2lskgW5j/OO+M8cJiIRbBIUJ0BmlWipzyuaZ8RNg8fp7",
+	"e/DtrQ2ELXtazfWuzgJ90706DPYjt+Ra2Z1hpVI1XK8KPLIVPLrE2glNUkC98aQq/IqUnct9IlukUlT7",
+	"LIu2iEuEuvTk2zpNVK7veXk39T2l0diyPiNwlwVt6+5Kx1FBAdmWp5lINty7xl1rVF/r6PkApv7cOPBz",
+	"K+At8khJ49nJnUtou+ELNkpkoidHA/nPuZiLmClJTmGcqdlsvT/4raoJ9D59NfFIPNDHUQtOiHD+zvtm",
+	"7dPtK7B5Hk0250aNMUdVh1hgPUpSoMCDpvC5Rij9KE8uRZ+NeKotjjxiRLhjmUDtzms0faGdTkXRPGNX",
+	"E4CULx9p6BMGPnSL7U9PETFLeS4yRJlDxTmQrjEP0dUe28nFnNYdGHi4DLU+LMOOidSb2GK3cdp38tl3",
+	"sMpuaI49WVt3Fx9G8DMrHx5caG42MfYKebQxjueP+ZlG8zATETQguyeUMTT6hZREIBXAhggwGWTuNXc9",
+	"0w5bY6KugGscG0DyXExnxhZTFyB9riYL48aPeJIuee9GJl6IWc5GKhvI/TZQsD7icGDxaTdlwvrtDgjR",
+	"/V1xTSuGu/TmkUR6yOIYl33bYKKnTJ8EVmUkkS+f3JVD+9jNtmvkWy4wMvn79O7BJCN8g5UuLTOiUnse",
+	"C7/4i/Q2Jhg2RLEp+XZIQxoMpGuhM4LVt0SxL/BSSDIlMfSJ5iOh3lJ9qUu3kKx9huANkZqKvgO6Mjfr",
+	"hYwmmZJqTsCWgG/MNUprTn1BJNARFqLuKJoGUotIyVg3WuxdAlSTCyfdk5wKvDQLU67zQgyEAf6CQD+E",
+	"k2SE/zwTr9Rc5mGAJUJJzvhsJnjmKBad45smWHqEOqP4HWCKkjRlnHXbbTYRGX0wff1AFnyNQxUvHpsu",
+	"ORdOl9TuShNsETI0r3Xye1cDdUUBVAt8u3FskINW7En6r0j/MwEA10bYuJ3/MMamns9mKsubiTTfDj5b",
+	"tXj8ICKVxYhwqLXl9zOn7syImlzw6RGTivEIQHShssjYfsckwLrtLp5behPAzxA1E5iM5owPbY8N1j8B",
+	"4bqRRO5QHbCZyFiUAszN21P410TNM1bvdV9SUij8IPJs0Twe5SILSwmekliYzYdpEoWsLpVXH7UJTAan",
+	"6i3N1G2SGUQkzyW/hkie5rrWr30ULJtLll+J9FK4zifbDYWyHqisWQqCGwDnbZ4uz7iRsBLA3qiI+Vhy",
+	"9ic1Ff8yn5uNa/3aGzcU284D9oaaJVGtXzvNkiiRY1j2TpeaxbYvGy5N3k6eene3yU22A8qJX8IKgh7c",
+	"wKh24w+MRFItGT/QO28sBm/k5Qa1XneL7thzpU64tOtDToKI5lmSL2r9X38r+cpK5jzKGYkQ4zRrnpZs",
+	"VDxjFWKL/rAil6SSVF3uvfVLbSh4JrLjeT4xgwAWW5FdViMdnmYqnkfkrpczgXyWtLSaF4m/yw4YhDTc",
+	"VZE3TnSeEU0SYcgGRDmfiVEm9MRBEJQxZL1zRji5FajG7z1DQgeWujpDsy+mfxuR7j3NGM8VjzpDCgkr",
+	"DQInIHSAnZG64UzIJCu1NMZFv0irDJxY9SLqegygvdtibMLqoQjywOGPfGJ779EWKX7zhLDj07fsQiwQ",
+	"J00vdC6mLJG5GGdElV/PBI+b0IsMAzhib94dskSOhc4b3vv4LGmaB63BlebzOMlZqsYF1eZVluS+qIRL",
+	"qma9VE+gRktVE5DVL6XJMFNll3o56YOr7tkA4Cq7UThtXv0dVJlRBJtzVZ0Q7CN2vZA5mtdm956+PzsH",
+	"LDfyC4zFGnhFFoSXCCMEPpaiTplsb1sexaIJn4FrM1SXArVp+QOalK9b/YxTr8qc1ak8WzeYkrY5vSif",
+	"BrrXpeppHdjoPVVQloBz/d0d8aoD+bpYuAlHE4aVrIOAZTwXTWvll2wR7/Ek3VZf8JGnKTLJBmwq5JzZ",
+	"fxgF3TQK2vK+BuwiUfoCZ1wLqVXGxjwXV3yh+z5UIKBHA3DIeE5mE3Ru6YDNuFGrFqdPT4ydZzZHDPMK",
+	"u1CyEhCwudtR6gwkSrp6+LkZAw9eE35Af9ccPlvUl1tY8YngwPqWgoCZwFQC5e9HMTxT0YXISxsiJna9",
+	"1Yl6C9yIBen/Cpd0rmBxzVyZQV+IRaMkYpC0fAOOPIuE1HPNRvjVRnRcdtnxj+fWvtVICO0sLbM1sxGP",
+	"BBNynEjguXHkEMFA5hmXegSy0brJIFwTHU2MDjabE3gorLXmY0FOjVsMRxas6UsV8eE85RCnHci5xL83",
+	"oUwY4U7sVrcboenAPQogEDXyX1KaegcnUSGFre3LUwbFNlBDRSRF0PsAfQepmcTyziSengL2Us7zLAHJ",
+	"lyX64mggjUNonj7PBBOfo3mGs8fE51mSmRObqhxnx8wsnFs4BJoIhiI+48MkTfJEaJZyGTf6VCMGkYFg",
+	"ILEShWCMqBGD1CK7cseP4i1qBkACUqq5jNz2Z2GpxojCP6Xpw3lZt8PM8dcTOGdmW0QFHDkoNOKLHsuC",
+	"NOpCLKnInINl8rnpF+6WS5/WumrHkqnlNYRPFXEfvMyKNQgArGk0QhkEqwo/+QsTMM4ikeXJiMxvlvKZ",
+	"Fubn8kKbX7z1A9/rR18vlQvxUNhyAOVPbIBMZSz8Q9gayLKSBbBd8HlJsFWEd46YFqJaKUHWwWjW0SKh",
+	"5IVZCJiMKs8P5o6KpSD/u3OUH+56A+pzu9ZfGo295bfb5FSX3JpOu9/r9NvtVvfgf2tBzdJpw0duhy8a",
+	"tY3bdJFAV6y3kT65jVQztrmZYWO61654JpObcXLDNrBL4NX7QeB4q+e0l7BQeZq+H61dszUxLli0WWa2",
+	"RU4ZFjtvm55y7G2cH831xRd9qQk5n66WMv5WAfBtf1HDf4gor339bRuP+W9/WxvdLiIylrjtBaOQ7xFF",
+	"hqlOF6y8RLNkLFVmvdWqJx87+mLMDQK2sFS2bWX5NQ3zUL4c5m2xt7ltV8tEniXwxlKMbHkfLAXHrFV5",
+	"5yEyYxiZ5Wgl8lIlkfg048km4cvsDYxuAM6OKc8ujMXIk/gRi0P7aW/xy0558v1KRZj3baUi4vrDpGx7",
+	"yz7E1nKevsLK5t6L7kG77Qm+6o33WATgq9WtslYOVn/pkzzcKA/XbY8Hl4v/nKtcfDKm7GyzWWp9ZXup",
+	"MSetrISHBMYsjyZsKCJOFE3Wgv4OhOZfzCce07c/iU0rNmHlt72hu7XQXNqVj01sljbL9YJz6WufROd2",
+	"onNlkzyU8BRyzMfAGNoaJZKnkK7e5NBjlLq4DYqDIO1irEv3jEcsJotv+6P9mu9XSLpv3VbwIcYWZBi3",
+	"vKPkRFfut8ciE1+v7oy1ErHyQ5/E4UZxuGZzPJQsnKk0iRYtFzXdZEHitexSQKwJZF8RbYU6IyBDYgkA",
+	"0EfiEctD/NRT+3XfrSzE79xWqvVqQY1Wv9bf9yTcyi56LNLttLzOayXbygc+SbWNUq1iQzyURENFvZ1E",
+	"sySltm7Os+rGQhqB8KitOvyc71+K7Wqb3SIhsrK7Houk+1DeC2sl3coHPkm6jZKuYkM8lKRbBt/YIOiK",
+	"+gRLHFOQZkAsUAM1XE48JZbV5fGKPpobYr/5biVfNb/RjrSZmFfeieoyar8o0F+2vWW4k+BdcqKXN/tj",
+	"kbtnpY24VuxWAOk8Sd31Und1NzyU0M0zvmiVWn3WydyirDBPoguR+6lo94BHLGLN97mRf78e8k3E4vbG",
+	"5RBIW8z22PYNh75UXNqNj0UonvtbZ61MXPq4J5G4USSubIWHkohXPL3IJ5majyctZ0ZuEozjOTAHevdB",
+	"QoWWiF2JTBT26CMWkN4HntnP+W7l5G4etdm4Q9qB2wo+s6e9Kd32tsiXl9V79bGIzY8VG2qt9Kz+1Cch",
+	"ulGIrtsfDyZLPeSD9SL0DGScTBfAUwDtQ9cBO4QB4iQALsIKoOQ6iASYMSLTG7q7hiCHbySY64lbgSnP",
+	"owlRLfwhbPzuwhofcC50/v3K6BJ2xlbiTnRK4tPfno9GahYru15Y+h/2JCM3y8jyJngw0aiyi0/QTNUi",
+	"4ObNRTtFt6K5E9uwwAW3dz9my1JlFxDg+0Df8v0W69hV3Nbce75zdicopnPblxyUhGLFxnw0snF5I62X",
+	"kBVf+SQoNwvKyo3xMPLy69f/FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

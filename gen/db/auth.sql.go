@@ -264,6 +264,32 @@ func (q *Queries) GetUserWithMemberships(ctx context.Context, id uuid.UUID) (Get
 	return i, err
 }
 
+const insertSecurityEvent = `-- name: InsertSecurityEvent :exec
+INSERT INTO security_events (id, user_id, at, kind, ip, user_agent)
+VALUES ($1, $2, $3, $4, $5, $6)
+`
+
+type InsertSecurityEventParams struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	At        time.Time
+	Kind      string
+	Ip        *string
+	UserAgent *string
+}
+
+func (q *Queries) InsertSecurityEvent(ctx context.Context, arg InsertSecurityEventParams) error {
+	_, err := q.db.Exec(ctx, insertSecurityEvent,
+		arg.ID,
+		arg.UserID,
+		arg.At,
+		arg.Kind,
+		arg.Ip,
+		arg.UserAgent,
+	)
+	return err
+}
+
 const listMembershipsForUser = `-- name: ListMembershipsForUser :many
 SELECT m.org_id, o.name AS org_name, m.role, m.site_ids, m.credentials
 FROM memberships m
@@ -306,7 +332,82 @@ func (q *Queries) ListMembershipsForUser(ctx context.Context, userID uuid.UUID) 
 	return items, nil
 }
 
-const revokeRefreshTokenFamily = `-- name: RevokeRefreshTokenFamily :exec
+const listSecurityEvents = `-- name: ListSecurityEvents :many
+SELECT e.id, e.at, e.kind, e.ip, e.user_agent
+FROM security_events e
+WHERE e.user_id = $1
+  AND ($2::timestamptz IS NULL OR (e.at, e.id) < ($2, $3::uuid))
+ORDER BY e.at DESC, e.id DESC
+LIMIT $4
+`
+
+type ListSecurityEventsParams struct {
+	UserID   uuid.UUID
+	CursorAt *time.Time
+	CursorID *uuid.UUID
+	MaxRows  int32
+}
+
+type ListSecurityEventsRow struct {
+	ID        uuid.UUID
+	At        time.Time
+	Kind      string
+	Ip        *string
+	UserAgent *string
+}
+
+// Newest first, keyset-paged on (at, id).
+func (q *Queries) ListSecurityEvents(ctx context.Context, arg ListSecurityEventsParams) ([]ListSecurityEventsRow, error) {
+	rows, err := q.db.Query(ctx, listSecurityEvents,
+		arg.UserID,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListSecurityEventsRow{}
+	for rows.Next() {
+		var i ListSecurityEventsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.At,
+			&i.Kind,
+			&i.Ip,
+			&i.UserAgent,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const pruneSecurityEvents = `-- name: PruneSecurityEvents :execrows
+DELETE FROM security_events
+WHERE id IN (SELECT old.id FROM security_events old WHERE old.at < $1::timestamptz ORDER BY old.at LIMIT $2)
+`
+
+type PruneSecurityEventsParams struct {
+	Before  time.Time
+	MaxRows int32
+}
+
+// A slice at a time, so one run never holds a long lock on a large backlog.
+func (q *Queries) PruneSecurityEvents(ctx context.Context, arg PruneSecurityEventsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, pruneSecurityEvents, arg.Before, arg.MaxRows)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const revokeRefreshTokenFamily = `-- name: RevokeRefreshTokenFamily :execrows
 UPDATE refresh_tokens
 SET revoked_at = $1::timestamptz
 WHERE family_id = $2 AND revoked_at IS NULL
@@ -317,9 +418,12 @@ type RevokeRefreshTokenFamilyParams struct {
 	FamilyID uuid.UUID
 }
 
-func (q *Queries) RevokeRefreshTokenFamily(ctx context.Context, arg RevokeRefreshTokenFamilyParams) error {
-	_, err := q.db.Exec(ctx, revokeRefreshTokenFamily, arg.Now, arg.FamilyID)
-	return err
+func (q *Queries) RevokeRefreshTokenFamily(ctx context.Context, arg RevokeRefreshTokenFamilyParams) (int64, error) {
+	result, err := q.db.Exec(ctx, revokeRefreshTokenFamily, arg.Now, arg.FamilyID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const revokeUserRefreshTokens = `-- name: RevokeUserRefreshTokens :exec

@@ -250,9 +250,10 @@ type Patient struct {
 }
 
 type RateEvent struct {
-	Bucket string
-	Key    string
-	At     time.Time
+	Bucket      string
+	Key         string
+	At          time.Time
+	Reservation *uuid.UUID
 }
 
 type RateLock struct {
@@ -271,6 +272,15 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type SecurityEvent struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	At        time.Time
+	Kind      string
+	Ip        *string
+	UserAgent *string
 }
 
 type Signoff struct {

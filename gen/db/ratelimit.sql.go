@@ -8,7 +8,24 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/google/uuid"
 )
+
+const cancelRateReservation = `-- name: CancelRateReservation :exec
+DELETE FROM rate_events WHERE bucket = $1 AND key = $2 AND reservation = $3
+`
+
+type CancelRateReservationParams struct {
+	Bucket      string
+	Key         string
+	Reservation *uuid.UUID
+}
+
+func (q *Queries) CancelRateReservation(ctx context.Context, arg CancelRateReservationParams) error {
+	_, err := q.db.Exec(ctx, cancelRateReservation, arg.Bucket, arg.Key, arg.Reservation)
+	return err
+}
 
 const clearRateEvents = `-- name: ClearRateEvents :exec
 DELETE FROM rate_events WHERE bucket = $1 AND key = $2
@@ -21,6 +38,24 @@ type ClearRateEventsParams struct {
 
 func (q *Queries) ClearRateEvents(ctx context.Context, arg ClearRateEventsParams) error {
 	_, err := q.db.Exec(ctx, clearRateEvents, arg.Bucket, arg.Key)
+	return err
+}
+
+const clearSettledRateEvents = `-- name: ClearSettledRateEvents :exec
+DELETE FROM rate_events
+WHERE bucket = $1 AND key = $2 AND (reservation IS NULL OR reservation = $3)
+`
+
+type ClearSettledRateEventsParams struct {
+	Bucket      string
+	Key         string
+	Reservation *uuid.UUID
+}
+
+// Forgets settled failures (and the given reservation) but not attempts other requests are
+// still verifying: those settle on their own.
+func (q *Queries) ClearSettledRateEvents(ctx context.Context, arg ClearSettledRateEventsParams) error {
+	_, err := q.db.Exec(ctx, clearSettledRateEvents, arg.Bucket, arg.Key, arg.Reservation)
 	return err
 }
 
@@ -46,6 +81,24 @@ func (q *Queries) CountRateEvents(ctx context.Context, arg CountRateEventsParams
 	var i CountRateEventsRow
 	err := row.Scan(&i.N, &i.Oldest)
 	return i, err
+}
+
+const countSettledRateEvents = `-- name: CountSettledRateEvents :one
+SELECT count(*)::int FROM rate_events
+WHERE bucket = $1 AND key = $2 AND at > $3 AND reservation IS NULL
+`
+
+type CountSettledRateEventsParams struct {
+	Bucket string
+	Key    string
+	Since  time.Time
+}
+
+func (q *Queries) CountSettledRateEvents(ctx context.Context, arg CountSettledRateEventsParams) (int32, error) {
+	row := q.db.QueryRow(ctx, countSettledRateEvents, arg.Bucket, arg.Key, arg.Since)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
 }
 
 const getRateLock = `-- name: GetRateLock :one
@@ -78,6 +131,27 @@ type InsertRateEventParams struct {
 
 func (q *Queries) InsertRateEvent(ctx context.Context, arg InsertRateEventParams) error {
 	_, err := q.db.Exec(ctx, insertRateEvent, arg.Bucket, arg.Key, arg.At)
+	return err
+}
+
+const insertRateReservation = `-- name: InsertRateReservation :exec
+INSERT INTO rate_events (bucket, key, at, reservation) VALUES ($1, $2, $3, $4)
+`
+
+type InsertRateReservationParams struct {
+	Bucket      string
+	Key         string
+	At          time.Time
+	Reservation *uuid.UUID
+}
+
+func (q *Queries) InsertRateReservation(ctx context.Context, arg InsertRateReservationParams) error {
+	_, err := q.db.Exec(ctx, insertRateReservation,
+		arg.Bucket,
+		arg.Key,
+		arg.At,
+		arg.Reservation,
+	)
 	return err
 }
 
@@ -124,5 +198,22 @@ type SetRateLockParams struct {
 
 func (q *Queries) SetRateLock(ctx context.Context, arg SetRateLockParams) error {
 	_, err := q.db.Exec(ctx, setRateLock, arg.Bucket, arg.Key, arg.LockedUntil)
+	return err
+}
+
+const settleRateReservation = `-- name: SettleRateReservation :exec
+UPDATE rate_events SET reservation = NULL
+WHERE bucket = $1 AND key = $2 AND reservation = $3
+`
+
+type SettleRateReservationParams struct {
+	Bucket      string
+	Key         string
+	Reservation *uuid.UUID
+}
+
+// The reserved attempt failed: it stays as a plain failure.
+func (q *Queries) SettleRateReservation(ctx context.Context, arg SettleRateReservationParams) error {
+	_, err := q.db.Exec(ctx, settleRateReservation, arg.Bucket, arg.Key, arg.Reservation)
 	return err
 }

@@ -17,7 +17,9 @@ export interface paths {
          * Create an account
          * @description Creates a user and returns a session. With `orgName`, an organization is created with the
          *     caller as owner, on a 30-day Pro trial. Emails compare case-insensitively.
-         *     Limited to 3 registrations per client IP per hour.
+         *     Limited to 3 registrations per client IP per hour; a refused registration (400, 409)
+         *     does not count. Answers 503 with `Retry-After` when the server is already running as many
+         *     password hashes as it allows at once.
          *
          *     Permission: none (public).
          */
@@ -42,7 +44,11 @@ export interface paths {
          * @description Returns a session. A wrong email and a wrong password answer the same 401.
          *     Five failed sign-ins for the same email and client IP within 15 minutes lock that pair
          *     for 15 minutes: every attempt while locked, even with the right password, answers 429
-         *     with `Retry-After`. Other IPs are not affected.
+         *     with `Retry-After`. Other IPs are not affected. Attempts are reserved before the password
+         *     is checked, so parallel guesses cannot exceed the five, on any number of servers. A client
+         *     IP may also try at most 30 sign-ins a minute (429 beyond). When the server is already
+         *     checking as many passwords as it allows at once, the answer is 503 with `Retry-After`.
+         *     Each attempt for an existing account is recorded in that user's security events.
          *
          *     Permission: none (public).
          */
@@ -115,7 +121,8 @@ export interface paths {
          * Change the signed-in user's password
          * @description Checks the current password, sets the new one, revokes every outstanding refresh token of
          *     the user and returns a fresh session. A wrong current password answers 400 and counts as
-         *     a failed sign-in for the user's email and client IP (see login).
+         *     a failed sign-in for the user's email and client IP (see login), and 503 with
+         *     `Retry-After` when the server is busy checking passwords.
          *
          *     Permission: any signed-in user, for their own account.
          */
@@ -140,6 +147,34 @@ export interface paths {
          *     Permission: any signed-in user.
          */
         get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's security events
+         * @description The signed-in user's own security log, newest first: sign-ins (`sign_in`), failed sign-ins
+         *     (`sign_in_failed`, also a wrong current password at a password change), locks after too
+         *     many failures (`locked`), password changes (`password_changed`), a consumed refresh token
+         *     presented again (`refresh_reuse_detected`, its sign-in revoked), sign-outs (`signed_out`)
+         *     and the registration (`registered`), with the client IP and user agent. Each is written in
+         *     the transaction of the event itself. Kept 90 days. Pages with `limit` and `cursor`; the
+         *     next page's URL is in the `Link` header (`rel="next"`).
+         *
+         *     Permission: any signed-in user, for their own account.
+         */
+        get: operations["listSecurityEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1824,7 +1859,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "database_unavailable" | "outcome_unknown" | "internal_error";
+        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "service_busy" | "database_unavailable" | "outcome_unknown" | "internal_error";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -1865,6 +1900,31 @@ export interface components {
             /** @example walk-in-cooler-pantry-9 */
             currentPassword: string;
             newPassword: components["schemas"]["NewPassword"];
+        };
+        SecurityEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description `sign_in` a session was started with the password; `sign_in_failed` a wrong password (at
+             *     sign-in or as the current password of a change); `locked` too many failures locked the
+             *     account for that client IP; `password_changed`; `refresh_reuse_detected` a consumed
+             *     refresh token was presented again and its sign-in revoked; `signed_out`; `registered`.
+             * @example sign_in
+             * @enum {string}
+             */
+            kind: "sign_in" | "sign_in_failed" | "locked" | "password_changed" | "refresh_reuse_detected" | "signed_out" | "registered";
+            /**
+             * @description The client IP of the request, when known.
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            /**
+             * @description The request's User-Agent header, when sent (at most 512 characters kept).
+             * @example Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)
+             */
+            userAgent: string | null;
         };
         CreateOrgRequest: {
             /** @example Harborview Kitchens */
@@ -3600,6 +3660,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Too many password checks are running on this server (they are deliberately costly); nothing
+         *     was done. Retry after the number of seconds in `Retry-After`.
+         */
+        ServiceBusy: {
+            headers: {
+                /** @description Seconds until the request may be retried. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "The server is busy checking passwords; retry in a second",
+                 *       "statusCode": 503,
+                 *       "code": "service_busy"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Missing, invalid or expired credentials. */
         Unauthorized: {
             headers: {
@@ -3733,6 +3814,16 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Page size.
+         * @example 50
+         */
+        Limit: number;
+        /**
+         * @description Opaque cursor from the `Link` header of the previous page.
+         * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+         */
+        Cursor: string;
+        /**
          * @description The organization's id (from the user's memberships).
          * @example 0192f3a4-0000-7000-8000-000000000001
          */
@@ -3752,16 +3843,6 @@ export interface components {
          * @example 0192f3a4-0000-7000-8000-0000000000ff
          */
         Id: string;
-        /**
-         * @description Page size.
-         * @example 50
-         */
-        Limit: number;
-        /**
-         * @description Opaque cursor from the `Link` header of the previous page.
-         * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
-         */
-        Cursor: string;
         /**
          * @description The tag's printed code. Letters are read case-insensitively, and O, I and L as 0, 1 and 1.
          *     Any string that names no tag (whatever its form) is the same 404 for a member, and the same
@@ -3826,6 +3907,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     login: {
@@ -3860,6 +3942,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     refreshSession: {
@@ -3955,6 +4038,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     getMe: {
@@ -3975,6 +4059,59 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listSecurityEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more events. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *         "at": "2026-03-02T09:05:00Z",
+                     *         "kind": "sign_in",
+                     *         "ip": "203.0.113.7",
+                     *         "userAgent": "Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)"
+                     *       },
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "at": "2026-03-02T09:04:12Z",
+                     *         "kind": "sign_in_failed",
+                     *         "ip": "203.0.113.7",
+                     *         "userAgent": "Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X)"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["SecurityEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };

@@ -51,7 +51,10 @@ func (s *Service) Refresh(ctx context.Context, token string) (Session, error) {
 			prior, perr := q.GetRefreshTokenByHash(ctx, hash)
 			if perr == nil && prior.ConsumedAt != nil && prior.RevokedAt == nil {
 				reused = true
-				return q.RevokeRefreshTokenFamily(ctx, db.RevokeRefreshTokenFamilyParams{FamilyID: prior.FamilyID, Now: now})
+				if _, err := q.RevokeRefreshTokenFamily(ctx, db.RevokeRefreshTokenFamilyParams{FamilyID: prior.FamilyID, Now: now}); err != nil {
+					return err
+				}
+				return recordEvent(ctx, q, prior.UserID, eventRefreshReuse, now)
 			}
 			if perr != nil && !pg.IsNoRows(perr) {
 				return perr
@@ -77,23 +80,35 @@ func (s *Service) Refresh(ctx context.Context, token string) (Session, error) {
 }
 
 // Logout revokes the token's whole family. Unknown tokens are ignored, so logout is idempotent
-// and reveals nothing about the token.
+// and reveals nothing about the token; signing out of a sign-in already ended records nothing.
 func (s *Service) Logout(ctx context.Context, token string) error {
-	q := db.New(s.pool)
-	prior, err := q.GetRefreshTokenByHash(ctx, hashRefresh(token))
-	if pg.IsNoRows(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return q.RevokeRefreshTokenFamily(ctx, db.RevokeRefreshTokenFamilyParams{FamilyID: prior.FamilyID, Now: s.clock.Now()})
+	now := s.clock.Now()
+	return pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		prior, err := q.GetRefreshTokenByHash(ctx, hashRefresh(token))
+		if pg.IsNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n, err := q.RevokeRefreshTokenFamily(ctx, db.RevokeRefreshTokenFamilyParams{FamilyID: prior.FamilyID, Now: now})
+		if err != nil || n == 0 {
+			return err
+		}
+		return recordEvent(ctx, q, prior.UserID, eventSignedOut, now)
+	})
 }
 
 // ChangePassword checks the current password, stores the new one, revokes every outstanding
 // refresh token of the user and starts a fresh session. Wrong current passwords count toward the
-// same email+IP lock as sign-ins, so this endpoint cannot be used to guess passwords faster.
+// same email+IP lock as sign-ins (reserved before verifying, as there), so this endpoint cannot
+// be used to guess passwords faster.
 func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current, next string) (Session, error) {
+	return s.admitted(ctx, func() (Session, error) { return s.changePassword(ctx, userID, current, next) })
+}
+
+func (s *Service) changePassword(ctx context.Context, userID uuid.UUID, current, next string) (Session, error) {
 	user, err := db.New(s.pool).GetUser(ctx, userID)
 	if pg.IsNoRows(err) {
 		return Session{}, apierr.Unauthenticated("Invalid or expired access token")
@@ -101,24 +116,36 @@ func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current,
 	if err != nil {
 		return Session{}, err
 	}
-	lockKey := signInKey(user.Email, reqinfo.ClientIP(ctx))
-	if err := s.limiter.CheckLock(ctx, ratelimit.SignInFails.Bucket, lockKey); err != nil {
-		return Session{}, err
-	}
-	ok, err := VerifyPassword(current, user.PasswordHash)
+	var res *ratelimit.Reservation
+	err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		res, err = s.limiter.Reserve(ctx, db.New(tx), ratelimit.SignInFails, signInKey(user.Email, reqinfo.ClientIP(ctx)))
+		return err
+	})
 	if err != nil {
 		return Session{}, err
 	}
+	ok, err := s.verifyPassword(ctx, current, user.PasswordHash)
+	if err != nil {
+		_ = s.limiter.Cancel(context.WithoutCancel(ctx), res)
+		return Session{}, err
+	}
 	if !ok {
-		if _, err := s.limiter.Fail(ctx, ratelimit.SignInFails, lockKey, ratelimit.SignInLock); err != nil {
+		err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+			return s.recordFailure(ctx, db.New(tx), res, true, user.ID, s.clock.Now())
+		})
+		if err != nil {
 			return Session{}, err
 		}
 		return Session{}, apierr.InvalidField("currentPassword", "is incorrect")
 	}
+	// The right current password: whatever follows, this was not a guess.
+	if err := s.limiter.Cancel(context.WithoutCancel(ctx), res); err != nil {
+		return Session{}, err
+	}
 	if err := CheckNewPassword("newPassword", next, user.Email, user.Name); err != nil {
 		return Session{}, err
 	}
-	hash, err := HashPassword(next, s.hash)
+	hash, err := s.hashPassword(ctx, next)
 	if err != nil {
 		return Session{}, err
 	}
@@ -130,6 +157,9 @@ func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current,
 			return err
 		}
 		if err := q.RevokeUserRefreshTokens(ctx, db.RevokeUserRefreshTokensParams{UserID: userID, Now: now}); err != nil {
+			return err
+		}
+		if err := recordEvent(ctx, q, userID, eventPasswordChanged, now); err != nil {
 			return err
 		}
 		refresh, err = s.issueRefresh(ctx, q, userID, newID(), nil)

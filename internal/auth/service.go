@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,9 @@ type Service struct {
 	limiter   *ratelimit.Limiter
 	hash      HashParams
 	dummyHash string
+	gate      *hashGate
+	admit     *hashGate
+	onVerify  func()
 }
 
 // Config wires a Service.
@@ -42,6 +46,11 @@ type Config struct {
 	Limiter    *ratelimit.Limiter
 	// HashParams defaults to OWASPParams; tests lower it to keep suites fast.
 	HashParams *HashParams
+	// HashSlots is how many argon2id hashes or verifications may run at once; 0 sizes it from
+	// the CPUs and the memory cost (see newHashGate).
+	HashSlots int
+	// OnVerify, when set, is called before every password verification (tests count them).
+	OnVerify func()
 }
 
 func NewService(cfg Config) (*Service, error) {
@@ -59,7 +68,54 @@ func NewService(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params, dummyHash: dummy}, nil
+	gate := newHashGate(params)
+	if cfg.HashSlots > 0 {
+		gate.slots = make(chan struct{}, cfg.HashSlots)
+	}
+	admit := &hashGate{slots: make(chan struct{}, admitFactor*cap(gate.slots)), wait: hashWait}
+	onVerify := cfg.OnVerify
+	if onVerify == nil {
+		onVerify = func() {}
+	}
+	return &Service{
+		pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params,
+		dummyHash: dummy, gate: gate, admit: admit, onVerify: onVerify,
+	}, nil
+}
+
+// admitFactor is how many password operations (registration, sign-in, password change) may be
+// in progress per argon2id slot: enough to keep the slots busy while others do their queries.
+const admitFactor = 2
+
+// admitted runs a whole password operation, its queries included, within the bound on those in
+// progress. Bounding only the hashing is not enough: a flood of sign-ins waiting for a hash slot
+// would still each run their rate-limit and lock queries first, and hold the connection pool
+// that every other request needs. Beyond the bound the answer is 503 after a short wait, before
+// any query.
+func (s *Service) admitted(ctx context.Context, op func() (Session, error)) (sess Session, err error) {
+	if gerr := s.admit.run(ctx, func() { sess, err = op() }); gerr != nil {
+		return Session{}, gerr
+	}
+	return sess, err
+}
+
+// hashPassword hashes within the gate's bound on concurrent argon2id work.
+func (s *Service) hashPassword(ctx context.Context, password string) (hash string, err error) {
+	if gerr := s.gate.run(ctx, func() { hash, err = HashPassword(password, s.hash) }); gerr != nil {
+		return "", gerr
+	}
+	return hash, err
+}
+
+// verifyPassword verifies within the gate's bound on concurrent argon2id work.
+func (s *Service) verifyPassword(ctx context.Context, password, hash string) (ok bool, err error) {
+	if gerr := s.gate.run(ctx, func() {
+		s.onVerify()
+		ok, err = VerifyPassword(password, hash)
+	}); gerr != nil {
+		return false, gerr
+	}
+	return ok, err
 }
 
 // Tokens exposes the access token verifier for the HTTP layer's authentication.
@@ -81,7 +137,10 @@ type UserView struct {
 	Memberships []db.ListMembershipsForUserRow
 }
 
-var errBadCredentials = apierr.Unauthenticated("Invalid email or password")
+var (
+	errBadCredentials = apierr.Unauthenticated("Invalid email or password")
+	errEmailTaken     = apierr.Conflict("An account with this email already exists")
+)
 
 // RegisterInput is the body of POST /auth/register.
 type RegisterInput struct {
@@ -91,32 +150,55 @@ type RegisterInput struct {
 // Register creates a user (and with OrgName an organization on the Pro trial, owned by the user)
 // and signs them in.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, error) {
+	return s.admitted(ctx, func() (Session, error) { return s.register(ctx, in) })
+}
+
+func (s *Service) register(ctx context.Context, in RegisterInput) (Session, error) {
 	in.Email = strings.TrimSpace(in.Email)
 	in.Name = strings.TrimSpace(in.Name)
 	in.OrgName = strings.TrimSpace(in.OrgName)
 	if in.Name == "" {
 		return Session{}, apierr.InvalidField("name", "must not be blank")
 	}
+	for _, f := range []struct{ name, value string }{{"name", in.Name}, {"email", in.Email}, {"orgName", in.OrgName}} {
+		if !storable(f.value) {
+			return Session{}, apierr.InvalidField(f.name, "must be valid UTF-8 text without NUL characters")
+		}
+	}
 	if err := CheckNewPassword("password", in.Password, in.Email, in.Name); err != nil {
 		return Session{}, err
 	}
-	if err := s.limiter.Take(ctx, ratelimit.Register, reqinfo.ClientIP(ctx)); err != nil {
+	// An IP out of registrations is refused before the costly hash (the allowance itself is
+	// taken below).
+	if err := s.limiter.Check(ctx, ratelimit.Register, reqinfo.ClientIP(ctx)); err != nil {
 		return Session{}, err
 	}
-	hash, err := HashPassword(in.Password, s.hash)
+	hash, err := s.hashPassword(ctx, in.Password)
 	if err != nil {
 		return Session{}, err
 	}
 	now := s.clock.Now()
 	var user db.User
 	var refresh string
+	// The registration allowance is taken in the transaction that creates the account, so a
+	// registration refused with 400 (anything the database refuses included) rolls it back and
+	// costs the client nothing. An email already registered does use it up (the 409 is answered
+	// after the commit), or the limit would not slow down probing for accounts.
 	err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
+		if err := s.limiter.TakeIn(ctx, q, ratelimit.Register, reqinfo.ClientIP(ctx)); err != nil {
+			return err
+		}
+		if _, err := q.GetUserByEmail(ctx, in.Email); err == nil {
+			return nil
+		} else if !pg.IsNoRows(err) {
+			return err
+		}
 		user, err = q.CreateUser(ctx, db.CreateUserParams{
 			ID: newID(), Email: in.Email, Name: in.Name, PasswordHash: hash, Now: now,
 		})
 		if _, dup := pg.IsUniqueViolation(err); dup {
-			return apierr.Conflict("An account with this email already exists")
+			return errEmailTaken
 		}
 		if err != nil {
 			return err
@@ -132,13 +214,24 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, erro
 				return err
 			}
 		}
+		if err := recordEvent(ctx, q, user.ID, eventRegistered, now); err != nil {
+			return err
+		}
 		refresh, err = s.issueRefresh(ctx, q, user.ID, newID(), nil)
 		return err
 	})
 	if err != nil {
 		return Session{}, err
 	}
+	if user.ID == uuid.Nil {
+		return Session{}, errEmailTaken
+	}
 	return s.session(ctx, user, refresh)
+}
+
+// storable reports whether PostgreSQL can store s as text: it refuses NUL and invalid UTF-8.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 // CreateOwnedOrg makes an organization on the Pro trial with owner as its first owner.
@@ -156,42 +249,92 @@ func CreateOwnedOrg(ctx context.Context, q *db.Queries, owner uuid.UUID, name st
 	return org, err
 }
 
-// Login signs a user in, applying the email+IP lock.
+// Login signs a user in. The attempt is reserved under the email+IP lock before the password
+// is verified, in one PostgreSQL transaction (with the per-IP sign-in rate), so parallel guesses
+// on any number of replicas get at most the lock's limit of verifications; the reservation is
+// settled as a failure or released on success in the transaction that records the event.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
-	lockKey := signInKey(email, reqinfo.ClientIP(ctx))
-	if err := s.limiter.CheckLock(ctx, ratelimit.SignInFails.Bucket, lockKey); err != nil {
-		return Session{}, err
-	}
-	user, err := db.New(s.pool).GetUserByEmail(ctx, strings.TrimSpace(email))
-	if err != nil && !pg.IsNoRows(err) {
-		return Session{}, err
-	}
-	hash := user.PasswordHash
+	return s.admitted(ctx, func() (Session, error) { return s.login(ctx, email, password) })
+}
+
+func (s *Service) login(ctx context.Context, email, password string) (Session, error) {
+	ip := reqinfo.ClientIP(ctx)
+	var res *ratelimit.Reservation
+	var user db.User
+	known := false
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		if err := s.limiter.TakeIn(ctx, q, ratelimit.SignInIP, ip); err != nil {
+			return err
+		}
+		var err error
+		if res, err = s.limiter.Reserve(ctx, q, ratelimit.SignInFails, signInKey(email, ip)); err != nil {
+			return err
+		}
+		user, err = q.GetUserByEmail(ctx, strings.TrimSpace(email))
+		if pg.IsNoRows(err) {
+			return nil
+		}
+		known = err == nil
+		return err
+	})
 	if err != nil {
-		hash = s.dummyHash
+		return Session{}, err
 	}
-	ok, verr := VerifyPassword(password, hash)
-	if verr != nil {
-		return Session{}, verr
+	// Verifying against a real hash when the email is unknown makes "no such user" cost the
+	// same as "wrong password".
+	hash := s.dummyHash
+	if known {
+		hash = user.PasswordHash
 	}
-	if err != nil || !ok {
-		if _, ferr := s.limiter.Fail(ctx, ratelimit.SignInFails, lockKey, ratelimit.SignInLock); ferr != nil {
-			return Session{}, ferr
+	ok, err := s.verifyPassword(ctx, password, hash)
+	if err != nil {
+		// The password was not checked (busy, or a broken hash): the attempt does not count.
+		_ = s.limiter.Cancel(context.WithoutCancel(ctx), res)
+		return Session{}, err
+	}
+	now := s.clock.Now()
+	if !known || !ok {
+		err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+			return s.recordFailure(ctx, db.New(tx), res, known, user.ID, now)
+		})
+		if err != nil {
+			return Session{}, err
 		}
 		return Session{}, errBadCredentials
 	}
-	if err := s.limiter.Reset(ctx, ratelimit.SignInFails.Bucket, lockKey); err != nil {
-		return Session{}, err
-	}
 	var refresh string
 	err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		refresh, err = s.issueRefresh(ctx, db.New(tx), user.ID, newID(), nil)
+		q := db.New(tx)
+		if err := s.limiter.Succeed(ctx, q, res); err != nil {
+			return err
+		}
+		if err := recordEvent(ctx, q, user.ID, eventSignIn, now); err != nil {
+			return err
+		}
+		refresh, err = s.issueRefresh(ctx, q, user.ID, newID(), nil)
 		return err
 	})
 	if err != nil {
 		return Session{}, err
 	}
 	return s.session(ctx, user, refresh)
+}
+
+// recordFailure settles a reserved attempt as a failure and, for an existing account, records
+// sign_in_failed (and locked when this failure locks the pair) in the same transaction.
+func (s *Service) recordFailure(ctx context.Context, q *db.Queries, res *ratelimit.Reservation, known bool, userID uuid.UUID, now time.Time) error {
+	locked, err := s.limiter.Fail(ctx, q, res, ratelimit.SignInLock)
+	if err != nil || !known {
+		return err
+	}
+	if err := recordEvent(ctx, q, userID, eventSignInFailed, now); err != nil {
+		return err
+	}
+	if locked {
+		return recordEvent(ctx, q, userID, eventLocked, now)
+	}
+	return nil
 }
 
 func signInKey(email, ip string) string {

@@ -121,6 +121,12 @@ func (t *Tokens) verify(token string) (uuid.UUID, time.Time, error) {
 	tok, err := jwt.ParseString(token,
 		jwt.WithKeySet(t.public, jws.WithRequireKid(true)),
 		jwt.WithValidate(true),
+		// Every claim the server issues is required: a token without exp would never expire,
+		// one without iat or sub is not one this server signed.
+		jwt.WithRequiredClaim(jwt.ExpirationKey),
+		jwt.WithRequiredClaim(jwt.IssuedAtKey),
+		jwt.WithRequiredClaim(jwt.IssuerKey),
+		jwt.WithRequiredClaim(jwt.SubjectKey),
 		jwt.WithIssuer(issuer),
 		jwt.WithClock(jwt.ClockFunc(t.clock.Now)),
 	)

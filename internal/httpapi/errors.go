@@ -108,7 +108,9 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 		}
 		e := classify(err)
 		status := statusOf(e.Kind)
-		if status >= 500 {
+		// service_busy is the server shedding load by design (password work is full): under a
+		// flood a log line per refusal would only add to the load.
+		if status >= 500 && e.Code != "service_busy" {
 			logger.ErrorContext(c.Request().Context(), "request failed",
 				"err", err.Error(), "method", c.Request().Method, "path", c.Path(),
 				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))

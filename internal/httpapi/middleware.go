@@ -79,6 +79,7 @@ func requestContext() echo.MiddlewareFunc {
 			ctx := reqinfo.WithClientIP(c.Request().Context(), c.RealIP())
 			ctx = reqinfo.WithRequestID(ctx, c.Response().Header().Get(echo.HeaderXRequestID))
 			ctx = reqinfo.WithOrigin(ctx, c.Scheme()+"://"+c.Request().Host)
+			ctx = reqinfo.WithUserAgent(ctx, c.Request().UserAgent())
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}

@@ -76,6 +76,11 @@ type Deps struct {
 	SigningKey ed25519.PrivateKey
 	// HashParams overrides argon2id's cost (tests only); nil means OWASP's parameters.
 	HashParams *auth.HashParams
+	// HashSlots overrides how many argon2id computations run at once (tests only); 0 sizes it
+	// from the CPUs and the memory cost.
+	HashSlots int
+	// OnPasswordVerify is called before every password verification (tests count them).
+	OnPasswordVerify func()
 	// Hub delivers realtime hints to the device WebSockets this replica serves. The caller runs
 	// it (one per process) and stops it on shutdown, which closes the sockets. Nil: the
 	// WebSocket answers 500 and devices rely on polling.
@@ -119,6 +124,7 @@ func New(d Deps) (http.Handler, error) {
 	limiter := ratelimit.New(d.Pool, d.Clock)
 	authSvc, err := auth.NewService(auth.Config{
 		Pool: d.Pool, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
+		HashSlots: d.HashSlots, OnVerify: d.OnPasswordVerify,
 	})
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -27,6 +28,9 @@ var (
 	Register    = Rule{Bucket: "register", Limit: 3, Window: time.Hour}
 	SignInFails = Rule{Bucket: "signin_fail", Limit: 5, Window: 15 * time.Minute}
 	DevicePair  = Rule{Bucket: "device_pair", Limit: 10, Window: time.Minute}
+	// SignInIP bounds the sign-in attempts of one client IP whatever the emails, so an address
+	// cannot spread guesses over many accounts (the spec leaves the number to us).
+	SignInIP = Rule{Bucket: "signin_ip", Limit: 30, Window: time.Minute}
 )
 
 // Rules of the public surfaces, per client IP; the spec leaves their numbers to us.
@@ -52,73 +56,119 @@ func New(pool *pgxpool.Pool, c clock.Clock) *Limiter { return &Limiter{pool: poo
 // Take records one event for key, or returns a RateLimited error without recording it when the
 // window already holds Limit events.
 func (l *Limiter) Take(ctx context.Context, r Rule, key string) error {
-	now := l.clock.Now()
 	return pg.InTx(ctx, l.pool, func(tx pgx.Tx) error {
-		q := db.New(tx)
-		if err := q.LockRateKey(ctx, db.LockRateKeyParams{Bucket: r.Bucket, Key: key}); err != nil {
-			return err
-		}
-		since := now.Add(-r.Window)
-		c, err := q.CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: since})
-		if err != nil {
-			return err
-		}
-		if int(c.N) >= r.Limit {
-			return apierr.RateLimited(c.Oldest.Add(r.Window).Sub(now))
-		}
-		if err := q.PruneRateEvents(ctx, db.PruneRateEventsParams{Bucket: r.Bucket, Key: key, Before: since}); err != nil {
-			return err
-		}
-		return q.InsertRateEvent(ctx, db.InsertRateEventParams{Bucket: r.Bucket, Key: key, At: now})
+		return l.TakeIn(ctx, db.New(tx), r, key)
 	})
 }
 
-// CheckLock returns a RateLimited error while key is locked in bucket.
-func (l *Limiter) CheckLock(ctx context.Context, bucket, key string) error {
+// Check returns the RateLimited error Take would, without recording anything: a cheap early
+// refusal before costly work whose event is then taken with TakeIn.
+func (l *Limiter) Check(ctx context.Context, r Rule, key string) error {
 	now := l.clock.Now()
-	until, err := db.New(l.pool).GetRateLock(ctx, db.GetRateLockParams{Bucket: bucket, Key: key, Now: now})
-	if pg.IsNoRows(err) {
-		return nil
-	}
+	c, err := db.New(l.pool).CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: now.Add(-r.Window)})
 	if err != nil {
 		return err
 	}
-	return apierr.RateLimited(until.Sub(now))
+	if int(c.N) >= r.Limit {
+		return apierr.RateLimited(c.Oldest.Add(r.Window).Sub(now))
+	}
+	return nil
 }
 
-// Fail records a failure for key under r; when the window then holds r.Limit failures the key
-// is locked for lockFor and the failures are forgotten. It reports whether the key is now locked.
-func (l *Limiter) Fail(ctx context.Context, r Rule, key string, lockFor time.Duration) (locked bool, err error) {
+// TakeIn is Take inside the caller's transaction: the event is recorded only if that
+// transaction commits, so a request refused later in it does not use up the allowance.
+func (l *Limiter) TakeIn(ctx context.Context, q *db.Queries, r Rule, key string) error {
 	now := l.clock.Now()
-	err = pg.InTx(ctx, l.pool, func(tx pgx.Tx) error {
-		q := db.New(tx)
-		if err := q.LockRateKey(ctx, db.LockRateKeyParams{Bucket: r.Bucket, Key: key}); err != nil {
-			return err
-		}
-		since := now.Add(-r.Window)
-		if err := q.PruneRateEvents(ctx, db.PruneRateEventsParams{Bucket: r.Bucket, Key: key, Before: since}); err != nil {
-			return err
-		}
-		if err := q.InsertRateEvent(ctx, db.InsertRateEventParams{Bucket: r.Bucket, Key: key, At: now}); err != nil {
-			return err
-		}
-		c, err := q.CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: since})
-		if err != nil {
-			return err
-		}
-		if int(c.N) < r.Limit {
-			return nil
-		}
-		locked = true
-		if err := q.SetRateLock(ctx, db.SetRateLockParams{Bucket: r.Bucket, Key: key, LockedUntil: now.Add(lockFor)}); err != nil {
-			return err
-		}
-		return q.ClearRateEvents(ctx, db.ClearRateEventsParams{Bucket: r.Bucket, Key: key})
-	})
-	return locked, err
+	if err := q.LockRateKey(ctx, db.LockRateKeyParams{Bucket: r.Bucket, Key: key}); err != nil {
+		return err
+	}
+	since := now.Add(-r.Window)
+	c, err := q.CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: since})
+	if err != nil {
+		return err
+	}
+	if int(c.N) >= r.Limit {
+		return apierr.RateLimited(c.Oldest.Add(r.Window).Sub(now))
+	}
+	if err := q.PruneRateEvents(ctx, db.PruneRateEventsParams{Bucket: r.Bucket, Key: key, Before: since}); err != nil {
+		return err
+	}
+	return q.InsertRateEvent(ctx, db.InsertRateEventParams{Bucket: r.Bucket, Key: key, At: now})
 }
 
-// Reset forgets the failures recorded for key, e.g. after a successful sign-in.
-func (l *Limiter) Reset(ctx context.Context, bucket, key string) error {
-	return db.New(l.pool).ClearRateEvents(ctx, db.ClearRateEventsParams{Bucket: bucket, Key: key})
+// Reservation is one attempt under a failure limit (a sign-in), taken before the costly check
+// it guards and counted as a failure until it is settled. Because the check, the reservation and
+// the count happen under one lock of the key in PostgreSQL, N parallel attempts on any number of
+// replicas get at most Limit reservations; the rest are refused before doing any work.
+type Reservation struct {
+	rule Rule
+	key  string
+	id   uuid.UUID
+}
+
+// Reserve takes one attempt for key under r inside the caller's transaction, or returns a
+// RateLimited error while key is locked or while Limit attempts (failed, or still being checked)
+// fall in the window.
+func (l *Limiter) Reserve(ctx context.Context, q *db.Queries, r Rule, key string) (*Reservation, error) {
+	now := l.clock.Now()
+	if err := q.LockRateKey(ctx, db.LockRateKeyParams{Bucket: r.Bucket, Key: key}); err != nil {
+		return nil, err
+	}
+	until, err := q.GetRateLock(ctx, db.GetRateLockParams{Bucket: r.Bucket, Key: key, Now: now})
+	switch {
+	case err == nil:
+		return nil, apierr.RateLimited(until.Sub(now))
+	case !pg.IsNoRows(err):
+		return nil, err
+	}
+	since := now.Add(-r.Window)
+	// Attempts older than the window no longer count, including reservations a crashed replica
+	// never settled.
+	if err := q.PruneRateEvents(ctx, db.PruneRateEventsParams{Bucket: r.Bucket, Key: key, Before: since}); err != nil {
+		return nil, err
+	}
+	c, err := q.CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: since})
+	if err != nil {
+		return nil, err
+	}
+	if int(c.N) >= r.Limit {
+		return nil, apierr.RateLimited(c.Oldest.Add(r.Window).Sub(now))
+	}
+	res := &Reservation{rule: r, key: key, id: uuid.Must(uuid.NewV7())}
+	err = q.InsertRateReservation(ctx, db.InsertRateReservationParams{Bucket: r.Bucket, Key: key, At: now, Reservation: &res.id})
+	return res, err
+}
+
+// Fail settles the attempt as a failure in the caller's transaction. When the window then holds
+// Limit settled failures the key is locked for lockFor and they are forgotten; it reports
+// whether this failure locked the key.
+func (l *Limiter) Fail(ctx context.Context, q *db.Queries, res *Reservation, lockFor time.Duration) (locked bool, err error) {
+	now := l.clock.Now()
+	r := res.rule
+	if err := q.LockRateKey(ctx, db.LockRateKeyParams{Bucket: r.Bucket, Key: res.key}); err != nil {
+		return false, err
+	}
+	if err := q.SettleRateReservation(ctx, db.SettleRateReservationParams{Bucket: r.Bucket, Key: res.key, Reservation: &res.id}); err != nil {
+		return false, err
+	}
+	n, err := q.CountSettledRateEvents(ctx, db.CountSettledRateEventsParams{Bucket: r.Bucket, Key: res.key, Since: now.Add(-r.Window)})
+	if err != nil || int(n) < r.Limit {
+		return false, err
+	}
+	if err := q.SetRateLock(ctx, db.SetRateLockParams{Bucket: r.Bucket, Key: res.key, LockedUntil: now.Add(lockFor)}); err != nil {
+		return false, err
+	}
+	return true, q.ClearSettledRateEvents(ctx, db.ClearSettledRateEventsParams{Bucket: r.Bucket, Key: res.key, Reservation: &res.id})
+}
+
+// Succeed releases the attempt and forgets the failures settled before it (a successful
+// sign-in starts the count again). Attempts other requests are still checking stay counted.
+func (l *Limiter) Succeed(ctx context.Context, q *db.Queries, res *Reservation) error {
+	return q.ClearSettledRateEvents(ctx, db.ClearSettledRateEventsParams{Bucket: res.rule.Bucket, Key: res.key, Reservation: &res.id})
+}
+
+// Cancel gives the attempt back without counting it (the check never ran: the server was busy
+// or failed).
+func (l *Limiter) Cancel(ctx context.Context, res *Reservation) error {
+	return db.New(l.pool).CancelRateReservation(ctx, db.CancelRateReservationParams{Bucket: res.rule.Bucket, Key: res.key, Reservation: &res.id})
 }

@@ -82,6 +82,9 @@ type options struct {
 	wsURL         string
 	wsConns       int
 	wsConcurrency int
+
+	badLogins int
+	rssPID    int
 }
 
 func main() {
@@ -127,6 +130,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.wsConns, "ws-conns", 0, "number of WebSocket connections to hold (default 1 when -ws-url is set)")
 	fs.IntVar(&o.wsConcurrency, "ws-dial-concurrency", 64, "WebSocket handshakes in flight at once")
 
+	fs.IntVar(&o.badLogins, "bad-logins", 0, "keep this many sign-ins with distinct unknown emails (each from its own X-Forwarded-For address) in flight during the run; see badlogins.go")
+	fs.IntVar(&o.rssPID, "rss-pid", 0, "with -bad-logins: sample this process's resident memory (the server's pid)")
+
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run -C tools ./loadgen [flags]\n\nOpen-loop constant-rate HTTP load with coordinated-omission-corrected latencies.\n\nFlags:")
 		fs.PrintDefaults()
@@ -148,6 +154,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.wsURL != "" && o.wsConns == 0 {
 		o.wsConns = 1
+	}
+	if o.badLogins < 0 || (o.rssPID != 0 && o.badLogins == 0) {
+		return nil, errors.New("-rss-pid needs -bad-logins > 0")
+	}
+	if o.badLogins > 0 && o.saturate {
+		return nil, errors.New("-bad-logins runs beside a constant-rate attack, not -saturate")
 	}
 	if o.wsConns > 0 && o.wsURL == "" {
 		return nil, errors.New("-ws-conns needs -ws-url")
@@ -200,7 +212,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if wsURL != "" {
 			check = append(check, wsURL)
 		}
-		if o.login != "" {
+		if o.login != "" || o.badLogins > 0 {
 			check = append(check, o.base)
 		}
 		for _, u := range check {
@@ -227,8 +239,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 
 	haveHTTP := len(urls) > 0 || o.targets != ""
-	if !haveHTTP && wsURL == "" {
-		return errors.New("nothing to do: give -url, -targets or -ws-url")
+	if !haveHTTP && wsURL == "" && o.badLogins == 0 {
+		return errors.New("nothing to do: give -url, -targets, -ws-url or -bad-logins")
 	}
 	base := attackConfig{
 		Workers: o.workers, MaxWorkers: o.maxWorkers, Timeout: o.timeout, Expect: expect,
@@ -262,7 +274,40 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "loadgen: %d open, %d failed\n", s.Opened, s.DialFailed)
 	}
 
+	var fl *flood
+	if o.badLogins > 0 {
+		fmt.Fprintf(stderr, "loadgen: %d bad sign-ins in flight\n", o.badLogins)
+		fl = startFlood(ctx, floodConfig{Base: o.base, Concurrency: o.badLogins, Timeout: o.timeout, PID: o.rssPID})
+	}
+
 	switch {
+	case fl != nil:
+		var rep *Report
+		if haveHTTP {
+			fmt.Fprintf(stderr, "loadgen: %s/s for %s beside the flood\n", fmtRate(o.rate), o.duration)
+			rep = runAttack(ctx, base, nil)
+		} else {
+			select {
+			case <-time.After(o.duration):
+			case <-ctx.Done():
+			}
+		}
+		frep := fl.stop()
+		if ws != nil && rep != nil {
+			rep.WebSocket = ws.stop()
+		} else if ws != nil {
+			ws.stop()
+		}
+		if o.jsonOut {
+			return writeJSON(stdout, map[string]any{"mode": "bad-logins", "flood": frep, "probe": rep})
+		}
+		writeFloodTable(stdout, frep)
+		if rep != nil {
+			fmt.Fprintln(stdout)
+			writeTable(stdout, rep)
+		}
+		return nil
+
 	case !haveHTTP:
 		select {
 		case <-time.After(o.duration):

@@ -55,6 +55,37 @@ type Env struct {
 	client *http.Client
 	key    ed25519.PrivateKey
 	nextIP atomic.Uint32
+	tuning Tuning
+	hooks  *hooks
+}
+
+// Tuning sets the server's password work for a test.
+type Tuning struct {
+	// HashParams is argon2id's cost; nil is a cheap cost that keeps suites fast.
+	HashParams *auth.HashParams
+	// HashSlots is how many argon2id computations run at once; 0 is 64, so that the bound on
+	// password work (and on sign-ins in progress, twice that) never refuses a test's requests
+	// unless the test asks for it.
+	HashSlots int
+}
+
+// hooks are shared by an Env, its copies (With) and its replicas.
+type hooks struct {
+	verifications atomic.Int64
+	onVerify      atomic.Pointer[func()]
+}
+
+// Verifications is how many password verifications the Env's servers have started.
+func (e *Env) Verifications() int64 { return e.hooks.verifications.Load() }
+
+// OnVerify makes the Env's servers call fn at the start of every password verification (nil
+// removes it); fn may block to hold verifications in flight.
+func (e *Env) OnVerify(fn func()) {
+	if fn == nil {
+		e.hooks.onVerify.Store(nil)
+		return
+	}
+	e.hooks.onVerify.Store(&fn)
 }
 
 // Option adjusts the server's configuration before it starts.
@@ -64,6 +95,19 @@ type Option func(*config.Config)
 // loopback peer, so a test can act as many clients (see WithIP).
 func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
+	return NewTuned(t, Tuning{}, opts...)
+}
+
+// NewTuned is New with the password work set by tuning (e.g. production's argon2id cost for a
+// test that measures it).
+func NewTuned(t testing.TB, tuning Tuning, opts ...Option) *Env {
+	t.Helper()
+	if tuning.HashParams == nil {
+		tuning.HashParams = &cheapHash
+	}
+	if tuning.HashSlots == 0 {
+		tuning.HashSlots = 64
+	}
 	pool := pgtest.New(t)
 	cfg := config.Config{
 		Addr:           "127.0.0.1:0",
@@ -79,7 +123,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{T: t, Pool: pool, Clock: clock.NewFake(Epoch), Config: cfg, router: specRouter(t), key: key}
+	env := &Env{T: t, Pool: pool, Clock: clock.NewFake(Epoch), Config: cfg, router: specRouter(t), key: key, tuning: tuning, hooks: &hooks{}}
 	env.serve(pool)
 	env.nextIP.Store(1)
 	return env
@@ -95,7 +139,8 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 	}
 	hub := realtime.NewHub(pool, logger)
 	h, err := httpapi.New(httpapi.Deps{
-		Config: e.Config, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, HashParams: &cheapHash, Hub: hub,
+		Config: e.Config, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, Hub: hub,
+		HashParams: e.tuning.HashParams, HashSlots: e.tuning.HashSlots, OnPasswordVerify: e.verified,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -341,9 +386,16 @@ func (res *Response) ExpectError(status int, msg string) ErrorBody {
 	return e
 }
 
+func (e *Env) verified() {
+	e.hooks.verifications.Add(1)
+	if fn := e.hooks.onVerify.Load(); fn != nil {
+		(*fn)()
+	}
+}
+
 // With returns a copy of the Env that reports to t, for subtests sharing one server.
 func (e *Env) With(t testing.TB) *Env {
-	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, Hub: e.Hub, router: e.router, client: e.client, key: e.key}
+	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, Hub: e.Hub, router: e.router, client: e.client, key: e.key, tuning: e.tuning, hooks: e.hooks}
 	c.nextIP.Store(e.nextIP.Add(1000))
 	return c
 }
