@@ -15,7 +15,11 @@ import (
 	"github.com/sous-app/sous/internal/pg/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	removeBinary()
+	os.Exit(code)
+}
 
 func TestAdminPlan(t *testing.T) {
 	url := pgtest.NewURL(t)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
@@ -124,10 +125,16 @@ func serve(ctx context.Context, args []string) error {
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, logger)
 	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() {
-		logger.Info("serving", "addr", cfg.Addr, "docs", cfg.WebURL+"/docs")
-		errc <- srv.ListenAndServe()
+		logger.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "docs", cfg.PublicURL+"/docs")
+		// Requests net/http refuses before any handler (oversized or malformed headers) are
+		// answered in the API's JSON error shape too.
+		errc <- srv.Serve(httpapi.JSONErrorListener(ln))
 	}()
 	// stopDispatcher lets deliveries in flight finish (each is bounded by its 8-second timeout).
 	stopDispatcher := func(sctx context.Context) {

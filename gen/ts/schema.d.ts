@@ -1856,10 +1856,12 @@ export interface components {
         /**
          * @description A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
          *     New codes may be added; an unknown code should be handled by its HTTP status.
+         *     `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
+         *     answer requests the server could not read as HTTP at all, before any operation is known.
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "service_busy" | "database_unavailable" | "outcome_unknown" | "internal_error";
+        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "service_unavailable" | "service_busy" | "database_unavailable" | "outcome_unknown" | "internal_error" | "malformed_request" | "headers_too_large" | "unsupported_protocol";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -5736,6 +5738,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };

@@ -3,13 +3,20 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/labstack/gommon/bytes"
 )
 
 // DefaultHL7BodyLimit fits a batch of several hundred realistic ADT messages (a full A01 from a
@@ -22,6 +29,10 @@ type Config struct {
 	DatabaseURL string
 	Addr        string
 	WebURL      string
+	// PublicURL is the API's own base URL as clients reach it (scheme, host, optional path
+	// prefix, no trailing slash). Absolute links the server returns (pagination's Link header)
+	// are built from it, never from the request's Host header, which the client controls.
+	PublicURL string
 	// DataDir holds the private cluster and the generated signing key of the embedded default.
 	DataDir    string
 	JWTKeyFile string
@@ -48,7 +59,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	c := Config{
 		DatabaseURL:  get("DATABASE_URL", ""),
 		Addr:         get("SOUS_ADDR", ":8080"),
-		WebURL:       strings.TrimRight(get("SOUS_WEB_URL", "http://localhost:8080"), "/"),
+		WebURL:       get("SOUS_WEB_URL", "http://localhost:8080"),
 		DataDir:      get("SOUS_DATA_DIR", ".sous"),
 		BodyLimit:    get("SOUS_BODY_LIMIT", "1M"),
 		HL7BodyLimit: get("SOUS_HL7_BODY_LIMIT", DefaultHL7BodyLimit),
@@ -56,18 +67,50 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	c.JWTKeyFile = get("SOUS_JWT_KEY_FILE", filepath.Join(c.DataDir, "jwt-signing-key.pem"))
 
+	// Every setting is checked here, at start, so that a typo stops the process with the
+	// variable's name instead of surfacing later as a failing request.
+	bad := func(name string, err error) error {
+		v, _ := lookup(name)
+		return fmt.Errorf("%s=%q: %w", name, strings.TrimSpace(v), err)
+	}
 	var err error
+	if err = checkAddr(c.Addr); err != nil {
+		return c, bad("SOUS_ADDR", err)
+	}
+	if c.PprofAddr != "" {
+		if err = checkAddr(c.PprofAddr); err != nil {
+			return c, bad("SOUS_PPROF_ADDR", err)
+		}
+	}
+	if c.WebURL, err = baseURL(c.WebURL); err != nil {
+		return c, bad("SOUS_WEB_URL", err)
+	}
+	if c.PublicURL, err = baseURL(get("SOUS_PUBLIC_URL", DefaultPublicURL(c.Addr))); err != nil {
+		return c, bad("SOUS_PUBLIC_URL", err)
+	}
+	if c.DatabaseURL != "" {
+		if _, err = pgconn.ParseConfig(c.DatabaseURL); err != nil {
+			// pgconn's message can repeat the URL, password included: name the variable only.
+			return c, errors.New("DATABASE_URL: not a PostgreSQL connection string (postgres://user:password@host:port/db)")
+		}
+	}
+	if _, err = ParseSize(c.BodyLimit); err != nil {
+		return c, bad("SOUS_BODY_LIMIT", err)
+	}
+	if _, err = ParseSize(c.HL7BodyLimit); err != nil {
+		return c, bad("SOUS_HL7_BODY_LIMIT", err)
+	}
 	if c.TrustedProxies, err = parsePrefixes(get("SOUS_TRUSTED_PROXIES", "")); err != nil {
-		return c, fmt.Errorf("SOUS_TRUSTED_PROXIES: %w", err)
+		return c, bad("SOUS_TRUSTED_PROXIES", err)
 	}
 	if c.WebhookAllowPrivate, err = strconv.ParseBool(get("SOUS_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
-		return c, fmt.Errorf("SOUS_WEBHOOK_ALLOW_PRIVATE: %w", err)
+		return c, bad("SOUS_WEBHOOK_ALLOW_PRIVATE", errors.New("not a boolean (true or false)"))
 	}
 	if c.AccessLog, err = strconv.ParseBool(get("SOUS_ACCESS_LOG", "true")); err != nil {
-		return c, fmt.Errorf("SOUS_ACCESS_LOG: %w", err)
+		return c, bad("SOUS_ACCESS_LOG", errors.New("not a boolean (true or false)"))
 	}
 	if err = c.LogLevel.UnmarshalText([]byte(get("SOUS_LOG_LEVEL", "info"))); err != nil {
-		return c, fmt.Errorf("SOUS_LOG_LEVEL: %w", err)
+		return c, bad("SOUS_LOG_LEVEL", errors.New("not a level (debug, info, warn or error)"))
 	}
 	return c, nil
 }
@@ -98,4 +141,60 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// ParseSize reads a byte size as Echo's body limit reads it: "512K", "1M", "4MB" are decimal
+// multiples (4M is 4,000,000 bytes), "4MiB" binary; it must be positive.
+func ParseSize(s string) (int64, error) {
+	n, err := bytes.Parse(s)
+	if err != nil || n <= 0 {
+		return 0, errors.New("not a positive size (e.g. 512K, 1M, 4M)")
+	}
+	return n, nil
+}
+
+// ParseDuration reads a positive Go duration ("30s", "2m"); settings that hold durations use it
+// so that they are checked the same way.
+func ParseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, errors.New("not a positive duration (e.g. 500ms, 30s, 2m)")
+	}
+	return d, nil
+}
+
+// DefaultPublicURL is the base URL a server listening on addr answers at when no public URL is
+// configured: http on the listen port, localhost when the address names no host.
+func DefaultPublicURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://localhost:8080"
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// checkAddr accepts what net.Listen("tcp", …) accepts: host:port or :port, with a numeric or
+// named port.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return errors.New("not a listen address (host:port or :port)")
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return errors.New("not a listen address (host:port or :port)")
+	}
+	return nil
+}
+
+// baseURL checks an absolute http(s) URL with a host and no query or fragment, and returns it
+// without a trailing slash.
+func baseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", errors.New("not an absolute http(s) base URL (e.g. https://api.example.com)")
+	}
+	return strings.TrimRight(s, "/"), nil
 }

@@ -147,6 +147,9 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 
 // classify turns any error into an *apierr.Error.
 func classify(err error) *apierr.Error {
+	if e := fromUnstorableText(err); e != nil {
+		return e
+	}
 	if e, ok := apierr.As(err); ok {
 		return e
 	}

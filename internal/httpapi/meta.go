@@ -66,7 +66,7 @@ const docsPage = `<!DOCTYPE html>
 func registerDocs(e *echo.Echo) {
 	e.GET("/docs", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy",
-			"default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:")
+			"default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 		return c.HTML(http.StatusOK, docsPage)
 	})
 	e.GET("/docs/", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/docs") })

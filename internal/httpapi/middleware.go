@@ -3,7 +3,6 @@ package httpapi
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"github.com/labstack/gommon/bytes"
 
 	"github.com/sous-app/sous/internal/reqinfo"
 )
@@ -72,13 +70,14 @@ func recoverPanics(logger *slog.Logger) echo.MiddlewareFunc {
 }
 
 // requestContext copies the client IP and request id into the request's context, where domain
-// code (rate limits, audit rows) reads them.
-func requestContext() echo.MiddlewareFunc {
+// code (rate limits, audit rows) reads them, with the configured public URL as the origin of
+// absolute links: the Host header is the client's to choose, so it never reaches a link.
+func requestContext(publicURL string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			ctx := reqinfo.WithClientIP(c.Request().Context(), c.RealIP())
 			ctx = reqinfo.WithRequestID(ctx, c.Response().Header().Get(echo.HeaderXRequestID))
-			ctx = reqinfo.WithOrigin(ctx, c.Scheme()+"://"+c.Request().Host)
+			ctx = reqinfo.WithOrigin(ctx, publicURL)
 			ctx = reqinfo.WithUserAgent(ctx, c.Request().UserAgent())
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
@@ -126,39 +125,6 @@ func redactQuery(raw string) string {
 		}
 	}
 	return strings.Join(parts, "&")
-}
-
-// bodyLimit caps request bodies at the server's limit, or at an operation's own x-body-limit
-// (uploads). Echo has routed the request by now, so the operation is known; the limit still
-// applies before anything reads the body.
-func bodyLimit(ops operations, def string) (echo.MiddlewareFunc, error) {
-	if _, err := bytes.Parse(def); err != nil {
-		return nil, fmt.Errorf("body limit %q: %w", def, err)
-	}
-	perOp := map[string]echo.MiddlewareFunc{}
-	for key, op := range ops {
-		if op.BodyLimit == "" {
-			continue
-		}
-		if _, err := bytes.Parse(op.BodyLimit); err != nil {
-			return nil, fmt.Errorf("operation %s: x-body-limit %q: %w", op.ID, op.BodyLimit, err)
-		}
-		perOp[key] = middleware.BodyLimit(op.BodyLimit)
-	}
-	defMW := middleware.BodyLimit(def)
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		byOp := make(map[string]echo.HandlerFunc, len(perOp))
-		for key, mw := range perOp {
-			byOp[key] = mw(next)
-		}
-		limited := defMW(next)
-		return func(c echo.Context) error {
-			if h, ok := byOp[opKey(c.Request().Method, c.Path())]; ok {
-				return h(c)
-			}
-			return limited(c)
-		}
-	}, nil
 }
 
 // headAsGet answers HEAD wherever GET is served, as HTTP requires of a general-purpose server

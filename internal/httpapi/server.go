@@ -14,7 +14,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/sous-app/sous/db/migrations"
@@ -115,10 +114,17 @@ func New(d Deps) (http.Handler, error) {
 	routing.Servers = openapi3.Servers{{URL: BasePath}}
 	ops := indexOperations(&routing)
 
-	hl7Route := ops.route("ingestHl7")
 	hl7Limit := d.Config.HL7BodyLimit
 	if hl7Limit == "" {
 		hl7Limit = config.DefaultHL7BodyLimit
+	}
+	limits, err := newBodyLimits(ops, d.Config.BodyLimit, hl7Limit)
+	if err != nil {
+		return nil, err
+	}
+	publicURL := d.Config.PublicURL
+	if publicURL == "" {
+		publicURL = config.DefaultPublicURL(d.Config.Addr)
 	}
 
 	limiter := ratelimit.New(d.Pool, d.Clock)
@@ -132,10 +138,6 @@ func New(d Deps) (http.Handler, error) {
 	keys := apikeys.NewHandlers(d.Pool, d.Clock)
 	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger})
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
-	limitBody, err := bodyLimit(ops, d.Config.BodyLimit)
-	if err != nil {
-		return nil, err
-	}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
@@ -157,17 +159,9 @@ func New(d Deps) (http.Handler, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
-		// The HL7 ingest takes batches of messages and has a limit of its own (SOUS_HL7_BODY_LIMIT).
-		func(next echo.HandlerFunc) echo.HandlerFunc {
-			general, hl7 := limitBody(next), middleware.BodyLimit(hl7Limit)(next)
-			return func(c echo.Context) error {
-				if c.Path() == hl7Route {
-					return hl7(c)
-				}
-				return general(c)
-			}
-		},
-		requestContext(),
+		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
+		limits.middleware,
+		requestContext(publicURL),
 		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
 			SilenceServersWarning: true,
 			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo
@@ -181,6 +175,8 @@ func New(d Deps) (http.Handler, error) {
 				return &echo.HTTPError{Code: http.StatusBadRequest, Message: "request validation failed", Internal: me}
 			},
 		}),
+		// NUL and invalid UTF-8 in any string: 400 naming the field, not a 500 from PostgreSQL.
+		refuseHostileStrings(ops, headerParams(&routing)),
 		policy(ops, authorizer),
 	)
 
@@ -210,5 +206,5 @@ func New(d Deps) (http.Handler, error) {
 	})
 	registerHealth(e, ready)
 	registerDocs(e)
-	return headAsGet(e), nil
+	return securityHeaders(headAsGet(e)), nil
 }

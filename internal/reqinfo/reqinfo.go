@@ -46,13 +46,14 @@ func Operation(ctx context.Context) string {
 
 type originKey struct{}
 
-// WithOrigin records the scheme and host the client used ("https://api.example.com"), so links
-// the server returns (pagination) point back where the client came from.
+// WithOrigin records the server's public base URL ("https://api.example.com", from
+// SOUS_PUBLIC_URL), the origin of the absolute links it returns (pagination). It is configured,
+// never read from the request's Host header, which the client chooses.
 func WithOrigin(ctx context.Context, origin string) context.Context {
 	return context.WithValue(ctx, originKey{}, origin)
 }
 
-// Origin is the request's scheme and host, or "" outside a request.
+// Origin is the public base URL, or "" outside a request.
 func Origin(ctx context.Context) string {
 	o, _ := ctx.Value(originKey{}).(string)
 	return o

@@ -138,14 +138,24 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	hub := realtime.NewHub(pool, logger)
+	// The listener comes first so that the server's public URL (the origin of its links) is
+	// the address the test reaches it at.
+	srv := httptest.NewUnstartedServer(nil)
+	cfg := e.Config
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + srv.Listener.Addr().String()
+	}
 	h, err := httpapi.New(httpapi.Deps{
-		Config: e.Config, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, Hub: hub,
+		Config: cfg, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, Hub: hub,
 		HashParams: e.tuning.HashParams, HashSlots: e.tuning.HashSlots, OnPasswordVerify: e.verified,
 	})
 	if err != nil {
+		srv.Close()
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
+	srv.Config.Handler = h
+	srv.Listener = httpapi.JSONErrorListener(srv.Listener)
+	srv.Start()
 	t.Cleanup(srv.Close)
 	// Registered after the server, so it runs first: stopping the hub closes the WebSockets.
 	hubCtx, stopHub := context.WithCancel(context.Background())
@@ -278,6 +288,9 @@ func (r *Request) Do() *Response {
 		t.Fatal(err)
 	}
 	req.Header = r.header.Clone()
+	if host := req.Header.Get("Host"); host != "" {
+		req.Host = host // net/http sends req.Host, never a Host header
+	}
 	res, err := r.env.client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", r.method, r.path, err)
