@@ -146,7 +146,7 @@ func withSite(example any, siteID uuid.UUID) any {
 		out["siteId"] = siteID.String()
 	}
 	if _, ok := obj["siteIds"]; ok {
-		out["siteIds"] = []string{siteID.String()}
+		out["siteIds"] = []any{siteID.String()}
 	}
 	return out
 }
