@@ -52,7 +52,12 @@ func serve(ctx context.Context, args []string) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
-	pool, err := pg.Connect(ctx, url)
+	// Statements are bounded on the server by the longest request deadline, so none outlives
+	// the request that gave up on it (the URL may set its own statement_timeout).
+	pool, err := pg.ConnectWith(ctx, url, pg.Options{
+		ConnectTimeout:   cfg.DBConnectTimeout,
+		StatementTimeout: max(cfg.RequestTimeout, cfg.HL7RequestTimeout),
+	})
 	if err != nil {
 		return err
 	}

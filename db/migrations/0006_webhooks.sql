@@ -1,7 +1,7 @@
 -- +goose Up
 -- Webhook subscriptions and their deliveries. The secret is kept in clear: the server signs
--- every delivery with it, so a hash would not do (DESIGN.md §4, "webhook secrets aside"). It is
--- shown once, at creation, and never listed.
+-- every delivery with it, so a hash would not do (the one exception to storing secrets as
+-- SHA-256 hashes). It is shown once, at creation, and never listed.
 CREATE TABLE webhook_subscriptions (
     id               uuid PRIMARY KEY,
     org_id           uuid        NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,

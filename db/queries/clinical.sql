@@ -6,28 +6,45 @@
 SELECT pg_advisory_xact_lock(hashtextextended('sous.clinical:' || cast(@org_id::uuid AS text), 0));
 
 -- name: ConsumedControlIDs :many
--- Repeats the predicate of the partial unique index, so that a generic plan of the prepared
--- statement can use it (without `control_id <> ''` only a custom plan proves it may).
-SELECT control_id, received_at FROM hl7_messages
-WHERE org_id = @org_id AND control_id = ANY (@control_ids::text[]) AND outcome IN ('applied', 'skipped')
-  AND control_id <> '';
+-- Which of the batch's (sending application, sending facility, control id) keys an applied or
+-- skipped message already consumed: one probe of the partial unique index per key, whatever the
+-- table's statistics say. A plain join let the planner of an un-analyzed table scan the
+-- organization's whole trail and filter it (what `control_id = ANY` got too); the LIMIT keeps
+-- the probe a subquery run per key, so its index condition always holds all four columns. The
+-- index's predicate is repeated so that a generic plan may use it.
+SELECT m.sending_application, m.sending_facility, m.control_id
+FROM (SELECT unnest(@sending_applications::text[]) AS app, unnest(@sending_facilities::text[]) AS facility,
+             unnest(@control_ids::text[]) AS control_id) AS k
+CROSS JOIN LATERAL (
+    SELECT h.sending_application, h.sending_facility, h.control_id FROM hl7_messages h
+    WHERE h.org_id = @org_id AND h.sending_application = k.app AND h.sending_facility = k.facility
+      AND h.control_id = k.control_id AND h.outcome IN ('applied', 'skipped') AND h.control_id <> ''
+    LIMIT 1
+) AS m;
 
 -- name: PatientsByMRN :many
--- The state the ingest needs of the batch's patients: the row without its allergies (AL1 lists
--- replace them whole, never merge, so they are not read) and the open encounter. Diet orders
--- come whole only for the patients of order messages (full_mrns), which change them one by one;
--- for the others the ids of their orders suffice, to tell a new order from a restated one.
+-- The state the ingest needs of the batch's patients (mrns: distinct), one probe of the unique
+-- (org_id, site_id, mrn) index per MRN and one of the encounters' primary key per patient, as
+-- ConsumedControlIDs and for the same reason: the row without its allergies (AL1 lists replace
+-- them whole, never merge, so they are not read) and the open encounter. Diet orders come whole
+-- only for the patients of order messages (full_mrns), which change them one by one; for the
+-- others the ids of their orders suffice, to tell a new order from a restated one.
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
        p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
        (CASE WHEN p.mrn = ANY (@full_mrns::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
-       e.admitted_at AS encounter_admitted_at
-FROM patients p
-LEFT JOIN encounters e ON e.id = p.encounter_id
-WHERE p.org_id = @org_id AND p.site_id = @site_id AND p.mrn = ANY (@mrns::text[]);
+       coalesce(e.admitted_at, '0001-01-01 00:00:00+00')::timestamptz AS encounter_admitted_at -- zero: none
+FROM unnest(@mrns::text[]) AS k(mrn)
+CROSS JOIN LATERAL (
+    SELECT * FROM patients x WHERE x.org_id = @org_id AND x.site_id = @site_id AND x.mrn = k.mrn LIMIT 1
+) AS p
+LEFT JOIN LATERAL (
+    SELECT y.visit_number, y.patient_class, y.admitted_at FROM encounters y WHERE y.id = p.encounter_id LIMIT 1
+) AS e ON true;
 
 -- name: CodeMappings :many
+-- Read through clinical_codes_mapped_idx: the mapped codes alone, however many await review.
 SELECT kind, code, targets::text[] AS targets FROM clinical_codes WHERE org_id = @org_id AND targets IS NOT NULL;
 
 -- name: UpsertPatients :exec
@@ -97,15 +114,17 @@ ON CONFLICT (id) DO UPDATE SET
 -- The trail rows of a batch, one array element per message. Empty strings, a nil uuid and a zero
 -- time stand for NULL.
 INSERT INTO hl7_messages (id, org_id, site_id, received_at, request_id, actor_kind, actor_id, batch_index,
-                          control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id,
+                          sending_application, sending_facility, control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id,
                           event_at, unit, room, bed, raw)
 SELECT r.id, @org_id, @site_id, @received_at, sqlc.narg(request_id), @actor_kind, sqlc.narg(actor_id), r.batch_index,
-       r.control_id, r.message_type, r.outcome, nullif(r.action, ''), nullif(r.reason, ''), nullif(r.mrn, ''),
+       r.sending_application, r.sending_facility, r.control_id, r.message_type, r.outcome, nullif(r.action, ''), nullif(r.reason, ''), nullif(r.mrn, ''),
        nullif(r.patient_id, '00000000-0000-0000-0000-000000000000'::uuid),
        nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid),
        nullif(r.event_at, '0001-01-01 00:00:00+00'::timestamptz), nullif(r.unit, ''), nullif(r.room, ''),
        nullif(r.bed, ''), r.raw
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@batch_indexes::int[]) AS batch_index,
+             unnest(@sending_applications::text[]) AS sending_application,
+             unnest(@sending_facilities::text[]) AS sending_facility,
              unnest(@control_ids::text[]) AS control_id, unnest(@message_types::text[]) AS message_type,
              unnest(@outcomes::text[]) AS outcome, unnest(@actions::text[]) AS action,
              unnest(@reasons::text[]) AS reason, unnest(@mrns::text[]) AS mrn,

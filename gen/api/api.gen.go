@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -23,6 +24,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for AlertCreatedEventEvent.
+const (
+	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
+)
+
+// Valid indicates whether the value is a known member of the AlertCreatedEventEvent enum.
+func (e AlertCreatedEventEvent) Valid() bool {
+	switch e {
+	case AlertCreatedEventEventAlertCreated:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AlertSeverity.
 const (
@@ -258,6 +274,36 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringInvoicePaidEventEvent.
+const (
+	CateringInvoicePaidEventEventCateringInvoicePaid CateringInvoicePaidEventEvent = "catering.invoice_paid"
+)
+
+// Valid indicates whether the value is a known member of the CateringInvoicePaidEventEvent enum.
+func (e CateringInvoicePaidEventEvent) Valid() bool {
+	switch e {
+	case CateringInvoicePaidEventEventCateringInvoicePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringQuoteAcceptedEventEvent.
+const (
+	CateringQuoteAcceptedEventEventCateringQuoteAccepted CateringQuoteAcceptedEventEvent = "catering.quote_accepted"
+)
+
+// Valid indicates whether the value is a known member of the CateringQuoteAcceptedEventEvent enum.
+func (e CateringQuoteAcceptedEventEvent) Valid() bool {
+	switch e {
+	case CateringQuoteAcceptedEventEventCateringQuoteAccepted:
 		return true
 	default:
 		return false
@@ -567,6 +613,21 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EngagementFinalizedEventEvent.
+const (
+	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
+)
+
+// Valid indicates whether the value is a known member of the EngagementFinalizedEventEvent enum.
+func (e EngagementFinalizedEventEvent) Valid() bool {
+	switch e {
+	case EngagementFinalizedEventEventEngagementFinalized:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorCode.
 const (
 	ErrorCodeConflict            ErrorCode = "conflict"
@@ -630,6 +691,48 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeUnsupportedProtocol:
 		return true
 	case ErrorCodeValidationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventType.
+const (
+	EventTypeAlertCreated          EventType = "alert.created"
+	EventTypeCateringInvoicePaid   EventType = "catering.invoice_paid"
+	EventTypeCateringQuoteAccepted EventType = "catering.quote_accepted"
+	EventTypeEngagementFinalized   EventType = "engagement.finalized"
+	EventTypePolicyPublished       EventType = "policy.published"
+	EventTypeReportPublished       EventType = "report.published"
+	EventTypeSignoffDecided        EventType = "signoff.decided"
+	EventTypeTrayDelivered         EventType = "tray.delivered"
+	EventTypeWalkthroughSubmitted  EventType = "walkthrough.submitted"
+	EventTypeWorkOrderResolved     EventType = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case EventTypeAlertCreated:
+		return true
+	case EventTypeCateringInvoicePaid:
+		return true
+	case EventTypeCateringQuoteAccepted:
+		return true
+	case EventTypeEngagementFinalized:
+		return true
+	case EventTypePolicyPublished:
+		return true
+	case EventTypeReportPublished:
+		return true
+	case EventTypeSignoffDecided:
+		return true
+	case EventTypeTrayDelivered:
+		return true
+	case EventTypeWalkthroughSubmitted:
+		return true
+	case EventTypeWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -873,6 +976,36 @@ func (e PlanTier) Valid() bool {
 	}
 }
 
+// Defines values for PolicyPublishedEventEvent.
+const (
+	PolicyPublishedEventEventPolicyPublished PolicyPublishedEventEvent = "policy.published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyPublishedEventEvent enum.
+func (e PolicyPublishedEventEvent) Valid() bool {
+	switch e {
+	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedEventEvent.
+const (
+	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedEventEvent enum.
+func (e ReportPublishedEventEvent) Valid() bool {
+	switch e {
+	case ReportPublishedEventEventReportPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin     Role = "admin"
@@ -1008,6 +1141,21 @@ func (e SignoffDecidedDataDecision) Valid() bool {
 	}
 }
 
+// Defines values for SignoffDecidedEventEvent.
+const (
+	SignoffDecidedEventEventSignoffDecided SignoffDecidedEventEvent = "signoff.decided"
+)
+
+// Valid indicates whether the value is a known member of the SignoffDecidedEventEvent enum.
+func (e SignoffDecidedEventEvent) Valid() bool {
+	switch e {
+	case SignoffDecidedEventEventSignoffDecided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignoffStatus.
 const (
 	SignoffStatusApproved SignoffStatus = "approved"
@@ -1068,6 +1216,21 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayDeliveredEventEvent.
+const (
+	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayDeliveredEventEvent enum.
+func (e TrayDeliveredEventEvent) Valid() bool {
+	switch e {
+	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -1080,6 +1243,21 @@ func (e UnmappedCodeStatus) Valid() bool {
 	case UnmappedCodeStatusMapped:
 		return true
 	case UnmappedCodeStatusUnmapped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughSubmittedEventEvent.
+const (
+	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughSubmittedEventEvent enum.
+func (e WalkthroughSubmittedEventEvent) Valid() bool {
+	switch e {
+	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
 		return true
 	default:
 		return false
@@ -1112,43 +1290,73 @@ func (e WebhookDeliveryAttemptState) Valid() bool {
 
 // Defines values for WebhookEventName.
 const (
-	AlertCreated          WebhookEventName = "alert.created"
-	Asterisk              WebhookEventName = "*"
-	CateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
-	CateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
-	EngagementFinalized   WebhookEventName = "engagement.finalized"
-	PolicyPublished       WebhookEventName = "policy.published"
-	ReportPublished       WebhookEventName = "report.published"
-	SignoffDecided        WebhookEventName = "signoff.decided"
-	TrayDelivered         WebhookEventName = "tray.delivered"
-	WalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
-	WorkOrderResolved     WebhookEventName = "work_order.resolved"
+	WebhookEventNameAlertCreated          WebhookEventName = "alert.created"
+	WebhookEventNameAsterisk              WebhookEventName = "*"
+	WebhookEventNameCateringInvoicePaid   WebhookEventName = "catering.invoice_paid"
+	WebhookEventNameCateringQuoteAccepted WebhookEventName = "catering.quote_accepted"
+	WebhookEventNameEngagementFinalized   WebhookEventName = "engagement.finalized"
+	WebhookEventNamePolicyPublished       WebhookEventName = "policy.published"
+	WebhookEventNameReportPublished       WebhookEventName = "report.published"
+	WebhookEventNameSignoffDecided        WebhookEventName = "signoff.decided"
+	WebhookEventNameTrayDelivered         WebhookEventName = "tray.delivered"
+	WebhookEventNameWalkthroughSubmitted  WebhookEventName = "walkthrough.submitted"
+	WebhookEventNameWorkOrderResolved     WebhookEventName = "work_order.resolved"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventName enum.
 func (e WebhookEventName) Valid() bool {
 	switch e {
-	case AlertCreated:
+	case WebhookEventNameAlertCreated:
 		return true
-	case Asterisk:
+	case WebhookEventNameAsterisk:
 		return true
-	case CateringInvoicePaid:
+	case WebhookEventNameCateringInvoicePaid:
 		return true
-	case CateringQuoteAccepted:
+	case WebhookEventNameCateringQuoteAccepted:
 		return true
-	case EngagementFinalized:
+	case WebhookEventNameEngagementFinalized:
 		return true
-	case PolicyPublished:
+	case WebhookEventNamePolicyPublished:
 		return true
-	case ReportPublished:
+	case WebhookEventNameReportPublished:
 		return true
-	case SignoffDecided:
+	case WebhookEventNameSignoffDecided:
 		return true
-	case TrayDelivered:
+	case WebhookEventNameTrayDelivered:
 		return true
-	case WalkthroughSubmitted:
+	case WebhookEventNameWalkthroughSubmitted:
 		return true
-	case WorkOrderResolved:
+	case WebhookEventNameWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventEvent.
+const (
+	WebhookTest WebhookTestEventEvent = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventEvent enum.
+func (e WebhookTestEventEvent) Valid() bool {
+	switch e {
+	case WebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderResolvedEventEvent.
+const (
+	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderResolvedEventEvent enum.
+func (e WorkOrderResolvedEventEvent) Valid() bool {
+	switch e {
+	case WorkOrderResolvedEventEventWorkOrderResolved:
 		return true
 	default:
 		return false
@@ -1239,6 +1447,32 @@ type AlertCreatedData struct {
 	// SiteId The site the alert concerns; null for organization-wide alerts.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// AlertCreatedEvent The delivery body of `alert.created`.
+type AlertCreatedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `alert.created`: an operational alert opened.
+	Data  AlertCreatedData       `json:"data"`
+	Event AlertCreatedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// AlertCreatedEventEvent defines model for AlertCreatedEvent.Event.
+type AlertCreatedEventEvent string
 
 // AlertSeverity Example: warning
 type AlertSeverity string
@@ -1466,6 +1700,32 @@ type CateringInvoicePaidData struct {
 	TotalCents int `json:"totalCents"`
 }
 
+// CateringInvoicePaidEvent The delivery body of `catering.invoice_paid`.
+type CateringInvoicePaidEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.invoice_paid`: a catering invoice was marked paid.
+	Data  CateringInvoicePaidData       `json:"data"`
+	Event CateringInvoicePaidEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringInvoicePaidEventEvent defines model for CateringInvoicePaidEvent.Event.
+type CateringInvoicePaidEventEvent string
+
 // CateringQuoteAcceptedData `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
 type CateringQuoteAcceptedData struct {
 	// EventId The catering event the quote is for (not the webhook event).
@@ -1477,6 +1737,32 @@ type CateringQuoteAcceptedData struct {
 	// Example: 482500
 	TotalCents int `json:"totalCents"`
 }
+
+// CateringQuoteAcceptedEvent The delivery body of `catering.quote_accepted`.
+type CateringQuoteAcceptedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `catering.quote_accepted`: a client accepted a catering quote, which became the contract.
+	Data  CateringQuoteAcceptedData       `json:"data"`
+	Event CateringQuoteAcceptedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// CateringQuoteAcceptedEventEvent defines model for CateringQuoteAcceptedEvent.Event.
+type CateringQuoteAcceptedEventEvent string
 
 // CensusFlag - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
 // - `severe_allergy`: a food allergy with severity `severe`.
@@ -1996,6 +2282,32 @@ type EngagementFinalizedData struct {
 	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
+// EngagementFinalizedEvent The delivery body of `engagement.finalized`.
+type EngagementFinalizedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	Data  EngagementFinalizedData       `json:"data"`
+	Event EngagementFinalizedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
+type EngagementFinalizedEventEvent string
+
 // Error The body of every error response.
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
@@ -2025,6 +2337,17 @@ type Error struct {
 //
 // Example: not_found
 type ErrorCode string
+
+// Event One organization event, exactly the body a webhook delivery of it carries (schema
+// `WebhookDelivery`), typed by `event`.
+type Event struct {
+	union json.RawMessage
+}
+
+// EventType An event of the catalogue (what subscriptions and the event feed's `types` name).
+//
+// Example: alert.created
+type EventType string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -2078,10 +2401,13 @@ type Hl7MessageRecord struct {
 	// Outcome - `applied`: the census changed (or a diet order was recorded).
 	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
 	//   unknown MRN, no MRN in PID-3, an unsupported message type).
-	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-	//   for this organization; nothing changed.
-	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	// - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+	//   with the same control id (MSH-10) was already applied or skipped for this organization;
+	//   nothing changed.
+	// - `rejected`: the message could not be read (a broken header, a field longer than its
+	//   bound), could not be applied (the patient's stored record cannot be read) or could not be
+	//   stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+	//   may reuse it.
 	//
 	//
 	// Example: applied
@@ -2090,12 +2416,24 @@ type Hl7MessageRecord struct {
 
 	// Raw The message as received; empty once 90 days have passed since `receivedAt` (raw HL7 is
 	// protected health information). The rest of the record is kept.
-	Raw        string             `json:"raw"`
-	Reason     *string            `json:"reason,omitempty"`
-	ReceivedAt time.Time          `json:"receivedAt"`
-	RequestId  *string            `json:"requestId,omitempty"`
-	SiteId     openapi_types.UUID `json:"siteId"`
-	Type       string             `json:"type"`
+	Raw        string    `json:"raw"`
+	Reason     *string   `json:"reason,omitempty"`
+	ReceivedAt time.Time `json:"receivedAt"`
+	RequestId  *string   `json:"requestId,omitempty"`
+
+	// SendingApplication MSH-3 (its namespace id, else its universal id); empty when not sent. With
+	// `sendingFacility` and `controlId` it is the key of the duplicate check.
+	//
+	//
+	// Example: EPIC
+	SendingApplication string `json:"sendingApplication"`
+
+	// SendingFacility MSH-4, read as MSH-3 is; empty when not sent.
+	//
+	// Example: HARBORVIEW
+	SendingFacility string             `json:"sendingFacility"`
+	SiteId          openapi_types.UUID `json:"siteId"`
+	Type            string             `json:"type"`
 }
 
 // Hl7MessageResult defines model for Hl7MessageResult.
@@ -2108,10 +2446,13 @@ type Hl7MessageResult struct {
 	// Outcome - `applied`: the census changed (or a diet order was recorded).
 	// - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
 	//   unknown MRN, no MRN in PID-3, an unsupported message type).
-	// - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-	//   for this organization; nothing changed.
-	// - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-	//   says why. Its control id is not consumed, so a corrected message may reuse it.
+	// - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+	//   with the same control id (MSH-10) was already applied or skipped for this organization;
+	//   nothing changed.
+	// - `rejected`: the message could not be read (a broken header, a field longer than its
+	//   bound), could not be applied (the patient's stored record cannot be read) or could not be
+	//   stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+	//   may reuse it.
 	//
 	//
 	// Example: applied
@@ -2126,10 +2467,13 @@ type Hl7MessageResult struct {
 // Hl7Outcome - `applied`: the census changed (or a diet order was recorded).
 //   - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
 //     unknown MRN, no MRN in PID-3, an unsupported message type).
-//   - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-//     for this organization; nothing changed.
-//   - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-//     says why. Its control id is not consumed, so a corrected message may reuse it.
+//   - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+//     with the same control id (MSH-10) was already applied or skipped for this organization;
+//     nothing changed.
+//   - `rejected`: the message could not be read (a broken header, a field longer than its
+//     bound), could not be applied (the patient's stored record cannot be read) or could not be
+//     stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+//     may reuse it.
 //
 // Example: applied
 type Hl7Outcome string
@@ -2678,6 +3022,32 @@ type PolicyPublishedData struct {
 	Version int `json:"version"`
 }
 
+// PolicyPublishedEvent The delivery body of `policy.published`.
+type PolicyPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `policy.published`: a policy version was published.
+	Data  PolicyPublishedData       `json:"data"`
+	Event PolicyPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
+type PolicyPublishedEventEvent string
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -2714,6 +3084,32 @@ type ReportPublishedData struct {
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedEvent The delivery body of `report.published`.
+type ReportPublishedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `report.published`: a site or account report was generated.
+	Data  ReportPublishedData       `json:"data"`
+	Event ReportPublishedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// ReportPublishedEventEvent defines model for ReportPublishedEvent.Event.
+type ReportPublishedEventEvent string
 
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
@@ -2944,6 +3340,33 @@ type SignoffDecidedData struct {
 // SignoffDecidedDataDecision defines model for SignoffDecidedData.Decision.
 type SignoffDecidedDataDecision string
 
+// SignoffDecidedEvent The delivery body of `signoff.decided`.
+type SignoffDecidedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+	// when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+	Data  SignoffDecidedData       `json:"data"`
+	Event SignoffDecidedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// SignoffDecidedEventEvent defines model for SignoffDecidedEvent.Event.
+type SignoffDecidedEventEvent string
+
 // SignoffStatus Example: pending
 type SignoffStatus string
 
@@ -3138,6 +3561,32 @@ type TrayDeliveredData struct {
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
 }
+
+// TrayDeliveredEvent The delivery body of `tray.delivered`.
+type TrayDeliveredEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `tray.delivered`: a tray-line ticket was marked delivered.
+	Data  TrayDeliveredData       `json:"data"`
+	Event TrayDeliveredEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
+type TrayDeliveredEventEvent string
 
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
@@ -3351,6 +3800,32 @@ type WalkthroughSubmittedData struct {
 	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
 }
 
+// WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
+type WalkthroughSubmittedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	Data  WalkthroughSubmittedData       `json:"data"`
+	Event WalkthroughSubmittedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WalkthroughSubmittedEventEvent defines model for WalkthroughSubmittedEvent.Event.
+type WalkthroughSubmittedEventEvent string
+
 // WallboardConfig `config` of `wallboard_boh` and `wallboard_foh` devices.
 type WallboardConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -3394,6 +3869,14 @@ type WebhookDelivery struct {
 	//
 	// Example: alert.created
 	Event string `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
 
 	// OrgId The organization the event belongs to.
 	OrgId openapi_types.UUID `json:"orgId"`
@@ -3474,6 +3957,32 @@ type WebhookTestData struct {
 	SubscriptionId openapi_types.UUID `json:"subscriptionId"`
 }
 
+// WebhookTestEvent The delivery body of `webhook.test`.
+type WebhookTestEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter.
+	Data  WebhookTestData       `json:"data"`
+	Event WebhookTestEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WebhookTestEventEvent defines model for WebhookTestEvent.Event.
+type WebhookTestEventEvent string
+
 // WebhookUrl The receiver's endpoint: an `https` URL whose host resolves to public addresses only (checked
 // again at every connection), without user name, password or fragment. Redirects are not
 // followed.
@@ -3488,6 +3997,32 @@ type WorkOrderResolvedData struct {
 	SiteId      openapi_types.UUID  `json:"siteId"`
 	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
 }
+
+// WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
+type WorkOrderResolvedEvent struct {
+	// At When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+	//
+	// Example: 2026-03-02T09:00:00Z
+	At time.Time `json:"at"`
+
+	// Data `work_order.resolved`: an equipment work order was resolved.
+	Data  WorkOrderResolvedData       `json:"data"`
+	Event WorkOrderResolvedEventEvent `json:"event"`
+
+	// Id The event's id, the same in every delivery of the event and in the event feed
+	// (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+	// feed after it (`after`).
+	//
+	//
+	// Example: 0192f3a4-0000-7000-8000-0000000e0006
+	Id openapi_types.UUID `json:"id"`
+
+	// OrgId The organization the event belongs to.
+	OrgId openapi_types.UUID `json:"orgId"`
+}
+
+// WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
+type WorkOrderResolvedEventEvent string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -3545,6 +4080,12 @@ type ScanUnauthorized = ScanError
 
 // ServiceBusy The body of every error response.
 type ServiceBusy = Error
+
+// ServiceUnavailable The body of every error response.
+type ServiceUnavailable = Error
+
+// StoredRecordUnreadable The body of every error response.
+type StoredRecordUnreadable = Error
 
 // TooManyRequests The body of every error response.
 type TooManyRequests = Error
@@ -3676,6 +4217,18 @@ type ListDevicesParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// After The id of an event of this organization within the last 30 days; the page starts after it.
+	After *openapi_types.UUID `form:"after,omitempty" json:"after,omitempty"`
+
+	// Types Only events of these types (comma-separated).
+	Types *[]EventType `form:"types,omitempty" json:"types,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListMediaParams defines parameters for ListMedia.
@@ -4149,6 +4702,395 @@ func (t *DeviceConfig) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCateringQuoteAcceptedEvent returns the union data inside the Event as a CateringQuoteAcceptedEvent
+func (t Event) AsCateringQuoteAcceptedEvent() (CateringQuoteAcceptedEvent, error) {
+	var body CateringQuoteAcceptedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringQuoteAcceptedEvent overwrites any union data inside the Event as the provided CateringQuoteAcceptedEvent
+func (t *Event) FromCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringQuoteAcceptedEvent performs a merge with any union data inside the Event, using the provided CateringQuoteAcceptedEvent
+func (t *Event) MergeCateringQuoteAcceptedEvent(v CateringQuoteAcceptedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.quote_accepted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCateringInvoicePaidEvent returns the union data inside the Event as a CateringInvoicePaidEvent
+func (t Event) AsCateringInvoicePaidEvent() (CateringInvoicePaidEvent, error) {
+	var body CateringInvoicePaidEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCateringInvoicePaidEvent overwrites any union data inside the Event as the provided CateringInvoicePaidEvent
+func (t *Event) FromCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	t.union = b
+	return err
+}
+
+// MergeCateringInvoicePaidEvent performs a merge with any union data inside the Event, using the provided CateringInvoicePaidEvent
+func (t *Event) MergeCateringInvoicePaidEvent(v CateringInvoicePaidEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"catering.invoice_paid"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPolicyPublishedEvent returns the union data inside the Event as a PolicyPublishedEvent
+func (t Event) AsPolicyPublishedEvent() (PolicyPublishedEvent, error) {
+	var body PolicyPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPolicyPublishedEvent overwrites any union data inside the Event as the provided PolicyPublishedEvent
+func (t *Event) FromPolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	t.union = b
+	return err
+}
+
+// MergePolicyPublishedEvent performs a merge with any union data inside the Event, using the provided PolicyPublishedEvent
+func (t *Event) MergePolicyPublishedEvent(v PolicyPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"policy.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWorkOrderResolvedEvent returns the union data inside the Event as a WorkOrderResolvedEvent
+func (t Event) AsWorkOrderResolvedEvent() (WorkOrderResolvedEvent, error) {
+	var body WorkOrderResolvedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWorkOrderResolvedEvent overwrites any union data inside the Event as the provided WorkOrderResolvedEvent
+func (t *Event) FromWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	t.union = b
+	return err
+}
+
+// MergeWorkOrderResolvedEvent performs a merge with any union data inside the Event, using the provided WorkOrderResolvedEvent
+func (t *Event) MergeWorkOrderResolvedEvent(v WorkOrderResolvedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"work_order.resolved"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrayDeliveredEvent returns the union data inside the Event as a TrayDeliveredEvent
+func (t Event) AsTrayDeliveredEvent() (TrayDeliveredEvent, error) {
+	var body TrayDeliveredEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrayDeliveredEvent overwrites any union data inside the Event as the provided TrayDeliveredEvent
+func (t *Event) FromTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	t.union = b
+	return err
+}
+
+// MergeTrayDeliveredEvent performs a merge with any union data inside the Event, using the provided TrayDeliveredEvent
+func (t *Event) MergeTrayDeliveredEvent(v TrayDeliveredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"tray.delivered"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAlertCreatedEvent returns the union data inside the Event as a AlertCreatedEvent
+func (t Event) AsAlertCreatedEvent() (AlertCreatedEvent, error) {
+	var body AlertCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAlertCreatedEvent overwrites any union data inside the Event as the provided AlertCreatedEvent
+func (t *Event) FromAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeAlertCreatedEvent performs a merge with any union data inside the Event, using the provided AlertCreatedEvent
+func (t *Event) MergeAlertCreatedEvent(v AlertCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"alert.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReportPublishedEvent returns the union data inside the Event as a ReportPublishedEvent
+func (t Event) AsReportPublishedEvent() (ReportPublishedEvent, error) {
+	var body ReportPublishedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReportPublishedEvent overwrites any union data inside the Event as the provided ReportPublishedEvent
+func (t *Event) FromReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	t.union = b
+	return err
+}
+
+// MergeReportPublishedEvent performs a merge with any union data inside the Event, using the provided ReportPublishedEvent
+func (t *Event) MergeReportPublishedEvent(v ReportPublishedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"report.published"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSignoffDecidedEvent returns the union data inside the Event as a SignoffDecidedEvent
+func (t Event) AsSignoffDecidedEvent() (SignoffDecidedEvent, error) {
+	var body SignoffDecidedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSignoffDecidedEvent overwrites any union data inside the Event as the provided SignoffDecidedEvent
+func (t *Event) FromSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	t.union = b
+	return err
+}
+
+// MergeSignoffDecidedEvent performs a merge with any union data inside the Event, using the provided SignoffDecidedEvent
+func (t *Event) MergeSignoffDecidedEvent(v SignoffDecidedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"signoff.decided"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWalkthroughSubmittedEvent returns the union data inside the Event as a WalkthroughSubmittedEvent
+func (t Event) AsWalkthroughSubmittedEvent() (WalkthroughSubmittedEvent, error) {
+	var body WalkthroughSubmittedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalkthroughSubmittedEvent overwrites any union data inside the Event as the provided WalkthroughSubmittedEvent
+func (t *Event) FromWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	t.union = b
+	return err
+}
+
+// MergeWalkthroughSubmittedEvent performs a merge with any union data inside the Event, using the provided WalkthroughSubmittedEvent
+func (t *Event) MergeWalkthroughSubmittedEvent(v WalkthroughSubmittedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"walkthrough.submitted"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEngagementFinalizedEvent returns the union data inside the Event as a EngagementFinalizedEvent
+func (t Event) AsEngagementFinalizedEvent() (EngagementFinalizedEvent, error) {
+	var body EngagementFinalizedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngagementFinalizedEvent overwrites any union data inside the Event as the provided EngagementFinalizedEvent
+func (t *Event) FromEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	t.union = b
+	return err
+}
+
+// MergeEngagementFinalizedEvent performs a merge with any union data inside the Event, using the provided EngagementFinalizedEvent
+func (t *Event) MergeEngagementFinalizedEvent(v EngagementFinalizedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"engagement.finalized"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"event"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "alert.created":
+		return t.AsAlertCreatedEvent()
+	case "catering.invoice_paid":
+		return t.AsCateringInvoicePaidEvent()
+	case "catering.quote_accepted":
+		return t.AsCateringQuoteAcceptedEvent()
+	case "engagement.finalized":
+		return t.AsEngagementFinalizedEvent()
+	case "policy.published":
+		return t.AsPolicyPublishedEvent()
+	case "report.published":
+		return t.AsReportPublishedEvent()
+	case "signoff.decided":
+		return t.AsSignoffDecidedEvent()
+	case "tray.delivered":
+		return t.AsTrayDeliveredEvent()
+	case "walkthrough.submitted":
+		return t.AsWalkthroughSubmittedEvent()
+	case "work_order.resolved":
+		return t.AsWorkOrderResolvedEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -4262,6 +5204,9 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -5187,6 +6132,45 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -5904,6 +6888,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/orgs/:orgId/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/tags/:id", wrapper.DeleteTag, options.OperationMiddlewares["deleteTag"]...)
@@ -5969,6 +6954,17 @@ type ServiceBusyJSONResponse struct {
 
 	Headers ServiceBusyResponseHeaders
 }
+
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body Error
+
+	Headers ServiceUnavailableResponseHeaders
+}
+
+type StoredRecordUnreadableJSONResponse Error
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -6160,6 +7156,23 @@ func (response Logout413JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	return err
 }
 
+type Logout503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response Logout503JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMeRequestObject struct {
 }
 
@@ -6191,6 +7204,23 @@ func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMe503JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6357,6 +7387,23 @@ func (response RefreshSession413JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RefreshSession503JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegisterUserRequestObject struct {
 	Body *RegisterUserJSONRequestBody
 }
@@ -6515,6 +7562,23 @@ func (response ListSecurityEvents401JSONResponse) VisitListSecurityEventsRespons
 	return err
 }
 
+type ListSecurityEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSecurityEvents503JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBoardMediaRequestObject struct {
 	Key    MediaKey `json:"key"`
 	Params GetBoardMediaParams
@@ -6615,6 +7679,23 @@ func (response GetBoardMedia404JSONResponse) VisitGetBoardMediaResponse(w http.R
 	return err
 }
 
+type GetBoardMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBoardMedia503JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDeviceStateRequestObject struct {
 	Params GetDeviceStateParams
 }
@@ -6695,6 +7776,23 @@ func (response GetDeviceState401JSONResponse) VisitGetDeviceStateResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeviceState503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDeviceState503JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6790,6 +7888,23 @@ func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w 
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimPairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClaimPairingCode503JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6896,6 +8011,23 @@ func (response AcceptInvitation413JSONResponse) VisitAcceptInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptInvitation503JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7040,6 +8172,23 @@ func (response CreateOrg413JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	return err
 }
 
+type CreateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateOrg503JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOrgRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -7100,6 +8249,23 @@ func (response GetOrg404JSONResponse) VisitGetOrgResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrg503JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7193,6 +8359,23 @@ func (response UpdateOrg413JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateOrg503JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7335,6 +8518,23 @@ func (response IngestHl7429JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	return err
 }
 
+type IngestHl7503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IngestHl7503JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListHl7MessagesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListHl7MessagesParams
@@ -7438,6 +8638,23 @@ func (response ListHl7Messages404JSONResponse) VisitListHl7MessagesResponse(w ht
 	return err
 }
 
+type ListHl7Messages503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHl7Messages503JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAlertsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListAlertsParams
@@ -7527,6 +8744,23 @@ func (response ListAlerts404JSONResponse) VisitListAlertsResponse(w http.Respons
 	return err
 }
 
+type ListAlerts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAlerts503JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveAlertRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -7602,6 +8836,23 @@ func (response ResolveAlert404JSONResponse) VisitResolveAlertResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveAlert503JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7694,6 +8945,23 @@ func (response ListApiKeys404JSONResponse) VisitListApiKeysResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7805,6 +9073,23 @@ func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKeyRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -7887,6 +9172,23 @@ func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7976,6 +9278,23 @@ func (response ListAuditLog404JSONResponse) VisitListAuditLogResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8083,6 +9402,39 @@ func (response GetCensus404JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	return err
 }
 
+type GetCensus500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response GetCensus500JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCensus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -8182,6 +9534,23 @@ func (response ListUnmappedCodes404JSONResponse) VisitListUnmappedCodesResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUnmappedCodes503JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8294,6 +9663,23 @@ func (response MapUnmappedCode413JSONResponse) VisitMapUnmappedCodeResponse(w ht
 	return err
 }
 
+type MapUnmappedCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MapUnmappedCode503JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDevicesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListDevicesParams
@@ -8379,6 +9765,23 @@ func (response ListDevices404JSONResponse) VisitListDevicesResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDevices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDevices503JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8476,6 +9879,23 @@ func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.Res
 	return err
 }
 
+type CreateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateDevice503JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteDeviceRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8544,6 +9964,23 @@ func (response DeleteDevice404JSONResponse) VisitDeleteDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteDevice503JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8623,6 +10060,23 @@ func (response GetDevice404JSONResponse) VisitGetDeviceResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDevice503JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8721,6 +10175,23 @@ func (response UpdateDevice413JSONResponse) VisitUpdateDeviceResponse(w http.Res
 	return err
 }
 
+type UpdateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateDevice503JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClearDeviceCastRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8789,6 +10260,23 @@ func (response ClearDeviceCast404JSONResponse) VisitClearDeviceCastResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearDeviceCast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClearDeviceCast503JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8887,6 +10375,23 @@ func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CastToDevice503JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePairingCodeRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -8980,6 +10485,23 @@ func (response CreatePairingCode404JSONResponse) VisitCreatePairingCodeResponse(
 	return err
 }
 
+type CreatePairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePairingCode503JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeDeviceRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -9059,6 +10581,143 @@ func (response RevokeDevice404JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type RevokeDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    []Event
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListEvents402JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -9133,6 +10792,23 @@ func (response ListInvitations404JSONResponse) VisitListInvitationsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvitations503JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9244,6 +10920,23 @@ func (response CreateInvitation413JSONResponse) VisitCreateInvitationResponse(w 
 	return err
 }
 
+type CreateInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInvitation503JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeInvitationRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -9312,6 +11005,23 @@ func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9401,6 +11111,23 @@ func (response ListMedia404JSONResponse) VisitListMediaResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMedia503JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9498,6 +11225,23 @@ func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.Respo
 	return err
 }
 
+type UploadMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UploadMedia503JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteMediaRequestObject struct {
 	OrgId OrgId    `json:"orgId"`
 	Key   MediaKey `json:"key"`
@@ -9570,6 +11314,23 @@ func (response DeleteMedia404JSONResponse) VisitDeleteMediaResponse(w http.Respo
 	return err
 }
 
+type DeleteMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteMedia503JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembersRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -9630,6 +11391,23 @@ func (response ListMembers404JSONResponse) VisitListMembersResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMembers503JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9716,6 +11494,23 @@ func (response RemoveMember409JSONResponse) VisitRemoveMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveMember503JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9828,6 +11623,23 @@ func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type UpdateMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateMember503JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPatientRequestObject struct {
 	OrgId     OrgId              `json:"orgId"`
 	PatientId openapi_types.UUID `json:"patientId"`
@@ -9921,6 +11733,39 @@ func (response GetPatient404JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type GetPatient500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveScanRequestObject struct {
 	OrgId   OrgId       `json:"orgId"`
 	TagCode ScanTagCode `json:"tagCode"`
@@ -9982,6 +11827,23 @@ func (response ResolveScan404JSONResponse) VisitResolveScanResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveScan503JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10085,6 +11947,39 @@ func (response ListSignoffs404JSONResponse) VisitListSignoffsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response ListSignoffs500JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSignoffs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSignoffs503JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10210,6 +12105,39 @@ func (response CreateSignoff413JSONResponse) VisitCreateSignoffResponse(w http.R
 	return err
 }
 
+type CreateSignoff500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response CreateSignoff500JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSignoff503JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSignoffRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10299,6 +12227,39 @@ func (response GetSignoff404JSONResponse) VisitGetSignoffResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff500JSONResponse struct {
+	StoredRecordUnreadableJSONResponse
+}
+
+func (response GetSignoff500JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSignoff503JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10425,6 +12386,23 @@ func (response DecideSignoff413JSONResponse) VisitDecideSignoffResponse(w http.R
 	return err
 }
 
+type DecideSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DecideSignoff503JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -10485,6 +12463,23 @@ func (response ListSites404JSONResponse) VisitListSitesResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSites503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSites503JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10582,6 +12577,23 @@ func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.Respons
 	return err
 }
 
+type CreateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSite503JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSiteRequestObject struct {
 	OrgId  OrgId  `json:"orgId"`
 	SiteId SiteId `json:"siteId"`
@@ -10643,6 +12655,23 @@ func (response GetSite404JSONResponse) VisitGetSiteResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSite503JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10741,6 +12770,23 @@ func (response UpdateSite413JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type UpdateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -10801,6 +12847,23 @@ func (response ListTags404JSONResponse) VisitListTagsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTags503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTags503JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10898,6 +12961,23 @@ func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	return err
 }
 
+type CreateTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTag503JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteTagRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10966,6 +13046,23 @@ func (response DeleteTag404JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11058,6 +13155,23 @@ func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhooks503JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11183,6 +13297,30 @@ func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateWebhook503JSONResponse struct {
+	Body    Error
+	Headers CreateWebhook503ResponseHeaders
+}
+
+func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebhookRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11265,6 +13403,23 @@ func (response DeleteWebhook404JSONResponse) VisitDeleteWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWebhook503JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11377,6 +13532,30 @@ func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.R
 	return err
 }
 
+type UpdateWebhook503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type UpdateWebhook503JSONResponse struct {
+	Body    Error
+	Headers UpdateWebhook503ResponseHeaders
+}
+
+func (response UpdateWebhook503JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhookDeliveriesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Id     Id    `json:"id"`
@@ -11467,6 +13646,23 @@ func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11564,6 +13760,23 @@ func (response TestWebhook404JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type TestWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Body *CreateSupportInquiryJSONRequestBody
 }
@@ -11627,6 +13840,23 @@ func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryRes
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11744,6 +13974,9 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEvents List the organization's events (the event feed)
+	// (GET /orgs/{orgId}/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -13108,6 +15341,32 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) erro
 	return nil
 }
 
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -14090,706 +16349,762 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUiM51if+Kgp/G1EwYbtsA1UFxD92KaAaqrk1UF19oSDlTNlWk5bcKSUud1MT8w77Dt+DzZP8Q+dI",
-	"mcp0+gb0fN/uzkRMNbbzIh0dHZ3r7/xZC+VwJAUTWtV2/qyxr3Q4ihn8vRezRJs/HmicMvMHj2o7tVZ7",
-	"u9PboJuNVqvVarw1/7wz/7Sy/7F2rV6758JcrZhQMrmTvV7MBavVa0OmFO2z2k7tCn4ifarZmE7ITe0z",
-	"je8bXJBRIrtM3dTIgCoipCZdxgQZMJpEpJfIIVFchIy0N3danVq9JkdMsGhP13ZqnVbnTaO10Wh1rjut",
-	"nXZnp9X6pVavJUzJ+AGvEWkc59+8n7hvFHtgCdeT2k5tTBPBRb9Wrymu2fFyk6bUXK+pTlVtB8ZkPqfd",
-	"31ioV6BdaGinJyNDoIg98JDVvn37VsfFUN5q/Prv5fivWo4v3+q1fSZUCuuh0uGQJmag54KREdWcCU24",
-	"IAOZKkPifMFoNORaTxOnvbnT2bLEoXHMkj4Tqrbza23EqEi1qn1x33OzNc2TZlwVUs36EkbTkzKq1Wuh",
-	"jMzg377pbG91Wq13Zs3paIS0rj3IkHbT2IzfrAINNZf40D1BR4NJTL9yVavXjvgDgxd46wJ/Mp/M+GDz",
-	"zURpNjRMtX9tCMi+mhlfwDhr3+rF8ReHHSVp3xt26037XXlol1QNSmMZyoglVBdGI6S+o6NRzEPajZk/",
-	"qsufzs4vT/2BCR7yOOai9u1LvdZlhjn2avVaRDU7773niR7Udmrt7XetRmuz0TZsHnGmz5OIJbggZrz5",
-	"X7Wd2v7+0bm9DAYdSqG40kzou5AmXTmYRDDgL7PXYw5dDy+O9w+ODz3i7mfPJ/ve80n7XatF7kMaA93t",
-	"4Drfne35g4vl+E7JiKfDFxtPh/QTOiT2qYasC0lRL41j2T36tlavcaF0kuY8ciZJKEXIhDaPjogaM4Zb",
-	"RJpFq9yDG0ZGmT04imnIEljds3TYZUkulRIjAy5YwmUE73lfq9dOavXaATCkTJPQ0JdGGumV6FzIOTHC",
-	"mX4aPZgIZSo0S45XEPy9mPbhLbhd73DnTVagb7cN9D0Ccbajk5TVa8NEmA3RanU2NrfemAUQdAg6Qo8O",
-	"eWxY5+D8sFav9fkDM5d+3DszH4c8imJDhR8+HZ+d1b7Va4mUhoE2YVMp9rW2U/vwBFGfCm4WdPOz+Xtk",
-	"9u2cFUYJnjBzVVGE7xHBxkSlXRUmfGS4iYy5HhCuFVEsTJiuEzWQY0EMc+XC/c+akU8PGX1CfHh5CK3t",
-	"nVbLCnr2gErXrzVqzvamvQXm3hey12tGLOQRi8xS9SiP04Ttm/Wv7bTqK539MVX6gMX8gSWTnB3Nt1d2",
-	"RzvuNhM0J+5AsfDup983Hrav/7jcFCejd+HnqN07Um/6H+nG5JC10u/5ud66f/vDsPP1x64hehLXdmoD",
-	"rUdq5/XrgZT3qjkw3Jw8cDZu3HMdDphQTathvlYyVbVv+TociweuqaF41Yrw7Nd8PbS8h1M9W4IliB4m",
-	"LGJCcxoD5RMgLhtSbgav6PB/zRmyWbOvI54wVXzDduENqygWMCsrabNbtrpvwsbb6B1rbPda7QZusHfb",
-	"tBsa3kgkbJ8hFbTPkmyjwGyW2ipf6jUk3I55/d12+EOn+9Pb4fejTXXdfvjlnbjcGP/8hh21fjvZoh+i",
-	"Tv8TP//97U/3sFYHyJFXyKClhRKEjkaJfGARSZihoL82lpen9uTWzqajnL1kWWowe4viUpxJbahyITVV",
-	"iqdD0iF9I/97PBmyCFlGsNEgkbHsT5r+8Q2MUz68Lw/P9k78AzJhgsZFgYwfRu6VTzw4T8734U321Lw0",
-	"7yGd/pCcUfjP98WjYrlxPOPgnHNAbuxsOSW14oCsnV8eNLa32+1axTHpn43weP90LMnobCcVzktvxY5X",
-	"md1y10bbtcozDdkKF8W8HzkpmqjRgPY5JWbV0oTtklHMqGKO5Ui2GiTmQ64Nw1nD4HiFM/fJ5o7bh2jy",
-	"zLA5tnbajtLZRctLIpQGcKZwpsoiO8JfWETglKsTSswJxiIiBaubf8jvKUthhJ55pDUbjrRvGEZpAlL/",
-	"NDukWJLITB+DpxvJXTox7S/LEntjeU7pmWtx7FMUbe1sOhPXLIVhnWyWyjtpwQDy51p+Snun1WputEEo",
-	"egR412q1MwLUNB8ymWpCe5ol5J2q5eQoKxQrEaOzAjE6c4nRLhEDWcAjRmshJQyHNludKUq8ncEIz5p5",
-	"e4WZt+fOvFWaebYfvMl3Wpughx6AW+GEK13eRWMax11Jk4hQERFKhkykBL4obJuQqmy/gADqmwfJxIgb",
-	"q1DVYioiFdIRmMEDOXbuJNRWzTdHVESy18u/w3vh1OknPDanjqIpWqx6wIYwL5rcG9m8hOa1rCTeyp1V",
-	"2fzvunJg9dgrxsQUxds7G47X0AypHUlNYi5YTkMQwdwsgZ0gfqoa8qZbvVVtkGq7I6cCWOCVqxXRyQVN",
-	"sh+KizeSiU4o19naZb6TfPkuEh6y7Bu3PjHvD/SCBeqsuEBv8gUyDHnnqOuvDs7CrsWJ7HYnReZ1K9Gj",
-	"sSoshTVEXo7wODvYaMeiz5Tei4ZcT2uu0ZArlZkXmbPN7jw4+0FxIWuK9YfGciOKjSg6F7oTY6QYflPr",
-	"vtKbO1dPr44eb/9+c3OTtlqdN4+HF8f7j0d7l+/PL388Pvx82252mu82W812e3Njq9VsN9sbzfbt8dX5",
-	"49X5pyv8x0ystdHqtN5ttNqdRutNq/X4uHdwfbvXat/uHVzf7bXaj6dX3xmqtB8vHjvNrWb78fFx7+Tx",
-	"7PDx8dPZ8f75wSH5dP2h8e5GHP549mhu8J9qHvj48er0+ProFv/9eH505l3S2Wq1bsTF8cFj+/ExU5Ru",
-	"b2+PTvdxZpUTabbxx+Or89vTy7+3OxuNza2GUSVub2+vrvZur64eHw/OD28/7p0d3oJn4Pb29vbk8bG9",
-	"/a7V2mx3Hj88Pj62OxvkdO/4jFxd395eHe5dX58c3n7eu91+125t3n662nt8XOu03qxvbW01Wm2YzOnj",
-	"44+GHDDQG3HxY/ux/Xj8uPn5drPdud0z4769vTUPvd18PMR3bN7uXV8fnh3c7p0c75vvTg8PHs1PlT8f",
-	"n3lveJz1vzIJ907MQD7s3X6QMiK4oSe3RydvW+3O28fMV3uLHtPbq/3rx6sfb6/Ag2Mve/foeWj/Dv5Z",
-	"fG7n8WDv9iBJ+9PPbb1pm2c6Z+ct+kEfT88fL6ka3Ijzg6vHg8f3fz/5+8Hj/v7R+e1Cp+Ktc/z9vfPd",
-	"2d5twemX/fZY7Yy7ESvL2G/ZNr5kKo2nTswu1eGAyB7pyTQhdvspf0uOEhkypYzw2YS4QxprNP0ipsEN",
-	"gK4cELzOXw/+aKETGcNQ3SarPdElN21ogGjJHFLufFrRYPhWr8lUhxKELji+YeTWjLKSAs6gfKoV0+pk",
-	"I9za2jLTBJMuYVQBTSKuwgFN+oz0ZEJScS/kWJDTyzOSX14Yibrn1ugtjGRj8UgK77W/Ex4R9zMZU0Vo",
-	"nDAaTUi+sIW3RykEAMCbOpcS2YtOr44aHWIWNuKiT8xkaahZoghNGIFjQvSLL0nYbyzU/hzNifOtXjsF",
-	"e38fnApFTo1l6GzKUEaMoGcAjpuENezqES2JHiQsCysVWLkcQ0HXxen5wZKRB3Qc9KgGByNPqpWr1nYe",
-	"uLPHPljkc9SxzVwdw2lV2J6ZXuj5TJZ0gckwTJOECdB32pvZTlF7vR4uw84GMA4S8VrC5+V9MKcy4j1D",
-	"/QK1YDkZ+jqKS2lEWEOF0qyfIQ3XnJb9krOdjlTQBU7H3yQX83Vrq2jtCUq+k0P2xwv5CVNVlmuLPAJI",
-	"ILUihX79f4ZEX4BGIn1v9OArNA6LpMrVZEI1MbbklpUVxt6vky7TY8YE6SaM3veo0iAy4lSEg6JsQPsO",
-	"g6u5xRGhPZoTCZyoENdGGfwvskeea2zMMi2+1WuDzJA1kze/FSb0Z43B4yAalD/JURC8kuZnI8FgpOIi",
-	"kf2EKZWZK1yzITzeHAIJ0KubUBGh7hCiJ+I/PmxtH7beG2Mn4XZ5/6P9obO98dY81tmpGVuT7y1bm19H",
-	"iYxSq4WA85QlDyy55kNWEqRvdja3PGt1hcwGMJzsKE4pF+79Rg7yIftDCtgvQ5bwkL7eH/CQ9iXmopyi",
-	"XnWd2KMz59/rscy0LqOG6QEjGi4rbPZqpWMVpxMXEfta22lXqSpVqkdCxwutsGpbq52bWRvOvOo48+om",
-	"scZQ9n40hm5PLx8fL88Pby+P94/2Lg9uEmd6bB3ebrVbt+9XVanM5SHjD9VhzXaWWfN7yhTqjJu9dtih",
-	"26zVfRtthFv0HXvTa0ed8AmOjQrFbQUdeRWXml3XVqWSXKHcPsGr/nRWWN7szviiZCQDXzhL1zdvcwZx",
-	"tul/oxVv48F1xsYH2VFR6aesk4T1jaqZWFVWSE0mTBPr7/F1ov8XnZYFt9hcF+Vf7xizHslv9do5HmEF",
-	"f5hM+lTwPzDiLgXE2y8SSXTCaeyv48oH38tRHYTLnHMUwpSQTdBjVKcJw2SLEb+7ZxPz85h1IU/BiK6Y",
-	"Cx7C1MAWv4u5wnQhCOApDGE/oE7T2fpmDkmIeo4SabaLIcuhiPzMgM1Gq12YFlxkbEdgVjhJL+xyz/L7",
-	"4/rv5ukOhKss/ySekAEm4HlR9kyV+/f++m8aArCLdG2TMJRM1V3EHu5+vt94OHv3+/yEm59+/2X8tlvL",
-	"eadaIuPEPEZCr7bTzYjhDqIlAR2+JJPxv1UxFpceZ+3ka9qNGWl3DE9SgullBHNRrQN90iT7MaMClXN0",
-	"pvdj+cAUaDrmjgkZxVSzJqidGgwyZ08QMGLyw8h507/9O8z135zHgTtBMZtmTEyPdlojsIROqFA9lpRU",
-	"hP9Ts6VfKEs6S0R+/7xE5MvD74qZTH0zgxfL873E55GDqbRW703LJiS9Wz4haeO6/XZna3tOQpIZZ2Nr",
-	"682bZ2QkbVy3383ISJox1SdFBLKb1NJ1Ah5vOPPRUxRXSQ8dygc2tLmo1YYdXTiOvdnmXyHBN0/TLRiR",
-	"RQlAy0vwJl+CfNpTr2u3N/PXbfmv2zqE5bLCZz+mynD38eyr67UHrrjOWCkP8cGD/lU51cNEXDkmHfFo",
-	"426YPD/TeutlMq2BSpVHgb8z4ShgIuKiX500alNFyZhyzUUf9AJa7Ub3UkitMzNPGM2/yNNB7Xf/TvT8",
-	"d6Ln/62JniPcWn9xnudVSMUVr4hVYOSEqJAKMAG4ZkTTPqGabBDaHDa90EW5VgK50DsD+kzDS4wC3GWx",
-	"YbQRE+BCVvj9kOmBNGT6DhSQEQVl6LVM+ur1Mu6C1+Y5y1xKafF4iljMNLumfW9wl0zzhBE94MrM2R/e",
-	"weHJ4fXhk0ao6VJXRngOmSMQxMmfT/L+w+IcVESE4AcbbWht7LRaTwsV+MQKGX8w8j2S4T04WfrHK3h5",
-	"NO1jEL22efTT9sUvHVBAjc6jXybk8UT/KFD9G3iSPhXqX+ho1DSWfV7uElLxOhs87CoGCWflTdVLmBoQ",
-	"ZX8sbJqQKeXcBmzycdD9LuTn/OOHXw4vr3+4OlbHQz36Zf/4zfFv0f3pd6etn3/7GJ9/Pvz6y29nv51d",
-	"9/nJ/scW+2nP3PP9j+0feO+HJpt8jNnRHj//7XDj/PqH9tlvP2ydHuyp42E8iPaP35xeh1tnB586Zwd7",
-	"49P9Mac/nf1x/JvkYWe7HU6O1bE4a//MzSv3vp5ffxyedg5bJ9c/8rPhqT7r/LD5y1Vr65ff9r6eXB//",
-	"Ac/5o7/18+ePv/2y/3G7GXZi0R1+aEU/fYzz4ppjUdvZbrWMgQW0cDNONFQktYads7fhx+Tn8bvudfv+",
-	"YlOdRNu9I/omPZRb/V94R/zw9e2P4xrGZiHet3QYmUfLZyEMMdQ94CNVEcH+sjKLy6R/Ns+XaaPVcixK",
-	"seovRhJMhbfBvWhVrqoyZTw4pgp1fv23mvVvNevfata/Xs36Att1WscCnQqoZBShiPVoGmsS0QkZ0aSY",
-	"D7aEd9JmQeDetHkQrUIeRJZX4uVCtN5gLsSKqRPu8k6roEFEXIicYc31b8zjvi2/z56auoAUVtMpC6AX",
-	"lvORnkLLpQjzl0+0Pnf8W7PHD9NbihdWmEM3f+CVbpL3Ce/z6JUi1wmdkBNEIZk3G9gZXkH21A7xf6so",
-	"yLah1P/WFdmVBWCdrV9qxTLtTmvzGYXWPhErVIIBo7EeTAr0xFI9M1UUf16t3v855e5/PXHrK9Bja4oe",
-	"f5ue8cbyM+4sO2OsJ/Rn3CrPlyUjN7NmKIevXYDcTtPsRGMElzagsfilIJSMLWBQKGXMEkI1nFlDI7ju",
-	"M8GVH1eoGn7/9ofTzk8/vq+9aHjtrWepfy4Oq/MUcw9MTXOHhfKAz9eoULHfUz4aMqFrSxuC2aS/IUkr",
-	"M2bRlSIiQgXJ3mF9DX4yXdkunkXGd7m+uUr65Uwb/ulEXO2Oa8/WfoKpXf83qyGrwfZlSu9hwe3UNmZK",
-	"u8LtCexcm3+WEBqGbKRL0dl5ZbuZjuHV7LbbnRlFu1bMNM0IVq3Z3VwhwXBzbs3u1lI1uy2zYz+JYVbY",
-	"UXGS5lUd1IU1KuzsJcs3/hW1GbgcubVtk76XqrPIjKRUPLWywjDmJzVdWJEqlpDxQBI5Fgo0kUJamhGN",
-	"6ILGH0Fmyh6hQuoBWBgZs/5f7wKqzyihWGEEncIICqr6kVQjrmlMzlKdcKtoP798Yobjqm7EKGazVJZI",
-	"dGl435C9BuDrrZrjNF0YMSPf6e3ORuY4+S/Pd1q2bONfmg31AqlOs9OYpgo5/osLLd7m6W//qkILMzya",
-	"0CHTtqRqP02UTDAU7pnDtfMR/T1lJISfEZLTHN/BCRf3gbHrIpa4aoyROYlkqsiI9oELnejDkEIE4YPj",
-	"8elvP+vTg1N9evDx0+nB/ZvTg703pwfv6bFogY8ToU3AGWunhm835AkHbEih/J1+PWGirwdwcOZBE51A",
-	"BeW3eu3QHPVHMMDpaV0PGMLHEPOKOqGKcIwHdmU0eaVIAL8GxVmUrUsYK9IgH+zXhnWpNlAHwTx6P20u",
-	"n8X0qI+j6sEmDJ2yrxThUXFUS2gnPTdYiBpmQ+XR3NH1ZDKEfJk05V79qTfaE24BD4oDvjAyUvE/ikyw",
-	"1apeXXC7FhbXuiLxliH9yofp0Hwwn7jAT+1sPFxoZk4JLB+KOP2eTaqJyIe0byh4zyZkLePldBRLGtUJ",
-	"ZIcYeW2Wf2gfFKyvSmzWrib2PZs8k9rneOBWzcxXXoBF/PkplrxSxNMoVp5Ta8acUAV43qyuQiquXQy2",
-	"am6a9l8pMkrMOkeg+zbJCdNZ2XTCqNH6FGtwoZhQXPMHFk/qcESe18kx/HFi9nirTtrwqd28EXtiQnAc",
-	"RA8oSgJFhATbeG08oNocqpAfb2axbs5myBigQ0Y2W5s2nwjpim9zP9+IzVY7d60bY4kkrMdA44XvAV3J",
-	"hWKbAFeQL4hnTFYQ3QWs55HdE49vNmHXuI/tyjXgfQFlDLPk5Ykcs8TQmAzYV3J0urffuDra62y9cbI/",
-	"oWNi64VAhNbNJnPweEADz/X3ygFeNm/EjyzhvQnhmkhDbXMp+0pDTboTzZSzE6M66bKeNEoRTRQX/ToJ",
-	"5XBEYfXAKBZKU6EhHaRMzo3em7DNWt1tuhVthm/Zu16HtrutcDt6x9723tCt7ma4EXVYu9ei29134dvo",
-	"DdvqbdKNbidsRy22WNIrR7+5izIydi0Erm5/bTW2aaP35c83m9/+R/W2sLZ91Y4wWsKTDgLQFypYyjoS",
-	"nreRP9l65aoR4yZ5pdDumjnw+TZRxcBtjfRzBv4NoDpGUii0t9/T6BIZ2UFH2Fxzi/dsZvX6N4XBgmwO",
-	"mSPogcY8govuMkwyRIJAQ67HWWyUOzQbfZD0YWr2DiOUwDMIXEFoFEGBsDFoHDybHR/J32Uh8Hbwph0y",
-	"/1nOskaZu9lqffMJ9j8S1jN67uscvv81/qpe/5i98RDGAuSr0lZwgFyRIY3NCrDInK9mlMobdpOcST0w",
-	"e3hMFRknXGsmmkZ53peiF/PwaWsQuptzku0JQkNIhHYiiStHFYvywb5CXVaZONtLE2cpkrixqVw0oitE",
-	"E/AOwewdbpvVrlYmwCim4i7bEjkVzEB6gPkRUyOF0c7DwDdZ68ARlzAaDuAuW9qWwdPfZZpagUCdrGDN",
-	"PLq2NLkuYjqbiy4oB9k+lmkckb4kXTaR9oQtDj6kI6PsMEY6dTJKJOls1QkTmiWjhCtGUgHDZtE6kPaD",
-	"TLo8iph4EmF72d0+UY3RDoYeEYxFqCXQaMgFSWRslDMy4P2BC0x7pNt4Gd7KVbtXCl+5JhOSO21QdZGS",
-	"xHIMWosZoBwxdKACWc7kfk6L4hsOpGC7Ri8y57q9WH+QKdrKK5NQSH3Xg7tzEp77vjchNXEXFMm1+VJb",
-	"EW0pEkmGXSdg65t16rJYir4hlnP1FVRrmP0FnRiD4VrKE5r02dM2KD7jTkt5F8NTpqW7ITeumr2gQIz2",
-	"xsvKJXgb+xpmDGzsN5cSg7MeMqEvs3P2BcXSzzJNYFfnK8JFGKcRI14dbS6OvC9LouhlhE+FRVU9OkMn",
-	"OyxrP8J1KE9zWQoENHbOJ0FTPZAJ/+OJFEzhAWZXhw6F1B1w+fdmE3lUNtYHOvCemBebh3nK9G4vTW8z",
-	"+5n0PpNWTXH2ELm2nhgS0iThTFWZUWuB+aJpxxnUCX6GaQbrRElz042goxExNypmjw9QQfUgkWl/QIzm",
-	"3uDCgmOpdMiyV+0SXMTM5hsPmJUIwATwdGMrouJgrA5IvQWT4H2qJk9aYWtS3HXNA4onNzoQzZDMjyQc",
-	"sPDenJEjqtRYJpHaJQnTycQYRMa2DOWUDN16kSNHSjKkYpK9GIdirfFUCDMoKVDHsoNe0wM2gQsiFvMu",
-	"NFSJJySUSseTdXO8gB54I4wiGEnBmuQS5oIQxGYNBGQvGoMTpwYuuwCuauyZqwI0/NBMA13e+3H6XLuy",
-	"T0mF5rENSqIsHNKJUZ4NMTkDW8WzrOc5oCDkLuUpFRMrxdWTmMBQ586qLT4TOMLbgfoLvt1qObqUxWLn",
-	"BVTYPQLgjCjZZJLtm1iG9wQxU9STluy/fsH+a4TyE+XozAU6RfDAOuECZalMCGa9R54mqOAo+iQsoiE0",
-	"L3ralP0n5BM+k+CgYRDOOjp56yJmO5lv3Xb6IhbqlkDyH2j6xhw6vTqa4t7Oyyg68HKuyJjFccOapN1U",
-	"k4GMI+XkD3oCzXHRZTnsYxP8G/Yt0L4OkhbytiKew4BGEUQxaXyRGBVbQ6G4w1zxvvrT9crw6Lti24z6",
-	"VBhkkaMvd5P8al//JbtMYgMz1xCuYv/JIUMqUZ2VZIHnFJRGaox3tOrPBcOIoyG4HDFBRiwxpi/SBk5b",
-	"2zCNrNEbgdKB5FkBZDzgMbMHMDwg073gk1XO1+GMVgM5VnjgZL4xG34354kN+yn7THN/nfR4whQJChGd",
-	"wJzwAlyRIyYUunTDWCqm3C8qn8SNCGNGE0XWgrzFXEBEGsfrxPMME/urIlzjAVXkAh4t4aVyUc7yknw2",
-	"5MeueGh1wnzItYzohATFjnwBWaMOvUMVG/IpHpu9aEzDdutGDLlINVO72RpRa2yvA0kC4UL1dwlX9/a5",
-	"xd50RFoYmbOLc0MNoNWNiPnvKY8wZP22Yy5NCq+xj1nfJTE1h4iZtSIqDQeEKhJoNgSrNU3YHfsaponR",
-	"FoP6jQhiqe9A3HHRN6pgaAjcs4LsLqYjxQIcvKbq/m7Izb4OiNEuH/IkeJ6QkI5ol8fcLE/ZkTzV4XBq",
-	"lTJvnr+pX6r74dTb8naIHgNFVLOGrYqcusNvjzjjHsPAeC5YfMVZz3g/mefrheQadynhehd2hrcHDVfA",
-	"rgIXWCYagFEQ95xrxeKeOc3Lu2PhGHOQjPknBki6K3fxtzylbokd6bKTlnkDXvqt0CayYidnWxjyQLoy",
-	"1bsk4FFgPkYsM32izHxBJQhRMvYujs1OtG4xs8PKAqCe7zD8vbSRIS74JOmEX/hMb1NIFh5Ck5FNjZo+",
-	"iEqX8ihPebTy0FvofO/lRM7WyNsqhT1QYOaZJ6EFzz6gmk6vW+kI2SFU5K41GtvlxNdPkxd+PX7xE6CO",
-	"OUG4GDPFZgV/LCVH61OMUy+K1WJ0p/LttQWbtjjJD/5suOhJ80bbuxVGaQYT0rj05ry76/S7FoTXvK0I",
-	"8PKJUFaCGcr6zqHGmEf2UvUEWVVicscQczh9Jp9eefRjwpg8v9YMsWp1jxKOVIAnswylfAHmPdi2vXX7",
-	"p/g4+2PFszAdbZrue6QnZURc4qoLK1/JVJG8PhPNiE9X5MPBHhnS32RCBBeMrAVDHgMbsj4wRI+rAegF",
-	"YZIqTUNGxZ0asDjGH0igE8buRKqV+WBhm4CpBoxq2BpygjtE0SEL1utW1Crthnb46fWn729ET6aJZkal",
-	"NNrF2OzGgUtptJl7BAD/SCiHQ1CJQpokkzygIRVrksDoO19B0BtFgAI5boQxULB2Bf1QNuMvVdDuymHg",
-	"TqyiYpfG0MJ87Jv1NBOGZZ+mA+AGWjIYyWTBq+o1IIJhOQkVsUCCWr3Wj1MN6zo0zwI8sJDFmMsTpyMO",
-	"P8k4TlUIPog0Hg1s9VsoEwH/CaVIUTAndNxlCdys5ZBqw6Yh1wmI63s+5rV6rUsFFdT8MJChjBFZfiST",
-	"e0DrYT34hYfYq5HGowG960PNbZ/FVOOAFFBByugumiAChGZfi+yaz3wGx1aIJGPi7J20MzuWKqNUI2Q2",
-	"VRZzv0rgZ5nZfzqw50UKhN0z2TFbo0lCQVvJQcbyjWnRxmyvYyYeeCKFGSIQZshVCEA7AATsyZJ8ymFl",
-	"Js7eSbuxQTj4EXqcJdmE16zzhQ1HelLKLPKxzqZ15SwnfD4BTt113wrAaJ6yMYWRlhF2hqKSU1BVyMwM",
-	"Vs3r/DzkcbSAbsvpg6dUhwNPH7Tp7AV7ASHbpoZu4TjyCy2c26IzJeMSu7b2UdnLC1pUTmFPe8q5tvLw",
-	"GXGbclfidVu3NnWa01gx6yVMmJHuGFvLHt2VMmZUlGARl7VxllRZY6r0J+UeXUp3okobqzNkSvXS2Mjb",
-	"OjbMYASNY6sM8B4RkCWWKtztTzOpHOxWvrSHIx4SLjRLejRkhIk+nHOjREbrVbMZJazHvxafAfCf2EZ3",
-	"IY/wDPk+e1aBRHW3mv6SVDJDGnF9KHQygyGkmJHB6HTm48idsOOEa1YnrNlvGhXPvPWKa1ZS8vIfquhC",
-	"Q41pzcuYNQvXyangTlIADEjd4f7mifPZ1voyZ7GnaWAzNc0FxEbpjVF3zyavlPkCn26vqGfeKqV5HLso",
-	"1Moap1UvKy0wxMt74Y3HR0U27bQ2mq1mu73RfLuc+yFDJf9zCUfAMno+MBrRMg0HLPLUfCoqNH3LleMB",
-	"Dwfo4rLpFzcC3EhYiQHPVszmIq7MaHmlXmUec7ZFslQGmztVz1wqCQPXqWDPt0m4BU50u6nuNrI3Ts9e",
-	"4aMCdnwVV713lRZl+RDaKMS8E/SIfd2XsUxQ7NmyjGVvKU3N3V9375452k+jyNYLreDh/9dMaGrA+7b4",
-	"qMg5NsGHjFI1wP5PUNkWJmC9IPI3htasDy5z2TGRxUe4ghT5KjFTnHpIR9XCPoAs/AC2jmVXgJcsSvVr",
-	"KXh/oDHzQs8wTV1x1bICyoa5rq2zava40M505QJQC0DM04pjhN9fj6rHNpxZieC/6EnFBQslLLwbCnjn",
-	"T3IMYgLBX9BpyHQ4sKYmXFkvtcS3rv5BKbxfUvtfP7RfQ8zlNYzktaX76yXnVyHyQz6qFOMB/vQ0YoZL",
-	"EdOp3aUXW29j1ZtfvJhvakhY3Td/TLP31qyiwGl37jwRZIQM7KQZLl27Ob/MkE/LhkxLpgNncaRIdwLb",
-	"cYfkU8YYZGBWK7DluxMyoA+MBECuYJc45reXZiU+7vIbgddb0WXucOxlb3GMGDTJHoFMbq8oGIZEqFBj",
-	"liiy2WpVRfs8sThf2K0U2Z0nbr5nExwk7minOZTy2+D+v0Ya+bv3r9uef93281Zia4mVyDbnnA3nPbK9",
-	"zCOfvR1n7cIZR6HbVTuEQo0nxPxFBBhqTbePINSBxXMsssy1phgjwcX51TVBZNI/IR3vGx4EwXr9RmBg",
-	"zxg1zWx/mffgnySEXj/difvMo137pypHa0mYxlzQZHIjsqjtpE6UzDOEjOKSP8lwBGQWk7XN1uZ6yWua",
-	"hY9gKjXHuEVXYX7V1CrtU83M38fiQfKQXVA+K2QU2iubHC+9G1EOoSPifiH2F6iLGNLknkHDlgqHYoZo",
-	"UWUoZI/DWlc41u2DuzyOK+MV0/Ya3rFklEpLTeN9xB+qtF3s++G6OtRumYsLomcTWhlXFnj6nO2m7g+x",
-	"MIBqrkeS/JBKzfYs+MiidfrdXHznoEpwpWJsNmG/89cOrnYWYpeF1CaVAqo8DfXzFxHegNyckDWbjOpy",
-	"pfG69aXWFh70QiubkeJFl9aNcPHCMqFS9SFGEKni8BokcBAid86XGdS9LyPONC5rBq2iHHw8yDRIHLZX",
-	"NwCDlDARjSQXWhlB0iBBEbAfnubFtCYotpyn1V0e4L1iJIOdzMjqTshQpnpgf5MwvDsA4wx28hSbvI40",
-	"7yGPtwwTcZcKQyLDrGbsp5dnLpcZIF/IxfFBwZ9fJ8KYg10GWXDmTnJ6WZSQUyQEh7hHQedJzrsW1Gti",
-	"JAGd05sD4ne6ARbla/l501J2QEWfXdjM46cl3tmCK/eQ4mFtkcYaiLPUGFGhk0lju3xqdzYXHtuCjf1X",
-	"zDu9z7xLp9z3pdEWH1y5FWLKh7aCal9G7IlUmlmRDZsEHQbWKQ7VTk2yTxWrEzWiIUOtKqJqwDAxnPeF",
-	"TFhE1oK39783hpsjCHYGb7//4XTzolxmj9+W1eDV8hth/JXkkRH7vjKZIsiEA0hWjHllwY86CUBOwG/n",
-	"B1eNDdh4daLS0ShmQxf+G+U1CiApmt4e8rYOcHiB+WfyPKxhb9phtmCJQHcwFn1E1nTCh0MW1Uk6glxM",
-	"qtj6LgaQ2VedZ2IpJiKWYGhPSCy3LyzN2fnF+eX38xJU5qqpjvaVqvuZJCOZ3JMGSVjM+wgmklGztqQr",
-	"2w9yVa4/RAwwavW0rbFyvGYlhb80K3jZ7HlgrehTt7hD95m3ZviGfbj2WIxSvexi441uuaeJVtlibEXb",
-	"aJaDfy/D7Cpbu2TNHJwW7iWEDflKIU5vtg144hVVQmPEvM34+i4Be3/MFeJABFfmTVnZYvCkqvzF9fVT",
-	"PJGnBiENZvPIczPVC/hfS+Yt7Gf3TMXdodHP7yk7xudAy8qsJfuCFH+46JuDCJt/8aWMWcawGYTYVLAX",
-	"alqgXIWN/WXHs01hoEjtYoYDpHZ3QTwOGfQmiWO8wCx7RpnFPlr61U7fxy+aTZ+ygmzhA4AMsxf+POm/",
-	"lISrxo17TgHCAsFmOww8bfwFBPollgPh48u4Uq2qSHsODv/nirs2v7UIkT+PBvqJoj2H4J6q50Z0JShy",
-	"zlv9A/j2P//xvwGzvY5d/wmgipsvN3c2WqjQAcI6AVz1f/7jfwP+eoHx554HtlF+gf3bnemsnGnuK6Gb",
-	"regdzcHQ5g/w2l03Q95mz5m9Ytf0iTvO4rxOYWlZ3COX7Uf7u1kdGSZxZ8CttsBBaZnQPruLbWJN6Tyq",
-	"wJF9oSP3M4STqCgMCdLQyyMCiCWuyEgqzaJdm6zONYNflFd4iwFmWwqQ+fW7jEhsg7CUl2N+NB1/BTyd",
-	"MmlhSHXMyHTejQw/IfP5qxUGcb2EK/ea9q/zi6f8uflPs7nwM7qCnsaJDj68TKzDDDAPZIeFZqpjpSEN",
-	"dTwhwa83tb/d1L4EniMdHlfgwaVw2peSKHaeMDJAFy2KFuRl92kpLSRN4iVf+imJpxbH3J3hr89enmhW",
-	"ytxfl+52PwsUr5fGMblnk7rf/Jvb8K5DRtq1tiHUct8zNlKEkgFVg6Js8TLOfuxuL243XZuTHjXziJ4q",
-	"TGZDDjardiU092ziNzMPWd2CMUQNNztQ5TFnuy8Z1CVbMMvga4OOeOOeTYLm/Ey7aVpiphY62MIBTWio",
-	"WaIcZbmwmeBKEgqDtIWmCQtlX3CbQvj8BD7MRQN6edl88/P2LGPmloLNVj7vAWzVvP3g3fOt/uesItfK",
-	"UIC9z1iB9xkqXL3chn4295ErJiJzXGiL9gDPZOB9l1ZmW6QlG5XKX6pe4+9Bucxv1SLcp5XZfsmJbgVK",
-	"uRPJrGzaF8mSzYX8kwVtWWsr9pnwKu8r/P0rpen6/SeeWrXoN6f40wMV3d6uFwY640HewJFJZ6UU9gH9",
-	"ooKRyyK1SQ7heMxg8S3UyY0IKoAFrRs/XgaHESrdC/CLXN0IJMUrZYEV1yBiNJAxsyCYUPyiWHgXEBQZ",
-	"DuUmWm8S84aEikgOSZfrqcJYvPGn3zceFgh9dzZUrbQ9efOnrtgqZSkJWTigs7X0sptL/FZgnBKLLyFS",
-	"nQek4tgaJbKHcDc09hAayIDFUP2qs1JaF0pUcshIGHPBQxoT1ylPOZ2VJKxPkyhmSt0I2QMgsB0SJFFg",
-	"fuFKM6PXZu2P6ySIdBLAF0zzkGgWDgQP8acwGgbEFv/Zu2gycW1ZobJqwHr+JeZznQQDGoajgBzt7e9f",
-	"NPJfIRKmaI/pCYkZjYqRJXD8RToxJI2GUNUDxT3wsKKPPKmUEs6yXFHRXezCPMnalVaapa4NVyFHZLEB",
-	"pe1Yl3xztTGKT6nDLKrY7wB06ed5USyP+TnvdDRK5AND0M3fsFnDl2d4VEqTy15ZPSWHS1/OqlJ6mQQZ",
-	"mwS6os/7r61DWd2R7jfgqDqEsjIBcyEpYNM4xJwF1SyKYc7gS1WzVDr6KzxrDlmuNKckdYAgXq4q4rZQ",
-	"MpYJoGDZ/FSuCcB8KkL7lAulqyEj16vLjXAIz9Ezlio4sONQmiIm0i5m2PIhI39IwWzo1PZhJBFkPWl/",
-	"ZS1U6BJuB6+N/nKMO8+uKIQbsq2UrZxHvwKX2nYY/i7yBzZ7p2dANMXtvgoWSrEUPS9SXxq9o+Qv86rZ",
-	"EfaM4PPIWpQiVEdrfVFx+0sVZ1eHPysgEWZTeD+ThnPkCK6z7bcEppViRA3oyFwzYoaHpSCBeX9gUwBz",
-	"iRWs72TuIeiz07sRYKRzEalXxIq4Ogmyziw4JnQhdaUe5FJDNcme0Xd0mggW1a2DCRNxjY47SphiQtdd",
-	"M1Nji8cxiwi3GOtSsCUM2tJIwKqdW9PJRPp+heuvEzo54YItefn3XKr7Ja9FrJnvEGrG3fOltNwYE5up",
-	"CqBkq8op8Ngg84NmXILrvzNjIYNCfxZwVd8I78uehLr8EintvUMm0ju4zlxTJJ+9RCd0cocoFjci8Ehm",
-	"f78335i7KygUFNBSLE5P4Ay0nL3kCIm167zP+Jsimt4zGzZ2nNckx+DEBhnBosJpZAiF2bNYTnwj4Dl1",
-	"c5ol0uZfIYYUNBciMgXYgYSKfiHDnAg6RNQyZoe5FuAqNW/SVmsjhC/hTxasN2/EHjGkxLxns2Q2ShRk",
-	"gOG4Q30krewcKhl9f1b1/Znd4+fbTBH0/Wxp7p2VXDkzyMdDQCEke3B+2qkHORKD+RaOSmdc79yIG/EI",
-	"C0AezfI85nc9Fi8ljzfisdFoFP5vbi5z8mOpa5S1Tr3uUY8Ve+KR5P2B4ORPVN2iiNSJa09Eyi/s4Qt7",
-	"iRQ6f+Nr4vwFRSVr2ReTNXwxEC57t+z1jB1qGXrdjsXbiuTR4ybzrqnN+1jAN3ecBOUGIrUPzDcuecyh",
-	"M8y3OBssUDOPL+/7xwz/gkDrPftA3OlmOVncc54UAt+apxREgx0gIHNYbQucNfikkkAgjxmGV8JiOoGd",
-	"56kDeLkia0LaUa+bF1YKnDkv9uzick+rAiPA+e4WA7A8LCFBU5MK+mgWZlBWK4oPnzaqYedlfdIqQgdW",
-	"+pmNOGKh9W6vBbhljbCVCcCx2DhaYDQ+RFVxrbAAvYcqDVI7Z0zzNfJkAD4FZMlgHTIJaTymE0gMM4c9",
-	"ggVbQG1CIzrC0HYmaG9EzqWK0FhJi8ACvBzUp3hNIVOqwCb6WBQ6vMmpMuBtNhPOToGqch/XEm66rRar",
-	"gIlSvui1itR3h+VSCkuX9ToZSqVdgYsGtEPBxkxpjEDUCdV4SadVNwpaAQrRqHDurMgFOeRkGlmeZbu4",
-	"TCec3XJhfk93rwQtWd5Yj6p5D+ANeQHwMTOeihp/oa1dwfyp4vi8791cHUtnaXfFXnLTsftM0GZStcv0",
-	"2Mgzd1QuXhnXSC9bm+aNOITFwTIXT5wnqXBVMqX1mqfpTZ3L5RUz+2QpopgDAIAJk/5S158n/XKnvDk0",
-	"dKekFNNnrCJrPR6ji7M7yelnqRysNwnSTArk6RsBuxpDgGBHYDXsPJrmlUfu/Xnd0UvS2+8UWOlHgN+N",
-	"YQbwy2ufrvfXvQxe0GLGFCOeAK1NQvngSAPt+w6vaT+YtVOu21s7rc2dFrQxX87X5foWLlxxwOn4hodV",
-	"VR3JlCjOy7G9g75yrVPBtbfQWQ3Yjch85vAIeDwuqHq5VZtyY1ogELMV6q7BtJU73vpmrhFvD9TdseHJ",
-	"lkoLnleFofZsNUglgFqTXLOvoKyAiynh4p7oAQ/vBVMAK0aODw6ujknMHlisbsRawKNI8TvAz9oICOK3",
-	"csUi8s9//Cfxf30bOCTKevF7FgaEUTUxh3I4YOPdG2F/h/fftQIC6bjeA/GHzYCwrzphQwbnLQ/vSyV7",
-	"WFti32pIGTOa3OEYDeumcZx/CqVQ5rgW+q7QItisQBJxGsKjBKBkxXJ8p2TE06H9MJKaKoWfEQbtDprd",
-	"4K89AMeAv3gX6lsGvD+4GyVSMwAh68Upj+4SZjaMW2PBUm2YTHDz5gfWZ5omnAr8AP8d0BiGcy8Vdo+J",
-	"aailYu7dEeXJxH0QqXZ/6rTL7nqMReg1kgmN7/IaBQB7yRe1+HGz+HGr+PFN8ePb0kcWZl/YpS19bpc+",
-	"d0qfN0qfN4sa6+wlnNZdOdOupWB1zUT+2H3sij2tDWCb7CUj5LAbqw7PJ8CcvRiU2OHF8f7B8eGSeGL7",
-	"GX3Jvkdf0n7XapH7EHhxiZqbCnwxFz9Fks4SZpAPWw21d35wlUHtZacwVJMRrr22PdO1laFrpL70KgLf",
-	"VKxkxg8VyE3CqApW5sIbX1kIQJDGavkU2RlcxCtcJFcaKt3zyIhC4ChDlDX4G8GB6mQU05Alth1D3QEV",
-	"YDNNBd2hELuwT7nYvRHQ3AG0Vai9wU7X1UhGFdXCSidpJUjfmUQsVaETiEWpMbPcsDxeH8yuGrTts1GA",
-	"4LxzTSNtDB17diOyPwYgcu5pkr2Da3cNJGeA9uS5LW4EFnkBsKOw5IVuJu5iv0cNmCGWD2KqAS9UlFGg",
-	"5qpSuFawFc5gvSo2xOV+o2OBaCOWuNVT5Pzy9Pa81Savyfnpwe15a6O5HFg2uEguWMJlVYHEKaOx8jac",
-	"bfdh2GLt/OCq0Vl31mJWEVFK93xfq9dOavXawYrgjMC+VWV6kQ5yhdfIhkRGgDlPhb+g4IGIWGJL9i5P",
-	"kTKFgrxI1yxbzUJ1TPRzAoK6EmLB0K1N1rCgsE6C/HgGQNqs5i3YJYH1EgcZEhOs97o/C1d96x/yhcK5",
-	"2cCVVfE+B+ECotMJvtLenuKbbL38XVol6g9doU9JcRXFNpW7tsUrq+ruW2rMLej/mpMf5O+9rO+ml5aw",
-	"tVmxbocC4sisAj2QRuj+XyUboIuR7QolQ4UDmvSfF3VeMtdgKB+AO6qTu5OJ3dpRJjStJGOOFnUi4yjz",
-	"MC19qp3a91ZtclsUsx9TVeVC+bHd6JC1Y8KFvbBODgkbQhFtOKmTcyJTnf30z3/853pl1m4i5bCS/sZq",
-	"nFFCa93Wrmqh7jAZIa0CAiUiZCRfwMoXP3DF9SxBbmbX3rZITcqmyS+xP/2HlihY97mzxF52tpYayJM+",
-	"U1RuVtGnffj9Axc05n/MRMtg2ZXNnrsUQWJoGnFN8t9fmYN2JBMNXors4gpcjOyWJcu48LFPqc0qvMp7",
-	"UCVNsNvRn7O6DMmeK30wF+YZn7VZJfYLmxo5lZRVv3mPDNIhFY2E0Qh0Qrt/m+RYKzKWCSD4DOmEhACf",
-	"sIt14RC1N2MouYJmtuOcgXk8u3f70fX1BcGLQNmsm4VHFawHXWEM4yrUzSD+4bA2sNeoDxzS2lyMGgLU",
-	"KYyqPhsGICdsVfEw6NZ1MqThgAuWUxYK613s26aDNsm+nUg3oSLM0PHqNp3KkBnGFjRvxBkbo97tKplo",
-	"FLFo1wsHZ/gKaRyZCwZURHHWEsWnafNGBFmD5Tub2xWQtc1Wa71OAttYLe8yan7aaNsuPqkw6oJMNIvA",
-	"VSFDGQdkbavVrpOt1tb6jcBIc9Ztzs/CD2Fwhjeg/T61w6IAsZU1a6dikkc5jJkB8ys6caoaZk93VLNd",
-	"ze5yqN1yM1G/Na/fY9ZrBl3uWlZqs1fVlHXI9EBGd+aBNI7lGKuVbI/GVNAHymP7tFLnxohq2qWqfJVM",
-	"dSiH5ltUyOrAzYmg8Z1j36kVzXvkFcZWtYBFh4lPh6m9C1h6mSgrCibbpbwSqLnXYwLkCWYcUEUoiSSk",
-	"QwA0JBc2+mb2cHZojmhCh0xnAMdFieO0suVSshZ1N58v6XFu85OjMnzVCtEQylimgH8f/Mfl5XffvX9f",
-	"Ep//0f7Q2d54iyez6/j/H7+2Gtt7jQ/Y9b+q6X+9dhS/3ZsRBoF0CHOUlhS0iEc7JHBHfkDW9lrtdehv",
-	"QYXqsSSxX3bMlzblDr54t16/EUGuHsCXG+sW4+TOavABWXM2pTGg0KjESKjhgPODq5JL1o0E49FuCHm6",
-	"X0ElsaaFe1mRd/0nVRDqWPSZ0pdMpXFFhqCQmqkZVDQ6h7rn4JyRqVY8YrkDYA3QUKz4ytGSTq+O6oSJ",
-	"BxbLEXOOKLVeUIAXmrNZP8HpgR3JMXb2zAaS90uEtB7UJ4zSOTAbThAmbOPPIAEaKITQmdftErq1mEur",
-	"XWz4xBFLcuvZhljR7Le2gDuZl1L8j+K3p/gwu1KL4iY5jfLRVm5Q78GhBViaBTa/YIB2y1l84ETGx9WW",
-	"2rLw5iJiFeWBrYY5DCIykgobnVlyuo3Msb2g347bMwa8NRwmonJ49mBZYsLn9soVwQzMeTme1fINJ0Fz",
-	"31uWQGBspO0WiehEIR7riEK+LPa2C9z1e0ZvSegYuoZiLqfUUF1ABozGcK7gALkU65j04bfjSYANQMdg",
-	"I+usrDAPqG1pWoVSasexSjc9D4p+Tib40u3TljD9suRrb8CO6XwOzpw4ji9w+RbtpWpxGjG9BDbLUfwW",
-	"H3CAlz+VKas9Zj6fgQMbOiSeXh01tl2PiL2D69u9VjtwvOcaJOTKKhTb0lKZrb1t2V51OUEtWWbQ9Dyf",
-	"+xQaoT3GbVVfCNCF1jaLyBpkfuaYfjaWb/ibRQ5sEA+wYIekwiiGWkpsZ5s1spUkkrskwDE2kfMDosw2",
-	"HA8m0CnQHcS22cGNIJkJcnp5VidCIm6gQLTAOtoomdJZWA47rijF9sGI6eouyCI2EJWwTEp4RNbM+rVb",
-	"6zBFGpu1yZ1QMnHntBkZ2lxcFbCcssbhjng4CleYZOnrhjHFB4YK3QQKR1DBhs6tSktAvy/RzgzCkQ8N",
-	"a28itm9XKIVKAWYNarxDmSQow9wQhpA8mCqWRVS8uioza7PFcdKGwRw1S8VWnpaU3VWlJBW2Y5XDtaxO",
-	"GuUiGCaYf4eZeGgsAiPuuz65axpLcqwDPqOvja5QfSNi5rxkOSOv18koThUJsmMHnl73QlhZH1mV4VzW",
-	"SZD5H48jY0JfIYHqJKOP7d//W4HY9rwJ7PpV5uc9U0koBUqAmbFVHIdoEQ3NdopZhK4lwsKBZEVE1Nrp",
-	"1XetVqtViXzvTXw5B29SghZvt1qdjc2tN28r+8d6i1pdWL6ifpAdrz6moS9kPPFC5g7N4YDuu+htiXUz",
-	"RG2BEVbrUikpVdidWnoJMESzZOhQEZdWYx0AY4VSb4tzKsb4I41TZn1bVZJHZK3ajZKBvuvdvM0gSETc",
-	"nquYGVV59mgrgTx4ShWoZ4OXrJaTt+ShAwCSO7DVs7BBgmmpNCZdS2pyZY0mwoStS9+/rJOTD+bi/cuT",
-	"D7vk9OTk4kb0EqxpgDL1Ot6fmV6KrH04unr93vz/+ur1h+srdGZR8un6Q+Md3NTAQ3NIk3tCE3YjtIyh",
-	"jVvUJHsW4w2HCbE9Rai27trg9OoocNYdiosnQiFl1X5rLqN93WZ22rPe41JF0DZurowCmOmC81wZRUSP",
-	"Z8PNvDAUoI/7NxWjmxaHX0c8Yaoq+n/FHphAKwM7y3Fr6duoysu2sAKUkZkdsFNl+18rD3XdLsJSRZvL",
-	"ghuWcA2XRx+ca4PDLQWAwfwtRQbwKVGs7sxXqoonP37+flG6ZTmPvl9KbIoOrvaq+fOhfGVna6u9XV16",
-	"XW253dsyzTwg8v1F5SGlSo5JxSt7AX1dbNvdQ73m/YwubB8/f39VUQbLJsvvQUPyRQsPD6x6v1+BuFrD",
-	"lqy6SvayyhzMjVVVzcZjds2HTKb6ioVSVCWj2B888HPo2+a77LDUB6tEFSYvKZT1Nqu4SSwGItluFXSx",
-	"7VY9h4bZeGOx8KxDrRLFRiZGP6LLaJHn3qVmJQZssWF8DRdNb9ApOrnnFUdUtZY5rkSFbzs2P0JWfQNz",
-	"y42grJPg6Gjn9DQga53NxkCmRpFfqvoC8COLfvC1X1vtL7+2GttfHju/thobX9Z3fm01tvCrSq/4iezz",
-	"J+LWZkfLKqki5cyQBSrA6C9FkZ8B+zqaB/9+SkeroL4XeeA7bkymDPMcM6egXtIDRweTELKC/N8hl6lJ",
-	"II9npLHttfVbqAyc7UZAdBNdGmYJjL0oIps65qx5F2B1dRZrAUTgRmDudWMsZn3h5so+Iu9SUIFPyw9e",
-	"+TWrwapXYQLMYJJRtQbzeSBtja1NoKSjERf9HRLkZlSARm435bFuGFFgFkWRtauz89PDA7J/jfZYnQwF",
-	"G0rBQ4UF38ZUWN+FusDMhxPUCXUvIYoZLklk2h+Q4OJTufbNVXK8LvbieP2n+c+3oBRZzoaLdRjZG4su",
-	"lMJlU9v7NDNDlwfE++QZrxWQeAmzdt21nKb+sbBFvdb0dhVhyNucYSPYzKWiyBiqljC6hvU9XDlyVkUQ",
-	"SgziD6YapM5PM68MXGHXlMjWqo+z7uc7JMA/AnMIU01yn1DJIN/NW7EEdXDgGwlwI5buwLJLygLCPqab",
-	"6izIZ57gvbg7uREIrgbO0CTtA5Kp3zDd9W6pYzE+SK5caikQWoZrS2LrRli5heMS7A4TOOuFDgvaZSJj",
-	"q1bPcWtjGWtn3++Vm1RR6xl0lLDJDvnE4Qv3xlLvKnfHNJOziNOqUok5/TI/QCMtaNSFDcIwWhqzHGIO",
-	"UsxL+AdjV9dvGyhFLIxpwqJCOqvfWRP//m3E8g9j1h1lH/q8V5zm3LacT7B4zZzm9Gx2DdDs1LE1s2d4",
-	"5gOzzf2aOLTFzaarEFvPEH3X9eeEJksUq66zfoboEuHCFg9XdeL8855NvgVL2aJqQDtbbypg8wtQhFdH",
-	"ew0PhhAYoDj77d67N1HrXfvdu83wbfRma5t2eozSVri1RaNWe4tudHubvXa3021133U6YdTeit6E7a1u",
-	"q9dq0da72lPcLyg7bYWoGsixR7o1hGU0toGtNbRwrIaghJtzyusEfSMK7RMROdE/VHKwx7x2sed3gzaL",
-	"YgvGwWvJYqZZdCNgGN2sjTQpdZF+Ygdpxf+o4Nj3U+uy+a7T3lh4SmDKlS8P7Bsy/vD2iY8QNRcg8ZS5",
-	"tNi/tN2E72N6Vs74FJF/k1ysJkymsdH2BCXfySH74wUdQaXU7mJtxlO6VZTpmaolQxJlfGy8L0MUW9LL",
-	"lNF5NhepAfaVn8tJU6XlVQic1lbpU83mQG46qE1ikTZdDDqJ0CQCFS0rpCpQexGY5XTNU79KyH1S2MXb",
-	"KOFR3gl+RPXAHAdFxfmf//jPYLmWgDLpny3Z/ONfyK5+z50cGRXatChmm41BZ36Lo+I1bnnlN+/J6PSs",
-	"DVDialygnHQL+LmaiYsQYs/wsvkIPTNdbVEOmFqOrAG4ij0reY7/VMQmmY0ThQ0C8sMzjuVYWY1Phve5",
-	"78383pzGTl14sj3d5YY4J56PoLIxCgnMi4s5nYWhePFR88SLxJD4RR73DJ+gW9DCmMpTXt5LmFXsvERe",
-	"HX2BOqmFYffK2O+QWrvPFbk8rTho/qFGHYC0FDNKbPLBV9H6rNgnsji5dsfIeKNa+w0FoDPfMMslTNKY",
-	"qSbZRzgpIwu7CaPQ+M95ChXkupgdaHTQdYyMJqyXKgcTnnUsX9GL2dl6U3RidipIfI6IMEVW6iZ0sWvr",
-	"PVz0l0Lwiqeed6OYLtwJF+aaeaiqSAX7sEUq83lR+E07Y0AiI2QaV2QI2SNRLnSDmIpIhXTEArIWjGSi",
-	"E8q18+JKda8Khnh2tRmfvbhobftXTNHnAuBgZ6E2L4e2lAMt4fXXsxtK5ICl2Wk7F4IfQfAr+kqsZ40l",
-	"bgRVXmcQfEMDsIYDWxOuSPA/4Yv/L3Bdmj6z7pUM75kubyjo6BGxh7uf7zcezt79vrhFyttubTFkdk6X",
-	"DMOqinm8lrDL9hK94l89wYM5l1QQGo8GtMt0FoaLpbxv0JjfM8S/a9XJeZ206+SYyIScGIJy0Y8hNr6L",
-	"ALAFusP62KYeJZplvWC9KNKvncb2XuPo4/enZxeNX2YWVMzJF7hmwoJfu4SBIRfa+kyfgJNskS/mx70v",
-	"0Ke7vCfZ3nCVDoc0mVT4krMEsQoF5MwDg1s61Skve67CMknE1aya/BGPNu6GiXVylttLZy2ldwleCaOy",
-	"F1d3pPblkH24YYLs5sW17Plw6z6hqt3cJVI/peh7oepKZyuftv7a5bV5uZCvlOf8H9IR0bKe7Tssp1we",
-	"X8QPeJVXN3vLiuGzSdXDrB7n+TkqIXaoZue99zwxisMUS/38888/N05PGwcHAXjg3RcBeY1/B1N9i/v0",
-	"gTkL0Oh/aVhqUdXeftdqtDYb7U7FgvkSptXY/vLn5re1Bv7V8f5a/5/r//N/zEIMAuSO1cKCiHuzPOKM",
-	"bRzDmS7iq3pRoefyySwcmgUJqQt3QC+m/RWcenlP/5mYOEskax1Jm6lTMnXtjoZjXEhdXcrvmWerZdc6",
-	"rXKufGeJksI1VHJ2SP6CTWDTCsSWigojIz/fucgDWftQJ6dwCH+qk706OVvHRn3DkS6BZ3yY71lf3GGg",
-	"EkHh4sd2Y4NAeM5YZiFNGFkTaaK46BNzy3qhSsOQ3yV8F4e3+fkva2uQ508mItfHfZmEpM55qNq8KyAu",
-	"+DvEl/i+fM0hVTyJ4TbHotYIHs9M1+3SIY9LyWsH54dVFOzzB1Zi5497Z5WXDnkUxSUL6YdPx2dni2tt",
-	"cTzubdmjKudljanSjBiEaJeXGeYxH/CmKqEB5d5qljGi5pRm2itc2T62urBuLvRWpsIWkxc4uLO1uKtY",
-	"pUZf7SnUHEMmi2hwze2ZknAaH4pIzcTMAn0tkQSuJNjOITH/ZRFaSIXu6drc0qNxDKl1vYQxM2+Ajxz1",
-	"ExpBg3QgSnY2G8vWJuNq0p0AjBagAsjEz+Mzr3961xm43fy9qH9MYTYcWldwrXIKVMn+ciUYB+CV7JVF",
-	"Ktdzps34bRbDZ/X3y9kDePm0GWBfWG0WA/ntFWZlY9vwnEKZzZArkMnQxXVAU1XmX8uNCJRQ6RvnbAYa",
-	"ik9qY5ZbRQUGpEsqvsWuHCUSvtQsGSVcscVavpv7DLXeEwcVCY+OLH2XPgNjQ+jtrw3zoWEvAeM+A7Mo",
-	"ukksKoVZ7zE2SgSfv40bOUCsO8BHL0Fa5tdMe0/cLvZaxsyhkpdoAL9OP0/GPJxcpN2Yq8FMGJ8RXNUc",
-	"ucugkA+/JA8sUVziXs4umA4u4NVLqg/2mdUM5F6IyIVEyLHREnoyCYtawsb8yvdykbkbX/72qv15yXoJ",
-	"U4OnpZ4meHPmrfKCfho6JbaGnbO34cfk5/G77nX7/mJTnUTbvSP6Jj2UW/1feEf88PXtj+NSgKTdWS1h",
-	"tDCM6klia8BnJtjOFVpDWw08P/i9Yk93L05Z5BssaFMI1uiJ+qwINQRFzGjKciwA00wQSjZajYhOisfA",
-	"IofwikP2U4XnEcwPCMxo/rdUIvAlgFgt2vAIdVXa8BDlkwmhIWizPl5XnwlbTlWbZvql4beWSN6RPTcQ",
-	"fG4hH8eNrDHmkbuguXqizNR2sRPIhldJVxvmLo77kop7FiFPEey5Q4xlINwH2zzTfeRCjVhodCD7BeQV",
-	"JrskUJr2egD3n3WdR9APGnMKGQf5vUZ7EaNU+8cRDMHaJaB044sRwRHvAxA587pyiqC7cmq5zKSzxlFT",
-	"PbhlzOYMHNtoGNbFTkvZMILVhw3vWH34VyEVs8B19ryD3ZcQRtMfscSwlPPsq5AKaDAHXfjrBCvWtYRb",
-	"mnPqiyuUI/fKV4oE2YfjqIQm1Gf6ileDXMe0y0pZTdBYxEXlqwGV9EBGvkrxHcBDX5xfwX8+wb971/tH",
-	"tXrt4PDk8PqwEhd1RKtcduV5mavq0C1HQw9DCwxFFSOfLk/QPQXadwYP5bdsK9AB81la7e1Ob4NuNlqt",
-	"Vqvx1vzzzvzTyv/Xfg1pH0tcSulCAzYL6yKtM/pZAlRJB8NpL6TWG25b2FYhpOIyQ3qdKhE1T6jWjIs3",
-	"zkScKmGxwQ7wII8xVR8SnbgA2APovTgaQTZlwlQ6ZITrHefRHrxSNyLQFKJQGbhA/zgK6lgdH2XJsxUV",
-	"HlkqVM4Xy3BEpdVCs0BY/rDv3/5w2vnpx/eLsUDs3S47axYjXDIl43R2R3cp1JzeZyiHXimQr4RiKo0F",
-	"F8xEEBc5QFOqWC+NBVOqSb5LzNVU2aob16nELFuXDbgwQqyvyJqm6l7VC52sYtlXdaK0DO9tN9V1ElMR",
-	"rdAEyJO3VT2ApHDw8xVT58pOxAiMe6P0W3rglEnC+wNtjIFpgesakSy378wgjXDdt8P59qU+r22rfb05",
-	"3rQnu7BoLnIwFJoPWdkDomkf86KIkJjVO1s1cQxUUexdyWbZKTA9ck37RggnxhCKCFy4FCJ4ts0W58Xl",
-	"u2huzpK9DO4wRJzeDTyaNQdz/StFeOQpgIYwI4DUMCRXWia0zzKoXkXwOV2jj9n0arsMzackU89O/7fJ",
-	"b5j1b4vWkOoZtWe2ku2s5nhfGml8wUJcA0EhiXsGwpGfnTJHDR6z7qdZPfvpaNRUMvVa9IdUvH6yeM1e",
-	"lh/Elo9yWVLPBOosYexv9Rn8t5DhYbMfzGlLZkWVoVvdoboVymMXdiGLZ1foXrsWA4W32PLcIrO1NqZq",
-	"b39tNTpYaLuo5nbaUj+lXDjTt9oJOGRmhiX7fsgSHtLX+wMe0r5cqdt09kSf6D51KpeZhWnC9eTwoTp5",
-	"8eWTxzDtvAI+HOubji9yhDrbeh1OBUTCLXXg2mi2mu32RvPtUvVBlX1TA6OK3XERGNsZs9vR9a4pYHZl",
-	"XhDnOTBmG95i8XeDrA2tu4SsUW27goCyYZWK3J/rrgOLHZG41ndJEMvwHqv/JIZQLF4yHJn3WPx2I5yL",
-	"AYvnqM4pt0sC9+g7i+8V7JLA+rTuAEfrLmIIExhAgR7Cb0Fmo7nGdoUHfyW2i3SlaFgjpZVTXUnCHuQ9",
-	"c+Rg0Z1MNb4NHWQsKpWXWqqBjPTphzx6byGFi8MHHK+q0dun4GuxqZV9a9HCzV9ahUaR7PUt20/zo2W/",
-	"V4p8UixpwJU2s80DoDdLjU0jt9odP/Prno1sy4lcJMg/eBzT11vNFlnjFzTaJfsXn8j5FWm/vdskMb9n",
-	"5JSG5ouf1ld2xcBug9Ra29ecj2r+JKt3/3T362dk0pf7v7oIoNfgdaYPTGiWPNB4Jo7FkRwT2dNWP8z7",
-	"ypqbFTImtpN95QosVZ7F+aYIW/FmHmzF1hIlwFUjrqavUjNMmZApNSM1c498/HxN1gCyxarNwT2PgvW6",
-	"xW9ub7lUPJt3SRUJ9lI9kIl13u6Q94wmzncWeq+zza2bc9L/jsVsGJGsSyDBZ1qBYe8sgYO0qjF1i47+",
-	"cqNX+nvK3EQ3EAe1TlSWDNkkh19ROJgzPbg4v7omr43F/do+uHpqZh8s0vXMPq9waOQrVRq8TzD7hkom",
-	"4H0he71KNyDWa8MxkGev5XlJuwgScY49eXihqZByiE0oi9Iu5lRUlK4gNsFz8vDsIxD9YGU925WBnUnU",
-	"Ahff4Pc2WzoZLLtrSVOMrwQROK3yyVltnt1aAHS7RNu1yh+4AlLgCulFy/XCs0zpdcNzDLRKvUB2UzVn",
-	"rJJSlNPDpRf56+nzhNceD9agOIziTHzWrXs7ocSUc7btAd4zIxak8KKmfTKEgsxIueYIPp/IB0RmzcA2",
-	"ab5XcaejEGgSD0ekfiNgV1MH/Yed/M10oaO3c67bckmyVtH22g5Nvf6TR9+q8V8cDXzvthtzCUF19h6d",
-	"FZLKcB9ycbZUPeWqGwNm+QIhtFz+On/TquCCbiRFZi6yccbvGe3n8F4OIpLldWMrCaPpVa+Tl9SQXTod",
-	"27FOv2eDG9oiOjXX12P7fJAR9j0DIx/RxVxHQayDROwBKCNRDp4sRyKDttIjqjQZ8kjw/mD5FP0DW+r3",
-	"9JTY55n3c/1L7rolLfuM4osKn7Dp+qyqVaj+cQWolOQN/6H8R2H0QQpGRhzCd17baDuCoE5YbIuLzYVc",
-	"AAR9PzFKoedteeX8vYiMlt0j2FcN1disz0WTnBXcv+BBHlDw/kZ0ciPMOG3z6akc9FJ9x8JsgRzQrXJl",
-	"41SEg9qszoYrPLw6EQGfUoeBzl63GRVgYWaiLa4As+bc8ky+DG4WPhqRsyrrAKXGfuFZo/mVXFjWcrXT",
-	"nEmeU9tfvwrwXqRZW1mX5u/4fC1ncyygWp9b572wN7snV7i4sLxfmTMK4fzKHWFknTnhuSCB21nVyfSZ",
-	"qJu9k18pJABc2iS2NJ157d3Nz9Pd+cM05oImE789/1/U5j2ruvYo5t40c71foBj2iSWr1XsYXz1zuNXH",
-	"67/kqClho+2d7eW+9Io2Ui/ibq6kA/Y8OBbm3sklCxkfLRnD2iNZH1ZzPvyeGqUXkhjjWI4b6SjDgV4O",
-	"GnjlPiVVc/aessx0n5UaOCU9LEyr7S7XnwLE/yu6uVb2EfvMjBpG9JjFD4w4pG4HOmlBRQC5HXyZlERs",
-	"KJ041gmdwNkwhWGxRCbgS2dCLk6/tjDUsKAQwe7KVNedJ99Wz2GImmuyBnn9mn3Vu7aHYSzlPYtIOlp/",
-	"SmLk9CaXIx4WKXCR8NCB6LU7iN1SxkttrZb9WkqWxJfOh0u/pv3ZtdFLhrj/OqSCioyviqDyEuBgTw8y",
-	"Q9j1WTdfrx6n9oPN03wec3FvZCskOpA1w9NGGwfMxh8uAbZxfYcEf45Z9y5N4m8YjHaYoQV2fqH4NY9c",
-	"59HCpD3yeaazi2hnIe75ltB1nnJRPmmK+R7m/TvknR/FkT2yn8jwvieT6JWCRLyNTl7NvxbxvjFRAbiR",
-	"gjS8ETHT2uHSyVST4zo5qZNzuOjTep0gZi2hYSJVsTuPyvLBxqwLq3QjZqyCFT3mWNe03yTHOq8EV4S6",
-	"1BsqslY71EN52LkRCVMyfjDyg2siGIuUHwA1mqEHGZX1tcvHWkYd8Ja6VBWc4Q5c/9j45cuf76qhB4oM",
-	"PCO7DvKCIJ1II1qLlk0SGMbwkrB701VLa4HjI/CimyXj0BkqyPJibGqdzYy5c5kxWM3BWQgPzrNoYK+U",
-	"02i8LJruBEEbkMMCYNkAET7lCDWCGIpnQuj/YweP/Uwm2DDSGL/euF3kRSqGqweoXIR95Uq7Bdq7OC7H",
-	"XMFBmo0bDNDiDIteI//K6TVycEulAgJs8AmiKEe5KiHHBxFN7gvpy+YLKPjqD0oYKfaX6ffP1HT3BHmC",
-	"susdlW8WA5dfJ3RywGL+wJKZ/mCj5DQjdxEwj/mqATax5uE90xbwNzHaQXZlRU3QXxUfwFE8BYwwu7PS",
-	"bV8pehM6OeGCPT+0bKh4Z6g4B6PteUBnB5zpGd2T/mJkMiySrurdMJBjC86QGEvewiXnYNdQGK7IWvuf",
-	"//jfWy3/4GI0HNRJxJXmIsxrx8G7Z8FSzb3e/vz1S3Fmv9Y2yWdspny8/8ksb+YPKCHQLdg3OYD7VmuB",
-	"ewDpUF6P5VHYCkDi00H32Wgi1zluO0RjRY4sYs7bvPSexzmqtjkEwGVpP2rpQKlfBF4knNklHnC113TC",
-	"h9A6Lx2NWEJCqth6nlNpFLoy2AckrIiprhOn5wf7R+ez8DmWoFbeUezZeBmAVHPFmKiqvj7LypmQBJbu",
-	"XvP0rLMe5NtHhOunF0iv1kfAqKX+yJ/2TpzR85/wxEi9DNFpWlnYf5q3WqY6o7B2/Oh2RXUXXofOv9fr",
-	"YaxqCSD/rG129g6bwj79eDUDbj+Hybf6k5JDBp3X6Mjogbs55D6AWo3BN7w2kkrxbjzxtnShftlDk7d/",
-	"VIVI1URpVgIoOTnf3zupPJYr0/uv3VaGFLOEhUzoeIIbOXff2o3nZ5pFxhAwRknSlYNJlFSmzlb1vsjN",
-	"MMwRtpMo8kZxnxZY34vO+1geDr9jig8qxTjgeWCs4WldWaBXf5bDCDFzm1G4S2gXvuvhJfeMjQwVeYL9",
-	"GJok0zsSBvq5ygHMbwT+ltratzVpA/n2YZreM/uwCM9Vtd4k++bNho8DQ+EgMwwVRmizF4Jaz7TNFS28",
-	"yBaCCTaG3jGvVPb8rO2eT5N2/dmBIyxdfKGw0OHXkSyEhFZyUvnq7Sp1TFCutljFncF+CJP90uzXXGax",
-	"XhbOvbpLzrLQ0xkfPKlvnt+8Z5nuPbOX4zzp/8tFwRJrtXwUCqexdCwKMjc7b8g+1SzBPI6V3NyzKXnF",
-	"9V8gVV30UlXJTejjsAw5/YSSVXM7cl7zEHUzxdIRfcVYwZPyOGYQ/jNCnTyN9teA+4injLRkx+63UCw+",
-	"zb1qGXrTUPOHqmY1ZghkRFPFlPNScKbIGnsA1QxUQNAIAMoJ7SLDDwAL57waJDbMu75LoP011rYCVwwL",
-	"6oqd77QRjS+rxPMTFjfdtv9h/AHrydhXGhoNKfj1pva3m9oXROpFgxceV7Jx/1YwbOetsF09eLcDoPNY",
-	"DlnJfVpKBKdJvORLPyXxLMaKJY2gHdFCtkKdv4Q6Bw19pc1PoIIEPR67MmOU+AGsK+8LWemnMtdXudYv",
-	"zr6rk48Xh9/VyWfWvTBr893xB5I1hcnKJsgpf4/AwPabd+3tDhnxryxWiDSieMRuxNrGRr399m39Tavl",
-	"fuVgpq/XXdsa6KJEbbjU0MoW7kBmRLCP3Vga15MReJGgj5LRn65+/I4AyjGCe69xTVzN9oTgrNZLXWW6",
-	"kC/x0i12muSzVQ259nsWqSmP9itVx45f1a1z1lxvHIuvZnYJtOaAICEZpgq3D8nbEvBErVe3zlmAJsVn",
-	"wNN9UlWtav6ixjLL5nJnIY2ZKKFTMWBoTtxlsRR9I22W9nB4bVa+zT6OluprM6/fsA3Z+jOrWo0facwj",
-	"mNQLQS1ETFO+goIKuoN72IIkIfvoahiGzzS+tzAKVy6ReoY3fpxf2sySrsEp30+hXaN3wasc5tz2CJxT",
-	"UvGMeDA8FaJsS/rrvTE+xWlfvL30/rnlyp+dvfZ8731m+t115cCeLvl3PfOd8+pXglg8r4EJS2Y71x32",
-	"CvQuNBd6HnHw9psjqDT+OglgyuXfzDyW7oJyREUke71ZAxslMkqhPJsM7JWky/SYMUiehmjxv2So9l3z",
-	"ghPeWI26nGA8PBs2ni+KZeN+YrzC3j43ZNFPeGykoqIplnU8O2Yx1XT2eW1nMnoWmLPEEssHPKx+aMOS",
-	"M9rrd2U0yRUEq51PdqAjCg01+Xh1fpZ7E+/ZRGWdH2yG/o8s4b3JjQi+Nmw2f0PxvnA4jw/MxaUSOrZq",
-	"mHXKjygiGIPSX9WCeB7IKijsxDoeozq5/LBPNjY2ts3wPl3v45id2jjkccwVlCkaCxWrK5rkk2KQoAVI",
-	"I0alimB2QUQ1DdaNYoT1dGhr1G2lzZBOXJasUcdkLy9g8evPO28arY1Gq3Pd2t5ptXZarV+WbIYAqMkV",
-	"R9ZxpGztez+NaUL2Lo5JxLKESGVbaJAeG5MeDbVCE1AN6IiRiI0QjNanHkBzmt2Fn6HxlKYYrKfrnjc9",
-	"Zyr2MLMommWWV53QWEn0RNvsA4874LrAlkuXshUNyzdtyk5tHpjKEgl6OJ6idrba+YiTzXEzoIIaFmeJ",
-	"/bantZFTFWWsgmUbDbhHuLEahhOgXGTXV8Cg4XNdJGjG9rAV6hYpWOgMRMcY47+nLEXV5Ykln9b1fDqj",
-	"FttQHNNScaxES3kPtT3eRnQ+CCytbi3Gda7XmFNPy5OeFN6G0AFkrYc2v+Et8KMLhgeRNebMAaix87/t",
-	"WvJOme+syyCxOp/RBbdarcAhMUtBVAqFv0vB/yy1YchaYLFum5op20LI/OX5V9ZX3Crw9Fmbxe13blGp",
-	"lRkEjif30BjD0JwLNC6wpILqG6jriZZrg7ikBYZsuVKNqa4EjwnwScEOGVOuXR4sNSrEiBoLEoAhMcIS",
-	"7BT2C1ckhXj4mE7Img2YY3edG6G09IPKXuI1tuAPzUEQre+SwE/zwcdbnsLrWUQ6X7/u3ojAwoTsQIQa",
-	"fS0y1aEcMqPLZL41cJ8xZEqdcBYVU7lwvoCw7wr7shGYBUIsjS9zK4KrqjRx0K8UObq+viB47S5pYfJA",
-	"KqAvmuF+yCzgQxaZwdt9gjFVN1+b2I2bfWt7e7WtX2nkPrgqSiemkRs8PqoXhKUXffQEmJMqcyR67tar",
-	"yi2zioitK6KaxrKfsrzPevC14XCsA6KsCHIah32DMuruSCPuHAC5eK/BxI3gb1PuyqmXNuEq8OAAsnzX",
-	"leDFE8KETiZFrvlbrV4LbQihCbUUdw5q1P+FiwfJQ3Y3okD3MqZ1rV4by+T+DpUgTB1FiVTId4OYb1Fk",
-	"lcFya1nJrquZrhVM3NxOh0n0aR/bEPa4oDH/o1zkulBCWuJfebKtGlhwthccz9OouFHBNT6j7ckT0tlz",
-	"T7dnzJQnVybcczzXU3k3iDS0L9Oqk+wDnrZ2pymiOFTnDBiJqdLurOylca70rEEs25wvLWhh4C4qHnGt",
-	"ooyYVgeWzvNXOlfK5uhMMN5skE6bwJTMyMEQerI/awb2NC0KEiNmiF9P3rpdDqOzg8pkcOFsMSMtCeWI",
-	"YzceFMM3wpYTviNWB5sxKfeeUiJ3p7X5HCmeRTWmSwRACDbneHpfK5mq5byfKeT9211Tdxt4ig8KC1Bi",
-	"8kVlA3bXXDOlZ7kXfXVuB02hAnqiUTYyD1O9SvU39ibVcOhzrazI7/FYo9VU8jp6Nz7FFVi6f86kZ1aO",
-	"eOoCExF0KzJqDQlgkQPy6fLEBjgGmLAEJwVE6eAICAmNooQp5fpOr4UDFt6z6EZYlDFtT79cl1/Pu3KB",
-	"Lx6tzxxDLSG9hPbhlCCXLOIJC7VywcgbgXWDmTb1dLYsRI433y30IX2WyT0AP1za83IWG02frKAretUG",
-	"5hLrp0AtFC+bZpHslplGQeGZAPdZz8WM956svuRJAKAr5KOPHZme5N32bvay0n0yfKkCilUW9vAKahZQ",
-	"CRjx79lkL62C6d4T5dYsexfH5J5NDMfRqAGsDA3Td3Mkd18UHJ28JXsH14SLvhEKbu9YfGDzCnSVuIDO",
-	"Tu1rg4544555QUYcITYLpAlL3Fjx0wdHuI+fr2v1qXgsbB1b3/NKFdG71uaCh+3t7x9eXd1dn39/eGbR",
-	"w6qQyG7EeVebLWxkHPQ9dZh8dRLLPgIhWvwsnDcWjBjdCV6XT9RszVID2xnrYrtK5Z1sYUJ5E9sQUMJG",
-	"2MeVrFm4MBtreG2+xy7/M5bAb19btQ7eAH9IK/2vM0boXGa/m7vqLrH//2fvXbfbRq604VupxflhMguk",
-	"SIqybGrNWqO2ndhpq61Y6nQyzR6jCBRJRGAVgwIlM46v47ug78beVXvvKhRIkCJ1asvRj5m0KRwKddjn",
-	"/TwFD65F9IFo/d6VJsJcXJDXb/767tWbpQUBxKBMsGGmrrTINIu4NFaBMcLww3SLHeOqp2pshEjMo5wl",
-	"/iaE4RQTsOa7vwLgwUhRYWHOo9xL7ZrL/sdvBSyed6bmeHI09kvjFJaSCuYKgHrJCddAjVx/cVC0HCOm",
-	"0GiUQEwU3Bibd5jO0zxpYisYkWbpvlEDmYi4pmY9L2Vh3kbY3Waj2gvmWTThOpHjwOcWZREwLLIRYqK8",
-	"fX8YDCQAgqO7t4IJTlsN47aIWMmsqwhakWe5NGszkAP5X//FXilpbIBEST2QTXacpgACj/psAy8ARK0T",
-	"GaXzmAqvwr3LTshmmRgln1vsmDAnbJiDsXo4VtDO3dqLpjEoubBBRiQguIBO7+/twY1GnfdftF+0zVNb",
-	"ZmiQNUAtAYVgfCrSV1yLFnsX408///zutW6x82QqdM6nM/x1KYgPz8LUOzjpLNEs/DJAj31Q67NBDXc9",
-	"lfbjhh/UAjYgX/+VigVcCJclMsdLvoZHrNduG4NDs5ByyiF++a9foJQqsP0CX38zIq3X7tLVlsIK174S",
-	"0b/X7tDF5p84JcfM9uVhgVSsBPZeQpMeuPhFqNrRfPiaJXAL0Gv34JkfeS6wjEPbQFSv+5JSHyz8KPJs",
-	"0Twe5SKz4XZWJ8O/YTdVSboP5BseTTwCD1hDiNyGn5szkVF6mD6++IElOQNrjZIOxV+eaUY+wkAC8n6i",
-	"oeIPWCkwPOFxXHgnvsU+qlRolnF5MZA3YIKpA7tJo8wI02IfHO3YElEZ1PRAHqtEVXbEOJHukaEJXhJR",
-	"nRUr0rVZMnM67L0wycd+tywRHlbX3tSprEqHjRZbWgnNIfWGebYkF00wKUI2UVfGfZ4AUlPRlKtZjh5M",
-	"32wU2waL7iJtQ3+7Ia4ZO4b/bdrR4QOZFoLamKGyUFtOYGEOTNFtamuF8GP6bg8Tro17bx1isa6CTPKp",
-	"0b/+1Q3zYG+zA7RCMjKbzDq0dGrMqIAJjk1UGruB2UE8g7BXAhZIE7gxliehsn4KiHawOnXdnIxFboa2",
-	"f4RzwGPXt2nXh25omj/2GSbhAZ8PWGVASE8DGwiEpgC39XGxryYLHLZU0iwe+vHLQy2m1fGGWPg/ETcT",
-	"CcZdYD0sa1zqAKa4sDyMSQTxUycYbGhyII2FC8ePnMQhEoK9PT8/PXNPNJ9EBaDWlCpBDroYaAC0YFzG",
-	"A/nGce7Z/Y5OLi6K9FIR3L0RYV1Dq+Z8v/WZNgqvb8b/byvv/o0Fr+zfA/nvZrMJ/2f+HEZU8ZdDxd+/",
-	"WchnszTBtue9f2glQ4YXriQu/+1lFyF5s3ydl/7+NzP+ZRYZZTwRn9nbk+NXzbO3x92D5w7KnF+57MNQ",
-	"xYvA+A4+uPjSJ2oRZSI3Lx1Il8G3itEMCvUfTDv+J6efYp7zQe1ryOoY/WPhUsoyhNQFz3kIx0mzJNYD",
-	"mVsGlc2JZ4Djg1zzzKbMPVmPSRU/Fj6QkHn6A42BNs8fXIjcIb3Ta3BjNqnewG1yYuKkMoOiyCBYqjII",
-	"rFqMlNQ5NyufTAXWOWSJVrKPJ9msYoLhZDRjjEKPk9FIZEZhUR2pjCHL2GLnWBVh5QgtDnqkruCYa/Ns",
-	"9Dt4ziC2hNADVxMtok/WFLNGGsAPNG3+Z4GYhzpvitFIZXmpINa4MSDSMoFgDozPczXleRJBqmhhBJiL",
-	"aU74bCYkjAZEZUIJBMRMpt49KHQttnikplTqZsbkB3ogD+hCiWi2aGBd43LBup8/E9+NOb1FN3tVHIYx",
-	"F4kxR5iqUIfCxY7MJ1NkozJeZENFLkZknumFidCSNBLGhnWRF1pXnbCwHCkMA/wFQ4Uhq2Ps1bxhXQqs",
-	"gWVsfkwxXB/1Bh1SgdJqjwqgtO4VSYaQVB62/LnIu79nEgFOXlWdyhELOSFarNS8oAsALidcm8gxqqAN",
-	"Ah1Hh2lrDTUmnC1ls9dXN5CuOTNjTRMJ2sZhruR8jD+aW1ewTojWxJjykYrJ09iAn9JCcclnsyL0SL3C",
-	"CKNeAZNbflEV1Il2GbuyxgW4PVd222Jn6N4BThQ2SDjLrjB0Op7QR8Yvkn0DGdphGE/BDC70EvdXhCKo",
-	"MjASLEkS2Ei6sUIkBt0gUEUOaTXHRmFEhbkP5qQCGQaDAWli/FwE60bX/TRTsywROVa9Q4zfRVBLuD+5",
-	"yKYaO2fy1Hf6PfLYfq3TarfaUOwzE5LPklq/tt9qt/aJJw4CcnutK5GmTSD+2PvH1YVuGZVt/kJ8SKvR",
-	"TRDmv4gh+1Es2JmwmLJQ0mYmoBT2Mq4p/C9V+lPxmxEOF0mMdv2p83H60DjP6iiWqFTeYyGs9Wt/Evmf",
-	"r4DJ2FUSm2F2220bKaEykWUzpJQv+VIDZuT+r19qPB3X+jXgAYB0xSX8q3tw0HkJYJnmpYdxO+oNu+Il",
-	"74z2o4MX5g/5otavffjxFFHpkQWjFtQ+m4nv/PPvx3//8fOrbPTXs0+H54tf/vL2w/hwEl2e8llykmZX",
-	"7zg/jd7+/FFhuTWaEdelGP/8y49nGBhaXRSjOrXIW2a5e+3euke5Odv7SeV/VHMZlyK1tf6vvwU1PZ9O",
-	"zRbs105RPcDSwmG7RJuhtMIAIDU2k1mbCizp8l3cWr+Gy2kmx/O4av2atL1cyC0AAUykatYVe++jyOeZ",
-	"9BCUzDFDThiIilHV3hJLDLnz7oj32p3WQP7RCHMqb6JD65A/qIbHPbLgzKGkXxGPBcoYnJkZTzIIgHl/",
-	"7lOaxWVAIcmNPCwBCPNCTiF9nB22F6LovsRsYzkM0WIfQFK9O3Xan3Fq926xY5tDxoAWKKNStY19z0Am",
-	"mpHKB/E24xlPU5Gy8RwNAopwis+RIGtmhG1gEowT4sBWIwp6abMoOGMD+e4UazxTIzdhHtDW2m8Xk85p",
-	"sli9133JhmKhZNxosV8KVI0MEnea8RR4TQcSxguurkYGH/s1mggbiJOQo1UX+PVFiWYH7X1WMaEUsnG1",
-	"b0joC6If3kWEQElRn4RqjOdWT9lTRBb47rLtPRwATL4Inf+g4sVuQs1Fh6/t9ilYn6EwpJnIJmL1NWdc",
-	"mll5WdtaLsGwbWfc13L2yDZC31hWY1K2oHipGoi9dM9SwXzdeuzFHathcrQ0EklCtX29UP2Bx24ezC2d",
-	"62/5GeKeKoOyG3NTZ//6m075IlU8PlfqPc/GUGvS6768/r5zpU64tNipYEEctLd43xk65D/M9WKjvjBT",
-	"Zk4FHK9CgrrNVmgKu6K3URYKaZ/XaYtLdUFuScGyVWbgMmNDCU35Iq3nIsa8mlME1qYbyGMSyd12r9JS",
-	"dKxekLZz1mLE09SIDc1HAjtpZ4Ln5nm+FrXizQ5C53xB+T9HB7QgCqCCD6vQNY014oZcf++rycMuzNF1",
-	"ssiSft1QGJU5iGpZ/ulv/9y/bE+7Px1Gf87+fvVieN65OO3p9/HL0Vv+fP5GHYz/N+nKv3w+/OvV9tLn",
-	"I75mJ/nTq+i0cX7FjY/7jU7udacJF+HOjg3WXq617SGBjacXC0QI3r1wwVa2mVHAZZdtjdl+Imq3VgSb",
-	"GKacFnAUU9ttILr8azXLbunDbijVv/qruvrYrdZXi3R07eoWWn2dWHwFuaVKosSAOVwcKa6YkiIg/kHb",
-	"HKbmuc454umUZYoaIRIn7B+MMVljHS9bMdlXaBoL772NZrcNeQ0kXzLVnaVOhleVrQ5lw+BRNDCsas2+",
-	"gSzn865WLc3hXC+YszKddbnF1ndVBkkGmQCyGqtOBAAWidNCNd5Y0NJUnl5v0gU1Ka686xxsZpPnzZhf",
-	"yWavu73kLX/B92cA2i/zoGyWdvOTYbhsGDox98qGwpel3TO9mz24leAjabRB7iEJ62Z7sF4wIDaWpJiR",
-	"iCXgZvhpidIVfF9iew3IVotZnQgWG1ibBYSuzgB1EcsWO8VRYQ53IK09aB9ob8EKTuNSl4Xz9SZsgCXl",
-	"A5nkACijl8zWSM0SM95MYTMsfihQwjKkhKUMwF3amWS+2WP4fdqbj0LcHfub/GjjQUm025aPQAZuMLEL",
-	"mtOlL8Q+N29C7tIItzWbG8QV1JwYwVNhUTlb6heIYqls/BOfijBYLmqAZcLiFRdnHMgIECMZ11iLgJE8",
-	"tt9uxnwBFQV5lvC0xd4Yo0pTXlcA8m0zkVpIneTJpUgXrYF8X1Tf7FMlqi0JArRcZ42Zf03UPDvCiYbM",
-	"qH89q/fa7YD12i8bA+kqutB2Ytbvrg7cVRlwVnZmcym9QOFAOmtzwvVEVMcLd4/bfaT1/BmN+QcI31HC",
-	"yIezoW2wlv3kLiN+9oN3EoKdxyAEz5F0GUK9mPZzCV46OIm2Jaa3iQxuYZO9UnKUJlH+6KOCKMwA7xtn",
-	"9i5lqX1ps+juWxvdWDFEoVjLRu1TNQ6MxBc6x+atfpGlqIfEcR82guW80UC6vxLZfki4DXytr5sDF3XJ",
-	"vWgEkBnS1EKfKzWQkN2g4gczCEwdmTEs3Wz+uEzrby7jhflY0m8DWah2tCjrIV3wCQy+T2jwwbdAQRJ5",
-	"3mS/NgLixZ3ndnJE/EnN87AxkPbAlAV8aLUejqwAVnZKwtyH6m4MfUaQj0k0u8qSPIdyfqL7yLjUvFTc",
-	"RFVSuXEWWuxHMcvZS7S6W+wU8LRRcUAtIWEjRfNMqyw8QrUIVJkzPhZY/AYMJoS48T6RF0Xdb5iJ9L8H",
-	"NXP9oBY27jYo8D7R+RltyDe28W7GMz4Vucj0WiCx4pI90MmAJXbNha/g+2tff7tdKv1XxJdZBmo5IKAW",
-	"yJ9fDyM86pprZ/Cc/Va71enstw4tWSXk1s35Igb44zEMrHai/pWkKd87aLVZPTnl8RF7dfoz+3DGOoef",
-	"esiPdsIj88PfGjAlVSPt9TvdXUba2WakJAluN+DffIW2VRdyae9UYMBVGP0zwoqkpGUtoBYdeJfZ+hXd",
-	"dNgFMM9SLAk/YqUz4SyyDOFKpyoT3uOLT1puO/v6YK7ENRHZ1WTunYQqsNFoKuKE79Hx2vtyIRZfN2ot",
-	"rJREwgyH7AmdO7bmGPtwIAtvZDWiAZe5mUCQwZt/ztJwIP3HRVznjRY7hiIS+ENRQQ6P9Z/kt04w5MmA",
-	"D0GOCvMEhNcgvQRZsCSncn3jfQCllBGIY6ViVg9fmV+ar5TMM5X22SxLLnkuAjbln5t8LP57v3Ow/7xt",
-	"vINkOp3nfJgKKK99N2r+pKRonvA8moRUI2E+P3xzzsehG+g+9HiUZXSIUxeyuq3cdnHsAhL0mV7ypqB3",
-	"w+9WC9dVKP1gFhoAY1fF9+oC04BhAiM1W3iLi+XDZcCaQe3l6MXzuP2i8+JFLzqMnx+85N2R4LwdHRzw",
-	"uN054PvDUW/UGXaH7eGLbjeKOwfx86hzMGyP2m3efjGorevGK01q6ayWweRX2RO3UCMwq3t/KDeu1/35",
-	"hq3eKL33WjTYahseoV7Lwqy00yqk2lZbr7wW29yyUeQFtTdE7rjmG55pdvb2uNk9eB4gTWt8L7ths1De",
-	"r8qY4uGv2K4Qd0CTt8V+UlBYv7QUj+GjHyyodZtyvS+r/bu//va15H4dWzmPMS1HGE7qjJonK9QZ/mWd",
-	"QtvVLgVxCK2tvxW68MrsBvNPfNeew6Gq1IbQwQhEMR77HcJXQmsdAC1D/zmm/0KkzAC+6LDR9zeq1RZL",
-	"ZCNBVRMT9KYYlwF4CALHMR6wXMV8gWh/wroL2KU1kI4lL6DogW2zsnDZRcGhU+TGhmT1FajPgGBTsdmn",
-	"wPyUBd0HtQsu07FbsnIlmcfLflRwBQPEE1PGs3IUegR3Ta6NSlPAdsQswwgiotj5SD5VWREzKs13SCuo",
-	"3fpU/EhEPwNJTupSbd5+u4dPlSQ2mKcgE810Dg415ocvAdO02BPicyRm+UCGGAg8TyAoil271k2msgae",
-	"ppa2E/o3yPcFQAHGWbfdbrFjzLGMRB5NoPEbDRvORhlsCOgIcECQa7vKK1zEwvworb7xDV3j+qqpAZ2v",
-	"FdmjgYQ2WRe8rDJIvIOwm0UCO9rctiLlj3CxjKmf5Lg2SZo6wb8krw/iXqfX7vJh1Bt2+eHz4cvDzsv4",
-	"ZafT7hxGBy+7v5NJcl0M0hwaMOaujUKe2CtxkhFTmqh4rrvXgUDTvVsHMv1lXVfBYv54U0NIqiYY7GHf",
-	"9TrMRGa3AWYlLhH0XNg0ZLJMCbrytBsZRGd48ultKittzoD5Z94IAuj+utEmvKElhIdkwilzQdKtwPCy",
-	"MkwuC8x1JtLui3Qf037uKZX63ErtRrEO9zDHDxcC2M2O8hxuEqS3taEKywdxUjYkBHmaYot9YfkUkE1c",
-	"Lrw8e1BmrYPAOzT6T6EdrMVsJwUBJJYwUwDOpe6l08zB14xDxqzhDBi8CwsesMmpqJ1AMwVrV6Ehom2L",
-	"VI9sSLyojjA2KWXrICtII0bf3eva6A1keEoQM0RTmLORMYlDi9cMP0NBPvVcPV9iGS9mxHKL99rt1kDa",
-	"52L3ARpoKUcYBZB0EZ+xegljRldRYPfZKBOCdQM2yxTrHgQDswWpM5vNJXWyN1bRDizQQZ8e/wkD1YXB",
-	"CMPWOV9QdbE36iKEQZ9u55MG7JiikpwWGS1h7PM3T1UzDahUWHoSD4Dv1hk0mkWp0pgW9RK+nTaLUp5M",
-	"MdVLTRylrG/gYxZiofRRMcc8dxgbSyV5GxOwRyzjBShAZQDmlRkWzc4r5Fm8eW0d8MPWDn/8y0nvdIfS",
-	"uKUh3Gu1CK7ztVbGKV62vXWBN6CNsc68WI8JFSzLihvnSrvX34KDtKkP61LvvMxS5Z9Apjg0236tWug4",
-	"EFxkQe61e1tPK/GzVM+nlaabpWTr4XPCm7oEeZIVUsjFYS3F6bU68vpMbyIvE+J02EPot/Wa8s8qkatY",
-	"JIVKLJ71TLNMpSIg0BhwKgtWSHQ9XV5gIEvFxrav3j1RoDCt99r7CD99hWgcx5LNJbTXBrB0gXPiAFQd",
-	"lncgl8sBe0el5jPCSin+/nKLtCNq8VItHtk/+aJSbh7DzL5z83MbuZlTFV4iLz+9jP7SHf7tcPrjrKfP",
-	"O5f/+0J+3L/6+3Pxtv2P9wf8j3F3/HPy4Z+Hf7vYXr4uD/Ve5etDNx1gzthtWCmu/P6LB62326YM5I8q",
-	"GyZxjPzqOwYzH6wUppTww90DCTB/sxddzDDZN0jwUaP99T30Dqob0mfGRA3YcC7jFMqKCOAhVtF8KmQO",
-	"qE1/Pvvw04265T/MhDyeJX/WdKBv0zRvAQlvBjtQOhyb6BOXoUQrTwl81+k7tt9qu5m64/b380kCn/dM",
-	"u7fZN7G6WZDGXfS+202z4NP07jbNbfbK381IdtorduxPe6Vyr/z9+OT93eyVbKy3qBqWa2yfovbXGGgb",
-	"639v1uaHI/iQjW9jO8j1ZazbO2B2IPdaoqqy8bWGgZmM7e0CvLpyE/tL+kiq7itKQP2v8E4EbOwbKFwP",
-	"ZWij7KxI6QWYz8MO9ZRLVs8Tcx5g/wcWmVITNOI0ySt6rEOzPT9k45DVERYTixhnjRY7S3KBcNX90tub",
-	"V0ksjtgqeexAegiWxtcDaCGlqG3HEvRh0pOiT3w2I/q+fONHYlGm+cp1kp+O7K0M5f+Q47C7znDn4KNZ",
-	"1p1PAW2y4iD4kJhWES6dEbMWO+foPwA/29ffgtpsXtk8jElU8EqA2TijMxSpVM0z3WKnKZfaJ61nw0UB",
-	"ER0QWALAZcFjjk/frR4qRKLFYwVKyhy8a86TRW1dgwhrYUartj8Sx99SacE8IM9NhMWe//XHl4f7nedA",
-	"H5DQ+v9X+4+Hz5+/KciJq7QcAO12n7NXRBy0vdZzX3Kv/vCDHnOEF4x/z+N+/z7w7RUsrvzuosUdtVq1",
-	"BFlWsns8zvcm6SHGnW8oWyqN12Oz64QGFofLrgUN19jKyh0q/TNtfB2RjbhRiXKcSIfUTvjIiB7fH8jj",
-	"1+f/dwwI4tMkDxj+s4vtAyOj6fGXF7THWD0WUzXO+GySRDpgc5nke5lS072hiAMGpvM4EToYSEDGB7BE",
-	"zIjhg/ZZnOhoYlYnYLN0rglBP4uNogfmGq7Zh9dnTAugUoEWg+PX58XHqmwgE8k+fDz5vw/tDttjH05e",
-	"/9+H9n6LHb/vFENgUz4DAZdn88hYKTH9DYBkZAwvQTBHmhszkoG8VBEfzlOeLSzWI9XjsCnQ+aHkvoDg",
-	"iGbhXE75bCZiJEzLhJFSENE8bncBaJ2b/3wB6A8QTLEA/vXTv3aaXRa+C43EZ+ZfvYMGuiCI7Q+Jcqin",
-	"0ZDJhDXSJRYAnsON+1Tay9kVz2Qix30CDhcxVBVP+CVkxjIAlU7ips75gvDCAdLXXITgg9BOY+e66C8B",
-	"eYdwXuQWMc0vBaAxQ/2y8ZyHPLa3DiSOPFWalCEEfAm+F2hgQd0AH6nMswVk/TOh52muQ6xUM3siKGLl",
-	"IXEVhgNZD2k8YcBCfZHAAgQsjOcolQVSa/4Du3MaLcL1p7EtcR3RYwPzmRdQHEVVanS5OQxJakuWVg66",
-	"nauwUQw141csF5/zFjt2TwEESCilyzOVAhnmydnbZqfdgMZym7qwE60yRh9GJXCJXmlc5f4Xo/lqa7ho",
-	"z2Jp+ZIsQLRW6G2KAXEpxb3wqgjsA+0PUcugHZ1UVnoTNUyIO73c/Q+2dzxNJGLxO1iTUnQfdkWz9GTz",
-	"Sh+mNHxHeXIaT3jEpBrIIg0BrWJpWr7puGBKQBpW1O9hqwCDt/kJTlX8hK1abgrotXssBLuqSKZDnRmc",
-	"G1dcYFP7M55pARC9ZnGhCs47EwVgYbfFflAxiikA6Z+DsArPPvx89unt+8NPP3x4/fdP79+dvDsPWb3H",
-	"Tn4wRmKMhONHrNfZtziAAVU8qrQAau60g3a77Y7xERuS6FIjxodmwB3vzyDQQDlcCZEzPVO5Gx1SBi9N",
-	"irne7VMpsFUvT+AMWdTaGAElLXv1ETW8KIUSxjyC+FID7FgrChwdrcTmjHeIHEbHcR6yOhZvoGMJm7HC",
-	"16P900AL3Dqv/YEMozSRScTTkNUJL575cPEV9vA7ePfb9PCm9jBSPRmJfq2d+I6+ExK3W9uLboT3aufC",
-	"xtryCz6CdN/hE96mh0t3rpi/JcFuPX53NJfku7Tk6bcyjXfOmCcovz7xWfIJebRs3nxJsq0kzDu3T5j/",
-	"pLyELRFsVcnFBonwbUT0QFrVUF8Rzg1r9NBXOySGgdy6UuGUL4zp99Hu1dt4GHdS31CW//dV17Cs3i1o",
-	"Ikakn2mk5rXaiy6Aev4R9R/nQt+y7KG7jfM3y1RkTtwwvbNiiTLt3a+/fQ2+lMjllgsNUS5YR8j4B0Zo",
-	"Gwu+ibrHKjfPvbNSvsLFc6oEXDyfkqfWL+5bcf/MP9b4f+79Gxs1nOQimoPYlsov8fOVm+7XGbBFw4Y1",
-	"QPtwJR5HawRyydOFzpkUAokU8gx+dmMZLqg2xVqqWOZhnwl4yBde+3hgWW6gwRFse4T/dS2MfoP5QK7t",
-	"MGdbNpg7nhxYhxJ10ECu0vI4b6YyMn08j5NlC2LZRGA3sBDeJ6B9T4p9uLGl4IMZduHQW5MfqJJK5cPX",
-	"d19zvoZGz9FSVrQOrmO53DxOMvQTf7c4v6Y87pOzP5nBddaMje5fGl6J6rR9i+FZnvvSkKyHuGZIdE9t",
-	"B3PlA93ydQtsgYcFIaBWjUIoXdOpAReeG893yWDbqse+2PgfQRLs1mbvDux9Ndr7L/hWGhwf2C66eWrG",
-	"0siWwiPbqVknb2+iZm+aqFlVz9AouFYxH8Ofl2FugElNSaE9PxyJFBcsRHMwDBwcwEUi4yUtNZA+w92y",
-	"lroWgoXVSypwY5oVQ3jmZWs1E37kVkqJ+ipBESfU18HqNAUsNBMTLsl689s6HWQ50LcsYjQvJ970deLe",
-	"Kcpnmgb77WlMmkQbSoP9URqkFlKr7JMajdJEijXDAfyUNfrxea9yLN+eEiqO30YVRDv0BsoH7txN4xTb",
-	"5l70TfH4b0XbPKTWMPKGpsBTE/TDFpn8e1UDyChGJF03zthdf3425vVeYZqES1QzMDJW12oqoFxR8DS3",
-	"zl3jyM/jFb3tLM4UNJ8WTc4f4aOwYYme6QBzzQtXsgXYI0Yx6iQn5MfElvnzqRhIFWGrYySKbjGJpYc2",
-	"JJGJmcocatoRYYR6N0LR/Zjn4oovjD7L4oHEFCZwU6eQ2TL3NmA+LLYwfMKq3kPlJqgyIGT1gpXXenOV",
-	"eJSw4igr7kambSfSdoh/2uurERjNHwNLLxd/X/n+JasTuRjtLt5GiJQ3xfaRG8xnXRe1cVkxsUyaHQEt",
-	"OnV9K2CM8u3II0ro5pbJE9H4tqnuWY5IUDRZr41I3F8xEBiQEK67Lcfcr19qOGW2QouweI8rMOjau6Hl",
-	"xZ1aUEu5zn/Wq8/rtPu9Dj2PbKs3syRaLZsAoJEG1CeJUfLZ7Bw1158uDv8y7X6+Cfoczts21glR1ukH",
-	"PtmPwQ8Fi4IyDiWbwh7f64p4llxPe5Zqd14iuJGlD2o05mmK8gT6QS1uvsrFEVvpMAevEdvMW8wcPyKv",
-	"43ETKXblQMLIUZNngNMrZth4ly5sa7zx3o9fn68GmRNpITy93P5jk05YR03n7PYl9hvlwo619jio+yq3",
-	"hyvvVn5eiEVZ5P11+PL8Xx978v3sRfRL3Bm91c/Hf+b7izeiPf8x+ZAf/O2f/3u1tVA12xxwS5BzEfIK",
-	"CybV1ZHFy6FW6RTPR4t9dHsd9k6wusEr2IOpHs/b3m53t9aK9t1WNrZyfa0c9/u+n0S6vPuuiSKJfs/q",
-	"YK3VCL4kivtUIEZbNQvtCGgDyFNDmd9rd7B74WoiMtjolwrBJlwu3ty55LE9NtmMjIOebF6lnLtu97wi",
-	"Wfh0glbcJDO3D3oSgnuNlqyes3mc5M1Uja9xz64ys4GnHKBuSn0ULopddtvKof6riWJ1bDB3JZCZBQFq",
-	"YPIdYxhuczegRRBh9IxHPs/AmJsQgSYEN+hgr8b5sXLzRpnw66HWN+W4/XMOaXusxI14Bpz+Ns4E/wFz",
-	"OpC5mgM4cd3WoWC9DzTOEh3wisSg9aivustJ7pjrcRI8EAs3+Tpglv4/QOyPKZ/NEjnWCB2BH1Uti4xp",
-	"7NUEwAcmDpjIJl+O3O9+PWeOAVzzVbYRzWN9hMT8Ot/YTPd7Nd4qvWJfPaRExvLGc9AwlSmNg+HzqHkY",
-	"vxDNl6N2p9nd7x08P3zxkg+jdVltHuUqu5OcRmkyzZmyE8HqGMm007KUHUIb1Wy+9UPExox1OIa7jtBo",
-	"2sySRpihriLwOWO5cw6WsjWWK4ZnTnP19MU8F03z7J3n0PGObx7ci2sHl6sbDe0bJEyIaJ5K2wV2LwRb",
-	"4u2PAdEOEI/oCi/Q1+Au2BnEGs4D8j9BOPRGnajLX4r28DDejw74C/F81Im7kVkyzDRuna3MjS2cb3/H",
-	"TUJVRoy9MSphR5YE3NP3R5NQPP8/MZ3mijDAHGIp6Bln6EF1xXWVF/eZVsPmpc0gHdi9BCbNRM21QMsk",
-	"h5yRjCGJ5NrE4kZgdCOCSc9lkgcsU5QrGoq4z04+/hQMJDZyQ4+aGrFhkuUTIAuygfmY5oL6FMqtYEXf",
-	"WqkdDRorRikfa6bn0YRxzWy7F7aGbShEXKnwOGKST9Gh02BKqXmuEzBR4RoK23nMEXdSEfKqKFxESz+7",
-	"wxrHP4n8FS73NpaOX6dht8C3V6kBo5TzTJu1MvsNO/X2GcRIzeaKeCYCJj7zKE8XZlNoIfMlG6f3y5px",
-	"mifuatl8ezUcxSHfmPCkzXGDGo5T3B9nJPV20j9FC+W9qSB/+z4VEN5Ad0VWbGxZNfjKLw78vQoH7Yv2",
-	"rBZoghbYUEmISobVj993mvsN16PA6h9en5kfsMHYFf87SuKlzrURlupPeI4tikWPMouTmIouIjWWiRYB",
-	"tgCaZ0ojn7QQ0rUNGF0yUVfYg5fIJmpfu5sHEnuABY8mLVvV+N+2vzkFpkcYnRRFwyr+OXCX8zQN2VDl",
-	"k+uL/is1mB+UuCbSWNKztpcbAH6Xv8yS71tljM3O2Iwc2ouORyNsGLa8+vlEafsu85ojFhZVLDq04K3I",
-	"Y6FxpnEHEOpl1TJaqBrEYn6mbTSDLUWlIHTyO+j094nOf6b9/Qq293ZForTVVYYrUrT/lxWj+X3b6saN",
-	"aRcVix8TFDArEr1oyif2CKhVbQQstL+rjIVmp5YHZ+/bvnaVHl2+V8j51Mg07yf3HzwFEfc4tLyVbptR",
-	"PUub5Qa63n/Abpre7a97UfLu6U8afsfSDOclObHgNF9EIuU70Pt7X8z/fL1N0egacGuuQduK2Aj4HALu",
-	"eZZMp+Qfr/KMN47YTGRG4zeFhEcUqP4DaZ3XcA91lp7xCNrhyg1aH16/evvBir4Zzyd+d5aDiC+KFTY1",
-	"ak0T6byaStKZSvAsbBbSrmnR1ypu91RV3jkbaSq4JJCRTDQ54eUk+UDabCuBvayaCGASgCLG7E6SWSAW",
-	"G6QlEuIjlvLcazEl8JWCOSETZBUV5AxXfNFiJ6TpcwXI1dNZvoB1pnbJwsLD51xxPZCIKEMLD1/nqnUt",
-	"NRZxnzuiCSkE2oQA+zIE/i/z/xYCoVq4HEhXk/FMQ5QkJfMp4pIN3fApKj1WzTS5FO4DEA5mQaaXcpaX",
-	"GMjhPEnzZiKZb6JarnpnowIuCk1G5AGmeeaal2Yxgx4YRxw7VrmH9FyRkanMh9+lxXR/2fETPivpwlsU",
-	"L5nTgvJVSW1Eicw/RTwbqskizpCYJVVXn0YcgoUUIAfbbOvClxM+u3faBjKbrm1X9OyHXcZf3LSeaMDh",
-	"SNCGfardubPanRM+c5Q0ygvJkrTf0kwon/DdDIXqeh5Lw7ADWKplvBkuCFKUiGWQ0mWbOLEtMFhOTm9H",
-	"zr6+YGAgd60YwAlFuhC9UjWwxmWky7dyFksf+m00uX97zpe3CTfKPkvrovOb+F6WuWYXr4tGdm9+l/f8",
-	"/9h2udgdp+u5YUrn9a6dofU17GNjVmTGHrN4y5lr6uK2hAZbx4j2hvrDSDQuRN4HujXG4SdLIDSQ9bCi",
-	"iNdywEG/nrk+xHgqsIcZm52QUyzrWoiktQCUE01EdCHigYSuMp2z0Fg8YYkB90fzS+OIKUpEjhKRGpOc",
-	"X9gUHcV6IOvnYHiIUGwgzZeVkOSWap1UxmzGj1coA6KoB9/F5QAHchl6rsXsxFPI0PzJWprDBcBXH7np",
-	"TPQdSHessH1tSfpuQRNm1sP8l6YSL7Otx1mSGsWs+TwXNeN7kzHqWhs/DZXnib6F75WiaH3cuXhix9Ju",
-	"/PJ7xcgnBsTrRP1P4soxje1Gf7qZmixgc4mH8gk1eMVItefNsXfdnUxeZ3heW0f+UUzVJfnMVt69s8yF",
-	"y2SFFPeA8spcY4fxMnEhJWkwwM16vXYHOjCkYqmSxlumjIiVnx7RccRndyBkXsOXekLmkRSGP6RhgHN0",
-	"D/swqHZzPshid33YQnVBy7hXwHL7XeFYuWt3ZE5vSQB5L1L2u+7Q5vG97Mt7BmPYhsAhALCWAtoHzZi5",
-	"rXQGCxKR5UuGQtgomb7Qv4mkscQCavl4pYSkszWiE3NBClFD4tVHbEdA3bHYDuxEXfq0tgOZK2d8bnNS",
-	"vWO6gm58B+fWn487Mhkn6uotl7EajRytlW9Gis8zBXnViQAzMU3Gk9yjkHjzeaY8k3FHtogbmICPST5Z",
-	"/ojvUU7dKXPEw1qAexG3nvdmM/CKSK3N9Y7oAcVJPTQ/hmwoIjUVmsl5mjaONguegSTJ02KvUsGJQJsu",
-	"gzCkzUDBC7dsSdzF4zRvxetfmSl4sgcrtS5Mk1uZZ7j+j0j7VsaVTucaODYKsgYuWTLlY8HqwwWbijjh",
-	"gOKOcNWZiJIZpA+App04/5HO3exQOBqQSIW9iglN4ywxPpsJnmnIi+MZSfwA0jOrc+cyT1IWmbkGipOy",
-	"2h7I9XrbaeuC35iF8AE/WsoEQm92nwj/DYDbA0mtd7w8qqCsu09gPgrlDZzI7mU4O+/ikIJJH3G27lTX",
-	"mxN6rm6v63PxOTf6CMgTOl3kt9DiUmSCzQSX85wyRAsUS5IR8JUZ2zgFQThSGSWDZynHnIKl1nS1mA5C",
-	"CAPKtM12CApxnX+3loCNBxUE5VznTwbBKuoAKD5cU4a2N4iBh7IMZjzJfi+wOotew9nzpqsygsh9wBDy",
-	"3xzDTptNEzm3pPGIbuPqW0hoRilPpq5CGIP+9jshxN9iJ4kEeneIPJFgL0W+nmk2y8RlouaazeVcU29O",
-	"ix0XzhHZR7ZkmRIQiKlj42Qo5y2ZOCSljUllRijiIwydgXy/wIyVHMhSoK3FfpkI6ULvIIbpRZb1X83T",
-	"mI0VMbdgxUvKi/Qxi/hsIOujTAjWDdgsU6x7EGCGA8pP2FxSrL8RYOq0UAZdyhC7ShZ85ifbYw6VsPA5",
-	"mA6hYF7jzjIEp/jlrnLlVjA2yMVw+ONfTnqnkBmeJZnQFbA2HWyG3Vr++aPcUPbho7VUADERBtM3Vwpi",
-	"k8GYrX5ge/RkNZf3UPIQIVJ+P4lo3r4klEBQ9EFuQG0GGUY+S1VwTVCe5wNZIMR4wXlAm0BDx0jEJOJG",
-	"3M2EjM3E+wtgZFic6IhnMZSiKYhK2VoT88yFZhmlOIx9W2h+P84VUN0pFAeSVEOJbAHLSGYeYaHelnkD",
-	"9rPcIC/v3rHEhXrgkPJT1u4WMgU3yENEXjzokbWFX++Ka5gUifHTHABZwZkkjRcCCmsJ/bPFzo1QQNQ+",
-	"4keEMu/WQB7v0urkjRUOIHiurldp3UH5WYts63ou71Nvj/G5BSpdQVJlVve3oCamPEnNcvHp/0wcAXCT",
-	"ip11yz5/jXHw8iaYdxGyk1yaBfhhsT3ARKbAx6TSYleQoB1v0W5FWcXcb4sTakW/tzG+Y6EAFVIVn+xJ",
-	"ByoRXysd4Cw8VK0U2seaWNFotJ6vdAg0StS0gM6VSxRh8r6+Bgp0II0d2mgx2DKkR+HkLDtM5oGrU0bM",
-	"TioVwEMpFRJiDtWlQFZGPAzZM6B8PcIMUxJrx51JzZGrBU+szmUcICZUmQaDHhkwPlVy7Je69m3wi9CX",
-	"NiSpAgKKcCMKBnIquDSf53cO9Nr7iBKFk7LsCbpi/eJdL28tPnG5vUN8mwxYSSzWsri2k2jcIJi2q5X6",
-	"bcdiqeKr77VgqtjB12MQoO7xZequ2J6leyvlbzEez4KG8/vdBc/aW5D9vVJylCZRfkfRNph/wYgP4a6k",
-	"/CYLcCskz+L6ZxtLr0jIzlOKUINfk6Dos/InyTE8NJBTfoHsuos+kwqoTDPyL8v6A8KOILpBXpMgVVdA",
-	"WrzfsKkKfMFArgPIw0cTfPQmsxK5kEeUtcgV8/IU+AAQt8UV0MSXasUywZF92Ml23fARTiUpBWIXtrJ5",
-	"xbAu7OoV5op6t91r3Fpyo3+4JLmfMo8boEYTf65+T+PrppiikI/bpdNnPjOSSsSYsdMrzJyEIImncbhY",
-	"08Fzv5ifmwMjJdxPl3ocilTJsXb1A+Ya4qynRJueqCtoji1jf9INVxMjisomoKuSh7KDVbROqFvypBFC",
-	"jKwyeOJUr3NVIQda23Xf/A6QhnTpOTp08FF7MzmubUV7MUpSQcVMs5QbW7+F9yJG+5YAhXrCuwfPa/3a",
-	"y9GL53H7RefFi150GD8/eMm7I8F5Ozo44HG7c8D3h6PeqDPsDtvDF91uFHcO4udR52DYHrXbvP3iBpCF",
-	"OvmXqPV7L7qd/Rs4xbjKO/JIxgm/rzal/+j2pCkduULim39/I61JQCegC8lmDBISYXWoAkmITSs0q9bH",
-	"q0IXiw+BxrzFzoSMBzKcztM8mfEs3xupbNqMec5D5hr+8Q0kps1VLDQHNeyz05/+FLA/n775U8B+EcNT",
-	"Iyn/9O6PgTEKp0rnA3nATpIf0DY04zDiHnzbAgXKPOmZRiVyxLhcoK0jUi0CdvbXP7FERunc6KJ6kkN0",
-	"HjAMoCYlmeUNv1ak3WJnClvx3cSAeMfHY0iSCMdhOPaDnumBDMmiaRrRFbJYRCk3U1wPfZGnolzkTZ1n",
-	"gk9DhwrtLramWiIH0jw4ieYpzwBP2wyDlJtZAezXhLRopMyPEZeIH8BjUDl4R5xMhdRgrdLoB1JzaZRa",
-	"zlJhVrrDZslnkaIpjBPPXnRedpmxM5lOYuEWhO3vB53Dw+B5u403gfblaTqQ9cPnL9r////X2++2qaq3",
-	"125DcbAu1r2OC49NaZovirI8oNRvsWOWGt8mg2W1KzOQvc4+KPBzt4Gc0nQvKJQx83Wx24BHVmfy3AIs",
-	"YoYd6p4gaUMbv8V+IQMlyf0NrCsgNTB6Qw8qQzLc1uTYgNk9kGhhaedIlPuh0Q1ZjgcR+Dh4GEfghlhD",
-	"zBkr1YXK5lXWgFgfpakQAkuBGrOoK6r5nvrSvFHfK5fMk7lizZWtMSXQSKkOEmmjl8hveKqpqiiyNn90",
-	"2qnauhiqeNEEuVHr156f1O4o+Qdv2PtyIRZb993hMrIzEo8gewFwB1Sxpn8QjhCUi2EJKQTGQWEtl1s3",
-	"7lWq4jet967AwKAQDSqFjYWm65v4Cmn6FDlZ28O3cZN/Q7XaJ1SuXB06wTDPRjIWo8CpRsSDbSKDudwh",
-	"T9gpAA61IRc+kJAML4KnGhhb9MScqQp7QWUYgNxovhTk6QC3lV2XHj+hb789wlExiZshjui6G2B84K3b",
-	"ppJpQA+soG7tj9rluD4G+VD80jSCvS9zLbJ3m9MJb2Rc2tGTZNZiP2H03xjwGSieIl1pNnzG5YUuYv9T",
-	"SolSWYp5WMqNnwksYFCUYn9j+BMeyygSGqJ+xfGwhV741thY3C8bq8dyOXqXkXYEDeNT5pTzCB6srxr5",
-	"OQG4cSA9tRPAeTYfuy6PQFBqtw37m4HTMXlSXDdO9i3lCEpb9ptPD/wMp3R9X7B3GscZh0rXyuSbTfBd",
-	"c1rJZefSHtAphzyc+W8iXPeOKgVAhoLFYqpy24i08UAPZPlElx9gxlmdEoTTfh32NsYV4BNoNvC1q8cd",
-	"ICcRgbTMDcYiqIfHOrirJBYSa1auL4azyb/dBY2frWQ7CxqbUqWaE1Zi8NADuUs39dbCCXtPPeF0l5Uk",
-	"D1gf4n/H/WJG4lRtZ1Dtghdpb9jYQ41vf6r6uIMeq7IUfaZB3gaFVe/v6PuqCbGItHtf6L/IkKvme7AA",
-	"tkHBbIQAkJbYu+AZQhqBfJlviFgKoWxeZGyS6Fxli4GsOwIjvZRwBtemAClVl2JqBgz2Gg0H2kqX0CFQ",
-	"El4PD/H7sAoR/cvt3SuagS26KfG6rzs0Etk7qity8c9PaLHrwGJmbom/XSj4YAN72TPNknhX1NJhpxpf",
-	"3QmXjSDr1+GYrvqgOuJy70vOod9tveD6KLRKL6HtfpYlEiwuPsaqYz6bQXuSZuGXKzH8NM/S5eeGDWOg",
-	"QckjsBIG1NEJ5/QzceVSXgrBxhFOw4i7ZCoaTvAh5yN6whEIS5L6RnKqK+xs+MVxtGIFtRZI7FZCn+oU",
-	"KVqNDvRIAG0LC+2wA4aTFDqgXGPgB5APxZzxgrhvEcF9IsAaRIGOeVI+ZuJzonM0cu1smfdpQZ9knP+B",
-	"tDTEOhnLJtl7mdDzqXBDRIzgsRSxucDcBvYoQTz6liyMtWRJE6h478gMA3O8nu/hCvhiBc+irLH9BJL6",
-	"AdLdcblwXL7wgRDYdhDu8LmQguXG4c+h/ehW0TTae2cRl7cX93Dar5P15lVnVt1vJ+zNLTDQ+aYqYLv7",
-	"qX0O9r7d2m470x6/V8VghnuXMTZaI2hz51KiePAkt/l150ib+XUOgzRGXGSs5yY8yPoB9+Tom8k559QB",
-	"XCEyk7FElKk1wvK1sdiQlmGl+k/BRTxNF8BZCR2bBXSYtQnWo4EXVNVbw39/AzSQ7xOdn9lp2wYAnGbP",
-	"sbED0kpZl1KvyvZMTBuPLw7uDO/ayPxIaopG+I3SUxYmyA3HWdghS+P0DZFHDqDuH+TN+sBeeIPcCt27",
-	"W12it2j3AqDuPf+JumpX4HUj3cFMI2n2DRNVrS2AnA+ngCpA6FKevKgKO4wgQ2o+wigt7sEBwGVJnnBJ",
-	"sAF0GbYgYgY3NqoEsF/BVL0qxR0y70WVlmRdZYCevg1qZcOPSxxhODl2YW/7CTpP0tS2OvrZpJcPQQ60",
-	"phnQiolbMvp8MN+7ZQ1TdGikujL2cO2jkMbpMksBkxUv9GzCxwlnxkadZ+KIzVLBtUDUh2zKZirnWifz",
-	"KYbgW6DWrWrYUsPs2GZHc3SvfYPWqrg2HITXOen+dUdL47o+bdyrT8Gh3y+6jDKScV9AQbkrif775x5a",
-	"E3G2ZotrQVyLzU2biB1b0VcR5mXfcpTXl4q3MvX4bJapyy2Iwl6LKIlFfOfn+uk8X4MM7ltV33rI90Z9",
-	"hKVjuxeLKNHUnf57IFLhPod4bknjIGMOGIfQV0ijbsV4LkImLo3dVo95zvvuz+/iMBjI0BkAYcBCzxwx",
-	"/6Qie/MH+vSw0WIwDPN2SQTmgoVZHLJ6YWIOpLMxG15Gz7L5+FSPE55DrUBOkBV9V+NPvQwo0Iwd2mvv",
-	"B1D/IKkxACskPFlpu4zpy9mt7EQX5YOvK75iSUwO5A3kJC7lXRiQbk8W8tJZiKfO3uuysbUCRUxwz2I2",
-	"yVSqxotWbQcIK2/c95rw/92lv91Dj08L7IzIOHKKIaiJLFOZ3aFER+DLee/UZ7F/5lnlka8FFNaDyGy/",
-	"196+7eINjGSdblYpNjgpxVJ1hT3LZdGS8uhCVx7gR2PPHuMhwGrnf4gov5nWvReDNt+NS5PKxrxy8Ou4",
-	"M12w/NZ13Wcw2DvJQ20TeMzFDaOOudi2nhsn5lFVc2taBJdegn8/WCX3OqPqOAb2aXCw6tzSbgeMs4nS",
-	"syTnqfnvSyHnolFU5Lw7/ukY0tzsX0qKIy8BjgU/MV9gPyx2sZqhzXMRs0RCu6aHHe8eUm7rpc6ADXWa",
-	"UuUMW/Y2AwTCfqyoSbw/xmsb+clvBR1PuYsTnkj2I64KIL9PhZkts3JTkSUR33s1SSI+VrtHpvL75f/b",
-	"Lm29Y8oaL18rE546EFcrDvGM4BHfQv54p2Zbaml41N4XdJc2h3eQPvVOiNd20YIQl8nFQ9ViPOpNfeu4",
-	"yJYb7X4U3RalEpi13oErrdBRKjOqjaFmgwqw1Oj2RFtMyhghgxq7aqM1FfK3VSIxX5yascIECqCgBWz5",
-	"Ijc+zAS/GCHHjs55ltf6tfbz/n4bppJu6ZVuSecymniXdzrmz8Xl3ba53V0eJ1JiGb69/rB8fbtberwE",
-	"lrPi8i78+euuRfk767dvXRTYYvwnPbeZzuwu9Nwarw+fub3TZ64PmEpjDy17veNHpYt6qdcXUdXcH0nM",
-	"8NwCxd7ePzw3n3Xr82AnZ+N5gFfdwDk85+NtfUMzjsflGnrlyfq2BYh37iCeJMB1AGWzQL5gq2ixLDRX",
-	"OHzGNeTdgcHMXP+Xj3i5GrHwSgx/ztJwIOsr5dYR1lq32Dk8ULNcxXzRdy5piC96F4cWz4eK2ZIYkfo4",
-	"myUiEgOpRsxI+NmUijQ4YJPwsQDvFEqK8cuGyCofpnwoUqw79Eoci/OFQzCDdmg77LiYB1fEXETW+iyD",
-	"olJAhMopVOiF5KrqnNdZCuakVOQo1/qb51C8emNLASaj1q/9wtOLZiJZpFQqMtaF/WhWgBBz3BTv6m+e",
-	"8/G9ups5H28jfXZQxnj1OhnzpILXu5qeQLtenhXbfSc9vBWaMXYCwHFFFOPifNbNcGy9gPEwGy32SsXC",
-	"J7LIxFxXtQLsekIRIMWe0KdG/ArPMU8ygVrmLnbMA+fJr8RwotTFbgmB+dBdsWQkBkWfj5rnkZp68C/Q",
-	"GR+LNLkU2eJoIKXNHhtzUUSZyNdGQtEkhJzxaq2L/YS1Odz7i5caG+gXO4O3d8v8eb3ePytdfQPDlAbu",
-	"P2frJIb/7qcym2rbmPZlebI8EeGO3joxYU3lpYzfVbHhqmKc91C9jKYnIJW+PT8/PWNCxjOVINem5FMR",
-	"Y6GKYx6JeM5TNZ4Li0jN05RaZn4d1P4wqP0WthBi004lQKUmDl9zDMwhKBUCYv2jkmafp4m9RnFiboSg",
-	"C3U6OvhuGBZkbUoNehNj5xPOaLddXiEA3CBOyIaDAv3543skWZlrwcJJns802t/wo7GmcULA+J5lySXP",
-	"RcBSpWZDHl1gGhgIY2LG4zgTWhMFJP0LioMmZjxmPknZCwACgjTUREQXjuSN54QOZKVp47EJTrS3SALd",
-	"xvjHfWeOExAJtwgKE6AzSrVU5pTNM+MnwOL19/bg21sbCFv2tJrrXZ0F+qZ7dRjsR27JtbI7w0qlarhe",
-	"FXhkK3h0ibUTmqSAeuNJVfgVKTuX+0S2SKWo9lkWbRGXCHXpybd1mqhc3/Pybup7SqOxZX1G4C4L2tbd",
-	"lY6jggKyLU8zkWy4d4271qi+1tHzAUz9uXHg51bAW+SRksazkzuX0HbDF2yUyERPjgbyn3MxFzFTkpzC",
-	"OFOz2Xp/8FtVE+h9+mrikXigj6MWnBDh/J33zdqn21dg8zyabM6NGmOOqg6xwHqUpECBB03hc41Q+lGe",
-	"XIo+G/FUWxx5xIhwxzKB2p03aPpCO52KonnGriYAKV8+0tAnDHzoFtufniJilvJcZIgyh4pzIF1jHqKr",
-	"PbaTizmtOzDwcBlqfViGHROpN7HFbuO07+Sz72CV3dAce7K27i4+jOBnVj48uNDcbGLsFfJoYxzPH/Mz",
-	"jeZhJiJoQHZPKGNo9AspiUAqgA0RYDLI3GvueqYdtsZEXQHXODaA5LmYzowtpi5A+lxNFsaNH/EkXfLe",
-	"jUy8ELOcjVQ2kPttoGB9xOHA4tNuyoT12x0Qovu74ppWDHfpzSOJ9JDFMS77tsFET5k+CazKSCJfPrkr",
-	"h/axm23XyLdcYGTy9+ndg0lG+AYrXVpmRKX2PBZ+8RfpXUwwbIhiU/LtkIY0GEjXQmcEq2+JYl/gpZBk",
-	"SmLoE81HQr2l+lKXbiFZ+wzBGyI1FX0HdGVu1gsZTTIl1ZyALQHfmGuU1pz6gkigIyxE3VE0DaQWkZKx",
-	"brTY+wSoJhdOuic5FXhpFqZc54UYCAP8BYF+CCfJCP95Jl6puczDAEuEkpzx2UzwzFEsOsc3TbD0CHVG",
-	"8TvAFCVpyjjrtttsIjL6YPr6gSz4GocqXjw2XXIunC6p3ZUm2CJkaF7r5PeuBuqKAqgW+Hbj2CAHrdiT",
-	"9F+R/mcCAK6NsHE7/2GMTT2fzVSWNxNpvh18tmrx+FFEKosR4VBry+9nTt2ZETW54NMjJhXjEYDoQmWR",
-	"sf2OSYB12108t/QmgJ8haiYwGc0ZH9oeG6x/AsJ1I4ncoTpgM5GxKAWYm3en8K+Jmmes3uu+pKRQ+FHk",
-	"2aJ5PMpFFpYSPCWxMJsP0yQKWV0qrz5qE5gMTtU7mqnbJDOISJ5Lfg2RPM11rV/7RbBsLll+JdJL4Tqf",
-	"bDcUynqgsmYpCG4AnLd5ujzjRsJKAHujIuZjydmf1FT8y3xuNq71a2/dUGw7D9gbapZEtX7tNEuiRI5h",
-	"2Ttdahbbvmy4NHk7eerd3SY32Q4oJ34JKwh6cAOj2o0/MBJJtWT8SO+8sRi8kZcb1HrdLbpjz5U64dKu",
-	"DzkJIppnSb6o9X/9reQrK5nzKGckQozTrHlaslHxjFWILfrDilySSlJ1uffWL7Wh4JnIjuf5xAwCWGxF",
-	"dlmNdHiaqXgekbtezgTyWdLSal4k/i47YBDScFdF3jjReUY0SYQhGxDlfCZGmdATB0FQxpD1zhnh5Fag",
-	"Gn/wDAkdWOrqDM2+mP5tRLr3NGM8VzzqDCkkrDQInIDQAXZG6oYzIZOs1NIYF/0irTJwYtWLqOsxgPZu",
-	"i7EJq4ciyAOHP/KJ7b1HW6T4zRPCjk/fsQuxQJw0vdC5mLJE5mKcEVV+PRM8bkIvMgzgiL19f8gSORY6",
-	"b3jv47OkaR60Bleaz+MkZ6kaF1SbV1mS+6ISLqma9VI9gRotVU1AVr+UJsNMlV3q5aQPrrpnA4Cr7Ebh",
-	"tHn1d1BlRhFszlV1QrCP2PVC5mhem917+uHsHLDcyC8wFmvgFVkQXiKMEPhYijplsr1teRSLJnwGrs1Q",
-	"XQrUpuUPaFK+bvUzTr0qc1an8mzdYEra5vSifBroXpeqp3Vgo/dUQVkCzvV3d8SrDuSbYuEmHE0YVrIO",
-	"ApbxXDStlV+yRbzHk3RbfcEvPE2RSTZgUyHnzP7DKOimUdCW9zVgF4nSFzjjWkitMjbmubjiC933oQIB",
-	"PRqAQ8ZzMpugc0sHbMaNWrU4fXpi7DyzOWKYV9iFkpWAgM3djlJnIFHS1cPPzRh48JrwA/q75vDZor7c",
-	"wopPBAfWtxQEzASmEih/fxHDMxVdiLy0IWJi11udqHfAjViQ/q9wSecKFtfMlRn0hVg0SiIGScs34Miz",
-	"SEg912yEX21Ex2WXHb8+t/atRkJoZ2mZrZmNeCSYkONEAs+NI4cIBjLPuNQjkI3WTQbhmuhoYnSw2ZzA",
-	"Q2GtNR8LcmrcYjiyYE1fqogP5ymHOO1AziX+vQllwgh3Yre63QhNB+5RAIGokf+S0tQ7OIkKKWxtX54y",
-	"KLaBGioiKYLeB+g7SM0klncm8fQUsJdynmcJSL4s0RdHA2kcQvP0eSaY+BzNM5w9Jj7Pksyc2FTlODtm",
-	"ZuHcwiHQRDAU8RkfJmmSJ0KzlMu40acaMYgMBAOJlSgEY0SNGKQW2ZU7fhRvUTMAEpBSzWXktj8LSzVG",
-	"FP4pTR/Oy7odZo6/nsA5M9siKuDIQaERX/RYFqRRF2JJReYcLJPPTb9wt1z6tNZVO5ZMLa8hfKqI++Bl",
-	"VqxBAGBNoxHKIFhV+MlfmIBxFoksT0ZkfrOUz7QwP5cX2vzirR/4Xq99vVQuxENhywGUP7EBMpWx8A9h",
-	"ayDLShbAdsHnJcFWEd45YlqIaqUEWQejWUeLhJIXZiFgMqo8P5g7KpaC/O/OUX646y2oz+1af2k09pbf",
-	"bpNTXXJrOu1+r9Nvt1vdg/+tBTVLpw0fuR2+aNQ2btNFAl2x3kb65DZSzdjmZoaN6V674plMbsbJDdvA",
-	"LoFX7weB462e017CQuVp+mG0ds3WxLhg0WaZ2RY5ZVjsvG16yrG3cV6b64sv+lITcj5dLWX8rQLg2/6i",
-	"hv8QUV77+ts2HvPf/rY2ul1EZCxx2wtGId8jigxTnS5YeYlmyViqzHqrVU8+dvTFmBsEbGGpbNvK8msa",
-	"5qF8OczbYu9y266WiTxL4I2lGNnyPlgKjlmr8s5DZMYwMsvRSuSlSiLxacaTTcKX2RsY3QCcHVOeXRiL",
-	"kSfxIxaH9tPe4Zed8uT7lYow79tKRcT1h0nZ9pZ9iK3lPH2Flc29F92DdtsTfNUb77EIwFerW2WtHKz+",
-	"0id5uFEertseDy4X/zlXufhkTNnZZrPU+sr2UmNOWlkJDwmMWR5N2FBEnCiarAX9HQjNv5hPPKZvfxKb",
-	"VmzCym97Q3drobm0Kx+b2CxtlusF59LXPonO7UTnyiZ5KOEp5JiPgTG0NUokTyFdvcmhxyh1cRsUB0Ha",
-	"xViX7hmPWEwW3/ZH+zXfr5B037qt4EOMLcgwbnlHyYmu3G+PRSa+Wd0ZayVi5Yc+icON4nDN5ngoWThT",
-	"aRItWi5qusmCxGvZpYBYE8i+ItoKdUZAhsQSAKCPxCOWh/ipp/brvltZiN+5rVTr1YIarX6tv+9JuJVd",
-	"9Fik22l5nddKtpUPfJJqG6VaxYZ4KImGino7iWZJSm3dnGfVjYU0AuFRW3X4Od+/FNvVNrtFQmRldz0W",
-	"SfexvBfWSrqVD3ySdBslXcWGeChJtwy+sUHQFfUJljimIM2AWKAGariceEosq8vjFX00N8R+891Kvmp+",
-	"ox1pMzGvvBPVZdR+UaC/bHvLcCfBu+REL2/2xyJ3z0obca3YrQDSeZK666Xu6m54KKGbZ3zRKrX6rJO5",
-	"RVlhnkQXIvdT0e4Bj1jEmu9zI/9+PeSbiMXtjcshkLaY7bHtGw59qbi0Gx+LUDz3t85ambj0cU8icaNI",
-	"XNkKDyURr3h6kU8yNR9PWs6M3CQYx3NgDvTug4QKLRG7Epko7NFHLCC9Dzyzn/PdysndPGqzcYe0A7cV",
-	"fGZPe1O67W2RLy+r9+pjEZu/VGyotdKz+lOfhOhGIbpufzyYLPWQD9aL0DOQcTJdAE8BtA9dB+wQBoiT",
-	"ALgIK4CS6yASYMaITG/o7hqCHL6RYK4nbgWmPI8mRLXwh7DxuwtrfMC50Pn3K6NL2BlbiTvRKYlPf3s+",
-	"GqlZrOx6Yel/2JOM3Cwjy5vgwUSjyi4+QTNVi4CbNxftFN2K5k5swwIX3N79mC1LlV1AgO8jfcv3W6xj",
-	"V3Fbc+/5ztmdoJjObV9yUBKKFRvz0cjG5Y20XkJWfOWToNwsKCs3xsPIy69f/18AAAD//w==",
+	"7L2LUiM5ljf+KgrvRhRs2C7b3CH+8X0UUA1V3Bqorr5QYDlTttWkJbekxOVuamLeYd9hH2ye5B86kjKV",
+	"6Uw7DXTPfrszEdOF7bxIR0dH5/o7f9QCPhpzRpiStd0/auQrHo0jAn/vR0Qo/ccjjmKi/6BhbbfWau90",
+	"+mt4vdFqtVqNLf2fbf2fVvI/0q7Vaw+U6aslYZKLe97vR5SRWr02IlLiAant1q7hJzTAikzwFN3WPuPo",
+	"oUEZGgveI/K2hoZYIsYV6hHC0JBgEaK+4CMkKQsIaq/vtjq1eo2PCSPhvqrt1jqtzmajtdZodW46rd12",
+	"Z7fV+rlWrwkiefRormFxFKXfvJu6byR5JIKqaW23NsGCUTao1WuSKnJSbdIY6+sVVrGs7cKY9Oe49ysJ",
+	"1BK0CzTt1HSsCRSSRxqQ2rdv3+pmMaS3Gr/8azn+Wcvx5Vu9dkCYjGE9ZDwaYaEHesEIGmNFCVOIMjTk",
+	"sdQkThcMhyOq1Cxx2uu7nQ1LHBxFRAwIk7XdX2pjglmsZO2L+57qramfVHJVgBUZcBhNn/OwVq8FPNSD",
+	"39rs7Gx0Wq1tveZ4PDa0rj3yAPfiSI9frwIOFOXmofsMj4fTCH+lslavHdNHAi/w1gX+JD6ZzYP1N1Op",
+	"yEgz1cGNJiD5qmd8CeOsfatnx58ddijigTfs1mZ7Oz+0KyyHubGMeEgEVpnRMK7u8Xgc0QD3IuKP6urH",
+	"84urM39gjAY0iiirfftSr/WIZo79Wr0WYkUu+u+oUMPabq29s91qtNYbbc3mISXqQoREmAXR403/qu3W",
+	"Dg6OL+xlMOiAM0mlIkzdB1j0+HAawoC/lK/HHLoeXZ4cHJ4cecQ9SJ6PDrzno/Z2q4UeAhwB3e3gOt+d",
+	"7/uDi/jkXvKQxqNXG08HDQQeIftUTdaFpKjnxlF1j27V6jXKpBJxyiPnHAWcBYQp/egQyQkhZotwvWiF",
+	"e3BNyyi9B8cRDoiA1T2PRz0iUqkktAy4JILyEN7zrlavndbqtUNgSB6LQNMXh8rQS6hUyDkxQol6Hj0I",
+	"C3jMFBEnSwj+foQH8BazXe/NzpsuQd9eG+h7DOJsV4mY1GsjwfSGaLU6a+sbm3oBGB6BjtDHIxpp1jm8",
+	"OKrVawP6SPSlH/bP9ccRDcNIU+H7Tyfn57Vv9ZrgXDPQOmwqSb7WdmvvnyHqY0b1gq5/1n+P9b6ds8JG",
+	"gguir8qK8H3EyATJuCcDQceam9CEqiGiSiJJAkFUHckhnzCkmSsV7n/UtHx6TOgTmIfnh9Da2W21rKAn",
+	"j0bp+qWG9dnetLfA3AeM9/vNkAQ0JKFeqj6mUSzIgV7/2m6rvtTZH2GpDklEH4mYpuyov722O9pxt56g",
+	"PnGHkgT3P/629rhz8/vVOjsdbwefw3b/WG4OPuC16RFpxR/phdp42Pp+1Pn6Q08TXUS13dpQqbHcfft2",
+	"yPmDbA41N4tHSiaNB6qCIWGyaTXMt5LHsvYtXYcT9kgV1hQvWhGa/Jquh+IPcKonS1CB6IEgIWGK4ggo",
+	"L4C4ZISpHrzEo/87Z8h6zb6OqSAy+4adzBuWUSxgVlbSJrds9DaDxla4TRo7/Va7YTbY9g7uBZo3BIft",
+	"M8IMD4hINgrMptJW+VKvGcLt6tff7wTfd3o/bo0+jtflTfvx5212tTb5aZMct3493cDvw87gE734bevH",
+	"B1irQ8OR14ZBcwvFEB6PBX8kIRJEU9BfG8vLM3tyY3fdUc5eUpUaxN4iKWfnXGmqXHKFpaTxCHXQQMv/",
+	"PhUjEhqWYWQ8FDzig2nTP76BcfKH99XR+f6pf0AKwnCUFcjmw9i98pkH5+nFAbzJnppX+j2oMxihcwz/",
+	"fMweFdXG8YKDc84Buba74ZTUggOydnF12NjZabdrBcekfzbC4/3TMSejk52UOS+9FTtZZnbVrg13aoVn",
+	"mmErsyj6/YaTwqkcD/GAYqRXLRZkD40jgiVxLIeS1UARHVGlGc4aBidLnLnPNnfcPjQmT4nNsbHbdpRO",
+	"LqouiYw0gDOFEpkX2aH5hYQITrk6wkifYCREnJG6/g/6LSYxjNAzj5Qio7HyDcMwFiD1z5JDigjBE30M",
+	"nq4ld+7EtL9UJfZadU7p62vN2Gco2tpddyauXgrNOskspXfSggHkzzX/lPZuq9Vca4NQ9Aiw3Wq1EwLU",
+	"FB0RHiuE+4oItC1rKTnyCsVSxOgsQYzOXGK0c8QwLOARo7WQEppDm63ODCW2ShjhRTNvLzHz9tyZt3Iz",
+	"T/aDN/lOax300ENwK5xSqfK7aIKjqMexCBFmIcJoRFiM4IvMtgmwTPYLCKCBfhAXWtxYhaoWYRbKAI/B",
+	"DB7yiXMnGW1Vf3OMWcj7/fQ7cy+cOgNBI33qSBwbi1UNyQjmhcWDls0VNK+qkngjdVYl87/v8aHVY68J",
+	"YTMUb++uOV4zZkjtmCsUUUZSGoIIpnoJ7ATNp6Ihr7vVW9YGKbY7UiqABV64WiGeXmKR/JBdvDEXSmCq",
+	"krVLfCfp8l0KGpDkG7c+ER0M1YIF6iy5QJvpAmmGvHfU9VfHzMKuxSnv9aZZ5nUr0ceRzCyFNURej/Bm",
+	"drDRjh6dlzvdZDcTbo4oWUc8ColUqE+FVLlzqZytQ6wwmH96Q1Ud8zyH7Cs4Pr+Vy8Mqi0xarZZeZC4G",
+	"Fd/Zahun3qwkbHd211rNDZ9STmfP6inLanfh2tI6VdhJbeuqt7RfQvxZraQq+beXJr9m8BM2IFLthyOq",
+	"Zk2zcESlTOznxJtsjxZQbkEzRyuSDEZ6RyBJxth4z3pTbYVrDpWrvlWXRg/Oro+f7v52e3sbt1qdzaej",
+	"y5ODp+P9q3cXVz+cHH2+azc7ze31VrPdXl/baDXbzfZas313cn3xdH3x6dr8R3NOa63VaW2vtdqdRmuz",
+	"1Xp62j+8udtvte/2D2/u91vtp7Pr72DGT5dPneZGs/309LR/+nR+9PT06fzk4OLwCH26ed/YvmVHP5w/",
+	"6Rv8p+oHPn24Pju5Ob4z//1wcXzuXdLZaLVu2eXJ4VP76SmxBO7u7o7PDszMCifSbJsfT64v7s6u/tbu",
+	"rDXWNxpaV767u7u+3r+7vn56Orw4uvuwf350B66vu7u7u9Onp/bOdqu13u48vX96emp31tDZ/sk5ur65",
+	"u7s+2r+5OT26+7x/t7Pdbq3ffbref3pa6bQ2Vzc2NhqtNkzm7OnpB00OGOgtu/yh/dR+Onla/3y33u7c",
+	"7etx393d6YferT8dmXes3+3f3BydH97tn54c6O/Ojg6f9E+FP5+ce294KvtfnoT7p3og7/fv3nMeInNi",
+	"Te+OT7da7c7WUxKMuDMhgbvrg5un6x/ursFFaS/bfvJCEH+DAIR5bufpcP/uUMSD2ee2Ntv6mc6bf2cc",
+	"/U9nF09XWA5v2cXh9dPh07u/nf7t8Ong4PjibqHX/M55tv/W+e58/y7j1U5+eyr2Nt+y5aVHso2viIyj",
+	"GZWwh1UwRLyP+jwWyG4/6W/JseABkVKfrusQWIsjZXwbIVHg5zK+SiOAbUAKAi5MCR7BUN0mqz3T5zxr",
+	"SYNoSTyuTgFb0iL+Vq/xWAUctAqI7MDIrZ/ASgo4idKpFkyrk4xwY2NDTxN8FoJgCTQJqQyGWAwI6nOB",
+	"YvbA+IShs6tzlF6eGYl8oNarkxnJ2uKRZN5rf0c0RO5nE15VQ6plMQspGyAb0AJPqBbdfRzQiKopmmCJ",
+	"cCQIDqco5YHMQMPY3EsWES0Z09n1caODNA/AyzVdcKCIkAgLguBEYYPsSwT5lQTKJ4c+nL7Va2fg+zoA",
+	"B1uWqSMeOP9KwEOCjJcMpidIwy40UhypoSBJiDXD9fl4onHjnV0cVozCGSdaHytwtmsNsMjQaO2kQWyr",
+	"v4F3ao5psp6aJmZaBX6YRJn0/IcV3cE8CGIhCAPdv72ebCq53++bZdhdAx4zRLzh8Lm6P/KMh7SvqZ+h",
+	"FiwnMX6/7FJqadeQAdfrp0lDFcV5H325Ax4zvMAB/yunbL6daY2OfYbRd3xEfn8ln3ks8yJwkXfMEEgu",
+	"SaFf/teQ6AvQiMXvtE14bRwlWVKlJiPCCrVbu+sbVlYoOiJ11CNqQghDPUHwQx9LBSIjilkwzMoG4+sw",
+	"iQap9R0a30xKJAgoQI6HEdd/kW3+UsO7zMz+Vq8NE6eOnrz+LTOhP2oEHgeR0fRJjoLgodc/awkGI2WX",
+	"gg8EkTIx3akiI3j8N7BY9DN7ArPQqBmBMYT+7f3GzlHrnbbYBLXL+2/t952dtS39WOezSdgafbRsrX8d",
+	"Cx7GVmGBQAIRj0Tc0BHJCdLN3fUNz3OzRJYPOBHsKM4wZe79Wg7SEfmdM9gvIyJogN8eDGmAB9zkZZ0Z",
+	"FexG2KMz61pwCprW2NSQIAWXZTZ7sX6yjAOWspB8re22i7SaIi1F4MlCg63YLGunFtmas8Q6zhK7FdZu",
+	"St5v7Ka7s6unp6uLo7urk4Pj/avDW+GslI2ju4126+7dstqXvjwg9LE4xN9Ossx+i4k06uV6vx108A5p",
+	"9bbCtWADb5PNfjvsBOBvAcVqP9WrbDpL+tt7q2NpHk0o9Az/YIF6uIQmvoxn2rJEq1AVL1ChnxGcej4X",
+	"VTfuE5bKmeLAUs6e9o3olLecBfw/g1msg+ecTA6TA6owUlBHggy0giusAs24QlOikPW4+prY/8awQcYx",
+	"PTdI8Oe7pm1M4Fu9dmEOzozDjosBZvR3Y+lxBhkvl4IjJSiO/HVc+rh9PaqDXJpzekOiAOTz9AlWsSAm",
+	"3WlM7x/IVP88IT3IFNJSL6KMBjA1cBbcR1SahD0IoUvjOn40mlRn45s+miHvYCy43i6aLEcs9HNz1hut",
+	"dmZacJG2WIFZ4fy+tMtdFnkz67+XJhwhbYzbDLBoioYmBdbLc0kUyH/tr/+mQTi7SDc2DUryWN6H5PH+",
+	"p4e1x/Pt3+anvP3428+TrV4t5Z1iiWwm5jGScbs7jRBp7kCKI6pmZbL5tyjK6RJUrXV+g3sRQe2O5kmM",
+	"TIInMtng1sM/baKDiGBmTALj7R9E/JFI0K/0HVM0jrAiTVB2FZiBzopBYDqlh5Fz93/7V6D5vzmPA3eC",
+	"TjfLmKZAwSmcwBJKYCb7RORUhP9X6xVeqU4hKQV497JSgKuj77K5hAM9g1fLtL8yz0OHM4nl3puqpgRu",
+	"V08JXLtpb+1u7MxJCdTjbGxsbG6+ICdw7aa9XZITWDLVZ4Uskptk5Uodjzec0eopisskaI/4IxnZbPBi",
+	"mxAvHMd+ueWYSbFPE+Uz9mdWAuD8EmymS5BOe+Z17fZ6+roN/3UbR7BcVvgcRFhq7j4pv7pee6SSqoSV",
+	"0hgkPOivqmoYCXbtmHRMw7X7kXh5rcPG69Q6AJUKjwJ/Z8JRYEzT4rRtm6yNJpgqygagF+Bi572XxG1d",
+	"qGnKdvpFmpBtv/tXqvW/Uq3/p6Zaj83W+pMzra8DzK5pQYTExGuQDDADE4AqghQeIKzQGsLNUdMLmOSr",
+	"lQwXemfAgCh4iVaAeyTSjDYmDBzX0nw/ImrINZm+AwVkjEEZesvFQL6t4i54q59T5VJIpPKGFpKIKHKD",
+	"B97groiigpjwuIJfkuEdHp0e3Rw9a4QKV7oyNOeQPgJBnPzxrJgDLM5hQRwKfrAxjtbabqv1vACFT6yA",
+	"0Ect30MePCybXlavKTwwofva+vGPO5c/d0AB1TqPep1AyzP9o0D1b+BJ+pSpQMPjcVNb9mnBWYDZ22Tw",
+	"sKuIlAX1Zn1B5BBJ+2Nm0wRESuc2INMPw953Ab2gH97/fHR18/31iTwZqfHPByebJ7+GD2ffnbV++vVD",
+	"dPH56OvPv57/en4zoKcHH1rkx319z8cf2t/T/vdNMv0QkeN9evHr0drFzfft81+/3zg73Jcno2gYHpxs",
+	"nt0EG+eHnzrnh/uTs4MJxT+e/37yK6dBZ6cdTE/kCTtv/0T1K/e/Xtx8GJ11jlqnNz/Q89GZOu98v/7z",
+	"dWvj51/3v57enPwOz/l9sPHT5w+//nzwYacZdCLWG71vhT9+iNLythNW291ptbSBBbRwMxYKagJbo875",
+	"VvBB/DTZ7t20Hy7X5Wm40z/Gm/ER3xj8TDvs+69bP0xqJiIMUcbKwWsaVs99GJkA+5COZUHc/MvSLM7F",
+	"4HyeL9PGyPmE5SLkX7QkmAmqg3vRqlxFQAE2oSdfKvfLv9Ssf6lZ/1Kz/no16wts11kdC3QqoJJWhELS",
+	"x3GkUIinaIxFNgutgnfS5l6YvWmzL1qZ7Iskm8XLwGhtmgyMJRM23OWdVkaDCCljKcPq6zf1475V32fP",
+	"TZgwFC6owQC9MJ8F9RxaViLMnz7R+tzxb5SPH6ZXiReWmEMvfeC1aqJ3gg5o+EaiG4Gn6NSUncybDewM",
+	"DxJhZof4vxVAIthQ6n9rTITCEswOFK74QAmd1voLoA58IhaoBEOCIzWcZuhpimX1VI3486qS/t8BnPjz",
+	"iVtfgh4bM/T4j9kZr1WfcafqjE1Frz/jVn6+RIzdzJoBH711AXI7Tb0TtRGc24Da4ucMYTSxkF0B5xER",
+	"CCs4s0ZacD0kgis9roxq+HHr+7POjz+8q71qeG3Ls9Q/Z4fVeY65B6amvsOC6cDnG6NQkd9iOh4RpmqV",
+	"DcFk0t8MSQvzdI0rhYUIM5S8w/oa/BS+vF1cRsbtVN9cJumz1IZ/PhGXu+PGs7WfYWrX/8VqhtVg+xKp",
+	"9k3J+8w2JlI56IQp7FybuiYQDgIyVrno7LzC+UTH8Krm2+1OSdm8FTNNPYJlq+bXl8hNXJ9bNb9RqWq+",
+	"pXfsJzZKykkKTtK0lgS7sEaBnV2xaOSvqAgxy5Fa2zbVvFJ1R2Ikxey59RyaMT/J2XKOWBKBJkOO+IRJ",
+	"0EQyaWlaNBoXtPkRZCbvI8y4GoKFkTDr/3gXUL2kcGOJEXQyI8io6sdcjqnCETqPlaBW0X550UaJ46qu",
+	"xajJZikszOjh4KHB+w1AuFw2x2m2HKMk32lrdy1xnPzT852qFov8pdlQr5DqVJ7GNFM+8k8u79hK09/+",
+	"qvIOPTws8IgoW8h1EAvJhQmFe+Zw7WKMf4sJCuBnV7VJUPeUsoeututCIlwNyFifRDyWaIwHwIVO9JmQ",
+	"Qgjhg5PJ2a8/qbPDM3V2+OHT2eHD5tnh/ubZ4Tt8wlrg4zTgQuCMtVMzb9fkCYZkBFgLI/z1lLCBGsLB",
+	"mQZNlIC6TQeKcQwDnJ3WzZAYdAykX1FHWCJq4oE9Hk7fSNSFX7vZWcxgTuhHGRqkg/3asC7VhtFBTAq+",
+	"nzaXzmJ21Cdh8WAFMU7ZNxLRMDuqCtpJ3w0WoobJUGk4d3R9LkaQLxPH1Kt69UZ7Si0iQ3bAl1pGSvp7",
+	"lgk2WsWrC27XzOJaV6S5ZYS/0lE80h/0J8rMp3YyHsoU0aeEKVoKKf5IpsVEpCM80BR8IFO0kvByPI44",
+	"DusIskO0vNbLP7IP6q4uS2zSLib2A5m+kNoX5sAtmpmvvACL+POTRLyRyNMolp5Tq2RORgV42ayuA8xu",
+	"XAy2aG4KD95INBZ6nUPQfZvolKikWFsQrLU+SRqUScIkVfSRRNM6HJEXdXQCf5zqPd6qozZ8ajdv2T6b",
+	"IjMOpIbYSAKJGAfbeGUyxEofqpAfr2exqs9myBjAI4LWW+s2n8jQ1bzN/XzL1lvt1LWujSUkSJ+Axgvf",
+	"A76ZC8U2AU8hXRDPmCwgugtYzyO7Jx4312HXuI/twjWgAwZlDGXy8pRPiNA0RkPyFR2f7R80ro/3Oxub",
+	"TvYLPEG21AhEaF1vMgdQCTTwXH9vHORs85b9QATtTxFViGtq60vJVxwo1JsqIp2dGNZRj/S5VoqwkJQN",
+	"6ijgozGG1QOjmEmFmYJ0kDw51/qbQZu0ejt4I1wPtsh2v4PbvVawE26Trf4m3uitB2thh7T7LbzT2w62",
+	"wk2y0V/Ha71O0A5bZLGkl45+cxdlrO1aCFzd/dJq7OBG/8sfm+vf/r14W1jbvmhHaC3hWQcB6AsFLGUd",
+	"CS/byJ9slXTRiM0meSON3VU68Pk2UcHAbWX2Swb+DbBExpxJY2+/w+GVYWSHbWFzzT2Aire/ShMsSOaQ",
+	"OIIecURDuOg+QQU0+BPGkOtTEmnlzpiNfpuCUaz3DkEYwTMQXIFwGEJZsjZoHECiHR9K32VBKHfNTbto",
+	"/rOcZW1k7nqr9c0n2L8L0td67tu0gcZb86t8+0PyxiMYC5CvSFsxA6QSjXCkV4CE+nzVo5TesJvonKuh",
+	"3sMTLNFEUKUIa2rl+YCzfkSD561B4G5OSbbPEA4gEdqJJCodVSy2CPkKdVl54uxUJk4lkrixyVQ0GleI",
+	"QuAdgtk75ESrXS1NgHGE2X2yJVIq6IH0AWkkwloKGzvPBL7RSgeOOEFwMIS7bGlb0iDiPtHUMgTqJAVr",
+	"+tG1yuS6jHA5F11iCrJ9wuMoRAOOemTK7QmbHXyAx1rZIQR16mgsOOps1BFhioixoJKgmMGwSbgKpH3P",
+	"RY+GIWHPImw/udsnqjbawdBDjJDQaAk4HFGGBI+0coaGdDB0gWmPdGuvw1upavdGmleucIFSp41RXThH",
+	"EZ+A1qIHyMfEOFCBLOf8IKVF9g2HnJE9rRfpc91erN7z2NjKS5OQcXXfh7tTEl74vjfGFXIXZMm1/lpb",
+	"0dhSKOTE9H2Bra/XqUcizgaaWM7Vl1GtYfaXeKoNhhvOT7EYkOdtUPOMe8X5fQRPmZXumtxm1ewFGWK0",
+	"115XLsHbyNcgYWBtv7mUGDPrEWHqKjlnX1Es/cRjAbs6XRHKgigOCfLqaFNx5H2ZE0WvI3wKLKri0Wk6",
+	"2WFZ+xGuM/I0laVAQG3nfGI4VkMu6O/PpGAMD9C7OnA4wO6AS7/Xm8ijsrY+jAPvmXmxaZgnT+92ZXrr",
+	"2ZfS+5xbNcXZQ+jGemJQgIWgRBaZUStd/UXTjrNbR+YzTLO7iiTXN90yPB4jfaMk9vgAFVQNBY8HQ6Q1",
+	"9wZlFpJLxiOSvGoPmUVMbL7JkFiJAEwAT9e2olEctNUBqbdgEryL5bT6CpsacKxwD0vyieFHTCNo7ZNN",
+	"JxoS5C7SUzIdqxyT6WEZlgsbnEXTgni4u/k+9l6R1Q6S51OJvKv2kCBKTJEccqGiaW7jbbTW9KLK7NS9",
+	"gXOORphN0RhLOeEiRMGQBA8SYTXTbcQO1T7rvqcflh2i8aPqAeofzaO0quAeLt1g9bJqQ5PPHCUw4FeQ",
+	"n6XzEgSJmDE9LM4czh0Me0UNyRQuCElEe9DbKZqigEsVTVd3b1lXU6Crp9f1idBtogtzcJcs0S7qFq1v",
+	"V+sCt6xrwVHuLfBMdxWcnmnoIFEHjDPEMJXUW2BFEoK6lq895uyuNm+Zr7+HoCgY2hvsdj1cBkmniPft",
+	"UoCntXulr2rs66u6xl431jXsBO/HWXXk2j4lZopGNpZsjrARnpr9oAQlYGJ6DpF5fsNv6b7Nbb7/TdvX",
+	"csgnwyCzYw84Y8SouXq1Iy4VCmPrP9M/j0a5mn8z7Bzn5UbsPRVwEL05JG+ZDGmkZfAjZYM987IhZgMC",
+	"K84F/KOpOcSPxPTwswBATXRFxsQmCzk2SV1SWqifhGQ05oqwYNr4SKZ/kqAoXxq0YjpI8EdwIupDSGGh",
+	"zJ+WF7RlyMLeFHQMbypv5C0LCQ4hvqVlEAktrVxuAMCrrO4iT6gUComsIW6oG+7dsvxmLt3C/hvyokYf",
+	"nMzyiM9Ct8xbXW9V9RB6BGA5gacUCXe1IFq02nV7iusVp2xwy8pXvZtbdhi4xH3yPFmkOFDc+SiBapQN",
+	"lhVBigsSXpGAi/AT06u/nBjy9px+sGA4ujdbLd1yJ/YHdxy537NM33o5y+8jCdNBAuZjbGImJ0RYIzkj",
+	"AUO0QlWqX4cEUlwogxi7PlmCWFsfJLxlcojHZDVl2DEW2sZN0Gv2LKPC9CI+MApcgGPwBYQkt4MQDa3m",
+	"dsP5GWZTa37JZ9Fdn+b31t/gCzqnKNjX+irKTqvltlXenunsvMY6AOyzMUm4SBTeiAcPduNILSaXPrT/",
+	"+Uf2P8eaeqYBVLpAZwZruI4oM0aQVsmgXC30XDgSbMhPzAIgP1swxJknpBM+5xBZIXAkHZ9uuVSX3SQo",
+	"bpvkIguij+CYghNDS9az6+MZ7u28zsEJL6cSTUgUNawvuRcrNORRCOJimITwtJ3XIylKdLOWHt6m8zNk",
+	"G6Yd+TxPPw5DSD/C0aXQyrAChBcHluZ99YdrM+fRd8mOc/WZ/IVFEbo0vvGLff2X5DJuev+6XsoF+4+P",
+	"iKESVkktNYQ8QRJjpXkI7O4LRkyqkCY4HxOGxkToY9vQBg5Y22sYreBbZqQDStP57GlO0wckQh0+Wa/a",
+	"KhjXWl5LYyAlQS2bN3fLknwdaZ+p76+jPhVEom4mFcNqGNS8Qxo9IIi4JNL9ItNJ3LIgIlhItNJNuzN3",
+	"EYujaBV5IV1kf9VGkFELslxAwwrhJZeelF+Sz5r8pqG0ORphPuiGh3iqDT+/d0pX64gWdktme1lLGum9",
+	"qM24duuWjSiLFZF7yRph6yVfBZJ0mcuxuxdUPtjnZts6I27x384vLzQ1gFa3LKK/xTQ0BuNWR18qMq+x",
+	"j1ndQxHWh4ietUQyDobazOwqMgL7MhbknnwNYiEpZ936LetGXN2DuKNs0K2jbqAJ3LeC7D7CY0m6ZvAK",
+	"y4f7EdX7uouwEPQxrV6jAgV4jHs0onp58hHgmV40M6uUhOH8Tf1ajcNn3pZ2EvcYKMSKNCycwcwdfmfx",
+	"kns0A5tzwcIxlz3j3XRekBayYt2liKo92BneHtRc4Wv0VjQAo5iOKlRJEvX1aZ7fHQvHmKJbzT8xQNJd",
+	"u4u/pbnwFXakSyuu8gZz6bdMh/WCnZxsYUjg7PFY7aEuDcGsCEniswwTv6NRggy81f7lid6JNp6ld1he",
+	"ANTTHWZ+z21kSOh5lnQyX/hMb3M/Fx5C07HNaZ49iHKX0jCtVbDy0FvodO+lRE7WyNsqmT2QYebSk9C2",
+	"5ThM+jP565Y7QnYRZqkTDEd2Oc3rZ8mbdMV63ROgbjxyZjFKxWYBf1SSo/UZxqlnxWo2LaPw7bUFmzY7",
+	"yff+bCjrc/1G2/0LRqkHE+Ao9+a0P9jsuxbkxXhbERrXCCatBNOU9aM6jQkN7aXyGbIqx+SOIeZw+iI+",
+	"PXp0qnwUXfQhW2SegPpsomCuOA+qkbJM6hqTLRRz/kZJ23z9USNM21/5ssovi2jhEl/h/bOz/lLoHnPV",
+	"QaDu835exWsm1Lr2uM0NULNWre7xjWMsgM2rwle+uPcerDeoJ22yj7M/FjzLZN3Pcuk+6nMeIlef47Ln",
+	"rnksUQpDYYyuT9fo/eE+GuFfuUCMMoJWuiMawaYlA9g+fSqHoEUFIpYKBwSzezkkUWR+QF0lCLlnsZL6",
+	"g0WnhC04JFiBIOFTI08kHpHuat0eTFK5oR19evvp4y3r81goohVwrYtNtOwausoNW6CAANcYfHagQAZY",
+	"6OV0eRtckibqau3wKxyLWm3CQI5bps05U6JrvDW2sCGW0FfXNRiYWrXOLo2mhf440OupJwzLPksHgEe2",
+	"ZNBy3GJ01mtABL1BObh9gQS1em0QxQrWdaSfBbCnAYlMynIUjyn8xKMolgF4bOJoPLRF/gEXDP4JOIvN",
+	"MSbwpEcE3Kz4CCvNpgFVAg63BzqhtXqthxlmWP8w5AGPTNueMRcPAEpI+vALDUxTeByNh/h+ANAiAxJh",
+	"ZQYkgQqch/fh1ABdKfI1y67pzEs4tkCAa4Nw/7SdWP0YGjaZfiRY2oZGRcdjUoD2h+uksUgO2T2TKCU1",
+	"LAQG3S7FUk03pgVVDUU8AJ54pIIzPUQgzIjKAPAETcjhS8GUg8KE4/3TdmMNUfC69CkRyYRXrKuKjMZq",
+	"mkug9iFdZy2LpPRtPgHO3HXfMvivnmo2AwWbELZErUspKAtkZoIeO+Ihsb2iRjQKF9CtmvZ8hlUw9LRn",
+	"W7WXsa4MMu3M0C3qWHqhRa1ddOokXGLX1j4qeXlG50wp7OmaKdcWHtVjaisLcrxuy/NndB8cSWJ9qoJo",
+	"6W5SiJJH9ziPCGY59OeqFmFFBT/CUn2S7tG5rG4slbbRAyJlP460vK27KJxxJVjVifYRg2T4WJrd/jwD",
+	"1KGLpkt7NKYBgmBFHwcEETaAc24seLhaNJuxIH36NfsMQDl/2Pp+1Pm6kEdo0lYoeVaGRHW3mv6SFDJD",
+	"HFJ1xJQoYQjOSgo1nIVxEroTdiKoInVEmoOmVoj1W6+pIjmVOP2hiC44UKZ6q4oRuHCdnMHiJAWgndVd",
+	"e4O0PjDZWl/mLPYsDWxBir7ABTS1CfxApm+k/sI83V5RT3x7UtEocsk2S+vnVhkvtFcNLPArbzw6zrJp",
+	"p7XWbDXb7bXmVjVnTdK35Y8KbpMqVhEwGlI8DoYk9IwizArsIsuVkyENhsYhaLNMbxk43UzWCDxbEhs2",
+	"XZrRUkCCwnKtZIskGZs2RbyeOKAExNM5Iy+34KjFh3a7qe42sjdOz7qj40x3nSKueucKSvPyIbD21bwT",
+	"9Jh8PeARF0bs2erTqrfkpubur7t3l4720zi0ZdFLxEP+mgnNDPjA1lhnOcfmMaNxLIemuSYU8AcCrBfT",
+	"4MQEIq3HMnFwEpZEk6iESsAiMZOdeoDHxcK+C8WGXdg6ll0BRTsr1W84o4OhMgmmqsQ0dTXkVQWUDQre",
+	"WNde+biMnemqIqHkEemnZccIv78dF49tVFpw6b/oWTWUCyUsvBtwSuZPcgJiwmDcGRcrUZDclsy+bgIJ",
+	"aSscExgZ5pL3cmr/28f2W4hQvYWRvLV0f1txfgUiP6DjQjHeNT89j5hBJWI6tTv3YuubLXrzq2MWzAzJ",
+	"gBjMH1P53irDPph1fs8TQVrIwE4qcYDbzfmlRD5VDTDnTAdKolCi3hS24y5Kp2witl29Wl2LUjI1mVBd",
+	"IFd3Dznmt5cmlczu8ltmrreiS9/h2Mve4hix20T7CArWPOwTGJJN5ZFovdUqio16YnG+sFsqDj5P3Hwk",
+	"UzNIs6Od5pBL44f7/xxp5O/eP297/nnbz1uJjQorkWzOORvOe2S7yiNfvB3LdmHJUeh21S7CAGUBGRIs",
+	"BKjYpttHEBgyGAEktMxlUqIvL65vkAFg/wOqDr6Zg6C7Wr9lJgyqjZpmsr92IalT/4kCaGnYm7rPNNyz",
+	"f8p8bBsFcUQZFtNblsS4p3UkeZpPpRWX9EmaI6CACq2st9ZXc17TJNgGU6k5xs26CtOrZlbpACui/z5h",
+	"j5wG5BLTsgBbYK9sUnPp/RhTCLQh9wuyv0DK5wiLBwJ96QociglwV5GhkDzOQHrAsW4f3KNRVBjdmbXX",
+	"zB0VY3qKKxwdGJjFQtvFvh+uq0OJur44I3rWtzsbHnaJj2MxE00xJkcyxMwAirl+ZpX+KeGlMm4pijIV",
+	"8stfFW0qZtamT8vvY67IvsWrW8Tzv+mL7x26neH6yPQns9/5+wCudtZ2jwTY1iFBIyIcqJdvCHiDkQwC",
+	"rdj6JVdeZ65brbRP4EGvtEsSUrzqNnEjrLxJMgv7T90msyw2d6Nkmewv3yo5HjebhTAZy/eRwXLNPq6B",
+	"ug7J79752rt178uQEmW2SoJwKF0XJzhzoX7PXt2AVgCIsHDMKVNSH3QN1M32zYKneTHXqTlWXSTAXd41",
+	"97Ix7+4mToDeFI14rIb2Nw7DuwdM/O5umjCXwrkAOCP8bm4ZCXYfM01kLQD02M+uzl1JISAvosuTw0y8",
+	"qY4YZ8SWP8Cd6Owqe4LPkBACNh4FXaQjbR5Wr7ExB5B8bw4GRt8NMHv+5583qwVAqcalrXt7XhqtxT1w",
+	"D8kqkxbwt2HgThtjzJSYNnbyWmVnfaFaycjEf8W8bXjuXToTXsqNNvvgQvESYTqyQAYHPCTPpFIpMBJs",
+	"EuPQskEbAB1oogMsSR3JMQ6I0fpDLIfElCXSAYOyjJXu1sNvjdH62NTsbH38/mz9Mo92Zb7Nm2nLZSvD",
+	"+AvJw0PysTA1qpsIBzitTEw2Cc7VURfkBPx2cXjdWIONV0cyHo8jMnLh6XFaKgySountIW/rAIdnmL+U",
+	"52EN+7MO3QVLBLqtgiK/FSXoaETCOorHkFmNJVk1FSva6EjzKiWBUhUIPTNuUK8yS3N+cXlx9XFeutnc",
+	"88bRvtC0POdozMUDaiBBIjowmH4JNWsVQy1+ELZw/SGiZaKqz9saS8cTlzJIc7OCl5XPw0C2PHeLO5DN",
+	"eWtm3nAA156wcayqLra50S33LNEKO/0uabuXBaD2E+jcvDcGreiD06IuBrAh30jTLiPZBlR42CZQ4UUV",
+	"aciAj0m4uofAHzWh0sCxda/1mxL0kO6zwLEWw1zN8ESa6GdoUM4jL607ycDwVsyrOUjumckLgX6bv8Xk",
+	"xDwHOsfXHZ7xgoIduOibQ+qdf/EVj0jCsAmS70wyAlSoQfEZmfjLbs42aQKZcs9k4EChRg/E44hAi8Ao",
+	"MhfoZU8osziGgL/a6fswouX0ySvUFsULyFC+8Bdi8FoSrhi++SXlRAsEm2309bzxZxpBVVgO08UpD+/a",
+	"KsoESXs0/bHkrk1vzXaqmkcD9UzRnnbCmYFVMiCnUDycdMNB0APnH3//T2idVEfQ5gdBcx/95fruWsso",
+	"dNDoCEF7o3/8/T+hDVKG8eeeB2ZMWfZvd2azxma5LwcyvKT3PsUknj/AG3ddibxNnlO+Yjf4mTvOtluY",
+	"gbS18KMuGxUP9pKqUFOSkfRPsOVKUnGBB+Q+solfufOooJ3DKx25nyHciVlmSFBUkh8RIJ1SicZcKhLu",
+	"2dITqgj8Ij38G5MAYQt7krhTjyBu6vMreY7mZ3uYX6EgO09aGFLdZAw7j1ECY5bEpOQSg7ipEGq4wYOb",
+	"9OKZeEP6UzkXWufQ8zjRdfHJE+sowa0G2WERUuumbhgHKpqi7i+3tf+4rX3peoEeeFyGByu1S6okUew8",
+	"YWQA8p8VLYaX3adKWkgsooov/SSimcXRdydtkMqXJyxL6fzz0jEfyrCp+3EUoQcydSkqkHJFbfqBAyjN",
+	"YBs8EDKWCKMhlsOsbPEyIn/o7dz8frXOTsfbweew3T+Wm4MPeG16RFrxR3qhNn787edJbU76XukRPQMz",
+	"QEbUwivYgrgHMk1QGQDnqZ5BuNGzA1Xe1BQMOAGUAYsp3/3awGPaeCDTbnN+JugsLU0moXGwBUMscKCI",
+	"kI6ylNlKBckRhkHasnFBAj5g1Ka4vjzB1ORKAr28bNP5eaWWMVNLobon2rtn1gmdlKwXhqrsfdoKfEjA",
+	"mTOcqM+Ucu5D14SF+rhQFnQNnkkgosGtzLaApzZqmr5UvjW/d/NFu8uW1D+vaP5LSnQrUPINAcuyvV8l",
+	"izsV8s8WtHmtLdvuzcPRKIihLJVG7reBe24Nst8j7g8P239np54ZaMmDvIEbJi1LeR0A9loBI+dFahMd",
+	"wfGYhDks4uAt6xbge1s3flQFDh3iJRkUdCpvmSHFG2nxzVcgCjfkEbFY9FCcJUlw30VGZDiwyXC1ifQb",
+	"BGYhH6EeVTNl7ubGH39be1wg9N3ZULTS9uRNn7pkx8JKEjJzQCdr6WXf5/gtwzg5Fq8gUp0HpODYGgve",
+	"N6iTOPLwVtCQRFDLrpLCeBeelXxEUBBRRgMcIdewWjqdFQkywCKMiJS3jPcBj3cXdUXY1b9QqYjWa7Xd",
+	"SRXFrI66oRJd+IIoGiBFgiGjgfkpCEddZEt57V1YTG1rKgGVf0PS9y/Rn+uoO8RBMO6i4/2Dg8tG+itE",
+	"wiTuEzVFEcFhNrIEjr9QCU3ScARVZ1B8Bg/L+shFoZRwluWSiu5iF+YpD3AErXMKzVLXDTeTw7TYgFJ2",
+	"rBXfXGyMmqfUYRZF7HcIuvTLvCiWxzIlueOx4I/EYN//anqmfXmBRyU3ueSVxVNy7aHyWX9SVUngsknK",
+	"S/q8/9w6qeUd6X4fvD8KA+e2jEVfiDJIUw7/akG1lSQmp/W1qq0KHf0FnjUH8Jybk4iJB9Znc6kNChNG",
+	"Ey4AhdXmT1OFAG1fIjzAlElVjNy+WlwOZ4bwEj2jUkGMHQegK2rbY89kgNMRQb9zRmzo1LZDRyFk5Sl/",
+	"ZS1ifwW3Qwx1FUsw7jy7IhNuSLZSsnIe/TJcarvS+bvIH1j5Tk9gpbLbfRlkoyywRAo5URmLJ+cv87Ap",
+	"DOguMs9DK2FsgHdaq4ugKl4LPKA4/FkAcFJO4YNEGs6RI2adbdtTMK0kQQCHiEIyJpqHOUNd/f6uTVFN",
+	"JVZ3dTdxD0G7y77BxwSgpjfIirg66iYNEs2YjAupx9UwlRqyifa1vqNiwUhYtw4mkyiuddyxIJIwVUeh",
+	"83H3aRSREFHb6ogzUiW1KjsSsGrn1hwTFr9b4vobgaenlJGKl3+kXD5UvNYgR31ngKPcPV9yy21iYqWq",
+	"gJFsRTkFHhskftCES8z675YsZDfTJhFc1bfM+7LPATciR0p774iw+B6u09dkyWcvUQJP7w0mzS3reiSz",
+	"vz/ob/TdBRTqZrCPLOpW1xloKXvxsSHWnvM+m98kUviB2LCx47wmOgEnNsgIEmZOI00ok91tyt1vGTyn",
+	"rk8zwW3+lUGEA0xjxGOAxRCAUutVQCCGRw4G2QxzpWtWqXkbt1prAXwJfxrU7H2kSWny8t8AJi/ozd2k",
+	"b4/ZoT4uXnIO5Yy+P4rab5a32vxWKoI+lktz76yk0plBPl6HEUK8D+ennXo3RQrR38JR6Yzr3Vt2y55g",
+	"AdCTXp6n9K6n7KXo6ZY9NRqNzP/1zXlOfso1b7XWqdfE9algTzyhtE0nnPxC1i0mUB25LqEo/8K+eWFf",
+	"cKbSN75Fzl+QVbKqvhitmBcD4ZJ3835f26GWoVftWLytiJ48btLvmtm8T5k2Q46ToByGxfaB6cZFTym0",
+	"i/7WzMYUUOrH5/f9U4LPgqADtn2g2el6OUnUd54UBN/qp2REw1OCIM6Z1bbAWWOelBMI6ClB5BMkwlPY",
+	"eZ46YC6XaIVxO+pV/cJCgTPnxZ5dnG8tm2EEON/dYgDWjCUkaGpcQjv7zAzyakX24bNGNey8pF1xQejA",
+	"Sj+9EccksN7tla7ZslrYcgFwQTaO1tUan0H9cR1pAYsLSwVSO2VM/bXhyS74FAxLdlchkxBHEzyFxDB9",
+	"2JueHbavDcIhHpvQdiJob1nKpRLhSHKLEAS83K3P8Jo0TCm7NtHHYkqam5wqA95mPeHkFCgqR3OdmWe7",
+	"25IC0Dfpi16rSH13lC/1sXRZraMRl8oVYCnALmVkQqQyEYg6wspc0mnVEfcEkrQqnDsrUkEOOZlalifZ",
+	"Li7TycyuWpjf090LQXWqG+thMe8BWCnNwLcmxlNW4890l86YP0Ucn7afnqtjqSTtLtvSeTZ2nwjaRKr2",
+	"iJpoeeaOysUr4/pZJ2vTvGVHsDimDMsT5yJmroort17zNL2Zczm/YnqfVCKKPgAAZlQMKl1/IQb5htVz",
+	"aOhOSc5mz1iJVvo0Mi7O3jSln6Vyd7WJDM04Mzx9y2BXmxAg2BGmWnseTdPKOPf+tC7uNentN+wu9CPA",
+	"79owAzD1lU83B6teBi9oMRNsIp57kL0Q8EdHGuiifXSDB92ynXLT3thtre+2Nn4ucwEVej0qrTjgyHwz",
+	"h1VRbc6MKE7hAryDvnCtY0aVt9BJjeItS3zm8Ah4vFlQ+XqrNuPGtEA1eitY+tSd3PHWN3GNeHug7o4N",
+	"T7YUWvC0KAy1b6tBCgH+muiGfAVlBVxMgrIHpIY0eGBEAuwdOjk8vD5BEXkkkbxlK10ahpLeA77bWhcZ",
+	"NGYqSYj+8ff/Qv6vW12HK1vPfk+CLiJYTvWhHAzJZO+W2d/h/fetLoJ0XO+B5of1LiJflSAjAuctDR5y",
+	"JaWmtsS+VZMyIljcmzFq1o2jKP0UcCb1cc3UfYBFjw+nocUeC7AIKQ7gUQxQ3CI+uZc8pPHIfhhzhaU0",
+	"nw1M3z30nDS/9gG8Bf6iPahvGdLB8H4suCIAktePYhreC6I3jFtjRmKlmYxR/eZHMiAKC4qZ+QD/DnEE",
+	"w3ng0jRxjHCguCTu3SGmYuo+sFi5P1XcI/d9QkLjNeICR/dpjQKAEaWLmv24nv24kf24mf24lftIguQL",
+	"u7S5z+3c507u81ru83pWYy1fwlndlRLlOnsX10ykjz04OL4o1AYoWSJCDrux6PB8Bgzfq0HdHV2eHBye",
+	"HFXEuztI6IsOPPqi9narhR4C4MUKNTcF+HcufmpIWibMIB+2GAry4vA6gYJMTmGoJkPQ/sZ1z5ytV4US",
+	"nKVWEfimYCUTfihAFmNaVbAyF974xkJUgjSW1VNkS7iIFrhIrhUgMaSREWmAzTRRVuBvA15VR+MIB0TY",
+	"5ip1B6RhetpLaNJqsDUHmLK9WwatWkBbhdobBM1wipG2CqrZpRJxIYjkOTfIyEwJiEXJCbHcUB1PEmZX",
+	"DCr4WStAcN653u02hg4+cNunwwQgUu5pov3DG3eNNE2wbJDGui1umSnyAuBRZskLvfTcxX6rSDBDLB9E",
+	"WAGeLcujlM1VpcxawVY4h/Uq2BBXB42OhZUOiXCrJ9HF1dndRauN3qKLs8O7i9Zasxr0PbhILomgvKhA",
+	"4ozgSHobzjbv0WyxcnF43eisOmsxqYjIpXu+q9Vrp7V67XBJ8FBg36IyvVB5zb20bBA8hA4SmPkLCh6I",
+	"kAhbsnd1ZiiTKcgLVc2yVRnqqFAvCQiqQggQTbc2WjEFhXXUTY9nAExOat66e6ibbWem1XnpiubdLFz1",
+	"rX/IZwrnyoFVi+J9DmIIRKcTfLm9PcM3yXr5u7RI1B+5Qp+c4sqy3eL3kJaP0NohwJI0KJOESaroI8kj",
+	"QmGG/++c/CB/7yXt7720hI31gnU7YhBHJgXoljg07v9lsgF6JrJdoGTIYIjF4GVR54q5BiP+CNxRnNwt",
+	"pq6hXSI0rSQjjhZ1xKMw8TBVPtXO7HuLNrktijmIsCxyofzQbnTQygmizF5YR0eIjKCINpjW0QXisUp+",
+	"+sff/2u1MGtXcD4qpL+2GktKaK3b2lUtJE0QIa0CAiUsIChdwMIXP1JJVZkg17Nr71gkMWnT5CvsT/+h",
+	"OQrWfe7MsZedraWG4UmfKQo3KxvgAfz+njIc0d9LEUhIcmWz7y41IEY4DqlC6e9v9EE75kKBlyK5uABr",
+	"JLmlYhmXeexzarMyr/IeVJEm/xTwjrK1KYLuKFqdvwq3o5AzALTD9F8r3H7ubltEoi9Mc2drZWAFC5u9",
+	"OeWeFL95Hw3jEWYN1wTTScImOlESTbgArK4RntqeoXumwh7yH6ARafZguvDrjpMK4fLeQAelBf3HNzeX",
+	"yFwEanvd9hu1FUkG4kcaLde0brWoJZqOWVib1vpiTJvZ7pz1ckCFlLBFZdhgpdTRCAdDykhKWYAocFkE",
+	"NrG2iQ7sRHoCsyDBwazbxDRNZhhbt3nLzsnEWDCuJgyHIQn3vMB6glQRR6G+YIhZGCWtonyaNm9Zd4Qj",
+	"0+Xv3mbJddHKequ1Wkdd23DyXnF+H2lxqn9aa9vuZjHTihcXioTg9OEBj7poZaPVrqON1sbqLbMNSF0X",
+	"Tr+eIYDBad6AdqTYDgsDmF7ddXbFzO+UTSWC+WXdYdDF0bTd0eQkBlA/32nSdnu8T0G1xxFm916nyT4X",
+	"PRqGUGjJuLp3PBtw1o9oYM6RbDfHXPtRG41LyQWxSjXk4b1+II4iPjF1X7bReLaxdK4He0n76dn2zjPN",
+	"Z2dWNO0dmhlb0QJmXU8+HWZVRSdsZ/0WGeABkKZ1P4RopBxO4LAS2QkpDYlluWJE2C3r5g4OaJwCYD29",
+	"KerC8205iz74BR1Rhi1A+wiPx3q8LiqZVN9V6M9zZI+BYqC06ghsM8/J4UgtA1LlnlV4sFU/MN1jxjyi",
+	"wbQ5jnsRlcPyR1zCdZfuMne70RcW334F183cnq9/LAuhmMtMZndyM3SosZxTfu+NwNNDd5G7dYKjB9sZ",
+	"rinjnlEc56TFuYuv3bXJg7h4MOhOzaRlUdljuHgA98aVvdA841typE+hwGjXKh/fqmbtzeGSRVlzpay6",
+	"6MZCblh0UykBFmcN5hZw0S2ze3jRHYX8uTDpsIAtFxKhlJkW3Vm6iSHPEf4shl3dtxI48dNihSM+iAla",
+	"gWwx6dXfmVwosH3hlj4hkDAH9d5dKILOOGDKJFqZzCwQOMWbaGZ712eKp2dkz6w8Kdvp9VK7wHOu5F43",
+	"c/wBaHSiyWf1ckiNKelI0u8TBuq0SV3EEmEUcsirBAx06MLuDsnE+h5jgUdEJZ08sgq3c+9Uy+12WY+Q",
+	"Z0nDrP9poclo5jY/yzppJFCgGQc84jE0eur+29XVd9+9e5ezHv6t/b6zs7ZlTHyt2tR2a3f/9kursbPf",
+	"eI8b/S9/bH7796LJHkdb+yX5FJBXqW3ynKcnpOEu6jrfQRet7Lfaq9DIDTPZJ0LYLzv6S5u7D19sr9Zv",
+	"WTf1M8CXa6sWLO3eugK7aMU5p7lw3mmTUqU54OLwOhfbdSMxG8ANIa0byPg2rI/SvSzHv96TCgh1wgZE",
+	"qisi46ig1IBxRWQJFSdYIvlAIcrDYyVpSNJIwgrAqlntPYVdPLs+riPCHknEx8RFtORqxpO20C+etBmf",
+	"Hdgxn5iG/8lA0jbqkB9szGnOCLQQxgwRpgQkU3UF0EAaLL55TfChLaG+tFjnNU8cE5G64W2ulokfWPHr",
+	"DNNKHsTjaOvMPMyu1KIEjJRG6WgLN6j34MAiNZZ1VVowQLvlbCMMwaOTYpdv1T4+LCQFOAOthraFQjTm",
+	"0vQ/tuR0G5maruPW4EmoPLuGI8EKh2ftqgoTvrBXLomKpM3FSVknaDMJnAbxkkxEFhC000IhnkrTeGCM",
+	"ofDGtLzuuuv3tdku8AQdn27ZohCuoEwRDQmO4FwxA6ScrZrsUb/vpAA2ABObjG3Us8DPiCUvJl86jmWa",
+	"bHs9lwric3BM7muJHeBisX52fdxYQyt65QGgZYwDgmhYRySSBBgiZlqBkDhCNEwCdpmIUhN9pmp4y7r2",
+	"he9xAKltFlcoYequh8/zYLofQKJ+bMZn66LyNeJHlycHxYVRmZcVT229nnhHzEypLJ5C5pXH+1fvLq5+",
+	"ODn6PL+hb+Vm1RVc80lxnMcHbi8XLuUsBXz5kcTi3K40m2eRJCs+zEKiKkDsHUdb5gGH5vLnioTiwKe/",
+	"yyEPAdrW60Xdca3o9g9v7vZb7W5mhU1dp/WUAWYKzqGl2NuqNhBPCWrJUkLTi3TuM6DSVomy4AwBIFBb",
+	"x3CIVqCAJ4VmtimZWrqQ0GFGG/Whu4tiFhIhFech6sUqgYJWHIV8D3XNGJtG7nSR1EJwMpxC+3anBtme",
+	"arcMJf7Ps6vzOmLcwD8zA/pcNw7SxOOVWQ47rmQvA4y1uwCWKkk0sWxrNMnAQmvC7jRu0b7lZ/Pl+qoe",
+	"V5K6A0+wbI5oaK5pt1aBSDjSq5tGI7lI9CzjL6Yy41jb0492FLPkN/NwFep2hdxEZjhJ07EnoILY+Afr",
+	"CFuzJOJsYMCF4GDVr+rxmIWr9exj3GBXjJECxyFU6gLqsT1VAsy8t67qmfkP0Q83N5QvuYlEeKSzLY0D",
+	"zmQMCL8ALxRwIcypZyetnz2C0pUYToScum1Gr6WRobTeF44JcqX+nmqd3FWkWWekSJE1nrdBtEbaHQlT",
+	"/WHqQMzRA/vH+jG6aEWZgnCb/pEsqs3tweqWRcTFaNP9t1pH4yiWqJvoKvD0updAZX/RJHUo63XUTaLf",
+	"J2G3ecuuDYHq3oGnB+kolGreptuRXb/C6pAXapaz52S7ZRppU8hVwoGWAhEJjYGPSDDkJNvjoHZ2/V2r",
+	"1WoV9gXzJl4tvUDkGi+1W63O2vrG5lbR1f6iFsMaLalUJjqZj6jty0ZPKqK5Q3Mo9AcudzDHukm/IWby",
+	"+2wYKqeJQyyOcS/9GikiRg6Tu7Lt4+C/CyxBWxpeMMYfcBQTGw8sEncM2UAQ0pqpyZzYS5uwgxg223MZ",
+	"27SoytMY2CAPnoNB4jlucqbu6RZ67AB8+S5s9SRpRZiiKByhniU1uraWNiLMoiIdXNXR6Xt98cHV6fs9",
+	"dHZ6ennL+sJU1AJIUt3cn9jrEq28P75++07//+b67fuba3PSYfTp5n1jG25qmLN+hMUDwoLcMsUjaHId",
+	"NtG+RRg2w4TMMomwsiHu7tn1cde5BIy4eCYQZ4I1seLqKVdtXZFVUTwulcg4VJpLY1Anmu48/1cWT+7F",
+	"YIevDETto07PZIjNisOvYyqILMo9vSaPhBnT1PTdptY9ZG2S123wCxh3NqW8uMsxwN9JryeVXYRKkCFV",
+	"obVzqNrVsa/nOm7glgy8dfqWLAP4lMhii6QrVcSTHz5/XFTsk6/iHOTS6sPD6/1i/nzMX9nZ2GjvFAP/",
+	"FJv7DxYkJE0i+XhZeEjJnDdb0sJOqV8XW64PYHU+lPSo/vD543UBCAuZVt+DmuSLFh4eWPR+H/9iuXaW",
+	"SW0/7yd14aYyS86mENEwIjd0RHisrknAWVEqtP3Ba70DXa19P68pNDcYJdKkzksj621NWxNZBG6008ro",
+	"YjutegpMuLZpkZitF7YQQ5ELrR/hKlrkhXepXokhWWzP38BFsxt0hk7uedkRFa1limpWEBCJ9I9Q09kw",
+	"lY1aUNZR9/h49+ysi1Y6640hj7UiX6n2F9DLs8GTlV9a7S+/tBo7X546v7Qaa19Wd39pNTbMV4WhlFM+",
+	"oM/smpAcLcskKufzkheoAOM/tYdRSdOB8bzmQ2d4vEzPoSwPfEe1yZR03DF5+4DW4bXmAZMQctL93yGT",
+	"vokgi3yspgBGYM1umUAD3zLICDOeGL0E2l5koS1ccC4El5TmqnxXupC1ZPwcvchAqRTU+ttRV5aKzo7I",
+	"94OoBFT9vOq0pV+zXFOfIkSqEiYZF2swn4fcIrzY8h2TtrSLuqkZ1TVGbi+mkWpoUaAXRaKV6/OLs6ND",
+	"dHBj7LE6GjEy4owG0sANaVNhdQ9QKRLfUbeOsHsJkkRzCQTJUffyUx55wdURv812gnv7h/7nWzeXjZcM",
+	"11QBJ2/MulAyl81s77PEDK2eW/zJM14LEosFsXbdDZ+l/gmzkDLW9HZ4BIa3qbZxhedSkWgCNfMmJGuq",
+	"y6l05CwKO+UYxB9MMUSyX+RYGO00PftCi5Rk+rnq6e+irvmjqw9hrFDqE8oZ5HtpI8BuHaI+WgLcssr9",
+	"//ZQXkDYx/RilUSG9RO8F/emt8xA+4IPV8QDwNFnj1Rwpi1AAAWBLnp1AwUFkiuVWhKElubanNi6ZVZu",
+	"mXExcm/Kh+qZ/l7K1cEJYj2Izt9sXZUr5x/38y18sfUMOkrYBNF04vCFe2Ous6+7Y5bJSUhxUaEudLUv",
+	"zuV5D22GoY2xaZ9sQuwRSQGOocAxh741cahStiVqSIIICxJmcnmgP/HbMdROm79/HZP0w4T0xsmHAe1n",
+	"p+nfXGS+Lmvx6jk5QM0CW8+1h7ZT11fWkWd4pgOzrc+bZmgLK4oK+wWcm94P2qQc2VhzgA3mT9Lt3bhE",
+	"KLPQNYDOYdpTv7Ur+vaPBzL91q1ki8oh7mxsFjRtygBhXx/vNzwQbGCA7Ox3+tubYWu7vb29HmyFmxs7",
+	"uNMnGLeCjQ0cttobeK3XX++3e51eq7fd6QRheyPcDNobvVa/1cKt7dpz3C9Gdlp8EjnkE490KwYUXNsG",
+	"FunCNgPQBEVUn1OAyepiOpnm8ga32z9UUqjxFDnD1U7AWPSiWLgi8FqSiCgS3jIYRm/q+l4Z31h6X3HV",
+	"bwUU1N8LOPbdzLqsb3faawtPCZOm7ssD+4aEP7x94uOTzoXnPiOuKOtPbXbm+5heVLE4Q+RfOWXLCZNZ",
+	"ZN59htF3fER+f0VHUK6wMFsZ/JxeaXl6xrJiSCLfncXcl+DZVvQyJXQu5yI5pOOFnDQDbFSE/25tlQFW",
+	"ZA7guwN6Rxbn3YXORWhMIlDRkjL+DLUXQanPVtwPioTcJwnds0EJD5EgpvYXEjf1cZBVnP/x9//qVmvy",
+	"zcXgvGLrub+QXf2OjykuPzQJlMS2up0I6CAJ8tRrG/jGbx2Z0OlFGyDH1WaBUtIt4OdiJs4C2L7Ay+bj",
+	"Q5a62sIUrj8fWQNoP3tW0hR9NIuMV45SarKf0sMzivhEWo2PBw+p703/3pxF7l94sj3f5WZQ9jwfQWFb",
+	"PtTVL84mAmeG4sVH9RMvhSbxqzzuBT5Bt6CZMeWnXN1LmNSLv0YyJn6FKv2FYffC2O8IW7vPlVg/rzR9",
+	"/qGGXfsSzkoKvNPBF9H6PNulPDu5dkfLeK1a++2soC/0KElAFXFEZBMdGDBTLQt7gmBoO+08hRISbPQO",
+	"1DroqomMCtKPpWtSs95qzXSVqeLF7GxsZp2YnQISXxg8wiwr9QRe7Np6Bxf9qQ0g2HPPu3GEF+6ES33N",
+	"PEx/QwX7sEUq80VW+M06Y0AiG8BeKtEIskfCVOh2I8xCGeAx6aKV7pgLJTBVzovL5YPMGOLJ1VAuYy7O",
+	"Wtv+FTP0uYRmBGU9Q6phfaYwn+b6m/J2ZilcfnLazm0AZTLFCrqarSZtzW4Zll5fOvOGBnS66FpEIom6",
+	"/we++P+6rkfoZ9K75sEDUfkNBf3kQvJ4/9PD2uP59m+LG/Rt9WqLG7akdEkQVIuYRy8HZYP5qGy5cBv9",
+	"6gkek3+IGcLReIh7RCVhuIjzhwaO6AMx6MutOrqoo3YdnSAu0KkmKGWDCGLje6b9QIbusD62pVyOZlsf",
+	"vz9bv8xGkX7pNHb2G8cfPp6dXzZ+Lq3CmZMvcEOYbb3iEgZGlCnrM31Glw6LuzY/7n1pfLrVPcn2hut4",
+	"NMKFIBVJgliBAnLuQRFXTnVKQXeKkPQEuy5DhBrTcO1+JKyTE/JcEYVd2Ke2TWuIzq72kLkSRmUvNoU5",
+	"+Vt8OWQfrpkguXkxdkY63LpPqGI3d47Uz4EcWqi64nLl06L/uLy2bApr6vwf4TFSvJ7sOwNBUR3dzg94",
+	"5Vc3ecuS4bNp0cOsHuf5OQoBHrEiF/13VGjFYYalfvrpp58aZ2eNw8MueODdF1301vztQZBZr/oAPxJn",
+	"AWr9Lw5yDVLbO9utRmu90e4ULJgvYVqNnS9/rH9baZi/Ot5fq/9n9f/8exleJdQVLxcWNKiL1fEObdtC",
+	"SlQW3d+LCr2UT8pQEBckpC7cAf0ID5Zw6kGy3PsID8oRGSskax1zm6mTM3XtjoZjnHFVDCTlmWfLZdc6",
+	"rXKufCdCcubaeTo7JH3BOrBpQcVOQVmalp/bLvKAVt7X0Rkcwp/qaL+OzldNm+jRWOWg296/sDSnGL/r",
+	"8od2Yw1BeE5bZgEWBK2wWEjKBkjfMlsB5RK+s8Nb//ynNdVK8ycFS/VxXyYZUqc8VGzeZfC+/B3iS3xf",
+	"vqaAfp7EcJtjUWMuj2dmi73xiEa55LXDi6MiCg7oI8mx84f988JLRzQMo5yF9P2nk/PzxQXaZjzubcmj",
+	"CudljancjAiEaKvLDP2Y9+amIqEBEDmyzBiRc+p57RUO6sg0WrNuLuOtjJkF4MlwcGdjcU/bQo2+2FOo",
+	"qAmZLKLBDbVniqA4OmKhLEVsBX1NcARXItNMTOh/XS1NBkJH6Vv6OIogta4vCNHzBvDy8UDgkITO95ec",
+	"zdqytcm4CvWmAOIKSEpc+Hl8+vXP73kIt1t4nbndCzOzodA4jSqZUqBI9ucL2CjA/iWvzFK5njJtwm9l",
+	"DJ+ANlSzB8zls2aAfWGxWQzkt1folYUhGf2ISmiep2WyXvKvQxzLPP9abjTgUoW+cUpKEOR8Umuz3Coq",
+	"MCCVU/EtcvpYcPhSETEWVJLFWr6be4la74mDgoRHR5aBS5+BsZnGL18b+kPDXgLGfQIAlnWTWCQvvd4W",
+	"Rwp8/jZu5OBY76E7Tw5QPb1m1nvidrEHIjiHSl6iAfw6+7wsVE4JiGQeFQXqD82X6JEISbnZy8kFs8EF",
+	"c3VF9cE+s5iB3AsNbjZifKK1hD4XQVZLWJsPl5BHJnDjS99euD+LoIX+YoDJojUrApecwbL5i4AlZ7gF",
+	"QCWvSF8QOXxe0q4wNyd+Pi9cqqDDeWvUOd8KPoifJtu9m/bD5bo8DXf6x3gzPuIbg59ph33/deuHSS60",
+	"1O4sl2qbGUYRe1zZlt4vTE2eK+5Htvx7ftpAtsHzwoxlL8KbXWJTCigNyLp3SCY1wwGosNrG4BMGWMQM",
+	"YbTWaoR4mj1AF7nSlxyyn2Q9j2B+KKWkaXelFOocCFeJqMzDPoGohPgoFwgHYAf4OLsDwmwhWm2W6SvD",
+	"5lZIe+J9NxDz3EwmkxtZY0JDd0Fz+RSjme1iJ5AMrwJd/ykitWhti0TqDKjXXyRSZ7jKiFSbWpF9whVm",
+	"DyQ0uxGZLqNIW6PMfRhhhgfpb5TJMQm03m2/gFxWsYe6UuF+HxqcOeQ0ZNCJcEQxZLmk92qNmY1j5atA",
+	"MARrC4OhZ15sMOvNfQCbrV+XT0t1V84wup500io3r7oJHpE5AzeNA/WmN71lk2F0lx82vGP54V8HmJWh",
+	"gO17yqQvW7V1OSZCb0YXTZIBZtBSG4sBUQaHxfRysn0eygL0BQq5e+UbibrJh5MwB3s2IOqaFrf1iXCP",
+	"5DLpoJWiywQpRn5TQx76e+s7aIhzeXEN/3yC/+7fHBzX6rXDo9Ojm6PCThBjXOQmzs9LX1WH/qAKurZb",
+	"BDssCfp0dWpcomDxJTh2fpPqDB1MDlWrvdPpr+H1RqvVajW29H+29X9a6f/abyHVqMKlGC90miSpBIbW",
+	"Cf0sAYrkqua0VzIlNbctbCQXYHaV9LaYKUvWTyi2xrI3lkLj5TCTYQd4TV5MeQgk11EGaBvQbX48hgxe",
+	"QWQ8IoiqXRdFGb6Rt6yrMEQ+E0CLwUnYrRtEhjBJ2C6oKkrS71K+qMIRhZYyToKv6cM+bn1/1vnxh3eL",
+	"YXPs3S4jsIwRANQ0Lq74xmlfoJJuz0YOvZEgXxE26VsWBDwRQZSlSHKxJP04YkTKJvpO6KuxtJVerjej",
+	"XrYeGVKmhdhAohWF5YOsZ3r3Rnwg60gqHjwg0E/kKoowC5doe+rJ26Kup5y5hlsFU6fSTkQLjAdtaFp6",
+	"mCkjQQdDpQ3QWYHrWi9W23d6kFq4HtjhFKsFoLx5r9fHm/JklynUDB30iaIjkve6KTwwuXiIcZNJXq7U",
+	"OQYqABgoZLPkFJgducIDLYSFNr5DBBdW6oGUbLPFuZjpLpqbJ2cvgzs0EWd3Aw3L5qCvfyMRDT3VWRNm",
+	"DDAumuRScYEHJGlOIpF5Tk/rYzal3y5D8zkJ/OUlJzbh0lSa2EJJQ/WE2ql0+WxSuJBJ4UKd5YI9lXsr",
+	"LViIGyAoFA6UgIH5GVFzDIgJ6X0SOf1jqNRY7r59i8fjpuRxksL/Vh8bb58tXpOXpQex5aNUltQTgVom",
+	"jP2tXsJ/CxkeNvvhnEbMVlRputUd/GSmJHth3+WovCr8xjVVy7zFloRnma21NlPv/Uur0THF3YvqvGd9",
+	"HGeYMuc0KHY8j4ieYc4zMiKCBvjtwZAGeMCrhQIt5yVP9InuU6dwmUkQC6qmiTWbO3JfP2HRlDoUNEwy",
+	"NXUnlymUJvimbH8j07Ei13N4rdlqtttrza1KNWm2FjnnCNGq2D1lXYSRNBUVJtyjMMDbJf4j53PRZpu5",
+	"xfbJ0HdOBGeD5BK0gpXtgwjKhlUq0hiCuw58HQZybnUPdSMePJiKU27CdravCRyZD6bg8pY554wp2MQq",
+	"pdwe6rpH31sgu+6eNsrBG3gP2G33ITF4pl0oCjWob5BNq69BkAxofOSmQb4rfzR1eUo61RUJ8sgfiCMH",
+	"Ce95rMzbjGuRhLmSZks1iy+e0s/w6INt/ZEdPmDHFY3ePsW81rTxtW/NWrjpS4sQUMT+oLD3xk3Kfm8k",
+	"+iSJaMCVCbxf0nJLL7Vpk7/R7vjZhg9kbJvspSKB/06jCL/daLbQCr3E4R46uPyELq5Re+t+HUX0gaAz",
+	"HOgvflxd2okFuw3SuYHRYaP5kyze/Uxy8R1WZIKnL6/ekPC4+4F5XlLBAUmVJq93tdR7yBQRjzgqxU45",
+	"5hPE+8rqh/YV1gMoDWPC2+UbV9Qr08zhzSxUyuY8qJSNCmXnRSMupq+UJaZMQKQsSQfeRx8+36AVgAmy",
+	"anP3gYbd1boFmm9vuPRPm+uLJerux2rIhXV776J3BAvnOwu81xnfWbc5J+X0hJVD1yR90ZF5phUY9s4c",
+	"IE2rGPw7GyLJIYCP8W8xcRNdM4DNdSSTBNwmOvpqhIM+07uXF9c36K22uN/aBxdPTe+DRbqe3ucFDo10",
+	"pXKD9wlm31DIBKabQqEb0GAEwDGQZkymuXB7BpjkwnQhpZk2qtKhhBlZ5JoyFJRLGTyMl+R+2kcYxI2l",
+	"9WxXenjOjRa4+Aa/m3PlBMTkroqmGF0KlnJW5eOqzMaxawE9JrixXYv8gUugUy6R0lat+7dlSq//t2Og",
+	"ZWpUkpuKOWOZNLaUHi6lzV9Pnye8huCwBtlhZGfis27d2wk5ppyzbW1bmpIoWq5TCgTR9EipoqZLhuCP",
+	"BoI4AXjF6V41O90IgSbysGvqtwx2NXZwk5MhDYbATAgLkjjXbYkuWjFoCZmqWTs0+fYPGn4rxhxyNPC9",
+	"227MOdTe8j1aFsxLsEZScVaphnfZjQGzfIXgowe6TJ8HaOlGkmXmLBsn/J7QfjHv/VMijQXsXxRozLcK",
+	"+ovijPl91/SolsL9JAkmBmtc68fF3O2lHyWXzkbErKv0xTCkttxVzvWQ2S6GaGz6Y4NrxOAAus7zpmLZ",
+	"oIRAwZd0QIIpZqCImdTmpkIjGjI6GFYvpjm0RbnPT15/mVNkrlfOXVfRH5JQfFGJouYdclhWXw686ErF",
+	"MRoRFht8FijUkyZmwxlBYwpBz94UWfuoaUfQtS013IWUQYeRgdCqtOejeuO85AbDMLmHka8KcBPIgLIm",
+	"Os84zcHvPsTgMw/x9JbpcUoj+GeqRXKVWAuzU1LoxcKVjWIWDGtlHfCXeHhx4ot5Sh0GWr5uJbWaQWLY",
+	"Lq7VtEZwdSavgnBnHm0w7gordrlCEWUEwCuBoZZy/Fl7306zlDxnhMVlHTVYnLS1cwU5js9XUjY3pY6r",
+	"cxEZ5p4p/u6C6pZLy/uF2d2QBFG4I7Ss03oRZajrdlZx2Usi6sp38htpCACXNpEFkTD1Hcbc1T9LhIWg",
+	"j8RLKIsjyrCYoiRUmG1INQ8heDYzfh5GR4qP4FHMval0vV+hbP2ZxeXFe9i8unS4xcfrX3LU5FAM98/3",
+	"0whEQZfAV3HSF9LBNFU5Yfre6RUJCB1XjPztI+FSE/T5AH0kTbpxFPFJIx4niO3VQLyXbkNVNGfvKVWm",
+	"+6JU1BnpYQGVbe/swUzrimdgaOXRdau1ifxMtBqG1IREjwQ5TH0HD2vhf6DHAniAMQrJiDtxrASewtkw",
+	"gzZTIfP0tTNvFxdKWMB4WFCI+/d4rOou/mHrXE1gnyq0AhU4inxVe7ZDe8T5AwlRPF59TiLu7CbnYxpk",
+	"KXApaODgLtsdg7KURzZuLZdtnUvONS+d39jgBg/KUQwqJgb8eZgiBXlyBaH4CjB+zw/NQ7D6RTffLB/d",
+	"90P0s3weUfagZSukh6AVzdNaGwd01e+vAGB1dRd1/5iQ3n0som8mhO/QfTPs/EpRf2rUPoj7e5P2yOc5",
+	"HFweQJIYMN8SukkTVfInTTZLRr9/F237sS/eRweCBw99LsI3EtIX1zop7sZKSAfaRAWIVQzS8JZFRCmH",
+	"IMljhU7q6LSOLuCiT6t1ZNClEQ4El9n+XTLJopuQHqzSLStZBSt69LGu8KCJTlSK2SARdglLmCV9sbCH",
+	"x7J7y0xjZS0/qEKMkFD6YWOtGXrgbknb0nSseXwQb6lz9fsJQsjND42fv/yxXQwSkmXgkpxEyKaCJCxl",
+	"cJUUb6KuZgwv6b8/W1+40nV8BLEHvWQUWs91k2wim5Bo84nuXT6RqbuiJIAHp7lHsFfyyUde7lFvauBV",
+	"DId1gWW7BouXj41GEEGZWwCduuzgTeehqekHrI1fb9wuXsUlMasH+HmIfKVSuQXavzzJR6rBrZyMGwzQ",
+	"7AyzXiP/ytk1csBouYIV078ZRFGKR5fr8dANsXjIJH3rL6A0czDMoRnZX2bfX6rp7jP0DGXXOyo3F7cY",
+	"yPSdL/GiZ3uUA/PorxpgEysaPBBlobmF1g6SKwuq9/6sqIoZxXNgQ5M7C4MdhaJ3tlX/X+z8nV20It9v",
+	"rrX8X+T6zTFL01HslDLy8hQG/fR7zXdz8CdfBuJ4SIkq6Qz3J6MuGgCIor40Qz6xwDMCT6WDgk+B/AH0",
+	"QqKV9j/+/p8bLf+oJzgY1lFIpaIsSHExwB9qgaD1vZ5E++VLdma/1NbRZ2341WsnB580XyQelBy65gJJ",
+	"kzan2GgtcKgYOuTXozrCZKZJwmxyRzlS0k3akwKi/ixFTdIaSgorQqO0Y4A+NsHJaz8q7gD3XwU6qRg8",
+	"DVLyeEjQihJ0BJ1B4/GYCBRgSVbT3F2tAueBjCAxis101Dm7ODw4vijDHqpArbRb4ouxgACF65oQVoQs",
+	"cZ4UHBoSWLrb6IrXH9/WdYSIqueDPyzXI0Ur8v7In/dOM6OXP+GZGSE8MG7mQtCSM9da0CQ3Wgorx49u",
+	"VxS3pXedR/b7fRPdq9CkBPRG1wUC3mFLJWYfL0taiaQtQKzGKfmIQFdJPNaa817aTgQA+ybgTV8Zcylp",
+	"L5p6WzqDzeB1yrB/FIXi5VQqkgNfOr042D8tVGQKy0hu3FaGVEZBAsJUNDUbOXV4243nZzSG2nTSZpzo",
+	"8eE0FIUp2kV9fVLD1eSi20lkeSO7TzOs72WB+DhFDptohg8KxThgFZnozPM6Tr2nJAqTXFnIzbCZq3sI",
+	"9+C7vrnkgZCxpiIVptdMEyV6hyBg0ci0OcMtM7/FtsZyhduEEfswhR+IfVhozlW52kQH+s2aj7uawt3E",
+	"lHattt0LwRAiyuYkZ15kCw4ZmUBfrDcyeX7SUtSnSbv+4lCbKZF9pUDa0dcxzwTRlnLr+QbBMvVyUBa5",
+	"2CgoYT/TAuC12a9ZZbFet1VFcQewqrD6CR88qyeo35isSmey8uW4EIO/XBRUWKvqcTszjcrRO8gQ7myi",
+	"A6yIMJkvSwUGyil5TdWfIFVdvFcWyU3oUVOFnH4KzrLZMCmveWjhiWLpiL5kdOVZmS8lhLc+gOfR/gYw",
+	"bc0pwy3ZTWdvACWY5V5Zhd44UPSxqBGXHgIa41gS6Wx9SiRaAV+BVQFBIwCYOmMXaX4AyEvnBECRZt7V",
+	"PQSt/U0NNXDFKKOu2PnOGtHmZYVYpcz2hLCtzQh9NHWL5CsOtIbU/eW29h+3tS8GhdwYvPC4nI37HxnD",
+	"toIHB97twDU9ljOs5D5VEsGxiCq+9JOIyhgr4jiEVmsL2cro/DlETWhWzm1GB2ao26eRK2c3Er8L60oH",
+	"jBd69vT1RcGIy/Pv6ujD5dF3dfSZ9C712nx38h4lDa+S8hx0Rt8Z0HP7zXZ7p4PG9CuJpMECkjQkt2xl",
+	"ba3e3tqqb7Za7lcKZvpq3bXkgg5x2AaYNa1sgRjkknQPTKepxs10DF4k6BGn9afrH75DgOBuGhesUIUc",
+	"NsAUmVmt5jpm9SDD5LXbhzXRZ6saUuX3Y5MzMYA3sm66GRa3BVtxfb8sdqTeJdB2CMKqaBRLs31Q2nKF",
+	"Crla3BZsAVIeLYHe/CSL2nD9SU2zqtYMJEGgUgTkmag5NF7vkYizgZY2lT0cXgupb+XHUaWeXfN6qdsg",
+	"tz+zotX4AUc0hEm9EqRHSBSmSyiooDu4hy1Iq7KPLob7+IyjBwvXce0S9kviF5P00maS3A9hjEEMrWi9",
+	"C96kLRxs/9M5pTsviKDDUyEuWTHC4Y3xOWGO7O25988tiy8i9D8l6lG64kXBj8I1/6tiIMUM17TUNNbv",
+	"y2MhiSF93+NDe1an3/X1dy5GUgg987JWV0SUhyocYhJ0udUXevEFiJ3oAz03/jrqwpTzv+l5VO6XdYxZ",
+	"yPv9soGNBQ9jAFVAQ3sl6hE1IQSS9yFb4S8Zqn3XvFCPN1ZtfAiTj5EM25zWkvz/7L3rdhpJlgb6KrGY",
+	"H4ZeCQIkWRZas86oXa62quyy2pK7+kKNM8gMIFpJJJ0RCNPVfo7zQOfFzoq9d0RmQoJAN19GP2a6jPIS",
+	"GZd939/nx33L7A/dvjEBNMpkYnWM5jNsxrpzBmiFnvxuBGV+Pkubc2lLbJ8+WhZXlUacO+w4jU4G9IA7",
+	"i0eG/XTx7pc8NnslFtpzBFGHyF9EJoeLvgo/NambpKnlSDlE4GvhsnwZn5NRSymOKUese3ChqsjqN8Fx",
+	"g4hjFMaNA/b+x5dsf3//2A7vw+VLHLMzwicySaSG5mLr72NPVIt90AIKBAEfyBqoMXxdaMVm2LBmJnbB",
+	"oucWUH/chC9clbY1btNh3nZWRI3oPm+295vt7mX7uNdu99rtv29JmxN4NbKUUog1IVaMZgnP2On5GYuF",
+	"L8jVRLbEhmLOhjwyGh1qPeZTK92nCFtenD0AcbanC/8NFIWGY7EIbxRyE/mm8hpqdSsJ78cGjCc6xbg+",
+	"Vb8UdgdcFxLIwVK1rN3yLSoZW28Zr3k3oBERg7h1B6Ra2tau/gVHShTQ+Q9DIeK+qupyxA0QNnpAPD5S",
+	"UgvGlXtOgnCD0yyNhNbYkSMNLgdBrQGkhn0+MSnZXRfCf7qeya1DwaLdbj/fkqZ0neu24hbgl5T9glv0",
+	"2Tq7w8ED8Q1GyIqAOjXGCvaKbn0lSkto3TwcsD2hCmxbf30F2iM+1yUi18gTAuIgEH5lPFaYTAT710zM",
+	"0HK+ZWc7ZT7eroGcsNOOdeQ4VmbS9Aqa8QqSy4XAEEGifTNlQlATzjta/uhF6W2IkMLqQww52X0IaRwl",
+	"UHNTLMFaDPaLgYwAtvELbX+jiFVGLod1RQ7b7dCRHKSK6RngG2yFcraVhGH1kGDkW0ZoYuez/1UI7zV2",
+	"lC3w9LMbBQxR4tlB4HjyAKGxMu9aZDwpbUkN7XLQiBdvxzC8ZQAAt+VOrfSmEiMrxCeFPTbn0rjCdW5t",
+	"rik30RjxbzHBF/ZK50VqNoNyjDlfsDrVayBxXV9pkxZrGgqdEvaYWVmaIRtGWKzLw8fTnsLrRcy6nz6d",
+	"9FVIaEg9KJDAUF86M1E6Edb486FdiN4K3JQmkyIu117i9wJ5jevEzUvMghpBBv22EfigqhkdB/1Ms9eX",
+	"l+cMrz1hbaxdmSmgHLW7Hwpb5ETEdvB0TjCl776XOjHwsB8eH+929NcK57OimMbdUNhHQUlYFpLfBQHm",
+	"pMoGiZ5HlauKQclyo0ZAbniSjmYCjREyFRxFRMg0iSBnotEbtPUPpgbhNUG5Fl6DdUPhH1ai5SsvbcFV",
+	"EEAE0paB65lNFkwoky3Ku+YPtaAWUQarBc1PHx2icvEvUl2nMhIfpxzmfYV4IKjN0+zqI1qNWOuNEqlc",
+	"6RisiKwVvO1gpTM+WBMysB8x4iNk+B1KxRP57+Wu9BslJE3+RUG2VeOnrk/CoD6NywcVMjNrGMVu0X+S",
+	"J1oK3t/yx1VACtw6cbJS9oWAai/TWZUm+xG1LZ00zbSEdrqxYAnXxunK4SzJjZ46lFJY/dIGdiB3UVnF",
+	"tcsyYtUc2LoxR5vcKNtgM8F4/SCdNYE11LFDWy3Ifs+zeTsrCupy1ojfgrx1pxxGR4PyMrikW+xIl4Ry",
+	"LJHoDsVwX1H/7wtGNtiaj3LvWbLlu+2Du0hxn1Rb7ekBIdjakGjY0+lMb2e1z6BRh05N4A7wyj4oLcDS",
+	"Jr+pz4dOzaXQZl10u2jO9dB3LIHEWmPDh+SCKtPfOujcgNKXRjunTiYG3cyloHfhxttEopfuv+Gjv0yk",
+	"eWnSKwPMhWl/tLhycalbhZla2xRXMKyEioEy0RqALITjELIP799QJnKMlYWgUyGdDsoyYjyOM+ucE49y",
+	"PRqL6Mq6+wQ7achOyL2eRk4NCkkzDGzkoJoZG2Z8BPqUvRexzERktKsa6CtsifZ25+0PcKnE4+DFjeHJ",
+	"X9PsCpCA3pNlse7ArdogYFUXGqnsJRQCQ3sdL1s9TP6Wte5T6ZmA/xzkArnwHt86dytE6B1abeZumm6V",
+	"hircXGi4KU5DpUBYXpovIxYqN0ilcKgwUx9LRlTszha8SxOW8AW0tKHJOZU/i8XprIr74lQtc+ydnp+x",
+	"K7Gwp5bHTRAHOkqn4iSnRykqntdvjtjpD5dMqpFVQU7+EOi+fQVGMl32ulf71ORT2bwShYoKHCGyPvNM",
+	"ZG6s+K8f3eb76dfLWrBSfALih9o/n+kyJGZ9IyLn6cuXry4uPl6++/nVLwTJWQXv2VfvBsaKQatRgcDe",
+	"Ad0GLElHiC5MoJT43dhPaC11eF3+oVa8IRqjZ9xfsy5ED0rJvWf0QQGkdexIIoDenCIhP6sTBielAvfs",
+	"7yGYv2uWAC9sGsLQXFmHwgD/PKtMj6wZoYsZ/8veFbguJuuYXqTQQ0gBZEim7c31/wN3/TcuyA+v/nL2",
+	"8tXSggAMXybYIEvnWmSaRVxZG9Sa/PhhusVOcdWTdGQFccwjw2RxE8Jw8glY892fAQ9nmFIVteGRKdSx",
+	"2Mv+p9gpnj/vIp3hydEIp4FTWMr52SsACcwQ7E069PATQY5IgUB9w6GElAU4zS4tOJklRjaxU5jYT3XP",
+	"qtJMRFxTL3cho2jfRoQYdqO6C2ZZNOZaqlFQJIlnEVBlsyEG6F+/OQr6Clg2MLiwQrRBWw3j+AgDzVxg",
+	"AiwLnhll16av+uq//ou9TJUVfTJVuq+a7DRJgFkFbYINZDuQVJIqSmYxVZmGe9edkE0zMZSfWuyUIIlc",
+	"UI2xejhKAe2jtRdNYjAUwga5LADwBXZRb28PbrQmUe9F+0XbPrVlhwZJPdS0UPXKJyJ5ybVosbMYf/rw",
+	"4ewH3WKXciK04ZMp/rqUY4NnYZ0RhISY1Cz8vY/xoX6tx/o13PXUx4Qbvl8LWJ8iSy/TWMCFcJlUBi/5",
+	"HJ6wg3bbGm2ahVRAE+KX/+N3qBsNXHPU59+sSDtod+lqx0WKa19Jk3PQ7tDF9p84JafMtW1jNWicCmzN",
+	"hx5uCCjl2RHPnVXULIFfgIP2ATzzPTcCa9a0C3sedI8pM8nC98Jki+YpJIHonLM6uZkNeMCvnpHXKlPY",
+	"MhBu5ddcgiHE6hyC9+m1FdXcfoPhmWnk/MEYO8NxHbb34eV2Istvh6KLCKh/Qveqj4X3hD3XOASGIJVJ",
+	"BxBbhUR8ZpJFC55LwdiPMwVY+iERP1MTiMso2Kck1lTHeFCUTibSGKlGJ8TDX87J0KB94D08i8Vkmhqh",
+	"okXzZ7EIW7QP3R1jrgHihsfQ3V3vHDJtTz31mQTseZv5DlT7aKvlUcM3KLdB59L46YN9cdjed+e9pHj7",
+	"6hWPxoVJh+MFKZzwU3MqMipTon2Z/2DfAM4IpWvzvzzTjIIFfQVMQ1JD5bnwacsip1dBGLfY+zQRmmVc",
+	"XfXVLZjv6sDm1igz4LXYO0/tu0QGDLWlUAFQogM+YZyIrcmPgnAJ0Qnnh6Xr6gus4HL3wiSfFnEuiFS8",
+	"uga0TuW9Omy02NJKaA5FC1ihII1ogrUXsnE6Z3oWjQFjMYfT0MxgKKNnj6ADsMDtSBKiKAkQx5Wdwv82",
+	"3ejwgUwLQQAkcGLI+aQtl+NEuJpV/JieFy+ESOffW4ekjK9kVnxiT2Tx6oZ9cEEOASiSHNpN5iJbJNDs",
+	"qIBtmY3TJPYDc4N4BvFvCcZhE7jAliehso4XiAWxS2LdnIyEsUPbP8E54LFHXHDrQzc07R97DMuXAI8Y",
+	"WPRAf04ClxGA5jS/9XGx5+MFDlulimTXMmNraVo9T5qDOxZxUyqwuwMXQHB2vw5ginOj0FqrkEhpOMHg",
+	"chR9ZZ0POH4ULRogdezry8vzC/9E+0nUiOCs3FLxgU+GBEAgy1XcV688r7Xb7xjtwkVRhZwk929EGPvQ",
+	"WSDFANYzbW2Rnh3/f5wq+g82XrD/9NV/ms0m/J/9cxhR5bmByvP/sJBPp4lEwJK9f+pUhQwvXCn5+E+h",
+	"1gCyuMvXFQqH/sOSdC6yyCq9sfjEXr89fdm8eH3aPXzuqVv43At86zgG1q0rkqksfaIWUSaMfWlf+don",
+	"sllkjHYJDA7/E6Yf/5PTT1Y39mufQ1ZHZ5qFSy552DhhoQQkG8SYobxxQEVFcNg0FBqZsddym+p5AGUX",
+	"SnimrhIJHk6aAHOvpZQZ5Kf/QAOjnfUHn0jztDf0Gty1TSrj8ieAqPCpeiuv3QqWircCZ85EqdKG220h",
+	"JwLLxzKpU9XDY26XWGLSCc1Pa4jFcjgUmdVm1OygYjBnWuwSi82ckKGVw4iD74rh2j4b/UVuGESgEVFo",
+	"PtYi+uhMaGdcx2hVubVCKGNtmmI4TDNT6tqw7ifIu0wgRhPjM5NOuJERGj1WuvmoxZhPp0LBaECOSkoz",
+	"IoEENZhDN0a+/8nkgQBhkxWDnGC8+IQDmpsaKGi5WrDup09E/mePdg5SUxWDZMxHIe35plaJgfBxU6pQ",
+	"ShN0TFZipS5M6uOj9pmFECl6AFb8uOTPDHrDdNXxC8v5hDDAXzChELI6ZmjsG9YlyhtoqBYzD+H63Bgo",
+	"mIpiLndSALJ+L09FhqQPsS/d5+eKe0YKcM6ryv9OWMgJqGqllBBdNzA34VqpRqifNkh7HB0Wt2go3eNL",
+	"kfMNNVDw8LVlbPSd3poepLG0JztNYitKIaGFgQ1iRumBa4G7E+1we04k1LoVUrmozP0W12RI+1wcCkaT",
+	"F8o5hXlh5zSRClSmh3wzfIQ/2k9cgVojLjrrKlrHBXf9Bvi2Fsp8Pp3m6QEC3kDumwpug/KLqpDWtK8/",
+	"KJsNgPbre1ha7ALDBwBTid2GK96Z9UpzzYU0rSSj+yp0w7CeqB1cWChDmhOIcZqBpeOYLcHQ040V9ldo",
+	"rYSWLCgS8BRiVqTZ+2BOKoDpMNiUyEgojQwrGBo6z9JpJoXBFjLIWPosRwl20IhsorEN1STFoFItqF2L",
+	"DDkiap1Wu9WG+sWpUHwqa73afqvd2idyXwj47rXmIkma4GHu/XN+pVvW7rB/IRLL1RAzKJ1fxYD9LBbs",
+	"QjhIe6hothNQCqvqFoPIIKF2uNpnK8SuZIzOybl31HqAQsPqKD6pnrNAHV3r1f4kzE/zKw01HNSWY4fZ",
+	"bbddJM4lApZsqVL29/eaHS6kCXgyqvVqQN4Eyddr+Ff38LBzDFjd9qVHcTs6GHTFMe8M96PDF/YPZlHr",
+	"1d79fI5UQkhdVgtqn+zEd/71t9O//fzpZTb8y8XHo8vFr39+/W50NI6uz/lUvk2y+Rnn59HrD+9T7F1C",
+	"G+imdMNPv/58gYHH1UWxKl4LAznAg/bBukf5Odv7JTU/pjMVlzIBtd4/fgtqejaZ2C3Yq52jGoOlhcN2",
+	"jbZNaYUBv3JkJ7M2EZipKPrptV4Nl9NOTsFtrPVqyjVGIyEUBMihDCbVFXvvvTCzTBUAHO0xQyI/iLpS",
+	"0fYStR+Fi/wRP2h3Wn31o1U6VKxJh9YHMagi0T8yJzqkEoY83g88fzgzUy4zCLAW/tyjVKiv54AQDZLn",
+	"BSDaczmFnL9u2IUQWPcYayfKgaYWeweS6uzcWymME3ZKi526ihgMmILSLNUOuvf0ldSMTBMQb1Oe8SQR",
+	"CRvN0HChCLr4FAmyuobYU63AiFIzcEXTIQVVtV0UnLG+OjvHEv/Eyk2YB7QJ99v5pHOaLFY/6B6zgVik",
+	"Km602K85RFUGZQjaVYf3FYwX/HWNtIvuazSxbBGRNEfrMyhWS8o8eLc0oRR38pW8aQYp3E/QLDNijsVR",
+	"5tWWqMa4cXrKnSJS2rvLtjdwADAJKLT5YxovdhNqPvtwY+usm7JaD8rcmlI1ESq4OeXKzspxbWu5BMN2",
+	"beafy1lMhypya1mNJSY5L1/VQNyle46/7/PWY8/vWE3DoKUhFQnV9s1C9Y889vNgb+ncfMsHiKunGRQR",
+	"2ps6+zffdM4XScrjyzR9w7MRVM4ddI9vvu8yTd9y5aDbwYI4bG/xvguMKvxxphcb9YWdMnsq4HjlEtRv",
+	"tlxTuBW9i7JIZ2aTtrhOr8h9yqlRy7SpdmwooSkfqfVMxJi39YrA2XR9dUoiuds+qLQUPRUrpIW9tRjx",
+	"JLFiQ/OhQFiKqeDGPq+oRX3zCw1CG76g/LLncFwQb2NOYprrmsYacUMhisJXUyQgN0fXySLH1HpLYVQm",
+	"jqxl5uNf/7V/3Z50fzmKfsr+Nn8xuOxcnR/oN/Hx8DV/PnuVHo7+Lrvqz5+O/jLfXvq8x9fsJH8OKhot",
+	"vV9x6+N+y5O7ywn8kGeSbj6IuH73duKwCH2tWwC1FXjwsf6LiGly721lh1rdXfb21lj8b0XtzjpkE6Oo",
+	"VyCeUnS7vUeXV1rkSx92a4Vwp+3hN8TqiLbaGlokwxs3Rm5LrBPGLyEtV8mpHTAPbafEnKVKBERV7TqS",
+	"05nRhiMkXlmSpUMMDcPWwwiccxHwshVHYYXRO48ZtNHYdwHBvuJLDoL3D8jcq/IQoPUC/JgGBp3zTHE5",
+	"TzxftW8HM71g3rb1Nu0Wp8bXzsgMkihkq1YdJsAcFOe5Qr61eKepPL/ZkAxqSswL13ms8CY3zZjPVfOg",
+	"u728L3/B92d2ui8roNEt7eYnc3TZHPVi7qVLFCxLu2d6Nyt0K8FH0miD3EO+/s1WaD0ny24sSTErEUts",
+	"FfDTEvs/eNz4ojggCzFmdYo4N7DiELj/vdnr46Qtdo6jwvR3Xzkr1D3Q3YK13daRLwvnmw3nANty+kqa",
+	"QgVLbixH6VTa8WYpIjDgh2ZipgWLhcnzI/dp3ZLR6I7h92nlfhPi7rS4yU82HhSp/bb8JmTgQxj2OZn+",
+	"0uRgm3FhLu/T9HdFzBskHVT6WJlVYYx5M+xXCLul2egXPhFhsFxKAiuMJUM+MNpXEeBFM66xAgRDj2y/",
+	"3Yz5Auo4TCZ50mKvrD2mKWEuAPe+KZUWSksjrwWU1b3Ja572qTTbFWIBVr435Oy/xuksO8GJhpRz8XpW",
+	"P2i3A3bQPm70lS9xRLOLnS6VCbIbbT8ndrOZUoXIZl95Q3XM9VhUBzh3DzS+p/X8gH7AI8QbKcNVBLOj",
+	"bbCWLe4+Q5Tug3eSn51vQX5CKpZi05in9JlzOjhSu5rru4QytzDnXqZqmMjIfPNhTBRmwPaBM3ufstS9",
+	"tJk3V6+NqazYsFAi59IMSToKrMT3pQa9PK1SB8r1j1KFjWA50dVX/q8fCQSCcIb4WjfZMJ7/C1VQI4BU",
+	"li9OSNO+gnQMVZXYQWCuy45h6Wb7R/fTR/J07GU8tzxL+q2vcqsAjdF6SBd8BFvxI9qK8C1Q6UVOO5m+",
+	"jQB/SWfGTY6IP6YzEzb6yh2YsoAPndbDkeW0Cl5J2PtQ3Y2geRESSFKzeSaNgf4WokfLuNK8VDVG5WfG",
+	"+hkt9rOYGnaMBnuLnQObBioOqOB0ZeWzTKdZeIJqEajFp3wksOQQGN8IIeqNVFd5IXyYieS/+zV7fb8W",
+	"Nu43nvBGanNBG/KV63ue8oxPhBGZXtuIl1+yBzoZOvBuuPAlfD80vt0l9/8PxENbBhY7JGAxSPjfTCIw",
+	"7Nprp/Cc/Va71enst44cuTcUA9jzhcUB2ekIBlZ7m/5bJgnfO2y1WV2e8/iEvTz/wN5dsM7RxwPkk33L",
+	"I/vDXxswJVUjPeh1uruMtLPNSEkS3G3AvxUV2lYgEKW9U4EAW+EvTAkpmrKstYB61uBddutXtOhiW8ws",
+	"S7AQ/4SVzoS3yDIEK5+kmSg8Pv+k5X7Nz4/ohTxUHHg1cX0vARJs2puIWPI9Opl7v1+JxeeNCg+rV5Fp",
+	"y0OCQ9uOKxLHnjaoOLBiHmkEyjSYIAPhzR+yJOyr4uMirk2jxU6hYAb+kJf8w2OLTyq2ITEk2IIPQXIr",
+	"+wQERiKVBhk/aai/wjouwN5pZekoTWNWD1/aX5ovU2WyNOmxaSavuREBm/BPTT4S/73fOdx/3raOhZxM",
+	"ZgYahhonLDwbNn9JlWi+5SYah1QPYj8/fHXJR6Ef6D70S5XFe4hTF7K6K7X30fMcS/yZXnLEoNmm2PkZ",
+	"rqvG+qNdaECaX5X8qwtMA4YJjNLporC4WNFdhhrr146HL57H7RedFy8OoqP4+eEx7w4F5+3o8JDH7c4h",
+	"3x8MD4adQXfQHrzodqO4cxg/jzqHg/aw3ebtF/3aus7W0qSWjnmZhWaVqHoLDQSzuveHMuRIvTjfsNUb",
+	"pffeCCNfbf4jRnxZDpZ2WoVA3Grrlddim1s2Ssug9op4tNd8wzPNLl6fNruHzwNkxI8fZDdsluf7Vdlh",
+	"PPwV2xVCFmgtt9gvKXRCLC3Ft/DRjxZK26008d5iaL+vttH/47fPJafv1KkIjKQ5RiqnCamHuUIT4l/W",
+	"6cJdrWGQpNBh/luuRud2I9l/4rv2PPhgpSKFBk7sMc05ihHkGdoogdwBQCQwXxkiTdeFfWjY6BX3uFM0",
+	"SwRnQVXDGvQhWUcFuI9cC5gVGCaN+QIxcYVzUrAjr688l3FAMQvXUucoOvK6TG8DWMuV1VcAsQMCF8fG",
+	"rhwZW+UUY9Qa6vzbmC8cDchEqJm9FP63eK3J+AJhS1lq/TlPdEwUG+RQpUkCWLSYFhlCHBYbkMmTK+tw",
+	"Rp0WeUk/KMYe1YhSj3BfkWu8VMK43z7ApyqSOKygW6Vm2oAbjwnta0D+zveE+BSJqemrEMOPlxJCsdik",
+	"65xzKuHgSeLI1aEdhzxuwPVgnHXb7RY7xaTQUJhoDPgLaBNxNsxgQ0CDh4dLXgvuUOGY5pZLafWtR+rx",
+	"I1atFGhAr0h39RV0q/uQaZUtUzgIuxkzsKPtbSsK4gQXyzoY0uDayCTxOmNJ1B/GB52DdpcPooNBlx89",
+	"HxwfdY7j406n3TmKDo+7X8iauSnyaQ8N2IE3xj7fuitxkpHHguj/brrXUyXQvVuHT4vLuq5ax/7xtjaU",
+	"Sptg64c93xIyFZnbBpgLuUaiFeHypnKZuH3labeypS7w5NPb0qy0OQNWPPNWEEAz36024S2NKDwkY075",
+	"EpJuOXCjk2FqWWCus652X6SHmPbLglKpz5zUbuTr8ABz/E0EHnYzwQpuPsngu5pfudGESEcbMpg8SRCJ",
+	"ITeacuA6rhaFmoKgTLILmQLAg5hAw12LuV4VAtQtoR4BIFO9kP+zMkMzDim+hrd98C4s7sA2srxOBC0c",
+	"rA6GlpO2KwM+cTH8vBLEmrOUXoQ0Jo3YQXH4vpiDvgrPCSSKWJUNG1pDPHSECPAztDxQV9vzIruIwwSG",
+	"5yfTMR8Iww7a7VZfuedifwfadglHtA0QkhGfsnoJJco/r2hm9tgwE4J1AzbNUtY9DPp2I1IDP5spAjxo",
+	"rIJiODyMHj3+I0bWc1sThq0NX1D9dmHUeeCEPt0TFeCAPbGlNLTIaEQjHIR9ajrVgM2HZTZxH+j5vS2k",
+	"WZSkGvO4hQx1p82ihMsJ5qapTaaUpg6KGLdYin6SzzE3HiVnqfxwY8b4hGU8x46oDPu8tMOi2XmJtNC3",
+	"ryMEOvva0c9/fntwvkMZ4NIQHrQyBtf5RgPlHC/b3jDBG9A8WWeZrEd1C5Zlxa2Tu92bb8FBulyNc+R3",
+	"XmaVmo8gUzz6ea9WLXQ8aDpssN5B+2DraSU6uer5dNJ0s5Rsfe1J7G0Lhuzk5gLMB44dmfuN6vXmrLZU",
+	"15L4lvYQ93G9kv0plWoV7SbXpvmznmmWpYkICJYIXNmc/xodXp/I6KtSTbYDZ/BPFCiH6wftfWQ6mCPe",
+	"y6lihK4VwKoH3nUE/g7YGX21XDV5cFLqDCQ0nvzvx1ukWNEAKJUsktVlFpUi9xRm9szPz11ErqFiRamu",
+	"Px5Hf+4O/no0+Xl6oC87139/od7vz//2XLxu//PNIf8x7o4+yHf/Ovrr1faieXmoDyqaH7utA/PjfsMq",
+	"MS92uDxqWeI20uLHNBvIOBbqVtHXRyv7uZ/kJm48SPYVz0nenQ7rdItkJgEo3IyN4AklIFVoDeOADWYq",
+	"TqD6igBG4jSaTYQyACn208W7X26FgvBuKtTpVP6kSRbcBQzBAZneDk6idK42cUwvARhXHzD4rvMztt9q",
+	"+5m6Z1iDy7GEz3um/dvcm1jdLkjjPjAN3KZZ8Elyf5vmLnvlb3YkO+0VN/anvVK5V/52+vbN/eyVbKS3",
+	"KK5Wa8ymvETa2nYby6Rv14OJI3iXje5idqj11b7bu31uIA9ayZtmoxttCjsZ25sUeHXlJi4u6fff11BR",
+	"ZFucgMJhgjNxC11dAJ7aKHYr0pcB5i4RtCDhitWNtEcJjk7gEFc1QX5OpKlouw/tzn6XjUJWR7hXLBOd",
+	"NlrsQhqBCPm90tubcxmLE7ZKzt9XBWRW65wC2lSaUk+Vo+zFBC+Fy/h0SoS+ZuNHYtmr/cp1SoNO+53M",
+	"8/8jJ+lRyxr8EXpvd8TOB4j2Z36GiiixTv0uHS+7jDuXMrwD7tLPvwW16ayyKRxzzeBG8QmU3+Hxi9Ik",
+	"nWW6xc4TrghZnTJFg0UOaB8Q9AaAr8FjTs/PVs8jgjPjiQTVaM/sDUfRARmvAUl2yLtVJ+cD4DbeUVXC",
+	"PCAHXISVuP/14/HRfuc5EMZIWv//av949Pz5K7sy63UrYE93n7OXRKq3va71X/KgDvyjSggE1Yy/pKR4",
+	"eKf9i6p13DS7SyV/SmvVwmdZte/x2OyNkyMMz99SLFVa26d2wwoNQPbXXceOoLG7mXv6jWfaOmciG3Kr",
+	"iNVIKk9JQWjjSJPR66vTHy7/9xSoEibSBAz/2cW2kKG1L/CXF7Q9WT0Wk3SU8elYRjpgMyXNXpamk72B",
+	"iAMGtv5ICh30FVCAAGonJg7xQfssljoa24UN2DSZaaIKyWJrXgAhHNfs3Q8XTAvg3YLWkdMfLvOPTbO+",
+	"koq9e//2f9+1O2yPvXv7w/++a++32OmbTj4ENuFTkI0mm0XWNorpb4BopGJ4CaKK0tzYkfTVdRrxwSzh",
+	"2cKBjjpWhAmw5KLQv4JojmbhTE34dCpi5CHNhBVwEL09bXeBUYLb/3wBgCAQ/XFMJfXzv3SaXRaehVZZ",
+	"MPuvg8MG+kxIYgKlCFCxpCHhC2ukS3Qn3MCN+1R3zdmcZ0qqUY9g+EUMJd9jfg0JxAwg2mXc1IYvCH0f",
+	"ALLtRYiCCW1Sbq7zviEQlYgrR34c0/xaALY5FJdbV3/AY3drX+HIk1STHoXgNuFdAx09aCqg+VYmW0Bd",
+	"RSb0LDE6xFpAuyeCPC/gWCfCvqqHNJ4wYKG+krAAAQvjGQp0gYzV/8Suq4YjjqCxLVEI0mMD+5lXUH5G",
+	"dYB0uT0MMmFVlPH2oLu5Chv5UDM+Z0Z8Mi126p8idV9JSBIMpaOPhx0P6DEFVcTqby9eN/cbgf/jkEcy",
+	"kWaBfzloUPUc1JUwGfcV/N5pN3qFX0tguVAiN4WdpGBWdcrMPPUSA6gArJzQ2CKQmjF2DPcVyJZO8UsQ",
+	"VBW/xSwAKcHlp9w2STNGy0IlklKvtFPzviosWIlBgU4cdi0sSTIEZ4aOuxiAyxLcyT9KkRAyMZ0fbdKM",
+	"juvAaiAroaQqlAX0GM4b6xwfB/Df+zAMmGX7I2zUADvl3r7/hdXPz35o7jfY84MAzx0IwIBZCYj1pSJm",
+	"zw/wNmYvPmRDPpHJImAjeU24bhMZxwkalrqvuu02XF+aYTzMSapGIiOIfqkLW9pdkQmukYfEldQCcQ6r",
+	"SwSQx0NospkCahxfS5nOkhjlGXLzETApCJXGSeG8wuy5VeWazfSMIjUv85QXMAoS4xr6erKyaYMY00KU",
+	"i2X4EPAP44lUyIPicZFKeS8YU7P0ZPvKIrpyeEbFJzSe8ISptK/yBB00jCZJ+abTnEAIufDRkAxbORGH",
+	"y9xxasghSOhyf89B+4CFYMDnFSpQ9wlS1lfsuHqZKc+0AAR0u+WgKrUgQXOc1W6L/RHwux1BygxUW3jx",
+	"7sPFx9dvjj7+8d0Pf/v45uzt2WXI6gfs7R8LPDgn7KCz7+BLA6pATpMcB7/TDtrtthf6J2xAii4dMj6w",
+	"A+4U/gw7AkyJuRCG6Wlq/OjSoRXoS5NS3EFW3EPDrpEgcR3Ydow4uAuqyT2htrc0RX1kH0Gk9XQa84Jj",
+	"z7a0uYwkROKf09iErI4VURj8gM1YEY+g/dNAV88FWHp9FUaJVDLiScjqxNXBilQdFY7XGbz7dXJ0W8cL",
+	"GRCt/r/RITmj74RqiK0dEz/CB3WoYGNt+QXvwRbY4RNeJ0dLd674WSUzwEWl/NFcsgbIArmjD7ZzGYpE",
+	"+fWRT+VHpJd0xShLkm2lCqVz9yqUX9JCKQPxTlbJxQaJ8G1EdF851VBfEc4NZyLTV3s8lr7auvznnC+s",
+	"o/De7dW7uLL3UjRUlv8PVSy0bE45rFdMuDzTMLNee9EF0F8zJBQCI/Qda4m620QZiAkCHfIvXoFUJpL9",
+	"x2+fg99LdK3Lhb8oUpzHbR1RK++tq9hEteX0YiGO4BRERSzBayGIJRSZ1Gq9/L6VOIP9x5pAg3//xp4r",
+	"L/SI4iN2XS9LjLdl1I51nlLee+U8nR5ciSfZ2etc8WShDVNCIMWNyeBnPxbygXKfBWun3DMBAf6qgD8R",
+	"OHIyaHMGJxIBz30jcxGhoq/WQlSwLREqPL0ZrEOJ8a2vVtnUvNtcmXg5ncVy2fhYti7YLYyLNxIU99t8",
+	"H27sDnpnh51Hjpx3Bgx3pU6Am+EbOF9DTOvJsisaiNdxb28eJ/kIsrhbmHN7y+N+e/EnO7jOmrHR/UvD",
+	"KxGwt+8wPDoj5SE5v23NkOie2g6Wzju65fMW4CSPi2JCXVe5ULqh6QouvMy4TJZsva1AOvKN/x4kwW44",
+	"Hf7APhRSR/EFX0ub8yObVF8k8+g43UshvO00tBfVt9HQt81Drmp2aBdeq9NP4c/LEFvAnZkqUWbBTTP7",
+	"zxCN0DDweCJXUsVLCq6vipymywruRvgnVi9pz40FCBhmti9bq9TwI7fSZ9RdDTpcUosWq9MUsNBOTLik",
+	"Juxv69QXTNXW4hjGiQx3azWF17HPNA3261O2NIkugAf7ozRILZROs4/pcJhIJdYMB7Cb1qjW5weVY/n6",
+	"9Fd+/DZqL9qht9BbcOduyirfNg+iqvLHfy2K6htROFZU0ewVNAz9sEWNy4NqEGSYJDLEWyekbz56G9PW",
+	"LzELiHz1CueK1XU6EVA+LHhinEtJyQeSlDk4BouzFLrXc5SE9/BR2LZIz/QQ4faFK+kk7BSloLo0BFgr",
+	"XccOn4i+SiPslY5E3jOqsBTYxVAyMU0zD/Z4QtDGhRuhf2bEjZjzhVWFWUxZNPt+LRNI3Np7GzAfDk0d",
+	"PmFVZaJeFFQzE7J6TuHufMhKGF1YcRQz9yMOt5OGOwRs3fXVwLH2j4Gj8Yy/t0qY+7J1kdbXHYBt5E95",
+	"P20fasLc3U1hJp8BLAcoA8YjI6894kQKpH5F6/WESh2MI4VG/NFtSuaWQygUOddrQygPV2EHZivEF+9K",
+	"A/qP32s4Za7skdDHTytQN9u74YPGnVpQS7g2H/Tq8zrt3kGHnkcW3aupjFYLigDkqAFFf2IoP9mdk870",
+	"x6ujP0+6n26Dt4nzto1NRKyi+pGFwnfuOIMdQ4mZkiXjTv5NlXFLvrI7hrV7L9ndyMEKRRCzJEFRBL3o",
+	"jp8kNeKEraBbgJuLEBctZk8uUZPyuIlE76qvYORoP2QAai6m2LmbLBwsx+s3R5AeWAmoS+XwjgslEN+a",
+	"YMOWCDqid2+02ShSduy4wUE9VNMNXHm/ovdKLMrS8i+D48t/vz9Qb6Yvol/jzvC1fj76ie8vXon27Gf5",
+	"zhz+9V9/n28tj+02B7glZNSFHMqCqXR+4mC+CKYhwfPRYu/9Xoe9E6xu8AoOeypyLWxvv7tba7XCbisb",
+	"O5WwVgUUMSeetIH6qnqn8jKFB9Yka21VcH5RUyQCUSmr6cmHQM9CriWqi4N2B3uY5mORwRm5ThEjx1c7",
+	"2DuXXMxvTawjFW1BrK9ykd608V6SGH06fPfp19lledRDFDxoZGj1iM5iaZpJOrrBn5xndu9POIB7lbqp",
+	"fLC/7GeWMyLzccrqiIvh61MzB3vWwPIGjNf4c9GA9mSsk82ETmcZmJBjKt6FQA7JhNV0CHYu3qrW4GY2",
+	"jE1VBEURAYURWFQf8SyTVIAPeR+s9pVG9JVJZwACX3dFQliMBU37RDG/ImxoPeqr/r002nWJ4iQUsHf8",
+	"5OuAzcVgnKZXOkC0owmfTqUaaUS8wY+qFmPWIC9UXcAHSg/F5nJUJ/73YrGtwTi3/SrXyVqgA4bSh3XO",
+	"vJ3uN+loqyyUe/WA8j3LG8+DYVVmfg4Hz6PmUfxCNI+H7U6zu39w+PzoxTEfROvqBnhk0uxeUj+lybRn",
+	"yk0Eq2PU1k3LUhINLWO7+dYPEXus1oG+7jpCq6Qzx+tjh7oKV+pN9M4l2OfORK8Ynj3N1dMXcyOa9tk7",
+	"z+FADL3lvWFwL24cnElvNbSvkNMmonkqbRfYvRAdirc/BsQMQyzRK9Rtn4P7INARa2hpyOsF4XAw7ERd",
+	"fizag6N4PzrkL8TzYSfuRnbJMCG7dVLXWAvcbH/HbWJrVoy9siphRyIb3NMPx2STP/8p63i7MhewpFgC",
+	"KsrbiFC/clNty0NmH7EFazO2ELYbgTU0TmdaoFFjILWmYsi1+WbRuBFYtYqg/atNVz329v0vQV8hiAR0",
+	"qqZDNpCZGQMVnEtCxDQX1H9SbgjNu1dLTanQMDNM+EgzPYvG0AVFTZ/YILqhSnSlhubE9WqhWdJX6cxo",
+	"CdYtXENxxgK5z73U3LzMq0rRScjusQD1T8K8xOXexkgqVsK4LfD11cLAKNUs03at7H7Dft19BkFdu7ki",
+	"nomAiU88MsnCbgotlFkyjw5+XTNO+8RdjaKvr0omP+Qb88K0OW5RJXOO++OCpN5OqitvBH0w7VXcvk/V",
+	"nTeqvS2mAILWMZbyflDW5XNtI/esNSMnsLasCH1ZLPz8UkWh7kV7Tv80Qf9sqBJF9cbqp286zf2Gb11h",
+	"9Xc/XNgfEODA94R4lvylXsghdnCMucGm1xwjgcUypqqYKB0pqUWATaX2mcpKRi2E8t0kVouN0zl2dUrV",
+	"RL3vzlFfIQYBtkNTxep/O3yFBBiEYXRK5C3n+OfAX86TJIQG9pt7QSp1ZzGSckNktaThHZYE4LAvfxnA",
+	"PxTMAARbQDCE0F10OhxSdze03ttnpdq9y77mhIV5mZEOHcY2MhVpnGncAYQwXLWMDqALIfOfaReCYUuh",
+	"NIj3fAFr4o3U5gPt75ewvbcrAKatnma4Ijn8SFkl29+3rVzdmKFKY/GzRITGFV2Sg4IQPxDUITcCFrrf",
+	"04yFdqeWB+fu274umR5dvleo2cTKtMJP/j94AiLu27AvnHTbjKBc2iy3sDKKD9jNxvD760HMC//0J9vi",
+	"8QpgvGvnJYpXmhFJo+/AZNj73f7P57sUBK+hL+AaFLWIrW4wkGAwmZxMyKmPuBZNqbRQWhp5LZJF44RN",
+	"RWaNhaZQ8IgcoKWvnMcd7qG601MeQYNlueXv3Q8vX79zUnPKzbjY7+dJQPKSkE2tfxOpvCtWyUhWCRmI",
+	"Nqv2bbBFheR3T1VppDevJoIrwkfKRJMT1Jc0feUS04RTtWpdgDUBOhyzWTJzGDguKE28+Ccs4abQtEy4",
+	"UTk3TibIoMrpd+Z80WJvyUgwKRAMTKZmAetMDbi5cYjPmXPdVwiGRQsPX+crsR1v4hVWoXoqISUEmpOA",
+	"WDUAckj7/xYCUaa46itf+fJMQ2gnIcsr4ooN/PApCj9Km4m8Fv4DEMlqQVZb6o020VeDmUxMUypWtG5T",
+	"ocvmLcD00GREBZjIgqVXSCvZQfeVdD3QvADIX5GBqiwduE9j6+EKCd7yaUmN3qFEzJ4WlK+p0laUKPMx",
+	"4tkgHS/iDKm3knT+ccghwkkJATDrti4vesunD07MQxbXjQ2wBdNjl/HnN62nkvGgJrRhnyqkvoYKqbd8",
+	"6vnK0kIImhTFlhZGWTjsZmNUV005op0dgKkdHdpgQfDNxDqGfF/bxMVdLcZyHv/GuPcNtRV9tWtxBU4o",
+	"cknplQKLNY4qXb6Vi1r60K8DceHrc/kKm3Cj2HScX9rcxuNztGa7+Ho0sgfz9grPf0qF7u63xf4k3kwc",
+	"Vjrq9+2Cre9PGFljJrNWoIPFz3ybIHeFStiMSJxo1HFIUnUhTA9oPBmHnxwxXV/Vw4oCbcctCh2g9voQ",
+	"A8DASmk9BUIAcmyeIfKoA1ZUNBbRlYj7CvoUtWGhtbPCEin7z/aXxglLKWc7JABOfuWymRScggSpR6Ii",
+	"osq+sl9WAlNcqihLM+aSo7xCjzwjCKugmC7tq2X0xRZzE08xTvsnZ98OFsAycOKnU+p7UAxYAv2DI3+9",
+	"A/2kXQ/7X5oK6ey2HmUysTpd85kRNevxkwnsm2U/DtKC//savleJvJl25xKVHcv28csflAWFmHVv0hK/",
+	"iLlnsNyNkXsz5WXAZgoP5RNC++he03N4VD0r5P2J83Xm7o09Au/FJL0mJ9+JyjNHprvMn0uBGqh/NRrb",
+	"3Ze5dCkhhcF8dnDQ7kBjjkod3i9lf5zoLdD2R3x6D/LpB/jSgnz6Ror+vxFzBKf3AbZwUO2XvVP5xny3",
+	"hcIE6INChdHdN9SfhFm3m9oPI9iX2InvU7Y/IQ2s5/N5gC39wHgk27D7BAB1lANjod01cwXwYPIid0jJ",
+	"sgkbJVsdmomRPZ3osB0xvVKQ1ndWv7QXJBBczcRQmAhjdIhZ5eBN2Nv0usjv3lcm9dbyNoe8cMJXEMnv",
+	"4cgX5+OebNxxOn/NVZwOh55psWj3ik/TFDLXYwF2bSJHY1PgF3r1aZoWbNwdqYRuYbN+S6LNkQt9nyLu",
+	"66AVelyTdS/iLsqw2W6do7/N7PWeBQglUT20P4ZsIKJ0IjRTsyRpnGyWWX1FQqvFXiaCZ1TLjJdBtNbl",
+	"+OCFW/bH7uJd27fi9S/tFDwZsPet62GG/aI+w63zDen8yvDb+UwDd1NOAsQVkxM+Eqw+WLCJiCUHvgcE",
+	"ts9EJKeQoEmVOy8By8Q04ZHd3HCqIMsN2xyzzdYxZHw6FTzTULSAx0sW42zPnKafKSMTFtm5BuqssrHQ",
+	"V+utBW8jnCo2U1cqnSsWwgf87MhVCOfdfyL8N0Dz9xX1gfLyqIKyxfAW5iM3GU7ss/zLcHbO4pBibu9x",
+	"tu7VwrCH+zK9u4VhxCdjtSDQrHS6wDzEtLgWmWBTwdXMUA5ugRJNMUKcs2MbJSBDh2lGmfppwjFr4zim",
+	"fY2tB+DCkD1tsx1iZ1yb79b+cGEzn5G2J+PJDLlX4A1Qt7gdGDoLIEEeyx6Zcpl9KYBJh/3E2fOmrx6D",
+	"3EjAkFfEnuBOm02kmhliSUZsKF+3RPI2Sric+KJxTKu474QkSou9lcqA2TPiUpFOKAUIn2k2zcS1TGea",
+	"zdRMU6NYi53m3hxZZa6KnVI8iEjlwomoIjDPPceKAWvI2RGK+AQjjKAarjCdqPqqFI9ssV/HQvnkBkhw",
+	"ehE5rXMgAhulRA+FlUwJz3P7LOLTvqoPMyFYN2DTLGXdwwBzSFBWxGaKsimNAPPauR7pUvreVyjhMz86",
+	"rAQojobPwYQTxTwb95aDOccv9xVJdwKBQsKXo5///PbgHNL2U5kJXQEK1cGm7q1FZ3GUG8p5ilhHFTBm",
+	"hGD21ZX4uEw9lhJ8O1bw29VE62OJUgQY+nLC1L59SZ6BjOmByIGaGzLHiix6wQ1pD276KsdXKqQ/AHAF",
+	"zSsrTGXEraScEvllcQGs+IuljngWQ3ViChE4V0Nkn7nQLKMkEtAdenujGNMLqBQZ6kVJIKIwd0iBJG5P",
+	"sHZzy8wM+6A2iNr794RxoR458v6UUv0y4gj31mNEmcS1HdsuZYB4h6viSKwhuu8Ym9Ik9nhM4GmH3IRA",
+	"5KRYKAF0SPBo3Feuk9pT8nGHFcRikUgQD0Bd5kCNenmJ+k8X734J8n/a57asALJ3W+lAt0vtOS9RiXLX",
+	"+pihHWinDk4s3CCFBiLVOdcsTudWbPih9NWQy0TEDcQlQkQinAaHTUMzYV1xaRixoImYjUUmUALpKzl1",
+	"XX7So5f31ZhDSSV8hhUTITwSCnMANkrGIXn38EpWJ/5v/6EwfwjhJHiWSJFBGVujR6XqI2KDLtb/46Nw",
+	"8NK02K+En+RevnRnztpKK4z3X4mpafVVaL1gHRYRVl22JXbzVI/SyYQ3tbCKydqPIPU9/S3igxSnVJq+",
+	"wkAlielyiSfFNkE9LZd7noAmp0fbr4JVoWWzvgC2ZyJj9hDKV+c9lgk9mwhqmUBTliZDC/CxrGaBRcYd",
+	"F9KGbRmhrX1b2Ec8w/BIibXPfR3BymJlkjYirm67fAWXOxxBvM3qiEYP/xcaeVMVyURgfApWx177TDM9",
+	"G/hTrP3QVloIHDzXbv2aOLKbqmCt5JBxaedWkgXbmaaYWVGWnKxsQb9Zd6miFe12+/k6tCr7wPuA0yoK",
+	"RC0YnIaKDV8cN0G2twhsFoq0RiodDluxiGQsYivgxadpAn7IkCdarIGNsi+r7VwTC2t4aT/vc1Cb8E9n",
+	"eFMHO6Lcv5YrZoOaNguYdjtTte2Liu9eKpzrqY0GC+3NW1QJw5074iXBy8pa7+HAk66fwCcev9DYrLV/",
+	"6rkatXqkUbDRnFhd0yrq5edKE4e/8X5B1FeMvgJa41rL7yy/hikh7W70SNE5B7BKM4axkSWGhxa7tE4k",
+	"6UIge/Da7nQXoIXCWHNd4ZES1jlWH7TItu7rKHzq3XkctoAPz0mX7TJaQT/hMrEHmU/+Z8yzQZrZfdKk",
+	"fkndcs9fE4c6vg04eYSUmdd2Af642B6TL0tBAVB3oq8u1p5Mdzexm8/9tlwQLlRQ2BhPTuRaAVYxWwVJ",
+	"RQ2qa71JOEaP1TOBUVxNBOE02kJE/wgMQ2qZxhSAr7/CStz6GroHcLLGjRaD3UYhGzh0y2F9+8DVKSOm",
+	"4jQRbMIXYLoPBOOD9FqgJ4HnyFre6VydYOGWjDWbzCBd7FBdVhsfWJ2rOEAE3jI3Iz0yYHySqlGxW67n",
+	"sruEdbuh9isgbD0/oqCvJoIr+3nFvuWD9j5i8uKkLOcrfKtw/q7jO0teXO7C+b9LYVlJotYyNJ+3lqob",
+	"ZNp2PRO/7dg0kX/1gzZO5Dv4Ztg2VFtFcbwrf0Pp3krRnY+nEKyF8/vdZYfbW/Dev0zVMJGR+fLpZFg6",
+	"wYik774UxCa7cyu2hvz6ZxtbMEg+zxKq3oDou0Sp6USXNJj/7KsJvxIIDNFjKoXoWUZZkLLqgbw6SH0Q",
+	"9SSD07lidSswXRkPvqCv1iGZ46OJXWiTMWsfewAfkCqsRsprePABIKnzKwB9JNEpywSPxvYarxZ0o8hi",
+	"oUif4Hd5sb5izufW/AqdYr3bPmjcWehjFmNJ6D8V9D0MnYQsTvOXNPluyxsBZW675CZmUysfRYyFcEuU",
+	"2YGPB+NBHizWQA88LK/D5sxfidvBV/QNRJKqkfYVvfaauRUcfUX1a3qczgEQqMzvQDfMx1aKlQ1P36ML",
+	"hcCrjAzQhFAQZIjIuAxx/Iymep1vDaWFtV33zReAradLL9EDhY/am6pRbSsuxqFMBAVkpwm3HkYL70X2",
+	"ry1B6PWYdw+f13q14+GL53H7RefFi4PoKH5+eMy7Q8F5Ozo85HG7c8j3B8ODYWfQHbQHL7rdKO4cxs+j",
+	"zuGgPWy3efvFLWDptfy3qPUOXnQ7+7fw4nGVdwqewtl+qGjpE67C7aIFEzqtubKw//5KMBUALljnQtGa",
+	"QST96lCXLYlYGvKRPbwq9HUq4ZVYhFbAChX3VTiZJUZOeWb2hmk2acbc8DBPc+IbSMLbq1hoz3jYY+e/",
+	"/ClgP52/+lPAfhWDcytk/3T2Y+ByzX11yN7KP6JFasdhNQU44znern3SM43654RxtUALSyRaBOziL39i",
+	"UkXJzKqxOiTAFUK+QZW4nJpGsXq73WIXKSKX+YkBzYCP96lG44bjPuiZ7quQ7KimlXohi0WUcDvF9bAo",
+	"LdPICNPUJhN8EnrSIH+xMxCl6iv7YBnNEp4B3ZIdBulFuwKYXoNqwyi1P0ZcIdwaj0Fb4R2xnAilwUam",
+	"0feV5srqQ8MSYVe6w6byk0jQAKck/4vOcZdZ65ZpGQu/IGx/P+gcHQXP2228CRQ3T5K+qh89f9H+//7f",
+	"g/1um7r7DtptSFvrfN3ruPCIpqH5Iu+xmWepGrXYKUusM5bBsrqV6auDzj7o/ku/gby+9S/I9TgrqnG/",
+	"AU+cuuXGgehj4Sp0IkBBE238PIMvTXED64oMBoab6EFlBLu7WisbKJ36Co0z7d2XMgYUOj/LASzipgK/",
+	"5gScH2fDeTunumHRvsrZHuvDShVCYCmyZBd1Ras/EKBGYdQPSnD6ZOk4S2drCD60b6qjWhpg7PHEPXU5",
+	"3G+zpX2uV2zVhskgjRdNEDm1Xu3529o9FcbBG/Z+vxKLrQFDcAewC5KsILYB2hS0uKZ/EGIrNHBgPxgk",
+	"AUDXLbddNh5UIOM3rffpwDahmBLqk41dY+vRR3JB/BTqeQjwkY3n4yvq2XxLbYvVsR6MS21kCLVmA5UD",
+	"FrB1yUwvA4oRSiUg+G6oNugrKDfIA8UaaET12B7HCislzTDYutFoupZijiTAgImc3VSA8Ja+/e4wtPkk",
+	"bsahpetuUSeFt26brKcBPbJa/JIOtFvJm+OttEseHBWeRrD3+0yL7Gxz1uWVikuHYSynLfYLJkmsx5GB",
+	"ussTwvasZFxd6TxFMqGkM9UMucLOvsJCVpUWy6XhJzzRUSQ0RDjzk+W6NvCtsXURjhurJ3o5UpmRTga9",
+	"VqSALadbCowv6bCYOoEb+6qg7AIQBfZj16VbCCr7rtkRO3A6YU/q8g7p1PtKpZR2+1efRfkAB3w9FlLh",
+	"II8yDh1vlelNl0K94aBTeIIrd7YnHDKd9r81BlQKp5yCPQPBYjFJjYNB2CgL+qosDMoPsOOsTrqCoLiJ",
+	"0QljKPAJNBv42lVJAWwESE5RpslmEbTUYn3jXMZCYUHRzUWOLr26u4wq5oPZzjLKJa2pIIiVGCl1X+2C",
+	"ILW1XEPQnIJcu88yn0cs3il+x8PSCeBUbWfG7UIl4G7YiBuFb38qyfmyCA9lAfxMg6gOcjekeBgeqmDH",
+	"8Zzs/U7/ReZjNQGho0UJcpJf5Aagaq8C5S7y2pll6l1q0YLOW5GxsdQmzRZ9VfdcvnoppQ++WE59kV6L",
+	"iR0wtZfBcKAHaQlMD4XozWh6X4Zgl5hQ7+4P0gxsAQOD133eAcbA3VFdpI1/fuIg+droULlbmq+a2izY",
+	"QCH+TDMZ70qlMehU84V5sbaRNOymvsBVn1tHXO39bjjgfKwXme+FTpNrQCqbZlKBmchHWMfOp1PAVtAs",
+	"/H0uBh9nWbL83LDh+lKNVT4kZ/sKJMQnQ/XwmDhE8iwEL7SCVk5Ew4tcHmFNIkC0gJgmfWNldjrHNhuX",
+	"YeRUk68FsquXEIY7eQ5dY8BgKIDBlIVu2AHDSQo9e4v1SgJIWGNSf2FEgZFsLMCERVWCiWw+YuKT1AYt",
+	"czdb9n1a0CfNtDWVzThLZ6Mx03KkmmSkUqOvGyIS14yUiO0F9jYwook8oGh+w1hL5j+RZB2c2GFgEr7g",
+	"MPm6zjiFZ1Fa330C6ZsAOee5gugmdgLYD4T0gackg8+FHDnXLBMGsBPuFHikvXcRcXV3RQOn/SYtY191",
+	"4QyN7dSMvQUGOttUV+52P2F/wN53W9tvZ9rjD6qS7HC/knAkLS8gg3GlULIUhL79deegpP11Bt9nLc/I",
+	"egtNeJDzex4osGHn9ZITaFKFtMXe6fXJgx+smYkMhStFoSlcxJNkwQYLQqrJ4aGdIbOe3aqvlvNnN9JZ",
+	"VVJRPz7x8oWbtm0IrWj2UGZLwrUsq2FqnNqez3jjycfBXeBd63rvPbfWM+1G+IVZttYNMrdebjnO3IRZ",
+	"GmfRhvnGCcGKB3mzKnEX3iKDRffuVq5aWLQHae8vPP+pv/9b8KaQh8zqFbAtSY5+xWzRa8tqZ4MJ4LgR",
+	"inBBUlVFaYaQAbcfYdUlLwCwwWXSSK4IqI0uw05czNDHVokBKQnY1/NSmCYrvKjS/K2nGZCJbcOJ0CiG",
+	"cU4wcB/7BIP7BG1kkriO32LK7/gxGHrX9MQ6AXVHWt139nu3rIyLjqw+Sa0RX3svlPUU7VLAZMULPR3z",
+	"keTMGtazTJywaSK4Foizl03YNDVcazmbYLKjBQaFU0pb6rYdu01pjh60fdbZMzdGz/A6r1c+72jj3IR0",
+	"gHv1KZb26HH8r0DNoHRmvCgaoXyblM7D8wevSQ04U8038q6lq6Lty06d0K2Ix7OvORxflMd3Mm/5dJql",
+	"11vwhP+AIGD3LlGeJMnXGpUvWZJfe2z+Vs28JYGxF4tIagKm+BK4x3jCIPBe0rJImgsGMTT3LsHyhQ6E",
+	"M+aG9/yfz+Iw6KvQGz1hwMKCCWb/Se0q9g/06WGjxWAY9u1KCKq8C7M4ZPXcrO4rb1c3CklfR+hbqIOd",
+	"j7kR11Rzl6WJ6PluGeoKQlFqbe+D9n4A1TWKWmyw/qYgpR1KAH05u5Nt7MOx8HX5VywJ6L66hYTGpbwP",
+	"o9nvyVxSe6v43Nu4XTZylq+IiQVJTMdZmqSjRau2A1ByYdwPWk7yxfWO20Pfnv7ZmTJg6FVSUBNZlmZu",
+	"hxLBX1HOF059FhfPPKs88rWAgqgQB+8dtLdvYHoFI1lnFaQJtgqmKUvSOQIHlEVLwqMrXXmA/y/U4pzi",
+	"+cHi/3+KyNxOYT+IFW7ETujdVM9Y6I5Yk9ZY6Qq6e5vDBQz2XnKN20SI7VW3Cg+jcbRNewNOzP+V5gZN",
+	"6+dTiPDvR2tsWGfKncaxdg5lnTPCdwsYZ+NUT6Xhif3va6FmopGXip2d/nIKVRDs36kSJ4X6CKxEi/kC",
+	"+9mxC90ObWZEzKSCdusCG5t/SLktn3psNtQeq9QwbLndDGYKW7mizrbY61c85s25jAHvfmMFMtUu7G+K",
+	"Q5o7kbFRfuotl4r9jKsCXGoTYWfLrtxEZDLiey/HMuKjdPcYoBEPGgDcrqphx4oGvHytOHnqIL7XKlo8",
+	"XigdthBdhQO3BoS5WgXv/Y7+3eZIGKzv/dC276J7IYRlxGNV+XzT5+FL8q1vuUcfRr1uUYSD9RA7MK3n",
+	"mjHNrEJlqE+hLDGxFoXUDno3Royyxq46cE2vyV1VV8wX53asMIFC2QcD0VtedTHIBL8aIlcuMFTUerX2",
+	"895+G6aSbjko3ZLMVDQuXN7p2D/nl3fb9nZ/eSyVwoYWd/1R+fp2t/R4BRzp+eVd+PPnXdtbdtaqX7sU",
+	"cW0tT9r1wcjQ70O7rvFw8ZnbO7j2+iVKjg1OLpXi6qU2f0SA9H8kCcWNg9K+uy98aT/rzkfJTc7GowSv",
+	"uoUjfMlH2/rBdhz/Z9zgQqW+vmtB7b07w28lkExBBTmQKLqCcqyQNikOn3EN1RzAG2av//N7vDwdAi3U",
+	"hywJ+6q+0nkQYdtBi13CAzUzacwXPe9+h/iis9jzl1FxpowRkJSzqRSR6Kt0yKxemU6o9IcDjhIfCfDE",
+	"oboev2wgYuBHS/hAJFhHWyjZzY8mDsEO2iODsdN8Hnw9fx67BM6vNLkG9DpDwdhC0LOq5H+dfWIPWUX+",
+	"ea1vfQnF2Le2T2Ayar3arzy5akrFojRNRMa6sB/tChC6l5/iXX3rSz56UNfa8NE2gmsHEwCvXieenhT/",
+	"g7jVBVl4syjMT8pO2n8rqHjsp4GTjhDx+dGu2+G4MhLrTTda7GUaiyI3USZmuqqhZtfDjYhM7nA/wXfc",
+	"r5dsZCZQt93HZnvk+gdP7rVLtqbI41i2aoMCJ+fMROmkAFUFeBqOH/Skr5SrCrD2rYgyYdbGmtGGhVqA",
+	"xu58kQ8XkbaW1685PdpdXdDivN7si5auvoUlTQMvPmfrDFPx3U+FW/duzDvW4fKO2IrLzx+YR6Ty21DE",
+	"j7YywEC/vrw8v2BCxdPU2vomLXPxEg9VxA1P0tFMOKYAniTUs/aPfu0P/dpvYQvxi92kOjJmMuxHwCOF",
+	"AiUgkmWq7C8S/rEfcmZciE1Rl7KnVYBhQUqt1Fw75jmDc7ddXiFA+GEDsUhV3PA4yx/ev0HKrZkWLBwb",
+	"M9XoMMCP1vzHCQFvYZrJa25EwJI0nQ54dIXpfaAPixmP40xoHfSh5A/cJZyINEF7gceaSdPDLKNhnjOM",
+	"caZmyDgDa3F2fn3gngZ/VgsAwu6rUCphPnKTqpCoWDSrh93Ofvuo/fxgfz8MWNj+dDRsdUKwVNw4gd54",
+	"Nkhk5J/reMbmmTRGqL7iADqeQeHNhCc0JA3Q4XZIz1kijch4Ykf5z1k8QifLfmN5wIZZiR1rwg3qK7uT",
+	"8H00GehUlsbjqgfq0VhEV55vnxvCdnOqCTy0AY/twhWbL9q0DWNhuEw0QGbb2Q1nWRJ+a5oLbWVSAXfx",
+	"+RwF7lbcwbPMuodwBHp7e/DtrQ0kaHs6neldfUT6pgf1E91HbslftjtrWaVuvlkXFwjMUAACdDv1xgIn",
+	"1ZOuLpZ67VxHF7nqr7yMbllBRFwhpHJBS6zT5+XCueP7KZwrjcbVy1q1tayuWvfgsu9waGJu+IDrku0D",
+	"Vq8zfaAmky4q4OohZhzg6kFmjsdNK8drQe2aJ7Pi6ribP84Kr8hXqvR8qVnhqhOWCZMt7HHJDDy7uDSH",
+	"7X2YaqV/5DIBU2p53B/ev3mmUekS+h4OPkmBwmw2rRiuRltww2jdvrnx6SfMjh4UWtXY72djFUYB+rZ6",
+	"KEylc1bn7IdfLtgQpyugICfcVWqh7CvooWz0WGgnBeKzYcW8hC32Dss/1yxgr6/CquUPoT0zJGf0I1VH",
+	"hdbkwK5R1P1eOeLwHEyhNK2+eg87A4n+Q/hH89T+I7QyNlUxsUwVGrALF1UYxXgTmykDpKZ2g4OcBRZX",
+	"2O8mkyIuN11PpJKT2aRIfy+VESPEzVvpzkKzGwhlC/a2cBzfD+xHrI0y3Bg0KwLXF2WV58txRppDYSvZ",
+	"8U7YzRT01PIFG0ol9fikr/41EzMrQxQF2OIsnU7Xx9a+VrMNI3lFs+0bieZ95167x+Qtbtqv1mHfvkuJ",
+	"m2i8uabGerdUmY9NSEOZAEM0wNTMNBI3RUZeix4b8kQ71iIEvPInWkKl6SuMBYAQTqNolrH5GAiMytIA",
+	"kEtmWsSeSYqeImKWcCMyxPlFG7ivfMM+4tta/06JOQ59IBbkRQNRazrE4lcgIyTiJe/kNb41cYGlEPfg",
+	"5eEC1nqwgDuW7tzGIbtL6HSnyOkOrtktfbInl+tecoNPjsaTo/HkaHxdjgahQTtN/+jmz2Y/Yy+3LDZm",
+	"N4tjfqYxZpOJCCCG/BPK+Hy93N5BfEfAnQuwMMfea+96pj1u3zidsyQl6ndujJhMrUOWXoE1MB8vmDSw",
+	"h5cSE9a6uRJTYzdQX+23WcwX33KSNP+025Iv3x3Nrbwrbmg89pfePr9KD1mc4rJvm2ItmMVPBsR951f5",
+	"8qFfOe/fuu92g2g0AvO1XwbkAiYZsd2cYGrZEZVwLFj4e3GRzmIClkZwzVJsyEBuI+grjzVhZXLRHUUA",
+	"jWuhyJ/EhDD6kJREpDyfr18hMf0Mkd2sUu956F57s16oaJylKp0RSQDQzHCNgt6nZlEXoB1S96zAfUUq",
+	"vdFib+SVgASsUwzSUHeAZmHCtcklSBjgL4g/SvCtZPu8TGfKhAEWiUvD+HQqeKYdD50PnCUSi89R3eS/",
+	"A3qqTBLGWbfdZmOR0QfT1/eV9A8bpPHiW1NDl8Krodp9KZEtUoD2tV707+prruiOal3hNo4LktKKPSmO",
+	"+1QcFwIoiqyc8ofmcUxcPZtO08w0pbLTBpGbasmKeFAI9661Y6O3B/bCSikj+OSEqZTxCLhMoLbcWpyn",
+	"JPu67S4eeXoTwFoSkTAYqlY8DFxHORZniAmXiRVi/jwesqnIWJQAfObZOfxrnM4yVj/oHlOVTdm9KVbM",
+	"lCQKFnCErK7SQoX8JpBKnKozmqm71DXY77JGmuL/s6FEoRbUaK5rvdqvgmUzxcxcJNfC9/m73n9UE3Pw",
+	"ZROQ+UAZ5gqfTMatcFYAX03Nc6eKsz+lE/Fv+7nZqNarvfZDcc3rYKqkUxnVerXzTEZSjWDZO12CRti+",
+	"Xa00eTvF67q7Ta7cDoAzPoYVBBW6gf/71h8YCVktVN/TO28tQW8Z6zroboFAc5mmb7ly66PvLOFENMuk",
+	"WdR6//it5NynyvDIMJI+1svXPClZxng8KyQe/WFFpKlUUUNk4a2/1waCZyI7nZmxHYS1HKHerRL2/TxL",
+	"41lE8YVyPRGfypZOZ3n50HWngrTllEA18BWsHo5SOLWtvWgSQ8VR2Cg9ure3B3eMU216L9ov2vDc3/w0",
+	"rErhkdQmI8Zf4vgImEmvBDCPZEKPPfJYmeOjcPSJx6TiA94VzCIdUAH1IEMjNqZ/Wy1TeJp1BSoedYG8",
+	"hE5ABV5m6QChSXTDG8QyK2GKxHnrdKuMTl/1IoIdCQDVyREZwK5AqVigDTthUl1Lw6lExT/acYhtnhB2",
+	"en7GrsQCY256oY2YMAhg4YJoVveBXRzACXv95ohJNRLaNArv41PZtA9aw/vDZ7E0LElHVn5jbG+eSVOU",
+	"3nBJ1ayXakbT4VJlLNDNlop4MG/vlno5BY6rXjBLIGbgR+ENjOrvoOrbPH9m0upypR6ymgll0Fmwu/f8",
+	"3cUlwFaTl2Pt76BQSEuhShghkHzmzXPkSbjqeRaN+RQctUF6LVDBlz+gSdULq59xXmh9ZHXqGdQNlioH",
+	"LJX39NmRLLf0URlp3ptTYicp7u6IVx3IV/nCjTlaVaxksAQs40Y0nc9SMo8KjyepufqCX3mSDFKexTpg",
+	"E6FmzP3D2gxNazMwjfT+AbuSqb7CGddC6TRjI27EnC90r4iKDuw+gBc4mpElByAGOmBTbjW9gySHREXT",
+	"bo4Y5hV2oWIlthUq0kWe1r5CSVcPPzVjoHRvwg/ovUPdMvV8GEf7NBYcipcTEDBjmErr19vdcZFGV8KU",
+	"NkRMRPGrE3U2AYqT2dQqVhEjbxPMFatHXEMRDKe5soO+EotGScTEkm/m+WKRUHqm2RC/2oqO6y47/eHS",
+	"mdyaDbN0kht/dmtmQx4JJtRIKiBP9bSBQV+ZjCs9BNnonH4QrlJHY2sW2M0JDIXOgCzC3k+skw9HFgz8",
+	"6zTig1nCIWDdVzOFf29CAxqiHLqt7jZC02P65fh/6bD4ktLUeyi4CinszHGeMCgFhjp5Yr6Fhlxohk3s",
+	"JJZ3JpG/5gj/amYyCZIvk/rqpK+se2ufPssEE5+iWYazx8SnqczsiU1Sg7NjZxbOLRwCTay1EZ/ygUyk",
+	"kUKzhKu40aM+AIhzBH2FdbKEXkrdwaQW2dwfP4oepVNA8lIqnakor1EPSxXQFMwqTR/Oy7odZo+/HsM5",
+	"s9siyumirrBIgSO2X85EfCWWVKThYJl8ahb7usqF2Wu9x1OVZ6fcGsKnirgHjm/FGkDlfjocogyCVYWf",
+	"igsTMM4ikRk5JI+AJXyqRQA9CcWFtr8U1g/cwR+KeqncbIHCFjN90oX70oyFfwhbfVVWssBoAm44CbaK",
+	"YNUJ00JUKyVIv1jNOlxIyuLYhYDJqHJGYe6olBtKWnZOd8Bdr0F9boeCQ6Nxt/x2l2KPJU+r0+4ddHrt",
+	"dqt7+PdaAMlvv622o1KI2taTu5IAEFPYSB/9RqpZm9/OsHUJanOeKeRsIrqjLSmTPgfYj+CWoNCNsI3L",
+	"Kdrt9nN0tbd8Z3sHiojTlU2xjWv917+ujaDnoRvH0f3CZYpPXGMQdkiB7SU1kyOVZs6trXryqVo4bm4I",
+	"MUNSW6WuTXn5NQ1oJ1oOJbfYmXHIBj7HvMnVXF6rpZias/zuPbJmjRcrpVpSXacyEh+nXG4SkMzdwOgG",
+	"4D2c8OzKWnVcxt+wyHKfdoZfds7l9yu5YN63lVxIcAaTsu0t+xCSMzx5ib1RBy+6h+12QThVb7zthVT3",
+	"wYTUy3Xb4ElWoaxat3SPLrP+NUuN+IgtmmKz1EJf011qzTEnx+AhgTVrozEbiIgTBa2zQL8DgfZn+4mn",
+	"9O1PIs2JNFj5bW/obi3Qlnbl9iKt8+AirWIjPAm1JaG2snyPJdaEGvGRmFiHeSgVTyCtvMlVxfhrfhsU",
+	"8UCiwtpk/hnfsADLv+1H9zXfr/jy37qtSEIgVUjnbXlHyT2s3G9bS6tO+8Gk1at1q/4kq1BWrVm5xxJU",
+	"0zSR0aLlg3WbDC+8ll0LCHGAYMqDfFCsA3SjTALdUSS+YWGFn3ruvu67FVT4nduKnINaUKPVr/X2C+Jn",
+	"ZRdtbyjtP5joOa9awyexg2KnYsUeS+SgmttO5CCBZeZLvAo20Ugoe2K/aZsIP+f7FzO7WjZ3CJSv7K7t",
+	"RdHRg4mi91Xr/CSKUBRVrNhjiaJlTKcNkihPLDuiv5ypDIJQGkiEDfHKORa+b1c20dwQW+F3K5qq+Sh3",
+	"pHbHhOBOdOxR+0UOKrbtLYOdJOOSj7i82bcXjC8eTDBeVGyyJ7mIcnF1vR5LLJqML1qlnpB1UjGv2DIy",
+	"uhKmmEH0D/iGhaD9Pj/y79cLvI3g2t4+GwAhnd0e277hqCi3lnbj9mLr8MHE1uXqtniSWii1VlbrsYTW",
+	"nCdXZpyls9G45W2xTbJrNAO65MJ9EHSnBWNzkYncqPuGZVjhAy/c53y3omw3v9Fu3AHtwG1lk93ThSnd",
+	"9raoKNKq9+r2ku34wSTbr2s3y5OAQwG3bu0eTc4VOszXi7cLkD8qWQCtDzQ23NRAHwbYjw795ytAvOta",
+	"0WH+ctAh7cAarYy8ldCsS78eE24Awch+wh8AruzLClJ8wKXQ5vuVnyWMgq3Ei+iURFtxe26fgXy4eolf",
+	"l1ftSZCRICuv1KPJrzS7+gi9GC0Ct99cGZE3O9k7sYsD3Ex397dsmqXZFYSZ3tO3fL8VEW4Vt7WXnu+c",
+	"BAjy6dz2JYclyVWxMbc3yQ4eToBVb5InMUZirHLZHkeaff78/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -22,6 +22,7 @@ type CodeMappingsRow struct {
 	Targets []string
 }
 
+// Read through clinical_codes_mapped_idx: the mapped codes alone, however many await review.
 func (q *Queries) CodeMappings(ctx context.Context, orgID uuid.UUID) ([]CodeMappingsRow, error) {
 	rows, err := q.db.Query(ctx, codeMappings, orgID)
 	if err != nil {
@@ -43,25 +44,43 @@ func (q *Queries) CodeMappings(ctx context.Context, orgID uuid.UUID) ([]CodeMapp
 }
 
 const consumedControlIDs = `-- name: ConsumedControlIDs :many
-SELECT control_id, received_at FROM hl7_messages
-WHERE org_id = $1 AND control_id = ANY ($2::text[]) AND outcome IN ('applied', 'skipped')
-  AND control_id <> ''
+SELECT m.sending_application, m.sending_facility, m.control_id
+FROM (SELECT unnest($1::text[]) AS app, unnest($2::text[]) AS facility,
+             unnest($3::text[]) AS control_id) AS k
+CROSS JOIN LATERAL (
+    SELECT h.sending_application, h.sending_facility, h.control_id FROM hl7_messages h
+    WHERE h.org_id = $4 AND h.sending_application = k.app AND h.sending_facility = k.facility
+      AND h.control_id = k.control_id AND h.outcome IN ('applied', 'skipped') AND h.control_id <> ''
+    LIMIT 1
+) AS m
 `
 
 type ConsumedControlIDsParams struct {
-	OrgID      uuid.UUID
-	ControlIds []string
+	SendingApplications []string
+	SendingFacilities   []string
+	ControlIds          []string
+	OrgID               uuid.UUID
 }
 
 type ConsumedControlIDsRow struct {
-	ControlID  string
-	ReceivedAt time.Time
+	SendingApplication string
+	SendingFacility    string
+	ControlID          string
 }
 
-// Repeats the predicate of the partial unique index, so that a generic plan of the prepared
-// statement can use it (without `control_id <> ”` only a custom plan proves it may).
+// Which of the batch's (sending application, sending facility, control id) keys an applied or
+// skipped message already consumed: one probe of the partial unique index per key, whatever the
+// table's statistics say. A plain join let the planner of an un-analyzed table scan the
+// organization's whole trail and filter it (what `control_id = ANY` got too); the LIMIT keeps
+// the probe a subquery run per key, so its index condition always holds all four columns. The
+// index's predicate is repeated so that a generic plan may use it.
 func (q *Queries) ConsumedControlIDs(ctx context.Context, arg ConsumedControlIDsParams) ([]ConsumedControlIDsRow, error) {
-	rows, err := q.db.Query(ctx, consumedControlIDs, arg.OrgID, arg.ControlIds)
+	rows, err := q.db.Query(ctx, consumedControlIDs,
+		arg.SendingApplications,
+		arg.SendingFacilities,
+		arg.ControlIds,
+		arg.OrgID,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +88,7 @@ func (q *Queries) ConsumedControlIDs(ctx context.Context, arg ConsumedControlIDs
 	items := []ConsumedControlIDsRow{}
 	for rows.Next() {
 		var i ConsumedControlIDsRow
-		if err := rows.Scan(&i.ControlID, &i.ReceivedAt); err != nil {
+		if err := rows.Scan(&i.SendingApplication, &i.SendingFacility, &i.ControlID); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -533,45 +552,49 @@ func (q *Queries) InHousePatientsWithDietKey(ctx context.Context, arg InHousePat
 
 const insertHl7Messages = `-- name: InsertHl7Messages :exec
 INSERT INTO hl7_messages (id, org_id, site_id, received_at, request_id, actor_kind, actor_id, batch_index,
-                          control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id,
+                          sending_application, sending_facility, control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id,
                           event_at, unit, room, bed, raw)
 SELECT r.id, $1, $2, $3, $4, $5, $6, r.batch_index,
-       r.control_id, r.message_type, r.outcome, nullif(r.action, ''), nullif(r.reason, ''), nullif(r.mrn, ''),
+       r.sending_application, r.sending_facility, r.control_id, r.message_type, r.outcome, nullif(r.action, ''), nullif(r.reason, ''), nullif(r.mrn, ''),
        nullif(r.patient_id, '00000000-0000-0000-0000-000000000000'::uuid),
        nullif(r.encounter_id, '00000000-0000-0000-0000-000000000000'::uuid),
        nullif(r.event_at, '0001-01-01 00:00:00+00'::timestamptz), nullif(r.unit, ''), nullif(r.room, ''),
        nullif(r.bed, ''), r.raw
 FROM (SELECT unnest($7::uuid[]) AS id, unnest($8::int[]) AS batch_index,
-             unnest($9::text[]) AS control_id, unnest($10::text[]) AS message_type,
-             unnest($11::text[]) AS outcome, unnest($12::text[]) AS action,
-             unnest($13::text[]) AS reason, unnest($14::text[]) AS mrn,
-             unnest($15::uuid[]) AS patient_id, unnest($16::uuid[]) AS encounter_id,
-             unnest($17::timestamptz[]) AS event_at, unnest($18::text[]) AS unit,
-             unnest($19::text[]) AS room, unnest($20::text[]) AS bed, unnest($21::text[]) AS raw) AS r
+             unnest($9::text[]) AS sending_application,
+             unnest($10::text[]) AS sending_facility,
+             unnest($11::text[]) AS control_id, unnest($12::text[]) AS message_type,
+             unnest($13::text[]) AS outcome, unnest($14::text[]) AS action,
+             unnest($15::text[]) AS reason, unnest($16::text[]) AS mrn,
+             unnest($17::uuid[]) AS patient_id, unnest($18::uuid[]) AS encounter_id,
+             unnest($19::timestamptz[]) AS event_at, unnest($20::text[]) AS unit,
+             unnest($21::text[]) AS room, unnest($22::text[]) AS bed, unnest($23::text[]) AS raw) AS r
 `
 
 type InsertHl7MessagesParams struct {
-	OrgID        uuid.UUID
-	SiteID       uuid.UUID
-	ReceivedAt   time.Time
-	RequestID    *string
-	ActorKind    string
-	ActorID      *uuid.UUID
-	Ids          []uuid.UUID
-	BatchIndexes []int32
-	ControlIds   []string
-	MessageTypes []string
-	Outcomes     []string
-	Actions      []string
-	Reasons      []string
-	Mrns         []string
-	PatientIds   []uuid.UUID
-	EncounterIds []uuid.UUID
-	EventAts     []time.Time
-	Units        []string
-	Rooms        []string
-	Beds         []string
-	Raws         []string
+	OrgID               uuid.UUID
+	SiteID              uuid.UUID
+	ReceivedAt          time.Time
+	RequestID           *string
+	ActorKind           string
+	ActorID             *uuid.UUID
+	Ids                 []uuid.UUID
+	BatchIndexes        []int32
+	SendingApplications []string
+	SendingFacilities   []string
+	ControlIds          []string
+	MessageTypes        []string
+	Outcomes            []string
+	Actions             []string
+	Reasons             []string
+	Mrns                []string
+	PatientIds          []uuid.UUID
+	EncounterIds        []uuid.UUID
+	EventAts            []time.Time
+	Units               []string
+	Rooms               []string
+	Beds                []string
+	Raws                []string
 }
 
 // The trail rows of a batch, one array element per message. Empty strings, a nil uuid and a zero
@@ -586,6 +609,8 @@ func (q *Queries) InsertHl7Messages(ctx context.Context, arg InsertHl7MessagesPa
 		arg.ActorID,
 		arg.Ids,
 		arg.BatchIndexes,
+		arg.SendingApplications,
+		arg.SendingFacilities,
 		arg.ControlIds,
 		arg.MessageTypes,
 		arg.Outcomes,
@@ -818,7 +843,7 @@ func (q *Queries) ListEncounters(ctx context.Context, arg ListEncountersParams) 
 }
 
 const listHl7Messages = `-- name: ListHl7Messages :many
-SELECT id, org_id, site_id, received_at, request_id, actor_kind, actor_id, batch_index, control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id, event_at, unit, room, bed, raw FROM hl7_messages
+SELECT id, org_id, site_id, received_at, request_id, actor_kind, actor_id, batch_index, control_id, message_type, outcome, action, reason, mrn, patient_id, encounter_id, event_at, unit, room, bed, raw, sending_application, sending_facility FROM hl7_messages
 WHERE org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR site_id = $3)
@@ -881,6 +906,8 @@ func (q *Queries) ListHl7Messages(ctx context.Context, arg ListHl7MessagesParams
 			&i.Room,
 			&i.Bed,
 			&i.Raw,
+			&i.SendingApplication,
+			&i.SendingFacility,
 		); err != nil {
 			return nil, err
 		}
@@ -1189,17 +1216,21 @@ SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, 
        (CASE WHEN p.mrn = ANY ($1::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
-       e.admitted_at AS encounter_admitted_at
-FROM patients p
-LEFT JOIN encounters e ON e.id = p.encounter_id
-WHERE p.org_id = $2 AND p.site_id = $3 AND p.mrn = ANY ($4::text[])
+       coalesce(e.admitted_at, '0001-01-01 00:00:00+00')::timestamptz AS encounter_admitted_at -- zero: none
+FROM unnest($2::text[]) AS k(mrn)
+CROSS JOIN LATERAL (
+    SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients x WHERE x.org_id = $3 AND x.site_id = $4 AND x.mrn = k.mrn LIMIT 1
+) AS p
+LEFT JOIN LATERAL (
+    SELECT y.visit_number, y.patient_class, y.admitted_at FROM encounters y WHERE y.id = p.encounter_id LIMIT 1
+) AS e ON true
 `
 
 type PatientsByMRNParams struct {
 	FullMrns []string
+	Mrns     []string
 	OrgID    uuid.UUID
 	SiteID   uuid.UUID
-	Mrns     []string
 }
 
 type PatientsByMRNRow struct {
@@ -1223,19 +1254,21 @@ type PatientsByMRNRow struct {
 	DietOrderIds        string
 	VisitNumber         string
 	PatientClass        string
-	EncounterAdmittedAt *time.Time
+	EncounterAdmittedAt time.Time
 }
 
-// The state the ingest needs of the batch's patients: the row without its allergies (AL1 lists
-// replace them whole, never merge, so they are not read) and the open encounter. Diet orders
-// come whole only for the patients of order messages (full_mrns), which change them one by one;
-// for the others the ids of their orders suffice, to tell a new order from a restated one.
+// The state the ingest needs of the batch's patients (mrns: distinct), one probe of the unique
+// (org_id, site_id, mrn) index per MRN and one of the encounters' primary key per patient, as
+// ConsumedControlIDs and for the same reason: the row without its allergies (AL1 lists replace
+// them whole, never merge, so they are not read) and the open encounter. Diet orders come whole
+// only for the patients of order messages (full_mrns), which change them one by one; for the
+// others the ids of their orders suffice, to tell a new order from a restated one.
 func (q *Queries) PatientsByMRN(ctx context.Context, arg PatientsByMRNParams) ([]PatientsByMRNRow, error) {
 	rows, err := q.db.Query(ctx, patientsByMRN,
 		arg.FullMrns,
+		arg.Mrns,
 		arg.OrgID,
 		arg.SiteID,
-		arg.Mrns,
 	)
 	if err != nil {
 		return nil, err

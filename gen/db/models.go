@@ -144,27 +144,29 @@ type Event struct {
 }
 
 type Hl7Message struct {
-	ID          uuid.UUID
-	OrgID       uuid.UUID
-	SiteID      uuid.UUID
-	ReceivedAt  time.Time
-	RequestID   *string
-	ActorKind   string
-	ActorID     *uuid.UUID
-	BatchIndex  int32
-	ControlID   string
-	MessageType string
-	Outcome     string
-	Action      *string
-	Reason      *string
-	Mrn         *string
-	PatientID   *uuid.UUID
-	EncounterID *uuid.UUID
-	EventAt     *time.Time
-	Unit        *string
-	Room        *string
-	Bed         *string
-	Raw         string
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	SiteID             uuid.UUID
+	ReceivedAt         time.Time
+	RequestID          *string
+	ActorKind          string
+	ActorID            *uuid.UUID
+	BatchIndex         int32
+	ControlID          string
+	MessageType        string
+	Outcome            string
+	Action             *string
+	Reason             *string
+	Mrn                *string
+	PatientID          *uuid.UUID
+	EncounterID        *uuid.UUID
+	EventAt            *time.Time
+	Unit               *string
+	Room               *string
+	Bed                *string
+	Raw                string
+	SendingApplication string
+	SendingFacility    string
 }
 
 type Hl7TrailExpiry struct {

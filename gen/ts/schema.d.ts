@@ -628,8 +628,12 @@ export interface paths {
          *     The response carries the signing secret, once; it is never listed. Deliveries start with
          *     the next event. An organization has at most 20 subscriptions (409 beyond).
          *
-         *     The URL must use `https` and must not point at a private, loopback or reserved address
-         *     (the addresses a host name resolves to are checked again at every delivery).
+         *     The URL must use `https` and must not point at a private, loopback or reserved address,
+         *     read as the resolver reads it: a host ending in a number is an IPv4 address in any form
+         *     `inet_aton` accepts (`2130706433`, `0x7f.1` are loopback; a public address must be written
+         *     as four decimal numbers), an IPv6 literal is judged by the IPv4 address it embeds, and a
+         *     name must resolve, to public addresses only (checked again at every delivery). A bad URL
+         *     answers 400 with `details` naming `url`.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
          *     Site scope: organization-wide; a member limited to some sites gets 403.
@@ -677,7 +681,7 @@ export interface paths {
          * Change or pause a subscription
          * @description Changes the URL or the event filter, or pauses (`active: false`) and resumes deliveries.
          *     Events that occur while a subscription is paused are not delivered later. The secret
-         *     does not change.
+         *     does not change. A new URL obeys the rules of creation (400 naming `url`).
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
          *     Site scope: organization-wide; a member limited to some sites gets 403.
@@ -754,6 +758,46 @@ export interface paths {
          *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the organization's events (the event feed)
+         * @description The organization's events of the last 30 days, oldest first (by `at`, then `id`), each
+         *     exactly the body a webhook delivery of it carries: the same JSON, the same `id`. Webhook
+         *     delivery is at most once; a receiver that missed deliveries (it was down, a delivery
+         *     failed) reads the events after the last one it processed here, and skips those it already
+         *     has by `id`.
+         *
+         *     `after` is the `id` of an event (from a delivery body or an earlier page): the page starts
+         *     with the event after it. Without `after` the page starts with the oldest event kept.
+         *     `types` keeps only the named events (comma-separated). A page with more events after it
+         *     comes with a `Link` header to the next (`rel="next"`); a page without one is the end of
+         *     the feed for now: resume later with `after` set to its last `id`. `webhook.test`
+         *     deliveries are not organization events and are not listed.
+         *
+         *     Permission: `viewEvents` (owner and admin): admins reconcile what the owner's subscriptions
+         *     deliver. Plan feature: `webhooks` (Pro and Enterprise).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1345,9 +1389,16 @@ export interface paths {
          *     A body may carry many messages. Each is applied in its own savepoint, so one bad message
          *     never loses the others, and each gets one entry in `results`, in order, with its `outcome`
          *     (`applied`, `skipped`, `duplicate`, `rejected`). Every message, whatever its outcome, is kept
-         *     in the message trail (`GET /orgs/{orgId}/adt/messages`) with its raw text. A message whose
-         *     control id (MSH-10) was already applied or skipped for this organization is a `duplicate`
-         *     and changes nothing, so interface engines can resend safely.
+         *     in the message trail (`GET /orgs/{orgId}/adt/messages`) with its raw text. A message is
+         *     identified by its sending application (MSH-3), sending facility (MSH-4) and control id
+         *     (MSH-10): control ids are unique only per sender, so two hospitals' engines may both count
+         *     from 1. A message whose identity was already applied or skipped for this organization is a
+         *     `duplicate` and changes nothing, so interface engines can resend safely.
+         *
+         *     Fields the census stores are bounded, in characters: MSH-10 199, MSH-3 and MSH-4 199 each,
+         *     the MRN (PID-3) 64, PV1-3 unit, room and bed 64 each, PID-5 family, given and middle names
+         *     200 each. A message with a longer value is `rejected` with a reason naming the field (it is
+         *     never truncated, which could match the wrong patient); the others are applied as usual.
          *
          *     Credentials: an API key of this organization in `x-api-key`, or a session with the admin
          *     role. A wrong, revoked or other-organization key answers 401 `Invalid API key`; no
@@ -2323,6 +2374,298 @@ export interface components {
             error: string | null;
         };
         /**
+         * @description An event of the catalogue (what subscriptions and the event feed's `types` name).
+         * @example alert.created
+         * @enum {string}
+         */
+        EventType: "catering.quote_accepted" | "catering.invoice_paid" | "policy.published" | "work_order.resolved" | "tray.delivered" | "alert.created" | "report.published" | "signoff.decided" | "walkthrough.submitted" | "engagement.finalized";
+        /**
+         * @description The body of every delivery: compact JSON with the keys in this order. Verify
+         *     `x-service-signature` over these raw bytes before parsing them.
+         */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The event's id, the same in every delivery of the event and in the event feed
+             *     (`GET /orgs/{orgId}/events`): recognise an event already processed by it, and resume the
+             *     feed after it (`after`).
+             * @example 0192f3a4-0000-7000-8000-0000000e0006
+             */
+            id: string;
+            /**
+             * @description The event name, also sent in the `x-service-event` header.
+             * @example alert.created
+             */
+            event: string;
+            /**
+             * Format: uuid
+             * @description The organization the event belongs to.
+             */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
+             * @example 2026-03-02T09:00:00Z
+             */
+            at: string;
+            /** @description Ids the regular API dereferences, and a few facts; the shape depends on the event (see each event's data schema). */
+            data: Record<string, never>;
+        };
+        /** @description `catering.quote_accepted`: a client accepted a catering quote, which became the contract. */
+        CateringQuoteAcceptedData: {
+            /**
+             * Format: uuid
+             * @description The catering event the quote is for (not the webhook event).
+             */
+            eventId: string;
+            /** Format: uuid */
+            quoteId: string;
+            /**
+             * @description The accepted total, in cents.
+             * @example 482500
+             */
+            totalCents: number;
+        };
+        /** @description The delivery body of `catering.quote_accepted`. */
+        CateringQuoteAcceptedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "catering.quote_accepted";
+            data: components["schemas"]["CateringQuoteAcceptedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "catering.quote_accepted";
+        };
+        /** @description `catering.invoice_paid`: a catering invoice was marked paid. */
+        CateringInvoicePaidData: {
+            /**
+             * Format: uuid
+             * @description The catering event the invoice bills.
+             */
+            eventId: string;
+            /** Format: uuid */
+            invoiceId: string;
+            /**
+             * @description The invoice total, in cents.
+             * @example 482500
+             */
+            totalCents: number;
+        };
+        /** @description The delivery body of `catering.invoice_paid`. */
+        CateringInvoicePaidEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "catering.invoice_paid";
+            data: components["schemas"]["CateringInvoicePaidData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "catering.invoice_paid";
+        };
+        /** @description `policy.published`: a policy version was published. */
+        PolicyPublishedData: {
+            /** Format: uuid */
+            policyId: string;
+            /**
+             * @description The version number now in force.
+             * @example 3
+             */
+            version: number;
+        };
+        /** @description The delivery body of `policy.published`. */
+        PolicyPublishedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "policy.published";
+            data: components["schemas"]["PolicyPublishedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "policy.published";
+        };
+        /** @description `work_order.resolved`: an equipment work order was resolved. */
+        WorkOrderResolvedData: {
+            /** Format: uuid */
+            workOrderId: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The equipment worked on, when the work order names one.
+             */
+            equipmentId: string | null;
+        };
+        /** @description The delivery body of `work_order.resolved`. */
+        WorkOrderResolvedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "work_order.resolved";
+            data: components["schemas"]["WorkOrderResolvedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "work_order.resolved";
+        };
+        /** @description `tray.delivered`: a tray-line ticket was marked delivered. */
+        TrayDeliveredData: {
+            /** Format: uuid */
+            ticketId: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            patientId: string;
+        };
+        /** @description The delivery body of `tray.delivered`. */
+        TrayDeliveredEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "tray.delivered";
+            data: components["schemas"]["TrayDeliveredData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "tray.delivered";
+        };
+        /** @description `alert.created`: an operational alert opened. */
+        AlertCreatedData: {
+            /** Format: uuid */
+            alertId: string;
+            /**
+             * Format: uuid
+             * @description The site the alert concerns; null for organization-wide alerts.
+             */
+            siteId: string | null;
+            /**
+             * @description What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+             * @example temperature_excursion
+             */
+            kind: string;
+            /**
+             * @description For example `info`, `warning`, `critical`.
+             * @example warning
+             */
+            severity: string;
+        };
+        /** @description The delivery body of `alert.created`. */
+        AlertCreatedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "alert.created";
+            data: components["schemas"]["AlertCreatedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.created";
+        };
+        /** @description `report.published`: a site or account report was generated. */
+        ReportPublishedData: {
+            /** Format: uuid */
+            reportId: string;
+            /**
+             * Format: uuid
+             * @description The site of a site report; null for an account-wide report.
+             */
+            siteId: string | null;
+        };
+        /** @description The delivery body of `report.published`. */
+        ReportPublishedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "report.published";
+            data: components["schemas"]["ReportPublishedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "report.published";
+        };
+        /**
+         * @description `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
+         *     when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
+         */
+        SignoffDecidedData: {
+            /** Format: uuid */
+            signoffId: string;
+            /** Format: uuid */
+            patientId: string;
+            /**
+             * Format: uuid
+             * @description The reviewed diet order.
+             */
+            dietOrderId: string;
+            /**
+             * Format: uuid
+             * @description The patient's site.
+             */
+            siteId: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+        };
+        /** @description The delivery body of `signoff.decided`. */
+        SignoffDecidedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "signoff.decided";
+            data: components["schemas"]["SignoffDecidedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "signoff.decided";
+        };
+        /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
+        WalkthroughSubmittedData: {
+            /** Format: uuid */
+            walkthroughId: string;
+            /** Format: uuid */
+            submissionId: string;
+            /** Format: uuid */
+            siteId: string | null;
+        };
+        /** @description The delivery body of `walkthrough.submitted`. */
+        WalkthroughSubmittedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "walkthrough.submitted";
+            data: components["schemas"]["WalkthroughSubmittedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "walkthrough.submitted";
+        };
+        /** @description `engagement.finalized`: an audit engagement's report was finalized. */
+        EngagementFinalizedData: {
+            /** Format: uuid */
+            engagementId: string;
+            /** Format: uuid */
+            reportId: string;
+        };
+        /** @description The delivery body of `engagement.finalized`. */
+        EngagementFinalizedEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "engagement.finalized";
+            data: components["schemas"]["EngagementFinalizedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "engagement.finalized";
+        };
+        /**
+         * @description One organization event, exactly the body a webhook delivery of it carries (schema
+         *     `WebhookDelivery`), typed by `event`.
+         */
+        Event: components["schemas"]["CateringQuoteAcceptedEvent"] | components["schemas"]["CateringInvoicePaidEvent"] | components["schemas"]["PolicyPublishedEvent"] | components["schemas"]["WorkOrderResolvedEvent"] | components["schemas"]["TrayDeliveredEvent"] | components["schemas"]["AlertCreatedEvent"] | components["schemas"]["ReportPublishedEvent"] | components["schemas"]["SignoffDecidedEvent"] | components["schemas"]["WalkthroughSubmittedEvent"] | components["schemas"]["EngagementFinalizedEvent"];
+        /**
          * @description A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
          *     letters without I, L, O and U), unique across organizations, so the web link
          *     `{web_url}/scan/{code}` names one tag. It identifies a target and is not a credential:
@@ -2957,10 +3300,13 @@ export interface components {
          * @description - `applied`: the census changed (or a diet order was recorded).
          *     - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
          *       unknown MRN, no MRN in PID-3, an unsupported message type).
-         *     - `duplicate`: a message with the same control id (MSH-10) was already applied or skipped
-         *       for this organization; nothing changed.
-         *     - `rejected`: the message could not be read (a broken header) or stored; `detail.reason`
-         *       says why. Its control id is not consumed, so a corrected message may reuse it.
+         *     - `duplicate`: a message from the same sending application (MSH-3) and facility (MSH-4)
+         *       with the same control id (MSH-10) was already applied or skipped for this organization;
+         *       nothing changed.
+         *     - `rejected`: the message could not be read (a broken header, a field longer than its
+         *       bound), could not be applied (the patient's stored record cannot be read) or could not be
+         *       stored; `detail.reason` says why. Its control id is not consumed, so a corrected message
+         *       may reuse it.
          * @example applied
          * @enum {string}
          */
@@ -3040,6 +3386,17 @@ export interface components {
             receivedAt: string;
             /** @description 0-based position of the message in its request body. */
             index: number;
+            /**
+             * @description MSH-3 (its namespace id, else its universal id); empty when not sent. With
+             *     `sendingFacility` and `controlId` it is the key of the duplicate check.
+             * @example EPIC
+             */
+            sendingApplication: string;
+            /**
+             * @description MSH-4, read as MSH-3 is; empty when not sent.
+             * @example HARBORVIEW
+             */
+            sendingFacility: string;
             controlId: string;
             type: string;
             outcome: components["schemas"]["Hl7Outcome"];
@@ -3430,163 +3787,16 @@ export interface components {
         JWKS: {
             keys: components["schemas"]["JWK"][];
         };
-        /**
-         * @description The body of every delivery: compact JSON with the keys in this order. Verify
-         *     `x-service-signature` over these raw bytes before parsing them.
-         */
-        WebhookDelivery: {
-            /**
-             * @description The event name, also sent in the `x-service-event` header.
-             * @example alert.created
-             */
-            event: string;
-            /**
-             * Format: uuid
-             * @description The organization the event belongs to.
-             */
-            orgId: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred, RFC 3339 in UTC with at most millisecond precision. Use it (and the ids in `data`) to order events, which may arrive out of order.
-             * @example 2026-03-02T09:00:00Z
-             */
-            at: string;
-            /** @description Ids the regular API dereferences, and a few facts; the shape depends on the event (see each event's data schema). */
-            data: Record<string, never>;
-        };
-        /** @description `catering.quote_accepted`: a client accepted a catering quote, which became the contract. */
-        CateringQuoteAcceptedData: {
-            /**
-             * Format: uuid
-             * @description The catering event the quote is for (not the webhook event).
-             */
-            eventId: string;
-            /** Format: uuid */
-            quoteId: string;
-            /**
-             * @description The accepted total, in cents.
-             * @example 482500
-             */
-            totalCents: number;
-        };
-        /** @description `catering.invoice_paid`: a catering invoice was marked paid. */
-        CateringInvoicePaidData: {
-            /**
-             * Format: uuid
-             * @description The catering event the invoice bills.
-             */
-            eventId: string;
-            /** Format: uuid */
-            invoiceId: string;
-            /**
-             * @description The invoice total, in cents.
-             * @example 482500
-             */
-            totalCents: number;
-        };
-        /** @description `policy.published`: a policy version was published. */
-        PolicyPublishedData: {
-            /** Format: uuid */
-            policyId: string;
-            /**
-             * @description The version number now in force.
-             * @example 3
-             */
-            version: number;
-        };
-        /** @description `work_order.resolved`: an equipment work order was resolved. */
-        WorkOrderResolvedData: {
-            /** Format: uuid */
-            workOrderId: string;
-            /** Format: uuid */
-            siteId: string;
-            /**
-             * Format: uuid
-             * @description The equipment worked on, when the work order names one.
-             */
-            equipmentId: string | null;
-        };
-        /** @description `tray.delivered`: a tray-line ticket was marked delivered. */
-        TrayDeliveredData: {
-            /** Format: uuid */
-            ticketId: string;
-            /** Format: uuid */
-            siteId: string;
-            /** Format: uuid */
-            patientId: string;
-        };
-        /** @description `alert.created`: an operational alert opened. */
-        AlertCreatedData: {
-            /** Format: uuid */
-            alertId: string;
-            /**
-             * Format: uuid
-             * @description The site the alert concerns; null for organization-wide alerts.
-             */
-            siteId: string | null;
-            /**
-             * @description What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
-             * @example temperature_excursion
-             */
-            kind: string;
-            /**
-             * @description For example `info`, `warning`, `critical`.
-             * @example warning
-             */
-            severity: string;
-        };
-        /** @description `report.published`: a site or account report was generated. */
-        ReportPublishedData: {
-            /** Format: uuid */
-            reportId: string;
-            /**
-             * Format: uuid
-             * @description The site of a site report; null for an account-wide report.
-             */
-            siteId: string | null;
-        };
-        /**
-         * @description `signoff.decided`: a dietitian approved or rejected a submitted diet review. Who decided,
-         *     when and with which note are on the sign-off (`GET /orgs/{orgId}/signoffs/{id}`).
-         */
-        SignoffDecidedData: {
-            /** Format: uuid */
-            signoffId: string;
-            /** Format: uuid */
-            patientId: string;
-            /**
-             * Format: uuid
-             * @description The reviewed diet order.
-             */
-            dietOrderId: string;
-            /**
-             * Format: uuid
-             * @description The patient's site.
-             */
-            siteId: string;
-            /** @enum {string} */
-            decision: "approved" | "rejected";
-        };
-        /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
-        WalkthroughSubmittedData: {
-            /** Format: uuid */
-            walkthroughId: string;
-            /** Format: uuid */
-            submissionId: string;
-            /** Format: uuid */
-            siteId: string | null;
-        };
-        /** @description `engagement.finalized`: an audit engagement's report was finalized. */
-        EngagementFinalizedData: {
-            /** Format: uuid */
-            engagementId: string;
-            /** Format: uuid */
-            reportId: string;
-        };
         /** @description `webhook.test`: sent only by the test operation, to one subscription, whatever its event filter. */
         WebhookTestData: {
             /** Format: uuid */
             subscriptionId: string;
+        };
+        /** @description The delivery body of `webhook.test`. */
+        WebhookTestEvent: components["schemas"]["WebhookDelivery"] & {
+            /** @enum {string} */
+            event: "webhook.test";
+            data: components["schemas"]["WebhookTestData"];
         };
     };
     responses: {
@@ -3663,8 +3873,10 @@ export interface components {
             };
         };
         /**
-         * @description Too many password checks are running on this server (they are deliberately costly); nothing
-         *     was done. Retry after the number of seconds in `Retry-After`.
+         * @description Too many password checks are running on this server (they are deliberately costly):
+         *     `code` is `service_busy`. Or the database is unavailable: `database_unavailable` (or
+         *     `outcome_unknown`), as for every operation that reaches it (see `ServiceUnavailable`).
+         *     Nothing was done; retry after the number of seconds in `Retry-After`.
          */
         ServiceBusy: {
             headers: {
@@ -3673,13 +3885,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": "The server is busy checking passwords; retry in a second",
-                 *       "statusCode": 503,
-                 *       "code": "service_busy"
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3696,6 +3901,23 @@ export interface components {
                  *       "code": "unauthenticated"
                  *     }
                  */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The database is unavailable (a failover, a restart, a read-only standby, or the request's
+         *     deadline passed while waiting on it): `code` is `database_unavailable`. Nothing was changed;
+         *     retry after the seconds in `Retry-After`. `code` is `outcome_unknown` when the connection was
+         *     lost while the change was being committed: it may or may not have been applied, and repeating
+         *     the request with the same `Idempotency-Key` is safe.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3808,6 +4030,25 @@ export interface components {
                  *       "error": "No parseable HL7 message: the body has no segment starting with MSH",
                  *       "statusCode": 422,
                  *       "code": "unprocessable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description A stored record the answer needs cannot be read (it does not decode into its documented
+         *     shape). Nothing partial is shown; the server logs the cause under the request's id.
+         */
+        StoredRecordUnreadable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Internal server error",
+                 *       "statusCode": 500,
+                 *       "code": "internal_error"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3977,6 +4218,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     logout: {
@@ -4006,6 +4248,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changePassword: {
@@ -4062,6 +4305,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSecurityEvents: {
@@ -4115,6 +4359,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrg: {
@@ -4147,6 +4392,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrg: {
@@ -4176,6 +4422,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrg: {
@@ -4220,6 +4467,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSites: {
@@ -4249,6 +4497,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSite: {
@@ -4290,6 +4539,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSite: {
@@ -4324,6 +4574,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateSite: {
@@ -4390,6 +4641,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMembers: {
@@ -4419,6 +4671,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMember: {
@@ -4471,6 +4724,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeMember: {
@@ -4499,6 +4753,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvitations: {
@@ -4543,6 +4798,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createInvitation: {
@@ -4591,6 +4847,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeInvitation: {
@@ -4618,6 +4875,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     acceptInvitation: {
@@ -4653,6 +4911,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -4696,6 +4955,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -4747,6 +5007,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -4775,6 +5036,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAuditLog: {
@@ -4856,6 +5118,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhooks: {
@@ -4887,6 +5150,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhook: {
@@ -4948,6 +5212,22 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description The URL's host name could not be looked up now (a DNS failure, not a name that does not
+             *     exist): `code` is `service_unavailable`. Or the database is unavailable:
+             *     `database_unavailable` (or `outcome_unknown`), as for every operation that reaches it.
+             *     Retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds until the request may be retried. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -4976,6 +5256,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhook: {
@@ -5022,6 +5303,22 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description The URL's host name could not be looked up now (a DNS failure, not a name that does not
+             *     exist): `code` is `service_unavailable`. Or the database is unavailable:
+             *     `database_unavailable` (or `outcome_unknown`), as for every operation that reaches it.
+             *     Retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds until the request may be retried. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -5064,6 +5361,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     testWebhook: {
@@ -5100,6 +5398,60 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The id of an event of this organization within the last 30 days; the page starts after it.
+                 * @example 0192f3a4-0000-7000-8000-0000000e0006
+                 */
+                after?: string;
+                /**
+                 * @description Only events of these types (comma-separated).
+                 * @example [
+                 *       "alert.created",
+                 *       "signoff.decided"
+                 *     ]
+                 */
+                types?: components["schemas"]["EventType"][];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, oldest first. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more events. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTags: {
@@ -5129,6 +5481,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTag: {
@@ -5170,6 +5523,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTag: {
@@ -5197,6 +5551,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resolveScan: {
@@ -5233,6 +5588,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["ScanUnauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSupportInquiry: {
@@ -5275,6 +5631,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDevices: {
@@ -5323,6 +5680,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDevice: {
@@ -5371,6 +5729,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDevice: {
@@ -5406,6 +5765,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDevice: {
@@ -5458,6 +5818,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDevice: {
@@ -5485,6 +5846,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPairingCode: {
@@ -5527,6 +5889,7 @@ export interface operations {
             402: components["responses"]["DeviceLimit"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeDevice: {
@@ -5562,6 +5925,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     castToDevice: {
@@ -5609,6 +5973,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     clearDeviceCast: {
@@ -5636,6 +6001,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     claimPairingCode: {
@@ -5685,6 +6051,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDeviceState: {
@@ -5740,6 +6107,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMedia: {
@@ -5796,6 +6164,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadMedia: {
@@ -5848,6 +6217,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteMedia: {
@@ -5875,6 +6245,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBoardMedia: {
@@ -5933,6 +6304,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     connectBoardSocket: {
@@ -5953,6 +6325,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     ingestHl7: {
@@ -6024,6 +6397,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listHl7Messages: {
@@ -6083,6 +6457,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCensus: {
@@ -6137,6 +6512,8 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPatient: {
@@ -6173,6 +6550,8 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUnmappedCodes: {
@@ -6227,6 +6606,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     mapUnmappedCode: {
@@ -6278,6 +6658,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAlerts: {
@@ -6336,6 +6717,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resolveAlert: {
@@ -6371,6 +6753,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSignoffs: {
@@ -6430,6 +6813,8 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSignoff: {
@@ -6474,6 +6859,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSignoff: {
@@ -6510,6 +6897,8 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decideSignoff: {
@@ -6573,6 +6962,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJwks: {

@@ -21,6 +21,8 @@ const (
 	ManageDevices Permission = "manageDevices"
 	// ViewAudit lets admins read the audit log.
 	ViewAudit Permission = "viewAudit"
+	// ViewEvents lets admins read the organization's event feed (what webhooks deliver).
+	ViewEvents Permission = "viewEvents"
 	// IngestADT lets admins post HL7 ADT messages with a session (API keys of the organization may too).
 	IngestADT Permission = "ingestAdt"
 	// ViewClinical lets managers read the census, patients, allergens and diet orders.
@@ -95,6 +97,7 @@ var Table = []Definition{
 	{ManageSites, Admin, "create sites; change their name, time zone and day parts"},
 	{ManageDevices, Admin, "register, pair, configure, cast to and revoke devices"},
 	{ViewAudit, Admin, "read the audit log"},
+	{ViewEvents, Admin, "read the event feed: the bodies webhooks deliver, to reconcile missed deliveries"},
 	{IngestADT, Admin, "post HL7 ADT messages with a session (the organization's API keys may too)"},
 	{ViewClinical, Manager, "read the census, patients, allergens and diet orders"},
 	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews (deciding one also needs the rd credential)"},

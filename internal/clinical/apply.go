@@ -1,6 +1,7 @@
 package clinical
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ type prepared struct {
 	raw       string
 	typ       string // MSH-9 as CODE^EVENT
 	controlID string
+	sender    sender // MSH-3 and MSH-4: control ids are unique per sender
 	reject    string // why the parser rejected the message; empty when it was not
 	adt       *hl7.ADT
 	action    hl7.Action
@@ -42,22 +44,44 @@ func prepare(batch *hl7.Batch, adts *[]hl7.ADT) []prepared {
 		p.index, p.raw = i, m.Raw
 		if m.Err != nil {
 			p.typ, p.controlID = typeString(m.Type()), m.ControlID()
-			p.reject = "rejected by the parser"
-			if me, ok := m.Err.(*hl7.MessageError); ok {
-				p.reject = me.Reason
-			}
+			p.sender.app, p.sender.facility = m.Sender()
+			p.reject = rejection(m.Err)
 			continue
 		}
 		a := &(*adts)[i]
 		if err := m.ExtractADT(a); err != nil {
-			p.reject = err.Error()
+			// A value beyond its length bound: the header is read, the message goes no further.
+			p.typ, p.controlID = typeString(a.Type), a.ControlID
+			p.sender = sender{a.SendingApplication, a.SendingFacility}
+			p.reject = rejection(err)
 			continue
 		}
 		p.adt, p.action = a, a.Action()
 		p.typ, p.controlID = typeString(a.Type), a.ControlID
+		p.sender = sender{a.SendingApplication, a.SendingFacility}
 		p.warnings = appendWarnings(m.Warnings, a.Warnings)
 	}
 	return out
+}
+
+// sender is who sent a message: MSH-3 and MSH-4 as the parser reads them.
+type sender struct{ app, facility string }
+
+// messageKey identifies a message for the duplicate check: a control id is unique only per
+// sending application and facility.
+type messageKey struct {
+	sender
+	controlID string
+}
+
+func (p *prepared) key() messageKey { return messageKey{p.sender, p.controlID} }
+
+func rejection(err error) string {
+	var me *hl7.MessageError
+	if errors.As(err, &me) {
+		return me.Reason
+	}
+	return "rejected by the parser"
 }
 
 func typeString(t hl7.MessageType) string {
@@ -129,6 +153,7 @@ type encounterRow struct {
 type trailRow struct {
 	ID          uuid.UUID
 	BatchIndex  int
+	Sender      sender
 	ControlID   string
 	MessageType string
 	Outcome     string
@@ -184,7 +209,7 @@ type census struct {
 	loc      *time.Location
 	now      time.Time
 	maps     orgMappings
-	consumed map[string]bool
+	consumed map[messageKey]bool
 	patients map[string]*patientState // by MRN; absent means unknown at this site
 
 	touched         []*patientState
@@ -193,11 +218,14 @@ type census struct {
 	trail           []trailRow
 	codes           map[mappingKey]*codeRow
 	codeOrder       []mappingKey
+	// unreadable lists the stored documents that could not be decoded, for the log; the
+	// messages that needed them were rejected.
+	unreadable []error
 }
 
 func newCensus(loc *time.Location, now time.Time, maps orgMappings) *census {
 	return &census{
-		loc: loc, now: now, maps: maps, consumed: map[string]bool{},
+		loc: loc, now: now, maps: maps, consumed: map[messageKey]bool{},
 		patients: map[string]*patientState{}, codes: map[mappingKey]*codeRow{},
 	}
 }
@@ -236,7 +264,7 @@ func (c *census) apply(p *prepared) api.Hl7MessageResult {
 	s := c.step(p)
 	res := api.Hl7MessageResult{Type: p.typ, Outcome: api.Hl7Outcome(s.outcome)}
 	tr := trailRow{
-		ID: uuid.Must(uuid.NewV7()), BatchIndex: p.index, ControlID: p.controlID, MessageType: p.typ,
+		ID: uuid.Must(uuid.NewV7()), BatchIndex: p.index, Sender: p.sender, ControlID: p.controlID, MessageType: p.typ,
 		Outcome: s.outcome, Raw: cleanRaw(p.raw),
 	}
 	d := &res.Detail
@@ -280,7 +308,7 @@ func (c *census) apply(p *prepared) api.Hl7MessageResult {
 		d.UnmappedCodes = &refs
 	}
 	if (s.outcome == outApplied || s.outcome == outSkipped) && p.controlID != "" {
-		c.consumed[p.controlID] = true
+		c.consumed[p.key()] = true
 	}
 	c.trail = append(c.trail, tr)
 	return res
@@ -290,8 +318,8 @@ func (c *census) step(p *prepared) step {
 	switch {
 	case p.reject != "":
 		return step{outcome: outRejected, reason: p.reject}
-	case p.controlID != "" && c.consumed[p.controlID]:
-		return step{outcome: outDuplicate, reason: fmt.Sprintf("control id %s was already processed", p.controlID)}
+	case p.controlID != "" && c.consumed[p.key()]:
+		return step{outcome: outDuplicate, reason: fmt.Sprintf("control id %s from this sending application and facility was already processed", p.controlID)}
 	case p.action == hl7.ActionUnsupported:
 		reason := "unsupported message type " + p.typ
 		if p.typ == "" {
@@ -333,6 +361,11 @@ func (c *census) step(p *prepared) step {
 	case hl7.ActionDietOrder:
 		s.action = actDietOrdered
 		ps := c.patient(p, mrn)
+		if _, err := c.ordersOf(ps); err != nil {
+			c.unreadable = append(c.unreadable, err)
+			return step{outcome: outRejected, mrn: mrn, reason: "the patient's stored diet orders cannot be read, so this order " +
+				"cannot be applied to them (the server logged the cause under this request's id)"}
+		}
 		c.demographics(ps, a)
 		s.patient = ps
 		s.eventAt = p.time(c, a.EventOccurred, a.RecordedTime, a.MessageTime)
@@ -446,12 +479,18 @@ func (c *census) patient(p *prepared, mrn string) *patientState {
 
 // ordersOf returns the patient's current diet orders, decoding the stored ones on first use:
 // only order messages look at them.
-func (c *census) ordersOf(ps *patientState) []dietOrderDoc {
+// A stored list that cannot be read is an error, and the message that needed it is rejected:
+// applying it to an empty list would overwrite the orders on record.
+func (c *census) ordersOf(ps *patientState) ([]dietOrderDoc, error) {
 	if ps.orders == nil {
-		ps.orders = decodeDietOrders(ps.storedOrders)
+		orders, err := decodeDietOrders(ps.storedOrders)
+		if err != nil {
+			return nil, fmt.Errorf("patient %s: %w", ps.row.ID, err)
+		}
+		ps.orders = orders
 		ps.storedOrders = nil
 	}
-	return ps.orders
+	return ps.orders, nil
 }
 
 // hadOrder reports whether the patient had the diet order when the census was loaded, or has it
@@ -587,7 +626,7 @@ var endingControls = []string{"CA", "DC", "OC", "OD", "DR", "CR", "OR"}
 // also supersedes the current diet, since a patient has one diet at a time, while supplements
 // and preferences add up.
 func (c *census) orderDiets(p *prepared, ps *patientState, s *step) bool {
-	prev := c.ordersOf(ps)
+	prev, _ := c.ordersOf(ps) // read by step, which rejects the message when it cannot be
 	cur := slices.Clone(prev)
 	created := false
 	orders := p.adt.DietOrders

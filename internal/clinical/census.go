@@ -64,7 +64,11 @@ func (h *Handlers) GetCensus(ctx context.Context, req api.GetCensusRequestObject
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {
-		out.Body = append(out.Body, patientSummary(r))
+		ps, err := patientSummary(r)
+		if err != nil {
+			return nil, err
+		}
+		out.Body = append(out.Body, ps)
 	}
 	return out, nil
 }
@@ -100,7 +104,10 @@ func (h *Handlers) GetPatient(ctx context.Context, req api.GetPatientRequestObje
 			At: m.At, Action: api.Hl7Action(m.Action), Unit: m.Unit, Room: m.Room, Bed: m.Bed, ControlId: m.ControlID,
 		})
 	}
-	s := patientSummary(p)
+	s, err := patientSummary(p)
+	if err != nil {
+		return nil, err
+	}
 	out := api.Patient{
 		Id: s.Id, SiteId: s.SiteId, Mrn: s.Mrn, MrnSource: api.PatientMrnSource(p.MrnSource), Name: s.Name,
 		DateOfBirth: s.DateOfBirth, Sex: s.Sex, InHouse: s.InHouse, Unit: s.Unit, Room: s.Room, Bed: s.Bed,

@@ -229,7 +229,10 @@ func reapply(ctx context.Context, q *db.Queries, orgID uuid.UUID, kind, key stri
 			return 0, err
 		}
 		for _, r := range rows {
-			list := decodeAllergies(r.Allergies)
+			list, err := decodeAllergies(r.Allergies)
+			if err != nil { // never rewrite a list that could not be read
+				return 0, fmt.Errorf("patient %s: %w", r.ID, err)
+			}
 			changed := false
 			for i := range list {
 				if d := &list[i]; d.Key == key && remappable(d.Status, d.MappedBy) {
@@ -254,7 +257,10 @@ func reapply(ctx context.Context, q *db.Queries, orgID uuid.UUID, kind, key stri
 		return 0, err
 	}
 	for _, r := range rows {
-		orders := decodeDietOrders(r.DietOrders)
+		orders, err := decodeDietOrders(r.DietOrders)
+		if err != nil {
+			return 0, fmt.Errorf("patient %s: %w", r.ID, err)
+		}
 		changed := false
 		for i := range orders {
 			for j := range orders[i].Codes {

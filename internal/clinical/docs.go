@@ -2,6 +2,8 @@ package clinical
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -138,26 +140,41 @@ func toAPIDietOrder(d dietOrderDoc) api.DietOrder {
 	return out
 }
 
-func decodeAllergies(raw []byte) []allergyDoc {
-	var out []allergyDoc
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &out)
-	}
-	return out
+// errUnreadable marks a stored document that does not decode into its Go type. It is a server
+// fault (500, the cause logged), never an empty list: a patient shown without allergies, or
+// whose diet orders a message rebuilds from nothing, is worse than an error.
+var errUnreadable = errors.New("clinical: stored document cannot be read")
+
+func decodeAllergies(raw []byte) ([]allergyDoc, error) {
+	return decodeDoc[allergyDoc]("allergies", raw)
 }
 
-func decodeDietOrders(raw []byte) []dietOrderDoc {
-	var out []dietOrderDoc
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &out)
-	}
-	return out
+func decodeDietOrders(raw []byte) ([]dietOrderDoc, error) {
+	return decodeDoc[dietOrderDoc]("diet orders", raw)
 }
 
-// patientSummary is the census view of a patient: its row plus what the documents imply.
-func patientSummary(p db.Patient) api.PatientSummary {
-	allergies := decodeAllergies(p.Allergies)
-	orders := decodeDietOrders(p.DietOrders)
+func decodeDoc[T any](what string, raw []byte) ([]T, error) {
+	var out []T
+	if len(raw) == 0 {
+		return out, nil
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errUnreadable, what, err)
+	}
+	return out, nil
+}
+
+// patientSummary is the census view of a patient: its row plus what the documents imply. A
+// document that cannot be read fails the whole view.
+func patientSummary(p db.Patient) (api.PatientSummary, error) {
+	allergies, err := decodeAllergies(p.Allergies)
+	if err != nil {
+		return api.PatientSummary{}, fmt.Errorf("patient %s: %w", p.ID, err)
+	}
+	orders, err := decodeDietOrders(p.DietOrders)
+	if err != nil {
+		return api.PatientSummary{}, fmt.Errorf("patient %s: %w", p.ID, err)
+	}
 	out := api.PatientSummary{
 		Id: p.ID, SiteId: p.SiteID, Mrn: p.Mrn,
 		Name: api.PersonName{Family: p.FamilyName, Given: p.GivenName, Middle: p.MiddleName},
@@ -213,5 +230,5 @@ func patientSummary(p db.Patient) api.PatientSummary {
 		flag(api.CensusFlagMrnUntyped)
 	}
 	slices.Sort(out.Flags)
-	return out
+	return out, nil
 }

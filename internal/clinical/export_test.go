@@ -24,3 +24,7 @@ func FailWritesOf(controlIDs ...string) (restore func()) {
 func ExpireTrails(ctx context.Context, pool *pgxpool.Pool, now time.Time, slice int32) error {
 	return expireTrails(ctx, pool, now, slice)
 }
+
+// BatchFallbacks is how many bodies were applied message by message because their batch write
+// failed.
+func BatchFallbacks() int64 { return batchFallbacks.Load() }

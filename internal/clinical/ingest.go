@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -74,6 +75,12 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	return api.IngestHl7200JSONResponse(out), nil
 }
 
+// batchFallbacks counts the bodies whose batch write the database refused, so that they were
+// applied again one message per savepoint: each costs the organization's feed a body's worth of
+// round trips, and a count above zero means a message reached the database that the parser
+// should have rejected.
+var batchFallbacks atomic.Int64
+
 // parseBuffers are the memory one ingest parses and extracts into, reused
 // from request to request: what is built from them (results, rows) copies
 // what it keeps, and they return to the pool when the request is done.
@@ -126,6 +133,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	for i := range msgs {
 		results[i] = c.apply(&msgs[i])
 	}
+	h.logUnreadable(ctx, c)
 	applied := time.Now()
 	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
 		return audit.RecordSite(ctx, db.New(queue{b}), t.orgID, t.siteID, t.siteID, t.now)
@@ -136,9 +144,12 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 			"apply", applied.Sub(loaded), "write", time.Since(applied))
 		return results, nil
 	}
-	if ctx.Err() != nil {
+	// A database that is down or read-only refuses every message alike: that is a 503 for the
+	// whole body, not a rejection of each message.
+	if ctx.Err() != nil || pg.Unavailable(werr) != nil {
 		return nil, werr
 	}
+	batchFallbacks.Add(1)
 	h.logger.WarnContext(ctx, "hl7 batch write failed; applying message by message",
 		"err", werr.Error(), "messages", len(msgs), "request_id", reqinfo.RequestID(ctx))
 	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT ingest"); err != nil {
@@ -166,11 +177,12 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 		return api.Hl7MessageResult{}, err
 	}
 	res := c.apply(&one[0])
+	h.logUnreadable(ctx, c)
 	werr := c.write(ctx, tx, t, "message", nil)
 	if werr == nil {
 		return res, nil
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || pg.Unavailable(werr) != nil {
 		return res, werr
 	}
 	h.logger.WarnContext(ctx, "hl7 message refused by the database",
@@ -183,6 +195,15 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 	c = newCensus(loc, t.now, maps)
 	res = c.apply(&rejected)
 	return res, c.write(ctx, tx, t, "message", nil)
+}
+
+// logUnreadable logs the stored documents a census could not read; the messages that needed them
+// were rejected, with a reason pointing here.
+func (h *Handlers) logUnreadable(ctx context.Context, c *census) {
+	for _, err := range c.unreadable {
+		h.logger.ErrorContext(ctx, "hl7 message rejected: a stored document cannot be read",
+			"err", err.Error(), "request_id", reqinfo.RequestID(ctx))
+	}
 }
 
 func loadMappings(ctx context.Context, q *db.Queries, orgID uuid.UUID) (orgMappings, error) {
@@ -200,8 +221,9 @@ func loadMappings(ctx context.Context, q *db.Queries, orgID uuid.UUID) (orgMappi
 // load reads what the messages need: which of their control ids are consumed, and the stored
 // state of their patients.
 func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepared) error {
-	ids := make([]string, 0, len(msgs))
+	var keys db.ConsumedControlIDsParams
 	mrns := make([]string, 0, len(msgs))
+	seen := make(map[string]bool, len(msgs))
 	var full []string // patients of order messages need their stored diet orders
 	for i := range msgs {
 		p := &msgs[i]
@@ -209,22 +231,28 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 			continue
 		}
 		if p.controlID != "" {
-			ids = append(ids, p.controlID)
+			keys.SendingApplications = append(keys.SendingApplications, p.sender.app)
+			keys.SendingFacilities = append(keys.SendingFacilities, p.sender.facility)
+			keys.ControlIds = append(keys.ControlIds, p.controlID)
 		}
 		if mrn, _ := p.mrn(); mrn != "" {
-			mrns = append(mrns, mrn)
+			if !seen[mrn] { // one probe per patient
+				seen[mrn] = true
+				mrns = append(mrns, mrn)
+			}
 			if p.action == hl7.ActionDietOrder {
 				full = append(full, mrn)
 			}
 		}
 	}
-	if len(ids) > 0 {
-		rows, err := q.ConsumedControlIDs(ctx, db.ConsumedControlIDsParams{OrgID: t.orgID, ControlIds: ids})
+	if len(keys.ControlIds) > 0 {
+		keys.OrgID = t.orgID
+		rows, err := q.ConsumedControlIDs(ctx, keys)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
-			c.consumed[r.ControlID] = true
+			c.consumed[messageKey{sender{r.SendingApplication, r.SendingFacility}, r.ControlID}] = true
 		}
 	}
 	if len(mrns) == 0 {
@@ -253,8 +281,8 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 				ID: *r.EncounterID, PatientID: r.ID, VisitNumber: r.VisitNumber, PatientClass: r.PatientClass,
 				Unit: r.Unit, Room: r.Room, Bed: r.Bed,
 			}}
-			if r.EncounterAdmittedAt != nil {
-				e.row.AdmittedAt = *r.EncounterAdmittedAt
+			if !r.EncounterAdmittedAt.IsZero() {
+				e.row.AdmittedAt = r.EncounterAdmittedAt
 			}
 			ps.enc = e
 		}

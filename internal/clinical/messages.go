@@ -70,6 +70,7 @@ func (h *Handlers) ListHl7Messages(ctx context.Context, req api.ListHl7MessagesR
 	for _, r := range rows {
 		m := api.Hl7MessageRecord{
 			Id: r.ID, SiteId: r.SiteID, ReceivedAt: r.ReceivedAt, Index: int(r.BatchIndex), ControlId: r.ControlID,
+			SendingApplication: r.SendingApplication, SendingFacility: r.SendingFacility,
 			Type: r.MessageType, Outcome: api.Hl7Outcome(r.Outcome), Reason: r.Reason, Mrn: r.Mrn, PatientId: r.PatientID,
 			RequestId: r.RequestID, Raw: r.Raw,
 		}

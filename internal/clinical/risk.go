@@ -2,7 +2,7 @@ package clinical
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,40 +35,42 @@ const riskBatch = 500
 func NutritionRiskTask(pool *pgxpool.Pool, c clock.Clock) periodic.Task {
 	return periodic.Task{Name: "clinical: nutrition risk", Every: 5 * time.Minute, Run: func(ctx context.Context) error {
 		now := c.Now()
-		if err := closeClearedRisks(ctx, pool, now); err != nil {
-			return err
+		closeErr := closeClearedRisks(ctx, pool, now)
+		if closeErr != nil && !errors.Is(closeErr, errUnreadable) {
+			return closeErr
 		}
-		return openRisks(ctx, pool, now)
+		return errors.Join(closeErr, openRisks(ctx, pool, now))
 	}}
 }
 
 // restrictedSince reports whether the orders allow only NPO or clear liquids and, if so, since
-// when: the earliest start (or receipt) of those orders.
-func restrictedSince(raw []byte) (time.Time, bool) {
-	var orders []dietOrderDoc
-	if len(raw) == 0 || json.Unmarshal(raw, &orders) != nil {
-		return time.Time{}, false
+// when: the earliest start (or receipt) of those orders. Orders that cannot be read are an
+// error: treating them as unrestricted would silence the alert.
+func restrictedSince(raw []byte) (time.Time, bool, error) {
+	orders, err := decodeDietOrders(raw)
+	if err != nil || len(orders) == 0 {
+		return time.Time{}, false, err
 	}
 	var since time.Time
 	restricted := false
 	for _, o := range orders {
 		switch hl7.DietOrderType(o.Type) {
 		case hl7.DietOrderSupplement:
-			return time.Time{}, false // someone is already feeding the patient something
+			return time.Time{}, false, nil // someone is already feeding the patient something
 		case hl7.DietOrderDiet:
 		default:
 			continue
 		}
 		if len(o.Codes) == 0 {
-			return time.Time{}, false
+			return time.Time{}, false, nil
 		}
 		for _, c := range o.Codes {
 			if len(c.Diets) == 0 {
-				return time.Time{}, false
+				return time.Time{}, false, nil
 			}
 			for _, d := range c.Diets {
 				if d != string(hl7.DietNPO) && d != string(hl7.DietClearLiquid) {
-					return time.Time{}, false
+					return time.Time{}, false, nil
 				}
 			}
 		}
@@ -81,10 +83,13 @@ func restrictedSince(raw []byte) (time.Time, bool) {
 		}
 		restricted = true
 	}
-	return since, restricted
+	return since, restricted, nil
 }
 
-func openRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
+// Both passes go on past a patient whose orders cannot be read (an open alert stays open, none
+// is opened) and report them at the end, so that one bad row does not stop the check for the
+// others.
+func openRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) (unreadable error) {
 	var after *uuid.UUID
 	for {
 		rows, err := db.New(pool).RestrictedDietPatients(ctx, db.RestrictedDietPatientsParams{AfterID: after, MaxRows: riskBatch})
@@ -94,7 +99,11 @@ func openRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
 		var due []db.RestrictedDietPatientsRow
 		var sinces []time.Time
 		for _, r := range rows {
-			since, ok := restrictedSince(r.DietOrders)
+			since, ok, err := restrictedSince(r.DietOrders)
+			if err != nil {
+				unreadable = errors.Join(unreadable, fmt.Errorf("patient %s: %w", r.ID, err))
+				continue
+			}
 			// One alert per occurrence: not while one is open, nor again for the same
 			// restriction once a member has resolved it.
 			if !ok || r.AlertOpen || now.Sub(since) < NutritionRiskAfter || r.LastOccurrence.Equal(since) {
@@ -120,13 +129,13 @@ func openRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
 			}
 		}
 		if len(rows) < riskBatch {
-			return nil
+			return unreadable
 		}
 		after = &rows[len(rows)-1].ID
 	}
 }
 
-func closeClearedRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
+func closeClearedRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) (unreadable error) {
 	var after *uuid.UUID
 	for {
 		rows, err := db.New(pool).OpenNutritionRiskAlerts(ctx, db.OpenNutritionRiskAlertsParams{AfterID: after, MaxRows: riskBatch})
@@ -139,7 +148,9 @@ func closeClearedRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) e
 				cleared[r.OrgID] = append(cleared[r.OrgID], r.SubjectID) // discharged or gone
 				continue
 			}
-			if _, ok := restrictedSince(r.DietOrders); !ok {
+			if _, ok, err := restrictedSince(r.DietOrders); err != nil {
+				unreadable = errors.Join(unreadable, fmt.Errorf("patient %s: %w", r.SubjectID, err))
+			} else if !ok {
 				cleared[r.OrgID] = append(cleared[r.OrgID], r.SubjectID)
 			}
 		}
@@ -157,7 +168,7 @@ func closeClearedRisks(ctx context.Context, pool *pgxpool.Pool, now time.Time) e
 			}
 		}
 		if len(rows) < riskBatch {
-			return nil
+			return unreadable
 		}
 		after = &rows[len(rows)-1].SubjectID
 	}

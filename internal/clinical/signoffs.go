@@ -29,15 +29,19 @@ type signoffView struct {
 	Mrn string
 }
 
-func toAPISignoff(s signoffView) api.Signoff {
+// toAPISignoff fails when the sign-off's copy of the diet order cannot be read: a review shown
+// without the order it is about is no review.
+func toAPISignoff(s signoffView) (api.Signoff, error) {
 	var order dietOrderDoc
-	_ = json.Unmarshal(s.DietOrder, &order)
+	if err := json.Unmarshal(s.DietOrder, &order); err != nil {
+		return api.Signoff{}, fmt.Errorf("sign-off %s: %w: diet order: %v", s.ID, errUnreadable, err)
+	}
 	return api.Signoff{
 		Id: s.ID, SiteId: s.SiteID, PatientId: s.PatientID, Mrn: s.Mrn, DietOrderId: s.DietOrderID,
 		DietOrder: toAPIDietOrder(order), Status: api.SignoffStatus(s.Status), Note: s.Note,
 		SubmittedBy: s.SubmittedBy, SubmittedAt: s.SubmittedAt, DecidedBy: s.DecidedBy, DecidedAt: s.DecidedAt,
 		DecisionNote: s.DecisionNote,
-	}
+	}, nil
 }
 
 func (h *Handlers) CreateSignoff(ctx context.Context, req api.CreateSignoffRequestObject) (api.CreateSignoffResponseObject, error) {
@@ -59,8 +63,12 @@ func (h *Handlers) CreateSignoff(ctx context.Context, req api.CreateSignoffReque
 		if !a.CanSeeSite(p.SiteID) {
 			return apierr.NotFound("Patient")
 		}
+		orders, err := decodeDietOrders(p.DietOrders)
+		if err != nil {
+			return fmt.Errorf("patient %s: %w", p.ID, err)
+		}
 		var order *dietOrderDoc
-		for _, o := range decodeDietOrders(p.DietOrders) {
+		for _, o := range orders {
 			if o.ID == req.Body.DietOrderId {
 				order = &o
 				break
@@ -86,7 +94,11 @@ func (h *Handlers) CreateSignoff(ctx context.Context, req api.CreateSignoffReque
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateSignoff201JSONResponse(toAPISignoff(out)), nil
+	view, err := toAPISignoff(out)
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateSignoff201JSONResponse(view), nil
 }
 
 func (h *Handlers) GetSignoff(ctx context.Context, req api.GetSignoffRequestObject) (api.GetSignoffResponseObject, error) {
@@ -101,11 +113,15 @@ func (h *Handlers) GetSignoff(ctx context.Context, req api.GetSignoffRequestObje
 	if !a.CanSeeSite(s.SiteID) {
 		return nil, apierr.NotFound("Sign-off")
 	}
-	return api.GetSignoff200JSONResponse(toAPISignoff(signoffView{Signoff: db.Signoff{
+	view, err := toAPISignoff(signoffView{Signoff: db.Signoff{
 		ID: s.ID, OrgID: s.OrgID, SiteID: s.SiteID, PatientID: s.PatientID, DietOrderID: s.DietOrderID, DietOrder: s.DietOrder,
 		Status: s.Status, Note: s.Note, SubmittedBy: s.SubmittedBy, SubmittedAt: s.SubmittedAt, DecidedBy: s.DecidedBy,
 		DecidedAt: s.DecidedAt, DecisionNote: s.DecisionNote,
-	}, Mrn: s.Mrn})), nil
+	}, Mrn: s.Mrn})
+	if err != nil {
+		return nil, err
+	}
+	return api.GetSignoff200JSONResponse(view), nil
 }
 
 type signoffCursor struct {
@@ -162,11 +178,15 @@ func (h *Handlers) ListSignoffs(ctx context.Context, req api.ListSignoffsRequest
 		out.Headers.Link = &next
 	}
 	for _, s := range rows {
-		out.Body = append(out.Body, toAPISignoff(signoffView{Signoff: db.Signoff{
+		view, err := toAPISignoff(signoffView{Signoff: db.Signoff{
 			ID: s.ID, OrgID: s.OrgID, SiteID: s.SiteID, PatientID: s.PatientID, DietOrderID: s.DietOrderID, DietOrder: s.DietOrder,
 			Status: s.Status, Note: s.Note, SubmittedBy: s.SubmittedBy, SubmittedAt: s.SubmittedAt, DecidedBy: s.DecidedBy,
 			DecidedAt: s.DecidedAt, DecisionNote: s.DecisionNote,
-		}, Mrn: s.Mrn}))
+		}, Mrn: s.Mrn})
+		if err != nil {
+			return nil, err
+		}
+		out.Body = append(out.Body, view)
 	}
 	return out, nil
 }
@@ -223,5 +243,9 @@ func (h *Handlers) DecideSignoff(ctx context.Context, req api.DecideSignoffReque
 	if err != nil {
 		return nil, err
 	}
-	return api.DecideSignoff200JSONResponse(toAPISignoff(out)), nil
+	view, err := toAPISignoff(out)
+	if err != nil {
+		return nil, err
+	}
+	return api.DecideSignoff200JSONResponse(view), nil
 }

@@ -142,6 +142,7 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 		p := db.InsertHl7MessagesParams{
 			OrgID: t.orgID, SiteID: t.siteID, ReceivedAt: t.now, RequestID: t.requestID, ActorKind: t.actorKind,
 			ActorID: t.actorID, Ids: make([]uuid.UUID, n), BatchIndexes: make([]int32, n), ControlIds: make([]string, n),
+			SendingApplications: make([]string, n), SendingFacilities: make([]string, n),
 			MessageTypes: make([]string, n), Outcomes: make([]string, n), Actions: make([]string, n),
 			Reasons: make([]string, n), Mrns: make([]string, n), PatientIds: make([]uuid.UUID, n),
 			EncounterIds: make([]uuid.UUID, n), EventAts: make([]time.Time, n), Units: make([]string, n),
@@ -150,6 +151,7 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 		for i := range c.trail {
 			r := &c.trail[i]
 			p.Ids[i], p.BatchIndexes[i], p.ControlIds[i], p.MessageTypes[i] = r.ID, int32(r.BatchIndex), r.ControlID, r.MessageType
+			p.SendingApplications[i], p.SendingFacilities[i] = r.Sender.app, r.Sender.facility
 			p.Outcomes[i], p.Actions[i], p.Reasons[i], p.Mrns[i] = r.Outcome, r.Action, r.Reason, r.MRN
 			p.PatientIds[i], p.EncounterIds[i], p.EventAts[i] = r.PatientID, r.EncounterID, r.EventAt
 			p.Units[i], p.Rooms[i], p.Beds[i], p.Raws[i] = r.Unit, r.Room, r.Bed, r.Raw

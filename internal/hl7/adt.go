@@ -1,5 +1,10 @@
 package hl7
 
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
 // ADT is what Sous needs from one message: census movement from ADT
 // messages and diet orders from ORM^O01 / OMD^O03 (or ODS segments riding on
 // an ADT message). It holds codes as sent plus normalised values, and no
@@ -89,29 +94,33 @@ type CodedValue struct {
 // IsZero reports whether neither code nor text was sent.
 func (c CodedValue) IsZero() bool { return c.Code == "" && c.Text == "" }
 
-// ADT extracts the typed content of the message. It fails only for a
-// rejected message (returning m.Err); unreadable values become Warnings.
+// ADT extracts the typed content of the message. It fails for a rejected
+// message (returning m.Err, and no ADT) and for a message with a value longer
+// than its bound (a *MessageError wrapping a *LimitError; the ADT is returned
+// too, so the caller can still acknowledge it by control ID). Unreadable
+// values become Warnings.
 func (m *Message) ADT() (*ADT, error) {
 	if m.Err != nil {
 		return nil, m.Err
 	}
 	a := new(ADT)
 	m.extract(a)
-	return a, nil
+	return a, a.checkLengths(m)
 }
 
 // ExtractADT is ADT writing into a, which is reset first: a consumer that
 // handles one message at a time can reuse one ADT and allocate nothing for
 // it. Everything in a, slices included, is overwritten by the next call, so
-// keep a value beyond it only by copying. It fails only for a rejected
-// message, leaving a reset.
+// keep a value beyond it only by copying. It fails for a rejected message,
+// leaving a reset, and for a value longer than its bound, as ADT does, leaving
+// a filled.
 func (m *Message) ExtractADT(a *ADT) error {
 	*a = ADT{Patient: Patient{MRNSource: MRNSourceNone}}
 	if m.Err != nil {
 		return m.Err
 	}
 	m.extract(a)
-	return nil
+	return a.checkLengths(m)
 }
 
 func (m *Message) extract(a *ADT) {
@@ -215,4 +224,40 @@ func (m *Message) extract(a *ADT) {
 		}
 	}
 	a.Warnings = x.w.result()
+}
+
+// checkLengths rejects a message whose stored values exceed their bounds (see
+// MaxControlIDLength and the others), naming the first such field.
+func (a *ADT) checkLengths(m *Message) error {
+	type bound struct {
+		field string
+		value string
+		limit int
+	}
+	bounds := [...]bound{
+		{"MSH-10 message control ID", a.ControlID, MaxControlIDLength},
+		{"MSH-3 sending application", a.SendingApplication, MaxSenderLength},
+		{"MSH-4 sending facility", a.SendingFacility, MaxSenderLength},
+		{"PID-3 MRN", a.Patient.MRN, MaxMRNLength},
+		{"PID-5 family name", a.Patient.Name.Family, MaxNameLength},
+		{"PID-5 given name", a.Patient.Name.Given, MaxNameLength},
+		{"PID-5 middle name", a.Patient.Name.Middle, MaxNameLength},
+		{"PV1-3 point of care (unit)", a.Visit.Location.PointOfCare, MaxLocationLength},
+		{"PV1-3 room", a.Visit.Location.Room, MaxLocationLength},
+		{"PV1-3 bed", a.Visit.Location.Bed, MaxLocationLength},
+	}
+	for _, b := range bounds {
+		// A value no longer in bytes than its limit in characters is within it: nearly all are.
+		if len(b.value) <= b.limit {
+			continue
+		}
+		if n := utf8.RuneCountInString(b.value); n > b.limit {
+			return &MessageError{
+				Index: m.Index, Offset: m.Offset,
+				Reason: fmt.Sprintf("%s is %d characters long; at most %d are accepted", b.field, n, b.limit),
+				Err:    &LimitError{What: "characters in " + b.field, Limit: b.limit},
+			}
+		}
+	}
+	return nil
 }

@@ -118,3 +118,18 @@ func (w *warnings) result() []string {
 	}
 	return w.list
 }
+
+// Longest values, in characters, of the fields the census stores and indexes. A message with a
+// longer value is rejected as a whole (ExtractADT returns a *MessageError wrapping a
+// *LimitError), never truncated: a truncated MRN or control id would match the wrong patient or
+// message. Real values are far shorter (HL7 v2.5 gives MSH-10 199 characters, an MRN is a dozen
+// digits, a unit or bed a few letters); the bounds keep every index row far below PostgreSQL's
+// limit (about 2,700 bytes), even for the three sender fields of the duplicate key together in
+// four-byte UTF-8.
+const (
+	MaxControlIDLength = 199 // MSH-10
+	MaxSenderLength    = 199 // MSH-3 and MSH-4, as read (namespace id, else universal id)
+	MaxMRNLength       = 64  // the MRN chosen from PID-3
+	MaxLocationLength  = 64  // PV1-3 point of care (unit), room and bed, each
+	MaxNameLength      = 200 // PID-5 family, given and middle names, each
+)

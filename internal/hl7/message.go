@@ -80,3 +80,15 @@ func (t MessageType) String() string {
 // upperTrim normalises codes (see clean); strings.ToUpper returns its input unchanged
 // (no copy) when it is already upper case, which codes almost always are.
 func upperTrim(s string) string { return upper(clean(s)) }
+
+// Sender returns MSH-3 (sending application) and MSH-4 (sending facility) as
+// ADT reads them: the namespace id, else the universal id. With MSH-10 they
+// identify a message: control ids are unique only per sender.
+func (m *Message) Sender() (application, facility string) {
+	h := m.Header()
+	if h.raw == "" {
+		return "", ""
+	}
+	f := h.fields() // part n is MSH-(n+1)
+	return hdName(f.part(2), &h.enc), hdName(f.part(3), &h.enc)
+}

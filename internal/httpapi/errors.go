@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/pg"
 )
 
 // statusOf is the one place where a kind of failure becomes an HTTP status.
@@ -150,12 +151,23 @@ func classify(err error) *apierr.Error {
 	if e := fromUnstorableText(err); e != nil {
 		return e
 	}
-	if e, ok := apierr.As(err); ok {
+	if e, ok := apierr.As(err); ok && e.Kind != apierr.KindInternal {
 		return e
 	}
 	var he *echo.HTTPError
 	if !errors.As(err, &he) {
+		// A database that is down, read-only or too slow is a 503 to retry, never a 500. (Only
+		// here: the validator's errors can wrap io.ErrUnexpectedEOF too, for a truncated body.)
+		if e := pg.Unavailable(err); e != nil {
+			return e
+		}
+		if e, ok := apierr.As(err); ok {
+			return e
+		}
 		return apierr.Internal(err)
+	}
+	if e, ok := apierr.As(err); ok {
+		return e
 	}
 	if he.Internal != nil {
 		if e, ok := apierr.As(he.Internal); ok {
@@ -218,6 +230,12 @@ func fromValidation(err error) *apierr.Error {
 // fromSecurity picks the most telling failure among the operation's security alternatives:
 // a presented-but-wrong credential ("Invalid API key") before "Authentication required".
 func fromSecurity(sre *openapi3filter.SecurityRequirementsError) *apierr.Error {
+	for _, e := range sre.Errors {
+		// A credential that could not be checked is not a wrong one.
+		if ae := pg.Unavailable(e); ae != nil {
+			return ae
+		}
+	}
 	for _, e := range sre.Errors {
 		if ae, ok := apierr.As(e); ok {
 			return ae

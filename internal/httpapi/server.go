@@ -35,6 +35,7 @@ import (
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/webhooks"
+	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
 
 // Server is the strict server: every domain's handlers, embedded.
@@ -84,6 +85,9 @@ type Deps struct {
 	// it (one per process) and stops it on shutdown, which closes the sockets. Nil: the
 	// WebSocket answers 500 and devices rely on polling.
 	Hub *realtime.Hub
+	// WebhookResolver looks up webhook host names when a subscription's URL is set; nil is the
+	// system resolver (tests answer from a table).
+	WebhookResolver delivery.Resolver
 }
 
 // LoadSpec parses the published bundle embedded in the binary. It is read from the bundle's own
@@ -140,6 +144,9 @@ func New(d Deps) (http.Handler, error) {
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
+		if err := pg.Writable(ctx, d.Pool); err != nil {
+			return err
+		}
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
 		if err != nil {
 			return err
@@ -159,6 +166,7 @@ func New(d Deps) (http.Handler, error) {
 		requestID(),
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
+		deadline(d.Config.RequestTimeout, d.Config.HL7RequestTimeout, ops.route("ingestHl7"), BasePath+"/board/ws"),
 		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,
 		requestContext(publicURL),
@@ -184,6 +192,7 @@ func New(d Deps) (http.Handler, error) {
 	// runs beside the server (cmd/sous serve), on every replica.
 	dispatcher := webhooks.NewDispatcher(webhooks.DispatcherOptions{
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
+		Resolver: d.WebhookResolver,
 	})
 	server := &Server{
 		authHandlers:     auth.NewHandlers(authSvc),
@@ -204,7 +213,7 @@ func New(d Deps) (http.Handler, error) {
 	e.GET(BasePath+"/board/ws", func(c echo.Context) error {
 		return devs.ServeSocket(c.Response(), c.Request())
 	})
-	registerHealth(e, ready)
+	registerHealth(e, ready, d.Logger)
 	registerDocs(e)
 	return securityHeaders(headAsGet(e)), nil
 }

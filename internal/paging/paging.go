@@ -30,10 +30,16 @@ func Limit(requested *int) int {
 // NextLink is the Link header value for the page after cursor:
 // `<origin/path?query&cursor=…>; rel="next"`, absolute so clients can follow it as is.
 func NextLink(ctx context.Context, path string, query url.Values, cursor string) string {
+	return NextLinkAt(ctx, path, query, "cursor", cursor)
+}
+
+// NextLinkAt is NextLink for a list whose position parameter has another name (the event
+// feed's `after`).
+func NextLinkAt(ctx context.Context, path string, query url.Values, param, position string) string {
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = v
 	}
-	q.Set("cursor", cursor)
+	q.Set(param, position)
 	return fmt.Sprintf(`<%s%s?%s>; rel="next"`, reqinfo.Origin(ctx), path, q.Encode())
 }

@@ -24,19 +24,23 @@ type Task struct {
 	Run   func(ctx context.Context) error
 }
 
+// runTimeout bounds one run of a task: each does a bounded slice of work, and the next run
+// carries on where it stopped.
+const runTimeout = time.Minute
+
 // Runner runs tasks at their intervals, measured on its clock.
 type Runner struct {
 	tasks  []Task
-	last   []time.Time
+	due    []time.Time // when each task is next due; zero: at the first pass
 	clock  clock.Clock
 	logger *slog.Logger
 }
 
 func NewRunner(c clock.Clock, logger *slog.Logger, tasks ...Task) *Runner {
-	return &Runner{tasks: tasks, last: make([]time.Time, len(tasks)), clock: c, logger: logger}
+	return &Runner{tasks: tasks, due: make([]time.Time, len(tasks)), clock: c, logger: logger}
 }
 
-// Run runs every task at start, then each again once its interval has passed, until ctx ends.
+// Run runs every task at start, then each again whenever it is due, until ctx ends.
 func (r *Runner) Run(ctx context.Context) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
@@ -52,20 +56,49 @@ func (r *Runner) Run(ctx context.Context) {
 	}
 }
 
-// RunDue runs the tasks whose interval has passed since their last run (all of them the first
-// time); one failing does not keep the others from running, nor from being retried next tick.
+// RunDue runs, once each, the tasks that are due at this pass's time (all of them the first
+// time); one failing does not keep the others from running, and it stays due, so the next pass
+// retries it.
+//
+// A task's next run is due one interval after its previous *due time*, not after the moment the
+// pass happened to read the clock: a tick that arrives a little early or late must not push the
+// schedule, or a task whose interval equals the tick would be skipped whenever a tick came
+// earlier than the one before (about every other minute). A pass at or after the due time runs
+// it, whatever the jitter. A runner that fell more than an interval behind (a stalled process,
+// a slow task) runs a task once, not once per missed interval.
 func (r *Runner) RunDue(ctx context.Context) error {
+	now := r.clock.Now()
 	var errs []error
 	for i, task := range r.tasks {
-		now := r.clock.Now()
-		if !r.last[i].IsZero() && now.Sub(r.last[i]) < task.Every {
+		if !r.due[i].IsZero() && now.Before(r.due[i]) {
 			continue
 		}
-		if err := task.Run(ctx); err != nil {
+		// A run that waits on a database that stopped answering (a frozen primary) would hold a
+		// pooled connection, and this runner, until the operating system gives up on it.
+		tctx, cancel := context.WithTimeout(ctx, runTimeout)
+		err := task.Run(tctx)
+		cancel()
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", task.Name, err))
 			continue
 		}
-		r.last[i] = now
+		r.due[i] = nextDue(r.due[i], now, task.Every)
 	}
 	return errors.Join(errs...)
+}
+
+// nextDue is the due time after a run at now of a task that was due at due (zero: first run).
+func nextDue(due, now time.Time, every time.Duration) time.Time {
+	if due.IsZero() {
+		return now.Add(every)
+	}
+	next := due.Add(every)
+	// A whole interval or more behind: the missed runs are not made up (this run covered
+	// them); the schedule keeps its phase and resumes at its first due time after now. Less
+	// than an interval behind (this tick came late for a due time that a jittery earlier tick
+	// just missed) keeps the next due time, so the next tick runs it and no run is lost.
+	if behind := now.Sub(next); behind >= every {
+		next = next.Add((behind/every + 1) * every)
+	}
+	return next
 }

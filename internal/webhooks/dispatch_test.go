@@ -61,7 +61,7 @@ func TestDeliveryIsSignedAndShapedAsTheSpecSays(t *testing.T) {
 	if verify("whsec_someone-else", h.Body, sig) {
 		t.Error("the signature verifies with another secret")
 	}
-	want := fmt.Sprintf(`{"event":"alert.created","orgId":"%s","at":"2026-03-02T09:00:00Z","data":`, orgID)
+	want := fmt.Sprintf(`{"id":"%s","event":"alert.created","orgId":"%s","at":"2026-03-02T09:00:00Z","data":`, eventID, orgID)
 	if !strings.HasPrefix(string(h.Body), want) {
 		t.Errorf("body %s\nwant prefix %s", h.Body, want)
 	}
@@ -80,7 +80,7 @@ func TestDeliveryIsSignedAndShapedAsTheSpecSays(t *testing.T) {
 		var skip json.RawMessage
 		_ = dec.Decode(&skip)
 	}
-	if strings.Join(keys, ",") != "event,orgId,at,data" {
+	if strings.Join(keys, ",") != "id,event,orgId,at,data" {
 		t.Errorf("keys %v", keys)
 	}
 

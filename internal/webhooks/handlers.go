@@ -5,9 +5,11 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -61,7 +63,7 @@ func (h *Handlers) CreateWebhook(ctx context.Context, req api.CreateWebhookReque
 	if err != nil {
 		return nil, err
 	}
-	url, err := h.checkURL(req.Body.Url)
+	url, err := h.checkURL(ctx, req.Body.Url)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +119,7 @@ func (h *Handlers) UpdateWebhook(ctx context.Context, req api.UpdateWebhookReque
 		err    error
 	)
 	if b.Url != nil {
-		if url, err = h.checkURL(*b.Url); err != nil {
+		if url, err = h.checkURL(ctx, *b.Url); err != nil {
 			return nil, err
 		}
 	}
@@ -177,11 +179,19 @@ func (h *Handlers) DeleteWebhook(ctx context.Context, req api.DeleteWebhookReque
 	return api.DeleteWebhook204Response{}, nil
 }
 
-// checkURL applies delivery.ValidateURL, so most mistakes are a 400 now rather than failed
-// deliveries later. The delivery client checks the resolved addresses again at every connection.
-func (h *Handlers) checkURL(raw string) (string, error) {
+// checkURL applies delivery.CheckURL, so a URL whose host is not public (in any form the
+// resolver reads, or by what its name resolves to) is a 400 now rather than failed deliveries
+// later. The delivery client checks the resolved addresses again at every connection.
+func (h *Handlers) checkURL(ctx context.Context, raw string) (string, error) {
 	url := strings.TrimSpace(raw)
-	if err := delivery.ValidateURL(url, h.allowPrivate); err != nil {
+	err := delivery.CheckURL(ctx, url, h.allowPrivate, h.dispatcher.resolver)
+	var lookup *delivery.LookupError
+	switch {
+	case errors.As(err, &lookup):
+		e := apierr.Unavailable("service_unavailable", "The webhook URL's host could not be looked up; try again", 5*time.Second)
+		e.Err = err
+		return "", e
+	case err != nil:
 		return "", apierr.InvalidField("url", err.Error())
 	}
 	return url, nil

@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,43 @@ func TestCatalogueMatchesTheSpec(t *testing.T) {
 	}
 	if len(hooks) != len(events.Catalogue)+1 {
 		t.Errorf("x-webhooks has %d entries", len(hooks))
+	}
+}
+
+// The event feed's response names every event's body, so clients generated from the spec keep
+// the payload types (x-webhooks alone is dropped by most generators), and its types filter is
+// the catalogue.
+func TestEventFeedSchemaCoversTheCatalogue(t *testing.T) {
+	t.Parallel()
+	doc := loadSpec(t)
+	var types []string
+	for _, v := range doc.Components.Schemas["EventType"].Value.Enum {
+		types = append(types, v.(string))
+	}
+	if strings.Join(types, ",") != strings.Join(events.Catalogue, ",") {
+		t.Errorf("EventType %v, catalogue %v", types, events.Catalogue)
+	}
+	op := doc.Paths.Find("/orgs/{orgId}/events").Get
+	items := op.Responses.Status(200).Value.Content["application/json"].Schema.Value.Items
+	if items.Ref != "#/components/schemas/Event" {
+		t.Fatalf("feed items %q, want the Event schema", items.Ref)
+	}
+	event := items.Value
+	if event.Discriminator == nil || event.Discriminator.PropertyName != "event" {
+		t.Fatalf("Event has no discriminator on event")
+	}
+	var refs []string
+	for _, s := range event.OneOf {
+		refs = append(refs, s.Ref)
+	}
+	for _, name := range events.Catalogue {
+		want := "#/components/schemas/" + strings.TrimSuffix(events.SchemaName(name), "Data") + "Event"
+		if !slices.Contains(refs, want) || event.Discriminator.Mapping[name].Ref != want {
+			t.Errorf("%s: Event.oneOf %v / mapping %q, want %s", name, refs, event.Discriminator.Mapping[name].Ref, want)
+		}
+		body := doc.Components.Schemas[strings.TrimPrefix(want, "#/components/schemas/")]
+		if body == nil || len(body.Value.AllOf) != 2 || body.Value.AllOf[1].Value.Properties["data"].Ref != "#/components/schemas/"+events.SchemaName(name) {
+			t.Errorf("%s: its body schema does not reference %s", name, events.SchemaName(name))
+		}
 	}
 }

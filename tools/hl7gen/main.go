@@ -12,6 +12,12 @@
 // Control ids are <prefix>-<body>-<message>, so every run needs a new prefix (a resent control
 // id is a duplicate and changes nothing). MRNs come from a pool shared by all bodies, so later
 // bodies transfer, update and discharge patients earlier bodies admitted.
+//
+// -mix stay writes another feed instead: every patient goes A01 → A08 → A02 → A03, each stay
+// interleaved with up to -inflight others (so a patient's messages fall in different bodies),
+// and every admission carries two AL1 and an ODS, with one code the vocabulary does not know in
+// each (one of twenty local allergy codes, one of twenty local diet codes). MRNs are new in
+// every run (derived from the prefix), so a run on a fresh database starts from an empty census.
 package main
 
 import (
@@ -35,6 +41,8 @@ func main() {
 		out    = flag.String("out", "hl7bench", "output directory")
 		pool   = flag.Int("patients", 5000, "size of the MRN pool")
 		seed   = flag.Uint64("seed", 1, "random seed")
+		mix    = flag.String("mix", "hospital", "hospital (the usual mix over a pool of patients) or stay (A01 → A08 → A02 → A03 per MRN)")
+		flight = flag.Int("inflight", 1000, "with -mix stay: stays open at once")
 	)
 	flag.Parse()
 	if *org == "" || *site == "" {
@@ -45,12 +53,21 @@ func main() {
 		fail(err)
 	}
 	g := &gen{r: rand.New(rand.NewPCG(*seed, 7)), pool: *pool, inHouse: map[int]bool{}, diet: map[int]int{}, bed: map[int]bed{}}
+	next := g.next
+	switch *mix {
+	case "hospital":
+	case "stay":
+		s := &stays{r: g.r, max: *flight, nextMRN: mrnBase(*prefix)}
+		next = s.next
+	default:
+		fail(fmt.Errorf("unknown -mix %q", *mix))
+	}
 	var targets strings.Builder
 	size := 0
 	for b := range *bodies {
 		var msg strings.Builder
 		for m := range *per {
-			msg.WriteString(g.next(fmt.Sprintf("%s-%05d-%03d", *prefix, b, m)))
+			msg.WriteString(next(fmt.Sprintf("%s-%05d-%03d", *prefix, b, m)))
 		}
 		raw, err := json.Marshal(map[string]string{"siteId": *site, "message": msg.String()})
 		if err != nil {
@@ -198,5 +215,79 @@ func (g *gen) render(ev, control string, mrn int) string {
 		lines = append(lines, diets[d])
 	}
 	lines = append(lines, "ZPV|1|EPIC-SPECIFIC|DATA")
+	return strings.Join(lines, "\r") + "\r"
+}
+
+// stays is the -mix stay feed: each patient admitted, updated, transferred and discharged, in
+// that order, with other stays interleaved.
+type stays struct {
+	r       *rand.Rand
+	max     int
+	open    []*stay
+	nextMRN int
+}
+
+type stay struct {
+	mrn  int
+	next int // index into stayEvents
+}
+
+var stayEvents = []string{"A01", "A08", "A02", "A03"}
+
+// mrnBase derives a run's first MRN from its prefix, so that runs do not share patients.
+func mrnBase(prefix string) int {
+	h := 0
+	for _, c := range prefix {
+		h = (h*31 + int(c)) % 9000
+	}
+	return 100_000_000 + h*100_000
+}
+
+// next admits a new patient a quarter of the time (always while fewer than max stays are open,
+// never beyond), else moves an open stay one step on; so, over a run, each of the four events is
+// a quarter of the messages.
+func (s *stays) next(control string) string {
+	if len(s.open) == 0 || (len(s.open) < s.max && s.r.IntN(4) == 0) {
+		st := &stay{mrn: s.nextMRN}
+		s.nextMRN++
+		s.open = append(s.open, st)
+		return s.render(st, control)
+	}
+	i := s.r.IntN(len(s.open))
+	st := s.open[i]
+	msg := s.render(st, control)
+	if st.next == len(stayEvents) {
+		s.open[i] = s.open[len(s.open)-1]
+		s.open = s.open[:len(s.open)-1]
+	}
+	return msg
+}
+
+func (s *stays) render(st *stay, control string) string {
+	ev := stayEvents[st.next]
+	st.next++
+	mrn := st.mrn
+	family, given := families[mrn%len(families)], givens[(mrn/7)%len(givens)]
+	at := fmt.Sprintf("202603%02d%02d%02d00", 1+st.next, s.r.IntN(24), s.r.IntN(60))
+	unit, room, bed := units[mrn%len(units)], 100+mrn%400, string(rune('A'+mrn%2))
+	if st.next > 2 { // transferred
+		unit, room = units[(mrn+3)%len(units)], 100+(mrn+7)%400
+	}
+	id := fmt.Sprintf("%09d", mrn)
+	lines := []string{
+		fmt.Sprintf("MSH|^~\\&|EPIC|HARBORVIEW^1.2.840.114350.1.13.1^ISO|SOUS|SOUS|%s||ADT^%s^ADT_A01|%s|P|2.5.1|||AL|NE||UNICODE UTF-8", at, ev, control),
+		fmt.Sprintf("EVN|%s|%s|||JSMITH^SMITH^JOHN^^^^^^HMC|%s", ev, at, at),
+		fmt.Sprintf("PID|1||%s^^^HMC&1.2.840.114350.1.13.1.1&ISO^MR~%03d-45-%04d^^^SSA^SS||%s^%s^Q^^^^L||19%02d%02d%02d|%s|||%d MAIN ST^^SEATTLE^WA^98104^USA||(206)555-%04d|||M||V%s",
+			id, mrn%1000, mrn%10000, family, given, 30+mrn%70, 1+mrn%12, 1+mrn%28, []string{"F", "M"}[mrn%2], 100+mrn%900, mrn%10000, id),
+		fmt.Sprintf("PV1|1|I|%s^%d^%s^HMC^^^MAIN^4|E|||1234^ATTEND^ALICE^^^^MD|||MED||||1|||1234^ATTEND^ALICE^^^^MD|IN|V%s|||||||||||||||||||||||||20260301080000%s",
+			unit, room, bed, id, map[bool]string{true: "|" + at, false: ""}[ev == "A03"]),
+		"DG1|1||I21.4^Non-ST elevation myocardial infarction^I10|||A",
+	}
+	if ev == "A01" {
+		lines = append(lines,
+			fmt.Sprintf(allergies[mrn%4], 1), // peanut, penicillin, shellfish or milk: known
+			fmt.Sprintf("AL1|2|FA|LOC-A%02d^Local allergen %d^LOCAL|MO|Hives", mrn%20, mrn%20),
+			fmt.Sprintf("ODS|D|B~L~D|CCHO^Consistent Carbohydrate 1800 kcal^EPICDIET~LOC-D%02d^House diet %d^LOCAL", mrn%20, mrn%20))
+	}
 	return strings.Join(lines, "\r") + "\r"
 }

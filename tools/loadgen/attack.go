@@ -427,6 +427,10 @@ type targetSpec struct {
 	Method      string
 	Body        []byte
 	Header      http.Header
+	// DeviceTokens, when set, multiply every target by the tokens: the sequence goes through
+	// the tokens for each target in turn, each request with its token's x-device-token, so a
+	// fleet of devices polls as the fleet would (each device every len(DeviceTokens)/rate).
+	DeviceTokens []string
 }
 
 // buildTargets expands -url flags or a vegeta HTTP-format targets file. The
@@ -467,6 +471,18 @@ func buildTargets(spec targetSpec) ([]vegeta.Target, error) {
 			h.Set("Content-Type", "application/json")
 		}
 		tgts[i].Header = h
+	}
+	if len(spec.DeviceTokens) > 0 {
+		fleet := make([]vegeta.Target, 0, len(tgts)*len(spec.DeviceTokens))
+		for _, tok := range spec.DeviceTokens {
+			for _, t := range tgts {
+				h := t.Header.Clone()
+				h.Set("x-device-token", tok)
+				t.Header = h
+				fleet = append(fleet, t)
+			}
+		}
+		tgts = fleet
 	}
 	return tgts, nil
 }

@@ -306,3 +306,26 @@ func TestBuildTargetsKeepsExplicitContentType(t *testing.T) {
 	}
 	var _ vegeta.Target = tgts[0]
 }
+
+// A fleet of tokens multiplies the targets, each request carrying its device's token, the
+// devices in turn, and sockets take the tokens in turn as well.
+func TestDeviceTokensMakeAFleet(t *testing.T) {
+	tgts, err := buildTargets(targetSpec{
+		URLs: []string{"http://127.0.0.1:1/v1/device/state"}, Method: "GET",
+		Header: http.Header{"If-None-Match": {`"e"`}}, DeviceTokens: []string{"a", "b", "c"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tg := range tgts {
+		got = append(got, tg.Header.Get("x-device-token")+tg.Header.Get("If-None-Match"))
+	}
+	if strings.Join(got, ",") != `a"e",b"e",c"e"` {
+		t.Fatalf("targets %v", got)
+	}
+	h := &wsHolder{cfg: wsConfig{URL: "ws://127.0.0.1:1/v1/board/ws?token={token}", Tokens: []string{"a b", "c"}}}
+	if h.connURL(0) != "ws://127.0.0.1:1/v1/board/ws?token=a+b" || h.connURL(3) != "ws://127.0.0.1:1/v1/board/ws?token=c" {
+		t.Fatalf("socket URLs %s, %s", h.connURL(0), h.connURL(3))
+	}
+}

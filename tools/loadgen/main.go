@@ -75,6 +75,7 @@ type options struct {
 	login       string
 	loginName   string
 	deviceToken string
+	tokensFile  string
 	allowRemote bool
 
 	sat saturateConfig
@@ -116,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.login, "login", "", "email:password; register (or log in) first and send 'Authorization: Bearer <accessToken>'")
 	fs.StringVar(&o.loginName, "login-name", "", "display name sent on register (default: the email's local part)")
 	fs.StringVar(&o.deviceToken, "device-token", "", "send 'x-device-token: <value>' on every request")
+	fs.StringVar(&o.tokensFile, "device-tokens", "", "file of device tokens, one a line: requests go round-robin over them (x-device-token), and {token} in -ws-url is replaced by each connection's token in turn")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow targets that are not loopback addresses")
 
 	fs.DurationVar(&o.sat.SLO, "slo", o.sat.SLO, "saturation: p99 latency (corrected) a step must stay within")
@@ -151,6 +153,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.body != "" && o.bodyFile != "" {
 		return nil, errors.New("give -body or -body-file, not both")
+	}
+	if o.deviceToken != "" && o.tokensFile != "" {
+		return nil, errors.New("give -device-token or -device-tokens, not both")
 	}
 	if o.wsURL != "" && o.wsConns == 0 {
 		o.wsConns = 1
@@ -191,6 +196,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.deviceToken != "" {
 		header.Set("x-device-token", o.deviceToken)
+	}
+	var tokens []string
+	if o.tokensFile != "" {
+		if tokens, err = readTokens(o.tokensFile); err != nil {
+			return err
+		}
 	}
 	body := []byte(o.body)
 	if o.bodyFile != "" {
@@ -249,6 +260,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if haveHTTP {
 		base.Targets, err = buildTargets(targetSpec{
 			URLs: urls, TargetsFile: o.targets, Method: strings.ToUpper(o.method), Body: body, Header: header,
+			DeviceTokens: tokens,
 		})
 		if err != nil {
 			return err
@@ -268,7 +280,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if wsURL != "" {
 		fmt.Fprintf(stderr, "loadgen: opening %d WebSocket connections to %s\n", o.wsConns, wsURL)
 		ws = startWS(ctx, wsConfig{
-			URL: wsURL, Conns: o.wsConns, Header: header, DialTimeout: o.timeout, DialConcurrency: o.wsConcurrency,
+			URL: wsURL, Tokens: tokens, Conns: o.wsConns, Header: header, DialTimeout: o.timeout, DialConcurrency: o.wsConcurrency,
 		})
 		s := ws.snapshot()
 		fmt.Fprintf(stderr, "loadgen: %d open, %d failed\n", s.Opened, s.DialFailed)
@@ -545,4 +557,22 @@ func raiseFileLimit(o *options, stderr io.Writer) {
 	if lim.Cur < sure {
 		fmt.Fprintf(stderr, "loadgen: open-file limit is %d but this run holds about %d; expect dial errors\n", lim.Cur, sure)
 	}
+}
+
+// readTokens reads -device-tokens: one token a line, blank lines and surrounding space ignored.
+func readTokens(path string) ([]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tokens []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			tokens = append(tokens, t)
+		}
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("%s: no device tokens", path)
+	}
+	return tokens, nil
 }

@@ -114,6 +114,10 @@ func saturate(ctx context.Context, base attackConfig, sc saturateConfig, onStep 
 	out := &Saturation{Mode: "saturate", SLOms: ms(sc.SLO)}
 	var lo, hi float64 // last passing and first failing rate; 0 = unknown
 	rate := roundRate(sc.StartRate)
+	// Each step goes on through the targets where the last one stopped, so that a file of
+	// requests meant to be sent once (HL7 bodies with their own control ids, say) is not
+	// replayed from the start by every step.
+	var sent uint64
 	for n := 1; n <= sc.MaxSteps && ctx.Err() == nil; n++ {
 		if n > 1 && sc.Cooldown > 0 {
 			// Let the server drain queues and close idle sockets so each
@@ -128,7 +132,9 @@ func saturate(ctx context.Context, base attackConfig, sc saturateConfig, onStep 
 		}
 		cfg := base
 		cfg.Rate, cfg.Duration, cfg.SLO = rate, sc.StepDuration, sc.SLO
+		cfg.Targets = rotated(base.Targets, sent)
 		rep := runAttack(ctx, cfg, stepAbort(plannedRequests(rate, sc.StepDuration), sc))
+		sent += rep.Requests
 		rep.Mode = "saturate-step"
 		pass, why := judge(rep, sc)
 		if ctx.Err() != nil {
@@ -222,4 +228,13 @@ func writeSaturation(w io.Writer, s *Saturation, sc saturateConfig) {
 		fmt.Fprintln(w)
 		writeWSTable(w, s.WebSocket)
 	}
+}
+
+// rotated returns targets starting at the one after the first n sent, wrapping around.
+func rotated[T any](targets []T, n uint64) []T {
+	if len(targets) == 0 {
+		return targets
+	}
+	k := int(n % uint64(len(targets)))
+	return append(append(make([]T, 0, len(targets)), targets[k:]...), targets[:k]...)
 }

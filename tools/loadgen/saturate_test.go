@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,18 @@ func TestRoundRate(t *testing.T) {
 	for in, want := range map[float64]float64{150.4: 150, 3.14: 3.1, 0.01: 0.1, 12.5: 13} {
 		if got := roundRate(in); got != want {
 			t.Errorf("roundRate(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestRotatedContinuesThroughTheTargets(t *testing.T) {
+	ts := []int{0, 1, 2, 3, 4}
+	for _, tt := range []struct {
+		sent uint64
+		want []int
+	}{{0, []int{0, 1, 2, 3, 4}}, {2, []int{2, 3, 4, 0, 1}}, {7, []int{2, 3, 4, 0, 1}}} {
+		if got := rotated(ts, tt.sent); !slices.Equal(got, tt.want) {
+			t.Errorf("after %d sent: %v, want %v", tt.sent, got, tt.want)
 		}
 	}
 }

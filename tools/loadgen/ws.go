@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +20,10 @@ import (
 // wsConfig describes the idle-connection load: many clients that connect
 // once and then only listen, like kitchen screens waiting for pushes.
 type wsConfig struct {
-	URL         string
+	URL string
+	// Tokens replace {token} in URL, one per connection in turn (a fleet of devices, each
+	// with its own socket).
+	Tokens      []string
 	Conns       int
 	Header      http.Header
 	DialTimeout time.Duration
@@ -80,25 +85,33 @@ func startWS(ctx context.Context, cfg wsConfig) *wsHolder {
 	}}
 	sem := make(chan struct{}, cfg.DialConcurrency)
 	var dials sync.WaitGroup
-	for range cfg.Conns {
+	for i := range cfg.Conns {
 		if ctx.Err() != nil {
 			break
 		}
 		sem <- struct{}{}
 		dials.Go(func() {
 			defer func() { <-sem }()
-			h.dialOne(ctx, client)
+			h.dialOne(ctx, client, h.connURL(i))
 		})
 	}
 	dials.Wait()
 	return h
 }
 
-func (h *wsHolder) dialOne(ctx context.Context, client *http.Client) {
+// connURL is connection i's URL: {token} replaced by the i-th token (round-robin).
+func (h *wsHolder) connURL(i int) string {
+	if len(h.cfg.Tokens) == 0 {
+		return h.cfg.URL
+	}
+	return strings.ReplaceAll(h.cfg.URL, "{token}", url.QueryEscape(h.cfg.Tokens[i%len(h.cfg.Tokens)]))
+}
+
+func (h *wsHolder) dialOne(ctx context.Context, client *http.Client, target string) {
 	dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
 	defer cancel()
 	t0 := time.Now()
-	c, resp, err := websocket.Dial(dctx, h.cfg.URL, &websocket.DialOptions{
+	c, resp, err := websocket.Dial(dctx, target, &websocket.DialOptions{
 		HTTPClient: client,
 		HTTPHeader: h.cfg.Header,
 	})

@@ -23,6 +23,7 @@ var testSecret = []byte("whsec_5f2b1c0e9d8a")
 
 func testEnvelope() Envelope {
 	return Envelope{
+		ID:    testEvent,
 		Event: "temperature.alert",
 		OrgID: testOrg,
 		At:    time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC),
@@ -411,7 +412,7 @@ func TestDeliverRejectsBadInput(t *testing.T) {
 	if res := c.Deliver(t.Context(), "http://127.0.0.1:1/", nil, testEnvelope()); res.Error != "no signing secret" {
 		t.Errorf("empty secret: Result = %+v", res)
 	}
-	if res := c.Deliver(t.Context(), "http://127.0.0.1:1/", testSecret, Envelope{}); res.Error != "envelope has no event name" {
+	if res := c.Deliver(t.Context(), "http://127.0.0.1:1/", testSecret, Envelope{}); res.Error != "envelope has no event id" {
 		t.Errorf("empty envelope: Result = %+v", res)
 	}
 	if res := c.Deliver(t.Context(), "::", testSecret, testEnvelope()); res.Error != "url is not a valid URL" {

@@ -16,6 +16,9 @@ import (
 
 // Envelope is one event as a receiver sees it.
 type Envelope struct {
+	// ID is the event's id: the same event has it in every delivery and in the event feed, so
+	// a receiver recognises an event it has already processed and resumes the feed after it.
+	ID uuid.UUID
 	// Event is also sent as the x-service-event header.
 	Event string
 	OrgID uuid.UUID
@@ -29,6 +32,7 @@ type Envelope struct {
 // wireEnvelope fixes the key order of the body, so that the bytes are stable for a given
 // Envelope (useful for logs and for receivers that diff payloads).
 type wireEnvelope struct {
+	ID    string          `json:"id"`
 	Event string          `json:"event"`
 	OrgID string          `json:"orgId"`
 	At    string          `json:"at"`
@@ -45,10 +49,13 @@ func formatTime(t time.Time) string {
 }
 
 // Body returns the exact bytes to sign and send: compact JSON with keys in the order
-// event, orgId, at, data, and HTML characters left unescaped (the body is never embedded
+// id, event, orgId, at, data, and HTML characters left unescaped (the body is never embedded
 // in HTML, and escaping would only make payloads harder to read). It refuses an envelope
 // a receiver could not act on, so a bug here does not reach partners as a malformed event.
 func (e Envelope) Body() ([]byte, error) {
+	if e.ID == uuid.Nil {
+		return nil, errors.New("envelope has no event id")
+	}
 	if e.Event == "" {
 		return nil, errors.New("envelope has no event name")
 	}
@@ -73,6 +80,7 @@ func (e Envelope) Body() ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(wireEnvelope{
+		ID:    e.ID.String(),
 		Event: e.Event,
 		OrgID: e.OrgID.String(),
 		At:    formatTime(e.At),

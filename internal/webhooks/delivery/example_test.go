@@ -23,6 +23,7 @@ func ExampleVerify() {
 	handler := webhookHandler(secret, log.New(os.Stdout, "", 0))
 
 	body, _ := delivery.Envelope{
+		ID:    uuid.MustParse("0192f3a4-0000-7000-8000-0000000000e1"),
 		Event: "alert.created",
 		OrgID: uuid.MustParse("6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"),
 		At:    time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC),

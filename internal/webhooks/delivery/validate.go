@@ -1,9 +1,8 @@
 package delivery
 
 import (
+	"context"
 	"errors"
-	"fmt"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,9 +12,9 @@ import (
 // as a 400 instead of as failed deliveries later. Messages complete a sentence whose
 // subject is the URL ("must use https"), ready for a 400 detail's message.
 //
-// It cannot settle whether a hostname is public: DNS may answer differently at delivery
-// time, so the Client checks every address again when it connects. Here only IP literals
-// and the names RFC 6761 reserves for loopback are judged.
+// It makes no lookup (CheckURL does): here addresses in any form the resolver reads (ParseHost)
+// and the names RFC 6761 reserves for loopback are judged. DNS may answer differently at
+// delivery time anyway, so the Client checks every address again when it connects.
 func ValidateURL(raw string, allowPrivate bool) error {
 	if strings.TrimSpace(raw) == "" {
 		return errors.New("must not be empty")
@@ -56,16 +55,21 @@ func ValidateURL(raw string, allowPrivate bool) error {
 		return errors.New("must have a port between 1 and 65535")
 	}
 	if allowPrivate {
-		return nil
+		_, err := ParseHost(host)
+		return err
 	}
-	if addr, err := netip.ParseAddr(host); err == nil {
-		if !IsPublic(addr) {
-			return fmt.Errorf("must not point to a private or reserved address (%s)", addr.WithZone(""))
-		}
-		return nil
+	return CheckHost(context.Background(), nil, host)
+}
+
+// CheckURL is ValidateURL plus, for a host name, a lookup through r: a name that does not
+// resolve, or resolves to any address that is not public, is refused as well. It is what a
+// subscription's URL must pass when it is created or changed (the dialer checks the addresses
+// again at every connection, since DNS may answer differently by then). A lookup that could not
+// be completed is a *LookupError.
+func CheckURL(ctx context.Context, raw string, allowPrivate bool, r Resolver) error {
+	if err := ValidateURL(raw, allowPrivate); err != nil || allowPrivate {
+		return err
 	}
-	if name := strings.TrimSuffix(strings.ToLower(host), "."); name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return fmt.Errorf("must not point to %s", host)
-	}
-	return nil
+	u, _ := url.Parse(raw) // ValidateURL parsed it
+	return CheckHost(ctx, r, u.Hostname())
 }
