@@ -47,6 +47,7 @@ type AuditLog struct {
 	TargetID  *uuid.UUID
 	Ip        *string
 	RequestID *string
+	SiteID    *uuid.UUID
 }
 
 type CapabilityToken struct {
@@ -211,6 +212,7 @@ type Medium struct {
 	Data        []byte
 	CreatedBy   *uuid.UUID
 	CreatedAt   time.Time
+	SiteID      *uuid.UUID
 }
 
 type Membership struct {

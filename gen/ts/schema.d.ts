@@ -222,7 +222,9 @@ export interface paths {
          * Read an organization
          * @description The organization's name, brand and plan (tier, trial, features and limits).
          *
-         *     Permission: `viewOrg` (viewer and up).
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to
+         *     some sites read it too, since every screen of the app shows the organization's name, brand
+         *     and plan.
          */
         get: operations["getOrg"];
         /**
@@ -230,6 +232,7 @@ export interface paths {
          * @description Changes the name or brand colours. Plans are changed by operators, not through the API.
          *
          *     Permission: `manageOrg` (owner).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         put: operations["updateOrg"];
         post?: never;
@@ -267,6 +270,7 @@ export interface paths {
          *     cannot create sites.
          *
          *     Permission: `manageSites` (admin and up).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["createSite"];
         delete?: never;
@@ -329,7 +333,8 @@ export interface paths {
         };
         /**
          * List members
-         * @description Everyone with a membership in the organization, by name.
+         * @description Everyone with a membership in the organization, by name. A member limited to some sites
+         *     sees the members who share one of their sites or reach every site.
          *
          *     Permission: `viewOrg` (viewer and up).
          */
@@ -367,6 +372,9 @@ export interface paths {
          *     owner makes owners. The last owner cannot be demoted, and the last owner with access to
          *     every site cannot be demoted or limited to some sites (409): a member limited to some sites
          *     can only grant access within those sites, so such an organization could never widen again.
+         *     A member limited to some sites changes only members within those sites: a member of other
+         *     sites only answers 404, one who also reaches other sites 403, and a site id outside theirs
+         *     404 `Site not found`.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -375,7 +383,9 @@ export interface paths {
         /**
          * Remove a member
          * @description Ends the membership. Nobody can remove a member who ranks above them, and neither the last
-         *     owner nor the last owner with access to every site can be removed (409).
+         *     owner nor the last owner with access to every site can be removed (409). A member limited
+         *     to some sites removes only members within those sites: a member of other sites only
+         *     answers 404, one who also reaches other sites 403.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -412,7 +422,8 @@ export interface paths {
          * @description Creates an invitation valid for 7 days and returns its token once (the server keeps only a
          *     hash). Inviting an email again replaces its pending invitation. The role may not be above
          *     the inviter's own; site ids must be sites of the organization (and, for a site-scoped
-         *     inviter, among their sites). An email that is already a member answers 409.
+         *     inviter, among their sites: another site answers 404 `Site not found`, and no site ids,
+         *     meaning every site, 403). An email that is already a member answers 409.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -448,7 +459,8 @@ export interface paths {
          * Revoke an invitation
          * @description The invitation's token stops working at once. The rules for changing the member it would
          *     make apply: nobody revokes an invitation to a role above their own (403), and a member
-         *     limited to some sites revokes only invitations within those sites (403). Revoking an
+         *     limited to some sites revokes only invitations within those sites (404 for one to other
+         *     sites only, 403 for one that also reaches other sites). Revoking an
          *     invitation already accepted, revoked or expired changes nothing (204).
          *
          *     Permission: `manageUsers` (admin and up).
@@ -501,6 +513,7 @@ export interface paths {
          * @description Every key of the organization, active and revoked, newest first; never the key itself.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -510,6 +523,7 @@ export interface paths {
          *     scope and are accepted only by the HL7 ADT ingest endpoint, in header `x-api-key`.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -544,6 +558,7 @@ export interface paths {
          * @description The key fails at once with 401 everywhere. Revoking a revoked key changes nothing.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -570,7 +585,10 @@ export interface paths {
          *     device), what (the operation), on which resource, when and from where. Pages with `limit`
          *     and `cursor`; the next page's URL is in the `Link` header (`rel="next"`).
          *
-         *     Permission: `viewAudit` (admin and up).
+         *     Permission: `viewAudit` (admin and up). Site scope: each entry carries the site the write
+         *     touched (`siteId`), or none for an organization-wide write (the organization, its members
+         *     and invitations, API keys, webhooks, code mappings). An admin limited to some sites reads
+         *     only the entries of their sites; entries without a site are for members with every site.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -600,6 +618,7 @@ export interface paths {
          *     never their secrets.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -617,6 +636,7 @@ export interface paths {
          *     answers 400 with `details` naming `url`.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -652,6 +672,7 @@ export interface paths {
          *     queued ones are dropped.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -663,6 +684,7 @@ export interface paths {
          *     does not change. A new URL obeys the rules of creation (400 naming `url`).
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -692,6 +714,7 @@ export interface paths {
          *     30 days.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -732,6 +755,7 @@ export interface paths {
          *     is in the body.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1104,8 +1128,9 @@ export interface paths {
          * Cast content to a screen
          * @description Pushes a message, an image (by media key) or a recipe to one screen, replacing what was
          *     cast before. It appears as `cast` in the device's state until cleared, and a connected
-         *     screen is told to refetch at once. An unknown `mediaKey` answers 404 `Media not found`; an
-         *     unknown `recipeId` 404 `Recipe not found`.
+         *     screen is told to refetch at once. An unknown `mediaKey`, or one of an image of another
+         *     site than the device's, answers 404 `Media not found`; an unknown `recipeId` 404
+         *     `Recipe not found`.
          *
          *     Permission: `manageDevices` (admin and up).
          */
@@ -1205,7 +1230,9 @@ export interface paths {
          * @description The organization's uploaded images, newest first, without their bytes. Pages with `limit`
          *     and `cursor`; the next page's URL is in the `Link` header (`rel="next"`).
          *
-         *     Permission: `manageDevices` (admin and up).
+         *     Permission: `manageDevices` (admin and up). Site scope: an image belongs to the site whose
+         *     boards show it (`siteId`), or to the whole organization (`siteId` null). An admin limited
+         *     to some sites lists only their sites' images.
          */
         get: operations["listMedia"];
         put?: never;
@@ -1221,7 +1248,11 @@ export interface paths {
          *     (7680×4320). The 400 names the part (`file`) and says what is wrong. A larger file answers
          *     413.
          *
-         *     Permission: `manageDevices` (admin and up).
+         *     The part `siteId` names the site whose boards show the image; only that site's screens
+         *     can be cast it. Without it the image is the organization's, for screens of every site.
+         *
+         *     Permission: `manageDevices` (admin and up). Site scope: an admin limited to some sites
+         *     uploads for one of their sites (404 `Site not found` for another; 403 without `siteId`).
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -1256,7 +1287,8 @@ export interface paths {
          * @description Removes the image. Screens that have it cast have their cast cleared (and are told to
          *     refetch).
          *
-         *     Permission: `manageDevices` (admin and up).
+         *     Permission: `manageDevices` (admin and up). Site scope: an admin limited to some sites
+         *     deletes only their sites' images; any other image answers 404 `Media not found`.
          */
         delete: operations["deleteMedia"];
         options?: never;
@@ -1279,8 +1311,8 @@ export interface paths {
         };
         /**
          * An image for a board
-         * @description The bytes of an image of the device's organization (the `mediaUrl` of an image cast). A
-         *     key of another organization answers 404. The content of a key never changes, so it may be
+         * @description The bytes of an image of the device's site or of its whole organization (the `mediaUrl`
+         *     of an image cast). A key of another site or organization answers 404. The content of a key never changes, so it may be
          *     cached for good (`Cache-Control: private, max-age=31536000, immutable`); `If-None-Match`
          *     with its `ETag` answers 304.
          *
@@ -1517,6 +1549,10 @@ export interface paths {
          *     carry each. `status=mapped` lists the ones already mapped, `status=all` both. Pages with
          *     `limit` and `cursor` (`Link` header).
          *
+         *     Site scope: a member limited to some sites sees only the codes that in-house patients of
+         *     their sites carry, and `patientsAffected` counts those sites only; `occurrences` and the
+         *     times seen describe the organization's feeds, since a code's mapping is organization-wide.
+         *
          *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
          */
         get: operations["listUnmappedCodes"];
@@ -1555,9 +1591,11 @@ export interface paths {
          *     with the code are mapped the same way. Mapping to an empty list records that the code was
          *     reviewed and means nothing for the kitchen. A code need not have been seen yet, so an
          *     interface's local codes can be mapped before go-live. Mappings apply only to codes the
-         *     built-in vocabulary does not recognise.
+         *     built-in vocabulary does not recognise. A mapping changes the patients of every site, so
+         *     it needs a membership with every site.
          *
          *     Permission: `manageClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         put: operations["mapUnmappedCode"];
         post?: never;
@@ -2253,6 +2291,12 @@ export interface components {
              * @description The id of the resource written, when there is one.
              */
             targetId: string | null;
+            /**
+             * Format: uuid
+             * @description The site the write touched; null for an organization-wide write, which only members
+             *     with every site see.
+             */
+            siteId: string | null;
             /** @example 203.0.113.7 */
             ip: string | null;
             requestId: string | null;
@@ -3269,11 +3313,24 @@ export interface components {
              * @example plating.png
              */
             filename: string | null;
+            /**
+             * Format: uuid
+             * @description The site whose boards show the image (only its screens can be cast it); null for an
+             *     image of the whole organization, shown on screens of every site and listed and deleted
+             *     only by members with every site.
+             */
+            siteId: string | null;
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description Parts other than `file` are ignored. */
+        /** @description Parts other than `file` and `siteId` are ignored. */
         UploadMediaRequest: {
+            /**
+             * Format: uuid
+             * @description The site whose boards show the image. Without it the image is the organization's, for
+             *     screens of every site (members limited to some sites must name one of theirs).
+             */
+            siteId?: string;
             /**
              * Format: binary
              * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB and at most 8192 pixels on a side
@@ -5316,6 +5373,7 @@ export interface operations {
                      *         },
                      *         "action": "createSite",
                      *         "targetId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
                      *         "ip": "203.0.113.7",
                      *         "requestId": "4f1c2a9e0b7d3c5a8e6f1d2c"
                      *       }
@@ -6505,6 +6563,7 @@ export interface operations {
                      *         "size": 48213,
                      *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *         "filename": "plating.png",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
                      *         "createdAt": "2026-03-02T09:00:00Z"
                      *       }
                      *     ]
@@ -6550,7 +6609,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "plating.png"
+                 *       "file": "plating.png",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa"
                  *     }
                  */
                 "multipart/form-data": components["schemas"]["UploadMediaRequest"];
@@ -6570,6 +6630,7 @@ export interface operations {
                      *       "size": 48213,
                      *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *       "filename": "plating.png",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
                      *       "createdAt": "2026-03-02T09:00:00Z"
                      *     }
                      */

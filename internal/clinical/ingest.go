@@ -140,7 +140,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	h.logUnreadable(ctx, c)
 	applied := time.Now()
 	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
-		return audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now)
+		return audit.RecordSite(ctx, db.New(queue{b}), t.orgID, t.siteID, t.siteID, t.now)
 	})
 	if werr == nil {
 		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "patients", c.patientsWritten,
@@ -164,7 +164,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 			return nil, err
 		}
 	}
-	if err := audit.Record(ctx, q, t.orgID, t.siteID, t.now); err != nil {
+	if err := audit.RecordSite(ctx, q, t.orgID, t.siteID, t.siteID, t.now); err != nil {
 		return nil, err
 	}
 	return results, nil

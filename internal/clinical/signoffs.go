@@ -89,7 +89,7 @@ func (h *Handlers) CreateSignoff(ctx context.Context, req api.CreateSignoffReque
 			return err
 		}
 		out = signoffView{Signoff: s, Mrn: p.Mrn}
-		return audit.Record(ctx, q, req.OrgId, s.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, s.SiteID, s.ID, now)
 	})
 	if err != nil {
 		return nil, err
@@ -238,7 +238,7 @@ func (h *Handlers) DecideSignoff(ctx context.Context, req api.DecideSignoffReque
 		}); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, s.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, s.SiteID, s.ID, now)
 	})
 	if err != nil {
 		return nil, err

@@ -116,7 +116,7 @@ func (h *Handlers) RevokeInvitation(ctx context.Context, req api.RevokeInvitatio
 		}
 		// Withdrawing an invitation is a change to the membership it would create: the same
 		// rank and site rules apply as to changing that member.
-		if err := canManage(a, inv.Role, inv.SiteIds); err != nil {
+		if err := canManage(a, "Invitation", inv.Role, inv.SiteIds); err != nil {
 			return err
 		}
 		// Already revoked or accepted is not an error.

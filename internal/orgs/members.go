@@ -18,13 +18,19 @@ import (
 )
 
 func (h *Handlers) ListMembers(ctx context.Context, req api.ListMembersRequestObject) (api.ListMembersResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := db.New(h.pool).ListMembers(ctx, req.OrgId)
 	if err != nil {
 		return nil, err
 	}
 	out := make(api.ListMembers200JSONResponse, 0, len(rows))
 	for _, m := range rows {
-		out = append(out, toAPIMember(db.GetMemberRow(m)))
+		if visible(a, m.SiteIds) {
+			out = append(out, toAPIMember(db.GetMemberRow(m)))
+		}
 	}
 	return out, nil
 }
@@ -41,7 +47,7 @@ func (h *Handlers) UpdateMember(ctx context.Context, req api.UpdateMemberRequest
 		if err != nil {
 			return notFound(err, "Member")
 		}
-		if err := canManage(a, cur.Role, cur.SiteIds); err != nil {
+		if err := canManage(a, "Member", cur.Role, cur.SiteIds); err != nil {
 			return err
 		}
 		params := db.UpdateMemberParams{OrgID: req.OrgId, UserID: req.UserId, Role: cur.Role, SiteIds: cur.SiteIds, Credentials: cur.Credentials, Now: now}
@@ -92,7 +98,7 @@ func (h *Handlers) RemoveMember(ctx context.Context, req api.RemoveMemberRequest
 		if err != nil {
 			return notFound(err, "Member")
 		}
-		if err := canManage(a, cur.Role, cur.SiteIds); err != nil {
+		if err := canManage(a, "Member", cur.Role, cur.SiteIds); err != nil {
 			return err
 		}
 		if cur.Role == string(authz.Owner) {
@@ -112,8 +118,12 @@ func (h *Handlers) RemoveMember(ctx context.Context, req api.RemoveMemberRequest
 }
 
 // canManage refuses changes to a member who ranks above the actor, or who reaches beyond a
-// site-scoped actor's sites.
-func canManage(a authz.Access, targetRole string, targetSites []uuid.UUID) error {
+// site-scoped actor's sites. A member (or invitation, thing) only of sites the actor cannot see
+// is not found, as anything of another site is for a site-limited member.
+func canManage(a authz.Access, thing, targetRole string, targetSites []uuid.UUID) error {
+	if !visible(a, targetSites) {
+		return apierr.NotFound(thing)
+	}
 	if authz.Role(targetRole).Rank() > a.Role.Rank() {
 		return apierr.Forbidden("You cannot change a member whose role is above yours").WithCode(apierr.CodeRoleTooHigh)
 	}
@@ -139,6 +149,12 @@ func grantableRole(a authz.Access, requested string) (authz.Role, error) {
 // grantableSites checks that every site belongs to the organization and, for a site-scoped
 // actor, lies within their own sites (such an actor cannot grant access to all sites).
 func grantableSites(ctx context.Context, q *db.Queries, a authz.Access, ids []uuid.UUID) ([]uuid.UUID, error) {
+	// A site outside a site-limited actor's sites is "not found", whether or not it exists.
+	for _, id := range ids {
+		if err := a.CheckSite(id); err != nil {
+			return nil, err
+		}
+	}
 	ids = slices.Clone(ids)
 	slices.SortFunc(ids, func(x, y uuid.UUID) int { return bytes.Compare(x[:], y[:]) })
 	ids = slices.Compact(ids)
@@ -155,6 +171,15 @@ func grantableSites(ctx context.Context, q *db.Queries, a authz.Access, ids []uu
 		return nil, apierr.Forbidden("You can only grant access to your own sites").WithCode(apierr.CodeSiteScopeExceeded)
 	}
 	return ids, nil
+}
+
+// visible reports whether a membership of sites (empty meaning all) is one a site-limited actor
+// sees: it shares a site with them, or reaches every site (theirs included).
+func visible(a authz.Access, sites []uuid.UUID) bool {
+	if !a.Scoped() || len(sites) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(sites, a.CanSeeSite)
 }
 
 // withinScope reports whether sites (empty meaning all) lie within a scoped actor's sites.

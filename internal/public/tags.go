@@ -101,7 +101,7 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 		if row, err = insertTag(ctx, q, p); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, row.ID, p.Now)
+		return audit.RecordSite(ctx, q, req.OrgId, orNil(row.SiteID), row.ID, p.Now)
 	})
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func (h *Handlers) DeleteTag(ctx context.Context, req api.DeleteTagRequestObject
 		if err := q.RetireTag(ctx, db.RetireTagParams{OrgID: req.OrgId, ID: req.Id, Now: now}); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, req.Id, now)
+		return audit.RecordSite(ctx, q, req.OrgId, orNil(t.SiteID), req.Id, now)
 	})
 	if err != nil {
 		return nil, err
@@ -158,4 +158,12 @@ func (h *Handlers) toAPITag(t db.Tag) api.Tag {
 		Id: t.ID, Code: api.TagCode(t.Code), TargetType: api.TagTargetType(t.TargetType), TargetId: t.TargetID,
 		SiteId: t.SiteID, Label: t.Label, WebUrl: h.ScanURL(t.Code), CreatedAt: t.CreatedAt,
 	}
+}
+
+// orNil is the site of a tag, uuid.Nil for a tag placed at no site.
+func orNil(id *uuid.UUID) uuid.UUID {
+	if id == nil {
+		return uuid.Nil
+	}
+	return *id
 }
