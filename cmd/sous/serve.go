@@ -22,6 +22,7 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
+	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
@@ -52,7 +53,12 @@ func serve(ctx context.Context, args []string) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
-	pool, err := pg.Connect(ctx, url)
+	// Statements are bounded on the server by the longest request deadline, so none outlives
+	// the request that gave up on it (the URL may set its own statement_timeout).
+	pool, err := pg.ConnectWith(ctx, url, pg.Options{
+		ConnectTimeout:   cfg.DBConnectTimeout,
+		StatementTimeout: max(cfg.RequestTimeout, cfg.HL7RequestTimeout),
+	})
 	if err != nil {
 		return err
 	}
@@ -111,6 +117,7 @@ func serve(ctx context.Context, args []string) error {
 			clinical.NutritionRiskTask(pool, clock.Real{}),
 			clinical.TrailExpiryTask(pool, clock.Real{}),
 			dispatcher.MaintenanceTask(),
+			idempotency.PruneTask(pool, clock.Real{}),
 			auth.SecurityEventRetentionTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()

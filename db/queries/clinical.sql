@@ -197,6 +197,12 @@ FROM clinical_codes c
 WHERE c.org_id = @org_id
   AND (sqlc.narg(kind)::text IS NULL OR c.kind = sqlc.narg(kind))
   AND (@status::text = 'all' OR (@status::text = 'mapped') = (c.targets IS NOT NULL))
+  -- A non-empty scope (a site-limited member's sites): only the codes their in-house patients carry.
+  AND (cardinality(@scope::uuid[]) = 0 OR EXISTS (
+        SELECT 1 FROM patients p
+        WHERE p.org_id = c.org_id AND p.site_id = ANY (@scope::uuid[]) AND p.encounter_id IS NOT NULL AND (
+            (c.kind = 'allergen' AND p.allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', c.code)))
+         OR (c.kind = 'diet' AND p.diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', c.code))))))))
   AND (sqlc.narg(cursor_kind)::text IS NULL
        OR (coalesce(c.last_seen_at, '-infinity'), c.kind, c.code) < (@cursor_at::timestamptz, sqlc.narg(cursor_kind)::text, @cursor_code::text))
 ORDER BY coalesce(c.last_seen_at, '-infinity') DESC, c.kind DESC, c.code DESC
@@ -225,10 +231,12 @@ WHERE org_id = @org_id AND encounter_id IS NOT NULL
 FOR UPDATE;
 
 -- name: CountInHouseWithCodes :many
--- How many in-house patients carry each of the given codes (keys: [{kind, code}]).
+-- How many in-house patients carry each of the given codes (keys: [{kind, code}]), at the
+-- scope's sites (empty: every site).
 SELECT k.kind::text AS kind, k.code::text AS code, count(p.id)::int AS patients
 FROM jsonb_to_recordset(@keys::jsonb) AS k(kind text, code text)
-LEFT JOIN patients p ON p.org_id = @org_id AND p.encounter_id IS NOT NULL AND (
+LEFT JOIN patients p ON p.org_id = @org_id AND p.encounter_id IS NOT NULL
+  AND (cardinality(@scope::uuid[]) = 0 OR p.site_id = ANY (@scope::uuid[])) AND (
     (k.kind = 'allergen' AND p.allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', k.code)))
  OR (k.kind = 'diet' AND p.diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', k.code))))))
 GROUP BY k.kind, k.code;

@@ -97,25 +97,41 @@ WHERE code_hash = @code_hash AND device_id = @device_id AND expires_at > @now;
 DELETE FROM device_pairing_codes WHERE org_id = @org_id AND device_id = @device_id;
 
 -- name: CreateMedia :one
-INSERT INTO media (id, org_id, content_type, size, sha256, filename, data, created_by, created_at)
-VALUES (@id, @org_id, @content_type, @size, @sha256, sqlc.narg(filename), @data, sqlc.narg(created_by), @now)
-RETURNING id, org_id, content_type, size, sha256, filename, created_by, created_at;
+INSERT INTO media (id, org_id, site_id, content_type, size, sha256, filename, data, created_by, created_at)
+VALUES (@id, @org_id, sqlc.narg(site_id), @content_type, @size, @sha256, sqlc.narg(filename), @data, sqlc.narg(created_by), @now)
+RETURNING id, org_id, site_id, content_type, size, sha256, filename, created_by, created_at;
 
 -- name: ListMedia :many
--- Newest first, keyset-paged on (created_at, id); never the bytes.
-SELECT id, org_id, content_type, size, sha256, filename, created_by, created_at
+-- Newest first, keyset-paged on (created_at, id); never the bytes. A non-empty scope (a
+-- site-limited member's sites) keeps those sites' images: organization-wide ones (no site) are
+-- for members with every site.
+SELECT id, org_id, site_id, content_type, size, sha256, filename, created_by, created_at
 FROM media
 WHERE org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]))
   AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (created_at, id) < (sqlc.narg(cursor_at), sqlc.narg(cursor_id)::uuid))
 ORDER BY created_at DESC, id DESC
 LIMIT @max_rows;
 
 -- name: GetMediaInfo :one
-SELECT id, org_id, content_type, size, sha256, filename, created_by, created_at
+SELECT id, org_id, site_id, content_type, size, sha256, filename, created_by, created_at
 FROM media WHERE org_id = @org_id AND id = @id;
 
--- name: GetMediaContent :one
-SELECT content_type, sha256, data FROM media WHERE org_id = @org_id AND id = @id;
+-- name: GetDeviceMediaInfo :one
+-- An image a device may show: its own site's or an organization-wide one.
+SELECT m.content_type, m.sha256
+FROM media m JOIN devices d ON d.org_id = m.org_id AND d.id = @device_id
+WHERE m.org_id = @org_id AND m.id = @id AND (m.site_id IS NULL OR m.site_id = d.site_id);
 
--- name: DeleteMedia :execrows
-DELETE FROM media WHERE org_id = @org_id AND id = @id;
+-- name: GetMediaContent :one
+-- An image a device may show: its own site's or an organization-wide one.
+SELECT m.content_type, m.sha256, m.data
+FROM media m JOIN devices d ON d.org_id = m.org_id AND d.id = @device_id
+WHERE m.org_id = @org_id AND m.id = @id AND (m.site_id IS NULL OR m.site_id = d.site_id);
+
+-- name: DeleteMedia :one
+-- A non-empty scope deletes only an image of those sites.
+DELETE FROM media
+WHERE org_id = @org_id AND id = @id
+  AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]))
+RETURNING site_id;

@@ -630,47 +630,111 @@ func (e EngagementFinalizedEventEvent) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeConflict             ErrorCode = "conflict"
-	ErrorCodeDatabaseUnavailable  ErrorCode = "database_unavailable"
-	ErrorCodeForbidden            ErrorCode = "forbidden"
-	ErrorCodeHeadersTooLarge      ErrorCode = "headers_too_large"
-	ErrorCodeInternalError        ErrorCode = "internal_error"
-	ErrorCodeInvalidApiKey        ErrorCode = "invalid_api_key"
-	ErrorCodeMalformedRequest     ErrorCode = "malformed_request"
-	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
-	ErrorCodeNotAcceptable        ErrorCode = "not_acceptable"
-	ErrorCodeNotFound             ErrorCode = "not_found"
-	ErrorCodeOutcomeUnknown       ErrorCode = "outcome_unknown"
-	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
-	ErrorCodePlanRequired         ErrorCode = "plan_required"
-	ErrorCodeRateLimited          ErrorCode = "rate_limited"
-	ErrorCodeServiceBusy          ErrorCode = "service_busy"
-	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
-	ErrorCodeUnauthenticated      ErrorCode = "unauthenticated"
-	ErrorCodeUnprocessable        ErrorCode = "unprocessable"
-	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
-	ErrorCodeUnsupportedProtocol  ErrorCode = "unsupported_protocol"
-	ErrorCodeValidationFailed     ErrorCode = "validation_failed"
+	ErrorCodeAccountLocked           ErrorCode = "account_locked"
+	ErrorCodeAlreadyMember           ErrorCode = "already_member"
+	ErrorCodeConflict                ErrorCode = "conflict"
+	ErrorCodeCredentialRequired      ErrorCode = "credential_required"
+	ErrorCodeDatabaseUnavailable     ErrorCode = "database_unavailable"
+	ErrorCodeDeviceLimitReached      ErrorCode = "device_limit_reached"
+	ErrorCodeEmailTaken              ErrorCode = "email_taken"
+	ErrorCodeForbidden               ErrorCode = "forbidden"
+	ErrorCodeHeadersTooLarge         ErrorCode = "headers_too_large"
+	ErrorCodeIdempotencyKeyInUse     ErrorCode = "idempotency_key_in_use"
+	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
+	ErrorCodeInsufficientStock       ErrorCode = "insufficient_stock"
+	ErrorCodeInternalError           ErrorCode = "internal_error"
+	ErrorCodeInvalidApiKey           ErrorCode = "invalid_api_key"
+	ErrorCodeInvalidCredentials      ErrorCode = "invalid_credentials"
+	ErrorCodeInvalidDeviceToken      ErrorCode = "invalid_device_token"
+	ErrorCodeInvalidRefreshToken     ErrorCode = "invalid_refresh_token"
+	ErrorCodeInvalidToken            ErrorCode = "invalid_token"
+	ErrorCodeInvitationEmailMismatch ErrorCode = "invitation_email_mismatch"
+	ErrorCodeInvitationExpired       ErrorCode = "invitation_expired"
+	ErrorCodeInvitationNotFound      ErrorCode = "invitation_not_found"
+	ErrorCodeLastOwner               ErrorCode = "last_owner"
+	ErrorCodeLinkNotFound            ErrorCode = "link_not_found"
+	ErrorCodeMalformedRequest        ErrorCode = "malformed_request"
+	ErrorCodeMethodNotAllowed        ErrorCode = "method_not_allowed"
+	ErrorCodeNoHl7Message            ErrorCode = "no_hl7_message"
+	ErrorCodeNotAcceptable           ErrorCode = "not_acceptable"
+	ErrorCodeNotFound                ErrorCode = "not_found"
+	ErrorCodeOutcomeUnknown          ErrorCode = "outcome_unknown"
+	ErrorCodePairingCodeNotFound     ErrorCode = "pairing_code_not_found"
+	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
+	ErrorCodePlanRequired            ErrorCode = "plan_required"
+	ErrorCodeRateLimited             ErrorCode = "rate_limited"
+	ErrorCodeRefreshTokenReused      ErrorCode = "refresh_token_reused"
+	ErrorCodeRoleTooHigh             ErrorCode = "role_too_high"
+	ErrorCodeServiceBusy             ErrorCode = "service_busy"
+	ErrorCodeServiceUnavailable      ErrorCode = "service_unavailable"
+	ErrorCodeSignoffDecided          ErrorCode = "signoff_decided"
+	ErrorCodeSignoffPending          ErrorCode = "signoff_pending"
+	ErrorCodeSiteScopeExceeded       ErrorCode = "site_scope_exceeded"
+	ErrorCodeTagNotFound             ErrorCode = "tag_not_found"
+	ErrorCodeTokenExpired            ErrorCode = "token_expired"
+	ErrorCodeTooManyMessages         ErrorCode = "too_many_messages"
+	ErrorCodeUnauthenticated         ErrorCode = "unauthenticated"
+	ErrorCodeUnprocessable           ErrorCode = "unprocessable"
+	ErrorCodeUnsupportedMediaType    ErrorCode = "unsupported_media_type"
+	ErrorCodeUnsupportedProtocol     ErrorCode = "unsupported_protocol"
+	ErrorCodeValidationFailed        ErrorCode = "validation_failed"
+	ErrorCodeWebhookLimitReached     ErrorCode = "webhook_limit_reached"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeAccountLocked:
+		return true
+	case ErrorCodeAlreadyMember:
+		return true
 	case ErrorCodeConflict:
 		return true
+	case ErrorCodeCredentialRequired:
+		return true
 	case ErrorCodeDatabaseUnavailable:
+		return true
+	case ErrorCodeDeviceLimitReached:
+		return true
+	case ErrorCodeEmailTaken:
 		return true
 	case ErrorCodeForbidden:
 		return true
 	case ErrorCodeHeadersTooLarge:
 		return true
+	case ErrorCodeIdempotencyKeyInUse:
+		return true
+	case ErrorCodeIdempotencyKeyReused:
+		return true
+	case ErrorCodeInsufficientStock:
+		return true
 	case ErrorCodeInternalError:
 		return true
 	case ErrorCodeInvalidApiKey:
 		return true
+	case ErrorCodeInvalidCredentials:
+		return true
+	case ErrorCodeInvalidDeviceToken:
+		return true
+	case ErrorCodeInvalidRefreshToken:
+		return true
+	case ErrorCodeInvalidToken:
+		return true
+	case ErrorCodeInvitationEmailMismatch:
+		return true
+	case ErrorCodeInvitationExpired:
+		return true
+	case ErrorCodeInvitationNotFound:
+		return true
+	case ErrorCodeLastOwner:
+		return true
+	case ErrorCodeLinkNotFound:
+		return true
 	case ErrorCodeMalformedRequest:
 		return true
 	case ErrorCodeMethodNotAllowed:
+		return true
+	case ErrorCodeNoHl7Message:
 		return true
 	case ErrorCodeNotAcceptable:
 		return true
@@ -678,15 +742,33 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeOutcomeUnknown:
 		return true
+	case ErrorCodePairingCodeNotFound:
+		return true
 	case ErrorCodePayloadTooLarge:
 		return true
 	case ErrorCodePlanRequired:
 		return true
 	case ErrorCodeRateLimited:
 		return true
+	case ErrorCodeRefreshTokenReused:
+		return true
+	case ErrorCodeRoleTooHigh:
+		return true
 	case ErrorCodeServiceBusy:
 		return true
 	case ErrorCodeServiceUnavailable:
+		return true
+	case ErrorCodeSignoffDecided:
+		return true
+	case ErrorCodeSignoffPending:
+		return true
+	case ErrorCodeSiteScopeExceeded:
+		return true
+	case ErrorCodeTagNotFound:
+		return true
+	case ErrorCodeTokenExpired:
+		return true
+	case ErrorCodeTooManyMessages:
 		return true
 	case ErrorCodeUnauthenticated:
 		return true
@@ -697,6 +779,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeUnsupportedProtocol:
 		return true
 	case ErrorCodeValidationFailed:
+		return true
+	case ErrorCodeWebhookLimitReached:
 		return true
 	default:
 		return false
@@ -1574,6 +1658,10 @@ type AuditEntry struct {
 	Ip        *string `json:"ip"`
 	RequestId *string `json:"requestId"`
 
+	// SiteId The site the write touched; null for an organization-wide write, which only members
+	// with every site see.
+	SiteId *openapi_types.UUID `json:"siteId"`
+
 	// TargetId The id of the resource written, when there is one.
 	TargetId *openapi_types.UUID `json:"targetId"`
 }
@@ -2314,8 +2402,56 @@ type EngagementFinalizedEventEvent string
 type Error struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
-	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
-	// answer requests the server could not read as HTTP at all, before any operation is known.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+	// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+	// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+	// - `headers_too_large` (431): The request's header fields are too large to read.
+	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 	//
 	//
 	// Example: not_found
@@ -2334,8 +2470,56 @@ type Error struct {
 
 // ErrorCode A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 // New codes may be added; an unknown code should be handled by its HTTP status.
-// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
-// answer requests the server could not read as HTTP at all, before any operation is known.
+//
+// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+// - `forbidden` (403): The caller's role or credential is too low for the operation.
+// - `not_found` (404): The resource does not exist or belongs to another organization.
+// - `conflict` (409): The resource's state forbids the change.
+// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+// - `payload_too_large` (413): The body is larger than the operation accepts.
+// - `method_not_allowed` (405): The path exists, the method does not.
+// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+// - `headers_too_large` (431): The request's header fields are too large to read.
+// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+// - `invalid_credentials` (401): Wrong email or password.
+// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+// - `email_taken` (409): An account with this email already exists: sign in instead.
+// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+// - `already_member` (409): The user is already a member of the organization.
+// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+// - `tag_not_found` (404): No live tag of the organization has this code.
+// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+// - `signoff_pending` (409): The diet order already has a sign-off pending.
+// - `signoff_decided` (409): The sign-off was already approved or rejected.
+// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 //
 // Example: not_found
 type ErrorCode string
@@ -2372,6 +2556,10 @@ type HexColor = string
 //
 // Example: admitted
 type Hl7Action string
+
+// Hl7Er7 HL7 v2 in its native encoding (ER7): segments ending with CR (LF and CRLF are accepted in
+// requests), delimiters declared by each message's MSH-1 and MSH-2.
+type Hl7Er7 = string
 
 // Hl7IngestResult defines model for Hl7IngestResult.
 type Hl7IngestResult struct {
@@ -2693,6 +2881,11 @@ type Media struct {
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Sha256 string `json:"sha256"`
 
+	// SiteId The site whose boards show the image (only its screens can be cast it); null for an
+	// image of the whole organization, shown on screens of every site and listed and deleted
+	// only by members with every site.
+	SiteId *openapi_types.UUID `json:"siteId"`
+
 	// Size Bytes.
 	//
 	// Example: 48213
@@ -2972,8 +3165,56 @@ type Plan struct {
 type PlanError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
-	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
-	// answer requests the server could not read as HTTP at all, before any operation is known.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+	// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+	// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+	// - `headers_too_large` (431): The request's header fields are too large to read.
+	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 	//
 	//
 	// Example: not_found
@@ -3142,8 +3383,56 @@ type ScanActionMethod string
 type ScanError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
-	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
-	// answer requests the server could not read as HTTP at all, before any operation is known.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+	// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+	// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+	// - `headers_too_large` (431): The request's header fields are too large to read.
+	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 	//
 	//
 	// Example: not_found
@@ -3741,12 +4030,16 @@ type UpdateWebhookRequest struct {
 	Url *WebhookUrl `json:"url,omitempty"`
 }
 
-// UploadMediaRequest Parts other than `file` are ignored.
+// UploadMediaRequest Parts other than `file` and `siteId` are ignored.
 type UploadMediaRequest struct {
 	// File A PNG, JPEG, WebP or GIF image of at most 5 MiB and at most 8192 pixels on a side
 	// (33,177,600 pixels in all), whose bytes are the type the part's `Content-Type` declares.
 	// SVG is refused (it can carry script).
-	File                 openapi_types.File     `json:"file"`
+	File openapi_types.File `json:"file"`
+
+	// SiteId The site whose boards show the image. Without it the image is the organization's, for
+	// screens of every site (members limited to some sites must name one of theirs).
+	SiteId               *openapi_types.UUID    `json:"siteId,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
@@ -3767,8 +4060,56 @@ type User struct {
 type ValidationError struct {
 	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
 	// New codes may be added; an unknown code should be handled by its HTTP status.
-	// `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
-	// answer requests the server could not read as HTTP at all, before any operation is known.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+	// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+	// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+	// - `headers_too_large` (431): The request's header fields are too large to read.
+	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
 	//
 	//
 	// Example: not_found
@@ -4026,6 +4367,9 @@ type EventHeader = string
 // Id defines model for Id.
 type Id = openapi_types.UUID
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // Limit defines model for Limit.
 type Limit = int
 
@@ -4059,6 +4403,12 @@ type DeviceLimit = PlanError
 // Forbidden The body of every error response.
 type Forbidden = Error
 
+// IdempotencyConflict The body of every error response.
+type IdempotencyConflict = Error
+
+// IdempotencyKeyReused The body of every error response.
+type IdempotencyKeyReused = Error
+
 // NotAcceptable The body of every error response.
 type NotAcceptable = Error
 
@@ -4077,6 +4427,9 @@ type ScanUnauthorized = ScanError
 // ServiceBusy The body of every error response.
 type ServiceBusy = Error
 
+// ServiceUnavailable The body of every error response.
+type ServiceUnavailable = Error
+
 // StoredRecordUnreadable The body of every error response.
 type StoredRecordUnreadable = Error
 
@@ -4091,6 +4444,76 @@ type Unprocessable = Error
 
 // UnsupportedMediaType The body of every error response.
 type UnsupportedMediaType = Error
+
+// LoginParams defines parameters for Login.
+type LoginParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// LogoutParams defines parameters for Logout.
+type LogoutParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ChangePasswordParams defines parameters for ChangePassword.
+type ChangePasswordParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RefreshSessionParams defines parameters for RefreshSession.
+type RefreshSessionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RegisterUserParams defines parameters for RegisterUser.
+type RegisterUserParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
 
 // ListSecurityEventsParams defines parameters for ListSecurityEvents.
 type ListSecurityEventsParams struct {
@@ -4111,6 +4534,66 @@ type GetBoardMediaParams struct {
 type GetDeviceStateParams struct {
 	// IfNoneMatch The `ETag` of the state the device holds; 304 when it is still current.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// ClaimPairingCodeParams defines parameters for ClaimPairingCode.
+type ClaimPairingCodeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcceptInvitationParams defines parameters for AcceptInvitation.
+type AcceptInvitationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateOrgParams defines parameters for CreateOrg.
+type CreateOrgParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// IngestHl7Params defines parameters for IngestHl7.
+type IngestHl7Params struct {
+	// SiteId The site whose census the messages update, for an ER7 body (required with
+	// `x-application/hl7-v2+er7`); a JSON body names its site in `siteId` and ignores this.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListHl7MessagesParams defines parameters for ListHl7Messages.
@@ -4147,6 +4630,34 @@ type ListAlertsParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ResolveAlertParams defines parameters for ResolveAlert.
+type ResolveAlertParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateApiKeyParams defines parameters for CreateApiKey.
+type CreateApiKeyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListAuditLogParams defines parameters for ListAuditLog.
@@ -4215,6 +4726,62 @@ type ListDevicesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateDeviceParams defines parameters for CreateDevice.
+type CreateDeviceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CastToDeviceParams defines parameters for CastToDevice.
+type CastToDeviceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePairingCodeParams defines parameters for CreatePairingCode.
+type CreatePairingCodeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RevokeDeviceParams defines parameters for RevokeDevice.
+type RevokeDeviceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// After The id of an event of this organization within the last 30 days; the page starts after it.
@@ -4227,6 +4794,20 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// CreateInvitationParams defines parameters for CreateInvitation.
+type CreateInvitationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListMediaParams defines parameters for ListMedia.
 type ListMediaParams struct {
 	// Limit Page size.
@@ -4234,6 +4815,20 @@ type ListMediaParams struct {
 
 	// Cursor Opaque cursor from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// UploadMediaParams defines parameters for UploadMedia.
+type UploadMediaParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListSignoffsParams defines parameters for ListSignoffs.
@@ -4254,10 +4849,108 @@ type ListSignoffsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateSignoffParams defines parameters for CreateSignoff.
+type CreateSignoffParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DecideSignoffParams defines parameters for DecideSignoff.
+type DecideSignoffParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSiteParams defines parameters for CreateSite.
+type CreateSiteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateTagParams defines parameters for CreateTag.
+type CreateTagParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateWebhookParams defines parameters for CreateWebhook.
+type CreateWebhookParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// TestWebhookParams defines parameters for TestWebhook.
+type TestWebhookParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSupportInquiryParams defines parameters for CreateSupportInquiry.
+type CreateSupportInquiryParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
@@ -4510,6 +5203,14 @@ func (a *UploadMediaRequest) UnmarshalJSON(b []byte) error {
 		delete(object, "file")
 	}
 
+	if raw, found := object["siteId"]; found {
+		err = json.Unmarshal(raw, &a.SiteId)
+		if err != nil {
+			return fmt.Errorf("error reading 'siteId': %w", err)
+		}
+		delete(object, "siteId")
+	}
+
 	if len(object) != 0 {
 		a.AdditionalProperties = make(map[string]interface{})
 		for fieldName, fieldBuf := range object {
@@ -4532,6 +5233,13 @@ func (a UploadMediaRequest) MarshalJSON() ([]byte, error) {
 	object["file"], err = json.Marshal(a.File)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'file': %w", err)
+	}
+
+	if a.SiteId != nil {
+		object["siteId"], err = json.Marshal(a.SiteId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'siteId': %w", err)
+		}
 	}
 
 	for fieldName, field := range a.AdditionalProperties {
@@ -5079,22 +5787,22 @@ type ServerInterface interface {
 	GetJwks(ctx echo.Context) error
 	// Login Sign in with email and password
 	// (POST /auth/login)
-	Login(ctx echo.Context) error
+	Login(ctx echo.Context, params LoginParams) error
 	// Logout Sign out
 	// (POST /auth/logout)
-	Logout(ctx echo.Context) error
+	Logout(ctx echo.Context, params LogoutParams) error
 	// GetMe The signed-in user
 	// (GET /auth/me)
 	GetMe(ctx echo.Context) error
 	// ChangePassword Change the signed-in user's password
 	// (POST /auth/password)
-	ChangePassword(ctx echo.Context) error
+	ChangePassword(ctx echo.Context, params ChangePasswordParams) error
 	// RefreshSession Exchange a refresh token for a new session
 	// (POST /auth/refresh)
-	RefreshSession(ctx echo.Context) error
+	RefreshSession(ctx echo.Context, params RefreshSessionParams) error
 	// RegisterUser Create an account
 	// (POST /auth/register)
-	RegisterUser(ctx echo.Context) error
+	RegisterUser(ctx echo.Context, params RegisterUserParams) error
 	// ListSecurityEvents The signed-in user's security events
 	// (GET /auth/security-events)
 	ListSecurityEvents(ctx echo.Context, params ListSecurityEventsParams) error
@@ -5106,10 +5814,10 @@ type ServerInterface interface {
 	GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error
 	// ClaimPairingCode Pair a device with its code
 	// (POST /devices/pair)
-	ClaimPairingCode(ctx echo.Context) error
+	ClaimPairingCode(ctx echo.Context, params ClaimPairingCodeParams) error
 	// AcceptInvitation Accept an invitation
 	// (POST /invitations/accept)
-	AcceptInvitation(ctx echo.Context) error
+	AcceptInvitation(ctx echo.Context, params AcceptInvitationParams) error
 	// GetOpenApiJson This API's OpenAPI document (JSON)
 	// (GET /openapi.json)
 	GetOpenApiJson(ctx echo.Context) error
@@ -5118,7 +5826,7 @@ type ServerInterface interface {
 	GetOpenApiYaml(ctx echo.Context) error
 	// CreateOrg Create an organization
 	// (POST /orgs)
-	CreateOrg(ctx echo.Context) error
+	CreateOrg(ctx echo.Context, params CreateOrgParams) error
 	// GetOrg Read an organization
 	// (GET /orgs/{orgId})
 	GetOrg(ctx echo.Context, orgId OrgId) error
@@ -5127,7 +5835,7 @@ type ServerInterface interface {
 	UpdateOrg(ctx echo.Context, orgId OrgId) error
 	// IngestHl7 Ingest HL7 v2 ADT and diet-order messages
 	// (POST /orgs/{orgId}/adt/hl7)
-	IngestHl7(ctx echo.Context, orgId OrgId) error
+	IngestHl7(ctx echo.Context, orgId OrgId, params IngestHl7Params) error
 	// ListHl7Messages Read the HL7 message trail
 	// (GET /orgs/{orgId}/adt/messages)
 	ListHl7Messages(ctx echo.Context, orgId OrgId, params ListHl7MessagesParams) error
@@ -5136,13 +5844,13 @@ type ServerInterface interface {
 	ListAlerts(ctx echo.Context, orgId OrgId, params ListAlertsParams) error
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
-	ResolveAlert(ctx echo.Context, orgId OrgId, id Id) error
+	ResolveAlert(ctx echo.Context, orgId OrgId, id Id, params ResolveAlertParams) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
 	// CreateApiKey Create an API key
 	// (POST /orgs/{orgId}/api-keys)
-	CreateApiKey(ctx echo.Context, orgId OrgId) error
+	CreateApiKey(ctx echo.Context, orgId OrgId, params CreateApiKeyParams) error
 	// RevokeApiKey Revoke an API key
 	// (DELETE /orgs/{orgId}/api-keys/{id})
 	RevokeApiKey(ctx echo.Context, orgId OrgId, id Id) error
@@ -5163,7 +5871,7 @@ type ServerInterface interface {
 	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
 	// CreateDevice Register a device
 	// (POST /orgs/{orgId}/devices)
-	CreateDevice(ctx echo.Context, orgId OrgId) error
+	CreateDevice(ctx echo.Context, orgId OrgId, params CreateDeviceParams) error
 	// DeleteDevice Delete a device
 	// (DELETE /orgs/{orgId}/devices/{id})
 	DeleteDevice(ctx echo.Context, orgId OrgId, id Id) error
@@ -5178,13 +5886,13 @@ type ServerInterface interface {
 	ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) error
 	// CastToDevice Cast content to a screen
 	// (POST /orgs/{orgId}/devices/{id}/cast)
-	CastToDevice(ctx echo.Context, orgId OrgId, id Id) error
+	CastToDevice(ctx echo.Context, orgId OrgId, id Id, params CastToDeviceParams) error
 	// CreatePairingCode Mint a pairing code
 	// (POST /orgs/{orgId}/devices/{id}/pair)
-	CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error
+	CreatePairingCode(ctx echo.Context, orgId OrgId, id Id, params CreatePairingCodeParams) error
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
-	RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error
+	RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
@@ -5193,7 +5901,7 @@ type ServerInterface interface {
 	ListInvitations(ctx echo.Context, orgId OrgId) error
 	// CreateInvitation Invite someone
 	// (POST /orgs/{orgId}/invitations)
-	CreateInvitation(ctx echo.Context, orgId OrgId) error
+	CreateInvitation(ctx echo.Context, orgId OrgId, params CreateInvitationParams) error
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
@@ -5202,7 +5910,7 @@ type ServerInterface interface {
 	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
 	// UploadMedia Upload an image
 	// (POST /orgs/{orgId}/media)
-	UploadMedia(ctx echo.Context, orgId OrgId) error
+	UploadMedia(ctx echo.Context, orgId OrgId, params UploadMediaParams) error
 	// DeleteMedia Delete an image
 	// (DELETE /orgs/{orgId}/media/{key})
 	DeleteMedia(ctx echo.Context, orgId OrgId, key MediaKey) error
@@ -5226,19 +5934,19 @@ type ServerInterface interface {
 	ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error
 	// CreateSignoff Submit a diet order for sign-off
 	// (POST /orgs/{orgId}/signoffs)
-	CreateSignoff(ctx echo.Context, orgId OrgId) error
+	CreateSignoff(ctx echo.Context, orgId OrgId, params CreateSignoffParams) error
 	// GetSignoff Read a diet sign-off
 	// (GET /orgs/{orgId}/signoffs/{id})
 	GetSignoff(ctx echo.Context, orgId OrgId, id Id) error
 	// DecideSignoff Approve or reject a diet sign-off
 	// (POST /orgs/{orgId}/signoffs/{id}/decision)
-	DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error
+	DecideSignoff(ctx echo.Context, orgId OrgId, id Id, params DecideSignoffParams) error
 	// ListSites List sites
 	// (GET /orgs/{orgId}/sites)
 	ListSites(ctx echo.Context, orgId OrgId) error
 	// CreateSite Create a site
 	// (POST /orgs/{orgId}/sites)
-	CreateSite(ctx echo.Context, orgId OrgId) error
+	CreateSite(ctx echo.Context, orgId OrgId, params CreateSiteParams) error
 	// GetSite Read a site
 	// (GET /orgs/{orgId}/sites/{siteId})
 	GetSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
@@ -5250,7 +5958,7 @@ type ServerInterface interface {
 	ListTags(ctx echo.Context, orgId OrgId) error
 	// CreateTag Create a printed tag
 	// (POST /orgs/{orgId}/tags)
-	CreateTag(ctx echo.Context, orgId OrgId) error
+	CreateTag(ctx echo.Context, orgId OrgId, params CreateTagParams) error
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
@@ -5259,7 +5967,7 @@ type ServerInterface interface {
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
 	// CreateWebhook Subscribe an endpoint to events
 	// (POST /orgs/{orgId}/webhooks)
-	CreateWebhook(ctx echo.Context, orgId OrgId) error
+	CreateWebhook(ctx echo.Context, orgId OrgId, params CreateWebhookParams) error
 	// DeleteWebhook Remove a subscription
 	// (DELETE /orgs/{orgId}/webhooks/{id})
 	DeleteWebhook(ctx echo.Context, orgId OrgId, id Id) error
@@ -5271,10 +5979,10 @@ type ServerInterface interface {
 	ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id Id, params ListWebhookDeliveriesParams) error
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
-	TestWebhook(ctx echo.Context, orgId OrgId, id Id) error
+	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
-	CreateSupportInquiry(ctx echo.Context) error
+	CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -5295,8 +6003,28 @@ func (w *ServerInterfaceWrapper) GetJwks(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LoginParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Login(ctx)
+	err = w.Handler.Login(ctx, params)
 	return err
 }
 
@@ -5304,8 +6032,28 @@ func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Logout(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LogoutParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Logout(ctx)
+	err = w.Handler.Logout(ctx, params)
 	return err
 }
 
@@ -5322,8 +6070,28 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ChangePassword(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ChangePasswordParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ChangePassword(ctx)
+	err = w.Handler.ChangePassword(ctx, params)
 	return err
 }
 
@@ -5331,8 +6099,28 @@ func (w *ServerInterfaceWrapper) ChangePassword(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) RefreshSession(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RefreshSessionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RefreshSession(ctx)
+	err = w.Handler.RefreshSession(ctx, params)
 	return err
 }
 
@@ -5340,8 +6128,28 @@ func (w *ServerInterfaceWrapper) RefreshSession(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) RegisterUser(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RegisterUserParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RegisterUser(ctx)
+	err = w.Handler.RegisterUser(ctx, params)
 	return err
 }
 
@@ -5439,8 +6247,28 @@ func (w *ServerInterfaceWrapper) GetDeviceState(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ClaimPairingCode(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClaimPairingCodeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ClaimPairingCode(ctx)
+	err = w.Handler.ClaimPairingCode(ctx, params)
 	return err
 }
 
@@ -5448,8 +6276,28 @@ func (w *ServerInterfaceWrapper) ClaimPairingCode(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) AcceptInvitation(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptInvitationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.AcceptInvitation(ctx)
+	err = w.Handler.AcceptInvitation(ctx, params)
 	return err
 }
 
@@ -5475,8 +6323,28 @@ func (w *ServerInterfaceWrapper) GetOpenApiYaml(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateOrg(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateOrgParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateOrg(ctx)
+	err = w.Handler.CreateOrg(ctx, params)
 	return err
 }
 
@@ -5523,8 +6391,34 @@ func (w *ServerInterfaceWrapper) IngestHl7(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IngestHl7Params
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.IngestHl7(ctx, orgId)
+	err = w.Handler.IngestHl7(ctx, orgId, params)
 	return err
 }
 
@@ -5653,8 +6547,28 @@ func (w *ServerInterfaceWrapper) ResolveAlert(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ResolveAlertParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ResolveAlert(ctx, orgId, id)
+	err = w.Handler.ResolveAlert(ctx, orgId, id, params)
 	return err
 }
 
@@ -5685,8 +6599,28 @@ func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateApiKeyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateApiKey(ctx, orgId)
+	err = w.Handler.CreateApiKey(ctx, orgId, params)
 	return err
 }
 
@@ -5940,8 +6874,28 @@ func (w *ServerInterfaceWrapper) CreateDevice(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateDeviceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateDevice(ctx, orgId)
+	err = w.Handler.CreateDevice(ctx, orgId, params)
 	return err
 }
 
@@ -6060,8 +7014,28 @@ func (w *ServerInterfaceWrapper) CastToDevice(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CastToDeviceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CastToDevice(ctx, orgId, id)
+	err = w.Handler.CastToDevice(ctx, orgId, id, params)
 	return err
 }
 
@@ -6084,8 +7058,28 @@ func (w *ServerInterfaceWrapper) CreatePairingCode(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePairingCodeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePairingCode(ctx, orgId, id)
+	err = w.Handler.CreatePairingCode(ctx, orgId, id, params)
 	return err
 }
 
@@ -6108,8 +7102,28 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RevokeDeviceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RevokeDevice(ctx, orgId, id)
+	err = w.Handler.RevokeDevice(ctx, orgId, id, params)
 	return err
 }
 
@@ -6179,8 +7193,28 @@ func (w *ServerInterfaceWrapper) CreateInvitation(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInvitationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateInvitation(ctx, orgId)
+	err = w.Handler.CreateInvitation(ctx, orgId, params)
 	return err
 }
 
@@ -6251,8 +7285,28 @@ func (w *ServerInterfaceWrapper) UploadMedia(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UploadMediaParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UploadMedia(ctx, orgId)
+	err = w.Handler.UploadMedia(ctx, orgId, params)
 	return err
 }
 
@@ -6456,8 +7510,28 @@ func (w *ServerInterfaceWrapper) CreateSignoff(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSignoffParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSignoff(ctx, orgId)
+	err = w.Handler.CreateSignoff(ctx, orgId, params)
 	return err
 }
 
@@ -6504,8 +7578,28 @@ func (w *ServerInterfaceWrapper) DecideSignoff(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DecideSignoffParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DecideSignoff(ctx, orgId, id)
+	err = w.Handler.DecideSignoff(ctx, orgId, id, params)
 	return err
 }
 
@@ -6536,8 +7630,28 @@ func (w *ServerInterfaceWrapper) CreateSite(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSiteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSite(ctx, orgId)
+	err = w.Handler.CreateSite(ctx, orgId, params)
 	return err
 }
 
@@ -6616,8 +7730,28 @@ func (w *ServerInterfaceWrapper) CreateTag(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTagParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateTag(ctx, orgId)
+	err = w.Handler.CreateTag(ctx, orgId, params)
 	return err
 }
 
@@ -6672,8 +7806,28 @@ func (w *ServerInterfaceWrapper) CreateWebhook(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWebhookParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateWebhook(ctx, orgId)
+	err = w.Handler.CreateWebhook(ctx, orgId, params)
 	return err
 }
 
@@ -6777,8 +7931,28 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TestWebhookParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.TestWebhook(ctx, orgId, id)
+	err = w.Handler.TestWebhook(ctx, orgId, id, params)
 	return err
 }
 
@@ -6786,8 +7960,28 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSupportInquiryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSupportInquiry(ctx)
+	err = w.Handler.CreateSupportInquiry(ctx, params)
 	return err
 }
 
@@ -6916,6 +8110,10 @@ type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
 
+type IdempotencyConflictJSONResponse Error
+
+type IdempotencyKeyReusedJSONResponse Error
+
 type NoContentResponse struct {
 }
 
@@ -6936,6 +8134,15 @@ type ServiceBusyJSONResponse struct {
 	Body Error
 
 	Headers ServiceBusyResponseHeaders
+}
+
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body Error
+
+	Headers ServiceUnavailableResponseHeaders
 }
 
 type StoredRecordUnreadableJSONResponse Error
@@ -7014,7 +8221,8 @@ func (response GetJwks406JSONResponse) VisitGetJwksResponse(w http.ResponseWrite
 }
 
 type LoginRequestObject struct {
-	Body *LoginJSONRequestBody
+	Params LoginParams
+	Body   *LoginJSONRequestBody
 }
 
 type LoginResponseObject interface {
@@ -7094,6 +8302,22 @@ func (response Login406JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
+type Login409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response Login409JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Login413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
@@ -7120,6 +8344,22 @@ func (response Login415JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response Login422JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7165,7 +8405,8 @@ func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 }
 
 type LogoutRequestObject struct {
-	Body *LogoutJSONRequestBody
+	Params LogoutParams
+	Body   *LogoutJSONRequestBody
 }
 
 type LogoutResponseObject interface {
@@ -7208,6 +8449,22 @@ func (response Logout406JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	return err
 }
 
+type Logout409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response Logout409JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Logout413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response Logout413JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
@@ -7234,6 +8491,39 @@ func (response Logout415JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Logout422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response Logout422JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Logout503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response Logout503JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7290,8 +8580,26 @@ func (response GetMe406JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	return err
 }
 
+type GetMe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMe503JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ChangePasswordRequestObject struct {
-	Body *ChangePasswordJSONRequestBody
+	Params ChangePasswordParams
+	Body   *ChangePasswordJSONRequestBody
 }
 
 type ChangePasswordResponseObject interface {
@@ -7357,6 +8665,22 @@ func (response ChangePassword406JSONResponse) VisitChangePasswordResponse(w http
 	return err
 }
 
+type ChangePassword409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ChangePassword409JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ChangePassword413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response ChangePassword413JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
@@ -7383,6 +8707,22 @@ func (response ChangePassword415JSONResponse) VisitChangePasswordResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ChangePassword422JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7428,7 +8768,8 @@ func (response ChangePassword503JSONResponse) VisitChangePasswordResponse(w http
 }
 
 type RefreshSessionRequestObject struct {
-	Body *RefreshSessionJSONRequestBody
+	Params RefreshSessionParams
+	Body   *RefreshSessionJSONRequestBody
 }
 
 type RefreshSessionResponseObject interface {
@@ -7508,6 +8849,22 @@ func (response RefreshSession406JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RefreshSession409JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSession413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response RefreshSession413JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
@@ -7538,8 +8895,42 @@ func (response RefreshSession415JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RefreshSession422JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshSession503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RefreshSession503JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegisterUserRequestObject struct {
-	Body *RegisterUserJSONRequestBody
+	Params RegisterUserParams
+	Body   *RegisterUserJSONRequestBody
 }
 
 type RegisterUserResponseObject interface {
@@ -7646,6 +9037,22 @@ func (response RegisterUser415JSONResponse) VisitRegisterUserResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegisterUser422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RegisterUser422JSONResponse) VisitRegisterUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7767,6 +9174,23 @@ func (response ListSecurityEvents406JSONResponse) VisitListSecurityEventsRespons
 	return err
 }
 
+type ListSecurityEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSecurityEvents503JSONResponse) VisitListSecurityEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBoardMediaRequestObject struct {
 	Key    MediaKey `json:"key"`
 	Params GetBoardMediaParams
@@ -7884,6 +9308,23 @@ func (response GetBoardMedia406JSONResponse) VisitGetBoardMediaResponse(w http.R
 	return err
 }
 
+type GetBoardMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBoardMedia503JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDeviceStateRequestObject struct {
 	Params GetDeviceStateParams
 }
@@ -7985,8 +9426,26 @@ func (response GetDeviceState406JSONResponse) VisitGetDeviceStateResponse(w http
 	return err
 }
 
+type GetDeviceState503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDeviceState503JSONResponse) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClaimPairingCodeRequestObject struct {
-	Body *ClaimPairingCodeJSONRequestBody
+	Params ClaimPairingCodeParams
+	Body   *ClaimPairingCodeJSONRequestBody
 }
 
 type ClaimPairingCodeResponseObject interface {
@@ -8077,6 +9536,22 @@ func (response ClaimPairingCode406JSONResponse) VisitClaimPairingCodeResponse(w 
 	return err
 }
 
+type ClaimPairingCode409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ClaimPairingCode409JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClaimPairingCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response ClaimPairingCode413JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
@@ -8107,6 +9582,22 @@ func (response ClaimPairingCode415JSONResponse) VisitClaimPairingCodeResponse(w 
 	return err
 }
 
+type ClaimPairingCode422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ClaimPairingCode422JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClaimPairingCode429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
@@ -8130,8 +9621,26 @@ func (response ClaimPairingCode429JSONResponse) VisitClaimPairingCodeResponse(w 
 	return err
 }
 
+type ClaimPairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClaimPairingCode503JSONResponse) VisitClaimPairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AcceptInvitationRequestObject struct {
-	Body *AcceptInvitationJSONRequestBody
+	Params AcceptInvitationParams
+	Body   *AcceptInvitationJSONRequestBody
 }
 
 type AcceptInvitationResponseObject interface {
@@ -8269,6 +9778,39 @@ func (response AcceptInvitation415JSONResponse) VisitAcceptInvitationResponse(w 
 	return err
 }
 
+type AcceptInvitation422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptInvitation422JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptInvitation503JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenApiJsonRequestObject struct {
 }
 
@@ -8374,7 +9916,8 @@ func (response GetOpenApiYaml406JSONResponse) VisitGetOpenApiYamlResponse(w http
 }
 
 type CreateOrgRequestObject struct {
-	Body *CreateOrgJSONRequestBody
+	Params CreateOrgParams
+	Body   *CreateOrgJSONRequestBody
 }
 
 type CreateOrgResponseObject interface {
@@ -8450,6 +9993,22 @@ func (response CreateOrg406JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	return err
 }
 
+type CreateOrg409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateOrg409JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateOrg413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateOrg413JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
@@ -8476,6 +10035,39 @@ func (response CreateOrg415JSONResponse) VisitCreateOrgResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateOrg422JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateOrg503JSONResponse) VisitCreateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8557,6 +10149,23 @@ func (response GetOrg406JSONResponse) VisitGetOrgResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrg503JSONResponse) VisitGetOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8687,9 +10296,28 @@ func (response UpdateOrg415JSONResponse) VisitUpdateOrgResponse(w http.ResponseW
 	return err
 }
 
+type UpdateOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateOrg503JSONResponse) VisitUpdateOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IngestHl7RequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *IngestHl7JSONRequestBody
+	OrgId    OrgId `json:"orgId"`
+	Params   IngestHl7Params
+	JSONBody *IngestHl7JSONRequestBody
+	Body     io.Reader
 }
 
 type IngestHl7ResponseObject interface {
@@ -8707,6 +10335,26 @@ func (response IngestHl7200JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7200XApplicationhl7V2Er7Response struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response IngestHl7200XApplicationhl7V2Er7Response) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "x-application/hl7-v2+er7")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 
@@ -8794,6 +10442,22 @@ func (response IngestHl7406JSONResponse) VisitIngestHl7Response(w http.ResponseW
 	return err
 }
 
+type IngestHl7409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response IngestHl7409JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IngestHl7413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response IngestHl7413JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
@@ -8857,6 +10521,23 @@ func (response IngestHl7429JSONResponse) VisitIngestHl7Response(w http.ResponseW
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestHl7503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IngestHl7503JSONResponse) VisitIngestHl7Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8981,6 +10662,23 @@ func (response ListHl7Messages406JSONResponse) VisitListHl7MessagesResponse(w ht
 	return err
 }
 
+type ListHl7Messages503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHl7Messages503JSONResponse) VisitListHl7MessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAlertsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListAlertsParams
@@ -9087,9 +10785,27 @@ func (response ListAlerts406JSONResponse) VisitListAlertsResponse(w http.Respons
 	return err
 }
 
+type ListAlerts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAlerts503JSONResponse) VisitListAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveAlertRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ResolveAlertParams
 }
 
 type ResolveAlertResponseObject interface {
@@ -9179,6 +10895,55 @@ func (response ResolveAlert406JSONResponse) VisitResolveAlertResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ResolveAlert409JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ResolveAlert422JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveAlert503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveAlert503JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9292,9 +11057,27 @@ func (response ListApiKeys406JSONResponse) VisitListApiKeysResponse(w http.Respo
 	return err
 }
 
+type ListApiKeys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKeyRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateApiKeyJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateApiKeyParams
+	Body   *CreateApiKeyJSONRequestBody
 }
 
 type CreateApiKeyResponseObject interface {
@@ -9412,6 +11195,22 @@ func (response CreateApiKey406JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateApiKey409JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
@@ -9438,6 +11237,39 @@ func (response CreateApiKey415JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateApiKey422JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9545,6 +11377,23 @@ func (response RevokeApiKey406JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	return err
 }
 
+type RevokeApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAuditLogRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListAuditLogParams
@@ -9647,6 +11496,23 @@ func (response ListAuditLog406JSONResponse) VisitListAuditLogResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9787,6 +11653,23 @@ func (response GetCensus500JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	return err
 }
 
+type GetCensus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -9903,6 +11786,23 @@ func (response ListUnmappedCodes406JSONResponse) VisitListUnmappedCodesResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnmappedCodes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUnmappedCodes503JSONResponse) VisitListUnmappedCodesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10048,6 +11948,23 @@ func (response MapUnmappedCode415JSONResponse) VisitMapUnmappedCodeResponse(w ht
 	return err
 }
 
+type MapUnmappedCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MapUnmappedCode503JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDevicesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListDevicesParams
@@ -10154,9 +12071,27 @@ func (response ListDevices406JSONResponse) VisitListDevicesResponse(w http.Respo
 	return err
 }
 
+type ListDevices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDevices503JSONResponse) VisitListDevicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateDeviceRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateDeviceJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateDeviceParams
+	Body   *CreateDeviceJSONRequestBody
 }
 
 type CreateDeviceResponseObject interface {
@@ -10260,6 +12195,22 @@ func (response CreateDevice406JSONResponse) VisitCreateDeviceResponse(w http.Res
 	return err
 }
 
+type CreateDevice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateDevice409JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateDevice413JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
@@ -10286,6 +12237,39 @@ func (response CreateDevice415JSONResponse) VisitCreateDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateDevice422JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateDevice503JSONResponse) VisitCreateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10375,6 +12359,23 @@ func (response DeleteDevice406JSONResponse) VisitDeleteDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteDevice503JSONResponse) VisitDeleteDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10471,6 +12472,23 @@ func (response GetDevice406JSONResponse) VisitGetDeviceResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDevice503JSONResponse) VisitGetDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10602,6 +12620,23 @@ func (response UpdateDevice415JSONResponse) VisitUpdateDeviceResponse(w http.Res
 	return err
 }
 
+type UpdateDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateDevice503JSONResponse) VisitUpdateDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClearDeviceCastRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -10691,10 +12726,28 @@ func (response ClearDeviceCast406JSONResponse) VisitClearDeviceCastResponse(w ht
 	return err
 }
 
+type ClearDeviceCast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClearDeviceCast503JSONResponse) VisitClearDeviceCastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CastToDeviceRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
-	Body  *CastToDeviceJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CastToDeviceParams
+	Body   *CastToDeviceJSONRequestBody
 }
 
 type CastToDeviceResponseObject interface {
@@ -10788,6 +12841,22 @@ func (response CastToDevice406JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CastToDevice409JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CastToDevice413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CastToDevice413JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
@@ -10818,9 +12887,43 @@ func (response CastToDevice415JSONResponse) VisitCastToDeviceResponse(w http.Res
 	return err
 }
 
+type CastToDevice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CastToDevice422JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CastToDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CastToDevice503JSONResponse) VisitCastToDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePairingCodeRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreatePairingCodeParams
 }
 
 type CreatePairingCodeResponseObject interface {
@@ -10938,9 +13041,59 @@ func (response CreatePairingCode406JSONResponse) VisitCreatePairingCodeResponse(
 	return err
 }
 
+type CreatePairingCode409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePairingCode409JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePairingCode422JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePairingCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePairingCode503JSONResponse) VisitCreatePairingCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeDeviceRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RevokeDeviceParams
 }
 
 type RevokeDeviceResponseObject interface {
@@ -11030,6 +13183,55 @@ func (response RevokeDevice406JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RevokeDevice409JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RevokeDevice422JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeDevice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11154,6 +13356,23 @@ func (response ListEvents406JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -11249,9 +13468,27 @@ func (response ListInvitations406JSONResponse) VisitListInvitationsResponse(w ht
 	return err
 }
 
+type ListInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvitations503JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateInvitationRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateInvitationJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInvitationParams
+	Body   *CreateInvitationJSONRequestBody
 }
 
 type CreateInvitationResponseObject interface {
@@ -11399,6 +13636,39 @@ func (response CreateInvitation415JSONResponse) VisitCreateInvitationResponse(w 
 	return err
 }
 
+type CreateInvitation422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInvitation422JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInvitation503JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeInvitationRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 	Id    Id    `json:"id"`
@@ -11484,6 +13754,23 @@ func (response RevokeInvitation406JSONResponse) VisitRevokeInvitationResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11594,9 +13881,27 @@ func (response ListMedia406JSONResponse) VisitListMediaResponse(w http.ResponseW
 	return err
 }
 
+type ListMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMedia503JSONResponse) VisitListMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadMediaRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *multipart.Reader
+	OrgId  OrgId `json:"orgId"`
+	Params UploadMediaParams
+	Body   *multipart.Reader
 }
 
 type UploadMediaResponseObject interface {
@@ -11700,6 +14005,22 @@ func (response UploadMedia406JSONResponse) VisitUploadMediaResponse(w http.Respo
 	return err
 }
 
+type UploadMedia409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response UploadMedia409JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadMedia413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UploadMedia413JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
@@ -11726,6 +14047,39 @@ func (response UploadMedia415JSONResponse) VisitUploadMediaResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response UploadMedia422JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UploadMedia503JSONResponse) VisitUploadMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11819,6 +14173,23 @@ func (response DeleteMedia406JSONResponse) VisitDeleteMediaResponse(w http.Respo
 	return err
 }
 
+type DeleteMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteMedia503JSONResponse) VisitDeleteMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembersRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -11896,6 +14267,23 @@ func (response ListMembers406JSONResponse) VisitListMembersResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMembers503JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11999,6 +14387,23 @@ func (response RemoveMember409JSONResponse) VisitRemoveMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveMember503JSONResponse) VisitRemoveMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12144,6 +14549,23 @@ func (response UpdateMember415JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type UpdateMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateMember503JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPatientRequestObject struct {
 	OrgId     OrgId              `json:"orgId"`
 	PatientId openapi_types.UUID `json:"patientId"`
@@ -12270,6 +14692,23 @@ func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveScanRequestObject struct {
 	OrgId   OrgId       `json:"orgId"`
 	TagCode ScanTagCode `json:"tagCode"`
@@ -12345,6 +14784,23 @@ func (response ResolveScan406JSONResponse) VisitResolveScanResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveScan503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveScan503JSONResponse) VisitResolveScanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12485,9 +14941,27 @@ func (response ListSignoffs500JSONResponse) VisitListSignoffsResponse(w http.Res
 	return err
 }
 
+type ListSignoffs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSignoffs503JSONResponse) VisitListSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSignoffRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateSignoffJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSignoffParams
+	Body   *CreateSignoffJSONRequestBody
 }
 
 type CreateSignoffResponseObject interface {
@@ -12649,6 +15123,22 @@ func (response CreateSignoff415JSONResponse) VisitCreateSignoffResponse(w http.R
 	return err
 }
 
+type CreateSignoff422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSignoff422JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSignoff500JSONResponse struct {
 	StoredRecordUnreadableJSONResponse
 }
@@ -12661,6 +15151,23 @@ func (response CreateSignoff500JSONResponse) VisitCreateSignoffResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSignoff503JSONResponse) VisitCreateSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12791,10 +15298,28 @@ func (response GetSignoff500JSONResponse) VisitGetSignoffResponse(w http.Respons
 	return err
 }
 
+type GetSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSignoff503JSONResponse) VisitGetSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DecideSignoffRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
-	Body  *DecideSignoffJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params DecideSignoffParams
+	Body   *DecideSignoffJSONRequestBody
 }
 
 type DecideSignoffResponseObject interface {
@@ -12946,6 +15471,39 @@ func (response DecideSignoff415JSONResponse) VisitDecideSignoffResponse(w http.R
 	return err
 }
 
+type DecideSignoff422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response DecideSignoff422JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DecideSignoff503JSONResponse) VisitDecideSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSitesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -13027,9 +15585,27 @@ func (response ListSites406JSONResponse) VisitListSitesResponse(w http.ResponseW
 	return err
 }
 
+type ListSites503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSites503JSONResponse) VisitListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSiteRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateSiteJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSiteParams
+	Body   *CreateSiteJSONRequestBody
 }
 
 type CreateSiteResponseObject interface {
@@ -13133,6 +15709,22 @@ func (response CreateSite406JSONResponse) VisitCreateSiteResponse(w http.Respons
 	return err
 }
 
+type CreateSite409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSite409JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSite413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateSite413JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
@@ -13159,6 +15751,39 @@ func (response CreateSite415JSONResponse) VisitCreateSiteResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSite422JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSite503JSONResponse) VisitCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13241,6 +15866,23 @@ func (response GetSite406JSONResponse) VisitGetSiteResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSite503JSONResponse) VisitGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13372,6 +16014,23 @@ func (response UpdateSite415JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type UpdateSite503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -13453,9 +16112,27 @@ func (response ListTags406JSONResponse) VisitListTagsResponse(w http.ResponseWri
 	return err
 }
 
+type ListTags503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTags503JSONResponse) VisitListTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTagRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateTagJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateTagParams
+	Body   *CreateTagJSONRequestBody
 }
 
 type CreateTagResponseObject interface {
@@ -13559,6 +16236,22 @@ func (response CreateTag406JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	return err
 }
 
+type CreateTag409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateTag409JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateTag413JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
@@ -13585,6 +16278,39 @@ func (response CreateTag415JSONResponse) VisitCreateTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateTag422JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTag503JSONResponse) VisitCreateTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13674,6 +16400,23 @@ func (response DeleteTag406JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13787,9 +16530,27 @@ func (response ListWebhooks406JSONResponse) VisitListWebhooksResponse(w http.Res
 	return err
 }
 
+type ListWebhooks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhooks503JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhookRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *CreateWebhookJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWebhookParams
+	Body   *CreateWebhookJSONRequestBody
 }
 
 type CreateWebhookResponseObject interface {
@@ -13951,6 +16712,22 @@ func (response CreateWebhook415JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWebhook422JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhook503ResponseHeaders struct {
 	RetryAfter *int
 }
@@ -14074,6 +16851,23 @@ func (response DeleteWebhook406JSONResponse) VisitDeleteWebhookResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWebhook503JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14354,9 +17148,27 @@ func (response ListWebhookDeliveries406JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type ListWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TestWebhookRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params TestWebhookParams
 }
 
 type TestWebhookResponseObject interface {
@@ -14464,8 +17276,58 @@ func (response TestWebhook406JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type TestWebhook409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response TestWebhook409JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response TestWebhook422JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
-	Body *CreateSupportInquiryJSONRequestBody
+	Params CreateSupportInquiryParams
+	Body   *CreateSupportInquiryJSONRequestBody
 }
 
 type CreateSupportInquiryResponseObject interface {
@@ -14528,6 +17390,22 @@ func (response CreateSupportInquiry406JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type CreateSupportInquiry409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSupportInquiry409JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiry413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateSupportInquiry413JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
@@ -14558,6 +17436,22 @@ func (response CreateSupportInquiry415JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type CreateSupportInquiry422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSupportInquiry422JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiry429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
@@ -14577,6 +17471,23 @@ func (response CreateSupportInquiry429JSONResponse) VisitCreateSupportInquiryRes
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupportInquiry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14822,8 +17733,10 @@ func (sh *strictHandler) GetJwks(ctx echo.Context) error {
 }
 
 // Login operation middleware
-func (sh *strictHandler) Login(ctx echo.Context) error {
+func (sh *strictHandler) Login(ctx echo.Context, params LoginParams) error {
 	var request LoginRequestObject
+
+	request.Params = params
 
 	var body LoginJSONRequestBody
 	var err error
@@ -14868,8 +17781,10 @@ func (sh *strictHandler) Login(ctx echo.Context) error {
 }
 
 // Logout operation middleware
-func (sh *strictHandler) Logout(ctx echo.Context) error {
+func (sh *strictHandler) Logout(ctx echo.Context, params LogoutParams) error {
 	var request LogoutRequestObject
+
+	request.Params = params
 
 	var body LogoutJSONRequestBody
 	var err error
@@ -14937,8 +17852,10 @@ func (sh *strictHandler) GetMe(ctx echo.Context) error {
 }
 
 // ChangePassword operation middleware
-func (sh *strictHandler) ChangePassword(ctx echo.Context) error {
+func (sh *strictHandler) ChangePassword(ctx echo.Context, params ChangePasswordParams) error {
 	var request ChangePasswordRequestObject
+
+	request.Params = params
 
 	var body ChangePasswordJSONRequestBody
 	var err error
@@ -14983,8 +17900,10 @@ func (sh *strictHandler) ChangePassword(ctx echo.Context) error {
 }
 
 // RefreshSession operation middleware
-func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
+func (sh *strictHandler) RefreshSession(ctx echo.Context, params RefreshSessionParams) error {
 	var request RefreshSessionRequestObject
+
+	request.Params = params
 
 	var body RefreshSessionJSONRequestBody
 	var err error
@@ -15029,8 +17948,10 @@ func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
 }
 
 // RegisterUser operation middleware
-func (sh *strictHandler) RegisterUser(ctx echo.Context) error {
+func (sh *strictHandler) RegisterUser(ctx echo.Context, params RegisterUserParams) error {
 	var request RegisterUserRequestObject
+
+	request.Params = params
 
 	var body RegisterUserJSONRequestBody
 	var err error
@@ -15151,8 +18072,10 @@ func (sh *strictHandler) GetDeviceState(ctx echo.Context, params GetDeviceStateP
 }
 
 // ClaimPairingCode operation middleware
-func (sh *strictHandler) ClaimPairingCode(ctx echo.Context) error {
+func (sh *strictHandler) ClaimPairingCode(ctx echo.Context, params ClaimPairingCodeParams) error {
 	var request ClaimPairingCodeRequestObject
+
+	request.Params = params
 
 	var body ClaimPairingCodeJSONRequestBody
 	var err error
@@ -15197,8 +18120,10 @@ func (sh *strictHandler) ClaimPairingCode(ctx echo.Context) error {
 }
 
 // AcceptInvitation operation middleware
-func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
+func (sh *strictHandler) AcceptInvitation(ctx echo.Context, params AcceptInvitationParams) error {
 	var request AcceptInvitationRequestObject
+
+	request.Params = params
 
 	var body AcceptInvitationJSONRequestBody
 	var err error
@@ -15289,8 +18214,10 @@ func (sh *strictHandler) GetOpenApiYaml(ctx echo.Context) error {
 }
 
 // CreateOrg operation middleware
-func (sh *strictHandler) CreateOrg(ctx echo.Context) error {
+func (sh *strictHandler) CreateOrg(ctx echo.Context, params CreateOrgParams) error {
 	var request CreateOrgRequestObject
+
+	request.Params = params
 
 	var body CreateOrgJSONRequestBody
 	var err error
@@ -15408,33 +18335,39 @@ func (sh *strictHandler) UpdateOrg(ctx echo.Context, orgId OrgId) error {
 }
 
 // IngestHl7 operation middleware
-func (sh *strictHandler) IngestHl7(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) IngestHl7(ctx echo.Context, orgId OrgId, params IngestHl7Params) error {
 	var request IngestHl7RequestObject
 
 	request.OrgId = orgId
-
-	var body IngestHl7JSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body IngestHl7JSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
 		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
 	}
-	if err != nil {
-		return err
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "x-application/hl7-v2+er7") {
+		request.Body = ctx.Request().Body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.IngestHl7(ctx.Request().Context(), request.(IngestHl7RequestObject))
@@ -15508,11 +18441,12 @@ func (sh *strictHandler) ListAlerts(ctx echo.Context, orgId OrgId, params ListAl
 }
 
 // ResolveAlert operation middleware
-func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id, params ResolveAlertParams) error {
 	var request ResolveAlertRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ResolveAlert(ctx.Request().Context(), request.(ResolveAlertRequestObject))
@@ -15559,10 +18493,11 @@ func (sh *strictHandler) ListApiKeys(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateApiKey operation middleware
-func (sh *strictHandler) CreateApiKey(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateApiKey(ctx echo.Context, orgId OrgId, params CreateApiKeyParams) error {
 	var request CreateApiKeyRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateApiKeyJSONRequestBody
 	var err error
@@ -15786,10 +18721,11 @@ func (sh *strictHandler) ListDevices(ctx echo.Context, orgId OrgId, params ListD
 }
 
 // CreateDevice operation middleware
-func (sh *strictHandler) CreateDevice(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateDevice(ctx echo.Context, orgId OrgId, params CreateDeviceParams) error {
 	var request CreateDeviceRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateDeviceJSONRequestBody
 	var err error
@@ -15961,11 +18897,12 @@ func (sh *strictHandler) ClearDeviceCast(ctx echo.Context, orgId OrgId, id Id) e
 }
 
 // CastToDevice operation middleware
-func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id, params CastToDeviceParams) error {
 	var request CastToDeviceRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	var body CastToDeviceJSONRequestBody
 	var err error
@@ -16010,11 +18947,12 @@ func (sh *strictHandler) CastToDevice(ctx echo.Context, orgId OrgId, id Id) erro
 }
 
 // CreatePairingCode operation middleware
-func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id, params CreatePairingCodeParams) error {
 	var request CreatePairingCodeRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.CreatePairingCode(ctx.Request().Context(), request.(CreatePairingCodeRequestObject))
@@ -16036,11 +18974,12 @@ func (sh *strictHandler) CreatePairingCode(ctx echo.Context, orgId OrgId, id Id)
 }
 
 // RevokeDevice operation middleware
-func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error {
 	var request RevokeDeviceRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RevokeDevice(ctx.Request().Context(), request.(RevokeDeviceRequestObject))
@@ -16113,10 +19052,11 @@ func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateInvitation operation middleware
-func (sh *strictHandler) CreateInvitation(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateInvitation(ctx echo.Context, orgId OrgId, params CreateInvitationParams) error {
 	var request CreateInvitationRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateInvitationJSONRequestBody
 	var err error
@@ -16213,10 +19153,11 @@ func (sh *strictHandler) ListMedia(ctx echo.Context, orgId OrgId, params ListMed
 }
 
 // UploadMedia operation middleware
-func (sh *strictHandler) UploadMedia(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) UploadMedia(ctx echo.Context, orgId OrgId, params UploadMediaParams) error {
 	var request UploadMediaRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	if reader, err := ctx.Request().MultipartReader(); err != nil {
 		return err
@@ -16448,10 +19389,11 @@ func (sh *strictHandler) ListSignoffs(ctx echo.Context, orgId OrgId, params List
 }
 
 // CreateSignoff operation middleware
-func (sh *strictHandler) CreateSignoff(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateSignoff(ctx echo.Context, orgId OrgId, params CreateSignoffParams) error {
 	var request CreateSignoffRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateSignoffJSONRequestBody
 	var err error
@@ -16522,11 +19464,12 @@ func (sh *strictHandler) GetSignoff(ctx echo.Context, orgId OrgId, id Id) error 
 }
 
 // DecideSignoff operation middleware
-func (sh *strictHandler) DecideSignoff(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) DecideSignoff(ctx echo.Context, orgId OrgId, id Id, params DecideSignoffParams) error {
 	var request DecideSignoffRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	var body DecideSignoffJSONRequestBody
 	var err error
@@ -16596,10 +19539,11 @@ func (sh *strictHandler) ListSites(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateSite operation middleware
-func (sh *strictHandler) CreateSite(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateSite(ctx echo.Context, orgId OrgId, params CreateSiteParams) error {
 	var request CreateSiteRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateSiteJSONRequestBody
 	var err error
@@ -16744,10 +19688,11 @@ func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateTag operation middleware
-func (sh *strictHandler) CreateTag(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateTag(ctx echo.Context, orgId OrgId, params CreateTagParams) error {
 	var request CreateTagRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateTagJSONRequestBody
 	var err error
@@ -16843,10 +19788,11 @@ func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
 }
 
 // CreateWebhook operation middleware
-func (sh *strictHandler) CreateWebhook(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) CreateWebhook(ctx echo.Context, orgId OrgId, params CreateWebhookParams) error {
 	var request CreateWebhookRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body CreateWebhookJSONRequestBody
 	var err error
@@ -16993,11 +19939,12 @@ func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, orgId OrgId, id
 }
 
 // TestWebhook operation middleware
-func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error {
 	var request TestWebhookRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.TestWebhook(ctx.Request().Context(), request.(TestWebhookRequestObject))
@@ -17019,8 +19966,10 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id) error
 }
 
 // CreateSupportInquiry operation middleware
-func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
+func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error {
 	var request CreateSupportInquiryRequestObject
+
+	request.Params = params
 
 	var body CreateSupportInquiryJSONRequestBody
 	var err error
@@ -17069,744 +20018,832 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H2LUiM5lvarKLwbUbBhu2xzh5jYnwKqoZpbA9XVFwpSzpRtNWnJLSlxuZuamHfYd9gHmyf5Q0dS3izb",
-	"aaC7999/JmKqsZ0X6ejo6Fy/83st5MMRZ4QpWdv9vUa+4OEoJvD3fkyE0n884jgh+g8a1XZrrfZOp7eG",
-	"1xutVqvV2NL/bOt/Wun/SLtWrz1Qpq+WhEku7nmvF1NGavXakEiJ+6S2W7uGn1AfKzLGE3Rb+4TjhwZl",
-	"aCR4l8jbGhpgiRhXqEsIQwOCRYR6gg+RpCwkqL2+2+rU6jU+IoxE+6q2W+u0OpuN1lqj1bnptHbbnd1W",
-	"66davSaI5PGjuYYlcZx9827ivpHkkQiqJrXd2hgLRlm/Vq9JqshJtUljrK9XWCWytgtj0p+T7i8kVEvQ",
-	"LtS0U5ORJlBEHmlIal+/fq2bxZC51fj5X8vxVy3H56/12gFhMoH1kMlwiIUe6AUjaIQVJUwhytCAJ1KT",
-	"OFswHA2pUtPEaa/vdjYscXAcE9EnTNZ2f66NCGaJkrXP7nuqt6Z+0oyrQqxIn8NoepxHtXot5JEe/NZm",
-	"Z2ej02pt6zXHo5Ghde2Rh7ibxHr8ehVwqCg3D91neDSYxPgLlbV67Zg+EnhBbl3gT5Ins3mw/mYiFRlq",
-	"pjq40QQkX/SML2Gcta/14viLw45E0s8Nu7XZ3i4P7QrLQWksQx4RgVVhNIyrezwaxTTE3ZjkR3X1w/nF",
-	"1Vl+YIyGNI4pq339XK91iWaO/Vq9FmFFLnrvqFCD2m6tvbPdarTWG23N5hEl6kJERJgF0ePN/qrt1g4O",
-	"ji/sZTDokDNJpSJM3YdYdPlgEsGAP89ejzl0Pbo8OTg8OcoR9yB9PjrIPR+1t1st9BDiGOhuB9f55nw/",
-	"P7iYj+8lj2gyfLXxdFBf4CGyT9VkXUiKemkcVffoVq1eo0wqkWQ8cs5RyFlImNKPjpAcE2K2CNeL5t2D",
-	"a1pG6T04inFIBKzueTLsEpFJJaFlwCURlEfwnne1eu20Vq8dAkPyRISavjhShl5CZULOiRFK1PPoQVjI",
-	"E6aIOFlC8Pdi3Ie3mO16b3beZAn6dttA32MQZ7tKJKReGwqmN0Sr1Vlb39jUC8DwEHSEHh7SWLPO4cVR",
-	"rV7r00eiL/2wf64/DmkUxZoK3308OT+vfa3XBOeagdZhU0nypbZbe/8MUZ8wqhd0/ZP+e6T37ZwVNhJc",
-	"EH1VUYTvI0bGSCZdGQo60tyExlQNEFUSSRIKoupIDviYIc1cmXD/vabl02NKn9A8vDyE1s5uq2UFPXk0",
-	"StfPNazP9qa9BebeZ7zXa0YkpBGJ9FL1MI0TQQ70+td2W/Wlzv4YS3VIYvpIxCRjR/3ttd3Rjrv1BPWJ",
-	"O5AkvP/h17XHnZvfrtbZ6Wg7/BS1e8dys/8Br02OSCv5ll6ojYet74adL993NdFFXNutDZQayd23bwec",
-	"P8jmQHOzeKRk3HigKhwQJptWw3wreSJrX7N1OGGPVGFNcd+K0PTXbD0Uf4BTPV2CCkQPBYkIUxTHQHkB",
-	"xCVDTPXgJR7+nzlD1mv2ZUQFkcU37BTesIxiAbOykja9ZaO7GTa2om3S2Om12g2zwbZ3cDfUvCE4bJ8h",
-	"ZrhPRLpRYDaVtsrnes0Qble//n4n/K7T/WFr+O1oXd60H3/aZldr4x83yXHrl9MN/D7q9D/Si1+3fniA",
-	"tTo0HHltGLS0UAzh0UjwRxIhQTQF82tjeXlqT27srjvK2UuqUoPYWyTl7JwrTZVLrrCUNBmiDupr+d+j",
-	"YkgiwzKMjAaCx7w/aeaPb2Cc8uF9dXS+f5o/IAVhOC4KZPNh5F75zIPz9OIA3mRPzSv9HtTpD9E5hv98",
-	"Wzwqqo3jBQfnnANybXfDKameA7J2cXXY2Nlpt2ueYzJ/NsLj86djSUanO6lwXuZW7GSZ2VW7Ntqpec80",
-	"w1ZmUfT7DSdFEzka4D7FSK9aIsgeGsUES+JYDqWrgWI6pEoznDUMTpY4c59t7rh9aEyeGTbHxm7bUTq9",
-	"qLokMtIAzhRKZFlkR+YXEiE45eoII32CkQhxRur6H/RrQhIYYc48UooMRypvGEaJAKl/lh5SRAie6mPw",
-	"dC25Syem/aUqsdeqc0pPX2vGPkXR1u66M3H1UmjWSWcpcyctGED5uZaf0t5ttZprbRCKOQJst1rtlAA1",
-	"RYeEJwrhniICbctaRo6yQrEUMTpLEKMzlxjtEjEMC+SI0VpICc2hzVZnihJbMxjhRTNvLzHz9tyZt0oz",
-	"T/dDbvKd1jrooYfgVjilUpV30RjHcZdjESHMIoTRkLAEwReFbRNime4XEEB9/SAutLixClUtxiySIR6B",
-	"GTzgY+dOMtqq/uYYs4j3etl35l44dfqCxvrUkTgxFqsakCHMC4sHLZsraF5VJfFG5qxK53/f5QOrx14T",
-	"wqYo3t5dc7xmzJDaMVcopoxkNAQRTPUS2AmaT74hr7vVW9YG8dsdGRXAAveuVoQnl1ikPxQXb8SFEpiq",
-	"dO1S30m2fJeChiT9xq1PTPsDtWCBOksu0Ga2QJoh7x1186tjZmHX4pR3u5Mi87qV6OFYFpbCGiKvR3gz",
-	"O9hoR4/Oy51tspsxN0eUrCMeR0Qq1KNCqtK5NJutI6wwmH96Q1Ud8zyH7Cs4Pr/OlodVFpm0Wi29yFz0",
-	"K76z1TZOvWlJ2O7srrWaG3lKOZ29qKcsq91Fa0vrVFEns62r3tJ+CfGntZKq5N9emvyawU9Yn0i1Hw2p",
-	"mjbNoiGVMrWfU2+yPVpAuQXNHK1I0h/qHYEkGWHjPetOtBWuOVSu5q26LHpwdn38dPf329vbpNXqbD4d",
-	"XZ4cPB3vX727uPr+5OjTXbvZaW6vt5rt9vraRqvZbrbXmu27k+uLp+uLj9fmH805rbVWp7W91mp3Gq3N",
-	"Vuvpaf/w5m6/1b7bP7y532+1n86uv4EZP10+dZobzfbT09P+6dP50dPTx/OTg4vDI/Tx5n1j+5YdfX/+",
-	"pG/IP1U/8OnD9dnJzfGd+ffDxfF57pLORqt1yy5PDp/aT0+pJXB3d3d8dmBm5p1Is21+PLm+uDu7+nu7",
-	"s9ZY32hoXfnu7u76ev/u+vrp6fDi6O7D/vnRHbi+7u7u7k6fnto7263Wervz9P7p6andWUNn+yfn6Prm",
-	"7u76aP/m5vTo7tP+3c52u7V+9/F6/+lppdPaXN3Y2Gi02jCZs6en7zU5YKC37PL79lP76eRp/dPdertz",
-	"t6/HfXd3px96t/50ZN6xfrd/c3N0fni3f3pyoL87Ozp80j95fz45z73hadb/yiTcP9UDeb9/957zCJkT",
-	"a3J3fLrVane2ntJgxJ0JCdxdH9w8XX9/dw0uSnvZ9lMuBPF3CECY53aeDvfvDkXSn35ua7Otn+m8+XfG",
-	"0f90dvF0heXgll0cXj8dPr37++nfD58ODo4v7hZ6ze+cZ/vvnW/O9+8KXu30tye/t/mWLS890m18RWQS",
-	"T6mEXazCAeI91OOJQHb7yfyWHAkeEin16boOgbUkVsa3EREFfi7jqzQC2AakIODClOAxDNVtstozfc7T",
-	"ljSIltTj6hSwJS3ir/UaT1TIQauAyA6M3PoJrKSAkyibqmdanXSEGxsbeprgsxAES6BJRGU4wKJPUI8L",
-	"lLAHxscMnV2do+zywkjkA7VencJI1haPpPBe+zuiEXI/m/CqGlAti1lEWR/ZgBZ4QrXo7uGQxlRN0BhL",
-	"hGNBcDRBGQ8UBhol5l6yiGjpmM6ujxsdpHkAXq7pgkNFhERYEAQnCusXXyLILyRUeXLow+lrvXYGvq8D",
-	"cLAVmTrmofOvhDwiyHjJYHqCNOxCI8WRGgiShlgLXF+OJxo33tnFYcUonHGi9bACZ7vWAH2GRmsnC2Jb",
-	"/Q28U3NMk/XMNDHT8vhhUmUy5z+s6A7mYZgIQRjo/u31dFPJ/V7PLMPuGvCYIeINh8/V/ZFnPKI9Tf0C",
-	"tWA5ifH7FZdSS7uGDLleP00aqigu++hnO+Axwwsc8L9wyubbmdbo2GcYfcOH5LdX8pknsiwCF3nHDIHk",
-	"khT6+f8bEn0GGrHknbYJr42jpEiqzGREWKF2a3d9w8oKRYekjrpEjQlhqCsIfuhhqUBkxAkLB0XZYHwd",
-	"JtEgs74j45vJiAQBBcjxMOL6T7LNX2p4zzKzv9Zrg9SpoyevfytM6PcagcdBZDR7kqMgeOj1z1qCwUjZ",
-	"peB9QaRMTXeqyBAe/xUsFv3MrsAsMmpGaAyhf3u/sXPUeqctNkHt8v5b+31nZ21LP9b5bFK2Rt9atta/",
-	"jgSPEquwQCCBiEcibuiQlATp5u76Rs5zs0SWDzgR7CjOMGXu/VoO0iH5jTPYL0MiaIjfHgxoiPvc5GWd",
-	"GRXsRtijs+hacAqa1tjUgCAFlxU2u18/WcYBS1lEvtR22z6txqelCDxeaLD5zbJ2ZpGtOUus4yyxW2Ht",
-	"pvT9xm66O7t6erq6OLq7Ojk43r86vBXOStk4uttot+7eLat96ctDQh/9If52mmX2a0KkUS/Xe+2wg3dI",
-	"q7sVrYUbeJts9tpRJwR/CyhW+5leZdNZst/eWx1L82hKoWf4Bz3q4RKa+DKeacsSLa8q7lGhnxGcej4X",
-	"VTfuU5YqmeLAUs6ezhvRGW85C/h/B7NYB885GR+mB5Q3UlBHgvS1giusAs24QhOikPW45jWx/x/DBgXH",
-	"9NwgwR/vmrYxga/12oU5OAsOOy76mNHfjKXHGWS8XAqOlKA4zq/j0sft61Ed5NKc0xsSBSCfp0ewSgQx",
-	"6U4jev9AJvrnMelCppCWejFlNISpgbPgPqbSJOxBCF0a1/Gj0aQ6G1/10Qx5ByPB9XbRZDliUT43Z73R",
-	"ahemBRdpixWYFc7vS7vcsyJvZv33soQjpI1xmwEWT9DApMDm8lxSBfJf++t/aBDOLtKNTYOSPJH3EXm8",
-	"//Fh7fF8+9f5KW8//PrTeKtby3jHL5HNxHKMZNzuTiNEmjuQ4oiqaZls/uuLcroEVWud3+BuTFC7o3kS",
-	"I5PgiUw2uPXwT5roICaYGZPAePv7MX8kEvQrfccEjWKsSBOUXQVmoLNiEJhO2WHk3P1f/xVo/h/O48Cd",
-	"oNNNM6YpUHAKJ7CEEpjJHhElFeH/1XqFV6pTSEsB3r2sFODq6JtiLmFfz+DVMu2vzPPQ4VRiee5NVVMC",
-	"t6unBK7dtLd2N3bmpATqcTY2NjY3X5ATuHbT3p6REzhjqs8KWaQ3ycqVOjnecEZrTlFcJkF7yB/J0GaD",
-	"+21CvHAc+7Mtx0KKfZYoX7A/ixIAl5dgM1uCbNpTr2u317PXbeRft3EEy2WFz0GMpebuk9lX12uPVFKV",
-	"slIWg4QH/VlVDUPBrh2Tjmi0dj8UL6912HidWgegkvcoyO9MOAqMaepP27bJ2miMqaKsD3oB9jvvc0nc",
-	"1oWapWxnX2QJ2fa7f6Va/yvV+n9rqvXIbK0/ONP6OsTsmnoiJCZeg2SIGZgAVBGkcB9hhdYQbg6buYBJ",
-	"uVrJcGHuDOgTBS/RCnCXxJrRRoSB41qa74dEDbgm0zeggIwwKENvuejLt1XcBW/1c6pcColUuaFFJCaK",
-	"3OB+bnBXRFFBTHhcwS/p8A6PTo9ujp41QoUrXRmZc0gfgSBOfn9WzAEW59ATh4IfbIyjtbbbaj0vQJEn",
-	"Vkjoo5bvEQ8flk0vq9cU7pvQfW39+Iedy586oIBqnUe9TqDlmf5RoPpX8CR9LFSg4dGoqS37rOAsxOxt",
-	"OnjYVURKT71ZTxA5QNL+WNg0IZHSuQ3I5MOg+01IL+iH9z8dXd18d30iT4Zq9NPByebJL9HD2TdnrR9/",
-	"+RBffDr68tMv57+c3/Tp6cGHFvlhX9/z7fft72jvuyaZfIjJ8T69+OVo7eLmu/b5L99tnB3uy5NhPIgO",
-	"TjbPbsKN88OPnfPD/fHZwZjiH85/O/mF07Cz0w4nJ/KEnbd/pPqV+18ubj4MzzpHrdOb7+n58Eydd75b",
-	"/+m6tfHTL/tfTm9OfoPn/Nbf+PHTh19+Oviw0ww7MesO37eiHz7EWXnbCavt7rRa2sACWrgZCwU1ga1h",
-	"53wr/CB+HG93b9oPl+vyNNrpHePN5Ihv9H+iHfbdl63vxzUTEYYoY+XgNY2q5z4MTYB9QEfSEzf/vDSL",
-	"c9E/n+fLtDFyPmalCPlnLQmmgurgXrQqlw8owCb0lEvlfv6XmvUvNetfatafr2Z9hu06rWOBTgVU0opQ",
-	"RHo4iRWK8ASNsChmoVXwTtrcC7M3bfZFq5B9kWaz5DIwWpsmA2PJhA13eadV0CAiyljGsPr6Tf24r9X3",
-	"2XMTJgyFPTUYoBeWs6CeQ8tKhPnDJ1qfO/6N2eOH6VXihSXm0M0eeK2a6J2gfRq9kehG4Ak6NWUn82YD",
-	"OyMHiTC1Q/K/eSARbCj1fzQmgrcEswOFK3mghE5r/QVQB3kielSCAcGxGkwK9DTFsnqqRvzlqpL+3wGc",
-	"+OOJW1+CHhtT9PiP6RmvVZ9xp+qMTUVvfsat8nyJGLmZNUM+fOsC5HaaeidqI7i0AbXFzxnCaGwhu0LO",
-	"YyIQVnBmDbXgekgFV3ZcGdXw263vzjo/fP+u9qrhta2cpf6pOKzOc8w9MDX1HRZMBz7fGIWK/JrQ0ZAw",
-	"VatsCKaT/mpI6s3TNa4UFiHMUPoO62vIp/CV7eJZZNzO9M1lkj5n2vDPJ+Jyd9zkbO1nmNr1f7GaYTXY",
-	"vkSqfVPyPrWNiVQOOmECO9emrgmEw5CMVCk6O69wPtUxclXz7XZnRtm8FTNNPYJlq+bXl8hNXJ9bNb9R",
-	"qWq+pXfsRzZMy0k8J2lWS4JdWMNjZ1csGvkzKkLMcmTWtk01r1TdkRpJCXtuPYdmzI9yupwjkUSg8YAj",
-	"PmYSNJFCWpoWjcYFbX4Emcl7CDOuBmBhpMz6v94FVJ9RuLHECDqFERRU9WMuR1ThGJ0nSlCraL+8aGOG",
-	"46quxajJZvEWZnRx+NDgvQYgXC6b4zRdjjEj32lrdy11nPzl+U5Vi0X+1GyoV0h1mp3GNFU+8heXd2xl",
-	"6W9/VnmHJgHBka3iOuVhik8XkZw1XLsZEPTx6tRVeVjVBgliXIRNcK0b+bZbe/vY/iMCZuBeCwdkCCAL",
-	"PS6GkMSRCNoQpEfgFMmFTZSAys2v9doVVuSUWsyA4rw+DbDSey0mPeUm92vCFUYrJ0c375HWe/CIoiB9",
-	"RrC6iwIRWOUFcuolElr4M6heZREKFPx8yyQJOYskSpiice7ZVN8hFRckqiPS7DdRcFtzae23tT3xt86e",
-	"+tvaZqsVNKHEOqPtjOsKpJlDgUse03DiX18+IkaTeiMX0KBhHhPUUSRwTzUoUb2Gvayhz1vwoDYsZ63u",
-	"3jI99xHc9EYizah1FPxaIuIKF8iaqLIOwkxb7VrVjXn4IFe1AORjm88XjM3dY8oiPr5llCFLbS9Ff/3b",
-	"2t64AkWz6xZQ9NOnT/uJGujDMLTnR5GiFywjqERK85nCDwSkOsTddlHwjmBBBBIEx8O/3UKa7m0tqJtT",
-	"JgA99m+3NcoecUyje0jOvq0FaDwgzJJUEEmYgtphm7ltr64jE+qKENcveOQPJEIrV+8P0ObWRmu1TATv",
-	"SOpoxhDm0kZLPCzwkCgrVQ4SIbnwUGiEf00ICuFnVwhOUHBK2UOADPO4PTnSyi1PJBrhfknakMkHCCOe",
-	"/HIyPvvlR3V2eKbODj98PDt82Dw73N88O3yHT1gLwiYGrwziO1ZamrcXJjTEX04J66sB6OI+gQI4O8cw",
-	"QP9WAvPC8jnWawKT6PJIs38AvwbFWUzB2OhHGRpkg/3SsFGahjFrTFVPPhN3HsueRP7BOiH+RiIaFUdV",
-	"weDpucFCIkI6VBrNHV0mvRMaeYX2DIF9qdUuSX8rMsFGy7+6IIcKi2ujG+aWIf5Ch8lQf9CfKDOf2ul4",
-	"KFNEK56mDjKi+FsyQ3jSIe5rCj6QCVpJeTkZxRxHdQQJZ1oF1Ms/tA8KVpclNmn7if1AJi+k9oXR4b3H",
-	"Qs4eAhbJz08S8UainJGy9JxaM+ZkrIqXzeo6xOzGpXX45qZw/41EI0FBhmrzuIlOiUrxHwTB2pCUpEGZ",
-	"JExSRR9JPKnDEXRRRyfwx6ne4606asOndvOW7bMJMuMwkl/PSSLGwd22Mh5gpfV0KLnRs1jVghuSkPCQ",
-	"oPXWuk1RNHQ1b3M/37L1VjuL1skQM5SqP/A9QCa6U6Ys6HP+KQ/RXQ7MPLLnxOPmOuwa97HtXQPaZ1AZ",
-	"NUtenvIxEZrGaEC+oOOz/YPG9fF+Z2PTyX6Bx05JABFa15vMYd4CDXLRhDcOxbp5y74ngvYmiCrENbX1",
-	"peQLDhXqThSRzvUU1VGX9Li2s7CQlPXrKOTDEYbVAz8bkwozBRlmZXKu9TbDNml1d/BGtB5uke1eB7e7",
-	"rXAn2iZbvU280V0P16IOafdaeKe7HW5Fm2Sjt47Xup2wHbXIYkkvHf3mLsoIa6bVT7r7udXYwY3e5983",
-	"17/+u39bWHehb0dobfxZBwGYIB6Wsr7Jl23kjxZ4wTdis0neSOPKmTnw+W4Wz8At2MNLBv4V4IlGnEnj",
-	"wnuHoyvDyA4ux5av5DBv3v4ijQGWziH1LYMOBhfdp0CjBtLG+IZ6lMTaXjSeqHznk2Gi945WPuEZCK5A",
-	"OIoA6eDr5wxz1Y4PZe+yuLa75qZdNP9ZzllnZO56q/U1T7B/F6SnTee3WU+et+ZX+fb79I1HMBYgn09b",
-	"MQOkEg1xrFfA6Lh6lDI37CY652qg9/AYSzQWVCnCmtoeP+CsF9PweWsQupszku0zhEOorXAiiUpHFQtX",
-	"RL5AqWeZODuViVOJJG5sMhONxruqEDicYfYOjNVqV0sTYBRjdp9uiYwKeiA9AC+KsZbCxnVkcmnQSmfV",
-	"GL04HMBdtlo27Tlzn2pqBQJ10hpY/ehaZXJdxng2F11iCrJ9zJM4Qn2OumTC7QlbHHyIR1rZIQR16mgk",
-	"OOps1JG2t8RIUElQwmDYJFoF0r7nokujiLBnEbaX3p0nKpXIpAgjRkhktAQcDSlDgsdaOUMD2h+4XJcc",
-	"6dZeh7cy1e6NNK/UZnrmBzaqC+co5mPQWlTekwBkOecHGS2KbzjkjOxpvUif6/ZitQ+RIOho8xw6QlOc",
-	"7BEZMc+5QtkPu2afpkNFmMkx6H3lt5Qpu/k6lA3MPFNLF7wbWklkxGk+eY8MWA1InzASrXy4vjgHag+5",
-	"VDk/A9j1horveWKcmM8iYA/uzmh3kQ+KMK6Qu6BImvXXEmjGIkURJ6YhFwhQze1dEnPW1yznYjAFAwV4",
-	"6BJPtNl1w/kpFv3ncdHIPONecX4fw1Omz0jNtIb37QUFYrTXXle6w9vIlzAVA9oKdrmKZtZDwtRVqq28",
-	"onD/kScCZGO2IpSFcRIRlAM4yIR67suSQH8dEe6xS/2j03Syw7JWOFxnTqXsRAICamvxI8OJGnBBf3sm",
-	"BRN4gHML5mmYcxfqTZSjsrbhTGTlmQULWfy9TO92ZXrr2c+k9zm3yp6zKtGN9WehEAtBifQZoyuB/qJp",
-	"xxnUkfkM0wxWkeTGS45HI6RvlMQewqDIq4HgSX+Q+oANVqJMhiR91R4yi5hazuMBsRIBmACeri1uo35Z",
-	"2XhtDKt3iZw8a4WtYXbf1Q8o6j8msqOHpH9E4YCED1rTGGEpx1xEcg8JosREm5XY+qtLW2TjVQ5uztEQ",
-	"s0n6YjMU69NIGEQqOHO4mzDoFTUgE7ggIjHtQq+5eIJCLlU8WdWHNGjTt0yr0xFnpImuYC6mO4NeAwZp",
-	"5frwcoEPylAAVzX29VXW956LOOV+nNYOrqfCJ04WDvFEmyCamJSAxZfzT8xz44H5C4GXKxJyEX1kWkF/",
-	"tq6hHywYju8NF2TccGJ/cNR1vxeXuvXypd5HJo6EBMzH6IegyViFMcTMdLQ0zqwVqjIpGRHIIKEMQth6",
-	"WcNkCPGEWyYHeERWMytqhIXW91JwmD2z7cz0Yt432zDECejFkWUJu2DGo2D23w3nZ5hN7CEqn0V3zZz3",
-	"VvfO70HH9y6mlNtvO62WY8vyqdTZeY11AFRlc7CUQldGpSTyWTumtF/yoUzfQO21b7ML8+G/Rhb/q3Sz",
-	"vVw/4i/YqH/NYfzM83MmZ5wZDOG6i8xp7nCxuVw+TWmhP3361CgHGOctWTkeaQlocZKfLeCSwhPythR4",
-	"SwmkqxyfbrmMmN000GV76SKLtY8guR/MbqoG6Oz6eGoXdl5HX4aXU4nGJI4b1j/UTRQa8DiS7hgzbnmt",
-	"dXRJBiYNauBHJpPRiAtFIgj5mLTIZ9EufdA9WG/3wOUZEXNvypl3u0YRWmSGtjde37x4I1FgbfWGnnag",
-	"6agPCm2TFgxSiGVLtBKUhxlos/SWTdmlXm+cPhDSWZiO3GATZ50Sc+5SHEWQFobjS6GfrAB5x4HY5b76",
-	"3bX/yy3Kkp0A61NB4EVhjsxJ/LN9/ef0Mm56Mrse1x75yYfEUAertMYd4kZwhGNNLOPTvGDEpHAh47tg",
-	"aEQE0tKXpvmKtgc0WsEuAwVlaZZoPKAxsYozPCDVBuCTNapXQbfWB700imIaGbD5jFoPtHlU0j5T319H",
-	"PSqIREEhnm1SFiAQMyJMmoBWGHNJpPtFZpO4ZWFMsNDclXXNDhBL4ngV5eJiyP4qEVVGsSxyAY0q+Ohd",
-	"2pg3Mcg0+jY6FcwH3fAIT1BQ7GkToBXs4NBksce4pLEWfj0uULt1y4aUJYrIvXSNsHU1rpqkFuZyH+8F",
-	"lQ/2ucV224hbXL7zywtNDaDVLYvprwmNTA7gVkdfKgqvsY9Z3UMx1tqHnrVEMgkHCEsUKDKEzZoIck++",
-	"hInQVl5Qv2VBzNU9HFeU9bUJF2oC9+yWv4/xSJLAZj1h+XA/pFqQBkhbhY9ZVSEVKMQj3KUx1ctTDqNN",
-	"9QiaWqU0lpHf1K/V0H3qbVmH9xwDRViRhoWZmLoj3/F9xj2agc1BbGGyZz3j3WRepAuyld2liKo92Bm5",
-	"Pai5AnYVKOSpaABGMZ1uqJIk7mmNo7w7Fo4xQx2bf+aApLt2F3/NahQq7EiX7l3lDebSr4XO956dnG5h",
-	"SKzt8kTtoYBGcMBFJHVZRKnbwSixBnZs//JE70QbFNA7rCwA6tkOM7+XNjJkRTxLOimrfWRMb3NyFx5C",
-	"RtegkecgKl1Ko6yGxMrD3EJney8jcrpGua1S2AMFZp55Etp2KYdp36z8upWOkF2Ecxl1OLbLaV4/Td60",
-	"W9nrngAmL9Euxkyx6eGPSnK0PsU49aJYLca2vW+vLdi0xUm+z8+Gsh7Xb7Rd2WCUejAhjktvzvq2Tb9r",
-	"QXJBbitCQyHBpJVgmrJ5p25jTCN7qXyGrCoxuWOIOZy+iE+PHp3+H8cXPQi5zxNQn4wT3BVNQpVYkUld",
-	"w7iFYi6/UbL2a7/XCNP2c7nc9fMiWrjsQXj/9Kw/++yEtGoL7CveK6t4zZRa1zlucwPUrFWr5/jGMRbA",
-	"GVbhq7y4zz1Yb9CctCk+zv7oeZaphpjm0n3U4zxCrm7KBeKueSJRBg9irNyP1+j94T4a4l+4QIwyglaC",
-	"IY1h05I+bJ8elQPQokKRSIVDgtm9HJA4Nj+gQAlC7lmipP5gUUNhCw4IViBI+MTIE4mHJFit24NJptnq",
-	"Rx/ffvz2lvV4IhTRCrjWxcZadg1cRY0tHEGAN41CPhyCAhlioZfTBb+5JE0UaO3wS2r3YSDHLdP2symd",
-	"Nm4+W3CSSOh37Bo/TKxaZ5dG00J/7Ov11BOGZZ+mA8BWWzJoOW6xU+s1IILeoBwAWYAEtXqtHycK1nWo",
-	"nwVwtCGJTd5nnIwo/MTjOJEhuPqSeDSw4AshFwz+E3KWmGNM4HGXCLhZ8SFWmk1DqgQcbg90TGv1Whcz",
-	"zLD+YcBDHpt2SiMuHgAskvTgFxqaZv04Hg3wfR8gX/okxsoMSAIVOI/uo4kBIFPkS5Fds5nP4NiJL82c",
-	"oP3TdupmwdBIy/SJwdI2mvIdj2lh4O+uw8kiOWT3TKqU1LAQGHS7DOM225gW7DYSSR944pEKzvQQgTBD",
-	"KkPAeYTuFx6J5YoVpzboabuxhih4zXqUiHTCK9bVSIYjNSlloeahdqcti7QkcT4Bztx1Xwu4vDnVbAqi",
-	"NyXsDLUuo6D0yMwU1XfII2J7eA1pHC2gWzXt+QyrcJDTnm01ZcG6MojBU0O3aHDZhRZNeNGpk3KJXVv7",
-	"qPTlBZ0zo3BO18y41ntUj6hNzy7xuoVNmNJ9cCyJdcYL8mhrn5rZPLqcxwSzEip3VYuwooIfY6k+Svfo",
-	"Umoslkrb6CGRspfEWt7WTZc4gowrwapOtIcYZBQn0uz25xmgDvU1W9qjEQ0RRLl6OCSIsD6ccyPBo1Xf",
-	"bEaC9OiX4jMAff5h67th58tCHqFpu6f0WQUS1d1q5pfEywxJRNURU2IGQ8wqckstjJPInbBjQRVxVUXm",
-	"rddUkZJKnP3gowsOlSmBqWIELlwnZ7A4SQEodHXXdiKr20y31uc5iz1NA5vVry9ANqNLm8APZPJG6i/M",
-	"09NCLufbk4rGsYu1L62fW2Xca68auOZX3nh0VGTTTmut2Wq222vNrWrOmrSfzu+Lr84QF7zFIymvpZlP",
-	"1kVeTz05goDHlpGXm0LUAmA7tqy7HZEbJ9AnP0vfqrxzhbLl/RVa+2TeCXRMvhzwmAsjNmxVbdVbSjNy",
-	"99fdu2eO9uMostG0JeIJf86EpgZ8YGvHiwxjAzRolMiBaRoKwAShAO3fNG4xgVjr8UsdhISl4S8qoRzJ",
-	"t02LUw/xyC8sA6h4CsAXbbkU0MGLUvGGM9ofKJOfpWaYdq42vuoGt5E4F5ibPS5jp7nSrCzEVhwj/P52",
-	"5B/bcGbVV/5FzyrkWiih4N2AvzJ/kmOQDga7z7goiQoH1lSDK21JadbixwQWBqUkoNXpOm6I8LyFkby1",
-	"dH9bcX4ekRnSkdc5FJifnkfMsBIxndpaerH1bfre/OpYDFNDMuAM88c0e2/NwnSYdh7PE0FayMBOmuFA",
-	"tpvz8wz5VDVAW1K9KYkjiboTG/HOpmwinoFercCir0zQAD8SFAC5gj3kmN9empZTustvmbneii59h2Mv",
-	"e4tjxKCJ9hFUzeQwXWBIaTb4eqvliy3mxOJ8YbdUHHmeuPmWTMwgzY5OU8SLWbBw/x8jjfK794/bnn/c",
-	"9sutxEaFlUg355wNl3tku8ojX7wdZ+3CGUeh21W7CEOVgQOo0MRuun0EgRVTqEwiy1wrkhAUXF5c3yCD",
-	"5PE7JO1+NQdBsFq/ZSaMqI2CZrq/9HvMnyiEVo3diftMoz37pyzHhlGYxJRhMbllaYx4UkeSZ/lkWnHJ",
-	"nqQ5AuoP0Mp6a3215HVMg1UwlZpj3KKrLbtqapUOsCL67xP2yGlILjGdFaAK7ZVNai69H2EKgSrkfkH2",
-	"F8h6GWLxQKDfnschlwKS+eyD9HEGVwCOdfvgLo1jb3Rk2t4xd1SMiSmucHxg4CO9Jot9P1xXhzpZfXFB",
-	"9KxvdzZyAAr5YvqpaIQxOdIhFgbg5/qpVfpLwjOzuMUXpfHyy58VrfEzazNPy+8Srsi+xeFbxPO/6ovv",
-	"HWqf4frY9F2z3+X3AVytVRkaDlCXhNim8UODJRyql28IeIORDAKt2PR/V51irluttE/gQa+0S1JSvOo2",
-	"cSOsvEkKC/uXbpNpFpu7UYpM9qdvlRKPm81CmEzk+9hg1BYf10CBQyi8d77qoJ77MqJEma2SIjdK150K",
-	"zlwof7FXN6DFASIsGnHKFBT3NVBQ7AcGT8vFLCfmWHWedHd5YO5lIx7spk6A7gQNeaIG9jcOw7sHrP9g",
-	"N0s4yzAlAHQSfje3DAW7T5gmshYAeuxnV+euIgcQJdHlyWEhXlM3BY5dAkm4+k50dlU8wadICAGPHAVd",
-	"pCBrilavsREH8P/cHEx7ADfA4vlfft60FjDArE8ubf3M89JQbfG1e0hRmbRAxg0D49oYYabEpLFT1io7",
-	"6wvVSkbG+VfM24bnuUunwjOl0RYf7BUvMaZDW019wCPyTCrNRGeBTWIcWjboAZXPTXSAJakjOcIhMVp/",
-	"hOWAmPIm2mdQD7MSbD382hiujyCYHWx9+93Z+mUZcsd8WzbTlsv2hfF7ycMj8q03tShIhQOcViammQa3",
-	"6igAOQG/XRxeN9Zg49WRTEajmAxdeHeUVdqBpGjm9lBu6wCHF5h/Js/DGvamHboLlgh0WxUONNWVoMMh",
-	"ieooGUFmMpZk1ZQKaaMjy0uUBGqEIHTLuIHeKSzN+cXlxdW389K15p43jvZe0/KcoxEXD6iBBIlp3wCL",
-	"zccQ9IQq8kFM7/pDRMhEJZ+3NZaOxy1lkJZmBS+bPQ+DG/HcLe7AQ+etmXnDAVx7wkaJqrrY5ka33NNE",
-	"83YwXtJ2n5XWtp9CApe9MWhFH5wW+i2EDflGmjYg6TagIgewAKV1VJGGDPmIRKt7CPxRYyoNJlRwrd+U",
-	"Ft8Hz0LoWYy1M8UTWaKcocFsHnlp3UYBXrhiXspBes9UXgX0Ef01ISfmOdARv+5wmheUzMBFXx0C8fyL",
-	"r3hMUoZNEYqngvlQGghVf2ScX3ZztkmTHin3TAYLFDp0QTwOCbQ+jGNzgV72lDKLYwj4i51+HstwNn3K",
-	"CrWFEgIyzF74C9F/LQnnh6V+STnOAsFmG5g9b/yFBlcVlsN0pypjTLZ8mRRZ76nfl9y12a3FDlzzaKCe",
-	"KdqzDj9T2C4GaRGgOtIuPwh6+/zzH/8FLaHqCNoXIWhapL9c311rGYUOGjghaNv0z3/8F7R3KjD+3PPA",
-	"jKnI/u3OdNbVNPeVwJOX9N5nWMvzB3jjrpshb9PnzF6xG/zMHWfbSEzhaloMRJfNift7aVWsKWlI+0LY",
-	"ch+puMB9ch/bxKnSeeRpU/FKR+4nCHdiVhgSFGWURwRwi1SiEZeKRHu2dIMqAr/IHHyEyXuwhTFp3KlL",
-	"EDdd1ip5juYneZhfoRK+TFoYUt1k3DqPUYqllMak5BKDuKkQarjB/Zvs4ql4Q/bTbC60zqHncaLrTlQm",
-	"1lEKnguyw8I01k3dNA5VPEHBz7e1/7itfQ5ygR54XIEHK7WBqiRR7DxhZNC8oChaDC+7T5W0kETEFV/6",
-	"UcRTi6PvTts7zV6eaFZK5B+XzvgwCyC3l8QxeiATl6ICKejUph84lMQCqMQDISOJMBpgOSjKllxG4ffd",
-	"nZvfrtbZ6Wg7/BS1e8dys/8Br02OSCv5ll6ojR9+/Wlcm5P+NvOInsJ3IENqcS1sQdkDmaRwGIizkNQt",
-	"pFDUcLMDVd7k5Pc5AXgHC/cVfGngEW08kEnQnJ9JOU1Lk4lnHGzhAAscKiKkoyxlNtNfcoRhkLbOXZCQ",
-	"9xm1KaIvT9A0uYZAr1y25vy8TMuYmaVQ3ROdu2faCZ2WfHtDVfY+bQU+pAixBU7UZ8ps7kPXhEX6uFAW",
-	"swieSSCiwa3MtqiLNmqavVS+Nb9PAc8vW5L+vKLzzxnRrUApNzqclS39KlnQmZB/tqAta23FNnY5HBFP",
-	"DGWpNOx8e7vn1vDme9/9ngMY39mpFwY640G5gRsmnVVI1wcMJw8jl0VqEx3B8ZiGOSxg1y0LPCDD1o0f",
-	"V8FkhnhJAYqZyltmSPFGWpDlFYjCDXhMLCA2FDdJEt4HyIgMh9UWrTaRfoPALOJD1KVqqkzc3PjDr2uP",
-	"C4S+Oxt8K21P3uypS3ZirCQhCwd0upa57PUSvxUYp8TiFUSq84B4jq2R4D0D2objHN4MGpAYasFVWlju",
-	"wrOSDwkKY8poiGPkGnFLp7MiQfpYRDGR8pbxHoCC7qJARAFyjTRIBB5rqihmdRRESgTwBVE0RIqEA0ZD",
-	"81MYDQNkS2HtXVhMbMstAZVzA9LLX6I/11EwwGE4CtDx/sHBZSP7FSJhEveImqCY4KgYWQLHX6SEJmk0",
-	"hKotKN6ChxV95MIrJZxluaSiu9iFecpDHENLIK9Z6rr8FnKYFhtQyo614pv9xqh5Sh1m4WO/Q9ClX+ZF",
-	"sTxWKGkdjQR/JAaA+xfTC+7zCzwqpcmlr/RPybW9Kmf9SVUlgcsmKS/p8/5j64yWd6Tn+/v97g2c2zIQ",
-	"fSEqIG05VKEF1UqSmJzW16pW8jr6PZ41h49ampNIHDxOLpfawEZhNOYCsBxt/jRVCCC/JcJ9TJlUfvjo",
-	"VX85mRnCS/SMSmX2dhxSYQMtt2cywOmQoN84IzZ0atu8owiy8lR+ZS1seAW3QwJ1FUsw7jy7ohBuSLdS",
-	"unI5+hW41Hbby++i/MBm7/QUlqm43ZdBBioCM2SQDZWxbEr+shy2gwHvROZ5aCVKDHBNa3UR1MNrFd/7",
-	"w58egJDZFD5IpeEcOWLW2bZzBdNKEgQ4lCgiI6J5mDMU6PcHNkU1k1jB6m7qHjIQ2qZFFgAdvUFWxNVR",
-	"kDZ+NGMyLqQuV4NMasgm2tf6jkoEgxZtoDibRHGt49q2W3UUOR93j8YxiRC1/VY4I1VSq4ojAat2bs0u",
-	"Ycm7Ja6/EXhyShmpePm3lMuHitca5KVvDPCSu+dzablNTGymKmAkmy+nIMcGqR805RKz/rszFjIotH8E",
-	"V/Uty33Z44C7UCKlvXdIWHIP1+lriuSzlyiBJ/cG0+WWBTmS2d8f9Df6bg+FggJ2kEWtCpyBlrEXHxli",
-	"7Tnvs/lNmgZyJmzsOK+JTsCJDTKCRIXTSBPKZHebcvFbBs+p69NMcJt/ZRDVoHcp4gnASgjM+oUKCMTw",
-	"0IAmEjvMlcCsUvM2abXWQvgS/iTBavOW7SNNSpOXr5fMRomCtHlIDuTe4sql51DJ6Pvd11Z0dgvRrzNF",
-	"0LezpXnurKTSmUF5vAsjhHgPzk879SBD2tDfwlHpjOvdW3bLnmAB0JNenqfsrqfipejplj01Go3C//XN",
-	"ZU5+KjWltdZprjntk2dPPKGs/Sic/ELWLaZOHbnup6j8wp55YU9wprI3vkXOX1BUsqq+GK2YFwPh0nfz",
-	"Xk/boZahV+1YclsRPeW4Sb9ravM+FXqdOE6CchiW2AdmGxc9ZdAo+lszG1NAqR9f3vdPKb4Jgs7e9oFm",
-	"p+vlJHHPeVIQfKufUhANdoCAvGK1LXDWmCeVBAJ6ShHtBInxBHZeTh0wl0u0wrgd9ap+oVfgzHlxzi4u",
-	"t8wtMAKc724xAKvFEhI0NS6hTX9hBmW1ovjwaaMadl7ahtkTOrDST2/EEQmtd3slMFtWC1suAG7HxtEC",
-	"rfEZ1BzXaRewrLBUILUzxtRfG54MwKdgWDJYhUxCHI/xRLoemwby3raFQDjCIxPaTgXtLcu4VCIcS24R",
-	"doCXg/oUr0nDlDKwiT4Wk9Hc5FQZ8DbrCaengK8czXWcnm6xSTygaTIveq0i9c1RudTH0mW1bpqM2AIs",
-	"BdifjIyJVCYCUUdYmUs6rbpW0ArAoFqFc2dFJsghJ1PL8jTbxWU6mdlVC/PndHcvKE11Yz3y8x6AfdIC",
-	"/GlqPBU1/kLX7IL54+P4rK32XB1LpWl3xVbV07H7VNCmUrVL1FjLM3dULl4Z16c7XZvmLTuCxTFlWDlx",
-	"LhLmqrhK6zVP05s6l8srpvdJJaLoAwBgOkW/0vUXol9uxD2Hhu6U5Gz6jJVopUdj4+LsTjL6WSoHq01k",
-	"aMaZ4elbBrvahADBjjDV2vNomlXGufdndXGvSe98I3KvHwF+14YZoNivfLw5WM1l8IIWM8Ym4gkNIlDI",
-	"Hx1poJXv0Q3uB7N2yk17Y7e1vtva+GmWC8jr9ai04oDD8tUcVr7anClRnMEF5A5671onjKrcQqc1ircs",
-	"9ZnDI+DxZkHl663alBvTAr3orWDpU3dyJ7e+qWsktwfq7tjIyRavBU99Yah9Ww3iBchrohvyBZQVcDEJ",
-	"yh6QGtDwgREJsHHo5PDw+gTF5JHE8patBDSKJL0HfLS1ABk0YypJhP75j/9G+V+3AofLWi9+T8IAESwn",
-	"+lAOB2S8d8vs7/D++1aAIB0390Dzw3qAyBclyJDAeUvDh1JJqaktsW/VpIwJFvdmjJp1kzjOPoWcSX1c",
-	"M3UfYtHlg0lksbtCLCKKQ3gUAxS0mI/vJY9oMrQfRlxhKc1nA3N3D43vzK89wGyBv2gX6lsGtD+4Hwmu",
-	"CIDM9eKERveC6A3j1piRRGkmY1S/+ZH0icKCYmY+wH8HOIbhPHBpOsnFOFRcEvfuCFMxcR9YotyfKumS",
-	"+x4hkfEacYHj+6xGAcB8skUtflwvftwoftwsftwqfSRh+oVd2tLndulzp/R5rfR5vaixzl7Cad2VEuXa",
-	"C/trJrLHHhwcX3i1AUqWiJDDbvQdns+AsXs1qLijy5ODw5OjinhxByl90UGOvqi93WqhhxB4sULNjQc/",
-	"zsVPDUlnCTPIh/VDKV4cXqdQiukpDNVkiKpc87npelUowVlqFYFvPCuZ8oMHmYtpVcHKXHjjGwvxCNJY",
-	"Vk+RncFF1OMiuYZ+ibnIiDTAYJooK/C3wayqo1GMQyJsV5u6A9IwjbUldIo02JR9TNneLYMeOaCtQu0N",
-	"gi5ERvRWqGaXSiReEMZzbpCFmRIQi5JjYrmhOh4jzM4PyvdJK0Bw3rkG0jaGDj5w21jEBCAy7mmi/cMb",
-	"dw0kZ4D2lHNb3DJT5AXAncySF3pyuYvzndbADLF8EGMFeLCMlGg3V5UyawVb4RzWy7Mhrg4aHQvLHBHh",
-	"Vk+ii6uzu4tWG71FF2eHdxettWY16HhwkVwSQbmvQOKM4FjmNpztmqTZYuXi8LrRWXXWYloRUUr3fFer",
-	"105r9drhkuCbwL6+Mr1IBZnCq2WD4BF0YMAsv6DggYiIsCV7V2eGMoWCvEjVLFvNQu0U6iUBQeWFANF0",
-	"a6MVU1BYR0F2PAPgcFrzFuyhwHqJgxQpDNZ7NT8LV32bP+QLhXOzgUl98T4HMQSi0wm+0t6e4pt0vfK7",
-	"1Cfqj1yhT0lxZcWW1Xu23Tvxdfov2i6Y4f8zJz8ov/fSHty5tISNdc+6HTGIIxMPOiSOjPt/mWyArols",
-	"e5QMGQ6w6L8s6lwx12DIH4E7/MndYmK3dpQKTSvJiKNFHfE4Sj1MlU+1M/te3ya3RTEHMZY+F8r37UYH",
-	"rZwgyuyFdXSEyBCKaMNJHV0gnqj0p3/+479XvVm7gvOhl/7aapxRQmvd1q5qoe4wNyGtAgIlLCQoW0Dv",
-	"ix+ppGqWINeza+9YJDFp0+Qr7M/8Q0sUrOe5s8RedraWGoYn80zh3aysj/vw+3vKcEx/m4lAQtIrmz13",
-	"qQExwklEFcp+f6MP2hEXCrwU6cUerJH0loplXOaxz6nNKrwq96CKNPlLwDtmrY0PusO3On8WboeXMwC0",
-	"w3RA824/d7ctItEXZrmztVlgBQvbrTnlnvjfvI8GyRCzhus+6iRhE50oicZcAFbXEE9QCEAUe6bCHvIf",
-	"9BhKTrWZ7blnoIMfzCzoP765uUTmIlDb63oLGWW2B92mtAiQRsuFSJJDLTEd3POwNq31xZg2021R67MB",
-	"FTLC+sqwwUqpoyEOB5SRjLIAUeCyCGxibRMd2Il0BWZhioNZt4lpmswwtqB5y87J2FgwriYMRxGJ9nKB",
-	"9RSpIokjfcEAsyhOWy3ladq8ZcEQx6Yt4b3NkgvQynqrtVpHge3mmHUd1z+ttW13sHxDwZHgioc8DtDK",
-	"RqtdRxutjdVbZju/uvan+XqGEAaneQP6wGI7LAxgenXUJT0O7rpJrskflQjmV3SHQRdL07ZGk5MYQPpy",
-	"p03b7fI+A6UuNxfvcdGlUQSFlvme8yFnvZiG5hwptp8s9X31NWkfEjXg0b1+IHTUhwvhU9r6Hx48ozej",
-	"6+6cMPyIaWwvL/V81mKqi2X5Kp6okA/1t0YJrk/3B55a+6zrZ2EWvqUuOqnyFJtWKp1YnvZwFCAKQO7W",
-	"88FGIw9xCpyVSllIfkht0BUj7G5ZUDpioEUJwPp0JyiA59vCF60iCDqkDFso9CEejfR4XfwyrdOr0Ann",
-	"yB4Yfki16lhtU88pIU4tA2flnuU9Aqsfre4xI+i92xwl3ZjKwexHmB69l+4yd7vRLBbffgXXTd1erpSc",
-	"FWwxl5kc8PRm6AVjOWf2vTcCTw7dRe7WMY4fbA+2pky6RsWck0DnLr5216YP4uLB4EA10+ZAsx7DxQM4",
-	"Qq7sheYZX9PDfwKlSLtWTflaNb9vDpcsyq+byaqLbvRyw6KbZhJgcX5haQEX3TK9hxfd4eXPhemJHrZc",
-	"SISZzLTozpmbGDIi4U8/QOu+lcCpRxcrHPN+QtAK5JXJXKWeyZoCKxlu6RECqXVQGR5AuXTBVTNLos2S",
-	"mR6B499EU9u7PlVmPSV7puXJrJ1en2lB5NwwpddNHX8AL53q/EUNHpJoZvT+6PUIA8XbJDliiTCKOGRg",
-	"Alo6NMp3h2Rqp4+wwEOi0p4ZRdXcOYKqZYG7/EjIyKRR0VO10Lg0c5ufj522HPDo0CGPeQItlYJ/u7r6",
-	"5pt370p2xr+133d21raMM0CrNrXd2t2//dxq7Ow33uNG7/Pvm1//3TfZ43hrf0bmBWRgauu95BOKaLSL",
-	"AudlCNDKfqu9Ci3TMJM9IoT9sqO/tFn+8MX2av2WBZlHAr5cW7WwavfWaRigFefG5sL5sU3yleaAi8Pr",
-	"UhTYjcRsADeErMKg4AWx3kz3shL/5p7kIdQJ6xOprohMYk9RAuOKyBlUHGOJ5AOFeBBPlKQRyWIOKwDA",
-	"ZvX8DKDx7Pq4jgh7JDEfERf7kqsFn9tCD3raQX16YMd8jIbarEgHknWIh0xiY3hzRqBZL2aIMCUg7SoQ",
-	"QANpUPvS6tm2r1rWXurXec0TR0RkDnub1WUiDVb8OhO2kq/xON46Mw+zK7UoVSOjUTZa7wbNPTi0mI6z",
-	"+hctGKDdcrZlhuDxid85XLVjDouIB5Gg1dC2UIRGXJpOw5acbiNT098732g+53/MreFQMO/wrF1VYcIX",
-	"9sol8ZO0YTme1XPZTAJn4b40Z5GFBO20UIQn0rQoGGEo0THNpQN3/b428AUeo+PTLVs+whUUNKIBwTGc",
-	"K2aAlLNVk2ea7/AogA3AGCcjGx/1eCSx5H7yZeNYpp11rruRJ5IHx+R+1vvfE827Pm6soRW98gDlMsIh",
-	"QTSqIxJLAgyRMK1ASBwjGqWhvULsqYk+UTW4ZYF94XscQhKcRSBKmTrIIfk8mD4JkNKfmPHZCqpyNfnR",
-	"5cmBv4Sq8DL/1NbrqR/FzJRK/xQKrzzev3p3cfX9ydGn+a1zK7eFruDET8vocnzg9rJ3KacpkJcfadTO",
-	"7UqzeRZJMv9hFhFVAYzvON4yDzg0lz9XJPhDpPldDhkL0CBeL+qOa/q2f3hzt99qB4UVNhWg1qcG6Cq4",
-	"hKtib6vaqjsjqCXLDJpeZHOfgp+2SpSFcQgBq9q6kCO0AqU+GYizTd7U0oVEDl3aqA/BLkpYRIRUnEeo",
-	"m6gUNFpxFPE9FJgxNo3cCZDUQnA8mECjdKcGgdsVs1uGUk/p2dV5HTFugKKZgYeuG1dq6vEqLIcdV7qX",
-	"AfDaXQBLlaakWLY1mmRoQThhdxoHas/ys/lyfVWPK03ygSdYNkc0Mte0W6tAJBzr1c3illykepbxLFNZ",
-	"cKzt6Uc7ilnym3m4Wna7Qm4iU5yk6dgVUGts/IN1hK1ZEnPWNzBEcLDqV3V5wqLVevExbrArxkiB4xBq",
-	"egEf2Z4qIWa5t67qmeUfoh9ubpi95CZmkSOdbR4cciYTwAIGIKKQC2FOPTtp/ewhFLkkcCKU1G0zei2N",
-	"DKX1vnBMUAIFyKnW6V0+zbogRXzWeNkG0RppMBSmTsRUjJijB/aP9WMEaEWZ0nGbKJIuqs0CwuqWxcRF",
-	"c7P9t1pHoziRKEh1FXh6PZdqZX/RJHV47HUUpHHykyho3rJrQ6B67sDTg3QUyjRv0xfJrp+3juSFmuX0",
-	"OdlumZbVFLKacKilQEwiY+AjEg44KXZDqJ1df9NqtVreDmK5iVdLRBClFk3tVquztr6xueW7Or+ofgCk",
-	"JZXKVCfLY2/nZWNOKqK5Q3N49Qcuy7DEumlnImYyAW3AqqSJQ9SO8VyiNlJEDB16d2XbxwGFeyxBW0Tu",
-	"GeP3OE6IjRz6xB1DNmSEtGZqciz2snbnIIbN9lzGNvXVgxoDG+TBc9BKco6bkql7uoUeOwB0vgtbPU1v",
-	"EaZ8Cseoa0mNrq2ljQiz+EkHV3V0+l5ffHB1+n4PnZ2eXt6ynjC1twCnVDf3p/a6RCvvj6/fvtP/v7l+",
-	"+/7m2px0GH28ed/Yhpsa5qwfYvGAsCC3TPEY2klHTbRvsYjNMCEHTSKsbDA8OLs+DpxLwIiLZ0J2pqgU",
-	"K67yctVWIFkVJcelEhmHSnNptOpU053n/yoiz70YFvGVIavz+NRTuWTT4vDLiAoifVmq1+SRMGOamg7X",
-	"1LqHrE3yuq10AQ3PJp/7+wkDUJ7Mda+yi1AJXKQqCHcJf7s6SvZcxw3cUgDCzt5SZIA8JYooJNlK+Xjy",
-	"w6dvF5UFles9+6UE/Ojwet/Pn4/lKzsbG+0dP0SQ39x/sHAiWbrJt5feQ0qWvNmSenuqfllsuT6A1fkw",
-	"oxv0h0/fXnvgWsik+h7UJF+08PBA3/vzSBnLNb5MUQB4L60gNzVccjrZiEYxuaFDwhN1TULOfEnT9odc",
-	"kx7FE+ixlfp5TUm6QTORJsleGllvq9+ayGJ1o51WQRfbadUzCMO1TYvZbL2wXrRFLrR+hKtokRe5S/VK",
-	"DMhie/4GLpreoFN0cs8rjsi3lhn+mScgEusfofqzYWogtaCso+D4ePfsLEArnfXGgCdaka9UJQw458Xg",
-	"ycrPrfbnn1uNnc9PnZ9bjbXPq7s/txob5itvKOWU9+kz+yukR8syKc3lDOYFKsDoD+12NKM9wWhem6Iz",
-	"PFqmO1GRB76h2mRKe/OYDH/A9cg18QGTELLX879Dzn0TQb75SE0AtsCa3TIFEb5lkDtmPDF6CbS9yCJb",
-	"4uBcCC59zdUDrwSQ0WT8HN3YgK54UAHsqCtLRWdHlDtHVIK0fl4d29KvWa79jw+7agaTjPwazKcBt1gw",
-	"ttDHpC3toiAzowJj5HYTGquGFgV6USRauT6/ODs6RAc3xh6royEjQ85oKA0wkTYVVvcAvyL1HQV1hN1L",
-	"kCSaSyBIjoLLj2WMBldx/LbYM+7t7/o/X4NS3l46XFMvnL6x6EIpXDa1vc9SM7R6FvLHnPHqSUEWxNp1",
-	"N3ya+ifMgs9Y09shFxjeptrGFTmXikRjqK43IVlTh06lI6cv7FRikPxg/GDK+XJIb7TTdPeLLKaS6fyq",
-	"p7+LAvNHoA9hrFDmEyoZ5HtZy8CgDlEfLQFuWeVOgXuoLCDsY7qJSiPD+gm5F3cnt8yAAIMPVyR9QNxn",
-	"j1Rwpi1AgA+Bfnt1AxoFkiuTWhKElubakti6ZVZumXExcm8KjeqFTmDKVcwJYj2Izt9sXZUr59/ul5v9",
-	"YusZdJRwuZ7pxOEL98ZSD2B3xzSTk4hiX0kv9L/35/K8h4bE0PDYNFo2IfaYZFDIUApZwukaO/wp2zw1",
-	"ImGMBYkKuTzQyfjtCKqszd+/jEj2YUy6o/RDn/aK08zf7DNfl7V49Zwc9KbH1nONpO3U9ZV1lDM8s4HZ",
-	"JulNM7SFtUfezgLnpkuENimHNtYcYoMOlPaFNy4RyizIDeB4mEbWb+2Kvv39gUy+BpVsUTnAnY1NT3un",
-	"AmT29fF+IweXDQxQnP1Ob3szam23t7fXw61oc2MHd3oE41a4sYGjVnsDr3V76712t9Ntdbc7nTBqb0Sb",
-	"YXuj2+q1Wri17Q8g/uZZlndTL1/f7rTXFopCk7WdZ3r7hpQIOWZYBFJ9Rlxp0h/a8ivvP3lR3d4UbX/h",
-	"lC23UabxafcZRt/wIfntFZ0cpfK6Yn3sczqGlemZyIru9nKPEnNfiupa0YOS0nk2F8kBHS3kpCl4Hx8K",
-	"utXD+1iRObDnDu4cWbRzFxYWkVH3Qf1Ii9kL1F4EKD5dd973+U8/SughDQpmhAQxFbCQlKhFXVEp/Oc/",
-	"/juo1uqai/55xQZsfyK75vseZuj00CpPEtvwdSygjyJUIOWa573JN1BM6fSiDVDiarNAGekW8LOfiYsw",
-	"ri/wIOVREme6kaIMtL4cNQKAOzngY6MmO+TEIj7cbKxOk9mzamG9ezyO+VhabYaHD5lfSf/enMavX3jm",
-	"P9+dZLDmcvavtzkdCvSLi0muhaHkYn/6iZdCk/hVHvcCf5db0MKYylOu7gFLq6ZfI9EQv0Kt+sKQsjeu",
-	"OcTWpnGFxs8r0J5/qGHXxIOzGWXO2eB9tD4v9uouTq7d0TJeq435pk7QHXmYJleKJCayiQ4MpKeWhV1B",
-	"MDRfdl4wCckjegfGVKpVE/UTpJdI16plvdWa6q1SxUPX2dgsOug6HhJfGFS+Iit1BV7stnkHF/2hbRDY",
-	"c8+7UYwX7oRLfc08ZHtDBfuwRSrzRVH4TTsaQCIb2Foq0RAyI6JM6AYxZpEM8YgEaCUYcaEEpsp5KLl8",
-	"kAUjM70aSkHMxUVLMn/FFH0uAZJ/VueMaoiXGdiluf5mdlOvDDQ+PW3ntkEyWVCe3l6raXOvW4Zlrjub",
-	"eUMD+j0EFpdHouA/4Yu/Ba5T5ifSvebhA1HlDQVd1SLyeP/jw9rj+favi9vUbXVri9uWZHRJcUR9zJNr",
-	"y1+1n/s1/ZITPCa3DjOE49EAd4lKQ0wx5w8NHNMHYjCIW3V0UUftOjpBXKBTTVDK+jHEffcMCH+B7rA+",
-	"trFaiWZpP/5chOTnTmNnv3H84duz88vGTzMrTObEwm8Isw1IXDB8SJmy/sBn9Kqw6GPzY7qXxl9Z3Utq",
-	"b7hOhkPshWpIk588Csh5DpC3chpPBj3jw5MT7HoWLtKIRmv3Q2EdeJDDiSjswh61zUojdHa1h8yVMCp7",
-	"sSk6Kd+Sl0P24ZoJ0psXI0hkw63nCeV34ZZI/RzgnYWqK56tfFoMHJezVUzPzBzbQzxCitfTfWeAGKpj",
-	"vOWDOeXVTd+yZGho4nuY1eNyfg4vzCFW5KL3jgqtOEyx1I8//vhj4+yscXgYgHfZfRGgt+bvHBCX9Rj3",
-	"8SNxFqDW/5Kw1Ca0vbPdarTWG+2OZ8HyEqbV2Pn8+/rXlYb5q5P7a/U/V//z32ehNkLN7HIhL4M9WB31",
-	"zzbvo0QVMe5zEY+X8sksLMAFyZYLd0Avxv0lnHqQCPY+xv3ZuIQVEpGOuc1CKZm6dkfDMc648sMp5cyz",
-	"5TJHnVY5V74TITlzTS2dHZK9YB3Y1FON4im50vJz23nV0cr7OjqDQ/hjHe3X0fmqaZY8HKkSgNn7F5ad",
-	"+FGsLr9vN9YQhJ60ZRZiQdAKS4SkrI/0LdPVPS6ZuTi89U9/WGupLDdQsEwfz8skQ+qMh/zmXQH1Kr9D",
-	"8hI/L18zWLucxHCbY1F7qhzPTBcy4yGNS4lZhxdHPgr26SMpsfOH/XPvpUMaRXHJQvru48n5+eLiYzMe",
-	"97b0Ud55WWOqNCMC4cfqMkM/5r25ySc0AChGzjJG5JxaVXuFA/wx7casm8t4KxNmYWgKHNzZWNzZ1avR",
-	"+z2FipqQySIa3FB7pgiK4yMWyZm4paCvCY7gSmRaagn9X1cnUoCHUfqWHo5jSBvrCUL0vAHCe9QXOCKR",
-	"8/2lZ7O2bG2iqULdCUCZAp4QF/kcNf3653f+g9stdMzcHn6F2VBoH0aVzCjgk/3l4iwK4HfpK4tUrmdM",
-	"m/LbLIZPAQmq2QPm8mkzwL7QbxYD+e0VemVhSEY/ohJayGmZDJ30BziRZf613Ggglry+cUpm4KjlSa3N",
-	"cquowIBUScW3+OEjweFLRcRIUEkWa/lu7jPU+pw48CTzObL0XWoIjM20P/nS0B8a9hIw7lMYrKKbxOJZ",
-	"6fW2GEng87dxIwdKeg89akqw4tk1094Tt4tzUHpzqJQLosOv088rwsDMgFIsI35AbZ35Ej0SISk3ezm9",
-	"YDq4YK6uqD7YZ/oZyL3QoEcjxsdaS+hxERa1hLX5UADlqns3vuzt3v3pg835k2EWfWvmg1icwmn5k+AV",
-	"p7gFoBWvSE8QOXheQqowN6d+vly4VEGf79awc74VfhA/jre7N+2Hy3V5Gu30jvFmcsQ3+j/RDvvuy9b3",
-	"41Joqd1ZLo20MAwfe1zZxtYvTLudK+6HtrR5ftpAsc3xwmzcXIS3uMSmzE0aqPHcIZnWw4agwmobg48Z",
-	"IPIyhNFaqxHhSfEAXeRKX3LI+QTieQTLh1JmtK6ulB5cApiaISrLkEYgKiE+ygXCIdgBebTZPmG2yKo2",
-	"zfSVwWMrVFTxnhuIeW4ajBWm4BJG1hjTyF3gywxYoHFNbRc7gXR4Fej6l4hU39r6ROoUYNWfJFKnuMqI",
-	"VJtaUXzCFWYPJDK7EZlem0hbo8x9sE3z3UfK5IiEWu+2X0CepthDgVS414M2Xw4VDBnkHRxTDFku2b1a",
-	"Y2ajROVVIBiCtYXB0DMvNsjt5j4Aj9avK6dcuiunGF1POm0YW1bdBI/JnIGb9nl605sOq+kwguWHDe9Y",
-	"fvjXIWazEK72c8pkXrZq63JEhN6MLpokQ8ygsTQWfaIMxojpaGS7HcwK0HsUcvfKNxIF6YeTqATp1Sfq",
-	"mvqb28S4S0qZdNBQ0GWC+FHN1IBH+b31DbSFuby4hv98hH/3bw6Oa/Xa4dHp0c2Rtx/CCPvcxOV56avq",
-	"0CVTQe9yi86GJUEfr06NSxQsvhSjLd+quUAHk0PVau90emt4vdFqtVqNLf3Ptv6nlf2v/RZSjSpcivFC",
-	"p0maSmBondLPEsAnVzWnvZIpqbltYTu1ELOrtMPDVMmtfoLfGiveOBP2rYQcDDsg1+rElD5Ach1lgCQB",
-	"PddHI6SvE0QmQ4Ko2nVRlMEbecsChSHymYI19E+ioG7QBqI0GdlTMZOm32V8UYUjvJYyToOv2cO+3fru",
-	"rPPD9+8WQ8LYu11G4CxGAMDOxF/NjLPuODN6Hhs59EaCfEXYpG9ZKOxUBFGWoaQlkvSSmBEpm+gboa/G",
-	"0lYxuQ6Fetm6ZECZFmJ9iVYUlg+yXuhgG/O+rCOpePiAQD+RqyjGLFqi+WdO3vp6f3Lm2k55pk6lnYgW",
-	"GA/a0LT0MFNGgvYHShug0wLXNSCstu/0ILVwPbDD8asFoLzlXq+PN5WTXaYIMXKwHooOSdnrpnDf5OIh",
-	"xuF5cxryOAbyFM972Sw9BaZHrnBfC2Ghje8IwYWVOgGl22xxLma2i+bmydnL4A5NxOndQKNZc9DXv5GI",
-	"RjnVWRNmBBAlmuRScYH7JG3RIZF5TlfrYyyeuH6XCvefoV1nJp+fN9IqClsEaKieUjuTLp9MChcyKVyo",
-	"s1ywp3KHoQULcQMEhXqBGUBX+YyoOQbEmHQ/ipL+MVBqJHffvsWjUVPyJE3hf6uPjbfPFq/py7KD2PJR",
-	"JkvqqUCdJYzzW30G/y1keNjsh3PaEVtRpelWd9CKhXLjhd2H49kVzzeutVjhLbbcuchsrbWpWuafW42O",
-	"KVxeVMM87eM4w5Q5p4Hf8TwkeoYlz8iQCBritwcDGuI+rxYKtJyXPjFP9Dx1vMtMwkRQNUmt2dKR+/oJ",
-	"i6bUwdM2yNSLnVxmMJHgm7JdfkzfhlLn3bVmq9lurzW3KtVb2TrbkiNEq2L3lAUII2kqKky4R2GAbkv9",
-	"R87nos02c4vtFqHvHAvO+uklaAUr2w0QlA2rVGQxBHcd+DoMnNrqHgpiHj6Yakpuwna2uwccmQ+mmPCW",
-	"OeeMKUbEKqPcHgrco+8tSFuwp41y8AbeAy7ZfUQMVmcABY8G0QyyafU1CJIBjY/ctIl3pX2m5kxJp7oi",
-	"QR75A3HkINE9T5R5m3EtkqhUrmupZrGzM/oZHn2wDTCKwwdcNN/o7VPMa00zW/vWooWbvdSH7iH2+96+",
-	"EjcZ+72R6KMkogFXptB1aeMpvdSmWfxGu5PPNnwgI9tqLhMJ/Dcax/jtRrOFVugljvbQweVHdHGN2lv3",
-	"6yimDwSd4VB/8cPq0k4s2G2Qzg2MDhstP0n/7meSi2+wImM8eXn1hoTH3ffN89IKDkiqNHm9qzO9h0wR",
-	"8Yjjmbggx3yMeE9Z/dC+wnoApWFMeLt84wpWZZY5vFmEAdmcBwOyUaGk2jdiP32lnGHKhETKGenA++jD",
-	"pxu0AhA4Vm0OHmgUrNYtiHp7w6V/2lxfLFGwn6gBF9btvYveESyc7yzMvc74zoLmnJTTEzYbliXtDo7M",
-	"M63AsHeWwFZafmDrYoikhG49wr8mxE10zYAR15FME3Cb6OiLEQ76TA8uL65v0Fttcb+1D/ZPTe+DRbqe",
-	"3uceh0a2UqXB5wlm3+BlAtMpwOsGNPXvcAxkGZNZLtyeAd24ML04aaGZqHQIWEYWuYYDnnIpg/XwktxP",
-	"+wiDJrG0nu1KD8+50QIX35DvaVw5ATG9q6IpRpeCXJxW+biaZePYtYD+CdzYrj5/4BLIi0uktFXrgW2Z",
-	"MtcF2zHQMjUq6U1+zlgmjS2jh0tpy69nnidybbFhDYrDKM4kz7r13E4oMeWcbWtbrsyIopW6gEAQTY+U",
-	"Kmo6QAj+aOB1U/BSnO1Vs9ONEGiiHC5L/ZbBrsYOSnE8oOEAmAlhQVLnui3RRSsGCaBQNWuHJt/+TqOv",
-	"fjwdR4O8d9uNuYRIO3uPzgrmpTgamTirVMO77MaAWb5C8DEHKEyfB9boRlJk5iIbp/ye0n4x7/0lkUYP",
-	"+/sCjeU2OH9SnLG875o5qmVQNmmCicHR1vqxn7tz6UfppdMRMesqfTHEpi13lXM9ZLZDHxqZLtHgGjEY",
-	"d67/uqlYNuhBUPAlHUhehocnEia1uanQkEaM9gfVi2kObVHu85PXX+YUmeuVc9dV9IekFF9Uoqh5hxzO",
-	"qi8HXnSl4hgNCUsQFKtDoZ40MRvOCBpRCHp2J8jaR007gsC2i3AXUgbdM/pCq9I5H9Ub5yU3+HzpPYx8",
-	"UYCbQPqUNdF5wWkOfvcBBp95hCe3TI9TGsE/VS1SqsRamJ2SwQp6VzZOWDiozeoDv8TD/Ykv5il1GOjs",
-	"dZtRqxmmhu3iWk1rBFdn8irobebRBr/NW7HLFYopIwDMCAy1lOPP2vt2mjPJc0ZYMqtbBEvSlm2uIMfx",
-	"+UrG5qbUcXUuIsPcMyW/u6C65dLyvje7G5IgvDtCyzqtF1GGArez/GUvqaibvZPfSEMAuLSJLIiEqe8w",
-	"5q7+WSIsBH0kuYSyJKYMiwlKQ4XFZkvz0G+nM+PnYXRk+Ag5irk3zVzvVyhbf2ZxuX8Pm1fPHK7/eP1T",
-	"jpoSQt/++X4WgfB0wHsVJ72XDqZhyAnT906uSEjoqGLkbx8Jl5qgzwfokWjSjeOYjxvJKEUjrwZQvXSL",
-	"Jd+cc0+pMt0XpaJOSQ8LFmw7SPen2jI8A0OrjBxbrQXiJ6LVMKTGJH4kyOHFO+hTC/8D/QPAA4xRRIbc",
-	"iWMl8ATOhim0mQqZp6+debu4UMKCocOCQty/yxNVd/EPW+dqAvtUoRWowFHki9qzfcpjzh9IhJLR6nMS",
-	"cac3OR/RsEiBS0FDB+XY7hiUpTJqb2u5bOtScq556XzQ/hvcn41iUDEx4I/DFPHkyXlC8QvdeC8JzUOw",
-	"+kU33ywf3c+H6Kf5PKbsQctWSA9BK5qntTYOyKHfXQF46OouCn4fk+59IuKvJoTvkGsL7PxKUX9q1D6I",
-	"++cmnSNfzuHg8gDSxID5ltBNlqhSPmmKWTL6/btoOx/74j10IHj40OMieiMhfXGtk+FurES0r01UgA/F",
-	"IA1vWUwU3Otq6k7q6LSOLuCij6t1ZJCTEQ4Fl8XeVDLNohuTLqzSLZuxClb06GNd4X4TnagMs0Ei7BKW",
-	"MEt7PuEcHsvuLTNNg7X8oAoxQiKZDxtrzTAH7pa25MzGWsYHyS11qX4/RQi5+b7x0+fft/0gIUUGnpGT",
-	"CNlUkISlDK6S4k0UaMbIJf33pusLVwLHRxB70EtGoa1akGYT2YREm0907/KJTN0VJSE8OMs9gr1STj7K",
-	"5R51JwZexXBYACwbGJxZPjIaQQxlbiF0obKDN111JqbXrTZ+c+N28SouiVk9wM9D5AuVyi3Q/uVJOVIN",
-	"buV03GCAFmdY9Brlr5xeIweMVipYMb2JQRRleHSl/gVBhMVDIelbfwGlmf1BCc3I/jL9/pma7j5Dz1B2",
-	"c0fl5mL4/EJP9Rle9GL/bWAe/VUDbGJFwweiLOy00NpBeqWneu+PiqqYUTwHNjS90xvs8Ire6Tb0f7Lz",
-	"d3rRfL7fUtv0P8n1W2KWpqPYKWXk5SkM+un3mu/m4E++DMTxkBI1o+vZH4y6aAAgfD1XBnxsgWcEnkgH",
-	"c56B1APohUQr7X/+4782WvmjnuBwUEcRlYqyMMPFAH+o7bql781JtJ8/F2f2c20dfdKGX712cvBR80Xq",
-	"QSmhay6QNFnjhY3WAoeKoUN5PaojTBYaAEwnd8xGSrrJ+i1A1J9lqElaQ8lgRWicoeHrYxOcvPaj4g5M",
-	"/lWgk/zgaZCSxyOCVpSgQ+h6mYxGRKAQS7Ka5e5qFbgMZASJUWyqW8zZxeHB8cUs7KEK1Mo6Ab4YCwhQ",
-	"uK4JYT5kifO04NCQwNLdRldyvd9tXUeEqHo++MNy/T+0Ip8f+fPeaWb08ic8MyOEh8bN7AUtOcv66mOV",
-	"Ulg5fnS7wt9y3XXV2O/1THSvQgMO0BtdhwN4hy2VmH68nNEmI2tvYTVOyYcEOibikdac97JWGQDYNwZv",
-	"+sqIS0m78SS3pQvYDLkuEPYPXyheTqQiJfCl04uD/VOvIuMtI7lxWxlSGQUJCVPxxGzkzOFtN14+ozHS",
-	"ppM240SXDyaR8KZo+3rWZIaryUW3kyjyRnGfFlg/lwWSxyly2ERTfOAV44BVZKIzz+um9J6SOEpzZSE3",
-	"w2au7iHche965pIHQkaailSYPipNlOodgoBFY3xk4wGPoYmS/i2xNZYr3CaM2Icp/EDswyJzrsrVJjrQ",
-	"b9Z8HGgKB6kp7dpIuxeCIUSUzUkuvMgWHDIyhp5Pb2T6/LRdZp4m7fqLQ22mRPaVAmlHX0a8EERbyq2X",
-	"NwiWqZeDssjFRsEM9jMtAF6b/ZpVFut1W1X4u1tVhdVP+eBZ/S7zTbeqdN2avRwXov+ni4IKa1U9bmem",
-	"UTl6BxnCnU10gBURJvNlqcDAbEpeU/UHSFUX75U+uQkt6aqQM5+Cs2w2TMZrObTwVLF0RF8yuvKszJcZ",
-	"hLc+gOfR/gYwbc0pwy3ZTddqACWY5l5Zhd44VPTR12RKDwGNcCKJdLY+JRKtgK/AqoCgEQBMnbGLND8A",
-	"5KVzAqBYM+/qHoK29aaGGrhiWFBX7HynjWjzMi9WKbM9IWzbLkIfTd0i+YJDrSEFP9/W/uO29tmgkBuD",
-	"Fx5XsnH/o2DYVvDgwLsduGaO5QwruU+VRHAi4oov/SjiWYwVcxxBG7GFbGV0/hKiJjTi5jajAzMU9GhM",
-	"AlhK2mfc68zTl/jiD5fn39TRh8ujb+roE+le6uX45uS9bZil7URXkYPO6DuDc26/2W7vdNCIfiGxNPA/",
-	"kkbklq2srdXbW1v1zVbL/UrBMl+t2/w60/AM25iyJo+tCYP0keDA9JRq3ExG4DiClmdaZbr+/hsEoO2m",
-	"V8EKVcjBAUyQmZXNzE2PuC4klSxGp6QzoCg/Sl9bqj+oiVTVHPo0KDITEXgqigxNtrsk5qyvd19liz/X",
-	"UunrbPFcqYfVvL7ZNuibn5lvNb7HMY1gUq8EcRERhekSChucpe5hC9KM7KP98BefcPxg4SuuXQL7DH/+",
-	"OLu0mSa7g1u/n0Db0dwFb7KWBrbX5ZxSlhdElOGpEKer6PHPjfE5bv/i7aX3zy0T9xH6L4kCzFxxXzDA",
-	"u+Z/VkzAz3BNS01jDb48NpAalvddPrCRz+y7nv7OxQy8UCwva/1ExGzXvUMQgo6m+sKcvx1iCfq0K42/",
-	"jgKYcvk3PY/K/aOOMYt4rzdrYCPBowRABtDAXom6RI0JgWR2iN7/KUO175oX+siNVSvjwuQnpMM2AVpJ",
-	"0nE/Mxpib58bEOkLGuszRuLEFCe9OCIy1Yr6ZQ27UnoWmLPEEv+XvbfvTlu59oC/yizuH4EugQFjO8br",
-	"rue6SU7jc5ITN3aa9pZzo0EaYGoxohphQk/zOZ4P9HyxZ83ee0YSCCz8kjip/2hPDJIYzct+379f9XTK",
-	"qrgqDU/aw47TaGVAH7ikeJCyny/e/ZrFKq/EUjvOHOqY+ItI5Gg5UP7nJnVXNLUcK4uQey1s1ivhC7L4",
-	"KOQ/44j9Di5FGTH5NnhqEHGMwpqhx97/9ILt7+8fm+F9uHyBY7YW6lRGkdTQbGv8X+wRarEPWkDBHODl",
-	"TASTIbydb8Sm3zDOCXaFoifjUb/YlC9t1XI8Byh714aVR1HoHjbb+81297J93G+3++32/1akkfGcGlkJ",
-	"sYeaEBzG84gn7PT8jIXCFahqIh9iI7FgIx6kGh1MPeEzI91nCOOdnz0ANTanC/8Gyr6UY/EEb+Ri9dmm",
-	"chpqfSsJ59d5jEc6xjg3VYPkdgdc51PT/0r1qNnyLSqh2mwZb/htQOchtmg+hULd4ra29SA4UqL7zT4Y",
-	"CREOVFnXH24Av9EHkumxklowruxzIoTfmyVxILTGDhWZ4nIQ9BhATJjnE7OQ2XU+/NP2EFYOjYp2u31Y",
-	"kbZzU1femluAb1L0C27Rd2rtDguXw7cYIWsC6jRNjWAv6V5XorCEsbIDNidUgW3rri9BP8Tn2sTcBnlC",
-	"wBQESq9Sh50lI8H+ORdztJxv2elNmYC3GyAYzLRjXTWOlaVxfAXNaTnJZUNCiKjQvplCwKsJ6x2tvvSy",
-	"8GuIGMLqIwzBmH0IaQ0lUHOTo20sBvPGAM4P2/i5Np9RBCchl8O4Igfttm9B/2PF9Bz6/SuhflWSMKzu",
-	"E6x6KxWa2OrMv3LhrsaOsgWefnajgCGKODMIHE8WMEuNzLsWCY8KW1JD+xg0poXVGHcrBgBwW+7UWp6W",
-	"Ykb5+CS/zxZcpraQmxuba8bTYIJ4sJjw8vuF8yI1m0N5woIvWZ3qF5DIbaB0Gudz/LnOAXPMkLAf2CH8",
-	"fJ0aPp72FF4vQtb9/PlkoHxCB+pDwQCGvuJ5GsRTYYw/F+qEaKbATZkmUoTFWkR8XyBzsZ2pWcmVVyMI",
-	"nd+2AgGUNWfjoJ9p9vry8pzhtSesjbUccwUUnGb3Q6GHnIrQDJ7OCaa47ftSZwIe9oPj492O/kbhfJYX",
-	"07gbcvvIKwjLXDI4J8CsVNki0bMoa1lxJFlu1BjHUx7F47lAY4RMBUuZ4DNNIsiaaPQL2vgHsxThJkG5",
-	"5n4G62j8P6xFj9d+tAVXTec6RRKToe0hjZZMqDRZFnfNH2peLaCMTguagT5ZhOH8N1JdxzIQn2Yc5n0N",
-	"iN+rLeLk6hNajVj7jBKpWPnnrYmsNfxpb61T3NsQMjAvMeZjZLwdScUj+a/VLu0bJSRN/kVOtpXjiW5O",
-	"SqA+DYsHFTIVGxi2btGPkSUect7f6suVtNjfOpGwVgaFAGMv4nmZJvsJtS2dNM20hPayiWAR16nVlaN5",
-	"lBk9dSgtMPqlDWw59qKiimsXZcS6OVC5UUWnmVG2xWaC8bpBWmsCa4pDiz6ak/2Od/J2VhTUqWwQvzl5",
-	"a085jI4G5WRwQbeYka4I5VAi8RuK4YGiftjnjGywDS9lf2fFlu+2e3eR4i7JtN7jAkKwtSXRsKfjua5m",
-	"tc+hcYVOjWcP8No+KCzAyia/qe+FTs2l0Omm6HbenOuj71gATTXGhgvJeWWmv3HQeQpKX6baOnUyStHN",
-	"XAl65268TSR65f4bXvrbRJpXJr00wJyb9q8WV84vdSs3UxubxHKGlVAhUAgaA5D5cBx89uH9G0opTrDS",
-	"DnQqpJdBWQaMh2FinHPiFa4HExFcGXefYBhTshMyr6eRUWVC0gwDGxnIZMJGCR+DPmXvRSgTEaTaZtEH",
-	"CluEnd15+wNcKHnoPb8xPPkxTq4AGec9WRabDty6DQJWda6xyFxCITC01/Gy9cPkbtnoPhWeCXjIXiaQ",
-	"c7/jWsluhZC8Q+vJwk7TrdJQuZtzDSj5aSgVCKtL823EQukGKRUOJWbq15IRJbuzBb+lCVv3Alq80OSc",
-	"yV/E8nRexgVxqlY5507Pz9iVWJpTy8MmiAMdxDNxktGF5BXP6zdH7PTlJZNqbFSQlT8EQm9+AiOZNnvd",
-	"r31u8plsXolcuQGOEFmQeSISO1b86ye7+X7+eFnz1iozQPxQO+QzXYSIrG9FqDx98eLVxcWny3e/vPqV",
-	"ICrL4C4H6t0wNWLQaFQgdLfArx6L4jGi7RJII7439tcZSx1+LntRI95WmPk3rAvRZWYU/fBCGTt/AFCU",
-	"MySoZ3XCpKRU4J753Afzd8MS5Hn5y9YhN8A/z0vTIxtGaGPG/zR3ebarJyP4t7BxkEzbW+j/B+76b1yQ",
-	"l6/+cvbi1cqCACxdItgwiRdaJJoFXBkb1Jj8+GK6xU5x1aN4bARxyIOUyfwmhOFkE7Dhvb8APswopqri",
-	"lAdpro7FXPY/+c7p7HkX8RxPjkZ4CZzCQs7PXAHIWCnBwMQjB8fgZQgNCFw3GklIWYDTbNOC03mUyiZ2",
-	"zhIbqO4bVZqIgGvqbc5lFM2vEUGE2aj2gnkSTLiWauzlSdNZANTRbIQB+tdvjryBAtYJDC6sEU/QVsM4",
-	"PsIiMxuYAMuCJ6kyazNQA/Vf/8VexMqIPhkrPVBNdhpFwDSCNsEW8hlIKkkVRPOQqi79veuOz2aJGMnP",
-	"LXZKED02qMZY3R/HgH7R2gumIRgKfoNcFgC8Aruov7cHNxqTqP+8/bxtntoyQ4OkHmpaqALlUxG94Fq0",
-	"2FmIH334cPZSt9ilnAqd8ukMP13JscGzsM4IQkJMaub/PsD40KDWZ4Ma7nrq68ENP6h5bECRpRdxKOBC",
-	"uEyqFC/54p+wXrttjDbNfCqg8fHN//471FF6tlnoy29GpPXaXbracnPi2pfSxvTaHbrY/IlTcspsGzNW",
-	"R4axwFZ16GmGgFKWHXFcUnnN4rkF6LV78Mz3PBVIrapt2LPXPabMJPPfizRZNk8hCUTnnNXJzWzYTVWQ",
-	"7gP1igeTHEsUrCHkCfzPzZlIqBaGXj77gMmUgcVLOcHsm2eakUc6UEDvIjWU+wqXG8sTKeVOfIu9jyOh",
-	"WcLV1UDdgm6sDhRajSLtWIu9c3yqKwysUN0HaeYCB+sJ48QmTMY6+OTE4ZqtSNcmsc3psPfaSbZBxYEy",
-	"1gK8Crl3Q+Q+fH15eX7hVL/ZAVRJa9VSIVvoopceMCByFQ7UK0fM2mixVy7lSujDKpdE4O4XEYfZtyIj",
-	"73E+00Z49M34/233zr+xcpj9e6D+3Ww24X/maz+gOsoU6ij/zXw+m0USO+73/qFj5TO8cC1H++9cchDS",
-	"LqvX5TL9/2bG30kCI9gm4jN7/fb0RfPi9Wn34NBxD/CFyxsYS88zdlieDWDlFbUIEpGaHx0oV6xAQkaG",
-	"KEhgcPhPmH78J6ePjBE6qH3xWR2tX+av2NB+44T5EqAYECSBEj0eVQGwSRyFGioDUsuHtD0BDzCRkHOf",
-	"2dIBeDidKkyWFGLckFD6Aw2MdtYfXOTb8TbQz6BoaFLdhUOsJS5nKrfIii28lWoLz8qfIFY65WZbyKnA",
-	"eo9E6lj1jZxNhFliiVFi1BdGcoZyNBKJkQxUuqtCSB622CVWh1g0bVo5dBFcWTfX5tlo4PGUQcgIITEW",
-	"Ey2CT1bnWW0IsBhNm9ZZIhanTptiNIqTtFCDbOxFyBwlAkFGGJ+n8ZSnMoAM0NLoUedmTPhsJhSMBkx9",
-	"SXkBRECnDkmoLc72fxBPqYDSjCkflYD0nosQon7QwKHI1ZJ1P38m9ipztDOUhbKgAWMubGDOt8bUxFC4",
-	"QAeVFBh/qDS4YeMaLqBhnpmLaaDKNuLHRmvn0Nygy46fXwwA+h5+ghFAn9UxpGp+YVNmq4HlfPlQob85",
-	"mH1iHlVSfWFPCmAu72W5Ax80labGShdQz+8ZKcCaLqvXOWE+J6SVtdoftLXAtodrpRrDU7dJexwdZqM1",
-	"1NrwlVDXlqIFePjGuhN6T5d3HsahNCc7jkIjSiECjZ4IQfv3GXe700wq7Gij8TOcDzMzieBUU0TqDLP6",
-	"LniOgjHNKluswrwwcxpJBSrTYRalfIwfmldcwwoiMiVj2wVxSKbnFvyhFsp8Pptl8TzqHEfyhhJw7uIP",
-	"lUEFaZcwRIu+KRX41wBX6YrOW+wC7X3AWcN2GWd0ZUZFJ6e5kGeQZPRA+XYYxnQ0g/NzdQMLQuGMEzAx",
-	"LTUbmJq6sUZfCL1BwM8PWT3HgWNEmrkP5qQEWQm9w0gaxwcpAtCXO0/iWSJFig0RkGJwYckCblYqkqnG",
-	"Pqo0ynuBOZr0fq3TarfaUHA0E4rPZK1f22+1W/vETgkRmr3WQkRRE+iG9v6xuNItY3eYb4iFbT0mBErn",
-	"oxiyX8SSXQiLyQwliGYCCnEQ46vAf6kJhIoVjRC7kiEaeufO6O0DjAKro/ikAqwc92mtX/uTSH9eAGe/",
-	"q6M3w+y229Z1tpG7FVuqkK75vWaGC3E9Ho1r/Rqwj0C25Br+6h4cdI4BbNb86FHYDnrDrjjmndF+cPDc",
-	"fJEua/3au1/OkQsDuXdqXu2zmfjOP/92+rdfPr9IRn+5+HR0ufz459fvxkeT4Pqcz+TbKFmccX4evP7w",
-	"PsZmA7SBbooP/vzxlwuMFKwvilHxWqQQtO+1e5se5eZs79c4/SmeY2dxr31Y6YZTCMNBoDcf8Kv1//6b",
-	"V9Pz6dRs3H7tHJUfbAg4otdoERX2BcC2jc0S1KYCA5J5T6nWr+EmgF9CxhOIeEFeO9Yle/O9SOeJyiGU",
-	"mWOITFUQRqEqzBXuKvL/nAjotTutgfrJKCWqvqJD7XBiqMTIPTJj8qKcZBbAAyIrnIMZlwlETHJf9ym3",
-	"4RK0kINHdigPRH8mx5DU0g4759N2jzEZWvRbW+wdSLKzc2fFME7gAC12alPcGAEBpVooBrK/M1BSMzJd",
-	"QPzNeMKjSERsPEfDhkJi4nMgyCobYdOgAiNLzY3sNrIdoyTaLArO2ECdnWPNbmTkKswD2oz77WzSOU0W",
-	"qxsXfSiWsQobLfYxw2BJIK+obbnnQMF4jXkL+W61dG+jiUaGmFI5WqdevvxJanbQ3mclE0o+vivNQ4J2",
-	"UA3wW0RTJrPyKVRzPLV6zJ4XUuq7y743cAAwqi90+sc4XO4m9Fw48cZeuIzFH+pWmlI1EQuzOePKzMpx",
-	"rbLcgmHbPsovxbSEbZu/tSzHnHFGPFU2EHvpniWo+lJ57Nkd63FVtESQiJrCweZx73kq3sip3IgPTtfu",
-	"ZRd+8bK7mudQllT5ZrocBtjDmdsuyP/IQ7cY5pbOzbd8gGhdnEBp0i0VhlfrdfZvvuucL6OYh5dx/IYn",
-	"Y7rvoMoQKQAusG/XQpz2usc333wZx2+5spjMYFkdtCsM9gKjLX+c6+VWjWi2ipEGIFYyzeEOWaYL7U6u",
-	"pg5jpNvfpA+v4ytyIDN2wyLzoRkF6iBKoWg9FyGmmpyqs1btQJ2S0um2e6W2smNThEyWs5cDHkVGMGo+",
-	"EthZPhM8Nc/LWwSuXp8GoVO+pJSYo2FbEvVaxkOYadPGBoFKQZrcW1MsJDPIN0lbS7Z4S3Fb5H6rJemn",
-	"v/5z/7o97f56FPyc/G3xfHjZuTrv6Tfh8eg1P5y/ig/G/yu76s+fj/6yqC5f3+PP7CRheyW9Yc6zIivy",
-	"FrLkOxELNx1VXPdbnEmsrN3oOkHCGIUAFrUQ+0Tm4a7tYWO/FD3iDV7RW1G7sx7dRhvolKjjDay2O+ny",
-	"L+XU6YUX+6r66Et+1dcHU2n9tYhGudXPjKZNMvkF5HpK2XE95kCqlFiwWAmPSGdtL2U8T3XKEdyqKNDi",
-	"EcbIYX9hKNL6QnjZmke0xs2bBU/a6NXYyOhA8RVPyDlCZNeWuUJQNA4OWwOj79aqHqhifm2xbsgP53rJ",
-	"nBHvjPcKR8Nl/WXCIJaNRnnZiQH0MHGeaeBbS3mayvObLWavpsQid51D/W3ytBnyhWr2utXFfvENfjz7",
-	"2r5ZDldqZTfXnkzeb2/yOhn6wiZpVkXpM72bpbsiVUnUbRGqSOu93dKtZ5y6jRURacRtAdQePlohCYe4",
-	"BfGHe2SFhqxOcf0GFmIBRbgzrV00usXOcVQQKFADZS1d+0B7C5a8Rjpekfw3G+cedisMlEwBOkqvGORB",
-	"PJNmvEmMjen4okAyzpBknLJQ92lBk2Fqz/iPaUl/F7L0NL/JT7YeFKndtnwKbHyPHkxGGL6ystg6mtsI",
-	"t/NxbAnqFoEMLSdGtJYYpM4U/Qgx1jgZ/8qnwjdWYrH93WxE7F1xUfCBCgD9lnGN5UAYZ2b77WbIl1DU",
-	"kyaSRy32ytikmqonBKB4N6XSQmmZymsRLVsDBbsMu4P3qbDWVjgB8rczZs1fk3ienOCUQv1B/npW77Xb",
-	"Huu1jxsD5QrU0PRkNmZSHlYus3+tdkjmSuXC2APljPUJ1xNRHs3ePar8ntbzA3o9XyG4TOnOPBQZbYON",
-	"3Ff3GY+2L7yTmO98D2Ie8vKUiMCktSujoIMjta2YXYtbv7FcLzcIaHddXrh/ZZVgpJTjpulnwZevGrdq",
-	"VzCzX8RqFEnsMvnPjX+jQgD+B9ydt9M89vHNrJF4Y6htzQWJFyrLwEXx2DOa0FXp9LOMYx3otj9J5Te8",
-	"1RzwQLlvPxHgAWHq8I2BlZTx7C9UzQ0PsryurieOBwoylVSQZQaBaWAzhpWbzZf2o0/kG5vLeOZOFPT+",
-	"QGWmHnoYdZ8u+AQOwCd0AOBdoEiSwjzkzzQ8Yt6fp3ZyRPgpnqd+Y6CseCmqQ9/aCDiyDFLfqVRzHxoH",
-	"Y2jUg9yq1GyRyDSFXg6ixkq40rxQcEmVm6lxE1vsFzFL2TF6YS12DkwKqGahwJtw64J5ouPEP0EjAmil",
-	"Z3wssFoX2L4IDemNVFdZ0befiOi/BzVz/aDmN+43AvVG6vSCNuQr2+M74wmfihRE8oams+ySPStRb7zw",
-	"Bbw/NHndpWzm74j9tQqidUAgWlArczOA/Khrrp3Bc/Zb7Vans986ssTOUEdjzhfW1SSnYxhY7W38LxlF",
-	"fO+g1WZ1ec7DE/bi/AN7d8E6R596yCX6lgfmg782YErKRtrrd7q7jLRTZaQkCe424N/y6r8S4EFh75Sg",
-	"nZY4gTOCDKYChBX9L9VVSTsqtoDMkwj7AU5Y4Uw4+zVBoOppnIjc47NXWu1NfOxe3Q3pgfVyjuqhLfOp",
-	"lqloQndjrV9TFuGcetOmRoHv0aHc+/1KLL9s1XVY840ESw4WGpq9bINckegQJB38yIck8gs3BlynjRY7",
-	"HagrscRv1jtqCg01DKmTYKxIW2TuRIgfUliQCJYpFPsMwYkDXkYjKcdxHLK6/8J80nwRqzSJoz6bJfKa",
-	"p8JjU/65ycfiv/c7B/uHbeNkyel0DksEDQJno+avsRLNtzwNJj4VQhkd5r+65GPfDXQfOn+KwtvH2fFZ",
-	"ndNEuWwKFh5PUUMUnVLo6Mn3MPqbyhT/aNYSbLF1ub6+hjRgmMAgni1z64etDkXQrEHtePT8MGw/7zx/",
-	"3guOwsODY94dCc7bwcEBD9udA74/HPVGnWF32B4+73aDsHMQHgadg2F71G7z9vNBbVOPZmFSC4e4yC+y",
-	"TkFcQb/ArO79oQieUc/PN+zmRuF3b0YLL3WF4IkrUq6w00rEXaWtV1yLKrdslYVe7RUxJG94h2eaXbw+",
-	"bXYPDj3kOg8fZDdsl9b7ZUUDePhLtiuEb9AWbrFfY2gRWlmK7+Glv56K+uo1u7+v94L//bcvBb/t1KoF",
-	"DB1amiGr56gRt0TP4TfIULaLQQviEhqif8vU4cLsFvMnPnXPYeWVKkToewVusRzFLGISQ0NmrARDzANM",
-	"UvvIsnRhHuo3+vmNbLXJCj+Vt9a88ExjF57xNYC6hsBOpZEKaRzyJUK4CutnmG+e6YFyVLQeBWk0wZNa",
-	"uoWs6tjpcmN8svoafrNHWNjY1pgBOauMIYqaTK2LGvKlpXSYCjU3l8J/89cCIT/A0LHYuGSOpxbn1RZd",
-	"xVEE0KmYrhpBiBn7ZckZKypqRn1GWUMLaL8+VUATN9xAkXe7UqC73+7hUxWJFZZToFIznYInjlUM1wBU",
-	"ne0J8dmch4HyMd56KSH2jL3e1r+m4hweRZYbG5rRyGkGGArGWbfdbrFTTNaNRBpMAC4ADR/ORglsCGhv",
-	"cui+G7EISnzLzDwpWnILlcEdrJsi0C9dkoYcKGiudjHiMoMldxB2s1hgR5vb1rTACS6W8RFkimsjo8gp",
-	"hhV5fhD2Or12lw+D3rDLjw6Hx0ed4/C402l3joKD4+43MlluCvWaQwPG3o3B3rf2SpxkpF0g9rab7nXI",
-	"/nRv5Xhxflk31WGZL29rKKm4CQa933cNUTOR2G2AyZ9r5AURNp8tV3m31552K4PpAk8+/VqcFDanx/Jn",
-	"3ggCaGW91Sa8paWEh2TCKUFE0i3DGbQyTK0KzE0m1O6L9BDTfplTKvW5ldqNbB0eYI4fe+xgNzsrk+8W",
-	"+rW6jZVZRoi+syUvy6MIgRsyyygDU+NqmSvo8IpEqBC7B/iIKfSUtphttyKQ1wISD4AE1XNZTSMYNOOQ",
-	"uGw4Awfvwsoa7JTMinTQjMHyb+iaats67xMba8/KcIx1SklTSM7SiNH3z7V29QbKPyfgImK+TdnImNS+",
-	"BemHj6Frhxo3D/OMFxanFp4fzSZ8KFLWa7dbA2Wfiy1KaMBFHME5QBIGfMbqBeQi97y8Ldlno0QI1vXY",
-	"LIlZ98AbmN1GGBVsriLMWjfWMTQsfEafHv8JI+CZQQnD1ilfUoF+btRZCIRe3YHn44Ad+aBMaZHRUo6j",
-	"EJum03imAS8Oa5zCAVCoO4NHsyCKNWanc3n3TpsFEZdTzLhTp1ch+e7lcVex1+Akm2OeOuSWlcLSrXnw",
-	"E5bwVDTtVJbWh5ph0ey8QOre21eIAuV47eiXP7/tne9Q4LkyhActS8J1vtEKOcfLqlsfeMNLK6u+lKPM",
-	"bUIa81ZlxfddkdS9+RacKTdWigvsvNdUnH4CweZgwfu1csnn0MSR3b/X7lVeW+JZK19UK9K3i+rWf0Rt",
-	"7bZmaS6TTPq6+LVlC7/RCsgnyaW6lkRVtIeQiZttgZ9jSUWihfi2U/rZs55plsSR8CBogQUlOSpldL5d",
-	"cmSgCk0BFibFPVGguqj32vtIErBA5KVTxeYKUAg82Beec2OB+gL2zkCtVtb2Tgo9uNhGk/v+uELGFu2U",
-	"QlkrWYDpslQz4C48c/NzF82QUkGrVNefjoM/d4d/PZr+Muvpy871/z5X7/cXfzsUr9v/eHPAfwq74w/y",
-	"3T+P/npVXYOsDvVBNcjXbh7CdLvbsEos8n1UX7c3oIIk+ilOhjIMhfpq4d7vo0SpkGjF4UM6Mn++MqQI",
-	"WN+tPQMEdnIzjolja4DspbHwPTacqzCC4jgCAwrjYD4VKvUY14B8civEknczoU5n8mdN0uIuwCUWJfR2",
-	"0C+Fk7eN0HgFHbj8CMJ7nZ+x/VbbzdSjgCC5nEiYlGfajdGOj9XNMjZ2wx+xm2rJp9H9baq77KW/mZHs",
-	"tJfs2J/20j3upb+dvn2z615KxrpC7bzaYJhlFfDGTtxaBX+7XmIcwbtkfBfDRm0u5q7u/9qBPGihdpyM",
-	"b7RazGRUN1rw6tJNnl/SO5dfr1VBI+aaDL88NUbeZGhkFcn5JckdZDilW+2MHMDdVpVQkij2MEuMICAR",
-	"V6yeSnOM4dh6FiUXfS3EKS7JD5pT9S4Z+6yOEL1YUzvbqDfoQN/Jxv+Gh+VHLMZw2/G94OHum5F2wO5l",
-	"Fu+ABvTLb15tNi9FKcA8OLhVfArQobhhgziK54lusfOIKwIppyzWcJlhw3sECQOwiPCY0/Oz9R2MENS4",
-	"h0GRle7dDwCEekd9BMNHFrQA63P/66fjo/3OIVCmSFqG/2r/dHR4+MpM6GYFBsDY3UP2gmjlqis09yYP",
-	"6od/1TOKKLXhtzyrj9X3/sYaDjfb7kLFHcp1NbfHw3RvEh1hvuCWAqfU6j01e1po4HS57loKAY297txx",
-	"VDzTxokSyYgHggk1lsrxNmBFFXFJ9Afq9OXl/50Cn8BUph7DP7vYTzIyuhY/eU47mNVDMY3HCZ9NZKA9",
-	"Nlcy3UvieLo3FKHHwOYeS6G9gQKeDEDKxUwmPmifhVIHE7OKHptFc018Gokx2pA1jWv27uUF0wLIqaDn",
-	"5PTlZfaycTJQUrF379/+37t2h+2xd29f/t+79n6Lnb7pZENgUz4DRts0mQfGTgjpO8DQUiH8CCL50tyY",
-	"kQzUdRzw4TziydIC/VKdFZsClSyK8yuIv2jmz9WUz2YiRLLORBgZCHHa03YXaBe4+edzwJ6BeI2l86if",
-	"/6XT7DL/zDdqgJm/egcN9F2Q6QMKIKBOSkMGGtZIFzhBeAo37lNJN2cLniipxn2iERAhVJNP+DVkNM1B",
-	"YFMZNnXKl6BoThGU3lyEyLPQX2XnOms4AmmKWI3kTzHNrwXwCUDdunHJhzy0tw4UjjyKNWlICGMTxjxw",
-	"to9FiqzCwFQK1RyJ0PMo1T5WIJo94WWxfp94cv2Bqvs0Ht9jvr6SsAAe88M5ynyBtM7/wHatRotYPmhs",
-	"Kzx79FjPvOYVFL1R9SFdbg6DjFgZr7o56Hau/EY21IQvWCo+py126p4i9UBJSAeMpOVYhx0PQEU5bcXq",
-	"by9eN/cbnvtyxAMZyXSJ3/QaVLMH1SxMhgMFn3fajX7u0wJANRTmzWAnKZhVHbN0ETuJoZ+RnNDYfRCn",
-	"E2zMHiiQLZ38myCQMb5LugTcDJurstskThgtCxVmSr3Wtc4HKrdg+E5kUdGJw4aIFUmGgOjQqhcCVF6E",
-	"O/knKSJCA6fzo9M4oeM6NErKSCipcnUKfYbzxjrHxx78ex+GAbNsPoSN6mGL3dv3v7L6+dnL5n6DHfY8",
-	"PHcgAD1mJCBWtYqQHfbwNmYuPmAjPpXR0mNjeU1IglMZhhGajHqguu02XF+YYTzMUazGIiFaDKlzW9pe",
-	"kQiukUfFFvICuwyrSyRtwEOYJnMF/DGugjOeRyHKMySwI7BfECqNk9x5hdmzq8o1m+s5RUxeZMktoN0j",
-	"WjKs1ZCl/SBEK+ajXCyCyUBCKZxKhTwuDoKrkOGCMTULTzY/mUc098+oGobG458wFQ9UloqDTtMoKt50",
-	"mrHsIGE82pp+i/nIjue7HB1nSPBEMOzFlqFeu8f8C/N9VjID1aYgZV0JkS3gmfFEC2AdMFsOamFzEjTD",
-	"Lu622B8BM596g9gcVJt/8e7DxafXb44+/fHdy799enP29uzSZ/Uee/tHI19CMeLzKD1hvc6+hQT2qO45",
-	"jjLuiU7ba7fbTuifsCEpunjE+NAMuJP7GnYEmBILIVKmZ3HqRhePjEBfmZT8DjLiHjp9UwkS1wLch4gt",
-	"vaRK4BPql4tj1EfmEcTsTqcxK3N2lETb61p85L87DVOf1bFECwMBsBlLKtVp/zTQibPBhv5A+UEklQx4",
-	"5LM68eOwPD1OiW92Br/9Ojq6rW+GNIHhlhIO57Oc0XtCZURl38WN8EF9LthYFd/gPdgCO7zC6+ho5c41",
-	"V6xgBtiqMnc0V6wBskDu6KbtXJIiUX594jP5CTkYbWHKimRbq0jp3L0i5dc4V7RA5IxlcrFBIryKiB4o",
-	"qxrqa8K5YU1kemsHezNQlUuBzvnSOArv7V69i7d7LwVERfn/UIVDq+aURRfGxMczDTPrtBddAF09I4Iv",
-	"SIX+/uqKulVuJsIXN9R7qEYqsrT+/bcv3u8FLtTVWmUURdZTNw6s0RPGxWyiurP6NBdqsIqlJNzgtBe0",
-	"RecZ5Gr97L7yUIT7pa29YE4sEvFOaLtxVohji4Agm3yprCfM+kJ9uBLPurXoueLRUqdMCYHEU2kCH7ux",
-	"kJeUeTVYR2WfCbwLVzloC49QNjT0WIObiTQDros6D34xUBvRL1hF8Atj22VN6qGtrdLCmPbgdSHIBZy2",
-	"Z5ljXZqmOJ2HctU8WbU/2C3MjzcSVPvbbMdt7Vp6Z4adxZas/2ZeodihcDMyBOcb+F0d53RJ9/ImCuvt",
-	"4yQvQuZ3C7OOcXHcby/+ZAbX2TA2un9leAUe8/YdhkdnpDgk69ltGBLdU9vBFnpHt3ypgHvydQFSqBss",
-	"E0o3NIPBhZcJl9GKNVgJ/yPb+O9BEuwGAeIO7EOBgOR/4LG08nxlo+trJxAtK3ohvldNDTspvV0N3zbR",
-	"uK6+oVd5o+I+ha9XIbriGfQWCZ0LAiAD8JL5aIv6HkUxEuiTXtFiA5VTY2xVi90IH8XqBRW5NSeP0Wbz",
-	"Yxs1F75kJaVFrd2gqCU1ibE6TQHzzcT4K7rAfLZJR8FUVZa5ME4kl9yoDpwifaZpsI9Po9Ik2jge7I/C",
-	"ILVQOk4+xaNRJJXYMBzAftqgPw97pWN5fEoqO35bVRTt0FsoJ7hzN42UbZsH0UfZ4x+LNnr8WsVIKZq4",
-	"nBqhDx6gHmWDmkAGVyIbvXXy+ebztTVF/QIzflyhGoKRsbqOpwJKegWPUuscUqKBxGEGv8HCJIb++AyH",
-	"4T28FPZM0jMdOLz5wbXUEbapUgBdpoQBLG0fDp+KgYoD7MYORNawqrA818ZLEoFBCESEPCFc6NyN0BUz",
-	"5qlY8KXRd0lIGTPz+1pGkKQ19zZgPiyOPrzCul5E5SeohMZn9YxufkvVGk6OQFlyPzKvmsjbIThrry/H",
-	"4jVfepYmN3wqjFmzWpEx2+79KkKmuJXKIkOYjLspKuRSesWIo8d4kMprB1wRA/Nl3g49odqF1DKrIxJp",
-	"leq21YgHhcL1bhGPU4jX3ZUC9++/1/BNbZU+ga2flsBmtncD+Aw7Na8WcZ1+0OvP67T7vQ49j0yqVzMZ",
-	"rBf2AMRRA+rzxEh+Nno6nutPV0d/nnY/3wYwE+etilFCjLr6Kx/YH9c9BUOCciMFU8Ke1W11aCUeqT04",
-	"dyp93coiDCUH8yhCOQGt6JYbJk7FCVsDtwBvEhEuWsycTyLX5WETvpJqoMALRQ2eAFK7mGFHbLS0qBzG",
-	"fz99ebkenJbKwhLnCg6+ktTBank6P3fvCtl63ndsD8FBPVSHCFx5v3LxSiyLouwvw+PLf73vqTez58HH",
-	"sDN6rQ/HP/P95SvRnv8i36UHf/3n/y4qC0uzOwEJCamcIY2wZCpenFgELgJXiHBbt9h7t0Vhe3rr+/L8",
-	"3UVZgdgkOsrtSrcpWxtF9m4rG1p5vVE+55EiHqqbZsWo+AbtNT+UVnhMnT9ZucH9qaON1ihuHFA3kUD4",
-	"ynIW/xEQ15CHiDqn1+4gcNpiIhI4sdcx4uy4AgVz54qn+JV0A9IM53TDOs/sTTvkBcnip2N1T16VWZGH",
-	"2uHeg0Zf1s/PPJRpM4rHN7hzi0Smgk05oHcV+o5c1Lzo5hVTC4tJzOqIKOHqPROLa9bAYgCMibjd34C2",
-	"W6w7NR7+PAEjcULFsBAsoQO7nldA5oxbZeZvpqXYknPf5FKai9/E40rJCKHSRGISBuZ1ddpyWE0lCYCD",
-	"4WHQPAqfi+bxqN1pdvd7B4dHz4/5MNiUI+ZBGif3kgGwI3elvHYiWB3jenZaVnIpaAJeyFRsHiI212wC",
-	"Ht11hEb+J5Yexgx1HTLT2aKdSzBErS1aMjyzF8unL+SpaJpn7zyHQzFyJuaWwT2/cXBpfKuhPUJqlIDm",
-	"qbBdYPdCjCKsfgyIYISIqNf40r5498HDIjawm5B7B8KhN+oEXX4s2sOjcD844M/F4agTdgNQKclY4FWV",
-	"snu3idgYsfRKpclyR34T3KMPR3CSPf8pmbRziQKodBaBtnF2CdQebKtLuL+kEnbRbIdxwY4RUMCTeK4F",
-	"6tEUMiYqhBSK6/cLG57RhYj2vt4302dv3//qDRQ2/kOzYTxiQ5mkE6ABs2HnkN6aWgiKPX1ZA2KhrxB6",
-	"HkYRH2um58EEGlmobw97/LaU8a3VP5zYdhvsBBmoeJ5qCQYVXEPBqxz1y73US7zIyv7QBE3usULwTyJ9",
-	"gctdxbLJVzHYLfD46hhglGqeaLNWZr9hy+U+g0ih2VwBT4THxGcepNHSbAotVLpi0/Q+bhineeKulszj",
-	"q3DIDvnWdB9tjltUOJzj/rgg+baTfsp6+R5MReW371P53YNEsg6qTBwEYkOs0PygEsHDbaoxsLKqYsme",
-	"lZ1fqWrPPnLPKpkmKJktZXyow1j99E2nud9wrQKs/u7lhfkAG9FdZb7jtl/pWRthHb1xwqE5MetlZ6EM",
-	"qaIhiMdKauFh8595pjLiTwuhXE2/UVWTeIHdd1I1UbnbwzJQ2CuObatUUvjftg8+AkJdGJ0SWWswfu25",
-	"y3kU+dBofHNF/iNQkMb7/0Cr+QIWs1o9Ii1snKAZkYEiFLWM+bxqId3WlEAcil/MDSVKMQdVQFwpUBbZ",
-	"8JhvP48T5pt1KQ7O3le9TJIeXbxXqPnUnNXcR+4fPIKj+32oTHuWtyO4FjbLLRRn/gG7qU23vx5EY7qn",
-	"P6nLr1IO4BwVJ0ycdghIEH1XWnDvd/OfL3epT9yAos416B4RGgWQAndmmsjplJzRgGvRlEoLpWUqr0W0",
-	"bJywmUiM/msKBY/IsCEGynqK/h5qIz3jAXRuFXuJ3r188fqdFY0znk7yjUSOECFLtG/rKZpK5VyIUgqm",
-	"UhwytJq066/Lax23T8qKuJzFMBVcETRLIpqcUIZkOlA2wUYQOWumAKLGGA9LYuBfJhZ+w0ZAicv7hEU8",
-	"zfU9EmRNxhNiBAzudEdFsuDLFnvLZzNAt4gBxXw6S5ewztTZl9k7+JwF1wOFODy08PB2rjDUEsVdYWWc",
-	"o1VRQqCFBGA5Q2DDM/+3FAhww9VAuXqCZxpCEhEZZgFXbOiGTyHfcdyM5LVwL4AgOkuKJ8QWe8jYacO5",
-	"jNKmVCxvsMVCFy22TZnKBzV83vJZQRPdoazF7EWUU7HS5qCq9FPAk2E8WYYJ0vlE8eLTiEOEi2K7YBlV",
-	"Lol4y2cPTgFCRsuNfWs57b3L+LObNvNFOLSCKW6tpwK877nU4i2fOUalOBfQJPFdUcMXZcGObeKWOGMH",
-	"gFbLzTRcElYrUSAh+VCVgKrNG1t+p8oNZjfkgQdq10Qwzh1yyuiqyWC6vJIjWHjRx9FL/fgcq9wm3CpZ",
-	"LfePTm/jV710nLvVPSoa2YP5VLnnPyXKdvKOQncIb+YAKpzyhyiJHhujJtGMWzrlOHG9QTylfBF2IBGR",
-	"EbUZkehcirQPxIGMw0eWhWqg6n5JcallM4S2L3O9j5FD4MEz9jgBeFj+QB/pmQEMJpiI4EqEAwXNSTpl",
-	"vrG3/ALX8y/mk8YJiymjNyKEPX5lc10U54H0mYOaIWq8gTJvVkBLWyktihNmU2e8RFk8I4waL59MG6hV",
-	"eLUWsxMPXghOKFHWGeVklOCJm06p70H6Y20kCZI7Ed6Z9TD/0sRHZTbwOJGR0d+az1NRM341mcKuQ+7T",
-	"MM55ma/hfZXIOujMzagTqtYc7FZyjG/+oHQDxNp5kyr4VSxeZvyeuxD9bifZ89hc4aF84ILp/Bl+ant7",
-	"BMa4FSaObO42qmWTfX1jdfN7MY2vCTDXiu0zSyW6yh5KoRngXk819tuuMolSVgVj9KzXa3egwUHFFlwU",
-	"UF41s2ogx0we8Nk9yMqX8KY5Wfmd1D0/fvsHZ/ZO+9Qr9/beqWz3vaugoaHBOlfwcvdd42j2a/fkVVRk",
-	"bH0QZfLUz1xK43GnffvA0AZV6D48gEbJgHTQmpvbSmkwpJFdoGAv+Y2CBwBdkcgCTbS+lmBbKUAEs76E",
-	"NBdEQAediJFIA4wAIsaNRUpgb+PrPE/1QKWxs8GrnOTcMV4DMr6Hc52fj3uynCfx4jVXYTwaOSK1vDUt",
-	"Ps9iSC1PBFjLkRxP0hxzyavPszhnOe9IUnILS/h7kl+WtuRJjj0+wpKHMk/3Am6jG9tt1AVR4JvrHb0I",
-	"yqq6bz702VAE8VRopuZR1DjZLtUGisRai72IBCe6fboMQsE2gwc/WLGLbxev3vwqXv/CTMGTsXqPKh8m",
-	"163nM9w1j1L1l8b2zucamF8yChGumJzysWD14ZJNzVkFtHiExU5EIGeQzYmVPRQeS8Qs4oHZwXB0IFEN",
-	"exkTxsbTY3w2EzzRUHeAZ0jmg3jPrMKfq1RGLDCzCsQ7RZthoDYbDc5UyLjEmQ8v8ItY+kUDAGRQzgI4",
-	"gSy4uwtf8yz08er3+Nb3ajCYk3gZ391gSMXn1Cg1IFvodIF/hGlxLRLBZoKreUqJtyWKH8UIi8qMbRyB",
-	"wBvFCfYXs1nEMX9jGWFdBafD58HgPW2XHQJsXKc/rDlhY2sZfT/X6ZNV8Sja/UGn4jZi6DOABLl/82LG",
-	"ZfKtwOksag1nh01X6gUpFo8h/4A54502m0o1T4lZFFFtXJERSdYg4nLqipYxO2PfE3IxLfZWqhSsmDGX",
-	"iqR/Ibb3TLNZIq5lPNdsruaaupFa7DRz38jIslXUlClCLB0bCURlYNn9oZDA2GVmhCI8weAgKIErTD2q",
-	"gSqEElvs40QolyPhykW/rZe6AMKgcUw0MshBFvGsDoAFfDZQ9VEiBOt6bJbErHvgYSoKiovYXFFSpuFh",
-	"DjzTNF1K9bs6JXzmJ9sDDuXK8DqYt6JwZePeUjnn+OauwOlOODhIDHH0y5/f9s4hxT+TidAluDgdbPet",
-	"LFzzo9xSHZSHeykBYCLspR81rVGhNsnWD2CBw3dhPr9dTwrfv2RGkJRvJ5vNr6+IRxBZfZBgUO5D9l+e",
-	"vMu7IQHC04HKMGJyiRDApUB7zshmGXAjeGfEuZefaiNNQ6kDnoTCiNEYIni2fMk8c6lZQokjYFlzBk4+",
-	"JuhRGTLUipJ8Rd1gIdNIep8M1A45GvZBbZHc9+8n40J95fD810j0PtmhxUATTMz9BprEtRnALmWGeIct",
-	"IImMmbpvuV7iKHTYNOCH+zz1gQJGMV8CS5XgwWSgbIuvo/vibCGGkzi+YqGIJMgAoEWCcnYpdD+rQf/5",
-	"4t2vXvaneW7LSBlztxEBdLvUjk8PFS+37XoJ2o5mkuBYwg1SaCBpXHDNwnhhZIMbykCNuIxE2ABYRJSI",
-	"NA0W6YRmIlbCDJrojkTIJiIRKGb0lZyZW4Gq06ElD9SEQ8kmvIaRBT48EmqCAEJHhj6gjCv8SVYnbmH3",
-	"ojB/SNoleBJJkUCZXKNPxLRjYprNF/jjo3DwMm2xj0SEaH985c6MEZJWGO+/ErO0NVC+8a21n8eTtCmZ",
-	"0M5TPYinU97UwmgfY3OCaHfUmohOkZ9SmQ4UxipJFhdLSCm8CTpotZz0BBQzPdq8FawKLZvxH0ZIWQhs",
-	"vCMoj130WSL0fCqoJwLNX5oMLcADM+oDFhl3nE8btpUKbWzi3D7iCQZdCoxg9u0IRBOLonQqwvLmyVdw",
-	"uQU8w9uMImj08b/QfBqrQEYCo1ewOubaZ5rp+dCdYu2GttZ8QG+wI4wvjuymKlsjOWRY2LmlRKRmpimi",
-	"lpclJ2tb0G3WXap0RbvdPtyEfWQeeB/gTHmBqAWD01Cy4fPjJpzoFmF0Qn3YWMWjUSsUgQxFaES5+DyL",
-	"wHcZ8UiLDSBE5sdqO9fcwhpaDrcp/3yGN3Ww5cn+tVqR69V0uoRpNzNVq160fPdS5ExPbbVKaG/eogoZ",
-	"7twRrQd+rKj1Hg665/oJFeGrFjKnG02feqZBjQpp5AwxK1E3NHw60bnWCuJuNN9l5QC1fi2+V2IKqa6l",
-	"S8ZvMPrOsmuYEtJsRIetm1GLqjhhGEpZwZlvsUvjJJIaRNJ5q+hObd+JrQdOY6bjqaBih0I3CsuNNVMT",
-	"xnzCppQNjtMHLZLKLSO5V707LH0FwOWMy9Uso5HxUy4jc4b59H8mPBnGidknTeqF1C37/A1hq+PbwDkH",
-	"yLN3bRbgj8vq4G5JDLKfWhpdTbN2XJu7Sdxs7qtC29tQQG5jPDmJZbKrZKJyQgqP4GZvEU7Q/bdjYGRX",
-	"E7kwjSsX5T8Cw496njEt4IqwsLC2vgG8HpyoSaPFYEtR3AVO1mqo3zxwfXKIwzSOBNC5G9N8KBgfxtcC",
-	"PQU8LMayjhfqBKu3ZKgdBT1Kr5KeClbnKvTg9XiR0I0e6TE+jdU4323XgEwwDn8128Ct/Mzibcd3FoS4",
-	"MLnjeJc6sIKAqyVoyFYWcltETLXGid927JzI3vpBuyeyvXYzshdqkbx03BWAvnBvqSTNxpOLjcJJe+A8",
-	"RE4iPbVYuFxzuwId9otYjSIZpI8hOQ0bTDAiEdtdtWwzSysBzmfXP9vai0GSfR5RtQgE3yXKWytKZYrZ",
-	"1IGa8iuBmBB9pmKIqyWUBCkqLcjHg74AJUHSO14oVu+19xu2/Ad/YKDKjV37aGJZ2Wbr4mPzAPqKNAiO",
-	"x6mHNSs9M9LXCNnq3XavcWflgcmHFeXxVKV375D4Mj/DX8eSuy30PdSu7ZJSmM+MoBIhFvDpNUJ7CuPi",
-	"KRsuNyASPCw0/a0QCUB+1nad/m8AAU6XXqITBsuwN1PjWiV2tZGMBIUjZxE39ncL70XKoIqA3nrCuweH",
-	"tX7tePT8MGw/7zx/3guOwsODY94dCc7bwcEBD9udA74/HPVGnWF32B4+73aDsHMQHgadg2F71G7z9nOw",
-	"Gv8lav3e825n/xaOKa7ajqzkoeQPFft7QiHY2QGe0sHLBKX5+6sjEACIqs5Kk40JQmWsdSg0lsS9Cim0",
-	"Pl7lu/oJ/0os/UaLXQgVDpQ/nUepnPEk3RvFybQZ8pT7WWYOf4Gkm7mK+eZg+n12/uufPPbz+as/eeyj",
-	"GJ4bm+BPZz95Nj06UAfsrfwjmkpmHEZKQr1wBmtqnvRMo+w9YVwt0YQQkRYeu/jLn5hUQTQ3IrwOOVuF",
-	"MGRQ9ixnaSMPGdBusYsY0bTcxCzA1oHHu+xYaodjX+iZHiifDIWmEVU+C0UQcTPFdT8v4uIgFWlTp4ng",
-	"Ux8BcKCDki62FpBUA2UeLIN5xBNgSzHDIJ1gVgAzQlBUF8Tmw4ArhADjIeAl4B2hnAqlwXij0Q+U5kr0",
-	"zRxHwqx0h83kZxGhZUh56eed4y4z5hvTMhRuQdj+vtc5OvIO2228CZQWj6KBqh8dPm//f/9vb7/bpq61",
-	"XrsNmVadrXsdFx6xJzRfZp0hiyRW4xY7ZZHxCBJYVrsyA9Xr7N9LR5lR5lbzbQ4klOzmlViCGd2KTtmh",
-	"G8yN4kE59n5cvVkZIQ21ZXmcQQOKNB7yB44sgIjf+/1KLJ+CCo+jLc482Yn4cmVsfOwmmO+1fu3wbW3n",
-	"+qX8qleEccDNyC6gbJzAKgFiEjSXpj8IOROq8LGpB2K5IN9XG+Qa9wbLkInNJxf6nlEZtu7Db9Lg9pZ6",
-	"vMp9aPTst5LHGaOGqqPo+omcWROwCO1EoIDltUbIrAgArcnNLi0O7O6ondkbboftpOtuUdOBt1bNLtKA",
-	"vnJG8Ru5R3YRb44k0Qa5xxoE+q293+daJGfbg72vFNVbZhu8xX7F2KxxMxIQ7FlebDGJWcLVlc4is1MM",
-	"x9pKBltpNlBYWafifP0mfIRnKgiE1iyNqSQdkn5UK46/GrJ6r318HyFU8zTarE+y/ytnU1birYXt9IhC",
-	"rR/grGwGQ8mdiXHCoTmlNEFhkyA3nJkTSq0re0ymHHIV5t8aPc/cgSGveGh87Gmc2gborcdqoIrnqvgA",
-	"M87ytAmcuX42+tKrBspMBLwCzQb+7HpqBaDEEVleFVP3AbTYYQHTQoZCYTHBnY874kXkjvt9ptq/YgI9",
-	"/x4Pi++NU1XNUNgF29vesBVqBX/9qc7ou0xUvyiKumcahKJnC3YSlj9Ed09jWxKGvd/pX2TdlJNMWc4G",
-	"L2NrRKxuqsnIcScG8yQRKl3lUKSWBmhHEwmbSJ3GyXKg6o6UUa/k0gQPJjm0+vhaTM2AqR0DhgM1+ysI",
-	"VQNVDaLq2zAlEqXd3X0SmoEKYAx43ZcdWoXtHeWVjfj1E23AI+K143ZVHgmhj7eF8PWZZjLcFb9+2Cln",
-	"yXGyaytVzk3NMut+nw642vs95dAwv1kuvhc6jq4B3GeWSAW2HR9j8SefzaCrWDP/94UYfpon0epz/YZt",
-	"1kKiZ48gIUAMfCYyfOJKRcoYhO8y0lRORcPJVaTFRu8zAFlM6sMI5niBBei2cY5TIasWyIVbAODsZFk6",
-	"jU7rSCRCBYL5dtgew0nyHWWCMec9SIlh2tD8I+PhmQhwZlFfYKqMj5n4LHWKJq2dLfN7WtArGYd7oNJJ",
-	"Es/HE6blWDXJVqXuNztEZIsYKxGaC8xt4CUQmLezvbHidaAKdvNYpKALTswwMM2X8zRcSVMYw7MocWhf",
-	"gZSKhwzBXEGMC8tnzQtCsNYR8cDrQhaOa5aIFLqG7xThor13EXB1d21iXuRGVWJ+ChjXq+sScwsMdL6t",
-	"xNPufup6h71vt7bbzrTHH1TvmOF++7gXrSzg6HClUKjkJLv5dEv0y3wxh5cw1mJgPIMm3GJ9nAdy+83k",
-	"XXKCGCkRqdg1uDlO/NIYjEi+tVZXFcNFPIqWQAMOQAwZeqo1STbzxgzUKhP398Cs/Ubq9MJOWxWqGJo9",
-	"FMyS8N6KupZaCqrzcW493ji4C7xrK5k2qTEa4SNl/M5MlFuOM7NTVsaZN1S+c6qd/EHeri/shbfIh9C9",
-	"u5W25RbtQRpbc89/6mx95H4RMvwYlQK2I4nQR8F2urEEbz6cAhaREhjYyMRRWVDFmJq4I41O5DkQIbhM",
-	"ppIrAhuiy7ARDTOuodFUgL4PlvKiEFVJcj9UasjW4wRoeqrggjfyUZcTjF2HLsZuX0GnMopsw5sxp29s",
-	"GntQ1YvtSVYK3ZG48p1534qMOsGRURqxMcdr74UyPp9ZCpiscKlnEz6WnBkTeZ6IEzaLBNcCsaKSKZvF",
-	"KddazqeYa2iB1WA1T0UFtmMLF83Rg/akWaPlxmAXXueUx5cdDZmbunlxrz5wdZjVr48TAO+7Iuf8DnIA",
-	"96nzUIEwnpfeRktYDfgVyECLm3eTq/dOWWPKqB3SACWxfPaYQ/l55XAng5rPZkl8XYEW+CUC7ty7eLNi",
-	"7UnWPKKIfsF2fTxx/Vu12RWkwl4oAqlJYX4LtFA8RhC0L+h1JMAEExza7lZwrnyLahfylPfd12eh7w2U",
-	"78ws32N+zugzfxK7pfmCXt1vtBgMw/y6Ah59+Mkk9Fk9M+QHylnyjVz+15Jz5iopFxOeimuqGUviSPRd",
-	"L6LEoDvKS2Pt99r7HpS0KAxXKyx6yYli26RLb87uZI27UC68XfYWK1J4oG4hhnEp78NMd3syE8fODj93",
-	"VnWXja2tLUJiFhGzSRJH8XjZqu0AL5ob94NWpHxz5WL30PenZHbG7R45vePVRJLEid2hRKuVl+i5U5+E",
-	"+TPPSo98zaPYLITX+7129a6XVzCSTao/jhBwMo5ZFC+gUWxFtEQ8uNKlB/jJlN9cznOK545BkOYfIkhv",
-	"p9LvaIynu/HyU5mhrcCvwMPv0il3rta/gMHeSyazSmg6FbeMS6eiapU+Tsx/QI2+pqVzCUr4+wHq8zdZ",
-	"dKdhqK3zWOeM0Jo8xtkk1jOZ8sj8+1qouWhkJWVnp7+eQiEF+1esxEmuxAIr1kK+xKZbbJU1Q5unImRS",
-	"ARBxjgPJPaTYO0z9IFvqflWcMmy/3I4UCPu1OkAW7NI7WEOUtHrLpWK/4GQCYdFUmJc0Ez4ViQz43ouJ",
-	"DPg43j1mmD4sBXi1eoYdaxnw8o1H/cHDgukT1/cjIj3CU4tCp4Lsy53jTZp673d0FLfHzWCr3Q+18i4q",
-	"GgJeqfhapUb3fTR/aCVMEaOKO/GuWrhCJRAWZezAhpwp0Dgxepeh2oUCyMiYGFJbZMyQLSZxJBp3VpXY",
-	"FHJXVRny5bkZK0ygUObBwM2UlX4ME8GvRkhZCQDxtX6tfdjfb8NU0i29wi3RXAWT3OWdjvk6u7zbNre7",
-	"y0OpFHbQ2OuPite3u4XHK+Axzi7vwtdfdu2n2VmLP3ZRYftovoHIeNKy2wmL70XL4t3V3WFz/Qpm/haX",
-	"mMqCLbiu9YwR6819STKMA0cTbLQ7e86X5rXufNjs5Gw9bPBTt3CbL/m4qtdsxvGf4DTnGgZ09eLee3ed",
-	"30qgeoGSdeArsxXsWJKdxjhQxjUUnQB7j7n+z+/x8ngE5CwfksgfqPpaq0OAfQ4tdgkP1CyNQ77sO2fd",
-	"xx86Cx2LEBWKyrDhISHyTIpADFQ8Yka9zKZUocQBsYePBbMuE8M3G4oQWIoiPhQR1vTmyoez84dDMIOm",
-	"/Ax0lrl5cA0EWcATmHfi6BoAuVKK4OYipWU9BpvMFHOSSjLTG136SygBv7WZApNR69c+8uiqKRUL4jgS",
-	"CevCzjMrQLhQbop3dekv+fhBPfqUj6tIpx0sAbx6kwx6YG/eHPcnZ/7ROfM5oXyzTM4O8gZboxI+NHYS",
-	"gchBXOhMxtTND9tKF+PCN1rsRRyKPF9JIua6rJVoVymD2ENWyjzBetyba57KRKB+3W1HfeUSDcfqs0u6",
-	"KM/dVjSUvRwP3zwN4qnIzGLA2bCcgCcDpWzhgjGZRZCIdGMcHM1iKFdo3BNH3MeMzuiu7mp+Om72WwtX",
-	"38KmpoHnn1M5M5X/7ae6r/s06y03aHEzVKLdclt8K+vWQ7QdoNkMILevLy/PL5hQ4SyWSOdfIMck4piA",
-	"pzyKx3OBBQMx41FErXR/H9T+MKj95rcGCmsLceosOyrZ+GNlFByedo9YT6kXIU/DxV5mVJUQraIOaQeY",
-	"DsOCXFyhsXfCM0rVbru4GADLQ2T0GEU04/zw/g1y5My1YP4kTWcafQf40HgCOCHgOMwSec1T4bEojmdD",
-	"Hlxhmh/4fkLGwzARWnsDqPADzwknIo5QY/NQM5n2MT2ZMkfywzhTcyR6gLU4O7/u2afB12oJML8D5Usl",
-	"0k88jZVPTAqa1f1uZ7991D7s7e/7HvPbn49GrY4PtoIdJ/CNzoeRDNxzLTHQIpFpKtRAcYBUTqBwZ8oj",
-	"GpIGYGQzpEMWyVQkPDKj/Mc8HKO/Zd6xOOCUGdco1MQxMVBmJ+Hv0WSgf1kYj60tqANbv2O55ilhm1m9",
-	"Ac7akIdm4fLtIm3ahqFIuYy0b7avmV1/nkT+V1IraE6SfL6L12apJCtxcM4T4+DBzu3v7cGQW1sojPZ0",
-	"PNe7enn0Tg/q6dmXrMg+tDvnUKnivFlR5uiHUG4xPYHkPxDFquChE8B2Hz71hdxTMdnO9X2BrS/LyvtW",
-	"FU/AFYLy5rTPJpOgWNB3fD8FfYXR2Dpeow5X1WDrGza83K680qhXGYhPc8WvuYxgNbOVMC9vZ/rD+zfP",
-	"NCpXgsZDxL4oBqah+eyEpckSVcvKQhzcV2Vlbgyg98oHwlS8YHXOXv56wUZcRvNEeBR3hLtKmi+BXAmG",
-	"DzTTPvzRPLUE4EGswtUW6NwlJfYf3sLmKgUaP2OqgMAAhkGAEE0TKcJi2/NUKjmdT/PUy1KlYowodWt9",
-	"SWhhAtlhzrQUlmT2/qzjjY7tjcGYPPB2/qQ4jgtHY0/gZQXr1B61uYLeVr5kI6mknpwM1D/nYi5CFisK",
-	"3IRJPJttjtncszGCgZ28MfKdBHd+XEfRQbfmt9lj8BGrN9bwNJhsL+wwDhUVkxMBtYyARRQAW+YamVCC",
-	"VF6LPgPaeKIBQXwnd9wkVEUiHTWKwzgI5glbTIARpHhUAcNjrkXoqFnoKSJkEU9FgniwaL8NlBOsiDNr",
-	"XAolFjj0oViS4waUfPEICzWBKZWYTJxf0fhKZxnT4ffgWOC8E13/jmUft/EB7hJK2ymStoM3cEs34Clc",
-	"9p1lep4Mzv84g5OwdK2meUhNu93e3MuU2NbESn54zzR6jokIAPLFPaEIitbPVCsi5wHYl4cVCOZec9cz",
-	"7cDSJvGCRcTfzXiaiunM2ODxFSiexWTJZAo7YiXsahTplZilbBQnA7XfBurzr5+fyUZ0W5LKuyNfFRfz",
-	"hm5Kd+ntUzv0kOUprlbV7E7OcHrSVfeY2uGrx3TthH5HNvwNcisVmCr6Nv35MJ8IhGWlRsuMqNCCz/zf",
-	"8+txFhKeLsINFhx4ZNj2Bsq1yRuBmXdLsPf/WijyKzAXhb4E5S8oxeDy2iRDnyEMVhBPRd8hlpqb9VIF",
-	"kyRW8ZwA0IGWgmuUwi4rhIIaVW7d0S0OFCnWRou9kcCrvHRSW6ZUqqyZH3GdZnLC9/ATRGQkQEtS8y/i",
-	"uUp9D+tRZcr4bCZ44liGXXQjkljnirog+xzwJGUUMc667TabiIRemN5+oDLK4mEcLr+SjrgUTkfU7kvC",
-	"V8g+mJ91cnlXn2NNsJcLcrveNgBFE/0k1e9Jql8I4L43ksVt83s3DsklaUplJgf89HKxh7AwCEGtteXg",
-	"NafpwoiQVPDpCVMx4wGQKED5qbHVTkkwddtdPI/0SwDQR6yWYOKZszu0LaqYtBVTLiMjYVyD6gGbiYQF",
-	"EQABnp3DX5N4nrB6r3tM2feiB5DPpBeOOyZ2fVZXca6IdlvbKk7VGc3UXRKn5r2MnaT4/2zJgda8Gs11",
-	"rV/7KFgyVyxdiOhauMZh20yMMnwBPlUEAhn4f2xBRJpwIzkVJAGpzeZUcfaneCr+ZV43Gdf6tdduKLat",
-	"FkyGeCaDWr92nshAqjEse6dLXdXVG1sKk7dTdKa72+TKalCC4TGsIOi3LeSyt37BQMhy0fmefnPVJ+Wp",
-	"QFfghoRsduEXL7ureR5HMlhWvpkuvz0e7HcTXul1K2BzXMbxW67sviSvSATzRKbLWv/vvxXc91ilPEgZ",
-	"/Zzx4zWPCuY1ypYSyUxffFl5/u+1oeCJSE7n6cT8HHDti+S6HEz7PInDeUCxgmJdBZ/Jlo7nWRnFdaeE",
-	"7+KUwATwJ1jdH8cgXFp7wTSEygu/UXh0f28P7pjEOu0/bz9vw3N/cy+8rizGUqcJUWYSPYLH0vhKAGlD",
-	"IvTEAS8V6RFyEoooIEpe4F0ujaw9Ks4cJmgIh/S30Xu5pxl3ouRRF8iFZuWo50Sr9hCSQTecUS2TApZC",
-	"mPWCtoqY32U/RHALHoDaWHh4aNRC4Z0jUDphUl3LlFMm3D3asiltnxB2en7GrsQSMXj1UqdiyiAYhQui",
-	"WT0RPGxCIRMM4IS9fnPEpBoLnTZyv8dnsmketIEyhc9DmbIoHhs1g/VPi4SgBuwTzCVls14oeYtHK4V9",
-	"wBZZqBXAXKxd6tVcJ656zlCC6IIbRc5rLXsPKh7McjFpXF4V0UfWJ6FSdDjM7j1/d3EJOMHkKY2FGWZW",
-	"B0iSF0YIxIJZGxB5I7bElwUTPgNnbxhfC7RDii/QpIz0+muc59q1WJ26n3SDxcqi5mTdSUBmv9KcRFVw",
-	"WXF/gd0hv7sDXnYgX2ULN+Fo/LGCXeWxhKeiabFGClZc7vFWPq79wEceRcOYJ6H22FSoObN/GNOmaUwb",
-	"ppGH2mNXMtZXOONaKB0nbMxTseBL3c/DUAMxCsCljedkcEJXtvbYjBuDxGJA64mxkM3mCGFeYRcqVuCw",
-	"oBpD5IYcKJR0df9zMwT24yZ8gBEAKLukevLUMuZMBIfaywgEzASmMlaMm91xEQdXIi1siNBxKq9O1NkU",
-	"iCPmQBouQqS8gblidSDhTmNYXDNXZtBXYtkoiBggod9GkcQCofRcsxG+tREd1112+vLSegaajZJ4mtmo",
-	"ZmsmIx4IJtRYKqH7LKNV8wYqTbjSI5CNNnAAwlXqYGJMALM5gcHN2rl5nPEpn83wyIIfch0HfDiPOESk",
-	"B2qu8PsmdLAgyJvd6nYjNB2kWQZ/Fo/yP1KY+hxM5ZoUtl4DjxiUREKZL7FtQmshtPVFZhKLOxNjODlI",
-	"dTVPEwmSL5H66mSgjK9tnj5PBBOfg3mCs8fE55lMzImN4hRnx8wsnFs4BJo4OgM+40MZyVQKzSKuwkaf",
-	"ypghVuINFNYLEngj9TmSWmQLd/woAhXPAMFIqXiugqzE1i9UglJArDB9OC+bdpg5/noC58xsiyBj2rnC",
-	"hDdHiLKM/fRKrKjIlINl8rmZ7xkpFqhudHJPFYtX1xBeVYR9cMVL1gAKj+PRCGUQrCp8lF8Yj3EWiCSV",
-	"I3JcWMRnWnhQUp1faPNJbv3Aa32Z10vFWnEUtpgYkzZkGCfM/4PfGqiikgWeCAgMkGArCXidMC1EuVKC",
-	"/IrRrKOlpDSNWQiYjDKfGeaOSlqhPGLnxAjc9RrUZzVYDxqNveW3u1QgrDiEnXa/1+m3263uwf/WvFrI",
-	"U+62VTXs+qBtHM4rCYgXuY30yW2kmrH5zQwbl6C24IlCJhwikalIRPPFw7psuwS5quwqnrFot9uHGBGo",
-	"+JvtHTD5T9c2RZUIwF//ujEKn0WYLCPxc5vzPbF9DdjgAbaX1EyOVWxuA9ew7Mmnasli4ITD3CSwSajY",
-	"9jmu/kwDuiFWw9EtdpbaHm2XL97mVK6u1UqUz1p+d4n1GTvFCKSWVNexDMSnGZfbZCGzNzC6Adjhpjy5",
-	"MgYcl+F3LJ3sq53hm51z+eMKKZj3qkIKGaJgUqresg9BwpRHL7AdpPe8e9Bu5+RQ+carLo+6DyaPXmza",
-	"Bk9iCcXSpqV7SPH0z3mcik/YNya2Cyj0IO2lxsiyIgse4hljNZiwoQg4cXJau/IHkF1/Nq94Su/+JL2s",
-	"9IKVr3pDt7LsWtmV1aVX58GlV8lGeJJfK/JrbfkeQIIJNeZjoIFvjaTiESSpt/maGEDNboOiHcgpGEvL",
-	"PeM7llXZu/1k3+bHlVTuXatKH4R2hLRhxTsK/l3pfqssmDrtBxNMrzat+pNYQrG0YeUeQCbNIM/bcoG1",
-	"beYUXsuuBYQjQAZlATmo8gEuRiaBmSUQ37Fcwlc9t2/3w8okfM+q0qVX82q0+rX+fk7SrO2i6ubP/oNJ",
-	"mfOyNXySMChhSlbsAaQLKq9q0sXSodsCsZylMxbKHM7v2tLB1/nxJcqu9sod4tdru6u61Dl6MKnzvmyd",
-	"n6QOSp2SFXsAqbOKLrNF6GSpXcs0llEeQcBIAylpSsRWlgbs+xVDNDdEl/bDSqFyQrwd2awxJbcTA3XQ",
-	"fp7BG1W9ZbiTEFxx8lY3e3UZ+PzBZOBFySZ7EoEoAtfX6wEkYJrwZavQDbJJAGblUakMrkSaz+G5B3zH",
-	"8s68nxv5j+vG3UZGVbe6hkCfZbZH1V84youold1YXUIdPJiEulzfFk8CCgXU2mo9gHxa8OgqnSTxfDxp",
-	"OQtrm5gaz4GFNXcfxMJpbdhCJCIz1b5jcZV7wQv7Oj+s1NrN8TN7dEibraoYMts3N6VVbwvy0qt8r1YX",
-	"YscPJsQ+btwsT7IMZdmmtXsIkZZr9N4syS5A1KhoCRwf0BtwUx+772FbOLSBr2F6buoIh6kiis6hu2sI",
-	"4vBW8rEu3dRPeRpMiKbkD4Ae9W1lJj7gUuj0xxWVBaiASpJEdApSLL89q+cAH6444ePqqj3JLJJZxZV6",
-	"CFEVJ1efoHOhRUjW28sQstYgcyf2PICfaO/+ng2uOLmCkNB7epcft/zArmJVK+hw59i8l01n1R85KAip",
-	"ko1Z3dDqPZysKt8kTxKLJFbpst274Pry5f8PAAD//w==",
+	"7L2LUhs5tyj8KirvXRX4y3ZsAyGQ2nUOATIw4TZAJnMh2HK3bGtoSx5JDfEM+Wq/w3mH82D7Sf7SWlK3",
+	"ut2+QDLznXP291V9Gdyt1mVpaWnd15+1SI4nUjBhdG33zxr7TMeThMHfewlTxv5xT5OU2T94XNuttdo7",
+	"ncEG3Wy0Wq1WY9v+89r+08r+x9q1eu2OC9taM6Gl6srBIOGC1eq1MdOaDlltt3YFr8iQGvZAp+Sm9pEm",
+	"dw0uyETJPtM3NTKimghpSJ8xQUaMqpgMlBwTzUXESHtzt9Wp1WtywgSL90xtt9ZpdV41WhuNVue609pt",
+	"d3ZbrV9q9ZpiWib32EakSZI/eTv1TzS7Z4qbaW239kCV4GJYq9c0N+x4tUVTatsbalJd24U52d9p/zcW",
+	"mSfALrKwM9OJBVDM7nnEal++fKnjZuhgN37913b8s7bj05d6bZ8JncJ+6HQ8pspO9FwwMqGGM2EIF2Qk",
+	"U21BnG8YjcfcmFngtDd3O1sOODRJmBoyoWu7v9YmjIrU6Non/5zbo2l7mtMqooYNJcxmIGVcq9ciGdvJ",
+	"b7/q7Gx1Wq3Xds/pZIKwrt3LiPbTxM7f7gKNDJfY6Z6gk9E0oZ+5rtVrR/yewQDBvsCfLAQzdmyfTLVh",
+	"Y4tU+9cWgOyzXfEFzLP2pV6cf3HasUqHwbRbr9qvy1O7pHpUmstYxkxRU5iNkKZLJ5OER7SfsHBWlz+d",
+	"nV+ehhMTPOJJwkXty6d6rc8scuzV6rWYGnY+eMuVGdV2a+2d161Ga7PRtmgec2bOVcwUboidb/5Xbbe2",
+	"v3907prBpCMpNNeGCdONqOrL0TSGCX+avx8L4Hp4cbx/cHwYAHc/65/sB/2T9utWi9xFNAG4u8l1vjvb",
+	"CyeXyIeuljFPx99sPh0yVHRMXK8WrEtBUS/NY9Uzul2r17jQRqU5jpxJEkkRMWFs1zHRD4zhEZF20yrP",
+	"4IalUfYMThIaMQW7e5aO+0zlVElZGnDBFJcxjPO2Vq+d1Oq1A0BImarIwpfGBuGlTE7kPBnhzDwPHkxE",
+	"MhWGqeMnEP5BQocwCh7XLp686RPg228DfI+AnO0albJ6bayEPRCtVmdjc+uV3QBBx8AjDOiYJxZ1Ds4P",
+	"a/XakN8z2/T7vTP7c8zjOLFQ+OHD8dlZ7Uu9pqS0CLQJh0qzz7Xd2rtnkPpUcLuhmx/t3xN7bhfsMFJw",
+	"xWyrIgnfI4I9EJ32daT4xGITeeBmRLjRRLNIMVMneiQfBLHIlRP3P2uWPt1n8Imw8/IUWju7rZYj9Owe",
+	"ma5fa9Te7U33Cax9KORg0IxZxGMW260aUJ6kiu3b/a/ttupPuvsTqs0BS/g9U9McHe3TK3eiPXbbBdob",
+	"d6RZ1P3p9437nes/LjfFyeR19DFuD470q+H3dGN6yFrpe35utu62fxh3Pv/Yt0BXSW23NjJmondfvhxJ",
+	"eaebI4vN6p6zh8YdN9GICd10HOZLLVNd+5Lvw7G454ZaiFftCM/e5vth5B3c6tkWrAD0SLGYCcNpApBX",
+	"AFw2ptxOXtPx/1wwZbtnnydcMV0cYacwwlMYC1iVo7TZJ1v9V1FjO37NGjuDVruBB+z1Du1HFjeUhOMz",
+	"poIOmcoOCqxmpaPyqV5DwO3a4bs70Q+d/k/b4/eTTX3dvv/ltbjcePj5FTtq/XayRd/FneEHfv779k93",
+	"sFcHiJFXiKCljRKETiZK3rOYKGYhGO6Nw+WZM7m1u+kh55qsCg3mPtFcijNpLFQupKFa83RMOmRo6f+A",
+	"qzGLEWUEm4yUTORw2gyvb0Cc8uV9eXi2dxJekIoJmhQJMv6Y+CGfeXGenO/DSO7WvLTjkM5wTM4o/Od9",
+	"8apYbR5fcXEuuCA3drc8k1pxQdbOLw8aOzvtdq3imgzvRug+vB1LNDo7SYX7Mtix46esbrW28U6t8k5D",
+	"tMJNseMjJsVTPRnRIafE7lqq2BsySRjVzKMcyXaDJHzMjUU4JxgcP+HOfba4488hijxzZI6t3baHdNZo",
+	"dUqE1ADuFM50mWTH+IbFBG65OqHE3mAsJlKwuv2H/J6yFGYYiEfGsPHEhIJhnCqg+qfZJcWUkhk/Br1b",
+	"yl26Md2bVYG9sTqmDGxbnPsMRFu7m17EtVthUSdbpQ5uWhCAwrWWe2nvtlrNjTYQxQAAr1utdgaAmuFj",
+	"JlND6MAwRV7rWg6OMkPxJGB0ngCMzkJgtEvAQBQIgNFaCgmLoc1WZwYS23MQ4atW3n7CytsLV94qrTw7",
+	"D8HiO61N4EMPQK1wwrUpn6IHmiR9SVVMqIgJJWMmUgIPCscmojo7L0CAhrYjqSy5cQxVLaEi1hGdgBg8",
+	"kg9enYTcqn1yREUsB4P8GX4Lt85Q8cTeOpqmKLGaERvDuqi6s7R5Bc5rVUq8lSursvV3+3Lk+NgrxsQM",
+	"xNu7Gx7XUAypHUlDEi5YDkMgwdxugVsg/qqa8qbfvafKINVyRw4FkMArdyum0wuqshfFzZtIZRTlJtu7",
+	"THeSb9+F4hHLnvj9SfhwZJZsUOeJG/Qq3yCLkF0P3XB3cBVuL05kvz8tIq/fiQFNdGErnCDy7QCPq4OD",
+	"dnjvtdz5Ibt+kHhF6TqRScy0IQOutCndS/PROqaGgvhnD9Sqc16kkP0Gis8v8+nhKpvMWq2W3WSphiuO",
+	"2WqjUm+WErY7uxut5lYIKc+zF/mUp3J38caTeaq4k8vWq37S/hrgz3Ilq4L/9ZPBbxH8WAyZNnvxmJtZ",
+	"0Swec60z+TnTJrurBZhb4MzJmmbDsT0RRLMJRe1Zf2qlcIuhej2U6nLrwenV0ePtP25ubtJWq/Pq8fDi",
+	"eP/xaO/y7fnlj8eHH2/bzU7z9War2W5vbmy1mu1me6PZvj2+On+8Ov9whf9YzGlttDqt1xutdqfRetVq",
+	"PT7uHVzf7rXat3sH1929Vvvx9Oo7WPHjxWOnudVsPz4+7p08nh0+Pn44O94/PzgkH67fNV7fiMMfzx7t",
+	"B2GvtsPH769Oj6+PbvHf78+PzoImna1W60ZcHB88th8fM0ng9vb26HQfV1a5kGYbXx5fnd+eXv6j3dlo",
+	"bG41LK98e3t7dbV3e3X1+Hhwfnj7/d7Z4S2ovm5vb29PHh/bO69brc125/Hd4+Nju7NBTveOz8jV9e3t",
+	"1eHe9fXJ4e3Hvdud1+3W5u2Hq73Hx7VO69X61tZWo9WGxZw+Pv5owQETvREXP7Yf24/Hj5sfbzfbnds9",
+	"O+/b21vb6e3m4yGOsXm7d319eHZwu3dyvG+fnR4ePNpXla+Pz4IRHuf9rwzCvRM7kXd7t++kjAneWNPb",
+	"o5PtVruz/ZgZI27RJHB7tX/9ePXj7RWoKF2z14+BCeIfYIDAfjuPB3u3ByodzvbbetW2fXpt/i0q+h9P",
+	"zx8vqR7diPODq8eDx7f/OPnHweP+/tH57VKt+a3XbP+j893Z3m1Bq529e6zWNt+Ip1OP7BhfMp0mMyxh",
+	"n5poROSADGSqiDt+OjySEyUjprW9XTfBsJYmBnUbMTOg50JdJRJgZ5ACg4swSiYwVX/Ias/UOc9K0kBa",
+	"Mo2rZ8CeKBF/qddkaiIJXAVYdmDmTk/gKAXcRPlSK5bVyWa4tbVllwk6C8WoBpjEXEcjqoaMDKQiqbgT",
+	"8kGQ08szkjcvzETfcafVKcxkY/lMCuO694THxL9G86oZcUuLRczFkDiDFmhCLeke0Ign3EzJA9WEJorR",
+	"eEpyHChMNE7xW7YMaNmcTq+OGh1icQAGt3ChkWFKE6oYgRtFDIuDKPYbi0wIDns5fanXTkH3tQ8KtiJS",
+	"JzLy+pVIxoyglgyWp1jDbTQxkpiRYpmJtYD1ZXsiqvFOzw9WtMKhEm1ADSjbLQdYJWi0dnIjtuPfQDu1",
+	"QDTZzEUTXFaFHiZjJgP94YrqYBlFqVJMAO/f3swOld4bDHAbdjcAxxCI1xJ+r66PPJUxH1joF6AF28lQ",
+	"71fcSkvtGjqSdv8saLjhtKyjn6+Ap4IuUcD/JrlYLGc6oWNPUPKdHLM/vpHOPNVlErhMO4YA0k+E0K//",
+	"bUD0CWAk0rdWJrxCRUkRVLnISKgh7dbu5pajFYaPWZ30mXlgTJC+YvRuQLUBkpGkIhoVaQPqOtDRIJe+",
+	"Y9TN5EACgwL4eCC5/ptk868VvOeJ2V/qtVGm1LGLt+8KC/qzxqA7sIzmPXkIgobevrYUDGYqLpQcKqZ1",
+	"Jrpzw8bQ/ReQWGyffUVFjGxGhILQv73b2jlsvbUSm+Jue/+t/a6zs7Ftu/U6mwytyXuH1vbtRMk4dQwL",
+	"GBKYumfqmo9ZiZC+2t3cCjQ3T/DyASWCm8Up5cKPb+kgH7M/pIDzMmaKR/Tl/ohHdCjRL+sUWbBr5a7O",
+	"omrBM2iWYzMjRgw0Kxz2av7kKQpYLmL2ubbbruJqqrgURR+WCmzVYlk7l8g2vCTW8ZLYjXJyUzY+yk23",
+	"p5ePj5fnh7eXx/tHe5cHN8pLKVuHt1vt1u3bp3JftnnE+H21ib+deZn9njKN7OXmoB116A5r9bfjjWiL",
+	"vmavBu24E4G+BRirvZyvcu4s+bt3jseyOJpB6Bn6wQr28Amc+FM00w4lWpWseAUL/Qzj1POxaHXhPkOp",
+	"kigOKOXl6VCIznHLS8D/byCLU/CcsYeD7IKqtBTUiWJDy+Aqx0ALaciUGeI0riEn9t/RbFBQTC80Evz1",
+	"qmlnE/hSr53jxVlQ2Ek1pIL/gZKeFODxcqEkMYrTJNzHJ1+33w7qQJcW3N7gKAD+PANGTaoYujtNePeO",
+	"Te3rB9YHTyFL9RIueARLA2VBN+EaHfbAhK5RdXyPnFRn64u9msHvYKKkPS4WLIciDn1zNhutdmFZ0MhK",
+	"rICscH9fuO2eZ3nD/X+TOxwRK4w7D7BkSkboAhv4uWQM5L/O1/+hRji3SdfODUrLVHdjdt/9+W7j/uz1",
+	"74td3n76/ZeH7X4tx51qiowLCxAJ1e6eIyQWO4iRhJtZmoz/rbJyegdVJ51f037CSLtjcZISdPAk6A3u",
+	"NPzTJtlPGBUoEqC2f5jIe6aBv7JfTMkkoYY1gdk1IAZ6KYaA6JRfRl7d/+Vfhub/w3EcsBN4ulnExAAF",
+	"z3ACShhFhR4wVWIR/m+NV/hGcQpZKMDbrwsFuDz8ruhLOLQr+Gae9pfYHzmYcSwPRlrVJfD16i6BG9ft",
+	"7d2tnQUugXaeja2tV6++widw47r9eo5P4JylPstkkX2kV47UCXDDC60Bo/gUB+2xvGdj5w1eLRPSpfPY",
+	"my85Flzsc0f5gvxZpAC0vAWv8i3Ilz0zXLu9mQ+3FQ63dQjb5YjPfkK1xe7j+a3rtXuuuclQKbdBQkd/",
+	"V1TDWIkrj6QTHm90x+rrYx22vk2sA0Cp8ioITyZcBSiaVrttO2dt8kC54WIIfAGtVt4HTtxOhZq7bOcP",
+	"cods9+xfrtb/crX+f9XVeoJH6y/2tL6KqLjiFRYStNcQHVEBIgA3jBg6JNSQDUKb42ZgMClHKyEWBnfA",
+	"kBkYxDLAfZZYRJswAYprjc/HzIykBdN3wIBMKDBDL6Ua6perqAte2n5WaQqOVMHUYpYww67pMJjcJTNc",
+	"MTSPG3iTTe/g8OTw+vBZMzR0pZYx3kP2CgRy8uezbA6wOQcVdih44WwcrY3dVut5BooQWBHj95a+xzK6",
+	"e6p7Wb1m6BBN97XNo592Ln7pAANqeR7zbQwtz9SPAtS/gCbpQyECjU4mTSvZ5wFnERUvs8nDqWJaV8Sb",
+	"DRTTI6Ldy8KhiZjWXm3Apt+P+t9F/Jx//+6Xw8vrH66O9fHYTH7ZP351/Ft8d/rdaevn375Pzj8efv7l",
+	"t7Pfzq6H/GT/+xb7ac9+8/7H9g988EOTTb9P2NEeP//tcOP8+of22W8/bJ0e7OnjcTKK949fnV5HW2cH",
+	"HzpnB3sPp/sPnP509sfxb5JHnZ12ND3Wx+Ks/TO3Q+59Pr/+fnzaOWydXP/Iz8an5qzzw+YvV62tX37b",
+	"+3xyffwH9PPHcOvnj9//9sv+9zvNqJOI/vhdK/7p+yQPbzsWtd2dVssKWAALv2JlICawNe6cbUffq58f",
+	"Xvev23cXm/ok3hkc0Vfpodwa/sI74ofP2z8+1NAiDFbGlY3XPF7d92GMBvYRn+gKu/mnJ6O4VMOzRbpM",
+	"ZyOXD6JkIf9kKcGMUR3Ui47lqkoU4Bx6yqFyv/6LzfoXm/UvNuvvZ7M+wXGd5bGApwIoWUYoZgOaJobE",
+	"dEomVBW90FbQTjrfCzybzvuiVfC+yLxZAg+M1iv0wHiiw4Zv3mkVOIiYC5EjrG3/ynb3ZfVz9lyHCYRw",
+	"RQwG8IVlL6jnwHIlwPzlC60vnP/W/PnD8lbChSesoZ93eGWa5K3iQx6/0ORa0Sk5wbCTRauBkxGkRJg5",
+	"IeG7ipQIzpT6f3ROhMoQzA4EroSJEjqtza9IdRACsYIlGDGamNG0AE8MlrVLRfIXRCX935Nw4q8Hbv0J",
+	"8Niagcf/N7vijdVX3Fl1xRjRG664VV4vUxO/smYkxy+9gdwt055EKwSXDqCV+KUglDy4lF2RlAlThBq4",
+	"s8aWcN1lhCu/rpA1fL/9w2nnpx/f1r6peW07kNQ/FqfVeY64B6Km/cIl04Hf18hQsd9TPhkzYWorC4LZ",
+	"or8gSCv9dFGVImJCBcnGcLqG0IWvLBfPA+PrnN98itPnXBn++UB82hfXgaz9DFG7/i9UQ1SD48u02cOQ",
+	"95ljzLTxqROmcHKd65oiNIrYxJSss4sC5zMeI4iab7c7c8LmHZlp2hk8NWp+8wm+iZsLo+a3Voqab9kT",
+	"+0GMs3CSips0jyWh3qxRIWevGDTyd0SE4Hbk0rZzNV8puiMTklLx3HgOi5gf9Gw4R6qZIg8jSeSD0MCJ",
+	"FNzSLGlEFTS+BJopB4QKaUYgYWTI+v+8Cqg+J3DjCTPoFGZQYNWPpJ5wQxNylhrFHaP99UEbcxRXdUtG",
+	"0ZulMjCjT6O7hhw0IMPlU32cZsMx5vg7be9uZIqTf7q/06rBIn+rN9Q3cHWa78Y0Ez7yTw7v2M7d3/6u",
+	"8A4LAkZjF8V1IqMsP13MAmm4dj1i5MPliY/ycKwNUQxVhE1QrSN92629vG//FQYzUK9FIzaGJAsDqcbg",
+	"xJEq3lBswOAWCcwmRkHk5pd67ZIadsJdzoDiuj6OqLFnLWED4xf3eyoNJWvHh9fviOV76ISTXtZHb32X",
+	"9FTPMS/gU6+JssRfQPSqiEnPwOsboVkkRaxJKgxPgr65/UIbqVhcJ6w5bJLeTc27td/U3qj/6Lwx/7Hx",
+	"qtXqNSHEOoftnHYF0CyAwIVMeDSt3l85YchJvdBLYNDAbnp1Eis6MA3OzKDhmjXsfQsa1IbDrPXdG2HX",
+	"PoGPXmhiEbVOer+XgLgmFXEiqq4DMbNSu2V1Exnd6XVLAOWD8+frPeDXD1zE8uFGcEEctCsh+vt/bLx5",
+	"WAGiebslEP348eNeakb2Mozc/VGE6LnIAaqJsXhm6B0Dqg52t13Se8uoYoooRpPxf9yAm+5NrVfHW6YH",
+	"fOx/3NS4uKcJj7vgnH1T65GHERMOpIppJgzEDjvPbde6TtDUFRNpB7iXdywma5fv9smr7a3WehkIlTOp",
+	"kzlTWAgbS/GoomNmHFXZT5WWqgJCE/p7ykgEr30gOCO9Ey7uegSRx5/JiWVuZarJhA5L1IZNvwcz4vFv",
+	"xw+nv/1sTg9OzenB9x9OD+5enR7svTo9eEuPRQvMJpivDOw7jlri6IUFjennEyaGZgS8eBVBgTw7RzDB",
+	"6qME4oXDc2r3BBbRl7FF/x687RVXMZPGxnaFMMgn+7nhrDQNFGswqif0xF2Essdx9WQ9EX+hCY+Ls1pB",
+	"4Bn4yYIjQjZVHi+cXU69Ux5XEu3jmI0n0jARTd+zCop1Su+YDgkI0XTALDOmmFFTsnZlFJ/YRWk2pvaY",
+	"6vUmuWKQDCYV3KIecGxkjZIPH44PyP3mOpkwZWmJYSK2hAZu7TeEuj4zG4mmY0bu2BRdi/0DP5E19NKo",
+	"EwuSOgGMq8Pur98I2wcXpLNJRjJV2h5ZIQ1RqSB0SLnYhf5AHLM7M5FCM7KGElCd9PwV3XMd4l0ySeiU",
+	"xdg5fO9OTy+Domlcula7xG5Gr0muw4U4xjbmA7hJTbYYKvQDU/pGbHY6pMfzXenesWlXsVSzuPeGPIx4",
+	"wgpTx8+5JtrwJLELtBdknWy2dm7ETEdcdFPNemQNIa1HUplkut4k79kUczHcsYmx+1MU0NbsEyvE1S2h",
+	"g+2LEuf+HSumkStGBx+8TJiIJ5ILg6wziHFkkvYTHgUEe71J3rmriPTZQIIXDrsRWQu7Hk3WNlstu6K2",
+	"/adj/9mw/2x6shVOdR3GQ+YPCasma1ufP8NzC94dXKfFBrvWOtEywzwYDfCjTLm3Bq2ozXZY43Xc6Tc2",
+	"B9u0sUO3thsbUWfQYq/67XizM4+eBGesYQ/ZPCq4tVWvjbnwv9tV53UOg3VhxSTN/ygS7a1WNTUGvqEw",
+	"DWeNxE/G9DMfp2P7owUzwl/5fOzJtYIixi3HnFaSDov4fEyHljhY3F/L7p50kkgaAypREO4suR67jnrr",
+	"TyWOrF1NHO/Y9Cup4znK3JVsXIBzQNLD9WmmXmgSKBWevKbWnDWhFuDrVnUVUXHt3bCq1mbo8IUmE8WB",
+	"54lkzJrkhJksX4tiNLb7xhpcaCY0N/yeJdM6HL3zOjmGP07sndyqkzb8ajdvxJ6YEpwHcmp2TZYug3p8",
+	"7WFEjZWrIUTOrgKobkb27XlHl2KEa71wK9yIzVY7uDkiKkgmrsBzSHHqucLy8Q70yRVA9z5ri8AeHORX",
+	"m8vP8RUfCohknMffnMgHpiyMyYh9Jkene/uNq6O9ztYrT/QUfcjIv72j6vaQ+RzVAIPA+vfCZ51v3ogf",
+	"meKDKeGGSAtt25R9ppEh/alh2quK47qnyBOqNFwpkRxPKOwe6MWFNlQY8Agtg3Nj8Cpqs1Z/h27Fm9E2",
+	"ez3o0Ha/Fe3Er9n24BXd6m9GG3GHtQctutN/HW3Hr9jWYJNu9DtRO26x5ZyZ9vBbuCkTapHW9nT7a6ux",
+	"QxuDT3++2vzy79XHwqn3q06ElZ6fxbiByqACpZwt4esO8geXKKVqxnhIXmhUvc6d+GK1aMXEXXKWr5n4",
+	"F0gnBiwXSC5vaXyJiOzTW7lwsyBH1cvfNCpMsjVktiCQmaBRN0sMjCmoUJc74CyJrQQzxpwZea7BcWrP",
+	"jhUWoQ8CLTxHA54RPkeymx/Jx3J5qHfxo12yuC+vXEeau9lqfQkB9u+KDWq7tX97mdfQeolv9csfsxEP",
+	"YS4AvirpImMExzSxO4AyqZ2lDqbdJGfScsZDyPP1oLgxTDRrX+q1fSkGCY+etweR/zgH2Z4gNIJYKE+S",
+	"uPZQcenF2GcIzS4DZ2dl4KwEEj83nZNGtIYYAgYiWL1Pnuy4qycDYJJQ0c2ORA4FO5EBJBtLqKXCqOpF",
+	"3zey1nGCBY1G8JWLbs9qRHUzTq0AoE4Ws267rq0MrouEzseiC8qBtj/INInJUJI+m0p3wxYnH9GJZXYY",
+	"I506mShJOlt1woRhaqK4ZiQVMG0WrwNo30nV53HMxLMAO8i+DoHKtZMaiWAsRi6BxmMuiJKJZc7IiA9H",
+	"3jctAN3Gt8GtnLV7oXHINalIbrdB1kVKksiHTDTKpBoASyAVfNXRqxbxwoOYnYT8HJZEklx+7DOLA1ne",
+	"vzekICj+VUcVzmHG2DhFCcGtx82NRlQMGYgMa/Ok2nWQ4/KlovIOmMdeacG9uSu2rMyMXuQS5O9vsj0o",
+	"ypeRubwfljjbdnMVBuWd6HS+zU7MAirMB7lwSoDVZ3I/h1Cx+wMp2BvL7Vtu1TU2e+CPAHXVngNdKM2W",
+	"d5FD9Uwakr/YRazP1QpO3UJmRikj+KtvBFZcZ6ZvBR27FX1EhvahXQBkYWL5Jk3Wvr86PwMaMpbaFJQn",
+	"iKpn0ryTqYifDcABfJ3D7jzU/AhpiG9QBM3mt7qm3XGPJUMlHbAF9qT3WSLF0BJS7wlQELsBhy7oNJE0",
+	"vpbyhKrh87Bogn10jZTdBHqZ5fws0iJFdw0KwGhvfFueBUZjn6PsctP8D+Y95nHVYybMZcaDf0OW5WeZ",
+	"Krjx8x3hIkrSmJEgzU7OqgQPS2zKt2FMKrQt1bMDtShOy+mWoB3yWjmfBQC8iqj4IGhqRlLxP54JwRQ6",
+	"8MapEIaB0Qq0mDmUdYSJjJ4dNpd7gZXh3V4Z3nb1c+F9Jp0I43UloMIGjIyoUtzZA0oqlrWefdB08+zV",
+	"Cf6GZfbWiZao2aWTCbEfauZYSxBPzUjJdDjKlMeYsVenY5YN9YbgJmZX+sOIOYoASAC9Gzp0QoWjjVeo",
+	"Lnib6unqO4wpoqihfarZB0HvKU/8DRVEG4wY8Y3skrCgrUcyOy1EubghBXBOZXdZ/3E3DYYoSg5Z/1yT",
+	"oNVirmyrtWE3VReXHkxcSjKmYkomVOsHqWISjVh0pwk1M8UI3VRdX92+7aw4Radp55rYl9gVMFSuc+0n",
+	"a7fVGY+rJvwN6OfcdSnm7SJECp8GG6a9ZkZsCg1ilvA+lH5NpiSS2iTT9d0b0bMQAG6xFwKh1yTnyNTP",
+	"2aJd0qva356VE25Ez+VO7Lq8lL11MGDmnkU5pwKKUkQqbY/AmmaM9BxeB8jZs+xAKNvHwG4h7LG0k52u",
+	"gJg0y3N4rwkuSO/Stmrs2VbOcB+4qwQvZ5m6qxnfC3+FjekUz4NRnIH6KVCWLrIpfMnPbenw/Xc6vg5D",
+	"PiCCzM49kkIwFIHtbieWN4xTp1u3r8fjUkownHYJ80ozDnqFNOnBGrJR0Aap6T0XwzeBcAY7btlUOgWK",
+	"PKL3DEt8u/ygTXLJJszFEpRkUkfUK0xlfwGhmL81ZA0LzMl7MDCA/xBVBv90uGClVRH3p8BjBEt5oW9E",
+	"zGgM7m+WBllZCWDlXYch++L6LgmISiWRKCrpELrxmxtRPsxzj3A4QpnUgF+Lw5EQhW5EsLvBrtopoIyM",
+	"OGVYvGsJ0bLdrrtb3O44F0MUxqt3vVo6pwP2PFpkJEDc2y8AalwMn0qCwHHskkVSxR+E3f1nS6m2YyVo",
+	"0sWjlh+5Y/eiYK+eQfrW16P8HkE/OKJgPagvAxnYKdAKFDAma9zk/HXMwAOeC3DBtTdLlI7BH+pG6BGd",
+	"sPUcYSdUGU6TLLnlG4eosLxEDp02h6agJ4xZ6QQR7hUw11KeUjF14pd+Ftztbd51usiQ0HlGwfvEBSzK",
+	"Tqvlj9WMimXnW+wDVIVBkaTkeucOjrZk8smXdumYhK6YVRN1bV/mDUP3xUbuv7jSx6657eKfwCv8c8S4",
+	"Z0peczHjFGug1L1nocUO71sYxAOUNvrjx4+NsoPkoi0r+1M6ADrt57MJXFroIdTCgfWYwdV6dLLtPfp3",
+	"M0c9MqLgAeBqhRG4buHmszfE6dXRX6XohMG5Jg8sSRrOXtZPDRnJJAayN8rcFKy82meBirgGQNPpZCKV",
+	"YTG4wGBY17Ngl3XUBb1fF7A8B2IwUqAY3EURepkCs7317RVTLzTpOS1vwy67573rpGBFVSb44mqy1itP",
+	"s2dlnRsxo9GstE7aCyFbBaA9alPzSu+B+ZjGMYS10ORC2Z4NZA71SbiDR3/68uXBpjyxknl9xol1mdtH",
+	"bjT/1Q3/KWsm+7+xCAgxRHdU0E85ZggdarIcXeBHA1c4tcBCG++5YBiCQlDrLcCjz1JfnsVb6RTGI2vU",
+	"e9CTPEzMsYE87yDjBuCXU8eug1bGXvQaJevMU8LFY92ILA5Euz7t93Uy4Ipp0iv44zrWlOMYGhnIKJGa",
+	"af9G54u4EVHCqLLYpZiWyT2L3057RKRJsk4CPyHi3lrpGfnJIhbweAWfBR/2UhnYYGfLHE8F6yHXMqZT",
+	"0ivW5OxZ4cKlc8Y3ZEgNe6BTonliiZ+V/9utGzHmIjVMv8n2iDrTKzo39oSP3eoqru9cv5iNlwuCwVTS",
+	"5RU/uzi30ABY3YiE/57yGDUN2x30jQ2Hcd2svyEJtdyHXbUmOo1GhGrSM2wMhzVVrMs+R6nS4CN7I3qJ",
+	"NF24rrgY9uqkF1kAD9yR7yZ0olnPRW1Qfdcdc0tIe4Qqxe/zrChckYhOaJ8n3G5P2a1opsbpzC5lvh3h",
+	"ob4qAvsmi+2dKNln+qbmLiGD8suIURWjo7zm9iy0N3chTGtmNNz4PVNAoJga1nBp8ma+8Ji64BuLwHgR",
+	"uzI/8/p4O13k+QPRlr4p4eYNnIzgDFqsCEVBRxoAUbBSJzeaJQPLcZRPx9I55lmTF985QOmufOMveYz1",
+	"CifSh6uuMgI2/QIJfYDKVp/k7AhDYGBfpuYN6fEYLriYZcruOFNYIxOLaZP3Lo7tSXROEvaElQlAPT9h",
+	"+L50kMFL9FnUyTjuI0d6F1O49BJCXoPHFRdRqSmP8xh4Rw+Djc7PXg7kbI+Co1I4AwVknnsTunKPB1nd",
+	"33DfSlfILqFBRBBN3Hbi8LPgzaotf9sbAOOq3GbMJZsV+LESHa3PIE69SFaLvn6Vo9eWHNriIt+Fq+Fi",
+	"IO2Irqo0zNJOJqJJaeS87vTsWEucLYOjCAVRldCOglnIhubAxgOPXVP9DFpVQnKPEAswfRmeHt57/j9J",
+	"zgfggriIQH1E86lP+gJZLopI6gteLyVz4UHJy0f/WWPCys/ldD2flsHCRz/B+LOr/lSpV/VZJ0C+koMy",
+	"i9fMoHUVYJufoEWtWj3AG49YkI59FbwKyX3QsT2gAbUpdudeVvSF0dyzWLpHBlLGxOd98C4cVzLVJE9v",
+	"iFLuhyvy7mCPjOlvUhHBBSNrvTFP4NCyIRyfAdcj4KIilWpDI0ZFV49YkuAL0jOKsa5IjbY/XNUDOIIj",
+	"Rg0QEjlFeqLpmPXW696RKou2Pfzw8sP7GzGQqTLMMuCWF3uwtGvkMwK4wHcC9XJA2QsMZESV3U7vDCg1",
+	"a5Ke5Q4/Z3IfBXDcCCs/Y+onVPO5gHnwGnLigVF06tg6tzUWFvbn0O6nXTBs+ywcoOyOA4Ol4672Q70G",
+	"QLAHVIK9AEBQq9eGSWpgX8e2LyinEbEE42CSdMLhlUySVEeg6kuTycglj4ukEvCfSIoUrzFFH/pMwcdG",
+	"jqmxaBpxo+Byu+MPvFav9amggtoXIxnJBMvBTqS6g2T3bABveHQHs6LJZES7Q0hZOWQJNTghDVCQMu7G",
+	"U0ygbNjnIrrmK5+DsdOqMFlG9k7amZqFQiFgrHNJtSuUW3U9ZolN/vQVGpfRIXdmMqakRpWiwNvlNTry",
+	"g+mKdcQqHQJO3HMlhZ0iAGbMdQR56tFW9aliyVFlFMveSbuxQThozQacqWzBa07VyMYTMy1F5YSlQmYl",
+	"iyylymIAnPp2Xwp1RQLWbKbESAbYOWxdDkFdQTOzqiRjGTNXg3jMk3gJ3Fbjnk+piUYB9+yywRSkK6x4",
+	"MjN1l806b+iqoSy7dTIscXvrusoGL/CcOYQDXjPH2sqresJduFoJ113atxnehyaaOWW8YvcuMLSZr6Mv",
+	"ZcKoKFUVWlUiXJHBT6g2H7TvuhQqRLWxMnrEtB6kiaW3dW++RVWCY534gAiIsEo1nvbnCaC+akW+tYcT",
+	"HhGwcg1oxAgTQ7jnJkrG61WrmSg24J+LfUD1rLvtH8adz0txhGflarO+CiCq+90Mt6QSGdKYm0Nh1ByE",
+	"mJekI5MwjmN/wz4obpjPioCjXnHDSixx/qIKLjQyGMK/ihC4dJ+8wOIpBWTRrvuyeXnemexofVqw2bMw",
+	"cFGOtoG3hFsR+I5NX2j7AHvPElF43R56XTsvrSfz544Zr5RXsdzMNz54fFJE005ro9lqttsbze3VlDVZ",
+	"PdA/V1CbrCIVAaIRI9NoxOJAKKKiQi5yWPkw4tEIFYIudMFFsaO7EfStmbO3PxnR8kR3lTHA8Yxnv9Ps",
+	"1zMFlAJHDCnY10tw3NUd8qep7g9yMM9AuuOTQtXWKqx66xMVlelD5OSrRTfoEfu8LxOpkOy5rEarflJa",
+	"mv++7seeO9sPk9hZA59gD/l7FjQz4X2Xu6uIOc7ARCapHkHiFUwMFymQXrBwJhqSncYyU3AykZnvuIbw",
+	"8ioyU1x6RCfVxL4HEew9ODoOXaE6U5GqX0vBhyODnslmjmjqc5OtSqCcJdEbFufPC+VMH2qfmwiLc4T3",
+	"LyfVcxvPjeIPB3pWYP5SCgtjQ/7LxYt8ADKBudNRxcoMeEVmq3cpffISq2gYGZW8Ptdn82iBheolzOSl",
+	"g/vLFddXQfIjPqkk4z189TxgRisB07PdpYGdbrZq5G+eC29mSpgcb/Gc5p+teTn1ZpXfi0iQJTJwkuYo",
+	"wN3h/DSHPq1qYC6JDpwlsSb9qbPY50tGi23P7lbPZb+cogtdD8DVe0M88rumWXoM3/xGYHtHuuwXHr3c",
+	"Jx4Re02yRyAKOsipCVPK4qA2W60q22hAFhcTuyfZwReRm/dsipPEE12V4cXTuL+GGoWn9687nn/d8Qt2",
+	"YmuFncgO54IDF3TZXqXLrz6O807hnKvQn6pdQiG+zicItMBu+nMEhiFMPMNih1zoS39xfnVNMJPinxCu",
+	"8gUvgt56/UagGdQKNc3sfO2CN7D9k0RQKr8/9b85RMzaP3XZtk2iNOGCqumNyGzcU8g+lPnDWcYl78li",
+	"BETekbXN1uZ6SWuaGdtgKTWPuEVVYd5qZpf2qWH272NxL3nELiifZ2CLXMsmx6bdCeVgaCP+DXFvwGtn",
+	"TNUdg3rnFQrFLCF0laCQdYd53eBadx33eZJUWndm5TX8YkWbnpGGJvuYvr9SdnHjQ7s65D2xjQukZ/N1",
+	"ZytIYBcmR5qxpqDIkU2xMIFqrJ/ZpX+KeWketlRZmSrx5e+yNlUjazOE5Q+pNGzP5UFfhvO/28ZdnzUd",
+	"sd4lPnPPwnMArb203WcRdQFsUOCWRubrDwSMgJRBkTUX+ObjMrHd+krnBDr6RqckA8U3PSZ+hisfksLG",
+	"/lOPySyKLTwoRST7249KCcfxsDChU/0uwRohxe4apOczxHe9rr1XDx7GnBk8KlnmfO2rA8OdC4GfrnUD",
+	"Sszl+QLtRdcgvWI9ZugtsLm6TIreEuCb9/BbMZG93UwJ0J+SsUzNyL2TML0u1Frr7eYOc3mOMEj6D+/x",
+	"k7ES3VRYIFsCYOd+ennmY1ExD+PF8UHB3lTH0H6Mm4Evyell8QafASEYbAIIektHXpS6XhMTCcXXgjVg",
+	"eTY/weL9X+5vlguAGJ8LFzD5PDdal0zHd1JkJl0hmQaW0WhMqDBq2tgpc5WdzaVspWAP4RCLjuFZ0HTG",
+	"vFSabbHjSvKSUD522XH2ZcyeCaW52fbgkKBCyxltIJNNk+xTzepET2jEkOuPqR4xjGflQwHxPGu97bvf",
+	"G+PNCQZ7bb//4XTzopxCEZ+WxbSneSvD/CvBI2P2vtI1qpcRB7it0CabGefqpAd0At6dH1w1NuDg1YlO",
+	"J5OEjb15epLHmAOlaAZnKDg6gOEF5J+L87CHg1mF7pItAt7WQHTomlF8PGZxnaQT8Kymmq1jqJMVOnK/",
+	"Ss0gxglMz0JiKsXC1pydX5xfvl/kbrbwvvGwrxQtzySZSHVHGkSxhA8xsfPiHO4VppbQCFu5/2DRQqvq",
+	"847Gk+2JTxJIS6uCweavA/OAPfeI++INi/YMR9iHtsdikppVNxs/9Ns9C7SK0gtPlt3nGaD2spIsZW0M",
+	"WXOpljGuzx7IFxrLMGbHgKsgYRaEBnLDGjqSExavv8HkwA9cY47P3pUdKUs703tWxsXluRNncCJ39EMY",
+	"zMeRr407KZR3WdGvZj/7ZsYvxLIN/PeUHWM/RqXMcptYJ2dJyA80+uIrwCxufCkTliFsViFmxhkBQhsh",
+	"apE9hNuOd5tGQ6Z+gx44EKjRB/I4ZlB6Pkmwgd32DDLLbQj0s1t+mEt+PnzKDLVLDQlgmL/x52r4rShc",
+	"dVmgrwknWkLYXAHp582/UGB4he3A6sDlHP+tKk+QvPbvn088tfmnxQrIi2Bgnkna8wqrM1nNMHM2RJ1n",
+	"VVYJ1Fb9r//8X1CSt06gfCyBorH24ebuRgsZOiigS6Bs7n/95/+C8roFxF94H+Cciujf7sx6jc1iX6l4",
+	"zRO193mtm8UTvPbt5tDbrJ/5O3ZNn3niXBm/mTzpLqe190alwzdZVC+GZGR1+Vy4kjZS0SHrJr4iQPE+",
+	"qigT+I2u3I9g7qSiMCUIKinPCNJnc00mUhsWv3GhJ9wweKODxEnoAOECezK7U58RiYkdVtIcLfb2wLcQ",
+	"yV8GLUypjh7DXmOU5cbMbFL6CZO4XsHUcE2H13njGXtD/mo+Fjrl0PMw0VeHLQPrMCteorGcBqTdrmPc",
+	"N41MMiW9X29q/99N7VMvMPRAdwUcXKkM70oUxa0TZgbF44qkBXHZ/1qJC0lVsuKgH1Qyszn266y87vzt",
+	"iee5dP517ph38woeDNIkIXds6l1UwOWKO/cDn/W6kBTjjrGJJpSMqB4VaUvgEfljf+f6j8tNcTJ5HX2M",
+	"24Mj/Wr4Pd2YHrJW+p6fm62ffv/lobbAfW/uFT2Tn4KNucvL4QLi7lx+WLeeiNULqZHs6oCVx5iCoWSQ",
+	"nsKXRvncoBPeuGPTXnOxJ+gsLNGTEBVs0YgqGhmmtIcsFy5SAep32Em6OH3FIjkU3Lm4fr2DKfpKArwC",
+	"b9PFfqUOMXNJYXVNdPDNrBI6C1mvNFW576wUeJdl/C9gor1T5mMf1u3hxvHqNwL6ZGDRkI5muyzazmqa",
+	"D6pf4vuZwl9PDal/XtD8pxzojqCUC83P8/b+Jl7cOZF/NqEtc23FMuJBHpQKG8qT3MjD8uLPjUEOa4//",
+	"GRSM2dmpFyY6p6Ng4oik81xeh5C0rwKRyyS1SQ7heszMHC5V5Y3oVRSNcGr8ZJUaG2AvKZTW4PpGIChe",
+	"aFc0Yw2scCOZMFfgBIKzNIu6PYIkw2cpjdebxI6gqIjlmPS5mQlzxw9/+n3jfgnR93dD1U67mzfv9YmV",
+	"8FeikIULOtvLwPu+hG8FxCmh+Aok1WtAKq6tiZIDTFdKkyBfDhmxBGLZTRYY782zWo4ZiRIueEQTCFvT",
+	"UEPQLZIoNqQqTpjWN0IOIMn7LumpuEd8IUMWg8aaG05FnfRio3rwgBkeEcOikeARvoricY+4UF73FVVT",
+	"V/JYQeTfiA3CJvZ3nfRGNIomPXK0t79/0cjfgiVM0wEzU5IwGhctS6D4i42yII3HEHUGwWfQWVFHriqp",
+	"hJcsn8joLldhnsiIJlCStVIsBTG57MO0XIAybq4rjlwtjGIvdVhFFfodAC/9dVoUh2OFkNzJRMl7hgVV",
+	"fsNa3J++QqNSWlw2ZPWSfNnhstefNqs4cDkn5SfqvP/aOKmnK9LD+up/VhrOXRiLbUgKmcJ8VqQl0Vaa",
+	"oU/rt4q2qlT0V2jWfGbw0ppUyoIsj86XGtNeUfIgFaTvdf7T3BAo4eKq4mlTXQ5kvTocDqfwNXzGSgEx",
+	"bh6QltPKHm/QA5yPGflDCuZMp1PITahJDF55JtxZVwZmBbVDCnEVT0DcRXJFwdyQHaVs5wL4FbDUVTsP",
+	"T1E4sfknPUsrVTzuT8lsVEwskaecWDkXT0lfFuSmwGzNBPsja3GKiXda68tSVXyr5AHV5s+KBCfzIbyf",
+	"UcMFdAT3OcX4QRCtNCOQR5PEbMIsDktBenb8nnNRzSlWb303Uw9h8QhMrAqJml4QR+LqpJcV3sc5oQqp",
+	"L80opxq6SfYsv2NSJaBENjDO6ChueVxX9rhOYq/jHvAkYTHx5TGlYKu4VhVnAlLtwphjJtK3T2h/rej0",
+	"hAu2YvP3XOq7Fdti5qjvMHGU/+ZTabvRJjaXFUDKVuVTEKBBpgfNsAT3f3fORvYK5fd7WNs0eDiQkDei",
+	"BEr37ZiJtAvtbJsi+FwTo+i0izlpbkQvAJl7f2ef2K8rINQr5D5yWbd6XkDL0UtOEFhvvPYZ32ks4I1m",
+	"Y495TXIMSmygESwu3EYWUOjdjeHuNwL6qdvbTEnnf4UZ4bASsUwhLYaC9MZBBAQRdOzzZ+M013q4S82b",
+	"tNXaiOAh/Inp1veIBSX65b+AZM7AN/eyYnBBeReXFy+7h0pC3581K9wChc5wRjvNiqVGQ8UTK2tpmhpW",
+	"+/RlLgl6P5+aB3cl114MCvN1IBGSA7g/3dJ7eaYQ+xQrNTnhevdG3IhH2ADyaLfnMf/qsdiUPN6Ix0aj",
+	"Ufi//biMyY+kT6O7hhw00C3PSac51bKDzJyJRysAxqnLXM7HoCfEnEB1MrKi9mCAcyClU0IeyUBJYfIR",
+	"XxKvLygyWasOTNZwYABcNrYcDKwc6hB63c0lOIrkMcAmO9bM4X0s1K7zmAThMCJ1HeYHlzzmqV3sU1wN",
+	"BlDa7svn/jHLz0J+T1nKXId40u12smTgNSkEntpeCqThMUs9L4XjtkBZgz2VCAJ5zDLyKZbQKZy8gB3A",
+	"5pqsCelmvW4HrCQ4CwYO5OICpgGnECAC3O9+MyDXjAMkcGpS3wEvEK6gzFYUO58VquHkXRlq5jiZeepn",
+	"D+KERU67vdbDI2uJrVSQLsjZ0XqW48OsP+qeKSvcQi4uqg1Q7Rwx7WPEyR7oFBAle+vgSUiTBzoFxzB7",
+	"2WOxF1cQidCYTtC0nRHaG5FjqSY00dJlCAJc7tVncE0jUuqec/RxOSXxI8/KgLbZLji7BarC0agjjzPZ",
+	"bSCdYTnpmw5Jr2Okvjssh/o4uKzXsbyWC8AykLtUsAemDVog6oQabNJp1YkMCJJ2LJy/K3JCDj6ZlpZn",
+	"3i7e0wlXt5qZP+DdK5PqrC6sx9W4B8lKeSF9ayY8FTn+TqvzqtHaaEA6zIL4U4XxcaZfWMhjmcztzn7k",
+	"sbPKdp8R2oyq9pl5sPTMX5XLd+bIY7/fm+aNOITNwTCsgJxjNXiI4irt1yJOb+ZeLu+YPScrAcVeAJBm",
+	"VA1Xan+unEnNr2AhDP0tKcXsHavJ2oAnqOLsT3P4OSj31psEYSYF4vSNgFONJkCQIzBaexFM88g4P34e",
+	"F/ct4Z2Txzl6BHhvBTPIwr/24Xp/PfDgBS7mgaLF8w14L0Ty3oPGNukdXtNhb95JuW5v7bY2d1tbv8xT",
+	"AVVqPVbaccgj8wUvq6rYnBlSnKcLCC76yr1OBTfBRmcxijci05lDF9A9bqj+drs2o8Z0iWrsUXDwqXu6",
+	"E+xvphoJzkDdXxsBbamU4HmVGWrPRYNUJvhrkmv2GZgVUDEpLu6IGfHoTjANae/I8cHB1TFJ2D1L9I1Y",
+	"6/E41rwL+d02egSzMXPNYvJf//m/Sfh2u+fzytaLz1nUI4zqqb2UoxF7eHMj3HsYv9vqEXDHDTrEF5s9",
+	"wj4bxcYM7lse3ZVCSjG2xI1qQZkwqro4R4u6aZLkvyIptL2uhelGVPXlaBq73GMRVTGnEXQlIItbIh+6",
+	"WsY8HbsfE2mo1vgb0/R1oZAxvh1A8hb4i/chvmXEh6PuREnDIEneIEl53FXMHhi/x4KlxiKZ4HbkezZk",
+	"hipOBf6A/45oAtO5kxorAyc0MlIzP3ZMuZr6HyI1/k+T9ll3wFiMWiOpaNLNYxQgGVG+qcWfm8WfW8Wf",
+	"r4o/t0s/WZQ9cFtb+t0u/e6Ufm+Ufm8WOdb5WzjLu3Jm9l10RHXMRN7t/v7ReSU3wNkTLORwGqsuz2ek",
+	"4ftmqe4OL473D44PV8x3t5/Bl+wH8CXt160WuYsAF1eIuanIf+ftpwjSecQM/GGrU0GeH1xlqSCzWxii",
+	"yQjUTfJlV2fjVSEE50m7CHhTsZMZPlRkFhOWVXA0F0Z84VJUAjXWq7vIzsEiXqEiuYJKwYFlRGNiMwuU",
+	"Nfgbk1fVySShEVOuKk/dJ9KIcaZQ+Rtzaw4pF29uBNT4AW4VYm8IVFGqzrRVEc2ujUork0ieScyMLIwC",
+	"W5R+YA4bVs8nCaurTir40TJAcN85z8TY2dBBB+4Ko6ABIseeJtk7uPZtNFZPc0Yap7a4ERjkBYlHhQMv",
+	"FGH0jcMaoyCGODxIqIF8tqKcpWwhK4V7BUfhDPar4kBc7jc6Lq10zJTfPU3OL09vz1tt8pKcnx7cnrc2",
+	"mqulvgcVyQVTXFYFSJwymujgwLmqTxYt1s4PrhqddS8tZhERJXfPt7V67aRWrx08MXkooG9VmF5sgqpw",
+	"ljYoGUMFCSrCDQUNRMyUC9m7PEXIFALyYlNzaDUv66gyX2MQNJUpQCzc2mQNAwrrpJdfz5AwOYt5670h",
+	"vWIdPMvOax8071fho2/DS74QODc/sWqVvc+nGALS6Qlf6WzP4E22X+EprSL1hz7Qp8S4CgJRLYTGsWJa",
+	"vyGWPkJph4hq1uBCM6G54fesnBGKCvo/F/gHhWfPB86EbglbmxX7dijAjswqslvSGNX/T/EG6KNlu4LJ",
+	"0NGIquHXWZ1X9DUYy3vAjmrnbjX1lRAzoukoGfOwqBOZxJmGaeVb7dSNW3XIXVDMfkJ1lQrlx3ajQ9aO",
+	"CReuYZ0cEjaGINpoWifnRKYme/Vf//m/1yu9dpWU40r4W6lxTgitU1v7qIWseia4VYChRESM5BtYOfA9",
+	"19zMI+R2de0dl0lMOzf5Fc5n2GkJgvUQO0vo5VbroIE4GSJF5WEVQzqE9++4oAn/Y24GEpa1bA58U0xi",
+	"RNOYG5K/f2Ev2olUBrQUWeOKXCPZJyuGcWG3z4nNKgwVdLQiTP4pyTvm7U1V6o6q3fm78nZUYgYk7cAK",
+	"bpXHz3/tgkhsw9x3tjYvWcHScnGeuWfVI++RUTqmouGrp3pK2CTHRpMHqSBX15hOXbHZNxhhD/4PUMG2",
+	"eDGdh3HHWYTw/NpA+3MD+o+ury8INgK2ve4K1bqIJEzxo5HLxZq/LmuJhWMxrU1rc3lOm9myrvX5CRVy",
+	"wFaFYYOUUidjGo24YDlkIUWB9yJwjrVNsu8W0ldURFkezLpzTLNghrn1mjfijD2gBONjwmgcs/hNYFjP",
+	"MlWkSWwbjKiIk6xUVAjT5o2AzClQyRJL19gpsbhH1jZbrfVdEtYUtK80ydu+Ib2YGfuw5+KjGI1GaBea",
+	"VyEQctIUnPNgqPb6LrGCUuYQDNcO1inEynbO/yIrb2foHdsFz3N0c2mQ3iShouv3E7rtuBWU0hLahiSh",
+	"0Z1LDcPQkmnXEEPJVvfEpakZSNXnccwE9Lnh+sxi6JVMwG0h8GbmVkyQJJEPeeCcX4JPb2O6GDePWeM8",
+	"pF3i5WyZkH/b9p4L+1lmyHBV2GskxSDhkYFOd0qdegc6guvRQfFovzFBdVDbRcfDLyzCSYIinCj55EU4",
+	"s3CVyN5/kT2T2HVY4Rd6tpMrFNl14lWxEn6hdq4vqus2G02fXSNlN7FXve22vVGaMLyBGClRqnjpomRc",
+	"5iBmRjLu2k2hSSIfHPpsud4gNy1mQq876dq2z3Yp31Ls1cOv9cp10MMcUz0fbQWDaMw95HM1+JkVUgNr",
+	"vzNVtUdhxVvBip9a8PNNtnUzh9RJOYVy52RtK8P+fJ8hTNSVqJYPK+9fsdY29N0CnOinw3Ix6iFUxivU",
+	"ocYb0S74p4bz8m4cx73i5Pupnuaz9tWkJy6JEDopYZoelQrhKr8HCYghXGQKDez13oeyHcmURFKbZLpe",
+	"BF8sBVt59WOa4DHqOuJaSXAjoOBhvW/qyDeFpKNkjZKsJ4dbdaLpdL3ui6rbBee7zjWBGwIn4YoNF4/Q",
+	"Rrs4iRfaI63ze7DQAOJmv8CIWAhsKKHpREkjI5kA/Nt1sgWnaU/g/O8ZVDcD2UJRoQdMgbgVl+hIRgf1",
+	"hNE7HKWyFH+Im76BXW4qlL2U8DLOYyHtuNwCDUoHrrhpMjWRHNtxnWYiGDOSQjBnsEUvjGwWeKM6hWUk",
+	"x1ZO4WK4G9BfuMqlgv/Y1eZF+sc0BqyicblMPlmjoqIifwYxMH4iNkdUs12y9flz5kVnN9E2umMTs+4P",
+	"JNzsXVd2IruWgX7l0aFwDSgphnWosnLHoAJ21ZX0Qhc7RuNgFzzWC707Xzd0Zc+7L3hawhFLhSvLClUr",
+	"EmZYvAuVWlGHWxxudhwKlVfycbKjA2UAh9iv5ZBSzZRtMJQi5zHCMaCLriv7PX+MEdW+NvguYZ/dXiMB",
+	"GyimR95930VpWr7opXvVK21LkIwmG/AjuE2i+kiqjLDhhzQC7UU3kdFdcOlmZNChpatsrx2jwrXrD+qq",
+	"wu9MMYU9ORNzsax9YapuBRU7UFw2HE84SvWshLpUHq0qAV/ouqtYqkvwL45gkYYm9vRMM/hbVlkTSiaK",
+	"RTRFsmi0DwrE2DQyoGOeTDF+ev5sAFJde5WKjOPaA9bCQj4PQ/QavmwmlpPIe+RCm4yG5pG63Vke8UyS",
+	"CROxS+Xrw4gtmsEwDpsyoGbZG3Kors+MEmKx50ODzv3GrG2TmE71+i6h+g7rmEDmINTzl7oEuIy5Bimx",
+	"wDUHPT/4Wl8BS1tQheZsm4UUixtcuGI2DsMRnl2MFyzwvP4Ee5BnRaYrMmM5zJIJg5twxIfFKbtj+wCX",
+	"8VBRYZA2Sai2nJXx5WZUJxSlAdqXLnYlkxKyW1dzw7oQiN9lnyPGYgf70nBwbTGdF/Sbydq1RsP8XG4e",
+	"bn8Tqk1XPogSWApLSRh1kyzkCcvyawoCHWDisJywBaVo3GA5aSpKX9l97ILbfP3zUFLK4z2dQLYGfhyZ",
+	"LQ5DOd1A7gYBgaGLACrKeS7gCW+Jhrs5UL7AVAiYFdDLd7sk7NGP4pL0VgyzUyFOutNnr3AIrnbmRoto",
+	"PtuvDiLcM+kF0lR2raTerZYFXRMU5vNbMSCUHrmhShjeS3RYTTUSiKWiw8rMcBn9gLSHiD9c3M2ZV+78",
+	"BfkLsAZ8xgnnxEdJK2zGBTbBTd6njsUgza4jaQUQ57lds2WOgGx7zPCEsNiVy6RS6Cr7IrwNfDwnkkYM",
+	"6PR3u+zaC7LrzaMFwfLoZBuFSwzEG1uOLLOjAr2yspZn4MdQRBOz2Y6S7W5WVyKQrfMeobg5mVClGaiK",
+	"Tq+OGgMFSgmvj0NKm/N8llMLrsGs01m+EPgn7YPjKYn5AOxkJpvsGkq1dVeKRcGs1quH5KKbapZfelkn",
+	"+Z03OwUrV0FRMUy365QN9m5FBlyPpDLJ1F8nOh0MeMSZMF1tZHSXjXbJQDpAFSAX90wYqaa7qC8RUO8b",
+	"PiDOAzXTwWTKjsCGOKP6AntBQUNVA/N0rlpCwxqqhDDjSNcrOL0CBjoJtCm1ei1UgYD5oqS/AMf2shrC",
+	"dZ+rFaDjKmVAbpkM5SIwX4aCdtDMSsdgEiyJorV6bUYyLA3rhTunIy9LY7V6rSQrYTb9UL4InoSCQfDY",
+	"/y4w28H7MD0jVNoK2N2gWYFlBBvHLAtZc3kYkZfDj2e4sOLjwnyqGR9waQxZFJe5MGMznItkiRtwUaR4",
+	"fWP4aPl6zWoCFi+pWr1WeXm5ENXZCwdqrQ0Lv4uUP09S5al08MSnrbJbVKKZmPw6IHng4lZFtipeIHFB",
+	"y3uJBhQ94wrrmLFke1vQrFtV4fYDY089jHBAckyz+zsz7UDEVeb4soYWlhvRK9m1oK4z5BLvT0kP+nfZ",
+	"dmJupzLmgrr6kWM6mdj5+qCJLDnYCuXDD52VqrqOw+oFImb6KaW5f0oOfd9Xpd1tdXue72YiEx5Nm5O0",
+	"n3A9mt/FBbS78M3852jOXP75JbSb+bycnm2ehzc2w8QT2cdQQNthzvxvrxWdHvhG/tMHmtyZkbIXWVOn",
+	"fbRrL4ja9Y2vfNusI6nuMPl8M6uoPq8bqe7A++rSNcQ+vmQWxynkP9p1ttEvqwYVL8CSZUG9c1F12YeV",
+	"2LDso7kAWB7UXNrAZZ/MnuFlX1Ti59KY6Aq0XAqEuci07Mu5hxjCsOHP6qpQe44CZ26k1NBEDlNG1iCY",
+	"tSA8YbmoEXOfDBiDeF6wlKANsuAfNo+izaOZFQSn+hDNHO/6TG7HGdozS0/mnfT6XLeFwPerNNzM9Qc1",
+	"7TJHg6LbAGjy5xRMHgycggkjq0HmiiWEfYNcwIXTb9tLMlPSTqiVU0xWaLjoD+C9z1ZLPeGDsimamos6",
+	"oaUeLbi2xUkgsjqnFYb7SCYyhTr0vX+7vPzuu7dvS84N/9Z+19nZ2EYPJMta13Zrt//2a6uxs9d4RxuD",
+	"T3+++vLvVYs9Srb35oR7Qdg3FTOOaDGPd0nPuzb1yNpeq71eh0BNsJko97BjH7rUIvDg9Xr9RvRyNyh4",
+	"uLHuajl0nadij6x531mpvPMsRnxaDDg/uCqFnviZ4AHwU8jTmhRcr5wLpR+shL9BTxWAOlTbs1CykvJ9",
+	"BzSmxqKZ4fcstxqtHV5ur+96d3koVAOmOSuQ7l+StZN3QD32L+0fKiiGxMWNcKKPXq8Dt2eFNKVJzKKE",
+	"ungrcG1w+/JCg2zehg7tXx0E05IEWEfJ9rEYMm0umU6TigwvQhqm52AHaEvvODjXy9RoHgeKhzWoZuEM",
+	"RHm1m9Orozph4p4lcsIyyKwXHBiXuiNnYnrFhsgHtCUEGhDHPUM+tzVUFUrBUHkjCBNW0OeC9BTAQGMJ",
+	"lCwVYbsq9aBrWs3LY48TpnLvZxcii9ojd614f6CVHDePku1T7Mzt1LK4txxG+WwrCU/QceQK5MwrZr9k",
+	"go6UuPrDSibH1Z62q5ZPFzGrSO/aaljZPiYTqSFE0IPTEyh3Fr32x0N5dg/HSlROz+kJVljwuWv5xGT0",
+	"9ZqiD9V3nV8EzWMnsgBwETGy0wKTB1pjJxTyHWlu3/R8+z3TI2uKPoAWD3PxSAPKRDJiNIH7EifIpVhv",
+	"en8ck1dat2gAdnk2ccEmFe6dVMtq8OXzWN0nu1DqviIsAujmnr2JIlp9XVmSt0HWkAqPGVQ+IjyuE5Zo",
+	"hhZUYRkjTRPC4yxOouDI3yQfuRndiJ4b8B2NQKns0rlnSN0L0qLfYdFZsAqnOD+XjqqcmvPw4ni/Oh9V",
+	"YbDqpW3WM2cLXCnX1UsoDHm0d/n2/PLH48OPtYUJ0panTHd88goe0VlOsgAP/Fmu3MpZCIT0IwuB8KcS",
+	"D88ySlZ9maFr4AoHGzs4wObPJQnV8SbhKYfwL7Bq203dqRPWHDZJb+/g+nav1e4VdphX+N6Uql3jZ8vz",
+	"IJcB6sAyB6bn+dpnavk55tDlxI2g8J9TacdkDQyygdUEI+EtdcntLcg+9HbRk0obKdGNL3PgkySWmVdn",
+	"E+lOj2hLBB9GU7JGc79/NAGLG0Eyt9PTy7M6ERKr7gmstVdHv9RMdVzYDm/W82cZqgf6Bs4BwcX3ObRF",
+	"DjlyFY3gdK4DwRg4fMaHm+t2XlnEJPTg0JzwGNu0W+tlixDw3lJlfFbmEhEqDN/Yrj3EHPi9cwLakdwO",
+	"+YXMenGtUdJX6CHifLaoE7cSKTJ/RW60HaovUxGv14vd+MmuofAF1yH4d0KxOXerOOc8N+o6+KgGndjO",
+	"8YP5W44O4AHouHcuEjoFzxnI6h5JpfDWc4u2fY8hY1AKN0JJjMDZW2qEkLbnwiNBKcNqIDJkX1Vx1gUq",
+	"UqVlKMtWliPtjRUm3cH0O3j1wPlx+pkeWTOYh9NF3WWb6kIqqbkRCfOhMfn5W6+TSZJq0st4Fei9HsSt",
+	"ujcWpL64ZZ30sqAj9Ga8QgDVgwvPTtJDKOe8sci827/KpDxfyVnO3pPtFnrDcggRpZGlAgmLUXFBWDSS",
+	"rFhatnZ69V2r1aoimxY5soWvFtWlSvXu261WZ2Nz69V2VetwU6uzyT+Rqcx4srCQYUgbA6pIFk7NF//c",
+	"9yHbJdTNyrwLDKt23v8lThxCIIQMsl4Qw9TYl0JcWfbxVRcrJEGXkbNijj/SJGUuDKOK3AnirHHEcqYY",
+	"sPbGe/KibOuO51Nk06rkeihgAz14TurnQCFVqXuwcvYuHPUsVlBhLiqakL4DNbkKdBBeAVEnJ+9s4/3L",
+	"k3dvyOnJycWNGChMZAi56ev4fSava7L27ujq5Vv7/+url++ur/Cmo+TD9bvGa/iogXf9mKo7QhW7EUYm",
+	"4KQcN8meK+yG04SAXk2oce47vdOro55XCaykvVia4nfNp7Fbd+mcHIsSYKkmqChqPrn0X8bpLtLrFct4",
+	"fHWNmW9c/y8s9jcTmDtLDsG+rKtC/q/YPRMomqLPMjeZM11z5Yj7lRUD99z4TB4VKSC05TVH0nnyFTz8",
+	"VsrUvGpFw1Ixw9VLDi5U3PDM9O+rCuajFBEghEQxpXO+U1U4+f3H98tyLJWT5w1L2Uzig6u9avy8L7fs",
+	"bG21d6rzrVeL+3cuN3Meu/f+ovKS0iUtvebDqnafl0uudyB12gnNgddVRe5rNl39DFqQL9t46LBq/DDt",
+	"8LK7oxQK7FOqykGWjhO9NPRs5CaPE3bNx0ym5gpjDKrOObwIKp6jz2mg58X8npgaWmPGEo203qUSaxJX",
+	"+JDstAq82E6rnteD2XjlCuA5LWxl6RqpLH9EV+Eiz4OmdidGbLk8fw2NZg/oDJx8f8UZVe1lXkyiwtCT",
+	"2JeQSq+BCeUsoayT3tHR7ulpj6x1NhsjmVpGfqWUi1A0smgUWvu11f70a6ux8+mx82ursfFpfffXVmML",
+	"H1WaiE7kkD+zWG12tTwlP0Q5HcQSFmDyl5aOn1PrdbKo5vspnTyl1HsRB77jVmTKCp1juhRIkhxURAeR",
+	"EFKBhO8hgUmTQPKOCXjCauPEbp1VZLsR4LuLmhi7BVZeFHEpatI7J/rkimsYSIh6jn6CGawrUqy6Wa9M",
+	"Fb0cUS7Du1J9wOclBXvyME+rpV5VCGAOkkyqOZiPI+kSa7usSeiOtUt6uRjVQyG3n/LENCwpsJuiydrV",
+	"2fnp4QHZv0Z5rE7Ggo2l4JHGLO9WVFh/A8mAM91Rr06oH4RoZrEEjP+kd/GhnPDWp2986eXDBozz8k/7",
+	"ny+9khdrNl1MvpiNWFShFJrNHO/TTAxdPaXDh0B4rcjnoJiT667lLPSPhcvk7URvnwYWcZtbGVcFKhVN",
+	"HiBVKZqaMaknRHEBOKvMTiUECSdTXZkuzC1Xae2ksNmxS1BvTzYuf5f08I8eRLMYkuuESgI5ZDZybetg",
+	"9bEU4EYghcD0xwZyq4W7biXJieTCaItSJQLhuumnJrMM2x6CgfvTG4EV1UCHq9IheOOLe66ksBIg5GK2",
+	"UEeXDlxmQLU0EC2LtSWydSMc3cJ5CdbF2Mi6i+KEkF0IO4cTppjTIHp9s1NVrp293yv5GuDya7l+xPtC",
+	"ZwuHB37EIqJnX8wiOYs5rcqPCGHT1T5K72QqAOEUo3FeeSBheV05yCtXKnrw4JP5Y5qKzJ2g4KPEx3TI",
+	"Xk7AsRb//m3C8h8PrD/Jfgz5oLjM8OMq8fWpEq9dk69jVCHrTRJJY8j8DUu3LeskEDzziU0SauyhxKkt",
+	"TeRUWab1DEvuWpFy7GzNEcVU6+D2/p5Ne6gS4cJlDIekyC/h7Uu3oy//vGPTL72VZFE9op2tVxW18gv1",
+	"B6+O9hpB7UFAgOLqdwavX8Wt1+3Xrzej7fjV1g7tDBilrWhri8at9hbd6A82B+1+p9/qv+50ori9Fb+K",
+	"2lv91qDVoq3XteeoX5B2urTQeiQfAtCtYS1GKxu4BMOuBqsFKOH2noJSWN6mg1+5BWJkZHip5BUe84TF",
+	"gyAuDDbFZYkHrSXG6t4ImEZ/6iK+XInS/LvqZIsrFJ/6owJj387sy+brTntj6S2BsQkhPXAjZPgRnJOw",
+	"LNTCqoinzOfCmlFL/VU6pq9KFDcD5N8kF08jJrMF0fYEJd/JMfvjGyqCSvncigkZMVKyoFN+or4INB/q",
+	"Oam13HdZGbEVtUwZnOdjkR7xyVJMmsknX1V208kqQ2rYgjqbvr4mceU1velcxSgSFSM2C9BeVsFyNtHp",
+	"sIrIfdCWfZDAhMd5lpwJNSN7HRQZ5//6z/+NXmVLt1qq4dls1b7soJD37qD8vej6Ji8/EYTH2k0nmjH0",
+	"gX5QEAIM9NSMmMY7QL8oRAR7OH3VAShhNW5QDrol+FyNxMW6YV+hZQvL8sxVtcV5ldSyZQ0qqri7kudF",
+	"n4oFSeYXh0Lvp/zyxKw+yPHJ6C7Xvdn3zdmCqUtvtuer3LC4SaAjKC7dT6xnBy46OBemEthHbY8XyoL4",
+	"m3T3FTpBv6GFOZWXvLqWMEvT+S2cMek3SI661OxeafsdUyf3+cyWz8sIuvhSo75qNPiSVeXVzCdfBesz",
+	"9nARKBGLi2t3LI23rHU0oopGBuqeCAkZcb0DqkoTpptkH2tIWVrY93H9XlMIqRH69gRaHnQdLaOKDfLw",
+	"581Wa6aY9ypazM7Wq6ISs1MB4nMsA1NEpb6iy1Vbb6HRX1p3Vzz3vpskdOlJuLBtFpVSRSi4zpaxzOdF",
+	"4jerjAGKjHXSuCZj8B6Jc6LbS6iIdUQhUVpvIpVRlBuvxZX6ThcE8aw1hAFh46K0HbaYgc8F5JyYV6p5",
+	"tRJLeXUlbH8NIctLqpQGKRMX1N1HTzGXVeuOsYkmlIyoHq03yRWzMrS5ETTL9dX77LJnNDCJj0sEr0nv",
+	"f8CD/+hhqjRGPrL+lYzumCkfKC1T3Y3Zfffnu437s9e/Ly6R/9Pvvzxs92vL62TncMkKV1UhzwXGOy8u",
+	"hlEyt/HPAeFB/0MqCE0mI9pnJjPDJVLeNWjC7xgWvWvVyXmdtOvkmEhFTixAuRgmYBt/g1VfC3CH/UHg",
+	"l2G2/f6H082LohXp105jZ69x9P3707OLxi9zo4sW+AtcM+EqXnuHgTEXxulMn1Ec2ZW7WGz3vkCd7uqa",
+	"ZPfBVToe08rcwJmDWAUDchZUgFvZ1SnPdV5VwESJq3mJ+Cc83uiOlVNygp8r4XAKB5wpF/t9evmGYEuY",
+	"lWuMgTnlT0I65Dq3SJB9vDxlcT7degioajV3CdTPyfS+lHWl85lPl3Td+7UVXVhz5f+YToiR9ezcYebf",
+	"1YuKhAav8u5mozzRfDat6szxcYGeo7KuDjXsfPCWK8s4zKDUzz///HPj9LRxcNADDbx/0CMv8e+g8oPT",
+	"qg/pPfMSoOX/0mhUMknvvG41WpuNdqdiw0IK02rsfPpz88taA//qBH+t/4/1//Hv88oEQbz008yCWOxm",
+	"9TIziCugYSgUVQ2sQl+LJ/OKzyxxSF16AgYJHT5BqQfOcu8SOpxfCGcFZ60j6Tx1SqKuO9FwjQtpqvP3",
+	"B+LZ07xrPVe5kL4zpaUApUEgh+QDbAKaVkTsVISlWfr52lseyNq7OjmFS/hDnezVydk6HCGwzBdPxLuv",
+	"DM2pLptw8WO7sUHAPGcls4gqRtZEqjQXQ2I/mY2A8g7fxeltVoYOOYPn6sLAwkghu7EZPx7SJAR1jkPV",
+	"4l2hzEJ4QkKKH9LXvI5KQDH84QgXV8lE5DgzG8QOKRqLOHRwflgFwSG/ZyV0/n7vrLLpmMdxUpKQfvhw",
+	"fHa2PPAc5+NHy7qqXJcTpkorwqx0q9MM2807/KiKaEAcs54njOgF8byuhc8wj/n0nJoLtZWpcKmsChjc",
+	"2ZpLF+eZW/xkqsBkOJpMlsHgmrs7RXGaHIpYzy2UBfyakgRaEiZijYbw2MfSFFIDGfvJgCYJuNYNFGN2",
+	"3VAzcjJUNGax1/1ldzOklkdnXEP6U8iiCOmXpQr9+Ozwc7nv5cWV7OcubVC5kmgalkYrrIZb0QOMgBkE",
+	"qmh/OYCNQxKqbMgilOs50mb4Ng/hs2QUq8kD2HxWDHADVovFAH6fz18ql/sR+COuyZhroMmQiXBEU13G",
+	"30JWrUrdOGdzCneUSgx4RgUmZEosvitYOVESHhqmJoprtpzL92ufw9YH5KDC4dGDZejdZ2BuWG/7c8P+",
+	"aPi6B1Av2GcNL6pJXPo2necaA52/sxv5KlhdKIpeqmOZt5nVnvhTHNRuWQClwNEA3s72V0wBNKd2Tznb",
+	"C8Qf4sMsQ7k9y1mDWeMCtl6RfXB9ViOQH9DlDxXywXIJA6miIpewsThdQjkzgZ9fPnrl+axKmfQ31/Wp",
+	"2rOqmj4zOXr+pno+M9gCtXwuMZ3g85x2XS7CTM8XmEtN96ffN+5b487ZdvS9+vnhdf+6fXexqU/incER",
+	"fZUeyq3hL7wjfvi8/eNDybTU7jzN1bYwjSr0uGRDrg1TX+mavJDcj13492K3gVAZ73zWF3ksBxbe4hZj",
+	"KKDG2pal7MdBsmUrY0AeRqi/TslGqxHTafECXaZKf+KUQyfrRQALTSnlDS25HCx0oS4lF5tDKsvprIBU",
+	"gn1UqizheVDebMiEC0SrzSL9ytXKVnB7kgM/Eey34MnkZ9Z44LFv0Hy6i9HMcXELyKa3Alz/KSS1am+r",
+	"SOpMsrK/iaTOYBWSVOdaUezhkgrIIg05yW/SVmuDESuNCv9jTAUd5u+40BMWWb7bPQBfVvWG9LShgwGk",
+	"I85yQGF2IppwCl4u+beWYxaT1IQskE/MCqPDAYeBMWEpfgfVCu1wZbdU33IG0e2ij+1IVaybkglbMHHM",
+	"nW8PPeB9L5tG7+nThjGePv2riIp52c32RFh4KKetVrqcMGUPo7cm6YgKwWJiqBoyg3lYsIS+K687z0Bf",
+	"wZAHBZV62Y/juJTObcjMFa+upp7QPit50p1PWB4MVJ3RzoxkHJ6t76AO+cX5FfznA/y7d71/VKvXDg5P",
+	"Dq8PKwvwTmiVmri8LtvKAinBXGg+Mx/VjHy4PEGVKEh8WX4+TQY8SSDrWREO6EPVau90Bht0s9FqtVqN",
+	"bfvPa/tPK/9f+yW4Gq3QlNKlSpPMlQBhncHPAaCKrlpM+0aipMW2ZSTUDneZlRSeCUu2PVRLY8UP56b8",
+	"K+UahxMQ1NbG8BBXpAWybdgdppMJePAqptMxI9zseivK6IW+ET1DwfKZJbQYHse9OmZkiDOH7Yqoosz9",
+	"LseLVTCiUlKmmfE17+z99g+nnZ9+fLs8bY772nsEzkMESNaaVkd807wcewXozUwJP1eUzZcA8ySIizyT",
+	"XKrZIE0E07pJvlO2NRZ/uBFZVQQONTtGXFgiNtRkzVB9p+vEsDEcXCuBJ3Ko6y5HPfAnep0kVMS4JSup",
+	"/gJ6W6H5A+/lz2bO0rl2C7EE484Kmg4euGSi+HBkrAA6S3CB7K187uwkLXHdd9OpZguAeQuGt9ebCWgX",
+	"BmrGPvWJ4WNW1roZOnQVKIVET/L5TJ1HoIoEA5Volt0CszM3dGiJsLLCd0yg4Uql57NjttwXMz9FC/3k",
+	"XDP4wgJx9jTweN4abPsXmvA4YJ0tYCaQxsWCXBup6JBlNaE1wX76lh9zLv1uG5rPceCfH3LiHC4x0sQF",
+	"SiLUM2jn1OUjunARdOEinacZe1Yuab9kI64BoBA4MCcZWOgRtUCAeGD9D6rEf4yMmejdly/pZNLUMs1c",
+	"+F/aa+Pls8lrNlh+ETs8ymlJPSOo84hxeNTn4N9ShIfDfkBNFT5IK3o7UmXhVvfpJwsh2QWV+twhqqPC",
+	"4UDYzgqjuJDwIrK1NmbivX9tNToY3L0szntWx3FKufBKg2rF85jZFZY0I2OmeERf7o94RIdyNVOgw7ys",
+	"xxDoIXQqt5lFqeJmmkmzpSv32zssYqhDRZ16jKk7vshTaYJuypWVxzKXhR3rtDaarWa7vdHcXikmzcUi",
+	"lxQhlhXrctEjNCsWB+YeQyG9XaY/8jqXN8R/kpVWpljLKS9EukbNjXA8HuhTdMHZIWsHug5MObf+hvR8",
+	"ZT8TlvRLFdO+Uh9wJl45gwGb1OSQe0N6vuuuS2TXe5PX2IPcbd2YYT7THgSFYtY38KYtldmbKGa5Sh/+",
+	"iHF5RnvW1VeBcuBgcVemBkdD1SKLSyHNDmoub3oOP8TRO1fVpDj9oLxLcfauFxwWWvlRixJuPmhVBhS1",
+	"N6ysKVIsl/pBM9WAlll6P0BJ9FWghoylNuT/Z+9Nl9tGsv3BV8ng/WCy/iBFUptNxY25LNlVVpVlqyW5",
+	"3AurhCSQJLMFJthIUDS7XBPzaV5gJmIeaN7kPsk/8pyTCYAEKVKLl7r60F2WhCWRy9nP77ffauerDZGI",
+	"swiWFv9bRhHf2W80WVWe8fCIHZ+9Z+8uWOvwao9F8lqwUx6YX/y1tnUQC04blHPDRoeDlv/I8tOvdJz8",
+	"yFMx4/P7d29oeNzVEJ/nOjigqBLremsro4cqFckNj1Zip7yOZywepGQf0isoAqhxY8Lb9TPb1KuzyuGD",
+	"IlTKwTqolP0N2s7LRlw+v1qvcGUCofWKcuAu++nDJasCTBCZzf61DP2aRwD6rX1b/km1vlwzvztNR3FC",
+	"Ye8O+17wxMbOgtzrMHbmN9aUnJ6o1dA1yBWaLhKj0p0LgDTNcvDvYopkAQF8wv81FfZDdxGw2WPaFeA2",
+	"2CvLu8pTVsaz2lh12G+z9cw5LwloZCu1MPj8hNEbSjcBskSUhgERIwDUQFYxmdXCHSEwCRTZ+BY0mUj0",
+	"tEUJQ1lkySZK2qUQD+M+tZ/0CETc2NrOtq2Hb2O0Am+/wdUVblOA6O7a0BWTW8FSLpt8cbrKx6G1AO6M",
+	"GH3XsnjgFuiUW5S0aYd2sQGZDEFjmNvsBtqmR8XdVL4ztiljy+bDlrTl1zO/J9wn0hoUh1H8kvzW9XIn",
+	"YWFTrjm2RLezIou2wAADSTQzUplKZP9Y4qQ0ZqYdIJ50FAINlsOu8XoKTjW3cJOzkQxGsJmA6iLOWHSB",
+	"CLOKaAmFrlkamt75XYZ/lGMO2TnIR7ftmBdQe1ef0VXJPIc1komzjXp4tz0Y8JUPkHzMgS7LuwFa2pEU",
+	"N3NxG7v97ub+9r33RTKNJdu/LNG4SIH0mfKMi+eukZu1DO7HFZg4psMVuztXfuQuXc6IUaj03jCk1O6q",
+	"10bIiNSTTUQi41BDaARxAPEosS52LCNKCDR8aQskmGEGJlOljbuZsrEMlRyONm+meUlNuXcvXr9fUGRt",
+	"VM5et2E8xM34bS2KZu+Il6v6y2Ev2lZxzsZCTRGfBRr1NOZsYiXYRELSsz9n5B81aAQ+UWrYC6UChpEh",
+	"sKPnYlTPbJQcMQzdPUp8BHr1vhhK1WBvC0FziLsT6XDI5z1lxqlR8C91iyx0Yt1anZJBL5aubDRVwI9a",
+	"Zo7gVG748PLCF3yKBwNdvW4rejUD59je3qtJTvDmm3wThDt8NGLclXbsximLpBIAXgkbaqvAH/n79Jkr",
+	"p+dUqOkqRg01dXR9tiHH7vNqts2x1bG2FpFhrU7Jny7objmjvV9a3Q1FEKUnAujTZTqSivn2ZJW3vThR",
+	"t/okP9M4AXBpgxGIBPZ3oLtr/qwZTxJ5I3IFZdNIKp7McwTqBeG6DiF4uTJ+HUZHho+QmzH7ppXr/QBt",
+	"63dsLi8/w/jqlcMtV6+fRdUsoBh233azDEQJ++GDBOlL5wFJVU6UuXd+LgIhJxtm/rossaUJRj8APyaW",
+	"G0dRPKtPJw6xfTMQ761pqMq+OfeUTT73XqWoS9KDAJW50jORsOESdcUdMLQW0XU3o7/8IIwZxtKZiG4E",
+	"s5j6Fh6W4H+AYwEiwJyFYhxbcZwmfA66YQltZoPK04euvL29UYIA42FBIe/fj6epZ/Mf1OeKiX2Zsip0",
+	"4KTiY3rElLgRCbTii5BNJ7W7FOIuH/J4IoPiDJwlMrBwl602oiwtIhs3t6u2XijOxZeuJza45MPVKAYb",
+	"FgY8HqZISZ1cSSp+Axi/u6fmIVl9r5svt8/u51P0y/s8kurayFYoD2FVs6eNNQ7oqn85B4DVWof5v89E",
+	"/2qaRH9gCt+i+xa28wNl/SWafZD3z310bvpyAQdbB+AKA9Z7QpdZocqipilWyZj3d9jzfO4rHrDjJA6u",
+	"B3ESPtNQvrjbznA3qqEcGhcVIFY5SMOeikSaWgTJeJqyE4+98dg7uOh9zWOILs14kMS6yN+lXRXdTPRh",
+	"lXpqxSqQ6DFqPeXDBjtJM8wGzbgtWOLK8WLxHB5Lp6eQMNrID5kyJUSo82ljYxnmwN0cbWk21kV8kNxS",
+	"L/TvO4SQy1/qf//19+flICHFDbyiJhGqqaAIK0VcpTRuMN9sjFzR/2C5v7Dq230EuQezZBKo53xXTUQF",
+	"iVRPdGXribDvSooAHpzVHsFZWSw+ytUe9ecIr4I7zIct6yMWbzxBiyCCNrcAmLpo8Mg8NEeeY+P85sZt",
+	"81WxFrh6gJ/HxEepU7tA3bOTxUw1hJXduMEBLX5hMWqUv3J5jSww2kLDCvJSgyjK8OgWOB78kCfXhaJv",
+	"8wtozRyOFtCM6C/L719p6XYVu4Oxm1OVB7dTDBT49FdE0Yvc67B5zK/q4BOnMrgWKUFzJ8Y6cFeWdO89",
+	"VlYFR3EX2FB3Z2myo1T05qfsiwR/lxetLPa7QJn/mUK/C5ulYWfsjVTi/iUM5ulXZt+twZ+8H4jjSynS",
+	"Fcxwj4y6iAAQZbw0o3hGwDMJn2sLBZ8B+QPohWbV1n//X//PfjOv6gUPRh4LpU6lCjJcDIiHEhC0uTcn",
+	"0f7xa/HL/lHZYx+M4+dVTo7fm33hIigL6Jq3SJqMnGK/eUtABedhcT02R5gskCQsF3esRkq6zDgpIOuv",
+	"MtQkY6FksCIyyhgDjNqEIC/9mMYWcP9BoJPKwdOgJC8OBaumiRwDM+h0MhEJC7gWtax215jAi0BGUBil",
+	"lhh1Tt+9PH79bhX20AazlbEl3hsLCFC4LoRQZcgSb13DIU4BzTtlV3L8+NTXETKZ3h38YTuOFGPI50d+",
+	"t3fiF93/CXesCIkDDDOXgpacWmpBLG6kGU7tfrSnopyW3jKPdAcDzO5tQFICdqNlgYB3UKvE8uP1CiqR",
+	"jAKELE4djwWwSvKJsZyPMjoRAOybQTS9Oom1lv1onjvSBWyGHFMG/aMsFa/nOhUL4Etv3h1335QaMqVt",
+	"JJf2KEMpYyICodJojgc5C3jTwctXNIbGdTJuXNKPR/MwKS3RLuP1yRxXrEWnjyjujeI5LWz9XBVIHqfI",
+	"YhMt7YNSMQ5YRZiduRvj1A9SRKGrlYXaDKpcPWK8D78b4CXXQkzMLMoEuWYazNkdiQCPRmfkDD2Ff5tS",
+	"j2U1poIReljKrwU9LES9qmsNdmzebPaxb2bYd660pdq2LwRHSKRUk1x4ETUcKjEDXqxn2j3fUYrm56Tl",
+	"3TvVhi2yD5RIe/VxEheSaFuF9fIOwTb9ctAWebtTsGL7IQXAQ2+/xiaL9bBUFeUMYJvC6rt9cCdO0Dwx",
+	"2SbMZKuX410y/OyiYIO12jxvh5+xcfYOKoTbB+yYpyLBypetEgOrZ/JCpo8gVW2+V5fJTeCo2WQ68yU4",
+	"21bDZHsthxbuDEs76VtmV+5U+bJi4ikGcLe5vwRMW9QyMU07MnsDKMHy7tWbzDcPUnlTRsRlhsAmfKqF",
+	"tr6+FJpVIVZAJiBYBABTh36R2Q8AeWmDACwym7d2xIDaH3uoYVeMC+YKfe+yE40vK8UqVcQJQdRmQt5g",
+	"36L4yANjIfn/6FW+61V+RRRydHjhcQs+7ncFx3aDCA6824Jr5rYcbiX700YieJpEG770fRKt2lhRzEOg",
+	"Wrt1W6HNv4CoCWTlMVV0cMX8gYxsOztKfB/WVQ5VXBrZM9eXJSPO3v7osZ/OXv3osQ+if2bW5seTH5gj",
+	"vHLtOexUfo+g5/Sb560XbTaRH0WkEQtIy1D0VHV312sdHnoHzab9qwQ3veZZSi5giOOUYDZzRQ1iUEvi",
+	"HyPTVP1yPoEoEnDEGfvp4pcfGSC4I3FBVabMYgPMGX5VbYExqw8VJg9NH9ZgH8g0lGmej00v5QCeaQ/Z",
+	"DMtpwaqW94uwI80pAdohSKuy8VTj8WEZ5YpMdK2cFuwWpDy5AnrzvS6j4Xok0qxNewZcEmglAvJS1hyI",
+	"1/siitXQSJuNIxw5Cqk/VqujjTi71nGpU5I7/2Vlq/ELj2QIH/VAkB6hSLncwkAF28E+7JayKnp0OdzH",
+	"Bx5dE1zHhS3YX5G/mGWXNlxxP6QxhlOgos1d8CyjcCD+0zWtO/fIoMNTIS+5YYYjN8a7pDmKty+8f21b",
+	"fNlEf5Gsx8oVL0t+lK7558qBlG+4Bs0mer/3z4U4R/qqH49IV2e/G5jf2RxJKfTM/aiuRLI6VWERk4Dl",
+	"1lyYyy9A7sQo9IXxe8yHT178m/mOjfmyXnMVxoPBqoFNkjicAqgCG9GVrC/SmRBQvA/VCp9lqPSudame",
+	"3FiN85FgPYYbNmprLdy475j9odvXJoCGiYyMjtF8is1Y984ALdGT34+gzM1nYXMubInN00eL4qrUiLOH",
+	"HafRyoAOcGfxIGU/Xbx7m8Vmr8VcO44g6hD5RSRyMO8p/2OduknqWg6VRQS+ETbLl/AZGbWU4phwxLoH",
+	"F6qMrH4dHDeIOEZh3NBj5z8cs93d3RdmeO8vj3HM1ggfyyiSGpqLjb+PPVEN9l4LKBAEfCBjoIbwdb4R",
+	"m37NmJnYBYuem0f9cWM+t1XaxriNB1nbWR41on1Qb+7Wm+3L5otOs9lpNv++IW2O59TIQkoh1IRYMZxG",
+	"PGHdsxMWCleQq4lsiQ3EjA14kGp0qPWIT4x0nyBseX72AMTZnC78GSgKU47FIryWy01km8ppqOWtJJwf",
+	"6zEe6Rjj+lT9ktsdcJ1PIAcL1bJmyzeoZGy1Zbzi3YBGRAzixh2QamFb2/oXHClRQGe/GAgR9lRZlyNu",
+	"AL/WAeLxoZJaMK7scyKEG5wkcSC0xo4cmeJyENQaQGqY5xOTktl1PvzT9kxuHAoWzWbzYEOa0lWu25Jb",
+	"gF9S9Avu0Gdr7Q4LD8TXGCFLAqqbpkawl3TrK1FYQuPm4YDNCVVg27rrS9Ae8bk2EblCnhAQB4Hwq9Rh",
+	"hclIsH9NxRQt5zt2tlPm43QF5ISZdqwjx7GyNI6voRkvJ7lsCAwRJJq3UyZ4FWG9o8WPnhfehggprDrA",
+	"kJPZh5DGUQI1N8USjMVgvhjICGAbP9fmdxSxSsjlMK7IfrPpW5KDWDE9BXyDjVDONpIwrOoTjHwjFZrY",
+	"+cy/cuG92payBZ5+cquAIUo8MwgcTxYgTI3MuxEJjwpbUkO7HDTihZsxDG8YAMBtuVUrfVqKkeXjk/wO",
+	"m3GZ2sJ1bmyuCU+DEeLfYoLP7xTOi9RsCuUYMz5nVarXQOK6ntJpnK9pyHVKmGNmZGmCbBh+vi4PH097",
+	"Cq8XIWt//HjUUz6hIXWgQAJDffE0DeKxMMafC+1C9FbgpkwTKcJi7SV+L5DX2E7crMTMqxBk0K9rgQ/K",
+	"mtFx0M80e315ecbw2iPWxNqVqQLKUbP7obBFjkVoBk/nBFP69nupEwMP+/6LF9sd/ZXC+SQvpnE35PaR",
+	"VxCWueR3ToBZqbJGomdR5bJiULLcqBGQpzyKh1OBxgiZCpYiwmeaRJA10egN2vgHkxThNUG55l6DdUP+",
+	"d0vR8qWXNuAqCCACaUvf9sxGcyZUmsyLu+a7ilcJKIPVgOanK4uonP+LVDexDMTVhMO8LxEPeJVZnFxf",
+	"odWItd4okYqVjt6SyFrC2/aWOuO9FSED8xFDPkSG34FUPJL/XuxKv1VC0uRf5GRbOX7q6iQM6tOweFAh",
+	"M7OCUewO/SdZoiXn/S1+XAmkwJ0TJ0tlXwiodhxPyzTZD6ht6aRppiW0040Ei7hOra4cTKPM6KlCKYXR",
+	"L01gB7IXFVVcsygjls2BjRtzdJoZZWtsJhivG6S1JrCGOrRoqznZ73g272ZFQV3OCvGbk7f2lMPoaFBO",
+	"Bhd0ixnpglAOJRLdoRjuKer/fc7IBlvxUfY9C7Z8u7l3HynukmrLPT0gBBtrEg07Op7qzaz2KTTq0Knx",
+	"7AFe2geFBVjY5Lf1+dCpuRQ6XRXdzptzHfQdCyCxxthwITmvzPQ3DjpPQenLVFunTkYpupkLQe/cjXeJ",
+	"RC/cf8tHf5lI88KklwaYc9P+2eLK+aVu5GZqZVNczrASKgTKRGMAMh+Og8/en7+hTOQIKwtBp0I6HZRl",
+	"wHgYJsY5Jx7lajASwbVx9wl2MiU7IfN6ahk1KCTNMLCRgWombJDwIehTdi5CmYgg1bZqoKewJdrZnXc/",
+	"wIUSj73nt4YnP8TJNSABnZNlserALdsgYFXnGqnMJRQCQ3sdL1s+TO6Wle5T4ZmA/+xlAjn3Htc6dydE",
+	"6C1abWZ2mu6UhsrdnGu4yU9DqUBYXJovIxZKN0ipcCgxUz+XjCjZnQ14lyYs4QtoaUOTcyJ/FvPutIz7",
+	"oqsWOfa6ZyfsWszNqeVhHcSBDuKJOMroUfKK5/WbQ9Z9ecmkGhoVZOUPge6bV2Ak02avO5WPdT6R9WuR",
+	"q6jAESLrM09EYseKP/1gN99PHy4r3lLxCYgfav98pouQmNW1iJzd4+NXFxdXl+9+fvWWIDnL4D176l0/",
+	"NWLQaFQgsLdAtx6L4iGiCxMoJX439hMaSx1el32oEW+IxugY91esC9GDUnLvGX2QB2kdM5IAoDcnSMjP",
+	"qoTBSanAHfN7H8zfFUuAF9ZTwtBcWofcAP8yLU2PrBihjRn/y9zl2S4m45hexNBDSAFkSKbtzPT/AXf9",
+	"Jy7Iy1e/nBy/WlgQgOFLBOsn8UyLRLOAK2ODGpMfP0w3WBdXPYqHRhCHPEiZzG9CGE42ASu++w/AwxnE",
+	"VEWd8iDN1bGYy/4r3ymePe8inuLJ0QingVNYyPmZKwAJLCXYm3jg4Ce8DJECgfoGAwkpC3CabVpwPI1S",
+	"WcdOYWI/1R2jShMRcE293LmMonkbEWKYjWovmCbBiGuphl6eJJ4FQJXNBhigf/3m0OspYNnA4MIS0QZt",
+	"NYzjIww0s4EJsCx4kiqzNj3VU//xH+w4Vkb0yVjpnqqzbhQBswraBGvIdiCpJFUQTUOqMvV3blo+myRi",
+	"ID82WJcgiWxQjbGqP4wB7aOxE4xDMBT8GrksAPAFdlFnZwduNCZR53nzedM8tWGGBkk91LRQ9crHIjrm",
+	"WjTYSYi/ev/+5KVusEs5Fjrl4wn+diHHBs/COiMICTGpmf97D+NDvUqH9Sq466mPCTd8r+KxHkWWjuNQ",
+	"wIVwmVQpXvKHf8T2mk1jtGnmUwGNj1/+j9+hbtSzzVF//GpE2l6zTVdbLlJc+1KanL1miy42P+KUdJlt",
+	"28Zq0DAW2JoPPdwQUMqyI447K69ZPLcAe809eOY5TwXWrGkb9txrv6DMJPPPRZrM611IAtE5Z1VyM2vw",
+	"gA+OkdcoU9gyEG7lN1yCIcSqHIL38Y0R1dx8Q8qTtJbxB2PsDMe139yFl5uJLL4dii4CoP7x7auucu/x",
+	"O7ZxCAxBKpP2ILYKifgkjeYNeC4FY6+mCrD0fSJ+piYQm1EwT4mMqY7xoCAej2WaSjU8Ih7+Yk6GBu0C",
+	"7/5JKMaTOBUqmNd/FnO/QfvQ3jHiGiBueAjd3dXWPtPm1FOficcOmsx1oJpHGy2PGr5GuQ06l6mbPtgX",
+	"+81de94LirenXvFglJt0OF6QwvE/1icioTIl2pfZL8wbwBmhdG32l2eaUbCgp4BpSGqoPBcubZnn9MoJ",
+	"4wY7jyOhWcLVdU/dgfmuCmxutSIDXoO9c9S+C2TAUFsKFQAFOuAjxonYmvwoCJcQnXB2WNq2vsAILnsv",
+	"THI3j3NBpOLlNaBVKu/Vfq3BFlZCcyhawAoFmYo6WHs+G8UzpqfBCDAWMzgNzVIMZXTMEbQAFrgdSULk",
+	"JQHiuLIu/LduR4cPZFoIAiCBE0POJ225DCfC1qzix3SceCFEOvfeKiRlXCWz4mNzIvNX18yDc3IIQJHk",
+	"wGwyG9kigWZGBWzLbBRHoRuYHcQziH9LMA7rwAW2OAmldbxALIhdEqvmZChSM7TdI5wDHjrEBbs+dEPd",
+	"/LHDsHwJ8IiBRQ/059izGQFoTnNbHxd7NprjsFWsSHYtMrYWptXxpFm4YxHWpQK727MBBGv3aw+mODMK",
+	"jbUKiZSaFQw2R9FTxvmA40fRoj5Sx76+vDy7cE80n0SNCNbKLRQfuGSIBwSyXIU99crxWtv9jtEuXBSV",
+	"y0ly90aEsfetBZIPYD3TxhbpmPF/sqroEzZesE899aler8P/zJ/9gCrPU6g8/8R8PplEEgFLdv6pY+Uz",
+	"vHCp5ONTrtYAsriL1+UKhz6xKJ6JJDBKbyQ+sten3eP6xetue//AUbfwmRP4xnH0jFuXJ1NZ+EQtgkSk",
+	"5qU95WqfyGaRIdolMDj8J0w//pPTr4xu7FX+8FkVnWnmL7jkfu2I+RKQbBBjhvLGHhUVwWHTUGiUjpyW",
+	"W1fPAyi7UMIzsZVI8HDSBJh7LaTMID/9HQ2MdtZ3LpHmaG/oNbhr61TG5U4AUeFT9VZWu+UtFG951pwJ",
+	"YqVTbraFHAssH0ukjlUHj7lZYolJJzQ/jSEWysFAJEabUbODCsGcabBLLDazQoZWDiMOriuGa/Ns9Bd5",
+	"yiACjYhCs5EWwZU1oa1xHaJVZdcKoYx1WheDQZykha4N436CvEsEYjQxPk3jMU9lgEaPkW4uajHik4lQ",
+	"MBqQo5LSjEggQQ3m0I2R7X8yeSBAWGf5ICcYLy7hgOamBgparuas/fEjkf+Zo52B1JTFIBlzUUhzvqlV",
+	"oi9c3JQqlOIIHZOlWKkNk7r4qHlmLkSKHoARPzb5M4XeMF12/PxiPsH38DeYUPBZFTM05g2rEuU1NFTz",
+	"mQd/dW4MFExJMZc9KQBZv5OlIn3Sh9iX7vJz+T0jBTjnZeV/R8znBFS1VEqIrhuYm3CtVEPUT2ukPY4O",
+	"i1s0lO7xhcj5mhooePjKMjb6TmdN9+NQmpMdR6ERpZDQwsAGMaN0wLXA3Yl2uDknEmrdcqlcVOZui2sy",
+	"pF0uDgVjmhXKWYV5YeY0kgpUpoN8S/kQf2k+cQlqjbjojKtoHBfc9Wvg2xoo8/lkkqUHCHgDuW9KuA2K",
+	"LypDWtOu/qBoNgDar+thabALDB8ATCV2Gy55Z8YrzTQX0rSSjO4p3w7DeKJmcH6uDGlGIMZxApaOZbYE",
+	"Q0/XlthfobUSWrKgSMBRiBmRZu6DOSkBpsNgUyQDoTQyrGBo6CyJJ4kUKbaQQcbSZTkKsIOpSMYa21DT",
+	"KB9UqniVG5EgR0Sl1Wg2mlC/OBGKT2SlU9ltNBu7RO4LAd+dxkxEUR08zJ1/zq51w9gd5i9EYrkcYgal",
+	"80H02c9izi6EhbSHimYzAYWwqm4wiAwSaoetfTZC7FqG6JycOUetAyg0rIrik+o5c9TRlU7lR5H+NLvW",
+	"UMNBbTlmmO1m00bibCJgwZYqZH9/r5jhQpqAR8NKpwLkTZB8vYGf2vv7rReA1W1eehg2g71+W7zgrcFu",
+	"sP/c/CGdVzqVdz+fIZUQUpdVvMpHM/Gtf/2t+7efPx4ng18urg4v5x/+8vrd8HAU3JzxiTyNktkJ52fB",
+	"6/fnMfYuoQ10W7rhpw8/X2DgcXlRjIrXIoUc4F5zb9Wj3JztvI3TH+IpAjPsNQ82uqELUX3IG+XzB5XO",
+	"P371Kno6HpuN26mcofKDDQFH9AYtosK+ANTLoVmCylhgfiPv3Vc6FdwEZkpzzmalU1G2nRpppCCsDsUz",
+	"sS7ZsecinSYqB/toDifS/0Gslkq9FwgBKcjkBMNes9XoqR+MqqISTzrqLvRBdYzukRk9IhU+ZFkCYAfE",
+	"mZlwmUBYNvfnDiVQXRUIBHaQcs8DhZBJN2QKtsPOBc7aL7DiohiearB3IN9OzpxtwzghrjRY19bRYJgV",
+	"VG2h4tC+p6ekZmTQgFCc8IRHkYjYcIrmDsXdxcdAkK02wE5sBaaXmoIDGw8oFKvNouCM9dTJGTYGREba",
+	"wjygJbnbzCad02Sx6l77BeuLeazCWoN9yICtEihe0LamvKdgvODlayRrtF+jiZuL6Kc52qxevsZSZiG/",
+	"hQmlaJWr/40TSPx+hBabIbPcjzKr0UTlx1Or3ewpIlW/vUR8AwfAyHRLMb8y/ZldspOL+0E+41fMPQqd",
+	"fh+H8+1kqUt63Nqxa+e80oHqurpUdUQork+4MtP6orKxOITvtt3tfxSTpxbM5M4qAitbMjrAsoHYS3cs",
+	"beAfG489u2M5+4MGjoT6e0pamced81S8kWO5krWBrt3JLvzDy+6qn0Hx5MY30+UwwD2cufX64XseusUw",
+	"t7Ruv+U95BTiBAoo76iHzF0vbr8rt92PYzWIJNYR7LV2b7/3jM+jmIeXcfyGJ0N8Z2t/k8+jFJ9AJAYL",
+	"Wr3Xbm814J/F/FwYpxdv3uBrL+P4lCsL0Q+W4n5zgy+9wOjR91M9X6vhzR41cgwEYqbz3OnOdLs9QvdR",
+	"7/E0Xaffb+JrcpMzCtwiPa4ZG+pUyjtrPRUh5ued6ra2e091SYm2m3ulHoGj3IX0v/MKAh5FRtBrPhAI",
+	"PzIRPDXPy9s9rsmJBqFTPqc6AsfVOSd+zoysNrMOaisUBIWicl9NEZ/M7VilPZCR98upjyLDaCVJr/76",
+	"r92b5rj99jD4Kfnb7Hn/snV9tqffhC8Gr/nB9FW8P/y7bKu/fDz8Zba5vjjH12ylMfZKOnKdA0rG9h1k",
+	"45OYu03MbSOu3mfp1dulFm72BxNP2Jmx0leGgiOUklgUSWxNWUhj6Tgb07QYAlnhBp+Kyr0tnHU0u868",
+	"cTy7m50zurzUTV34sM9sKdxrU7lttPwdG20oLaLBrdsps49X6btjyHCX0tN7zKFEKjFjsRIesb7b5v54",
+	"muqUI7pkUVnEA8yywIbFYLb1m/GyJe95iRw/C7810QO2sfWe4gtes3OayQcqc5uhiwmc+xrmb7Kii2LJ",
+	"xWzZ6etP9Zw5h885ehucNVeGJhPIR5IDV3YEAb5TnGU2z5fToLQWZ7d7V15FiVnuOofbX+dpPeQzVd9r",
+	"b65Si1Pw5/PF7JflkCEXjkPlyT36H+weOZ1wbBOUi6rhmd7OK9pIS5DoXqMkYuUwFVd6RdWMpL+2IPKN",
+	"+iiw5MCveqrwAIjZ4YtCjzyWkFUp01XDSucb4AezbpjLzzTYGY4Ky256ynpF9oH2FuwpiXS8oMlud+Q8",
+	"bAfsKZnmKucy5y2IJ9KMN4kR+QU/NDE7iYUizfKyD+ltkQ9iRc6T1/Xt6oZu/pQcrT1pUrt9/RTUe9Ja",
+	"n8fbffWRqmb4wm5EQIrc5n1If9i2u6zRTVATarRMia/hvIwPkGqJk+FbPha+t1h0CEcKi0tdMqynAmAW",
+	"YFxjrSCmm9husx7yOVT8pYnkUYO9Mu6GptIqAQwpdam0UFqm8kZAAfabrDp2l5p4bMkusKo4P8X8NIqn",
+	"yRFONBQn5a9n1b1m02N7zRe1nnLF8OhVsO5CQTm71bWxijKZKpXLZvWU88NGXI9EeVJr++TSOa3ne3Rz",
+	"v4UcExVT5HFTaR+tJCZ9yLSUnbGtNF7rW9B4UPVDCU0siXFFWnTypLbtPUvpqzeWiO8WXeWuy+u5z6wd",
+	"jZBzxIGdLNL31YV7n3y1e6eyUB0Bsxdu7YfUhval9QxIZWWoeMlvhHJ4WxwQxUPP6GxXVtjJiiGqvvnn",
+	"lVR+zVssT+kp99crAnwiTEG+Mo6XMp79hEZEzYMCFFeIGMc9BUUUVEFqBoEVKmYMCzebP9pfXVEkxVzG",
+	"M2+vYKH0VGZIowNY9emCK/DPrtA/g2+Bqm6KKpK7WfPwN/E0tZMjwqt4mvq1nrISq6iifWu34MgyCiWn",
+	"5s19aLAMAagAyj6kZrNEpin0shIVasKV5oUKcSo1T41v32A/i0nKXqCT3GBnwJyFqh+6NWwL2TTRceIf",
+	"oWGjxEezQEOB7QXA7kpokG+kus6a3vxERP/Zq5jrexW/9rABzzdSpxe0IV9ZjJPtLAIrpG+98Bi+n0yG",
+	"u9f5/QOxTxdBRPcJRBSK+24nDBq0zbUTeM5uo9lotXYbhxVLgVSh84WFgEl3CAOrnMb/llHEd/YbTVaV",
+	"Zzw8Ysdn79m7C9Y6vNpD7vhTHphf/LUGU1I20r1Oq73NSFubjJQkwf0G/GveotgI8Kmwd0rQ3ktc7Amx",
+	"QlBt1IJJIdV1CRwHtsBOkwib7o5Y4Uw4mzpBYpJxnIjc47NPWsRm+Pp95sdKby0XqT1IKBPb+sfGnNih",
+	"87zz+7WY/7FWTWJ/C3JxOtIQaOy1bWTY9Q7VhUY5INFQkSgbJCe8+X0S+T2Vf1zAdVprsC6U1MIfsqZA",
+	"eGz+SflGZYYUnPAhSH9pnoDQiaQIoVZEptSBaRxW4Pc2EngYxyGr+sfmN/XjWKVJHHXYJJE3PBUeG/OP",
+	"dT4U/7nb2t89aBqHUo7HU1h66JQ6GdTfxkrUT3kajHyq/TSf77+65EPfDXQXOqqLSsHHqfNZ1TbjuaRg",
+	"xjbyTC844NCOm8eG8FfVa39vFhrMxmV9sbzANGCYwCCezHOLiz1fRTDSXuXF4PlB2Hzeev58LzgMD/Zf",
+	"8PZAcN4M9vd52Gzt893+YG/Q6rf7zf7zdjsIW/vhQdDa7zcHzSZvPu9VVmFfFCa1IByKPHXNZSSX2/UW",
+	"zOrOd0VQsmp+vmGr1wrvvZVoptxrQxaZovQs7LQSMbrR1iuuxSa3rJWxXsUsfvnBt7Ny8bpbb+8feAxg",
+	"I8NH2Q3rtcBuWVkQHv6S7QqhKrSxG+xtDL2SC0vxLXz051N9n6F54cEirr8vw/P849c/Cg5m1yoWjLta",
+	"pkurPwkbpUR/4l9WadBtLW+QvxiFy5TvzGw/8yO+a8eBGpeqXwCGQOwK7KxKgCdjFM8QngFIowCcCos3",
+	"fKT/vDAP9Wud/Mmw6mmBONUra4SH/mbjFAGnom0tN2ImjUM+R6x9YR0i7PTvKWie/TfUwGCAyrbqW+qv",
+	"rHPDWQ7GSmbVJaINj0hLsGE8Y9xQGXUpQU5YXzrkc0svNhZqai6F/+avTRM+Rzh0Fhvf0RZi0LzaQs84",
+	"igDjHtOeA4jaI7AJeY1Fzc+ogzNrFQR12qEuEsIe6SlywxeaHHabe/hURXKK5TSy1EynEDLA6p4bYBTJ",
+	"9oT4aA5YT/kYrL6UELhH8A8bCKAqOB5htY8kHAfy7gEvjHHWbjYbrItJ34FIgxHgOqElxdkggQ0BjaOO",
+	"hmElaFSJE5zZO4XVN96vw6Vatm0A2KYknd1TgILjAuxlFlDuIGxnAsGONrctqZUjXCzjzMgU10ZGkdM0",
+	"CwpiP9xr7TXbvB/s9dv88KD/4rD1InzRajVbh8H+i/YXsoFuC3ObQwPW462B7lN7JU4y8mMRrfBt9zoK",
+	"Jrp341h5fllXFTyaP97V8lJxHTwEv+NaTScisdsAM2c3SOAmbF2EHIsVRpl92p0ssAs8+fS2OClsTo/l",
+	"z7wRBAAScKdNeEfTCw/JiFN2jaRbBghtZZhaFJirbLLtF+kxpv0yp1SqUyu1a9k6PMIc/4mDHNsZbrmQ",
+	"Aknu+xptmamFuItrsuQ8ihAXKjO1Mhhdrua5SiOvSPkPuQxApxpD+3+D2R5YgvcvYDACPGQ1l2M2kkYz",
+	"DmnkmrOY8C4s+cKm9qx6DO0i7GGBVtambVY5slmGrD7MGMGUwoZUOY3YAoO5ftu9nvLPCLISrjHnemCM",
+	"ft/SM8GvoZWSeuwP8lxnlqEAnh9NRrwvUrbXbDZ6yj4X+0bRIow4Yn+BaA34hFULmJXueXnjtMMGiRCs",
+	"7bFJErP2vtczG5HghNhUEfxSbRmiy6JzdejxVxj7zyxUGLZO+Zy6jHKjzoI09OmONgkH7Gi2ZUqLjKY3",
+	"glOZp8YTDUjBWHwX9pS50llQmgVRrLFWIFcF0WqyIOJyjPUP1H5bKIXw8oj72DB1lM0xTx1m30IF99qq",
+	"hCOW8AzJqjTEdGyGRbNzHIfiy5ZimwF0Koc//+V072yLSuqFb3jUejncKLfaRWd42eb2EN6AVtEqg2g1",
+	"SK23KGy+7VK5DRLjOFNurBT62HqvEbLvlfnxSsXpFYhJRy/TqZTLUcdKA2ems9fc23ihia+3fIWtglgv",
+	"+BtPtYFfT5XEpjWFZiNl+sflGAIUurdbR7eXTUh1I4m8cwdBxFfbSD/FUi1DJ2bGUPasZ5olcSQ8wriE",
+	"+IUznzRGOVzOq6cKXUkW6cs9UaAare41d5E2a4bggV3FCKrVgx3uuXgBkMHBKeipxVL4vaMCYARBO2Z/",
+	"f7FBDh/tt0IdOpna6bxUY+J5OnHz80U1ZkoV6FLdXL0I/tLu//Vw/PNkT1+2bv7+XJ3vzv52IF43//lm",
+	"n/8Qtofv5bt/Hf71enPNuvitj6pZP3c/JVZwuB2vxCzfWvp5m5M2EDc/xElfhqFQnzHS/z+gkO5hEv84",
+	"bZAIzwuGDKUJ9tUdEv0EP3Y7spijY4M0unHkPNafqjCCglKC5wvjYDoWKgVA3p8u3r29E4bYu4lQ3Yn8",
+	"ScM33g9KzNIA3A2MrSAHyqnfCxwtlv6jXCDAd52dsN1G083UVwEKdjmSMCnPtBujHR+rmmWsPQQimN1q",
+	"cz6OHm6r3WeH/c2MZKsdZsf+tMMecIf9rXv65mF2WDLUGzS3qBU2adaiYgzntW0qdwOGwBG8S4Zf1KZT",
+	"q7stNg+J2C951E6KOBnearCZ2dzcXsOrS89Ofk/cuz9iqU0BIVdl+MdTU/qf0T7LOhXy2ygn00A03cE8",
+	"yyH1rtWZJXUZHhZlIPpXxBWrptJINJBgnqWo0MSRMJZpCX6Vb+TDu2TosyryY2Ct/aTWYBcyFUgp1im8",
+	"vT6ToTiyrk6OyaKnclQWieAhwPPGMTWDU5KUKlcoos8nEyxiWVV8Qh+JvQPmK1dpfBC69/Qgv6A8eqry",
+	"Kj9452YfbX3saFdnJy9PxmEtroVDaRZ/68qud+bkgrqeTEsBg7D0BuIDfAw1zHhogziKp4lusLOIKyKw",
+	"osR5f57xhnmEfAcY1/CY7tnJ8ilGDhw8x2DXmJN+ywG2fDEruGgswUnZeXsP8Pj2yN3RTIF5QKrtAJsg",
+	"/uOHF4e7rQPg5ZS0/v/R/OHw4OCVWZnVdg1Q/LQP2DFxl29u57gvedTI1GeVK8hdEH5J+fK1RqO+hPHy",
+	"MGIQ9+n2gtAJhkq5vFu0QXZ4mO6MokPMVN5REpZ6Z11zRoQGirKbtuW904gfwx2x4jPNpEpFMuDGYlBD",
+	"qRzZIPFIIQFip6e6Ly9/6wIJ3limHsMf29gEODCGEP7mOZ0IVg3FOB4mfDKSgfbYVMl0J4nj8U5fhB4D",
+	"33AohfZ6CsgdgY8BizDwQbsslDoYmV3hsUk01UQCmRjfAKm+uWbvXl4wLYBRGRoFuy8vs4+Nk56Sir07",
+	"P/3tXbPFdti705e/vWvuNlj3TSsbAhvzCYjjNJkGxogL6W+AYapCeAnyRdDcmJH01E0c8P404snc0klY",
+	"vrsxN5IS9cw1RBo186dqzCcTEfpQOZIII1MhldJttoErkJt/Pgd8OohMWg7K6tkvrXqb+Se+0U/M/LS3",
+	"X0MfG+kpoRgMakY1FM/AGukCkSVP4cZd6pfhbMYTJdWwQwRrIoRWnRG/gWKMBMi3ZFjXKZ8TrxpQH5mL",
+	"kN8AmmLtXGddoiCdEfub/H6m+Y0A1ipoCoqVYH0e2lt7CkcexZpUN2SaiMlImKeCcjS3CZUmc6hsS4Se",
+	"Rqn2sRrb7AkvS9JZPkG/p6o+jcf3mK+vJSyAx/xwijpEmB8S8U/ssa1ZSkAa2wI5PD3WM595DQXAVIlN",
+	"l5vDICNblrt00O1c+bVsqAmfsVR8TBus654idU9JyNgNJBoo0PkrEMwwp/1Y9fTidX235rk/DnggI5nO",
+	"8S97Napfhso+JsOegt+3mrVO7rcFGhQoUp7ATlIwqzpm6Sx2EgNI3oyc0NjaFacjRPjoKZAtrfyXIF0G",
+	"fks6Bywqmxi32yROGC0LFalLvQR/wnsqt2AFbjw6cdhttiDJkHYH+qtDgCqOcCf/IEVEnDN0fnQaJ3Rc",
+	"+0bpGQklVa7EqsNw3ljrxQsP/r0Lw4BZNr+EjephX/Tp+VtWPTt5Wd+tsYM9D88dCECPGQmIFf4iZAd7",
+	"eBszF++zAR/LaO6xobwhJOexDMMIbVndU+1mE64vzDAe5ihWQ5EQ+ZrUuS1tr0gE18gwaZsagBKVVSVS",
+	"g+EhTJOpAtJTV80eT6MQ5RmyrhN5BAiV2lHuvMLs2VXlmk31lCJ7x1n+GbjiiUsbnVJZ2mxHXNg+ysUi",
+	"QBs4suFYKmS4dDCdhSQ0jKleeLJ5ZZ43xz+hQj4aj3/EVNxTWbYc4AGgfD93UzejhgU2YbJd/UZGsWjT",
+	"6JwaKYnsp9iXudfcYz74DFm1H1Teg5R11Y+29nDCEy2A28psOegLyEnQjAuj3WDfAzOTpb6cgmrzL969",
+	"v7h6/ebw6vt3L/929ebk9OTSZ9U9dvp9juH0iO21di3FhEc9IHGUMZy1ml6z2XRC/4j1SdHFA8b7ZsCt",
+	"3J9hR4ApMRMiZXoSp2508cAI9IVJye8gI+4BniGVIHEtjVKIXCVz6oo4oibnOEZ9ZB4x4zI1MgFPY9by",
+	"4Xh0l0vyvvuuq0vkB0gOmbLqq/PDWuO779ipTNIRO0YyM4+dj/hEA/t8wo6BUDcSfABTb8wyXHcj4pEp",
+	"VqdATukfExmiMVo7zOz2zKEZRYf1m/b/Esmhn233bEZRbJk9YmT5mzdn0CMCFZ7QLdz82OyD6Gh+bAXm",
+	"J+NoRsabxOLM0Nl2DlbBblsgA+8pZ2RaZCq06teNswqyAgQI7N5BnIxri6wisNzAi3/8M9ZVWnWH82K2",
+	"xE8X797CWiOlP6p1Z96RjoNZOT4HUXJ68ZrKLFFdUacAceLpGRhcpCZ39th//9//L5yf/Z2DGorxF8zv",
+	"Hv/8GzbSI48jtNL/1j3+OSNmo6E+08CMC/Rlxok3RgowZ55edHFYpxfduhESXZ9VaSeTCHP6y8uu3GX+",
+	"S/vrTgYM6ajO/JrH/O4rn1VJRebqH1CeA/Sk3z0HRjuU+PBh3XobN58beU7fM2sEoIll1G73FVre52ZS",
+	"X52f20knDf7q/Lz+3Nbb4JuJGi1XW+RZ+4h42Qs2kRMFfAw7j3q84mR8lAGrWEmJfeyWpbO612x5yEu7",
+	"19r1jJAz//eihoQCpXlxH2mZu2FqFgIqxDHSCqtREvwkHVDDCJGN5nZ6yg8iqWTAI59ViUmV5YlUS+I1",
+	"J/Du19HhvfNSXjl6TmotKzJfCiIC3S/P8vO8Oj/E01S1qsrWJa88z7UjxpH6DG5EzncEn0Gx4UQGNLYN",
+	"FRhPRpXjbGRNGrejeHBuu7FA/GTNWPiK8o7w6VSGlRVNWHcIj2lMFq+pt3VhoxPaVlDGunH4yG2ILOzl",
+	"VVZNf7FL3kijZv/04vWn3/7PXg8Db59enZ0cf3rdPf/+3fkvJ68+fDLKHf+v3WwfNHeb7ebz3War/ekT",
+	"Oe2/dV9eXnWbrU+nFz+aWW99OvvUbuw3Wr3k7OTlp9anT61ms727t39w+Ntvv70+Pf7t9PzTp5fvXv32",
+	"U/ftq15y9kvrU+vTyae9D7/ttdq/dXuJGUkr6CWVTefgdXT4Kjl8nIAfWCEbrt05OI5bLN7r6HDpzs3W",
+	"bmHVslVaXD+7aq293WZr93+ZFfr0yaglWLrjn82/68tLd3rR/dTtujW942KUND472U1pI2eSLnjB5Hl3",
+	"bHkSqjp01XOa3mmhDOSRzukzbc0L6LldLZKMYLlXTHXrSnOJzsEVn8irazHPlZgvuA1LteWt+9eWv41z",
+	"ipVVVzodNTIuNvF/esr6XdUlz6dm40/01Q6c1E57e6NIrrEYzu3Zvk9oeuvVKmsFKDpXj9UCsBirsNRJ",
+	"WP3yTMPMOoVJFwB8wMDpVP3UIbB0MxnB7jO/bGuA2YfyZzF37ZPe75W+4IlIyhsqUWPY6Hv35SWYSqEU",
+	"aR1dWGuu5XIK1tAsySs4axbyCpOIqzpZqJVOdt9SzsH8sCLp4N6/FgHDKQJyqUKLQYADMh4ZxXXzeI2r",
+	"oqYZEoaNenbgShQ81vfmikdznTIlBBKZpwn82o2F4qGZP4NNDfaZwNh5nUMe9EjjaICqgoAyElQ6MKo8",
+	"NmFPrQQnZBtiEzZYl2XrENrErxbC+I8qmhMGIRz9Z1kIvbRapDsN5aITs+ilsDs4KW8kWKSn2T5ci9Xw",
+	"zgw7yyLZSK35hMYXNPm99eMkb1mWer/FcVsrasXY6P6F4eVwIdplsBAbD4/OSHFI1qNfMSS6Zxuj7x3d",
+	"8scGsJSfF7+SMDAyoXQLBAZceJlwGS2Y8hvBM2Yb/xwkwXYIje7APhZGY/4FXwuAwWe2AL+hcikj/42i",
+	"LwS8NtPrTsDfRa/ftXhq2R4AyKeVlkAX/rwIyRxPAFFB6Fz+AGzd/pz5aGn7nkOSvJYqXFCLxit0epEt",
+	"qsVb4YJZtaBz19ZaYqLavGylKsSP3EgLEkIWaH5JgBmsSlPAfDMx/oJyMb9bpfRgqjYW4jDOC7xnlX5x",
+	"mvmZpsF+fSqaJtGmAGF/FAaphdJxchUPBpFUYsVwAOt3hUI+2Csdy9en9bLjt1bn0Q69g7aDO7dTcdm2",
+	"eRQFlz3+a1Fvf2o1ZQQczXlOL9EvNijnfVS9A20c5mvi6EbcuRDO2yC3sqZc7hirj7hCvQYjY1UdjwU0",
+	"xwkepdZ9paIHkq8ZLCILkxhwyzJ8vHP4KISeoWc68jfzwqUyFkT7oWS+TInYRtq2fT4WPRUHiJIViAz3",
+	"R2Gjmw0vJQLjLkgpcEQUSLkboYl+yFMx43OjQJOQqnfM+7WMoGDM3FuD+bA8efAJy4oWtamg8mCfVaXS",
+	"ExGkcdbeUEq3AyuOwulBGrjuL4U3E8JbJA/s9eUEM+aPHqOtHz5VDd87nvnlO5doV7sDv4m8LZ6fzcN4",
+	"WCN1WwjPVVoVY9Ue40Eqbxy2YnwtwqKNf0QlpeZO8xBi9dikG2IxPEVJFL0yPPV4zRNg3EPsVlfuT7AB",
+	"U2Y7WoiVrVvCZdHcjnUjbFW8SsR1+l4vP6/V7Oy16Hlk976ayGC5cBvgfGvQzyEG8qPZOfFUX10f/mXc",
+	"/ngXFguct00sx0vcI/ozy7CnoMQqa48yewV7z8qL2/oWFuIQ9vBWHryHq9QUyyE4ssE0ilCAAWia5eeN",
+	"U3HElnAcIYSAYI4NZs47+BvG3KrDn6TqKRg5WlkJMLyJCYIcRXMLQAmJ65eXyykOqSz3UK5A9VsTh9hZ",
+	"Swf7K2ibXyvJtuyfx696rBZ6uPJhJf61mBeF9C/9F5f/Pt9TbybPgw9ha/BaHwx/4rvzV6I5/Vm+S/f/",
+	"+q+/zzZWA+acAJ5xDMV3kBabMxXPjiyONgESRnjAGuzcHRbYfN7yCTl7d1HW2jCKDnPnwx2PxkpltN3K",
+	"hlYTrdQ8eXTFx4IbWLC7vgD+wJ9M3z1BI9wHGiGrP3pkDb/S88ATABo8EsimUXo4ocLXMfOiGt9rtrAI",
+	"eDYSCYiemxhRel0Zk7lzIUDyralb+KpM3S5on40OGTULPAmaryDbZxbzsx4971GjocsHexrKtB7Fw1ti",
+	"CrPEnJgxB1DyAliCS4sVYw3F3OFsFLMq4jm6XrDEwrXXsHwIY5TuNNUAOgp70hKh42kCDsGIGuUgeEmS",
+	"ZDlxiHAmd6rluZ1ndF2VTl6wQOERNrAGPEkkNbtChhQ762QqeiqNp0CUV7U1g1ibCTBsVNK/JKJoParL",
+	"MR6Zagsdg5OQA511k689NhP9URxfaw8hjcd8MpFqqBHqFT+qXPgZ9ypX1QQfKF0rh83mHrnf5xvbUswI",
+	"ma+y8DawaoRcI1OxMqBjpvtNPNwoX2tf3afM6OLGy2Fwl+RI9/sHQf0wfC7qLwbNVh2L5J+/4P1gVV0O",
+	"D9I4eZAkaWEyzZmyE8GqmKmw07KQbkY3xWy+1UNEPINVFDfbjtCo9sQyJpuhLpOzOH+pdQnOkvWXSoZn",
+	"TnP59IU8FXXz7K3nsC8Gzg1aM7jntw4uje80tK+QLTigeSpsF9i9ECEMNz8GxLkLkMBuorqKsx/jsfi3",
+	"UWMPQE0sVhD+UggChMPeoBW0+QvR7B+Gu8E+fy4OBq2wHZglw9KFjcsfUuMxpJvfcZf4qhFjr4xK2JIi",
+	"GPf043EEZ89/ys9/zjIysL9YBIrNWZZQH3Zb7dhj5umxy3A9xiwCAoANNYqnWqAplEISWoWQlXZwLmHN",
+	"M8oYiQ2XYRE67PT8rddTiEcHWDLxgPVlko6Amt+mr0KaC+oQL0K2ZPgyBdgYaGkfRHyomZ4GI8ApIFgW",
+	"hHBZU7u9VKN2ZNEU0JjpqXiaagk2MVxDseYcbfKD1LQdZ7Xe6FokD1gW/qNIj3G5NzGt8pVmdgt8fbVm",
+	"MEo1TbRZK7PfEFFnl0Fg32yugCfCY+IjD9JobjaFFipdMKr2PqwYp3nitqbU11eFlh3ytQUQtDnuUIV2",
+	"hvvjgqTeVgovg2p5NJ2X375PNdePpCw3mDjIVoRYlv9eGffykXRtYMXchnXax/ly7C9Vqm1ftGO1Vh20",
+	"1prabVSKrNp906rv1lwbGqu+e3lhfoHAZa6/CwIpJfgIA+zGGnECNcmwz1goQ6o6C+Khklp4CBZjnqmM",
+	"PNVCKNcZZnTfKJ4hWotUdbQW7OnrKcQWQ5gjqiP/T4ubFklNqGZQeG5r6fDPnrucR5EPwFS393WVatx8",
+	"1OaW2G/BLrAYccBVt/hlAOuWMx4QRA0ROHx7UXcwINQmgNQyz4q1fZd5zRHzszI+7QBKkANa40zjDiAa",
+	"n7JltAjBSCv4TNtwD1sI20Fs6QvYIG+kTt/T/j6G7b1ZWT5t9TjBFclgBYuK3Px+03rytanJOBQ/mxtK",
+	"7I4c2B8xL0N3QM1jvv19nDDf7NTi4Ox9m3cL0KOL9wo1HRuZlvuV+wePQMR9G1aJlW7rWYYKm+UOtkn+",
+	"AdtZJm5/PYpR4p7+ZJF87QVXzo10csip2oBk2J/A0Nj53fznj/uU6a9gUeQa1LsIjUZJIQWSJnI8pgBC",
+	"wLWoS6WF0jKVNyKa147YRCTGxKgLBY/I4Bp7ynr3/g4qST3hgVjCJzp99/L49Tsrayc8HeU7foHpr1hB",
+	"tK75dyyVc/tKwYlKMcvR0tWuET6vxtzuKSvgdUbZWHBFaKmJQAAVwGvqKZtwJ9TaZZsEbBDQ/Jhvk4mF",
+	"lLJhc8y/145YxNMcbAGhyGasw4kgMyxD+ZrxeYOdkmmRxsD9N56kc1hnasHPTEp8zozrnkJoXFp4+DrX",
+	"HzEg9K5rrJV2JM1KCDRCAb+2b8wgsIXmAjFnueopVyj1TEMYKSJ7LeCK9d3wKU8wjOuRvBHuAxDXdk62",
+	"XuxMPdFT/amM0rpULG8Tx0IXjWIA7aTJCHI49Tn7MJf4MoPuKWlREHiO6q4kR1ZaEvGQJtrjFUic8klB",
+	"+d6jotCcFpSvsdJGlKj0KuBJPx7NwwRJzaN4djXgEE2llAUYgxtXo53yyaMzFpOddmsLfM5g2Wb82U2r",
+	"GW0d1BNt2Keq7v+hOPinfOLI5+NchJ1004ZGTVEebWfWlBegWdrdLSh8LLd9f05EN0Qhj+Ttm4T9bYHK",
+	"YnHDrWH9WwpOemrbihOcUKTU1ktVJys8arp8I1+68KFfB8zL1+eb5jbhWkltqc91ehfX1FLMb+OU0sge",
+	"zS3NPf8pP/y5HMzQnd/byccLAuKhfcXVjTtDY3Ulxly1tGOJ6zLmtuYLe5mJV50alkkWz0XaYWOpzKWT",
+	"HJF/T1X9ksYD+n5sIDfX+xjfFsZ2NS4NgZVRfRfzg1gN5BBQ+IKRCK5F2FPQ5qxT5huD0GdVLQTzceZ+",
+	"Nr+pHbGYEtkD4g3g1zbFS7E3yBo7jD+M/+qeMl9WwIBfKM6LE2YzxrxE+zwjcEAvn0PuqUXQ+AazE08h",
+	"XPMna4j358DiduSmU+oHUCdYg06S6Us2EeGCmn9pKmo052KYyMiYEppPU1H59Q9n7Ltm/at+nPP0X8OE",
+	"KZE1829dLrRlPwtO3aOSfeKmv1U5vRUzq2E2/gZ3Q6kHgS/22FThqX7kbpy8EHhqoH9qqrljUhglKOO0",
+	"fR9Oy67yXW7tnTkX4/iGgkRWg52kmqXxtVBMp/FEs1mcYM8MBfqgwjvVCGLyQfQv4uBapBrRRixRAqSQ",
+	"2N5eswV9gCq27DGUc7QaMXsxC/jkAdTGS/hSpza+mWaYP7VtiYvyCBvfK3fN36lsO7/bwPoBGJxcDd39",
+	"t+GPIl21B5uPo2TPQBE+ip59Ao15aPLbRzgIj4xotQkVrgcQexkgI1rOU9tOAl4Psl4WbFO/VnDXAGih",
+	"p6RVQ5h14uZpCgpXrOMnzQURJAISMRBpgPFkxEq0AFnsNEZwLHp8T6Wxc5g2EQ05ubDEpfUAgiI/H5WH",
+	"8VJG8ew1V2E8GGiXUMx5LuLjJIbajJEAzySSw1GaI+N99XES57yULXl37+B1fEsC0TLxPgnGPxUH7+e1",
+	"yHcCbmNb683yGUZ5mLneUeai8Kv65pc+6wtkw1LTKAJOpTVisqdITjbYcSR4Qm0FeBlkFmwKHF64YVv8",
+	"NjEd81a8/thMwZN9/nUYJbAubis8ww33DRknpaHis6kGeuSMZ5crJsd8KFi1P2djI02Ajg3pbRIRyAmk",
+	"IGNlT5nHEjGJeACMgOYsQukIHA4s4TDeMuOTieAJ8CbSoZT5mPAza5JMVSojFpi5BnbqolXTU6vNGmfM",
+	"dBWbqmvgB/ThA362/KXE9uI+Ef4NBD09Re3fvDgqr2jagHTN2TZH5lnuZTg7J6FP8eFznK0HNYWMSLiM",
+	"v4KIbyo+pkbfAxVqqw3swEyLG5EINhFcTVNKU89RkCpG6Kzm44YRiO5BnFD9zCTimNhMZQppTVcv78Ab",
+	"MatF+3SLOC/X6Z/W0rIhXlcnYo7Wk8H1FH29o4oDiwa3PkMXEMTt5zL5JlwmXwp42qIdcnZQd/WrkPT0",
+	"GFKxGWnVarKxVNOUqFURDdFVTpJyCiIux67ZBfOl9jshO9pgp1KlYFkOuVSkQAsh5meaTRJxI+OpZlM1",
+	"1dQW22DdzEcnw9ex1WLuFjEYbUAa9SmWvcywgMjYymaEIjzCGDXo0WusLlA9VYhoN9iHkVAuawnqjl5E",
+	"oYgZEJMPY6KrxlrKiGelPizgk56qDhIhWNtjkyRm7X0Pk8NQ2MimitKkwFUs8/GENlXzuBpJfOaVxZOB",
+	"pg74HMwkU9S89mDJ1TP8cqqJfGhw7LtRIh7+/JfTvTMoA5rIROgSGMQWImdsrGfyn7mmIjGP7leC/Emg",
+	"n3/WROMGAtrWGGER1BO69yNpqtPl2pTPpaQQFO/LqSnz9gVNAdK7A8IcihstYXcmRlveLSlJnvZUhgmY",
+	"S00C3Bca6UZNyYAbHTQhCvj8AhjFEkod8CSEyvMYIta2WBM4wjVLKMHrKNSJQTCLgXvUZgK9AKRqUE1a",
+	"1GFSZEdYl79h1pS9V2uU2MOHcXChHtJR+xxeyueoQnnyTr558Ytn6XOEhMWNGds29eV4hy30i4xLs2v5",
+	"R+ModOiHEODyeeoDLalivgSIP8GDUU9ZBBJHus0tMh8LRSRBHAJvsIUQ7GTtVkjA7X40z20YgWvuNtKQ",
+	"bpcA1gYN+mhNcdv8n6BHYaYOJBTcIIVmVQnRNRbGMyMm3VB6asBlJMIaogAi/h9Og0WCo5mIlTCDJk5f",
+	"EbKRSARKXH0tJ7bPXTp+nJ4acajVh88wYtGHR0LtJoA0ytCnoBq8klWRvyabJ5g/BEwUPImkSKA+utah",
+	"tqsh6IYkzfey4aNw8DJtsA+EVmhfvnAnczfSCuP912KSNnrKT+cTI7Rz6PQ2GxvaeaoG8XjM61oYKWw8",
+	"EdByQJVuHo1oXPkplWlPYVaB1FKxd4ASEaCOF/sIjsByoUebr4JVoWUzXiUCFEBXIXidKp51WCL0dCyo",
+	"/Q+dIpoMLcBbN5oUFhl3nE8btpEKbTyl3D7iCUYlC5TZ9usIkh+LV3UqwnLggVdwucX6xduMTqx18L8A",
+	"ZRGrQEYCw8KwOubaZ5rpad+dYu2GttQOZ8Ewt0MswJHd1l5hJIcMCzvXoTvmp8XMNIWq87LkaGkLus26",
+	"TXuGaDabB6uwIc0DHwK8Mi8QtWBwGko2fH7cRJLTIJx9KMMdqngwaIQikKEIjYAXHycROKQDHmmxAqTR",
+	"vKyydbMFrKGNjI35xxO8qYXdvfanxVYMr6LTOUy7manK5t0q97evMj211r6ivXmH9hO4c0t0QnhZUes9",
+	"HlThzRNo07fSwZKutJqqmfI12qeWs+ysMF4BluCk7lJPobvxYWlrlkzFHKLySnvxJLuGKSHNHnbUGp7D",
+	"u1dxwjC0tsDE1WCXxtUmDQqkXE5HdrcBKMqNNdMwDmFolfv5Xotk4zbD3Kfen29rA76VIBGhUKnkkVlG",
+	"ox7GXEbm+PPxf4140o8Ts0/qhBigG/b5K8KYL+7C5hIgbfyNWYDv55vj5iYxqA3qz3ddJ/Ald8CTzeZ+",
+	"U84uG1DJbYwnT/mBxV7JHOfkGwE7rPRc4fB9rhY+zD0AD2o22lwe6hCMUIIawcSVqwXFDoTqCloucOhG",
+	"tQaDPUrhMDiqi8ko88DlKcMyVHNe2JjPwU3oC8b78Y1ArwVPn7Hy45k6wiJSGWo2nkJFiMVQW+7DY1Wu",
+	"Qg+x9Yv85PRIj/FxrIb5lu+OLeAgFPs1dage4d+6EXk9NRZcmc/L433sNXcRbR8nZTHL5iA2sne9uLe8",
+	"xuXOSY0v2stXEOSVBG39jYX5GlG6WQvfr1v28GXT9qh9fNkRuB2bFbVlXgtsy7NVuLdUY2TjyUXSQQA8",
+	"cv4tJz6fmv22Cug+1ZiQBS4YMXo/lP5d5wxsRI6VXf9sbWcfqb9pROVrkDiSqJSsZpApFkX01JhfC8Sr",
+	"6jAVQyA0oQReUbNDsQ0oVdCkpOLimWJVo49sISS+oKdWUcDgo4lkc52HYR67Bx8QK6znzKog8QGgCLMr",
+	"ABQt0jFLBA9G5hqndXUtTxqmSF3jdzmtueRjZS7WEvd6td3cq91bp2ICrqBTnwqpvy72LplfnC9ph9+V",
+	"pgvKi7dJTk0nRp6LEAuQdTG64LmEAB7//nwFqNHj0mitT3UXqLRcJXVfRLEaatd/Ya6ZGXHTU1T2q0fx",
+	"DNANi3RadMNsZGRf0RtwOB7QtrFMgAVdajnxh6DUi9wQz2iqV4VJQD9ubW9/AZYguvQSgwnwUTsTNaxs",
+	"RH8+kJGgiPwk4sbta+C9yHy7IeePHvH2/kGlU3kxeH4QNp+3nj/fCw7Dg/0XvD0QnDeD/X0eNlv7fLc/",
+	"2Bu0+u1+s/+83Q7C1n54ELT2+81Bs8mbz+/AAqTlv0Wls/e83dq9Q0AGV3mr6Dmc7ccKlz8hNn3OwM+Y",
+	"znimYszPXwlaE/As6EyUGpOLZGYVumiMOQnC32yTDl7lu3Iu/1rMfSOWhQp7yh9Po1ROeJLuDOJkXA95",
+	"yv0sO45vIL1grmK+kQx+h529/dFjP529+tFjH0T/zIjmH09+8GyJQk/ts1P5PVq/ZhxGv0BcJSMqME96",
+	"plFrHTGu5mjNiUgLj1388iOTKoimRvlVoW5CIeot9PTISVrL99o0G+wiRvBWNzGgT/DxLkOd2uHYD3qm",
+	"e8onm61uZKXPQhFE3Exx1c/L2DhIRVrXaSL42HfMju5ia4xK1VPmwTKYRjwBTkwzDNKmZgUwKwvlzkFs",
+	"fhlwhYizPAQdh3eEciyUBnucRt9TmiujRVMWCbPSLTaRH0WExj7VhjxvvWgzY0kzLUPhFoTt7nqtw0Pv",
+	"oNnEm0Dd8yjqqerhwfPm////7e22m9Q0vtdsQrWDzta9iguPOF2az7M+ylkSq2GDdVlkXM4EltWuTE/t",
+	"tXbBYrh0G8hpafeCTPuzvPJ3G/DIKmmeWs4irJyHvjGo+6ONnxV+yDS/gXVJCgsjh/SgIojvfW2cNbyb",
+	"PYUmnXauUhGTEh2txVgkEYiCD3UEjpa1/Jx1VN4Hb151N4tlqwhhiRRZCBKaXbFkTDwSVFfusx8rwpe7",
+	"8snA2t0cxhjNqvIApQYCITyyjxySBIW+8/u1mD9FI5+a3+4Kc2C+yJkb5eZiPw7ndVAElU7l4LTyQFWu",
+	"+f27IRIZHit2QfoOlClg7oNtpekHohKAvj7sqYYsG1ggi4AHtUdVk/hNq/1zsBgpqohafm3n9WpYM6se",
+	"n4J9XxOq2dpT9RWhJZwSYEB5tA8jk2sp+Y0JSBXBOaoIcrmKsLOEgA6EFGtKh3oKaoeyBIMG3n49Moe4",
+	"xOKMEwzSrzWAb6SYvUuGPqsCxUdyWzXRKX37/VkVsklcT6tA192hVBJv3bTyhgb0mattvr0Qil3/2+P0",
+	"tLcenRqJRrDz+1SL5GR9ju+VCgtHaCQnDfYWU3LG50xAtWbVHeaEJVxd6ywhN6YKEiobtBXhPYUV8CrO",
+	"91nAr1AOBIHQEBnPzqNtb8O3hsZJfFFblgOLEe6E9D/oUCcLlpJ7ObLEeJBP1MGNPZVTrB4IEPOxq5J7",
+	"xBdz31ycGTidyyfV/NmLDR4qcVc4I199zu49iIXV0Iy54z9MODQUl6bgbZr/FvFAYS2urEQYc8jGm39r",
+	"DMTlZAMFCfuChWIcpxbsaK0E6amiCCk+wIyzvDAAxMttFKoYe4NPoNnA1y7LFyDyQl43VczZBYAFgYXR",
+	"MxkKhTWFt1dH2xKA7SVbvmaBbS3ZbGEF1QSyAnG87qltAC03loYIqJeThg9ZqPcZy+/y3/G4TFw4VZuZ",
+	"jNuwcNkb1sJY4tufqrG/nTK3B0JDKsr8Zxq0g5d5Wfnz91h1bJaVcOd3+hfZueUk45bE0DMOJ1JMIq0W",
+	"lYgiIps0Ihy5q1OktoyTEOhiSAEJBVgKImEjqdM4mfcUSDWtqXEmX7MCrmZGVBffiLEZMDXQwnCgy3IB",
+	"Thjl9u14wl+A9vpHkZ7hwO/v7tIMbAAPh9f9sQVij72jvKEE//zEGHg/B3qDiYMEfoj0se9VInj4KGjo",
+	"E7clv1764lJWYRr4M81kuC13Xb9VzgnshOFaYuDb+qWXQwo64Grn95QDENZqQXsudBzdAHDqJJEK7Fk+",
+	"xJ4bPpkAxo5m/u8z0b+aJtHic/2a7ddPjb4j6dxTIFc+ptS7g5lxJMhFBGYjnuVY1Jyg5gEW+AIIGgh3",
+	"0lJG0sczbCS0KXRO/UNawC4p8jm0siIRjfGQgUiECgTz7bA9hpPkO7pE4z55UJGBVSvzVORYh0cCbG1U",
+	"QFipwYdMfJQ6RRfCzpZ5nxb0SVNtbPp0lMTT4YhpOVR1sqYJAMEOEZkih0qE5gJzG1j7xLuV9xNgrAU/",
+	"hYhw947MMLDKJOfZuSLpMIZnUd2K/QTSUuA69BRXEPLFriXzgZCJcbTD8LlQBMI1S0QKEDj3isbS3rsI",
+	"uLq/eoLTfptuMq+6sObJZsrJ3AIDna5rYbG7nzCgYO/bre22M+3xR1VkZrjfdIyWNgUgdnKlUB7lVIX5",
+	"7daRWvPbKcyKsXID4wzV4UHWrXukuI1ZjUtOWIQlMhqRKFbnYV4akxa5y5cqrGO4iEfRnPXnhHOWkXFY",
+	"o2k1CW1PLSYwb2WdZdVCBXbtC1i0b6ROL+y0bcI7S7OHkl4SOHdReVNr6CpuWZjZysbyAgd3gXetQjJx",
+	"FLjPtB3hFybDXTXIzOa54zgzw2dhnHnL5xvn7c0f5PUKyF54h2Qg3btd7Xdu0R4FLCX3/Ce0lD+v54Z0",
+	"wUYbgR1L0vfrdd9W16hP+2PADiUChZx8K4sjDaAEwXyEUbI8B/oJl8lUckXgoHQZIhRgiURoVB/QzYEt",
+	"PysEkpLci0pN7WqcAOfvJrxVtXyg6QizGaHLuthP0KmMIouEkM+eruz7f1Rdjg3iVqx9SaAAsxLvzIRt",
+	"WGYaHBo1FhuPo3IulHFrzVrCbIdzPRnxoeTMeAHTRByxSSS4FggOm4zZJE651nI6xhRSAz7d6sINVeqW",
+	"Xfg0yY8KK2DNqFsDhHidU2d/bGla3QY8g5v9ket0rcb/OrG7vyX99j8Cb+ArUOGo+RjPqx3oMyGFvpk+",
+	"L6qFu2j0lV6wQzdYSfJKJ5t1rUIrycawrzkZk+m6ezocfDJJ4hsju28Rti8R5PLBha0Vsk+S78+RkynY",
+	"9l97ZuZOCAcFMbMTikBqsge+BPsBnktIuxTMFhAkAlwUQDxYAKv1LTR1yFPecX8+CX2vp3xnRfoe83M2",
+	"rfmRuvHMH+jT/VqDwTDM25UQVFbqJ6HPqpmj01PO06nlCgVYrBaqUKHvUtxQQWkSR6LjmgGp6REFsPGG",
+	"9pq7HhSBKeogxDKxnGy3gCv05exe3ooLxsPXZV+xINZ76g5yHZfyq3Bj3KbOFITzU86c19FmQ+uLiJCY",
+	"QMVklMRRPJw3KlvQJeQ+/FHLpr64urOb8NtTe1tTMg2cJvQqIknixG5x4tXOK4qc2EjCvNBgpTKj4lE0",
+	"HRIinb3m5v2Zr2Akq4yROMJW6jhmUTxDOJaibIp4cK1LJcCTq/P1dTB28bxjA9A/RZDezUJ5FGclFVuR",
+	"eFCdca5DakU+bqmf8P6tThcw2AdJrW+S2jBX3SmvgdbgJi1OODFPDU7rwvSaVt1lzOHnz9bctMri7Yah",
+	"tt56lTPCW/UYZ6NYT2TKI/PvG6GmopZVYZ5033ahVIj9O1biKFdEhEWeIZ8jqglikZihTVMRMqkAdCPH",
+	"oOweUgRnoe68NZ0EKk4Z4iasxzSHA1BSNZ/vLc4Lh/pMhkCWs7afgAp8dtcF0NMvS6BM+dxTLhX7GZcV",
+	"+I/Hwky3WfqxSGTAd45HMuDDePvgdSoeNXK9We3QlnVDePlKKfbo8elUPIHaPsFI3KdrAGUeiuwN9ElO",
+	"Cq4gyCi3pnZ+x9jE+tgvnBn2bpMwb6EcdO9+ZhQEbeHzP0t94kPLmCdDaW3Uc8Od/TiW0gblg1jJtbLt",
+	"85h6DS0HnJczcuLE2EYMTSMow46McSi1pUUIEaq0tq05s6IJ0J2Su8au+PzMjBUmUCjzYGB+zurF+ong",
+	"1wOuUwwjJGmlU2kedHabMJV0y17hlmiqglHu8lbL/Dm7vN00t7vLQ6kUdhra6w+L1zfbhccrORzlR9OG",
+	"P/+xbd/h1vbN1y57bL/hF5BBX6v98e02D+IefSAzYEVUBZ+5eVDFXL/ABrcmsELdDnoBXgaxp90fSSjy",
+	"1DKr3D/+cmk+696n107O2tMLr7pD8OWSDzeNvZhxPFkU63mZshYqfd+ehQcPwJxKYEWF1h5gObedPti6",
+	"ksY4fMY1VK4B0a25/i/neHk8AB7T90nk91R1qSUswH6wBruEB2qWxiGfd1zIx8cXnYSOcJfq32WIAOqc",
+	"TaQIRE/FA2YU4GRMdZIcABj5UDDr7jL8sr4IgdA34n0RYatCrisiO9A4BDNoh0nKutk8uEarLCsAJLVx",
+	"dAO4uSmlOXLphLJerFWGlDmaJQUlK+M5l9Dv8uXCOTCblU7lA4+u61KxII4jkbA2bGizhIQr6tZo23jO",
+	"JR8+ajgn5cNN5OUWxg5evUoqPnIox0iRp0jOUyTnASI5Of10u3rKpNdWdtxGJEXYfArSF8mJMnFbNcOx",
+	"tXpsr7lXa7DjOBR5qtIEJuj+AhcxHVHgPkF5fR2BmVQmAq2Uh9iin7nIzDEEb5MhzlPIF70aL+tlj6dp",
+	"EI9zEJmArUV88/OjnlK29Mr4NyJIRLoyU4U+DBRc1banqn+8fJaxoT9kHMv3jXrk5/X28Efh6jt4UjTw",
+	"/HM2zmrn3/1UU/uVOHN0EIqrsxmNuDtmn5FFfE3HG/pKQEDy+vLy7IIJFU5i4+ulMQSOQ8uaTmS2AU95",
+	"FA+nwjJb8SiitvB/9Crf9Sq/+g1kzrCTCgwo0tFmDIGMFsWQB3SDR7YNLs81zl6i/DI3QhCV4EMcDRgM",
+	"C9L4BdSLkXFMiT6k3SyuEGAEsr6YxyqsOYaP9+dvkLd3qgXzR2k60egwwi+N+4cTAt7iJJE3PBUei+J4",
+	"0ufBNRYiAQdxyHgYJkJrrwfV2OAu40TEEdomPNRMph2sbEiZIx5mnKkp8irCWpyc3ezZp8Gf1RwoWHrK",
+	"l0qkVzyNlU+Eg5pV/XZrt3nYPNjb3fU95jc/Hg4aLR+sIjtOI30n034kA/dcS1Y8S2SaCtVTHOhuEihp",
+	"HPOIhqSBtMYM6YBFMhUJj8wo/zkNh+hkm28sDjhlRs6HmpAHe8rsJHwfTQYGFQrjsXVO1WAkgmszm0DV",
+	"zFPClLUKDTz0Pg/NwuU7FZu0DUORchlpIGsxs+tPk8j/1vQd2uWkOL6oz4/H30g1HokkbRBPCIAuFgrQ",
+	"jbCbJlGlU4Ez1NnZgclrrGFS3tHxVG8bI6BJedQ4gf3IDUmQt6c+LjUJbjcBcizIKEGBdYjwK4C69XED",
+	"DvZEPPU2PlCwYusabFqBKxApV4j4GubqsRf1YcAVsmTklOIq86VYgf3iYSqwC6OxnRtGSy9q58Y3HYfZ",
+	"QriEPOV9rgtGJjgl1saEtgK6KAeBTIvNoPkfjIm6UZgVr3LDo2l+k9ibr6a5V2R7pPB8qVnuqiOWiDSZ",
+	"G7GSpPDs/KbYb+7CIiv9A5cR2KyL435//uaZRuuGgJJx8FEMjMjTSclwNRrda0Zrd+ytTz9iZvRgOZSN",
+	"/WG2dG4UYNiUD4WpeMaqnL18e8EGOF0eZRPgrgKwQ08BskOtw3wzKZAI8UvmxW+wd9jBsGIBOz3lly2/",
+	"D6ARPsUKrqj01Te2HWJZoJHlrBAcnkWUlmmjp85hZ/BBKhLmww/1rvnBN7ooViHRz+bUT+6iEu8Db2JT",
+	"lcqIDGVQEmzM57jf00SKsAggM5ZKjqfjSqflHGipUjFEiOOlvmb0b4z9mndsyKZ5dIdtZRDo1khongUp",
+	"LyUdJaa1hi16bcFhsmJ2qgDpg8/ZQCqpR0c99a+pmBoZoihqGibxZLI6YPq12scYns3s428mRPsUVFlH",
+	"upDf6l9tPGXz/l6eBqP1tXnvz9/YljRs3x3IKBWJh0B9U42MrkEqb0SHDXikLZ0pAoU6OSCh+eAVhmpA",
+	"dMdBME3YbATMpkUZAthtxn5xFLP0FBGyiKciQSIH9DB6yoEPIYGBcb+VmOHQ+2JOQY5pJCBIBK4TcJsT",
+	"I6vzwWvfmpDB+qa8kLmjD40LWOnAAm5ZAngXd/c+8fCtwuFbOL539HifYt7fanHhk0f05BE9eURfl0dE",
+	"dB/WuPjsFtd6h2gnM2bWZsnzY36mMayViAAQGt0TiqDInczEQihuAPv1sFTP3GvueqYdWPIonrEoVkPE",
+	"JklTMZ4YzzG+BgNkNpozmcIeXkhVGYPqWkxSs4F6arfJQj7/lpPt2adtnYQgsN37Q+gWd8UtIB/u0rvn",
+	"6ekh8y4u+6ap+pwl/mSzfB15er4oKpakxLfuZN4iUFOBef8vg2MFk4yAulacNcyIClBVzP89v0gnITGH",
+	"IA56IfSVQorL6ykHJ2Uked5vRoysG6HI8cXCAnR2KRlN+WJXPUXC/RnC6RpToOO4GczNeq6CURKreErc",
+	"UUB4yDWqB5fiRw2C1kvV5lqe9xQZArUGeyOvBSTyrTqRKbVDaeZHXKeZ3PE9/A1CxRPSPllMx/FUpb6H",
+	"LSoyZXwyETzRln3ZxQUjia0vqKSy3wPQvYwixlm72WQjkdAH09f3lHQP68fh/FtTXpfCKa+HyZs/hO7a",
+	"IJVsxu00zrZe9ZLKKldRdufZIDIt+ZO++mJl51++AvxCADmokctOSHweR4CiB3WpzCpDSK1ckyDEJfIX",
+	"ac2H2J9kBNSFkcqp4OMjpmLGA6D0g54cY5d3Sda3m20UcfQmwE7XgJ6J5rwRh32L/oJFTWLMZWSEtpM/",
+	"+2wiEhZEgNF+cgY/jeJpwqp77RdUnVZ0AvOVZgUJioVPPquqONdZtA4JHafqhGbqi9YDmYkxtrDi/7Wm",
+	"tKfiVWixKp3KB8GSqWLpTEQ3woH6WKAf1KszCBlEoCSB7ddWHKYJN9pMQW0LtVd3FWc/xmPxbzNfybDS",
+	"qbx2Q7FAM2DbxRMZVDqVs0QGUg1h37TahIO0eUNzYfa3isS2t5tcuRnKe/gCotFgc4Rd6C9vtg/qzd16",
+	"s33ZfNFpNjvN5t/v/oGBkOVK5JzeuVBmdM5Tge7eLXVG2YV/eNld9bM4ksF845vp8ruThzx1F92mW/ba",
+	"G3ztZRyfcmUPhL63ThLBNJHpvNL5x6+FoFWsUh6kjD6TxQnTPCr4bihQS3QU/WFJCalYEUZB7q2/V/qC",
+	"JyLpTtORGYSRk1DZW8ohdZbE4TSguFmx8JFPZEPH06zO8aZVwhvZJcgyfAWr+sMYxGRjJxiHUBrp1wqP",
+	"7uzswB2jWKed583nTXjur24alvXmUOoUlYlnaQY9lsbXAsgPE6FHDv62SDOYk7VEpVjyAe9yhrv2qMGk",
+	"n6CbFdLPxi7IPc04qyWPukAOd6sRPKcktIfAb7rmXDaZFBDbwgzNpFGkuip7EYG6eYAMalnRYFegGsrx",
+	"HR8xqW5kyqk6zT3akh+vnxDWPTth12KOsWQ916kYMwjM4oJoVnUJCxzAEXv95pBJNRQ6reXexyeybh60",
+	"gnqUT0OZsigeGoWJMetZQjBi9gnmkrJZL1THx4OFHgBtzJ5C/R4WztilXqxBwVXPGZIQC3OjcCZh+XdQ",
+	"n0GWik7j8krFDtIxC5WiO2t279m7i0tgsyE/3HiIXq5lgHQIjNB4tbk2cfJ1bXcRC0Z8AqGEfnwj0CQr",
+	"fkCdyoeWP+Ms1+TPqtQdr2ssVhbsM+teNyNZbF6ngvms47FAdZjf3QEvO5CvsoUbcbSDWcHE9FjCU1G3",
+	"XnXBoM09nqTm8gs+8CjqxzwJtcfGQk2Z/cEYaXVjpDEdJAJO8LWM9TXOuBZKxwkb8lTM+Fx38mRJQDAK",
+	"mNPDKdnegCukPTbhxrSyTEWQgKubzRHCvMIuVKxA3UjtCDJh8Uz1FEq6qv+xHgqjcerwC4wvQYcG9cSl",
+	"lnl2JDi0aUQgYEYwlbFi3OyOizi4FmlhQ+BTy3bCyRj4EqcTo9JFiNSxMFesGnANVWic5soM+lrMawUR",
+	"E0q+nmqYBULpqWYD/GojOm7arPvy0jpJmg2SeJxZ22ZrJgMeCCbUUCqhOyzjO/d6Kk240gOQjTYsBcJV",
+	"6mBkDBKzOYFa3VrseTasMZ9M8MiCS3YTB7w/jTgkYnpqqvDvdWjrRaRsu9XtRqg7XOgMQzoe5F9SmHoH",
+	"z1siha0DxSMGPQvQEYSRoypATwDsQ2QmsbgzMUKYI/5S0zSRIPkSqa+PeioVY3j6NBFMfAymCc4eEx8n",
+	"MjEnNopTnB0zs3Bu4RCYExlD7nrC+zKSqRSaRVyFtQ51PEEkzuspLOgnCH3CwSC1yGbu+FF8M54ATqpS",
+	"8VQFWTeOX2jVoHBrYfpwXlbtMHP89QjOmdkWQcZYe431PhzxlqEDSWu0KIoqMuVgmXys5/teix0kK/39",
+	"rsqyrnYN4VNF2IFQRckaQI9SPBigDIJVhV/lF8ZjnAUiSeWAXDAW8YkWHnRf5Rfa/Ca3fuDAv8zrpWJb",
+	"GQpbzGBLG5COE+Z/5zd6qqhkgR4RAick2ErCqUdMC1GulCCtaDTrYC4pO2kWAiajLHwAc0c9J1AdtnXs",
+	"AO56DepzM2A6Go295T6xBr7g2raanb1Wp9lstPf/XvGgqMNtq80I0oKmcZ2vJWC25TbSldtIFWPzmxk2",
+	"LkFlxhOFBLDEnboh/+ofHjZO2SXItU1t4uOLZrN5gLGNDd/Z3IL4rbu0KTaJZfz1rytzPFmwDfa0VOy5",
+	"rYA4si2Q2AsKtpfUTA5VbG4DX7PsyV01ZzFwq2NKHoo1VGzBHxZfU4PGycVkR4OdpBbDx9VOrHM1F9dq",
+	"IQpqLb8Hj4Ua48VIqYZUN7EMxNWEy3UCktkbGN0A1Otjnlwbq47L8BsWWfbTTvDLzrj880oumPdNJRey",
+	"JcOkbHrLLsRAUx4dYxPn3vP2frOZE07lG29zIdV+NCF1vGobPMkqlFWrlu6zy6x/TeNUXGEzulgvtdDX",
+	"tJcac8zKMXiIZ8zaYMT6IkDRJJwF+icQaH8xn9ilb38SaVakwcpvekN7Y4G2sCs3F2mtRxdpJRvhSagt",
+	"CLWl5ftcYk2oIR+KsXGYB1LxCOoW1rmqGH/NboMyM0hUGJvMPeMbFmDZt/1gv+bPK77ct24qkhDbHPKn",
+	"G95RcA9L99vG0qrVfDRp9WrVqj/JKpRVK1bucwmqCWTBGy5Yt87wwmvZjYAQBwimLMgH1WAamjMkcG4G",
+	"4hsWVvipZ/br/rSCCr9zU5GzV/EqtPqVzm5O/Cztos0Npd1HEz1nZWv4JHZQ7JSs2OcSOajmNhM5yL2e",
+	"uKK8nE00FMqc2G/aJsLP+fOLmW0tm3sEypd21+ai6PDRRNF52To/iSIURSUr9rlE0SL43BpJlCWWLVl0",
+	"xh4LQSg97Y9lmhI3sWVy/nZlE80NMV7/aUVTOad5jtx+84Sgo8ff7Jb/zd4ZriYMA3H8Vfw4hhQGc3Ov",
+	"sQp+3FoJKnUrxIj4wXcfuaTNpU3cVUikJQ+Qtpf78+PS5P5ZGvdD6pByEBk7a8Su2OlgXAYDY+4QWeKi",
+	"4mI/X7GwKHhxyaymIx8VzYktsd9UTOAdxPYBI4agjK/98umuAu8BF70+K+G2XikP6hveMbc6aqRjaxEM",
+	"W6u+LBK1FLV62YoFrXNxqMSO16ftLmtrsVvs2p4kVmdoHPx01wmbnRlnpqgbMcNQgHkTzmRRNmzdKIVb",
+	"agVS2SQ1jaaUOmyDkebWKp1sH8HItvaKJQFOAc6Xu2icQx4IfrzlwJ/fwwUusIPGhv8sHr7nyjEBHBJ6",
+	"juE+swSYP2OmdWzcUiUj74Lm077Nx08hwJlLhvAMzn+PBal6wIodxXT5ablokPDCXiy0YXnSdyDDnZdY",
+	"d7OWQKZBZmcqGr9qXn1BL0amr/G4fTLCNDvJkaqLA5aZzegxl2Y1r+A306eOZbonIposUuult8GbAHMz",
+	"ndSXLCxyOYRJL8lewwHMLZKEMY0xZ9ri0Ox6/QsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -13,8 +13,8 @@ import (
 )
 
 const insertAudit = `-- name: InsertAudit :exec
-INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, action, target_id, ip, request_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, action, target_id, site_id, ip, request_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 `
 
 type InsertAuditParams struct {
@@ -25,6 +25,7 @@ type InsertAuditParams struct {
 	ActorID   *uuid.UUID
 	Action    string
 	TargetID  *uuid.UUID
+	SiteID    *uuid.UUID
 	Ip        *string
 	RequestID *string
 }
@@ -38,6 +39,7 @@ func (q *Queries) InsertAudit(ctx context.Context, arg InsertAuditParams) error 
 		arg.ActorID,
 		arg.Action,
 		arg.TargetID,
+		arg.SiteID,
 		arg.Ip,
 		arg.RequestID,
 	)
@@ -45,24 +47,26 @@ func (q *Queries) InsertAudit(ctx context.Context, arg InsertAuditParams) error 
 }
 
 const listAudit = `-- name: ListAudit :many
-SELECT a.id, a.org_id, a.at, a.actor_kind, a.actor_id, a.action, a.target_id, a.ip, a.request_id,
+SELECT a.id, a.org_id, a.at, a.actor_kind, a.actor_id, a.action, a.target_id, a.ip, a.request_id, a.site_id,
        coalesce(u.name, k.name, d.name, '')::text AS actor_name
 FROM audit_log a
 LEFT JOIN users u ON a.actor_kind = 'user' AND u.id = a.actor_id
 LEFT JOIN api_keys k ON a.actor_kind = 'api_key' AND k.id = a.actor_id AND k.org_id = a.org_id
 LEFT JOIN devices d ON a.actor_kind = 'device' AND d.id = a.actor_id AND d.org_id = a.org_id
 WHERE a.org_id = $1
-  AND ($2::uuid IS NULL OR a.actor_id = $2)
-  AND ($3::text IS NULL OR a.action = $3)
-  AND ($4::timestamptz IS NULL OR a.at >= $4)
-  AND ($5::timestamptz IS NULL OR a.at < $5)
-  AND ($6::timestamptz IS NULL OR (a.at, a.id) < ($6, $7::uuid))
+  AND (cardinality($2::uuid[]) = 0 OR a.site_id = ANY($2::uuid[]))
+  AND ($3::uuid IS NULL OR a.actor_id = $3)
+  AND ($4::text IS NULL OR a.action = $4)
+  AND ($5::timestamptz IS NULL OR a.at >= $5)
+  AND ($6::timestamptz IS NULL OR a.at < $6)
+  AND ($7::timestamptz IS NULL OR (a.at, a.id) < ($7, $8::uuid))
 ORDER BY a.at DESC, a.id DESC
-LIMIT $8
+LIMIT $9
 `
 
 type ListAuditParams struct {
 	OrgID    uuid.UUID
+	Scope    []uuid.UUID
 	ActorID  *uuid.UUID
 	Action   *string
 	FromAt   *time.Time
@@ -82,13 +86,16 @@ type ListAuditRow struct {
 	TargetID  *uuid.UUID
 	Ip        *string
 	RequestID *string
+	SiteID    *uuid.UUID
 	ActorName string
 }
 
-// Newest first, keyset-paged on (at, id).
+// Newest first, keyset-paged on (at, id). A non-empty scope (a site-limited member's sites)
+// keeps the rows of those sites only: rows without a site are organization-wide.
 func (q *Queries) ListAudit(ctx context.Context, arg ListAuditParams) ([]ListAuditRow, error) {
 	rows, err := q.db.Query(ctx, listAudit,
 		arg.OrgID,
+		arg.Scope,
 		arg.ActorID,
 		arg.Action,
 		arg.FromAt,
@@ -114,6 +121,7 @@ func (q *Queries) ListAudit(ctx context.Context, arg ListAuditParams) ([]ListAud
 			&i.TargetID,
 			&i.Ip,
 			&i.RequestID,
+			&i.SiteID,
 			&i.ActorName,
 		); err != nil {
 			return nil, err

@@ -102,7 +102,8 @@ func (q *Queries) ConsumedControlIDs(ctx context.Context, arg ConsumedControlIDs
 const countInHouseWithCodes = `-- name: CountInHouseWithCodes :many
 SELECT k.kind::text AS kind, k.code::text AS code, count(p.id)::int AS patients
 FROM jsonb_to_recordset($1::jsonb) AS k(kind text, code text)
-LEFT JOIN patients p ON p.org_id = $2 AND p.encounter_id IS NOT NULL AND (
+LEFT JOIN patients p ON p.org_id = $2 AND p.encounter_id IS NOT NULL
+  AND (cardinality($3::uuid[]) = 0 OR p.site_id = ANY ($3::uuid[])) AND (
     (k.kind = 'allergen' AND p.allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', k.code)))
  OR (k.kind = 'diet' AND p.diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', k.code))))))
 GROUP BY k.kind, k.code
@@ -111,6 +112,7 @@ GROUP BY k.kind, k.code
 type CountInHouseWithCodesParams struct {
 	Keys  []byte
 	OrgID uuid.UUID
+	Scope []uuid.UUID
 }
 
 type CountInHouseWithCodesRow struct {
@@ -119,9 +121,10 @@ type CountInHouseWithCodesRow struct {
 	Patients int32
 }
 
-// How many in-house patients carry each of the given codes (keys: [{kind, code}]).
+// How many in-house patients carry each of the given codes (keys: [{kind, code}]), at the
+// scope's sites (empty: every site).
 func (q *Queries) CountInHouseWithCodes(ctx context.Context, arg CountInHouseWithCodesParams) ([]CountInHouseWithCodesRow, error) {
-	rows, err := q.db.Query(ctx, countInHouseWithCodes, arg.Keys, arg.OrgID)
+	rows, err := q.db.Query(ctx, countInHouseWithCodes, arg.Keys, arg.OrgID, arg.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -717,16 +720,23 @@ FROM clinical_codes c
 WHERE c.org_id = $1
   AND ($2::text IS NULL OR c.kind = $2)
   AND ($3::text = 'all' OR ($3::text = 'mapped') = (c.targets IS NOT NULL))
-  AND ($4::text IS NULL
-       OR (coalesce(c.last_seen_at, '-infinity'), c.kind, c.code) < ($5::timestamptz, $4::text, $6::text))
+  -- A non-empty scope (a site-limited member's sites): only the codes their in-house patients carry.
+  AND (cardinality($4::uuid[]) = 0 OR EXISTS (
+        SELECT 1 FROM patients p
+        WHERE p.org_id = c.org_id AND p.site_id = ANY ($4::uuid[]) AND p.encounter_id IS NOT NULL AND (
+            (c.kind = 'allergen' AND p.allergies::jsonb @> jsonb_build_array(jsonb_build_object('key', c.code)))
+         OR (c.kind = 'diet' AND p.diet_orders::jsonb @> jsonb_build_array(jsonb_build_object('codes', jsonb_build_array(jsonb_build_object('key', c.code))))))))
+  AND ($5::text IS NULL
+       OR (coalesce(c.last_seen_at, '-infinity'), c.kind, c.code) < ($6::timestamptz, $5::text, $7::text))
 ORDER BY coalesce(c.last_seen_at, '-infinity') DESC, c.kind DESC, c.code DESC
-LIMIT $7
+LIMIT $8
 `
 
 type ListClinicalCodesParams struct {
 	OrgID      uuid.UUID
 	Kind       *string
 	Status     string
+	Scope      []uuid.UUID
 	CursorKind *string
 	CursorAt   time.Time
 	CursorCode string
@@ -754,6 +764,7 @@ func (q *Queries) ListClinicalCodes(ctx context.Context, arg ListClinicalCodesPa
 		arg.OrgID,
 		arg.Kind,
 		arg.Status,
+		arg.Scope,
 		arg.CursorKind,
 		arg.CursorAt,
 		arg.CursorCode,

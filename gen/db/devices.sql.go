@@ -131,14 +131,15 @@ func (q *Queries) CreateDevice(ctx context.Context, arg CreateDeviceParams) (Dev
 }
 
 const createMedia = `-- name: CreateMedia :one
-INSERT INTO media (id, org_id, content_type, size, sha256, filename, data, created_by, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, org_id, content_type, size, sha256, filename, created_by, created_at
+INSERT INTO media (id, org_id, site_id, content_type, size, sha256, filename, data, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING id, org_id, site_id, content_type, size, sha256, filename, created_by, created_at
 `
 
 type CreateMediaParams struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
+	SiteID      *uuid.UUID
 	ContentType string
 	Size        int32
 	Sha256      []byte
@@ -151,6 +152,7 @@ type CreateMediaParams struct {
 type CreateMediaRow struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
+	SiteID      *uuid.UUID
 	ContentType string
 	Size        int32
 	Sha256      []byte
@@ -163,6 +165,7 @@ func (q *Queries) CreateMedia(ctx context.Context, arg CreateMediaParams) (Creat
 	row := q.db.QueryRow(ctx, createMedia,
 		arg.ID,
 		arg.OrgID,
+		arg.SiteID,
 		arg.ContentType,
 		arg.Size,
 		arg.Sha256,
@@ -175,6 +178,7 @@ func (q *Queries) CreateMedia(ctx context.Context, arg CreateMediaParams) (Creat
 	err := row.Scan(
 		&i.ID,
 		&i.OrgID,
+		&i.SiteID,
 		&i.ContentType,
 		&i.Size,
 		&i.Sha256,
@@ -202,21 +206,25 @@ func (q *Queries) DeleteDevice(ctx context.Context, arg DeleteDeviceParams) (int
 	return result.RowsAffected(), nil
 }
 
-const deleteMedia = `-- name: DeleteMedia :execrows
-DELETE FROM media WHERE org_id = $1 AND id = $2
+const deleteMedia = `-- name: DeleteMedia :one
+DELETE FROM media
+WHERE org_id = $1 AND id = $2
+  AND (cardinality($3::uuid[]) = 0 OR site_id = ANY ($3::uuid[]))
+RETURNING site_id
 `
 
 type DeleteMediaParams struct {
 	OrgID uuid.UUID
 	ID    uuid.UUID
+	Scope []uuid.UUID
 }
 
-func (q *Queries) DeleteMedia(ctx context.Context, arg DeleteMediaParams) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteMedia, arg.OrgID, arg.ID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+// A non-empty scope deletes only an image of those sites.
+func (q *Queries) DeleteMedia(ctx context.Context, arg DeleteMediaParams) (*uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, deleteMedia, arg.OrgID, arg.ID, arg.Scope)
+	var site_id *uuid.UUID
+	err := row.Scan(&site_id)
+	return site_id, err
 }
 
 const deletePairingCode = `-- name: DeletePairingCode :exec
@@ -312,6 +320,31 @@ func (q *Queries) GetDeviceForUpdate(ctx context.Context, arg GetDeviceForUpdate
 	return i, err
 }
 
+const getDeviceMediaInfo = `-- name: GetDeviceMediaInfo :one
+SELECT m.content_type, m.sha256
+FROM media m JOIN devices d ON d.org_id = m.org_id AND d.id = $1
+WHERE m.org_id = $2 AND m.id = $3 AND (m.site_id IS NULL OR m.site_id = d.site_id)
+`
+
+type GetDeviceMediaInfoParams struct {
+	DeviceID uuid.UUID
+	OrgID    uuid.UUID
+	ID       uuid.UUID
+}
+
+type GetDeviceMediaInfoRow struct {
+	ContentType string
+	Sha256      []byte
+}
+
+// An image a device may show: its own site's or an organization-wide one.
+func (q *Queries) GetDeviceMediaInfo(ctx context.Context, arg GetDeviceMediaInfoParams) (GetDeviceMediaInfoRow, error) {
+	row := q.db.QueryRow(ctx, getDeviceMediaInfo, arg.DeviceID, arg.OrgID, arg.ID)
+	var i GetDeviceMediaInfoRow
+	err := row.Scan(&i.ContentType, &i.Sha256)
+	return i, err
+}
+
 const getDeviceState = `-- name: GetDeviceState :one
 SELECT id, org_id, token_hash, last_seen_at, name, kind, config, cast_content, site_id, site_name, timezone, day_parts, org_name, brand_primary, brand_accent, alerts FROM device_states WHERE org_id = $1 AND id = $2
 `
@@ -347,12 +380,15 @@ func (q *Queries) GetDeviceState(ctx context.Context, arg GetDeviceStateParams) 
 }
 
 const getMediaContent = `-- name: GetMediaContent :one
-SELECT content_type, sha256, data FROM media WHERE org_id = $1 AND id = $2
+SELECT m.content_type, m.sha256, m.data
+FROM media m JOIN devices d ON d.org_id = m.org_id AND d.id = $1
+WHERE m.org_id = $2 AND m.id = $3 AND (m.site_id IS NULL OR m.site_id = d.site_id)
 `
 
 type GetMediaContentParams struct {
-	OrgID uuid.UUID
-	ID    uuid.UUID
+	DeviceID uuid.UUID
+	OrgID    uuid.UUID
+	ID       uuid.UUID
 }
 
 type GetMediaContentRow struct {
@@ -361,15 +397,16 @@ type GetMediaContentRow struct {
 	Data        []byte
 }
 
+// An image a device may show: its own site's or an organization-wide one.
 func (q *Queries) GetMediaContent(ctx context.Context, arg GetMediaContentParams) (GetMediaContentRow, error) {
-	row := q.db.QueryRow(ctx, getMediaContent, arg.OrgID, arg.ID)
+	row := q.db.QueryRow(ctx, getMediaContent, arg.DeviceID, arg.OrgID, arg.ID)
 	var i GetMediaContentRow
 	err := row.Scan(&i.ContentType, &i.Sha256, &i.Data)
 	return i, err
 }
 
 const getMediaInfo = `-- name: GetMediaInfo :one
-SELECT id, org_id, content_type, size, sha256, filename, created_by, created_at
+SELECT id, org_id, site_id, content_type, size, sha256, filename, created_by, created_at
 FROM media WHERE org_id = $1 AND id = $2
 `
 
@@ -381,6 +418,7 @@ type GetMediaInfoParams struct {
 type GetMediaInfoRow struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
+	SiteID      *uuid.UUID
 	ContentType string
 	Size        int32
 	Sha256      []byte
@@ -395,6 +433,7 @@ func (q *Queries) GetMediaInfo(ctx context.Context, arg GetMediaInfoParams) (Get
 	err := row.Scan(
 		&i.ID,
 		&i.OrgID,
+		&i.SiteID,
 		&i.ContentType,
 		&i.Size,
 		&i.Sha256,
@@ -466,16 +505,18 @@ func (q *Queries) ListDevices(ctx context.Context, arg ListDevicesParams) ([]Dev
 }
 
 const listMedia = `-- name: ListMedia :many
-SELECT id, org_id, content_type, size, sha256, filename, created_by, created_at
+SELECT id, org_id, site_id, content_type, size, sha256, filename, created_by, created_at
 FROM media
 WHERE org_id = $1
-  AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid))
+  AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
+  AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::uuid))
 ORDER BY created_at DESC, id DESC
-LIMIT $4
+LIMIT $5
 `
 
 type ListMediaParams struct {
 	OrgID    uuid.UUID
+	Scope    []uuid.UUID
 	CursorAt *time.Time
 	CursorID *uuid.UUID
 	MaxRows  int32
@@ -484,6 +525,7 @@ type ListMediaParams struct {
 type ListMediaRow struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
+	SiteID      *uuid.UUID
 	ContentType string
 	Size        int32
 	Sha256      []byte
@@ -492,10 +534,13 @@ type ListMediaRow struct {
 	CreatedAt   time.Time
 }
 
-// Newest first, keyset-paged on (created_at, id); never the bytes.
+// Newest first, keyset-paged on (created_at, id); never the bytes. A non-empty scope (a
+// site-limited member's sites) keeps those sites' images: organization-wide ones (no site) are
+// for members with every site.
 func (q *Queries) ListMedia(ctx context.Context, arg ListMediaParams) ([]ListMediaRow, error) {
 	rows, err := q.db.Query(ctx, listMedia,
 		arg.OrgID,
+		arg.Scope,
 		arg.CursorAt,
 		arg.CursorID,
 		arg.MaxRows,
@@ -510,6 +555,7 @@ func (q *Queries) ListMedia(ctx context.Context, arg ListMediaParams) ([]ListMed
 		if err := rows.Scan(
 			&i.ID,
 			&i.OrgID,
+			&i.SiteID,
 			&i.ContentType,
 			&i.Size,
 			&i.Sha256,

@@ -47,6 +47,7 @@ type AuditLog struct {
 	TargetID  *uuid.UUID
 	Ip        *string
 	RequestID *string
+	SiteID    *uuid.UUID
 }
 
 type CapabilityToken struct {
@@ -174,6 +175,17 @@ type Hl7TrailExpiry struct {
 	ThroughID uuid.UUID
 }
 
+type IdempotencyKey struct {
+	Scope       string
+	KeyHash     []byte
+	Token       uuid.UUID
+	RequestHash []byte
+	ReservedAt  time.Time
+	ExpiresAt   time.Time
+	Status      *int32
+	Response    []byte
+}
+
 type Invitation struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
@@ -200,6 +212,7 @@ type Medium struct {
 	Data        []byte
 	CreatedBy   *uuid.UUID
 	CreatedAt   time.Time
+	SiteID      *uuid.UUID
 }
 
 type Membership struct {

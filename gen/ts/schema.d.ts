@@ -222,7 +222,9 @@ export interface paths {
          * Read an organization
          * @description The organization's name, brand and plan (tier, trial, features and limits).
          *
-         *     Permission: `viewOrg` (viewer and up).
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to
+         *     some sites read it too, since every screen of the app shows the organization's name, brand
+         *     and plan.
          */
         get: operations["getOrg"];
         /**
@@ -230,6 +232,7 @@ export interface paths {
          * @description Changes the name or brand colours. Plans are changed by operators, not through the API.
          *
          *     Permission: `manageOrg` (owner).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         put: operations["updateOrg"];
         post?: never;
@@ -267,6 +270,7 @@ export interface paths {
          *     cannot create sites.
          *
          *     Permission: `manageSites` (admin and up).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["createSite"];
         delete?: never;
@@ -329,7 +333,8 @@ export interface paths {
         };
         /**
          * List members
-         * @description Everyone with a membership in the organization, by name.
+         * @description Everyone with a membership in the organization, by name. A member limited to some sites
+         *     sees the members who share one of their sites or reach every site.
          *
          *     Permission: `viewOrg` (viewer and up).
          */
@@ -367,6 +372,9 @@ export interface paths {
          *     owner makes owners. The last owner cannot be demoted, and the last owner with access to
          *     every site cannot be demoted or limited to some sites (409): a member limited to some sites
          *     can only grant access within those sites, so such an organization could never widen again.
+         *     A member limited to some sites changes only members within those sites: a member of other
+         *     sites only answers 404, one who also reaches other sites 403, and a site id outside theirs
+         *     404 `Site not found`.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -375,7 +383,9 @@ export interface paths {
         /**
          * Remove a member
          * @description Ends the membership. Nobody can remove a member who ranks above them, and neither the last
-         *     owner nor the last owner with access to every site can be removed (409).
+         *     owner nor the last owner with access to every site can be removed (409). A member limited
+         *     to some sites removes only members within those sites: a member of other sites only
+         *     answers 404, one who also reaches other sites 403.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -412,7 +422,8 @@ export interface paths {
          * @description Creates an invitation valid for 7 days and returns its token once (the server keeps only a
          *     hash). Inviting an email again replaces its pending invitation. The role may not be above
          *     the inviter's own; site ids must be sites of the organization (and, for a site-scoped
-         *     inviter, among their sites). An email that is already a member answers 409.
+         *     inviter, among their sites: another site answers 404 `Site not found`, and no site ids,
+         *     meaning every site, 403). An email that is already a member answers 409.
          *
          *     Permission: `manageUsers` (admin and up).
          */
@@ -448,7 +459,8 @@ export interface paths {
          * Revoke an invitation
          * @description The invitation's token stops working at once. The rules for changing the member it would
          *     make apply: nobody revokes an invitation to a role above their own (403), and a member
-         *     limited to some sites revokes only invitations within those sites (403). Revoking an
+         *     limited to some sites revokes only invitations within those sites (404 for one to other
+         *     sites only, 403 for one that also reaches other sites). Revoking an
          *     invitation already accepted, revoked or expired changes nothing (204).
          *
          *     Permission: `manageUsers` (admin and up).
@@ -501,6 +513,7 @@ export interface paths {
          * @description Every key of the organization, active and revoked, newest first; never the key itself.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -510,6 +523,7 @@ export interface paths {
          *     scope and are accepted only by the HL7 ADT ingest endpoint, in header `x-api-key`.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -544,6 +558,7 @@ export interface paths {
          * @description The key fails at once with 401 everywhere. Revoking a revoked key changes nothing.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `api_keys` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -570,7 +585,10 @@ export interface paths {
          *     device), what (the operation), on which resource, when and from where. Pages with `limit`
          *     and `cursor`; the next page's URL is in the `Link` header (`rel="next"`).
          *
-         *     Permission: `viewAudit` (admin and up).
+         *     Permission: `viewAudit` (admin and up). Site scope: each entry carries the site the write
+         *     touched (`siteId`), or none for an organization-wide write (the organization, its members
+         *     and invitations, API keys, webhooks, code mappings). An admin limited to some sites reads
+         *     only the entries of their sites; entries without a site are for members with every site.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -600,6 +618,7 @@ export interface paths {
          *     never their secrets.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -617,6 +636,7 @@ export interface paths {
          *     answers 400 with `details` naming `url`.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -652,6 +672,7 @@ export interface paths {
          *     queued ones are dropped.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -663,6 +684,7 @@ export interface paths {
          *     does not change. A new URL obeys the rules of creation (400 naming `url`).
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -692,6 +714,7 @@ export interface paths {
          *     30 days.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -732,6 +755,7 @@ export interface paths {
          *     is in the body.
          *
          *     Permission: `manageOrg` (owner). Plan feature: `webhooks` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1104,8 +1128,9 @@ export interface paths {
          * Cast content to a screen
          * @description Pushes a message, an image (by media key) or a recipe to one screen, replacing what was
          *     cast before. It appears as `cast` in the device's state until cleared, and a connected
-         *     screen is told to refetch at once. An unknown `mediaKey` answers 404 `Media not found`; an
-         *     unknown `recipeId` 404 `Recipe not found`.
+         *     screen is told to refetch at once. An unknown `mediaKey`, or one of an image of another
+         *     site than the device's, answers 404 `Media not found`; an unknown `recipeId` 404
+         *     `Recipe not found`.
          *
          *     Permission: `manageDevices` (admin and up).
          */
@@ -1205,7 +1230,9 @@ export interface paths {
          * @description The organization's uploaded images, newest first, without their bytes. Pages with `limit`
          *     and `cursor`; the next page's URL is in the `Link` header (`rel="next"`).
          *
-         *     Permission: `manageDevices` (admin and up).
+         *     Permission: `manageDevices` (admin and up). Site scope: an image belongs to the site whose
+         *     boards show it (`siteId`), or to the whole organization (`siteId` null). An admin limited
+         *     to some sites lists only their sites' images.
          */
         get: operations["listMedia"];
         put?: never;
@@ -1221,7 +1248,11 @@ export interface paths {
          *     (7680×4320). The 400 names the part (`file`) and says what is wrong. A larger file answers
          *     413.
          *
-         *     Permission: `manageDevices` (admin and up).
+         *     The part `siteId` names the site whose boards show the image; only that site's screens
+         *     can be cast it. Without it the image is the organization's, for screens of every site.
+         *
+         *     Permission: `manageDevices` (admin and up). Site scope: an admin limited to some sites
+         *     uploads for one of their sites (404 `Site not found` for another; 403 without `siteId`).
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -1256,7 +1287,8 @@ export interface paths {
          * @description Removes the image. Screens that have it cast have their cast cleared (and are told to
          *     refetch).
          *
-         *     Permission: `manageDevices` (admin and up).
+         *     Permission: `manageDevices` (admin and up). Site scope: an admin limited to some sites
+         *     deletes only their sites' images; any other image answers 404 `Media not found`.
          */
         delete: operations["deleteMedia"];
         options?: never;
@@ -1279,8 +1311,8 @@ export interface paths {
         };
         /**
          * An image for a board
-         * @description The bytes of an image of the device's organization (the `mediaUrl` of an image cast). A
-         *     key of another organization answers 404. The content of a key never changes, so it may be
+         * @description The bytes of an image of the device's site or of its whole organization (the `mediaUrl`
+         *     of an image cast). A key of another site or organization answers 404. The content of a key never changes, so it may be
          *     cached for good (`Cache-Control: private, max-age=31536000, immutable`); `If-None-Match`
          *     with its `ETag` answers 304.
          *
@@ -1376,6 +1408,18 @@ export interface paths {
          *     hold at most 10,000 messages; batches of about 100 messages are the sweet spot. Bodies of one
          *     organization are applied one at a time, in the order they arrive; when too many are waiting,
          *     the answer is 429 with `Retry-After`.
+         *
+         *     **As interface engines send it (ER7).** Mirth Connect, Rhapsody or Cloverleaf may post the
+         *     raw HL7 instead: `Content-Type: x-application/hl7-v2+er7` with the messages as the body
+         *     (MLLP framing bytes 0x0b and 0x1c 0x0d tolerated) and the site in the `siteId` query
+         *     parameter. With `Accept: x-application/hl7-v2+er7` (whichever body form), the answer is one
+         *     HL7 ACK per message instead of JSON, in body order, segments ending with CR: an MSH with
+         *     sender and receiver swapped (MSH-3/4 ↔ MSH-5/6), MSH-9 `ACK^<event>^ACK` and the message's
+         *     own delimiters, then MSA with MSA-1 `AA` (applied, or a duplicate, with MSA-3 `Duplicate:
+         *     already processed`), `AE` (skipped, with the reason) or `AR` (rejected), MSA-2 the
+         *     message's control id (MSH-10), and for AE and AR an ERR segment whose ERR-8 is the reason.
+         *     The credentials, outcomes and message trail are the same in every form; failures of the
+         *     whole request (401, 404, 413, 422, 429) stay JSON.
          *
          *     Permission: `ingestAdt` (admin and up, or the organization's API key). Plan feature:
          *     `clinical` (Pro and Enterprise).
@@ -1505,6 +1549,10 @@ export interface paths {
          *     carry each. `status=mapped` lists the ones already mapped, `status=all` both. Pages with
          *     `limit` and `cursor` (`Link` header).
          *
+         *     Site scope: a member limited to some sites sees only the codes that in-house patients of
+         *     their sites carry, and `patientsAffected` counts those sites only; `occurrences` and the
+         *     times seen describe the organization's feeds, since a code's mapping is organization-wide.
+         *
          *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
          */
         get: operations["listUnmappedCodes"];
@@ -1543,9 +1591,11 @@ export interface paths {
          *     with the code are mapped the same way. Mapping to an empty list records that the code was
          *     reviewed and means nothing for the kitchen. A code need not have been seen yet, so an
          *     interface's local codes can be mapped before go-live. Mappings apply only to codes the
-         *     built-in vocabulary does not recognise.
+         *     built-in vocabulary does not recognise. A mapping changes the patients of every site, so
+         *     it needs a membership with every site.
          *
          *     Permission: `manageClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         *     Site scope: organization-wide; a member limited to some sites gets 403.
          */
         put: operations["mapUnmappedCode"];
         post?: never;
@@ -1869,12 +1919,60 @@ export interface components {
         /**
          * @description A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
          *     New codes may be added; an unknown code should be handled by its HTTP status.
-         *     `malformed_request` (400), `headers_too_large` (431) and `unsupported_protocol` (501, 505)
-         *     answer requests the server could not read as HTTP at all, before any operation is known.
+         *
+         *     - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+         *     - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+         *     - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+         *     - `forbidden` (403): The caller's role or credential is too low for the operation.
+         *     - `not_found` (404): The resource does not exist or belongs to another organization.
+         *     - `conflict` (409): The resource's state forbids the change.
+         *     - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+         *     - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+         *     - `payload_too_large` (413): The body is larger than the operation accepts.
+         *     - `method_not_allowed` (405): The path exists, the method does not.
+         *     - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+         *     - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+         *     - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+         *     - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+         *     - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+         *     - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+         *     - `headers_too_large` (431): The request's header fields are too large to read.
+         *     - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+         *     - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+         *     - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+         *     - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+         *     - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+         *     - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+         *     - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+         *     - `invalid_credentials` (401): Wrong email or password.
+         *     - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+         *     - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+         *     - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+         *     - `email_taken` (409): An account with this email already exists: sign in instead.
+         *     - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+         *     - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+         *     - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+         *     - `already_member` (409): The user is already a member of the organization.
+         *     - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+         *     - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+         *     - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+         *     - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+         *     - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+         *     - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+         *     - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+         *     - `tag_not_found` (404): No live tag of the organization has this code.
+         *     - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+         *     - `signoff_pending` (409): The diet order already has a sign-off pending.
+         *     - `signoff_decided` (409): The sign-off was already approved or rejected.
+         *     - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+         *     - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+         *     - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+         *     - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+         *     - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "invalid_api_key" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "service_busy" | "database_unavailable" | "outcome_unknown" | "internal_error" | "malformed_request" | "headers_too_large" | "unsupported_protocol";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -2195,6 +2293,12 @@ export interface components {
              * @description The id of the resource written, when there is one.
              */
             targetId: string | null;
+            /**
+             * Format: uuid
+             * @description The site the write touched; null for an organization-wide write, which only members
+             *     with every site see.
+             */
+            siteId: string | null;
             /** @example 203.0.113.7 */
             ip: string | null;
             requestId: string | null;
@@ -3211,11 +3315,24 @@ export interface components {
              * @example plating.png
              */
             filename: string | null;
+            /**
+             * Format: uuid
+             * @description The site whose boards show the image (only its screens can be cast it); null for an
+             *     image of the whole organization, shown on screens of every site and listed and deleted
+             *     only by members with every site.
+             */
+            siteId: string | null;
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description Parts other than `file` are ignored. */
+        /** @description Parts other than `file` and `siteId` are ignored. */
         UploadMediaRequest: {
+            /**
+             * Format: uuid
+             * @description The site whose boards show the image. Without it the image is the organization's, for
+             *     screens of every site (members limited to some sites must name one of theirs).
+             */
+            siteId?: string;
             /**
              * Format: binary
              * @description A PNG, JPEG, WebP or GIF image of at most 5 MiB and at most 8192 pixels on a side
@@ -3239,6 +3356,11 @@ export interface components {
              */
             message: string;
         };
+        /**
+         * @description HL7 v2 in its native encoding (ER7): segments ending with CR (LF and CRLF are accepted in
+         *     requests), delimiters declared by each message's MSH-1 and MSH-2.
+         */
+        Hl7Er7: string;
         /**
          * @description - `applied`: the census changed (or a diet order was recorded).
          *     - `skipped`: understood but nothing to do; `detail.reason` says why (a discharge for an
@@ -3832,6 +3954,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The `Idempotency-Key` was already used with a different request. */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This Idempotency-Key was used with a different request",
+                 *       "statusCode": 422,
+                 *       "code": "idempotency_key_reused"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A rate limit or sign-in lock applies. Retry after the number of seconds in `Retry-After`. */
         TooManyRequests: {
             headers: {
@@ -3853,8 +3991,10 @@ export interface components {
             };
         };
         /**
-         * @description Too many password checks are running on this server (they are deliberately costly); nothing
-         *     was done. Retry after the number of seconds in `Retry-After`.
+         * @description Too many password checks are running on this server (they are deliberately costly):
+         *     `code` is `service_busy`. Or the database is unavailable: `database_unavailable` (or
+         *     `outcome_unknown`), as for every operation that reaches it (see `ServiceUnavailable`).
+         *     Nothing was done; retry after the number of seconds in `Retry-After`.
          */
         ServiceBusy: {
             headers: {
@@ -3863,13 +4003,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": "The server is busy checking passwords; retry in a second",
-                 *       "statusCode": 503,
-                 *       "code": "service_busy"
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3887,6 +4020,42 @@ export interface components {
                  *       "code": "unauthenticated"
                  *     }
                  */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The state of the resource forbids the change, or (`idempotency_key_in_use`) a request with
+         *     the same `Idempotency-Key` is still being processed.
+         */
+        IdempotencyConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "A request with this Idempotency-Key is still being processed; retry shortly",
+                 *       "statusCode": 409,
+                 *       "code": "idempotency_key_in_use"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The database is unavailable (a failover, a restart, a read-only standby, or the request's
+         *     deadline passed while waiting on it): `code` is `database_unavailable`. Nothing was changed;
+         *     retry after the seconds in `Retry-After`. `code` is `outcome_unknown` when the connection was
+         *     lost while the change was being committed: it may or may not have been applied, and repeating
+         *     the request with the same `Idempotency-Key` is safe.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -4026,6 +4195,19 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+         *     intended action; a retry with the same key and the same request (method, path, query, body)
+         *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+         *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+         *     422 `idempotency_key_reused`; while the first request is still running, 409
+         *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+         *     client address for the sign-in endpoints and other public operations). Failures before the
+         *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+         *     429s are not kept, so a retry runs again.
+         * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+         */
+        IdempotencyKey: string;
+        /**
          * @description Page size.
          * @example 50
          */
@@ -4113,7 +4295,21 @@ export interface operations {
     registerUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4148,6 +4344,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceBusy"];
         };
@@ -4155,7 +4352,21 @@ export interface operations {
     login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4185,8 +4396,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceBusy"];
         };
@@ -4194,7 +4407,21 @@ export interface operations {
     refreshSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4223,14 +4450,31 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     logout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4254,14 +4498,31 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changePassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4289,8 +4550,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceBusy"];
         };
@@ -4315,6 +4578,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSecurityEvents: {
@@ -4369,12 +4633,27 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrg: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4402,8 +4681,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrg: {
@@ -4434,6 +4716,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrg: {
@@ -4480,6 +4763,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSites: {
@@ -4510,12 +4794,27 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -4552,8 +4851,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSite: {
@@ -4589,6 +4891,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateSite: {
@@ -4657,6 +4960,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMembers: {
@@ -4687,6 +4991,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMember: {
@@ -4741,6 +5046,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeMember: {
@@ -4770,6 +5076,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvitations: {
@@ -4815,12 +5122,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -4866,6 +5188,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeInvitation: {
@@ -4894,12 +5218,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     acceptInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4931,6 +5270,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -4975,12 +5316,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -5027,8 +5383,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -5058,6 +5417,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAuditLog: {
@@ -5126,6 +5486,7 @@ export interface operations {
                      *         },
                      *         "action": "createSite",
                      *         "targetId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
                      *         "ip": "203.0.113.7",
                      *         "requestId": "4f1c2a9e0b7d3c5a8e6f1d2c"
                      *       }
@@ -5139,6 +5500,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhooks: {
@@ -5171,12 +5533,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -5227,7 +5604,7 @@ export interface operations {
                      * @example {
                      *       "error": "An organization can have at most 20 webhook subscriptions",
                      *       "statusCode": 409,
-                     *       "code": "conflict"
+                     *       "code": "webhook_limit_reached"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5235,7 +5612,13 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The URL's host name could not be looked up now (a DNS failure, not a name that does not exist). Retry after `Retry-After` seconds. */
+            422: components["responses"]["IdempotencyKeyReused"];
+            /**
+             * @description The URL's host name could not be looked up now (a DNS failure, not a name that does not
+             *     exist): `code` is `service_unavailable`. Or the database is unavailable:
+             *     `database_unavailable` (or `outcome_unknown`), as for every operation that reaches it.
+             *     Retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Seconds until the request may be retried. */
@@ -5243,13 +5626,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": "The webhook URL's host could not be looked up; try again",
-                     *       "statusCode": 503,
-                     *       "code": "service_unavailable"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5282,6 +5658,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhook: {
@@ -5330,7 +5707,12 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The URL's host name could not be looked up now (a DNS failure, not a name that does not exist). Retry after `Retry-After` seconds. */
+            /**
+             * @description The URL's host name could not be looked up now (a DNS failure, not a name that does not
+             *     exist): `code` is `service_unavailable`. Or the database is unavailable:
+             *     `database_unavailable` (or `outcome_unknown`), as for every operation that reaches it.
+             *     Retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Seconds until the request may be retried. */
@@ -5338,13 +5720,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": "The webhook URL's host could not be looked up; try again",
-                     *       "statusCode": 503,
-                     *       "code": "service_unavailable"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5391,12 +5766,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -5428,6 +5818,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -5481,6 +5874,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTags: {
@@ -5511,12 +5905,27 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -5553,8 +5962,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTag: {
@@ -5583,6 +5995,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resolveScan: {
@@ -5620,12 +6033,27 @@ export interface operations {
             401: components["responses"]["ScanUnauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSupportInquiry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5663,9 +6091,12 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDevices: {
@@ -5715,12 +6146,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -5764,8 +6210,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDevice: {
@@ -5802,6 +6251,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDevice: {
@@ -5856,6 +6306,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDevice: {
@@ -5884,12 +6335,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPairingCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -5928,12 +6394,29 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -5964,12 +6447,29 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     castToDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -6011,8 +6511,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     clearDeviceCast: {
@@ -6041,12 +6544,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     claimPairingCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6084,16 +6602,19 @@ export interface operations {
                      * @example {
                      *       "error": "Pairing code not found",
                      *       "statusCode": 404,
-                     *       "code": "not_found"
+                     *       "code": "pairing_code_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDeviceState: {
@@ -6150,6 +6671,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMedia: {
@@ -6194,6 +6716,7 @@ export interface operations {
                      *         "size": 48213,
                      *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *         "filename": "plating.png",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
                      *         "createdAt": "2026-03-02T09:00:00Z"
                      *       }
                      *     ]
@@ -6206,12 +6729,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -6225,7 +6763,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "plating.png"
+                 *       "file": "plating.png",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa"
                  *     }
                  */
                 "multipart/form-data": components["schemas"]["UploadMediaRequest"];
@@ -6246,6 +6785,7 @@ export interface operations {
                      *       "size": 48213,
                      *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *       "filename": "plating.png",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
                      *       "createdAt": "2026-03-02T09:00:00Z"
                      *     }
                      */
@@ -6257,8 +6797,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteMedia: {
@@ -6287,6 +6830,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBoardMedia: {
@@ -6346,6 +6890,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     connectBoardSocket: {
@@ -6366,12 +6911,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     ingestHl7: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /**
+                 * @description The site whose census the messages update, for an ER7 body (required with
+                 *     `x-application/hl7-v2+er7`); a JSON body names its site in `siteId` and ignores this.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -6384,16 +6951,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["IngestHl7Request"];
+                /** @example MSH|^~\&|EPIC|HARBORVIEW|SOUS|SOUS|20260302083012||ADT^A01^ADT_A01|MSG00001|P|2.5.1
+                PID|1||100234567^^^HMC^MR||DOE^JANE
+                PV1|1|I|4W^412^A
+                 */
+                "x-application/hl7-v2+er7": components["schemas"]["Hl7Er7"];
             };
         };
         responses: {
-            /** @description Every message of the body with its outcome, in order. */
+            /**
+             * @description Every message of the body with its outcome, in order: as JSON, or as one HL7 ACK per
+             *     message when the request's `Accept` is `x-application/hl7-v2+er7`.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Hl7IngestResult"];
+                    /** @example MSH|^~\&|SOUS|SOUS|EPIC|HARBORVIEW|20260302143013+0000||ACK^A01^ACK|ACK-MSG00001|P|2.5.1
+                    MSA|AA|MSG00001 */
+                    "x-application/hl7-v2+er7": components["schemas"]["Hl7Er7"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6435,10 +7013,12 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listHl7Messages: {
@@ -6499,6 +7079,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCensus: {
@@ -6555,6 +7136,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPatient: {
@@ -6593,6 +7175,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUnmappedCodes: {
@@ -6648,6 +7231,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     mapUnmappedCode: {
@@ -6701,6 +7285,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAlerts: {
@@ -6760,12 +7345,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resolveAlert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -6796,6 +7396,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSignoffs: {
@@ -6857,12 +7460,27 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSignoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -6904,7 +7522,9 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSignoff: {
@@ -6943,12 +7563,27 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["StoredRecordUnreadable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decideSignoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -7008,6 +7643,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJwks: {

@@ -119,7 +119,7 @@ func (h *Handlers) ResolveAlert(ctx context.Context, req api.ResolveAlertRequest
 		if alert, err = q.ResolveAlert(ctx, db.ResolveAlertParams{OrgID: req.OrgId, ID: req.Id, ResolvedBy: a.UserID(), Now: now}); err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, q, req.OrgId, req.Id, now); err != nil {
+		if err := audit.RecordSite(ctx, q, req.OrgId, cur.SiteID, req.Id, now); err != nil {
 			return err
 		}
 		return hintSite(ctx, tx, req.OrgId, alert.SiteID)

@@ -34,7 +34,7 @@ const (
 // Note accompanies a new key in the creation response.
 const Note = "Store this key now; it is shown only once. Read-only scope, accepted only by POST /orgs/{orgId}/adt/hl7 in header x-api-key."
 
-var errInvalidKey = apierr.Unauthenticated("Invalid API key").WithCode("invalid_api_key")
+var errInvalidKey = apierr.Unauthenticated("Invalid API key").WithCode(apierr.CodeInvalidAPIKey)
 
 // Handlers implements the API key operations and authenticates x-api-key.
 type Handlers struct {

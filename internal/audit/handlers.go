@@ -11,6 +11,7 @@ import (
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/paging"
 )
 
@@ -27,9 +28,14 @@ type cursor struct {
 }
 
 func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequestObject) (api.ListAuditLogResponseObject, error) {
+	a, err := authz.MustFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListAuditParams{OrgID: req.OrgId, ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
+	// A site-limited member reads their sites' entries only (x-site-scope site).
+	params := db.ListAuditParams{OrgID: req.OrgId, Scope: a.SiteScope(), ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
 	if p.Cursor != nil {
 		var c cursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -49,7 +55,7 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {
-		e := api.AuditEntry{Id: r.ID, At: r.At, Action: r.Action, TargetId: r.TargetID, Ip: r.Ip, RequestId: r.RequestID}
+		e := api.AuditEntry{Id: r.ID, At: r.At, Action: r.Action, TargetId: r.TargetID, SiteId: r.SiteID, Ip: r.Ip, RequestId: r.RequestID}
 		e.Actor.Kind = api.AuditEntryActorKind(r.ActorKind)
 		e.Actor.Id = r.ActorID
 		if r.ActorName != "" {

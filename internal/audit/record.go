@@ -13,9 +13,17 @@ import (
 	"github.com/sous-app/sous/internal/reqinfo"
 )
 
-// Record writes the audit row for the current request's operation on target (uuid.Nil when the
-// write has no single target). Who and from where come from the request's context.
+// Record writes the audit row of an organization-wide write (no site) for the current
+// request's operation on target (uuid.Nil when the write has no single target). Who and from
+// where come from the request's context. Only members with every site read such a row: a write
+// that touches a site records it with RecordSite.
 func Record(ctx context.Context, q *db.Queries, orgID, target uuid.UUID, at time.Time) error {
+	return RecordSite(ctx, q, orgID, uuid.Nil, target, at)
+}
+
+// RecordSite writes the audit row of a write that touched siteID (uuid.Nil: none), so that
+// members limited to that site read it and members limited to other sites do not.
+func RecordSite(ctx context.Context, q *db.Queries, orgID, siteID, target uuid.UUID, at time.Time) error {
 	kind, actor := "system", (*uuid.UUID)(nil)
 	if p, ok := principal.From(ctx); ok {
 		switch p.Kind {
@@ -35,6 +43,7 @@ func Record(ctx context.Context, q *db.Queries, orgID, target uuid.UUID, at time
 		ActorID:   actor,
 		Action:    action(ctx),
 		TargetID:  optional(target),
+		SiteID:    optional(siteID),
 		Ip:        optionalString(reqinfo.ClientIP(ctx)),
 		RequestID: optionalString(reqinfo.RequestID(ctx)),
 	})

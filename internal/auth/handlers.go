@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -126,8 +127,11 @@ func ToAPIUser(u UserView) api.User {
 // Authenticate verifies an access token for the HTTP layer.
 func (s *Service) Authenticate(_ context.Context, token string) (principal.Principal, error) {
 	id, _, err := s.tokens.Verify(token)
+	if errors.Is(err, ErrTokenExpired) {
+		return principal.Principal{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeTokenExpired)
+	}
 	if err != nil {
-		return principal.Principal{}, apierr.Unauthenticated("Invalid or expired access token")
+		return principal.Principal{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
 	}
 	return principal.Principal{Kind: principal.User, UserID: id}, nil
 }

@@ -39,7 +39,7 @@ func gateSize(cpus int, p HashParams) int {
 	return n
 }
 
-var errHashBusy = apierr.Unavailable("service_busy", "The server is busy checking passwords; retry in a second", time.Second)
+var errHashBusy = apierr.Unavailable(apierr.CodeServiceBusy, "The server is busy checking passwords; retry in a second", time.Second)
 
 // run runs fn in a slot, or answers service_busy when none frees up within the wait.
 func (g *hashGate) run(ctx context.Context, fn func()) error {

@@ -46,12 +46,12 @@ func TestLoginLocksEmailAndIPAfterFiveFailures(t *testing.T) {
 	u := env.NewUser()
 	ip := env.NewIP()
 	for i := 0; i < 5; i++ {
-		login(env, ip, u.User.Email, "wrong-password-attempt").ExpectError(http.StatusUnauthorized, "")
+		login(env, ip, u.User.Email, "wrong-password-attempt").ExpectCode(http.StatusUnauthorized, "invalid_credentials")
 		env.Clock.Advance(time.Minute)
 	}
 	// Locked: even the right password is refused, with the time left until the lock opens.
 	res := login(env, ip, u.User.Email, apitest.Password)
-	res.ExpectError(http.StatusTooManyRequests, "")
+	res.ExpectCode(http.StatusTooManyRequests, "account_locked")
 	if got := res.Header.Get("Retry-After"); got != strconv.Itoa(14*60) {
 		t.Fatalf("Retry-After %q, want %d", got, 14*60)
 	}
@@ -72,7 +72,7 @@ func TestLoginFailuresOutsideTheWindowDoNotLock(t *testing.T) {
 	u := env.NewUser()
 	ip := env.NewIP()
 	for i := 0; i < 8; i++ {
-		login(env, ip, u.User.Email, "wrong-password-attempt").ExpectError(http.StatusUnauthorized, "")
+		login(env, ip, u.User.Email, "wrong-password-attempt").ExpectCode(http.StatusUnauthorized, "invalid_credentials")
 		env.Clock.Advance(4 * time.Minute) // never five within 15 minutes
 	}
 	login(env, ip, u.User.Email, apitest.Password).Expect(http.StatusOK)

@@ -20,7 +20,11 @@ const RefreshTokenTTL = 30 * 24 * time.Hour
 
 const refreshPrefix = "rt_"
 
-var errBadRefresh = apierr.Unauthenticated("Invalid, expired or revoked refresh token")
+var errBadRefresh = apierr.Unauthenticated("Invalid, expired or revoked refresh token").WithCode(apierr.CodeInvalidRefreshToken)
+
+// errReusedRefresh answers a token that was already exchanged: its whole family is now revoked,
+// so the client must sign in again (the message stays the same as for any bad token).
+var errReusedRefresh = apierr.Unauthenticated("Invalid, expired or revoked refresh token").WithCode(apierr.CodeRefreshTokenReused)
 
 func hashRefresh(token string) []byte { return secret.Hash(token) }
 
@@ -74,7 +78,7 @@ func (s *Service) Refresh(ctx context.Context, token string) (Session, error) {
 		return Session{}, err
 	}
 	if reused {
-		return Session{}, errBadRefresh
+		return Session{}, errReusedRefresh
 	}
 	return s.session(ctx, user, next)
 }
@@ -111,7 +115,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current,
 func (s *Service) changePassword(ctx context.Context, userID uuid.UUID, current, next string) (Session, error) {
 	user, err := db.New(s.pool).GetUser(ctx, userID)
 	if pg.IsNoRows(err) {
-		return Session{}, apierr.Unauthenticated("Invalid or expired access token")
+		return Session{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
 	}
 	if err != nil {
 		return Session{}, err

@@ -33,8 +33,8 @@ func TestRefreshTokenReuseRevokesTheFamily(t *testing.T) {
 	refresh(env, u.RefreshToken).Expect(http.StatusOK).Decode(&next)
 
 	// The consumed token is presented again: refused, and its descendant dies with it.
-	refresh(env, u.RefreshToken).ExpectError(http.StatusUnauthorized, "")
-	refresh(env, next.RefreshToken).ExpectError(http.StatusUnauthorized, "")
+	refresh(env, u.RefreshToken).ExpectCode(http.StatusUnauthorized, "refresh_token_reused")
+	refresh(env, next.RefreshToken).ExpectCode(http.StatusUnauthorized, "invalid_refresh_token")
 
 	// Other sign-ins of the same user are untouched.
 	var other apitest.Session
@@ -55,7 +55,7 @@ func TestRefreshTokenExpiresAfterThirtyDays(t *testing.T) {
 func TestRefreshRejectsUnknownTokens(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	refresh(env, "rt_not-a-real-token").ExpectError(http.StatusUnauthorized, "")
+	refresh(env, "rt_not-a-real-token").ExpectCode(http.StatusUnauthorized, "invalid_refresh_token")
 	refresh(env, "").ExpectError(http.StatusBadRequest, "refreshToken")
 }
 
@@ -80,5 +80,6 @@ func TestAccessTokenExpiresAfterFifteenMinutes(t *testing.T) {
 	env.Clock.Advance(15*time.Minute - time.Second)
 	env.Call(http.MethodGet, "auth/me").Token(u.AccessToken).Do().Expect(http.StatusOK)
 	env.Clock.Advance(time.Second)
-	env.Call(http.MethodGet, "auth/me").Token(u.AccessToken).Do().ExpectError(http.StatusUnauthorized, "")
+	env.Call(http.MethodGet, "auth/me").Token(u.AccessToken).Do().ExpectCode(http.StatusUnauthorized, "token_expired")
+	env.Call(http.MethodGet, "auth/me").Token(u.AccessToken+"x").Do().ExpectCode(http.StatusUnauthorized, "invalid_token")
 }

@@ -146,8 +146,8 @@ type UserView struct {
 }
 
 var (
-	errBadCredentials = apierr.Unauthenticated("Invalid email or password")
-	errEmailTaken     = apierr.Conflict("An account with this email already exists")
+	errBadCredentials = apierr.Unauthenticated("Invalid email or password").WithCode(apierr.CodeInvalidCredentials)
+	errEmailTaken     = apierr.Conflict("An account with this email already exists").WithCode(apierr.CodeEmailTaken)
 )
 
 // RegisterInput is the body of POST /auth/register.
@@ -353,7 +353,7 @@ func signInKey(email, ip string) string {
 func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
 	row, err := db.New(s.pool).GetUserWithMemberships(ctx, userID)
 	if pg.IsNoRows(err) {
-		return UserView{}, apierr.Unauthenticated("Invalid or expired access token")
+		return UserView{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
 	}
 	if err != nil {
 		return UserView{}, err

@@ -62,7 +62,7 @@ func TestRegisterRejectsExistingEmailCaseInsensitively(t *testing.T) {
 	env.Register("First", email)
 	env.Call(http.MethodPost, "auth/register").FromIP(env.NewIP()).
 		JSON(map[string]string{"name": "Second", "email": strings.ToUpper(email), "password": apitest.Password}).
-		Do().ExpectError(http.StatusConflict, "already exists")
+		Do().ExpectCode(http.StatusConflict, "email_taken")
 }
 
 func TestRegisterValidation(t *testing.T) {

@@ -103,6 +103,10 @@ func (t *Tokens) Issue(userID uuid.UUID) (string, time.Time, error) {
 // ErrInvalidToken covers every reason an access token is refused.
 var ErrInvalidToken = errors.New("invalid or expired access token")
 
+// ErrTokenExpired is the one refusal a client acts on differently (refresh rather than sign in
+// again); it is also an ErrInvalidToken.
+var ErrTokenExpired = fmt.Errorf("%w: expired", ErrInvalidToken)
+
 // Verify checks signature, issuer and expiry, and returns the token's user id and expiry.
 func (t *Tokens) Verify(token string) (uuid.UUID, time.Time, error) {
 	now := t.clock.Now()
@@ -130,6 +134,9 @@ func (t *Tokens) verify(token string) (uuid.UUID, time.Time, error) {
 		jwt.WithIssuer(issuer),
 		jwt.WithClock(jwt.ClockFunc(t.clock.Now)),
 	)
+	if errors.Is(err, jwt.ErrTokenExpired()) {
+		return uuid.Nil, time.Time{}, ErrTokenExpired
+	}
 	if err != nil {
 		return uuid.Nil, time.Time{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
 	}

@@ -77,7 +77,11 @@ func PlanRequired(f plans.Feature, p plans.Plan) error {
 	if f == plans.DeviceLimit {
 		msg = fmt.Sprintf("The %s plan's device limit (%d) is reached", p.Tier, p.DeviceLimit())
 	}
-	return apierr.PlanRequired(string(f), string(p.Tier), msg)
+	e := apierr.PlanRequired(string(f), string(p.Tier), msg)
+	if f == plans.DeviceLimit {
+		e = e.WithCode(apierr.CodeDeviceLimitReached)
+	}
+	return e
 }
 
 func featureName(f plans.Feature) string {

@@ -46,7 +46,7 @@ const (
 func (k Kind) Valid() bool { return k == Survey || k == Quote || k == Invoice || k == Inspection }
 
 // ErrNotFound is the answer for every token that does not open a link.
-var ErrNotFound = apierr.NotFound("Link")
+var ErrNotFound = apierr.NotFound("Link").WithCode(apierr.CodeLinkNotFound)
 
 // tokenLength is the length of a token: 32 bytes in unpadded base64url.
 var tokenLength = base64.RawURLEncoding.EncodedLen(32)

@@ -56,13 +56,18 @@ func (v codeView) toAPI(patients int) api.UnmappedCode {
 }
 
 func (h *Handlers) ListUnmappedCodes(ctx context.Context, req api.ListUnmappedCodesRequestObject) (api.ListUnmappedCodesResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
 	status := "unmapped"
 	if p.Status != nil {
 		status = string(*p.Status)
 	}
-	params := db.ListClinicalCodesParams{OrgID: req.OrgId, Status: status, MaxRows: int32(limit + 1)}
+	// A site-limited member sees the codes their sites' patients carry, counted at their sites.
+	params := db.ListClinicalCodesParams{OrgID: req.OrgId, Scope: a.SiteScope(), Status: status, MaxRows: int32(limit + 1)}
 	if p.Kind != nil {
 		k := string(*p.Kind)
 		params.Kind = &k
@@ -104,7 +109,7 @@ func (h *Handlers) ListUnmappedCodes(ctx context.Context, req api.ListUnmappedCo
 			FirstSeenAt: r.FirstSeenAt, LastSeenAt: r.LastSeenAt, Targets: r.Targets, MappedAt: r.MappedAt, MappedBy: r.MappedBy,
 		}))
 	}
-	counts, err := countPatients(ctx, q, req.OrgId, views)
+	counts, err := countPatients(ctx, q, req.OrgId, a.SiteScope(), views)
 	if err != nil {
 		return nil, err
 	}
@@ -114,8 +119,9 @@ func (h *Handlers) ListUnmappedCodes(ctx context.Context, req api.ListUnmappedCo
 	return out, nil
 }
 
-// countPatients counts the in-house patients carrying each code.
-func countPatients(ctx context.Context, q *db.Queries, orgID uuid.UUID, views []codeView) (map[mappingKey]int, error) {
+// countPatients counts the in-house patients carrying each code at the scope's sites (empty:
+// every site).
+func countPatients(ctx context.Context, q *db.Queries, orgID uuid.UUID, scope []uuid.UUID, views []codeView) (map[mappingKey]int, error) {
 	out := map[mappingKey]int{}
 	if len(views) == 0 {
 		return out, nil
@@ -129,7 +135,7 @@ func countPatients(ctx context.Context, q *db.Queries, orgID uuid.UUID, views []
 		keys = append(keys, key{v.Kind, v.Code})
 	}
 	raw, _ := json.Marshal(keys)
-	rows, err := q.CountInHouseWithCodes(ctx, db.CountInHouseWithCodesParams{Keys: raw, OrgID: orgID})
+	rows, err := q.CountInHouseWithCodes(ctx, db.CountInHouseWithCodesParams{Keys: raw, OrgID: orgID, Scope: scope})
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +146,9 @@ func countPatients(ctx context.Context, q *db.Queries, orgID uuid.UUID, views []
 }
 
 // MapUnmappedCode records an organization mapping and re-applies it to the in-house patients
-// carrying the code, under the census lock so that no ingest interleaves.
+// carrying the code, under the census lock so that no ingest interleaves. A mapping changes
+// patients of every site, so the operation is organization-wide (x-site-scope org): the policy
+// refuses members limited to some sites before this runs.
 func (h *Handlers) MapUnmappedCode(ctx context.Context, req api.MapUnmappedCodeRequestObject) (api.MapUnmappedCodeResponseObject, error) {
 	a, err := access(ctx)
 	if err != nil {
@@ -199,7 +207,7 @@ func (h *Handlers) MapUnmappedCode(ctx context.Context, req api.MapUnmappedCodeR
 		return nil, err
 	}
 	view := codeView(db.GetClinicalCodeRow(row))
-	counts, err := countPatients(ctx, db.New(h.pool), req.OrgId, []codeView{view})
+	counts, err := countPatients(ctx, db.New(h.pool), req.OrgId, a.SiteScope(), []codeView{view})
 	if err != nil {
 		return nil, err
 	}

@@ -32,22 +32,26 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if err != nil {
 		return nil, err
 	}
-	site, err := h.site(ctx, a, req.OrgId, req.Body.SiteId)
+	siteID, message, err := ingestInput(req) // JSON or ER7 (er7.go)
+	if err != nil {
+		return nil, err
+	}
+	site, err := h.site(ctx, a, req.OrgId, siteID)
 	if err != nil {
 		return nil, err
 	}
 	bufs := parsePool.Get().(*parseBuffers)
 	defer bufs.release()
-	batch, err := bufs.parser.ParseString(req.Body.Message)
+	batch, err := bufs.parser.ParseString(message)
 	switch {
 	case errors.Is(err, hl7.ErrLimit):
-		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
+		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Code: apierr.CodeTooManyMessages, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
 	case errors.Is(err, hl7.ErrNoMessage):
 		msg := "No parseable HL7 message: the body has no segment starting with MSH"
 		if len(batch.Messages) > 0 {
 			msg = "No parseable HL7 message: every MSH-framed message was rejected; the first because " + firstReason(&batch)
 		}
-		return nil, apierr.Unprocessable(msg)
+		return nil, apierr.Unprocessable(msg).WithCode(apierr.CodeNoHL7Message)
 	case err != nil:
 		return nil, err
 	}
@@ -72,7 +76,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if len(batch.Notes) > 0 {
 		out.Notes = &batch.Notes
 	}
-	return api.IngestHl7200JSONResponse(out), nil
+	return ingestResponse(ctx, out, message, t.now)
 }
 
 // batchFallbacks counts the bodies whose batch write the database refused, so that they were
@@ -136,7 +140,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	h.logUnreadable(ctx, c)
 	applied := time.Now()
 	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
-		return audit.Record(ctx, db.New(queue{b}), t.orgID, t.siteID, t.now)
+		return audit.RecordSite(ctx, db.New(queue{b}), t.orgID, t.siteID, t.siteID, t.now)
 	})
 	if werr == nil {
 		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "patients", c.patientsWritten,
@@ -144,7 +148,9 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 			"apply", applied.Sub(loaded), "write", time.Since(applied))
 		return results, nil
 	}
-	if ctx.Err() != nil {
+	// A database that is down or read-only refuses every message alike: that is a 503 for the
+	// whole body, not a rejection of each message.
+	if ctx.Err() != nil || pg.Unavailable(werr) != nil {
 		return nil, werr
 	}
 	batchFallbacks.Add(1)
@@ -158,7 +164,7 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 			return nil, err
 		}
 	}
-	if err := audit.Record(ctx, q, t.orgID, t.siteID, t.now); err != nil {
+	if err := audit.RecordSite(ctx, q, t.orgID, t.siteID, t.siteID, t.now); err != nil {
 		return nil, err
 	}
 	return results, nil
@@ -180,7 +186,7 @@ func (h *Handlers) ingestOne(ctx context.Context, tx pgx.Tx, t target, loc *time
 	if werr == nil {
 		return res, nil
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || pg.Unavailable(werr) != nil {
 		return res, werr
 	}
 	h.logger.WarnContext(ctx, "hl7 message refused by the database",

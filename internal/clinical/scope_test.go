@@ -104,3 +104,44 @@ func TestCensusPages(t *testing.T) {
 		t.Fatalf("pages %v", seen)
 	}
 }
+
+// TestUnmappedCodesFollowTheMembersSites: a manager limited to one hospital sees the codes its
+// patients carry, counted there only, and cannot map a code, since a mapping rewrites the
+// patients of every hospital.
+func TestUnmappedCodesFollowTheMembersSites(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	env := h.env
+	north := env.Site(h.owner.AccessToken, h.orgID, "North campus")
+	// Quinoa at both campuses, MODCHO at the main campus only.
+	h.ingest(visit{Event: "A01", Control: "UC-1", MRN: "150000001", Unit: "4W", Room: "401", Bed: "A", AL1: []string{al1Quinoa}, ODS: []string{odsModCho}}.epic())
+	h.ingestTo(north, visit{Event: "A01", Control: "UC-2", MRN: "150000002", Unit: "N2", Room: "201", Bed: "A", AL1: []string{al1Quinoa}}.epic())
+	h.ingestTo(north, visit{Event: "A01", Control: "UC-3", MRN: "150000003", Unit: "N2", Room: "202", Bed: "A", AL1: []string{al1Quinoa}}.epic())
+
+	counts := func(token string) map[string]int {
+		out := map[string]int{}
+		for _, c := range h.unmappedCodes(token, "") {
+			out[c.Kind+"/"+c.Code] = c.PatientsAffected
+		}
+		return out
+	}
+	if got := counts(h.env.Member(h.orgID, "manager").AccessToken); got["allergen/Q-77"] != 3 || got["diet/MODCHO"] != 1 {
+		t.Fatalf("a manager with every site counts %v", got)
+	}
+	northManager := h.member("manager", nil, north)
+	if got := counts(northManager.AccessToken); len(got) != 1 || got["allergen/Q-77"] != 2 {
+		t.Fatalf("a north manager sees %v, want only Q-77 on 2 patients", got)
+	}
+
+	// Mapping is organization-wide: refused to a site-limited manager, and nothing changes at
+	// the other campus.
+	env.Call(http.MethodPut, orgPath(h.orgID, "clinical/unmapped-codes/Q-77")).Token(northManager.AccessToken).
+		JSON(map[string]any{"kind": "allergen", "allergens": []string{"gluten"}}).Do().ExpectError(http.StatusForbidden, "every site")
+	main, _ := byMRN(h.census(h.owner.AccessToken, "siteId="+h.siteID.String()), "150000001")
+	if len(main.Allergens) != 0 {
+		t.Fatalf("the main campus patient's allergens changed: %v", main.Allergens)
+	}
+	if got := h.mapCode(h.owner.AccessToken, "Q-77", map[string]any{"kind": "allergen", "allergens": []string{"gluten"}}); got.ReappliedTo != 3 {
+		t.Fatalf("an owner with every site re-applied the mapping to %d patients", got.ReappliedTo)
+	}
+}

@@ -83,13 +83,13 @@ func (h *Handlers) CreateSignoff(ctx context.Context, req api.CreateSignoffReque
 			DietOrder: raw, Note: note, SubmittedBy: a.UserID(), Now: now,
 		})
 		if _, dup := pg.IsUniqueViolation(err); dup {
-			return apierr.Conflict("This diet order already has a sign-off pending")
+			return apierr.Conflict("This diet order already has a sign-off pending").WithCode(apierr.CodeSignoffPending)
 		}
 		if err != nil {
 			return err
 		}
 		out = signoffView{Signoff: s, Mrn: p.Mrn}
-		return audit.Record(ctx, q, req.OrgId, s.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, s.SiteID, s.ID, now)
 	})
 	if err != nil {
 		return nil, err
@@ -217,10 +217,10 @@ func (h *Handlers) DecideSignoff(ctx context.Context, req api.DecideSignoffReque
 			return apierr.NotFound("Sign-off")
 		}
 		if !a.HasCredential(CredentialRD) {
-			return apierr.Forbidden("Deciding a diet sign-off needs the rd (registered dietitian) credential")
+			return apierr.Forbidden("Deciding a diet sign-off needs the rd (registered dietitian) credential").WithCode(apierr.CodeCredentialRequired)
 		}
 		if cur.Status != "pending" {
-			return apierr.Conflict(fmt.Sprintf("This sign-off was already %s", cur.Status))
+			return apierr.Conflict(fmt.Sprintf("This sign-off was already %s", cur.Status)).WithCode(apierr.CodeSignoffDecided)
 		}
 		s, err := q.DecideSignoff(ctx, db.DecideSignoffParams{
 			Status: decision, DecidedBy: a.UserID(), Now: now, DecisionNote: note, OrgID: req.OrgId, ID: req.Id,
@@ -238,7 +238,7 @@ func (h *Handlers) DecideSignoff(ctx context.Context, req api.DecideSignoffReque
 		}); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, s.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, s.SiteID, s.ID, now)
 	})
 	if err != nil {
 		return nil, err

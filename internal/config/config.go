@@ -23,6 +23,13 @@ import (
 // large EHR is 2–8 KB, a little more once JSON-escaped).
 const DefaultHL7BodyLimit = "4M"
 
+// Default deadlines (see Config).
+const (
+	DefaultRequestTimeout    = 15 * time.Second
+	DefaultHL7RequestTimeout = 60 * time.Second
+	DefaultDBConnectTimeout  = 2 * time.Second
+)
+
 // Config is everything `sous serve` needs to start.
 type Config struct {
 	// DatabaseURL selects an external PostgreSQL; empty starts the private cluster under DataDir.
@@ -44,6 +51,14 @@ type Config struct {
 	BodyLimit           string
 	// HL7BodyLimit is the body limit of the HL7 ingest endpoint, whose batches run larger.
 	HL7BodyLimit string
+	// RequestTimeout is every request's deadline (SOUS_REQUEST_TIMEOUT); it reaches the
+	// database through the request's context. WebSocket upgrades have none.
+	RequestTimeout time.Duration
+	// HL7RequestTimeout is the HL7 ingest's deadline: its batches take longer.
+	HL7RequestTimeout time.Duration
+	// DBConnectTimeout bounds each database host's connection attempt when the URL sets no
+	// connect_timeout.
+	DBConnectTimeout time.Duration
 	// PprofAddr serves net/http/pprof on a separate listener when set (never on the API port).
 	PprofAddr string
 	// RegisterRate is how many registrations one client IP may make per window (SOUS_REGISTER_RATE).
@@ -128,6 +143,19 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	if c.CORSOrigins, err = parseOrigins(get("SOUS_CORS_ORIGINS", "")); err != nil {
 		return c, bad("SOUS_CORS_ORIGINS", err)
 	}
+	for _, d := range []struct {
+		name string
+		def  time.Duration
+		dst  *time.Duration
+	}{
+		{"SOUS_REQUEST_TIMEOUT", DefaultRequestTimeout, &c.RequestTimeout},
+		{"SOUS_HL7_REQUEST_TIMEOUT", DefaultHL7RequestTimeout, &c.HL7RequestTimeout},
+		{"SOUS_DB_CONNECT_TIMEOUT", DefaultDBConnectTimeout, &c.DBConnectTimeout},
+	} {
+		if *d.dst, err = parseDuration(get(d.name, d.def.String())); err != nil {
+			return c, bad(d.name, err)
+		}
+	}
 	if err = c.LogLevel.UnmarshalText([]byte(get("SOUS_LOG_LEVEL", "info"))); err != nil {
 		return c, bad("SOUS_LOG_LEVEL", errors.New("not a level (debug, info, warn or error)"))
 	}
@@ -136,6 +164,23 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 
 // Env is FromEnv over the process environment.
 func Env() (Config, error) { return FromEnv(os.LookupEnv) }
+
+// parseDuration reads a Go duration ("15s", "1m30s") or a whole number of seconds; it must be
+// positive.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		n, nerr := strconv.Atoi(s)
+		if nerr != nil {
+			return 0, err
+		}
+		d = time.Duration(n) * time.Second
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q: must be positive", s)
+	}
+	return d, nil
+}
 
 // parsePrefixes reads a comma-separated list of CIDRs or single addresses.
 func parsePrefixes(s string) ([]netip.Prefix, error) {

@@ -127,13 +127,15 @@ func (h *Handlers) CastToDevice(ctx context.Context, req api.CastToDeviceRequest
 	var row db.Device
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if _, err := loadDevice(ctx, q, a, req.Id, true); err != nil {
+		d, err := loadDevice(ctx, q, a, req.Id, true)
+		if err != nil {
 			return err
 		}
 		switch cast.Type {
 		case CastImage:
+			// An image of another site is not this screen's to show.
 			m, err := q.GetMediaInfo(ctx, db.GetMediaInfoParams{OrgID: a.OrgID, ID: *cast.MediaKey})
-			if pg.IsNoRows(err) {
+			if pg.IsNoRows(err) || (err == nil && m.SiteID != nil && *m.SiteID != d.SiteID) {
 				return apierr.NotFound("Media")
 			}
 			if err != nil {
@@ -151,7 +153,7 @@ func (h *Handlers) CastToDevice(ctx context.Context, req api.CastToDeviceRequest
 		if err := realtime.Notify(ctx, tx, row.ID); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, a.OrgID, row.ID, now)
+		return audit.RecordSite(ctx, q, a.OrgID, row.SiteID, row.ID, now)
 	})
 	if err != nil {
 		return nil, err
@@ -183,7 +185,7 @@ func (h *Handlers) ClearDeviceCast(ctx context.Context, req api.ClearDeviceCastR
 				return err
 			}
 		}
-		return audit.Record(ctx, q, a.OrgID, req.Id, now)
+		return audit.RecordSite(ctx, q, a.OrgID, cur.SiteID, req.Id, now)
 	})
 	if err != nil {
 		return nil, err

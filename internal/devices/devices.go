@@ -106,7 +106,7 @@ func (h *Handlers) CreateDevice(ctx context.Context, req api.CreateDeviceRequest
 		if err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, row.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, row.SiteID, row.ID, now)
 	})
 	if err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ func (h *Handlers) UpdateDevice(ctx context.Context, req api.UpdateDeviceRequest
 		if err := realtime.Notify(ctx, tx, row.ID); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, row.ID, now)
+		return audit.RecordSite(ctx, q, req.OrgId, row.SiteID, row.ID, now)
 	})
 	if err != nil {
 		return nil, err
@@ -211,7 +211,8 @@ func (h *Handlers) DeleteDevice(ctx context.Context, req api.DeleteDeviceRequest
 	now := h.clock.Now()
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if _, err := loadDevice(ctx, q, a, req.Id, true); err != nil {
+		cur, err := loadDevice(ctx, q, a, req.Id, true)
+		if err != nil {
 			return err
 		}
 		if _, err := q.DeleteDevice(ctx, db.DeleteDeviceParams{OrgID: req.OrgId, ID: req.Id}); err != nil {
@@ -220,7 +221,7 @@ func (h *Handlers) DeleteDevice(ctx context.Context, req api.DeleteDeviceRequest
 		if err := realtime.DisconnectDevice(ctx, tx, req.Id); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, req.Id, now)
+		return audit.RecordSite(ctx, q, req.OrgId, cur.SiteID, req.Id, now)
 	})
 	if err != nil {
 		return nil, err

@@ -39,37 +39,79 @@ func (h *Handlers) UploadMedia(ctx context.Context, req api.UploadMediaRequestOb
 	if err != nil {
 		return nil, err
 	}
-	data, filename, declared, err := readFilePart(req.Body)
+	up, err := readUpload(req.Body)
 	if err != nil {
 		return nil, err
 	}
-	contentType, err := inspectImage(data, declared)
+	contentType, err := inspectImage(up.data, up.declared)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
+	if up.siteID == nil && a.Scoped() {
+		return nil, apierr.Forbidden("An image for every site needs access to every site; send the siteId of one of yours")
+	}
+	sum := sha256.Sum256(up.data)
 	now := h.clock.Now()
 	creator := a.UserID()
 	var row db.CreateMediaRow
 	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
+		site := uuid.Nil
+		if up.siteID != nil {
+			s, err := loadSite(ctx, q, a, *up.siteID)
+			if err != nil {
+				return err
+			}
+			site = s.ID
+		}
 		row, err = q.CreateMedia(ctx, db.CreateMediaParams{
-			ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, ContentType: contentType, Size: int32(len(data)),
-			Sha256: sum[:], Filename: filename, Data: data, CreatedBy: &creator, Now: now,
+			ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, SiteID: up.siteID, ContentType: contentType, Size: int32(len(up.data)),
+			Sha256: sum[:], Filename: up.filename, Data: up.data, CreatedBy: &creator, Now: now,
 		})
 		if err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, a.OrgID, row.ID, now)
+		return audit.RecordSite(ctx, q, a.OrgID, site, row.ID, now)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return api.UploadMedia201JSONResponse{Body: toAPIMedia(row.ID, row.ContentType, row.Size, row.Sha256, row.Filename, row.CreatedAt)}, nil
+	return api.UploadMedia201JSONResponse{Body: toAPIMedia(row.ID, row.SiteID, row.ContentType, row.Size, row.Sha256, row.Filename, row.CreatedAt)}, nil
+}
+
+// upload is what a media upload's parts carry.
+type upload struct {
+	data     []byte
+	filename *string
+	declared string
+	siteID   *uuid.UUID
+}
+
+// readUpload reads the parts "file" (readFilePart) and "siteId"; other parts are skipped.
+func readUpload(r *multipart.Reader) (upload, error) {
+	var up upload
+	var err error
+	up.data, up.filename, up.declared, err = readFilePart(r, func(name string, part io.Reader) error {
+		if name != "siteId" {
+			_, _ = io.Copy(io.Discard, part)
+			return nil
+		}
+		raw, err := io.ReadAll(io.LimitReader(part, 100))
+		if err != nil {
+			return apierr.InvalidField("siteId", "could not be read")
+		}
+		id, err := uuid.Parse(strings.TrimSpace(string(raw)))
+		if err != nil {
+			return apierr.InvalidField("siteId", "must be a UUID")
+		}
+		up.siteID = &id
+		return nil
+	})
+	return up, err
 }
 
 // readFilePart reads the one part named "file", at most MaxMediaSize bytes, with its file name
-// and the Content-Type it declares; other parts are skipped.
-func readFilePart(r *multipart.Reader) (data []byte, filename *string, declared string, err error) {
+// and the Content-Type it declares; other parts go to other.
+func readFilePart(r *multipart.Reader, other func(name string, part io.Reader) error) (data []byte, filename *string, declared string, err error) {
 	if r == nil {
 		return nil, nil, "", apierr.InvalidField("file", "is required")
 	}
@@ -83,7 +125,9 @@ func readFilePart(r *multipart.Reader) (data []byte, filename *string, declared 
 			return nil, nil, "", apierr.InvalidField("body", "must be multipart/form-data")
 		}
 		if part.FormName() != "file" {
-			_, _ = io.Copy(io.Discard, part)
+			if err := other(part.FormName(), part); err != nil {
+				return nil, nil, "", err
+			}
 			continue
 		}
 		if found {
@@ -126,9 +170,9 @@ func cleanFilename(name string) *string {
 	return &name
 }
 
-func toAPIMedia(id uuid.UUID, contentType string, size int32, sum []byte, filename *string, createdAt time.Time) api.Media {
+func toAPIMedia(id uuid.UUID, siteID *uuid.UUID, contentType string, size int32, sum []byte, filename *string, createdAt time.Time) api.Media {
 	return api.Media{
-		Key: id, ContentType: api.MediaContentType(contentType), Size: int(size),
+		Key: id, SiteId: siteID, ContentType: api.MediaContentType(contentType), Size: int(size),
 		Sha256: hex.EncodeToString(sum), Filename: filename, CreatedAt: createdAt,
 	}
 }
@@ -139,9 +183,13 @@ type mediaCursor struct {
 }
 
 func (h *Handlers) ListMedia(ctx context.Context, req api.ListMediaRequestObject) (api.ListMediaResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListMediaParams{OrgID: req.OrgId, MaxRows: int32(limit + 1)}
+	params := db.ListMediaParams{OrgID: req.OrgId, Scope: a.SiteScope(), MaxRows: int32(limit + 1)}
 	if p.Cursor != nil {
 		var c mediaCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -165,21 +213,26 @@ func (h *Handlers) ListMedia(ctx context.Context, req api.ListMediaRequestObject
 		out.Headers.Link = &next
 	}
 	for _, r := range rows {
-		out.Body = append(out.Body, toAPIMedia(r.ID, r.ContentType, r.Size, r.Sha256, r.Filename, r.CreatedAt))
+		out.Body = append(out.Body, toAPIMedia(r.ID, r.SiteID, r.ContentType, r.Size, r.Sha256, r.Filename, r.CreatedAt))
 	}
 	return out, nil
 }
 
 func (h *Handlers) DeleteMedia(ctx context.Context, req api.DeleteMediaRequestObject) (api.DeleteMediaResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := h.clock.Now()
-	err := pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		n, err := q.DeleteMedia(ctx, db.DeleteMediaParams{OrgID: req.OrgId, ID: req.Key})
+		// A site-limited admin deletes only their sites' images: any other is "not found".
+		site, err := q.DeleteMedia(ctx, db.DeleteMediaParams{OrgID: req.OrgId, ID: req.Key, Scope: a.SiteScope()})
+		if pg.IsNoRows(err) {
+			return apierr.NotFound("Media")
+		}
 		if err != nil {
 			return err
-		}
-		if n == 0 {
-			return apierr.NotFound("Media")
 		}
 		// Screens showing the image lose their cast rather than a broken image.
 		ids, err := q.ClearCastsOfMedia(ctx, db.ClearCastsOfMediaParams{OrgID: req.OrgId, MediaKey: req.Key.String(), Now: now})
@@ -189,7 +242,7 @@ func (h *Handlers) DeleteMedia(ctx context.Context, req api.DeleteMediaRequestOb
 		if err := realtime.Notify(ctx, tx, ids...); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, req.Key, now)
+		return audit.RecordSite(ctx, q, req.OrgId, deref(site), req.Key, now)
 	})
 	if err != nil {
 		return nil, err
@@ -206,7 +259,7 @@ func (h *Handlers) GetBoardMedia(ctx context.Context, req api.GetBoardMediaReque
 	}
 	q := db.New(h.pool)
 	if req.Params.IfNoneMatch != nil {
-		info, err := q.GetMediaInfo(ctx, db.GetMediaInfoParams{OrgID: p.OrgID, ID: req.Key})
+		info, err := q.GetDeviceMediaInfo(ctx, db.GetDeviceMediaInfoParams{OrgID: p.OrgID, ID: req.Key, DeviceID: p.DeviceID})
 		if pg.IsNoRows(err) {
 			return nil, apierr.NotFound("Media")
 		}
@@ -217,7 +270,7 @@ func (h *Handlers) GetBoardMedia(ctx context.Context, req api.GetBoardMediaReque
 			return api.GetBoardMedia304Response{Headers: api.GetBoardMedia304ResponseHeaders{ETag: &etag}}, nil
 		}
 	}
-	m, err := q.GetMediaContent(ctx, db.GetMediaContentParams{OrgID: p.OrgID, ID: req.Key})
+	m, err := q.GetMediaContent(ctx, db.GetMediaContentParams{OrgID: p.OrgID, ID: req.Key, DeviceID: p.DeviceID})
 	if pg.IsNoRows(err) {
 		return nil, apierr.NotFound("Media")
 	}
@@ -247,4 +300,11 @@ func (m mediaContent) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(m.data)
 	return err
+}
+
+func deref(id *uuid.UUID) uuid.UUID {
+	if id == nil {
+		return uuid.Nil
+	}
+	return *id
 }

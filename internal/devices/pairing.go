@@ -37,8 +37,8 @@ const (
 )
 
 var (
-	errInvalidToken = apierr.Unauthenticated("Invalid device token")
-	errCodeNotFound = apierr.NotFound("Pairing code")
+	errInvalidToken = apierr.Unauthenticated("Invalid device token").WithCode(apierr.CodeInvalidDeviceToken)
+	errCodeNotFound = apierr.NotFound("Pairing code").WithCode(apierr.CodePairingCodeNotFound)
 )
 
 // newCode draws CodeLength characters uniformly from CodeAlphabet.
@@ -120,7 +120,7 @@ func (h *Handlers) CreatePairingCode(ctx context.Context, req api.CreatePairingC
 			if err != nil {
 				return err
 			}
-			return audit.Record(ctx, q, a.OrgID, d.ID, now)
+			return audit.RecordSite(ctx, q, a.OrgID, d.SiteID, d.ID, now)
 		})
 		// A live code of another device drew the same letters: draw again.
 		if _, dup := pg.IsUniqueViolation(err); dup && attempt < 5 {
@@ -185,7 +185,7 @@ func (h *Handlers) ClaimPairingCode(ctx context.Context, req api.ClaimPairingCod
 			return err
 		}
 		actx := principal.With(ctx, principal.Principal{Kind: principal.Device, OrgID: row.OrgID, DeviceID: row.ID})
-		return audit.Record(actx, q, row.OrgID, row.ID, now)
+		return audit.RecordSite(actx, q, row.OrgID, row.SiteID, row.ID, now)
 	})
 	if err != nil {
 		return nil, err
@@ -206,7 +206,8 @@ func (h *Handlers) RevokeDevice(ctx context.Context, req api.RevokeDeviceRequest
 	var row db.Device
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if _, err := loadDevice(ctx, q, a, req.Id, true); err != nil {
+		cur, err := loadDevice(ctx, q, a, req.Id, true)
+		if err != nil {
 			return err
 		}
 		if row, err = q.UnpairDevice(ctx, db.UnpairDeviceParams{OrgID: a.OrgID, ID: req.Id, Now: now}); err != nil {
@@ -218,7 +219,7 @@ func (h *Handlers) RevokeDevice(ctx context.Context, req api.RevokeDeviceRequest
 		if err := realtime.DisconnectDevice(ctx, tx, req.Id); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, a.OrgID, req.Id, now)
+		return audit.RecordSite(ctx, q, a.OrgID, cur.SiteID, req.Id, now)
 	})
 	if err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func TestPairingEndToEnd(t *testing.T) {
 	}
 
 	// Single use.
-	claim(env, c.Code).ExpectError(http.StatusNotFound, "Pairing code not found")
+	claim(env, c.Code).ExpectCode(http.StatusNotFound, "pairing_code_not_found")
 
 	// The audit log names the device as the actor of its claim.
 	var kind string
@@ -161,8 +161,8 @@ func TestPairingBeyondTheDeviceCapNeedsAPlan(t *testing.T) {
 
 	// Minting for a device that would be the third paired one is refused up front…
 	e := env.Call(http.MethodPost, devicePath(k.orgID, third.ID, "pair")).Token(owner).Do().ExpectError(http.StatusPaymentRequired, "device limit")
-	if e.Feature != "device_limit" {
-		t.Fatalf("402 feature %q", e.Feature)
+	if e.Feature != "device_limit" || e.Code != "device_limit_reached" {
+		t.Fatalf("402 feature %q code %q", e.Feature, e.Code)
 	}
 	// …while devices already paired keep working, and may be re-paired.
 	getState(env, token1)

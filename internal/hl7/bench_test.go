@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkParseA01 is the unit of work per message in the API: split, parse
@@ -188,4 +189,25 @@ func BenchmarkMapDietExactUncached(b *testing.B) {
 	for b.Loop() {
 		mapDiet(c)
 	}
+}
+
+// BenchmarkACKBatch100 is what the ER7 mode adds to an ingest of 100 messages: parsing the body
+// again and writing one ACK per message.
+func BenchmarkACKBatch100(b *testing.B) {
+	body := strings.Repeat("\x0b"+epicA01+"\x1c\r", 100)
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	var out []byte
+	for b.Loop() {
+		batch, err := ParseString(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = out[:0]
+		for i := range batch.Messages {
+			out = AppendACK(out, &batch.Messages[i], Ack{Code: AckAccept, ControlID: "ACK-1", At: at})
+		}
+	}
+	b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "acks/s")
 }

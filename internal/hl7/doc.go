@@ -47,4 +47,10 @@
 // is a table phrase as a whole is one probe of the precomputed table before
 // any word-by-word matching, and results are remembered, since a feed sends
 // the same codes over and over.
+//
+// # Acknowledgements
+//
+// [AppendACK] writes the original-mode ACK of a message (MSH with sender and
+// receiver swapped, MSA, and ERR for an error) in the message's own delimiters,
+// for senders that read HL7 answers rather than JSON.
 package hl7

@@ -41,7 +41,7 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 		if req.Header.Get("x-api-key") != "" && acceptsScheme(in, "apiKeyAuth") {
 			// The alternatives are tried in order, so the key was presented and refused: a session
 			// must not rescue a wrong or revoked key.
-			return apierr.Unauthenticated("Invalid API key").WithCode("invalid_api_key")
+			return apierr.Unauthenticated("Invalid API key").WithCode(apierr.CodeInvalidAPIKey)
 		}
 		h := req.Header.Get("Authorization")
 		if h == "" {
@@ -49,10 +49,10 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 		}
 		scheme, token, ok := strings.Cut(h, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-			return apierr.Unauthenticated("Authorization header must be: Bearer <access token>")
+			return apierr.Unauthenticated("Authorization header must be: Bearer <access token>").WithCode(apierr.CodeInvalidToken)
 		}
 		if a.Bearer == nil {
-			return apierr.Unauthenticated("Invalid or expired access token")
+			return apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
 		}
 		p, err = a.Bearer(ctx, strings.TrimSpace(token))
 	case "apiKeyAuth":
@@ -62,7 +62,7 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 		}
 		orgID, perr := uuid.Parse(in.RequestValidationInput.PathParams["orgId"])
 		if a.APIKey == nil || perr != nil {
-			return apierr.Unauthenticated("Invalid API key").WithCode("invalid_api_key")
+			return apierr.Unauthenticated("Invalid API key").WithCode(apierr.CodeInvalidAPIKey)
 		}
 		p, err = a.APIKey(ctx, key, orgID)
 	case "deviceTokenAuth", "deviceTokenQuery":
@@ -75,7 +75,7 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 			return errNoCredential
 		}
 		if a.Device == nil {
-			return apierr.Unauthenticated("Invalid device token")
+			return apierr.Unauthenticated("Invalid device token").WithCode(apierr.CodeInvalidDeviceToken)
 		}
 		p, err = a.Device(ctx, token)
 	default:

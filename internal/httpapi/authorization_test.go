@@ -16,6 +16,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/httpapi"
@@ -29,6 +30,8 @@ type specOperation struct {
 	params       openapi3.Parameters // the path item's and the operation's
 	permission   string
 	planFeature  string
+	siteScope    string // x-site-scope
+	limitedRead  bool   // x-site-limited-read
 	public       bool
 }
 
@@ -46,12 +49,15 @@ func specOperations(t *testing.T) []specOperation {
 			}
 			perm, _ := op.Extensions["x-permission"].(string)
 			feature, _ := op.Extensions["x-plan-feature"].(string)
+			scope, _ := op.Extensions["x-site-scope"].(string)
+			limitedRead, _ := op.Extensions["x-site-limited-read"].(bool)
 			sec := doc.Security
 			if op.Security != nil {
 				sec = *op.Security
 			}
 			params := append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...)
-			out = append(out, specOperation{method: method, path: path, op: op, params: params, permission: perm, planFeature: feature, public: len(sec) == 0})
+			out = append(out, specOperation{method: method, path: path, op: op, params: params, permission: perm, planFeature: feature,
+				siteScope: scope, limitedRead: limitedRead, public: len(sec) == 0})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path+out[i].method < out[j].path+out[j].method })
@@ -62,6 +68,12 @@ func specOperations(t *testing.T) []specOperation {
 // site in the path (and in the body's siteId) and a fresh id for every other path parameter.
 // A path parameter named in malformed gets "not-a-uuid".
 func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malformed ...string) *apitest.Request {
+	return o.call(env, orgID, siteID, walkCall{}, malformed...)
+}
+
+// call builds a call of the operation as request does, with the path values and body a fixture
+// prepared (fx) in place of fresh ids and the example.
+func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCall, malformed ...string) *apitest.Request {
 	path := o.path
 	query := url.Values{}
 	for _, pref := range o.params {
@@ -71,6 +83,8 @@ func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malfor
 			path = strings.ReplaceAll(path, "{"+p.Name+"}", "not-a-uuid")
 		case p.In == "path" && p.Name == "orgId":
 			path = strings.ReplaceAll(path, "{orgId}", orgID.String())
+		case p.In == "path" && fx.path[p.Name] != "":
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(fx.path[p.Name]))
 		case p.In == "path" && p.Name == "siteId":
 			path = strings.ReplaceAll(path, "{siteId}", siteID.String())
 		case p.In == "path":
@@ -99,11 +113,14 @@ func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malfor
 					break
 				}
 			}
+			if fx.body != nil {
+				example = fx.body
+			}
 			switch ct {
 			case "application/json":
 				req.JSON(withSite(example, siteID))
 			case "multipart/form-data":
-				req.Raw(multipartExample(media.Schema.Value, example))
+				req.Raw(multipartExample(media.Schema.Value, withSite(example, siteID)))
 			default:
 				raw, _ := json.Marshal(example)
 				req.Raw(ct, raw)
@@ -114,21 +131,23 @@ func (o specOperation) request(env *apitest.Env, orgID, siteID uuid.UUID, malfor
 	return req
 }
 
-// withSite puts the walk's site into an example body's top-level siteId, so that examples that
-// name a site are callable in the walk's organization.
+// withSite puts the walk's site into an example body's top-level siteId (and siteIds), so
+// that examples that name a site are callable in the walk's organization.
 func withSite(example any, siteID uuid.UUID) any {
 	obj, ok := example.(map[string]any)
 	if !ok {
-		return example
-	}
-	if _, ok := obj["siteId"]; !ok {
 		return example
 	}
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
 		out[k] = v
 	}
-	out["siteId"] = siteID.String()
+	if _, ok := obj["siteId"]; ok {
+		out["siteId"] = siteID.String()
+	}
+	if _, ok := obj["siteIds"]; ok {
+		out["siteIds"] = []any{siteID.String()}
+	}
 	return out
 }
 
@@ -163,25 +182,54 @@ func multipartExample(schema *openapi3.Schema, example any) (string, []byte) {
 }
 
 // TestEveryOperationEnforcesItsPolicy walks every operation of the spec. For each: no credential
-// gets 401; a role one below x-permission gets 403; a user of another organization gets 404; the
-// minimum role gets none of 401, 403 or 402; a plan without x-plan-feature gets 402 with the
-// feature; and a successful write leaves an audit row. New operations are covered the day they
-// are added.
+// gets 401; a role one below x-permission gets 403; a user of another organization gets 404; a
+// plan without x-plan-feature gets 402 with the feature; a member of the minimum role limited to
+// another site gets what x-site-scope promises (404 for a site resource of the first site, 403 for
+// an organization-wide write, and no list naming the first site's resources); and the minimum role
+// succeeds on what the operation's fixture prepared, a write leaving its audit row. New
+// operations are covered the day they are added: one acting on an existing resource needs a
+// fixture (walkFixtures) for its call to succeed, and the walk fails until it has one.
 func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	owner, orgID := env.NewOwner("Walker Kitchens")
-	siteID := env.Site(owner.AccessToken, orgID, "Walk-in")
+	w := &walker{env: env, owner: owner, orgID: orgID}
+	w.siteA = env.Site(owner.AccessToken, orgID, "Walk-in")
+	w.siteB = env.Site(owner.AccessToken, orgID, "Pastry")
+	siteID := w.siteA
 	outsider, _ := env.NewOwner("Elsewhere Catering")
+	// Credentials are not roles: every walk member holds rd, so operations that also need it
+	// (deciding a diet review) are walked for their role and site scope.
 	members := map[authz.Role]apitest.Session{authz.Owner: owner}
-	for _, r := range authz.Roles[1:] {
-		members[r] = env.Member(orgID, string(r))
+	limited := map[authz.Role]apitest.Session{} // each role, limited to site B
+	for _, r := range authz.Roles {
+		if r != authz.Owner {
+			members[r] = env.Member(orgID, string(r))
+		}
+		limited[r] = env.Member(orgID, string(r), w.siteB)
+	}
+	if _, err := env.Pool.Exec(t.Context(), `UPDATE memberships SET credentials = '{rd}' WHERE org_id = $1`, orgID); err != nil {
+		t.Fatal(err)
 	}
 	_, deviceToken := env.PairDevice(owner.AccessToken, orgID, siteID, "wallboard_boh")
 
-	for _, o := range specOperations(t) {
+	// audited collects the organization writes whose audit row the walk checked; every one must be.
+	audited := map[string]bool{}
+	var orgWrites []string
+	ops := specOperations(t)
+	for id := range walkFixtures {
+		if !slices.ContainsFunc(ops, func(o specOperation) bool { return o.op.OperationID == id }) {
+			t.Errorf("walkFixtures has a fixture for %s, which is no operation of the spec", id)
+		}
+	}
+	for _, o := range ops {
+		if o.method != http.MethodGet && strings.Contains(o.path, "{orgId}") {
+			orgWrites = append(orgWrites, o.op.OperationID)
+		}
 		t.Run(o.method+" "+o.path, func(t *testing.T) {
 			env := env.With(t)
+			w := &walker{env: env, owner: owner, orgID: orgID, siteA: w.siteA, siteB: w.siteB}
+			checkSiteScopeDeclared(t, o)
 			switch o.permission {
 			case httpapi.PermissionPublic:
 				if !o.public {
@@ -244,20 +292,99 @@ func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 				}
 			}
 
-			res := o.request(env, orgID, siteID).Token(members[min].AccessToken).Do()
-			switch res.Status {
-			case http.StatusUnauthorized, http.StatusForbidden, http.StatusPaymentRequired:
-				t.Fatalf("%s refused with %d: %s", min, res.Status, res.Body)
+			fx := walkCall{}
+			if f := walkFixtures[o.op.OperationID]; f != nil {
+				fx = f(w)
 			}
-			if o.method != http.MethodGet && res.Status < 300 {
-				var n int
-				if err := env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = $2`, orgID, o.op.OperationID).Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				if n == 0 {
-					t.Fatalf("write %s succeeded without an audit row", o.op.OperationID)
-				}
+			// A member of the minimum role limited to site B, on what belongs to site A.
+			checkSiteLimited(t, o, o.call(env, orgID, siteID, fx).Token(limited[min].AccessToken).Do(), fx, w)
+
+			actor := members[min].User.ID
+			before := auditRows(t, env, orgID, o.op.OperationID, actor)
+			res := o.call(env, orgID, siteID, fx).Token(members[min].AccessToken).Do()
+			if res.Status >= 300 {
+				t.Fatalf("%s (unscoped) got %d on what the walk prepared; an operation on an existing resource needs a fixture in walkFixtures: %s",
+					min, res.Status, res.Body)
 			}
+			if o.method == http.MethodGet {
+				return
+			}
+			after := auditRows(t, env, orgID, o.op.OperationID, actor)
+			if len(after) <= len(before) {
+				t.Fatalf("write %s succeeded without an audit row by its actor", o.op.OperationID)
+			}
+			// The newest row of the write: a site resource's row names its site (so members of
+			// that site read it), an organization-wide one's none.
+			switch site := after[0]; {
+			case o.siteScope == httpapi.SiteScopeSite && !fx.siteless && (site == nil || *site != w.siteA):
+				t.Fatalf("the audit row of %s names site %v, want the resource's site %s", o.op.OperationID, site, w.siteA)
+			case o.siteScope == httpapi.SiteScopeSite && fx.siteless && site != nil:
+				t.Fatalf("the audit row of %s names site %v; the fixture says it spans sites", o.op.OperationID, site)
+			}
+			audited[o.op.OperationID] = true
 		})
 	}
+	for _, id := range orgWrites {
+		if !audited[id] {
+			t.Errorf("write %s never reached the audit assertion", id)
+		}
+	}
+}
+
+// checkSiteScopeDeclared checks the operation's x-site-scope against where it lives: every
+// operation of an organization (under /orgs/{orgId}) is site or org, every other none, and only
+// organization-wide reads open themselves to site-limited members.
+func checkSiteScopeDeclared(t *testing.T, o specOperation) {
+	t.Helper()
+	switch {
+	case strings.Contains(o.path, "{orgId}") && o.siteScope != httpapi.SiteScopeSite && o.siteScope != httpapi.SiteScopeOrg:
+		t.Fatalf("x-site-scope %q on an organization's operation; want site or org", o.siteScope)
+	case !strings.Contains(o.path, "{orgId}") && o.siteScope != httpapi.SiteScopeNone:
+		t.Fatalf("x-site-scope %q outside /orgs/{orgId}; want none", o.siteScope)
+	case o.limitedRead && (o.siteScope != httpapi.SiteScopeOrg || o.method != http.MethodGet):
+		t.Fatalf("x-site-limited-read on a %s with x-site-scope %s; it opens organization-wide reads only", o.method, o.siteScope)
+	case o.limitedRead && !strings.Contains(strings.ToLower(strings.Join(strings.Fields(o.op.Description), " ")), "limited to some sites"):
+		t.Fatalf("x-site-limited-read without a description saying why members limited to some sites read it")
+	}
+}
+
+// checkSiteLimited checks what a member limited to site B got from a call on site A's resource.
+func checkSiteLimited(t *testing.T, o specOperation, res *apitest.Response, fx walkCall, w *walker) {
+	t.Helper()
+	switch o.siteScope {
+	case httpapi.SiteScopeOrg:
+		if o.limitedRead {
+			if res.Status >= 300 {
+				t.Fatalf("x-site-limited-read, but a site-limited member got %d: %s", res.Status, res.Body)
+			}
+			return
+		}
+		res.ExpectError(http.StatusForbidden, "")
+	case httpapi.SiteScopeSite:
+		if o.method != http.MethodGet || res.Status != http.StatusOK {
+			// Another site's resource does not exist for them.
+			res.ExpectError(http.StatusNotFound, "")
+			return
+		}
+		// A list answered: it holds nothing of site A.
+		for _, secret := range append([]string{w.siteA.String()}, fx.ids...) {
+			if bytes.Contains(res.Body, []byte(secret)) {
+				t.Fatalf("a member limited to another site read %s of site A: %s", secret, res.Body)
+			}
+		}
+	}
+}
+
+// auditRows returns the site of each audit row of the action by the actor, newest first.
+func auditRows(t *testing.T, env *apitest.Env, orgID uuid.UUID, action string, actor uuid.UUID) []*uuid.UUID {
+	t.Helper()
+	rows, err := env.Pool.Query(t.Context(), `SELECT site_id FROM audit_log WHERE org_id = $1 AND action = $2 AND actor_id = $3 ORDER BY at DESC, id DESC`, orgID, action, actor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[*uuid.UUID])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

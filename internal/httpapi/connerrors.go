@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/sous-app/sous/internal/apierr"
 )
 
 // Some requests never reach Echo: net/http itself refuses a request whose header block is larger
@@ -69,19 +71,19 @@ func jsonErrorResponse(status, text string) []byte {
 	body := errorBody{StatusCode: code}
 	switch code {
 	case 431:
-		body.Error, body.Code = "Request header fields too large", "headers_too_large"
+		body.Error, body.Code = "Request header fields too large", apierr.CodeHeadersTooLarge
 	case 400:
-		body.Error, body.Code = "Malformed request", "malformed_request"
+		body.Error, body.Code = "Malformed request", apierr.CodeMalformedRequest
 		// "400 Bad Request: invalid header value" → "Malformed request: invalid header value".
 		if _, why, ok := strings.Cut(text, ": "); ok {
 			body.Error += ": " + why
 		}
 	case 501:
-		body.Error, body.Code = "Unsupported transfer encoding", "unsupported_protocol"
+		body.Error, body.Code = "Unsupported transfer encoding", apierr.CodeUnsupportedProtocol
 	case 505:
-		body.Error, body.Code = "HTTP version not supported", "unsupported_protocol"
+		body.Error, body.Code = "HTTP version not supported", apierr.CodeUnsupportedProtocol
 	default:
-		body.Error, body.Code = "Malformed request", "malformed_request"
+		body.Error, body.Code = "Malformed request", apierr.CodeMalformedRequest
 	}
 	raw, _ := json.Marshal(body)
 	var b bytes.Buffer

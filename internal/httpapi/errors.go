@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/pg"
 )
 
 // statusOf is the one place where a kind of failure becomes an HTTP status.
@@ -54,33 +55,33 @@ func statusOf(k apierr.Kind) int {
 func defaultCode(k apierr.Kind) string {
 	switch k {
 	case apierr.KindInvalid:
-		return "validation_failed"
+		return apierr.CodeValidationFailed
 	case apierr.KindUnauthenticated:
-		return "unauthenticated"
+		return apierr.CodeUnauthenticated
 	case apierr.KindPlanRequired:
-		return "plan_required"
+		return apierr.CodePlanRequired
 	case apierr.KindForbidden:
-		return "forbidden"
+		return apierr.CodeForbidden
 	case apierr.KindNotFound:
-		return "not_found"
+		return apierr.CodeNotFound
 	case apierr.KindConflict:
-		return "conflict"
+		return apierr.CodeConflict
 	case apierr.KindUnprocessable:
-		return "unprocessable"
+		return apierr.CodeUnprocessable
 	case apierr.KindRateLimited:
-		return "rate_limited"
+		return apierr.CodeRateLimited
 	case apierr.KindTooLarge:
-		return "payload_too_large"
+		return apierr.CodePayloadTooLarge
 	case apierr.KindMethodNotAllowed:
-		return "method_not_allowed"
+		return apierr.CodeMethodNotAllowed
 	case apierr.KindUnavailable:
-		return "service_unavailable"
+		return apierr.CodeServiceUnavailable
 	case apierr.KindNotAcceptable:
-		return "not_acceptable"
+		return apierr.CodeNotAcceptable
 	case apierr.KindUnsupportedMedia:
-		return "unsupported_media_type"
+		return apierr.CodeUnsupportedMedia
 	default:
-		return "internal_error"
+		return apierr.CodeInternalError
 	}
 }
 
@@ -118,7 +119,7 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 		status := statusOf(e.Kind)
 		// service_busy is the server shedding load by design (password work is full): under a
 		// flood a log line per refusal would only add to the load.
-		if status >= 500 && e.Code != "service_busy" {
+		if status >= 500 && e.Code != apierr.CodeServiceBusy {
 			logger.ErrorContext(c.Request().Context(), "request failed",
 				"err", err.Error(), "method", c.Request().Method, "path", c.Path(),
 				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
@@ -161,12 +162,23 @@ func classify(err error) *apierr.Error {
 	if e := fromUnstorableText(err); e != nil {
 		return e
 	}
-	if e, ok := apierr.As(err); ok {
+	if e, ok := apierr.As(err); ok && e.Kind != apierr.KindInternal {
 		return e
 	}
 	var he *echo.HTTPError
 	if !errors.As(err, &he) {
+		// A database that is down, read-only or too slow is a 503 to retry, never a 500. (Only
+		// here: the validator's errors can wrap io.ErrUnexpectedEOF too, for a truncated body.)
+		if e := pg.Unavailable(err); e != nil {
+			return e
+		}
+		if e, ok := apierr.As(err); ok {
+			return e
+		}
 		return apierr.Internal(err)
+	}
+	if e, ok := apierr.As(err); ok {
+		return e
 	}
 	if he.Internal != nil {
 		if e, ok := apierr.As(he.Internal); ok {
@@ -229,6 +241,12 @@ func fromValidation(err error) *apierr.Error {
 // fromSecurity picks the most telling failure among the operation's security alternatives:
 // a presented-but-wrong credential ("Invalid API key") before "Authentication required".
 func fromSecurity(sre *openapi3filter.SecurityRequirementsError) *apierr.Error {
+	for _, e := range sre.Errors {
+		// A credential that could not be checked is not a wrong one.
+		if ae := pg.Unavailable(e); ae != nil {
+			return ae
+		}
+	}
 	for _, e := range sre.Errors {
 		if ae, ok := apierr.As(e); ok {
 			return ae

@@ -2,11 +2,16 @@ package httpapi
 
 import (
 	"errors"
+	"io"
+	"net/http"
 	"net/mail"
 	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+
+	"github.com/sous-app/sous/internal/clinical"
 )
 
 var formatsOnce sync.Once
@@ -17,6 +22,8 @@ func DefineFormats() {
 	formatsOnce.Do(func() {
 		openapi3.DefineStringFormatValidator("email", openapi3.NewCallbackValidator(validEmail))
 		openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562))
+		// Raw HL7 (the ingest's ER7 form, in requests and responses) is validated as text.
+		openapi3filter.RegisterBodyDecoder(clinical.ER7MediaType, textBody)
 	})
 }
 
@@ -34,4 +41,13 @@ func validEmail(s string) error {
 		return errEmail
 	}
 	return nil
+}
+
+// textBody reads a body as one string, for media types that are text of their own grammar.
+func textBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }

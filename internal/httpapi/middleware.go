@@ -78,6 +78,7 @@ func requestContext(publicURL string) echo.MiddlewareFunc {
 			ctx := reqinfo.WithClientIP(c.Request().Context(), c.RealIP())
 			ctx = reqinfo.WithRequestID(ctx, c.Response().Header().Get(echo.HeaderXRequestID))
 			ctx = reqinfo.WithOrigin(ctx, publicURL)
+			ctx = reqinfo.WithAccept(ctx, c.Request().Header.Get(echo.HeaderAccept))
 			ctx = reqinfo.WithUserAgent(ctx, c.Request().UserAgent())
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)

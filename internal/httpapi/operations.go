@@ -17,6 +17,18 @@ const (
 	PermissionDevice = "device"
 )
 
+// Site scopes (x-site-scope): how a membership limited to some sites is treated.
+const (
+	// SiteScopeSite: the resource belongs to a site; handlers answer 404 for another site's
+	// resource and filter lists to the membership's sites.
+	SiteScopeSite = "site"
+	// SiteScopeOrg: the resource is the organization's as a whole; the policy refuses a
+	// site-limited membership (403) unless the operation is a read marked x-site-limited-read.
+	SiteScopeOrg = "org"
+	// SiteScopeNone: not an organization's resource.
+	SiteScopeNone = "none"
+)
+
 // operation is what the policy middleware needs to know about one spec operation, read once
 // from the operation's extensions at start-up.
 type operation struct {
@@ -25,9 +37,16 @@ type operation struct {
 	PlanFeature string // x-plan-feature
 	BodyLimit   string // x-body-limit: a larger request body than the server's default, e.g. "6M"
 	OrgScoped   bool   // the path has {orgId}
+	SiteScope   string // x-site-scope: site, org or none
+	// SiteLimitedRead (x-site-limited-read) opens an organization-wide read to site-limited
+	// members; the operation's description says why.
+	SiteLimitedRead bool
 	// ScanRef (x-unauthenticated-scan) makes every 401 of the operation carry the scan
 	// reference {tagCode, orgId} taken from the path, so the app can resume after sign-in.
 	ScanRef bool
+	// Idempotent: the operation declares the Idempotency-Key header, so retries with a key are
+	// answered from the first response (idempotency.go).
+	Idempotent bool
 	media   // what it takes, what it answers, where a 201 points (conventions.go)
 }
 
@@ -59,8 +78,11 @@ func indexOperations(doc *openapi3.T) operations {
 				PlanFeature: stringExt(op.Extensions, "x-plan-feature"),
 				BodyLimit:   stringExt(op.Extensions, "x-body-limit"),
 				OrgScoped:   strings.Contains(path, "{orgId}"),
+				SiteScope:   stringExt(op.Extensions, "x-site-scope"),
 				ScanRef:     boolExt(op.Extensions, "x-unauthenticated-scan"),
+				Idempotent:  declaresHeader(op, IdempotencyKeyHeader),
 			}
+			o.SiteLimitedRead = boolExt(op.Extensions, "x-site-limited-read")
 			o.media = mediaOf(doc, op)
 			ops[opKey(method, echoPath(path))] = o
 		}
@@ -82,6 +104,16 @@ func echoPath(specPath string) string {
 		}
 	}
 	return b.String()
+}
+
+// declaresHeader reports whether the operation takes the header parameter name.
+func declaresHeader(op *openapi3.Operation, name string) bool {
+	for _, p := range op.Parameters {
+		if p.Value != nil && p.Value.In == openapi3.ParameterInHeader && strings.EqualFold(p.Value.Name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func stringExt(ext map[string]any, name string) string {

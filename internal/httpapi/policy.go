@@ -3,11 +3,13 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/reqinfo"
 )
@@ -18,6 +20,29 @@ import (
 // membership, the plan) for the handler.
 type OrgAuthorizer interface {
 	Authorize(ctx context.Context, p principal.Principal, orgID uuid.UUID, permission, planFeature string) (context.Context, error)
+}
+
+// checkSiteScope refuses a membership limited to some sites an organization-wide operation
+// (x-site-scope org) before its handler runs: such a member may change nothing that reaches
+// beyond their sites, and reads only what the spec opens to them (x-site-limited-read).
+// Site-scoped operations are narrowed by their handlers, which know the resource's site; an
+// operation without a scope is refused, so a spec mistake never serves a request.
+func checkSiteScope(ctx context.Context, op *operation, method string) error {
+	switch op.SiteScope {
+	case SiteScopeSite:
+		return nil
+	case SiteScopeOrg:
+		a, ok := authz.FromContext(ctx)
+		if !ok || !a.Scoped() {
+			return nil
+		}
+		if op.SiteLimitedRead && (method == http.MethodGet || method == http.MethodHead) {
+			return nil
+		}
+		return apierr.Forbidden("This action needs access to every site of the organization")
+	default:
+		return apierr.Internal(fmt.Errorf("operation %s has x-site-scope %q under /orgs/{orgId}", op.ID, op.SiteScope))
+	}
 }
 
 // policy applies the operation's x-permission and x-plan-feature after the validator has
@@ -44,7 +69,7 @@ func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
 				// Only the device's own token: its security scheme is the device token alone, and
 				// a user session that reached here anyway is refused rather than trusted.
 				if p.Kind != principal.Device {
-					return apierr.Unauthenticated("Invalid device token")
+					return apierr.Unauthenticated("Invalid device token").WithCode(apierr.CodeInvalidDeviceToken)
 				}
 			case op.OrgScoped:
 				orgID, err := uuid.Parse(c.Param("orgId"))
@@ -55,6 +80,9 @@ func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
 					return apierr.Internal(fmt.Errorf("operation %s needs an organization authorizer", op.ID))
 				}
 				if ctx, err = authz.Authorize(ctx, p, orgID, op.Permission, op.PlanFeature); err != nil {
+					return err
+				}
+				if err := checkSiteScope(ctx, op, c.Request().Method); err != nil {
 					return err
 				}
 			}

@@ -29,6 +29,7 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/devices"
+	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
@@ -145,6 +146,9 @@ func New(d Deps) (http.Handler, error) {
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
+		if err := pg.Writable(ctx, d.Pool); err != nil {
+			return err
+		}
 		current, err := pg.MigrationStatus(ctx, d.Pool, migrations.FS)
 		if err != nil {
 			return err
@@ -165,9 +169,11 @@ func New(d Deps) (http.Handler, error) {
 		accessLog(d.Logger, d.Config.AccessLog),
 		recoverPanics(d.Logger),
 		cors(d.Config.CORSOrigins),
+		deadline(d.Config.RequestTimeout, d.Config.HL7RequestTimeout, ops.route("ingestHl7"), BasePath+"/board/ws"),
 		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,
 		requestContext(publicURL),
+		hashIdempotentBody(ops),
 		rateLimitHeaders(),
 		negotiate(ops),
 		location(ops),
@@ -187,6 +193,7 @@ func New(d Deps) (http.Handler, error) {
 		// NUL and invalid UTF-8 in any string: 400 naming the field, not a 500 from PostgreSQL.
 		refuseHostileStrings(ops, headerParams(&routing)),
 		policy(ops, authorizer),
+		idempotent(ops, idempotency.NewStore(d.Pool, d.Clock), d.Logger),
 	)
 
 	// Test deliveries are sent by the request; the dispatcher that sends every other delivery
@@ -214,7 +221,7 @@ func New(d Deps) (http.Handler, error) {
 	e.GET(BasePath+"/board/ws", func(c echo.Context) error {
 		return devs.ServeSocket(c.Response(), c.Request())
 	})
-	registerHealth(e, ready)
+	registerHealth(e, ready, d.Logger)
 	registerDocs(e)
 	return securityHeaders(headAsGet(e)), nil
 }

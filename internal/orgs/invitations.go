@@ -23,7 +23,7 @@ const InvitationTTL = 7 * 24 * time.Hour
 
 const invitationPrefix = "inv_"
 
-var errInvitationNotFound = apierr.NotFound("Invitation")
+var errInvitationNotFound = apierr.NotFound("Invitation").WithCode(apierr.CodeInvitationNotFound)
 
 func (h *Handlers) CreateInvitation(ctx context.Context, req api.CreateInvitationRequestObject) (api.CreateInvitationResponseObject, error) {
 	a, err := access(ctx)
@@ -56,7 +56,7 @@ func (h *Handlers) CreateInvitation(ctx context.Context, req api.CreateInvitatio
 			return err
 		}
 		if member {
-			return apierr.Conflict("This email already belongs to a member of the organization")
+			return apierr.Conflict("This email already belongs to a member of the organization").WithCode(apierr.CodeAlreadyMember)
 		}
 		// Inviting again replaces the pending invitation, so only the newest link works.
 		if err := q.RevokePendingInvitationsFor(ctx, db.RevokePendingInvitationsForParams{OrgID: req.OrgId, Email: email, Now: now}); err != nil {
@@ -116,7 +116,7 @@ func (h *Handlers) RevokeInvitation(ctx context.Context, req api.RevokeInvitatio
 		}
 		// Withdrawing an invitation is a change to the membership it would create: the same
 		// rank and site rules apply as to changing that member.
-		if err := canManage(a, inv.Role, inv.SiteIds); err != nil {
+		if err := canManage(a, "Invitation", inv.Role, inv.SiteIds); err != nil {
 			return err
 		}
 		// Already revoked or accepted is not an error.
@@ -147,22 +147,26 @@ func (h *Handlers) AcceptInvitation(ctx context.Context, req api.AcceptInvitatio
 			}
 			return err
 		}
-		if inv.AcceptedAt != nil || inv.RevokedAt != nil || !now.Before(inv.ExpiresAt) {
+		if inv.AcceptedAt != nil || inv.RevokedAt != nil {
 			return errInvitationNotFound
+		}
+		if !now.Before(inv.ExpiresAt) {
+			// Only the holder of the token learns this, so the sender can be asked for a new one.
+			return apierr.NotFound("Invitation").WithCode(apierr.CodeInvitationExpired)
 		}
 		user, err := q.GetUser(ctx, p.UserID)
 		if err != nil {
 			return err
 		}
 		if !strings.EqualFold(user.Email, inv.Email) {
-			return apierr.Forbidden("This invitation was sent to another email address")
+			return apierr.Forbidden("This invitation was sent to another email address").WithCode(apierr.CodeInvitationEmail)
 		}
 		exists, err := q.MembershipExists(ctx, db.MembershipExistsParams{OrgID: inv.OrgID, UserID: user.ID})
 		if err != nil {
 			return err
 		}
 		if exists {
-			return apierr.Conflict("You are already a member of this organization")
+			return apierr.Conflict("You are already a member of this organization").WithCode(apierr.CodeAlreadyMember)
 		}
 		if err := q.CreateMembership(ctx, db.CreateMembershipParams{
 			OrgID: inv.OrgID, UserID: user.ID, Role: inv.Role, SiteIds: inv.SiteIds, Credentials: inv.Credentials, Now: now,

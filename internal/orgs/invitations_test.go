@@ -222,7 +222,7 @@ func TestInvitationRolesAndSites(t *testing.T) {
 		{"site of another organization", admin.AccessToken, map[string]any{"role": "viewer", "siteIds": []uuid.UUID{foreign}}, http.StatusBadRequest, "siteIds"},
 		{"unknown site", owner.AccessToken, map[string]any{"role": "viewer", "siteIds": []uuid.UUID{uuid.Must(uuid.NewV7())}}, http.StatusBadRequest, "siteIds"},
 		{"scoped admin grants all sites", scoped.AccessToken, map[string]any{"role": "viewer"}, http.StatusForbidden, "your own sites"},
-		{"scoped admin grants another site", scoped.AccessToken, map[string]any{"role": "viewer", "siteIds": []uuid.UUID{siteA, siteB}}, http.StatusForbidden, "your own sites"},
+		{"scoped admin grants another site", scoped.AccessToken, map[string]any{"role": "viewer", "siteIds": []uuid.UUID{siteA, siteB}}, http.StatusNotFound, "Site not found"},
 		{"unknown role", admin.AccessToken, map[string]any{"role": "chef"}, http.StatusBadRequest, "role"},
 		{"unknown credential", admin.AccessToken, map[string]any{"role": "viewer", "credentials": []string{"phd"}}, http.StatusBadRequest, "credentials"},
 		{"existing member", admin.AccessToken, map[string]any{"role": "viewer", "email": member.User.Email}, http.StatusConflict, "already"},
@@ -362,7 +362,9 @@ func TestExpiredInvitation(t *testing.T) {
 
 	env.Clock.Advance(time.Minute)
 	invitee := env.Register("Sam Cook", email)
-	accept(env, invitee.AccessToken, inv.Token).ExpectError(http.StatusNotFound, "Invitation not found")
+	if e := accept(env, invitee.AccessToken, inv.Token).ExpectError(http.StatusNotFound, "Invitation not found"); e.Code != "invitation_expired" {
+		t.Fatalf("code %q", e.Code)
+	}
 	env.Call(http.MethodGet, orgPath(orgID)).Token(invitee.AccessToken).Do().ExpectError(http.StatusNotFound, "Organization not found")
 	if got := listInvitations(env, owner.AccessToken, orgID); len(got) != 0 {
 		t.Fatalf("expired invitations listed: %+v", got)
@@ -471,7 +473,7 @@ func TestRevokingFollowsTheMemberRules(t *testing.T) {
 	revoke := func(token string, id uuid.UUID) *apitest.Response {
 		return env.Call(http.MethodDelete, orgPath(orgID, "invitations", id.String())).Token(token).Do()
 	}
-	revoke(scoped.AccessToken, toB.ID).ExpectError(http.StatusForbidden, "beyond your sites")
+	revoke(scoped.AccessToken, toB.ID).ExpectError(http.StatusNotFound, "Invitation not found")
 	revoke(scoped.AccessToken, everywhere.ID).ExpectError(http.StatusForbidden, "beyond your sites")
 	revoke(admin.AccessToken, toOwner.ID).ExpectError(http.StatusForbidden, "above yours")
 	if got := listInvitations(env, owner.AccessToken, orgID); len(got) != 4 {

@@ -18,13 +18,19 @@ import (
 )
 
 func (h *Handlers) ListMembers(ctx context.Context, req api.ListMembersRequestObject) (api.ListMembersResponseObject, error) {
+	a, err := access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := db.New(h.pool).ListMembers(ctx, req.OrgId)
 	if err != nil {
 		return nil, err
 	}
 	out := make(api.ListMembers200JSONResponse, 0, len(rows))
 	for _, m := range rows {
-		out = append(out, toAPIMember(db.GetMemberRow(m)))
+		if visible(a, m.SiteIds) {
+			out = append(out, toAPIMember(db.GetMemberRow(m)))
+		}
 	}
 	return out, nil
 }
@@ -41,7 +47,7 @@ func (h *Handlers) UpdateMember(ctx context.Context, req api.UpdateMemberRequest
 		if err != nil {
 			return notFound(err, "Member")
 		}
-		if err := canManage(a, cur.Role, cur.SiteIds); err != nil {
+		if err := canManage(a, "Member", cur.Role, cur.SiteIds); err != nil {
 			return err
 		}
 		params := db.UpdateMemberParams{OrgID: req.OrgId, UserID: req.UserId, Role: cur.Role, SiteIds: cur.SiteIds, Credentials: cur.Credentials, Now: now}
@@ -92,7 +98,7 @@ func (h *Handlers) RemoveMember(ctx context.Context, req api.RemoveMemberRequest
 		if err != nil {
 			return notFound(err, "Member")
 		}
-		if err := canManage(a, cur.Role, cur.SiteIds); err != nil {
+		if err := canManage(a, "Member", cur.Role, cur.SiteIds); err != nil {
 			return err
 		}
 		if cur.Role == string(authz.Owner) {
@@ -112,13 +118,17 @@ func (h *Handlers) RemoveMember(ctx context.Context, req api.RemoveMemberRequest
 }
 
 // canManage refuses changes to a member who ranks above the actor, or who reaches beyond a
-// site-scoped actor's sites.
-func canManage(a authz.Access, targetRole string, targetSites []uuid.UUID) error {
+// site-scoped actor's sites. A member (or invitation, thing) only of sites the actor cannot see
+// is not found, as anything of another site is for a site-limited member.
+func canManage(a authz.Access, thing, targetRole string, targetSites []uuid.UUID) error {
+	if !visible(a, targetSites) {
+		return apierr.NotFound(thing)
+	}
 	if authz.Role(targetRole).Rank() > a.Role.Rank() {
-		return apierr.Forbidden("You cannot change a member whose role is above yours")
+		return apierr.Forbidden("You cannot change a member whose role is above yours").WithCode(apierr.CodeRoleTooHigh)
 	}
 	if a.Scoped() && !withinScope(a, targetSites) {
-		return apierr.Forbidden("You cannot change a member with access beyond your sites")
+		return apierr.Forbidden("You cannot change a member with access beyond your sites").WithCode(apierr.CodeSiteScopeExceeded)
 	}
 	return nil
 }
@@ -131,7 +141,7 @@ func grantableRole(a authz.Access, requested string) (authz.Role, error) {
 		return "", apierr.InvalidField("role", "is not a role")
 	}
 	if role.Rank() > a.Role.Rank() {
-		return "", apierr.Forbidden(fmt.Sprintf("You cannot grant the %s role: it is above your own", role))
+		return "", apierr.Forbidden(fmt.Sprintf("You cannot grant the %s role: it is above your own", role)).WithCode(apierr.CodeRoleTooHigh)
 	}
 	return role, nil
 }
@@ -139,6 +149,12 @@ func grantableRole(a authz.Access, requested string) (authz.Role, error) {
 // grantableSites checks that every site belongs to the organization and, for a site-scoped
 // actor, lies within their own sites (such an actor cannot grant access to all sites).
 func grantableSites(ctx context.Context, q *db.Queries, a authz.Access, ids []uuid.UUID) ([]uuid.UUID, error) {
+	// A site outside a site-limited actor's sites is "not found", whether or not it exists.
+	for _, id := range ids {
+		if err := a.CheckSite(id); err != nil {
+			return nil, err
+		}
+	}
 	ids = slices.Clone(ids)
 	slices.SortFunc(ids, func(x, y uuid.UUID) int { return bytes.Compare(x[:], y[:]) })
 	ids = slices.Compact(ids)
@@ -152,9 +168,18 @@ func grantableSites(ctx context.Context, q *db.Queries, a authz.Access, ids []uu
 		}
 	}
 	if a.Scoped() && !withinScope(a, ids) {
-		return nil, apierr.Forbidden("You can only grant access to your own sites")
+		return nil, apierr.Forbidden("You can only grant access to your own sites").WithCode(apierr.CodeSiteScopeExceeded)
 	}
 	return ids, nil
+}
+
+// visible reports whether a membership of sites (empty meaning all) is one a site-limited actor
+// sees: it shares a site with them, or reaches every site (theirs included).
+func visible(a authz.Access, sites []uuid.UUID) bool {
+	if !a.Scoped() || len(sites) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(sites, a.CanSeeSite)
 }
 
 // withinScope reports whether sites (empty meaning all) lie within a scoped actor's sites.
@@ -201,10 +226,10 @@ func keepAnOwner(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID, af
 		}
 	}
 	if remaining == 0 {
-		return apierr.Conflict("An organization needs at least one owner; make another member owner first")
+		return apierr.Conflict("An organization needs at least one owner; make another member owner first").WithCode(apierr.CodeLastOwner)
 	}
 	if hadAllSites && allSites == 0 {
-		return apierr.Conflict("An organization needs at least one owner with access to every site; give another owner every site first")
+		return apierr.Conflict("An organization needs at least one owner with access to every site; give another owner every site first").WithCode(apierr.CodeLastOwner)
 	}
 	return nil
 }

@@ -257,7 +257,7 @@ func TestTheLastOwnerStays(t *testing.T) {
 	env := apitest.New(t)
 	owner, orgID := env.NewOwner("Harborview Kitchens")
 
-	updateMember(env, owner.AccessToken, orgID, owner.User.ID, map[string]any{"role": "admin"}).ExpectError(http.StatusConflict, "at least one owner")
+	updateMember(env, owner.AccessToken, orgID, owner.User.ID, map[string]any{"role": "admin"}).ExpectCode(http.StatusConflict, "last_owner")
 	removeMember(env, owner.AccessToken, orgID, owner.User.ID).ExpectError(http.StatusConflict, "at least one owner")
 	// A change that keeps the role is not a demotion.
 	var m member
@@ -350,25 +350,36 @@ func TestSiteScopedAdminGrantsOnlyWithinTheirSites(t *testing.T) {
 	cookB := env.Member(orgID, "viewer", siteB)
 	everywhere := env.Member(orgID, "viewer")
 
+	// Another site is not found for them (x-site-scope site), whether a site id or a member of
+	// other sites only; a member they see but who reaches beyond their sites is forbidden.
 	cases := []struct {
 		name   string
 		target uuid.UUID
 		body   map[string]any
+		status int
 	}{
-		{"widen to another site", cookA.User.ID, map[string]any{"siteIds": []uuid.UUID{siteA, siteB}}},
-		{"move to another site", cookA.User.ID, map[string]any{"siteIds": []uuid.UUID{siteB}}},
-		{"widen to all sites", cookA.User.ID, map[string]any{"siteIds": []uuid.UUID{}}},
-		{"change a member of another site", cookB.User.ID, map[string]any{"role": "manager"}},
-		{"change a member of all sites", everywhere.User.ID, map[string]any{"role": "manager"}},
-		{"widen themself", admin.User.ID, map[string]any{"siteIds": []uuid.UUID{}}},
+		{"widen to another site", cookA.User.ID, map[string]any{"siteIds": []uuid.UUID{siteA, siteB}}, http.StatusNotFound},
+		{"move to another site", cookA.User.ID, map[string]any{"siteIds": []uuid.UUID{siteB}}, http.StatusNotFound},
+		{"widen to all sites", cookA.User.ID, map[string]any{"siteIds": []uuid.UUID{}}, http.StatusForbidden},
+		{"change a member of another site", cookB.User.ID, map[string]any{"role": "manager"}, http.StatusNotFound},
+		{"change a member of all sites", everywhere.User.ID, map[string]any{"role": "manager"}, http.StatusForbidden},
+		{"widen themself", admin.User.ID, map[string]any{"siteIds": []uuid.UUID{}}, http.StatusForbidden},
 	}
 	for _, tc := range cases {
-		if res := updateMember(env, admin.AccessToken, orgID, tc.target, tc.body); res.Status != http.StatusForbidden {
-			t.Errorf("%s: status %d: %s", tc.name, res.Status, res.Body)
+		if res := updateMember(env, admin.AccessToken, orgID, tc.target, tc.body); res.Status != tc.status {
+			t.Errorf("%s: status %d, want %d: %s", tc.name, res.Status, tc.status, res.Body)
 		}
 	}
-	removeMember(env, admin.AccessToken, orgID, cookB.User.ID).ExpectError(http.StatusForbidden, "")
+	removeMember(env, admin.AccessToken, orgID, cookB.User.ID).ExpectError(http.StatusNotFound, "Member not found")
 	removeMember(env, admin.AccessToken, orgID, everywhere.User.ID).ExpectError(http.StatusForbidden, "")
+
+	// They list the members who share their site or reach every site, not those of site B only.
+	seen := listMembers(env, admin.AccessToken, orgID)
+	for id, want := range map[uuid.UUID]bool{cookA.User.ID: true, everywhere.User.ID: true, owner.User.ID: true, cookB.User.ID: false} {
+		if _, ok := seen[id]; ok != want {
+			t.Errorf("scoped admin lists member %s: %v, want %v", id, ok, want)
+		}
+	}
 
 	ms := listMembers(env, owner.AccessToken, orgID)
 	if m := ms[cookA.User.ID]; m.Role != "viewer" || !slices.Equal(m.SiteIDs, []uuid.UUID{siteA}) {

@@ -195,7 +195,7 @@ func TestCreateSiteNeedsAdminWithAllSites(t *testing.T) {
 		env.Call(http.MethodPost, orgPath(orgID, "sites")).Token(m.AccessToken).JSON(body).Do().ExpectError(http.StatusForbidden, "admin")
 	}
 	scoped := env.Member(orgID, "admin", siteA)
-	env.Call(http.MethodPost, orgPath(orgID, "sites")).Token(scoped.AccessToken).JSON(body).Do().ExpectError(http.StatusForbidden, "all sites")
+	env.Call(http.MethodPost, orgPath(orgID, "sites")).Token(scoped.AccessToken).JSON(body).Do().ExpectError(http.StatusForbidden, "every site")
 	stranger, _ := env.NewOwner("Other Kitchens")
 	env.Call(http.MethodPost, orgPath(orgID, "sites")).Token(stranger.AccessToken).JSON(body).Do().ExpectError(http.StatusNotFound, "Organization not found")
 

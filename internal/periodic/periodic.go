@@ -24,6 +24,10 @@ type Task struct {
 	Run   func(ctx context.Context) error
 }
 
+// runTimeout bounds one run of a task: each does a bounded slice of work, and the next run
+// carries on where it stopped.
+const runTimeout = time.Minute
+
 // Runner runs tasks at their intervals, measured on its clock.
 type Runner struct {
 	tasks  []Task
@@ -69,7 +73,12 @@ func (r *Runner) RunDue(ctx context.Context) error {
 		if !r.due[i].IsZero() && now.Before(r.due[i]) {
 			continue
 		}
-		if err := task.Run(ctx); err != nil {
+		// A run that waits on a database that stopped answering (a frozen primary) would hold a
+		// pooled connection, and this runner, until the operating system gives up on it.
+		tctx, cancel := context.WithTimeout(ctx, runTimeout)
+		err := task.Run(tctx)
+		cancel()
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", task.Name, err))
 			continue
 		}

@@ -4,24 +4,61 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Connect opens a connection pool for url (a postgres:// URL or keyword/value
-// DSN; pool_* parameters are honoured) and pings the server before returning,
-// so a bad URL or an unreachable server fails at start-up rather than on the
-// first request.
-func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		return nil, fmt.Errorf("pg: parse connection string: %w", err)
-	}
-	applyPoolDefaults(cfg, url)
-	cfg.AfterConnect = registerUUID
+// Defaults of Options, also what Connect uses.
+const (
+	// DefaultConnectTimeout bounds one connection attempt to one host. pgx tries the hosts of a
+	// multi-host URL in order, so without it a host whose port accepts but never answers (a frozen
+	// primary) would hold every new connection until the operating system gives up.
+	DefaultConnectTimeout = 2 * time.Second
+	// DefaultStatementTimeout bounds a statement on the server, so work the client gave up on
+	// (its request's deadline passed) does not go on holding locks.
+	DefaultStatementTimeout = 60 * time.Second
+)
 
+// Keepalive settings of the pool's TCP connections: a primary that vanished (host lost, network
+// cut) is noticed within about idle + interval × count, even by a connection nobody uses.
+const (
+	keepaliveIdle     = 5 * time.Second
+	keepaliveInterval = 2 * time.Second
+	keepaliveCount    = 3
+)
+
+// Options tune the pool's sessions. Whatever the connection string sets itself wins.
+type Options struct {
+	// ConnectTimeout bounds each host's connection attempt (connect_timeout in the URL wins).
+	ConnectTimeout time.Duration
+	// StatementTimeout is the sessions' statement_timeout and
+	// idle_in_transaction_session_timeout (either in the URL wins for itself).
+	StatementTimeout time.Duration
+}
+
+// DefaultOptions are the Options of Connect.
+func DefaultOptions() Options {
+	return Options{ConnectTimeout: DefaultConnectTimeout, StatementTimeout: DefaultStatementTimeout}
+}
+
+// Connect is ConnectWith and DefaultOptions.
+func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	return ConnectWith(ctx, url, DefaultOptions())
+}
+
+// ConnectWith opens a connection pool for url (a postgres:// URL or keyword/value DSN, one host
+// or several; pool_* parameters are honoured) and pings the server before returning, so a bad URL
+// or an unreachable server fails at start-up rather than on the first request.
+func ConnectWith(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
+	cfg, err := PoolConfig(url, o)
+	if err != nil {
+		return nil, err
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pg: create pool: %w", err)
@@ -34,6 +71,42 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 			cfg.ConnConfig.User, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, err)
 	}
 	return pool, nil
+}
+
+// PoolConfig parses url and applies the pool's defaults and o.
+func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pg: parse connection string: %w", err)
+	}
+	applyPoolDefaults(cfg, url)
+	applySessionDefaults(&cfg.ConnConfig.Config, url, o)
+	// A connection whose query was cancelled by its deadline is closed by pgx, so the pool never
+	// hands it out again; PingTimeout below does the same for one found dead on acquire. Either
+	// makes the fence check the server, and leave it if it is gone.
+	cfg.PingTimeout = cfg.ConnConfig.ConnectTimeout
+	f := newFence(cfg.ConnConfig.Config.Copy())
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if err := registerUUID(ctx, c); err != nil {
+			return err
+		}
+		return f.afterConnect(ctx, c)
+	}
+	cfg.BeforeClose = func(c *pgx.Conn) {
+		f.beforeClose(c)
+		dropAbandoned(c)
+	}
+	return cfg, nil
+}
+
+// dropAbandoned closes the socket of a connection pgx gave up on (a query timed out or failed
+// mid-way). pgx would first drain it, waiting up to 15 seconds for the server to hang up, and
+// the pool holds the connection's slot until then: a server that froze would keep the pool
+// starved of connections for that long, just when it should reconnect elsewhere.
+func dropAbandoned(c *pgx.Conn) {
+	if c.IsClosed() {
+		_ = c.PgConn().Conn().Close()
+	}
 }
 
 func applyPoolDefaults(cfg *pgxpool.Config, connString string) {
@@ -55,6 +128,25 @@ func applyPoolDefaults(cfg *pgxpool.Config, connString string) {
 		cfg.MaxConnLifetime = time.Hour
 		cfg.MaxConnLifetimeJitter = 5 * time.Minute
 	}
-	// A half-open TCP connection would otherwise hang the acquiring request.
-	cfg.PingTimeout = 5 * time.Second
+}
+
+// applySessionDefaults bounds connecting and the server-side life of a statement, where the
+// connection string does not say otherwise.
+func applySessionDefaults(cfg *pgconn.Config, connString string, o Options) {
+	explicit := func(name string) bool { return strings.Contains(connString, name) }
+	timeout := cfg.ConnectTimeout
+	if cfg.ConnectTimeout == 0 && !explicit("connect_timeout") && o.ConnectTimeout > 0 {
+		timeout = o.ConnectTimeout
+		cfg.ConnectTimeout = timeout
+	}
+	// pgx's own dialer keeps the operating system's keepalive timing (minutes); see dialer.
+	cfg.DialFunc = newDialer(timeout).DialContext
+	if o.StatementTimeout > 0 {
+		ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+		for _, name := range []string{"statement_timeout", "idle_in_transaction_session_timeout"} {
+			if _, set := cfg.RuntimeParams[name]; !set && !explicit(name) {
+				cfg.RuntimeParams[name] = ms
+			}
+		}
+	}
 }

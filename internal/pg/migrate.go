@@ -22,10 +22,11 @@ import (
 // nothing pending. Running it against an up-to-date database is a no-op.
 func Migrate(ctx context.Context, url string, fsys fs.FS) error {
 	// Parse as a pool config so that pool_* parameters meant for Connect are
-	// stripped instead of being sent to the server as settings.
-	cfg, err := pgxpool.ParseConfig(url)
+	// stripped instead of being sent to the server as settings. Connecting is
+	// bounded like the pool's; statements are not (a migration may be long).
+	cfg, err := PoolConfig(url, Options{ConnectTimeout: DefaultConnectTimeout})
 	if err != nil {
-		return fmt.Errorf("pg: migrate: parse connection string: %w", err)
+		return fmt.Errorf("pg: migrate: %w", err)
 	}
 	db := stdlib.OpenDB(*cfg.ConnConfig)
 	defer db.Close()

@@ -28,7 +28,7 @@ func (h *Handlers) ResolveScan(ctx context.Context, req api.ResolveScanRequestOb
 	code := normalizeCode(string(req.TagCode))
 	t, err := db.New(h.pool).ResolveTag(ctx, db.ResolveTagParams{OrgID: req.OrgId, Code: code})
 	if pg.IsNoRows(err) || (err == nil && t.SiteID != nil && !a.CanSeeSite(*t.SiteID)) {
-		return nil, apierr.NotFound("Tag")
+		return nil, apierr.NotFound("Tag").WithCode(apierr.CodeTagNotFound)
 	}
 	if err != nil {
 		return nil, err

@@ -202,7 +202,7 @@ func TestScanAcrossOrganizationsAndSites(t *testing.T) {
 	// A tag resolves only under its own organization.
 	env.Call(http.MethodGet, scanPath(outsiderOrg, a.Code)).Token(outsider.AccessToken).Do().ExpectError(http.StatusNotFound, "Tag not found")
 	env.Call(http.MethodGet, scanPath(orgID, theirTag.Code)).Token(owner.AccessToken).Do().ExpectError(http.StatusNotFound, "Tag not found")
-	env.Call(http.MethodGet, scanPath(orgID, "ZZZZ9999")).Token(owner.AccessToken).Do().ExpectError(http.StatusNotFound, "Tag not found")
+	env.Call(http.MethodGet, scanPath(orgID, "ZZZZ9999")).Token(owner.AccessToken).Do().ExpectCode(http.StatusNotFound, "tag_not_found")
 
 	// A site-scoped member resolves tags of their sites only.
 	scoped := env.Member(orgID, "viewer", mine)

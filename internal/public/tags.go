@@ -22,7 +22,7 @@ const (
 	TargetStorageLocation = "storage_location"
 )
 
-var errScopedUnplaced = apierr.Forbidden("Members limited to some sites can only manage tags placed at one of their sites")
+var errScopedUnplaced = apierr.Forbidden("Members limited to some sites can only manage tags placed at one of their sites").WithCode(apierr.CodeSiteScopeExceeded)
 
 func (h *Handlers) ListTags(ctx context.Context, req api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
@@ -101,7 +101,7 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 		if row, err = insertTag(ctx, q, p); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, row.ID, p.Now)
+		return audit.RecordSite(ctx, q, req.OrgId, orNil(row.SiteID), row.ID, p.Now)
 	})
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (h *Handlers) DeleteTag(ctx context.Context, req api.DeleteTagRequestObject
 	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
 		t, err := q.GetTag(ctx, db.GetTagParams{OrgID: req.OrgId, ID: req.Id})
 		if pg.IsNoRows(err) || (err == nil && t.SiteID != nil && !a.CanSeeSite(*t.SiteID)) {
-			return apierr.NotFound("Tag")
+			return apierr.NotFound("Tag").WithCode(apierr.CodeTagNotFound)
 		}
 		if err != nil {
 			return err
@@ -145,7 +145,7 @@ func (h *Handlers) DeleteTag(ctx context.Context, req api.DeleteTagRequestObject
 		if err := q.RetireTag(ctx, db.RetireTagParams{OrgID: req.OrgId, ID: req.Id, Now: now}); err != nil {
 			return err
 		}
-		return audit.Record(ctx, q, req.OrgId, req.Id, now)
+		return audit.RecordSite(ctx, q, req.OrgId, orNil(t.SiteID), req.Id, now)
 	})
 	if err != nil {
 		return nil, err
@@ -158,4 +158,12 @@ func (h *Handlers) toAPITag(t db.Tag) api.Tag {
 		Id: t.ID, Code: api.TagCode(t.Code), TargetType: api.TagTargetType(t.TargetType), TargetId: t.TargetID,
 		SiteId: t.SiteID, Label: t.Label, WebUrl: h.ScanURL(t.Code), CreatedAt: t.CreatedAt,
 	}
+}
+
+// orNil is the site of a tag, uuid.Nil for a tag placed at no site.
+func orNil(id *uuid.UUID) uuid.UUID {
+	if id == nil {
+		return uuid.Nil
+	}
+	return *id
 }

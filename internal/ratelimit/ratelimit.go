@@ -135,7 +135,7 @@ func (l *Limiter) Reserve(ctx context.Context, q *db.Queries, r Rule, key string
 	switch {
 	case err == nil:
 		note(ctx, r, 0, until.Sub(now), true)
-		return nil, apierr.RateLimited(until.Sub(now))
+		return nil, apierr.RateLimited(until.Sub(now)).WithCode(apierr.CodeAccountLocked)
 	case !pg.IsNoRows(err):
 		return nil, err
 	}
@@ -150,9 +150,10 @@ func (l *Limiter) Reserve(ctx context.Context, q *db.Queries, r Rule, key string
 		return nil, err
 	}
 	if int(c.N) >= r.Limit {
+		// As many attempts as the lock allows are failed or still being checked: the same lock.
 		retry := c.Oldest.Add(r.Window).Sub(now)
 		note(ctx, r, 0, retry, true)
-		return nil, apierr.RateLimited(retry)
+		return nil, apierr.RateLimited(retry).WithCode(apierr.CodeAccountLocked)
 	}
 	note(ctx, r, r.Limit-int(c.N)-1, restoredIn(c.N, c.Oldest, now, r.Window), true)
 	res := &Reservation{rule: r, key: key, id: uuid.Must(uuid.NewV7())}

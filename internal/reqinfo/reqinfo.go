@@ -58,3 +58,17 @@ func Origin(ctx context.Context) string {
 	o, _ := ctx.Value(originKey{}).(string)
 	return o
 }
+
+type acceptKey struct{}
+
+// WithAccept records the request's Accept header, for the operations that answer in more than
+// one media type (the HL7 ingest's ACKs).
+func WithAccept(ctx context.Context, accept string) context.Context {
+	return context.WithValue(ctx, acceptKey{}, accept)
+}
+
+// Accept is the request's Accept header, or "" outside a request or when none was sent.
+func Accept(ctx context.Context) string {
+	a, _ := ctx.Value(acceptKey{}).(string)
+	return a
+}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/gen/db"
@@ -37,6 +39,7 @@ const (
 	// takes at most delivery.DefaultTimeout plus a few statements.
 	staleAfter       = 10 * time.Minute
 	maintenanceEvery = time.Hour
+	drainTimeout     = time.Minute
 )
 
 // DispatcherOptions configure a Dispatcher; Pool and Clock are required.
@@ -77,6 +80,7 @@ type Dispatcher struct {
 	concurrency int
 	poll        time.Duration
 	batch       int
+	listenPID   atomic.Uint32
 	resolver    delivery.Resolver
 }
 
@@ -120,9 +124,13 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	ticker := time.NewTicker(d.poll)
 	defer ticker.Stop()
 	for {
-		if err := d.Drain(ctx); err != nil && ctx.Err() == nil {
+		// Bounded, so that a round stuck on a database that stopped answering gives its pooled
+		// connection back; what it left is taken up by the next round.
+		dctx, cancel := context.WithTimeout(ctx, drainTimeout)
+		if err := d.Drain(dctx); err != nil && ctx.Err() == nil {
 			d.logger.Error("webhooks: dispatch failed", "err", err)
 		}
+		cancel()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -131,6 +139,18 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// Tuning of the listener connection, as the realtime hub's (variables so that tests can shorten
+// them). A notification is only seen when the server sends it, so a listener left on a primary
+// that froze or vanished would hear nothing, and report nothing, until the operating system gave
+// up on the connection; deliveries would wait for the poll. After listenIdleCheck without traffic
+// the listener pings, and one that does not answer within listenPingTimeout is replaced.
+var (
+	listenIdleCheck      = 30 * time.Second
+	listenPingTimeout    = 5 * time.Second
+	listenConnectTimeout = 10 * time.Second
+	listenMinBackoff     = time.Second
+)
 
 // listen holds a dedicated connection (outside the pool) LISTENing on events.Channel and signals
 // wake for every notification, reconnecting after failures.
@@ -141,26 +161,9 @@ func (d *Dispatcher) listen(ctx context.Context, wake chan<- struct{}) {
 		default:
 		}
 	}
-	backoff := time.Second
+	backoff := listenMinBackoff
 	for ctx.Err() == nil {
-		err := func() error {
-			conn, err := pgx.ConnectConfig(ctx, d.pool.Config().ConnConfig.Copy())
-			if err != nil {
-				return err
-			}
-			defer conn.Close(context.WithoutCancel(ctx))
-			if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{events.Channel}.Sanitize()); err != nil {
-				return err
-			}
-			backoff = time.Second
-			signal() // events committed while no one listened
-			for {
-				if _, err := conn.WaitForNotification(ctx); err != nil {
-					return err
-				}
-				signal()
-			}
-		}()
+		err := d.listenSession(ctx, signal, func() { backoff = listenMinBackoff })
 		if ctx.Err() != nil {
 			return
 		}
@@ -173,6 +176,58 @@ func (d *Dispatcher) listen(ctx context.Context, wake chan<- struct{}) {
 		backoff = min(2*backoff, time.Minute)
 	}
 }
+
+// listenSession runs one listening connection until it fails or ctx ends.
+func (d *Dispatcher) listenSession(ctx context.Context, signal, listening func()) error {
+	cfg := d.pool.Config().ConnConfig.Copy()
+	// The idle check relies on a timed-out wait leaving the connection usable, which the
+	// deadline handler guarantees.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
+	connectCtx, cancel := context.WithTimeout(ctx, listenConnectTimeout)
+	conn, err := pgx.ConnectConfig(connectCtx, cfg)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listenPingTimeout)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{events.Channel}.Sanitize()); err != nil {
+		return err
+	}
+	d.listenPID.Store(conn.PgConn().PID())
+	defer d.listenPID.Store(0)
+	listening()
+	signal() // events committed while no one listened
+	for {
+		waitCtx, cancel := context.WithTimeout(ctx, listenIdleCheck)
+		_, err := conn.WaitForNotification(waitCtx)
+		timedOut := waitCtx.Err() != nil
+		cancel()
+		switch {
+		case err == nil:
+			signal()
+		case ctx.Err() != nil:
+			return nil
+		case timedOut && !conn.IsClosed():
+			pingCtx, cancel := context.WithTimeout(ctx, listenPingTimeout)
+			err := conn.Ping(pingCtx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// ListenerPID is the backend of the listening session, 0 while there is none (tests).
+func (d *Dispatcher) ListenerPID() uint32 { return d.listenPID.Load() }
 
 // Drain dispatches every committed event and sends every queued delivery, repeating until a
 // round finds nothing: what tests call instead of waiting for Run.
@@ -297,7 +352,9 @@ func cmpErr(first, err error) error {
 // outlive ctx's cancellation: a claimed delivery is sent and recorded, or the server stopped.
 func (d *Dispatcher) send(ctx context.Context, id uuid.UUID) (db.WebhookDelivery, error) {
 	ctx = context.WithoutCancel(ctx)
-	w, err := db.New(d.pool).GetDeliveryWork(ctx, id)
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	w, err := db.New(d.pool).GetDeliveryWork(wctx, id)
+	cancel()
 	if err != nil {
 		if pg.IsNoRows(err) {
 			// The subscription was removed after the claim; its deliveries went with it.

@@ -87,7 +87,7 @@ func (h *Handlers) CreateWebhook(ctx context.Context, req api.CreateWebhookReque
 			return err
 		}
 		if n >= MaxSubscriptions {
-			return apierr.Conflict(fmt.Sprintf("An organization can have at most %d webhook subscriptions", MaxSubscriptions))
+			return apierr.Conflict(fmt.Sprintf("An organization can have at most %d webhook subscriptions", MaxSubscriptions)).WithCode(apierr.CodeWebhookLimitReached)
 		}
 		row, err = q.CreateWebhook(ctx, db.CreateWebhookParams{
 			ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, Url: url, Events: filter, Secret: token,
@@ -188,7 +188,7 @@ func (h *Handlers) checkURL(ctx context.Context, raw string) (string, error) {
 	var lookup *delivery.LookupError
 	switch {
 	case errors.As(err, &lookup):
-		e := apierr.Unavailable("service_unavailable", "The webhook URL's host could not be looked up; try again", 5*time.Second)
+		e := apierr.Unavailable(apierr.CodeServiceUnavailable, "The webhook URL's host could not be looked up; try again", 5*time.Second)
 		e.Err = err
 		return "", e
 	case err != nil:

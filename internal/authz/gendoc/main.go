@@ -28,36 +28,55 @@ func main() {
 	}
 }
 
+// scopes are the x-site-scope values in the order the table lists them.
+var scopes = []string{"site", "org", "none"}
+
 func run(specPath, readmePath string) error {
+	var b bytes.Buffer
 	doc, err := openapi3.NewLoader().LoadFromFile(specPath)
 	if err != nil {
 		return err
 	}
-	ops := map[string][]string{}
+	// ops[permission][scope] lists the operations checking the permission, by x-site-scope.
+	ops := map[string]map[string][]string{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			perm, _ := op.Extensions["x-permission"].(string)
-			ops[perm] = append(ops[perm], fmt.Sprintf("`%s %s`", method, path))
+			scope, _ := op.Extensions["x-site-scope"].(string)
+			if ops[perm] == nil {
+				ops[perm] = map[string][]string{}
+			}
+			ops[perm][scope] = append(ops[perm][scope], fmt.Sprintf("`%s %s`", method, path))
 		}
 	}
-	for _, v := range ops {
-		sort.Strings(v)
+	for _, byScope := range ops {
+		for _, v := range byScope {
+			sort.Strings(v)
+		}
+	}
+	// One row per permission and site scope (README "Organizations, roles and plans").
+	row := func(perm, role, allows string) {
+		wrote := false
+		for _, scope := range scopes {
+			if list := ops[perm][scope]; len(list) > 0 {
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", perm, role, allows, scope, strings.Join(list, ", "))
+				wrote, allows = true, "(as above)"
+			}
+		}
+		if !wrote {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | | (none yet) |\n", perm, role, allows)
+		}
 	}
 
-	var b bytes.Buffer
 	fmt.Fprintln(&b, begin)
-	fmt.Fprintln(&b, "| permission | minimum role | allows | operations |")
-	fmt.Fprintln(&b, "|---|---|---|---|")
+	fmt.Fprintln(&b, "| permission | minimum role | allows | site scope | operations |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|")
 	for _, d := range authz.Table {
-		list := strings.Join(ops[string(d.Permission)], ", ")
-		if list == "" {
-			list = "(none yet)"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Permission, d.MinRole, d.Allows, list)
+		row(string(d.Permission), string(d.MinRole), d.Allows)
 	}
-	fmt.Fprintf(&b, "| `self` | any signed-in user | act on their own account | %s |\n", strings.Join(ops["self"], ", "))
-	fmt.Fprintf(&b, "| `device` | a paired device (its own token) | read its own state and its organization's board images | %s |\n", strings.Join(ops["device"], ", "))
-	fmt.Fprintf(&b, "| `public` | none | | %s |\n", strings.Join(ops["public"], ", "))
+	row("self", "any signed-in user", "act on their own account")
+	row("device", "a paired device (its own token)", "read its own state and its site's or organization's board images")
+	row("public", "none", "")
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "| plan | features | device limit |")
 	fmt.Fprintln(&b, "|---|---|---|")

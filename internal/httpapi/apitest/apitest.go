@@ -102,13 +102,37 @@ func New(t testing.TB, opts ...Option) *Env {
 // test that measures it).
 func NewTuned(t testing.TB, tuning Tuning, opts ...Option) *Env {
 	t.Helper()
+	return newEnv(t, pgtest.New(t), tuning, opts...)
+}
+
+// NewBehindProxy is New with every database connection of the server (its pool, its realtime
+// hub) going through a fault-injecting proxy, to act out a failover: Freeze it for a primary
+// that stopped answering, Close it for one that went away. directURL reaches the test's database
+// without the proxy.
+func NewBehindProxy(t testing.TB, opts ...Option) (env *Env, proxy *pgtest.Proxy, directURL string) {
+	t.Helper()
+	directURL = pgtest.NewURL(t)
+	proxy = pgtest.NewProxy(t, directURL)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pg.ConnectWith(ctx, proxy.URL(directURL), pg.Options{
+		ConnectTimeout: 500 * time.Millisecond, StatementTimeout: pg.DefaultStatementTimeout,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return newEnv(t, pool, Tuning{}, opts...), proxy, directURL
+}
+
+func newEnv(t testing.TB, pool *pgxpool.Pool, tuning Tuning, opts ...Option) *Env {
+	t.Helper()
 	if tuning.HashParams == nil {
 		tuning.HashParams = &cheapHash
 	}
 	if tuning.HashSlots == 0 {
 		tuning.HashSlots = 64
 	}
-	pool := pgtest.New(t)
 	cfg := config.Config{
 		Addr:           "127.0.0.1:0",
 		WebURL:         "https://app.sous.example",
@@ -375,6 +399,7 @@ func (res *Response) Decode(v any) *Response {
 type ErrorBody struct {
 	Error      string `json:"error"`
 	StatusCode int    `json:"statusCode"`
+	Code       string `json:"code"`
 	Feature    string `json:"feature"`
 	Details    []struct {
 		Field   string `json:"field"`
@@ -400,6 +425,17 @@ func (res *Response) ExpectError(status int, msg string) ErrorBody {
 	e := res.Err()
 	if msg != "" && !strings.Contains(e.Error, msg) {
 		res.T.Fatalf("error %q does not contain %q", e.Error, msg)
+	}
+	return e
+}
+
+// ExpectCode fails unless the response is the error status with the given code.
+func (res *Response) ExpectCode(status int, code string) ErrorBody {
+	res.T.Helper()
+	res.Expect(status)
+	e := res.Err()
+	if e.Code != code {
+		res.T.Fatalf("error code %q, want %q; body: %s", e.Code, code, truncate(res.Body))
 	}
 	return e
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs pg_auto_failover for the PostgreSQL major version on this machine (Debian packages),
+# unless pg_autoctl is already there. Needs root (CI runs as root) or passwordless sudo.
+set -euo pipefail
+if command -v pg_autoctl >/dev/null 2>&1; then
+	exit 0
+fi
+major=$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1)
+if [ -z "$major" ]; then
+	echo "failover: no PostgreSQL server under /usr/lib/postgresql" >&2
+	exit 1
+fi
+sudo_=""
+if [ "$(id -u)" != 0 ]; then sudo_="sudo"; fi
+$sudo_ apt-get update -qq
+pkg="postgresql-$major-auto-failover"
+if ! apt-cache policy "$pkg" | grep -q 'Candidate: [0-9]'; then
+	echo "failover: the package $pkg is not available" >&2
+	exit 1
+fi
+DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "$pkg" >/dev/null
