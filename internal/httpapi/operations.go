@@ -47,7 +47,7 @@ type operation struct {
 	// Idempotent: the operation declares the Idempotency-Key header, so retries with a key are
 	// answered from the first response (idempotency.go).
 	Idempotent bool
-	media   // what it takes, what it answers, where a 201 points (conventions.go)
+	media      // what it takes, what it answers, where a 201 points (conventions.go)
 }
 
 // operations finds the spec operation of a request from Echo's matched route, which Echo has
