@@ -102,11 +102,7 @@ func TestTimedOutConnectionIsNotReused(t *testing.T) {
 	t.Parallel()
 	url := pgtest.NewURL(t)
 	proxy := pgtest.NewProxy(t, url)
-	pool, err := pg.ConnectWith(t.Context(), proxy.URL(url), pg.Options{ConnectTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.ConnectThrough(t, proxy.URL(url), pg.Options{ConnectTimeout: time.Second})
 	pid := func(ctx context.Context) (uint32, error) {
 		var p uint32
 		err := pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&p)
@@ -230,17 +226,13 @@ func TestInTxCommitOutcomeUnknown(t *testing.T) {
 	t.Parallel()
 	url := pgtest.NewURL(t)
 	proxy := pgtest.NewProxy(t, url)
-	pool, err := pg.ConnectWith(t.Context(), proxy.URL(url), pg.Options{ConnectTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.ConnectThrough(t, proxy.URL(url), pg.Options{ConnectTimeout: time.Second})
 	if _, err := pool.Exec(t.Context(), "CREATE TABLE counter (n int NOT NULL)"); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
-	err = pg.InTx(ctx, pool, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, pool, func(tx pgx.Tx) error {
 		if err := insert(ctx, tx); err != nil {
 			return err
 		}
@@ -275,11 +267,7 @@ func TestFenceFreesConnectionsStuckOnAFrozenServer(t *testing.T) {
 	t.Parallel()
 	url := pgtest.NewURL(t)
 	proxy := pgtest.NewProxy(t, url)
-	pool, err := pg.ConnectWith(t.Context(), proxy.URL(url), pg.Options{ConnectTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.ConnectThrough(t, proxy.URL(url), pg.Options{ConnectTimeout: 300 * time.Millisecond})
 	// Two connections in the pool.
 	c1, err := pool.Acquire(t.Context())
 	if err != nil {

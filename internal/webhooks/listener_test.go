@@ -20,11 +20,7 @@ func TestListenerLeavesAFrozenPrimary(t *testing.T) {
 	defer webhooks.ShortenListenTimings(100*time.Millisecond, 200*time.Millisecond)()
 	url := pgtest.NewURL(t)
 	proxy := pgtest.NewProxy(t, url)
-	pool, err := pg.ConnectWith(t.Context(), proxy.URL(url), pg.Options{ConnectTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.ConnectThrough(t, proxy.URL(url), pg.Options{ConnectTimeout: 300 * time.Millisecond})
 	d := webhooks.NewDispatcher(webhooks.DispatcherOptions{Pool: pool, Clock: clock.Real{}, PollInterval: time.Hour})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})

@@ -5,6 +5,10 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sous-app/sous/internal/pg"
 )
 
 // Proxy is a TCP proxy in front of the test server that injects the faults of a failover:
@@ -162,4 +166,22 @@ func (p *Proxy) pass() bool {
 		p.cond.Wait()
 	}
 	return !p.closed && !p.stopped
+}
+
+// ConnectThrough opens a pool with short fault-detection timeouts (the subject of the failover
+// tests) but tolerates a slow first connection: on a loaded machine the initial ping can miss a
+// sub-second connect timeout before any fault is injected, which says nothing about the code
+// under test. It retries the opening a few times, then fails the test.
+func ConnectThrough(t testing.TB, url string, o pg.Options) *pgxpool.Pool {
+	t.Helper()
+	var err error
+	for range 5 {
+		var pool *pgxpool.Pool
+		if pool, err = pg.ConnectWith(t.Context(), url, o); err == nil {
+			t.Cleanup(pool.Close)
+			return pool
+		}
+	}
+	t.Fatalf("connect %s: %v", url, err)
+	return nil
 }
