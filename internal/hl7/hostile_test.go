@@ -34,7 +34,7 @@ func TestHostileBodiesStayLinear(t *testing.T) {
 		// An ADT is a fixed ~3.5 KB, so tiny messages are bounded per
 		// message (and by MaxMessagesPerBody), not per byte: 4096/17.
 		{"minimal messages", strings.Repeat("MSH|^~\\&|||||||A\r", 5000), 30, 241, true},
-		{"broken headers", strings.Repeat("MSH|^^\r", 5000), 120, 0, false},
+		{"broken headers", strings.Repeat("MSH|^^\r", 5000), 120, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
