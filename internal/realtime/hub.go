@@ -21,9 +21,11 @@ import (
 var (
 	// A notification is only seen when the server sends it, so a half-open
 	// TCP connection (failover, a NAT dropping state) would leave the hub
-	// deaf without any error. After this long without traffic the hub pings.
-	idleCheck   = 30 * time.Second
-	pingTimeout = 5 * time.Second
+	// deaf without any error. After this long without traffic the hub pings;
+	// short, so that boards hear hints again within seconds of a failover
+	// (a ping every few seconds on one connection per replica costs nothing).
+	idleCheck   = 5 * time.Second
+	pingTimeout = 2 * time.Second
 
 	connectTimeout = 10 * time.Second
 	minBackoff     = 100 * time.Millisecond

@@ -146,8 +146,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 // up on the connection; deliveries would wait for the poll. After listenIdleCheck without traffic
 // the listener pings, and one that does not answer within listenPingTimeout is replaced.
 var (
-	listenIdleCheck      = 30 * time.Second
-	listenPingTimeout    = 5 * time.Second
+	listenIdleCheck      = 5 * time.Second
+	listenPingTimeout    = 2 * time.Second
 	listenConnectTimeout = 10 * time.Second
 	listenMinBackoff     = time.Second
 )
