@@ -61,6 +61,9 @@ func TestIdempotencyKeyReplaysTheFirstResponse(t *testing.T) {
 	if second.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replay headers %v", second.Header)
 	}
+	if first.Header.Get("Location") == "" {
+		t.Fatal("201 without Location")
+	}
 	if !bytes.Equal(first.Body, second.Body) || first.Header.Get("Location") != second.Header.Get("Location") ||
 		first.Header.Get("Content-Type") != second.Header.Get("Content-Type") {
 		t.Fatalf("replay differs:\n%s %v\n%s %v", first.Body, first.Header, second.Body, second.Header)
