@@ -17,72 +17,41 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 )
 
-// statusOf is the one place where a kind of failure becomes an HTTP status.
+// kindRendering is the one place where a kind of failure becomes an HTTP status and the stable
+// code used when the error names none of its own.
+var kindRendering = map[apierr.Kind]struct {
+	status int
+	code   string
+}{
+	apierr.KindInvalid:          {http.StatusBadRequest, apierr.CodeValidationFailed},
+	apierr.KindUnauthenticated:  {http.StatusUnauthorized, apierr.CodeUnauthenticated},
+	apierr.KindPlanRequired:     {http.StatusPaymentRequired, apierr.CodePlanRequired},
+	apierr.KindForbidden:        {http.StatusForbidden, apierr.CodeForbidden},
+	apierr.KindNotFound:         {http.StatusNotFound, apierr.CodeNotFound},
+	apierr.KindConflict:         {http.StatusConflict, apierr.CodeConflict},
+	apierr.KindUnprocessable:    {http.StatusUnprocessableEntity, apierr.CodeUnprocessable},
+	apierr.KindRateLimited:      {http.StatusTooManyRequests, apierr.CodeRateLimited},
+	apierr.KindTooLarge:         {http.StatusRequestEntityTooLarge, apierr.CodePayloadTooLarge},
+	apierr.KindMethodNotAllowed: {http.StatusMethodNotAllowed, apierr.CodeMethodNotAllowed},
+	apierr.KindUnavailable:      {http.StatusServiceUnavailable, apierr.CodeServiceUnavailable},
+	apierr.KindNotAcceptable:    {http.StatusNotAcceptable, apierr.CodeNotAcceptable},
+	apierr.KindUnsupportedMedia: {http.StatusUnsupportedMediaType, apierr.CodeUnsupportedMedia},
+}
+
+// statusOf is the HTTP status of a kind of failure; a kind not in the table is a bug (500).
 func statusOf(k apierr.Kind) int {
-	switch k {
-	case apierr.KindInvalid:
-		return http.StatusBadRequest
-	case apierr.KindUnauthenticated:
-		return http.StatusUnauthorized
-	case apierr.KindPlanRequired:
-		return http.StatusPaymentRequired
-	case apierr.KindForbidden:
-		return http.StatusForbidden
-	case apierr.KindNotFound:
-		return http.StatusNotFound
-	case apierr.KindConflict:
-		return http.StatusConflict
-	case apierr.KindUnprocessable:
-		return http.StatusUnprocessableEntity
-	case apierr.KindRateLimited:
-		return http.StatusTooManyRequests
-	case apierr.KindTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case apierr.KindMethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case apierr.KindUnavailable:
-		return http.StatusServiceUnavailable
-	case apierr.KindNotAcceptable:
-		return http.StatusNotAcceptable
-	case apierr.KindUnsupportedMedia:
-		return http.StatusUnsupportedMediaType
-	default:
-		return http.StatusInternalServerError
+	if r, ok := kindRendering[k]; ok {
+		return r.status
 	}
+	return http.StatusInternalServerError
 }
 
 // defaultCode is the stable code of a kind of failure, used when the error names none.
 func defaultCode(k apierr.Kind) string {
-	switch k {
-	case apierr.KindInvalid:
-		return apierr.CodeValidationFailed
-	case apierr.KindUnauthenticated:
-		return apierr.CodeUnauthenticated
-	case apierr.KindPlanRequired:
-		return apierr.CodePlanRequired
-	case apierr.KindForbidden:
-		return apierr.CodeForbidden
-	case apierr.KindNotFound:
-		return apierr.CodeNotFound
-	case apierr.KindConflict:
-		return apierr.CodeConflict
-	case apierr.KindUnprocessable:
-		return apierr.CodeUnprocessable
-	case apierr.KindRateLimited:
-		return apierr.CodeRateLimited
-	case apierr.KindTooLarge:
-		return apierr.CodePayloadTooLarge
-	case apierr.KindMethodNotAllowed:
-		return apierr.CodeMethodNotAllowed
-	case apierr.KindUnavailable:
-		return apierr.CodeServiceUnavailable
-	case apierr.KindNotAcceptable:
-		return apierr.CodeNotAcceptable
-	case apierr.KindUnsupportedMedia:
-		return apierr.CodeUnsupportedMedia
-	default:
-		return apierr.CodeInternalError
+	if r, ok := kindRendering[k]; ok {
+		return r.code
 	}
+	return apierr.CodeInternalError
 }
 
 // errorBody is the JSON shape of every error response.
