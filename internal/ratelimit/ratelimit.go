@@ -65,16 +65,23 @@ func (l *Limiter) Take(ctx context.Context, r Rule, key string) error {
 // refusal before costly work whose event is then taken with TakeIn.
 func (l *Limiter) Check(ctx context.Context, r Rule, key string) error {
 	now := l.clock.Now()
-	c, err := db.New(l.pool).CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: now.Add(-r.Window)})
+	_, err := refuseIfFull(ctx, db.New(l.pool), r, key, now)
+	return err
+}
+
+// refuseIfFull counts key's events in the window ending at now and returns the RateLimited error
+// (noting the rate-limit headers) when they already reach the rule's limit.
+func refuseIfFull(ctx context.Context, q *db.Queries, r Rule, key string, now time.Time) (db.CountRateEventsRow, error) {
+	c, err := q.CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: now.Add(-r.Window)})
 	if err != nil {
-		return err
+		return c, err
 	}
 	if int(c.N) >= r.Limit {
 		retry := c.Oldest.Add(r.Window).Sub(now)
 		note(ctx, r, 0, retry, true)
-		return apierr.RateLimited(retry)
+		return c, apierr.RateLimited(retry)
 	}
-	return nil
+	return c, nil
 }
 
 // TakeIn is Take inside the caller's transaction: the event is recorded only if that
@@ -84,16 +91,11 @@ func (l *Limiter) TakeIn(ctx context.Context, q *db.Queries, r Rule, key string)
 	if err := q.LockRateKey(ctx, db.LockRateKeyParams{Bucket: r.Bucket, Key: key}); err != nil {
 		return err
 	}
-	since := now.Add(-r.Window)
-	c, err := q.CountRateEvents(ctx, db.CountRateEventsParams{Bucket: r.Bucket, Key: key, Since: since})
+	c, err := refuseIfFull(ctx, q, r, key, now)
 	if err != nil {
 		return err
 	}
-	if int(c.N) >= r.Limit {
-		retry := c.Oldest.Add(r.Window).Sub(now)
-		note(ctx, r, 0, retry, true)
-		return apierr.RateLimited(retry)
-	}
+	since := now.Add(-r.Window)
 	if err := q.PruneRateEvents(ctx, db.PruneRateEventsParams{Bucket: r.Bucket, Key: key, Before: since}); err != nil {
 		return err
 	}
