@@ -90,6 +90,9 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 		if err := registerUUID(ctx, c); err != nil {
 			return err
 		}
+		if err := registerDecimal(ctx, c); err != nil {
+			return err
+		}
 		return f.afterConnect(ctx, c)
 	}
 	cfg.BeforeClose = func(c *pgx.Conn) {
