@@ -184,6 +184,27 @@ func (e Allergen) Valid() bool {
 	}
 }
 
+// Defines values for AllergenPresence.
+const (
+	AllergenPresenceContains AllergenPresence = "contains"
+	AllergenPresenceFree     AllergenPresence = "free"
+	AllergenPresenceUnknown  AllergenPresence = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AllergenPresence enum.
+func (e AllergenPresence) Valid() bool {
+	switch e {
+	case AllergenPresenceContains:
+		return true
+	case AllergenPresenceFree:
+		return true
+	case AllergenPresenceUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AllergyCategory.
 const (
 	AllergyCategoryDrug          AllergyCategory = "drug"
@@ -1267,6 +1288,90 @@ func (e SignoffStatus) Valid() bool {
 	}
 }
 
+// Defines values for StandardUnit.
+const (
+	Cup   StandardUnit = "cup"
+	Dozen StandardUnit = "dozen"
+	Each  StandardUnit = "each"
+	FlOz  StandardUnit = "fl_oz"
+	G     StandardUnit = "g"
+	Gal   StandardUnit = "gal"
+	Kg    StandardUnit = "kg"
+	L     StandardUnit = "l"
+	Lb    StandardUnit = "lb"
+	Ml    StandardUnit = "ml"
+	Oz    StandardUnit = "oz"
+	Pt    StandardUnit = "pt"
+	Qt    StandardUnit = "qt"
+	Tbsp  StandardUnit = "tbsp"
+	Tsp   StandardUnit = "tsp"
+)
+
+// Valid indicates whether the value is a known member of the StandardUnit enum.
+func (e StandardUnit) Valid() bool {
+	switch e {
+	case Cup:
+		return true
+	case Dozen:
+		return true
+	case Each:
+		return true
+	case FlOz:
+		return true
+	case G:
+		return true
+	case Gal:
+		return true
+	case Kg:
+		return true
+	case L:
+		return true
+	case Lb:
+		return true
+	case Ml:
+		return true
+	case Oz:
+		return true
+	case Pt:
+		return true
+	case Qt:
+		return true
+	case Tbsp:
+		return true
+	case Tsp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StorageLocationKind.
+const (
+	Bar     StorageLocationKind = "bar"
+	Cooler  StorageLocationKind = "cooler"
+	Dry     StorageLocationKind = "dry"
+	Freezer StorageLocationKind = "freezer"
+	Other   StorageLocationKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the StorageLocationKind enum.
+func (e StorageLocationKind) Valid() bool {
+	switch e {
+	case Bar:
+		return true
+	case Cooler:
+		return true
+	case Dry:
+		return true
+	case Freezer:
+		return true
+	case Other:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TagTargetType.
 const (
 	TagTargetTypeEquipment       TagTargetType = "equipment"
@@ -1577,6 +1682,11 @@ type AlertStatus string
 //
 // Example: peanuts
 type Allergen string
+
+// AllergenPresence Whether the item contains the allergen, is free of it, or it is not known.
+//
+// Example: contains
+type AllergenPresence string
 
 // Allergy One AL1 segment as sent and as mapped.
 type Allergy struct {
@@ -1948,6 +2058,36 @@ type CreateDeviceRequest struct {
 	SiteId openapi_types.UUID `json:"siteId"`
 }
 
+// CreateInventoryItemRequest defines model for CreateInventoryItemRequest.
+type CreateInventoryItemRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens *ItemAllergens `json:"allergens,omitempty"`
+
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit      StandardUnit `json:"baseUnit"`
+	Category      string       `json:"category"`
+	Name          string       `json:"name"`
+	ParLevels     *[]ParLevel  `json:"parLevels,omitempty"`
+	ShelfLifeDays *int         `json:"shelfLifeDays,omitempty"`
+
+	// Sku Unique in the organization (case-insensitively).
+	Sku   *string     `json:"sku,omitempty"`
+	Units *[]ItemUnit `json:"units,omitempty"`
+}
+
 // CreateInvitationRequest defines model for CreateInvitationRequest.
 type CreateInvitationRequest struct {
 	Credentials *[]Credential `json:"credentials,omitempty"`
@@ -1991,6 +2131,29 @@ type CreateSiteRequest struct {
 	//
 	// Example: America/Chicago
 	Timezone Timezone `json:"timezone"`
+}
+
+// CreateStorageLocationRequest defines model for CreateStorageLocationRequest.
+type CreateStorageLocationRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// MaxTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MaxTempF *TemperatureF `json:"maxTempF,omitempty"`
+
+	// MinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MinTempF *TemperatureF `json:"minTempF,omitempty"`
+
+	// Name Unique at the site (case-insensitively).
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
 }
 
 // CreateTagRequest defines model for CreateTagRequest.
@@ -2711,6 +2874,48 @@ type IngestHl7Request struct {
 	SiteId openapi_types.UUID `json:"siteId"`
 }
 
+// InventoryItem defines model for InventoryItem.
+type InventoryItem struct {
+	Active bool `json:"active"`
+
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens ItemAllergens `json:"allergens"`
+
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit StandardUnit `json:"baseUnit"`
+
+	// Category Example: dry goods
+	Category  string             `json:"category"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Name Example: All-purpose flour
+	Name string `json:"name"`
+
+	// ParLevels Par levels per site (a member limited to some sites sees those sites' only).
+	ParLevels []ParLevel `json:"parLevels"`
+
+	// ShelfLifeDays Example: 365
+	ShelfLifeDays *int `json:"shelfLifeDays"`
+
+	// Sku Example: FLR-AP-50
+	Sku *string `json:"sku"`
+
+	// Units The declared units and their factors to the base unit.
+	Units     []ItemUnit `json:"units"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+}
+
 // Invitation defines model for Invitation.
 type Invitation struct {
 	CreatedAt   time.Time           `json:"createdAt"`
@@ -2729,6 +2934,181 @@ type Invitation struct {
 	// Example: manager
 	Role    Role                 `json:"role"`
 	SiteIds []openapi_types.UUID `json:"siteIds"`
+}
+
+// ItemAllergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+// language. An allergen left out is not stated (read it as `unknown`).
+//
+// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+type ItemAllergens struct {
+	// AlphaGal Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	AlphaGal *AllergenPresence `json:"alpha_gal,omitempty"`
+
+	// Banana Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Banana *AllergenPresence `json:"banana,omitempty"`
+
+	// Beef Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Beef *AllergenPresence `json:"beef,omitempty"`
+
+	// Celery Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Celery *AllergenPresence `json:"celery,omitempty"`
+
+	// Chicken Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Chicken *AllergenPresence `json:"chicken,omitempty"`
+
+	// Chocolate Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Chocolate *AllergenPresence `json:"chocolate,omitempty"`
+
+	// Citrus Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Citrus *AllergenPresence `json:"citrus,omitempty"`
+
+	// Coconut Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Coconut *AllergenPresence `json:"coconut,omitempty"`
+
+	// Corn Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Corn *AllergenPresence `json:"corn,omitempty"`
+
+	// CrustaceanShellfish Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	CrustaceanShellfish *AllergenPresence `json:"crustacean_shellfish,omitempty"`
+
+	// Egg Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Egg *AllergenPresence `json:"egg,omitempty"`
+
+	// Fish Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Fish *AllergenPresence `json:"fish,omitempty"`
+
+	// FoodDye Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	FoodDye *AllergenPresence `json:"food_dye,omitempty"`
+
+	// Gelatin Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Gelatin *AllergenPresence `json:"gelatin,omitempty"`
+
+	// Gluten Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Gluten *AllergenPresence `json:"gluten,omitempty"`
+
+	// Kiwi Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Kiwi *AllergenPresence `json:"kiwi,omitempty"`
+
+	// Latex Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Latex *AllergenPresence `json:"latex,omitempty"`
+
+	// Lupin Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Lupin *AllergenPresence `json:"lupin,omitempty"`
+
+	// Milk Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Milk *AllergenPresence `json:"milk,omitempty"`
+
+	// Molluscs Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Molluscs *AllergenPresence `json:"molluscs,omitempty"`
+
+	// Msg Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Msg *AllergenPresence `json:"msg,omitempty"`
+
+	// Mustard Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Mustard *AllergenPresence `json:"mustard,omitempty"`
+
+	// Peanuts Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Peanuts *AllergenPresence `json:"peanuts,omitempty"`
+
+	// Pork Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Pork *AllergenPresence `json:"pork,omitempty"`
+
+	// Sesame Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Sesame *AllergenPresence `json:"sesame,omitempty"`
+
+	// Soy Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Soy *AllergenPresence `json:"soy,omitempty"`
+
+	// Strawberry Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Strawberry *AllergenPresence `json:"strawberry,omitempty"`
+
+	// Sulphites Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Sulphites *AllergenPresence `json:"sulphites,omitempty"`
+
+	// Tomato Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Tomato *AllergenPresence `json:"tomato,omitempty"`
+
+	// TreeNuts Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	TreeNuts *AllergenPresence `json:"tree_nuts,omitempty"`
+
+	// Wheat Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Wheat *AllergenPresence `json:"wheat,omitempty"`
+}
+
+// ItemUnit A unit the item declares, with how many base units one of it holds. A standard unit of
+// another family may be declared (`each` at 0.25 for an item kept in `lb`); the other units of
+// that family then convert through it (`dozen` = 12 × 0.25 lb).
+type ItemUnit struct {
+	// Factor A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Factor PositiveQuantityInput `json:"factor"`
+
+	// Name Example: case
+	Name string `json:"name"`
 }
 
 // JWK defines model for JWK.
@@ -3028,6 +3408,20 @@ type PairingCode struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
+// ParLevel The quantity an item should be stocked to at a site, and the on-hand at which to reorder, in the base unit.
+type ParLevel struct {
+	// Par A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Par PositiveQuantityInput `json:"par"`
+
+	// ReorderPoint A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	ReorderPoint PositiveQuantityInput `json:"reorderPoint"`
+	SiteId       openapi_types.UUID    `json:"siteId"`
+}
+
 // Patient defines model for Patient.
 type Patient struct {
 	AdmittedAt *time.Time `json:"admittedAt"`
@@ -3285,6 +3679,11 @@ type PolicyPublishedEvent struct {
 
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
+
+// PositiveQuantityInput A non-negative exact decimal string, at most 6 decimal places.
+//
+// Example: 24
+type PositiveQuantityInput = string
 
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
@@ -3673,6 +4072,13 @@ type Site struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// StandardUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+// convert by fixed factors; across families only through a factor the item declares.
+//
+// Example: lb
+type StandardUnit string
+
 // StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
 // progress at the site's local time, else the next to begin. Null when the site has no day
 // parts.
@@ -3753,6 +4159,34 @@ type StateSite struct {
 	Timezone string `json:"timezone"`
 }
 
+// StorageLocation defines model for StorageLocation.
+type StorageLocation struct {
+	Active    bool               `json:"active"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// MaxTempF Degrees Fahrenheit, a decimal string.
+	//
+	// Example: 41
+	MaxTempF *string `json:"maxTempF"`
+
+	// MinTempF Degrees Fahrenheit, a decimal string.
+	//
+	// Example: 41
+	MinTempF *string `json:"minTempF"`
+
+	// Name Example: Walk-in cooler
+	Name      string             `json:"name"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// StorageLocationKind Example: cooler
+type StorageLocationKind string
+
 // SupportInquiryReceipt defines model for SupportInquiryReceipt.
 type SupportInquiryReceipt struct {
 	// Id A reference to quote in follow-up messages.
@@ -3830,6 +4264,11 @@ type TagCode = string
 //
 // Example: equipment
 type TagTargetType string
+
+// TemperatureF A temperature in degrees Fahrenheit, as a decimal string.
+//
+// Example: 41
+type TemperatureF = string
 
 // Theme Colour scheme of the screen. Default `dark`.
 //
@@ -3979,6 +4418,38 @@ type UpdateDeviceRequest struct {
 	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
 }
 
+// UpdateInventoryItemRequest The item's new state, replacing the old one whole: an optional field left out is cleared
+// (`sku`, `shelfLifeDays`) or emptied (`units`, `parLevels`, `allergens`); `active` defaults to
+// true. The base unit cannot change once the item has stock history (409).
+type UpdateInventoryItemRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens *ItemAllergens `json:"allergens,omitempty"`
+
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit      StandardUnit `json:"baseUnit"`
+	Category      string       `json:"category"`
+	Name          string       `json:"name"`
+	ParLevels     *[]ParLevel  `json:"parLevels,omitempty"`
+	ShelfLifeDays *int         `json:"shelfLifeDays,omitempty"`
+
+	// Sku Unique in the organization (case-insensitively).
+	Sku   *string     `json:"sku,omitempty"`
+	Units *[]ItemUnit `json:"units,omitempty"`
+}
+
 // UpdateMemberRequest Fields present are changed.
 type UpdateMemberRequest struct {
 	Credentials *[]Credential `json:"credentials,omitempty"`
@@ -4007,6 +4478,27 @@ type UpdateSiteRequest struct {
 	//
 	// Example: America/Chicago
 	Timezone *Timezone `json:"timezone,omitempty"`
+}
+
+// UpdateStorageLocationRequest The location's new state, replacing the old one whole (a temperature left out is cleared;
+// `active` defaults to true). A location stays at its site.
+type UpdateStorageLocationRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// MaxTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MaxTempF *TemperatureF `json:"maxTempF,omitempty"`
+
+	// MinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MinTempF *TemperatureF `json:"minTempF,omitempty"`
+	Name     string        `json:"name"`
 }
 
 // UpdateWebhookRequest The fields to change; the others keep their values.
@@ -4794,6 +5286,38 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListInventoryItemsParams defines parameters for ListInventoryItems.
+type ListInventoryItemsParams struct {
+	// Q Only items whose name or SKU contains this text (case-insensitively).
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Category Only items of this category (exact, case-insensitively).
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Active Only active (true) or inactive (false) items; both when absent.
+	Active *bool `form:"active,omitempty" json:"active,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateInventoryItemParams defines parameters for CreateInventoryItem.
+type CreateInventoryItemParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateInvitationParams defines parameters for CreateInvitation.
 type CreateInvitationParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -4879,6 +5403,29 @@ type DecideSignoffParams struct {
 
 // CreateSiteParams defines parameters for CreateSite.
 type CreateSiteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListStorageLocationsParams defines parameters for ListStorageLocations.
+type ListStorageLocationsParams struct {
+	// SiteId Only this site's locations.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Active Only active (true) or inactive (false) locations.
+	Active *bool `form:"active,omitempty" json:"active,omitempty"`
+}
+
+// CreateStorageLocationParams defines parameters for CreateStorageLocation.
+type CreateStorageLocationParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -4998,6 +5545,12 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// CreateInventoryItemJSONRequestBody defines body for CreateInventoryItem for application/json ContentType.
+type CreateInventoryItemJSONRequestBody = CreateInventoryItemRequest
+
+// UpdateInventoryItemJSONRequestBody defines body for UpdateInventoryItem for application/json ContentType.
+type UpdateInventoryItemJSONRequestBody = UpdateInventoryItemRequest
+
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
@@ -5018,6 +5571,12 @@ type CreateSiteJSONRequestBody = CreateSiteRequest
 
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = UpdateSiteRequest
+
+// CreateStorageLocationJSONRequestBody defines body for CreateStorageLocation for application/json ContentType.
+type CreateStorageLocationJSONRequestBody = CreateStorageLocationRequest
+
+// UpdateStorageLocationJSONRequestBody defines body for UpdateStorageLocation for application/json ContentType.
+type UpdateStorageLocationJSONRequestBody = UpdateStorageLocationRequest
 
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
@@ -5896,6 +6455,18 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// ListInventoryItems List inventory items
+	// (GET /orgs/{orgId}/inventory-items)
+	ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error
+	// CreateInventoryItem Create an inventory item
+	// (POST /orgs/{orgId}/inventory-items)
+	CreateInventoryItem(ctx echo.Context, orgId OrgId, params CreateInventoryItemParams) error
+	// GetInventoryItem Read an inventory item
+	// (GET /orgs/{orgId}/inventory-items/{id})
+	GetInventoryItem(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateInventoryItem Update an inventory item
+	// (PUT /orgs/{orgId}/inventory-items/{id})
+	UpdateInventoryItem(ctx echo.Context, orgId OrgId, id Id) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -5953,6 +6524,18 @@ type ServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// ListStorageLocations List storage locations
+	// (GET /orgs/{orgId}/storage-locations)
+	ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error
+	// CreateStorageLocation Create a storage location
+	// (POST /orgs/{orgId}/storage-locations)
+	CreateStorageLocation(ctx echo.Context, orgId OrgId, params CreateStorageLocationParams) error
+	// GetStorageLocation Read a storage location
+	// (GET /orgs/{orgId}/storage-locations/{id})
+	GetStorageLocation(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateStorageLocation Update a storage location
+	// (PUT /orgs/{orgId}/storage-locations/{id})
+	UpdateStorageLocation(ctx echo.Context, orgId OrgId, id Id) error
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx echo.Context, orgId OrgId) error
@@ -7166,6 +7749,143 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListInventoryItems converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInventoryItems(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInventoryItemsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "active" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "active", ctx.QueryParams(), &params.Active, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter active: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInventoryItems(ctx, orgId, params)
+	return err
+}
+
+// CreateInventoryItem converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInventoryItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInventoryItemParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInventoryItem(ctx, orgId, params)
+	return err
+}
+
+// GetInventoryItem converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInventoryItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInventoryItem(ctx, orgId, id)
+	return err
+}
+
+// UpdateInventoryItem converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInventoryItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInventoryItem(ctx, orgId, id)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -7703,6 +8423,122 @@ func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
 	return err
 }
 
+// ListStorageLocations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStorageLocations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStorageLocationsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "active" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "active", ctx.QueryParams(), &params.Active, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter active: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStorageLocations(ctx, orgId, params)
+	return err
+}
+
+// CreateStorageLocation converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateStorageLocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateStorageLocationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateStorageLocation(ctx, orgId, params)
+	return err
+}
+
+// GetStorageLocation converts echo context to params.
+func (w *ServerInterfaceWrapper) GetStorageLocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetStorageLocation(ctx, orgId, id)
+	return err
+}
+
+// UpdateStorageLocation converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateStorageLocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateStorageLocation(ctx, orgId, id)
+	return err
+}
+
 // ListTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 	var err error
@@ -8096,6 +8932,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.CreateSignoff, options.OperationMiddlewares["createSignoff"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs/:id", wrapper.GetSignoff, options.OperationMiddlewares["getSignoff"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs/:id/decision", wrapper.DecideSignoff, options.OperationMiddlewares["decideSignoff"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inventory-items", wrapper.ListInventoryItems, options.OperationMiddlewares["listInventoryItems"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inventory-items", wrapper.CreateInventoryItem, options.OperationMiddlewares["createInventoryItem"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inventory-items/:id", wrapper.GetInventoryItem, options.OperationMiddlewares["getInventoryItem"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inventory-items/:id", wrapper.UpdateInventoryItem, options.OperationMiddlewares["updateInventoryItem"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.ListStorageLocations, options.OperationMiddlewares["listStorageLocations"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.CreateStorageLocation, options.OperationMiddlewares["createStorageLocation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.GetStorageLocation, options.OperationMiddlewares["getStorageLocation"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.UpdateStorageLocation, options.OperationMiddlewares["updateStorageLocation"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -13373,6 +14217,584 @@ func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListInventoryItemsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListInventoryItemsParams
+}
+
+type ListInventoryItemsResponseObject interface {
+	VisitListInventoryItemsResponse(w http.ResponseWriter) error
+}
+
+type ListInventoryItems200ResponseHeaders struct {
+	Link *string
+}
+
+type ListInventoryItems200JSONResponse struct {
+	Body    []InventoryItem
+	Headers ListInventoryItems200ResponseHeaders
+}
+
+func (response ListInventoryItems200JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInventoryItems400JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInventoryItems401JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInventoryItems403JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInventoryItems404JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInventoryItems406JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInventoryItems503JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItemRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInventoryItemParams
+	Body   *CreateInventoryItemJSONRequestBody
+}
+
+type CreateInventoryItemResponseObject interface {
+	VisitCreateInventoryItemResponse(w http.ResponseWriter) error
+}
+
+type CreateInventoryItem201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInventoryItem201JSONResponse struct {
+	Body    InventoryItem
+	Headers CreateInventoryItem201ResponseHeaders
+}
+
+func (response CreateInventoryItem201JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInventoryItem400JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInventoryItem401JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInventoryItem403JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInventoryItem404JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInventoryItem406JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateInventoryItem409JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateInventoryItem413JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInventoryItem415JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInventoryItem422JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInventoryItem503JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItemRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInventoryItemResponseObject interface {
+	VisitGetInventoryItemResponse(w http.ResponseWriter) error
+}
+
+type GetInventoryItem200JSONResponse InventoryItem
+
+func (response GetInventoryItem200JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInventoryItem400JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInventoryItem401JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInventoryItem403JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInventoryItem404JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInventoryItem406JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInventoryItem503JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItemRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateInventoryItemJSONRequestBody
+}
+
+type UpdateInventoryItemResponseObject interface {
+	VisitUpdateInventoryItemResponse(w http.ResponseWriter) error
+}
+
+type UpdateInventoryItem200JSONResponse InventoryItem
+
+func (response UpdateInventoryItem200JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInventoryItem400JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInventoryItem401JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInventoryItem403JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInventoryItem404JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateInventoryItem406JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInventoryItem409JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateInventoryItem413JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInventoryItem415JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInventoryItem503JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -16031,6 +17453,574 @@ func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type ListStorageLocationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStorageLocationsParams
+}
+
+type ListStorageLocationsResponseObject interface {
+	VisitListStorageLocationsResponse(w http.ResponseWriter) error
+}
+
+type ListStorageLocations200JSONResponse []StorageLocation
+
+func (response ListStorageLocations200JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStorageLocations400JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStorageLocations401JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStorageLocations403JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStorageLocations404JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStorageLocations406JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStorageLocations503JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocationRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateStorageLocationParams
+	Body   *CreateStorageLocationJSONRequestBody
+}
+
+type CreateStorageLocationResponseObject interface {
+	VisitCreateStorageLocationResponse(w http.ResponseWriter) error
+}
+
+type CreateStorageLocation201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateStorageLocation201JSONResponse struct {
+	Body    StorageLocation
+	Headers CreateStorageLocation201ResponseHeaders
+}
+
+func (response CreateStorageLocation201JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateStorageLocation400JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateStorageLocation401JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateStorageLocation403JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateStorageLocation404JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateStorageLocation406JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateStorageLocation409JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateStorageLocation413JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageLocation415JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateStorageLocation422JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateStorageLocation503JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetStorageLocationResponseObject interface {
+	VisitGetStorageLocationResponse(w http.ResponseWriter) error
+}
+
+type GetStorageLocation200JSONResponse StorageLocation
+
+func (response GetStorageLocation200JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetStorageLocation400JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetStorageLocation401JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetStorageLocation403JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetStorageLocation404JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetStorageLocation406JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetStorageLocation503JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateStorageLocationJSONRequestBody
+}
+
+type UpdateStorageLocationResponseObject interface {
+	VisitUpdateStorageLocationResponse(w http.ResponseWriter) error
+}
+
+type UpdateStorageLocation200JSONResponse StorageLocation
+
+func (response UpdateStorageLocation200JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateStorageLocation400JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateStorageLocation401JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateStorageLocation403JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateStorageLocation404JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateStorageLocation406JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateStorageLocation409JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateStorageLocation413JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateStorageLocation415JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateStorageLocation503JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -17608,6 +19598,18 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListInventoryItems List inventory items
+	// (GET /orgs/{orgId}/inventory-items)
+	ListInventoryItems(ctx context.Context, request ListInventoryItemsRequestObject) (ListInventoryItemsResponseObject, error)
+	// CreateInventoryItem Create an inventory item
+	// (POST /orgs/{orgId}/inventory-items)
+	CreateInventoryItem(ctx context.Context, request CreateInventoryItemRequestObject) (CreateInventoryItemResponseObject, error)
+	// GetInventoryItem Read an inventory item
+	// (GET /orgs/{orgId}/inventory-items/{id})
+	GetInventoryItem(ctx context.Context, request GetInventoryItemRequestObject) (GetInventoryItemResponseObject, error)
+	// UpdateInventoryItem Update an inventory item
+	// (PUT /orgs/{orgId}/inventory-items/{id})
+	UpdateInventoryItem(ctx context.Context, request UpdateInventoryItemRequestObject) (UpdateInventoryItemResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -17665,6 +19667,18 @@ type StrictServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
+	// ListStorageLocations List storage locations
+	// (GET /orgs/{orgId}/storage-locations)
+	ListStorageLocations(ctx context.Context, request ListStorageLocationsRequestObject) (ListStorageLocationsResponseObject, error)
+	// CreateStorageLocation Create a storage location
+	// (POST /orgs/{orgId}/storage-locations)
+	CreateStorageLocation(ctx context.Context, request CreateStorageLocationRequestObject) (CreateStorageLocationResponseObject, error)
+	// GetStorageLocation Read a storage location
+	// (GET /orgs/{orgId}/storage-locations/{id})
+	GetStorageLocation(ctx context.Context, request GetStorageLocationRequestObject) (GetStorageLocationResponseObject, error)
+	// UpdateStorageLocation Update a storage location
+	// (PUT /orgs/{orgId}/storage-locations/{id})
+	UpdateStorageLocation(ctx context.Context, request UpdateStorageLocationRequestObject) (UpdateStorageLocationResponseObject, error)
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -19026,6 +21040,156 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 	return nil
 }
 
+// ListInventoryItems operation middleware
+func (sh *strictHandler) ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error {
+	var request ListInventoryItemsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInventoryItems(ctx.Request().Context(), request.(ListInventoryItemsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInventoryItems")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInventoryItemsResponseObject); ok {
+		return validResponse.VisitListInventoryItemsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInventoryItem operation middleware
+func (sh *strictHandler) CreateInventoryItem(ctx echo.Context, orgId OrgId, params CreateInventoryItemParams) error {
+	var request CreateInventoryItemRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInventoryItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInventoryItem(ctx.Request().Context(), request.(CreateInventoryItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInventoryItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInventoryItemResponseObject); ok {
+		return validResponse.VisitCreateInventoryItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInventoryItem operation middleware
+func (sh *strictHandler) GetInventoryItem(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInventoryItemRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInventoryItem(ctx.Request().Context(), request.(GetInventoryItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInventoryItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInventoryItemResponseObject); ok {
+		return validResponse.VisitGetInventoryItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInventoryItem operation middleware
+func (sh *strictHandler) UpdateInventoryItem(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateInventoryItemRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateInventoryItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInventoryItem(ctx.Request().Context(), request.(UpdateInventoryItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInventoryItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInventoryItemResponseObject); ok {
+		return validResponse.VisitUpdateInventoryItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -19662,6 +21826,156 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 	return nil
 }
 
+// ListStorageLocations operation middleware
+func (sh *strictHandler) ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error {
+	var request ListStorageLocationsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStorageLocations(ctx.Request().Context(), request.(ListStorageLocationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStorageLocations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStorageLocationsResponseObject); ok {
+		return validResponse.VisitListStorageLocationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateStorageLocation operation middleware
+func (sh *strictHandler) CreateStorageLocation(ctx echo.Context, orgId OrgId, params CreateStorageLocationParams) error {
+	var request CreateStorageLocationRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateStorageLocationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateStorageLocation(ctx.Request().Context(), request.(CreateStorageLocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateStorageLocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateStorageLocationResponseObject); ok {
+		return validResponse.VisitCreateStorageLocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetStorageLocation operation middleware
+func (sh *strictHandler) GetStorageLocation(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetStorageLocationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetStorageLocation(ctx.Request().Context(), request.(GetStorageLocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetStorageLocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStorageLocationResponseObject); ok {
+		return validResponse.VisitGetStorageLocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateStorageLocation operation middleware
+func (sh *strictHandler) UpdateStorageLocation(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateStorageLocationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateStorageLocationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateStorageLocation(ctx.Request().Context(), request.(UpdateStorageLocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateStorageLocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateStorageLocationResponseObject); ok {
+		return validResponse.VisitUpdateStorageLocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTags operation middleware
 func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 	var request ListTagsRequestObject
@@ -20018,832 +22332,900 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUhs5tyj8KirvXRX4y3ZsAyGQ2nUOATIw4TZAJnMh2HK3bGtoSx5JDfEM+Wq/w3mH82D7Sf7SWlK3",
-	"ut2+QDLznXP291V9Gdyt1mVpaWnd15+1SI4nUjBhdG33zxr7TMeThMHfewlTxv5xT5OU2T94XNuttdo7",
-	"ncEG3Wy0Wq1WY9v+89r+08r+x9q1eu2OC9taM6Gl6srBIOGC1eq1MdOaDlltt3YFr8iQGvZAp+Sm9pEm",
-	"dw0uyETJPtM3NTKimghpSJ8xQUaMqpgMlBwTzUXESHtzt9Wp1WtywgSL90xtt9ZpdV41WhuNVue609pt",
-	"d3ZbrV9q9ZpiWib32EakSZI/eTv1TzS7Z4qbaW239kCV4GJYq9c0N+x4tUVTatsbalJd24U52d9p/zcW",
-	"mSfALrKwM9OJBVDM7nnEal++fKnjZuhgN37913b8s7bj05d6bZ8JncJ+6HQ8pspO9FwwMqGGM2EIF2Qk",
-	"U21BnG8YjcfcmFngtDd3O1sOODRJmBoyoWu7v9YmjIrU6Non/5zbo2l7mtMqooYNJcxmIGVcq9ciGdvJ",
-	"b7/q7Gx1Wq3Xds/pZIKwrt3LiPbTxM7f7gKNDJfY6Z6gk9E0oZ+5rtVrR/yewQDBvsCfLAQzdmyfTLVh",
-	"Y4tU+9cWgOyzXfEFzLP2pV6cf3HasUqHwbRbr9qvy1O7pHpUmstYxkxRU5iNkKZLJ5OER7SfsHBWlz+d",
-	"nV+ehhMTPOJJwkXty6d6rc8scuzV6rWYGnY+eMuVGdV2a+2d161Ga7PRtmgec2bOVcwUboidb/5Xbbe2",
-	"v3907prBpCMpNNeGCdONqOrL0TSGCX+avx8L4Hp4cbx/cHwYAHc/65/sB/2T9utWi9xFNAG4u8l1vjvb",
-	"CyeXyIeuljFPx99sPh0yVHRMXK8WrEtBUS/NY9Uzul2r17jQRqU5jpxJEkkRMWFs1zHRD4zhEZF20yrP",
-	"4IalUfYMThIaMQW7e5aO+0zlVElZGnDBFJcxjPO2Vq+d1Oq1A0BImarIwpfGBuGlTE7kPBnhzDwPHkxE",
-	"MhWGqeMnEP5BQocwCh7XLp686RPg228DfI+AnO0albJ6bayEPRCtVmdjc+uV3QBBx8AjDOiYJxZ1Ds4P",
-	"a/XakN8z2/T7vTP7c8zjOLFQ+OHD8dlZ7Uu9pqS0CLQJh0qzz7Xd2rtnkPpUcLuhmx/t3xN7bhfsMFJw",
-	"xWyrIgnfI4I9EJ32daT4xGITeeBmRLjRRLNIMVMneiQfBLHIlRP3P2uWPt1n8Imw8/IUWju7rZYj9Owe",
-	"ma5fa9Te7U33Cax9KORg0IxZxGMW260aUJ6kiu3b/a/ttupPuvsTqs0BS/g9U9McHe3TK3eiPXbbBdob",
-	"d6RZ1P3p9437nes/LjfFyeR19DFuD470q+H3dGN6yFrpe35utu62fxh3Pv/Yt0BXSW23NjJmondfvhxJ",
-	"eaebI4vN6p6zh8YdN9GICd10HOZLLVNd+5Lvw7G454ZaiFftCM/e5vth5B3c6tkWrAD0SLGYCcNpApBX",
-	"AFw2ptxOXtPx/1wwZbtnnydcMV0cYacwwlMYC1iVo7TZJ1v9V1FjO37NGjuDVruBB+z1Du1HFjeUhOMz",
-	"poIOmcoOCqxmpaPyqV5DwO3a4bs70Q+d/k/b4/eTTX3dvv/ltbjcePj5FTtq/XayRd/FneEHfv779k93",
-	"sFcHiJFXiKCljRKETiZK3rOYKGYhGO6Nw+WZM7m1u+kh55qsCg3mPtFcijNpLFQupKFa83RMOmRo6f+A",
-	"qzGLEWUEm4yUTORw2gyvb0Cc8uV9eXi2dxJekIoJmhQJMv6Y+CGfeXGenO/DSO7WvLTjkM5wTM4o/Od9",
-	"8apYbR5fcXEuuCA3drc8k1pxQdbOLw8aOzvtdq3imgzvRug+vB1LNDo7SYX7Mtix46esbrW28U6t8k5D",
-	"tMJNseMjJsVTPRnRIafE7lqq2BsySRjVzKMcyXaDJHzMjUU4JxgcP+HOfba4488hijxzZI6t3baHdNZo",
-	"dUqE1ADuFM50mWTH+IbFBG65OqHE3mAsJlKwuv2H/J6yFGYYiEfGsPHEhIJhnCqg+qfZJcWUkhk/Br1b",
-	"yl26Md2bVYG9sTqmDGxbnPsMRFu7m17EtVthUSdbpQ5uWhCAwrWWe2nvtlrNjTYQxQAAr1utdgaAmuFj",
-	"JlND6MAwRV7rWg6OMkPxJGB0ngCMzkJgtEvAQBQIgNFaCgmLoc1WZwYS23MQ4atW3n7CytsLV94qrTw7",
-	"D8HiO61N4EMPQK1wwrUpn6IHmiR9SVVMqIgJJWMmUgIPCscmojo7L0CAhrYjqSy5cQxVLaEi1hGdgBg8",
-	"kg9enYTcqn1yREUsB4P8GX4Lt85Q8cTeOpqmKLGaERvDuqi6s7R5Bc5rVUq8lSursvV3+3Lk+NgrxsQM",
-	"xNu7Gx7XUAypHUlDEi5YDkMgwdxugVsg/qqa8qbfvafKINVyRw4FkMArdyum0wuqshfFzZtIZRTlJtu7",
-	"THeSb9+F4hHLnvj9SfhwZJZsUOeJG/Qq3yCLkF0P3XB3cBVuL05kvz8tIq/fiQFNdGErnCDy7QCPq4OD",
-	"dnjvtdz5Ibt+kHhF6TqRScy0IQOutCndS/PROqaGgvhnD9Sqc16kkP0Gis8v8+nhKpvMWq2W3WSphiuO",
-	"2WqjUm+WErY7uxut5lYIKc+zF/mUp3J38caTeaq4k8vWq37S/hrgz3Ilq4L/9ZPBbxH8WAyZNnvxmJtZ",
-	"0Swec60z+TnTJrurBZhb4MzJmmbDsT0RRLMJRe1Zf2qlcIuhej2U6nLrwenV0ePtP25ubtJWq/Pq8fDi",
-	"eP/xaO/y7fnlj8eHH2/bzU7z9War2W5vbmy1mu1me6PZvj2+On+8Ov9whf9YzGlttDqt1xutdqfRetVq",
-	"PT7uHVzf7rXat3sH1929Vvvx9Oo7WPHjxWOnudVsPz4+7p08nh0+Pn44O94/PzgkH67fNV7fiMMfzx7t",
-	"B2GvtsPH769Oj6+PbvHf78+PzoImna1W60ZcHB88th8fM0ng9vb26HQfV1a5kGYbXx5fnd+eXv6j3dlo",
-	"bG41LK98e3t7dbV3e3X1+Hhwfnj7/d7Z4S2ovm5vb29PHh/bO69brc125/Hd4+Nju7NBTveOz8jV9e3t",
-	"1eHe9fXJ4e3Hvdud1+3W5u2Hq73Hx7VO69X61tZWo9WGxZw+Pv5owQETvREXP7Yf24/Hj5sfbzfbnds9",
-	"O+/b21vb6e3m4yGOsXm7d319eHZwu3dyvG+fnR4ePNpXla+Pz4IRHuf9rwzCvRM7kXd7t++kjAneWNPb",
-	"o5PtVruz/ZgZI27RJHB7tX/9ePXj7RWoKF2z14+BCeIfYIDAfjuPB3u3ByodzvbbetW2fXpt/i0q+h9P",
-	"zx8vqR7diPODq8eDx7f/OPnHweP+/tH57VKt+a3XbP+j893Z3m1Bq529e6zWNt+Ip1OP7BhfMp0mMyxh",
-	"n5poROSADGSqiDt+OjySEyUjprW9XTfBsJYmBnUbMTOg50JdJRJgZ5ACg4swSiYwVX/Ias/UOc9K0kBa",
-	"Mo2rZ8CeKBF/qddkaiIJXAVYdmDmTk/gKAXcRPlSK5bVyWa4tbVllwk6C8WoBpjEXEcjqoaMDKQiqbgT",
-	"8kGQ08szkjcvzETfcafVKcxkY/lMCuO694THxL9G86oZcUuLRczFkDiDFmhCLeke0Ign3EzJA9WEJorR",
-	"eEpyHChMNE7xW7YMaNmcTq+OGh1icQAGt3ChkWFKE6oYgRtFDIuDKPYbi0wIDns5fanXTkH3tQ8KtiJS",
-	"JzLy+pVIxoyglgyWp1jDbTQxkpiRYpmJtYD1ZXsiqvFOzw9WtMKhEm1ADSjbLQdYJWi0dnIjtuPfQDu1",
-	"QDTZzEUTXFaFHiZjJgP94YrqYBlFqVJMAO/f3swOld4bDHAbdjcAxxCI1xJ+r66PPJUxH1joF6AF28lQ",
-	"71fcSkvtGjqSdv8saLjhtKyjn6+Ap4IuUcD/JrlYLGc6oWNPUPKdHLM/vpHOPNVlErhMO4YA0k+E0K//",
-	"bUD0CWAk0rdWJrxCRUkRVLnISKgh7dbu5pajFYaPWZ30mXlgTJC+YvRuQLUBkpGkIhoVaQPqOtDRIJe+",
-	"Y9TN5EACgwL4eCC5/ptk868VvOeJ2V/qtVGm1LGLt+8KC/qzxqA7sIzmPXkIgobevrYUDGYqLpQcKqZ1",
-	"Jrpzw8bQ/ReQWGyffUVFjGxGhILQv73b2jlsvbUSm+Jue/+t/a6zs7Ftu/U6mwytyXuH1vbtRMk4dQwL",
-	"GBKYumfqmo9ZiZC+2t3cCjQ3T/DyASWCm8Up5cKPb+kgH7M/pIDzMmaKR/Tl/ohHdCjRL+sUWbBr5a7O",
-	"omrBM2iWYzMjRgw0Kxz2av7kKQpYLmL2ubbbruJqqrgURR+WCmzVYlk7l8g2vCTW8ZLYjXJyUzY+yk23",
-	"p5ePj5fnh7eXx/tHe5cHN8pLKVuHt1vt1u3bp3JftnnE+H21ib+deZn9njKN7OXmoB116A5r9bfjjWiL",
-	"vmavBu24E4G+BRirvZyvcu4s+bt3jseyOJpB6Bn6wQr28Amc+FM00w4lWpWseAUL/Qzj1POxaHXhPkOp",
-	"kigOKOXl6VCIznHLS8D/byCLU/CcsYeD7IKqtBTUiWJDy+Aqx0ALaciUGeI0riEn9t/RbFBQTC80Evz1",
-	"qmlnE/hSr53jxVlQ2Ek1pIL/gZKeFODxcqEkMYrTJNzHJ1+33w7qQJcW3N7gKAD+PANGTaoYujtNePeO",
-	"Te3rB9YHTyFL9RIueARLA2VBN+EaHfbAhK5RdXyPnFRn64u9msHvYKKkPS4WLIciDn1zNhutdmFZ0MhK",
-	"rICscH9fuO2eZ3nD/X+TOxwRK4w7D7BkSkboAhv4uWQM5L/O1/+hRji3SdfODUrLVHdjdt/9+W7j/uz1",
-	"74td3n76/ZeH7X4tx51qiowLCxAJ1e6eIyQWO4iRhJtZmoz/rbJyegdVJ51f037CSLtjcZISdPAk6A3u",
-	"NPzTJtlPGBUoEqC2f5jIe6aBv7JfTMkkoYY1gdk1IAZ6KYaA6JRfRl7d/+Vfhub/w3EcsBN4ulnExAAF",
-	"z3ACShhFhR4wVWIR/m+NV/hGcQpZKMDbrwsFuDz8ruhLOLQr+Gae9pfYHzmYcSwPRlrVJfD16i6BG9ft",
-	"7d2tnQUugXaeja2tV6++widw47r9eo5P4JylPstkkX2kV47UCXDDC60Bo/gUB+2xvGdj5w1eLRPSpfPY",
-	"my85Flzsc0f5gvxZpAC0vAWv8i3Ilz0zXLu9mQ+3FQ63dQjb5YjPfkK1xe7j+a3rtXuuuclQKbdBQkd/",
-	"V1TDWIkrj6QTHm90x+rrYx22vk2sA0Cp8ioITyZcBSiaVrttO2dt8kC54WIIfAGtVt4HTtxOhZq7bOcP",
-	"cods9+xfrtb/crX+f9XVeoJH6y/2tL6KqLjiFRYStNcQHVEBIgA3jBg6JNSQDUKb42ZgMClHKyEWBnfA",
-	"kBkYxDLAfZZYRJswAYprjc/HzIykBdN3wIBMKDBDL6Ua6perqAte2n5WaQqOVMHUYpYww67pMJjcJTNc",
-	"MTSPG3iTTe/g8OTw+vBZMzR0pZYx3kP2CgRy8uezbA6wOQcVdih44WwcrY3dVut5BooQWBHj95a+xzK6",
-	"e6p7Wb1m6BBN97XNo592Ln7pAANqeR7zbQwtz9SPAtS/gCbpQyECjU4mTSvZ5wFnERUvs8nDqWJaV8Sb",
-	"DRTTI6Ldy8KhiZjWXm3Apt+P+t9F/Jx//+6Xw8vrH66O9fHYTH7ZP351/Ft8d/rdaevn375Pzj8efv7l",
-	"t7Pfzq6H/GT/+xb7ac9+8/7H9g988EOTTb9P2NEeP//tcOP8+of22W8/bJ0e7OnjcTKK949fnV5HW2cH",
-	"HzpnB3sPp/sPnP509sfxb5JHnZ12ND3Wx+Ks/TO3Q+59Pr/+fnzaOWydXP/Iz8an5qzzw+YvV62tX37b",
-	"+3xyffwH9PPHcOvnj9//9sv+9zvNqJOI/vhdK/7p+yQPbzsWtd2dVssKWAALv2JlICawNe6cbUffq58f",
-	"Xvev23cXm/ok3hkc0Vfpodwa/sI74ofP2z8+1NAiDFbGlY3XPF7d92GMBvYRn+gKu/mnJ6O4VMOzRbpM",
-	"ZyOXD6JkIf9kKcGMUR3Ui47lqkoU4Bx6yqFyv/6LzfoXm/UvNuvvZ7M+wXGd5bGApwIoWUYoZgOaJobE",
-	"dEomVBW90FbQTjrfCzybzvuiVfC+yLxZAg+M1iv0wHiiw4Zv3mkVOIiYC5EjrG3/ynb3ZfVz9lyHCYRw",
-	"RQwG8IVlL6jnwHIlwPzlC60vnP/W/PnD8lbChSesoZ93eGWa5K3iQx6/0ORa0Sk5wbCTRauBkxGkRJg5",
-	"IeG7ipQIzpT6f3ROhMoQzA4EroSJEjqtza9IdRACsYIlGDGamNG0AE8MlrVLRfIXRCX935Nw4q8Hbv0J",
-	"8Niagcf/N7vijdVX3Fl1xRjRG664VV4vUxO/smYkxy+9gdwt055EKwSXDqCV+KUglDy4lF2RlAlThBq4",
-	"s8aWcN1lhCu/rpA1fL/9w2nnpx/f1r6peW07kNQ/FqfVeY64B6Km/cIl04Hf18hQsd9TPhkzYWorC4LZ",
-	"or8gSCv9dFGVImJCBcnGcLqG0IWvLBfPA+PrnN98itPnXBn++UB82hfXgaz9DFG7/i9UQ1SD48u02cOQ",
-	"95ljzLTxqROmcHKd65oiNIrYxJSss4sC5zMeI4iab7c7c8LmHZlp2hk8NWp+8wm+iZsLo+a3Voqab9kT",
-	"+0GMs3CSips0jyWh3qxRIWevGDTyd0SE4Hbk0rZzNV8puiMTklLx3HgOi5gf9Gw4R6qZIg8jSeSD0MCJ",
-	"FNzSLGlEFTS+BJopB4QKaUYgYWTI+v+8Cqg+J3DjCTPoFGZQYNWPpJ5wQxNylhrFHaP99UEbcxRXdUtG",
-	"0ZulMjCjT6O7hhw0IMPlU32cZsMx5vg7be9uZIqTf7q/06rBIn+rN9Q3cHWa78Y0Ez7yTw7v2M7d3/6u",
-	"8A4LAkZjF8V1IqMsP13MAmm4dj1i5MPliY/ycKwNUQxVhE1QrSN92629vG//FQYzUK9FIzaGJAsDqcbg",
-	"xJEq3lBswOAWCcwmRkHk5pd67ZIadsJdzoDiuj6OqLFnLWED4xf3eyoNJWvHh9fviOV76ISTXtZHb32X",
-	"9FTPMS/gU6+JssRfQPSqiEnPwOsboVkkRaxJKgxPgr65/UIbqVhcJ6w5bJLeTc27td/U3qj/6Lwx/7Hx",
-	"qtXqNSHEOoftnHYF0CyAwIVMeDSt3l85YchJvdBLYNDAbnp1Eis6MA3OzKDhmjXsfQsa1IbDrPXdG2HX",
-	"PoGPXmhiEbVOer+XgLgmFXEiqq4DMbNSu2V1Exnd6XVLAOWD8+frPeDXD1zE8uFGcEEctCsh+vt/bLx5",
-	"WAGiebslEP348eNeakb2Mozc/VGE6LnIAaqJsXhm6B0Dqg52t13Se8uoYoooRpPxf9yAm+5NrVfHW6YH",
-	"fOx/3NS4uKcJj7vgnH1T65GHERMOpIppJgzEDjvPbde6TtDUFRNpB7iXdywma5fv9smr7a3WehkIlTOp",
-	"kzlTWAgbS/GoomNmHFXZT5WWqgJCE/p7ykgEr30gOCO9Ey7uegSRx5/JiWVuZarJhA5L1IZNvwcz4vFv",
-	"xw+nv/1sTg9OzenB9x9OD+5enR7svTo9eEuPRQvMJpivDOw7jlri6IUFjennEyaGZgS8eBVBgTw7RzDB",
-	"6qME4oXDc2r3BBbRl7FF/x687RVXMZPGxnaFMMgn+7nhrDQNFGswqif0xF2Essdx9WQ9EX+hCY+Ls1pB",
-	"4Bn4yYIjQjZVHi+cXU69Ux5XEu3jmI0n0jARTd+zCop1Su+YDgkI0XTALDOmmFFTsnZlFJ/YRWk2pvaY",
-	"6vUmuWKQDCYV3KIecGxkjZIPH44PyP3mOpkwZWmJYSK2hAZu7TeEuj4zG4mmY0bu2BRdi/0DP5E19NKo",
-	"EwuSOgGMq8Pur98I2wcXpLNJRjJV2h5ZIQ1RqSB0SLnYhf5AHLM7M5FCM7KGElCd9PwV3XMd4l0ySeiU",
-	"xdg5fO9OTy+Domlcula7xG5Gr0muw4U4xjbmA7hJTbYYKvQDU/pGbHY6pMfzXenesWlXsVSzuPeGPIx4",
-	"wgpTx8+5JtrwJLELtBdknWy2dm7ETEdcdFPNemQNIa1HUplkut4k79kUczHcsYmx+1MU0NbsEyvE1S2h",
-	"g+2LEuf+HSumkStGBx+8TJiIJ5ILg6wziHFkkvYTHgUEe71J3rmriPTZQIIXDrsRWQu7Hk3WNlstu6K2",
-	"/adj/9mw/2x6shVOdR3GQ+YPCasma1ufP8NzC94dXKfFBrvWOtEywzwYDfCjTLm3Bq2ozXZY43Xc6Tc2",
-	"B9u0sUO3thsbUWfQYq/67XizM4+eBGesYQ/ZPCq4tVWvjbnwv9tV53UOg3VhxSTN/ygS7a1WNTUGvqEw",
-	"DWeNxE/G9DMfp2P7owUzwl/5fOzJtYIixi3HnFaSDov4fEyHljhY3F/L7p50kkgaAypREO4suR67jnrr",
-	"TyWOrF1NHO/Y9Cup4znK3JVsXIBzQNLD9WmmXmgSKBWevKbWnDWhFuDrVnUVUXHt3bCq1mbo8IUmE8WB",
-	"54lkzJrkhJksX4tiNLb7xhpcaCY0N/yeJdM6HL3zOjmGP07sndyqkzb8ajdvxJ6YEpwHcmp2TZYug3p8",
-	"7WFEjZWrIUTOrgKobkb27XlHl2KEa71wK9yIzVY7uDkiKkgmrsBzSHHqucLy8Q70yRVA9z5ri8AeHORX",
-	"m8vP8RUfCohknMffnMgHpiyMyYh9Jkene/uNq6O9ztYrT/QUfcjIv72j6vaQ+RzVAIPA+vfCZ51v3ogf",
-	"meKDKeGGSAtt25R9ppEh/alh2quK47qnyBOqNFwpkRxPKOwe6MWFNlQY8Agtg3Nj8Cpqs1Z/h27Fm9E2",
-	"ez3o0Ha/Fe3Er9n24BXd6m9GG3GHtQctutN/HW3Hr9jWYJNu9DtRO26x5ZyZ9vBbuCkTapHW9nT7a6ux",
-	"QxuDT3++2vzy79XHwqn3q06ElZ6fxbiByqACpZwt4esO8geXKKVqxnhIXmhUvc6d+GK1aMXEXXKWr5n4",
-	"F0gnBiwXSC5vaXyJiOzTW7lwsyBH1cvfNCpMsjVktiCQmaBRN0sMjCmoUJc74CyJrQQzxpwZea7BcWrP",
-	"jhUWoQ8CLTxHA54RPkeymx/Jx3J5qHfxo12yuC+vXEeau9lqfQkB9u+KDWq7tX97mdfQeolv9csfsxEP",
-	"YS4AvirpImMExzSxO4AyqZ2lDqbdJGfScsZDyPP1oLgxTDRrX+q1fSkGCY+etweR/zgH2Z4gNIJYKE+S",
-	"uPZQcenF2GcIzS4DZ2dl4KwEEj83nZNGtIYYAgYiWL1Pnuy4qycDYJJQ0c2ORA4FO5EBJBtLqKXCqOpF",
-	"3zey1nGCBY1G8JWLbs9qRHUzTq0AoE4Ws267rq0MrouEzseiC8qBtj/INInJUJI+m0p3wxYnH9GJZXYY",
-	"I506mShJOlt1woRhaqK4ZiQVMG0WrwNo30nV53HMxLMAO8i+DoHKtZMaiWAsRi6BxmMuiJKJZc7IiA9H",
-	"3jctAN3Gt8GtnLV7oXHINalIbrdB1kVKksiHTDTKpBoASyAVfNXRqxbxwoOYnYT8HJZEklx+7DOLA1ne",
-	"vzekICj+VUcVzmHG2DhFCcGtx82NRlQMGYgMa/Ok2nWQ4/KlovIOmMdeacG9uSu2rMyMXuQS5O9vsj0o",
-	"ypeRubwfljjbdnMVBuWd6HS+zU7MAirMB7lwSoDVZ3I/h1Cx+wMp2BvL7Vtu1TU2e+CPAHXVngNdKM2W",
-	"d5FD9Uwakr/YRazP1QpO3UJmRikj+KtvBFZcZ6ZvBR27FX1EhvahXQBkYWL5Jk3Wvr86PwMaMpbaFJQn",
-	"iKpn0ryTqYifDcABfJ3D7jzU/AhpiG9QBM3mt7qm3XGPJUMlHbAF9qT3WSLF0BJS7wlQELsBhy7oNJE0",
-	"vpbyhKrh87Bogn10jZTdBHqZ5fws0iJFdw0KwGhvfFueBUZjn6PsctP8D+Y95nHVYybMZcaDf0OW5WeZ",
-	"Krjx8x3hIkrSmJEgzU7OqgQPS2zKt2FMKrQt1bMDtShOy+mWoB3yWjmfBQC8iqj4IGhqRlLxP54JwRQ6",
-	"8MapEIaB0Qq0mDmUdYSJjJ4dNpd7gZXh3V4Z3nb1c+F9Jp0I43UloMIGjIyoUtzZA0oqlrWefdB08+zV",
-	"Cf6GZfbWiZao2aWTCbEfauZYSxBPzUjJdDjKlMeYsVenY5YN9YbgJmZX+sOIOYoASAC9Gzp0QoWjjVeo",
-	"Lnib6unqO4wpoqihfarZB0HvKU/8DRVEG4wY8Y3skrCgrUcyOy1EubghBXBOZXdZ/3E3DYYoSg5Z/1yT",
-	"oNVirmyrtWE3VReXHkxcSjKmYkomVOsHqWISjVh0pwk1M8UI3VRdX92+7aw4Radp55rYl9gVMFSuc+0n",
-	"a7fVGY+rJvwN6OfcdSnm7SJECp8GG6a9ZkZsCg1ilvA+lH5NpiSS2iTT9d0b0bMQAG6xFwKh1yTnyNTP",
-	"2aJd0qva356VE25Ez+VO7Lq8lL11MGDmnkU5pwKKUkQqbY/AmmaM9BxeB8jZs+xAKNvHwG4h7LG0k52u",
-	"gJg0y3N4rwkuSO/Stmrs2VbOcB+4qwQvZ5m6qxnfC3+FjekUz4NRnIH6KVCWLrIpfMnPbenw/Xc6vg5D",
-	"PiCCzM49kkIwFIHtbieWN4xTp1u3r8fjUkownHYJ80ozDnqFNOnBGrJR0Aap6T0XwzeBcAY7btlUOgWK",
-	"PKL3DEt8u/ygTXLJJszFEpRkUkfUK0xlfwGhmL81ZA0LzMl7MDCA/xBVBv90uGClVRH3p8BjBEt5oW9E",
-	"zGgM7m+WBllZCWDlXYch++L6LgmISiWRKCrpELrxmxtRPsxzj3A4QpnUgF+Lw5EQhW5EsLvBrtopoIyM",
-	"OGVYvGsJ0bLdrrtb3O44F0MUxqt3vVo6pwP2PFpkJEDc2y8AalwMn0qCwHHskkVSxR+E3f1nS6m2YyVo",
-	"0sWjlh+5Y/eiYK+eQfrW16P8HkE/OKJgPagvAxnYKdAKFDAma9zk/HXMwAOeC3DBtTdLlI7BH+pG6BGd",
-	"sPUcYSdUGU6TLLnlG4eosLxEDp02h6agJ4xZ6QQR7hUw11KeUjF14pd+Ftztbd51usiQ0HlGwfvEBSzK",
-	"Tqvlj9WMimXnW+wDVIVBkaTkeucOjrZk8smXdumYhK6YVRN1bV/mDUP3xUbuv7jSx6657eKfwCv8c8S4",
-	"Z0peczHjFGug1L1nocUO71sYxAOUNvrjx4+NsoPkoi0r+1M6ADrt57MJXFroIdTCgfWYwdV6dLLtPfp3",
-	"M0c9MqLgAeBqhRG4buHmszfE6dXRX6XohMG5Jg8sSRrOXtZPDRnJJAayN8rcFKy82meBirgGQNPpZCKV",
-	"YTG4wGBY17Ngl3XUBb1fF7A8B2IwUqAY3EURepkCs7317RVTLzTpOS1vwy67573rpGBFVSb44mqy1itP",
-	"s2dlnRsxo9GstE7aCyFbBaA9alPzSu+B+ZjGMYS10ORC2Z4NZA71SbiDR3/68uXBpjyxknl9xol1mdtH",
-	"bjT/1Q3/KWsm+7+xCAgxRHdU0E85ZggdarIcXeBHA1c4tcBCG++5YBiCQlDrLcCjz1JfnsVb6RTGI2vU",
-	"e9CTPEzMsYE87yDjBuCXU8eug1bGXvQaJevMU8LFY92ILA5Euz7t93Uy4Ipp0iv44zrWlOMYGhnIKJGa",
-	"af9G54u4EVHCqLLYpZiWyT2L3057RKRJsk4CPyHi3lrpGfnJIhbweAWfBR/2UhnYYGfLHE8F6yHXMqZT",
-	"0ivW5OxZ4cKlc8Y3ZEgNe6BTonliiZ+V/9utGzHmIjVMv8n2iDrTKzo39oSP3eoqru9cv5iNlwuCwVTS",
-	"5RU/uzi30ABY3YiE/57yGDUN2x30jQ2Hcd2svyEJtdyHXbUmOo1GhGrSM2wMhzVVrMs+R6nS4CN7I3qJ",
-	"NF24rrgY9uqkF1kAD9yR7yZ0olnPRW1Qfdcdc0tIe4Qqxe/zrChckYhOaJ8n3G5P2a1opsbpzC5lvh3h",
-	"ob4qAvsmi+2dKNln+qbmLiGD8suIURWjo7zm9iy0N3chTGtmNNz4PVNAoJga1nBp8ma+8Ji64BuLwHgR",
-	"uzI/8/p4O13k+QPRlr4p4eYNnIzgDFqsCEVBRxoAUbBSJzeaJQPLcZRPx9I55lmTF985QOmufOMveYz1",
-	"CifSh6uuMgI2/QIJfYDKVp/k7AhDYGBfpuYN6fEYLriYZcruOFNYIxOLaZP3Lo7tSXROEvaElQlAPT9h",
-	"+L50kMFL9FnUyTjuI0d6F1O49BJCXoPHFRdRqSmP8xh4Rw+Djc7PXg7kbI+Co1I4AwVknnsTunKPB1nd",
-	"33DfSlfILqFBRBBN3Hbi8LPgzaotf9sbAOOq3GbMJZsV+LESHa3PIE69SFaLvn6Vo9eWHNriIt+Fq+Fi",
-	"IO2Irqo0zNJOJqJJaeS87vTsWEucLYOjCAVRldCOglnIhubAxgOPXVP9DFpVQnKPEAswfRmeHt57/j9J",
-	"zgfggriIQH1E86lP+gJZLopI6gteLyVz4UHJy0f/WWPCys/ldD2flsHCRz/B+LOr/lSpV/VZJ0C+koMy",
-	"i9fMoHUVYJufoEWtWj3AG49YkI59FbwKyX3QsT2gAbUpdudeVvSF0dyzWLpHBlLGxOd98C4cVzLVJE9v",
-	"iFLuhyvy7mCPjOlvUhHBBSNrvTFP4NCyIRyfAdcj4KIilWpDI0ZFV49YkuAL0jOKsa5IjbY/XNUDOIIj",
-	"Rg0QEjlFeqLpmPXW696RKou2Pfzw8sP7GzGQqTLMMuCWF3uwtGvkMwK4wHcC9XJA2QsMZESV3U7vDCg1",
-	"a5Ke5Q4/Z3IfBXDcCCs/Y+onVPO5gHnwGnLigVF06tg6tzUWFvbn0O6nXTBs+ywcoOyOA4Ol4672Q70G",
-	"QLAHVIK9AEBQq9eGSWpgX8e2LyinEbEE42CSdMLhlUySVEeg6kuTycglj4ukEvCfSIoUrzFFH/pMwcdG",
-	"jqmxaBpxo+Byu+MPvFav9amggtoXIxnJBMvBTqS6g2T3bABveHQHs6LJZES7Q0hZOWQJNTghDVCQMu7G",
-	"U0ygbNjnIrrmK5+DsdOqMFlG9k7amZqFQiFgrHNJtSuUW3U9ZolN/vQVGpfRIXdmMqakRpWiwNvlNTry",
-	"g+mKdcQqHQJO3HMlhZ0iAGbMdQR56tFW9aliyVFlFMveSbuxQThozQacqWzBa07VyMYTMy1F5YSlQmYl",
-	"iyylymIAnPp2Xwp1RQLWbKbESAbYOWxdDkFdQTOzqiRjGTNXg3jMk3gJ3Fbjnk+piUYB9+yywRSkK6x4",
-	"MjN1l806b+iqoSy7dTIscXvrusoGL/CcOYQDXjPH2sqresJduFoJ113atxnehyaaOWW8YvcuMLSZr6Mv",
-	"ZcKoKFUVWlUiXJHBT6g2H7TvuhQqRLWxMnrEtB6kiaW3dW++RVWCY534gAiIsEo1nvbnCaC+akW+tYcT",
-	"HhGwcg1oxAgTQ7jnJkrG61WrmSg24J+LfUD1rLvtH8adz0txhGflarO+CiCq+90Mt6QSGdKYm0Nh1ByE",
-	"mJekI5MwjmN/wz4obpjPioCjXnHDSixx/qIKLjQyGMK/ihC4dJ+8wOIpBWTRrvuyeXnemexofVqw2bMw",
-	"cFGOtoG3hFsR+I5NX2j7AHvPElF43R56XTsvrSfz544Zr5RXsdzMNz54fFJE005ro9lqttsbze3VlDVZ",
-	"PdA/V1CbrCIVAaIRI9NoxOJAKKKiQi5yWPkw4tEIFYIudMFFsaO7EfStmbO3PxnR8kR3lTHA8Yxnv9Ps",
-	"1zMFlAJHDCnY10tw3NUd8qep7g9yMM9AuuOTQtXWKqx66xMVlelD5OSrRTfoEfu8LxOpkOy5rEarflJa",
-	"mv++7seeO9sPk9hZA59gD/l7FjQz4X2Xu6uIOc7ARCapHkHiFUwMFymQXrBwJhqSncYyU3AykZnvuIbw",
-	"8ioyU1x6RCfVxL4HEew9ODoOXaE6U5GqX0vBhyODnslmjmjqc5OtSqCcJdEbFufPC+VMH2qfmwiLc4T3",
-	"LyfVcxvPjeIPB3pWYP5SCgtjQ/7LxYt8ADKBudNRxcoMeEVmq3cpffISq2gYGZW8Ptdn82iBheolzOSl",
-	"g/vLFddXQfIjPqkk4z189TxgRisB07PdpYGdbrZq5G+eC29mSpgcb/Gc5p+teTn1ZpXfi0iQJTJwkuYo",
-	"wN3h/DSHPq1qYC6JDpwlsSb9qbPY50tGi23P7lbPZb+cogtdD8DVe0M88rumWXoM3/xGYHtHuuwXHr3c",
-	"Jx4Re02yRyAKOsipCVPK4qA2W60q22hAFhcTuyfZwReRm/dsipPEE12V4cXTuL+GGoWn9687nn/d8Qt2",
-	"YmuFncgO54IDF3TZXqXLrz6O807hnKvQn6pdQiG+zicItMBu+nMEhiFMPMNih1zoS39xfnVNMJPinxCu",
-	"8gUvgt56/UagGdQKNc3sfO2CN7D9k0RQKr8/9b85RMzaP3XZtk2iNOGCqumNyGzcU8g+lPnDWcYl78li",
-	"BETekbXN1uZ6SWuaGdtgKTWPuEVVYd5qZpf2qWH272NxL3nELiifZ2CLXMsmx6bdCeVgaCP+DXFvwGtn",
-	"TNUdg3rnFQrFLCF0laCQdYd53eBadx33eZJUWndm5TX8YkWbnpGGJvuYvr9SdnHjQ7s65D2xjQukZ/N1",
-	"ZytIYBcmR5qxpqDIkU2xMIFqrJ/ZpX+KeWketlRZmSrx5e+yNlUjazOE5Q+pNGzP5UFfhvO/28ZdnzUd",
-	"sd4lPnPPwnMArb203WcRdQFsUOCWRubrDwSMgJRBkTUX+ObjMrHd+krnBDr6RqckA8U3PSZ+hisfksLG",
-	"/lOPySyKLTwoRST7249KCcfxsDChU/0uwRohxe4apOczxHe9rr1XDx7GnBk8KlnmfO2rA8OdC4GfrnUD",
-	"Sszl+QLtRdcgvWI9ZugtsLm6TIreEuCb9/BbMZG93UwJ0J+SsUzNyL2TML0u1Frr7eYOc3mOMEj6D+/x",
-	"k7ES3VRYIFsCYOd+ennmY1ExD+PF8UHB3lTH0H6Mm4Evyell8QafASEYbAIIektHXpS6XhMTCcXXgjVg",
-	"eTY/weL9X+5vlguAGJ8LFzD5PDdal0zHd1JkJl0hmQaW0WhMqDBq2tgpc5WdzaVspWAP4RCLjuFZ0HTG",
-	"vFSabbHjSvKSUD522XH2ZcyeCaW52fbgkKBCyxltIJNNk+xTzepET2jEkOuPqR4xjGflQwHxPGu97bvf",
-	"G+PNCQZ7bb//4XTzopxCEZ+WxbSneSvD/CvBI2P2vtI1qpcRB7it0CabGefqpAd0At6dH1w1NuDg1YlO",
-	"J5OEjb15epLHmAOlaAZnKDg6gOEF5J+L87CHg1mF7pItAt7WQHTomlF8PGZxnaQT8Kymmq1jqJMVOnK/",
-	"Ss0gxglMz0JiKsXC1pydX5xfvl/kbrbwvvGwrxQtzySZSHVHGkSxhA8xsfPiHO4VppbQCFu5/2DRQqvq",
-	"847Gk+2JTxJIS6uCweavA/OAPfeI++INi/YMR9iHtsdikppVNxs/9Ns9C7SK0gtPlt3nGaD2spIsZW0M",
-	"WXOpljGuzx7IFxrLMGbHgKsgYRaEBnLDGjqSExavv8HkwA9cY47P3pUdKUs703tWxsXluRNncCJ39EMY",
-	"zMeRr407KZR3WdGvZj/7ZsYvxLIN/PeUHWM/RqXMcptYJ2dJyA80+uIrwCxufCkTliFsViFmxhkBQhsh",
-	"apE9hNuOd5tGQ6Z+gx44EKjRB/I4ZlB6Pkmwgd32DDLLbQj0s1t+mEt+PnzKDLVLDQlgmL/x52r4rShc",
-	"dVmgrwknWkLYXAHp582/UGB4he3A6sDlHP+tKk+QvPbvn088tfmnxQrIi2Bgnkna8wqrM1nNMHM2RJ1n",
-	"VVYJ1Fb9r//8X1CSt06gfCyBorH24ebuRgsZOiigS6Bs7n/95/+C8roFxF94H+Cciujf7sx6jc1iX6l4",
-	"zRO193mtm8UTvPbt5tDbrJ/5O3ZNn3niXBm/mTzpLqe190alwzdZVC+GZGR1+Vy4kjZS0SHrJr4iQPE+",
-	"qigT+I2u3I9g7qSiMCUIKinPCNJnc00mUhsWv3GhJ9wweKODxEnoAOECezK7U58RiYkdVtIcLfb2wLcQ",
-	"yV8GLUypjh7DXmOU5cbMbFL6CZO4XsHUcE2H13njGXtD/mo+Fjrl0PMw0VeHLQPrMCteorGcBqTdrmPc",
-	"N41MMiW9X29q/99N7VMvMPRAdwUcXKkM70oUxa0TZgbF44qkBXHZ/1qJC0lVsuKgH1Qyszn266y87vzt",
-	"iee5dP517ph38woeDNIkIXds6l1UwOWKO/cDn/W6kBTjjrGJJpSMqB4VaUvgEfljf+f6j8tNcTJ5HX2M",
-	"24Mj/Wr4Pd2YHrJW+p6fm62ffv/lobbAfW/uFT2Tn4KNucvL4QLi7lx+WLeeiNULqZHs6oCVx5iCoWSQ",
-	"nsKXRvncoBPeuGPTXnOxJ+gsLNGTEBVs0YgqGhmmtIcsFy5SAep32Em6OH3FIjkU3Lm4fr2DKfpKArwC",
-	"b9PFfqUOMXNJYXVNdPDNrBI6C1mvNFW576wUeJdl/C9gor1T5mMf1u3hxvHqNwL6ZGDRkI5muyzazmqa",
-	"D6pf4vuZwl9PDal/XtD8pxzojqCUC83P8/b+Jl7cOZF/NqEtc23FMuJBHpQKG8qT3MjD8uLPjUEOa4//",
-	"GRSM2dmpFyY6p6Ng4oik81xeh5C0rwKRyyS1SQ7heszMHC5V5Y3oVRSNcGr8ZJUaG2AvKZTW4PpGIChe",
-	"aFc0Yw2scCOZMFfgBIKzNIu6PYIkw2cpjdebxI6gqIjlmPS5mQlzxw9/+n3jfgnR93dD1U67mzfv9YmV",
-	"8FeikIULOtvLwPu+hG8FxCmh+Aok1WtAKq6tiZIDTFdKkyBfDhmxBGLZTRYY782zWo4ZiRIueEQTCFvT",
-	"UEPQLZIoNqQqTpjWN0IOIMn7LumpuEd8IUMWg8aaG05FnfRio3rwgBkeEcOikeARvoricY+4UF73FVVT",
-	"V/JYQeTfiA3CJvZ3nfRGNIomPXK0t79/0cjfgiVM0wEzU5IwGhctS6D4i42yII3HEHUGwWfQWVFHriqp",
-	"hJcsn8joLldhnsiIJlCStVIsBTG57MO0XIAybq4rjlwtjGIvdVhFFfodAC/9dVoUh2OFkNzJRMl7hgVV",
-	"fsNa3J++QqNSWlw2ZPWSfNnhstefNqs4cDkn5SfqvP/aOKmnK9LD+up/VhrOXRiLbUgKmcJ8VqQl0Vaa",
-	"oU/rt4q2qlT0V2jWfGbw0ppUyoIsj86XGtNeUfIgFaTvdf7T3BAo4eKq4mlTXQ5kvTocDqfwNXzGSgEx",
-	"bh6QltPKHm/QA5yPGflDCuZMp1PITahJDF55JtxZVwZmBbVDCnEVT0DcRXJFwdyQHaVs5wL4FbDUVTsP",
-	"T1E4sfknPUsrVTzuT8lsVEwskaecWDkXT0lfFuSmwGzNBPsja3GKiXda68tSVXyr5AHV5s+KBCfzIbyf",
-	"UcMFdAT3OcX4QRCtNCOQR5PEbMIsDktBenb8nnNRzSlWb303Uw9h8QhMrAqJml4QR+LqpJcV3sc5oQqp",
-	"L80opxq6SfYsv2NSJaBENjDO6ChueVxX9rhOYq/jHvAkYTHx5TGlYKu4VhVnAlLtwphjJtK3T2h/rej0",
-	"hAu2YvP3XOq7Fdti5qjvMHGU/+ZTabvRJjaXFUDKVuVTEKBBpgfNsAT3f3fORvYK5fd7WNs0eDiQkDei",
-	"BEr37ZiJtAvtbJsi+FwTo+i0izlpbkQvAJl7f2ef2K8rINQr5D5yWbd6XkDL0UtOEFhvvPYZ32ks4I1m",
-	"Y495TXIMSmygESwu3EYWUOjdjeHuNwL6qdvbTEnnf4UZ4bASsUwhLYaC9MZBBAQRdOzzZ+M013q4S82b",
-	"tNXaiOAh/Inp1veIBSX65b+AZM7AN/eyYnBBeReXFy+7h0pC3581K9wChc5wRjvNiqVGQ8UTK2tpmhpW",
-	"+/RlLgl6P5+aB3cl114MCvN1IBGSA7g/3dJ7eaYQ+xQrNTnhevdG3IhH2ADyaLfnMf/qsdiUPN6Ix0aj",
-	"Ufi//biMyY+kT6O7hhw00C3PSac51bKDzJyJRysAxqnLXM7HoCfEnEB1MrKi9mCAcyClU0IeyUBJYfIR",
-	"XxKvLygyWasOTNZwYABcNrYcDKwc6hB63c0lOIrkMcAmO9bM4X0s1K7zmAThMCJ1HeYHlzzmqV3sU1wN",
-	"BlDa7svn/jHLz0J+T1nKXId40u12smTgNSkEntpeCqThMUs9L4XjtkBZgz2VCAJ5zDLyKZbQKZy8gB3A",
-	"5pqsCelmvW4HrCQ4CwYO5OICpgGnECAC3O9+MyDXjAMkcGpS3wEvEK6gzFYUO58VquHkXRlq5jiZeepn",
-	"D+KERU67vdbDI2uJrVSQLsjZ0XqW48OsP+qeKSvcQi4uqg1Q7Rwx7WPEyR7oFBAle+vgSUiTBzoFxzB7",
-	"2WOxF1cQidCYTtC0nRHaG5FjqSY00dJlCAJc7tVncE0jUuqec/RxOSXxI8/KgLbZLji7BarC0agjjzPZ",
-	"bSCdYTnpmw5Jr2Okvjssh/o4uKzXsbyWC8AykLtUsAemDVog6oQabNJp1YkMCJJ2LJy/K3JCDj6ZlpZn",
-	"3i7e0wlXt5qZP+DdK5PqrC6sx9W4B8lKeSF9ayY8FTn+TqvzqtHaaEA6zIL4U4XxcaZfWMhjmcztzn7k",
-	"sbPKdp8R2oyq9pl5sPTMX5XLd+bIY7/fm+aNOITNwTCsgJxjNXiI4irt1yJOb+ZeLu+YPScrAcVeAJBm",
-	"VA1Xan+unEnNr2AhDP0tKcXsHavJ2oAnqOLsT3P4OSj31psEYSYF4vSNgFONJkCQIzBaexFM88g4P34e",
-	"F/ct4Z2Txzl6BHhvBTPIwr/24Xp/PfDgBS7mgaLF8w14L0Ty3oPGNukdXtNhb95JuW5v7bY2d1tbv8xT",
-	"AVVqPVbaccgj8wUvq6rYnBlSnKcLCC76yr1OBTfBRmcxijci05lDF9A9bqj+drs2o8Z0iWrsUXDwqXu6",
-	"E+xvphoJzkDdXxsBbamU4HmVGWrPRYNUJvhrkmv2GZgVUDEpLu6IGfHoTjANae/I8cHB1TFJ2D1L9I1Y",
-	"6/E41rwL+d02egSzMXPNYvJf//m/Sfh2u+fzytaLz1nUI4zqqb2UoxF7eHMj3HsYv9vqEXDHDTrEF5s9",
-	"wj4bxcYM7lse3ZVCSjG2xI1qQZkwqro4R4u6aZLkvyIptL2uhelGVPXlaBq73GMRVTGnEXQlIItbIh+6",
-	"WsY8HbsfE2mo1vgb0/R1oZAxvh1A8hb4i/chvmXEh6PuREnDIEneIEl53FXMHhi/x4KlxiKZ4HbkezZk",
-	"hipOBf6A/45oAtO5kxorAyc0MlIzP3ZMuZr6HyI1/k+T9ll3wFiMWiOpaNLNYxQgGVG+qcWfm8WfW8Wf",
-	"r4o/t0s/WZQ9cFtb+t0u/e6Ufm+Ufm8WOdb5WzjLu3Jm9l10RHXMRN7t/v7ReSU3wNkTLORwGqsuz2ek",
-	"4ftmqe4OL473D44PV8x3t5/Bl+wH8CXt160WuYsAF1eIuanIf+ftpwjSecQM/GGrU0GeH1xlqSCzWxii",
-	"yQjUTfJlV2fjVSEE50m7CHhTsZMZPlRkFhOWVXA0F0Z84VJUAjXWq7vIzsEiXqEiuYJKwYFlRGNiMwuU",
-	"Nfgbk1fVySShEVOuKk/dJ9KIcaZQ+Rtzaw4pF29uBNT4AW4VYm8IVFGqzrRVEc2ujUork0ieScyMLIwC",
-	"W5R+YA4bVs8nCaurTir40TJAcN85z8TY2dBBB+4Ko6ABIseeJtk7uPZtNFZPc0Yap7a4ERjkBYlHhQMv",
-	"FGH0jcMaoyCGODxIqIF8tqKcpWwhK4V7BUfhDPar4kBc7jc6Lq10zJTfPU3OL09vz1tt8pKcnx7cnrc2",
-	"mqulvgcVyQVTXFYFSJwymujgwLmqTxYt1s4PrhqddS8tZhERJXfPt7V67aRWrx08MXkooG9VmF5sgqpw",
-	"ljYoGUMFCSrCDQUNRMyUC9m7PEXIFALyYlNzaDUv66gyX2MQNJUpQCzc2mQNAwrrpJdfz5AwOYt5670h",
-	"vWIdPMvOax8071fho2/DS74QODc/sWqVvc+nGALS6Qlf6WzP4E22X+EprSL1hz7Qp8S4CgJRLYTGsWJa",
-	"vyGWPkJph4hq1uBCM6G54fesnBGKCvo/F/gHhWfPB86EbglbmxX7dijAjswqslvSGNX/T/EG6KNlu4LJ",
-	"0NGIquHXWZ1X9DUYy3vAjmrnbjX1lRAzoukoGfOwqBOZxJmGaeVb7dSNW3XIXVDMfkJ1lQrlx3ajQ9aO",
-	"CReuYZ0cEjaGINpoWifnRKYme/Vf//m/1yu9dpWU40r4W6lxTgitU1v7qIWseia4VYChRESM5BtYOfA9",
-	"19zMI+R2de0dl0lMOzf5Fc5n2GkJgvUQO0vo5VbroIE4GSJF5WEVQzqE9++4oAn/Y24GEpa1bA58U0xi",
-	"RNOYG5K/f2Ev2olUBrQUWeOKXCPZJyuGcWG3z4nNKgwVdLQiTP4pyTvm7U1V6o6q3fm78nZUYgYk7cAK",
-	"bpXHz3/tgkhsw9x3tjYvWcHScnGeuWfVI++RUTqmouGrp3pK2CTHRpMHqSBX15hOXbHZNxhhD/4PUMG2",
-	"eDGdh3HHWYTw/NpA+3MD+o+ury8INgK2ve4K1bqIJEzxo5HLxZq/LmuJhWMxrU1rc3lOm9myrvX5CRVy",
-	"wFaFYYOUUidjGo24YDlkIUWB9yJwjrVNsu8W0ldURFkezLpzTLNghrn1mjfijD2gBONjwmgcs/hNYFjP",
-	"MlWkSWwbjKiIk6xUVAjT5o2AzClQyRJL19gpsbhH1jZbrfVdEtYUtK80ydu+Ib2YGfuw5+KjGI1GaBea",
-	"VyEQctIUnPNgqPb6LrGCUuYQDNcO1inEynbO/yIrb2foHdsFz3N0c2mQ3iShouv3E7rtuBWU0hLahiSh",
-	"0Z1LDcPQkmnXEEPJVvfEpakZSNXnccwE9Lnh+sxi6JVMwG0h8GbmVkyQJJEPeeCcX4JPb2O6GDePWeM8",
-	"pF3i5WyZkH/b9p4L+1lmyHBV2GskxSDhkYFOd0qdegc6guvRQfFovzFBdVDbRcfDLyzCSYIinCj55EU4",
-	"s3CVyN5/kT2T2HVY4Rd6tpMrFNl14lWxEn6hdq4vqus2G02fXSNlN7FXve22vVGaMLyBGClRqnjpomRc",
-	"5iBmRjLu2k2hSSIfHPpsud4gNy1mQq876dq2z3Yp31Ls1cOv9cp10MMcUz0fbQWDaMw95HM1+JkVUgNr",
-	"vzNVtUdhxVvBip9a8PNNtnUzh9RJOYVy52RtK8P+fJ8hTNSVqJYPK+9fsdY29N0CnOinw3Ix6iFUxivU",
-	"ocYb0S74p4bz8m4cx73i5Pupnuaz9tWkJy6JEDopYZoelQrhKr8HCYghXGQKDez13oeyHcmURFKbZLpe",
-	"BF8sBVt59WOa4DHqOuJaSXAjoOBhvW/qyDeFpKNkjZKsJ4dbdaLpdL3ui6rbBee7zjWBGwIn4YoNF4/Q",
-	"Rrs4iRfaI63ze7DQAOJmv8CIWAhsKKHpREkjI5kA/Nt1sgWnaU/g/O8ZVDcD2UJRoQdMgbgVl+hIRgf1",
-	"hNE7HKWyFH+Im76BXW4qlL2U8DLOYyHtuNwCDUoHrrhpMjWRHNtxnWYiGDOSQjBnsEUvjGwWeKM6hWUk",
-	"x1ZO4WK4G9BfuMqlgv/Y1eZF+sc0BqyicblMPlmjoqIifwYxMH4iNkdUs12y9flz5kVnN9E2umMTs+4P",
-	"JNzsXVd2IruWgX7l0aFwDSgphnWosnLHoAJ21ZX0Qhc7RuNgFzzWC707Xzd0Zc+7L3hawhFLhSvLClUr",
-	"EmZYvAuVWlGHWxxudhwKlVfycbKjA2UAh9iv5ZBSzZRtMJQi5zHCMaCLriv7PX+MEdW+NvguYZ/dXiMB",
-	"GyimR95930VpWr7opXvVK21LkIwmG/AjuE2i+kiqjLDhhzQC7UU3kdFdcOlmZNChpatsrx2jwrXrD+qq",
-	"wu9MMYU9ORNzsax9YapuBRU7UFw2HE84SvWshLpUHq0qAV/ouqtYqkvwL45gkYYm9vRMM/hbVlkTSiaK",
-	"RTRFsmi0DwrE2DQyoGOeTDF+ev5sAFJde5WKjOPaA9bCQj4PQ/QavmwmlpPIe+RCm4yG5pG63Vke8UyS",
-	"CROxS+Xrw4gtmsEwDpsyoGbZG3Kors+MEmKx50ODzv3GrG2TmE71+i6h+g7rmEDmINTzl7oEuIy5Bimx",
-	"wDUHPT/4Wl8BS1tQheZsm4UUixtcuGI2DsMRnl2MFyzwvP4Ee5BnRaYrMmM5zJIJg5twxIfFKbtj+wCX",
-	"8VBRYZA2Sai2nJXx5WZUJxSlAdqXLnYlkxKyW1dzw7oQiN9lnyPGYgf70nBwbTGdF/Sbydq1RsP8XG4e",
-	"bn8Tqk1XPogSWApLSRh1kyzkCcvyawoCHWDisJywBaVo3GA5aSpKX9l97ILbfP3zUFLK4z2dQLYGfhyZ",
-	"LQ5DOd1A7gYBgaGLACrKeS7gCW+Jhrs5UL7AVAiYFdDLd7sk7NGP4pL0VgyzUyFOutNnr3AIrnbmRoto",
-	"PtuvDiLcM+kF0lR2raTerZYFXRMU5vNbMSCUHrmhShjeS3RYTTUSiKWiw8rMcBn9gLSHiD9c3M2ZV+78",
-	"BfkLsAZ8xgnnxEdJK2zGBTbBTd6njsUgza4jaQUQ57lds2WOgGx7zPCEsNiVy6RS6Cr7IrwNfDwnkkYM",
-	"6PR3u+zaC7LrzaMFwfLoZBuFSwzEG1uOLLOjAr2yspZn4MdQRBOz2Y6S7W5WVyKQrfMeobg5mVClGaiK",
-	"Tq+OGgMFSgmvj0NKm/N8llMLrsGs01m+EPgn7YPjKYn5AOxkJpvsGkq1dVeKRcGs1quH5KKbapZfelkn",
-	"+Z03OwUrV0FRMUy365QN9m5FBlyPpDLJ1F8nOh0MeMSZMF1tZHSXjXbJQDpAFSAX90wYqaa7qC8RUO8b",
-	"PiDOAzXTwWTKjsCGOKP6AntBQUNVA/N0rlpCwxqqhDDjSNcrOL0CBjoJtCm1ei1UgYD5oqS/AMf2shrC",
-	"dZ+rFaDjKmVAbpkM5SIwX4aCdtDMSsdgEiyJorV6bUYyLA3rhTunIy9LY7V6rSQrYTb9UL4InoSCQfDY",
-	"/y4w28H7MD0jVNoK2N2gWYFlBBvHLAtZc3kYkZfDj2e4sOLjwnyqGR9waQxZFJe5MGMznItkiRtwUaR4",
-	"fWP4aPl6zWoCFi+pWr1WeXm5ENXZCwdqrQ0Lv4uUP09S5al08MSnrbJbVKKZmPw6IHng4lZFtipeIHFB",
-	"y3uJBhQ94wrrmLFke1vQrFtV4fYDY089jHBAckyz+zsz7UDEVeb4soYWlhvRK9m1oK4z5BLvT0kP+nfZ",
-	"dmJupzLmgrr6kWM6mdj5+qCJLDnYCuXDD52VqrqOw+oFImb6KaW5f0oOfd9Xpd1tdXue72YiEx5Nm5O0",
-	"n3A9mt/FBbS78M3852jOXP75JbSb+bycnm2ehzc2w8QT2cdQQNthzvxvrxWdHvhG/tMHmtyZkbIXWVOn",
-	"fbRrL4ja9Y2vfNusI6nuMPl8M6uoPq8bqe7A++rSNcQ+vmQWxynkP9p1ttEvqwYVL8CSZUG9c1F12YeV",
-	"2LDso7kAWB7UXNrAZZ/MnuFlX1Ti59KY6Aq0XAqEuci07Mu5hxjCsOHP6qpQe44CZ26k1NBEDlNG1iCY",
-	"tSA8YbmoEXOfDBiDeF6wlKANsuAfNo+izaOZFQSn+hDNHO/6TG7HGdozS0/mnfT6XLeFwPerNNzM9Qc1",
-	"7TJHg6LbAGjy5xRMHgycggkjq0HmiiWEfYNcwIXTb9tLMlPSTqiVU0xWaLjoD+C9z1ZLPeGDsimamos6",
-	"oaUeLbi2xUkgsjqnFYb7SCYyhTr0vX+7vPzuu7dvS84N/9Z+19nZ2EYPJMta13Zrt//2a6uxs9d4RxuD",
-	"T3+++vLvVYs9Srb35oR7Qdg3FTOOaDGPd0nPuzb1yNpeq71eh0BNsJko97BjH7rUIvDg9Xr9RvRyNyh4",
-	"uLHuajl0nadij6x531mpvPMsRnxaDDg/uCqFnviZ4AHwU8jTmhRcr5wLpR+shL9BTxWAOlTbs1CykvJ9",
-	"BzSmxqKZ4fcstxqtHV5ur+96d3koVAOmOSuQ7l+StZN3QD32L+0fKiiGxMWNcKKPXq8Dt2eFNKVJzKKE",
-	"ungrcG1w+/JCg2zehg7tXx0E05IEWEfJ9rEYMm0umU6TigwvQhqm52AHaEvvODjXy9RoHgeKhzWoZuEM",
-	"RHm1m9Orozph4p4lcsIyyKwXHBiXuiNnYnrFhsgHtCUEGhDHPUM+tzVUFUrBUHkjCBNW0OeC9BTAQGMJ",
-	"lCwVYbsq9aBrWs3LY48TpnLvZxcii9ojd614f6CVHDePku1T7Mzt1LK4txxG+WwrCU/QceQK5MwrZr9k",
-	"go6UuPrDSibH1Z62q5ZPFzGrSO/aaljZPiYTqSFE0IPTEyh3Fr32x0N5dg/HSlROz+kJVljwuWv5xGT0",
-	"9ZqiD9V3nV8EzWMnsgBwETGy0wKTB1pjJxTyHWlu3/R8+z3TI2uKPoAWD3PxSAPKRDJiNIH7EifIpVhv",
-	"en8ck1dat2gAdnk2ccEmFe6dVMtq8OXzWN0nu1DqviIsAujmnr2JIlp9XVmSt0HWkAqPGVQ+IjyuE5Zo",
-	"hhZUYRkjTRPC4yxOouDI3yQfuRndiJ4b8B2NQKns0rlnSN0L0qLfYdFZsAqnOD+XjqqcmvPw4ni/Oh9V",
-	"YbDqpW3WM2cLXCnX1UsoDHm0d/n2/PLH48OPtYUJ0panTHd88goe0VlOsgAP/Fmu3MpZCIT0IwuB8KcS",
-	"D88ySlZ9maFr4AoHGzs4wObPJQnV8SbhKYfwL7Bq203dqRPWHDZJb+/g+nav1e4VdphX+N6Uql3jZ8vz",
-	"IJcB6sAyB6bn+dpnavk55tDlxI2g8J9TacdkDQyygdUEI+EtdcntLcg+9HbRk0obKdGNL3PgkySWmVdn",
-	"E+lOj2hLBB9GU7JGc79/NAGLG0Eyt9PTy7M6ERKr7gmstVdHv9RMdVzYDm/W82cZqgf6Bs4BwcX3ObRF",
-	"DjlyFY3gdK4DwRg4fMaHm+t2XlnEJPTg0JzwGNu0W+tlixDw3lJlfFbmEhEqDN/Yrj3EHPi9cwLakdwO",
-	"+YXMenGtUdJX6CHifLaoE7cSKTJ/RW60HaovUxGv14vd+MmuofAF1yH4d0KxOXerOOc8N+o6+KgGndjO",
-	"8YP5W44O4AHouHcuEjoFzxnI6h5JpfDWc4u2fY8hY1AKN0JJjMDZW2qEkLbnwiNBKcNqIDJkX1Vx1gUq",
-	"UqVlKMtWliPtjRUm3cH0O3j1wPlx+pkeWTOYh9NF3WWb6kIqqbkRCfOhMfn5W6+TSZJq0st4Fei9HsSt",
-	"ujcWpL64ZZ30sqAj9Ga8QgDVgwvPTtJDKOe8sci827/KpDxfyVnO3pPtFnrDcggRpZGlAgmLUXFBWDSS",
-	"rFhatnZ69V2r1aoimxY5soWvFtWlSvXu261WZ2Nz69V2VetwU6uzyT+Rqcx4srCQYUgbA6pIFk7NF//c",
-	"9yHbJdTNyrwLDKt23v8lThxCIIQMsl4Qw9TYl0JcWfbxVRcrJEGXkbNijj/SJGUuDKOK3AnirHHEcqYY",
-	"sPbGe/KibOuO51Nk06rkeihgAz14TurnQCFVqXuwcvYuHPUsVlBhLiqakL4DNbkKdBBeAVEnJ+9s4/3L",
-	"k3dvyOnJycWNGChMZAi56ev4fSava7L27ujq5Vv7/+url++ur/Cmo+TD9bvGa/iogXf9mKo7QhW7EUYm",
-	"4KQcN8meK+yG04SAXk2oce47vdOro55XCaykvVia4nfNp7Fbd+mcHIsSYKkmqChqPrn0X8bpLtLrFct4",
-	"fHWNmW9c/y8s9jcTmDtLDsG+rKtC/q/YPRMomqLPMjeZM11z5Yj7lRUD99z4TB4VKSC05TVH0nnyFTz8",
-	"VsrUvGpFw1Ixw9VLDi5U3PDM9O+rCuajFBEghEQxpXO+U1U4+f3H98tyLJWT5w1L2Uzig6u9avy8L7fs",
-	"bG21d6rzrVeL+3cuN3Meu/f+ovKS0iUtvebDqnafl0uudyB12gnNgddVRe5rNl39DFqQL9t46LBq/DDt",
-	"8LK7oxQK7FOqykGWjhO9NPRs5CaPE3bNx0ym5gpjDKrOObwIKp6jz2mg58X8npgaWmPGEo203qUSaxJX",
-	"+JDstAq82E6rnteD2XjlCuA5LWxl6RqpLH9EV+Eiz4OmdidGbLk8fw2NZg/oDJx8f8UZVe1lXkyiwtCT",
-	"2JeQSq+BCeUsoayT3tHR7ulpj6x1NhsjmVpGfqWUi1A0smgUWvu11f70a6ux8+mx82ursfFpfffXVmML",
-	"H1WaiE7kkD+zWG12tTwlP0Q5HcQSFmDyl5aOn1PrdbKo5vspnTyl1HsRB77jVmTKCp1juhRIkhxURAeR",
-	"EFKBhO8hgUmTQPKOCXjCauPEbp1VZLsR4LuLmhi7BVZeFHEpatI7J/rkimsYSIh6jn6CGawrUqy6Wa9M",
-	"Fb0cUS7Du1J9wOclBXvyME+rpV5VCGAOkkyqOZiPI+kSa7usSeiOtUt6uRjVQyG3n/LENCwpsJuiydrV",
-	"2fnp4QHZv0Z5rE7Ggo2l4JHGLO9WVFh/A8mAM91Rr06oH4RoZrEEjP+kd/GhnPDWp2986eXDBozz8k/7",
-	"ny+9khdrNl1MvpiNWFShFJrNHO/TTAxdPaXDh0B4rcjnoJiT667lLPSPhcvk7URvnwYWcZtbGVcFKhVN",
-	"HiBVKZqaMaknRHEBOKvMTiUECSdTXZkuzC1Xae2ksNmxS1BvTzYuf5f08I8eRLMYkuuESgI5ZDZybetg",
-	"9bEU4EYghcD0xwZyq4W7biXJieTCaItSJQLhuumnJrMM2x6CgfvTG4EV1UCHq9IheOOLe66ksBIg5GK2",
-	"UEeXDlxmQLU0EC2LtSWydSMc3cJ5CdbF2Mi6i+KEkF0IO4cTppjTIHp9s1NVrp293yv5GuDya7l+xPtC",
-	"ZwuHB37EIqJnX8wiOYs5rcqPCGHT1T5K72QqAOEUo3FeeSBheV05yCtXKnrw4JP5Y5qKzJ2g4KPEx3TI",
-	"Xk7AsRb//m3C8h8PrD/Jfgz5oLjM8OMq8fWpEq9dk69jVCHrTRJJY8j8DUu3LeskEDzziU0SauyhxKkt",
-	"TeRUWab1DEvuWpFy7GzNEcVU6+D2/p5Ne6gS4cJlDIekyC/h7Uu3oy//vGPTL72VZFE9op2tVxW18gv1",
-	"B6+O9hpB7UFAgOLqdwavX8Wt1+3Xrzej7fjV1g7tDBilrWhri8at9hbd6A82B+1+p9/qv+50ori9Fb+K",
-	"2lv91qDVoq3XteeoX5B2urTQeiQfAtCtYS1GKxu4BMOuBqsFKOH2noJSWN6mg1+5BWJkZHip5BUe84TF",
-	"gyAuDDbFZYkHrSXG6t4ImEZ/6iK+XInS/LvqZIsrFJ/6owJj387sy+brTntj6S2BsQkhPXAjZPgRnJOw",
-	"LNTCqoinzOfCmlFL/VU6pq9KFDcD5N8kF08jJrMF0fYEJd/JMfvjGyqCSvncigkZMVKyoFN+or4INB/q",
-	"Oam13HdZGbEVtUwZnOdjkR7xyVJMmsknX1V208kqQ2rYgjqbvr4mceU1velcxSgSFSM2C9BeVsFyNtHp",
-	"sIrIfdCWfZDAhMd5lpwJNSN7HRQZ5//6z/+NXmVLt1qq4dls1b7soJD37qD8vej6Ji8/EYTH2k0nmjH0",
-	"gX5QEAIM9NSMmMY7QL8oRAR7OH3VAShhNW5QDrol+FyNxMW6YV+hZQvL8sxVtcV5ldSyZQ0qqri7kudF",
-	"n4oFSeYXh0Lvp/zyxKw+yPHJ6C7Xvdn3zdmCqUtvtuer3LC4SaAjKC7dT6xnBy46OBemEthHbY8XyoL4",
-	"m3T3FTpBv6GFOZWXvLqWMEvT+S2cMek3SI661OxeafsdUyf3+cyWz8sIuvhSo75qNPiSVeXVzCdfBesz",
-	"9nARKBGLi2t3LI23rHU0oopGBuqeCAkZcb0DqkoTpptkH2tIWVrY93H9XlMIqRH69gRaHnQdLaOKDfLw",
-	"581Wa6aY9ypazM7Wq6ISs1MB4nMsA1NEpb6iy1Vbb6HRX1p3Vzz3vpskdOlJuLBtFpVSRSi4zpaxzOdF",
-	"4jerjAGKjHXSuCZj8B6Jc6LbS6iIdUQhUVpvIpVRlBuvxZX6ThcE8aw1hAFh46K0HbaYgc8F5JyYV6p5",
-	"tRJLeXUlbH8NIctLqpQGKRMX1N1HTzGXVeuOsYkmlIyoHq03yRWzMrS5ETTL9dX77LJnNDCJj0sEr0nv",
-	"f8CD/+hhqjRGPrL+lYzumCkfKC1T3Y3Zfffnu437s9e/Ly6R/9Pvvzxs92vL62TncMkKV1UhzwXGOy8u",
-	"hlEyt/HPAeFB/0MqCE0mI9pnJjPDJVLeNWjC7xgWvWvVyXmdtOvkmEhFTixAuRgmYBt/g1VfC3CH/UHg",
-	"l2G2/f6H082LohXp105jZ69x9P3707OLxi9zo4sW+AtcM+EqXnuHgTEXxulMn1Ec2ZW7WGz3vkCd7uqa",
-	"ZPfBVToe08rcwJmDWAUDchZUgFvZ1SnPdV5VwESJq3mJ+Cc83uiOlVNygp8r4XAKB5wpF/t9evmGYEuY",
-	"lWuMgTnlT0I65Dq3SJB9vDxlcT7degioajV3CdTPyfS+lHWl85lPl3Td+7UVXVhz5f+YToiR9ezcYebf",
-	"1YuKhAav8u5mozzRfDat6szxcYGeo7KuDjXsfPCWK8s4zKDUzz///HPj9LRxcNADDbx/0CMv8e+g8oPT",
-	"qg/pPfMSoOX/0mhUMknvvG41WpuNdqdiw0IK02rsfPpz88taA//qBH+t/4/1//Hv88oEQbz008yCWOxm",
-	"9TIziCugYSgUVQ2sQl+LJ/OKzyxxSF16AgYJHT5BqQfOcu8SOpxfCGcFZ60j6Tx1SqKuO9FwjQtpqvP3",
-	"B+LZ07xrPVe5kL4zpaUApUEgh+QDbAKaVkTsVISlWfr52lseyNq7OjmFS/hDnezVydk6HCGwzBdPxLuv",
-	"DM2pLptw8WO7sUHAPGcls4gqRtZEqjQXQ2I/mY2A8g7fxeltVoYOOYPn6sLAwkghu7EZPx7SJAR1jkPV",
-	"4l2hzEJ4QkKKH9LXvI5KQDH84QgXV8lE5DgzG8QOKRqLOHRwflgFwSG/ZyV0/n7vrLLpmMdxUpKQfvhw",
-	"fHa2PPAc5+NHy7qqXJcTpkorwqx0q9MM2807/KiKaEAcs54njOgF8byuhc8wj/n0nJoLtZWpcKmsChjc",
-	"2ZpLF+eZW/xkqsBkOJpMlsHgmrs7RXGaHIpYzy2UBfyakgRaEiZijYbw2MfSFFIDGfvJgCYJuNYNFGN2",
-	"3VAzcjJUNGax1/1ldzOklkdnXEP6U8iiCOmXpQr9+Ozwc7nv5cWV7OcubVC5kmgalkYrrIZb0QOMgBkE",
-	"qmh/OYCNQxKqbMgilOs50mb4Ng/hs2QUq8kD2HxWDHADVovFAH6fz18ql/sR+COuyZhroMmQiXBEU13G",
-	"30JWrUrdOGdzCneUSgx4RgUmZEosvitYOVESHhqmJoprtpzL92ufw9YH5KDC4dGDZejdZ2BuWG/7c8P+",
-	"aPi6B1Av2GcNL6pJXPo2necaA52/sxv5KlhdKIpeqmOZt5nVnvhTHNRuWQClwNEA3s72V0wBNKd2Tznb",
-	"C8Qf4sMsQ7k9y1mDWeMCtl6RfXB9ViOQH9DlDxXywXIJA6miIpewsThdQjkzgZ9fPnrl+axKmfQ31/Wp",
-	"2rOqmj4zOXr+pno+M9gCtXwuMZ3g85x2XS7CTM8XmEtN96ffN+5b487ZdvS9+vnhdf+6fXexqU/incER",
-	"fZUeyq3hL7wjfvi8/eNDybTU7jzN1bYwjSr0uGRDrg1TX+mavJDcj13492K3gVAZ73zWF3ksBxbe4hZj",
-	"KKDG2pal7MdBsmUrY0AeRqi/TslGqxHTafECXaZKf+KUQyfrRQALTSnlDS25HCx0oS4lF5tDKsvprIBU",
-	"gn1UqizheVDebMiEC0SrzSL9ytXKVnB7kgM/Eey34MnkZ9Z44LFv0Hy6i9HMcXELyKa3Alz/KSS1am+r",
-	"SOpMsrK/iaTOYBWSVOdaUezhkgrIIg05yW/SVmuDESuNCv9jTAUd5u+40BMWWb7bPQBfVvWG9LShgwGk",
-	"I85yQGF2IppwCl4u+beWYxaT1IQskE/MCqPDAYeBMWEpfgfVCu1wZbdU33IG0e2ij+1IVaybkglbMHHM",
-	"nW8PPeB9L5tG7+nThjGePv2riIp52c32RFh4KKetVrqcMGUPo7cm6YgKwWJiqBoyg3lYsIS+K687z0Bf",
-	"wZAHBZV62Y/juJTObcjMFa+upp7QPit50p1PWB4MVJ3RzoxkHJ6t76AO+cX5FfznA/y7d71/VKvXDg5P",
-	"Dq8PKwvwTmiVmri8LtvKAinBXGg+Mx/VjHy4PEGVKEh8WX4+TQY8SSDrWREO6EPVau90Bht0s9FqtVqN",
-	"bfvPa/tPK/9f+yW4Gq3QlNKlSpPMlQBhncHPAaCKrlpM+0aipMW2ZSTUDneZlRSeCUu2PVRLY8UP56b8",
-	"K+UahxMQ1NbG8BBXpAWybdgdppMJePAqptMxI9zseivK6IW+ET1DwfKZJbQYHse9OmZkiDOH7Yqoosz9",
-	"LseLVTCiUlKmmfE17+z99g+nnZ9+fLs8bY772nsEzkMESNaaVkd807wcewXozUwJP1eUzZcA8ySIizyT",
-	"XKrZIE0E07pJvlO2NRZ/uBFZVQQONTtGXFgiNtRkzVB9p+vEsDEcXCuBJ3Ko6y5HPfAnep0kVMS4JSup",
-	"/gJ6W6H5A+/lz2bO0rl2C7EE484Kmg4euGSi+HBkrAA6S3CB7K187uwkLXHdd9OpZguAeQuGt9ebCWgX",
-	"BmrGPvWJ4WNW1roZOnQVKIVET/L5TJ1HoIoEA5Volt0CszM3dGiJsLLCd0yg4Uql57NjttwXMz9FC/3k",
-	"XDP4wgJx9jTweN4abPsXmvA4YJ0tYCaQxsWCXBup6JBlNaE1wX76lh9zLv1uG5rPceCfH3LiHC4x0sQF",
-	"SiLUM2jn1OUjunARdOEinacZe1Yuab9kI64BoBA4MCcZWOgRtUCAeGD9D6rEf4yMmejdly/pZNLUMs1c",
-	"+F/aa+Pls8lrNlh+ETs8ymlJPSOo84hxeNTn4N9ShIfDfkBNFT5IK3o7UmXhVvfpJwsh2QWV+twhqqPC",
-	"4UDYzgqjuJDwIrK1NmbivX9tNToY3L0szntWx3FKufBKg2rF85jZFZY0I2OmeERf7o94RIdyNVOgw7ys",
-	"xxDoIXQqt5lFqeJmmkmzpSv32zssYqhDRZ16jKk7vshTaYJuypWVxzKXhR3rtDaarWa7vdHcXikmzcUi",
-	"lxQhlhXrctEjNCsWB+YeQyG9XaY/8jqXN8R/kpVWpljLKS9EukbNjXA8HuhTdMHZIWsHug5MObf+hvR8",
-	"ZT8TlvRLFdO+Uh9wJl45gwGb1OSQe0N6vuuuS2TXe5PX2IPcbd2YYT7THgSFYtY38KYtldmbKGa5Sh/+",
-	"iHF5RnvW1VeBcuBgcVemBkdD1SKLSyHNDmoub3oOP8TRO1fVpDj9oLxLcfauFxwWWvlRixJuPmhVBhS1",
-	"N6ysKVIsl/pBM9WAlll6P0BJ9FWghoylNuT/Z+9Nl9tGsv3BV8ng/WCy/iBFUptNxY25LNlVVpVlqyW5",
-	"3AurhCSQJLMFJthIUDS7XBPzaV5gJmIeaN7kPsk/8pyTCYAEKVKLl7r60F2WhCWRy9nP77ffauerDZGI",
-	"swiWFv9bRhHf2W80WVWe8fCIHZ+9Z+8uWOvwao9F8lqwUx6YX/y1tnUQC04blHPDRoeDlv/I8tOvdJz8",
-	"yFMx4/P7d29oeNzVEJ/nOjigqBLremsro4cqFckNj1Zip7yOZywepGQf0isoAqhxY8Lb9TPb1KuzyuGD",
-	"IlTKwTqolP0N2s7LRlw+v1qvcGUCofWKcuAu++nDJasCTBCZzf61DP2aRwD6rX1b/km1vlwzvztNR3FC",
-	"Ye8O+17wxMbOgtzrMHbmN9aUnJ6o1dA1yBWaLhKj0p0LgDTNcvDvYopkAQF8wv81FfZDdxGw2WPaFeA2",
-	"2CvLu8pTVsaz2lh12G+z9cw5LwloZCu1MPj8hNEbSjcBskSUhgERIwDUQFYxmdXCHSEwCRTZ+BY0mUj0",
-	"tEUJQ1lkySZK2qUQD+M+tZ/0CETc2NrOtq2Hb2O0Am+/wdUVblOA6O7a0BWTW8FSLpt8cbrKx6G1AO6M",
-	"GH3XsnjgFuiUW5S0aYd2sQGZDEFjmNvsBtqmR8XdVL4ztiljy+bDlrTl1zO/J9wn0hoUh1H8kvzW9XIn",
-	"YWFTrjm2RLezIou2wAADSTQzUplKZP9Y4qQ0ZqYdIJ50FAINlsOu8XoKTjW3cJOzkQxGsJmA6iLOWHSB",
-	"CLOKaAmFrlkamt75XYZ/lGMO2TnIR7ftmBdQe1ef0VXJPIc1komzjXp4tz0Y8JUPkHzMgS7LuwFa2pEU",
-	"N3NxG7v97ub+9r33RTKNJdu/LNG4SIH0mfKMi+eukZu1DO7HFZg4psMVuztXfuQuXc6IUaj03jCk1O6q",
-	"10bIiNSTTUQi41BDaARxAPEosS52LCNKCDR8aQskmGEGJlOljbuZsrEMlRyONm+meUlNuXcvXr9fUGRt",
-	"VM5et2E8xM34bS2KZu+Il6v6y2Ev2lZxzsZCTRGfBRr1NOZsYiXYRELSsz9n5B81aAQ+UWrYC6UChpEh",
-	"sKPnYlTPbJQcMQzdPUp8BHr1vhhK1WBvC0FziLsT6XDI5z1lxqlR8C91iyx0Yt1anZJBL5aubDRVwI9a",
-	"Zo7gVG748PLCF3yKBwNdvW4rejUD59je3qtJTvDmm3wThDt8NGLclXbsximLpBIAXgkbaqvAH/n79Jkr",
-	"p+dUqOkqRg01dXR9tiHH7vNqts2x1bG2FpFhrU7Jny7objmjvV9a3Q1FEKUnAujTZTqSivn2ZJW3vThR",
-	"t/okP9M4AXBpgxGIBPZ3oLtr/qwZTxJ5I3IFZdNIKp7McwTqBeG6DiF4uTJ+HUZHho+QmzH7ppXr/QBt",
-	"63dsLi8/w/jqlcMtV6+fRdUsoBh233azDEQJ++GDBOlL5wFJVU6UuXd+LgIhJxtm/rossaUJRj8APyaW",
-	"G0dRPKtPJw6xfTMQ761pqMq+OfeUTT73XqWoS9KDAJW50jORsOESdcUdMLQW0XU3o7/8IIwZxtKZiG4E",
-	"s5j6Fh6W4H+AYwEiwJyFYhxbcZwmfA66YQltZoPK04euvL29UYIA42FBIe/fj6epZ/Mf1OeKiX2Zsip0",
-	"4KTiY3rElLgRCbTii5BNJ7W7FOIuH/J4IoPiDJwlMrBwl602oiwtIhs3t6u2XijOxZeuJza45MPVKAYb",
-	"FgY8HqZISZ1cSSp+Axi/u6fmIVl9r5svt8/u51P0y/s8kurayFYoD2FVs6eNNQ7oqn85B4DVWof5v89E",
-	"/2qaRH9gCt+i+xa28wNl/SWafZD3z310bvpyAQdbB+AKA9Z7QpdZocqipilWyZj3d9jzfO4rHrDjJA6u",
-	"B3ESPtNQvrjbznA3qqEcGhcVIFY5SMOeikSaWgTJeJqyE4+98dg7uOh9zWOILs14kMS6yN+lXRXdTPRh",
-	"lXpqxSqQ6DFqPeXDBjtJM8wGzbgtWOLK8WLxHB5Lp6eQMNrID5kyJUSo82ljYxnmwN0cbWk21kV8kNxS",
-	"L/TvO4SQy1/qf//19+flICHFDbyiJhGqqaAIK0VcpTRuMN9sjFzR/2C5v7Dq230EuQezZBKo53xXTUQF",
-	"iVRPdGXribDvSooAHpzVHsFZWSw+ytUe9ecIr4I7zIct6yMWbzxBiyCCNrcAmLpo8Mg8NEeeY+P85sZt",
-	"81WxFrh6gJ/HxEepU7tA3bOTxUw1hJXduMEBLX5hMWqUv3J5jSww2kLDCvJSgyjK8OgWOB78kCfXhaJv",
-	"8wtozRyOFtCM6C/L719p6XYVu4Oxm1OVB7dTDBT49FdE0Yvc67B5zK/q4BOnMrgWKUFzJ8Y6cFeWdO89",
-	"VlYFR3EX2FB3Z2myo1T05qfsiwR/lxetLPa7QJn/mUK/C5ulYWfsjVTi/iUM5ulXZt+twZ+8H4jjSynS",
-	"Fcxwj4y6iAAQZbw0o3hGwDMJn2sLBZ8B+QPohWbV1n//X//PfjOv6gUPRh4LpU6lCjJcDIiHEhC0uTcn",
-	"0f7xa/HL/lHZYx+M4+dVTo7fm33hIigL6Jq3SJqMnGK/eUtABedhcT02R5gskCQsF3esRkq6zDgpIOuv",
-	"MtQkY6FksCIyyhgDjNqEIC/9mMYWcP9BoJPKwdOgJC8OBaumiRwDM+h0MhEJC7gWtax215jAi0BGUBil",
-	"lhh1Tt+9PH79bhX20AazlbEl3hsLCFC4LoRQZcgSb13DIU4BzTtlV3L8+NTXETKZ3h38YTuOFGPI50d+",
-	"t3fiF93/CXesCIkDDDOXgpacWmpBLG6kGU7tfrSnopyW3jKPdAcDzO5tQFICdqNlgYB3UKvE8uP1CiqR",
-	"jAKELE4djwWwSvKJsZyPMjoRAOybQTS9Oom1lv1onjvSBWyGHFMG/aMsFa/nOhUL4Etv3h1335QaMqVt",
-	"JJf2KEMpYyICodJojgc5C3jTwctXNIbGdTJuXNKPR/MwKS3RLuP1yRxXrEWnjyjujeI5LWz9XBVIHqfI",
-	"YhMt7YNSMQ5YRZiduRvj1A9SRKGrlYXaDKpcPWK8D78b4CXXQkzMLMoEuWYazNkdiQCPRmfkDD2Ff5tS",
-	"j2U1poIReljKrwU9LES9qmsNdmzebPaxb2bYd660pdq2LwRHSKRUk1x4ETUcKjEDXqxn2j3fUYrm56Tl",
-	"3TvVhi2yD5RIe/VxEheSaFuF9fIOwTb9ctAWebtTsGL7IQXAQ2+/xiaL9bBUFeUMYJvC6rt9cCdO0Dwx",
-	"2SbMZKuX410y/OyiYIO12jxvh5+xcfYOKoTbB+yYpyLBypetEgOrZ/JCpo8gVW2+V5fJTeCo2WQ68yU4",
-	"21bDZHsthxbuDEs76VtmV+5U+bJi4ikGcLe5vwRMW9QyMU07MnsDKMHy7tWbzDcPUnlTRsRlhsAmfKqF",
-	"tr6+FJpVIVZAJiBYBABTh36R2Q8AeWmDACwym7d2xIDaH3uoYVeMC+YKfe+yE40vK8UqVcQJQdRmQt5g",
-	"36L4yANjIfn/6FW+61V+RRRydHjhcQs+7ncFx3aDCA6824Jr5rYcbiX700YieJpEG770fRKt2lhRzEOg",
-	"Wrt1W6HNv4CoCWTlMVV0cMX8gYxsOztKfB/WVQ5VXBrZM9eXJSPO3v7osZ/OXv3osQ+if2bW5seTH5gj",
-	"vHLtOexUfo+g5/Sb560XbTaRH0WkEQtIy1D0VHV312sdHnoHzab9qwQ3veZZSi5giOOUYDZzRQ1iUEvi",
-	"HyPTVP1yPoEoEnDEGfvp4pcfGSC4I3FBVabMYgPMGX5VbYExqw8VJg9NH9ZgH8g0lGmej00v5QCeaQ/Z",
-	"DMtpwaqW94uwI80pAdohSKuy8VTj8WEZ5YpMdK2cFuwWpDy5AnrzvS6j4Xok0qxNewZcEmglAvJS1hyI",
-	"1/siitXQSJuNIxw5Cqk/VqujjTi71nGpU5I7/2Vlq/ELj2QIH/VAkB6hSLncwkAF28E+7JayKnp0OdzH",
-	"Bx5dE1zHhS3YX5G/mGWXNlxxP6QxhlOgos1d8CyjcCD+0zWtO/fIoMNTIS+5YYYjN8a7pDmKty+8f21b",
-	"fNlEf5Gsx8oVL0t+lK7558qBlG+4Bs0mer/3z4U4R/qqH49IV2e/G5jf2RxJKfTM/aiuRLI6VWERk4Dl",
-	"1lyYyy9A7sQo9IXxe8yHT178m/mOjfmyXnMVxoPBqoFNkjicAqgCG9GVrC/SmRBQvA/VCp9lqPSudame",
-	"3FiN85FgPYYbNmprLdy475j9odvXJoCGiYyMjtF8is1Y984ALdGT34+gzM1nYXMubInN00eL4qrUiLOH",
-	"HafRyoAOcGfxIGU/Xbx7m8Vmr8VcO44g6hD5RSRyMO8p/2OduknqWg6VRQS+ETbLl/AZGbWU4phwxLoH",
-	"F6qMrH4dHDeIOEZh3NBj5z8cs93d3RdmeO8vj3HM1ggfyyiSGpqLjb+PPVEN9l4LKBAEfCBjoIbwdb4R",
-	"m37NmJnYBYuem0f9cWM+t1XaxriNB1nbWR41on1Qb+7Wm+3L5otOs9lpNv++IW2O59TIQkoh1IRYMZxG",
-	"PGHdsxMWCleQq4lsiQ3EjA14kGp0qPWIT4x0nyBseX72AMTZnC78GSgKU47FIryWy01km8ppqOWtJJwf",
-	"6zEe6Rjj+lT9ktsdcJ1PIAcL1bJmyzeoZGy1Zbzi3YBGRAzixh2QamFb2/oXHClRQGe/GAgR9lRZlyNu",
-	"AL/WAeLxoZJaMK7scyKEG5wkcSC0xo4cmeJyENQaQGqY5xOTktl1PvzT9kxuHAoWzWbzYEOa0lWu25Jb",
-	"gF9S9Avu0Gdr7Q4LD8TXGCFLAqqbpkawl3TrK1FYQuPm4YDNCVVg27rrS9Ae8bk2EblCnhAQB4Hwq9Rh",
-	"hclIsH9NxRQt5zt2tlPm43QF5ISZdqwjx7GyNI6voRkvJ7lsCAwRJJq3UyZ4FWG9o8WPnhfehggprDrA",
-	"kJPZh5DGUQI1N8USjMVgvhjICGAbP9fmdxSxSsjlMK7IfrPpW5KDWDE9BXyDjVDONpIwrOoTjHwjFZrY",
-	"+cy/cuG92payBZ5+cquAIUo8MwgcTxYgTI3MuxEJjwpbUkO7HDTihZsxDG8YAMBtuVUrfVqKkeXjk/wO",
-	"m3GZ2sJ1bmyuCU+DEeLfYoLP7xTOi9RsCuUYMz5nVarXQOK6ntJpnK9pyHVKmGNmZGmCbBh+vi4PH097",
-	"Cq8XIWt//HjUUz6hIXWgQAJDffE0DeKxMMafC+1C9FbgpkwTKcJi7SV+L5DX2E7crMTMqxBk0K9rgQ/K",
-	"mtFx0M80e315ecbw2iPWxNqVqQLKUbP7obBFjkVoBk/nBFP69nupEwMP+/6LF9sd/ZXC+SQvpnE35PaR",
-	"VxCWueR3ToBZqbJGomdR5bJiULLcqBGQpzyKh1OBxgiZCpYiwmeaRJA10egN2vgHkxThNUG55l6DdUP+",
-	"d0vR8qWXNuAqCCACaUvf9sxGcyZUmsyLu+a7ilcJKIPVgOanK4uonP+LVDexDMTVhMO8LxEPeJVZnFxf",
-	"odWItd4okYqVjt6SyFrC2/aWOuO9FSED8xFDPkSG34FUPJL/XuxKv1VC0uRf5GRbOX7q6iQM6tOweFAh",
-	"M7OCUewO/SdZoiXn/S1+XAmkwJ0TJ0tlXwiodhxPyzTZD6ht6aRppiW0040Ei7hOra4cTKPM6KlCKYXR",
-	"L01gB7IXFVVcsygjls2BjRtzdJoZZWtsJhivG6S1JrCGOrRoqznZ73g272ZFQV3OCvGbk7f2lMPoaFBO",
-	"Bhd0ixnpglAOJRLdoRjuKer/fc7IBlvxUfY9C7Z8u7l3HynukmrLPT0gBBtrEg07Op7qzaz2KTTq0Knx",
-	"7AFe2geFBVjY5Lf1+dCpuRQ6XRXdzptzHfQdCyCxxthwITmvzPQ3DjpPQenLVFunTkYpupkLQe/cjXeJ",
-	"RC/cf8tHf5lI88KklwaYc9P+2eLK+aVu5GZqZVNczrASKgTKRGMAMh+Og8/en7+hTOQIKwtBp0I6HZRl",
-	"wHgYJsY5Jx7lajASwbVx9wl2MiU7IfN6ahk1KCTNMLCRgWombJDwIehTdi5CmYgg1bZqoKewJdrZnXc/",
-	"wIUSj73nt4YnP8TJNSABnZNlserALdsgYFXnGqnMJRQCQ3sdL1s+TO6Wle5T4ZmA/+xlAjn3Htc6dydE",
-	"6C1abWZ2mu6UhsrdnGu4yU9DqUBYXJovIxZKN0ipcCgxUz+XjCjZnQ14lyYs4QtoaUOTcyJ/FvPutIz7",
-	"oqsWOfa6ZyfsWszNqeVhHcSBDuKJOMroUfKK5/WbQ9Z9ecmkGhoVZOUPge6bV2Ak02avO5WPdT6R9WuR",
-	"q6jAESLrM09EYseKP/1gN99PHy4r3lLxCYgfav98pouQmNW1iJzd4+NXFxdXl+9+fvWWIDnL4D176l0/",
-	"NWLQaFQgsLdAtx6L4iGiCxMoJX439hMaSx1el32oEW+IxugY91esC9GDUnLvGX2QB2kdM5IAoDcnSMjP",
-	"qoTBSanAHfN7H8zfFUuAF9ZTwtBcWofcAP8yLU2PrBihjRn/y9zl2S4m45hexNBDSAFkSKbtzPT/AXf9",
-	"Jy7Iy1e/nBy/WlgQgOFLBOsn8UyLRLOAK2ODGpMfP0w3WBdXPYqHRhCHPEiZzG9CGE42ASu++w/AwxnE",
-	"VEWd8iDN1bGYy/4r3ymePe8inuLJ0QingVNYyPmZKwAJLCXYm3jg4Ce8DJECgfoGAwkpC3CabVpwPI1S",
-	"WcdOYWI/1R2jShMRcE293LmMonkbEWKYjWovmCbBiGuphl6eJJ4FQJXNBhigf/3m0OspYNnA4MIS0QZt",
-	"NYzjIww0s4EJsCx4kiqzNj3VU//xH+w4Vkb0yVjpnqqzbhQBswraBGvIdiCpJFUQTUOqMvV3blo+myRi",
-	"ID82WJcgiWxQjbGqP4wB7aOxE4xDMBT8GrksAPAFdlFnZwduNCZR53nzedM8tWGGBkk91LRQ9crHIjrm",
-	"WjTYSYi/ev/+5KVusEs5Fjrl4wn+diHHBs/COiMICTGpmf97D+NDvUqH9Sq466mPCTd8r+KxHkWWjuNQ",
-	"wIVwmVQpXvKHf8T2mk1jtGnmUwGNj1/+j9+hbtSzzVF//GpE2l6zTVdbLlJc+1KanL1miy42P+KUdJlt",
-	"28Zq0DAW2JoPPdwQUMqyI447K69ZPLcAe809eOY5TwXWrGkb9txrv6DMJPPPRZrM611IAtE5Z1VyM2vw",
-	"gA+OkdcoU9gyEG7lN1yCIcSqHIL38Y0R1dx8Q8qTtJbxB2PsDMe139yFl5uJLL4dii4CoP7x7auucu/x",
-	"O7ZxCAxBKpP2ILYKifgkjeYNeC4FY6+mCrD0fSJ+piYQm1EwT4mMqY7xoCAej2WaSjU8Ih7+Yk6GBu0C",
-	"7/5JKMaTOBUqmNd/FnO/QfvQ3jHiGiBueAjd3dXWPtPm1FOficcOmsx1oJpHGy2PGr5GuQ06l6mbPtgX",
-	"+81de94LirenXvFglJt0OF6QwvE/1icioTIl2pfZL8wbwBmhdG32l2eaUbCgp4BpSGqoPBcubZnn9MoJ",
-	"4wY7jyOhWcLVdU/dgfmuCmxutSIDXoO9c9S+C2TAUFsKFQAFOuAjxonYmvwoCJcQnXB2WNq2vsAILnsv",
-	"THI3j3NBpOLlNaBVKu/Vfq3BFlZCcyhawAoFmYo6WHs+G8UzpqfBCDAWMzgNzVIMZXTMEbQAFrgdSULk",
-	"JQHiuLIu/LduR4cPZFoIAiCBE0POJ225DCfC1qzix3SceCFEOvfeKiRlXCWz4mNzIvNX18yDc3IIQJHk",
-	"wGwyG9kigWZGBWzLbBRHoRuYHcQziH9LMA7rwAW2OAmldbxALIhdEqvmZChSM7TdI5wDHjrEBbs+dEPd",
-	"/LHDsHwJ8IiBRQ/059izGQFoTnNbHxd7NprjsFWsSHYtMrYWptXxpFm4YxHWpQK727MBBGv3aw+mODMK",
-	"jbUKiZSaFQw2R9FTxvmA40fRoj5Sx76+vDy7cE80n0SNCNbKLRQfuGSIBwSyXIU99crxWtv9jtEuXBSV",
-	"y0ly90aEsfetBZIPYD3TxhbpmPF/sqroEzZesE899aler8P/zJ/9gCrPU6g8/8R8PplEEgFLdv6pY+Uz",
-	"vHCp5ONTrtYAsriL1+UKhz6xKJ6JJDBKbyQ+sten3eP6xetue//AUbfwmRP4xnH0jFuXJ1NZ+EQtgkSk",
-	"5qU95WqfyGaRIdolMDj8J0w//pPTr4xu7FX+8FkVnWnmL7jkfu2I+RKQbBBjhvLGHhUVwWHTUGiUjpyW",
-	"W1fPAyi7UMIzsZVI8HDSBJh7LaTMID/9HQ2MdtZ3LpHmaG/oNbhr61TG5U4AUeFT9VZWu+UtFG951pwJ",
-	"YqVTbraFHAssH0ukjlUHj7lZYolJJzQ/jSEWysFAJEabUbODCsGcabBLLDazQoZWDiMOriuGa/Ns9Bd5",
-	"yiACjYhCs5EWwZU1oa1xHaJVZdcKoYx1WheDQZykha4N436CvEsEYjQxPk3jMU9lgEaPkW4uajHik4lQ",
-	"MBqQo5LSjEggQQ3m0I2R7X8yeSBAWGf5ICcYLy7hgOamBgparuas/fEjkf+Zo52B1JTFIBlzUUhzvqlV",
-	"oi9c3JQqlOIIHZOlWKkNk7r4qHlmLkSKHoARPzb5M4XeMF12/PxiPsH38DeYUPBZFTM05g2rEuU1NFTz",
-	"mQd/dW4MFExJMZc9KQBZv5OlIn3Sh9iX7vJz+T0jBTjnZeV/R8znBFS1VEqIrhuYm3CtVEPUT2ukPY4O",
-	"i1s0lO7xhcj5mhooePjKMjb6TmdN9+NQmpMdR6ERpZDQwsAGMaN0wLXA3Yl2uDknEmrdcqlcVOZui2sy",
-	"pF0uDgVjmhXKWYV5YeY0kgpUpoN8S/kQf2k+cQlqjbjojKtoHBfc9Wvg2xoo8/lkkqUHCHgDuW9KuA2K",
-	"LypDWtOu/qBoNgDar+thabALDB8ATCV2Gy55Z8YrzTQX0rSSjO4p3w7DeKJmcH6uDGlGIMZxApaOZbYE",
-	"Q0/XlthfobUSWrKgSMBRiBmRZu6DOSkBpsNgUyQDoTQyrGBo6CyJJ4kUKbaQQcbSZTkKsIOpSMYa21DT",
-	"KB9UqniVG5EgR0Sl1Wg2mlC/OBGKT2SlU9ltNBu7RO4LAd+dxkxEUR08zJ1/zq51w9gd5i9EYrkcYgal",
-	"80H02c9izi6EhbSHimYzAYWwqm4wiAwSaoetfTZC7FqG6JycOUetAyg0rIrik+o5c9TRlU7lR5H+NLvW",
-	"UMNBbTlmmO1m00bibCJgwZYqZH9/r5jhQpqAR8NKpwLkTZB8vYGf2vv7rReA1W1eehg2g71+W7zgrcFu",
-	"sP/c/CGdVzqVdz+fIZUQUpdVvMpHM/Gtf/2t+7efPx4ng18urg4v5x/+8vrd8HAU3JzxiTyNktkJ52fB",
-	"6/fnMfYuoQ10W7rhpw8/X2DgcXlRjIrXIoUc4F5zb9Wj3JztvI3TH+IpAjPsNQ82uqELUX3IG+XzB5XO",
-	"P371Kno6HpuN26mcofKDDQFH9AYtosK+ANTLoVmCylhgfiPv3Vc6FdwEZkpzzmalU1G2nRpppCCsDsUz",
-	"sS7ZsecinSYqB/toDifS/0Gslkq9FwgBKcjkBMNes9XoqR+MqqISTzrqLvRBdYzukRk9IhU+ZFkCYAfE",
-	"mZlwmUBYNvfnDiVQXRUIBHaQcs8DhZBJN2QKtsPOBc7aL7DiohiearB3IN9OzpxtwzghrjRY19bRYJgV",
-	"VG2h4tC+p6ekZmTQgFCc8IRHkYjYcIrmDsXdxcdAkK02wE5sBaaXmoIDGw8oFKvNouCM9dTJGTYGREba",
-	"wjygJbnbzCad02Sx6l77BeuLeazCWoN9yICtEihe0LamvKdgvODlayRrtF+jiZuL6Kc52qxevsZSZiG/",
-	"hQmlaJWr/40TSPx+hBabIbPcjzKr0UTlx1Or3ewpIlW/vUR8AwfAyHRLMb8y/ZldspOL+0E+41fMPQqd",
-	"fh+H8+1kqUt63Nqxa+e80oHqurpUdUQork+4MtP6orKxOITvtt3tfxSTpxbM5M4qAitbMjrAsoHYS3cs",
-	"beAfG489u2M5+4MGjoT6e0pamced81S8kWO5krWBrt3JLvzDy+6qn0Hx5MY30+UwwD2cufX64XseusUw",
-	"t7Ruv+U95BTiBAoo76iHzF0vbr8rt92PYzWIJNYR7LV2b7/3jM+jmIeXcfyGJ0N8Z2t/k8+jFJ9AJAYL",
-	"Wr3Xbm814J/F/FwYpxdv3uBrL+P4lCsL0Q+W4n5zgy+9wOjR91M9X6vhzR41cgwEYqbz3OnOdLs9QvdR",
-	"7/E0Xaffb+JrcpMzCtwiPa4ZG+pUyjtrPRUh5ued6ra2e091SYm2m3ulHoGj3IX0v/MKAh5FRtBrPhAI",
-	"PzIRPDXPy9s9rsmJBqFTPqc6AsfVOSd+zoysNrMOaisUBIWicl9NEZ/M7VilPZCR98upjyLDaCVJr/76",
-	"r92b5rj99jD4Kfnb7Hn/snV9tqffhC8Gr/nB9FW8P/y7bKu/fDz8Zba5vjjH12ylMfZKOnKdA0rG9h1k",
-	"45OYu03MbSOu3mfp1dulFm72BxNP2Jmx0leGgiOUklgUSWxNWUhj6Tgb07QYAlnhBp+Kyr0tnHU0u868",
-	"cTy7m50zurzUTV34sM9sKdxrU7lttPwdG20oLaLBrdsps49X6btjyHCX0tN7zKFEKjFjsRIesb7b5v54",
-	"muqUI7pkUVnEA8yywIbFYLb1m/GyJe95iRw/C7810QO2sfWe4gtes3OayQcqc5uhiwmc+xrmb7Kii2LJ",
-	"xWzZ6etP9Zw5h885ehucNVeGJhPIR5IDV3YEAb5TnGU2z5fToLQWZ7d7V15FiVnuOofbX+dpPeQzVd9r",
-	"b65Si1Pw5/PF7JflkCEXjkPlyT36H+weOZ1wbBOUi6rhmd7OK9pIS5DoXqMkYuUwFVd6RdWMpL+2IPKN",
-	"+iiw5MCveqrwAIjZ4YtCjzyWkFUp01XDSucb4AezbpjLzzTYGY4Ky256ynpF9oH2FuwpiXS8oMlud+Q8",
-	"bAfsKZnmKucy5y2IJ9KMN4kR+QU/NDE7iYUizfKyD+ltkQ9iRc6T1/Xt6oZu/pQcrT1pUrt9/RTUe9Ja",
-	"n8fbffWRqmb4wm5EQIrc5n1If9i2u6zRTVATarRMia/hvIwPkGqJk+FbPha+t1h0CEcKi0tdMqynAmAW",
-	"YFxjrSCmm9husx7yOVT8pYnkUYO9Mu6GptIqAQwpdam0UFqm8kZAAfabrDp2l5p4bMkusKo4P8X8NIqn",
-	"yRFONBQn5a9n1b1m02N7zRe1nnLF8OhVsO5CQTm71bWxijKZKpXLZvWU88NGXI9EeVJr++TSOa3ne3Rz",
-	"v4UcExVT5HFTaR+tJCZ9yLSUnbGtNF7rW9B4UPVDCU0siXFFWnTypLbtPUvpqzeWiO8WXeWuy+u5z6wd",
-	"jZBzxIGdLNL31YV7n3y1e6eyUB0Bsxdu7YfUhval9QxIZWWoeMlvhHJ4WxwQxUPP6GxXVtjJiiGqvvnn",
-	"lVR+zVssT+kp99crAnwiTEG+Mo6XMp79hEZEzYMCFFeIGMc9BUUUVEFqBoEVKmYMCzebP9pfXVEkxVzG",
-	"M2+vYKH0VGZIowNY9emCK/DPrtA/g2+Bqm6KKpK7WfPwN/E0tZMjwqt4mvq1nrISq6iifWu34MgyCiWn",
-	"5s19aLAMAagAyj6kZrNEpin0shIVasKV5oUKcSo1T41v32A/i0nKXqCT3GBnwJyFqh+6NWwL2TTRceIf",
-	"oWGjxEezQEOB7QXA7kpokG+kus6a3vxERP/Zq5jrexW/9rABzzdSpxe0IV9ZjJPtLAIrpG+98Bi+n0yG",
-	"u9f5/QOxTxdBRPcJRBSK+24nDBq0zbUTeM5uo9lotXYbhxVLgVSh84WFgEl3CAOrnMb/llHEd/YbTVaV",
-	"Zzw8Ysdn79m7C9Y6vNpD7vhTHphf/LUGU1I20r1Oq73NSFubjJQkwf0G/GveotgI8Kmwd0rQ3ktc7Amx",
-	"QlBt1IJJIdV1CRwHtsBOkwib7o5Y4Uw4mzpBYpJxnIjc47NPWsRm+Pp95sdKby0XqT1IKBPb+sfGnNih",
-	"87zz+7WY/7FWTWJ/C3JxOtIQaOy1bWTY9Q7VhUY5INFQkSgbJCe8+X0S+T2Vf1zAdVprsC6U1MIfsqZA",
-	"eGz+SflGZYYUnPAhSH9pnoDQiaQIoVZEptSBaRxW4Pc2EngYxyGr+sfmN/XjWKVJHHXYJJE3PBUeG/OP",
-	"dT4U/7nb2t89aBqHUo7HU1h66JQ6GdTfxkrUT3kajHyq/TSf77+65EPfDXQXOqqLSsHHqfNZ1TbjuaRg",
-	"xjbyTC844NCOm8eG8FfVa39vFhrMxmV9sbzANGCYwCCezHOLiz1fRTDSXuXF4PlB2Hzeev58LzgMD/Zf",
-	"8PZAcN4M9vd52Gzt893+YG/Q6rf7zf7zdjsIW/vhQdDa7zcHzSZvPu9VVmFfFCa1IByKPHXNZSSX2/UW",
-	"zOrOd0VQsmp+vmGr1wrvvZVoptxrQxaZovQs7LQSMbrR1iuuxSa3rJWxXsUsfvnBt7Ny8bpbb+8feAxg",
-	"I8NH2Q3rtcBuWVkQHv6S7QqhKrSxG+xtDL2SC0vxLXz051N9n6F54cEirr8vw/P849c/Cg5m1yoWjLta",
-	"pkurPwkbpUR/4l9WadBtLW+QvxiFy5TvzGw/8yO+a8eBGpeqXwCGQOwK7KxKgCdjFM8QngFIowCcCos3",
-	"fKT/vDAP9Wud/Mmw6mmBONUra4SH/mbjFAGnom0tN2ImjUM+R6x9YR0i7PTvKWie/TfUwGCAyrbqW+qv",
-	"rHPDWQ7GSmbVJaINj0hLsGE8Y9xQGXUpQU5YXzrkc0svNhZqai6F/+avTRM+Rzh0Fhvf0RZi0LzaQs84",
-	"igDjHtOeA4jaI7AJeY1Fzc+ogzNrFQR12qEuEsIe6SlywxeaHHabe/hURXKK5TSy1EynEDLA6p4bYBTJ",
-	"9oT4aA5YT/kYrL6UELhH8A8bCKAqOB5htY8kHAfy7gEvjHHWbjYbrItJ34FIgxHgOqElxdkggQ0BjaOO",
-	"hmElaFSJE5zZO4XVN96vw6Vatm0A2KYknd1TgILjAuxlFlDuIGxnAsGONrctqZUjXCzjzMgU10ZGkdM0",
-	"CwpiP9xr7TXbvB/s9dv88KD/4rD1InzRajVbh8H+i/YXsoFuC3ObQwPW462B7lN7JU4y8mMRrfBt9zoK",
-	"Jrp341h5fllXFTyaP97V8lJxHTwEv+NaTScisdsAM2c3SOAmbF2EHIsVRpl92p0ssAs8+fS2OClsTo/l",
-	"z7wRBAAScKdNeEfTCw/JiFN2jaRbBghtZZhaFJirbLLtF+kxpv0yp1SqUyu1a9k6PMIc/4mDHNsZbrmQ",
-	"Aknu+xptmamFuItrsuQ8ihAXKjO1Mhhdrua5SiOvSPkPuQxApxpD+3+D2R5YgvcvYDACPGQ1l2M2kkYz",
-	"DmnkmrOY8C4s+cKm9qx6DO0i7GGBVtambVY5slmGrD7MGMGUwoZUOY3YAoO5ftu9nvLPCLISrjHnemCM",
-	"ft/SM8GvoZWSeuwP8lxnlqEAnh9NRrwvUrbXbDZ6yj4X+0bRIow4Yn+BaA34hFULmJXueXnjtMMGiRCs",
-	"7bFJErP2vtczG5HghNhUEfxSbRmiy6JzdejxVxj7zyxUGLZO+Zy6jHKjzoI09OmONgkH7Gi2ZUqLjKY3",
-	"glOZp8YTDUjBWHwX9pS50llQmgVRrLFWIFcF0WqyIOJyjPUP1H5bKIXw8oj72DB1lM0xTx1m30IF99qq",
-	"hCOW8AzJqjTEdGyGRbNzHIfiy5ZimwF0Koc//+V072yLSuqFb3jUejncKLfaRWd42eb2EN6AVtEqg2g1",
-	"SK23KGy+7VK5DRLjOFNurBT62HqvEbLvlfnxSsXpFYhJRy/TqZTLUcdKA2ems9fc23ihia+3fIWtglgv",
-	"+BtPtYFfT5XEpjWFZiNl+sflGAIUurdbR7eXTUh1I4m8cwdBxFfbSD/FUi1DJ2bGUPasZ5olcSQ8wriE",
-	"+IUznzRGOVzOq6cKXUkW6cs9UaAare41d5E2a4bggV3FCKrVgx3uuXgBkMHBKeipxVL4vaMCYARBO2Z/",
-	"f7FBDh/tt0IdOpna6bxUY+J5OnHz80U1ZkoV6FLdXL0I/tLu//Vw/PNkT1+2bv7+XJ3vzv52IF43//lm",
-	"n/8Qtofv5bt/Hf71enPNuvitj6pZP3c/JVZwuB2vxCzfWvp5m5M2EDc/xElfhqFQnzHS/z+gkO5hEv84",
-	"bZAIzwuGDKUJ9tUdEv0EP3Y7spijY4M0unHkPNafqjCCglKC5wvjYDoWKgVA3p8u3r29E4bYu4lQ3Yn8",
-	"ScM33g9KzNIA3A2MrSAHyqnfCxwtlv6jXCDAd52dsN1G083UVwEKdjmSMCnPtBujHR+rmmWsPQQimN1q",
-	"cz6OHm6r3WeH/c2MZKsdZsf+tMMecIf9rXv65mF2WDLUGzS3qBU2adaiYgzntW0qdwOGwBG8S4Zf1KZT",
-	"q7stNg+J2C951E6KOBnearCZ2dzcXsOrS89Ofk/cuz9iqU0BIVdl+MdTU/qf0T7LOhXy2ygn00A03cE8",
-	"yyH1rtWZJXUZHhZlIPpXxBWrptJINJBgnqWo0MSRMJZpCX6Vb+TDu2TosyryY2Ct/aTWYBcyFUgp1im8",
-	"vT6ToTiyrk6OyaKnclQWieAhwPPGMTWDU5KUKlcoos8nEyxiWVV8Qh+JvQPmK1dpfBC69/Qgv6A8eqry",
-	"Kj9452YfbX3saFdnJy9PxmEtroVDaRZ/68qud+bkgrqeTEsBg7D0BuIDfAw1zHhogziKp4lusLOIKyKw",
-	"osR5f57xhnmEfAcY1/CY7tnJ8ilGDhw8x2DXmJN+ywG2fDEruGgswUnZeXsP8Pj2yN3RTIF5QKrtAJsg",
-	"/uOHF4e7rQPg5ZS0/v/R/OHw4OCVWZnVdg1Q/LQP2DFxl29u57gvedTI1GeVK8hdEH5J+fK1RqO+hPHy",
-	"MGIQ9+n2gtAJhkq5vFu0QXZ4mO6MokPMVN5REpZ6Z11zRoQGirKbtuW904gfwx2x4jPNpEpFMuDGYlBD",
-	"qRzZIPFIIQFip6e6Ly9/6wIJ3limHsMf29gEODCGEP7mOZ0IVg3FOB4mfDKSgfbYVMl0J4nj8U5fhB4D",
-	"33AohfZ6CsgdgY8BizDwQbsslDoYmV3hsUk01UQCmRjfAKm+uWbvXl4wLYBRGRoFuy8vs4+Nk56Sir07",
-	"P/3tXbPFdti705e/vWvuNlj3TSsbAhvzCYjjNJkGxogL6W+AYapCeAnyRdDcmJH01E0c8P404snc0klY",
-	"vrsxN5IS9cw1RBo186dqzCcTEfpQOZIII1MhldJttoErkJt/Pgd8OohMWg7K6tkvrXqb+Se+0U/M/LS3",
-	"X0MfG+kpoRgMakY1FM/AGukCkSVP4cZd6pfhbMYTJdWwQwRrIoRWnRG/gWKMBMi3ZFjXKZ8TrxpQH5mL",
-	"kN8AmmLtXGddoiCdEfub/H6m+Y0A1ipoCoqVYH0e2lt7CkcexZpUN2SaiMlImKeCcjS3CZUmc6hsS4Se",
-	"Rqn2sRrb7AkvS9JZPkG/p6o+jcf3mK+vJSyAx/xwijpEmB8S8U/ssa1ZSkAa2wI5PD3WM595DQXAVIlN",
-	"l5vDICNblrt00O1c+bVsqAmfsVR8TBus654idU9JyNgNJBoo0PkrEMwwp/1Y9fTidX235rk/DnggI5nO",
-	"8S97Napfhso+JsOegt+3mrVO7rcFGhQoUp7ATlIwqzpm6Sx2EgNI3oyc0NjaFacjRPjoKZAtrfyXIF0G",
-	"fks6Bywqmxi32yROGC0LFalLvQR/wnsqt2AFbjw6cdhttiDJkHYH+qtDgCqOcCf/IEVEnDN0fnQaJ3Rc",
-	"+0bpGQklVa7EqsNw3ljrxQsP/r0Lw4BZNr+EjephX/Tp+VtWPTt5Wd+tsYM9D88dCECPGQmIFf4iZAd7",
-	"eBszF++zAR/LaO6xobwhJOexDMMIbVndU+1mE64vzDAe5ihWQ5EQ+ZrUuS1tr0gE18gwaZsagBKVVSVS",
-	"g+EhTJOpAtJTV80eT6MQ5RmyrhN5BAiV2lHuvMLs2VXlmk31lCJ7x1n+GbjiiUsbnVJZ2mxHXNg+ysUi",
-	"QBs4suFYKmS4dDCdhSQ0jKleeLJ5ZZ43xz+hQj4aj3/EVNxTWbYc4AGgfD93UzejhgU2YbJd/UZGsWjT",
-	"6JwaKYnsp9iXudfcYz74DFm1H1Teg5R11Y+29nDCEy2A28psOegLyEnQjAuj3WDfAzOTpb6cgmrzL969",
-	"v7h6/ebw6vt3L/929ebk9OTSZ9U9dvp9juH0iO21di3FhEc9IHGUMZy1ml6z2XRC/4j1SdHFA8b7ZsCt",
-	"3J9hR4ApMRMiZXoSp2508cAI9IVJye8gI+4BniGVIHEtjVKIXCVz6oo4oibnOEZ9ZB4x4zI1MgFPY9by",
-	"4Xh0l0vyvvuuq0vkB0gOmbLqq/PDWuO779ipTNIRO0YyM4+dj/hEA/t8wo6BUDcSfABTb8wyXHcj4pEp",
-	"VqdATukfExmiMVo7zOz2zKEZRYf1m/b/Esmhn233bEZRbJk9YmT5mzdn0CMCFZ7QLdz82OyD6Gh+bAXm",
-	"J+NoRsabxOLM0Nl2DlbBblsgA+8pZ2RaZCq06teNswqyAgQI7N5BnIxri6wisNzAi3/8M9ZVWnWH82K2",
-	"xE8X797CWiOlP6p1Z96RjoNZOT4HUXJ68ZrKLFFdUacAceLpGRhcpCZ39th//9//L5yf/Z2DGorxF8zv",
-	"Hv/8GzbSI48jtNL/1j3+OSNmo6E+08CMC/Rlxok3RgowZ55edHFYpxfduhESXZ9VaSeTCHP6y8uu3GX+",
-	"S/vrTgYM6ajO/JrH/O4rn1VJRebqH1CeA/Sk3z0HRjuU+PBh3XobN58beU7fM2sEoIll1G73FVre52ZS",
-	"X52f20knDf7q/Lz+3Nbb4JuJGi1XW+RZ+4h42Qs2kRMFfAw7j3q84mR8lAGrWEmJfeyWpbO612x5yEu7",
-	"19r1jJAz//eihoQCpXlxH2mZu2FqFgIqxDHSCqtREvwkHVDDCJGN5nZ6yg8iqWTAI59ViUmV5YlUS+I1",
-	"J/Du19HhvfNSXjl6TmotKzJfCiIC3S/P8vO8Oj/E01S1qsrWJa88z7UjxpH6DG5EzncEn0Gx4UQGNLYN",
-	"FRhPRpXjbGRNGrejeHBuu7FA/GTNWPiK8o7w6VSGlRVNWHcIj2lMFq+pt3VhoxPaVlDGunH4yG2ILOzl",
-	"VVZNf7FL3kijZv/04vWn3/7PXg8Db59enZ0cf3rdPf/+3fkvJ68+fDLKHf+v3WwfNHeb7ebz3War/ekT",
-	"Oe2/dV9eXnWbrU+nFz+aWW99OvvUbuw3Wr3k7OTlp9anT61ms727t39w+Ntvv70+Pf7t9PzTp5fvXv32",
-	"U/ftq15y9kvrU+vTyae9D7/ttdq/dXuJGUkr6CWVTefgdXT4Kjl8nIAfWCEbrt05OI5bLN7r6HDpzs3W",
-	"bmHVslVaXD+7aq293WZr93+ZFfr0yaglWLrjn82/68tLd3rR/dTtujW942KUND472U1pI2eSLnjB5Hl3",
-	"bHkSqjp01XOa3mmhDOSRzukzbc0L6LldLZKMYLlXTHXrSnOJzsEVn8irazHPlZgvuA1LteWt+9eWv41z",
-	"ipVVVzodNTIuNvF/esr6XdUlz6dm40/01Q6c1E57e6NIrrEYzu3Zvk9oeuvVKmsFKDpXj9UCsBirsNRJ",
-	"WP3yTMPMOoVJFwB8wMDpVP3UIbB0MxnB7jO/bGuA2YfyZzF37ZPe75W+4IlIyhsqUWPY6Hv35SWYSqEU",
-	"aR1dWGuu5XIK1tAsySs4axbyCpOIqzpZqJVOdt9SzsH8sCLp4N6/FgHDKQJyqUKLQYADMh4ZxXXzeI2r",
-	"oqYZEoaNenbgShQ81vfmikdznTIlBBKZpwn82o2F4qGZP4NNDfaZwNh5nUMe9EjjaICqgoAyElQ6MKo8",
-	"NmFPrQQnZBtiEzZYl2XrENrErxbC+I8qmhMGIRz9Z1kIvbRapDsN5aITs+ilsDs4KW8kWKSn2T5ci9Xw",
-	"zgw7yyLZSK35hMYXNPm99eMkb1mWer/FcVsrasXY6P6F4eVwIdplsBAbD4/OSHFI1qNfMSS6Zxuj7x3d",
-	"8scGsJSfF7+SMDAyoXQLBAZceJlwGS2Y8hvBM2Yb/xwkwXYIje7APhZGY/4FXwuAwWe2AL+hcikj/42i",
-	"LwS8NtPrTsDfRa/ftXhq2R4AyKeVlkAX/rwIyRxPAFFB6Fz+AGzd/pz5aGn7nkOSvJYqXFCLxit0epEt",
-	"qsVb4YJZtaBz19ZaYqLavGylKsSP3EgLEkIWaH5JgBmsSlPAfDMx/oJyMb9bpfRgqjYW4jDOC7xnlX5x",
-	"mvmZpsF+fSqaJtGmAGF/FAaphdJxchUPBpFUYsVwAOt3hUI+2Csdy9en9bLjt1bn0Q69g7aDO7dTcdm2",
-	"eRQFlz3+a1Fvf2o1ZQQczXlOL9EvNijnfVS9A20c5mvi6EbcuRDO2yC3sqZc7hirj7hCvQYjY1UdjwU0",
-	"xwkepdZ9paIHkq8ZLCILkxhwyzJ8vHP4KISeoWc68jfzwqUyFkT7oWS+TInYRtq2fT4WPRUHiJIViAz3",
-	"R2Gjmw0vJQLjLkgpcEQUSLkboYl+yFMx43OjQJOQqnfM+7WMoGDM3FuD+bA8efAJy4oWtamg8mCfVaXS",
-	"ExGkcdbeUEq3AyuOwulBGrjuL4U3E8JbJA/s9eUEM+aPHqOtHz5VDd87nvnlO5doV7sDv4m8LZ6fzcN4",
-	"WCN1WwjPVVoVY9Ue40Eqbxy2YnwtwqKNf0QlpeZO8xBi9dikG2IxPEVJFL0yPPV4zRNg3EPsVlfuT7AB",
-	"U2Y7WoiVrVvCZdHcjnUjbFW8SsR1+l4vP6/V7Oy16Hlk976ayGC5cBvgfGvQzyEG8qPZOfFUX10f/mXc",
-	"/ngXFguct00sx0vcI/ozy7CnoMQqa48yewV7z8qL2/oWFuIQ9vBWHryHq9QUyyE4ssE0ilCAAWia5eeN",
-	"U3HElnAcIYSAYI4NZs47+BvG3KrDn6TqKRg5WlkJMLyJCYIcRXMLQAmJ65eXyykOqSz3UK5A9VsTh9hZ",
-	"Swf7K2ibXyvJtuyfx696rBZ6uPJhJf61mBeF9C/9F5f/Pt9TbybPgw9ha/BaHwx/4rvzV6I5/Vm+S/f/",
-	"+q+/zzZWA+acAJ5xDMV3kBabMxXPjiyONgESRnjAGuzcHRbYfN7yCTl7d1HW2jCKDnPnwx2PxkpltN3K",
-	"hlYTrdQ8eXTFx4IbWLC7vgD+wJ9M3z1BI9wHGiGrP3pkDb/S88ATABo8EsimUXo4ocLXMfOiGt9rtrAI",
-	"eDYSCYiemxhRel0Zk7lzIUDyralb+KpM3S5on40OGTULPAmaryDbZxbzsx4971GjocsHexrKtB7Fw1ti",
-	"CrPEnJgxB1DyAliCS4sVYw3F3OFsFLMq4jm6XrDEwrXXsHwIY5TuNNUAOgp70hKh42kCDsGIGuUgeEmS",
-	"ZDlxiHAmd6rluZ1ndF2VTl6wQOERNrAGPEkkNbtChhQ762QqeiqNp0CUV7U1g1ibCTBsVNK/JKJoParL",
-	"MR6Zagsdg5OQA511k689NhP9URxfaw8hjcd8MpFqqBHqFT+qXPgZ9ypX1QQfKF0rh83mHrnf5xvbUswI",
-	"ma+y8DawaoRcI1OxMqBjpvtNPNwoX2tf3afM6OLGy2Fwl+RI9/sHQf0wfC7qLwbNVh2L5J+/4P1gVV0O",
-	"D9I4eZAkaWEyzZmyE8GqmKmw07KQbkY3xWy+1UNEPINVFDfbjtCo9sQyJpuhLpOzOH+pdQnOkvWXSoZn",
-	"TnP59IU8FXXz7K3nsC8Gzg1aM7jntw4uje80tK+QLTigeSpsF9i9ECEMNz8GxLkLkMBuorqKsx/jsfi3",
-	"UWMPQE0sVhD+UggChMPeoBW0+QvR7B+Gu8E+fy4OBq2wHZglw9KFjcsfUuMxpJvfcZf4qhFjr4xK2JIi",
-	"GPf043EEZ89/ys9/zjIysL9YBIrNWZZQH3Zb7dhj5umxy3A9xiwCAoANNYqnWqAplEISWoWQlXZwLmHN",
-	"M8oYiQ2XYRE67PT8rddTiEcHWDLxgPVlko6Amt+mr0KaC+oQL0K2ZPgyBdgYaGkfRHyomZ4GI8ApIFgW",
-	"hHBZU7u9VKN2ZNEU0JjpqXiaagk2MVxDseYcbfKD1LQdZ7Xe6FokD1gW/qNIj3G5NzGt8pVmdgt8fbVm",
-	"MEo1TbRZK7PfEFFnl0Fg32yugCfCY+IjD9JobjaFFipdMKr2PqwYp3nitqbU11eFlh3ytQUQtDnuUIV2",
-	"hvvjgqTeVgovg2p5NJ2X375PNdePpCw3mDjIVoRYlv9eGffykXRtYMXchnXax/ly7C9Vqm1ftGO1Vh20",
-	"1prabVSKrNp906rv1lwbGqu+e3lhfoHAZa6/CwIpJfgIA+zGGnECNcmwz1goQ6o6C+Khklp4CBZjnqmM",
-	"PNVCKNcZZnTfKJ4hWotUdbQW7OnrKcQWQ5gjqiP/T4ubFklNqGZQeG5r6fDPnrucR5EPwFS393WVatx8",
-	"1OaW2G/BLrAYccBVt/hlAOuWMx4QRA0ROHx7UXcwINQmgNQyz4q1fZd5zRHzszI+7QBKkANa40zjDiAa",
-	"n7JltAjBSCv4TNtwD1sI20Fs6QvYIG+kTt/T/j6G7b1ZWT5t9TjBFclgBYuK3Px+03rytanJOBQ/mxtK",
-	"7I4c2B8xL0N3QM1jvv19nDDf7NTi4Ox9m3cL0KOL9wo1HRuZlvuV+wePQMR9G1aJlW7rWYYKm+UOtkn+",
-	"AdtZJm5/PYpR4p7+ZJF87QVXzo10csip2oBk2J/A0Nj53fznj/uU6a9gUeQa1LsIjUZJIQWSJnI8pgBC",
-	"wLWoS6WF0jKVNyKa147YRCTGxKgLBY/I4Bp7ynr3/g4qST3hgVjCJzp99/L49Tsrayc8HeU7foHpr1hB",
-	"tK75dyyVc/tKwYlKMcvR0tWuET6vxtzuKSvgdUbZWHBFaKmJQAAVwGvqKZtwJ9TaZZsEbBDQ/Jhvk4mF",
-	"lLJhc8y/145YxNMcbAGhyGasw4kgMyxD+ZrxeYOdkmmRxsD9N56kc1hnasHPTEp8zozrnkJoXFp4+DrX",
-	"HzEg9K5rrJV2JM1KCDRCAb+2b8wgsIXmAjFnueopVyj1TEMYKSJ7LeCK9d3wKU8wjOuRvBHuAxDXdk62",
-	"XuxMPdFT/amM0rpULG8Tx0IXjWIA7aTJCHI49Tn7MJf4MoPuKWlREHiO6q4kR1ZaEvGQJtrjFUic8klB",
-	"+d6jotCcFpSvsdJGlKj0KuBJPx7NwwRJzaN4djXgEE2llAUYgxtXo53yyaMzFpOddmsLfM5g2Wb82U2r",
-	"GW0d1BNt2Keq7v+hOPinfOLI5+NchJ1004ZGTVEebWfWlBegWdrdLSh8LLd9f05EN0Qhj+Ttm4T9bYHK",
-	"YnHDrWH9WwpOemrbihOcUKTU1ktVJys8arp8I1+68KFfB8zL1+eb5jbhWkltqc91ehfX1FLMb+OU0sge",
-	"zS3NPf8pP/y5HMzQnd/byccLAuKhfcXVjTtDY3Ulxly1tGOJ6zLmtuYLe5mJV50alkkWz0XaYWOpzKWT",
-	"HJF/T1X9ksYD+n5sIDfX+xjfFsZ2NS4NgZVRfRfzg1gN5BBQ+IKRCK5F2FPQ5qxT5huD0GdVLQTzceZ+",
-	"Nr+pHbGYEtkD4g3g1zbFS7E3yBo7jD+M/+qeMl9WwIBfKM6LE2YzxrxE+zwjcEAvn0PuqUXQ+AazE08h",
-	"XPMna4j358DiduSmU+oHUCdYg06S6Us2EeGCmn9pKmo052KYyMiYEppPU1H59Q9n7Ltm/at+nPP0X8OE",
-	"KZE1829dLrRlPwtO3aOSfeKmv1U5vRUzq2E2/gZ3Q6kHgS/22FThqX7kbpy8EHhqoH9qqrljUhglKOO0",
-	"fR9Oy67yXW7tnTkX4/iGgkRWg52kmqXxtVBMp/FEs1mcYM8MBfqgwjvVCGLyQfQv4uBapBrRRixRAqSQ",
-	"2N5eswV9gCq27DGUc7QaMXsxC/jkAdTGS/hSpza+mWaYP7VtiYvyCBvfK3fN36lsO7/bwPoBGJxcDd39",
-	"t+GPIl21B5uPo2TPQBE+ip59Ao15aPLbRzgIj4xotQkVrgcQexkgI1rOU9tOAl4Psl4WbFO/VnDXAGih",
-	"p6RVQ5h14uZpCgpXrOMnzQURJAISMRBpgPFkxEq0AFnsNEZwLHp8T6Wxc5g2EQ05ubDEpfUAgiI/H5WH",
-	"8VJG8ew1V2E8GGiXUMx5LuLjJIbajJEAzySSw1GaI+N99XES57yULXl37+B1fEsC0TLxPgnGPxUH7+e1",
-	"yHcCbmNb683yGUZ5mLneUeai8Kv65pc+6wtkw1LTKAJOpTVisqdITjbYcSR4Qm0FeBlkFmwKHF64YVv8",
-	"NjEd81a8/thMwZN9/nUYJbAubis8ww33DRknpaHis6kGeuSMZ5crJsd8KFi1P2djI02Ajg3pbRIRyAmk",
-	"IGNlT5nHEjGJeACMgOYsQukIHA4s4TDeMuOTieAJ8CbSoZT5mPAza5JMVSojFpi5BnbqolXTU6vNGmfM",
-	"dBWbqmvgB/ThA362/KXE9uI+Ef4NBD09Re3fvDgqr2jagHTN2TZH5lnuZTg7J6FP8eFznK0HNYWMSLiM",
-	"v4KIbyo+pkbfAxVqqw3swEyLG5EINhFcTVNKU89RkCpG6Kzm44YRiO5BnFD9zCTimNhMZQppTVcv78Ab",
-	"MatF+3SLOC/X6Z/W0rIhXlcnYo7Wk8H1FH29o4oDiwa3PkMXEMTt5zL5JlwmXwp42qIdcnZQd/WrkPT0",
-	"GFKxGWnVarKxVNOUqFURDdFVTpJyCiIux67ZBfOl9jshO9pgp1KlYFkOuVSkQAsh5meaTRJxI+OpZlM1",
-	"1dQW22DdzEcnw9ex1WLuFjEYbUAa9SmWvcywgMjYymaEIjzCGDXo0WusLlA9VYhoN9iHkVAuawnqjl5E",
-	"oYgZEJMPY6KrxlrKiGelPizgk56qDhIhWNtjkyRm7X0Pk8NQ2MimitKkwFUs8/GENlXzuBpJfOaVxZOB",
-	"pg74HMwkU9S89mDJ1TP8cqqJfGhw7LtRIh7+/JfTvTMoA5rIROgSGMQWImdsrGfyn7mmIjGP7leC/Emg",
-	"n3/WROMGAtrWGGER1BO69yNpqtPl2pTPpaQQFO/LqSnz9gVNAdK7A8IcihstYXcmRlveLSlJnvZUhgmY",
-	"S00C3Bca6UZNyYAbHTQhCvj8AhjFEkod8CSEyvMYIta2WBM4wjVLKMHrKNSJQTCLgXvUZgK9AKRqUE1a",
-	"1GFSZEdYl79h1pS9V2uU2MOHcXChHtJR+xxeyueoQnnyTr558Ytn6XOEhMWNGds29eV4hy30i4xLs2v5",
-	"R+ModOiHEODyeeoDLalivgSIP8GDUU9ZBBJHus0tMh8LRSRBHAJvsIUQ7GTtVkjA7X40z20YgWvuNtKQ",
-	"bpcA1gYN+mhNcdv8n6BHYaYOJBTcIIVmVQnRNRbGMyMm3VB6asBlJMIaogAi/h9Og0WCo5mIlTCDJk5f",
-	"EbKRSARKXH0tJ7bPXTp+nJ4acajVh88wYtGHR0LtJoA0ytCnoBq8klWRvyabJ5g/BEwUPImkSKA+utah",
-	"tqsh6IYkzfey4aNw8DJtsA+EVmhfvnAnczfSCuP912KSNnrKT+cTI7Rz6PQ2GxvaeaoG8XjM61oYKWw8",
-	"EdByQJVuHo1oXPkplWlPYVaB1FKxd4ASEaCOF/sIjsByoUebr4JVoWUzXiUCFEBXIXidKp51WCL0dCyo",
-	"/Q+dIpoMLcBbN5oUFhl3nE8btpEKbTyl3D7iCUYlC5TZ9usIkh+LV3UqwnLggVdwucX6xduMTqx18L8A",
-	"ZRGrQEYCw8KwOubaZ5rpad+dYu2GttQOZ8Ewt0MswJHd1l5hJIcMCzvXoTvmp8XMNIWq87LkaGkLus26",
-	"TXuGaDabB6uwIc0DHwK8Mi8QtWBwGko2fH7cRJLTIJx9KMMdqngwaIQikKEIjYAXHycROKQDHmmxAqTR",
-	"vKyydbMFrKGNjI35xxO8qYXdvfanxVYMr6LTOUy7manK5t0q97evMj211r6ivXmH9hO4c0t0QnhZUes9",
-	"HlThzRNo07fSwZKutJqqmfI12qeWs+ysMF4BluCk7lJPobvxYWlrlkzFHKLySnvxJLuGKSHNHnbUGp7D",
-	"u1dxwjC0tsDE1WCXxtUmDQqkXE5HdrcBKMqNNdMwDmFolfv5Xotk4zbD3Kfen29rA76VIBGhUKnkkVlG",
-	"ox7GXEbm+PPxf4140o8Ts0/qhBigG/b5K8KYL+7C5hIgbfyNWYDv55vj5iYxqA3qz3ddJ/Ald8CTzeZ+",
-	"U84uG1DJbYwnT/mBxV7JHOfkGwE7rPRc4fB9rhY+zD0AD2o22lwe6hCMUIIawcSVqwXFDoTqCloucOhG",
-	"tQaDPUrhMDiqi8ko88DlKcMyVHNe2JjPwU3oC8b78Y1ArwVPn7Hy45k6wiJSGWo2nkJFiMVQW+7DY1Wu",
-	"Qg+x9Yv85PRIj/FxrIb5lu+OLeAgFPs1dage4d+6EXk9NRZcmc/L433sNXcRbR8nZTHL5iA2sne9uLe8",
-	"xuXOSY0v2stXEOSVBG39jYX5GlG6WQvfr1v28GXT9qh9fNkRuB2bFbVlXgtsy7NVuLdUY2TjyUXSQQA8",
-	"cv4tJz6fmv22Cug+1ZiQBS4YMXo/lP5d5wxsRI6VXf9sbWcfqb9pROVrkDiSqJSsZpApFkX01JhfC8Sr",
-	"6jAVQyA0oQReUbNDsQ0oVdCkpOLimWJVo49sISS+oKdWUcDgo4lkc52HYR67Bx8QK6znzKog8QGgCLMr",
-	"ABQt0jFLBA9G5hqndXUtTxqmSF3jdzmtueRjZS7WEvd6td3cq91bp2ICrqBTnwqpvy72LplfnC9ph9+V",
-	"pgvKi7dJTk0nRp6LEAuQdTG64LmEAB7//nwFqNHj0mitT3UXqLRcJXVfRLEaatd/Ya6ZGXHTU1T2q0fx",
-	"DNANi3RadMNsZGRf0RtwOB7QtrFMgAVdajnxh6DUi9wQz2iqV4VJQD9ubW9/AZYguvQSgwnwUTsTNaxs",
-	"RH8+kJGgiPwk4sbta+C9yHy7IeePHvH2/kGlU3kxeH4QNp+3nj/fCw7Dg/0XvD0QnDeD/X0eNlv7fLc/",
-	"2Bu0+u1+s/+83Q7C1n54ELT2+81Bs8mbz+/AAqTlv0Wls/e83dq9Q0AGV3mr6Dmc7ccKlz8hNn3OwM+Y",
-	"znimYszPXwlaE/As6EyUGpOLZGYVumiMOQnC32yTDl7lu3Iu/1rMfSOWhQp7yh9Po1ROeJLuDOJkXA95",
-	"yv0sO45vIL1grmK+kQx+h529/dFjP529+tFjH0T/zIjmH09+8GyJQk/ts1P5PVq/ZhxGv0BcJSMqME96",
-	"plFrHTGu5mjNiUgLj1388iOTKoimRvlVoW5CIeot9PTISVrL99o0G+wiRvBWNzGgT/DxLkOd2uHYD3qm",
-	"e8onm61uZKXPQhFE3Exx1c/L2DhIRVrXaSL42HfMju5ia4xK1VPmwTKYRjwBTkwzDNKmZgUwKwvlzkFs",
-	"fhlwhYizPAQdh3eEciyUBnucRt9TmiujRVMWCbPSLTaRH0WExj7VhjxvvWgzY0kzLUPhFoTt7nqtw0Pv",
-	"oNnEm0Dd8yjqqerhwfPm////7e22m9Q0vtdsQrWDzta9iguPOF2az7M+ylkSq2GDdVlkXM4EltWuTE/t",
-	"tXbBYrh0G8hpafeCTPuzvPJ3G/DIKmmeWs4irJyHvjGo+6ONnxV+yDS/gXVJCgsjh/SgIojvfW2cNbyb",
-	"PYUmnXauUhGTEh2txVgkEYiCD3UEjpa1/Jx1VN4Hb151N4tlqwhhiRRZCBKaXbFkTDwSVFfusx8rwpe7",
-	"8snA2t0cxhjNqvIApQYCITyyjxySBIW+8/u1mD9FI5+a3+4Kc2C+yJkb5eZiPw7ndVAElU7l4LTyQFWu",
-	"+f27IRIZHit2QfoOlClg7oNtpekHohKAvj7sqYYsG1ggi4AHtUdVk/hNq/1zsBgpqohafm3n9WpYM6se",
-	"n4J9XxOq2dpT9RWhJZwSYEB5tA8jk2sp+Y0JSBXBOaoIcrmKsLOEgA6EFGtKh3oKaoeyBIMG3n49Moe4",
-	"xOKMEwzSrzWAb6SYvUuGPqsCxUdyWzXRKX37/VkVsklcT6tA192hVBJv3bTyhgb0mattvr0Qil3/2+P0",
-	"tLcenRqJRrDz+1SL5GR9ju+VCgtHaCQnDfYWU3LG50xAtWbVHeaEJVxd6ywhN6YKEiobtBXhPYUV8CrO",
-	"91nAr1AOBIHQEBnPzqNtb8O3hsZJfFFblgOLEe6E9D/oUCcLlpJ7ObLEeJBP1MGNPZVTrB4IEPOxq5J7",
-	"xBdz31ycGTidyyfV/NmLDR4qcVc4I199zu49iIXV0Iy54z9MODQUl6bgbZr/FvFAYS2urEQYc8jGm39r",
-	"DMTlZAMFCfuChWIcpxbsaK0E6amiCCk+wIyzvDAAxMttFKoYe4NPoNnA1y7LFyDyQl43VczZBYAFgYXR",
-	"MxkKhTWFt1dH2xKA7SVbvmaBbS3ZbGEF1QSyAnG87qltAC03loYIqJeThg9ZqPcZy+/y3/G4TFw4VZuZ",
-	"jNuwcNkb1sJY4tufqrG/nTK3B0JDKsr8Zxq0g5d5Wfnz91h1bJaVcOd3+hfZueUk45bE0DMOJ1JMIq0W",
-	"lYgiIps0Ihy5q1OktoyTEOhiSAEJBVgKImEjqdM4mfcUSDWtqXEmX7MCrmZGVBffiLEZMDXQwnCgy3IB",
-	"Thjl9u14wl+A9vpHkZ7hwO/v7tIMbAAPh9f9sQVij72jvKEE//zEGHg/B3qDiYMEfoj0se9VInj4KGjo",
-	"E7clv1764lJWYRr4M81kuC13Xb9VzgnshOFaYuDb+qWXQwo64Grn95QDENZqQXsudBzdAHDqJJEK7Fk+",
-	"xJ4bPpkAxo5m/u8z0b+aJtHic/2a7ddPjb4j6dxTIFc+ptS7g5lxJMhFBGYjnuVY1Jyg5gEW+AIIGgh3",
-	"0lJG0sczbCS0KXRO/UNawC4p8jm0siIRjfGQgUiECgTz7bA9hpPkO7pE4z55UJGBVSvzVORYh0cCbG1U",
-	"QFipwYdMfJQ6RRfCzpZ5nxb0SVNtbPp0lMTT4YhpOVR1sqYJAMEOEZkih0qE5gJzG1j7xLuV9xNgrAU/",
-	"hYhw947MMLDKJOfZuSLpMIZnUd2K/QTSUuA69BRXEPLFriXzgZCJcbTD8LlQBMI1S0QKEDj3isbS3rsI",
-	"uLq/eoLTfptuMq+6sObJZsrJ3AIDna5rYbG7nzCgYO/bre22M+3xR1VkZrjfdIyWNgUgdnKlUB7lVIX5",
-	"7daRWvPbKcyKsXID4wzV4UHWrXukuI1ZjUtOWIQlMhqRKFbnYV4akxa5y5cqrGO4iEfRnPXnhHOWkXFY",
-	"o2k1CW1PLSYwb2WdZdVCBXbtC1i0b6ROL+y0bcI7S7OHkl4SOHdReVNr6CpuWZjZysbyAgd3gXetQjJx",
-	"FLjPtB3hFybDXTXIzOa54zgzw2dhnHnL5xvn7c0f5PUKyF54h2Qg3btd7Xdu0R4FLCX3/Ce0lD+v54Z0",
-	"wUYbgR1L0vfrdd9W16hP+2PADiUChZx8K4sjDaAEwXyEUbI8B/oJl8lUckXgoHQZIhRgiURoVB/QzYEt",
-	"PysEkpLci0pN7WqcAOfvJrxVtXyg6QizGaHLuthP0KmMIouEkM+eruz7f1Rdjg3iVqx9SaAAsxLvzIRt",
-	"WGYaHBo1FhuPo3IulHFrzVrCbIdzPRnxoeTMeAHTRByxSSS4FggOm4zZJE651nI6xhRSAz7d6sINVeqW",
-	"Xfg0yY8KK2DNqFsDhHidU2d/bGla3QY8g5v9ket0rcb/OrG7vyX99j8Cb+ArUOGo+RjPqx3oMyGFvpk+",
-	"L6qFu2j0lV6wQzdYSfJKJ5t1rUIrycawrzkZk+m6ezocfDJJ4hsju28Rti8R5PLBha0Vsk+S78+RkynY",
-	"9l97ZuZOCAcFMbMTikBqsge+BPsBnktIuxTMFhAkAlwUQDxYAKv1LTR1yFPecX8+CX2vp3xnRfoe83M2",
-	"rfmRuvHMH+jT/VqDwTDM25UQVFbqJ6HPqpmj01PO06nlCgVYrBaqUKHvUtxQQWkSR6LjmgGp6REFsPGG",
-	"9pq7HhSBKeogxDKxnGy3gCv05exe3ooLxsPXZV+xINZ76g5yHZfyq3Bj3KbOFITzU86c19FmQ+uLiJCY",
-	"QMVklMRRPJw3KlvQJeQ+/FHLpr64urOb8NtTe1tTMg2cJvQqIknixG5x4tXOK4qc2EjCvNBgpTKj4lE0",
-	"HRIinb3m5v2Zr2Akq4yROMJW6jhmUTxDOJaibIp4cK1LJcCTq/P1dTB28bxjA9A/RZDezUJ5FGclFVuR",
-	"eFCdca5DakU+bqmf8P6tThcw2AdJrW+S2jBX3SmvgdbgJi1OODFPDU7rwvSaVt1lzOHnz9bctMri7Yah",
-	"tt56lTPCW/UYZ6NYT2TKI/PvG6GmopZVYZ5033ahVIj9O1biKFdEhEWeIZ8jqglikZihTVMRMqkAdCPH",
-	"oOweUgRnoe68NZ0EKk4Z4iasxzSHA1BSNZ/vLc4Lh/pMhkCWs7afgAp8dtcF0NMvS6BM+dxTLhX7GZcV",
-	"+I/Hwky3WfqxSGTAd45HMuDDePvgdSoeNXK9We3QlnVDePlKKfbo8elUPIHaPsFI3KdrAGUeiuwN9ElO",
-	"Cq4gyCi3pnZ+x9jE+tgvnBn2bpMwb6EcdO9+ZhQEbeHzP0t94kPLmCdDaW3Uc8Od/TiW0gblg1jJtbLt",
-	"85h6DS0HnJczcuLE2EYMTSMow46McSi1pUUIEaq0tq05s6IJ0J2Su8au+PzMjBUmUCjzYGB+zurF+ong",
-	"1wOuUwwjJGmlU2kedHabMJV0y17hlmiqglHu8lbL/Dm7vN00t7vLQ6kUdhra6w+L1zfbhccrORzlR9OG",
-	"P/+xbd/h1vbN1y57bL/hF5BBX6v98e02D+IefSAzYEVUBZ+5eVDFXL/ABrcmsELdDnoBXgaxp90fSSjy",
-	"1DKr3D/+cmk+696n107O2tMLr7pD8OWSDzeNvZhxPFkU63mZshYqfd+ehQcPwJxKYEWF1h5gObedPti6",
-	"ksY4fMY1VK4B0a25/i/neHk8AB7T90nk91R1qSUswH6wBruEB2qWxiGfd1zIx8cXnYSOcJfq32WIAOqc",
-	"TaQIRE/FA2YU4GRMdZIcABj5UDDr7jL8sr4IgdA34n0RYatCrisiO9A4BDNoh0nKutk8uEarLCsAJLVx",
-	"dAO4uSmlOXLphLJerFWGlDmaJQUlK+M5l9Dv8uXCOTCblU7lA4+u61KxII4jkbA2bGizhIQr6tZo23jO",
-	"JR8+ajgn5cNN5OUWxg5evUoqPnIox0iRp0jOUyTnASI5Of10u3rKpNdWdtxGJEXYfArSF8mJMnFbNcOx",
-	"tXpsr7lXa7DjOBR5qtIEJuj+AhcxHVHgPkF5fR2BmVQmAq2Uh9iin7nIzDEEb5MhzlPIF70aL+tlj6dp",
-	"EI9zEJmArUV88/OjnlK29Mr4NyJIRLoyU4U+DBRc1banqn+8fJaxoT9kHMv3jXrk5/X28Efh6jt4UjTw",
-	"/HM2zmrn3/1UU/uVOHN0EIqrsxmNuDtmn5FFfE3HG/pKQEDy+vLy7IIJFU5i4+ulMQSOQ8uaTmS2AU95",
-	"FA+nwjJb8SiitvB/9Crf9Sq/+g1kzrCTCgwo0tFmDIGMFsWQB3SDR7YNLs81zl6i/DI3QhCV4EMcDRgM",
-	"C9L4BdSLkXFMiT6k3SyuEGAEsr6YxyqsOYaP9+dvkLd3qgXzR2k60egwwi+N+4cTAt7iJJE3PBUei+J4",
-	"0ufBNRYiAQdxyHgYJkJrrwfV2OAu40TEEdomPNRMph2sbEiZIx5mnKkp8irCWpyc3ezZp8Gf1RwoWHrK",
-	"l0qkVzyNlU+Eg5pV/XZrt3nYPNjb3fU95jc/Hg4aLR+sIjtOI30n034kA/dcS1Y8S2SaCtVTHOhuEihp",
-	"HPOIhqSBtMYM6YBFMhUJj8wo/zkNh+hkm28sDjhlRs6HmpAHe8rsJHwfTQYGFQrjsXVO1WAkgmszm0DV",
-	"zFPClLUKDTz0Pg/NwuU7FZu0DUORchlpIGsxs+tPk8j/1vQd2uWkOL6oz4/H30g1HokkbRBPCIAuFgrQ",
-	"jbCbJlGlU4Ez1NnZgclrrGFS3tHxVG8bI6BJedQ4gf3IDUmQt6c+LjUJbjcBcizIKEGBdYjwK4C69XED",
-	"DvZEPPU2PlCwYusabFqBKxApV4j4GubqsRf1YcAVsmTklOIq86VYgf3iYSqwC6OxnRtGSy9q58Y3HYfZ",
-	"QriEPOV9rgtGJjgl1saEtgK6KAeBTIvNoPkfjIm6UZgVr3LDo2l+k9ibr6a5V2R7pPB8qVnuqiOWiDSZ",
-	"G7GSpPDs/KbYb+7CIiv9A5cR2KyL435//uaZRuuGgJJx8FEMjMjTSclwNRrda0Zrd+ytTz9iZvRgOZSN",
-	"/WG2dG4UYNiUD4WpeMaqnL18e8EGOF0eZRPgrgKwQ08BskOtw3wzKZAI8UvmxW+wd9jBsGIBOz3lly2/",
-	"D6ARPsUKrqj01Te2HWJZoJHlrBAcnkWUlmmjp85hZ/BBKhLmww/1rvnBN7ooViHRz+bUT+6iEu8Db2JT",
-	"lcqIDGVQEmzM57jf00SKsAggM5ZKjqfjSqflHGipUjFEiOOlvmb0b4z9mndsyKZ5dIdtZRDo1khongUp",
-	"LyUdJaa1hi16bcFhsmJ2qgDpg8/ZQCqpR0c99a+pmBoZoihqGibxZLI6YPq12scYns3s428mRPsUVFlH",
-	"upDf6l9tPGXz/l6eBqP1tXnvz9/YljRs3x3IKBWJh0B9U42MrkEqb0SHDXikLZ0pAoU6OSCh+eAVhmpA",
-	"dMdBME3YbATMpkUZAthtxn5xFLP0FBGyiKciQSIH9DB6yoEPIYGBcb+VmOHQ+2JOQY5pJCBIBK4TcJsT",
-	"I6vzwWvfmpDB+qa8kLmjD40LWOnAAm5ZAngXd/c+8fCtwuFbOL539HifYt7fanHhk0f05BE9eURfl0dE",
-	"dB/WuPjsFtd6h2gnM2bWZsnzY36mMayViAAQGt0TiqDInczEQihuAPv1sFTP3GvueqYdWPIonrEoVkPE",
-	"JklTMZ4YzzG+BgNkNpozmcIeXkhVGYPqWkxSs4F6arfJQj7/lpPt2adtnYQgsN37Q+gWd8UtIB/u0rvn",
-	"6ekh8y4u+6ap+pwl/mSzfB15er4oKpakxLfuZN4iUFOBef8vg2MFk4yAulacNcyIClBVzP89v0gnITGH",
-	"IA56IfSVQorL6ykHJ2Uked5vRoysG6HI8cXCAnR2KRlN+WJXPUXC/RnC6RpToOO4GczNeq6CURKreErc",
-	"UUB4yDWqB5fiRw2C1kvV5lqe9xQZArUGeyOvBSTyrTqRKbVDaeZHXKeZ3PE9/A1CxRPSPllMx/FUpb6H",
-	"LSoyZXwyETzRln3ZxQUjia0vqKSy3wPQvYwixlm72WQjkdAH09f3lHQP68fh/FtTXpfCKa+HyZs/hO7a",
-	"IJVsxu00zrZe9ZLKKldRdufZIDIt+ZO++mJl51++AvxCADmokctOSHweR4CiB3WpzCpDSK1ckyDEJfIX",
-	"ac2H2J9kBNSFkcqp4OMjpmLGA6D0g54cY5d3Sda3m20UcfQmwE7XgJ6J5rwRh32L/oJFTWLMZWSEtpM/",
-	"+2wiEhZEgNF+cgY/jeJpwqp77RdUnVZ0AvOVZgUJioVPPquqONdZtA4JHafqhGbqi9YDmYkxtrDi/7Wm",
-	"tKfiVWixKp3KB8GSqWLpTEQ3woH6WKAf1KszCBlEoCSB7ddWHKYJN9pMQW0LtVd3FWc/xmPxbzNfybDS",
-	"qbx2Q7FAM2DbxRMZVDqVs0QGUg1h37TahIO0eUNzYfa3isS2t5tcuRnKe/gCotFgc4Rd6C9vtg/qzd16",
-	"s33ZfNFpNjvN5t/v/oGBkOVK5JzeuVBmdM5Tge7eLXVG2YV/eNld9bM4ksF845vp8ruThzx1F92mW/ba",
-	"G3ztZRyfcmUPhL63ThLBNJHpvNL5x6+FoFWsUh6kjD6TxQnTPCr4bihQS3QU/WFJCalYEUZB7q2/V/qC",
-	"JyLpTtORGYSRk1DZW8ohdZbE4TSguFmx8JFPZEPH06zO8aZVwhvZJcgyfAWr+sMYxGRjJxiHUBrp1wqP",
-	"7uzswB2jWKed583nTXjur24alvXmUOoUlYlnaQY9lsbXAsgPE6FHDv62SDOYk7VEpVjyAe9yhrv2qMGk",
-	"n6CbFdLPxi7IPc04qyWPukAOd6sRPKcktIfAb7rmXDaZFBDbwgzNpFGkuip7EYG6eYAMalnRYFegGsrx",
-	"HR8xqW5kyqk6zT3akh+vnxDWPTth12KOsWQ916kYMwjM4oJoVnUJCxzAEXv95pBJNRQ6reXexyeybh60",
-	"gnqUT0OZsigeGoWJMetZQjBi9gnmkrJZL1THx4OFHgBtzJ5C/R4WztilXqxBwVXPGZIQC3OjcCZh+XdQ",
-	"n0GWik7j8krFDtIxC5WiO2t279m7i0tgsyE/3HiIXq5lgHQIjNB4tbk2cfJ1bXcRC0Z8AqGEfnwj0CQr",
-	"fkCdyoeWP+Ms1+TPqtQdr2ssVhbsM+teNyNZbF6ngvms47FAdZjf3QEvO5CvsoUbcbSDWcHE9FjCU1G3",
-	"XnXBoM09nqTm8gs+8CjqxzwJtcfGQk2Z/cEYaXVjpDEdJAJO8LWM9TXOuBZKxwkb8lTM+Fx38mRJQDAK",
-	"mNPDKdnegCukPTbhxrSyTEWQgKubzRHCvMIuVKxA3UjtCDJh8Uz1FEq6qv+xHgqjcerwC4wvQYcG9cSl",
-	"lnl2JDi0aUQgYEYwlbFi3OyOizi4FmlhQ+BTy3bCyRj4EqcTo9JFiNSxMFesGnANVWic5soM+lrMawUR",
-	"E0q+nmqYBULpqWYD/GojOm7arPvy0jpJmg2SeJxZ22ZrJgMeCCbUUCqhOyzjO/d6Kk240gOQjTYsBcJV",
-	"6mBkDBKzOYFa3VrseTasMZ9M8MiCS3YTB7w/jTgkYnpqqvDvdWjrRaRsu9XtRqg7XOgMQzoe5F9SmHoH",
-	"z1siha0DxSMGPQvQEYSRoypATwDsQ2QmsbgzMUKYI/5S0zSRIPkSqa+PeioVY3j6NBFMfAymCc4eEx8n",
-	"MjEnNopTnB0zs3Bu4RCYExlD7nrC+zKSqRSaRVyFtQ51PEEkzuspLOgnCH3CwSC1yGbu+FF8M54ATqpS",
-	"8VQFWTeOX2jVoHBrYfpwXlbtMHP89QjOmdkWQcZYe431PhzxlqEDSWu0KIoqMuVgmXys5/teix0kK/39",
-	"rsqyrnYN4VNF2IFQRckaQI9SPBigDIJVhV/lF8ZjnAUiSeWAXDAW8YkWHnRf5Rfa/Ca3fuDAv8zrpWJb",
-	"GQpbzGBLG5COE+Z/5zd6qqhkgR4RAick2ErCqUdMC1GulCCtaDTrYC4pO2kWAiajLHwAc0c9J1AdtnXs",
-	"AO56DepzM2A6Go295T6xBr7g2raanb1Wp9lstPf/XvGgqMNtq80I0oKmcZ2vJWC25TbSldtIFWPzmxk2",
-	"LkFlxhOFBLDEnboh/+ofHjZO2SXItU1t4uOLZrN5gLGNDd/Z3IL4rbu0KTaJZfz1rytzPFmwDfa0VOy5",
-	"rYA4si2Q2AsKtpfUTA5VbG4DX7PsyV01ZzFwq2NKHoo1VGzBHxZfU4PGycVkR4OdpBbDx9VOrHM1F9dq",
-	"IQpqLb8Hj4Ua48VIqYZUN7EMxNWEy3UCktkbGN0A1Otjnlwbq47L8BsWWfbTTvDLzrj880oumPdNJRey",
-	"JcOkbHrLLsRAUx4dYxPn3vP2frOZE07lG29zIdV+NCF1vGobPMkqlFWrlu6zy6x/TeNUXGEzulgvtdDX",
-	"tJcac8zKMXiIZ8zaYMT6IkDRJJwF+icQaH8xn9ilb38SaVakwcpvekN7Y4G2sCs3F2mtRxdpJRvhSagt",
-	"CLWl5ftcYk2oIR+KsXGYB1LxCOoW1rmqGH/NboMyM0hUGJvMPeMbFmDZt/1gv+bPK77ct24qkhDbHPKn",
-	"G95RcA9L99vG0qrVfDRp9WrVqj/JKpRVK1bucwmqCWTBGy5Yt87wwmvZjYAQBwimLMgH1WAamjMkcG4G",
-	"4hsWVvipZ/br/rSCCr9zU5GzV/EqtPqVzm5O/Cztos0Npd1HEz1nZWv4JHZQ7JSs2OcSOajmNhM5yL2e",
-	"uKK8nE00FMqc2G/aJsLP+fOLmW0tm3sEypd21+ai6PDRRNF52To/iSIURSUr9rlE0SL43BpJlCWWLVl0",
-	"xh4LQSg97Y9lmhI3sWVy/nZlE80NMV7/aUVTOad5jtx+84Sgo8ff7Jb/zd4ZriYMA3H8Vfw4hhQGc3Ov",
-	"sQp+3FoJKnUrxIj4wXcfuaTNpU3cVUikJQ+Qtpf78+PS5P5ZGvdD6pByEBk7a8Su2OlgXAYDY+4QWeKi",
-	"4mI/X7GwKHhxyaymIx8VzYktsd9UTOAdxPYBI4agjK/98umuAu8BF70+K+G2XikP6hveMbc6aqRjaxEM",
-	"W6u+LBK1FLV62YoFrXNxqMSO16ftLmtrsVvs2p4kVmdoHPx01wmbnRlnpqgbMcNQgHkTzmRRNmzdKIVb",
-	"agVS2SQ1jaaUOmyDkebWKp1sH8HItvaKJQFOAc6Xu2icQx4IfrzlwJ/fwwUusIPGhv8sHr7nyjEBHBJ6",
-	"juE+swSYP2OmdWzcUiUj74Lm077Nx08hwJlLhvAMzn+PBal6wIodxXT5ablokPDCXiy0YXnSdyDDnZdY",
-	"d7OWQKZBZmcqGr9qXn1BL0amr/G4fTLCNDvJkaqLA5aZzegxl2Y1r+A306eOZbonIposUuult8GbAHMz",
-	"ndSXLCxyOYRJL8lewwHMLZKEMY0xZ9ri0Ox6/QsAAP//",
+	"7L3rcts4tij8KijtXRX7FKVQ8t2pqXMc22m741vbTqcvjiWIhCS0KYANgFbU7Uztdzg/vjc4L/K9yX6S",
+	"r7AAkCBFWZKTnjnf3jNVk7ZIEJeFhYV1X382Ij5OOSNMycb+nw3yGY/ThMDfBwkRSv/xiJOM6D9o3Nhv",
+	"hO29zmADbzbDMAybO/qfXf1PmP+PtBtB44Ey3VoSJrno8sEgoYw0gsaYSImHpLHfuIFXaIgVmeApumt8",
+	"xMlDkzKUCt4n8q6BRlgixhXqE8LQiGARo4HgYyQpiwhqb+6HnUbQ4ClhJD5Qjf1GJ+xsN8ONZti57YT7",
+	"7c5+GP7SCBqCSJ48mjYsS5LiydupeyLJIxFUTRv7jQkWjLJhI2hIqsjpcovGWLdXWGWysQ9z0r+z/m8k",
+	"UivALtKwU9NUAygmjzQijS9fvgRmM6S3G7/+azv+Wdvx6UvQOCRMZrAfMhuPsdATvWQEpVhRwhSiDI14",
+	"JjWIiw3D8ZgqNQuc9uZ+Z8sCBycJEUPCZGP/10ZKMMuUbHxyz6k+mrqnOa0irMiQw2wGnMeNoBHxWE9+",
+	"Z7uzt9UJw1295zhNDawbjzzC/SzR89e7gCNFuen0gOF0NE3wZyobQeOEPhIYwNsX+JP4YDYd6ydTqchY",
+	"I9XhrQYg+axXfAXzbHwJyvMvTzsW2dCbdrjd3q1O7RrLUWUuYx4TgVVpNoyrLk7ThEa4nxB/Vtc/XVxe",
+	"n/sTYzSiSUJZ48unoNEnGjkOGkEjxopcDt5SoUaN/UZ7bzdshpvNtkbzmBJ1KWIizIbo+RZ/NfYbh4cn",
+	"l7YZTDriTFKpCFPdCIs+H01jmPCn+fvxDFyPr04Pj06PPeAe5v2jQ69/1N4NQ/QQ4QTgbifX+e7iwJ9c",
+	"widdyWOajb/ZfDpoKPAY2V41WBeCIqjMY9kzutMIGpRJJbICRy44ijiLCFO66xjJCSHmiHC9abVncEPT",
+	"KH0G0wRHRMDuXmTjPhEFVRKaBlwRQXkM47xtBI2zRtA4AoTkmYg0fHGsDLyEKoicIyOUqJfBg7CIZ0wR",
+	"cboC4R8keAijmOPaNSdvugJ8+22A7wmQs30lMhI0xoLpAxGGnY3NrW29AQyPgUcY4DFNNOocXR43gsaQ",
+	"PhLd9PuDC/1zTOM40VD44cPpxUXjS9AQnGsE2oRDJcnnxn7j3QtIfcao3tDNj/rvVJ/bZ3bYUHBBdKsy",
+	"CT9AjEyQzPoyEjTV2IQmVI0QVRJJEgmiAiRHfMKQRq6CuP/Z0PTpMYdPZDqvTiHc2w9DS+jJo2G6fm1g",
+	"fbe37Cew9iHjg0ErJhGNSay3aoBpkglyqPe/sR8GK939CZbqiCT0kYhpgY766Y090Q679QL1jTuSJOr+",
+	"9PvG497tH9eb7CzdjT7G7cGJ3B5+jzemxyTM3tNLtfWw88O48/nHvga6SBr7jZFSqdx//XrE+YNsjTQ2",
+	"i0dKJs0HqqIRYbJlOczXkmey8aXYh1P2SBXWEK/bEZq/LfZD8Qe41fMtWALokSAxYYriBCAvALhkjKme",
+	"vMTj//XMlPWefU6pILI8wl5phFUYC1iVpbT5J1v97ai5E++S5t4gbDfNAdvdw/1I44bgcHzGmOEhEflB",
+	"gdUsdVQ+BQ0DuH09fHcv+qHT/2ln/D7dlLftx1922fXG5OdtchL+draF38Wd4Qd6+fvOTw+wV0cGI28M",
+	"glY2iiGcpoI/khgJoiHo743F5ZkzubW/6SBnmywLDWI/kZSzC640VK64wlLSbIw6aKjp/4CKMYkNyjCS",
+	"jgRP+HDa8q9vQJzq5X19fHFw5l+QgjCclAmy+ZG6IV94cZ5dHsJI9ta81uOgznCMLjD85335qlhuHl9x",
+	"cT5zQW7sbzkmteaCbFxeHzX39trtRs016d+N0L1/O1ZodH6SSvelt2Onq6xuubbxXqP2TjNoZTZFj28w",
+	"KZ7KdISHFCO9a5kgb1CaECyJQzmU7wZK6JgqjXBWMDhd4c59sbjjzqEReebIHFv7bQfpvNHylMhQA7hT",
+	"KJFVkh2bNyRGcMsFCCN9g5EYcUYC/Q/6PSMZzNATj5Qi41T5gmGcCaD65/klRYTgOT8GvWvKXbkx7Ztl",
+	"gb2xPKYMdFsz9xmIhvubTsTVW6FRJ1+l9G5aEID8tVZ7ae+HYWujDUTRA8BuGLZzADQUHROeKYQHigi0",
+	"KxsFOKoMxUrA6KwAjM6zwGhXgGFQwANGuBASGkNbYWcGEjtzEOGrVt5eYeXtZ1ceVlaenwdv8Z1wE/jQ",
+	"I1ArnFGpqqdogpOkz7GIEWYxwmhMWIbgQenYRFjm5wUI0FB3xIUmN5ahaiSYxTLCKYjBIz5x6iTDreon",
+	"J5jFfDAonplv4dYZCproW0fizEisakTGsC4sHjRtXoLzWpYSbxXKqnz93T4fWT72hhA2A/H2/obDNSOG",
+	"NE64QgllpIAhkGCqt8Au0Pyqm/Km271VZZB6uaOAAkjgtbsV4+kVFvmL8ualXCiBqcr3LtedFNt3JWhE",
+	"8idufxI6HKkFG9RZcYO2iw3SCNl10PV3x6zC7sUZ7/enZeR1OzHAiSxthRVEvh3gzergoB0/Oi13cchu",
+	"J9xcUTJAPImJVGhAhVSVe2k+WsdYYRD/9IFads7PKWS/geLzy3x6uMwmkzAM9SZzMVxyzLBtlHqzlLDd",
+	"2d8IW1s+pBzPXuZTVuXu4o2Veaq4U8jWy37S/hrgz3Ily4J/d2XwawQ/ZUMi1UE8pmpWNIvHVMpcfs61",
+	"yfZqAeYWOHO0JslwrE8EkiTFRnvWn2opXGOoXPelusJ6cH5z8nT/97u7uywMO9tPx1enh08nB9dvL69/",
+	"PD3+eN9udVq7m2Gr3d7c2Apb7VZ7o9W+P725fLq5/HBj/tGYE26EnXB3I2x3muF2GD49HRzd3h+E7fuD",
+	"o9vuQdh+Or/5Dlb8dPXUaW212k9PTwdnTxfHT08fLk4PL4+O0Yfbd83dO3b848WT/sDvVXf49P3N+ent",
+	"yb359/vLkwuvSWcrDO/Y1enRU/vpKZcE7u/vT84PzcpqF9Jqm5enN5f359d/b3c2mptbTc0r39/f39wc",
+	"3N/cPD0dXR7ff39wcXwPqq/7+/v7s6en9t5uGG62O0/vnp6e2p0NdH5weoFubu/vb44Pbm/Pju8/Htzv",
+	"7bbDzfsPNwdPT2udcHt9a2urGbZhMedPTz9qcMBE79jVj+2n9tPp0+bH+8125/5Az/v+/l53er/5dGzG",
+	"2Lw/uL09vji6Pzg7PdTPzo+PnvSr2tenF94IT/P+VwXhwZmeyLuD+3ecx8jcWNP7k7OdsN3ZecqNEffG",
+	"JHB/c3j7dPPj/Q2oKG2z3SfPBPF3MECYfjtPRwf3RyIbzvYbbrd1n06bf28U/U/nl0/XWI7u2OXRzdPR",
+	"09u/n/396Onw8OTyfqHW/N5ptv/e+e7i4L6k1c7fPdVrm+/Y6tQjP8bXRGbJDEvYxyoaIT5AA54JZI+f",
+	"9I9kKnhEpNS36yYY1rJEGd1GTBTouYyu0hBga5ACgwtTgicwVXfIGi/UOc9K0kBaco2rY8BWlIi/BA2e",
+	"qYgDVwGWHZi51RNYSgE3UbHUmmV18hlubW3pZYLOQhAsASYxldEIiyFBAy5Qxh4YnzB0fn2BiualmcgH",
+	"arU6pZlsLJ5JaVz7HtEYudfGvKpGVNNiFlM2RNagBZpQTboHOKIJVVM0wRLhRBAcT1GBA6WJxpn5liwC",
+	"Wj6n85uTZgdpHIDBNVxwpIiQCAuC4EZhw/IggvxGIuWDQ19OgNb6WuRiegqaLx+vz8iYMxmgB5KC5TTl",
+	"GYtlgPo8G46Uvn3UiKAISwJrzqS5kvRDgqPRfDW8Z2b8sxFRJUA9oiGNKdPHxplO9xsDQYheSR9L8sEY",
+	"E5J+o2SaTAWPM9A7fjN5BwMOOEYZwAB8jTgjjyQx5zbFWtzfDAFZ4CBdcQoMRntrdQLzScsLJBmc0QE5",
+	"wlMtiLaDhnzIGvuNq+uj5tnxebMNHWeMWsoxwJECnUPY6mwV8wXYa8zJ33d2WzteA71jMOJiyaiKIDV8",
+	"OoXHJcZ8/mYPk0wRVt7syYgAi5o/en67YzFFQ85j+W03vFPA5yBJmmkmUi4JGiQ8E5W9n92rje0tt1nv",
+	"zq6bB1fNrbB+q+C5HaePh0tuQ7DiCfrXgVn9wCy1EZqfPwdrwSGYJMpsQMIjp5GOeEyQsSsAcRSkaa9G",
+	"pDhSI0Fyp5QSn1D1wDCGj/PLoyX9FozZYYAVmCe1zFynmgn3CrcfK/GCPv8ZZc5mocwxy6rRXOdI41lc",
+	"ljSg8SjKhCAMtCXtzZwNkQeDgbm49jfgVjZAvOXwe3kLzjmP6UBDvwQtTd/OibGUlLdSY2NTRlzvnwYN",
+	"VRRXrZrzTZaY4QUmy984Zc8fPEeMGEbf8TH54xtZGTNZZRoX2RMMgOSKEPr1vw2IgCYQlr3lWMQ3RrVc",
+	"BlWhZENYoXa4v7llaYWiYxKgPlETQhjqC4IfBlgqIBlJxipMlNUOG9esQl8ZG212ASQwwYJXnGFw/0Ha",
+	"zK9VVc5TTH4JGqNcDa4Xr9+VFvRng0B34EtS9OQgCDZN/VpTMJgpuxJ8KIiUubLTsDH7v+rd5ALg1ReY",
+	"xYZ7jYzq6N/ebe0dh2/11Sao3d5/a7/r7G3s6G6dljtHa/TeorV+a65dA27gIYh4JOKWjkmFkG7vb255",
+	"uu4V/CJB7WpncY4pc+NrOkjH5A/O4LyMiaARfn04ohEecuPJem6E1lthhY0yk+dEWi3jav5eQbPSYa+X",
+	"6FYxWVEWk8+N/XadHFgn1wk8WajiqldktQsd1obTXXWc7upOWE1TPr7RNN2fXz89XV8e31+fHp4cXB/d",
+	"CafX2Tq+32qH929XlVd184jQx3qnqHbul/t7RqQRyDcH7aiD90jY34k3oi28S7YH7bgTgYYaRNGDQhK1",
+	"DoDFu3dWKtU4mkPoBRaVGoF6Bd3FKrY8ixJhrfKiRunwAnP+y7FoeXVojlIV5SWglNNA+mrHAreczvC/",
+	"BrJYlfgFmRzlF1StbTVAggw1gyssA824QlOikLVR+ZzYf0dDa8mU96xZ9a835hW6gktzcZZMHFwMMaN/",
+	"GN0YZ+AjeCU4UoLixN/Hla/bbwd1X3qtu73BtQo8IAcEq0wQ4yCa0u4DmYIOg/TBt1JTvYQyGsHSQMjt",
+	"JlQaF2dwOpLG2PZoOKnO1hd9NYOnViq4Pi4aLMcs9r0ZN5thu7QsaETZ0CAr3N9Xdrvn+SqY/X9TuGgi",
+	"KnOf2WSKRiZowPMMzBnIf52v/0vdFuwm3VrHUckz2Y3JY/fnh43Hi93fn3cS/un3XyY7/UaBO/UU2SzM",
+	"QyRjqHQcIdLYgRRHVM3SZPPfOr8Q59JvpfNb3E8Ianc0TmJkXOKRUQJbm+i0hQ4TgpkRCYx9dJjwRyKB",
+	"v9JfTFGaYEVawOyqxGryQIpBIDoVl5EzkH75l2vO/+U4DtgJPN0sYpqQLsdwAkoogZkcEFFhEf7/GuH1",
+	"jSK78uCpt18XPHV9/F3Z+3qoV/DNYpOuTX/oaCYUxxtpWSfq3eWdqDdu2zv7W3vPOFHreTa3tra3v8KL",
+	"euO2vTvHi3rOUl9k5M0/kkvHNnq44YRWj1FcJaRlzB/J2MbP1MuEeOE8DuZLjqWgpCK0qCR/likArm7B",
+	"drEFxbJnhmu3N4vhtvzhto5huyzxOUyw1Nh9Or910HikkqoclQqvDejoHxUHNhbsxiFpSuON7lh8fXTY",
+	"1reJDgMo1V4F/smEq8CIpvWBLja8BU0wVZQNgS/A9cp7L+zFqlCLIJfiQRHCYp/9KzjlX8Ep/1WDU1Jz",
+	"tP7i2JSbCLMbWmMhMfYaJCPMQASgiiCFhwgrtIFwa9zyDCZVxxKDhd4dMCQKBtEMcJ8kGtFSwkBxLc3z",
+	"MVEjrsH0HTAgKQZm6DUXQ/l6GXXBa93PMk3B9dSbWkwSosgtHnqTuyaKCmIcihS8yad3dHx2fHv8ohkq",
+	"vFTL2NxD+goEcvLni2wOsDlHNXYoeGFtHOHGfhi+zEDhAysi9FHT95hHD6s65AYNhYfGdN/YPPlp7+qX",
+	"DjCgmudR38bQ8kL9KED9C2iSPpRidnGatrRkX4ToRpi9zicPp4pIWROhOxBEjpC0L0uHJiJSOrUBmX4/",
+	"6n8X0Uv6/btfjq9vf7g5ladjlf5yeLp9+lv8cP7defjzb98nlx+PP//y28VvF7dDenb4fUh+OtDfvP+x",
+	"/QMd/NAi0+8TcnJAL3873ri8/aF98dsPW+dHB/J0nIziw9Pt89to6+LoQ+fi6GByfjih+KeLP05/4zTq",
+	"7LWj6ak8ZRftn6ke8uDz5e334/POcXh2+yO9GJ+ri84Pm7/chFu//Hbw+ez29A/o54/h1s8fv//tl8Pv",
+	"91pRJ2H98bsw/un7pAgIPmWN/b0w1AIWwMKtWCiIog7HnYud6Hvx82S3f9t+uNqUZ/He4ARvZ8d8a/gL",
+	"7bAfPu/8OGkYizBYGZc2XtN4ed+HsTGwj2gqa+zmn1ZGcS6GF8/pMq2NnE9YxUL+SVOCGaM6qBcty1WX",
+	"WsW6QFaDi3/9F5v1LzbrX2zWP57N+gTHdZbHAp4KoKQZoZgMcJYoFOMpSrEoe6EtoZ20vhfmbFrvi7Dk",
+	"fZF7s3geGOG28cBY0WHDNe+EJQ4ipowVCKvbb+vuvix/zl7qMGEgXOMNC3xh1QvqJbBcCjB/+UKDZ+e/",
+	"NX/+sLylcGGFNfSLDm9UC70VdEjjVxLdCjxFZyZQ77nVwMlQXOAhOeNRbVaTic2uFnGeAGq9PJPMcqvq",
+	"h17YYT7qGH++JeP0HWi7QAXD3O+NjQIKH6uz/UsU8BWQzaYVEFMkFRfERq1VYffrXwi8jufBChd6ATnD",
+	"TRSQK5n0jtyc/6qA4v+m6AJHzMvTNHMJ+e9qTpf1Vvi/OlFTbV6IDkTT+tmbOuHmV+Rf8oFYw3WPCE7U",
+	"aFqCp8ngoZdqOIyvOH7/lYG7yuHcmoHH/5hd8cbyK+4su2KTZsRfcVhdLxGpW1kr4uPXzgfFLlOfxFtc",
+	"9ccBpRpnCFduOoQVsIVjzRs85LxBwREa6ev9zg/nnZ9+fNv4phbsHU8ZVqZRqPMSjQpoc/QXNsMf/L41",
+	"Mgv5PaPpmDDVWFrXki/6iwFprSu80Vbq+4+hfAyrzvO9ZKuqp3lg3C1EulX8queqyV4OxNW+uPXUWS/Q",
+	"ZgX/QjWDanB8iVQHJg/PzDEmUrl8Tibk0nqHCoSjiKSq4gDxXDafnI33Uvm02505uXwsmWnpGayaymdz",
+	"BfffzWdT+Wwtlcon1Cf2AxvnEVs1N2kRroWd5bBGlbVkXNY/IujK8rW5QstGcywVQJXrITL20pApjZgf",
+	"5GzEVCaJQJMRR3zCJHAiJc9PTRqNlce8BJrJBwgzrkZlSeu/vJY1mBMbtcIMOqUZlKThEy5TqnCCLjIl",
+	"qGW0vz4uao5uONBk1DiM1cY+9XH00OSDJqTdXtWNcDbiaY5L4c7+Rq6b/Ke7FC4bj/UPdTj8Bt6E8z0F",
+	"ZyK0/skRVDuFh+k/KoJKg4Dg2AZK+uqlmHjScON2RNCH6zMXSGVZGySI0cK3wHpl6Nt+4/Vj+6+wSYMG",
+	"OxqRMWR+GnAxBj+pTNCmIAMCt4hnmVQC0kl8CRrXWJEzahMZldf1cYSVPmsJGSi3uN8zrjBaOz2+fYc0",
+	"34NTinp5H731fdQTPcu8QNiKREITfwYpNViMegpe3zFJIs5iiTKmaOL1TfUXoMeJA0Rawxbq3TVc5Mhd",
+	"4434W+eN+tvGdhj2WpD3pYDtnHYl0DwDgSue0Ghav788JYaTeiUXwKBpuukFKBZ4oJqUqEHTNmvq+xaM",
+	"FE2LWev7d0yvPYWPXkmkETVAvd8rQFzjAlkRVQZAzLTUrlndhEcPcl0TQD6xLrO9ifl6QlnMJ3eMMmSh",
+	"XQvR3/+28WayBESLdgsg+vHjx4NMjfRlGNn7owzRS1YAVCKl8UzhBwJUHUzb+6j3lmBBBBIEJ+O/3YEn",
+	"/F2jF5hbpgd87N/uGpQ94oTGXYh/uGv00GREmAWpIJIwBeH5NjjCtg6QsSbHiOsBHvkDidHa9btDtL2z",
+	"Fa5XgVA7kwDNmcKzsPkCGRTwmChLVQ4zIbmogVCKf88IiuC1y05DUO+MsoceMsjjzmSqmVueSZTiYYXa",
+	"kOn3YKk//e10cv7bz+r86FydH33/4fzoYfv86GD7/OgtPmUhWCZNElXQuLqsImZy/oLG+PMZYUM1Al68",
+	"jqBA8r8TmGD9UQLxwuI51nsCi+jzWKN/D972yquYya2nuzIwKCb7uWkNoU0j1pjAOd/Z/TmUPY3rJ+uI",
+	"+CuJaFye1RICz8BNFnx98qnS+NnZFdQ7o3Et0T6NyTjlirBo+p7UUKxz/ECkT0CQxAOimTFBlJiitRsl",
+	"aKoXJckY62Mq11vohoCuP2NUox5wbGgNow8fTo/Q4+Y6SonQtEQRFmtCA7f2G4Rtn7kZUuIxQQ9karz3",
+	"3QM3kTXjCBUgDZIAAcYFsPvrd0z3QRnqbKIRz4TUR5ZxhUTGEB5iyvahPxDH9M6knEmC1owEFKCeu6J7",
+	"tkNzl6QJnpLYdA7f29PTy6Gomte21T7Sm9FroVt/IZaxjekAblKVLwYzOSFC3rHNTgf1aLEr3Qcy7QqS",
+	"SRL33qDJiCakNHXzOZVIKpokeoH6ggzQZrh3x2Y6oqybSdJDawbScsSFSqbrLfSeTE2CKMjnlGqS4Ato",
+	"a/qJFuICTehg+6LERljEgkjDFRsfOnOZEBannDJlWGcQ41Ca9RMaeQR7vYXe2asI9cmAg6MbuWN5C70e",
+	"idY2w1CvqK3/6eh/NvQ/m45s+VNdh/EM82cIq0RrW58/w3MN3j2zTo0Neq0BkjzHPBgN8KNKubcGYdQm",
+	"e6S5G3f6zc3BDm7u4a2d5kbUGYRku9+ONzvz6Il3xpr6kM2jgltbYJxxv9t153UOg3WlxSRJ/ygT7a2w",
+	"nhoD31CahjX4m0/G+DMdZ2P9I4QZmV/FfPTJ1YKiSQ0QU1xLOjTi0zEeauKgcX8tv3uyNOE4BlTCINxp",
+	"cj22HfXWVyWOpF1PHB/I9Cup46WRuWvZOA/ngKT765NEvJLIUyqsvKZwzpqMFuDrVnUTYXbrPB3r1qbw",
+	"8JVEqaDA80Q8Ji10RlSeRE4QHENqtyZlkjBJFX0kyTSAo3cZoFP440zfyWGA2vCr3bpjB2yKzDwMp6bX",
+	"pOkyqMfXJiOstFwNUah6FUB1c7Kvz7vx2jdwDUq3wh3bDNvezRFhhnJxBZ5D3nXHFVaPt6dPrgG6cwt9",
+	"DuzeQd7eXHyOb+iQQbDwPP7mjE+IgPR5I/IZnZwfHDZvTg46W9uO6Ak8ycm/vqMCfchc4QyAgWf9e+VK",
+	"4bTu2I9E0MEUUYW4hjZk5PuMI4X6U0WkUxXHgaPIKRYSrpSIj1MMuwd6cSYVZgqcrqvg3BhsR20S9vfw",
+	"VrwZ7ZDdQQe3+2G0F++SncE23upvRhtxh7QHId7r70Y78TbZGmzijX4naschWcyZSQe/ZzclxRppdU/3",
+	"v4bNPdwcfPpze/PLv9cfC6verzsRWnp+EeMGKoMalLK2hK87yB9sLqK6GZtD8koa1evciT+vFq2ZuM1/",
+	"9DUT/wI5ToHlAsnlLY6vDSK7nJs2otNLnPn6N2kUJvkaclsQyEzQqJtXKzB5MW1iN0qSWEswY5OWpkiA",
+	"PM702dHCIvSBoIXjaMD5yBVusPNDxVi2OMa++WgfPd+XU64bmrsZhl98gP27IIPGfuPfXheFPV+bt/L1",
+	"j/mIxzAXAF+ddJEzgmOc6B0wMqmepfSm3UIXXHPGQ0g+OhFUKcJajS9B45CzQUKjl+1B5D4uQHbAEI4g",
+	"3NCRJCodVGzOU/IZsh9UgbO3NHCWAombmyxIo7GGKAQGIli9q+hguauVAZAmmHXzI1FAQU9kAPn8Eqyp",
+	"sFH1GvdStNaxggWORvCVTSCRF67s5pxaCUCdPC2Ey4C6HLiuEjwfi64wBdo+4VkSoyFHfTLl9oYtTz7C",
+	"qWZ2CEGdAKWCo85WgAhTRKSCSoIyBtMm8TqA9h0XfRrHhL0IsIP8ax+oVFqpETFCYsMl4HhMGRI80cwZ",
+	"GtHhyLl/eqDb+Da4VbB2r6QZco0LVNhtDOvCOUr4JBeNcqkGwOJJBV919OpFPP8g5iehOIcVkaSQH/tE",
+	"40CejPgNKgmKf9VRhXOYMzZWUYLM1pvNjUaYDQmIDGvzpNp1kOOKpRrlHTCPvcqCe3NXrFmZGb3INcjf",
+	"32R7jChfRebqfmjiDCmT5ykMqjvR6XybnZgFlJ+k+tkpAVZf8MMCQuXujzgjbzS3r7lV21gdgD8CFHt9",
+	"CXShXmzRRQHVC65Q8WLfYH2hVrDqFjQzShXBt78RWM06c30r6Ni16MNytPftAiALI803SbT2/c3lBdCQ",
+	"MZeqpDwxqHrB1TuesfjFABzA1wXsLn3ND+MKuQZl0Gx+q2vaHveYE6OkA7ZAn/Q+STgbakLqPAFKYjfg",
+	"0BWeJhzHt5yfYTF8GRalpo+u4rybQC+znJ9GWkPRbYMSMNob35ZngdHI5yi/3CT9g7igFLPqMWHqOufB",
+	"vyHL8jPPBNz4xY5QFiVZTJCXyapgVbyHFTbl2zAmNdqW+tmBWtRMy+qWoJ3htQo+CwB4E2H2geFMjbig",
+	"f7wQghl04IxTPgw9oxVoMQsoy8jkCntxZGrhBVaFd3tpeOvVz4X3BbcijNOVgAobMDLCQlBrD6ioWNZ6",
+	"+kHLzrMXIPMbltlbR5IbzS5OU6Q/lMSyliCeqpHg2XCUK49NUmyZjUk+1BtkNjG/0icjYikCIAH0rvDQ",
+	"ChWWNt4YdcHbTE6X32GThQ0rbNKk40dME3dDeQE9I4JcI70kU2XfIZmelkG5uMkZcE5Vd1n3cTfzhihL",
+	"Dnn/VCKv1fNc2Va4oTdVlpfuTZxzNMZsilIs5YSLGEUjEj1IhNVMhWQ7VdtXt687K0/RatqpRPql6QoY",
+	"Ktu5dJPV22qNx3UT/gb0c+66BHF2EcSZq80B015TIzKFBjFJaB/q0SdTFHGpkun6/h3raQgAt9jzgdBr",
+	"oUvD1M/Zon3Uq9vfnpYT7ljPpift2tSvvXUwYBaeRQWnAopSg1RSH4E1SQjqWbz2kLOn2QFfto+B3TKw",
+	"N/Um9XQZhH1qnsN5TVCGete6VfNAt7KGe89dxXs5y9TdzPheuCtsjKfmPChBCaifPGXpczaFL8W5rRy+",
+	"/07H12LIB4Mgs3OPOGPEiMB6txPNG8aZ1a3r1+NxJeuemXYF8yoz9nqFSgTeGvJRjA1S4kfKhm884Qx2",
+	"XLOpeAoUeYQfCeoTwpBNwdtC1yQlNpagIpNaol5jKvsLCMX8rUFrpuotfwQDA/gPYaHMnxYXtLTK4v4U",
+	"eAxvKa/kHYsJjsH9TdMgLSsBrJzrMCQ4Xd9HHlGpJRJlJZ2BbvzmjlUP89wj7I9QJTXg12JxxEehO+bt",
+	"rreregpGRjY4pUi8rwnRot0O7C2ud5yyoRHG63e9XjrHA/IyWqQ4QNzZLwBqlA1XJUHgOHZNIi7iD0zv",
+	"/oulVN2xYDjpmqNWHLlT+6Jkr55B+vDrUf7AxDPq/dDrMfoykIGtAq1EAWO0RlXBX8cEPOApAxdcfbNE",
+	"2Rj8oe6YHOGUrBcIm2KhKE7y/LFvLKLC8hI+tNocnIGeMCaVE4SoU8Dccn6O2dSKX/JFcNe3edfqIn1C",
+	"5xgF5xPnsSh7YeiO1YyKZe9b7AOUqjMiScX1zh4cqcnkypd25Zj4rph1E7VtXxcNfffFZuG/uNTHtrnu",
+	"4p/AK/xzxLgXSl5zMePcFGYLnGehxg7nW+jFA1Q2+uPHj82qg+RzW1b1p7QAtNrPFxO4rNSDr4UD6zGB",
+	"q/XkbMd59O/njnpohMEDwBYwRXDdws2nb4jzm5O/StEJg1OJJiRJmtZe1s8UGvEkBrI3yt0UtLzaJ56K",
+	"uAFAk1macqFIDC4wJqzrRbDLO+qC3q8LWF4A0RvJUwzuGxF6kQKzvfXtFVOvJOpZLW9TL7vnvOs4I2VV",
+	"JvjiSrTWq06zp2WdOzaj0ay1TuoLIV8FoL3Rpp6yR2qiHDzzMY5jCGvByZXQPStIzuvy3HuP/mwok/HJ",
+	"25QGZY/dveiHTv+nnfH7dFPeth9/2WXXG5Oft8lJ+NvZFn4Xd4Yf6OXvOz89mNj6khPrIrePwmj+qx3+",
+	"U96M938jERBiiO6ooZ98TAx0sMrT4IEfDVzhWAPL2HgvGTEhKMhovRl49GnqS/N4K5nBeGgNOw96VISJ",
+	"WTaQFh3k3AD8surYddDK6IteGsk695Sw8Vh3LI8DkbZP/X2ABlQQiXolf1zLmlIzhjQMZJRwSaR7I4tF",
+	"3LEoIVho7BJE8uSRxG+nPcSyJFlHnp8Qsm+19Gz4yTIW0HgJnwUX9lIb2KBnSyxPBetBtzzGU9QrFwrv",
+	"aeHCZkw3b9AQKzLBUyRpoomflv/b4R0bU5YpIt/ke4St6dU4N/aYi93qCiofbL8m4TVlyARTcZu6/+Lq",
+	"UkMDYHXHEvp7RmOjadjpGN9YfxjbzfoblGDNfehVSySzaISwRD1FxnBYM0G65HOUCQk+snesl3DVheuK",
+	"smEvQL1IA3hgj3w3wakkPRu1geVDd0w1Ie0hLAR9LBIPUYEinOI+Tajenqpb0Uzh9Zldyn07/EN9Uwb2",
+	"XR7bmwreJ/KuYS8hZeSXEcEiNo7ykuqz0N7chzCtmdHMxh+oEgLFWJGmzUQ584XD1Ge+0QhsLmJbSWte",
+	"H2+nz3n+QLSla4qoegMnwzuDGit8UdCSBkAUU6uVKkmSgeY4qqdj4RyLxOTP3zlA6W5c4y9FjPUSJ9KF",
+	"qy4zgmn6BXJmAZWtP8n5EYbAwD7P1BvUozFccDHJld1xrrA2TKzJTH5wdapPonWS0CesSgCC4oSZ95WD",
+	"DF6iL6JOynIfBdLbmMKFl5DhNWhccxFVmtK4iIG39NDb6OLsFUDO98g7KqUzUELmuTehrUF9hBWe3bfK",
+	"FbKPsBcRhBO7nWb4WfDC29NvfgOYuCq7GXPJZg1+LEVHgxnECcpktezrVzt6Y8GhLS/ynb8aygZcjzjB",
+	"grlZ6slEOKmMbFvUjrXA2dI7ilClXTBpKZiGrG8ObE5obJvKF9CqCpI7hHgG0xfh6fGj4/+T5HIALojP",
+	"EaiPxnzqkr5AlosyksYW8ReSOf+gfMmTMvzZIEzLz9V0PZ8WwcJFP8H4s6v+VKtXdVknQL7igyqL18qh",
+	"deNhm5ugRq1G4OGNQyyoeLAMXvnk3utYH1CP2pS7sy9r+jLR3LNYeoAGnMfI5X1wLhw3PJOoyCBqpNwP",
+	"N+jd0QEa49+4QIwygtZ6Y5rAoSVDOD4DKkfARUUikwpHBLOuHJEkMS9QTwlCuixTUv+whUXgCI4IVkBI",
+	"+NTQE4nHpLceOEeqPNr2+MPrD+/v2IBnQhHNgGtebKJp18hlBLCB7whKUoGyFxjICAu9nc4ZkEvSQj3N",
+	"HX7O5T4M4LhjWn42qZ+Mms8GzIPXkBUPlMBTy9bZrdGw0D+Hej/1gmHbZ+EAla0sGLwq8K5EeNCQHOwF",
+	"AIJG4KqJB+DlayrWRCQxcTBJllJ4xZMkkxGo+rIkHdn8jBEXDP4TcZaZa0zgSZ8I+FjxMVYaTW1pbU0h",
+	"JrQRNPqYYYb1ixGPeGIqLqdcPEA9CTKANzR6gFnhJB3h7hCywg5JgpWZkAQocB5346nJUa7I5zK6Fiuf",
+	"i7FXELAakbrryljN9V5QRcbIlQW3BNd8H+idBQ9PPkBUgaXDyIIQNsX4hLW8LfTqtYNDatBw1qXSxL1m",
+	"c2Y+rQvwJejgrJ0riLDUwpMpgoulraJdd7F7NdCpK07/PAW1pz1npxpYCAxcaVHApyAptpJPLLIhgOKR",
+	"Cs70FGFLx1RGZTjMLDmqjb85OGs3NxAFfd+AEpEveM0qSck4VdNKPJFfR2hWJsqTwTwPgHPX7kup6JDH",
+	"VM7UH8oBO4chLSAoa6h9XrJozGNiC5SPaRIvgNtyfP85VtHI4/ttHpuSXGjKIc1M3aa6LxraUkmL7ssc",
+	"S+ze2q7ywUvccgFhj0susLaWyUipDbSr4LpNWDfDteFEEmtGEOTRhrS2inX0OU8IZpWSY8vKskuKJgmW",
+	"6oN0XVeCnLBUSGaQcX6QJfqmCJzh2ShBLNNHB4hBbFgmzWl/mejsStoUW3uc0giBfW6AI4IIG8INnQoe",
+	"r9etJhVkQD+X+4DSeg87P4w7nxfiCM1rWed9lUAUuN30t6QWGbKYqmOmxByEmJdeJJeNTmPHG0wEVcTl",
+	"czCj3lBFKsx88aIOLjhSJvnAMuLrwn1yopajFJBiP3A1NYuMOfnR+vTMZs/CwMZn6gbOhq+F9wcyfSX1",
+	"A9N7nkLDaSWNv7j1L1tZsrBiRK2kbWpRfeODR9MymnbCjVbYarc3WjvLqZnyYsF/LqHwWUaeA0RDimfR",
+	"iMSeOIdZjURnsXIyotHIqDJt0IWNvzeOUtC3JNZTYGVEK1L01UYvxzMxCdYmEeSqMwEuJJyRr5c9qS1K",
+	"5k5T4A6yN09PLqVpqaRzHVa9dSmWqvQhspLhczfoCfl8yBMuDNmz+ZiW/aSyNPd94MaeO9sPaWztmCtY",
+	"cv4xC5qZ8KHNOlbGHGsaQ2kmR5AyxqS0iwTIXaaqrjGBW11rrpolLDc8UgmB8XVkprz0CKf1xL4Hsfc9",
+	"ODoWXaF0W5mq33JGhyNlfKrVHKHaZVVblkBZG6gzic6fl5GQXZKAwrhZniO8f53Wz208N/+AP9CLUgos",
+	"pLAwNmTufH6REyATprCCUQ4TBf6c+eptMqKi/rIx6Ywq/qrrsxnAwLb2Gmby2sL99ZLrqyH5EU1ryXjP",
+	"vHoZMKOlgOnY7srAVqtcN/I3z+I3MyWT1u/5Oc0/W/OyAc6q7Z8jQZrIwEmao7q3h/PTHPq0rGm8IjpQ",
+	"ksQS9afW16BYsrE19/Ru9Wzezqlx/usBuHpvkEN+2zRP7OGa3zHT3pIu/YVDL/uJQ8ReCx0giN/2soHC",
+	"lPIIrs0wrLPqemTxeWK3kgX/OXLznkzNJM2JrstN42jcX0ON/NP71x3Pv+74eTuxtcRO5IfzmQPnddle",
+	"psuvPo7zTuGcq9Cdqn2EITLQpTbUwG65cwQmLZMyh8QWuUwUwNXlzS0yOSD/hECbL+Yi6K0Hd8wYcLVQ",
+	"08rP1z74Mes/UYRFHOgDbn9TiPXVf8qqVR5FWUIZFtM7llvnp5A3Kffk04xL0RNoD3nGYrS2GW6uV/S9",
+	"uZkQltJwiFvWFRatZnbpECui/z5lj5xG5ArTeabByLZsUdO0m2IKJkLk3iD7BvyNxlg8kBjpRrMKxTyV",
+	"dZ2gkHdnMtLBtW477tMkqbVLzcpr5oslrZGKK5wcmsIDtbKLHR/aBZCxRTcukZ7N3c6Wl3rPT+s0Ywcy",
+	"Ikc+xdIE6rF+Zpf+KYaxedhSZx+rxZd/lJ2sHllbPix/yLgiBzaD+yKc/1037rp87wbrbco2+8w/B9Da",
+	"Sdt9EmEbegfVr3Gkvv5AwAiGMgi0ZkP2XESpabe+1DmBjr7RKclB8U2PiZvh0oektLH/1GMyi2LPHpQy",
+	"kv3Dj0oFx81hIUxm8l1iqpuUu2uinstt33W69l7gPYwpUeao5Dn/pSsdDncuhKza1k2oP1lkOtQXXRP1",
+	"ysXaoTfPWmxzQDpLgGveM9+ylPf2cyVAf4rGPFMj+47D9LpQiLG3X7j6FdnNoFwBvDefjAXrZkwDWRMA",
+	"Pffz6wsXRWsySF6dHpXsTYFJSmAifuBLdH5dvsFnQAgGGw+CztJRVKwPGizlUJnRW4Op3egmWL7/q/3N",
+	"cgEQnXRlQz1f5gBs0wC5TsrMpC2B0zQFQJopZkpMm3tVrrKzuZCtZGTiD/HcMbzwms6YlyqzLXdcS14S",
+	"TMc2r88hj8kLoTQ3TyAcEqPQskYbyMHTQodYkgDJFEfEcP0xliNiInHpkEEk0lpv5+H35ngzNWFqO+9/",
+	"ON+8qiZ/NE+rYtpqftYw/1rw8Ji8r3Xq6uXEAW4rY5PNjXMB6gGdgHeXRzfNDTh4AZJZmiZk7MzTaREd",
+	"D5TCN5l7RwcwvIT8c3Ee9nAwq9BdsEXA2yqIa11Tgo7HJA5QloJPOJZk3QRpaaGj8AiVBKKzwPTMuEkC",
+	"Wdqai8ury+v3zznKPXvfONjXipYXHKVcPKAmEiShQ5OS+vns8zWmFt8IW7v/YNEyVtWXHY2V7YkrCaSV",
+	"VcFg89dhMpi99Ii7shPP7ZkZ4RDanrI0U8tutvnQbfcs0GqKRqwsu88zQB3kxWSq2hi0ZpNEm4hEfSBf",
+	"SVOjNT8GVHipviCokSrSlBFPSbz+xqQ1nlBpspP2bvRIecKc3otyRS7O+jiDE4WLooHBfBw5ZZr/4mJ6",
+	"qsj4Zagyz9ngyGQQhuhbJTJS72ZQcst5DmX0BA/yxl+ChgnmpwuNPDcKsxiLGNpWXHdWRCmHqCuqCFMs",
+	"zsgjSZZ3PbqyXxhvnc+n5htf5ij8aEYkGZzRATnCU2knZ8IjN7YXpmsOGvIhm926DyZNuz0J5SMym+V3",
+	"vaKr217MAGWMquWhoZfvdq+ARmcGGPVHwXPCyVHm2QPxVSFkpUpNS67vMP9mxlEKQPV7Ruya9TnS4pcp",
+	"ebUgeg8afXHFnJ5vfM0TklPwvNjTjHcORClDADKZ+HTQMHvSWPblG+OSBjFXfeAXxgQzqfkl00AjTA6Z",
+	"xUY1b8vDJeBTlTBtllcAw/yNvxTDb3Xl11f4+prIwAU3/Y2psvqy+ZfK8S+xHaaWfpUIhrV0L6+U/+eK",
+	"11jxaVCa4HMwUC/kdYp65M9dYXlNcgSVyP/zP/43FLAPEBRbR1BiXT/c3N8IjYQD5eYRFJn/z//431CM",
+	"voT4zzJIZk5l9G93Zsn/LPZV6lCteFcVZauen+CtazeH6ub9PLNj5ULh/wzuYxletTJNx7QWRbQXAKoI",
+	"tnkH3+XFtlf7rt55zd7UNlINGNslbujOSuzzaic390byOdH5SHCLX0h2bVnWmboXtkaBiy7Awzd5lgYT",
+	"YpfXWbXhp9LsbzdxFV7KXHpN2ddvJIh8BCcQzEpTgiDB6oygHAKVKOVSkfiNDSWkisAb6SXCM25hNlAz",
+	"t8b3CeImUc9S+vTnfeDMW8jMUgUtTCkwESBOj57nOs4t9XKFSdwuYYC9xcPbovGMFbZ4NR8Lrcr8ZZjo",
+	"qn1XgXWcF6OSpjwSlFEITB4PHKlkinq/3jX+x13jU88zf0N3JRxcqqz6UteKXSfMDIqBlu8Xg8vu11Ks",
+	"aCaSJQf9IJKZzdFf5+XS529PPM/R/a9zUn+YV8BmkCUJeiBT57gHjqjUOmW5KgalJEcPhKQSYTTCclSm",
+	"LZ6f+I/9vds/rjfZWbobfYzbgxO5Pfweb0yPSZi9p5dq66fff5k0npFJ5/JpM/mGyJjaPEv22niw+b7t",
+	"eiISlFLd6dWBgsPEiA05gXRDrtTV5yZOafOBTHut5/3jZ2Fp/KuN2SEaYYEjRYR0kKXMRp5BPSY9SZt3",
+	"RZCIDxm1jv9f73ZvPMgBXp4P/vPe9hYxC3Fxefuc982saS5PQVJrwLffoYSyh7yCSwkT9Z0yH/tMHTaq",
+	"rMB2x6BPAnZebmm2rYpgfUmKQeVr836mkOOqKVJelgTlUwF0S1BuvHI2z8XAfJPYloLIv5jQVll3W3Pz",
+	"kGfGlporasI6Rc0KwTXO8vs1OSWgyHgeV1UUANvbC0oTndORr2ECJJ0XCDCEJKw1iFwlqS10DNdjbvy1",
+	"qYfvWK+mCJA1bibL1EwCK3KpVBKVd8yA4pW0RZDWwDdhxBNiC1ZBsK0kUbeHDMlwWafj9RbSIwjMYj5G",
+	"fapm0paYD3/6feNxAdF3d0PdTtubt+h1pFQq91+/htzbrWdKob/WhHI5Clm6oPO99GKSKvhWQpwKii9B",
+	"Up0arObaSgUfmPTTOPHyn6ERSSA3icoTnTinFcnHBEUJZTTCCYQhS6gJaxeJBBliESdEyjvGB1C0Yx/1",
+	"RNxDrjAticGORxXFLEC9WIkePCCKRkiRaMRoZF5F8biHbGoG+xUWU1vCXkAk94gM/Cb6d4B6IxxFaQ+d",
+	"HBweXjWLt+AfIPGAqClKCI7L9nYwh8RKaJDGY4gihmBi6KxsORS1VMKpF1ZkdBcLy1pKTqDEdq1uAnQl",
+	"Vc/OxQKUsnNdcuR6jYTpJYBV1KHfEfDSX6dKszhWSrGQpoI/ElMgS49V6xWzvFqtsrh8yPoluTLyVV9o",
+	"qZZxa7WhGytaAv/a6NHVzYtAkQhhB3MuoTy4TzdEpcyPLsvdghhUSYyn/7eKQa01f9aoV12lh8qaREa8",
+	"rL02wsSkMcRowgWkY7dRJVQhKMllq5xKVV/eab1ef2am8DV8xlJhgnYekGZZyx5vTFwMHRP0B2fEOpRM",
+	"IdesRDH4Kit/Z21ZryXUDhlEm62AuM/JFSUjbH6U8p3z4FfCUhPCUbov/YnNP+l5msDycV8lU105UVCR",
+	"Qmjp3GoVfZmXa8hk30emP7QWZyaRWri+KPXQt0oGU+8UUpOwaj6ED3Nq+AwdMfucmahqEK0kQZAXGcUk",
+	"JRqHOUM9PX7POu4XFKu3vp+rh0wxIJMoGxLvvUKWxAWo99HRBjMno0LqczUqqIZsoQPN76hMMBIHVsFk",
+	"wmc0j2vL2AcodtryAU0SEiNX7pgzsozDaXkmINU+m4mBsOztCu1vBZ6eUUaWbP6ecvmwZFuTCfA7kwjQ",
+	"ffOpst3GMDqXFTCUrc7TykODXA+aY4nZ//05G9nLN7Hb56OeqVXtPRxwyANUAaX9dkxY1oV2uk0ZfLaJ",
+	"EnjaNTnG7ljPA5l9/6Cf6K9rINQr5bKzWRR7TkAr0IunBlhvnPbZvJOQBNY60zjMa6FTUGIDjSBx6TbS",
+	"gDIxLyYJyB2DfgJ9mwluvVJNhk9TWZ5nkOZIQLp6Ly4MMTx29RDMNNd6Zpdad1kYbkTwEP405TMOkAal",
+	"iVZ6Bcn5gW/u5cU9vXJdNs9pfg9VhL4/G1q4BQqd44y0mhVNjYaCJlrWkjhTpPHpy1wS9H4+NffuSiqd",
+	"GOTnXzJECFL4SGSX3isyP+mnpvKeFa7379gde4INQE96e56Kr57KTdHTHXtqNpul/+uPq5j8hPo4emjy",
+	"QdM4K1vptKBaepCZM/GkBcA4s5Uo6Bj0hCbHW4BGWtQeDMwcUOWUoCc0EJypYsTXyOkLykzWsgOjNTMw",
+	"AC4fmw8GWg61CL1u5+IdRfTkYZMea+bwPpVqkTpMgiBBltkOi4OLnopUXfqpWY0JK9fdV8/9U55vC/2e",
+	"kYzYDs1J19tJkoHTpCB4qnspkYanvJQIZ5bbAmWN6alCENBTnmFVkARP4eR57IBpLtEa43bW63rAWoLz",
+	"zMCeXFzCNOAUPESA+91tBuQOs4AETo3LB+AF/BVU2Ypy57NCNZy8G4XVHNdbR/30QUxJZLXbaz1zZDWx",
+	"5QLSv1k7Wk9zfCaLm3gkQgu3kFsRSwVUu0BM/djgZA90CgYle+vgX42TCZ6Cu6y+7E3xLlvgDuEYp9ZI",
+	"7gjtHSuwVCKcSG4zvgEu94IZXJMGKWXPuj/aHMHmI8fKgLZZLzi/BeqCdLEljzM5vyA9bTWJp/RJr2Wk",
+	"vjuuBkBauKwHplyiDUtVkIuakQmRylggAoSVadIJA8Q9giQtC+fuioKQg6e6puW5y5Pz/zSrW87Xw+Pd",
+	"a1ONLS+sx/W4B8mnaSkddy48lTn+TtjZboYbTUhvXBJ/6jA+zvULCxwwnTOy/shhZ53tPie0OVXtEzXR",
+	"9MxdlYt35sRhv9ub1h07hs0xwakeORcZc7Gtlf16jtObuZerO6bPyVJA0RcApI0Ww6XaXwprUnMreBaG",
+	"7pbkbPaOlWhtQBOj4uxPC/hZKPfWW8jAjDOD03cMTrUxAYIcYXJYPAfTIl7YjV9EC39LeBfkcY4eAd5r",
+	"wQyqqqx9uD1c9+IagIuZYGPxfAPeCxF/dKDRTXrHt3jYm3dSbttb++Hmfrj1yzwVUK3WY6kdh+xaX8xl",
+	"VRexOEOKiyQq3kVfu9fgg1tsdB65fcdynTl0Ad2bDZXfbtdm1Jg2fZc+ChY+gaM73v7mqhHvDATu2vBo",
+	"S60ET+vMUAc2Rq42YWsL3ZLPwKyAiklQ9oDUiEYPjEhIY4pOj45uTlEC7t13bK1H41jSLuTr3Oghk12f",
+	"ShKj//yP/4P8tzs9lyc8KD8nUQ8RLKf6Uo5GZPLmjtn3MH437CEIUvA6NC82e4h8VoKMCdy3NHqoBNqb",
+	"iDs7qgZlQrDomjlq1M2SpPgVcSb1dc1UN8Kiz0fT2GZkjLCIKY6gKwa5LRM+6Uoe02xsf6RcYSnNb5N2",
+	"tWvzgOq3A0hpBX/RPkT9jehw1E0FVwSSng6SjMZdQfSBcXvMSKY0kjGqR34kQ6KwoJiZH/DfEU5gOg9c",
+	"mkrvCY4Ul8SNHWMqpu4Hy5T7U2V90h0QEhutERc46RaRW5CirdjU8s/N8s+t8s/t8s+dyk8S5Q/s1lZ+",
+	"tyu/O5XfG5XfmzPpVeds4SzvSok6tDFj9ZFkRbeHhyeXtdwAJStYyOE01l2eL0hO+s0SgB5fnR4enR4v",
+	"mQX0MIcvOvTgi9q7YYgeIsDFJSIRa7KCOvupAek8YgZO0fUJci+PbvIEufktDDG2COrguTLas1H8EJi4",
+	"0i4C3tTsZI4PNfkWmWYVLM2FEV/ZxL1AjeXyftJzsIjWqEhuoPK7ZxmRJt2jBsoa/G1S+gUoTXBEhK2y",
+	"Frj0QrGZ6Tr4SkFI5xBT9uaOQc024FYhIhFBVbz6/IM1OT6kElltat0LbjLdMyXAFiUnxGLD8ll2YXX1",
+	"qVY/agYI7jvrmRhbGzrowG2hK2OAKLCnhQ6Obl0baaphWiONVVvcMRP6CumYmQUvFNV1jf2a0SCGWDxI",
+	"sIL85Kyau/FZVsrsFRyFC9ivmgNxfdjs2DIBMRFu9yS6vD6/vwzb6DW6PD+6vww3WsuVMgEVyRURlNdF",
+	"yZwTnEjvwNkqfhot1i6PbpqddSct5mExFXfPt42gcdYIGkcrplQG9K0LXo6VV+VT0wbBY6gIhJm/oaCB",
+	"iImwgczX5wYypTDlWDUsWs3LxSzU1xgEVW1iJA23NlozYdYB6hXXMyTAzyOBe29Qr1zXVLPz0qUScatw",
+	"OQn8S74UTjw/3XSdvc8lXgPS6Qhf5WzP4E2+X/4prSP1xy7aq8K4MgShTQjHsSBSvkGaPkKpntkIgLLs",
+	"ghn+X8/4B/lnz0VP+W4JW5s1+3bMwI5ManL+4tio/1fxBugby3YNkyGjERbDr7M6L+lrMOaPgB31zt1i",
+	"6irb5kTTUjLiYBEgnsS5hmnpW+3cjlt3yG1k1GGCZZ0K5cd2s4PWThFltmGAjhEZQ9hsNA3QJeKZyl/9",
+	"53/8n/Var13B+bgW/pmNuK0xd1m1tYtayKshg1sFGEpYRFCxgbUDP1JJ1TxCrlfX3rP5FaV1k1/ifPqd",
+	"ViAY+NhZQS+7WgsNg5M+UtQeVjbEQ3j/jjKc0D/m5mUiecvWwDU1qd1wFlOFivev9EWbcqFAS5E3rsnA",
+	"lH+yZCyf6fYlYT6lobyOloTJPyWl0by9qUtoVLc7/6hsRrWYAamMTEXO2uPnvrZBJLph4TvbmJfCZWH5",
+	"T8fck/qRD9AoG2PWdNWwHSVsoVMl0YQLyGA4xlNbPPyNyTsC/g9Qkbx8MV36oeZ53oT5td4O56Y5Obm9",
+	"vUKmEbDtgS08biOSTOIzabhcU8Pd5nLScCwn+wo3F2f6mi3THcxPM1MAti45BUgpARrjaEQZKSALiVuc",
+	"F4F1rG2hQ7uQvsAsyrMDB9YxTYMZ5tZr3bELMjESjIsJw3FM4jeeYT3P35MlsW4wwixO8tJ/Pkxbdwzy",
+	"SUFlYlOKTE+JxD20thmG6/vIrxGrX0lUtH2DejFR+mHPxkcRHI2MXWhexVfI1FVyzoOh2uv7SAtKuUMw",
+	"XDum7qypVGr9L/JypQo/kH3wPDduLk3USxPMum4/oduOXUElWatuiBIcPdiEWcRYMvUaYijBbZ/Y5F0D",
+	"Lvo0jgmDPjdsn3lmEcETcFvwvJmpFhM4SvikCJxzS3BJv1TXZBMxuTQdpG06+nyZUJVA914I+3m+XH9V",
+	"pteIs0FCIwWd7lU6dQ50yKzHVmyH8+w2xqv2rLvoOPj5RZWRV1TZSD5FUeU8XCXS91+kz6Tp2q/YDj3r",
+	"yZWKplvxypVsN9VNSrXQXZF0u9nG9NlVnHcTfdXrbtsblQnDG4iRYpUKxjZKxuZTI2rE467eFJwkfGLR",
+	"Z8v2Bhm7TX2IwErXun2+S8WWml4d/MJt20HPZN7ruWgrGESajGwug42bWSlhunQ7U1dLGla85a141QLO",
+	"b/KtmzmkVsrpZgw/YprYFW3l2F/sM4SJgnMOYnyy9P5BLiWGk64hbLrvEHCinw1LkU8JHw6h0inKbLwb",
+	"yW9EveCfmtbLu3ka98qT72dyWsyaczTGbIpSm1rNOCmZ5GUiYxDBUk7LDuEiU2igr/c+FDNKpijiUiXT",
+	"9TL4Ys7I0qsf48Qco64lrrUENwIKbgrYglkLYUu+MaRiRmsY5T1Z3AqQxNP1APXJgIPBY+rtOpW2yBdM",
+	"whaPLx+hjXZ5Eq+kQ1rr96ChAcRNf2EiYiGwoYKmqeCKRzwB+LcDtAWn6YCZ+T8SqFYJsoXATA6IAHEr",
+	"rtCRnA7KlOAHM4rmyvpYzsdN10AvN2NCX0rmMi5iIfW4VAMNSsEuuWk8UxEf63GtZsIbM+KMEWuwNV4Y",
+	"+SzMjWoVlhEfazmFsuG+R3/hKucC/qNXC3nUoWjxGMeAVTh2OwqT1WBawwz1TmMyTrnSUmETcrHnEAPj",
+	"p8HmCEuyj7Y+f8696PQmQsk3kqp1dyDhZu/aYjz5tQz0q4gOhWtAcDYMoPbUg4ahqL2SXslyx8Y42AWP",
+	"9VLv1tfNuLIX3Zc8LeGIZcyW2YZaPglRJN6HyttGh1sebnYcDPWoinHyowNlXYemX80hZZII3WDIWcFj",
+	"+GNAF6aeq8fAzIwxwhLZRvuIfLZ7bQjYQBA5cu77NkpT80Wv7ateZVu8jET5gB/BbdKoj7jICZv5EEeg",
+	"vegmPHrwLt2cDFq0BK03ZdIyKlTa/qBONvzOFVOmJ2tiLp2T8lTtCmp2oLxsOJ5wlAIHJsSFQ6tawJe6",
+	"7gqSyQr8yyNopMGJPj3THP6aVZYIo1SQCGeGLCrpggJNbBoa4DFNpiZ+ev5sAFJdfZWynOM6ANZCQ74I",
+	"Q3QavnwmmpMoeqRMqpyGFpG63Vke8YKjlLDYJjh3YcQazWAYi005UPPsDQVU12dG8bHY8aFe525j1nZQ",
+	"jKdyfR9h+WCqO0H6KKPnr3QJcBlTCVJiiWv2ep64CogeS1tShRZsm4YUiZuU2RJfFsMNPLsmXrDE87oT",
+	"7ECOXfX0mnyBFrN4QuAmHNFhecr22E7gMh4KzEzdTCh3VXSsNztA2EgDuM9t7EouJeS3rqSKdCEQv0s+",
+	"R4TEFvaV4eDaIrIo0DqTy3AN+1kL7Tzs/iZYqi6fsApYSktJCLaTLKWGy7MOMwQdmHSKBWHzCnTZwQrS",
+	"VJa+8vvYBrfZKiDYl5SKeE8rkK2BH0duizOhnHYge4OAwNA1ACrLeTbgydwSTXtzGPnCpEIwuVKdfLeP",
+	"/B7dKDZ1ec0wezXipD19+gqH4GprbtSI5nKgSy/CPZdeIHlvV0vq3XpZ0DYxwnxxK3qE0iE31E409xIe",
+	"1lONBGKp8LA2X2ZOPyAZrMEfyh7mzKtw/oL8BRB7VMiABfERXAubcYlNsJN3CbVNkGbXkrQSiIuM1/ky",
+	"R0C2HWY4QljuymZSKXWVf+HfBi6e05BGE9Dp7nbe1Rdk15lHS4LlydmOES5NIN5Yc2S5HRXolZa1HAM/",
+	"hqLIJsf3KNnp5tV2PNm66BFrMKIUC0lAVXR+c9IcCFBKOH2cobQFz6c5Ne8azDud5QuBf5IuOB6jmA7A",
+	"Tqbyya4ZqTawBaoEzGq9fkjKupkkxaWXd1LcebNT0HIVlFo0ScitskHfrYYBlyMuVDJ114nMBgMaUcJU",
+	"VyoePeSjXROQDowKkLrUp/tGX8J4Nhwh+ABZD9RcB5MrOzwb4ozqC+wFJQ1VA8zThWrJGNaMSshkHOk6",
+	"BadTwEAnnjalETR8FQiYLyr6C3Bsr6ohbPeFWgE6rlMGFJZJXy4C86UvaHvNtHQMJsGKKNoIGjOSYWVY",
+	"J9xZHXlVGmsEjYqsZGqM+PKF98QXDLzH7neJ2fbe+zk6of6gx+56zUosI9g4ZlnIhk3GaXg58/EMF1Z+",
+	"XJpPPeMDLo0+i2LTV+ZshnWRrHADNorUXN8mfLR6veaVUsuXVCNo1F5eNkR19sKBCpTD0u8y5S+SVDkq",
+	"7T1xaav0FlVopikJ4JE8cHGrI1s1LwxxMZb3Cg0oe8aV1jFjyXa2oFm3qtLtB8aewI9wMOQY5/d3btqB",
+	"iKvc8WXNWFjuWK9i14I6/VBhoT9FPejfZtuJqZ7KmDJsq+qOcZrq+bqgiTw52Nxi5kQomz/n2Fqp6qvb",
+	"LF82Z6afSvGPVSqLuL5q7W7L2/NcNylPaDRtpVk/oXI0v4sraHflmrnPjTlz8efX0G7m82p6tnke3qaZ",
+	"STyRf6wEnrYs5sz/9lbg6ZFr5D6d4ORBjYS+yFoy6xu79jNRu67xjWubd8TFgynJ0RJE8uTxmW64eADv",
+	"q2vb0PTxJbc4TiH/0b61jX5ZNqj4GSxZFNQ7F1UXfViLDYs+mguAxUHNlQ1c9MnsGV70RS1+LoyJrkHL",
+	"hUCYi0yLvpx7iCEMG/6sr5V3YClw7kaKFU74MCNoDYJZS8KTKaI3IvaTASEQzwuWEmODLPmHzaNo82hm",
+	"DcGpP0QzxzuYye04Q3tm6cm8kx7MdVvwfL8qw81cf1DpM3c0KLsNgCZ/Thn5wcAqmExkNchcMYewb5AL",
+	"KLP6bX1J5kraFGs5ReXl18v+AM77bLnUEy4oGxtTc1kntNCjxazt+SQQefXnGsN9xBOeCb3u3r9dX3/3",
+	"3du3FeeGf2u/6+xt7BgPJM1aN/Yb9//2a9jcO2i+w83Bpz+3v/x73WJPkp2DOeFeEPaN2YwjWkzjfdRz",
+	"rk09tHYQttcDCNQEm4mwDzv6oU0tAg9214M71ivcoODhxrqtcNO1noo9tOZ8Z7lwzrMm4lNjwOXRTSX0",
+	"xM3EHAA3hSKtScn1yrpQusEq+Ov1VAOoY7EzCyUtKT92QGOqNJop+kgKq9Ha8fXO+r5zl4fyXWCa0wLp",
+	"4TVaO3sH1OPwWv8hvBJxlN0xK/rI9QC4PS2kCYliEiXYxluBa4Pdl1cSZPM2dKj/6hgwLUiAdZLsnLIh",
+	"keqayCypyfDCuCJyDnaAtvSBgnM9z5Sksad4WIMaP9ZAVNQAO785CRBhjyThKckhs15yYFzojpyL6TUb",
+	"wifGluBpQCz3DPnc1oyqkDNilDcMEaYFfcpQTwAMpCkM9XxxC9u0npc3PaZEFN7PecGLuFD4On+gpRw3",
+	"T5Kdc9OZ3alFcW8FjIrZ1hIer+PIlg2bzXdpKMSCCVpSYquyC56c1nvaLukjS1lMatK7hk0t28co5RJC",
+	"BB04HYGyZ9FpfxyUZ/dwLFjt9KyeYIkFX9qWK1YkCBoCT+rvOrcIXMRO5AHgLCJoLwSTh7HGphjyHUmq",
+	"3/Rc+wPVQ2sCT0CLZ3LxcAXKRDQiOIH70kyQcrbecv44ObcjAA3ALk9SG2xS496JJa8HXzGP5X2y7WbN",
+	"wRdp6OaBvokiXH9daZK3gdYMFR4TqAeHaBwgkkhiLKhMM0YSJ4jGeZxEyZG/hT5SNbpjPTvgOxyBUtmm",
+	"c8+RuuelRX8wpbjBKpyZ+dl0VNXUnMdXp4f1+ahKg9UvbTPInS3MSqmsX0JpyJOD67eX1z+eHn9sfE0e",
+	"/iJ0YgmP6DwnmYcH7izXbuUsBHz6kYdAuFNpDs8iSlZ/mRnXwCUOtungyDR/KUmojzfxTzmEf4FVW2/q",
+	"XoBIa9hCvYOj2/uDsN0r7TCt8b0p77b9bHEe5CpALVjmwPSyWPtMhVPLHNqcuBGUQ7Uq7RitgUHWs5qY",
+	"SHhNXQp7i2EfevvGk0oqzo0bX+7Ax1HMc6/OlqE7PSQ1EZyMpmgNF37/xgTM7hjK3U7Pry8CxLipRcpM",
+	"BdLA+KXmquPSdjiznjvLUFPVNbAOCDa+z6Kt4ZAjW8QKTuc6EIyBxWfzcHNdzyuPmIQeLJojGps27XC9",
+	"ahEC3puLnM/KXSJ8heEb3bWDmAW/c04wdiS7Q24hs15caxj1hfEQsT5b2IpbCWe5vyJVUg/V5xmL14Ny",
+	"N26ya0b4gusQ/DuhBKe9Vaxznh11HXxUvU505+aD+VtuHMA90FHnXMRkBp4zkNU94kKYW88uWvc9hoxB",
+	"GdwIFTHCzF5TIwNpfS4cElQyrHoiQ/5VHWddoiJ1WoaqbKU50t5YmKQ7Jv2OuXrg/Fj9TA+tKZOH00bd",
+	"5ZtqQyqxumMJcaExxflbD1CaZBL1cl4Feg+8uFX7RoPUlfwNUC8POjLejDcGQIF34elJOggVnDcwKT27",
+	"f7VJeb6Ss5y9J9uh8YalECKKI00FEhIbxQUi0YiTcsHtxvnNd2EY1pFNjRz5wpeL6jIcZdF5Oww7G5tb",
+	"2zt1rf1Nrc8mvyJTmfNkfnlXnzZ6VBE9OzVXEvnQhWxXUNdWS7TVqIiy3v8VThxCIBj3sl4gRcTYFYhd",
+	"WvZxtWhrJEGbkbNmjj/iJCM2DKOO3DFkrXFIc6YmYO2N8+Q1sq09nqvIpnXJ9YyADfTgJamfPYVUre5B",
+	"y9n7cNTzWEFhclHhBPUtqNGNp4NwCogAnb3TjQ+vz969QednZ1d3bCBMIkPITR+Y73N5XaK1dyc3r9/q",
+	"/9/evH53e2NuOow+3L5r7sJHTXPXj7F4QFiQO6Z4Ak7KcQsd2Op+ZpoQ0CsRVtZ9p3d+c9JzKoGltBcL",
+	"U/yuuTR26zadk2VRPCyVyCiKWisXRM053ef0eqUyqKvVkvjnFjD1aIiYoiE3gcUzW/DXpeOeTV59kCTN",
+	"NBOp3shBwjPRWFQStRLkiYXNpwPKGYMhubec9YPQHCfk9zcebZIAEeGuAuUriOlaX5p2+fVWFxZYzZe6",
+	"sb21VAEMU2K1gNC7s+vmwVVzK1wmVDkvlVoXOWi1jNDGmTio0Dyt4iJP6wfO5LrN0vDwK65W4fEtM2Rr",
+	"0NRXaHUL91Gluhf+4fNKUiyfNbtcveerS0t949qvfqHXmXj8WS4I3EpkXaaPG/JImNFImVAFqnIf2tbS",
+	"iTaW1gc+6gP6dk75LPCvnYy4deAtOfYulaB92Wq2lUK2y5ebfVZfS3OPH1dRthiljAA+JMo4WexULU6W",
+	"rolFTMgcjg/C9QwnYbk9vf7AVrmxWe3yNG/mun0lUc910PO5wbV3Rwd3jFFGAnT8AQ14JhSxbKXuJ09C",
+	"Sz4rgeU6iHaQOs7FSYHcEdGUIMGTpJml0oTlaH7ojiWYDTOIGdbClltCQgYKEjlbwRGWFKM1YAwppG/J",
+	"M32sz+RaTglmmaabDZvjSxJp3BAKv7LJiAAiaGEFU3MnV9ORpiPcHeKFyigHtyvIsWryXPYxwwy/6Eui",
+	"26/+XUQSIqYv+nJEI1t3bPVPecQTvDifYe3HVInFibtqv+QRZ5l62afiZSsVmVQ4Iph19T2UDKgcvaQf",
+	"Mhy+5LOXDge55uLpi/ZnSBKs6IugZdL+veTLBzqhL/lOI+HnF32YpS9b45gmDy/6jidJJqMXIf5Yvgh7",
+	"xhp3RfyST3Na+oJPuXgRgBy1fsGX/EUEUCqBJ30iXkY+ZZakI2pN8Kt+rPgYK/6iLwUh3Zdujb39Vv3w",
+	"yxyWxQmyq3ArIJPk3IkTZ2RgNB8j5yOQiy/SlVugykRRtNCBKQqEhRGCoFqKCwmzoXg22UUuLK31CI5G",
+	"PYQVCludLWuOMFN4IKkCJ4Ok37N6JtOXHR5qsWDlulaQ05izRyL0OsAdS09urRfzPzQX9TfU7qD/9/8x",
+	"AyX99Tr1qhHWFkqo3KTy+iHDTFE1NTVJagXwCIMPtJexa3NRjbX6iml2ZnVc6vcf3y9KAFxlpYaVVJvx",
+	"0c1BvRT1WG3Z2dpq79UXA6u3RT+oinbk8v1VrQZVVmAn6bCu3efFZtUHMInqCc2B101NYSYyXV5S1CBf",
+	"JJ5Ah3Xj+zVxVjuleb0PPshrRZgQAjmbVojGCbmlY8IzdWMC4OukUXhRhAvagEjPCckUnzB1i6RJpymN",
+	"ItLmuW4hW98f7YUlQ8FeGBTFSje2bXV26yJUW1eVC0pYoQR4bgcuvaZ6J0Zk8R11C41mxcgZOLn+yjOq",
+	"28ui0mGNF2KiX0Ke96bJdq7F+QD1Tk72z897aK2z2RzxTKwHy9UDaLf3w7Dssbj2a9j+9GvY3Pv01Pk1",
+	"bG58Wt//NWxumUe1/otnfEjZC2urOwXIKskLq7kKF+inXfR7eZiJqWPWNHXMmilmSkybe9Xy/53N1Uir",
+	"0x3kg9bt8DlOjTVlOZCVceA7+khQL9eMmVyeUMEnf2jtlZCn0n8P2TVBDDcuDQmVytqEZV4u/I5BYKlx",
+	"E9BbQGLorpzSx0XOucz/aybLjTHC9xPSW6+v/+EpPpaiio5DKVey74RLFa9/WcbqlYdZpmSl3m9TsLKu",
+	"St0cJEnr9WwfR9xWfbIpfU2s0D7qFVqdnrHA9jOaqKYmBXpTJFq7ubg8Pz5Ch7fGWBigMSNjzmgkTQky",
+	"RT6r9TdQqSZ3bOgFCLtBkCQFK9S7+lCtxuKUTq+d8bIJ47z+U//nS68SYplP11QGyEcs2/dLzWaO93lu",
+	"I10+3+AHz7Jak2xQEGt0vOWz0D9ltsyUtQu7GiUGtymRkIQkt/dLNIE6GkZRbXRzkGIEwFnnE1lBEH8y",
+	"9WXT/cTnta64GDY7ttXT9Mk2y99HPfNHD1ItKFQ4LFSsxZB217YNDBs94OKOGQphavMoSPzt7zoiLE45",
+	"ZUpqlKoQCNtNP1O527LuwRu4P71jptw3OBiJbAih4uyRCs7G+g5NLNRNvIFZpke1JBAtjbUVsnXHLN0y",
+	"82KkaxSNgU0xBPmkrEZSQR0UKn1nKOtHs3bx/qDiCG+W3yiM9y5QN184PHAjlhE9/2IWyUlMcV3yfsjp",
+	"VR9A845nDBBOEBwXZfESUhQ9h6TnlYp8E1dpzuRQzAWrUgANHeMheZ1C1Kf5+7eUFD8mpJ/mP4Z0UF6m",
+	"//G3MGXqNTkxqcYikSYcx1CWCpauWwbIM48UE0tBGzZsmaktNN09kBrifAH5DkHoHVtH6AibOmAQk/2e",
+	"THvGXq/lUChnBRV7XsPb13ZHX//5QKZfektZTOQId7a2Z2dyViqOf3Ny0PQK4wMClFe/N9jdjsPd9u7u",
+	"ZrQTb2/t4c6AYBxGW1s4DttbeKM/2By0+51+2N/tdKK4vRVvR+2tfjgIQxzuNl7iG2Bop61ZJEd84oFu",
+	"DTJygWxgq99EmGlZXwMUUX1PQZ1m53BovrILNGl7/EslgP4Z4qyopjPwkpbAptgSZuBSYxJJ3TGYRn9q",
+	"TdRGsvG+q68EsERl5D9qMPbtzL5s7nbaGwtvCRM479MDO0KOH9458WsWP1uy/5y4RM0zxtO/yhL6VVnM",
+	"Z4D8G6dsNWJS4/DAMPqOj8kf39BcWUk2Xq4WYHwcSsb8Fa2aoPkQL8n7bL/LLfhL2kJzOM/HIjmi6UJM",
+	"mil2NjB5t3Di5QayssoQK2KcRHJLp0sopEWXIRZxQiQccj1759ctYiMSldMJlaBd7L1YCtjA+85O/4M0",
+	"jiyaCY+LFK4pViN9HZQZ5//8j/9jQp4WbjUXw4vZkvL5QUHv7UH5x6Lrm6I2ope7SW+68d6BIrQCvHmA",
+	"nqoRKbx5/HRVDk5fdQAqWG02qADdAnyuR+JyUeuv0LL5NWPnqtpsKeI6t08o92nvSlpUJC5Xy5xfudiE",
+	"5hSXp0k5azg+Hj0Uujf9vlVWiGyFS9xsL1e5mcqbno6gvHQ3sZ4euBx9W5qK576ne7wSGsTfpLuv0Am6",
+	"DS3Nqbrk5bWEeQ2JbxEpiL9B5Y6FPuG1jsljbOU+V3bhZeUqnr/UoB4ddpXm6oo+FJOvg/UFmVx5SsTy",
+	"4todTeM1ax2NsMCRgqKcjEO5FhcdKbKEyBY6NAWONS3su6RzTlMIefv6+gRqHnTduO0KMihyc22GYTWc",
+	"bSktZmdru6zE7NSA+NLUKC2jUl/gxaqtt9DoH+yFuuR9lyZ44Um40m2e82I0ULCdLWKZL8vEb1YZAxTZ",
+	"FPGmEo0htCEuiG4vwSyWEYYs3r2UCyUwVU6Ly+WDLAnieWvIUWEal6Vtv8UMfK4gIeJRXue3Gqm3TP3f",
+	"ovSvaX/LratRnUerbvBKlvL5O6kssTWMISGjSeNtwphsyucHQlKJMBphOVpvoRuiZWh1x3CeiLr32aZ2",
+	"bJoMs7ZKmUS9/wkP/tYzebwJ+kj6Nzx6IKp6oCTPZDcmj92fHzYeL3Z/v/3jepOdpbvRx7g9OJHbw+/x",
+	"xvSYhNl7eqm2fvr9l8lOfyFT7cMlr6pchzxXJhnX85UaK+Y2+tkjPCY4DjMErm19onIzXML5QxMn9IGY",
+	"iuxhgC4D1A7QKeICnWmAUjZMwIPzzR2bgTvsjwF+FWY7738437wqW5F+7TT3Dpon378/v7hq/jI39cUz",
+	"Xq23hKExZZnmGI1b65gyZXWmL/BLtrUYn/fOzB3FV2PvNG7/bi33ubNBUWcDMpQZWQArZLKzBrl/JWdN",
+	"SEaIFZqMaDQyCkZQHudWvJKLdxktUvxy5wI7zBWnTL24k6UjmOdFbqRQrbY0l/q9AX378lp++8FNNh7j",
+	"2qJCeWRZDXN44ZWOX9qvviiSVlf5VLCbeRX8UhpvdMfCKqAhQBZRoJADSoRNGnd+/QaZljAr29hk9Kh+",
+	"4t8RtnMN6fzjxbWOiukGPqDqTRAVUL+kRNxCsQLPFwxstTbnW1yOfS0MM2OcIsWDnCaakkHLVyP1jZHV",
+	"3c1HWdG0Oa3rzPLYng6qtiAvVuRy8JYKNapBqZ9//vnn5vl58+ioB9YR96CHXpu/vZKR1uIxxI/ESeea",
+	"N8+iUcVdYG83bIabzXanZsN86h829z79ufllrWn+6nh/rf/P9f/57/PqC0OitdVMtqZK7vL1aQ2ugPbH",
+	"K2tasth9LZ7Mq1q7IJJ14QkYJHi4gsIV3P7fJXg4v4LuEuEeJ9x6UVXUEPZEwzXGuKov/OeJzquF5bIl",
+	"/EOviJCcgULHkxGLATYBTWtSfdTks9H0c9dZhdDauwCdA4P0IUAHAbpYhyMEXhPlE/HuK3N61NdbvPqx",
+	"3dxAYDrVUnOEBUFrLBOSsiGwAbOpU1ykeHl6m7U5R75JiFcReCn+P/b+fLmNY8sbRV8lA/2HgN0FEABJ",
+	"UQKj4/toSrZoixI3Sdl7gM1KoBJANgtZcGWBFGz5xv3rvsA9EeeBzpt8T3Ii11qZNaAKAwdJdrMj2lsk",
+	"a8jKYc3r91Opr5SVSTjV6R4qd71z/IzZE1Jo/3LyNSVgzUgMezjWtYRl9swy+h1Ufeb30Kv3r8tmcCxv",
+	"RGE7f3/0rvTSqQyCsOC9/v3Dybt36xHrcDz2be5Rpd9Fjm7hixDOfnOZYR7zLd5UJjSgO1NXOYp6BRAY",
+	"XWGrdRGIn0KQGEmeK+r9zO3g7gYtmKXeVnkUN5Ei3mQOLiXplFjy8LUKdCXDNthrccTgSiZUoLFIIbAg",
+	"HDlMYagoHvEwhLLHUSyMVQ9ZivlsHPNABDYu63QzcNJhO1/CBuBeIG9TFGdrLM3rKz2j9azM5nbCGy64",
+	"NohyYbEpcl8jjVsICVo3A2Wyv4h8IwG92r0yP8teumndfqva8A7FcjN/AC9fdgPoheUhC5h+SwQYUYMy",
+	"2kdSs6nUIJOBwmDC57q4f3Nw3KV5CykqGD8L3ITWUIEBJQUTn7rgZnEEv0xEPIulFuutfPvtFWZ9RhyU",
+	"FKPaaRnb0iYYGxQD+R+b5oemJUw0G8XRjeVDWIT7rlOQcsjHUE7P0mdfhVLjVshUwqfXLEe27CnOkL6u",
+	"mKVMEQj8dfl5eezgCtLfIkwsABfhLx21mTnL7oISfx6u3tB8oGeWbyD7QiIeUdGtsRJGUTzMWwm7q3EW",
+	"i5CGdnzp20vPZxnW8mcmBC5bszIy4CVw389EBLy0W1o4c2WBlpLjpyLVVGJMcKcf+RCKteSUhwyH7THj",
+	"xUU6Yc/dX2YhHxYrf7p7y/0kWW/uP3/+X+C9/We932/hvyp8uHPkULhbMTgRMLj4cSYNn1z949fdm/a0",
+	"++5g+H38z9sXg8vO9dmefhu8HL3hz+evo/3xv2RX/f3jwY+3hZRlp7tdCXduGGVb+1yMpU5EfM+S95Wq",
+	"akqYd6vLUbJJnnZ7bSV8pnIgv5cQ/wiAWJconzIMU8Y/AvIJz4hzznbbzYAv8sp/XYpmyyFni/dXTVg2",
+	"RVfR7rRRaX4BUb1CzBcxvEHMQ949ih3LW4bTfSwUoe/Uljf9xhTtG5TTRSM7EHxurkLOjqx5KwN7QWv7",
+	"0rWl40If4Ia3wbx+EXVQtrZl6mAJof0zqYOlXQXq4JxKdvJPOOcKqLOAiK0/b7d3BTOetLI/TLni4/Rv",
+	"UumZGBqfgX4BNdLxIfN1wkcj4GBywNcIycxDyaF6Kr3XWPtGG2XNN8tGA2+HAw4vRpYWvM+YCvC6Yrmz",
+	"vXJZj0ShqNR7cRSKFQPHjk5z6GHf+24Y/vbDhndsP/yLIVdVkO5HKsu2nMpW4xnPRGwOo81S6iFXSgQs",
+	"4fFYJAg+uzCOo7mltQLIr8SZyLBI++6Hk6CAYT8WyYVMSlPFIR+IQoXm+5lIm8zKYfyTSRRkz9Z3ry9r",
+	"Xu3s/QX8zwf479Hl8ZuaV3v1+u3ry9clhw2Mkcn67zJXmUkK0SLKoiN9OH9LbcfGW3WkBJqNZBgC1Ht+",
+	"HrA2r9152R3t8r1mu91uNw/Mf16Y/7TT/+vsQAnbBpdyvjbg40pUcK7d/NEElMlVs9MeyA02u20tVtmQ",
+	"q3MB/HDD5RIneEK5J5m/sZLnoECwBifA8SrZtiNipkUcmglgnkJleCz0fCqYTHo2AzR5pvvKTzhk1B2K",
+	"5/gk8D2EoQxcI0BJt5or60z3xSY7otTL5y6pnz7sh4O/n3b/8eM367GC6W5baVq1EYChZl6Od4V7q4pE",
+	"IMciikylWBZoec+tCJIqhc+fazGah0po3WLfxeZqZLzsK0cFKYGodCKVEWJjzeoJ19faY4mYwsGdx4KF",
+	"0Vh7RMwH9olusJCrAJdko7BlRt6WRC2hKv5jUvHpUtOHGIFxbZxkmg/8ZBbL8SQxzvOywAWxt/G5M4M0",
+	"wvWYhlNuFoDxlnm9UW9JRnZhA3Bg8V4TORXFiGHCx1jjyVSEHQrVRp3dQCW5+dJt5rTA8sgTPjZCOJbK",
+	"nFy4sFXbqFx0vCkAenqKVtZf0mVwh5nE5dMgg6pvMNc/00wGGdPZTMwMsGvNlOskivlYwEog+RA+Z2Ds",
+	"MWoVoWVo3aUxpLqViQp5sYOJGnBx1t1sp9LlJywNZFgayLrbJarWR4yp52zNQlzChEJDSgUCeg4vsNqB",
+	"uBWDD3HB/pgkyUz3dnb4bNbS0dy1huwYtbFzZ/HqXpYqYtpHqSzxnECtEsbZo16x/9ZueDjsrwh8q7Af",
+	"IuN6k6jCgiLi3Mi1+ufSAZWvKEcbgANhHpZ7C0EN5Ddbe3cJR+Df7WYXQQPW4QcsxzhOuVQ2aFAeNJ8K",
+	"84WFyMhUxHLId44ncsjH0VZIle6J2UnPzk7pMovhPJbJwnmzBZX78IWw2EKzvEzUq3lylvKHQGzKQ60A",
+	"vaaFmF97t9VudTq7rYONeh2px70QCDGm2JVUPuOOIR9SVQkHTH8XP7Ixl0NmbyFSXXMnEFi7S1idJ31F",
+	"Nh7EU3SuUMNdB7EOxNlvHDIf+V19lkQRphzNC+axAJV5jY28fWWDM9gIzJN05g6Zbx99Rej9/qFxypEV",
+	"FgDrrwKBJC4+NBsj1D1UaZtriGYf4vsAqJTYtlrs90y0NV0t9TVNhwiuonmCb8PQoggKrfI0a0QWl84f",
+	"7tFronLNDz/DaZsfPT0FXwtX2bfmPdz0pWXIOvHRuJRI9TLdfs80+6BF3IQrHacBbEmss7Dx6f1ON1vF",
+	"ei1mSaOAEB/9JsOQ7+y32qwuz3hwyI7PPrD3F6xzcLXHQnkt2Ckfml/8o7F1EAtOG7QJwEaHg5b9yPLT",
+	"r3QUf8cTccsX9+8K0vC4qzE+z3UGQbEu1os3KqOHKhHxDQ8rMXneRLcsGiVkH9IrKAKocWPC2/Uz2yyu",
+	"04r053kInuerIHj2N4AzKBtx+fxqXeHKDIXWFWXmR+z7ny5ZHeCnyGz2r2XgNzxiDezs27JiqiHnmvlH",
+	"82QSxRT27rFvBI9t7GyYeR3GzvzWilLmE1UNiTRXiQzRZYVnksCgOwtAR+1yxrN8iqRAezbjv86F/dBd",
+	"ZKnymHaF3S32+iMKB6PT/bP3F5dsx3jcO/Tg8k8z52CdrWfOeUlAI12pwuCzE0ZvKN0ESI1ZGgZE7AlQ",
+	"A2m1Z1rHd4iAN1Ag5FumKHReubYYySiLLMNmSRse4qzcp26VHoFILlvb2bal9V2EVuD6G1xN5DbFk+6u",
+	"DV0xuRUXx7LJFyVVPg6tBRCGRui7lsUDt6Dk2KIcTzsUlQ0YdAlyBQAiB2vrm5ffZW8q3xnblOCl82HL",
+	"8bLrmd0T7hNpDfLDyH9Jdut6mZNQ2JQrji1xDFdk0Qq0t5BEMyOViUTK0zi6Qd4lx2rD07OKJx2FQItl",
+	"MJG8voJTzS3HBnZVmM8Ffk8bXKfWb1ZHFI5cNzYNTe/8LoM/yrGs7Bxko9t2zAWqouozWpXMcxg2qTjb",
+	"qDd824MBX/kAyccM05S8G4uHHUl+M+e3sdvvbu7X770vkmks2f5licYi7/NnyjMWz10rM2spjJQrjkGC",
+	"NWMfl+/uTOmUu3Q5I0ah0nuTMFAbtV4ZIdMiNsYzm4lYRoGG0AjiS+JRYkfYCY/oM9BIqC1AZYpFGc+V",
+	"Nu5mwqYyUHI82bwR6BU1e9+98P5+QZGVUTl73YbxEDfj61pfc0Q2pcszkh8tnYnHBgvC2e2xKdea+WPf",
+	"Y/41/Df6zfw3HPiH7CYK51PB/GkIvzL/SfQM/mdg/rev/OEcfh6FV3jfLDH//RX+O+ahz+ofLthwrpNo",
+	"yuNF4xDTDAyBgj1GaL4t9oFQgAEBDcfWVxb/1wwXhk/sK4eMD+NIa7xQprgWmKTidN0y/nHesTen5dr8",
+	"J/rN+PIDo8Eh8mgWQRsv1Hymmfv5DKrcr+DCmREDv5r/jKH+0XyKWSvzJYX+30HpeUx4Il5VYUyA3LBw",
+	"EZxNhZojRhM06+oe9S0KNpOQoB4sGPmyLdotPnG+2gulAgrccWzcnkw88ZnNaCCOqbtHiY8JYKeIsVQt",
+	"9i6X4IAcyYRDfiPgi74y46R5XepKKnT8ra0kSuFXS09hOFcw02WmY5xs8fDyIiV8igcDrThjiajq1x66",
+	"IMT6fm0KWGwukDZBucRHI85ladd+lLBQKgEAtrChtgrSUmyGPrNyek6FmldRvqq5jZC6xi+7z+vpNtcp",
+	"v1QlKssaSq/0dEEX1Rnt/dIuAihYKT0RRi8ZG1Yq5tuTVd5e5dRS9Ul+pnEC4NIWIyAZ7CPC0IT5s2Y8",
+	"juWNyBT/zUOpeLxgLq2bZ0xfhRK+3IGxCqcnxUjJzJh9U+V6PwB0xR0BJsrPML66crjlptBnMQsKSKZH",
+	"747SbBGkFQtcxg+RUCmfB0ihvo2GvLpaoYqR7/FgRjYRcYWhW1k35R8vxXT2bRnK0DgWQrNv+SQWaiJk",
+	"4hk/N1eoXWja66zurm1iNfbvHW/vD1eR/XvH6/5RUZU9lerrHdzyjs5nru/bYPmgvY55ReTmNbP+dyKq",
+	"K9tUGRcsiBHckaZjFAvxG/xrAMgJUPBY6IypnLoLJNw+UeYTF+diKORswwKJIxbbCi5jmv06jxKBHSVh",
+	"GN025zPH5rkZ01tKTX+Ppck8pXRmC597r4r9JcVNfAZc6VsRs/ESrfEdICyL4PYlNZWOiTZzZITxVlly",
+	"K8KbDGObfSHGwgCOBBJl5ohPI2sJAZebMcuWwN42KNB/6AaF9b1wxCoICwrlUYNonng2TUxQBlj/JBNW",
+	"hybLRHxMDpkSNyIGJBzjhc4ad+lXWNav0UwO8zNwFsuhRZvudBHksEgscDfKFgd0Ci9dTXp7ycfVIEIb",
+	"1k89nq4tKScuqVjaAEX37hVMUNNzr5svty+CylYyLe/zUKprI1uhio7VzZ42jjCAm//9HPDNGz3m/34r",
+	"BlfzOPwDK50suH5uOz9QcZREjwvKozIfnZm+jHq05VKufmp1wOgyrecrapp8MaF5f4+9yJYIRCN2HEfD",
+	"61EUB880VHnvdlPYq3ogx5Y0d8hBGvZVKJLEAjhH84SdeOytx97DRR8aHkNyBxvXycoc7YqNb8UAVqmv",
+	"KlaBRI+xqBM+brGTJIXl0Yzbuk6OQUcVJYxn4NB6fRULHYU3Rn7IhCkhAp2trjFOWQZblfChsmMtwnNl",
+	"lroA0eIAui5/bP7r599flGN05TdwRek2FJ1CrWqCsIZJ1GK+2RiZ3qjRcgt53bf7CFK0Zslk0Gj1le+K",
+	"Lqlum8our2zZJbbWSjGEB6clmnBWijWamRLNwQLRzXCH+bBlfYTCj2ZoEYQLbJMMUrguZAtbQC36gqmI",
+	"ZcZt0/qRFrh6AF/LxEepE7tAR2cnxYIeyL65cUPsJ/+FeZMue+XyGqX11N+WHqdMvbU0s1Fi9utNLP/7",
+	"WPqXFjy10HwYhdE8ZiAvU8zaAg+UH/D4OtfAY34BEAHjSQHxkP6y/P5KT/hIsTs4wxl9/nw9DdFlzBeU",
+	"VqrMiBpLrBXYi2CHm181IWaWyOG1SIi+IzYmjLuyDBXukTLkOIq74L25O0sT16X6ITtlXySRt7xoZXm8",
+	"/LJ9rjReYbO07Iy9lUrcvxzNPP3K7LsVGNX3A3p+JUVi1P/nR2auZN2/mES3lMaJ+UJbupiU7IeIIuud",
+	"//P//f/vt7P2iODDiccCqROphik+E+RLiCwC8BtTifbvn/Nf9u/aHvvJeKde7eT4g9kXLsJaQOBeI2lS",
+	"Aqv99pqAqyXhz6/H5ijUOSKl5SheNWLfZcpbBRVcGWZwY0al8FYyTFmFjG6HJBD9mESWlOdBIPzKAVah",
+	"vDoKBKsnsZxOReCx+WwmYjbkWjTSPgxjpxcB9aDIVS2x7p2+f3X85n0VBt4Gs4VlIWZU98akAzTICyFU",
+	"GcLRO9c8jlNA806Zcq4WDswbe/QCJpO7gxBtx6NmvI3syO/2Tvyi+z/hjtV90RDTUKXgWacUTaNCdZrh",
+	"xO5HeyrKOMScZtVHoxFWamxAZAbGrWWKgndQ29vy43UF3VhKE0ZmsY6mwhhUUz4z5v1hSjkGoL63kG2r",
+	"zyKt5SBcZI50DiMow6ZF/ygrq9ILnYgCCODb98dHb0sNmdKWwEt7lKEsPRZDoZJwgQc5TYjRwctWpwfG",
+	"vzO+ZjyIJosgLm23KeP+S71r7Cuij8jvjfw5zW39TEVfFi/PYuQt7YNSMQ7Racze3o2V8lspwsD1PUCd",
+	"HXUhHDI+gN+N8JJrIWZmFmWMfHQt5uyOWCA6TUrgBOUXIzmeU798PaLiP3pYwq8FPSxAvaobLXZs3mz2",
+	"sW9m2Hf+vsb6JPdC8NZEQv0luRdR87gSt8Cd+Uy756MbN4UEpZuTjnfvVLzDU36IRPvrj7Mol2TfKvaY",
+	"dQi26X2GFvf1TkHF9jtRxiyO4oUxXu62Cy+p1uaZhpUDBj+PtpWVa1EYQHAG9lcP4fTw8bipWChGQEnI",
+	"pGbDUPBYBH1V9/X13PeYryciHL2VI/GKL7TfsLCgEpjHwZyCCiTCEYcfUq7WxiHzMT3ku/3EkqivjHpo",
+	"scss0jcbcqWihI4RiyDrYmuJJtBkFQ2v2URqM2esvtd+Wc656lKppTY2ABHC60vLCnIm3KodaRYt5TH5",
+	"w6uZD7GVYGtqJdKqMWOF8USMIwSR3nLX2nOwNcYQLdbmMJkWJr5gbbeX7avcfqHB2d6Z/XzzTKmevS4p",
+	"ZfmAccqS2B+rG6u0KZUWClHEqIxlu1iFc482mg3z+Xb1VpDnVqQ03Hpntky1jkIusYfWUa1NJPrDct6V",
+	"Uwlvys9VAN/Pj2h9V0ZmkTahOK6W2e/j8We3FzZYq82Lf/AzNi4Bgpaw7nN2zBMRY6nzVsKmeiYvZPII",
+	"ppctGtNlxhWQXW4yndma623Ln9O9lqEdctLxjhL7TqXOVROfr724u+Fhw/YbGx+szvNAKMuGx2FflRkM",
+	"oLAbLXaUJjh0whdQWYttxpaW9CFtgQcqj1q5YNk8RqFyaZv77rSvyvVTJUE7bh+KM99921hPJqJTe4gb",
+	"JZlgI3Re+OlNjmvVKn9rhsBmfK6FtvFkKTSrQzyawgzgdQIkN8bejDgBeH8baGahkX2NQ9gohLkEQmWa",
+	"c4npe5d3Eb6slJdBETchUWwLeYM4J4BtGi6Y/+9+7W/92s/IhoVBVXhcIY76t1zwdIMsAbzbEglkJBbu",
+	"GPvTRhp8HocbvvRDHFbJpTDiAVB+r91WGFcqsAcYWY07yKypYv5Ihhb+Cg0GH9ZVjlVUmj0y15elEc/e",
+	"feex789ef+exn8TgzKzNdyffMke87Nr52an8hhGpEfzmRedll83kRxFqxA7VMhB9Vd/d9ToHB97zdtv+",
+	"VUIouOFZamhgKudUaWXmigAloJ7ZP0bG4+blYgYi0rVYXPz4HQMmMSTQq6NDRflb/KpGgbl5AFXOD01j",
+	"3WI/UfhBJllecL1kvD/THrLql9NT1y3/NOHkm1MC9LdQX8Smc43Hh6XUnzLWjXJ66jWo4LKCZuCDLqOD",
+	"fiTy5k17jF01RCXby1L52FyLmA1EGKmxkTYbR9EzVMZ/VFszG3FHl9XZ2Kkg1ZP9srLV+JGHMoCPeiAI",
+	"wEAkXG7h34DpaR+2prSfHl0OD/gTD6+pc+rCNvhW5Mhv00tbrhkYUuXjuQxEwDIXPEupBDW7FbFY1ep/",
+	"j1IyeCoU6GyYRc+M8S6p9PzthfevhNEqm+gvklmvXPGyBHvpmn+uPHv5hmvRbGKE9f75dhesvRpEE9LV",
+	"6e9G5nc2D18KVXk/ymURV6fDLcIqDxmHCzM5bMjPG4VeGL/HfPjk4t/Md2zM2/yGqyAajaoGNoujYA4g",
+	"bGxCV7KBSG6FAG8IyvY+y1DpXavKCTJjNb5rjIWJbtiorbVw475jhQHdvrLIYBzL0OgYzecI3nDvKoNu",
+	"SdjzHkTZbj5zm7OwJTYvUSiKq1Ijzh52nEYrA3rA4cyHCfv+4v27NP93LRbacdVSR/mPIpajRV/5H5vU",
+	"fd7Ucqws+8mNsJUkMb8lo5bS6DOOvF7gQpU57auoh0DEMUoVBh47//aY7e7uvjTD+3B5jGO2RvhUhqHU",
+	"AEbEZjFhKLTYBy2gUt4SksoAvs43YtNvGDMTUXPQc/MIT2PKF7ZT0Bi30SiFqciizHWfN9u7zXb3sv2y",
+	"12732u1/bUjf6jk1UkhbB5oQ7sbzkMfs6OyEBcJ1pmgi/WUjcQst2Bodaj3hMyPdZ0jRlJ09IKwxpwt/",
+	"Bqr8hGNBIm9kYiHppnIaankrCefHeoyHOsLcMcXqM7sDrvMJFK3QNmK2fItqp6st44p3A3opcoNq4w5I",
+	"VdjWtsYSRwqFyNnpGAlMeC2jouAG8Bs9451HYyW1YFzZ54QITz6Lo6HQGrvCobBUBRaaGSD4zPOJ0dfs",
+	"Oh/+aTFWNk43ina7/XyTNiMHL7tBVwl+Sd4vuAMuj7U7LJwoX2GELAmooyQxgr0E3UuJ3BIaNw8HbE6o",
+	"AtvWXV+CDo/PtcUuFfKEgPuIcEwlDltYhoL9OhdztJzviIRF2fXTCog6M+3YUIVjZUkUXQN4R0Zy2RAY",
+	"Js3a6+nhvJqw3lHxoxe5tyGiIquPMORk9iGUCiiBmptiCQA9IacCiNdgG7+ANC9FrGJyOYwrst9u+5bQ",
+	"LVJMzwEPbSNU5I0kDKv7RJnVSoQmlnjzr0x4r7GlbIGnn6wVMETNbgaB40kDhImReTci5mFuS2rIWgMY",
+	"RNDYqENwwwAAbsutoLeSUkxdH5/k99gtl4nt4OLG5prxZDhBvgwsIvF7ufMiNZtDyd8tX7A61QQigXpf",
+	"6STK1s1lWgbNMTOyNEbmPz9b+42Ppz2F14uAdT9+POwrn9BTe1CEh6G+aJ4Mo6kwxp8L7UL0VuCmTGIp",
+	"gnwTAn4vEHVa5J60jNmrEcTozyuB0srAq3DQzzR7c3l5xvDaQ9bG+si5io2yNbsfiiflVARm8HROsGzM",
+	"fi/lrvGw7798ud3RrxTOJ1kxjbshs4+8nLDMFFhlBJiVKiskehpVLms4IMuNwCh4wsNoPBdojJCpYOnw",
+	"fKZJBFkTjd6gjX8wSxCOH5Rr5jVYm+r/bSlavvTSFlwFAUQgqBxY3JZwwYRK4kV+1/yNsvbQIgJdwFeW",
+	"gSX7F6luIjkUVzMO875EsubVbqP4+gqtRmx6QomUr6b3lkTWEj+Pt4Sk5VWEDMxHjPlYTIVKWiOpeCh/",
+	"K6JYrZWQNPkXGdm2CsGgLAmD+jTIH1TIzFSwJ9+hETNNtGS8v+LHlUCQ3TlxslRajADMx9G8TJN9i9qW",
+	"TppmWtoKp5DrxOrK0TxMjZ46lOsZ/dIGJlR7UV7FtfMyYtkc2LhDVSepUbbCZoLxukFaawL7dALLzpCR",
+	"/VDKeXcrCmo/K8RvRt7aUw6jo0E5GZzTLWakBaEcSCT1RjHcV4RB84KRDVbxUfY9BVu+2967jxR3SbXl",
+	"5lYQgq0ViYYdHc31Zlb7HDpW6dRkYBwK+yC3AIVNvq7hlU7NpdBJVXQ7a8710HfMkUoYY8OF5Lwy0984",
+	"6DwBpS8TbZ06GSboZhaC3pkb7xKJLty/5qO/TKS5MOmlAebMtH+2uHJ2qVuZmarsDs8YVkIFQA8PBaw+",
+	"HAeffTh/S5nICVavg06FdDooyyHjQRAb55zA6urDiRheG3efYOoTshNSr6fhufJpSJphYCMF4Y/ZKOZj",
+	"0KfsXAQyFsNE26qBvkJsEGd33v0A5yo59l6sDU/+FMXXgBx6TpZF1YFbtkHAqs50FJtLKASG9jpetnyY",
+	"3C2V7lPumcAX46UCOfMe10N+JwaZLdo5b+003SkNlbk509SZnYZSgVBcmi8jFko3SKlwKDFTP5eMKNmd",
+	"LXiXJu6RC2ibRpNzJn8Qi6N5GVfekSryiR+dnbBrsTCnlgdNEAd6GM3EYUqnmFU8b94esKNXl0yqsVFB",
+	"Vv4QSZd5BUYybfa6V/vY5DPZvBaZigocIVSHA8K+HSv+9K3dfN//dFnzlopPQPwQDsIznYfQr69E8D86",
+	"Pn59cXF1+f6H1+8Iwr+MDqCv3g8SIwYB/jOOpswSY3gsjMbIRkIg9vjd2LNuLHV4XfqhRrwhevuNHApA",
+	"vK9YFzbjZstQcu8ZfZAHaR2FVf88gYukGrM6YfZTKnDH/N4H87diCfDCZkKY+0vrkBng3+el6ZGKEdqY",
+	"8a/mLs92yhrH9CKCPnUKIEMybedW/y+4679wQV69/vHk+HVhQQC2OxZsEEe3WsTaNkAYkx8/TLfYEa56",
+	"GI2NIA74MGEyuwlhOOkEVHz3H4DJOIqoUyfhwyRTx2Iu+99ZyJT0eRfRHE+ORlwpnMJczs9cAcjBCUEv",
+	"RiOHw+Sl0EwI7D0aSUhZgNNs04LTeZjIJkJmgKUXxbpnVGkshlwTqEkmo2jeRgR6ZqPaC+bxcMI10IAn",
+	"KUQ3Gwql55qNMED/5u2B11fAyofBhSViPtpqGMdH2hhmAxNgWfA4UWZt+qqv/uM/2HEEfTwyUrqvmuwo",
+	"DIGJEW2CFeSckFSSahjOAypS9nduOj6bxWIkP9pa19AF1Rir++MIYK9aO8NpAIaC3yCXBUphwS7q7ezA",
+	"jcYk6r1ov2ibp7bM0CCph5oWiqb5VITHXIsWOwnwVx8+nLzSLXYpp0InfDrD3xZybPAsrDOCkBCTmvm/",
+	"9zE+1K/1WL+Gu556ZXHD92se61Nk6TgKBFwIl0mV4CV/+Idsr902RptmPhXQ+Pjl//4d6kY924D7x89G",
+	"pO21u3T1SGDmEde+lFZzr92hi82POCVHzOKXYDVoEAnEqAEwEwgopdkRx7Wb1SyeW4C99h4885wnAmvW",
+	"tA177nVfUmaS+eciiRfNI0gC0TlndXIzG/CAnyBYgscp4bBlINzKb7gEQ4jVOQTvoxsjqrn5hoTHSQOb",
+	"uyzXrh3XfnsXXm4mMv92KLoYAlWob191lXmP37PNqWAIUpW9B7FVSMTHSbhowXMpGHs1V8C95UNFrWs0",
+	"tBkF85TQmOoYDxpG06lMEqnGhywWM0E4yS4nQ4N2gXf/JBDTWZQINVw0fxALv0X70N4xIVAXHgCCSL2z",
+	"z7Q59VRK7rHnbeZQDsyjjZZHDd+g3Aady8RNH+yL/fauPe85xdtXr/lwkpl0OF6QwvE/NmcipjIl2pfp",
+	"L8wbwBmhdG36l2eaUbCgr4CZVGpoXBAubZnlAM4I4xY7j0KhWczVdV/dgSm7DuzPjTxjdou9t6/TwKQE",
+	"YnQW2tpSqAAwPzbtETxkHP9u/SgIl+AfM4ela+sLjOCy98IkH2UBn6Z8wQaioga0TuW92m+0WGElNIei",
+	"BaxQkIlogrXns0l0y/R8OAGc7xRXSrMEQxk9cwQtkhNuR5IQWUmALQfsCP63aUeHD2RaCELighPjkNJh",
+	"y6WASbZmFT+m58QLoSK799YhKeMqmRWfmhOZvbphHpyRQ4BuJEdmk9nIFgk0MyqzmzSbYG8GDswO4hnE",
+	"vyUYh03gDi5OQmkdL4IpQZNH1ZyMRWKGtnuIc8ADh+pj14duaJo/9hiWLwF/CbBug/6cejYjAA3Qbuvj",
+	"Yt9OFjhsFSmSXSAR80NNp9XxKlt6FBE0pQK727MBBGv3aw+mODUKjbUKiZSGFQw2R9FXxvmA40fRogFs",
+	"B0gOXbgnmk+iRgRr5eaKD1wyxGNnsdE9QV+9VomIZ7HUwu53jHbhoqhMTpK7NyLtlW8tkGwA65k2tkjP",
+	"jP+TVUWfsPGCfeqrT81mE/7f/NkfUuV5ApXnn5jPZ7NQYtvLzn/rSPkML1wq+fiUqTWALG7xukzh0CcW",
+	"RrciHhqlNxEf2ZvTo+PmxZuj7v5zR/XIb53AN46jZ9y6LPli4RO1GMYiMS/tK1f7RDaLDNAugcHhP2H6",
+	"8Z+cfmV0Y7/2h8/q6Ewzv+CSQ6OzBEg3BFujvLFHRUVw2DQUGiUTp+VW1fNAVxOU8MxsJRI8nDQB5l5z",
+	"KTPIT/+NBkY7628ukeZoMuk1uGubVMblTgAKaVu9ldZueYXiLc+aM8NI6YSbbSGnAsvHYqkj1cNjbpZY",
+	"YtIJzU9jiAVyNBKx0WbU7KACMGewIfxaLKyQoZXDiIPriuHaPBv9RZ4wiEAjtN7tRIvhlTWhrXEdoFVl",
+	"1wqpT3TSFKNRFCe5rg3jfoK8iwWCFTI+T6IpT+QQjR4j3VzUYsJnM6FgNCBHJaUZsYGdQEygGyPd/2Ty",
+	"QICwybJBTjBeXMIBzU0j0A8h5d39+JHIws3RToHQymKQjLkopDnf1CoxEC5uShVKUYiOyVKs1IZJXXzU",
+	"PDMTIkUPwIgfm/xBuGdddvz8fD4BSE1cQsFndczQmDdUJcobaKhmMw9+dW4MFExJMZc9KUBxtZOmIn3S",
+	"h4h94vJz2T0jBTjnZeV/h8znhNi4VEqIrhuYm3CtVGPUTyukPY4Oi1s0lO7xQuR8RQ0UPLyyjI2+01nT",
+	"gyiQ5mRHYWBEKSS0MLBBTIo9cC1wd6Idbs6JhFq3TCoXlbnb4poMaZeLQ8GYpIVyVmFemDkNpQKV6bBP",
+	"Ez7GX5pPXMIcJe5q4yoaxwV3/Qoc0xbKfD6bpekBAndCrswSLrT8i8pgB7SrP8ibDcA44XpYWuwCwweA",
+	"14zdhkvemfFKU81lZsTJ6L7y7TCMJ2oG52fKkG6JSCOKwdKxTPhg6OmGA3A1n24eC62V0JIFRQKOctiI",
+	"NHMfzEkJQisGm0I5FEojIyOGhs7iaBZLkWALGWQsXZYjh7+biHiqsYs5CbNBpZpXuxExcsrVOq12qw31",
+	"izOh+EzWerXdVru1i5A+Ewj47rRuRRg2wcPc+e/ba90ydof5C5HeL4eYQen8JAbsB7FgF8JSYEFFs5mA",
+	"XFhVtxhEBgkZytY+GyF2LQN0Ts6co9YDpDNWR/FJ9ZxugU+CWq/2nUi+v73WUMNBbTlmmN1220bibCKg",
+	"YEvlsr+/18xwIU3Aw3GtVwOyV0i+3sBP3f39zkto3TUvPQjaw71BV7zkndHucP+F+UOyqPVq7384Q+pR",
+	"pDquebWPZuI7v/7z6J8/fDyORz9eXB1cLn76+5v344PJ8OaMz+RpGN+ecH42fPPhPMLeJbSB1qUbvv/p",
+	"hwsMPC4vilHxWiSQA9xr71U9ys3Zzrso+TaaY2v1Xvv5RjccQVQf8kbZ/EGt9++fvZqeT6dm4/ZqZ6j8",
+	"YEPAEb1Biyi3LwD+eWyWoDYVmN/Ieve1Xg03gZnSjLNZ69WU7cZH2lkIq0PxTKRLduy5SOaxyuAfm8OJ",
+	"dOEQq6VS7wKBOAWZnGDYa3daffWtUVVU4klH3YU+qI7RPTKlU6fChzRLAGziODMzLmMIy2b+3KMEqqsC",
+	"gcAOUnR7oBBS6RbL8STlM88EzrovseIiH55qsfcg307OnG3DOKF6tdiRraPBMCuo2lzFoX1PX0nNyKAB",
+	"oTjjMQ9DEbLxHM0diruLj0NBttoIO7EVmF5qDg5sNKJQrDaLgjPWVydn2BgQGmkL84CW5G47nXROk8Xq",
+	"e92XbCAWkQoaLfZTCp4YQ/GCtjXlfQXjBS9fI7m7/RpNXL7cGHgQ9DU2q5etsZRpyK8woRStcvW/UQyJ",
+	"34/QYjNmlitepjWaqPx4YrWbPUWk6reXiG/hAAAGEZ+KRMS6Mv2ZXrKTiftBPuNnzD0KnXwTBYvtZKlL",
+	"eqzt2LVzXutBdV1TqiZC9TdnXJlpfVnbWBzCd9vu9j/yyVOLhXNnFYGVLSl9eNlA7KU7lmb8j43Hnt6x",
+	"nP1BA0dC/T0lrczjznki3sppNRoWXbuTXviHl97VPIPiyY1vpsthgHs4c6v1wzc8cIthbumsv+UD5BSi",
+	"GAoo76iHzF0v19+V2e7HkRqFEusI9jq76+8944sw4sFlFL3l8Rjf2dnf5PMoxScQicGyN+x1u1sN+Aex",
+	"OBfG6cWbN/jayyg65cpy1YCluN/e4EsvMHr0zVwvVmp4s0eNHAOBmOo8d7pT3W6P0H3UezRPVun3m+ia",
+	"3GTCLxKBTbFTntmMDXUq5Z21nosA8/NOdVvbva+OSIl223ulHgE845ZrTP87r2DIw9AIes1HAuFHZoIn",
+	"5nlZu8c1OdEgdMIXVEfguP0XxOfP6lb3pdZBo0JBUCgq89UU8UndjirtYeb3S6qPHKl/rxYnV//4dfem",
+	"Pe2+Oxh+H//z9sXgsnN9tqffBi9Hb/jz+etof/wv2VV//3jw4+3m+uIcX7OVxtgr6ch1DigZ23eQjU9i",
+	"bp2Y20ZcfUjTq+ulFm72BxNP2JlR6StDwRFKSSyKJMbQNKSxdJyNaZoPgVS4waeidm8LZ05gLCvNG0Bs",
+	"2dy2octL3dTCh31mS+Fem8pto+Xv2GhDaRGO1m6n1D6u0nfHkOHO0c+m7p9DIlbilkUKsONQPeL2i+aJ",
+	"TjgiGOeVRTTCLAtsWAxmW78ZL1vynotvz4Tf2ugB29h6X/GC1+ycZvKBytxm6GIC576B+Zu06CJfcnG7",
+	"7PQN5nrBnMPnHL0NzporQ5Mx5CPJgSs7ggARLc5Sm+fLaVBai7P13pVXU+I2c53jhmnypBnwW9Xc626u",
+	"UvNT8NfzxeyXZYBFC8eh9uQe/Q92j5xOOLYJyqJqeKa384o20hIkulcoiUg5TMVKr6iupRqHIIMbBZEP",
+	"4KNZujj4VV/lHgAxO3xR4JHHErA6ZboaWOl8A0SZ1g1z+ZkWO8NRYdlNX1mvyD7Q3oI9JaGOCppsvSPn",
+	"YTtgX8kkUzmXOm/DaAaI63GEyC/4obHZSSwQSZqXfUhvi3wQK3KevK4/r244yp6Sw5UnTWq3r5+Cek9a",
+	"6/N4u68/UtUML+xGBKTIbN6H9Idtu8sK3QQ1oUbLlPgazsv4CVItUTx+x6fC94pFh3CksLjUJcP6aghU",
+	"E4xrrBXEdBPbbTcDvoCKvySWPGyx18bd0FRaJdgy30Grr96m1bG71MRjS3aBucv5KeanSTSPD3GioTgp",
+	"ez2r77XbHttrv2z0lSuGR6+CHRUKytla18YqyniuVCab1VfOD5twPRHlSa3tk0vntJ4f0M39M+SYqJgi",
+	"i5tK+6iSofsh01J2xrbSeJ0/g8aDqh9KaGJJjCvSopMntW3vWUpfWTj3dbrKXZfVc59ZOxoh5xh0e2mk",
+	"76sL9z75avdOZaE6AvZI3NoPqQ3tS5spkEplqHjJb4RyeFscEEZjz+hsV1bYS4sh6r7555VUfsMrlqcA",
+	"7RT+9YoAnwhTkFfG8RLG05/QiGh4UIDiChGjqK+giIIqSM0gsELFjKFws/mj/dUVRVLMZTz19nIWSl+l",
+	"hjQ6gHWfLrgC/+wK/TP4FuSqwKgiuZsND38TzRM7OSK4iuaJ3+grK7HyKtq3dguOLKXpc2re3IcGyxiA",
+	"CqDsQ2p2G8skgV5W4gSPudI8VyFOpeaJ8e1b7AcxS9hLdJJb7AzYGVH1Q7eGbSGbxzqK/UM0bJT4aBZo",
+	"LLC9AGjOCQ3yrVTXadObH4vwv/o1c32/5jceNuD5Vurkgjbka4txsp1FYIX02guP4fvJZLh7nd+/Efu0",
+	"CCK6TyCiUNy3npRu1DXXzuA5u612q9PZbR1YXg8o/DPnCwsB46MxDKx2Gv0mw5Dv7LfarC7PeHDIjs8+",
+	"sPcXrHNwtcdCeS3YKR+aX/yjAVNSNtK9Xqe7zUg7m4yUJMH9Bvxz1qLYCPApt3dK0N5LXOwZsUJQbVTB",
+	"pJDqugSOA1tg53GITXeHLHcmnE0dIzHJNIpF5vHpJxWxGb5+n/mx0lvLRWoPEsrEtv6pMSd26Dzv/H4t",
+	"Fn+sVJPY34J8z440BBp7bRsZdr1DdaFRDsiTlGe4A8kJb/4Qh35fZR835DoBXqRrscD3pE2B8Njsk7KN",
+	"ygxpnuFDkGLZPAGhE0kRQq2ITKgD0zisw4kIQAKPoyhgdf/Y/KZ5HKkkjsIem8XyBjigpvxjk4/Ff+12",
+	"9neft41DKafTOSw9dEqdjJrvIiWapzwZTnyq/TSf77++5GPfDXQXOqrzSsHHqfNZ3TbjuaRgyjbyTBcc",
+	"cGjHzWJD+FX12t+YhQazcVlfLC8wDRgmcBjNFpnFxZ6vPBhpv/Zy9OJ50H7RefFib3gQPN9/ybsjwXl7",
+	"uL/Pg3Znn+8ORnujzqA7aA9edLvDoLMfPB929gftUbvN2y/6tSrsi9yk5oRDnlWyvYzksl5vwazu/C0P",
+	"SlbPzjds9UbuvWuJZsq9NmSRyUvP3E4rEaMbbb38Wmxyy0oZ69XM4pcffDsrF2+Omt395x4D2MjgUXbD",
+	"ai2wW1YWhIe/ZLtCqApt7BZ7F0GvZGEp/gwf/flU32doXniwiOvvy/A8//75j5yDeWQVC8ZdLZuy1Z+E",
+	"jVKiP/EvVRp0W8sb5C9G4VLle2u2n/kR37XjQI1L1S8AQyB2BXZWxcCTMYluEZ4BSKMAnAqLN3ykmL4w",
+	"D/UbvezJsOqpQM7tlTXCQ3+zcYqAktO2lhsxk0QBXyDWvqOyxU7/voLm2d+gBgYDVLZV31J/pZ0bznIw",
+	"VjKrLxFteERagg3jKeOGSumxCXLC+tIBX1h6salQc3Mp/G/22iTmC4RDZ5HxHW0hBs2rLfSMwhAw7jHt",
+	"OYKoPQKbkNeY1/yMOjjTVkFQpz3qIiHskb4iN7zQ5LDb3sOnKpJTLKORpWY6gZABVvfcAKNIuifER3PA",
+	"+srHYPWlhMA9gn/YQABVwfEQq30k4TiQdw94YYyzbrvdYkeY9B2JZDgBXCe0pDgbxbAhoHHU0TBUgkaV",
+	"OMGpvZNbfeP9OlyqZdsGgG1K0tl9BSg4LsBeZgFlDsJ2JhDsaHPbklo5xMUyzoxMcG1kGDpNU1AQ+8Fe",
+	"Z6/d5YPh3qDLD54PXh50XgYvO51252C4/7L7hWygdWFuc2jAelwb6D61V+IkIz8WUdevu9dRMNG9G8fK",
+	"s8taVfBo/nhXy0tFTfAQ/J5rNZ2J2G4DzJzdIIGbsHURcioqjDL7tDtZYBd48ultUZzbnB7LnnkjCAAk",
+	"4E6b8I6mFx6SCafsGkm3FBDayjBVFJhVNtn2i/QY036ZUSr1uZXajXQdHmGO/8JBju0Mt0xIgST3fY22",
+	"1NRC3MUVWXIehogLlZpaKYwuV4tMpVE2Xh0FmMsAdKoptP+3mO2BJXj/HAYjwEPWMzlmI2k045BGbjiL",
+	"Ce/Cki9sak+rx9Auwh4WaGVt22aVQ5tlSOvDjBFMKWxIldOILTCY67fd6yv/jCAr4RpzrkfG6PctPRP8",
+	"Glopqcf+eZbrzDIUwPPD2YQPRML22u1WX9nnYt8oWoQhR+wvEK1DPmP1HGale17WOO2xUSwE63psFkes",
+	"u+/1zUYkOCE2VwS/1FiG6LLoXD16/BXG/lMLFYaNhNwwsZlRp0Ea+nRHm4QDdiztMqFF7uWIw3USzTQg",
+	"BWPxXdBX5kpnQWk2DCONtQKZKohOmw1DLqdY/0Dtt7lSCC+LuI8NU4fpHPPEYfYVKrhXViUcspinSFal",
+	"IaZjMyyaneMoEF+2FNsMoFc7+OHvp3tnW1RSF77hUevlcKOstYvO8LLN7SG8Aa2iKoOoGqTWKwqbP3ep",
+	"3AaJcZwpN1YKfWy91wjZ98r8eKWi5ArEpKOX6dXK5ahjpYEz09tr72280MTXW77CVkGsFvytp9rAr6dK",
+	"YtOaQrORUv3jcgxDFLrrraP1ZRNS3Ugi79xBEPFqG+n7SKpl6MTUGEqf9UyzOAqFRxiXEL9w5pPGKIfL",
+	"efVVrivJIn25JwpUo/W99i7SZt0ieOCRYgTV6sEO91y8AMjg4BT0VbEUfu8wBxhB0I7p319ukMNH+y1X",
+	"h06mdrIo1Zh4nk7c/HxRjZlQBbpUN1cvh3/vDv5xMP1htqcvOzf/eqHOd2//+Vy8af/3233+bdAdf5Dv",
+	"fz34x/XmmrX4rY+qWT93PyVWcLgdr8RttrX08zYnbSBuvo3igQwCoT5jpP9/QCHdwyT+cdogEZ4VDClK",
+	"E+yrOyT6CX5sPbKYo2ODNLpx5Dw2mKsghIJSgucLouF8KlQCgLzfX7x/dycMsfczoY5m8nsN33g/KDFL",
+	"A3A3MLacHCinfs9xtFj6j3KBAN91dsJ2W203U18FKNjlRMKkPNNujHZ8rG6WsfEQiGB2qy34NHy4rXaf",
+	"HfZPM5Ktdpgd+9MOe8Ad9s+j07cPs8Pisd6guUVV2KRpi4oxnFe2qdwNGAJH8D4ef1GbTlV3W2weErFf",
+	"8qidFFE8Xmuwmdnc3F7Dq0vPTnZP3Ls/YqlNASFXZfDHU1P6X9E+SzsVstsoI9NANN3BPMsg9a7UmSV1",
+	"GR4WZSD6V8gVqyfSSDSQYJ6lqNDEkTCVSQl+lW/kw/t47LM68mNgrf2s0WIXMhFIKdbLvb15KwNxaF2d",
+	"DJNFX2WoLGLBA4DnjSJqBqckKVWuUESfz2ZYxFJVfEIfib0D5iurND4I3Xt6kF9QHj1VeZUfvHOzj7Y+",
+	"drSr05OXJeOwFlfhUJrF37qy6705uaCuZ/NSwCAsvYH4AJ9CDTMe2mEURvNYt9hZyBURWFHifLBIecM8",
+	"Qr4DjGt4zNHZyfIpRg4cPMdg15iTvuYAW76YCi4aS3BSdt4+ADy+PXJ3NFNgHpBqe4hNEP/x7cuD3c5z",
+	"4OWUtP7/0f724Pnz12Zlqu0aoPjpPmfHxF2+uZ3jvuRRI1OfVa4gd0HwJeXL1xqN+hLGy8OIQdyn2wtC",
+	"Jxhq5fKuaIPs8CDZmYQHmKm8oyQs9c6OzBkRGijKbrqW904jfgx3xIrPNJMqEfGIG4tBjaVyZIPEI4UE",
+	"iL2+Onp1+csRkOBNZeIx/LGLTYAjYwjhb17QiWD1QEyjccxnEznUHpsrmezEUTTdGYjAY+AbjqXQXl8B",
+	"uSPwMWARBj5olwVSDydmV3hsFs41kUDGxjdAqm+u2ftXF0wLYFSGRsGjV5fpx0ZxX0nF3p+f/vK+3WE7",
+	"7P3pq1/et3db7OhtJx0Cm/IZiOMkng+NERfQ3wDDVAXwEuSLoLkxI+mrm2jIB/OQxwtLJ2H57qbcSErU",
+	"M9cQadTMn6spn81E4EPlSCyMTIVUylG7C1yB3PzzBeDTQWTSclDWz37sNLvMP/GNfmLmp739BvrYSE8J",
+	"xWBQM6qheAbWSOeILHkCN+5SvwxntzxWUo17RLAmAmjVmfAbKMaIgXxLBk2d8AXxqgH1kbkI+Q2gKdbO",
+	"ddolCtIZsb/J72ea3whgrYKmoEgJNuCBvbWvcORhpEl1Q6aJmIyEeSooR3ObUEm8gMq2WOh5mGgfq7HN",
+	"nvDSJJ3lE/T7qu7TeHyP+fpawgJ4zA/mqEOE+SEW/409tg1LCUhjK5DD02M985nXUABMldh0uTkMMrRl",
+	"uUsH3c6V30iHGvNbloiPSYsduadI3VcSMnYjiQYKdP4KBDPMaD9WP71409xteO6PIz6UoUwW+Je9BtUv",
+	"Q2Ufk0Ffwe877UYv89scDQoUKc9gJymYVR2x5DZyEgNI3oyc0NjaFSUTRPjoK5AtneyXIF0GfkuyACwq",
+	"mxi32ySKGS0LFalLvQR/wvsqs2A5bjw6cdhtVpBkSLsD/dUBQBWHuJO/lSIkzhk6PzqJYjquA6P0jISS",
+	"KlNi1WM4b6zz8qUH/96FYcAsm1/CRvWwL/r0/B2rn528au422PM9D88dCECPGQmIFf4iYM/38DZmLt5n",
+	"Iz6V4cJjY3lDSM5TGQQh2rK6r7rtNlyfm2E8zGGkxiIm8jWpM1vaXhELrpFh0jY1ACUqq0ukBsNDmMRz",
+	"BaSnrpo9mocByjNkXSfyCBAqjcPMeYXZs6vKNZvrOUX2jtP8M3DFE5c2OqWytNmOuLB9lIt5gDZwZIOp",
+	"VMhw6WA6c0loGFMz92Tzyixvjn9ChXw0Hv+Qqaiv0mw5wANA+X7mpqOUGhbYhMl29VspxaJNo3NqpCSy",
+	"n3xf5l57j/ngM6TVflB5D1LWVT/a2sMZj7UAbiuz5aAvICNBUy6Mbot9A8xMlvpyDqrNv3j/4eLqzduD",
+	"q2/ev/rn1duT05NLn9X32Ok3GYbTQ7bX2bUUEx71gERhynDWaXvtdtsJ/UM2IEUXjRgfmAF3Mn+GHQGm",
+	"xK0QCdOzKHGji0ZGoBcmJbuDjLgHeIZEgsS1NEoBcpUsqCvikJqcowj1kXnELZeJkQl4GtOWD8eju1yS",
+	"97e/HekS+QGSQyas/vr8oNH629/YqYyTCTtGMjOPnU/4TAP7fMyOgVA3FHwEU2/MMlx3I+KRKVYnQE7p",
+	"HxMZojFae8zs9tShmYQHzZvuf4r4wE+3ezqjKLbMHjGy/O3bM+gRgQpP6BZuf2wPQHS0P3aG5ifjaIbG",
+	"m8TizMDZdg5WwW5bIAPvK2dkWmQqtOpXjbMOsgIECOzeURRPG0VWEVhu4MU//gHrKq26w3kxW+L7i/fv",
+	"YK2R0h/VujPvSMfBrByfgyg5vXhDZZaorqhTgDjx9C0YXKQmd/bY//n//V9wfvZ3njdQjL9k/tHxD79g",
+	"Iz3yOEIr/S9Hxz+kxGw01GcamHGBvsw48cZIAebM04sjHNbpxVHTCIkjn9VpJ5MIc/rLS6/cZf4r++te",
+	"CgzpqM78hsf8o9c+q5OKzNQ/oDwH6En/6BwY7VDiw4cdNbu4+dzIM/qeWSMATSyjdo9eo+V9bib19fm5",
+	"nXTS4K/Pz5svbL0Nvpmo0TK1RZ61j4iXPWcTOVHAp7DzqMcriqeHKbCKlZTYx25ZOut77Y6HvLR7nV3P",
+	"CDnzn5cNJBQozYv7SMt8FCRmIaBCHCOtsBolwU/SAQ2MENlobq+v/GEolRzy0Gd1YlJlWSLVknjNCbz7",
+	"TXhw77yUV46ek1jLisyXnIhA98uz/Dyvzw/wNNWtqrJ1yZXnuXHIOFKfwY3I+Y7gMyg2nMiAxraxAuPJ",
+	"qHKcjbRJYz2KB+e2GwvET9qMha8o7wifz2VQq2jCukN4TGOyeEW9rQsbndC2gjLWjcNHbkOkYS+vVjX9",
+	"+S55I43ag9OLN59++f/0+xh4+/T67OT405uj82/en/948vqnT0a543+67e7z9m67236x2+50P30ip/2X",
+	"o1eXV0ftzqfTi+/MrHc+nX3qtvZbnX58dvLqU+fTp0673d3d239+8Msvv7w5Pf7l9PzTp1fvX//y/dG7",
+	"1/347MfOp86nk097P/2y1+n+ctSPzUg6w35c23QO3oQHr+ODxwn4gRWy4dqdg+O4xeK9CQ+W7txs7Qqr",
+	"lq5Scf3sqnX2dtud3f80K/Tpk1FLsHTHP5h/N5eX7vTi6NPRkVvTOy5GSeOzk92UNnImacELJs+7Z8uT",
+	"UNWhq57R9E4LpSCPdE6faWteQM9ttUgyguVeMdWtK80lOgdXfCavrsUiU2JecBuWass7968tfxdlFCur",
+	"VzodDTIuNvF/+sr6XfUlz6dh40/01Q6c1E57d6NIrrEYzu3Zvk9oeuvVKmsFyDtXj9UCUIxVWOokrH55",
+	"pmFmncKkCwA+YOR0qn7qEFi6mYxg95lftjXA7EP5g1i49knv99pA8FjE5Q2VqDFs9P3o1SWYSoEUSRNd",
+	"WGuuZXIK1tAsySs4axbyCrOQqyZZqLVeet9SzsH8UJF0cO9fiYDhFAG5VIHFIMABGY+M4rpZvMaqqGmK",
+	"hGGjnj24EgWP9b254uFCJ0wJgUTmSQy/dmOheGjqz2BTg30mMHZeZ5AHPdI4GqCqIKCMBJUOjCqLTdhX",
+	"leCEbENswhY7Yuk6BDbxq4Uw/qMKF4RBCEf/WRpCL60WOZoHsujEFL0Udgcn5a0Ei/Q03YcrsRrem2Gn",
+	"WSQbqTWf0PqCJr+3epzkLctS7zc/bmtFVYyN7i8ML4ML0S2Dhdh4eHRG8kOyHn3FkOiebYy+93TLHxvA",
+	"Un5e/ErCwEiF0hoIDLjwMuYyLJjyG8Ezphv/HCTBdgiN7sA+FkZj9gVfC4DBZ7YA/0TlUkb+G0WfC3ht",
+	"ptedgL+LXr9r8dSyPQCQT5WWwBH8uQjJHM0AUUHoTP4AbN3BgvloafueQ5K8liooqEXjFTq9yIpqcS1c",
+	"MKvndO7KWktMVJuXVapC/MiNtCAhZIHmlwSYweo0Bcw3E+MXlIv5XZXSg6naWIjDOC/wnir94jTzM02D",
+	"/fpUNE2iTQHC/sgNUgulo/gqGo1CqUTFcADrt0IhP98rHcvXp/XS47dS59EOvYO2gzu3U3HptnkUBZc+",
+	"/mtRb39pNWUEHM15Ri/RLzYo531UvQNtHOZrovBG3LkQztsgt7KiXO4Yq4+4Qr0GI2N1HU0FNMcJHibW",
+	"faWiB5KvKSwiC+IIcMtSfLxz+CiEnqFnOvI388KlMhZE+6FkvkyI2Ebatn0+FX0VDRElayhS3B+FjW42",
+	"vBQLjLsgpcAhUSBlboQm+jFPxC1fGAUaB1S9Y96vZQgFY+beBsyH5cmDT1hWtKhNBZUH+6wulZ6JYRKl",
+	"7Q2ldDuw4iicHqSB6/5SeDMhvEXywF5fTjBj/ugx2vrBU9XwveOZX75ziXa1O/CbyNv8+dk8jIc1UutC",
+	"eK7SKh+r9hgfJvLGYStG1yLI2/iHVFJq7jQPIVaPTbohiuEpSqLoyvDU4zVPgHEPsVtduz/BBkyZ7Wgh",
+	"VrajEi6L9nasG0Gn5tVCrpMPevl5nXZvr0PPI7v39UwOlwu3Ac63Af0cYiQ/mp0TzfXV9cHfp92Pd2Gx",
+	"wHnbxHK8xD2iP7MMewpKVFl7lNnL2XtWXqzrWyjEIezhrT14D1epKZZBcGSjeRiiAAPQNMvPGyXikC3h",
+	"OEIIAcEcW8ycd/A3jLnVhD9J1VcwcrSyYmB4EzMEOQoXFoASEtevLpdTHFJZ7qFMgeqfTRxiZy0d7K+g",
+	"bX6lJNuyfx6/6rFa6OHKh5X412KRF9I/Dl5e/na+p97OXgx/CjqjN/r5+Hu+u3gt2vMf5Ptk/x+//ut2",
+	"YzVgzgngGUdQfAdpsQVT0e2hxdEmQMIQD1iLnbvDApvPWz4hZ+8vylobJuFB5ny449GqVEbbrWxgNVGl",
+	"5smiKz4W3EDB7voC+AN/MX33BI1wH2iEtP7okTV8peeBJwA0eCiQTaP0cEKFr2PmRTW+1+5gEfDtRMQg",
+	"em4iROl1ZUzmzkKA5M+mbuGrUnVb0D4bHTJqFngSNF9Bts8s5mc9et6jRkOXD/Y8kEkzjMZrYgq3sTkx",
+	"Uw6g5DmwBJcWy8ca8rnD20nE6ojn6HrBYgvX3sDyIYxRutPUAOgo7EmLhY7mMTgEE2qUg+AlSZLlxCHC",
+	"mdyplmc9z+iqKp2sYIHCI2xgHfI4ltTsChlS7KyTieirJJoDUV7d1gxibSbAsFFJ/5KIovWoL8d4ZKIt",
+	"dAxOQgZ01k2+9titGEyi6Fp7CGk85bOZVGONUK/4UeXCz7hXmaom+EDpWjlsNvfQ/T7b2JZgRsh8lYW3",
+	"gVUj5BqZiMqAjpnut9F4o3ytffWAMqPFjZfB4C7Jke4Png+bB8EL0Xw5aneaWCT/4iUfDKvqcvgwieIH",
+	"SZLmJtOcKTsRrI6ZCjsthXQzuilm81UPEfEMqihuth2hUe2xZUw2Q10mZ3H+UucSnCXrL5UMz5zm8ukL",
+	"eCKa5tlbz+FAjJwbtGJwL9YOLonuNLSvkC14SPOU2y6weyFCGGx+DIhzFyCB3UQdKc6+i6biN6PGHoCa",
+	"WFQQ/lIIAoTD3qgz7PKXoj04CHaH+/yFeD7qBN2hWTIsXdi4/CExHkOy+R13ia8aMfbaqIQtKYJxTz8e",
+	"R3D6/Kf8/OcsIwP7i4Wg2JxlCfVh62rHHjNPj12GqzFmERAAbKhJNNcCTaEEktAqgKy0g3MJGp5Rxkhs",
+	"uAyL0GOn5++8vkI8OsCSiUZsIONkAtT8Nn0V0FxQh3gesiXFl8nBxkBL+yjkY830fDgBnAKCZUEIlxW1",
+	"20s1aocWTQGNmb6K5omWYBPDNRRrztAmP0hN23Fa642uRfyAZeHfieQYl3sT0ypbaWa3wNdXawajVPNY",
+	"m7Uy+w0RdXYZBPbN5hryWHhMfOTDJFyYTaGFSgpG1d5PFeM0T9zWlPr6qtDSQ76yAII2xx2q0M5wf1yQ",
+	"1NtK4aVQLY+m87Lb96nm+pGU5QYTB9mKAMvyPyjjXj6Srh1aMbdhnfZxthz7S5Vq2xftWK3VBK21onYb",
+	"lSKrH73tNHcbrg2N1d+/ujC/QOAy198FgZQSfIQRdmNNOIGapNhnLJABVZ0No7GSWngIFmOeqYw81UIo",
+	"1xlmdN8kukW0FqmaaC3Y09dXiC2GMEdUR/5fFjctlJpQzaDw3NbS4Z89dzkPQx+Aqdb3dZVq3GzUZk3s",
+	"N2cXWIw44KorfhnAumWMBwRRQwQO3150NBoRahNAaplnRdq+y7zmkPlpGZ92ACXIAa1xpnEHEI1P2TJa",
+	"hGCkFXymbbiHFcJ2EFv6AjbIW6mTD7S/j2F7b1aWT1s9inFFUljBvCI3v9+0nnxlajIKxA/mhhK7IwP2",
+	"R8zL0B3Q8Jhvfx/FzDc7NT84e9/m3QL06Py9Qs2nRqZlfuX+wUMQcX8Oq8RKt9UsQ7nNcgfbJPuA7SwT",
+	"t78exShxT3+ySL72givnRjo55FTtkGTYX8DQ2Pnd/M8f9ynTr2BR5BrUuwiMRkkgBZLEcjqlAMKQa9GU",
+	"SgulZSJvRLhoHLKZiI2J0RQKHpHCNfaV9e79HVSSesaHYgmf6PT9q+M3762snfFkku34Baa/fAXRqubf",
+	"qVTO7SsFJyrFLEdLV7tG+Kwac7unrIDXGWVTwRWhpcYCAVQAr6mvbMKdUGuXbRKwQUDzY75NxhZSyobN",
+	"Mf/eOGQhTzKwBYQim7IOx4LMsBTl65YvWuyUTIskAu6/6SxZwDpTC35qUuJzbrnuK4TGpYWHr3P9ESNC",
+	"77rGWmlH0qyEQCMU8GsHxgwCW2ghEHOWq75yhVLPNISRQrLXhlyxgRs+5QnGUTOUN8J9AOLaLsjWi5yp",
+	"J/pqMJdh0pSKZW3iSOi8UQygnTQZwwxOfcY+zCS+zKD7SloUBJ6huivJkZWWRDykifZ4BRKnfJZTvveo",
+	"KDSnBeVrpLQRJSq5GvJ4EE0WQYyk5mF0ezXiEE2llAUYgxtXo53y2aMzFpOdtrYFPmOwbDP+9KZqRlsH",
+	"9UQb9qmq+38oDv4pnzny+SgTYSfdtKFRk5dH25k15QVolnZ3Cwofy20/WBDRDVHII3n7JmF/W6BSLG5Y",
+	"G9ZfU3DSV9tWnOCEIqW2Xqo6qfCo6fKNfOnch34dMC9fn2+a2YQrJbWlPtfJXVxTSzG/jVNKI3s0tzTz",
+	"/Kf88OdyMAN3fteTj+cExEP7itWNO2NjdcXGXLW0Y7HrMua25gt7mYlXnRqWSRYvRNJjU6nMpbMMkX9f",
+	"1f2SxgP6fmwgN9f7GN8WxnY1Lg2BlVF9F/OHkRrJMaDwDSdieC2CvoI2Z50w3xiEPqtrIZiPM/eD+U3j",
+	"kEWUyB4RbwC/tileir1B1thh/GH8V/eV+bIcBnyhOC+Kmc0Y8xLt84zAAb1sDrmviqDxLWYnnkK45k/W",
+	"EB8sgMXt0E2n1A+gTrAGnSTTl2wiwgU1/9JU1GjOxTiWoTElNJ8novbzH87Yd836V4Mo4+m/gQlTIm3m",
+	"37pcaMt+Fpy6RyX7xE2/Vjm9E7dWw2z8De6GUg8CX+yxucJT/cjdOFkh8NRA/9RUc8ekMEpQxmn7PpyW",
+	"rfJd1vbOnItpdENBIqvBThLNkuhaKKaTaKbZbRRjzwwF+qDCO9EIYvKTGFxEw2uRaEQbsUQJkEJie3vt",
+	"DvQBqsiyx1DO0WrE9MVsyGcPoDZewZc6tfGnaYb5S9uWuCiPsPG9ctf8vUq38/sNrB+AwcnU0N1/G34n",
+	"kqo92H4cJXsGivBR9OwTaMxDk98+wkF4ZESrTahwPYDYSwEZ0XKe23YS8HqQ9TJnm/qNnLsGQAt9Ja0a",
+	"wqwTN09TULhiHT9pLgghERCLkUiGGE9GrEQLkMVOIwTHosf3VRI5h2kT0ZCRC0tcWg8gKLLzUXsYL2US",
+	"3b7hKohGI+0SihnPRXycRVCbMRHgmYRyPEkyZLyvP86ijJeyJe/uHbyOP5NAtEy8T4LxL8XB+3kt8p0h",
+	"t7Gt1Wb5LUZ5mLneUeai8Kv75pc+Gwhkw1LzMAROpRVisq9ITrbYcSh4TG0FeBlkFmwKHF64YVv8NjEd",
+	"81a8/thMwZN9/nUYJbAubis8ww33JzJOSkPFZ3MN9Mgpzy5XTE75WLD6YMGmRpoAHRvS28RiKGeQgoyU",
+	"PWUei8Us5ENgBDRnEUpH4HBgCYfxlhmfzQSPgTeRDqXMxoSfWZNkrhIZsqGZa2Cnzls1fVVt1jhj5kix",
+	"uboGfkAfPuAHy19KbC/uE+HfQNDTV9T+zfOj8vKmDUjXjG1zaJ7lXoazcxL4FB8+x9l6UFPIiITL6CuI",
+	"+CbiY2L0PVChdrrADsy0uBGxYDPB1TyhNPUCBalihM5qPm4cgugeRTHVz8xCjonNRCaQ1nT18g68EbNa",
+	"tE+3iPNynfxlLS0b4nV1IuZoPRlcT9HXO6o4sGhw6zN0AUHcfi6Tb8Zl/KWApy3aIWfPm65+FZKeHkMq",
+	"NiOtOm02lWqeELUqoiG6yklSTsOQy6lrdsF8qf1OyI622KlUCViWYy4VKdBciPmZZrNY3MhortlczTW1",
+	"xbbYUeqjk+Hr2Goxd4sYjDYgjfoUy15usYDI2MpmhCI4xBg16NFrrC5QfZWLaLfYTxOhXNYS1B29iEIR",
+	"t0BMPo6IrhprKUOelvqwIZ/1VX0UC8G6HpvFEevue5gchsJGNleUJgWuYpmNJ3SpmsfVSOIzryyeDDR1",
+	"wOdgJpmi5o0HS66e4ZdTTeRDg2PfjRLx4Ie/n+6dQRnQTMZCl8AgdhA5Y2M9k/3MFRWJWXS/EuRPAv38",
+	"qyYaNxDQtsYIi6Ce0L0fSVOdLtemfC4lhaB4X05NmbcXNAVI7x4IcyhutITdqRjteGtSkjzpqxQTMJOa",
+	"BLgvNNKNmpJDbnTQjCjgswtgFEsg9ZDHAVSeRxCxtsWawBGuWUwJXkehTgyCaQzcozYT6AUgVYNq0qIO",
+	"kyI7xLr8DbOm7INaocQePoyDC/WQjtrn8FI+RxXKk3fypxe/eJY+R0hY3JixbVNfjnfYQr/QuDS7ln80",
+	"CgOHfggBLp8nPtCSKuZLgPgTfDjpK4tA4ki3uUXmY4EIJYhD4A22EIK9tN0KCbjdj+a5LSNwzd1GGtLt",
+	"EsDaoEEfrSlum/9j9CjM1IGEghuk0KwuIbrGgujWiEk3lL4acRmKoIEogIj/h9NgkeBoJiIlzKCJ01cE",
+	"bCJigRJXX8uZ7XOXjh+nryYcavXhM4xY9OGRULsJII0y8CmoBq9kdeSvSecJ5g8BEwWPQyliqI9u9Kjt",
+	"agy6IU6yvWz4KBy8TFrsJ0IrtC8v3MncjbTCeP+1mCWtvvKTxcwI7Qw6vc3GBnae6sNoOuVNLYwUNp4I",
+	"aDmgSjePRjSu7JTKpK8wq0BqKd87QIkIUMfFPoJDsFzo0earYFVo2YxXiQAF0FUIXqeKbnssFno+FdT+",
+	"h04RTYYW4K0bTQqLjDvOpw3bSoQ2nlJmH/EYo5I5ymz7dQTJj8WrOhFBOfDAa7jcYv3ibUYnNnr4vwBl",
+	"EamhDAWGhWF1zLXPNNPzgTvF2g1tqR3OgmFuh1iAI1vXXmEkhwxyO9ehO2anxcw0haqzsuRwaQu6zbpN",
+	"e4Zot9vPq7AhzQMfArwyKxC1YHAaSjZ8dtxEktMinH0owx2raDRqBWIoAxEYAS8+zkJwSEc81KICpNG8",
+	"rLZ1swWsoY2MTfnHE7ypg9299qdiK4ZX08kCpt3MVG3zbpX721epnlppX9HevEP7Cdy5JTohvCyv9R4P",
+	"qvDmCbTpz9LBklRaTfVU+Rrt08hYdlYYV4AlOKm71FPobnxY2polU1EqM4QoXjTdgdrUZhzyhIfR2Bwa",
+	"nRi/2LjKYqq9tEvRWhgyBuQ67bEZj1kobkRIaIauK7PFvpWhGWuP+b/6rG4eYAygix8+NDzmD3kixlG8",
+	"8D3mI4+Vv7Zzsa+2YNmFpv24HPy6pGncQj6nPeN9VQCWNgZhEkW4PexkAW8Jj7G5JW2Db6RzlZ0i26qJ",
+	"mVY0w1ql+vvEriOK+U3aJGGx2C3YrpnZhlwGl8BhZOwrMMZKACzyKnsURvO4Qif/+gBQzThYa2zY3cDq",
+	"4HN4bO34gnjBxlEU6CqGfHriAwyVmOnqSTwXUAIglf0V6PwGfswhgHwRCPxAC5U3grC8rgr++kaU6YxB",
+	"FIWCq6+15VTm9+g6tV/Y0ndQ/7knbGcGwPMfS+8/tZ5+TsXtth0uakY76/lsFi424RAmMd80ct2ezc9B",
+	"J3cUQPEHjNy6x6RKMHQ94JAKlAmrO4cxFEEmtCtVAwMroIGRO6uvBtF8PElQ3WmjuVVWWY8AR13bN7qX",
+	"5PT3TMQW7WUiwhEL5UjklTqWJ03BxoUc7DAE1QfjpViTe/YzzUZ8KsMFRGyGkboBjvXBgnE2kh9F0Fc4",
+	"rAZEceYoa+jj0dzgNHDbxIrduRGqBA8CCDR6hnBFtgqJAJBjxkED2uQwzAzmA9heu42a3Fyw135ZmSy9",
+	"gE1VhluzJQ4NFJSXAdFUJF3z0u5Lljk5ow5uk0k81wBJhXaFGRrUOmkgSxBw3s02+KCk8dPDQc1L9XGv",
+	"NoujYA7xUlKAb8U0UmTjvIW9CB8443GtV9trQ/EnIGafRdKMt9bZ374l9mevBtv6rRyJV3yha71ux6vp",
+	"63mtVzs7f9V8+/q02YEHw7mCEYyIfqDWbnX30/EKPpyApnV/775oHexnjQ8t0Djfpg03t96P2o2bU9zb",
+	"6e0tUiLF+0ozI0YQPnKqvOASPfXmbpV/eSoJy7Lc5W2PTUyPrBLZFFCodMdWefLvFZ4ih0yO5sSj+sag",
+	"xqwTm/GNV3u9bJXT+51IigrvId2Tr0HKPcmch+2NvMtx/NyewP36Js+zNZHmE12LwO0kCgWrawEFLYyH",
+	"occ4nsXMIaSKjgYVoaTOxZADHgz+nWA56RVswjUGANlEapjcOtjHDJqNbItk1vS3+JJ9RQ+kG3tZ9wUI",
+	"f2eJbXlwY/mK7G5s8loWQ39Cs3m/xGzutv9aZnPJcj1qk8OTQnkyYr+KJtTPaIdK1w9eYX6epNcwJWQy",
+	"MZKaeNo9R56sophhnXaQp19tscvoGmiyYsGUuAGxTQUXR9uwXWTGmpYrOLqKKiXzQYt4Y8zKzKfW7s13",
+	"uAF5/zAWgVCJ5CDZf/ZqYsplWOvVNJ/+7wmPB1FszJkmwU/rln1+RU38y9zTN+Q5HALPoflyEXyz2JyE",
+	"MY4gT0PK2yke+JI7kBOmc79J3B9I4Kg6N7MxniTmA4fiS+Y4I4vIb6wURnD4PhceJPrwmoQnjTbT1HQA",
+	"FU2EW49dUA5YBA3k+lKnBwgfDtWBk0aLwR6l2mo4qsXOJvPA5SlDTBNzXtiULyDGPRCMD6IbgSVwePri",
+	"Z5pFt+oQEUlkoNl0Du3F1q1eBnVkda4CD4mas8glfUWP9BifRmqcdc97thuYKJFXgJp4RKboRuT11VRw",
+	"ZT4vCx6/195F6maclGLLlrPX03e9vLe8diFVKzW+KDBkTpDXYiwc21iYrxClm1nxd4hE07Q9dhjars5a",
+	"oj/UllktsOU35e8tN6rdFZm2DBAAjx+htuLzKTr9FJ3eUhPDxhZgGUdKPJT+XeUMrEWLzJ+mZythIkn9",
+	"zUPCQoAQkkSlZDWDTLDDtq+m/Fog+UmPqQiq6mPqBstrdujcBqUKmpRUXHSrWN3oI4uqgS/oq3IXwz4a",
+	"FP1qD8M8dg8+IFIIDpJCauADQBGmVwDDTqgjFgs+nJhrnNbVEGy7iXCaFKlr/C6nNZd8rNTFKnZysXq3",
+	"vde4t07Fbq6cTn1C5fk6wuFmYfIH4Avb4RvGvZekDGDVbFO1Op8ZeS4CRLPR+eiC57pL8PgPFhUMGX21",
+	"BUUGe1iGjFw828HyDEQYqbEr2QETG2o7+4owZPQkugWqLIv13gB8H7oBEwR5b8CBwgMGGJjkOJSKSDky",
+	"nBaJxp/RVFeFSUA/bm1vf976RQzB4KWXGEyAj9qZqTFGXtYFZ0YyFBS3noXcuH0tvPdaLDYKrIiOseQn",
+	"vLv/vNarvRy9eB60X3RevNgbHgTP91/y7khw3h7u7/Og3dnnu4PR3qgz6A7agxfd7jDo7AfPh539QXvU",
+	"bvP2i60j++b630Stt/ei29m9Q0AGV3mrGkw42081mH+FwM+UzniqYszPXwn1B5B261SUGpOLZGYdINmM",
+	"OQnC32yTHl7lO2wA/1osfCOWhQr6yp/Ow0TOeJzsjKJ42gx4wv00w4pvIL1grmK+kQx+j529+85j35+9",
+	"/s5jP4nBmRHN351869l+177aZ6fyG7R+zTiMfoG4Ssp6bZ70TKPWOmRcLdCaE6EWHrv48Tsm1TCcG+VX",
+	"x5wuUigCQJycJY0scFu7xS4izNS6icFeAXi8a3dM7HDsBz3TfeWTzdY0stK32V/N6n5WxkbDRCRNncSC",
+	"T32ksgJ4bbrYGqNS9ZV5sBzOQx43PBoGaVOzAtjiB9g5w8j8ktLVmN2OYrojkFOhNNjjNPq+0lwZLZqw",
+	"UJiV7rCZ/ChCNPap0fhF52WXGUuaaRkItyBsd9frHBx4z9ttvAnUPQ/DvqofPH/R/n/+773dbpsQiPfa",
+	"bahR1em613HhkfRF80UKynkbR2rcYkcsNC5nDMtqV6av9jq7YDFcug3ktLR7Qar9WVb5uw14aJU0T+Da",
+	"Z5pgmACEEEAkaOOnXcQyyW5gXdIPhZFDelCeEfK+Nk7O7Mg7XX2FJp12rlKhfqheFovEICdGLg/B0bKW",
+	"n7OOykGVzavuZrFsFSEskSKFIKHZFUvGxCPxvmQ++7EifJkrnwys3c05MdGsKg9QaqPYyNN55JAkKPSd",
+	"36/F4ika+YSkeNdyBfNFztwoNxcHUbDAIrxar/b8tPZAkCnZ/bshrQ0eK3ZB+g6UKRA4g22l6QfipQaQ",
+	"SATohSwbWCBF9OzGo6pJ/KZq/xwsRooqopZfCeNbzZFj1eNTsO9roshZeaq+IujtU0KfLo/2YWSyKt73",
+	"2hicxgQkeJkM7zi5XHkOQ2pUB3bzFaVDfQW1Q2mCAdqmsZG7zOKMYgzSrzSAK8vrK8Nk+O33p+hOJ3E1",
+	"Rzddd4fGW7x108obGtBnrrb584VQ7Pqvj9MvVa0/TACl6jzu/D7XIj5ZneN7rYLcEZrIWYu9w5Sc8Tlj",
+	"UK1pdYc5YTFX1zpNyE2pgoTKBi28UF8hnJKKsqBd8CuUA8Oh0BAZT8+jxUrEtwa2ZP1oTS14TPofdKiT",
+	"BUvJvV76GdEom6iDG/sqo1g9ECDmY6uSe1B7fv9cnBk4ncsn1fzZiw0eKnGXOyNffc7uA4iF6n6VzPEf",
+	"xxzQaUtT8DbNv0Y8UFiLKysRphyy8ebfGgNxGdlAQcKBYIGYRollzlgpQfoqL0LyDzDjLC8MAPHSW2o1",
+	"KZoZZiLgE2g28LXL8sVjOmJ6PpwYsy6XsxsCsDgWRt/KQCisKVxfHW1LALaXbNmaBba1ZLOFFVQT6KjT",
+	"YPF1X23DjraxNMTC+Iw0fMhCvc9Yfpf9jkdtZSF5s5nJuEWtnbthJScavv2pGvt/Wv/KcV7mP9OgHbzU",
+	"y8qev8eqY5vxRMLAf6d/naxorj5idJFnHM5JNNcCE1tUWkL0PtKI8OE8joVKWCBFwqDxTjsFJBSgt4jY",
+	"tkb2FUg1ralxJluzAq6mK0A1FgJArhAaKwwHIDsL3JQot9eTU5a7rsehVHLIw7KGywIi6TC9dENE0u9E",
+	"coYDv7+7SzOwAdcQXvfHFvQP9o7yhhL8c6v2BOB4Hwd6g4mDBH5wLoZRHHxQseDBo1DrztyWtJLG7uwK",
+	"F9yekTKAx2H2bw9qk1fuxGeayWArpN12uz3oWMS8GU8mafOtE4a1orWxDfjuckhBD7na+T3hwKpSLWjP",
+	"hY7CG2Dhm8VSgT3Lx9hzw2czIGzQzP/9Vgyu5nFYfK7fsODPidF3JJ37CuTKx4R6dzAzHkZDHjLqpAxY",
+	"Iqei4QQ1H2KBLyJpGOFOWspI+ugWGwltCp1T/5AWsEvy5OCdtEhEYzxkJGKhhoL5dtgew0myPIB9Zdwn",
+	"DyoysGplkYgURP12IsDWRgWElRp8zMRHqRN0IexsmfcBNADghGlj0yeTOJqPJ0zLsWqSNU1o2naIRr+Y",
+	"P4vAXGBuA2ufcLeyfgKMNeenUFP93qEZBlaZZDw7VyQdRPAsqluxn0BayiO0MQUhX+xaMh8ImRiLMYCf",
+	"C0UggHeQAJ/CvaKxtPcuhlzdXz3BaV+nm8yrLqx5splyMrfAQOerWljs7idCEdj7dmu77Ux7/FEVmRnu",
+	"nzpGS5sC6N+4UiiPso3WZrdsG6k1v53DrBgrd2icoSY8yLp1jxS3MatxyYnYqkRGI6x5dR7mlTFpY2E+",
+	"bqnCOoKLeBgu2GBBpDkps7s1mkC0FK1TaOHuq2ICcy0QMNsIB/hRLdq3UicXdto2Qeel2UNJLwnGJa+8",
+	"qTW0AtEWZ7a2sbzAwV3gXVXYtjgU1Is0wm0NCih1KR0wlsvcH7sfBpnaPHccZ2r4FMaZtXy2GurXh8ib",
+	"PcirFZC98A7JQLp3u9rvzKI9CvJ+5vlP0Pt/Xc8NMqcQYAE7lqTv1+u+VdeozwdTIKIjNu6MfCuLI42g",
+	"BMF8BALopgxycJlMJFcE8kWXIUIBlkgERvURVDBT0W0ukBRnXlRqatejGCCGXaCJVceZGtlA0yFmMwKX",
+	"dbGfoBMZhhYJIZs9rez7f1Rdjg3iVqx9SaAAsxLvzYRtWGY6PDBqLDIeR+1cKOPWmrWE2Q4WejbhY8kB",
+	"8n8ei0M2CwXXApkG4ymbRQnXWs6nmEJqwadbXbihSt2yC58m+VFhBawZtTZAiNc5dfbHlqbVOuAZ3OyP",
+	"XKdrNf7XSQT7Z9Jv/yPwBr4CFY6aj/Gs2oE+E1Lom+nzvFq4i0av9ILXw+3SyWZHVqGVZGPY15yMSXXd",
+	"PR0OPpvF0Y2R3WuE7StkTHtwYWuF7JPk+2vkZHK2/deembkTwkFOzOwEYig12QNfgkobzyWkXXJmCwgS",
+	"AS4KIB4UmA99y3Ma8IT33J9PAt/rK99Zkb7H/IxNa36kbjzzB/p0v9FiMAzzdiUElZX6ceCzeuro9JXz",
+	"dBqZQgEWqUIVKvRdihsqKI2jUPRcMyA1PRIHiMSKJSgCU9RBiGViGdluAVfoy9m9vBUXjIevS7+iINb7",
+	"6g5yHZfyq3Bj3KZOFYTzU86c19FlY+uLiACdFiVmkzgKo/GiVduCezvz4Y9aNvXF1Z3dhH8+tbdN12hA",
+	"7KWkCb2aiGMAjHZioqAoMmIjDrJCg5XKjJpH0XRIiPT22pv3Z76GkVQZI1GIrdRRxMLoFuFY8rIp5MNr",
+	"XSoBnlydr6+D8QjPOzYA/bcYJnezUB7FWUnEVuyeVGec6ZCqyMct9RPev9XpAgb7IKn1TVIb5qo75TXQ",
+	"GtykxQkn5qnBaVWYXtOqu4w5/PzZmptWU/Cht17njPBWPcbZJNIzmfDQ/PtGqLlopFWYJ0fvjqBUiP0W",
+	"KXGYKSLCIs+ALxDVBLFIzNDmCfLwyQSQtiw3nXtIHpzltJxkJ9NJAIQdyES0EtMcDkBJ1fyWtBmsgjVj",
+	"RQAdKhy+nNlJ+dxTLhX7AZfVbD85FWa6zdJPRSyHfOd4Iod8HG0fvE7Eo0auN6sd2rJuCC+vlGKPHp9O",
+	"xBOo7ROMxAOwrzEqoVqnTzJScFOiC9qlGJtYHfuFM8PebxLmzZWD7t3PjIKgLXz+Z6lPfGgZ82QorYx6",
+	"brizH8dS2qB8ECu5Kts+j6nXEFBTgbk3NXKi2NhGDE0jKMMOgcRZW1qEAKFKG9uaMxVNgO6U3DV2xRdn",
+	"ZqwwgUKZB3favXY7rRcbxIJfj7hOMIwQJ7Verf28t9uGqaRb9nK3hHM1nGQu73TMn9PLu21zu7s8kEph",
+	"p6G9/iB/fbube7yS40l2NF3489ZMWlvbN1+77LH9hl9ABn2t9sefn/zqQcyAqqhKEsV8LJw5uzrCQlcz",
+	"d3UZB4uzBuqEZojVtg0IxRDFSmBjMn21nvEKG6mRRXVzk6I8LoMf8NZ97SaFzNmSYfflX1/RMB8m8kaw",
+	"upFcDaOFpLK/GvFQi0bF4LHjqWxoeHtZgekgikLBjS/0ACW8xTVZKy+LN9wl9JV/xqZRsMwMPgnXh42d",
+	"FUXLnbhtP08grTBUVg/iBUJVemxoTkbssVEsxG/mHwMeNxhPSIxneHZsG0lfJWIKkmoeCxYbw7LFjkBA",
+	"ulSs8S/NQxw07gY52Uo62apoVuFIfMnA1rUEqw8ns+bVpvzjpZjOvq31ansd87NU9ufd3VRg/cTD66ZU",
+	"zN33SGiypRP2uIGywuJsKSO3MS+X7lwpCR87mla0T54ia085zTuH0wqC+/4sspta1esrLItje+yIW2m8",
+	"bUkDPKxp9zVJrScJ8tARvTscri8V3lsV2ju33KVJZr88o/ZVjNwdMp4af/8ve9f6nDiO7f8VFV8mmTI0",
+	"efSLfLmp7tk7qeq9k00y1Vu7TMXCFqDFSKwkh+Zuzf++pXMkWwaTmCSkmxTfuoMlS0fHv/PQeWgDXVQN",
+	"6HToK39Aeavm/5BzkjKwtMBzU8yL6UwwqZHJBD5cV0qHDHJDDFSGE5IIyC+SyeTpiqDzitXAwBb0uG5T",
+	"PY4ctTb16z1BM9tj3F5L2nmH4UspOjhr85gs+3xEZJYG7fDXx2W5Yil6qTo1tq4rfnR3KtT4xsxPD9+6",
+	"sdt6MjJ44twLB/CqRziwbuioqdPKrmN/IXl/W/eyApN+asmTZ3c7/ZULo11loESmZaEgrHxjJC6fUA2J",
+	"r0RC7jMlf7vCx+WQxHM2+F1lcV8crFSUSrCcVIfcwISaGJnSRa+IGIvxRRdp7JsmOV84T7H/IiUzzhLW",
+	"F3JIrHCdTV2adY2rDHc2YCkZLEic0QHLsNJJUFSl/KCp05fKho8WLgo6FHWayqDiHlFQxgbabhkXJR1E",
+	"I9eVclqnN9lPs0ZrWhsOdgPlcr6f0wyouao9HQND2yN0bYmKM9rU4XVDR1t1chk6aoKXG6hM+PQ6VNyy",
+	"78qiyN5dtQ8EewbPVSCfHhZPJXptpMc16nGOtesAfbG3eQm3B3Y5PtWXnHZPDzvkk0x9p0XIT1NAoKcD",
+	"LraEQcDddwL4MbxAhiuGWspzsOgL56jO2WAs5WSzBJN8UDyxZNVEZSlMmZtEToMOO1CaP2UZv2NqcdYX",
+	"wmduWvuGJYqZtYHuaMNAvuZqXrzfwtr8ye2Fw1sd+qun4NM9KiFdH/anVJ5+hCXlFh7O0zgpJnz3PiX/",
+	"BzHm3IdQPZ0Ak4pvfR0uedtuKWVtXnJ4XYz1Fgpmoa0E/Yt/vbm5vCZMpDNpbT0jwcecYlZ6EYeVUEMz",
+	"OcqZb4xPs8xVlfxnv/Vzv/VH3MHGu56o0ECZF113R8KKcoShiEiRsDNfRQtgKuPasLRDPiN+2YEQg+mq",
+	"D0M8rLVBYVmQBVQpmjumuug+fNytnhC0GCEDtpAiPSwaBP9+9YVMc21IrhmJx8bMNBqM8Edr/iFBwFqc",
+	"KfCiRySTcjagyQTzGDVTd9agTFPFtI76UMwBzGUkhMxQN6GpJtz0MDHKEFcegAtCicgBGjmcxcXl3amf",
+	"DX4WC+jg3BcxF8zcUiNFDL1PZkaTg/j46KT7vvvu9OQkjkjc/fZ+2DmKQSvy67ToO8sHGU+KeWF/A0bm",
+	"ihvDRF9Q6JatICN6SjO3JA09r+2S3pGMG6ZoZlf5rzwdoZFt91hdsCEW51PtGpf0BdxWwPscMdCpUFmP",
+	"T5M8SMYsmVhqjqjdunEtqbxAAwt9QFN7cOFFR9exYcoM5ZmGXs+WunGusnjX5B3q5U5wfFebHz9/i2o0",
+	"Y8p0XJthCH2p1K+wYJerrNVrwTfUe/MGiNcZUzWQ6o6zedslBuqOm/+Nlrne1EfgiLJVP4Hf5EOqwSf3",
+	"3J8b7iGtVQkeVgGC4C5EUGha7srfWizdssPBfxH70mjP5KzYuISDO4FbgJRbbBiVBuUcluVhQgU22Q2E",
+	"4jr1pVrA4ePzFHCorMZfWFspvSydOzvth9kAXFJq6IDqipIJRonXMaEqiXso6KDmDhsCrzUoE20rMFtR",
+	"645mecgkfvBtHryi5JHK/FyT4KkzophRCwsrysDcIVO87Z7AIQv9F8oz0FmX1/371ZefNGo3rs8aLj6T",
+	"0sr0fFazXI1K9z2r9Rz74OxnxK4eNIe6tT8PSwerAMWmfilEyDk5oOTz/12TIZIrcrcJMKpSF7YvoDDs",
+	"YY/ElihwERLX0CXukN+wAMqaA+z1RVx3/DEkS8TOV3DrMudjq9thKVxUsgotBJfnG9Jx0+mLK+AMOjRM",
+	"kRj+0z63/4mtLJIi1ajIBOIneKjG+sBBJBeGZ05RBiFBpnSB/G4UZ2m1/vSUCz7Np63eUWFAc2HYCDuk",
+	"rZRFRPvG6q+hYeN0mq0bbGudQA96QsMm6iFKghJqxb/Xhn3ETsVgKuKCBBQKpgsy5ILr8Vlf/DtnucUQ",
+	"4bymqZKz2XqH6Y+qH6N7ttSPd8ZFu3eq3NezNWT1H9af0jz6j5pkfH9q7+9XX3xFK6z+N+SZYSrCPh+5",
+	"NYoPYsyS6hFIsooPgz5DBQ5wqF3yC7pqALplkuSKzMc8WyYsgdYPGDOosGeom4WlJKOGKewDixZGXxS1",
+	"y7H/KUQfsjkufcAWzsmRZwycRGA6Qc6KNclDG/xw10AGo51CkHmkDe3S3HpwgBtGGj7G3H2KP3wjd/gG",
+	"hu8jLd69z3tXc5P3FtHeItpbRD+WReS6BXvl4sU1rvsNojelMnN/kYBgzT9pdGsplkCDl2KGak+1Xqli",
+	"RS7lAa5xDLZ3SZgd5XIwch2RsZyTTIoRljY2hk1n1nKUmCUxHy8IN8DDS1dVVqGasJmxDNQXJ12S0sUu",
+	"X7aXW9v4EsL16np6+n6VKx6oEVw8+vh7ejfJ4hyPvelVfaCJ73WWH+Oeni5DxQpK7LqR+QCgGob3/t+n",
+	"DD4QGftxeTjr2BVVKt2T+D/hIV2krvEw1kSpuL4MXHFFfVFUo7dIHtrNWGL/jgln+GJgARq77jLa3RcX",
+	"0VMO3H/CblxWFegVrV3tYL0QyVhJIXPXeh6y4qhG8VBc8aMEQe3lwN+1fOgLpwgcdsgXPmFwke/FCTeu",
+	"mpImcUa1KXEnjvAv2GnSNep0GtMnmQsTR5iiwg2hsxmjyjXBZKVfMOOY+oJCqvw79MnkWUYoOe52yZgp",
+	"t2G3+77gxWQDmS52TXjdsEJ4Pc+9+XPIrgZXyXbdhcTZ1KpeEVn1IspznnciuyPfy6vvFnb+/SPAr5lF",
+	"RWJxuQCJlzEEnPegzYU9ZXCp1UsS7JCD7c+1piPMT7IAdW1R2TA6PSNCEpokFhwhJ8fq5ecO64+7xwhx",
+	"7k3QehGq6aSozls4HPiSNxjUxKaUZxa0C/x5S2ZMkSSDFo8Xl/C/scwVOTg9/uii06pGYBhpVkFQDHyK",
+	"yYGQQWbRfY0UkVQXjlLfNR7IEsbqwoL+zz2hPa2o5Q6r1Wt9ZUTlgpg5y+5YURPc1wlHuToHl0EGQpKk",
+	"bCp9xKFR1EozAbEtLn37XFDyv3LK/t/SS41avdavxVJ8nWrQ7eSMJ61e61LxhIsR8M3RsSuj3jwtukL9",
+	"jTyxx5sRlzerJJR+BG806BzpOZSn7B6/a3dP2t3jm+7HXrfb63b/8fgNJozXC5Er986lMKMrahiaew/E",
+	"GZUP/hmVo9qXMuPJovFg9/jjew/vs4seki2nxw12eyPlX6nwH4R+skxiSa64WbR6//yj4rSSwtDEELdN",
+	"IhXRNKvYbgioNTLK/bAihIQUrsRp8Nb/tAaMKqbOczO2i7A4CZG9tZUbL5VM88T5zaqBj3TGO1rmZZzj",
+	"3VFrtabiuet4gK8gB/FIAkx23iTTFEIj48PK1L03b2DEWGrT+9D90IV5/yjIsCo3R1wbFCYR9lfhIiJG",
+	"Tpggig0V0+Oie5b9maVtLkiumQqwVjMkZk1RyEBx15FLMBkoNLNS93+rFwSzWWO1ZqprrOfpJUJUCAkd",
+	"Yd8IfViYbFxVGj6kZTHkTrXoZd2LXE+ICBoL6QgzkIErUAyV4lifES7uuCkLWrqpXbLvAwQh55cXZMIW",
+	"6EvWC23YlIBjVrnKpgfFhQUu4Iz8+uU94WLEtDkM3kdnvG0nqnkhKPV5yg3J5MgKTPRZz5XrQuBnsI/U",
+	"Ub0SHS+HSzkA2qo9lfg9DJzxR70cg4KnHiiS4AsrVlGohPX7cHkG5VW0kfWRij3CaDImTBg0Zy33Xv52",
+	"fQPNsJ0dbi3EKEgZcDIEVmit2iBN3Nm6PruIJGM6A1fCQN4xVMmqG2i78KHVbVwGSf7kwGXH60Mihe8V",
+	"VGav25WslKSM/N2+y3ikRCdUCJwy5O6E1n2Qv5QHN6aoB5OKihkRRQ1re6u6otAG0zvUXH3BV5plA0lV",
+	"qiMyZSIn/j9WSWtbJY3oRDH4gidc6glSXDOhpSIjaticLnQv7LVORdoX0LJulDvdG8qS64jMqFWtfKNz",
+	"uIBrW+ZIga7AhYJY69JuLoHiRgPfZknORV8g0h3E39opsxKnDX9A/xJkaLicOCi8BOWPGIU0jQwAZgyk",
+	"lIJQyx3XMpkwU2EInLWOEy6mdMQ0yWdWpLMUMABpRQ4SqiEKjTpa2UVP2OKwAjEpp2u+E99lPmFC55oM",
+	"cdcWOu6OyfnnG28kaTJUclpq25Y11ZAmjDAx4oLpHhAawF1HfWEUFXoI2OjdUgCuXCdjq5BY5swypkZe",
+	"Yw+b6U/pbIafLJhkdzKhgzyjcBHTF7nA39uQ1ouN9jyre0ZoF23lyhZ0chi+pEL6ortXDQp7A4pmBHIW",
+	"ICPIVYyG0hNQ9iGzRKxyJnoIPYV/0kTkRnFAPsX15KxaSJV9S3KF1CPs24wr+8Vm0iB1LGXhu4WPwH6R",
+	"Eu6uZ3TAM2440ySjIj3suYwn8MRFfYEB/a4Dp6uD4cQimRefn/Nvyhm0WRJC5iIps3HiSqqGc7dWyId0",
+	"WcNhXNjnLaC7bC9yAPcnoQTOBTfwiSqSsTuW4aYLBjmMPLj1RYBuBkt8JxOSsXTEVFCrVrTHXnGYSgt+",
+	"bXrHAB0Tqe2rgLLwPBB7EVnYsOa+HjPmiD6n2lg4HVWZxZUkWvM9WbDTY0AV+xEkptCJJhjdRLE5HeRb",
+	"aY36U1UhMBT0sG/tMMu3mi+z1rtxLso7Zs+xcLAs7YFjpobjICNLDoeIuMDD8KeQDSNCScKU4UNncJKM",
+	"zjSLINcsZGv7l4BbwV3xOZTC1SQ6FC14X8+9+10qEv8cd/qiqlJQxQi6iRyM1ziPz4hmrF4EwyWq1SOG",
+	"C+7uYu1BADHqnCVAO5dhA7FwG3tKYNSvoCw06+LhVuOHPMWzQpcM+aNu7/So1+12jt/+oxVBCEvBVs1K",
+	"Difdj63Il8gLGOm2YKSWtXAsha0B1JpTJbgYPaasMbCBP4IgSayJR4N1u9136Mlp+M7uBgX7zleYoonn",
+	"5u9/X3ujVboWgae5IB98vMeZT/jEzFfQNLkmfCSkHQaWdd3M52JBpBkz5QIQIDRFSF/qYvk1h5Amuny1",
+	"0yEXxlcsKiJF7jOsl89qyefr9dxn9/xaVc2iVIeLO8kTdjuj/D6AJH4AcQMszpMpVROrw1Ke7jBk+a1d",
+	"4M4uKX+9yAV0b4pcR9DNAojSdMgJeHwNzT5hyurph+O33W4ATvWM1xykjrcGUp/WscEeqxCr1h3di2PW",
+	"v3Np2C2m3rP7UQsta/+oVcc8jsEkkVXikzEZsAShiRUa6CsAtL/ZLZ67ve8hzUManHzTAceNAW2JK5tD",
+	"2tHWIa2GEfagtgRqK8f3UrDGxIiO2JQJ0xlyQTOI0rjPVEVvczkMgurgWsbqZMUcOwxg5d7+4nfzeuGr",
+	"2GtTSMJGkHBb3HBExTys5bfGaHXU3Rpa/bLu1PdYhVi15uReCqhmcOffKZx19yle+Cy5Y+DiAGAqnXwQ",
+	"+6YhFYULCw4J22Gwwq1e+t29WqDCfTaFnNNW1HKn3+qdBPCzwkXNFaWTrUHPZd0Z7mEHYafmxF4KclDM",
+	"NYMcCCOQqghBDHSiERP2i91pnQi38/phZlPN5gmO8hXuag5F77cGRVd157yHIoSimhN7KShaLrV3DxKV",
+	"1+h0NlPyDtOjFfsXS9AJpfPBlBv7b7hbx9v4HcYmR5vPSJpXC0326B0z+YO1v3JmflMpU5tcCLr4hqZD",
+	"PpS1HpsOGWyEjEs24jKzNwfGD1sDxusaJtvjIuLi6nm9FCwaRRedSorVOlQs49MMTybMhDeIxQQ7DIJ2",
+	"f8XKX68V+Bjgaq6fWdRC9mj6hvchbi1xY3PYers12LpZZYs9aiFqrZzWS4HWnGYTM1YyH407hS52H3aN",
+	"cgurJBgHTnd3YGTOFCuVuh3GsGCD1347rxbKNrMbLeMOHAc2xSbL0wFJmw5LQkir59XmyPZxa8j2dS2z",
+	"7AEOAW7d2b0YzgUVH9bD2zXgj8gW0K4P0jgeKmgRR1gfAupBrNRHX1caAuhXlg7TvjasxchHgeYBL85j",
+	"Sg3UIbNb+BnqHH5fIMUJbpg2rxc/KzVDGsELO6pAW8iezW8gtxcv8XX51PZA5oCselIvhl9STW4h86Tj",
+	"mpbcHxlRpnbZkZizAmamH73LqplUE3AzXbm9vN6ICH+KTfWldxtfAkQlOZu+5G0FuWoYs7lKdro9AKtn",
+	"kj2MORirPbaXQbM///xvAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

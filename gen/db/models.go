@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
 )
 
 type Alert struct {
@@ -74,6 +76,36 @@ type ClinicalCode struct {
 	Targets     []string
 	MappedAt    *time.Time
 	MappedBy    *uuid.UUID
+}
+
+type Count struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	LocationIds []uuid.UUID
+	CountedAt   time.Time
+	Status      string
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
+	ClosedAt    *time.Time
+	ClosedBy    *uuid.UUID
+}
+
+type CountLine struct {
+	OrgID        uuid.UUID
+	CountID      uuid.UUID
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	UpdatedAt    time.Time
+	Expected     *decimal.Decimal
+	Variance     *decimal.Decimal
+	ValueCents   *int64
+	Flagged      *bool
 }
 
 type Device struct {
@@ -186,6 +218,29 @@ type IdempotencyKey struct {
 	Response    []byte
 }
 
+type InventoryItem struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	Name          string
+	Sku           *string
+	Category      string
+	BaseUnit      string
+	Units         []byte
+	ShelfLifeDays *int32
+	Allergens     []byte
+	Active        bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+type InventoryParLevel struct {
+	OrgID        uuid.UUID
+	ItemID       uuid.UUID
+	SiteID       uuid.UUID
+	Par          decimal.Decimal
+	ReorderPoint decimal.Decimal
+}
+
 type Invitation struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
@@ -200,6 +255,16 @@ type Invitation struct {
 	AcceptedAt  *time.Time
 	AcceptedBy  *uuid.UUID
 	RevokedAt   *time.Time
+}
+
+type Lot struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	ItemID     uuid.UUID
+	Code       string
+	ExpiresOn  pgtype.Date
+	ReceivedAt time.Time
 }
 
 type Medium struct {
@@ -322,6 +387,65 @@ type Site struct {
 	UpdatedAt time.Time
 }
 
+type StockBalance struct {
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+	Quantity   decimal.Decimal
+	UpdatedAt  time.Time
+}
+
+type StockCost struct {
+	OrgID     uuid.UUID
+	ItemID    uuid.UUID
+	SiteID    uuid.UUID
+	OnHand    decimal.Decimal
+	AvgCost   decimal.Decimal
+	UpdatedAt time.Time
+}
+
+type StockTxn struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	At           time.Time
+	Kind         string
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	UnitCost     decimal.Decimal
+	ValueCents   int64
+	AvgCostAfter decimal.Decimal
+	OnHandAfter  decimal.Decimal
+	Reason       string
+	SourceType   string
+	SourceID     uuid.UUID
+	ActorID      *uuid.UUID
+}
+
+type StorageLocation struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Name      string
+	Kind      string
+	MinTempF  *decimal.Decimal
+	MaxTempF  *decimal.Decimal
+	Active    bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+type SupplySetting struct {
+	OrgID               uuid.UUID
+	VarianceFlagPercent decimal.Decimal
+	VarianceFlagCents   int64
+	UpdatedAt           time.Time
+}
+
 type SupportInquiry struct {
 	ID         uuid.UUID
 	Name       string
@@ -354,6 +478,23 @@ type User struct {
 	PasswordHash string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+type WasteLog struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	LocationID   uuid.UUID
+	ItemID       uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	Reason       string
+	Note         *string
+	ValueCents   int64
+	CreatedBy    *uuid.UUID
+	CreatedAt    time.Time
 }
 
 type WebhookDelivery struct {

@@ -1778,6 +1778,168 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/inventory-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List inventory items
+         * @description The organization's catalog of stocked items, by name, with their units, par levels and
+         *     allergens. Filters: `q` (name or SKU), `category`, `active`. Pages with `limit` and `cursor`
+         *     (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to
+         *     some sites read it too (the catalog is shared by every site), with the par levels of their
+         *     sites only.
+         */
+        get: operations["listInventoryItems"];
+        put?: never;
+        /**
+         * Create an inventory item
+         * @description Adds an item to the catalog: its base unit (what the ledger counts in), the units it is
+         *     bought and used in with their factors to the base unit, par levels per site, shelf life and
+         *     allergen statements. A declared unit of the base unit's family (it converts by a fixed
+         *     factor), a duplicate unit name, a factor that is not positive, a par level at an unknown site
+         *     or a SKU already used answer 400 (the SKU 409).
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide; a member limited
+         *     to some sites gets 403.
+         */
+        post: operations["createInventoryItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inventory-items/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an inventory item
+         * @description One item of the catalog.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some
+         *     sites read it too, with the par levels of their sites only.
+         */
+        get: operations["getInventoryItem"];
+        /**
+         * Update an inventory item
+         * @description Replaces the item's state whole (send it all, as read, with the changes). The
+         *     base unit cannot change once the item has stock history (409). Removing a declared unit does not
+         *     change history: the ledger is kept in the base unit.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide; a member limited
+         *     to some sites gets 403.
+         */
+        put: operations["updateInventoryItem"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/storage-locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List storage locations
+         * @description The storage locations of the organization's sites (or one site's), by site and name. A
+         *     member limited to some sites sees theirs only.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listStorageLocations"];
+        put?: never;
+        /**
+         * Create a storage location
+         * @description Adds a storage location (dry store, cooler, freezer, bar) at a site, with its optional
+         *     temperature range. A name already used at the site answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        post: operations["createStorageLocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/storage-locations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a storage location
+         * @description One storage location. Outside a site-scoped member's sites it answers 404.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getStorageLocation"];
+        /**
+         * Update a storage location
+         * @description Replaces the location's state whole; a location stays at its site. A name already used at the site
+         *     answers 409. A deactivated location keeps its stock and history but takes no new stock.
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        put: operations["updateStorageLocation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -3834,6 +3996,196 @@ export interface components {
             /** @enum {string} */
             decision: "approved" | "rejected";
             note?: string;
+        };
+        /**
+         * @description The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+         *     `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+         *     convert by fixed factors; across families only through a factor the item declares.
+         * @example lb
+         * @enum {string}
+         */
+        StandardUnit: "g" | "kg" | "oz" | "lb" | "ml" | "l" | "tsp" | "tbsp" | "cup" | "fl_oz" | "pt" | "qt" | "gal" | "each" | "dozen";
+        /**
+         * @description A non-negative exact decimal string, at most 6 decimal places.
+         * @example 24
+         */
+        PositiveQuantityInput: string;
+        /**
+         * @description A unit the item declares, with how many base units one of it holds. A standard unit of
+         *     another family may be declared (`each` at 0.25 for an item kept in `lb`); the other units of
+         *     that family then convert through it (`dozen` = 12 × 0.25 lb).
+         */
+        ItemUnit: {
+            /** @example case */
+            name: string;
+            factor: components["schemas"]["PositiveQuantityInput"];
+        };
+        /** @description The quantity an item should be stocked to at a site, and the on-hand at which to reorder, in the base unit. */
+        ParLevel: {
+            /** Format: uuid */
+            siteId: string;
+            par: components["schemas"]["PositiveQuantityInput"];
+            reorderPoint: components["schemas"]["PositiveQuantityInput"];
+        };
+        /**
+         * @description Whether the item contains the allergen, is free of it, or it is not known.
+         * @example contains
+         * @enum {string}
+         */
+        AllergenPresence: "contains" | "free" | "unknown";
+        /**
+         * @description Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+         *     nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+         *     language. An allergen left out is not stated (read it as `unknown`).
+         * @example {
+         *       "wheat": "contains",
+         *       "peanuts": "free",
+         *       "sesame": "unknown"
+         *     }
+         */
+        ItemAllergens: {
+            milk?: components["schemas"]["AllergenPresence"];
+            egg?: components["schemas"]["AllergenPresence"];
+            fish?: components["schemas"]["AllergenPresence"];
+            crustacean_shellfish?: components["schemas"]["AllergenPresence"];
+            tree_nuts?: components["schemas"]["AllergenPresence"];
+            peanuts?: components["schemas"]["AllergenPresence"];
+            wheat?: components["schemas"]["AllergenPresence"];
+            soy?: components["schemas"]["AllergenPresence"];
+            sesame?: components["schemas"]["AllergenPresence"];
+            gluten?: components["schemas"]["AllergenPresence"];
+            mustard?: components["schemas"]["AllergenPresence"];
+            celery?: components["schemas"]["AllergenPresence"];
+            lupin?: components["schemas"]["AllergenPresence"];
+            molluscs?: components["schemas"]["AllergenPresence"];
+            sulphites?: components["schemas"]["AllergenPresence"];
+            corn?: components["schemas"]["AllergenPresence"];
+            coconut?: components["schemas"]["AllergenPresence"];
+            strawberry?: components["schemas"]["AllergenPresence"];
+            tomato?: components["schemas"]["AllergenPresence"];
+            citrus?: components["schemas"]["AllergenPresence"];
+            kiwi?: components["schemas"]["AllergenPresence"];
+            banana?: components["schemas"]["AllergenPresence"];
+            chocolate?: components["schemas"]["AllergenPresence"];
+            pork?: components["schemas"]["AllergenPresence"];
+            beef?: components["schemas"]["AllergenPresence"];
+            chicken?: components["schemas"]["AllergenPresence"];
+            alpha_gal?: components["schemas"]["AllergenPresence"];
+            gelatin?: components["schemas"]["AllergenPresence"];
+            msg?: components["schemas"]["AllergenPresence"];
+            food_dye?: components["schemas"]["AllergenPresence"];
+            latex?: components["schemas"]["AllergenPresence"];
+        };
+        InventoryItem: {
+            /** Format: uuid */
+            id: string;
+            /** @example All-purpose flour */
+            name: string;
+            /** @example FLR-AP-50 */
+            sku: string | null;
+            /** @example dry goods */
+            category: string;
+            baseUnit: components["schemas"]["StandardUnit"];
+            /** @description The declared units and their factors to the base unit. */
+            units: components["schemas"]["ItemUnit"][];
+            /** @description Par levels per site (a member limited to some sites sees those sites' only). */
+            parLevels: components["schemas"]["ParLevel"][];
+            /** @example 365 */
+            shelfLifeDays: number | null;
+            allergens: components["schemas"]["ItemAllergens"];
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateInventoryItemRequest: {
+            name: string;
+            /** @description Unique in the organization (case-insensitively). */
+            sku?: string;
+            category: string;
+            baseUnit: components["schemas"]["StandardUnit"];
+            units?: components["schemas"]["ItemUnit"][];
+            parLevels?: components["schemas"]["ParLevel"][];
+            shelfLifeDays?: number;
+            allergens?: components["schemas"]["ItemAllergens"];
+            /** @description Defaults to true. */
+            active?: boolean;
+        };
+        /**
+         * @description The item's new state, replacing the old one whole: an optional field left out is cleared
+         *     (`sku`, `shelfLifeDays`) or emptied (`units`, `parLevels`, `allergens`); `active` defaults to
+         *     true. The base unit cannot change once the item has stock history (409).
+         */
+        UpdateInventoryItemRequest: {
+            name: string;
+            /** @description Unique in the organization (case-insensitively). */
+            sku?: string;
+            category: string;
+            baseUnit: components["schemas"]["StandardUnit"];
+            units?: components["schemas"]["ItemUnit"][];
+            parLevels?: components["schemas"]["ParLevel"][];
+            shelfLifeDays?: number;
+            allergens?: components["schemas"]["ItemAllergens"];
+            /** @description Defaults to true. */
+            active?: boolean;
+        };
+        /**
+         * @example cooler
+         * @enum {string}
+         */
+        StorageLocationKind: "dry" | "cooler" | "freezer" | "bar" | "other";
+        StorageLocation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Walk-in cooler */
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            /**
+             * @description Degrees Fahrenheit, a decimal string.
+             * @example 41
+             */
+            minTempF: string | null;
+            /**
+             * @description Degrees Fahrenheit, a decimal string.
+             * @example 41
+             */
+            maxTempF: string | null;
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description A temperature in degrees Fahrenheit, as a decimal string.
+         * @example 41
+         */
+        TemperatureF: string;
+        CreateStorageLocationRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** @description Unique at the site (case-insensitively). */
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            minTempF?: components["schemas"]["TemperatureF"];
+            maxTempF?: components["schemas"]["TemperatureF"];
+            /** @description Defaults to true. */
+            active?: boolean;
+        };
+        /**
+         * @description The location's new state, replacing the old one whole (a temperature left out is cleared;
+         *     `active` defaults to true). A location stays at its site.
+         */
+        UpdateStorageLocationRequest: {
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            minTempF?: components["schemas"]["TemperatureF"];
+            maxTempF?: components["schemas"]["TemperatureF"];
+            /** @description Defaults to true. */
+            active?: boolean;
         };
         JWK: {
             /** @example OKP */
@@ -7644,6 +7996,458 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInventoryItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only items whose name or SKU contains this text (case-insensitively).
+                 * @example flour
+                 */
+                q?: string;
+                /**
+                 * @description Only items of this category (exact, case-insensitively).
+                 * @example dry goods
+                 */
+                category?: string;
+                /**
+                 * @description Only active (true) or inactive (false) items; both when absent.
+                 * @example true
+                 */
+                active?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInventoryItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Lemons",
+                 *       "sku": "PRD-LEM-115",
+                 *       "category": "produce",
+                 *       "baseUnit": "lb",
+                 *       "units": [
+                 *         {
+                 *           "name": "each",
+                 *           "factor": "0.25"
+                 *         },
+                 *         {
+                 *           "name": "case",
+                 *           "factor": "28.75"
+                 *         }
+                 *       ],
+                 *       "parLevels": [
+                 *         {
+                 *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *           "par": "40",
+                 *           "reorderPoint": "15"
+                 *         }
+                 *       ],
+                 *       "shelfLifeDays": 21,
+                 *       "allergens": {
+                 *         "citrus": "contains",
+                 *         "peanuts": "free"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInventoryItemRequest"];
+            };
+        };
+        responses: {
+            /** @description The item. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInventoryItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInventoryItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Lemons",
+                 *       "sku": "PRD-LEM-115",
+                 *       "category": "produce",
+                 *       "baseUnit": "lb",
+                 *       "units": [
+                 *         {
+                 *           "name": "each",
+                 *           "factor": "0.25"
+                 *         },
+                 *         {
+                 *           "name": "case",
+                 *           "factor": "28.75"
+                 *         }
+                 *       ],
+                 *       "parLevels": [
+                 *         {
+                 *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *           "par": "50",
+                 *           "reorderPoint": "20"
+                 *         }
+                 *       ],
+                 *       "shelfLifeDays": 21,
+                 *       "allergens": {
+                 *         "citrus": "contains",
+                 *         "peanuts": "free"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateInventoryItemRequest"];
+            };
+        };
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStorageLocations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's locations.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only active (true) or inactive (false) locations.
+                 * @example true
+                 */
+                active?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The locations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createStorageLocation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Walk-in cooler",
+                 *       "kind": "cooler",
+                 *       "minTempF": "33",
+                 *       "maxTempF": "41"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateStorageLocationRequest"];
+            };
+        };
+        responses: {
+            /** @description The location. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStorageLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateStorageLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Walk-in cooler 1",
+                 *       "kind": "cooler",
+                 *       "minTempF": "33",
+                 *       "maxTempF": "40"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateStorageLocationRequest"];
+            };
+        };
+        responses: {
+            /** @description The location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -30,6 +30,7 @@ import (
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/devices"
 	"github.com/sous-app/sous/internal/idempotency"
+	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
@@ -50,20 +51,22 @@ type Server struct {
 	*devicesHandlers
 	*clinicalHandlers
 	*alertsHandlers
+	*inventoryHandlers
 	*metaHandlers
 }
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers     = auth.Handlers
-	orgsHandlers     = orgs.Handlers
-	apiKeyHandlers   = apikeys.Handlers
-	auditHandlers    = audit.Handlers
-	devicesHandlers  = devices.Handlers
-	webhookHandlers  = webhooks.Handlers
-	publicHandlers   = public.Handlers
-	clinicalHandlers = clinical.Handlers
-	alertsHandlers   = alerts.Handlers
+	authHandlers      = auth.Handlers
+	orgsHandlers      = orgs.Handlers
+	apiKeyHandlers    = apikeys.Handlers
+	auditHandlers     = audit.Handlers
+	devicesHandlers   = devices.Handlers
+	webhookHandlers   = webhooks.Handlers
+	publicHandlers    = public.Handlers
+	clinicalHandlers  = clinical.Handlers
+	alertsHandlers    = alerts.Handlers
+	inventoryHandlers = inventory.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -203,16 +206,17 @@ func New(d Deps) (http.Handler, error) {
 		Resolver: d.WebhookResolver,
 	})
 	server := &Server{
-		authHandlers:     auth.NewHandlers(authSvc),
-		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers:   keys,
-		auditHandlers:    audit.NewHandlers(d.Pool),
-		webhookHandlers:  webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
-		publicHandlers:   public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
-		devicesHandlers:  devs,
-		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
-		alertsHandlers:   alerts.NewHandlers(d.Pool, d.Clock),
-		metaHandlers:     meta,
+		authHandlers:      auth.NewHandlers(authSvc),
+		orgsHandlers:      orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:    keys,
+		auditHandlers:     audit.NewHandlers(d.Pool),
+		webhookHandlers:   webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
+		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
+		devicesHandlers:   devs,
+		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
+		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
+		inventoryHandlers: inventory.NewHandlers(d.Pool, d.Clock),
+		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and

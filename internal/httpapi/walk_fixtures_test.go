@@ -139,6 +139,45 @@ var walkFixtures = map[string]walkFixture{
 		}
 		return walkCall{path: map[string]string{"id": id.String()}, ids: []string{id.String()}}
 	},
+
+	// Supply.
+	"createInventoryItem": func(w *walker) walkCall { return walkCall{body: w.itemBody()} },
+	"getInventoryItem":    itemFixture,
+	"updateInventoryItem": func(w *walker) walkCall {
+		fx := itemFixture(w)
+		fx.body = w.itemBody()
+		return fx
+	},
+	"listStorageLocations": func(w *walker) walkCall { return walkCall{ids: []string{w.location()}} },
+	"getStorageLocation":   locationFixture,
+	"updateStorageLocation": func(w *walker) walkCall {
+		fx := locationFixture(w)
+		fx.body = map[string]any{"name": "Walk freezer " + uuid.NewString()[:8], "kind": "freezer"}
+		return fx
+	},
+}
+
+func itemFixture(w *walker) walkCall {
+	id := w.create("inventory-items", w.itemBody())
+	return walkCall{path: map[string]string{"id": id}}
+}
+
+func locationFixture(w *walker) walkCall {
+	id := w.location()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// itemBody is an inventory item with a par level at site A.
+func (w *walker) itemBody() map[string]any {
+	return map[string]any{"name": "Walk lemons", "category": "produce", "baseUnit": "lb",
+		"units":     []map[string]any{{"name": "each", "factor": "0.25"}},
+		"parLevels": []map[string]any{{"siteId": w.siteA, "par": "40", "reorderPoint": "15"}}}
+}
+
+// location creates a storage location at site A and returns its id.
+func (w *walker) location() string {
+	w.env.T.Helper()
+	return w.create("storage-locations", map[string]any{"siteId": w.siteA, "name": "Walk cooler " + uuid.NewString()[:8], "kind": "cooler"})
 }
 
 func webhookFixture(w *walker) walkCall {

@@ -31,7 +31,8 @@ type Units struct {
 
 // UnitError is a declaration an item's units cannot have.
 type UnitError struct {
-	Index   int // into Declared; -1 for the base unit
+	Index   int    // into Declared; -1 for the base unit
+	Field   string // "name" or "factor" of the declared unit; "" for the base unit
 	Message string
 }
 
@@ -52,20 +53,20 @@ func (u Units) Validate() error {
 		name := d.Name
 		switch {
 		case strings.TrimSpace(name) == "" || name != strings.TrimSpace(name):
-			return &UnitError{Index: i, Message: "name must not be blank or have surrounding spaces"}
+			return &UnitError{Index: i, Field: "name", Message: "must not be blank or have surrounding spaces"}
 		case seen[strings.ToLower(name)]:
-			return &UnitError{Index: i, Message: fmt.Sprintf("%q is declared twice", name)}
+			return &UnitError{Index: i, Field: "name", Message: fmt.Sprintf("%q is declared twice", name)}
 		case !d.Factor.IsPositive():
-			return &UnitError{Index: i, Message: "factor must be positive"}
+			return &UnitError{Index: i, Field: "factor", Message: "must be positive"}
 		case !d.Factor.Equal(d.Factor.Truncate(MaxPlaces)):
-			return &UnitError{Index: i, Message: fmt.Sprintf("factor has more than %d decimal places", MaxPlaces)}
+			return &UnitError{Index: i, Field: "factor", Message: fmt.Sprintf("has more than %d decimal places", MaxPlaces)}
 		}
 		if f, std := FamilyOf(name); std {
 			if f == baseFamily {
-				return &UnitError{Index: i, Message: fmt.Sprintf("%q converts to %s by its fixed factor; it cannot be declared", name, u.Base)}
+				return &UnitError{Index: i, Field: "name", Message: fmt.Sprintf("%q converts to %s by its fixed factor; it cannot be declared", name, u.Base)}
 			}
 			if other, dup := families[f]; dup {
-				return &UnitError{Index: i, Message: fmt.Sprintf("%q and %q are both %s units; declare one and the other converts through it", other, name, f)}
+				return &UnitError{Index: i, Field: "name", Message: fmt.Sprintf("%q and %q are both %s units; declare one and the other converts through it", other, name, f)}
 			}
 			families[f] = name
 		}
