@@ -282,19 +282,19 @@ func (e AuditEntryActorKind) Valid() bool {
 
 // Defines values for CastType.
 const (
-	Image   CastType = "image"
-	Message CastType = "message"
-	Recipe  CastType = "recipe"
+	CastTypeImage   CastType = "image"
+	CastTypeMessage CastType = "message"
+	CastTypeRecipe  CastType = "recipe"
 )
 
 // Valid indicates whether the value is a known member of the CastType enum.
 func (e CastType) Valid() bool {
 	switch e {
-	case Image:
+	case CastTypeImage:
 		return true
-	case Message:
+	case CastTypeMessage:
 		return true
-	case Recipe:
+	case CastTypeRecipe:
 		return true
 	default:
 		return false
@@ -634,6 +634,27 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EffectiveMenuSource.
+const (
+	Cycle    EffectiveMenuSource = "cycle"
+	None     EffectiveMenuSource = "none"
+	Override EffectiveMenuSource = "override"
+)
+
+// Valid indicates whether the value is a known member of the EffectiveMenuSource enum.
+func (e EffectiveMenuSource) Valid() bool {
+	switch e {
+	case Cycle:
+		return true
+	case None:
+		return true
+	case Override:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngagementFinalizedEventEvent.
 const (
 	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
@@ -901,6 +922,66 @@ func (e Hl7Outcome) Valid() bool {
 	}
 }
 
+// Defines values for LabelsRequestFormat.
+const (
+	Pdf LabelsRequestFormat = "pdf"
+	Zpl LabelsRequestFormat = "zpl"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestFormat enum.
+func (e LabelsRequestFormat) Valid() bool {
+	switch e {
+	case Pdf:
+		return true
+	case Zpl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelsRequestSize.
+const (
+	A4Sheet LabelsRequestSize = "a4_sheet"
+	N2x1    LabelsRequestSize = "2x1"
+	N4x2    LabelsRequestSize = "4x2"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestSize enum.
+func (e LabelsRequestSize) Valid() bool {
+	switch e {
+	case A4Sheet:
+		return true
+	case N2x1:
+		return true
+	case N4x2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelsRequestTemplate.
+const (
+	LabelsRequestTemplateAllergen LabelsRequestTemplate = "allergen"
+	LabelsRequestTemplatePrep     LabelsRequestTemplate = "prep"
+	LabelsRequestTemplateUseBy    LabelsRequestTemplate = "use_by"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestTemplate enum.
+func (e LabelsRequestTemplate) Valid() bool {
+	switch e {
+	case LabelsRequestTemplateAllergen:
+		return true
+	case LabelsRequestTemplatePrep:
+		return true
+	case LabelsRequestTemplateUseBy:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MappedBy.
 const (
 	Organization MappedBy = "organization"
@@ -1102,6 +1183,24 @@ func (e PolicyPublishedEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for ProductionRunSource.
+const (
+	AdHoc     ProductionRunSource = "ad_hoc"
+	Generated ProductionRunSource = "generated"
+)
+
+// Valid indicates whether the value is a known member of the ProductionRunSource enum.
+func (e ProductionRunSource) Valid() bool {
+	switch e {
+	case AdHoc:
+		return true
+	case Generated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReportPublishedEventEvent.
 const (
 	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
@@ -1168,6 +1267,93 @@ func (e RoleInput) Valid() bool {
 	case RoleInputStaff:
 		return true
 	case RoleInputViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunEventType.
+const (
+	RunEventTypeHandoff   RunEventType = "handoff"
+	RunEventTypeNote      RunEventType = "note"
+	RunEventTypePhoto     RunEventType = "photo"
+	RunEventTypePortioned RunEventType = "portioned"
+	RunEventTypeStatus    RunEventType = "status"
+	RunEventTypeTempCheck RunEventType = "temp_check"
+	RunEventTypeWaste     RunEventType = "waste"
+)
+
+// Valid indicates whether the value is a known member of the RunEventType enum.
+func (e RunEventType) Valid() bool {
+	switch e {
+	case RunEventTypeHandoff:
+		return true
+	case RunEventTypeNote:
+		return true
+	case RunEventTypePhoto:
+		return true
+	case RunEventTypePortioned:
+		return true
+	case RunEventTypeStatus:
+		return true
+	case RunEventTypeTempCheck:
+		return true
+	case RunEventTypeWaste:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunEventRequestType.
+const (
+	RunEventRequestTypeNote      RunEventRequestType = "note"
+	RunEventRequestTypePhoto     RunEventRequestType = "photo"
+	RunEventRequestTypePortioned RunEventRequestType = "portioned"
+	RunEventRequestTypeTempCheck RunEventRequestType = "temp_check"
+	RunEventRequestTypeWaste     RunEventRequestType = "waste"
+)
+
+// Valid indicates whether the value is a known member of the RunEventRequestType enum.
+func (e RunEventRequestType) Valid() bool {
+	switch e {
+	case RunEventRequestTypeNote:
+		return true
+	case RunEventRequestTypePhoto:
+		return true
+	case RunEventRequestTypePortioned:
+		return true
+	case RunEventRequestTypeTempCheck:
+		return true
+	case RunEventRequestTypeWaste:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunStatus.
+const (
+	Done       RunStatus = "done"
+	Holding    RunStatus = "holding"
+	InProgress RunStatus = "in_progress"
+	Planned    RunStatus = "planned"
+	Prepped    RunStatus = "prepped"
+)
+
+// Valid indicates whether the value is a known member of the RunStatus enum.
+func (e RunStatus) Valid() bool {
+	switch e {
+	case Done:
+		return true
+	case Holding:
+		return true
+	case InProgress:
+		return true
+	case Planned:
+		return true
+	case Prepped:
 		return true
 	default:
 		return false
@@ -1731,6 +1917,40 @@ type AllergyCategory string
 // AllergySeverity defines model for Allergy.Severity.
 type AllergySeverity string
 
+// Amount A quantity with its unit.
+type Amount struct {
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// AmountInput A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+type AmountInput struct {
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
 	// Active False after revocation.
@@ -1779,6 +1999,84 @@ type AuditEntry struct {
 // AuditEntryActorKind defines model for AuditEntry.Actor.Kind.
 type AuditEntryActorKind string
 
+// BatchCard defines model for BatchCard.
+type BatchCard struct {
+	// Allergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+	// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+	Allergens RecipeAllergens `json:"allergens"`
+
+	// BatchQuantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	BatchQuantity Quantity   `json:"batchQuantity"`
+	Batches       int        `json:"batches"`
+	Contains      []Allergen `json:"contains"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits CriticalLimits     `json:"criticalLimits"`
+	Date           openapi_types.Date `json:"date"`
+	DayPart        *string            `json:"dayPart,omitempty"`
+	Lines          []CardLine         `json:"lines"`
+	MayContain     []Allergen         `json:"mayContain"`
+	Note           *string            `json:"note,omitempty"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions *Quantity `json:"portions,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// RaisedToMinBatch The need was below the recipe's minimum batch and was raised to it.
+	RaisedToMinBatch bool               `json:"raisedToMinBatch"`
+	RecipeId         openapi_types.UUID `json:"recipeId"`
+	RecipeName       string             `json:"recipeName"`
+	RecipeVersion    int                `json:"recipeVersion"`
+	RunId            openapi_types.UUID `json:"runId"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity           `json:"scaleFactor"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+	Station     *string            `json:"station,omitempty"`
+
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status RunStatus `json:"status"`
+	Steps  []string  `json:"steps"`
+
+	// SubRecipes Each sub-recipe as its own section, scaled to what this run needs of it.
+	SubRecipes []CardSection `json:"subRecipes"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// UseBy When the run's product must be used by (its status time once prepped, plus the shelf life).
+	UseBy *time.Time `json:"useBy,omitempty"`
+}
+
 // Brand defines model for Brand.
 type Brand struct {
 	// Accent A colour as `#RRGGBB`.
@@ -1803,6 +2101,89 @@ type BrandUpdate struct {
 	//
 	// Example: #1F2937
 	Primary *HexColor `json:"primary,omitempty"`
+}
+
+// CardLine defines model for CardLine.
+type CardLine struct {
+	// AsPurchased An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	AsPurchased *Quantity `json:"asPurchased,omitempty"`
+
+	// BatchQuantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	BatchQuantity Quantity `json:"batchQuantity"`
+
+	// Display One batch's quantity for a cook, in a sensible unit of the same family, 3 significant digits.
+	//
+	// Example: 1.5 kg
+	Display string              `json:"display"`
+	ItemId  *openapi_types.UUID `json:"itemId,omitempty"`
+	Name    string              `json:"name"`
+	Note    *string             `json:"note,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity            `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	TrimYieldPercent *Quantity `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// CardSection defines model for CardSection.
+type CardSection struct {
+	Lines []CardLine `json:"lines"`
+	Name  string     `json:"name"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity           `json:"quantity"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity `json:"scaleFactor"`
+	Steps       []string `json:"steps"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit    Unit `json:"unit"`
+	Version int  `json:"version"`
 }
 
 // Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
@@ -2112,6 +2493,33 @@ type CreateOrgRequest struct {
 	Name string `json:"name"`
 }
 
+// CreateRunRequest Exactly one of `portions` and `quantity` with `unit`.
+type CreateRunRequest struct {
+	Date    openapi_types.Date `json:"date"`
+	DayPart *string            `json:"dayPart,omitempty"`
+
+	// Portions A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Portions *PositiveQuantityInput `json:"portions,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity *PositiveQuantityInput `json:"quantity,omitempty"`
+	RecipeId openapi_types.UUID     `json:"recipeId"`
+	SiteId   openapi_types.UUID     `json:"siteId"`
+	Station  *string                `json:"station,omitempty"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit *StandardUnit `json:"unit,omitempty"`
+}
+
 // CreateSignoffRequest defines model for CreateSignoffRequest.
 type CreateSignoffRequest struct {
 	DietOrderId openapi_types.UUID `json:"dietOrderId"`
@@ -2270,6 +2678,27 @@ type CreatedWebhookSubscription struct {
 //
 // Example: rd
 type Credential string
+
+// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+// holding cold.
+type CriticalLimits struct {
+	// CookMinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	CookMinTempF *TemperatureF `json:"cookMinTempF,omitempty"`
+
+	// HoldColdMaxTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	HoldColdMaxTempF *TemperatureF `json:"holdColdMaxTempF,omitempty"`
+
+	// HoldHotMinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	HoldHotMinTempF *TemperatureF `json:"holdHotMinTempF,omitempty"`
+}
 
 // DayPart defines model for DayPart.
 type DayPart struct {
@@ -2503,6 +2932,23 @@ type DietOrderSource string
 // DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
 type DietOrderType string
 
+// EffectiveMenu defines model for EffectiveMenu.
+type EffectiveMenu struct {
+	Date   openapi_types.Date  `json:"date"`
+	Items  []MenuItem          `json:"items"`
+	MenuId *openapi_types.UUID `json:"menuId,omitempty"`
+	SiteId openapi_types.UUID  `json:"siteId"`
+
+	// Source Whether the items come from the menu's cycle, the date's override, or no menu is in force.
+	Source EffectiveMenuSource `json:"source"`
+
+	// Week The cycle week the date falls in.
+	Week *int `json:"week,omitempty"`
+}
+
+// EffectiveMenuSource Whether the items come from the menu's cycle, the date's override, or no menu is in force.
+type EffectiveMenuSource string
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
@@ -2707,6 +3153,70 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// Forecast defines model for Forecast.
+type Forecast struct {
+	Covers    int                `json:"covers"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   string             `json:"dayPart"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []ForecastItem     `json:"items"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// ForecastItem defines model for ForecastItem.
+type ForecastItem struct {
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions Quantity           `json:"portions"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+}
+
+// ForecastRequest defines model for ForecastRequest.
+type ForecastRequest struct {
+	// Covers Expected covers; negative answers 400.
+	Covers  int                `json:"covers"`
+	Date    openapi_types.Date `json:"date"`
+	DayPart string             `json:"dayPart"`
+	Items   *[]struct {
+		// Portions A non-negative exact decimal string, at most 6 decimal places.
+		//
+		// Example: 24
+		Portions PositiveQuantityInput `json:"portions"`
+		RecipeId openapi_types.UUID    `json:"recipeId"`
+	} `json:"items,omitempty"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// GenerateRunsRequest defines model for GenerateRunsRequest.
+type GenerateRunsRequest struct {
+	Date openapi_types.Date `json:"date"`
+
+	// DayParts Only these day parts of the site; all of them when absent.
+	DayParts *[]string          `json:"dayParts,omitempty"`
+	SiteId   openapi_types.UUID `json:"siteId"`
+}
+
+// GenerateRunsResult defines model for GenerateRunsResult.
+type GenerateRunsResult struct {
+	Created   int             `json:"created"`
+	Removed   int             `json:"removed"`
+	Runs      []ProductionRun `json:"runs"`
+	Unchanged int             `json:"unchanged"`
+	Updated   int             `json:"updated"`
+}
+
+// HandoffRequest defines model for HandoffRequest.
+type HandoffRequest struct {
+	Note    *string `json:"note,omitempty"`
+	Station string  `json:"station"`
 }
 
 // HexColor A colour as `#RRGGBB`.
@@ -3152,6 +3662,28 @@ type KioskConfig struct {
 	Theme Theme `json:"theme"`
 }
 
+// LabelsRequest defines model for LabelsRequest.
+type LabelsRequest struct {
+	Format LabelsRequestFormat `json:"format"`
+	Items  []struct {
+		Count    int                 `json:"count"`
+		RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+		RunId    *openapi_types.UUID `json:"runId,omitempty"`
+	} `json:"items"`
+	SiteId   openapi_types.UUID    `json:"siteId"`
+	Size     *LabelsRequestSize    `json:"size,omitempty"`
+	Template LabelsRequestTemplate `json:"template"`
+}
+
+// LabelsRequestFormat defines model for LabelsRequest.Format.
+type LabelsRequestFormat string
+
+// LabelsRequestSize defines model for LabelsRequest.Size.
+type LabelsRequestSize string
+
+// LabelsRequestTemplate defines model for LabelsRequest.Template.
+type LabelsRequestTemplate string
+
 // LocalTime A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
 //
 // Example: 11:00
@@ -3318,6 +3850,19 @@ type Membership struct {
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
 
+// Menu defines model for Menu.
+type Menu struct {
+	CreatedAt  time.Time          `json:"createdAt"`
+	CycleWeeks int                `json:"cycleWeeks"`
+	Id         openapi_types.UUID `json:"id"`
+	Items      []MenuItem         `json:"items"`
+	Name       string             `json:"name"`
+	Overrides  []MenuOverride     `json:"overrides"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsOn   openapi_types.Date `json:"startsOn"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+}
+
 // MenuBoardConfig `config` of `menu_board` devices.
 type MenuBoardConfig struct {
 	// DayPart Always show this day part of the site (one of the site's day part names); null follows the clock. Default null.
@@ -3342,6 +3887,74 @@ type MenuBoardConfig struct {
 	//
 	// Example: dark
 	Theme Theme `json:"theme"`
+}
+
+// MenuDateItemInput defines model for MenuDateItemInput.
+type MenuDateItemInput struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PortionsPerCover PositiveQuantityInput `json:"portionsPerCover"`
+	PriceCents       *int64                `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID    `json:"recipeId"`
+}
+
+// MenuDateRequest defines model for MenuDateRequest.
+type MenuDateRequest struct {
+	Items []MenuDateItemInput `json:"items"`
+}
+
+// MenuItem defines model for MenuItem.
+type MenuItem struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PortionsPerCover Quantity           `json:"portionsPerCover"`
+	PriceCents       *int64             `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID `json:"recipeId"`
+	RecipeName       string             `json:"recipeName"`
+	Week             *int               `json:"week,omitempty"`
+	Weekday          *int               `json:"weekday,omitempty"`
+}
+
+// MenuItemInput defines model for MenuItemInput.
+type MenuItemInput struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PortionsPerCover PositiveQuantityInput `json:"portionsPerCover"`
+	PriceCents       *int64                `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID    `json:"recipeId"`
+
+	// Week The week of the cycle, 1 to cycleWeeks.
+	Week int `json:"week"`
+
+	// Weekday ISO weekday, 1 Monday to 7 Sunday.
+	Weekday int `json:"weekday"`
+}
+
+// MenuOverride defines model for MenuOverride.
+type MenuOverride struct {
+	Date  openapi_types.Date `json:"date"`
+	Items []MenuItem         `json:"items"`
+}
+
+// MenuRequest defines model for MenuRequest.
+type MenuRequest struct {
+	CycleWeeks int                `json:"cycleWeeks"`
+	Items      []MenuItemInput    `json:"items"`
+	Name       string             `json:"name"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsOn   openapi_types.Date `json:"startsOn"`
 }
 
 // Movement defines model for Movement.
@@ -3685,6 +4298,223 @@ type PolicyPublishedEventEvent string
 // Example: 24
 type PositiveQuantityInput = string
 
+// ProductionRun defines model for ProductionRun.
+type ProductionRun struct {
+	Batches   int                `json:"batches"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   *string            `json:"dayPart,omitempty"`
+
+	// Explain How the run's quantity was reached.
+	Explain      RunExplain         `json:"explain"`
+	HoldingSince *time.Time         `json:"holdingSince,omitempty"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions *Quantity `json:"portions,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity      Quantity            `json:"quantity"`
+	RecipeId      openapi_types.UUID  `json:"recipeId"`
+	RecipeName    string              `json:"recipeName"`
+	RecipeVersion int                 `json:"recipeVersion"`
+	SiteId        openapi_types.UUID  `json:"siteId"`
+	Source        ProductionRunSource `json:"source"`
+	Station       *string             `json:"station,omitempty"`
+
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status      RunStatus `json:"status"`
+	StatusSince time.Time `json:"statusSince"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit      Unit      `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// ProductionRunSource defines model for ProductionRun.Source.
+type ProductionRunSource string
+
+// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+// base unit keep up to 9.
+//
+// Example: 12.5
+type Quantity = string
+
+// Recipe defines model for Recipe.
+type Recipe struct {
+	// Allergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+	// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+	Allergens RecipeAllergens `json:"allergens"`
+	Archived  bool            `json:"archived"`
+	Category  string          `json:"category"`
+
+	// CostCents The cost of one yield from the items' moving-average costs (at `siteId` when asked, else across the sites stocking them).
+	CostCents int64 `json:"costCents"`
+
+	// CostComplete False when an item lacks a cost; those are listed in `uncostedItems` and count as zero.
+	CostComplete bool      `json:"costComplete"`
+	CreatedAt    time.Time `json:"createdAt"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits CriticalLimits     `json:"criticalLimits"`
+	Id             openapi_types.UUID `json:"id"`
+	Ingredients    []RecipeIngredient `json:"ingredients"`
+
+	// MaxBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	MaxBatch *Quantity `json:"maxBatch,omitempty"`
+
+	// MayContain The recipe's own may-contain list united with its sub-recipes', at any depth.
+	MayContain []Allergen `json:"mayContain"`
+
+	// MinBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	MinBatch *Quantity `json:"minBatch,omitempty"`
+	Name     string    `json:"name"`
+
+	// Portion A quantity with its unit.
+	Portion          Amount         `json:"portion"`
+	PortionCostCents int64          `json:"portionCostCents"`
+	ShelfLifeHours   *int           `json:"shelfLifeHours,omitempty"`
+	Station          *string        `json:"station,omitempty"`
+	Steps            []string       `json:"steps"`
+	UncostedItems    []UncostedItem `json:"uncostedItems"`
+	UpdatedAt        time.Time      `json:"updatedAt"`
+
+	// Version The version shown (the current one, unless a version was asked for).
+	Version int `json:"version"`
+
+	// Yield A quantity with its unit.
+	Yield Amount `json:"yield"`
+}
+
+// RecipeAllergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+type RecipeAllergens map[string]AllergenPresence
+
+// RecipeIngredient defines model for RecipeIngredient.
+type RecipeIngredient struct {
+	ItemId *openapi_types.UUID `json:"itemId,omitempty"`
+
+	// Name The item's or sub-recipe's name.
+	Name string  `json:"name"`
+	Note *string `json:"note,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity            `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	TrimYieldPercent *Quantity `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// RecipeIngredientInput One line: an inventory item (`itemId`, in any unit the item converts) or a sub-recipe
+// (`recipeId`, in any unit of its yield's family); exactly one of the two.
+// `trimYieldPercent` (items only) is the edible share of what is purchased: the quantity is the
+// edible portion and costs and requisitions use as-purchased = EP / (trim / 100).
+type RecipeIngredientInput struct {
+	ItemId *openapi_types.UUID `json:"itemId,omitempty"`
+	Note   *string             `json:"note,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+	RecipeId *openapi_types.UUID   `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	TrimYieldPercent *PositiveQuantityInput `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// RecipeRequest A recipe's whole definition; every PUT makes a new version.
+type RecipeRequest struct {
+	Category string `json:"category"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits *CriticalLimits         `json:"criticalLimits,omitempty"`
+	Ingredients    []RecipeIngredientInput `json:"ingredients"`
+
+	// MaxBatch The largest batch the equipment holds, in the yield unit; a larger need is split into equal batches.
+	MaxBatch   *PositiveQuantityInput `json:"maxBatch,omitempty"`
+	MayContain *[]Allergen            `json:"mayContain,omitempty"`
+
+	// MinBatch The smallest batch worth making, in the yield unit; a smaller need is raised to it.
+	MinBatch *PositiveQuantityInput `json:"minBatch,omitempty"`
+	Name     string                 `json:"name"`
+
+	// Portion A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+	Portion        AmountInput `json:"portion"`
+	ShelfLifeHours *int        `json:"shelfLifeHours,omitempty"`
+	Station        *string     `json:"station,omitempty"`
+	Steps          *[]string   `json:"steps,omitempty"`
+
+	// Yield A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+	Yield AmountInput `json:"yield"`
+}
+
+// RecipeVersionSummary defines model for RecipeVersionSummary.
+type RecipeVersionSummary struct {
+	CreatedAt time.Time           `json:"createdAt"`
+	CreatedBy *openapi_types.UUID `json:"createdBy,omitempty"`
+	Name      string              `json:"name"`
+	Version   int                 `json:"version"`
+}
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -3757,6 +4587,104 @@ type Role string
 //
 // Example: manager
 type RoleInput string
+
+// RunEvent defines model for RunEvent.
+type RunEvent struct {
+	ActorId   *openapi_types.UUID `json:"actorId,omitempty"`
+	ActorKind *string             `json:"actorKind,omitempty"`
+	At        time.Time           `json:"at"`
+
+	// Data What the event recorded (status from/to, tempF, probe, portions, station, note…).
+	Data  map[string]interface{} `json:"data"`
+	Id    openapi_types.UUID     `json:"id"`
+	RunId openapi_types.UUID     `json:"runId"`
+	Type  RunEventType           `json:"type"`
+}
+
+// RunEventType defines model for RunEvent.Type.
+type RunEventType string
+
+// RunEventRequest `temp_check` needs `tempF` (and may name a `probe`), `portioned` needs `portions`, `waste`
+// needs `quantity` (in the run's unit) and may give a `reason`; `note` and `photo` take `text`
+// and `mediaKey`.
+type RunEventRequest struct {
+	MediaKey *openapi_types.UUID `json:"mediaKey,omitempty"`
+
+	// Portions A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Portions *PositiveQuantityInput `json:"portions,omitempty"`
+	Probe    *string                `json:"probe,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity *PositiveQuantityInput `json:"quantity,omitempty"`
+	Reason   *string                `json:"reason,omitempty"`
+
+	// TempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	TempF *TemperatureF       `json:"tempF,omitempty"`
+	Text  *string             `json:"text,omitempty"`
+	Type  RunEventRequestType `json:"type"`
+}
+
+// RunEventRequestType defines model for RunEventRequest.Type.
+type RunEventRequestType string
+
+// RunExplain How the run's quantity was reached.
+type RunExplain struct {
+	// BatchQuantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	BatchQuantity Quantity            `json:"batchQuantity"`
+	Batches       int                 `json:"batches"`
+	Covers        *int                `json:"covers,omitempty"`
+	ForecastId    *openapi_types.UUID `json:"forecastId,omitempty"`
+
+	// ForecastPortions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ForecastPortions *Quantity `json:"forecastPortions,omitempty"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions Quantity `json:"portions"`
+
+	// PortionsPerCover An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PortionsPerCover *Quantity `json:"portionsPerCover,omitempty"`
+	RaisedToMinBatch bool      `json:"raisedToMinBatch"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity `json:"scaleFactor"`
+
+	// Yield A quantity with its unit.
+	Yield Amount `json:"yield"`
+}
+
+// RunStatus planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+type RunStatus string
 
 // ScanAction An operation the caller may perform on the scanned target, ready to call.
 type ScanAction struct {
@@ -3983,6 +4911,12 @@ type Session struct {
 	// RefreshToken Opaque, valid 30 days, single use. Exchange at `POST /auth/refresh`.
 	RefreshToken string `json:"refreshToken"`
 	User         User   `json:"user"`
+}
+
+// SetRunStatusRequest defines model for SetRunStatusRequest.
+type SetRunStatusRequest struct {
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status RunStatus `json:"status"`
 }
 
 // Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
@@ -4335,6 +5269,18 @@ type TrayLineConfig struct {
 	// Example: ["4 West","ICU"]
 	Units []string `json:"units"`
 }
+
+// UncostedItem defines model for UncostedItem.
+type UncostedItem struct {
+	ItemId openapi_types.UUID `json:"itemId"`
+	Name   string             `json:"name"`
+}
+
+// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+//
+// Example: case
+type Unit = string
 
 // UnmappedCode defines model for UnmappedCode.
 type UnmappedCode struct {
@@ -5286,6 +6232,35 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListForecastsParams defines parameters for ListForecasts.
+type ListForecastsParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// From From this date.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Up to this date.
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+
+	// DayPart Only this day part.
+	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
+}
+
+// UpsertForecastParams defines parameters for UpsertForecast.
+type UpsertForecastParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListInventoryItemsParams defines parameters for ListInventoryItems.
 type ListInventoryItemsParams struct {
 	// Q Only items whose name or SKU contains this text (case-insensitively).
@@ -5332,6 +6307,20 @@ type CreateInvitationParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateLabelsParams defines parameters for CreateLabels.
+type CreateLabelsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListMediaParams defines parameters for ListMedia.
 type ListMediaParams struct {
 	// Limit Page size.
@@ -5343,6 +6332,178 @@ type ListMediaParams struct {
 
 // UploadMediaParams defines parameters for UploadMedia.
 type UploadMediaParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListMenusParams defines parameters for ListMenus.
+type ListMenusParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateMenuParams defines parameters for CreateMenu.
+type CreateMenuParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetEffectiveMenuParams defines parameters for GetEffectiveMenu.
+type GetEffectiveMenuParams struct {
+	// SiteId The site.
+	SiteId openapi_types.UUID `form:"siteId" json:"siteId"`
+
+	// Date A local date of the site.
+	Date openapi_types.Date `form:"date" json:"date"`
+
+	// DayPart Only this day part.
+	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
+}
+
+// ListProductionRunsParams defines parameters for ListProductionRuns.
+type ListProductionRunsParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Date A local date of the site.
+	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
+
+	// Status Only this status.
+	Status *RunStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Station Only this station.
+	Station *string `form:"station,omitempty" json:"station,omitempty"`
+}
+
+// CreateProductionRunParams defines parameters for CreateProductionRun.
+type CreateProductionRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GenerateProductionRunsParams defines parameters for GenerateProductionRuns.
+type GenerateProductionRunsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateProductionRunEventParams defines parameters for CreateProductionRunEvent.
+type CreateProductionRunEventParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// HandoffProductionRunParams defines parameters for HandoffProductionRun.
+type HandoffProductionRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetProductionRunStatusParams defines parameters for SetProductionRunStatus.
+type SetProductionRunStatusParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListRecipesParams defines parameters for ListRecipes.
+type ListRecipesParams struct {
+	// Q Only recipes whose name contains this text.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Category Only this category (case-insensitively).
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Archived Only archived (true) or active (false) recipes; both when absent.
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
+
+	// SiteId Cost at this site's moving averages instead of across sites.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateRecipeParams defines parameters for CreateRecipe.
+type CreateRecipeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetRecipeParams defines parameters for GetRecipe.
+type GetRecipeParams struct {
+	// SiteId Cost at this site's moving averages.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// ArchiveRecipeParams defines parameters for ArchiveRecipe.
+type ArchiveRecipeParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -5545,6 +6706,9 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
+type UpsertForecastJSONRequestBody = ForecastRequest
+
 // CreateInventoryItemJSONRequestBody defines body for CreateInventoryItem for application/json ContentType.
 type CreateInventoryItemJSONRequestBody = CreateInventoryItemRequest
 
@@ -5554,11 +6718,44 @@ type UpdateInventoryItemJSONRequestBody = UpdateInventoryItemRequest
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
+// CreateLabelsJSONRequestBody defines body for CreateLabels for application/json ContentType.
+type CreateLabelsJSONRequestBody = LabelsRequest
+
 // UploadMediaMultipartRequestBody defines body for UploadMedia for multipart/form-data ContentType.
 type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreateMenuJSONRequestBody defines body for CreateMenu for application/json ContentType.
+type CreateMenuJSONRequestBody = MenuRequest
+
+// UpdateMenuJSONRequestBody defines body for UpdateMenu for application/json ContentType.
+type UpdateMenuJSONRequestBody = MenuRequest
+
+// SetMenuDateJSONRequestBody defines body for SetMenuDate for application/json ContentType.
+type SetMenuDateJSONRequestBody = MenuDateRequest
+
+// CreateProductionRunJSONRequestBody defines body for CreateProductionRun for application/json ContentType.
+type CreateProductionRunJSONRequestBody = CreateRunRequest
+
+// GenerateProductionRunsJSONRequestBody defines body for GenerateProductionRuns for application/json ContentType.
+type GenerateProductionRunsJSONRequestBody = GenerateRunsRequest
+
+// CreateProductionRunEventJSONRequestBody defines body for CreateProductionRunEvent for application/json ContentType.
+type CreateProductionRunEventJSONRequestBody = RunEventRequest
+
+// HandoffProductionRunJSONRequestBody defines body for HandoffProductionRun for application/json ContentType.
+type HandoffProductionRunJSONRequestBody = HandoffRequest
+
+// SetProductionRunStatusJSONRequestBody defines body for SetProductionRunStatus for application/json ContentType.
+type SetProductionRunStatusJSONRequestBody = SetRunStatusRequest
+
+// CreateRecipeJSONRequestBody defines body for CreateRecipe for application/json ContentType.
+type CreateRecipeJSONRequestBody = RecipeRequest
+
+// UpdateRecipeJSONRequestBody defines body for UpdateRecipe for application/json ContentType.
+type UpdateRecipeJSONRequestBody = RecipeRequest
 
 // CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
 type CreateSignoffJSONRequestBody = CreateSignoffRequest
@@ -6455,6 +7652,12 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// ListForecasts List forecasts
+	// (GET /orgs/{orgId}/forecasts)
+	ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error
+	// UpsertForecast Set a forecast
+	// (POST /orgs/{orgId}/forecasts)
+	UpsertForecast(ctx echo.Context, orgId OrgId, params UpsertForecastParams) error
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error
@@ -6476,6 +7679,9 @@ type ServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateLabels Print labels
+	// (POST /orgs/{orgId}/labels)
+	CreateLabels(ctx echo.Context, orgId OrgId, params CreateLabelsParams) error
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
@@ -6494,9 +7700,75 @@ type ServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// ListMenus List menus
+	// (GET /orgs/{orgId}/menus)
+	ListMenus(ctx echo.Context, orgId OrgId, params ListMenusParams) error
+	// CreateMenu Create a cycle menu
+	// (POST /orgs/{orgId}/menus)
+	CreateMenu(ctx echo.Context, orgId OrgId, params CreateMenuParams) error
+	// GetEffectiveMenu Resolve the effective menu
+	// (GET /orgs/{orgId}/menus/effective)
+	GetEffectiveMenu(ctx echo.Context, orgId OrgId, params GetEffectiveMenuParams) error
+	// GetMenu Read a menu
+	// (GET /orgs/{orgId}/menus/{id})
+	GetMenu(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateMenu Update a menu
+	// (PUT /orgs/{orgId}/menus/{id})
+	UpdateMenu(ctx echo.Context, orgId OrgId, id Id) error
+	// SetMenuDate Override one date of a menu
+	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
+	SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date openapi_types.Date) error
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListProductionRuns List production runs
+	// (GET /orgs/{orgId}/production-runs)
+	ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error
+	// CreateProductionRun Create an ad-hoc run
+	// (POST /orgs/{orgId}/production-runs)
+	CreateProductionRun(ctx echo.Context, orgId OrgId, params CreateProductionRunParams) error
+	// GenerateProductionRuns Generate the day's runs
+	// (POST /orgs/{orgId}/production-runs/generate)
+	GenerateProductionRuns(ctx echo.Context, orgId OrgId, params GenerateProductionRunsParams) error
+	// GetProductionRun Read a production run
+	// (GET /orgs/{orgId}/production-runs/{id})
+	GetProductionRun(ctx echo.Context, orgId OrgId, id Id) error
+	// GetBatchCard Read a run's batch card
+	// (GET /orgs/{orgId}/production-runs/{id}/card)
+	GetBatchCard(ctx echo.Context, orgId OrgId, id Id) error
+	// ListProductionRunEvents List a run's events
+	// (GET /orgs/{orgId}/production-runs/{id}/events)
+	ListProductionRunEvents(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateProductionRunEvent Record a run event
+	// (POST /orgs/{orgId}/production-runs/{id}/events)
+	CreateProductionRunEvent(ctx echo.Context, orgId OrgId, id Id, params CreateProductionRunEventParams) error
+	// HandoffProductionRun Pass a run to a station
+	// (POST /orgs/{orgId}/production-runs/{id}/handoff)
+	HandoffProductionRun(ctx echo.Context, orgId OrgId, id Id, params HandoffProductionRunParams) error
+	// SetProductionRunStatus Move a run to a status
+	// (POST /orgs/{orgId}/production-runs/{id}/status)
+	SetProductionRunStatus(ctx echo.Context, orgId OrgId, id Id, params SetProductionRunStatusParams) error
+	// ListRecipes List recipes
+	// (GET /orgs/{orgId}/recipes)
+	ListRecipes(ctx echo.Context, orgId OrgId, params ListRecipesParams) error
+	// CreateRecipe Create a recipe
+	// (POST /orgs/{orgId}/recipes)
+	CreateRecipe(ctx echo.Context, orgId OrgId, params CreateRecipeParams) error
+	// GetRecipe Read a recipe
+	// (GET /orgs/{orgId}/recipes/{id})
+	GetRecipe(ctx echo.Context, orgId OrgId, id Id, params GetRecipeParams) error
+	// UpdateRecipe Update a recipe (a new version)
+	// (PUT /orgs/{orgId}/recipes/{id})
+	UpdateRecipe(ctx echo.Context, orgId OrgId, id Id) error
+	// ArchiveRecipe Archive a recipe
+	// (POST /orgs/{orgId}/recipes/{id}/archive)
+	ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, params ArchiveRecipeParams) error
+	// ListRecipeVersions List a recipe's versions
+	// (GET /orgs/{orgId}/recipes/{id}/versions)
+	ListRecipeVersions(ctx echo.Context, orgId OrgId, id Id) error
+	// GetRecipeVersion Read one version of a recipe
+	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
+	GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
@@ -7749,6 +9021,88 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListForecasts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListForecasts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListForecastsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListForecasts(ctx, orgId, params)
+	return err
+}
+
+// UpsertForecast converts echo context to params.
+func (w *ServerInterfaceWrapper) UpsertForecast(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpsertForecastParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpsertForecast(ctx, orgId, params)
+	return err
+}
+
 // ListInventoryItems converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInventoryItems(ctx echo.Context) error {
 	var err error
@@ -7962,6 +9316,42 @@ func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
 	return err
 }
 
+// CreateLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateLabelsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateLabels(ctx, orgId, params)
+	return err
+}
+
 // ListMedia converts echo context to params.
 func (w *ServerInterfaceWrapper) ListMedia(ctx echo.Context) error {
 	var err error
@@ -8118,6 +9508,186 @@ func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
 	return err
 }
 
+// ListMenus converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMenus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMenusParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMenus(ctx, orgId, params)
+	return err
+}
+
+// CreateMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateMenuParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateMenu(ctx, orgId, params)
+	return err
+}
+
+// GetEffectiveMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEffectiveMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEffectiveMenuParams
+	// ------------- Required query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Required query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEffectiveMenu(ctx, orgId, params)
+	return err
+}
+
+// GetMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) GetMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetMenu(ctx, orgId, id)
+	return err
+}
+
+// UpdateMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateMenu(ctx, orgId, id)
+	return err
+}
+
+// SetMenuDate converts echo context to params.
+func (w *ServerInterfaceWrapper) SetMenuDate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "date" -------------
+	var date openapi_types.Date
+
+	err = runtime.BindStyledParameterWithOptions("simple", "date", ctx.Param("date"), &date, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "date", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetMenuDate(ctx, orgId, id, date)
+	return err
+}
+
 // GetPatient converts echo context to params.
 func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 	var err error
@@ -8139,6 +9709,581 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
+// ListProductionRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProductionRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListProductionRunsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "station" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "station", ctx.QueryParams(), &params.Station, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter station: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProductionRuns(ctx, orgId, params)
+	return err
+}
+
+// CreateProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProductionRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProductionRun(ctx, orgId, params)
+	return err
+}
+
+// GenerateProductionRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateProductionRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateProductionRunsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateProductionRuns(ctx, orgId, params)
+	return err
+}
+
+// GetProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetProductionRun(ctx, orgId, id)
+	return err
+}
+
+// GetBatchCard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchCard(ctx, orgId, id)
+	return err
+}
+
+// ListProductionRunEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProductionRunEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProductionRunEvents(ctx, orgId, id)
+	return err
+}
+
+// CreateProductionRunEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProductionRunEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProductionRunEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProductionRunEvent(ctx, orgId, id, params)
+	return err
+}
+
+// HandoffProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) HandoffProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params HandoffProductionRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.HandoffProductionRun(ctx, orgId, id, params)
+	return err
+}
+
+// SetProductionRunStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) SetProductionRunStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetProductionRunStatusParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetProductionRunStatus(ctx, orgId, id, params)
+	return err
+}
+
+// ListRecipes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRecipes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRecipesParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "archived" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "archived", ctx.QueryParams(), &params.Archived, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter archived: %s", err))
+	}
+
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRecipes(ctx, orgId, params)
+	return err
+}
+
+// CreateRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRecipeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRecipe(ctx, orgId, params)
+	return err
+}
+
+// GetRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetRecipeParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRecipe(ctx, orgId, id, params)
+	return err
+}
+
+// UpdateRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRecipe(ctx, orgId, id)
+	return err
+}
+
+// ArchiveRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) ArchiveRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ArchiveRecipeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ArchiveRecipe(ctx, orgId, id, params)
+	return err
+}
+
+// ListRecipeVersions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRecipeVersions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRecipeVersions(ctx, orgId, id)
+	return err
+}
+
+// GetRecipeVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRecipeVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRecipeVersion(ctx, orgId, id, version)
 	return err
 }
 
@@ -8940,6 +11085,31 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.CreateStorageLocation, options.OperationMiddlewares["createStorageLocation"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.GetStorageLocation, options.OperationMiddlewares["getStorageLocation"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.UpdateStorageLocation, options.OperationMiddlewares["updateStorageLocation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes", wrapper.ListRecipes, options.OperationMiddlewares["listRecipes"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/recipes", wrapper.CreateRecipe, options.OperationMiddlewares["createRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id", wrapper.GetRecipe, options.OperationMiddlewares["getRecipe"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/recipes/:id", wrapper.UpdateRecipe, options.OperationMiddlewares["updateRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions", wrapper.ListRecipeVersions, options.OperationMiddlewares["listRecipeVersions"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions/:version", wrapper.GetRecipeVersion, options.OperationMiddlewares["getRecipeVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/recipes/:id/archive", wrapper.ArchiveRecipe, options.OperationMiddlewares["archiveRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus", wrapper.ListMenus, options.OperationMiddlewares["listMenus"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/menus", wrapper.CreateMenu, options.OperationMiddlewares["createMenu"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus/effective", wrapper.GetEffectiveMenu, options.OperationMiddlewares["getEffectiveMenu"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus/:id", wrapper.GetMenu, options.OperationMiddlewares["getMenu"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/menus/:id", wrapper.UpdateMenu, options.OperationMiddlewares["updateMenu"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/menus/:id/dates/:date", wrapper.SetMenuDate, options.OperationMiddlewares["setMenuDate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/forecasts", wrapper.ListForecasts, options.OperationMiddlewares["listForecasts"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/forecasts", wrapper.UpsertForecast, options.OperationMiddlewares["upsertForecast"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs", wrapper.ListProductionRuns, options.OperationMiddlewares["listProductionRuns"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs", wrapper.CreateProductionRun, options.OperationMiddlewares["createProductionRun"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/generate", wrapper.GenerateProductionRuns, options.OperationMiddlewares["generateProductionRuns"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id", wrapper.GetProductionRun, options.OperationMiddlewares["getProductionRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id/card", wrapper.GetBatchCard, options.OperationMiddlewares["getBatchCard"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/status", wrapper.SetProductionRunStatus, options.OperationMiddlewares["setProductionRunStatus"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.ListProductionRunEvents, options.OperationMiddlewares["listProductionRunEvents"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.CreateProductionRunEvent, options.OperationMiddlewares["createProductionRunEvent"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/handoff", wrapper.HandoffProductionRun, options.OperationMiddlewares["handoffProductionRun"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/labels", wrapper.CreateLabels, options.OperationMiddlewares["createLabels"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -14217,6 +16387,293 @@ func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListForecastsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListForecastsParams
+}
+
+type ListForecastsResponseObject interface {
+	VisitListForecastsResponse(w http.ResponseWriter) error
+}
+
+type ListForecasts200JSONResponse []Forecast
+
+func (response ListForecasts200JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListForecasts400JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListForecasts401JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListForecasts403JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListForecasts404JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListForecasts406JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListForecasts503JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecastRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params UpsertForecastParams
+	Body   *UpsertForecastJSONRequestBody
+}
+
+type UpsertForecastResponseObject interface {
+	VisitUpsertForecastResponse(w http.ResponseWriter) error
+}
+
+type UpsertForecast200JSONResponse Forecast
+
+func (response UpsertForecast200JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpsertForecast400JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpsertForecast401JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpsertForecast403JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpsertForecast404JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpsertForecast406JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpsertForecast409JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpsertForecast413JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpsertForecast415JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response UpsertForecast422JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpsertForecast503JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInventoryItemsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListInventoryItemsParams
@@ -15197,6 +17654,197 @@ func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w 
 	return err
 }
 
+type CreateLabelsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateLabelsParams
+	Body   *CreateLabelsJSONRequestBody
+}
+
+type CreateLabelsResponseObject interface {
+	VisitCreateLabelsResponse(w http.ResponseWriter) error
+}
+
+type CreateLabels200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response CreateLabels200ApplicationpdfResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type CreateLabels200TextResponse string
+
+func (response CreateLabels200TextResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateLabels400JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateLabels401JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateLabels403JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateLabels404JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateLabels406JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateLabels409JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateLabels413JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateLabels415JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateLabels422JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateLabels503JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMediaRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListMediaParams
@@ -15988,6 +18636,846 @@ func (response UpdateMember503JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type ListMenusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListMenusParams
+}
+
+type ListMenusResponseObject interface {
+	VisitListMenusResponse(w http.ResponseWriter) error
+}
+
+type ListMenus200JSONResponse []Menu
+
+func (response ListMenus200JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListMenus400JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListMenus401JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMenus404JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListMenus406JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMenus503JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenuRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateMenuParams
+	Body   *CreateMenuJSONRequestBody
+}
+
+type CreateMenuResponseObject interface {
+	VisitCreateMenuResponse(w http.ResponseWriter) error
+}
+
+type CreateMenu201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateMenu201JSONResponse struct {
+	Body    Menu
+	Headers CreateMenu201ResponseHeaders
+}
+
+func (response CreateMenu201JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateMenu400JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateMenu401JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateMenu403JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateMenu404JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateMenu406JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateMenu409JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateMenu413JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateMenu415JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateMenu422JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateMenu503JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenuRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GetEffectiveMenuParams
+}
+
+type GetEffectiveMenuResponseObject interface {
+	VisitGetEffectiveMenuResponse(w http.ResponseWriter) error
+}
+
+type GetEffectiveMenu200JSONResponse EffectiveMenu
+
+func (response GetEffectiveMenu200JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEffectiveMenu400JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEffectiveMenu401JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEffectiveMenu403JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEffectiveMenu404JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEffectiveMenu406JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEffectiveMenu503JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetMenuResponseObject interface {
+	VisitGetMenuResponse(w http.ResponseWriter) error
+}
+
+type GetMenu200JSONResponse Menu
+
+func (response GetMenu200JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetMenu400JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetMenu401JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetMenu403JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetMenu406JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMenu503JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenuRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateMenuJSONRequestBody
+}
+
+type UpdateMenuResponseObject interface {
+	VisitUpdateMenuResponse(w http.ResponseWriter) error
+}
+
+type UpdateMenu200JSONResponse Menu
+
+func (response UpdateMenu200JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateMenu400JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateMenu401JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateMenu403JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateMenu404JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateMenu406JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateMenu409JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateMenu413JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateMenu415JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateMenu503JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDateRequestObject struct {
+	OrgId OrgId              `json:"orgId"`
+	Id    Id                 `json:"id"`
+	Date  openapi_types.Date `json:"date"`
+	Body  *SetMenuDateJSONRequestBody
+}
+
+type SetMenuDateResponseObject interface {
+	VisitSetMenuDateResponse(w http.ResponseWriter) error
+}
+
+type SetMenuDate200JSONResponse Menu
+
+func (response SetMenuDate200JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetMenuDate400JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetMenuDate401JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetMenuDate403JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetMenuDate404JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetMenuDate406JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetMenuDate409JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetMenuDate413JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetMenuDate415JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetMenuDate503JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPatientRequestObject struct {
 	OrgId     OrgId              `json:"orgId"`
 	PatientId openapi_types.UUID `json:"patientId"`
@@ -16117,6 +19605,2321 @@ func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.Respons
 type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListProductionRunsParams
+}
+
+type ListProductionRunsResponseObject interface {
+	VisitListProductionRunsResponse(w http.ResponseWriter) error
+}
+
+type ListProductionRuns200JSONResponse []ProductionRun
+
+func (response ListProductionRuns200JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListProductionRuns400JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProductionRuns401JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListProductionRuns403JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProductionRuns404JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListProductionRuns406JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListProductionRuns503JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateProductionRunParams
+	Body   *CreateProductionRunJSONRequestBody
+}
+
+type CreateProductionRunResponseObject interface {
+	VisitCreateProductionRunResponse(w http.ResponseWriter) error
+}
+
+type CreateProductionRun201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateProductionRun201JSONResponse struct {
+	Body    ProductionRun
+	Headers CreateProductionRun201ResponseHeaders
+}
+
+func (response CreateProductionRun201JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateProductionRun400JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateProductionRun401JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateProductionRun403JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateProductionRun404JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateProductionRun406JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProductionRun409JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateProductionRun413JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateProductionRun415JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateProductionRun422JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateProductionRun503JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRunsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GenerateProductionRunsParams
+	Body   *GenerateProductionRunsJSONRequestBody
+}
+
+type GenerateProductionRunsResponseObject interface {
+	VisitGenerateProductionRunsResponse(w http.ResponseWriter) error
+}
+
+type GenerateProductionRuns200JSONResponse GenerateRunsResult
+
+func (response GenerateProductionRuns200JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateProductionRuns400JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateProductionRuns401JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GenerateProductionRuns403JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateProductionRuns404JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GenerateProductionRuns406JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GenerateProductionRuns409JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateProductionRuns413JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateProductionRuns415JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response GenerateProductionRuns422JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateProductionRuns503JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRunRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetProductionRunResponseObject interface {
+	VisitGetProductionRunResponse(w http.ResponseWriter) error
+}
+
+type GetProductionRun200JSONResponse ProductionRun
+
+func (response GetProductionRun200JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetProductionRun400JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetProductionRun401JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetProductionRun403JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetProductionRun404JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetProductionRun406JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetProductionRun503JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCardRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetBatchCardResponseObject interface {
+	VisitGetBatchCardResponse(w http.ResponseWriter) error
+}
+
+type GetBatchCard200JSONResponse BatchCard
+
+func (response GetBatchCard200JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatchCard400JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatchCard401JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatchCard403JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatchCard404JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetBatchCard406JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBatchCard503JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEventsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListProductionRunEventsResponseObject interface {
+	VisitListProductionRunEventsResponse(w http.ResponseWriter) error
+}
+
+type ListProductionRunEvents200JSONResponse []RunEvent
+
+func (response ListProductionRunEvents200JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListProductionRunEvents400JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProductionRunEvents401JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListProductionRunEvents403JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProductionRunEvents404JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListProductionRunEvents406JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListProductionRunEvents503JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEventRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateProductionRunEventParams
+	Body   *CreateProductionRunEventJSONRequestBody
+}
+
+type CreateProductionRunEventResponseObject interface {
+	VisitCreateProductionRunEventResponse(w http.ResponseWriter) error
+}
+
+type CreateProductionRunEvent200JSONResponse RunEvent
+
+func (response CreateProductionRunEvent200JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateProductionRunEvent400JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateProductionRunEvent401JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateProductionRunEvent403JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateProductionRunEvent404JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateProductionRunEvent406JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProductionRunEvent409JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateProductionRunEvent413JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateProductionRunEvent415JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateProductionRunEvent422JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateProductionRunEvent503JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params HandoffProductionRunParams
+	Body   *HandoffProductionRunJSONRequestBody
+}
+
+type HandoffProductionRunResponseObject interface {
+	VisitHandoffProductionRunResponse(w http.ResponseWriter) error
+}
+
+type HandoffProductionRun200JSONResponse ProductionRun
+
+func (response HandoffProductionRun200JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response HandoffProductionRun400JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response HandoffProductionRun401JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response HandoffProductionRun403JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response HandoffProductionRun404JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response HandoffProductionRun406JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response HandoffProductionRun409JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response HandoffProductionRun413JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response HandoffProductionRun415JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response HandoffProductionRun422JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response HandoffProductionRun503JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SetProductionRunStatusParams
+	Body   *SetProductionRunStatusJSONRequestBody
+}
+
+type SetProductionRunStatusResponseObject interface {
+	VisitSetProductionRunStatusResponse(w http.ResponseWriter) error
+}
+
+type SetProductionRunStatus200JSONResponse ProductionRun
+
+func (response SetProductionRunStatus200JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetProductionRunStatus400JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetProductionRunStatus401JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetProductionRunStatus403JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetProductionRunStatus404JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetProductionRunStatus406JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetProductionRunStatus409JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetProductionRunStatus413JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetProductionRunStatus415JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SetProductionRunStatus422JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetProductionRunStatus503JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRecipesParams
+}
+
+type ListRecipesResponseObject interface {
+	VisitListRecipesResponse(w http.ResponseWriter) error
+}
+
+type ListRecipes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListRecipes200JSONResponse struct {
+	Body    []Recipe
+	Headers ListRecipes200ResponseHeaders
+}
+
+func (response ListRecipes200JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRecipes400JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRecipes401JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRecipes403JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRecipes404JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRecipes406JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecipes503JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipeRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRecipeParams
+	Body   *CreateRecipeJSONRequestBody
+}
+
+type CreateRecipeResponseObject interface {
+	VisitCreateRecipeResponse(w http.ResponseWriter) error
+}
+
+type CreateRecipe201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRecipe201JSONResponse struct {
+	Body    Recipe
+	Headers CreateRecipe201ResponseHeaders
+}
+
+func (response CreateRecipe201JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRecipe400JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRecipe401JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRecipe403JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRecipe404JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRecipe406JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateRecipe409JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateRecipe413JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRecipe415JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRecipe422JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRecipe503JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetRecipeParams
+}
+
+type GetRecipeResponseObject interface {
+	VisitGetRecipeResponse(w http.ResponseWriter) error
+}
+
+type GetRecipe200JSONResponse Recipe
+
+func (response GetRecipe200JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRecipe400JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRecipe401JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRecipe403JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRecipe404JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRecipe406JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecipe503JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipeRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateRecipeJSONRequestBody
+}
+
+type UpdateRecipeResponseObject interface {
+	VisitUpdateRecipeResponse(w http.ResponseWriter) error
+}
+
+type UpdateRecipe200JSONResponse Recipe
+
+func (response UpdateRecipe200JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRecipe400JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRecipe401JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRecipe403JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRecipe404JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateRecipe406JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateRecipe409JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateRecipe413JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRecipe415JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRecipe503JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipeRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ArchiveRecipeParams
+}
+
+type ArchiveRecipeResponseObject interface {
+	VisitArchiveRecipeResponse(w http.ResponseWriter) error
+}
+
+type ArchiveRecipe200JSONResponse Recipe
+
+func (response ArchiveRecipe200JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveRecipe400JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ArchiveRecipe401JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ArchiveRecipe403JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ArchiveRecipe404JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ArchiveRecipe406JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ArchiveRecipe409JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ArchiveRecipe413JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ArchiveRecipe415JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ArchiveRecipe422JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveRecipe503JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersionsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListRecipeVersionsResponseObject interface {
+	VisitListRecipeVersionsResponse(w http.ResponseWriter) error
+}
+
+type ListRecipeVersions200JSONResponse []RecipeVersionSummary
+
+func (response ListRecipeVersions200JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRecipeVersions400JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRecipeVersions401JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRecipeVersions403JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRecipeVersions404JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRecipeVersions406JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecipeVersions503JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersionRequestObject struct {
+	OrgId   OrgId `json:"orgId"`
+	Id      Id    `json:"id"`
+	Version int   `json:"version"`
+}
+
+type GetRecipeVersionResponseObject interface {
+	VisitGetRecipeVersionResponse(w http.ResponseWriter) error
+}
+
+type GetRecipeVersion200JSONResponse Recipe
+
+func (response GetRecipeVersion200JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRecipeVersion400JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRecipeVersion401JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRecipeVersion403JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRecipeVersion404JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRecipeVersion406JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecipeVersion503JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -19598,6 +25401,12 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListForecasts List forecasts
+	// (GET /orgs/{orgId}/forecasts)
+	ListForecasts(ctx context.Context, request ListForecastsRequestObject) (ListForecastsResponseObject, error)
+	// UpsertForecast Set a forecast
+	// (POST /orgs/{orgId}/forecasts)
+	UpsertForecast(ctx context.Context, request UpsertForecastRequestObject) (UpsertForecastResponseObject, error)
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx context.Context, request ListInventoryItemsRequestObject) (ListInventoryItemsResponseObject, error)
@@ -19619,6 +25428,9 @@ type StrictServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// CreateLabels Print labels
+	// (POST /orgs/{orgId}/labels)
+	CreateLabels(ctx context.Context, request CreateLabelsRequestObject) (CreateLabelsResponseObject, error)
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx context.Context, request ListMediaRequestObject) (ListMediaResponseObject, error)
@@ -19637,9 +25449,75 @@ type StrictServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// ListMenus List menus
+	// (GET /orgs/{orgId}/menus)
+	ListMenus(ctx context.Context, request ListMenusRequestObject) (ListMenusResponseObject, error)
+	// CreateMenu Create a cycle menu
+	// (POST /orgs/{orgId}/menus)
+	CreateMenu(ctx context.Context, request CreateMenuRequestObject) (CreateMenuResponseObject, error)
+	// GetEffectiveMenu Resolve the effective menu
+	// (GET /orgs/{orgId}/menus/effective)
+	GetEffectiveMenu(ctx context.Context, request GetEffectiveMenuRequestObject) (GetEffectiveMenuResponseObject, error)
+	// GetMenu Read a menu
+	// (GET /orgs/{orgId}/menus/{id})
+	GetMenu(ctx context.Context, request GetMenuRequestObject) (GetMenuResponseObject, error)
+	// UpdateMenu Update a menu
+	// (PUT /orgs/{orgId}/menus/{id})
+	UpdateMenu(ctx context.Context, request UpdateMenuRequestObject) (UpdateMenuResponseObject, error)
+	// SetMenuDate Override one date of a menu
+	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
+	SetMenuDate(ctx context.Context, request SetMenuDateRequestObject) (SetMenuDateResponseObject, error)
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListProductionRuns List production runs
+	// (GET /orgs/{orgId}/production-runs)
+	ListProductionRuns(ctx context.Context, request ListProductionRunsRequestObject) (ListProductionRunsResponseObject, error)
+	// CreateProductionRun Create an ad-hoc run
+	// (POST /orgs/{orgId}/production-runs)
+	CreateProductionRun(ctx context.Context, request CreateProductionRunRequestObject) (CreateProductionRunResponseObject, error)
+	// GenerateProductionRuns Generate the day's runs
+	// (POST /orgs/{orgId}/production-runs/generate)
+	GenerateProductionRuns(ctx context.Context, request GenerateProductionRunsRequestObject) (GenerateProductionRunsResponseObject, error)
+	// GetProductionRun Read a production run
+	// (GET /orgs/{orgId}/production-runs/{id})
+	GetProductionRun(ctx context.Context, request GetProductionRunRequestObject) (GetProductionRunResponseObject, error)
+	// GetBatchCard Read a run's batch card
+	// (GET /orgs/{orgId}/production-runs/{id}/card)
+	GetBatchCard(ctx context.Context, request GetBatchCardRequestObject) (GetBatchCardResponseObject, error)
+	// ListProductionRunEvents List a run's events
+	// (GET /orgs/{orgId}/production-runs/{id}/events)
+	ListProductionRunEvents(ctx context.Context, request ListProductionRunEventsRequestObject) (ListProductionRunEventsResponseObject, error)
+	// CreateProductionRunEvent Record a run event
+	// (POST /orgs/{orgId}/production-runs/{id}/events)
+	CreateProductionRunEvent(ctx context.Context, request CreateProductionRunEventRequestObject) (CreateProductionRunEventResponseObject, error)
+	// HandoffProductionRun Pass a run to a station
+	// (POST /orgs/{orgId}/production-runs/{id}/handoff)
+	HandoffProductionRun(ctx context.Context, request HandoffProductionRunRequestObject) (HandoffProductionRunResponseObject, error)
+	// SetProductionRunStatus Move a run to a status
+	// (POST /orgs/{orgId}/production-runs/{id}/status)
+	SetProductionRunStatus(ctx context.Context, request SetProductionRunStatusRequestObject) (SetProductionRunStatusResponseObject, error)
+	// ListRecipes List recipes
+	// (GET /orgs/{orgId}/recipes)
+	ListRecipes(ctx context.Context, request ListRecipesRequestObject) (ListRecipesResponseObject, error)
+	// CreateRecipe Create a recipe
+	// (POST /orgs/{orgId}/recipes)
+	CreateRecipe(ctx context.Context, request CreateRecipeRequestObject) (CreateRecipeResponseObject, error)
+	// GetRecipe Read a recipe
+	// (GET /orgs/{orgId}/recipes/{id})
+	GetRecipe(ctx context.Context, request GetRecipeRequestObject) (GetRecipeResponseObject, error)
+	// UpdateRecipe Update a recipe (a new version)
+	// (PUT /orgs/{orgId}/recipes/{id})
+	UpdateRecipe(ctx context.Context, request UpdateRecipeRequestObject) (UpdateRecipeResponseObject, error)
+	// ArchiveRecipe Archive a recipe
+	// (POST /orgs/{orgId}/recipes/{id}/archive)
+	ArchiveRecipe(ctx context.Context, request ArchiveRecipeRequestObject) (ArchiveRecipeResponseObject, error)
+	// ListRecipeVersions List a recipe's versions
+	// (GET /orgs/{orgId}/recipes/{id}/versions)
+	ListRecipeVersions(ctx context.Context, request ListRecipeVersionsRequestObject) (ListRecipeVersionsResponseObject, error)
+	// GetRecipeVersion Read one version of a recipe
+	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
+	GetRecipeVersion(ctx context.Context, request GetRecipeVersionRequestObject) (GetRecipeVersionResponseObject, error)
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
@@ -21040,6 +26918,81 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 	return nil
 }
 
+// ListForecasts operation middleware
+func (sh *strictHandler) ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error {
+	var request ListForecastsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListForecasts(ctx.Request().Context(), request.(ListForecastsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListForecasts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListForecastsResponseObject); ok {
+		return validResponse.VisitListForecastsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpsertForecast operation middleware
+func (sh *strictHandler) UpsertForecast(ctx echo.Context, orgId OrgId, params UpsertForecastParams) error {
+	var request UpsertForecastRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body UpsertForecastJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpsertForecast(ctx.Request().Context(), request.(UpsertForecastRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpsertForecast")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpsertForecastResponseObject); ok {
+		return validResponse.VisitUpsertForecastResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInventoryItems operation middleware
 func (sh *strictHandler) ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error {
 	var request ListInventoryItemsRequestObject
@@ -21290,6 +27243,55 @@ func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) 
 	return nil
 }
 
+// CreateLabels operation middleware
+func (sh *strictHandler) CreateLabels(ctx echo.Context, orgId OrgId, params CreateLabelsParams) error {
+	var request CreateLabelsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateLabels(ctx.Request().Context(), request.(CreateLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateLabelsResponseObject); ok {
+		return validResponse.VisitCreateLabelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListMedia operation middleware
 func (sh *strictHandler) ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error {
 	var request ListMediaRequestObject
@@ -21474,6 +27476,232 @@ func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId User
 	return nil
 }
 
+// ListMenus operation middleware
+func (sh *strictHandler) ListMenus(ctx echo.Context, orgId OrgId, params ListMenusParams) error {
+	var request ListMenusRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMenus(ctx.Request().Context(), request.(ListMenusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMenus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMenusResponseObject); ok {
+		return validResponse.VisitListMenusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateMenu operation middleware
+func (sh *strictHandler) CreateMenu(ctx echo.Context, orgId OrgId, params CreateMenuParams) error {
+	var request CreateMenuRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateMenuJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateMenu(ctx.Request().Context(), request.(CreateMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateMenuResponseObject); ok {
+		return validResponse.VisitCreateMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEffectiveMenu operation middleware
+func (sh *strictHandler) GetEffectiveMenu(ctx echo.Context, orgId OrgId, params GetEffectiveMenuParams) error {
+	var request GetEffectiveMenuRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEffectiveMenu(ctx.Request().Context(), request.(GetEffectiveMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEffectiveMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEffectiveMenuResponseObject); ok {
+		return validResponse.VisitGetEffectiveMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetMenu operation middleware
+func (sh *strictHandler) GetMenu(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetMenuRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetMenu(ctx.Request().Context(), request.(GetMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetMenuResponseObject); ok {
+		return validResponse.VisitGetMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateMenu operation middleware
+func (sh *strictHandler) UpdateMenu(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateMenuRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateMenuJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateMenu(ctx.Request().Context(), request.(UpdateMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateMenuResponseObject); ok {
+		return validResponse.VisitUpdateMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetMenuDate operation middleware
+func (sh *strictHandler) SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date openapi_types.Date) error {
+	var request SetMenuDateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Date = date
+
+	var body SetMenuDateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetMenuDate(ctx.Request().Context(), request.(SetMenuDateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetMenuDate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetMenuDateResponseObject); ok {
+		return validResponse.VisitSetMenuDateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetPatient operation middleware
 func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error {
 	var request GetPatientRequestObject
@@ -21494,6 +27722,589 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 		return err
 	} else if validResponse, ok := response.(GetPatientResponseObject); ok {
 		return validResponse.VisitGetPatientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListProductionRuns operation middleware
+func (sh *strictHandler) ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error {
+	var request ListProductionRunsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProductionRuns(ctx.Request().Context(), request.(ListProductionRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProductionRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListProductionRunsResponseObject); ok {
+		return validResponse.VisitListProductionRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateProductionRun operation middleware
+func (sh *strictHandler) CreateProductionRun(ctx echo.Context, orgId OrgId, params CreateProductionRunParams) error {
+	var request CreateProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateProductionRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateProductionRun(ctx.Request().Context(), request.(CreateProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateProductionRunResponseObject); ok {
+		return validResponse.VisitCreateProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateProductionRuns operation middleware
+func (sh *strictHandler) GenerateProductionRuns(ctx echo.Context, orgId OrgId, params GenerateProductionRunsParams) error {
+	var request GenerateProductionRunsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body GenerateProductionRunsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateProductionRuns(ctx.Request().Context(), request.(GenerateProductionRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateProductionRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateProductionRunsResponseObject); ok {
+		return validResponse.VisitGenerateProductionRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetProductionRun operation middleware
+func (sh *strictHandler) GetProductionRun(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetProductionRun(ctx.Request().Context(), request.(GetProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetProductionRunResponseObject); ok {
+		return validResponse.VisitGetProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchCard operation middleware
+func (sh *strictHandler) GetBatchCard(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetBatchCardRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchCard(ctx.Request().Context(), request.(GetBatchCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchCardResponseObject); ok {
+		return validResponse.VisitGetBatchCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListProductionRunEvents operation middleware
+func (sh *strictHandler) ListProductionRunEvents(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListProductionRunEventsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProductionRunEvents(ctx.Request().Context(), request.(ListProductionRunEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProductionRunEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListProductionRunEventsResponseObject); ok {
+		return validResponse.VisitListProductionRunEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateProductionRunEvent operation middleware
+func (sh *strictHandler) CreateProductionRunEvent(ctx echo.Context, orgId OrgId, id Id, params CreateProductionRunEventParams) error {
+	var request CreateProductionRunEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateProductionRunEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateProductionRunEvent(ctx.Request().Context(), request.(CreateProductionRunEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateProductionRunEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateProductionRunEventResponseObject); ok {
+		return validResponse.VisitCreateProductionRunEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// HandoffProductionRun operation middleware
+func (sh *strictHandler) HandoffProductionRun(ctx echo.Context, orgId OrgId, id Id, params HandoffProductionRunParams) error {
+	var request HandoffProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body HandoffProductionRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.HandoffProductionRun(ctx.Request().Context(), request.(HandoffProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "HandoffProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(HandoffProductionRunResponseObject); ok {
+		return validResponse.VisitHandoffProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetProductionRunStatus operation middleware
+func (sh *strictHandler) SetProductionRunStatus(ctx echo.Context, orgId OrgId, id Id, params SetProductionRunStatusParams) error {
+	var request SetProductionRunStatusRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body SetProductionRunStatusJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetProductionRunStatus(ctx.Request().Context(), request.(SetProductionRunStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetProductionRunStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetProductionRunStatusResponseObject); ok {
+		return validResponse.VisitSetProductionRunStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRecipes operation middleware
+func (sh *strictHandler) ListRecipes(ctx echo.Context, orgId OrgId, params ListRecipesParams) error {
+	var request ListRecipesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRecipes(ctx.Request().Context(), request.(ListRecipesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRecipes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRecipesResponseObject); ok {
+		return validResponse.VisitListRecipesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRecipe operation middleware
+func (sh *strictHandler) CreateRecipe(ctx echo.Context, orgId OrgId, params CreateRecipeParams) error {
+	var request CreateRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRecipeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRecipe(ctx.Request().Context(), request.(CreateRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRecipeResponseObject); ok {
+		return validResponse.VisitCreateRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRecipe operation middleware
+func (sh *strictHandler) GetRecipe(ctx echo.Context, orgId OrgId, id Id, params GetRecipeParams) error {
+	var request GetRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRecipe(ctx.Request().Context(), request.(GetRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRecipeResponseObject); ok {
+		return validResponse.VisitGetRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRecipe operation middleware
+func (sh *strictHandler) UpdateRecipe(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateRecipeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRecipe(ctx.Request().Context(), request.(UpdateRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRecipeResponseObject); ok {
+		return validResponse.VisitUpdateRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ArchiveRecipe operation middleware
+func (sh *strictHandler) ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, params ArchiveRecipeParams) error {
+	var request ArchiveRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ArchiveRecipe(ctx.Request().Context(), request.(ArchiveRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ArchiveRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ArchiveRecipeResponseObject); ok {
+		return validResponse.VisitArchiveRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRecipeVersions operation middleware
+func (sh *strictHandler) ListRecipeVersions(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListRecipeVersionsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRecipeVersions(ctx.Request().Context(), request.(ListRecipeVersionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRecipeVersions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRecipeVersionsResponseObject); ok {
+		return validResponse.VisitListRecipeVersionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRecipeVersion operation middleware
+func (sh *strictHandler) GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error {
+	var request GetRecipeVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Version = version
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRecipeVersion(ctx.Request().Context(), request.(GetRecipeVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRecipeVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRecipeVersionResponseObject); ok {
+		return validResponse.VisitGetRecipeVersionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -22332,900 +29143,1063 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcts4tij8KijtXRX7FKVQ8t2pqXMc22m741vbTqcvjiWIhCS0KYANgFbU7Uztdzg/vjc4L/K9yX6S",
-	"r7AAkCBFWZKTnjnf3jNVk7ZIEJeFhYV1X382Ij5OOSNMycb+nw3yGY/ThMDfBwkRSv/xiJOM6D9o3Nhv",
-	"hO29zmADbzbDMAybO/qfXf1PmP+PtBtB44Ey3VoSJrno8sEgoYw0gsaYSImHpLHfuIFXaIgVmeApumt8",
-	"xMlDkzKUCt4n8q6BRlgixhXqE8LQiGARo4HgYyQpiwhqb+6HnUbQ4ClhJD5Qjf1GJ+xsN8ONZti57YT7",
-	"7c5+GP7SCBqCSJ48mjYsS5LiydupeyLJIxFUTRv7jQkWjLJhI2hIqsjpcovGWLdXWGWysQ9z0r+z/m8k",
-	"UivALtKwU9NUAygmjzQijS9fvgRmM6S3G7/+azv+Wdvx6UvQOCRMZrAfMhuPsdATvWQEpVhRwhSiDI14",
-	"JjWIiw3D8ZgqNQuc9uZ+Z8sCBycJEUPCZGP/10ZKMMuUbHxyz6k+mrqnOa0irMiQw2wGnMeNoBHxWE9+",
-	"Z7uzt9UJw1295zhNDawbjzzC/SzR89e7gCNFuen0gOF0NE3wZyobQeOEPhIYwNsX+JP4YDYd6ydTqchY",
-	"I9XhrQYg+axXfAXzbHwJyvMvTzsW2dCbdrjd3q1O7RrLUWUuYx4TgVVpNoyrLk7ThEa4nxB/Vtc/XVxe",
-	"n/sTYzSiSUJZ48unoNEnGjkOGkEjxopcDt5SoUaN/UZ7bzdshpvNtkbzmBJ1KWIizIbo+RZ/NfYbh4cn",
-	"l7YZTDriTFKpCFPdCIs+H01jmPCn+fvxDFyPr04Pj06PPeAe5v2jQ69/1N4NQ/QQ4QTgbifX+e7iwJ9c",
-	"widdyWOajb/ZfDpoKPAY2V41WBeCIqjMY9kzutMIGpRJJbICRy44ijiLCFO66xjJCSHmiHC9abVncEPT",
-	"KH0G0wRHRMDuXmTjPhEFVRKaBlwRQXkM47xtBI2zRtA4AoTkmYg0fHGsDLyEKoicIyOUqJfBg7CIZ0wR",
-	"cboC4R8keAijmOPaNSdvugJ8+22A7wmQs30lMhI0xoLpAxGGnY3NrW29AQyPgUcY4DFNNOocXR43gsaQ",
-	"PhLd9PuDC/1zTOM40VD44cPpxUXjS9AQnGsE2oRDJcnnxn7j3QtIfcao3tDNj/rvVJ/bZ3bYUHBBdKsy",
-	"CT9AjEyQzPoyEjTV2IQmVI0QVRJJEgmiAiRHfMKQRq6CuP/Z0PTpMYdPZDqvTiHc2w9DS+jJo2G6fm1g",
-	"fbe37Cew9iHjg0ErJhGNSay3aoBpkglyqPe/sR8GK939CZbqiCT0kYhpgY766Y090Q679QL1jTuSJOr+",
-	"9PvG497tH9eb7CzdjT7G7cGJ3B5+jzemxyTM3tNLtfWw88O48/nHvga6SBr7jZFSqdx//XrE+YNsjTQ2",
-	"i0dKJs0HqqIRYbJlOczXkmey8aXYh1P2SBXWEK/bEZq/LfZD8Qe41fMtWALokSAxYYriBCAvALhkjKme",
-	"vMTj//XMlPWefU6pILI8wl5phFUYC1iVpbT5J1v97ai5E++S5t4gbDfNAdvdw/1I44bgcHzGmOEhEflB",
-	"gdUsdVQ+BQ0DuH09fHcv+qHT/2ln/D7dlLftx1922fXG5OdtchL+draF38Wd4Qd6+fvOTw+wV0cGI28M",
-	"glY2iiGcpoI/khgJoiHo743F5ZkzubW/6SBnmywLDWI/kZSzC640VK64wlLSbIw6aKjp/4CKMYkNyjCS",
-	"jgRP+HDa8q9vQJzq5X19fHFw5l+QgjCclAmy+ZG6IV94cZ5dHsJI9ta81uOgznCMLjD85335qlhuHl9x",
-	"cT5zQW7sbzkmteaCbFxeHzX39trtRs016d+N0L1/O1ZodH6SSvelt2Onq6xuubbxXqP2TjNoZTZFj28w",
-	"KZ7KdISHFCO9a5kgb1CaECyJQzmU7wZK6JgqjXBWMDhd4c59sbjjzqEReebIHFv7bQfpvNHylMhQA7hT",
-	"KJFVkh2bNyRGcMsFCCN9g5EYcUYC/Q/6PSMZzNATj5Qi41T5gmGcCaD65/klRYTgOT8GvWvKXbkx7Ztl",
-	"gb2xPKYMdFsz9xmIhvubTsTVW6FRJ1+l9G5aEID8tVZ7ae+HYWujDUTRA8BuGLZzADQUHROeKYQHigi0",
-	"KxsFOKoMxUrA6KwAjM6zwGhXgGFQwANGuBASGkNbYWcGEjtzEOGrVt5eYeXtZ1ceVlaenwdv8Z1wE/jQ",
-	"I1ArnFGpqqdogpOkz7GIEWYxwmhMWIbgQenYRFjm5wUI0FB3xIUmN5ahaiSYxTLCKYjBIz5x6iTDreon",
-	"J5jFfDAonplv4dYZCproW0fizEisakTGsC4sHjRtXoLzWpYSbxXKqnz93T4fWT72hhA2A/H2/obDNSOG",
-	"NE64QgllpIAhkGCqt8Au0Pyqm/Km271VZZB6uaOAAkjgtbsV4+kVFvmL8ualXCiBqcr3LtedFNt3JWhE",
-	"8idufxI6HKkFG9RZcYO2iw3SCNl10PV3x6zC7sUZ7/enZeR1OzHAiSxthRVEvh3gzergoB0/Oi13cchu",
-	"J9xcUTJAPImJVGhAhVSVe2k+WsdYYRD/9IFads7PKWS/geLzy3x6uMwmkzAM9SZzMVxyzLBtlHqzlLDd",
-	"2d8IW1s+pBzPXuZTVuXu4o2Veaq4U8jWy37S/hrgz3Ily4J/d2XwawQ/ZUMi1UE8pmpWNIvHVMpcfs61",
-	"yfZqAeYWOHO0JslwrE8EkiTFRnvWn2opXGOoXPelusJ6cH5z8nT/97u7uywMO9tPx1enh08nB9dvL69/",
-	"PD3+eN9udVq7m2Gr3d7c2Apb7VZ7o9W+P725fLq5/HBj/tGYE26EnXB3I2x3muF2GD49HRzd3h+E7fuD",
-	"o9vuQdh+Or/5Dlb8dPXUaW212k9PTwdnTxfHT08fLk4PL4+O0Yfbd83dO3b848WT/sDvVXf49P3N+ent",
-	"yb359/vLkwuvSWcrDO/Y1enRU/vpKZcE7u/vT84PzcpqF9Jqm5enN5f359d/b3c2mptbTc0r39/f39wc",
-	"3N/cPD0dXR7ff39wcXwPqq/7+/v7s6en9t5uGG62O0/vnp6e2p0NdH5weoFubu/vb44Pbm/Pju8/Htzv",
-	"7bbDzfsPNwdPT2udcHt9a2urGbZhMedPTz9qcMBE79jVj+2n9tPp0+bH+8125/5Az/v+/l53er/5dGzG",
-	"2Lw/uL09vji6Pzg7PdTPzo+PnvSr2tenF94IT/P+VwXhwZmeyLuD+3ecx8jcWNP7k7OdsN3ZecqNEffG",
-	"JHB/c3j7dPPj/Q2oKG2z3SfPBPF3MECYfjtPRwf3RyIbzvYbbrd1n06bf28U/U/nl0/XWI7u2OXRzdPR",
-	"09u/n/396Onw8OTyfqHW/N5ptv/e+e7i4L6k1c7fPdVrm+/Y6tQjP8bXRGbJDEvYxyoaIT5AA54JZI+f",
-	"9I9kKnhEpNS36yYY1rJEGd1GTBTouYyu0hBga5ACgwtTgicwVXfIGi/UOc9K0kBaco2rY8BWlIi/BA2e",
-	"qYgDVwGWHZi51RNYSgE3UbHUmmV18hlubW3pZYLOQhAsASYxldEIiyFBAy5Qxh4YnzB0fn2BiualmcgH",
-	"arU6pZlsLJ5JaVz7HtEYudfGvKpGVNNiFlM2RNagBZpQTboHOKIJVVM0wRLhRBAcT1GBA6WJxpn5liwC",
-	"Wj6n85uTZgdpHIDBNVxwpIiQCAuC4EZhw/IggvxGIuWDQ19OgNb6WuRiegqaLx+vz8iYMxmgB5KC5TTl",
-	"GYtlgPo8G46Uvn3UiKAISwJrzqS5kvRDgqPRfDW8Z2b8sxFRJUA9oiGNKdPHxplO9xsDQYheSR9L8sEY",
-	"E5J+o2SaTAWPM9A7fjN5BwMOOEYZwAB8jTgjjyQx5zbFWtzfDAFZ4CBdcQoMRntrdQLzScsLJBmc0QE5",
-	"wlMtiLaDhnzIGvuNq+uj5tnxebMNHWeMWsoxwJECnUPY6mwV8wXYa8zJ33d2WzteA71jMOJiyaiKIDV8",
-	"OoXHJcZ8/mYPk0wRVt7syYgAi5o/en67YzFFQ85j+W03vFPA5yBJmmkmUi4JGiQ8E5W9n92rje0tt1nv",
-	"zq6bB1fNrbB+q+C5HaePh0tuQ7DiCfrXgVn9wCy1EZqfPwdrwSGYJMpsQMIjp5GOeEyQsSsAcRSkaa9G",
-	"pDhSI0Fyp5QSn1D1wDCGj/PLoyX9FozZYYAVmCe1zFynmgn3CrcfK/GCPv8ZZc5mocwxy6rRXOdI41lc",
-	"ljSg8SjKhCAMtCXtzZwNkQeDgbm49jfgVjZAvOXwe3kLzjmP6UBDvwQtTd/OibGUlLdSY2NTRlzvnwYN",
-	"VRRXrZrzTZaY4QUmy984Zc8fPEeMGEbf8TH54xtZGTNZZRoX2RMMgOSKEPr1vw2IgCYQlr3lWMQ3RrVc",
-	"BlWhZENYoXa4v7llaYWiYxKgPlETQhjqC4IfBlgqIBlJxipMlNUOG9esQl8ZG212ASQwwYJXnGFw/0Ha",
-	"zK9VVc5TTH4JGqNcDa4Xr9+VFvRng0B34EtS9OQgCDZN/VpTMJgpuxJ8KIiUubLTsDH7v+rd5ALg1ReY",
-	"xYZ7jYzq6N/ebe0dh2/11Sao3d5/a7/r7G3s6G6dljtHa/TeorV+a65dA27gIYh4JOKWjkmFkG7vb255",
-	"uu4V/CJB7WpncY4pc+NrOkjH5A/O4LyMiaARfn04ohEecuPJem6E1lthhY0yk+dEWi3jav5eQbPSYa+X",
-	"6FYxWVEWk8+N/XadHFgn1wk8WajiqldktQsd1obTXXWc7upOWE1TPr7RNN2fXz89XV8e31+fHp4cXB/d",
-	"CafX2Tq+32qH929XlVd184jQx3qnqHbul/t7RqQRyDcH7aiD90jY34k3oi28S7YH7bgTgYYaRNGDQhK1",
-	"DoDFu3dWKtU4mkPoBRaVGoF6Bd3FKrY8ixJhrfKiRunwAnP+y7FoeXVojlIV5SWglNNA+mrHAreczvC/",
-	"BrJYlfgFmRzlF1StbTVAggw1gyssA824QlOikLVR+ZzYf0dDa8mU96xZ9a835hW6gktzcZZMHFwMMaN/",
-	"GN0YZ+AjeCU4UoLixN/Hla/bbwd1X3qtu73BtQo8IAcEq0wQ4yCa0u4DmYIOg/TBt1JTvYQyGsHSQMjt",
-	"JlQaF2dwOpLG2PZoOKnO1hd9NYOnViq4Pi4aLMcs9r0ZN5thu7QsaETZ0CAr3N9Xdrvn+SqY/X9TuGgi",
-	"KnOf2WSKRiZowPMMzBnIf52v/0vdFuwm3VrHUckz2Y3JY/fnh43Hi93fn3cS/un3XyY7/UaBO/UU2SzM",
-	"QyRjqHQcIdLYgRRHVM3SZPPfOr8Q59JvpfNb3E8Ianc0TmJkXOKRUQJbm+i0hQ4TgpkRCYx9dJjwRyKB",
-	"v9JfTFGaYEVawOyqxGryQIpBIDoVl5EzkH75l2vO/+U4DtgJPN0sYpqQLsdwAkoogZkcEFFhEf7/GuH1",
-	"jSK78uCpt18XPHV9/F3Z+3qoV/DNYpOuTX/oaCYUxxtpWSfq3eWdqDdu2zv7W3vPOFHreTa3tra3v8KL",
-	"euO2vTvHi3rOUl9k5M0/kkvHNnq44YRWj1FcJaRlzB/J2MbP1MuEeOE8DuZLjqWgpCK0qCR/likArm7B",
-	"drEFxbJnhmu3N4vhtvzhto5huyzxOUyw1Nh9Or910HikkqoclQqvDejoHxUHNhbsxiFpSuON7lh8fXTY",
-	"1reJDgMo1V4F/smEq8CIpvWBLja8BU0wVZQNgS/A9cp7L+zFqlCLIJfiQRHCYp/9KzjlX8Ep/1WDU1Jz",
-	"tP7i2JSbCLMbWmMhMfYaJCPMQASgiiCFhwgrtIFwa9zyDCZVxxKDhd4dMCQKBtEMcJ8kGtFSwkBxLc3z",
-	"MVEjrsH0HTAgKQZm6DUXQ/l6GXXBa93PMk3B9dSbWkwSosgtHnqTuyaKCmIcihS8yad3dHx2fHv8ohkq",
-	"vFTL2NxD+goEcvLni2wOsDlHNXYoeGFtHOHGfhi+zEDhAysi9FHT95hHD6s65AYNhYfGdN/YPPlp7+qX",
-	"DjCgmudR38bQ8kL9KED9C2iSPpRidnGatrRkX4ToRpi9zicPp4pIWROhOxBEjpC0L0uHJiJSOrUBmX4/",
-	"6n8X0Uv6/btfjq9vf7g5ladjlf5yeLp9+lv8cP7defjzb98nlx+PP//y28VvF7dDenb4fUh+OtDfvP+x",
-	"/QMd/NAi0+8TcnJAL3873ri8/aF98dsPW+dHB/J0nIziw9Pt89to6+LoQ+fi6GByfjih+KeLP05/4zTq",
-	"7LWj6ak8ZRftn6ke8uDz5e334/POcXh2+yO9GJ+ri84Pm7/chFu//Hbw+ez29A/o54/h1s8fv//tl8Pv",
-	"91pRJ2H98bsw/un7pAgIPmWN/b0w1AIWwMKtWCiIog7HnYud6Hvx82S3f9t+uNqUZ/He4ARvZ8d8a/gL",
-	"7bAfPu/8OGkYizBYGZc2XtN4ed+HsTGwj2gqa+zmn1ZGcS6GF8/pMq2NnE9YxUL+SVOCGaM6qBcty1WX",
-	"WsW6QFaDi3/9F5v1LzbrX2zWP57N+gTHdZbHAp4KoKQZoZgMcJYoFOMpSrEoe6EtoZ20vhfmbFrvi7Dk",
-	"fZF7s3geGOG28cBY0WHDNe+EJQ4ipowVCKvbb+vuvix/zl7qMGEgXOMNC3xh1QvqJbBcCjB/+UKDZ+e/",
-	"NX/+sLylcGGFNfSLDm9UC70VdEjjVxLdCjxFZyZQ77nVwMlQXOAhOeNRbVaTic2uFnGeAGq9PJPMcqvq",
-	"h17YYT7qGH++JeP0HWi7QAXD3O+NjQIKH6uz/UsU8BWQzaYVEFMkFRfERq1VYffrXwi8jufBChd6ATnD",
-	"TRSQK5n0jtyc/6qA4v+m6AJHzMvTNHMJ+e9qTpf1Vvi/OlFTbV6IDkTT+tmbOuHmV+Rf8oFYw3WPCE7U",
-	"aFqCp8ngoZdqOIyvOH7/lYG7yuHcmoHH/5hd8cbyK+4su2KTZsRfcVhdLxGpW1kr4uPXzgfFLlOfxFtc",
-	"9ccBpRpnCFduOoQVsIVjzRs85LxBwREa6ev9zg/nnZ9+fNv4phbsHU8ZVqZRqPMSjQpoc/QXNsMf/L41",
-	"Mgv5PaPpmDDVWFrXki/6iwFprSu80Vbq+4+hfAyrzvO9ZKuqp3lg3C1EulX8queqyV4OxNW+uPXUWS/Q",
-	"ZgX/QjWDanB8iVQHJg/PzDEmUrl8Tibk0nqHCoSjiKSq4gDxXDafnI33Uvm02505uXwsmWnpGayaymdz",
-	"BfffzWdT+Wwtlcon1Cf2AxvnEVs1N2kRroWd5bBGlbVkXNY/IujK8rW5QstGcywVQJXrITL20pApjZgf",
-	"5GzEVCaJQJMRR3zCJHAiJc9PTRqNlce8BJrJBwgzrkZlSeu/vJY1mBMbtcIMOqUZlKThEy5TqnCCLjIl",
-	"qGW0vz4uao5uONBk1DiM1cY+9XH00OSDJqTdXtWNcDbiaY5L4c7+Rq6b/Ke7FC4bj/UPdTj8Bt6E8z0F",
-	"ZyK0/skRVDuFh+k/KoJKg4Dg2AZK+uqlmHjScON2RNCH6zMXSGVZGySI0cK3wHpl6Nt+4/Vj+6+wSYMG",
-	"OxqRMWR+GnAxBj+pTNCmIAMCt4hnmVQC0kl8CRrXWJEzahMZldf1cYSVPmsJGSi3uN8zrjBaOz2+fYc0",
-	"34NTinp5H731fdQTPcu8QNiKREITfwYpNViMegpe3zFJIs5iiTKmaOL1TfUXoMeJA0Rawxbq3TVc5Mhd",
-	"4434W+eN+tvGdhj2WpD3pYDtnHYl0DwDgSue0Ghav788JYaTeiUXwKBpuukFKBZ4oJqUqEHTNmvq+xaM",
-	"FE2LWev7d0yvPYWPXkmkETVAvd8rQFzjAlkRVQZAzLTUrlndhEcPcl0TQD6xLrO9ifl6QlnMJ3eMMmSh",
-	"XQvR3/+28WayBESLdgsg+vHjx4NMjfRlGNn7owzRS1YAVCKl8UzhBwJUHUzb+6j3lmBBBBIEJ+O/3YEn",
-	"/F2jF5hbpgd87N/uGpQ94oTGXYh/uGv00GREmAWpIJIwBeH5NjjCtg6QsSbHiOsBHvkDidHa9btDtL2z",
-	"Fa5XgVA7kwDNmcKzsPkCGRTwmChLVQ4zIbmogVCKf88IiuC1y05DUO+MsoceMsjjzmSqmVueSZTiYYXa",
-	"kOn3YKk//e10cv7bz+r86FydH33/4fzoYfv86GD7/OgtPmUhWCZNElXQuLqsImZy/oLG+PMZYUM1Al68",
-	"jqBA8r8TmGD9UQLxwuI51nsCi+jzWKN/D972yquYya2nuzIwKCb7uWkNoU0j1pjAOd/Z/TmUPY3rJ+uI",
-	"+CuJaFye1RICz8BNFnx98qnS+NnZFdQ7o3Et0T6NyTjlirBo+p7UUKxz/ECkT0CQxAOimTFBlJiitRsl",
-	"aKoXJckY62Mq11vohoCuP2NUox5wbGgNow8fTo/Q4+Y6SonQtEQRFmtCA7f2G4Rtn7kZUuIxQQ9karz3",
-	"3QM3kTXjCBUgDZIAAcYFsPvrd0z3QRnqbKIRz4TUR5ZxhUTGEB5iyvahPxDH9M6knEmC1owEFKCeu6J7",
-	"tkNzl6QJnpLYdA7f29PTy6Gomte21T7Sm9FroVt/IZaxjekAblKVLwYzOSFC3rHNTgf1aLEr3Qcy7QqS",
-	"SRL33qDJiCakNHXzOZVIKpokeoH6ggzQZrh3x2Y6oqybSdJDawbScsSFSqbrLfSeTE2CKMjnlGqS4Ato",
-	"a/qJFuICTehg+6LERljEgkjDFRsfOnOZEBannDJlWGcQ41Ca9RMaeQR7vYXe2asI9cmAg6MbuWN5C70e",
-	"idY2w1CvqK3/6eh/NvQ/m45s+VNdh/EM82cIq0RrW58/w3MN3j2zTo0Neq0BkjzHPBgN8KNKubcGYdQm",
-	"e6S5G3f6zc3BDm7u4a2d5kbUGYRku9+ONzvz6Il3xpr6kM2jgltbYJxxv9t153UOg3WlxSRJ/ygT7a2w",
-	"nhoD31CahjX4m0/G+DMdZ2P9I4QZmV/FfPTJ1YKiSQ0QU1xLOjTi0zEeauKgcX8tv3uyNOE4BlTCINxp",
-	"cj22HfXWVyWOpF1PHB/I9Cup46WRuWvZOA/ngKT765NEvJLIUyqsvKZwzpqMFuDrVnUTYXbrPB3r1qbw",
-	"8JVEqaDA80Q8Ji10RlSeRE4QHENqtyZlkjBJFX0kyTSAo3cZoFP440zfyWGA2vCr3bpjB2yKzDwMp6bX",
-	"pOkyqMfXJiOstFwNUah6FUB1c7Kvz7vx2jdwDUq3wh3bDNvezRFhhnJxBZ5D3nXHFVaPt6dPrgG6cwt9",
-	"DuzeQd7eXHyOb+iQQbDwPP7mjE+IgPR5I/IZnZwfHDZvTg46W9uO6Ak8ycm/vqMCfchc4QyAgWf9e+VK",
-	"4bTu2I9E0MEUUYW4hjZk5PuMI4X6U0WkUxXHgaPIKRYSrpSIj1MMuwd6cSYVZgqcrqvg3BhsR20S9vfw",
-	"VrwZ7ZDdQQe3+2G0F++SncE23upvRhtxh7QHId7r70Y78TbZGmzijX4naschWcyZSQe/ZzclxRppdU/3",
-	"v4bNPdwcfPpze/PLv9cfC6verzsRWnp+EeMGKoMalLK2hK87yB9sLqK6GZtD8koa1evciT+vFq2ZuM1/",
-	"9DUT/wI5ToHlAsnlLY6vDSK7nJs2otNLnPn6N2kUJvkaclsQyEzQqJtXKzB5MW1iN0qSWEswY5OWpkiA",
-	"PM702dHCIvSBoIXjaMD5yBVusPNDxVi2OMa++WgfPd+XU64bmrsZhl98gP27IIPGfuPfXheFPV+bt/L1",
-	"j/mIxzAXAF+ddJEzgmOc6B0wMqmepfSm3UIXXHPGQ0g+OhFUKcJajS9B45CzQUKjl+1B5D4uQHbAEI4g",
-	"3NCRJCodVGzOU/IZsh9UgbO3NHCWAombmyxIo7GGKAQGIli9q+hguauVAZAmmHXzI1FAQU9kAPn8Eqyp",
-	"sFH1GvdStNaxggWORvCVTSCRF67s5pxaCUCdPC2Ey4C6HLiuEjwfi64wBdo+4VkSoyFHfTLl9oYtTz7C",
-	"qWZ2CEGdAKWCo85WgAhTRKSCSoIyBtMm8TqA9h0XfRrHhL0IsIP8ax+oVFqpETFCYsMl4HhMGRI80cwZ",
-	"GtHhyLl/eqDb+Da4VbB2r6QZco0LVNhtDOvCOUr4JBeNcqkGwOJJBV919OpFPP8g5iehOIcVkaSQH/tE",
-	"40CejPgNKgmKf9VRhXOYMzZWUYLM1pvNjUaYDQmIDGvzpNp1kOOKpRrlHTCPvcqCe3NXrFmZGb3INcjf",
-	"32R7jChfRebqfmjiDCmT5ykMqjvR6XybnZgFlJ+k+tkpAVZf8MMCQuXujzgjbzS3r7lV21gdgD8CFHt9",
-	"CXShXmzRRQHVC65Q8WLfYH2hVrDqFjQzShXBt78RWM06c30r6Ni16MNytPftAiALI803SbT2/c3lBdCQ",
-	"MZeqpDwxqHrB1TuesfjFABzA1wXsLn3ND+MKuQZl0Gx+q2vaHveYE6OkA7ZAn/Q+STgbakLqPAFKYjfg",
-	"0BWeJhzHt5yfYTF8GRalpo+u4rybQC+znJ9GWkPRbYMSMNob35ZngdHI5yi/3CT9g7igFLPqMWHqOufB",
-	"vyHL8jPPBNz4xY5QFiVZTJCXyapgVbyHFTbl2zAmNdqW+tmBWtRMy+qWoJ3htQo+CwB4E2H2geFMjbig",
-	"f7wQghl04IxTPgw9oxVoMQsoy8jkCntxZGrhBVaFd3tpeOvVz4X3BbcijNOVgAobMDLCQlBrD6ioWNZ6",
-	"+kHLzrMXIPMbltlbR5IbzS5OU6Q/lMSyliCeqpHg2XCUK49NUmyZjUk+1BtkNjG/0icjYikCIAH0rvDQ",
-	"ChWWNt4YdcHbTE6X32GThQ0rbNKk40dME3dDeQE9I4JcI70kU2XfIZmelkG5uMkZcE5Vd1n3cTfzhihL",
-	"Dnn/VCKv1fNc2Va4oTdVlpfuTZxzNMZsilIs5YSLGEUjEj1IhNVMhWQ7VdtXt687K0/RatqpRPql6QoY",
-	"Ktu5dJPV22qNx3UT/gb0c+66BHF2EcSZq80B015TIzKFBjFJaB/q0SdTFHGpkun6/h3raQgAt9jzgdBr",
-	"oUvD1M/Zon3Uq9vfnpYT7ljPpift2tSvvXUwYBaeRQWnAopSg1RSH4E1SQjqWbz2kLOn2QFfto+B3TKw",
-	"N/Um9XQZhH1qnsN5TVCGete6VfNAt7KGe89dxXs5y9TdzPheuCtsjKfmPChBCaifPGXpczaFL8W5rRy+",
-	"/07H12LIB4Mgs3OPOGPEiMB6txPNG8aZ1a3r1+NxJeuemXYF8yoz9nqFSgTeGvJRjA1S4kfKhm884Qx2",
-	"XLOpeAoUeYQfCeoTwpBNwdtC1yQlNpagIpNaol5jKvsLCMX8rUFrpuotfwQDA/gPYaHMnxYXtLTK4v4U",
-	"eAxvKa/kHYsJjsH9TdMgLSsBrJzrMCQ4Xd9HHlGpJRJlJZ2BbvzmjlUP89wj7I9QJTXg12JxxEehO+bt",
-	"rreregpGRjY4pUi8rwnRot0O7C2ud5yyoRHG63e9XjrHA/IyWqQ4QNzZLwBqlA1XJUHgOHZNIi7iD0zv",
-	"/oulVN2xYDjpmqNWHLlT+6Jkr55B+vDrUf7AxDPq/dDrMfoykIGtAq1EAWO0RlXBX8cEPOApAxdcfbNE",
-	"2Rj8oe6YHOGUrBcIm2KhKE7y/LFvLKLC8hI+tNocnIGeMCaVE4SoU8Dccn6O2dSKX/JFcNe3edfqIn1C",
-	"5xgF5xPnsSh7YeiO1YyKZe9b7AOUqjMiScX1zh4cqcnkypd25Zj4rph1E7VtXxcNfffFZuG/uNTHtrnu",
-	"4p/AK/xzxLgXSl5zMePcFGYLnGehxg7nW+jFA1Q2+uPHj82qg+RzW1b1p7QAtNrPFxO4rNSDr4UD6zGB",
-	"q/XkbMd59O/njnpohMEDwBYwRXDdws2nb4jzm5O/StEJg1OJJiRJmtZe1s8UGvEkBrI3yt0UtLzaJ56K",
-	"uAFAk1macqFIDC4wJqzrRbDLO+qC3q8LWF4A0RvJUwzuGxF6kQKzvfXtFVOvJOpZLW9TL7vnvOs4I2VV",
-	"JvjiSrTWq06zp2WdOzaj0ay1TuoLIV8FoL3Rpp6yR2qiHDzzMY5jCGvByZXQPStIzuvy3HuP/mwok/HJ",
-	"25QGZY/dveiHTv+nnfH7dFPeth9/2WXXG5Oft8lJ+NvZFn4Xd4Yf6OXvOz89mNj6khPrIrePwmj+qx3+",
-	"U96M938jERBiiO6ooZ98TAx0sMrT4IEfDVzhWAPL2HgvGTEhKMhovRl49GnqS/N4K5nBeGgNOw96VISJ",
-	"WTaQFh3k3AD8surYddDK6IteGsk695Sw8Vh3LI8DkbZP/X2ABlQQiXolf1zLmlIzhjQMZJRwSaR7I4tF",
-	"3LEoIVho7BJE8uSRxG+nPcSyJFlHnp8Qsm+19Gz4yTIW0HgJnwUX9lIb2KBnSyxPBetBtzzGU9QrFwrv",
-	"aeHCZkw3b9AQKzLBUyRpoomflv/b4R0bU5YpIt/ke4St6dU4N/aYi93qCiofbL8m4TVlyARTcZu6/+Lq",
-	"UkMDYHXHEvp7RmOjadjpGN9YfxjbzfoblGDNfehVSySzaISwRD1FxnBYM0G65HOUCQk+snesl3DVheuK",
-	"smEvQL1IA3hgj3w3wakkPRu1geVDd0w1Ie0hLAR9LBIPUYEinOI+Tajenqpb0Uzh9Zldyn07/EN9Uwb2",
-	"XR7bmwreJ/KuYS8hZeSXEcEiNo7ykuqz0N7chzCtmdHMxh+oEgLFWJGmzUQ584XD1Ge+0QhsLmJbSWte",
-	"H2+nz3n+QLSla4qoegMnwzuDGit8UdCSBkAUU6uVKkmSgeY4qqdj4RyLxOTP3zlA6W5c4y9FjPUSJ9KF",
-	"qy4zgmn6BXJmAZWtP8n5EYbAwD7P1BvUozFccDHJld1xrrA2TKzJTH5wdapPonWS0CesSgCC4oSZ95WD",
-	"DF6iL6JOynIfBdLbmMKFl5DhNWhccxFVmtK4iIG39NDb6OLsFUDO98g7KqUzUELmuTehrUF9hBWe3bfK",
-	"FbKPsBcRhBO7nWb4WfDC29NvfgOYuCq7GXPJZg1+LEVHgxnECcpktezrVzt6Y8GhLS/ynb8aygZcjzjB",
-	"grlZ6slEOKmMbFvUjrXA2dI7ilClXTBpKZiGrG8ObE5obJvKF9CqCpI7hHgG0xfh6fGj4/+T5HIALojP",
-	"EaiPxnzqkr5AlosyksYW8ReSOf+gfMmTMvzZIEzLz9V0PZ8WwcJFP8H4s6v+VKtXdVknQL7igyqL18qh",
-	"deNhm5ugRq1G4OGNQyyoeLAMXvnk3utYH1CP2pS7sy9r+jLR3LNYeoAGnMfI5X1wLhw3PJOoyCBqpNwP",
-	"N+jd0QEa49+4QIwygtZ6Y5rAoSVDOD4DKkfARUUikwpHBLOuHJEkMS9QTwlCuixTUv+whUXgCI4IVkBI",
-	"+NTQE4nHpLceOEeqPNr2+MPrD+/v2IBnQhHNgGtebKJp18hlBLCB7whKUoGyFxjICAu9nc4ZkEvSQj3N",
-	"HX7O5T4M4LhjWn42qZ+Mms8GzIPXkBUPlMBTy9bZrdGw0D+Hej/1gmHbZ+EAla0sGLwq8K5EeNCQHOwF",
-	"AIJG4KqJB+DlayrWRCQxcTBJllJ4xZMkkxGo+rIkHdn8jBEXDP4TcZaZa0zgSZ8I+FjxMVYaTW1pbU0h",
-	"JrQRNPqYYYb1ixGPeGIqLqdcPEA9CTKANzR6gFnhJB3h7hCywg5JgpWZkAQocB5346nJUa7I5zK6Fiuf",
-	"i7FXELAakbrryljN9V5QRcbIlQW3BNd8H+idBQ9PPkBUgaXDyIIQNsX4hLW8LfTqtYNDatBw1qXSxL1m",
-	"c2Y+rQvwJejgrJ0riLDUwpMpgoulraJdd7F7NdCpK07/PAW1pz1npxpYCAxcaVHApyAptpJPLLIhgOKR",
-	"Cs70FGFLx1RGZTjMLDmqjb85OGs3NxAFfd+AEpEveM0qSck4VdNKPJFfR2hWJsqTwTwPgHPX7kup6JDH",
-	"VM7UH8oBO4chLSAoa6h9XrJozGNiC5SPaRIvgNtyfP85VtHI4/ttHpuSXGjKIc1M3aa6LxraUkmL7ssc",
-	"S+ze2q7ywUvccgFhj0susLaWyUipDbSr4LpNWDfDteFEEmtGEOTRhrS2inX0OU8IZpWSY8vKskuKJgmW",
-	"6oN0XVeCnLBUSGaQcX6QJfqmCJzh2ShBLNNHB4hBbFgmzWl/mejsStoUW3uc0giBfW6AI4IIG8INnQoe",
-	"r9etJhVkQD+X+4DSeg87P4w7nxfiCM1rWed9lUAUuN30t6QWGbKYqmOmxByEmJdeJJeNTmPHG0wEVcTl",
-	"czCj3lBFKsx88aIOLjhSJvnAMuLrwn1yopajFJBiP3A1NYuMOfnR+vTMZs/CwMZn6gbOhq+F9wcyfSX1",
-	"A9N7nkLDaSWNv7j1L1tZsrBiRK2kbWpRfeODR9MymnbCjVbYarc3WjvLqZnyYsF/LqHwWUaeA0RDimfR",
-	"iMSeOIdZjURnsXIyotHIqDJt0IWNvzeOUtC3JNZTYGVEK1L01UYvxzMxCdYmEeSqMwEuJJyRr5c9qS1K",
-	"5k5T4A6yN09PLqVpqaRzHVa9dSmWqvQhspLhczfoCfl8yBMuDNmz+ZiW/aSyNPd94MaeO9sPaWztmCtY",
-	"cv4xC5qZ8KHNOlbGHGsaQ2kmR5AyxqS0iwTIXaaqrjGBW11rrpolLDc8UgmB8XVkprz0CKf1xL4Hsfc9",
-	"ODoWXaF0W5mq33JGhyNlfKrVHKHaZVVblkBZG6gzic6fl5GQXZKAwrhZniO8f53Wz208N/+AP9CLUgos",
-	"pLAwNmTufH6REyATprCCUQ4TBf6c+eptMqKi/rIx6Ywq/qrrsxnAwLb2Gmby2sL99ZLrqyH5EU1ryXjP",
-	"vHoZMKOlgOnY7srAVqtcN/I3z+I3MyWT1u/5Oc0/W/OyAc6q7Z8jQZrIwEmao7q3h/PTHPq0rGm8IjpQ",
-	"ksQS9afW16BYsrE19/Ru9Wzezqlx/usBuHpvkEN+2zRP7OGa3zHT3pIu/YVDL/uJQ8ReCx0giN/2soHC",
-	"lPIIrs0wrLPqemTxeWK3kgX/OXLznkzNJM2JrstN42jcX0ON/NP71x3Pv+74eTuxtcRO5IfzmQPnddle",
-	"psuvPo7zTuGcq9Cdqn2EITLQpTbUwG65cwQmLZMyh8QWuUwUwNXlzS0yOSD/hECbL+Yi6K0Hd8wYcLVQ",
-	"08rP1z74Mes/UYRFHOgDbn9TiPXVf8qqVR5FWUIZFtM7llvnp5A3Kffk04xL0RNoD3nGYrS2GW6uV/S9",
-	"uZkQltJwiFvWFRatZnbpECui/z5lj5xG5ArTeabByLZsUdO0m2IKJkLk3iD7BvyNxlg8kBjpRrMKxTyV",
-	"dZ2gkHdnMtLBtW477tMkqbVLzcpr5oslrZGKK5wcmsIDtbKLHR/aBZCxRTcukZ7N3c6Wl3rPT+s0Ywcy",
-	"Ikc+xdIE6rF+Zpf+KYaxedhSZx+rxZd/lJ2sHllbPix/yLgiBzaD+yKc/1037rp87wbrbco2+8w/B9Da",
-	"Sdt9EmEbegfVr3Gkvv5AwAiGMgi0ZkP2XESpabe+1DmBjr7RKclB8U2PiZvh0oektLH/1GMyi2LPHpQy",
-	"kv3Dj0oFx81hIUxm8l1iqpuUu2uinstt33W69l7gPYwpUeao5Dn/pSsdDncuhKza1k2oP1lkOtQXXRP1",
-	"ysXaoTfPWmxzQDpLgGveM9+ylPf2cyVAf4rGPFMj+47D9LpQiLG3X7j6FdnNoFwBvDefjAXrZkwDWRMA",
-	"Pffz6wsXRWsySF6dHpXsTYFJSmAifuBLdH5dvsFnQAgGGw+CztJRVKwPGizlUJnRW4Op3egmWL7/q/3N",
-	"cgEQnXRlQz1f5gBs0wC5TsrMpC2B0zQFQJopZkpMm3tVrrKzuZCtZGTiD/HcMbzwms6YlyqzLXdcS14S",
-	"TMc2r88hj8kLoTQ3TyAcEqPQskYbyMHTQodYkgDJFEfEcP0xliNiInHpkEEk0lpv5+H35ngzNWFqO+9/",
-	"ON+8qiZ/NE+rYtpqftYw/1rw8Ji8r3Xq6uXEAW4rY5PNjXMB6gGdgHeXRzfNDTh4AZJZmiZk7MzTaREd",
-	"D5TCN5l7RwcwvIT8c3Ee9nAwq9BdsEXA2yqIa11Tgo7HJA5QloJPOJZk3QRpaaGj8AiVBKKzwPTMuEkC",
-	"Wdqai8ury+v3zznKPXvfONjXipYXHKVcPKAmEiShQ5OS+vns8zWmFt8IW7v/YNEyVtWXHY2V7YkrCaSV",
-	"VcFg89dhMpi99Ii7shPP7ZkZ4RDanrI0U8tutvnQbfcs0GqKRqwsu88zQB3kxWSq2hi0ZpNEm4hEfSBf",
-	"SVOjNT8GVHipviCokSrSlBFPSbz+xqQ1nlBpspP2bvRIecKc3otyRS7O+jiDE4WLooHBfBw5ZZr/4mJ6",
-	"qsj4Zagyz9ngyGQQhuhbJTJS72ZQcst5DmX0BA/yxl+ChgnmpwuNPDcKsxiLGNpWXHdWRCmHqCuqCFMs",
-	"zsgjSZZ3PbqyXxhvnc+n5htf5ij8aEYkGZzRATnCU2knZ8IjN7YXpmsOGvIhm926DyZNuz0J5SMym+V3",
-	"vaKr217MAGWMquWhoZfvdq+ARmcGGPVHwXPCyVHm2QPxVSFkpUpNS67vMP9mxlEKQPV7Ruya9TnS4pcp",
-	"ebUgeg8afXHFnJ5vfM0TklPwvNjTjHcORClDADKZ+HTQMHvSWPblG+OSBjFXfeAXxgQzqfkl00AjTA6Z",
-	"xUY1b8vDJeBTlTBtllcAw/yNvxTDb3Xl11f4+prIwAU3/Y2psvqy+ZfK8S+xHaaWfpUIhrV0L6+U/+eK",
-	"11jxaVCa4HMwUC/kdYp65M9dYXlNcgSVyP/zP/43FLAPEBRbR1BiXT/c3N8IjYQD5eYRFJn/z//431CM",
-	"voT4zzJIZk5l9G93Zsn/LPZV6lCteFcVZauen+CtazeH6ub9PLNj5ULh/wzuYxletTJNx7QWRbQXAKoI",
-	"tnkH3+XFtlf7rt55zd7UNlINGNslbujOSuzzaic390byOdH5SHCLX0h2bVnWmboXtkaBiy7Awzd5lgYT",
-	"YpfXWbXhp9LsbzdxFV7KXHpN2ddvJIh8BCcQzEpTgiDB6oygHAKVKOVSkfiNDSWkisAb6SXCM25hNlAz",
-	"t8b3CeImUc9S+vTnfeDMW8jMUgUtTCkwESBOj57nOs4t9XKFSdwuYYC9xcPbovGMFbZ4NR8Lrcr8ZZjo",
-	"qn1XgXWcF6OSpjwSlFEITB4PHKlkinq/3jX+x13jU88zf0N3JRxcqqz6UteKXSfMDIqBlu8Xg8vu11Ks",
-	"aCaSJQf9IJKZzdFf5+XS529PPM/R/a9zUn+YV8BmkCUJeiBT57gHjqjUOmW5KgalJEcPhKQSYTTCclSm",
-	"LZ6f+I/9vds/rjfZWbobfYzbgxO5Pfweb0yPSZi9p5dq66fff5k0npFJ5/JpM/mGyJjaPEv22niw+b7t",
-	"eiISlFLd6dWBgsPEiA05gXRDrtTV5yZOafOBTHut5/3jZ2Fp/KuN2SEaYYEjRYR0kKXMRp5BPSY9SZt3",
-	"RZCIDxm1jv9f73ZvPMgBXp4P/vPe9hYxC3Fxefuc982saS5PQVJrwLffoYSyh7yCSwkT9Z0yH/tMHTaq",
-	"rMB2x6BPAnZebmm2rYpgfUmKQeVr836mkOOqKVJelgTlUwF0S1BuvHI2z8XAfJPYloLIv5jQVll3W3Pz",
-	"kGfGlporasI6Rc0KwTXO8vs1OSWgyHgeV1UUANvbC0oTndORr2ECJJ0XCDCEJKw1iFwlqS10DNdjbvy1",
-	"qYfvWK+mCJA1bibL1EwCK3KpVBKVd8yA4pW0RZDWwDdhxBNiC1ZBsK0kUbeHDMlwWafj9RbSIwjMYj5G",
-	"fapm0paYD3/6feNxAdF3d0PdTtubt+h1pFQq91+/htzbrWdKob/WhHI5Clm6oPO99GKSKvhWQpwKii9B",
-	"Up0arObaSgUfmPTTOPHyn6ERSSA3icoTnTinFcnHBEUJZTTCCYQhS6gJaxeJBBliESdEyjvGB1C0Yx/1",
-	"RNxDrjAticGORxXFLEC9WIkePCCKRkiRaMRoZF5F8biHbGoG+xUWU1vCXkAk94gM/Cb6d4B6IxxFaQ+d",
-	"HBweXjWLt+AfIPGAqClKCI7L9nYwh8RKaJDGY4gihmBi6KxsORS1VMKpF1ZkdBcLy1pKTqDEdq1uAnQl",
-	"Vc/OxQKUsnNdcuR6jYTpJYBV1KHfEfDSX6dKszhWSrGQpoI/ElMgS49V6xWzvFqtsrh8yPoluTLyVV9o",
-	"qZZxa7WhGytaAv/a6NHVzYtAkQhhB3MuoTy4TzdEpcyPLsvdghhUSYyn/7eKQa01f9aoV12lh8qaREa8",
-	"rL02wsSkMcRowgWkY7dRJVQhKMllq5xKVV/eab1ef2am8DV8xlJhgnYekGZZyx5vTFwMHRP0B2fEOpRM",
-	"IdesRDH4Kit/Z21ZryXUDhlEm62AuM/JFSUjbH6U8p3z4FfCUhPCUbov/YnNP+l5msDycV8lU105UVCR",
-	"Qmjp3GoVfZmXa8hk30emP7QWZyaRWri+KPXQt0oGU+8UUpOwaj6ED3Nq+AwdMfucmahqEK0kQZAXGcUk",
-	"JRqHOUM9PX7POu4XFKu3vp+rh0wxIJMoGxLvvUKWxAWo99HRBjMno0LqczUqqIZsoQPN76hMMBIHVsFk",
-	"wmc0j2vL2AcodtryAU0SEiNX7pgzsozDaXkmINU+m4mBsOztCu1vBZ6eUUaWbP6ecvmwZFuTCfA7kwjQ",
-	"ffOpst3GMDqXFTCUrc7TykODXA+aY4nZ//05G9nLN7Hb56OeqVXtPRxwyANUAaX9dkxY1oV2uk0ZfLaJ",
-	"EnjaNTnG7ljPA5l9/6Cf6K9rINQr5bKzWRR7TkAr0IunBlhvnPbZvJOQBNY60zjMa6FTUGIDjSBx6TbS",
-	"gDIxLyYJyB2DfgJ9mwluvVJNhk9TWZ5nkOZIQLp6Ly4MMTx29RDMNNd6Zpdad1kYbkTwEP405TMOkAal",
-	"iVZ6Bcn5gW/u5cU9vXJdNs9pfg9VhL4/G1q4BQqd44y0mhVNjYaCJlrWkjhTpPHpy1wS9H4+NffuSiqd",
-	"GOTnXzJECFL4SGSX3isyP+mnpvKeFa7379gde4INQE96e56Kr57KTdHTHXtqNpul/+uPq5j8hPo4emjy",
-	"QdM4K1vptKBaepCZM/GkBcA4s5Uo6Bj0hCbHW4BGWtQeDMwcUOWUoCc0EJypYsTXyOkLykzWsgOjNTMw",
-	"AC4fmw8GWg61CL1u5+IdRfTkYZMea+bwPpVqkTpMgiBBltkOi4OLnopUXfqpWY0JK9fdV8/9U55vC/2e",
-	"kYzYDs1J19tJkoHTpCB4qnspkYanvJQIZ5bbAmWN6alCENBTnmFVkARP4eR57IBpLtEa43bW63rAWoLz",
-	"zMCeXFzCNOAUPESA+91tBuQOs4AETo3LB+AF/BVU2Ypy57NCNZy8G4XVHNdbR/30QUxJZLXbaz1zZDWx",
-	"5QLSv1k7Wk9zfCaLm3gkQgu3kFsRSwVUu0BM/djgZA90CgYle+vgX42TCZ6Cu6y+7E3xLlvgDuEYp9ZI",
-	"7gjtHSuwVCKcSG4zvgEu94IZXJMGKWXPuj/aHMHmI8fKgLZZLzi/BeqCdLEljzM5vyA9bTWJp/RJr2Wk",
-	"vjuuBkBauKwHplyiDUtVkIuakQmRylggAoSVadIJA8Q9giQtC+fuioKQg6e6puW5y5Pz/zSrW87Xw+Pd",
-	"a1ONLS+sx/W4B8mnaSkddy48lTn+TtjZboYbTUhvXBJ/6jA+zvULCxwwnTOy/shhZ53tPie0OVXtEzXR",
-	"9MxdlYt35sRhv9ub1h07hs0xwakeORcZc7Gtlf16jtObuZerO6bPyVJA0RcApI0Ww6XaXwprUnMreBaG",
-	"7pbkbPaOlWhtQBOj4uxPC/hZKPfWW8jAjDOD03cMTrUxAYIcYXJYPAfTIl7YjV9EC39LeBfkcY4eAd5r",
-	"wQyqqqx9uD1c9+IagIuZYGPxfAPeCxF/dKDRTXrHt3jYm3dSbttb++Hmfrj1yzwVUK3WY6kdh+xaX8xl",
-	"VRexOEOKiyQq3kVfu9fgg1tsdB65fcdynTl0Ad2bDZXfbtdm1Jg2fZc+ChY+gaM73v7mqhHvDATu2vBo",
-	"S60ET+vMUAc2Rq42YWsL3ZLPwKyAiklQ9oDUiEYPjEhIY4pOj45uTlEC7t13bK1H41jSLuTr3Oghk12f",
-	"ShKj//yP/4P8tzs9lyc8KD8nUQ8RLKf6Uo5GZPLmjtn3MH437CEIUvA6NC82e4h8VoKMCdy3NHqoBNqb",
-	"iDs7qgZlQrDomjlq1M2SpPgVcSb1dc1UN8Kiz0fT2GZkjLCIKY6gKwa5LRM+6Uoe02xsf6RcYSnNb5N2",
-	"tWvzgOq3A0hpBX/RPkT9jehw1E0FVwSSng6SjMZdQfSBcXvMSKY0kjGqR34kQ6KwoJiZH/DfEU5gOg9c",
-	"mkrvCY4Ul8SNHWMqpu4Hy5T7U2V90h0QEhutERc46RaRW5CirdjU8s/N8s+t8s/t8s+dyk8S5Q/s1lZ+",
-	"tyu/O5XfG5XfmzPpVeds4SzvSok6tDFj9ZFkRbeHhyeXtdwAJStYyOE01l2eL0hO+s0SgB5fnR4enR4v",
-	"mQX0MIcvOvTgi9q7YYgeIsDFJSIRa7KCOvupAek8YgZO0fUJci+PbvIEufktDDG2COrguTLas1H8EJi4",
-	"0i4C3tTsZI4PNfkWmWYVLM2FEV/ZxL1AjeXyftJzsIjWqEhuoPK7ZxmRJt2jBsoa/G1S+gUoTXBEhK2y",
-	"Frj0QrGZ6Tr4SkFI5xBT9uaOQc024FYhIhFBVbz6/IM1OT6kElltat0LbjLdMyXAFiUnxGLD8ll2YXX1",
-	"qVY/agYI7jvrmRhbGzrowG2hK2OAKLCnhQ6Obl0baaphWiONVVvcMRP6CumYmQUvFNV1jf2a0SCGWDxI",
-	"sIL85Kyau/FZVsrsFRyFC9ivmgNxfdjs2DIBMRFu9yS6vD6/vwzb6DW6PD+6vww3WsuVMgEVyRURlNdF",
-	"yZwTnEjvwNkqfhot1i6PbpqddSct5mExFXfPt42gcdYIGkcrplQG9K0LXo6VV+VT0wbBY6gIhJm/oaCB",
-	"iImwgczX5wYypTDlWDUsWs3LxSzU1xgEVW1iJA23NlozYdYB6hXXMyTAzyOBe29Qr1zXVLPz0qUScatw",
-	"OQn8S74UTjw/3XSdvc8lXgPS6Qhf5WzP4E2+X/4prSP1xy7aq8K4MgShTQjHsSBSvkGaPkKpntkIgLLs",
-	"ghn+X8/4B/lnz0VP+W4JW5s1+3bMwI5ManL+4tio/1fxBugby3YNkyGjERbDr7M6L+lrMOaPgB31zt1i",
-	"6irb5kTTUjLiYBEgnsS5hmnpW+3cjlt3yG1k1GGCZZ0K5cd2s4PWThFltmGAjhEZQ9hsNA3QJeKZyl/9",
-	"53/8n/Var13B+bgW/pmNuK0xd1m1tYtayKshg1sFGEpYRFCxgbUDP1JJ1TxCrlfX3rP5FaV1k1/ifPqd",
-	"ViAY+NhZQS+7WgsNg5M+UtQeVjbEQ3j/jjKc0D/m5mUiecvWwDU1qd1wFlOFivev9EWbcqFAS5E3rsnA",
-	"lH+yZCyf6fYlYT6lobyOloTJPyWl0by9qUtoVLc7/6hsRrWYAamMTEXO2uPnvrZBJLph4TvbmJfCZWH5",
-	"T8fck/qRD9AoG2PWdNWwHSVsoVMl0YQLyGA4xlNbPPyNyTsC/g9Qkbx8MV36oeZ53oT5td4O56Y5Obm9",
-	"vUKmEbDtgS08biOSTOIzabhcU8Pd5nLScCwn+wo3F2f6mi3THcxPM1MAti45BUgpARrjaEQZKSALiVuc",
-	"F4F1rG2hQ7uQvsAsyrMDB9YxTYMZ5tZr3bELMjESjIsJw3FM4jeeYT3P35MlsW4wwixO8tJ/Pkxbdwzy",
-	"SUFlYlOKTE+JxD20thmG6/vIrxGrX0lUtH2DejFR+mHPxkcRHI2MXWhexVfI1FVyzoOh2uv7SAtKuUMw",
-	"XDum7qypVGr9L/JypQo/kH3wPDduLk3USxPMum4/oduOXUElWatuiBIcPdiEWcRYMvUaYijBbZ/Y5F0D",
-	"Lvo0jgmDPjdsn3lmEcETcFvwvJmpFhM4SvikCJxzS3BJv1TXZBMxuTQdpG06+nyZUJVA914I+3m+XH9V",
-	"pteIs0FCIwWd7lU6dQ50yKzHVmyH8+w2xqv2rLvoOPj5RZWRV1TZSD5FUeU8XCXS91+kz6Tp2q/YDj3r",
-	"yZWKplvxypVsN9VNSrXQXZF0u9nG9NlVnHcTfdXrbtsblQnDG4iRYpUKxjZKxuZTI2rE467eFJwkfGLR",
-	"Z8v2Bhm7TX2IwErXun2+S8WWml4d/MJt20HPZN7ruWgrGESajGwug42bWSlhunQ7U1dLGla85a141QLO",
-	"b/KtmzmkVsrpZgw/YprYFW3l2F/sM4SJgnMOYnyy9P5BLiWGk64hbLrvEHCinw1LkU8JHw6h0inKbLwb",
-	"yW9EveCfmtbLu3ka98qT72dyWsyaczTGbIpSm1rNOCmZ5GUiYxDBUk7LDuEiU2igr/c+FDNKpijiUiXT",
-	"9TL4Ys7I0qsf48Qco64lrrUENwIKbgrYglkLYUu+MaRiRmsY5T1Z3AqQxNP1APXJgIPBY+rtOpW2yBdM",
-	"whaPLx+hjXZ5Eq+kQ1rr96ChAcRNf2EiYiGwoYKmqeCKRzwB+LcDtAWn6YCZ+T8SqFYJsoXATA6IAHEr",
-	"rtCRnA7KlOAHM4rmyvpYzsdN10AvN2NCX0rmMi5iIfW4VAMNSsEuuWk8UxEf63GtZsIbM+KMEWuwNV4Y",
-	"+SzMjWoVlhEfazmFsuG+R3/hKucC/qNXC3nUoWjxGMeAVTh2OwqT1WBawwz1TmMyTrnSUmETcrHnEAPj",
-	"p8HmCEuyj7Y+f8696PQmQsk3kqp1dyDhZu/aYjz5tQz0q4gOhWtAcDYMoPbUg4ahqL2SXslyx8Y42AWP",
-	"9VLv1tfNuLIX3Zc8LeGIZcyW2YZaPglRJN6HyttGh1sebnYcDPWoinHyowNlXYemX80hZZII3WDIWcFj",
-	"+GNAF6aeq8fAzIwxwhLZRvuIfLZ7bQjYQBA5cu77NkpT80Wv7ateZVu8jET5gB/BbdKoj7jICZv5EEeg",
-	"vegmPHrwLt2cDFq0BK03ZdIyKlTa/qBONvzOFVOmJ2tiLp2T8lTtCmp2oLxsOJ5wlAIHJsSFQ6tawJe6",
-	"7gqSyQr8yyNopMGJPj3THP6aVZYIo1SQCGeGLCrpggJNbBoa4DFNpiZ+ev5sAFJdfZWynOM6ANZCQ74I",
-	"Q3QavnwmmpMoeqRMqpyGFpG63Vke8YKjlLDYJjh3YcQazWAYi005UPPsDQVU12dG8bHY8aFe525j1nZQ",
-	"jKdyfR9h+WCqO0H6KKPnr3QJcBlTCVJiiWv2ep64CogeS1tShRZsm4YUiZuU2RJfFsMNPLsmXrDE87oT",
-	"7ECOXfX0mnyBFrN4QuAmHNFhecr22E7gMh4KzEzdTCh3VXSsNztA2EgDuM9t7EouJeS3rqSKdCEQv0s+",
-	"R4TEFvaV4eDaIrIo0DqTy3AN+1kL7Tzs/iZYqi6fsApYSktJCLaTLKWGy7MOMwQdmHSKBWHzCnTZwQrS",
-	"VJa+8vvYBrfZKiDYl5SKeE8rkK2BH0duizOhnHYge4OAwNA1ACrLeTbgydwSTXtzGPnCpEIwuVKdfLeP",
-	"/B7dKDZ1ec0wezXipD19+gqH4GprbtSI5nKgSy/CPZdeIHlvV0vq3XpZ0DYxwnxxK3qE0iE31E409xIe",
-	"1lONBGKp8LA2X2ZOPyAZrMEfyh7mzKtw/oL8BRB7VMiABfERXAubcYlNsJN3CbVNkGbXkrQSiIuM1/ky",
-	"R0C2HWY4QljuymZSKXWVf+HfBi6e05BGE9Dp7nbe1Rdk15lHS4LlydmOES5NIN5Yc2S5HRXolZa1HAM/",
-	"hqLIJsf3KNnp5tV2PNm66BFrMKIUC0lAVXR+c9IcCFBKOH2cobQFz6c5Ne8azDud5QuBf5IuOB6jmA7A",
-	"Tqbyya4ZqTawBaoEzGq9fkjKupkkxaWXd1LcebNT0HIVlFo0ScitskHfrYYBlyMuVDJ114nMBgMaUcJU",
-	"VyoePeSjXROQDowKkLrUp/tGX8J4Nhwh+ABZD9RcB5MrOzwb4ozqC+wFJQ1VA8zThWrJGNaMSshkHOk6",
-	"BadTwEAnnjalETR8FQiYLyr6C3Bsr6ohbPeFWgE6rlMGFJZJXy4C86UvaHvNtHQMJsGKKNoIGjOSYWVY",
-	"J9xZHXlVGmsEjYqsZGqM+PKF98QXDLzH7neJ2fbe+zk6of6gx+56zUosI9g4ZlnIhk3GaXg58/EMF1Z+",
-	"XJpPPeMDLo0+i2LTV+ZshnWRrHADNorUXN8mfLR6veaVUsuXVCNo1F5eNkR19sKBCpTD0u8y5S+SVDkq",
-	"7T1xaav0FlVopikJ4JE8cHGrI1s1LwxxMZb3Cg0oe8aV1jFjyXa2oFm3qtLtB8aewI9wMOQY5/d3btqB",
-	"iKvc8WXNWFjuWK9i14I6/VBhoT9FPejfZtuJqZ7KmDJsq+qOcZrq+bqgiTw52Nxi5kQomz/n2Fqp6qvb",
-	"LF82Z6afSvGPVSqLuL5q7W7L2/NcNylPaDRtpVk/oXI0v4sraHflmrnPjTlz8efX0G7m82p6tnke3qaZ",
-	"STyRf6wEnrYs5sz/9lbg6ZFr5D6d4ORBjYS+yFoy6xu79jNRu67xjWubd8TFgynJ0RJE8uTxmW64eADv",
-	"q2vb0PTxJbc4TiH/0b61jX5ZNqj4GSxZFNQ7F1UXfViLDYs+mguAxUHNlQ1c9MnsGV70RS1+LoyJrkHL",
-	"hUCYi0yLvpx7iCEMG/6sr5V3YClw7kaKFU74MCNoDYJZS8KTKaI3IvaTASEQzwuWEmODLPmHzaNo82hm",
-	"DcGpP0QzxzuYye04Q3tm6cm8kx7MdVvwfL8qw81cf1DpM3c0KLsNgCZ/Thn5wcAqmExkNchcMYewb5AL",
-	"KLP6bX1J5kraFGs5ReXl18v+AM77bLnUEy4oGxtTc1kntNCjxazt+SQQefXnGsN9xBOeCb3u3r9dX3/3",
-	"3du3FeeGf2u/6+xt7BgPJM1aN/Yb9//2a9jcO2i+w83Bpz+3v/x73WJPkp2DOeFeEPaN2YwjWkzjfdRz",
-	"rk09tHYQttcDCNQEm4mwDzv6oU0tAg9214M71ivcoODhxrqtcNO1noo9tOZ8Z7lwzrMm4lNjwOXRTSX0",
-	"xM3EHAA3hSKtScn1yrpQusEq+Ov1VAOoY7EzCyUtKT92QGOqNJop+kgKq9Ha8fXO+r5zl4fyXWCa0wLp",
-	"4TVaO3sH1OPwWv8hvBJxlN0xK/rI9QC4PS2kCYliEiXYxluBa4Pdl1cSZPM2dKj/6hgwLUiAdZLsnLIh",
-	"keqayCypyfDCuCJyDnaAtvSBgnM9z5Sksad4WIMaP9ZAVNQAO785CRBhjyThKckhs15yYFzojpyL6TUb",
-	"wifGluBpQCz3DPnc1oyqkDNilDcMEaYFfcpQTwAMpCkM9XxxC9u0npc3PaZEFN7PecGLuFD4On+gpRw3",
-	"T5Kdc9OZ3alFcW8FjIrZ1hIer+PIlg2bzXdpKMSCCVpSYquyC56c1nvaLukjS1lMatK7hk0t28co5RJC",
-	"BB04HYGyZ9FpfxyUZ/dwLFjt9KyeYIkFX9qWK1YkCBoCT+rvOrcIXMRO5AHgLCJoLwSTh7HGphjyHUmq",
-	"3/Rc+wPVQ2sCT0CLZ3LxcAXKRDQiOIH70kyQcrbecv44ObcjAA3ALk9SG2xS496JJa8HXzGP5X2y7WbN",
-	"wRdp6OaBvokiXH9daZK3gdYMFR4TqAeHaBwgkkhiLKhMM0YSJ4jGeZxEyZG/hT5SNbpjPTvgOxyBUtmm",
-	"c8+RuuelRX8wpbjBKpyZ+dl0VNXUnMdXp4f1+ahKg9UvbTPInS3MSqmsX0JpyJOD67eX1z+eHn9sfE0e",
-	"/iJ0YgmP6DwnmYcH7izXbuUsBHz6kYdAuFNpDs8iSlZ/mRnXwCUOtungyDR/KUmojzfxTzmEf4FVW2/q",
-	"XoBIa9hCvYOj2/uDsN0r7TCt8b0p77b9bHEe5CpALVjmwPSyWPtMhVPLHNqcuBGUQ7Uq7RitgUHWs5qY",
-	"SHhNXQp7i2EfevvGk0oqzo0bX+7Ax1HMc6/OlqE7PSQ1EZyMpmgNF37/xgTM7hjK3U7Pry8CxLipRcpM",
-	"BdLA+KXmquPSdjiznjvLUFPVNbAOCDa+z6Kt4ZAjW8QKTuc6EIyBxWfzcHNdzyuPmIQeLJojGps27XC9",
-	"ahEC3puLnM/KXSJ8heEb3bWDmAW/c04wdiS7Q24hs15caxj1hfEQsT5b2IpbCWe5vyJVUg/V5xmL14Ny",
-	"N26ya0b4gusQ/DuhBKe9Vaxznh11HXxUvU505+aD+VtuHMA90FHnXMRkBp4zkNU94kKYW88uWvc9hoxB",
-	"GdwIFTHCzF5TIwNpfS4cElQyrHoiQ/5VHWddoiJ1WoaqbKU50t5YmKQ7Jv2OuXrg/Fj9TA+tKZOH00bd",
-	"5ZtqQyqxumMJcaExxflbD1CaZBL1cl4Feg+8uFX7RoPUlfwNUC8POjLejDcGQIF34elJOggVnDcwKT27",
-	"f7VJeb6Ss5y9J9uh8YalECKKI00FEhIbxQUi0YiTcsHtxvnNd2EY1pFNjRz5wpeL6jIcZdF5Oww7G5tb",
-	"2zt1rf1Nrc8mvyJTmfNkfnlXnzZ6VBE9OzVXEvnQhWxXUNdWS7TVqIiy3v8VThxCIBj3sl4gRcTYFYhd",
-	"WvZxtWhrJEGbkbNmjj/iJCM2DKOO3DFkrXFIc6YmYO2N8+Q1sq09nqvIpnXJ9YyADfTgJamfPYVUre5B",
-	"y9n7cNTzWEFhclHhBPUtqNGNp4NwCogAnb3TjQ+vz969QednZ1d3bCBMIkPITR+Y73N5XaK1dyc3r9/q",
-	"/9/evH53e2NuOow+3L5r7sJHTXPXj7F4QFiQO6Z4Ak7KcQsd2Op+ZpoQ0CsRVtZ9p3d+c9JzKoGltBcL",
-	"U/yuuTR26zadk2VRPCyVyCiKWisXRM053ef0eqUyqKvVkvjnFjD1aIiYoiE3gcUzW/DXpeOeTV59kCTN",
-	"NBOp3shBwjPRWFQStRLkiYXNpwPKGYMhubec9YPQHCfk9zcebZIAEeGuAuUriOlaX5p2+fVWFxZYzZe6",
-	"sb21VAEMU2K1gNC7s+vmwVVzK1wmVDkvlVoXOWi1jNDGmTio0Dyt4iJP6wfO5LrN0vDwK65W4fEtM2Rr",
-	"0NRXaHUL91Gluhf+4fNKUiyfNbtcveerS0t949qvfqHXmXj8WS4I3EpkXaaPG/JImNFImVAFqnIf2tbS",
-	"iTaW1gc+6gP6dk75LPCvnYy4deAtOfYulaB92Wq2lUK2y5ebfVZfS3OPH1dRthiljAA+JMo4WexULU6W",
-	"rolFTMgcjg/C9QwnYbk9vf7AVrmxWe3yNG/mun0lUc910PO5wbV3Rwd3jFFGAnT8AQ14JhSxbKXuJ09C",
-	"Sz4rgeU6iHaQOs7FSYHcEdGUIMGTpJml0oTlaH7ojiWYDTOIGdbClltCQgYKEjlbwRGWFKM1YAwppG/J",
-	"M32sz+RaTglmmaabDZvjSxJp3BAKv7LJiAAiaGEFU3MnV9ORpiPcHeKFyigHtyvIsWryXPYxwwy/6Eui",
-	"26/+XUQSIqYv+nJEI1t3bPVPecQTvDifYe3HVInFibtqv+QRZ5l62afiZSsVmVQ4Iph19T2UDKgcvaQf",
-	"Mhy+5LOXDge55uLpi/ZnSBKs6IugZdL+veTLBzqhL/lOI+HnF32YpS9b45gmDy/6jidJJqMXIf5Yvgh7",
-	"xhp3RfyST3Na+oJPuXgRgBy1fsGX/EUEUCqBJ30iXkY+ZZakI2pN8Kt+rPgYK/6iLwUh3Zdujb39Vv3w",
-	"yxyWxQmyq3ArIJPk3IkTZ2RgNB8j5yOQiy/SlVugykRRtNCBKQqEhRGCoFqKCwmzoXg22UUuLK31CI5G",
-	"PYQVCludLWuOMFN4IKkCJ4Ok37N6JtOXHR5qsWDlulaQ05izRyL0OsAdS09urRfzPzQX9TfU7qD/9/8x",
-	"AyX99Tr1qhHWFkqo3KTy+iHDTFE1NTVJagXwCIMPtJexa3NRjbX6iml2ZnVc6vcf3y9KAFxlpYaVVJvx",
-	"0c1BvRT1WG3Z2dpq79UXA6u3RT+oinbk8v1VrQZVVmAn6bCu3efFZtUHMInqCc2B101NYSYyXV5S1CBf",
-	"JJ5Ah3Xj+zVxVjuleb0PPshrRZgQAjmbVojGCbmlY8IzdWMC4OukUXhRhAvagEjPCckUnzB1i6RJpymN",
-	"ItLmuW4hW98f7YUlQ8FeGBTFSje2bXV26yJUW1eVC0pYoQR4bgcuvaZ6J0Zk8R11C41mxcgZOLn+yjOq",
-	"28ui0mGNF2KiX0Ke96bJdq7F+QD1Tk72z897aK2z2RzxTKwHy9UDaLf3w7Dssbj2a9j+9GvY3Pv01Pk1",
-	"bG58Wt//NWxumUe1/otnfEjZC2urOwXIKskLq7kKF+inXfR7eZiJqWPWNHXMmilmSkybe9Xy/53N1Uir",
-	"0x3kg9bt8DlOjTVlOZCVceA7+khQL9eMmVyeUMEnf2jtlZCn0n8P2TVBDDcuDQmVytqEZV4u/I5BYKlx",
-	"E9BbQGLorpzSx0XOucz/aybLjTHC9xPSW6+v/+EpPpaiio5DKVey74RLFa9/WcbqlYdZpmSl3m9TsLKu",
-	"St0cJEnr9WwfR9xWfbIpfU2s0D7qFVqdnrHA9jOaqKYmBXpTJFq7ubg8Pz5Ch7fGWBigMSNjzmgkTQky",
-	"RT6r9TdQqSZ3bOgFCLtBkCQFK9S7+lCtxuKUTq+d8bIJ47z+U//nS68SYplP11QGyEcs2/dLzWaO93lu",
-	"I10+3+AHz7Jak2xQEGt0vOWz0D9ltsyUtQu7GiUGtymRkIQkt/dLNIE6GkZRbXRzkGIEwFnnE1lBEH8y",
-	"9WXT/cTnta64GDY7ttXT9Mk2y99HPfNHD1ItKFQ4LFSsxZB217YNDBs94OKOGQphavMoSPzt7zoiLE45",
-	"ZUpqlKoQCNtNP1O527LuwRu4P71jptw3OBiJbAih4uyRCs7G+g5NLNRNvIFZpke1JBAtjbUVsnXHLN0y",
-	"82KkaxSNgU0xBPmkrEZSQR0UKn1nKOtHs3bx/qDiCG+W3yiM9y5QN184PHAjlhE9/2IWyUlMcV3yfsjp",
-	"VR9A845nDBBOEBwXZfESUhQ9h6TnlYp8E1dpzuRQzAWrUgANHeMheZ1C1Kf5+7eUFD8mpJ/mP4Z0UF6m",
-	"//G3MGXqNTkxqcYikSYcx1CWCpauWwbIM48UE0tBGzZsmaktNN09kBrifAH5DkHoHVtH6AibOmAQk/2e",
-	"THvGXq/lUChnBRV7XsPb13ZHX//5QKZfektZTOQId7a2Z2dyViqOf3Ny0PQK4wMClFe/N9jdjsPd9u7u",
-	"ZrQTb2/t4c6AYBxGW1s4DttbeKM/2By0+51+2N/tdKK4vRVvR+2tfjgIQxzuNl7iG2Bop61ZJEd84oFu",
-	"DTJygWxgq99EmGlZXwMUUX1PQZ1m53BovrILNGl7/EslgP4Z4qyopjPwkpbAptgSZuBSYxJJ3TGYRn9q",
-	"TdRGsvG+q68EsERl5D9qMPbtzL5s7nbaGwtvCRM479MDO0KOH9458WsWP1uy/5y4RM0zxtO/yhL6VVnM",
-	"Z4D8G6dsNWJS4/DAMPqOj8kf39BcWUk2Xq4WYHwcSsb8Fa2aoPkQL8n7bL/LLfhL2kJzOM/HIjmi6UJM",
-	"mil2NjB5t3Di5QayssoQK2KcRHJLp0sopEWXIRZxQiQccj1759ctYiMSldMJlaBd7L1YCtjA+85O/4M0",
-	"jiyaCY+LFK4pViN9HZQZ5//8j/9jQp4WbjUXw4vZkvL5QUHv7UH5x6Lrm6I2ope7SW+68d6BIrQCvHmA",
-	"nqoRKbx5/HRVDk5fdQAqWG02qADdAnyuR+JyUeuv0LL5NWPnqtpsKeI6t08o92nvSlpUJC5Xy5xfudiE",
-	"5hSXp0k5azg+Hj0Uujf9vlVWiGyFS9xsL1e5mcqbno6gvHQ3sZ4euBx9W5qK576ne7wSGsTfpLuv0Am6",
-	"DS3Nqbrk5bWEeQ2JbxEpiL9B5Y6FPuG1jsljbOU+V3bhZeUqnr/UoB4ddpXm6oo+FJOvg/UFmVx5SsTy",
-	"4todTeM1ax2NsMCRgqKcjEO5FhcdKbKEyBY6NAWONS3su6RzTlMIefv6+gRqHnTduO0KMihyc22GYTWc",
-	"bSktZmdru6zE7NSA+NLUKC2jUl/gxaqtt9DoH+yFuuR9lyZ44Um40m2e82I0ULCdLWKZL8vEb1YZAxTZ",
-	"FPGmEo0htCEuiG4vwSyWEYYs3r2UCyUwVU6Ly+WDLAnieWvIUWEal6Vtv8UMfK4gIeJRXue3Gqm3TP3f",
-	"ovSvaX/LratRnUerbvBKlvL5O6kssTWMISGjSeNtwphsyucHQlKJMBphOVpvoRuiZWh1x3CeiLr32aZ2",
-	"bJoMs7ZKmUS9/wkP/tYzebwJ+kj6Nzx6IKp6oCTPZDcmj92fHzYeL3Z/v/3jepOdpbvRx7g9OJHbw+/x",
-	"xvSYhNl7eqm2fvr9l8lOfyFT7cMlr6pchzxXJhnX85UaK+Y2+tkjPCY4DjMErm19onIzXML5QxMn9IGY",
-	"iuxhgC4D1A7QKeICnWmAUjZMwIPzzR2bgTvsjwF+FWY7738437wqW5F+7TT3Dpon378/v7hq/jI39cUz",
-	"Xq23hKExZZnmGI1b65gyZXWmL/BLtrUYn/fOzB3FV2PvNG7/bi33ubNBUWcDMpQZWQArZLKzBrl/JWdN",
-	"SEaIFZqMaDQyCkZQHudWvJKLdxktUvxy5wI7zBWnTL24k6UjmOdFbqRQrbY0l/q9AX378lp++8FNNh7j",
-	"2qJCeWRZDXN44ZWOX9qvviiSVlf5VLCbeRX8UhpvdMfCKqAhQBZRoJADSoRNGnd+/QaZljAr29hk9Kh+",
-	"4t8RtnMN6fzjxbWOiukGPqDqTRAVUL+kRNxCsQLPFwxstTbnW1yOfS0MM2OcIsWDnCaakkHLVyP1jZHV",
-	"3c1HWdG0Oa3rzPLYng6qtiAvVuRy8JYKNapBqZ9//vnn5vl58+ioB9YR96CHXpu/vZKR1uIxxI/ESeea",
-	"N8+iUcVdYG83bIabzXanZsN86h829z79ufllrWn+6nh/rf/P9f/57/PqC0OitdVMtqZK7vL1aQ2ugPbH",
-	"K2tasth9LZ7Mq1q7IJJ14QkYJHi4gsIV3P7fJXg4v4LuEuEeJ9x6UVXUEPZEwzXGuKov/OeJzquF5bIl",
-	"/EOviJCcgULHkxGLATYBTWtSfdTks9H0c9dZhdDauwCdA4P0IUAHAbpYhyMEXhPlE/HuK3N61NdbvPqx",
-	"3dxAYDrVUnOEBUFrLBOSsiGwAbOpU1ykeHl6m7U5R75JiFcReCn+P/b+fLmNY8sbRV8lA/2HgN0FEABJ",
-	"UQKj4/toSrZoixI3Sdl7gM1KoBJANgtZcGWBFGz5xv3rvsA9EeeBzpt8T3Ii11qZNaAKAwdJdrMj2lsk",
-	"a8jKYc3r91Opr5SVSTjV6R4qd71z/IzZE1Jo/3LyNSVgzUgMezjWtYRl9swy+h1Ufeb30Kv3r8tmcCxv",
-	"RGE7f3/0rvTSqQyCsOC9/v3Dybt36xHrcDz2be5Rpd9Fjm7hixDOfnOZYR7zLd5UJjSgO1NXOYp6BRAY",
-	"XWGrdRGIn0KQGEmeK+r9zO3g7gYtmKXeVnkUN5Ei3mQOLiXplFjy8LUKdCXDNthrccTgSiZUoLFIIbAg",
-	"HDlMYagoHvEwhLLHUSyMVQ9ZivlsHPNABDYu63QzcNJhO1/CBuBeIG9TFGdrLM3rKz2j9azM5nbCGy64",
-	"NohyYbEpcl8jjVsICVo3A2Wyv4h8IwG92r0yP8teumndfqva8A7FcjN/AC9fdgPoheUhC5h+SwQYUYMy",
-	"2kdSs6nUIJOBwmDC57q4f3Nw3KV5CykqGD8L3ITWUIEBJQUTn7rgZnEEv0xEPIulFuutfPvtFWZ9RhyU",
-	"FKPaaRnb0iYYGxQD+R+b5oemJUw0G8XRjeVDWIT7rlOQcsjHUE7P0mdfhVLjVshUwqfXLEe27CnOkL6u",
-	"mKVMEQj8dfl5eezgCtLfIkwsABfhLx21mTnL7oISfx6u3tB8oGeWbyD7QiIeUdGtsRJGUTzMWwm7q3EW",
-	"i5CGdnzp20vPZxnW8mcmBC5bszIy4CVw389EBLy0W1o4c2WBlpLjpyLVVGJMcKcf+RCKteSUhwyH7THj",
-	"xUU6Yc/dX2YhHxYrf7p7y/0kWW/uP3/+X+C9/We932/hvyp8uHPkULhbMTgRMLj4cSYNn1z949fdm/a0",
-	"++5g+H38z9sXg8vO9dmefhu8HL3hz+evo/3xv2RX/f3jwY+3hZRlp7tdCXduGGVb+1yMpU5EfM+S95Wq",
-	"akqYd6vLUbJJnnZ7bSV8pnIgv5cQ/wiAWJconzIMU8Y/AvIJz4hzznbbzYAv8sp/XYpmyyFni/dXTVg2",
-	"RVfR7rRRaX4BUb1CzBcxvEHMQ949ih3LW4bTfSwUoe/Uljf9xhTtG5TTRSM7EHxurkLOjqx5KwN7QWv7",
-	"0rWl40If4Ia3wbx+EXVQtrZl6mAJof0zqYOlXQXq4JxKdvJPOOcKqLOAiK0/b7d3BTOetLI/TLni4/Rv",
-	"UumZGBqfgX4BNdLxIfN1wkcj4GBywNcIycxDyaF6Kr3XWPtGG2XNN8tGA2+HAw4vRpYWvM+YCvC6Yrmz",
-	"vXJZj0ShqNR7cRSKFQPHjk5z6GHf+24Y/vbDhndsP/yLIVdVkO5HKsu2nMpW4xnPRGwOo81S6iFXSgQs",
-	"4fFYJAg+uzCOo7mltQLIr8SZyLBI++6Hk6CAYT8WyYVMSlPFIR+IQoXm+5lIm8zKYfyTSRRkz9Z3ry9r",
-	"Xu3s/QX8zwf479Hl8ZuaV3v1+u3ry9clhw2Mkcn67zJXmUkK0SLKoiN9OH9LbcfGW3WkBJqNZBgC1Ht+",
-	"HrA2r9152R3t8r1mu91uNw/Mf16Y/7TT/+vsQAnbBpdyvjbg40pUcK7d/NEElMlVs9MeyA02u20tVtmQ",
-	"q3MB/HDD5RIneEK5J5m/sZLnoECwBifA8SrZtiNipkUcmglgnkJleCz0fCqYTHo2AzR5pvvKTzhk1B2K",
-	"5/gk8D2EoQxcI0BJt5or60z3xSY7otTL5y6pnz7sh4O/n3b/8eM367GC6W5baVq1EYChZl6Od4V7q4pE",
-	"IMciikylWBZoec+tCJIqhc+fazGah0po3WLfxeZqZLzsK0cFKYGodCKVEWJjzeoJ19faY4mYwsGdx4KF",
-	"0Vh7RMwH9olusJCrAJdko7BlRt6WRC2hKv5jUvHpUtOHGIFxbZxkmg/8ZBbL8SQxzvOywAWxt/G5M4M0",
-	"wvWYhlNuFoDxlnm9UW9JRnZhA3Bg8V4TORXFiGHCx1jjyVSEHQrVRp3dQCW5+dJt5rTA8sgTPjZCOJbK",
-	"nFy4sFXbqFx0vCkAenqKVtZf0mVwh5nE5dMgg6pvMNc/00wGGdPZTMwMsGvNlOskivlYwEog+RA+Z2Ds",
-	"MWoVoWVo3aUxpLqViQp5sYOJGnBx1t1sp9LlJywNZFgayLrbJarWR4yp52zNQlzChEJDSgUCeg4vsNqB",
-	"uBWDD3HB/pgkyUz3dnb4bNbS0dy1huwYtbFzZ/HqXpYqYtpHqSzxnECtEsbZo16x/9ZueDjsrwh8q7Af",
-	"IuN6k6jCgiLi3Mi1+ufSAZWvKEcbgANhHpZ7C0EN5Ddbe3cJR+Df7WYXQQPW4QcsxzhOuVQ2aFAeNJ8K",
-	"84WFyMhUxHLId44ncsjH0VZIle6J2UnPzk7pMovhPJbJwnmzBZX78IWw2EKzvEzUq3lylvKHQGzKQ60A",
-	"vaaFmF97t9VudTq7rYONeh2px70QCDGm2JVUPuOOIR9SVQkHTH8XP7Ixl0NmbyFSXXMnEFi7S1idJ31F",
-	"Nh7EU3SuUMNdB7EOxNlvHDIf+V19lkQRphzNC+axAJV5jY28fWWDM9gIzJN05g6Zbx99Rej9/qFxypEV",
-	"FgDrrwKBJC4+NBsj1D1UaZtriGYf4vsAqJTYtlrs90y0NV0t9TVNhwiuonmCb8PQoggKrfI0a0QWl84f",
-	"7tFronLNDz/DaZsfPT0FXwtX2bfmPdz0pWXIOvHRuJRI9TLdfs80+6BF3IQrHacBbEmss7Dx6f1ON1vF",
-	"ei1mSaOAEB/9JsOQ7+y32qwuz3hwyI7PPrD3F6xzcLXHQnkt2Ckfml/8o7F1EAtOG7QJwEaHg5b9yPLT",
-	"r3QUf8cTccsX9+8K0vC4qzE+z3UGQbEu1os3KqOHKhHxDQ8rMXneRLcsGiVkH9IrKAKocWPC2/Uz2yyu",
-	"04r053kInuerIHj2N4AzKBtx+fxqXeHKDIXWFWXmR+z7ny5ZHeCnyGz2r2XgNzxiDezs27JiqiHnmvlH",
-	"82QSxRT27rFvBI9t7GyYeR3GzvzWilLmE1UNiTRXiQzRZYVnksCgOwtAR+1yxrN8iqRAezbjv86F/dBd",
-	"ZKnymHaF3S32+iMKB6PT/bP3F5dsx3jcO/Tg8k8z52CdrWfOeUlAI12pwuCzE0ZvKN0ESI1ZGgZE7AlQ",
-	"A2m1Z1rHd4iAN1Ag5FumKHReubYYySiLLMNmSRse4qzcp26VHoFILlvb2bal9V2EVuD6G1xN5DbFk+6u",
-	"DV0xuRUXx7LJFyVVPg6tBRCGRui7lsUDt6Dk2KIcTzsUlQ0YdAlyBQAiB2vrm5ffZW8q3xnblOCl82HL",
-	"8bLrmd0T7hNpDfLDyH9Jdut6mZNQ2JQrji1xDFdk0Qq0t5BEMyOViUTK0zi6Qd4lx2rD07OKJx2FQItl",
-	"MJG8voJTzS3HBnZVmM8Ffk8bXKfWb1ZHFI5cNzYNTe/8LoM/yrGs7Bxko9t2zAWqouozWpXMcxg2qTjb",
-	"qDd824MBX/kAyccM05S8G4uHHUl+M+e3sdvvbu7X770vkmks2f5licYi7/NnyjMWz10rM2spjJQrjkGC",
-	"NWMfl+/uTOmUu3Q5I0ah0nuTMFAbtV4ZIdMiNsYzm4lYRoGG0AjiS+JRYkfYCY/oM9BIqC1AZYpFGc+V",
-	"Nu5mwqYyUHI82bwR6BU1e9+98P5+QZGVUTl73YbxEDfj61pfc0Q2pcszkh8tnYnHBgvC2e2xKdea+WPf",
-	"Y/41/Df6zfw3HPiH7CYK51PB/GkIvzL/SfQM/mdg/rev/OEcfh6FV3jfLDH//RX+O+ahz+ofLthwrpNo",
-	"yuNF4xDTDAyBgj1GaL4t9oFQgAEBDcfWVxb/1wwXhk/sK4eMD+NIa7xQprgWmKTidN0y/nHesTen5dr8",
-	"J/rN+PIDo8Eh8mgWQRsv1Hymmfv5DKrcr+DCmREDv5r/jKH+0XyKWSvzJYX+30HpeUx4Il5VYUyA3LBw",
-	"EZxNhZojRhM06+oe9S0KNpOQoB4sGPmyLdotPnG+2gulAgrccWzcnkw88ZnNaCCOqbtHiY8JYKeIsVQt",
-	"9i6X4IAcyYRDfiPgi74y46R5XepKKnT8ra0kSuFXS09hOFcw02WmY5xs8fDyIiV8igcDrThjiajq1x66",
-	"IMT6fm0KWGwukDZBucRHI85ladd+lLBQKgEAtrChtgrSUmyGPrNyek6FmldRvqq5jZC6xi+7z+vpNtcp",
-	"v1QlKssaSq/0dEEX1Rnt/dIuAihYKT0RRi8ZG1Yq5tuTVd5e5dRS9Ul+pnEC4NIWIyAZ7CPC0IT5s2Y8",
-	"juWNyBT/zUOpeLxgLq2bZ0xfhRK+3IGxCqcnxUjJzJh9U+V6PwB0xR0BJsrPML66crjlptBnMQsKSKZH",
-	"747SbBGkFQtcxg+RUCmfB0ihvo2GvLpaoYqR7/FgRjYRcYWhW1k35R8vxXT2bRnK0DgWQrNv+SQWaiJk",
-	"4hk/N1eoXWja66zurm1iNfbvHW/vD1eR/XvH6/5RUZU9lerrHdzyjs5nru/bYPmgvY55ReTmNbP+dyKq",
-	"K9tUGRcsiBHckaZjFAvxG/xrAMgJUPBY6IypnLoLJNw+UeYTF+diKORswwKJIxbbCi5jmv06jxKBHSVh",
-	"GN025zPH5rkZ01tKTX+Ppck8pXRmC597r4r9JcVNfAZc6VsRs/ESrfEdICyL4PYlNZWOiTZzZITxVlly",
-	"K8KbDGObfSHGwgCOBBJl5ohPI2sJAZebMcuWwN42KNB/6AaF9b1wxCoICwrlUYNonng2TUxQBlj/JBNW",
-	"hybLRHxMDpkSNyIGJBzjhc4ad+lXWNav0UwO8zNwFsuhRZvudBHksEgscDfKFgd0Ci9dTXp7ycfVIEIb",
-	"1k89nq4tKScuqVjaAEX37hVMUNNzr5svty+CylYyLe/zUKprI1uhio7VzZ42jjCAm//9HPDNGz3m/34r",
-	"BlfzOPwDK50suH5uOz9QcZREjwvKozIfnZm+jHq05VKufmp1wOgyrecrapp8MaF5f4+9yJYIRCN2HEfD",
-	"61EUB880VHnvdlPYq3ogx5Y0d8hBGvZVKJLEAjhH84SdeOytx97DRR8aHkNyBxvXycoc7YqNb8UAVqmv",
-	"KlaBRI+xqBM+brGTJIXl0Yzbuk6OQUcVJYxn4NB6fRULHYU3Rn7IhCkhAp2trjFOWQZblfChsmMtwnNl",
-	"lroA0eIAui5/bP7r599flGN05TdwRek2FJ1CrWqCsIZJ1GK+2RiZ3qjRcgt53bf7CFK0Zslk0Gj1le+K",
-	"Lqlum8our2zZJbbWSjGEB6clmnBWijWamRLNwQLRzXCH+bBlfYTCj2ZoEYQLbJMMUrguZAtbQC36gqmI",
-	"ZcZt0/qRFrh6AF/LxEepE7tAR2cnxYIeyL65cUPsJ/+FeZMue+XyGqX11N+WHqdMvbU0s1Fi9utNLP/7",
-	"WPqXFjy10HwYhdE8ZiAvU8zaAg+UH/D4OtfAY34BEAHjSQHxkP6y/P5KT/hIsTs4wxl9/nw9DdFlzBeU",
-	"VqrMiBpLrBXYi2CHm181IWaWyOG1SIi+IzYmjLuyDBXukTLkOIq74L25O0sT16X6ITtlXySRt7xoZXm8",
-	"/LJ9rjReYbO07Iy9lUrcvxzNPP3K7LsVGNX3A3p+JUVi1P/nR2auZN2/mES3lMaJ+UJbupiU7IeIIuud",
-	"//P//f/vt7P2iODDiccCqROphik+E+RLiCwC8BtTifbvn/Nf9u/aHvvJeKde7eT4g9kXLsJaQOBeI2lS",
-	"Aqv99pqAqyXhz6/H5ijUOSKl5SheNWLfZcpbBRVcGWZwY0al8FYyTFmFjG6HJBD9mESWlOdBIPzKAVah",
-	"vDoKBKsnsZxOReCx+WwmYjbkWjTSPgxjpxcB9aDIVS2x7p2+f3X85n0VBt4Gs4VlIWZU98akAzTICyFU",
-	"GcLRO9c8jlNA806Zcq4WDswbe/QCJpO7gxBtx6NmvI3syO/2Tvyi+z/hjtV90RDTUKXgWacUTaNCdZrh",
-	"xO5HeyrKOMScZtVHoxFWamxAZAbGrWWKgndQ29vy43UF3VhKE0ZmsY6mwhhUUz4z5v1hSjkGoL63kG2r",
-	"zyKt5SBcZI50DiMow6ZF/ygrq9ILnYgCCODb98dHb0sNmdKWwEt7lKEsPRZDoZJwgQc5TYjRwctWpwfG",
-	"vzO+ZjyIJosgLm23KeP+S71r7Cuij8jvjfw5zW39TEVfFi/PYuQt7YNSMQ7Racze3o2V8lspwsD1PUCd",
-	"HXUhHDI+gN+N8JJrIWZmFmWMfHQt5uyOWCA6TUrgBOUXIzmeU798PaLiP3pYwq8FPSxAvaobLXZs3mz2",
-	"sW9m2Hf+vsb6JPdC8NZEQv0luRdR87gSt8Cd+Uy756MbN4UEpZuTjnfvVLzDU36IRPvrj7Mol2TfKvaY",
-	"dQi26X2GFvf1TkHF9jtRxiyO4oUxXu62Cy+p1uaZhpUDBj+PtpWVa1EYQHAG9lcP4fTw8bipWChGQEnI",
-	"pGbDUPBYBH1V9/X13PeYryciHL2VI/GKL7TfsLCgEpjHwZyCCiTCEYcfUq7WxiHzMT3ku/3EkqivjHpo",
-	"scss0jcbcqWihI4RiyDrYmuJJtBkFQ2v2URqM2esvtd+Wc656lKppTY2ABHC60vLCnIm3KodaRYt5TH5",
-	"w6uZD7GVYGtqJdKqMWOF8USMIwSR3nLX2nOwNcYQLdbmMJkWJr5gbbeX7avcfqHB2d6Z/XzzTKmevS4p",
-	"ZfmAccqS2B+rG6u0KZUWClHEqIxlu1iFc482mg3z+Xb1VpDnVqQ03Hpntky1jkIusYfWUa1NJPrDct6V",
-	"Uwlvys9VAN/Pj2h9V0ZmkTahOK6W2e/j8We3FzZYq82Lf/AzNi4Bgpaw7nN2zBMRY6nzVsKmeiYvZPII",
-	"ppctGtNlxhWQXW4yndma623Ln9O9lqEdctLxjhL7TqXOVROfr724u+Fhw/YbGx+szvNAKMuGx2FflRkM",
-	"oLAbLXaUJjh0whdQWYttxpaW9CFtgQcqj1q5YNk8RqFyaZv77rSvyvVTJUE7bh+KM99921hPJqJTe4gb",
-	"JZlgI3Re+OlNjmvVKn9rhsBmfK6FtvFkKTSrQzyawgzgdQIkN8bejDgBeH8baGahkX2NQ9gohLkEQmWa",
-	"c4npe5d3Eb6slJdBETchUWwLeYM4J4BtGi6Y/+9+7W/92s/IhoVBVXhcIY76t1zwdIMsAbzbEglkJBbu",
-	"GPvTRhp8HocbvvRDHFbJpTDiAVB+r91WGFcqsAcYWY07yKypYv5Ihhb+Cg0GH9ZVjlVUmj0y15elEc/e",
-	"feex789ef+exn8TgzKzNdyffMke87Nr52an8hhGpEfzmRedll83kRxFqxA7VMhB9Vd/d9ToHB97zdtv+",
-	"VUIouOFZamhgKudUaWXmigAloJ7ZP0bG4+blYgYi0rVYXPz4HQMmMSTQq6NDRflb/KpGgbl5AFXOD01j",
-	"3WI/UfhBJllecL1kvD/THrLql9NT1y3/NOHkm1MC9LdQX8Smc43Hh6XUnzLWjXJ66jWo4LKCZuCDLqOD",
-	"fiTy5k17jF01RCXby1L52FyLmA1EGKmxkTYbR9EzVMZ/VFszG3FHl9XZ2Kkg1ZP9srLV+JGHMoCPeiAI",
-	"wEAkXG7h34DpaR+2prSfHl0OD/gTD6+pc+rCNvhW5Mhv00tbrhkYUuXjuQxEwDIXPEupBDW7FbFY1ep/",
-	"j1IyeCoU6GyYRc+M8S6p9PzthfevhNEqm+gvklmvXPGyBHvpmn+uPHv5hmvRbGKE9f75dhesvRpEE9LV",
-	"6e9G5nc2D18KVXk/ymURV6fDLcIqDxmHCzM5bMjPG4VeGL/HfPjk4t/Md2zM2/yGqyAajaoGNoujYA4g",
-	"bGxCV7KBSG6FAG8IyvY+y1DpXavKCTJjNb5rjIWJbtiorbVw475jhQHdvrLIYBzL0OgYzecI3nDvKoNu",
-	"SdjzHkTZbj5zm7OwJTYvUSiKq1Ijzh52nEYrA3rA4cyHCfv+4v27NP93LRbacdVSR/mPIpajRV/5H5vU",
-	"fd7Ucqws+8mNsJUkMb8lo5bS6DOOvF7gQpU57auoh0DEMUoVBh47//aY7e7uvjTD+3B5jGO2RvhUhqHU",
-	"AEbEZjFhKLTYBy2gUt4SksoAvs43YtNvGDMTUXPQc/MIT2PKF7ZT0Bi30SiFqciizHWfN9u7zXb3sv2y",
-	"12732u1/bUjf6jk1UkhbB5oQ7sbzkMfs6OyEBcJ1pmgi/WUjcQst2Bodaj3hMyPdZ0jRlJ09IKwxpwt/",
-	"Bqr8hGNBIm9kYiHppnIaankrCefHeoyHOsLcMcXqM7sDrvMJFK3QNmK2fItqp6st44p3A3opcoNq4w5I",
-	"VdjWtsYSRwqFyNnpGAlMeC2jouAG8Bs9451HYyW1YFzZ54QITz6Lo6HQGrvCobBUBRaaGSD4zPOJ0dfs",
-	"Oh/+aTFWNk43ina7/XyTNiMHL7tBVwl+Sd4vuAMuj7U7LJwoX2GELAmooyQxgr0E3UuJ3BIaNw8HbE6o",
-	"AtvWXV+CDo/PtcUuFfKEgPuIcEwlDltYhoL9OhdztJzviIRF2fXTCog6M+3YUIVjZUkUXQN4R0Zy2RAY",
-	"Js3a6+nhvJqw3lHxoxe5tyGiIquPMORk9iGUCiiBmptiCQA9IacCiNdgG7+ANC9FrGJyOYwrst9u+5bQ",
-	"LVJMzwEPbSNU5I0kDKv7RJnVSoQmlnjzr0x4r7GlbIGnn6wVMETNbgaB40kDhImReTci5mFuS2rIWgMY",
-	"RNDYqENwwwAAbsutoLeSUkxdH5/k99gtl4nt4OLG5prxZDhBvgwsIvF7ufMiNZtDyd8tX7A61QQigXpf",
-	"6STK1s1lWgbNMTOyNEbmPz9b+42Ppz2F14uAdT9+POwrn9BTe1CEh6G+aJ4Mo6kwxp8L7UL0VuCmTGIp",
-	"gnwTAn4vEHVa5J60jNmrEcTozyuB0srAq3DQzzR7c3l5xvDaQ9bG+si5io2yNbsfiiflVARm8HROsGzM",
-	"fi/lrvGw7798ud3RrxTOJ1kxjbshs4+8nLDMFFhlBJiVKiskehpVLms4IMuNwCh4wsNoPBdojJCpYOnw",
-	"fKZJBFkTjd6gjX8wSxCOH5Rr5jVYm+r/bSlavvTSFlwFAUQgqBxY3JZwwYRK4kV+1/yNsvbQIgJdwFeW",
-	"gSX7F6luIjkUVzMO875EsubVbqP4+gqtRmx6QomUr6b3lkTWEj+Pt4Sk5VWEDMxHjPlYTIVKWiOpeCh/",
-	"K6JYrZWQNPkXGdm2CsGgLAmD+jTIH1TIzFSwJ9+hETNNtGS8v+LHlUCQ3TlxslRajADMx9G8TJN9i9qW",
-	"TppmWtoKp5DrxOrK0TxMjZ46lOsZ/dIGJlR7UV7FtfMyYtkc2LhDVSepUbbCZoLxukFaawL7dALLzpCR",
-	"/VDKeXcrCmo/K8RvRt7aUw6jo0E5GZzTLWakBaEcSCT1RjHcV4RB84KRDVbxUfY9BVu+2967jxR3SbXl",
-	"5lYQgq0ViYYdHc31Zlb7HDpW6dRkYBwK+yC3AIVNvq7hlU7NpdBJVXQ7a8710HfMkUoYY8OF5Lwy0984",
-	"6DwBpS8TbZ06GSboZhaC3pkb7xKJLty/5qO/TKS5MOmlAebMtH+2uHJ2qVuZmarsDs8YVkIFQA8PBaw+",
-	"HAeffTh/S5nICVavg06FdDooyyHjQRAb55zA6urDiRheG3efYOoTshNSr6fhufJpSJphYCMF4Y/ZKOZj",
-	"0KfsXAQyFsNE26qBvkJsEGd33v0A5yo59l6sDU/+FMXXgBx6TpZF1YFbtkHAqs50FJtLKASG9jpetnyY",
-	"3C2V7lPumcAX46UCOfMe10N+JwaZLdo5b+003SkNlbk509SZnYZSgVBcmi8jFko3SKlwKDFTP5eMKNmd",
-	"LXiXJu6RC2ibRpNzJn8Qi6N5GVfekSryiR+dnbBrsTCnlgdNEAd6GM3EYUqnmFU8b94esKNXl0yqsVFB",
-	"Vv4QSZd5BUYybfa6V/vY5DPZvBaZigocIVSHA8K+HSv+9K3dfN//dFnzlopPQPwQDsIznYfQr69E8D86",
-	"Pn59cXF1+f6H1+8Iwr+MDqCv3g8SIwYB/jOOpswSY3gsjMbIRkIg9vjd2LNuLHV4XfqhRrwhevuNHApA",
-	"vK9YFzbjZstQcu8ZfZAHaR2FVf88gYukGrM6YfZTKnDH/N4H87diCfDCZkKY+0vrkBng3+el6ZGKEdqY",
-	"8a/mLs92yhrH9CKCPnUKIEMybedW/y+4679wQV69/vHk+HVhQQC2OxZsEEe3WsTaNkAYkx8/TLfYEa56",
-	"GI2NIA74MGEyuwlhOOkEVHz3H4DJOIqoUyfhwyRTx2Iu+99ZyJT0eRfRHE+ORlwpnMJczs9cAcjBCUEv",
-	"RiOHw+Sl0EwI7D0aSUhZgNNs04LTeZjIJkJmgKUXxbpnVGkshlwTqEkmo2jeRgR6ZqPaC+bxcMI10IAn",
-	"KUQ3Gwql55qNMED/5u2B11fAyofBhSViPtpqGMdH2hhmAxNgWfA4UWZt+qqv/uM/2HEEfTwyUrqvmuwo",
-	"DIGJEW2CFeSckFSSahjOAypS9nduOj6bxWIkP9pa19AF1Rir++MIYK9aO8NpAIaC3yCXBUphwS7q7ezA",
-	"jcYk6r1ov2ibp7bM0CCph5oWiqb5VITHXIsWOwnwVx8+nLzSLXYpp0InfDrD3xZybPAsrDOCkBCTmvm/",
-	"9zE+1K/1WL+Gu556ZXHD92se61Nk6TgKBFwIl0mV4CV/+Idsr902RptmPhXQ+Pjl//4d6kY924D7x89G",
-	"pO21u3T1SGDmEde+lFZzr92hi82POCVHzOKXYDVoEAnEqAEwEwgopdkRx7Wb1SyeW4C99h4885wnAmvW",
-	"tA177nVfUmaS+eciiRfNI0gC0TlndXIzG/CAnyBYgscp4bBlINzKb7gEQ4jVOQTvoxsjqrn5hoTHSQOb",
-	"uyzXrh3XfnsXXm4mMv92KLoYAlWob191lXmP37PNqWAIUpW9B7FVSMTHSbhowXMpGHs1V8C95UNFrWs0",
-	"tBkF85TQmOoYDxpG06lMEqnGhywWM0E4yS4nQ4N2gXf/JBDTWZQINVw0fxALv0X70N4xIVAXHgCCSL2z",
-	"z7Q59VRK7rHnbeZQDsyjjZZHDd+g3Aady8RNH+yL/fauPe85xdtXr/lwkpl0OF6QwvE/NmcipjIl2pfp",
-	"L8wbwBmhdG36l2eaUbCgr4CZVGpoXBAubZnlAM4I4xY7j0KhWczVdV/dgSm7DuzPjTxjdou9t6/TwKQE",
-	"YnQW2tpSqAAwPzbtETxkHP9u/SgIl+AfM4ela+sLjOCy98IkH2UBn6Z8wQaioga0TuW92m+0WGElNIei",
-	"BaxQkIlogrXns0l0y/R8OAGc7xRXSrMEQxk9cwQtkhNuR5IQWUmALQfsCP63aUeHD2RaCELighPjkNJh",
-	"y6WASbZmFT+m58QLoSK799YhKeMqmRWfmhOZvbphHpyRQ4BuJEdmk9nIFgk0MyqzmzSbYG8GDswO4hnE",
-	"vyUYh03gDi5OQmkdL4IpQZNH1ZyMRWKGtnuIc8ADh+pj14duaJo/9hiWLwF/CbBug/6cejYjAA3Qbuvj",
-	"Yt9OFjhsFSmSXSAR80NNp9XxKlt6FBE0pQK727MBBGv3aw+mODUKjbUKiZSGFQw2R9FXxvmA40fRogFs",
-	"B0gOXbgnmk+iRgRr5eaKD1wyxGNnsdE9QV+9VomIZ7HUwu53jHbhoqhMTpK7NyLtlW8tkGwA65k2tkjP",
-	"jP+TVUWfsPGCfeqrT81mE/7f/NkfUuV5ApXnn5jPZ7NQYtvLzn/rSPkML1wq+fiUqTWALG7xukzh0CcW",
-	"RrciHhqlNxEf2ZvTo+PmxZuj7v5zR/XIb53AN46jZ9y6LPli4RO1GMYiMS/tK1f7RDaLDNAugcHhP2H6",
-	"8Z+cfmV0Y7/2h8/q6Ewzv+CSQ6OzBEg3BFujvLFHRUVw2DQUGiUTp+VW1fNAVxOU8MxsJRI8nDQB5l5z",
-	"KTPIT/+NBkY7628ukeZoMuk1uGubVMblTgAKaVu9ldZueYXiLc+aM8NI6YSbbSGnAsvHYqkj1cNjbpZY",
-	"YtIJzU9jiAVyNBKx0WbU7KACMGewIfxaLKyQoZXDiIPriuHaPBv9RZ4wiEAjtN7tRIvhlTWhrXEdoFVl",
-	"1wqpT3TSFKNRFCe5rg3jfoK8iwWCFTI+T6IpT+QQjR4j3VzUYsJnM6FgNCBHJaUZsYGdQEygGyPd/2Ty",
-	"QICwybJBTjBeXMIBzU0j0A8h5d39+JHIws3RToHQymKQjLkopDnf1CoxEC5uShVKUYiOyVKs1IZJXXzU",
-	"PDMTIkUPwIgfm/xBuGdddvz8fD4BSE1cQsFndczQmDdUJcobaKhmMw9+dW4MFExJMZc9KUBxtZOmIn3S",
-	"h4h94vJz2T0jBTjnZeV/h8znhNi4VEqIrhuYm3CtVGPUTyukPY4Oi1s0lO7xQuR8RQ0UPLyyjI2+01nT",
-	"gyiQ5mRHYWBEKSS0MLBBTIo9cC1wd6Idbs6JhFq3TCoXlbnb4poMaZeLQ8GYpIVyVmFemDkNpQKV6bBP",
-	"Ez7GX5pPXMIcJe5q4yoaxwV3/Qoc0xbKfD6bpekBAndCrswSLrT8i8pgB7SrP8ibDcA44XpYWuwCwweA",
-	"14zdhkvemfFKU81lZsTJ6L7y7TCMJ2oG52fKkG6JSCOKwdKxTPhg6OmGA3A1n24eC62V0JIFRQKOctiI",
-	"NHMfzEkJQisGm0I5FEojIyOGhs7iaBZLkWALGWQsXZYjh7+biHiqsYs5CbNBpZpXuxExcsrVOq12qw31",
-	"izOh+EzWerXdVru1i5A+Ewj47rRuRRg2wcPc+e/ba90ydof5C5HeL4eYQen8JAbsB7FgF8JSYEFFs5mA",
-	"XFhVtxhEBgkZytY+GyF2LQN0Ts6co9YDpDNWR/FJ9ZxugU+CWq/2nUi+v73WUMNBbTlmmN1220bibCKg",
-	"YEvlsr+/18xwIU3Aw3GtVwOyV0i+3sBP3f39zkto3TUvPQjaw71BV7zkndHucP+F+UOyqPVq7384Q+pR",
-	"pDquebWPZuI7v/7z6J8/fDyORz9eXB1cLn76+5v344PJ8OaMz+RpGN+ecH42fPPhPMLeJbSB1qUbvv/p",
-	"hwsMPC4vilHxWiSQA9xr71U9ys3Zzrso+TaaY2v1Xvv5RjccQVQf8kbZ/EGt9++fvZqeT6dm4/ZqZ6j8",
-	"YEPAEb1Biyi3LwD+eWyWoDYVmN/Ieve1Xg03gZnSjLNZ69WU7cZH2lkIq0PxTKRLduy5SOaxyuAfm8OJ",
-	"dOEQq6VS7wKBOAWZnGDYa3daffWtUVVU4klH3YU+qI7RPTKlU6fChzRLAGziODMzLmMIy2b+3KMEqqsC",
-	"gcAOUnR7oBBS6RbL8STlM88EzrovseIiH55qsfcg307OnG3DOKF6tdiRraPBMCuo2lzFoX1PX0nNyKAB",
-	"oTjjMQ9DEbLxHM0diruLj0NBttoIO7EVmF5qDg5sNKJQrDaLgjPWVydn2BgQGmkL84CW5G47nXROk8Xq",
-	"e92XbCAWkQoaLfZTCp4YQ/GCtjXlfQXjBS9fI7m7/RpNXL7cGHgQ9DU2q5etsZRpyK8woRStcvW/UQyJ",
-	"34/QYjNmlitepjWaqPx4YrWbPUWk6reXiG/hAAAGEZ+KRMS6Mv2ZXrKTiftBPuNnzD0KnXwTBYvtZKlL",
-	"eqzt2LVzXutBdV1TqiZC9TdnXJlpfVnbWBzCd9vu9j/yyVOLhXNnFYGVLSl9eNlA7KU7lmb8j43Hnt6x",
-	"nP1BA0dC/T0lrczjznki3sppNRoWXbuTXviHl97VPIPiyY1vpsthgHs4c6v1wzc8cIthbumsv+UD5BSi",
-	"GAoo76iHzF0v19+V2e7HkRqFEusI9jq76+8944sw4sFlFL3l8Rjf2dnf5PMoxScQicGyN+x1u1sN+Aex",
-	"OBfG6cWbN/jayyg65cpy1YCluN/e4EsvMHr0zVwvVmp4s0eNHAOBmOo8d7pT3W6P0H3UezRPVun3m+ia",
-	"3GTCLxKBTbFTntmMDXUq5Z21nosA8/NOdVvbva+OSIl223ulHgE845ZrTP87r2DIw9AIes1HAuFHZoIn",
-	"5nlZu8c1OdEgdMIXVEfguP0XxOfP6lb3pdZBo0JBUCgq89UU8UndjirtYeb3S6qPHKl/rxYnV//4dfem",
-	"Pe2+Oxh+H//z9sXgsnN9tqffBi9Hb/jz+etof/wv2VV//3jw4+3m+uIcX7OVxtgr6ch1DigZ23eQjU9i",
-	"bp2Y20ZcfUjTq+ulFm72BxNP2JlR6StDwRFKSSyKJMbQNKSxdJyNaZoPgVS4waeidm8LZ05gLCvNG0Bs",
-	"2dy2octL3dTCh31mS+Fem8pto+Xv2GhDaRGO1m6n1D6u0nfHkOHO0c+m7p9DIlbilkUKsONQPeL2i+aJ",
-	"TjgiGOeVRTTCLAtsWAxmW78ZL1vynotvz4Tf2ugB29h6X/GC1+ycZvKBytxm6GIC576B+Zu06CJfcnG7",
-	"7PQN5nrBnMPnHL0NzporQ5Mx5CPJgSs7ggARLc5Sm+fLaVBai7P13pVXU+I2c53jhmnypBnwW9Xc626u",
-	"UvNT8NfzxeyXZYBFC8eh9uQe/Q92j5xOOLYJyqJqeKa384o20hIkulcoiUg5TMVKr6iupRqHIIMbBZEP",
-	"4KNZujj4VV/lHgAxO3xR4JHHErA6ZboaWOl8A0SZ1g1z+ZkWO8NRYdlNX1mvyD7Q3oI9JaGOCppsvSPn",
-	"YTtgX8kkUzmXOm/DaAaI63GEyC/4obHZSSwQSZqXfUhvi3wQK3KevK4/r244yp6Sw5UnTWq3r5+Cek9a",
-	"6/N4u68/UtUML+xGBKTIbN6H9Idtu8sK3QQ1oUbLlPgazsv4CVItUTx+x6fC94pFh3CksLjUJcP6aghU",
-	"E4xrrBXEdBPbbTcDvoCKvySWPGyx18bd0FRaJdgy30Grr96m1bG71MRjS3aBucv5KeanSTSPD3GioTgp",
-	"ez2r77XbHttrv2z0lSuGR6+CHRUKytla18YqyniuVCab1VfOD5twPRHlSa3tk0vntJ4f0M39M+SYqJgi",
-	"i5tK+6iSofsh01J2xrbSeJ0/g8aDqh9KaGJJjCvSopMntW3vWUpfWTj3dbrKXZfVc59ZOxoh5xh0e2mk",
-	"76sL9z75avdOZaE6AvZI3NoPqQ3tS5spkEplqHjJb4RyeFscEEZjz+hsV1bYS4sh6r7555VUfsMrlqcA",
-	"7RT+9YoAnwhTkFfG8RLG05/QiGh4UIDiChGjqK+giIIqSM0gsELFjKFws/mj/dUVRVLMZTz19nIWSl+l",
-	"hjQ6gHWfLrgC/+wK/TP4FuSqwKgiuZsND38TzRM7OSK4iuaJ3+grK7HyKtq3dguOLKXpc2re3IcGyxiA",
-	"CqDsQ2p2G8skgV5W4gSPudI8VyFOpeaJ8e1b7AcxS9hLdJJb7AzYGVH1Q7eGbSGbxzqK/UM0bJT4aBZo",
-	"LLC9AGjOCQ3yrVTXadObH4vwv/o1c32/5jceNuD5Vurkgjbka4txsp1FYIX02guP4fvJZLh7nd+/Efu0",
-	"CCK6TyCiUNy3npRu1DXXzuA5u612q9PZbR1YXg8o/DPnCwsB46MxDKx2Gv0mw5Dv7LfarC7PeHDIjs8+",
-	"sPcXrHNwtcdCeS3YKR+aX/yjAVNSNtK9Xqe7zUg7m4yUJMH9Bvxz1qLYCPApt3dK0N5LXOwZsUJQbVTB",
-	"pJDqugSOA1tg53GITXeHLHcmnE0dIzHJNIpF5vHpJxWxGb5+n/mx0lvLRWoPEsrEtv6pMSd26Dzv/H4t",
-	"Fn+sVJPY34J8z440BBp7bRsZdr1DdaFRDsiTlGe4A8kJb/4Qh35fZR835DoBXqRrscD3pE2B8Njsk7KN",
-	"ygxpnuFDkGLZPAGhE0kRQq2ITKgD0zisw4kIQAKPoyhgdf/Y/KZ5HKkkjsIem8XyBjigpvxjk4/Ff+12",
-	"9neft41DKafTOSw9dEqdjJrvIiWapzwZTnyq/TSf77++5GPfDXQXOqrzSsHHqfNZ3TbjuaRgyjbyTBcc",
-	"cGjHzWJD+FX12t+YhQazcVlfLC8wDRgmcBjNFpnFxZ6vPBhpv/Zy9OJ50H7RefFib3gQPN9/ybsjwXl7",
-	"uL/Pg3Znn+8ORnujzqA7aA9edLvDoLMfPB929gftUbvN2y/6tSrsi9yk5oRDnlWyvYzksl5vwazu/C0P",
-	"SlbPzjds9UbuvWuJZsq9NmSRyUvP3E4rEaMbbb38Wmxyy0oZ69XM4pcffDsrF2+Omt395x4D2MjgUXbD",
-	"ai2wW1YWhIe/ZLtCqApt7BZ7F0GvZGEp/gwf/flU32doXniwiOvvy/A8//75j5yDeWQVC8ZdLZuy1Z+E",
-	"jVKiP/EvVRp0W8sb5C9G4VLle2u2n/kR37XjQI1L1S8AQyB2BXZWxcCTMYluEZ4BSKMAnAqLN3ykmL4w",
-	"D/UbvezJsOqpQM7tlTXCQ3+zcYqAktO2lhsxk0QBXyDWvqOyxU7/voLm2d+gBgYDVLZV31J/pZ0bznIw",
-	"VjKrLxFteERagg3jKeOGSumxCXLC+tIBX1h6salQc3Mp/G/22iTmC4RDZ5HxHW0hBs2rLfSMwhAw7jHt",
-	"OYKoPQKbkNeY1/yMOjjTVkFQpz3qIiHskb4iN7zQ5LDb3sOnKpJTLKORpWY6gZABVvfcAKNIuifER3PA",
-	"+srHYPWlhMA9gn/YQABVwfEQq30k4TiQdw94YYyzbrvdYkeY9B2JZDgBXCe0pDgbxbAhoHHU0TBUgkaV",
-	"OMGpvZNbfeP9OlyqZdsGgG1K0tl9BSg4LsBeZgFlDsJ2JhDsaHPbklo5xMUyzoxMcG1kGDpNU1AQ+8Fe",
-	"Z6/d5YPh3qDLD54PXh50XgYvO51252C4/7L7hWygdWFuc2jAelwb6D61V+IkIz8WUdevu9dRMNG9G8fK",
-	"s8taVfBo/nhXy0tFTfAQ/J5rNZ2J2G4DzJzdIIGbsHURcioqjDL7tDtZYBd48ultUZzbnB7LnnkjCAAk",
-	"4E6b8I6mFx6SCafsGkm3FBDayjBVFJhVNtn2i/QY036ZUSr1uZXajXQdHmGO/8JBju0Mt0xIgST3fY22",
-	"1NRC3MUVWXIehogLlZpaKYwuV4tMpVE2Xh0FmMsAdKoptP+3mO2BJXj/HAYjwEPWMzlmI2k045BGbjiL",
-	"Ce/Cki9sak+rx9Auwh4WaGVt22aVQ5tlSOvDjBFMKWxIldOILTCY67fd6yv/jCAr4RpzrkfG6PctPRP8",
-	"Glopqcf+eZbrzDIUwPPD2YQPRML22u1WX9nnYt8oWoQhR+wvEK1DPmP1HGale17WOO2xUSwE63psFkes",
-	"u+/1zUYkOCE2VwS/1FiG6LLoXD16/BXG/lMLFYaNhNwwsZlRp0Ea+nRHm4QDdiztMqFF7uWIw3USzTQg",
-	"BWPxXdBX5kpnQWk2DCONtQKZKohOmw1DLqdY/0Dtt7lSCC+LuI8NU4fpHPPEYfYVKrhXViUcspinSFal",
-	"IaZjMyyaneMoEF+2FNsMoFc7+OHvp3tnW1RSF77hUevlcKOstYvO8LLN7SG8Aa2iKoOoGqTWKwqbP3ep",
-	"3AaJcZwpN1YKfWy91wjZ98r8eKWi5ArEpKOX6dXK5ahjpYEz09tr72280MTXW77CVkGsFvytp9rAr6dK",
-	"YtOaQrORUv3jcgxDFLrrraP1ZRNS3Ugi79xBEPFqG+n7SKpl6MTUGEqf9UyzOAqFRxiXEL9w5pPGKIfL",
-	"efVVrivJIn25JwpUo/W99i7SZt0ieOCRYgTV6sEO91y8AMjg4BT0VbEUfu8wBxhB0I7p319ukMNH+y1X",
-	"h06mdrIo1Zh4nk7c/HxRjZlQBbpUN1cvh3/vDv5xMP1htqcvOzf/eqHOd2//+Vy8af/3233+bdAdf5Dv",
-	"fz34x/XmmrX4rY+qWT93PyVWcLgdr8RttrX08zYnbSBuvo3igQwCoT5jpP9/QCHdwyT+cdogEZ4VDClK",
-	"E+yrOyT6CX5sPbKYo2ODNLpx5Dw2mKsghIJSgucLouF8KlQCgLzfX7x/dycMsfczoY5m8nsN33g/KDFL",
-	"A3A3MLacHCinfs9xtFj6j3KBAN91dsJ2W203U18FKNjlRMKkPNNujHZ8rG6WsfEQiGB2qy34NHy4rXaf",
-	"HfZPM5Ktdpgd+9MOe8Ad9s+j07cPs8Pisd6guUVV2KRpi4oxnFe2qdwNGAJH8D4ef1GbTlV3W2weErFf",
-	"8qidFFE8Xmuwmdnc3F7Dq0vPTnZP3Ls/YqlNASFXZfDHU1P6X9E+SzsVstsoI9NANN3BPMsg9a7UmSV1",
-	"GR4WZSD6V8gVqyfSSDSQYJ6lqNDEkTCVSQl+lW/kw/t47LM68mNgrf2s0WIXMhFIKdbLvb15KwNxaF2d",
-	"DJNFX2WoLGLBA4DnjSJqBqckKVWuUESfz2ZYxFJVfEIfib0D5iurND4I3Xt6kF9QHj1VeZUfvHOzj7Y+",
-	"drSr05OXJeOwFlfhUJrF37qy6705uaCuZ/NSwCAsvYH4AJ9CDTMe2mEURvNYt9hZyBURWFHifLBIecM8",
-	"Qr4DjGt4zNHZyfIpRg4cPMdg15iTvuYAW76YCi4aS3BSdt4+ADy+PXJ3NFNgHpBqe4hNEP/x7cuD3c5z",
-	"4OWUtP7/0f724Pnz12Zlqu0aoPjpPmfHxF2+uZ3jvuRRI1OfVa4gd0HwJeXL1xqN+hLGy8OIQdyn2wtC",
-	"Jxhq5fKuaIPs8CDZmYQHmKm8oyQs9c6OzBkRGijKbrqW904jfgx3xIrPNJMqEfGIG4tBjaVyZIPEI4UE",
-	"iL2+Onp1+csRkOBNZeIx/LGLTYAjYwjhb17QiWD1QEyjccxnEznUHpsrmezEUTTdGYjAY+AbjqXQXl8B",
-	"uSPwMWARBj5olwVSDydmV3hsFs41kUDGxjdAqm+u2ftXF0wLYFSGRsGjV5fpx0ZxX0nF3p+f/vK+3WE7",
-	"7P3pq1/et3db7OhtJx0Cm/IZiOMkng+NERfQ3wDDVAXwEuSLoLkxI+mrm2jIB/OQxwtLJ2H57qbcSErU",
-	"M9cQadTMn6spn81E4EPlSCyMTIVUylG7C1yB3PzzBeDTQWTSclDWz37sNLvMP/GNfmLmp739BvrYSE8J",
-	"xWBQM6qheAbWSOeILHkCN+5SvwxntzxWUo17RLAmAmjVmfAbKMaIgXxLBk2d8AXxqgH1kbkI+Q2gKdbO",
-	"ddolCtIZsb/J72ea3whgrYKmoEgJNuCBvbWvcORhpEl1Q6aJmIyEeSooR3ObUEm8gMq2WOh5mGgfq7HN",
-	"nvDSJJ3lE/T7qu7TeHyP+fpawgJ4zA/mqEOE+SEW/409tg1LCUhjK5DD02M985nXUABMldh0uTkMMrRl",
-	"uUsH3c6V30iHGvNbloiPSYsduadI3VcSMnYjiQYKdP4KBDPMaD9WP71409xteO6PIz6UoUwW+Je9BtUv",
-	"Q2Ufk0Ffwe877UYv89scDQoUKc9gJymYVR2x5DZyEgNI3oyc0NjaFSUTRPjoK5AtneyXIF0GfkuyACwq",
-	"mxi32ySKGS0LFalLvQR/wvsqs2A5bjw6cdhtVpBkSLsD/dUBQBWHuJO/lSIkzhk6PzqJYjquA6P0jISS",
-	"KlNi1WM4b6zz8qUH/96FYcAsm1/CRvWwL/r0/B2rn528au422PM9D88dCECPGQmIFf4iYM/38DZmLt5n",
-	"Iz6V4cJjY3lDSM5TGQQh2rK6r7rtNlyfm2E8zGGkxiIm8jWpM1vaXhELrpFh0jY1ACUqq0ukBsNDmMRz",
-	"BaSnrpo9mocByjNkXSfyCBAqjcPMeYXZs6vKNZvrOUX2jtP8M3DFE5c2OqWytNmOuLB9lIt5gDZwZIOp",
-	"VMhw6WA6c0loGFMz92Tzyixvjn9ChXw0Hv+Qqaiv0mw5wANA+X7mpqOUGhbYhMl29VspxaJNo3NqpCSy",
-	"n3xf5l57j/ngM6TVflB5D1LWVT/a2sMZj7UAbiuz5aAvICNBUy6Mbot9A8xMlvpyDqrNv3j/4eLqzduD",
-	"q2/ev/rn1duT05NLn9X32Ok3GYbTQ7bX2bUUEx71gERhynDWaXvtdtsJ/UM2IEUXjRgfmAF3Mn+GHQGm",
-	"xK0QCdOzKHGji0ZGoBcmJbuDjLgHeIZEgsS1NEoBcpUsqCvikJqcowj1kXnELZeJkQl4GtOWD8eju1yS",
-	"97e/HekS+QGSQyas/vr8oNH629/YqYyTCTtGMjOPnU/4TAP7fMyOgVA3FHwEU2/MMlx3I+KRKVYnQE7p",
-	"HxMZojFae8zs9tShmYQHzZvuf4r4wE+3ezqjKLbMHjGy/O3bM+gRgQpP6BZuf2wPQHS0P3aG5ifjaIbG",
-	"m8TizMDZdg5WwW5bIAPvK2dkWmQqtOpXjbMOsgIECOzeURRPG0VWEVhu4MU//gHrKq26w3kxW+L7i/fv",
-	"YK2R0h/VujPvSMfBrByfgyg5vXhDZZaorqhTgDjx9C0YXKQmd/bY//n//V9wfvZ3njdQjL9k/tHxD79g",
-	"Iz3yOEIr/S9Hxz+kxGw01GcamHGBvsw48cZIAebM04sjHNbpxVHTCIkjn9VpJ5MIc/rLS6/cZf4r++te",
-	"CgzpqM78hsf8o9c+q5OKzNQ/oDwH6En/6BwY7VDiw4cdNbu4+dzIM/qeWSMATSyjdo9eo+V9bib19fm5",
-	"nXTS4K/Pz5svbL0Nvpmo0TK1RZ61j4iXPWcTOVHAp7DzqMcriqeHKbCKlZTYx25ZOut77Y6HvLR7nV3P",
-	"CDnzn5cNJBQozYv7SMt8FCRmIaBCHCOtsBolwU/SAQ2MENlobq+v/GEolRzy0Gd1YlJlWSLVknjNCbz7",
-	"TXhw77yUV46ek1jLisyXnIhA98uz/Dyvzw/wNNWtqrJ1yZXnuXHIOFKfwY3I+Y7gMyg2nMiAxraxAuPJ",
-	"qHKcjbRJYz2KB+e2GwvET9qMha8o7wifz2VQq2jCukN4TGOyeEW9rQsbndC2gjLWjcNHbkOkYS+vVjX9",
-	"+S55I43ag9OLN59++f/0+xh4+/T67OT405uj82/en/948vqnT0a543+67e7z9m67236x2+50P30ip/2X",
-	"o1eXV0ftzqfTi+/MrHc+nX3qtvZbnX58dvLqU+fTp0673d3d239+8Msvv7w5Pf7l9PzTp1fvX//y/dG7",
-	"1/347MfOp86nk097P/2y1+n+ctSPzUg6w35c23QO3oQHr+ODxwn4gRWy4dqdg+O4xeK9CQ+W7txs7Qqr",
-	"lq5Scf3sqnX2dtud3f80K/Tpk1FLsHTHP5h/N5eX7vTi6NPRkVvTOy5GSeOzk92UNnImacELJs+7Z8uT",
-	"UNWhq57R9E4LpSCPdE6faWteQM9ttUgyguVeMdWtK80lOgdXfCavrsUiU2JecBuWass7968tfxdlFCur",
-	"VzodDTIuNvF/+sr6XfUlz6dh40/01Q6c1E57d6NIrrEYzu3Zvk9oeuvVKmsFyDtXj9UCUIxVWOokrH55",
-	"pmFmncKkCwA+YOR0qn7qEFi6mYxg95lftjXA7EP5g1i49knv99pA8FjE5Q2VqDFs9P3o1SWYSoEUSRNd",
-	"WGuuZXIK1tAsySs4axbyCrOQqyZZqLVeet9SzsH8UJF0cO9fiYDhFAG5VIHFIMABGY+M4rpZvMaqqGmK",
-	"hGGjnj24EgWP9b254uFCJ0wJgUTmSQy/dmOheGjqz2BTg30mMHZeZ5AHPdI4GqCqIKCMBJUOjCqLTdhX",
-	"leCEbENswhY7Yuk6BDbxq4Uw/qMKF4RBCEf/WRpCL60WOZoHsujEFL0Udgcn5a0Ei/Q03YcrsRrem2Gn",
-	"WSQbqTWf0PqCJr+3epzkLctS7zc/bmtFVYyN7i8ML4ML0S2Dhdh4eHRG8kOyHn3FkOiebYy+93TLHxvA",
-	"Un5e/ErCwEiF0hoIDLjwMuYyLJjyG8Ezphv/HCTBdgiN7sA+FkZj9gVfC4DBZ7YA/0TlUkb+G0WfC3ht",
-	"ptedgL+LXr9r8dSyPQCQT5WWwBH8uQjJHM0AUUHoTP4AbN3BgvloafueQ5K8liooqEXjFTq9yIpqcS1c",
-	"MKvndO7KWktMVJuXVapC/MiNtCAhZIHmlwSYweo0Bcw3E+MXlIv5XZXSg6naWIjDOC/wnir94jTzM02D",
-	"/fpUNE2iTQHC/sgNUgulo/gqGo1CqUTFcADrt0IhP98rHcvXp/XS47dS59EOvYO2gzu3U3HptnkUBZc+",
-	"/mtRb39pNWUEHM15Ri/RLzYo531UvQNtHOZrovBG3LkQztsgt7KiXO4Yq4+4Qr0GI2N1HU0FNMcJHibW",
-	"faWiB5KvKSwiC+IIcMtSfLxz+CiEnqFnOvI388KlMhZE+6FkvkyI2Ebatn0+FX0VDRElayhS3B+FjW42",
-	"vBQLjLsgpcAhUSBlboQm+jFPxC1fGAUaB1S9Y96vZQgFY+beBsyH5cmDT1hWtKhNBZUH+6wulZ6JYRKl",
-	"7Q2ldDuw4iicHqSB6/5SeDMhvEXywF5fTjBj/ugx2vrBU9XwveOZX75ziXa1O/CbyNv8+dk8jIc1UutC",
-	"eK7SKh+r9hgfJvLGYStG1yLI2/iHVFJq7jQPIVaPTbohiuEpSqLoyvDU4zVPgHEPsVtduz/BBkyZ7Wgh",
-	"VrajEi6L9nasG0Gn5tVCrpMPevl5nXZvr0PPI7v39UwOlwu3Ac63Af0cYiQ/mp0TzfXV9cHfp92Pd2Gx",
-	"wHnbxHK8xD2iP7MMewpKVFl7lNnL2XtWXqzrWyjEIezhrT14D1epKZZBcGSjeRiiAAPQNMvPGyXikC3h",
-	"OEIIAcEcW8ycd/A3jLnVhD9J1VcwcrSyYmB4EzMEOQoXFoASEtevLpdTHFJZ7qFMgeqfTRxiZy0d7K+g",
-	"bX6lJNuyfx6/6rFa6OHKh5X412KRF9I/Dl5e/na+p97OXgx/CjqjN/r5+Hu+u3gt2vMf5Ptk/x+//ut2",
-	"YzVgzgngGUdQfAdpsQVT0e2hxdEmQMIQD1iLnbvDApvPWz4hZ+8vylobJuFB5ny449GqVEbbrWxgNVGl",
-	"5smiKz4W3EDB7voC+AN/MX33BI1wH2iEtP7okTV8peeBJwA0eCiQTaP0cEKFr2PmRTW+1+5gEfDtRMQg",
-	"em4iROl1ZUzmzkKA5M+mbuGrUnVb0D4bHTJqFngSNF9Bts8s5mc9et6jRkOXD/Y8kEkzjMZrYgq3sTkx",
-	"Uw6g5DmwBJcWy8ca8rnD20nE6ojn6HrBYgvX3sDyIYxRutPUAOgo7EmLhY7mMTgEE2qUg+AlSZLlxCHC",
-	"mdyplmc9z+iqKp2sYIHCI2xgHfI4ltTsChlS7KyTieirJJoDUV7d1gxibSbAsFFJ/5KIovWoL8d4ZKIt",
-	"dAxOQgZ01k2+9titGEyi6Fp7CGk85bOZVGONUK/4UeXCz7hXmaom+EDpWjlsNvfQ/T7b2JZgRsh8lYW3",
-	"gVUj5BqZiMqAjpnut9F4o3ytffWAMqPFjZfB4C7Jke4Png+bB8EL0Xw5aneaWCT/4iUfDKvqcvgwieIH",
-	"SZLmJtOcKTsRrI6ZCjsthXQzuilm81UPEfEMqihuth2hUe2xZUw2Q10mZ3H+UucSnCXrL5UMz5zm8ukL",
-	"eCKa5tlbz+FAjJwbtGJwL9YOLonuNLSvkC14SPOU2y6weyFCGGx+DIhzFyCB3UQdKc6+i6biN6PGHoCa",
-	"WFQQ/lIIAoTD3qgz7PKXoj04CHaH+/yFeD7qBN2hWTIsXdi4/CExHkOy+R13ia8aMfbaqIQtKYJxTz8e",
-	"R3D6/Kf8/OcsIwP7i4Wg2JxlCfVh62rHHjNPj12GqzFmERAAbKhJNNcCTaEEktAqgKy0g3MJGp5Rxkhs",
-	"uAyL0GOn5++8vkI8OsCSiUZsIONkAtT8Nn0V0FxQh3gesiXFl8nBxkBL+yjkY830fDgBnAKCZUEIlxW1",
-	"20s1aocWTQGNmb6K5omWYBPDNRRrztAmP0hN23Fa642uRfyAZeHfieQYl3sT0ypbaWa3wNdXawajVPNY",
-	"m7Uy+w0RdXYZBPbN5hryWHhMfOTDJFyYTaGFSgpG1d5PFeM0T9zWlPr6qtDSQ76yAII2xx2q0M5wf1yQ",
-	"1NtK4aVQLY+m87Lb96nm+pGU5QYTB9mKAMvyPyjjXj6Srh1aMbdhnfZxthz7S5Vq2xftWK3VBK21onYb",
-	"lSKrH73tNHcbrg2N1d+/ujC/QOAy198FgZQSfIQRdmNNOIGapNhnLJABVZ0No7GSWngIFmOeqYw81UIo",
-	"1xlmdN8kukW0FqmaaC3Y09dXiC2GMEdUR/5fFjctlJpQzaDw3NbS4Z89dzkPQx+Aqdb3dZVq3GzUZk3s",
-	"N2cXWIw44KorfhnAumWMBwRRQwQO3150NBoRahNAaplnRdq+y7zmkPlpGZ92ACXIAa1xpnEHEI1P2TJa",
-	"hGCkFXymbbiHFcJ2EFv6AjbIW6mTD7S/j2F7b1aWT1s9inFFUljBvCI3v9+0nnxlajIKxA/mhhK7IwP2",
-	"R8zL0B3Q8Jhvfx/FzDc7NT84e9/m3QL06Py9Qs2nRqZlfuX+wUMQcX8Oq8RKt9UsQ7nNcgfbJPuA7SwT",
-	"t78exShxT3+ySL72givnRjo55FTtkGTYX8DQ2Pnd/M8f9ynTr2BR5BrUuwiMRkkgBZLEcjqlAMKQa9GU",
-	"SgulZSJvRLhoHLKZiI2J0RQKHpHCNfaV9e79HVSSesaHYgmf6PT9q+M3762snfFkku34Baa/fAXRqubf",
-	"qVTO7SsFJyrFLEdLV7tG+Kwac7unrIDXGWVTwRWhpcYCAVQAr6mvbMKdUGuXbRKwQUDzY75NxhZSyobN",
-	"Mf/eOGQhTzKwBYQim7IOx4LMsBTl65YvWuyUTIskAu6/6SxZwDpTC35qUuJzbrnuK4TGpYWHr3P9ESNC",
-	"77rGWmlH0qyEQCMU8GsHxgwCW2ghEHOWq75yhVLPNISRQrLXhlyxgRs+5QnGUTOUN8J9AOLaLsjWi5yp",
-	"J/pqMJdh0pSKZW3iSOi8UQygnTQZwwxOfcY+zCS+zKD7SloUBJ6huivJkZWWRDykifZ4BRKnfJZTvveo",
-	"KDSnBeVrpLQRJSq5GvJ4EE0WQYyk5mF0ezXiEE2llAUYgxtXo53y2aMzFpOdtrYFPmOwbDP+9KZqRlsH",
-	"9UQb9qmq+38oDv4pnzny+SgTYSfdtKFRk5dH25k15QVolnZ3Cwofy20/WBDRDVHII3n7JmF/W6BSLG5Y",
-	"G9ZfU3DSV9tWnOCEIqW2Xqo6qfCo6fKNfOnch34dMC9fn2+a2YQrJbWlPtfJXVxTSzG/jVNKI3s0tzTz",
-	"/Kf88OdyMAN3fteTj+cExEP7itWNO2NjdcXGXLW0Y7HrMua25gt7mYlXnRqWSRYvRNJjU6nMpbMMkX9f",
-	"1f2SxgP6fmwgN9f7GN8WxnY1Lg2BlVF9F/OHkRrJMaDwDSdieC2CvoI2Z50w3xiEPqtrIZiPM/eD+U3j",
-	"kEWUyB4RbwC/tileir1B1thh/GH8V/eV+bIcBnyhOC+Kmc0Y8xLt84zAAb1sDrmviqDxLWYnnkK45k/W",
-	"EB8sgMXt0E2n1A+gTrAGnSTTl2wiwgU1/9JU1GjOxTiWoTElNJ8novbzH87Yd836V4Mo4+m/gQlTIm3m",
-	"37pcaMt+Fpy6RyX7xE2/Vjm9E7dWw2z8De6GUg8CX+yxucJT/cjdOFkh8NRA/9RUc8ekMEpQxmn7PpyW",
-	"rfJd1vbOnItpdENBIqvBThLNkuhaKKaTaKbZbRRjzwwF+qDCO9EIYvKTGFxEw2uRaEQbsUQJkEJie3vt",
-	"DvQBqsiyx1DO0WrE9MVsyGcPoDZewZc6tfGnaYb5S9uWuCiPsPG9ctf8vUq38/sNrB+AwcnU0N1/G34n",
-	"kqo92H4cJXsGivBR9OwTaMxDk98+wkF4ZESrTahwPYDYSwEZ0XKe23YS8HqQ9TJnm/qNnLsGQAt9Ja0a",
-	"wqwTN09TULhiHT9pLgghERCLkUiGGE9GrEQLkMVOIwTHosf3VRI5h2kT0ZCRC0tcWg8gKLLzUXsYL2US",
-	"3b7hKohGI+0SihnPRXycRVCbMRHgmYRyPEkyZLyvP86ijJeyJe/uHbyOP5NAtEy8T4LxL8XB+3kt8p0h",
-	"t7Gt1Wb5LUZ5mLneUeai8Kv75pc+Gwhkw1LzMAROpRVisq9ITrbYcSh4TG0FeBlkFmwKHF64YVv8NjEd",
-	"81a8/thMwZN9/nUYJbAubis8ww33JzJOSkPFZ3MN9Mgpzy5XTE75WLD6YMGmRpoAHRvS28RiKGeQgoyU",
-	"PWUei8Us5ENgBDRnEUpH4HBgCYfxlhmfzQSPgTeRDqXMxoSfWZNkrhIZsqGZa2Cnzls1fVVt1jhj5kix",
-	"uboGfkAfPuAHy19KbC/uE+HfQNDTV9T+zfOj8vKmDUjXjG1zaJ7lXoazcxL4FB8+x9l6UFPIiITL6CuI",
-	"+CbiY2L0PVChdrrADsy0uBGxYDPB1TyhNPUCBalihM5qPm4cgugeRTHVz8xCjonNRCaQ1nT18g68EbNa",
-	"tE+3iPNynfxlLS0b4nV1IuZoPRlcT9HXO6o4sGhw6zN0AUHcfi6Tb8Zl/KWApy3aIWfPm65+FZKeHkMq",
-	"NiOtOm02lWqeELUqoiG6yklSTsOQy6lrdsF8qf1OyI622KlUCViWYy4VKdBciPmZZrNY3MhortlczTW1",
-	"xbbYUeqjk+Hr2Goxd4sYjDYgjfoUy15usYDI2MpmhCI4xBg16NFrrC5QfZWLaLfYTxOhXNYS1B29iEIR",
-	"t0BMPo6IrhprKUOelvqwIZ/1VX0UC8G6HpvFEevue5gchsJGNleUJgWuYpmNJ3SpmsfVSOIzryyeDDR1",
-	"wOdgJpmi5o0HS66e4ZdTTeRDg2PfjRLx4Ie/n+6dQRnQTMZCl8AgdhA5Y2M9k/3MFRWJWXS/EuRPAv38",
-	"qyYaNxDQtsYIi6Ce0L0fSVOdLtemfC4lhaB4X05NmbcXNAVI7x4IcyhutITdqRjteGtSkjzpqxQTMJOa",
-	"BLgvNNKNmpJDbnTQjCjgswtgFEsg9ZDHAVSeRxCxtsWawBGuWUwJXkehTgyCaQzcozYT6AUgVYNq0qIO",
-	"kyI7xLr8DbOm7INaocQePoyDC/WQjtrn8FI+RxXKk3fypxe/eJY+R0hY3JixbVNfjnfYQr/QuDS7ln80",
-	"CgOHfggBLp8nPtCSKuZLgPgTfDjpK4tA4ki3uUXmY4EIJYhD4A22EIK9tN0KCbjdj+a5LSNwzd1GGtLt",
-	"EsDaoEEfrSlum/9j9CjM1IGEghuk0KwuIbrGgujWiEk3lL4acRmKoIEogIj/h9NgkeBoJiIlzKCJ01cE",
-	"bCJigRJXX8uZ7XOXjh+nryYcavXhM4xY9OGRULsJII0y8CmoBq9kdeSvSecJ5g8BEwWPQyliqI9u9Kjt",
-	"agy6IU6yvWz4KBy8TFrsJ0IrtC8v3MncjbTCeP+1mCWtvvKTxcwI7Qw6vc3GBnae6sNoOuVNLYwUNp4I",
-	"aDmgSjePRjSu7JTKpK8wq0BqKd87QIkIUMfFPoJDsFzo0earYFVo2YxXiQAF0FUIXqeKbnssFno+FdT+",
-	"h04RTYYW4K0bTQqLjDvOpw3bSoQ2nlJmH/EYo5I5ymz7dQTJj8WrOhFBOfDAa7jcYv3ibUYnNnr4vwBl",
-	"EamhDAWGhWF1zLXPNNPzgTvF2g1tqR3OgmFuh1iAI1vXXmEkhwxyO9ehO2anxcw0haqzsuRwaQu6zbpN",
-	"e4Zot9vPq7AhzQMfArwyKxC1YHAaSjZ8dtxEktMinH0owx2raDRqBWIoAxEYAS8+zkJwSEc81KICpNG8",
-	"rLZ1swWsoY2MTfnHE7ypg9299qdiK4ZX08kCpt3MVG3zbpX721epnlppX9HevEP7Cdy5JTohvCyv9R4P",
-	"qvDmCbTpz9LBklRaTfVU+Rrt08hYdlYYV4AlOKm71FPobnxY2polU1EqM4QoXjTdgdrUZhzyhIfR2Bwa",
-	"nRi/2LjKYqq9tEvRWhgyBuQ67bEZj1kobkRIaIauK7PFvpWhGWuP+b/6rG4eYAygix8+NDzmD3kixlG8",
-	"8D3mI4+Vv7Zzsa+2YNmFpv24HPy6pGncQj6nPeN9VQCWNgZhEkW4PexkAW8Jj7G5JW2Db6RzlZ0i26qJ",
-	"mVY0w1ql+vvEriOK+U3aJGGx2C3YrpnZhlwGl8BhZOwrMMZKACzyKnsURvO4Qif/+gBQzThYa2zY3cDq",
-	"4HN4bO34gnjBxlEU6CqGfHriAwyVmOnqSTwXUAIglf0V6PwGfswhgHwRCPxAC5U3grC8rgr++kaU6YxB",
-	"FIWCq6+15VTm9+g6tV/Y0ndQ/7knbGcGwPMfS+8/tZ5+TsXtth0uakY76/lsFi424RAmMd80ct2ezc9B",
-	"J3cUQPEHjNy6x6RKMHQ94JAKlAmrO4cxFEEmtCtVAwMroIGRO6uvBtF8PElQ3WmjuVVWWY8AR13bN7qX",
-	"5PT3TMQW7WUiwhEL5UjklTqWJ03BxoUc7DAE1QfjpViTe/YzzUZ8KsMFRGyGkboBjvXBgnE2kh9F0Fc4",
-	"rAZEceYoa+jj0dzgNHDbxIrduRGqBA8CCDR6hnBFtgqJAJBjxkED2uQwzAzmA9heu42a3Fyw135ZmSy9",
-	"gE1VhluzJQ4NFJSXAdFUJF3z0u5Lljk5ow5uk0k81wBJhXaFGRrUOmkgSxBw3s02+KCk8dPDQc1L9XGv",
-	"NoujYA7xUlKAb8U0UmTjvIW9CB8443GtV9trQ/EnIGafRdKMt9bZ374l9mevBtv6rRyJV3yha71ux6vp",
-	"63mtVzs7f9V8+/q02YEHw7mCEYyIfqDWbnX30/EKPpyApnV/775oHexnjQ8t0Djfpg03t96P2o2bU9zb",
-	"6e0tUiLF+0ozI0YQPnKqvOASPfXmbpV/eSoJy7Lc5W2PTUyPrBLZFFCodMdWefLvFZ4ih0yO5sSj+sag",
-	"xqwTm/GNV3u9bJXT+51IigrvId2Tr0HKPcmch+2NvMtx/NyewP36Js+zNZHmE12LwO0kCgWrawEFLYyH",
-	"occ4nsXMIaSKjgYVoaTOxZADHgz+nWA56RVswjUGANlEapjcOtjHDJqNbItk1vS3+JJ9RQ+kG3tZ9wUI",
-	"f2eJbXlwY/mK7G5s8loWQ39Cs3m/xGzutv9aZnPJcj1qk8OTQnkyYr+KJtTPaIdK1w9eYX6epNcwJWQy",
-	"MZKaeNo9R56sophhnXaQp19tscvoGmiyYsGUuAGxTQUXR9uwXWTGmpYrOLqKKiXzQYt4Y8zKzKfW7s13",
-	"uAF5/zAWgVCJ5CDZf/ZqYsplWOvVNJ/+7wmPB1FszJkmwU/rln1+RU38y9zTN+Q5HALPoflyEXyz2JyE",
-	"MY4gT0PK2yke+JI7kBOmc79J3B9I4Kg6N7MxniTmA4fiS+Y4I4vIb6wURnD4PhceJPrwmoQnjTbT1HQA",
-	"FU2EW49dUA5YBA3k+lKnBwgfDtWBk0aLwR6l2mo4qsXOJvPA5SlDTBNzXtiULyDGPRCMD6IbgSVwePri",
-	"Z5pFt+oQEUlkoNl0Du3F1q1eBnVkda4CD4mas8glfUWP9BifRmqcdc97thuYKJFXgJp4RKboRuT11VRw",
-	"ZT4vCx6/195F6maclGLLlrPX03e9vLe8diFVKzW+KDBkTpDXYiwc21iYrxClm1nxd4hE07Q9dhjars5a",
-	"oj/UllktsOU35e8tN6rdFZm2DBAAjx+htuLzKTr9FJ3eUhPDxhZgGUdKPJT+XeUMrEWLzJ+mZythIkn9",
-	"zUPCQoAQkkSlZDWDTLDDtq+m/Fog+UmPqQiq6mPqBstrdujcBqUKmpRUXHSrWN3oI4uqgS/oq3IXwz4a",
-	"FP1qD8M8dg8+IFIIDpJCauADQBGmVwDDTqgjFgs+nJhrnNbVEGy7iXCaFKlr/C6nNZd8rNTFKnZysXq3",
-	"vde4t07Fbq6cTn1C5fk6wuFmYfIH4Avb4RvGvZekDGDVbFO1Op8ZeS4CRLPR+eiC57pL8PgPFhUMGX21",
-	"BUUGe1iGjFw828HyDEQYqbEr2QETG2o7+4owZPQkugWqLIv13gB8H7oBEwR5b8CBwgMGGJjkOJSKSDky",
-	"nBaJxp/RVFeFSUA/bm1vf976RQzB4KWXGEyAj9qZqTFGXtYFZ0YyFBS3noXcuH0tvPdaLDYKrIiOseQn",
-	"vLv/vNarvRy9eB60X3RevNgbHgTP91/y7khw3h7u7/Og3dnnu4PR3qgz6A7agxfd7jDo7AfPh539QXvU",
-	"bvP2i60j++b630Stt/ei29m9Q0AGV3mrGkw42081mH+FwM+UzniqYszPXwn1B5B261SUGpOLZGYdINmM",
-	"OQnC32yTHl7lO2wA/1osfCOWhQr6yp/Ow0TOeJzsjKJ42gx4wv00w4pvIL1grmK+kQx+j529+85j35+9",
-	"/s5jP4nBmRHN351869l+177aZ6fyG7R+zTiMfoG4Ssp6bZ70TKPWOmRcLdCaE6EWHrv48Tsm1TCcG+VX",
-	"x5wuUigCQJycJY0scFu7xS4izNS6icFeAXi8a3dM7HDsBz3TfeWTzdY0stK32V/N6n5WxkbDRCRNncSC",
-	"T32ksgJ4bbrYGqNS9ZV5sBzOQx43PBoGaVOzAtjiB9g5w8j8ktLVmN2OYrojkFOhNNjjNPq+0lwZLZqw",
-	"UJiV7rCZ/ChCNPap0fhF52WXGUuaaRkItyBsd9frHBx4z9ttvAnUPQ/DvqofPH/R/n/+773dbpsQiPfa",
-	"bahR1em613HhkfRF80UKynkbR2rcYkcsNC5nDMtqV6av9jq7YDFcug3ktLR7Qar9WVb5uw14aJU0T+Da",
-	"Z5pgmACEEEAkaOOnXcQyyW5gXdIPhZFDelCeEfK+Nk7O7Mg7XX2FJp12rlKhfqheFovEICdGLg/B0bKW",
-	"n7OOykGVzavuZrFsFSEskSKFIKHZFUvGxCPxvmQ++7EifJkrnwys3c05MdGsKg9QaqPYyNN55JAkKPSd",
-	"36/F4ika+YSkeNdyBfNFztwoNxcHUbDAIrxar/b8tPZAkCnZ/bshrQ0eK3ZB+g6UKRA4g22l6QfipQaQ",
-	"SATohSwbWCBF9OzGo6pJ/KZq/xwsRooqopZfCeNbzZFj1eNTsO9roshZeaq+IujtU0KfLo/2YWSyKt73",
-	"2hicxgQkeJkM7zi5XHkOQ2pUB3bzFaVDfQW1Q2mCAdqmsZG7zOKMYgzSrzSAK8vrK8Nk+O33p+hOJ3E1",
-	"Rzddd4fGW7x108obGtBnrrb584VQ7Pqvj9MvVa0/TACl6jzu/D7XIj5ZneN7rYLcEZrIWYu9w5Sc8Tlj",
-	"UK1pdYc5YTFX1zpNyE2pgoTKBi28UF8hnJKKsqBd8CuUA8Oh0BAZT8+jxUrEtwa2ZP1oTS14TPofdKiT",
-	"BUvJvV76GdEom6iDG/sqo1g9ECDmY6uSe1B7fv9cnBk4ncsn1fzZiw0eKnGXOyNffc7uA4iF6n6VzPEf",
-	"xxzQaUtT8DbNv0Y8UFiLKysRphyy8ebfGgNxGdlAQcKBYIGYRollzlgpQfoqL0LyDzDjLC8MAPHSW2o1",
-	"KZoZZiLgE2g28LXL8sVjOmJ6PpwYsy6XsxsCsDgWRt/KQCisKVxfHW1LALaXbNmaBba1ZLOFFVQT6KjT",
-	"YPF1X23DjraxNMTC+Iw0fMhCvc9Yfpf9jkdtZSF5s5nJuEWtnbthJScavv2pGvt/Wv/KcV7mP9OgHbzU",
-	"y8qev8eqY5vxRMLAf6d/naxorj5idJFnHM5JNNcCE1tUWkL0PtKI8OE8joVKWCBFwqDxTjsFJBSgt4jY",
-	"tkb2FUg1ralxJluzAq6mK0A1FgJArhAaKwwHIDsL3JQot9eTU5a7rsehVHLIw7KGywIi6TC9dENE0u9E",
-	"coYDv7+7SzOwAdcQXvfHFvQP9o7yhhL8c6v2BOB4Hwd6g4mDBH5wLoZRHHxQseDBo1DrztyWtJLG7uwK",
-	"F9yekTKAx2H2bw9qk1fuxGeayWArpN12uz3oWMS8GU8mafOtE4a1orWxDfjuckhBD7na+T3hwKpSLWjP",
-	"hY7CG2Dhm8VSgT3Lx9hzw2czIGzQzP/9Vgyu5nFYfK7fsODPidF3JJ37CuTKx4R6dzAzHkZDHjLqpAxY",
-	"Iqei4QQ1H2KBLyJpGOFOWspI+ugWGwltCp1T/5AWsEvy5OCdtEhEYzxkJGKhhoL5dtgew0myPIB9Zdwn",
-	"DyoysGplkYgURP12IsDWRgWElRp8zMRHqRN0IexsmfcBNADghGlj0yeTOJqPJ0zLsWqSNU1o2naIRr+Y",
-	"P4vAXGBuA2ufcLeyfgKMNeenUFP93qEZBlaZZDw7VyQdRPAsqluxn0BayiO0MQUhX+xaMh8ImRiLMYCf",
-	"C0UggHeQAJ/CvaKxtPcuhlzdXz3BaV+nm8yrLqx5splyMrfAQOerWljs7idCEdj7dmu77Ux7/FEVmRnu",
-	"nzpGS5sC6N+4UiiPso3WZrdsG6k1v53DrBgrd2icoSY8yLp1jxS3MatxyYnYqkRGI6x5dR7mlTFpY2E+",
-	"bqnCOoKLeBgu2GBBpDkps7s1mkC0FK1TaOHuq2ICcy0QMNsIB/hRLdq3UicXdto2Qeel2UNJLwnGJa+8",
-	"qTW0AtEWZ7a2sbzAwV3gXVXYtjgU1Is0wm0NCih1KR0wlsvcH7sfBpnaPHccZ2r4FMaZtXy2GurXh8ib",
-	"PcirFZC98A7JQLp3u9rvzKI9CvJ+5vlP0Pt/Xc8NMqcQYAE7lqTv1+u+VdeozwdTIKIjNu6MfCuLI42g",
-	"BMF8BALopgxycJlMJFcE8kWXIUIBlkgERvURVDBT0W0ukBRnXlRqatejGCCGXaCJVceZGtlA0yFmMwKX",
-	"dbGfoBMZhhYJIZs9rez7f1Rdjg3iVqx9SaAAsxLvzYRtWGY6PDBqLDIeR+1cKOPWmrWE2Q4WejbhY8kB",
-	"8n8ei0M2CwXXApkG4ymbRQnXWs6nmEJqwadbXbihSt2yC58m+VFhBawZtTZAiNc5dfbHlqbVOuAZ3OyP",
-	"XKdrNf7XSQT7Z9Jv/yPwBr4CFY6aj/Gs2oE+E1Lom+nzvFq4i0av9ILXw+3SyWZHVqGVZGPY15yMSXXd",
-	"PR0OPpvF0Y2R3WuE7StkTHtwYWuF7JPk+2vkZHK2/deembkTwkFOzOwEYig12QNfgkobzyWkXXJmCwgS",
-	"AS4KIB4UmA99y3Ma8IT33J9PAt/rK99Zkb7H/IxNa36kbjzzB/p0v9FiMAzzdiUElZX6ceCzeuro9JXz",
-	"dBqZQgEWqUIVKvRdihsqKI2jUPRcMyA1PRIHiMSKJSgCU9RBiGViGdluAVfoy9m9vBUXjIevS7+iINb7",
-	"6g5yHZfyq3Bj3KZOFYTzU86c19FlY+uLiACdFiVmkzgKo/GiVduCezvz4Y9aNvXF1Z3dhH8+tbdN12hA",
-	"7KWkCb2aiGMAjHZioqAoMmIjDrJCg5XKjJpH0XRIiPT22pv3Z76GkVQZI1GIrdRRxMLoFuFY8rIp5MNr",
-	"XSoBnlydr6+D8QjPOzYA/bcYJnezUB7FWUnEVuyeVGec6ZCqyMct9RPev9XpAgb7IKn1TVIb5qo75TXQ",
-	"GtykxQkn5qnBaVWYXtOqu4w5/PzZmptWU/Cht17njPBWPcbZJNIzmfDQ/PtGqLlopFWYJ0fvjqBUiP0W",
-	"KXGYKSLCIs+ALxDVBLFIzNDmCfLwyQSQtiw3nXtIHpzltJxkJ9NJAIQdyES0EtMcDkBJ1fyWtBmsgjVj",
-	"RQAdKhy+nNlJ+dxTLhX7AZfVbD85FWa6zdJPRSyHfOd4Iod8HG0fvE7Eo0auN6sd2rJuCC+vlGKPHp9O",
-	"xBOo7ROMxAOwrzEqoVqnTzJScFOiC9qlGJtYHfuFM8PebxLmzZWD7t3PjIKgLXz+Z6lPfGgZ82QorYx6",
-	"brizH8dS2qB8ECu5Kts+j6nXEFBTgbk3NXKi2NhGDE0jKMMOgcRZW1qEAKFKG9uaMxVNgO6U3DV2xRdn",
-	"ZqwwgUKZB3favXY7rRcbxIJfj7hOMIwQJ7Verf28t9uGqaRb9nK3hHM1nGQu73TMn9PLu21zu7s8kEph",
-	"p6G9/iB/fbube7yS40l2NF3489ZMWlvbN1+77LH9hl9ABn2t9sefn/zqQcyAqqhKEsV8LJw5uzrCQlcz",
-	"d3UZB4uzBuqEZojVtg0IxRDFSmBjMn21nvEKG6mRRXVzk6I8LoMf8NZ97SaFzNmSYfflX1/RMB8m8kaw",
-	"upFcDaOFpLK/GvFQi0bF4LHjqWxoeHtZgekgikLBjS/0ACW8xTVZKy+LN9wl9JV/xqZRsMwMPgnXh42d",
-	"FUXLnbhtP08grTBUVg/iBUJVemxoTkbssVEsxG/mHwMeNxhPSIxneHZsG0lfJWIKkmoeCxYbw7LFjkBA",
-	"ulSs8S/NQxw07gY52Uo62apoVuFIfMnA1rUEqw8ns+bVpvzjpZjOvq31ansd87NU9ufd3VRg/cTD66ZU",
-	"zN33SGiypRP2uIGywuJsKSO3MS+X7lwpCR87mla0T54ia085zTuH0wqC+/4sspta1esrLItje+yIW2m8",
-	"bUkDPKxp9zVJrScJ8tARvTscri8V3lsV2ju33KVJZr88o/ZVjNwdMp4af/8ve9f6nDiO7f8VFV8mmTI0",
-	"efSLfLmp7tk7qeq9k00y1Vu7TMXCFqDFSKwkh+Zuzf++pXMkWwaTmCSkmxTfuoMlS0fHv/PQeWgDXVQN",
-	"6HToK39Aeavm/5BzkjKwtMBzU8yL6UwwqZHJBD5cV0qHDHJDDFSGE5IIyC+SyeTpiqDzitXAwBb0uG5T",
-	"PY4ctTb16z1BM9tj3F5L2nmH4UspOjhr85gs+3xEZJYG7fDXx2W5Yil6qTo1tq4rfnR3KtT4xsxPD9+6",
-	"sdt6MjJ44twLB/CqRziwbuioqdPKrmN/IXl/W/eyApN+asmTZ3c7/ZULo11loESmZaEgrHxjJC6fUA2J",
-	"r0RC7jMlf7vCx+WQxHM2+F1lcV8crFSUSrCcVIfcwISaGJnSRa+IGIvxRRdp7JsmOV84T7H/IiUzzhLW",
-	"F3JIrHCdTV2adY2rDHc2YCkZLEic0QHLsNJJUFSl/KCp05fKho8WLgo6FHWayqDiHlFQxgbabhkXJR1E",
-	"I9eVclqnN9lPs0ZrWhsOdgPlcr6f0wyouao9HQND2yN0bYmKM9rU4XVDR1t1chk6aoKXG6hM+PQ6VNyy",
-	"78qiyN5dtQ8EewbPVSCfHhZPJXptpMc16nGOtesAfbG3eQm3B3Y5PtWXnHZPDzvkk0x9p0XIT1NAoKcD",
-	"LraEQcDddwL4MbxAhiuGWspzsOgL56jO2WAs5WSzBJN8UDyxZNVEZSlMmZtEToMOO1CaP2UZv2NqcdYX",
-	"wmduWvuGJYqZtYHuaMNAvuZqXrzfwtr8ye2Fw1sd+qun4NM9KiFdH/anVJ5+hCXlFh7O0zgpJnz3PiX/",
-	"BzHm3IdQPZ0Ak4pvfR0uedtuKWVtXnJ4XYz1Fgpmoa0E/Yt/vbm5vCZMpDNpbT0jwcecYlZ6EYeVUEMz",
-	"OcqZb4xPs8xVlfxnv/Vzv/VH3MHGu56o0ECZF113R8KKcoShiEiRsDNfRQtgKuPasLRDPiN+2YEQg+mq",
-	"D0M8rLVBYVmQBVQpmjumuug+fNytnhC0GCEDtpAiPSwaBP9+9YVMc21IrhmJx8bMNBqM8Edr/iFBwFqc",
-	"KfCiRySTcjagyQTzGDVTd9agTFPFtI76UMwBzGUkhMxQN6GpJtz0MDHKEFcegAtCicgBGjmcxcXl3amf",
-	"DX4WC+jg3BcxF8zcUiNFDL1PZkaTg/j46KT7vvvu9OQkjkjc/fZ+2DmKQSvy67ToO8sHGU+KeWF/A0bm",
-	"ihvDRF9Q6JatICN6SjO3JA09r+2S3pGMG6ZoZlf5rzwdoZFt91hdsCEW51PtGpf0BdxWwPscMdCpUFmP",
-	"T5M8SMYsmVhqjqjdunEtqbxAAwt9QFN7cOFFR9exYcoM5ZmGXs+WunGusnjX5B3q5U5wfFebHz9/i2o0",
-	"Y8p0XJthCH2p1K+wYJerrNVrwTfUe/MGiNcZUzWQ6o6zedslBuqOm/+Nlrne1EfgiLJVP4Hf5EOqwSf3",
-	"3J8b7iGtVQkeVgGC4C5EUGha7srfWizdssPBfxH70mjP5KzYuISDO4FbgJRbbBiVBuUcluVhQgU22Q2E",
-	"4jr1pVrA4ePzFHCorMZfWFspvSydOzvth9kAXFJq6IDqipIJRonXMaEqiXso6KDmDhsCrzUoE20rMFtR",
-	"645mecgkfvBtHryi5JHK/FyT4KkzophRCwsrysDcIVO87Z7AIQv9F8oz0FmX1/371ZefNGo3rs8aLj6T",
-	"0sr0fFazXI1K9z2r9Rz74OxnxK4eNIe6tT8PSwerAMWmfilEyDk5oOTz/12TIZIrcrcJMKpSF7YvoDDs",
-	"YY/ElihwERLX0CXukN+wAMqaA+z1RVx3/DEkS8TOV3DrMudjq9thKVxUsgotBJfnG9Jx0+mLK+AMOjRM",
-	"kRj+0z63/4mtLJIi1ajIBOIneKjG+sBBJBeGZ05RBiFBpnSB/G4UZ2m1/vSUCz7Np63eUWFAc2HYCDuk",
-	"rZRFRPvG6q+hYeN0mq0bbGudQA96QsMm6iFKghJqxb/Xhn3ETsVgKuKCBBQKpgsy5ILr8Vlf/DtnucUQ",
-	"4bymqZKz2XqH6Y+qH6N7ttSPd8ZFu3eq3NezNWT1H9af0jz6j5pkfH9q7+9XX3xFK6z+N+SZYSrCPh+5",
-	"NYoPYsyS6hFIsooPgz5DBQ5wqF3yC7pqALplkuSKzMc8WyYsgdYPGDOosGeom4WlJKOGKewDixZGXxS1",
-	"y7H/KUQfsjkufcAWzsmRZwycRGA6Qc6KNclDG/xw10AGo51CkHmkDe3S3HpwgBtGGj7G3H2KP3wjd/gG",
-	"hu8jLd69z3tXc5P3FtHeItpbRD+WReS6BXvl4sU1rvsNojelMnN/kYBgzT9pdGsplkCDl2KGak+1Xqli",
-	"RS7lAa5xDLZ3SZgd5XIwch2RsZyTTIoRljY2hk1n1nKUmCUxHy8IN8DDS1dVVqGasJmxDNQXJ12S0sUu",
-	"X7aXW9v4EsL16np6+n6VKx6oEVw8+vh7ejfJ4hyPvelVfaCJ73WWH+Oeni5DxQpK7LqR+QCgGob3/t+n",
-	"DD4QGftxeTjr2BVVKt2T+D/hIV2krvEw1kSpuL4MXHFFfVFUo7dIHtrNWGL/jgln+GJgARq77jLa3RcX",
-	"0VMO3H/CblxWFegVrV3tYL0QyVhJIXPXeh6y4qhG8VBc8aMEQe3lwN+1fOgLpwgcdsgXPmFwke/FCTeu",
-	"mpImcUa1KXEnjvAv2GnSNep0GtMnmQsTR5iiwg2hsxmjyjXBZKVfMOOY+oJCqvw79MnkWUYoOe52yZgp",
-	"t2G3+77gxWQDmS52TXjdsEJ4Pc+9+XPIrgZXyXbdhcTZ1KpeEVn1IspznnciuyPfy6vvFnb+/SPAr5lF",
-	"RWJxuQCJlzEEnPegzYU9ZXCp1UsS7JCD7c+1piPMT7IAdW1R2TA6PSNCEpokFhwhJ8fq5ecO64+7xwhx",
-	"7k3QehGq6aSozls4HPiSNxjUxKaUZxa0C/x5S2ZMkSSDFo8Xl/C/scwVOTg9/uii06pGYBhpVkFQDHyK",
-	"yYGQQWbRfY0UkVQXjlLfNR7IEsbqwoL+zz2hPa2o5Q6r1Wt9ZUTlgpg5y+5YURPc1wlHuToHl0EGQpKk",
-	"bCp9xKFR1EozAbEtLn37XFDyv3LK/t/SS41avdavxVJ8nWrQ7eSMJ61e61LxhIsR8M3RsSuj3jwtukL9",
-	"jTyxx5sRlzerJJR+BG806BzpOZSn7B6/a3dP2t3jm+7HXrfb63b/8fgNJozXC5Er986lMKMrahiaew/E",
-	"GZUP/hmVo9qXMuPJovFg9/jjew/vs4seki2nxw12eyPlX6nwH4R+skxiSa64WbR6//yj4rSSwtDEELdN",
-	"IhXRNKvYbgioNTLK/bAihIQUrsRp8Nb/tAaMKqbOczO2i7A4CZG9tZUbL5VM88T5zaqBj3TGO1rmZZzj",
-	"3VFrtabiuet4gK8gB/FIAkx23iTTFEIj48PK1L03b2DEWGrT+9D90IV5/yjIsCo3R1wbFCYR9lfhIiJG",
-	"Tpggig0V0+Oie5b9maVtLkiumQqwVjMkZk1RyEBx15FLMBkoNLNS93+rFwSzWWO1ZqprrOfpJUJUCAkd",
-	"Yd8IfViYbFxVGj6kZTHkTrXoZd2LXE+ICBoL6QgzkIErUAyV4lifES7uuCkLWrqpXbLvAwQh55cXZMIW",
-	"6EvWC23YlIBjVrnKpgfFhQUu4Iz8+uU94WLEtDkM3kdnvG0nqnkhKPV5yg3J5MgKTPRZz5XrQuBnsI/U",
-	"Ub0SHS+HSzkA2qo9lfg9DJzxR70cg4KnHiiS4AsrVlGohPX7cHkG5VW0kfWRij3CaDImTBg0Zy33Xv52",
-	"fQPNsJ0dbi3EKEgZcDIEVmit2iBN3Nm6PruIJGM6A1fCQN4xVMmqG2i78KHVbVwGSf7kwGXH60Mihe8V",
-	"VGav25WslKSM/N2+y3ikRCdUCJwy5O6E1n2Qv5QHN6aoB5OKihkRRQ1re6u6otAG0zvUXH3BV5plA0lV",
-	"qiMyZSIn/j9WSWtbJY3oRDH4gidc6glSXDOhpSIjaticLnQv7LVORdoX0LJulDvdG8qS64jMqFWtfKNz",
-	"uIBrW+ZIga7AhYJY69JuLoHiRgPfZknORV8g0h3E39opsxKnDX9A/xJkaLicOCi8BOWPGIU0jQwAZgyk",
-	"lIJQyx3XMpkwU2EInLWOEy6mdMQ0yWdWpLMUMABpRQ4SqiEKjTpa2UVP2OKwAjEpp2u+E99lPmFC55oM",
-	"cdcWOu6OyfnnG28kaTJUclpq25Y11ZAmjDAx4oLpHhAawF1HfWEUFXoI2OjdUgCuXCdjq5BY5swypkZe",
-	"Yw+b6U/pbIafLJhkdzKhgzyjcBHTF7nA39uQ1ouN9jyre0ZoF23lyhZ0chi+pEL6ortXDQp7A4pmBHIW",
-	"ICPIVYyG0hNQ9iGzRKxyJnoIPYV/0kTkRnFAPsX15KxaSJV9S3KF1CPs24wr+8Vm0iB1LGXhu4WPwH6R",
-	"Eu6uZ3TAM2440ySjIj3suYwn8MRFfYEB/a4Dp6uD4cQimRefn/Nvyhm0WRJC5iIps3HiSqqGc7dWyId0",
-	"WcNhXNjnLaC7bC9yAPcnoQTOBTfwiSqSsTuW4aYLBjmMPLj1RYBuBkt8JxOSsXTEVFCrVrTHXnGYSgt+",
-	"bXrHAB0Tqe2rgLLwPBB7EVnYsOa+HjPmiD6n2lg4HVWZxZUkWvM9WbDTY0AV+xEkptCJJhjdRLE5HeRb",
-	"aY36U1UhMBT0sG/tMMu3mi+z1rtxLso7Zs+xcLAs7YFjpobjICNLDoeIuMDD8KeQDSNCScKU4UNncJKM",
-	"zjSLINcsZGv7l4BbwV3xOZTC1SQ6FC14X8+9+10qEv8cd/qiqlJQxQi6iRyM1ziPz4hmrF4EwyWq1SOG",
-	"C+7uYu1BADHqnCVAO5dhA7FwG3tKYNSvoCw06+LhVuOHPMWzQpcM+aNu7/So1+12jt/+oxVBCEvBVs1K",
-	"Difdj63Il8gLGOm2YKSWtXAsha0B1JpTJbgYPaasMbCBP4IgSayJR4N1u9136Mlp+M7uBgX7zleYoonn",
-	"5u9/X3ujVboWgae5IB98vMeZT/jEzFfQNLkmfCSkHQaWdd3M52JBpBkz5QIQIDRFSF/qYvk1h5Amuny1",
-	"0yEXxlcsKiJF7jOsl89qyefr9dxn9/xaVc2iVIeLO8kTdjuj/D6AJH4AcQMszpMpVROrw1Ke7jBk+a1d",
-	"4M4uKX+9yAV0b4pcR9DNAojSdMgJeHwNzT5hyurph+O33W4ATvWM1xykjrcGUp/WscEeqxCr1h3di2PW",
-	"v3Np2C2m3rP7UQsta/+oVcc8jsEkkVXikzEZsAShiRUa6CsAtL/ZLZ67ve8hzUManHzTAceNAW2JK5tD",
-	"2tHWIa2GEfagtgRqK8f3UrDGxIiO2JQJ0xlyQTOI0rjPVEVvczkMgurgWsbqZMUcOwxg5d7+4nfzeuGr",
-	"2GtTSMJGkHBb3HBExTys5bfGaHXU3Rpa/bLu1PdYhVi15uReCqhmcOffKZx19yle+Cy5Y+DiAGAqnXwQ",
-	"+6YhFYULCw4J22Gwwq1e+t29WqDCfTaFnNNW1HKn3+qdBPCzwkXNFaWTrUHPZd0Z7mEHYafmxF4KclDM",
-	"NYMcCCOQqghBDHSiERP2i91pnQi38/phZlPN5gmO8hXuag5F77cGRVd157yHIoSimhN7KShaLrV3DxKV",
-	"1+h0NlPyDtOjFfsXS9AJpfPBlBv7b7hbx9v4HcYmR5vPSJpXC0326B0z+YO1v3JmflMpU5tcCLr4hqZD",
-	"PpS1HpsOGWyEjEs24jKzNwfGD1sDxusaJtvjIuLi6nm9FCwaRRedSorVOlQs49MMTybMhDeIxQQ7DIJ2",
-	"f8XKX68V+Bjgaq6fWdRC9mj6hvchbi1xY3PYers12LpZZYs9aiFqrZzWS4HWnGYTM1YyH407hS52H3aN",
-	"cgurJBgHTnd3YGTOFCuVuh3GsGCD1347rxbKNrMbLeMOHAc2xSbL0wFJmw5LQkir59XmyPZxa8j2dS2z",
-	"7AEOAW7d2b0YzgUVH9bD2zXgj8gW0K4P0jgeKmgRR1gfAupBrNRHX1caAuhXlg7TvjasxchHgeYBL85j",
-	"Sg3UIbNb+BnqHH5fIMUJbpg2rxc/KzVDGsELO6pAW8iezW8gtxcv8XX51PZA5oCselIvhl9STW4h86Tj",
-	"mpbcHxlRpnbZkZizAmamH73LqplUE3AzXbm9vN6ICH+KTfWldxtfAkQlOZu+5G0FuWoYs7lKdro9AKtn",
-	"kj2MORirPbaXQbM///xvAAAA//8=",
+	"7P37chs31iiKvwqK366ytIukSepm0TVVW5bkWIlukeQ4k8hig90giagJMABaNBN5ar/D74/fG+y/zzOc",
+	"8yb7SU5hLaBvbEokrczs830zVeOI3WhcFhYW1n39WQvleCIFE0bXun/W2Bc6nsQM/j6ImTL2jwcaJ8z+",
+	"waNat9Zq73cGW3S70Wq1Wo09+88b+08r/R9r1+q1ey5sa82ElqonB4OYC1ar18ZMazpktW7tGl6RITVs",
+	"SmfktvaJxvcNLshEyT7TtzUyopoIaUifMUFGjKqIDJQcE81FyEh7u9vq1Oo1OWGCRQem1q11Wp3dRmur",
+	"0ercdFrddqfbav1Sq9cU0zJ+wDYiiePsybuZf6LZA1PczGrd2pQqwcWwVq9pbtjJcoum1LY31CS61oU5",
+	"2d9J/zcWmhVgF1rYmdnEAihiDzxkta9fv9ZxM3RuN37993b8q7bj89d67ZAJncB+6GQ8pspO9EIwMqGG",
+	"M2EIF2QkE21BnG0YjcbcmHngtLe7nR0HHBrHTA2Z0LXur7UJoyIxuvbZP+f2aNqeFrQKqWFDCbMZSBnV",
+	"6rVQRnbye7ud/Z1Oq/XG7jmdTBDWtQcZ0n4S2/nbXaCh4RI7PRB0MprF9AvXtXrtA39gMEBuX+BPlgcz",
+	"dmyfzLRhY4tUhzcWgOyLXfElzLP2tV6cf3HakUqGuWm3dttvylO7onpUmstYRkxRU5iNkKZHJ5OYh7Qf",
+	"s/ysrn4+v7g6y09M8JDHMRe1r5/rtT6zyHFQq9ciatjF4B1XZlTr1tr7b1qN1najbdE84sxcqIgp3BA7",
+	"3+yvWrd2ePjhwjWDSYdSaK4NE6YXUtWXo1kEE/68eD+egOvx5cnh0clxDriHaf/kMNc/ab9ptch9SGOA",
+	"u5tc57vzg/zkYjntaRnxZPxi8+mQoaJj4nq1YH0WFPXSPJY9o3u1eo0LbVSS4ci5JKEUIRPGdh0RPWUM",
+	"j4i0m1Z5BrcsjbJncBLTkCnY3fNk3Gcqo0rK0oBLpriMYJx3tXrttFavHQFCykSFFr40MggvZTIi58kI",
+	"Z2Y9eDARykQYpk5WIPyDmA5hFDyuPTx5sxXg228DfD8AOesalbB6bayEPRCtVmdre2fXboCgY+ARBnTM",
+	"Y4s6RxfHtXptyB+Ybfr9wbn9OeZRFFso/Pjx5Py89rVeU1JaBNqGQ6XZl1q39n4NUp8Ibjd0+5P9e2LP",
+	"7RM7jBRcMduqSMIPiGBTopO+DhWfWGwiU25GhBtNNAsVM3WiR3IqiEWujLj/WbP06SGFT4idl6fQ2u+2",
+	"Wo7Qswdkun6tUXu3N90nsPahkINBM2Ihj1hkt2pAeZwodmj3v9Zt1Ve6+2OqzRGL+QNTswwd7dNrd6I9",
+	"dtsF2ht3pFnY+/n3rYf9mz+utsXp5E34KWoPPujd4fd0a3bMWskP/MLs3O/9OO58+alvga7iWrc2Mmai",
+	"u69fj6S8182RxWb1wNm0cc9NOGJCNx2H+VrLRNe+ZvtwIh64oRbiVTvC07fZfhh5D7d6ugVLAD1ULGLC",
+	"cBoD5BUAl40pt5PXdPw/npiy3bMvE66YLo6wXxhhFcYCVuUobfrJTn83bOxFb1hjf9BqN/CAvdmn/dDi",
+	"hpJwfMZU0CFT6UGB1Sx1VD7Xawi4rh2+tx/+2On/vDf+YbKtb9oPv7wRV1vTv++yD63fTnfo+6gz/Mgv",
+	"ft/7+R726ggx8hoRtLRRgtDJRMkHFhHFLATze+Nwee5M7nS3PeRck2WhwdwnmktxLo2FyqU0VGuejEmH",
+	"DC39H3A1ZhGijGCTkZKxHM6a+esbEKd8eV8dnx+c5i9IxQSNiwQZf0z8kGtenKcXhzCSuzWv7DikMxyT",
+	"cwr/+aF4VSw3j2+4OJ+4ILe6O55JrbggaxdXR439/Xa7VnFN5u9G6D5/O5ZodHqSCvdlbsdOVlndcm2j",
+	"/VrlnYZohZtix0dMimZ6MqJDTondtUSxt2QSM6qZRzmS7gaJ+Zgbi3BOMDhZ4c5dW9zx5xBFngUyx063",
+	"7SGdNlqeEiE1gDuFM10m2RG+YRGBW65OKLE3GIuIFKxu/yG/JyyBGebEI2PYeGLygmGUKKD6Z+klxZSS",
+	"KT8GvVvKXbox3Ztlgb21PKYMbFuc+xxEW91tL+LarbCok65S525aEIDyay330u62Ws2tNhDFHADetFrt",
+	"FAA1w8dMJobQgWGKvNG1DBxlhmIlYHRWAEbnSWC0S8BAFMgBo/UsJCyGNludOUjsLUCEb1p5e4WVt59c",
+	"eau08vQ85BbfaW0DH3oEaoVTrk35FE1pHPclVRGhIiKUjJlICDwoHJuQ6vS8AAEa2o6ksuTGMVS1mIpI",
+	"h3QCYvBITr06CblV++QDFZEcDLJn+C3cOkPFY3vraJqgxGpGbAzroure0uYlOK9lKfFOpqxK19/ry5Hj",
+	"Y68ZE3MQb3e3PK6hGFL7IA2JuWAZDIEEc7sFboH4q2rK2373VpVBquWODAoggVfuVkRnl1SlL4qbN5HK",
+	"KMpNunep7iTbvkvFQ5Y+8fsT8+HIPLNBnRU3aDfbIIuQPQ/d/O7gKtxenMp+f1ZEXr8TAxrrwlY4QeTl",
+	"AI+rg4N2/OC13Nkhu5lKvKJ0ncg4YtqQAVfalO6lxWgdUUNB/LMHatk5P6WQfQHF59fF9HCZTWatVstu",
+	"slTDJcdstVGpN08J253uVqu5k4eU59mLfMqq3F20tTJPFXUy2XrZT9rfAvx5rmRZ8L9ZGfwWwU/EkGlz",
+	"EI25mRfNojHXOpWfU22yu1qAuQXOnGxoNhzbE0E0m1DUnvVnVgq3GKo381JdZj04u/7wePeP29vbpNXq",
+	"7D4eX54cPn44uHp3cfXTyfGnu3az03yz3Wq229tbO61mu9nearbvTq4vHq8vPl7jPxZzWlutTuvNVqvd",
+	"abR2W63Hx4Ojm7uDVvvu4Oimd9BqP55dfwcrfrx87DR3mu3Hx8eD08fz48fHj+cnhxdHx+TjzfvGm1tx",
+	"/NP5o/0g36vt8PH767OTmw93+O/3Fx/Oc006O63Wrbg8OXpsPz6mksDd3d2Hs0NcWeVCmm18eXJ9cXd2",
+	"9Y92Z6uxvdOwvPLd3d319cHd9fXj49HF8d33B+fHd6D6uru7uzt9fGzvv2m1ttudx/ePj4/tzhY5Ozg5",
+	"J9c3d3fXxwc3N6fHd58O7vbftFvbdx+vDx4fNzqt3c2dnZ1Gqw2LOXt8/MmCAyZ6Ky5/aj+2H08etz/d",
+	"bbc7dwd23nd3d7bTu+3HYxxj++7g5ub4/Oju4PTk0D47Oz56tK8qX5+c50Z4XPS/MggPTu1E3h/cvZcy",
+	"Inhjze4+nO612p29x9QYcYcmgbvrw5vH65/urkFF6Zq9ecyZIP4BBgjst/N4dHB3pJLhfL+t3bbt02vz",
+	"71DR/3h28XhF9ehWXBxdPx49vvvH6T+OHg8PP1zcPas1v/Oa7X90vjs/uCtotdN3j9Xa5luxOvVIj/EV",
+	"00k8xxL2qQlHRA7IQCaKuOOn80dyomTItLa36zYY1pLYoG4jYgb0XKirRALsDFJgcBFGyRim6g9ZbU2d",
+	"87wkDaQl1bh6BmxFifhrvSYTE0rgKsCyAzN3egJHKeAmypZasaxOOsOdnR27TNBZKEY1wCTiOhxRNWRk",
+	"IBVJxL2QU0HOrs5J1rwwE33PnVanMJOt52dSGNe9Jzwi/jWaV82IW1osIi6GxBm0QBNqSfeAhjzmZkam",
+	"VBMaK0ajGclwoDDRKMFv2XNAS+d0dv2h0SEWB2BwCxcaGqY0oYoRuFHEsDiIYr+x0OTBYS8nQGt7LUo1",
+	"OwHNVx6vT9lYCl0n92wCltOJTESk66Qvk+HI2NvHjBgJqWaw5kTjlWQfMhqOFqvhc2bGP2shNwrUIxbS",
+	"lAt7bLzptFsbKMbsSvpUs49oTIj7tYJpcqJklIDe8cXkHQo44BllAAPwNeqUPbAYz+2EWnF/uwXIAgfp",
+	"UnJgMNo7qxOYz1ZeYPHglA/YEZ1ZQbRdr+n7pNatXV4dNU6Pzxpt6DgR3FGOAQ0N6Bxazc5ONl+AvcWc",
+	"9H3nTXMv18DuGIz4vGRURpAKPp3D4wJjvnizh3FimChu9nTEgEVNHz293ZGakaGUkX7ZDe9k8DmI48Yk",
+	"UROpGRnEMlGlvZ/fq63dHb9Z70+vGgeXjZ1W9VbBczdOnw6X3Ib6iifo3wdm9QOz1EZYfv4MrAWHYJIo",
+	"sgGxDL1GOpQRI2hXAOKoWMNdjcRIYkaKpU4pBT6h7IGBho+zi6Ml/RbQ7DCgBsyTVmauUs209jO3Hyfx",
+	"gj7/CWXOdqbMwWVVaK5TpMlZXJY0oMkwTJRiArQl7e2UDdEHgwFeXN0tuJURiDcSfi9vwTmTER9Y6Beg",
+	"ZenbGUNLSXErLTY2dCjt/lnQcMNp2aq52GRJBX3GZPmb5OLpg+eJkaDkOzlmf7yQlTHRZabxOXsCAkiv",
+	"CKFf/8uACGgCE8k7SVV0jarlIqgyJRuhhrRb3e0dRysMH7M66TMzZUyQvmL0fkC1AZIRJ6LERDntMLpm",
+	"ZfrKCLXZGZDABAteccjg/pO0md+qqlykmPxar41SNbhdvH1XWNCfNQbdgS9J1pOHINg07WtLwWCm4lLJ",
+	"oWJap8pOZGO6v9rdlArg1VdURMi9hqg6+o/3O/vHrXf2alPcbe9/tN939rf2bLdey52iNfnBobV9i9cu",
+	"ght4CKYemLrhY1YipLvd7Z2crnsFv0hQu7pZnFEu/PiWDvIx+0MKOC9jpnhIXx+OeEiHEj1Zz1BovVFO",
+	"2CgyeV6ktTKu5e8NNCsc9mqJbhWTFRcR+1LrtqvkwCq5TtHpsyquakVWO9NhbXndVcfrrm6V0zSl46Om",
+	"6e7s6vHx6uL47urk8MPB1dGt8nqdneO7nXbr7t2q8qptHjL+UO0U1U79cn9PmEaBfHvQDjt0n7X6e9FW",
+	"uEPfsN1BO+qEoKEGUfQgk0SdA2D27r2TSi2OphBaw6JSIVCvoLtYxZbnUKJVqbyoUDqsYc5fH4uWV4em",
+	"KFVSXgJKeQ1kXu2Y4ZbXGf7nQBanEj9n06P0gqq0rdaJYkPL4CrHQAtpyIwZ4mxUeU7sv6KhtWDKe9Ks",
+	"+tcb8zJdwQVenAUTh1RDKvgfqBuTAnwEL5UkRnEa5/dx5ev25aCel16rbm9wrQIPyAGjJlEMHUQnvHfP",
+	"ZqDDYH3wrbRUL+aCh7A0EHJ7Mdfo4gxORxqNbQ/ISXV2vtqrGTy1Jkra42LBciyivDfjdqPVLiwLGnEx",
+	"RGSF+/vSbfciXwXc/7eZiybhOvWZjWdkhEEDOc/AlIH89/n6P9RtwW3SjXMc1TLRvYg99P5+v/Vw/ub3",
+	"p52Ef/79l+lev5bhTjVFxoXlEAkNlZ4jJBY7iJGEm3majP+t8gvxLv1OOr+h/ZiRdsfiJCXoEk9QCexs",
+	"orMmOYwZFSgSoH10GMsHpoG/sl/MyCSmhjWB2TWx0+SBFENAdMouI28g/fpv15z/w3EcsBN4unnExJAu",
+	"z3ACShhFhR4wVWIR/r8a4fVCkV1p8NS7bwueujr+ruh9PbQreLHYpCvsjxzNheLkRlrWifrN8k7UWzft",
+	"ve7O/hNO1HaejZ2d3d1v8KLeumm/WeBFvWCpaxl504/00rGNOdzwQmuOUVwlpGUsH9jYxc9Uy4T02Xkc",
+	"LJYcC0FJWWhRQf4sUgBa3oLdbAuyZc8N125vZ8Pt5IfbOYbtcsTnMKbaYvfJ4tb12gPX3KSolHltQEf/",
+	"rDiwsRLXHkknPNrqjdW3R4ftvEx0GECp8irIn0y4ClA0rQ50ceEtZEq54WIIfAGtVt7nwl6cCjULcske",
+	"ZCEs7tm/g1P+HZzynzU4ZYJH6y+OTbkOqbjmFRYStNcQHVIBIgA3jBg6JNSQLUKb42bOYFJ2LEEszN0B",
+	"Q2ZgEMsA91lsEW3CBCiuNT4fMzOSFkzfAQMyocAMvZZqqF8voy54bftZpim4nuamFrGYGXZDh7nJXTHD",
+	"FUOHIgNv0ukdHZ8e3xyvNUNDl2oZ4T1kr0AgJ3+uZXOAzTmqsEPBC2fjaG11W631DBR5YIWMP1j6Hsnw",
+	"flWH3HrN0CGa7mvbH37ev/ylAwyo5XnMyxha1tSPAtS/gibpYyFml04mTSvZZyG6IRWv08nDqWJaV0To",
+	"DhTTI6Ldy8KhCZnWXm3AZt+P+t+F/IJ///6X46ubH69P9MnYTH45PNk9+S26P/vurPX3376PLz4df/nl",
+	"t/Pfzm+G/PTw+xb7+cB+88NP7R/54Mcmm30fsw8H/OK3462Lmx/b57/9uHN2dKBPxvEoOjzZPbsJd86P",
+	"PnbOjw6mZ4dTTn8+/+PkN8nDzn47nJ3oE3He/ju3Qx58ubj5fnzWOW6d3vzEz8dn5rzz4/Yv162dX347",
+	"+HJ6c/IH9PPHcOfvn77/7ZfD7/ebYScW/fH7VvTz93EWEHwiat39VssKWAALv2JlIIq6Ne6c74Xfq79P",
+	"3/Rv2veX2/o02h98oLvJsdwZ/sI74scvez9Na2gRBivj0sZrHi3v+zBGA/uIT3SF3fzzyigu1fD8KV2m",
+	"s5HLqShZyD9bSjBnVAf1omO5qlKrOBfIcnDxr/9ms/7NZv2bzfrns1mf4bjO81jAUwGULCMUsQFNYkMi",
+	"OiMTqopeaEtoJ53vBZ5N533RKnhfpN4sOQ+M1i56YKzosOGbd1oFDiLiQmQIa9vv2u6+Ln/O1nWYQAhX",
+	"eMMCX1j2gloHlksB5i9faP3J+e8snj8sbylcWGEN/azDa9Mk7xQf8uiVJjeKzsgpBuo9tRo4GUYqOmSn",
+	"MqzMajJ12dVCKWNArfUzySy3qn4rF3aYjjqmX27YePIetF2gghH+99ZWBoVP5dn+JQr4Esjm0wqoGdFG",
+	"Kuai1sqw+/UvBF4n58EKF3oGOeQmMsgVTHpHfs5/VUDxf1F0gSOWy9M0dwnl31WcLuet8H90oqbKvBAd",
+	"iKbNZ2/qtLa/If9SHogVXPeI0diMZgV4YgYPu1TkML7h+P1nBu4qh3NnDh7/fX7FW8uvuLPsijHNSH7F",
+	"rfJ6mZr4lTVDOX7tfVDcMu1JvKFlfxxQqklBaOmmI9QAWzi2vMF9yhtkHCFKXz/s/XjW+fmnd7UXtWDv",
+	"5ZRhRRpFOutoVECbY79wGf7g9w3KLOz3hE/GTJja0rqWdNFfEaSVrvCorbT3nyDpGE6dl/eSLaueFoHx",
+	"TSbSreJXvVBNtj4QV/viJqfOWkObVf83qiGqwfFl2hxgHp65Y8y08fmcMOTSeYcqQsOQTUzJAeKpbD4p",
+	"G59L5dNudxbk8nFkpmlnsGoqn+0V3H+3n0zls7NUKp+WPbEfxTiN2Kq4SbNwLeothxWqrCXjsv4ZQVeO",
+	"r00VWi6aY6kAqlQPkYh1Q6YsYn7U8xFTiWaKTEeSyKnQwIkUPD8taUQrD74EmikHhAppRkVJ6z+9lrW+",
+	"IDZqhRl0CjMoSMMfpJ5wQ2NynhjFHaP97XFRC3TDdUtG0WGsMvapT8P7hhw0IO32qm6E8xFPC1wK97pb",
+	"qW7yX+5SuGw81j/V4fAFvAkXewrORWj9iyOo9jIP039WBJUFAaORC5TMq5cilpOGazcjRj5enfpAKsfa",
+	"EMVQC98E6xXSt27t9UP7r7BJgwY7HLExZH4aSDUGP6lE8YZiAwa3SM4yaRSkk/har11Rw065S2RUXNen",
+	"ETX2rMVsYPzifk+koWTj5PjmPbF8D51wEqR9BJtdEqjAMS8QtqKJssRfQEoNEZHAwOtboVkoRaRJIgyP",
+	"c31z+wXocaI6Yc1hkwS3NR85clt7q/7WeWv+trXbagVNyPuSwXZBuwJonoDApYx5OKveXzlhyEm90s/A",
+	"oIHdBHUSKTowDc7MoOGaNex9C0aKhsOsze6tsGufwEevNLGIWifB7yUgbkhFnIiq60DMrNRuWd1Yhvd6",
+	"0xJAOXUus8EUv55yEcnpreCCOGhXQvT3v229nS4B0azdMxD99OnTQWJG9jIM3f1RhOiFyACqibF4Zug9",
+	"A6oOpu0uCd4xqpgiitF4/Ldb8IS/rQV1vGUC4GP/dlvj4oHGPOpB/MNtLSDTERMOpIppJgyE57vgCNe6",
+	"TtCaHBFpB3iQ9ywiG1fvD8nu3k5rswyEypnUyYIpPAmbr5BBgY6ZcVTlMFFaqgoITejvCSMhvPbZaRgJ",
+	"Trm4Dwgijz+TE8vcykSTCR2WqA2bfQ+W+pPfTqZnv/3dnB2dmbOj7z+eHd3vnh0d7J4dvaMnogWWSUyi",
+	"ChpXn1UEJ5df0Jh+OWViaEbAi1cRFEj+9wEmWH2UQLxweE7tnsAi+jKy6B/A26C4irncerYrhEE22S8N",
+	"ZwhtoFiDgXN5Z/enUPYkqp6sJ+KvNOFRcVZLCDwDP1nw9UmnyqMnZ5dR74RHlUT7JGLjiTRMhLMfWAXF",
+	"OqP3TOcJCNF0wCwzpphRM7JxbRSf2EVpNqb2mOrNJrlmoOtPBLeoBxwb2aDk48eTI/KwvUkmTFlaYpiI",
+	"LKGBW/stoa7P1Ayp6ZiRezZD733/wE9kAx2h6sSCpE4A4+qw+5u3wvbBBelsk5FMlLZHVkhDVCIIHVIu",
+	"utAfiGN2ZyZSaEY2UAKqk8Bf0YHrEO+SSUxnLMLO4Xt3eoIUiqZx5Vp1id2MoElu8gtxjG3EB3CTmnQx",
+	"VOgpU/pWbHc6JODZrvTu2aynWKJZFLwl0xGPWWHq+DnXRBsex3aB9oKsk+3W/q2Y64iLXqJZQDYQ0nok",
+	"lYlnm03yA5thgijI5zSxJCEvoG3YJ1aIq1tCB9sXxi7CIlJMI1eMPnR4mTARTSQXBllnEOPIJOnHPMwR",
+	"7M0mee+uItJnAwmObuxWpC3sejTZ2G617Ira9p+O/WfL/rPtyVZ+qpswHjJ/SFg12dj58gWeW/Du4zot",
+	"Nti11omWKebBaIAfZcq9M2iFbbbPGm+iTr+xPdijjX26s9fYCjuDFtvtt6PtziJ6kjtjDXvIFlHBnR0w",
+	"zvjf7arzuoDBurRikuZ/FIn2TquaGgPfUJiGM/jjJ2P6hY+Tsf3Rghnhr2w+9uRaQRFTA0ScVpIOi/h8",
+	"TIeWOFjc30jvnmQSSxoBKlEQ7iy5HruOgs1ViSNrVxPHezb7Rup4gTJ3JRuXwzkg6fn1aaZeaZJTKqy8",
+	"ptaCNaEW4NtWdR1SceM9HavWZujwlSYTxYHnCWXEmuSUmTSJnGI0gtRuDS40E5ob/sDiWR2O3kWdnMAf",
+	"p/ZObtVJG361m7fiQMwIzgM5NbsmS5dBPb4xHVFj5WqIQrWrAKqbkn173tFrH+FaL9wKt2K71c7dHCEV",
+	"JBVX4DnkXfdcYfl45/TJFUD3bqFPgT13kHe3nz/H13woIFh4EX9zKqdMQfq8EftCPpwdHDauPxx0dnY9",
+	"0VN0mpJ/e0fV7SHzhTMABjnr3ytfCqd5K35iig9mhBsiLbQhI98XGhrSnxmmvao4qnuKPKFKw5USyvGE",
+	"wu6BXlxoQ4UBp+syOLcGu2Gbtfr7dCfaDvfYm0GHtvutcD96w/YGu3Snvx1uRR3WHrTofv9NuBftsp3B",
+	"Nt3qd8J21GLPc2baw+/JTZlQi7S2p7tfW4192hh8/nN3++t/qz4WTr1fdSKs9LwW4wYqgwqUcraEbzvI",
+	"H10uoqoZ4yF5pVH1unDiT6tFKybu8h99y8S/Qo5TYLlAcnlHoytEZJ9z00V05hJnvv5No8IkXUNqCwKZ",
+	"CRr10moFmBfTJXbjLI6sBDPGtDRZAuRxYs+OFRahDwItPEcDzke+cIObH8nGcsUxuvhRlzzdl1euI83d",
+	"brW+5gH23xQb1Lq1/3idFfZ8jW/165/SEY9hLgC+KukiZQTHNLY7gDKpnaXOTbtJzqXljIeQfHSquDFM",
+	"NGtf67VDKQYxD9fbg9B/nIHsQBAaQrihJ0lce6i4nKfsC2Q/KANnf2ngLAUSPzedkUa0hhgCBiJYva/o",
+	"4LirlQEwianopUcig4KdyADy+cXUUmFU9aJ7KdnoOMGChiP4yiWQSAtX9lJOrQCgTpoWwmdAXQ5clzFd",
+	"jEWXlANtn8okjshQkj6bSXfDFicf0olldhgjnTqZKEk6O3XChGFqorhmJBEwbRZtAmjfS9XnUcTEWoAd",
+	"pF/ngcq1kxqJYCxCLoFGYy6IkrFlzsiID0fe/TMHuq2Xwa2MtXulccgNqUhmt0HWRUoSy2kqGqVSDYAl",
+	"JxV809GrFvHyBzE9Cdk5LIkkmfzYZxYH0mTEb0lBUPyrjiqcw5SxcYoSgluPmxuOqBgyEBk2Fkm1myDH",
+	"ZUtF5R0wj0FpwcHCFVtWZk4vcgXy94tsD4ryZWQu74clzpAyeZHCoLwTnc7L7MQ8oPJJqp+cEmD1uTzM",
+	"IFTs/kgK9tZy+5ZbdY3NAfgjQLHXdaAL9WKzLjKonktDshddxPpMreDULWRulDKC774QWHGdqb4VdOxW",
+	"9BEp2uftAiALE8s3abLx/fXFOdCQsdSmoDxBVD2X5r1MRLQ2AAfwdQa7i7zmR0hDfIMiaLZf6pp2xz2S",
+	"DJV0wBbYk95nsRRDS0i9J0BB7AYcuqSzWNLoRspTqobrYdEE++gZKXsx9DLP+VmkRYruGhSA0d56WZ4F",
+	"RmNfwvRy0/wP5oNScNVjJsxVyoO/IMvyd5kouPGzHeEijJOIkVwmq4xVyT0ssSkvw5hUaFuqZwdqUZyW",
+	"0y1BO+S1Mj4LAHgdUvFR0MSMpOJ/rAnBBDrwxqk8DHNGK9BiZlDWIeYKWzsyNfMCK8O7vTS87eoXwvtc",
+	"OhHG60pAhQ0YGVKluLMHlFQsG4F90HTzDOoEf8Myg02iJWp26WRC7IeaOdYSxFMzUjIZjlLlMSbF1smY",
+	"pUO9JbiJ6ZU+HTFHEQAJoHdDh06ocLTxGtUF7xI9W36HMQsbNRTTpNMHymN/Q+UCekaM+EZ2SVhl3yOZ",
+	"nRaiXNSQAjinsrus/7iX5IYoSg5p/1yTXKunubKd1pbdVF1cem7iUpIxFTMyoVpPpYpIOGLhvSbUzFVI",
+	"dlN1ffX6trPiFJ2mnWtiX2JXwFC5zrWfrN1WZzyumvAL0M+F61LM20WIFL42B0x7w4zYDBpELOZ9qEcf",
+	"z0gotYlnm91bEVgIALcY5IEQNMkFMvULtqhLgqr9DayccCsCl56051K/BptgwMw8izJOBRSliFTaHoEN",
+	"zRgJHF7nkDOw7EBeto+A3ULYY71JO10BYZ+W5/BeE1yQ4Mq2ahzYVs5wn3NXyb2cZ+qu53wv/BU2pjM8",
+	"D0ZxBuqnnLL0KZvC1+zclg7ff6Xj6zDkIyLI/NxDKQRDEdjudmx5wyhxunX7ejwuZd3DaZcwrzTjXK9Q",
+	"iSC3hnQUtEFq+sDF8G1OOIMdt2wqnQFFHtEHRvqMCeJS8DbJFZswF0tQkkkdUa8wlf0FhGLx1pANrHor",
+	"H8DAAP5DVBn80+GClVZF1J8Bj5Fbyit9KyJGI3B/szTIykoAK+86DAlON7skR1QqiURRSYfQjd7eivJh",
+	"XniE8yOUSQ34tTgcyaPQrcjtbm5X7RRQRkacMizqWkL03G7X3S1ud5yLIQrj1bteLZ3TAVuPFhkJEPf2",
+	"C4AaF8NVSRA4jl2xUKroo7C7v7aUajtWgsY9PGrZkTtxLwr26jmkb307yh9gPKPdD7se1JeBDOwUaAUK",
+	"GJENbjL+OmLgAc8FuODamyVMxuAPdSv0iE7YZoawE6oMp3GaP/atQ1RYXiyHTptDE9ATRqx0ggj3Cpgb",
+	"Kc+omDnxS68Fd3ub95wuMk/oPKPgfeJyLMp+q+WP1ZyKZf8l9gFK1aFIUnK9cwdHWzK58qVdOiZ5V8yq",
+	"ibq2r7OGeffFRua/uNTHrrnt4l/AK/xrxLg1Ja+FmHGGhdnq3rPQYof3LczFA5Q2+tOnT42yg+RTW1b2",
+	"p3QAdNrPtQlcUughr4UD6zGDq/XD6Z736O+mjnpkRMEDwBUwJXDdws1nb4iz6w9/laITBueaTFkcN5y9",
+	"rJ8YMpJxBGRvlLopWHm1z3Iq4hoATSeTiVSGReACg2Fda8Eu7agHer8eYHkGxNxIOcVgF0Xo5xSY7Z2X",
+	"V0y90iRwWt6GXXbgveukYEVVJvjiarIRlKcZWFnnVsxpNCutk/ZCSFcBaI/a1BPxwDHKIWc+plEEYS00",
+	"vlS2ZwPJeX2e+9yjP2sGMz7lNqXGxUNvP/yx0/95b/zDZFvftB9+eSOutqZ/32UfWr+d7tD3UWf4kV/8",
+	"vvfzPcbWF5xYn3P7yIzmv7rhP6fNZP83FgIhhuiOCvopxwyhQ02aBg/8aOAKpxZYaOO9EAxDUAhqvQV4",
+	"9Fnqy9N4K53AeGSDeg96koWJOTaQZx2k3AD8curYTdDK2Iteo2Sdekq4eKxbkcaBaNen/b5OBlwxTYKC",
+	"P65jTTmOoZGBDGOpmfZvdLaIWxHGjCqLXYppGT+w6N0sICKJ402S8xMi7q2VnpGfLGIBj5bwWfBhL5WB",
+	"DXa2zPFUsB5yIyM6I0GxUHhghQuXMR3fkCE1bEpnRPPYEj8r/7dbt2LMRWKYfpvuEXWmV3RuDISP3eop",
+	"ru9dv5jwmguCwVTSpe4/v7yw0ABY3YqY/57wCDUNex30jc0P47rZfEtiarkPu2pNdBKOCNUkMGwMhzVR",
+	"rMe+hInS4CN7K4JYmh5cV1wMgzoJQgvggTvyvZhONAtc1AbV970xt4Q0IFQp/pAlHuKKhHRC+zzmdnvK",
+	"bkVzhdfndin17cgf6usisG/T2N6Jkn2mb2vuEjIov4wYVRE6ymtuz0J7uwthWnOj4cYfmAICRdSwhstE",
+	"OfeFx9QnvrEIjBexq6S1qI93s6c8fyDa0jcl3LyFk5E7gxYr8qKgIw2AKFirlRvN4oHlOMqn49k5ZonJ",
+	"n75zgNJd+8ZfsxjrJU6kD1ddZgRs+hVyZgGVrT7J6RGGwMC+TMxbEvAILriIpcruKFVYIxOLmckPLk/s",
+	"SXROEvaElQlAPTth+L50kMFLdC3qZBz3kSG9iyl89hJCXoNHFRdRqSmPshh4Rw9zG52dvQzI6R7ljkrh",
+	"DBSQeeFN6GpQH1FD5/etdIV0Cc1FBNHYbScOPw9eeHvy4jcAxlW5zVhINivwYyk6Wp9DnHqRrBZ9/SpH",
+	"rz1zaIuLfJ9fDRcDaUecUiX8LO1kQhqXRnYtKsd6xtkydxShSrsS2lEwC9m8ObAx5ZFrqtegVSUk9wjx",
+	"BKY/h6fHD57/j+OLAbggPkWgPqH51Cd9gSwXRSSNHOI/S+byB+VrmpThzxoTVn4up+v5/BwsfPQTjD+/",
+	"6s+VelWfdQLkKzkos3jNFFrXOWzzE7SoVavn8MYjFlQ8WAav8uQ+17E9oDlqU+zOvazoC6O557H0gAyk",
+	"jIjP++BdOK5lokmWQRSl3I/X5P3RARnT36QiggtGNoIxj+HQsiEcnwHXI+CiQpVoQ0NGRU+PWBzjCxIY",
+	"xVhPJEbbH66wCBzBEaMGCImcIT3RdMyCzbp3pEqjbY8/vv74w60YyEQZZhlwy4tNLe0a+YwALvCdQEkq",
+	"UPYCAxlSZbfTOwNKzZoksNzhl1TuowCOW2HlZ0z9hGo+FzAPXkNOPDCKzhxb57bGwsL+HNr9tAuGbZ+H",
+	"A1S2cmDIVYH3JcLrNS3BXgAgqNV9NfE6ePlixZqQxRgHEycTDq9kHCc6BFVfEk9GLj9jKJWA/4RSJHiN",
+	"KTrtMwUfGzmmxqKpK61tKcSU1+q1PhVUUPtiJEMZY8XliVT3UE+CDeAND+9hVjSejGhvCFlhhyymBiek",
+	"AQpSRr1ohjnKDftSRNds5Qsx9hICVkNWdV2h1dzuBTdsTHxZcEdw8fu63Vnw8JQDwg1YOlAWhLApIaei",
+	"mdvCXL12cEit17x1qTDxXLMFM59VBfgycnDaThVEVFvhCYvgUu2qaFdd7Lka6NwXp3+agrrTnrJTNaoU",
+	"Ba40K+CTkRRXySdSyRBA8cCVFHaKsKVjrsMiHOaWHFbG3xycthtbhIO+b8CZShe84ZSkbDwxs1I8Ub6O",
+	"0LxMlCaDeRoAZ77d10LRoRxTOVd/KAXsAoY0g6CuoPZpyaKxjJgrUD7mcfQM3Jbj+8+oCUc5vt/lsSnI",
+	"hVgOaW7qLtV91tCVSnruvkyxxO2t6yodvMAtZxDOcckZ1lYyGWNMKfeMkqt8Vf2eUGG4ccGn3GiSCJfb",
+	"uHBkfLvnIPujb/fVF2l5uv1H26YMq3Qw18fi9Z6ISbL6oicSo9JKq6dovLUCvh3WymuKhRjAPOMsjupk",
+	"IhVWo0TTGIsIhXlsrg+xSzcZDzlc0pLgu3YTXh+ME+7iM0sk0uU5nGP2LUSd9UmxBxcJ3czQvy9lzKgo",
+	"VapbVgWypEQbU20+at91KTaOakN0AoUKBklsGYy691dA3ZmTFfiACAgpTDReEutpXHwlpIwiHE94SMCs",
+	"O6AhI0wMgbGbKBltVq1motiAfyn2ARUZ7/d+HHe+PEtaeFoCPe2rAKK63838llQiQxJxcyyMWoAQi7LS",
+	"pCL1SeRZyqnihvk0IDjqNTesJANmL6rgQkODOSuW0Xo8u09eQvcXDFRmqPtSrFmipZQif35is+dh4MJ6",
+	"bQPv+nFweULu2eyVtg+w9zTzildmY5iBc0tcWSB10melggZLmL3wweOTIpp2WlvNVrPd3mruLaedTGtM",
+	"/7mEnnAZNQAgGjEyCUcsymkBqKhQBDisnI54OEINuIvVcWkb0L8O+tbMOZisjGhZZsfKoPdoLpTFmbLq",
+	"qcZVgeeRFOzbVRbc1bLzp6nuD3Junjl1Bp8UKoFXYdU7yzsdWplpNYNagel+6k67gjv3IG3+1QpPJhz9",
+	"uAYLAh+yPBeaugfUM5HjRaQAp4w4TUs1P9XTYbF1mvqtdFyrjqBLmV/JWMdcsOWXYzcRct9XLGdMZ4cI",
+	"nheBDhbdqJixY6j0Kpu6Di+qKNcsupFnXAACVx9Oy9M5n7ZYTn1yVOQAnasJAZRCDQnVBPvF/IPVXBB2",
+	"sKQaGRufu1tmweufmPJFm+aRWiViWRNJSGP2Pr1kl4XkikaY4kRXFdSuEpET0wybFLH7ecky6SM50fMb",
+	"fkzDEdFJv4FQhSRRRhM5hTRmmBYdYATbO0UTENeQJgiN6qD/sLu+9HG7xo6rprq8tARVpaoMfJ+8xU4l",
+	"EAiDSQ/T6HNQtfVnZMMuE+EPCRrAsZ9MFLMifp1M4sRFUoxYPCAxH7DNhezx07cPImPuDBQwvIzPuXvI",
+	"Eb9U9i2LMhllL18ORbyuOPieSnp8KiBJXsqu53VSOXo4R+srb0mfv7LMRYdO7f7UNn9gXw5lLBUKBy7Z",
+	"5bKflLbAf1/3Yy+c7ceJv4NWudX/KQuam3B6da04W32ZqHBEXbzuUiSvXmHugvOOevTpSMb+wKXqBKrJ",
+	"xA9ENo4vyWtiFB+jFmGzDh6aFo/R4rEed1NlYMFULek0wBomGF5ZTay3pScxXaBJhWb5ZWBGnVDK+7qP",
+	"0BGa92OG+hHHx4KXNtYBrpMt8FoFo6QwJOJDjnJNJjK0mzvkvtI8Y6G65M0iFt2QCxmN3/8i+BZwgGyw",
+	"CODj2BrMcbASB2Dx5O8WTS6ZWuZovYjCzSkPFlDZPEgc/nxecCb9/bbasXw5tnUhXqzFM66yb+tyU6vz",
+	"NKswCg+LWcXyVZ1d0Q4bHtJreR4vinds8UKtxg1doapzfqJkkugRclmQ3z1UYISEEAHnD+4cj1I/JSZS",
+	"L1yuIUtclfKkiGUhnVSrsAJIRBeAQsAJ4VDHvEi3bqTgw5HBAGOzwMLsU4wvq3ZxDsHeP3jxvNBc7DPm",
+	"ZZ6+xTnC+9eT6rmNFybjyw+0Vn69Z08HjA1lLJ5e5BSUH1hlED2lGLB52errmaUC8+2if+OoFLy5OZ8O",
+	"GxxNX8NMXju4v15yfQsEsSodT4Cv1gNmuBQwvQ2qNLBzsaoa+cVT2s9NCXPcPz2nxWdrUWr8eR+2py8G",
+	"jSdpgR+bO5yL6NOyfuIldtDe1dqKVeh4ny0ZZcTA7lbgiljMMBIuAHAFb4lHftc0zXLpm98KbO9Il/3C",
+	"o5f7xCNi0CQHBJKZ5UpjwJTSdCbbrVaVi3OOLD5N7FZyZ3+K3PzAZjhJPNFViVo9jftrqFH+9P51x/Ov",
+	"O365ndhZYifSw/nEgct12V6my28+jotO4YKr0J+qLqGQJsfn+bfAbvpzBP6dmD+WRQ65MCT+8uL6hmBB",
+	"hD8h68RXvAiCzfqtQG9mcs9mzfR8dYk3/pKQqqhuD7j7zSHxFegLyi7qJExiLqia3YrUVX0GSYTTsDbL",
+	"uGQ9gSuNTERENrZb25sl56fUZxaWkupLio4zWau5XTqkhtm/T8SD5CG7pHyRn2zoWjY5Nu1NKAd/WeLf",
+	"EPcGtJ5jqu5ZRGyjecN3WtepSsOadofp2eFadx33eRxXOmnOC4r4xbISlTQ0PsQqfJUWGTc+tANB18pd",
+	"Ral1+01nJ5eHfhET7Zeen2JhAtVYP7dL/xIv0UXYUuUsWokv/yyn0WpkbeZh+WMiDTtw5cyew/nfbeOe",
+	"L36GWO/yl7tn+XMArb0Nsc9C6vLQWJZS0dB8+4GAEZAyKLLh8tf49ErYbnOpcwIdvdApSUHxosfEz3Dp",
+	"Q1LY2H/pMZlHsScPShHJ/ulHpYTjeFiY0Il+H2Opz2J3DRL4Qm89rxIP6rmHEWcGj0paAE+78nd450L+",
+	"Jte6YRvpLO2/vegaJEBOyPU/g95yrtPOK8u7xfnmAX4rJjLopkqA/oyMZWJG7p2E6fWkipgKulncW5bq",
+	"G2r3wXv8ZKxELxEWyJYA2LmfXZ37lFJYTuHy5KjgfFnHDH2Y/gK+JGdXxRt8DoSgQclB0Lv9pUCo1Wti",
+	"Iu2/+TVYBi2bYPH+L/c3zwVAqo5Ll/dovWhYlxPXd1JkJl092AZWw2xMqDBq1tgvc5Wd7WfZSsGm+SGe",
+	"OobnuaZzvpal2RY7riQvMeVjl+T2UEZsTSgtTJoPhwQVWs4VDRLSNskh1axO9ISGDLn+iOoRw7RUfCgg",
+	"LcdGsHf/e2O8PcGcLXs//Hi2fVmuhIBPy2LaakHHMP9K8MiI/VAZ4RSkxAFuK3RQTm1odRIAnYB3F0fX",
+	"jS04eHWik8kkZmPvqz3JUsUBpcj7j+eODmB4AfkX4jzs4WDeAPfMFgFvayDJ04ZRfDxmUZ0kEwiQpppt",
+	"YsYSK3Rk4ZGaQaoS8MMWEisiFLbm/OLy4uqHp6LGnrxvPOwrRctzSSZS3ZMGUSzmQ6zP9HQptgoHsrxH",
+	"cuX+g58e+oqudzRW9pJcSSCtMmcsXgem8173iPsajE/tGY5wCG1Tf95lNhs/9Ns9D7SKCoory+6L3OoO",
+	"0sqqZW0M2XAVkzA9jz2QrzS01ukx4CqX9xoy/HDDGjqUExZtvsUaP1OusVRHcG1HSrPHBmsVTni+BEKF",
+	"icvH6yEMFuPIibD8l1SzE8PG66HKIhfqIyynA6mojEpYtdvQ0u5ydoIlZznNPq7sO16MY1kRpTyirqgi",
+	"nFB1yh5YvLzt79J9gS5qX07wm7zMkbn+jFg8OOUDdkRn2k0OcwVt7T5bu6he0/fJ/NZ9xJpl7iQUj8h8",
+	"yZvNkq5u93kGKBHOeXApaNjl+93LoNGZA0b1UchFpKQo8+SB+KZ8KoWyxctaetNv5uygAKrfE+bWbM+R",
+	"Fb+w/vMzqWyg0Vdf2fgZBzQZs5SCp5WP52IOIGUXZONi0zwdRGZPo7+yfovxWZCApA/8wphRoS2/hA0K",
+	"vmTPG9VyW95aAj5lCdOVPAEwLN74CzV8qSu/utz1t6TJeeamv0rEelad4y80NPGMuBTsgXdTdWlKvEE8",
+	"cGVCnS9PfV6dsLJPbw4a2636+g6zC8OKvjkuaTW3iLW8RVe8fr45Uqrsd5gucTFqXVvpbDBY72hYseXC",
+	"CvbLujs5r6biUalED8wgslS/ZU/B9NN6YYJPwcCsyUY7hNdPc0d9xej9gGpDWrvdVut//8//X7vV3WrV",
+	"SZyIcETabfdwu7vVQuGZC8EUae92t+yLTqvbai3tn3vkDmGBsrY7i52MMsJWqve9IhuUlQd/eoI3vt2C",
+	"Cz3t54kdM1LRIfMVTP8VjO0yYlBpml4eGtMvN2w8ef8soLKkJu/hOy7W+q462ssxgS4jEMhMSzB/nZUk",
+	"s9VObkq+8kLOYiS4oWve6DHtswoXnktXC9JncaDDt2k2TExlZH9Mxkw4R4hA4/72Yl9JtygA+hRcqFAk",
+	"nZeTcT+BfxEVhSlBMqbyjKDsJNdkIrVh0VuXsokbBm90ruAAxlG5hFipo0efEYkJkZcy1TwdNIZvIQNu",
+	"GbQwpTpm2vAmmrSmVOoEoleYxM0Stv0bOrzJGs8Z+LNXi7HQWWPWw0SwjlTFdKRFvzWWoYZylXXMl4os",
+	"XfDrbe2/39Y+BznPCuiugIO/zlUD13jhNzGHSVTIcLCE1QlmBmEPxfsFcdn/WkrKSVS85KAfVTy3Ofbr",
+	"ugfg4u2JFkWG/3VR3feLCgUPkjgm92zmfUIhcpM7fz9fLbKQTPqesYkmlIyoHhVpSy6w+qf+/s0fV9vi",
+	"dPIm/BS1Bx/07vB7ujU7Zq3kB35hdn7+/ZfpWt7nc3md2Zi7fNbu2rh3ddXcekJWL5QUsKsD3Rnm4hlK",
+	"BmmdfUnxLw064Y17NguaTweUz8MSA5LRohWOqKKhYUp7yHLhMvxA3Ws7SZffVrFQDgV3kfLfHqeOIdcA",
+	"r1zQ+tPh6Q4xM03E8qbf3DfzVt801Wulb4j7jsRc3KeVcguYaO+UxdiH9e65cbqAWwF9MnAhkI5mu+qT",
+	"zk0pG1S/xvdBOdnlqqlo10s2+zkDuiMo17mywU8ljXiRZBAZkV+b0JZZ9wEWlD/0uVJSHWCrSge4QjYK",
+	"71TwLbk7bT9ZdrKs0Pr+fr0w0QUd5ZWXgKSLIueHUOymApHLJLVJjuF6TP0KXImnWxFUFFt2dvN4mdrU",
+	"4KBQKEnN9a1AULzSrtj0RhZbg28gqZlmYS8gSDJ8da9os0nsCIqKSI5Jn5u59LD44c+/bz08Q/T93VC1",
+	"0+7mzXodGTPR3devocZZc5TqtxouxbFuuravLaFcjkIWLuh0L3NJPEr4VkCcEoovQVK9hrXi2pooOcAy",
+	"XzTO5ZknIxZDIKlJE8p6fygtx4yEMRc8pDGke7Nfa8+zEsWGVEUx0/pWyAEUR+2SQEWBfcO1YZavjTgz",
+	"3HAq6iSIjArgATM8JIaFI8FDfBVG44C4FJjuK6pmZEwFHTIFGfNGbJBvYn/XSTCiYTgJyIeDw8PLRvYW",
+	"XE80HTAzIzGjUdGVAyxtkVEWpNEYsrVB0jborGiUVpVU4nAuQcAK+sibfCS6Dz/FShHAGPzf/9f7JjnA",
+	"ZKI9qGwVOIcymRjNsf7dGFNnE3orFmQdRXfgrgt/D0Ip78+c7Bz4rN+QGXmomNZ1324k4+iDNGnTW4Ft",
+	"7XNLakYSkinZ/9hH6AbtfGBd5qURGDbH3GzWCe3LB4a9Hso4OnNSv5vBrfDdhjKOKj3ac9NeVeQvD7rO",
+	"9zlQrPZ5VaTrUaYaXkU+el7HcipDGt9wvCfnVVqgYiv7mj8vdxs31yVHrlZkYS91WEUV1ToCEezbNLCO",
+	"NBUyoE4mSj4wjFK3Y1X66S2vjS0tLh2yekmQfGhe2nKBc8852rtgshV9E/7aLF2rOzzARcaYOFjAu6RJ",
+	"lGxDUijM4otQPJPrSzOMPXqpXF+VDhkVWnlfiLW0JpWwXFEtF/OGVUYomUoF1RJdnBs3BCrma0KHlAtt",
+	"qquvb1arXXEK38KeLpWOyc0DEunZm+ktRurxMSN/SMGci9sMSkFpEkH0hMnvrKu6v4S2KoF8BSsg7lPi",
+	"aMEtJD1K6c7l4FfAUgwqK7BZ+YktPulpFY/icV+lkEQxj3eW4Xvp0gclNWuOJcDimAT7IxtRgnUOWpvP",
+	"ZQZ/qVzN1W5qFfnkF0P4MKWGT9AR3OcEs9eBRK4ZgbJlJGITZnFYChLY8QMXSpRRrGCzm2oV0VCMdeyg",
+	"LsYr4khcnQSfPG3AOaHmsS/NKKMaukkOLJtsEiVYVHd6SQzos6LRBJL2mjqJvJFlwOOYRYQLZIGkYMu4",
+	"wBdnAsqQJxOlMpG8W6H9jaKzUy7Yks1/4FLfL9kWC3V8h3U6/DefS9v9TD5QpGxVvp85NEjV5ymW4P53",
+	"F2xkkG5iry9HYOG4FbmHAwlpukugdN+OmUh60M62KYLPNTGKznpYAuBWBDmQuff39on9ugJCQaHUhCty",
+	"Eni5PkMvOUFgvfVGC3ynoUaTc+/zmNckJ2D7ABrBosJtZAGFUXiYo/dWDDBxKiVTJZ2fPBbggdqjVjwh",
+	"VhCEapK5SFUi6NiXK8VpbgS4S83bpNXaCuEh/InVbQ+IBSXGT76C2pnANwdp9qNcNX1Xhii9h0q6gj9r",
+	"eiSnQKFTnHHOCdpSo6HisRXRNU0Mq33+upAE/bCYmufuSq699JxPj45ECDJMaeKWHmSJ2X0KJ+Z1Mt1b",
+	"cSseYQPIo92ex+yrx2JT8ngrHhuNRuH/9uMyJj+SPg3vG3LQwPAJp9TIqJYdZO5MPPrEU1Dji49BvYwl",
+	"GOpkREUkBwOcAymdEvJIBkoKk434mng1U5HJWnZgsoEDA+DSseVgQPozj9Cbbi65o0gec9hkx5o7vI8u",
+	"3BMCDVJMgrBlkbgOs4NLHrNM+vYprgYTXdjuy+f+MU2HT35PWMJch3jS7XayeOAVcASe2l4KpOExrfQr",
+	"heO2QMeHPZUIAnlMCyApFtMZnLwcO4DNNdkQ0s160w5YSXCeGDinTilgGnAKOUSA+91vBqT2d4AETk3q",
+	"e+AF8isosxXFzudYFjye14aaBcEAnvrZgzhhoTOKbAR4ZC2xlQqqMzjza2A5PiyyoB6YssItlD6h2gDV",
+	"zhDTPkacDEAVhSgZbELEB42ndAYO/Payx9r6EzqLJY0IjejE+VZ4QnsrMizVhMZauoIMgMtBfQ7XNCKl",
+	"DpxDtivhhR95VgaMFHbB6S1QpWShjjzOJZKC6lHlGjs6T3odI/XdcTkk28Fls06g9p8LlDdQKk6wKdMG",
+	"DVd1Qg026bTqROYIknYsnL8rMkIOsTOWlqdOmN4jHVe3nItQjnevrASwvLAeVeMe1IbjhWp5qfBU5Pg7",
+	"rc5uo7XVgOpjz3sYpvqFZ5zkfHgEKLMcdla5fKSENqWqfWamlp75q/L5nfngsd/vTfNWHMPmYLh8jpyr",
+	"RPho+9J+PcXpzd3Lc2lOmUiWAoq9AKCqmxou1f5COUusX8GTMPS3pBTzd6wmGwMeo2a8P8vg56AcbDYJ",
+	"wkwKxOlbAacaLccgR2BWnadgmmUw8ONn+QteEt4ZeVygR4D3VjCDoscbH28ON3ORVsDFQNpVRqO34PQS",
+	"ygcPGtskOL6hw2DRSblp73Rb293Wzi9L5rNElcBSOw5ZzL/iZVUVQz1HirO0TrmLvnKvISog2+g0l8St",
+	"SE0t0AV0jxuqX27X5tSYLk26PQoOPlnCzmx/U9VI7gzU/bWRoy2VEjyvsl4euKjdynpKTXLDvgCzAiom",
+	"xcU9MSMe3gumocoQOTk6uj4hMQSc3IqNgEeR5j0op7MVECx+Ccl8//f//F8k/3Yv8GX86sXnLAwIo3pm",
+	"L+VwxKZvb4V7D+P3WgGBsKlch/hiOyDsi1FszOC+5eF9KfUHxgC7US0oY0ZVD+doUTeJ4+xXKIW217Uw",
+	"vZCqvhzNIlcwJaQq4jSErgSUnonltKdlxJOx+zGRhmqNv7EqUs+V6bFvB5A6HP7ifYhDHvHhqDdR0jBI",
+	"hTqIEx71FLMHxu+xYImxSCZ4CGnkhsxQxanAH/DfEY1hOvdSj6DbmIZGaubHjihXM/9DJMb/aZI+6w0Y",
+	"i1BrJBWNe1ksKaTCzza1+HO7+HOn+HO3+HOv9JOF6QO3taXf7dLvTun3Vun39lz1owVbOM+7cmYOXRRr",
+	"dWxr1u3h4YeLSm6AsxUcK+A0VuYIX7120IvV5zm+PDk8OjleskjPYQpfcpiDL2m/abXIfQi4uERsdEXR",
+	"Hm92R5AuImbgS1+ddfXi6DqtX5XewhD1T7gBC6sYWra/WasKN19tFwFvKnYyxYeKuhYC6t0MnFQXMf3K",
+	"1dUCaqyXd69fgEW8QkVybSBjVmYZ0VhWwwJlA/7G0gl1MolpyBQRCXohuIRnEc50E1zsIMh8SLl4eys0",
+	"H4oGcKsQI+3ytlfWeajIOqSNSiorX51LLEQpjAJblJ4yhw3Lp/WE1VWXtIG83nDfOYfWyLlegA7c1aFH",
+	"A0SGPU1ycHTj24BPD3BPObXFrcBgfKiWJhx4zYjN0sZeYQRMCmQKRzyIqYHygaJcI+NJVgr3Co7COexX",
+	"xYG4Omx0XBXPiCm/e5pcXJ3dXbTa5DW5ODu6u2htNZerNAwqkkumuKyK2ztjNNa5AweV6NF1eOPi6LrR",
+	"2fTSYhqoV/ISfler105r9drRihXPAH2r0ilEJsgYXksblIygYDcV+Q0FDUTElEutcHWGkCkkTohMzaHV",
+	"olJpynyLQdBUpmqzcGuTDUz8UCdBdj1Dfco0N0HwlgROSxykGV1hvzfzq/BZUvKXfCHBweJqcFX2Pp8K",
+	"EkinJ3ylsz2HN+l+5U9pFak/HgwYeGmdOblypZCoJYMFUyxbiuzamZzYu2qB9PsXxPEtwO1ydUkoI8qw",
+	"ljqSM5FYyW8Wxgxzq1sIvNLESniKR+jGLySqWDn4PQ2kClmh2qT92u6T+wacjAshUdlEp4zdL8gFYnsh",
+	"9n06DzKgcWzHzJnXF+W3mitj4LEHd6wSc3zkcknkEQTCdAmNIsW0fmthNoEa7PMhR0Wplwr6P55wSMxT",
+	"bR8JnHdo2dmugNixAA8EVlGVi0ZoOFrFj6SPPhEV7KkOR1QNv81fYUkvlbF8ALpSHU2iZu5SiNLr1t2B",
+	"zMOiTmQcpbrJpfmhMzdu1cF0oZiHMdVVyref2o0O2TghXLiGdXJM2BhSQISzOrkgMjHpq//9P//XZmWY",
+	"gJJyXAl/H09bcTCcwcOHSdV9rTNwyAETmwgZyTawcuAHrrlZxALY1bX3Xa5g7eJylqDs+U5LEKznsbOE",
+	"XmlKc4AG4mQeKSoPqxjSIbx/zwWN+R8LcwyytGVz4JtimlKaRNyQ7P0ry6JNpDKg30obV2QTTD9ZuqaQ",
+	"7XaduMLCULmOloTJvyQ936K9qUrOV7U7/6zMfJWYAWn5jpWSqvr4+a9d1JptmDnr1xalI3sSXLYPLxay",
+	"6pEPyCgZU9FQjEYglzlK2CQnRpOpVOCNO6YzEkKqubeYQws8Z+wcSurYi3zalDQHUG1hMd/DhSm7Ptzc",
+	"XPpCRnaguj1CKAZZrhiTeGqUj8AG6fMSWjgWE1e2tp/PWgnQKcyqvjhlWgbYqkRLIN/WyZiGIy5YBllI",
+	"Qub9T5wnf5McuoX0FRVhmum+7lwaLZhhbkHzVpyzKcq+PgiVRhGL3uZcMtJcdEkc2QYjKqIY9c3c6DxM",
+	"m7cCciM+0JhHsF09OyUWBWRju9Xa7BJ0Swe/S5itJlnbtySImLEPAxeQyWg4Qotik5y7xI2W2Ln6h5iI",
+	"MREFt04Yqr3ZJVbETiMQ4Nqxtw2Eq6TWRhJJhlXIDb1nXQh1QQepBgkmMRU9v5/QbcetoJR43DYkMQ3v",
+	"XfJHhjZwu4YIKve4Jy4R5UCqPo8iJqDPLddnmiVLyRgcXnLhE9wKmJLEcppF6vol+ASWpoeZsTAvtIe0",
+	"KxiZLhPqhtreMzVRmvs9vyrsNZRiEPPQQKf7pU696yXB9eDa8Tz7jZkoGdqT34+Z7aLj4QdUiWsyZVh7",
+	"08Kpn/jkNj5FZy4+LrT3X2jPJHatqGE98P7HnenYyR0Q0NDBYy+YvyWKGcuSQf3h4Mr+aBzYHwHRLJQC",
+	"bNV2s9Fo3jNS9mJ71dtu21ulCcMbCMoUxV3wYXkuNygzIxn17KbQOJZThz47rjeoPoEVXOtOkLHt013K",
+	"thR79fBr7boOAswiG/jwThhEY3ZRn43Nz6xQ/EP7nbHSsVSGRT142bMvYcU7uRW/0iRwFVcaN9DAlezH",
+	"g5Rfvj0++m26dXOH1MnHvUTQB8pjt6KdFPuzfYa4dHDrIkJOl94/yAsoaNxDwmb7bgFO9JNhIdQylsMh",
+	"g/DKxAXYsvRGtAv+ueHiAxonUVCcfD/Rs2zWUpIxFTMycWlC0b0NE3GqREDIXLHECMSnzaCBvd77UKU+",
+	"npFQahPPNovgi6RgS69+TGM8Rj1HXCsJbggU3AIY4nNpRKgj3xTKCpANStKeHG7ViaazzTrps4EEU9ks",
+	"t+tcE7ghcBL4gS4eoa12cRKvtEda5zFjoQHEzX6BIfgQSVVC04mSRoYyBvi362QHTtOBwPm7ykMgWygq",
+	"9IApELeiEh1J6aCeMHqPo1iurE/1Ytz0DexyE6HspYSXcRZ8bcflFmgyMUtvmkxMKMd2XKfTyo0ZSiGY",
+	"M/VLr1LAWeCN6lTdoRxbOYWLYTdHf+Eqlwr+Y1cLNUH6jAkyphFgFY38jsJkLZg2qCDBScTGE2msVNiA",
+	"uiIpxMBsjtgcUs26ZOfLl9T/0m6ibXTPJmbTH0i42XuuXHZ6LQP9ysLR4RpQUgzrUB3+3sJQVV5Jr3Sx",
+	"YzQr9yDWodC785LEIIis+4KPLhyxRKCPPlbbjplhUZfYR6j9Lw43Pw6FivHZOOnRqds7bYj9Wg4p0UzZ",
+	"BkMpMh4jPwZ00WNfJimnUTnGiGriGnUJ++L2GgnYQDE98oEfLizc8kWv3augtC257HrpgJ/A4RbVR1Kl",
+	"hA0/pCFoL3qxDO9zl25KBh1agr2EC+0YFa5df05px3WmmMKenHNC4ZwUp+pWULEDxWXD8YSjVPdgIiDu",
+	"AFpVAr7QdU+xRJfgXxzBIg2N7emZpfC3rLImlEwUC2mCZNFoH4WMwbCu2CEmbFg8G4BUz16lIuW4DoC1",
+	"sJDP4p69hi+dieUksh650CaloVlqgN48j3guyYSJyBXr8HkLLJrBMA6bUqCm6WIyqG7OjZLHYs+H5jr3",
+	"G7OxRyI605tdQvW9qxsp2NRZiEpdAlzGXIOUWOCacz3bzQHjT46lLahCM7bNQopFDS5cEX6H4QjPHgYo",
+	"F3hef4I9yKmLYq7KfeswS8YMbsIRHxan7I7tFC7joaLCIG2SSTjKOrabXScUpQGMby3k0k1vXc0N60Hm",
+	"jx77EjIWOdiXhoNri2nSZzMpoqq8vBs0n4HXzcPtb0y16cmpKIGlsJSYUTfJQprTNIO+INABpgbOCFuu",
+	"hL4bLCNNRekrvY9dWKSraEXzklIWYO4Esg3wAEqtuBg77gZyNwgIDD0EUFHOc6FyeEs03M2B8gXmXsG8",
+	"316+65J8j34UV4ajYpj9CnHSnT57hUM2B2eotojm63noXEqNVHqBRPQ9K6n3qmVB1wSF+exWzBFKj9yW",
+	"CLp7iQ6rqUYMUXh0WJn7OaUfkNgc8YeL+wXzytwGIWGKizj3nHBGfJS0wmZUYBPc5H1xCAzv7TmSVgBx",
+	"Vr0hXeYIyLbHDE8Ii1251E2FrtIv8reBjwRG0oihwP5ulz17Qfa8Yb0gWH443UPhEkM4x5YjSy3wQK+s",
+	"rOUZ+DGdpfUqRvFeL60cl5Otsx6pBSOZUKUZqIrOrj80BgqUEl4fh5Q24/ksp5a7BtNO5/lC4J+0z8ZB",
+	"ScQHYGE16WQ3UKqtu2KLCma1WT0kF71Es+zSSzvJ7rz5KVi5yvA4dgU1nLLB3q3IgOuRVCae+etEJ4MB",
+	"DzkTpqeNDO/T0a4YSAeoAuQ+jXcX9SVCJsMRgQ+I811OdTCpsiNnTpxTfYG9oKChqoFjQ6ZaQsMaqoQw",
+	"xVHPKzi9AgY6yWlToEx5pgIB80VJfwEhEWU1hOs+UytAx1XKgMymnZeLwPCdF7Rzzax0DCbBkihaq9fm",
+	"JMPSsF64czrysjRWq9dKshLWy8rLF7knecEg99j/LjDbuff5fNNQ+zzH7uaaFVhGsHHMs5A1l1gaeTn8",
+	"eI4LKz4uzKea8QFn2DyL4lIxp2yGc64tcQMu/hivbww8Ll+vNe/uX7ykavVa5eXlgpvnLxwL3fyVgZV+",
+	"7wsPSlQ698TnybNbVKKZWN4mR/LAObKKbFW8QOKCPhslGlD0qSysY86S7W1B8w55hdsPjD31fGwMkmOa",
+	"3t+paQdi9VKXqQ20sNyKoGTXCjbrrlpQf0YC6N+l94q4ncqYC+qKSI/pZGLn68Nt0myEC4w5EJjiEnYd",
+	"OytVdaW25UvAzfVTKmS1SpUs31el3W15e57vZiJjHs6ak6Qfcz1a3MUltLv0zfznaM58/vMraDf3eTkf",
+	"5KLYAGyGKUvSj42is6bDnMXf3ig6O/KN/KdTGt+bkbIXWVMnfbRrPxHv7Rtf+7ZpR1LdY3mppmJaxg9P",
+	"dCPVPfjtXbmG2MfX1OI4g4RrXWcb/bpsOPoTWPJcOPhCVH3uw0pseO6jhQB4Phy+tIHPfTJ/hp/7ohI/",
+	"n42mr0DLZ4GwEJme+3LhIYYAfvizuu7rgfBprJwDMjU0lsOEkQ0Igy4IT1gQdsTcJwPGIBIcLCVogyx4",
+	"Fi6iaItoZgXBqT5Ec8e7PpdMdo72zNOTRSe9vtBtIef7VRpu7vqDqtWpo0HRbQA0+dUGdzkYOAUTxuSD",
+	"zBVJSBgAcgEXTr9tL8lUSTuhVk4xoJ2w21D0B/DeZ8slLfHh/BRNzUWd0LMeLbi2p9OHvJeK+UjOlSpD",
+	"PTCV9/7N5WNcI8fSOrUj1nWBW82j1MNnkVfpCq6iL5LCp+xt6QFS91viF7hKlp7CIldDhGUrdPjCGivW",
+	"1CiBIP0yVxrkqQWtW/bMI3e5TsoElCNoT9JviWBDavhDsep8rSpH6QsUR3kmGd08Wv8Fu/gSZVLW3NLn",
+	"CmB9azWBReepai7fMQH276tE6HVLgqyGD1W5BwSKaJrlcozlEg+8BbM4PhijgynWYSo47T5XgeepSlsv",
+	"BfXnQayTeI0SXCg9Vl1Rio0h92H1y0SsUKMtjfe9SkTVBZEIZ2urHswR5qqX5Zi8lMHx3+Q7z9bkFlAF",
+	"VJeCYM0KV/OJIHcqq/KsW9qojCOum8qFsC+HMq523wxlLBNlubXgP66uvvvu3buSS+Z/tN939rf20G/a",
+	"MGU/u/uPX1uN/YPGe9oYfP5z9+t/qzqLH+K9gwXpDSDNERVz7vMRj7ok8A7ZAdk4aLU365CYBDw9lHvY",
+	"sQ/dvsKDN5v1WxFkztvwcGvT1ZjtucicgGz4WDGpfLAYZjixfOvF0XUp1NrPBNl2P4UCTmVjupAhP1iJ",
+	"6871VAGoY7U3D6UPp3vkoQN2XmOZY7g7U1+XjeOrvc2uDw+FAtrgUMTNiBxekY3T9yDzHF7ZP1SuSDsX",
+	"t8IpbPVmHXRUY27sfRyxMKYuvwA4ZLp9eaXBotCGDu1fHQTTM3fsh3jvRAyZ5Ss8RZo/I3oBdoCN955D",
+	"MKnPU5yaSzagyq5za8mqcJ9df6gTJh5YLCcshcxmgYI/G36XGhcqNkRO0QMiZ7dxOj9Ie72BBk4pGJqc",
+	"BGHCKMjZEiiAgcbSzE+Xl3RNqzWQ2OOEqSzaLy05GWVmau/FvBRV/hDvnWFnbqeey/OQwSibbSXhyXUc",
+	"usLd82UBkEI8M0FHSjCVrVEyPom+SawREauogtFq9Km2AitwbllwsydQ7ix6m5WH8vwejpWonJ6zbiyx",
+	"4AvXcsXCbfWaotNqCd0vgmaxwmnCIxEyst8CRw30IZtQyO+puX0T+PYHJiAbik7B9oi5J6VBLn/EaAxS",
+	"Pk6QS7HZ9F7EqY5GARqANyGbuODqiqAUqmU1+LJ5LC8tu81agC8a6eaBvYlCWn1dWZK3RTaQCo8ZVGQn",
+	"PKoTFmuGfl+CW/aXxoRHaVxwIXC1ST5xM7oVgRvwPQ3BFO6qXqVIHeSqR92zmQdclOD8XPrVcgWD48uT",
+	"w+r8q4XBqpe2XU9dRHGlXFcvoTDkh4OrdxdXP50cf/rGmFAfKryKOJ/DA3+WK7dyHgJ5+pGG/PpTiYfn",
+	"OUpWfZlhQMMSBxs7OMLm65KE6vjq/CmHdAfgi2c3db9OWHPYJMHB0c3dQasdFHaYV3gMF3fbffZ8uZgy",
+	"QB1YFsD0Ilt7cSUNEjjm0JUOCZnQiXaG+IhsgBtZztcDMz9Z6pJ5iSD7EHTR/1sbKTH4IA07kCSSaSxK",
+	"E+lOQLQlgtPRjGzQLFoRHdfErSBpsMzZ1XmdCGn/ay+Gy5OjxlYdo2lSg3dhO7wzkj/LQRe8wLBBGuuM",
+	"OSwcO0czZCYbcDo3gWAMHD7jw+1NO680Qwj04NCc8AjbtFubZT8W4L2lSvms1JEzb+Z8a7v2EHPg9y6V",
+	"6P3idsgvZN73fIOSvkK/VudpTp2SOJYijbLgRtuh+jIR0Wa92I2f7AaqjOE6hKgUqSC9O9wqLqTAjboJ",
+	"kTW5Tmzn+MHiLcewtRzouHeJFjoBf18ofhVKpfDWc4u2fY8hQ2YCN0JJjMDZW2qEkLbnwiNBqaJATmRI",
+	"v6rirAtUpMo2UpatLEcajBUmmcR0k3j1wPlxVqWAbBjMO++yTKSb6lKIUHMrYuYDerPzt1knkzjRJEh5",
+	"Fei9nsvT4t646HzI4VonQRoqjTEY1wigeu7Cs5P0EMo4b2BSArd/lUkov5GznL8n2y2M4eGQEoWGlgrE",
+	"LEJzC2HhSGItxVzt1+vvWq1WFdm0yJEufLlYdOQos87brVZna3tnd6+qdX5Tq4turchUpjxZNoEibcxR",
+	"RfLk1BKBOYIOfYqiEurGMQSru6K9zLiYxRInDoGbQuayvBHD1BjDSzE2erk68jJiV2xQJQm6DPQVc/yJ",
+	"xglzwaNV5E4Q50ME6SEwzP6tjz9C2dYdz1Vk06pk0ihgAz1YR0uVM6NV6h6snN2Fo55mOFCYe5XGpO9A",
+	"Ta5zOgivgKiT0/e28eHV6fu35Oz09PJWDBQm7oYSXnX8PpXXNdl4/+H69Tv7/5vr1+9vrvGmo+TjzfvG",
+	"G/iogXf9mKp7QhW7FUbGoPeMmuTA1dfHaUICG02ocU7Hwdn1h8CrBJbSXjxb0mLDp23edOlLHYuSw1JN",
+	"UFG0RM2KRSrfp6yRJ96D0Vuili+5R90pe/Z82K4P0sZf6zUrIH9cuag6Gs6HUs1KNETNyFBiIp25Lfjr",
+	"ys/MF2s5iOPGJFETu5GDWCaqulaLOoUckRWpKahy+SNBOYMYkvr4O+9Ny3FCGTT0w9cMiAjUlbAPXkEk",
+	"+ubStOvSTafS0jpi8eCUD9iRSzmaLnVrd2epOoH3SRFC70+vGgeXjZ3WMglWIC3pogIbTssIbbxjBleW",
+	"pzVSpWmsIQTOtlkaHhZXPbrNGRZesCKMBU0OoXNnwi88jyrlvcgfvlzlvuXtz8Uip99cgTfvDbusHSdX",
+	"G7AC1swnLJrLIjTPBYEzrK7KbHfNHphAjRQGWHKTRv40l04st7Q+8MEe0HcLqgxDVNB0JF3YUSEcaamC",
+	"RErGz0r4V7ZNevMUN2NJLcoCfS1P/ZSdI3EtG6WIAHlIFHEy26lKnCxcE6sVMEw5PkgygJyE4/bs+uuu",
+	"GKjL4pymNcbr9pUmge8gyHODG++PDm6F4ILVyfFHMpCJMsyxlbaftOgC+2IU1Zsg2kGqZB/dDXIHFCJU",
+	"Mo4byURjMLHlh25FTMUwgUwnVtjyS4jZAOoqesERlhSRDWAMOaQrTDPbbc7VFpkwKhJLN2sup61mGp0n",
+	"M2/46YgBIlhhhXK8k8vp9ycj2hvSZ5VRHm6XUFMA87r3qaCCrvUls+1X/y5kMVOztb4c8dCVZ179UxnK",
+	"mD6fv7vyY27U84lqK7+UoRSJWe9Ttd5KVaINDRkVPXsPxQOuR+v0w4bDdT5bdzjIrRzN1tqfIYup4WtB",
+	"C9Ncr/PlPZ/ydb6zSPhlrQ+TyXprHPP4fq3vZBwnOlwL8cd6LewZW9xV0TqfprR0jU+lWgtAnlqv8aVc",
+	"iwBqo+i0z9R65FMn8WTEnQl+1Y+NHFMj1/pSMdZbd2vc7bfqh18XsCxekF2FWwGZJOVOvDij66j5GHkf",
+	"gVR80b68GMcSx7pJDrAIJlUoBEF1QB/I7hIIuBRdqbC0ETAajgJCDWk1OzvOHIFTuGcTA04GcT9weibs",
+	"yw0PtQep8V0bqOEhxQNTdh3gRG4ntxFE8g/LRf2NtDvk//n/40Bxf7NKvYrC2toekPMCeEghcmsVN87q",
+	"CsFuZlVc6veffniu4EWZlRqWUstHR9cH1VLUQ7llZ2envV9d/LbaFn1vStqRix8uKzWougQ7zYdV7b48",
+	"b1a9B5OondACeF1XFCJls+UlRQvy58QT6LBq/HwNyNVOaVrfTg7S2mgY+KjnkyHyKGY3fMxkYq4xbU+V",
+	"NAovsiQHLo1DzgkJi61hnU6N6eM1KiJdXZcmOcKycmS/VTAU7LcA8dEnaGvX+f45F6FWlXZGKs5EpgR4",
+	"agcuck3tTozY83fUDTSaFyPn4OT7K86oai9PaZ/Fa/r/euk3S885iQa1eu2PSVyZvXlF7+4ygVeJKNYk",
+	"C1QiTqJgE6tTOqFwI/DO2EGdTBTD1MtCTjcxbX56E8Sw8qocnInwruu41zvFna92DlvadRxcW9fxN8aJ",
+	"Pe1W7h1U/c9vivXQ/A9ng4DjUevWOl/aOQMq/tr+0qnVa3TbyjHMVG68YeOJl+pSVFFsUgOi2evPctq3",
+	"57O5pkp4t4Bc/0/l685q2Ff428b2JVTwamAdK8PHrE6CDx+6Z2cB2ehsN0YyUZv15Sq9tdvdVqvom7vx",
+	"a6v9+ddWY//zY+fXVmPr82b311ZjBx9VeuqeyiEX653MVNW3SnLxci7xZywxPjtVcZgpVqhuYIXqxoQK",
+	"o2aN/WL37VZnezUmwmvJ0kGrdviMTtBuuBzIijjwHX9gJEh1wFilAWqzpg+dZR4qEOTfQ90EUDih807M",
+	"tXHeD84aiZW/ZORLodktYBF0V0y56TNb+JpuG5iFEt1N+jELNqsrO+ZUfEvd/54XfyY6AhTnvyfMvbe8",
+	"2Nq1iFYexldWf85ODDV7K+uPL0CSSbVG+dNIunq+rlgLxvJ3SZDpLwP0NegnPDYNSwrspmiycX1+cXZ8",
+	"RA5v0CxeJ2PBxlLwUGNxacO+mM23UIM0deEJ6oT6QYhmGdMfXH4s19n06tXX3kzfgHFe/2n/8zUopUBJ",
+	"p4s139IRi54shWZzx/ss9QZYPh/4x5wPQUUycMWcef1GzkP/RLgCws4DwlefRNzmTEOSwNSzRZMpVEhE",
+	"kwxqoSEFIIBziYoP+clUpAQHCGQlrSqdzilsduTqYtuTjcvvkgD/CCAVmiGZa07JLwIKqri2dRQYB1Ld",
+	"CqQQWHX1/2XvXZfbRrJ00VfJ0Pww2QNSJHWzpeiYrZLtssuWpZLkclc3q4QkkCSzBSZQSFAUq+wT82s/",
+	"wDknYr/BfpH9JvMkO3KtzEQCBK+SbFePJ2KqLQmXRF7WfX1fBpRO7qoTJsIk5iKTakuVBIR+TG+c2QJ9",
+	"9QTnxb1pVwhESK5REqbjAUA5iVuexmKkrMVIzzr2A+NnOlJLgtBSu7YktrpCyy0cl2DXGFL3NAQo4L3q",
+	"2HsGDJdcumV/umKs9u7NcanlAz9/Ky9TMUA69sM1bci1pZZxGpDNHbObnIWcVtGyAeZudYP7y3gsYMOl",
+	"jIY54XmkzAEooSA1oLMqca1PDIc4YpzbEEKhwZ2P6IBtJ4DKgv/+Z8LyHyasl9gfBrxf/Ez35odI2qtv",
+	"MgGBitxbEsU0BMJh+HR1pUecRGA+sATivoMmDm1pkvqGVQjnd4BHDuGdkS75DygyPANm0hs29bEyhQtN",
+	"VAxcrNvw1229ott/3LDpJ3+l3KAc0s7e/uxI3sYTlgZUMjJkd+Ty1XGjs7dvGzzUBih+/bP+0/2w9bT9",
+	"9OlucBDu7z2jnT6jtBXs7dGw1d6jO73+br/d6/RavaedThC298L9oL3Xa/VbLdp6urVJFQzKTs1GK5XP",
+	"k09dDRBzwQvWvKYBFaTHYEIJV3pKrZEtrcW79AcirKarVDx4viCxyHlS+w6oICyKJqeG4jEEeu0KGEZv",
+	"qosx0Id37qvmeFtOIGadFndivptZl92nnfbOUi2BwFauPNBvsPvDOSdOJXx+3CptEGaIVGbKBB4r538v",
+	"lqGZSf5nzMV6wqSitEdQ8n08Yr8/YGK+1Ope5IHDap5C2cqa+XtwV9NNfHd9n61VWTHrb+d5/i6SQ54s",
+	"3UkzNNZ9xMWlkYPdqX2VAc0YlkPZnL4B/FSuy4CmYcQkHHI1etPBkIboEhXhPguzna99utJkg+07O/z3",
+	"Eku2lBEe5hQLCc2GSh0UDef/+s//jc19S5c6TgfvZjbpK3tQyBt9UD7vdj3KWe8dbFW16FinpiTqJIW6",
+	"tTjvpdd1ay6crJmnex2A0q7GBcqnbsl+rt7Ea9PubVJMNQ0i9oGxmzloL4+CurKIx8+Iw9ldqFnw1nvN",
+	"meHOux+4C5bnnomVQB0eFgnGKFAzgsKa5XAw+fSsU5qnpug7ZQvdP2kxYmJ8DXbVgsyFg39Srqma0Kk1",
+	"yLi0oBfFwLZDI6LjjPY66HTMLTTkHUG3Ig5u8lSG+nuzGHXba61gPm2ewVAfVag1K366GZivXlwEMygM",
+	"xamGVk88T9UUP8jj7pFiyQFVnDGVP3n1pIvaj89pBvEuzL2uC7yyIb6OAac5Z+mJOkobJ4oTNQUnhoPR",
+	"nn4usv1dt5O+dc9kydx1qEDcsR+1aMo3i6evL/iLy7sM+qcsGucmMaxO2XjD3HtPuCBYS7bBffNkcPG7",
+	"earSkMHOvkX9JaTTFfBoKjeU8941dte3w7x8Refz9wJzr4GMRD7htjLycytAazOdhO0sy8g6e6AUaL48",
+	"I/qP6h2nsVDKNYvJAbkcq38XXnSw+D2l7QTfl7/bu6fAsmbdV85LPXOolqRi1ZM2RLUrGPJrbIfNPrVC",
+	"endaVchtxp53c6it1hrdbA9pm8/Ll69kY1eulyE+fgigGPoAdNNLW4Ir+1JHVCdDDFfwZhzLi2cbChL0",
+	"tFQzFeeDr5rrd2xy7mTWix/X7ihB1dnbJ8GQpjTIWCoB7AAmXYPjpOOIySY5iUejGBsreoYpxaTPgWym",
+	"pzyGiMusjl2bKevnhBK7rVYZzWSl1H5nb7+46zsVU3yWDma3Ui+ly/O938FFn7kJccUgUBLRpSfhXF2z",
+	"qIkNZ0E/bFkc+azorM1mKMGDhKA88KNBZ3uYO4l+REUoAwrUk75SSynlmSltiOWNLGSn7NVah6mLiyko",
+	"94qZ+TkHFp/n4DRXAbWY3y8sJsCrPhm+hKtYd5pUNTSqC57IAgmtSVVEUyzkARYh5J5EFAvNU3jDWCIJ",
+	"JUMqh/UmuWQiJDzrCmrZE/07zUfUQFo0rC6jkvj/Ab/4q4/kk4x8YL3LOLhhWflAyXgsr0N2e/3zzc7t",
+	"u6e/Xf1+sSveJk+DD2G7/0ruD36gO9MXrDV+w8+yvb/99vfJQW+5i+TMi5mlys1zjgwSJsNfTURdqrbk",
+	"d47gQWwUKgh0NvVYZqswozi+adCI3zBJaiImLY+ceaTtkdckTslbNaFcDCJo4Dvqipl5h/XByS/P2cGb",
+	"H093z4ulVf/oNJ4dN1798Ob03Xnj73ORDxc0NV4xQUZcjDNmuhpHXGS6kGCD2FaAVNOLm/Nsn/B64Si1",
+	"t3/TJrytNc/JoYFWAwPkNCNIKebZ9rpYNIBBh2ZkMuTBELPuUFFhS9sKHb4liF2a3gNdF15zHnORbfyQ",
+	"e2O1qi8ojaV6baAIZfXSF33D5Xg0opVM+BZYpCKY9Y5NgI+bp3L1tuoX5oFVQd9RKi4h3D/7Mj/h4c71",
+	"KNVVGYCPRDhIyD5nqWY6Ob04IngljEpfjICO5VtcHaEfrmba3ry8pDMfrudOVHVdTmmqZ21SDeq5wDZY",
+	"Ggal8wOZLyBDbVtLi9BHebXSiCYkiz0rE5HnXq68vG6FXnl17VvWrPebVj1M29hOYnYeuP1Z/zueZsOK",
+	"LfXzzz//3Dg9bTx/7kPJkPmFT7bx336OXaTLgAb0lpmUlbLNx8GwVEP77Gmr0dpttDsVC+ZK/1bj2S9/",
+	"7H6qNfBfHedf9f+o/0elLgg5y4AdZL06RrilahJtSWTVXoGUKAQ2xikwtLllbPfdJ6a8cibzvxjIaOkJ",
+	"6Ed0sEYVAnR9v4xoZSJ35W7/V7FuoimlTfSJBjUm4izHfwsdF84J9a+HyiRWaA88Z6mMBcQEHR8xf8Eu",
+	"bNMKpMcKOFMlP5+aUilSe+mRUzCQ3nvk2CPv6nCEoJS4eCJe3hPS0TiwpdH81G7sEKgnVF5zQFNGamKc",
+	"Si4GYAbMImcaoLDi8HY/PH6aUC2s9ZVcmYRTne+hatfbUQ3FE1JC/7Dy1ZzsgsQwh2NZ2tHZM7OULdD0",
+	"V9xDz89eVM3ggN+y0nb+4fhd5aUjHoZRyXv98f3rd++W06zgeMzb7KMqv0s7uqUvQg7WNVDnIype4k1V",
+	"QgPAeeQ8R1EuwIHWV5hmTWSP1SlTLK8YCw39U9jBnRUQeCq9reqoWcZXiMlHVFxxrVNSTqMXIqz0UD4Y",
+	"9XmexgSuJEyEEit3Q4PBWCDCg4bSPo0i6Hrrp0xZ9VC6M04GKQ1ZaPLIVjcnETU8zhnpgXuhpp5mceq2",
+	"2KnXz/WMlmoWuF2T5JVcGwQ5NNCEha/hyi2EqkU7A1Wyvwx8yoFy0b6yOMtevmntfpu34S310mr+AF4+",
+	"6wboF1aHLGD69RVqZZHpGOwjLsmIS5DJwLs7pGNZ3r8FDsnKYh69Iytoogo8/9ZQgQFlJRNfg6AkaQy/",
+	"zFiapFyy5Va++fY5Zr0jDio6tMy0DEy9P4wNKuT9u4b6oaEvgcALblsei2IIS5OVypxZEypJdKHblkZo",
+	"vI64xK3gNELn18xGtswpdvrbFsySUxkNf519XpHw7jnNaJUfV+I2A9xa/CW5Zak0nOz2ggp/Hq5e0XzQ",
+	"z6zeQOaFmi1bxBNlJfTjNChaCTtr5dPs+PK3V57PKoLAlY9qie2z4tCGegHWICmENVNmuBmLdZDLjHRL",
+	"jw3T7I8wioqz41UGPzXFKdAgxH0yu1uaOHNVgZaK4ydi0bBMUcCtClWhIxoRHLZHlBcXy4zs278kEQ3K",
+	"5fCd3Vk4Adeb+/df/gO8t3+vdbtN/NccH67IWrNeHhFBMr8y7jd2l0R0OXjMxVi80Fd+8raGcRRyMbjk",
+	"ImAPngvZhBjNxCZXvserIhqBXq4QaTR8Zcr7aOFgGv2JJFNAqgb/pPnQlSX4559yeVeBw7hG5tYG4owM",
+	"GGheKHRJrodxUNk27XAQVf5tOdjVxVjoBjZ7y5obZbwCpqgBd3wUbsB5dTnFNbITYqfb2YjWFzSnPj9q",
+	"xVlZp6b0R2ebzzKgFgRkHq2XhGpxSWqC3bKUUPLD5dk7rTYB7E7EJOQDpJuIYpnVm+S1ww00V8yS2ihO",
+	"Cyx+9SPzas6kgZYBqqEsNpmDJ7IrbMAf0i9knCh/4Vk589LuNPeKeZcGSuo/2l5775MV13+0vWef5ojs",
+	"C1i0NWX1yqC4+PQCLC5NgyG/nQe27YLfVtQYyMwWRc1qWPVnpVhjwbQsslQB4P0+IaP4lotBg96yFAH4",
+	"oV2NZsTHPa5jolTeMENaQoM0ltIW/krM5ugmw1Gxj2F+kR2MPFbLllX1L6o51q/W2aOIArIiDPFIQ9/S",
+	"lJmuLRTB6o8shCoYbISH6Ina07+zNK6Ow22Ee8ozZWe/te7/4u6nwtXrxBoHKQu5Wd+VAha4v17bOysT",
+	"L/TuOyVl1tGYIzo9QdjI6q1mdV48EWREpw0NMolAA+rgmqoNaOob9xp4h3wCRhmGRJJs+CC5hxEXa3/g",
+	"3G4HbV8sHQ9ULjg3nLhnc4UTYaF+X8XjeYy/i7UtS4r7ZHmnmHtgVt5i7527HgQveUW3Desiam6SIhbM",
+	"MwEjWnAoQWIp365ezbI1NXTUq6zpgloYB8r51up5K9HNe/JdNCM8isfcLGPhwBUDv7nMr9hqJcFaXuJ1",
+	"jIeyppqrENeH4luYrNRVcQ4YgBUbIUvVtBK0hw6R+4pyIX3C+yBDQFW48qQrzDWEZ1qDWRhd9y7ghNEg",
+	"wsqsMaQUcWqCWubufsqYXyAgK0+aI37Xr+F/vV4J2Ox50V8Tp46YdSjSZ5+k+UZn/rC2l7Sui5OlfPSz",
+	"OiDnLA3Y8pIL90WrG/3VWH9ly/uXFVZztdL5WebFiAt2SJDbA2kXcKPWfFxwH1xItROLAJHaHJYaPSxf",
+	"zq4oQIi5NwNapHY9n0gN3Fg/QnM/mhKnbyubxM2u8Mur4JMa6AGkFDCMcizkvYgROVRGV9xHrAguSTJO",
+	"gyGVLEQqJ+tH4G1doe/TkkobZTIzINm/jTmWhEoyVhadbNgHkr+SF+dkm9TUAMk2abdalchC6xyaVal1",
+	"V936D8HTvf45mPvWjQ/F6qdhM+Sq49xARHSGkPW5gLuPNJ7C+fsrMqI3TGlywSZGm1eA3zke0Vq8xw9g",
+	"uD+ARV5dr7/YSl+xvqt6W1QGXyOaDoCHFJh04ID/NuYJaD+AmrWldnkQ64hQvC8lgjFgOJNJxDN01tlv",
+	"Y8vsI5uzPsM9ML92W4tt/IefHjlS9oidn0mcZkO1O8EMqJwYvCOfmZRyjQHAs+Y92i/Wcj/yGsQZZ8L2",
+	"oTw92F8KFbkps3iVF1L83mXU9xUrvYaprr+/WuM7pvqsVe6e7PnCT4fynLK+R8YEwFsQCW5lk3CRe7Uk",
+	"mZX7MGbSFhb3X7B+yuRwsz6pFG+25fEO9EZ2/bffdm5bo867g+CH9OfJ095V++Z8V74Nn/Vf0f3xi3hv",
+	"8HfeET/eHfw0KXWQ6z6rlWEbC8Oo/sgBlxlL7wlzuTATP9KMroshaNYUHQ5aSFHCIbsf0IwX6hcsDWiA",
+	"soxCOIelHlGWG9lpNUI6LdY2LOtAWVfaOW1FiybM7UCac9xXguO8YEoELMtip3BVKYsNMAjKLg8wyIgX",
+	"QfDB5k5mjRe8amVw2yUQWnHfDASfW0DFMiNrTHhoLmiuD1c1c1z0B9jhrTCvXyTbXbW2Vdnu8up+rmz3",
+	"zK4CM+FCw/QUn3BBxQ0L8TSS7rjV2mGEhiMuzA8jKugg/xsXMmFBFttfAC5iekR8mdF+31cWCg0ClmQI",
+	"lggdMpwCYlJ+b6w81mScudUpMARdpgg1ePhiUKH6vi1vC19Xhjg0V87mXOKIzU3rp3HEFgwc+QrUoYd9",
+	"79th+OsPG96xwfDHIt/haySN1FtXFAVw7RuNNjv71/XKAOgyKoOKZDe4COojLVc2qWEcDpJK21nskYyN",
+	"kpceSdK4xzzj8kuPaHPSI8r//q///N9uTDaXGfxhkclzpnOzB2z6VY3zGsAvt3RMwJqCELRNhnEWb3lb",
+	"Eyrhb0MqwrjfXy4YYBw4QMsQD/MNS1QpKPXW2cyt9vMv8cHzkAR+9dJHgM8RneLJoMSHVfHrHvHtp9p7",
+	"zFL5HvHho/2u0H8ykQGf1LTfk47FE4lVDcS8ZMBv4SWaVRkhX5kGo4bp9ElGb5ga3l3mdwX8waJiVoV1",
+	"zB8ftAhkAb5E3GNV/s5jhIYMIXLZOKoEpX+5FA6IjaCQcJyyl3jTXbaa41U+IOudi19WYvSft+nzOqI1",
+	"9rvpF8YtaGONCFhOg8r6QfDgf9wglL24/iq+ZfOydP04ZQGVq1p55vLzdQuZyrNjHoBtcPqpcP5DC9qO",
+	"YTiPaJAyYOaHTyH/53+RMuhHc9P6qvvg9WDg5Co+dQI8FbhbAY3Yy5WYhNyH3yftZycijx+4o3BLd4p7",
+	"ruKb5pyKeUjeSUSFYCH5r//5/wJfSKL/zcV1ksaDlEkJP+tCO/h3GAt2pNZ9QtMQ4CSw20De8IRAmMaD",
+	"a5RF1edCu3OmAhRfCIeJaWRq52VbtqZPbcJYsMrasMuAiuOguvP/2Cl/dl1ONcKEperQmN50GeDHZzQd",
+	"sMwDTGsAw1G3NBew91eUkJtXPpHEtz+8DovgbFsDll3y6tpIYGQpUS0lLOfbqOx4YdkwDl1B+/2Lqy1v",
+	"6/zsEv7nPfz3+Ork1Za39fzF2xdXLyrnM6FVjY3l71JXqUmKsA7WpUR+f/HWy7OpCU3piGGXPI8iKKIp",
+	"zgPClLbazzr9HbrbaLVarcaB+s9T9Z9W/n/tbSgFWuFSSpeW2FlgEpxrO396AqqOjtppD9T8oHbbUoLy",
+	"gIoL1meppYgr9HGrJ1T3DxRvrGiggdQ1GQs6zoZMZDyATgL1RBLQNOWAL44MDIBfywWSzw4ZoUkCINkp",
+	"k+MRIzw7NH2/wyeyK/yMAo6CtskAFtX3CAuGMXpS0tLbFyfEItzm+2KVHVFpkFML5ZA/7M3Bj6edv/30",
+	"3dJ9Ye42oLvzNsIFk3E0ria5xr0l50x9LoeeSHA7CUXwyljjcBgRxAW2xip3eSxZfxwJJmWTfJ+qq6lO",
+	"fQY0oT0eYWljjw25UEJsIEkto/JGor+kLTcSxQPwlOLgBqvWZJ1EVIS4JCslTxx5W1GWAwDhd9mcT+dS",
+	"f4gSGDcinhA9H/jJJOWDYUZEPJkVuCD2Vj53apBKuJ7o4czJv/CMua9XXn/myC7kQlJ+LsJG8BEr94ll",
+	"dIBIpETECNY+P9ZlNlAFIkPlNrNaYHbkGR0oIZwqezBEAq/m1kqgpoNV3dr8FC10C/RlcIeaxNnTwMN5",
+	"36CufyIJD52IYp4gVFMusxhKRtVKoNWJz+mxkBjUfL0MzU0w8ufXt2i4WSRz0GYtzrqd7Vy6fEBAKIKA",
+	"UKSzXnvy8j5B7UEtWYgrmFDA5q90krxCTdmCuOqE9d6nJftjmGWJPNzepknSlPHYouRvK7WxvbF4tS/L",
+	"FbHeR7ks8axAnSeM3aM+Z/8t3fBw2J/TqkLhqzikUyOqEEaGYwdmgfVsactLNJ94DQ6EeljhLZp1rbjZ",
+	"WjszlGr/aDU6yJ+2jEptNvVzSrkwuZTqVskRU19YShiNWMoDun0y5AEdxKt1NOidZ5/oTro7O5XLzIJx",
+	"yrOpDYGWVO7Dw58hm0BFvTvS1rw+NxVOuiHBQ60ABX2lTq/WTrPVbLd3mgcr0b7oAGwpCqdMsWsufEKJ",
+	"RNICbFDOaGrLntEWw1TUETG3XPcpj1io7pyksRjYS0iNZl2hbTxIM8kCPIe9DlJAwZCKAasfET8CZCWf",
+	"ZHGMjebqBeOUgcq8QU6jrjA5K4wK0CyfuSPim0df41ND/4j4Okl6nbKxZNchy1iQ4bCDWCh7MwRsPnUN",
+	"AWgx7OqEms/MMAwh9U0mjelKUnYb3zAzHSy8jscZvg0zriwssYbpWQMZ6c4f7tEbdFhLw4c+nKrR66fg",
+	"a+Eq89Zi4D9/aRWdbno80Nu+qigett8TSd5LljbgSo3NprckomuYdpm9dsfFLrthSVYv7tfT+HceRXR7",
+	"r9kiNX5OwyNycv6enF2S9sH1Lon4DSOnNFC/+Ft97dwenDYAh4SNDgfN/cjq0y9knH5PMzaBcp97YtdL",
+	"eNz1AJ9n8esBog1RAutzk6oiY+ktjeYS8b6KJyTuZ9o+1K/QiVGJGxPeLp8Y3iyZ4xDuF3l39xfx7u6t",
+	"wOxWNeLq+ZVyjisTMCnngAsekx8+XJEacE5rs9m/4aFf98gtjXhI2nsGTE4jB1JJ/ONxNoxTXQ1wSL5j",
+	"NDUpxcB5HaYU/eYCALvXYj4P8lhkPEKXFZ6pBYa+s8RuPAfPuVg5Uqq4TehvY2Y+dKdFQjpVrpWF82uS",
+	"F3coHJRO98/PLq/ItvK4t/WDqz9NnYOlxZWyYrHdlSoN3p0w/YbqTZDZ6OBmZShr92KWXSH8deXg+EDE",
+	"/X5l6hY5AkFH5QBkObTUERKTAmaNbyqN0bOm6kSCFkFBOe4hLE4FkwXyYd4HSk0/orrOaqW71Rl9p6uL",
+	"l99gYbrWwfOyd63oJ65oTGkcqrm10hUOmF6L9AkwI1Z3FejlXrvSZRWQ6RV2st6UTmex2UDr1N/Zm1aq",
+	"wFvYKpzPh0GIctfT3RNOn7DOwbnDKH6Ju3U95ySUNuWCY/sc75lT+STxoqZ+MhQ+qZHyjFNBaJKk8a1y",
+	"+FOSsn+CVYV9ChoLDU46CoEmcbhrva7QzZ3aOkagT/W50NRpIv+aoovUkC2xwJqlhya3/+Dhp2rOYTMH",
+	"bujdjBkkMQ65MtheOm1Vxp3mGs3F2UocXuseDPjKBygYy+WvCYatC09qRlLczMVtnLfGm7lfvve+SHVY",
+	"xfavKg4rHYDPVRtWPndNZ9byJKHN1jGhc3FzdreD5mMvnU3X6TjuvauWNX6IXBi+kyxVlj1JWMpj3W4A",
+	"DrM+SuQYyaSQJRSwrSXpsX6cMjTV4dp0LKTyhTMy4qHgg+Hq2LTPNcrJ5liQ94vYLAwZmutWDNbYGV9W",
+	"sH2ZURHSNHxfCbN4BfC5dwy7GqRHelPdQHZIRlRK4g98j/g38N/4d/XfqOcfkds4Go8Y8UcR/Er9J5MJ",
+	"/E9P/W9X+MEYfu5H13hfkqn//gb/HdDIJ7X3lyQYyywe0XRaP9Kd+z6jwVBdE8a/M+E3iRq4NJgGODZo",
+	"8bxlKaDB4fD7kJKXRwasAC7kOf8gZtCovi5vuNOEx7IYdVCn5Ub9J/59y9uKekqDQ1hULYJULrL6TDX3",
+	"4wSAF6/hwkSJgd/UfwYAyaU+BdLlv7MS+XPUqzyPGc3Y83k0bSA3DOMaJSMmxsilC33S8lBDaTOScMie",
+	"96ZEO9pNvVt83dBqLuSiK2w1gRPsfGLSLWrDOfcIdpcBxyUbcNEk7wrZF0jgDCkkX0I67Qo1Tj2vM0C5",
+	"JRDqpQUab208svIURmMBM13NT7LGw6sLy/EpHgx0zhnL2DwKgcBGSJZTCOhoyuoCyYQnlz8aKkmriSTi",
+	"DPpVyYRGEWyotSLIOnCkP3Pu9BhKzdk9DRvZkCwZLGKzz2v5NtftqQuJDRfqf/d0QWvfuSluqQK2hCLj",
+	"yhOh9JKyYbkgvjlZ1UgjVi3NP8lPJE4AXNokmosRoW0xbqL+LAlNU37LnIaNccQFTafE5pynBUW4qNh3",
+	"FhR0MXGSYYtyZmwRMQ9M9AOwqWzIeVJ9hvHVc4dbbQp9FrOgRAR2/O44T2XZHv4HzvZUzwPkd9/q9G51",
+	"KcUtmwNa9GjMN6uIuNLQjawb0bsrU09bJuocpIxJ8pIOUyaGjGee8nML2IElHOn2YsD3HHZqt4A61ZmH",
+	"OjXi4usd3OyOLqbV74v5/RgsvVoR2Xl11t8ze3cdOJSqTeW4YGGKJPx6OvopY78zLApV/4UmlRJY69yp",
+	"uxwnmB1Qnzi9YAHjyYrVG8ckNeVlyjT7bRxnDEFOoyieNMaJYRuTK8UqUvXu2/sujfOUypktfe69uixn",
+	"FHeKxipCzpFBXMb6pIL+j6FVJI0brUhMEYU7S6ajsEAltltZ8AlzXDoyULZOsgmLbhkZxjLhGY2IeSHG",
+	"woAhB7J46oiPYgvVkdIpmGUzfMkrNFU+dFPpcnhm9KhwQaF2qxePldiSLrsGFmfxjNQA9ztjd9kRQcTB",
+	"KI5vlBea1DfpMZ3Vr3HCg+IMnKc84GIAGfB2B5Hsio9a3u2+uO8UX5pvhqqtf0UH83mtVizuejxdW1Hr",
+	"XFFOtTTbcZ/yKig4utfNV+tXaLllVhXIGVzcKNkKJX6kpva0coQBoefHC6JWr35I/D8mrHc9TqNPWIb1",
+	"h/r9p1K90ANVbnH0uKB2y/loZ/oc9WhquWxx1+KA0VVebFjWNMVKR/X+Q/LUrV+I++QkjYObfpyGTySU",
+	"oO90cia2GkCIouALKEjDrohYBvcaJP/XHnnrkTO46H3dI2PBfxtbEEpX5khbCT1hPVilrpizClr0KIs6",
+	"o4MmeZ3lTFGSUFN0SjHoKOKMUIeh77ArUibj6FbJD57pHjqn9Ec5ZSM26rFUDnli4ELcsZZxS52lLrEG",
+	"Wc64q58af//lj6fVtHHFDTynrhwqYqGQNkOmzSxuIs6n08/en2U1qPlmH0GKVi0ZD+vNrvBtRaguKtc1",
+	"odemJhTR3jkL4MF5/SiiWZUKSJ360d4UCfdwh/mwZXVHY5ygRRBNEVI2zBnk6kdq7FMolJ8SERNn3Kbm",
+	"IJYMV2+cBkwSdsdlZhbo+Px1udoIsm923BD7KX5h0aRzr5xdI7dNr+o4OcXgXM1GhdkvV7H872PpXw1Z",
+	"JWBEHMXjlIC8tJsEy3Ecps6QpjeFpmv1C2CtGAxLJJz6L7Pvn+sJHwuygTPs6PP93aW2zVVKpzqtNDcj",
+	"qiyxZmgugh2uftWAmFnGgxuGVQsjmioTxl5ZRVT4SBlyHMUmFIT2zsrEdaV+cKfsiyTyZhetKo9XXLbP",
+	"lcYrbZammbG3XLD718qpp1+rfWfL5JoV3TsF+t1FE+ky9QKEVDx5zlmm1L+sCkvoU6+sr6JdU7DHnKhQ",
+	"ZoTLwuWEizSWXcV7L4fxRKdxUjqVprFV2gQ35q5Irf1f//n/7bVce4TRYOiRkMuMiyCnDIN8iQahA0rR",
+	"XKL945fil/1ja5d8UN6pt/X65L3aF1UwV3vLvagc8mqvtSTgivNQXg8zm15hhatOaAGu99HhSJdYqvhA",
+	"fXn1aHklCIjUiUsEuURKHTeZ6WuMzCKApsnnkZofUMl8j/g9CtnLf2u3SEAF1I0cl2E3qVA2n8kqAoSb",
+	"zClnXfh6pYQ09LnGnhUh6cXZEHdh2c5Tg5ilFlmyV96LEU0SFlazIC9gAYV0Ck0SIGTqI8aLBtlVdnBO",
+	"mccj9WX4FjWNkMXTP2axMoCH2tS4NzR3NWkzgtWHDLE+Ryz0yDhJWErUhNXzLh/laJVJOqGEWuhGDyfm",
+	"fvb85NXZPF7NFWYL63rUqO7NcwkMs5eMiSrWtHcWsQmnQM+7LnWgYmpCdroDNCQ825zYbJX4udpoJmge",
+	"UXfkm70Tv+j+T9iwPDMOMI9YSch3qsOhug1Cz3Bm9qM5FdUg4lrjyON+H0ttZvM3ogEslEY5SfROjMiA",
+	"d+imymoUxio0AN+Myvg1Mh4xZRGPaKL8syPim78DUfgE0qW1JJaS96Kpc6QLvGPmqVtmvqsJX6ZSK5L8",
+	"rL09Ozl+W2mJVjacXpmjDE0PKQuYyKIpHuQ8o6kPntv7ECoHPVRT2IuH0zCtbOYqqRybkMbwCHat6Y8o",
+	"7o3iOS1sfack04ViN7ybM/ugUrNBegHT75uh/bzkLAptVw0USuoelyNCe/C7Pl4CHCnZkPGU3NJozJrE",
+	"Go4p01QsECkZxhGD+pk+H4w1GkMt1tWb+mGA24MPC9EwkvUmOVFvVvvYVzPs24CNxAIz+0Jwt1mmu5cK",
+	"L9LQBIJNiHrGE2mfj3pzBBlmOydt7961FBaD5yEqJV7cJXGhSmJdqFTr0a3TWQ8ACsu9ujnb77UBIFfW",
+	"4Ga70IGYVysHoPme3lZGrsVRCNE12F+HSNGJj8dNRSLWz4jaLlySIGI0ZWFX1Hx5M1bGmUWvfU6nEi07",
+	"Zaqos18Doi0Aqkpo+pbdsgh+sMfSrx8RH/N7vt1PJIu7QqmHJrkyYBhgyhlTD7tBYkibGVNuSDW3DRly",
+	"CaDttd3Ws8pC4zwXXukkAbkpvL6yLmRl8iC1aAXqIPUh71fA/C6U/ZVIhdbctZvCGJvFWp16V99Rdpcq",
+	"EIIL+6UAdryzv9dajnZ8U1GL9B4DzRXBW1JTVmmDC8kEQnzpOqT1gk3Wv11pNtTnm9Vz8ZKXOI+z0Md2",
+	"y8zXUacQu35oHdVcRaLbIPsatO72nhnTGyb5tzHTs6VOIBCjR0ujEDkgpRXUxREtb6tZAGpdNa75Mvss",
+	"HXx2e2GFtVq9egs/Y+UaLmg47OyTE5qxFGvV1xI282fykmePYHqZqj9ZZVwB/9Uq0+kWza9bv57vtXZn",
+	"VjpuKLE3qlWfN/HF4pnNDQ+Td1nZ+CA1WoTZmTU8jrqiymAAhV1vkuM8QyUzOoXSaGxiz9jD2wIPVN+2",
+	"Dl6kW3q2zn0b7atq/QRfPV8h6UTB5tvGeDKxPrVHuFGyIbbZF4WfXOW4zltlZC5M6FgyaRICnElSg4SC",
+	"DjOA1wk0/xh7U+JEmaE2U0AiJfvqR7BRNKIXCJVRwSXW3zu7i/Bls6ODBI3Ofmcx0YVZHtK1Iz+Q/4/u",
+	"1l+6W7/4iPkDUXF4XCkQ/pdC9HuFNA+8G/DoixILd4z5aSUNPk6jFV/6Po3myaUopuEpCzlduq2qMJFB",
+	"VuMOUmsqiN/nkQFXM9yZal35QMSV6T91fVWk+/zd9x754fzF9x75wHrnam2+f/2S8BEdIOC7AYsgp/w7",
+	"eJ/5zdP2sw5J+B2LJAL2Sx6yrqjt7HjtgwNvv9Uyf+UQCq57uruqNwU2AF0qp+ZKw5VAQboP+D0ia1xN",
+	"ExCRtkfm8qfvgeqE9cdS+WboUOkEPH6VdpesudSDMvWNwO71WLH4Xw41FCzMS5N80OEHE8eH2bIN5bnx",
+	"/kR6amN3BWavoUgFNzm8o6brNkjER0BZmcUQXdNUp6OxBlR1aLR4KssfuVKuFda/UuZpnIE5FY73Kl3c",
+	"uEnclrNUS5V0Olv/N5YsJT0WxWKgpM3KUfRT+66qWPriYsYVCqXMVGjV435Z1Wr8RCMewkc9EMBkyDLK",
+	"1/BvwPQ0D1vSm6EfXQ0++YFGN7r17dJ0aM8pcpjklzZtNzfUOgzGPGQhcS54ogSATGKhNN6EpWwRVsM9",
+	"agHhqVBhtWJK0hnjJrUQxdtL718I0lY10V+kNGLuildVSFSu+ecqlKjecE09mxhhvX/BhA3WXvfiodbV",
+	"+e/66nemkKISCPU+pRTHEUvn1zMY/F4aEQoXOkUIUGChFHpp/B7x4ZPLf1PfsVI9hhrWK6Q2mDewJI3D",
+	"MUD8EU2CIEmPZRPGhGF1+DxD1e9aVA/ijFX5rilWltpho7aWzI57wxIRffvCKpFByiOlYyQdI/rGvctE",
+	"OhVhz3XqaSrgfDSWubM5S1ti9RqTsriqNOLMYcdpNDLgkKhB0yAjP1yevcvzfzdsKjH6yqWBBPiJpbw/",
+	"7Qr/rqHhAxqSDwS4pD5A2uslTulEG7U6jZ7QVBqK+kqnvRIXVxcaIO2JThWGHrl4eUJ2dnaeqeG9vzrB",
+	"MRsjfMSjiEuAuiJJqkEwmuS9ZNDqAGi1ykAN4et8JTb9ujIzEfYIPTdPA6KM6NS0eirjNu7nOCMuhmFn",
+	"v9HaabQ6V61nh63WYav193n1AXPZYEpp61Bq/MTBOKIpOT5/TUJmW4ukh34H6bMJ9NBLdKjlkCZKuidM",
+	"hNKAuODsQcWOOl348xNJ1JuxopRW88FYDTW7lZj1Yz1CIxlj7ljH6p3dAdf5GnKv1PejtnxTF7/Pt4zn",
+	"vBuwcT38aOUOcFHa1qZIFkcKleTudPQZJrxmYW1wA/j1Q+DZGQguGaHCPCdC8PskjQMmJbb1Q2UwkOkC",
+	"8DcAPKrnY/Ifdp0P/zQgOSunG1mr1dpfpU/Mghev0BaEX1L0CzYAVjJ2hwGrpQuMkBkBdZxlSrBXYMcJ",
+	"VlhC5ebhgNUJFWDb2usruAfwuabYZY480bCQiBHKRGaRq3nEyG9jNkbLeUMoM51dP50DgKimHTvicKwk",
+	"i+MbQF9xJJcJgWHSrDX3tU4SjRnvqPzR08LbEK+T1PoYclL7EEoFBEPNrWMJgB3CR0xJPdzGTyHNqyNW",
+	"qXY5lCuy12r5dT2FsSByDGh7K2FuryRhSM2f4O5pZkxmGBdT/3LCe/U1ZQs8/fVSAUNqVsDgePIAYaZk",
+	"3i1LaVTYkhKy1oDmEdZXavFcMQCA23It7LSsErHZxyf5h2RCeWZa8KiyuRLgTwGSOiwi8Q8L5wVY+ZWS",
+	"nNApqemaQCXqWdoVMovdujmn5xPZgZCzrH5EfLd4X1Pi4J7C61lIOnd3R13ha2zeQyjCw1BfPM6CeMSU",
+	"8WdDuxC9Zbgps5SzsNhFgt+rbCsLvZTXoXtbGsD2l4VId1XoYzjoJ5K8uro6J3jtEWlhfeRYAB+S2v1Q",
+	"PMlHLFSD1+cEy8bM9+rcNR72vWfP1jv6c4Xza1dM425w9pFXEJZOgZUjwIxUWSDR86hyVceIttw0mgjN",
+	"aBQPxgyNEW0q6LMtfSK1CDImmn6DVP5BkiHZAyhX5zVYm+r/ZSZaPvPSJlwFAcRMrVDPAO9EU8JElk6L",
+	"u+YvOmsPPT7Qxn1taA/dv3BxG/OAXSeUI59xxIOpQ2XpbU3i9OYarUbsWkOJVGyH8GZE1gwppjcDhebN",
+	"CRmojxjQARsxkTWBWYj/XoYhWyoh9eRfOrJtEQRFVRIG9WlYPKiQmQmrc28bdNLmiRbH+yt/XAWG3MaJ",
+	"k5nSYoT3PgHGqoqJAG2rT5okkpsKp4jKzOjK/jjKjZ4alOsp/dJSxiU1FxVVXKsoI2bNgZVbjGWWG2UL",
+	"bCYYrx2ksSaw0So03B+O7IdSzs2tKKj9nCN+HXlrTjmMTg/KyuCCblEjLQnlkIfYWwpiuCs0iNBTom2w",
+	"OR9l3lOy5Tut3ftIcZtUm+1OBiHYXJBo2JbxWK5mtY+h5VifGgeHo7QPCgtQ2uTLOpb1qbliMpsX3XbN",
+	"uUP0HQuUJcrYsCE5r8r0Vw46zUDp80wap45HGbqZpaC3c+MmkejS/Us++stEmkuTXhlgdqb9s8WV3aVu",
+	"OjM1t73fMayYCJOYiwwKWH04Dj55f/FWZyKHWL0OOhXS6aAsA0LDMFXOuUYbrAGhpnL3NQlCpu2E3Oup",
+	"e7Z8GpJmGNjIKR5S0k/pAPQpuWAhT1mQSVM10BUI7mLtzs0PcKGSY/fp0vDkhzi9AejXC21ZzDtwszYI",
+	"WNVOS7i6RIfA0F7Hy2YPk71lrvtUeCawEXm5QHbeY0EANuInWqMfd2KmaaM0lHOz05XrTkOlQCgvzZcR",
+	"C5UbpFI4VJipn0tGVOzOJrxLamabS+h7R5Mz4W/Y9HhcxcR4LEqlBhA3vWFTdWpp2ABxIIM4YUc5h7mr",
+	"eF69PSDHz68IFwOlgoz80RRw6hUYyTTZ68OtuwZNeOOGORUVOEKoDgf+BjNW/Oml2Xw/fLiaIZA9RvGj",
+	"gSyeyCJBQ20hP8TxycmLy8vrq7M3L95pgogqsomuOOtlSgwCfmsaj4ihXfFIFA+Q60ZTJOB3I+iAstTh",
+	"dfmHKvGG8Pu3PGDApzBnXUhC1ZbRyb0n+oM8SOsIrPqnGVzExYDUNCOETgVuq9/7YP7OWQK8sJFpRoeZ",
+	"dXAG+OO4Mj0yZ4QmZvybusuzHL4fWO8yBqABHUCGZNr2RP4H3PVXXJDnL356ffKitCCAu54y0kvjiWSp",
+	"NA0QyuTHD5NNcoyrHsUDJYhDGmSEu5sQhpNPwJzv/gSgmv1Yd+pkNMicOhZ12f9wMW/y513GYzw5EoHB",
+	"cAoLOT91BUA/Zxo7M+5bIC0vx9ZCZPZ+n0PKApxmkxYcjaOMNxDzBCy9OJWHSpUiazJe5GQU1ds0PaPa",
+	"qOaCcRoMqeRi4BmyTWhBD5iQY0n6GKB/9fbA6wrgfMTgwgzto95qGMdHUiJiAhNgWdA0E2ptuqIr/u3f",
+	"yEkMfTw8FrIrGuQ4ioDnE22CBdSvkFTiIojGoS5S9rdv2z5JUtbnd6bWNbJBNUJq/iAG3LLmdjAKwVDw",
+	"67YDmmZoFx1ub8ONyiQ6fNp62lJPbaqhQVIPNS0UTdMRi06oZE3yOsRfvX//+rlskis+YjKjowR/W8qx",
+	"wbOwzghCQoRL4v/RxfhQd+uQdLdw1+teWdzw3S2PdHVk6SQOGVwIl3GR4SWf/CPo46ZhKImvC2h8/PJ/",
+	"/AF1o55pwP30ixJpu62OvrrPMPOIa19J2rrbauuL1Y84JcfEANBgNWgYMwQZAjQaCCjl2RFChY48OprF",
+	"c1rQd+GZFzRjWLMmTdhzt/NMZyaJf8GydNo4hiSQPuekpt3MOjzgAwRL8DhlFLYMhFvpLeVgCJEaheB9",
+	"fKtENVXfkNE0q2Nzl2FyNuPaa+3Ay9VEFt8ORRcBENH65lXXznv8Q9OcCoagrrL3ILYKifg0i6ZNeK4O",
+	"xl6PBTC7+VBRaxsNTUZBPSVSpjrGg4J4NOJZxsXgiKQsYRro2uZk9KBt4N1/HbJREmdMBNPGGzb1m3of",
+	"mjuGGpWHhgABU2vvEalOvS4l98h+i1iYCvVopeVRw9d1bkOfyxxZAPbFXmvHnPeC4u2KFzQYOpMOxwtS",
+	"OP5dI2GpLlPS+zL/hXoDOCM6XZv/5YkkOljQFcB7yyU0LjCbtnQZph1h3CQXccQkSam46apFMPYAIzQc",
+	"cWF+GFFBB/nfuJAJA+j1msxov183fwBKjbRJzszrJPB0gRhNIlNbChUA6seGOYJHhOLfjR8F4RL8o3NY",
+	"Oqa+QAkucy9M8rGL2DWiU9Jjc2pAa7q8V/r1JimthKRQtIAVCjxjDbD2fDKMJ0SOgyEAtefAYJJkGMo4",
+	"VEfQQHHhdtQSwpUE2HJAjuF/G2Z0+EAiGdNQanBiLNQ9bLkc8crUrOLHHFrxomGt7XtrkJSxlcwa5sK9",
+	"uq4e7MghgKfifbXJTGRLCzQ1KrWbJPDT24GZQTyB+DcH47ABzNTlSais40U0LGjymDcnA5apoe0c4RzQ",
+	"0MIymfXRNzTUHw8Jli8BAQ1wuoP+HHkmIwAN0Hbr42JPhlMctoiFll0gEYtDzafVsnYbfhsWNrgAu9sz",
+	"AQRj90sPpjg3CpW1ComUuhEMJkfRFcr5gOOno0U92A6QHLq0T1SfpBsRjJVbKD6wyRCPnKdK94Rd8UJk",
+	"LE1SLpnZ7xjtwkURTk6S2jciqZpvLBA3gPVEKlvkUI3/o1FFH7Hxgnzsio+NRgP+X/3ZD3TleQaV5x+J",
+	"T5Mk4tj2sv1PGQuf4IUzJR8fnVoDyOKWr3MKhz6SKJ6wNFBKb8juyKvT45PG5avjzt6+JRKlEyvwlePo",
+	"KbfOpfYsfaJkQcoy9dKusLVP2mbhIdolMDj8J0w//pPqXynd2N365JMaOtPEL7nk0OjMAZMP0fJ03tjT",
+	"RUVw2CQUGmVDq+UW1fNAVxOU8CSmEgkerjUB5l4LKTPIT/9FD0zvrL/YRJolYdWvwV3b0GVc9gSgkDbV",
+	"W3ntllcq3vKMORPEQmZUbQs+Ylg+lnIZi0M85mqJOSad0PxUhljI+32WKm2mmx1ECOYMNoTfsKkRMnrl",
+	"MOJgu2KoVM9Gf5FmBCLQiI04GUoWXBsT2hjXIVpVZq2Qu0ZmDdbvx2lW6NpQ7ifIu5Qh2iSh4ywe0YwH",
+	"aPQo6WajFkOaJEzAaECOcp1mxAZ2DWIC3Rj5/tcmDwQIG8QNcoLxYhMOaG4qgX4EKe/O3Z2moldHO0ey",
+	"q4pBEmKjkOp861aJHrNxU12hFEfomMzESk2Y1MZH1TOdECl6AEr8mOQP4nXLquPnF/MJwEpjEwo+qWGG",
+	"Rr1hXqK8joaqm3nw5+fGQMFUFHOZkwIcZdt5KtLX+hCxT2x+zt0znIFzXlX+d0R8qiE3Z0oJ0XUDcxOu",
+	"5WKA+mmBtMfRYXGLhNI9WoqcL6iBgofPLWPT32mt6V4ccnWy4yhUohQSWhjY0Dydh+Ba4O5EO1ydEw61",
+	"bk4qF5W53eJSG9I2F4eCMcsL5YzCvFRzGnEBKtOC12Z0gL9UnzgDGquZ0ZWrqBwX3PULgGibKPNpkuTp",
+	"AQ3uhEysFWR2xRdVwQ5IW39QNBuAMsT2sDTJJYYPAHAbuw1nvDPlleaaS82IldFd4ZthKE9UDc53ypAm",
+	"mgklTsHS0SCtaOjJukXgVZ+uHgutldCSBUUCltBaiTR1H8xJBcQuBpsiHjAhkVITQ0PnaZyknGXYQgYZ",
+	"S5vlKAAoZywdSexiziI3qLTlbd2yFEkBt9rNVrMF9YsJEzThW4dbO81WcwchfYYQ8N1uTlgUNcDD3P7n",
+	"5EY2ld2h/jJgc2rHQOl8YD3yhk3JJTMcZlDRrCagEFaVTQKRQY0MZWqflRC74SE6J+fWUTsEpDNSQ/Gp",
+	"6zntAr8Otw63vmfZD5MbCTUcui1HDbPTaplInEkElGypQvb3jy01XEgT0GiwdbgFVMKQfL2Fnzp7e+1n",
+	"0LqrXnoQtoLdXoc9o+3+TrD3VP0hm24dbp29OUdiWyTS3vK27tTEt3/7+fjnN3cnaf+ny+uDq+mHH1+d",
+	"DQ6Gwe05TfhplE5eU3oevHp/EWPvEtpAy9INP3x4c4mBx9lFUSpesgxygLut3XmPsnO2/S7OXsZjbK3e",
+	"be2vdMMxRPUhb+TmD7YO//GLtyXHo5HauIdb56j8YEPAEb1Fi6iwLwC/e6CWYGvEML/hevdbh1u4CdSU",
+	"Os7m1uGWMN34SGoMYXUonollxY69YNk4FQ6AtTqcSEYPsVpd6l2ip9dBJisYdlvtZle8VKpKl3jqo25D",
+	"H7qO0T4yJ+vXhQ95lgC46nFmEspTCMs6fz7UCVRbBQKBHSSA90Ah5NIt5YNhzpbvBM46z7DiohieapIz",
+	"kG+vz61tQ6hG9WqSY1NHg2FWULWFikPznq7gkmiDBoRiQlMaRSwigzGaOzruzu4Cpm21PnZiCzC9xBgc",
+	"2LivQ7FSLQrOWFe8PsfGgEhJW5gHtCR3WvmkUz1ZpLbbeUZ6bBqLsN4kH3LwxBSKF6SpKe8KGC94+cpN",
+	"FlP7NVKTMVNl4EHQV9msnltjyfOQX2lCdbTK1v/GKSR+76DFZqC2PBD98bxGE5UfzYx2M6dIq/r1JeJb",
+	"OACAQURHLGOpnJv+zC/ZduJ+kM/4BXOPTGbfxeF0PVlqkx5LO3bNnG8dQnVdg4sGci00EirUtD7bWlkc",
+	"wneb7vZPxeSpwcLZWEVgZUtOTl81EHPptiGx/7Ty2PM7ZrM/aOBwqL/XSSv1uAuasbd8NB8NS1+7nV/4",
+	"ycvvapxD8eTKN+vLYYC7OHOL9cN3NLSLoW5pL7/lPeQU4hQKKDfUQ+quZ8vvcrb7SSz6Ecc6gt32zvJ7",
+	"z+k0iml4FcdvaTrAd7b3Vvk8neJjiMRg6Dd2O521BvyGTS+Ycnrx5hW+9iqOT6kwZENgKe61VvjSS4we",
+	"fTeW04UaXu1RJcdAIOY6z57uXLebI3Qf9R6Ps0X6/Ta+0W6yxi9ioUmx6zyzGhvqVJ13lnLMQszPW9Vt",
+	"bPeuONZKtNParfQI4BkTKjH9b72CgEaREvSS9hnCjySMZup5rt1jm5z0IGRGp7qOwLA4sClhdwlPGakZ",
+	"3ZdbB/U5CkKHopyv1hGf3O2Ypz3U/H5J9aGHDX7C1uFWml3/7bed29ao8+4g+CH9efK0d9W+Od+Vb8Nn",
+	"/Vd0f/wi3hv8nXfEj3cHP01W1xcX+Jq1NMZuRUeudUC1sb2BbPwm5paJuXXE1fs8vbpcauFmfzDxhJ0Z",
+	"c31lKDhCKYlFkZryNQ9pzBxnZZoWQyBz3OBTtnVvC2eswVgWmjeA2LK6baMvr3RTSx/2mS2Fe20qu41m",
+	"v2OlDSVZ1F+6nXL7eJ6+O4EMd4E/OHf/LBKxYBMSC8COQ/WI2y8eZ8A0oFyTorKI+5hlgQ2LwWzjN+Nl",
+	"M95z+e0F3gDwgE1svStoyWu2TrP2garcZuhiAue+jvmbvOiiWHIxmXX6emM5Jdbhs47eCmfNlqHxFPKR",
+	"2oGrOoIAEc3Oc5vny2lQvRbny70rb0uwiXOdJfdp0KwR0olo7HZWV6nFKfjX88XMlznAoqXjsPXNPfpv",
+	"7B5ZnXBiEpRl1fBErucVraQltOheoCRiYTEV53pFNcnFIAIZXC+JfAAfdfn+4FddUXgAxOzwRaGnPZaQ",
+	"1HSmq46VzrfAdGrcMJufaZJzHBWW3XSF8YrMA80t2FMSybikyZY7ch62A3YFz5zKudx5C+IEENfTGJFf",
+	"8ENTtZNIyLI8L/uQ3pb2QYzI+eZ1/Xl1w7F7So4WnjQu7b7+FtT7prU+j7f74k5XzdDSbkRACmfzPqQ/",
+	"bNpdFugmqAlVWqbC17BexgdItcTp4B0dMd8rFx3CkcLiUpsM64oAqCYIlVgriOkmstNqhHQKFX9ZymnU",
+	"JC+UuyF1aRUjs3wHza54m1fH7ugmHlOyC8xd1k9RPw3jcXqEEw3FSe71pLbbanlkt/Ws3hW2GB69CnJc",
+	"KignS10boyjTsRBONqsrrB82pHLIqpNa6yeXLvR6vkc398+QY9LFFC5uqt5HcynWHzItZWZsLY3X/jNo",
+	"PKj60QlNLImxRVr65HFp2ntm0lcGzn2ZrrLXuXruM2tHJeQsBfJhHun76sK933y1e6eyUB0BeyRu7YfU",
+	"hualjRxIZW6oeMZvhHJ4UxwQxQNP6WxbVniYF0PUfPXPay78ulcuTwHaKfzrtQZ80piCdG4cLyM0/wmN",
+	"iLoHBSi2EDGOuwKKKHQFqRoEVqioMZRuVn80v7rWkRR1Gc29vYKF0hW5IY0OYM3XF1yDf3aN/hl8C3JV",
+	"YFRRu5t1D38TjzMzOSy8jseZX+8KI7GKKto3dguOLKfps2pe3YcGywCACqDsg0sySXmWQS+rJnVPqZC0",
+	"UCGuS80z5ds3yRuWZOQZOslNcg7sjKj6oVvDtJCNUxmn/hEaNoLdqQUaMGwvAJ56jQb5loubvOnNT1n0",
+	"1+6Wur675dcfNuD5lsvsUm/IFwbjZD2LwAjppReewPdrk2HzOr9/IPZpGUR0T4OIQnHfclK6fkddm8Bz",
+	"dpqtZru90zwwvB5Q+KfOFxYCpscDGNjWafw7jyK6vddskRo/p+EROTl/T84uSfvgepdE/IaRUxqoX/yt",
+	"DlNSNdLdw3ZnnZG2VxmplgT3G/AvrkWxEuBTYe9UoL1XuNiJZoXQtVElk4KLmwo4DmyBHacRNt0dkcKZ",
+	"sDZ1isQkozhlzuPzTypjM3z9PvNjpbdmi9QeJJSJbf0jZU5s6/O8/ccNm35aqCaxvwX5ni1pCDT2mjYy",
+	"7HqH6kKlHJAnqchwB5IT3vw+jfyucB8XUJkBL9INm+J78qZAeKz7JLdRmSDNM3wIUiyrJyB0olaEUCvC",
+	"M92BqRzWYMhCkMCDOA5JzT9Rv2mcxCJL4+iQJCm/BQ6oEb1r0AH76057b2e/pRxKPhqNYemhU+p1v/Eu",
+	"FqxxSrNg6OvaT/X5/osrOvDtQHego7qoFHycOp/UTDOeTQrmbCNPZMkBh3ZcFxvCn1ev/Z1aaDAbZ/XF",
+	"7ALrAcMEBnEydRYXe76KYKTdrWf9p/th62n76dPd4CDc33tGO31GaSvY26Nhq71Hd3r93X671+m1ek87",
+	"nSBs74X7QXuv1+q3WrT1tLs1D/uiMKkF4VBklWzNIrks11swq9t/KYKS1dz5hq1eL7x3KdFMtdeGLDJF",
+	"6VnYaRVidKWtV1yLVW5ZKGO9LbX41QffzMrlq+NGZ2/fIwAbGT7KblisBXaqyoLw8FdsVwhVoY3dJO9i",
+	"6JUsLcWf4aM/n+r7DM0LDxZx/WMWnucfv3wqOJjHRrFg3NWwKRv9qbFRKvQn/mWeBl3X8gb5i1G4XPlO",
+	"1PZTP+K7ti2ocaX6BWAIxK7AzqoUeDKG8QThGYA0CsCpsHjDR4rpS/VQv37ongyjnkrk3F5VIzz0Nyun",
+	"CCg5TWu5EjNZHNIpYu1bKlvs9O8KaJ79HWpgMEBlWvUN9VfeuWEtB2Ulk9oM0YanSUuwYTxn3BA5PbaG",
+	"nDC+dEinhl5sxMRYXQr/616bpXSKcOgkVr6jKcTQ82oKPeMoAox7THv2IWqPwCbaayxqfqI7OPNWQVCn",
+	"h7qLRGOPdIV2w0tNDjutXXyq0HKKOBqZSyIzCBlgdc8tMIrke4LdqQPWFT4Gq684BO4R/MMEAnQVHI2w",
+	"2odrHAft3QNeGKGk02o1yTEmffssC4aA64SWFCX9FDYENI5aGoa5oFEVTnBu7xRWX3m/Fpdq1rYBYJuK",
+	"dHZXAAqODbBXWUDOQVjPBIIdrW6bUStHuFjKmeEZrg2PIqtpSgpiL9xt77Y6tBfs9jr0YL/37KD9LHzW",
+	"brfaB8Hes84XsoGWhbnVoQHrcWmg+9RciZOM/Fiaun7ZvZaCSd+7cqzcXdZ5BY/qj5taXiJugIfgH9pW",
+	"04SlZhtg5uwWCdyYqYvgIzbHKDNP28gCu8STr98Wp4XN6RH3zCtBACABG23CDU0vPCRDqrNrWrrlgNBG",
+	"homywJxnk62/SI8x7VeOUqmNjdSu5+vwCHP8LxzkWM9wc0IKWnLf12jLTS3EXVyQJadRhLhQuamVw+hS",
+	"MXUqjdx4dRxiLgPQqUbQ/t8kpgdWw/sXMBgBHrLm5JiVpJGEQhq5bi0mvAtLvrCpPa8eQ7sIe1iglbVl",
+	"mlWOTJYhrw9TRrBOYUOqXI/YAIPZftvdrvDPNWQlXKPOdV8Z/b6hZ4JfQyul7rHfd7nODEMBPD9KhrTH",
+	"MrLbajW7wjwX+0bRIowoYn+BaA1oQmoFzEr7PNc4PST9lDHS8UiSxqSz53XVRtRwQmQsNPxSfRaiy6Bz",
+	"HerHX2PsP7dQYdhIyA0T64w6D9LoT7e0SThgy9LOM73IhwXicJnFiQSkYCy+C7tCXWktKEmCKJZYK+BU",
+	"QbRbJIgoH2H9g26/LZRCeC7iPjZMHeVzTDOL2Veq4F5YlXBEUpojWVWGmE7UsPTsnMQh+7Kl2GoAh1sH",
+	"b3483T1fo5K69A2PWi+HG2WpXXSOl61uD+ENaBXNM4jmg9R6ZWHz5y6VWyExjjNlx6pDH2vvNY3se61+",
+	"vBZxdg1i0tLLHG5Vy1HLSgNn5nC3tbvyQmu+3uoVNgpiseBvfqsN/HqqJFatKVQbKdc/NscQoNBdbh0t",
+	"L5vg4pZr8s5tBBGfbyP9EHMxC52YG0P5s55IksYR8zTGJcQvrPkkMcphc15dUehKMkhf9okM1Whtt7WD",
+	"tFkTBA88FkRDtXqwwz0bLwAyODgFXVEuhd89KgBGaGjH/O/PVsjho/1WqEPXpnY2rdSYeJ5e2/n5ohoz",
+	"0xXoXNxePwt+7PT+djB6k+zKq/bt35+Ki53Jz/vsVeufb/foy7AzeM/Pfjv4283qmrX8rY+qWT93PyVW",
+	"cNgdL9jEbS39vM1JK4ibl3Ha42HIxGeM9P83KKR7mMQ/Thskwl3BkKM0wb7aINGv4ceWI4tZOjZIoytH",
+	"ziO9sQgjKCjV8HxhHIxHTGQAyPvD5dm7jTDEzhImjhP+g4RvvB+UmKEB2AyMrSAHqqnfCxwthv6jWiDA",
+	"d52/JjvNlp2prwIU7GrIYVKeSDtGMz5SU8tYfwhEMLPVpnQUPdxWu88O+1mNZK0dZsb+bYc94A77+fj0",
+	"7cPssHQgV2huEXNs0rxFRRnOC9tUNgOGwBGcpYMvatOJ+d0Wq4dEzJc8aidFnA6WGmxqNle31/DqyrPj",
+	"7ol790fMtCkg5CoPP31rSv9XtM/yTgV3GzkyDUTTBuaZg9S7UGdW1GV4WJSB6F8RFaSWcSXRQIJ5hqJC",
+	"ao6EEc8q8Kt8JR/O0oFPasiPgbX2Sb1JLnnGkFLssPD2xoSH7Mi4Og6TRVc4VBYpoyHA88axbgbXSVJd",
+	"uaIj+jRJsIhlXvGJ/kjsHVBfOU/jg9C9pwf5BeXRtyqv6oN3ofbR2sdO7+r85LlkHMbiKh1KtfhrV3ad",
+	"qZML6joZVwIGYekNxAfoCGqY8dAGcRSPU9kk5xEVmsBKJ85705w3zNPId4BxDY85Pn89e4qRAwfPMdg1",
+	"6qQvOcCGL2YOF40hOKk6b+8BHt8cuQ3NFJgHpNoOsAni314+O9hp7wMvJ9fr/2+tlwf7+y/Uysy3a4Di",
+	"p7NPTjR3+ep2jv2SR41MfVa5gtwF4ZeUL19rNOpLGC8PIwZxn64vCK1g2KqWd2UbZJuG2fYwOsBM5YaS",
+	"sNI7O1ZnhEmgKLvtGN47ifgx1BIrPpGEi4ylfaosBjHgwpINah4pJEA87Irj51e/HgMJ3ohnHsEfO9gE",
+	"2FeGEP7mqT4RpBayUTxIaTLkgfTIWPBsO43j0XaPhR4B33DAmfS6AsgdgY8BizDwQTsk5DIYql3hkSQa",
+	"S00CmSrfAKm+qSRnzy+JZMCoDI2Cx8+v8o+N067ggpxdnP561mqTbXJ2+vzXs9ZOkxy/bedDICOagDjO",
+	"0nGgjLhQ/w0wTEUIL0G+CD03aiRdcRsHtDeOaDo1dBKG725ElaREPXMDkUZJ/LEY0SRhoQ+VIylTMhVS",
+	"KcetDnAFUvXPp4BPB5FJw0FZO/+p3egQ/7Wv9BNRP+3u1dHHRnpKKAaDmlEJxTOwRrJAZEkzuHFH98tQ",
+	"MqGp4GJwqAnWWAitOkN6C8UYKZBv8bAhMzrVvGpAfaQuQn4DaIo1c513iYJ0Ruxv7fcTSW8ZsFZBU1As",
+	"GOnR0NzaFTjyKJZadUOmSTMZMfVUUI7qNiaydAqVbSmT4yiTPlZjqz3h5Uk6wyfod0XN1+PxPeLLGw4L",
+	"4BE/HKMOYeqHlP0Te2zrhhJQj61EDq8f66nPvIECYF2JrS9Xh4FHpix35qCbufLr+VBTOiEZu8ua5Ng+",
+	"hcuu4JCx63M0UKDzlyGYoaP9SO308lVjp+7ZP/ZpwCOeTfEvu3VdvwyVfYSHXQG/b7fqh85vCzQoUKSc",
+	"wE4SMKsyJtkkthIDSN6UnJDY2hVnQ0T46AqQLW33S5AuA78lmwIWlUmMm20Sp0Qviy5S53IG/oR2hbNg",
+	"BW48feKw26wkyZB2B/qrQ4AqjnAnv+Qs0pwz+vzILE71ce0ppackFBdOidUhwXkj7WfPPPj3DgwDZln9",
+	"Ejaqh33RpxfvSO389fPGTp3s73p47kAAekRJQKzwZyHZ38XbiLp4j/TpiEdTjwz4rUZyHvEwjNCWlV3R",
+	"abXg+sIM42GOYjFgqSZf49LZ0uaKlFGJDJOmqQEoUUmNIzUYHsIsHQsgPbXV7PE4ClGeIeu6Jo8AoVI/",
+	"cs4rzJ5ZVSrJWI51ZO8kzz8DV7zm0kanlFc222kubB/lYhGgDRzZcMQFMlxamM5CEhrG1Cg8Wb3S5c3x",
+	"X+tCPj0e/4iIuCvybDnAA0D5vnPTcU4NC2zC2nb1mznFokmjU91Iqcl+in2Zu61d4oPPkFf7QeU9SFlb",
+	"/WhqDxOaSgbcVmrLQV+AI0FzLoxOk3wHzEyG+nIMqs2/PHt/ef3q7cH1d2fPf75++/r09ZVParvk9DuH",
+	"4fSI7LZ3DMWEp3tA4ihnOGu3vFarZYX+EelpRRf3Ce2pAbedP8OOAFNiwlhGZBJndnRxXwn00qS4O0iJ",
+	"e4BnyDhIXEOjFCJXyVR3RRzpJuc4Rn2kHjGhPFMyAU9j3vJheXRnS/L+8pdjWSE/QHLwjNReXBzUm3/5",
+	"CznlaTYkJ0hm5pGLIU0ksM+n5AQIdSNG+zD1yizDdVciHpliZQbklP6JJkNURushUbs9d2iG0UHjtvPv",
+	"LD3w8+2ezyiKLbVHlCx/+/YcekSgwhO6hVt3rR6IjtZdO1A/KUczUt4kFmeG1razsApm2wIZeFdYI9Mg",
+	"U6FVv2icNZAVIEBg9/bjdFQvs4rAcgMv/skbrKs06g7nRW2JHy7P3sFaI6U/qnVr3mkdB7NycgGi5PTy",
+	"lS6zRHWlOwU0J56cgMGl1eT2Lvmv//n/w/nZ296voxh/Rvzjkze/YiM98jhCK/2vxydvcmI2PdQnEphx",
+	"gb5MOfHKSAHmzNPLYxzW6eVxQwmJY5/U9E7WIszqLy+/cof4z82vD3NgSEt15tc94h+/8ElNq0in/gHl",
+	"OUBP+scXwGiHEh8+7LjRwc1nR+7oe2KMADSxlNo9foGW94Wa1BcXF2bStQZ/cXHReGrqbfDNmhrNqS3y",
+	"jH2kedkLNpEVBXQEO0/3eMXp6CgHVjGSEvvYDUtnbbfV9pCXdre94ykhp/7zrI6EApV5cR9pmY/DTC0E",
+	"VIhjpBVWoyL4qXVAHSNEJpp72BV+EHHBAxr5pKaZVIlLpFoRr3kN734VHdw7L+VVo+dkxrLS5ktBRKD7",
+	"5Rl+nhcXB3iaakZVmbrkuee5fkQoUp/Bjcj5juAzKDasyIDGtoEA40mpcpyNvEljOYoHpaYbC8RP3oyF",
+	"r6juCB+Pebg1pwlrg/CYxGTxgnpbGzZ6rbcVlLGuHD6yGyIPe3lb86a/2CWvpFGrd3r56uOv/0+3i4G3",
+	"jy/OX598fHV88d3ZxU+vX3z4qJQ7/qfT6uy3dlqd1tOdVrvz8aN22n89fn51fdxqfzy9/F7Nevvj+cdO",
+	"c6/Z7qbnr59/bH/82G61Oju7e/sHv/7666vTk19PLz5+fH724tcfjt+96KbnP7U/tj++/rj74dfddufX",
+	"426qRtIOuunWqnPwKjp4kR48TsAPrJAV1+4CHMc1Fu9VdDBz52prV1q1fJXK62dWrb2702rv/LtaoY8f",
+	"lVqCpTt5o/7dmF2608vjj8fHdk03XIyKxmcru3XayJqkJS9Ye96HpjwJVR266o6mt1ooB3nU5/SJNOYF",
+	"9NzOF0lKsNwrprp2pTlH5+CaJvz6hk2dEvOS2zBTW96+f235u9hRrKQ21+moa+NiFf+nK4zfVZvxfOom",
+	"/qS/2oKTmmnvrBTJVRbDhTnb9wlNr71aVa0ARefqsVoAyrEKQ52E1S9PJMysVZj6AoAP6FudKr91CMzc",
+	"rI1g+5lftjVA7UP+hk1t+6T3x1aP0ZSl1Q2VqDFM9P34+RWYSiFnWQNdWGOuOTkFY2hW5BWsNQt5hSSi",
+	"oqEt1K3D/L6ZnIP6YU7Swb5/IQKGVQTapQoNBgEOSHlkOq7r4jXOi5rmSBgm6nkIV6LgMb43FTSayowI",
+	"xpDIPEvh13YsOh6a+zPY1GCeCYydNw7yoKc1jgSoKggoI0GlBaNysQm7Yi44IVkRm7BJjkm+DqFJ/ErG",
+	"lP8ooqnGIISj/yQPoVdWixyPQ152YspeCtnASXnLwSI9zffhQqyGMzXsPItkIrXqE5pf0OT3Fo9Te8u8",
+	"0vstjttYUXPGpu8vDc/BhehUwUKsPDx9RopDMh79nCHpe9Yx+s70LZ9WgKX8vPiVGgMjF0pLIDDgwquU",
+	"8qhkyq8Ez5hv/AuQBOshNNoD+1gYje4LvhYAg89sAf6JyqWU/FeKvhDwWk2vWwG/iV7ftHhq1h4AyKe5",
+	"lsAx/LkMyRwngKjApJM/AFu3NyU+Wtq+Z5Ekb7gIS2pReYVWL5KyWlwKF0xqBZ27sNYSE9XqZXNVIX7k",
+	"SlpQI2SB5ucaMIPU9BQQX02MX1Iu6nfzlB5M1cpCHMZ5iffM0y9WMz+RerBfn4rWk2hSgLA/CoOUTMg4",
+	"vY77/YgLNmc4gPU7RyHv71aO5evTevnxW6jz9A7dQNvBneupuHzbPIqCyx//tai3f2k1pQScnnNHL+lf",
+	"rFDO+6h6B9o41NfE0S3buBDOWyG3sqBc7gSrj6hAvQYjIzUZjxg0xzEaZcZ91UUPWr7msIgkTGPALcvx",
+	"8S7goxB6Rj/Tkr+pF86UsSDaj07m80wT23DTtk9HrCviAFGyApbj/ghsdDPhpZRh3AUpBY40BZJzIzTR",
+	"D2jGJnSqFGga6uod9X7JIygYU/fWYT4MTx58wqyiRW3KdHmwT2pcyIQFWZy3N1TS7cCKo3B6kAau+0vh",
+	"1YTwGskDc301wYz6o0f01g+/VQ3fO5755TuX9K62B34VeVs8P6uH8bBGalkIz1ZaFWPVHqFBxm8ttmJ8",
+	"w8KijX+kS0rVneohmtVjlW6IcnhKJ1Hk3PDU4zVPgHEPsVu5dX+CDZgy09GiWdmOK7gsWuuxboTtLW8r",
+	"ojJ7L2ef124d7rb187Td+yLhwWzhNsD51qGfg/X5ndo58Vhe3xz8OOrcbcJigfO2iuV4hXtEfmYZ9i0o",
+	"Mc/a05m9gr1n5MWyvoVSHMIc3q0H7+GqNMUcBEfSH0cRCjAATTP8vHHGjsgMjiOEEBDMsUnUeQd/Q5lb",
+	"DfgTF10BI0crKwWGN5YgyFE0NQCUkLh+fjWb4uDCcA85Bap/NnGInbX6YH8FbfMLJdma/fP4VY/VQg9X",
+	"PqzEv2HTopD+qffs6veLXfE2eRp8CNv9V3J/8APdmb5grfEbfpbt/e23v09WVgPqnACecQzFd5AWmxIR",
+	"T44MjrYGJIzwgDXJhT0ssPm82RNyfnZZ1dowjA6c82GPR3OuMlpvZUOjieZqHhdd8bHgBkp21xfAH/gX",
+	"03ffoBHuA42Q1x89soaf63ngCQANHjFk06g8nFDha5l5UY3vttpYBDwZshREz22MKL22jEndWQqQ/NnU",
+	"LXxVrm5L2melQ6abBb4Jmq8g26cW87MePe9Ro6GzB3sc8qwRxYMlMYVJqk7MiAIoeQEswabFirGGYu5w",
+	"MoxJDfEcbS9YauDa61g+hDFKe5rqAB2FPWkpk/E4BYdgqBvlIHipJcls4hDhTDaq5VnOM7qoSscVLFB4",
+	"hA2sAU1TrptdIUOKnXU8Y12RxWMgyquZmkGszQQYNl3SPyOi9HrUZmM8PJMGOgYnwQGdtZMvPTJhvWEc",
+	"30gPIY1HNEm4GEiEesWPqhZ+yr1yqprgA7lt5TDZ3CP7e7exLcOMkPoqA28Dq6aRa3jG5gZ01HS/jQcr",
+	"5WvNq3s6M1reeA4Gd0WOdK+3HzQOwqes8azfajewSP7pM9oL5tXl0CCL0wdJkhYmU50pMxGkhpkKMy2l",
+	"dDO6KWrzzR8i4hnMo7hZd4RKtaeGMVkNdZacxfpL7Stwloy/VDE8dZqrpy+kGWuoZ689hz3Wt27QgsE9",
+	"XTq4LN5oaF8hW3Cg56mwXWD3QoQwXP0YaM5dgAS2E3UsKPk+HrHflRp7AGpiNofwV4cgQDjs9ttBhz5j",
+	"rd5BuBPs0adsv98OO4FaMixdWLn8IVMeQ7b6HZvEV5UYe6FUwpoUwbinH48jOH/+t/z85ywjA/uLRKDY",
+	"rGUJ9WHLasceM0+PXYaLMWYREABsqGE8lgxNoQyS0CKErLSFcwnrnlLGSGw4C4twSE4v3nldgXh0gCUT",
+	"90mPp9kQqPlN+irUc6E7xIuQLTm+TAE2Blra+xEdSCLHwRBwCjQsC0K4LKjdnqlROzJoCmjMdEU8ziQH",
+	"mxiu0bFmhzb5QWraTvJab3Qt0gcsC/+eZSe43KuYVm6lmdkCX1+tGYxSjFOp1krtN0TU2SEQ2FebK6Ap",
+	"8wi7o0EWTdWmkExkJaNq98OccaonrmtKfX1VaPkhX1gAoTfHBlVo57g/LrXUW0vh5VAtj6bz3O37reb6",
+	"kZTlChMH2YoQy/LfC+VePpKuDYyYW7FO+8Qtx/5SpdrmRdtGazVAay2o3UalSGrHb9uNnbptQyO1s+eX",
+	"6hcIXGb7uyCQUoGP0MdurCHVoCY59hkJeairzoJ4ILhkHoLFqGcKJU8lY8J2hindN4wniNbCRQOtBXP6",
+	"ugKxxRDmSNeR/9XgpkVcalQzKDw3tXT4Z89eTqPIB2Cq5X1dlRrXjdosif0W7AKDEQdcdeUvA1g3x3hA",
+	"EDVE4PDNRcf9vkZtAkgt9axYmnep1xwRPy/jkxagBDmgJc407gBN41O1jAYhGGkFn0gT7iGlsB3Elr6A",
+	"DfKWy+y93t8nsL1XK8vXWz1OcUVyWMGiIle/X7WefGFqMg7ZG3VDhd3hgP1p5mXoDqh7xDe/j1Piq51a",
+	"HJy5b/VuAf3o4r1MjEdKpjm/sv+gEYi4P4dVYqTbYpahwmbZwDZxH7CeZWL316MYJfbp3yySr73gyrqR",
+	"Vg5ZVRtoGfYvYGhs/6H+59N9yvTnsChSCeqdhUqjZJACyVI+GukAQkAla3AhmZA847csmtaPSMJSZWI0",
+	"mIBH5HCNXWG8e38blaRMaMBm8IlOz56fvDozsjah2dDt+AWmv2IF0aLm3xEX1u2rBCeqxCxHS1faRnhX",
+	"jdndU1XAa42yEaNCo6WmDAFUAK+pK0zCXaPWztokYIOA5sd8G08NpJQJm2P+vX5EIpo5sAUaRTZnHU6Z",
+	"NsNylK8JnTbJqTYtshi4/0ZJNoV11i34uUmJz5lQ2RUIjasXHr7O9kf0NXrXDdZKW5JmwRgaoYBf21Nm",
+	"ENhCU4aYs1R0hS2UeiIhjBRpey2ggvTs8HWeYBA3In7L7Acgru1U23qxNfVYV/TGPMoaXBDXJo6ZLBrF",
+	"ANqpJyNwcOod+9BJfKlBdwU3KAjUobqryJFVlkQ8pIn2eAUSpzQpKN97VBSq04LyNRZSiRKRXQc07cXD",
+	"aZgiqXkUT677FKKpOmUBxuDK1WinNHl0xmJtpy1tgXcMlnXGn980n9HWQj3pDfutqvu/KQ7+KU0s+Xzs",
+	"RNi1blrRqCnKo/XMmuoCNEO7uwaFj+G270010Y2mkEfy9lXC/qZApVzcsDSsv6TgpCvWrTjBCUVKbTlT",
+	"dTLHo9aXr+RLFz7064B5+fp8U2cTLpTUhvpcZpu4poZifh2nVI/s0dxS5/nf8sOfy8EM7fldTj5eEBAP",
+	"7SvOb9wZKKsrVeaqoR1LbZcxNTVf2MusedV1w7KWxVOWHZIRF+rSxCHy74qaX9F4oL8fG8jV9T7Gt5my",
+	"XZVLo8HKdH0X8YNY9PkAUPiCIQtuWNgV0OYsM+Irg9AnNckY8XHm3qjf1I9IrBPZfc0bQG9MilfH3iBr",
+	"bDH+MP4ru0J9WQEDvlScF6fEZIxphfZ5osEBPTeH3BVl0PgmMROvQ7jqT8YQ702Bxe3ITieXD6BOsAZd",
+	"S6Yv2USEC6r+JXVRozoXg5RHypSQdJyxrV8+WWPfNutf92LH038FEyZY3sy/drnQmv0sOHWPSvaJm36p",
+	"cnrHJkbDrPwN9oZKDwJf7JGxwFP9yN04rhD41kD/ralmw6QwSlBC9fZ9OC07z3dZ2jtzwUbxrQ4SGQ32",
+	"OpMki2+YIDKLE0kmcYo9MzrQBxXemUQQkw+sdxkHNyyTiDZiiBIghUR2d1tt6AMUsWGP0TlHoxHzF5OA",
+	"Jg+gNp7Dl1q18adphvmXti1xUR5h43vVrvmZyLfz2QrWD8DgODV099+G37Ns3h5sPY6SPQdF+Ch69hto",
+	"zEOT3z7CQXhkRKtVqHA9gNjLARnRch6bdhLwepD1smCb+vWCuwZAC13BjRrCrBNVTxNQuGIcP64uiCAR",
+	"kLI+ywKMJyNWogHIIqcxgmPpx3dFFluHaRXR4MiFGS6tBxAU7nxsPYyXMownr6gI435f2oSi47mwuySG",
+	"2owhA88k4oNh5pDxvrhLYsdLWZN3dwOv488kEA0T7zfB+C/Fwft5LfLtgJrY1mKzfIJRHqKut5S5KPxq",
+	"vvqlT3oM2bDEOIqAU2mBmOwKLSeb5CRiNNVtBXgZZBZMChxeuGJb/DoxHfVWvP5ETcE3+/zrMEpgXexW",
+	"eIIb7k9knFSGis/HEuiRc55dKggf0QEjtd6UjJQ0ATo2pLdJWcATSEHGwpwyj6QsiWgAjIDqLELpCBwO",
+	"LOFQ3jKhScJoCryJ+lByNyb8xJgkY5HxiARqroGdumjVdMV8s8YaM8eCjMUN8AP68AFvDH+pZnuxnwj/",
+	"BoKertDt37Q4Kq9o2oB0dWybI/Us+zKcndehr+PDFzhbD2oKKZFwFX8FEd+M3WVK3wMVarsD7MBEsluW",
+	"MpIwKsaZTlNPUZAKotFZ1ccNIhDd/TjV9TNJRDGxmfEM0pq2Xt6CN2JWS+/TNeK8VGb/spaWCfHaOhF1",
+	"tL4ZXN+irxuqOLBocOsTdAFB3H4uky+hPP1SwNMG7ZCS/YatX4Wkp0eQik1Jq3aLjLgYZ5paFdEQbeWk",
+	"Vk5BRPnINrtgvtR8J2RHm+SUiwwsywHlQivQQoj5iSRJym55PJZkLMZSt8U2yXHuo2vD17LVYu4WMRhN",
+	"QBr1KZa9TLCASNnKaoQsPMIYNejRG6wuEF1RiGg3yYchEzZrCepOv0iHIiZATD6INV011lJGNC/1IQFN",
+	"uqLWTxkjHY8kaUw6ex4mh6GwkYyFTpMCVzF34wkdXc1jayTxmdcGTwaaOuBzMJOso+b1B0uunuOX65rI",
+	"hwbH3owS8eDNj6e751AGlPCUyQoYxDYiZ6ysZ9zPXFCR6KL7VSB/atDPf9VE4woC2tQYYRHUN3TvR9JU",
+	"p7O1KZ9LSSEo3pdTU+rtJU0B0vsQhDkUNxrC7lyMtr0lKUmadUWOCeikJgHuC410paZ4QJUOSjQFvLsA",
+	"SrGEXAY0DaHyPIaItSnWBI5wSVKd4LUU6ppBMI+Be7rNBHoBtKpBNWlQh7UiO8K6/BWzpuS9WKDEHj6M",
+	"gwv1kI7a5/BSPkcVyjfv5E8vfvEsfY6QMLtVY1unvhzvMIV+kXJpdgz/aByFFv0QAlw+zXygJRXE5wDx",
+	"x2gw7AqDQGJJt6lB5iMhiziIQ+ANNhCCh3m7FRJw2x/Vc5tK4Kq7lTTUt3MAa4MGfbSmqGn+T9GjUFMH",
+	"Egpu4EySGofoGgnjiRKTdihd0ac8YmEdUQAR/w+nwSDB6ZmIBVOD1py+LCRDljKUuPKGJ6bPnVt+nK4Y",
+	"UqjVh89QYtGHR0LtJoA08tDXQTV4Jakhf00+TzB/CJjIaBpxlkJ9dP1Qt10NQDekmdvLho/CwfOsST5o",
+	"tELz8tKdxN6oVxjvv2FJ1uwKP5smSmg76PQmGxuaeaoF8WhEG5IpKaw8EdByQJWuHo1oXO6U8qwrMKug",
+	"1VKxd0AnIkAdl/sIjsBy0Y9WXwWropdNeZUIUABdheB1inhySFImxyOm2//QKdKTIRl460qTwiLjjvP1",
+	"hm1mTCpPydlHNMWoZIEy23ydhuTH4lWZsbAaeOAFXG6wfvE2pRPrh/i/AGURi4BHDMPCsDrq2ieSyHHP",
+	"nmJphzbTDmfAMNdDLMCRLWuvUJKDh4Wda9Ed3WlRM61D1a4sOZrZgnazrtOewVqt1v48bEj1wIcAr3QF",
+	"omQETkPFhnfHrUlymhpnH8pwByLu95shC3jIQiXg2V0SgUPap5Fkc0Aa1cu21m62gDU0kbERvXuNN7Wx",
+	"u9f8VG7F8LZkNoVpVzO1tXq3yv3tq1xPLbSv9N7coP0E7lwTnRBeVtR6jwdVePsNtOnP0sGSzbWaarny",
+	"Vdqn7lh2RhjPAUuwUnemp9De+LC0NTOmYj9OWUDlAmvxpbmCJCzV7d1Y2yBCJdVJQtPsiPR5BN0zppHE",
+	"I76yadT/ZrFPatizrm6UdY/4IZ2e0zTzFxHfQh99Wo1HbcbSrNRmdszr4QB+VeB/LxHLikuYtDmAv52N",
+	"MIhXef37BM2xxe9/ugHM8HrIh2aHFQcQjUUwnPNuvbXmgRrutirhLe6pygrnKJccymCyf1KfcEujMQIY",
+	"B/Et7Ml2p7USGRtMnfPXHfgdfqozISs1/fRbgEaMKvQff2wlcaqr+LZ2W1A8g0n5VZ4VtNqIHrwmQrEu",
+	"eJv/yZ9+2UDjm5O/Ku2bszjfQiwPqi/7jgw26lADn3w+1t55EeFLpqH4zCjBp8Hi3f/zv1C/wf+i8CE1",
+	"OKBcDJRPnpfu8Kx+SPAgYzzAHCT0QJWv3BV4mDRWjLo21Si7ZMTE+InMb0ogIAtOnVOPYwehHskGFHgv",
+	"8aU6WE12Wy3lH5srdZpzSPM8J/hbLDQFRBr1NuMjRn5XnnQe9X42F5JlHHFB02kVJMtqqvl9IllqlfMX",
+	"7r10pO+KovULisuV48pmch+1esccmvm6zlF13zTdck33ae31/b/sfetuIzmy5qsQAhaWDtIq+VI3GQsc",
+	"T1V1d+1Ud/uUq6dn56inksqkJB6nSDXJtErTaGB/7QPsn3mDBfbfPsPOm5wnWTCCzIuUklO25EtN/rIl",
+	"5YXXiC+CEV/cpM8adVb7xKAJYgJ9SGi2eGpp7LJSqH02wYW1eaVaHGZ4ru4hRUQNTeTYqmptZHRl1Zl9",
+	"RpDT4niXNldAla4Dqw9Jwq5Z4ujzMxqgLvkGTdY+CX8NSds+wKrYyz/+ZA3UiBo2lmphDVgsnBzeSJUz",
+	"ELUo8G+2bitYynyNoZykbCCWKhkRboiREv0RfrCgUCZVyKaQ86518rEqDpHnBsLQXvT7V5vY7/08ol+x",
+	"jp0Nk0XmcFhSGG0InqMciuZyTQx4/ysYE8sW4CiRqVpjAf66g9pA2Fjv3fargbThkCsgN7YvVgsyljLW",
+	"a9ron7iDprpS6G2r3CHmnAv/FTiZO9iZM2CVdlXHhpqJsk2N+Vzr6i1dsyon5VDKhFHxWDmOeHmN3uRn",
+	"XlrSt7A+S0/Yzu8Mz9+Xo7nhOrpPyzdbdjipBW1q9X+yqGP+OjF/aOW635v3Ub/8PIZsA2i5P491qgRj",
+	"pYYUYk+5Ie3shDJhcSGWiIsOnuSDBsZizQMxlOl4YlDdaTREC8p6BIW7tH9j9pKS/s79z3rCkhFJ+IiV",
+	"lTrmw0zhUAWCfqMEVB+01wU3ZM8+0GREpzxZQIhAJMU1UwaO7SkZ8S/WdMdmdSBsIEVZ4zqPcIO6hnvW",
+	"JKSDkqgSAjixdq0nyI/rbXpXcUcRChrQW+kwMrlNj5rcXnDae702OvcSFtVNVnkN4lPIYK5iPl0T5VuW",
+	"dg9pzWegDm7jRqUaOJARV9imQXKNBs84g/1ul8FPgoNFOWwFuT7ut2ZKxikE6DgF+IFNpXAY5wOsRbQl",
+	"qcrNSCjRdCG5bW/r6Pn2HEzWsLTL+gMfsbd0oVv946Ogpa/SVr918fHt4Yd33x8ewYNhX0ELRq7eXavX",
+	"PX6et5fRaAKaNvv9+FX35fMi+NAMT4O24X0qzfde6Z9Kins7vb1FDN7yfZUGtRWEe47NXjKJGjKoxny/",
+	"dVn1MvaoAz2KSqQug23lil1nyf8ocBdlpbAQTuzVNgY15o3Ygm282eolm4zeb5lZVni7NE8eg5RrZM5u",
+	"yXhusx3v2xK4G1HPx2ISnu1ilpM+n8iEkbZmkEFBaJIEhOJeLGxCl0LQcVkPuXERUSAgxd9dHQj3CjjX",
+	"AgcgmXANg9sGfEyA3cJz8hShvy9oMBDuge7GftF84RpiX/0RWdaWR4S7kVVkVQw9Qdj8vAI2H/e+Lthc",
+	"MV17PZdrFEoDYh8F69E94lCeEZCtgZ/v82uIYNxMrKSGGWJxQDAxMSZCKoKJwXFABJvnsb/kk7yCusyK",
+	"EcGuQWy7CP/zbcorFtqax8dn9RHXKZmfNFO1iyQUutq6c4H9Ggf1kWIxE4ZTkOy/BC02pTxp9VuaTv91",
+	"QtVQKgtnDt0hou76569Jwn5denrNwvoRHPDbnrP4D4v6Vf+VhHMap7wzxQM9uUU1/Hzs64ae+XTQwsJo",
+	"JOaOXfEVY1yQRc5uXCuMYPPdV0ga2vDaCU/X2gKLxktIoXGF0pB2I2OyRIDcXqEWAOFDIR1t0ukSWKMu",
+	"mRe26jKVBoco7+UhQxJNu1/IlC7Axz1khA7lNcOcK9x96kATORdnGEXHY02mKfBZebN6tYoAaVMRB9C9",
+	"ElXmQLhHBoROpRgXzfO+p5/C92xi0Qxc9f6sRcFATBkVtnvFamWnvZMOhNzhoCxzhGR4vUaQXG15nblU",
+	"vdR40Gi4kiBvKcxUqi3MN4jSeij+Fp5oN2z7dkP72bmxsjxqy6IW2LJP5XurQXV2RYEHAATA/j3UXnw2",
+	"3unGO72lJoaFzQAZS8F2pX83GQM3lico76aDjXUJnPpLE0e+By4kjkrJawZukNJpIKb0imG1zT4REtK4",
+	"laMfKWt2oAoDpQqa1Kk4ORekbfWRp3HEFwxEtYnhHw2KfrOFYR97Ch2QAtkocw5HfAAowvwKKOmaaEkU",
+	"o9HEXpNpXQ3OtmuJwyScusZ+ZVpzxcbKTaxl6hDSPu6ddu6sU5E+pKRTGxrYx+EOtxNT3gAPjMNr+r1X",
+	"pExCh+DI/G3H8P9CsVlAUs0Oh0j84ENa8IWwLVUqMhjtqfB9dkl7ptgMPN5Czjvga6fk4u039pq/XHwg",
+	"79/30XsOkSsDkV1Os6Ac++Y1+SFBoXxmO4vX5IIMZRITKeybAkLJoGUtBHfBoAWFqbCsGZSKjOApB/ZO",
+	"DmhzdcvjjmZ/RJQZkrY2dDTaNtMEIdUHnKuHRNZZ5uMsHpUSESBYqtU/DloqFfX83fEt8w80/xvkU3w5",
+	"snuOTYE3ttVvpZp9Hi7q55bgcO7Mg21HpDhYrf9y8fabw6PuCfnP//G/q9NHhz7WfCUwFqh1n80Syssz",
+	"0Prrn8//+s2Px73guPfX894PwUkvOOn99Zu3byY8sip/Jg2ZcfbXby7/+ue/bA6TrILkuDsbv00DiLdQ",
+	"hxeKC+OWTq1ci7JQrI2Igch7mwyLdGaHmsVI9a3LnvAgo95BqDpcrCkfPBBb1A8muy0fXNIPGWf5kCVS",
+	"jLPwUtCdkIcwEI5gW0/k3KL4tucv6AD5ubsBD7PLnqusYiYUSAD3ETZlzaluwrXJjwO8N+vADfU6lz4s",
+	"3a012P3G2jt9Bpd+QqEJnXo2E+NWrYy/EU+YO2O1yomLcRfvvWKLWnqOWdWmJ/T4+YtWv/V69OpF3Ht1",
+	"9OrVafQyfvH8NT0eMUp70fPnNO4dPacnw9Hp6Gh4POwNXx0fR/HR8/hFdPR82Bv1ehRIDW6nY09fHR+d",
+	"3OLwAGd5q3wB2NtNvsDXcEgxdXs8N4fs50dSF/nSSOV8FyBKrR3iZGYbEue5ccLfLpM+XhVmxKnhFVuE",
+	"ViwzEQ9EOE0Tw2dUmWcW0x3G1NAwjwbCNzi9ACnvoZUMYZ9c/PBtQP7bxbtvA/IzG15Y0fzte2txIBng",
+	"QDwn3/M/oKfGtsPqFzgDICOkUWHEPulAo9Y6I1Qs0PPAEs0CcvmnbwkXUZJa5dfG+CNgKVxA9Qw+M51i",
+	"VYtel1xKjCrKBgbz2uDxGRec8c3xHTrQAxE6/8KhlZWhj1TSpB0WZayMDDOH2ihGpyHW+Yfag+5i7zjh",
+	"YiDsg3mUJlR1AtcMp03tDCB4BmLxSNovXWgVRmJJ5e6I+ZQJDb4j1/qB0FRYLWpIwuxMH5EZ/8ISdEw5",
+	"FsZXR6+Prf1HieYxyyaEnJwERy9fBi96PbwJ1D1NkoFov3zxqvePv5+eHPdcebbTXg+sUp3PexsnHk1H",
+	"TRd5xaK5kmLcJecksWhQwbT6mRmI06MTQAyfsgWUaensBbn2J0Xlny3AM6+kqfF2MHLUQ4UWYNh1Cz+n",
+	"WOSmuIB1BVkUnnK5BzmiMXcAdVeMU4IdZQfhQCCk05lbbynWtV11boYHcnjKdgZOQY/8MnRUXXHOvup2",
+	"iGUrm7tCiiyb3TxZBRN7olwodHtfp1GFKxuAdVJ7ZhysqrbctVVsztLZ8/EZKPRnv12xRXNy1pSZuW1o",
+	"ne1RBjeq4eJQxgsMGG/1Wy++b+2IT7q4fmvW/MZtRS6dvnN8RNcM2Z+1+4CaCGsCYvUyiAgBBLJcWrCz",
+	"VzWJfVpvnwNidCdgqOU31jhbX0Dcq8fmYOox1Q/fuKseUV3C711pvqqTKX+Kts7f984CTgsBHfe2u37C",
+	"Z97kKiLWjFTFYu1NYa4DAXGu+WE4UHwg6UgV4oQzKxpNNgLgtalga91k2Pc7h9AXBnFjvI9/4S1IIvDW",
+	"ulGirkH3fMLw9Fwofv5vPlPeE9Xguv347LdUM/V+czzKOxGXttCEz7rkBwwfsTanAtWaRyLaHaaouNJ5",
+	"8MjURTu6EHfPvT4QyDUvZLGiAXyFciCKmAbPeL4ffSEZfGvs06vOb8hbUk7/gw7NZMFKIEo/74YcFYNK",
+	"4MaBKCjWAASI7ey6QBTIk7p73IhtuNuXjWq+93PAXQWZlPbIo48v+QnEwvrcysL2HysKpbsqw8V8SNoN",
+	"4sG5tajwEmFKIXLM/q/REVeQDc5JOGQkZlNpfFnhjRJkIMoipPwA287qIDYQL/2VtMhlmGEHArrgRgNf",
+	"uypfAqIl0Wk0sbCudGYXQdVFTOKZ85gJjH+/OZPHh6ttL9mK8XVka8nmgwBd/DqRqdGOPJaDu7PCeXdn",
+	"aYhJXAVpuMug8nsMFS/2Y69pl07e1IOMW8SFZzdUAkPHKuoWXBOB8s+Wa/mmLPMPNGiHILeyivtvXzHX",
+	"UybSzRye0SJKkOm6FLqoHRVIklh5xwqxJsBUjREnZ/nxjSsvsZ9yEd9DL55MqYhfdiCx3LSV2Zvh66Uq",
+	"BTWyQO0M/8zYlYZwxnppm2yJl3mV39kzNV8w9UZeM0zXP7U/KB6xN1g56Oj49fPtSZz9HT/gFCyFAraC",
+	"1pyxKyiVZP+J6aLVP7Kj7qbscoblO22/7XpylO6+IyXy6qOXt+nmi9bOO/X7L7cKHYUyXT+K5Zoj+yne",
+	"YPdhfb8IrNVG6+3Yj4KS8NEVbDgvKBIA1wL1SN8R9Q4XxO7VjGPKXhyQ95c/EreFS+WKSDt3TLozflfF",
+	"EgtK8hnDIEZIiK0uz0BVNOHXLHbXB0V6x2LJBooNc4Xew1xahgWmx13VXCDtYnLsQbEo/GlnXZg8bLsH",
+	"TT9d0iAPpRW2Evu7EaVbGAMi3Wuyq91Z1ZCgXMyhAQTbAIJ71bm/b7WaNmnWvQdEiLTJJG4SJ27Lc1kA",
+	"A/usVYHLlI1GDBnw19m5P0OqLCpg4N/QGBIJZEjtIvBw9ZvtDwc6LwYlr92JjcMtWdAqwB0uyEgqT/CR",
+	"UMO0GYjQy4kQnH95zWr78E6X/CCX7vZQINQyVRHrQ0Spi74V0hHQ79y+/paZd34Aq4FGRWjWXgzsssK8",
+	"U23Gc5KXsyzCyDVVEk/WViqEaog1GvbV1k0sba4y9Mh+WgUhyxWijp8edLB9er8FMtoaRcAmb/VbHpW4",
+	"dmwBEsr7dg1aWJ6lRp/v7jxTywQP75ZG+SEN9DVK8kYGaNBFGWkN6m803VE/Gpapw/1oIad8duA5bayk",
+	"xm36FEy4RhTvls77oWXvDqm6XeXZmI2AiUMKz9dthXO2M4k2dOGStIpBHRgOcQuf5dpYAyeaG//h4/Ef",
+	"Npqx0YyNZmycjl8TL/k9eQytMfTMvlE/+83++f3WdGH1VH4t/5RT+evdVChZ7O0zaiY79FLVLh6i/cku",
+	"Ok4xmjQ/Sx0RbjrBkrP0QO8Ch1yiffg27+qtgMi9yOUtClD4PjWKv1H8jeJvFP8/neL/MTth81pFju4B",
+	"Bsyo4dDU39x/7zd4R8+JuyggXJCJTDVDvhfHuOaoNznTAYlSpZgwJObMEKidpLO8DCaAU5IpX91qICDY",
+	"X2tX+6RI5QaxTpk7diqvsWouZHm55uBQIc+oyzugmM7gWPrzyGOM6C3EGlV7cN8kXPCIJlXRTBcJFWTE",
+	"qEkV65Mwyi+9UBIue2f7NlNcs8q0hW+ZucCG393L60bgxpB+/8L6Iiq/o7omCP58z4LquNb2tgvko8cO",
+	"j9vnV2PggNcq/sgiqeKfhGI03ovLcJYtSS9s/Mpe4zb0ewS5GxIqDt2maPXzW3fuV1y7Eg804fG2Z/HD",
+	"o2pLIhOGdzqNXz2CwspzUGFPpRtKQX1c4k9eSUI483kGWeJBQEKrNuxfbahJtf+PSxHuJxvhIuuNbe/T",
+	"SUvYc5TETqIicA7LDbCbTLB43UDAHa268v1jKi7xjhvbwaUoN2QiDRBmb2gJ8qZXxmcc9fYSoOE3VNm6",
+	"s9+WE0WG1GIoDbZODVNvOYLjBL5bNmnYl4zRGZ7/bykVhhvbiqNTMOFKr7VWD5hyvcAuEhZRberZKCMw",
+	"e7wF1eq3Tl9tMhwV5ZrFn+T3XPzBNqDVH9FEgxSjCfvGl4886loLZ8FZEtsu/Fpo/bErSNnqt66QwJrX",
+	"5gBfbeivK+Oyc0MWf/4TU6irju8QkTJmAuiMYzQL3eYorH6354pbE7+65CJi6xdVPqD7ylApyea6qSq4",
+	"WRrTc7eV3bKZgPF9nDkrKhXFnG2wO/sk9Ns3xPyQ0G/fMLfIQruWQ681cfORNkq7mAwXcBEkq+tOgMUV",
+	"8KIDnRmJ17hZNZlxu4t2lWOyLo2kvDceMp+knnIpCNHj3q1E5i18YMvCbssiYR/T/VY8U6moVPYlT26j",
+	"6htVX1PV0/jzREYPq+e3cM6Utftabb7n7Jglc7bJk2nyZG6ZJyMIjQ8nMrKLdq/+7qUV6xH+7stkvfsy",
+	"S2TsPDflqGjyj78TrwqAYJtGk/z0mAsjASn284ReoBmdsOyuA6TJzhFXQKQaCFQ29vGrqcBncLJgcZ79",
+	"yuG0YsZPQAqgLX/ygUdvwTJMC7xzYCCyNCC8p0uyVWP6SF0UEG4cE4zG8mDa8CQhTqAGjuzIyBToheAQ",
+	"jsW2zTpwpYSRs83dAM8YCGRHx/Qhw6bkmgquJyzuknd2UG13I6oUdyWDQ6e8w/1BzG/dirrJOfY4UCbs",
+	"MkQ2v+yNd9wPiR2IvR7w5/Z6CRpC1huGgsbZIdSSYyg79gfU5vgEW/1e4PxKjeOoQZNPz3Fkb3ALH9ay",
+	"u6XV720BNsvbV6dJ5aHghk3WIMIGEdZGhH61uQzhxYGu7zbbESi8MUXMWlb7yPxadkzd/USk8ZE0Wu1r",
+	"02r7cJM0KmrX4SSlU4/Hn4tWSyk8i6iKN5JIOrvan4ak4sBby7n1DLIGiHu56aPxz8VYsRhi2TK7PkXu",
+	"W6swQFgGhH2hURZqZ619eXU4UpyJOFmQmOtZQhdnRKfDQ19rm+oC/bJmkVlqANQq828TjMX6jGjDZrpQ",
+	"RjsgkeKGRzRxjgAkHMMy3HtRgyCa39ihvrMK9BNW1oEwnsT+VlKFWZfxw2xCP49p0uq3Roox0FmCClr4",
+	"zGBduU8RSxi8wXGr2a9QGheumchIuqLW/ituFMhM/1lGUqSm+IUqPkGl2tCIUfFZT1iSjLie5L+y8Tj/",
+	"UP5pJGX8OV4U3jxmUGCr8EWSGmitr5veClpXfM7zK2zTvxQ+prPi/VOeXJXvnsokSXVU6N5UF1o4tX2x",
+	"E+S/mDEqUlO4fCbVVf5JM41qzn+Wi8IHo+h8yJQqfpcmswk3rPBEI6fUyMJnxdjn8kvnEwZRO1lHfg/q",
+	"wRh3ef/f/VC6MfGP/MXOH+4lKHyLS1TKq++5+MSms2/sg188bwWtiUzi76Qpfn/y3LajHv6y+hiFJNUX",
+	"qYom1GL0futl93lrtS8v7DNQfNhPBPQwN2xaDyVQgCGiDEDMhI8hoE5Ce2MeARz4tfxWo/j0v1uYdcFU",
+	"BFu69apXRljBKoQ87b4qtfi0+4okeRP+xBKZmn/8n/zt1/k3vy4/ZjvAVYB/CdjXU7p4g/Nup93uv3xZ",
+	"/1IL8K2DpPeABLcq6F8NkndwslzEjYrNZg43shnspMs5czrqmo0ZgBXw230jk9iXA3JyFlSNn2t7zR/o",
+	"FbNq7ujFc/L//u83XfBxpsOPqB1hf6zbKb3uyYuKreK+ztfeyYse2Xa7HOdr9Q+pMcAu/+vKOwp74Jeq",
+	"tb2DlVw5oX7gv7eDR8kwkSImSqZf7Ij+POH6yg+7NjK6gkHNtkTQuvbr6+j3X5aQvWZ/WBRl14vbofoc",
+	"HqxB9EX13gD7HQN7xLT5EH8t0J5dY3rdJnAPXYcLCdY7DohM4ixZ5R6irN9hK+/OZpb1donKDL4vB8yC",
+	"fKgp40FPwA1/5MLekmoQb3SzSwn2/EzJoV0TF4dWDpkMD71q1feyvAY9uJ1ac5GR9oWfowmLrm4Xceln",
+	"p26wpR/qRkLtNNySFrepfhIkONUxmbMZE7EmlIT5ygwDElpMa/86aMkg9WM2kUZClGY4p9qwEPvfJefE",
+	"3m1lSqpYKcQzj8J0JslAgH1P5IyJ7L3uzs/sS5SCYg8JTZgypI219OFD1zmOw86Zo/e09gsX46D4dgxj",
+	"gH6wGKMCtBkIKD0/l4fa0DEjkZQJF2Oi0oSR9tEJADfyn//zf5GXPfjXFTM6JhOIJhXw2+lR8bdTMpWK",
+	"kUnHFSUaYhlH7BcAFzplA4H9EHRq34d4hlaRBaFIZn/E9ROStjZ0NNpB6CmKi4eMDFgvcivF4ha5JdC3",
+	"vR72wwJfo8HKbp1/Pv31+9ZTtVFLNUqqOcLdylKIpHK2Ai6gWmq4LGfvdHr7bEJFLEejPdPZrFXel8zo",
+	"wgmAc3qgOsr1umuk09VnXgfZSw80mdMkGUqqYk30RM4JN/tSTd9hOx5PWoRz231SdEFOiWI0XpRcR+zL",
+	"TNbXRq57e1VGzVF7c9S+/6N2WPfNMXsDI/4pYMQF1dqBCCMJJXla+f1iCb/dHgZK+Hh3a+a64xH4n4vP",
+	"MyXHimkNn53FDf/HUrA+GUk1pyomGDc/pQuir/gMz/fPrFlMo6vsggAyPMUCPriAfvuYoECW89pF1WP1",
+	"6hzHOL4J5xn1hwN0yohRVGgaZeBnwoUDRq7ql44UY0KfwbsgM1SquAidzIRJxTD8INV7tM8vl8LvLj2d",
+	"wsPBoEzOF+a6Puy5ZCbrRoN9GuzzFYYZFvdFg4EaDPT1YaDvQdWWMVDNuqe3hEDKB0dsOAiVakwF/5v3",
+	"VPhow+GCCDplwQqvg4tZjJmCOqRZnB3o6Ehqo7sD8Q0SWvVJ+GtI2vZBnYCEETVsLNUiDEjoC5mGXXJB",
+	"x0zjU0M4tQjhWWGUKi1VSNrhBy6uQoIZzZ3bnswWO3o45zE7c1SCLikSoyi1nHqaLsVoTLghRkrSzqIw",
+	"FSN6QhWmViJZsL28U33g68NT6vBp+VdgHqQdNOLD0JC/ybAvS5W1UF5X8Tb9uhVj0wbSKD9ppB1RzQ65",
+	"0Exobvg1SxadcmuYMBh0V9Ug/5wdtCsrgtu2oKcDaBczctugmzt+KM/IUJoJmU+YIHSo3WFC1mCnyKta",
+	"619Raq1r3VDKhFFR1bw3UhsCIU6OGu0AaC4tlqfXTMFC50Ibu7LkiNBISe2ILB+YRO0GKAwhjnXsnzew",
+	"aVu74ADLhVcuQ8/JjI4hJtv9vBTe0ET9NlG/a6J+sy3t930mkQqSyyowx8394ui0576QdlGaXGLUYRW/",
+	"Y2ww3wLO5xkHqFv2Hu77vHa477ZhvLsI4v3i7DQkWLohqHeamXWtk9WhyG0iZ4Yt2XYnvUKXxxBegte9",
+	"ydfR0fPToGV3+ugDH7HvZGoRwMvjtfbQnmJlU2GXMovfZ2TutwxzfYNSEiJCbzK6CiGkxzWt41uFa8GS",
+	"qROsVak/iqw6XFyt4uRwkPZ6J1GqEviHnRHFkv86aAn2xQxaIQIMM2GKAT6cSgVOqRXkkCnc3xvDcaeB",
+	"YiqD2beIEHPo/9DifU8MvGRfSTXeA1NfDC5XT7Pndgo56nTJ+1yiw4ri4poJY1F4VrHELNluViZQYndS",
+	"VtnEmg/XTBmNjDLFZLL8YnwUVwR254EmIzrlyaJLzgU+xOJUIe3qLr0vyN9GDYkl01AR2r3S/goPtLJp",
+	"IJxUtM+K+WjEwKKEFwHBPBASeklM6NAayl6OO581Oe31ivFdI/vwM/vKif2KazJX3Bgm7soGU2EmUmco",
+	"rrETx8xocto7WRcn5qTTQ3qfK6HOXRHKXVHHLuDFg4OJPUCIh8cKNd3YNaPSYAr2SyCJO2z14AIZrJq8",
+	"0MZCbCzExkJsLMRHbSEe1VQ826qetSd4mXbYI62qA9wNnWpzXHhLOlW3TndCmgV27Lpjws1cWZ9KaUbl",
+	"Q8GcQX71WLBtJoqxQyvKGFEySQ7TGTETJdPxpMhv0gkGYkoXh04hkwQSwPyZIgT7ZAYlfHJydGfHgQEe",
+	"+A3xPM97BbIzQiNlJcHJOutu64OhhzwA2tVpTQPBGwjeQPAGgjcQ/Os+pNk1BG+A8a6ZPepjxvs+D6kf",
+	"Q39j+fYMj8ZsxAWHI4b5RCZIhj+lV0wTSgSbe6B6BvyzAZCdFCLWCE0gMY1MaczIFWMzLG7k4a2ZsIWv",
+	"Z0TOC6gVDz9SzVyElqfiNxB+H7OZmRRi7ksHGDNqJgPRDgt6oXvU9XI17JNBC57LjWbJqE8uUMpBToCX",
+	"1PDB/TBodeDMJguOcm2JqIBzGWBzJu3T3uvOLmrX/wRSJQO/zclEczLxz3AysVuzyAoKazUXJFRjKTWW",
+	"UmMpNZZSYyk1llIFGXWVwmiMp6dyqrAbEw+hdyFyrGTidO7poOCZU0APlUv9liXMgP/cjwPXzviBgDDT",
+	"J9xY64cISRIprDUzZITGMQZwTZlItbWHeh0yTA3WMfPmHOT9gB0ITC3n2WPNnEfwpglV04RpvQtbCh+/",
+	"0zixvYDWJdOygaoNVN0SqqIzqUGqDVJtkOrXilRXtESDT5uol9rg1mGh+w57eebT29fGv7yDVG9/IuCL",
+	"ArmCvYLNb8McviFl/E++PXdGc8WelfGc/6WcQ1tLx8IlUAGgJg/rWvmeyymrtmq8fPlJ5acc3SGBzI35",
+	"pRukmtzf+Sg2gm7X7N/+fO863w1P9kCznvx59pv7r04kHqHaGqpzqjG2jOYRee1CaF1QxdKRher5et9c",
+	"ZWF9EKzXuYsgywLjPIvQPZykmHwzNqZpY5o2pyiNbdrYpk3KR/UpSklZNMBtp+FnUrCiofQVRKMFv60H",
+	"/kSk0yFTpfD9IxeZP6Nmkm+S6wIWKoaZlBixuODTdAqPcNYHF4aNmQJujGUMqSMqnv1m6PiNjNl6yPiR",
+	"aZlcQzTcTNnnxcTQMWnbXUBnM1dOJfxtzoafU5UsPzfsYIVbTQxVY+bq1g4EwLcvBp/jshoSGdGE4AmV",
+	"iInhU4a1W+BdrmotyCnAZQeaKAjYSxI5x9OUn7mZyNTi/2ua8JhoBovDIt08lu4Ic07gxREVRDFgFYgY",
+	"CX2zA4KDFDrJOBBDGS8CMlwYBqV54Z+M33Y+YY7kAIgMoJQNHRP2hWujA6Il8aNl36eZ61KqmRqILKGF",
+	"j8UhR+GrmE6nLGsiRA7ysWCxvcDeRuYTSTjyJmQcA+hZGIgSt4OjGDg9s80AroXsemSLQyaCWMKzuIiS",
+	"1FUGMnR8gBknAVIxULGw+3MEnAu2g2X+BuiuHQNrVChm7CrdwhAYiBVTwK29y4juwAoAosM1Yspf98y+",
+	"6tIzItYk2I2ogIamLqmvUn341W93gl/7fmlny9mt8b1qFdvcVc3ypPQELApCYWsIlEcFBWG/3bq6l/02",
+	"hVFhwuJsqzbgQT6Yb08aws7GJ5Q5VXa+3fRyNFrvWnzLmSGK2c7psi8xIBIuokmygMw0oAwNYD/bTTqj",
+	"hrvSYPlw+Jw1ohnTAyGRytHa90g0uBvCzTcJF9aWqeJTuUioICMGlcL6JIzySy+UhMveCcPUTHHNKmXG",
+	"B67NpR+2etyZMHoo6TlWaWFLXJlMxFyM1yXNeTLWmvICG+eIxTcSaDq96Fr4wDSP6xrpFtLt2zk8WtNO",
+	"9+SvgZGyuJE3KyB/4S1c0e7ebcnMsknbB5lZ8fmPhdTsuNbx2NRVrgOw/bjNrxoDd2mkYjGW5PpJWIto",
+	"D2732GojwLFO+nqd7MX4Gr3sFQKo4VlCxaHTAK1+futuy3Kur9mVDqcWpFmkCxZoLt+8jxu6KZXdKwCG",
+	"cYlbJWvt1THXhikWw2XccAvfP02gqgVcdsXYTDsOttiqPnDEA5afW23s3md1dP6iSqjdlopwq6ZdOU9a",
+	"ockdgtedggF0ekaocM8FVU59F7ThSUKcurOAP6/5sS5YbZ+6HHkMvFh7SBY0OxM/2gGrWcogepm7Jj8y",
+	"Yc1aO5fIf77Qswkdcwqs3KliZ2SWMKqBs3vE1ZTMpKFa83SKtHFd6LrXhTVVam37pTTIe+Xa8jDqJh14",
+	"gddl6uz3LaHVOhvMvd8t9j2zt3iN/wD0LV+ZfvunCIB5BCocNR+hRbVj1ZtX6PX0eVkt3Eajr7WCN7PM",
+	"/Cg82LRa1Ck00OBo8tZQkkUd+QCm67fM5LrujgYHnc2UhNPJG4TtWxbxmMU7F7ZeyDaS74kje0cLUML2",
+	"jxra3zaopiRmnsUs4trhgYdJUrH7Eo5dSrAFBAkDE8XaEKFrdTfGfezL77Vjamg/+/l9HAYDEWYoMgxI",
+	"WMC09iN6heAH1/Ww0yXQDPt2wZiryBeqOCTt3NAZiMzS6ZBIsZgJw2lCkP3As2BN+IzMJ9Swa7BmgNCL",
+	"9QERy9QQxz3tGJs5sCIHA2E7gwcOgsi5YKog2z3zgus5uZO1kjnjoXd5L5bE+kDcQq7jVD4KMyZb1LmC",
+	"yOyUi8zqOCZjb4uwGI0WwWYTJRM5XnTrmxalju81Wf7B1Z1fhE9P7W1BuCFjCLXKNGHQYkpBDcNMTCwp",
+	"ioLYUHFRaJBKmZGV74MDkf5p76T2/LyDlqwDIzKB1DsjJUnkHGjjl2RTQqMrXSkBGlPnEcb6434n4H37",
+	"DxaZ2yGUvRgrZruyeXBD4KvmbTiPIyvHcXc6XMeDMsP0bo7W6xxt2Ktuda5hWN2QelcQ7V7F71OLjtdu",
+	"1rMTc/i87ZH5voqagLXepsQFegWEkonUM25oYv+/ZiJlnZw29v35D+cQKkT+JgU7KwQRYcR6TBcDMaPK",
+	"lUOxTUsNg5BHboD2ykVn5w8p8m51yfebKj0OhCfJQsrdNfsS5QxsgJC0aTx1cT64NXdUQ2SDA908bA0R",
+	"d577PeWC5IVI7Xjb4bZTP2WKR/TZmwmP6Fhu77w2+60SUS92aMu4Ibx8rRTbu3/aNNziWyKvwp5oQFiB",
+	"ZtyFUN2kTwpSsG6ipVul6JvY7PuFPUN+rOPmLYWDnt4NRoHT1rD7ik/ctYxpgNJGr2fNlb0fpFQjfBAj",
+	"udZSnr4B6k40a7Emdw5ypLLYiCA0gjBs4M0HKlIgSo2RELWzLZxZQ/iZ7ZLb+q7o4sK2FQaQCfvgo14f",
+	"EmYcvhgqRq9GVBt0IyjT6rd6L/onPRhKd8tp6ZYkFdGkcPnRkf05v/y4Z2/PLo+5EEwVr39Zvr53XHq8",
+	"4ONJsTXH8DP4nutt4Hzo9uo+u2/Z4xJ9HkIGPVb88RWQiu0CBqzzqhip6JhlcHazh8VdTbKrq6peZmig",
+	"LRVEe2G0bSfwdTxApDmfzEBstMHAPQOeGfTS3JXI4RI78CHrbZ1A5mLIcNbzxxc07OvtZwX4uVgqwV/d",
+	"eEx3qqy4D7dvrre/gxDe5Tm5UV4u33Ab11f5GXW9YIURbITrbn1ny6KlKPDS2SxZPB5H2lJTSTtWC/iW",
+	"BSSyO0MFZKQY+5v9Z0hVB9jnXcZX5mDzaSQDYdgUJFWqGFEWWHbJOQjI7CgW+A9diqwToTeeyV7CqNUh",
+	"O3TOnqUt8ZCOrSsOqA8HE5LDv/i8+9Mj4D/I8vBPCungP9Pk6pALkt3nhGtNAb2td6w8YPt1lC1NzpYy",
+	"cht4uXLnRkm4b2/aMj5pPGvNmeat3WlLgruOiinK0tuj6psjLJfbtm+PW6W/bUUD7BbaPSap1UiQXXv0",
+	"brG5Hsq9V7uake/MgUtfRc/dGaE5+NOGLrQngUdf+Q3grZz/Q85JzMDSAs9N9lxMZ4KHGhldwcadcDvK",
+	"CyDHNlBKSUggGodL7g4EnVesQgzsAcf16uI4skXSTWUP9uvia2Rcg5Iem8PwvoAOPrV+TJa9PiAyiXNq",
+	"1g1xWY4sxXsZfXiWlZ9x/qM7U6HGCkMQwHcO3/pku3VnyeAHZ6M4gFfdwoH1iY7rOq1sO5oDyY3epwID",
+	"k74r5cnO3U7fc2G0YwaKZJwTBSHzjZHYfEI1JL4SCbnPlPzbR7xcjkg4Z8OfVBIORHuFUSpCOqku+QQP",
+	"1MTImC76WcRYiC96H4cQ6ZvTSvG4AwG/lMw4i9hAyBGxynU2dWnWFa4y7NmQQVHvMKFDliDTSYFUJd/Q",
+	"1OGltk+i6FhxkY1DxtOUBxX3iQIaG6w34qKkC9HIVVRO63CT3ZoVqGltONgnoMt5OKcZjOYqejqGBW2n",
+	"8BMKi2yOtnV4faLjvTq5DB3XkZdbQCa8ep1U3LPvykqRxl3VBILtwHNV0E83q6dcem2F4zIfVcyQRPe3",
+	"6l1zoFH6aiNnuiBu27Y5PtWXnPZOO13yRkKqnWJEQH6aggG6u8CFSlNO4C4JnVqL+Y0TSs3G3J0XyHDF",
+	"EKXsYonec47qnA0nUl5tl2CSDrMrlqyaIKfClKmJ5JTlNkxCtSExS/g1U4uzgRA+c9PaNyxSzKwNdEcb",
+	"BvI1V/PifRfW5k/uLxzeYuif/Qje3aNSHNeb/Smlq29hSbmGF59TOymm+O4mJf+RGHNuI5RnpyCTsr2+",
+	"Ti55224pZW2er/Adsh1vIsxCW8nqVPLdp08Xl4SJeCatrWck+JhjzErP4rAiamgixynDTExJaJI4Vsl/",
+	"H7T+ZdD6JewOBNJI4KCSiCrFmTfsxsKqchRDAZEiYmeeRQvEVMK1YXGXvEX5ZW+EGEzHPgzxsNYGhWZB",
+	"FlCJNHeCZTGmUhty3CvPEBTCJ0O2kCLG2Fjbzp8+fiDTVEMJSBJOjJlpNBjhS2v+4YCAtThT4EUPSCLl",
+	"bEijK8xj1ExdW4MyjhXTOhgAmQOYyzgQMkFsQmMNRSohMcoQRw/ABaGOUBrqWQry/uL61D8NfhYLa5NP",
+	"ByLkgpnP1EgREgrrW5N2eHx00nvZe3F6chIGJOx9eTnqHoWAinw7rfSdpcOER9lzoX9DRuaKG8PEQFBN",
+	"RjJVkBE9pYlrku4ErkkvSMINUzSxrfyPNB6jkW37WG6wIVbOxxrYhwkdCDitgPe5wUCnQqk9Pk2yHU1Y",
+	"dGVHc0xt12Gq1SJTaGChD2lsJ6540NFzyzBmhvJEh3b52tENU5WET03fIS53iuNBbX7c/laq0YQp03UV",
+	"LyD0pcRfAaUFVNLqt2AP9Z89g8HrTqgaSnXN2fzQJQbqrnv+My1Tva2PwA3KXv0EvpM3QYM37rrft+xD",
+	"XAkJboYAheAulKBETyABcsI1yNI9Oxz8jmio0XbkrNiawsHNwGcQKZ8Vo9EENqOnc1jWhxG1OvGaFZXi",
+	"OvhSJnB4vRsCh1Jr/IG11dLL2rn7pP0wWwiXmBo6pLoEMlcqXPmLiMtSHlocAZMNgdcawMShVZjFqldu",
+	"kfibP6eFV+RrpPR8rknhqjOimFELK1aUgWcXF8Xz3glMstDfUJ4AZl1u908fPxxoRDeRTJOYuMYnUlqd",
+	"ns4qmqsRdG9orV+xNz79jNjWA3KoavtulnShFQBsqptChJyTNiVvf7gkIxyuwJ0mwF0lXtiBAGLYTp+E",
+	"dlDgICSsGJewS35EApQ1E9gfiLBq+kNIlgidr+Czy5wPLbZDKlwEWRkKwebhktNYEP0jrAw6MkyRED4c",
+	"ntsPodVFUsQagUxB/RQuqrA+8CaSCsMTB5RBSZApXeB6N4qzuMw/vbFUyu8rtIho31j8WjRsHKbZu8G2",
+	"1gl0oyf0I5vKa28zFaQkgFAOhfwQDfuInZLBlMUFCSAKpgsy4oLrydlA/JqylEG1HvSaxkrOZusdpo8V",
+	"H6N7NsfHT8ZF2zhVKl27drUTWlrqj9afUj/6D8vJbUrt/enjB89ohex/I54YpgKs85Fao7gdYpZUn0CS",
+	"Vdgp1BnK5AAH7pJ36KoB0S2jKFVkPuHJ8sASKP2AMYOKgUpyT2ExSahhCmjPnYUxEBl3eTTJUkfYHJs+",
+	"ZAvn5EgTBk4iMJ0gZ8Wa5EUbvPPUhAxGOxWFzC1taJfmhkUjt4w0vI25exd/+Fbu8C0M31tavI3P+6nm",
+	"JjcWUWMRNRbR47KIEHpk4OLeEddmg+hZDmY2kwQU2nyg0a2lWAQFXrInlGuq9XOIFbiUBzjGMVjeJWL2",
+	"LpeDkeqATOScJFKMkdrYGDadWctRYpbEfLIg3MAaXjqqsoDqis2MXUADcdIjMV085cP2vGtbH0K4Wl13",
+	"T98vr4obOIKzS29/Tu8esjjHaa97VF9A4g1meRzn9HRZVKxIiaduZN4gUA3Dc/+HocGHQcZ6XF6cdW2L",
+	"Skz3JPytOEnvY1d4GDlRSq4vA0dcwUBkbPRWkhftZqTYv2bCGb4YWIDGrjuMdufFWfSUE+4HWI3LQoF+",
+	"VtrV3qwXIpooKWSKrKSYFUc1qofsiB81CKKXtj9reTUQDgh0uuQDv2JwkO/VCTeOTUmTMKHa5HInDPAb",
+	"rDTpCnU6xPRGpsKEAaaocEPobMao0r4QfOYXTDimvqCSyr+HOpk8SQglx70emTDlOux6PxA8e9hQxoun",
+	"prw+sUx57ebcfBe6q8ZRsm13pnG2tapXVFa1ivIrzzuR3ZQ3+urBws4fPgL8klmpSKxczoTE/RgCzntw",
+	"yIWdZXCpVWsSrJCD5c+1pmPMT7IC6tJKZcPo9IwISWgUWeEIOTkWl587WX/cO0YR594EpReBTSdGOG/F",
+	"4dBT3mBQE5tSnlihncmf52TGFIkSKPH4/gI+TWSqSPv0+LWLTisbgcVIs5IExcCnkLSFLGQWbSqkiEP1",
+	"3o3Ug8YD2YGxWFjQf90Q2tMKWm6yWv3Wz4yoVBAzZ8k1yzjBPU846tU5uAwSUJIkZlPpIw6NolabCYht",
+	"cenb54KSb+WU/c2Olxq3+q3vsqZ4nmrAdnLGo1a/daF4xMUY1s3RsaNRr58WXRr9rTyxx9sNLq/HJBS/",
+	"Bm80YI74HOgpe8cvDnsnh73jT73X/V6v3+v95fYdjBivViIf3TuXwow+UsPQ3Lshzii/8Pcgv+vwQiY8",
+	"WtS+2V1++9rDTXbRTbrl9LhGbz9J+T0VfkPoO+skFqWKm0Wr/++/lJxWUhgaGeK6SaQimiYl2w0FaoWO",
+	"cj+sKCEhhaM4Lbz1t9aQUcXUeWomthFWTkJkbyVz44WScRo5v1k58JHOeFfLNI9zvD5qrXIqnruKB/gK",
+	"0g7HEsRk91k0jSE0MuyUHt1/9gzumEht+q96r3rw3F+yYVjVm2OuDSqTAOurcBEQI6+YIIqNFNOTrHqW",
+	"/ZnFh1yQVDNVkLWa4WBWkEIWgLsOXILJUKGZFbvPFhcUnmaN1YpHXSKfp9cIQaYkdIB1I3QnM9m4KhV8",
+	"iHMy5G6Z9LLqRa4mRACFhXSAGciwKlAN5epYnxEurrnJCS3do12y7w0DQs4v3pMrtkBfsl5ow6YEHLPK",
+	"MZu2swMLbMAZ+e7DS8LFmGnTKbyPzvihfVDFCwHUpzE3JJFjqzDRZz1XrgqBf4K9pGrUS9HxcrSUA6At",
+	"7CnF72HgjJ/q5RgUnPUCkARfWNaKDBJW98PlGeRH0UZWRyr2CaPRhDBh0Jy1q/fix8tPUAzb2eHWQgwK",
+	"KQNOh0ALrVVbSBN3tq7PLiLRhM7AlTCU1wwhWbkDhy58aLUbF4Ukf9J22fG6Q6TwtYLy7HXbkhVKysCf",
+	"7buMR0p0RIXARxZXd0SrNuS7fOImFHEwKUHMgChq2KG3qkuAtvB4JzVXX/AzTZKhpCrWAZkykRL/wYK0",
+	"QwvSiI4Ugx18xaW+whHXTGipyJgaNqcL3S/WWqciHggoWTdOHfYGWnIdkBm10MoXOocDuEO7OGIYV1iF",
+	"gljr0nYuAnKjoS+zJOdiIFDStcMvhzGzGucQvkD/EmRouJw4IF4C+iNGIU0jAQEzgaGUglC7Oi5ldMVM",
+	"aUHgU6tWwvspHTNN0plV6SwGGYBjRdoR1RCFRt1Y2UZfsUWnJGJiTtfsE19lPmJCp5qMsNdWdFwfk/O3",
+	"n7yRpMlIyWmOtu3SVCMaMcLEmAum+zDQINx1MBBGUaFHIBu9WwqEK9fRxAISuziThKmxR+zFYvpTOpvh",
+	"lgWT7FpGdJgmFA5iBiIV+PshpPVioT2/1P1COMzKyuUl6OSo+JLS0GfVvSqksDegaEIgZwEyghxjNFBP",
+	"AO1DYgexvDLRQ+hH+EATkRrFQfIprq/OykSq7EuUKhw9wr7MuLI7NpEGR8eOLOxb2AR2R0o4u57RIU+4",
+	"4UyThIq403cZT+CJCwYCA/pdBU7Hg+HUIpln28/5N+UMyiwJIVMR5dk4YSlVw7lbS8OH47JmhXFhr7cC",
+	"3WV7kTacnxQ1cCq4gS2qSMKuWYKdzhZIJ/DCbSAK0s0gxXd0RRIWj5kqcNWKw4kHDlNphd8hvWYgHSOp",
+	"7atgZOF6GOxFYMWGNff1hDE36HOqjRWn4/JicZREq739yCJuNT881uI8bKZOh4cKfwpIzBTInPLih0ad",
+	"kWgRJQxEoXuI3TgDIa+ZUjxm+szufGZ3vD4jswwxWpynyZgJu5aseLA7FU4oRyOGlNogXv/x9+x+p3QH",
+	"YkhNNCERyl08ryQQLBp4FQqSjIpYjkbwVjYLLKg7HC5Kk0SAzqM8Um6lrRM9Vi/oCQhgKy8ik8HHKwwE",
+	"o1jHD1LTtEaoWcZOhgJk/XJYTIgupxatdQSdi/w43m9u2AMs7oMPq2JzQvKaHI1QOcF2h6+KOzYglERM",
+	"GT5ytjlJ6EyzANLyihLAflPY2ODZeVsELOV8Q9TCGNrA/UmFVCT8l7A7EGX0RRUj6FFzGq/Cz35GNGPV",
+	"aAXOmy3kGi24O7a2EwGDUeVXgrFzyUgQNri1Uwnu+g5wVb2CJ641/pa7OKHoks/jqNc/Per3et3j539p",
+	"BRDtky2reuzMUe91K/BsgoWF9DlbSC1rDNoRtrZia06V4GJ8GwZoWAZ+Cgr5dHWcP6zX671Ap1fNd/a2",
+	"4DY8X1kUdZxcf/7z2sO/3AsLa5oL8sqHxpz53FhMEgZQzjXhYyHtbeCEqHryuVgQaSZMednXlgqcv9Wv",
+	"6UBG7fIpWJe8N57cKQuq2eSDWJ6rJfe4Nwl27iS3qNZKqS4X15JH7POM8k0CkvgbiLvBqkQyperKwn3K",
+	"4ycssnzX3mPPLij/eiUXjHtdyXUEhT9gUOrecgLOcUOTN5jde/rq+HmvVxBO1QuvvpA63puQerNuGTSy",
+	"CmXVuqm7d5n1ayoN+4wsBWyz1EInhL/UwjEvx+AhgbV3ogkZsghFE8sQ6Fcg0P7NdvHc9b0RaV6kwczX",
+	"veG4tkBbWpX1RdrR3kVaxUJohNqSUFuZvvsSa0yM6ZhNmTDdERc0gYCWTaYqOubz2yD+EE6wLCbLnvGE",
+	"BVjet298b75e8ZX1ta5IwpqZcLBe846SeVi53mpLq6Pe3qTVu3Wz3sgqlFVrZu6+BNUMwiO6mbNuE/DC",
+	"a73rEwRT7uSDMEENWTtcWOEQsScsrLCrF753X62gwn7WFTmnraDlZr/VPymIn5VVVB8onexN9FxUzWEj",
+	"dlDsVMzYfYkcVHP1RA5EXEiVRWsWMFF2IPKExQx25+sXM9simzs4yldWV31R9HJvouhj1Tw3oghFUcWM",
+	"3ZcoWmYl3CCJ8ogDOpspeY2Z5Ir9B4vQCaXT4ZQb+z+EIWDgwhOWTW5s3uLQfLWiyU69W0x+Yu2vnJkf",
+	"VczUNgeCLhSk7i2vclrMurcMt5KMSzbi8mKvLxhf7U0wXlYsskYuolxcna/7EotG0UW3lI22TirmoXyG",
+	"R1fMFE8Qswc8YSFo+5e1/Ou1Am8juOrjMyu1cHnUfcPLotxaWo31xdbzvYmtT6vLopFaKLVWZuu+hNac",
+	"JldmomQ6nnQzLLZJdo1TK1ZJ4T5wursJI3OmWA7qnrAMK3Tw0nfnqxVl29mNduEO3QqsK5vsmi4Mad3b",
+	"oqJIq16r9SXb671Jtp/XLpZGwKGAWzd39ybnCuQY68XbJcgfkSygsiFkvNzE/REGSKUB1BkrVPLrWDRg",
+	"/HKWNe1pdK2MvJXQbPNsPqbUAGWb7cK/ACXkwwpSfMAnps3XKz9L9Cq1xAs7Kom24vKsfwK5v3iJn5dn",
+	"rRFkTpCVZ+re5JdUV58hSafr6rtsjozIs+DsnZjeA2amv/spQzOprsDN9NH15euNiPCzWBcvvdj6ECDI",
+	"h7PuS56XJFfFwqwPyU73J8CqF0kjxpwYq5y2+5Fmv//+/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -31,6 +31,7 @@ import (
 	"github.com/sous-app/sous/internal/devices"
 	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/kitchen"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
@@ -52,6 +53,7 @@ type Server struct {
 	*clinicalHandlers
 	*alertsHandlers
 	*inventoryHandlers
+	*kitchenHandlers
 	*metaHandlers
 }
 
@@ -67,6 +69,7 @@ type (
 	clinicalHandlers  = clinical.Handlers
 	alertsHandlers    = alerts.Handlers
 	inventoryHandlers = inventory.Handlers
+	kitchenHandlers   = kitchen.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -216,6 +219,7 @@ func New(d Deps) (http.Handler, error) {
 		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
 		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
 		inventoryHandlers: inventory.NewHandlers(d.Pool, d.Clock),
+		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
