@@ -95,8 +95,12 @@ type recipe struct {
 	} `json:"uncostedItems"`
 }
 
-func itemLine(id uuid.UUID, q, unit string) ingredient { return ingredient{ItemID: &id, Quantity: q, Unit: unit} }
-func subLine(id uuid.UUID, q, unit string) ingredient  { return ingredient{RecipeID: &id, Quantity: q, Unit: unit} }
+func itemLine(id uuid.UUID, q, unit string) ingredient {
+	return ingredient{ItemID: &id, Quantity: q, Unit: unit}
+}
+func subLine(id uuid.UUID, q, unit string) ingredient {
+	return ingredient{RecipeID: &id, Quantity: q, Unit: unit}
+}
 
 func recipeBody(name string, yield, portion amount, lines ...ingredient) map[string]any {
 	if lines == nil {
