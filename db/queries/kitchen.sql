@@ -196,9 +196,11 @@ SELECT id, name, timezone, day_parts FROM sites WHERE org_id = @org_id AND id = 
 -- name: LiveRuns :many
 -- A site's runs of a date that a wallboard shows: prepped, in progress or holding.
 SELECT pr.id, pr.recipe_id, r.name AS recipe_name, pr.portions, pr.quantity, pr.unit, pr.station, pr.status,
-       pr.status_since, pr.holding_since, pr.versions
+       pr.status_since, pr.holding_since,
+       v.body->'shelfLifeHours' AS shelf_life_hours
 FROM production_runs pr
 JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
+JOIN recipe_versions v ON v.org_id = pr.org_id AND v.recipe_id = pr.recipe_id AND v.version = pr.recipe_version
 WHERE pr.org_id = @org_id AND pr.site_id = @site_id AND pr.date = @date
   AND pr.status IN ('prepped', 'in_progress', 'holding')
 ORDER BY pr.status_since, pr.id;

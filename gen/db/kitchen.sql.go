@@ -1085,9 +1085,11 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]ListRunsR
 
 const liveRuns = `-- name: LiveRuns :many
 SELECT pr.id, pr.recipe_id, r.name AS recipe_name, pr.portions, pr.quantity, pr.unit, pr.station, pr.status,
-       pr.status_since, pr.holding_since, pr.versions
+       pr.status_since, pr.holding_since,
+       v.body->'shelfLifeHours' AS shelf_life_hours
 FROM production_runs pr
 JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
+JOIN recipe_versions v ON v.org_id = pr.org_id AND v.recipe_id = pr.recipe_id AND v.version = pr.recipe_version
 WHERE pr.org_id = $1 AND pr.site_id = $2 AND pr.date = $3
   AND pr.status IN ('prepped', 'in_progress', 'holding')
 ORDER BY pr.status_since, pr.id
@@ -1100,17 +1102,17 @@ type LiveRunsParams struct {
 }
 
 type LiveRunsRow struct {
-	ID           uuid.UUID
-	RecipeID     uuid.UUID
-	RecipeName   string
-	Portions     *decimal.Decimal
-	Quantity     decimal.Decimal
-	Unit         string
-	Station      *string
-	Status       string
-	StatusSince  time.Time
-	HoldingSince *time.Time
-	Versions     []byte
+	ID             uuid.UUID
+	RecipeID       uuid.UUID
+	RecipeName     string
+	Portions       *decimal.Decimal
+	Quantity       decimal.Decimal
+	Unit           string
+	Station        *string
+	Status         string
+	StatusSince    time.Time
+	HoldingSince   *time.Time
+	ShelfLifeHours interface{}
 }
 
 // A site's runs of a date that a wallboard shows: prepped, in progress or holding.
@@ -1134,7 +1136,7 @@ func (q *Queries) LiveRuns(ctx context.Context, arg LiveRunsParams) ([]LiveRunsR
 			&i.Status,
 			&i.StatusSince,
 			&i.HoldingSince,
-			&i.Versions,
+			&i.ShelfLifeHours,
 		); err != nil {
 			return nil, err
 		}

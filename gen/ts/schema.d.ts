@@ -3846,6 +3846,14 @@ export interface components {
              * @example 0192f3a4-0000-7000-8000-0000000000c1
              */
             recipeId?: string;
+            /**
+             * @description `recipe` only: the recipe card as it was when cast: `id`, `name`, `version`, `yield`,
+             *     `portion`, `ingredients` (`name`, `quantity`, `unit`, `display`), `steps`, `contains`,
+             *     `mayContain`.
+             */
+            recipe?: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             castAt: string;
         } | null;
@@ -4029,7 +4037,11 @@ export interface components {
             dayPart: components["schemas"]["StateDayPart"];
             /** @description Whether the site's local time is within `dayPart`. */
             inProgress: boolean;
-            /** @description The day part's menu items. Always empty until menus arrive with the culinary capability. */
+            /**
+             * @description The effective menu of the site's date for the day part (override over cycle): `recipeId`,
+             *     `name`, `dayPart`, `priceCents` (when `config.showPrices`), `contains` and `mayContain`
+             *     (when `config.showAllergens`).
+             */
             items: {
                 [key: string]: unknown;
             }[];
@@ -4058,8 +4070,11 @@ export interface components {
             serverTime: string;
             cast: components["schemas"]["Cast"];
             /**
-             * @description Production timers, on kitchen wallboards (filtered by `config.stations`). Empty on other
-             *     kinds, and everywhere until production runs arrive with the kitchen capability.
+             * @description Production timers, on kitchen wallboards: the site's runs of today that are prepped, in
+             *     progress or holding at `config.stations` (all when none is configured): `runId`,
+             *     `recipeId`, `recipe`, `portions`, `quantity`, `unit`, `station`, `status`, `since`, and
+             *     `holdDeadline` while holding (4 h, or the recipe's shelf life when shorter). Empty on other
+             *     kinds.
              */
             production: {
                 [key: string]: unknown;
@@ -4070,8 +4085,8 @@ export interface components {
              */
             alerts: components["schemas"]["DeviceAlert"][];
             /**
-             * @description Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
-             *     Empty until production runs arrive.
+             * @description Today's production handoffs to the wallboard's stations, when `config.showHandoffs` is
+             *     true: `runId`, `recipe`, `station`, `from`, `note`, `at`.
              */
             handoffs: {
                 [key: string]: unknown;

@@ -64,7 +64,7 @@ var labelSizes = map[string][2]float64{"2x1": {50.8, 25.4}, "4x2": {101.6, 50.8}
 
 // RenderPDF writes the labels as a PDF, uncompressed so its text stays searchable: contains in
 // bold, a "may contain" line.
-func RenderPDF(labels []Label, size string) ([]byte, error) {
+func RenderPDF(labels []Label, size string, now time.Time) ([]byte, error) {
 	dim := labelSizes[size]
 	var pdf *fpdf.Fpdf
 	sheet := size == "a4_sheet"
@@ -74,6 +74,9 @@ func RenderPDF(labels []Label, size string) ([]byte, error) {
 		pdf = fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: dim[0], Ht: dim[1]}})
 	}
 	pdf.SetCompression(false)
+	pdf.SetCreationDate(now)
+	pdf.SetModificationDate(now)
+	tr := pdf.UnicodeTranslatorFromDescriptor("")
 	pdf.SetMargins(2, 2, 2)
 	pdf.SetAutoPageBreak(false, 0)
 	scale := dim[1] / 25.4
@@ -95,11 +98,11 @@ func RenderPDF(labels []Label, size string) ([]byte, error) {
 			line := 3.2 * scale
 			pdf.SetXY(x, y)
 			pdf.SetFont("Helvetica", "B", 7*scale)
-			pdf.CellFormat(dim[0]-4, line, pdf.UnicodeTranslatorFromDescriptor("")(title+": "+l.Name), "", 1, "L", false, 0, "")
+			pdf.CellFormat(dim[0]-4, line, tr(title+": "+l.Name), "", 1, "L", false, 0, "")
 			pdf.SetFont("Helvetica", "", 6*scale)
 			for _, b := range body {
 				pdf.SetX(x)
-				pdf.CellFormat(dim[0]-4, line, b, "", 1, "L", false, 0, "")
+				pdf.CellFormat(dim[0]-4, line, tr(b), "", 1, "L", false, 0, "")
 			}
 			if len(l.Contains) > 0 {
 				pdf.SetX(x)
@@ -249,7 +252,7 @@ func (h *Handlers) CreateLabels(ctx context.Context, req api.CreateLabelsRequest
 	if b.Format == api.Zpl {
 		return api.CreateLabels200TextResponse(RenderZPL(labels, size)), nil
 	}
-	doc, err := RenderPDF(labels, size)
+	doc, err := RenderPDF(labels, size, now)
 	if err != nil {
 		return nil, err
 	}

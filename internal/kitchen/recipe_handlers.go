@@ -18,6 +18,7 @@ import (
 	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/quantity"
+	"github.com/sous-app/sous/internal/realtime"
 )
 
 func readRecipeRequest(b *api.RecipeRequest) recipeInput {
@@ -124,6 +125,10 @@ func (h *Handlers) UpdateRecipe(ctx context.Context, req api.UpdateRecipeRequest
 		if out, err = readRecipe(ctx, q, a.OrgID, req.Id, 0, uuid.Nil); err != nil {
 			return err
 		}
+		// Menu boards show recipe names and allergens, at any site.
+		if err := realtime.NotifyOrg(ctx, tx, a.OrgID); err != nil {
+			return err
+		}
 		return audit.Record(ctx, q, a.OrgID, req.Id, now)
 	})
 	if err != nil {
@@ -147,6 +152,10 @@ func (h *Handlers) ArchiveRecipe(ctx context.Context, req api.ArchiveRecipeReque
 			return err
 		}
 		if out, err = readRecipe(ctx, q, a.OrgID, req.Id, 0, uuid.Nil); err != nil {
+			return err
+		}
+		// Menu boards show recipe names and allergens, at any site.
+		if err := realtime.NotifyOrg(ctx, tx, a.OrgID); err != nil {
 			return err
 		}
 		return audit.Record(ctx, q, a.OrgID, req.Id, now)

@@ -1,0 +1,170 @@
+package kitchen
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/quantity"
+)
+
+// MaxHotHold is how long a held run is shown as holding before its deadline, unless its shelf
+// life is shorter: four hours, the Food Code's limit for time as a public health control.
+const MaxHotHold = 4 * time.Hour
+
+// Screens is what the kitchen puts on the site's screens (the devices package calls it).
+type Screens struct{ pool *pgxpool.Pool }
+
+func NewScreens(pool *pgxpool.Pool) *Screens { return &Screens{pool: pool} }
+
+func atStation(station *string, stations []string) bool {
+	if len(stations) == 0 {
+		return true
+	}
+	if station == nil {
+		return false
+	}
+	for _, s := range stations {
+		if strings.EqualFold(s, *station) {
+			return true
+		}
+	}
+	return false
+}
+
+// Production answers a kitchen wallboard's production timers (the site's runs of date in
+// prepped, in_progress or holding at the stations; every station when none is configured) and,
+// when handoffs is true, the handoffs made to those stations since dayStart.
+func (s *Screens) Production(ctx context.Context, orgID, siteID uuid.UUID, date, dayStart time.Time, stations []string, handoffs bool) ([]map[string]any, []map[string]any, error) {
+	q := db.New(s.pool)
+	rows, err := q.LiveRuns(ctx, db.LiveRunsParams{OrgID: orgID, SiteID: siteID, Date: pgtype.Date{Time: date, Valid: true}})
+	if err != nil {
+		return nil, nil, err
+	}
+	prod := make([]map[string]any, 0, len(rows))
+	for _, r := range rows {
+		if !atStation(r.Station, stations) {
+			continue
+		}
+		p := map[string]any{
+			"runId": r.ID, "recipeId": r.RecipeID, "recipe": r.RecipeName, "status": r.Status, "since": r.StatusSince.UTC(),
+			"quantity": quantity.Format(r.Quantity), "unit": r.Unit, "station": r.Station,
+		}
+		if r.Portions != nil {
+			p["portions"] = quantity.Format(*r.Portions)
+		}
+		if r.Status == "holding" && r.HoldingSince != nil {
+			hold := MaxHotHold
+			if h, ok := r.ShelfLifeHours.(float64); ok && time.Duration(h)*time.Hour < hold {
+				hold = time.Duration(h) * time.Hour
+			}
+			p["holdDeadline"] = r.HoldingSince.Add(hold).UTC()
+		}
+		prod = append(prod, p)
+	}
+	hand := []map[string]any{}
+	if handoffs {
+		hs, err := q.HandoffsSince(ctx, db.HandoffsSinceParams{OrgID: orgID, SiteID: siteID, Since: dayStart})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, h := range hs {
+			var d struct {
+				Station string  `json:"station"`
+				From    *string `json:"from"`
+				Note    *string `json:"note"`
+			}
+			_ = json.Unmarshal(h.Data, &d)
+			if !atStation(&d.Station, stations) {
+				continue
+			}
+			e := map[string]any{"runId": h.RunID, "recipe": h.RecipeName, "station": d.Station, "at": h.At.UTC()}
+			if d.From != nil {
+				e["from"] = *d.From
+			}
+			if d.Note != nil {
+				e["note"] = *d.Note
+			}
+			hand = append(hand, e)
+		}
+	}
+	return prod, hand, nil
+}
+
+// Menu answers a menu board's items: the site's effective menu of date for the day part, with
+// prices and allergens when the board shows them.
+func (s *Screens) Menu(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, prices, allergens bool) ([]map[string]any, error) {
+	q := db.New(s.pool)
+	e, err := effectiveMenu(ctx, q, orgID, siteID, date, dayPart)
+	if err != nil || len(e.Items) == 0 {
+		return []map[string]any{}, err
+	}
+	ids := make([]uuid.UUID, 0, len(e.Items))
+	for _, it := range e.Items {
+		ids = append(ids, it.RecipeID)
+	}
+	t, err := loadForest(ctx, q, orgID, dedupe(ids), nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(e.Items))
+	for _, it := range e.Items {
+		m := map[string]any{"recipeId": it.RecipeID, "name": t.Recipes[it.RecipeID].Body.Name, "dayPart": it.DayPart}
+		if prices && it.PriceCents != nil {
+			m["priceCents"] = *it.PriceCents
+		}
+		if allergens {
+			m["contains"] = nonNil(Contains(t.RollUpAllergens(it.RecipeID)))
+			m["mayContain"] = nonNil(t.MayContain(it.RecipeID))
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// RecipeCard is a recipe as a screen shows it when cast: name, version, yield, portion,
+// ingredients, steps, allergens contained and may-contain. A recipe that does not exist in the
+// organization, or is archived, is errRecipeNotFound.
+func (s *Screens) RecipeCard(ctx context.Context, q *db.Queries, orgID, recipeID uuid.UUID) (map[string]any, error) {
+	t, err := loadTree(ctx, q, orgID, recipeID, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	v := t.Recipes[recipeID]
+	if v.Archived {
+		return nil, errRecipeNotFound
+	}
+	b := v.Body
+	lines := make([]map[string]any, 0, len(b.Ingredients))
+	for _, in := range b.Ingredients {
+		name := ""
+		if in.ItemID != nil {
+			name = t.Items[*in.ItemID].Name
+		} else {
+			name = t.Recipes[*in.RecipeID].Body.Name
+		}
+		dq, du := Display(in.Quantity, in.Unit)
+		lines = append(lines, map[string]any{"name": name, "quantity": quantity.Format(in.Quantity), "unit": in.Unit, "display": quantity.Format(dq) + " " + du})
+	}
+	steps := b.Steps
+	if steps == nil {
+		steps = []string{}
+	}
+	return map[string]any{
+		"id": recipeID, "name": b.Name, "version": v.Version, "yield": b.Yield.String(), "portion": b.Portion.String(),
+		"ingredients": lines, "steps": steps, "contains": nonNil(Contains(t.RollUpAllergens(recipeID))), "mayContain": nonNil(t.MayContain(recipeID)),
+	}, nil
+}
