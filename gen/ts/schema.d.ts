@@ -2000,7 +2000,7 @@ export interface paths {
          * @description The recipe's current version with its derived allergens (three-state roll-up through sub-recipes),
          *     may-contain list and costs per yield and per portion.
          *
-         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide, read by site-limited members too.
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too (recipes are shared by every site).
          */
         get: operations["getRecipe"];
         /**
@@ -2041,7 +2041,7 @@ export interface paths {
          * List a recipe's versions
          * @description Every version of the recipe, newest first.
          *
-         *     Permission: `viewOrg` (viewer and up).
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too.
          */
         get: operations["listRecipeVersions"];
         put?: never;
@@ -2079,7 +2079,7 @@ export interface paths {
          * Read one version of a recipe
          * @description The recipe as it was at that version (sub-recipes, allergens and costs derived from their current state).
          *
-         *     Permission: `viewOrg` (viewer and up).
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too.
          */
         get: operations["getRecipeVersion"];
         put?: never;
@@ -4912,7 +4912,7 @@ export interface components {
             allergens: components["schemas"]["RecipeAllergens"];
             /**
              * Format: int64
-             * @description The cost of one yield from the items' moving-average costs (at `siteId` when asked, else across the sites stocking them).
+             * @description The cost of one yield from the items' moving-average costs, averaged over the sites stocking them (weighted by on-hand).
              */
             costCents: number;
             /** Format: int64 */
@@ -9578,11 +9578,6 @@ export interface operations {
                  */
                 archived?: boolean;
                 /**
-                 * @description Cost at this site's moving averages instead of across sites.
-                 * @example 0192f3a4-0000-7000-8000-0000000000aa
-                 */
-                siteId?: string;
-                /**
                  * @description Page size.
                  * @example 50
                  */
@@ -9726,13 +9721,7 @@ export interface operations {
     };
     getRecipe: {
         parameters: {
-            query?: {
-                /**
-                 * @description Cost at this site's moving averages.
-                 * @example 0192f3a4-0000-7000-8000-0000000000aa
-                 */
-                siteId?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /**

@@ -166,23 +166,12 @@ func (h *Handlers) ArchiveRecipe(ctx context.Context, req api.ArchiveRecipeReque
 	return api.ArchiveRecipe200JSONResponse(out), nil
 }
 
-func siteOf(a authz.Access, site *uuid.UUID) (uuid.UUID, error) {
-	if site == nil {
-		return uuid.Nil, nil
-	}
-	return *site, a.CheckSite(*site)
-}
-
 func (h *Handlers) GetRecipe(ctx context.Context, req api.GetRecipeRequestObject) (api.GetRecipeResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
-	site, err := siteOf(a, req.Params.SiteId)
-	if err != nil {
-		return nil, err
-	}
-	out, err := readRecipe(ctx, db.New(h.pool), a.OrgID, req.Id, 0, site)
+	out, err := readRecipe(ctx, db.New(h.pool), a.OrgID, req.Id, 0, uuid.Nil)
 	if err != nil {
 		return nil, err
 	}
@@ -235,10 +224,6 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 		return nil, err
 	}
 	p := req.Params
-	site, err := siteOf(a, p.SiteId)
-	if err != nil {
-		return nil, err
-	}
 	limit := paging.Limit(p.Limit)
 	params := db.ListRecipesParams{OrgID: a.OrgID, Q: nonBlank(p.Q), Category: nonBlank(p.Category), Archived: p.Archived, MaxRows: int32(limit + 1)}
 	if p.Cursor != nil {
@@ -259,7 +244,7 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 		ids = ids[:limit]
 	}
 	for _, id := range ids {
-		r, err := readRecipe(ctx, q, a.OrgID, id, 0, site)
+		r, err := readRecipe(ctx, q, a.OrgID, id, 0, uuid.Nil)
 		if err != nil {
 			return nil, err
 		}
@@ -275,9 +260,6 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 		}
 		if p.Archived != nil {
 			v.Set("archived", fmt.Sprint(*p.Archived))
-		}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
 		}
 		if p.Limit != nil {
 			v.Set("limit", fmt.Sprint(*p.Limit))
