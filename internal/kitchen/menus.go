@@ -116,12 +116,6 @@ func (s Site) startOf(date time.Time, p DayPart) time.Time {
 	return time.Date(date.Year(), date.Month(), date.Day(), h, m, 0, 0, s.Zone)
 }
 
-// today is the site's local date at now.
-func (s Site) today(now time.Time) time.Time {
-	l := now.In(s.Zone)
-	return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
-}
-
 func pgDate(d openapi_types.Date) pgtype.Date {
 	return pgtype.Date{Time: time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC), Valid: true}
 }

@@ -114,12 +114,3 @@ func (e *CycleError) Error() string {
 var Allergens = []string{"milk", "egg", "fish", "crustacean_shellfish", "tree_nuts", "peanuts", "wheat", "soy", "sesame",
 	"gluten", "mustard", "celery", "lupin", "molluscs", "sulphites", "corn", "coconut", "strawberry", "tomato", "citrus",
 	"kiwi", "banana", "chocolate", "pork", "beef", "chicken", "alpha_gal", "gelatin", "msg", "food_dye", "latex"}
-
-func isAllergen(s string) bool {
-	for _, a := range Allergens {
-		if a == s {
-			return true
-		}
-	}
-	return false
-}

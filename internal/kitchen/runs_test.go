@@ -440,3 +440,39 @@ func TestEventsAlertsAndHandoff(t *testing.T) {
 	}
 	k.call(http.MethodPost, path+"/handoff").JSON(map[string]any{"station": "expo"}).Do().ExpectCode(http.StatusConflict, "conflict")
 }
+
+func TestRolesAndSiteScope(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	p := k.pie()
+	var r run
+	k.call(http.MethodPost, "production-runs").JSON(map[string]any{"siteId": k.site, "date": "2026-03-02", "recipeId": p.pie.ID, "portions": "40"}).
+		Do().Expect(http.StatusCreated).Decode(&r)
+	staff := k.env.Member(k.org, "inspector")
+	viewer := k.env.Member(k.org, "viewer")
+	other := k.env.Site(k.owner.AccessToken, k.org, "Pastry")
+	elsewhere := k.env.Member(k.org, "manager", other)
+	// Staff operate the kitchen but do not plan it.
+	k.as(staff, http.MethodPost, "production-runs/"+r.ID.String()+"/status").JSON(map[string]string{"status": "prepped"}).Do().Expect(http.StatusOK)
+	k.as(staff, http.MethodPost, "production-runs/"+r.ID.String()+"/events").JSON(map[string]any{"type": "note", "text": "ok"}).Do().Expect(http.StatusOK)
+	k.as(staff, http.MethodPost, "recipes").JSON(recipeBody("X", amount{"1", "kg"}, amount{"1", "g"})).Do().ExpectError(http.StatusForbidden, "")
+	k.as(staff, http.MethodPost, "production-runs/generate").JSON(map[string]any{"siteId": k.site, "date": "2026-03-03"}).Do().ExpectError(http.StatusForbidden, "")
+	// Viewers read.
+	k.as(viewer, http.MethodGet, "production-runs/"+r.ID.String()+"/card").Do().Expect(http.StatusOK)
+	k.as(viewer, http.MethodPost, "production-runs/"+r.ID.String()+"/status").JSON(map[string]string{"status": "done"}).Do().ExpectError(http.StatusForbidden, "")
+	// A manager of another site does not find this site's run, and cannot plan here.
+	k.as(elsewhere, http.MethodGet, "production-runs/"+r.ID.String()).Do().ExpectError(http.StatusNotFound, "Production run not found")
+	k.as(elsewhere, http.MethodPost, "production-runs/"+r.ID.String()+"/status").JSON(map[string]string{"status": "done"}).Do().ExpectError(http.StatusNotFound, "")
+	k.as(elsewhere, http.MethodPost, "production-runs").JSON(map[string]any{"siteId": k.site, "date": "2026-03-02", "recipeId": p.pie.ID, "portions": "1"}).
+		Do().ExpectError(http.StatusNotFound, "Site not found")
+	var list []run
+	k.as(elsewhere, http.MethodGet, "production-runs").Do().Expect(http.StatusOK).Decode(&list)
+	if len(list) != 0 {
+		t.Fatalf("another site's runs: %+v", list)
+	}
+	// Audit rows name the site of each write.
+	var n int
+	if err := k.env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log WHERE org_id = $1 AND site_id = $2 AND action = 'setProductionRunStatus'`, k.org, k.site).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("audit rows %d %v", n, err)
+	}
+}
