@@ -86,6 +86,9 @@ CREATE TABLE production_runs (
     day_part       text,
     recipe_id      uuid        NOT NULL,
     recipe_version integer     NOT NULL,
+    -- The pinned version's name and shelf life, kept on the run for its screens and lists.
+    recipe_name    text        NOT NULL,
+    shelf_life_hours integer,
     versions       jsonb       NOT NULL,
     station        text,
     status         text        NOT NULL CHECK (status IN ('planned', 'prepped', 'in_progress', 'holding', 'done')),

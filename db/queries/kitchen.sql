@@ -120,15 +120,15 @@ LIMIT 1000;
 SELECT * FROM forecasts WHERE org_id = @org_id AND site_id = @site_id AND date = @date;
 
 -- name: InsertRun :one
-INSERT INTO production_runs (id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status,
-                             source, portions, quantity, unit, batches, explain, status_since, created_at, updated_at)
-VALUES (@id, @org_id, @site_id, @date, sqlc.narg(day_part), @recipe_id, @recipe_version, @versions, sqlc.narg(station), 'planned',
-        @source, sqlc.narg(portions), @quantity, @unit, @batches, @explain, @now, @now, @now)
+INSERT INTO production_runs (id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions,
+                             station, status, source, portions, quantity, unit, batches, explain, status_since, created_at, updated_at)
+VALUES (@id, @org_id, @site_id, @date, sqlc.narg(day_part), @recipe_id, @recipe_version, @recipe_name, sqlc.narg(shelf_life_hours), @versions,
+        sqlc.narg(station), 'planned', @source, sqlc.narg(portions), @quantity, @unit, @batches, @explain, @now, @now, @now)
 RETURNING *;
 
 -- name: ReplanRun :one
 UPDATE production_runs
-SET recipe_version = @recipe_version, versions = @versions, station = sqlc.narg(station), portions = sqlc.narg(portions),
+SET recipe_version = @recipe_version, recipe_name = @recipe_name, shelf_life_hours = sqlc.narg(shelf_life_hours), versions = @versions, station = sqlc.narg(station), portions = sqlc.narg(portions),
     quantity = @quantity, unit = @unit, batches = @batches, explain = @explain, updated_at = @now
 WHERE org_id = @org_id AND id = @id AND status = 'planned'
 RETURNING *;
@@ -143,21 +143,18 @@ WHERE org_id = @org_id AND site_id = @site_id AND date = @date AND source = 'gen
 FOR UPDATE;
 
 -- name: ListRuns :many
-SELECT pr.*, r.name AS recipe_name FROM production_runs pr
-JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
+SELECT pr.* FROM production_runs pr
 WHERE pr.org_id = @org_id
   AND (cardinality(@scope::uuid[]) = 0 OR pr.site_id = ANY (@scope::uuid[]))
   AND (sqlc.narg(site_id)::uuid IS NULL OR pr.site_id = sqlc.narg(site_id))
   AND (sqlc.narg(date)::date IS NULL OR pr.date = sqlc.narg(date))
   AND (sqlc.narg(status)::text IS NULL OR pr.status = sqlc.narg(status))
   AND (sqlc.narg(station)::text IS NULL OR pr.station = sqlc.narg(station))
-ORDER BY pr.date, pr.day_part NULLS LAST, r.name, pr.id
+ORDER BY pr.date, pr.day_part NULLS LAST, pr.recipe_name, pr.id
 LIMIT 1000;
 
 -- name: GetRun :one
-SELECT pr.*, r.name AS recipe_name FROM production_runs pr
-JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
-WHERE pr.org_id = @org_id AND pr.id = @id;
+SELECT * FROM production_runs WHERE org_id = @org_id AND id = @id;
 
 -- name: LockRun :one
 SELECT * FROM production_runs WHERE org_id = @org_id AND id = @id FOR UPDATE;
@@ -200,25 +197,22 @@ SELECT id, name, timezone, day_parts FROM sites WHERE org_id = @org_id AND id = 
 -- hours after it began holding, or its shelf life when shorter.
 SELECT
   (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', pr.id, 'recipeId', pr.recipe_id, 'recipe', r.name, 'status', pr.status,
+       'runId', pr.id, 'recipeId', pr.recipe_id, 'recipe', pr.recipe_name, 'status', pr.status,
        'since', to_char(pr.status_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
        'portions', trim_scale(pr.portions)::text, 'quantity', trim_scale(pr.quantity)::text, 'unit', pr.unit, 'station', pr.station,
        'holdDeadline', CASE WHEN pr.status = 'holding' AND pr.holding_since IS NOT NULL THEN
-           to_char((pr.holding_since + least(interval '4 hours', coalesce((v.body->>'shelfLifeHours')::int, 4) * interval '1 hour'))
+           to_char((pr.holding_since + least(interval '4 hours', coalesce(pr.shelf_life_hours, 4) * interval '1 hour'))
                    AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END))
        ORDER BY pr.status_since, pr.id), '[]')::jsonb
    FROM production_runs pr
-   JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
-   JOIN recipe_versions v ON v.org_id = pr.org_id AND v.recipe_id = pr.recipe_id AND v.version = pr.recipe_version
    WHERE pr.org_id = @org_id AND pr.site_id = @site_id AND pr.date = @date
      AND pr.status IN ('prepped', 'in_progress', 'holding')
      AND (cardinality(@stations::text[]) = 0 OR lower(pr.station) = ANY (@stations::text[])))::jsonb AS production,
   (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', e.run_id, 'recipe', r.name, 'station', e.data->>'station', 'from', e.data->>'from', 'note', e.data->>'note',
+       'runId', e.run_id, 'recipe', pr.recipe_name, 'station', e.data->>'station', 'from', e.data->>'from', 'note', e.data->>'note',
        'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')))
        ORDER BY e.at, e.id), '[]')::jsonb
    FROM production_run_events e
    JOIN production_runs pr ON pr.org_id = e.org_id AND pr.id = e.run_id
-   JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
    WHERE @handoffs::boolean AND e.org_id = @org_id AND e.site_id = @site_id AND e.type = 'handoff' AND e.at >= @day_start
      AND (cardinality(@stations::text[]) = 0 OR lower(e.data->>'station') = ANY (@stations::text[])))::jsonb AS handoffs;

@@ -226,7 +226,7 @@ func (q *Queries) ForecastsOf(ctx context.Context, arg ForecastsOfParams) ([]For
 }
 
 const generatedRuns = `-- name: GeneratedRuns :many
-SELECT id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at FROM production_runs
+SELECT id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at FROM production_runs
 WHERE org_id = $1 AND site_id = $2 AND date = $3 AND source = 'generated'
   AND day_part = ANY ($4::text[])
 FOR UPDATE
@@ -261,6 +261,8 @@ func (q *Queries) GeneratedRuns(ctx context.Context, arg GeneratedRunsParams) ([
 			&i.DayPart,
 			&i.RecipeID,
 			&i.RecipeVersion,
+			&i.RecipeName,
+			&i.ShelfLifeHours,
 			&i.Versions,
 			&i.Station,
 			&i.Status,
@@ -440,9 +442,7 @@ func (q *Queries) GetRecipes(ctx context.Context, arg GetRecipesParams) ([]GetRe
 }
 
 const getRun = `-- name: GetRun :one
-SELECT pr.id, pr.org_id, pr.site_id, pr.date, pr.day_part, pr.recipe_id, pr.recipe_version, pr.versions, pr.station, pr.status, pr.source, pr.portions, pr.quantity, pr.unit, pr.batches, pr.explain, pr.status_since, pr.holding_since, pr.created_at, pr.updated_at, r.name AS recipe_name FROM production_runs pr
-JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
-WHERE pr.org_id = $1 AND pr.id = $2
+SELECT id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at FROM production_runs WHERE org_id = $1 AND id = $2
 `
 
 type GetRunParams struct {
@@ -450,33 +450,9 @@ type GetRunParams struct {
 	ID    uuid.UUID
 }
 
-type GetRunRow struct {
-	ID            uuid.UUID
-	OrgID         uuid.UUID
-	SiteID        uuid.UUID
-	Date          pgtype.Date
-	DayPart       *string
-	RecipeID      uuid.UUID
-	RecipeVersion int32
-	Versions      []byte
-	Station       *string
-	Status        string
-	Source        string
-	Portions      *decimal.Decimal
-	Quantity      decimal.Decimal
-	Unit          string
-	Batches       int32
-	Explain       []byte
-	StatusSince   time.Time
-	HoldingSince  *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	RecipeName    string
-}
-
-func (q *Queries) GetRun(ctx context.Context, arg GetRunParams) (GetRunRow, error) {
+func (q *Queries) GetRun(ctx context.Context, arg GetRunParams) (ProductionRun, error) {
 	row := q.db.QueryRow(ctx, getRun, arg.OrgID, arg.ID)
-	var i GetRunRow
+	var i ProductionRun
 	err := row.Scan(
 		&i.ID,
 		&i.OrgID,
@@ -485,6 +461,8 @@ func (q *Queries) GetRun(ctx context.Context, arg GetRunParams) (GetRunRow, erro
 		&i.DayPart,
 		&i.RecipeID,
 		&i.RecipeVersion,
+		&i.RecipeName,
+		&i.ShelfLifeHours,
 		&i.Versions,
 		&i.Station,
 		&i.Status,
@@ -498,7 +476,6 @@ func (q *Queries) GetRun(ctx context.Context, arg GetRunParams) (GetRunRow, erro
 		&i.HoldingSince,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.RecipeName,
 	)
 	return i, err
 }
@@ -532,30 +509,32 @@ func (q *Queries) InsertRecipeVersion(ctx context.Context, arg InsertRecipeVersi
 }
 
 const insertRun = `-- name: InsertRun :one
-INSERT INTO production_runs (id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status,
-                             source, portions, quantity, unit, batches, explain, status_since, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'planned',
-        $10, $11, $12, $13, $14, $15, $16, $16, $16)
-RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
+INSERT INTO production_runs (id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions,
+                             station, status, source, portions, quantity, unit, batches, explain, status_since, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+        $11, 'planned', $12, $13, $14, $15, $16, $17, $18, $18, $18)
+RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
 `
 
 type InsertRunParams struct {
-	ID            uuid.UUID
-	OrgID         uuid.UUID
-	SiteID        uuid.UUID
-	Date          pgtype.Date
-	DayPart       *string
-	RecipeID      uuid.UUID
-	RecipeVersion int32
-	Versions      []byte
-	Station       *string
-	Source        string
-	Portions      *decimal.Decimal
-	Quantity      decimal.Decimal
-	Unit          string
-	Batches       int32
-	Explain       []byte
-	Now           time.Time
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Date           pgtype.Date
+	DayPart        *string
+	RecipeID       uuid.UUID
+	RecipeVersion  int32
+	RecipeName     string
+	ShelfLifeHours *int32
+	Versions       []byte
+	Station        *string
+	Source         string
+	Portions       *decimal.Decimal
+	Quantity       decimal.Decimal
+	Unit           string
+	Batches        int32
+	Explain        []byte
+	Now            time.Time
 }
 
 func (q *Queries) InsertRun(ctx context.Context, arg InsertRunParams) (ProductionRun, error) {
@@ -567,6 +546,8 @@ func (q *Queries) InsertRun(ctx context.Context, arg InsertRunParams) (Productio
 		arg.DayPart,
 		arg.RecipeID,
 		arg.RecipeVersion,
+		arg.RecipeName,
+		arg.ShelfLifeHours,
 		arg.Versions,
 		arg.Station,
 		arg.Source,
@@ -586,6 +567,8 @@ func (q *Queries) InsertRun(ctx context.Context, arg InsertRunParams) (Productio
 		&i.DayPart,
 		&i.RecipeID,
 		&i.RecipeVersion,
+		&i.RecipeName,
+		&i.ShelfLifeHours,
 		&i.Versions,
 		&i.Station,
 		&i.Status,
@@ -942,15 +925,14 @@ func (q *Queries) ListRunEvents(ctx context.Context, arg ListRunEventsParams) ([
 }
 
 const listRuns = `-- name: ListRuns :many
-SELECT pr.id, pr.org_id, pr.site_id, pr.date, pr.day_part, pr.recipe_id, pr.recipe_version, pr.versions, pr.station, pr.status, pr.source, pr.portions, pr.quantity, pr.unit, pr.batches, pr.explain, pr.status_since, pr.holding_since, pr.created_at, pr.updated_at, r.name AS recipe_name FROM production_runs pr
-JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
+SELECT pr.id, pr.org_id, pr.site_id, pr.date, pr.day_part, pr.recipe_id, pr.recipe_version, pr.recipe_name, pr.shelf_life_hours, pr.versions, pr.station, pr.status, pr.source, pr.portions, pr.quantity, pr.unit, pr.batches, pr.explain, pr.status_since, pr.holding_since, pr.created_at, pr.updated_at FROM production_runs pr
 WHERE pr.org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR pr.site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR pr.site_id = $3)
   AND ($4::date IS NULL OR pr.date = $4)
   AND ($5::text IS NULL OR pr.status = $5)
   AND ($6::text IS NULL OR pr.station = $6)
-ORDER BY pr.date, pr.day_part NULLS LAST, r.name, pr.id
+ORDER BY pr.date, pr.day_part NULLS LAST, pr.recipe_name, pr.id
 LIMIT 1000
 `
 
@@ -963,31 +945,7 @@ type ListRunsParams struct {
 	Station *string
 }
 
-type ListRunsRow struct {
-	ID            uuid.UUID
-	OrgID         uuid.UUID
-	SiteID        uuid.UUID
-	Date          pgtype.Date
-	DayPart       *string
-	RecipeID      uuid.UUID
-	RecipeVersion int32
-	Versions      []byte
-	Station       *string
-	Status        string
-	Source        string
-	Portions      *decimal.Decimal
-	Quantity      decimal.Decimal
-	Unit          string
-	Batches       int32
-	Explain       []byte
-	StatusSince   time.Time
-	HoldingSince  *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	RecipeName    string
-}
-
-func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]ListRunsRow, error) {
+func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]ProductionRun, error) {
 	rows, err := q.db.Query(ctx, listRuns,
 		arg.OrgID,
 		arg.Scope,
@@ -1000,9 +958,9 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]ListRunsR
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListRunsRow{}
+	items := []ProductionRun{}
 	for rows.Next() {
-		var i ListRunsRow
+		var i ProductionRun
 		if err := rows.Scan(
 			&i.ID,
 			&i.OrgID,
@@ -1011,6 +969,8 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]ListRunsR
 			&i.DayPart,
 			&i.RecipeID,
 			&i.RecipeVersion,
+			&i.RecipeName,
+			&i.ShelfLifeHours,
 			&i.Versions,
 			&i.Station,
 			&i.Status,
@@ -1024,7 +984,6 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]ListRunsR
 			&i.HoldingSince,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.RecipeName,
 		); err != nil {
 			return nil, err
 		}
@@ -1037,7 +996,7 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]ListRunsR
 }
 
 const lockRun = `-- name: LockRun :one
-SELECT id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at FROM production_runs WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at FROM production_runs WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockRunParams struct {
@@ -1056,6 +1015,8 @@ func (q *Queries) LockRun(ctx context.Context, arg LockRunParams) (ProductionRun
 		&i.DayPart,
 		&i.RecipeID,
 		&i.RecipeVersion,
+		&i.RecipeName,
+		&i.ShelfLifeHours,
 		&i.Versions,
 		&i.Station,
 		&i.Status,
@@ -1109,29 +1070,33 @@ func (q *Queries) MenuOverrides(ctx context.Context, arg MenuOverridesParams) ([
 
 const replanRun = `-- name: ReplanRun :one
 UPDATE production_runs
-SET recipe_version = $1, versions = $2, station = $3, portions = $4,
-    quantity = $5, unit = $6, batches = $7, explain = $8, updated_at = $9
-WHERE org_id = $10 AND id = $11 AND status = 'planned'
-RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
+SET recipe_version = $1, recipe_name = $2, shelf_life_hours = $3, versions = $4, station = $5, portions = $6,
+    quantity = $7, unit = $8, batches = $9, explain = $10, updated_at = $11
+WHERE org_id = $12 AND id = $13 AND status = 'planned'
+RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
 `
 
 type ReplanRunParams struct {
-	RecipeVersion int32
-	Versions      []byte
-	Station       *string
-	Portions      *decimal.Decimal
-	Quantity      decimal.Decimal
-	Unit          string
-	Batches       int32
-	Explain       []byte
-	Now           time.Time
-	OrgID         uuid.UUID
-	ID            uuid.UUID
+	RecipeVersion  int32
+	RecipeName     string
+	ShelfLifeHours *int32
+	Versions       []byte
+	Station        *string
+	Portions       *decimal.Decimal
+	Quantity       decimal.Decimal
+	Unit           string
+	Batches        int32
+	Explain        []byte
+	Now            time.Time
+	OrgID          uuid.UUID
+	ID             uuid.UUID
 }
 
 func (q *Queries) ReplanRun(ctx context.Context, arg ReplanRunParams) (ProductionRun, error) {
 	row := q.db.QueryRow(ctx, replanRun,
 		arg.RecipeVersion,
+		arg.RecipeName,
+		arg.ShelfLifeHours,
 		arg.Versions,
 		arg.Station,
 		arg.Portions,
@@ -1152,6 +1117,8 @@ func (q *Queries) ReplanRun(ctx context.Context, arg ReplanRunParams) (Productio
 		&i.DayPart,
 		&i.RecipeID,
 		&i.RecipeVersion,
+		&i.RecipeName,
+		&i.ShelfLifeHours,
 		&i.Versions,
 		&i.Station,
 		&i.Status,
@@ -1207,7 +1174,7 @@ func (q *Queries) RunUsage(ctx context.Context, arg RunUsageParams) ([]RunUsageR
 const setRunStation = `-- name: SetRunStation :one
 UPDATE production_runs SET station = $1, updated_at = $2
 WHERE org_id = $3 AND id = $4
-RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
+RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
 `
 
 type SetRunStationParams struct {
@@ -1233,6 +1200,8 @@ func (q *Queries) SetRunStation(ctx context.Context, arg SetRunStationParams) (P
 		&i.DayPart,
 		&i.RecipeID,
 		&i.RecipeVersion,
+		&i.RecipeName,
+		&i.ShelfLifeHours,
 		&i.Versions,
 		&i.Station,
 		&i.Status,
@@ -1255,7 +1224,7 @@ UPDATE production_runs
 SET status = $1, status_since = $2, updated_at = $2,
     holding_since = CASE WHEN $1 = 'holding' THEN $2 ELSE holding_since END
 WHERE org_id = $3 AND id = $4
-RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
+RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
 `
 
 type SetRunStatusParams struct {
@@ -1281,6 +1250,8 @@ func (q *Queries) SetRunStatus(ctx context.Context, arg SetRunStatusParams) (Pro
 		&i.DayPart,
 		&i.RecipeID,
 		&i.RecipeVersion,
+		&i.RecipeName,
+		&i.ShelfLifeHours,
 		&i.Versions,
 		&i.Station,
 		&i.Status,
@@ -1491,26 +1462,23 @@ func (q *Queries) UpsertMenuOverride(ctx context.Context, arg UpsertMenuOverride
 const wallboardProduction = `-- name: WallboardProduction :one
 SELECT
   (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', pr.id, 'recipeId', pr.recipe_id, 'recipe', r.name, 'status', pr.status,
+       'runId', pr.id, 'recipeId', pr.recipe_id, 'recipe', pr.recipe_name, 'status', pr.status,
        'since', to_char(pr.status_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
        'portions', trim_scale(pr.portions)::text, 'quantity', trim_scale(pr.quantity)::text, 'unit', pr.unit, 'station', pr.station,
        'holdDeadline', CASE WHEN pr.status = 'holding' AND pr.holding_since IS NOT NULL THEN
-           to_char((pr.holding_since + least(interval '4 hours', coalesce((v.body->>'shelfLifeHours')::int, 4) * interval '1 hour'))
+           to_char((pr.holding_since + least(interval '4 hours', coalesce(pr.shelf_life_hours, 4) * interval '1 hour'))
                    AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END))
        ORDER BY pr.status_since, pr.id), '[]')::jsonb
    FROM production_runs pr
-   JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
-   JOIN recipe_versions v ON v.org_id = pr.org_id AND v.recipe_id = pr.recipe_id AND v.version = pr.recipe_version
    WHERE pr.org_id = $1 AND pr.site_id = $2 AND pr.date = $3
      AND pr.status IN ('prepped', 'in_progress', 'holding')
      AND (cardinality($4::text[]) = 0 OR lower(pr.station) = ANY ($4::text[])))::jsonb AS production,
   (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', e.run_id, 'recipe', r.name, 'station', e.data->>'station', 'from', e.data->>'from', 'note', e.data->>'note',
+       'runId', e.run_id, 'recipe', pr.recipe_name, 'station', e.data->>'station', 'from', e.data->>'from', 'note', e.data->>'note',
        'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')))
        ORDER BY e.at, e.id), '[]')::jsonb
    FROM production_run_events e
    JOIN production_runs pr ON pr.org_id = e.org_id AND pr.id = e.run_id
-   JOIN recipes r ON r.org_id = pr.org_id AND r.id = pr.recipe_id
    WHERE $5::boolean AND e.org_id = $1 AND e.site_id = $2 AND e.type = 'handoff' AND e.at >= $6
      AND (cardinality($4::text[]) = 0 OR lower(e.data->>'station') = ANY ($4::text[])))::jsonb AS handoffs
 `

@@ -360,26 +360,28 @@ type Patient struct {
 }
 
 type ProductionRun struct {
-	ID            uuid.UUID
-	OrgID         uuid.UUID
-	SiteID        uuid.UUID
-	Date          pgtype.Date
-	DayPart       *string
-	RecipeID      uuid.UUID
-	RecipeVersion int32
-	Versions      []byte
-	Station       *string
-	Status        string
-	Source        string
-	Portions      *decimal.Decimal
-	Quantity      decimal.Decimal
-	Unit          string
-	Batches       int32
-	Explain       []byte
-	StatusSince   time.Time
-	HoldingSince  *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Date           pgtype.Date
+	DayPart        *string
+	RecipeID       uuid.UUID
+	RecipeVersion  int32
+	RecipeName     string
+	ShelfLifeHours *int32
+	Versions       []byte
+	Station        *string
+	Status         string
+	Source         string
+	Portions       *decimal.Decimal
+	Quantity       decimal.Decimal
+	Unit           string
+	Batches        int32
+	Explain        []byte
+	StatusSince    time.Time
+	HoldingSince   *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 type ProductionRunEvent struct {

@@ -207,14 +207,13 @@ func (h *Handlers) CreateLabels(ctx context.Context, req api.CreateLabelsRequest
 			case (it.RunId == nil) == (it.RecipeId == nil):
 				return apierr.InvalidField(field, "names exactly one of runId and recipeId")
 			case it.RunId != nil:
-				row, err := q.GetRun(ctx, db.GetRunParams{OrgID: a.OrgID, ID: *it.RunId})
-				if pg.IsNoRows(err) || (err == nil && row.SiteID != site.ID) {
+				r, err := q.GetRun(ctx, db.GetRunParams{OrgID: a.OrgID, ID: *it.RunId})
+				if pg.IsNoRows(err) || (err == nil && r.SiteID != site.ID) {
 					return apierr.InvalidField(field+".runId", "is no production run of the site")
 				}
 				if err != nil {
 					return err
 				}
-				r := fromRunRow(row)
 				if t, err = loadTree(ctx, q, a.OrgID, r.RecipeID, int(r.RecipeVersion), pinsOf(r)); err != nil {
 					return err
 				}

@@ -53,11 +53,6 @@ func appendEvent(ctx context.Context, q *db.Queries, r db.ProductionRun, typ str
 		Type: typ, Data: raw, ActorKind: kind, ActorID: actor, Now: now})
 }
 
-func (h *Handlers) runName(ctx context.Context, q *db.Queries, r db.ProductionRun) string {
-	names, _ := recipeNames(ctx, q, r.OrgID, []uuid.UUID{r.RecipeID})
-	return names[r.RecipeID]
-}
-
 func (h *Handlers) SetProductionRunStatus(ctx context.Context, req api.SetProductionRunStatusRequestObject) (api.SetProductionRunStatusResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
@@ -90,7 +85,7 @@ func (h *Handlers) SetProductionRunStatus(ctx context.Context, req api.SetProduc
 				return err
 			}
 		}
-		out = runToAPI(r, h.runName(ctx, q, r))
+		out = runToAPI(r)
 		if err := hintSite(ctx, tx, a.OrgID, r.SiteID); err != nil {
 			return err
 		}
@@ -156,7 +151,7 @@ func (h *Handlers) HandoffProductionRun(ctx context.Context, req api.HandoffProd
 		if _, err := appendEvent(ctx, q, r, "handoff", data, now); err != nil {
 			return err
 		}
-		out = runToAPI(r, h.runName(ctx, q, r))
+		out = runToAPI(r)
 		if err := hintSite(ctx, tx, a.OrgID, r.SiteID); err != nil {
 			return err
 		}

@@ -52,14 +52,16 @@ type explain struct {
 
 // plan is a run as computed before it is written.
 type plan struct {
-	dayPart  *string
-	recipeID uuid.UUID
-	version  int
-	pins     map[uuid.UUID]int
-	station  *string
-	portions *decimal.Decimal
-	scaled   Scaled
-	explain  explain
+	dayPart   *string
+	recipeID  uuid.UUID
+	version   int
+	name      string
+	shelfLife *int32
+	pins      map[uuid.UUID]int
+	station   *string
+	portions  *decimal.Decimal
+	scaled    Scaled
+	explain   explain
 }
 
 func (p plan) versionsJSON() []byte {
@@ -80,7 +82,11 @@ func (p plan) explainJSON() []byte {
 func planOf(t Tree, portions *decimal.Decimal, need Amount) (plan, error) {
 	root := t.Recipes[t.Root]
 	b := root.Body
-	p := plan{recipeID: t.Root, version: root.Version, station: b.Station, portions: portions}
+	p := plan{recipeID: t.Root, version: root.Version, name: b.Name, station: b.Station, portions: portions}
+	if b.ShelfLifeHours != nil {
+		h := int32(*b.ShelfLifeHours)
+		p.shelfLife = &h
+	}
 	if portions != nil {
 		need = Amount{Quantity: portions.Mul(b.Portion.Quantity), Unit: b.Portion.Unit}
 	}
@@ -111,11 +117,11 @@ func planOf(t Tree, portions *decimal.Decimal, need Amount) (plan, error) {
 	return p, nil
 }
 
-func runToAPI(r db.ProductionRun, recipeName string) api.ProductionRun {
+func runToAPI(r db.ProductionRun) api.ProductionRun {
 	var e explain
 	_ = json.Unmarshal(r.Explain, &e)
 	out := api.ProductionRun{
-		Id: r.ID, SiteId: r.SiteID, Date: apiDate(r.Date), DayPart: r.DayPart, RecipeId: r.RecipeID, RecipeName: recipeName,
+		Id: r.ID, SiteId: r.SiteID, Date: apiDate(r.Date), DayPart: r.DayPart, RecipeId: r.RecipeID, RecipeName: r.RecipeName,
 		RecipeVersion: int(r.RecipeVersion), Station: r.Station, Status: api.RunStatus(r.Status), Source: api.ProductionRunSource(r.Source),
 		Quantity: api.Quantity(quantity.Format(r.Quantity)), Unit: r.Unit, Batches: int(r.Batches), StatusSince: r.StatusSince,
 		HoldingSince: r.HoldingSince, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
@@ -139,19 +145,12 @@ func runToAPI(r db.ProductionRun, recipeName string) api.ProductionRun {
 }
 
 // loadRun reads a run the caller may see, with its recipe's name.
-func loadRun(ctx context.Context, q *db.Queries, a authz.Access, id uuid.UUID) (db.GetRunRow, error) {
+func loadRun(ctx context.Context, q *db.Queries, a authz.Access, id uuid.UUID) (db.ProductionRun, error) {
 	r, err := q.GetRun(ctx, db.GetRunParams{OrgID: a.OrgID, ID: id})
 	if pg.IsNoRows(err) || (err == nil && !a.CanSeeSite(r.SiteID)) {
 		return r, errRunNotFound
 	}
 	return r, err
-}
-
-func fromRunRow(r db.GetRunRow) db.ProductionRun {
-	return db.ProductionRun{ID: r.ID, OrgID: r.OrgID, SiteID: r.SiteID, Date: r.Date, DayPart: r.DayPart, RecipeID: r.RecipeID,
-		RecipeVersion: r.RecipeVersion, Versions: r.Versions, Station: r.Station, Status: r.Status, Source: r.Source, Portions: r.Portions,
-		Quantity: r.Quantity, Unit: r.Unit, Batches: r.Batches, Explain: r.Explain, StatusSince: r.StatusSince, HoldingSince: r.HoldingSince,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 func (h *Handlers) GetProductionRun(ctx context.Context, req api.GetProductionRunRequestObject) (api.GetProductionRunResponseObject, error) {
@@ -163,7 +162,7 @@ func (h *Handlers) GetProductionRun(ctx context.Context, req api.GetProductionRu
 	if err != nil {
 		return nil, err
 	}
-	return api.GetProductionRun200JSONResponse(runToAPI(fromRunRow(r), r.RecipeName)), nil
+	return api.GetProductionRun200JSONResponse(runToAPI(r)), nil
 }
 
 func (h *Handlers) ListProductionRuns(ctx context.Context, req api.ListProductionRunsRequestObject) (api.ListProductionRunsResponseObject, error) {
@@ -191,10 +190,7 @@ func (h *Handlers) ListProductionRuns(ctx context.Context, req api.ListProductio
 	}
 	out := make(api.ListProductionRuns200JSONResponse, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, runToAPI(db.ProductionRun{ID: r.ID, OrgID: r.OrgID, SiteID: r.SiteID, Date: r.Date, DayPart: r.DayPart, RecipeID: r.RecipeID,
-			RecipeVersion: r.RecipeVersion, Versions: r.Versions, Station: r.Station, Status: r.Status, Source: r.Source, Portions: r.Portions,
-			Quantity: r.Quantity, Unit: r.Unit, Batches: r.Batches, Explain: r.Explain, StatusSince: r.StatusSince, HoldingSince: r.HoldingSince,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, r.RecipeName))
+		out = append(out, runToAPI(r))
 	}
 	return out, nil
 }
@@ -264,7 +260,7 @@ func (h *Handlers) CreateProductionRun(ctx context.Context, req api.CreateProduc
 		if err != nil {
 			return err
 		}
-		out = runToAPI(row, t.Recipes[t.Root].Body.Name)
+		out = runToAPI(row)
 		if err := hintSite(ctx, tx, a.OrgID, site.ID); err != nil {
 			return err
 		}
@@ -278,7 +274,7 @@ func (h *Handlers) CreateProductionRun(ctx context.Context, req api.CreateProduc
 
 func insertRun(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, date pgDateT, source string, p plan, now time.Time) (db.ProductionRun, error) {
 	return q.InsertRun(ctx, db.InsertRunParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, SiteID: siteID, Date: date, DayPart: p.dayPart,
-		RecipeID: p.recipeID, RecipeVersion: int32(p.version), Versions: p.versionsJSON(), Station: p.station, Source: source,
+		RecipeID: p.recipeID, RecipeVersion: int32(p.version), RecipeName: p.name, ShelfLifeHours: p.shelfLife, Versions: p.versionsJSON(), Station: p.station, Source: source,
 		Portions: p.portions, Quantity: p.scaled.Need, Unit: p.scaled.Unit, Batches: int32(p.scaled.Batches), Explain: p.explainJSON(), Now: now})
 }
 
@@ -446,7 +442,8 @@ func generate(ctx context.Context, q *db.Queries, orgID uuid.UUID, site Site, da
 			res.Unchanged++
 			runs = append(runs, cur)
 		default:
-			row, err := q.ReplanRun(ctx, db.ReplanRunParams{OrgID: orgID, ID: cur.ID, RecipeVersion: int32(p.version), Versions: p.versionsJSON(),
+			row, err := q.ReplanRun(ctx, db.ReplanRunParams{OrgID: orgID, ID: cur.ID, RecipeVersion: int32(p.version), RecipeName: p.name,
+				ShelfLifeHours: p.shelfLife, Versions: p.versionsJSON(),
 				Station: p.station, Portions: p.portions, Quantity: p.scaled.Need, Unit: p.scaled.Unit, Batches: int32(p.scaled.Batches),
 				Explain: p.explainJSON(), Now: now})
 			if err != nil {
@@ -468,29 +465,14 @@ func generate(ctx context.Context, q *db.Queries, orgID uuid.UUID, site Site, da
 		res.Unchanged++
 		runs = append(runs, r)
 	}
-	if len(have) > 0 {
-		extra, err := recipeNames(ctx, q, orgID, func() []uuid.UUID {
-			var ids []uuid.UUID
-			for _, r := range have {
-				ids = append(ids, r.RecipeID)
-			}
-			return ids
-		}())
-		if err != nil {
-			return res, err
-		}
-		for id, n := range extra {
-			names[id] = n
-		}
-	}
 	sort.SliceStable(runs, func(i, j int) bool {
 		if *runs[i].DayPart != *runs[j].DayPart {
 			return *runs[i].DayPart < *runs[j].DayPart
 		}
-		return names[runs[i].RecipeID] < names[runs[j].RecipeID]
+		return runs[i].RecipeName < runs[j].RecipeName
 	})
 	for _, r := range runs {
-		res.Runs = append(res.Runs, runToAPI(r, names[r.RecipeID]))
+		res.Runs = append(res.Runs, runToAPI(r))
 	}
 	return res, nil
 }
@@ -567,11 +549,10 @@ func (h *Handlers) GetBatchCard(ctx context.Context, req api.GetBatchCardRequest
 		return nil, err
 	}
 	q := db.New(h.pool)
-	row, err := loadRun(ctx, q, a, req.Id)
+	r, err := loadRun(ctx, q, a, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	r := fromRunRow(row)
 	t, s, err := runTree(ctx, q, r)
 	if err != nil {
 		return nil, err
