@@ -25,6 +25,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AcceptanceVia.
+const (
+	AcceptanceViaLink  AcceptanceVia = "link"
+	AcceptanceViaStaff AcceptanceVia = "staff"
+)
+
+// Valid indicates whether the value is a known member of the AcceptanceVia enum.
+func (e AcceptanceVia) Valid() bool {
+	switch e {
+	case AcceptanceViaLink:
+		return true
+	case AcceptanceViaStaff:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AlertCreatedEventEvent.
 const (
 	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
@@ -274,6 +292,33 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringEventStatus.
+const (
+	CateringEventStatusCancelled  CateringEventStatus = "cancelled"
+	CateringEventStatusCompleted  CateringEventStatus = "completed"
+	CateringEventStatusContracted CateringEventStatus = "contracted"
+	CateringEventStatusInquiry    CateringEventStatus = "inquiry"
+	CateringEventStatusQuoted     CateringEventStatus = "quoted"
+)
+
+// Valid indicates whether the value is a known member of the CateringEventStatus enum.
+func (e CateringEventStatus) Valid() bool {
+	switch e {
+	case CateringEventStatusCancelled:
+		return true
+	case CateringEventStatusCompleted:
+		return true
+	case CateringEventStatusContracted:
+		return true
+	case CateringEventStatusInquiry:
+		return true
+	case CateringEventStatusQuoted:
 		return true
 	default:
 		return false
@@ -633,11 +678,13 @@ const (
 	ErrorCodeAccountLocked           ErrorCode = "account_locked"
 	ErrorCodeAlreadyMember           ErrorCode = "already_member"
 	ErrorCodeConflict                ErrorCode = "conflict"
+	ErrorCodeContractImmutable       ErrorCode = "contract_immutable"
 	ErrorCodeCredentialRequired      ErrorCode = "credential_required"
 	ErrorCodeDatabaseUnavailable     ErrorCode = "database_unavailable"
 	ErrorCodeDeviceLimitReached      ErrorCode = "device_limit_reached"
 	ErrorCodeEmailTaken              ErrorCode = "email_taken"
 	ErrorCodeForbidden               ErrorCode = "forbidden"
+	ErrorCodeGone                    ErrorCode = "gone"
 	ErrorCodeHeadersTooLarge         ErrorCode = "headers_too_large"
 	ErrorCodeIdempotencyKeyInUse     ErrorCode = "idempotency_key_in_use"
 	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
@@ -651,6 +698,7 @@ const (
 	ErrorCodeInvitationEmailMismatch ErrorCode = "invitation_email_mismatch"
 	ErrorCodeInvitationExpired       ErrorCode = "invitation_expired"
 	ErrorCodeInvitationNotFound      ErrorCode = "invitation_not_found"
+	ErrorCodeInvoiceNotOpen          ErrorCode = "invoice_not_open"
 	ErrorCodeLastOwner               ErrorCode = "last_owner"
 	ErrorCodeLinkNotFound            ErrorCode = "link_not_found"
 	ErrorCodeMalformedRequest        ErrorCode = "malformed_request"
@@ -662,6 +710,7 @@ const (
 	ErrorCodePairingCodeNotFound     ErrorCode = "pairing_code_not_found"
 	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired            ErrorCode = "plan_required"
+	ErrorCodeQuoteNotOpen            ErrorCode = "quote_not_open"
 	ErrorCodeRateLimited             ErrorCode = "rate_limited"
 	ErrorCodeRefreshTokenReused      ErrorCode = "refresh_token_reused"
 	ErrorCodeRoleTooHigh             ErrorCode = "role_too_high"
@@ -670,6 +719,9 @@ const (
 	ErrorCodeSignoffDecided          ErrorCode = "signoff_decided"
 	ErrorCodeSignoffPending          ErrorCode = "signoff_pending"
 	ErrorCodeSiteScopeExceeded       ErrorCode = "site_scope_exceeded"
+	ErrorCodeSurveyAlreadyAnswered   ErrorCode = "survey_already_answered"
+	ErrorCodeSurveyClosed            ErrorCode = "survey_closed"
+	ErrorCodeSurveyHasResponses      ErrorCode = "survey_has_responses"
 	ErrorCodeTagNotFound             ErrorCode = "tag_not_found"
 	ErrorCodeTokenExpired            ErrorCode = "token_expired"
 	ErrorCodeTooManyMessages         ErrorCode = "too_many_messages"
@@ -690,6 +742,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeConflict:
 		return true
+	case ErrorCodeContractImmutable:
+		return true
 	case ErrorCodeCredentialRequired:
 		return true
 	case ErrorCodeDatabaseUnavailable:
@@ -699,6 +753,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeEmailTaken:
 		return true
 	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeGone:
 		return true
 	case ErrorCodeHeadersTooLarge:
 		return true
@@ -726,6 +782,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeInvitationNotFound:
 		return true
+	case ErrorCodeInvoiceNotOpen:
+		return true
 	case ErrorCodeLastOwner:
 		return true
 	case ErrorCodeLinkNotFound:
@@ -748,6 +806,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodePlanRequired:
 		return true
+	case ErrorCodeQuoteNotOpen:
+		return true
 	case ErrorCodeRateLimited:
 		return true
 	case ErrorCodeRefreshTokenReused:
@@ -763,6 +823,12 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSignoffPending:
 		return true
 	case ErrorCodeSiteScopeExceeded:
+		return true
+	case ErrorCodeSurveyAlreadyAnswered:
+		return true
+	case ErrorCodeSurveyClosed:
+		return true
+	case ErrorCodeSurveyHasResponses:
 		return true
 	case ErrorCodeTagNotFound:
 		return true
@@ -874,6 +940,45 @@ func (e Hl7Outcome) Valid() bool {
 	case Hl7OutcomeRejected:
 		return true
 	case Hl7OutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceKind.
+const (
+	InvoiceKindDeposit InvoiceKind = "deposit"
+	InvoiceKindFinal   InvoiceKind = "final"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceKind enum.
+func (e InvoiceKind) Valid() bool {
+	switch e {
+	case InvoiceKindDeposit:
+		return true
+	case InvoiceKindFinal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceStatus.
+const (
+	InvoiceStatusOpen InvoiceStatus = "open"
+	InvoiceStatusPaid InvoiceStatus = "paid"
+	InvoiceStatusVoid InvoiceStatus = "void"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceStatus enum.
+func (e InvoiceStatus) Valid() bool {
+	switch e {
+	case InvoiceStatusOpen:
+		return true
+	case InvoiceStatusPaid:
+		return true
+	case InvoiceStatusVoid:
 		return true
 	default:
 		return false
@@ -1000,6 +1105,33 @@ func (e PatientMrnSource) Valid() bool {
 	}
 }
 
+// Defines values for PaymentMethod.
+const (
+	PaymentMethodAch   PaymentMethod = "ach"
+	PaymentMethodCard  PaymentMethod = "card"
+	PaymentMethodCash  PaymentMethod = "cash"
+	PaymentMethodCheck PaymentMethod = "check"
+	PaymentMethodOther PaymentMethod = "other"
+)
+
+// Valid indicates whether the value is a known member of the PaymentMethod enum.
+func (e PaymentMethod) Valid() bool {
+	switch e {
+	case PaymentMethodAch:
+		return true
+	case PaymentMethodCard:
+		return true
+	case PaymentMethodCash:
+		return true
+	case PaymentMethodCheck:
+		return true
+	case PaymentMethodOther:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlanErrorTier.
 const (
 	PlanErrorTierEnterprise PlanErrorTier = "enterprise"
@@ -1075,6 +1207,93 @@ const (
 func (e PolicyPublishedEventEvent) Valid() bool {
 	switch e {
 	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuestionType.
+const (
+	QuestionTypeMultiChoice  QuestionType = "multi_choice"
+	QuestionTypeNps          QuestionType = "nps"
+	QuestionTypeRating       QuestionType = "rating"
+	QuestionTypeSingleChoice QuestionType = "single_choice"
+	QuestionTypeText         QuestionType = "text"
+	QuestionTypeYesNo        QuestionType = "yes_no"
+)
+
+// Valid indicates whether the value is a known member of the QuestionType enum.
+func (e QuestionType) Valid() bool {
+	switch e {
+	case QuestionTypeMultiChoice:
+		return true
+	case QuestionTypeNps:
+		return true
+	case QuestionTypeRating:
+		return true
+	case QuestionTypeSingleChoice:
+		return true
+	case QuestionTypeText:
+		return true
+	case QuestionTypeYesNo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteLineKind.
+const (
+	QuoteLineKindBeverage QuoteLineKind = "beverage"
+	QuoteLineKindDiscount QuoteLineKind = "discount"
+	QuoteLineKindFee      QuoteLineKind = "fee"
+	QuoteLineKindFood     QuoteLineKind = "food"
+	QuoteLineKindRental   QuoteLineKind = "rental"
+	QuoteLineKindService  QuoteLineKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the QuoteLineKind enum.
+func (e QuoteLineKind) Valid() bool {
+	switch e {
+	case QuoteLineKindBeverage:
+		return true
+	case QuoteLineKindDiscount:
+		return true
+	case QuoteLineKindFee:
+		return true
+	case QuoteLineKindFood:
+		return true
+	case QuoteLineKindRental:
+		return true
+	case QuoteLineKindService:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteStatus.
+const (
+	QuoteStatusAccepted QuoteStatus = "accepted"
+	QuoteStatusDeclined QuoteStatus = "declined"
+	QuoteStatusDraft    QuoteStatus = "draft"
+	QuoteStatusExpired  QuoteStatus = "expired"
+	QuoteStatusSent     QuoteStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the QuoteStatus enum.
+func (e QuoteStatus) Valid() bool {
+	switch e {
+	case QuoteStatusAccepted:
+		return true
+	case QuoteStatusDeclined:
+		return true
+	case QuoteStatusDraft:
+		return true
+	case QuoteStatusExpired:
+		return true
+	case QuoteStatusSent:
 		return true
 	default:
 		return false
@@ -1261,6 +1480,27 @@ func (e SignoffStatus) Valid() bool {
 	case SignoffStatusPending:
 		return true
 	case SignoffStatusRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SurveyStatus.
+const (
+	SurveyStatusClosed SurveyStatus = "closed"
+	SurveyStatusDraft  SurveyStatus = "draft"
+	SurveyStatusOpen   SurveyStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the SurveyStatus enum.
+func (e SurveyStatus) Valid() bool {
+	switch e {
+	case SurveyStatusClosed:
+		return true
+	case SurveyStatusDraft:
+		return true
+	case SurveyStatusOpen:
 		return true
 	default:
 		return false
@@ -1480,6 +1720,21 @@ type AcceptInvitationRequest struct {
 	Token string `json:"token"`
 }
 
+// Acceptance Who accepted the quote and when; null until accepted.
+type Acceptance struct {
+	At    time.Time `json:"at"`
+	Email *string   `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Via `link`: the client, from the shared link; `staff`: recorded by a member.
+	Via AcceptanceVia `json:"via"`
+}
+
+// AcceptanceVia `link`: the client, from the shared link; `staff`: recorded by a member.
+type AcceptanceVia string
+
 // Alert Something at a site that needs attention. One alert is open per condition and subject (a
 // second occurrence while it is open does not open another); it shows on the site's kitchen
 // wallboards while open, fires `alert.created` when it opens, and closes when its condition
@@ -1682,6 +1937,18 @@ type Brand struct {
 	Primary HexColor `json:"primary"`
 }
 
+// Brand2 The organization's display brand, as public pages show it.
+type Brand2 struct {
+	// Accent Example: #F59E0B
+	Accent string `json:"accent"`
+
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+
+	// Primary Example: #1F2937
+	Primary string `json:"primary"`
+}
+
 // BrandUpdate defines model for BrandUpdate.
 type BrandUpdate struct {
 	// Accent A colour as `#RRGGBB`.
@@ -1777,6 +2044,89 @@ type CastRequest struct {
 //
 // Example: message
 type CastType string
+
+// CateringClient defines model for CateringClient.
+type CateringClient struct {
+	BillingAddress *string            `json:"billingAddress"`
+	Company        *string            `json:"company"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Email          *string            `json:"email"`
+	Id             openapi_types.UUID `json:"id"`
+	Name           string             `json:"name"`
+	Phone          *string            `json:"phone"`
+	UpdatedAt      time.Time          `json:"updatedAt"`
+}
+
+// CateringClientRequest defines model for CateringClientRequest.
+type CateringClientRequest struct {
+	// BillingAddress Example: 120 Lake Shore Dr, Chicago IL 60611
+	BillingAddress *string `json:"billingAddress,omitempty"`
+
+	// Company Example: Chen & Ortiz Wedding
+	Company *string `json:"company,omitempty"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Phone Example: +1 312 555 0142
+	Phone *string `json:"phone,omitempty"`
+}
+
+// CateringEvent defines model for CateringEvent.
+type CateringEvent struct {
+	ClientId   openapi_types.UUID `json:"clientId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	EndsAt     time.Time          `json:"endsAt"`
+	GuestCount int                `json:"guestCount"`
+	Id         openapi_types.UUID `json:"id"`
+	Name       string             `json:"name"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsAt   time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status    CateringEventStatus `json:"status"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	Venue     *string             `json:"venue"`
+}
+
+// CateringEventRequest defines model for CateringEventRequest.
+type CateringEventRequest struct {
+	ClientId openapi_types.UUID `json:"clientId"`
+	EndsAt   time.Time          `json:"endsAt"`
+
+	// GuestCount Example: 140
+	GuestCount int `json:"guestCount"`
+
+	// Name Example: Chen–Ortiz wedding reception
+	Name string `json:"name"`
+
+	// SiteId The site (kitchen) that caters the event; its time zone dates the event and the quotes' validity.
+	SiteId   openapi_types.UUID `json:"siteId"`
+	StartsAt time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status *CateringEventStatus `json:"status,omitempty"`
+
+	// Venue Example: Lakeview Pavilion
+	Venue *string `json:"venue,omitempty"`
+}
+
+// CateringEventStatus `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+// (set by the server; not settable), then `completed` or `cancelled`.
+//
+// Example: inquiry
+type CateringEventStatus string
 
 // CateringInvoicePaidData `catering.invoice_paid`: a catering invoice was marked paid.
 type CateringInvoicePaidData struct {
@@ -2452,6 +2802,13 @@ type Error struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -2520,6 +2877,13 @@ type Error struct {
 // - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 // - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 // - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+// - `gone` (410): The target existed and is no longer available.
+// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+// - `survey_already_answered` (409): This single-use survey link has already been used.
+// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 //
 // Example: not_found
 type ErrorCode string
@@ -2730,6 +3094,69 @@ type Invitation struct {
 	Role    Role                 `json:"role"`
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
+
+// InvitationsRequest Either `count` anonymous links or one link per recipient.
+type InvitationsRequest struct {
+	// Count Example: 2
+	Count *int `json:"count,omitempty"`
+
+	// ExpiresAt After this the links answer 404.
+	ExpiresAt  *time.Time   `json:"expiresAt,omitempty"`
+	Recipients *[]Recipient `json:"recipients,omitempty"`
+
+	// SingleUse A single-use link takes one submission (409 after).
+	SingleUse bool `json:"singleUse"`
+}
+
+// Invoice defines model for Invoice.
+type Invoice struct {
+	BalanceCents int64              `json:"balanceCents"`
+	CreatedAt    time.Time          `json:"createdAt"`
+	EventId      openapi_types.UUID `json:"eventId"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Kind Example: deposit
+	Kind  InvoiceKind   `json:"kind"`
+	Lines []InvoiceLine `json:"lines"`
+
+	// Number A display number, unique within the organization.
+	//
+	// Example: INV-2026-0192F3A4
+	Number    string             `json:"number"`
+	PaidAt    *time.Time         `json:"paidAt"`
+	PaidCents int64              `json:"paidCents"`
+	Payments  []Payment          `json:"payments"`
+	QuoteId   openapi_types.UUID `json:"quoteId"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+	VoidedAt   *time.Time    `json:"voidedAt"`
+}
+
+// InvoiceKind Example: deposit
+type InvoiceKind string
+
+// InvoiceLine defines model for InvoiceLine.
+type InvoiceLine struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Description Example: Deposit, 30% of the contract
+	Description string `json:"description"`
+}
+
+// InvoiceRequest defines model for InvoiceRequest.
+type InvoiceRequest struct {
+	// Kind Example: deposit
+	Kind InvoiceKind `json:"kind"`
+
+	// QuoteId An accepted quote (the contract).
+	QuoteId openapi_types.UUID `json:"quoteId"`
+}
+
+// InvoiceStatus Example: open
+type InvoiceStatus string
 
 // JWK defines model for JWK.
 type JWK struct {
@@ -3129,6 +3556,34 @@ type PatientSummary struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
+// Payment defines model for Payment.
+type Payment struct {
+	AmountCents int64              `json:"amountCents"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// Method Example: card
+	Method    PaymentMethod `json:"method"`
+	PaidAt    time.Time     `json:"paidAt"`
+	Reference *string       `json:"reference"`
+}
+
+// PaymentMethod Example: card
+type PaymentMethod string
+
+// PaymentRequest defines model for PaymentRequest.
+type PaymentRequest struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+
+	// Reference Example: Visa ending 4242
+	Reference *string `json:"reference,omitempty"`
+}
+
 // PersonName defines model for PersonName.
 type PersonName struct {
 	// Family Example: DOE
@@ -3215,6 +3670,13 @@ type PlanError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -3285,6 +3747,259 @@ type PolicyPublishedEvent struct {
 
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
+
+// PublicAcceptRequest defines model for PublicAcceptRequest.
+type PublicAcceptRequest struct {
+	// Agree Must be true; the client agrees to the quote's terms.
+	Agree bool `json:"agree"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+}
+
+// PublicQuestion defines model for PublicQuestion.
+type PublicQuestion struct {
+	Key      string    `json:"key"`
+	Options  *[]string `json:"options,omitempty"`
+	Prompt   string    `json:"prompt"`
+	Required bool      `json:"required"`
+	ScaleMax *int      `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// PublicSurvey A survey as its respondent sees it. Display data only; no ids.
+type PublicSurvey struct {
+	// Brand The organization's display brand, as public pages show it.
+	Brand           Brand2           `json:"brand"`
+	ClosesAt        *time.Time       `json:"closesAt"`
+	Questions       []PublicQuestion `json:"questions"`
+	SiteName        *string          `json:"siteName"`
+	ThankYouMessage string           `json:"thankYouMessage"`
+	Title           string           `json:"title"`
+}
+
+// Question defines model for Question.
+type Question struct {
+	// Key The answer's key in a submission; unique within the survey.
+	//
+	// Example: food_quality
+	Key string `json:"key"`
+
+	// Options The choices of a choice question (2 to 50, distinct); not accepted for other types.
+	Options *[]string `json:"options,omitempty"`
+
+	// Prompt Example: How was the food?
+	Prompt   string `json:"prompt"`
+	Required bool   `json:"required"`
+
+	// ScaleMax The top of a rating's scale (default 5); rating questions only.
+	ScaleMax *int `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionResult One question's results. `counts` for choice and yes/no questions (per option; `yes`/`no`);
+// `mean` (decimal string, 2 places) and `distribution` (count per scale point) for rating and
+// NPS; `nps` for NPS (promoters 9–10 minus detractors 0–6, in points of the answers); `texts`
+// for text questions, newest first, paged by `limit` and `cursor` (the `Link` header).
+type QuestionResult struct {
+	// Answered Submissions that answered the question.
+	Answered     int             `json:"answered"`
+	Counts       *map[string]int `json:"counts,omitempty"`
+	Distribution *map[string]int `json:"distribution,omitempty"`
+	Key          string          `json:"key"`
+
+	// Mean Example: 4.25
+	Mean *string `json:"mean,omitempty"`
+	Nps  *struct {
+		Detractors int `json:"detractors"`
+		Passives   int `json:"passives"`
+		Promoters  int `json:"promoters"`
+
+		// Score Example: 42
+		Score int `json:"score"`
+	} `json:"nps,omitempty"`
+	Prompt string `json:"prompt"`
+	Texts  *[]struct {
+		SubmittedAt time.Time `json:"submittedAt"`
+		Text        string    `json:"text"`
+	} `json:"texts,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionType What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+// string of at most 2,000 characters; `yes_no` a boolean.
+//
+// Example: rating
+type QuestionType string
+
+// Quote defines model for Quote.
+type Quote struct {
+	// Acceptance Who accepted the quote and when; null until accepted.
+	Acceptance       *Acceptance        `json:"acceptance"`
+	CreatedAt        time.Time          `json:"createdAt"`
+	DepositPercent   int                `json:"depositPercent"`
+	EventId          openapi_types.UUID `json:"eventId"`
+	Id               openapi_types.UUID `json:"id"`
+	Lines            []QuoteLine        `json:"lines"`
+	SentAt           *time.Time         `json:"sentAt"`
+	ServiceChargeBps int                `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+
+	// Version Starts at 1; editing a quote that was sent makes a new version (and voids its link).
+	Version int `json:"version"`
+}
+
+// QuoteLine defines model for QuoteLine.
+type QuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity Example: 140
+	Quantity string              `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId"`
+	Taxable  bool                `json:"taxable"`
+
+	// TotalCents quantity × unitPriceCents rounded half-even to the cent; negative for a discount.
+	//
+	// Example: 483000
+	TotalCents     int64 `json:"totalCents"`
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteLineKind Example: food
+type QuoteLineKind string
+
+// QuoteLineRequest defines model for QuoteLineRequest.
+type QuoteLineRequest struct {
+	// Description Example: Braised short rib, plated
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity A positive decimal (up to 4 places), as a string.
+	//
+	// Example: 140
+	Quantity string `json:"quantity"`
+
+	// RecipeId The recipe quoted, when recipes exist; kept as given.
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+	Taxable  bool                `json:"taxable"`
+
+	// UnitPriceCents The price of one unit, in cents. A discount line's price is entered positive; its total counts negative.
+	//
+	// Example: 3450
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteRequest defines model for QuoteRequest.
+type QuoteRequest struct {
+	// DepositPercent Example: 30
+	DepositPercent int                `json:"depositPercent"`
+	EventId        openapi_types.UUID `json:"eventId"`
+	Lines          []QuoteLineRequest `json:"lines"`
+
+	// ServiceChargeBps Service charge in basis points of the subtotal (2000 = 20 %).
+	//
+	// Example: 2000
+	ServiceChargeBps int `json:"serviceChargeBps"`
+
+	// TaxRateBps Tax rate in basis points (1025 = 10.25 %).
+	//
+	// Example: 1025
+	TaxRateBps int `json:"taxRateBps"`
+
+	// Terms Example: 30% deposit secures the date; balance due 7 days before the event.
+	Terms string `json:"terms"`
+
+	// ValidUntil The last day the quote can be accepted, in the event site's time zone.
+	//
+	// Example: 2026-03-20
+	ValidUntil openapi_types.Date `json:"validUntil"`
+}
+
+// QuoteStatus `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+//
+// Example: sent
+type QuoteStatus string
+
+// QuoteTotals Computed by the server: each line total is quantity × unit price rounded half-even to the
+// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+type QuoteTotals struct {
+	// DepositCents Example: 188225
+	DepositCents int64 `json:"depositCents"`
+
+	// ServiceChargeCents Example: 96600
+	ServiceChargeCents int64 `json:"serviceChargeCents"`
+
+	// SubtotalCents Example: 483000
+	SubtotalCents int64 `json:"subtotalCents"`
+
+	// TaxCents Example: 47817
+	TaxCents int64 `json:"taxCents"`
+
+	// TotalCents Example: 627417
+	TotalCents int64 `json:"totalCents"`
+}
+
+// Recipient defines model for Recipient.
+type Recipient struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Room 412
+	Name *string `json:"name,omitempty"`
+
+	// Reference Example: MRN 100234567
+	Reference *string `json:"reference,omitempty"`
+}
 
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
@@ -3433,6 +4148,13 @@ type ScanError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -3586,6 +4308,109 @@ type Session struct {
 	User         User   `json:"user"`
 }
 
+// ShareLink defines model for ShareLink.
+type ShareLink struct {
+	// Token Shown once; only its hash is kept. Sharing again rotates it (the previous one answers 404 at once).
+	//
+	// Example: q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Token string `json:"token"`
+
+	// Url The public link to send, `{web_url}/share/q/{token}` (quotes), `/share/i/{token}` (invoices) or `/survey/{token}` (surveys).
+	//
+	// Example: https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Url string `json:"url"`
+}
+
+// SharedAcceptance defines model for SharedAcceptance.
+type SharedAcceptance struct {
+	At   time.Time `json:"at"`
+	Name string    `json:"name"`
+}
+
+// SharedInvoice An invoice as its client sees it. Display data only; no ids.
+type SharedInvoice struct {
+	BalanceCents int64 `json:"balanceCents"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand         Brand2    `json:"brand"`
+	ClientName    string    `json:"clientName"`
+	EventName     string    `json:"eventName"`
+	EventStartsAt time.Time `json:"eventStartsAt"`
+	IssuedAt      time.Time `json:"issuedAt"`
+
+	// Kind Example: deposit
+	Kind      InvoiceKind     `json:"kind"`
+	Lines     []InvoiceLine   `json:"lines"`
+	Number    string          `json:"number"`
+	PaidCents int64           `json:"paidCents"`
+	Payments  []SharedPayment `json:"payments"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+}
+
+// SharedPayment defines model for SharedPayment.
+type SharedPayment struct {
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+}
+
+// SharedQuote A quote as its client sees it. Display data only; no ids.
+type SharedQuote struct {
+	Acceptance *SharedAcceptance `json:"acceptance"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand            Brand2            `json:"brand"`
+	ClientName       string            `json:"clientName"`
+	DepositPercent   int               `json:"depositPercent"`
+	EventEndsAt      time.Time         `json:"eventEndsAt"`
+	EventName        string            `json:"eventName"`
+	EventStartsAt    time.Time         `json:"eventStartsAt"`
+	GuestCount       int               `json:"guestCount"`
+	Lines            []SharedQuoteLine `json:"lines"`
+	ServiceChargeBps int               `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Timezone The catering site's IANA time zone, for showing dates.
+	//
+	// Example: America/Chicago
+	Timezone string `json:"timezone"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+	Venue      *string            `json:"venue"`
+	Version    int                `json:"version"`
+}
+
+// SharedQuoteLine defines model for SharedQuoteLine.
+type SharedQuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind           QuoteLineKind `json:"kind"`
+	Quantity       string        `json:"quantity"`
+	Taxable        bool          `json:"taxable"`
+	TotalCents     int64         `json:"totalCents"`
+	UnitPriceCents int64         `json:"unitPriceCents"`
+}
+
 // Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
 type Signoff struct {
 	DecidedAt    *time.Time          `json:"decidedAt"`
@@ -3671,6 +4496,16 @@ type Site struct {
 	//
 	// Example: America/Chicago
 	Timezone Timezone `json:"timezone"`
+}
+
+// StaffAcceptRequest defines model for StaffAcceptRequest.
+type StaffAcceptRequest struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Who accepted (the client, by phone or in person).
+	//
+	// Example: Maya Chen
+	Name string `json:"name"`
 }
 
 // StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
@@ -3780,6 +4615,85 @@ type SupportInquiryRequest struct {
 
 	// Topic Example: Pricing for 12 sites
 	Topic string `json:"topic"`
+}
+
+// Survey defines model for Survey.
+type Survey struct {
+	ClosesAt      *time.Time          `json:"closesAt"`
+	CreatedAt     time.Time           `json:"createdAt"`
+	Id            openapi_types.UUID  `json:"id"`
+	Name          string              `json:"name"`
+	Questions     []Question          `json:"questions"`
+	ResponseCount int                 `json:"responseCount"`
+	SiteId        *openapi_types.UUID `json:"siteId"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status          SurveyStatus `json:"status"`
+	ThankYouMessage string       `json:"thankYouMessage"`
+	UpdatedAt       time.Time    `json:"updatedAt"`
+}
+
+// SurveyInvitation defines model for SurveyInvitation.
+type SurveyInvitation struct {
+	Email     *string            `json:"email"`
+	ExpiresAt *time.Time         `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      *string            `json:"name"`
+	Reference *string            `json:"reference"`
+	SingleUse bool               `json:"singleUse"`
+
+	// Token Shown once; only its hash is kept.
+	Token string `json:"token"`
+
+	// Url `{web_url}/survey/{token}`
+	Url string `json:"url"`
+}
+
+// SurveyReceipt defines model for SurveyReceipt.
+type SurveyReceipt struct {
+	SubmittedAt     time.Time `json:"submittedAt"`
+	ThankYouMessage string    `json:"thankYouMessage"`
+}
+
+// SurveyRequest defines model for SurveyRequest.
+type SurveyRequest struct {
+	ClosesAt *time.Time `json:"closesAt,omitempty"`
+
+	// Name Example: Patient meal feedback
+	Name      string     `json:"name"`
+	Questions []Question `json:"questions"`
+
+	// SiteId The site the survey belongs to; null for an organization-wide survey.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status SurveyStatus `json:"status"`
+
+	// ThankYouMessage Example: Thank you! Your answers help our kitchen.
+	ThankYouMessage string `json:"thankYouMessage"`
+}
+
+// SurveyResults defines model for SurveyResults.
+type SurveyResults struct {
+	Questions []QuestionResult `json:"questions"`
+
+	// ResponseCount Submissions in the period.
+	ResponseCount int `json:"responseCount"`
+}
+
+// SurveyStatus Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+//
+// Example: open
+type SurveyStatus string
+
+// SurveySubmission defines model for SurveySubmission.
+type SurveySubmission struct {
+	// Answers Answers by question key; each of its question's type (see `QuestionType`).
+	Answers map[string]interface{} `json:"answers"`
 }
 
 // Tag defines model for Tag.
@@ -4110,6 +5024,13 @@ type ValidationError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -4358,6 +5279,9 @@ type WorkOrderResolvedEvent struct {
 // WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
 type WorkOrderResolvedEventEvent string
 
+// CapabilityToken defines model for CapabilityToken.
+type CapabilityToken = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -4402,6 +5326,9 @@ type DeviceLimit = PlanError
 
 // Forbidden The body of every error response.
 type Forbidden = Error
+
+// Gone The body of every error response.
+type Gone = Error
 
 // IdempotencyConflict The body of every error response.
 type IdempotencyConflict = Error
@@ -4681,6 +5608,188 @@ type ListAuditLogParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListCateringClientsParams defines parameters for ListCateringClients.
+type ListCateringClientsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringClientParams defines parameters for CreateCateringClient.
+type CreateCateringClientParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringEventsParams defines parameters for ListCateringEvents.
+type ListCateringEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringEventParams defines parameters for CreateCateringEvent.
+type CreateCateringEventParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringInvoicesParams defines parameters for ListCateringInvoices.
+type ListCateringInvoicesParams struct {
+	// QuoteId Only this quote's invoices.
+	QuoteId *openapi_types.UUID `form:"quoteId,omitempty" json:"quoteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringInvoiceParams defines parameters for CreateCateringInvoice.
+type CreateCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RecordCateringPaymentParams defines parameters for RecordCateringPayment.
+type RecordCateringPaymentParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringInvoiceParams defines parameters for ShareCateringInvoice.
+type ShareCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// VoidCateringInvoiceParams defines parameters for VoidCateringInvoice.
+type VoidCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringQuotesParams defines parameters for ListCateringQuotes.
+type ListCateringQuotesParams struct {
+	// EventId Only this event's quotes.
+	EventId *openapi_types.UUID `form:"eventId,omitempty" json:"eventId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringQuoteParams defines parameters for CreateCateringQuote.
+type CreateCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcceptCateringQuoteParams defines parameters for AcceptCateringQuote.
+type AcceptCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeclineCateringQuoteParams defines parameters for DeclineCateringQuote.
+type DeclineCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringQuoteParams defines parameters for ShareCateringQuote.
+type ShareCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetCensusParams defines parameters for GetCensus.
 type GetCensusParams struct {
 	// SiteId Only this site's patients.
@@ -4891,6 +6000,72 @@ type CreateSiteParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListSurveysParams defines parameters for ListSurveys.
+type ListSurveysParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateSurveyParams defines parameters for CreateSurvey.
+type CreateSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSurveyInvitationsParams defines parameters for CreateSurveyInvitations.
+type CreateSurveyInvitationsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetSurveyResultsParams defines parameters for GetSurveyResults.
+type GetSurveyResultsParams struct {
+	// From Submissions at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Submissions before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ShareSurveyParams defines parameters for ShareSurvey.
+type ShareSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateTagParams defines parameters for CreateTag.
 type CreateTagParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -4939,8 +6114,36 @@ type TestWebhookParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// AcceptSharedQuoteParams defines parameters for AcceptSharedQuote.
+type AcceptSharedQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateSupportInquiryParams defines parameters for CreateSupportInquiry.
 type CreateSupportInquiryParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitPublicSurveyParams defines parameters for SubmitPublicSurvey.
+type SubmitPublicSurveyParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -4986,6 +6189,33 @@ type IngestHl7JSONRequestBody = IngestHl7Request
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
+// CreateCateringClientJSONRequestBody defines body for CreateCateringClient for application/json ContentType.
+type CreateCateringClientJSONRequestBody = CateringClientRequest
+
+// UpdateCateringClientJSONRequestBody defines body for UpdateCateringClient for application/json ContentType.
+type UpdateCateringClientJSONRequestBody = CateringClientRequest
+
+// CreateCateringEventJSONRequestBody defines body for CreateCateringEvent for application/json ContentType.
+type CreateCateringEventJSONRequestBody = CateringEventRequest
+
+// UpdateCateringEventJSONRequestBody defines body for UpdateCateringEvent for application/json ContentType.
+type UpdateCateringEventJSONRequestBody = CateringEventRequest
+
+// CreateCateringInvoiceJSONRequestBody defines body for CreateCateringInvoice for application/json ContentType.
+type CreateCateringInvoiceJSONRequestBody = InvoiceRequest
+
+// RecordCateringPaymentJSONRequestBody defines body for RecordCateringPayment for application/json ContentType.
+type RecordCateringPaymentJSONRequestBody = PaymentRequest
+
+// CreateCateringQuoteJSONRequestBody defines body for CreateCateringQuote for application/json ContentType.
+type CreateCateringQuoteJSONRequestBody = QuoteRequest
+
+// UpdateCateringQuoteJSONRequestBody defines body for UpdateCateringQuote for application/json ContentType.
+type UpdateCateringQuoteJSONRequestBody = QuoteRequest
+
+// AcceptCateringQuoteJSONRequestBody defines body for AcceptCateringQuote for application/json ContentType.
+type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -5019,6 +6249,15 @@ type CreateSiteJSONRequestBody = CreateSiteRequest
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = UpdateSiteRequest
 
+// CreateSurveyJSONRequestBody defines body for CreateSurvey for application/json ContentType.
+type CreateSurveyJSONRequestBody = SurveyRequest
+
+// UpdateSurveyJSONRequestBody defines body for UpdateSurvey for application/json ContentType.
+type UpdateSurveyJSONRequestBody = SurveyRequest
+
+// CreateSurveyInvitationsJSONRequestBody defines body for CreateSurveyInvitations for application/json ContentType.
+type CreateSurveyInvitationsJSONRequestBody = InvitationsRequest
+
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
 
@@ -5028,8 +6267,14 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 
+// AcceptSharedQuoteJSONRequestBody defines body for AcceptSharedQuote for application/json ContentType.
+type AcceptSharedQuoteJSONRequestBody = PublicAcceptRequest
+
 // CreateSupportInquiryJSONRequestBody defines body for CreateSupportInquiry for application/json ContentType.
 type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
+
+// SubmitPublicSurveyJSONRequestBody defines body for SubmitPublicSurvey for application/json ContentType.
+type SubmitPublicSurveyJSONRequestBody = SurveySubmission
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -5857,6 +7102,66 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
@@ -5953,6 +7258,27 @@ type ServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx echo.Context, orgId OrgId) error
@@ -5980,9 +7306,24 @@ type ServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx echo.Context, token CapabilityToken) error
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx echo.Context, token CapabilityToken) error
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx echo.Context, token CapabilityToken) error
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -6705,6 +8046,700 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAuditLog(ctx, orgId, params)
+	return err
+}
+
+// ListCateringClients converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringClients(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringClientsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringClients(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringClientParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringClient(ctx, orgId, params)
+	return err
+}
+
+// UpdateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringClient(ctx, orgId, id)
+	return err
+}
+
+// ListCateringEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringEvents(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringEvent(ctx, orgId, params)
+	return err
+}
+
+// GetCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// ListCateringInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringInvoicesParams
+	// ------------- Optional query parameter "quoteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "quoteId", ctx.QueryParams(), &params.QuoteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter quoteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringInvoices(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringInvoice(ctx, orgId, params)
+	return err
+}
+
+// GetCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringInvoice(ctx, orgId, id)
+	return err
+}
+
+// RecordCateringPayment converts echo context to params.
+func (w *ServerInterfaceWrapper) RecordCateringPayment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RecordCateringPaymentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RecordCateringPayment(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// VoidCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) VoidCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params VoidCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VoidCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// ListCateringQuotes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringQuotes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringQuotesParams
+	// ------------- Optional query parameter "eventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "eventId", ctx.QueryParams(), &params.EventId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter eventId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringQuotes(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringQuote(ctx, orgId, params)
+	return err
+}
+
+// GetCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// AcceptCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// DeclineCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) DeclineCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeclineCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeclineCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringQuote(ctx, orgId, id, params)
 	return err
 }
 
@@ -7703,6 +9738,264 @@ func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
 	return err
 }
 
+// ListSurveys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSurveys(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSurveysParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSurveys(ctx, orgId, params)
+	return err
+}
+
+// CreateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurvey(ctx, orgId, params)
+	return err
+}
+
+// GetSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurvey(ctx, orgId, id)
+	return err
+}
+
+// UpdateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSurvey(ctx, orgId, id)
+	return err
+}
+
+// CreateSurveyInvitations converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurveyInvitations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyInvitationsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurveyInvitations(ctx, orgId, id, params)
+	return err
+}
+
+// GetSurveyResults converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurveyResults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSurveyResultsParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurveyResults(ctx, orgId, id, params)
+	return err
+}
+
+// ShareSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareSurvey(ctx, orgId, id, params)
+	return err
+}
+
 // ListTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 	var err error
@@ -7956,6 +10249,74 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 	return err
 }
 
+// GetSharedInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedInvoice(ctx, token)
+	return err
+}
+
+// GetSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedQuote(ctx, token)
+	return err
+}
+
+// AcceptSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptSharedQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptSharedQuote(ctx, token, params)
+	return err
+}
+
 // CreateSupportInquiry converts echo context to params.
 func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 	var err error
@@ -7982,6 +10343,58 @@ func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateSupportInquiry(ctx, params)
+	return err
+}
+
+// GetPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPublicSurvey(ctx, token)
+	return err
+}
+
+// SubmitPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitPublicSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPublicSurvey(ctx, token, params)
 	return err
 }
 
@@ -8096,6 +10509,38 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.CreateSignoff, options.OperationMiddlewares["createSignoff"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs/:id", wrapper.GetSignoff, options.OperationMiddlewares["getSignoff"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs/:id/decision", wrapper.DecideSignoff, options.OperationMiddlewares["decideSignoff"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.ListCateringEvents, options.OperationMiddlewares["listCateringEvents"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.CreateCateringEvent, options.OperationMiddlewares["createCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.GetCateringEvent, options.OperationMiddlewares["getCateringEvent"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.UpdateCateringEvent, options.OperationMiddlewares["updateCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.ListCateringQuotes, options.OperationMiddlewares["listCateringQuotes"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.CreateCateringQuote, options.OperationMiddlewares["createCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.GetCateringQuote, options.OperationMiddlewares["getCateringQuote"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.UpdateCateringQuote, options.OperationMiddlewares["updateCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/share", wrapper.ShareCateringQuote, options.OperationMiddlewares["shareCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/accept", wrapper.AcceptCateringQuote, options.OperationMiddlewares["acceptCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/decline", wrapper.DeclineCateringQuote, options.OperationMiddlewares["declineCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.ListCateringInvoices, options.OperationMiddlewares["listCateringInvoices"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.CreateCateringInvoice, options.OperationMiddlewares["createCateringInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices/:id", wrapper.GetCateringInvoice, options.OperationMiddlewares["getCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/payments", wrapper.RecordCateringPayment, options.OperationMiddlewares["recordCateringPayment"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/void", wrapper.VoidCateringInvoice, options.OperationMiddlewares["voidCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/share", wrapper.ShareCateringInvoice, options.OperationMiddlewares["shareCateringInvoice"]...)
+	router.GET(options.BaseURL+"/share/q/:token", wrapper.GetSharedQuote, options.OperationMiddlewares["getSharedQuote"]...)
+	router.POST(options.BaseURL+"/share/q/:token/accept", wrapper.AcceptSharedQuote, options.OperationMiddlewares["acceptSharedQuote"]...)
+	router.GET(options.BaseURL+"/share/i/:token", wrapper.GetSharedInvoice, options.OperationMiddlewares["getSharedInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys", wrapper.ListSurveys, options.OperationMiddlewares["listSurveys"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys", wrapper.CreateSurvey, options.OperationMiddlewares["createSurvey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.GetSurvey, options.OperationMiddlewares["getSurvey"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.UpdateSurvey, options.OperationMiddlewares["updateSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/share", wrapper.ShareSurvey, options.OperationMiddlewares["shareSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/invitations", wrapper.CreateSurveyInvitations, options.OperationMiddlewares["createSurveyInvitations"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id/results", wrapper.GetSurveyResults, options.OperationMiddlewares["getSurveyResults"]...)
+	router.GET(options.BaseURL+"/survey/:token", wrapper.GetPublicSurvey, options.OperationMiddlewares["getPublicSurvey"]...)
+	router.POST(options.BaseURL+"/survey/:token/submit", wrapper.SubmitPublicSurvey, options.OperationMiddlewares["submitPublicSurvey"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -8109,6 +10554,8 @@ type ConflictJSONResponse Error
 type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
+
+type GoneJSONResponse Error
 
 type IdempotencyConflictJSONResponse Error
 
@@ -11503,6 +13950,3003 @@ func (response ListAuditLog406JSONResponse) VisitListAuditLogResponse(w http.Res
 type ListAuditLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClientsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringClientsParams
+}
+
+type ListCateringClientsResponseObject interface {
+	VisitListCateringClientsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringClients200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringClients200JSONResponse struct {
+	Body    []CateringClient
+	Headers ListCateringClients200ResponseHeaders
+}
+
+func (response ListCateringClients200JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringClients400JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringClients401JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringClients403JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringClients404JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringClients406JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringClients503JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClientRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringClientParams
+	Body   *CreateCateringClientJSONRequestBody
+}
+
+type CreateCateringClientResponseObject interface {
+	VisitCreateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringClient201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringClient201JSONResponse struct {
+	Body    CateringClient
+	Headers CreateCateringClient201ResponseHeaders
+}
+
+func (response CreateCateringClient201JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringClient400JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringClient401JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringClient403JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringClient404JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringClient406JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringClient409JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringClient413JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringClient415JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringClient422JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringClient503JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClientRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringClientJSONRequestBody
+}
+
+type UpdateCateringClientResponseObject interface {
+	VisitUpdateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringClient200JSONResponse CateringClient
+
+func (response UpdateCateringClient200JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringClient400JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringClient401JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringClient403JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringClient404JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringClient406JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringClient409JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringClient413JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringClient415JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringClient503JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringEventsParams
+}
+
+type ListCateringEventsResponseObject interface {
+	VisitListCateringEventsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringEvents200JSONResponse struct {
+	Body    []CateringEvent
+	Headers ListCateringEvents200ResponseHeaders
+}
+
+func (response ListCateringEvents200JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringEvents400JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringEvents401JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringEvents403JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringEvents404JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringEvents406JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringEvents503JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEventRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringEventParams
+	Body   *CreateCateringEventJSONRequestBody
+}
+
+type CreateCateringEventResponseObject interface {
+	VisitCreateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringEvent201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringEvent201JSONResponse struct {
+	Body    CateringEvent
+	Headers CreateCateringEvent201ResponseHeaders
+}
+
+func (response CreateCateringEvent201JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringEvent400JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringEvent401JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringEvent403JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringEvent404JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringEvent406JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringEvent409JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringEvent413JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringEvent415JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringEvent422JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringEvent503JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringEventResponseObject interface {
+	VisitGetCateringEventResponse(w http.ResponseWriter) error
+}
+
+type GetCateringEvent200JSONResponse CateringEvent
+
+func (response GetCateringEvent200JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringEvent400JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringEvent401JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringEvent403JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringEvent404JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringEvent406JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringEvent503JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringEventJSONRequestBody
+}
+
+type UpdateCateringEventResponseObject interface {
+	VisitUpdateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringEvent200JSONResponse CateringEvent
+
+func (response UpdateCateringEvent200JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringEvent400JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringEvent401JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringEvent403JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringEvent404JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringEvent406JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringEvent409JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringEvent413JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringEvent415JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringEvent503JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoicesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringInvoicesParams
+}
+
+type ListCateringInvoicesResponseObject interface {
+	VisitListCateringInvoicesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringInvoices200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringInvoices200JSONResponse struct {
+	Body    []Invoice
+	Headers ListCateringInvoices200ResponseHeaders
+}
+
+func (response ListCateringInvoices200JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringInvoices400JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringInvoices401JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringInvoices403JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringInvoices404JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringInvoices406JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringInvoices503JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringInvoiceParams
+	Body   *CreateCateringInvoiceJSONRequestBody
+}
+
+type CreateCateringInvoiceResponseObject interface {
+	VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringInvoice201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringInvoice201JSONResponse struct {
+	Body    Invoice
+	Headers CreateCateringInvoice201ResponseHeaders
+}
+
+func (response CreateCateringInvoice201JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringInvoice400JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringInvoice401JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringInvoice403JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringInvoice404JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringInvoice406JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringInvoice409JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringInvoice413JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringInvoice415JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringInvoice422JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringInvoice503JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoiceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringInvoiceResponseObject interface {
+	VisitGetCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetCateringInvoice200JSONResponse Invoice
+
+func (response GetCateringInvoice200JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringInvoice400JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringInvoice401JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringInvoice403JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringInvoice404JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringInvoice406JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringInvoice503JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPaymentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RecordCateringPaymentParams
+	Body   *RecordCateringPaymentJSONRequestBody
+}
+
+type RecordCateringPaymentResponseObject interface {
+	VisitRecordCateringPaymentResponse(w http.ResponseWriter) error
+}
+
+type RecordCateringPayment201ResponseHeaders struct {
+	Location *string
+}
+
+type RecordCateringPayment201JSONResponse struct {
+	Body    Invoice
+	Headers RecordCateringPayment201ResponseHeaders
+}
+
+func (response RecordCateringPayment201JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RecordCateringPayment400JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RecordCateringPayment401JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RecordCateringPayment403JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RecordCateringPayment404JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RecordCateringPayment406JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RecordCateringPayment409JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RecordCateringPayment413JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RecordCateringPayment415JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RecordCateringPayment422JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RecordCateringPayment503JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringInvoiceParams
+}
+
+type ShareCateringInvoiceResponseObject interface {
+	VisitShareCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringInvoice200JSONResponse ShareLink
+
+func (response ShareCateringInvoice200JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringInvoice400JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringInvoice401JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringInvoice403JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringInvoice404JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringInvoice406JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringInvoice409JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringInvoice422JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringInvoice503JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params VoidCateringInvoiceParams
+}
+
+type VoidCateringInvoiceResponseObject interface {
+	VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type VoidCateringInvoice200JSONResponse Invoice
+
+func (response VoidCateringInvoice200JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response VoidCateringInvoice400JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response VoidCateringInvoice401JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response VoidCateringInvoice403JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response VoidCateringInvoice404JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response VoidCateringInvoice406JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response VoidCateringInvoice409JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response VoidCateringInvoice422JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VoidCateringInvoice503JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringQuotesParams
+}
+
+type ListCateringQuotesResponseObject interface {
+	VisitListCateringQuotesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringQuotes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringQuotes200JSONResponse struct {
+	Body    []Quote
+	Headers ListCateringQuotes200ResponseHeaders
+}
+
+func (response ListCateringQuotes200JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringQuotes400JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringQuotes401JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringQuotes403JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringQuotes404JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringQuotes406JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringQuotes503JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringQuoteParams
+	Body   *CreateCateringQuoteJSONRequestBody
+}
+
+type CreateCateringQuoteResponseObject interface {
+	VisitCreateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringQuote201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringQuote201JSONResponse struct {
+	Body    Quote
+	Headers CreateCateringQuote201ResponseHeaders
+}
+
+func (response CreateCateringQuote201JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringQuote400JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringQuote401JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringQuote403JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringQuote404JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringQuote406JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringQuote409JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringQuote413JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringQuote415JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringQuote422JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringQuote503JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringQuoteResponseObject interface {
+	VisitGetCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetCateringQuote200JSONResponse Quote
+
+func (response GetCateringQuote200JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringQuote400JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringQuote401JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringQuote403JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringQuote404JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringQuote406JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringQuote503JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringQuoteJSONRequestBody
+}
+
+type UpdateCateringQuoteResponseObject interface {
+	VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringQuote200JSONResponse Quote
+
+func (response UpdateCateringQuote200JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringQuote400JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringQuote401JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringQuote403JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringQuote404JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringQuote406JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringQuote409JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringQuote413JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringQuote415JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringQuote503JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AcceptCateringQuoteParams
+	Body   *AcceptCateringQuoteJSONRequestBody
+}
+
+type AcceptCateringQuoteResponseObject interface {
+	VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptCateringQuote200JSONResponse Quote
+
+func (response AcceptCateringQuote200JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptCateringQuote400JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcceptCateringQuote401JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcceptCateringQuote403JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptCateringQuote404JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptCateringQuote406JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptCateringQuote409JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptCateringQuote413JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptCateringQuote415JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptCateringQuote422JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptCateringQuote503JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params DeclineCateringQuoteParams
+}
+
+type DeclineCateringQuoteResponseObject interface {
+	VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type DeclineCateringQuote200JSONResponse Quote
+
+func (response DeclineCateringQuote200JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeclineCateringQuote400JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeclineCateringQuote401JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeclineCateringQuote403JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeclineCateringQuote404JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeclineCateringQuote406JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeclineCateringQuote409JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response DeclineCateringQuote422JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeclineCateringQuote503JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringQuoteParams
+}
+
+type ShareCateringQuoteResponseObject interface {
+	VisitShareCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringQuote200JSONResponse ShareLink
+
+func (response ShareCateringQuote200JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringQuote400JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringQuote401JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringQuote403JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringQuote404JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringQuote406JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringQuote409JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringQuote422JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringQuote503JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -16031,6 +21475,1043 @@ func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type ListSurveysRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSurveysParams
+}
+
+type ListSurveysResponseObject interface {
+	VisitListSurveysResponse(w http.ResponseWriter) error
+}
+
+type ListSurveys200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSurveys200JSONResponse struct {
+	Body    []Survey
+	Headers ListSurveys200ResponseHeaders
+}
+
+func (response ListSurveys200JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSurveys400JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSurveys401JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSurveys403JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSurveys404JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSurveys406JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSurveys503JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSurveyParams
+	Body   *CreateSurveyJSONRequestBody
+}
+
+type CreateSurveyResponseObject interface {
+	VisitCreateSurveyResponse(w http.ResponseWriter) error
+}
+
+type CreateSurvey201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurvey201JSONResponse struct {
+	Body    Survey
+	Headers CreateSurvey201ResponseHeaders
+}
+
+func (response CreateSurvey201JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurvey400JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurvey401JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurvey403JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurvey404JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurvey406JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurvey409JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurvey413JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurvey415JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurvey422JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurvey503JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSurveyResponseObject interface {
+	VisitGetSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetSurvey200JSONResponse Survey
+
+func (response GetSurvey200JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurvey400JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurvey401JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurvey403JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurvey404JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurvey406JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurvey503JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateSurveyJSONRequestBody
+}
+
+type UpdateSurveyResponseObject interface {
+	VisitUpdateSurveyResponse(w http.ResponseWriter) error
+}
+
+type UpdateSurvey200JSONResponse Survey
+
+func (response UpdateSurvey200JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSurvey400JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSurvey401JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSurvey403JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSurvey404JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSurvey406JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSurvey409JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSurvey413JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSurvey415JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSurvey503JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateSurveyInvitationsParams
+	Body   *CreateSurveyInvitationsJSONRequestBody
+}
+
+type CreateSurveyInvitationsResponseObject interface {
+	VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error
+}
+
+type CreateSurveyInvitations201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurveyInvitations201JSONResponse struct {
+	Body    []SurveyInvitation
+	Headers CreateSurveyInvitations201ResponseHeaders
+}
+
+func (response CreateSurveyInvitations201JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurveyInvitations400JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurveyInvitations401JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurveyInvitations403JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurveyInvitations404JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurveyInvitations406JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurveyInvitations409JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurveyInvitations413JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurveyInvitations415JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurveyInvitations422JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurveyInvitations503JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResultsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetSurveyResultsParams
+}
+
+type GetSurveyResultsResponseObject interface {
+	VisitGetSurveyResultsResponse(w http.ResponseWriter) error
+}
+
+type GetSurveyResults200ResponseHeaders struct {
+	Link *string
+}
+
+type GetSurveyResults200JSONResponse struct {
+	Body    SurveyResults
+	Headers GetSurveyResults200ResponseHeaders
+}
+
+func (response GetSurveyResults200JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurveyResults400JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurveyResults401JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurveyResults403JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurveyResults404JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurveyResults406JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurveyResults503JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareSurveyParams
+}
+
+type ShareSurveyResponseObject interface {
+	VisitShareSurveyResponse(w http.ResponseWriter) error
+}
+
+type ShareSurvey200JSONResponse ShareLink
+
+func (response ShareSurvey200JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareSurvey400JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareSurvey401JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareSurvey403JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareSurvey404JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareSurvey406JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareSurvey409JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareSurvey422JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareSurvey503JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -17325,6 +23806,424 @@ func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type GetSharedInvoiceRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedInvoiceResponseObject interface {
+	VisitGetSharedInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetSharedInvoice200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedInvoice200JSONResponse struct {
+	Body    SharedInvoice
+	Headers GetSharedInvoice200ResponseHeaders
+}
+
+func (response GetSharedInvoice200JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedInvoice400JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedInvoice404JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedInvoice406JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedInvoice429JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedInvoice503JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuoteRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedQuoteResponseObject interface {
+	VisitGetSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers GetSharedQuote200ResponseHeaders
+}
+
+func (response GetSharedQuote200JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedQuote400JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedQuote404JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedQuote406JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedQuote429JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedQuote503JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuoteRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params AcceptSharedQuoteParams
+	Body   *AcceptSharedQuoteJSONRequestBody
+}
+
+type AcceptSharedQuoteResponseObject interface {
+	VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type AcceptSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers AcceptSharedQuote200ResponseHeaders
+}
+
+func (response AcceptSharedQuote200JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptSharedQuote400JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptSharedQuote404JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptSharedQuote406JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptSharedQuote409JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptSharedQuote413JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptSharedQuote415JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptSharedQuote422JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AcceptSharedQuote429JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptSharedQuote503JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Params CreateSupportInquiryParams
 	Body   *CreateSupportInquiryJSONRequestBody
@@ -17492,6 +24391,334 @@ func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type GetPublicSurveyRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetPublicSurveyResponseObject interface {
+	VisitGetPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetPublicSurvey200JSONResponse struct {
+	Body    PublicSurvey
+	Headers GetPublicSurvey200ResponseHeaders
+}
+
+func (response GetPublicSurvey200JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPublicSurvey400JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPublicSurvey404JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPublicSurvey406JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetPublicSurvey410JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPublicSurvey429JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPublicSurvey503JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurveyRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params SubmitPublicSurveyParams
+	Body   *SubmitPublicSurveyJSONRequestBody
+}
+
+type SubmitPublicSurveyResponseObject interface {
+	VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type SubmitPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type SubmitPublicSurvey200JSONResponse struct {
+	Body    SurveyReceipt
+	Headers SubmitPublicSurvey200ResponseHeaders
+}
+
+func (response SubmitPublicSurvey200JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitPublicSurvey400JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitPublicSurvey404JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitPublicSurvey406JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response SubmitPublicSurvey409JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response SubmitPublicSurvey410JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SubmitPublicSurvey413JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SubmitPublicSurvey415JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitPublicSurvey422JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SubmitPublicSurvey429JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitPublicSurvey503JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -17569,6 +24796,66 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx context.Context, request ListCateringClientsRequestObject) (ListCateringClientsResponseObject, error)
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx context.Context, request CreateCateringClientRequestObject) (CreateCateringClientResponseObject, error)
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx context.Context, request UpdateCateringClientRequestObject) (UpdateCateringClientResponseObject, error)
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx context.Context, request ListCateringEventsRequestObject) (ListCateringEventsResponseObject, error)
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx context.Context, request CreateCateringEventRequestObject) (CreateCateringEventResponseObject, error)
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx context.Context, request GetCateringEventRequestObject) (GetCateringEventResponseObject, error)
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx context.Context, request UpdateCateringEventRequestObject) (UpdateCateringEventResponseObject, error)
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx context.Context, request ListCateringInvoicesRequestObject) (ListCateringInvoicesResponseObject, error)
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx context.Context, request CreateCateringInvoiceRequestObject) (CreateCateringInvoiceResponseObject, error)
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx context.Context, request GetCateringInvoiceRequestObject) (GetCateringInvoiceResponseObject, error)
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx context.Context, request RecordCateringPaymentRequestObject) (RecordCateringPaymentResponseObject, error)
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx context.Context, request ShareCateringInvoiceRequestObject) (ShareCateringInvoiceResponseObject, error)
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx context.Context, request VoidCateringInvoiceRequestObject) (VoidCateringInvoiceResponseObject, error)
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx context.Context, request ListCateringQuotesRequestObject) (ListCateringQuotesResponseObject, error)
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx context.Context, request CreateCateringQuoteRequestObject) (CreateCateringQuoteResponseObject, error)
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx context.Context, request GetCateringQuoteRequestObject) (GetCateringQuoteResponseObject, error)
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx context.Context, request UpdateCateringQuoteRequestObject) (UpdateCateringQuoteResponseObject, error)
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx context.Context, request AcceptCateringQuoteRequestObject) (AcceptCateringQuoteResponseObject, error)
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx context.Context, request DeclineCateringQuoteRequestObject) (DeclineCateringQuoteResponseObject, error)
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx context.Context, request ShareCateringQuoteRequestObject) (ShareCateringQuoteResponseObject, error)
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
@@ -17665,6 +24952,27 @@ type StrictServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx context.Context, request ListSurveysRequestObject) (ListSurveysResponseObject, error)
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx context.Context, request CreateSurveyRequestObject) (CreateSurveyResponseObject, error)
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx context.Context, request GetSurveyRequestObject) (GetSurveyResponseObject, error)
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx context.Context, request UpdateSurveyRequestObject) (UpdateSurveyResponseObject, error)
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx context.Context, request CreateSurveyInvitationsRequestObject) (CreateSurveyInvitationsResponseObject, error)
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx context.Context, request GetSurveyResultsRequestObject) (GetSurveyResultsResponseObject, error)
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx context.Context, request ShareSurveyRequestObject) (ShareSurveyResponseObject, error)
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -17692,9 +25000,24 @@ type StrictServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx context.Context, request GetSharedInvoiceRequestObject) (GetSharedInvoiceResponseObject, error)
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx context.Context, request GetSharedQuoteRequestObject) (GetSharedQuoteResponseObject, error)
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx context.Context, request AcceptSharedQuoteRequestObject) (AcceptSharedQuoteResponseObject, error)
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx context.Context, request CreateSupportInquiryRequestObject) (CreateSupportInquiryResponseObject, error)
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx context.Context, request GetPublicSurveyRequestObject) (GetPublicSurveyResponseObject, error)
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx context.Context, request SubmitPublicSurveyRequestObject) (SubmitPublicSurveyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -18587,6 +25910,739 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 		return err
 	} else if validResponse, ok := response.(ListAuditLogResponseObject); ok {
 		return validResponse.VisitListAuditLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringClients operation middleware
+func (sh *strictHandler) ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error {
+	var request ListCateringClientsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringClients(ctx.Request().Context(), request.(ListCateringClientsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringClients")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringClientsResponseObject); ok {
+		return validResponse.VisitListCateringClientsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringClient operation middleware
+func (sh *strictHandler) CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error {
+	var request CreateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringClient(ctx.Request().Context(), request.(CreateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringClientResponseObject); ok {
+		return validResponse.VisitCreateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringClient operation middleware
+func (sh *strictHandler) UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringClient(ctx.Request().Context(), request.(UpdateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringClientResponseObject); ok {
+		return validResponse.VisitUpdateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringEvents operation middleware
+func (sh *strictHandler) ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error {
+	var request ListCateringEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringEvents(ctx.Request().Context(), request.(ListCateringEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringEventsResponseObject); ok {
+		return validResponse.VisitListCateringEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringEvent operation middleware
+func (sh *strictHandler) CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error {
+	var request CreateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringEvent(ctx.Request().Context(), request.(CreateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringEventResponseObject); ok {
+		return validResponse.VisitCreateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringEvent operation middleware
+func (sh *strictHandler) GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringEvent(ctx.Request().Context(), request.(GetCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringEventResponseObject); ok {
+		return validResponse.VisitGetCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringEvent operation middleware
+func (sh *strictHandler) UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringEvent(ctx.Request().Context(), request.(UpdateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringEventResponseObject); ok {
+		return validResponse.VisitUpdateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringInvoices operation middleware
+func (sh *strictHandler) ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error {
+	var request ListCateringInvoicesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringInvoices(ctx.Request().Context(), request.(ListCateringInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringInvoicesResponseObject); ok {
+		return validResponse.VisitListCateringInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringInvoice operation middleware
+func (sh *strictHandler) CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error {
+	var request CreateCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringInvoice(ctx.Request().Context(), request.(CreateCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringInvoiceResponseObject); ok {
+		return validResponse.VisitCreateCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringInvoice operation middleware
+func (sh *strictHandler) GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringInvoice(ctx.Request().Context(), request.(GetCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringInvoiceResponseObject); ok {
+		return validResponse.VisitGetCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RecordCateringPayment operation middleware
+func (sh *strictHandler) RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error {
+	var request RecordCateringPaymentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body RecordCateringPaymentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RecordCateringPayment(ctx.Request().Context(), request.(RecordCateringPaymentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RecordCateringPayment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RecordCateringPaymentResponseObject); ok {
+		return validResponse.VisitRecordCateringPaymentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringInvoice operation middleware
+func (sh *strictHandler) ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error {
+	var request ShareCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringInvoice(ctx.Request().Context(), request.(ShareCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringInvoiceResponseObject); ok {
+		return validResponse.VisitShareCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VoidCateringInvoice operation middleware
+func (sh *strictHandler) VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error {
+	var request VoidCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VoidCateringInvoice(ctx.Request().Context(), request.(VoidCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VoidCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VoidCateringInvoiceResponseObject); ok {
+		return validResponse.VisitVoidCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringQuotes operation middleware
+func (sh *strictHandler) ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error {
+	var request ListCateringQuotesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringQuotes(ctx.Request().Context(), request.(ListCateringQuotesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringQuotes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringQuotesResponseObject); ok {
+		return validResponse.VisitListCateringQuotesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringQuote operation middleware
+func (sh *strictHandler) CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error {
+	var request CreateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringQuote(ctx.Request().Context(), request.(CreateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringQuoteResponseObject); ok {
+		return validResponse.VisitCreateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringQuote operation middleware
+func (sh *strictHandler) GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringQuote(ctx.Request().Context(), request.(GetCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringQuoteResponseObject); ok {
+		return validResponse.VisitGetCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringQuote operation middleware
+func (sh *strictHandler) UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringQuote(ctx.Request().Context(), request.(UpdateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringQuoteResponseObject); ok {
+		return validResponse.VisitUpdateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptCateringQuote operation middleware
+func (sh *strictHandler) AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error {
+	var request AcceptCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body AcceptCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptCateringQuote(ctx.Request().Context(), request.(AcceptCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptCateringQuoteResponseObject); ok {
+		return validResponse.VisitAcceptCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeclineCateringQuote operation middleware
+func (sh *strictHandler) DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error {
+	var request DeclineCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeclineCateringQuote(ctx.Request().Context(), request.(DeclineCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeclineCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeclineCateringQuoteResponseObject); ok {
+		return validResponse.VisitDeclineCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringQuote operation middleware
+func (sh *strictHandler) ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error {
+	var request ShareCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringQuote(ctx.Request().Context(), request.(ShareCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringQuoteResponseObject); ok {
+		return validResponse.VisitShareCateringQuoteResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -19662,6 +27718,260 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 	return nil
 }
 
+// ListSurveys operation middleware
+func (sh *strictHandler) ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error {
+	var request ListSurveysRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSurveys(ctx.Request().Context(), request.(ListSurveysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSurveys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSurveysResponseObject); ok {
+		return validResponse.VisitListSurveysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurvey operation middleware
+func (sh *strictHandler) CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error {
+	var request CreateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurvey(ctx.Request().Context(), request.(CreateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyResponseObject); ok {
+		return validResponse.VisitCreateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurvey operation middleware
+func (sh *strictHandler) GetSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurvey(ctx.Request().Context(), request.(GetSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResponseObject); ok {
+		return validResponse.VisitGetSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSurvey operation middleware
+func (sh *strictHandler) UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSurvey(ctx.Request().Context(), request.(UpdateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSurveyResponseObject); ok {
+		return validResponse.VisitUpdateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurveyInvitations operation middleware
+func (sh *strictHandler) CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error {
+	var request CreateSurveyInvitationsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateSurveyInvitationsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurveyInvitations(ctx.Request().Context(), request.(CreateSurveyInvitationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurveyInvitations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyInvitationsResponseObject); ok {
+		return validResponse.VisitCreateSurveyInvitationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurveyResults operation middleware
+func (sh *strictHandler) GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error {
+	var request GetSurveyResultsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurveyResults(ctx.Request().Context(), request.(GetSurveyResultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurveyResults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResultsResponseObject); ok {
+		return validResponse.VisitGetSurveyResultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareSurvey operation middleware
+func (sh *strictHandler) ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error {
+	var request ShareSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareSurvey(ctx.Request().Context(), request.(ShareSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareSurveyResponseObject); ok {
+		return validResponse.VisitShareSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTags operation middleware
 func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 	var request ListTagsRequestObject
@@ -19965,6 +28275,105 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, param
 	return nil
 }
 
+// GetSharedInvoice operation middleware
+func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedInvoiceRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedInvoice(ctx.Request().Context(), request.(GetSharedInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedInvoiceResponseObject); ok {
+		return validResponse.VisitGetSharedInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSharedQuote operation middleware
+func (sh *strictHandler) GetSharedQuote(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedQuoteRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedQuote(ctx.Request().Context(), request.(GetSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedQuoteResponseObject); ok {
+		return validResponse.VisitGetSharedQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptSharedQuote operation middleware
+func (sh *strictHandler) AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error {
+	var request AcceptSharedQuoteRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body AcceptSharedQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptSharedQuote(ctx.Request().Context(), request.(AcceptSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptSharedQuoteResponseObject); ok {
+		return validResponse.VisitAcceptSharedQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreateSupportInquiry operation middleware
 func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error {
 	var request CreateSupportInquiryRequestObject
@@ -20013,837 +28422,1121 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 	return nil
 }
 
+// GetPublicSurvey operation middleware
+func (sh *strictHandler) GetPublicSurvey(ctx echo.Context, token CapabilityToken) error {
+	var request GetPublicSurveyRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPublicSurvey(ctx.Request().Context(), request.(GetPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPublicSurveyResponseObject); ok {
+		return validResponse.VisitGetPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPublicSurvey operation middleware
+func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error {
+	var request SubmitPublicSurveyRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body SubmitPublicSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPublicSurvey(ctx.Request().Context(), request.(SubmitPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPublicSurveyResponseObject); ok {
+		return validResponse.VisitSubmitPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUhs5tyj8KirvXRX4y3ZsAyGQ2nUOATIw4TZAJnMh2HK3bGtoSx5JDfEM+Wq/w3mH82D7Sf7SWlK3",
-	"ut2+QDLznXP291V9Gdyt1mVpaWnd15+1SI4nUjBhdG33zxr7TMeThMHfewlTxv5xT5OU2T94XNuttdo7",
-	"ncEG3Wy0Wq1WY9v+89r+08r+x9q1eu2OC9taM6Gl6srBIOGC1eq1MdOaDlltt3YFr8iQGvZAp+Sm9pEm",
-	"dw0uyETJPtM3NTKimghpSJ8xQUaMqpgMlBwTzUXESHtzt9Wp1WtywgSL90xtt9ZpdV41WhuNVue609pt",
-	"d3ZbrV9q9ZpiWib32EakSZI/eTv1TzS7Z4qbaW239kCV4GJYq9c0N+x4tUVTatsbalJd24U52d9p/zcW",
-	"mSfALrKwM9OJBVDM7nnEal++fKnjZuhgN37913b8s7bj05d6bZ8JncJ+6HQ8pspO9FwwMqGGM2EIF2Qk",
-	"U21BnG8YjcfcmFngtDd3O1sOODRJmBoyoWu7v9YmjIrU6Non/5zbo2l7mtMqooYNJcxmIGVcq9ciGdvJ",
-	"b7/q7Gx1Wq3Xds/pZIKwrt3LiPbTxM7f7gKNDJfY6Z6gk9E0oZ+5rtVrR/yewQDBvsCfLAQzdmyfTLVh",
-	"Y4tU+9cWgOyzXfEFzLP2pV6cf3HasUqHwbRbr9qvy1O7pHpUmstYxkxRU5iNkKZLJ5OER7SfsHBWlz+d",
-	"nV+ehhMTPOJJwkXty6d6rc8scuzV6rWYGnY+eMuVGdV2a+2d161Ga7PRtmgec2bOVcwUboidb/5Xbbe2",
-	"v3907prBpCMpNNeGCdONqOrL0TSGCX+avx8L4Hp4cbx/cHwYAHc/65/sB/2T9utWi9xFNAG4u8l1vjvb",
-	"CyeXyIeuljFPx99sPh0yVHRMXK8WrEtBUS/NY9Uzul2r17jQRqU5jpxJEkkRMWFs1zHRD4zhEZF20yrP",
-	"4IalUfYMThIaMQW7e5aO+0zlVElZGnDBFJcxjPO2Vq+d1Oq1A0BImarIwpfGBuGlTE7kPBnhzDwPHkxE",
-	"MhWGqeMnEP5BQocwCh7XLp686RPg228DfI+AnO0albJ6bayEPRCtVmdjc+uV3QBBx8AjDOiYJxZ1Ds4P",
-	"a/XakN8z2/T7vTP7c8zjOLFQ+OHD8dlZ7Uu9pqS0CLQJh0qzz7Xd2rtnkPpUcLuhmx/t3xN7bhfsMFJw",
-	"xWyrIgnfI4I9EJ32daT4xGITeeBmRLjRRLNIMVMneiQfBLHIlRP3P2uWPt1n8Imw8/IUWju7rZYj9Owe",
-	"ma5fa9Te7U33Cax9KORg0IxZxGMW260aUJ6kiu3b/a/ttupPuvsTqs0BS/g9U9McHe3TK3eiPXbbBdob",
-	"d6RZ1P3p9437nes/LjfFyeR19DFuD470q+H3dGN6yFrpe35utu62fxh3Pv/Yt0BXSW23NjJmondfvhxJ",
-	"eaebI4vN6p6zh8YdN9GICd10HOZLLVNd+5Lvw7G454ZaiFftCM/e5vth5B3c6tkWrAD0SLGYCcNpApBX",
-	"AFw2ptxOXtPx/1wwZbtnnydcMV0cYacwwlMYC1iVo7TZJ1v9V1FjO37NGjuDVruBB+z1Du1HFjeUhOMz",
-	"poIOmcoOCqxmpaPyqV5DwO3a4bs70Q+d/k/b4/eTTX3dvv/ltbjcePj5FTtq/XayRd/FneEHfv779k93",
-	"sFcHiJFXiKCljRKETiZK3rOYKGYhGO6Nw+WZM7m1u+kh55qsCg3mPtFcijNpLFQupKFa83RMOmRo6f+A",
-	"qzGLEWUEm4yUTORw2gyvb0Cc8uV9eXi2dxJekIoJmhQJMv6Y+CGfeXGenO/DSO7WvLTjkM5wTM4o/Od9",
-	"8apYbR5fcXEuuCA3drc8k1pxQdbOLw8aOzvtdq3imgzvRug+vB1LNDo7SYX7Mtix46esbrW28U6t8k5D",
-	"tMJNseMjJsVTPRnRIafE7lqq2BsySRjVzKMcyXaDJHzMjUU4JxgcP+HOfba4488hijxzZI6t3baHdNZo",
-	"dUqE1ADuFM50mWTH+IbFBG65OqHE3mAsJlKwuv2H/J6yFGYYiEfGsPHEhIJhnCqg+qfZJcWUkhk/Br1b",
-	"yl26Md2bVYG9sTqmDGxbnPsMRFu7m17EtVthUSdbpQ5uWhCAwrWWe2nvtlrNjTYQxQAAr1utdgaAmuFj",
-	"JlND6MAwRV7rWg6OMkPxJGB0ngCMzkJgtEvAQBQIgNFaCgmLoc1WZwYS23MQ4atW3n7CytsLV94qrTw7",
-	"D8HiO61N4EMPQK1wwrUpn6IHmiR9SVVMqIgJJWMmUgIPCscmojo7L0CAhrYjqSy5cQxVLaEi1hGdgBg8",
-	"kg9enYTcqn1yREUsB4P8GX4Lt85Q8cTeOpqmKLGaERvDuqi6s7R5Bc5rVUq8lSursvV3+3Lk+NgrxsQM",
-	"xNu7Gx7XUAypHUlDEi5YDkMgwdxugVsg/qqa8qbfvafKINVyRw4FkMArdyum0wuqshfFzZtIZRTlJtu7",
-	"THeSb9+F4hHLnvj9SfhwZJZsUOeJG/Qq3yCLkF0P3XB3cBVuL05kvz8tIq/fiQFNdGErnCDy7QCPq4OD",
-	"dnjvtdz5Ibt+kHhF6TqRScy0IQOutCndS/PROqaGgvhnD9Sqc16kkP0Gis8v8+nhKpvMWq2W3WSphiuO",
-	"2WqjUm+WErY7uxut5lYIKc+zF/mUp3J38caTeaq4k8vWq37S/hrgz3Ilq4L/9ZPBbxH8WAyZNnvxmJtZ",
-	"0Swec60z+TnTJrurBZhb4MzJmmbDsT0RRLMJRe1Zf2qlcIuhej2U6nLrwenV0ePtP25ubtJWq/Pq8fDi",
-	"eP/xaO/y7fnlj8eHH2/bzU7z9War2W5vbmy1mu1me6PZvj2+On+8Ov9whf9YzGlttDqt1xutdqfRetVq",
-	"PT7uHVzf7rXat3sH1929Vvvx9Oo7WPHjxWOnudVsPz4+7p08nh0+Pn44O94/PzgkH67fNV7fiMMfzx7t",
-	"B2GvtsPH769Oj6+PbvHf78+PzoImna1W60ZcHB88th8fM0ng9vb26HQfV1a5kGYbXx5fnd+eXv6j3dlo",
-	"bG41LK98e3t7dbV3e3X1+Hhwfnj7/d7Z4S2ovm5vb29PHh/bO69brc125/Hd4+Nju7NBTveOz8jV9e3t",
-	"1eHe9fXJ4e3Hvdud1+3W5u2Hq73Hx7VO69X61tZWo9WGxZw+Pv5owQETvREXP7Yf24/Hj5sfbzfbnds9",
-	"O+/b21vb6e3m4yGOsXm7d319eHZwu3dyvG+fnR4ePNpXla+Pz4IRHuf9rwzCvRM7kXd7t++kjAneWNPb",
-	"o5PtVruz/ZgZI27RJHB7tX/9ePXj7RWoKF2z14+BCeIfYIDAfjuPB3u3ByodzvbbetW2fXpt/i0q+h9P",
-	"zx8vqR7diPODq8eDx7f/OPnHweP+/tH57VKt+a3XbP+j893Z3m1Bq529e6zWNt+Ip1OP7BhfMp0mMyxh",
-	"n5poROSADGSqiDt+OjySEyUjprW9XTfBsJYmBnUbMTOg50JdJRJgZ5ACg4swSiYwVX/Ias/UOc9K0kBa",
-	"Mo2rZ8CeKBF/qddkaiIJXAVYdmDmTk/gKAXcRPlSK5bVyWa4tbVllwk6C8WoBpjEXEcjqoaMDKQiqbgT",
-	"8kGQ08szkjcvzETfcafVKcxkY/lMCuO694THxL9G86oZcUuLRczFkDiDFmhCLeke0Ign3EzJA9WEJorR",
-	"eEpyHChMNE7xW7YMaNmcTq+OGh1icQAGt3ChkWFKE6oYgRtFDIuDKPYbi0wIDns5fanXTkH3tQ8KtiJS",
-	"JzLy+pVIxoyglgyWp1jDbTQxkpiRYpmJtYD1ZXsiqvFOzw9WtMKhEm1ADSjbLQdYJWi0dnIjtuPfQDu1",
-	"QDTZzEUTXFaFHiZjJgP94YrqYBlFqVJMAO/f3swOld4bDHAbdjcAxxCI1xJ+r66PPJUxH1joF6AF28lQ",
-	"71fcSkvtGjqSdv8saLjhtKyjn6+Ap4IuUcD/JrlYLGc6oWNPUPKdHLM/vpHOPNVlErhMO4YA0k+E0K//",
-	"bUD0CWAk0rdWJrxCRUkRVLnISKgh7dbu5pajFYaPWZ30mXlgTJC+YvRuQLUBkpGkIhoVaQPqOtDRIJe+",
-	"Y9TN5EACgwL4eCC5/ptk868VvOeJ2V/qtVGm1LGLt+8KC/qzxqA7sIzmPXkIgobevrYUDGYqLpQcKqZ1",
-	"Jrpzw8bQ/ReQWGyffUVFjGxGhILQv73b2jlsvbUSm+Jue/+t/a6zs7Ftu/U6mwytyXuH1vbtRMk4dQwL",
-	"GBKYumfqmo9ZiZC+2t3cCjQ3T/DyASWCm8Up5cKPb+kgH7M/pIDzMmaKR/Tl/ohHdCjRL+sUWbBr5a7O",
-	"omrBM2iWYzMjRgw0Kxz2av7kKQpYLmL2ubbbruJqqrgURR+WCmzVYlk7l8g2vCTW8ZLYjXJyUzY+yk23",
-	"p5ePj5fnh7eXx/tHe5cHN8pLKVuHt1vt1u3bp3JftnnE+H21ib+deZn9njKN7OXmoB116A5r9bfjjWiL",
-	"vmavBu24E4G+BRirvZyvcu4s+bt3jseyOJpB6Bn6wQr28Amc+FM00w4lWpWseAUL/Qzj1POxaHXhPkOp",
-	"kigOKOXl6VCIznHLS8D/byCLU/CcsYeD7IKqtBTUiWJDy+Aqx0ALaciUGeI0riEn9t/RbFBQTC80Evz1",
-	"qmlnE/hSr53jxVlQ2Ek1pIL/gZKeFODxcqEkMYrTJNzHJ1+33w7qQJcW3N7gKAD+PANGTaoYujtNePeO",
-	"Te3rB9YHTyFL9RIueARLA2VBN+EaHfbAhK5RdXyPnFRn64u9msHvYKKkPS4WLIciDn1zNhutdmFZ0MhK",
-	"rICscH9fuO2eZ3nD/X+TOxwRK4w7D7BkSkboAhv4uWQM5L/O1/+hRji3SdfODUrLVHdjdt/9+W7j/uz1",
-	"74td3n76/ZeH7X4tx51qiowLCxAJ1e6eIyQWO4iRhJtZmoz/rbJyegdVJ51f037CSLtjcZISdPAk6A3u",
-	"NPzTJtlPGBUoEqC2f5jIe6aBv7JfTMkkoYY1gdk1IAZ6KYaA6JRfRl7d/+Vfhub/w3EcsBN4ulnExAAF",
-	"z3ACShhFhR4wVWIR/m+NV/hGcQpZKMDbrwsFuDz8ruhLOLQr+Gae9pfYHzmYcSwPRlrVJfD16i6BG9ft",
-	"7d2tnQUugXaeja2tV6++widw47r9eo5P4JylPstkkX2kV47UCXDDC60Bo/gUB+2xvGdj5w1eLRPSpfPY",
-	"my85Flzsc0f5gvxZpAC0vAWv8i3Ilz0zXLu9mQ+3FQ63dQjb5YjPfkK1xe7j+a3rtXuuuclQKbdBQkd/",
-	"V1TDWIkrj6QTHm90x+rrYx22vk2sA0Cp8ioITyZcBSiaVrttO2dt8kC54WIIfAGtVt4HTtxOhZq7bOcP",
-	"cods9+xfrtb/crX+f9XVeoJH6y/2tL6KqLjiFRYStNcQHVEBIgA3jBg6JNSQDUKb42ZgMClHKyEWBnfA",
-	"kBkYxDLAfZZYRJswAYprjc/HzIykBdN3wIBMKDBDL6Ua6perqAte2n5WaQqOVMHUYpYww67pMJjcJTNc",
-	"MTSPG3iTTe/g8OTw+vBZMzR0pZYx3kP2CgRy8uezbA6wOQcVdih44WwcrY3dVut5BooQWBHj95a+xzK6",
-	"e6p7Wb1m6BBN97XNo592Ln7pAANqeR7zbQwtz9SPAtS/gCbpQyECjU4mTSvZ5wFnERUvs8nDqWJaV8Sb",
-	"DRTTI6Ldy8KhiZjWXm3Apt+P+t9F/Jx//+6Xw8vrH66O9fHYTH7ZP351/Ft8d/rdaevn375Pzj8efv7l",
-	"t7Pfzq6H/GT/+xb7ac9+8/7H9g988EOTTb9P2NEeP//tcOP8+of22W8/bJ0e7OnjcTKK949fnV5HW2cH",
-	"HzpnB3sPp/sPnP509sfxb5JHnZ12ND3Wx+Ks/TO3Q+59Pr/+fnzaOWydXP/Iz8an5qzzw+YvV62tX37b",
-	"+3xyffwH9PPHcOvnj9//9sv+9zvNqJOI/vhdK/7p+yQPbzsWtd2dVssKWAALv2JlICawNe6cbUffq58f",
-	"Xvev23cXm/ok3hkc0Vfpodwa/sI74ofP2z8+1NAiDFbGlY3XPF7d92GMBvYRn+gKu/mnJ6O4VMOzRbpM",
-	"ZyOXD6JkIf9kKcGMUR3Ui47lqkoU4Bx6yqFyv/6LzfoXm/UvNuvvZ7M+wXGd5bGApwIoWUYoZgOaJobE",
-	"dEomVBW90FbQTjrfCzybzvuiVfC+yLxZAg+M1iv0wHiiw4Zv3mkVOIiYC5EjrG3/ynb3ZfVz9lyHCYRw",
-	"RQwG8IVlL6jnwHIlwPzlC60vnP/W/PnD8lbChSesoZ93eGWa5K3iQx6/0ORa0Sk5wbCTRauBkxGkRJg5",
-	"IeG7ipQIzpT6f3ROhMoQzA4EroSJEjqtza9IdRACsYIlGDGamNG0AE8MlrVLRfIXRCX935Nw4q8Hbv0J",
-	"8Niagcf/N7vijdVX3Fl1xRjRG664VV4vUxO/smYkxy+9gdwt055EKwSXDqCV+KUglDy4lF2RlAlThBq4",
-	"s8aWcN1lhCu/rpA1fL/9w2nnpx/f1r6peW07kNQ/FqfVeY64B6Km/cIl04Hf18hQsd9TPhkzYWorC4LZ",
-	"or8gSCv9dFGVImJCBcnGcLqG0IWvLBfPA+PrnN98itPnXBn++UB82hfXgaz9DFG7/i9UQ1SD48u02cOQ",
-	"95ljzLTxqROmcHKd65oiNIrYxJSss4sC5zMeI4iab7c7c8LmHZlp2hk8NWp+8wm+iZsLo+a3Voqab9kT",
-	"+0GMs3CSips0jyWh3qxRIWevGDTyd0SE4Hbk0rZzNV8puiMTklLx3HgOi5gf9Gw4R6qZIg8jSeSD0MCJ",
-	"FNzSLGlEFTS+BJopB4QKaUYgYWTI+v+8Cqg+J3DjCTPoFGZQYNWPpJ5wQxNylhrFHaP99UEbcxRXdUtG",
-	"0ZulMjCjT6O7hhw0IMPlU32cZsMx5vg7be9uZIqTf7q/06rBIn+rN9Q3cHWa78Y0Ez7yTw7v2M7d3/6u",
-	"8A4LAkZjF8V1IqMsP13MAmm4dj1i5MPliY/ycKwNUQxVhE1QrSN92629vG//FQYzUK9FIzaGJAsDqcbg",
-	"xJEq3lBswOAWCcwmRkHk5pd67ZIadsJdzoDiuj6OqLFnLWED4xf3eyoNJWvHh9fviOV76ISTXtZHb32X",
-	"9FTPMS/gU6+JssRfQPSqiEnPwOsboVkkRaxJKgxPgr65/UIbqVhcJ6w5bJLeTc27td/U3qj/6Lwx/7Hx",
-	"qtXqNSHEOoftnHYF0CyAwIVMeDSt3l85YchJvdBLYNDAbnp1Eis6MA3OzKDhmjXsfQsa1IbDrPXdG2HX",
-	"PoGPXmhiEbVOer+XgLgmFXEiqq4DMbNSu2V1Exnd6XVLAOWD8+frPeDXD1zE8uFGcEEctCsh+vt/bLx5",
-	"WAGiebslEP348eNeakb2Mozc/VGE6LnIAaqJsXhm6B0Dqg52t13Se8uoYoooRpPxf9yAm+5NrVfHW6YH",
-	"fOx/3NS4uKcJj7vgnH1T65GHERMOpIppJgzEDjvPbde6TtDUFRNpB7iXdywma5fv9smr7a3WehkIlTOp",
-	"kzlTWAgbS/GoomNmHFXZT5WWqgJCE/p7ykgEr30gOCO9Ey7uegSRx5/JiWVuZarJhA5L1IZNvwcz4vFv",
-	"xw+nv/1sTg9OzenB9x9OD+5enR7svTo9eEuPRQvMJpivDOw7jlri6IUFjennEyaGZgS8eBVBgTw7RzDB",
-	"6qME4oXDc2r3BBbRl7FF/x687RVXMZPGxnaFMMgn+7nhrDQNFGswqif0xF2Essdx9WQ9EX+hCY+Ls1pB",
-	"4Bn4yYIjQjZVHi+cXU69Ux5XEu3jmI0n0jARTd+zCop1Su+YDgkI0XTALDOmmFFTsnZlFJ/YRWk2pvaY",
-	"6vUmuWKQDCYV3KIecGxkjZIPH44PyP3mOpkwZWmJYSK2hAZu7TeEuj4zG4mmY0bu2BRdi/0DP5E19NKo",
-	"EwuSOgGMq8Pur98I2wcXpLNJRjJV2h5ZIQ1RqSB0SLnYhf5AHLM7M5FCM7KGElCd9PwV3XMd4l0ySeiU",
-	"xdg5fO9OTy+Domlcula7xG5Gr0muw4U4xjbmA7hJTbYYKvQDU/pGbHY6pMfzXenesWlXsVSzuPeGPIx4",
-	"wgpTx8+5JtrwJLELtBdknWy2dm7ETEdcdFPNemQNIa1HUplkut4k79kUczHcsYmx+1MU0NbsEyvE1S2h",
-	"g+2LEuf+HSumkStGBx+8TJiIJ5ILg6wziHFkkvYTHgUEe71J3rmriPTZQIIXDrsRWQu7Hk3WNlstu6K2",
-	"/adj/9mw/2x6shVOdR3GQ+YPCasma1ufP8NzC94dXKfFBrvWOtEywzwYDfCjTLm3Bq2ozXZY43Xc6Tc2",
-	"B9u0sUO3thsbUWfQYq/67XizM4+eBGesYQ/ZPCq4tVWvjbnwv9tV53UOg3VhxSTN/ygS7a1WNTUGvqEw",
-	"DWeNxE/G9DMfp2P7owUzwl/5fOzJtYIixi3HnFaSDov4fEyHljhY3F/L7p50kkgaAypREO4suR67jnrr",
-	"TyWOrF1NHO/Y9Cup4znK3JVsXIBzQNLD9WmmXmgSKBWevKbWnDWhFuDrVnUVUXHt3bCq1mbo8IUmE8WB",
-	"54lkzJrkhJksX4tiNLb7xhpcaCY0N/yeJdM6HL3zOjmGP07sndyqkzb8ajdvxJ6YEpwHcmp2TZYug3p8",
-	"7WFEjZWrIUTOrgKobkb27XlHl2KEa71wK9yIzVY7uDkiKkgmrsBzSHHqucLy8Q70yRVA9z5ri8AeHORX",
-	"m8vP8RUfCohknMffnMgHpiyMyYh9Jkene/uNq6O9ztYrT/QUfcjIv72j6vaQ+RzVAIPA+vfCZ51v3ogf",
-	"meKDKeGGSAtt25R9ppEh/alh2quK47qnyBOqNFwpkRxPKOwe6MWFNlQY8Agtg3Nj8Cpqs1Z/h27Fm9E2",
-	"ez3o0Ha/Fe3Er9n24BXd6m9GG3GHtQctutN/HW3Hr9jWYJNu9DtRO26x5ZyZ9vBbuCkTapHW9nT7a6ux",
-	"QxuDT3++2vzy79XHwqn3q06ElZ6fxbiByqACpZwt4esO8geXKKVqxnhIXmhUvc6d+GK1aMXEXXKWr5n4",
-	"F0gnBiwXSC5vaXyJiOzTW7lwsyBH1cvfNCpMsjVktiCQmaBRN0sMjCmoUJc74CyJrQQzxpwZea7BcWrP",
-	"jhUWoQ8CLTxHA54RPkeymx/Jx3J5qHfxo12yuC+vXEeau9lqfQkB9u+KDWq7tX97mdfQeolv9csfsxEP",
-	"YS4AvirpImMExzSxO4AyqZ2lDqbdJGfScsZDyPP1oLgxTDRrX+q1fSkGCY+etweR/zgH2Z4gNIJYKE+S",
-	"uPZQcenF2GcIzS4DZ2dl4KwEEj83nZNGtIYYAgYiWL1Pnuy4qycDYJJQ0c2ORA4FO5EBJBtLqKXCqOpF",
-	"3zey1nGCBY1G8JWLbs9qRHUzTq0AoE4Ws267rq0MrouEzseiC8qBtj/INInJUJI+m0p3wxYnH9GJZXYY",
-	"I506mShJOlt1woRhaqK4ZiQVMG0WrwNo30nV53HMxLMAO8i+DoHKtZMaiWAsRi6BxmMuiJKJZc7IiA9H",
-	"3jctAN3Gt8GtnLV7oXHINalIbrdB1kVKksiHTDTKpBoASyAVfNXRqxbxwoOYnYT8HJZEklx+7DOLA1ne",
-	"vzekICj+VUcVzmHG2DhFCcGtx82NRlQMGYgMa/Ok2nWQ4/KlovIOmMdeacG9uSu2rMyMXuQS5O9vsj0o",
-	"ypeRubwfljjbdnMVBuWd6HS+zU7MAirMB7lwSoDVZ3I/h1Cx+wMp2BvL7Vtu1TU2e+CPAHXVngNdKM2W",
-	"d5FD9Uwakr/YRazP1QpO3UJmRikj+KtvBFZcZ6ZvBR27FX1EhvahXQBkYWL5Jk3Wvr86PwMaMpbaFJQn",
-	"iKpn0ryTqYifDcABfJ3D7jzU/AhpiG9QBM3mt7qm3XGPJUMlHbAF9qT3WSLF0BJS7wlQELsBhy7oNJE0",
-	"vpbyhKrh87Bogn10jZTdBHqZ5fws0iJFdw0KwGhvfFueBUZjn6PsctP8D+Y95nHVYybMZcaDf0OW5WeZ",
-	"Krjx8x3hIkrSmJEgzU7OqgQPS2zKt2FMKrQt1bMDtShOy+mWoB3yWjmfBQC8iqj4IGhqRlLxP54JwRQ6",
-	"8MapEIaB0Qq0mDmUdYSJjJ4dNpd7gZXh3V4Z3nb1c+F9Jp0I43UloMIGjIyoUtzZA0oqlrWefdB08+zV",
-	"Cf6GZfbWiZao2aWTCbEfauZYSxBPzUjJdDjKlMeYsVenY5YN9YbgJmZX+sOIOYoASAC9Gzp0QoWjjVeo",
-	"Lnib6unqO4wpoqihfarZB0HvKU/8DRVEG4wY8Y3skrCgrUcyOy1EubghBXBOZXdZ/3E3DYYoSg5Z/1yT",
-	"oNVirmyrtWE3VReXHkxcSjKmYkomVOsHqWISjVh0pwk1M8UI3VRdX92+7aw4Radp55rYl9gVMFSuc+0n",
-	"a7fVGY+rJvwN6OfcdSnm7SJECp8GG6a9ZkZsCg1ilvA+lH5NpiSS2iTT9d0b0bMQAG6xFwKh1yTnyNTP",
-	"2aJd0qva356VE25Ez+VO7Lq8lL11MGDmnkU5pwKKUkQqbY/AmmaM9BxeB8jZs+xAKNvHwG4h7LG0k52u",
-	"gJg0y3N4rwkuSO/Stmrs2VbOcB+4qwQvZ5m6qxnfC3+FjekUz4NRnIH6KVCWLrIpfMnPbenw/Xc6vg5D",
-	"PiCCzM49kkIwFIHtbieWN4xTp1u3r8fjUkownHYJ80ozDnqFNOnBGrJR0Aap6T0XwzeBcAY7btlUOgWK",
-	"PKL3DEt8u/ygTXLJJszFEpRkUkfUK0xlfwGhmL81ZA0LzMl7MDCA/xBVBv90uGClVRH3p8BjBEt5oW9E",
-	"zGgM7m+WBllZCWDlXYch++L6LgmISiWRKCrpELrxmxtRPsxzj3A4QpnUgF+Lw5EQhW5EsLvBrtopoIyM",
-	"OGVYvGsJ0bLdrrtb3O44F0MUxqt3vVo6pwP2PFpkJEDc2y8AalwMn0qCwHHskkVSxR+E3f1nS6m2YyVo",
-	"0sWjlh+5Y/eiYK+eQfrW16P8HkE/OKJgPagvAxnYKdAKFDAma9zk/HXMwAOeC3DBtTdLlI7BH+pG6BGd",
-	"sPUcYSdUGU6TLLnlG4eosLxEDp02h6agJ4xZ6QQR7hUw11KeUjF14pd+Ftztbd51usiQ0HlGwfvEBSzK",
-	"Tqvlj9WMimXnW+wDVIVBkaTkeucOjrZk8smXdumYhK6YVRN1bV/mDUP3xUbuv7jSx6657eKfwCv8c8S4",
-	"Z0peczHjFGug1L1nocUO71sYxAOUNvrjx4+NsoPkoi0r+1M6ADrt57MJXFroIdTCgfWYwdV6dLLtPfp3",
-	"M0c9MqLgAeBqhRG4buHmszfE6dXRX6XohMG5Jg8sSRrOXtZPDRnJJAayN8rcFKy82meBirgGQNPpZCKV",
-	"YTG4wGBY17Ngl3XUBb1fF7A8B2IwUqAY3EURepkCs7317RVTLzTpOS1vwy67573rpGBFVSb44mqy1itP",
-	"s2dlnRsxo9GstE7aCyFbBaA9alPzSu+B+ZjGMYS10ORC2Z4NZA71SbiDR3/68uXBpjyxknl9xol1mdtH",
-	"bjT/1Q3/KWsm+7+xCAgxRHdU0E85ZggdarIcXeBHA1c4tcBCG++5YBiCQlDrLcCjz1JfnsVb6RTGI2vU",
-	"e9CTPEzMsYE87yDjBuCXU8eug1bGXvQaJevMU8LFY92ILA5Euz7t93Uy4Ipp0iv44zrWlOMYGhnIKJGa",
-	"af9G54u4EVHCqLLYpZiWyT2L3057RKRJsk4CPyHi3lrpGfnJIhbweAWfBR/2UhnYYGfLHE8F6yHXMqZT",
-	"0ivW5OxZ4cKlc8Y3ZEgNe6BTonliiZ+V/9utGzHmIjVMv8n2iDrTKzo39oSP3eoqru9cv5iNlwuCwVTS",
-	"5RU/uzi30ABY3YiE/57yGDUN2x30jQ2Hcd2svyEJtdyHXbUmOo1GhGrSM2wMhzVVrMs+R6nS4CN7I3qJ",
-	"NF24rrgY9uqkF1kAD9yR7yZ0olnPRW1Qfdcdc0tIe4Qqxe/zrChckYhOaJ8n3G5P2a1opsbpzC5lvh3h",
-	"ob4qAvsmi+2dKNln+qbmLiGD8suIURWjo7zm9iy0N3chTGtmNNz4PVNAoJga1nBp8ma+8Ji64BuLwHgR",
-	"uzI/8/p4O13k+QPRlr4p4eYNnIzgDFqsCEVBRxoAUbBSJzeaJQPLcZRPx9I55lmTF985QOmufOMveYz1",
-	"CifSh6uuMgI2/QIJfYDKVp/k7AhDYGBfpuYN6fEYLriYZcruOFNYIxOLaZP3Lo7tSXROEvaElQlAPT9h",
-	"+L50kMFL9FnUyTjuI0d6F1O49BJCXoPHFRdRqSmP8xh4Rw+Djc7PXg7kbI+Co1I4AwVknnsTunKPB1nd",
-	"33DfSlfILqFBRBBN3Hbi8LPgzaotf9sbAOOq3GbMJZsV+LESHa3PIE69SFaLvn6Vo9eWHNriIt+Fq+Fi",
-	"IO2Irqo0zNJOJqJJaeS87vTsWEucLYOjCAVRldCOglnIhubAxgOPXVP9DFpVQnKPEAswfRmeHt57/j9J",
-	"zgfggriIQH1E86lP+gJZLopI6gteLyVz4UHJy0f/WWPCys/ldD2flsHCRz/B+LOr/lSpV/VZJ0C+koMy",
-	"i9fMoHUVYJufoEWtWj3AG49YkI59FbwKyX3QsT2gAbUpdudeVvSF0dyzWLpHBlLGxOd98C4cVzLVJE9v",
-	"iFLuhyvy7mCPjOlvUhHBBSNrvTFP4NCyIRyfAdcj4KIilWpDI0ZFV49YkuAL0jOKsa5IjbY/XNUDOIIj",
-	"Rg0QEjlFeqLpmPXW696RKou2Pfzw8sP7GzGQqTLMMuCWF3uwtGvkMwK4wHcC9XJA2QsMZESV3U7vDCg1",
-	"a5Ke5Q4/Z3IfBXDcCCs/Y+onVPO5gHnwGnLigVF06tg6tzUWFvbn0O6nXTBs+ywcoOyOA4Ol4672Q70G",
-	"QLAHVIK9AEBQq9eGSWpgX8e2LyinEbEE42CSdMLhlUySVEeg6kuTycglj4ukEvCfSIoUrzFFH/pMwcdG",
-	"jqmxaBpxo+Byu+MPvFav9amggtoXIxnJBMvBTqS6g2T3bABveHQHs6LJZES7Q0hZOWQJNTghDVCQMu7G",
-	"U0ygbNjnIrrmK5+DsdOqMFlG9k7amZqFQiFgrHNJtSuUW3U9ZolN/vQVGpfRIXdmMqakRpWiwNvlNTry",
-	"g+mKdcQqHQJO3HMlhZ0iAGbMdQR56tFW9aliyVFlFMveSbuxQThozQacqWzBa07VyMYTMy1F5YSlQmYl",
-	"iyylymIAnPp2Xwp1RQLWbKbESAbYOWxdDkFdQTOzqiRjGTNXg3jMk3gJ3Fbjnk+piUYB9+yywRSkK6x4",
-	"MjN1l806b+iqoSy7dTIscXvrusoGL/CcOYQDXjPH2sqresJduFoJ113atxnehyaaOWW8YvcuMLSZr6Mv",
-	"ZcKoKFUVWlUiXJHBT6g2H7TvuhQqRLWxMnrEtB6kiaW3dW++RVWCY534gAiIsEo1nvbnCaC+akW+tYcT",
-	"HhGwcg1oxAgTQ7jnJkrG61WrmSg24J+LfUD1rLvtH8adz0txhGflarO+CiCq+90Mt6QSGdKYm0Nh1ByE",
-	"mJekI5MwjmN/wz4obpjPioCjXnHDSixx/qIKLjQyGMK/ihC4dJ+8wOIpBWTRrvuyeXnemexofVqw2bMw",
-	"cFGOtoG3hFsR+I5NX2j7AHvPElF43R56XTsvrSfz544Zr5RXsdzMNz54fFJE005ro9lqttsbze3VlDVZ",
-	"PdA/V1CbrCIVAaIRI9NoxOJAKKKiQi5yWPkw4tEIFYIudMFFsaO7EfStmbO3PxnR8kR3lTHA8Yxnv9Ps",
-	"1zMFlAJHDCnY10tw3NUd8qep7g9yMM9AuuOTQtXWKqx66xMVlelD5OSrRTfoEfu8LxOpkOy5rEarflJa",
-	"mv++7seeO9sPk9hZA59gD/l7FjQz4X2Xu6uIOc7ARCapHkHiFUwMFymQXrBwJhqSncYyU3AykZnvuIbw",
-	"8ioyU1x6RCfVxL4HEew9ODoOXaE6U5GqX0vBhyODnslmjmjqc5OtSqCcJdEbFufPC+VMH2qfmwiLc4T3",
-	"LyfVcxvPjeIPB3pWYP5SCgtjQ/7LxYt8ADKBudNRxcoMeEVmq3cpffISq2gYGZW8Ptdn82iBheolzOSl",
-	"g/vLFddXQfIjPqkk4z189TxgRisB07PdpYGdbrZq5G+eC29mSpgcb/Gc5p+teTn1ZpXfi0iQJTJwkuYo",
-	"wN3h/DSHPq1qYC6JDpwlsSb9qbPY50tGi23P7lbPZb+cogtdD8DVe0M88rumWXoM3/xGYHtHuuwXHr3c",
-	"Jx4Re02yRyAKOsipCVPK4qA2W60q22hAFhcTuyfZwReRm/dsipPEE12V4cXTuL+GGoWn9687nn/d8Qt2",
-	"YmuFncgO54IDF3TZXqXLrz6O807hnKvQn6pdQiG+zicItMBu+nMEhiFMPMNih1zoS39xfnVNMJPinxCu",
-	"8gUvgt56/UagGdQKNc3sfO2CN7D9k0RQKr8/9b85RMzaP3XZtk2iNOGCqumNyGzcU8g+lPnDWcYl78li",
-	"BETekbXN1uZ6SWuaGdtgKTWPuEVVYd5qZpf2qWH272NxL3nELiifZ2CLXMsmx6bdCeVgaCP+DXFvwGtn",
-	"TNUdg3rnFQrFLCF0laCQdYd53eBadx33eZJUWndm5TX8YkWbnpGGJvuYvr9SdnHjQ7s65D2xjQukZ/N1",
-	"ZytIYBcmR5qxpqDIkU2xMIFqrJ/ZpX+KeWketlRZmSrx5e+yNlUjazOE5Q+pNGzP5UFfhvO/28ZdnzUd",
-	"sd4lPnPPwnMArb203WcRdQFsUOCWRubrDwSMgJRBkTUX+ObjMrHd+krnBDr6RqckA8U3PSZ+hisfksLG",
-	"/lOPySyKLTwoRST7249KCcfxsDChU/0uwRohxe4apOczxHe9rr1XDx7GnBk8KlnmfO2rA8OdC4GfrnUD",
-	"Sszl+QLtRdcgvWI9ZugtsLm6TIreEuCb9/BbMZG93UwJ0J+SsUzNyL2TML0u1Frr7eYOc3mOMEj6D+/x",
-	"k7ES3VRYIFsCYOd+ennmY1ExD+PF8UHB3lTH0H6Mm4Evyell8QafASEYbAIIektHXpS6XhMTCcXXgjVg",
-	"eTY/weL9X+5vlguAGJ8LFzD5PDdal0zHd1JkJl0hmQaW0WhMqDBq2tgpc5WdzaVspWAP4RCLjuFZ0HTG",
-	"vFSabbHjSvKSUD522XH2ZcyeCaW52fbgkKBCyxltIJNNk+xTzepET2jEkOuPqR4xjGflQwHxPGu97bvf",
-	"G+PNCQZ7bb//4XTzopxCEZ+WxbSneSvD/CvBI2P2vtI1qpcRB7it0CabGefqpAd0At6dH1w1NuDg1YlO",
-	"J5OEjb15epLHmAOlaAZnKDg6gOEF5J+L87CHg1mF7pItAt7WQHTomlF8PGZxnaQT8Kymmq1jqJMVOnK/",
-	"Ss0gxglMz0JiKsXC1pydX5xfvl/kbrbwvvGwrxQtzySZSHVHGkSxhA8xsfPiHO4VppbQCFu5/2DRQqvq",
-	"847Gk+2JTxJIS6uCweavA/OAPfeI++INi/YMR9iHtsdikppVNxs/9Ns9C7SK0gtPlt3nGaD2spIsZW0M",
-	"WXOpljGuzx7IFxrLMGbHgKsgYRaEBnLDGjqSExavv8HkwA9cY47P3pUdKUs703tWxsXluRNncCJ39EMY",
-	"zMeRr407KZR3WdGvZj/7ZsYvxLIN/PeUHWM/RqXMcptYJ2dJyA80+uIrwCxufCkTliFsViFmxhkBQhsh",
-	"apE9hNuOd5tGQ6Z+gx44EKjRB/I4ZlB6Pkmwgd32DDLLbQj0s1t+mEt+PnzKDLVLDQlgmL/x52r4rShc",
-	"dVmgrwknWkLYXAHp582/UGB4he3A6sDlHP+tKk+QvPbvn088tfmnxQrIi2Bgnkna8wqrM1nNMHM2RJ1n",
-	"VVYJ1Fb9r//8X1CSt06gfCyBorH24ebuRgsZOiigS6Bs7n/95/+C8roFxF94H+Cciujf7sx6jc1iX6l4",
-	"zRO193mtm8UTvPbt5tDbrJ/5O3ZNn3niXBm/mTzpLqe190alwzdZVC+GZGR1+Vy4kjZS0SHrJr4iQPE+",
-	"qigT+I2u3I9g7qSiMCUIKinPCNJnc00mUhsWv3GhJ9wweKODxEnoAOECezK7U58RiYkdVtIcLfb2wLcQ",
-	"yV8GLUypjh7DXmOU5cbMbFL6CZO4XsHUcE2H13njGXtD/mo+Fjrl0PMw0VeHLQPrMCteorGcBqTdrmPc",
-	"N41MMiW9X29q/99N7VMvMPRAdwUcXKkM70oUxa0TZgbF44qkBXHZ/1qJC0lVsuKgH1Qyszn266y87vzt",
-	"iee5dP517ph38woeDNIkIXds6l1UwOWKO/cDn/W6kBTjjrGJJpSMqB4VaUvgEfljf+f6j8tNcTJ5HX2M",
-	"24Mj/Wr4Pd2YHrJW+p6fm62ffv/lobbAfW/uFT2Tn4KNucvL4QLi7lx+WLeeiNULqZHs6oCVx5iCoWSQ",
-	"nsKXRvncoBPeuGPTXnOxJ+gsLNGTEBVs0YgqGhmmtIcsFy5SAep32Em6OH3FIjkU3Lm4fr2DKfpKArwC",
-	"b9PFfqUOMXNJYXVNdPDNrBI6C1mvNFW576wUeJdl/C9gor1T5mMf1u3hxvHqNwL6ZGDRkI5muyzazmqa",
-	"D6pf4vuZwl9PDal/XtD8pxzojqCUC83P8/b+Jl7cOZF/NqEtc23FMuJBHpQKG8qT3MjD8uLPjUEOa4//",
-	"GRSM2dmpFyY6p6Ng4oik81xeh5C0rwKRyyS1SQ7heszMHC5V5Y3oVRSNcGr8ZJUaG2AvKZTW4PpGIChe",
-	"aFc0Yw2scCOZMFfgBIKzNIu6PYIkw2cpjdebxI6gqIjlmPS5mQlzxw9/+n3jfgnR93dD1U67mzfv9YmV",
-	"8FeikIULOtvLwPu+hG8FxCmh+Aok1WtAKq6tiZIDTFdKkyBfDhmxBGLZTRYY782zWo4ZiRIueEQTCFvT",
-	"UEPQLZIoNqQqTpjWN0IOIMn7LumpuEd8IUMWg8aaG05FnfRio3rwgBkeEcOikeARvoricY+4UF73FVVT",
-	"V/JYQeTfiA3CJvZ3nfRGNIomPXK0t79/0cjfgiVM0wEzU5IwGhctS6D4i42yII3HEHUGwWfQWVFHriqp",
-	"hJcsn8joLldhnsiIJlCStVIsBTG57MO0XIAybq4rjlwtjGIvdVhFFfodAC/9dVoUh2OFkNzJRMl7hgVV",
-	"fsNa3J++QqNSWlw2ZPWSfNnhstefNqs4cDkn5SfqvP/aOKmnK9LD+up/VhrOXRiLbUgKmcJ8VqQl0Vaa",
-	"oU/rt4q2qlT0V2jWfGbw0ppUyoIsj86XGtNeUfIgFaTvdf7T3BAo4eKq4mlTXQ5kvTocDqfwNXzGSgEx",
-	"bh6QltPKHm/QA5yPGflDCuZMp1PITahJDF55JtxZVwZmBbVDCnEVT0DcRXJFwdyQHaVs5wL4FbDUVTsP",
-	"T1E4sfknPUsrVTzuT8lsVEwskaecWDkXT0lfFuSmwGzNBPsja3GKiXda68tSVXyr5AHV5s+KBCfzIbyf",
-	"UcMFdAT3OcX4QRCtNCOQR5PEbMIsDktBenb8nnNRzSlWb303Uw9h8QhMrAqJml4QR+LqpJcV3sc5oQqp",
-	"L80opxq6SfYsv2NSJaBENjDO6ChueVxX9rhOYq/jHvAkYTHx5TGlYKu4VhVnAlLtwphjJtK3T2h/rej0",
-	"hAu2YvP3XOq7Fdti5qjvMHGU/+ZTabvRJjaXFUDKVuVTEKBBpgfNsAT3f3fORvYK5fd7WNs0eDiQkDei",
-	"BEr37ZiJtAvtbJsi+FwTo+i0izlpbkQvAJl7f2ef2K8rINQr5D5yWbd6XkDL0UtOEFhvvPYZ32ks4I1m",
-	"Y495TXIMSmygESwu3EYWUOjdjeHuNwL6qdvbTEnnf4UZ4bASsUwhLYaC9MZBBAQRdOzzZ+M013q4S82b",
-	"tNXaiOAh/Inp1veIBSX65b+AZM7AN/eyYnBBeReXFy+7h0pC3581K9wChc5wRjvNiqVGQ8UTK2tpmhpW",
-	"+/RlLgl6P5+aB3cl114MCvN1IBGSA7g/3dJ7eaYQ+xQrNTnhevdG3IhH2ADyaLfnMf/qsdiUPN6Ix0aj",
-	"Ufi//biMyY+kT6O7hhw00C3PSac51bKDzJyJRysAxqnLXM7HoCfEnEB1MrKi9mCAcyClU0IeyUBJYfIR",
-	"XxKvLygyWasOTNZwYABcNrYcDKwc6hB63c0lOIrkMcAmO9bM4X0s1K7zmAThMCJ1HeYHlzzmqV3sU1wN",
-	"BlDa7svn/jHLz0J+T1nKXId40u12smTgNSkEntpeCqThMUs9L4XjtkBZgz2VCAJ5zDLyKZbQKZy8gB3A",
-	"5pqsCelmvW4HrCQ4CwYO5OICpgGnECAC3O9+MyDXjAMkcGpS3wEvEK6gzFYUO58VquHkXRlq5jiZeepn",
-	"D+KERU67vdbDI2uJrVSQLsjZ0XqW48OsP+qeKSvcQi4uqg1Q7Rwx7WPEyR7oFBAle+vgSUiTBzoFxzB7",
-	"2WOxF1cQidCYTtC0nRHaG5FjqSY00dJlCAJc7tVncE0jUuqec/RxOSXxI8/KgLbZLji7BarC0agjjzPZ",
-	"bSCdYTnpmw5Jr2Okvjssh/o4uKzXsbyWC8AykLtUsAemDVog6oQabNJp1YkMCJJ2LJy/K3JCDj6ZlpZn",
-	"3i7e0wlXt5qZP+DdK5PqrC6sx9W4B8lKeSF9ayY8FTn+TqvzqtHaaEA6zIL4U4XxcaZfWMhjmcztzn7k",
-	"sbPKdp8R2oyq9pl5sPTMX5XLd+bIY7/fm+aNOITNwTCsgJxjNXiI4irt1yJOb+ZeLu+YPScrAcVeAJBm",
-	"VA1Xan+unEnNr2AhDP0tKcXsHavJ2oAnqOLsT3P4OSj31psEYSYF4vSNgFONJkCQIzBaexFM88g4P34e",
-	"F/ct4Z2Txzl6BHhvBTPIwr/24Xp/PfDgBS7mgaLF8w14L0Ty3oPGNukdXtNhb95JuW5v7bY2d1tbv8xT",
-	"AVVqPVbaccgj8wUvq6rYnBlSnKcLCC76yr1OBTfBRmcxijci05lDF9A9bqj+drs2o8Z0iWrsUXDwqXu6",
-	"E+xvphoJzkDdXxsBbamU4HmVGWrPRYNUJvhrkmv2GZgVUDEpLu6IGfHoTjANae/I8cHB1TFJ2D1L9I1Y",
-	"6/E41rwL+d02egSzMXPNYvJf//m/Sfh2u+fzytaLz1nUI4zqqb2UoxF7eHMj3HsYv9vqEXDHDTrEF5s9",
-	"wj4bxcYM7lse3ZVCSjG2xI1qQZkwqro4R4u6aZLkvyIptL2uhelGVPXlaBq73GMRVTGnEXQlIItbIh+6",
-	"WsY8HbsfE2mo1vgb0/R1oZAxvh1A8hb4i/chvmXEh6PuREnDIEneIEl53FXMHhi/x4KlxiKZ4HbkezZk",
-	"hipOBf6A/45oAtO5kxorAyc0MlIzP3ZMuZr6HyI1/k+T9ll3wFiMWiOpaNLNYxQgGVG+qcWfm8WfW8Wf",
-	"r4o/t0s/WZQ9cFtb+t0u/e6Ufm+Ufm8WOdb5WzjLu3Jm9l10RHXMRN7t/v7ReSU3wNkTLORwGqsuz2ek",
-	"4ftmqe4OL473D44PV8x3t5/Bl+wH8CXt160WuYsAF1eIuanIf+ftpwjSecQM/GGrU0GeH1xlqSCzWxii",
-	"yQjUTfJlV2fjVSEE50m7CHhTsZMZPlRkFhOWVXA0F0Z84VJUAjXWq7vIzsEiXqEiuYJKwYFlRGNiMwuU",
-	"Nfgbk1fVySShEVOuKk/dJ9KIcaZQ+Rtzaw4pF29uBNT4AW4VYm8IVFGqzrRVEc2ujUork0ieScyMLIwC",
-	"W5R+YA4bVs8nCaurTir40TJAcN85z8TY2dBBB+4Ko6ABIseeJtk7uPZtNFZPc0Yap7a4ERjkBYlHhQMv",
-	"FGH0jcMaoyCGODxIqIF8tqKcpWwhK4V7BUfhDPar4kBc7jc6Lq10zJTfPU3OL09vz1tt8pKcnx7cnrc2",
-	"mqulvgcVyQVTXFYFSJwymujgwLmqTxYt1s4PrhqddS8tZhERJXfPt7V67aRWrx08MXkooG9VmF5sgqpw",
-	"ljYoGUMFCSrCDQUNRMyUC9m7PEXIFALyYlNzaDUv66gyX2MQNJUpQCzc2mQNAwrrpJdfz5AwOYt5670h",
-	"vWIdPMvOax8071fho2/DS74QODc/sWqVvc+nGALS6Qlf6WzP4E22X+EprSL1hz7Qp8S4CgJRLYTGsWJa",
-	"vyGWPkJph4hq1uBCM6G54fesnBGKCvo/F/gHhWfPB86EbglbmxX7dijAjswqslvSGNX/T/EG6KNlu4LJ",
-	"0NGIquHXWZ1X9DUYy3vAjmrnbjX1lRAzoukoGfOwqBOZxJmGaeVb7dSNW3XIXVDMfkJ1lQrlx3ajQ9aO",
-	"CReuYZ0cEjaGINpoWifnRKYme/Vf//m/1yu9dpWU40r4W6lxTgitU1v7qIWseia4VYChRESM5BtYOfA9",
-	"19zMI+R2de0dl0lMOzf5Fc5n2GkJgvUQO0vo5VbroIE4GSJF5WEVQzqE9++4oAn/Y24GEpa1bA58U0xi",
-	"RNOYG5K/f2Ev2olUBrQUWeOKXCPZJyuGcWG3z4nNKgwVdLQiTP4pyTvm7U1V6o6q3fm78nZUYgYk7cAK",
-	"bpXHz3/tgkhsw9x3tjYvWcHScnGeuWfVI++RUTqmouGrp3pK2CTHRpMHqSBX15hOXbHZNxhhD/4PUMG2",
-	"eDGdh3HHWYTw/NpA+3MD+o+ury8INgK2ve4K1bqIJEzxo5HLxZq/LmuJhWMxrU1rc3lOm9myrvX5CRVy",
-	"wFaFYYOUUidjGo24YDlkIUWB9yJwjrVNsu8W0ldURFkezLpzTLNghrn1mjfijD2gBONjwmgcs/hNYFjP",
-	"MlWkSWwbjKiIk6xUVAjT5o2AzClQyRJL19gpsbhH1jZbrfVdEtYUtK80ydu+Ib2YGfuw5+KjGI1GaBea",
-	"VyEQctIUnPNgqPb6LrGCUuYQDNcO1inEynbO/yIrb2foHdsFz3N0c2mQ3iShouv3E7rtuBWU0hLahiSh",
-	"0Z1LDcPQkmnXEEPJVvfEpakZSNXnccwE9Lnh+sxi6JVMwG0h8GbmVkyQJJEPeeCcX4JPb2O6GDePWeM8",
-	"pF3i5WyZkH/b9p4L+1lmyHBV2GskxSDhkYFOd0qdegc6guvRQfFovzFBdVDbRcfDLyzCSYIinCj55EU4",
-	"s3CVyN5/kT2T2HVY4Rd6tpMrFNl14lWxEn6hdq4vqus2G02fXSNlN7FXve22vVGaMLyBGClRqnjpomRc",
-	"5iBmRjLu2k2hSSIfHPpsud4gNy1mQq876dq2z3Yp31Ls1cOv9cp10MMcUz0fbQWDaMw95HM1+JkVUgNr",
-	"vzNVtUdhxVvBip9a8PNNtnUzh9RJOYVy52RtK8P+fJ8hTNSVqJYPK+9fsdY29N0CnOinw3Ix6iFUxivU",
-	"ocYb0S74p4bz8m4cx73i5Pupnuaz9tWkJy6JEDopYZoelQrhKr8HCYghXGQKDez13oeyHcmURFKbZLpe",
-	"BF8sBVt59WOa4DHqOuJaSXAjoOBhvW/qyDeFpKNkjZKsJ4dbdaLpdL3ui6rbBee7zjWBGwIn4YoNF4/Q",
-	"Rrs4iRfaI63ze7DQAOJmv8CIWAhsKKHpREkjI5kA/Nt1sgWnaU/g/O8ZVDcD2UJRoQdMgbgVl+hIRgf1",
-	"hNE7HKWyFH+Im76BXW4qlL2U8DLOYyHtuNwCDUoHrrhpMjWRHNtxnWYiGDOSQjBnsEUvjGwWeKM6hWUk",
-	"x1ZO4WK4G9BfuMqlgv/Y1eZF+sc0BqyicblMPlmjoqIifwYxMH4iNkdUs12y9flz5kVnN9E2umMTs+4P",
-	"JNzsXVd2IruWgX7l0aFwDSgphnWosnLHoAJ21ZX0Qhc7RuNgFzzWC707Xzd0Zc+7L3hawhFLhSvLClUr",
-	"EmZYvAuVWlGHWxxudhwKlVfycbKjA2UAh9iv5ZBSzZRtMJQi5zHCMaCLriv7PX+MEdW+NvguYZ/dXiMB",
-	"GyimR95930VpWr7opXvVK21LkIwmG/AjuE2i+kiqjLDhhzQC7UU3kdFdcOlmZNChpatsrx2jwrXrD+qq",
-	"wu9MMYU9ORNzsax9YapuBRU7UFw2HE84SvWshLpUHq0qAV/ouqtYqkvwL45gkYYm9vRMM/hbVlkTSiaK",
-	"RTRFsmi0DwrE2DQyoGOeTDF+ev5sAFJde5WKjOPaA9bCQj4PQ/QavmwmlpPIe+RCm4yG5pG63Vke8UyS",
-	"CROxS+Xrw4gtmsEwDpsyoGbZG3Kors+MEmKx50ODzv3GrG2TmE71+i6h+g7rmEDmINTzl7oEuIy5Bimx",
-	"wDUHPT/4Wl8BS1tQheZsm4UUixtcuGI2DsMRnl2MFyzwvP4Ee5BnRaYrMmM5zJIJg5twxIfFKbtj+wCX",
-	"8VBRYZA2Sai2nJXx5WZUJxSlAdqXLnYlkxKyW1dzw7oQiN9lnyPGYgf70nBwbTGdF/Sbydq1RsP8XG4e",
-	"bn8Tqk1XPogSWApLSRh1kyzkCcvyawoCHWDisJywBaVo3GA5aSpKX9l97ILbfP3zUFLK4z2dQLYGfhyZ",
-	"LQ5DOd1A7gYBgaGLACrKeS7gCW+Jhrs5UL7AVAiYFdDLd7sk7NGP4pL0VgyzUyFOutNnr3AIrnbmRoto",
-	"PtuvDiLcM+kF0lR2raTerZYFXRMU5vNbMSCUHrmhShjeS3RYTTUSiKWiw8rMcBn9gLSHiD9c3M2ZV+78",
-	"BfkLsAZ8xgnnxEdJK2zGBTbBTd6njsUgza4jaQUQ57lds2WOgGx7zPCEsNiVy6RS6Cr7IrwNfDwnkkYM",
-	"6PR3u+zaC7LrzaMFwfLoZBuFSwzEG1uOLLOjAr2yspZn4MdQRBOz2Y6S7W5WVyKQrfMeobg5mVClGaiK",
-	"Tq+OGgMFSgmvj0NKm/N8llMLrsGs01m+EPgn7YPjKYn5AOxkJpvsGkq1dVeKRcGs1quH5KKbapZfelkn",
-	"+Z03OwUrV0FRMUy365QN9m5FBlyPpDLJ1F8nOh0MeMSZMF1tZHSXjXbJQDpAFSAX90wYqaa7qC8RUO8b",
-	"PiDOAzXTwWTKjsCGOKP6AntBQUNVA/N0rlpCwxqqhDDjSNcrOL0CBjoJtCm1ei1UgYD5oqS/AMf2shrC",
-	"dZ+rFaDjKmVAbpkM5SIwX4aCdtDMSsdgEiyJorV6bUYyLA3rhTunIy9LY7V6rSQrYTb9UL4InoSCQfDY",
-	"/y4w28H7MD0jVNoK2N2gWYFlBBvHLAtZc3kYkZfDj2e4sOLjwnyqGR9waQxZFJe5MGMznItkiRtwUaR4",
-	"fWP4aPl6zWoCFi+pWr1WeXm5ENXZCwdqrQ0Lv4uUP09S5al08MSnrbJbVKKZmPw6IHng4lZFtipeIHFB",
-	"y3uJBhQ94wrrmLFke1vQrFtV4fYDY089jHBAckyz+zsz7UDEVeb4soYWlhvRK9m1oK4z5BLvT0kP+nfZ",
-	"dmJupzLmgrr6kWM6mdj5+qCJLDnYCuXDD52VqrqOw+oFImb6KaW5f0oOfd9Xpd1tdXue72YiEx5Nm5O0",
-	"n3A9mt/FBbS78M3852jOXP75JbSb+bycnm2ehzc2w8QT2cdQQNthzvxvrxWdHvhG/tMHmtyZkbIXWVOn",
-	"fbRrL4ja9Y2vfNusI6nuMPl8M6uoPq8bqe7A++rSNcQ+vmQWxynkP9p1ttEvqwYVL8CSZUG9c1F12YeV",
-	"2LDso7kAWB7UXNrAZZ/MnuFlX1Ti59KY6Aq0XAqEuci07Mu5hxjCsOHP6qpQe44CZ26k1NBEDlNG1iCY",
-	"tSA8YbmoEXOfDBiDeF6wlKANsuAfNo+izaOZFQSn+hDNHO/6TG7HGdozS0/mnfT6XLeFwPerNNzM9Qc1",
-	"7TJHg6LbAGjy5xRMHgycggkjq0HmiiWEfYNcwIXTb9tLMlPSTqiVU0xWaLjoD+C9z1ZLPeGDsimamos6",
-	"oaUeLbi2xUkgsjqnFYb7SCYyhTr0vX+7vPzuu7dvS84N/9Z+19nZ2EYPJMta13Zrt//2a6uxs9d4RxuD",
-	"T3+++vLvVYs9Srb35oR7Qdg3FTOOaDGPd0nPuzb1yNpeq71eh0BNsJko97BjH7rUIvDg9Xr9RvRyNyh4",
-	"uLHuajl0nadij6x531mpvPMsRnxaDDg/uCqFnviZ4AHwU8jTmhRcr5wLpR+shL9BTxWAOlTbs1CykvJ9",
-	"BzSmxqKZ4fcstxqtHV5ur+96d3koVAOmOSuQ7l+StZN3QD32L+0fKiiGxMWNcKKPXq8Dt2eFNKVJzKKE",
-	"ungrcG1w+/JCg2zehg7tXx0E05IEWEfJ9rEYMm0umU6TigwvQhqm52AHaEvvODjXy9RoHgeKhzWoZuEM",
-	"RHm1m9Orozph4p4lcsIyyKwXHBiXuiNnYnrFhsgHtCUEGhDHPUM+tzVUFUrBUHkjCBNW0OeC9BTAQGMJ",
-	"lCwVYbsq9aBrWs3LY48TpnLvZxcii9ojd614f6CVHDePku1T7Mzt1LK4txxG+WwrCU/QceQK5MwrZr9k",
-	"go6UuPrDSibH1Z62q5ZPFzGrSO/aaljZPiYTqSFE0IPTEyh3Fr32x0N5dg/HSlROz+kJVljwuWv5xGT0",
-	"9ZqiD9V3nV8EzWMnsgBwETGy0wKTB1pjJxTyHWlu3/R8+z3TI2uKPoAWD3PxSAPKRDJiNIH7EifIpVhv",
-	"en8ck1dat2gAdnk2ccEmFe6dVMtq8OXzWN0nu1DqviIsAujmnr2JIlp9XVmSt0HWkAqPGVQ+IjyuE5Zo",
-	"hhZUYRkjTRPC4yxOouDI3yQfuRndiJ4b8B2NQKns0rlnSN0L0qLfYdFZsAqnOD+XjqqcmvPw4ni/Oh9V",
-	"YbDqpW3WM2cLXCnX1UsoDHm0d/n2/PLH48OPtYUJ0panTHd88goe0VlOsgAP/Fmu3MpZCIT0IwuB8KcS",
-	"D88ySlZ9maFr4AoHGzs4wObPJQnV8SbhKYfwL7Bq203dqRPWHDZJb+/g+nav1e4VdphX+N6Uql3jZ8vz",
-	"IJcB6sAyB6bn+dpnavk55tDlxI2g8J9TacdkDQyygdUEI+EtdcntLcg+9HbRk0obKdGNL3PgkySWmVdn",
-	"E+lOj2hLBB9GU7JGc79/NAGLG0Eyt9PTy7M6ERKr7gmstVdHv9RMdVzYDm/W82cZqgf6Bs4BwcX3ObRF",
-	"DjlyFY3gdK4DwRg4fMaHm+t2XlnEJPTg0JzwGNu0W+tlixDw3lJlfFbmEhEqDN/Yrj3EHPi9cwLakdwO",
-	"+YXMenGtUdJX6CHifLaoE7cSKTJ/RW60HaovUxGv14vd+MmuofAF1yH4d0KxOXerOOc8N+o6+KgGndjO",
-	"8YP5W44O4AHouHcuEjoFzxnI6h5JpfDWc4u2fY8hY1AKN0JJjMDZW2qEkLbnwiNBKcNqIDJkX1Vx1gUq",
-	"UqVlKMtWliPtjRUm3cH0O3j1wPlx+pkeWTOYh9NF3WWb6kIqqbkRCfOhMfn5W6+TSZJq0st4Fei9HsSt",
-	"ujcWpL64ZZ30sqAj9Ga8QgDVgwvPTtJDKOe8sci827/KpDxfyVnO3pPtFnrDcggRpZGlAgmLUXFBWDSS",
-	"rFhatnZ69V2r1aoimxY5soWvFtWlSvXu261WZ2Nz69V2VetwU6uzyT+Rqcx4srCQYUgbA6pIFk7NF//c",
-	"9yHbJdTNyrwLDKt23v8lThxCIIQMsl4Qw9TYl0JcWfbxVRcrJEGXkbNijj/SJGUuDKOK3AnirHHEcqYY",
-	"sPbGe/KibOuO51Nk06rkeihgAz14TurnQCFVqXuwcvYuHPUsVlBhLiqakL4DNbkKdBBeAVEnJ+9s4/3L",
-	"k3dvyOnJycWNGChMZAi56ev4fSava7L27ujq5Vv7/+url++ur/Cmo+TD9bvGa/iogXf9mKo7QhW7EUYm",
-	"4KQcN8meK+yG04SAXk2oce47vdOro55XCaykvVia4nfNp7Fbd+mcHIsSYKkmqChqPrn0X8bpLtLrFct4",
-	"fHWNmW9c/y8s9jcTmDtLDsG+rKtC/q/YPRMomqLPMjeZM11z5Yj7lRUD99z4TB4VKSC05TVH0nnyFTz8",
-	"VsrUvGpFw1Ixw9VLDi5U3PDM9O+rCuajFBEghEQxpXO+U1U4+f3H98tyLJWT5w1L2Uzig6u9avy8L7fs",
-	"bG21d6rzrVeL+3cuN3Meu/f+ovKS0iUtvebDqnafl0uudyB12gnNgddVRe5rNl39DFqQL9t46LBq/DDt",
-	"8LK7oxQK7FOqykGWjhO9NPRs5CaPE3bNx0ym5gpjDKrOObwIKp6jz2mg58X8npgaWmPGEo203qUSaxJX",
-	"+JDstAq82E6rnteD2XjlCuA5LWxl6RqpLH9EV+Eiz4OmdidGbLk8fw2NZg/oDJx8f8UZVe1lXkyiwtCT",
-	"2JeQSq+BCeUsoayT3tHR7ulpj6x1NhsjmVpGfqWUi1A0smgUWvu11f70a6ux8+mx82ursfFpfffXVmML",
-	"H1WaiE7kkD+zWG12tTwlP0Q5HcQSFmDyl5aOn1PrdbKo5vspnTyl1HsRB77jVmTKCp1juhRIkhxURAeR",
-	"EFKBhO8hgUmTQPKOCXjCauPEbp1VZLsR4LuLmhi7BVZeFHEpatI7J/rkimsYSIh6jn6CGawrUqy6Wa9M",
-	"Fb0cUS7Du1J9wOclBXvyME+rpV5VCGAOkkyqOZiPI+kSa7usSeiOtUt6uRjVQyG3n/LENCwpsJuiydrV",
-	"2fnp4QHZv0Z5rE7Ggo2l4JHGLO9WVFh/A8mAM91Rr06oH4RoZrEEjP+kd/GhnPDWp2986eXDBozz8k/7",
-	"ny+9khdrNl1MvpiNWFShFJrNHO/TTAxdPaXDh0B4rcjnoJiT667lLPSPhcvk7URvnwYWcZtbGVcFKhVN",
-	"HiBVKZqaMaknRHEBOKvMTiUECSdTXZkuzC1Xae2ksNmxS1BvTzYuf5f08I8eRLMYkuuESgI5ZDZybetg",
-	"9bEU4EYghcD0xwZyq4W7biXJieTCaItSJQLhuumnJrMM2x6CgfvTG4EV1UCHq9IheOOLe66ksBIg5GK2",
-	"UEeXDlxmQLU0EC2LtSWydSMc3cJ5CdbF2Mi6i+KEkF0IO4cTppjTIHp9s1NVrp293yv5GuDya7l+xPtC",
-	"ZwuHB37EIqJnX8wiOYs5rcqPCGHT1T5K72QqAOEUo3FeeSBheV05yCtXKnrw4JP5Y5qKzJ2g4KPEx3TI",
-	"Xk7AsRb//m3C8h8PrD/Jfgz5oLjM8OMq8fWpEq9dk69jVCHrTRJJY8j8DUu3LeskEDzziU0SauyhxKkt",
-	"TeRUWab1DEvuWpFy7GzNEcVU6+D2/p5Ne6gS4cJlDIekyC/h7Uu3oy//vGPTL72VZFE9op2tVxW18gv1",
-	"B6+O9hpB7UFAgOLqdwavX8Wt1+3Xrzej7fjV1g7tDBilrWhri8at9hbd6A82B+1+p9/qv+50ori9Fb+K",
-	"2lv91qDVoq3XteeoX5B2urTQeiQfAtCtYS1GKxu4BMOuBqsFKOH2noJSWN6mg1+5BWJkZHip5BUe84TF",
-	"gyAuDDbFZYkHrSXG6t4ImEZ/6iK+XInS/LvqZIsrFJ/6owJj387sy+brTntj6S2BsQkhPXAjZPgRnJOw",
-	"LNTCqoinzOfCmlFL/VU6pq9KFDcD5N8kF08jJrMF0fYEJd/JMfvjGyqCSvncigkZMVKyoFN+or4INB/q",
-	"Oam13HdZGbEVtUwZnOdjkR7xyVJMmsknX1V208kqQ2rYgjqbvr4mceU1velcxSgSFSM2C9BeVsFyNtHp",
-	"sIrIfdCWfZDAhMd5lpwJNSN7HRQZ5//6z/+NXmVLt1qq4dls1b7soJD37qD8vej6Ji8/EYTH2k0nmjH0",
-	"gX5QEAIM9NSMmMY7QL8oRAR7OH3VAShhNW5QDrol+FyNxMW6YV+hZQvL8sxVtcV5ldSyZQ0qqri7kudF",
-	"n4oFSeYXh0Lvp/zyxKw+yPHJ6C7Xvdn3zdmCqUtvtuer3LC4SaAjKC7dT6xnBy46OBemEthHbY8XyoL4",
-	"m3T3FTpBv6GFOZWXvLqWMEvT+S2cMek3SI661OxeafsdUyf3+cyWz8sIuvhSo75qNPiSVeXVzCdfBesz",
-	"9nARKBGLi2t3LI23rHU0oopGBuqeCAkZcb0DqkoTpptkH2tIWVrY93H9XlMIqRH69gRaHnQdLaOKDfLw",
-	"581Wa6aY9ypazM7Wq6ISs1MB4nMsA1NEpb6iy1Vbb6HRX1p3Vzz3vpskdOlJuLBtFpVSRSi4zpaxzOdF",
-	"4jerjAGKjHXSuCZj8B6Jc6LbS6iIdUQhUVpvIpVRlBuvxZX6ThcE8aw1hAFh46K0HbaYgc8F5JyYV6p5",
-	"tRJLeXUlbH8NIctLqpQGKRMX1N1HTzGXVeuOsYkmlIyoHq03yRWzMrS5ETTL9dX77LJnNDCJj0sEr0nv",
-	"f8CD/+hhqjRGPrL+lYzumCkfKC1T3Y3Zfffnu437s9e/Ly6R/9Pvvzxs92vL62TncMkKV1UhzwXGOy8u",
-	"hlEyt/HPAeFB/0MqCE0mI9pnJjPDJVLeNWjC7xgWvWvVyXmdtOvkmEhFTixAuRgmYBt/g1VfC3CH/UHg",
-	"l2G2/f6H082LohXp105jZ69x9P3707OLxi9zo4sW+AtcM+EqXnuHgTEXxulMn1Ec2ZW7WGz3vkCd7uqa",
-	"ZPfBVToe08rcwJmDWAUDchZUgFvZ1SnPdV5VwESJq3mJ+Cc83uiOlVNygp8r4XAKB5wpF/t9evmGYEuY",
-	"lWuMgTnlT0I65Dq3SJB9vDxlcT7degioajV3CdTPyfS+lHWl85lPl3Td+7UVXVhz5f+YToiR9ezcYebf",
-	"1YuKhAav8u5mozzRfDat6szxcYGeo7KuDjXsfPCWK8s4zKDUzz///HPj9LRxcNADDbx/0CMv8e+g8oPT",
-	"qg/pPfMSoOX/0mhUMknvvG41WpuNdqdiw0IK02rsfPpz88taA//qBH+t/4/1//Hv88oEQbz008yCWOxm",
-	"9TIziCugYSgUVQ2sQl+LJ/OKzyxxSF16AgYJHT5BqQfOcu8SOpxfCGcFZ60j6Tx1SqKuO9FwjQtpqvP3",
-	"B+LZ07xrPVe5kL4zpaUApUEgh+QDbAKaVkTsVISlWfr52lseyNq7OjmFS/hDnezVydk6HCGwzBdPxLuv",
-	"DM2pLptw8WO7sUHAPGcls4gqRtZEqjQXQ2I/mY2A8g7fxeltVoYOOYPn6sLAwkghu7EZPx7SJAR1jkPV",
-	"4l2hzEJ4QkKKH9LXvI5KQDH84QgXV8lE5DgzG8QOKRqLOHRwflgFwSG/ZyV0/n7vrLLpmMdxUpKQfvhw",
-	"fHa2PPAc5+NHy7qqXJcTpkorwqx0q9MM2807/KiKaEAcs54njOgF8byuhc8wj/n0nJoLtZWpcKmsChjc",
-	"2ZpLF+eZW/xkqsBkOJpMlsHgmrs7RXGaHIpYzy2UBfyakgRaEiZijYbw2MfSFFIDGfvJgCYJuNYNFGN2",
-	"3VAzcjJUNGax1/1ldzOklkdnXEP6U8iiCOmXpQr9+Ozwc7nv5cWV7OcubVC5kmgalkYrrIZb0QOMgBkE",
-	"qmh/OYCNQxKqbMgilOs50mb4Ng/hs2QUq8kD2HxWDHADVovFAH6fz18ql/sR+COuyZhroMmQiXBEU13G",
-	"30JWrUrdOGdzCneUSgx4RgUmZEosvitYOVESHhqmJoprtpzL92ufw9YH5KDC4dGDZejdZ2BuWG/7c8P+",
-	"aPi6B1Av2GcNL6pJXPo2necaA52/sxv5KlhdKIpeqmOZt5nVnvhTHNRuWQClwNEA3s72V0wBNKd2Tznb",
-	"C8Qf4sMsQ7k9y1mDWeMCtl6RfXB9ViOQH9DlDxXywXIJA6miIpewsThdQjkzgZ9fPnrl+axKmfQ31/Wp",
-	"2rOqmj4zOXr+pno+M9gCtXwuMZ3g85x2XS7CTM8XmEtN96ffN+5b487ZdvS9+vnhdf+6fXexqU/incER",
-	"fZUeyq3hL7wjfvi8/eNDybTU7jzN1bYwjSr0uGRDrg1TX+mavJDcj13492K3gVAZ73zWF3ksBxbe4hZj",
-	"KKDG2pal7MdBsmUrY0AeRqi/TslGqxHTafECXaZKf+KUQyfrRQALTSnlDS25HCx0oS4lF5tDKsvprIBU",
-	"gn1UqizheVDebMiEC0SrzSL9ytXKVnB7kgM/Eey34MnkZ9Z44LFv0Hy6i9HMcXELyKa3Alz/KSS1am+r",
-	"SOpMsrK/iaTOYBWSVOdaUezhkgrIIg05yW/SVmuDESuNCv9jTAUd5u+40BMWWb7bPQBfVvWG9LShgwGk",
-	"I85yQGF2IppwCl4u+beWYxaT1IQskE/MCqPDAYeBMWEpfgfVCu1wZbdU33IG0e2ij+1IVaybkglbMHHM",
-	"nW8PPeB9L5tG7+nThjGePv2riIp52c32RFh4KKetVrqcMGUPo7cm6YgKwWJiqBoyg3lYsIS+K687z0Bf",
-	"wZAHBZV62Y/juJTObcjMFa+upp7QPit50p1PWB4MVJ3RzoxkHJ6t76AO+cX5FfznA/y7d71/VKvXDg5P",
-	"Dq8PKwvwTmiVmri8LtvKAinBXGg+Mx/VjHy4PEGVKEh8WX4+TQY8SSDrWREO6EPVau90Bht0s9FqtVqN",
-	"bfvPa/tPK/9f+yW4Gq3QlNKlSpPMlQBhncHPAaCKrlpM+0aipMW2ZSTUDneZlRSeCUu2PVRLY8UP56b8",
-	"K+UahxMQ1NbG8BBXpAWybdgdppMJePAqptMxI9zseivK6IW+ET1DwfKZJbQYHse9OmZkiDOH7Yqoosz9",
-	"LseLVTCiUlKmmfE17+z99g+nnZ9+fLs8bY772nsEzkMESNaaVkd807wcewXozUwJP1eUzZcA8ySIizyT",
-	"XKrZIE0E07pJvlO2NRZ/uBFZVQQONTtGXFgiNtRkzVB9p+vEsDEcXCuBJ3Ko6y5HPfAnep0kVMS4JSup",
-	"/gJ6W6H5A+/lz2bO0rl2C7EE484Kmg4euGSi+HBkrAA6S3CB7K187uwkLXHdd9OpZguAeQuGt9ebCWgX",
-	"BmrGPvWJ4WNW1roZOnQVKIVET/L5TJ1HoIoEA5Volt0CszM3dGiJsLLCd0yg4Uql57NjttwXMz9FC/3k",
-	"XDP4wgJx9jTweN4abPsXmvA4YJ0tYCaQxsWCXBup6JBlNaE1wX76lh9zLv1uG5rPceCfH3LiHC4x0sQF",
-	"SiLUM2jn1OUjunARdOEinacZe1Yuab9kI64BoBA4MCcZWOgRtUCAeGD9D6rEf4yMmejdly/pZNLUMs1c",
-	"+F/aa+Pls8lrNlh+ETs8ymlJPSOo84hxeNTn4N9ShIfDfkBNFT5IK3o7UmXhVvfpJwsh2QWV+twhqqPC",
-	"4UDYzgqjuJDwIrK1NmbivX9tNToY3L0szntWx3FKufBKg2rF85jZFZY0I2OmeERf7o94RIdyNVOgw7ys",
-	"xxDoIXQqt5lFqeJmmkmzpSv32zssYqhDRZ16jKk7vshTaYJuypWVxzKXhR3rtDaarWa7vdHcXikmzcUi",
-	"lxQhlhXrctEjNCsWB+YeQyG9XaY/8jqXN8R/kpVWpljLKS9EukbNjXA8HuhTdMHZIWsHug5MObf+hvR8",
-	"ZT8TlvRLFdO+Uh9wJl45gwGb1OSQe0N6vuuuS2TXe5PX2IPcbd2YYT7THgSFYtY38KYtldmbKGa5Sh/+",
-	"iHF5RnvW1VeBcuBgcVemBkdD1SKLSyHNDmoub3oOP8TRO1fVpDj9oLxLcfauFxwWWvlRixJuPmhVBhS1",
-	"N6ysKVIsl/pBM9WAlll6P0BJ9FWghoylNuT/Z+9Nl9tGsv3BV8ng/WCy/iBFUptNxY25LNlVVpVlqyW5",
-	"3AurhCSQJLMFJthIUDS7XBPzaV5gJmIeaN7kPsk/8pyTCYAEKVKLl7r60F2WhCWRy9nP77ffauerDZGI",
-	"swiWFv9bRhHf2W80WVWe8fCIHZ+9Z+8uWOvwao9F8lqwUx6YX/y1tnUQC04blHPDRoeDlv/I8tOvdJz8",
-	"yFMx4/P7d29oeNzVEJ/nOjigqBLremsro4cqFckNj1Zip7yOZywepGQf0isoAqhxY8Lb9TPb1KuzyuGD",
-	"IlTKwTqolP0N2s7LRlw+v1qvcGUCofWKcuAu++nDJasCTBCZzf61DP2aRwD6rX1b/km1vlwzvztNR3FC",
-	"Ye8O+17wxMbOgtzrMHbmN9aUnJ6o1dA1yBWaLhKj0p0LgDTNcvDvYopkAQF8wv81FfZDdxGw2WPaFeA2",
-	"2CvLu8pTVsaz2lh12G+z9cw5LwloZCu1MPj8hNEbSjcBskSUhgERIwDUQFYxmdXCHSEwCRTZ+BY0mUj0",
-	"tEUJQ1lkySZK2qUQD+M+tZ/0CETc2NrOtq2Hb2O0Am+/wdUVblOA6O7a0BWTW8FSLpt8cbrKx6G1AO6M",
-	"GH3XsnjgFuiUW5S0aYd2sQGZDEFjmNvsBtqmR8XdVL4ztiljy+bDlrTl1zO/J9wn0hoUh1H8kvzW9XIn",
-	"YWFTrjm2RLezIou2wAADSTQzUplKZP9Y4qQ0ZqYdIJ50FAINlsOu8XoKTjW3cJOzkQxGsJmA6iLOWHSB",
-	"CLOKaAmFrlkamt75XYZ/lGMO2TnIR7ftmBdQe1ef0VXJPIc1komzjXp4tz0Y8JUPkHzMgS7LuwFa2pEU",
-	"N3NxG7v97ub+9r33RTKNJdu/LNG4SIH0mfKMi+eukZu1DO7HFZg4psMVuztXfuQuXc6IUaj03jCk1O6q",
-	"10bIiNSTTUQi41BDaARxAPEosS52LCNKCDR8aQskmGEGJlOljbuZsrEMlRyONm+meUlNuXcvXr9fUGRt",
-	"VM5et2E8xM34bS2KZu+Il6v6y2Ev2lZxzsZCTRGfBRr1NOZsYiXYRELSsz9n5B81aAQ+UWrYC6UChpEh",
-	"sKPnYlTPbJQcMQzdPUp8BHr1vhhK1WBvC0FziLsT6XDI5z1lxqlR8C91iyx0Yt1anZJBL5aubDRVwI9a",
-	"Zo7gVG748PLCF3yKBwNdvW4rejUD59je3qtJTvDmm3wThDt8NGLclXbsximLpBIAXgkbaqvAH/n79Jkr",
-	"p+dUqOkqRg01dXR9tiHH7vNqts2x1bG2FpFhrU7Jny7objmjvV9a3Q1FEKUnAujTZTqSivn2ZJW3vThR",
-	"t/okP9M4AXBpgxGIBPZ3oLtr/qwZTxJ5I3IFZdNIKp7McwTqBeG6DiF4uTJ+HUZHho+QmzH7ppXr/QBt",
-	"63dsLi8/w/jqlcMtV6+fRdUsoBh233azDEQJ++GDBOlL5wFJVU6UuXd+LgIhJxtm/rossaUJRj8APyaW",
-	"G0dRPKtPJw6xfTMQ761pqMq+OfeUTT73XqWoS9KDAJW50jORsOESdcUdMLQW0XU3o7/8IIwZxtKZiG4E",
-	"s5j6Fh6W4H+AYwEiwJyFYhxbcZwmfA66YQltZoPK04euvL29UYIA42FBIe/fj6epZ/Mf1OeKiX2Zsip0",
-	"4KTiY3rElLgRCbTii5BNJ7W7FOIuH/J4IoPiDJwlMrBwl602oiwtIhs3t6u2XijOxZeuJza45MPVKAYb",
-	"FgY8HqZISZ1cSSp+Axi/u6fmIVl9r5svt8/u51P0y/s8kurayFYoD2FVs6eNNQ7oqn85B4DVWof5v89E",
-	"/2qaRH9gCt+i+xa28wNl/SWafZD3z310bvpyAQdbB+AKA9Z7QpdZocqipilWyZj3d9jzfO4rHrDjJA6u",
-	"B3ESPtNQvrjbznA3qqEcGhcVIFY5SMOeikSaWgTJeJqyE4+98dg7uOh9zWOILs14kMS6yN+lXRXdTPRh",
-	"lXpqxSqQ6DFqPeXDBjtJM8wGzbgtWOLK8WLxHB5Lp6eQMNrID5kyJUSo82ljYxnmwN0cbWk21kV8kNxS",
-	"L/TvO4SQy1/qf//19+flICHFDbyiJhGqqaAIK0VcpTRuMN9sjFzR/2C5v7Dq230EuQezZBKo53xXTUQF",
-	"iVRPdGXribDvSooAHpzVHsFZWSw+ytUe9ecIr4I7zIct6yMWbzxBiyCCNrcAmLpo8Mg8NEeeY+P85sZt",
-	"81WxFrh6gJ/HxEepU7tA3bOTxUw1hJXduMEBLX5hMWqUv3J5jSww2kLDCvJSgyjK8OgWOB78kCfXhaJv",
-	"8wtozRyOFtCM6C/L719p6XYVu4Oxm1OVB7dTDBT49FdE0Yvc67B5zK/q4BOnMrgWKUFzJ8Y6cFeWdO89",
-	"VlYFR3EX2FB3Z2myo1T05qfsiwR/lxetLPa7QJn/mUK/C5ulYWfsjVTi/iUM5ulXZt+twZ+8H4jjSynS",
-	"Fcxwj4y6iAAQZbw0o3hGwDMJn2sLBZ8B+QPohWbV1n//X//PfjOv6gUPRh4LpU6lCjJcDIiHEhC0uTcn",
-	"0f7xa/HL/lHZYx+M4+dVTo7fm33hIigL6Jq3SJqMnGK/eUtABedhcT02R5gskCQsF3esRkq6zDgpIOuv",
-	"MtQkY6FksCIyyhgDjNqEIC/9mMYWcP9BoJPKwdOgJC8OBaumiRwDM+h0MhEJC7gWtax215jAi0BGUBil",
-	"lhh1Tt+9PH79bhX20AazlbEl3hsLCFC4LoRQZcgSb13DIU4BzTtlV3L8+NTXETKZ3h38YTuOFGPI50d+",
-	"t3fiF93/CXesCIkDDDOXgpacWmpBLG6kGU7tfrSnopyW3jKPdAcDzO5tQFICdqNlgYB3UKvE8uP1CiqR",
-	"jAKELE4djwWwSvKJsZyPMjoRAOybQTS9Oom1lv1onjvSBWyGHFMG/aMsFa/nOhUL4Etv3h1335QaMqVt",
-	"JJf2KEMpYyICodJojgc5C3jTwctXNIbGdTJuXNKPR/MwKS3RLuP1yRxXrEWnjyjujeI5LWz9XBVIHqfI",
-	"YhMt7YNSMQ5YRZiduRvj1A9SRKGrlYXaDKpcPWK8D78b4CXXQkzMLMoEuWYazNkdiQCPRmfkDD2Ff5tS",
-	"j2U1poIReljKrwU9LES9qmsNdmzebPaxb2bYd660pdq2LwRHSKRUk1x4ETUcKjEDXqxn2j3fUYrm56Tl",
-	"3TvVhi2yD5RIe/VxEheSaFuF9fIOwTb9ctAWebtTsGL7IQXAQ2+/xiaL9bBUFeUMYJvC6rt9cCdO0Dwx",
-	"2SbMZKuX410y/OyiYIO12jxvh5+xcfYOKoTbB+yYpyLBypetEgOrZ/JCpo8gVW2+V5fJTeCo2WQ68yU4",
-	"21bDZHsthxbuDEs76VtmV+5U+bJi4ikGcLe5vwRMW9QyMU07MnsDKMHy7tWbzDcPUnlTRsRlhsAmfKqF",
-	"tr6+FJpVIVZAJiBYBABTh36R2Q8AeWmDACwym7d2xIDaH3uoYVeMC+YKfe+yE40vK8UqVcQJQdRmQt5g",
-	"36L4yANjIfn/6FW+61V+RRRydHjhcQs+7ncFx3aDCA6824Jr5rYcbiX700YieJpEG770fRKt2lhRzEOg",
-	"Wrt1W6HNv4CoCWTlMVV0cMX8gYxsOztKfB/WVQ5VXBrZM9eXJSPO3v7osZ/OXv3osQ+if2bW5seTH5gj",
-	"vHLtOexUfo+g5/Sb560XbTaRH0WkEQtIy1D0VHV312sdHnoHzab9qwQ3veZZSi5giOOUYDZzRQ1iUEvi",
-	"HyPTVP1yPoEoEnDEGfvp4pcfGSC4I3FBVabMYgPMGX5VbYExqw8VJg9NH9ZgH8g0lGmej00v5QCeaQ/Z",
-	"DMtpwaqW94uwI80pAdohSKuy8VTj8WEZ5YpMdK2cFuwWpDy5AnrzvS6j4Xok0qxNewZcEmglAvJS1hyI",
-	"1/siitXQSJuNIxw5Cqk/VqujjTi71nGpU5I7/2Vlq/ELj2QIH/VAkB6hSLncwkAF28E+7JayKnp0OdzH",
-	"Bx5dE1zHhS3YX5G/mGWXNlxxP6QxhlOgos1d8CyjcCD+0zWtO/fIoMNTIS+5YYYjN8a7pDmKty+8f21b",
-	"fNlEf5Gsx8oVL0t+lK7558qBlG+4Bs0mer/3z4U4R/qqH49IV2e/G5jf2RxJKfTM/aiuRLI6VWERk4Dl",
-	"1lyYyy9A7sQo9IXxe8yHT178m/mOjfmyXnMVxoPBqoFNkjicAqgCG9GVrC/SmRBQvA/VCp9lqPSudame",
-	"3FiN85FgPYYbNmprLdy475j9odvXJoCGiYyMjtF8is1Y984ALdGT34+gzM1nYXMubInN00eL4qrUiLOH",
-	"HafRyoAOcGfxIGU/Xbx7m8Vmr8VcO44g6hD5RSRyMO8p/2OduknqWg6VRQS+ETbLl/AZGbWU4phwxLoH",
-	"F6qMrH4dHDeIOEZh3NBj5z8cs93d3RdmeO8vj3HM1ggfyyiSGpqLjb+PPVEN9l4LKBAEfCBjoIbwdb4R",
-	"m37NmJnYBYuem0f9cWM+t1XaxriNB1nbWR41on1Qb+7Wm+3L5otOs9lpNv++IW2O59TIQkoh1IRYMZxG",
-	"PGHdsxMWCleQq4lsiQ3EjA14kGp0qPWIT4x0nyBseX72AMTZnC78GSgKU47FIryWy01km8ppqOWtJJwf",
-	"6zEe6Rjj+lT9ktsdcJ1PIAcL1bJmyzeoZGy1Zbzi3YBGRAzixh2QamFb2/oXHClRQGe/GAgR9lRZlyNu",
-	"AL/WAeLxoZJaMK7scyKEG5wkcSC0xo4cmeJyENQaQGqY5xOTktl1PvzT9kxuHAoWzWbzYEOa0lWu25Jb",
-	"gF9S9Avu0Gdr7Q4LD8TXGCFLAqqbpkawl3TrK1FYQuPm4YDNCVVg27rrS9Ae8bk2EblCnhAQB4Hwq9Rh",
-	"hclIsH9NxRQt5zt2tlPm43QF5ISZdqwjx7GyNI6voRkvJ7lsCAwRJJq3UyZ4FWG9o8WPnhfehggprDrA",
-	"kJPZh5DGUQI1N8USjMVgvhjICGAbP9fmdxSxSsjlMK7IfrPpW5KDWDE9BXyDjVDONpIwrOoTjHwjFZrY",
-	"+cy/cuG92payBZ5+cquAIUo8MwgcTxYgTI3MuxEJjwpbUkO7HDTihZsxDG8YAMBtuVUrfVqKkeXjk/wO",
-	"m3GZ2sJ1bmyuCU+DEeLfYoLP7xTOi9RsCuUYMz5nVarXQOK6ntJpnK9pyHVKmGNmZGmCbBh+vi4PH097",
-	"Cq8XIWt//HjUUz6hIXWgQAJDffE0DeKxMMafC+1C9FbgpkwTKcJi7SV+L5DX2E7crMTMqxBk0K9rgQ/K",
-	"mtFx0M80e315ecbw2iPWxNqVqQLKUbP7obBFjkVoBk/nBFP69nupEwMP+/6LF9sd/ZXC+SQvpnE35PaR",
-	"VxCWueR3ToBZqbJGomdR5bJiULLcqBGQpzyKh1OBxgiZCpYiwmeaRJA10egN2vgHkxThNUG55l6DdUP+",
-	"d0vR8qWXNuAqCCACaUvf9sxGcyZUmsyLu+a7ilcJKIPVgOanK4uonP+LVDexDMTVhMO8LxEPeJVZnFxf",
-	"odWItd4okYqVjt6SyFrC2/aWOuO9FSED8xFDPkSG34FUPJL/XuxKv1VC0uRf5GRbOX7q6iQM6tOweFAh",
-	"M7OCUewO/SdZoiXn/S1+XAmkwJ0TJ0tlXwiodhxPyzTZD6ht6aRppiW0040Ei7hOra4cTKPM6KlCKYXR",
-	"L01gB7IXFVVcsygjls2BjRtzdJoZZWtsJhivG6S1JrCGOrRoqznZ73g272ZFQV3OCvGbk7f2lMPoaFBO",
-	"Bhd0ixnpglAOJRLdoRjuKer/fc7IBlvxUfY9C7Z8u7l3HynukmrLPT0gBBtrEg07Op7qzaz2KTTq0Knx",
-	"7AFe2geFBVjY5Lf1+dCpuRQ6XRXdzptzHfQdCyCxxthwITmvzPQ3DjpPQenLVFunTkYpupkLQe/cjXeJ",
-	"RC/cf8tHf5lI88KklwaYc9P+2eLK+aVu5GZqZVNczrASKgTKRGMAMh+Og8/en7+hTOQIKwtBp0I6HZRl",
-	"wHgYJsY5Jx7lajASwbVx9wl2MiU7IfN6ahk1KCTNMLCRgWombJDwIehTdi5CmYgg1bZqoKewJdrZnXc/",
-	"wIUSj73nt4YnP8TJNSABnZNlserALdsgYFXnGqnMJRQCQ3sdL1s+TO6Wle5T4ZmA/+xlAjn3Htc6dydE",
-	"6C1abWZ2mu6UhsrdnGu4yU9DqUBYXJovIxZKN0ipcCgxUz+XjCjZnQ14lyYs4QtoaUOTcyJ/FvPutIz7",
-	"oqsWOfa6ZyfsWszNqeVhHcSBDuKJOMroUfKK5/WbQ9Z9ecmkGhoVZOUPge6bV2Ak02avO5WPdT6R9WuR",
-	"q6jAESLrM09EYseKP/1gN99PHy4r3lLxCYgfav98pouQmNW1iJzd4+NXFxdXl+9+fvWWIDnL4D176l0/",
-	"NWLQaFQgsLdAtx6L4iGiCxMoJX439hMaSx1el32oEW+IxugY91esC9GDUnLvGX2QB2kdM5IAoDcnSMjP",
-	"qoTBSanAHfN7H8zfFUuAF9ZTwtBcWofcAP8yLU2PrBihjRn/y9zl2S4m45hexNBDSAFkSKbtzPT/AXf9",
-	"Jy7Iy1e/nBy/WlgQgOFLBOsn8UyLRLOAK2ODGpMfP0w3WBdXPYqHRhCHPEiZzG9CGE42ASu++w/AwxnE",
-	"VEWd8iDN1bGYy/4r3ymePe8inuLJ0QingVNYyPmZKwAJLCXYm3jg4Ce8DJECgfoGAwkpC3CabVpwPI1S",
-	"WcdOYWI/1R2jShMRcE293LmMonkbEWKYjWovmCbBiGuphl6eJJ4FQJXNBhigf/3m0OspYNnA4MIS0QZt",
-	"NYzjIww0s4EJsCx4kiqzNj3VU//xH+w4Vkb0yVjpnqqzbhQBswraBGvIdiCpJFUQTUOqMvV3blo+myRi",
-	"ID82WJcgiWxQjbGqP4wB7aOxE4xDMBT8GrksAPAFdlFnZwduNCZR53nzedM8tWGGBkk91LRQ9crHIjrm",
-	"WjTYSYi/ev/+5KVusEs5Fjrl4wn+diHHBs/COiMICTGpmf97D+NDvUqH9Sq466mPCTd8r+KxHkWWjuNQ",
-	"wIVwmVQpXvKHf8T2mk1jtGnmUwGNj1/+j9+hbtSzzVF//GpE2l6zTVdbLlJc+1KanL1miy42P+KUdJlt",
-	"28Zq0DAW2JoPPdwQUMqyI447K69ZPLcAe809eOY5TwXWrGkb9txrv6DMJPPPRZrM611IAtE5Z1VyM2vw",
-	"gA+OkdcoU9gyEG7lN1yCIcSqHIL38Y0R1dx8Q8qTtJbxB2PsDMe139yFl5uJLL4dii4CoP7x7auucu/x",
-	"O7ZxCAxBKpP2ILYKifgkjeYNeC4FY6+mCrD0fSJ+piYQm1EwT4mMqY7xoCAej2WaSjU8Ih7+Yk6GBu0C",
-	"7/5JKMaTOBUqmNd/FnO/QfvQ3jHiGiBueAjd3dXWPtPm1FOficcOmsx1oJpHGy2PGr5GuQ06l6mbPtgX",
-	"+81de94LirenXvFglJt0OF6QwvE/1icioTIl2pfZL8wbwBmhdG32l2eaUbCgp4BpSGqoPBcubZnn9MoJ",
-	"4wY7jyOhWcLVdU/dgfmuCmxutSIDXoO9c9S+C2TAUFsKFQAFOuAjxonYmvwoCJcQnXB2WNq2vsAILnsv",
-	"THI3j3NBpOLlNaBVKu/Vfq3BFlZCcyhawAoFmYo6WHs+G8UzpqfBCDAWMzgNzVIMZXTMEbQAFrgdSULk",
-	"JQHiuLIu/LduR4cPZFoIAiCBE0POJ225DCfC1qzix3SceCFEOvfeKiRlXCWz4mNzIvNX18yDc3IIQJHk",
-	"wGwyG9kigWZGBWzLbBRHoRuYHcQziH9LMA7rwAW2OAmldbxALIhdEqvmZChSM7TdI5wDHjrEBbs+dEPd",
-	"/LHDsHwJ8IiBRQ/059izGQFoTnNbHxd7NprjsFWsSHYtMrYWptXxpFm4YxHWpQK727MBBGv3aw+mODMK",
-	"jbUKiZSaFQw2R9FTxvmA40fRoj5Sx76+vDy7cE80n0SNCNbKLRQfuGSIBwSyXIU99crxWtv9jtEuXBSV",
-	"y0ly90aEsfetBZIPYD3TxhbpmPF/sqroEzZesE899aler8P/zJ/9gCrPU6g8/8R8PplEEgFLdv6pY+Uz",
-	"vHCp5ONTrtYAsriL1+UKhz6xKJ6JJDBKbyQ+sten3eP6xetue//AUbfwmRP4xnH0jFuXJ1NZ+EQtgkSk",
-	"5qU95WqfyGaRIdolMDj8J0w//pPTr4xu7FX+8FkVnWnmL7jkfu2I+RKQbBBjhvLGHhUVwWHTUGiUjpyW",
-	"W1fPAyi7UMIzsZVI8HDSBJh7LaTMID/9HQ2MdtZ3LpHmaG/oNbhr61TG5U4AUeFT9VZWu+UtFG951pwJ",
-	"YqVTbraFHAssH0ukjlUHj7lZYolJJzQ/jSEWysFAJEabUbODCsGcabBLLDazQoZWDiMOriuGa/Ns9Bd5",
-	"yiACjYhCs5EWwZU1oa1xHaJVZdcKoYx1WheDQZykha4N436CvEsEYjQxPk3jMU9lgEaPkW4uajHik4lQ",
-	"MBqQo5LSjEggQQ3m0I2R7X8yeSBAWGf5ICcYLy7hgOamBgparuas/fEjkf+Zo52B1JTFIBlzUUhzvqlV",
-	"oi9c3JQqlOIIHZOlWKkNk7r4qHlmLkSKHoARPzb5M4XeMF12/PxiPsH38DeYUPBZFTM05g2rEuU1NFTz",
-	"mQd/dW4MFExJMZc9KQBZv5OlIn3Sh9iX7vJz+T0jBTjnZeV/R8znBFS1VEqIrhuYm3CtVEPUT2ukPY4O",
-	"i1s0lO7xhcj5mhooePjKMjb6TmdN9+NQmpMdR6ERpZDQwsAGMaN0wLXA3Yl2uDknEmrdcqlcVOZui2sy",
-	"pF0uDgVjmhXKWYV5YeY0kgpUpoN8S/kQf2k+cQlqjbjojKtoHBfc9Wvg2xoo8/lkkqUHCHgDuW9KuA2K",
-	"LypDWtOu/qBoNgDar+thabALDB8ATCV2Gy55Z8YrzTQX0rSSjO4p3w7DeKJmcH6uDGlGIMZxApaOZbYE",
-	"Q0/XlthfobUSWrKgSMBRiBmRZu6DOSkBpsNgUyQDoTQyrGBo6CyJJ4kUKbaQQcbSZTkKsIOpSMYa21DT",
-	"KB9UqniVG5EgR0Sl1Wg2mlC/OBGKT2SlU9ltNBu7RO4LAd+dxkxEUR08zJ1/zq51w9gd5i9EYrkcYgal",
-	"80H02c9izi6EhbSHimYzAYWwqm4wiAwSaoetfTZC7FqG6JycOUetAyg0rIrik+o5c9TRlU7lR5H+NLvW",
-	"UMNBbTlmmO1m00bibCJgwZYqZH9/r5jhQpqAR8NKpwLkTZB8vYGf2vv7rReA1W1eehg2g71+W7zgrcFu",
-	"sP/c/CGdVzqVdz+fIZUQUpdVvMpHM/Gtf/2t+7efPx4ng18urg4v5x/+8vrd8HAU3JzxiTyNktkJ52fB",
-	"6/fnMfYuoQ10W7rhpw8/X2DgcXlRjIrXIoUc4F5zb9Wj3JztvI3TH+IpAjPsNQ82uqELUX3IG+XzB5XO",
-	"P371Kno6HpuN26mcofKDDQFH9AYtosK+ANTLoVmCylhgfiPv3Vc6FdwEZkpzzmalU1G2nRpppCCsDsUz",
-	"sS7ZsecinSYqB/toDifS/0Gslkq9FwgBKcjkBMNes9XoqR+MqqISTzrqLvRBdYzukRk9IhU+ZFkCYAfE",
-	"mZlwmUBYNvfnDiVQXRUIBHaQcs8DhZBJN2QKtsPOBc7aL7DiohiearB3IN9OzpxtwzghrjRY19bRYJgV",
-	"VG2h4tC+p6ekZmTQgFCc8IRHkYjYcIrmDsXdxcdAkK02wE5sBaaXmoIDGw8oFKvNouCM9dTJGTYGREba",
-	"wjygJbnbzCad02Sx6l77BeuLeazCWoN9yICtEihe0LamvKdgvODlayRrtF+jiZuL6Kc52qxevsZSZiG/",
-	"hQmlaJWr/40TSPx+hBabIbPcjzKr0UTlx1Or3ewpIlW/vUR8AwfAyHRLMb8y/ZldspOL+0E+41fMPQqd",
-	"fh+H8+1kqUt63Nqxa+e80oHqurpUdUQork+4MtP6orKxOITvtt3tfxSTpxbM5M4qAitbMjrAsoHYS3cs",
-	"beAfG489u2M5+4MGjoT6e0pamced81S8kWO5krWBrt3JLvzDy+6qn0Hx5MY30+UwwD2cufX64XseusUw",
-	"t7Ruv+U95BTiBAoo76iHzF0vbr8rt92PYzWIJNYR7LV2b7/3jM+jmIeXcfyGJ0N8Z2t/k8+jFJ9AJAYL",
-	"Wr3Xbm814J/F/FwYpxdv3uBrL+P4lCsL0Q+W4n5zgy+9wOjR91M9X6vhzR41cgwEYqbz3OnOdLs9QvdR",
-	"7/E0Xaffb+JrcpMzCtwiPa4ZG+pUyjtrPRUh5ued6ra2e091SYm2m3ulHoGj3IX0v/MKAh5FRtBrPhAI",
-	"PzIRPDXPy9s9rsmJBqFTPqc6AsfVOSd+zoysNrMOaisUBIWicl9NEZ/M7VilPZCR98upjyLDaCVJr/76",
-	"r92b5rj99jD4Kfnb7Hn/snV9tqffhC8Gr/nB9FW8P/y7bKu/fDz8Zba5vjjH12ylMfZKOnKdA0rG9h1k",
-	"45OYu03MbSOu3mfp1dulFm72BxNP2Jmx0leGgiOUklgUSWxNWUhj6Tgb07QYAlnhBp+Kyr0tnHU0u868",
-	"cTy7m50zurzUTV34sM9sKdxrU7lttPwdG20oLaLBrdsps49X6btjyHCX0tN7zKFEKjFjsRIesb7b5v54",
-	"muqUI7pkUVnEA8yywIbFYLb1m/GyJe95iRw/C7810QO2sfWe4gtes3OayQcqc5uhiwmc+xrmb7Kii2LJ",
-	"xWzZ6etP9Zw5h885ehucNVeGJhPIR5IDV3YEAb5TnGU2z5fToLQWZ7d7V15FiVnuOofbX+dpPeQzVd9r",
-	"b65Si1Pw5/PF7JflkCEXjkPlyT36H+weOZ1wbBOUi6rhmd7OK9pIS5DoXqMkYuUwFVd6RdWMpL+2IPKN",
-	"+iiw5MCveqrwAIjZ4YtCjzyWkFUp01XDSucb4AezbpjLzzTYGY4Ky256ynpF9oH2FuwpiXS8oMlud+Q8",
-	"bAfsKZnmKucy5y2IJ9KMN4kR+QU/NDE7iYUizfKyD+ltkQ9iRc6T1/Xt6oZu/pQcrT1pUrt9/RTUe9Ja",
-	"n8fbffWRqmb4wm5EQIrc5n1If9i2u6zRTVATarRMia/hvIwPkGqJk+FbPha+t1h0CEcKi0tdMqynAmAW",
-	"YFxjrSCmm9husx7yOVT8pYnkUYO9Mu6GptIqAQwpdam0UFqm8kZAAfabrDp2l5p4bMkusKo4P8X8NIqn",
-	"yRFONBQn5a9n1b1m02N7zRe1nnLF8OhVsO5CQTm71bWxijKZKpXLZvWU88NGXI9EeVJr++TSOa3ne3Rz",
-	"v4UcExVT5HFTaR+tJCZ9yLSUnbGtNF7rW9B4UPVDCU0siXFFWnTypLbtPUvpqzeWiO8WXeWuy+u5z6wd",
-	"jZBzxIGdLNL31YV7n3y1e6eyUB0Bsxdu7YfUhval9QxIZWWoeMlvhHJ4WxwQxUPP6GxXVtjJiiGqvvnn",
-	"lVR+zVssT+kp99crAnwiTEG+Mo6XMp79hEZEzYMCFFeIGMc9BUUUVEFqBoEVKmYMCzebP9pfXVEkxVzG",
-	"M2+vYKH0VGZIowNY9emCK/DPrtA/g2+Bqm6KKpK7WfPwN/E0tZMjwqt4mvq1nrISq6iifWu34MgyCiWn",
-	"5s19aLAMAagAyj6kZrNEpin0shIVasKV5oUKcSo1T41v32A/i0nKXqCT3GBnwJyFqh+6NWwL2TTRceIf",
-	"oWGjxEezQEOB7QXA7kpokG+kus6a3vxERP/Zq5jrexW/9rABzzdSpxe0IV9ZjJPtLAIrpG+98Bi+n0yG",
-	"u9f5/QOxTxdBRPcJRBSK+24nDBq0zbUTeM5uo9lotXYbhxVLgVSh84WFgEl3CAOrnMb/llHEd/YbTVaV",
-	"Zzw8Ysdn79m7C9Y6vNpD7vhTHphf/LUGU1I20r1Oq73NSFubjJQkwf0G/GveotgI8Kmwd0rQ3ktc7Amx",
-	"QlBt1IJJIdV1CRwHtsBOkwib7o5Y4Uw4mzpBYpJxnIjc47NPWsRm+Pp95sdKby0XqT1IKBPb+sfGnNih",
-	"87zz+7WY/7FWTWJ/C3JxOtIQaOy1bWTY9Q7VhUY5INFQkSgbJCe8+X0S+T2Vf1zAdVprsC6U1MIfsqZA",
-	"eGz+SflGZYYUnPAhSH9pnoDQiaQIoVZEptSBaRxW4Pc2EngYxyGr+sfmN/XjWKVJHHXYJJE3PBUeG/OP",
-	"dT4U/7nb2t89aBqHUo7HU1h66JQ6GdTfxkrUT3kajHyq/TSf77+65EPfDXQXOqqLSsHHqfNZ1TbjuaRg",
-	"xjbyTC844NCOm8eG8FfVa39vFhrMxmV9sbzANGCYwCCezHOLiz1fRTDSXuXF4PlB2Hzeev58LzgMD/Zf",
-	"8PZAcN4M9vd52Gzt893+YG/Q6rf7zf7zdjsIW/vhQdDa7zcHzSZvPu9VVmFfFCa1IByKPHXNZSSX2/UW",
-	"zOrOd0VQsmp+vmGr1wrvvZVoptxrQxaZovQs7LQSMbrR1iuuxSa3rJWxXsUsfvnBt7Ny8bpbb+8feAxg",
-	"I8NH2Q3rtcBuWVkQHv6S7QqhKrSxG+xtDL2SC0vxLXz051N9n6F54cEirr8vw/P849c/Cg5m1yoWjLta",
-	"pkurPwkbpUR/4l9WadBtLW+QvxiFy5TvzGw/8yO+a8eBGpeqXwCGQOwK7KxKgCdjFM8QngFIowCcCos3",
-	"fKT/vDAP9Wud/Mmw6mmBONUra4SH/mbjFAGnom0tN2ImjUM+R6x9YR0i7PTvKWie/TfUwGCAyrbqW+qv",
-	"rHPDWQ7GSmbVJaINj0hLsGE8Y9xQGXUpQU5YXzrkc0svNhZqai6F/+avTRM+Rzh0Fhvf0RZi0LzaQs84",
-	"igDjHtOeA4jaI7AJeY1Fzc+ogzNrFQR12qEuEsIe6SlywxeaHHabe/hURXKK5TSy1EynEDLA6p4bYBTJ",
-	"9oT4aA5YT/kYrL6UELhH8A8bCKAqOB5htY8kHAfy7gEvjHHWbjYbrItJ34FIgxHgOqElxdkggQ0BjaOO",
-	"hmElaFSJE5zZO4XVN96vw6Vatm0A2KYknd1TgILjAuxlFlDuIGxnAsGONrctqZUjXCzjzMgU10ZGkdM0",
-	"CwpiP9xr7TXbvB/s9dv88KD/4rD1InzRajVbh8H+i/YXsoFuC3ObQwPW462B7lN7JU4y8mMRrfBt9zoK",
-	"Jrp341h5fllXFTyaP97V8lJxHTwEv+NaTScisdsAM2c3SOAmbF2EHIsVRpl92p0ssAs8+fS2OClsTo/l",
-	"z7wRBAAScKdNeEfTCw/JiFN2jaRbBghtZZhaFJirbLLtF+kxpv0yp1SqUyu1a9k6PMIc/4mDHNsZbrmQ",
-	"Aknu+xptmamFuItrsuQ8ihAXKjO1Mhhdrua5SiOvSPkPuQxApxpD+3+D2R5YgvcvYDACPGQ1l2M2kkYz",
-	"DmnkmrOY8C4s+cKm9qx6DO0i7GGBVtambVY5slmGrD7MGMGUwoZUOY3YAoO5ftu9nvLPCLISrjHnemCM",
-	"ft/SM8GvoZWSeuwP8lxnlqEAnh9NRrwvUrbXbDZ6yj4X+0bRIow4Yn+BaA34hFULmJXueXnjtMMGiRCs",
-	"7bFJErP2vtczG5HghNhUEfxSbRmiy6JzdejxVxj7zyxUGLZO+Zy6jHKjzoI09OmONgkH7Gi2ZUqLjKY3",
-	"glOZp8YTDUjBWHwX9pS50llQmgVRrLFWIFcF0WqyIOJyjPUP1H5bKIXw8oj72DB1lM0xTx1m30IF99qq",
-	"hCOW8AzJqjTEdGyGRbNzHIfiy5ZimwF0Koc//+V072yLSuqFb3jUejncKLfaRWd42eb2EN6AVtEqg2g1",
-	"SK23KGy+7VK5DRLjOFNurBT62HqvEbLvlfnxSsXpFYhJRy/TqZTLUcdKA2ems9fc23ihia+3fIWtglgv",
-	"+BtPtYFfT5XEpjWFZiNl+sflGAIUurdbR7eXTUh1I4m8cwdBxFfbSD/FUi1DJ2bGUPasZ5olcSQ8wriE",
-	"+IUznzRGOVzOq6cKXUkW6cs9UaAare41d5E2a4bggV3FCKrVgx3uuXgBkMHBKeipxVL4vaMCYARBO2Z/",
-	"f7FBDh/tt0IdOpna6bxUY+J5OnHz80U1ZkoV6FLdXL0I/tLu//Vw/PNkT1+2bv7+XJ3vzv52IF43//lm",
-	"n/8Qtofv5bt/Hf71enPNuvitj6pZP3c/JVZwuB2vxCzfWvp5m5M2EDc/xElfhqFQnzHS/z+gkO5hEv84",
-	"bZAIzwuGDKUJ9tUdEv0EP3Y7spijY4M0unHkPNafqjCCglKC5wvjYDoWKgVA3p8u3r29E4bYu4lQ3Yn8",
-	"ScM33g9KzNIA3A2MrSAHyqnfCxwtlv6jXCDAd52dsN1G083UVwEKdjmSMCnPtBujHR+rmmWsPQQimN1q",
-	"cz6OHm6r3WeH/c2MZKsdZsf+tMMecIf9rXv65mF2WDLUGzS3qBU2adaiYgzntW0qdwOGwBG8S4Zf1KZT",
-	"q7stNg+J2C951E6KOBnearCZ2dzcXsOrS89Ofk/cuz9iqU0BIVdl+MdTU/qf0T7LOhXy2ygn00A03cE8",
-	"yyH1rtWZJXUZHhZlIPpXxBWrptJINJBgnqWo0MSRMJZpCX6Vb+TDu2TosyryY2Ct/aTWYBcyFUgp1im8",
-	"vT6ToTiyrk6OyaKnclQWieAhwPPGMTWDU5KUKlcoos8nEyxiWVV8Qh+JvQPmK1dpfBC69/Qgv6A8eqry",
-	"Kj9452YfbX3saFdnJy9PxmEtroVDaRZ/68qud+bkgrqeTEsBg7D0BuIDfAw1zHhogziKp4lusLOIKyKw",
-	"osR5f57xhnmEfAcY1/CY7tnJ8ilGDhw8x2DXmJN+ywG2fDEruGgswUnZeXsP8Pj2yN3RTIF5QKrtAJsg",
-	"/uOHF4e7rQPg5ZS0/v/R/OHw4OCVWZnVdg1Q/LQP2DFxl29u57gvedTI1GeVK8hdEH5J+fK1RqO+hPHy",
-	"MGIQ9+n2gtAJhkq5vFu0QXZ4mO6MokPMVN5REpZ6Z11zRoQGirKbtuW904gfwx2x4jPNpEpFMuDGYlBD",
-	"qRzZIPFIIQFip6e6Ly9/6wIJ3limHsMf29gEODCGEP7mOZ0IVg3FOB4mfDKSgfbYVMl0J4nj8U5fhB4D",
-	"33AohfZ6CsgdgY8BizDwQbsslDoYmV3hsUk01UQCmRjfAKm+uWbvXl4wLYBRGRoFuy8vs4+Nk56Sir07",
-	"P/3tXbPFdti705e/vWvuNlj3TSsbAhvzCYjjNJkGxogL6W+AYapCeAnyRdDcmJH01E0c8P404snc0klY",
-	"vrsxN5IS9cw1RBo186dqzCcTEfpQOZIII1MhldJttoErkJt/Pgd8OohMWg7K6tkvrXqb+Se+0U/M/LS3",
-	"X0MfG+kpoRgMakY1FM/AGukCkSVP4cZd6pfhbMYTJdWwQwRrIoRWnRG/gWKMBMi3ZFjXKZ8TrxpQH5mL",
-	"kN8AmmLtXGddoiCdEfub/H6m+Y0A1ipoCoqVYH0e2lt7CkcexZpUN2SaiMlImKeCcjS3CZUmc6hsS4Se",
-	"Rqn2sRrb7AkvS9JZPkG/p6o+jcf3mK+vJSyAx/xwijpEmB8S8U/ssa1ZSkAa2wI5PD3WM595DQXAVIlN",
-	"l5vDICNblrt00O1c+bVsqAmfsVR8TBus654idU9JyNgNJBoo0PkrEMwwp/1Y9fTidX235rk/DnggI5nO",
-	"8S97Napfhso+JsOegt+3mrVO7rcFGhQoUp7ATlIwqzpm6Sx2EgNI3oyc0NjaFacjRPjoKZAtrfyXIF0G",
-	"fks6Bywqmxi32yROGC0LFalLvQR/wnsqt2AFbjw6cdhttiDJkHYH+qtDgCqOcCf/IEVEnDN0fnQaJ3Rc",
-	"+0bpGQklVa7EqsNw3ljrxQsP/r0Lw4BZNr+EjephX/Tp+VtWPTt5Wd+tsYM9D88dCECPGQmIFf4iZAd7",
-	"eBszF++zAR/LaO6xobwhJOexDMMIbVndU+1mE64vzDAe5ihWQ5EQ+ZrUuS1tr0gE18gwaZsagBKVVSVS",
-	"g+EhTJOpAtJTV80eT6MQ5RmyrhN5BAiV2lHuvMLs2VXlmk31lCJ7x1n+GbjiiUsbnVJZ2mxHXNg+ysUi",
-	"QBs4suFYKmS4dDCdhSQ0jKleeLJ5ZZ43xz+hQj4aj3/EVNxTWbYc4AGgfD93UzejhgU2YbJd/UZGsWjT",
-	"6JwaKYnsp9iXudfcYz74DFm1H1Teg5R11Y+29nDCEy2A28psOegLyEnQjAuj3WDfAzOTpb6cgmrzL969",
-	"v7h6/ebw6vt3L/929ebk9OTSZ9U9dvp9juH0iO21di3FhEc9IHGUMZy1ml6z2XRC/4j1SdHFA8b7ZsCt",
-	"3J9hR4ApMRMiZXoSp2508cAI9IVJye8gI+4BniGVIHEtjVKIXCVz6oo4oibnOEZ9ZB4x4zI1MgFPY9by",
-	"4Xh0l0vyvvuuq0vkB0gOmbLqq/PDWuO779ipTNIRO0YyM4+dj/hEA/t8wo6BUDcSfABTb8wyXHcj4pEp",
-	"VqdATukfExmiMVo7zOz2zKEZRYf1m/b/Esmhn233bEZRbJk9YmT5mzdn0CMCFZ7QLdz82OyD6Gh+bAXm",
-	"J+NoRsabxOLM0Nl2DlbBblsgA+8pZ2RaZCq06teNswqyAgQI7N5BnIxri6wisNzAi3/8M9ZVWnWH82K2",
-	"xE8X797CWiOlP6p1Z96RjoNZOT4HUXJ68ZrKLFFdUacAceLpGRhcpCZ39th//9//L5yf/Z2DGorxF8zv",
-	"Hv/8GzbSI48jtNL/1j3+OSNmo6E+08CMC/Rlxok3RgowZ55edHFYpxfduhESXZ9VaSeTCHP6y8uu3GX+",
-	"S/vrTgYM6ajO/JrH/O4rn1VJRebqH1CeA/Sk3z0HRjuU+PBh3XobN58beU7fM2sEoIll1G73FVre52ZS",
-	"X52f20knDf7q/Lz+3Nbb4JuJGi1XW+RZ+4h42Qs2kRMFfAw7j3q84mR8lAGrWEmJfeyWpbO612x5yEu7",
-	"19r1jJAz//eihoQCpXlxH2mZu2FqFgIqxDHSCqtREvwkHVDDCJGN5nZ6yg8iqWTAI59ViUmV5YlUS+I1",
-	"J/Du19HhvfNSXjl6TmotKzJfCiIC3S/P8vO8Oj/E01S1qsrWJa88z7UjxpH6DG5EzncEn0Gx4UQGNLYN",
-	"FRhPRpXjbGRNGrejeHBuu7FA/GTNWPiK8o7w6VSGlRVNWHcIj2lMFq+pt3VhoxPaVlDGunH4yG2ILOzl",
-	"VVZNf7FL3kijZv/04vWn3/7PXg8Db59enZ0cf3rdPf/+3fkvJ68+fDLKHf+v3WwfNHeb7ebz3War/ekT",
-	"Oe2/dV9eXnWbrU+nFz+aWW99OvvUbuw3Wr3k7OTlp9anT61ms727t39w+Ntvv70+Pf7t9PzTp5fvXv32",
-	"U/ftq15y9kvrU+vTyae9D7/ttdq/dXuJGUkr6CWVTefgdXT4Kjl8nIAfWCEbrt05OI5bLN7r6HDpzs3W",
-	"bmHVslVaXD+7aq293WZr93+ZFfr0yaglWLrjn82/68tLd3rR/dTtujW942KUND472U1pI2eSLnjB5Hl3",
-	"bHkSqjp01XOa3mmhDOSRzukzbc0L6LldLZKMYLlXTHXrSnOJzsEVn8irazHPlZgvuA1LteWt+9eWv41z",
-	"ipVVVzodNTIuNvF/esr6XdUlz6dm40/01Q6c1E57e6NIrrEYzu3Zvk9oeuvVKmsFKDpXj9UCsBirsNRJ",
-	"WP3yTMPMOoVJFwB8wMDpVP3UIbB0MxnB7jO/bGuA2YfyZzF37ZPe75W+4IlIyhsqUWPY6Hv35SWYSqEU",
-	"aR1dWGuu5XIK1tAsySs4axbyCpOIqzpZqJVOdt9SzsH8sCLp4N6/FgHDKQJyqUKLQYADMh4ZxXXzeI2r",
-	"oqYZEoaNenbgShQ81vfmikdznTIlBBKZpwn82o2F4qGZP4NNDfaZwNh5nUMe9EjjaICqgoAyElQ6MKo8",
-	"NmFPrQQnZBtiEzZYl2XrENrErxbC+I8qmhMGIRz9Z1kIvbRapDsN5aITs+ilsDs4KW8kWKSn2T5ci9Xw",
-	"zgw7yyLZSK35hMYXNPm99eMkb1mWer/FcVsrasXY6P6F4eVwIdplsBAbD4/OSHFI1qNfMSS6Zxuj7x3d",
-	"8scGsJSfF7+SMDAyoXQLBAZceJlwGS2Y8hvBM2Yb/xwkwXYIje7APhZGY/4FXwuAwWe2AL+hcikj/42i",
-	"LwS8NtPrTsDfRa/ftXhq2R4AyKeVlkAX/rwIyRxPAFFB6Fz+AGzd/pz5aGn7nkOSvJYqXFCLxit0epEt",
-	"qsVb4YJZtaBz19ZaYqLavGylKsSP3EgLEkIWaH5JgBmsSlPAfDMx/oJyMb9bpfRgqjYW4jDOC7xnlX5x",
-	"mvmZpsF+fSqaJtGmAGF/FAaphdJxchUPBpFUYsVwAOt3hUI+2Csdy9en9bLjt1bn0Q69g7aDO7dTcdm2",
-	"eRQFlz3+a1Fvf2o1ZQQczXlOL9EvNijnfVS9A20c5mvi6EbcuRDO2yC3sqZc7hirj7hCvQYjY1UdjwU0",
-	"xwkepdZ9paIHkq8ZLCILkxhwyzJ8vHP4KISeoWc68jfzwqUyFkT7oWS+TInYRtq2fT4WPRUHiJIViAz3",
-	"R2Gjmw0vJQLjLkgpcEQUSLkboYl+yFMx43OjQJOQqnfM+7WMoGDM3FuD+bA8efAJy4oWtamg8mCfVaXS",
-	"ExGkcdbeUEq3AyuOwulBGrjuL4U3E8JbJA/s9eUEM+aPHqOtHz5VDd87nvnlO5doV7sDv4m8LZ6fzcN4",
-	"WCN1WwjPVVoVY9Ue40Eqbxy2YnwtwqKNf0QlpeZO8xBi9dikG2IxPEVJFL0yPPV4zRNg3EPsVlfuT7AB",
-	"U2Y7WoiVrVvCZdHcjnUjbFW8SsR1+l4vP6/V7Oy16Hlk976ayGC5cBvgfGvQzyEG8qPZOfFUX10f/mXc",
-	"/ngXFguct00sx0vcI/ozy7CnoMQqa48yewV7z8qL2/oWFuIQ9vBWHryHq9QUyyE4ssE0ilCAAWia5eeN",
-	"U3HElnAcIYSAYI4NZs47+BvG3KrDn6TqKRg5WlkJMLyJCYIcRXMLQAmJ65eXyykOqSz3UK5A9VsTh9hZ",
-	"Swf7K2ibXyvJtuyfx696rBZ6uPJhJf61mBeF9C/9F5f/Pt9TbybPgw9ha/BaHwx/4rvzV6I5/Vm+S/f/",
-	"+q+/zzZWA+acAJ5xDMV3kBabMxXPjiyONgESRnjAGuzcHRbYfN7yCTl7d1HW2jCKDnPnwx2PxkpltN3K",
-	"hlYTrdQ8eXTFx4IbWLC7vgD+wJ9M3z1BI9wHGiGrP3pkDb/S88ATABo8EsimUXo4ocLXMfOiGt9rtrAI",
-	"eDYSCYiemxhRel0Zk7lzIUDyralb+KpM3S5on40OGTULPAmaryDbZxbzsx4971GjocsHexrKtB7Fw1ti",
-	"CrPEnJgxB1DyAliCS4sVYw3F3OFsFLMq4jm6XrDEwrXXsHwIY5TuNNUAOgp70hKh42kCDsGIGuUgeEmS",
-	"ZDlxiHAmd6rluZ1ndF2VTl6wQOERNrAGPEkkNbtChhQ762QqeiqNp0CUV7U1g1ibCTBsVNK/JKJoParL",
-	"MR6Zagsdg5OQA511k689NhP9URxfaw8hjcd8MpFqqBHqFT+qXPgZ9ypX1QQfKF0rh83mHrnf5xvbUswI",
-	"ma+y8DawaoRcI1OxMqBjpvtNPNwoX2tf3afM6OLGy2Fwl+RI9/sHQf0wfC7qLwbNVh2L5J+/4P1gVV0O",
-	"D9I4eZAkaWEyzZmyE8GqmKmw07KQbkY3xWy+1UNEPINVFDfbjtCo9sQyJpuhLpOzOH+pdQnOkvWXSoZn",
-	"TnP59IU8FXXz7K3nsC8Gzg1aM7jntw4uje80tK+QLTigeSpsF9i9ECEMNz8GxLkLkMBuorqKsx/jsfi3",
-	"UWMPQE0sVhD+UggChMPeoBW0+QvR7B+Gu8E+fy4OBq2wHZglw9KFjcsfUuMxpJvfcZf4qhFjr4xK2JIi",
-	"GPf043EEZ89/ys9/zjIysL9YBIrNWZZQH3Zb7dhj5umxy3A9xiwCAoANNYqnWqAplEISWoWQlXZwLmHN",
-	"M8oYiQ2XYRE67PT8rddTiEcHWDLxgPVlko6Amt+mr0KaC+oQL0K2ZPgyBdgYaGkfRHyomZ4GI8ApIFgW",
-	"hHBZU7u9VKN2ZNEU0JjpqXiaagk2MVxDseYcbfKD1LQdZ7Xe6FokD1gW/qNIj3G5NzGt8pVmdgt8fbVm",
-	"MEo1TbRZK7PfEFFnl0Fg32yugCfCY+IjD9JobjaFFipdMKr2PqwYp3nitqbU11eFlh3ytQUQtDnuUIV2",
-	"hvvjgqTeVgovg2p5NJ2X375PNdePpCw3mDjIVoRYlv9eGffykXRtYMXchnXax/ly7C9Vqm1ftGO1Vh20",
-	"1prabVSKrNp906rv1lwbGqu+e3lhfoHAZa6/CwIpJfgIA+zGGnECNcmwz1goQ6o6C+Khklp4CBZjnqmM",
-	"PNVCKNcZZnTfKJ4hWotUdbQW7OnrKcQWQ5gjqiP/T4ubFklNqGZQeG5r6fDPnrucR5EPwFS393WVatx8",
-	"1OaW2G/BLrAYccBVt/hlAOuWMx4QRA0ROHx7UXcwINQmgNQyz4q1fZd5zRHzszI+7QBKkANa40zjDiAa",
-	"n7JltAjBSCv4TNtwD1sI20Fs6QvYIG+kTt/T/j6G7b1ZWT5t9TjBFclgBYuK3Px+03rytanJOBQ/mxtK",
-	"7I4c2B8xL0N3QM1jvv19nDDf7NTi4Ox9m3cL0KOL9wo1HRuZlvuV+wePQMR9G1aJlW7rWYYKm+UOtkn+",
-	"AdtZJm5/PYpR4p7+ZJF87QVXzo10csip2oBk2J/A0Nj53fznj/uU6a9gUeQa1LsIjUZJIQWSJnI8pgBC",
-	"wLWoS6WF0jKVNyKa147YRCTGxKgLBY/I4Bp7ynr3/g4qST3hgVjCJzp99/L49Tsrayc8HeU7foHpr1hB",
-	"tK75dyyVc/tKwYlKMcvR0tWuET6vxtzuKSvgdUbZWHBFaKmJQAAVwGvqKZtwJ9TaZZsEbBDQ/Jhvk4mF",
-	"lLJhc8y/145YxNMcbAGhyGasw4kgMyxD+ZrxeYOdkmmRxsD9N56kc1hnasHPTEp8zozrnkJoXFp4+DrX",
-	"HzEg9K5rrJV2JM1KCDRCAb+2b8wgsIXmAjFnueopVyj1TEMYKSJ7LeCK9d3wKU8wjOuRvBHuAxDXdk62",
-	"XuxMPdFT/amM0rpULG8Tx0IXjWIA7aTJCHI49Tn7MJf4MoPuKWlREHiO6q4kR1ZaEvGQJtrjFUic8klB",
-	"+d6jotCcFpSvsdJGlKj0KuBJPx7NwwRJzaN4djXgEE2llAUYgxtXo53yyaMzFpOddmsLfM5g2Wb82U2r",
-	"GW0d1BNt2Keq7v+hOPinfOLI5+NchJ1004ZGTVEebWfWlBegWdrdLSh8LLd9f05EN0Qhj+Ttm4T9bYHK",
-	"YnHDrWH9WwpOemrbihOcUKTU1ktVJys8arp8I1+68KFfB8zL1+eb5jbhWkltqc91ehfX1FLMb+OU0sge",
-	"zS3NPf8pP/y5HMzQnd/byccLAuKhfcXVjTtDY3Ulxly1tGOJ6zLmtuYLe5mJV50alkkWz0XaYWOpzKWT",
-	"HJF/T1X9ksYD+n5sIDfX+xjfFsZ2NS4NgZVRfRfzg1gN5BBQ+IKRCK5F2FPQ5qxT5huD0GdVLQTzceZ+",
-	"Nr+pHbGYEtkD4g3g1zbFS7E3yBo7jD+M/+qeMl9WwIBfKM6LE2YzxrxE+zwjcEAvn0PuqUXQ+AazE08h",
-	"XPMna4j358DiduSmU+oHUCdYg06S6Us2EeGCmn9pKmo052KYyMiYEppPU1H59Q9n7Ltm/at+nPP0X8OE",
-	"KZE1829dLrRlPwtO3aOSfeKmv1U5vRUzq2E2/gZ3Q6kHgS/22FThqX7kbpy8EHhqoH9qqrljUhglKOO0",
-	"fR9Oy67yXW7tnTkX4/iGgkRWg52kmqXxtVBMp/FEs1mcYM8MBfqgwjvVCGLyQfQv4uBapBrRRixRAqSQ",
-	"2N5eswV9gCq27DGUc7QaMXsxC/jkAdTGS/hSpza+mWaYP7VtiYvyCBvfK3fN36lsO7/bwPoBGJxcDd39",
-	"t+GPIl21B5uPo2TPQBE+ip59Ao15aPLbRzgIj4xotQkVrgcQexkgI1rOU9tOAl4Psl4WbFO/VnDXAGih",
-	"p6RVQ5h14uZpCgpXrOMnzQURJAISMRBpgPFkxEq0AFnsNEZwLHp8T6Wxc5g2EQ05ubDEpfUAgiI/H5WH",
-	"8VJG8ew1V2E8GGiXUMx5LuLjJIbajJEAzySSw1GaI+N99XES57yULXl37+B1fEsC0TLxPgnGPxUH7+e1",
-	"yHcCbmNb683yGUZ5mLneUeai8Kv65pc+6wtkw1LTKAJOpTVisqdITjbYcSR4Qm0FeBlkFmwKHF64YVv8",
-	"NjEd81a8/thMwZN9/nUYJbAubis8ww33DRknpaHis6kGeuSMZ5crJsd8KFi1P2djI02Ajg3pbRIRyAmk",
-	"IGNlT5nHEjGJeACMgOYsQukIHA4s4TDeMuOTieAJ8CbSoZT5mPAza5JMVSojFpi5BnbqolXTU6vNGmfM",
-	"dBWbqmvgB/ThA362/KXE9uI+Ef4NBD09Re3fvDgqr2jagHTN2TZH5lnuZTg7J6FP8eFznK0HNYWMSLiM",
-	"v4KIbyo+pkbfAxVqqw3swEyLG5EINhFcTVNKU89RkCpG6Kzm44YRiO5BnFD9zCTimNhMZQppTVcv78Ab",
-	"MatF+3SLOC/X6Z/W0rIhXlcnYo7Wk8H1FH29o4oDiwa3PkMXEMTt5zL5JlwmXwp42qIdcnZQd/WrkPT0",
-	"GFKxGWnVarKxVNOUqFURDdFVTpJyCiIux67ZBfOl9jshO9pgp1KlYFkOuVSkQAsh5meaTRJxI+OpZlM1",
-	"1dQW22DdzEcnw9ex1WLuFjEYbUAa9SmWvcywgMjYymaEIjzCGDXo0WusLlA9VYhoN9iHkVAuawnqjl5E",
-	"oYgZEJMPY6KrxlrKiGelPizgk56qDhIhWNtjkyRm7X0Pk8NQ2MimitKkwFUs8/GENlXzuBpJfOaVxZOB",
-	"pg74HMwkU9S89mDJ1TP8cqqJfGhw7LtRIh7+/JfTvTMoA5rIROgSGMQWImdsrGfyn7mmIjGP7leC/Emg",
-	"n3/WROMGAtrWGGER1BO69yNpqtPl2pTPpaQQFO/LqSnz9gVNAdK7A8IcihstYXcmRlveLSlJnvZUhgmY",
-	"S00C3Bca6UZNyYAbHTQhCvj8AhjFEkod8CSEyvMYIta2WBM4wjVLKMHrKNSJQTCLgXvUZgK9AKRqUE1a",
-	"1GFSZEdYl79h1pS9V2uU2MOHcXChHtJR+xxeyueoQnnyTr558Ytn6XOEhMWNGds29eV4hy30i4xLs2v5",
-	"R+ModOiHEODyeeoDLalivgSIP8GDUU9ZBBJHus0tMh8LRSRBHAJvsIUQ7GTtVkjA7X40z20YgWvuNtKQ",
-	"bpcA1gYN+mhNcdv8n6BHYaYOJBTcIIVmVQnRNRbGMyMm3VB6asBlJMIaogAi/h9Og0WCo5mIlTCDJk5f",
-	"EbKRSARKXH0tJ7bPXTp+nJ4acajVh88wYtGHR0LtJoA0ytCnoBq8klWRvyabJ5g/BEwUPImkSKA+utah",
-	"tqsh6IYkzfey4aNw8DJtsA+EVmhfvnAnczfSCuP912KSNnrKT+cTI7Rz6PQ2GxvaeaoG8XjM61oYKWw8",
-	"EdByQJVuHo1oXPkplWlPYVaB1FKxd4ASEaCOF/sIjsByoUebr4JVoWUzXiUCFEBXIXidKp51WCL0dCyo",
-	"/Q+dIpoMLcBbN5oUFhl3nE8btpEKbTyl3D7iCUYlC5TZ9usIkh+LV3UqwnLggVdwucX6xduMTqx18L8A",
-	"ZRGrQEYCw8KwOubaZ5rpad+dYu2GttQOZ8Ewt0MswJHd1l5hJIcMCzvXoTvmp8XMNIWq87LkaGkLus26",
-	"TXuGaDabB6uwIc0DHwK8Mi8QtWBwGko2fH7cRJLTIJx9KMMdqngwaIQikKEIjYAXHycROKQDHmmxAqTR",
-	"vKyydbMFrKGNjI35xxO8qYXdvfanxVYMr6LTOUy7manK5t0q97evMj211r6ivXmH9hO4c0t0QnhZUes9",
-	"HlThzRNo07fSwZKutJqqmfI12qeWs+ysMF4BluCk7lJPobvxYWlrlkzFHKLySnvxJLuGKSHNHnbUGp7D",
-	"u1dxwjC0tsDE1WCXxtUmDQqkXE5HdrcBKMqNNdMwDmFolfv5Xotk4zbD3Kfen29rA76VIBGhUKnkkVlG",
-	"ox7GXEbm+PPxf4140o8Ts0/qhBigG/b5K8KYL+7C5hIgbfyNWYDv55vj5iYxqA3qz3ddJ/Ald8CTzeZ+",
-	"U84uG1DJbYwnT/mBxV7JHOfkGwE7rPRc4fB9rhY+zD0AD2o22lwe6hCMUIIawcSVqwXFDoTqCloucOhG",
-	"tQaDPUrhMDiqi8ko88DlKcMyVHNe2JjPwU3oC8b78Y1ArwVPn7Hy45k6wiJSGWo2nkJFiMVQW+7DY1Wu",
-	"Qg+x9Yv85PRIj/FxrIb5lu+OLeAgFPs1dage4d+6EXk9NRZcmc/L433sNXcRbR8nZTHL5iA2sne9uLe8",
-	"xuXOSY0v2stXEOSVBG39jYX5GlG6WQvfr1v28GXT9qh9fNkRuB2bFbVlXgtsy7NVuLdUY2TjyUXSQQA8",
-	"cv4tJz6fmv22Cug+1ZiQBS4YMXo/lP5d5wxsRI6VXf9sbWcfqb9pROVrkDiSqJSsZpApFkX01JhfC8Sr",
-	"6jAVQyA0oQReUbNDsQ0oVdCkpOLimWJVo49sISS+oKdWUcDgo4lkc52HYR67Bx8QK6znzKog8QGgCLMr",
-	"ABQt0jFLBA9G5hqndXUtTxqmSF3jdzmtueRjZS7WEvd6td3cq91bp2ICrqBTnwqpvy72LplfnC9ph9+V",
-	"pgvKi7dJTk0nRp6LEAuQdTG64LmEAB7//nwFqNHj0mitT3UXqLRcJXVfRLEaatd/Ya6ZGXHTU1T2q0fx",
-	"DNANi3RadMNsZGRf0RtwOB7QtrFMgAVdajnxh6DUi9wQz2iqV4VJQD9ubW9/AZYguvQSgwnwUTsTNaxs",
-	"RH8+kJGgiPwk4sbta+C9yHy7IeePHvH2/kGlU3kxeH4QNp+3nj/fCw7Dg/0XvD0QnDeD/X0eNlv7fLc/",
-	"2Bu0+u1+s/+83Q7C1n54ELT2+81Bs8mbz+/AAqTlv0Wls/e83dq9Q0AGV3mr6Dmc7ccKlz8hNn3OwM+Y",
-	"znimYszPXwlaE/As6EyUGpOLZGYVumiMOQnC32yTDl7lu3Iu/1rMfSOWhQp7yh9Po1ROeJLuDOJkXA95",
-	"yv0sO45vIL1grmK+kQx+h529/dFjP529+tFjH0T/zIjmH09+8GyJQk/ts1P5PVq/ZhxGv0BcJSMqME96",
-	"plFrHTGu5mjNiUgLj1388iOTKoimRvlVoW5CIeot9PTISVrL99o0G+wiRvBWNzGgT/DxLkOd2uHYD3qm",
-	"e8onm61uZKXPQhFE3Exx1c/L2DhIRVrXaSL42HfMju5ia4xK1VPmwTKYRjwBTkwzDNKmZgUwKwvlzkFs",
-	"fhlwhYizPAQdh3eEciyUBnucRt9TmiujRVMWCbPSLTaRH0WExj7VhjxvvWgzY0kzLUPhFoTt7nqtw0Pv",
-	"oNnEm0Dd8yjqqerhwfPm////7e22m9Q0vtdsQrWDzta9iguPOF2az7M+ylkSq2GDdVlkXM4EltWuTE/t",
-	"tXbBYrh0G8hpafeCTPuzvPJ3G/DIKmmeWs4irJyHvjGo+6ONnxV+yDS/gXVJCgsjh/SgIojvfW2cNbyb",
-	"PYUmnXauUhGTEh2txVgkEYiCD3UEjpa1/Jx1VN4Hb151N4tlqwhhiRRZCBKaXbFkTDwSVFfusx8rwpe7",
-	"8snA2t0cxhjNqvIApQYCITyyjxySBIW+8/u1mD9FI5+a3+4Kc2C+yJkb5eZiPw7ndVAElU7l4LTyQFWu",
-	"+f27IRIZHit2QfoOlClg7oNtpekHohKAvj7sqYYsG1ggi4AHtUdVk/hNq/1zsBgpqohafm3n9WpYM6se",
-	"n4J9XxOq2dpT9RWhJZwSYEB5tA8jk2sp+Y0JSBXBOaoIcrmKsLOEgA6EFGtKh3oKaoeyBIMG3n49Moe4",
-	"xOKMEwzSrzWAb6SYvUuGPqsCxUdyWzXRKX37/VkVsklcT6tA192hVBJv3bTyhgb0mattvr0Qil3/2+P0",
-	"tLcenRqJRrDz+1SL5GR9ju+VCgtHaCQnDfYWU3LG50xAtWbVHeaEJVxd6ywhN6YKEiobtBXhPYUV8CrO",
-	"91nAr1AOBIHQEBnPzqNtb8O3hsZJfFFblgOLEe6E9D/oUCcLlpJ7ObLEeJBP1MGNPZVTrB4IEPOxq5J7",
-	"xBdz31ycGTidyyfV/NmLDR4qcVc4I199zu49iIXV0Iy54z9MODQUl6bgbZr/FvFAYS2urEQYc8jGm39r",
-	"DMTlZAMFCfuChWIcpxbsaK0E6amiCCk+wIyzvDAAxMttFKoYe4NPoNnA1y7LFyDyQl43VczZBYAFgYXR",
-	"MxkKhTWFt1dH2xKA7SVbvmaBbS3ZbGEF1QSyAnG87qltAC03loYIqJeThg9ZqPcZy+/y3/G4TFw4VZuZ",
-	"jNuwcNkb1sJY4tufqrG/nTK3B0JDKsr8Zxq0g5d5Wfnz91h1bJaVcOd3+hfZueUk45bE0DMOJ1JMIq0W",
-	"lYgiIps0Ihy5q1OktoyTEOhiSAEJBVgKImEjqdM4mfcUSDWtqXEmX7MCrmZGVBffiLEZMDXQwnCgy3IB",
-	"Thjl9u14wl+A9vpHkZ7hwO/v7tIMbAAPh9f9sQVij72jvKEE//zEGHg/B3qDiYMEfoj0se9VInj4KGjo",
-	"E7clv1764lJWYRr4M81kuC13Xb9VzgnshOFaYuDb+qWXQwo64Grn95QDENZqQXsudBzdAHDqJJEK7Fk+",
-	"xJ4bPpkAxo5m/u8z0b+aJtHic/2a7ddPjb4j6dxTIFc+ptS7g5lxJMhFBGYjnuVY1Jyg5gEW+AIIGgh3",
-	"0lJG0sczbCS0KXRO/UNawC4p8jm0siIRjfGQgUiECgTz7bA9hpPkO7pE4z55UJGBVSvzVORYh0cCbG1U",
-	"QFipwYdMfJQ6RRfCzpZ5nxb0SVNtbPp0lMTT4YhpOVR1sqYJAMEOEZkih0qE5gJzG1j7xLuV9xNgrAU/",
-	"hYhw947MMLDKJOfZuSLpMIZnUd2K/QTSUuA69BRXEPLFriXzgZCJcbTD8LlQBMI1S0QKEDj3isbS3rsI",
-	"uLq/eoLTfptuMq+6sObJZsrJ3AIDna5rYbG7nzCgYO/bre22M+3xR1VkZrjfdIyWNgUgdnKlUB7lVIX5",
-	"7daRWvPbKcyKsXID4wzV4UHWrXukuI1ZjUtOWIQlMhqRKFbnYV4akxa5y5cqrGO4iEfRnPXnhHOWkXFY",
-	"o2k1CW1PLSYwb2WdZdVCBXbtC1i0b6ROL+y0bcI7S7OHkl4SOHdReVNr6CpuWZjZysbyAgd3gXetQjJx",
-	"FLjPtB3hFybDXTXIzOa54zgzw2dhnHnL5xvn7c0f5PUKyF54h2Qg3btd7Xdu0R4FLCX3/Ce0lD+v54Z0",
-	"wUYbgR1L0vfrdd9W16hP+2PADiUChZx8K4sjDaAEwXyEUbI8B/oJl8lUckXgoHQZIhRgiURoVB/QzYEt",
-	"PysEkpLci0pN7WqcAOfvJrxVtXyg6QizGaHLuthP0KmMIouEkM+eruz7f1Rdjg3iVqx9SaAAsxLvzIRt",
-	"WGYaHBo1FhuPo3IulHFrzVrCbIdzPRnxoeTMeAHTRByxSSS4FggOm4zZJE651nI6xhRSAz7d6sINVeqW",
-	"Xfg0yY8KK2DNqFsDhHidU2d/bGla3QY8g5v9ket0rcb/OrG7vyX99j8Cb+ArUOGo+RjPqx3oMyGFvpk+",
-	"L6qFu2j0lV6wQzdYSfJKJ5t1rUIrycawrzkZk+m6ezocfDJJ4hsju28Rti8R5PLBha0Vsk+S78+RkynY",
-	"9l97ZuZOCAcFMbMTikBqsge+BPsBnktIuxTMFhAkAlwUQDxYAKv1LTR1yFPecX8+CX2vp3xnRfoe83M2",
-	"rfmRuvHMH+jT/VqDwTDM25UQVFbqJ6HPqpmj01PO06nlCgVYrBaqUKHvUtxQQWkSR6LjmgGp6REFsPGG",
-	"9pq7HhSBKeogxDKxnGy3gCv05exe3ooLxsPXZV+xINZ76g5yHZfyq3Bj3KbOFITzU86c19FmQ+uLiJCY",
-	"QMVklMRRPJw3KlvQJeQ+/FHLpr64urOb8NtTe1tTMg2cJvQqIknixG5x4tXOK4qc2EjCvNBgpTKj4lE0",
-	"HRIinb3m5v2Zr2Akq4yROMJW6jhmUTxDOJaibIp4cK1LJcCTq/P1dTB28bxjA9A/RZDezUJ5FGclFVuR",
-	"eFCdca5DakU+bqmf8P6tThcw2AdJrW+S2jBX3SmvgdbgJi1OODFPDU7rwvSaVt1lzOHnz9bctMri7Yah",
-	"tt56lTPCW/UYZ6NYT2TKI/PvG6GmopZVYZ5033ahVIj9O1biKFdEhEWeIZ8jqglikZihTVMRMqkAdCPH",
-	"oOweUgRnoe68NZ0EKk4Z4iasxzSHA1BSNZ/vLc4Lh/pMhkCWs7afgAp8dtcF0NMvS6BM+dxTLhX7GZcV",
-	"+I/Hwky3WfqxSGTAd45HMuDDePvgdSoeNXK9We3QlnVDePlKKfbo8elUPIHaPsFI3KdrAGUeiuwN9ElO",
-	"Cq4gyCi3pnZ+x9jE+tgvnBn2bpMwb6EcdO9+ZhQEbeHzP0t94kPLmCdDaW3Uc8Od/TiW0gblg1jJtbLt",
-	"85h6DS0HnJczcuLE2EYMTSMow46McSi1pUUIEaq0tq05s6IJ0J2Su8au+PzMjBUmUCjzYGB+zurF+ong",
-	"1wOuUwwjJGmlU2kedHabMJV0y17hlmiqglHu8lbL/Dm7vN00t7vLQ6kUdhra6w+L1zfbhccrORzlR9OG",
-	"P/+xbd/h1vbN1y57bL/hF5BBX6v98e02D+IefSAzYEVUBZ+5eVDFXL/ABrcmsELdDnoBXgaxp90fSSjy",
-	"1DKr3D/+cmk+696n107O2tMLr7pD8OWSDzeNvZhxPFkU63mZshYqfd+ehQcPwJxKYEWF1h5gObedPti6",
-	"ksY4fMY1VK4B0a25/i/neHk8AB7T90nk91R1qSUswH6wBruEB2qWxiGfd1zIx8cXnYSOcJfq32WIAOqc",
-	"TaQIRE/FA2YU4GRMdZIcABj5UDDr7jL8sr4IgdA34n0RYatCrisiO9A4BDNoh0nKutk8uEarLCsAJLVx",
-	"dAO4uSmlOXLphLJerFWGlDmaJQUlK+M5l9Dv8uXCOTCblU7lA4+u61KxII4jkbA2bGizhIQr6tZo23jO",
-	"JR8+ajgn5cNN5OUWxg5evUoqPnIox0iRp0jOUyTnASI5Of10u3rKpNdWdtxGJEXYfArSF8mJMnFbNcOx",
-	"tXpsr7lXa7DjOBR5qtIEJuj+AhcxHVHgPkF5fR2BmVQmAq2Uh9iin7nIzDEEb5MhzlPIF70aL+tlj6dp",
-	"EI9zEJmArUV88/OjnlK29Mr4NyJIRLoyU4U+DBRc1banqn+8fJaxoT9kHMv3jXrk5/X28Efh6jt4UjTw",
-	"/HM2zmrn3/1UU/uVOHN0EIqrsxmNuDtmn5FFfE3HG/pKQEDy+vLy7IIJFU5i4+ulMQSOQ8uaTmS2AU95",
-	"FA+nwjJb8SiitvB/9Crf9Sq/+g1kzrCTCgwo0tFmDIGMFsWQB3SDR7YNLs81zl6i/DI3QhCV4EMcDRgM",
-	"C9L4BdSLkXFMiT6k3SyuEGAEsr6YxyqsOYaP9+dvkLd3qgXzR2k60egwwi+N+4cTAt7iJJE3PBUei+J4",
-	"0ufBNRYiAQdxyHgYJkJrrwfV2OAu40TEEdomPNRMph2sbEiZIx5mnKkp8irCWpyc3ezZp8Gf1RwoWHrK",
-	"l0qkVzyNlU+Eg5pV/XZrt3nYPNjb3fU95jc/Hg4aLR+sIjtOI30n034kA/dcS1Y8S2SaCtVTHOhuEihp",
-	"HPOIhqSBtMYM6YBFMhUJj8wo/zkNh+hkm28sDjhlRs6HmpAHe8rsJHwfTQYGFQrjsXVO1WAkgmszm0DV",
-	"zFPClLUKDTz0Pg/NwuU7FZu0DUORchlpIGsxs+tPk8j/1vQd2uWkOL6oz4/H30g1HokkbRBPCIAuFgrQ",
-	"jbCbJlGlU4Ez1NnZgclrrGFS3tHxVG8bI6BJedQ4gf3IDUmQt6c+LjUJbjcBcizIKEGBdYjwK4C69XED",
-	"DvZEPPU2PlCwYusabFqBKxApV4j4GubqsRf1YcAVsmTklOIq86VYgf3iYSqwC6OxnRtGSy9q58Y3HYfZ",
-	"QriEPOV9rgtGJjgl1saEtgK6KAeBTIvNoPkfjIm6UZgVr3LDo2l+k9ibr6a5V2R7pPB8qVnuqiOWiDSZ",
-	"G7GSpPDs/KbYb+7CIiv9A5cR2KyL435//uaZRuuGgJJx8FEMjMjTSclwNRrda0Zrd+ytTz9iZvRgOZSN",
-	"/WG2dG4UYNiUD4WpeMaqnL18e8EGOF0eZRPgrgKwQ08BskOtw3wzKZAI8UvmxW+wd9jBsGIBOz3lly2/",
-	"D6ARPsUKrqj01Te2HWJZoJHlrBAcnkWUlmmjp85hZ/BBKhLmww/1rvnBN7ooViHRz+bUT+6iEu8Db2JT",
-	"lcqIDGVQEmzM57jf00SKsAggM5ZKjqfjSqflHGipUjFEiOOlvmb0b4z9mndsyKZ5dIdtZRDo1khongUp",
-	"LyUdJaa1hi16bcFhsmJ2qgDpg8/ZQCqpR0c99a+pmBoZoihqGibxZLI6YPq12scYns3s428mRPsUVFlH",
-	"upDf6l9tPGXz/l6eBqP1tXnvz9/YljRs3x3IKBWJh0B9U42MrkEqb0SHDXikLZ0pAoU6OSCh+eAVhmpA",
-	"dMdBME3YbATMpkUZAthtxn5xFLP0FBGyiKciQSIH9DB6yoEPIYGBcb+VmOHQ+2JOQY5pJCBIBK4TcJsT",
-	"I6vzwWvfmpDB+qa8kLmjD40LWOnAAm5ZAngXd/c+8fCtwuFbOL539HifYt7fanHhk0f05BE9eURfl0dE",
-	"dB/WuPjsFtd6h2gnM2bWZsnzY36mMayViAAQGt0TiqDInczEQihuAPv1sFTP3GvueqYdWPIonrEoVkPE",
-	"JklTMZ4YzzG+BgNkNpozmcIeXkhVGYPqWkxSs4F6arfJQj7/lpPt2adtnYQgsN37Q+gWd8UtIB/u0rvn",
-	"6ekh8y4u+6ap+pwl/mSzfB15er4oKpakxLfuZN4iUFOBef8vg2MFk4yAulacNcyIClBVzP89v0gnITGH",
-	"IA56IfSVQorL6ykHJ2Uked5vRoysG6HI8cXCAnR2KRlN+WJXPUXC/RnC6RpToOO4GczNeq6CURKreErc",
-	"UUB4yDWqB5fiRw2C1kvV5lqe9xQZArUGeyOvBSTyrTqRKbVDaeZHXKeZ3PE9/A1CxRPSPllMx/FUpb6H",
-	"LSoyZXwyETzRln3ZxQUjia0vqKSy3wPQvYwixlm72WQjkdAH09f3lHQP68fh/FtTXpfCKa+HyZs/hO7a",
-	"IJVsxu00zrZe9ZLKKldRdufZIDIt+ZO++mJl51++AvxCADmokctOSHweR4CiB3WpzCpDSK1ckyDEJfIX",
-	"ac2H2J9kBNSFkcqp4OMjpmLGA6D0g54cY5d3Sda3m20UcfQmwE7XgJ6J5rwRh32L/oJFTWLMZWSEtpM/",
-	"+2wiEhZEgNF+cgY/jeJpwqp77RdUnVZ0AvOVZgUJioVPPquqONdZtA4JHafqhGbqi9YDmYkxtrDi/7Wm",
-	"tKfiVWixKp3KB8GSqWLpTEQ3woH6WKAf1KszCBlEoCSB7ddWHKYJN9pMQW0LtVd3FWc/xmPxbzNfybDS",
-	"qbx2Q7FAM2DbxRMZVDqVs0QGUg1h37TahIO0eUNzYfa3isS2t5tcuRnKe/gCotFgc4Rd6C9vtg/qzd16",
-	"s33ZfNFpNjvN5t/v/oGBkOVK5JzeuVBmdM5Tge7eLXVG2YV/eNld9bM4ksF845vp8ruThzx1F92mW/ba",
-	"G3ztZRyfcmUPhL63ThLBNJHpvNL5x6+FoFWsUh6kjD6TxQnTPCr4bihQS3QU/WFJCalYEUZB7q2/V/qC",
-	"JyLpTtORGYSRk1DZW8ohdZbE4TSguFmx8JFPZEPH06zO8aZVwhvZJcgyfAWr+sMYxGRjJxiHUBrp1wqP",
-	"7uzswB2jWKed583nTXjur24alvXmUOoUlYlnaQY9lsbXAsgPE6FHDv62SDOYk7VEpVjyAe9yhrv2qMGk",
-	"n6CbFdLPxi7IPc04qyWPukAOd6sRPKcktIfAb7rmXDaZFBDbwgzNpFGkuip7EYG6eYAMalnRYFegGsrx",
-	"HR8xqW5kyqk6zT3akh+vnxDWPTth12KOsWQ916kYMwjM4oJoVnUJCxzAEXv95pBJNRQ6reXexyeybh60",
-	"gnqUT0OZsigeGoWJMetZQjBi9gnmkrJZL1THx4OFHgBtzJ5C/R4WztilXqxBwVXPGZIQC3OjcCZh+XdQ",
-	"n0GWik7j8krFDtIxC5WiO2t279m7i0tgsyE/3HiIXq5lgHQIjNB4tbk2cfJ1bXcRC0Z8AqGEfnwj0CQr",
-	"fkCdyoeWP+Ms1+TPqtQdr2ssVhbsM+teNyNZbF6ngvms47FAdZjf3QEvO5CvsoUbcbSDWcHE9FjCU1G3",
-	"XnXBoM09nqTm8gs+8CjqxzwJtcfGQk2Z/cEYaXVjpDEdJAJO8LWM9TXOuBZKxwkb8lTM+Fx38mRJQDAK",
-	"mNPDKdnegCukPTbhxrSyTEWQgKubzRHCvMIuVKxA3UjtCDJh8Uz1FEq6qv+xHgqjcerwC4wvQYcG9cSl",
-	"lnl2JDi0aUQgYEYwlbFi3OyOizi4FmlhQ+BTy3bCyRj4EqcTo9JFiNSxMFesGnANVWic5soM+lrMawUR",
-	"E0q+nmqYBULpqWYD/GojOm7arPvy0jpJmg2SeJxZ22ZrJgMeCCbUUCqhOyzjO/d6Kk240gOQjTYsBcJV",
-	"6mBkDBKzOYFa3VrseTasMZ9M8MiCS3YTB7w/jTgkYnpqqvDvdWjrRaRsu9XtRqg7XOgMQzoe5F9SmHoH",
-	"z1siha0DxSMGPQvQEYSRoypATwDsQ2QmsbgzMUKYI/5S0zSRIPkSqa+PeioVY3j6NBFMfAymCc4eEx8n",
-	"MjEnNopTnB0zs3Bu4RCYExlD7nrC+zKSqRSaRVyFtQ51PEEkzuspLOgnCH3CwSC1yGbu+FF8M54ATqpS",
-	"8VQFWTeOX2jVoHBrYfpwXlbtMHP89QjOmdkWQcZYe431PhzxlqEDSWu0KIoqMuVgmXys5/teix0kK/39",
-	"rsqyrnYN4VNF2IFQRckaQI9SPBigDIJVhV/lF8ZjnAUiSeWAXDAW8YkWHnRf5Rfa/Ca3fuDAv8zrpWJb",
-	"GQpbzGBLG5COE+Z/5zd6qqhkgR4RAick2ErCqUdMC1GulCCtaDTrYC4pO2kWAiajLHwAc0c9J1AdtnXs",
-	"AO56DepzM2A6Go295T6xBr7g2raanb1Wp9lstPf/XvGgqMNtq80I0oKmcZ2vJWC25TbSldtIFWPzmxk2",
-	"LkFlxhOFBLDEnboh/+ofHjZO2SXItU1t4uOLZrN5gLGNDd/Z3IL4rbu0KTaJZfz1rytzPFmwDfa0VOy5",
-	"rYA4si2Q2AsKtpfUTA5VbG4DX7PsyV01ZzFwq2NKHoo1VGzBHxZfU4PGycVkR4OdpBbDx9VOrHM1F9dq",
-	"IQpqLb8Hj4Ua48VIqYZUN7EMxNWEy3UCktkbGN0A1Otjnlwbq47L8BsWWfbTTvDLzrj880oumPdNJRey",
-	"JcOkbHrLLsRAUx4dYxPn3vP2frOZE07lG29zIdV+NCF1vGobPMkqlFWrlu6zy6x/TeNUXGEzulgvtdDX",
-	"tJcac8zKMXiIZ8zaYMT6IkDRJJwF+icQaH8xn9ilb38SaVakwcpvekN7Y4G2sCs3F2mtRxdpJRvhSagt",
-	"CLWl5ftcYk2oIR+KsXGYB1LxCOoW1rmqGH/NboMyM0hUGJvMPeMbFmDZt/1gv+bPK77ct24qkhDbHPKn",
-	"G95RcA9L99vG0qrVfDRp9WrVqj/JKpRVK1bucwmqCWTBGy5Yt87wwmvZjYAQBwimLMgH1WAamjMkcG4G",
-	"4hsWVvipZ/br/rSCCr9zU5GzV/EqtPqVzm5O/Cztos0Npd1HEz1nZWv4JHZQ7JSs2OcSOajmNhM5yL2e",
-	"uKK8nE00FMqc2G/aJsLP+fOLmW0tm3sEypd21+ai6PDRRNF52To/iSIURSUr9rlE0SL43BpJlCWWLVl0",
-	"xh4LQSg97Y9lmhI3sWVy/nZlE80NMV7/aUVTOad5jtx+84Sgo8ff7Jb/zd4ZriYMA3H8Vfw4hhQGc3Ov",
-	"sQp+3FoJKnUrxIj4wXcfuaTNpU3cVUikJQ+Qtpf78+PS5P5ZGvdD6pByEBk7a8Su2OlgXAYDY+4QWeKi",
-	"4mI/X7GwKHhxyaymIx8VzYktsd9UTOAdxPYBI4agjK/98umuAu8BF70+K+G2XikP6hveMbc6aqRjaxEM",
-	"W6u+LBK1FLV62YoFrXNxqMSO16ftLmtrsVvs2p4kVmdoHPx01wmbnRlnpqgbMcNQgHkTzmRRNmzdKIVb",
-	"agVS2SQ1jaaUOmyDkebWKp1sH8HItvaKJQFOAc6Xu2icQx4IfrzlwJ/fwwUusIPGhv8sHr7nyjEBHBJ6",
-	"juE+swSYP2OmdWzcUiUj74Lm077Nx08hwJlLhvAMzn+PBal6wIodxXT5ablokPDCXiy0YXnSdyDDnZdY",
-	"d7OWQKZBZmcqGr9qXn1BL0amr/G4fTLCNDvJkaqLA5aZzegxl2Y1r+A306eOZbonIposUuult8GbAHMz",
-	"ndSXLCxyOYRJL8lewwHMLZKEMY0xZ9ri0Ox6/QsAAP//",
+	"7L2Jchu5siD6KwjeeWFpXlEuUpslx403siS3ZWtrSW73ohYLrAJJtIoAG0BJZrd84v7D/MN82P2SF8gE",
+	"amNRImV3n5m550Qct1iFwpJIJHLPP1uxHE+kYMLo1u6fLfaZjicpg7/3UqaM/eOOphmzf/CktdsKOzvd",
+	"wTrdaIdhGLa37T+v7D9h/j/WaQWtWy5sa82ElqonB4OUC9YKWmOmNR2y1m7rEl6RITXsnk7JdesTTW/b",
+	"XJCJkn2mr1tkRDUR0pA+Y4KMGFUJGSg5JpqLmJHOxm7YbQUtOWGCJXumtdvqht2tdrjeDrtX3XC3090N",
+	"w59bQUsxLdM7bCOyNC2evJn6J5rdMcXNtLXbuqdKcDFsBS3NDTtabNGU2vaGmky3dmFO9nfW/43FZgnY",
+	"xRZ2ZjqxAErYHY9Z68uXLwFuhi7txi//2o5/1nb8+iVo7TOhM9gPnY3HVNmJnglGJtRwJgzhgoxkpi2I",
+	"iw2jyZgbMwuczsZud9MBh6YpU0MmdGv3l9aEUZEZ3frVP+f2aNqe5rSKqWFDCbMZSJm0glYsEzv57a3u",
+	"zmY3DF/ZPaeTCcK6dSdj2s9SO3+7CzQ2XGKne4JORtOUfua6FbTe8TsGA5T2Bf5kZTBjx/bJVBs2tki1",
+	"f2UByD7bFZ/DPFtfgur8q9NOVDYsTTvc6ryqT+2C6lFtLmOZMEVNZTZCmh6dTFIe037KyrO6+PH07OKk",
+	"PDHBY56mXLS+/Bq0+swix14raCXUsLPBG67MqLXb6uy8CtvhRrtj0TzhzJyphCncEDvf4q/Wbmt//92Z",
+	"awaTjqXQXBsmTC+mqi9H0wQm/Ov8/XgErofnR/sHR4cl4O7n/ZP9Uv+k8yoMyW1MU4C7m1z3u9O98uRS",
+	"ed/TMuHZ+JvNp0uGio6J69WC9UlQBLV5LHpGt1tBiwttVFbgyKkksRQxE8Z2nRB9zxgeEWk3rfEMrlsa",
+	"Zc/gJKUxU7C7p9m4z1RBlZSlAedMcZnAOG9aQeu4FbQOACFlpmILX5oYhJcyBZHzZIQz8zx4MBHLTBim",
+	"jpYg/IOUDmEUPK49PHnTJeDb7wB83wE52zUqY0FrrIQ9EGHYXd/Y3LIbIOgYeIQBHfPUos7B2WEraA35",
+	"HbNN3++d2p9jniSphcL3H49OT1tfgpaS0iLQBhwqzT63dltvn0HqM8Hthm58sn9P7Ll9ZIeRgitmW1VJ",
+	"+B4R7J7orK9jxScWm8g9NyPCjSaaxYqZgOiRvBfEIldB3P9sWfp0l8Mnxs7rUwh3dsPQEXp2h0zXLy1q",
+	"7/Y19wmsfSjkYLCWsJgnLLFbNaA8zRTbt/vf2g2Dpe7+lGpzwFJ+x9S0QEf79NKdaI/ddoH2xh1pFvd+",
+	"/H39bufqj4sNcTx5FX9KOoN3emv4nq5PD1mYfeBnZvN2+/tx9/MPfQt0lbZ2WyNjJnr35cuRlLd6bWSx",
+	"Wd1xdt++5SYeMaHXHIf5UstMt74U+3Ak7rihFuJNO8Lzt8V+GHkLt3q+BQsAPVYsYcJwmgLkFQCXjSm3",
+	"k9d0/D8embLds88TrpiujrBTGWEZxgJW5Sht/slmfytubyevWHtnEHbaeMBe7dB+bHFDSTg+YyrokKn8",
+	"oMBqFjoqvwYtBNyuHb63E3/f7f+4Pf4w2dBXnbufX4mL9fuftti78LfjTfo26Q4/8rPft3+8hb06QIy8",
+	"RAStbZQgdDJR8o4lRDELwfLeOFyeOZObuxsecq7JotBg7hPNpTiVxkLlXBqqNc/GpEuGlv4PuBqzBFFG",
+	"sMlIyVQOp2vl6xsQp355Xxye7h2XL0jFBE2rBBl/TPyQz7w4j8/2YSR3a17YcUh3OCanFP7zoXpVLDaP",
+	"r7g4H7kg13c3PZPacEG2zi4O2js7nU6r4Zos343Qffl2rNHo/CRV7svSjh0ts7rF2iY7rcY7DdEKN8WO",
+	"j5iUTPVkRIecErtrmWKvySRlVDOPciTfDZLyMTcW4ZxgcLTEnftsccefQxR55sgcm7sdD+m80eKUCKkB",
+	"3Cmc6TrJTvANSwjccgGhxN5gLCFSsMD+Q37PWAYzLIlHxrDxxJQFwyRTQPVP8kuKKSVzfgx6t5S7dmO6",
+	"N4sCe31xTBnYtjj3GYiGuxtexLVbYVEnX6Uu3bQgAJXXWu+lsxuGa+sdIIolALwKw04OgJbhYyYzQ+jA",
+	"MEVe6VYBjjpDsRQwuksAo/soMDo1YCAKlIARPgkJi6FrYXcGEttzEOGrVt5ZYuWdR1ce1laen4fS4rvh",
+	"BvChB6BWOOba1E/RPU3TvqQqIVQkhJIxExmBB5VjE1OdnxcgQEPbkVSW3DiGqpVSkeiYTkAMHsl7r05C",
+	"btU+eUdFIgeD4hl+C7fOUPHU3jqaZiixmhEbw7qourW0eQHOa1FKvFkoq/L19/py5PjYS8bEDMQ7u+se",
+	"11AMab2ThqRcsAKGQIK53QK3QPzVNOUNv3vLyiDNckcBBZDAG3crodNzqvIX1c2bSGUU5Sbfu1x3Umzf",
+	"ueIxy5/4/Un5cGSe2KDukhu0VWyQRcieh255d3AVbi+OZb8/rSKv34kBTXVlK5wg8u0Aj6uDg3Z457Xc",
+	"xSG7upd4RemAyDRh2pABV9rU7qX5aJ1QQ0H8swdq0Tk/ppD9BorPL/Pp4SKbzMIwtJss1XDBMcMOKvVm",
+	"KWGnu7serm2WIeV59iqfsix3l6wvzVMl3UK2XvSTztcAf5YrWRT8r5YGv0XwIzFk2uwlY25mRbNkzLXO",
+	"5edcm+yuFmBugTMnK5oNx/ZEEM0mFLVn/amVwi2G6tWyVFdYD04u3z3c/OP6+joLw+7Ww+H50f7Du72L",
+	"N2cXPxwdfrrprHXXXm2Ea53OxvpmuNZZ66yvdW6OLs8eLs8+XuI/FnPC9bAbvloPO912uBWGDw97B1c3",
+	"e2HnZu/gqrcXdh5OLr+DFT+cP3TXNtc6Dw8Pe8cPp4cPDx9Pj/bPDg7Jx6u37VfX4vCH0wf7QblX2+HD",
+	"+8uTo6t3N/jv+7N3p6Um3c0wvBbnRwcPnYeHXBK4ubl5d7KPK2tcyFoHXx5dnt2cXPyj011vb2y2La98",
+	"c3Nzebl3c3n58HBwdnjzfu/08AZUXzc3NzfHDw+dnVdhuNHpPrx9eHjodNfJyd7RKbm8urm5PNy7ujo+",
+	"vPm0d7PzqhNu3Hy83Ht4WOmGW6ubm5vtsAOLOXl4+MGCAyZ6Lc5/6Dx0Ho4eNj7dbHS6N3t23jc3N7bT",
+	"m42HQxxj42bv6urw9OBm7/ho3z47OTx4sK8aXx+dlkZ4mPe/Ogj3ju1E3u7dvJUyIXhjTW/eHW+Hne72",
+	"Q26MuEGTwM3l/tXD5Q83l6CidM1ePZRMEP8AAwT223042Ls5UNlwtt9wq2P79Nr8G1T0P5ycPVxQPboW",
+	"ZweXDwcPb/5x/I+Dh/39d2c3T2rNb7xm+x/d7073bipa7fzdQ7O2+VosTz3yY3zBdJbOsIR9auIRkQMy",
+	"kJki7vjp8pGcKBkzre3tugGGtSw1qNtImAE9F+oqkQA7gxQYXIRRMoWp+kPWeqbOeVaSBtKSa1w9A7ak",
+	"RPwlaMnMxBK4CrDswMydnsBRCriJiqU2LKubz3Bzc9MuE3QWilENMEm4jkdUDRkZSEUycSvkvSAnF6ek",
+	"aF6Zib7lTqtTmcn60zOpjOveE54Q/xrNq2bELS0WCRdD4gxaoAm1pHtAY55yMyX3VBOaKkaTKSlwoDLR",
+	"JMNv2VNAy+d0cvmu3SUWB2BwCxcaG6Y0oYoRuFHEsDqIYr+x2JTBYS+nL0HrBHRf+6BgqyJ1KmOvX4ll",
+	"wghqyWB5irXdRhMjiRkplptYK1hftyeiGu/k7GBBKxwq0QbUgLLdcoBNgka4UxixHf8G2qlHRJONQjTB",
+	"ZTXoYXJmsqQ/XFAdLOM4U4oJ4P07G/mh0nuDAW7D7jrgGALxSsLvxfWRJzLhAwv9CrRgOxnq/apbaald",
+	"W8fS7p8FDTec1nX08xXwVNAnFPC/SS4elzOd0LEnKPlOjtkf30hnnuk6CXxKO4YA0ktC6Jf/MiD6FWAk",
+	"sjdWJrxERUkVVIXISKghnXB3Y9PRCsPHLCB9Zu4ZE6SvGL0dUG2AZKSZiEdV2oC6DnQ0KKTvBHUzBZDA",
+	"oAA+Hkiu/ybZ/GsF73li9pegNcqVOnbx9l1lQX+2GHQHltGiJw9B0NDb15aCwUzFuZJDxbTORXdu2Bi6",
+	"/wISi+2zr6hIkM2IURD6t7ebO4fhGyuxKe629986b7s769u2W6+zydGafHBobd9OlEwyx7CAIYGpO6au",
+	"+JjVCOnW7sZmSXOzhJcPKBHcLE4oF358Swf5mP0hBZyXMVM8pi/3RzymQ4l+WSfIgl0pd3VWVQueQbMc",
+	"mxkxYqBZ5bA38yfLKGC5SNjn1m6niatp4lIUvX9SYGsWyzqFRLbuJbGul8SulZOb8vFRbro5uXh4uDg7",
+	"vLk42n+3d3FwrbyUsnl4s9kJb94sy33Z5jHjd80m/k7uZfZ7xjSylxuDTtylOyzsbyfr8SZ9xbYGnaQb",
+	"g74FGKu9gq9y7izFu7eOx7I4mkPoGfrBBvZwCU58Gc20Q4mwkRVvYKGfYZx6PhYtLtznKFUTxQGlvDxd",
+	"FqIL3PIS8P8dyOIUPKfs/iC/oBotBQFRbGgZXOUYaCENmTJDnMa1zIn9VzQbVBTTjxoJ/nrVtLMJfAla",
+	"Z3hxVhR2Ug2p4H+gpCcFeLycK0mM4jQt7+PS1+23gzrQpUdub3AUAH+eAaMmUwzdnSa8d8um9vU964On",
+	"kKV6KRc8hqWBsqCXco0Oe2BC16g6vkNOqrv5xV7N4HcwUdIeFwuWQ5GUfXM22mGnsixoZCVWQFa4v8/d",
+	"ds+zvOH+vy4cjogVxp0HWDolI3SBLfm55Azkv87X/6ZGOLdJV84NSstM9xJ21/vpdv3u9NXvj7u8/fj7",
+	"z/fb/VaBO80UGRdWQiRUu3uOkFjsIEYSbmZpMv63ycrpHVSddH5F+ykjna7FSUrQwZOgN7jT8E/XyH7K",
+	"qECRALX9w1TeMQ38lf1iSiYpNWwNmF0DYqCXYgiITsVl5NX9X/5laP7fHMcBO4Gnm0VMDFDwDCeghFFU",
+	"6AFTNRbh/9R4hW8Up5CHArz5ulCAi8Pvqr6EQ7uCb+Zpf4H9kYMZx/LSSIu6BL5a3CVw/aqzvbu584hL",
+	"oJ1ne3Nza+srfALXrzqv5vgEzlnqs0wW+Ud64UidEm54obXEKC7joD2Wd2zsvMGbZUL65Dz25kuOFRf7",
+	"wlG+In9WKQCtb8FWsQXFsmeG63Q2iuE2y8NtHsJ2OeKzn1Jtsftofuugdcc1NzkqFTZI6OjvimoYK3Hp",
+	"kXTCk/XeWH19rMPmt4l1ACg1XgXlkwlXAYqmzW7bzlmb3FNuuBgCX0CblfclJ26nQi1ctosHhUO2e/Yv",
+	"V+t/uVr/3+pqPcGj9Rd7Wl/GVFzyBgsJ2muIjqkAEYAbRgwdEmrIOqFr47WSwaQerYRYWLoDhszAIJYB",
+	"7rPUItqECVBca3w+ZmYkLZi+AwZkQoEZeinVUL9cRF3w0vazSFNwpCpNLWEpM+yKDkuTu2CGK4bmcQNv",
+	"8ukdHB4fXh0+a4aGLtQywXvIXoFATv58ls0BNuegwQ4FL5yNI1zfDcPnGSjKwIoZv7P0PZHx7bLuZUHL",
+	"0CGa7lsb737cOf+5Cwyo5XnMtzG0PFM/ClD/Apqkj5UINDqZrFnJvgg4i6l4mU8eThXTuiHebKCYHhHt",
+	"XlYOTcy09moDNn0/6n8X8zP+/u3PhxdX318e6aOxmfy8f7R19Ftye/LdSfjTb+/Ts0+Hn3/+7fS306sh",
+	"P95/H7If9+w3H37ofM8H36+x6fuUvdvjZ78drp9dfd85/e37zZODPX00TkfJ/tHWyVW8eXrwsXt6sHd/",
+	"sn/P6Y+nfxz9Jnnc3enE0yN9JE47P3E75N7ns6v345PuYXh89QM/HZ+Y0+73Gz9fhps//7b3+fjq6A/o",
+	"54/h5k+f3v/28/77nbW4m4r++G2Y/Pg+LcLbjkRrdycMrYAFsPArVgZiAsNx93Q7fq9+un/Vv+rcnm/o",
+	"42Rn8I5uZYdyc/gz74rvP2//cN9CizBYGRc2XvNkcd+HMRrYR3yiG+zmvy6N4lINTx/TZTobubwXNQv5",
+	"r5YSzBjVQb3oWK6mRAHOoaceKvfLv9isf7FZ/2Kz/n4261c4rrM8FvBUACXLCCVsQLPUkIROyYSqqhfa",
+	"AtpJ53uBZ9N5X4QV74vcm6XkgRFuoQfGkg4bvnk3rHAQCReiQFjbfst292Xxc/ZchwmEcEMMBvCFdS+o",
+	"58ByIcD85QsNHp3/5vz5w/IWwoUl1tAvOrw0a+SN4kOevNDkStEpOcawk8dWAyejlBJh5oSU3zWkRHCm",
+	"1P+tcyI0hmB2IXClnCihG258RaqDMhAbWIIRo6kZTSvwxGBZu1Qkf6WopP9zEk789cANloDH5gw8/vvs",
+	"itcXX3F30RVjRG95xWF9vUxN/MrWYjl+6Q3kbpn2JFohuHYArcQvBaHk3qXsiqVMmSLUwJ01toTrNidc",
+	"xXWFrOGH7e9Puj/+8Kb1Tc1r2yVJ/VN1Wt3niHsgatovXDId+H2FDBX7PeOTMROmtbAgmC/6C4K00U8X",
+	"VSkiIVSQfAynayi78NXl4nlgfFXwm8s4fc6V4Z8PxOW+uCrJ2s8QtYN/oRqiGhxfps0ehrzPHGOmjU+d",
+	"MIWT61zXFKFxzCamZp19LHA+5zFKUfOdTndO2LwjM2t2BstGzW8s4Zu48WjU/OZCUfOhPbEfxTgPJ2m4",
+	"SYtYEurNGg1y9oJBI39HRAhuRyFtO1fzhaI7ciEpE8+N57CI+VHPhnNkmilyP5JE3gsNnEjFLc2SRlRB",
+	"40ugmXJAqJBmBBJGjqz/16uAgjmBG0vMoFuZQYVVfyf1hBuaktPMKO4Y7a8P2pijuAosGUVvlsbAjD6N",
+	"b9ty0IYMl8v6OM2GY8zxd9reXc8VJ/90f6dFg0X+Vm+ob+DqNN+NaSZ85J8c3rFduL/9XeEdFgSMJi6K",
+	"61jGeX66hJWk4dbViJGPF8c+ysOxNkQxVBGugWod6dtu6+Vd568wmIF6LR6xMSRZGEg1BieOTPG2YgMG",
+	"t0jJbGIURG5+CVoX1LBj7nIGVNf1aUSNPWspGxi/uN8zaShZOTq8ekss30MnnER5H9HqLolU5JgX8KnX",
+	"RFniLyB6VSQkMvD6WmgWS5FokgnD01Lf3H6hjVQsCQhbG66R6Lrl3dqvW6/Vv3dfm39f3wrDaA1CrAvY",
+	"zmlXAc0jEDiXKY+nzfsrJww5qRf6CRi0sZsoIImiA9PmzAzarlnb3regQW07zFrdvRZ27RP46IUmFlED",
+	"Ev1eA+KKVMSJqDoAYmaldsvqpjK+1auWAMp7588X3ePX91wk8v5acEEctBsh+vu/r7++XwCiRbsnIPrp",
+	"06e9zIzsZRi7+6MK0TNRAFQTY/HM0FsGVB3sbrskesOoYoooRtPxv1+Dm+51KwrwlomAj/336xYXdzTl",
+	"SQ+cs69bEbkfMeFAqphmwkDssPPcdq0DgqauhEg7wJ28ZQlZuXi7T7a2N8PVOhAaZxKQOVN4FDaW4lFF",
+	"x8w4qrJPJ7QPESPOzNaEfHHeyC3FMllkkvVTHlu6fUtWNtZL4dmra+TTSNrbjoxkmmjCDRnTqeXnAC/s",
+	"J68JFdfCRVgFREl700MACYLDXpcOSDgmFfqeKU02wo06gH5/9bNZP74P+z/edsTOT5Ou3ry72M7eb8Rv",
+	"t0YHr9heOD7tyPPu75eQag0CJ6kp3T8+l6dF97LvbAHIMf18zMTQjEAGaCJk+5nSUjXg2oT+njESw2sf",
+	"Us9IdMzFbUTwGHrqNrFigsw0mdBhjW6z6XswyB79dnR/8ttP5uTgxJwcvP94cnC7dXKwt3Vy8IYeidCv",
+	"7/eMgaXMLRBHby23IshY9A4m2IwXIKg5ikEtdsMi+jKxhCSCt1F1FTMJgWxXCINisp/bzt7VRgHxsX2Z",
+	"nfVR0jxZfx2+0IQn1VktIDoOmhGHJ4/OrrgHM540Xn9HCRtPpGEinn5gDbT/hN4yXSbFRNMBs2ytYkZN",
+	"ycqlUXxiF6XZmFqCZ0/fJYO0OpngFvWA9yUrlHz8eHRA7jZWyYQpS5UNE4kl2cD/vCbU9ZlbmzQdM3LL",
+	"puik7R/4iaygv0tALEgCAhgXwO6vXgvbBxeku0FGMlPaEj8hDVGZIHRIudiF/kCwtTszkUIzsoKyZEAi",
+	"z+xErkO8lScpnbIEO4fv3emJciia9oVrtUvsZkRr5Kq8ECciJHwAPInJF+Ooy7XY6HZJxItd6d2yaU+x",
+	"TLMkek3uRzxllanj51wTbXia2gVaViMgG+HOtZjpiItepllEVhDSeiSVSaera+QDm2JWi1s2MXZ/qqLu",
+	"in1ixeHAEkbYvjh1jvSJYhrlC3SVwmuZiWQiuTAohIBA7Cl2cfWtrpG37lInfTaQ4M/ErkXewq5Hk5WN",
+	"MLQr6th/uvafdfvPhidb5amuwnjIRuMVpcnK5ufP8NyCdwfXabHBrjUgWuaYB6MBftRJ/OYgjDtsh7Vf",
+	"Jd1+e2OwTds7dHO7vR53ByHb6neSje48elI6Y217yOZRwc3NoDXmwv/uNJ3XOazquRU4Nf+jSrQ3w2Zq",
+	"DBxYZRrOroufjOlnPs7G9kcIM8JfxXzsybUiN0aAJ5w2kg6L+HxMh5Y4WNxfye+ebJJKmgAqURCTLbke",
+	"u46i1WWJI+s0E8dbNv1K6niG2otGhriEc0DSy+vTTL3QpKSeWXpN4Zw1oT7l61Z1GVNx5R3amtZm6PCF",
+	"JhPFgXuMZcLWyDEzeeYbxWhi9421udBMaG74HUunARy9s4AcwR/H9k4OA9KBX521a7EnpgTngTyvXZOl",
+	"y2BoWLkfUQM8GzdATsZAdXOyb887OmcjXIPKrXAtNsJO6eaIqSC54AfPIVms56/rx7ukmW9izxywFmTQ",
+	"tjaePseXfCggJnQef3Ms75myMCYj9pm8O9nbb1++2+tubnmip+h9Tv7tHRXYQ+azfQMMSnbUFz5//9q1",
+	"+IEpPphanlhaaNum7DONDelPDdNe6Z4EniJPqNJwpcRyPKGwe2BhENpQYcC3tg7O9cFW3GFhf4duJhvx",
+	"Nns16NJOP4x3kldse7BFN/sb8XrSZZ1BSHf6r+LtZIttDjboer8bd5KQPc2ZaQ+/RzdlQi3S2p5ufgnb",
+	"O7Q9+PXPrY0v/635WDhDSdOJ0Nw8j3ED5UsDSjmrzNcd5I8u5UzTjPGQvNCoxJ478ccVzA0Td2luvmbi",
+	"XyAxG7BcIAO+ockFIrJPFOYC90rZvl7+plH1lK8ht6qB9AmNenmKZUzmhVrxAWdpYiWYMWYfKbI2jjN7",
+	"dqzYDX0QaOE5GvAx8dmm3fxIMZbL6L2LH+2Sx/vyZgqkuRth+KUMsP+m2KC12/q3l0U1spf4Vr/8IR/x",
+	"EOYC4GuSLnJGcExTuwMow9pZ6tK018iptJzxEDKm3StuDBNrLSs/SjFIefy8PYj9xwXI9gShMUSVeZLE",
+	"tYeKS9TGPkOQex04OwsDZyGQ+LnpgjSiXckQMLXB6n0aasddLQ2ASUpFLz8SBRTsRAaQti2llgqj0hy9",
+	"CMlK1wkWNB7BVy5PQF5tq5dzahUAdfPof9t1a2Fwnad0PhadUw60/V5maUKGkvTZVLobtjr5mE4ss8MY",
+	"6QZkoiTpbgaECcPURHHNSCZg2ixZBdC+larPkwSVO0sDdpB/XQYq105qJIKxBLkEmoy5IEqmljkjIz4c",
+	"eS+/EujWvw1uFazdC41DrkhFCgsYsi5SklTe56JRLtUAWL4DvfszIKIzdcemvTiVuoZqVgqEl3b0/H0F",
+	"AJ3w2wAg5eL2xexwAIYJtYTI4DNg9viYoVxmQJ0gJBlbzsIJvQCOkpD0VZSoWeIt06WcMBRkqSahFeJ0",
+	"n9n55wklX5OK3PxXUS4gSzmf5/RGBE8C4no8omLIQIJamSfkr4JYWywVtcLAS0e1BUdzV2w5uxk10QWo",
+	"I77J9qBmo47F9f2wd5VtN1d/Ut+Jbvfb7MQsoMqJRh+dEmD1qdwvIFTt/kAK9toeBcu8u8ZmDxxdoGDf",
+	"c6ALNf+KLgqonkpDihe7iPWFlsXrtmdGqSP41jcCK64zVz+D8cbSBZGjfdngBKoBYtlITVbeX56dAkkd",
+	"S20quiRE1VNp3spMJM8G4AC+LmB3VlaECWmIb1AFzca34lrccU8kQ50lcEn2pPdZKsXQ3ivexaSihQAc",
+	"OqfTVNLkSspjqobPw6IJ9tEzUvZS6GWWEbZIixeca1C9Zda/LQsHo7HPcX7Xa/4H86EYuOoxE+YiF0m+",
+	"IQf3k8wUMEDFjnARp1nCSCl/U8G5lR7WuLZvw6c1KJ+aZwdaYpyWU7VBO2Q9C7YTAHgZU/FR0MyMpOJ/",
+	"PBOCGXTgrZ5lGJasoaDULaCsY8yQ9ex4zMK9sA7vzsLwtqufC+9T6SQ6rzoCjT5gZEyV4s48UtM4rUT2",
+	"wZqbZxQQ/A3LjFaJlqjoppMJsR9q5jhtkNbNSMlsOMp16ZgKWmdjlg/1muAm5lf6/Yg5igBIAL0bOnQy",
+	"lqONl6g9eZPp6eI7jLnHqKF9qtlHQe8oT/0NVQpjGTHiG9klYaVkj2R2WohySVsK4Jzqftj+415WGqIq",
+	"SOX9c01KrR7nyjbDdbupurr00sSlJGMqppZt1fdSJSQesfhWE2pmqlx6Dhz76vVtZ9UpOsMD18S+xK6A",
+	"oXKdaz9Zu63OK6Fpwt+Afs5dl2LeTESk8PnVYdorZsSm0CBhKe9DTeF0SmKpTTpd3b0WkYUAcItRGQjR",
+	"GjlDGWfOFu2SqGl/IysvXIvIJeXsOXN8tAr23MJlreBUQG+MSAVm/RXNGIkcXpeQM7LsQFnVkQC7hbDH",
+	"mmF2ugKCHS3P4d1xuCDRhW3V3rOtnEdIyQ+q9HKWqbuccerxV9iYTvE8GMUZaONKuuPHTCxfinNbO3z/",
+	"lY6vw5CPiCCzc4+lEAw1Ana3U8sbJpkzNdjX43Et1xxOu4Z5tRmXeoX8+6U15KOgSVbTOy6Gr0vCGey4",
+	"ZVPpFCjyiN4xrB3vEs+ukQs2YS5IpSaTOqLeYDn8CwjF/K0hK1i5UN6BvQUc06gy+KfDBSutiqQ/BR6j",
+	"tJQX+lokjCbgV2lpkJWVAFbeJx3Seq7ukhJRaSQSVZ0lQjd5fS3qh3nuES6PUCc14DDlcKSMQteitLul",
+	"XbVTQBkZccqwZNf7Fz2224G7xe2OczFEYbx515ulczpgz6NFRgLEvTkHoMbFcFkSBB6JFyyWKvko7O4/",
+	"W0q1HStB0x4eteLIHbkXFfP9DNJ/Aw3WHkEHS6JgPag+BBnY6RMrFDAhK9wU/HXCILSCC/DttjdLnI3B",
+	"0e5a6BGdsNUCYSdUGU7TPGvqa4eosLxUDp02h2agNk1Y7QQR7hUwV1KeUDF14pd+Ftztbd5zqtkyofOM",
+	"gne2LLEoO2Hoj9WMimXnW+wDlBtCkaTm0+kOjrZkculLu3ZMyj6+TRN1bV8WDct+se3CMXahj11z28U/",
+	"gVf454hxz5S85mLGCRbXCbzLatkfsxRoUtvoT58+teuet49tWd1R1wHQaT+fTeCySg9lLRwY0xlcre+O",
+	"t32oyG7ut0hGFNTjrggdgesWbj57Q5xcvvurFJ0wONfknqVp25kP+5lx/rPCkTPgvq282mclFXELgKaz",
+	"yUQqwxLwCMJ4wWfBLu+oB3q/HmB5AcTSSCXF4C6K0E8pMDub314x9UKTyGl523bZkXc2lIJVVZnO/LES",
+	"1acZWVnnWsxoNBuNtfZCyFcBaI/a1CNxxzF8pmRNp0kC8VI0PVe2ZwMpaX1299KjP31d/NKmLFkiP5jx",
+	"6X3KC6bwIfjFDf9r3kz2f2MxEGKnFBcxa4rRkHl0aB5EwYDXsozdayKyNHUk1rezRMM+xvPtshRXQEFN",
+	"xY8hoYa1XQ652iLy0kR/znQ509LnzSzge0KnlOy7WJx68ztOZ9cbpVzcRkgw0AMzKHy69Yha+oju7ZE2",
+	"dDCIdh2Pg2UsvfMUeIMIe4380rLN8ZwMBiX4u4kErc9t27J9RxX4a0G24XxHfuD0GL+vPLvEzup7DBCA",
+	"/Kq4vMbdhiC02dtSjhmeBWryVH/gRAYMG7VHAx0czgTDSDaCNg4B7qz2ruV52KbOYDyyQn0gDimiTR3T",
+	"z4sOct4Pfjnl+yro4Cxbp1GPkrsJubDOa5GHk2nXp/0+IAOumCZRxRndCSIcx9AoLoBRVfs3uljEtYhT",
+	"RpWlJYppmd6x5M00AmRfJSUnOeLeasINSg9VROfJAg47PnquMT7KztYdPVwPuZIJnZKoWto3sqKkywqP",
+	"b8iQGnZPp0Tz1F51A6lIJ7wWYy4yw/TrfI+o8ztAC3IkfAhoT3F96/rFpN5cEIzJlK48wen5mYUGwOpa",
+	"pPz3jCeoV9ruomN4eRjXzeprklLLa9pVa6KzeESoJpFhYyDNmWI99jnOlAYH8WsRpdL0gDnhYhgFJIot",
+	"gAeOwPdSOtEscsFfVN/2xtxemxGhSvG7IrkSV0Wgi+V7az51M6WSZ3Ypd2wqk5jLKrCv8xQBEyX7TF+3",
+	"HMthUFodMaoSpCia27PQ2diFaM+Z0XDj95aglB5TH/nmSRpaYPtjbm8QtO2bEm7cNVCcQYsVZcHfkQZA",
+	"FKSU3GiWDiydrJ+OJ+dYJF9/nMMASnfpG38pUjUscCJ91PsiI2DTL5AXDKhs80nOjzDEF/dlZl6TiCfA",
+	"ziQsN20kuXkCRRbMvr53fmRPovMQsiesTgCC4oTh+9pBBhfpZ1En43jNAuldaPKTLAdyljxpuIhqTXlS",
+	"pNJw9LC00cXZK4Cc71HpqFTOQAWZ596ErmrsQV4+vMINVK+QXUJLgYU0dduJw8+CNy/a/m1vAAzPdJsx",
+	"l2w24MdCdDSYQZygSlarjq6No7eeOLTVRb4tr4aLgbQjuuL0MEs7mZimtZGL8vWzYz3haVw6ilBXWQnt",
+	"KJiFbNn4277niWuqn0GrakjuEeIRTH8KTw/vvLSXpmcD8L99jEB9QmO5zx0FyXKqSOrr5j9J5soHpahC",
+	"/2fO5lZD/359ChY+9A/Gn131r41adJ+8BqRpOaizeGs5tC5L2OYnaFGrFZTwxiMWVHVYBK/K5L7UsT2g",
+	"JWpT7c69bOgLk0LMYukeGUiZEJ8+xjvsXMpMkyJLKoooHy/J24M9Mqa/SUUEF4ysRGOewqFlQzg+A65H",
+	"wEXFKtOGxoyKnh6xNMUXJDKKsZ7IjLY/XPEUOIIjRg0QEjlFeqLpmEWrgXeby4P2Dz++/PjhWgxkpgyz",
+	"DDiKh9SQkU8s4vJnECi7Bap9YCBjqux2ek9YqdkaiSx3+DmX8imA41r0M1AN88Q5BLi8G+Aj5sQDo+jU",
+	"sXVuayws7M+h3U+7YNj2WThA9S4HBkvHXQmZoAVAsAdUgnUIQNAKWsM0M7CvY9sXVOWJWYpBYGk24fBK",
+	"pmmmY1DsZulk5HJQxlIJ+E8sRYbXmKL3fabgYyPH1Fg0jblRcLnd8nveClp9Kqig9sVIxjLFqtITqW6h",
+	"ZgYbwBseY5wzTScj2htC5tshS6nBCWmAgpRJL5liHnbDPlfRtVj5HIydNkXbM7J33MmVahTqiWO5XKpd",
+	"ve2m6zHPj/SnL/T6FB1yZyZnSlpUKQq8XVHqpziYruZPorIh4MQdV1LYKQJgxlzHUO4CLZO/Niw5bgzh",
+	"2jvutNcJBx3pgDOVL3jFKZbZeGKmtZC0csWhWckiz8z0OABOfLsvlfJEJdZsplJRDtg5bF0BQd1AM/Pi",
+	"RmOZMFfKfMzT5Am4LcY9n1ATj0rcs0sqVZGusHDSzNRdUvyioSuq9NStk2OJ21vXVT54hecsIFziNQus",
+	"bbyqJ9zFatZw3WWPnOF9aKqZM70odueioteKdfSlTBkVteJki0qECzL4KdXmo/Zd1+LkqDZWRo+Z1oMs",
+	"tfQ28MZ6VCU41okPiIDwwkzjaX+eADqrxDuc8JiATXNAY0aYGMI9N1EyWW1azUSxAf9c7QOK8N1ufz/u",
+	"fn4SR3he9TrvqwKiwO9meUsakSFLuDkURs1BiHm5fnIJ4yjxN+y94ob55Co46iU3rMYSFy+a4EJjg/kr",
+	"FhECn9wnL7B4SgHJ+ANffbNIX5UfrV8f2exZGLgQX9vA+z1YEfiWTV9o+wB7z/PZeN0e+tg7n7yl+XPH",
+	"jDfKq8FSSusFDx6fVNG0G66vhWudzvra9mLKmrys8ALq8YWkIkA0YmQWj1hSEoqoaJCLHFbej3g8QoWg",
+	"i9txKRzQuQz61sx5VyyNaEW+zMYA+GQmjsPZcYJcAaXA7UYK9vUSHE+8eh1PU+APcmmeJemOTyrFn5uw",
+	"6o3Pd1anD7GTrx67Qd+xz/sylQrJnkuOtugntaX57wM/9tzZtrsLhewnXE9SyxDZb8Dh0OWnmEBGRz2S",
+	"98Sl+p+z9OJgFDngFrgwmpMrNtwTOcBKA7nEck8hQn4/LAq0j5PEGcyXMBn+PVgwM+F9lzexusXOBksm",
+	"mR5B1iZMyhkrEPmwaDEaAp2aN9cKM5FbuLmGhBRPmwhjOmm+ISPIeREBvXFnHCrjVa/CKyn4cGTQed/M",
+	"ked9XshFqboztnvb+/x5oXDuk3MUVvTqHOH9y0nz3MZz836UB3pWKo8nryUYG3IPP77Ie6CtWLcC9dLM",
+	"gONwvnqXTq0ob43WpFHNMXp1NochmPVewkxeOri/XHB9DfdkzCeNd1+Er54HzHghYHpZpTawU2g3jfzN",
+	"85DOTAkTkz4+p/lna14+01mLwWMkyBIZOElzrAbucP46hz4t6oNRk7c4SxNN+lPn1FIsGc3ckd2tyGUe",
+	"nqKXaQTgil4Tj/yuaZ5Qxze/FtjekS77hUcv94lHxGiN7BHIm1DKZwxTKqXBC5sMyiWy+DixW8pV5DFy",
+	"84FNcZJ4optyQnka99dQo/Lp/euO5193/Eo7sbnATuSH85EDV+qys0iXX30c553COVehP1W7hEIIqk/O",
+	"aoG95s8RWNMwVRVLHHJhuMn52eUVwSy2f0JE1xe8CKLV4Fqg7dhKgmv5+doFh3n7J4mpSgJ7wN1vDkHl",
+	"9k9ddwggcZZyQdX0WhQZMCFfWe4yahmXoieLERCcSlY2wo3Vmqo5t1DCUloecav61aLVzC7tU8Ps3/up",
+	"L6xePfp9nqZcDPdcypNFRD7IKCSmi7VdXr20uGvWgvKw5+VnefWRy+bw5EilisWLLeMR7Y8HX5DntsF5",
+	"BPW9KEOvPIXmY1Pe5ue5Es6iQoFhnW5IjuktI5cjqRg5UAFxOafJ0THZCreg4lydKC2DSsVY+/aEXGdh",
+	"2N0iZ8rwP8gnliTNF9CTI+TYVDotdEr/hxXg2tL2Xkrjn+9snnWonOhvI/hab8Elr88cP4ve/t8OWe90",
+	"yebmJgk7kLyw1OdGuKzmAab7GD7lluEaw5D6KnoLnL/n0ACR6GXaDy26uypIf8542H89pVjOx0eZpSa/",
+	"mF2jsiOFfWNpyhS07pjIFiF7TTQs3/iSPsrRtXzh+fZV9sWPW7J6LE/eYPHPo25LoezX4V9+XDsb5cSc",
+	"HWAgS7k5w6ABVWcpiCUe//kf/xNJ4T2SQkj454vXLUlWnlTZrjhX2FUfOgA5JI3P3fwaJW8+ZuQPKSAM",
+	"kZVe5xkewalbv8BAfG6ma4twzn/z8cnPQgFue82Bmu+c3vF0BsLr4dJU9vmH5smzUPiN1FUqwo4/jbwX",
+	"vXOx52hUDkgEv5MIouVB58Z1QKJYCgP52L1rc+lD74l/LVY0MyDu5mFxr8GrQjMDqWrQm0PY7ixQcRxl",
+	"ZVgRszRlSVTlct1kodCSxOilYiKOZYJuQIJ3fVRZ4KKLBTzhG0B4lH/f8PJ7P6uGd/vliTa+L+be9LpY",
+	"Tmlvj8Sd5DE7p3yeD2HsWq5xbNqbUA6+hMS/Ie4NhKGMqbplCbGNZnXjeems5jT+rjs83KCEcx1bhlEv",
+	"dKrdFwtSXyMNTfex0GGjecaND+0CyGtqG1cUBRuvupth2Jj8eMZhDK0q+RQrE3jsBJZ26Z/iQTcPW5oc",
+	"6Rrx5e9yqGtG1rUyLOGI7TkK8xTOA5XoeXqEWO8Sm/uootI5gNbeoNhnMXUZWTyJ+foDkZPIgVRkxWVy",
+	"8YmGsN3qQucEOvpGp6QIsPqWx8TPcOFDUtnYf+oxmUWxRw9KFcn+9qNSw3E8LEzoTL9NsZpqtbs2iXwt",
+	"vZ53J4qC0sOEM4NHJa8xqF2FQdSQQSYj17oNxfiLegCra9eiTSLUW7r+p9Bbya3UVUrwzk6+eYTfiomM",
+	"dnOTXX9KxjIzI/dOwvR6UJU+2i1igooc4FAeEd7jJ2MlepmwQE5cZN3JxalProR1Fs6PDioudQHmqsNE",
+	"EPAlObmociIzIASftBIEvTNXDgTLy00klKkvrQEL2fsJVlmVen+zOjtIWnHuMgA9U9zBZLm+kyqL60ru",
+	"trHgaHtChVHT9k5dB9zdeFKWEOy+PMRjx/C01HSGQ67NttpxI3lJKR+77Lf7MmHPhNLcbPpwSND87PzS",
+	"IFPtGtmnmgVET2jMUEefUD1imKCJDwUkqFiJtm9/b483Jpi9ZPvD9ycb5/USCfi0Lr4tF34L828Ej0zY",
+	"h8bojygnDnBbodtp7n8YkAjoBLw7O7hsr8PBC4jOJpOUjb18NymSpgGlKIemlo4OYHgF+efiPOzhoEHV",
+	"9PgWAW9rIN3RilF8PGZJQLIJBI9SzVYxd4dhn00ROqYZJO0A71ohsVRCZWtOz87PLj48FlHz6H3jYd9o",
+	"CDqVZCLVLWkTxVI+xMJNj1e7a/AmK/uZNu4/qFbQcfR5R2Npl8mlzEcL6yFhHZjn+7lH3Je5fGzPcIR9",
+	"aHskJplZdLPxQ7/dDW5Ds0Uql7a0zVPY7OXFa+u2U7LiSilhohp7IF9oaK3zY8BVKSE2KAa4YW0dywlL",
+	"Vl9j8Z97rrGGR3RpR8rzqEbPqqjwdG2EBmcoH8uEMJiPI1+bSKFSCHfB0IH9/JsZ13fLNvDfM3aE/RiV",
+	"sbI14tEcFtDoi6+V+3jjC5myHGHzWroz/taQqwfS8LD78rbj3aZR8adfY5ABxKL3gTyOGRXaXg/YwG57",
+	"DpmnPX7oZ7f8cq24+fCpM9TOCANgmL/xZ2r4rShcs4/f1+THeIKwXVqOYTB43vztVXpmmc0FBUYh0VWw",
+	"up6wyfCEEb8L9Vt3+Mw/DSoTfAwG5pmkPaHTc6qa5N8DrIwFadT6itHbAdWGhFu7Yfif//E/O+HuehiQ",
+	"NBPxiHQ67uHG7nqIDB0XginS2dpdty+64W4YVhD/0fsA51RF/053NjCmyVJYKfO7pFa/qAr8+ASvfLs5",
+	"9DbvZ/6OXdFnnriU9lmD/9+5q1nlA+7o8HWepgqjzu2PiWU+XUYGbaSiQ9ZLfcW/6n3ksyWgfEO63+7K",
+	"/QTOiVRUpgRx8/UZQXksrslEasOS1y66nhsGb3QpEzD6eLvcBbmXWJ8RiZkKF9IcPe7Qjm8hNV0dtDCl",
+	"AIMivcYor32Re5DpJSZxtYBj0BUdXhWNZ7yDilfzsdAph56HiaCsaSAch3lxUo3lMqGsVoCJzGhs0imJ",
+	"frlu/ffr1q9RyS0Luqvg4C8zVUs10vo1DDdNKmF0CyjBYGZQZr9KWhCX/a+FuJBMpQsO+lGlM5tjvw48",
+	"AOdvTzIvau2vizi7nVfQcJClKbllU+9QDlEl3DkL+6pWlSyPt4xNNKFkRPWoSltKQV8/9Heu/rjYEMeT",
+	"V/GnpDN4p7eG7+n69JCF2Qd+ZjZ//P3n+6X8DPwVPZNwkY25SzTpcn7cuoInbj0xCyq5fu3qgJXHsOmh",
+	"ZJBv0Zc+/dymE96+ZdNo7fFgt1lYYrAUKtiK4s0esly4YGyoz2kn6RLPKRbLoeAuiu/rY+gwHAzgVQqo",
+	"ezx0ziFmISksrokufTOrhDbzi2Dz/Lu8+A5U9Ktgor1T5mMf1uW17LtLPw99MrBo+DRqrkqW83EsBtUv",
+	"8f1MifRlc8Q9LwvcrwXQHUG5LJU3fCyg9ZsEqhZE/tmEts61uWr2uavH474cS0TKehvH16RZsv0UDgFF",
+	"QdidnarTyZyOShNHJJ3nIjKELPQNiFwnqWvkEK7H3Mzhai9ci6ihKKRT46eL1NAEe0mldCbX1wJB8UK7",
+	"opgrYIUbyZS5AqaQf0KzuBcRJBm+7EayukbsCIqKRI5Jn5uZTF744Y+/r989QfT93dC00+7mLXodGTPR",
+	"uy9fQvGRtVEuf7adC4723okvLaFcjEJWLuh8L0sBxjV8qyBODcUXIKleA9JwbU2UHGD9DZqWEsCSEUsT",
+	"7z/i68KieVbLMaRIFDymKWTmsF9rz7MSxYZUJSnT+lrIARRx2yWRSiL7hmvDLF9r5U5uOBUBiRKjInjA",
+	"DI+JYfFI8Bhfxck4Ii5bkfuKqikZU0GHTEFykxEblJvY3wGJRjSOJxF5t7e/f94u3oIlTNMBM1OSMppU",
+	"LUug+EuMsiBNxpBYA/JrQGdVHblqpBJeslyS0X1ahXksY5pasbBZLAUxue7c+7QAZdxcFxy5WRjFXsA3",
+	"qhH9DoCX/jotisOxStahyUTJO4YFU+1YjfbfxTUqtcXlQzYvCSLcZ9lmFz75VLiFCylcUuf916aCWF6R",
+	"DhSJMbE35xLKI/VtQ1JJfe3T/D6RUEIzjED7VgklGhX9DZo1X+qqtiaVsVLZAhf5iHmcKbmXCurRuGhH",
+	"bgiUaHVV77VpLve52pzxA6fwNXzGQjH/bh5QZ8LKHnWvUTSdTiHZviYJxNCY8s66Mq8LqB2+ZXRG1dyQ",
+	"H6V850rwq2AphhYu5dSMGJ9nzq0e92WSt1Zz5xVZ9RZON1rTl5XS72H5IYL9kZUkw9yi4epT2fi+VX60",
+	"ZvNnQw7H+RDez6nhI3QE9znDFCkgWmlIzTyxbSbM4rAUJLLjRy6grKBY0epurh7CaohYKQRy0b4gjsQF",
+	"JPrkaQPOCVVIfWlGBdXQa2TP8jsmU4IlgVMwYVin5XEniqEHb+J13AOepiwh3NXHl4It4lpVnQlItY+m",
+	"VWIie7NE+ytFp8dcsAWbf+BS3y7YFpPjfoe5cf03v9a2G21ic1kBpGxNPgUlNMj1oDmW4P7vztnIKN/E",
+	"Xl+OQFV9LUoPBxJS49VA6b4dM5H1oJ1tUwWfa2IUnfYw7ea1iEogc+9v7RP7dQOEokp6V5dYOPICWoFe",
+	"coLAeu21z/hOQxZ8Zzb2mLdGjkCJDTSCJZXbyAIKYzExo9e1gH4Ce5sp6fyvMOk1VHciMoPMfwrq9ZTi",
+	"lYmgY18QCqe5EuEurV1nYbgew0P4E+uH7RELSoyifQHViYBvjvJi76V6pS71d34P1YS+P1tWuAUKneOM",
+	"dpoVS42GiqdW1tI0MwwcuOeQoA/zqXnpruTai0HllIRIhOQA7k+39KhIhmifYulhJ1zvXotr8QAbQB7s",
+	"9jwUXz1Um5KHa/HQbrcr/7cf1zH5gfRpfNuWgza65TnptKBadpCZM/FgBcAkc6W4+Bj0hJj2NCAjK2oP",
+	"BjgHUjsl5IEMlBSmGPEl8fqCKpO16MBkBQcGwOVjy8HAyqEOoVfdXEpHkTyUsMmONXN4Hyq16T0mQfC6",
+	"yFyHxcElD0X2SvsUV4PpTmz39XP/kKegJL9nLGOuQzzpdjtZOvCaFAJPbS8V0vCQ11KTwnFboKzBnmoE",
+	"gTzkSccVS+kUTl6JHcDmmqwI6Wa9agdsJDiPDFySiyuYBpxCCRHgfvebAek0HSCBU5MaSiBUVlBnK6qd",
+	"zwrVcPIuDTVznMw89bMHccJip91eifDIWmIrFWREdXa0yHJ8mNhU3TFlhVtIN0y1AapdIKZ9jDgZgU4B",
+	"UTJaBU9Cmt7TKTiG2cseq5e6Cr+EJnSCpu2c0F6LAks1oamWLgkq4HIUzOCaRqTUkXP0cWnz8SPPyoC2",
+	"2S44vwWakkdQRx5nEnhCxvZ6XmtdJr2OkfrusB6Y7+CyGmC9aJcuwUB5BsHumTZogQgINdikGwZElgiS",
+	"diycvysKQg4+mZaW594u3tMJV7eYmb/EuzfmDV1cWE+acQ/qMfBKhYpceKpy/N2wu9UO19uQ8b8i/jRh",
+	"fJLrFx7lsUzudmc/8tjZZLvPCW1OVfvM3Ft65q/Kp3fmncd+vzdr1+IQNgfD10rkXGXC51yo7ddjnN7M",
+	"vVzfMXtOFgKKvQCgkoIaLtT+TDmTml/BozD0t6QUs3esJisDnqKKsz8t4OegHK2uEYSZFIjT1wJONZoA",
+	"QY7A3EqPwbTIY+HHL7JYfEt4F+Rxjh4B3lvBDMrKrXy82l8tefACF3NP0eKJwYexvPOgsU2iwys6jOad",
+	"lKvO5m64sRtu/jxPBdSo9VhoxyFV5he8rJpic2ZIcZHcq3TRN+51JrgpbXSeUeRa5Dpz6AK6xw3V327X",
+	"ZtSYLhenPQoOPoGnO6X9zVUjpTMQ+GujRFsaJXjeZIbac9EgjTnM18gV+wzMCqiYFBe3xIx4fCuYhsze",
+	"5Ojg4PKIpOyOpfparEQ8STTvQQrr9YhgwRmuWUL+8z/+Fym/3Y586Yyg+pzFEWFUT+2lHI/Y/etr4d7D",
+	"+L0wIuCOW+oQX2xEhH02io0Z3Lc8vq0lgMHYEjcqBOAzqno4R4u6WZoWv2IptL2uhenFVPXlaJq49Mox",
+	"VQmnMXQlIFF1Ku97WiY8G7sfE2mo1vgbM5H3Boox93YA+SnhL96H+JYRH456EyUNgzzggzTjSU8xe2D8",
+	"HguWGYtkgscQ/z9khipOBf6A/45oCtO5lXoE3aY0NlIzP3ZCuZr6HyIz/k+T9VlvwJjLCyIVTXtFjALk",
+	"Wy02tfpzo/pzs/pzq/pzu/aTxfkDt7W1353a727t93rt90aVY52/hbO8K2dm30VHNMdMlHII7L87a+QG",
+	"OFvCQg6nsenyfEam8W+Wzfvw/Gj/4OhwwZTe+zl8yX4JvqTzKgzJbQy4uEDMTUOKb28/RZDOI2bgD9uc",
+	"7f7s4DLPdp/fwhBNRqAQcCrF0LL9s/GqEIKz1C4C3jTsZI4PDcmThWUVHM2FEV+4LPxAjfXiLrJzsIg3",
+	"qEguIZ9AyTKiMXezBcoK/I35eQMySWnMlCszG/i0dwnOdNUnPkAd1etrAUVrgVuF2BsCZYGbkwk3RLNr",
+	"o7LGPPmnEou/CKPAFqXvmcOGxVPmw+qa86Z/sgwQ3HfOMzFxNnTQgbt0HWiAKLBnjewdXPk2GsuBOyON",
+	"U1tcCwzygtoKwoHXjNg0b+wVRsCkWDHE4UFKDZTsEPVEzI+yUrhXcBROYb8aDsTFfrvrKuckTPnd0+Ts",
+	"4uTmLOyQl+Ts5ODmLFxfW6y6F6hIzpnisilA4oTRVJcOnCtjbNFi5ezgst1d9dJiHhFRc/d80wpax62g",
+	"dbBkfQRA36YwvcSUypxb2qBkAkXyqChvKGggEqZcyN7FCUKmEpCXmJZDq3mFFZT5GoOgaUzYZ+HWISsY",
+	"UBiQqLieoSZMHvMWvSZRtbA75hJxQfN+FT76tnzJVwLn5teOaLL3+YSgQDo94aud7Rm8yferfEqbSP2h",
+	"D/SpMa6CQFQLoZhk7TWBDGhQH5lq1uZCM6G54Xesnr+VCvo/HvEPWiR72cy+HQqwI7OGBP40QfX/Mt4A",
+	"fbRsNzAZOh5RNfw6q/OCvgZjeQfY0ezcraa+tH9ONB0lYx4WAZFpkmuYFr7VTty4TYfcBcXsp1Q3qVB+",
+	"6LS7ZOWIcOEaBuSQsDEE0cbTgJwRmZn81X/+x/9abfTaVVKOG+FvpcY5IbRObe2jFgJfFgHcKsBQImJG",
+	"ig1ca655q7mZR8jt6jo7Lu+vdm7yC5zPcqc1CAZl7Kyhl1utgwbiZBkpGg+rGNIhvH/LBU35H3MzkLC8",
+	"5drAN8WUozRLuCHF+xf2op1IZUBLkTduyDWSf7JgGBd2+5zYrMpQpY4WhMk/JXnHvL1pSt3RtDt/V96O",
+	"RsyApB1Ykrzx+PmvXRCJbVj4zrbmJSt4sv65Z+5Z88h7ZJSNqWgrRhPgrh0lXCNHRpN7qSDB3JhOSQyJ",
+	"KF5jhD34P9g51JRqZ+W44zxCeH6mtv25Af3vrq7OCTYCtj2wRwiZ2QEUBLYkQCOXC5Ykn7XEwrGa1ibc",
+	"eDqnDUCnMqtgfkKFArBNYdggpQRkTOMRF6yALKQo8F4EzrF2jey7hfQVFXGetT5wjmkWzDC3aO1anLJ7",
+	"lGB8TBhNEpa8LhnW80wVWZrYBiMqkjSvhluG6dq1gMwpkI8Pq3PaKbEkIisbYbi6S8pF8u0rTYq2r0mU",
+	"MGMfRi4+itF4hHaheSXvISdNxTkPhuqs7hIrKOUOwXDtYOF9LN7t/C/yCt6G3rJd8DxHN5c2iSYpFT2/",
+	"n9Bt162glkTcNiQpjW9dahiGlky7hoRwQSL3xKWpGUjV50nCBPS57vrMY+iVTMFtoeTNzK2YIEkq74vA",
+	"Ob8En97G9DBuHnM8e0i72jL5MqHEkO29EPbzPO7lVWGvsRSDlMcGOt2pdeod6AiuB9eO59lvzETJ2J78",
+	"fspsF10PP6BKXJN7hmV6LJz6mY8F9wl8SuEqsb3/YnsmsWsr+vZSPuZuw7t2cnsE9Czw2ItXr4lixrJk",
+	"UKosurA/2nv2R0SwwLt2m42mz56Rspfaq95221mvTRjeQIyUqO6Cj5JxmYOYGcmkZzeFpqm8d+iz6XqD",
+	"ShJY7Clw0rVtn+9SsaXYq4dfuOU6iDDHVOSjrWAQjbmHfK4GP7NKIQ/td8bKOFIZlvTgZc++hBVvllb8",
+	"QpPIVU9pX0EDV9sSD1J5+fb46Nf51s0cUifl9DJB7yhP3Yo2c+wv9hnCRME5hwh5v/D+QdYQQdMeEjbb",
+	"dwg40c+GlcinVA6HUPybZC7ejeU3ol3wj23n5d0+SqLq5PuZnhazlpKMqZiSiUsihE5KmKZHZQIiWKrl",
+	"QiBcZAoN7PXeh8qE6ZTEUpt0uloFXyIFW3j1Y5riMeo54tpIcGOg4FjTHcxahDryTaFEAFmhJO/J4VZA",
+	"NJ2uBqTPBhIMHtPSrnNN4IbASeAHunqE1jvVSbzQHmmd34OFBhA3+wVGxEJgQw1NJ0oaGcsU4N8JyCac",
+	"pj2B879jUMAZZAtFhR4wBeJWUqMjOR3UE0ZvcRTLlfWpno+bvoFdbiaUvZTwMi5iIe243AINqqMvuGky",
+	"M7Ec23GdZqI0ZiyFYM5gi14Y+SzwRnUKy1iOrZzCxXC3RH/hKpcK/mNXC/U9oI7/mCaAVTTxOwqTtWBa",
+	"oYJERwkbT6SxUmEbaoTkEAPjJ2JzTDXbJZufP+dedHYTbaNbNjGr/kDCzd5zlfXyaxnoVxEdCteAkmIY",
+	"QCHJWwtD1XglvdDVjtE42AOP9UrvztcNXdmL7iuelnDEMoGe1liYD1Ko7hL7CHW41eFmx6FQXLIYJz86",
+	"UOl8iP1aDinTTNkGQykKHqM8BnSBJc5LDMzMGCOqiWu0S9hnt9dIwAaK6ZF333dRmpYveuleRbVtKSWj",
+	"yQf8BG6TqD6SKids+CGNQXvRS2V8W7p0czLo0BK03lxox6hw7fobKDnG37liCntyJubKOalO1a2gYQeq",
+	"y4bjCUcp8GAiUnm0agR8peueYpmuwb86gkUamtrTM83hb1llTSiZKBbTDMmi0T4oEGPTyICOeTrF+On5",
+	"swFI9exVKnKOaw9YCwv5IgzRa/jymVhOouiRC21yGlpE6vZmecRTSSZMJC6Vrw8jtmgGwzhsyoGaZ28o",
+	"oLo6M0oZiz0fWurcb8zKNknoVK/uEqpvsVQjZA5CPX+tS4DLmGuQEitcc6nne1/OuMTSVlShBdtmIcWS",
+	"NheuXqfDcIRnD+MFKzyvP8Ee5NQFFTZlxnKYJVMGN+GID6tTdsf2Hi7joaLCIG2SWTwqOrabHRCK0gDt",
+	"Sxe7kksJ+a2ruWE9CMTvsc8xY4mDfW04uLaYLmqWz2TtWqHl/FxuHm5/U6pNT96LGlgqS0kZdZOs5AnL",
+	"82sKAh1g4rCCsJWqbbrBCtJUlb7y+9gFt7nqVLQsKRXxnk4gWwE/jtwWh6GcbiB3g4DA0EMAVeU8F/CE",
+	"t0Tb3RwoX2AqBMwK6OW7XVLu0Y/ikvQ2DLPTIE6602evcAiuduZGi2g+268uRbjn0gukqexZSb3XLAu6",
+	"JijMF7diiVB65IZCyHgv0WEz1UghlooOGzPD5fQD0h4i/nBxO2dehfMX5C+A2KNCBiyIj5JW2EwqbIKb",
+	"vE8di0GaPUfSKiAucrvmyxwB2faY4QlhtSuXSaXSVf5F+Tbw8ZxIGjGg09/tsmcvyJ43j1YEy3fH2yhc",
+	"YiDe2HJkuR0V6JWVtTwDP6bTPJvtKN3u5VXgSrJ10SO1YCQTqjQDVdHJ5bv2QIFSwuvjkNIWPJ/l1ErX",
+	"YN7pLF8I/JP2wfGUJHwAdjKTT3YFpdrAFU5UMKvV5iG56GWaFZde3klx581OwcpVUDcZ0+06ZYO9W5EB",
+	"1yOpTDr114nOBgMecyZMTxsZ3+ajXTCQDlAFyMUdE0aq6S7qS4TMhiMCHxDngZrrYMrKDsvbwc56ocvl",
+	"XILLmSVg+AbpmaRSDC0aelkDv8dkzPaI2ANQQbiiPIJHNncPB5YUplxUDgMUAuPGi9J9Nqe5HlHlcdTn",
+	"Ke/x8Tgr1A3VCQC6u652S8ml/MfoC4GjliHjM7I3rs0n2udAZWFid5IncCNaBJ7QKVhVYFUlAScXS+hk",
+	"4rdYZ+qOTXtxKh365nuBbyCQCF467hZDW+wjEBP5GP05QJdhd2qMEi+IOJUhPKeA7yr0AbJcimHK2pnO",
+	"BwbCNiqRC5DFCjrruh1R3fOqCF2lOdjPiBaZL7TbaE3gpEAOgwr0d0ksJ1PYqJwhLBm7Z3S0YNiqqFJb",
+	"4EdR6EDRAoy6S0yN0/OaeK8phE5Kar9W0Crr6sDOVlO0QQRGXV/mui/0X9Bxk9aqMKGXBXiws5c1QqVm",
+	"/UxDWGddZ9IKWjMqjNqwXgvhjDl1tUEraNWEeiz7UBaES0/KEmzpsf9dkQpL78t5RKGAc0kuKzWryDZg",
+	"jJuVdXyJOBQ68OMZcaH6uDKfZg4dfG/LvLRLsZnzw86Xt8a2unBn5DMxzrnOB+b1+avcVCtoNXJZLpZ6",
+	"ljOCuufDyu8qi1JkU/PsROmJz69mt6h2uWOW9tLdDL6YTfdrwwu8BdFFpHZZtYLWEEv4VS+KUh2bgngX",
+	"tUbK7Srksfhdp2XFmwo5qvqQVgA54/PhraazDogVPhHMokE5FggZF5pzurkRFGITcxexFbRFXouoZgGO",
+	"VgOXdb8/JRH07/JSJdxOZcwFNWiwHNPJxM7XhxflafTmmD0hEMdlmjp09tzmiieLl1KZ6adWEGKZahO+",
+	"r0YL9eKWb9/NRKY8nq5B5Xs9mt/FObQ7983852j4f/rzC2g383k9keG8WAhshila8o+NotM1hznzv71S",
+	"dHrgG/lP72l6a0bKsnxrOuujB8gj8e2+8aVvm3ck1S2WaVhTTMv07pFupLoFP8UL1xD7+JLb5qeQKWzX",
+	"eRF8WTT8/hEseSr8fS6qPvVhIzY89dFcADwd/l/bwKc+mT3DT33RiJ9PZg9oQMsngTAXmZ76cu4hhoQF",
+	"8GdzteM9R4Fzh2tqaCqHGSMrEPZdUTPkJffwkwFjEPkONkW01lc8KedRtHk0s4HgNB+imeMdzGRBnaE9",
+	"s/Rk3kkP5jr4lLwka8PNXH9Qqz13yak62IDNq9k1RQ4GThWLOQhAO5FISJAAEjQXzhJkL8ncnDGhVqI3",
+	"oMez21D1nPF+moslafHpCyg6ZVS1p0/6fuHaHk+X8o593pdps8tQLFOZKbvu6N8uLr777s2bmhvQv3Xe",
+	"dnfWt9FXz/L2rd3Wzb/9ErZ39tpvaXvw659bX/5b02Lfpdt7cwIjIUECFTMumwlPdknknQAjsrIXdlYD",
+	"CGkG66JyD7v2oUvCAw9erQbXIiocBuHh+qqretJzPr0RWfFe5lJ5N3OMjbYYcHZwWQvS8jPBA+CnUCQA",
+	"qjgpOmdjP1gNf0s9NQDqUG3PQund8Ta564JtwVg0M/yOFfbVlcOL7dVdH1gCJZ3AiM3NiOxfkJXjt0A9",
+	"9i/sH6pUNoyLa+FkL70aALdnpUSlQVFBXWQiOAG5fXmhQYvVgQ7tX10E0xOp4t6l20diyLS5YDpLG3Ih",
+	"CWmYnoMdYFe45RCGIjOjeVJS0a1A3RdnSi3qQp1cvgsIE3cslROWQ2a14ur7pON+rtBq2BB5j1a3kq7Q",
+	"cc+Q+XAFlepSMFQ7CMKEURDtHSmAgcZiQXnSzk5Tkk7XtJmXxx4nTBVxAi6YHPWs7lrxnnMLuTi/S7dP",
+	"sDO3U09FiBYwKmbbSHhKHceulNRsZlikEE9M0JGSL07ykulRs0/6gt7kXCSsIRFy2O5TbUm/1BBM68Hp",
+	"CZQ7i15P6qE8u4djJRqn5xQVCyz4zLVcsmxD0FL0vvmu84ugRZRRnipBxIzshGAcRL+FCYXMYJrbN5Fv",
+	"v2cisqLoPei7MWuVNKB2JyNGU7gvcYJcitU177mWczsK0AA8WNjEhWU1OEJTLZvBV8xj8egFt1lz8EUj",
+	"3dyzN1FMm68rS/LWyQpS4TGDGmGEJwFhqWboayAsY6RpSniSRxRVQl7WyCduRtcicgO+pTGYX1zhgxyp",
+	"o5KO95ZNPeCSDOfnErfVk9genh/tN2duqwzWvLSNIHdLwpVy3byEypDv9i7enF38cHT4qRV8VWF1H2S0",
+	"QOxAnr2vhAf+LDdu5SwEyvQjDxbypxIPz1OUrPkyQyfaBQ42dnCAzZ9LEpojs8qnHAIlwf/DbupOQNja",
+	"cI1EewdXN3thJ6rsMG/wUqvutvvs6YzhdYA6sMyB6Vmx9pmql445dNmjYyiR6ZTsCVkB14WSfRFzRljq",
+	"UlgmkX2IdtHnUBsp0eE1d3WVJJG5//Ma0p2IaEsE70dTskKLCBl0lhDXguQO2icXpwEREutTCqxKGaAH",
+	"d667rmyHN4D7swx1Nn0D56rjImEd2iKHHLvaX3A6V4FgDBw+48ONVTuvPLYYenBoTniCbTrhat12Cry3",
+	"VDmflTsPlRWGr23XHmIO/N6NBy2ubof8Qmb9HVco6Sv0pXLejdSJW84qByZXbrQdqi8zkawG1W78ZFdQ",
+	"+ILrEDyhoSyju1UK25sddRW8uUud2M7xg/lbjqESJdBx74YndDZ2Zj5KYqkU3npu0bbvMeTWyuBGqIkR",
+	"OHtLjRDS9lx4JKjlIi6JDPlXTZx1hYo0aRnqspXlSKOxwvRUmKgKrx44P04/E5EVgxlrXXxqvqku+Jia",
+	"a5EyH0RWnL/VgEzSTJMo51Wg96AU4e3eWJD6MrABifLwPPT7vUQABaULz07SQ6jgvIFJidz+Naav+krO",
+	"cvae7IToN84hmJrGlgqkLEHFBWHxSLJqEebWyeV3YRg2kU2LHPnCF4t/RI6y6LwTht31jc2t7abW5U1t",
+	"rruwJFOZ82Tlkp9l2liiiuTRqfkyufs+uUENdV2VUVeyixkXJ1PjxCFYSMhSfhhimBr7oqELyz6+PmmD",
+	"JOhy1zbM8QeaZswFLDWRO0GcOZBYzhRDO197n3eUbd3xXEY2bUpDiQI20IPnJEkvKaQadQ9Wzt6Fo55H",
+	"1SrM2kZT0negJpclHYRXQATk+K1tvH9x/PY1OTk+Pr8WA4UpP6GKQ4Df5/K6Jitv312+fGP/f3X58u3V",
+	"Jd50lHy8ett+BR+18a4fU3VLqGLXwsgU3PmTNbLnSiDiNCH0XRNqnKNbdHL5LvIqgYW0F08mw17xCR9X",
+	"XeIzx6KUsFQTVBStLV0kM+d0H9PrVQvefHU1pm9cKbNcFnMmhH2WHIKBWzclx7hkd0ygaIre/dzkbqdr",
+	"C+emWFgxcMeNz3nTkCxFW15zJJ3Pa8UXdqGc5ovW/qyV/Vy8OOejihue+x74+pvFKFUEKEOimvy82KnH",
+	"cVIvSpJqwfwcfIgjuB0tEyHFdCwzDe482gcUgm/PhCnL+/EJd5hQj6t1xXzyK6sblKrnuGqBuSLu6eo5",
+	"j+AoeNA7/+0Rc3N1AVUb4cbzCxLk61v8TF74T6oV5fyCi5JycwYvcpiAS9VH3RwbW/hbwWag/5bdG7Ds",
+	"oAf+yka4g4e2sWjBDNHz483BLNlYQaNPUypitu+BlAOaC7O10aiee27RqQW5pW9YPsOtOq+fwcUSGaHc",
+	"x8dcNCaFEnNSO+xZsXeS0mmedQmrDZJS8emK732F6T06/aGNCRk7O92363sbc+plfFXSEPv9MhvuPRoX",
+	"Bt05ftAENrCuLogJi2VDc/tU5EMz0tB0mfXdSZ58TRqWpnvCr7PA/RxlinoaPjsaImZl5uVdCqqntLQh",
+	"1cvF4UVpQY+QAp99Pc8kxEBvb2ktF/VKFMXL6tKD1ue27aB9RxVod21PpQEO8u9KD99i/8VU4IjNWjfG",
+	"9grK9zGfTOfVq253M1hkYysnsyx9uXkFZD38f4rsbeiU1nq6UlHRa1CZ5iPgfp6I8QwiVzpgs2oNb8ZE",
+	"9+iV8rJXl+ezCxyHeT6y+qIAn0c35+HnXCkswlYxzr1fHN1wiDP8rPLsHMeoPPsBBvwStN5/+vBUAth6",
+	"Zu9hLdVicnC51ywS3NVbdjc3OzvNt1mzheXWFY4pEot8OG/UC+iaY4Tmw6Z2n582FtyCov+WN2/o+08f",
+	"LhsK87Dp4reDBflTvDZ02DR+uSbKcrxxXu9BDvJaAeiZq2fZX56k7IqPmczMJQZAN4lW8KIIF3MBcSXT",
+	"OhYfwLo1GtMpahSvXZ7jNeKqspOdsMIJ7IQldnt9q8pvN9bVlMqyrXQRxd1ZqandiRF72oRyBY1m77oZ",
+	"OPn+qjNq2sui0l0DF5Xal5Dnu43Zru1dHJDo3bvdk5OIrHQ32iOZqdVgsXzwUNG+6oez8kvY+fWXsL3z",
+	"60P3l7C9/uvq7i9hexMfNXrlHMshF8+sre2l+WWS19Vz1T2hdfHRz9Vh7rGOVRvrWLUnVBg1be/Uy793",
+	"n+q/ninICcL5oE07fEInqCN8jjD7Hb9jJKJOpakxlyNUcMkfOi085Cksv4fsimsEMgtOIExPG2fp0Hm5",
+	"6GsBgYVo/LJb4GKeqildfOSUz/y+gllO0LTUT7G8TkP9BzfrhamiV91W5c5uuFDx8udlLF56mEXYEbvf",
+	"yIs0VSmbgySTZqXRp5F0VX9cSlf0gN8lUaG5jtCu0M94atqWFNhN0WTl8vTs5PCA7F+hCjwgY8HGUvBY",
+	"Ywkqwz6b1ddQqSSXxaKAUD8I0cxiCfhbkuj8Y70ah88t/9Kr5Nswzss/7X++RLXIpXy6mBk+H7HK9FSa",
+	"zRzvk1zzv3i+uY8le0FDsjnFnCr9Ss5C/0i4MkPO2uFrVCBucwb6pMKKpck91FFA7z6sOAApJgCcTZ4+",
+	"NQQpT6a5bHY58XWjgxmFzU5c9Sx7snH5uyTCPyIItTekMMPVbCCQdtW1DcDRxlKAa4EUAmuzGEj8XN51",
+	"wkQykVwYbVGqRiBcN/3M5M54tofSwP3ptcByz2A2V9kQoiPFHVdSWEkPCsVYqKMXLS6zRLU0EC2LtTWy",
+	"dS0c3cJ5CdbDxC2BSzED+YQgJxacMMWc0dab+J11eOX0w17NvROX3ypMUj7+LV84PPAjVhE9/2IWyVnC",
+	"aVPydsjp1OwW/lZmAhBOMZoUZdFSVhS9hkDPWkW2e19pDHPo5R6cFbdwPqZD9nICwgf+/duEFT/uWX+S",
+	"/xjyQXWZ5Y+bLAbLqtHsmnyR1Qb1+iSVNIGyRLB02zIgJV1/MbFJSo09lDi1JxVGt6yBOJ9CvjvQ4o+d",
+	"e19MsQ4UhDp+YNMIrVBcuHJGULHlJbx96Xb05Z+3bPolWkj9r0e0u7k1O5PjSnH0y3d77VJhdECA6up3",
+	"Bq+2kvBV59WrjXg72drcod0BozSMNzdpEnY26Xp/sDHo9Lv9sP+q242TzmayFXc2++EgDGn4qvUcixfS",
+	"TlezRo/kfQl0K1go3soGrvpJTAXpMwAo4faegjq93o0Gv3ILxLQt5UulKD9fVFMZlJJWwKakRZC3SyR0",
+	"LWAa/alLR4GSTem75kzwC1TG/aMBY9/M7MvGq25n/clbAuNRy/TAjZDjR+mclGvWPlqy/YR5be6MJfCv",
+	"Mut9VRbrGSD/JrlYjpjMVmveE5R8J8fsj29oe6vZp6rZ4jGNS8WMv6SJDjQf6jl5f913eY3jBQ17OZzn",
+	"Y5Ee8cmTmDRT7GqAeZdoWsoN42SVITWMaDmGmwoLGvmEMrpU/J+42v/eW1ElKBJV08lUoP1Uef3ZKgzD",
+	"JiL3UVv2QQITnhQpPCfUjOx1UGWc//M//le0uhC9l2p4OltSPD8o5IM7KH8vur4uauOVcvfYTSeaMQw7",
+	"u1eQnwjoqRkxjXeAflFJV+Th9FUHoIbVuEEF6J7A52YkrhY1/gotW7lm6FxVmytF2+TMBOUe3V3Ji4q0",
+	"1WqJ8yvXosN5cXliylHk+GR8W+je7Pu1qkJkM1zgZnu+yg0rL5Z0BNWl+4lFduBqTFllKiWXNNvjubIg",
+	"/ibdfYVO0G9oZU71JS+uJcxrCHyL+Bf6DSo3POnp2OhuN6ZO7vNp959XruDxSw3qkVFfaawp6X8x+SZY",
+	"n7L785ISsbq4TtfSeMtaxyOqaGygKKOQUK7Dx/yoLGV6jexjgVtLC/s+6ZjXFELetr49gZYHXUVnNMUG",
+	"RW6mjTCsB2kspMXsbm5VlZjdBhCfYY3KmhuEok+rtt5Ao+eJbgt6NYjn3neTlD55Es7TBr8RXuKBEAqu",
+	"s6dY5rMq8ZtVxgBFxiLOXBMwk7KkILpRSkWiYwpZnKOJVEZRbrwWV+pbXRHE89YQeY2Nq9J2ucUMfM4h",
+	"Id5BXue1Hn+ySP3XovQrtr+CNDWNIl9eHL+cz91LZamrYcuL1Ehoi3Upf28Zm2hCyYjq0eoauWRWhjbX",
+	"guaJiKPPLrVfGzOMuipVmkT/Hzz49wjzODPyifUvZXzLTP1AaZnpXsLuej/drt+dvvr96o+LDXE8eRV/",
+	"SjqDd3pr+J6uTw9ZmH3gZ2bzx99/vt/uL2AaL+CSV9VtQp5zzHHzeKW+mrmNfy4RHgz5oILQdDKifWZy",
+	"M1wq5W2bpvyWYUXuMCBnAekE5IhIRY4tQMFVimSavb4WM3CH/UHg12G2/eH7k43zqhXpl257Z6/97v2H",
+	"k9Pz9s9zA7ofcX+7YoKMucgsx4g+mmMujNOZLkJdmmvxPe5qeI463cU1ye6Dy2w8po2FS3Kf/AYG5LRU",
+	"nnph7/KiEFNTdUUlLudVCZvwZL03Vk7JCaFFhMMpHHCmXLqdk4vXBFvCrFxjjIWuf1KmQ65ziwT5x0/X",
+	"UymmG5QB1azmroH6OWWonmRd6Xzm01WE8qEE1aihQvk/phNiZJCfOyxLsnjFw7LBq767+ShLms+mTZ05",
+	"Pq6k52gs+kkNOxu84coyDjMo9dNPP/3/7L37chu3mgf4KljNTpk806RIirIsqU7NMLITO7EsRZKTk3N4",
+	"ogbZIIlRE800QElMnK35a19gtmofaN9knmQL3wegL+wmm7rZyWiqJsdq9gWNBr779/v91Dg+brx+7UME",
+	"3h7wyTb+O0VLZ6LqY3rNrAeo7b/5cJJLSe+/ajVa3Ua7U/DB0hKm1dj/52/d32sN/Fcn9a/6v9f//f8s",
+	"4zAFiJrN0oLIxFmdAxPXCkQYUtSJmazQfddJGTPmmh6gtTtgFNLxBkE96E/4OqTjcpbOCvXxb6N5YUWw",
+	"2dGgxkWkisnFUu7ZZg1N1qpcKd9ZLCMBQYOUH5I8oAvLtKBJugAJQMvPVzbzQGpfe+QYlPBHj/Q88qEO",
+	"Wwgy89kd8fU9u6GLOd1Of2g3dgik57RnNqQxIzUxjwFCU1+y3HRue+yyw+sWdmubhGd1Z2Blc7b+sM4e",
+	"T8sknOpkDRW7dxkOuPQOSUv8tHxNSB5TEsNujvTLFRsRixLPPFu7+ThF5VW5DwGps2LJ8jGevL7IuqDX",
+	"wJJuHvx2l4Lh9JS5QadqetOknqsds+yrpGouhxSivJAHRQJ6wL0E9EuIaeZYt2lBULiwBDPzxCO8LHvM",
+	"PDJ3Ijw/c6w3XDp0giNLXuxuBVgblxO76rt2K/m/dfAzn2OxJV/sBy6pxTLqdrqdXHSk1dq0lH31oixc",
+	"fIkaWYYSA0qJXCX2yZuiFxzza5bTcN/2PhSeOuVBEOYm4vuP7z58WA//heOxT3O3KnwvE1/JvRGi6G/Q",
+	"GRFS8TVeVGRHAJqULItPyBWoSuYMy4iH+P8m8o0JjLkwiMYZpaaX/rrmrUInvzh5oDhmUdfNwQU3ZmbM",
+	"afhGBLKU2BtcuDgicKZe3BJrYwKLaJABaFX6khENQ6i2HcWM6fdmUpL5bBzTgAU2HeDMdaDCw5ZIRQYL",
+	"YH0AuqgoTpf26sffvRMNLjfgrTnvHyEDbKN/5m24JIabxc1AhU4w+AapR2Zn2UsWrVtvZQveQQJWCxHg",
+	"6cuRAfPA4kgZTL/lH4xiw1UBLhOXBHrhBJZD3U7oXObXbwZcuTBdxlkJ0WiOEtH6LjAglfP69UrCzBUc",
+	"VCyexTzTa1cmY8y7l3j6KXFQUANtp2VsK+pgbFCD5t829B8Ny9OoF4pjOctGTg2Kt0wgpyENaFLJlrX7",
+	"MuRS5TCTU+csB1TtLk4ZGCtmKVV7BL8u3y8LxFrCNZzH3AQUGDzoGNX0XnYnLOcb8eyKHoW5Z/ECsg80",
+	"fCciutGOwyiKh1nHYWe11ZDHh7PjS55euD+LgGufmIe46JsVcRAvIaU+Ef/w0moB7mEY7xDxhe9oS471",
+	"Ql/O/hkwUq0DDtOVhXC+tLR40Db1QkK5qSx27wuKhKZ0Qf9jOGGiEcWK/7oJxf1a7bScdTqmC0qOJmgV",
+	"5UzITboEjCOLE1a4jOFjfG/4IAo7i4qxABHkN2N4VYGnnM5UCTieHXQR3osc0pAd03T3VMrot3hiq7aK",
+	"fUOoWCuuaTPwX2aQqTPK5+0cYO8LO8yRfoNKg7koZ5EI9FqEGhWumuS1aVPWWwzilIdERIQHBSUa1bOj",
+	"jQ4482Ekba7jbvaSIwipbllnF9LvRR35ilnHZL3BNqHi6qdofpyAvBSYFiqsgL5ns6p4emoc6ddcfmJq",
+	"GosWQHrLbNJRykrAORBv4YUE4EQuCE1BERwW9LDjAsvaYqMoCi5/mVMDFpiOYdPGr//U/2k19i//+VvL",
+	"29kvzpOl9vXyGIeTCJycaESo+cNRyZAalCfstjwScKm4GCqkp026XkdRjLVbhlg4HYHeSMhlkSHSwBCd",
+	"9cAQiRBKJfmjGzBbIAUVRcG/54uR1o+ougBbnlcVzXBOYygLfyEJnE9qgcnV79YPzW8p6h4tM5rZQEnK",
+	"0OlUAQX5HJLT3i/BolwGCrYv+QJE5zxUsmlAVUybmVl8VARkweS2iFLzUpuxmOA6PiT+gkl/2xeRXz/s",
+	"C1+74r6e1yGf0pDg5/NIR1v2Qybrtp9N/zCYI9BcDbk09V3xs0Aouw7jMB8FOpo+nJ4fEl/MzBA/nJ6T",
+	"mp6SCPLl+//zX//dbkGiWZKAQc93FEvS+p//+u+X0ESJDSy2eMmQSNUPia/YrZJ+X0BPCbtVybt6RKQy",
+	"ux6Z0bFhMkE+QYPPOo8lEFzr+/rvubiyNODFvXOW1mW5BMBJJFMZa081dhWOqhhUGL9eubQsV+yptZP+",
+	"MPe8VZlho1dILvPS7OxW0ZliVhg5sl+6eFwzKiW/Lhu1Wz7FP8thFGcNx25nrX+DF6XvnRqFlx5w0e5d",
+	"YcLBMs3YC9mpcKQJm0Ra9U3Xq3g4y8s8oTA6llMFjyT+3AZaJf6KW6kcuQCiL3FgHwUZo/cyMd+UtJtN",
+	"36oUP6smUAClzm01m+2Wln2IUHSJotMnpm7XNxrfPyT+dB4q7k7Qw9Azpc+yKj1zup51n9C+wK8CKkyR",
+	"aSQV6XitVitVLoSC+FJEPqHE6MVsPxu+5RZuIwvfZMailVxqaFue/eB4z2x8w92oQuIk/THO7HXpgx9g",
+	"MOkjWLx0ZAeS/ulYj7HwlwscbvrQT0x+iCCtAnQ7RdW1QGQn1tfF9ZIz75bJM/AypywemshBAX7Yw0NI",
+	"bYYHBdNUhgYlmVD38XcM0d8R5Py/mpXJ20qASDDQFBwSvT2jqvymEIYoFqiRMt0qax93gafeJR3uIa/j",
+	"R6FycIcBAvxWj8mdO9zK9iFhWjNr08iA3ShHjKG94CkAriF/tw3jQZPodcQD9JlDLq7WEk4UQgQ6wCc7",
+	"0gKop6UPnvlQS1siM0n2m7kv5Nafl961WXCo1Zn8ZHEXWBAZEKU7AbG52ycoRVQonge3aXdbW2UwfuyO",
+	"ZT6K3uLvRW5RFiosu5rsEMn/9/9ClQg0MsC5JI7mkH+a0HDUAIBNE9rT3+qQCDZGvpmRAVqXYHzmmh13",
+	"IJ1coTQi+/BK9RRF0AupefRyGFbuayw9LJm/zGStXEJ5ZDHt0EKByjWLMbBhFj8MSSjIL4wgc2CnKqtR",
+	"zQ0q6dPUGL7GyzLHvkoGkTl+7kaUOXxmh5e9MVs68bUbeHom7hZdLkUt+yqmHHhFJlGsSMwHnnYbkRhp",
+	"w2jBvTdtPt6IDSDXSHWvXdvafKZ3Rdd6th7Sg+EQcoWQ3RwyD1Y3tr3932v9ftP+1f29pNYxLR+Wgxv4",
+	"K2oBwFRnwhyTSHV9iPgMVBKoA2jepcd5pZRZ3sAFaVD9u7ZgtVmsLwCXXMsT2SQ9J0O0VmIvpDmdSwJZ",
+	"Nke6c80OQXfBViXo8jpxlM1JdXdblYpeUvqvVVXQbC5dSgXKXbdQ3qBMXryVfcvV77eZ3XlHg9K+Yw6S",
+	"J484u2xzLtuMeYQyOIMYpHkuyIBKLnORHjkf4HqpdbTT9FfSaZF/rWerRHAhZBbHuonL2p25FU9vSUzV",
+	"8pBq7VZnl/yVtFvNzm5+FPq3jUdhrdtE3Oy0/pWYBUIkG85jA2Oh7aNDYqA2STBnZA+Bs1OAbrAamnns",
+	"LBjHGrN2ecuHVCroVXVJQQv7kNDfm2A7UliuRjhD2NidRqeVr1LZqpRtfRc8sHlauqfLEHz8IKYj5ZO5",
+	"vo1h+yc1X9u2fv2Q+HZa/CxypUccjTTwlvgBG+r3CPxDrXCYUH2B0wsE+jCfIkCCZkn8ZOQ+LIHVcw4Y",
+	"M5L4hlM8h/MEL2DMcWeMGw5wHJNrzMnhXZorqto4OIWvzeNSh87xPqkjvWQQ6UuT8aSOvrFDs5/qwrmA",
+	"2U91FE1ncwfzZDuoDpD5UN/YqCAuSd6ONrqrzIbuCzSiM5IJkcF5TOR8SmpWGSaqTdvc1ywmAxZGN6Rl",
+	"+CJkTvxJYBDLLmw/LwUPiaK3+oF+suDdSUZdwRtKJG1JPagv8EmHOA0rvYQm8RN72gdNbkjF3Uv/W/4F",
+	"/q0vFL31TI4Ad2ByvZ/dk8mY9c285dEUhd7TN70r6G5mhpfvtP/yZUW/x07E8j02cJ4UvS24fu9Ve6/a",
+	"5cUDeNnZ61a6Qz72nXmlwrlKDTkHCJ35OEXCNcGuvyM25WNUkpxF0ZRg88iGtcilZc55lpzNa5wLpm4U",
+	"Mzm5m7UZ48WuHTgVC1aXf/tl57o17XzYG34b/3TzanDRvjrtyvfB/ugtfTl/E+2O/8474vvbvR9ucm5c",
+	"u7NZrU1mGMXrY8ylYvE9EUxXloBODTHfanShDbPtKSCYnBqCABewxWYKZx2b2xA6XbRvF90IFnskEoSS",
+	"nVZD212Zotp1HfcbDjmNxbpqwtKICyXFU5WQVnO07yXlk3micSifBBiVKNZWJ7iYeBLESsdMGIqgreVF",
+	"r8+qiuS/Dh0Nqg/gX3jfDOCZHVnjhgf2hDt46UvbxbyAG16Fef0sZZZF37aozHKJRv6JyiyXVhWUWZ4Z",
+	"BKbsHc6ouGIB7kbSn7daO4zQYMqF/WNKBR0nv3EhZ2yoIncAIC/jQ+JLRUcjsHxcgQ/yRtOQU3Buk2sj",
+	"QbiYzVW6LBqGYFrmsMwRHgwtduY67dfA4/LolfbMpYWuX/qdflJRjCyOQrZi4FiapDc9rHvfDcPffNjw",
+	"jM2Hfz6koox3vpcqME/L1ikFSm29GS3ohBxSIVhAlDZrFDLkLrT1qy9prmAbLCjSt498IYnv/ngX5Ij2",
+	"x0yd8+J0UUgHLFdLezJjCWb46p5BO+3fvLnY8rZOT87hfz7Cf3sXR2+3vK3Xb96/uXhTsNkgpjlZ/176",
+	"LD1JIWYNjJcwoJKRj2fvsXMafNUZjemUIfwFD0Pgo8/OA0Kttdr7ndEO7TZarVarsaf/80r/J9XI1t4G",
+	"RLIKp1K6Nn7gEIdwrjOdYmpSKFf1Snug9hK92taJUP24M2dNLpekUFHSoZG9sLReYi7oXE2YUEC7GcAO",
+	"IEMaxxyCS4giDRh8XAAPKpRYzWYQ8YmZnE8Z4erAgi1MXmhfVVEASHFUo+N3ge8hV2bgcF0LvDiH0pes",
+	"iyororD8hTqMluRm3+19f9z52w9frSc0Nldb4MCyhXDGZBTOiwvAcW3JkqlP5NALCfKVUER5iwzAjhVB",
+	"XCQc/3PJRvNQMCmb5JtYn42ll30xpDM64CHXDycDNuFCC7GxJDVF5ZX0iGJT2LjzmJEwGkuPSBUNr0yo",
+	"vU5CKgL8JJVCwCl5W1BUACCnt6rk1bk0L6IFxpWIboiZD3xlEvPxRBER3SwLXBB7lfedHqQWrkdmOMVm",
+	"ARhvqcdr9aZSsgv5HAJLSqv4lOU78RQdI2QfERECzpYbdXYBFVA/Fi4zpwUKql/pGDMqQu9cOLG5VQn9",
+	"b1yVpT3ZRSvh9MxpcIWexOXdwIOyd9Dnv5CEBynTWU/MDAh29ZRLFcV0zOBLYKUq3meg7TGD/Gs+w51y",
+	"YOXI1CaIioDUhk8BZ93NdiJdfkSkN4JIb6SzGSbE+kxdhZq7Czq+gAktLLoz5XZp4LQVDsQNG3yMc/bH",
+	"RKmZPNjeprNZU0Zzh/S7rdXG9p3Fq3tYoojNOkpkiecEapkwTm/1kvW3PhGmN/trqorWQ6RdbyOq9LyB",
+	"bIakZTqvsbYKKCwnj4ENoW+WeYphjskuttbOEi3MP1qNDnLArKODKWqb4sIGDYqbUadMv2EuMjJlMR/S",
+	"7aMJH9JxVA0xxKw8d8f0pKdnp/Azs+E85mrhvNmcyn14EA5ERC7o6MAGuXenNlodY2zK5OmBOiCf5tpp",
+	"tprt9k5zrxJ0vSl0yAVCtCl2yYUPCSLp2kaBmsmiUKIthjEX7bbhJZcjykMW6Ctv4kiM3SmkRlVfGBsP",
+	"4ikyg4nkzjPdK1SMWf2Q+GE0vEJiighb+fUDICmJv6BlYoMzyOtAVTJzh8S3t77Euwb+oXbKIRp4Caz6",
+	"lwFTwAHvA3cE8vED6KY+hwBmIPbNxkxblZYlAeH7lbSmK4nZdXTF7HSw4DKaK3wahhaXMmJm1kBGpucP",
+	"1+gVC1KBLTt8RDspGL25Cz4WzrJPzSXT3EOLiNLi3tgs+6JiEVh+LyT5KFncgDNNr4JZkghpZOuMd9ud",
+	"NCjhFZupeo7GPvqVhyHd3m22SI2f0uCQHJ1+JCfnpL132SUhv2LkmA71gb/V78Y1CaivpvSCz7bSL1m8",
+	"+4WM4m+oYjd0cX+QZwm3uxzj/RzQM2AvIvxnvTR6KBSLr2lYSrH2Nroh0UgZ+9A8wkQAsUoTny5fWO4P",
+	"mQCMvswyqr1cxai2W4GdpmjExfMrZYkrM2RSlqCG9si3P16QGrAJGrPZv+KBX/cIsuG3dy1KpIEEpZL4",
+	"vbmaRLEJex+QrxiNbexsmHocxs785gpkyneinOEOE/LgssI9jcAwV+Z46wrLMPIpklzL1Yz+Mmf2RXda",
+	"UHbhGZZk7eU0yZtbFA5ap/unJ+cXZFt73NvmxsWvpvfBOltP7/OCgEbypXKDT0+YeULhIpjQmL3n4mp5",
+	"GajiSTg36LBDdkgcH8iEyol2pbRgaRJ9U6hpBtkcRwqSH1xhPcQsZtc8miOPtGnfIt1WV0+Zvm1OMP3y",
+	"6u9q5/1Na/C3q7bY/2nWkbvXZ3vzb7vDr19OXr9ivdb0Qzs67fxyvlM4t3GJOwVh4KHhtQau98Aj/m83",
+	"bHA5j8Pft6GuY/uX7d9gHn73SQ2KM2TdI775kad+5EjbKbG0YxvbTlO/4wGZe7lyC9s8/V5vn6eSAJNb",
+	"lebdYC0EvUw/xRLe450tMGuFVmvEVytGmCIJXwr9ms9gG8qN9XGnZvLNGcc37z/Xo/tQPDEmcbL6V2wl",
+	"2AiNTsr5Zm0PXw6D+dMzhOOCW8ET/jTc3yWd+qn1k14t+bXxOIzebiGVb9QHxF18EsC6e6PK4Wu7RrW8",
+	"5YTVffcXTdVb3pZE+sNLqcpNcQl8WjW58yjib6zdpiNogSgc6WaSK/W9yzvuvsSOuVR8pyDYQRUD+83E",
+	"Q9/1PvSSqJcHvr2cRDf6FD3ZOdq6tWGiO3bsbdx+J+bVMFRSjXoPLXjTCz8TBMPRZdbjw/bhuZY724OX",
+	"qXxOSZA1cuwzNdvdpz/uKXvVHqFB7ZyPRTQaFVZmILsrROYSrPsExfwQKaUBHtk31cgmnwhaB2JnGB6y",
+	"EAAFRFfIZHyfNmFzC+RK3jj1YUnjPhg1uv4Chwi/CXS8u+phu7UN5Pmy/1NoFFxgSTd8i/gFcNqywhiB",
+	"+dwbF7KtP7WS6jGLMlE+d0KpcBcVr4xNAMiT+bBg5OnvmV4TKWkK3yA7jOybpJeul9oJuUW5Ytu+xmtK",
+	"ChslntQ0d4a6Rj1SrjgVhM5mcXTNAhLFJGb/CbFkC3AFsPuw01EINEmKddzrC9jVwOnH1YTcTPhwAouJ",
+	"0Ji5eidDrkhqyHOb4Ts0Q5Pbv/Hg92K2eDsH6YIjO2aIP+GQC0uMcrutKKRtWKITcVaJfXHTjQFv+QD1",
+	"oIn8tSUAmy3nZCTZxZxdxm69u7lfv/Y+S/FnwfIvqv3MbYCnKv3M77tmataSNi+HA4rY5NpOKl7dKZRY",
+	"d+pykSIvgiu5C+wIEhXKlUULtgdnxmIeBRKy1ZAmNFuJ9JBrEvmdgarLdQxCggLOjedCYvvZlAeCjyfV",
+	"aZBeGzrFu9OO3C9PvbJQwp5XMUXtZnwdh8G5oqPRfSBaH6GnJV+DFSX1u7UE7NUDnOYJoBvFAKsGiPj5",
+	"rOBD4quWTKBir8uoVWEzW5ZUSqZMzJGaHPxPiXWI+hVmHAp5Bwticn5N8wl9j7DQMODqE7noi1kcjWMm",
+	"Zbru4oWt/NKrIHWNYLcKKIPZmIsm+ZApBINasgmFOrCALvpCj1Oi5lwdOGfr3aP3rjSicGuEcwEcFEX2",
+	"HE5lxZsXB+DxLh4MtPy7ldAUDl2ydj1NoUnsVpcSVVxLvLX1KwvIKiNEKCA3NAxhQW1UzGJ8P/OapdNz",
+	"zMS8eE3DQjaVJI6Lyq7zWrLMEbyyvpKMeKVSTu8uIHY6NWu/kMUAMUeLdoRWFgZU1bc7qxgS2umK8p38",
+	"QuIEwKlNYviTkdoIU7j6Z0loHPNrlmqSmodc0HhBXPnrIqOdisVuYTnmGnrqhBo4NWP2SaXf+wEYW+/I",
+	"q1q8h/HRpcMttk+eRFdn10Y2vgjllxtGFKto9cJ5mM+wWkJfuzhjQ8ZnFatZe8R1fWr9gKF9gNUPw+im",
+	"MZ9ZWmVZyYuJ9bOv70vPlbpLlde9l8GyJD0M9ISBZBxH+bgwFfQ/Jm41N67Mat4EIb6gAcbBXqcqc5m2",
+	"Y4m6YeE1I5NIzriiIbEPRC85mocBVjVRErBp5NrQY7oA3bBEtF6hm/Khu0nXE4LAmDl+UKhlH0Rz5dma",
+	"PkPxiMXqXJEaMM0odqssEkEYRVcsIPNZ/S7NpQWB/RkfZmfgNOZDLsaQNWh3QLXIJWCSO6H121WCD00W",
+	"Q/HStwj0OVPl3hDwj0+y/QCo86vw5i2384qs2D3q2CuGF+HzpFJbFWDtH4TQMFsYn0W6d2FDt0iK0O+z",
+	"07cJmCG+9DtxzRN68hJhu3aaM7zNd1vIG67KzVAR1q8TKKL7KEszPHcsRqtcE5Yu/coWb1VbScqU3WGV",
+	"VfI6Xl5cpRkSV5Nf4wIpNUvuBhS9dmfluzeWVvw6+Gg77LuYF/eXx8s62PBUkymjIRkxFgwosDxuqI/v",
+	"J3XLmBjaxQQgK1EIEl4LQBISY0lUlIUiSNsIiEeQEGF8PhmefJML/SNZRPP/g/wUzWNXBzph4YzoA8Za",
+	"K8Awq2gdFEry/JhWLV/gU1jedXdfBobJoYoKLucTMKhfGOZtblWoB8+qp2T45e9eBnx2oiUsFdDgLny7",
+	"BBViFOMHPCSUwB4OINxWA1ADg2jm283t15O633bLcgeGXFzJZgFKmX6a1cK58Lv5qQIcWfrNLB5Z+tgJ",
+	"3il96Mg8MJkX9x02JeLCt11BxfC7t1TLihM0WCTUMVdsYTC7DChciv9DT4Gh3EvDp/v11BopaUa1oyta",
+	"EBd0XBTf26hJ9PEs5ALMhIK2zAq2x93bNKFx8V4XX2ze6Zlu1ywAbDQl7dAqTGraF2S3Clq9yPdnRH+9",
+	"+kGm1H1IxfZv+vjvftX69I06QDmGS6EHNPXSqelLmeC2J9Q1ia5OwVwkTcv5CE22Y1o//4C8SvdBRSNy",
+	"FEfDq1EUBy8kQFnsdAgNZxM6YIrUAj7W24yKgAwpRBH6ImQKrrWcq+888t4jJ3DSx7pnKajoMI6kzOhh",
+	"6RAVbtgAvlJflHwF47Jr0anouEneKcIDJhQfccCDN83rFNN4wB5FhjGDU2h40Bcxk1F4rf1urohgLJDp",
+	"FkKuJmTKpgMWywmfWZ2SHqvpjivCUsgBIPcab7/97vjDaePih8bf//nbq2K+rOwCLsGngM56aMhXdDhh",
+	"AVFRk/h6YaQAoEbL/LM1364jKHrSn4wH9WZf+K6z3IBTmN7yS9tbjrycnCGmcdKHDnsl34ie6kMfLPoi",
+	"6Q73Ycn6iMyPxB80DBcIKR0QeDU9eMR7XADgxoKIiKTGbXuXIsnw683joUV+th+od/ou37UI9Sxu3GDq",
+	"ZN8wqy/TZy5/owkrBC+LQm2QgShy848dc0kTmx/Q+CoDAKQPQAHjeJLDSTe/LD+/NELcE+QOQeKU3fiy",
+	"u9a8v4jpwtRAlJbvqJgumoE9CRaPPtRAJFE+vGJYYjel8RULiDuzgN31scq5cBSVTl7iYzZXFlZZFYre",
+	"9JR9lqqT5Y9WVHSS/WxPVXOSWyxNO2PvuWD3b2fVd7/U6851sjYLAHb0x3OxpVUTeZI6VS+4SXTzmjOl",
+	"NWuBI+B2vTZssiZDxtRJB3CscFn5OeEkU58ri8M9GOfRry9NlzmTrhoLkHslqbX/57/+ezdNrARmc4Zy",
+	"EfONUEdAGHw5fW1Kov3jn9k3+8dWl/zIpF4Y744+6nVRxMq4uykp48pEJM5D/nvY2fQyX7hoh34UUzqb",
+	"scBaSDm3JAxZPGZlNJb6UstXJYg9GewoO31ICD83T9FqE4ojzJ8q0qbJxBApVPKVe+YpxThDQVnHQhQw",
+	"UlMxn05Z4JH5bMZiMqSS1RMcF20CJ5UbmBiBJnmxBFF+fPL66O3JVkkVY4XZwhpGParq5VOcFYYGgLHw",
+	"nDHRKwgMfHARH5wCM++mrIuKhU1CGoyvgHC1hFpSObJWpfJCLzTXBUjTI7/bM/GN7n+HO5aiR0MszxgW",
+	"SUETRDIcj3aGlV2Pdlc0S1oRQWDJ3miEZYXLaXHRmETzRLZJtBv1GnPPMLBZqxqKcjrEjsrB10dTpg2q",
+	"KZ1py/mQ+PZ3OlIsvoEqlNoskpIPwkVqS2e4++1dt+x8F9YAy4VUbJr119+fHPXer2I0LMDM0VsZYC1i",
+	"NmQCwMj1Rk4KRczGS6NbBNp10m5cPIgmiyCuwjfg6nyCFJeeeYns2sju08zST0UfE3lrJUnBOigU45BH",
+	"wqqmqnH17Lx9zVkYONwUKAo3KCaHhA7g2AhPuWJsZlDsr2k4Z03i7I6YIUkO+rCTKGR9gb/NDd5mLTKV",
+	"6uZmil4xczNDvijrTXKkn6zXsa9n2HeutMRiWvdAcISYMvg0mQcZ8EnBboi+xwvp7o8e0hQKd9yctL17",
+	"l6ghXOoDFaC9uZ1FmeKzjdLhaYdgE+xEgMhc7xSULL9jCBg89PJrVvlYLrJRPeh+5K5Z0qpgXv4yZ8YI",
+	"06Jfb3yDA7wS4djB5rpvkB3R+u6gLHHO2nGVf46TePzkoqDCt6pe74avUbnqDdBiOi/JkelOvUNFcslM",
+	"nnP1CFLV1knKIrlJQi5VlelM1/5vWoafrLV2pwBWwUz6hlnQO5Xcl0y8iQHcbe61JWC1TGSmHflUAKB6",
+	"efXKKvNNh4pfF3gZX+shkBmdSyatr8+ZJDWIFRgTECwCMmVUoF+k14OIVBIHIqFevPVDove2wdOFVTHN",
+	"mCvmfZedaHzY8ugg9mJixioipgwQfB9L1+L/o7/1l/7WP5F0HR1exxKV8nH/knFsK0Rw3rj25+ySW5nl",
+	"LhbBpi6jwkM/xmHZwgojGhyzgNO1ywpt/uxMwmbDFaS/qSD+iIcW2hglvg/flY9FVBjZ0+cXJSNOP3zj",
+	"kW9P33zjkR/Z4FR/m2/efU34VLtnKUroXXLMv4Ln2SOv2vsdMuO3LJTICyF5wPqitrPjtff2vJetlv2V",
+	"g5te90yXz2ABpBOmMBMyhAgWCDXYPqBnCtWAPCEJ2DCkMdP20/kP3xAuScxGc8kCUuOKWJzoBcG3Mv2B",
+	"Tt8NoDL7TpwKZqxY7y4n0Q3WNOp5aZIfjWnIVXI0aWxOcgAvJOAS9AUGpiG1g4scnlEz2Q4CfP8YmtCe",
+	"D5Yjkulc4vaxbN8gNmT+JSuFUeH7FxrxBuWrpMTrXoWyd25WdkmgYqkSL5arTefSMFhh3UnlCMexe1Yh",
+	"ys/K0tkK6UU7Fab8I/1mRV/jBxryAF7qgeDdA6Yo38BABdvB3mxNO4K5dTH0+480vDLQ7ee2Mqskf3GT",
+	"nNp0VVyQxhjPecACkjrhhRYAWDsiyQ2L2SrMgPsUiLqiiooZjtQY75LmyF6ee/5KiOSiif4sWY/SL16U",
+	"/Cj85k+VAylecE0zm+j93j8X4hzpy0E0Mbo6OTbSx2yOpJCG4D5Zkl7I4vJUhWXPoCGhcGIqvwC5E63Q",
+	"c+P3iA+vnP9Nv0elVIse1lsqgmg0KhvYLI6COQBsk4k5kwyYumEMuoahWuFJhmqetSrVkxqrdj5irMdw",
+	"w0ZtLZkb9x2zP+bylQmgccxDqO6lc0SBuHcGqNNaVoWbpMryoAJ2PjOLM7ckqqeP8uKq0Iizmx2n0cqA",
+	"A6IHTYeKfHt+8iGJzV6xhSli5NK2pv/AYj5a9IV/2zBt7A3JxwLoK3wSXTOb5YvpjTFqTYpjRmNpAuLT",
+	"or1NC1kpWJo51YRxA4+cfX1EdnZ29vXwPl4c4ZitET7lYcglAM1qfx/BGJrko2TQWANcEdpADeDtfC02",
+	"/bo2MxF+Bz03zwBzTOnCdjdq4zYaJXgXy0S5rc5Fa/+g1Tpotf5elrspwAwoMgDeBdKgl4/nIY1J7/Qd",
+	"CZgrSJfI2UnJiN2QER0qaQhKJ3SmpfuMiUBaMBGcPag4hJJE+PuFRPw6XKVFtYcpDbW8lJjzYz1CQxlh",
+	"XN9Uv6RWB5znG8DrXJeZXvJNUzJWbhmXPBuYKTx8ae0OcJFb1rb+BUcK9Vfp6RgxFvRFEbwKLgC/fqC9",
+	"82gsuGSECnufEKmnZnE0ZFJiJztX+DkM7Q7Aq+v7Y2IGVp0P/7RgLZVDwazVar2s0pXoqEMqNKHhm2T9",
+	"gjsA/Fi7w1JF0BVGyJKA6imlBXtR5TLLfELt5uGA9Q4VYNu68wsAF/G+NhFZIk8MKDsi9AM5sOGN4SEj",
+	"v8zZHC3nO0JqmczHcQn8uJ527L/EsRIVRVeAApKSXDYE5ojISx6bhm603lH+pReZpyFaPqmNMOSk1yGk",
+	"cQRDzW1iCdpi0G+spR4u41dSHzMRq9i4HNoV2W21/LqZwkgQOQes60qMN5UkDKn5N7h6mopJhXEx/a9U",
+	"eK++oWxJkfCvEjCIwwECBseTBAgBifqaxTTMLEloakIAi6BeqaG4YgAAl+VGGF6qkC/Fxzv5B+SGcmUb",
+	"Pqm2uWZUDSfIhYgJPv8gs1+4JHMox7ihC+gYSJi6+0KqKF3TkOow1ttMy9I4YEH9kPjpujy8vVlTeD4L",
+	"SOf29rAvfMOMcQAFEhjqi+ZqGE2ZNv5caBeitwwXpYo5C7K1l/i+SKJuIICSEjNvy9BH/HNlO00RChYO",
+	"+oUkby8uTgmee0haWLsyF7FWtkDurSeKT1mgB2/2Cab07fua3hnc7Lv7+5tt/VLh/C4tpnE1pNaRlxGW",
+	"qeR3SoBZqbJCor9Jg78uFYMay80AaFBFw2g8N+0PxlQwe1v6RBoRZE008wSp/YOZQqo1UK6px2DdkP+X",
+	"pWj50kObcBYEEJX+QgOLNRMuCBMqXmRXzV+2vC2Lr9oE0IDLFPu++8XAmF/OKMz7LAr5cJFiTPW2bqL4",
+	"6hKtRqz1RomUrXT0lkTWEveqtwTJ5ZWEDPRLjOmYTZlQzREXNOS/5vtx1kpIM/nnKdlWzKVXnoRBfRpk",
+	"NypkZoJiSJI79J8kiZaU95d/uQIsszsnTpbKvpBcp6Qh7GvUtmanSSI5wFBMGAmpVFZXjuZhYvTUoJRC",
+	"65eWNi6pPSmr4lpZGbFsDlRuzJEqMcpW2EwwXjdIa01gDXVgmfdSsh/KbO5uRUFdTon4Tclbu8thdGZQ",
+	"TgZndIseaU4oBzzAjgwQw31hcHNeEWODlbyUfU7Olu+0uveR4i6pttzTA0KwuSLRsC2juaxmtWPTs9k1",
+	"nt3AS+sg8wFyi3xdn4/ZNRdMqrLodtqcO0DfMUMYqI0NF5Lzikx/7aBTBUqfK2mdOh4qdDOX+q/dhXeJ",
+	"ROeuX/PSnyfSnJv0wgBzatqfLK6c/tTN1EyVNsWlDCsmglnEhTqAXlbYDj75ePbeZCInWFkIOhXS6YYp",
+	"hgZBrJ1zBOUiteGEDa+0u28oyJSxExKvp+650jZImmFgIyFYi8kopmPQp+SMBTxmQyVt1UBfIJSQszvv",
+	"voEzJR7dV2vDkz9G8RVAkJ4Zy6Jswy3bIGBVpxqp9CkmBIb2Op62vJncJaXuU+ae0F/sJQI59RzXOne3",
+	"XvfqrTY3dprulIZKXZxquElPQ6FAyH+azyMWChdIoXAoMFOfSkYUrM4mPEsaXslzaGlDk3PGv2OL3ryI",
+	"B70ncqUGEDe9Ygu9a2nQAHEgh9GMHSZQm2nF8/b9Hum9viBcjLUKsvLHEDDrR2Ak02avD7ZuG3TGG1cs",
+	"VVGBIwQCD2BPs2PFv762i+/bHy+2lnrJUfyY9s8XMkuPVlvJztY7Onpzfn55cfLdmw+Gnq2I6q0vTgZK",
+	"i0GtUUdxNCWW9NAjYTRGpklDUIbvjf2E2lKHxyUvqsUbwsBf8yEDNrOS70JmVC8Zk9x7YV7Ig7QOosJo",
+	"qaxP4mJMaoaPzaQCt/VxbI8v+QR4YsMCuyx9h9QAv58XpkdKRmhjxr/oqzzbxaQd0/MIeghNABmSads3",
+	"8t/hqr/iB3n95od3R29yHwTwv2NGBnF0I1ksyZAKbYNqkx9fTDZJD796GI21IA7oUBGeXoQwnGQCSt77",
+	"d8CRHEWmilrRoUrVsejT/iPdKZ7c7zya486RCEO3tYR5AGcABLEycJHRyMG2eQmSGyKEj0YcUhbgNNu0",
+	"4HQeKt7ATmGw9KJYHmhVGrMhlaaXO5VR1E8z5Oh6odoT5vFwQiUXY89S3UN32ZAJOZdkhAH6t+/3vL4A",
+	"xnUMLiyRrpulhnF8pAQlNjABlgWNldDfpi/64l/+hRxFQos+HgnZFw3SC0Ng2UebIGYh1Wa1rX0fUMm0",
+	"2WKTSlwMw3lgqkz97eu2T2YxG/HbJukZKE8bVCOk5o8jQMlrbg+nARgKKVQOqtAuOtjehgu1SXTwqvWq",
+	"pe/a1EODpB5qWqh6pVMWHlHJmuRdgIc+fnz3WjbJBZ8yqeh0hkdzOTa4F9YZQUiIcEn83/oYH+pvHZD+",
+	"Fq5608eEC76/5ZG+iSwdRQGDE+E0LhSe8rt/SLqtljbaJPFNAY2Pb/6P36Bu1LPNUb//U4u0bqtjzh4x",
+	"zDzit58LOlcT/VX0QguIHFJBuq22OVn/iVPSI7ZtG6tBg4hhaz70cENAKcmOECpM5DGlWbw0HSLc84wq",
+	"hjVrFmGFdDv7JjNJ/DOm4kWjB0kgs89JzbiZdbjBjxAswe2kKCwZCLfSa8rBECI1CsH76FqLaqrfQdFY",
+	"1QFEyPpKbly7rR14uJ7I7NOh6GIYBczH5Kd+1GXqOf6BbRwCQ9CUSXsQW4VEfKzCRRPua4Kxl3MBvMo+",
+	"VNS6JhCbUdB3CbWpjvGgYTSdcqW4GB+SmM2YwXZ2ORkzaBd4998FbDqLFBPDReM7tvCbZh3aKyZUAjQk",
+	"DaC7u9beJYDGYvpMPPKyRVwHqr611vKo4esmt2H2pXLTB+tit7Vj93tG8fbFG4B2cZMO2wtSOP5tY8Zi",
+	"U6Zk1mVyQD8BnBGTrk1+eSGJCRb0RRyF8O1DrZVd2tI97YWl2ccUGDmLQiZJTMVVX38Eaw8wQoMpF/aP",
+	"KRV0nPzGhZyxoYr0KlR0NKrbH4DaIW6SE/s4CSy5IEZnoa0thQoA/WfDbsFDQvF360dBuAR/TG2Wjq0v",
+	"0ILLXguT3EvjXEzpggxYSQ1ozZT3Sr/eJLkvISkULWCFAlesAdaeTybRDZHz4QSwyRM4DUkUhjIO9Ba0",
+	"ABa4HI2ESEsCJJAgPfjfhh0d3hD54QCABHaMcT7NkktwImzNKr7MgRMvBsnZPbcGSRlXySzoFIhaU2fX",
+	"9Y1TcgjARPlILzIb2TICTY9KryZJJlEYuIHZQbyA+DcH47BB/Cge5yehsI6XwL6DLomyORkzpYe2c4hz",
+	"QAOHuGC/j7mgoX88IFi+BEQoM2Z7x6aezQhAc5pb+vixbyYLHLaIhJFdeVi1zLQa4nHP8aywoMEF2N2e",
+	"DSBYu196MMWJUaitVUik1K1gsDmKvtDOB2w/Ey0awHKA5NC5u6N+JdOIYK3cTPGBS4Z45DTWuifoizdC",
+	"sXgWc8nsesdoF34UkcpJUvdEpDT2rQWSDmC9kNoWOdDj/2RV0SdsvCCf+uJTo9GA/9c/+0NTea6g8vwT",
+	"8elsFnIELNn+TxkJn+CJSyUfn1K1BpDFzZ+XKhz6RMLohsVDrfQm7Ja8Pe4dNc7f9jq7Lx2NP71xAl87",
+	"jp5269LE+rlXlGwYM6Uf2heu9snYLDxAuwQGh/+E6cd/UnNI68b+FjACgzNN/JxL7tcPic8ByQYxZkze",
+	"2DNFRbDZJBQagbxbX88D9B5QwjOzlUhwc6MJMPeaSZlBfvovZmBmZf3FJdLs3NnH4KptmDIutwNQSNvq",
+	"raR2y8sVb3nWnBlGQiqqlwWfMiwfi7mMxAFuc/2JOSad0PzUhljARyMG/BWm2UEEYM40yQUWm1khY74c",
+	"RhxcVwyV+t7oL1JFIAKNiEI3E8mGl9aEtsZ1gFaV/VbIoSJVg41GUawyXRva/QR5FzPEaCJ0rqIpVXyI",
+	"Ro+Wbi5qMaGzGRMwGsQxNWlGJBM3DebQjZGsf2PyQICwQdJBTjBeXMIBzU0t0A8h5d25vSXDaK6lBZUp",
+	"kJqiGCQhLgqp97dplRgwFzc1FUpRiI7JUqzUhkldfFTfMxUiRQ9Aix+b/EHQXFm0/fxsPsH38AgmFHxS",
+	"wwyNfkJZoryOhmo68+CX58ZAwRQUc9mdAlxZ20kq0jf6EPvSXX4uvWY4A+e8qPzvkPjUAFUtlRKi6wbm",
+	"JpzLxRj10wppj6PD4hYJpXs0FzlfUQMFNy8tYzPv6azpQRRwvbOjMNCiFBJaGNgwLPkH4Frg6kQ7XO8T",
+	"DrVuqVQuKnO3xKUxpF0uDgWjSgrlrMI813MKCJLa5rOQb4qO8aB+xSWoNYXIcdpV1I4LrvoV8G1NlPl0",
+	"NkvSAwZ4AyRYEala9kFFSGvS1R9kzQZgyXA9LE1yjuEDgHfHbsMl70x7pYnm0jPiZHRf+HYY2hPVg/NT",
+	"ZUg3hvwjisHSMdBmaOjJusOt06+ubwutldCSBUUCOPQGF1qk6etgTgqA6TDYFPIhEwj0bEJDp3E0izlT",
+	"2EIGGUuX5cjADiKZKbShqjAdVEqxpx5stZutZgvqF2dM0BnfOtjaabaaOwi3MIGA73bzhoVhAzzM7f+8",
+	"uZJNbXfoX8aspHYMlM6PbEC+YwtyziyXFlQ06wnIhFVlk0Bk0KB22NpnLcSueIDOyalz1A4AhYbUUHya",
+	"ek73gd8FWwdb3zD17c2VTCGOw3t0Wi0bibOJgJwtlcn+/ralhwtpAhqOtw623gSvz3uQfL2Gvzq7u+19",
+	"4LjRD90LWsPuoMP2aXu0M9x9pX9Qi62DrZPvTvWXkhDF54C5qie+/ctPvZ++uz2KRz+cX+5dLH78/u3J",
+	"eG8yvD6lM34cxjfvKD0dvv14FmHvEtpA69IN3/743TkGHpc/ilbxkinIAXZb3bJbuTnb/hCpr6M5AjN0",
+	"Wy8rXWAItAchy+QPtg7+8U9vS86nU71wD7ZOUfnBgoAteo0WUWZdAOrlGDBppwzzG2nvfutgCxcBwNgm",
+	"zubWwZaw7dTbdK4m2xBWh+KZSBas2DOm5rFIwT7qzXkTR9r6mVIoEwu0owVHXE7SBJmcYOi22s2++Fqr",
+	"KlPiaba6C32YOkZ3S8Nr/u7UEgYlWQISRsMrnJkZ5TGEZVM/H5gEqqsCgcCOvoYFHiiERLrFfDxRbtip",
+	"wFlnHysusuGpJjkB+fbu1Nk2hBrElSbp2ToaDLOCqs1UHNrn9AWXxBg0IBRnNKZhyEIynqO5Y+Lu7HbI",
+	"jK02wk5sAaYXEvFriY+hWKk/Cs5YX7w7xcaAUEtbmAe0JHdayaRTM1mk1u3skwFbRCKoN8mPCbBVDMUL",
+	"0taU9wWMF7x87SaLhXsbaUiBqTbwIOirbVYvXWPJk5BfbkJNtMrV/yLsOCgMeNYQLExsI8YaTVR+VFnt",
+	"ZneRUfWbS8T3sAG0TI/plCkAWC5JfyanbKfifpDP+CfmHplUX0XBYjNZ6pIeazt27ZxvHUB1XYOLBiIU",
+	"N2ZU6Gnd36osDuG9bXf779nkqQUzubOKwMoW5lCuiwZiT90+N+f9XnnsyRXL2R80cDjU35uklb7dGVXs",
+	"PZ/yUrYzc+52cuLvXnJV4xSKJytfbE6HAXZx5lbrh69o4D6GvqS9/pKPkFOIYiigvKMe0lftr78qtdyP",
+	"IjEKOdYRdNs76689pYswosFFFL2n8Rif2d6t8nomxccQicGCVnc7nY0G/B1bnDHt9OLFFd72IoqOqbDc",
+	"E2Ap7rYqvOk5Ro++msvFSg2v16iWYyAQE53ndnei2+0Wuo96j+ZqlX6/jq6Mm2wAaFhgU+wmz6zHhjrV",
+	"5J2lnLMA8/NOdVvbvS8s5nyn1S30COAeN1Ri+t95BUMahlrQSzpiCD8yY1Tp+6XtHtfkZAYhFV2YOgKL",
+	"fcwWBAlRSM3qvsQ6qJcoCBOKSr21ifgkbkeZ9tDz+znVhxn2BXLbbMXq8m+/7Fy3pp0Pe8Nv459uXg0u",
+	"2lenXfk+2B+9pS/nb6Ld8d95R3x/u/fDTXV9cYaP2UhjdAs6cp0DaoztO8jGZzG3TsxtIq4+JunV9VIL",
+	"F/uDiSfszCj1laHgCKUkFkUaltMkpLG0nbVpmg2BlLjBx2zr3hbO3ICxrDRvALGlum1jTi90U3Mv9sSW",
+	"wr0WlVtGy+9RaUFJFo7WLqfEPi7Td0eQ4c5Q5ibun0OJFOyGRIJ5JDbqEZdfNFdSUUSXzCqLaIRZFliw",
+	"GMy2fjOetuQ955+eCr+10AO2sfW+oDmv2TnNxgcqcpuhiwmc+zrmb5Kii2zJxc2y0zeYywVxDp9z9Crs",
+	"NVeGxmPIRxoHrmgLAnwnO01sns+nQc23OF3vXXlbgt2kznO4/Q2qGgG9EY1up7pKzU7Bn88Xs2+WQobM",
+	"bYetZ/fof7F75HTCkU1Q5lXDC7mZV1RJSxjRvUJJRMJhKpZ6RTUkZ9TDrOdEvlYfGZYcONQXmRtAzA4f",
+	"FHjGYwlIzWS66ljpfA28utYNc/mZJjnFUWHZTV9Yr8je0F6CPSWhjHKabL0j52E7YF9wlaqcS5y3YTTj",
+	"erxxhMgv+KKxXkkkYCrJyz6kt2V8ECtynr2uP65u6KV3yeHKncalW9fPQb1nrfU03u6bW1M1Q3OrEQEp",
+	"Uov3If1h2+6yQjdBTajWMgW+hvMyfoRUSxSPP9Ap87180SFsKSwudcmwvhgCswChEmsFMd1EdlqNgC6g",
+	"4k/FnIZN8ka7G9KUVjFgSGlwIZmQXPFrBgXY75Pq2B3TxGNLdoFVxfkp+q9JNI8PcaKhOCl9Pql1Wy2P",
+	"dFv79b5wxfDoVZBerqCcrHVtrKKM50Kksll94fywCZUTVpzU2jy5dGa+50d0c/8IOSZTTJHGTTXrqJTQ",
+	"/yHTUnbGNtJ47T+CxoOqH5PQxJIYV6Rldh6Xtr1nKX313hLxrdFV7ry0nnti7aiFnCMOPEgifV9cuPfZ",
+	"V7t3KgvVETB74dJ+SG1oH9pIgFRKQ8VLfiOUw9vigDAae1pnu7LCg6QYoubrf15y4de9fHlKX7hfLw3g",
+	"k8EUpKVxPEVo8hcaEXUPClBcIWIU9QUUUZgKUj0IrFDRY8hdrH+0hy5NJEWfRhNvL2Oh9EViSKMDWPPN",
+	"CZfgn12ifwbvAlXdJqpo3M26h0eiubKTw4LLaK78el9YiZVV0b61W3BkCYWSU/P6OjRYxgBUAGUfXJKb",
+	"mCsFvayGCjWmQtJMhbgpNVfat2+S79hMkX10kpvkFJizUPVDt4ZtIZvHMor9QzRsBLvVH2jMsL0A2F0N",
+	"GuR7Lq6Spjc/ZuFf+1v6/P6WX3/YgOd7LtW5WZBvLMbJZhaBFdJrTzyC9zcmw93r/P6B2Kd5ENFdAyIK",
+	"xX3rCYNGHX3uDO6z02w12+2d5t6WpUDaMvsLCwHj3hgGtnUc/crDkG7vNlukxk9pcEiOTj+Sk3PS3rvs",
+	"kpBfMXJMh/rA3+owJUUj7R60O5uMtF1lpEYS3G/A/0xbFJUAnzJrpwDtvcDFnhlWCFMblTMpuLgqgOPA",
+	"Fth5HGLT3SHJ7AlnU8dITDKNYpa6ffJKeWyGL99nfqz01nKR2oOEMrGtf6rNiW2zn7d/u2KL31eqSexv",
+	"QS5ORxoCjb22jQy73qG6UCsHJBrKEmWD5IQnf4xDvy/StxtSqepN0oOSWvghaQqE26bvlG5UJkjBCS+C",
+	"9Jf6DgidaBQh1IpwZTowtcMK/N5aAo+jKCA1/0gfaRxFQsVReEBmMb+minlkSm8bdMz+utPe3XnZ0g4l",
+	"n07n8OmhU+rdqPEhEqxxTNVw4pvaT/36/psLOvbdQHegozqrFHycOp/UbDOeSwombCMvZM4Bh3bcNDaE",
+	"X1av/ZX+0GA2LuuL5Q9sBgwTOIxmi9THxZ6vLBhpf2t/9Opl0HrVfvWqO9wLXu7u086IUdoa7u7SoNXe",
+	"pTuDUXfUHnQGrcGrTmcYtHeDl8P27qA1arVo61V/qwz7IjOpGeGQ5alrLSO5rNdbMKvbf8mCktXS8w1L",
+	"vZ557lqimWKvDVlkstIzs9IKxGilpZf9FlUuWSljvS398Ys3vp2V87e9Rmf3pUcANjJ4lNWwWgvsFJUF",
+	"4eYvWK4QqkIbu0k+RNArmfsUf4SXfjrV9wTNCw8Wcf1tGZ7nH//8PeNg9qxiwbirZbq0+tNgoxToT/yl",
+	"TINuanmD/MUoXKJ8b/Ty03/is7YdqHGh+gVgCMSuwM6qGHgyJtENwjMAaRSAU2Hxho/0n+f6pn79IL0z",
+	"rHrKEad6RY3w0N+snSLgVLSt5VrMqCigC8TaZ9Yhwk7/voDm2V+hBgYDVLZV31J/JZ0bznLQVjKpLRFt",
+	"eIa0BBvGE8YNkVCXGsgJ60sHdGHpxaZMzPWp8L/pc1VMFwiHTiLtO9pCDDOvttAzCkPAuMe05wii9ghs",
+	"YrzGrOYnpoMzaRUEdXpgukgM9khfGDc81+Sw0+riXYWRUySlkbkkUkHIAKt7roFRJFkT7FZvsL7wMVh9",
+	"wSFwj+AfNhBgquBoiNU+3OA4GO8e8MIIJZ1Wq0l6mPQdMTWcAK4TWlKUjGJYENA46mgYSkGjCpzgxN7J",
+	"fH3t/TpcqmXbBoBtCtLZfQEoOC7AXmQBpTbCZiYQrGh92ZJaOcSPpZ0ZrvDb8DB0mianIHaDbrvb6tDB",
+	"sDvo0L2Xg/299n6w32632nvD3f3OZ7KB1oW59aYB63FtoPvYnomTjPxYhlZ43bWOgslcWzlWnv6sZQWP",
+	"+se7Wl4iaoCH4B+4VtMZi+0ywMzZNRK4MVsXwaesxCizd7uTBXaOO988LYozi9Mj6T2vBQGABNxpEd7R",
+	"9MJNMqEmu2akWwIIbWWYyAvMMpts84/0GNN+kVIqtbmV2vXkOzzCHP+JgxybGW6pkIKR3Pc12hJTC3EX",
+	"V2TJaRgiLlRiaiUwulQsUpVGXpbyH3IZgE41hfb/JrE9sAbeP4PBCPCQtVSOWUsaSSikkevOYsKrsOQL",
+	"m9qT6jG0i7CHBVpZW7ZZ5dBmGZL6MG0EmxQ2pMrNiC0wmOu37faFf2ogK+Ecva9H2uj3LT0THIZWStNj",
+	"/zLNdWYZCuD+4WxCB0yRbqvV7At7X+wbRYswpIj9BaJ1SGeklsGsdPdLG6cHZBQzRjoemcUR6ex6fb0Q",
+	"DZwQmQsDv1Rfhuiy6FwH5vaXGPtPLFQYtlR0YbqMUqNOgjTm1R1tEg7Y0WxzZT4ymt4ITqXvGs0kIAVj",
+	"8V3QF/pMZ0FJMgwjibUCqSqIdosMQ8qnWP9g2m8zpRBeGnEfG6YOkzmmymH25Sq4V1YlHJKYJkhWhSGm",
+	"Iz0sMztHUcA+bym2HsDB1t533x93TzeopM69w6PWy+FCWWsXneJp1e0hvACtojKDqByk1ssLmz92qVyF",
+	"xDjOlBurCX1svNYMsu+l/vNSROoSxKSjlznYKpajjpUG9sxBt9Wt/KENX2/xF7YKYrXgbz7XBn45VRJV",
+	"awr1Qkr0j8sxDFHorreO1pdNcHHNDXnnNoKIl9tI30ZcLEMnJsZQcq8XksRRyDyDcQnxC2c+SYxyuJxX",
+	"X2S6kizSl7sjQzVa67Z2kDbrBsEDe4IYqFYPVrjn4gVABge7oC/ypfDdwwxghIF2TH7fr5DDR/stU4du",
+	"TG21KNSYuJ/eufn5rBpTmQp0Lq4v94ffdwZ/25t+N+vKi/b131+Js52bn16yt63/fL9Lvw4644/85Je9",
+	"v11V16z5d31UzfrU/ZRYweFWvGA36dbSp21OqiBuvo7iAQ8CJp4w0v+/oJDuYRL/OG2QCE8LhgSlCdbV",
+	"HRL9Bn5sPbKYo2ODNLp25DwymIsghIJSA88XRMP5lAkFgLzfnp98uBOG2MmMid6MfyvhHe8HJWZpAO4G",
+	"xpaRA8XU7xmOFkv/USwQ4L1O35GdZsvN1BcBCnYx4TApL6Qbox0fqenPWH8IRDC71BZ0Gj7cUrvPCvtJ",
+	"j2SjFWbH/rzCHnCF/dQ7fv8wKyweywrNLaLEJk1aVLThvLJN5W7AEDiCk3j8WW06Ud5tUT0kYt/kUTsp",
+	"oni81mDTs1ndXsOzC/dOek3cuz9iqU0BIVd58PtzU/qf0T5LOhXSyygl00A03cE8SyH1rtSZBXUZHhZl",
+	"IPpXSAWpKa4lGkgwz1JUSMORMOWqAL/K1/LhJB77pIb8GFhrP6s3yTlXDCnFDjJPb9zwgB1aVyfFZNEX",
+	"KSqLmNEA4HmjyDSDmySpqVwxEX06m2ERS1nxiXlJ7B3Qb1mm8UHo3tOD/Izy6LnKq3jjnel1tPG2M6s6",
+	"2XlpMg5rceU2pf74G1d2neidC+p6Ni8EDMLSG4gP0CnUMOOmHUZhNI9lk5yGVBgCK5M4HywS3jDPIN8B",
+	"xjXcpnf6bnkXIwcO7mOwa/ROX7OBLV9MCReNJTgp2m8fAR7fbrk7mikwD0i1PcQmiH/5en9vp/0SeDm5",
+	"+f7/0vp67+XLN/rLlNs1QPHTeUmODHd5dTvHvcmjRqaeVK4gd0HwOeXLlxqN+hzGy8OIQVynmwtCJxi2",
+	"iuVd3gbZpoHanoR7mKm8oyQs9M56eo8wCRRl1x3LeycRP4Y6YsUXknChWDyi2mIQYy4c2aDhkUICxIO+",
+	"6L2++LkHJHhTrjyCf3awCXCkDSE88srsCFIL2DQax3Q24UPpkbngajuOoun2gAUeAd9wzJn0+gLIHYGP",
+	"AYsw8EY7JOByONGrwiOzcC4NCWSsfQOk+qaSnLw+J5IBozI0CvZeXyQvG8V9wQU5OTv++aTVJtvk5Pj1",
+	"zyetnSbpvW8nQyBTOgNxrOL5UBtxgfkNMExFAA9BvggzN3okfXEdDelgHtJ4YekkLN/dlGpJiXrmCiKN",
+	"kvhzMaWzGQt8qByJmZapkErptTrAFUj1P18BPh1EJi0HZe30h3ajQ/x3vtZPRP/V3a2jj430lFAMBjWj",
+	"Eopn4BvJDJElVXDhjumXoeSGxoKL8YEhWGMBtOpM6DUUY8RAvsWDhlR0YXjVgPpIn4T8BtAUa+c66RIF",
+	"6YzY38bvJ5JeM2CtgqagSDAyoIG9tC9w5GEkjeqGTJNhMmL6rqAc9WVMqHgBlW0xk/NQSR+rsfWa8JIk",
+	"neUT9Pui5pvx+B7x5RWHD+ARP5ijDmH6j5j9J/bY1i0loBlbjhze3NbTr3kFBcCmEtucrjcDD21Z7tJG",
+	"t3Pl15OhxvSGKHarmqTn7sJlX3DI2I04GijQ+csQzDCl/Ujt+PxtY6fuuR9HdMhDrhb4S7du6pehso/w",
+	"oC/geLtVP0gdzdCgQJHyDFaSgFmVEVE3kZMYQPKm5YTE1q5ITRDhoy9AtrTTb4J0GfguagFYVDYxbpdJ",
+	"FBPzWUyROpdL8Ce0L1IfLMONZ3YcdpvlJBnS7kB/dQBQxSGu5K85Cw3njNk/UkWx2a4DrfS0hOIiVWJ1",
+	"QHDeSHt/34N/78AwYJb1QVioHvZFH599ILXTd68bO3XysuvhvgMB6BEtAbHCnwXkZRcvI/rkXTKiUx4u",
+	"PDLm1wbJecqDIERbVvZFp9WC8zMzjJs5jMSYxYZ8jcvUkrZnxIxKZJi0TQ1AiUpqHKnBcBOqeC6A9NRV",
+	"s0fzMEB5hqzrhjwChEr9MLVfYfbsV6WSzOXcRPaOkvwzcMUbLm10Snlhs53hwvZRLmYB2sCRDaZcIMOl",
+	"g+nMJKFhTI3MnfUj07w5/jtTyGfG4x8SEfVFki0HeAAo309d1EuoYYFN2NiufjOhWLRpdGoaKQ3ZT7Yv",
+	"s9vqEh98hqTaDyrvQcq66kdbezijsWTAbaWXHPQFpCRowoXRaZKvgJnJUl/OQbX55ycfzy/fvt+7/Ork",
+	"9U+X798dv7vwSa1Ljr9KMZwekm57x1JMeKYHJAoThrN2y2u1Wk7oH5KBUXTRiNCBHnA79TOsCDAlbhhT",
+	"RM4i5UYXjbRAz01KegVpcQ/wDIqDxLU0SgFylSxMV8ShaXKOItRH+hY3lCstE3A3Ji0fjkd3uSTvL3/p",
+	"yQL5AZKDK1J7c7ZXb/7lL+SYx2pCjpDMzCNnEzqTwD4fkyMg1A0ZHcHUa7MMv7sW8cgUKxWQU/pHhgxR",
+	"G60HRK/2xKGZhHuN686/sXjPT5Z7MqMotvQa0bL8/ftT6BGBCk/oFm7dtgYgOlq37aH+SzuaofYmsTgz",
+	"cLadg1WwyxbIwPvCGZkWmQqt+lXjrIGsAAECq3cUxdN6nlUEPjfw4h99h3WVVt3hvOgl8e35yQf41kjp",
+	"j2rdmXdGx8GsHJ2BKDk+f2vKLFFdmU4Bw4knb8DgMmpyu0v+5//+f2D/7G6/rKMY3yd+7+i7n7GRHnkc",
+	"oZX+597RdwkxmxnqCwnMuEBfpp14baQAc+bxeQ+HdXzea2gh0fNJzaxkI8Kc/vKSM3eI/9oePkiAIR3V",
+	"mV/3iN9745OaUZGp+geU5wA96ffOgNEOJT68WK/RwcXnRp7S98QaAWhiabXbe4OW95me1DdnZ3bSjQZ/",
+	"c3bWeGXrbfDJhhotVVvkWfvI8LJnbCInCugUVp7p8Yri6WECrGIlJfaxW5bOWrfV9pCXttve8bSQ0//Z",
+	"ryOhQGFe3Eda5l6g9IeACnGMtMLXKAh+Gh1QxwiRjeYe9IU/DLngQxr6pGaYVEmaSLUgXvMOnv023Lt3",
+	"XsorRs9R1rIy5ktGRKD75Vl+njdne7ibalZV2brk0v1cPyQUqc/gQuR8R/AZFBtOZEBj21iA8aRVOc5G",
+	"0qSxHsWDUtuNBeInacbCRxR3hM/nPNgqacK6Q3hMYrJ4Rb2tCxu9M8sKylgrh4/cgkjCXt5W2fRnu+S1",
+	"NGoNjs/ffvr5/+r3MfD26c3pu6NPb3tnX52c/fDuzY+ftHLH/3RanZetnVan9Wqn1e58+mSc9p97ry8u",
+	"e632p+Pzb/Sstz+dfuo0d5vtfnz67vWn9qdP7Vars9Pdfbn3888/vz0++vn47NOn1ydvfv629+FNPz79",
+	"of2p/endp+6PP3fbnZ97/ViPpD3sx1tV5+BtuPcm3nucgB9YIRW/3Rk4jht8vLfh3tKV1b5d7qslXyn/",
+	"/exXa3d3Wu2df9Nf6NMnrZbg0x19p//dWP50x+e9T72e+6Z3/BgFjc9Odpu0kTNJc16w8bwPbHkSqjp0",
+	"1VOa3mmhBOTR7NMX0poX0HNbLpK0YLlXTHXjSnOOzsElnfHLK7ZIlZjn3Ial2vL2/WvLP0QpxUpqpU5H",
+	"3RgXVfyfvrB+V23J86nb+JN5awdOaqe9UymSqy2GM7u37xOa3vhrFbUCZJ2rx2oByMcqLHUSVr+8kDCz",
+	"TmGaEwA+YOR0qnzuEFi62BjB7jU/b2uAXof8O7Zw7ZPeb1sDRmMWFzdUosaw0ffe6wswlQLOVANdWGuu",
+	"pXIK1tAsyCs4axbyCrOQioaxULcOkuuWcg76j5Kkg3v+SgQMpwiMSxVYDAIckPbITFw3jddYFjVNkDBs",
+	"1PMAzkTBY31vKmi4kIoIxpDIXMVw2I3FxEMTfwabGuw9gbHzKoU86BmNIwGqCgLKSFDpwKjS2IR9UQpO",
+	"SCpiEzZJjyTfIbCJX8mY9h9FuDAYhLD1XyQh9MJqkd484HknJu+lkDs4Ke85WKTHyTpcidVwooedZJFs",
+	"pFa/QvMzmvze6nEab5kXer/ZcVsrqmRs5vrc8FK4EJ0iWIjKwzN7JDsk69GXDMlcs4nRd2Iu+b0CLOXT",
+	"4lcaDIxEKK2BwIATL2LKw5wpXwmeMVn4ZyAJNkNodBv2sTAa0w/4UgAMntgC/AOVS2n5rxV9JuBVTa87",
+	"AX8XvX7X4qllewAgn0otgR78nIdkjmaAqMBkKn8Atu5gQXy0tH3PIUlecRHk1KL2Cp1eJHm1uBYumNQy",
+	"OndlrSUmqvXDSlUhvmQlLWgQskDzcwOYQWpmCoivJ8bPKRd9rEzpwVRVFuIwznO8pky/OM38QprBfnkq",
+	"2kyiTQHC+sgMUjIho/gyGo1CLljJcADrt0Qhv+wWjuXL03rJ9lup88wKvYO2gys3U3HJsnkUBZfc/ktR",
+	"b39qNaUFnJnzlF4yByqU8z6q3oE2Dv02UXjN7lwI51XIrawolzvC6iMqUK/ByEhNRlMGzXGMhsq6r6bo",
+	"wcjXBBaRBHEEuGUJPt4ZvBRCz5h7OvI3/cClMhZE+zHJfK4MsQ23bft0yvoiGiJK1pAluD8CG91seClm",
+	"GHdBSoFDQ4GUuhCa6MdUsRu60Ao0Dkz1jn6+5CEUjOlr6zAflicPXmFZ0aI2ZaY82Cc1LuSMDVWUtDcU",
+	"0u3AF0fh9CANXPeXwtWE8AbJA3t+McGM/tEjZukHz1XD945nfv7OJbOq3YavIm+z+6d6GA9rpNaF8Fyl",
+	"VTZW7RE6VPzaYStGVyzI2viHpqRUX6lvYlg9qnRD5MNTJokiS8NTj9c8AcY9xG7l1v0JNmDKbEeLYWXr",
+	"FXBZtDZj3QjaW95WSKX6KJfv124ddNvmfsbufTPjw+XCbYDzrUM/BxvxW71yorm8vNr7ftq5vQuLBc5b",
+	"FcvxAteIfGIZ9hyUKLP2TGYvY+9ZebGubyEXh7Cbd+vBe7gKTbEUgiMZzcMQBRiApll+3kixQ7KE4wgh",
+	"BARzbBK938Hf0OZWA37ioi9g5GhlxcDwxmYIchQuLAAlJK5fXyynOLiw3EOpAtU/mjjEzlqzsb+AtvmV",
+	"kmzD/nl8q8dqoYczH1biX7FFVkj/MNi/+PWsK97PXg1/DNqjt/Ll+Fu6s3jDWvPv+Ina/dsvf7+prAb0",
+	"PgE84wiK7yAttiAiujm0ONoGkDDEDdYkZ26zwOLzlnfI6cl5UWvDJNxL7Q+3PZqlymizLxtYTVSqedLo",
+	"io8FN5Czuz4D/sCfTN89QyPcBxohqT96ZA1f6nngDgANHjJk0yjcnFDh65h5UY13W20sAr6ZsBhEz3WE",
+	"KL2ujElfmQuQ/NHULbxVom5z2qfSJjPNAs+C5gvI9umP+aRbz3vUaOjyxp4HXDXCaLwmpnAT6x0zpQBK",
+	"ngFLcGmxbKwhmzu8mUSkhniOrhcstnDtdSwfwhil2011gI7CnrSYyWgeg0MwMY1yELw0kmQ5cYhwJneq",
+	"5VnPM7qqSictWKDwCBtYhzSOuWl2hQwpdtZxxfpCRXMgyqvZmkGszQQYNlPSvySizPeoLcd4uJIWOgYn",
+	"IQU66yZfeuSGDSZRdCU9hDSe0tmMi7FEqFd8qWLhp92rVFUTvCB3rRw2m3vojqcb2xRmhPRbWXgb+GoG",
+	"uYYrVhrQ0dP9PhpXytfaRw9MZjS/8FIY3AU50t3By2FjL3jFGvujVruBRfKv9ulgWFaXQ4cqih8kSZqZ",
+	"TL2n7ESQGmYq7LTk0s3opujFVz5ExDMoo7jZdIRatceWMVkPdZmcxflL7Qtwlqy/VDA8vZuLpy+gijX0",
+	"vTeewwEbOTdoxeBerR2ciu40tC+QLXho5imzXGD1QoQwqL4NDOcuQAK7ieoJSr6JpuxXrcYegJqYlRD+",
+	"mhAECIfuqD3s0H3WGuwFO8Nd+oq9HLWDzlB/MixdqFz+oLTHoKpfcZf4qhZjb7RK2JAiGNf043EEJ/d/",
+	"zs8/ZRkZ2F8kBMXmLEuoD1tXO/aYefqhwXnaRvoTuQlynr3WUKdIT6thLSCa5AiPkAELIzG20CrLHMYH",
+	"iQVTboPoa6fQBl6D7nAgDzUUzpb9cFr3yGCuMJa1bHH0BZgk6HHC+Q9ahJYD/CuxbCymlpmcPwLr/ICH",
+	"IRfjXhDETMqtg612p0Xe0ytGzidamryOPXI04UM6jsi79+Rl62VbS3I9LCogpKFFkMEUO4kV/5X8yIJA",
+	"S5lKOTbgLgA/a0H/YzhhohHpmzTtGKsqmGGrlSivY7qg5AjTsbNJJPSxf2uTnXaH7O7ukla729nytgz4",
+	"V/no7qAUsitgM8VgNtljKYZnhfCUKby86EyXFFvkvS8Di7EYgSwIJKGWMqtGyYzFMhLYsGg2P3JlDbTn",
+	"aWR1vUlO8u7twVIETrvJJSG4wvCg3VM+qeGBlXIYQ6y5ffg5c2WPKmHXi88NRGL1vE5mdh8zZ/esnlao",
+	"p7t9rlI6LPj1kdNveWv0M6ThntNpf7p0Wl7bVlO2We1SNX1WvIIfv/J5XlhtYxg0ldu/wA2qIGNXi6Zc",
+	"Qfp/hkQaCBpnAJRDRmPkqXwApYuQq0tK91lnPojObD3rzC9cZz4rsD8Kf9nDQkx/FsWDvtaqJC8E5haI",
+	"BIz5EgAdXVEGAW2cGWADfMp6cIXHi6Lhi/wRgmj48d9tINWqiFERyNTvLxvt7kWrm/w+1mLkKJrrIba7",
+	"repStZ1IVS1Q/+e//huF/A0KeYALmdkU44Z5F1hyuWHvXHR2kmGbltmDLS601ltUkdre1jUTcz1grcaA",
+	"zuCUXvMQHI67B+lggW2YvLl+DtH96UJ07PoeEbqHSduUxeG+gugaFThGrCExusbDF0CMcazIaLrmfdvU",
+	"Dxg8vtlq/iHxLYsgAzyrvpBMufJgrBfGMj5MwQBYNxUiAkhkWUQx+ABBOtyHn5UMf2MBvrF0/qIk7gpx",
+	"uqmBDB/vUcv2n5Xr51Oud1oNZd4SyLCnCjCiUH+OLz7HFx8yvsiuH8zLK2kMLlzAZb7eibC76l5e1zdM",
+	"5XXx/UJQzzL7TyaznyXoQ8mUb5i6o0B5HNfjATMQ8C5JAiLljUzpgkyja5bxRjzig5cBlE760SEDtySK",
+	"+8IfUjFkYciCvNOCHAXgshjQk6TPEW6HvAiUJBcZ5wkbjQHC1NQ1IGCKYqTWbe0/SiokEafPnsmX75k8",
+	"a7lnLffsJ/xvTuM8oX3PxXXEhytAvN+ZE/L43DadHy4MERfqvQ1yPFgsLV8QO4bPWCtt37JSNxg0AMHb",
+	"AvepGfxm+JjDVqekOQhuvHnv1xdY1E1DbT4dYZ6wVaJ3uhft3YP2jtU71xvosvYGSfydpMUoYLNIQs9D",
+	"yAXDr0ynWpeZoXY6e7t7nbyEfo2XeWSn9a8p2Dyw7oiKFA1h0sRcL369cT780NAD+3qn1220jmAEM8pz",
+	"r7970X6ZaBr9e24QM+yRXjHMwml19935+waz1N3ytqZMTSJ9/pDGQYUxx2zEABJw62DrBy6p5Vjrdrod",
+	"mBG7oCvvCqel9aP1ateTm3vp64gH+M5iHoZ3SL+ZHb9Z4i292Z9Tb3+a1BtPpP8XmHzjYSiXHUxs1bYC",
+	"CGg/fSPZfPtCZADX6hOturLnwHbyD4EXd8QFDYsuyoo3MuViLrGz3tzFzRySPg8YE0Rv2iY5EYyE/Jr1",
+	"RU1EiujtWndPsBwaWiADj6N90KHL+UFVv8EitS/uAY3rMBKBuXXqfhRuZvrcEQg1ZCM9cnifFAHr/mMk",
+	"D600+ZzpwyX1tqHg3YCLDl72USvuM7bDSk33v9KA0EovYy60MpbCvbSuQZqvoHU3XDBlfq/Zxh4ABT9V",
+	"Zs5Krufc3HNu7iFzc9xpgif03tfn56yqdBSMVlogkzyK2wfL3yXq8J5F5M8u5LML+UQu5MMqs+cw7qMl",
+	"KzeSsJ81XVlRcG8nG/TzUFcgg5kk1GoFZG6QyrFZ2FVNeu6UUOvwWDtqiHlmZHXK02ppbdEXsbm78csO",
+	"4TEcKGb1FnSqKe2ikR8tza+9baw9RibJryyODH8kXsZlX/j6hjZWbOa4aU64xN9GPHah5d+MjvDsTfQ/",
+	"ExHxu98kR5FAqgvVF4mqjBkxlPwQ8aZ6XSo+ZR6RMKgFGVJhMO+jaxbP6IKoaMzUhMUP43bip7LXGADF",
+	"z+p2FiqUh9UAVUVzCk/yaRzTZ4vk2SL5o1gkliqUWQn+7Gk/e9p/HE8bFV9ionwGB3tbTmj82fjFjrk2",
+	"QVKWzwtJZvNByIck5OLKI/5vN2xwOY9DM9Btvv2biq6YAHuGQjs2MIJp247EkaIKU/F9AacdoHCI2TWP",
+	"5hJumrLJuo6UjPSydluqNUc/NnjIOrZzfcdHCbLfJywB06U1w2Dvu1nn/e3+9zfdN/HLi0X7I985me32",
+	"5KvXo9Y3k863V933v7782/DVh+mWtzWPw62DrYlSM3mwvU1ns6aM5tJ2pLuPttFdKysJmElIVJaoCf29",
+	"EdcYXi9N7vDszv4piMVgCXwZscptLUE+lyT9IeKBzLu2mHGcUO2nJsFRLcpIpN23Gy5Z/RBCpyAZpYpm",
+	"ktxE8RUXY1vtK9hNJiupz4Ykp3YLBwh3/jCCUb/DFycXn7N2ny9rBxtqnVuRm//OhnAkaxyNtFXwrDD+",
+	"BApDC5nPpi9gK5TXpX4PP6+vSsWi6qpVqVh9IvsiSz5QBETyxBWq+L7V61NtGwy+0MbVqe2S6lQrqf/w",
+	"1alYVEQhxINyuUJbhNEhpywewmN2Wo+ouzoZVZUrCosplyzQFnqsSMwHHpmFevSJvhtFUQBFQFQorvR2",
+	"bndbENoa8hnoGHxtRW9h6xtc17QC6b7aabVa3tZccHUac6fZd7q7rWWuhPMZja/AybzhQnsRVKpkOAN2",
+	"zWI6Zvcc0n67cEQviwZ0poU3AWEsk4HETGilnRvGqlGMaChzw+gUD6O92yoYx8lo1JCMykiQgMshdM0k",
+	"ZklyJD2gzWal0WkVjgcOQ3EsE2rVwpaoCo4mNB6zr2bm0pR5IW3I5faMKjyj3erseluKxVN9gjaPbFWg",
+	"ZMN5bARqQBU7dFmcYM7IHgnoIsWmkWrJh3eSKOyTMsXEkskM0865nnQ91PkgPSW7e3hY0Vu7Rl7BPdIn",
+	"7e3qY79X6wKiIQ8+CgWocvacTgv6g2LUee071CGDXN+sCjkR6c81yH+aGuRfrH7/8iqQX8d0pKQrzTUU",
+	"Usawukg4dPXd59qaQvYldK5ITTJGfFjmF7C9/fqBdqEZek+yL2L9NVhAJjQcNfRtLZHDEACG7Mb2iNn+",
+	"ZAj73yOK3pII08RGOMKNsabJkvvyIesLdwUUMuufjYDRlqEVwTgq+Kckgo2pIzef0gVUIit6hRLLjgmY",
+	"J25Iqy9q3Var/hilxSggPmeG90GsnkewZHIK8bGtlDWPewgTJG9yPKp9seZ9UrZDsW3wyLZAmb6tHK2A",
+	"jfOYtQDPLsSzC/G/z4XAO611GAJtNDx7DGs9ho2kWVnk1UKOaCMNJv6pajvQan2u7Hiu7HjIHopfjMn7",
+	"ZFHm9f0T6Pq47gnj6gTGh9FehJaP5rQZlQpO8xMR4INcIzXDEAwCDBEQXiCbKPk1EqyObLjEZ7czban4",
+	"D9aSYd2I+2X4nk2eZ5PnOWr6HDX9Um2g57Tzo7XdbKCUv3iMQIuGkIoW6g0J/4qZi2NyQC5HBf8m4BlQ",
+	"cigXuqES9H5f1IAEfqhviCgERoHXyZRe6WcQwW6Ibxa975GYqXks9DMAjhCsdswlX0N5kis0qkGFZhQG",
+	"pi6voCSzfoCll0l1p4r0uDAIqh9snotc/FkcCW5qQF1RSwpu3RDZYkEn8Y3S9sl0LhWRiiJhv6RT9hiw",
+	"hYnJ8hy4fA5cPgcuHwwy8tmKf7bin634ylb8cyizihnfeTbjn0FQHxAE9fMEAbdRN37uTnzwLhI+1cRm",
+	"rw0WBJgnPcKF4UOvHyRODRkwxCZP16l7iDeOAOT2hDSeuZdrnYdbXdqHljXPm2J1ry+yvfNQhGoSEdoV",
+	"SkVG9S24AOcGRApXC9sbYZ92mMa68/rCelUppwqb7xO4AMh8BBG4WQYgLufkjKLYuSplXBV3cVhww345",
+	"pRp3YJWt3kGm6GiEL/xUxulvW7Sga6STpXhFC6GAofWaUyhdo6ORfstnG/fZxn22cUtsXCsvn83cp4lW",
+	"Z/XTs737nDy/JyyCocpMlOeTW87GUPvSTGdnPxZapGUdvZlIeV9YItIHBhF+jWN7BPvxOTz4bDo9m05P",
+	"Ex40AubZdHoa08kJ9GfT6c/SaJ6zYqwl8eQmzBcC8GTLE1bDO/3i4J0806QUX7kCYOJrueaTWiryN42u",
+	"mUS+Qkd/CMUHhgCxvhomipShRPVFMUxUqtQgVR1hvvGToUZ9IUaVxYz65dXf1c77m9bgb1dtsf/TrCN3",
+	"r8/25t92h1+/nLx+xXqt6Yd2dNr55XynKmTUL9ub3PQZMepZLt8ZMeoJkjJMyHk57McF4FcqDuhMXJBJ",
+	"NJeM1Ggw5UoLGi0VtFzRtiOYQUHdI4MFwHh4RBuBHokjYGwNyIAFB+T47IPXF4JOmYcl2tGIDHisJh6x",
+	"/Q8e0feHFzNwvzQMWTxmAkvG8C/OpEcCzrSHGWhpCOjHo5COJZHz4YRQSeZiSmczFpBhFDAsG3dzEliI",
+	"EgAjiRDJw0GQHBJBp1iApv/ui2iuJA+YPUffIV0b9kBQJUchF3xIwwLBS05DKsiIUTWP2QHxh8mpp3EE",
+	"p70RisWzmEtWWp6On7syrIkpmLdLYENcE+QJLcI1MVyjG8KalI1SzGOpv5Veb6R2+kO7sUNmERdKL64h",
+	"jZlH2C0dqnBBTAVhPfsm3R9LxqnvmBnllN6+Z2KsJtrjaH354CtwRbLJix5pz9w2i+P33zdGVTjF9XFu",
+	"JNlG8Aqm81zOHw1iIbN8vxSshU6l+KnF14aE35ddA11h4s5VFLMAvY+PImY0eNgS6jNGg9R6SitOIyxL",
+	"qqet2AW1OQupaBg5u3WQXPrA8A/Lqtg8aNtqrQZorVLd3DNKkdR679uNnTriLGiFWDt5fa4PwPXA8cyv",
+	"WYCuiJ6eKB5TwX8FgfFCkhFjqUBuX1xHQzqYhzRekICjfo/ZMBoLLplHppGEv5nQ8lQyJiwaGOi+SXRD",
+	"plQsCBcNtBbs7uuLIY3jBXDROZr4v+Kr+iTk0rhjERSJh3p5LAj+7LnTaRj6ZBCpSVrh9kVljXvOFUPt",
+	"fUBoBZAyaxeYuUSevPybkWjUFynjgcCLmioPe1JvNGKWzX6Ormck7bP0Yw6JHw2RBWHIpG9RNfpC20AS",
+	"ZxpXwICVfkaPSA60EDDgFxImEFxMmTm/ccMD9hlskPdcqo9mfR/B8q5ii1j7Tzu28EVgmaNRl1Hk+niJ",
+	"KocoZ2UC8Shg3+kLCuwO3+5PH0khAzai81DVPe094/EoJr5eqdnB2evKbCKMcKaHaG6dvZaJ+VTLtNQh",
+	"9w8agoj7Y1glVrqtNEqyi+UOtkn6BptZJm59PYpR4u7+bJF86ahRzo10csip2qGRYX8CQ2P7N/0/v98n",
+	"HrscPNC31E6XVu8s0BpFDSda1cZ8OjUBhCGVrMGFZEJyxa9ZuKgfkhlmNhtMwC2GEwrFk7HsC+vd+9uo",
+	"JOWMDplEbZNI2+OT10dvT6ysnVE1SUStvuVWvpSuxM3raDdvyoVz+5bFa3kTHObIgcOXiowac6vH+kCF",
+	"RtmUUSE90yjXQDIkSbjqCxP3tdhdyzYJ2CAmuFxD4wTNYsKEivVtsN2sfkhCqlhMpkxKbVL1haMuwa+n",
+	"JRauf1fTeUMXTXJsTAsVAUDZdKYW8J1JvFQboO9zQ2VfxAza6PHDw9s5AmFbNHrF9RIRTdLD6wRjaIQm",
+	"pMdgCy2YAiIoKvqCa6tjRIGlIYyGNDT2mgMCh+GbJN84aoT8mrkXkMAytTC2XuRMPdYXgzkPVYMLkraJ",
+	"IyazRjHg3ZrJwEmVhvnF2YcGpA3jYjLqC67gxaSzQuWEz9CETk4tjc8/oImWtoiXLMTDdUbymClJuq2d",
+	"IlvvmM4yyvc+rYWcKZSvkZBalAh1OaTxIJosgphCjDSMbi5HVGnB6xLaTFWPvx/TmR7lY9XaShQrYKet",
+	"s3mOUwbLJuNPLipMIOAutJgaZsE+ceLgT2Zk/IFbQI7pzHiJIMBdhN3opopGTVYebWbWRPG4ICMRMD3u",
+	"1SmJnK40l5DBgmBiYUaxbwHY6auE/fvC3iOLRL42rH9oer5vFbgNLyT5ePZeO9sIPNMXmRgEqfkZx6A0",
+	"AfsaR+NjqkWsQy03p1fypTMvakL8nzmu/+X5pqlFuFJS48TrT3AX1xSv3swpNSN7NLc0df9nWOKncjAD",
+	"t3+tyLVHyiRusuOfBJP4jI211RVDy9cwZujDjKliN3SBxKwgRwhWjF0jUyxYyUYWL5j6/9l71+U2cixP",
+	"/FXw58Q/LE6kaJKSfKE+7Lhd1VWeLttqSzU1M8UKJ5gJkhglARaAlMx2OGLfYT/sA+2b7JNs4BwgE0kl",
+	"qaQk6uLhl+4ylRckLr9z/50BmXFhsB8thLet8BmKvfjk4+kZqZUCvmEvVzH6t5nVXa1J44iI8boOlNeN",
+	"+SS2b02mLDln6VD4trqxVQhjR42MM/c3+0v7mEgXyB5zllmLxTEOc+XdehA1jhHXYuf/1UNIpsFvrrPf",
+	"gJLER4xpjfR5hrgLpl0RQx6KGJRx++yx3Ztxh/iJdy5c+yeviI8WxIra42I6ub4DcYL0cA6ZHrK2DhfU",
+	"/pc2cBGci4nimVUlNM0Na/3xrVD2L2mWjSRV6eeRDCz9n6XjmS7+bm/mTbv+WEnXWAMPp25bRLiBdLpW",
+	"OH1gl17CNP6G4oYVuaD2rxHJBZ7qLfNehiCwy2/alezcMCiMCEqo2753J2VX2S4Fv2XKMmZYnTjF5NBQ",
+	"gr0D9qtzJqqVMT7BEzDb2u3QRe83NjqVyTkzmiSZ1MyFQTGERA4Pu71jKySFJJkUE2gWADFHLxHLF5OE",
+	"zu9AbPwAX1qIjSWAa3Q43joA3B30u9r6uChb2PjRauZWv50/NtB+IO85yKG7/Tb8iZlVe7C7HSF7AoJw",
+	"K3J2l9N7x6lB2zgID8Ct+DYIMaC/y+rAkbNGLNZbzTnHY+GsHiR8qeimcbtirp0zNtdDwb0Y8k1WEykE",
+	"JK54w4/bC4AfkSg2ZiZBf7KVPawsR3gvLzB9Fh8/FEYWBlMTaAhrHK6YRbcHinA+WndjpUzl5c9UpHI8",
+	"1kVAMbBc2Je5hNyMKQPLJOOTKRxXZ6n8+GUuAyulMZLUrOx2ghcPCYiuIm4HjN9H7KGgn7pXjfx5Qr1v",
+	"a71afoleHmKv9wF2B357sf0xLmidRJ5l7eP1MDkUDic75G3GqHJlBXgZRBZ8CBxe6CPI7se78OnYt+L1",
+	"b7EUeqefPwalBNal2ArPcMM9IeWk1lV8kuspw7QGyCexegThMzphwKY2s2hCztmibVUVSrC23J4yKfwp",
+	"i4gC+mio4HfEz0MBhwNTOKy1TOh8zqjSkAmEh5KHPuFnXiXJheEZSexcs/SKVjMUq9WasLYyF+dCXgoS",
+	"wwf8jS1idPIKcAAXnwj/DR3ssdsEMVNaHVVUVW0AXQPdBvjYipf5yvvY+Yc/4WzdqSpkIeFMPgKPr2Ff",
+	"jJX30Fmw17crQolmF0wxMmdU5MaFqRcIpIKAqoRFYZMMy22lcvkzwEIBZfzcQFizyJenGVOmjES6fbqB",
+	"n5dq891qWt7FW/ZeodrsFK6d9/WGIg40Gtz6BE1AgNv7UvnmlKuHo0jCngOUvNgv8lch6BkhHSegVa9L",
+	"ZlzkxnVGsAInKjMnnXBKMspnRbELxkv9d0J0tEPec4EdE5BIIOy/UAjEgkcgF3aZYSzQktXb6E7x9dU3",
+	"LnYLroHCIY3y1Lc6gAQiqyvbEbIUCZ7K9glmysRQLHE9/TZloohagrhzL3KuiEuZZymZSDJiC+naKswz",
+	"Wqb6kITOh2JvrBgj/YjMlST9owiDw5DYSHLhwqTtCNNcSqHbd9k8RY4kPvMzZvcMxR6yWVE+w0iy85q3",
+	"7yy4eoJf7nIi75ooobepAyO1Z+nl3/7+/vAE0oDmXDFdwz3TQ+6ZxnIm/Mw1GYlRwGJwXLQRZsrtOkqm",
+	"VE+/20BjA4D2OUaYBLUjX9iSpHp/NTflvoSUYhfy/AGZ/OzblySFI5/h0Jr7iyFOqQ9gtBddE5KkZigg",
+	"cglwG4QmIyKFU9KtmOIJtTJozkRqJz5cACtYUq4TqlLIPJfgsfbJmtASRxPlArzWuAs6BgY+8Mg32SEj",
+	"5mUaikm4nhaC7Bjz8htGTcmvYo0Qu3s3Di7UXRpq92Gl3EcWys46efLwi2fpPlzCwM61UX453uET/TJr",
+	"0hx0gTcwsqquxUUogQcHV0xNHIHeS2Kexu0ICt6HwjOQ2EeMZLoglFyy0VTKc5KyjAMcyjHhBiq3ONOD",
+	"stzqX08/fojKf9rndizg2rstGrrbrZprsEAftSnqi/8VWhR26gCh4AbONNnj2FYtlZcWJouhDMWY8oyl",
+	"vkNqQYyoCR0bpsqZkAIaoc2VTBg8fcoUQ8TV53zu69y58VbFUEwp5OrDZ1hYjOGRseuNBr87pxoyqe0B",
+	"c0E5OJw/qeAKqjLOFORHu84MkCqtDVUmrGXDR+HguemQ37iZytwQ//KlO0lxo1thvP+czU1nKGKzmFvQ",
+	"Rh21IAkQdMZSP097iZzN6L5mFoWtJQJSzr4BHg3Z1pUp5WYoMKrgxFK1dsAFIkAcL9cRHIPm4h5tvwpW",
+	"xS2btSqRoACqCsHqFPJyQBTT+Yy58j80itxkaAbWOpD12kXGHRe7DdsxTFtLKdhHVKFXMjw5xdeJtPg7",
+	"1oHWEw/8CJfHZE9eClfRBjKxPcD/ByoLKRKeMXQLw+rYa59povNRcYp1MbQr5XDuC/RmjAU4suvKKyxy",
+	"8LSyc32RRWVaXFeOZSw5vrIFi826SXkG63a7L1aUZ8AD74B1qQKImhE4DTUbPhz37y3wu3YcuTGk4U6E",
+	"HI87KUt4ylIL8OzLPAOD1DHd1n0EvKy1cbEFrKH3jM3ol3d4Uw+re/2/lksxopY2C5h2O1Ot5tUqt9ev",
+	"Sjm1Vr9ye/MG5Sdw52bVJzimqtTbWikKvmxHkfAUKljMSq1prxS+Vvq0A83Og/EKsoQCda/UFBY31tcU",
+	"3hlTAhcXvEjhWaEvviuvIYJxu4fLfkoETfuUiLKdUmTNzfL0kDNrajsJaq3iUka+2YSgKBhrKWEKhqFV",
+	"5uevmqnGZYbBp96ytf3vX5uQ3CeKpUwYDizcv/9RtCBqaTr7lylVI6nsPtl3jAE66LtU68Z8XXl6M/b7",
+	"bgJM+fbLWfqXRXjL0ehFsv8yfcX2X4+7vf3+weHRi5evXtNRYqWbkiA2XH1+UXUCXwJE6JuBdTn3TRAb",
+	"eDudQyXYGDtL+Y5hr2aOA3xzxA4rLVc4fPdVwoexBw2pCsVogziUI8JHqhHfLNuXJIAfb++Kcx7Ah4JB",
+	"N213COxR5w6Do7ocjLIPvDplmIZqzwuZ0QVxPNV0JC8YWi14+qyWLy/FMSaR8lRjX+xRwaF2tQ6P7FGR",
+	"RvB5lWTToXCPjAidSTEJS74HPoED37MuDzVy/LfFiKKhmDEq7OeFfB+H3YM2JJHgpCxH2QqKjQYNTxrj",
+	"NS53gBoPWstXAfKWQl2/MZivgdJmJXx/bFjDV07bVuv4yiNwPTcrSstQCmz4TdV7ayVGOZ7Akw4AsOX4",
+	"WwCfu2K/p9WP9hG4jmFjM9CMZaWNxa3k7zpj4NoCv+ppera2ss+Jvzxz6WsQOOIolLxk4AaTIoZiRs8Z",
+	"8lUNiJDgCFUugFeV7JBsA0IVJKkTcfJSkD0rj3wiJL5gKOpNDP9oEPTrLQz72EP4ACkwn7PMgsQHgCAs",
+	"rwBStExLohhNpvaaQurqdodAtAuVCSeu8bsKqXnFxgo61i4F38hev3vYvrVMxQBcRabuEqkfR3WXXZjq",
+	"AXhgPbxhUP4KykB68SbBqXxu8ZylmICsq96FqAgI4PEfLVaQGg3FBqxG5G5JjUiFlNlnUo9YJsVEF/UX",
+	"9ppLCzdD4dJ+9VReAruhp+doQ0q2u+FyarGvag0UPB5QtoE9c2AoDv2gSi2APySlXu4N8cxN9So3CcjH",
+	"jfXt+2U5QhcMXnqGzgT4qOdzaB7SwDkz5hlzHvl5Rq3Z18F7z9mikWOF9awmP6X9oxetQev1+NWLtPuq",
+	"9+rVYfIyfXH0mvbHjNJucnRE027viB6Mxofj3qg/6o5e9ftJ2jtKXyS9o1F33O3S7quNaT3s9f9grcHh",
+	"q37v4AYOGVzljbzncLa35S7fMTbdp+Nn5s54KWLsvx8JWxP0WdAllFqVy2HmHlTRWHUSwN9ukwFeFRfp",
+	"XPE5W8QWlplIhyKe5Znhc6rM87FUs/2UGhqX0XF8g5ML9ioSW2SIB+Tkw08R+deTH3+KyG9sdGKh+ad3",
+	"f418isJQHJH3/C+o/dpxWPkCfpWyUYF90jONUuuYULFAbY5lmkXk9N9+IlwkWW6F3x7kTQhkvYWaHj43",
+	"7bDWptshpxLJW4uJAXmCjy8i1MYPx3/QMz0UsdPZ9i1WxtBcjdop3otDjJWJYWZfG8XoLEb2QcHKi70y",
+	"ysVQ2AfzJM+oakduGE6a2hXAqCykOyfS/ujat1nNF2Qc3pHyGRMa9HE3+qHQVFgpakjG7Er3yJx/YRkq",
+	"+y435FXvdZ9YTZponrJiQcjBQdR7+TJ60e3iTSDuaZYNxd7LF6+6/+d/Hx70u65o/LDbhWwHXa77Hi48",
+	"8nRpuijrKC+VhBa/JLMmp4Jl9SszFIe9A9AYzooNVEjp4gWl9Ceh8C824LEX0tT4nkWYOQ91Y5D35zZ+",
+	"mfjBTbiBdU0ICz2H7kFVEt/b6jgVtaNqdA0FqnS6MJWqnJRoaC37ItHJiZ7LYzC0vOZXaEf1dfD2VTfT",
+	"WDbyENagyJKT0O6KK8rElqi6gs/elocvuHKnYB00pzFGtareQamhgRAe2S27JEGgP/96zhY7b+Su+O2m",
+	"NAf2iwp1o15dHMl0sQ+CoDVovXjfuqMs13D/NmQiw2NFTp28A2EKnPugW2n3D9dKAOr6sKYaomyggSwT",
+	"HrS3Kibxm1bb56AxOq8iSvm1lderac28eNw5+x4Tq9naU/WI2BLeO8KAem8feiZX+ft+tAqnVQFdRnDQ",
+	"KsKZXFXaWceADg0p1qQODQXkDpUBBqurS2wNXadxSoVO+rUK8AVnlx/VJCZ70OJDXZdN9N59++27KpST",
+	"uL6tgrvuBqmSeGvTzBs3oHvOtnl6LhS//tf76d3e2nprJDeC519zzdS79TG+H0VaOUJTPu+QDxiSszan",
+	"AtFaZnfYE6aoONdlQG7mMkhc2qDPCB8KzIAXMqyzgJ8QB5KEafCMl+fRl7fhW31/9ys4sOzhVk7+gwwt",
+	"sOBKcC9olijHYaAObqx0pI8AQOzHrgruuX4xt43F2YG7c7kTzfeebHBXgbvKGXn0MbtfARZWUzMGx3+i",
+	"KBQU14bgfZj/Gnhwbi0qPCLMKETj7X9rdMQF2OCchCNGUjaTxpMdrUWQoahCSPUBdpz1iQEAL9e1UEXf",
+	"G3yCmw187VV8gUZe2NdNVGN2CXBBYGL0JU+ZwJzC67OjfQrA5sgW5iyQjZHNJ1a4nEBSaRyvh2ITQsvG",
+	"aIiEegEa3mWi3j2m34Xfsd1OXDhVzVTGTbpw+RvW0lji23fZ2E8nze2O2JCqmP9Mg3SISisrPH/bymPz",
+	"XQmff3X/5fTc+ibjvolhZA1ObDGJbbVciigysnEL4di72mBrS6lSaBfjBBATwKXAFJlybaRaDAWgmtau",
+	"cCbMWQFTs2xUJy/YzA7YFdDCcKDKcolOGHH7ej7hB2h7/RMzJzjw25u7bgYa0MPhdd82YOzxd9QXlOCf",
+	"dx0Db2dAN5g4COCn2D72V6EYTbfChj4vtuTjbV9c21XYDfyZJjzdtHfdqFffE7gAw7WNga+rl77qUtAJ",
+	"Fc+/GgpEWKuB9hPTMrsA4tS54gL0WTrBmhs6nwPHjibx10s2+pyrbPm5cdvX6xsr7xw6DwXgyhfjancw",
+	"Mo4NcpGB2cIzn7F2AdQ0wQRfIEEDcHdSyiK9vMRCQh9Cp65+SDPYJdV+Dr0ySUSjP2TMFBMJI7EfdkRw",
+	"kuKiXaI1nyLIyMCslYVhQdfhKQNdGwUQZmrQCWFfuDZoQvjZsu/TzH1Srq1Ob6ZK5pMp0Xwi9p027QgQ",
+	"/BCxU+REsNReYG8Dbd/13QrtBBhrxU5xjXAPj+0wMMsksOyKJOlUwrNc3or/BCelwHQYCirA5YtVS/YD",
+	"IRJTtB2Gz4UkEKqJYgYocG7ljXV77zSh4vbiCU77dbLJvurUqyfNhJO9BQaaryth8bvfcUDB3vdbu9jO",
+	"bo9vVZDZ4T5pH63bFMDYSYVAPApEhf11Y0+t/TWHWbFabmKNoX14kDfrtuS3satxRh0XYQ1GIxPF6jjM",
+	"D1alxd7lVzKsJVxEs2xBRgvHc1Y24/BK0+omtEOxHMC8tuss2atkYLcfQKP9hWtz6qetSd9ZN3uI9NyR",
+	"c1eFtysNXdVbFma21RgvcHCneNcqJpOiBe4z7Uf4wM1wVw2y1HluOM5S8VkaZ6j5PPG+veFBXi+A/IU3",
+	"CAa6ezfL/Q4WbStkKcHzd2wp36/lhu2CrTQCPdah7+M131bnqOejGXCHugYKAb7V+ZHGkIJgP8IKWRqQ",
+	"fsJl3HAqHDmouwwZCjBFIrWiD9rNgS5/WXEkqeBFtar2nlTQ87dJ36p26Gg6xmhGWkRd/Cdow7PMMyGE",
+	"0dOVdf9bleVYIO5h7SGJAuxKfLQT1jDNNHlpxZi0FkfrExPWrLVrCbOdLvR8SiecEmsF5Iodk3nGqGZI",
+	"DqtmZC4N1ZrnMwwhdeDTvSxsKFI3rMJ3k7xVWgGvRl3rIMTrCnH2bUPV6jriGdzsW87T9RL/cXJ3PyX5",
+	"9t+Cb+ARiHCUfISGYgfqTJxAbybPq2LhJhJ9pRVcsBusbPLqTjZ54wVaTTSGPOZgTCnrbmlw0PlcyQuL",
+	"3deA7Q9IcnnnYOtBdod830dMpqLbP/bIzI0YDiow8zxlCddOH3iI7gd4LiHsUlFbAEgYmCjAeLBEVht7",
+	"auqUGjoo/vwujaOhiAstMo5IHOi09p+uGs/+wX163O4QGIZ9u2DMpZXGKo3JXmnoDEVh6bSDRAEixVIW",
+	"KtRdsguXUKpkxgZFMaArekQAttbQYfcggiQw4SoIMU0swHZPuOK+nNzKWimc8fB15VcswfpQ3ADXcSkf",
+	"hRlTbOpSQBR2yklhdfTJxNsiLHWdQNl8qmQmJ4tOa4N2CcGHbzVt6sHFnd+ET0/sbdySaVxIwqjFlJLK",
+	"b3HXVzsUFAFsqDQEDVKLGa3IedMhIDI47Davz/wRRrJKGZEZllJLSTJ5iXQsVWzKaHKuaxFgZ+o8vgrG",
+	"N3jesQDov1hibqahbMVYMWyjJh4uzziokFoRj7tST3j7UqdTGOydhNabhDbsVTeKa6A22KTECSdmV+C0",
+	"zk2v3aoXEXP4970VN63SeN+kqfbW+h4ljm81IpRMpZ5zQzP73xdM5KxdZmG+e/PhDaQKkX9IwY6DJCJM",
+	"8kzpAllNkIvEDi03LCVcAOlG0EG5eEiVnMVV562pJBDSEORNWM9pDgegJms+rC0OwWH/kqfQLGdtPYFL",
+	"8DlY50A3D9tA2cVz31MuyN9wWaH/8YzZ6bZLP2OKJ/T52ylP6ERu7rw2bKue62a5QxvmDeHlK1Fs6/5p",
+	"w3aktjsaidtUDSDmIWQ3kCcBCq5okFGvTT3/ir6J9b5fODPkYxM3byUd9PB2ahQ4beHz7yU/8a4xZqco",
+	"rfV6NtzZ29GUGqQPYibXyrLPt67W0PeAiwIlRyqrGxFUjSANO7PKIde+LUKKVKXtTdWZFUWAxSm5qe+K",
+	"Lk7sWGECmbAPhs7PZb7YSDF6PqbaoBtBmdag1X0xOOjCVLpbDiu3ZLlIpsHlvZ79c3l5v2tvLy5PuRBY",
+	"aeivf1m9vtuvPF7wyTQcTR/+/G3TusON9ZvHjj2+3vABMOix6h9Pt3gQ9+gdqQGrvCq5umCL1X6VU/z7",
+	"cgurJo2qKgRN7j0+GlCtpQB7jEjBNNlzzVXad5QSvZHTxs3FUyByzqTGZlciz7JG7ILNul+l3V6Jsq48",
+	"kMwYzaCX24gm562oBVCBPdJ+/+rYCcdSpp//zGnGzcLOoJKzuR3Nz/IS6laA3VXK9H/UVlvRjL2nX1qD",
+	"o8IZpYAAEWYVX6BYImczKw2Wnp7xc5YtwAmxkLndicWlRObK+zuqL3btJt3LxFwHbxrTC5krPHOY6w/H",
+	"7i+BFPzFibcfUG79EQzptylPpjhlKU9hSHaEZMS0WTcGzcUkY5+TqYRO2MVo8FOwGal/x5uQGHfdQw37",
+	"Um1N+Vbmdof1+jcgd8TE+oE9OeBmmFJx/h8yf8+0phMGEoiKc/vF/x/5Dzvz3haYsmweLoW1wJ2kWr1j",
+	"b8DQjQd4szRtB0w7ku7vgaRbFwheyEr3y4M7YYtubG6QA3CyFkhK9s6teMwF/zNnx67EyEUmpCCICuXl",
+	"EfGY6fiYpCCImLodFSVJvlCJWHEBDWaskYIimIrzfYtNMzy91xPIFcwu3iPrJbpZQVl8UOQX1In61dYP",
+	"PrcmEWy1HxbP/YM2PFsSyDsJ+r1J0IcUl81tQzgJW2W43mmeu3NzC82z+/gVz80O20o3MPx128EmFJa7",
+	"cNMu3HQX4SavR12vPVd0tU29TdfXG7jDc+sAkv+g27hbdjJvJ/O+f2/L3Qq9nSi6K3D+iZnNkPmhQqbr",
+	"wqWffD94U+yRZ9oFTr2zIvRRRFcdFID0BRR2yEeRAAOgn0pHCrXkVfFJZEjD6DhsEzlfBCMhXGjDaIr0",
+	"ugEv7lDgfXfiqXABx1Ig7RwNO+Hx38rRsFO6dudmp3TtlK5doc+d54fcp93+vOy4rh+qhvc9F0aTjIvz",
+	"sl24i6rFQDsdEyqkWMxkDoRDGgrTpGBkzpTFTj4H1N9DFZTNKM+QirPkLLVge87mBqJYVxsvYYMCPYXm",
+	"DliQa8fTxjoji3P7ucbfiMEmDoINhc5HbjGOScy+zLmyMi4mzPeWwY+Cjp90bJhqd8iPX2hiIA4IYbby",
+	"C1MSF9+i4zsPqL0LFvohY2vFNIU4+roi+ctpgME54f5Jyhk57PXhAreudvd8+kB63W7/4PDoxUunctkF",
+	"+1WzQndphsvBDG0v5vL71xZsUK8INZiOpopQv1SEGs3VlZmKWkaeM3skf/7z4LfZq/9UvbMvR3+7eH0y",
+	"6n9YvPglOfxJd/+avvxXevAre/WR9z5dHv3d6le5ylqD1tSYuR48f07n846Wue64j3aA83yjh944YaRc",
+	"xabFcHBIj5G2HiaAcF1gQcJ2Tv+d0/+xO/1h0zOCd6RO+74X/UExnWdmdcrpCVOFByci0tNalJITKGXj",
+	"38dKziJiZDsmeykb0zwzA0KzDDw8uVUQrLBH6yay1opAEZ9ybRQfAas0EHVi3gxIxQ8npxG87cPJKdGJ",
+	"VIzsWZNEWqFGZlzkmqTMKJoYqTS0yJhLq4y0ozK11XFQg2GwzB3sM1nt0CAFrZrFWigbwj7D56jZB+r2",
+	"HUVDPrnpv4bC9zSYbgqkiaCOIDWt4bMlJt9CEPXOQAp5QVTDPmvXrZ541qqz+/bZTYhywwGO2Ngu1dqx",
+	"HTYZm5E3GtkjSxD+uuS+wL1o1RFrFIf7317bg6B8vzXoRa0D+N/D1uAwah21Bi++RfW+D3uaWoPWYad/",
+	"dJ0n5KqzIxhO9+pwujAcHFSv2xr0YWxdGFsXxtaFsfWi1gv435fwv6/gytetwUEx5tCd4gb8qtODKpK5",
+	"RtzxJxlunlOt+YWd8QP8Joln48huCalYa3DQ/XZzz8ySI6achddRCwHLjql0wdghOeeLXQ70xwSfF/pw",
+	"GrtmVnpigkWJNnHLADbBLgOANlccHgdnvf7gwB868NY4t4XM57BbMnnBskUHtv21Tp2NPZSIdivJ1ODP",
+	"u+zfJx4lw8X2y/n442TrNSRoy/ywvpVKoE4Khq2iUzLLM8MLz0ZU6U+DNttXMIi+xcfQfsNCBTfYwnEo",
+	"lDTU1QlDYeRcsQsuc3TlVJq1Q1ZxwtodEtjYcK40s19inBF2J06PU/ttd5lEfBvR/YgM6sZQa+cPQHON",
+	"vXyMvW/qrOUdDt7Shn14c9KiRuGJfqY9XNiF36Jdic9tTgllr4+IzNJKKeMqWijXq0kv1TYMhac0hD+6",
+	"km5qiCtdvH0h4pn9rFvXHvvJWVt7DK+6AXXUGZ00dZbZcez4ENbWLQUN4PRtOy7deeUSKgTYmCyRadmn",
+	"DBtvGYnDJ9buY1/QVWCv//snvFyOSXzJRr+qLB6KvSsN7RLsZtchZ/BATYxM6WJQEFbF+KJ3aQxEg2VX",
+	"O562IaxDyZyzhA2FHBP2Z87nM9flgRJtpKITRrwrleCXjVhKRgsSZ3TEMgykBD2dygONQ7CDdhyuEN0p",
+	"5qFoE1dyGg6sCiqzC6f2IEljQIZY10lulQpjj+YmQZsz6Nb1cGEamE1rgtLsfJ8LkkiZMUX6sKHtEp4h",
+	"WBRrtCkb1RmdbJWMytBJE7zcgKoBr16FilsOE1gU2cUIdjGCOygMCOTT9eKpRK+N9LiiKCBlGTOsXp/D",
+	"1pmAvtrIuQ7gds8Ox3casDZku0PeSmD6VsyF6xVM0O0B9wcYIgLuEug02sxvHSjtDubd0UoZrhhqKXex",
+	"Re/Z/XPJRlMpzzfjt81HxRVLVk1UduKVuUnkLKjPzqg2JGUZv2BqcTwUwhPHW/uGJYqZlU4VtGGALv5q",
+	"Ww7/CSvp27fHxml16N/8DN6esymc1+vJmypX38CScgMPn9OYkzd8964jyCMx5txBqK5OgEnFWV+FS962",
+	"W2LMvix3eB3F4xb69aGtZGUq+fns7OSUMJFCuNueTUFnLMWmGN5DQhJqaCYnOUMieEloljkGp9+HrX8e",
+	"tv6IO0PhAi9YtpFQpbivDOETYUU5wlAE3sFj38QPYCrj2rC0Q35A/LI3AgWca35eRM5hWEBCXOnZPaUQ",
+	"zJ5JbUi/W10hqA4hI7aQIsVYux3nr59+IbNcG5JrRmJwr6LBCD9a8w8nBKzFueIX1LCIZFLORzQ5Rxp1",
+	"zdSFNSjTVDGtoyH0kiEuTIoKDOgmNNWEmwHyMhviupNwQSgROUAjh7V4d3Jx6J8GfxYLa5PPhiLmgpnP",
+	"1EgREwr7W5O9uN876L7svjg8OIgjEne/vBx3ejFoRX6cFn3n+SjjSfFc+L4RI5eKG8PEUFBNxjJX0JBh",
+	"RjM3JEx8sEN6QTJumKKZHeV/5ekEjWz7jdUBG2JxPtWYMUGHwu4kfJ+bDHQqVMbjWdr3kilLzu1sTqj9",
+	"dFhqtSgEGljoI5rahQv7LHbdNkyZoTzTsd2+dnbjXGXxU5N3qJc7wfGwqZkXLueyRTOmTMcVaUCiYKV9",
+	"jgW7aogCJq8zpWok1QVnl/suVB7ELGSuN/URuEnZqp/Af+R1qsFbd923Db8hrVUJrlcBopK8HRHUBVkg",
+	"LeYe8hL9idh1ZrwjZ8XGHWTcCnwGSPmsGE2mcBh9N5lleZhQKxMvWCgUV6kv1f4xr++mf0xlNL7vlJXS",
+	"y9K586T9MBuAS0oNHVFdUTLBKPE6JjRFchf5+taR1SNgsQm0LgZlYt8KzFbUuqBZHm4Sf/PnPHhFuUcq",
+	"z+eaBFcdE8WMWlhYUQaeHW6Ko+4BLLLQf6U8y1XNuH/99MszjdpNIvMsJW7wmZRWpufzmuFqVLrXjNbv",
+	"2Guffkzs6EFzqBv73WzpYBSg2NQPhQh5SfYo+eHDKRnjdEUumgB3VdpSDwUUN7ehuiVlEAiJa+Yl7pCP",
+	"mD66YgEHQxHXLX8MLa9j5yv47Bp3xFa3w07cqGQVWggOD7ec1eg6Q/EJdgbmiMbwj/039h+xlUVSpBoV",
+	"mUD8BBfVWB94E8mF4ZlTlEFIkBld4H43irO0mmE144LP8hnksDkDmgvDJgxW60pXVrRvrP4aGjZOp9m6",
+	"wbbSCXStJ/QTm8mLopq+RElQQq3499owmXJtpFpUDCYPs7mAPuV0QcZccD09Hoo/c5ZbDBHOa5oqOZ+v",
+	"dpg+Vv0Y3bOlfvxkXLQ7p0qta9fudkguCfThx+pPaZ59R00yXd9Z4NdPv/iGeth8dMwzwxQ4V+Y0t0bx",
+	"XkwTwy/YgEBVdIz9NhXT+YwVOMChddKP6KoB6JZJkityOeXZ8sRaiQHPTjFuIgtnMUtJRg1TjicDLIyh",
+	"8DLKcWxY81uwSxz6iC2ckyPPGDiJwHSyb9mzJnlog7efGshg9W0IMje0oXEBXVn7hg0MbmLu3sYfvpE7",
+	"fAPD94YW787n/VRbI+wsop1FtLOIHpdFhKpHoVzcu8a13iB6Xioza6Pk4ZifaXRrKZZY9al8QrUsc1Cq",
+	"WBG6Tw2EcSBVz95r73qmC6qyqbwkmRQT7KxuDJvNreUoz0EBuZwuCDewh5dCVSGlxFAcdElKF0852F5+",
+	"2k17pvxxa+2kuiuuaVFeXHrzOL17yOINLnvTUH2gie90lscRp6fLUHEFJZ66kXkNoBqGcf+HqDJzxwhr",
+	"yzycdeyIYmfr7lmxTOKv4SK9S7/FbWT84XrJ9YUFY9FQXE6pgWQBi+Sh3QwwaX9whi8mFqCx64LRLl5c",
+	"ZE85cH+mh8KpAgOX6JBBnFsvRDJVUsjctbYCph+oaRWTMsSPEgS1lz0fa3k1FE4RaHfIL/ycQSDfixNu",
+	"XDM3TeKMalPiThzhL6cgjRwPkNOYoEw2jrBEhRtC53NGFWQJmBKFFpBHYU11FFLl7/aTDM8yQkm/2yVT",
+	"ptwHu68fCl48bCTTxVMTXmesEF4PW+kXyq4GoWQ77kLibGpVXxFZ9SLK7zzvRHZLvpNX/43L+k6ZRUVi",
+	"cbkAifsxBKCA8Dn35cRrVX4uLqA9EkX63yQDcjeo4eNmQEaKijTyP3shYCKScaCGm+N+QgQf0YyKhHWG",
+	"4geu5xldgOUIyUdhU/uIYC0zuBcuJE8Bhs6ZKGQIBGes4XrYPbT4XkBVr9/FFDAkqHHDencC/5pxkRtG",
+	"aKKk1j4HakWlM/41hp6JZQlSpc5WFH5kVzuV0Dkd8YybxUqWGKjcfIdTujFIvi2efwZ1zLevh3YL8hYT",
+	"jbpRC5YTHacJPKL1T389ev1j9y8ljcvPRVaRb4uPJBbcbet/6v21//rgpT0nOP0ffCP9BSVvsYs+7BH3",
+	"u/3p//7P//VRGf4PcslSSMyzYt1bxnDxqaHKhLxsL/Z7B2f9g4ByRut8mR/j8Kx3NOgduCvOObS7Tdlc",
+	"am5aUQv2KLK4zKxwd/PQ7788etmPrmhVcFtEDrr/f5GTKQWwnBAjDc1gQTB1rzVovfvwb/vd3uv+Xw/e",
+	"HO5333YPYL15uvQSf0BWD2PGzFTagSdUpe4h1c88Ouu9qLT281Sr9lILKXZ0laduVn5e7NgV0s1hxFIK",
+	"1CdqGJqi1+RAlRd+i8q79k9kxpNF45vd5Tdn/rgfmdVvILPOpHxPhWeA1rcWOSzJFTeL1uD3P+rahWM5",
+	"OS9QyUsgxMAa+eP+cEXACClYKGH+bCRh/sylWSlfzNXajBUiBzyZOiKg10dDccFEziIyATcecAAVQgnO",
+	"g/1/pmY6Ihc04yk3C3gWuKc6ZL2A8mwbaUQUuwAnaxNRRfZiK24+C2k+j+0+itvL0gtTlYdiE+lF9g77",
+	"r10ObugLbd+vWPu7XcdHINQwOZsCxyayet6TVHOC5YQpfMtB1wmvH0W6JLoOz7qHpejahjiEfe+ZnQ67",
+	"obCrHsG/KMo1SzHMQhQfRWSeuURjJzHHUqbA206FARxp9Q67ABRfMGLk6UpLMXP46qDb7UatXHBzonih",
+	"YxwcHnVr+ObmVJ0Dn80lF3YnIk26e/2IXTBFJ2zDIbzu1Y7gRd0APtnTSACldflixYQV60uvDd/q6dJD",
+	"AVv/2t5Rt+a9H8fjfc2oloKkXANKBYpK+Us4gPVfvd/v1r4ffgblAIXE2ylVE/aXuftToDRoBq809IuV",
+	"rXBFr9s/iloAl61ByypAbq8TkC0upcIi77FX8kmaM/ISvPAlhaALBFhFwfAZ+4eVF4PWmxlTPKHP3055",
+	"QifSKyzOjIf3LKlElW/wE2xn2H5HPgrn4+gl/mzoF78BXsEzwoteHr1CpQhEwa/C8CzQr/p2o4E4aQ1a",
+	"v9BzBjBxQi94hkfygimUjL0N9SqEzBVaFcjFnU71lHWqP51IvHuN6jlKOXAx1zqB7Q7yKpKrVjKFsjVW",
+	"cgbqFhKN0YliDPoDSfgVDjrZi+H3AbEgE0fASkgOu932AIvB8FEjlsiZAwBvDkWBezj2P7I0RkdwnFDD",
+	"FBeTDjzhMw6PpTEZcwslWG4Wf4X736URvsj+R3lkv8Ud8sZrji7n0j8nIilLrLQDpQwZvdOAAO31UOzF",
+	"+GqriMk5E3H72Jp0H4jmszwzVDBwOuO8RcjRlicJY6muKGz9LtRwsSVvA6pvj1Vhw8NzpzpbdK+FUbAt",
+	"vexz9O2tGV3Qf7F62760qpMvdCo1vFJTawzSJzD5OF/bbMcTaqxfW7TGhdF3Wl3dt+y02512u9Num2q3",
+	"XkrsNNyH13D9WuxU3R3TUl2c7TEp9rgO21Htceb2ubBaxWK1Tv+JJVKlGoL02LjTtzQ4tfqqYXR2TIS0",
+	"58oiK1DksbRD3jjdt9/to0fVvYlwPRTaSNSPU3LJs4xA0RbylZPRAvs3VZTeo5rQ2lTmqtRqh6KakxkS",
+	"PzTQbtc2T4Kpeudm6kHL853iSQX9lzWV9sCP7zvc/caIygUxlyy7YGQq9ZwbmnkiewySXkIGLxDLU5Ky",
+	"mfTBJqPoAjzYnVKxeyMo+UnO2D/sfKnJSlXPyDlPWoOWlZlWEbH7ptfHpI5NWuWFs7+RRtzfbHKbNVnq",
+	"pq+xPxXjF3fUC7D6gQnj9Tkdn9w7n7jM2omgpySC3kphaGKI+0wiFdE0q6RS3koKhRTz16SBOyZqw03G",
+	"oqAnNGR5WHuUi0lUSKeyEdIGgTXvuEEvxx5yzmIrAkyj44Kkio5NOyS3PyYUul1bkw8uLrsTUm0IN3oo",
+	"qt2wD3tdshfjxZ/x1lVhuYY5JUPxOMJy6L64Iff+FpJN7thPUW1hvGsq/CSbcReOJi78kt+6NzCg0sr+",
+	"0xt6/5q1B95ZrtcXRDYY2U8gjR6X1P04Z6IUPUtNF+5M3j7HDk/X234Yi/Dt2VzyCiRLQqWhNi7M49Bw",
+	"4Irp/GEs/lIYedFQQK9NqIS0tgY3urjKyvjFnGHhOxUTFhEEA03ozFdpSU+Tis35PN1R1O12hyKZUoj+",
+	"QLs+6QU9OWcLfUykmTJ1yTGutMwiNw96Fdrra7r/DkXR/jeYFGQb9CLdhYc++++NXe/fK5pCqUb0uoX8",
+	"H4rVYZ7HkFQKnfruWNLfczQHZx1vcmJlRROzKBCDAy/noqqYt+K6FMuD1982bGpWtj7cSqinWSO3W4i/",
+	"jXu4rbNxpUqfvI37BPyym0jGnQV9C1mOaLmE93cgzquv/NoaMaqYepObqR2Bj0vVN4M9UTLNExf+XO40",
+	"xqudxi56ratRtjfQgiUj+AqyF08keBk7z5NZCkSfcbvy6MHz53DHVGozeNV91YXn/lFMw1XVY8K1Ua45",
+	"v+YTsc9F5CSWYmPF9NR36IU/s3SfC5JrpgJXpWYOVa+GCYP8Xh05unSwFv1TuSLzjIrgaVJNdM2jTkFK",
+	"73mHalT4WHVEIL6l20UBIlfgASD/sNqDfVFKF2ROFbas9KN2HtIrjXuw70xElMyYjrCfDuwKdIKU4l0f",
+	"E1622Qse7VrXXDMh5M3JO9CWwJuiF9qwGQGaAeUa9+0V9Bs4gGPy8y8vCRcTpk07eB+d8337oJoXQjAu",
+	"T7khmZxYHRCVRlB6wifYS1q17YIDrmc5XmK01tb+rbBRIg2cX+plRjVc9aAsCiq7i1EUBU713+FYs0ti",
+	"JSPreTcH2GOeCYPFmXb3nnw8PSO0rCqdMDvMkgDbiSf0c8l0ETQ9cqqb58onyZTOoTB2JC8Yqm7VD9h3",
+	"ZHhXP+MkaFlF9lyvJ90mUqDHPgp6MWHOerUVk6N/Lvt3UKITKgQ+MtzdCa07kD+WCzelGEYiFZU1Iooa",
+	"tu9rRCtacfB4h5pXX/AbzbKRpCrVEZkxkRP/D6PoYj/jVp1PFIMTfM6lPscZ10xoqciEGnZJF3pAFCAT",
+	"c/GroUikGPNJ7kJXNJ1xATVoYPnAuaeYCbJvN0cK8wq7UBCa2/8zVnUryLW5IvJSWBMAXJDxl/2UWXGz",
+	"Dz9gtTTwjbsODwY6uojUbhMgHc8AYKYwldbksrvjVCbnzFQ2BD61bie8m9EJ0ySfW3nOUsAAnCuyl1AN",
+	"nIrUzZUd9DlbtCsQk3K64pzMnXckYULnmozxqy10XPTJmx/OfIxRY7ZgEayyW1ONacIIExMumB7ARGO3",
+	"8GgojKJCjwEbfZE1gCvXCSQz2M2ZZUxNfMAr5cwQq2kqTWZ0PscjCxHNC5nQUZ5RoBUZilzg3/ehSY2C",
+	"LAW/1f1G2LeP44ZTgZJKjscWkYKXVKY+ybjgCc3qUNgbWjQjwMAN/PZYB70HjdSgiVmG9SrhzsR6dz/D",
+	"zzQRuVEckE9xfX48FIbN4Om5YoR9SXKFs4dOb3tiM+lqJu3MwrmFQ2BPpNSBVciZJhkVaXvg+Puhrjwa",
+	"Ct8DNOzq5sQiuSyOn6vWl3Mm7EQKmYuk5JaPK8TjjjygMn04LzWT99bleDpcsJ/mMB8C53b7ytk8Nwic",
+	"7AtNYCfaC1yAveAJcMhiDzR61nF6fe4IdoWGZgBor9grtaHjcTvyRU04lb7UrroB3EBrxRp0zLTbB/LN",
+	"/FNgVfWgdLJEoYQne2D9R6GvQioipGlHRU/sofhUxESKvkpwzmjoQ8BJKCP6lZH7hp8rjrd9ip4CyLki",
+	"Ra+inSN1IGzmiYCZ1BrVuap+YiiohV/2wxY6VTL6lf6qN6IkcPIHCPYZSwdQ9VxzAKDdgRyPUQDAkYKf",
+	"wlMREUoSpgwfOyubZHSuWQSNHMJTZn8JDg94Y34IlYJqhwqUdEiGxX3yslQk/ue4MxRVDQdakEMNttum",
+	"NcwMx0QzVq8RAEORVWvGC+5caHYhYDLqfDwwd46+HogmN3bxwF0/g+7SxL1z6kfjb7mVf2cpLN/rDg57",
+	"g2630z/6z1YE/HDFtnrXKOyfdF+XaYTBRvpcbKSWNbjsDENO4SVVwp5wjDg0e0eXWrmJ6ah+CYIODE3y",
+	"E1i3232BeRkN39ntNXffvLmyKZq4q/7931fSxZSJQrCnuSCvPJnacRDF1UhOYhVmPhHS3gZWft2T34gF",
+	"ungduxdEcS2a1b+mDT1YlnlTOuSd8e1ACxq2dUb+8lotESp4tfvOaRWKsgYndD5D9fVqgCT+hoJj4ZJa",
+	"DUidW5Wa8vQJQ5b/NFc4fkL594tcrk6lGXL1LHjgpDS95aC1nHzeh2zrApzqN15zkOpvDaTertoGO6xC",
+	"rFq1dPeOWdVSrLWoFRaVWcO7xDF4SGRtimRKRixBaCrrwr4DQIN89jfu23eQ5iHNleg1u6HfGNCWdmVz",
+	"SOttHdJqNsIO1JZA7cry3ResMTGhE2aN/c6YC5oBBdo6UxWd3+VtwFgJSZZWJyue8YQBrPy2v/qv+X7h",
+	"q/jWppDEIF8Ncr8b3lExD2v3W2O06nW3hlY/rlr1HVYhVq1YufsCqjlkN3QKZ906xQuvJa4UD4CpdPIB",
+	"saQGnncuLDgAzd5TBSv81BP/dd8tUOF3NoWcw7AQ8yCAnyu7qLmidLA16DmpW8Md7CDs1KzYfUEOirlm",
+	"kANZDVIVBYWBTjRhwp7YJ60T4ed8/zCzqWZzC0f5ld3VHIpebg2KPtWt8w6KEIpqVuy+oGi5j/UaJCqj",
+	"+nQ+V/ICyX0U+y+WoBOqSKzFUD8mBzxhbHJz8wNOzXcLTXbp3WbyC2v/ypn5qFKmNgkIusB801telY3U",
+	"m94y2ggZl2zE5c3eHBhfbQ0YT2s22Q4XERevrtd9waJRdNGp9C9YhYplupzhyTkzYQSxeMATBkH7fcXI",
+	"v18r8CbA1Vw/G0FJpN0eTd/wMsStpd3YHLaOtgZbZ1e3xQ61ELWurNZ9gdYlzc7NVMl8Mu0Uutg67Jrk",
+	"wJYd3AdOd7dg5JIpVip1TxjDgg889Z/z3ULZZnZj1CqLNptik93TwZQ2vS0JIa1+rzZHttdbQ7bfVm6W",
+	"HcAhwK1au3vDuaCd2mp4OwX8EdmCjBYkhqqS67rFxRE2X4Nma9VWmxFZ2XcN5q/sy+vuGgFG3gg093ix",
+	"HjNqoMmv/YR/BtqShwVSfMAZ0+b7xc9KQ75G8MJ6FWgLt2fzCOT28iV+W161HZA5IKuu1L3hl1Tnn6EQ",
+	"poP1YddkRpSVZvZOLKEBM9Pf/ZRVM6nOwc30yX3L95sR4Vexqb70YuMgQFROZ9OXHFWQq2ZjNlfJDrcH",
+	"YPWbZAdjDsZql+1+0Ozbt/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

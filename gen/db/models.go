@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type Alert struct {
@@ -60,6 +61,88 @@ type CapabilityToken struct {
 	CreatedAt time.Time
 	ExpiresAt *time.Time
 	RevokedAt *time.Time
+}
+
+type CateringClient struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	Name           string
+	Company        *string
+	Email          *string
+	Phone          *string
+	BillingAddress *string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type CateringEvent struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	ClientID   uuid.UUID
+	SiteID     uuid.UUID
+	Name       string
+	StartsAt   time.Time
+	EndsAt     time.Time
+	GuestCount int32
+	Venue      *string
+	Status     string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type CateringInvoice struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	QuoteID    uuid.UUID
+	EventID    uuid.UUID
+	Kind       string
+	Status     string
+	Lines      []byte
+	TotalCents int64
+	PaidCents  int64
+	Number     string
+	CreatedAt  time.Time
+	PaidAt     *time.Time
+	VoidedAt   *time.Time
+}
+
+type CateringPayment struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	InvoiceID   uuid.UUID
+	AmountCents int64
+	Method      string
+	PaidAt      time.Time
+	Reference   *string
+	RecordedBy  *uuid.UUID
+	CreatedAt   time.Time
+}
+
+type CateringQuote struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	EventID            uuid.UUID
+	Version            int32
+	Status             string
+	Lines              []byte
+	ServiceChargeBps   int32
+	TaxRateBps         int32
+	DepositPercent     int32
+	SubtotalCents      int64
+	ServiceChargeCents int64
+	TaxCents           int64
+	TotalCents         int64
+	DepositCents       int64
+	ValidUntil         pgtype.Date
+	Terms              string
+	SentAt             *time.Time
+	AcceptedAt         *time.Time
+	AcceptedByName     *string
+	AcceptedByEmail    *string
+	AcceptedVia        *string
+	DeclinedAt         *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 type ClinicalCode struct {
@@ -332,6 +415,42 @@ type SupportInquiry struct {
 	Ip         *string
 	ReceivedAt time.Time
 	HandledAt  *time.Time
+}
+
+type Survey struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	SiteID          *uuid.UUID
+	Name            string
+	Questions       []byte
+	Status          string
+	ClosesAt        *time.Time
+	ThankYouMessage string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type SurveyInvitation struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SurveyID  uuid.UUID
+	Shared    bool
+	SingleUse bool
+	Name      *string
+	Email     *string
+	Reference *string
+	ExpiresAt *time.Time
+	UsedAt    *time.Time
+	CreatedAt time.Time
+}
+
+type SurveyResponse struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SurveyID     uuid.UUID
+	InvitationID uuid.UUID
+	Answers      []byte
+	SubmittedAt  time.Time
 }
 
 type Tag struct {

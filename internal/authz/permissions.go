@@ -39,6 +39,10 @@ const (
 	// ManageTags lets managers print (create) and retire the scan tags of sites, equipment and
 	// storage locations.
 	ManageTags Permission = "manageTags"
+	// ManageCatering lets managers manage catering clients, events, quotes, invoices and payments.
+	ManageCatering Permission = "manageCatering"
+	// ManageSurveys lets managers create and change surveys and invite respondents.
+	ManageSurveys Permission = "manageSurveys"
 )
 
 // Role is a membership's role; a higher rank includes every lower one.
@@ -104,6 +108,8 @@ var Table = []Definition{
 	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
 	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},
+	{ManageCatering, Manager, "manage catering clients, events, quotes (share, record acceptance), invoices and payments"},
+	{ManageSurveys, Manager, "create and change surveys, mint their links and invite respondents"},
 	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts"},
 	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags"},
 }

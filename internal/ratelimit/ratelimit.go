@@ -39,7 +39,10 @@ var (
 	SupportInquiry = Rule{Bucket: "support_inquiry", Limit: 5, Window: time.Hour}
 	// CapabilityLink limits the public capability-link reads (/survey/{token}, /share/…/{token}),
 	// all kinds together, so tokens cannot be probed at speed.
-	CapabilityLink = Rule{Bucket: "capability_link", Limit: 60, Window: time.Minute}
+	CapabilityLink = Rule{Bucket: "capability_link", Limit: 120, Window: time.Minute}
+	// CapabilityLinkWrite limits the public capability-link writes (accepting a shared quote,
+	// submitting a survey), all kinds together; they do not count against the reads.
+	CapabilityLinkWrite = Rule{Bucket: "capability_link_write", Limit: 20, Window: time.Minute}
 )
 
 // SignInLock is how long an email+IP pair stays locked after too many failures.
