@@ -101,13 +101,13 @@ RETURNING *;
 
 -- name: AcceptCateringQuote :one
 UPDATE catering_quotes
-SET status = 'accepted', accepted_at = @now, accepted_by_name = @name, accepted_by_email = sqlc.narg(email),
-    accepted_via = @via, updated_at = @now
+SET status = 'accepted', accepted_at = @now::timestamptz, accepted_by_name = @name::text, accepted_by_email = sqlc.narg(email),
+    accepted_via = @via::text, updated_at = @now::timestamptz
 WHERE org_id = @org_id AND id = @id
 RETURNING *;
 
 -- name: DeclineCateringQuote :one
-UPDATE catering_quotes SET status = 'declined', declined_at = @now, updated_at = @now
+UPDATE catering_quotes SET status = 'declined', declined_at = @now::timestamptz, updated_at = @now::timestamptz
 WHERE org_id = @org_id AND id = @id
 RETURNING *;
 
@@ -174,7 +174,7 @@ WHERE org_id = @org_id AND id = @id
 RETURNING *;
 
 -- name: VoidCateringInvoice :one
-UPDATE catering_invoices SET status = 'void', voided_at = @now
+UPDATE catering_invoices SET status = 'void', voided_at = @now::timestamptz
 WHERE org_id = @org_id AND id = @id
 RETURNING *;
 

@@ -15,17 +15,17 @@ import (
 
 const acceptCateringQuote = `-- name: AcceptCateringQuote :one
 UPDATE catering_quotes
-SET status = 'accepted', accepted_at = $1, accepted_by_name = $2, accepted_by_email = $3,
-    accepted_via = $4, updated_at = $1
+SET status = 'accepted', accepted_at = $1::timestamptz, accepted_by_name = $2::text, accepted_by_email = $3,
+    accepted_via = $4::text, updated_at = $1::timestamptz
 WHERE org_id = $5 AND id = $6
 RETURNING id, org_id, event_id, version, status, lines, service_charge_bps, tax_rate_bps, deposit_percent, subtotal_cents, service_charge_cents, tax_cents, total_cents, deposit_cents, valid_until, terms, sent_at, accepted_at, accepted_by_name, accepted_by_email, accepted_via, declined_at, created_at, updated_at
 `
 
 type AcceptCateringQuoteParams struct {
-	Now   *time.Time
-	Name  *string
+	Now   time.Time
+	Name  string
 	Email *string
-	Via   *string
+	Via   string
 	OrgID uuid.UUID
 	ID    uuid.UUID
 }
@@ -346,13 +346,13 @@ func (q *Queries) CreateCateringQuote(ctx context.Context, arg CreateCateringQuo
 }
 
 const declineCateringQuote = `-- name: DeclineCateringQuote :one
-UPDATE catering_quotes SET status = 'declined', declined_at = $1, updated_at = $1
+UPDATE catering_quotes SET status = 'declined', declined_at = $1::timestamptz, updated_at = $1::timestamptz
 WHERE org_id = $2 AND id = $3
 RETURNING id, org_id, event_id, version, status, lines, service_charge_bps, tax_rate_bps, deposit_percent, subtotal_cents, service_charge_cents, tax_cents, total_cents, deposit_cents, valid_until, terms, sent_at, accepted_at, accepted_by_name, accepted_by_email, accepted_via, declined_at, created_at, updated_at
 `
 
 type DeclineCateringQuoteParams struct {
-	Now   *time.Time
+	Now   time.Time
 	OrgID uuid.UUID
 	ID    uuid.UUID
 }
@@ -1446,13 +1446,13 @@ func (q *Queries) UpdateCateringQuote(ctx context.Context, arg UpdateCateringQuo
 }
 
 const voidCateringInvoice = `-- name: VoidCateringInvoice :one
-UPDATE catering_invoices SET status = 'void', voided_at = $1
+UPDATE catering_invoices SET status = 'void', voided_at = $1::timestamptz
 WHERE org_id = $2 AND id = $3
 RETURNING id, org_id, quote_id, event_id, kind, status, lines, total_cents, paid_cents, number, created_at, paid_at, voided_at
 `
 
 type VoidCateringInvoiceParams struct {
-	Now   *time.Time
+	Now   time.Time
 	OrgID uuid.UUID
 	ID    uuid.UUID
 }

@@ -4987,7 +4987,7 @@ export interface components {
             reference?: string | null;
         };
         /** @description The organization's display brand, as public pages show it. */
-        "Brand-2": {
+        PublicBrand: {
             /** @example Harborview Kitchens */
             name: string;
             /** @example #1F2937 */
@@ -5012,7 +5012,7 @@ export interface components {
         } | null;
         /** @description A quote as its client sees it. Display data only; no ids. */
         SharedQuote: {
-            brand: components["schemas"]["Brand-2"];
+            brand: components["schemas"]["PublicBrand"];
             clientName: string;
             eventName: string;
             /** Format: date-time */
@@ -5058,7 +5058,7 @@ export interface components {
         };
         /** @description An invoice as its client sees it. Display data only; no ids. */
         SharedInvoice: {
-            brand: components["schemas"]["Brand-2"];
+            brand: components["schemas"]["PublicBrand"];
             clientName: string;
             eventName: string;
             /** Format: date-time */
@@ -5221,7 +5221,7 @@ export interface components {
         };
         /** @description A survey as its respondent sees it. Display data only; no ids. */
         PublicSurvey: {
-            brand: components["schemas"]["Brand-2"];
+            brand: components["schemas"]["PublicBrand"];
             title: string;
             siteName: string | null;
             questions: components["schemas"]["PublicQuestion"][];

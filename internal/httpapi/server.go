@@ -25,6 +25,8 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/capability"
+	"github.com/sous-app/sous/internal/catering"
 	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
@@ -35,6 +37,7 @@ import (
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -50,6 +53,8 @@ type Server struct {
 	*devicesHandlers
 	*clinicalHandlers
 	*alertsHandlers
+	*cateringHandlers
+	*surveysHandlers
 	*metaHandlers
 }
 
@@ -64,6 +69,8 @@ type (
 	publicHandlers   = public.Handlers
 	clinicalHandlers = clinical.Handlers
 	alertsHandlers   = alerts.Handlers
+	cateringHandlers = catering.Handlers
+	surveysHandlers  = surveys.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -202,6 +209,7 @@ func New(d Deps) (http.Handler, error) {
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
 		Resolver: d.WebhookResolver,
 	})
+	links := capability.NewResolver(d.Pool, d.Clock, limiter)
 	server := &Server{
 		authHandlers:     auth.NewHandlers(authSvc),
 		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
@@ -212,6 +220,8 @@ func New(d Deps) (http.Handler, error) {
 		devicesHandlers:  devs,
 		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
 		alertsHandlers:   alerts.NewHandlers(d.Pool, d.Clock),
+		cateringHandlers: catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		surveysHandlers:  surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		metaHandlers:     meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
