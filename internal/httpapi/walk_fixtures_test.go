@@ -139,7 +139,118 @@ var walkFixtures = map[string]walkFixture{
 		}
 		return walkCall{path: map[string]string{"id": id.String()}, ids: []string{id.String()}}
 	},
+
+	// Catering.
+	"updateCateringClient": func(w *walker) walkCall {
+		return walkCall{path: map[string]string{"id": w.cateringClient()}}
+	},
+	"listCateringEvents": func(w *walker) walkCall { return walkCall{ids: []string{w.cateringEvent()}} },
+	"createCateringEvent": func(w *walker) walkCall {
+		return walkCall{body: w.cateringEventBody(w.cateringClient())}
+	},
+	"getCateringEvent":    cateringEventFixture,
+	"updateCateringEvent": cateringEventFixture,
+	"listCateringQuotes":  func(w *walker) walkCall { return walkCall{ids: []string{w.cateringQuote(false)}} },
+	"createCateringQuote": func(w *walker) walkCall {
+		return walkCall{body: cateringQuoteBody(w.cateringEvent())}
+	},
+	"getCateringQuote":     cateringQuoteFixture,
+	"shareCateringQuote":   cateringQuoteFixture,
+	"acceptCateringQuote":  cateringQuoteFixture,
+	"declineCateringQuote": cateringQuoteFixture,
+	"updateCateringQuote": func(w *walker) walkCall {
+		fx := cateringQuoteFixture(w)
+		var q struct {
+			EventID string `json:"eventId"`
+		}
+		w.ownerCall(http.MethodGet, "catering/quotes/"+fx.path["id"]).Do().Expect(http.StatusOK).Decode(&q)
+		fx.body = cateringQuoteBody(q.EventID)
+		return fx
+	},
+	"listCateringInvoices": func(w *walker) walkCall { return walkCall{ids: []string{w.cateringInvoice()}} },
+	"createCateringInvoice": func(w *walker) walkCall {
+		q := w.cateringQuote(true)
+		return walkCall{body: map[string]any{"quoteId": q, "kind": "deposit"}, ids: []string{q}}
+	},
+	"getCateringInvoice":   cateringInvoiceFixture,
+	"voidCateringInvoice":  cateringInvoiceFixture,
+	"shareCateringInvoice": cateringInvoiceFixture,
+	"recordCateringPayment": func(w *walker) walkCall {
+		fx := cateringInvoiceFixture(w)
+		fx.body = map[string]any{"amountCents": 100, "method": "cash", "paidAt": "2026-03-02T09:00:00Z"}
+		return fx
+	},
+
+	// Surveys.
+	"listSurveys":             func(w *walker) walkCall { return walkCall{ids: []string{w.survey()}} },
+	"getSurvey":               surveyFixture,
+	"shareSurvey":             surveyFixture,
+	"createSurveyInvitations": surveyFixture,
+	"getSurveyResults":        surveyFixture,
+	"updateSurvey": func(w *walker) walkCall {
+		fx := surveyFixture(w)
+		fx.body = w.surveyBody()
+		return fx
+	},
 }
+
+func cateringEventFixture(w *walker) walkCall {
+	id := w.cateringEvent()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: w.cateringEventBody(w.cateringClient())}
+}
+
+func cateringQuoteFixture(w *walker) walkCall {
+	id := w.cateringQuote(false)
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"name": "Maya Chen"}}
+}
+
+func cateringInvoiceFixture(w *walker) walkCall {
+	id := w.cateringInvoice()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func surveyFixture(w *walker) walkCall {
+	id := w.survey()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"count": 1, "singleUse": true}}
+}
+
+func (w *walker) cateringClient() string {
+	return w.create("catering/clients", map[string]any{"name": "Walk Client"})
+}
+
+func (w *walker) cateringEventBody(client string) map[string]any {
+	return map[string]any{"clientId": client, "siteId": w.siteA, "name": "Walk reception", "startsAt": "2026-06-13T23:00:00Z",
+		"endsAt": "2026-06-14T03:00:00Z", "guestCount": 40}
+}
+
+func (w *walker) cateringEvent() string {
+	return w.create("catering/events", w.cateringEventBody(w.cateringClient()))
+}
+
+func cateringQuoteBody(event string) map[string]any {
+	return map[string]any{"eventId": event, "serviceChargeBps": 2000, "taxRateBps": 1025, "depositPercent": 30, "validUntil": "2026-12-31",
+		"terms": "Deposit secures the date.", "lines": []map[string]any{{"kind": "food", "description": "Plated dinner", "quantity": "40", "unitPriceCents": 3450, "taxable": true}}}
+}
+
+// cateringQuote drafts a quote for a new event at site A; accepted makes it the contract.
+func (w *walker) cateringQuote(accepted bool) string {
+	id := w.create("catering/quotes", cateringQuoteBody(w.cateringEvent()))
+	if accepted {
+		w.ownerCall(http.MethodPost, "catering/quotes/"+id+"/accept").JSON(map[string]any{"name": "Walk Client"}).Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func (w *walker) cateringInvoice() string {
+	return w.create("catering/invoices", map[string]any{"quoteId": w.cateringQuote(true), "kind": "deposit"})
+}
+
+func (w *walker) surveyBody() map[string]any {
+	return map[string]any{"name": "Walk survey", "siteId": w.siteA, "status": "open", "thankYouMessage": "Thanks!",
+		"questions": []map[string]any{{"key": "food", "type": "rating", "prompt": "How was the food?", "required": true}}}
+}
+
+func (w *walker) survey() string { return w.create("surveys", w.surveyBody()) }
 
 func webhookFixture(w *walker) walkCall {
 	id := w.create("webhooks", map[string]any{"url": "https://hooks.harborview-kitchens.example/sous", "events": []string{"alert.created"}})
