@@ -111,7 +111,7 @@ var Table = []Definition{
 	{ManageCatering, Manager, "manage catering clients, events, quotes (share, record acceptance), invoices and payments"},
 	{ManageSurveys, Manager, "create and change surveys, mint their links and invite respondents"},
 	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts"},
-	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags"},
+	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags; read catering records and survey results"},
 }
 
 var minRole = func() map[Permission]Role {

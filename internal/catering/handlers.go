@@ -41,7 +41,6 @@ var (
 	errInvoiceNotFound = apierr.NotFound("Invoice")
 )
 
-
 // userID is the acting member, nil for other principals.
 func userID(a authz.Access) *uuid.UUID {
 	if id := a.UserID(); id != uuid.Nil {

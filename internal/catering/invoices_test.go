@@ -130,7 +130,7 @@ func TestParallelPaymentsNeverOverpay(t *testing.T) {
 	c := newCaterer(t)
 	q := c.contract()
 	dep := c.invoice(q.ID, "deposit") // 227,572 cents
-	const n, each = 10, 50000        // 4 fit (200,000); a 5th would overpay
+	const n, each = 10, 50000         // 4 fit (200,000); a 5th would overpay
 	statuses := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {

@@ -176,7 +176,7 @@ func (h *Handlers) GetSurveyResults(ctx context.Context, req api.GetSurveyResult
 			}
 			score := 0
 			if x.answered > 0 {
-				score = int(decimal.NewFromInt(int64(100 * (pro - det))).DivRound(decimal.NewFromInt(int64(x.answered)), 4).RoundBank(0).IntPart())
+				score = int(decimal.NewFromInt(int64(100*(pro-det))).DivRound(decimal.NewFromInt(int64(x.answered)), 4).RoundBank(0).IntPart())
 			}
 			r.Nps = &struct {
 				Detractors int `json:"detractors"`
