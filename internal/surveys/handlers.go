@@ -415,7 +415,7 @@ func (h *Handlers) GetPublicSurvey(ctx context.Context, req api.GetPublicSurveyR
 		Questions: make([]api.PublicQuestion, len(qs)),
 	}
 	for i, q := range qs {
-		out.Questions[i] = api.PublicQuestion{Key: q.Key, Type: q.Type, Prompt: q.Prompt, Required: q.Required, Options: q.Options, ScaleMax: q.ScaleMax}
+		out.Questions[i] = api.PublicQuestion(q)
 	}
 	return api.GetPublicSurvey200JSONResponse{Body: out}, nil
 }
