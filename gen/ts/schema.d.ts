@@ -4873,7 +4873,7 @@ export interface components {
             depositPercent: number;
             /**
              * Format: date
-             * @description The last day the quote can be accepted, in the event site's time zone.
+             * @description The last day the quote can be accepted, in the event site's time zone; a day already over answers 400.
              * @example 2026-03-20
              */
             validUntil: string;

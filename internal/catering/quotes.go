@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/api"
@@ -89,6 +90,19 @@ func price(b *api.QuoteRequest) (priced, error) {
 		out[i].TotalCents = t.Lines[i]
 	}
 	return priced{lines: out, totals: t, rates: rates}, nil
+}
+
+// pastValidity reports whether the quote's last day (validUntil, in the site's zone) is over.
+func pastValidity(q db.CateringQuote, timezone string, now time.Time) bool {
+	return !now.Before(expiresAt(q.ValidUntil, timezone))
+}
+
+// checkValidUntil refuses a validity that is already over in the site's zone.
+func checkValidUntil(d pgtype.Date, timezone string, now time.Time) error {
+	if !now.Before(expiresAt(d, timezone)) {
+		return apierr.InvalidField("validUntil", "is already over in the site's time zone")
+	}
+	return nil
 }
 
 // status is the quote's state as read now: a sent quote past its validity reads expired.
@@ -233,6 +247,9 @@ func (h *Handlers) CreateCateringQuote(ctx context.Context, req api.CreateCateri
 			return err
 		}
 		tz = site.Timezone
+		if err := checkValidUntil(toPGDate(req.Body.ValidUntil), tz, now); err != nil {
+			return err
+		}
 		t := p.totals
 		row, err = q.CreateCateringQuote(ctx, db.CreateCateringQuoteParams{
 			ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, EventID: e.ID, Lines: lines,
@@ -284,6 +301,9 @@ func (h *Handlers) UpdateCateringQuote(ctx context.Context, req api.UpdateCateri
 		if req.Body.EventId != cur.EventID {
 			return apierr.InvalidField("eventId", "cannot change; make a new quote for another event")
 		}
+		if err := checkValidUntil(toPGDate(req.Body.ValidUntil), zone, now); err != nil {
+			return err
+		}
 		if cur.Status != quoteDraft {
 			if _, err := capability.Revoke(ctx, q, req.OrgId, capability.Quote, cur.ID, now); err != nil {
 				return err
@@ -326,6 +346,9 @@ func (h *Handlers) ShareCateringQuote(ctx context.Context, req api.ShareCatering
 		if st := quoteStatus(cur, tz, now); st != quoteDraft && st != quoteSent {
 			return errQuoteNotOpen(st)
 		}
+		if pastValidity(cur, tz, now) {
+			return errQuoteNotOpen(quoteExpired)
+		}
 		if _, err := q.MarkCateringQuoteSent(ctx, db.MarkCateringQuoteSentParams{OrgID: req.OrgId, ID: cur.ID, Now: now}); err != nil {
 			return err
 		}
@@ -365,6 +388,9 @@ func (h *Handlers) accept(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, cur d
 	st := quoteStatus(cur, tz, now)
 	if st != quoteSent && (who.via != "staff" || st != quoteDraft) {
 		return db.CateringQuote{}, errQuoteNotOpen(st)
+	}
+	if pastValidity(cur, tz, now) {
+		return db.CateringQuote{}, errQuoteNotOpen(quoteExpired)
 	}
 	e, err := q.GetCateringEventForUpdate(ctx, db.GetCateringEventForUpdateParams{OrgID: orgID, ID: cur.EventID})
 	if err != nil {

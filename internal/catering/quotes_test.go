@@ -189,9 +189,19 @@ func TestQuotesExpireAtTheEndOfTheirLastDayInTheSiteZone(t *testing.T) {
 	c.call(http.MethodPost, "catering/quotes/"+q.ID+"/accept").JSON(map[string]any{"name": "Maya"}).Do().ExpectCode(http.StatusConflict, "quote_not_open")
 	c.call(http.MethodPost, "catering/quotes/"+q.ID+"/share").Do().ExpectCode(http.StatusConflict, "quote_not_open")
 
+	// A draft past its date cannot be accepted or shared either, and no quote is made or moved
+	// to a date already over.
+	draft := c.quote("2026-03-10")
+	c.env.Clock.Set(time.Date(2026, 3, 11, 6, 0, 0, 0, time.UTC))
+	c.owner = c.env.SignIn(c.owner.User.Email)
+	c.call(http.MethodPost, "catering/quotes/"+draft.ID+"/accept").JSON(map[string]any{"name": "Maya"}).Do().ExpectCode(http.StatusConflict, "quote_not_open")
+	c.call(http.MethodPost, "catering/quotes/"+draft.ID+"/share").Do().ExpectCode(http.StatusConflict, "quote_not_open")
+	c.call(http.MethodPost, "catering/quotes").JSON(quoteBody(c.event, "2026-03-10")).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+	c.call(http.MethodPut, "catering/quotes/"+q.ID).JSON(quoteBody(c.event, "2026-03-10")).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+
 	// Editing the expired quote with a new date makes version 2, a draft; shared again, it can be accepted.
 	var v2 quote
-	c.call(http.MethodPut, "catering/quotes/"+q.ID).JSON(quoteBody(c.event, "2026-03-10")).Do().Expect(http.StatusOK).Decode(&v2)
+	c.call(http.MethodPut, "catering/quotes/"+q.ID).JSON(quoteBody(c.event, "2026-03-11")).Do().Expect(http.StatusOK).Decode(&v2)
 	if v2.Version != 2 || v2.Status != "draft" {
 		t.Fatalf("edited: v%d %s", v2.Version, v2.Status)
 	}
