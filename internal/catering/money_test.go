@@ -143,3 +143,18 @@ func TestRoundingIsHalfEvenToTheCent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkCompute prices a 20-line quote.
+func BenchmarkCompute(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lines := make([]Line, 20)
+	for i := range lines {
+		lines[i] = Line{Quantity: decimal.New(1+rng.Int64N(200_000), -2), UnitPriceCents: rng.Int64N(500_000), Taxable: i%3 != 0}
+	}
+	rates := Rates{ServiceChargeBps: 2000, TaxRateBps: 1025, DepositPercent: 30}
+	for b.Loop() {
+		if _, err := Compute(lines, rates); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
