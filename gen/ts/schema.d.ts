@@ -2138,7 +2138,8 @@ export interface paths {
          * @description Bills an accepted quote (the contract). A `deposit` invoice bills the quote's `depositCents`; a
          *     `final` invoice bills the contract total minus what deposit invoices have been paid. One live
          *     (not void) invoice of each kind per contract; a quote that is not accepted, a second live
-         *     invoice of a kind, or nothing left to bill answers 409.
+         *     invoice of a kind, a final invoice while the deposit invoice is still open, or nothing left
+         *     to bill answers 409.
          *
          *     Permission: `manageCatering` (manager and up).
          */

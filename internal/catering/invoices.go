@@ -179,6 +179,10 @@ func (h *Handlers) CreateCateringInvoice(ctx context.Context, req api.CreateCate
 			}
 			if inv.Kind == "deposit" {
 				paidDeposits += inv.PaidCents
+				if inv.Status == invoiceOpen && kind == "final" {
+					// Billing the rest now would bill the deposit's balance twice.
+					return apierr.Conflict(fmt.Sprintf("The deposit invoice %s is still open: settle it, or void it if it has no payments, first", inv.Number)).WithCode(apierr.CodeInvoiceNotOpen)
+				}
 			}
 		}
 		var lines []api.InvoiceLine

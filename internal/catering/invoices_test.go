@@ -75,6 +75,8 @@ func TestDepositAndFinalInvoicesBillTheContractExactly(t *testing.T) {
 	if got := c.pay(dep.ID, 100000); got == nil || got.Status != "open" || got.BalanceCents != 127572 {
 		t.Fatalf("partial payment %+v", got)
 	}
+	// While the deposit is open, a final invoice would bill its balance twice.
+	c.call(http.MethodPost, "catering/invoices").JSON(map[string]any{"quoteId": q.ID, "kind": "final"}).Do().ExpectCode(http.StatusConflict, "invoice_not_open")
 	// Voiding an invoice with payments is refused.
 	c.call(http.MethodPost, "catering/invoices/"+dep.ID+"/void").Do().ExpectCode(http.StatusConflict, "invoice_not_open")
 	if c.countEvents("catering.invoice_paid") != 0 {
