@@ -273,3 +273,43 @@ func TestCateringIsSiteScoped(t *testing.T) {
 	call(http.MethodGet, "catering/clients").Do().Expect(http.StatusOK)
 	call(http.MethodPost, "catering/clients").JSON(map[string]any{"name": "X"}).Do().ExpectError(http.StatusForbidden, "")
 }
+
+func TestCateringListsPage(t *testing.T) {
+	t.Parallel()
+	c := newCaterer(t)
+	for _, n := range []string{"Ana", "Bea", "Cy"} {
+		c.create("catering/clients", map[string]any{"name": n})
+	}
+	for range 3 {
+		c.quote("2026-03-20")
+	}
+	for _, list := range []struct {
+		path string
+		want int
+	}{{"catering/clients", 4}, {"catering/quotes", 3}, {"catering/events", 1}} {
+		seen := map[string]bool{}
+		path := list.path + "?limit=2"
+		for pages := 0; path != ""; pages++ {
+			if pages > 3 {
+				t.Fatalf("%s: too many pages", list.path)
+			}
+			var page []struct {
+				ID string `json:"id"`
+			}
+			res := c.call(http.MethodGet, path).Do().Expect(http.StatusOK).Decode(&page)
+			for _, p := range page {
+				if seen[p.ID] {
+					t.Fatalf("%s: %s twice", list.path, p.ID)
+				}
+				seen[p.ID] = true
+			}
+			path = ""
+			if l := res.Header.Get("Link"); l != "" {
+				path = strings.TrimPrefix(l[strings.Index(l, "/v1/"):strings.Index(l, ">")], "/v1/orgs/"+c.org.String()+"/")
+			}
+		}
+		if len(seen) != list.want {
+			t.Fatalf("%s: %d items over the pages, want %d", list.path, len(seen), list.want)
+		}
+	}
+}
