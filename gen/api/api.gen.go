@@ -63,16 +63,16 @@ func (e AlertSeverity) Valid() bool {
 
 // Defines values for AlertStatus.
 const (
-	Open     AlertStatus = "open"
-	Resolved AlertStatus = "resolved"
+	AlertStatusOpen     AlertStatus = "open"
+	AlertStatusResolved AlertStatus = "resolved"
 )
 
 // Valid indicates whether the value is a known member of the AlertStatus enum.
 func (e AlertStatus) Valid() bool {
 	switch e {
-	case Open:
+	case AlertStatusOpen:
 		return true
-	case Resolved:
+	case AlertStatusResolved:
 		return true
 	default:
 		return false
@@ -829,6 +829,24 @@ func (e EventType) Valid() bool {
 	}
 }
 
+// Defines values for EvidenceTemperatureUnit.
+const (
+	EvidenceTemperatureUnitC EvidenceTemperatureUnit = "C"
+	EvidenceTemperatureUnitF EvidenceTemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the EvidenceTemperatureUnit enum.
+func (e EvidenceTemperatureUnit) Valid() bool {
+	switch e {
+	case EvidenceTemperatureUnitC:
+		return true
+	case EvidenceTemperatureUnitF:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Hl7Action.
 const (
 	Admitted    Hl7Action = "admitted"
@@ -942,22 +960,22 @@ func (e MatchStatus) Valid() bool {
 
 // Defines values for MediaContentType.
 const (
-	Imagegif  MediaContentType = "image/gif"
-	Imagejpeg MediaContentType = "image/jpeg"
-	Imagepng  MediaContentType = "image/png"
-	Imagewebp MediaContentType = "image/webp"
+	MediaContentTypeImagegif  MediaContentType = "image/gif"
+	MediaContentTypeImagejpeg MediaContentType = "image/jpeg"
+	MediaContentTypeImagepng  MediaContentType = "image/png"
+	MediaContentTypeImagewebp MediaContentType = "image/webp"
 )
 
 // Valid indicates whether the value is a known member of the MediaContentType enum.
 func (e MediaContentType) Valid() bool {
 	switch e {
-	case Imagegif:
+	case MediaContentTypeImagegif:
 		return true
-	case Imagejpeg:
+	case MediaContentTypeImagejpeg:
 		return true
-	case Imagepng:
+	case MediaContentTypeImagepng:
 		return true
-	case Imagewebp:
+	case MediaContentTypeImagewebp:
 		return true
 	default:
 		return false
@@ -1282,6 +1300,186 @@ func (e TagTargetType) Valid() bool {
 	case TagTargetTypeSite:
 		return true
 	case TagTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskKind.
+const (
+	Cleaning       TaskKind = "cleaning"
+	Closing        TaskKind = "closing"
+	Inspection     TaskKind = "inspection"
+	Maintenance    TaskKind = "maintenance"
+	Opening        TaskKind = "opening"
+	Other          TaskKind = "other"
+	Prep           TaskKind = "prep"
+	Receiving      TaskKind = "receiving"
+	Safety         TaskKind = "safety"
+	TemperatureLog TaskKind = "temperature_log"
+)
+
+// Valid indicates whether the value is a known member of the TaskKind enum.
+func (e TaskKind) Valid() bool {
+	switch e {
+	case Cleaning:
+		return true
+	case Closing:
+		return true
+	case Inspection:
+		return true
+	case Maintenance:
+		return true
+	case Opening:
+		return true
+	case Other:
+		return true
+	case Prep:
+		return true
+	case Receiving:
+		return true
+	case Safety:
+		return true
+	case TemperatureLog:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPhotoContentType.
+const (
+	TaskPhotoContentTypeImagegif  TaskPhotoContentType = "image/gif"
+	TaskPhotoContentTypeImagejpeg TaskPhotoContentType = "image/jpeg"
+	TaskPhotoContentTypeImagepng  TaskPhotoContentType = "image/png"
+	TaskPhotoContentTypeImagewebp TaskPhotoContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the TaskPhotoContentType enum.
+func (e TaskPhotoContentType) Valid() bool {
+	switch e {
+	case TaskPhotoContentTypeImagegif:
+		return true
+	case TaskPhotoContentTypeImagejpeg:
+		return true
+	case TaskPhotoContentTypeImagepng:
+		return true
+	case TaskPhotoContentTypeImagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPriority.
+const (
+	TaskPriorityCritical TaskPriority = "critical"
+	TaskPriorityHigh     TaskPriority = "high"
+	TaskPriorityLow      TaskPriority = "low"
+	TaskPriorityMedium   TaskPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the TaskPriority enum.
+func (e TaskPriority) Valid() bool {
+	switch e {
+	case TaskPriorityCritical:
+		return true
+	case TaskPriorityHigh:
+		return true
+	case TaskPriorityLow:
+		return true
+	case TaskPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskSource.
+const (
+	TaskSourceAuditFinding TaskSource = "audit_finding"
+	TaskSourceHuddle       TaskSource = "huddle"
+	TaskSourceManual       TaskSource = "manual"
+	TaskSourceRoutine      TaskSource = "routine"
+	TaskSourceSensorAlert  TaskSource = "sensor_alert"
+)
+
+// Valid indicates whether the value is a known member of the TaskSource enum.
+func (e TaskSource) Valid() bool {
+	switch e {
+	case TaskSourceAuditFinding:
+		return true
+	case TaskSourceHuddle:
+		return true
+	case TaskSourceManual:
+		return true
+	case TaskSourceRoutine:
+		return true
+	case TaskSourceSensorAlert:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskStatus.
+const (
+	TaskStatusCancelled TaskStatus = "cancelled"
+	TaskStatusDone      TaskStatus = "done"
+	TaskStatusMissed    TaskStatus = "missed"
+	TaskStatusOpen      TaskStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the TaskStatus enum.
+func (e TaskStatus) Valid() bool {
+	switch e {
+	case TaskStatusCancelled:
+		return true
+	case TaskStatusDone:
+		return true
+	case TaskStatusMissed:
+		return true
+	case TaskStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskTargetType.
+const (
+	TaskTargetTypeEquipment       TaskTargetType = "equipment"
+	TaskTargetTypeSite            TaskTargetType = "site"
+	TaskTargetTypeStorageLocation TaskTargetType = "storage_location"
+)
+
+// Valid indicates whether the value is a known member of the TaskTargetType enum.
+func (e TaskTargetType) Valid() bool {
+	switch e {
+	case TaskTargetTypeEquipment:
+		return true
+	case TaskTargetTypeSite:
+		return true
+	case TaskTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemperatureUnit.
+const (
+	TemperatureUnitC TemperatureUnit = "C"
+	TemperatureUnitF TemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the TemperatureUnit enum.
+func (e TemperatureUnit) Valid() bool {
+	switch e {
+	case TemperatureUnitC:
+		return true
+	case TemperatureUnitF:
 		return true
 	default:
 		return false
@@ -1638,6 +1836,22 @@ type ApiKey struct {
 	Prefix string `json:"prefix"`
 }
 
+// Assignee Who the task is for, with the member's or position's name.
+type Assignee struct {
+	// Name Example: Opening cook
+	Name       string              `json:"name"`
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
+// AssigneeInput A member (`userId`) or a position (`positionId`); exactly one.
+//
+// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+type AssigneeInput struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
 // AuditEntry defines model for AuditEntry.
 type AuditEntry struct {
 	// Action The operationId of the write, e.g. `createSite`.
@@ -1905,6 +2119,15 @@ type CodeRef struct {
 	Text string `json:"text"`
 }
 
+// CompleteTaskRequest defines model for CompleteTaskRequest.
+type CompleteTaskRequest struct {
+	Note     *string `json:"note,omitempty"`
+	ScanCode *string `json:"scanCode,omitempty"`
+
+	// Temperature Example: {"unit":"F","value":"38.5"}
+	Temperature *Temperature `json:"temperature,omitempty"`
+}
+
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
 	// Name Example: Epic interface engine (prod)
@@ -2014,6 +2237,52 @@ type CreateTagRequest struct {
 	//
 	// Example: equipment
 	TargetType TagTargetType `json:"targetType"`
+}
+
+// CreateTaskRequest defines model for CreateTaskRequest.
+type CreateTaskRequest struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee    *AssigneeInput `json:"assignee,omitempty"`
+	Description *string        `json:"description,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+
+	// Required Default false.
+	Required      *bool              `json:"required,omitempty"`
+	RequiresPhoto *bool              `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool              `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool              `json:"requiresTemp,omitempty"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// TargetTagId A tag of the site (or of no site) whose target a scan must hit; needed with `requiresScan`.
+	TargetTagId *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -2340,6 +2609,12 @@ type DietOrderSource string
 // DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
 type DietOrderType string
 
+// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+//
+// Example: 2026-03-02 14:00:00-06:00
+type DueAt = string
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
@@ -2535,6 +2810,34 @@ type Event struct {
 // Example: alert.created
 type EventType string
 
+// Evidence What the completion carried.
+type Evidence struct {
+	// AlertId The `temperature_excursion` alert the reading opened.
+	AlertId *openapi_types.UUID `json:"alertId,omitempty"`
+	Note    *string             `json:"note,omitempty"`
+
+	// OutOfRange The temperature was outside `tempRange` (a `temperature_excursion` alert opened).
+	OutOfRange bool `json:"outOfRange"`
+	Scan       *struct {
+		Code  string             `json:"code"`
+		TagId openapi_types.UUID `json:"tagId"`
+	} `json:"scan,omitempty"`
+	Temperature *struct {
+		// Fahrenheit The reading in °F (exact; Celsius converted as C × 9/5 + 32).
+		Fahrenheit string                  `json:"fahrenheit"`
+		Unit       EvidenceTemperatureUnit `json:"unit"`
+		Value      string                  `json:"value"`
+	} `json:"temperature,omitempty"`
+}
+
+// EvidenceTemperatureUnit defines model for Evidence.Temperature.Unit.
+type EvidenceTemperatureUnit string
+
+// Fahrenheit Degrees Fahrenheit, an exact decimal string.
+//
+// Example: 41
+type Fahrenheit = string
+
 // FieldError defines model for FieldError.
 type FieldError struct {
 	// Field The offending field as a dotted path into the body, or the parameter's name.
@@ -2544,6 +2847,36 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// Guide defines model for Guide.
+type Guide struct {
+	Body      string               `json:"body"`
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	MediaIds  []openapi_types.UUID `json:"mediaIds"`
+	SiteIds   []openapi_types.UUID `json:"siteIds"`
+	Title     string               `json:"title"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+}
+
+// GuideRef defines model for GuideRef.
+type GuideRef struct {
+	Id    openapi_types.UUID `json:"id"`
+	Title string             `json:"title"`
+}
+
+// GuideRequest defines model for GuideRequest.
+type GuideRequest struct {
+	// Body Markdown.
+	Body string `json:"body"`
+
+	// MediaIds Images uploaded with POST /media.
+	MediaIds *[]openapi_types.UUID `json:"mediaIds,omitempty"`
+
+	// SiteIds The sites the guide is for; empty or absent means every site.
+	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
+	Title   string                `json:"title"`
 }
 
 // HexColor A colour as `#RRGGBB`.
@@ -2698,6 +3031,51 @@ type Hl7ResultDetail struct {
 
 	// Warnings Values that could not be read (an invalid date, …); the rest was applied.
 	Warnings *[]string `json:"warnings,omitempty"`
+}
+
+// Huddle defines model for Huddle.
+type Huddle struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   *string            `json:"dayPart"`
+	Id        openapi_types.UUID `json:"id"`
+	Notes     string             `json:"notes"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// TaskIds The tasks its actions became (source `huddle`).
+	TaskIds []openapi_types.UUID `json:"taskIds"`
+}
+
+// HuddleAction defines model for HuddleAction.
+type HuddleAction struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+	Title    string        `json:"title"`
+}
+
+// HuddleRequest defines model for HuddleRequest.
+type HuddleRequest struct {
+	Actions *[]HuddleAction    `json:"actions,omitempty"`
+	Date    openapi_types.Date `json:"date"`
+	DayPart *string            `json:"dayPart,omitempty"`
+	Notes   *string            `json:"notes,omitempty"`
+	SiteId  openapi_types.UUID `json:"siteId"`
 }
 
 // IngestHl7Request defines model for IngestHl7Request.
@@ -3286,6 +3664,32 @@ type PolicyPublishedEvent struct {
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
 
+// Position defines model for Position.
+type Position struct {
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	Name      string               `json:"name"`
+	SiteId    openapi_types.UUID   `json:"siteId"`
+	UserIds   []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionMembersRequest defines model for PositionMembersRequest.
+type PositionMembersRequest struct {
+	UserIds []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionRequest defines model for PositionRequest.
+type PositionRequest struct {
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// ReassignTaskRequest A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one.
+type ReassignTaskRequest struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -3358,6 +3762,91 @@ type Role string
 //
 // Example: manager
 type RoleInput string
+
+// Routine defines model for Routine.
+type Routine struct {
+	Active    bool               `json:"active"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []RoutineItem      `json:"items"`
+	Name      string             `json:"name"`
+
+	// NextOccurrences The next (at most five) occurrences, in the site's zone.
+	NextOccurrences []DueAt            `json:"nextOccurrences"`
+	Rrule           string             `json:"rrule"`
+	SiteId          openapi_types.UUID `json:"siteId"`
+	StartsOn        openapi_types.Date `json:"startsOn"`
+	UpdatedAt       time.Time          `json:"updatedAt"`
+}
+
+// RoutineItem defines model for RoutineItem.
+type RoutineItem struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAfterMinutes The task is due this long after the occurrence (default 0).
+	DueAfterMinutes *int `json:"dueAfterMinutes,omitempty"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority      *TaskPriority       `json:"priority,omitempty"`
+	Required      *bool               `json:"required,omitempty"`
+	RequiresPhoto *bool               `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool               `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool               `json:"requiresTemp,omitempty"`
+	TargetTagId   *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
+}
+
+// RoutineRequest defines model for RoutineRequest.
+type RoutineRequest struct {
+	// Active Default true; an inactive routine makes no tasks.
+	Active *bool         `json:"active,omitempty"`
+	Items  []RoutineItem `json:"items"`
+	Name   string        `json:"name"`
+
+	// Rrule An RFC 5545 recurrence rule (the RRULE value, without DTSTART), expanded in the site's
+	// time zone from `startsOn`: `FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0`. Occurrences are
+	// wall-clock times: one that does not exist on a spring-forward day happens as much later
+	// as the clock jumped (02:30 at 03:30); one that happens twice on a fall-back day happens
+	// once, the first time. An invalid rule answers 400 with the parser's reason.
+	//
+	//
+	// Example: FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0
+	Rrule  string             `json:"rrule"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// StartsOn The first local date with occurrences (default today at the site).
+	StartsOn *openapi_types.Date `json:"startsOn,omitempty"`
+}
+
+// RunNowResult defines model for RunNowResult.
+type RunNowResult struct {
+	// Occurrence A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	Occurrence DueAt  `json:"occurrence"`
+	Tasks      []Task `json:"tasks"`
+}
 
 // ScanAction An operation the caller may perform on the scanned target, ready to call.
 type ScanAction struct {
@@ -3831,6 +4320,182 @@ type TagCode = string
 // Example: equipment
 type TagTargetType string
 
+// Task One thing to do at a site by a time, with the evidence that proves it done. The first
+// thirteen fields are the spec's task row; the others are what a client needs besides.
+type Task struct {
+	// Assignee Who the task is for, with the member's or position's name.
+	Assignee *Assignee `json:"assignee"`
+
+	// AttachmentMediaIds The task's photos, oldest first.
+	AttachmentMediaIds []openapi_types.UUID `json:"attachmentMediaIds"`
+	CompletedAt        *time.Time           `json:"completedAt"`
+	CompletedBy        *openapi_types.UUID  `json:"completedBy"`
+	CreatedAt          time.Time            `json:"createdAt"`
+	Description        *string              `json:"description"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Evidence What the completion carried.
+	Evidence *Evidence `json:"evidence"`
+
+	// GraceMinutes How long after `dueAt` an open task becomes missed.
+	GraceMinutes int `json:"graceMinutes"`
+
+	// Guides The linked guides' titles (GET /tasks/{id} only).
+	Guides *[]GuideRef        `json:"guides,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind Example: temperature_log
+	Kind TaskKind `json:"kind"`
+
+	// Late Completed after it was missed.
+	Late bool `json:"late"`
+
+	// LinkedDocIds Guides linked to the task.
+	LinkedDocIds []openapi_types.UUID `json:"linkedDocIds"`
+
+	// Photos The photos with their URLs (GET /tasks/{id} only).
+	Photos *[]TaskPhoto `json:"photos,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority TaskPriority `json:"priority"`
+
+	// Required Missing it opens a `task_missed` alert.
+	Required      bool               `json:"required"`
+	RequiresPhoto bool               `json:"requiresPhoto"`
+	RequiresScan  bool               `json:"requiresScan"`
+	RequiresTemp  bool               `json:"requiresTemp"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// Source Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+	// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+	// finding), `sensor_alert` (`sourceId` the alert).
+	//
+	//
+	// Example: routine
+	Source   TaskSource          `json:"source"`
+	SourceId *openapi_types.UUID `json:"sourceId"`
+
+	// Status `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+	// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+	// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+	// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+	//
+	//
+	// Example: open
+	Status TaskStatus `json:"status"`
+
+	// Target What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+	// tags, the tag itself for equipment and storage locations described by a label). Any
+	// current tag of the organization with the same target satisfies the scan.
+	Target *TaskTarget `json:"target"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange"`
+
+	// Title Example: Log walk-in cooler temperature
+	Title string `json:"title"`
+}
+
+// TaskDocsRequest defines model for TaskDocsRequest.
+type TaskDocsRequest struct {
+	DocIds []openapi_types.UUID `json:"docIds"`
+}
+
+// TaskKind Example: temperature_log
+type TaskKind string
+
+// TaskPhoto defines model for TaskPhoto.
+type TaskPhoto struct {
+	ContentType TaskPhotoContentType `json:"contentType"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	Filename    *string              `json:"filename,omitempty"`
+	MediaId     openapi_types.UUID   `json:"mediaId"`
+	Size        int                  `json:"size"`
+
+	// Url Where the bytes are served (with the member's session).
+	//
+	// Example: /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
+	Url string `json:"url"`
+}
+
+// TaskPhotoContentType defines model for TaskPhoto.ContentType.
+type TaskPhotoContentType string
+
+// TaskPriority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+//
+// Example: medium
+type TaskPriority string
+
+// TaskSource Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+// finding), `sensor_alert` (`sourceId` the alert).
+//
+// Example: routine
+type TaskSource string
+
+// TaskStatus `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+//
+// Example: open
+type TaskStatus string
+
+// TaskTarget What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+// tags, the tag itself for equipment and storage locations described by a label). Any
+// current tag of the organization with the same target satisfies the scan.
+type TaskTarget struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Name Example: Walk-in cooler
+	Name string         `json:"name"`
+	Type TaskTargetType `json:"type"`
+}
+
+// TaskTargetType defines model for TaskTarget.Type.
+type TaskTargetType string
+
+// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+//
+// Example: {"maxF":"41","minF":"33"}
+type TempRange struct {
+	// MaxF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MaxF Fahrenheit `json:"maxF"`
+
+	// MinF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MinF Fahrenheit `json:"minF"`
+}
+
+// Temperature Example: {"unit":"F","value":"38.5"}
+type Temperature struct {
+	Unit TemperatureUnit `json:"unit"`
+
+	// Value The reading, an exact decimal string.
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// TemperatureUnit defines model for Temperature.Unit.
+type TemperatureUnit string
+
 // Theme Colour scheme of the screen. Default `dark`.
 //
 // Example: dark
@@ -4041,6 +4706,11 @@ type UploadMediaRequest struct {
 	// screens of every site (members limited to some sites must name one of theirs).
 	SiteId               *openapi_types.UUID    `json:"siteId,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// UploadTaskPhotoRequest defines model for UploadTaskPhotoRequest.
+type UploadTaskPhotoRequest struct {
+	File openapi_types.File `json:"file"`
 }
 
 // User defines model for User.
@@ -4794,6 +5464,40 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// CreateGuideParams defines parameters for CreateGuide.
+type CreateGuideParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListHuddlesParams defines parameters for ListHuddles.
+type ListHuddlesParams struct {
+	// SiteId Only this site's huddles.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateHuddleParams defines parameters for CreateHuddle.
+type CreateHuddleParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateInvitationParams defines parameters for CreateInvitation.
 type CreateInvitationParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -4819,6 +5523,60 @@ type ListMediaParams struct {
 
 // UploadMediaParams defines parameters for UploadMedia.
 type UploadMediaParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListPositionsParams defines parameters for ListPositions.
+type ListPositionsParams struct {
+	// SiteId Only this site's positions.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreatePositionParams defines parameters for CreatePosition.
+type CreatePositionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListRoutinesParams defines parameters for ListRoutines.
+type ListRoutinesParams struct {
+	// SiteId Only this site's routines.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateRoutineParams defines parameters for CreateRoutine.
+type CreateRoutineParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RunRoutineNowParams defines parameters for RunRoutineNow.
+type RunRoutineNowParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -4893,6 +5651,95 @@ type CreateSiteParams struct {
 
 // CreateTagParams defines parameters for CreateTag.
 type CreateTagParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListTasksParams defines parameters for ListTasks.
+type ListTasksParams struct {
+	// SiteId Only this site's tasks.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only tasks in this state.
+	Status *TaskStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// AssigneeId Only tasks assigned to this member or to a position they hold.
+	AssigneeId *openapi_types.UUID `form:"assigneeId,omitempty" json:"assigneeId,omitempty"`
+
+	// PositionId Only tasks assigned to this position.
+	PositionId *openapi_types.UUID `form:"positionId,omitempty" json:"positionId,omitempty"`
+
+	// Kind Only tasks of this kind.
+	Kind *TaskKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Source Only tasks from this origin.
+	Source *TaskSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// DueFrom Only tasks due at or after this moment.
+	DueFrom *DueAt `form:"dueFrom,omitempty" json:"dueFrom,omitempty"`
+
+	// DueTo Only tasks due at or before this moment.
+	DueTo *DueAt `form:"dueTo,omitempty" json:"dueTo,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateTaskParams defines parameters for CreateTask.
+type CreateTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteTaskParams defines parameters for CompleteTask.
+type CompleteTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AddTaskPhotoParams defines parameters for AddTaskPhoto.
+type AddTaskPhotoParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ReassignTaskParams defines parameters for ReassignTask.
+type ReassignTaskParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -4998,6 +5845,15 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// CreateGuideJSONRequestBody defines body for CreateGuide for application/json ContentType.
+type CreateGuideJSONRequestBody = GuideRequest
+
+// UpdateGuideJSONRequestBody defines body for UpdateGuide for application/json ContentType.
+type UpdateGuideJSONRequestBody = GuideRequest
+
+// CreateHuddleJSONRequestBody defines body for CreateHuddle for application/json ContentType.
+type CreateHuddleJSONRequestBody = HuddleRequest
+
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
@@ -5006,6 +5862,21 @@ type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
+type CreatePositionJSONRequestBody = PositionRequest
+
+// UpdatePositionJSONRequestBody defines body for UpdatePosition for application/json ContentType.
+type UpdatePositionJSONRequestBody = PositionRequest
+
+// SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
+type SetPositionMembersJSONRequestBody = PositionMembersRequest
+
+// CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
+type CreateRoutineJSONRequestBody = RoutineRequest
+
+// UpdateRoutineJSONRequestBody defines body for UpdateRoutine for application/json ContentType.
+type UpdateRoutineJSONRequestBody = RoutineRequest
 
 // CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
 type CreateSignoffJSONRequestBody = CreateSignoffRequest
@@ -5021,6 +5892,21 @@ type UpdateSiteJSONRequestBody = UpdateSiteRequest
 
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
+
+// CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
+type CreateTaskJSONRequestBody = CreateTaskRequest
+
+// CompleteTaskJSONRequestBody defines body for CompleteTask for application/json ContentType.
+type CompleteTaskJSONRequestBody = CompleteTaskRequest
+
+// SetTaskDocsJSONRequestBody defines body for SetTaskDocs for application/json ContentType.
+type SetTaskDocsJSONRequestBody = TaskDocsRequest
+
+// AddTaskPhotoMultipartRequestBody defines body for AddTaskPhoto for multipart/form-data ContentType.
+type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
+
+// ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
+type ReassignTaskJSONRequestBody = ReassignTaskRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -5896,6 +6782,24 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx echo.Context, orgId OrgId) error
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -5926,6 +6830,33 @@ type ServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
@@ -5962,6 +6893,33 @@ type ServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx echo.Context, orgId OrgId, id Id) error
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
@@ -7166,6 +8124,167 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListGuides converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGuides(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGuides(ctx, orgId)
+	return err
+}
+
+// CreateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateGuideParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGuide(ctx, orgId, params)
+	return err
+}
+
+// GetGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuide(ctx, orgId, id)
+	return err
+}
+
+// UpdateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateGuide(ctx, orgId, id)
+	return err
+}
+
+// ListHuddles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListHuddles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListHuddlesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListHuddles(ctx, orgId, params)
+	return err
+}
+
+// CreateHuddle converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateHuddle(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateHuddleParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateHuddle(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -7419,6 +8538,268 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
+// ListPositions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPositions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPositionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPositions(ctx, orgId, params)
+	return err
+}
+
+// CreatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePositionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePosition(ctx, orgId, params)
+	return err
+}
+
+// UpdatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdatePosition(ctx, orgId, id)
+	return err
+}
+
+// SetPositionMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetPositionMembers(ctx, orgId, id)
+	return err
+}
+
+// ListRoutines converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRoutines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRoutinesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRoutines(ctx, orgId, params)
+	return err
+}
+
+// CreateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRoutineParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRoutine(ctx, orgId, params)
+	return err
+}
+
+// GetRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRoutine(ctx, orgId, id)
+	return err
+}
+
+// UpdateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRoutine(ctx, orgId, id)
+	return err
+}
+
+// RunRoutineNow converts echo context to params.
+func (w *ServerInterfaceWrapper) RunRoutineNow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RunRoutineNowParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunRoutineNow(ctx, orgId, id, params)
 	return err
 }
 
@@ -7779,6 +9160,374 @@ func (w *ServerInterfaceWrapper) DeleteTag(ctx echo.Context) error {
 	return err
 }
 
+// ListTasks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTasksParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "assigneeId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "assigneeId", ctx.QueryParams(), &params.AssigneeId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assigneeId: %s", err))
+	}
+
+	// ------------- Optional query parameter "positionId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "positionId", ctx.QueryParams(), &params.PositionId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter positionId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "source" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "source", ctx.QueryParams(), &params.Source, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter source: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueFrom" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueFrom", ctx.QueryParams(), &params.DueFrom, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueFrom: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueTo" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueTo", ctx.QueryParams(), &params.DueTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueTo: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTasks(ctx, orgId, params)
+	return err
+}
+
+// CreateTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTask(ctx, orgId, params)
+	return err
+}
+
+// GetTask converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTask(ctx, orgId, id)
+	return err
+}
+
+// CompleteTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteTask(ctx, orgId, id, params)
+	return err
+}
+
+// SetTaskDocs converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTaskDocs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTaskDocs(ctx, orgId, id)
+	return err
+}
+
+// AddTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) AddTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddTaskPhotoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddTaskPhoto(ctx, orgId, id, params)
+	return err
+}
+
+// DeleteTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// GetTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// ReassignTask converts echo context to params.
+func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReassignTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReassignTask(ctx, orgId, id, params)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -8096,6 +9845,30 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.CreateSignoff, options.OperationMiddlewares["createSignoff"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs/:id", wrapper.GetSignoff, options.OperationMiddlewares["getSignoff"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs/:id/decision", wrapper.DecideSignoff, options.OperationMiddlewares["decideSignoff"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks", wrapper.CreateTask, options.OperationMiddlewares["createTask"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id", wrapper.GetTask, options.OperationMiddlewares["getTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/complete", wrapper.CompleteTask, options.OperationMiddlewares["completeTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/reassign", wrapper.ReassignTask, options.OperationMiddlewares["reassignTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/photos", wrapper.AddTaskPhoto, options.OperationMiddlewares["addTaskPhoto"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.DeleteTaskPhoto, options.OperationMiddlewares["deleteTaskPhoto"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.GetTaskPhoto, options.OperationMiddlewares["getTaskPhoto"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/tasks/:id/docs", wrapper.SetTaskDocs, options.OperationMiddlewares["setTaskDocs"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines", wrapper.ListRoutines, options.OperationMiddlewares["listRoutines"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines", wrapper.CreateRoutine, options.OperationMiddlewares["createRoutine"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.GetRoutine, options.OperationMiddlewares["getRoutine"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.UpdateRoutine, options.OperationMiddlewares["updateRoutine"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines/:id/run-now", wrapper.RunRoutineNow, options.OperationMiddlewares["runRoutineNow"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/positions", wrapper.ListPositions, options.OperationMiddlewares["listPositions"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/positions", wrapper.CreatePosition, options.OperationMiddlewares["createPosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id", wrapper.UpdatePosition, options.OperationMiddlewares["updatePosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id/members", wrapper.SetPositionMembers, options.OperationMiddlewares["setPositionMembers"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides", wrapper.ListGuides, options.OperationMiddlewares["listGuides"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/guides", wrapper.CreateGuide, options.OperationMiddlewares["createGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.GetGuide, options.OperationMiddlewares["getGuide"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.UpdateGuide, options.OperationMiddlewares["updateGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/huddles", wrapper.ListHuddles, options.OperationMiddlewares["listHuddles"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/huddles", wrapper.CreateHuddle, options.OperationMiddlewares["createHuddle"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -13373,6 +15146,818 @@ func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListGuidesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListGuidesResponseObject interface {
+	VisitListGuidesResponse(w http.ResponseWriter) error
+}
+
+type ListGuides200JSONResponse []Guide
+
+func (response ListGuides200JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListGuides400JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGuides401JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListGuides403JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGuides404JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListGuides406JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListGuides503JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuideRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateGuideParams
+	Body   *CreateGuideJSONRequestBody
+}
+
+type CreateGuideResponseObject interface {
+	VisitCreateGuideResponse(w http.ResponseWriter) error
+}
+
+type CreateGuide201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateGuide201JSONResponse struct {
+	Body    Guide
+	Headers CreateGuide201ResponseHeaders
+}
+
+func (response CreateGuide201JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateGuide400JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateGuide401JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateGuide403JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateGuide404JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateGuide406JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateGuide409JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateGuide415JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateGuide422JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateGuide503JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetGuideResponseObject interface {
+	VisitGetGuideResponse(w http.ResponseWriter) error
+}
+
+type GetGuide200JSONResponse Guide
+
+func (response GetGuide200JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetGuide400JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetGuide401JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetGuide403JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuide404JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetGuide406JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuide503JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateGuideJSONRequestBody
+}
+
+type UpdateGuideResponseObject interface {
+	VisitUpdateGuideResponse(w http.ResponseWriter) error
+}
+
+type UpdateGuide200JSONResponse Guide
+
+func (response UpdateGuide200JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateGuide400JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateGuide401JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateGuide403JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateGuide404JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateGuide406JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateGuide415JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateGuide503JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddlesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListHuddlesParams
+}
+
+type ListHuddlesResponseObject interface {
+	VisitListHuddlesResponse(w http.ResponseWriter) error
+}
+
+type ListHuddles200JSONResponse []Huddle
+
+func (response ListHuddles200JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListHuddles400JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListHuddles401JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListHuddles403JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListHuddles404JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListHuddles406JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHuddles503JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddleRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateHuddleParams
+	Body   *CreateHuddleJSONRequestBody
+}
+
+type CreateHuddleResponseObject interface {
+	VisitCreateHuddleResponse(w http.ResponseWriter) error
+}
+
+type CreateHuddle201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateHuddle201JSONResponse struct {
+	Body    Huddle
+	Headers CreateHuddle201ResponseHeaders
+}
+
+func (response CreateHuddle201JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateHuddle400JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateHuddle401JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateHuddle403JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateHuddle404JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateHuddle406JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateHuddle409JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateHuddle415JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateHuddle422JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateHuddle503JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -14695,6 +17280,1241 @@ func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.Respons
 type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListPositionsParams
+}
+
+type ListPositionsResponseObject interface {
+	VisitListPositionsResponse(w http.ResponseWriter) error
+}
+
+type ListPositions200JSONResponse []Position
+
+func (response ListPositions200JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPositions400JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPositions401JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPositions403JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPositions404JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPositions406JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPositions503JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePositionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePositionParams
+	Body   *CreatePositionJSONRequestBody
+}
+
+type CreatePositionResponseObject interface {
+	VisitCreatePositionResponse(w http.ResponseWriter) error
+}
+
+type CreatePosition201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePosition201JSONResponse struct {
+	Body    Position
+	Headers CreatePosition201ResponseHeaders
+}
+
+func (response CreatePosition201JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePosition400JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePosition401JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePosition403JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePosition404JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePosition406JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePosition409JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePosition415JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePosition422JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePosition503JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePositionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdatePositionJSONRequestBody
+}
+
+type UpdatePositionResponseObject interface {
+	VisitUpdatePositionResponse(w http.ResponseWriter) error
+}
+
+type UpdatePosition200JSONResponse Position
+
+func (response UpdatePosition200JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdatePosition400JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdatePosition401JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdatePosition403JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdatePosition404JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdatePosition406JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePosition415JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdatePosition503JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembersRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetPositionMembersJSONRequestBody
+}
+
+type SetPositionMembersResponseObject interface {
+	VisitSetPositionMembersResponse(w http.ResponseWriter) error
+}
+
+type SetPositionMembers200JSONResponse Position
+
+func (response SetPositionMembers200JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetPositionMembers400JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetPositionMembers401JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetPositionMembers403JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetPositionMembers404JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetPositionMembers406JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPositionMembers415JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutinesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRoutinesParams
+}
+
+type ListRoutinesResponseObject interface {
+	VisitListRoutinesResponse(w http.ResponseWriter) error
+}
+
+type ListRoutines200JSONResponse []Routine
+
+func (response ListRoutines200JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRoutines400JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRoutines401JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRoutines403JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRoutines404JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRoutines406JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRoutines503JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutineRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRoutineParams
+	Body   *CreateRoutineJSONRequestBody
+}
+
+type CreateRoutineResponseObject interface {
+	VisitCreateRoutineResponse(w http.ResponseWriter) error
+}
+
+type CreateRoutine201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRoutine201JSONResponse struct {
+	Body    Routine
+	Headers CreateRoutine201ResponseHeaders
+}
+
+func (response CreateRoutine201JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRoutine400JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRoutine401JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRoutine403JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRoutine404JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRoutine406JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateRoutine409JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRoutine415JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRoutine422JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRoutine503JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetRoutineResponseObject interface {
+	VisitGetRoutineResponse(w http.ResponseWriter) error
+}
+
+type GetRoutine200JSONResponse Routine
+
+func (response GetRoutine200JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRoutine400JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRoutine401JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRoutine403JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRoutine404JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRoutine406JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRoutine503JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateRoutineJSONRequestBody
+}
+
+type UpdateRoutineResponseObject interface {
+	VisitUpdateRoutineResponse(w http.ResponseWriter) error
+}
+
+type UpdateRoutine200JSONResponse Routine
+
+func (response UpdateRoutine200JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRoutine400JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRoutine401JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRoutine403JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRoutine404JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateRoutine406JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRoutine415JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRoutine503JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNowRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RunRoutineNowParams
+}
+
+type RunRoutineNowResponseObject interface {
+	VisitRunRoutineNowResponse(w http.ResponseWriter) error
+}
+
+type RunRoutineNow200JSONResponse RunNowResult
+
+func (response RunRoutineNow200JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RunRoutineNow400JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RunRoutineNow401JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RunRoutineNow403JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RunRoutineNow404JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RunRoutineNow406JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RunRoutineNow409JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RunRoutineNow415JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RunRoutineNow422JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RunRoutineNow503JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -16421,6 +20241,1309 @@ func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 	return err
 }
 
+type ListTasksRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListTasksParams
+}
+
+type ListTasksResponseObject interface {
+	VisitListTasksResponse(w http.ResponseWriter) error
+}
+
+type ListTasks200ResponseHeaders struct {
+	Link *string
+}
+
+type ListTasks200JSONResponse struct {
+	Body    []Task
+	Headers ListTasks200ResponseHeaders
+}
+
+func (response ListTasks200JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTasks400JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTasks401JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTasks403JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTasks404JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListTasks406JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTasks503JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateTaskParams
+	Body   *CreateTaskJSONRequestBody
+}
+
+type CreateTaskResponseObject interface {
+	VisitCreateTaskResponse(w http.ResponseWriter) error
+}
+
+type CreateTask201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateTask201JSONResponse struct {
+	Body    Task
+	Headers CreateTask201ResponseHeaders
+}
+
+func (response CreateTask201JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTask400JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTask401JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTask403JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateTask404JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateTask406JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateTask409JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateTask415JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateTask422JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTask503JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetTaskResponseObject interface {
+	VisitGetTaskResponse(w http.ResponseWriter) error
+}
+
+type GetTask200JSONResponse Task
+
+func (response GetTask200JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTask400JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTask401JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTask403JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTask404JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTask406JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTask503JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CompleteTaskParams
+	Body   *CompleteTaskJSONRequestBody
+}
+
+type CompleteTaskResponseObject interface {
+	VisitCompleteTaskResponse(w http.ResponseWriter) error
+}
+
+type CompleteTask200JSONResponse Task
+
+func (response CompleteTask200JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteTask400JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CompleteTask401JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CompleteTask403JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteTask404JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CompleteTask406JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CompleteTask409JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CompleteTask415JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CompleteTask422JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteTask503JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetTaskDocsJSONRequestBody
+}
+
+type SetTaskDocsResponseObject interface {
+	VisitSetTaskDocsResponse(w http.ResponseWriter) error
+}
+
+type SetTaskDocs200JSONResponse Task
+
+func (response SetTaskDocs200JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTaskDocs400JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTaskDocs401JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTaskDocs403JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTaskDocs404JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTaskDocs406JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTaskDocs415JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTaskDocs503JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhotoRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AddTaskPhotoParams
+	Body   *multipart.Reader
+}
+
+type AddTaskPhotoResponseObject interface {
+	VisitAddTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type AddTaskPhoto201ResponseHeaders struct {
+	Location *string
+}
+
+type AddTaskPhoto201JSONResponse struct {
+	Body    TaskPhoto
+	Headers AddTaskPhoto201ResponseHeaders
+}
+
+func (response AddTaskPhoto201JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddTaskPhoto400JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddTaskPhoto401JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddTaskPhoto403JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddTaskPhoto404JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AddTaskPhoto406JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AddTaskPhoto409JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddTaskPhoto413JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddTaskPhoto415JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AddTaskPhoto422JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddTaskPhoto503JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type DeleteTaskPhotoResponseObject interface {
+	VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type DeleteTaskPhoto204Response = NoContentResponse
+
+func (response DeleteTaskPhoto204Response) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTaskPhoto400JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTaskPhoto401JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTaskPhoto403JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTaskPhoto404JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteTaskPhoto406JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeleteTaskPhoto409JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTaskPhoto503JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type GetTaskPhotoResponseObject interface {
+	VisitGetTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type GetTaskPhoto200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetTaskPhoto200ImageResponse struct {
+	Body          io.Reader
+	Headers       GetTaskPhoto200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetTaskPhoto200ImageResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTaskPhoto400JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTaskPhoto401JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTaskPhoto403JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTaskPhoto404JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTaskPhoto406JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaskPhoto503JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ReassignTaskParams
+	Body   *ReassignTaskJSONRequestBody
+}
+
+type ReassignTaskResponseObject interface {
+	VisitReassignTaskResponse(w http.ResponseWriter) error
+}
+
+type ReassignTask200JSONResponse Task
+
+func (response ReassignTask200JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReassignTask400JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReassignTask401JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReassignTask403JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReassignTask404JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ReassignTask406JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ReassignTask409JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReassignTask415JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ReassignTask422JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -17608,6 +22731,24 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx context.Context, request ListGuidesRequestObject) (ListGuidesResponseObject, error)
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx context.Context, request CreateGuideRequestObject) (CreateGuideResponseObject, error)
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx context.Context, request GetGuideRequestObject) (GetGuideResponseObject, error)
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx context.Context, request UpdateGuideRequestObject) (UpdateGuideResponseObject, error)
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx context.Context, request ListHuddlesRequestObject) (ListHuddlesResponseObject, error)
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx context.Context, request CreateHuddleRequestObject) (CreateHuddleResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -17638,6 +22779,33 @@ type StrictServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx context.Context, request ListPositionsRequestObject) (ListPositionsResponseObject, error)
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx context.Context, request CreatePositionRequestObject) (CreatePositionResponseObject, error)
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx context.Context, request UpdatePositionRequestObject) (UpdatePositionResponseObject, error)
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx context.Context, request CreateRoutineRequestObject) (CreateRoutineResponseObject, error)
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx context.Context, request GetRoutineRequestObject) (GetRoutineResponseObject, error)
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx context.Context, request UpdateRoutineRequestObject) (UpdateRoutineResponseObject, error)
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx context.Context, request RunRoutineNowRequestObject) (RunRoutineNowResponseObject, error)
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
@@ -17674,6 +22842,33 @@ type StrictServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx context.Context, request CreateTaskRequestObject) (CreateTaskResponseObject, error)
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx context.Context, request GetTaskRequestObject) (GetTaskResponseObject, error)
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx context.Context, request CompleteTaskRequestObject) (CompleteTaskResponseObject, error)
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx context.Context, request SetTaskDocsRequestObject) (SetTaskDocsResponseObject, error)
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx context.Context, request AddTaskPhotoRequestObject) (AddTaskPhotoResponseObject, error)
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx context.Context, request DeleteTaskPhotoRequestObject) (DeleteTaskPhotoResponseObject, error)
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx context.Context, request GetTaskPhotoRequestObject) (GetTaskPhotoResponseObject, error)
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -19026,6 +24221,230 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 	return nil
 }
 
+// ListGuides operation middleware
+func (sh *strictHandler) ListGuides(ctx echo.Context, orgId OrgId) error {
+	var request ListGuidesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGuides(ctx.Request().Context(), request.(ListGuidesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGuides")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGuidesResponseObject); ok {
+		return validResponse.VisitListGuidesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateGuide operation middleware
+func (sh *strictHandler) CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error {
+	var request CreateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGuide(ctx.Request().Context(), request.(CreateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGuideResponseObject); ok {
+		return validResponse.VisitCreateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuide operation middleware
+func (sh *strictHandler) GetGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuide(ctx.Request().Context(), request.(GetGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuideResponseObject); ok {
+		return validResponse.VisitGetGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateGuide operation middleware
+func (sh *strictHandler) UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateGuide(ctx.Request().Context(), request.(UpdateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateGuideResponseObject); ok {
+		return validResponse.VisitUpdateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListHuddles operation middleware
+func (sh *strictHandler) ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error {
+	var request ListHuddlesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListHuddles(ctx.Request().Context(), request.(ListHuddlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListHuddles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListHuddlesResponseObject); ok {
+		return validResponse.VisitListHuddlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateHuddle operation middleware
+func (sh *strictHandler) CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error {
+	var request CreateHuddleRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateHuddleJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateHuddle(ctx.Request().Context(), request.(CreateHuddleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateHuddle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateHuddleResponseObject); ok {
+		return validResponse.VisitCreateHuddleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -19330,6 +24749,356 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 		return err
 	} else if validResponse, ok := response.(GetPatientResponseObject); ok {
 		return validResponse.VisitGetPatientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPositions operation middleware
+func (sh *strictHandler) ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error {
+	var request ListPositionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPositions(ctx.Request().Context(), request.(ListPositionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPositions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPositionsResponseObject); ok {
+		return validResponse.VisitListPositionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePosition operation middleware
+func (sh *strictHandler) CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error {
+	var request CreatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePosition(ctx.Request().Context(), request.(CreatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePositionResponseObject); ok {
+		return validResponse.VisitCreatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdatePosition operation middleware
+func (sh *strictHandler) UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdatePosition(ctx.Request().Context(), request.(UpdatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdatePositionResponseObject); ok {
+		return validResponse.VisitUpdatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetPositionMembers operation middleware
+func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetPositionMembersRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetPositionMembersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetPositionMembers(ctx.Request().Context(), request.(SetPositionMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetPositionMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetPositionMembersResponseObject); ok {
+		return validResponse.VisitSetPositionMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRoutines operation middleware
+func (sh *strictHandler) ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error {
+	var request ListRoutinesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRoutines(ctx.Request().Context(), request.(ListRoutinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRoutines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRoutinesResponseObject); ok {
+		return validResponse.VisitListRoutinesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRoutine operation middleware
+func (sh *strictHandler) CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error {
+	var request CreateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRoutine(ctx.Request().Context(), request.(CreateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRoutineResponseObject); ok {
+		return validResponse.VisitCreateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRoutine operation middleware
+func (sh *strictHandler) GetRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRoutine(ctx.Request().Context(), request.(GetRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRoutineResponseObject); ok {
+		return validResponse.VisitGetRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRoutine operation middleware
+func (sh *strictHandler) UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRoutine(ctx.Request().Context(), request.(UpdateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRoutineResponseObject); ok {
+		return validResponse.VisitUpdateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunRoutineNow operation middleware
+func (sh *strictHandler) RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error {
+	var request RunRoutineNowRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunRoutineNow(ctx.Request().Context(), request.(RunRoutineNowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunRoutineNow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunRoutineNowResponseObject); ok {
+		return validResponse.VisitRunRoutineNowResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -19762,6 +25531,343 @@ func (sh *strictHandler) DeleteTag(ctx echo.Context, orgId OrgId, id Id) error {
 	return nil
 }
 
+// ListTasks operation middleware
+func (sh *strictHandler) ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error {
+	var request ListTasksRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTasks(ctx.Request().Context(), request.(ListTasksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTasks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTasksResponseObject); ok {
+		return validResponse.VisitListTasksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTask operation middleware
+func (sh *strictHandler) CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error {
+	var request CreateTaskRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTask(ctx.Request().Context(), request.(CreateTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTaskResponseObject); ok {
+		return validResponse.VisitCreateTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTask operation middleware
+func (sh *strictHandler) GetTask(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTask(ctx.Request().Context(), request.(GetTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskResponseObject); ok {
+		return validResponse.VisitGetTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteTask operation middleware
+func (sh *strictHandler) CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error {
+	var request CompleteTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CompleteTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteTask(ctx.Request().Context(), request.(CompleteTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteTaskResponseObject); ok {
+		return validResponse.VisitCompleteTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTaskDocs operation middleware
+func (sh *strictHandler) SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetTaskDocsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetTaskDocsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTaskDocs(ctx.Request().Context(), request.(SetTaskDocsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTaskDocs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTaskDocsResponseObject); ok {
+		return validResponse.VisitSetTaskDocsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddTaskPhoto operation middleware
+func (sh *strictHandler) AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error {
+	var request AddTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddTaskPhoto(ctx.Request().Context(), request.(AddTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddTaskPhotoResponseObject); ok {
+		return validResponse.VisitAddTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTaskPhoto operation middleware
+func (sh *strictHandler) DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request DeleteTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTaskPhoto(ctx.Request().Context(), request.(DeleteTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTaskPhotoResponseObject); ok {
+		return validResponse.VisitDeleteTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTaskPhoto operation middleware
+func (sh *strictHandler) GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request GetTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskPhoto(ctx.Request().Context(), request.(GetTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskPhotoResponseObject); ok {
+		return validResponse.VisitGetTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReassignTask operation middleware
+func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error {
+	var request ReassignTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body ReassignTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReassignTask(ctx.Request().Context(), request.(ReassignTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReassignTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReassignTaskResponseObject); ok {
+		return validResponse.VisitReassignTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhooks operation middleware
 func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
 	var request ListWebhooksRequestObject
@@ -20018,832 +26124,972 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2LUhs5tyj8KirvXRX4y3ZsAyGQ2nUOATIw4TZAJnMh2HK3bGtoSx5JDfEM+Wq/w3mH82D7Sf7SWlK3",
-	"ut2+QDLznXP291V9Gdyt1mVpaWnd15+1SI4nUjBhdG33zxr7TMeThMHfewlTxv5xT5OU2T94XNuttdo7",
-	"ncEG3Wy0Wq1WY9v+89r+08r+x9q1eu2OC9taM6Gl6srBIOGC1eq1MdOaDlltt3YFr8iQGvZAp+Sm9pEm",
-	"dw0uyETJPtM3NTKimghpSJ8xQUaMqpgMlBwTzUXESHtzt9Wp1WtywgSL90xtt9ZpdV41WhuNVue609pt",
-	"d3ZbrV9q9ZpiWib32EakSZI/eTv1TzS7Z4qbaW239kCV4GJYq9c0N+x4tUVTatsbalJd24U52d9p/zcW",
-	"mSfALrKwM9OJBVDM7nnEal++fKnjZuhgN37913b8s7bj05d6bZ8JncJ+6HQ8pspO9FwwMqGGM2EIF2Qk",
-	"U21BnG8YjcfcmFngtDd3O1sOODRJmBoyoWu7v9YmjIrU6Non/5zbo2l7mtMqooYNJcxmIGVcq9ciGdvJ",
-	"b7/q7Gx1Wq3Xds/pZIKwrt3LiPbTxM7f7gKNDJfY6Z6gk9E0oZ+5rtVrR/yewQDBvsCfLAQzdmyfTLVh",
-	"Y4tU+9cWgOyzXfEFzLP2pV6cf3HasUqHwbRbr9qvy1O7pHpUmstYxkxRU5iNkKZLJ5OER7SfsHBWlz+d",
-	"nV+ehhMTPOJJwkXty6d6rc8scuzV6rWYGnY+eMuVGdV2a+2d161Ga7PRtmgec2bOVcwUboidb/5Xbbe2",
-	"v3907prBpCMpNNeGCdONqOrL0TSGCX+avx8L4Hp4cbx/cHwYAHc/65/sB/2T9utWi9xFNAG4u8l1vjvb",
-	"CyeXyIeuljFPx99sPh0yVHRMXK8WrEtBUS/NY9Uzul2r17jQRqU5jpxJEkkRMWFs1zHRD4zhEZF20yrP",
-	"4IalUfYMThIaMQW7e5aO+0zlVElZGnDBFJcxjPO2Vq+d1Oq1A0BImarIwpfGBuGlTE7kPBnhzDwPHkxE",
-	"MhWGqeMnEP5BQocwCh7XLp686RPg228DfI+AnO0albJ6bayEPRCtVmdjc+uV3QBBx8AjDOiYJxZ1Ds4P",
-	"a/XakN8z2/T7vTP7c8zjOLFQ+OHD8dlZ7Uu9pqS0CLQJh0qzz7Xd2rtnkPpUcLuhmx/t3xN7bhfsMFJw",
-	"xWyrIgnfI4I9EJ32daT4xGITeeBmRLjRRLNIMVMneiQfBLHIlRP3P2uWPt1n8Imw8/IUWju7rZYj9Owe",
-	"ma5fa9Te7U33Cax9KORg0IxZxGMW260aUJ6kiu3b/a/ttupPuvsTqs0BS/g9U9McHe3TK3eiPXbbBdob",
-	"d6RZ1P3p9437nes/LjfFyeR19DFuD470q+H3dGN6yFrpe35utu62fxh3Pv/Yt0BXSW23NjJmondfvhxJ",
-	"eaebI4vN6p6zh8YdN9GICd10HOZLLVNd+5Lvw7G454ZaiFftCM/e5vth5B3c6tkWrAD0SLGYCcNpApBX",
-	"AFw2ptxOXtPx/1wwZbtnnydcMV0cYacwwlMYC1iVo7TZJ1v9V1FjO37NGjuDVruBB+z1Du1HFjeUhOMz",
-	"poIOmcoOCqxmpaPyqV5DwO3a4bs70Q+d/k/b4/eTTX3dvv/ltbjcePj5FTtq/XayRd/FneEHfv779k93",
-	"sFcHiJFXiKCljRKETiZK3rOYKGYhGO6Nw+WZM7m1u+kh55qsCg3mPtFcijNpLFQupKFa83RMOmRo6f+A",
-	"qzGLEWUEm4yUTORw2gyvb0Cc8uV9eXi2dxJekIoJmhQJMv6Y+CGfeXGenO/DSO7WvLTjkM5wTM4o/Od9",
-	"8apYbR5fcXEuuCA3drc8k1pxQdbOLw8aOzvtdq3imgzvRug+vB1LNDo7SYX7Mtix46esbrW28U6t8k5D",
-	"tMJNseMjJsVTPRnRIafE7lqq2BsySRjVzKMcyXaDJHzMjUU4JxgcP+HOfba4488hijxzZI6t3baHdNZo",
-	"dUqE1ADuFM50mWTH+IbFBG65OqHE3mAsJlKwuv2H/J6yFGYYiEfGsPHEhIJhnCqg+qfZJcWUkhk/Br1b",
-	"yl26Md2bVYG9sTqmDGxbnPsMRFu7m17EtVthUSdbpQ5uWhCAwrWWe2nvtlrNjTYQxQAAr1utdgaAmuFj",
-	"JlND6MAwRV7rWg6OMkPxJGB0ngCMzkJgtEvAQBQIgNFaCgmLoc1WZwYS23MQ4atW3n7CytsLV94qrTw7",
-	"D8HiO61N4EMPQK1wwrUpn6IHmiR9SVVMqIgJJWMmUgIPCscmojo7L0CAhrYjqSy5cQxVLaEi1hGdgBg8",
-	"kg9enYTcqn1yREUsB4P8GX4Lt85Q8cTeOpqmKLGaERvDuqi6s7R5Bc5rVUq8lSursvV3+3Lk+NgrxsQM",
-	"xNu7Gx7XUAypHUlDEi5YDkMgwdxugVsg/qqa8qbfvafKINVyRw4FkMArdyum0wuqshfFzZtIZRTlJtu7",
-	"THeSb9+F4hHLnvj9SfhwZJZsUOeJG/Qq3yCLkF0P3XB3cBVuL05kvz8tIq/fiQFNdGErnCDy7QCPq4OD",
-	"dnjvtdz5Ibt+kHhF6TqRScy0IQOutCndS/PROqaGgvhnD9Sqc16kkP0Gis8v8+nhKpvMWq2W3WSphiuO",
-	"2WqjUm+WErY7uxut5lYIKc+zF/mUp3J38caTeaq4k8vWq37S/hrgz3Ilq4L/9ZPBbxH8WAyZNnvxmJtZ",
-	"0Swec60z+TnTJrurBZhb4MzJmmbDsT0RRLMJRe1Zf2qlcIuhej2U6nLrwenV0ePtP25ubtJWq/Pq8fDi",
-	"eP/xaO/y7fnlj8eHH2/bzU7z9War2W5vbmy1mu1me6PZvj2+On+8Ov9whf9YzGlttDqt1xutdqfRetVq",
-	"PT7uHVzf7rXat3sH1929Vvvx9Oo7WPHjxWOnudVsPz4+7p08nh0+Pn44O94/PzgkH67fNV7fiMMfzx7t",
-	"B2GvtsPH769Oj6+PbvHf78+PzoImna1W60ZcHB88th8fM0ng9vb26HQfV1a5kGYbXx5fnd+eXv6j3dlo",
-	"bG41LK98e3t7dbV3e3X1+Hhwfnj7/d7Z4S2ovm5vb29PHh/bO69brc125/Hd4+Nju7NBTveOz8jV9e3t",
-	"1eHe9fXJ4e3Hvdud1+3W5u2Hq73Hx7VO69X61tZWo9WGxZw+Pv5owQETvREXP7Yf24/Hj5sfbzfbnds9",
-	"O+/b21vb6e3m4yGOsXm7d319eHZwu3dyvG+fnR4ePNpXla+Pz4IRHuf9rwzCvRM7kXd7t++kjAneWNPb",
-	"o5PtVruz/ZgZI27RJHB7tX/9ePXj7RWoKF2z14+BCeIfYIDAfjuPB3u3ByodzvbbetW2fXpt/i0q+h9P",
-	"zx8vqR7diPODq8eDx7f/OPnHweP+/tH57VKt+a3XbP+j893Z3m1Bq529e6zWNt+Ip1OP7BhfMp0mMyxh",
-	"n5poROSADGSqiDt+OjySEyUjprW9XTfBsJYmBnUbMTOg50JdJRJgZ5ACg4swSiYwVX/Ias/UOc9K0kBa",
-	"Mo2rZ8CeKBF/qddkaiIJXAVYdmDmTk/gKAXcRPlSK5bVyWa4tbVllwk6C8WoBpjEXEcjqoaMDKQiqbgT",
-	"8kGQ08szkjcvzETfcafVKcxkY/lMCuO694THxL9G86oZcUuLRczFkDiDFmhCLeke0Ign3EzJA9WEJorR",
-	"eEpyHChMNE7xW7YMaNmcTq+OGh1icQAGt3ChkWFKE6oYgRtFDIuDKPYbi0wIDns5fanXTkH3tQ8KtiJS",
-	"JzLy+pVIxoyglgyWp1jDbTQxkpiRYpmJtYD1ZXsiqvFOzw9WtMKhEm1ADSjbLQdYJWi0dnIjtuPfQDu1",
-	"QDTZzEUTXFaFHiZjJgP94YrqYBlFqVJMAO/f3swOld4bDHAbdjcAxxCI1xJ+r66PPJUxH1joF6AF28lQ",
-	"71fcSkvtGjqSdv8saLjhtKyjn6+Ap4IuUcD/JrlYLGc6oWNPUPKdHLM/vpHOPNVlErhMO4YA0k+E0K//",
-	"bUD0CWAk0rdWJrxCRUkRVLnISKgh7dbu5pajFYaPWZ30mXlgTJC+YvRuQLUBkpGkIhoVaQPqOtDRIJe+",
-	"Y9TN5EACgwL4eCC5/ptk868VvOeJ2V/qtVGm1LGLt+8KC/qzxqA7sIzmPXkIgobevrYUDGYqLpQcKqZ1",
-	"Jrpzw8bQ/ReQWGyffUVFjGxGhILQv73b2jlsvbUSm+Jue/+t/a6zs7Ftu/U6mwytyXuH1vbtRMk4dQwL",
-	"GBKYumfqmo9ZiZC+2t3cCjQ3T/DyASWCm8Up5cKPb+kgH7M/pIDzMmaKR/Tl/ohHdCjRL+sUWbBr5a7O",
-	"omrBM2iWYzMjRgw0Kxz2av7kKQpYLmL2ubbbruJqqrgURR+WCmzVYlk7l8g2vCTW8ZLYjXJyUzY+yk23",
-	"p5ePj5fnh7eXx/tHe5cHN8pLKVuHt1vt1u3bp3JftnnE+H21ib+deZn9njKN7OXmoB116A5r9bfjjWiL",
-	"vmavBu24E4G+BRirvZyvcu4s+bt3jseyOJpB6Bn6wQr28Amc+FM00w4lWpWseAUL/Qzj1POxaHXhPkOp",
-	"kigOKOXl6VCIznHLS8D/byCLU/CcsYeD7IKqtBTUiWJDy+Aqx0ALaciUGeI0riEn9t/RbFBQTC80Evz1",
-	"qmlnE/hSr53jxVlQ2Ek1pIL/gZKeFODxcqEkMYrTJNzHJ1+33w7qQJcW3N7gKAD+PANGTaoYujtNePeO",
-	"Te3rB9YHTyFL9RIueARLA2VBN+EaHfbAhK5RdXyPnFRn64u9msHvYKKkPS4WLIciDn1zNhutdmFZ0MhK",
-	"rICscH9fuO2eZ3nD/X+TOxwRK4w7D7BkSkboAhv4uWQM5L/O1/+hRji3SdfODUrLVHdjdt/9+W7j/uz1",
-	"74td3n76/ZeH7X4tx51qiowLCxAJ1e6eIyQWO4iRhJtZmoz/rbJyegdVJ51f037CSLtjcZISdPAk6A3u",
-	"NPzTJtlPGBUoEqC2f5jIe6aBv7JfTMkkoYY1gdk1IAZ6KYaA6JRfRl7d/+Vfhub/w3EcsBN4ulnExAAF",
-	"z3ACShhFhR4wVWIR/m+NV/hGcQpZKMDbrwsFuDz8ruhLOLQr+Gae9pfYHzmYcSwPRlrVJfD16i6BG9ft",
-	"7d2tnQUugXaeja2tV6++widw47r9eo5P4JylPstkkX2kV47UCXDDC60Bo/gUB+2xvGdj5w1eLRPSpfPY",
-	"my85Flzsc0f5gvxZpAC0vAWv8i3Ilz0zXLu9mQ+3FQ63dQjb5YjPfkK1xe7j+a3rtXuuuclQKbdBQkd/",
-	"V1TDWIkrj6QTHm90x+rrYx22vk2sA0Cp8ioITyZcBSiaVrttO2dt8kC54WIIfAGtVt4HTtxOhZq7bOcP",
-	"cods9+xfrtb/crX+f9XVeoJH6y/2tL6KqLjiFRYStNcQHVEBIgA3jBg6JNSQDUKb42ZgMClHKyEWBnfA",
-	"kBkYxDLAfZZYRJswAYprjc/HzIykBdN3wIBMKDBDL6Ua6perqAte2n5WaQqOVMHUYpYww67pMJjcJTNc",
-	"MTSPG3iTTe/g8OTw+vBZMzR0pZYx3kP2CgRy8uezbA6wOQcVdih44WwcrY3dVut5BooQWBHj95a+xzK6",
-	"e6p7Wb1m6BBN97XNo592Ln7pAANqeR7zbQwtz9SPAtS/gCbpQyECjU4mTSvZ5wFnERUvs8nDqWJaV8Sb",
-	"DRTTI6Ldy8KhiZjWXm3Apt+P+t9F/Jx//+6Xw8vrH66O9fHYTH7ZP351/Ft8d/rdaevn375Pzj8efv7l",
-	"t7Pfzq6H/GT/+xb7ac9+8/7H9g988EOTTb9P2NEeP//tcOP8+of22W8/bJ0e7OnjcTKK949fnV5HW2cH",
-	"HzpnB3sPp/sPnP509sfxb5JHnZ12ND3Wx+Ks/TO3Q+59Pr/+fnzaOWydXP/Iz8an5qzzw+YvV62tX37b",
-	"+3xyffwH9PPHcOvnj9//9sv+9zvNqJOI/vhdK/7p+yQPbzsWtd2dVssKWAALv2JlICawNe6cbUffq58f",
-	"Xvev23cXm/ok3hkc0Vfpodwa/sI74ofP2z8+1NAiDFbGlY3XPF7d92GMBvYRn+gKu/mnJ6O4VMOzRbpM",
-	"ZyOXD6JkIf9kKcGMUR3Ui47lqkoU4Bx6yqFyv/6LzfoXm/UvNuvvZ7M+wXGd5bGApwIoWUYoZgOaJobE",
-	"dEomVBW90FbQTjrfCzybzvuiVfC+yLxZAg+M1iv0wHiiw4Zv3mkVOIiYC5EjrG3/ynb3ZfVz9lyHCYRw",
-	"RQwG8IVlL6jnwHIlwPzlC60vnP/W/PnD8lbChSesoZ93eGWa5K3iQx6/0ORa0Sk5wbCTRauBkxGkRJg5",
-	"IeG7ipQIzpT6f3ROhMoQzA4EroSJEjqtza9IdRACsYIlGDGamNG0AE8MlrVLRfIXRCX935Nw4q8Hbv0J",
-	"8Niagcf/N7vijdVX3Fl1xRjRG664VV4vUxO/smYkxy+9gdwt055EKwSXDqCV+KUglDy4lF2RlAlThBq4",
-	"s8aWcN1lhCu/rpA1fL/9w2nnpx/f1r6peW07kNQ/FqfVeY64B6Km/cIl04Hf18hQsd9TPhkzYWorC4LZ",
-	"or8gSCv9dFGVImJCBcnGcLqG0IWvLBfPA+PrnN98itPnXBn++UB82hfXgaz9DFG7/i9UQ1SD48u02cOQ",
-	"95ljzLTxqROmcHKd65oiNIrYxJSss4sC5zMeI4iab7c7c8LmHZlp2hk8NWp+8wm+iZsLo+a3Voqab9kT",
-	"+0GMs3CSips0jyWh3qxRIWevGDTyd0SE4Hbk0rZzNV8puiMTklLx3HgOi5gf9Gw4R6qZIg8jSeSD0MCJ",
-	"FNzSLGlEFTS+BJopB4QKaUYgYWTI+v+8Cqg+J3DjCTPoFGZQYNWPpJ5wQxNylhrFHaP99UEbcxRXdUtG",
-	"0ZulMjCjT6O7hhw0IMPlU32cZsMx5vg7be9uZIqTf7q/06rBIn+rN9Q3cHWa78Y0Ez7yTw7v2M7d3/6u",
-	"8A4LAkZjF8V1IqMsP13MAmm4dj1i5MPliY/ycKwNUQxVhE1QrSN92629vG//FQYzUK9FIzaGJAsDqcbg",
-	"xJEq3lBswOAWCcwmRkHk5pd67ZIadsJdzoDiuj6OqLFnLWED4xf3eyoNJWvHh9fviOV76ISTXtZHb32X",
-	"9FTPMS/gU6+JssRfQPSqiEnPwOsboVkkRaxJKgxPgr65/UIbqVhcJ6w5bJLeTc27td/U3qj/6Lwx/7Hx",
-	"qtXqNSHEOoftnHYF0CyAwIVMeDSt3l85YchJvdBLYNDAbnp1Eis6MA3OzKDhmjXsfQsa1IbDrPXdG2HX",
-	"PoGPXmhiEbVOer+XgLgmFXEiqq4DMbNSu2V1Exnd6XVLAOWD8+frPeDXD1zE8uFGcEEctCsh+vt/bLx5",
-	"WAGiebslEP348eNeakb2Mozc/VGE6LnIAaqJsXhm6B0Dqg52t13Se8uoYoooRpPxf9yAm+5NrVfHW6YH",
-	"fOx/3NS4uKcJj7vgnH1T65GHERMOpIppJgzEDjvPbde6TtDUFRNpB7iXdywma5fv9smr7a3WehkIlTOp",
-	"kzlTWAgbS/GoomNmHFXZT5WWqgJCE/p7ykgEr30gOCO9Ey7uegSRx5/JiWVuZarJhA5L1IZNvwcz4vFv",
-	"xw+nv/1sTg9OzenB9x9OD+5enR7svTo9eEuPRQvMJpivDOw7jlri6IUFjennEyaGZgS8eBVBgTw7RzDB",
-	"6qME4oXDc2r3BBbRl7FF/x687RVXMZPGxnaFMMgn+7nhrDQNFGswqif0xF2Essdx9WQ9EX+hCY+Ls1pB",
-	"4Bn4yYIjQjZVHi+cXU69Ux5XEu3jmI0n0jARTd+zCop1Su+YDgkI0XTALDOmmFFTsnZlFJ/YRWk2pvaY",
-	"6vUmuWKQDCYV3KIecGxkjZIPH44PyP3mOpkwZWmJYSK2hAZu7TeEuj4zG4mmY0bu2BRdi/0DP5E19NKo",
-	"EwuSOgGMq8Pur98I2wcXpLNJRjJV2h5ZIQ1RqSB0SLnYhf5AHLM7M5FCM7KGElCd9PwV3XMd4l0ySeiU",
-	"xdg5fO9OTy+Domlcula7xG5Gr0muw4U4xjbmA7hJTbYYKvQDU/pGbHY6pMfzXenesWlXsVSzuPeGPIx4",
-	"wgpTx8+5JtrwJLELtBdknWy2dm7ETEdcdFPNemQNIa1HUplkut4k79kUczHcsYmx+1MU0NbsEyvE1S2h",
-	"g+2LEuf+HSumkStGBx+8TJiIJ5ILg6wziHFkkvYTHgUEe71J3rmriPTZQIIXDrsRWQu7Hk3WNlstu6K2",
-	"/adj/9mw/2x6shVOdR3GQ+YPCasma1ufP8NzC94dXKfFBrvWOtEywzwYDfCjTLm3Bq2ozXZY43Xc6Tc2",
-	"B9u0sUO3thsbUWfQYq/67XizM4+eBGesYQ/ZPCq4tVWvjbnwv9tV53UOg3VhxSTN/ygS7a1WNTUGvqEw",
-	"DWeNxE/G9DMfp2P7owUzwl/5fOzJtYIixi3HnFaSDov4fEyHljhY3F/L7p50kkgaAypREO4suR67jnrr",
-	"TyWOrF1NHO/Y9Cup4znK3JVsXIBzQNLD9WmmXmgSKBWevKbWnDWhFuDrVnUVUXHt3bCq1mbo8IUmE8WB",
-	"54lkzJrkhJksX4tiNLb7xhpcaCY0N/yeJdM6HL3zOjmGP07sndyqkzb8ajdvxJ6YEpwHcmp2TZYug3p8",
-	"7WFEjZWrIUTOrgKobkb27XlHl2KEa71wK9yIzVY7uDkiKkgmrsBzSHHqucLy8Q70yRVA9z5ri8AeHORX",
-	"m8vP8RUfCohknMffnMgHpiyMyYh9Jkene/uNq6O9ztYrT/QUfcjIv72j6vaQ+RzVAIPA+vfCZ51v3ogf",
-	"meKDKeGGSAtt25R9ppEh/alh2quK47qnyBOqNFwpkRxPKOwe6MWFNlQY8Agtg3Nj8Cpqs1Z/h27Fm9E2",
-	"ez3o0Ha/Fe3Er9n24BXd6m9GG3GHtQctutN/HW3Hr9jWYJNu9DtRO26x5ZyZ9vBbuCkTapHW9nT7a6ux",
-	"QxuDT3++2vzy79XHwqn3q06ElZ6fxbiByqACpZwt4esO8geXKKVqxnhIXmhUvc6d+GK1aMXEXXKWr5n4",
-	"F0gnBiwXSC5vaXyJiOzTW7lwsyBH1cvfNCpMsjVktiCQmaBRN0sMjCmoUJc74CyJrQQzxpwZea7BcWrP",
-	"jhUWoQ8CLTxHA54RPkeymx/Jx3J5qHfxo12yuC+vXEeau9lqfQkB9u+KDWq7tX97mdfQeolv9csfsxEP",
-	"YS4AvirpImMExzSxO4AyqZ2lDqbdJGfScsZDyPP1oLgxTDRrX+q1fSkGCY+etweR/zgH2Z4gNIJYKE+S",
-	"uPZQcenF2GcIzS4DZ2dl4KwEEj83nZNGtIYYAgYiWL1Pnuy4qycDYJJQ0c2ORA4FO5EBJBtLqKXCqOpF",
-	"3zey1nGCBY1G8JWLbs9qRHUzTq0AoE4Ws267rq0MrouEzseiC8qBtj/INInJUJI+m0p3wxYnH9GJZXYY",
-	"I506mShJOlt1woRhaqK4ZiQVMG0WrwNo30nV53HMxLMAO8i+DoHKtZMaiWAsRi6BxmMuiJKJZc7IiA9H",
-	"3jctAN3Gt8GtnLV7oXHINalIbrdB1kVKksiHTDTKpBoASyAVfNXRqxbxwoOYnYT8HJZEklx+7DOLA1ne",
-	"vzekICj+VUcVzmHG2DhFCcGtx82NRlQMGYgMa/Ok2nWQ4/KlovIOmMdeacG9uSu2rMyMXuQS5O9vsj0o",
-	"ypeRubwfljjbdnMVBuWd6HS+zU7MAirMB7lwSoDVZ3I/h1Cx+wMp2BvL7Vtu1TU2e+CPAHXVngNdKM2W",
-	"d5FD9Uwakr/YRazP1QpO3UJmRikj+KtvBFZcZ6ZvBR27FX1EhvahXQBkYWL5Jk3Wvr86PwMaMpbaFJQn",
-	"iKpn0ryTqYifDcABfJ3D7jzU/AhpiG9QBM3mt7qm3XGPJUMlHbAF9qT3WSLF0BJS7wlQELsBhy7oNJE0",
-	"vpbyhKrh87Bogn10jZTdBHqZ5fws0iJFdw0KwGhvfFueBUZjn6PsctP8D+Y95nHVYybMZcaDf0OW5WeZ",
-	"Krjx8x3hIkrSmJEgzU7OqgQPS2zKt2FMKrQt1bMDtShOy+mWoB3yWjmfBQC8iqj4IGhqRlLxP54JwRQ6",
-	"8MapEIaB0Qq0mDmUdYSJjJ4dNpd7gZXh3V4Z3nb1c+F9Jp0I43UloMIGjIyoUtzZA0oqlrWefdB08+zV",
-	"Cf6GZfbWiZao2aWTCbEfauZYSxBPzUjJdDjKlMeYsVenY5YN9YbgJmZX+sOIOYoASAC9Gzp0QoWjjVeo",
-	"Lnib6unqO4wpoqihfarZB0HvKU/8DRVEG4wY8Y3skrCgrUcyOy1EubghBXBOZXdZ/3E3DYYoSg5Z/1yT",
-	"oNVirmyrtWE3VReXHkxcSjKmYkomVOsHqWISjVh0pwk1M8UI3VRdX92+7aw4Radp55rYl9gVMFSuc+0n",
-	"a7fVGY+rJvwN6OfcdSnm7SJECp8GG6a9ZkZsCg1ilvA+lH5NpiSS2iTT9d0b0bMQAG6xFwKh1yTnyNTP",
-	"2aJd0qva356VE25Ez+VO7Lq8lL11MGDmnkU5pwKKUkQqbY/AmmaM9BxeB8jZs+xAKNvHwG4h7LG0k52u",
-	"gJg0y3N4rwkuSO/Stmrs2VbOcB+4qwQvZ5m6qxnfC3+FjekUz4NRnIH6KVCWLrIpfMnPbenw/Xc6vg5D",
-	"PiCCzM49kkIwFIHtbieWN4xTp1u3r8fjUkownHYJ80ozDnqFNOnBGrJR0Aap6T0XwzeBcAY7btlUOgWK",
-	"PKL3DEt8u/ygTXLJJszFEpRkUkfUK0xlfwGhmL81ZA0LzMl7MDCA/xBVBv90uGClVRH3p8BjBEt5oW9E",
-	"zGgM7m+WBllZCWDlXYch++L6LgmISiWRKCrpELrxmxtRPsxzj3A4QpnUgF+Lw5EQhW5EsLvBrtopoIyM",
-	"OGVYvGsJ0bLdrrtb3O44F0MUxqt3vVo6pwP2PFpkJEDc2y8AalwMn0qCwHHskkVSxR+E3f1nS6m2YyVo",
-	"0sWjlh+5Y/eiYK+eQfrW16P8HkE/OKJgPagvAxnYKdAKFDAma9zk/HXMwAOeC3DBtTdLlI7BH+pG6BGd",
-	"sPUcYSdUGU6TLLnlG4eosLxEDp02h6agJ4xZ6QQR7hUw11KeUjF14pd+Ftztbd51usiQ0HlGwfvEBSzK",
-	"Tqvlj9WMimXnW+wDVIVBkaTkeucOjrZk8smXdumYhK6YVRN1bV/mDUP3xUbuv7jSx6657eKfwCv8c8S4",
-	"Z0peczHjFGug1L1nocUO71sYxAOUNvrjx4+NsoPkoi0r+1M6ADrt57MJXFroIdTCgfWYwdV6dLLtPfp3",
-	"M0c9MqLgAeBqhRG4buHmszfE6dXRX6XohMG5Jg8sSRrOXtZPDRnJJAayN8rcFKy82meBirgGQNPpZCKV",
-	"YTG4wGBY17Ngl3XUBb1fF7A8B2IwUqAY3EURepkCs7317RVTLzTpOS1vwy67573rpGBFVSb44mqy1itP",
-	"s2dlnRsxo9GstE7aCyFbBaA9alPzSu+B+ZjGMYS10ORC2Z4NZA71SbiDR3/68uXBpjyxknl9xol1mdtH",
-	"bjT/1Q3/KWsm+7+xCAgxRHdU0E85ZggdarIcXeBHA1c4tcBCG++5YBiCQlDrLcCjz1JfnsVb6RTGI2vU",
-	"e9CTPEzMsYE87yDjBuCXU8eug1bGXvQaJevMU8LFY92ILA5Euz7t93Uy4Ipp0iv44zrWlOMYGhnIKJGa",
-	"af9G54u4EVHCqLLYpZiWyT2L3057RKRJsk4CPyHi3lrpGfnJIhbweAWfBR/2UhnYYGfLHE8F6yHXMqZT",
-	"0ivW5OxZ4cKlc8Y3ZEgNe6BTonliiZ+V/9utGzHmIjVMv8n2iDrTKzo39oSP3eoqru9cv5iNlwuCwVTS",
-	"5RU/uzi30ABY3YiE/57yGDUN2x30jQ2Hcd2svyEJtdyHXbUmOo1GhGrSM2wMhzVVrMs+R6nS4CN7I3qJ",
-	"NF24rrgY9uqkF1kAD9yR7yZ0olnPRW1Qfdcdc0tIe4Qqxe/zrChckYhOaJ8n3G5P2a1opsbpzC5lvh3h",
-	"ob4qAvsmi+2dKNln+qbmLiGD8suIURWjo7zm9iy0N3chTGtmNNz4PVNAoJga1nBp8ma+8Ji64BuLwHgR",
-	"uzI/8/p4O13k+QPRlr4p4eYNnIzgDFqsCEVBRxoAUbBSJzeaJQPLcZRPx9I55lmTF985QOmufOMveYz1",
-	"CifSh6uuMgI2/QIJfYDKVp/k7AhDYGBfpuYN6fEYLriYZcruOFNYIxOLaZP3Lo7tSXROEvaElQlAPT9h",
-	"+L50kMFL9FnUyTjuI0d6F1O49BJCXoPHFRdRqSmP8xh4Rw+Djc7PXg7kbI+Co1I4AwVknnsTunKPB1nd",
-	"33DfSlfILqFBRBBN3Hbi8LPgzaotf9sbAOOq3GbMJZsV+LESHa3PIE69SFaLvn6Vo9eWHNriIt+Fq+Fi",
-	"IO2Irqo0zNJOJqJJaeS87vTsWEucLYOjCAVRldCOglnIhubAxgOPXVP9DFpVQnKPEAswfRmeHt57/j9J",
-	"zgfggriIQH1E86lP+gJZLopI6gteLyVz4UHJy0f/WWPCys/ldD2flsHCRz/B+LOr/lSpV/VZJ0C+koMy",
-	"i9fMoHUVYJufoEWtWj3AG49YkI59FbwKyX3QsT2gAbUpdudeVvSF0dyzWLpHBlLGxOd98C4cVzLVJE9v",
-	"iFLuhyvy7mCPjOlvUhHBBSNrvTFP4NCyIRyfAdcj4KIilWpDI0ZFV49YkuAL0jOKsa5IjbY/XNUDOIIj",
-	"Rg0QEjlFeqLpmPXW696RKou2Pfzw8sP7GzGQqTLMMuCWF3uwtGvkMwK4wHcC9XJA2QsMZESV3U7vDCg1",
-	"a5Ke5Q4/Z3IfBXDcCCs/Y+onVPO5gHnwGnLigVF06tg6tzUWFvbn0O6nXTBs+ywcoOyOA4Ol4672Q70G",
-	"QLAHVIK9AEBQq9eGSWpgX8e2LyinEbEE42CSdMLhlUySVEeg6kuTycglj4ukEvCfSIoUrzFFH/pMwcdG",
-	"jqmxaBpxo+Byu+MPvFav9amggtoXIxnJBMvBTqS6g2T3bABveHQHs6LJZES7Q0hZOWQJNTghDVCQMu7G",
-	"U0ygbNjnIrrmK5+DsdOqMFlG9k7amZqFQiFgrHNJtSuUW3U9ZolN/vQVGpfRIXdmMqakRpWiwNvlNTry",
-	"g+mKdcQqHQJO3HMlhZ0iAGbMdQR56tFW9aliyVFlFMveSbuxQThozQacqWzBa07VyMYTMy1F5YSlQmYl",
-	"iyylymIAnPp2Xwp1RQLWbKbESAbYOWxdDkFdQTOzqiRjGTNXg3jMk3gJ3Fbjnk+piUYB9+yywRSkK6x4",
-	"MjN1l806b+iqoSy7dTIscXvrusoGL/CcOYQDXjPH2sqresJduFoJ113atxnehyaaOWW8YvcuMLSZr6Mv",
-	"ZcKoKFUVWlUiXJHBT6g2H7TvuhQqRLWxMnrEtB6kiaW3dW++RVWCY534gAiIsEo1nvbnCaC+akW+tYcT",
-	"HhGwcg1oxAgTQ7jnJkrG61WrmSg24J+LfUD1rLvtH8adz0txhGflarO+CiCq+90Mt6QSGdKYm0Nh1ByE",
-	"mJekI5MwjmN/wz4obpjPioCjXnHDSixx/qIKLjQyGMK/ihC4dJ+8wOIpBWTRrvuyeXnemexofVqw2bMw",
-	"cFGOtoG3hFsR+I5NX2j7AHvPElF43R56XTsvrSfz544Zr5RXsdzMNz54fFJE005ro9lqttsbze3VlDVZ",
-	"PdA/V1CbrCIVAaIRI9NoxOJAKKKiQi5yWPkw4tEIFYIudMFFsaO7EfStmbO3PxnR8kR3lTHA8Yxnv9Ps",
-	"1zMFlAJHDCnY10tw3NUd8qep7g9yMM9AuuOTQtXWKqx66xMVlelD5OSrRTfoEfu8LxOpkOy5rEarflJa",
-	"mv++7seeO9sPk9hZA59gD/l7FjQz4X2Xu6uIOc7ARCapHkHiFUwMFymQXrBwJhqSncYyU3AykZnvuIbw",
-	"8ioyU1x6RCfVxL4HEew9ODoOXaE6U5GqX0vBhyODnslmjmjqc5OtSqCcJdEbFufPC+VMH2qfmwiLc4T3",
-	"LyfVcxvPjeIPB3pWYP5SCgtjQ/7LxYt8ADKBudNRxcoMeEVmq3cpffISq2gYGZW8Ptdn82iBheolzOSl",
-	"g/vLFddXQfIjPqkk4z189TxgRisB07PdpYGdbrZq5G+eC29mSpgcb/Gc5p+teTn1ZpXfi0iQJTJwkuYo",
-	"wN3h/DSHPq1qYC6JDpwlsSb9qbPY50tGi23P7lbPZb+cogtdD8DVe0M88rumWXoM3/xGYHtHuuwXHr3c",
-	"Jx4Re02yRyAKOsipCVPK4qA2W60q22hAFhcTuyfZwReRm/dsipPEE12V4cXTuL+GGoWn9687nn/d8Qt2",
-	"YmuFncgO54IDF3TZXqXLrz6O807hnKvQn6pdQiG+zicItMBu+nMEhiFMPMNih1zoS39xfnVNMJPinxCu",
-	"8gUvgt56/UagGdQKNc3sfO2CN7D9k0RQKr8/9b85RMzaP3XZtk2iNOGCqumNyGzcU8g+lPnDWcYl78li",
-	"BETekbXN1uZ6SWuaGdtgKTWPuEVVYd5qZpf2qWH272NxL3nELiifZ2CLXMsmx6bdCeVgaCP+DXFvwGtn",
-	"TNUdg3rnFQrFLCF0laCQdYd53eBadx33eZJUWndm5TX8YkWbnpGGJvuYvr9SdnHjQ7s65D2xjQukZ/N1",
-	"ZytIYBcmR5qxpqDIkU2xMIFqrJ/ZpX+KeWketlRZmSrx5e+yNlUjazOE5Q+pNGzP5UFfhvO/28ZdnzUd",
-	"sd4lPnPPwnMArb203WcRdQFsUOCWRubrDwSMgJRBkTUX+ObjMrHd+krnBDr6RqckA8U3PSZ+hisfksLG",
-	"/lOPySyKLTwoRST7249KCcfxsDChU/0uwRohxe4apOczxHe9rr1XDx7GnBk8KlnmfO2rA8OdC4GfrnUD",
-	"Sszl+QLtRdcgvWI9ZugtsLm6TIreEuCb9/BbMZG93UwJ0J+SsUzNyL2TML0u1Frr7eYOc3mOMEj6D+/x",
-	"k7ES3VRYIFsCYOd+ennmY1ExD+PF8UHB3lTH0H6Mm4Evyell8QafASEYbAIIektHXpS6XhMTCcXXgjVg",
-	"eTY/weL9X+5vlguAGJ8LFzD5PDdal0zHd1JkJl0hmQaW0WhMqDBq2tgpc5WdzaVspWAP4RCLjuFZ0HTG",
-	"vFSabbHjSvKSUD522XH2ZcyeCaW52fbgkKBCyxltIJNNk+xTzepET2jEkOuPqR4xjGflQwHxPGu97bvf",
-	"G+PNCQZ7bb//4XTzopxCEZ+WxbSneSvD/CvBI2P2vtI1qpcRB7it0CabGefqpAd0At6dH1w1NuDg1YlO",
-	"J5OEjb15epLHmAOlaAZnKDg6gOEF5J+L87CHg1mF7pItAt7WQHTomlF8PGZxnaQT8Kymmq1jqJMVOnK/",
-	"Ss0gxglMz0JiKsXC1pydX5xfvl/kbrbwvvGwrxQtzySZSHVHGkSxhA8xsfPiHO4VppbQCFu5/2DRQqvq",
-	"847Gk+2JTxJIS6uCweavA/OAPfeI++INi/YMR9iHtsdikppVNxs/9Ns9C7SK0gtPlt3nGaD2spIsZW0M",
-	"WXOpljGuzx7IFxrLMGbHgKsgYRaEBnLDGjqSExavv8HkwA9cY47P3pUdKUs703tWxsXluRNncCJ39EMY",
-	"zMeRr407KZR3WdGvZj/7ZsYvxLIN/PeUHWM/RqXMcptYJ2dJyA80+uIrwCxufCkTliFsViFmxhkBQhsh",
-	"apE9hNuOd5tGQ6Z+gx44EKjRB/I4ZlB6Pkmwgd32DDLLbQj0s1t+mEt+PnzKDLVLDQlgmL/x52r4rShc",
-	"dVmgrwknWkLYXAHp582/UGB4he3A6sDlHP+tKk+QvPbvn088tfmnxQrIi2Bgnkna8wqrM1nNMHM2RJ1n",
-	"VVYJ1Fb9r//8X1CSt06gfCyBorH24ebuRgsZOiigS6Bs7n/95/+C8roFxF94H+Cciujf7sx6jc1iX6l4",
-	"zRO193mtm8UTvPbt5tDbrJ/5O3ZNn3niXBm/mTzpLqe190alwzdZVC+GZGR1+Vy4kjZS0SHrJr4iQPE+",
-	"qigT+I2u3I9g7qSiMCUIKinPCNJnc00mUhsWv3GhJ9wweKODxEnoAOECezK7U58RiYkdVtIcLfb2wLcQ",
-	"yV8GLUypjh7DXmOU5cbMbFL6CZO4XsHUcE2H13njGXtD/mo+Fjrl0PMw0VeHLQPrMCteorGcBqTdrmPc",
-	"N41MMiW9X29q/99N7VMvMPRAdwUcXKkM70oUxa0TZgbF44qkBXHZ/1qJC0lVsuKgH1Qyszn266y87vzt",
-	"iee5dP517ph38woeDNIkIXds6l1UwOWKO/cDn/W6kBTjjrGJJpSMqB4VaUvgEfljf+f6j8tNcTJ5HX2M",
-	"24Mj/Wr4Pd2YHrJW+p6fm62ffv/lobbAfW/uFT2Tn4KNucvL4QLi7lx+WLeeiNULqZHs6oCVx5iCoWSQ",
-	"nsKXRvncoBPeuGPTXnOxJ+gsLNGTEBVs0YgqGhmmtIcsFy5SAep32Em6OH3FIjkU3Lm4fr2DKfpKArwC",
-	"b9PFfqUOMXNJYXVNdPDNrBI6C1mvNFW576wUeJdl/C9gor1T5mMf1u3hxvHqNwL6ZGDRkI5muyzazmqa",
-	"D6pf4vuZwl9PDal/XtD8pxzojqCUC83P8/b+Jl7cOZF/NqEtc23FMuJBHpQKG8qT3MjD8uLPjUEOa4//",
-	"GRSM2dmpFyY6p6Ng4oik81xeh5C0rwKRyyS1SQ7heszMHC5V5Y3oVRSNcGr8ZJUaG2AvKZTW4PpGIChe",
-	"aFc0Yw2scCOZMFfgBIKzNIu6PYIkw2cpjdebxI6gqIjlmPS5mQlzxw9/+n3jfgnR93dD1U67mzfv9YmV",
-	"8FeikIULOtvLwPu+hG8FxCmh+Aok1WtAKq6tiZIDTFdKkyBfDhmxBGLZTRYY782zWo4ZiRIueEQTCFvT",
-	"UEPQLZIoNqQqTpjWN0IOIMn7LumpuEd8IUMWg8aaG05FnfRio3rwgBkeEcOikeARvoricY+4UF73FVVT",
-	"V/JYQeTfiA3CJvZ3nfRGNIomPXK0t79/0cjfgiVM0wEzU5IwGhctS6D4i42yII3HEHUGwWfQWVFHriqp",
-	"hJcsn8joLldhnsiIJlCStVIsBTG57MO0XIAybq4rjlwtjGIvdVhFFfodAC/9dVoUh2OFkNzJRMl7hgVV",
-	"fsNa3J++QqNSWlw2ZPWSfNnhstefNqs4cDkn5SfqvP/aOKmnK9LD+up/VhrOXRiLbUgKmcJ8VqQl0Vaa",
-	"oU/rt4q2qlT0V2jWfGbw0ppUyoIsj86XGtNeUfIgFaTvdf7T3BAo4eKq4mlTXQ5kvTocDqfwNXzGSgEx",
-	"bh6QltPKHm/QA5yPGflDCuZMp1PITahJDF55JtxZVwZmBbVDCnEVT0DcRXJFwdyQHaVs5wL4FbDUVTsP",
-	"T1E4sfknPUsrVTzuT8lsVEwskaecWDkXT0lfFuSmwGzNBPsja3GKiXda68tSVXyr5AHV5s+KBCfzIbyf",
-	"UcMFdAT3OcX4QRCtNCOQR5PEbMIsDktBenb8nnNRzSlWb303Uw9h8QhMrAqJml4QR+LqpJcV3sc5oQqp",
-	"L80opxq6SfYsv2NSJaBENjDO6ChueVxX9rhOYq/jHvAkYTHx5TGlYKu4VhVnAlLtwphjJtK3T2h/rej0",
-	"hAu2YvP3XOq7Fdti5qjvMHGU/+ZTabvRJjaXFUDKVuVTEKBBpgfNsAT3f3fORvYK5fd7WNs0eDiQkDei",
-	"BEr37ZiJtAvtbJsi+FwTo+i0izlpbkQvAJl7f2ef2K8rINQr5D5yWbd6XkDL0UtOEFhvvPYZ32ks4I1m",
-	"Y495TXIMSmygESwu3EYWUOjdjeHuNwL6qdvbTEnnf4UZ4bASsUwhLYaC9MZBBAQRdOzzZ+M013q4S82b",
-	"tNXaiOAh/Inp1veIBSX65b+AZM7AN/eyYnBBeReXFy+7h0pC3581K9wChc5wRjvNiqVGQ8UTK2tpmhpW",
-	"+/RlLgl6P5+aB3cl114MCvN1IBGSA7g/3dJ7eaYQ+xQrNTnhevdG3IhH2ADyaLfnMf/qsdiUPN6Ix0aj",
-	"Ufi//biMyY+kT6O7hhw00C3PSac51bKDzJyJRysAxqnLXM7HoCfEnEB1MrKi9mCAcyClU0IeyUBJYfIR",
-	"XxKvLygyWasOTNZwYABcNrYcDKwc6hB63c0lOIrkMcAmO9bM4X0s1K7zmAThMCJ1HeYHlzzmqV3sU1wN",
-	"BlDa7svn/jHLz0J+T1nKXId40u12smTgNSkEntpeCqThMUs9L4XjtkBZgz2VCAJ5zDLyKZbQKZy8gB3A",
-	"5pqsCelmvW4HrCQ4CwYO5OICpgGnECAC3O9+MyDXjAMkcGpS3wEvEK6gzFYUO58VquHkXRlq5jiZeepn",
-	"D+KERU67vdbDI2uJrVSQLsjZ0XqW48OsP+qeKSvcQi4uqg1Q7Rwx7WPEyR7oFBAle+vgSUiTBzoFxzB7",
-	"2WOxF1cQidCYTtC0nRHaG5FjqSY00dJlCAJc7tVncE0jUuqec/RxOSXxI8/KgLbZLji7BarC0agjjzPZ",
-	"bSCdYTnpmw5Jr2Okvjssh/o4uKzXsbyWC8AykLtUsAemDVog6oQabNJp1YkMCJJ2LJy/K3JCDj6ZlpZn",
-	"3i7e0wlXt5qZP+DdK5PqrC6sx9W4B8lKeSF9ayY8FTn+TqvzqtHaaEA6zIL4U4XxcaZfWMhjmcztzn7k",
-	"sbPKdp8R2oyq9pl5sPTMX5XLd+bIY7/fm+aNOITNwTCsgJxjNXiI4irt1yJOb+ZeLu+YPScrAcVeAJBm",
-	"VA1Xan+unEnNr2AhDP0tKcXsHavJ2oAnqOLsT3P4OSj31psEYSYF4vSNgFONJkCQIzBaexFM88g4P34e",
-	"F/ct4Z2Txzl6BHhvBTPIwr/24Xp/PfDgBS7mgaLF8w14L0Ty3oPGNukdXtNhb95JuW5v7bY2d1tbv8xT",
-	"AVVqPVbaccgj8wUvq6rYnBlSnKcLCC76yr1OBTfBRmcxijci05lDF9A9bqj+drs2o8Z0iWrsUXDwqXu6",
-	"E+xvphoJzkDdXxsBbamU4HmVGWrPRYNUJvhrkmv2GZgVUDEpLu6IGfHoTjANae/I8cHB1TFJ2D1L9I1Y",
-	"6/E41rwL+d02egSzMXPNYvJf//m/Sfh2u+fzytaLz1nUI4zqqb2UoxF7eHMj3HsYv9vqEXDHDTrEF5s9",
-	"wj4bxcYM7lse3ZVCSjG2xI1qQZkwqro4R4u6aZLkvyIptL2uhelGVPXlaBq73GMRVTGnEXQlIItbIh+6",
-	"WsY8HbsfE2mo1vgb0/R1oZAxvh1A8hb4i/chvmXEh6PuREnDIEneIEl53FXMHhi/x4KlxiKZ4HbkezZk",
-	"hipOBf6A/45oAtO5kxorAyc0MlIzP3ZMuZr6HyI1/k+T9ll3wFiMWiOpaNLNYxQgGVG+qcWfm8WfW8Wf",
-	"r4o/t0s/WZQ9cFtb+t0u/e6Ufm+Ufm8WOdb5WzjLu3Jm9l10RHXMRN7t/v7ReSU3wNkTLORwGqsuz2ek",
-	"4ftmqe4OL473D44PV8x3t5/Bl+wH8CXt160WuYsAF1eIuanIf+ftpwjSecQM/GGrU0GeH1xlqSCzWxii",
-	"yQjUTfJlV2fjVSEE50m7CHhTsZMZPlRkFhOWVXA0F0Z84VJUAjXWq7vIzsEiXqEiuYJKwYFlRGNiMwuU",
-	"Nfgbk1fVySShEVOuKk/dJ9KIcaZQ+Rtzaw4pF29uBNT4AW4VYm8IVFGqzrRVEc2ujUork0ieScyMLIwC",
-	"W5R+YA4bVs8nCaurTir40TJAcN85z8TY2dBBB+4Ko6ABIseeJtk7uPZtNFZPc0Yap7a4ERjkBYlHhQMv",
-	"FGH0jcMaoyCGODxIqIF8tqKcpWwhK4V7BUfhDPar4kBc7jc6Lq10zJTfPU3OL09vz1tt8pKcnx7cnrc2",
-	"mqulvgcVyQVTXFYFSJwymujgwLmqTxYt1s4PrhqddS8tZhERJXfPt7V67aRWrx08MXkooG9VmF5sgqpw",
-	"ljYoGUMFCSrCDQUNRMyUC9m7PEXIFALyYlNzaDUv66gyX2MQNJUpQCzc2mQNAwrrpJdfz5AwOYt5670h",
-	"vWIdPMvOax8071fho2/DS74QODc/sWqVvc+nGALS6Qlf6WzP4E22X+EprSL1hz7Qp8S4CgJRLYTGsWJa",
-	"vyGWPkJph4hq1uBCM6G54fesnBGKCvo/F/gHhWfPB86EbglbmxX7dijAjswqslvSGNX/T/EG6KNlu4LJ",
-	"0NGIquHXWZ1X9DUYy3vAjmrnbjX1lRAzoukoGfOwqBOZxJmGaeVb7dSNW3XIXVDMfkJ1lQrlx3ajQ9aO",
-	"CReuYZ0cEjaGINpoWifnRKYme/Vf//m/1yu9dpWU40r4W6lxTgitU1v7qIWseia4VYChRESM5BtYOfA9",
-	"19zMI+R2de0dl0lMOzf5Fc5n2GkJgvUQO0vo5VbroIE4GSJF5WEVQzqE9++4oAn/Y24GEpa1bA58U0xi",
-	"RNOYG5K/f2Ev2olUBrQUWeOKXCPZJyuGcWG3z4nNKgwVdLQiTP4pyTvm7U1V6o6q3fm78nZUYgYk7cAK",
-	"bpXHz3/tgkhsw9x3tjYvWcHScnGeuWfVI++RUTqmouGrp3pK2CTHRpMHqSBX15hOXbHZNxhhD/4PUMG2",
-	"eDGdh3HHWYTw/NpA+3MD+o+ury8INgK2ve4K1bqIJEzxo5HLxZq/LmuJhWMxrU1rc3lOm9myrvX5CRVy",
-	"wFaFYYOUUidjGo24YDlkIUWB9yJwjrVNsu8W0ldURFkezLpzTLNghrn1mjfijD2gBONjwmgcs/hNYFjP",
-	"MlWkSWwbjKiIk6xUVAjT5o2AzClQyRJL19gpsbhH1jZbrfVdEtYUtK80ydu+Ib2YGfuw5+KjGI1GaBea",
-	"VyEQctIUnPNgqPb6LrGCUuYQDNcO1inEynbO/yIrb2foHdsFz3N0c2mQ3iShouv3E7rtuBWU0hLahiSh",
-	"0Z1LDcPQkmnXEEPJVvfEpakZSNXnccwE9Lnh+sxi6JVMwG0h8GbmVkyQJJEPeeCcX4JPb2O6GDePWeM8",
-	"pF3i5WyZkH/b9p4L+1lmyHBV2GskxSDhkYFOd0qdegc6guvRQfFovzFBdVDbRcfDLyzCSYIinCj55EU4",
-	"s3CVyN5/kT2T2HVY4Rd6tpMrFNl14lWxEn6hdq4vqus2G02fXSNlN7FXve22vVGaMLyBGClRqnjpomRc",
-	"5iBmRjLu2k2hSSIfHPpsud4gNy1mQq876dq2z3Yp31Ls1cOv9cp10MMcUz0fbQWDaMw95HM1+JkVUgNr",
-	"vzNVtUdhxVvBip9a8PNNtnUzh9RJOYVy52RtK8P+fJ8hTNSVqJYPK+9fsdY29N0CnOinw3Ix6iFUxivU",
-	"ocYb0S74p4bz8m4cx73i5Pupnuaz9tWkJy6JEDopYZoelQrhKr8HCYghXGQKDez13oeyHcmURFKbZLpe",
-	"BF8sBVt59WOa4DHqOuJaSXAjoOBhvW/qyDeFpKNkjZKsJ4dbdaLpdL3ui6rbBee7zjWBGwIn4YoNF4/Q",
-	"Rrs4iRfaI63ze7DQAOJmv8CIWAhsKKHpREkjI5kA/Nt1sgWnaU/g/O8ZVDcD2UJRoQdMgbgVl+hIRgf1",
-	"hNE7HKWyFH+Im76BXW4qlL2U8DLOYyHtuNwCDUoHrrhpMjWRHNtxnWYiGDOSQjBnsEUvjGwWeKM6hWUk",
-	"x1ZO4WK4G9BfuMqlgv/Y1eZF+sc0BqyicblMPlmjoqIifwYxMH4iNkdUs12y9flz5kVnN9E2umMTs+4P",
-	"JNzsXVd2IruWgX7l0aFwDSgphnWosnLHoAJ21ZX0Qhc7RuNgFzzWC707Xzd0Zc+7L3hawhFLhSvLClUr",
-	"EmZYvAuVWlGHWxxudhwKlVfycbKjA2UAh9iv5ZBSzZRtMJQi5zHCMaCLriv7PX+MEdW+NvguYZ/dXiMB",
-	"GyimR95930VpWr7opXvVK21LkIwmG/AjuE2i+kiqjLDhhzQC7UU3kdFdcOlmZNChpatsrx2jwrXrD+qq",
-	"wu9MMYU9ORNzsax9YapuBRU7UFw2HE84SvWshLpUHq0qAV/ouqtYqkvwL45gkYYm9vRMM/hbVlkTSiaK",
-	"RTRFsmi0DwrE2DQyoGOeTDF+ev5sAFJde5WKjOPaA9bCQj4PQ/QavmwmlpPIe+RCm4yG5pG63Vke8UyS",
-	"CROxS+Xrw4gtmsEwDpsyoGbZG3Kors+MEmKx50ODzv3GrG2TmE71+i6h+g7rmEDmINTzl7oEuIy5Bimx",
-	"wDUHPT/4Wl8BS1tQheZsm4UUixtcuGI2DsMRnl2MFyzwvP4Ee5BnRaYrMmM5zJIJg5twxIfFKbtj+wCX",
-	"8VBRYZA2Sai2nJXx5WZUJxSlAdqXLnYlkxKyW1dzw7oQiN9lnyPGYgf70nBwbTGdF/Sbydq1RsP8XG4e",
-	"bn8Tqk1XPogSWApLSRh1kyzkCcvyawoCHWDisJywBaVo3GA5aSpKX9l97ILbfP3zUFLK4z2dQLYGfhyZ",
-	"LQ5DOd1A7gYBgaGLACrKeS7gCW+Jhrs5UL7AVAiYFdDLd7sk7NGP4pL0VgyzUyFOutNnr3AIrnbmRoto",
-	"PtuvDiLcM+kF0lR2raTerZYFXRMU5vNbMSCUHrmhShjeS3RYTTUSiKWiw8rMcBn9gLSHiD9c3M2ZV+78",
-	"BfkLsAZ8xgnnxEdJK2zGBTbBTd6njsUgza4jaQUQ57lds2WOgGx7zPCEsNiVy6RS6Cr7IrwNfDwnkkYM",
-	"6PR3u+zaC7LrzaMFwfLoZBuFSwzEG1uOLLOjAr2yspZn4MdQRBOz2Y6S7W5WVyKQrfMeobg5mVClGaiK",
-	"Tq+OGgMFSgmvj0NKm/N8llMLrsGs01m+EPgn7YPjKYn5AOxkJpvsGkq1dVeKRcGs1quH5KKbapZfelkn",
-	"+Z03OwUrV0FRMUy365QN9m5FBlyPpDLJ1F8nOh0MeMSZMF1tZHSXjXbJQDpAFSAX90wYqaa7qC8RUO8b",
-	"PiDOAzXTwWTKjsCGOKP6AntBQUNVA/N0rlpCwxqqhDDjSNcrOL0CBjoJtCm1ei1UgYD5oqS/AMf2shrC",
-	"dZ+rFaDjKmVAbpkM5SIwX4aCdtDMSsdgEiyJorV6bUYyLA3rhTunIy9LY7V6rSQrYTb9UL4InoSCQfDY",
-	"/y4w28H7MD0jVNoK2N2gWYFlBBvHLAtZc3kYkZfDj2e4sOLjwnyqGR9waQxZFJe5MGMznItkiRtwUaR4",
-	"fWP4aPl6zWoCFi+pWr1WeXm5ENXZCwdqrQ0Lv4uUP09S5al08MSnrbJbVKKZmPw6IHng4lZFtipeIHFB",
-	"y3uJBhQ94wrrmLFke1vQrFtV4fYDY089jHBAckyz+zsz7UDEVeb4soYWlhvRK9m1oK4z5BLvT0kP+nfZ",
-	"dmJupzLmgrr6kWM6mdj5+qCJLDnYCuXDD52VqrqOw+oFImb6KaW5f0oOfd9Xpd1tdXue72YiEx5Nm5O0",
-	"n3A9mt/FBbS78M3852jOXP75JbSb+bycnm2ehzc2w8QT2cdQQNthzvxvrxWdHvhG/tMHmtyZkbIXWVOn",
-	"fbRrL4ja9Y2vfNusI6nuMPl8M6uoPq8bqe7A++rSNcQ+vmQWxynkP9p1ttEvqwYVL8CSZUG9c1F12YeV",
-	"2LDso7kAWB7UXNrAZZ/MnuFlX1Ti59KY6Aq0XAqEuci07Mu5hxjCsOHP6qpQe44CZ26k1NBEDlNG1iCY",
-	"tSA8YbmoEXOfDBiDeF6wlKANsuAfNo+izaOZFQSn+hDNHO/6TG7HGdozS0/mnfT6XLeFwPerNNzM9Qc1",
-	"7TJHg6LbAGjy5xRMHgycggkjq0HmiiWEfYNcwIXTb9tLMlPSTqiVU0xWaLjoD+C9z1ZLPeGDsimamos6",
-	"oaUeLbi2xUkgsjqnFYb7SCYyhTr0vX+7vPzuu7dvS84N/9Z+19nZ2EYPJMta13Zrt//2a6uxs9d4RxuD",
-	"T3+++vLvVYs9Srb35oR7Qdg3FTOOaDGPd0nPuzb1yNpeq71eh0BNsJko97BjH7rUIvDg9Xr9RvRyNyh4",
-	"uLHuajl0nadij6x531mpvPMsRnxaDDg/uCqFnviZ4AHwU8jTmhRcr5wLpR+shL9BTxWAOlTbs1CykvJ9",
-	"BzSmxqKZ4fcstxqtHV5ur+96d3koVAOmOSuQ7l+StZN3QD32L+0fKiiGxMWNcKKPXq8Dt2eFNKVJzKKE",
-	"ungrcG1w+/JCg2zehg7tXx0E05IEWEfJ9rEYMm0umU6TigwvQhqm52AHaEvvODjXy9RoHgeKhzWoZuEM",
-	"RHm1m9Orozph4p4lcsIyyKwXHBiXuiNnYnrFhsgHtCUEGhDHPUM+tzVUFUrBUHkjCBNW0OeC9BTAQGMJ",
-	"lCwVYbsq9aBrWs3LY48TpnLvZxcii9ojd614f6CVHDePku1T7Mzt1LK4txxG+WwrCU/QceQK5MwrZr9k",
-	"go6UuPrDSibH1Z62q5ZPFzGrSO/aaljZPiYTqSFE0IPTEyh3Fr32x0N5dg/HSlROz+kJVljwuWv5xGT0",
-	"9ZqiD9V3nV8EzWMnsgBwETGy0wKTB1pjJxTyHWlu3/R8+z3TI2uKPoAWD3PxSAPKRDJiNIH7EifIpVhv",
-	"en8ck1dat2gAdnk2ccEmFe6dVMtq8OXzWN0nu1DqviIsAujmnr2JIlp9XVmSt0HWkAqPGVQ+IjyuE5Zo",
-	"hhZUYRkjTRPC4yxOouDI3yQfuRndiJ4b8B2NQKns0rlnSN0L0qLfYdFZsAqnOD+XjqqcmvPw4ni/Oh9V",
-	"YbDqpW3WM2cLXCnX1UsoDHm0d/n2/PLH48OPtYUJ0panTHd88goe0VlOsgAP/Fmu3MpZCIT0IwuB8KcS",
-	"D88ySlZ9maFr4AoHGzs4wObPJQnV8SbhKYfwL7Bq203dqRPWHDZJb+/g+nav1e4VdphX+N6Uql3jZ8vz",
-	"IJcB6sAyB6bn+dpnavk55tDlxI2g8J9TacdkDQyygdUEI+EtdcntLcg+9HbRk0obKdGNL3PgkySWmVdn",
-	"E+lOj2hLBB9GU7JGc79/NAGLG0Eyt9PTy7M6ERKr7gmstVdHv9RMdVzYDm/W82cZqgf6Bs4BwcX3ObRF",
-	"DjlyFY3gdK4DwRg4fMaHm+t2XlnEJPTg0JzwGNu0W+tlixDw3lJlfFbmEhEqDN/Yrj3EHPi9cwLakdwO",
-	"+YXMenGtUdJX6CHifLaoE7cSKTJ/RW60HaovUxGv14vd+MmuofAF1yH4d0KxOXerOOc8N+o6+KgGndjO",
-	"8YP5W44O4AHouHcuEjoFzxnI6h5JpfDWc4u2fY8hY1AKN0JJjMDZW2qEkLbnwiNBKcNqIDJkX1Vx1gUq",
-	"UqVlKMtWliPtjRUm3cH0O3j1wPlx+pkeWTOYh9NF3WWb6kIqqbkRCfOhMfn5W6+TSZJq0st4Fei9HsSt",
-	"ujcWpL64ZZ30sqAj9Ga8QgDVgwvPTtJDKOe8sci827/KpDxfyVnO3pPtFnrDcggRpZGlAgmLUXFBWDSS",
-	"rFhatnZ69V2r1aoimxY5soWvFtWlSvXu261WZ2Nz69V2VetwU6uzyT+Rqcx4srCQYUgbA6pIFk7NF//c",
-	"9yHbJdTNyrwLDKt23v8lThxCIIQMsl4Qw9TYl0JcWfbxVRcrJEGXkbNijj/SJGUuDKOK3AnirHHEcqYY",
-	"sPbGe/KibOuO51Nk06rkeihgAz14TurnQCFVqXuwcvYuHPUsVlBhLiqakL4DNbkKdBBeAVEnJ+9s4/3L",
-	"k3dvyOnJycWNGChMZAi56ev4fSava7L27ujq5Vv7/+url++ur/Cmo+TD9bvGa/iogXf9mKo7QhW7EUYm",
-	"4KQcN8meK+yG04SAXk2oce47vdOro55XCaykvVia4nfNp7Fbd+mcHIsSYKkmqChqPrn0X8bpLtLrFct4",
-	"fHWNmW9c/y8s9jcTmDtLDsG+rKtC/q/YPRMomqLPMjeZM11z5Yj7lRUD99z4TB4VKSC05TVH0nnyFTz8",
-	"VsrUvGpFw1Ixw9VLDi5U3PDM9O+rCuajFBEghEQxpXO+U1U4+f3H98tyLJWT5w1L2Uzig6u9avy8L7fs",
-	"bG21d6rzrVeL+3cuN3Meu/f+ovKS0iUtvebDqnafl0uudyB12gnNgddVRe5rNl39DFqQL9t46LBq/DDt",
-	"8LK7oxQK7FOqykGWjhO9NPRs5CaPE3bNx0ym5gpjDKrOObwIKp6jz2mg58X8npgaWmPGEo203qUSaxJX",
-	"+JDstAq82E6rnteD2XjlCuA5LWxl6RqpLH9EV+Eiz4OmdidGbLk8fw2NZg/oDJx8f8UZVe1lXkyiwtCT",
-	"2JeQSq+BCeUsoayT3tHR7ulpj6x1NhsjmVpGfqWUi1A0smgUWvu11f70a6ux8+mx82ursfFpfffXVmML",
-	"H1WaiE7kkD+zWG12tTwlP0Q5HcQSFmDyl5aOn1PrdbKo5vspnTyl1HsRB77jVmTKCp1juhRIkhxURAeR",
-	"EFKBhO8hgUmTQPKOCXjCauPEbp1VZLsR4LuLmhi7BVZeFHEpatI7J/rkimsYSIh6jn6CGawrUqy6Wa9M",
-	"Fb0cUS7Du1J9wOclBXvyME+rpV5VCGAOkkyqOZiPI+kSa7usSeiOtUt6uRjVQyG3n/LENCwpsJuiydrV",
-	"2fnp4QHZv0Z5rE7Ggo2l4JHGLO9WVFh/A8mAM91Rr06oH4RoZrEEjP+kd/GhnPDWp2986eXDBozz8k/7",
-	"ny+9khdrNl1MvpiNWFShFJrNHO/TTAxdPaXDh0B4rcjnoJiT667lLPSPhcvk7URvnwYWcZtbGVcFKhVN",
-	"HiBVKZqaMaknRHEBOKvMTiUECSdTXZkuzC1Xae2ksNmxS1BvTzYuf5f08I8eRLMYkuuESgI5ZDZybetg",
-	"9bEU4EYghcD0xwZyq4W7biXJieTCaItSJQLhuumnJrMM2x6CgfvTG4EV1UCHq9IheOOLe66ksBIg5GK2",
-	"UEeXDlxmQLU0EC2LtSWydSMc3cJ5CdbF2Mi6i+KEkF0IO4cTppjTIHp9s1NVrp293yv5GuDya7l+xPtC",
-	"ZwuHB37EIqJnX8wiOYs5rcqPCGHT1T5K72QqAOEUo3FeeSBheV05yCtXKnrw4JP5Y5qKzJ2g4KPEx3TI",
-	"Xk7AsRb//m3C8h8PrD/Jfgz5oLjM8OMq8fWpEq9dk69jVCHrTRJJY8j8DUu3LeskEDzziU0SauyhxKkt",
-	"TeRUWab1DEvuWpFy7GzNEcVU6+D2/p5Ne6gS4cJlDIekyC/h7Uu3oy//vGPTL72VZFE9op2tVxW18gv1",
-	"B6+O9hpB7UFAgOLqdwavX8Wt1+3Xrzej7fjV1g7tDBilrWhri8at9hbd6A82B+1+p9/qv+50ori9Fb+K",
-	"2lv91qDVoq3XteeoX5B2urTQeiQfAtCtYS1GKxu4BMOuBqsFKOH2noJSWN6mg1+5BWJkZHip5BUe84TF",
-	"gyAuDDbFZYkHrSXG6t4ImEZ/6iK+XInS/LvqZIsrFJ/6owJj387sy+brTntj6S2BsQkhPXAjZPgRnJOw",
-	"LNTCqoinzOfCmlFL/VU6pq9KFDcD5N8kF08jJrMF0fYEJd/JMfvjGyqCSvncigkZMVKyoFN+or4INB/q",
-	"Oam13HdZGbEVtUwZnOdjkR7xyVJMmsknX1V208kqQ2rYgjqbvr4mceU1velcxSgSFSM2C9BeVsFyNtHp",
-	"sIrIfdCWfZDAhMd5lpwJNSN7HRQZ5//6z/+NXmVLt1qq4dls1b7soJD37qD8vej6Ji8/EYTH2k0nmjH0",
-	"gX5QEAIM9NSMmMY7QL8oRAR7OH3VAShhNW5QDrol+FyNxMW6YV+hZQvL8sxVtcV5ldSyZQ0qqri7kudF",
-	"n4oFSeYXh0Lvp/zyxKw+yPHJ6C7Xvdn3zdmCqUtvtuer3LC4SaAjKC7dT6xnBy46OBemEthHbY8XyoL4",
-	"m3T3FTpBv6GFOZWXvLqWMEvT+S2cMek3SI661OxeafsdUyf3+cyWz8sIuvhSo75qNPiSVeXVzCdfBesz",
-	"9nARKBGLi2t3LI23rHU0oopGBuqeCAkZcb0DqkoTpptkH2tIWVrY93H9XlMIqRH69gRaHnQdLaOKDfLw",
-	"581Wa6aY9ypazM7Wq6ISs1MB4nMsA1NEpb6iy1Vbb6HRX1p3Vzz3vpskdOlJuLBtFpVSRSi4zpaxzOdF",
-	"4jerjAGKjHXSuCZj8B6Jc6LbS6iIdUQhUVpvIpVRlBuvxZX6ThcE8aw1hAFh46K0HbaYgc8F5JyYV6p5",
-	"tRJLeXUlbH8NIctLqpQGKRMX1N1HTzGXVeuOsYkmlIyoHq03yRWzMrS5ETTL9dX77LJnNDCJj0sEr0nv",
-	"f8CD/+hhqjRGPrL+lYzumCkfKC1T3Y3Zfffnu437s9e/Ly6R/9Pvvzxs92vL62TncMkKV1UhzwXGOy8u",
-	"hlEyt/HPAeFB/0MqCE0mI9pnJjPDJVLeNWjC7xgWvWvVyXmdtOvkmEhFTixAuRgmYBt/g1VfC3CH/UHg",
-	"l2G2/f6H082LohXp105jZ69x9P3707OLxi9zo4sW+AtcM+EqXnuHgTEXxulMn1Ec2ZW7WGz3vkCd7uqa",
-	"ZPfBVToe08rcwJmDWAUDchZUgFvZ1SnPdV5VwESJq3mJ+Cc83uiOlVNygp8r4XAKB5wpF/t9evmGYEuY",
-	"lWuMgTnlT0I65Dq3SJB9vDxlcT7degioajV3CdTPyfS+lHWl85lPl3Td+7UVXVhz5f+YToiR9ezcYebf",
-	"1YuKhAav8u5mozzRfDat6szxcYGeo7KuDjXsfPCWK8s4zKDUzz///HPj9LRxcNADDbx/0CMv8e+g8oPT",
-	"qg/pPfMSoOX/0mhUMknvvG41WpuNdqdiw0IK02rsfPpz88taA//qBH+t/4/1//Hv88oEQbz008yCWOxm",
-	"9TIziCugYSgUVQ2sQl+LJ/OKzyxxSF16AgYJHT5BqQfOcu8SOpxfCGcFZ60j6Tx1SqKuO9FwjQtpqvP3",
-	"B+LZ07xrPVe5kL4zpaUApUEgh+QDbAKaVkTsVISlWfr52lseyNq7OjmFS/hDnezVydk6HCGwzBdPxLuv",
-	"DM2pLptw8WO7sUHAPGcls4gqRtZEqjQXQ2I/mY2A8g7fxeltVoYOOYPn6sLAwkghu7EZPx7SJAR1jkPV",
-	"4l2hzEJ4QkKKH9LXvI5KQDH84QgXV8lE5DgzG8QOKRqLOHRwflgFwSG/ZyV0/n7vrLLpmMdxUpKQfvhw",
-	"fHa2PPAc5+NHy7qqXJcTpkorwqx0q9MM2807/KiKaEAcs54njOgF8byuhc8wj/n0nJoLtZWpcKmsChjc",
-	"2ZpLF+eZW/xkqsBkOJpMlsHgmrs7RXGaHIpYzy2UBfyakgRaEiZijYbw2MfSFFIDGfvJgCYJuNYNFGN2",
-	"3VAzcjJUNGax1/1ldzOklkdnXEP6U8iiCOmXpQr9+Ozwc7nv5cWV7OcubVC5kmgalkYrrIZb0QOMgBkE",
-	"qmh/OYCNQxKqbMgilOs50mb4Ng/hs2QUq8kD2HxWDHADVovFAH6fz18ql/sR+COuyZhroMmQiXBEU13G",
-	"30JWrUrdOGdzCneUSgx4RgUmZEosvitYOVESHhqmJoprtpzL92ufw9YH5KDC4dGDZejdZ2BuWG/7c8P+",
-	"aPi6B1Av2GcNL6pJXPo2necaA52/sxv5KlhdKIpeqmOZt5nVnvhTHNRuWQClwNEA3s72V0wBNKd2Tznb",
-	"C8Qf4sMsQ7k9y1mDWeMCtl6RfXB9ViOQH9DlDxXywXIJA6miIpewsThdQjkzgZ9fPnrl+axKmfQ31/Wp",
-	"2rOqmj4zOXr+pno+M9gCtXwuMZ3g85x2XS7CTM8XmEtN96ffN+5b487ZdvS9+vnhdf+6fXexqU/incER",
-	"fZUeyq3hL7wjfvi8/eNDybTU7jzN1bYwjSr0uGRDrg1TX+mavJDcj13492K3gVAZ73zWF3ksBxbe4hZj",
-	"KKDG2pal7MdBsmUrY0AeRqi/TslGqxHTafECXaZKf+KUQyfrRQALTSnlDS25HCx0oS4lF5tDKsvprIBU",
-	"gn1UqizheVDebMiEC0SrzSL9ytXKVnB7kgM/Eey34MnkZ9Z44LFv0Hy6i9HMcXELyKa3Alz/KSS1am+r",
-	"SOpMsrK/iaTOYBWSVOdaUezhkgrIIg05yW/SVmuDESuNCv9jTAUd5u+40BMWWb7bPQBfVvWG9LShgwGk",
-	"I85yQGF2IppwCl4u+beWYxaT1IQskE/MCqPDAYeBMWEpfgfVCu1wZbdU33IG0e2ij+1IVaybkglbMHHM",
-	"nW8PPeB9L5tG7+nThjGePv2riIp52c32RFh4KKetVrqcMGUPo7cm6YgKwWJiqBoyg3lYsIS+K687z0Bf",
-	"wZAHBZV62Y/juJTObcjMFa+upp7QPit50p1PWB4MVJ3RzoxkHJ6t76AO+cX5FfznA/y7d71/VKvXDg5P",
-	"Dq8PKwvwTmiVmri8LtvKAinBXGg+Mx/VjHy4PEGVKEh8WX4+TQY8SSDrWREO6EPVau90Bht0s9FqtVqN",
-	"bfvPa/tPK/9f+yW4Gq3QlNKlSpPMlQBhncHPAaCKrlpM+0aipMW2ZSTUDneZlRSeCUu2PVRLY8UP56b8",
-	"K+UahxMQ1NbG8BBXpAWybdgdppMJePAqptMxI9zseivK6IW+ET1DwfKZJbQYHse9OmZkiDOH7Yqoosz9",
-	"LseLVTCiUlKmmfE17+z99g+nnZ9+fLs8bY772nsEzkMESNaaVkd807wcewXozUwJP1eUzZcA8ySIizyT",
-	"XKrZIE0E07pJvlO2NRZ/uBFZVQQONTtGXFgiNtRkzVB9p+vEsDEcXCuBJ3Ko6y5HPfAnep0kVMS4JSup",
-	"/gJ6W6H5A+/lz2bO0rl2C7EE484Kmg4euGSi+HBkrAA6S3CB7K187uwkLXHdd9OpZguAeQuGt9ebCWgX",
-	"BmrGPvWJ4WNW1roZOnQVKIVET/L5TJ1HoIoEA5Volt0CszM3dGiJsLLCd0yg4Uql57NjttwXMz9FC/3k",
-	"XDP4wgJx9jTweN4abPsXmvA4YJ0tYCaQxsWCXBup6JBlNaE1wX76lh9zLv1uG5rPceCfH3LiHC4x0sQF",
-	"SiLUM2jn1OUjunARdOEinacZe1Yuab9kI64BoBA4MCcZWOgRtUCAeGD9D6rEf4yMmejdly/pZNLUMs1c",
-	"+F/aa+Pls8lrNlh+ETs8ymlJPSOo84hxeNTn4N9ShIfDfkBNFT5IK3o7UmXhVvfpJwsh2QWV+twhqqPC",
-	"4UDYzgqjuJDwIrK1NmbivX9tNToY3L0szntWx3FKufBKg2rF85jZFZY0I2OmeERf7o94RIdyNVOgw7ys",
-	"xxDoIXQqt5lFqeJmmkmzpSv32zssYqhDRZ16jKk7vshTaYJuypWVxzKXhR3rtDaarWa7vdHcXikmzcUi",
-	"lxQhlhXrctEjNCsWB+YeQyG9XaY/8jqXN8R/kpVWpljLKS9EukbNjXA8HuhTdMHZIWsHug5MObf+hvR8",
-	"ZT8TlvRLFdO+Uh9wJl45gwGb1OSQe0N6vuuuS2TXe5PX2IPcbd2YYT7THgSFYtY38KYtldmbKGa5Sh/+",
-	"iHF5RnvW1VeBcuBgcVemBkdD1SKLSyHNDmoub3oOP8TRO1fVpDj9oLxLcfauFxwWWvlRixJuPmhVBhS1",
-	"N6ysKVIsl/pBM9WAlll6P0BJ9FWghoylNuT/Z+9Nl9tGsv3BV8ng/WCy/iBFUptNxY25LNlVVpVlqyW5",
-	"3AurhCSQJLMFJthIUDS7XBPzaV5gJmIeaN7kPsk/8pyTCYAEKVKLl7r60F2WhCWRy9nP77ffauerDZGI",
-	"swiWFv9bRhHf2W80WVWe8fCIHZ+9Z+8uWOvwao9F8lqwUx6YX/y1tnUQC04blHPDRoeDlv/I8tOvdJz8",
-	"yFMx4/P7d29oeNzVEJ/nOjigqBLremsro4cqFckNj1Zip7yOZywepGQf0isoAqhxY8Lb9TPb1KuzyuGD",
-	"IlTKwTqolP0N2s7LRlw+v1qvcGUCofWKcuAu++nDJasCTBCZzf61DP2aRwD6rX1b/km1vlwzvztNR3FC",
-	"Ye8O+17wxMbOgtzrMHbmN9aUnJ6o1dA1yBWaLhKj0p0LgDTNcvDvYopkAQF8wv81FfZDdxGw2WPaFeA2",
-	"2CvLu8pTVsaz2lh12G+z9cw5LwloZCu1MPj8hNEbSjcBskSUhgERIwDUQFYxmdXCHSEwCRTZ+BY0mUj0",
-	"tEUJQ1lkySZK2qUQD+M+tZ/0CETc2NrOtq2Hb2O0Am+/wdUVblOA6O7a0BWTW8FSLpt8cbrKx6G1AO6M",
-	"GH3XsnjgFuiUW5S0aYd2sQGZDEFjmNvsBtqmR8XdVL4ztiljy+bDlrTl1zO/J9wn0hoUh1H8kvzW9XIn",
-	"YWFTrjm2RLezIou2wAADSTQzUplKZP9Y4qQ0ZqYdIJ50FAINlsOu8XoKTjW3cJOzkQxGsJmA6iLOWHSB",
-	"CLOKaAmFrlkamt75XYZ/lGMO2TnIR7ftmBdQe1ef0VXJPIc1komzjXp4tz0Y8JUPkHzMgS7LuwFa2pEU",
-	"N3NxG7v97ub+9r33RTKNJdu/LNG4SIH0mfKMi+eukZu1DO7HFZg4psMVuztXfuQuXc6IUaj03jCk1O6q",
-	"10bIiNSTTUQi41BDaARxAPEosS52LCNKCDR8aQskmGEGJlOljbuZsrEMlRyONm+meUlNuXcvXr9fUGRt",
-	"VM5et2E8xM34bS2KZu+Il6v6y2Ev2lZxzsZCTRGfBRr1NOZsYiXYRELSsz9n5B81aAQ+UWrYC6UChpEh",
-	"sKPnYlTPbJQcMQzdPUp8BHr1vhhK1WBvC0FziLsT6XDI5z1lxqlR8C91iyx0Yt1anZJBL5aubDRVwI9a",
-	"Zo7gVG748PLCF3yKBwNdvW4rejUD59je3qtJTvDmm3wThDt8NGLclXbsximLpBIAXgkbaqvAH/n79Jkr",
-	"p+dUqOkqRg01dXR9tiHH7vNqts2x1bG2FpFhrU7Jny7objmjvV9a3Q1FEKUnAujTZTqSivn2ZJW3vThR",
-	"t/okP9M4AXBpgxGIBPZ3oLtr/qwZTxJ5I3IFZdNIKp7McwTqBeG6DiF4uTJ+HUZHho+QmzH7ppXr/QBt",
-	"63dsLi8/w/jqlcMtV6+fRdUsoBh233azDEQJ++GDBOlL5wFJVU6UuXd+LgIhJxtm/rossaUJRj8APyaW",
-	"G0dRPKtPJw6xfTMQ761pqMq+OfeUTT73XqWoS9KDAJW50jORsOESdcUdMLQW0XU3o7/8IIwZxtKZiG4E",
-	"s5j6Fh6W4H+AYwEiwJyFYhxbcZwmfA66YQltZoPK04euvL29UYIA42FBIe/fj6epZ/Mf1OeKiX2Zsip0",
-	"4KTiY3rElLgRCbTii5BNJ7W7FOIuH/J4IoPiDJwlMrBwl602oiwtIhs3t6u2XijOxZeuJza45MPVKAYb",
-	"FgY8HqZISZ1cSSp+Axi/u6fmIVl9r5svt8/u51P0y/s8kurayFYoD2FVs6eNNQ7oqn85B4DVWof5v89E",
-	"/2qaRH9gCt+i+xa28wNl/SWafZD3z310bvpyAQdbB+AKA9Z7QpdZocqipilWyZj3d9jzfO4rHrDjJA6u",
-	"B3ESPtNQvrjbznA3qqEcGhcVIFY5SMOeikSaWgTJeJqyE4+98dg7uOh9zWOILs14kMS6yN+lXRXdTPRh",
-	"lXpqxSqQ6DFqPeXDBjtJM8wGzbgtWOLK8WLxHB5Lp6eQMNrID5kyJUSo82ljYxnmwN0cbWk21kV8kNxS",
-	"L/TvO4SQy1/qf//19+flICHFDbyiJhGqqaAIK0VcpTRuMN9sjFzR/2C5v7Dq230EuQezZBKo53xXTUQF",
-	"iVRPdGXribDvSooAHpzVHsFZWSw+ytUe9ecIr4I7zIct6yMWbzxBiyCCNrcAmLpo8Mg8NEeeY+P85sZt",
-	"81WxFrh6gJ/HxEepU7tA3bOTxUw1hJXduMEBLX5hMWqUv3J5jSww2kLDCvJSgyjK8OgWOB78kCfXhaJv",
-	"8wtozRyOFtCM6C/L719p6XYVu4Oxm1OVB7dTDBT49FdE0Yvc67B5zK/q4BOnMrgWKUFzJ8Y6cFeWdO89",
-	"VlYFR3EX2FB3Z2myo1T05qfsiwR/lxetLPa7QJn/mUK/C5ulYWfsjVTi/iUM5ulXZt+twZ+8H4jjSynS",
-	"Fcxwj4y6iAAQZbw0o3hGwDMJn2sLBZ8B+QPohWbV1n//X//PfjOv6gUPRh4LpU6lCjJcDIiHEhC0uTcn",
-	"0f7xa/HL/lHZYx+M4+dVTo7fm33hIigL6Jq3SJqMnGK/eUtABedhcT02R5gskCQsF3esRkq6zDgpIOuv",
-	"MtQkY6FksCIyyhgDjNqEIC/9mMYWcP9BoJPKwdOgJC8OBaumiRwDM+h0MhEJC7gWtax215jAi0BGUBil",
-	"lhh1Tt+9PH79bhX20AazlbEl3hsLCFC4LoRQZcgSb13DIU4BzTtlV3L8+NTXETKZ3h38YTuOFGPI50d+",
-	"t3fiF93/CXesCIkDDDOXgpacWmpBLG6kGU7tfrSnopyW3jKPdAcDzO5tQFICdqNlgYB3UKvE8uP1CiqR",
-	"jAKELE4djwWwSvKJsZyPMjoRAOybQTS9Oom1lv1onjvSBWyGHFMG/aMsFa/nOhUL4Etv3h1335QaMqVt",
-	"JJf2KEMpYyICodJojgc5C3jTwctXNIbGdTJuXNKPR/MwKS3RLuP1yRxXrEWnjyjujeI5LWz9XBVIHqfI",
-	"YhMt7YNSMQ5YRZiduRvj1A9SRKGrlYXaDKpcPWK8D78b4CXXQkzMLMoEuWYazNkdiQCPRmfkDD2Ff5tS",
-	"j2U1poIReljKrwU9LES9qmsNdmzebPaxb2bYd660pdq2LwRHSKRUk1x4ETUcKjEDXqxn2j3fUYrm56Tl",
-	"3TvVhi2yD5RIe/VxEheSaFuF9fIOwTb9ctAWebtTsGL7IQXAQ2+/xiaL9bBUFeUMYJvC6rt9cCdO0Dwx",
-	"2SbMZKuX410y/OyiYIO12jxvh5+xcfYOKoTbB+yYpyLBypetEgOrZ/JCpo8gVW2+V5fJTeCo2WQ68yU4",
-	"21bDZHsthxbuDEs76VtmV+5U+bJi4ikGcLe5vwRMW9QyMU07MnsDKMHy7tWbzDcPUnlTRsRlhsAmfKqF",
-	"tr6+FJpVIVZAJiBYBABTh36R2Q8AeWmDACwym7d2xIDaH3uoYVeMC+YKfe+yE40vK8UqVcQJQdRmQt5g",
-	"36L4yANjIfn/6FW+61V+RRRydHjhcQs+7ncFx3aDCA6824Jr5rYcbiX700YieJpEG770fRKt2lhRzEOg",
-	"Wrt1W6HNv4CoCWTlMVV0cMX8gYxsOztKfB/WVQ5VXBrZM9eXJSPO3v7osZ/OXv3osQ+if2bW5seTH5gj",
-	"vHLtOexUfo+g5/Sb560XbTaRH0WkEQtIy1D0VHV312sdHnoHzab9qwQ3veZZSi5giOOUYDZzRQ1iUEvi",
-	"HyPTVP1yPoEoEnDEGfvp4pcfGSC4I3FBVabMYgPMGX5VbYExqw8VJg9NH9ZgH8g0lGmej00v5QCeaQ/Z",
-	"DMtpwaqW94uwI80pAdohSKuy8VTj8WEZ5YpMdK2cFuwWpDy5AnrzvS6j4Xok0qxNewZcEmglAvJS1hyI",
-	"1/siitXQSJuNIxw5Cqk/VqujjTi71nGpU5I7/2Vlq/ELj2QIH/VAkB6hSLncwkAF28E+7JayKnp0OdzH",
-	"Bx5dE1zHhS3YX5G/mGWXNlxxP6QxhlOgos1d8CyjcCD+0zWtO/fIoMNTIS+5YYYjN8a7pDmKty+8f21b",
-	"fNlEf5Gsx8oVL0t+lK7558qBlG+4Bs0mer/3z4U4R/qqH49IV2e/G5jf2RxJKfTM/aiuRLI6VWERk4Dl",
-	"1lyYyy9A7sQo9IXxe8yHT178m/mOjfmyXnMVxoPBqoFNkjicAqgCG9GVrC/SmRBQvA/VCp9lqPSudame",
-	"3FiN85FgPYYbNmprLdy475j9odvXJoCGiYyMjtF8is1Y984ALdGT34+gzM1nYXMubInN00eL4qrUiLOH",
-	"HafRyoAOcGfxIGU/Xbx7m8Vmr8VcO44g6hD5RSRyMO8p/2OduknqWg6VRQS+ETbLl/AZGbWU4phwxLoH",
-	"F6qMrH4dHDeIOEZh3NBj5z8cs93d3RdmeO8vj3HM1ggfyyiSGpqLjb+PPVEN9l4LKBAEfCBjoIbwdb4R",
-	"m37NmJnYBYuem0f9cWM+t1XaxriNB1nbWR41on1Qb+7Wm+3L5otOs9lpNv++IW2O59TIQkoh1IRYMZxG",
-	"PGHdsxMWCleQq4lsiQ3EjA14kGp0qPWIT4x0nyBseX72AMTZnC78GSgKU47FIryWy01km8ppqOWtJJwf",
-	"6zEe6Rjj+lT9ktsdcJ1PIAcL1bJmyzeoZGy1Zbzi3YBGRAzixh2QamFb2/oXHClRQGe/GAgR9lRZlyNu",
-	"AL/WAeLxoZJaMK7scyKEG5wkcSC0xo4cmeJyENQaQGqY5xOTktl1PvzT9kxuHAoWzWbzYEOa0lWu25Jb",
-	"gF9S9Avu0Gdr7Q4LD8TXGCFLAqqbpkawl3TrK1FYQuPm4YDNCVVg27rrS9Ae8bk2EblCnhAQB4Hwq9Rh",
-	"hclIsH9NxRQt5zt2tlPm43QF5ISZdqwjx7GyNI6voRkvJ7lsCAwRJJq3UyZ4FWG9o8WPnhfehggprDrA",
-	"kJPZh5DGUQI1N8USjMVgvhjICGAbP9fmdxSxSsjlMK7IfrPpW5KDWDE9BXyDjVDONpIwrOoTjHwjFZrY",
-	"+cy/cuG92payBZ5+cquAIUo8MwgcTxYgTI3MuxEJjwpbUkO7HDTihZsxDG8YAMBtuVUrfVqKkeXjk/wO",
-	"m3GZ2sJ1bmyuCU+DEeLfYoLP7xTOi9RsCuUYMz5nVarXQOK6ntJpnK9pyHVKmGNmZGmCbBh+vi4PH097",
-	"Cq8XIWt//HjUUz6hIXWgQAJDffE0DeKxMMafC+1C9FbgpkwTKcJi7SV+L5DX2E7crMTMqxBk0K9rgQ/K",
-	"mtFx0M80e315ecbw2iPWxNqVqQLKUbP7obBFjkVoBk/nBFP69nupEwMP+/6LF9sd/ZXC+SQvpnE35PaR",
-	"VxCWueR3ToBZqbJGomdR5bJiULLcqBGQpzyKh1OBxgiZCpYiwmeaRJA10egN2vgHkxThNUG55l6DdUP+",
-	"d0vR8qWXNuAqCCACaUvf9sxGcyZUmsyLu+a7ilcJKIPVgOanK4uonP+LVDexDMTVhMO8LxEPeJVZnFxf",
-	"odWItd4okYqVjt6SyFrC2/aWOuO9FSED8xFDPkSG34FUPJL/XuxKv1VC0uRf5GRbOX7q6iQM6tOweFAh",
-	"M7OCUewO/SdZoiXn/S1+XAmkwJ0TJ0tlXwiodhxPyzTZD6ht6aRppiW0040Ei7hOra4cTKPM6KlCKYXR",
-	"L01gB7IXFVVcsygjls2BjRtzdJoZZWtsJhivG6S1JrCGOrRoqznZ73g272ZFQV3OCvGbk7f2lMPoaFBO",
-	"Bhd0ixnpglAOJRLdoRjuKer/fc7IBlvxUfY9C7Z8u7l3HynukmrLPT0gBBtrEg07Op7qzaz2KTTq0Knx",
-	"7AFe2geFBVjY5Lf1+dCpuRQ6XRXdzptzHfQdCyCxxthwITmvzPQ3DjpPQenLVFunTkYpupkLQe/cjXeJ",
-	"RC/cf8tHf5lI88KklwaYc9P+2eLK+aVu5GZqZVNczrASKgTKRGMAMh+Og8/en7+hTOQIKwtBp0I6HZRl",
-	"wHgYJsY5Jx7lajASwbVx9wl2MiU7IfN6ahk1KCTNMLCRgWombJDwIehTdi5CmYgg1bZqoKewJdrZnXc/",
-	"wIUSj73nt4YnP8TJNSABnZNlserALdsgYFXnGqnMJRQCQ3sdL1s+TO6Wle5T4ZmA/+xlAjn3Htc6dydE",
-	"6C1abWZ2mu6UhsrdnGu4yU9DqUBYXJovIxZKN0ipcCgxUz+XjCjZnQ14lyYs4QtoaUOTcyJ/FvPutIz7",
-	"oqsWOfa6ZyfsWszNqeVhHcSBDuKJOMroUfKK5/WbQ9Z9ecmkGhoVZOUPge6bV2Ak02avO5WPdT6R9WuR",
-	"q6jAESLrM09EYseKP/1gN99PHy4r3lLxCYgfav98pouQmNW1iJzd4+NXFxdXl+9+fvWWIDnL4D176l0/",
-	"NWLQaFQgsLdAtx6L4iGiCxMoJX439hMaSx1el32oEW+IxugY91esC9GDUnLvGX2QB2kdM5IAoDcnSMjP",
-	"qoTBSanAHfN7H8zfFUuAF9ZTwtBcWofcAP8yLU2PrBihjRn/y9zl2S4m45hexNBDSAFkSKbtzPT/AXf9",
-	"Jy7Iy1e/nBy/WlgQgOFLBOsn8UyLRLOAK2ODGpMfP0w3WBdXPYqHRhCHPEiZzG9CGE42ASu++w/AwxnE",
-	"VEWd8iDN1bGYy/4r3ymePe8inuLJ0QingVNYyPmZKwAJLCXYm3jg4Ce8DJECgfoGAwkpC3CabVpwPI1S",
-	"WcdOYWI/1R2jShMRcE293LmMonkbEWKYjWovmCbBiGuphl6eJJ4FQJXNBhigf/3m0OspYNnA4MIS0QZt",
-	"NYzjIww0s4EJsCx4kiqzNj3VU//xH+w4Vkb0yVjpnqqzbhQBswraBGvIdiCpJFUQTUOqMvV3blo+myRi",
-	"ID82WJcgiWxQjbGqP4wB7aOxE4xDMBT8GrksAPAFdlFnZwduNCZR53nzedM8tWGGBkk91LRQ9crHIjrm",
-	"WjTYSYi/ev/+5KVusEs5Fjrl4wn+diHHBs/COiMICTGpmf97D+NDvUqH9Sq466mPCTd8r+KxHkWWjuNQ",
-	"wIVwmVQpXvKHf8T2mk1jtGnmUwGNj1/+j9+hbtSzzVF//GpE2l6zTVdbLlJc+1KanL1miy42P+KUdJlt",
-	"28Zq0DAW2JoPPdwQUMqyI447K69ZPLcAe809eOY5TwXWrGkb9txrv6DMJPPPRZrM611IAtE5Z1VyM2vw",
-	"gA+OkdcoU9gyEG7lN1yCIcSqHIL38Y0R1dx8Q8qTtJbxB2PsDMe139yFl5uJLL4dii4CoP7x7auucu/x",
-	"O7ZxCAxBKpP2ILYKifgkjeYNeC4FY6+mCrD0fSJ+piYQm1EwT4mMqY7xoCAej2WaSjU8Ih7+Yk6GBu0C",
-	"7/5JKMaTOBUqmNd/FnO/QfvQ3jHiGiBueAjd3dXWPtPm1FOficcOmsx1oJpHGy2PGr5GuQ06l6mbPtgX",
-	"+81de94LirenXvFglJt0OF6QwvE/1icioTIl2pfZL8wbwBmhdG32l2eaUbCgp4BpSGqoPBcubZnn9MoJ",
-	"4wY7jyOhWcLVdU/dgfmuCmxutSIDXoO9c9S+C2TAUFsKFQAFOuAjxonYmvwoCJcQnXB2WNq2vsAILnsv",
-	"THI3j3NBpOLlNaBVKu/Vfq3BFlZCcyhawAoFmYo6WHs+G8UzpqfBCDAWMzgNzVIMZXTMEbQAFrgdSULk",
-	"JQHiuLIu/LduR4cPZFoIAiCBE0POJ225DCfC1qzix3SceCFEOvfeKiRlXCWz4mNzIvNX18yDc3IIQJHk",
-	"wGwyG9kigWZGBWzLbBRHoRuYHcQziH9LMA7rwAW2OAmldbxALIhdEqvmZChSM7TdI5wDHjrEBbs+dEPd",
-	"/LHDsHwJ8IiBRQ/059izGQFoTnNbHxd7NprjsFWsSHYtMrYWptXxpFm4YxHWpQK727MBBGv3aw+mODMK",
-	"jbUKiZSaFQw2R9FTxvmA40fRoj5Sx76+vDy7cE80n0SNCNbKLRQfuGSIBwSyXIU99crxWtv9jtEuXBSV",
-	"y0ly90aEsfetBZIPYD3TxhbpmPF/sqroEzZesE899aler8P/zJ/9gCrPU6g8/8R8PplEEgFLdv6pY+Uz",
-	"vHCp5ONTrtYAsriL1+UKhz6xKJ6JJDBKbyQ+sten3eP6xetue//AUbfwmRP4xnH0jFuXJ1NZ+EQtgkSk",
-	"5qU95WqfyGaRIdolMDj8J0w//pPTr4xu7FX+8FkVnWnmL7jkfu2I+RKQbBBjhvLGHhUVwWHTUGiUjpyW",
-	"W1fPAyi7UMIzsZVI8HDSBJh7LaTMID/9HQ2MdtZ3LpHmaG/oNbhr61TG5U4AUeFT9VZWu+UtFG951pwJ",
-	"YqVTbraFHAssH0ukjlUHj7lZYolJJzQ/jSEWysFAJEabUbODCsGcabBLLDazQoZWDiMOriuGa/Ns9Bd5",
-	"yiACjYhCs5EWwZU1oa1xHaJVZdcKoYx1WheDQZykha4N436CvEsEYjQxPk3jMU9lgEaPkW4uajHik4lQ",
-	"MBqQo5LSjEggQQ3m0I2R7X8yeSBAWGf5ICcYLy7hgOamBgparuas/fEjkf+Zo52B1JTFIBlzUUhzvqlV",
-	"oi9c3JQqlOIIHZOlWKkNk7r4qHlmLkSKHoARPzb5M4XeMF12/PxiPsH38DeYUPBZFTM05g2rEuU1NFTz",
-	"mQd/dW4MFExJMZc9KQBZv5OlIn3Sh9iX7vJz+T0jBTjnZeV/R8znBFS1VEqIrhuYm3CtVEPUT2ukPY4O",
-	"i1s0lO7xhcj5mhooePjKMjb6TmdN9+NQmpMdR6ERpZDQwsAGMaN0wLXA3Yl2uDknEmrdcqlcVOZui2sy",
-	"pF0uDgVjmhXKWYV5YeY0kgpUpoN8S/kQf2k+cQlqjbjojKtoHBfc9Wvg2xoo8/lkkqUHCHgDuW9KuA2K",
-	"LypDWtOu/qBoNgDar+thabALDB8ATCV2Gy55Z8YrzTQX0rSSjO4p3w7DeKJmcH6uDGlGIMZxApaOZbYE",
-	"Q0/XlthfobUSWrKgSMBRiBmRZu6DOSkBpsNgUyQDoTQyrGBo6CyJJ4kUKbaQQcbSZTkKsIOpSMYa21DT",
-	"KB9UqniVG5EgR0Sl1Wg2mlC/OBGKT2SlU9ltNBu7RO4LAd+dxkxEUR08zJ1/zq51w9gd5i9EYrkcYgal",
-	"80H02c9izi6EhbSHimYzAYWwqm4wiAwSaoetfTZC7FqG6JycOUetAyg0rIrik+o5c9TRlU7lR5H+NLvW",
-	"UMNBbTlmmO1m00bibCJgwZYqZH9/r5jhQpqAR8NKpwLkTZB8vYGf2vv7rReA1W1eehg2g71+W7zgrcFu",
-	"sP/c/CGdVzqVdz+fIZUQUpdVvMpHM/Gtf/2t+7efPx4ng18urg4v5x/+8vrd8HAU3JzxiTyNktkJ52fB",
-	"6/fnMfYuoQ10W7rhpw8/X2DgcXlRjIrXIoUc4F5zb9Wj3JztvI3TH+IpAjPsNQ82uqELUX3IG+XzB5XO",
-	"P371Kno6HpuN26mcofKDDQFH9AYtosK+ANTLoVmCylhgfiPv3Vc6FdwEZkpzzmalU1G2nRpppCCsDsUz",
-	"sS7ZsecinSYqB/toDifS/0Gslkq9FwgBKcjkBMNes9XoqR+MqqISTzrqLvRBdYzukRk9IhU+ZFkCYAfE",
-	"mZlwmUBYNvfnDiVQXRUIBHaQcs8DhZBJN2QKtsPOBc7aL7DiohiearB3IN9OzpxtwzghrjRY19bRYJgV",
-	"VG2h4tC+p6ekZmTQgFCc8IRHkYjYcIrmDsXdxcdAkK02wE5sBaaXmoIDGw8oFKvNouCM9dTJGTYGREba",
-	"wjygJbnbzCad02Sx6l77BeuLeazCWoN9yICtEihe0LamvKdgvODlayRrtF+jiZuL6Kc52qxevsZSZiG/",
-	"hQmlaJWr/40TSPx+hBabIbPcjzKr0UTlx1Or3ewpIlW/vUR8AwfAyHRLMb8y/ZldspOL+0E+41fMPQqd",
-	"fh+H8+1kqUt63Nqxa+e80oHqurpUdUQork+4MtP6orKxOITvtt3tfxSTpxbM5M4qAitbMjrAsoHYS3cs",
-	"beAfG489u2M5+4MGjoT6e0pamced81S8kWO5krWBrt3JLvzDy+6qn0Hx5MY30+UwwD2cufX64XseusUw",
-	"t7Ruv+U95BTiBAoo76iHzF0vbr8rt92PYzWIJNYR7LV2b7/3jM+jmIeXcfyGJ0N8Z2t/k8+jFJ9AJAYL",
-	"Wr3Xbm814J/F/FwYpxdv3uBrL+P4lCsL0Q+W4n5zgy+9wOjR91M9X6vhzR41cgwEYqbz3OnOdLs9QvdR",
-	"7/E0Xaffb+JrcpMzCtwiPa4ZG+pUyjtrPRUh5ued6ra2e091SYm2m3ulHoGj3IX0v/MKAh5FRtBrPhAI",
-	"PzIRPDXPy9s9rsmJBqFTPqc6AsfVOSd+zoysNrMOaisUBIWicl9NEZ/M7VilPZCR98upjyLDaCVJr/76",
-	"r92b5rj99jD4Kfnb7Hn/snV9tqffhC8Gr/nB9FW8P/y7bKu/fDz8Zba5vjjH12ylMfZKOnKdA0rG9h1k",
-	"45OYu03MbSOu3mfp1dulFm72BxNP2Jmx0leGgiOUklgUSWxNWUhj6Tgb07QYAlnhBp+Kyr0tnHU0u868",
-	"cTy7m50zurzUTV34sM9sKdxrU7lttPwdG20oLaLBrdsps49X6btjyHCX0tN7zKFEKjFjsRIesb7b5v54",
-	"muqUI7pkUVnEA8yywIbFYLb1m/GyJe95iRw/C7810QO2sfWe4gtes3OayQcqc5uhiwmc+xrmb7Kii2LJ",
-	"xWzZ6etP9Zw5h885ehucNVeGJhPIR5IDV3YEAb5TnGU2z5fToLQWZ7d7V15FiVnuOofbX+dpPeQzVd9r",
-	"b65Si1Pw5/PF7JflkCEXjkPlyT36H+weOZ1wbBOUi6rhmd7OK9pIS5DoXqMkYuUwFVd6RdWMpL+2IPKN",
-	"+iiw5MCveqrwAIjZ4YtCjzyWkFUp01XDSucb4AezbpjLzzTYGY4Ky256ynpF9oH2FuwpiXS8oMlud+Q8",
-	"bAfsKZnmKucy5y2IJ9KMN4kR+QU/NDE7iYUizfKyD+ltkQ9iRc6T1/Xt6oZu/pQcrT1pUrt9/RTUe9Ja",
-	"n8fbffWRqmb4wm5EQIrc5n1If9i2u6zRTVATarRMia/hvIwPkGqJk+FbPha+t1h0CEcKi0tdMqynAmAW",
-	"YFxjrSCmm9husx7yOVT8pYnkUYO9Mu6GptIqAQwpdam0UFqm8kZAAfabrDp2l5p4bMkusKo4P8X8NIqn",
-	"yRFONBQn5a9n1b1m02N7zRe1nnLF8OhVsO5CQTm71bWxijKZKpXLZvWU88NGXI9EeVJr++TSOa3ne3Rz",
-	"v4UcExVT5HFTaR+tJCZ9yLSUnbGtNF7rW9B4UPVDCU0siXFFWnTypLbtPUvpqzeWiO8WXeWuy+u5z6wd",
-	"jZBzxIGdLNL31YV7n3y1e6eyUB0Bsxdu7YfUhval9QxIZWWoeMlvhHJ4WxwQxUPP6GxXVtjJiiGqvvnn",
-	"lVR+zVssT+kp99crAnwiTEG+Mo6XMp79hEZEzYMCFFeIGMc9BUUUVEFqBoEVKmYMCzebP9pfXVEkxVzG",
-	"M2+vYKH0VGZIowNY9emCK/DPrtA/g2+Bqm6KKpK7WfPwN/E0tZMjwqt4mvq1nrISq6iifWu34MgyCiWn",
-	"5s19aLAMAagAyj6kZrNEpin0shIVasKV5oUKcSo1T41v32A/i0nKXqCT3GBnwJyFqh+6NWwL2TTRceIf",
-	"oWGjxEezQEOB7QXA7kpokG+kus6a3vxERP/Zq5jrexW/9rABzzdSpxe0IV9ZjJPtLAIrpG+98Bi+n0yG",
-	"u9f5/QOxTxdBRPcJRBSK+24nDBq0zbUTeM5uo9lotXYbhxVLgVSh84WFgEl3CAOrnMb/llHEd/YbTVaV",
-	"Zzw8Ysdn79m7C9Y6vNpD7vhTHphf/LUGU1I20r1Oq73NSFubjJQkwf0G/GveotgI8Kmwd0rQ3ktc7Amx",
-	"QlBt1IJJIdV1CRwHtsBOkwib7o5Y4Uw4mzpBYpJxnIjc47NPWsRm+Pp95sdKby0XqT1IKBPb+sfGnNih",
-	"87zz+7WY/7FWTWJ/C3JxOtIQaOy1bWTY9Q7VhUY5INFQkSgbJCe8+X0S+T2Vf1zAdVprsC6U1MIfsqZA",
-	"eGz+SflGZYYUnPAhSH9pnoDQiaQIoVZEptSBaRxW4Pc2EngYxyGr+sfmN/XjWKVJHHXYJJE3PBUeG/OP",
-	"dT4U/7nb2t89aBqHUo7HU1h66JQ6GdTfxkrUT3kajHyq/TSf77+65EPfDXQXOqqLSsHHqfNZ1TbjuaRg",
-	"xjbyTC844NCOm8eG8FfVa39vFhrMxmV9sbzANGCYwCCezHOLiz1fRTDSXuXF4PlB2Hzeev58LzgMD/Zf",
-	"8PZAcN4M9vd52Gzt893+YG/Q6rf7zf7zdjsIW/vhQdDa7zcHzSZvPu9VVmFfFCa1IByKPHXNZSSX2/UW",
-	"zOrOd0VQsmp+vmGr1wrvvZVoptxrQxaZovQs7LQSMbrR1iuuxSa3rJWxXsUsfvnBt7Ny8bpbb+8feAxg",
-	"I8NH2Q3rtcBuWVkQHv6S7QqhKrSxG+xtDL2SC0vxLXz051N9n6F54cEirr8vw/P849c/Cg5m1yoWjLta",
-	"pkurPwkbpUR/4l9WadBtLW+QvxiFy5TvzGw/8yO+a8eBGpeqXwCGQOwK7KxKgCdjFM8QngFIowCcCos3",
-	"fKT/vDAP9Wud/Mmw6mmBONUra4SH/mbjFAGnom0tN2ImjUM+R6x9YR0i7PTvKWie/TfUwGCAyrbqW+qv",
-	"rHPDWQ7GSmbVJaINj0hLsGE8Y9xQGXUpQU5YXzrkc0svNhZqai6F/+avTRM+Rzh0Fhvf0RZi0LzaQs84",
-	"igDjHtOeA4jaI7AJeY1Fzc+ogzNrFQR12qEuEsIe6SlywxeaHHabe/hURXKK5TSy1EynEDLA6p4bYBTJ",
-	"9oT4aA5YT/kYrL6UELhH8A8bCKAqOB5htY8kHAfy7gEvjHHWbjYbrItJ34FIgxHgOqElxdkggQ0BjaOO",
-	"hmElaFSJE5zZO4XVN96vw6Vatm0A2KYknd1TgILjAuxlFlDuIGxnAsGONrctqZUjXCzjzMgU10ZGkdM0",
-	"CwpiP9xr7TXbvB/s9dv88KD/4rD1InzRajVbh8H+i/YXsoFuC3ObQwPW462B7lN7JU4y8mMRrfBt9zoK",
-	"Jrp341h5fllXFTyaP97V8lJxHTwEv+NaTScisdsAM2c3SOAmbF2EHIsVRpl92p0ssAs8+fS2OClsTo/l",
-	"z7wRBAAScKdNeEfTCw/JiFN2jaRbBghtZZhaFJirbLLtF+kxpv0yp1SqUyu1a9k6PMIc/4mDHNsZbrmQ",
-	"Aknu+xptmamFuItrsuQ8ihAXKjO1Mhhdrua5SiOvSPkPuQxApxpD+3+D2R5YgvcvYDACPGQ1l2M2kkYz",
-	"DmnkmrOY8C4s+cKm9qx6DO0i7GGBVtambVY5slmGrD7MGMGUwoZUOY3YAoO5ftu9nvLPCLISrjHnemCM",
-	"ft/SM8GvoZWSeuwP8lxnlqEAnh9NRrwvUrbXbDZ6yj4X+0bRIow4Yn+BaA34hFULmJXueXnjtMMGiRCs",
-	"7bFJErP2vtczG5HghNhUEfxSbRmiy6JzdejxVxj7zyxUGLZO+Zy6jHKjzoI09OmONgkH7Gi2ZUqLjKY3",
-	"glOZp8YTDUjBWHwX9pS50llQmgVRrLFWIFcF0WqyIOJyjPUP1H5bKIXw8oj72DB1lM0xTx1m30IF99qq",
-	"hCOW8AzJqjTEdGyGRbNzHIfiy5ZimwF0Koc//+V072yLSuqFb3jUejncKLfaRWd42eb2EN6AVtEqg2g1",
-	"SK23KGy+7VK5DRLjOFNurBT62HqvEbLvlfnxSsXpFYhJRy/TqZTLUcdKA2ems9fc23ihia+3fIWtglgv",
-	"+BtPtYFfT5XEpjWFZiNl+sflGAIUurdbR7eXTUh1I4m8cwdBxFfbSD/FUi1DJ2bGUPasZ5olcSQ8wriE",
-	"+IUznzRGOVzOq6cKXUkW6cs9UaAare41d5E2a4bggV3FCKrVgx3uuXgBkMHBKeipxVL4vaMCYARBO2Z/",
-	"f7FBDh/tt0IdOpna6bxUY+J5OnHz80U1ZkoV6FLdXL0I/tLu//Vw/PNkT1+2bv7+XJ3vzv52IF43//lm",
-	"n/8Qtofv5bt/Hf71enPNuvitj6pZP3c/JVZwuB2vxCzfWvp5m5M2EDc/xElfhqFQnzHS/z+gkO5hEv84",
-	"bZAIzwuGDKUJ9tUdEv0EP3Y7spijY4M0unHkPNafqjCCglKC5wvjYDoWKgVA3p8u3r29E4bYu4lQ3Yn8",
-	"ScM33g9KzNIA3A2MrSAHyqnfCxwtlv6jXCDAd52dsN1G083UVwEKdjmSMCnPtBujHR+rmmWsPQQimN1q",
-	"cz6OHm6r3WeH/c2MZKsdZsf+tMMecIf9rXv65mF2WDLUGzS3qBU2adaiYgzntW0qdwOGwBG8S4Zf1KZT",
-	"q7stNg+J2C951E6KOBnearCZ2dzcXsOrS89Ofk/cuz9iqU0BIVdl+MdTU/qf0T7LOhXy2ygn00A03cE8",
-	"yyH1rtWZJXUZHhZlIPpXxBWrptJINJBgnqWo0MSRMJZpCX6Vb+TDu2TosyryY2Ct/aTWYBcyFUgp1im8",
-	"vT6ToTiyrk6OyaKnclQWieAhwPPGMTWDU5KUKlcoos8nEyxiWVV8Qh+JvQPmK1dpfBC69/Qgv6A8eqry",
-	"Kj9452YfbX3saFdnJy9PxmEtroVDaRZ/68qud+bkgrqeTEsBg7D0BuIDfAw1zHhogziKp4lusLOIKyKw",
-	"osR5f57xhnmEfAcY1/CY7tnJ8ilGDhw8x2DXmJN+ywG2fDEruGgswUnZeXsP8Pj2yN3RTIF5QKrtAJsg",
-	"/uOHF4e7rQPg5ZS0/v/R/OHw4OCVWZnVdg1Q/LQP2DFxl29u57gvedTI1GeVK8hdEH5J+fK1RqO+hPHy",
-	"MGIQ9+n2gtAJhkq5vFu0QXZ4mO6MokPMVN5REpZ6Z11zRoQGirKbtuW904gfwx2x4jPNpEpFMuDGYlBD",
-	"qRzZIPFIIQFip6e6Ly9/6wIJ3limHsMf29gEODCGEP7mOZ0IVg3FOB4mfDKSgfbYVMl0J4nj8U5fhB4D",
-	"33AohfZ6CsgdgY8BizDwQbsslDoYmV3hsUk01UQCmRjfAKm+uWbvXl4wLYBRGRoFuy8vs4+Nk56Sir07",
-	"P/3tXbPFdti705e/vWvuNlj3TSsbAhvzCYjjNJkGxogL6W+AYapCeAnyRdDcmJH01E0c8P404snc0klY",
-	"vrsxN5IS9cw1RBo186dqzCcTEfpQOZIII1MhldJttoErkJt/Pgd8OohMWg7K6tkvrXqb+Se+0U/M/LS3",
-	"X0MfG+kpoRgMakY1FM/AGukCkSVP4cZd6pfhbMYTJdWwQwRrIoRWnRG/gWKMBMi3ZFjXKZ8TrxpQH5mL",
-	"kN8AmmLtXGddoiCdEfub/H6m+Y0A1ipoCoqVYH0e2lt7CkcexZpUN2SaiMlImKeCcjS3CZUmc6hsS4Se",
-	"Rqn2sRrb7AkvS9JZPkG/p6o+jcf3mK+vJSyAx/xwijpEmB8S8U/ssa1ZSkAa2wI5PD3WM595DQXAVIlN",
-	"l5vDICNblrt00O1c+bVsqAmfsVR8TBus654idU9JyNgNJBoo0PkrEMwwp/1Y9fTidX235rk/DnggI5nO",
-	"8S97Napfhso+JsOegt+3mrVO7rcFGhQoUp7ATlIwqzpm6Sx2EgNI3oyc0NjaFacjRPjoKZAtrfyXIF0G",
-	"fks6Bywqmxi32yROGC0LFalLvQR/wnsqt2AFbjw6cdhttiDJkHYH+qtDgCqOcCf/IEVEnDN0fnQaJ3Rc",
-	"+0bpGQklVa7EqsNw3ljrxQsP/r0Lw4BZNr+EjephX/Tp+VtWPTt5Wd+tsYM9D88dCECPGQmIFf4iZAd7",
-	"eBszF++zAR/LaO6xobwhJOexDMMIbVndU+1mE64vzDAe5ihWQ5EQ+ZrUuS1tr0gE18gwaZsagBKVVSVS",
-	"g+EhTJOpAtJTV80eT6MQ5RmyrhN5BAiV2lHuvMLs2VXlmk31lCJ7x1n+GbjiiUsbnVJZ2mxHXNg+ysUi",
-	"QBs4suFYKmS4dDCdhSQ0jKleeLJ5ZZ43xz+hQj4aj3/EVNxTWbYc4AGgfD93UzejhgU2YbJd/UZGsWjT",
-	"6JwaKYnsp9iXudfcYz74DFm1H1Teg5R11Y+29nDCEy2A28psOegLyEnQjAuj3WDfAzOTpb6cgmrzL969",
-	"v7h6/ebw6vt3L/929ebk9OTSZ9U9dvp9juH0iO21di3FhEc9IHGUMZy1ml6z2XRC/4j1SdHFA8b7ZsCt",
-	"3J9hR4ApMRMiZXoSp2508cAI9IVJye8gI+4BniGVIHEtjVKIXCVz6oo4oibnOEZ9ZB4x4zI1MgFPY9by",
-	"4Xh0l0vyvvuuq0vkB0gOmbLqq/PDWuO779ipTNIRO0YyM4+dj/hEA/t8wo6BUDcSfABTb8wyXHcj4pEp",
-	"VqdATukfExmiMVo7zOz2zKEZRYf1m/b/Esmhn233bEZRbJk9YmT5mzdn0CMCFZ7QLdz82OyD6Gh+bAXm",
-	"J+NoRsabxOLM0Nl2DlbBblsgA+8pZ2RaZCq06teNswqyAgQI7N5BnIxri6wisNzAi3/8M9ZVWnWH82K2",
-	"xE8X797CWiOlP6p1Z96RjoNZOT4HUXJ68ZrKLFFdUacAceLpGRhcpCZ39th//9//L5yf/Z2DGorxF8zv",
-	"Hv/8GzbSI48jtNL/1j3+OSNmo6E+08CMC/Rlxok3RgowZ55edHFYpxfduhESXZ9VaSeTCHP6y8uu3GX+",
-	"S/vrTgYM6ajO/JrH/O4rn1VJRebqH1CeA/Sk3z0HRjuU+PBh3XobN58beU7fM2sEoIll1G73FVre52ZS",
-	"X52f20knDf7q/Lz+3Nbb4JuJGi1XW+RZ+4h42Qs2kRMFfAw7j3q84mR8lAGrWEmJfeyWpbO612x5yEu7",
-	"19r1jJAz//eihoQCpXlxH2mZu2FqFgIqxDHSCqtREvwkHVDDCJGN5nZ6yg8iqWTAI59ViUmV5YlUS+I1",
-	"J/Du19HhvfNSXjl6TmotKzJfCiIC3S/P8vO8Oj/E01S1qsrWJa88z7UjxpH6DG5EzncEn0Gx4UQGNLYN",
-	"FRhPRpXjbGRNGrejeHBuu7FA/GTNWPiK8o7w6VSGlRVNWHcIj2lMFq+pt3VhoxPaVlDGunH4yG2ILOzl",
-	"VVZNf7FL3kijZv/04vWn3/7PXg8Db59enZ0cf3rdPf/+3fkvJ68+fDLKHf+v3WwfNHeb7ebz3War/ekT",
-	"Oe2/dV9eXnWbrU+nFz+aWW99OvvUbuw3Wr3k7OTlp9anT61ms727t39w+Ntvv70+Pf7t9PzTp5fvXv32",
-	"U/ftq15y9kvrU+vTyae9D7/ttdq/dXuJGUkr6CWVTefgdXT4Kjl8nIAfWCEbrt05OI5bLN7r6HDpzs3W",
-	"bmHVslVaXD+7aq293WZr93+ZFfr0yaglWLrjn82/68tLd3rR/dTtujW942KUND472U1pI2eSLnjB5Hl3",
-	"bHkSqjp01XOa3mmhDOSRzukzbc0L6LldLZKMYLlXTHXrSnOJzsEVn8irazHPlZgvuA1LteWt+9eWv41z",
-	"ipVVVzodNTIuNvF/esr6XdUlz6dm40/01Q6c1E57e6NIrrEYzu3Zvk9oeuvVKmsFKDpXj9UCsBirsNRJ",
-	"WP3yTMPMOoVJFwB8wMDpVP3UIbB0MxnB7jO/bGuA2YfyZzF37ZPe75W+4IlIyhsqUWPY6Hv35SWYSqEU",
-	"aR1dWGuu5XIK1tAsySs4axbyCpOIqzpZqJVOdt9SzsH8sCLp4N6/FgHDKQJyqUKLQYADMh4ZxXXzeI2r",
-	"oqYZEoaNenbgShQ81vfmikdznTIlBBKZpwn82o2F4qGZP4NNDfaZwNh5nUMe9EjjaICqgoAyElQ6MKo8",
-	"NmFPrQQnZBtiEzZYl2XrENrErxbC+I8qmhMGIRz9Z1kIvbRapDsN5aITs+ilsDs4KW8kWKSn2T5ci9Xw",
-	"zgw7yyLZSK35hMYXNPm99eMkb1mWer/FcVsrasXY6P6F4eVwIdplsBAbD4/OSHFI1qNfMSS6Zxuj7x3d",
-	"8scGsJSfF7+SMDAyoXQLBAZceJlwGS2Y8hvBM2Yb/xwkwXYIje7APhZGY/4FXwuAwWe2AL+hcikj/42i",
-	"LwS8NtPrTsDfRa/ftXhq2R4AyKeVlkAX/rwIyRxPAFFB6Fz+AGzd/pz5aGn7nkOSvJYqXFCLxit0epEt",
-	"qsVb4YJZtaBz19ZaYqLavGylKsSP3EgLEkIWaH5JgBmsSlPAfDMx/oJyMb9bpfRgqjYW4jDOC7xnlX5x",
-	"mvmZpsF+fSqaJtGmAGF/FAaphdJxchUPBpFUYsVwAOt3hUI+2Csdy9en9bLjt1bn0Q69g7aDO7dTcdm2",
-	"eRQFlz3+a1Fvf2o1ZQQczXlOL9EvNijnfVS9A20c5mvi6EbcuRDO2yC3sqZc7hirj7hCvQYjY1UdjwU0",
-	"xwkepdZ9paIHkq8ZLCILkxhwyzJ8vHP4KISeoWc68jfzwqUyFkT7oWS+TInYRtq2fT4WPRUHiJIViAz3",
-	"R2Gjmw0vJQLjLkgpcEQUSLkboYl+yFMx43OjQJOQqnfM+7WMoGDM3FuD+bA8efAJy4oWtamg8mCfVaXS",
-	"ExGkcdbeUEq3AyuOwulBGrjuL4U3E8JbJA/s9eUEM+aPHqOtHz5VDd87nvnlO5doV7sDv4m8LZ6fzcN4",
-	"WCN1WwjPVVoVY9Ue40Eqbxy2YnwtwqKNf0QlpeZO8xBi9dikG2IxPEVJFL0yPPV4zRNg3EPsVlfuT7AB",
-	"U2Y7WoiVrVvCZdHcjnUjbFW8SsR1+l4vP6/V7Oy16Hlk976ayGC5cBvgfGvQzyEG8qPZOfFUX10f/mXc",
-	"/ngXFguct00sx0vcI/ozy7CnoMQqa48yewV7z8qL2/oWFuIQ9vBWHryHq9QUyyE4ssE0ilCAAWia5eeN",
-	"U3HElnAcIYSAYI4NZs47+BvG3KrDn6TqKRg5WlkJMLyJCYIcRXMLQAmJ65eXyykOqSz3UK5A9VsTh9hZ",
-	"Swf7K2ibXyvJtuyfx696rBZ6uPJhJf61mBeF9C/9F5f/Pt9TbybPgw9ha/BaHwx/4rvzV6I5/Vm+S/f/",
-	"+q+/zzZWA+acAJ5xDMV3kBabMxXPjiyONgESRnjAGuzcHRbYfN7yCTl7d1HW2jCKDnPnwx2PxkpltN3K",
-	"hlYTrdQ8eXTFx4IbWLC7vgD+wJ9M3z1BI9wHGiGrP3pkDb/S88ATABo8EsimUXo4ocLXMfOiGt9rtrAI",
-	"eDYSCYiemxhRel0Zk7lzIUDyralb+KpM3S5on40OGTULPAmaryDbZxbzsx4971GjocsHexrKtB7Fw1ti",
-	"CrPEnJgxB1DyAliCS4sVYw3F3OFsFLMq4jm6XrDEwrXXsHwIY5TuNNUAOgp70hKh42kCDsGIGuUgeEmS",
-	"ZDlxiHAmd6rluZ1ndF2VTl6wQOERNrAGPEkkNbtChhQ762QqeiqNp0CUV7U1g1ibCTBsVNK/JKJoParL",
-	"MR6Zagsdg5OQA511k689NhP9URxfaw8hjcd8MpFqqBHqFT+qXPgZ9ypX1QQfKF0rh83mHrnf5xvbUswI",
-	"ma+y8DawaoRcI1OxMqBjpvtNPNwoX2tf3afM6OLGy2Fwl+RI9/sHQf0wfC7qLwbNVh2L5J+/4P1gVV0O",
-	"D9I4eZAkaWEyzZmyE8GqmKmw07KQbkY3xWy+1UNEPINVFDfbjtCo9sQyJpuhLpOzOH+pdQnOkvWXSoZn",
-	"TnP59IU8FXXz7K3nsC8Gzg1aM7jntw4uje80tK+QLTigeSpsF9i9ECEMNz8GxLkLkMBuorqKsx/jsfi3",
-	"UWMPQE0sVhD+UggChMPeoBW0+QvR7B+Gu8E+fy4OBq2wHZglw9KFjcsfUuMxpJvfcZf4qhFjr4xK2JIi",
-	"GPf043EEZ89/ys9/zjIysL9YBIrNWZZQH3Zb7dhj5umxy3A9xiwCAoANNYqnWqAplEISWoWQlXZwLmHN",
-	"M8oYiQ2XYRE67PT8rddTiEcHWDLxgPVlko6Amt+mr0KaC+oQL0K2ZPgyBdgYaGkfRHyomZ4GI8ApIFgW",
-	"hHBZU7u9VKN2ZNEU0JjpqXiaagk2MVxDseYcbfKD1LQdZ7Xe6FokD1gW/qNIj3G5NzGt8pVmdgt8fbVm",
-	"MEo1TbRZK7PfEFFnl0Fg32yugCfCY+IjD9JobjaFFipdMKr2PqwYp3nitqbU11eFlh3ytQUQtDnuUIV2",
-	"hvvjgqTeVgovg2p5NJ2X375PNdePpCw3mDjIVoRYlv9eGffykXRtYMXchnXax/ly7C9Vqm1ftGO1Vh20",
-	"1prabVSKrNp906rv1lwbGqu+e3lhfoHAZa6/CwIpJfgIA+zGGnECNcmwz1goQ6o6C+Khklp4CBZjnqmM",
-	"PNVCKNcZZnTfKJ4hWotUdbQW7OnrKcQWQ5gjqiP/T4ubFklNqGZQeG5r6fDPnrucR5EPwFS393WVatx8",
-	"1OaW2G/BLrAYccBVt/hlAOuWMx4QRA0ROHx7UXcwINQmgNQyz4q1fZd5zRHzszI+7QBKkANa40zjDiAa",
-	"n7JltAjBSCv4TNtwD1sI20Fs6QvYIG+kTt/T/j6G7b1ZWT5t9TjBFclgBYuK3Px+03rytanJOBQ/mxtK",
-	"7I4c2B8xL0N3QM1jvv19nDDf7NTi4Ox9m3cL0KOL9wo1HRuZlvuV+wePQMR9G1aJlW7rWYYKm+UOtkn+",
-	"AdtZJm5/PYpR4p7+ZJF87QVXzo10csip2oBk2J/A0Nj53fznj/uU6a9gUeQa1LsIjUZJIQWSJnI8pgBC",
-	"wLWoS6WF0jKVNyKa147YRCTGxKgLBY/I4Bp7ynr3/g4qST3hgVjCJzp99/L49Tsrayc8HeU7foHpr1hB",
-	"tK75dyyVc/tKwYlKMcvR0tWuET6vxtzuKSvgdUbZWHBFaKmJQAAVwGvqKZtwJ9TaZZsEbBDQ/Jhvk4mF",
-	"lLJhc8y/145YxNMcbAGhyGasw4kgMyxD+ZrxeYOdkmmRxsD9N56kc1hnasHPTEp8zozrnkJoXFp4+DrX",
-	"HzEg9K5rrJV2JM1KCDRCAb+2b8wgsIXmAjFnueopVyj1TEMYKSJ7LeCK9d3wKU8wjOuRvBHuAxDXdk62",
-	"XuxMPdFT/amM0rpULG8Tx0IXjWIA7aTJCHI49Tn7MJf4MoPuKWlREHiO6q4kR1ZaEvGQJtrjFUic8klB",
-	"+d6jotCcFpSvsdJGlKj0KuBJPx7NwwRJzaN4djXgEE2llAUYgxtXo53yyaMzFpOddmsLfM5g2Wb82U2r",
-	"GW0d1BNt2Keq7v+hOPinfOLI5+NchJ1004ZGTVEebWfWlBegWdrdLSh8LLd9f05EN0Qhj+Ttm4T9bYHK",
-	"YnHDrWH9WwpOemrbihOcUKTU1ktVJys8arp8I1+68KFfB8zL1+eb5jbhWkltqc91ehfX1FLMb+OU0sge",
-	"zS3NPf8pP/y5HMzQnd/byccLAuKhfcXVjTtDY3Ulxly1tGOJ6zLmtuYLe5mJV50alkkWz0XaYWOpzKWT",
-	"HJF/T1X9ksYD+n5sIDfX+xjfFsZ2NS4NgZVRfRfzg1gN5BBQ+IKRCK5F2FPQ5qxT5huD0GdVLQTzceZ+",
-	"Nr+pHbGYEtkD4g3g1zbFS7E3yBo7jD+M/+qeMl9WwIBfKM6LE2YzxrxE+zwjcEAvn0PuqUXQ+AazE08h",
-	"XPMna4j358DiduSmU+oHUCdYg06S6Us2EeGCmn9pKmo052KYyMiYEppPU1H59Q9n7Ltm/at+nPP0X8OE",
-	"KZE1829dLrRlPwtO3aOSfeKmv1U5vRUzq2E2/gZ3Q6kHgS/22FThqX7kbpy8EHhqoH9qqrljUhglKOO0",
-	"fR9Oy67yXW7tnTkX4/iGgkRWg52kmqXxtVBMp/FEs1mcYM8MBfqgwjvVCGLyQfQv4uBapBrRRixRAqSQ",
-	"2N5eswV9gCq27DGUc7QaMXsxC/jkAdTGS/hSpza+mWaYP7VtiYvyCBvfK3fN36lsO7/bwPoBGJxcDd39",
-	"t+GPIl21B5uPo2TPQBE+ip59Ao15aPLbRzgIj4xotQkVrgcQexkgI1rOU9tOAl4Psl4WbFO/VnDXAGih",
-	"p6RVQ5h14uZpCgpXrOMnzQURJAISMRBpgPFkxEq0AFnsNEZwLHp8T6Wxc5g2EQ05ubDEpfUAgiI/H5WH",
-	"8VJG8ew1V2E8GGiXUMx5LuLjJIbajJEAzySSw1GaI+N99XES57yULXl37+B1fEsC0TLxPgnGPxUH7+e1",
-	"yHcCbmNb683yGUZ5mLneUeai8Kv65pc+6wtkw1LTKAJOpTVisqdITjbYcSR4Qm0FeBlkFmwKHF64YVv8",
-	"NjEd81a8/thMwZN9/nUYJbAubis8ww33DRknpaHis6kGeuSMZ5crJsd8KFi1P2djI02Ajg3pbRIRyAmk",
-	"IGNlT5nHEjGJeACMgOYsQukIHA4s4TDeMuOTieAJ8CbSoZT5mPAza5JMVSojFpi5BnbqolXTU6vNGmfM",
-	"dBWbqmvgB/ThA362/KXE9uI+Ef4NBD09Re3fvDgqr2jagHTN2TZH5lnuZTg7J6FP8eFznK0HNYWMSLiM",
-	"v4KIbyo+pkbfAxVqqw3swEyLG5EINhFcTVNKU89RkCpG6Kzm44YRiO5BnFD9zCTimNhMZQppTVcv78Ab",
-	"MatF+3SLOC/X6Z/W0rIhXlcnYo7Wk8H1FH29o4oDiwa3PkMXEMTt5zL5JlwmXwp42qIdcnZQd/WrkPT0",
-	"GFKxGWnVarKxVNOUqFURDdFVTpJyCiIux67ZBfOl9jshO9pgp1KlYFkOuVSkQAsh5meaTRJxI+OpZlM1",
-	"1dQW22DdzEcnw9ex1WLuFjEYbUAa9SmWvcywgMjYymaEIjzCGDXo0WusLlA9VYhoN9iHkVAuawnqjl5E",
-	"oYgZEJMPY6KrxlrKiGelPizgk56qDhIhWNtjkyRm7X0Pk8NQ2MimitKkwFUs8/GENlXzuBpJfOaVxZOB",
-	"pg74HMwkU9S89mDJ1TP8cqqJfGhw7LtRIh7+/JfTvTMoA5rIROgSGMQWImdsrGfyn7mmIjGP7leC/Emg",
-	"n3/WROMGAtrWGGER1BO69yNpqtPl2pTPpaQQFO/LqSnz9gVNAdK7A8IcihstYXcmRlveLSlJnvZUhgmY",
-	"S00C3Bca6UZNyYAbHTQhCvj8AhjFEkod8CSEyvMYIta2WBM4wjVLKMHrKNSJQTCLgXvUZgK9AKRqUE1a",
-	"1GFSZEdYl79h1pS9V2uU2MOHcXChHtJR+xxeyueoQnnyTr558Ytn6XOEhMWNGds29eV4hy30i4xLs2v5",
-	"R+ModOiHEODyeeoDLalivgSIP8GDUU9ZBBJHus0tMh8LRSRBHAJvsIUQ7GTtVkjA7X40z20YgWvuNtKQ",
-	"bpcA1gYN+mhNcdv8n6BHYaYOJBTcIIVmVQnRNRbGMyMm3VB6asBlJMIaogAi/h9Og0WCo5mIlTCDJk5f",
-	"EbKRSARKXH0tJ7bPXTp+nJ4acajVh88wYtGHR0LtJoA0ytCnoBq8klWRvyabJ5g/BEwUPImkSKA+utah",
-	"tqsh6IYkzfey4aNw8DJtsA+EVmhfvnAnczfSCuP912KSNnrKT+cTI7Rz6PQ2GxvaeaoG8XjM61oYKWw8",
-	"EdByQJVuHo1oXPkplWlPYVaB1FKxd4ASEaCOF/sIjsByoUebr4JVoWUzXiUCFEBXIXidKp51WCL0dCyo",
-	"/Q+dIpoMLcBbN5oUFhl3nE8btpEKbTyl3D7iCUYlC5TZ9usIkh+LV3UqwnLggVdwucX6xduMTqx18L8A",
-	"ZRGrQEYCw8KwOubaZ5rpad+dYu2GttQOZ8Ewt0MswJHd1l5hJIcMCzvXoTvmp8XMNIWq87LkaGkLus26",
-	"TXuGaDabB6uwIc0DHwK8Mi8QtWBwGko2fH7cRJLTIJx9KMMdqngwaIQikKEIjYAXHycROKQDHmmxAqTR",
-	"vKyydbMFrKGNjI35xxO8qYXdvfanxVYMr6LTOUy7manK5t0q97evMj211r6ivXmH9hO4c0t0QnhZUes9",
-	"HlThzRNo07fSwZKutJqqmfI12qeWs+ysMF4BluCk7lJPobvxYWlrlkzFHKLySnvxJLuGKSHNHnbUGp7D",
-	"u1dxwjC0tsDE1WCXxtUmDQqkXE5HdrcBKMqNNdMwDmFolfv5Xotk4zbD3Kfen29rA76VIBGhUKnkkVlG",
-	"ox7GXEbm+PPxf4140o8Ts0/qhBigG/b5K8KYL+7C5hIgbfyNWYDv55vj5iYxqA3qz3ddJ/Ald8CTzeZ+",
-	"U84uG1DJbYwnT/mBxV7JHOfkGwE7rPRc4fB9rhY+zD0AD2o22lwe6hCMUIIawcSVqwXFDoTqCloucOhG",
-	"tQaDPUrhMDiqi8ko88DlKcMyVHNe2JjPwU3oC8b78Y1ArwVPn7Hy45k6wiJSGWo2nkJFiMVQW+7DY1Wu",
-	"Qg+x9Yv85PRIj/FxrIb5lu+OLeAgFPs1dage4d+6EXk9NRZcmc/L433sNXcRbR8nZTHL5iA2sne9uLe8",
-	"xuXOSY0v2stXEOSVBG39jYX5GlG6WQvfr1v28GXT9qh9fNkRuB2bFbVlXgtsy7NVuLdUY2TjyUXSQQA8",
-	"cv4tJz6fmv22Cug+1ZiQBS4YMXo/lP5d5wxsRI6VXf9sbWcfqb9pROVrkDiSqJSsZpApFkX01JhfC8Sr",
-	"6jAVQyA0oQReUbNDsQ0oVdCkpOLimWJVo49sISS+oKdWUcDgo4lkc52HYR67Bx8QK6znzKog8QGgCLMr",
-	"ABQt0jFLBA9G5hqndXUtTxqmSF3jdzmtueRjZS7WEvd6td3cq91bp2ICrqBTnwqpvy72LplfnC9ph9+V",
-	"pgvKi7dJTk0nRp6LEAuQdTG64LmEAB7//nwFqNHj0mitT3UXqLRcJXVfRLEaatd/Ya6ZGXHTU1T2q0fx",
-	"DNANi3RadMNsZGRf0RtwOB7QtrFMgAVdajnxh6DUi9wQz2iqV4VJQD9ubW9/AZYguvQSgwnwUTsTNaxs",
-	"RH8+kJGgiPwk4sbta+C9yHy7IeePHvH2/kGlU3kxeH4QNp+3nj/fCw7Dg/0XvD0QnDeD/X0eNlv7fLc/",
-	"2Bu0+u1+s/+83Q7C1n54ELT2+81Bs8mbz+/AAqTlv0Wls/e83dq9Q0AGV3mr6Dmc7ccKlz8hNn3OwM+Y",
-	"znimYszPXwlaE/As6EyUGpOLZGYVumiMOQnC32yTDl7lu3Iu/1rMfSOWhQp7yh9Po1ROeJLuDOJkXA95",
-	"yv0sO45vIL1grmK+kQx+h529/dFjP529+tFjH0T/zIjmH09+8GyJQk/ts1P5PVq/ZhxGv0BcJSMqME96",
-	"plFrHTGu5mjNiUgLj1388iOTKoimRvlVoW5CIeot9PTISVrL99o0G+wiRvBWNzGgT/DxLkOd2uHYD3qm",
-	"e8onm61uZKXPQhFE3Exx1c/L2DhIRVrXaSL42HfMju5ia4xK1VPmwTKYRjwBTkwzDNKmZgUwKwvlzkFs",
-	"fhlwhYizPAQdh3eEciyUBnucRt9TmiujRVMWCbPSLTaRH0WExj7VhjxvvWgzY0kzLUPhFoTt7nqtw0Pv",
-	"oNnEm0Dd8yjqqerhwfPm////7e22m9Q0vtdsQrWDzta9iguPOF2az7M+ylkSq2GDdVlkXM4EltWuTE/t",
-	"tXbBYrh0G8hpafeCTPuzvPJ3G/DIKmmeWs4irJyHvjGo+6ONnxV+yDS/gXVJCgsjh/SgIojvfW2cNbyb",
-	"PYUmnXauUhGTEh2txVgkEYiCD3UEjpa1/Jx1VN4Hb151N4tlqwhhiRRZCBKaXbFkTDwSVFfusx8rwpe7",
-	"8snA2t0cxhjNqvIApQYCITyyjxySBIW+8/u1mD9FI5+a3+4Kc2C+yJkb5eZiPw7ndVAElU7l4LTyQFWu",
-	"+f27IRIZHit2QfoOlClg7oNtpekHohKAvj7sqYYsG1ggi4AHtUdVk/hNq/1zsBgpqohafm3n9WpYM6se",
-	"n4J9XxOq2dpT9RWhJZwSYEB5tA8jk2sp+Y0JSBXBOaoIcrmKsLOEgA6EFGtKh3oKaoeyBIMG3n49Moe4",
-	"xOKMEwzSrzWAb6SYvUuGPqsCxUdyWzXRKX37/VkVsklcT6tA192hVBJv3bTyhgb0mattvr0Qil3/2+P0",
-	"tLcenRqJRrDz+1SL5GR9ju+VCgtHaCQnDfYWU3LG50xAtWbVHeaEJVxd6ywhN6YKEiobtBXhPYUV8CrO",
-	"91nAr1AOBIHQEBnPzqNtb8O3hsZJfFFblgOLEe6E9D/oUCcLlpJ7ObLEeJBP1MGNPZVTrB4IEPOxq5J7",
-	"xBdz31ycGTidyyfV/NmLDR4qcVc4I199zu49iIXV0Iy54z9MODQUl6bgbZr/FvFAYS2urEQYc8jGm39r",
-	"DMTlZAMFCfuChWIcpxbsaK0E6amiCCk+wIyzvDAAxMttFKoYe4NPoNnA1y7LFyDyQl43VczZBYAFgYXR",
-	"MxkKhTWFt1dH2xKA7SVbvmaBbS3ZbGEF1QSyAnG87qltAC03loYIqJeThg9ZqPcZy+/y3/G4TFw4VZuZ",
-	"jNuwcNkb1sJY4tufqrG/nTK3B0JDKsr8Zxq0g5d5Wfnz91h1bJaVcOd3+hfZueUk45bE0DMOJ1JMIq0W",
-	"lYgiIps0Ihy5q1OktoyTEOhiSAEJBVgKImEjqdM4mfcUSDWtqXEmX7MCrmZGVBffiLEZMDXQwnCgy3IB",
-	"Thjl9u14wl+A9vpHkZ7hwO/v7tIMbAAPh9f9sQVij72jvKEE//zEGHg/B3qDiYMEfoj0se9VInj4KGjo",
-	"E7clv1764lJWYRr4M81kuC13Xb9VzgnshOFaYuDb+qWXQwo64Grn95QDENZqQXsudBzdAHDqJJEK7Fk+",
-	"xJ4bPpkAxo5m/u8z0b+aJtHic/2a7ddPjb4j6dxTIFc+ptS7g5lxJMhFBGYjnuVY1Jyg5gEW+AIIGgh3",
-	"0lJG0sczbCS0KXRO/UNawC4p8jm0siIRjfGQgUiECgTz7bA9hpPkO7pE4z55UJGBVSvzVORYh0cCbG1U",
-	"QFipwYdMfJQ6RRfCzpZ5nxb0SVNtbPp0lMTT4YhpOVR1sqYJAMEOEZkih0qE5gJzG1j7xLuV9xNgrAU/",
-	"hYhw947MMLDKJOfZuSLpMIZnUd2K/QTSUuA69BRXEPLFriXzgZCJcbTD8LlQBMI1S0QKEDj3isbS3rsI",
-	"uLq/eoLTfptuMq+6sObJZsrJ3AIDna5rYbG7nzCgYO/bre22M+3xR1VkZrjfdIyWNgUgdnKlUB7lVIX5",
-	"7daRWvPbKcyKsXID4wzV4UHWrXukuI1ZjUtOWIQlMhqRKFbnYV4akxa5y5cqrGO4iEfRnPXnhHOWkXFY",
-	"o2k1CW1PLSYwb2WdZdVCBXbtC1i0b6ROL+y0bcI7S7OHkl4SOHdReVNr6CpuWZjZysbyAgd3gXetQjJx",
-	"FLjPtB3hFybDXTXIzOa54zgzw2dhnHnL5xvn7c0f5PUKyF54h2Qg3btd7Xdu0R4FLCX3/Ce0lD+v54Z0",
-	"wUYbgR1L0vfrdd9W16hP+2PADiUChZx8K4sjDaAEwXyEUbI8B/oJl8lUckXgoHQZIhRgiURoVB/QzYEt",
-	"PysEkpLci0pN7WqcAOfvJrxVtXyg6QizGaHLuthP0KmMIouEkM+eruz7f1Rdjg3iVqx9SaAAsxLvzIRt",
-	"WGYaHBo1FhuPo3IulHFrzVrCbIdzPRnxoeTMeAHTRByxSSS4FggOm4zZJE651nI6xhRSAz7d6sINVeqW",
-	"Xfg0yY8KK2DNqFsDhHidU2d/bGla3QY8g5v9ket0rcb/OrG7vyX99j8Cb+ArUOGo+RjPqx3oMyGFvpk+",
-	"L6qFu2j0lV6wQzdYSfJKJ5t1rUIrycawrzkZk+m6ezocfDJJ4hsju28Rti8R5PLBha0Vsk+S78+RkynY",
-	"9l97ZuZOCAcFMbMTikBqsge+BPsBnktIuxTMFhAkAlwUQDxYAKv1LTR1yFPecX8+CX2vp3xnRfoe83M2",
-	"rfmRuvHMH+jT/VqDwTDM25UQVFbqJ6HPqpmj01PO06nlCgVYrBaqUKHvUtxQQWkSR6LjmgGp6REFsPGG",
-	"9pq7HhSBKeogxDKxnGy3gCv05exe3ooLxsPXZV+xINZ76g5yHZfyq3Bj3KbOFITzU86c19FmQ+uLiJCY",
-	"QMVklMRRPJw3KlvQJeQ+/FHLpr64urOb8NtTe1tTMg2cJvQqIknixG5x4tXOK4qc2EjCvNBgpTKj4lE0",
-	"HRIinb3m5v2Zr2Akq4yROMJW6jhmUTxDOJaibIp4cK1LJcCTq/P1dTB28bxjA9A/RZDezUJ5FGclFVuR",
-	"eFCdca5DakU+bqmf8P6tThcw2AdJrW+S2jBX3SmvgdbgJi1OODFPDU7rwvSaVt1lzOHnz9bctMri7Yah",
-	"tt56lTPCW/UYZ6NYT2TKI/PvG6GmopZVYZ5033ahVIj9O1biKFdEhEWeIZ8jqglikZihTVMRMqkAdCPH",
-	"oOweUgRnoe68NZ0EKk4Z4iasxzSHA1BSNZ/vLc4Lh/pMhkCWs7afgAp8dtcF0NMvS6BM+dxTLhX7GZcV",
-	"+I/Hwky3WfqxSGTAd45HMuDDePvgdSoeNXK9We3QlnVDePlKKfbo8elUPIHaPsFI3KdrAGUeiuwN9ElO",
-	"Cq4gyCi3pnZ+x9jE+tgvnBn2bpMwb6EcdO9+ZhQEbeHzP0t94kPLmCdDaW3Uc8Od/TiW0gblg1jJtbLt",
-	"85h6DS0HnJczcuLE2EYMTSMow46McSi1pUUIEaq0tq05s6IJ0J2Su8au+PzMjBUmUCjzYGB+zurF+ong",
-	"1wOuUwwjJGmlU2kedHabMJV0y17hlmiqglHu8lbL/Dm7vN00t7vLQ6kUdhra6w+L1zfbhccrORzlR9OG",
-	"P/+xbd/h1vbN1y57bL/hF5BBX6v98e02D+IefSAzYEVUBZ+5eVDFXL/ABrcmsELdDnoBXgaxp90fSSjy",
-	"1DKr3D/+cmk+696n107O2tMLr7pD8OWSDzeNvZhxPFkU63mZshYqfd+ehQcPwJxKYEWF1h5gObedPti6",
-	"ksY4fMY1VK4B0a25/i/neHk8AB7T90nk91R1qSUswH6wBruEB2qWxiGfd1zIx8cXnYSOcJfq32WIAOqc",
-	"TaQIRE/FA2YU4GRMdZIcABj5UDDr7jL8sr4IgdA34n0RYatCrisiO9A4BDNoh0nKutk8uEarLCsAJLVx",
-	"dAO4uSmlOXLphLJerFWGlDmaJQUlK+M5l9Dv8uXCOTCblU7lA4+u61KxII4jkbA2bGizhIQr6tZo23jO",
-	"JR8+ajgn5cNN5OUWxg5evUoqPnIox0iRp0jOUyTnASI5Of10u3rKpNdWdtxGJEXYfArSF8mJMnFbNcOx",
-	"tXpsr7lXa7DjOBR5qtIEJuj+AhcxHVHgPkF5fR2BmVQmAq2Uh9iin7nIzDEEb5MhzlPIF70aL+tlj6dp",
-	"EI9zEJmArUV88/OjnlK29Mr4NyJIRLoyU4U+DBRc1banqn+8fJaxoT9kHMv3jXrk5/X28Efh6jt4UjTw",
-	"/HM2zmrn3/1UU/uVOHN0EIqrsxmNuDtmn5FFfE3HG/pKQEDy+vLy7IIJFU5i4+ulMQSOQ8uaTmS2AU95",
-	"FA+nwjJb8SiitvB/9Crf9Sq/+g1kzrCTCgwo0tFmDIGMFsWQB3SDR7YNLs81zl6i/DI3QhCV4EMcDRgM",
-	"C9L4BdSLkXFMiT6k3SyuEGAEsr6YxyqsOYaP9+dvkLd3qgXzR2k60egwwi+N+4cTAt7iJJE3PBUei+J4",
-	"0ufBNRYiAQdxyHgYJkJrrwfV2OAu40TEEdomPNRMph2sbEiZIx5mnKkp8irCWpyc3ezZp8Gf1RwoWHrK",
-	"l0qkVzyNlU+Eg5pV/XZrt3nYPNjb3fU95jc/Hg4aLR+sIjtOI30n034kA/dcS1Y8S2SaCtVTHOhuEihp",
-	"HPOIhqSBtMYM6YBFMhUJj8wo/zkNh+hkm28sDjhlRs6HmpAHe8rsJHwfTQYGFQrjsXVO1WAkgmszm0DV",
-	"zFPClLUKDTz0Pg/NwuU7FZu0DUORchlpIGsxs+tPk8j/1vQd2uWkOL6oz4/H30g1HokkbRBPCIAuFgrQ",
-	"jbCbJlGlU4Ez1NnZgclrrGFS3tHxVG8bI6BJedQ4gf3IDUmQt6c+LjUJbjcBcizIKEGBdYjwK4C69XED",
-	"DvZEPPU2PlCwYusabFqBKxApV4j4GubqsRf1YcAVsmTklOIq86VYgf3iYSqwC6OxnRtGSy9q58Y3HYfZ",
-	"QriEPOV9rgtGJjgl1saEtgK6KAeBTIvNoPkfjIm6UZgVr3LDo2l+k9ibr6a5V2R7pPB8qVnuqiOWiDSZ",
-	"G7GSpPDs/KbYb+7CIiv9A5cR2KyL435//uaZRuuGgJJx8FEMjMjTSclwNRrda0Zrd+ytTz9iZvRgOZSN",
-	"/WG2dG4UYNiUD4WpeMaqnL18e8EGOF0eZRPgrgKwQ08BskOtw3wzKZAI8UvmxW+wd9jBsGIBOz3lly2/",
-	"D6ARPsUKrqj01Te2HWJZoJHlrBAcnkWUlmmjp85hZ/BBKhLmww/1rvnBN7ooViHRz+bUT+6iEu8Db2JT",
-	"lcqIDGVQEmzM57jf00SKsAggM5ZKjqfjSqflHGipUjFEiOOlvmb0b4z9mndsyKZ5dIdtZRDo1khongUp",
-	"LyUdJaa1hi16bcFhsmJ2qgDpg8/ZQCqpR0c99a+pmBoZoihqGibxZLI6YPq12scYns3s428mRPsUVFlH",
-	"upDf6l9tPGXz/l6eBqP1tXnvz9/YljRs3x3IKBWJh0B9U42MrkEqb0SHDXikLZ0pAoU6OSCh+eAVhmpA",
-	"dMdBME3YbATMpkUZAthtxn5xFLP0FBGyiKciQSIH9DB6yoEPIYGBcb+VmOHQ+2JOQY5pJCBIBK4TcJsT",
-	"I6vzwWvfmpDB+qa8kLmjD40LWOnAAm5ZAngXd/c+8fCtwuFbOL539HifYt7fanHhk0f05BE9eURfl0dE",
-	"dB/WuPjsFtd6h2gnM2bWZsnzY36mMayViAAQGt0TiqDInczEQihuAPv1sFTP3GvueqYdWPIonrEoVkPE",
-	"JklTMZ4YzzG+BgNkNpozmcIeXkhVGYPqWkxSs4F6arfJQj7/lpPt2adtnYQgsN37Q+gWd8UtIB/u0rvn",
-	"6ekh8y4u+6ap+pwl/mSzfB15er4oKpakxLfuZN4iUFOBef8vg2MFk4yAulacNcyIClBVzP89v0gnITGH",
-	"IA56IfSVQorL6ykHJ2Uked5vRoysG6HI8cXCAnR2KRlN+WJXPUXC/RnC6RpToOO4GczNeq6CURKreErc",
-	"UUB4yDWqB5fiRw2C1kvV5lqe9xQZArUGeyOvBSTyrTqRKbVDaeZHXKeZ3PE9/A1CxRPSPllMx/FUpb6H",
-	"LSoyZXwyETzRln3ZxQUjia0vqKSy3wPQvYwixlm72WQjkdAH09f3lHQP68fh/FtTXpfCKa+HyZs/hO7a",
-	"IJVsxu00zrZe9ZLKKldRdufZIDIt+ZO++mJl51++AvxCADmokctOSHweR4CiB3WpzCpDSK1ckyDEJfIX",
-	"ac2H2J9kBNSFkcqp4OMjpmLGA6D0g54cY5d3Sda3m20UcfQmwE7XgJ6J5rwRh32L/oJFTWLMZWSEtpM/",
-	"+2wiEhZEgNF+cgY/jeJpwqp77RdUnVZ0AvOVZgUJioVPPquqONdZtA4JHafqhGbqi9YDmYkxtrDi/7Wm",
-	"tKfiVWixKp3KB8GSqWLpTEQ3woH6WKAf1KszCBlEoCSB7ddWHKYJN9pMQW0LtVd3FWc/xmPxbzNfybDS",
-	"qbx2Q7FAM2DbxRMZVDqVs0QGUg1h37TahIO0eUNzYfa3isS2t5tcuRnKe/gCotFgc4Rd6C9vtg/qzd16",
-	"s33ZfNFpNjvN5t/v/oGBkOVK5JzeuVBmdM5Tge7eLXVG2YV/eNld9bM4ksF845vp8ruThzx1F92mW/ba",
-	"G3ztZRyfcmUPhL63ThLBNJHpvNL5x6+FoFWsUh6kjD6TxQnTPCr4bihQS3QU/WFJCalYEUZB7q2/V/qC",
-	"JyLpTtORGYSRk1DZW8ohdZbE4TSguFmx8JFPZEPH06zO8aZVwhvZJcgyfAWr+sMYxGRjJxiHUBrp1wqP",
-	"7uzswB2jWKed583nTXjur24alvXmUOoUlYlnaQY9lsbXAsgPE6FHDv62SDOYk7VEpVjyAe9yhrv2qMGk",
-	"n6CbFdLPxi7IPc04qyWPukAOd6sRPKcktIfAb7rmXDaZFBDbwgzNpFGkuip7EYG6eYAMalnRYFegGsrx",
-	"HR8xqW5kyqk6zT3akh+vnxDWPTth12KOsWQ916kYMwjM4oJoVnUJCxzAEXv95pBJNRQ6reXexyeybh60",
-	"gnqUT0OZsigeGoWJMetZQjBi9gnmkrJZL1THx4OFHgBtzJ5C/R4WztilXqxBwVXPGZIQC3OjcCZh+XdQ",
-	"n0GWik7j8krFDtIxC5WiO2t279m7i0tgsyE/3HiIXq5lgHQIjNB4tbk2cfJ1bXcRC0Z8AqGEfnwj0CQr",
-	"fkCdyoeWP+Ms1+TPqtQdr2ssVhbsM+teNyNZbF6ngvms47FAdZjf3QEvO5CvsoUbcbSDWcHE9FjCU1G3",
-	"XnXBoM09nqTm8gs+8CjqxzwJtcfGQk2Z/cEYaXVjpDEdJAJO8LWM9TXOuBZKxwkb8lTM+Fx38mRJQDAK",
-	"mNPDKdnegCukPTbhxrSyTEWQgKubzRHCvMIuVKxA3UjtCDJh8Uz1FEq6qv+xHgqjcerwC4wvQYcG9cSl",
-	"lnl2JDi0aUQgYEYwlbFi3OyOizi4FmlhQ+BTy3bCyRj4EqcTo9JFiNSxMFesGnANVWic5soM+lrMawUR",
-	"E0q+nmqYBULpqWYD/GojOm7arPvy0jpJmg2SeJxZ22ZrJgMeCCbUUCqhOyzjO/d6Kk240gOQjTYsBcJV",
-	"6mBkDBKzOYFa3VrseTasMZ9M8MiCS3YTB7w/jTgkYnpqqvDvdWjrRaRsu9XtRqg7XOgMQzoe5F9SmHoH",
-	"z1siha0DxSMGPQvQEYSRoypATwDsQ2QmsbgzMUKYI/5S0zSRIPkSqa+PeioVY3j6NBFMfAymCc4eEx8n",
-	"MjEnNopTnB0zs3Bu4RCYExlD7nrC+zKSqRSaRVyFtQ51PEEkzuspLOgnCH3CwSC1yGbu+FF8M54ATqpS",
-	"8VQFWTeOX2jVoHBrYfpwXlbtMHP89QjOmdkWQcZYe431PhzxlqEDSWu0KIoqMuVgmXys5/teix0kK/39",
-	"rsqyrnYN4VNF2IFQRckaQI9SPBigDIJVhV/lF8ZjnAUiSeWAXDAW8YkWHnRf5Rfa/Ca3fuDAv8zrpWJb",
-	"GQpbzGBLG5COE+Z/5zd6qqhkgR4RAick2ErCqUdMC1GulCCtaDTrYC4pO2kWAiajLHwAc0c9J1AdtnXs",
-	"AO56DepzM2A6Go295T6xBr7g2raanb1Wp9lstPf/XvGgqMNtq80I0oKmcZ2vJWC25TbSldtIFWPzmxk2",
-	"LkFlxhOFBLDEnboh/+ofHjZO2SXItU1t4uOLZrN5gLGNDd/Z3IL4rbu0KTaJZfz1rytzPFmwDfa0VOy5",
-	"rYA4si2Q2AsKtpfUTA5VbG4DX7PsyV01ZzFwq2NKHoo1VGzBHxZfU4PGycVkR4OdpBbDx9VOrHM1F9dq",
-	"IQpqLb8Hj4Ua48VIqYZUN7EMxNWEy3UCktkbGN0A1Otjnlwbq47L8BsWWfbTTvDLzrj880oumPdNJRey",
-	"JcOkbHrLLsRAUx4dYxPn3vP2frOZE07lG29zIdV+NCF1vGobPMkqlFWrlu6zy6x/TeNUXGEzulgvtdDX",
-	"tJcac8zKMXiIZ8zaYMT6IkDRJJwF+icQaH8xn9ilb38SaVakwcpvekN7Y4G2sCs3F2mtRxdpJRvhSagt",
-	"CLWl5ftcYk2oIR+KsXGYB1LxCOoW1rmqGH/NboMyM0hUGJvMPeMbFmDZt/1gv+bPK77ct24qkhDbHPKn",
-	"G95RcA9L99vG0qrVfDRp9WrVqj/JKpRVK1bucwmqCWTBGy5Yt87wwmvZjYAQBwimLMgH1WAamjMkcG4G",
-	"4hsWVvipZ/br/rSCCr9zU5GzV/EqtPqVzm5O/Cztos0Npd1HEz1nZWv4JHZQ7JSs2OcSOajmNhM5yL2e",
-	"uKK8nE00FMqc2G/aJsLP+fOLmW0tm3sEypd21+ai6PDRRNF52To/iSIURSUr9rlE0SL43BpJlCWWLVl0",
-	"xh4LQSg97Y9lmhI3sWVy/nZlE80NMV7/aUVTOad5jtx+84Sgo8ff7Jb/zd4ZriYMA3H8Vfw4hhQGc3Ov",
-	"sQp+3FoJKnUrxIj4wXcfuaTNpU3cVUikJQ+Qtpf78+PS5P5ZGvdD6pByEBk7a8Su2OlgXAYDY+4QWeKi",
-	"4mI/X7GwKHhxyaymIx8VzYktsd9UTOAdxPYBI4agjK/98umuAu8BF70+K+G2XikP6hveMbc6aqRjaxEM",
-	"W6u+LBK1FLV62YoFrXNxqMSO16ftLmtrsVvs2p4kVmdoHPx01wmbnRlnpqgbMcNQgHkTzmRRNmzdKIVb",
-	"agVS2SQ1jaaUOmyDkebWKp1sH8HItvaKJQFOAc6Xu2icQx4IfrzlwJ/fwwUusIPGhv8sHr7nyjEBHBJ6",
-	"juE+swSYP2OmdWzcUiUj74Lm077Nx08hwJlLhvAMzn+PBal6wIodxXT5ablokPDCXiy0YXnSdyDDnZdY",
-	"d7OWQKZBZmcqGr9qXn1BL0amr/G4fTLCNDvJkaqLA5aZzegxl2Y1r+A306eOZbonIposUuult8GbAHMz",
-	"ndSXLCxyOYRJL8lewwHMLZKEMY0xZ9ri0Ox6/QsAAP//",
+	"7P3pciM5siAKvwqMZ8xKmiGVQWpLKe3YGaWkLKlSW0nKylqUYoARIIlSEGABCClZpWzrd5gf3xuc398z",
+	"3Psm/STX4A7ExuAipap6Zk63WVeKEQgsDofDd/+jEcnRWAomjG7s/tFgn+lonDD4ey9hytg/7mmSMvsH",
+	"jxu7jaC90+mv041WEARBa9v+57X9T5D9j7UbzcYdF7a1ZkJL1ZX9fsIFazQbI6Y1HbDGbuMKXpEBNeyB",
+	"TshN4yNN7lpckLGSPaZvGmRINRHSkB5jggwZVTHpKzkimouIkfbGbtBpNBtyzASL90xjt9EJOlutYL0V",
+	"dK47wW67sxsEPzeaDcW0TO6xjUiTJH/yduKfaHbPFDeTxm7jgSrBxaDRbGhu2PFyi6bUtjfUpLqxC3Oy",
+	"v9PerywyT4BdZGFnJmMLoJjd84g1vnz50sTN0IXd+OVf2/HP2o5PX5qNfSZ0Cvuh09GIKjvRc8HImBrO",
+	"hCFckKFMtQVxvmE0HnFjpoHT3tjtbDrg0CRhasCEbuz+0hgzKlKjG5/8c26Ppu1pRquIGjaQMJu+lHGj",
+	"2YhkbCe/vdXZ2ewEwWu753Q8Rlg37mVEe2li5293gUaGS+x0T9DxcJLQz1w3mo0jfs9ggMK+wJ+sCGbs",
+	"2D6ZaMNGFqn2ry0A2We74guYZ+NLszz/8rRjlQ4K0w622q+rU7ukeliZy0jGTFFTmo2QpkvH44RHtJew",
+	"4qwufzw7vzwtTkzwiCcJF40vn5qNHrPIsddoNmJq2Hn/LVdm2NhttHdeB61go9W2aB5zZs5VzBRuiJ1v",
+	"/ldjt7G/f3TumsGkIyk014YJ042o6snhJIYJf5q9H3PgenhxvH9wfFgA7n7WP9kv9E/ar4OA3EU0Abi7",
+	"yXW+PdsrTi6RD10tY56OXmw+HTJQdERcrxasC0HRrMxj2TO63Wg2uNBGpTmOnEkSSRExYWzXMdEPjOER",
+	"kXbTas/guqVR9gyOExoxBbt7lo56TOVUSVkacMEUlzGM87bRbJw0mo0DQEiZqsjCl8YG4aVMTuQ8GeHM",
+	"PA8eTEQyFYap4ycQ/n5CBzAKHtcunrzJE+DbawN8j4Cc7RqVsmZjpIQ9EEHQWd/Y3LIbIOgIeIQ+HfHE",
+	"os7B+WGj2Rjwe2abfrd3Zn+OeBwnFgrffzg+O2t8aTaUlBaBNuBQafa5sdt49wxSnwpuN3Tjo/17bM/t",
+	"nB1GCq6YbVUm4XtEsAei056OFB9bbCIP3AwJN5poFilmmkQP5YMgFrly4v5Hw9Kn+ww+EXZenUKwsxsE",
+	"jtCze2S6fmlQe7evuU9g7QMh+/21mEU8ZrHdqj7lSarYvt3/xm7QfNLdn1BtDljC75ma5Ohon165E+2x",
+	"2y7Q3rhDzaLuj7+t3+9c/365IU7Gr6OPcbt/pLcG39H1ySEL0vf83GzebX8/6nz+oWeBrpLGbmNozFjv",
+	"vno1lPJOrw0tNqt7zh5ad9xEQyb0muMwX2mZ6saXfB+OxT031EK8bkd49jbfDyPv4FbPtmAJoEeKxUwY",
+	"ThOAvALgshHldvKajv7nnCnbPfs85orp8gg7pRGewljAqhylzT7Z7G1Fre34NWvt9IN2Cw/Y6x3aiyxu",
+	"KAnHZ0QFHTCVHRRYzVJH5VOzgYDbtcN3d6LvO70ft0fvxxv6un3/82txuf7w0xY7Cn492aTv4s7gAz//",
+	"bfvHO9irA8TIK0TQykYJQsdjJe9ZTBSzECzujcPlqTO5ubvhIeeaLAsN5j7RXIozaSxULqShWvN0RDpk",
+	"YOl/n6sRixFlBBsPlUzkYLJWvL4BcaqX9+Xh2d5J8YJUTNCkTJDxx9gP+cyL8+R8H0Zyt+alHYd0BiNy",
+	"RuGf9+WrYrl5fMXFOeeCXN/d9ExqzQXZOL88aO3stNuNmmuyeDdC98XbsUKjs5NUui8LO3b8lNUt1zbe",
+	"adTeaYhWuCl2fMSkeKLHQzrglNhdSxV7Q8YJo5p5lCPZbpCEj7ixCOcEg+Mn3LnPFnf8OUSRZ4bMsbnb",
+	"9pDOGi1PiZAawJ3Cma6S7BjfsJjALdcklNgbjMVECta0/yG/pSyFGRbEI2PYaGyKgmGcKqD6p9klxZSS",
+	"GT8GvVvKXbkx3Ztlgb2+PKb0bVuc+xREg90NL+LarbCok61SF25aEICKa6320t4NgrX1NhDFAgBeB0E7",
+	"A0DD8BGTqSG0b5gir3UjB0eVoXgSMDpPAEZnLjDaFWAgChSAESyEhMXQtaAzBYntGYjwVStvP2Hl7bkr",
+	"Dyorz85DYfGdYAP40ANQK5xwbaqn6IEmSU9SFRMqYkLJiImUwIPSsYmozs4LEKCB7UgqS24cQ9VIqIh1",
+	"RMcgBg/lg1cnIbdqnxxREct+P3+G38KtM1A8sbeOpilKrGbIRrAuqu4sbV6C81qWEm/myqps/d2eHDo+",
+	"9ooxMQXx9u66xzUUQxpH0pCEC5bDEEgwt1vgFoi/6qa84XfvqTJIvdyRQwEk8NrdiunkgqrsRXnzxlIZ",
+	"RbnJ9i7TneTbd6F4xLInfn8SPhiaBRvUeeIGbeUbZBGy66Fb3B1chduLE9nrTcrI63eiTxNd2goniLwc",
+	"4HF1cNAO772WOz9k1w8SryjdJDKJmTakz5U2lXtpNlrH1FAQ/+yBWnbO8xSyL6D4/DKbHi6zySwIArvJ",
+	"Ug2WHDNoo1JvmhK2O7vrwdpmEVKeZy/zKU/l7uL1J/NUcSeXrZf9pP01wJ/mSpYF/+sng98i+LEYMG32",
+	"4hE306JZPOJaZ/Jzpk12Vwswt8CZkxXNBiN7IohmY4ras97ESuEWQ/VqUarLrQenV0ePt3+7ublJg6Cz",
+	"9Xh4cbz/eLR3+fb88ofjw4+37bXO2uuNYK3d3ljfDNbaa+31tfbt8dX549X5hyv8j8WcYD3oBK/Xg3an",
+	"FWwFwePj3sH17V7Qvt07uO7uBe3H06tvYcWPF4+dtc219uPj497J49nh4+OHs+P984ND8uH6Xev1jTj8",
+	"4ezRflDs1Xb4+N3V6fH10S3+97vzo7NCk85mENyIi+ODx/bjYyYJ3N7eHp3u48pqF7LWxpfHV+e3p5d/",
+	"a3fWWxubLcsr397eXl3t3V5dPT4enB/efrd3dngLqq/b29vbk8fH9s7rINhodx7fPT4+tjvr5HTv+Ixc",
+	"Xd/eXh3uXV+fHN5+3Lvded0ONm4/XO09Pq50gq3Vzc3NVtCGxZw+Pv5gwQETvREXP7Qf24/Hjxsfbzfa",
+	"nds9O+/b21vb6e3G4yGOsXG7d319eHZwu3dyvG+fnR4ePNpXta+PzwojPM76XxWEeyd2Iu/2bt9JGRO8",
+	"sSa3RyfbQbuz/ZgZI27RJHB7tX/9ePXD7RWoKF2z148FE8TfwACB/XYeD/ZuD1Q6mO432GrbPr02/xYV",
+	"/Y+n54+XVA9vxPnB1ePB49u/nfzt4HF//+j8dqHW/NZrtv/W+fZs77ak1c7ePdZrm2/E06lHdowvmU6T",
+	"KZawR000JLJP+jJVxB0/XTySYyUjprW9XTfAsJYmBnUbMTOg50JdJRJgZ5ACg4swSiYwVX/IGs/UOU9L",
+	"0kBaMo2rZ8CeKBF/aTZkaiIJXAVYdmDmTk/gKAXcRPlSa5bVyWa4ublplwk6C8WoBpjEXEdDqgaM9KUi",
+	"qbgT8kGQ08szkjcvzUTfcafVKc1kffFMSuO694THxL9G86oZckuLRczFgDiDFmhCLenu04gn3EzIA9WE",
+	"JorReEJyHChNNE7xW7YIaNmcTq+OWh1icQAGt3ChkWFKE6oYgRtFDMqDKPYri0wRHPZy+tJsnILuax8U",
+	"bGWkTmTk9SuRjBlBLRksT7GW22hiJDFDxTITawnrq/ZEVOOdnh8saYVDJVqfGlC2Ww6wTtAIdnIjtuPf",
+	"QDs1RzTZyEUTXFaNHiZjJgv6wyXVwTKKUqWYAN6/vZEdKr3X7+M27K4DjiEQryX8Xl4feSpj3rfQL0EL",
+	"tpOh3q+8lZbatXQk7f5Z0HDDaVVHP1sBTwVdoID/VXIxX850QseeoORbOWK/v5DOPNVVErhIO4YA0k+E",
+	"0C//ZUD0CWAk0rdWJrxCRUkZVLnISKgh7WB3Y9PRCsNHrEl6zDwwJkhPMXrXp9oAyUhSEQ3LtAF1Heho",
+	"kEvfMepmciCBQQF8PJBc/0Wy+dcK3rPE7C/NxjBT6tjF23elBf3RYNAdWEbznjwEQUNvX1sKBjMVF0oO",
+	"FNM6E925YSPo/gtILLbPnqIiRjYjQkHo395t7hwGb63Eprjb3n9rv+vsrG/bbr3OJkNr8t6htX07VjJO",
+	"HcMChgSm7pm65iNWIaRbuxubBc3NE7x8QIngZnFKufDjWzrIR+x3KeC8jJjiEX21P+QRHUj0yzpFFuxa",
+	"uauzrFrwDJrl2MyQEQPNSoe9nj95igKWi5h9buy267iaOi5F0YeFAlu9WNbOJbJ1L4l1vCR2o5zclI2P",
+	"ctPt6eXj4+X54e3l8f7R3uXBjfJSyubh7WY7uH37VO7LNo8Yv6838bczL7PfUqaRvdzot6MO3WFBbzte",
+	"jzbpa7bVb8edCPQtwFjt5XyVc2fJ371zPJbF0QxCz9AP1rCHT+DEn6KZdigR1LLiNSz0M4xTz8ei5YX7",
+	"DKUqojiglJeni0J0jlteAv6/A1mcgueMPRxkF1StpaBJFBtYBlc5BlpIQybMEKdxLXJi/xXNBiXF9Fwj",
+	"wZ+vmnY2gS/NxjlenCWFnVQDKvjvKOlJAR4vF0oSozhNivv45Ov25aAOdGnO7Q2OAuDP02fUpIqhu9OY",
+	"d+/YxL5+YD3wFLJUL+GCR7A0UBZ0E67RYQ9M6BpVx/fISXU2v9irGfwOxkra42LBcijiom/ORitol5YF",
+	"jazECsgK9/eF2+5Zljfc/ze5wxGxwrjzAEsmZIgusAU/l4yB/Nf5+t/UCOc26dq5QWmZ6m7M7rs/3a3f",
+	"n73+bb7L24+//fyw3WvkuFNPkXFhBURCtbvnCInFDmIk4WaaJuO/dVZO76DqpPNr2ksYaXcsTlKCDp4E",
+	"vcGdhn+yRvYTRgWKBKjtHyTynmngr+wXEzJOqGFrwOwaEAO9FENAdMovI6/u//IvQ/P/5jgO2Ak83TRi",
+	"YoCCZzgBJYyiQveZqrAI/6fGK7xQnEIWCvD260IBLg+/LfsSDuwKXszT/hL7IwdTjuWFkZZ1CXy9vEvg",
+	"+nV7e3dzZ45LoJ1na3Nza+srfALXr9uvZ/gEzljqs0wW2Ud66UidAm54obXAKD7FQXsk79nIeYPXy4R0",
+	"4Tz2ZkuOJRf73FG+JH+WKQCtbsFWvgX5sqeGa7c38uE2i8NtHsJ2OeKzn1Btsft4dutm455rbjJUym2Q",
+	"0NFfFdUwUuLKI+mYx+vdkfr6WIfNl4l1ACjVXgXFkwlXAYqm9W7bzlmbPFBuuBgAX0DrlfcFJ26nQs1d",
+	"tvMHuUO2e/YvV+t/uVr/3+pqPcaj9Sd7Wl9FVFzxGgsJ2muIjqgAEYAbRgwdEGrIOqFro7WCwaQarYRY",
+	"WLgDBszAIJYB7rHEItqYCVBca3w+YmYoLZi+BQZkTIEZeiXVQL9aRl3wyvazTFNwpCpMLWYJM+yaDgqT",
+	"u2SGK4bmcQNvsukdHJ4cXh8+a4aGLtUyxnvIXoFATv54ls0BNuegxg4FL5yNI1jfDYLnGSiKwIoYv7f0",
+	"PZbR3VPdy5oNQwdoum9sHP24c/FzBxhQy/OYlzG0PFM/ClD/ApqkD6UINDoer1nJPg84i6h4lU0eThXT",
+	"uiberK+YHhLtXpYOTcS09moDNvlu2Ps24uf8u3c/H15ef391rI9HZvzz/vHW8a/x3em3p8FPv36XnH88",
+	"/Pzzr2e/nl0P+Mn+dwH7cc9+8/6H9ve8//0am3yXsKM9fv7r4fr59ffts1+/3zw92NPHo2QY7x9vnV5H",
+	"m2cHHzpnB3sPp/sPnP549vvxr5JHnZ12NDnWx+Ks/RO3Q+59Pr/+bnTaOQxOrn/gZ6NTc9b5fuPnq2Dz",
+	"51/3Pp9cH/8O/fw+2Pzp43e//rz/3c5a1ElEb/QuiH/8LsnD245FY3cnCKyABbDwK1YGYgKDUedsO/pO",
+	"/fTwunfdvrvY0CfxTv+IbqWHcnPwM++I7z9v//DQQIswWBmXNl7zeHnfhxEa2Id8rGvs5p+ejOJSDc7m",
+	"6TKdjVw+iIqF/JOlBFNGdVAvOparLlGAc+iphsr98i82619s1r/YrL+ezfoEx3WaxwKeCqBkGaGY9Wma",
+	"GBLTCRlTVfZCW0I76Xwv8Gw674ug5H2RebMUPDCCLfTAeKLDhm/eCUocRMyFyBHWtt+y3X1Z/pw912EC",
+	"IVwTgwF8YdUL6jmwXAowf/pCm3Pnvzl7/rC8pXDhCWvo5R1emTXyVvEBj7/R5FrRCTnBsJN5q4GTUUiJ",
+	"MHVCiu9qUiI4U+r/1jkRakMwOxC4UkyU0Ak2viLVQRGINSzBkNHEDCcleGKwrF0qkr9CVNL/OQkn/nzg",
+	"Np8Aj80pePz36RWvL7/izrIrxoje4oqD6nqZGvuVrUVy9MobyN0y7Um0QnDlAFqJXwpCyYNL2RVJmTBF",
+	"qIE7a2QJ111GuPLrClnD99vfn3Z+/OFt40XNa9sFSf1jeVqd54h7IGraL1wyHfh9jQwV+y3l4xETprG0",
+	"IJgt+guCtNZPF1UpIiZUkGwMp2souvBV5eJZYHyd85tPcfqcKcM/H4hP++K6IGs/Q9Ru/gvVENXg+DJt",
+	"9jDkfeoYM2186oQJnFznuqYIjSI2NhXr7LzA+YzHKETNt9udGWHzjsys2Rk8NWp+4wm+iRtzo+Y3l4qa",
+	"D+yJ/SBGWThJzU2ax5JQb9aokbOXDBr5KyJCcDtyadu5mi8V3ZEJSal4bjyHRcwPejqcI9VMkYehJPJB",
+	"aOBESm5pljSiChpfAs2UfUKFNEOQMDJk/b9eBdScEbjxhBl0SjMosepHUo+5oQk5S43ijtH++qCNGYqr",
+	"piWj6M1SG5jRo9FdS/ZbkOHyqT5O0+EYM/ydtnfXM8XJP93fadlgkb/UG+oFXJ1muzFNhY/8k8M7tnP3",
+	"t78qvMOCgNHYRXGdyCjLTxezgjTcuB4y8uHyxEd5ONaGKIYqwjVQrSN92228um//GQYzUK9FQzaCJAt9",
+	"qUbgxJEq3lKsz+AWKZhNjILIzS/NxiU17IS7nAHldX0cUmPPWsL6xi/ut1QaSlaOD6/fEcv30DEnYdZH",
+	"uLpLQhU65gV86jVRlvgLiF4VMQkNvL4RmkVSxJqkwvCk0De3X2gjFYubhK0N1kh40/Bu7TeNN+rfO2/M",
+	"v69vBUG4BiHWOWxntCuBZg4ELmTCo0n9/soxQ07qG70ABi3sJmySWNG+aXFm+i3XrGXvW9Cgthxmre7e",
+	"CLv2MXz0jSYWUZsk/K0CxBWpiBNRdROImZXaLaubyOhOr1oCKB+cP1/4gF8/cBHLhxvBBXHQroXob/++",
+	"/uZhCYjm7RZA9OPHj3upGdrLMHL3Rxmi5yIHqCbG4pmhdwyoOtjddkn4llHFFFGMJqN/vwE33ZtG2MRb",
+	"JgQ+9t9vGlzc04THXXDOvmmE5GHIhAOpYpoJA7HDznPbtW4SNHXFRNoB7uUdi8nK5bt9srW9GaxWgVA7",
+	"kyaZMYW5sLEUjyo6YsZRlf1UaalqIDSmv6WMRPDaB4IzEp5wcRcSRB5/JseWuZWpJmM6qFAbNvkOzIjH",
+	"vx4/nP76kzk9ODWnB999OD242zo92Ns6PXhLj0UAZhPMVwb2HUctcfTSgkb08wkTAzMEXryOoECenSOY",
+	"YP1RAvHC4Tm1ewKL6MnYon8Ib8PyKqbS2NiuEAb5ZD+3nJWmhWINRvUUPXHnoexxXD9ZT8S/0YTH5Vkt",
+	"IfD0/WTBESGbKo/nzi6n3imPa4n2ccxGY2mYiCbvWQ3FOqV3TBcJCNG0zywzpphRE7JyZRQf20VpNqL2",
+	"mOrVNXLFIBlMKrhFPeDYyAolHz4cH5D7jVUyZsrSEsNEbAkN3NpvCHV9ZjYSTUeM3LEJuhb7B34iK+il",
+	"0SQWJE0CGNeE3V+9EbYPLkhngwxlqrQ9skIaolJB6IBysQv9gThmd2YshWZkBSWgJgn9FR26DvEuGSd0",
+	"wmLsHL53pyfMoGhal67VLrGbEa6R6+JCHGMb8z7cpCZbDBX6gSl9IzY6HRLyfFe6d2zSVSzVLA7fkIch",
+	"T1hp6vg510QbniR2gfaCbJKNYOdGTHXERTfVLCQrCGk9lMokk9U18p5NMBfDHRsbuz9lAW3FPrFCXNMS",
+	"Oti+KHHu37FiGrlidPDBy4SJeCy5MMg6gxhHxmkv4VGBYK+ukXfuKiI91pfghcNuRNbCrkeTlY0gsCtq",
+	"2/907H/W7X82PNkqTnUVxkPmDwmrJiubnz/DcwveHVynxQa71ibRMsM8GA3wo0q5N/tB1GY7rPU67vRa",
+	"G/1t2tqhm9ut9ajTD9hWrx1vdGbRk8IZa9lDNosKbm42GyMu/O923XmdwWBdWDFJ89/LRHszqKfGwDeU",
+	"puGskfjJiH7mo3RkfwQwI/yVz8eeXCsoYtxyzGkt6bCIz0d0YImDxf2V7O5Jx4mkMaASBeHOkuuR6yhc",
+	"fSpxZO164njHJl9JHc9R5q5l4wo4ByS9uD7N1DeaFJQKT15TMGNNqAX4ulVdRVRcezesurUZOvhGk7Hi",
+	"wPNEMmZr5ISZLF+LYjS2+8ZaXGgmNDf8niWTJhy98yY5hj9O7J0cNEkbfrXXbsSemBCcB3Jqdk2WLoN6",
+	"fOVhSI2VqyFEzq4CqG5G9u15R5dihGuzdCvciI2gXbg5IipIJq7Ac0hx6rnC6vEu6JNrgO591uaBvXCQ",
+	"tzYWn+MrPhAQyTiLvzmRD0xZGJMh+0yOTvf2W1dHe53NLU/0FH3IyL+9o5r2kPkc1QCDgvXvG591fu1G",
+	"/MAU708IN0RaaNum7DONDOlNDNNeVRw3PUUeU6XhSonkaExh90AvLrShwoBHaBWc6/2tqM2C3g7djDei",
+	"bfa636HtXhDtxK/Zdn+LbvY2ovW4w9r9gO70Xkfb8Rbb7G/Q9V4nascBW8yZaQ+/uZsyphZpbU+3vwSt",
+	"Hdrqf/pja+PLf6s/Fk69X3cirPT8LMYNVAY1KOVsCV93kD+4RCl1M8ZD8o1G1evMic9Xi9ZM3CVn+ZqJ",
+	"f4F0YsBygeTylsaXiMg+vZULNyvkqHr1q0aFSbaGzBYEMhM06maJgTEFFepy+5wlsZVgRpgzI881OErt",
+	"2bHCIvRBoIXnaMAzwudIdvMj+VguD/UufrRL5vflletIczeC4EsRYP9NsX5jt/Fvr/IaWq/wrX71Qzbi",
+	"IcwFwFcnXWSM4IgmdgdQJrWz1IVpr5EzaTnjAeT5elDcGCbWGl+ajX0p+gmPnrcHkf84B9meIDSCWChP",
+	"krj2UHHpxdhnCM2uAmdnaeAsBRI/N52TRrSGGAIGIli9T57suKsnA2CcUNHNjkQOBTuRPiQbS6ilwqjq",
+	"Rd83stJxggWNhvCVi27PakR1M06tBKBOFrNuu24sDa6LhM7GogvKgbY/yDSJyUCSHptId8OWJx/RsWV2",
+	"GCOdJhkrSTqbTcKEYWqsuGYkFTBtFq8CaN9J1eNxzMSzANvPvi4ClWsnNRLBWIxcAo1HXBAlE8uckSEf",
+	"DL1vWgF06y+DWzlr943GIVekIrndBlkXKUkiHzLRKJNqACwFqeCrjl69iFc8iNlJyM9hRSTJ5ccesziQ",
+	"5f17Q0qC4p91VOEcZoyNU5QQ3Hrc3GhIxYCByLAyS6pdBTkuXyoq74B5DCsLDmeu2LIyU3qRS5C/X2R7",
+	"UJSvInN1Pyxxtu1mKgyqO9HpvMxOTAOqmA9y7pQAq8/kfg6hcvcHUrA3ltu33KprbPbAHwHqqj0HulCa",
+	"Le8ih+qZNCR/sYtYn6sVnLqFTI1SRfCtFwIrrjPTt4KO3Yo+IkP7ol0AZGFi+SZNVr67Oj8DGjKS2pSU",
+	"J4iqZ9K8k6mInw3APnydw+68qPkR0hDfoAyajZe6pt1xjyVDJR2wBfak91gixcASUu8JUBK7AYcu6CSR",
+	"NL6W8oSqwfOwaIx9dI2U3QR6meb8LNIiRXcNSsBor78szwKjsc9Rdrlp/jvzHvO46hET5jLjwV+QZflJ",
+	"pgpu/HxHuIiSNGakkGYnZ1UKDytsysswJjXalvrZgVoUp+V0S9AOea2czwIAXkVUfBA0NUOp+O/PhGAK",
+	"HXjjVBGGBaMVaDFzKOsIExk9O2wu9wKrwru9NLzt6mfC+0w6EcbrSkCFDRgZUaW4swdUVCwroX2w5uYZ",
+	"Ngn+hmWGq0RL1OzS8ZjYDzVzrCWIp2aoZDoYZspjzNir0xHLhnpDcBOzK/1hyBxFACSA3g0dOKHC0cYr",
+	"VBe8TfVk+R3GFFHU0B7V7IOg95Qn/oYqRBsMGfGN7JKwoK1HMjstRLm4JQVwTlV3Wf9xNy0MUZYcsv65",
+	"JoVW87myzWDdbqouL70wcSnJiIoJGVOtH6SKSTRk0Z0m1EwVI3RTdX11e7az8hSdpp1rYl9iV8BQuc61",
+	"n6zdVmc8rpvwC9DPmetSzNtFiBQ+DTZMe8UM2QQaxCzhPSj9mkxIJLVJJqu7NyK0EABuMSwCIVwj58jU",
+	"z9iiXRLW7W9o5YQbEbrciV2XlzJcBQNm7lmUcyqgKEWk0vYIrGjGSOjwuoCcoWUHirJ9DOwWwh5LO9np",
+	"CohJszyH95rggoSXtlVrz7ZyhvuCu0rh5TRTdzXle+GvsBGd4HkwijNQPxWUpfNsCl/yc1s5fP+Vjq/D",
+	"kA+IINNzj6QQDEVgu9uJ5Q3j1OnW7evRqJISDKddwbzKjAu9Qpr0whqyUdAGqek9F4M3BeEMdtyyqXQC",
+	"FHlI7xmW+Hb5QdfIJRszF0tQkUkdUa8xlf0JhGL21pAVLDAn78HAAP5DVBn80+GClVZF3JsAj1FYyjf6",
+	"RsSMxuD+ZmmQlZUAVt51GLIvru6SAlGpJRJlJR1CN35zI6qHeeYRLo5QJTXg1+JwpIhCN6Kwu4VdtVNA",
+	"GRlxyrB41xKiRbvddLe43XEuBiiM1+96vXRO++x5tMhIgLi3XwDUuBg8lQSB49gli6SKPwi7+8+WUm3H",
+	"StCki0ctP3LH7kXJXj2F9MHXo/weQT84omA9qC8DGdgp0EoUMCYr3OT8dczAA54LcMG1N0uUjsAf6kbo",
+	"IR2z1Rxhx1QZTpMsueUbh6iwvEQOnDaHpqAnjFnlBBHuFTDXUp5SMXHil34W3O1t3nW6yCKh84yC94kr",
+	"sCg7QeCP1ZSKZecl9gGqwqBIUnG9cwdHWzL55Eu7ckyKrph1E3VtX+UNi+6Lrdx/camPXXPbxT+BV/jn",
+	"iHHPlLxmYsYp1kBpes9Cix3et7AQD1DZ6I8fP7aqDpLztqzqT+kA6LSfzyZwaamHohYOrMcMrtajk23v",
+	"0b+bOeqRIQUPAFcrjMB1CzefvSFOr47+LEUnDM41eWBJ0nL2sl5qyFAmMZC9YeamYOXVHiuoiBsANJ2O",
+	"x1IZFoMLDIZ1PQt2WUdd0Pt1ActzIBZGKigGd1GEXqTAbG++vGLqG01Cp+Vt2WWH3rtOClZWZYIvriYr",
+	"YXWaoZV1bsSURrPWOmkvhGwVgPaoTc0rvRfMxzSOIayFJhfK9mwgc6hPwl149IcvX17YlCdWMm9OObEu",
+	"cvvIjea/uOE/Zc1k71cWASGG6I4a+ilHDKFDTZajC/xo4AqnFlho4z0XDENQCGq9BXj0WerLs3grncJ4",
+	"ZIV6D3qSh4k5NpDnHWTcAPxy6thV0MrYi16jZJ15Srh4rBuRxYFo16f9vkn6XDFNwpI/rmNNOY6hkYGM",
+	"EqmZ9m90vogbESWMKotdimmZ3LP47SQkIk2SVVLwEyLurZWekZ8sYwGPl/BZ8GEvtYENdrbM8VSwHnIt",
+	"YzohYbkmZ2iFC5fOGd+QATXsgU6I5oklflb+bwc3YsRFaph+k+0RdaZXdG4MhY/d6iqu71y/mI2XC4LB",
+	"VNLlFT+7OLfQAFjdiIT/lvIYNQ3bHfSNLQ7jull9QxJquQ+7ak10Gg0J1SQ0bASHNVWsyz5HqdLgI3sj",
+	"wkSaLlxXXAzCJgkjC+C+O/LdhI41C13UBtV33RG3hDQkVCl+n2dF4YpEdEx7POF2e6puRVM1Tqd2KfPt",
+	"KB7qqzKwb7LY3rGSPaZvGu4SMii/DBlVMTrKa27PQntjF8K0pkbDjd8zJQSKqWEtlyZv6guPqXO+sQiM",
+	"F7Er8zOrj7eTeZ4/EG3pmxJu3sDJKJxBixVFUdCRBkAUrNTJjWZJ33Ic1dOxcI551uT5dw5Quivf+Ese",
+	"Y73EifThqsuMgE2/QEIfoLL1Jzk7whAY2JOpeUNCHsMFF7NM2R1nCmtkYjFt8t7FsT2JzknCnrAqAWjm",
+	"JwzfVw4yeIk+izoZx33kSO9iChdeQshr8LjmIqo05XEeA+/oYWGj87OXAznbo8JRKZ2BEjLPvAlduceD",
+	"rO5vcd8qV8guoYWIIJq47cThp8GbVVt+2RsA46rcZswkmzX4sRQdbU4hTrNMVsu+frWjNxYc2vIi3xVX",
+	"w0Vf2hFdVWmYpZ1MRJPKyHnd6emxFjhbFo4iFERVQjsKZiFbNAe2Hnjsmupn0KoKknuEmIPpi/D08N7z",
+	"/0ly3gcXxHkE6iOaT33SF8hyUUZSX/B6IZkrHpS8fPQfDSas/FxN1/NpESx89BOMP73qT7V6VZ91AuQr",
+	"2a+yeGsZtK4K2OYnaFGr0SzgjUcsSMe+DF4VyX2hY3tAC9Sm3J17WdMXRnNPY+ke6UsZE5/3wbtwXMlU",
+	"kzy9IUq5H67Iu4M9MqK/SkUEF4yshCOewKFlAzg+fa6HwEVFKtWGRoyKrh6yJMEXJDSKsa5IjbY/XNUD",
+	"OIJDRg0QEjlBeqLpiIWrTe9IlUXbHn549eH9jejLVBlmGXDLiz1Y2jX0GQFc4DuBejmg7AUGMqLKbqd3",
+	"BpSarZHQcoefM7mPAjhuhJWfMfUTqvlcwDx4DTnxwCg6cWyd2xoLC/tzYPfTLhi2fRoOUHbHgcHScVf7",
+	"odkAINgDKsFeACBoNBuDJDWwryPbF5TTiFiCcTBJOubwSiZJqiNQ9aXJeOiSx0VSCfgnkiLFa0zRhx5T",
+	"8LGRI2osmkbcKLjc7vgDbzQbPSqooPbFUEYywXKwY6nuINk968MbHt3BrGgyHtLuAFJWDlhCDU5IAxSk",
+	"jLvxBBMoG/a5jK75ymdg7KQuTJaRvZN2pmahUAgY61xS7Qrl1l2PWWKTP3yFxkV0yJ2ZjClpUKUo8HZ5",
+	"jY78YLpiHbFKB4AT91xJYacIgBlxHUGeerRVfapZclQbxbJ30m6tEw5asz5nKlvwilM1stHYTCpROcVS",
+	"IdOSRZZSZT4ATn27L6W6IgXWbKrESAbYGWxdDkFdQzOzqiQjGTNXg3jEk3gB3Jbjnk+piYYF7tllgylJ",
+	"V1jxZGrqLpt13tBVQ1l062RY4vbWdZUNXuI5cwgXeM0ca2uv6jF34WoVXHdp36Z4H5po5pTxit27wNC1",
+	"fB09KRNGRaWq0LIS4ZIMfkK1+aB915VQIaqNldEjpnU/TSy9bXrzLaoSHOvE+0RAhFWq8bQ/TwD1VSvy",
+	"rT0c84iAlatPI0aYGMA9N1YyXq1bzVixPv9c7gOqZ91tfz/qfF6IIzwrV5v1VQJR0+9mcUtqkUFrPhCM",
+	"1fH1CEDLV9t7ri9VMzdbZtE1UpGx1Nz5pdkprdWAsIxp0/A7HzOBFlZ5VwsvN8SSkkqaxQUtjiEqghUm",
+	"Ng9Mx2KcLtayVnklp5BYCXFeoVPP+UWRlTBfX7j6BqPRkgmRohzO+kcJDkuX+i8D/08E5TTY0pibQ2HU",
+	"DHIzKwVMJr8ex55/e1DcMJ9zA3H6ihtWEbjyF3VroZHBBBHLqBgWUgEvDvt7CHK0N31RxjyrUUa4P80h",
+	"JdMwcDG0toH3s9i7OCZ3bIKnDnvP0px4zTH69DsfwCdLf07Uq9WGYDGjFybrfFwmBJ1gfS1Ya7fX17aX",
+	"UwVm1Wb/WEIpt4zMDYhGjEyjIYsLIjcVNVK3w8qHIY+GqG52gTEuRwI6s0HfmjlvjicjWp5GsTbCPJ6K",
+	"G3F2o2am3lTg5uPIydfpB7irauVPU9Mf5MI8C7oDPi7VBK7Dqrc+DVaVPkROep/Hnx2xz/sykQrpnMuZ",
+	"tewnlaX575t+7Jmz/TCOna35Cda2v2ZBUxPed5nhypjjzJdknOohpPXBtIORAtkYy7Kim4LTh2fqcyYy",
+	"4zDXkLxg8YUf0XE9sQ8hP0IIR8ehK9T+KlP1ayn4YGjQ793MUHz4zHfLEihnp/Zm69nzQi2GT+SQG6DL",
+	"c4T3r8b1cxvNzBFRHOhZaR8WUlgYG7Krzl/kA5AJzMyPCnxmwOc2W71j//ICvmh2G1Z8ilens7SB/fMV",
+	"zOSVg/urJddXQ/IjPq4l4yG+eh4wo6WA6YW6ysBO81838otnWpyaEqZenD+n2WdrVsbGadPKPBJkiQyc",
+	"pBnmFXc4P82gT8u6L1QEU86SWJPexPmD5EtGf4DQ7lbocqtO0EEzBHCFb4hHftc0S77im98IbO9Il/3C",
+	"o5f7xCNiuEb2CMTYFzK2wpSyKLuNIKizvBfI4nxi9yQvi3nk5j2b4CTxRNflD/I07s+hRsXT++cdzz/v",
+	"+BV2YnOJncgO55wDV+iyvUyXX30cZ53CGVehP1W7hEL0pk8/aYG95s8RmB0xrRGLHXJhpMbF+dU1wTyd",
+	"f0Aw1Be8CMLV5o1AI7sVatay87ULvub2TxJRFTftAXe/OcRj2z911XOCRGnCBVWTG5F5UEwgt1XmbWkZ",
+	"l7wn1GmkIiYrG8HGakUnn5lyYSkNj7hlRXTeamqX9qlh9u9jcS95xC4on2W+jVzLNY5Nu2PKwYxL/Bvi",
+	"3oBP2IiqOwbV9GvU1Vm68TpBIesOswbCte467vEkqbUdTstr+MWSygMjDU32sThErezixod2TciqYxuX",
+	"SM/G685mIT1iMfXWlK0ORY5siqUJ1GP91C79U4yXs7ClzoZZiy9/lS2zHlnXirD8PpWG7bks+4tw/jfb",
+	"uOtz8iPWu7R67lnxHEBrL233WERdeCSUT6aR+foDASM4bSdZcWGVPuoX260udU6goxc6JRkoXvSY+Bku",
+	"fUhKG/tPPSbTKDb3oJSR7C8/KhUcx8PChE71uwQr0JS7a5HQ1x/oektO2Cw8jDkzeFSyugza156GOxfC",
+	"il3rFhQwzLNR2ouuRcJytW/orWDRd3k6vZ3JNw/xWzGW4W6mBOhNyEimZujeSZheFyr5hbu5O2aegQ5K",
+	"SsB7/GSkRDcVFsiWANi5n16e+UhnzPJ5cXxQsmY2MXEERmXBl+T0snyDT4EQzIEFCHo7Wl7yvNkQYwml",
+	"/QprwOJ/foLl+7/a3zQXABFkFy4c93lO2i5Vk++kzEy6MkUtLNLSGlNh1KS1U+UqOxsL2UrBHopDzDuG",
+	"Z4WmU8bLymzLHdeSl4Tykcu9tC9j9kwozczlCIcEFVrOJAh5ktbIPtWsSfSYRgy5/pjqIcNoaT4QEC22",
+	"Em7f/dYabYwxlHD7/fenGxfVBJ34tCqmPc0XHuZfCx4Zs/e1jndhRhzgtkKLf2b6bZIQ6AS8Oz+4aq3D",
+	"wWsSnY7HCRt554dxnsEAKMVa4QwVjg5geAn5Z+I87GF/WqG7YIuAtzUQe7xiFB+NWNwk6Rj89qlmqxhI",
+	"Z4WO3GtXM4igA8cGITFRZ2lrzs4vzi/fz3NmnHvfeNjXipZnkoyluiMtoljCB5g2fH6FgBpTS9HEX7//",
+	"djjDrqm+e97RwEql1XzjQZ19JKLCJ0WtpPOsEbUzp8pFYLwuNK1XUYPVDv0SnrnGp1rknyR0L2slxnVg",
+	"Jr3nkjFf/mQeQHGEfWiLFuklERo/9Cg9DbSa4iVP1k/MMrLtZUWNqhonsuKSlWNkrCU632gsZJodda4K",
+	"KecguJYb1tKRHLN49Q2m137gGrPkhld2pCxxU/isnKXP8BzIXWURBrNx5Gsjt0oFkpb0TNvPvpnyrLKs",
+	"Ef8tZcfYj1Epsxw1VppaEDQHjb74GkrzG1/KhGUIm9VYmnLngeBgiPtlD8Vtx/tbo7FWv0EfNvCl6MEV",
+	"MGJUaHsFYgO77RlkFttJ6Ge3/GI1htnwqQoNLrkqgGH2xp+rwUtRuPrCWl8TkLeAsLkS7M+bf6lE9xLb",
+	"sfytVaie/VR/n/zTcg3xeTAwzyTteY3iqbyAmHse8jZkdYoJVCf+x9//FxS1bhIowEyg7LJ9uLG7HiDT",
+	"CiWoCRSe/sff/xcUqC4h/tz7AOdURv92Z9rvchr7KuWfnmihyKtFLWAdfLsZ9DbrZ/aOXdNnnjhXCHOq",
+	"0oDLCu/9uengTRYXj0FNWWVLF/CnjVR0wLqJr6lRvo9qCm2+0JX7EUy6VJSmBGFZ1RlBAnquyVhqw+I3",
+	"LniLGwZvdCH1GDp5uNC4zLbWY0RiapSltGPzPVrwLeTCqIIWptREn3uvFcuyy2Z2N/2ESVwvYU65poPr",
+	"vPGUTSV/NQ8Ln8u+04KH5lzH85KLYjWGvURIN+oJaZyyvYX+KQfQ6EuzMVA0YqcYqDuTppH1wFnNXAqL",
+	"IHhdLKlRo7BcjpO18PR8bMLFHYsPZOS4iefd+dNEb6y4XCaG087lwrctIccsqMBG13tQu4/1xVAaWfCJ",
+	"r2ly5TIpzm5hJa/6Fk8IM3X4TQf1XD2UzO5noe+QB1r2IaUFN2yVPAylzsgGxayJkCt+CDG5jMU+pW5Y",
+	"XFi43Blmo/ElFYOlZFBsWLTKfg2zlLm4YW/++MwmAU4H/jwq4EusV+F/mFUA01iTCmpXNDF5CnoRh7/c",
+	"NP77TeNTWLBnQ3ela2ipWvZLMRVunTAzqMBa5i4QzP7XUoJIqpIlB/2gkqmNsl9nNepnb088Ky7iz4tp",
+	"uJtVNaifJgm5YxPviQeepdx5WfnSEaXMUneMjTWhZEj1sMxeFMIKfujtXP9+uSFOxq+jj3G7f6S3Bt/R",
+	"9ckhC9L3/Nxs/vjbzw+NOV7KM7n0qSRPbMRdcisXVX7nkqy79USsWcovaFcH0jwG5g0kgxxPvr7Y5xYd",
+	"89Ydm4Rr88MppmGJDtNoR4iGVNHIMKU9ZLlw4X5QBMtO0iW7USySA8FdnMjXR2mgSzjAqxCyMT84wyFm",
+	"rixY3uBW+Gba1pblfam1yLvviL1Ws7I5JUy0bOVs7MPid9w4cf1GQJ8MDLfSsW2uFIVzDskH1a/w/VT1",
+	"zKfmpXle5plPOdAdQbkq1BCaFzL1IqFQOZF/NqGt8jCu0Om+TNE4Op/zekIsljflfk0iD6jsnoXh5VXX",
+	"dnbKLOKMjgoTRySd5dk/gNiiGkSuktQ1cgjXY2bNdfmeb0RYU3nJWSuTZQpVgVm4VJ+K6xuBoPhGu8pT",
+	"K+BsMJQJc1XCIMJZs6gbEiQZPtV3vLpG7AiKiliOSI+bqVwx+OGPv63fLyD6/m6ojf7BmzfvdWjMWO++",
+	"egUJz9fm1J9/ZQnlchSydEFne1kIYavgWwlxKii+BEn1StCaa2usZB9zftOkkHSODFkCCWHyyDfvhaLl",
+	"iJEo4YJHNIHYbw2FeN0iiWIDquKEaX0jZB8qpeySUMUh8dWAWQyGOW44FU0SxkaF8IAZHhHDoqHgEb6K",
+	"4lFIXD4M9xVVE+Kq1kP4/JD1i03s7yYJhzSKxiE52tvfv2jlb8Hgr2mfmQlJGI3LBnTQ/cdGWZDGIwjd",
+	"hghu6KxsClS1VMIrl57I6C6W/U5kRBOoa16rmQJNWdVVc7EOxbi5LjlyvT4Ke2nCKurQ7wB46a9TpDoc",
+	"K+W1GI+VvGdYlcyOVevmsrxStbK4bMj6Jfna/VXnZm2W8VN1sRhPNHv9ucHGT7elAUViTOzNuISyaD3b",
+	"kJTSbfrUggtCljVD1/2XClmutfXVKNfrNRnXKmWFVMkuZARzR1LyIBXkwHdhItwQqIPmSstqU19Ta7Ve",
+	"I4JT+Bo+Y6m4PzcPyG1tZY83GOjCR4z8LgVzHiITSPCrSQzOx6a4s66W2hJaixTCx56AuPPkipLFMTtK",
+	"2c4V4FfCUozJKN2XxYnNPulZbsbycX9KesBydqY8b9PSCe0qKvOCLwKWPCDYH1mJU8xeF6wuyvf0Uhl4",
+	"6r08arKEzYbwfkYN59AR3OcUw6SbTssGyahJzMbM4rAUJLTjh84TP6dY4epuMcicyD5mJ4dsh98QR+Ka",
+	"JPzoaQPOCVVIPWmGOdXQa2TP8jsmVYLFTadgwngYy+OOFdNMmCaJvZmrz5OExcTXmJaCLeNBWp4JSLVz",
+	"E3cwkb59QvtrRScnXLAlm7/nUt8t2RbTL36L2Rf9N58q270gswBStjrXqQIaZKaQDEtw/3dnbGSYbWK3",
+	"J4chFggvPOxLSL5UAaX7dsRE2oV2tk0ZfK6JUXTSxcRuNyIsgMy9v7NP7Nc1EApLCQRd6srQC2g5eskx",
+	"AuuNN0DhOw2Zd53niMe8NXIMdiygESwu3UYWUBjEgjljbgT007S3mZLOzRTzNmA5f5lCbikFNQIKgV5E",
+	"0JEvQoHTXAlxl9Zu0iBYj+Ah/Ik1S/aIBSWGH30DFRGAbw6ziqqFGmkuuWx2D1WEvj8aVrgFCp3hjHaa",
+	"FUuNBoonVtbSNDWs8enLTBL0fjY1L9yVXHsxqJj0ComQ7MP96ZYe5um27FMsd+iE690bcSMeYQPIo92e",
+	"x/yrx3JT8ngjHlutVun/9uMqJj+SHo3uWrLfQu9jJ53mVMsOMnUmHq0AGKeu/AcfgZ4QE+s1ydCK2v0+",
+	"zoFUTgl5JH0lhclHfEW8vqDMZC07MFnBgQFw2diy37dyqEPoVTeXwlEkjwVssmNNHd7HUgFYj0kQ9SdS",
+	"12F+cMljnh/NPsXVYJy47b567h+zJGfkt5SlzHWIJ91uJ0v6XpNC4KntpUQaHrP6LVI4bguUNdhThSCQ",
+	"xyytrWIJncDJK7AD2FyTFSHdrFftgLUEZ87ABbm4hGnAKRQQAe53vxmQsM0BEjg1qe+AFyiuoMpWlDuf",
+	"Fqrh5F0Zamb40nrqZw/imEVOu70S4pG1xFYqyLnnTOmh5fgwdZ66Z8oKt5DQkmoDVDtHTPsYcTIEnQKi",
+	"ZLgKDtM0eaAT8H+1lz1WTHNVBQmN6Ri9WzJCeyNyLNWEJlq6NHuAy2FzCtc0IqUOna+fS8yMH3lWBrTN",
+	"dsHZLVAXdUsdeZxKEQc5gauZU3XZuAmM1LeH1YhGB5fVJtaodHGmBhKAC/bAtEELRJNQg006QZPIAkHS",
+	"joXzd0VOyMH13NLyzOHNOzvi6pbz9Cnw7rWZ6ZYX1uN63IOM37yUAz0TnsocfyfobLWC9RbklC6JP3UY",
+	"H2f6hbk8lsk8b+1HHjvr3HcyQptR1R4zD5ae+aty8c4ceez3e7N2Iw5hczDatEDOVSp8sGplv+ZxelP3",
+	"cnXH7DlZCij2AoBc3WqwVPtz5UxqfgVzYehvSSmm71hNVvo8QRVnb5LDz0E5XF0jCDMpEKdvBJxqNAGC",
+	"HIFJKebBNA8A9uPn4b8vCe+cPM7QI8B7K5hBKZuVD9f7q4VABeBiHihaPN+AA1Mk7z1obJPw8JoOwlkn",
+	"5bq9uRts7AabP89SAdVqPZbacUiX9QUvq7oQxClSnGdFKVz0tXudCm4KG52FYt+ITGcOXUD3uKH65XZt",
+	"So3p8nHZo+Dg0/R0p7C/mWqkcAaa/too0JZaCZ7XmaH2XNBbbZbcNXLNPgOzAiomxcUdMUMe3QmmIXcs",
+	"OT44uDomCbtnib4RKyGPY827kCR1PSRY0oBrFpN//P0/SfHtduiTszfLz1kUEkb1xF7K0ZA9vLkR7j2M",
+	"3w1CAh75hQ7xxUZI2Gej2IjBfcuju0rkPIbQuVEtKBNGVRfnaFE3TZL8VySFtte1MN2Iqp4cTmKXwDOi",
+	"KuY0gq4EpEJN5ENXy5inI/djLA3VGn9jrttuXzHm3vYhRxX8xXsQxjfkg2F3rKRhkGm2n6Q87ipmD4zf",
+	"Y8FSY5FMcDvyPRswQxWnAn/Av0OawHTupMby+gmNjNTMjx1Trib+h0iN/9OkPdbtMxaj1kgqmnTzUCzI",
+	"uZZvavnnRvnnZvnnVvnnduUni7IHbmsrv9uV353K7/XK740yxzp7C6d5V86MDy+qDw3Lu93fPzqv5QY4",
+	"e4KFHE5j3eX5jFy2L5Yv9vDieP/g+HDJpLH7GXzJfgG+pP06CMhdBLi4RGhhTRJZbz9FkM4iZuASX59P",
+	"+fzgKsunnN3CEDRLoPigr10+HZYPkYZP2kXAm5qdzPChJoGisKyCo7kw4jcuzzNQY728l/wMLOI1KpIr",
+	"KLdfsIxozN9ogbICf2OOviYZJzRiypW2a/p8QTHOdBV8pSBGc0C5eHMjoFAecKsQYkigFGF9QsGapB3a",
+	"qLQ2E/OZxPICwiiwRekH5rBh+aTMsLr6zLwfLQME953zTIydDR104K66GBogcuxZI3sH176NxhKkzkjj",
+	"1BY3AmNZIXu3cOCFSsa+cbFQN4ghDg8SaiApvKgmY5zLSuFewVE4g/2qORCX+62Oq80QM+V3T5Pzy9Pb",
+	"86BNXpHz04Pb82B9bbn6MaAiuWCKy7oYqVNGE104cK50okWLlfODq1Zn1UuLWVBUxd3zbaPZOGk0GwdP",
+	"zMAN6FsXjRybQmlVSxuUjKEMExXFDQUNRMyUi0y+PEXIlOKOY9NwaDUrdbcyX2MQNLWZjizc2mQF46ab",
+	"JMyvZ6g6kIX2hm9IWC4ma9l57XOD+FX4JAPFS74UHzw7O3mdvc9nUgPS6Qlf5WxP4U22X8VTWkvqve//",
+	"VO5iifQdU4pahM5US33+GYqK7RILfBdK34Tj1iQfrveJJVf2mE5rBW4E2FRXwlzCQTvdbhC0IPLJCg2+",
+	"9qlzGkRyYXecSEUu3+2T9fX1narf08weyy4hGwFEjhmm7Dpvb27iPza+tOw/Hf/PL+T6E/61i/+s+H9v",
+	"btZubuL/sfofq/+x8vPjL/+jVW63+t/qiMihD6esgFgQiB0kNI4V0/oNsVcQlKCKqGYtLjQTmht+z6q5",
+	"Bamg/3OOC1aRvPnwxKLnx2ZdXPehAFM9q8mTTGO0sDzF4aKHzgM1fJyOhlQNvs6wv6Q7x0jewwGs959X",
+	"E1+xObuX3GXBPCyaRCZxpsRbmnE4dePW0VEXerifUF2npfqh3eqQlWPChWvYJIeEjSAdQzRpknMiU5O9",
+	"+sff/3O11jFaSTmqhb8VzGckY3CWAR8bllX5Bs8VsEWJiJF8A2sHvueam1l3pV1de8flpNQuEmEJEljs",
+	"tALBZhE7K+jlVuuggThZRIo6engoBnQA799xQRP++8xcVixrudb3TTEdHk1jbkj+/hvLy4ylMqAIyhrX",
+	"ZK3KPlkyRAe7fU4EbGmoQkdLwuSfkgZq1t7UJYGq252/KgNULWZA+iesNFt7/PzXLk7HNszdkxuz0t4s",
+	"LGvr5SdWP/IeGaYjKlq+yrunhGvk2GjyIBVkfRzRiSuK/wZztYCLCVTaL19M58XsDlkehtk1DPdnpoY5",
+	"ur6+INgIJKOmK6jv4j4xWZxGzgCMdT7/lYVjOUFasLE4O9p0+fnm7NQ8OWDrkl2AINgkIxoNuWA5ZCHZ",
+	"jXfUcL7La2TfLaSnqIiyjMpN5/tnwQxzC9duxBl7QCHRR97SOGbxm4LvQpbzKE1i22BIRZxkJS2LMF27",
+	"EZCDCypuY4k9OyUWh2RlIwhWd0mx9rF9pUne9g0JY2bsw9CFoDEaDdH0NquSMWQ3K/k/wlDt1V1iZdHM",
+	"5xquHaynjBV4nYtLVobX0Du2C8796EnUIuE4oaLr9xO67bgVVBLc2oYkodGdSzLG0Fhs1xBDaXn3xCU8",
+	"60vV43HMBPS57vrMMpUomYBnSMFhnFtJTJJEPuThyX4JPlGa6WJ2Esw/6iHtUvhny4RKDrb3XJ+S5Rgu",
+	"rgp7jaToJzwy0OlOpVPvo0hwPbh2PM9+YwpVzG0XHQ+/YrFwUigWjsJlXiw8iwiK7P0X2TOJXStqWBeq",
+	"/uPOdOzk9giosuCxl2DfQBF8X/y/VOPfF/93m43W5a6RspvYq952216vTBjeQBiaqFTmdoFILgcdM0MZ",
+	"d+2m0CSRDw59Nl1vkOUca2o0nQLDts92Kd9S7NXDL9hyHYSYrTD0AW0wiMYsdj4jjp9ZKcm89jtTVyMd",
+	"VrxZWPFTC5O/ybZu6pA6QbKbCnpPeeJWtJlhf77PEIwP/k9EyIel9w9yMwmadJGw2b4DwIleOigFlyVy",
+	"MIAKviR1IYUsuxHtgn9sOTmxdRyH5cn3Uj3JZy0lGVExIWOXjg79wDDhm0oFBAmVU9lDRM4EGtjrvQfl",
+	"xZIJiaQ2yWS1DL5YCrb06kc0wWPUdcS1luBGQMGxMDNYDq38DeSbQvpqskJJ1pPDrSbRdLLaJD3Wl2BT",
+	"mhR2nWsCNwROAj/Q5SO03i5P4hvtkda5llhoAHGzX2DQMcSOVNB0rKSRkUwA/u0m2YTTtCdw/vcMqrCC",
+	"bKGo0H2mQNyKK3Qko4N6zOgdjmK5sh7Vs3HTN7DLTYWylxJexnm4qR2XW6BBieMlN02mJpIjO65T/hTG",
+	"jKQQzNnE0dElmwXeqE4nHMmRlVO4GOwW6C9c5VLBP3a1kHseinGPaAxYRWO/ozBZC6YVKkh4HLPRWBor",
+	"FbYgf30GMbAvIzZHVLNdsvn5c+aoaDfRNrpjY7PqDyTc7F1XwCi7loF+5QG4cA0oKQZNqAZ3Z2Goaq+k",
+	"b3S5Y7S/diEooNS7cyfEaIG8+5IzKxyxVLjy8VD/KGGGxbtQUR7V5OXhpsehUCEuHyc7OlCueID9Wg4p",
+	"1UzZBgMpch6jOAZ0gXWKCwzM1BhDqolrtEvYZ7fXSMD6iumhj5BwgbCWL3rlXoWVbSmk/MoG/Aieqag+",
+	"kiojbPghjUB70U1kdFe4dDMy6NASDAtcaMeocO36g/rv8DtTTGFPzopfOiflqboV1OxAedlwPOEoNT2Y",
+	"iFQerWoBX+q6q1iqK/Avj2CRhib29Ewy+FtWWRNKxopFNEWyaLSPu8TwP9KnI55MMER99mwAUl17lYqM",
+	"49oD1sJCPo/09Bq+bCaWk8h75EKbjIbmwdDdaR7xTJIxE7FLCu8jtYegleVZWZYMqFmOnByqq1OjFLHY",
+	"86GFzv3GrGyTmE706i6h+g4rYkF+NjSlVLoEuIy4BimxxDUXen7wNUkLLG1JFZqzbZDaJm5x4cqiOQxH",
+	"eHYxJLPE8/oT7EFOfRG+mvyDDrNkwuAmHPJBecru2D7AZTxQVBikTTKNhnnHdrObhKI0QHvShQdlUkJ2",
+	"62puWBdyHXTZ5wjyn9QNB9cW03nh4anciCu0mAXRzcPtb0K16coHUQFLaSkJo26SpWyMWaZmQaADTM+Y",
+	"E7ZCUTM3WE6aytJXdh+7+EFXOYUWJaU8pNYJZCvgKpOZOzFa1g3kbhAQGLoIoLKc52LK8JZouZsD5QvM",
+	"NoH5Zb18t0uKPfpRXLr3mmF2asRJd/rsFQ7x686iaxHN543XhSQCmfQCCY+7VlLv1suCrgkK8/mtWCCU",
+	"HrmhmineS3RQTzUSCFfLU/XUrICjhsXhDxd3M+aV+9dBiggI78plwJz4KGmFzbjEJrjJ+yTkGAfbdSSt",
+	"BOI8S3i2zCGQbY8ZnhCWu3LJakpdZV8UbwMfMoukEWNm/d0uu/aC7HoLdEmwPDrZRuESYx1HliPLTNVA",
+	"r6ys5Rn4ERT7xrzow2S7m1UoKsjWeY/UgpGMqdIMVEWnV0etvgKlhNfHIaXNeT7LqRWuwazTab4Q+Cft",
+	"8w9QEvM+mCJNNtkVlGqbrqiXglmt1g/JRTfVLL/0sk7yO296ClaugvKUmLjdKRvs3YoMuB5KZZKJv050",
+	"2u/ziDNhutrI6C4b7ZKBdIAqQC7umTBSTXZRXyJkOhgS+IA4J99MB5MpOwpm2inVF9gLShqqBngA5Kol",
+	"NKyhSgiTunS9gtMrYKCTgjal0WwUVSBgvqjoLyB2oKqGcN3nagXouE4ZkBt/i3IRWIiLgnahmZWOwSRY",
+	"EUUbzcaUZFgZ1gt3TkdelcYazUZFVsK6LEX5ovCkKBgUHvvfJWa78L6YBBdqNhbY3UKzEssINo5pFrLh",
+	"st0iL4cfT3Fh5cel+dQzPuA1WmRRXH7YjM1wXqgVbsAF6uL1jRG61es1qy5bvqQazUbt5eWigKcvHKja",
+	"OSj9LlP+PA+Yp9KFJz4zmN2iCs3EMgoFkgdehHVkq+YFEhd0bqjQgLLzYWkdU5Zsbwua9lwr3X5g7GkW",
+	"g0iQHNPs/s5MOxDUlvkWraCF5UaEFbtWuNp0VSl6ExJC/y6hUcztVEZcUFeJeETHYztfH5eS5V+bleXR",
+	"NnIpig6dlaq+ItDypYam+qkUTHlKNRbfV63dbXl7nu9mLBMeTdbGaS/heji7iwtod+Gb+c/RnLn480to",
+	"N/V5NQPeLCd6bIa5PbKPjaKTNYc5s7+9VnRy4Bv5Tx9ocmeGyl5kazrtoV17TmC0b3zl22YdSXWHZUzW",
+	"FNMyuZ/TjVR34OB26RpiH3n58AmkmNp1ttEvy8Ztz8GSRXHTM1F10Ye12LDoo5kAWBw3XtnARZ9Mn+FF",
+	"X9Ti58Kw8xq0XAiEmci06MuZhxgi3eHP+vqCe44CZ5661NBEDlJGViBeuCQ8YeHBIXOf9BmDkGmwlKAN",
+	"suSCN4uizaKZNQSn/hBNHe/mVPrMKdozTU9mnfTmTLeFgu9XZbia64/H4Gg4O4w7wtoi9hLEOy1eXMoZ",
+	"xp2VTCUshN5adiYFJX+IkZRO74kFJDEnyFLZUnzSoqkXMjXn/Sz7a00e6UIcsJV+ZGo0j90s4buQrNAF",
+	"k8aJzkhNo10G3nqnjJpMuoPn+OjgZ3McESq1WMqz6dOhYmLIZvl7+R3hgvw///93ZAX4oDdknyWag9OF",
+	"uGcKCvFpsk/+3/8f2Xm1Sf4HWe/Ue5x5xzJ/BN81mo39Wi9eSKNQA6fK6rFZ5sNVWM40KCqfFhCkDmzv",
+	"5kDmgA0UY5rkbZqECmQSQZ81oolL0ld2fdloN0qOpa3/uLmJ/2g3N7zX6B/t5vqX1f+odRGFisaZc1Bl",
+	"H+27+i2U/b5TCmPCCdCTxBKyYYAsz4WzSVnGNjOsjKmiI2ZAo2hJZ3kh3mN0uYw8PlcFRfeQsh53IYbj",
+	"2ubnxvk25XWhQ3ZFtYftz8sOBjL3k3ONTznS5+VPnt9Jlsn6z8kx5VNbA5ALC89n/5T8UbCDtaXBlgT8",
+	"rNXOnvqcaTwn955HtkosBlV3sXwQa1OVG+rz7Bfxp9zT8QjUiFkdZVCmoWkwq8n9nOz2m8Fc/KvPioZa",
+	"7YGFlquIOqviTm4QeO4E20EwB7m/Jk17CYXr0OGIfd6XSb1TZCQTmSpLT8N/u7z89tu3byuOjv/WftfZ",
+	"Wd8uk/x/+yVo7ey13tFW/9MfW19qKf1Rsr03I7oe2DMqppzSYx7vktC7OYdkZS9orzYhLwb4Tyj3sGMf",
+	"upMID16vNm9EmLtEw8P1VVchsOsCQ0Ky4kOVpPKxSphgw94s5wdXlUhfPxNkhv0UcipQcsN2ESt+sAov",
+	"W+ipBlCHansaSkcn2+S+A9ZTY68vw+9Z7kGycni5vbrroxOh/Cm46djztH9JVk7egSSxf2n/UIUSu1zc",
+	"CKcG1atN0PyMuGFK20s/oS68Hdwc3b58o0FP34YO7V8dBNOCfKNHyfaxGDBtLplOk5qEepbt1TOwAyyn",
+	"dxxiGT1XmxkhVqBGonMWyWuonl4dNQkT9yyRY5ZBZrV0YhfeN5nKvmZD5AP6FRSsIU6TBulzV5BKSMHQ",
+	"kCMIE0ZBypBQAQw0FtbMMj+36zI9u6b1ej3sccxUHmzmYo/QkuRETO8bvFQQx1GyfYqduZ1alGYgh1E+",
+	"21rCU+g4cmVXp9OLI4VYMEFHSjCTqlEyOa6PulnynuUiZjXZ9INWj2rLUkoNF6YHpydQ7ix6S5CH8vQe",
+	"jpSYJdBFcsSWWPC5a/nE8l/NhqIP9TeeXwTNQ1Wz605EjOwE4P6AnlljCuklNbdvQt9+z4RkRdEHsOhh",
+	"6kNpwLBIhowmwIfjBLkUq2veNzfTfChAA/DRY2MX21sT6kG1rAdfPo/lWV63WTPwRSPd3LM3UUTrrytL",
+	"8tbJClLhEYMgQMLjJmGJZuhNJfg9U5omhMdZWGopbnKNfORmeCNCN+A7GoGB2RXQypA6LBSiumMTD7g4",
+	"xfm57J/ViMDDi+P9+vSfpcHql7bRzBwvcaVc1y+hNOTR3uXb88sfjg8/Nubmo12S4V+K481SwBbwwJ/l",
+	"2q2chkCRfmQRp/5U4uFZRMnqLzMME1jiYGMHB9j8uSShPry3eMoh2h483Oym7jQJWxuskXDv4Pp2L2iH",
+	"pR3mNX645d12ny1W5FQB6sAyA6bn+dqnKsQ75tCVIIignLwzb8dQgqlYZ90lHrLUJfe9QPYh3EWvam2k",
+	"RJf+zJlfklhmER5rSHdCoi0RfBhOyArNYwDRHUzcCJKFoJxenjWJkFjLXWAF9ybGqGRm5NJ2eBcff5ah",
+	"Jr1v4JwRXToFh7bIIUeuhiyczlUgGH2Hz/hwY9XOK0tQAT04NCc8xjbtYLXqHQK8t1QZn5W5RxaNh29s",
+	"1x5iDvzeURF9StwO+YVMe3SvUNJT6C3q/LepU+MkUmSxC9xoO1RPpiJebZa78ZNdQaUOXIcQ6wElzN2t",
+	"4hz13airEK9S6MR2jh/M3nIMBiuAjntHY6FT8KKFIjqRVApvPbdo2/cIEjSmcCNUxAicvaVGCGkopeWQ",
+	"oJLQviAyZF/VcdYlKlJncajKVpYjDUcKcxxitkO8euD8OFtNSFYMpj13SQ6yTXUZLKi5EQnzYbL5+Vtt",
+	"knGSahJmvAr03iykCXFvLEi5IJBCtEnCLAAZIxuuEEDNwoVnJ+khlHPewKSEbv9qcyB+JWc5fU+2A4yM",
+	"4ZCRg0aWCiQsRiMGYdFQutryeQXRq2+DIKgjmxY5soUvp0lAjjLvvB0EnfWNza3tutbFTa0v3vNEpjLj",
+	"yYrl8Yu0sUAVydyppQJT1Oz7DDkV1HUV+V3pV2ZcJGCFE4dwSCELScaIYWrkC+wvLfv4Wv41kqBLgF4z",
+	"xx9okjIXkllH7gRxnjkubcQ//v6frrg/MMNAhvF4PkU2rctlfJTGccJepKKbT3q5OF1lXvXkpdIXZJqA",
+	"r2Ikqb6bqe6zLzXw6kgYNOmxyN6TKy4cMRwCKMPVpyn45srJZabVwdODz686n/iiyj642blS7S8psfqk",
+	"iqnPrSf6onrQ2VUqEYDPLFKbJ5daTqlS3KyFqurnHL5KqpfZh6qqsf8aeW1WiVCYbx3MUQUIHMtzwF4w",
+	"xdVqRw37bHaBGckymyhMTkwT0nOXAbkqaEm9irRJTt7ZxvuXJ+/ekNOTk4sb0VeY2R6KlTXx+0yjqMnK",
+	"u6OrV2/t/6+vXr27vkJenJIP1+9ar+GjFkojI6ruCFXsRhiZQEhlvEb2XLF/nCZkeNKEGmdbCE+vjkKv",
+	"tFxKv7qw5suKz2vuS9Q6Iapwj2qCquwl3BRm7fw8i2a5ruNXX1FFd9hlz2GhHFrNHc98xqKpNELTDBt4",
+	"w+q6HFJX7J4JVJ5hhCU3WejP2tIp2JZWXd5z41M71uQE1FYaHkoXd1SKR1rKGUXJZOE1cWnbvIyFt+7K",
+	"9HsAU6lYYgv+0DkkyjbafKfqcPK7j+8XJd2t+gMNKukt44OrvXr8vK+27GxutnfqC3DVKyTvXLGePNPI",
+	"+4taNlpX/BM0H9S1+7xYt3YHejE7oRnwuqophsQmy59BC/JFGw8d1o1frEOz6O6oJC7yNTZkP6vPgD7l",
+	"ejrPDI8Tds1HTKbmCiOi6845vMjjx1yEXMEShQUfsFaQxhSWGmm9yy29RnyJ9J2gJC3uBIUq8utbQbGI",
+	"fLu2lqlUVoKjy8i554WmdieGbLHG8RoaTR/QKTj5/sozqtvLvLpgjSk6sS8ht3oLM4xjmr3w6Gj39DQk",
+	"K52N1lCmarW5XA7+dhsz4hXM1iu/BO1PvwStnU+PnV+C1vqn1d1fgtYmPqo1Yp/IARfPrGfur5anZLOr",
+	"Jq9bwAL4cOjyMA9YO6yFtcNaYyqMmrR2qr4bnY2n8deeKmeD1u3wKR2jSL0cyMo48C2/ZySkTgOgMX8m",
+	"VM3JHjqlFeSGLL6HjJZrBFINjiFuTxunGNRZie4bAZGGqCu2W8Bi6K6c48WHUvls+yuY9gQ1sb0ESxrV",
+	"1Nxws16aKnpNR1k66ARLFYx/XpboJw+zTJlIu99YJLKuMtwMJBnXczAfh9JVWnJpdDF4ZJeEuaInRDVc",
+	"L+WJaVlSYDdFk5Wrs/PTwwOyf40aoyYZCTaSgkcay35ZUWH1DVSHybTbYZNQPwjRzGIJuCqT8OJDtQKK",
+	"z+f/ymuwWjDOqz/sP1/CSsxdNl3Mxp+NWFbylppNHe/TTFG2fAK6DwX1Wk32OcWc5ula1jhnCVfaySkH",
+	"fV0QxG3ONGSlyJS+mjxA7Qp0hsEqD5BzAsBZZxivIEhxMvWlyovJxmv9MShsduwqltmTjcvfJSH+EULs",
+	"vSG51rqiMoRUt65tE+zSlgLcCKQQWA/HQLLt4q5bSXIsuTDaolSFQLhueqnJfFdsD4WBe5MbgSW2wcqk",
+	"0gHEDot7rqSwEiAU57FQR2dWXGaBamkgWhZrK2TrRji6hfMSrIuZXJou5wwkGIIkWXDCFHM2Dm8Rc8aU",
+	"lbP3exVvKFx+I9fg+sjNbOHwwI9YRvTsi2kkZzGndS7mkOSpPqLinUwFIJx37UYnoITlhcYh0XilCt5D",
+	"FhYAuegyh6dSRAUf0QF7NYYwQPz71zHLfzyw3jj7MeD98jKLH7+Ev65dky9sWyPreS9Kt3TbskkKgmc+",
+	"sXFCjT2UOLWFets7VkOczyABHoiUI+cNE1GsvQW+m+/ZJESVCBeuhBRUyUHPzlduR1/9cccmX8KlZFE9",
+	"pJ3NremZnJQK0l8d7bUKxegBAcqr3+m/3oqD1+3Xrzei7Xhrc4d2+ozSINrcpHHQ3qTrvf5Gv93r9ILe",
+	"604nitub8VbU3uwF/SCgwevGc9QvSDtdnSA9lA8F0K1gcX4rG7iKMxEVpMcAoITbewpqI3urM37lFoh5",
+	"XIqXSl7yP69g0y84rcKmuLJhYFfBzEI3AqbRm7j8FCjZFJ1da7PvL1GN+PcajH07tS8brzvt9YW3BEZS",
+	"F+mBGyHDj8I5KdYJnqtMP2U+c++UWurP0jF9VVrrKSD/Krl4GjGZrpC9Jyj5Vo7Y7y+oCKpkny5n6Ee3",
+	"668xsYDmQz1HV+2+y+pKL6llyuA8G4v0kI8XYtJUgbE+JmKiSSFZjJNVBtQwouUIbiosIuUzzFjRZUBV",
+	"nDANh9zO3jv3qBhFonJ+mRK0871XSwEbeN/p6X/Qln2QwITHeU7PMTVDex2UGed//P0/0ay2cKulGpxN",
+	"l3HPDgp57w7KX4uub/J6hIVkPnbTiWYMIzYfFMQTAD01Q6ZdgME3pfxFHk76BW2MuEE56Bbgcz0SlwtJ",
+	"f4WWrVindaaqrWDDqtr+ocSmuyt5XgW4XKFydrVg9M/ML0/MQYocn4zuct2bfV8JZtkMlrjZnq9yw2qX",
+	"BR1BNRoPJxbagcshGKWpFEMzh/LhQlkQv0h3X6ETzE3ahTlVl7y8ljArKvAS7uL0BUo5LHQMqvVOGVEn",
+	"9/k8/M+rXzD/UoMacNRXd6urApBPvg7WZ+zhoqBELC+u3bE03rLW0ZAqGhkohCkkhFV7F3mVJkyvkX0s",
+	"KmxpYc9nIfOaQkjk1rMn0PKgq2gZVayfJ2vaCIKqT/NSWszO5lZZidmpAfE51gWtBLopuli19RYa/amh",
+	"luK59904oQtPwoVtU2ticzwQQsF1tohlPi8Tv2llDFBkLJzNNRmBf1ucE90woSLWEYW0zuFYKqMoN16L",
+	"K/WdLgniWWtIWoCNy9J2scUUfC4gQ95BVlu36q69TM3dvNwutr+GBEu1Ih82+EaXErx7qSxxdYMhQx/m",
+	"dUZfVpcD+I6xsSaUDKkerq6RK2ZlaHMjaJaZOPzscv21MOWoqwymSfgf8ODfQ0zszMhH1ruS0R0z1QOl",
+	"Zaq7Mbvv/nS3fn/2+rfr3y83xMn4dfQxbveP9NbgO7o+OWRB+p6fm80ff/v5Ybu3kKkuwiWrZFyHPBeY",
+	"nWl+dcSKuY1/LhAe9JCmgtBkPKQ9ZjIzXCLlXYsm/I5hFfSgSc6bpN0kx0QqcmIBysUgAdv4mxsxBXfY",
+	"HwR+FWbb778/3bgoW5F+6bR29lpH370/Pbto/Twz/nGOv8A1E2TERWo5RnQYGHFhnM70GZHMrv7hfLv3",
+	"Bep0l9ckuw+u0tGI1lYyyVxYaxiQs0JJ8KWdMfPKTHUVLZW4mlWZbczj9e5IOSUneOITDqewz5lymapO",
+	"L98QbAmzco0xdLD6SZEOuc4tEmQfLy6wkk+3WQRUvZq7Aurn1KVayLrS2cynKxHlPW/LTva58n9Ex8TI",
+	"ZnbusE7J8lUmiwav6u5mozzRfDap68zxcQU9xyyH1/P+W64s4zCFUj/99NNPrdPT1sFBCBp4/yAkr/Dv",
+	"QilAp1Uf0HvmJUDL/6XRsGKS3nkdtIKNVrtTl4SmQGGC1s6nPza+rLTwr07hr9X/mJFZI/alTJ9mFsTq",
+	"p8vXHUVcAQ1DoVxlySr0tXgyqxrpApf5hSegn9DBE5R64Cz3LqGD2ZVRl3DWOpLOU6ci6roTDde4kKa+",
+	"2lhBPHua/7/nKufSd6a0FKA0KMghxTwvnfqYwprAWUs/X3vLA1l51ySncAl/aJK9JjlbhSMElvnyiXj3",
+	"lcGD9UXeLn5ot9YJmOesZBZRxciKSJXmYkDsJ9Mxmj4kpZLqpja48UUSj+T+k0rk/HiRJiGocxyqF+9K",
+	"ReGKJ6RI8Yv0NS+sWaAY/nAsSnBSwJmaNEwjnlSc1w7OD+sgOOD3rILO3+2d1TYdcR/hkLf9/sPx2dni",
+	"lDs4Hz9a1lXtupK6NFcuh/byNMN28w4/qiMakGlBzxJG9JyMA66Fr4eF2b+dmgu1lalwiXdLGNzZnEkX",
+	"Z5lb/GRq03BxNJksgsE1d3eK4jQ5FLGeWTkZ+DUlCbQkTMQaDeGxj/YrJTI19pM+TRJwresrxuy6mdYk",
+	"HQ8UjVnsdX/Z3QyFsNAZ15DeBHK+QyoxqYp+fHb4mdz34mq79nOX5LTC6mM4nQ+CK62GW9EDjIAZBOpo",
+	"/1SYA6TMzYYsQ7mZI22Gb7MQPkvDtZw8gM2nxQA3YL1YDOD31cekcpnqgT/imoy4BpoMedOHNNVV/C3l",
+	"AK5PmMRmlBmsFETzjApMyFRYfItJqKaGh4apseKaLeby/dpnsPUFclDj8OjBMvDuMzA3cDgJP7fsj5av",
+	"0mYRJatxVFaTuGTTOs+MDDp/ZzfyZZG7CdeICjlsC22mtSf+FBcS3c2BUsHRAN5O91dOWDqj0mg1NyVE",
+	"SOPDrJ6SPctZg2njArZekn1wfdYjkB/QVTsQ8sFyCX2pojKXsD4/oUs1d4qfXz567fmsS/D6F1chrduz",
+	"ugqkUxlF/6Lqo1PYsoaQQ8X0i0ScPFGJ+1WsLJinXzyWIuMzHYfph1mk7PVgdBbu5/lAP2tNRSfVYMES",
+	"/QDzVvC8qfstLQfPPSEo65nhVDBu3XIuGQZxXlN99zz36r1iIZ9CtRvj4mNd2R2yEiJYw1V0PSxnQ6LG",
+	"t/LPbcs3WXZ554hfpcq+6RPOwnJQrAHU/8fevy63cWTrouirZGD+ENCrAAK8SmR0rAVTskVbFGmSstuz",
+	"YbMSVQkgJwtZ6MoCIbTlE+fXeYGzI/Zr7GfY+03Wk+zIMUZmVQGFK0lJ9uSKWLMtsC5ZeRn38X3AfrDd",
+	"shN1ggv05+ol0tt//GvvvjncfX8UfJ/8MnnZvWndXe7rd+Gr3lt+OH4TH/T/U+6qHz8e/TSZyS23djer",
+	"tS8Mo3w39KVORfLA3oSl9t6QEGqW1w1t1LJbKPEo7k5EKwDYtDmyphw3FOMaSZs8YxNxttesh3xatKBX",
+	"5dI2HHK+y2LZhOVzqbMLOlNztLSHYgYLfYGtNIu+DbYSnExzaImfLcfG3heKOlEr85t+bXL1Neoe454d",
+	"CD63UMpoR1afyNBe0Ni8xnDuuNAHuOGtMa9fxKYqW9sym2oOW/0z2VRzuwpsqiuqrSo+4YorIL0CCrXO",
+	"uNncE4yHQ6nsP4Zc8X72N6n0SATG8aYfoJg9OWG+TnmvB+xJDqYSARR5JDmUuWX3GpdZjcZp3geyPDLw",
+	"djjg8GLkV8H7jL0Nr5utS7dXzm1089GIg1DiuyVxJJYMHKn+zKGHfe+7YfibDxvesc3wx6lUoryI5l6U",
+	"o8I8nYns7L+1Amk0eGMHlgXSFtrbSnxMLwL09UsjambXm4tYladsGEOK8l7UWJzdNNtfaFsL18tdWCiM",
+	"2SEnyTh6sI+AoAEXai2oiMcNU5MCw8/IjcSz+8lO0PwibIKgnV/4zwhx0ktFco4Z+cX4MeaYh2Pi649i",
+	"1afkPQT23Peyakj1Ls0alRhSbGB/P9/TW9rS2094IBYOxBbS7DWLD242X6588jqdfMa1wE4+JMkS4es4",
+	"eJD/Voavux1ETLYzy+QW/VVfDuI0Xn7JNTFaLL7iRgxH5VekPOmL9GZNkgukrXD0HUu/1l34uGg4S47Y",
+	"9jA492Lx1jTW2gkDBCy8lCX4Ojbkd0DbjVBM5UnOBymJIsLOUCqLvL5Yf2zoCDgZPoe2d/XtKTs42D9g",
+	"iXBywFyMOYyrqw/v3mCLYpYVf31zfdO+uqkB3ymHhEdB73SUa2zH0iffylz/mPnfXr358e+v22fvfjn5",
+	"5pe3Fx+u/n7otZpea99rvTz55pfzs/cfbt78vek3WE4SY+HlTIe9RvgccOwdszrwN6ODpUfm8+u9OJnw",
+	"JIRS6wEfASMq11DkwCKeigSq1VypNfuv8XAkQlZt7h7vNRlPWXPveK9ZO8leZp+STmQg8F09M7QuD+7y",
+	"r+moWAUiX61jhg293hZmDabaEr/vN5uZ0whUo8kLYMbVQIRczD+vN42zleJN79HU+LyqwW9ENASjKvFj",
+	"cgZKpmHS2MwTNTUiXfFsDmvDyFOm4fEIlgqQsXofTxYB4WYDXd9WMhJh7WNvNMPqtohsFPb5ZZ9ilMEi",
+	"loJ2LuWSD0AMOQCwm1m2NZc64EqJkKF+QDzlKUtjuKWxBJuyJG1lX/lCM9/94yycoWXoi/Raltt9Ee+K",
+	"mX6zi5HIREs54Us6iMO8A/rdm5uKV7m8uIb/+QD/t31z+rbiVV6/effm5k0p49GIlxVTzX6XucpMUoSc",
+	"Bpa5h2vBPly9QxEJeVHH36NZT0YRiMjiPGCnUbP1are3x/frzWazWT8y/+el+T/N7P+1dqAhZ41LOV95",
+	"ZlzBPc61mz+agEU77ZESrpaTayk1XsDVlQD642C+YQOeUJ6zLN64kLpjhj8YToCjDbUgCtCCJhWg5poV",
+	"5qMR9LkmQo+Hgsn02NYaDoy+81MO9cEOmLZ/FvoeIquGrq25BHvDNall+2KdHVEOIulKlLOH/XD04/nu",
+	"P376Zh0es1OsxcUhLdoIQMA4Ls9S5YAGF5HaWZJ8JOLHJqeY6sutCJIqY4QYa9EbR0po3WDfJeZqVNUd",
+	"5ZjOJfDwD6QyQqyvWRVkpldgmIvivvaIdxqCeLrGIq5CXJK1ZHdO3pb4yNDj+zFd8OlS04cYgXGn4olV",
+	"fPjJLJH9QcpUPJkXuCD21j53ZpBGuJ7ScMpjZxDhzL1easbTnOzKKXCgdJRDMVubkvI+dqwZs9iSCy2I",
+	"fC4ggIMvK9tmTguU+bJ9I4QT4x2GDC5sVNZqflvb78lO0XJN3ieYEvKsFvFmlX2Duf6FZjLMxZfNxIwA",
+	"jtlMuU7jhPcFrARivuJzuiJktvGdlqGxTZv7YmAGihwhHgPBCeGsu9nOpMvP2OjEsNGJ7W5WErm6NokQ",
+	"NFYsxA26tubiBaD++b6hJVH2ieh+SGbsj0GajvTxzg4fjRo6HrtG9x2jNna2Fq/uZZkipn2UyRLPCdRF",
+	"wjh/1LflbYPD/ppAXGf2w6yN7lkamQJw2cpwXrQYOw0OhHlY4S0EnFbcbM29OVS0fzbruwiBtgoNbT4R",
+	"eM6lspm18vKsoTBfOJM+HIpEBnzndCAD3o/Xi0TSznNPzE96fnZKl9l45TKdupTPjMp9gnD3qHyZCHnm",
+	"7DKjxIEwjIdaAZBziiu229xrNBut1l7jaC3kForzzWQLjSl2K5VvHHrEHcCiSOOJ2iZMtMUwMXnC7C23",
+	"PS4jEZo7J0ms+u4SVuVpR5GNB0lHXWgJcNdBQhCpI2onzI/i4A5xmWIsbjUvGCcCVOYdwhJ1lM1gIqwR",
+	"T7OZO2G+ffQtEVL4J8ynlDly7t+GAnmJfIBOQvYG6Dk11zBomcNKskQYq9KCBCF6Taqt6coScR/fCTsd",
+	"IryNxym+DfPvIpwB/qJZIy7kbP5wj96JMJf9tcMHDoiy0dNT8LVwlX1rMQ2UvbS0lKLdp21fxo0L2++F",
+	"Zh+0SOpwpaPpgC2JFf02W3LQ2s335N2JUVqbIT2I/y2jiO8cNJqsKi95eMJOLz+wi2vWOrrdZ5G8E+yc",
+	"B+aHf9Q2zvTCaYOmZ9jocNDyH1l++pWOk+94KiZ8+nCMAw2Pu+3j8xzOAbQeYvdrbWGKXaUiuefRQoTR",
+	"t/GExb2U7EN6BaXJEb4e365fWOgrnfXXHhYBRQ+XAYoerAHOVjbi8vnVeoErEwitFzTNttn3P9+wKoDp",
+	"ktns38nQr3lEsNs6sE2S1BHLNfPb43QQJ1Qbcsy+ETyxCeYg9zpMMPuNJY2ZZ2oxwOtYpTJCl9VWSRmB",
+	"QXfOwLY2y0n8inVEM0x+I/6vsbAfuofEax7Trk21wd58ROFgdLqPBKnG496hB5d/mjkHq2w9c85LAhrZ",
+	"Ss0MPj9h9IbSTYDM76W5ckTSAzWQ9RVmHWMnCN8JrSi+JT9D55Vri6WNssgSyJeAiiBq5EM6JOkRiEu5",
+	"sZ1tAXreE5n76htc990mbXrurjVdMbkRvcxCavoSH4fWAri1Y/Rdy+KBG7DMbBZCJ0zIpZ48bkoCkDS3",
+	"2Q20SYWDu6l8Z2ySRc/mwzZ+5dczvyfcJ9IaFIdR/JL81vVyJ2FmUy45tq/xngWlZhovatCTodLMjFSm",
+	"Ell8k/geqcQcURPPziqedBQCDZZDePU6Ck41t6QMk4EMBrCZgLLWBtcJyIpVEVOwgC1FQ9M7v8vwj3Jk",
+	"XjsH+ei2HfMM+9biM7qo4s0hcmbibC2kq00PBnzlI1To5cjT5Ha0D3Ykxc1c3MYZLYid+9V774uU45Vs",
+	"/7JqvJkD8LmK8WbPXSM3axkormvDQM5AYx+X7+5ck467dG7zXFOo9BH4pAAUSi+NkGmRGOOZjUQi4xBL",
+	"rxAtH48SayOuF2JpAiyKtnD7GbJ+MlbauJspG8pQyf5gfciJ1wRdtX2L98OCIkujcva6NeMhbsZX9XaY",
+	"vSNeL0Jhg71oAdU4Gwo1RhRTgLPRmLOJlWAjCUnP7pSRf9SgEfhEjWsvlAqYgvuJMaVzMaoXNkqOSP/u",
+	"HijQS2PWFX2pGux9IWgOcfcBh5h5yKcdZcapUfDPYSrM4JWsrIDKCApKVzYaq2CwMKO/wcPLq8PxKR4M",
+	"dPG6LUA0CpxjuxrRiJzg9Tf5OtVj+GhbP1aCaxWnLJJKAMUDbKiNAn/k79NnLpyec6HGi5hx1dhG3Rxs",
+	"hd3n1WybIyBQbSlu4VKdkj9dgAFxSXu/tAcaKoVLT4SRdcYukor59mStqJtafJJfaJwAuLTBCGoRURDQ",
+	"3TV/1ownibwXua6LcSQVT6bMpQqLxPLLeHTm+8eXlWxkKIK5GVtWhwIT/QjgbltCsJWfYXz1wuGWq9fP",
+	"ompmsP7b79tZBgJSVTOUz48RpC+dByRHPlPm3umVCIQcrZn5a7PEliYY/fCvsXEVoCk3iuJJfTxyvGbr",
+	"UV1tTCdf9s25p6zzuQ/q15qTHkQ7hLVvrD9HQbsF0vQsB01JsZDj5MtlMYUxw1g6EdG9YJZ5zpKoEEgu",
+	"cKVCBJizUAxjK47ThE9BN8xhsq5RlfnY7Wmr4QSIVg0WFPL+3Xicejb/QWhQmNiXKasCTkUqPqYnTIl7",
+	"kQBgnQjZeFTbpltt/pDHIxkUZ+AykYElhWjtIhbxLP/PhgXFMx1s+NLl9H83vL8Y62/NwoCn60gpqZMr",
+	"ScWvAXa/fWoektUPuvlm8+x+PkU/v88jqe6MbIXyEFY1e9pY49AI/OMV0JDUjpn/+0R0b8dJ9Aem8C0H",
+	"TmE7P1LWX6LZF4pK4aNz05cLONg6AFcYsNwTuskKVWY1TbFKxrz/mL3M577iHjtN4uCuFyfhCw3li3u7",
+	"GTplNZR94BtWobGdjDTsqEikqeVZiMcpO/PYO49dwEUfah5DDibGgyTWRR5+7aroJqILq9RRC1aBRA8U",
+	"WvN+g52lGbKhZtwWLHHl+O15DrX0uKMSoePo3sgPmTIlRKjzaWNjGeYg0KloPT/W2Srr3FLPoNw5HM2b",
+	"n+r/+evvL8uhNIsbeEFNIlRTQRFWiujDadxgvtkYuc7Y3jwKT9W3+whyD2bJZFhrdJTvqomoIJHqiW5t",
+	"PRGik0gRwIOz2iM4K7PFR7nao+4UQUhxh/mwZX1krIlHaBFEAAYTAOM+DR4ZxKdQZDk1zm9u3DZfFWuB",
+	"qwco81TFTwvUvjybzVRDWNmNGxzQ4hcWo0b5K0vWSN+VJLqg2J+ohcI4+xqAYiK/3/ka4t7s04D6AyCG",
+	"BRo0jJVoMFcbb2ZPJqkQivWkiELoa0DVOxLBC43NWkk8Qc516MXEaya4U6iUAHd2V2gZCl3K6bZhSxni",
+	"jZvtZ2YJiI2WEpIb+TKI01h7LI7CcrzUjekxzPiA3eUhqTD3kC2TYdvEC/NTtE76bCNmcru1VoIe2OtW",
+	"NuO9jSf5JkAfxuMTvpjCPdgVQWxE8VBqXQB2zLf8jc32W6yMRcjwkhcMero0q0IaBAp0Ie2RxSvWCnl+",
+	"Z552JXoPiHlu3ExYWhl3ajdZkTV5brJygY7ZrsQZ/kiYJztrOWSTh50oPKML8inwNyfCZMI+XL178BJB",
+	"8yO0Mv7xNB2UMyQGBMMmU9i7Rtv7Zuy3uBQ+45FI0vIV+Uydl5ukhh1K9KrZIYBmd8+Wlvh6uWh4oUtE",
+	"Z/XOq+5By+cRukkzRf4u7rNJ0dXJ1flvmNLG57v4LIrl3C7NJbILG2F268zsgpmzXqpY3VoXtUdutF6m",
+	"w3O1wdlE5lZ+Rt4XFWlRI+bUCcm21X6GvnsdB1vCaIWP3IU9G3jFxy8a9w8k7K3dGETIPEkTSbvmNor7",
+	"EGEwqk1xnBsMjeG1o0SYVdW8J2BXEMQFLpgRO3hZEMUa/wvstqIFOv++UjvUyaKllJIPIHx8bGrHlSJm",
+	"iFt+zfT/v/NAEzlTY5wsDSIic6axk4EeIWRVZ5mjvwcJW/ACZwJXO/etDRrxUC2uvrTX2kH1us61r1aK",
+	"LTuHC7gEx2uFC3IqtdQiHCdQQZtmkBEN1mZ2GPhbHv1UhMtULua9O0qLe2HeWaC0shL2mPlRPPGZVL3Y",
+	"Y0DFOR6SyzqQ/YHPJjwxp8tjfpDIVAY88pn9r6JPGMWAXAaPqHgVcztMCl47gz1jryo9g4u4GrLtBnMR",
+	"AEROEg+JDwUduJ68N1667Eula0Dlq8Zm0FUshIQNVPOYT9gCfkdVfSvIfSyrx7+YiwbjMIyAcqZ4Cf5u",
+	"ruDjUKa3PQlFEXMXdhT9xVxKxb+wOvOPhJ/naHPN2AG2GwF5vAq+2Sin/IsB8Dt7enGys5vLZ3sBRbJv",
+	"NpeND6Ab3c47KDqVUYT/9vPqz5/xaqwj49P27ChYLizbkAFLxoog2QKo8cfXwha0GxoWzdGcOtO/6pth",
+	"+SeMu/OgREcBj3RizHjfKFi/1mB+YLRKFFEBGs2I2S1jaE9Er18MoRbNlQtY+AnjWYhQAuup1JYB1YPw",
+	"l3vwSf4l5ohaOmgavZGHYcIninWnGFdA9O3iipuPNyYJVmXgV5lTZJ9cXFm6unRZb5yVWBrxgqbb4Vin",
+	"bGB7aSm2B7W2Ke+zqm8e7ENugvexJY3J9IT5kvYsRGPMJ5r/6Chzlee6E2WqRdTbsLcOQjsQ1aqZ7Tbt",
+	"KJtuN48si8E5PaPN8OgbNE+l7kmiHDbfuk6Rx9ap1GLsv7Kkk27DANqKnrbZ5rpSvZO3/DfoW7ihCvYR",
+	"cOTblgGPSRVEYy3vsRctFP1ECM2+5YNEqIGQRe5ogEn5FgghYDsr8997ezCLS5cCb1vuqmTvRLB/tdEd",
+	"sxre3O7hexdNo3VyVk1k7vORZAK4KgDDxXz+y8YB+uIFuFtio7AbxNxxWmov0nPKK0ppkbhCTFUolx3y",
+	"iOHtRcsLBlIIq9f/Z6cT/t7y9v+odjoN/O+9P0pJY2amDwdFNBOl82cpImfjOFE8ThgsUMbMCZ0wOfK3",
+	"kCd3BfQ78wO4ef3BjLKjv8yLxIXVDG3FtihoyKVDD/dXpoZvEj6lctOFldJpwqeN0F4Eesr8VIe6p1QG",
+	"d4JiXKjb3JUliLlPVTmPo9gGo9jdWVrQXrph8lP2RQp85xetrL63uGyfq7x3ZrM07Iy9k0o8vE3NPP3W",
+	"7LslTLwPo7N9LUV6GodfgH8WZVTJe68H8YQouBI+1dQ9KrQrfAf6H82qrf/9//3/HzTz6VzBg4HHQqlT",
+	"qYKMIQhqXokS39ybk2j//LX4Zf+s7LOfhTYb4+z0g9kXLlwzwzO8QtIUkcyWA6DDPMyux/pcux/UkI9G",
+	"IiznZVzCGQcVlXw0AvqOHmK1En9cEIciI1iSkWBjeguLE7TM6Z9pbOzvAWm1B5PIldNIQtt1HApWTRM5",
+	"HBqjfzwaiYQFXItahs8gPqZzlG7Q/KqoRT9Xdnfx+vTtxSIWtjVmC9tFzKgezIoGKcNrIVQZx857h7yM",
+	"U0DzThX0XE0dZTFi94RMptvT4KyTFjIbLUsL5Ue+3Tvxix7+hC0TnfEysNlzKkakBnaa4dTuR3sqyvOC",
+	"JLB0u9fDDo75Ek5VB84yK9s01gZAtt2+g+Bw5h+vF0UM7Khs1EDHQxEDfuNIo+do/w4hgglUTFdHsday",
+	"G01zR7rAUmOfWrHzXWoW66km4NdcsuLitP2uHFzz44LuBTjK0K6eiECoNJriQc6Kmung5bvWQ9kzqxPw",
+	"pBsPpmGyDnaeq0nH4iTEG6GPKO6N4jktbP1cgiTP2GZZ2ub2QakYB1BdrMDfjhziW6ykIDwEiAITOsEJ",
+	"4134jYot7oQYUa4TPIYGc3ZHIqBqBT32ySCOREfh38aEo1eNqSmQHpbyO0EPI1BDXWuwU/Nms499M8O+",
+	"K5fS2LfkXgjFLiIl3InCiyj7q8SEmWe80O75GEUYQpG5m5OW9+B2Cgco/BjNEm8+juJCo8TWPCSbYKIB",
+	"9N0WlBu4/ZAq5rG3X2OdxXLVaxvwe7p75rQqmJf/GgsywozoB4bMSKyGpI0yYGlcg0dkvykb1+LluEj6",
+	"n10UrLFW6/dm4Ges3aEBKBC7h+yUpyLBePqmAMoLZvJapk8gVW1Pjy6TmyySWAi2ajrzbZabdjxme621",
+	"+2ggyVt1Ny6YeIoBbDf3WC+IWiamaS9UBM7uXr3OfC8CwP7WDIGN+FgLbX19KTSrQqyATECwCCBlgH6R",
+	"2Q9A/muDAAilXDsBHG3CyYRdMSyYK/S98040vqyUtdk4MlAXnMaMWlaQlZd4m/x/dip/61R+9THaDw4v",
+	"PG7Gx/1bwbFdI4ID77Y0w7kttxSku1wEUwJ7jZd+SKJFGyuKeQglJCu3Fdr8M9zC5rBR7icdcMX8nows",
+	"ZClKfB/WVfZVXBrZM9eXFZxfvv/OY99fvvnOYz+L7qVZm+/OvmVQeABOo4VgYufyG3if/eVl69UuG8mP",
+	"ItKE2S1D0VHVvT2vdXTkHTab9q8S3PSaRw3VWcYfPODpSFjQ7PSFZv4p5snrN5BCCkUQ8QQqZa9/+o5J",
+	"zRLRG2sRsqqEHBqVJuNXURbU6bsudBFuRShEY8XeTD2IJ9h/Y+alwX4m01Cm2a8ZhkyeAtQzG7ujMDAN",
+	"5fu4yZHNjCraGbHomlNiPB9sncEkG+TOjCuEIW6Z6NmPXCuMCuv/68Kt6QpYctuzfAOtnNu1X0ywQQua",
+	"zh7UTbY1II3rMFhIQj/XkjXWImFdEcWqb8Tc2qGVc/euZWQz5f1la5TK2amgDqr8l5Wtxk88kiF81CPh",
+	"RYci5XIDyxiMFvuwFaVj9OhyLOmfeXRHWNDXFg1mQeJkkl3acMgxkD+B4ueQ5S4ANH89ipVRtRORiGW4",
+	"UA9oz4KnQrnTmqmV3Bi3ya8Ub595/1LM1bKJ/iLploUrXpZ1KV3zz5V8Kd9wDZpNdLsfnoRxHvxtNx6Q",
+	"kZD91jO/2eRMKa75Q9Iz7Ugki3MkFo6fR1i1lMMRxKSNsSRmxu8xHz559m/mO9bK8ZhhveUqjHu9RQMb",
+	"JXE4hrJQNqArWVekEyEAGQZqTT7LUOldy3JMubEaryfBZj83bDQTtHDj3jLtRLcvzTz1ExlFUF47RqSv",
+	"B6eeysibNsnRzQJH2fksbM6ZLbF+3mpWXJVaj/aw4zRaGXAM1Wc8SNn31xfvs6DwnZhqbJaT2sIP/SQS",
+	"2Zt2lP+xTlBFdS37ypKy3wubXkz4hKxpyq2MeKIpEj8s7S0rLeui7BOIOEv5EnpAL7S3t/fKDO/DzSkR",
+	"+JL1P5RRJDUgV7JRQoBbDfZBC+g+B/B5YxmH8HW+EZt+zdi3CLGILqNH4GtDPrUQIMaqjnsZplkeknj3",
+	"sN7cqzd3b5qvjpvN42bzPxcljUpwocoMgLNQExxyfxzxhLUvz1goHNqD9tDhYT0xYT0epBo9eT3gIyPd",
+	"R0KF2gLG4ewBj745XfjvF5qZN2OVCq/lkiLZpnIaan4rCedAe4xHOsaEArVW5nYHXOcTgu4MFAM00VCB",
+	"8WLLeMG7Aerey4rkpJrZ1rbwBkcKzb356egJEXZUGYQebgC/dswSEcR9JbWA2iN8ToRcNqMkDgSUZ3an",
+	"TKa4HMTjgTWyIt/HVfXhPy0g39oxaNFsNg/Xge5wXARrIDXglxT9gi1AHK3dYbHn+RIjZE5AtdPUCPby",
+	"Dtn8Ehr/EgdsTqgC29ZdX0IlhM+1GdAF8oRQnhHyW6jUEVHISLB/jcUYLectYVMp5XK+rEkSqqNxrCyN",
+	"4zsoPMxJLht7cwyGC16by2AK6x3NfvS08DaE32bVHsa6zD6E/JHC5hMbxDAWg/liI/VwG7/U5jcKlSXk",
+	"chhX5KDZ9Gs0hbFiegzguWtRaKwlYVjVn+DuaaRCpxiQM/+ViyvWNpQt8PSzlQKGqvDNIHA8WWQyNTLv",
+	"XiQ8KmxJDVhsgPIW1tZC3VkzAIDbciOc1rS0zdTHJ/nHbMJlalFRuLG5RjwNBshAjJlF/7hwXqRmY6gD",
+	"mfApq1KhCDTHJB2l0zhfTJGD4THHzMjSJBRh7YT5+YJAfDztKbxehGz348eTjvIJav8YKjMwxhiP0yAe",
+	"CmP8uZgyhI0Fbso0kSIs1p/j92I7ATUWZLVtXoXw6H9d2slYVpeKg36h2dubm0uG156wJhbNjFVilC3U",
+	"GZuJkkMRmsHTOcFaAvu9BfrSg1evNjv6C4XzWV5M427I7SOvICxzWfecALNSZYlEz8LZZVWoZLkRyhxP",
+	"eRT3xwKNETIV6Gxrn2kSQdZEozdo4x+MUuRuAuWaew0WLPl/mwvTz720AVdB5DI1K9S1gIzRlAmVJtPi",
+	"rvkbtChg6qwByFq3ltM6/xep7mMZiNsRh3kfxZEMpjmecq8yiZO7W7QaEUgEJVKxxNKbE1lzjOfeHOyq",
+	"tyBkYD6iz/tiKFTa6EnFI/nv2TaLlRKSJv86J9uWcWeXZX9Qn4bFgwopoQXt7Fu0DWYZnpz3N/txJXi1",
+	"W2ds5urNkK3jNB6XabJvUdvSSdNMS8TzECziOrW6sjeOMqOnCjUcRr80sXWELiqquJUEx2ujPuk0M8qW",
+	"2EwwXjdIa01g8XZoqbxyst9Bd2xnRUFB0ALxm5O39pTD6GhQTgYXdIsZ6YxQDmWIcD8ghjuKwCVfMrLB",
+	"FnyUfc+MLb/b3H+IFHfZvHnAKBCCjSWJhh0dj/V6Vju2ddKpyZGVz+yDwgLMbPJVXaF0am6EThdFt/Pm",
+	"3DH6jgUGMmNsuJCcV2b6ewBeA0pfpto6dTJK0c2cCXrnbtwmEj1z/4qP/jKR5plJLw0w56b9s8WV80vd",
+	"yM3UQsS1nGElVDiKpUqNAch8OA4++3D1jlKgAyxpBJ0KeXxQlgHjYZgY5xyRa1k1GIjgzrj7xGmUkp2Q",
+	"eT21jIcakmYY2MgYmxLWS3gf9Cm7EqFMRJBqW67QUdiG7OzO7Q9wobZk/+XK8OTPcXIHMPNXZFksOnDz",
+	"NghY1bkuRnMJhcDQXsfL5g+Tu2Wh+1R4JnSweplAzr3H4bJtRTe4QY/PxE7TVmmo3M25Tp/8NJQKhNml",
+	"+TJioXSDlAqHEjP1c8mIkt3ZgHdpIqq7hl46NDlH8gcxbY/LiJXbaqbGAeKmd2JqTi0P6yAOdBCPxAmz",
+	"xnxB8bx9d8Tar2+YVH2jgqz8IUZX8wqMZNrs9XHlY52PZP1O5MoNcIRmkrtAx2THiv/61m6+73++qXhz",
+	"VS8gfghV4oUu8i1Vl9I9tU9P31xf395c/PDmPfE9lXFHddRFNzVi0BHpWxY1j0VxH6nriPEIvxsbGY2l",
+	"Dq/LPtSIN4Qqu5eBAHqkBevCRhzwHvDKF/RBHqR1FHTJG6lsLpKqz6pE8ESpwB3zu49oUeVLgBfWUyJo",
+	"mluH3AB/HJemRxaM0MaM/2Xu8mz7lHFMr2NoXqQAMiTTdib6f8Jdf8cFef3mp7PTNzMLAhwviWDdJJ5o",
+	"kQACgLFBjcmPH6YbrI2rHsV9I4hDHqRM5jchDCebgAXf/QeArfdii/XCgzRXx2Iu+195GNLsedfxGE+O",
+	"RqzmOTg6vAJoJlLCVI97DtvYy+COkQWm15OQsgCn2aYFh+MolXWEoQRLL070sVGliQi4JqDQXEbRvI3Y",
+	"ls1GtReMk2DANTQIpxmfCwuE0mPNehigf/vuyOsoxCyA4MIcizNtNYzjI8cgs4EJsCx4kiqzNh3VUf/x",
+	"H+w0Vkb0yVjpjqqzdhQBbTfaBEuY3CGpBO3mIZW3+jv3LZ+NEtGTHxusTXj3NqjGWNXvxwAl3dgJhiEY",
+	"Cn6NXBZgjwC76HhnB240JtHxy+bLpnlqwwwNknqoaaHclg9FdMq1aLAzQor88OHstW6wGzkUOuXDEf46",
+	"k2ODZ2GdEYSEmNTM/72D8aFO5Zh1KrjrqYEKN3yn4rEORZZO41DAhXCZVCle8od/wvabTWO0aeZTAY2P",
+	"X/7P36Fg1bNdWX/8akTafnOXru4JzDzi2pdysO83W3Sx+SdOSZtZTFAsQw1jgbivABAKAaUsO8K4oshj",
+	"TrN4bgH2m/vwzCueCiyW0zbsub/7ijKTzL8SaTKttyEJROecVcnNrMEDfoZgCR6nlMOWgXArv+cSDCFW",
+	"5RC8j++NqObmG1KepDWCWKQ+Dzuug+YevNxMZPHtUHQRAK+8b191m3uPf2w7lsAQpPpsD2KrkIhP0mja",
+	"gOdSMPZ2rICo1Uf0D9t9YjMK5imRMdUxHhTEw6FMU6n6JywRI0EEKC4nQ4N2gXf/LBTDUZwKFUzrP4ip",
+	"36B9aO8YcA346TyEtvJq64Bpc+qpwcVjh03mWl/No42WRw1fo9wGncvUTR/si4Pmnj3vBcXbUW94MMhN",
+	"OhwvSOH4H+sjkVCZEu3L7AfzBnBGKF2b/eWFZhQs6CigsZcaSt6FS1u6t72w2CKYAmNXcSQ0S7i665hF",
+	"sPaAYDwcSmX/MeSK97O/EdpYbHZhynu9mv0D0HclDXZhX6eBdhPE6CiyRa1QAWD+WbdH8IRx/Lv1oyBc",
+	"gn/MHZZdW19gBJe9Fya5nQdRHvIp64oFxadVqivWfq3BZlZCcyhawAoFmYo6WHs+G8QTpsfBAAh8Mqxm",
+	"zVIMZRybI2jRkXE7koTISwIkCWNt+N+6HR0+kGkhCN0aTgw5n7TlMhBiWyyLH3PsxAvRnbj3ViEp40qo",
+	"FR+aE5m/umYenJNDgLgve4AQTJEtEmhmVGY3aTaIo9ANzA7iBcS/JRiHdebHSX92EkoLiBmcO2jPWDQn",
+	"fZGaoe2d4BzwMIMxovWhG+rmj8cMy5eA7A4wmUB/Dj2bEYCuOLf1cbEngykOW8WKZBdIxOJQs2klJmPP",
+	"cemJsC4V2N2eDSBYu197MMWZUWisVUik1KxgsDmKjjLOBxw/ihZ1YTtAcujaPdF8EnVAWCu3UHzgkiEe",
+	"u0yM7gk76o1KRTJKpBZ2v2O0CxdF5XKS3L0ROVJ9a4HkA1gvtLFFjs34P1lV9Ak7PtinjvpUr9fh/5s/",
+	"+wQNV0fUpE/M56NRJBHMZ+e/dKx8hhfOlXx8ytUaQBZ39rpc4dAnFsUTkQRG6Q3ER/b2vH1av37b3j04",
+	"dLzgfOIEvnEcPePW5Zm6Zz5RiyARqXlpR7naJ7JZZIh2CQwO/xOmH/+T009GN3Yqf/isis4082dccr9G",
+	"sFFSI4A55Y09KiqCw6ah0Ajk3ep6HqBwgxKeka1EgoeTJsDcayFlBvnpv9HAaGf9zSXSHKc6vQZ3bZ3K",
+	"uNwJQCFtq7ey2i1vpnjLs+ZMECudcrMt5BDBy3gidayO8ZibJZaYdELz0xhioez1RGK0GXVZqBDMGQQy",
+	"vxNTK2Ro5TDi4NpxuDbPRn+Rpwwi0AhXPxloEdxaE9oa1yFaVXatkCdPp3XR68VJWmgXMe4nyLtEIAEA",
+	"4+M0HvJUBmj0GOnmohYDPhoJBaMBOSopzYjsxNTZDm0g2f4nkwcChHWWD3KC8eISDmhuGoF+Ainv3Y8f",
+	"GdC+g6zN0HHKYpCMuSgkYi5DprMrXNyUKpTiCB2TuVipDZO6+Kh5Zi5Eih6AET82+TOGpjRddvz8Yj7B",
+	"9/AXTCj4rIoZGvOGRYnyGhqq+cyDvzg3BgqmpJjLnhRAnd7JUpE+6UNsiHf5ufyekQLh+UrK/06Yz4kF",
+	"Ya6UEF03MDfhWqn6qJ+WSHscHRa3aCjd4zOR8yU1UPDwhWVs9J3Omu7GoRQzAPsY2CDabcASpN2Jdrg5",
+	"JwhFmEvlojJ3W1yTIe1ycSgY06xQzirMazOnkVSgMh2fSMr7+KP5xDkejxRpSYyraBwX3PVLuEEaKPP5",
+	"aJSlBwjxA4nVS4hziy8qo/HQrv6gaDYAlZzrYWmwawwfAAcStjnOeWfGK800l5kRJ6M7yrfDMJ6oGZyf",
+	"K0OaEENenIClY4EJwdDTNUeKYj7dPBZ6OqEXDIoEcOh1qYxIM/fBnJSwnmCwKZKBUBoheTE0dJnEo0SK",
+	"FPurIGPpshwFTptUJEOdw9t2QaWKV7kXCRIQV1qNZqMJ9YsjofhIVo4re41mYw9xHgYQ8N1pTEQU1cHD",
+	"3PmvyZ1uGLvD/KUUC9IsPCidn0WX/SCm7FpYvlSoaDYTUAir6gaDyCDBhdjaZyPE7mSIzsmlc9SOAf6G",
+	"VVF8Uj2nW+CzsHJc+U6k30/uEOCb2nLMMHebzRzqMoayi7ZUIfv7e8UMF9IEPOpXjitvwtfXbUi+3sO/",
+	"dg8OWq8AaNy89ChsBvvdXfGKt3p7wcFL84d0WjmuXPxwiTz1leOKlv2KV/loJr71r1/av/zw8TTp/XR9",
+	"e3Qz/fnHtxf9o0Fwf8lH8jxKJmecXwZvP1zF2LuENtCqdMP3P/9wjYHH+UUxKl6LFHKA+839RY9yc7bz",
+	"Pk6/jceICLHfPFzrhrZDdyzkDyrH//zVq+jxcGg27nHlEpUfbAg4ovdoERX2BUCk9zViJWN+I+/dV44r",
+	"uAnMlOaczcpxRdk+7h0+Tgc7EFaH4plYl+zYK5GOE5XjFDKHc5LExvoZcigTC42jBb+4nCQFmZxg2G+2",
+	"Gh31rVFVVOJJR92FPqiO0T2SaF/OLi2rZpYlYFEcEDDziMsEwrK5Px9TAtVVgUBgx9wjQg8UQibdEtkf",
+	"pG7YucDZ7iusuCiGpxrsAuTb2aWzbRgnqJcGa9s6GgyzEi53rkDDvgdAbcmgAaE44gmPIhGx/hjNHYq7",
+	"i4+BIFuthy3gCkwvNQYHNu5RKBZwq3HGOursEhsDIiNtYR7QktxrZpPOabJYdX/3FeuKaazCWoP9nCFq",
+	"JVC8oG1NeUfBeMHLN26ymrqvAfNPpowj2jVHm9XL11jKLOQ3M6EUrXL1v3GCUJrQYtM3W97YVti/jDWa",
+	"qPx4arWbPUWk6jeXiO/gABiZnvChSEWiF6Y/s0t2cnE/yGf8irlHodNv4nC6mSx1SY+VHbt2zivHFeKE",
+	"qCMEbn3ElZnWV5W1xSF8t+1b/qOYPLUoKlurCKxsEVovaYezl+5c03V/rD327I757A8aOBLq7ylpZR53",
+	"xVPxTg7lQh4PunYnu/APL7urfgnFk2vfTJfDAPdx5pbrh2946BbD3NJafcsHyCnECRRQbqmHzF2vVt+V",
+	"2+6nsepFEusI9lt7q++95FPolY/jdzxBnpP91sE6n0cpPoEQEJYRcX93d6MB/yCmV8I4vXjzGl97E8fn",
+	"XFn+V7AUD5prfOk1Ro++GevpUg1v9qiRYyAQM53nTnem2+0Reoh6j8fpMv1+H98JS1IAyDcitCl2yjOb",
+	"saFOpbyz1mMRYn7eqW5ru3dUm5TobnO/1COAZ0y4xvS/8woCHkVG0GveE4h7MhI8Nc/L2z2uyYkGoVM+",
+	"pToCS6wnpkx8HMlEsKrVfZl1UFugICgUlftqivhkbsci7WHm90uqDxo2+AmV40qS3v7jX3v3zeHu+6Pg",
+	"++SXycvuTevucl+/C1/13vLD8Zv4oP+fclf9+PHop8n6+uIKX7ORxtgv6ch1DigZ21vIxmcxt0rMbSKu",
+	"PmTp1dVSCzf7o4kn7MxY6CtDwRFKSSyKJG6CLKQxd5yNaVoMgSxwg89F5cEWzpjAWJaaN4DYsr5tQ5eX",
+	"uqkzH/aZLYUHbSq3jea/Y60NpUXUW7mdMvt4kb47hQw3SnbaTJn75+AplZiwWAmPJaQecfvF41SnHGEt",
+	"i8oi7mGWBTYsBrOt34yXzXnPs2/Phd+a6AHb2HpH8Rmv2TnN5AOVuc3QxQTOfQ3zN1nRRbHkYjLv9HXH",
+	"esqcw+ccvTXOmitDkwnkI8mBKzuCgBsqLjOb58tpUFqLy9XelVdRYpK7zhEG1HlaD/lE1fd311epxSn4",
+	"6/li9stykJQzx6Hy7B79N3aPnE44tQnKWdXwQm/mFa2lJUh0L1ESsXJgjgu9oqqWqh+BDK7NiHyjPgoU",
+	"7PBTRxUeADE7fFHokccSsiplumpY6Wy0T+jcMJefabBLHBWW3XSU9YrsA+0t2FMS6XhGk6125DxsB+wo",
+	"meYq5zLnLYhH0ow3idMcL1RidhILRZrlZR/T2yIfxIqcZ6/rz6sb2vlTcrL0pEnt9vVzUO9Za30eb/fN",
+	"R6qa4TO7EQEpcpv3Mf1h2+6yRDdBTajRMiW+hvMyfoZUS5z03/Oh8L3ZokM4Ulhc6pJhHRUApQHjGmsF",
+	"Md3E9pr1kE+h4i9NJI8a7I1xNzSVVgmgZqlLpYXSMpX3Agqw32XVsXvUxGNLdoHOxfkp5l+DeJyc4ERD",
+	"cVL+elbdbzY9tt98VesoVwyPXgVrzxSUs5WujVWUyVipXDaro5wfNuB6IMqTWpsnl65oPT+gm/tnyDFR",
+	"MUUeN5X2UTmU+yOnpeyMbaTxWn8GjUcEj5DQxJIYV6RFJ09q294zl756Z0kqV+gqd11ez31m7WiEnCPV",
+	"PM4ifV9duPfZV3twKgvVEVCK4dZ+TG1oX1rPgFQWhorn/EYoh7fFAVHc94zOdmWFx1kxRNU3/3krlV/z",
+	"ZstTgKwa/3pLgE+EKcgXxvFSxrN/oRFR86AAxRUixnFHQREFVZCaQWCFihnDzM3mj/anW4qkmMt45u0V",
+	"LJSOygxpdACrPl1wC/7ZLfpn8C1Q1U1RRXI3ax7+Eo9TOzkivI3HqV/rKCuxiirat3YLjizjbnJq3tyH",
+	"BksfgAqg7ENqNklkmkIvKwZQ04QrzQsV4lRqDuzGDfaDGKXsFTrJDXYJlF2o+qFbw7aQjRMdJ/4JGjZK",
+	"fDQL1BfYXmDea9Eg30l1lzW9+YmI/t6pmOs7Fb/2uAHPd1Kn17Qh31iMk80sAiukV154Ct9PJsP2dX7/",
+	"ROzTWRDRAwIRheK+Nfj+d821I3jOXqPZaLX2GkcVy71UofOFhYBJuw8Dq5zH/5ZRxHcOGk1WlZc8PGGn",
+	"lx/YxTVrHd3us0jeCXbOA/PDP2owJWUj3T9u7W4y0tY6IyVJ8LAB/5q3KNYCfCrsnRK09xIXe0R0FFQb",
+	"NWNSSHVXAseBLbDjJMKmuxNWOBPOpk6QEWUYJyL3+OyTZrEZvn6f+anSW/NFao8SysS2/qExJ3boPO/8",
+	"fiemfyxVk9jfgiSgjq0EGnttGxl2vUN1oVEOyHBUcB4hfOfDmz8kkd9R+ccFXKe1BmtDSS38IWsKhMfm",
+	"n5RvVGbI/Qkfgryb5gkInUiKEGpFZEodmMZhDQYiBAncj+OQVf1T80v9NFZpEkfHbJTIe54Kjw35xzrv",
+	"i7/vtQ72DpvGoZTD4RiWHjqlznr197ES9XOeBgOfaj/N5/tvbnjfdwPdg47qolLwcep8VrXNeC4pmNGc",
+	"vNAzDji04+axIfxF9drfmIUGs3FeX8wvMA0YJjCIR9Pc4mLPVxGMtFN51Xt5GDZftl6+3A+OwsODV3y3",
+	"JzhvBgcHPGy2Dvhet7ffa3V3u83uy93dIGwdhIdB66Db7DWbvPmyU1mEfVGY1IJwKBLkNeeRXFbrLZjV",
+	"nb8VQcmq+fmGrV4rvHc1C0up14b0NUXpWdhpJWJ0ra1XXIt1blkqY72KWfzyg29n5fptu757cOgxgI0M",
+	"n2Q3LNcCe2VlQXj4S7YrhKrQxm6w9zH0Ss4sxZ/hoz+f6vsMzQuPFnH9fR6e55+//lFwMNtWsWDc1VJs",
+	"Wv1J2Cgl+hP/skiDbmp5g/zFKFymfCdm+5l/4rt2HKhxqfoFYAjErsDOqgR4MgbxBOEZgK0KwKmweMNH",
+	"3tFr81C/dpw/GVY9zTC2emWN8NDfbJwiIHO0reVGzKRxyKeItS+sQ4Sd/h0FzbP/hhoYDFDZVn3LOZZ1",
+	"bjjLwVjJrDpHtOERaQk2jGeMGyrjTCXICetLh3xqec2GQo3NpfC/+WvThE8RDp3Fxne0hRg0r7bQM44i",
+	"wLjHtGcPovYIbEJeY1HzM+rgzFoFQZ0eUxcJYY90FLnhM00Oe819fKoiOcVyGllqplMIGWB1zz0wimR7",
+	"Qnw0B6yjfAxW30gI3CP4hw0EUBUcj7DaRxKOA3n3gBfGONttNhusjUnfnkiDAeA6oSXFWS+BDQGNo46G",
+	"YSFoVIkTnNk7hdU33q/DpZq3bQDYpiSd3VGAguMC7GUWUO4gbGYCwY42t82plRNcLOPMyBTXRkaR0zQz",
+	"CuIg3G/tN3d5N9jv7vKjw+6ro9ar8FWr1WwdBQevdr+QDbQqzG0ODViPKwPd5/ZKnGTkxyI+41X3Ogom",
+	"unftWHl+WRcVPJo/bmt5qbgOHoJ/7FpNRyKx2wAzZ/dI4CZsXYQcigVGmX3aVhbYNZ58elucFDanx/Jn",
+	"3ggCAAnYahNuaXrhIRlwyq6RdMsAoa0MU7MCc5FNtvkiPcW03+SUSnVspXYtW4cnmOO/cJBjM8MtF1Ig",
+	"yf1Qoy0ztRB3cUmWnEcR4kJlplYGo8vVNFdplI9XxyHmMgCdagjt/w1me2AJ3r+AwQjwkNVcjtlIGs04",
+	"pJFrzmLCu7DkC5vas+oxtIuwhwVaWZu2WeXEZhmy+jBjBFMKG1LlNGILDOb6bfc7yr8kyEq4xpzrnjH6",
+	"fUvPBD9DKyX12B/muc4sQwE8PxoNeFekbL/ZbHSUfS72jaJFGHHE/gLRGvARqxYwK93z8sbpMeslQrBd",
+	"j42SmO0eeB2zEQlOiI0VwS/V5iG6LDrXMT3+FmP/mYUKw9Ypn1KXUW7UWZCGPt3RJuGAHb+3TGmR0fRG",
+	"cCrz1HikASkYi+/CjjJXOgtKsyCKNdYK5KogWk0WRFwOsf6B2m8LpRBeHnEfG6ZOsjnmqcPsm6ngXlqV",
+	"cMISniFZlYaYTs2waHZO41B82VJsM4DjytEPP57vX25QST3zDU9aL4cbZaVddImXrW8P4Q1oFS0yiBaD",
+	"1HqzwubPXSq3RmIcZ8qNlUIfG+81Qva9Nf+8VXF6C2LS0cscV8rlqGOlgTNzvN/cX3uhia+3fIWtglgu",
+	"+BvPtYFfT5XEujWFZiNl+sflGAIUuquto9VlE1LdSyLv3EEQ8cU20vexVPPQiZkxlD3rhWZJHAmPMC4h",
+	"fuHMJ41RDpfz6qhCV5JF+nJPFKhGq/vNPaTNmiB4YFsxgmr1YId7Ll4AZHBwCjpqthR+/6QAGEHQjtnf",
+	"X62Rw0f7rVCHTqZ2Oi3VmHieztz8fFGNmVIFulT3t6+CH3e7/zga/jDa1zet+/98qa72Jr8cirfN/3p3",
+	"wL8Nd/sf5MW/jv5xt75mnf3WJ9Wsn7ufEis43I5XYpJvLf28zUlriJtv46Qrw1Cozxjp/29QSPc4iX+c",
+	"NkiE5wVDhtIE+2qLRD/Bj61GFnN0bJBGN46cx7pjFUZQUErwfGEcjIdCpQDI+/31xfutMMQuRkK1R/J7",
+	"Dd/4MCgxSwOwHRhbQQ6UU78XOFos/Ue5QIDvujxje42mm6mvAhTsZiBhUl5oN0Y7PlY1y1h7DEQwu9Wm",
+	"fBg93lZ7yA77xYxkox1mx/68wx5xh/3SPn/3ODss6es1mlvUAps0a1ExhvPSNpXtgCFwBBdJ/4vadGpx",
+	"t8X6IRH7JU/aSREn/ZUGm5nN9e01vLr07OT3xIP7I+baFBByVYZ/PDel/xXts6xTIb+NcjINRNMW5lkO",
+	"qXepziypy/CwKAPRvyKuWDWVRqKBBPMsRYUmjoShTEvwq3wjHy6Svs+qyI+BtfajWoNdy1Qgpdhx4e31",
+	"iQzFiXV1ckwWHZWjskgEDwGeN46pGZySpFS5QhF9PhphEcui4hP6SOwdMF+5SOOD0H2gB/kF5dFzlVf5",
+	"wbsy+2jjY0e7Ojt5eTIOa3HNHEqz+BtXdl2YkwvqejQuBQzC0huID/Ah1DDjoQ3iKB4nusEuI66IwIoS",
+	"591pxhvmEfIdYFzDY9qXZ/OnGDlw8ByDXWNO+ooDbPliFnDRWIKTsvP2AeDx7ZHb0kyBeUCq7QCbIP7j",
+	"21dHe61D4OWUtP7/0fz26PDwjVmZxXYNUPzsHrJT4i5f385xX/KkkanPKleQuyD8kvLla41GfQnj5XHE",
+	"IO7TzQWhEwyVcnk3a4Ps8DDdGURHmKncUhKWemdtc0aEBoqy+13Le6cRP4Y7YsUXmkmViqTHjcWg+lI5",
+	"skHikUICxOOOar+++a0NJHhDmXoM/7mLTYA9YwjhLy/pRLBqKIZxP+GjgQy0x8ZKpjtJHA93uiL0GPiG",
+	"fSm011FA7gh8DFiEgQ/aY6HUwcDsCo+NorEmEsjE+AZI9c01u3h9zbQARmVoFGy/vsk+Nk46Sip2cXX+",
+	"20WzxXbYxfnr3y6aew3WftfKhsCGfATiOE3GgTHiQvobYJiqEF6CfBE0N2YkHXUfB7w7jngytXQSlu9u",
+	"yI2kRD1zB5FGzfyxGvLRSIQ+VI4kwshUSKW0m7vAFcjNf74EfDqITFoOyurlT636LvPPfKOfmPnX/kEN",
+	"fWykp4RiMKgZ1VA8A2ukC0SWPIUb96hfhrMJT5RU/WMiWBMhtOoM+D0UYyRAviXDuk75lHjVgPrIXIT8",
+	"BtAUa+c66xIF6YzY3+T3M83vBbBWQVNQrATr8tDe2lE48ijWpLoh00RMRsI8FZSjuU2oNJlCZVsi9DhK",
+	"tY/V2GZPeFmSzvIJ+h1V9Wk8vsd8fSdhATzmh2PUIcL8IxH/hT22NUsJSGObIYenx3rmM++gAJgqsely",
+	"cxhkZMty5w66nSu/lg014ROWio9pg7XdU6TuKAkZu55EAwU6fwWCGea0H6ueX7+t79U898ceD2Qk0yn+",
+	"Zb9G9ctQ2cdk2FHwe6tZO879WqBBgSLlEewkBbOqY5ZOYicxgOTNyAmNrV1xOkCEj44C2dLKfwnSZeC3",
+	"pFPAorKJcbtN4oTRslCRutRz8Ce8o3ILVuDGoxOH3WYzkgxpd6C/OgSo4gh38rdSRMQ5Q+dHp3FCx7Vr",
+	"lJ6RUFLlSqyOGc4ba7165cF/78EwYJbNj7BRPeyLPr96z6qXZ6/rezV2uO/huQMB6DEjAbHCX4TscB9v",
+	"Y+biA9bjQxlNPdaX94TkPJRhGKEtqztqt9mE6wszjIc5ilVfJES+JnVuS9srEsE1MkzapgagRGVVidRg",
+	"eAjTZKyA9NRVs8fjKER5hqzrRB4BQqV2kjuvMHt2VblmYz2myN5pln8Grnji0kanVJY22xEXto9ysQjQ",
+	"Bo5sOJQKGS4dTGchCQ1jqheebF6Z583xz6iQj8bjnzAVd1SWLQd4ACjfz93UzqhhgU2YbFe/kVEs2jQ6",
+	"p0ZKIvsp9mXuN/eZDz5DVu0HlfcgZV31o609HPFEC+C2MlsO+gJyEjTjwthtsG+AmclSX45BtfnXFx+u",
+	"b9++O7r95uL1L7fvzs7PbnxW3Wfn3+QYTk/YfmvPUkx41AMSRxnDWavpNZtNJ/RPWJcUXdxjvGsG3Mr9",
+	"GXYEmBITIVKmR3HqRhf3jECfmZT8DjLiHuAZUgkS19IohchVMqWuiBNqco5j1EfmERMuUyMT8DRmLR+O",
+	"R3e+JO9vf2vrEvkBkkOmrPrm6qjW+Nvf2LlM0gE7RTIzj10N+EgD+3zCToFQNxK8B1NvzDJcdyPikSlW",
+	"p0BO6Z8SGaIxWo+Z2e2ZQzOIjur3u/9DJEd+tt2zGUWxZfaIkeXv3l1CjwhUeEK3cPNjswuio/mxFZh/",
+	"GUczMt4kFmeGzrZzsAp22wIZeEc5I9MiU6FVv2ycVZAVIEBg9/biZFibZRWB5QZe/NMfsK7SqjucF7Ml",
+	"vr++eA9rjZT+qNadeUc6Dmbl9ApEyfn1WyqzRHVFnQLEiacnYHCRmtzZZ//7//d/wPk52DmsoRh/xfz2",
+	"6Q+/YSM98jhCK/1v7dMfMmI2GuoLDcy4QF9mnHhjpABz5vl1G4d1ft2uGyHR9lmVdjKJMKe/vOzKPea/",
+	"tj8fZ8CQjurMr3nMb7/xWZVUZK7+AeU5QE/67StgtEOJDx/Wru/i5nMjz+l7Zo0ANLGM2m2/Qcv7ykzq",
+	"m6srO+mkwd9cXdVf2nobfDNRo+VqizxrHxEve8EmcqKAD2HnUY9XnAxPMmAVKymxj92ydFb3my0PeWn3",
+	"W3ueEXLm/7yqIaFAaV7cR1rmdpiahYAKcYy0wmqUBD9JB9QwQmSjuccd5QeRVDLgkc+qxKTK8kSqJfGa",
+	"M3j32+jowXkprxw9J7WWFZkvBRGB7pdn+XneXB3haapaVWXrkhee59oJ40h9Bjci5zuCz6DYcCIDGtv6",
+	"Cowno8pxNrImjdUoHpzbbiwQP1kzFr6ivCN8PJZhZUET1hbhMY3J4iX1ti5sdEbbCspY1w4fuQ2Rhb28",
+	"yqLpL3bJG2nU7J5fv/302/+n08HA26c3l2enn962r765uPrp7M3Pn4xyx/+z29w9bO41d5sv95qt3U+f",
+	"yGn/rf365rbdbH06v/7OzHrr0+Wn3cZBo9VJLs9ef2p9+tRqNnf39g8Oj3777be356e/nV99+vT64s1v",
+	"37ffv+kklz+1PrU+nX3a//m3/dbub+1OYkbSCjpJZd05eBsdvUmOnibgB1bImmt3BY7jBov3Njqau3O9",
+	"tZtZtWyVZtfPrlprf6/Z2vsfZoU+fTJqCZbu9Afz3/X5pTu/bn9qt92abrkYJY3PTnZT2siZpDNeMHne",
+	"x7Y8CVUduuo5Te+0UAbySOf0hbbmBfTcLhZJRrA8KKa6caW5ROfglo/k7Z2Y5krMZ9yGudry1sNry9/H",
+	"OcXKqgudjhoZF+v4Px1l/a7qnOdTs/En+moHTmqnfXetSK6xGK7s2X5IaHrj1SprBSg6V0/VAjAbq7DU",
+	"SVj98kLDzDqFSRcAfEDP6VT93CEwdzMZwe4zv2xrgNmH8gcxde2T3u+VruCJSMobKlFj2Oh7+/UNmEqh",
+	"FGkdXVhrruVyCtbQLMkrOGsW8gqjiKs6WaiV4+y+uZyD+ceCpIN7/1IEDKcIyKUKLQYBDsh4ZBTXzeM1",
+	"LoqaZkgYNup5DFei4LG+N1c8muqUKSGQyDxN4Gc3FoqHZv4MNjXYZwJj510OedAjjaMBqgoCykhQ6cCo",
+	"8tiEHbUQnJCtiU3YYG2WrUNoE79aCOM/qmhKGIRw9F9kIfTSapH2OJSzTsysl8K2cFLeSbBIz7N9uBSr",
+	"4cIMO8si2Uit+YTGFzT5veXjJG9Zlnq/xXFbK2rB2Oj+meHlcCF2y2Ah1h4enZHikKxHv2BIdM8mRt8F",
+	"3fLHGrCUnxe/kjAwMqG0AgIDLrxJuIxmTPm14BmzjX8FkmAzhEZ3YJ8KozH/gq8FwOAzW4B/onIpI/+N",
+	"oi8EvNbT607Ab6PXty2emrcHAPJpoSXQhj/PQjLHI0BUEDqXPwBbtztlPlravueQJO+kCmfUovEKnV5k",
+	"s2pxJVwwqxZ07tJaS0xUm5ctVIX4kWtpQULIAs0vCTCDVWkKmG8mxp9RLua3RUoPpmptIQ7jvMZ7FukX",
+	"p5lfaBrs16eiaRJtChD2R2GQWigdJ7dxrxdJJRYMB7B+Fyjkw/3SsXx9Wi87fkt1Hu3QLbQd3LmZisu2",
+	"zZMouOzxX4t6+0urKSPgaM5zeol+WKOc90n1DrRxmK+Jo3uxdSGct0ZuZUm53ClWH3GFeg1Gxqo6Hgpo",
+	"jhM8Sq37SkUPJF8zWEQWJjHglmX4eFfwUQg9Q8905G/mhXNlLIj2Q8l8mRKxjbRt+3woOioOECUrEBnu",
+	"j8JGNxteSgTGXZBS4IQokHI3QhN9n6diwqdGgSYhVe+Y92sZQcGYubcG82F58uAT5hUtalNB5cE+q0ql",
+	"RyJI46y9oZRuB1YchdOjNHA9XAqvJ4Q3SB7Y68sJZswfPUZbP3yuGn5wPPPLdy7RrnYHfh15Wzw/64fx",
+	"sEZqVQjPVVoVY9Ue40Eq7x22YnwnwqKNf0IlpeZO8xBi9VinG2I2PEVJFL0wPPV0zRNg3EPsVlceTrAB",
+	"U2Y7WoiVrV3CZdHcjHUjbFW8SsR1+kHPP6/VPN5v0fPI7n0zksF84TbA+dagn0P05Eezc+Kxvr07+nG4",
+	"+3EbFguct3UsxxvcI/ozy7DnoMQia48yewV7z8qLVX0LM3EIe3grj97DVWqK5RAcWW8cRSjAADTN8vPG",
+	"qThhcziOEEJAMMcGM+cd/A1jbtXhT1J1FIwcrawEGN7ECEGOoqkFoITE9eub+RSHVJZ7KFeg+mcTh9hZ",
+	"Swf7K2ibXyrJNuyfx696qhZ6uPJxJf6dmBaF9E/dVzf/vtpX70Yvg5/DVu+tPux/z/emb0Rz/IO8SA/+",
+	"8a//nKytBsw5ATzjGIrvIC02ZSqenFgcbQIkjPCANdiVOyyw+bz5E3J5cV3W2jCIjnLnwx2PxkJltNnK",
+	"hlYTLdQ8eXTFp4IbmLG7vgD+wF9M3z1DIzwEGiGrP3piDb/Q88ATABo8EsimUXo4ocLXMfOiGt9vtrAI",
+	"eDIQCYie+xhRel0Zk7lzJkDyZ1O38FWZup3RPmsdMmoWeBY0X0G2zyzmZz163pNGQ+cP9jiUaT2K+yti",
+	"CpPEnJghB1DyAliCS4sVYw3F3OFkELMq4jm6XrDEwrXXsHwIY5TuNNUAOgp70hKh43ECDsGAGuUgeEmS",
+	"ZD5xiHAmW9XyrOYZXValkxcsUHiEDawBTxJJza6QIcXOOpmKjkrjMRDlVW3NINZmAgwblfTPiShaj+p8",
+	"jEem2kLH4CTkQGfd5GuPTUR3EMd32kNI4yEfjaTqa4R6xY8qF37GvcpVNcEHStfKYbO5J+73fGNbihkh",
+	"81UW3gZWjZBrZCoWBnTMdL+L+2vla+2ru5QZnd14OQzukhzpQfcwqB+FL0X9Va/ZqmOR/MtXvBssqsvh",
+	"QRonj5IkLUymOVN2IlgVMxV2WmbSzeimmM23eIiIZ7CI4mbTERrVnljGZDPUeXIW5y+1bsBZsv5SyfDM",
+	"aS6fvpCnom6evfEcdkXPuUFLBvdy5eDSeKuhfYVswQHNU2G7wO6FCGG4/jEgzl2ABHYT1VacfRcPxb+N",
+	"GnsEamKxgPCXQhAgHPZ7rWCXvxLN7lG4Fxzwl+Kw1wp3A7NkWLqwdvlDajyGdP07tomvGjH2xqiEDSmC",
+	"cU8/HUdw9vzn/PznLCMD+4tFoNicZQn1Yatqx54yT49dhssxZhEQAGyoQTzWAk2hFJLQKoSstINzCWue",
+	"UcZIbDgPi3DMzq/eex2FeHSAJRP3WFcm6QCo+W36KqS5oA7xImRLhi9TgI2BlvZexPua6XEwAJwCgmVB",
+	"CJcltdtzNWonFk0BjZmOiseplmATwzUUa87RJj9KTdtpVuuNrkXyiGXh34n0FJd7HdMqX2lmt8DXV2sG",
+	"o1TjRJu1MvsNEXX2GAT2zeYKeCI8Jj7yII2mZlNoodIZo2r/5wXjNE/c1JT6+qrQskO+tACCNscWVWiX",
+	"uD+uSeptpPAyqJYn03n57ftcc/1EynKNiYNsRYhl+R+UcS+fSNcGVsytWad9mi/H/lKl2vZFO1Zr1UFr",
+	"LandRqXIqu13rfpezbWhserF62vzAwKXuf4uCKSU4CP0sBtrwAnUJMM+Y6EMqeosiPtKauEhWIx5pjLy",
+	"VAuhXGeY0X2DeIJoLVLV0Vqwp6+jEFsMYY6ojvzvFjctkppQzaDw3NbS4Z89dzmPIh+AqVb3dZVq3HzU",
+	"ZkXst2AXWIw44Kqb/TKAdcsZDwiihggcvr2o3esRahNAaplnxdq+y7zmhPlZGZ92ACXIAa1xpnEHEI1P",
+	"2TJahGCkFXyhbbiHzYTtILb0BWyQd1KnH2h/n8L2Xq8sn7Z6nOCKZLCCRUVufl+3nnxpajIOxQ/mhhK7",
+	"Iwf2R8zL0B1Q85hvf48T5pudWhycvW/9bgF6dPFeocZDI9NyP7n/4BGIuD+HVWKl23KWocJm2cI2yT9g",
+	"M8vE7a8nMUrc058tkq+94Mq5kU4OOVUbkAz7CxgaO7+b//njIWX6C1gUuQb1LkKjUVJIgaSJHA4pgBBw",
+	"LepSaaG0TOW9iKa1EzYSiTEx6kLBIzK4xo6y3r2/g0pSj3gg5vCJzi9en769sLJ2xNNBvuMXmP6KFUTL",
+	"mn+HUjm3rxScqBSzHC1d7Rrh82rM7Z6yAl5nlA0FV4SWmggEUAG8po6yCXdCrZ23ScAGAc2P+TaZWEgp",
+	"GzbH/HvthEU8zcEWEIpsxjqcCDLDMpSvCZ822DmZFmkM3H/DUTqFdaYW/MykxOdMuO4ohMalhYevc/0R",
+	"PULvusNaaUfSrIRAIxTwa7vGDAJbaCoQc5arjnKFUi80hJEistcCrljXDZ/yBP24Hsl74T4AcW2nZOvF",
+	"ztQTHdUdyyitS8XyNnEsdNEoBtBOmowgh1Ofsw9ziS8z6I6SFgWB56juSnJkpSURj2miPV2BxDkfFZTv",
+	"AyoKzWlB+RorbUSJSm8DnnTjwTRMkNQ8iie3PQ7RVEpZgDG4djXaOR89OWMx2WkrW+BzBssm489uWsxo",
+	"66CeaMM+V3X/N8XBP+cjRz4f5yLspJvWNGqK8mgzs6a8AM3S7m5A4WO57btTIrohCnkkb18n7G8LVGaL",
+	"G1aG9VcUnHTUphUnOKFIqa3nqk4WeNR0+Vq+dOFDvw6Yl6/PN81twqWS2lKf63Qb19RSzG/ilNLInswt",
+	"zT3/OT/8uRzM0J3f1eTjBQHx2L7i4sadvrG6EmOuWtqxxHUZc1vzhb3MxKtODcski6ciPWZDqcyloxyR",
+	"f0dV/ZLGA/p+bCA31/sY3xbGdjUuDYGVUX0X84NY9WQfUPiCgQjuRNhR0OasU+Ybg9BnVS0E83HmfjC/",
+	"1E5YTInsHvEG8Dub4qXYG2SNHcYfxn91R5kvK2DAzxTnxQmzGWNeon1eEDigl88hd9QsaHyD2YmnEK75",
+	"kzXEu1NgcTtx0yn1I6gTrEEnyfQlm4hwQc1/aSpqNOein8jImBKaj1NR+fUPZ+y7Zv3bbpzz9N/ChCmR",
+	"NfNvXC60YT8LTt2Tkn3ipl+pnN6LidUwa3+Du6HUg8AXe2ys8FQ/cTdOXgg8N9A/N9VsmRRGCco4bd/H",
+	"07KLfJeVvTNXYhjfU5DIarCzVLM0vhOK6TQeaTaJE+yZoUAfVHinGkFMfhbd6zi4E6lGtBFLlAApJLa/",
+	"32xBH6CKLXsM5RytRsxezAI+egS18Rq+1KmNP00zzF/atsRFeYKN75W75hcq284Xa1g/AIOTq6F7+Db8",
+	"TqSL9mDzaZTsJSjCJ9Gzz6Axj01++wQH4YkRrdahwvUAYi8DZETLeWzbScDrQdbLgm3q1wruGgAtdJS0",
+	"agizTtw8TUHhinX8pLkggkRAInoiDTCejFiJFiCLnccIjkWP76g0dg7TOqIhJxfmuLQeQVDk56PyOF7K",
+	"IJ685SqMez3tEoo5z0V8HMVQmzEQ4JlEsj9Ic2S8bz6O4pyXsiHv7hZex59JIFom3mfB+Jfi4P28FvlO",
+	"wG1sa7lZPsEoDzPXO8pcFH5V3/zos65ANiw1jiLgVFoiJjuK5GSDnUaCJ9RWgJdBZsGmwOGFa7bFbxLT",
+	"MW/F60/NFDzb51+HUQLr4rbCC9xwfyLjpDRUfDnWQI+c8exyxeSQ9wWrdqdsaKQJ0LEhvU0iAjmCFGSs",
+	"7CnzWCJGEQ+AEdCcRSgdgcOBJRzGW2Z8NBI8Ad5EOpQyHxN+YU2SsUplxAIz18BOXbRqOmqxWeOMmbZi",
+	"Y3UH/IA+fMAPlr+U2F7cJ8J/A0FPR1H7Ny+OyiuaNiBdc7bNiXmWexnOzlnoU3z4CmfrUU0hIxJu4q8g",
+	"4puKj6nR90CF2toFdmCmxb1IBBsJrsYppamnKEgVI3RW83H9CER3L06ofmYUcUxspjKFtKarl3fgjZjV",
+	"on26QZyX6/Qva2nZEK+rEzFH69ngeo6+bqniwKLBrc/QBQRx+7lMvhGXyZcCnrZoh5wd1l39KiQ9PYZU",
+	"bEZatZpsKNU4JWpVREN0lZOknIKIy6FrdsF8qf1OyI422LlUKViWfS4VKdBCiPmFZqNE3Mt4rNlYjTW1",
+	"xTZYO/PRyfB1bLWYu0UMRhuQRn2KZS8TLCAytrIZoQhPMEYNevQOqwtURxUi2g3280Aol7UEdUcvolDE",
+	"BIjJ+zHRVWMtZcSzUh8W8FFHVXuJEGzXY6MkZrsHHiaHobCRjRWlSYGrWObjCbtUzeNqJPGZtxZPBpo6",
+	"4HMwk0xR89qjJVcv8cupJvKxwbG3o0Q8+uHH8/1LKAMayUToEhjEFiJnrK1n8p+5pCIxj+5XgvxJoJ9/",
+	"1UTjGgLa1hhhEdQzuvcTaarz+dqUz6WkEBTvy6kp8/YZTQHS+xiEORQ3WsLuTIy2vBUpSZ52VIYJmEtN",
+	"AtwXGulGTcmAGx00Igr4/AIYxRJKHfAkhMrzGCLWtlgTOMI1SyjB6yjUiUEwi4F71GYCvQCkalBNWtRh",
+	"UmQnWJe/ZtaUfVBLlNjjh3FwoR7TUfscXsrnqEJ59k7+9OIXz9LnCAmLezO2TerL8Q5b6BcZl2bP8o/G",
+	"UejQDyHA5fPUB1pSxXwJEH+CB4OOsggkjnSbW2Q+FopIgjgE3mALIXictVshAbf7p3luwwhcc7eRhnS7",
+	"BLA2aNBHa4rb5v8EPQozdSCh4AYpNKtKiK6xMJ4YMemG0lE9LiMR1hAFEPH/cBosEhzNRKyEGTRx+oqQ",
+	"DUQiUOLqOzmyfe7S8eN01IBDrT58hhGLPjwSajcBpFGGPgXV4JWsivw12TzB/CFgouBJJEUC9dG1Y2q7",
+	"6oNuSNJ8Lxs+Cgcv0wb7mdAK7ctn7mTuRlphvP9OjNJGR/npdGSEdg6d3mZjQztP1SAeDnldCyOFjScC",
+	"Wg6o0s2jEY0rP6Uy7SjMKpBaKvYOUCIC1PFsH8EJWC70aPNVsCq0bMarRIAC6CoEr1PFk2OWCD0eCmr/",
+	"Q6eIJkML8NaNJoVFxh3n04ZtpEIbTym3j3iCUckCZbb9OoLkx+JVnYqwHHjgDVxusX7xNqMTa8f4vwBl",
+	"EatARgLDwrA65toXmulx151i7YY21w5nwTA3QyzAka1qrzCSQ4aFnevQHfPTYmaaQtV5WXIytwXdZt2k",
+	"PUM0m83DRdiQ5oGPAV6ZF4haMDgNJRs+P24iyWkQzj6U4fZV3Os1QhHIUIRGwIuPowgc0h6PtFgA0mhe",
+	"Vtm42QLW0EbGhvzjGd7Uwu5e+6/ZVgyvotMpTLuZqcr63SoPt68yPbXUvqK9uUX7Cdy5ITohvKyo9Z4O",
+	"qvD+GbTpz9LBki60mqqZ8jXap5az7KwwXgCW4KTuXE+hu/FxaWvmTMX+WC5DYPrO/JmFcTAe4qcO4olR",
+	"m2HMOEu5vkMwREhAQY/4SrghfKHR0EVAIchwub8t7RAvp8YtVWvf4ec9GG22C6m+yn+w0ziOzAfGfRhW",
+	"EhNSUSBUmgimByLqNVi7G98Ltt9i//f/9e0xG5p/jJI4HAcp+elRxIZcmtdzovwoJWdp3ew2NyZn6R5V",
+	"vArkcM9Cszl+te0gsCPXagj5Ncsp0genYgiTO04EIXxSwdLiAW8BKQvLtS5jF+6WZ9f4keVc3x4ZK8Po",
+	"h8/GtLooitfGoTlpxKRi5zy5Q8cO42JD6GUej6KYhyLEHzGXBAfCA9mSiaSOskD12odqjUzssKqKlait",
+	"FGrGZNP4g22sXtikdsM12OWziBYLsih4Gr5kvcLTi72nllNrB+Rgsp+SfetZhWyhQjZavaWK4onzaygk",
+	"n/v4HqeS5K9BcoUbbx1NmlMPawd58ztuWaQXd/+2RvR3IrVq6CEm9LP4++Li71kqPdb5/k6kmxzupzGT",
+	"H9ZgdZUvnsINssrQtdleSAWQp16EEsKUCHVZpQMxzMWBHdzQQ01jbKzIZNKzZfv4lu2zaH8W7X++XrEv",
+	"3vOFXatPbfcNxmEYLQnZXg9kL2V0leMuhG40QrGP4VIeRZCOh6aUh8ZZ39KgNqVdoWF+SXS2h1ORLeDV",
+	"bh0e71npZKa/8Ff4bXrJE3NTNFbBYAP27VdEj60rx5WfeXRXl4qFMcBV6TvIayfqhL08BOE74JHsjiGH",
+	"tTmJmL5bWzL2WpVftwj54s5ZN+br9suzyHvUoO/AnV8rs+wvX0HYV+ck2gsoNwROTh4MGLIAul5VzEmx",
+	"qo8Uq8d0k+8x+gURzuw+QliBjvKhnc33mDWMah7jWsu+IhjncAwQ30Byhm/UfLqpLesx2/FAeJRlMV86",
+	"Dl8y6ItfiK+lWYDfx1okZ2vTKprjOxYzMpG1WmgA1ZuHx80m8OvLOJGp2YgD2R/kmtlOZ+xAxrvxGCdw",
+	"QjIPxR187XoC9umF5tp2HS70Uwacn9WSU0ubLcpy5fPEgWSSu8+R5OdIsqVXYJy23lrqeRufIservdCv",
+	"OMuuYUpIozEZh5USodGc9/EdsBgkDBuswiJveoPdxHfAb5kIpsQ9xJmoUrK9CU1VbqxZfMnxTC3SyR+0",
+	"SNYGm859auWpvIPmqyx2ESQiFCqVPKKQhBhyGZnl4sP/NeBJN06M0VUn3gjdsM9f0Mz2qvD0NcV3AATF",
+	"5stF+M10ffbkJAZ1TcZOJR9P2cYfyOZ+XZ/AttXkNsazf/DI/kHJHOeEEdF7LBRGcPg+l7+AdrQGwAo3",
+	"2lw38hGUIhPhDLYvO0QwxKGszrVogvDhUNY/qDUY7FFqioKjOtuSbB44P2UIRmbOCxvyKRSLd8GsvRdY",
+	"u46nL3mhWTxRJ1iGIkPNhmPABbFMevNozKzKVYjFLQXIsY6iR3qMD2PVz0fijy2MB75nGRqZRyzIbkRe",
+	"Rw0FV+bz8qwv+829GkCJ4KTM9lo7opXsXa8eLK9xuXNS44siOhcEeSXBiu+1hfkSUbpmaHpDJOds2p4U",
+	"zTk7AqsZelFb5rXAht9UvLdUY2TjyfVTggB4YuM+Jz6fDfyNDPxnpBGywAVYxrESj6V/lzkDK2Gei6fp",
+	"xVJ8Z1J/44hKvCGhLFEpWc0gU4TG6KghvxPIWnbMVAztcAm1cRc1O0CugFIFTUoqLp4oVjX6yMJh4Qs6",
+	"qtzFsI8GRb/cwzCP3YcPiBWiemVYWPgAUITZFUCNF+mYJYIHA3ON07q61mDQ84zGBKlr/C6nNed8rMzF",
+	"mm3BZtXd5n7twToV27ALOvUZTu/rwPg1C1M8AF/YDl+zDmVOykAOfpMWZVfUjUXexeiC59pC8fh3pwuo",
+	"rTpqA24r9rjUVqxAzW3x9LoiilVfOxROc83EiJuOIvA3PYgnwHFpSVpqAMxHN0wGRvYVvQHH5gLgnWCS",
+	"41BI+gFWcU78ITW5DbFYD+EFTfWiMAnox43t7c/LdYUhGLz0BoMJ8FE7I9VfVFhSDM70ZCQouzyKuHH7",
+	"GnjvnZiuFVgRLWPJD/juwWHluPKq9/IwbL5svXy5HxyFhwev+G5PcN4MDg542Gwd8L1ub7/X6u52m92X",
+	"u7tB2DoID4PWQbfZazZ58+UW8XIt/y0qx/svd1t7WwRkcJU36qGEs/1UTZPPvF2fM/AzpDOeqRjz76+E",
+	"s+s6jROyB0GUGpOLZGYVsFSNOQnC32yTY7zKd6A+/p2Y+kYsC0gCD8dRKkc8SXd6cTKshzzlfoaRgG8g",
+	"vWCuYr6RDP4xu3z/nce+v3zzncd+Ft1LI5q/O/vWs0AVHXXAzuU3aP2acRj9AnEVBqAPAFogIbMNWuuE",
+	"cTVFa05EWnjs+qfvmFRBNDbKrwroGQq5jwHZVY7SWh5xtdlg1zFS+LqJAX2Cj3c4Bakdjv2gF7qjfLLZ",
+	"6kZW+iwUQcTNFFf9vIyNg1SkdZ0mgg995KAEXgy62BqjUnWUebAMxhFPah4Ng7SpWQGszQHQuyA2PwZc",
+	"Ie8wD0HH4R2hHAqlwR6n0XeU5spo0ZRFwqx0i43kRxGhsU8IIS9br3aZsaSZlqFwC8L29rzW0ZF32Gzi",
+	"TaDueRR1VPXo8GXz//k/9/d2m0QdsN9sUouXW/cqLjyytWk+zdC0J0ms+g3WZpFxORNYVrsyHbXf2gOL",
+	"4cZtIKel3Qsy7c/yyt9twBOrpHlqS6gQPxHQgwH9iTZ+Bv8h0/wG1iWNzNQWhw8qUjk/1MYpmB1Fp6uj",
+	"0KTTzlUqlhOjozUbi8QgJ0YuT8DRspafs47K2RDMq7azWDaKEJZIkZkgodkVc8bEE1UZ5D77SUsNng0s",
+	"a2CtTWaNZlV5gFIbxUaezhOHJEGh7/x+J6bP0chnCORtyS7MFzlzo9xc7MbhtA6KoHJcOTyvPBLWWX7/",
+	"rslHh8eKXZO+A2U64PcCkck0/QM1EfJVILI+ZNnAApmlvag9qZrEb1rsn4PFSFFF1PJL8fcXk9tZ9fgc",
+	"7PuauO2WnqqviDPjnGgjyqN9GJlcFO97YwxOYwISLhxdP5Aj63IVyYeJB39V01pHQe1QlmAwtnrM9MAc",
+	"4hKLM04wSL8m/Iz5r1yv2sIwGX77g+GycpO4NIdqX7gFYBbeum7lDQ3oM1fb/PlCKHb9V8fpn6i2ftF5",
+	"3Pkdi7qXqs43KiwcoYEcNdh7TMkZnzMB1ZpVd5gTlnB1p7OE3JAqSKhs0OICdhTiIKo4j7YJP6EcCAKh",
+	"ITKew2UhNxffGhon8VUJSstshDsh/Q861MmCueTecfYZcS+fqIMbOyqnWD0QIOZjFyX3jHf6CLk4M3A6",
+	"l8+q+bMXGzxW4q5wRr76nN0H7PVY2D+eO/79hAOsfGkK3qb5V4gHCmtxZSXCkEM23vy3xkBcTjZQkLAr",
+	"WCiGcWopr5ZKkI4qipDiA8w4ywsDQLzkpMICM8NMBDbG42zga+fli8d0zPQ4GBizrpCzC4ARBAujJzIU",
+	"CmsKV1dHF/ryN5Js+ZoFtrFks4UVVBPoOE8RAqujNqE1XVsaYvd/Tho+ZqHeZyy/y3/HkxJtkbxZz2Tc",
+	"oNbO3bCUzBTf/lyN/ecpc3vkTnhHeWzOlpd5Wfnz91R1bCOeShj47/RfZ0uQktqMLvKMwzmIx1pgYotK",
+	"S4iXTxoRHoyTRKiUhVKkLE5CIzatAhIKGDVEwgZSp3Ey7SiQalpT40y+ZgVcTVeAaiwEQFklGHUYDmBt",
+	"z5BKo9xezSpd7rqeRlLJgEclYCuzUOJBdumaUOLfifQSB/5wd5dmYA2SQLzujw14m+wd5Q0l+OdG5Rl5",
+	"+SEO9BoTBwn8ELvcPqhE8PBJOPFHbktaSWN39gIX3J6RMmTmIP+3R7XJF+7EF5rJcFOMjG7LYmSMeDrI",
+	"IDKcMKzMWhsboWbMi9tYy+UdhJf2ClY16sAYnlj9EMVxcgwcS0iLFN95LJR6UHPlFzKxpu2TwJe4kW0M",
+	"YOK++i8IYbIdwFIr+5SL3IpukVbF2FTR/F7Wi7hNu6Fd+bWbDbP1fjZqH7fFMHcGrZjOfvsKYEjsYDKT",
+	"7ATgRnSGFQKEMpAhxGjDII5CsM2qncpwild3KlBhY0w/K5OeAEfE7esv2Q73GGJgfaOOvvizQ2p8PWLy",
+	"140na5WYe+LiE3e+n7vhnuEucsDJo0x6raMKtoG8mNl6T89MWg7DmqstpQEhv3Q+Tk0R9Op+s1l7JPzU",
+	"nHr4C0v35l9Kuq9rBD++DniWy19FVBWlxZcQj/n6nS+NVm1H9kKTea0b7A1Y04SSkWUaizUEMzcjyct+",
+	"s9nBYvIJxTQfJl6vhQsm5Ot+thSxT3/4aZDPYvVZrP53FavXIoVkt5Em+vNI1yQep1ItAXG+ogtsoePC",
+	"qCfbBDutlJpqgzCpHdXGUVL7vX/uICkPUnkvbKz88cRacGSuxWjlDOaq3XhnawtIwl3tpSI5l2oMaJxN",
+	"r9JPeCDcD3tNr3InlXloDrv+FrHrI6nuRPg6DtYufegemXMxD+U6m16gf+vLQZzGjgHX/nodcDV75Y0Y",
+	"juxvKU/6Ir3h/TUnQ5hpNZ93ZdwnKIbgH7+tHFf2jRoZSmX+e28PIr+EOfsu7jtw2WAO2x8MFNqA88j/",
+	"mmJ+vXicsEE8Bs2vxMf0IsCEcSBgOvNouPszaLj5v71c9Lc9Bj8t+FurueRvxfeZE5GM4cO/vXrz499f",
+	"t8/e/XLyzS9vLz5c/f3QazW91r7XennyzS/nZ+8/3Lz5e3Ob3igger5QszCzT0EfSfJp3Vh+JpWeNfGj",
+	"hvKTTE9YDep++goC+YkwBxKMx4EI7iKp02PG6WdzTgGkyJV0wNbDgH3sjjJVKEplHAsI66sMdZw+1qce",
+	"4pFIZBzKgCVjlRU3Qv81pA9cwy0qGHv7C517n+4oaoQAtJLdfRQxHiIWjkRi74Jh58Y5GfAUigrh3rEt",
+	"AEwE6Dp9wjhTYtJR2UsBaIGHIsNtAvcKkNWlBix0f0bF+I7IPT9mwB2RCqAXO4rm1LWpZ631I55oLBIS",
+	"XGMAzMy4GQcskAgZ10TjiTMGP1u4923TJ9kXL0ukWJnypRHZM8Pj2VL4K1oKX0oTr+3X0kF4yvTas4H9",
+	"fGyeDezPZmBvePJXmNFPnCq2BuRzpvg5U5zLFCfOPFvD03hIqG410a41wF1BN1jqORP+ISS8mRn6sGD8",
+	"s4p9VrHPKvZPq2Kf9d7jkjhvpD6+eiJnu03YWapZbwx8tBgwUXHKpiJlsJNFyKrxSCgPee0gcqPiicdU",
+	"zEZGrNUYT0RH2RZ7rkI2irgCNjwgunDAhUpMsmAZiH9XE0vw1eFYeCyMlfCYmUnote0oOw6eCHYnRmmD",
+	"ncf3AILt1Gga/7/sfWtz2zjS7l9B6UukLVqWL7lYrlN1/CaT2ZxNZry2t7JVr7ZCiIQkjChAC4BWNKn8",
+	"91PoBniRKJmyLd9G3xKZFxBoPH1B99PlBhVcE8UG1ozATKguQYpwGIMU7J4yo4qKdheu2SnFv1K4ZmdL",
+	"7rbNzpbc2ZK79KPHqJV/2FDGvkrFnpCzB0jprDyG/YIML4IVIiSvdGauzkgTTlyrTxvB/hRy1gpIKmIw",
+	"6opnnnJAuNHAJdPFSqloxOI0YcWTUTxgTAUdDFhkWNwmX6Uaa8cvTLgon8YSI+WdTcyLVLjd+Zuc3c+R",
+	"4l0UeD4Z5S7NnZPuwWERM2FVlpRxdSbmrVQ0NYZGowkT2FTClTMFDTsRCXO4KNIkKfz0P/Psp5tNj5Lw",
+	"4V0V7amXPpxd8xjnB+9ZNhtq2jQDq2NXmxjQh9np/6dqb2ys6SAbotFt5MDmm7DXNwO1oSbVja7dSJiR",
+	"qVwAlm9g9ThJ/VoyZfIcQfux04mjSLtnC6m+2k7Fb3J2wXSarGSmKGCcb2IAW3OnzP/ynaJTUYiduMyd",
+	"7ZkSOqJi/4ehw/cyZquPRS6Ylsk1g6xqxQWkJ9MhNlil0ylQPmgS/pix/rdUJYvPDVtYUW2l3G57pOLp",
+	"CdBw341r1IopxomMaEJiOBUSMTF8wlpZCpdV5VJgkCwCJh9HSURoksgZnsz4fgnUNYvVDGYIKrqztKWD",
+	"PG1JI/nlgOGGDP2wA4KTFDrq2p7oy3geQPsNbFFi/wFPoBNGZiMGQS5kG3JpYUPCvnNtkC/Oz5Z9n2bu",
+	"k1LNVE+YkZLpcESsUt5z1GmK6XTCsiG2yRnB8nR7gb0Nst05BgWLpHAw1hIp3ZAZYBI6tcPAliIFGr+s",
+	"I14s4VmuSYn/BJdYBTxxPUEF8Ptii1r7gUC7Dc+098LnQscPqolixqqtu1HvOtkDrXZnLiLYBjcREdlX",
+	"Xfr9Ug/07S0w0HRdyYiXfrsTvOx70c7E2cn4VlWBHe6zJuR1QkEobA2BeFSASfvrxpF/+2sKs8KEsVLE",
+	"4j2dGVPbOxewq3GFmFPF8Ws3vRwMVheZfODMEMXsxy210yuUm/TnBK2wwPGQqYwhC6BlkYoMak56YpGt",
+	"vqobHyk24yPNUru91iPQl33m2lz6aatT5OJmD5Gea5goVq5ycX3AVxWyoH1bGy9wcJd4189l1qjl0hsc",
+	"4WNW3qwZZE5wdctx5ixXC+Ms0lxtNNQn1b7QKZ98I69XQP7CWzC/u3s3a/RXWLRttPorPv+ptPzb0fTd",
+	"P00fFI0AmybYsQ59ny5X3+qGhGl/AjUQ2FqCFvCtijR0AP0m7EdYJUuJYkOuDVMshsu44dZ8vxrBWTxc",
+	"NmZs6ju4QdxTW/cEbPlZiTVUFV5UaWo3pSLcqmnPKkpWk4q2iqyip0hdHWcF9v4TtOFJQpy6K1Lln6yK",
+	"m25Vl2OKoIe1xyzfsCvxu52wTQJfQlqPAzgfElxLmO14rqcjOuSUWC8gVeyUTBNGNbOOwYCrCZlKQ7Xm",
+	"6QQrgtvw6V4X1o/I1rNHSpO8rdIApJ1wZtSNbLB4XabOfm5oWq0s28fnOmHfcrKz1/iPkOz8wvTb82Dd",
+	"vmMA8QmocNR8hBbVDjQVdQq9nj4vq4XbaPSVXvD6/O3fhTc2rRZ1Cq2Ceps8ZebtXNfd0eGg06mS1xa7",
+	"bwDbDyziMYvvHWw9yO6Q72UQcJds+6dOw10nq2E9zOzHLOLa2QOPkVyB+xKOXUpmCwAJAxfF+hChG3U7",
+	"xn0cEnZtvYdmTA3tZn/+FIdBT4SZFRkGJCzYtPa/rvWy/YP79LDVJjAM+3bBmOshFqo4JM3c0emJzNNp",
+	"FbpCeGrwQh/AUiG7kgnrZp2fXYdrBGDrDR13jgLo+CN8Ogf0BCpge5aejF9O7uStZMF4+Lr8KxZgvSdu",
+	"geu4lE/CjcmEOlcQmZ9ynnkdh2TofREWo9Mi2HSkZCKH83Z916L04VvtkfPo6s4L4fNTe5u0CI+tnAwy",
+	"TRg0mFJSeRHH5P+SoijAhoqLoEEqMSPLFoEDke5xp34z7l9gJCsTJhPsmy8lSeQsIK5bYQGbEhqNdSUC",
+	"7Fydp5crcYb7Hbu9/sEiczsLZSvOillDCne10AbXex6ldrgrzuOWmkffva/tJQz2Xo7W6xxt2Ktuda5h",
+	"ahNC4cTsutmuC9Nrt+rZiTn8//FZnWLgbkRSV0rG3EQjJgJCyUjqKTc0sf++ZiJlrbxC+9PZb2eQKkT+",
+	"lIKdFpKIsKNXTOc9MaXKODYiOZmmhsWEC8IN0BulYizkTOQPKVIctYmjV13TNhIIvrGafcW+RJyBDVDR",
+	"IrHYSL4IDnszHrPTGxpX+gSfo3UBdMOeQhOJL5QL8g9cVit+fMLsdNulnzDFI7r/fsQjOpSbB68N22rk",
+	"ul7u0IZ5Q3j5ShTbenza7Jg47ivx9K9phGUMHi6F6iZ9UkDBZZ0i1XCVNbX/A2MT62O/yKX7e50wbykd",
+	"9PhuZhQEbQ17qPzE+8aYnaG0NupZU7Ifi1bgEjO5VlILvHeNpaHOHziocyNHKmsbETSNIA07scYh1OgD",
+	"IUFMZiOZrCbUX2XOrKjKz3bJbWNXdH5uxwoTyKAKBwpD83yxvmJ0PKDa+BrNRrfRedM96sBUuluOS7ck",
+	"qYhGhcsPDuyf88sPO/b27PKYC4Ftpf31b8vXdw5Ljxd8OCqO5hD+/HPTJtMb2zdPHXt8c+lHwKAnW8X6",
+	"bDtFo4zekxmwIqqCz6wfVLHXB0QmcZYPvS6w4qodtKug8PGVnvCHAvBHB4rUECFv7FdaL/5yZT/rzrvX",
+	"T87a3QuvukXw5YoO68Ze7Dh2FsX6Dpl5CZW+a83CvQdgvnBhtCvtiWScV/pg6YqROHxCNWSuWQuC2uv/",
+	"eYGXywEJZ6z/L5WEPdFcKgmLsB6sTa7ggZoYGdN5Nwv5hPiiT3EIofq8LozHLYjYUzLlLGI9IQckq/fE",
+	"P2gjFR0y4t1dgl/WZzHpz0mY0D5LsFShUBWRb2gcAvB/4yko9G/P5iErtMpPBbpEQR0KF0PrTuAxR+E4",
+	"oaoWa3Xt+bCq9HxlPOcK6l0eL5wDs7lUi0sOs9req4qa3E3iOVd0uNVwjqHDOni5gbGDV69CxS2HciyK",
+	"7CI5u0jOfXTtzPXTzeopR6+N7LgsjS9mCTOs2p7D4lNAX23kVBfgtmmH43P1yHHnuNUm72Xs2EAEJJgo",
+	"mKC7A+4HGCIC7gLo1BLm9w6Udhvz/gIzhiuGVsp9iOgDJ5k5GpZVngxQ52jACDBcgOAkhPCMQDtoSoc+",
+	"J6dWBSb5yBM7nm5PFFK8MMvC/suzwVizq7ncCx3qTpyvFHPFIpPMIXtCFtqsWVNn3hMjmcRdUmyT3gpI",
+	"mJPJ2NeNucABAI1IGODg45R9VHISkn3495UMSRNK0TW/ZqRv5U4TKXrCTUjg6vKzCRpINbHDuvj4nhwd",
+	"HZ20Hrarmmde2KylmuP9eHJVnSAEa8phHY/LPdTC2nm7qRC2QiS5zigPqiQR2gCumNd1DSKrPynfIPc2",
+	"t0tfU+zVfj+lszmD030NGjwarondweVxLpMhVQ0JmJM2EYx/2BvWj8mR2HJNpOJDvjB/OWlRpagit9FG",
+	"ooq3rB8TEPKiWwq0vCiu0vpB5eEVSasWGQ6rBuxAsvaIPwA5Vt3B9tlAKlZrtIdH3dcn3dcnN432St5m",
+	"rE+qePsvQJi2xNi5I0zbEabdlVJ24yCzHm9GW5DZTtsgLXhKZAUvv9Wkccazd+Xw/0+gyeSEipQm2DUx",
+	"7wyJv4atduZ8OF9ET1n0SqMr0gxXImzYAvp876mcZqkoVvpmihtjXT1RDID/KQVrk7AIWqELOYcFCmnr",
+	"qXiSgp4wdOii0Bnnjxz4o6vWKQmzTZ89q4iA4SkW5Djdt9SavycqevP7FxUM8sIQTgnCPBmmUNrkHzlw",
+	"2fiYwfMLjUY9AX0CaEK4JhRaTQo6sQrXXjfgLIlv2zLSruYN/SIBjR61WeR90KXfpObLav1NTp8+odwO",
+	"lCL74D1o5gmLeTq5WTffTuV6rfSB6YgmSF0XyUmfE3mNkLjZ0YMeb7U/4s6WLAvdLWzJBQG9ZztyM2kt",
+	"G5IL1iVaku7HW5uSqHBKliRO5io7Ef9asOncD/e0UdBYW3XYpcdbP+3S491x144xt3hsZVBj32RB3oYm",
+	"tyBu6/KPwEjMilKgBZMmzYxo9l8XnzXG0jVT17D3Ji1kAy3ZRK8I7FLtuaF7wiuMVxrrw+7QgNDZNXfs",
+	"GPOACqyOXjhpPIuQCS4vGJI1NV7/bcG4We7NQhI5BCvzCQVjQOrhG508uUQQPqFDtv/HlNlXVa7C4dXB",
+	"Sff1W7cKA54wJ1sYX2j/MbW3TlA06n3vCXR2+ZM1ugfvjjqd46CRqsRqk+sD3OE3P6Nz4LZ/nendx8/f",
+	"rzW0n7vY1dOMXd2fEbQzTu63z2NNHf+oHR7XWA/7XiE9XrceNbZ2BQnt1gyJVCTEdo4hWi9hLAULcyPG",
+	"KzVMhdRjtF+qolA9EeqIivcyZmHg/IrY0Wd60swsHAWHdQWCemShR5zwiZ8uSIM/nhIpWE+U3w6Q6ANX",
+	"1JCEUW2AtBNgmKA9wWJM/ibN898vr0hxORCtW/Bw+LKeKMe/sgBbDg9hm3y1o+AaGmFam0cqMlNSDIs1",
+	"wz5WxQ1pQgO1npgq2U/YxHd1gPyFMGaG8kSHLcyCENKM4Dbtw4Bg7J2VtL6nMStG75C108tXPoOBSxPJ",
+	"FlKm5vcB3NQlVkeEAaa4Yw8HWvrWb+x7lCqgASI0YcqQ5mzEo5GdUKZJCL+1nTLHHBQ9kjPtaX8wdNkT",
+	"rozbgm7Sl1TFGtK1YKxIGOJ6ioKIcY3tHFjcdayoE6qseRxaCyXMzeLQXv7Nyy8OkPssMRZnMpuRBLmS",
+	"p4iKiCVJmS6IhJHzisJTyC42M+nnE5pOZMsmoTm4qMgWQWubufJmyF/RUxYZqfa1oYPBhoFIt5iPHop0",
+	"3EAfpFRkSPWYGRKNWDRmMR6S4K5vdBv/ePvPj4dfTv59fuZaFHqV2v3RSAW31t7HRtC4pklqLz961369",
+	"QX5tcT622g/zEcNzi9bwO2cNlzyZupksD+Hr/GjkgJKHucAqzciCymKxSaPLn0tiNKAjxcSIgTCBAAVr",
+	"RWt3cP1Yxr9F27+w8Y/dsncuwF8+PumQ23kvaI5l+HmzL1O2KW4RstyPZaQfwOG4sa29M3ZKsU486i0c",
+	"LMPP/sC45CP4E2J8TE94jiC8AwkKpaew1FA/Zm/B7sXuvJuKOdrXLNFlip+7tgS9xNDqBzvXdylw31CJ",
+	"bARXdnAv1XDa5cjtcuR2ccZdD/BHZUH4zMXY6aNYRqmVGr31I8l9f+TyOCHFMwyyAUk1Rt2KUcNwkiaG",
+	"T6ky+wOpJnsxNTTMe2/CoZBPdLNXkXDAExYGPsDQE+w7hXojqgmEjvAezJRzET04Emp1yflvvwbk/53/",
+	"8mtAvrL+OZGK/PrpIxlYufJlAgzaduqA0KFiDDrcZKOJWZRQxWJit34AHXGQSN0VUkHYZiK1Ie8OTg7J",
+	"lH9nCcS6KEG+KRGTo6Pg4O3b4E2nYz+LJknQE/6u1+QL/x/SPD44IrQvr1kri1CtjUy1yZl7wGHHnyqj",
+	"MbntCNRZHFupRJWw1QhUhZgsGBdWLspngRsQ6ECtrv+SbaZ27c48bzjz3ETnodytauRj//hgaUb+I3+4",
+	"pdjlHe3K7G/JWg360mvLauugL+P5HpSsNrqNN18aWwgKLMnzmlr8CzaR1wUND6qUFs4DHTcKaLHmcecE",
+	"Dkrw7KabGQNEGzrXrW3rLF+tn6utXc3+4+3y+6r3twK4fs/cYn8Eq1P54EWvNBqLpMmNJmGqkqzOw764",
+	"BT0diVP5jnQiQrbFu6borZDdxYAMGhh/KxkhjWZmWfsPaFUXAPe5oFCuuVTdVKVw4YkLCve9Nf337GZR",
+	"Mqkou5oqfk0NC8iEft+jQ/Z/jg5eH73pdDoB4ZNJCiIWLvRZrnHLrjTrYZJunHdSd9c9ZtpNsG4X83jT",
+	"onqwoqGkeUrNKI8SeUt8OX5Wv8B+bYaQYhhFfTR3Ht6eB+yRWsExLTTDVLtWUbORxKj9iFpkLlWAFfRz",
+	"y7Mz9MRiNVjhKtIsMoSsjdOv9JhrdaqtHc6/cMvw6LkXt4qY13Oxit+4OxbYHQvsjgV2xwI77+Ul5R54",
+	"hN9uddSM9UdSjjdreJX2sysWSJqD/HhApiaSE5ZTMidUGxKzhF8zNT/tCeE7SXJFNIsUMysb76DvBf0j",
+	"l/v0+k9Y2c9xe+15PnNtvvoZvDuJe3Feb2ZzL119C2JoN/Dic2o36Sq+e9ci+InwcLiNUF6dAm5ke30V",
+	"dHj/b6GF3iyX8KqeL/fN2+EEsg9FlOTvV1fnl4SJeCq5MHZvWuUeY5dcT/hOImpoIocpC7zPkiQuef5/",
+	"e42/9Rr/Cds9gW2tcVJJRJXizPNUD8GkRRgKIAR66vLXEaYSrg2L2+QD4pe9EXpCwEt6AvpzsO8GhwVd",
+	"yUr5TyOqs/PHw055hTDq2mdzKWKMsF5hwSn6aKlmJBwZM9WYPQ8/CmkITgiQX2dxl0TKaZ9GY+yrCKWq",
+	"MaFxrJjWQQ+aSwP7N06ETJBqlcaacNPFRm2GuHbF3KoekQI0cliLT+fXx/5p8GcxB7aUngi5YOYbNVBs",
+	"APKtSTM8PDjqvO28OT46CgMSdr6/HbQPQjj89eO06DtN+wmPsuf6dDJXQtETVJOBTBV0aJ3QxA1JQ9GF",
+	"HdIbknDDFHKN/JHGQ6TetN9YHrAhFudjjdUatCesJOH73GQgR3ppPJ5ksukOtQkdUvvpxiWneYUG58F9",
+	"GtuFK7qzHSeGvlbE15ZARPK56Tus13aK41Fda9z+FtVKdSxwfFrqp23BDs9QYQ919/dh8tojqvpSXXM2",
+	"23MVLrrtnr+vZao35R1xk7JV2nP/kTeZBu/ddT83/Ia40iS42QQI8pozRFCoJHL8oxZLt3zU63fEI5BK",
+	"vDBrxDlcG7eUdivwDSDlm2JQuldoL72oDyMqXPAxV4qrzJdyQ+mT+2koXRqNrzGzWnpRO7ef9Xn3BuAS",
+	"U0P7VJeMTHBKvI0JXdLdRcR1Te1bOwLrNKXC+j0a71mFmdfzZELib/6WFl6Ry0jp+VyTwlWnRDGj5hZW",
+	"lIFnF4XidecIFlnoj5QnrtaoPO5/XXx+pdG6iWSaQK2mHXwipdXp6bRiuBqN7jWj9RJ749NPiR09WA5V",
+	"Y78fkS6MAgyb6qEQIWekScmH3y7JAKcrcM1R4C7ICYglg6yAnmDfuTatLgntpEBeflgxL2Gb/I4J/isW",
+	"sNsTYdXyWytHkdDFCr65Tr5QUFusAMisEBweipy16No9cQGSgVS9Ifxn78z+J7S6SIpYoyFTUD+Fiyq8",
+	"D7yJpMLwxBnKoCTIhM5R3o3ivnrSL9qECz5JJ43uQeZAc2HYkMFqlX21zL+x9mvRsXE2zdYdtpVBoBsb",
+	"O/hkErNgAPiy3swaJiOujVTzksPkYTYVMVNkRudkwAXXo9Oe+G/KUoshwiWHxkpOp6v7PzxV+xjzV3L7",
+	"+Nlkr+yCKusyV4qi/mTjKfXPjqmJRutbjf7r4jNxFVsASmQAPSgguDKlqXWKmyGNDL9mXQLHSmELNppi",
+	"Op2wDAc4JNP8gqEagG4ZRakisxFPFifWagx4doxtYGQWLGYxSahhClN20MPoCa+jXNaOdb8Fm+HQ+2zu",
+	"ghxpwiBIBK6TfUuzwO8APnjruYEMtmssgsxtWUphAd254IYdTW/j7t4lHr5ROHwDx/eWHu8u5v1ce6Xu",
+	"PKKdR7TziJ6WR4SmR2ZcPLjFtd4h2s+NmbWn5MUxv9IY1lIssuZT/oTAGinZcXk3N7GQSxSaNQXYedTe",
+	"a+96hT+nOiAjOSOJdCzq1Bg2mVrPUY7BAJmN5oQbkOGFoyprUI3Z1FgB6omjDonp/DkftueftvEhhGs/",
+	"8587WydlqVhrmxSGe/tzeveQ+Rkue92j+oIlvrNZnsY5PV2EiiWUeO5O5g2Aahie+z9GjrTbRhqY4Dyc",
+	"te2IQufrNq1aJuGP4iJ9in+GrazbWzn05ajlemI2ogaSBZB8MfebASbtD87xxcQCdHbdYbQ7L86ypxy4",
+	"v9I94UyBrkt0SOCcW89FNFJSyBSppg0dW5zXqB6yI37UIGi9NLMC6J5whkCrTT7zMYODfK9OuCEpuHia",
+	"hAnVJsedMMBfsOGfa1vpLKb3MhXG0xFyQ+h0yqjSvuQmiwsmHDv5o5LKf4dGhTxJCCWHnQ4ZMeU+2H19",
+	"T/DsYX0Zz5+b8rpimfK6n3Pz+9BdNY6S7bgzjbOpV72ksqpVlJc8H0R2S77TV4+WOvv42a+XzKIisbic",
+	"gcTDOAIuerDHhV3luavjqOTHiqSKNaCC1nSY90G6tKhsGJ2cEiEJjSILjkBHC8SmDusPO4cIce5NhOue",
+	"0EYqYJCIyczCYd9X0GBSE5tQnljQzvDnNZkyRaKEW3Xz6Rz+N5KpIs3jwxOXnVZ2AouZZiUExcSnkDSF",
+	"JJFiMROG06S1OhHoEqfqk5upR80HshNjbWFB/++a1B7gY4DFanQbXxlRqSBmxpJrRkZST7mhCfH34CJA",
+	"yCABJUliNpFZBZSiVpsJyG1x9QZngpJf5YT9aedLDRvdxt+zoRBXzwq2nZzyqNFtnCsecTEEuTk4RC1S",
+	"P++oPPsbRWIPN5vcmqUX8QlEo8HmWKLK6Jz44pxbf2DEeLUSuXDvXEgzuqCGobt3Q55RfuHPIL9r71wm",
+	"PJrXvtldfvsa1h2Lw0265fiwxtdeSfmFCr8h9J11EotSLLP63/+UuSGFoZEh7jOJVETTpOS7IaBW6Cj3",
+	"hyUlJKRgKECFt/5o9BlVTJ2lZmQHAe05mbqublJ+rmScRi5uVk58pFPe1jLN8xyvDypqb89IIiOaYJ8b",
+	"RZrhUAJMtvejSQypkWGr9Oju/j7cMZLadN913nXguf/JpmFZbw65NqhMAki93uMiIEaOmSCKDRTTI/Rp",
+	"XGY2i/e4IKlmqoC1muFkVnRHLhjuOnAFJn2Fblbs/m/tgsLTrLNa8ahLsOubXiMEmZLQAblmImW6lbls",
+	"XBHDJwx6PcKLYjoHWizdLvd4r3rRF/ArdECUTJgOsLAWpALVUK6O9Snh4pob6rLTCtXN8IgbJoScnX8i",
+	"YzbHWLKea8MmBAKzuCCaNLMDCxzAKfn757eEiyHTplV4H53yPfugFeXbNI25IYmEpgEYs54pR/rhn2Av",
+	"qZr1Una8HCzUAECpcil/DxNn/FIv5qDgqhcMSYiFZaPITMLq73B1BvlRtJHVmYpdwmg0IkwYdGet9ALF",
+	"Gc39cOshBoWSAadDYITWqyX4/j6Lva/rq4tINKJTCCX05TVDk6z8AXsufWj5M86VXeCY2P1Imv+8gOYO",
+	"ukWkQJMjIFlBJLYBMFJZc9bn27qEecyRR8p/HVEh8JFF6Y5o1Yb8JV+4EUU7mJRMzIAoatie96pLBm3h",
+	"8Q41l1/wNWtNEJAJEynx/7FG2p410oiOFIMdPOYSOvjb72RCAyu+YTM6112iAJmYM8B7IpJiwIeps71p",
+	"POH2CVNqTSvc9xQP4PascMQwryCFgljv0n5cRE1WjsAVkTPRE4h0zfD7XsysxtmDHzC+BBUaribOQG80",
+	"EVsxgTKNBABmBFMJzHVfWf9SRmNmSgKBT62ShE9Iv5cCpxqLAQNwrkgzotogYQDOlR30mM1b7QUChVV0",
+	"DdTAikVM6FSTAX61hY7rQ3L24co7Sa7nf2ZtW9FUAxoxwsSQC6a7MNEA7jroCaOo0APARh+WAnDlOhpZ",
+	"g8QKZ5IwNfQWe8yZVcawryZ0OsUtCy7ZtYxoP00oHMT0RCrw73vQ7EQxa6Z7UfeCsGcfxw2nAjWVHAws",
+	"IhVeUpr6KOGCRzSpQmHvQNEE211ARRBGjppGWm1BieaJncSyZGKE0M/wK01EahTSMSiux6c9UWwwkrX9",
+	"sPv6+5Qru2MTaXB2Cr06NIYJJZxdT2mfJ9xwpklCRdzquooniMQFPYEJ/aXWIGS5M4iLb8opE3YihUxF",
+	"lFfjLLYcwVqp4vThvFTt8BHUObk3vtKgXKG5CBJO95mGjsSRlGMuhl2koLSfYFGg3HRNByRKGIWCL9jm",
+	"OfrBXXbeLJLHKcPqKth1oIU9FUGZCJw0ERADR/AYEFpakoBQIqRBykjvmiETRsa8ZeHevqbPIjlh2q9T",
+	"oblLdcuUm1akNL1YOLw8uxfW2AQ5yaeNNKkgFx/fk9evj19DHtVCT+vM2GkhrE/omDm5gmNqO4WQ7aWY",
+	"qwBxo3D0AJWaynFJZE1oBomUijRlgXIisHt/5F6K74uogEAJclXY/X6K7x/JJGaKaIZ5bZOiMvGvqhjG",
+	"r2UWWNL8QtU4thsA61wARUsjSLgYE6Q0dM93/QIrrJsRHxgySuM4Ydo1T6IRfjWuft4b3z3LXbwKea1a",
+	"1CPQPxYuI5NZz2PMgwOcGYqc6WXMFkxHQ8Fi/75XrAcvV1atjIOdiTwbwWMbCC2LuxDCq8AmqN2TgwHq",
+	"ZkA7+KkIWHbbREwZPnChCZLQqcbdVALAoNyDCAJbH4r2WrncEo0QzOzg/qBGKhL+LWz3RNn4pIoRDCi6",
+	"PV9xzHBq5avaWIPjdmtxDua+97ldCJiMqrAazJ2rxYKsyY1janDX38GsrHNUdulH42+5U9fzRXbUTvf4",
+	"oNvptA9fAyWL44WFj6zHCRJ1TqppVDJBalhf2M4w8KDMqLI40diUvORngAWFfgkK5YR1Yl+s0+m8wZhf",
+	"zXd2NqD6OVsSijoxvn//e+XZZx6EBpnmgrzzmUGnvjQYa6TBJ+Ga8KGQ9jaIwVQ9+UzMiTQjplyqCiQx",
+	"Celi10uvaUFB8eIhYJt8yugos5yidSGYxbVaOB3wHtG9nxFYo96iVJuLa8kj9m1K+TqAJP4G4m4gM5o1",
+	"RrP3PmPI8p/2Cb/snPKXi1ww73WR6wBI6GBS6t5yBGcDhibvsbj5+N3h606nAE7VglcfpA63BlLvV4nB",
+	"DqsQq1Yt3YNj1n9Tadg3JGlg61ELYzD+UmuOeRyDhwQEG0r2WYTQxDIL9AUA2j/tJ565b99Bmoc0WPm6",
+	"NxzWBrQFqawPaQdbh7QKQdiB2gKoLS3fQ8EaE0M6ZNZNbw+4oAnk86xzVfFcIr8N0i/hAM/aZNkznjGA",
+	"5d/20X/Ny4Wv7FvrQhKDHAXIK6h5R8k9rJS32mh10NkaWv2yatV3WIVYtWLlHgqoppAd0s6CdesML7yW",
+	"XDMIcQAw5UE+yJLUULTEobFixJ4xWOGnnvuve7FAhd9ZF3KOG0HDrX6je1SAnyUpqm8oHW0Nes6r1nAH",
+	"Owg7FSv2UJCDaq4e5EDCiVRZsmrBJhoyAQ05nrNNhJ/z8mFmU8vmDoHyJemqD0VvtwZFF1XrvIMihKKK",
+	"FXsoKFokZVyDRHnCBZ1OlbzGQnrF/mARBqF02p9wY/8NWRiYt/GMscnNzQecmhcLTXbpnTD5hbV/5cz8",
+	"rmKmNjkQdJkwdW95l7OC1r2lvxEyLviIi8JeHxjfbQ0YLyuEbIeLiIvL6/VQsGgUnbdLxXirUDHPZDQ8",
+	"GjNTPEHMHvCMQdB+Xzbyl+sF3ga46ttnFrVQPOq+4W0RtxaksT5svd4abF0ti8UOtRC1llbroUBrRpOx",
+	"GSmZDkftzBZbh12QCheTwn0QdHcLRmZMsdyoe8YYVvjAS/85LxbKNu4OZWcEJLAuNlmZLkxp3duiIqRV",
+	"y2p9ZDvZGrJ9XSksO4BDgFu1dg+GcwVukNXwdgn4I5I56c9JCAU/N1GfhAEyiQBzyBKT/ioSEZi/nGRO",
+	"exZhi5G3As0mz9ZjQg0w1tlP+BswYj4ukOIDrpg2Lxc/S+wy9VrbHZSgrSie9U8gt5cv8XVx1XZA5oCs",
+	"vFIPhl9Sjb9BjVLbtbdZnxmRl8HYO7G6CdxMf/dzNs2kGkOY6cJ9y8vNiPCrWNdeetPYvNVnNp11X/K6",
+	"hFwVglnfJDveHoBVC8kOxhyMVS7bw6DZz5//PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
