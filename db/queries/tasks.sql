@@ -213,7 +213,7 @@ RETURNING occurrence;
 -- name: DeleteUnstartedRoutineTasks :many
 -- A routine's future tasks not yet started (open, due after now, no photo): re-planned.
 DELETE FROM tasks t
-WHERE t.org_id = @org_id AND t.source = 'routine' AND t.source_id = @routine_id AND t.status = 'open' AND t.due_at > @now
+WHERE t.org_id = @org_id AND t.source = 'routine' AND t.source_id = @routine_id::uuid AND t.status = 'open' AND t.due_at > @now
   AND NOT EXISTS (SELECT 1 FROM task_photos ph WHERE ph.org_id = t.org_id AND ph.task_id = t.id)
 RETURNING t.id;
 

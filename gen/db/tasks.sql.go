@@ -249,14 +249,14 @@ func (q *Queries) DeleteTaskPhoto(ctx context.Context, arg DeleteTaskPhotoParams
 
 const deleteUnstartedRoutineTasks = `-- name: DeleteUnstartedRoutineTasks :many
 DELETE FROM tasks t
-WHERE t.org_id = $1 AND t.source = 'routine' AND t.source_id = $2 AND t.status = 'open' AND t.due_at > $3
+WHERE t.org_id = $1 AND t.source = 'routine' AND t.source_id = $2::uuid AND t.status = 'open' AND t.due_at > $3
   AND NOT EXISTS (SELECT 1 FROM task_photos ph WHERE ph.org_id = t.org_id AND ph.task_id = t.id)
 RETURNING t.id
 `
 
 type DeleteUnstartedRoutineTasksParams struct {
 	OrgID     uuid.UUID
-	RoutineID *uuid.UUID
+	RoutineID uuid.UUID
 	Now       time.Time
 }
 

@@ -35,6 +35,7 @@ import (
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -50,6 +51,7 @@ type Server struct {
 	*devicesHandlers
 	*clinicalHandlers
 	*alertsHandlers
+	*tasksHandlers
 	*metaHandlers
 }
 
@@ -64,6 +66,7 @@ type (
 	publicHandlers   = public.Handlers
 	clinicalHandlers = clinical.Handlers
 	alertsHandlers   = alerts.Handlers
+	tasksHandlers    = tasks.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -202,6 +205,8 @@ func New(d Deps) (http.Handler, error) {
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
 		Resolver: d.WebhookResolver,
 	})
+	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
+	alerts.SetOpenHook(tasks.AlertHook{})
 	server := &Server{
 		authHandlers:     auth.NewHandlers(authSvc),
 		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
@@ -212,6 +217,7 @@ func New(d Deps) (http.Handler, error) {
 		devicesHandlers:  devs,
 		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
 		alertsHandlers:   alerts.NewHandlers(d.Pool, d.Clock),
+		tasksHandlers:    tasks.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:     meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
