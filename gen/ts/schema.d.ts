@@ -4359,15 +4359,17 @@ export interface components {
             /**
              * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
-             *     liquids for 72 hours; subject a patient); later kinds such as `temperature_excursion`,
-             *     `lot_expiring`, `certification_lapse` and `task_missed` arrive with their capabilities.
+             *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
+             *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
+             *     reading outside its range; subject a task); later kinds such as `lot_expiring` and
+             *     `certification_lapse` arrive with their capabilities.
              * @example sensor_offline
              */
             kind: string;
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`). */
             subject: {
                 /** @example device */
                 type: string;
