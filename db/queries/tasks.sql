@@ -4,7 +4,7 @@ INSERT INTO tasks (id, org_id, site_id, title, description, kind, priority, requ
                    due_at, grace_minutes, missed_after, source, source_id, occurrence, created_at)
 VALUES (@id, @org_id, @site_id, @title, @description, @kind, @priority, @required, @requires_scan, @requires_photo, @requires_temp,
         @temp_min_f, @temp_max_f, @target_type, @target_id, @target_name, @linked_doc_ids, @assignee_user_id, @assignee_position_id,
-        @due_at, @grace_minutes, @missed_after, @source, @source_id, @occurrence, @now)
+        @due_at, @grace_minutes, @missed_after, @source, @source_id, @occurrence, @created_at)
 RETURNING id;
 
 -- name: InsertSensorAlertTask :execrows
@@ -242,3 +242,11 @@ LIMIT 500;
 
 -- name: SiteZone :one
 SELECT timezone FROM sites WHERE org_id = @org_id AND id = @id;
+
+-- name: ClaimOccurrencesOf :many
+-- ClaimOccurrences for many routines at once (the planner's batch): the pairs this call claimed.
+INSERT INTO routine_occurrences (org_id, routine_id, occurrence, manual, created_at)
+SELECT unnest(@org_ids::uuid[]), unnest(@routine_ids::uuid[]), unnest(@occurrences::timestamptz[]), false, @now
+ON CONFLICT DO NOTHING
+RETURNING routine_id, occurrence;
+

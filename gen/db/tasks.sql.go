@@ -157,6 +157,51 @@ func (q *Queries) ClaimOccurrences(ctx context.Context, arg ClaimOccurrencesPara
 	return items, nil
 }
 
+const claimOccurrencesOf = `-- name: ClaimOccurrencesOf :many
+INSERT INTO routine_occurrences (org_id, routine_id, occurrence, manual, created_at)
+SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::timestamptz[]), false, $4
+ON CONFLICT DO NOTHING
+RETURNING routine_id, occurrence
+`
+
+type ClaimOccurrencesOfParams struct {
+	OrgIds      []uuid.UUID
+	RoutineIds  []uuid.UUID
+	Occurrences []time.Time
+	Now         time.Time
+}
+
+type ClaimOccurrencesOfRow struct {
+	RoutineID  uuid.UUID
+	Occurrence time.Time
+}
+
+// ClaimOccurrences for many routines at once (the planner's batch): the pairs this call claimed.
+func (q *Queries) ClaimOccurrencesOf(ctx context.Context, arg ClaimOccurrencesOfParams) ([]ClaimOccurrencesOfRow, error) {
+	rows, err := q.db.Query(ctx, claimOccurrencesOf,
+		arg.OrgIds,
+		arg.RoutineIds,
+		arg.Occurrences,
+		arg.Now,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimOccurrencesOfRow{}
+	for rows.Next() {
+		var i ClaimOccurrencesOfRow
+		if err := rows.Scan(&i.RoutineID, &i.Occurrence); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const clearPositionMembers = `-- name: ClearPositionMembers :exec
 DELETE FROM position_members WHERE org_id = $1 AND position_id = $2
 `
@@ -944,7 +989,7 @@ type InsertTaskParams struct {
 	Source             string
 	SourceID           *uuid.UUID
 	Occurrence         *time.Time
-	Now                time.Time
+	CreatedAt          time.Time
 }
 
 func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (uuid.UUID, error) {
@@ -974,7 +1019,7 @@ func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (uuid.UU
 		arg.Source,
 		arg.SourceID,
 		arg.Occurrence,
-		arg.Now,
+		arg.CreatedAt,
 	)
 	var id uuid.UUID
 	err := row.Scan(&id)

@@ -427,7 +427,7 @@ func (h *Handlers) CreateHuddle(ctx context.Context, req api.CreateHuddleRequest
 			if err != nil {
 				return err
 			}
-			p.Source, p.SourceID, p.Now = sourceHuddle, &hu.ID, now
+			p.Source, p.SourceID, p.CreatedAt = sourceHuddle, &hu.ID, now
 			id, err := q.InsertTask(ctx, p)
 			if err != nil {
 				return err

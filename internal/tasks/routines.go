@@ -101,7 +101,7 @@ func (h *Handlers) CreateRoutine(ctx context.Context, req api.CreateRoutineReque
 		if err != nil {
 			return err
 		}
-		if err := plan(ctx, tx, r, zone, now); err != nil {
+		if err := plan(ctx, tx, now, planned{r: r, zone: zone}); err != nil {
 			return err
 		}
 		return audit.RecordSite(ctx, q, a.OrgID, b.SiteId, r.ID, now)
@@ -280,37 +280,60 @@ func routineToAPI(r db.Routine, zone string, now time.Time) api.Routine {
 	return out
 }
 
-// plan makes the tasks of the routine's occurrences in [now, now+Horizon) not made yet. The
-// occurrence key (routine, instant) is claimed first: of any number of replicas planning at
-// once, one claims each occurrence and makes its tasks.
-func plan(ctx context.Context, tx pgx.Tx, r db.Routine, zone string, now time.Time) error {
+// planned is a routine and its site's zone, to plan.
+type planned struct {
+	r    db.Routine
+	zone string
+}
+
+// plan makes the tasks of the routines' occurrences in [now, now+Horizon) not made yet. The
+// occurrence keys (routine, instant) are claimed first, in one statement: of any number of
+// replicas planning at once, one claims each occurrence and makes its tasks (copied in at once).
+func plan(ctx context.Context, tx pgx.Tx, now time.Time, rs ...planned) error {
 	q := db.New(tx)
-	if r.PlannedZone == nil || *r.PlannedZone != zone {
-		if err := q.SetRoutinePlannedZone(ctx, db.SetRoutinePlannedZoneParams{OrgID: r.OrgID, ID: r.ID, Zone: &zone}); err != nil {
-			return err
+	var orgIDs, routineIDs []uuid.UUID
+	var occs []time.Time
+	byID := map[uuid.UUID]db.Routine{}
+	for _, p := range rs {
+		if p.r.PlannedZone == nil || *p.r.PlannedZone != p.zone {
+			if err := q.SetRoutinePlannedZone(ctx, db.SetRoutinePlannedZoneParams{OrgID: p.r.OrgID, ID: p.r.ID, Zone: &p.zone}); err != nil {
+				return err
+			}
+		}
+		if !p.r.Active {
+			continue
+		}
+		rule, err := ParseRule(p.r.Rrule, p.r.StartsOn.Time)
+		if err != nil {
+			continue // stored rules were checked when saved; one the parser no longer reads makes nothing
+		}
+		byID[p.r.ID] = p.r
+		for _, o := range rule.Between(Zone(p.zone), now, now.Add(Horizon)) {
+			orgIDs, routineIDs, occs = append(orgIDs, p.r.OrgID), append(routineIDs, p.r.ID), append(occs, o)
 		}
 	}
-	if !r.Active {
-		return nil
-	}
-	rule, err := ParseRule(r.Rrule, r.StartsOn.Time)
-	if err != nil {
-		return nil // stored rules were checked when saved; one the parser no longer reads makes nothing
-	}
-	occs := rule.Between(Zone(zone), now, now.Add(Horizon))
 	if len(occs) == 0 {
 		return nil
 	}
-	claimed, err := q.ClaimOccurrences(ctx, db.ClaimOccurrencesParams{OrgID: r.OrgID, RoutineID: r.ID, Occurrences: occs, Manual: false, Now: now})
-	if err != nil {
+	claimed, err := q.ClaimOccurrencesOf(ctx, db.ClaimOccurrencesOfParams{OrgIds: orgIDs, RoutineIds: routineIDs, Occurrences: occs, Now: now})
+	if err != nil || len(claimed) == 0 {
 		return err
 	}
-	for _, occ := range claimed {
-		if _, err := materialize(ctx, q, r, occ, now); err != nil {
-			return err
+	rows := make([]db.InsertTaskParams, 0, len(claimed))
+	cache := map[uuid.UUID][]template{}
+	for _, c := range claimed {
+		ts, ok := cache[c.RoutineID]
+		if !ok {
+			if ts, err = templates(ctx, q, byID[c.RoutineID]); err != nil {
+				return err
+			}
+			cache[c.RoutineID] = ts
+		}
+		for _, t := range ts {
+			rows = append(rows, t.at(c.Occurrence, now))
 		}
 	}
-	return nil
+	return copyTasks(ctx, tx, rows)
 }
 
 // replan removes the routine's future tasks not yet started and plans them again.
@@ -322,34 +345,62 @@ func replan(ctx context.Context, tx pgx.Tx, r db.Routine, zone string, now time.
 	if err := q.ReleaseFutureOccurrences(ctx, db.ReleaseFutureOccurrencesParams{OrgID: r.OrgID, RoutineID: r.ID, Now: now}); err != nil {
 		return err
 	}
-	return plan(ctx, tx, r, zone, now)
+	return plan(ctx, tx, now, planned{r: r, zone: zone})
 }
 
-// materialize makes one occurrence's tasks, one per item. A reference that no longer holds
-// (a position removed, a tag retired, a guide moved to other sites) is dropped from the task
-// rather than stopping the routine.
-func materialize(ctx context.Context, q *db.Queries, r db.Routine, occ, now time.Time) ([]uuid.UUID, error) {
+// template is a routine item resolved once per planning: the task it makes, due after its
+// occurrence.
+type template struct {
+	p     db.InsertTaskParams
+	after time.Duration
+}
+
+// at is the template's task for an occurrence.
+func (t template) at(occ, now time.Time) db.InsertTaskParams {
+	p := t.p
+	p.ID = uuid.Must(uuid.NewV7())
+	p.DueAt = occ.Add(t.after)
+	p.MissedAfter = p.DueAt.Add(time.Duration(p.GraceMinutes) * time.Minute)
+	p.Occurrence, p.CreatedAt = &occ, now
+	return p
+}
+
+// templates resolves a routine's items. A reference an item names that no longer holds (a
+// position removed, a tag retired, a guide moved to other sites) is left off the task rather
+// than stopping the routine.
+func templates(ctx context.Context, q *db.Queries, r db.Routine) ([]template, error) {
 	var items []api.RoutineItem
 	if err := json.Unmarshal(r.Items, &items); err != nil {
 		return nil, err
 	}
 	c := checker{ctx: ctx, q: q, org: r.OrgID, site: r.SiteID}
-	occurrence := occ
-	ids := make([]uuid.UUID, 0, len(items))
+	out := make([]template, 0, len(items))
 	for _, it := range items {
-		due := occ.Add(time.Duration(deref(it.DueAfterMinutes)) * time.Minute)
-		p, err := c.params("", itemSpec(it), due)
+		p, err := c.params("", itemSpec(it), time.Time{})
 		var ae *apierr.Error
 		if errors.As(err, &ae) && ae.Kind == apierr.KindInvalid {
 			s := itemSpec(it)
 			s.Assignee, s.LinkedDocIDs, s.TargetTagID, s.RequiresScan = nil, nil, nil, nil
-			p, err = c.params("", s, due)
+			p, err = c.params("", s, time.Time{})
 		}
 		if err != nil {
 			return nil, err
 		}
-		p.Source, p.SourceID, p.Occurrence, p.Now = sourceRoutine, &r.ID, &occurrence, now
-		id, err := q.InsertTask(ctx, p)
+		p.Source, p.SourceID = sourceRoutine, &r.ID
+		out = append(out, template{p: p, after: time.Duration(deref(it.DueAfterMinutes)) * time.Minute})
+	}
+	return out, nil
+}
+
+// materialize makes one occurrence's tasks (run-now), one per item, and returns their ids.
+func materialize(ctx context.Context, q *db.Queries, r db.Routine, occ, now time.Time) ([]uuid.UUID, error) {
+	ts, err := templates(ctx, q, r)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]uuid.UUID, 0, len(ts))
+	for _, t := range ts {
+		id, err := q.InsertTask(ctx, t.at(occ, now))
 		if err != nil {
 			return nil, err
 		}
@@ -381,6 +432,7 @@ func PlanAll(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
 				return err
 			}
 			n = len(rows)
+			batch := make([]planned, 0, len(rows))
 			for _, row := range rows {
 				after = row.ID
 				r := db.Routine{
@@ -400,9 +452,10 @@ func PlanAll(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
 						continue
 					}
 				}
-				if err := plan(ctx, tx, r, row.Timezone, now); err != nil {
-					return err
-				}
+				batch = append(batch, planned{r: r, zone: row.Timezone})
+			}
+			if err := plan(ctx, tx, now, batch...); err != nil {
+				return err
 			}
 			return nil
 		})
@@ -413,4 +466,20 @@ func PlanAll(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
 			return nil
 		}
 	}
+}
+
+// taskColumns are the columns copyTasks writes, in the order of db.InsertTaskParams.
+var taskColumns = []string{"id", "org_id", "site_id", "title", "description", "kind", "priority", "required", "requires_scan",
+	"requires_photo", "requires_temp", "temp_min_f", "temp_max_f", "target_type", "target_id", "target_name", "linked_doc_ids",
+	"assignee_user_id", "assignee_position_id", "due_at", "grace_minutes", "missed_after", "source", "source_id", "occurrence", "created_at"}
+
+// copyTasks writes many tasks with one COPY (the planner's batch), as InsertTask writes one.
+func copyTasks(ctx context.Context, tx pgx.Tx, rows []db.InsertTaskParams) error {
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"tasks"}, taskColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+		p := rows[i]
+		return []any{p.ID, p.OrgID, p.SiteID, p.Title, p.Description, p.Kind, p.Priority, p.Required, p.RequiresScan,
+			p.RequiresPhoto, p.RequiresTemp, p.TempMinF, p.TempMaxF, p.TargetType, p.TargetID, p.TargetName, p.LinkedDocIds,
+			p.AssigneeUserID, p.AssigneePositionID, p.DueAt, p.GraceMinutes, p.MissedAfter, p.Source, p.SourceID, p.Occurrence, p.CreatedAt}, nil
+	}))
+	return err
 }

@@ -306,7 +306,7 @@ func (h *Handlers) CreateTask(ctx context.Context, req api.CreateTaskRequestObje
 		if err != nil {
 			return err
 		}
-		p.Source, p.Now = sourceManual, now
+		p.Source, p.CreatedAt = sourceManual, now
 		if id, err = q.InsertTask(ctx, p); err != nil {
 			return err
 		}
