@@ -436,3 +436,33 @@ func TestHuddleActionsBecomeTasks(t *testing.T) {
 		t.Fatalf("huddles %+v", hs)
 	}
 }
+
+func TestPhotosAttachAndRemove(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	tk := k.newTask(map[string]any{"requiresPhoto": true})
+	staff := k.env.Member(k.org, "inspector", k.site)
+	var ph struct {
+		MediaID uuid.UUID `json:"mediaId"`
+	}
+	res := k.photo(tk.ID, staff.AccessToken).Expect(http.StatusCreated).Decode(&ph)
+	if loc := res.Header.Get("Location"); !strings.HasSuffix(loc, "/tasks/"+tk.ID.String()+"/photos/"+ph.MediaID.String()) {
+		t.Fatalf("Location %q", loc)
+	}
+	if got := k.get(tk.ID); len(got.AttachmentMediaIDs) != 1 || got.AttachmentMediaIDs[0] != ph.MediaID || len(got.Photos) != 1 {
+		t.Fatalf("task %+v", got)
+	}
+	// A PNG declared as JPEG is refused, as board media is.
+	ct, body := multipartFile("x.jpg", "image/jpeg", onePixelPNG)
+	k.call(http.MethodPost, "tasks/"+tk.ID.String()+"/photos", staff.AccessToken).Raw(ct, body).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+	path := "tasks/" + tk.ID.String() + "/photos/" + ph.MediaID.String()
+	k.call(http.MethodDelete, path, k.env.Member(k.org, "viewer").AccessToken).Do().Expect(http.StatusForbidden)
+	k.call(http.MethodDelete, path, staff.AccessToken).Do().Expect(http.StatusNoContent)
+	k.call(http.MethodDelete, path, staff.AccessToken).Do().ExpectError(http.StatusNotFound, "Photo not found")
+	k.call(http.MethodGet, path, staff.AccessToken).Do().ExpectError(http.StatusNotFound, "Photo not found")
+	if got := k.get(tk.ID); len(got.AttachmentMediaIDs) != 0 {
+		t.Fatalf("photos after removal %+v", got.AttachmentMediaIDs)
+	}
+	// Without its photo the task cannot be completed.
+	k.call(http.MethodPost, "tasks/"+tk.ID.String()+"/complete", staff.AccessToken).JSON(map[string]any{}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+}
