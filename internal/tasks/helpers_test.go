@@ -89,8 +89,8 @@ type kitchen struct {
 	tagCode   string
 }
 
-func newKitchen(t *testing.T) *kitchen {
-	env := apitest.New(t)
+func newKitchen(t *testing.T, opts ...apitest.Option) *kitchen {
+	env := apitest.New(t, opts...)
 	owner, org := env.NewOwner("Harborview Kitchens")
 	k := &kitchen{t: t, env: env, owner: owner, org: org}
 	k.site = env.Site(owner.AccessToken, org, "Main Kitchen")

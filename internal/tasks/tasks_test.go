@@ -1,13 +1,17 @@
 package tasks_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/internal/config"
 )
 
 func TestCreateGetAndListTasks(t *testing.T) {
@@ -465,4 +469,40 @@ func TestPhotosAttachAndRemove(t *testing.T) {
 	}
 	// Without its photo the task cannot be completed.
 	k.call(http.MethodPost, "tasks/"+tk.ID.String()+"/complete", staff.AccessToken).JSON(map[string]any{}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+}
+
+// The walk-through's end: a required task missed reaches a webhook subscriber as alert.created.
+func TestAMissedTaskReachesWebhooks(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t, func(c *config.Config) { c.WebhookAllowPrivate = true })
+	var mu sync.Mutex
+	var bodies []map[string]any
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		mu.Lock()
+		bodies = append(bodies, m)
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rcv.Close)
+	k.call(http.MethodPost, "webhooks", k.owner.AccessToken).JSON(map[string]any{"url": rcv.URL + "/hooks", "events": []string{"alert.created"}}).
+		Do().Expect(http.StatusCreated)
+	tk := k.newTask(map[string]any{"title": "Closing checklist", "required": true, "priority": "critical", "dueAt": "2026-03-02T09:10:00Z", "graceMinutes": 0})
+	k.advance(11 * time.Minute)
+	k.sweep()
+	k.env.DrainWebhooks()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 1 || bodies[0]["event"] != "alert.created" {
+		t.Fatalf("deliveries %+v", bodies)
+	}
+	data, _ := bodies[0]["data"].(map[string]any)
+	if data["kind"] != "task_missed" || data["severity"] != "critical" || data["siteId"] != k.site.String() {
+		t.Fatalf("data %+v", data)
+	}
+	open := k.alerts("")
+	if len(open) != 1 || open[0].ID.String() != data["alertId"] || open[0].Subject.ID != tk.ID {
+		t.Fatalf("alerts %+v", open)
+	}
 }
