@@ -211,9 +211,11 @@ ON CONFLICT DO NOTHING
 RETURNING occurrence;
 
 -- name: DeleteUnstartedRoutineTasks :many
--- A routine's future tasks not yet started (open, due after now, no photo): re-planned.
+-- A routine's tasks not yet started (of a scheduled occurrence still to come, open, no photo):
+-- re-planned. Tasks of run-now occurrences stay.
 DELETE FROM tasks t
-WHERE t.org_id = @org_id AND t.source = 'routine' AND t.source_id = @routine_id::uuid AND t.status = 'open' AND t.due_at > @now
+WHERE t.org_id = @org_id AND t.source = 'routine' AND t.source_id = @routine_id::uuid AND t.status = 'open' AND t.occurrence > @now::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.source_id AND o.occurrence = t.occurrence AND o.manual)
   AND NOT EXISTS (SELECT 1 FROM task_photos ph WHERE ph.org_id = t.org_id AND ph.task_id = t.id)
 RETURNING t.id;
 

@@ -294,7 +294,8 @@ func (q *Queries) DeleteTaskPhoto(ctx context.Context, arg DeleteTaskPhotoParams
 
 const deleteUnstartedRoutineTasks = `-- name: DeleteUnstartedRoutineTasks :many
 DELETE FROM tasks t
-WHERE t.org_id = $1 AND t.source = 'routine' AND t.source_id = $2::uuid AND t.status = 'open' AND t.due_at > $3
+WHERE t.org_id = $1 AND t.source = 'routine' AND t.source_id = $2::uuid AND t.status = 'open' AND t.occurrence > $3::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.source_id AND o.occurrence = t.occurrence AND o.manual)
   AND NOT EXISTS (SELECT 1 FROM task_photos ph WHERE ph.org_id = t.org_id AND ph.task_id = t.id)
 RETURNING t.id
 `
@@ -305,7 +306,8 @@ type DeleteUnstartedRoutineTasksParams struct {
 	Now       time.Time
 }
 
-// A routine's future tasks not yet started (open, due after now, no photo): re-planned.
+// A routine's tasks not yet started (of a scheduled occurrence still to come, open, no photo):
+// re-planned. Tasks of run-now occurrences stay.
 func (q *Queries) DeleteUnstartedRoutineTasks(ctx context.Context, arg DeleteUnstartedRoutineTasksParams) ([]uuid.UUID, error) {
 	rows, err := q.db.Query(ctx, deleteUnstartedRoutineTasks, arg.OrgID, arg.RoutineID, arg.Now)
 	if err != nil {

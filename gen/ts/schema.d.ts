@@ -2110,9 +2110,9 @@ export interface paths {
         get: operations["getRoutine"];
         /**
          * Change a routine
-         * @description Replaces the routine. Its future tasks not yet started (open, due after now, no photo) are
-         *     removed and planned again from the new rule and items; tasks already due, done, missed or
-         *     started are kept. Moving a routine to another site is refused (400): make a new one.
+         * @description Replaces the routine. Its tasks not yet started (of occurrences still to come, open, no photo)
+         *     are removed and planned again from the new rule and items; tasks of occurrences already begun,
+         *     done, missed, with a photo or made by run-now are kept. Moving a routine to another site is refused (400): make a new one.
          *
          *     Permission: `manageTasks` (manager and up).
          */

@@ -181,6 +181,12 @@ func TestRunNow(t *testing.T) {
 	if n := len(k.dues(r.ID)); n != 4 {
 		t.Fatalf("the planner touched run-now tasks: %d", n)
 	}
+	// Editing the routine re-plans its schedule; what run-now made stays.
+	k.call(http.MethodPut, "routines/"+r.ID.String(), k.owner.AccessToken).JSON(map[string]any{"siteId": k.site, "name": "Fryer",
+		"rrule": "FREQ=WEEKLY;BYDAY=SA;BYHOUR=23;BYMINUTE=0", "items": []map[string]any{{"title": "x"}}}).Do().Expect(http.StatusOK)
+	if n := len(k.dues(r.ID)); n != 4 {
+		t.Fatalf("%d tasks after editing", n)
+	}
 	k.call(http.MethodPost, path, k.env.Member(k.org, "inspector").AccessToken).Do().Expect(http.StatusForbidden)
 	k.call(http.MethodPost, "routines/"+uuid.NewString()+"/run-now", k.owner.AccessToken).Do().ExpectError(http.StatusNotFound, "Routine not found")
 }
