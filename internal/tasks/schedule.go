@@ -33,6 +33,9 @@ func ParseRule(s string, startsOn time.Time) (Rule, error) {
 	if err != nil {
 		return Rule{}, apierr.InvalidField("rrule", err.Error())
 	}
+	if opt.Freq == rrule.SECONDLY {
+		return Rule{}, apierr.InvalidField("rrule", "FREQ=SECONDLY makes more than 96 occurrences a day")
+	}
 	opt.Dtstart = time.Date(startsOn.Year(), startsOn.Month(), startsOn.Day(), 0, 0, 0, 0, time.UTC)
 	rr, err := rrule.NewRRule(*opt)
 	if err != nil {
