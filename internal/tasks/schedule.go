@@ -34,7 +34,7 @@ func ParseRule(s string, startsOn time.Time) (Rule, error) {
 		return Rule{}, apierr.InvalidField("rrule", err.Error())
 	}
 	if opt.Freq == rrule.SECONDLY {
-		return Rule{}, apierr.InvalidField("rrule", "FREQ=SECONDLY makes more than 96 occurrences a day")
+		return Rule{}, apierr.InvalidField("rrule", "FREQ=SECONDLY is not accepted: kitchen routines recur by the minute at the finest")
 	}
 	opt.Dtstart = time.Date(startsOn.Year(), startsOn.Month(), startsOn.Day(), 0, 0, 0, 0, time.UTC)
 	rr, err := rrule.NewRRule(*opt)

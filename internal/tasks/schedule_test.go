@@ -92,7 +92,7 @@ func TestRuleErrorsCarryTheParsersReason(t *testing.T) {
 		"FREQ=DAILY;BYHOUR=25":             "byhour",
 		"DTSTART:20260101T000000Z":         "DTSTART",
 		"FREQ=MINUTELY;INTERVAL=1":         "96",
-		"FREQ=SECONDLY;INTERVAL=3600":      "96",
+		"FREQ=SECONDLY;INTERVAL=3600":      "SECONDLY",
 		"FREQ=DAILY;BYHOUR=6;BYMINUTE=abc": "abc",
 	} {
 		_, err := ParseRule(rule, day)
