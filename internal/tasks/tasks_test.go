@@ -405,6 +405,20 @@ func TestPositionsAndGuidesScope(t *testing.T) {
 	k.call(http.MethodPost, "guides", nm.AccessToken).JSON(map[string]any{"title": "x", "body": "y", "siteIds": []uuid.UUID{k.site}}).Do().ExpectError(http.StatusNotFound, "Site not found")
 	k.call(http.MethodPost, "guides", nm.AccessToken).JSON(map[string]any{"title": "x", "body": "y", "siteIds": []uuid.UUID{north}}).Do().Expect(http.StatusCreated)
 	k.call(http.MethodPost, "guides", k.owner.AccessToken).JSON(map[string]any{"title": "x", "body": "y", "mediaIds": []uuid.UUID{uuid.New()}}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+	// An image uploaded for boards can illustrate a guide.
+	ct, body := multipartFile("plating.png", "image/png", onePixelPNG)
+	var m struct {
+		Key uuid.UUID `json:"key"`
+	}
+	k.call(http.MethodPost, "media", k.owner.AccessToken).Raw(ct, body).Do().Expect(http.StatusCreated).Decode(&m)
+	var g struct {
+		MediaIDs []uuid.UUID `json:"mediaIds"`
+	}
+	k.call(http.MethodPut, "guides/"+everywhere.String(), k.owner.AccessToken).JSON(map[string]any{"title": "Everywhere", "body": "# Steps", "mediaIds": []uuid.UUID{m.Key, m.Key}}).
+		Do().Expect(http.StatusOK).Decode(&g)
+	if len(g.MediaIDs) != 1 || g.MediaIDs[0] != m.Key {
+		t.Fatalf("guide media %+v", g.MediaIDs)
+	}
 }
 
 func TestHuddleActionsBecomeTasks(t *testing.T) {
