@@ -81,16 +81,16 @@ func (e AlertSeverity) Valid() bool {
 
 // Defines values for AlertStatus.
 const (
-	Open     AlertStatus = "open"
-	Resolved AlertStatus = "resolved"
+	AlertStatusOpen     AlertStatus = "open"
+	AlertStatusResolved AlertStatus = "resolved"
 )
 
 // Valid indicates whether the value is a known member of the AlertStatus enum.
 func (e AlertStatus) Valid() bool {
 	switch e {
-	case Open:
+	case AlertStatusOpen:
 		return true
-	case Resolved:
+	case AlertStatusResolved:
 		return true
 	default:
 		return false
@@ -895,6 +895,24 @@ func (e EventType) Valid() bool {
 	}
 }
 
+// Defines values for EvidenceTemperatureUnit.
+const (
+	EvidenceTemperatureUnitC EvidenceTemperatureUnit = "C"
+	EvidenceTemperatureUnitF EvidenceTemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the EvidenceTemperatureUnit enum.
+func (e EvidenceTemperatureUnit) Valid() bool {
+	switch e {
+	case EvidenceTemperatureUnitC:
+		return true
+	case EvidenceTemperatureUnitF:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Hl7Action.
 const (
 	Admitted    Hl7Action = "admitted"
@@ -1047,22 +1065,22 @@ func (e MatchStatus) Valid() bool {
 
 // Defines values for MediaContentType.
 const (
-	Imagegif  MediaContentType = "image/gif"
-	Imagejpeg MediaContentType = "image/jpeg"
-	Imagepng  MediaContentType = "image/png"
-	Imagewebp MediaContentType = "image/webp"
+	MediaContentTypeImagegif  MediaContentType = "image/gif"
+	MediaContentTypeImagejpeg MediaContentType = "image/jpeg"
+	MediaContentTypeImagepng  MediaContentType = "image/png"
+	MediaContentTypeImagewebp MediaContentType = "image/webp"
 )
 
 // Valid indicates whether the value is a known member of the MediaContentType enum.
 func (e MediaContentType) Valid() bool {
 	switch e {
-	case Imagegif:
+	case MediaContentTypeImagegif:
 		return true
-	case Imagejpeg:
+	case MediaContentTypeImagejpeg:
 		return true
-	case Imagepng:
+	case MediaContentTypeImagepng:
 		return true
-	case Imagewebp:
+	case MediaContentTypeImagewebp:
 		return true
 	default:
 		return false
@@ -1528,6 +1546,186 @@ func (e TagTargetType) Valid() bool {
 	}
 }
 
+// Defines values for TaskKind.
+const (
+	Cleaning       TaskKind = "cleaning"
+	Closing        TaskKind = "closing"
+	Inspection     TaskKind = "inspection"
+	Maintenance    TaskKind = "maintenance"
+	Opening        TaskKind = "opening"
+	Other          TaskKind = "other"
+	Prep           TaskKind = "prep"
+	Receiving      TaskKind = "receiving"
+	Safety         TaskKind = "safety"
+	TemperatureLog TaskKind = "temperature_log"
+)
+
+// Valid indicates whether the value is a known member of the TaskKind enum.
+func (e TaskKind) Valid() bool {
+	switch e {
+	case Cleaning:
+		return true
+	case Closing:
+		return true
+	case Inspection:
+		return true
+	case Maintenance:
+		return true
+	case Opening:
+		return true
+	case Other:
+		return true
+	case Prep:
+		return true
+	case Receiving:
+		return true
+	case Safety:
+		return true
+	case TemperatureLog:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPhotoContentType.
+const (
+	TaskPhotoContentTypeImagegif  TaskPhotoContentType = "image/gif"
+	TaskPhotoContentTypeImagejpeg TaskPhotoContentType = "image/jpeg"
+	TaskPhotoContentTypeImagepng  TaskPhotoContentType = "image/png"
+	TaskPhotoContentTypeImagewebp TaskPhotoContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the TaskPhotoContentType enum.
+func (e TaskPhotoContentType) Valid() bool {
+	switch e {
+	case TaskPhotoContentTypeImagegif:
+		return true
+	case TaskPhotoContentTypeImagejpeg:
+		return true
+	case TaskPhotoContentTypeImagepng:
+		return true
+	case TaskPhotoContentTypeImagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPriority.
+const (
+	TaskPriorityCritical TaskPriority = "critical"
+	TaskPriorityHigh     TaskPriority = "high"
+	TaskPriorityLow      TaskPriority = "low"
+	TaskPriorityMedium   TaskPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the TaskPriority enum.
+func (e TaskPriority) Valid() bool {
+	switch e {
+	case TaskPriorityCritical:
+		return true
+	case TaskPriorityHigh:
+		return true
+	case TaskPriorityLow:
+		return true
+	case TaskPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskSource.
+const (
+	TaskSourceAuditFinding TaskSource = "audit_finding"
+	TaskSourceHuddle       TaskSource = "huddle"
+	TaskSourceManual       TaskSource = "manual"
+	TaskSourceRoutine      TaskSource = "routine"
+	TaskSourceSensorAlert  TaskSource = "sensor_alert"
+)
+
+// Valid indicates whether the value is a known member of the TaskSource enum.
+func (e TaskSource) Valid() bool {
+	switch e {
+	case TaskSourceAuditFinding:
+		return true
+	case TaskSourceHuddle:
+		return true
+	case TaskSourceManual:
+		return true
+	case TaskSourceRoutine:
+		return true
+	case TaskSourceSensorAlert:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskStatus.
+const (
+	TaskStatusCancelled TaskStatus = "cancelled"
+	TaskStatusDone      TaskStatus = "done"
+	TaskStatusMissed    TaskStatus = "missed"
+	TaskStatusOpen      TaskStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the TaskStatus enum.
+func (e TaskStatus) Valid() bool {
+	switch e {
+	case TaskStatusCancelled:
+		return true
+	case TaskStatusDone:
+		return true
+	case TaskStatusMissed:
+		return true
+	case TaskStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskTargetType.
+const (
+	TaskTargetTypeEquipment       TaskTargetType = "equipment"
+	TaskTargetTypeSite            TaskTargetType = "site"
+	TaskTargetTypeStorageLocation TaskTargetType = "storage_location"
+)
+
+// Valid indicates whether the value is a known member of the TaskTargetType enum.
+func (e TaskTargetType) Valid() bool {
+	switch e {
+	case TaskTargetTypeEquipment:
+		return true
+	case TaskTargetTypeSite:
+		return true
+	case TaskTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemperatureUnit.
+const (
+	TemperatureUnitC TemperatureUnit = "C"
+	TemperatureUnitF TemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the TemperatureUnit enum.
+func (e TemperatureUnit) Valid() bool {
+	switch e {
+	case TemperatureUnitC:
+		return true
+	case TemperatureUnitF:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Theme.
 const (
 	Dark  Theme = "dark"
@@ -1744,8 +1942,10 @@ type Alert struct {
 
 	// Kind What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
-	// liquids for 72 hours; subject a patient); later kinds such as `temperature_excursion`,
-	// `lot_expiring`, `certification_lapse` and `task_missed` arrive with their capabilities.
+	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
+	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
+	// reading outside its range; subject a task); later kinds such as `lot_expiring` and
+	// `certification_lapse` arrive with their capabilities.
 	//
 	//
 	// Example: sensor_offline
@@ -1766,7 +1966,7 @@ type Alert struct {
 	// Status Example: open
 	Status AlertStatus `json:"status"`
 
-	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`).
+	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`).
 	Subject struct {
 		Id openapi_types.UUID `json:"id"`
 
@@ -1891,6 +2091,22 @@ type ApiKey struct {
 
 	// Prefix Example: sous_k7Qm2x
 	Prefix string `json:"prefix"`
+}
+
+// Assignee Who the task is for, with the member's or position's name.
+type Assignee struct {
+	// Name Example: Opening cook
+	Name       string              `json:"name"`
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
+// AssigneeInput A member (`userId`) or a position (`positionId`); exactly one.
+//
+// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+type AssigneeInput struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
 }
 
 // AuditEntry defines model for AuditEntry.
@@ -2243,6 +2459,15 @@ type CodeRef struct {
 	Text string `json:"text"`
 }
 
+// CompleteTaskRequest defines model for CompleteTaskRequest.
+type CompleteTaskRequest struct {
+	Note     *string `json:"note,omitempty"`
+	ScanCode *string `json:"scanCode,omitempty"`
+
+	// Temperature Example: {"unit":"F","value":"38.5"}
+	Temperature *Temperature `json:"temperature,omitempty"`
+}
+
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
 	// Name Example: Epic interface engine (prod)
@@ -2352,6 +2577,52 @@ type CreateTagRequest struct {
 	//
 	// Example: equipment
 	TargetType TagTargetType `json:"targetType"`
+}
+
+// CreateTaskRequest defines model for CreateTaskRequest.
+type CreateTaskRequest struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee    *AssigneeInput `json:"assignee,omitempty"`
+	Description *string        `json:"description,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+
+	// Required Default false.
+	Required      *bool              `json:"required,omitempty"`
+	RequiresPhoto *bool              `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool              `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool              `json:"requiresTemp,omitempty"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// TargetTagId A tag of the site (or of no site) whose target a scan must hit; needed with `requiresScan`.
+	TargetTagId *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -2678,6 +2949,12 @@ type DietOrderSource string
 // DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
 type DietOrderType string
 
+// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+//
+// Example: 2026-03-02 14:00:00-06:00
+type DueAt = string
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
@@ -2887,6 +3164,34 @@ type Event struct {
 // Example: alert.created
 type EventType string
 
+// Evidence What the completion carried.
+type Evidence struct {
+	// AlertId The `temperature_excursion` alert the reading opened.
+	AlertId *openapi_types.UUID `json:"alertId,omitempty"`
+	Note    *string             `json:"note,omitempty"`
+
+	// OutOfRange The temperature was outside `tempRange` (a `temperature_excursion` alert opened).
+	OutOfRange bool `json:"outOfRange"`
+	Scan       *struct {
+		Code  string             `json:"code"`
+		TagId openapi_types.UUID `json:"tagId"`
+	} `json:"scan,omitempty"`
+	Temperature *struct {
+		// Fahrenheit The reading in °F (exact; Celsius converted as C × 9/5 + 32).
+		Fahrenheit string                  `json:"fahrenheit"`
+		Unit       EvidenceTemperatureUnit `json:"unit"`
+		Value      string                  `json:"value"`
+	} `json:"temperature,omitempty"`
+}
+
+// EvidenceTemperatureUnit defines model for Evidence.Temperature.Unit.
+type EvidenceTemperatureUnit string
+
+// Fahrenheit Degrees Fahrenheit, an exact decimal string.
+//
+// Example: 41
+type Fahrenheit = string
+
 // FieldError defines model for FieldError.
 type FieldError struct {
 	// Field The offending field as a dotted path into the body, or the parameter's name.
@@ -2896,6 +3201,36 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// Guide defines model for Guide.
+type Guide struct {
+	Body      string               `json:"body"`
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	MediaIds  []openapi_types.UUID `json:"mediaIds"`
+	SiteIds   []openapi_types.UUID `json:"siteIds"`
+	Title     string               `json:"title"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+}
+
+// GuideRef defines model for GuideRef.
+type GuideRef struct {
+	Id    openapi_types.UUID `json:"id"`
+	Title string             `json:"title"`
+}
+
+// GuideRequest defines model for GuideRequest.
+type GuideRequest struct {
+	// Body Markdown.
+	Body string `json:"body"`
+
+	// MediaIds Images uploaded with POST /media.
+	MediaIds *[]openapi_types.UUID `json:"mediaIds,omitempty"`
+
+	// SiteIds The sites the guide is for; empty or absent means every site.
+	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
+	Title   string                `json:"title"`
 }
 
 // HexColor A colour as `#RRGGBB`.
@@ -3050,6 +3385,51 @@ type Hl7ResultDetail struct {
 
 	// Warnings Values that could not be read (an invalid date, …); the rest was applied.
 	Warnings *[]string `json:"warnings,omitempty"`
+}
+
+// Huddle defines model for Huddle.
+type Huddle struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   *string            `json:"dayPart"`
+	Id        openapi_types.UUID `json:"id"`
+	Notes     string             `json:"notes"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// TaskIds The tasks its actions became (source `huddle`).
+	TaskIds []openapi_types.UUID `json:"taskIds"`
+}
+
+// HuddleAction defines model for HuddleAction.
+type HuddleAction struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+	Title    string        `json:"title"`
+}
+
+// HuddleRequest defines model for HuddleRequest.
+type HuddleRequest struct {
+	Actions *[]HuddleAction    `json:"actions,omitempty"`
+	Date    openapi_types.Date `json:"date"`
+	DayPart *string            `json:"dayPart,omitempty"`
+	Notes   *string            `json:"notes,omitempty"`
+	SiteId  openapi_types.UUID `json:"siteId"`
 }
 
 // IngestHl7Request defines model for IngestHl7Request.
@@ -3736,6 +4116,26 @@ type PolicyPublishedEvent struct {
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
 
+// Position defines model for Position.
+type Position struct {
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	Name      string               `json:"name"`
+	SiteId    openapi_types.UUID   `json:"siteId"`
+	UserIds   []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionMembersRequest defines model for PositionMembersRequest.
+type PositionMembersRequest struct {
+	UserIds []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionRequest defines model for PositionRequest.
+type PositionRequest struct {
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
 // PublicAcceptRequest defines model for PublicAcceptRequest.
 type PublicAcceptRequest struct {
 	// Agree Must be true; the client agrees to the quote's terms.
@@ -3990,6 +4390,12 @@ type QuoteTotals struct {
 	TotalCents int64 `json:"totalCents"`
 }
 
+// ReassignTaskRequest A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one.
+type ReassignTaskRequest struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
 // Recipient defines model for Recipient.
 type Recipient struct {
 	Email *openapi_types.Email `json:"email,omitempty"`
@@ -4073,6 +4479,91 @@ type Role string
 //
 // Example: manager
 type RoleInput string
+
+// Routine defines model for Routine.
+type Routine struct {
+	Active    bool               `json:"active"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []RoutineItem      `json:"items"`
+	Name      string             `json:"name"`
+
+	// NextOccurrences The next (at most five) occurrences, in the site's zone.
+	NextOccurrences []DueAt            `json:"nextOccurrences"`
+	Rrule           string             `json:"rrule"`
+	SiteId          openapi_types.UUID `json:"siteId"`
+	StartsOn        openapi_types.Date `json:"startsOn"`
+	UpdatedAt       time.Time          `json:"updatedAt"`
+}
+
+// RoutineItem defines model for RoutineItem.
+type RoutineItem struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAfterMinutes The task is due this long after the occurrence (default 0).
+	DueAfterMinutes *int `json:"dueAfterMinutes,omitempty"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority      *TaskPriority       `json:"priority,omitempty"`
+	Required      *bool               `json:"required,omitempty"`
+	RequiresPhoto *bool               `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool               `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool               `json:"requiresTemp,omitempty"`
+	TargetTagId   *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
+}
+
+// RoutineRequest defines model for RoutineRequest.
+type RoutineRequest struct {
+	// Active Default true; an inactive routine makes no tasks.
+	Active *bool         `json:"active,omitempty"`
+	Items  []RoutineItem `json:"items"`
+	Name   string        `json:"name"`
+
+	// Rrule An RFC 5545 recurrence rule (the RRULE value, without DTSTART), expanded in the site's
+	// time zone from `startsOn`: `FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0`. Occurrences are
+	// wall-clock times: one that does not exist on a spring-forward day happens as much later
+	// as the clock jumped (02:30 at 03:30); one that happens twice on a fall-back day happens
+	// once, the first time. An invalid rule answers 400 with the parser's reason.
+	//
+	//
+	// Example: FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0
+	Rrule  string             `json:"rrule"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// StartsOn The first local date with occurrences (default today at the site).
+	StartsOn *openapi_types.Date `json:"startsOn,omitempty"`
+}
+
+// RunNowResult defines model for RunNowResult.
+type RunNowResult struct {
+	// Occurrence A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	Occurrence DueAt  `json:"occurrence"`
+	Tasks      []Task `json:"tasks"`
+}
 
 // ScanAction An operation the caller may perform on the scanned target, ready to call.
 type ScanAction struct {
@@ -4745,6 +5236,182 @@ type TagCode = string
 // Example: equipment
 type TagTargetType string
 
+// Task One thing to do at a site by a time, with the evidence that proves it done. The first
+// thirteen fields are the spec's task row; the others are what a client needs besides.
+type Task struct {
+	// Assignee Who the task is for, with the member's or position's name.
+	Assignee *Assignee `json:"assignee"`
+
+	// AttachmentMediaIds The task's photos, oldest first.
+	AttachmentMediaIds []openapi_types.UUID `json:"attachmentMediaIds"`
+	CompletedAt        *time.Time           `json:"completedAt"`
+	CompletedBy        *openapi_types.UUID  `json:"completedBy"`
+	CreatedAt          time.Time            `json:"createdAt"`
+	Description        *string              `json:"description"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Evidence What the completion carried.
+	Evidence *Evidence `json:"evidence"`
+
+	// GraceMinutes How long after `dueAt` an open task becomes missed.
+	GraceMinutes int `json:"graceMinutes"`
+
+	// Guides The linked guides' titles (GET /tasks/{id} only).
+	Guides *[]GuideRef        `json:"guides,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind Example: temperature_log
+	Kind TaskKind `json:"kind"`
+
+	// Late Completed after it was missed.
+	Late bool `json:"late"`
+
+	// LinkedDocIds Guides linked to the task.
+	LinkedDocIds []openapi_types.UUID `json:"linkedDocIds"`
+
+	// Photos The photos with their URLs (GET /tasks/{id} only).
+	Photos *[]TaskPhoto `json:"photos,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority TaskPriority `json:"priority"`
+
+	// Required Missing it opens a `task_missed` alert.
+	Required      bool               `json:"required"`
+	RequiresPhoto bool               `json:"requiresPhoto"`
+	RequiresScan  bool               `json:"requiresScan"`
+	RequiresTemp  bool               `json:"requiresTemp"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// Source Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+	// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+	// finding), `sensor_alert` (`sourceId` the alert).
+	//
+	//
+	// Example: routine
+	Source   TaskSource          `json:"source"`
+	SourceId *openapi_types.UUID `json:"sourceId"`
+
+	// Status `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+	// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+	// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+	// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+	//
+	//
+	// Example: open
+	Status TaskStatus `json:"status"`
+
+	// Target What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+	// tags, the tag itself for equipment and storage locations described by a label). Any
+	// current tag of the organization with the same target satisfies the scan.
+	Target *TaskTarget `json:"target"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange"`
+
+	// Title Example: Log walk-in cooler temperature
+	Title string `json:"title"`
+}
+
+// TaskDocsRequest defines model for TaskDocsRequest.
+type TaskDocsRequest struct {
+	DocIds []openapi_types.UUID `json:"docIds"`
+}
+
+// TaskKind Example: temperature_log
+type TaskKind string
+
+// TaskPhoto defines model for TaskPhoto.
+type TaskPhoto struct {
+	ContentType TaskPhotoContentType `json:"contentType"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	Filename    *string              `json:"filename,omitempty"`
+	MediaId     openapi_types.UUID   `json:"mediaId"`
+	Size        int                  `json:"size"`
+
+	// Url Where the bytes are served (with the member's session).
+	//
+	// Example: /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
+	Url string `json:"url"`
+}
+
+// TaskPhotoContentType defines model for TaskPhoto.ContentType.
+type TaskPhotoContentType string
+
+// TaskPriority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+//
+// Example: medium
+type TaskPriority string
+
+// TaskSource Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+// finding), `sensor_alert` (`sourceId` the alert).
+//
+// Example: routine
+type TaskSource string
+
+// TaskStatus `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+//
+// Example: open
+type TaskStatus string
+
+// TaskTarget What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+// tags, the tag itself for equipment and storage locations described by a label). Any
+// current tag of the organization with the same target satisfies the scan.
+type TaskTarget struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Name Example: Walk-in cooler
+	Name string         `json:"name"`
+	Type TaskTargetType `json:"type"`
+}
+
+// TaskTargetType defines model for TaskTarget.Type.
+type TaskTargetType string
+
+// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+//
+// Example: {"maxF":"41","minF":"33"}
+type TempRange struct {
+	// MaxF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MaxF Fahrenheit `json:"maxF"`
+
+	// MinF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MinF Fahrenheit `json:"minF"`
+}
+
+// Temperature Example: {"unit":"F","value":"38.5"}
+type Temperature struct {
+	Unit TemperatureUnit `json:"unit"`
+
+	// Value The reading, an exact decimal string.
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// TemperatureUnit defines model for Temperature.Unit.
+type TemperatureUnit string
+
 // Theme Colour scheme of the screen. Default `dark`.
 //
 // Example: dark
@@ -4955,6 +5622,11 @@ type UploadMediaRequest struct {
 	// screens of every site (members limited to some sites must name one of theirs).
 	SiteId               *openapi_types.UUID    `json:"siteId,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// UploadTaskPhotoRequest defines model for UploadTaskPhotoRequest.
+type UploadTaskPhotoRequest struct {
+	File openapi_types.File `json:"file"`
 }
 
 // User defines model for User.
@@ -5903,6 +6575,40 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// CreateGuideParams defines parameters for CreateGuide.
+type CreateGuideParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListHuddlesParams defines parameters for ListHuddles.
+type ListHuddlesParams struct {
+	// SiteId Only this site's huddles.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateHuddleParams defines parameters for CreateHuddle.
+type CreateHuddleParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateInvitationParams defines parameters for CreateInvitation.
 type CreateInvitationParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -5928,6 +6634,60 @@ type ListMediaParams struct {
 
 // UploadMediaParams defines parameters for UploadMedia.
 type UploadMediaParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListPositionsParams defines parameters for ListPositions.
+type ListPositionsParams struct {
+	// SiteId Only this site's positions.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreatePositionParams defines parameters for CreatePosition.
+type CreatePositionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListRoutinesParams defines parameters for ListRoutines.
+type ListRoutinesParams struct {
+	// SiteId Only this site's routines.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateRoutineParams defines parameters for CreateRoutine.
+type CreateRoutineParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RunRoutineNowParams defines parameters for RunRoutineNow.
+type RunRoutineNowParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -6068,6 +6828,95 @@ type ShareSurveyParams struct {
 
 // CreateTagParams defines parameters for CreateTag.
 type CreateTagParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListTasksParams defines parameters for ListTasks.
+type ListTasksParams struct {
+	// SiteId Only this site's tasks.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only tasks in this state.
+	Status *TaskStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// AssigneeId Only tasks assigned to this member or to a position they hold.
+	AssigneeId *openapi_types.UUID `form:"assigneeId,omitempty" json:"assigneeId,omitempty"`
+
+	// PositionId Only tasks assigned to this position.
+	PositionId *openapi_types.UUID `form:"positionId,omitempty" json:"positionId,omitempty"`
+
+	// Kind Only tasks of this kind.
+	Kind *TaskKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Source Only tasks from this origin.
+	Source *TaskSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// DueFrom Only tasks due at or after this moment.
+	DueFrom *DueAt `form:"dueFrom,omitempty" json:"dueFrom,omitempty"`
+
+	// DueTo Only tasks due at or before this moment.
+	DueTo *DueAt `form:"dueTo,omitempty" json:"dueTo,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateTaskParams defines parameters for CreateTask.
+type CreateTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteTaskParams defines parameters for CompleteTask.
+type CompleteTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AddTaskPhotoParams defines parameters for AddTaskPhoto.
+type AddTaskPhotoParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ReassignTaskParams defines parameters for ReassignTask.
+type ReassignTaskParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -6228,6 +7077,15 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// CreateGuideJSONRequestBody defines body for CreateGuide for application/json ContentType.
+type CreateGuideJSONRequestBody = GuideRequest
+
+// UpdateGuideJSONRequestBody defines body for UpdateGuide for application/json ContentType.
+type UpdateGuideJSONRequestBody = GuideRequest
+
+// CreateHuddleJSONRequestBody defines body for CreateHuddle for application/json ContentType.
+type CreateHuddleJSONRequestBody = HuddleRequest
+
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
@@ -6236,6 +7094,21 @@ type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
+type CreatePositionJSONRequestBody = PositionRequest
+
+// UpdatePositionJSONRequestBody defines body for UpdatePosition for application/json ContentType.
+type UpdatePositionJSONRequestBody = PositionRequest
+
+// SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
+type SetPositionMembersJSONRequestBody = PositionMembersRequest
+
+// CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
+type CreateRoutineJSONRequestBody = RoutineRequest
+
+// UpdateRoutineJSONRequestBody defines body for UpdateRoutine for application/json ContentType.
+type UpdateRoutineJSONRequestBody = RoutineRequest
 
 // CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
 type CreateSignoffJSONRequestBody = CreateSignoffRequest
@@ -6260,6 +7133,21 @@ type CreateSurveyInvitationsJSONRequestBody = InvitationsRequest
 
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
+
+// CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
+type CreateTaskJSONRequestBody = CreateTaskRequest
+
+// CompleteTaskJSONRequestBody defines body for CompleteTask for application/json ContentType.
+type CompleteTaskJSONRequestBody = CompleteTaskRequest
+
+// SetTaskDocsJSONRequestBody defines body for SetTaskDocs for application/json ContentType.
+type SetTaskDocsJSONRequestBody = TaskDocsRequest
+
+// AddTaskPhotoMultipartRequestBody defines body for AddTaskPhoto for multipart/form-data ContentType.
+type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
+
+// ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
+type ReassignTaskJSONRequestBody = ReassignTaskRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -7201,6 +8089,24 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx echo.Context, orgId OrgId) error
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -7231,6 +8137,33 @@ type ServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
@@ -7288,6 +8221,33 @@ type ServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx echo.Context, orgId OrgId, id Id) error
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
@@ -9201,6 +10161,167 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListGuides converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGuides(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGuides(ctx, orgId)
+	return err
+}
+
+// CreateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateGuideParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGuide(ctx, orgId, params)
+	return err
+}
+
+// GetGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuide(ctx, orgId, id)
+	return err
+}
+
+// UpdateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateGuide(ctx, orgId, id)
+	return err
+}
+
+// ListHuddles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListHuddles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListHuddlesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListHuddles(ctx, orgId, params)
+	return err
+}
+
+// CreateHuddle converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateHuddle(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateHuddleParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateHuddle(ctx, orgId, params)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -9454,6 +10575,268 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
+// ListPositions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPositions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPositionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPositions(ctx, orgId, params)
+	return err
+}
+
+// CreatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePositionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePosition(ctx, orgId, params)
+	return err
+}
+
+// UpdatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdatePosition(ctx, orgId, id)
+	return err
+}
+
+// SetPositionMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetPositionMembers(ctx, orgId, id)
+	return err
+}
+
+// ListRoutines converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRoutines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRoutinesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRoutines(ctx, orgId, params)
+	return err
+}
+
+// CreateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRoutineParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRoutine(ctx, orgId, params)
+	return err
+}
+
+// GetRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRoutine(ctx, orgId, id)
+	return err
+}
+
+// UpdateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRoutine(ctx, orgId, id)
+	return err
+}
+
+// RunRoutineNow converts echo context to params.
+func (w *ServerInterfaceWrapper) RunRoutineNow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RunRoutineNowParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunRoutineNow(ctx, orgId, id, params)
 	return err
 }
 
@@ -10072,6 +11455,374 @@ func (w *ServerInterfaceWrapper) DeleteTag(ctx echo.Context) error {
 	return err
 }
 
+// ListTasks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTasksParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "assigneeId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "assigneeId", ctx.QueryParams(), &params.AssigneeId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assigneeId: %s", err))
+	}
+
+	// ------------- Optional query parameter "positionId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "positionId", ctx.QueryParams(), &params.PositionId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter positionId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "source" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "source", ctx.QueryParams(), &params.Source, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter source: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueFrom" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueFrom", ctx.QueryParams(), &params.DueFrom, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueFrom: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueTo" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueTo", ctx.QueryParams(), &params.DueTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueTo: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTasks(ctx, orgId, params)
+	return err
+}
+
+// CreateTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTask(ctx, orgId, params)
+	return err
+}
+
+// GetTask converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTask(ctx, orgId, id)
+	return err
+}
+
+// CompleteTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteTask(ctx, orgId, id, params)
+	return err
+}
+
+// SetTaskDocs converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTaskDocs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTaskDocs(ctx, orgId, id)
+	return err
+}
+
+// AddTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) AddTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddTaskPhotoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddTaskPhoto(ctx, orgId, id, params)
+	return err
+}
+
+// DeleteTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// GetTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// ReassignTask converts echo context to params.
+func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReassignTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReassignTask(ctx, orgId, id, params)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -10541,6 +12292,30 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id/results", wrapper.GetSurveyResults, options.OperationMiddlewares["getSurveyResults"]...)
 	router.GET(options.BaseURL+"/survey/:token", wrapper.GetPublicSurvey, options.OperationMiddlewares["getPublicSurvey"]...)
 	router.POST(options.BaseURL+"/survey/:token/submit", wrapper.SubmitPublicSurvey, options.OperationMiddlewares["submitPublicSurvey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks", wrapper.CreateTask, options.OperationMiddlewares["createTask"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id", wrapper.GetTask, options.OperationMiddlewares["getTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/complete", wrapper.CompleteTask, options.OperationMiddlewares["completeTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/reassign", wrapper.ReassignTask, options.OperationMiddlewares["reassignTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/photos", wrapper.AddTaskPhoto, options.OperationMiddlewares["addTaskPhoto"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.DeleteTaskPhoto, options.OperationMiddlewares["deleteTaskPhoto"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.GetTaskPhoto, options.OperationMiddlewares["getTaskPhoto"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/tasks/:id/docs", wrapper.SetTaskDocs, options.OperationMiddlewares["setTaskDocs"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines", wrapper.ListRoutines, options.OperationMiddlewares["listRoutines"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines", wrapper.CreateRoutine, options.OperationMiddlewares["createRoutine"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.GetRoutine, options.OperationMiddlewares["getRoutine"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.UpdateRoutine, options.OperationMiddlewares["updateRoutine"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines/:id/run-now", wrapper.RunRoutineNow, options.OperationMiddlewares["runRoutineNow"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/positions", wrapper.ListPositions, options.OperationMiddlewares["listPositions"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/positions", wrapper.CreatePosition, options.OperationMiddlewares["createPosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id", wrapper.UpdatePosition, options.OperationMiddlewares["updatePosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id/members", wrapper.SetPositionMembers, options.OperationMiddlewares["setPositionMembers"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides", wrapper.ListGuides, options.OperationMiddlewares["listGuides"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/guides", wrapper.CreateGuide, options.OperationMiddlewares["createGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.GetGuide, options.OperationMiddlewares["getGuide"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.UpdateGuide, options.OperationMiddlewares["updateGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/huddles", wrapper.ListHuddles, options.OperationMiddlewares["listHuddles"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/huddles", wrapper.CreateHuddle, options.OperationMiddlewares["createHuddle"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -18817,6 +20592,818 @@ func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListGuidesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListGuidesResponseObject interface {
+	VisitListGuidesResponse(w http.ResponseWriter) error
+}
+
+type ListGuides200JSONResponse []Guide
+
+func (response ListGuides200JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListGuides400JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGuides401JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListGuides403JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGuides404JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListGuides406JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListGuides503JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuideRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateGuideParams
+	Body   *CreateGuideJSONRequestBody
+}
+
+type CreateGuideResponseObject interface {
+	VisitCreateGuideResponse(w http.ResponseWriter) error
+}
+
+type CreateGuide201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateGuide201JSONResponse struct {
+	Body    Guide
+	Headers CreateGuide201ResponseHeaders
+}
+
+func (response CreateGuide201JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateGuide400JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateGuide401JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateGuide403JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateGuide404JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateGuide406JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateGuide409JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateGuide415JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateGuide422JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateGuide503JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetGuideResponseObject interface {
+	VisitGetGuideResponse(w http.ResponseWriter) error
+}
+
+type GetGuide200JSONResponse Guide
+
+func (response GetGuide200JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetGuide400JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetGuide401JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetGuide403JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuide404JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetGuide406JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuide503JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateGuideJSONRequestBody
+}
+
+type UpdateGuideResponseObject interface {
+	VisitUpdateGuideResponse(w http.ResponseWriter) error
+}
+
+type UpdateGuide200JSONResponse Guide
+
+func (response UpdateGuide200JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateGuide400JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateGuide401JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateGuide403JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateGuide404JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateGuide406JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateGuide415JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateGuide503JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddlesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListHuddlesParams
+}
+
+type ListHuddlesResponseObject interface {
+	VisitListHuddlesResponse(w http.ResponseWriter) error
+}
+
+type ListHuddles200JSONResponse []Huddle
+
+func (response ListHuddles200JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListHuddles400JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListHuddles401JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListHuddles403JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListHuddles404JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListHuddles406JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHuddles503JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddleRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateHuddleParams
+	Body   *CreateHuddleJSONRequestBody
+}
+
+type CreateHuddleResponseObject interface {
+	VisitCreateHuddleResponse(w http.ResponseWriter) error
+}
+
+type CreateHuddle201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateHuddle201JSONResponse struct {
+	Body    Huddle
+	Headers CreateHuddle201ResponseHeaders
+}
+
+func (response CreateHuddle201JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateHuddle400JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateHuddle401JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateHuddle403JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateHuddle404JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateHuddle406JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateHuddle409JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateHuddle415JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateHuddle422JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateHuddle503JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInvitationsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -20139,6 +22726,1241 @@ func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.Respons
 type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListPositionsParams
+}
+
+type ListPositionsResponseObject interface {
+	VisitListPositionsResponse(w http.ResponseWriter) error
+}
+
+type ListPositions200JSONResponse []Position
+
+func (response ListPositions200JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPositions400JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPositions401JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPositions403JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPositions404JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPositions406JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPositions503JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePositionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePositionParams
+	Body   *CreatePositionJSONRequestBody
+}
+
+type CreatePositionResponseObject interface {
+	VisitCreatePositionResponse(w http.ResponseWriter) error
+}
+
+type CreatePosition201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePosition201JSONResponse struct {
+	Body    Position
+	Headers CreatePosition201ResponseHeaders
+}
+
+func (response CreatePosition201JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePosition400JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePosition401JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePosition403JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePosition404JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePosition406JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePosition409JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePosition415JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePosition422JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePosition503JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePositionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdatePositionJSONRequestBody
+}
+
+type UpdatePositionResponseObject interface {
+	VisitUpdatePositionResponse(w http.ResponseWriter) error
+}
+
+type UpdatePosition200JSONResponse Position
+
+func (response UpdatePosition200JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdatePosition400JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdatePosition401JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdatePosition403JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdatePosition404JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdatePosition406JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePosition415JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdatePosition503JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembersRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetPositionMembersJSONRequestBody
+}
+
+type SetPositionMembersResponseObject interface {
+	VisitSetPositionMembersResponse(w http.ResponseWriter) error
+}
+
+type SetPositionMembers200JSONResponse Position
+
+func (response SetPositionMembers200JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetPositionMembers400JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetPositionMembers401JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetPositionMembers403JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetPositionMembers404JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetPositionMembers406JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPositionMembers415JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutinesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRoutinesParams
+}
+
+type ListRoutinesResponseObject interface {
+	VisitListRoutinesResponse(w http.ResponseWriter) error
+}
+
+type ListRoutines200JSONResponse []Routine
+
+func (response ListRoutines200JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRoutines400JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRoutines401JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRoutines403JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRoutines404JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRoutines406JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRoutines503JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutineRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRoutineParams
+	Body   *CreateRoutineJSONRequestBody
+}
+
+type CreateRoutineResponseObject interface {
+	VisitCreateRoutineResponse(w http.ResponseWriter) error
+}
+
+type CreateRoutine201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRoutine201JSONResponse struct {
+	Body    Routine
+	Headers CreateRoutine201ResponseHeaders
+}
+
+func (response CreateRoutine201JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRoutine400JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRoutine401JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRoutine403JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRoutine404JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRoutine406JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateRoutine409JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRoutine415JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRoutine422JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRoutine503JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetRoutineResponseObject interface {
+	VisitGetRoutineResponse(w http.ResponseWriter) error
+}
+
+type GetRoutine200JSONResponse Routine
+
+func (response GetRoutine200JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRoutine400JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRoutine401JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRoutine403JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRoutine404JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRoutine406JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRoutine503JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateRoutineJSONRequestBody
+}
+
+type UpdateRoutineResponseObject interface {
+	VisitUpdateRoutineResponse(w http.ResponseWriter) error
+}
+
+type UpdateRoutine200JSONResponse Routine
+
+func (response UpdateRoutine200JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRoutine400JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRoutine401JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRoutine403JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRoutine404JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateRoutine406JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRoutine415JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRoutine503JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNowRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RunRoutineNowParams
+}
+
+type RunRoutineNowResponseObject interface {
+	VisitRunRoutineNowResponse(w http.ResponseWriter) error
+}
+
+type RunRoutineNow200JSONResponse RunNowResult
+
+func (response RunRoutineNow200JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RunRoutineNow400JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RunRoutineNow401JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RunRoutineNow403JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RunRoutineNow404JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RunRoutineNow406JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RunRoutineNow409JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RunRoutineNow415JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RunRoutineNow422JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RunRoutineNow503JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -22902,6 +26724,1309 @@ func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 	return err
 }
 
+type ListTasksRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListTasksParams
+}
+
+type ListTasksResponseObject interface {
+	VisitListTasksResponse(w http.ResponseWriter) error
+}
+
+type ListTasks200ResponseHeaders struct {
+	Link *string
+}
+
+type ListTasks200JSONResponse struct {
+	Body    []Task
+	Headers ListTasks200ResponseHeaders
+}
+
+func (response ListTasks200JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTasks400JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTasks401JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTasks403JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTasks404JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListTasks406JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTasks503JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateTaskParams
+	Body   *CreateTaskJSONRequestBody
+}
+
+type CreateTaskResponseObject interface {
+	VisitCreateTaskResponse(w http.ResponseWriter) error
+}
+
+type CreateTask201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateTask201JSONResponse struct {
+	Body    Task
+	Headers CreateTask201ResponseHeaders
+}
+
+func (response CreateTask201JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTask400JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTask401JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTask403JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateTask404JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateTask406JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateTask409JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateTask415JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateTask422JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTask503JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetTaskResponseObject interface {
+	VisitGetTaskResponse(w http.ResponseWriter) error
+}
+
+type GetTask200JSONResponse Task
+
+func (response GetTask200JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTask400JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTask401JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTask403JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTask404JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTask406JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTask503JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CompleteTaskParams
+	Body   *CompleteTaskJSONRequestBody
+}
+
+type CompleteTaskResponseObject interface {
+	VisitCompleteTaskResponse(w http.ResponseWriter) error
+}
+
+type CompleteTask200JSONResponse Task
+
+func (response CompleteTask200JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteTask400JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CompleteTask401JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CompleteTask403JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteTask404JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CompleteTask406JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CompleteTask409JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CompleteTask415JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CompleteTask422JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteTask503JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetTaskDocsJSONRequestBody
+}
+
+type SetTaskDocsResponseObject interface {
+	VisitSetTaskDocsResponse(w http.ResponseWriter) error
+}
+
+type SetTaskDocs200JSONResponse Task
+
+func (response SetTaskDocs200JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTaskDocs400JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTaskDocs401JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTaskDocs403JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTaskDocs404JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTaskDocs406JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTaskDocs415JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTaskDocs503JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhotoRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AddTaskPhotoParams
+	Body   *multipart.Reader
+}
+
+type AddTaskPhotoResponseObject interface {
+	VisitAddTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type AddTaskPhoto201ResponseHeaders struct {
+	Location *string
+}
+
+type AddTaskPhoto201JSONResponse struct {
+	Body    TaskPhoto
+	Headers AddTaskPhoto201ResponseHeaders
+}
+
+func (response AddTaskPhoto201JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddTaskPhoto400JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddTaskPhoto401JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddTaskPhoto403JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddTaskPhoto404JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AddTaskPhoto406JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AddTaskPhoto409JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddTaskPhoto413JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddTaskPhoto415JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AddTaskPhoto422JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddTaskPhoto503JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type DeleteTaskPhotoResponseObject interface {
+	VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type DeleteTaskPhoto204Response = NoContentResponse
+
+func (response DeleteTaskPhoto204Response) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTaskPhoto400JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTaskPhoto401JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTaskPhoto403JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTaskPhoto404JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteTaskPhoto406JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeleteTaskPhoto409JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTaskPhoto503JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type GetTaskPhotoResponseObject interface {
+	VisitGetTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type GetTaskPhoto200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetTaskPhoto200ImageResponse struct {
+	Body          io.Reader
+	Headers       GetTaskPhoto200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetTaskPhoto200ImageResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTaskPhoto400JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTaskPhoto401JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTaskPhoto403JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTaskPhoto404JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTaskPhoto406JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaskPhoto503JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ReassignTaskParams
+	Body   *ReassignTaskJSONRequestBody
+}
+
+type ReassignTaskResponseObject interface {
+	VisitReassignTaskResponse(w http.ResponseWriter) error
+}
+
+type ReassignTask200JSONResponse Task
+
+func (response ReassignTask200JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReassignTask400JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReassignTask401JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReassignTask403JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReassignTask404JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ReassignTask406JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ReassignTask409JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReassignTask415JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ReassignTask422JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -24895,6 +30020,24 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx context.Context, request ListGuidesRequestObject) (ListGuidesResponseObject, error)
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx context.Context, request CreateGuideRequestObject) (CreateGuideResponseObject, error)
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx context.Context, request GetGuideRequestObject) (GetGuideResponseObject, error)
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx context.Context, request UpdateGuideRequestObject) (UpdateGuideResponseObject, error)
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx context.Context, request ListHuddlesRequestObject) (ListHuddlesResponseObject, error)
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx context.Context, request CreateHuddleRequestObject) (CreateHuddleResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -24925,6 +30068,33 @@ type StrictServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx context.Context, request ListPositionsRequestObject) (ListPositionsResponseObject, error)
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx context.Context, request CreatePositionRequestObject) (CreatePositionResponseObject, error)
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx context.Context, request UpdatePositionRequestObject) (UpdatePositionResponseObject, error)
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx context.Context, request CreateRoutineRequestObject) (CreateRoutineResponseObject, error)
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx context.Context, request GetRoutineRequestObject) (GetRoutineResponseObject, error)
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx context.Context, request UpdateRoutineRequestObject) (UpdateRoutineResponseObject, error)
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx context.Context, request RunRoutineNowRequestObject) (RunRoutineNowResponseObject, error)
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
@@ -24982,6 +30152,33 @@ type StrictServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx context.Context, request CreateTaskRequestObject) (CreateTaskResponseObject, error)
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx context.Context, request GetTaskRequestObject) (GetTaskResponseObject, error)
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx context.Context, request CompleteTaskRequestObject) (CompleteTaskResponseObject, error)
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx context.Context, request SetTaskDocsRequestObject) (SetTaskDocsResponseObject, error)
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx context.Context, request AddTaskPhotoRequestObject) (AddTaskPhotoResponseObject, error)
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx context.Context, request DeleteTaskPhotoRequestObject) (DeleteTaskPhotoResponseObject, error)
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx context.Context, request GetTaskPhotoRequestObject) (GetTaskPhotoResponseObject, error)
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -27082,6 +32279,230 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 	return nil
 }
 
+// ListGuides operation middleware
+func (sh *strictHandler) ListGuides(ctx echo.Context, orgId OrgId) error {
+	var request ListGuidesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGuides(ctx.Request().Context(), request.(ListGuidesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGuides")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGuidesResponseObject); ok {
+		return validResponse.VisitListGuidesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateGuide operation middleware
+func (sh *strictHandler) CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error {
+	var request CreateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGuide(ctx.Request().Context(), request.(CreateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGuideResponseObject); ok {
+		return validResponse.VisitCreateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuide operation middleware
+func (sh *strictHandler) GetGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuide(ctx.Request().Context(), request.(GetGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuideResponseObject); ok {
+		return validResponse.VisitGetGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateGuide operation middleware
+func (sh *strictHandler) UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateGuide(ctx.Request().Context(), request.(UpdateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateGuideResponseObject); ok {
+		return validResponse.VisitUpdateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListHuddles operation middleware
+func (sh *strictHandler) ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error {
+	var request ListHuddlesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListHuddles(ctx.Request().Context(), request.(ListHuddlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListHuddles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListHuddlesResponseObject); ok {
+		return validResponse.VisitListHuddlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateHuddle operation middleware
+func (sh *strictHandler) CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error {
+	var request CreateHuddleRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateHuddleJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateHuddle(ctx.Request().Context(), request.(CreateHuddleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateHuddle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateHuddleResponseObject); ok {
+		return validResponse.VisitCreateHuddleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -27386,6 +32807,356 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 		return err
 	} else if validResponse, ok := response.(GetPatientResponseObject); ok {
 		return validResponse.VisitGetPatientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPositions operation middleware
+func (sh *strictHandler) ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error {
+	var request ListPositionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPositions(ctx.Request().Context(), request.(ListPositionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPositions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPositionsResponseObject); ok {
+		return validResponse.VisitListPositionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePosition operation middleware
+func (sh *strictHandler) CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error {
+	var request CreatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePosition(ctx.Request().Context(), request.(CreatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePositionResponseObject); ok {
+		return validResponse.VisitCreatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdatePosition operation middleware
+func (sh *strictHandler) UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdatePosition(ctx.Request().Context(), request.(UpdatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdatePositionResponseObject); ok {
+		return validResponse.VisitUpdatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetPositionMembers operation middleware
+func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetPositionMembersRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetPositionMembersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetPositionMembers(ctx.Request().Context(), request.(SetPositionMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetPositionMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetPositionMembersResponseObject); ok {
+		return validResponse.VisitSetPositionMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRoutines operation middleware
+func (sh *strictHandler) ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error {
+	var request ListRoutinesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRoutines(ctx.Request().Context(), request.(ListRoutinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRoutines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRoutinesResponseObject); ok {
+		return validResponse.VisitListRoutinesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRoutine operation middleware
+func (sh *strictHandler) CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error {
+	var request CreateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRoutine(ctx.Request().Context(), request.(CreateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRoutineResponseObject); ok {
+		return validResponse.VisitCreateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRoutine operation middleware
+func (sh *strictHandler) GetRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRoutine(ctx.Request().Context(), request.(GetRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRoutineResponseObject); ok {
+		return validResponse.VisitGetRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRoutine operation middleware
+func (sh *strictHandler) UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRoutine(ctx.Request().Context(), request.(UpdateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRoutineResponseObject); ok {
+		return validResponse.VisitUpdateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunRoutineNow operation middleware
+func (sh *strictHandler) RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error {
+	var request RunRoutineNowRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunRoutineNow(ctx.Request().Context(), request.(RunRoutineNowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunRoutineNow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunRoutineNowResponseObject); ok {
+		return validResponse.VisitRunRoutineNowResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -28072,6 +33843,343 @@ func (sh *strictHandler) DeleteTag(ctx echo.Context, orgId OrgId, id Id) error {
 	return nil
 }
 
+// ListTasks operation middleware
+func (sh *strictHandler) ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error {
+	var request ListTasksRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTasks(ctx.Request().Context(), request.(ListTasksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTasks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTasksResponseObject); ok {
+		return validResponse.VisitListTasksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTask operation middleware
+func (sh *strictHandler) CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error {
+	var request CreateTaskRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTask(ctx.Request().Context(), request.(CreateTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTaskResponseObject); ok {
+		return validResponse.VisitCreateTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTask operation middleware
+func (sh *strictHandler) GetTask(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTask(ctx.Request().Context(), request.(GetTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskResponseObject); ok {
+		return validResponse.VisitGetTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteTask operation middleware
+func (sh *strictHandler) CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error {
+	var request CompleteTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CompleteTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteTask(ctx.Request().Context(), request.(CompleteTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteTaskResponseObject); ok {
+		return validResponse.VisitCompleteTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTaskDocs operation middleware
+func (sh *strictHandler) SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetTaskDocsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetTaskDocsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTaskDocs(ctx.Request().Context(), request.(SetTaskDocsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTaskDocs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTaskDocsResponseObject); ok {
+		return validResponse.VisitSetTaskDocsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddTaskPhoto operation middleware
+func (sh *strictHandler) AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error {
+	var request AddTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddTaskPhoto(ctx.Request().Context(), request.(AddTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddTaskPhotoResponseObject); ok {
+		return validResponse.VisitAddTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTaskPhoto operation middleware
+func (sh *strictHandler) DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request DeleteTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTaskPhoto(ctx.Request().Context(), request.(DeleteTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTaskPhotoResponseObject); ok {
+		return validResponse.VisitDeleteTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTaskPhoto operation middleware
+func (sh *strictHandler) GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request GetTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskPhoto(ctx.Request().Context(), request.(GetTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskPhotoResponseObject); ok {
+		return validResponse.VisitGetTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReassignTask operation middleware
+func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error {
+	var request ReassignTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body ReassignTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReassignTask(ctx.Request().Context(), request.(ReassignTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReassignTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReassignTaskResponseObject); ok {
+		return validResponse.VisitReassignTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhooks operation middleware
 func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
 	var request ListWebhooksRequestObject
@@ -28501,1042 +34609,1190 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Jchu5siD6KwjeeWFpXlEuUpslx403siS3ZWtrSW73ohYLrAJJtIoAG0BJZrd84v7D/MN82P2SF8gE",
-	"amNRImV3n5m550Qct1iFwpJIJHLPP1uxHE+kYMLo1u6fLfaZjicpg7/3UqaM/eOOphmzf/CktdsKOzvd",
-	"wTrdaIdhGLa37T+v7D9h/j/WaQWtWy5sa82ElqonB4OUC9YKWmOmNR2y1m7rEl6RITXsnk7JdesTTW/b",
-	"XJCJkn2mr1tkRDUR0pA+Y4KMGFUJGSg5JpqLmJHOxm7YbQUtOWGCJXumtdvqht2tdrjeDrtX3XC3090N",
-	"w59bQUsxLdM7bCOyNC2evJn6J5rdMcXNtLXbuqdKcDFsBS3NDTtabNGU2vaGmky3dmFO9nfW/43FZgnY",
-	"xRZ2ZjqxAErYHY9Z68uXLwFuhi7txi//2o5/1nb8+iVo7TOhM9gPnY3HVNmJnglGJtRwJgzhgoxkpi2I",
-	"iw2jyZgbMwuczsZud9MBh6YpU0MmdGv3l9aEUZEZ3frVP+f2aNqe5rSKqWFDCbMZSJm0glYsEzv57a3u",
-	"zmY3DF/ZPaeTCcK6dSdj2s9SO3+7CzQ2XGKne4JORtOUfua6FbTe8TsGA5T2Bf5kZTBjx/bJVBs2tki1",
-	"f2UByD7bFZ/DPFtfgur8q9NOVDYsTTvc6ryqT+2C6lFtLmOZMEVNZTZCmh6dTFIe037KyrO6+PH07OKk",
-	"PDHBY56mXLS+/Bq0+swix14raCXUsLPBG67MqLXb6uy8CtvhRrtj0TzhzJyphCncEDvf4q/Wbmt//92Z",
-	"awaTjqXQXBsmTC+mqi9H0wQm/Ov8/XgErofnR/sHR4cl4O7n/ZP9Uv+k8yoMyW1MU4C7m1z3u9O98uRS",
-	"ed/TMuHZ+JvNp0uGio6J69WC9UlQBLV5LHpGt1tBiwttVFbgyKkksRQxE8Z2nRB9zxgeEWk3rfEMrlsa",
-	"Zc/gJKUxU7C7p9m4z1RBlZSlAedMcZnAOG9aQeu4FbQOACFlpmILX5oYhJcyBZHzZIQz8zx4MBHLTBim",
-	"jpYg/IOUDmEUPK49PHnTJeDb7wB83wE52zUqY0FrrIQ9EGHYXd/Y3LIbIOgYeIQBHfPUos7B2WEraA35",
-	"HbNN3++d2p9jniSphcL3H49OT1tfgpaS0iLQBhwqzT63dltvn0HqM8Hthm58sn9P7Ll9ZIeRgitmW1VJ",
-	"+B4R7J7orK9jxScWm8g9NyPCjSaaxYqZgOiRvBfEIldB3P9sWfp0l8Mnxs7rUwh3dsPQEXp2h0zXLy1q",
-	"7/Y19wmsfSjkYLCWsJgnLLFbNaA8zRTbt/vf2g2Dpe7+lGpzwFJ+x9S0QEf79NKdaI/ddoH2xh1pFvd+",
-	"/H39bufqj4sNcTx5FX9KOoN3emv4nq5PD1mYfeBnZvN2+/tx9/MPfQt0lbZ2WyNjJnr35cuRlLd6bWSx",
-	"Wd1xdt++5SYeMaHXHIf5UstMt74U+3Ak7rihFuJNO8Lzt8V+GHkLt3q+BQsAPVYsYcJwmgLkFQCXjSm3",
-	"k9d0/D8embLds88TrpiujrBTGWEZxgJW5Sht/slmfytubyevWHtnEHbaeMBe7dB+bHFDSTg+YyrokKn8",
-	"oMBqFjoqvwYtBNyuHb63E3/f7f+4Pf4w2dBXnbufX4mL9fuftti78LfjTfo26Q4/8rPft3+8hb06QIy8",
-	"RAStbZQgdDJR8o4lRDELwfLeOFyeOZObuxsecq7JotBg7hPNpTiVxkLlXBqqNc/GpEuGlv4PuBqzBFFG",
-	"sMlIyVQOp2vl6xsQp355Xxye7h2XL0jFBE2rBBl/TPyQz7w4j8/2YSR3a17YcUh3OCanFP7zoXpVLDaP",
-	"r7g4H7kg13c3PZPacEG2zi4O2js7nU6r4Zos343Qffl2rNHo/CRV7svSjh0ts7rF2iY7rcY7DdEKN8WO",
-	"j5iUTPVkRIecErtrmWKvySRlVDOPciTfDZLyMTcW4ZxgcLTEnftsccefQxR55sgcm7sdD+m80eKUCKkB",
-	"3Cmc6TrJTvANSwjccgGhxN5gLCFSsMD+Q37PWAYzLIlHxrDxxJQFwyRTQPVP8kuKKSVzfgx6t5S7dmO6",
-	"N4sCe31xTBnYtjj3GYiGuxtexLVbYVEnX6Uu3bQgAJXXWu+lsxuGa+sdIIolALwKw04OgJbhYyYzQ+jA",
-	"MEVe6VYBjjpDsRQwuksAo/soMDo1YCAKlIARPgkJi6FrYXcGEttzEOGrVt5ZYuWdR1ce1laen4fS4rvh",
-	"BvChB6BWOOba1E/RPU3TvqQqIVQkhJIxExmBB5VjE1OdnxcgQEPbkVSW3DiGqpVSkeiYTkAMHsl7r05C",
-	"btU+eUdFIgeD4hl+C7fOUPHU3jqaZiixmhEbw7qourW0eQHOa1FKvFkoq/L19/py5PjYS8bEDMQ7u+se",
-	"11AMab2ThqRcsAKGQIK53QK3QPzVNOUNv3vLyiDNckcBBZDAG3crodNzqvIX1c2bSGUU5Sbfu1x3Umzf",
-	"ueIxy5/4/Un5cGSe2KDukhu0VWyQRcieh255d3AVbi+OZb8/rSKv34kBTXVlK5wg8u0Aj6uDg3Z457Xc",
-	"xSG7upd4RemAyDRh2pABV9rU7qX5aJ1QQ0H8swdq0Tk/ppD9BorPL/Pp4SKbzMIwtJss1XDBMcMOKvVm",
-	"KWGnu7serm2WIeV59iqfsix3l6wvzVMl3UK2XvSTztcAf5YrWRT8r5YGv0XwIzFk2uwlY25mRbNkzLXO",
-	"5edcm+yuFmBugTMnK5oNx/ZEEM0mFLVn/amVwi2G6tWyVFdYD04u3z3c/OP6+joLw+7Ww+H50f7Du72L",
-	"N2cXPxwdfrrprHXXXm2Ea53OxvpmuNZZ66yvdW6OLs8eLs8+XuI/FnPC9bAbvloPO912uBWGDw97B1c3",
-	"e2HnZu/gqrcXdh5OLr+DFT+cP3TXNtc6Dw8Pe8cPp4cPDx9Pj/bPDg7Jx6u37VfX4vCH0wf7QblX2+HD",
-	"+8uTo6t3N/jv+7N3p6Um3c0wvBbnRwcPnYeHXBK4ubl5d7KPK2tcyFoHXx5dnt2cXPyj011vb2y2La98",
-	"c3Nzebl3c3n58HBwdnjzfu/08AZUXzc3NzfHDw+dnVdhuNHpPrx9eHjodNfJyd7RKbm8urm5PNy7ujo+",
-	"vPm0d7PzqhNu3Hy83Ht4WOmGW6ubm5vtsAOLOXl4+MGCAyZ6Lc5/6Dx0Ho4eNj7dbHS6N3t23jc3N7bT",
-	"m42HQxxj42bv6urw9OBm7/ho3z47OTx4sK8aXx+dlkZ4mPe/Ogj3ju1E3u7dvJUyIXhjTW/eHW+Hne72",
-	"Q26MuEGTwM3l/tXD5Q83l6CidM1ePZRMEP8AAwT223042Ls5UNlwtt9wq2P79Nr8G1T0P5ycPVxQPboW",
-	"ZweXDwcPb/5x/I+Dh/39d2c3T2rNb7xm+x/d7073bipa7fzdQ7O2+VosTz3yY3zBdJbOsIR9auIRkQMy",
-	"kJki7vjp8pGcKBkzre3tugGGtSw1qNtImAE9F+oqkQA7gxQYXIRRMoWp+kPWeqbOeVaSBtKSa1w9A7ak",
-	"RPwlaMnMxBK4CrDswMydnsBRCriJiqU2LKubz3Bzc9MuE3QWilENMEm4jkdUDRkZSEUycSvkvSAnF6ek",
-	"aF6Zib7lTqtTmcn60zOpjOveE54Q/xrNq2bELS0WCRdD4gxaoAm1pHtAY55yMyX3VBOaKkaTKSlwoDLR",
-	"JMNv2VNAy+d0cvmu3SUWB2BwCxcaG6Y0oYoRuFHEsDqIYr+x2JTBYS+nL0HrBHRf+6BgqyJ1KmOvX4ll",
-	"wghqyWB5irXdRhMjiRkplptYK1hftyeiGu/k7GBBKxwq0QbUgLLdcoBNgka4UxixHf8G2qlHRJONQjTB",
-	"ZTXoYXJmsqQ/XFAdLOM4U4oJ4P07G/mh0nuDAW7D7jrgGALxSsLvxfWRJzLhAwv9CrRgOxnq/apbaald",
-	"W8fS7p8FDTec1nX08xXwVNAnFPC/SS4elzOd0LEnKPlOjtkf30hnnuk6CXxKO4YA0ktC6Jf/MiD6FWAk",
-	"sjdWJrxERUkVVIXISKghnXB3Y9PRCsPHLCB9Zu4ZE6SvGL0dUG2AZKSZiEdV2oC6DnQ0KKTvBHUzBZDA",
-	"oAA+Hkiu/ybZ/GsF73li9pegNcqVOnbx9l1lQX+2GHQHltGiJw9B0NDb15aCwUzFuZJDxbTORXdu2Bi6",
-	"/wISi+2zr6hIkM2IURD6t7ebO4fhGyuxKe629986b7s769u2W6+zydGafHBobd9OlEwyx7CAIYGpO6au",
-	"+JjVCOnW7sZmSXOzhJcPKBHcLE4oF358Swf5mP0hBZyXMVM8pi/3RzymQ4l+WSfIgl0pd3VWVQueQbMc",
-	"mxkxYqBZ5bA38yfLKGC5SNjn1m6niatp4lIUvX9SYGsWyzqFRLbuJbGul8SulZOb8vFRbro5uXh4uDg7",
-	"vLk42n+3d3FwrbyUsnl4s9kJb94sy33Z5jHjd80m/k7uZfZ7xjSylxuDTtylOyzsbyfr8SZ9xbYGnaQb",
-	"g74FGKu9gq9y7izFu7eOx7I4mkPoGfrBBvZwCU58Gc20Q4mwkRVvYKGfYZx6PhYtLtznKFUTxQGlvDxd",
-	"FqIL3PIS8P8dyOIUPKfs/iC/oBotBQFRbGgZXOUYaCENmTJDnMa1zIn9VzQbVBTTjxoJ/nrVtLMJfAla",
-	"Z3hxVhR2Ug2p4H+gpCcFeLycK0mM4jQt7+PS1+23gzrQpUdub3AUAH+eAaMmUwzdnSa8d8um9vU964On",
-	"kKV6KRc8hqWBsqCXco0Oe2BC16g6vkNOqrv5xV7N4HcwUdIeFwuWQ5GUfXM22mGnsixoZCVWQFa4v8/d",
-	"ds+zvOH+vy4cjogVxp0HWDolI3SBLfm55Azkv87X/6ZGOLdJV84NSstM9xJ21/vpdv3u9NXvj7u8/fj7",
-	"z/fb/VaBO80UGRdWQiRUu3uOkFjsIEYSbmZpMv63ycrpHVSddH5F+ykjna7FSUrQwZOgN7jT8E/XyH7K",
-	"qECRALX9w1TeMQ38lf1iSiYpNWwNmF0DYqCXYgiITsVl5NX9X/5laP7fHMcBO4Gnm0VMDFDwDCeghFFU",
-	"6AFTNRbh/9R4hW8Up5CHArz5ulCAi8Pvqr6EQ7uCb+Zpf4H9kYMZx/LSSIu6BL5a3CVw/aqzvbu584hL",
-	"oJ1ne3Nza+srfALXrzqv5vgEzlnqs0wW+Ud64UidEm54obXEKC7joD2Wd2zsvMGbZUL65Dz25kuOFRf7",
-	"wlG+In9WKQCtb8FWsQXFsmeG63Q2iuE2y8NtHsJ2OeKzn1Jtsftofuugdcc1NzkqFTZI6OjvimoYK3Hp",
-	"kXTCk/XeWH19rMPmt4l1ACg1XgXlkwlXAYqmzW7bzlmb3FNuuBgCX0CblfclJ26nQi1ctosHhUO2e/Yv",
-	"V+t/uVr/3+pqPcGj9Rd7Wl/GVFzyBgsJ2muIjqkAEYAbRgwdEmrIOqFr47WSwaQerYRYWLoDhszAIJYB",
-	"7rPUItqECVBca3w+ZmYkLZi+AwZkQoEZeinVUL9cRF3w0vazSFNwpCpNLWEpM+yKDkuTu2CGK4bmcQNv",
-	"8ukdHB4fXh0+a4aGLtQywXvIXoFATv58ls0BNuegwQ4FL5yNI1zfDcPnGSjKwIoZv7P0PZHx7bLuZUHL",
-	"0CGa7lsb737cOf+5Cwyo5XnMtzG0PFM/ClD/Apqkj5UINDqZrFnJvgg4i6l4mU8eThXTuiHebKCYHhHt",
-	"XlYOTcy09moDNn0/6n8X8zP+/u3PhxdX318e6aOxmfy8f7R19Ftye/LdSfjTb+/Ts0+Hn3/+7fS306sh",
-	"P95/H7If9+w3H37ofM8H36+x6fuUvdvjZ78drp9dfd85/e37zZODPX00TkfJ/tHWyVW8eXrwsXt6sHd/",
-	"sn/P6Y+nfxz9Jnnc3enE0yN9JE47P3E75N7ns6v345PuYXh89QM/HZ+Y0+73Gz9fhps//7b3+fjq6A/o",
-	"54/h5k+f3v/28/77nbW4m4r++G2Y/Pg+LcLbjkRrdycMrYAFsPArVgZiAsNx93Q7fq9+un/Vv+rcnm/o",
-	"42Rn8I5uZYdyc/gz74rvP2//cN9CizBYGRc2XvNkcd+HMRrYR3yiG+zmvy6N4lINTx/TZTobubwXNQv5",
-	"r5YSzBjVQb3oWK6mRAHOoaceKvfLv9isf7FZ/2Kz/n4261c4rrM8FvBUACXLCCVsQLPUkIROyYSqqhfa",
-	"AtpJ53uBZ9N5X4QV74vcm6XkgRFuoQfGkg4bvnk3rHAQCReiQFjbfst292Xxc/ZchwmEcEMMBvCFdS+o",
-	"58ByIcD85QsNHp3/5vz5w/IWwoUl1tAvOrw0a+SN4kOevNDkStEpOcawk8dWAyejlBJh5oSU3zWkRHCm",
-	"1P+tcyI0hmB2IXClnCihG258RaqDMhAbWIIRo6kZTSvwxGBZu1Qkf6WopP9zEk789cANloDH5gw8/vvs",
-	"itcXX3F30RVjRG95xWF9vUxN/MrWYjl+6Q3kbpn2JFohuHYArcQvBaHk3qXsiqVMmSLUwJ01toTrNidc",
-	"xXWFrOGH7e9Puj/+8Kb1Tc1r2yVJ/VN1Wt3niHsgatovXDId+H2FDBX7PeOTMROmtbAgmC/6C4K00U8X",
-	"VSkiIVSQfAynayi78NXl4nlgfFXwm8s4fc6V4Z8PxOW+uCrJ2s8QtYN/oRqiGhxfps0ehrzPHGOmjU+d",
-	"MIWT61zXFKFxzCamZp19LHA+5zFKUfOdTndO2LwjM2t2BstGzW8s4Zu48WjU/OZCUfOhPbEfxTgPJ2m4",
-	"SYtYEurNGg1y9oJBI39HRAhuRyFtO1fzhaI7ciEpE8+N57CI+VHPhnNkmilyP5JE3gsNnEjFLc2SRlRB",
-	"40ugmXJAqJBmBBJGjqz/16uAgjmBG0vMoFuZQYVVfyf1hBuaktPMKO4Y7a8P2pijuAosGUVvlsbAjD6N",
-	"b9ty0IYMl8v6OM2GY8zxd9reXc8VJ/90f6dFg0X+Vm+ob+DqNN+NaSZ85J8c3rFduL/9XeEdFgSMJi6K",
-	"61jGeX66hJWk4dbViJGPF8c+ysOxNkQxVBGugWod6dtu6+Vd568wmIF6LR6xMSRZGEg1BieOTPG2YgMG",
-	"t0jJbGIURG5+CVoX1LBj7nIGVNf1aUSNPWspGxi/uN8zaShZOTq8ekss30MnnER5H9HqLolU5JgX8KnX",
-	"RFniLyB6VSQkMvD6WmgWS5FokgnD01Lf3H6hjVQsCQhbG66R6Lrl3dqvW6/Vv3dfm39f3wrDaA1CrAvY",
-	"zmlXAc0jEDiXKY+nzfsrJww5qRf6CRi0sZsoIImiA9PmzAzarlnb3regQW07zFrdvRZ27RP46IUmFlED",
-	"Ev1eA+KKVMSJqDoAYmaldsvqpjK+1auWAMp7588X3ePX91wk8v5acEEctBsh+vu/r7++XwCiRbsnIPrp",
-	"06e9zIzsZRi7+6MK0TNRAFQTY/HM0FsGVB3sbrskesOoYoooRtPxv1+Dm+51KwrwlomAj/336xYXdzTl",
-	"SQ+cs69bEbkfMeFAqphmwkDssPPcdq0DgqauhEg7wJ28ZQlZuXi7T7a2N8PVOhAaZxKQOVN4FDaW4lFF",
-	"x8w4qrJPJ7QPESPOzNaEfHHeyC3FMllkkvVTHlu6fUtWNtZL4dmra+TTSNrbjoxkmmjCDRnTqeXnAC/s",
-	"J68JFdfCRVgFREl700MACYLDXpcOSDgmFfqeKU02wo06gH5/9bNZP74P+z/edsTOT5Ou3ry72M7eb8Rv",
-	"t0YHr9heOD7tyPPu75eQag0CJ6kp3T8+l6dF97LvbAHIMf18zMTQjEAGaCJk+5nSUjXg2oT+njESw2sf",
-	"Us9IdMzFbUTwGHrqNrFigsw0mdBhjW6z6XswyB79dnR/8ttP5uTgxJwcvP94cnC7dXKwt3Vy8IYeidCv",
-	"7/eMgaXMLRBHby23IshY9A4m2IwXIKg5ikEtdsMi+jKxhCSCt1F1FTMJgWxXCINisp/bzt7VRgHxsX2Z",
-	"nfVR0jxZfx2+0IQn1VktIDoOmhGHJ4/OrrgHM540Xn9HCRtPpGEinn5gDbT/hN4yXSbFRNMBs2ytYkZN",
-	"ycqlUXxiF6XZmFqCZ0/fJYO0OpngFvWA9yUrlHz8eHRA7jZWyYQpS5UNE4kl2cD/vCbU9ZlbmzQdM3LL",
-	"puik7R/4iaygv0tALEgCAhgXwO6vXgvbBxeku0FGMlPaEj8hDVGZIHRIudiF/kCwtTszkUIzsoKyZEAi",
-	"z+xErkO8lScpnbIEO4fv3emJciia9oVrtUvsZkRr5Kq8ECciJHwAPInJF+Ooy7XY6HZJxItd6d2yaU+x",
-	"TLMkek3uRzxllanj51wTbXia2gVaViMgG+HOtZjpiItepllEVhDSeiSVSaera+QDm2JWi1s2MXZ/qqLu",
-	"in1ixeHAEkbYvjh1jvSJYhrlC3SVwmuZiWQiuTAohIBA7Cl2cfWtrpG37lInfTaQ4M/ErkXewq5Hk5WN",
-	"MLQr6th/uvafdfvPhidb5amuwnjIRuMVpcnK5ufP8NyCdwfXabHBrjUgWuaYB6MBftRJ/OYgjDtsh7Vf",
-	"Jd1+e2OwTds7dHO7vR53ByHb6neSje48elI6Y217yOZRwc3NoDXmwv/uNJ3XOazquRU4Nf+jSrQ3w2Zq",
-	"DBxYZRrOroufjOlnPs7G9kcIM8JfxXzsybUiN0aAJ5w2kg6L+HxMh5Y4WNxfye+ebJJKmgAqURCTLbke",
-	"u46i1WWJI+s0E8dbNv1K6niG2otGhriEc0DSy+vTTL3QpKSeWXpN4Zw1oT7l61Z1GVNx5R3amtZm6PCF",
-	"JhPFgXuMZcLWyDEzeeYbxWhi9421udBMaG74HUunARy9s4AcwR/H9k4OA9KBX521a7EnpgTngTyvXZOl",
-	"y2BoWLkfUQM8GzdATsZAdXOyb887OmcjXIPKrXAtNsJO6eaIqSC54AfPIVms56/rx7ukmW9izxywFmTQ",
-	"tjaePseXfCggJnQef3Ms75myMCYj9pm8O9nbb1++2+tubnmip+h9Tv7tHRXYQ+azfQMMSnbUFz5//9q1",
-	"+IEpPphanlhaaNum7DONDelPDdNe6Z4EniJPqNJwpcRyPKGwe2BhENpQYcC3tg7O9cFW3GFhf4duJhvx",
-	"Nns16NJOP4x3kldse7BFN/sb8XrSZZ1BSHf6r+LtZIttDjboer8bd5KQPc2ZaQ+/RzdlQi3S2p5ufgnb",
-	"O7Q9+PXPrY0v/635WDhDSdOJ0Nw8j3ED5UsDSjmrzNcd5I8u5UzTjPGQvNCoxJ478ccVzA0Td2luvmbi",
-	"XyAxG7BcIAO+ockFIrJPFOYC90rZvl7+plH1lK8ht6qB9AmNenmKZUzmhVrxAWdpYiWYMWYfKbI2jjN7",
-	"dqzYDX0QaOE5GvAx8dmm3fxIMZbL6L2LH+2Sx/vyZgqkuRth+KUMsP+m2KC12/q3l0U1spf4Vr/8IR/x",
-	"EOYC4GuSLnJGcExTuwMow9pZ6tK018iptJzxEDKm3StuDBNrLSs/SjFIefy8PYj9xwXI9gShMUSVeZLE",
-	"tYeKS9TGPkOQex04OwsDZyGQ+LnpgjSiXckQMLXB6n0aasddLQ2ASUpFLz8SBRTsRAaQti2llgqj0hy9",
-	"CMlK1wkWNB7BVy5PQF5tq5dzahUAdfPof9t1a2Fwnad0PhadUw60/V5maUKGkvTZVLobtjr5mE4ss8MY",
-	"6QZkoiTpbgaECcPURHHNSCZg2ixZBdC+larPkwSVO0sDdpB/XQYq105qJIKxBLkEmoy5IEqmljkjIz4c",
-	"eS+/EujWvw1uFazdC41DrkhFCgsYsi5SklTe56JRLtUAWL4DvfszIKIzdcemvTiVuoZqVgqEl3b0/H0F",
-	"AJ3w2wAg5eL2xexwAIYJtYTI4DNg9viYoVxmQJ0gJBlbzsIJvQCOkpD0VZSoWeIt06WcMBRkqSahFeJ0",
-	"n9n55wklX5OK3PxXUS4gSzmf5/RGBE8C4no8omLIQIJamSfkr4JYWywVtcLAS0e1BUdzV2w5uxk10QWo",
-	"I77J9qBmo47F9f2wd5VtN1d/Ut+Jbvfb7MQsoMqJRh+dEmD1qdwvIFTt/kAK9toeBcu8u8ZmDxxdoGDf",
-	"c6ALNf+KLgqonkpDihe7iPWFlsXrtmdGqSP41jcCK64zVz+D8cbSBZGjfdngBKoBYtlITVbeX56dAkkd",
-	"S20quiRE1VNp3spMJM8G4AC+LmB3VlaECWmIb1AFzca34lrccU8kQ50lcEn2pPdZKsXQ3ivexaSihQAc",
-	"OqfTVNLkSspjqobPw6IJ9tEzUvZS6GWWEbZIixeca1C9Zda/LQsHo7HPcX7Xa/4H86EYuOoxE+YiF0m+",
-	"IQf3k8wUMEDFjnARp1nCSCl/U8G5lR7WuLZvw6c1KJ+aZwdaYpyWU7VBO2Q9C7YTAHgZU/FR0MyMpOJ/",
-	"PBOCGXTgrZ5lGJasoaDULaCsY8yQ9ex4zMK9sA7vzsLwtqufC+9T6SQ6rzoCjT5gZEyV4s48UtM4rUT2",
-	"wZqbZxQQ/A3LjFaJlqjoppMJsR9q5jhtkNbNSMlsOMp16ZgKWmdjlg/1muAm5lf6/Yg5igBIAL0bOnQy",
-	"lqONl6g9eZPp6eI7jLnHqKF9qtlHQe8oT/0NVQpjGTHiG9klYaVkj2R2WohySVsK4Jzqftj+415WGqIq",
-	"SOX9c01KrR7nyjbDdbupurr00sSlJGMqppZt1fdSJSQesfhWE2pmqlx6Dhz76vVtZ9UpOsMD18S+xK6A",
-	"oXKdaz9Zu63OK6Fpwt+Afs5dl2LeTESk8PnVYdorZsSm0CBhKe9DTeF0SmKpTTpd3b0WkYUAcItRGQjR",
-	"GjlDGWfOFu2SqGl/IysvXIvIJeXsOXN8tAr23MJlreBUQG+MSAVm/RXNGIkcXpeQM7LsQFnVkQC7hbDH",
-	"mmF2ugKCHS3P4d1xuCDRhW3V3rOtnEdIyQ+q9HKWqbuccerxV9iYTvE8GMUZaONKuuPHTCxfinNbO3z/",
-	"lY6vw5CPiCCzc4+lEAw1Ana3U8sbJpkzNdjX43Et1xxOu4Z5tRmXeoX8+6U15KOgSVbTOy6Gr0vCGey4",
-	"ZVPpFCjyiN4xrB3vEs+ukQs2YS5IpSaTOqLeYDn8CwjF/K0hK1i5UN6BvQUc06gy+KfDBSutiqQ/BR6j",
-	"tJQX+lokjCbgV2lpkJWVAFbeJx3Seq7ukhJRaSQSVZ0lQjd5fS3qh3nuES6PUCc14DDlcKSMQteitLul",
-	"XbVTQBkZccqwZNf7Fz2224G7xe2OczFEYbx515ulczpgz6NFRgLEvTkHoMbFcFkSBB6JFyyWKvko7O4/",
-	"W0q1HStB0x4eteLIHbkXFfP9DNJ/Aw3WHkEHS6JgPag+BBnY6RMrFDAhK9wU/HXCILSCC/DttjdLnI3B",
-	"0e5a6BGdsNUCYSdUGU7TPGvqa4eosLxUDp02h2agNk1Y7QQR7hUwV1KeUDF14pd+Ftztbd5zqtkyofOM",
-	"gne2LLEoO2Hoj9WMimXnW+wDlBtCkaTm0+kOjrZkculLu3ZMyj6+TRN1bV8WDct+se3CMXahj11z28U/",
-	"gVf454hxz5S85mLGCRbXCbzLatkfsxRoUtvoT58+teuet49tWd1R1wHQaT+fTeCySg9lLRwY0xlcre+O",
-	"t32oyG7ut0hGFNTjrggdgesWbj57Q5xcvvurFJ0wONfknqVp25kP+5lx/rPCkTPgvq282mclFXELgKaz",
-	"yUQqwxLwCMJ4wWfBLu+oB3q/HmB5AcTSSCXF4C6K0E8pMDub314x9UKTyGl523bZkXc2lIJVVZnO/LES",
-	"1acZWVnnWsxoNBuNtfZCyFcBaI/a1CNxxzF8pmRNp0kC8VI0PVe2ZwMpaX1299KjP31d/NKmLFkiP5jx",
-	"6X3KC6bwIfjFDf9r3kz2f2MxEGKnFBcxa4rRkHl0aB5EwYDXsozdayKyNHUk1rezRMM+xvPtshRXQEFN",
-	"xY8hoYa1XQ652iLy0kR/znQ509LnzSzge0KnlOy7WJx68ztOZ9cbpVzcRkgw0AMzKHy69Yha+oju7ZE2",
-	"dDCIdh2Pg2UsvfMUeIMIe4380rLN8ZwMBiX4u4kErc9t27J9RxX4a0G24XxHfuD0GL+vPLvEzup7DBCA",
-	"/Kq4vMbdhiC02dtSjhmeBWryVH/gRAYMG7VHAx0czgTDSDaCNg4B7qz2ruV52KbOYDyyQn0gDimiTR3T",
-	"z4sOct4Pfjnl+yro4Cxbp1GPkrsJubDOa5GHk2nXp/0+IAOumCZRxRndCSIcx9AoLoBRVfs3uljEtYhT",
-	"RpWlJYppmd6x5M00AmRfJSUnOeLeasINSg9VROfJAg47PnquMT7KztYdPVwPuZIJnZKoWto3sqKkywqP",
-	"b8iQGnZPp0Tz1F51A6lIJ7wWYy4yw/TrfI+o8ztAC3IkfAhoT3F96/rFpN5cEIzJlK48wen5mYUGwOpa",
-	"pPz3jCeoV9ruomN4eRjXzeprklLLa9pVa6KzeESoJpFhYyDNmWI99jnOlAYH8WsRpdL0gDnhYhgFJIot",
-	"gAeOwPdSOtEscsFfVN/2xtxemxGhSvG7IrkSV0Wgi+V7az51M6WSZ3Ypd2wqk5jLKrCv8xQBEyX7TF+3",
-	"HMthUFodMaoSpCia27PQ2diFaM+Z0XDj95aglB5TH/nmSRpaYPtjbm8QtO2bEm7cNVCcQYsVZcHfkQZA",
-	"FKSU3GiWDiydrJ+OJ+dYJF9/nMMASnfpG38pUjUscCJ91PsiI2DTL5AXDKhs80nOjzDEF/dlZl6TiCfA",
-	"ziQsN20kuXkCRRbMvr53fmRPovMQsiesTgCC4oTh+9pBBhfpZ1En43jNAuldaPKTLAdyljxpuIhqTXlS",
-	"pNJw9LC00cXZK4Cc71HpqFTOQAWZ596ErmrsQV4+vMINVK+QXUJLgYU0dduJw8+CNy/a/m1vAAzPdJsx",
-	"l2w24MdCdDSYQZygSlarjq6No7eeOLTVRb4tr4aLgbQjuuL0MEs7mZimtZGL8vWzYz3haVw6ilBXWQnt",
-	"KJiFbNn4277niWuqn0GrakjuEeIRTH8KTw/vvLSXpmcD8L99jEB9QmO5zx0FyXKqSOrr5j9J5soHpahC",
-	"/2fO5lZD/359ChY+9A/Gn131r41adJ+8BqRpOaizeGs5tC5L2OYnaFGrFZTwxiMWVHVYBK/K5L7UsT2g",
-	"JWpT7c69bOgLk0LMYukeGUiZEJ8+xjvsXMpMkyJLKoooHy/J24M9Mqa/SUUEF4ysRGOewqFlQzg+A65H",
-	"wEXFKtOGxoyKnh6xNMUXJDKKsZ7IjLY/XPEUOIIjRg0QEjlFeqLpmEWrgXeby4P2Dz++/PjhWgxkpgyz",
-	"DDiKh9SQkU8s4vJnECi7Bap9YCBjqux2ek9YqdkaiSx3+DmX8imA41r0M1AN88Q5BLi8G+Aj5sQDo+jU",
-	"sXVuayws7M+h3U+7YNj2WThA9S4HBkvHXQmZoAVAsAdUgnUIQNAKWsM0M7CvY9sXVOWJWYpBYGk24fBK",
-	"pmmmY1DsZulk5HJQxlIJ+E8sRYbXmKL3fabgYyPH1Fg0jblRcLnd8nveClp9Kqig9sVIxjLFqtITqW6h",
-	"ZgYbwBseY5wzTScj2htC5tshS6nBCWmAgpRJL5liHnbDPlfRtVj5HIydNkXbM7J33MmVahTqiWO5XKpd",
-	"ve2m6zHPj/SnL/T6FB1yZyZnSlpUKQq8XVHqpziYruZPorIh4MQdV1LYKQJgxlzHUO4CLZO/Niw5bgzh",
-	"2jvutNcJBx3pgDOVL3jFKZbZeGKmtZC0csWhWckiz8z0OABOfLsvlfJEJdZsplJRDtg5bF0BQd1AM/Pi",
-	"RmOZMFfKfMzT5Am4LcY9n1ATj0rcs0sqVZGusHDSzNRdUvyioSuq9NStk2OJ21vXVT54hecsIFziNQus",
-	"bbyqJ9zFatZw3WWPnOF9aKqZM70odueioteKdfSlTBkVteJki0qECzL4KdXmo/Zd1+LkqDZWRo+Z1oMs",
-	"tfQ28MZ6VCU41okPiIDwwkzjaX+eADqrxDuc8JiATXNAY0aYGMI9N1EyWW1azUSxAf9c7QOK8N1ufz/u",
-	"fn4SR3he9TrvqwKiwO9meUsakSFLuDkURs1BiHm5fnIJ4yjxN+y94ob55Co46iU3rMYSFy+a4EJjg/kr",
-	"FhECn9wnL7B4SgHJ+ANffbNIX5UfrV8f2exZGLgQX9vA+z1YEfiWTV9o+wB7z/PZeN0e+tg7n7yl+XPH",
-	"jDfKq8FSSusFDx6fVNG0G66vhWudzvra9mLKmrys8ALq8YWkIkA0YmQWj1hSEoqoaJCLHFbej3g8QoWg",
-	"i9txKRzQuQz61sx5VyyNaEW+zMYA+GQmjsPZcYJcAaXA7UYK9vUSHE+8eh1PU+APcmmeJemOTyrFn5uw",
-	"6o3Pd1anD7GTrx67Qd+xz/sylQrJnkuOtugntaX57wM/9tzZfpwkzva7hPXr71nQzIT3XQrAKuY4cyKZ",
-	"ZHoECYgwv2SsQHrB+rto03Iay1zByURurOUacis8be2K6aSZ2EeQviGCo+PQFYq8Van6lRR8ODLoh27m",
-	"iKY+xeGiBMrZjb0Zef68UM70eSYKg3B1jvD+5aR5buO5KSzKAz0rK8WTFBbGhjS6jy/yHsgElmBAFSsz",
-	"4AObr95lBisqNaNhZFTz8V2dTccHFqqXMJOXDu4vF1xfA8mP+aSRjEf46nnAjBcCpme7awM73WzTyN88",
-	"pebMlDDH5uNzmn+25qXmnFV+P0aCLJGBkzRHAe4O569z6NOi7gQ10YGzNNGkP3X+GcWS0WIb2d2KXBLd",
-	"KTpMRgCu6DXxyO+a5rlhfPNrge0d6bJfePRyn3hEjNbIHoEUAKXUvDClUka3sMk2WiKLjxO7pbweHiM3",
-	"H9gUJ4knuim9kadxfw01Kp/ev+54/nXHr7QTmwvsRH44HzlwpS47i3T51cdx3imccxX6U7VLKERT+jyj",
-	"Fthr/hyBYQizLrHEIRdGTpyfXV4RTMj6JwQnfcGLIFoNrgWaQa1Qs5afr13w/bZ/kpiqJLAH3P3mEB9t",
-	"/9R12zaJs5QLqqbXokjmCKm3cu9Hy7gUPVmMgDhLsrIRbqzWtKa5sQ2W0vKIW1UVFq1mdmmfGmb/3k99",
-	"jfDq0e/zNOViuOeydywivUByHDFdrO3ympLFvYwWFO28aDurnhi5xARPjlQqvrvYMh5RZHjwBXmaFpxH",
-	"UN+LMvTKU2g+NuVtfp5X3CwqFBjW6YbkmN4ycjmSipEDFRCXPpkcHZOtcAuKp9WJ0jKoVIy1b0/IdRaG",
-	"3S1ypgz/g3xiSdJ8AT05Qo5NpdNCp/R/xCMm2tL2XspIn+9snkCnnLNuI/hax7clr88cP4ve/t8OWe90",
-	"yebmJgk7kIev1OdGuKwQDdN9DJ9yI2eNYUh9QbgFzt9zaIBI9DLthxbdXUGfP2ecxb+eUiznrqLMUpNf",
-	"TEVf2ZFCVb80ZQpad0xki5C9JhqWb3xJteLoWr7wfPsq++LHLSnwlydvsPjnUbelUPbr8C8/rp2Nco7J",
-	"DjCQpTSTYdCAqrMUxBKP//yP/4mk8B5JIeSu83XYliQrT2ofV5xX56r3god0iManIX6NkjcfM/KHFBBR",
-	"x0qv82SF4J+sX2BMOTfTtUU457/5+ORnoQC3veageME5vePpDITXw6Wp7PMPzZNnoXCBqKtUhB1/GnmH",
-	"cOctztE+GpAIficRBH6Dzo3rgESxFAZSi3sv3dKH3qn8WqxoZkDczSO8XoODgGYGsq6gY4Kw3Vmg4jjK",
-	"yrAiZmnKkqjK5brJQs0giYE4xUQcywTdgATv+qiywEUXCzh1N4DwKP++4eX3flYN7/bLE218X8y96XWx",
-	"nNLeHok7yWN2Tvk8d7jYtVzj2LQ3oRzc4oh/Q9wbiKgYU3XLEmIbzZr/8ypQzRnpXXd4uEEJ5zq2DKNe",
-	"6FS7LxakvkYamu5jzb5GS4MbH9oFkKLTNq4oCjZedTfDsDGP74zvExoI8ilWJvDYCSzt0j/FGWwetjT5",
-	"hDXiy9/lG9aMrGtlWMIR23MU5imcByrR8/QIsd7l6PYBMqVzAK29bazPYuqSi3gS8/UHIieRA6nIiktK",
-	"4nPmYLvVhc4JdPSNTkkRK/Qtj4mf4cKHpLKx/9RjMotijx6UKpL97UelhuN4WJjQmX6bYmHQandtEvmy",
-	"cD3vGRMFpYcJZwaPSl4uT7tieaghg6Q8rnUb6soXqe1X165Fm0Sot3T9T6G3koekS/rv/XZ88wi/FRMZ",
-	"7eYmu/6UjGVmRu6dhOn1oMB6tFuEtxTprKHSH7zHT8ZK9DJhgZy4ILGTi1OfJwhLBpwfHVS8wwJMu4Y5",
-	"DeBLcnJR5URmQAjuVSUIer+kHAiWl5tIqLheWgPWZPcTrLIq9f5mdXaQf+HcJbN5priDeV99J1UW11WP",
-	"bWPtzPaECqOm7Z26Dri78aQsIdh9eYjHjuFpqekMh1ybbbXjRvKSUj52iVz3ZcKeCaW5ieHhkKD52blY",
-	"QdLVNbJPNQuIntCYoY4+oXrEMNcQHwrItbASbd/+3h5vTDARx/aH7082zuvZ/vFpXXxbLpIU5t8IHpmw",
-	"D42BDFFOHOC2Qg/K3JUuIBHQCXh3dnDZXoeDFxCdTSYpG3v5blLk/wJKUY6yLB0dwPAK8s/FedjDQYOq",
-	"6fEtAt7WQOaeFaP4eMySgGQTiIOkmq1iGgrDPpsiCkozyD8BjqJCYtb/ytacnp2fXXx4LDjk0fvGw77R",
-	"EHQqyUSqW9ImiqV8iDWIHi/c1uAYVXaZbNx/UK2gD+TzjsbS3n9LmY8W1kPCOjBl9XOPuK/Y+Nie4Qj7",
-	"0PZITDKz6Gbjh367Z4HWUG9xaUvbPIXNXl6HtW47JSuuKhDmXLEH8oWG1jo/BlyVcjuDYoAb1taxnLBk",
-	"9TXWsbnnGstRRJd2pDwlaPSs4gBPp/lviKD2YTkIg/k48rU5ASo1XRf0gt/Pv5nx4rZsA/89Y0fYj1EZ",
-	"K1sjHk3HAI2++LKvjze+kCnLETYvCzvjOgxpZyCjDLsvbzvebRoVf/o1+stDWHUfyOOYUaHt9YAN7Lbn",
-	"kHna44d+dssvlz2bD586Q+2MMACG+Rt/pobfisI11wL+mlQPTxC2S8sxDAbPm7+9Ss8ss7mgwCgkugpW",
-	"1xM2GZ4weHWhfuu+i/mnQWWCj8HAPJO0J3R6TlWT/HuARZ4gI1hfMXo7oNqQcGs3DP/zP/5nJ9xdDwOS",
-	"ZiIekU7HPdzYXQ+RoeNCMEU6W7vr9kU33A3DCuI/eh/gnKro3+nOxng0WQorFWuX1OoXBW4fn+CVbzeH",
-	"3ub9zN+xK/rME+dq98+U9HLll3zsGB2+zjMuYQB1XozfJRfQRio6ZL3UF6+r3kc+8B/lG9L9dlfuJ3BO",
-	"pKIyJQgBr88IKj1xTSZSG5a8doHi3DB4o0tJbdFd2YXh515ifUYkJt1bSHP0uG82voUsa3XQwpQCjO/z",
-	"GqO8jEPuQaaXmMTVAo5BV3R4VTSe8Q4qXs3HQqcceh4mgrKmgXAc5nU2NVZ+hApRAebkorFJpyT65br1",
-	"369bv0YltyzoroKDv8wU4NRI69cwcjKpRIQtoASDmUHF+CppQVz2vxbiQjKVLjjoR5XObI79OvAAnL89",
-	"ybwArL8ueOp2Xm2+QZam5JZNvUM5BEhw5yzsCzRVEhbeMjbRhJIR1aMqbSnFL/3Q37n642JDHE9exZ+S",
-	"zuCd3hq+p+vTQxZmH/iZ2fzx95/vl/Iz8Ff0TO5ANuYuZ6JLX3Hrane49cQsqKSttasDVh4jgIeSQepA",
-	"X8Xzc5tOePuWTaO1x+O2ZmGJcT+oYCvqEHvIcuHiiqHUpJ2ky6GmWCyHgruAtK8PB8PIJoBXKTbs8Sgw",
-	"h5iFpLC4Jrr0zawS2syv58zz7/I6MlCcroKJ9k6Zj31YYtay7y6TOvTJwKLhM4K5gk/Ox7EYVL/E9zPV",
-	"vpdNd/a8hGa/FkB3BOWyVKnvsdjMbxJzWRD5ZxPaOtfmCrPnrh6P+3IsEfTpbRxfkzHI9lM4BBS1TXd2",
-	"qk4nczoqTRyRdJ6LyBASqjcgcp2krpFDuB5zM4crI3Atoob6hk6Nny5SDhLsJZUqkFxfCwTFC+3qO66A",
-	"FW4kU+ZqcUIqBc3iXkSQZPgKEsnqGrEjKCoSOSZ9bmaSUuGHP/6+fvcE0fd3Q9NOu5u36HVkzETvvnwJ",
-	"dTTWRrn82XYuONp7J760hHIxClm5oPO9LMXK1vCtgjg1FF+ApHoNSMO1NVFygKUkaFrKZUpGLE28/4gv",
-	"cYrmWS3HkO1P8JimkGTCfq09z0oUG1KVpEzrayEHUI9sl0Qqiewbrg2zfK2VO7nhVAQkSoyK4AEzPCaG",
-	"xSPBY3wVJ+OIuMQ77iuqpmRMBR0yBXk6RmxQbmJ/ByQa0TieROTd3v7+ebt4C5YwTQfMTEnKaFK1LIHi",
-	"LzHKgjQZQ44ISBUBnVV15KqRSnjJcklG92kV5rGMaWrFwmaxFMTkunPv0wKUcXNdcORmYRR7Ad+oRvQ7",
-	"AF7667QoDscqCXQmEyXvGNb+tGM12n8X16jUFpcP2bwkCNaeZZtd+ORT4RYupHBJnfdfm9VgeUU6UCTG",
-	"xN6cSygPOrcNSSWLs89Y+0RuBM0wAu1b5UZoVPQ3aNZ81abamlTGShn4XeQjpiSm5F4qKK3ioh25IVBt",
-	"1BVw16a5cuVqc/IKnMLX8BkLha+7eUDJBCt71L1G0XQ6hbzxmiQQQ2PKO+sqli6gdviW0RlVc0N+lPKd",
-	"K8GvgqUYWriUUzNifJ4Etnrcl8lDWk0DVySIWzhzZk1fVsokh5V0CPZHVpIM02SGq08llvtWqb6azZ8N",
-	"6QjnQ3g/p4aP0BHc5wyzfYBopSHL8MS2mTCLw1KQyI4fuYCygmJFq7u5eggL+2HRC0ir+oI4EheQ6JOn",
-	"DTgnVCH1pRkVVEOvkT3L75hMCZYETsGEYZ2Wx50ohh68iddxD3iasoRwV+pdCraIa1V1JiDVPpohiIns",
-	"zRLtrxSdHnPBFmz+gUt9u2BbzPP6HaZ59d/8WttutInNZQWQsjX5FJTQINeD5liC+787ZyOjfBN7fTkC",
-	"VfW1KD0cSMjyVgOl+3bMRNaDdrZNFXyuiVF02sMMktciKoHMvb+1T+zXDRCKKplKXY7cyAtoBXrJCQLr",
-	"tdc+4zsNCd2d2dhj3ho5AiU20AiWVG4jCyiMxcTkVNcC+gnsbaak87/C/M1QqIjIDJLYKSg9U4pXJoKO",
-	"fW0jnOZKhLu0dp2F4XoMD+FPLIW1RywoMYr2BRTaAb45yuuWl0pvuizW+T1UE/r+bFnhFih0jjPaaVYs",
-	"NRoqnlpZS9PMMHDgnkOCPsyn5qW7kmsvBpWz6yERkgO4P93SoyKvn32KVXSdcL17La7FA2wAebDb81B8",
-	"9VBtSh6uxUO73a78335cx+QH0qfxbVsO2uiW56TTgmrZQWbOxIMVAJPMVZXiY9ATYgbPgIysqD0Y4BxI",
-	"7ZSQBzJQUphixJfE6wuqTNaiA5MVHBgAl48tBwMrhzqEXnVzKR1F8lDCJjvWzOF9qJRZ95gEwesicx0W",
-	"B5c8FIkY7VNcDaY7sd3Xz/1Dnk2R/J6xjLkO8aTb7WTpwGtSCDy1vVRIw0NeFkwKx22BsgZ7qhEE8pDn",
-	"z1YspVM4eSV2AJtrsiKkm/WqHbCR4DwycEkurmAacAolRID73W8GZIZ0gAROTWrI5l9ZQZ2tqHY+K1TD",
-	"ybs01MxxMvPUzx7ECYuddnslwiNria1UkNzT2dEiy/Fhjk51x5QVbiFzLtUGqHaBmPYx4mQEOgVEyWgV",
-	"PAlpek+n4BhmL3ssxOmK1RKa0AmatnNCey0KLNWEplq6fJ6Ay1Ewg2sakVJHztHHZYDHjzwrA9pmu+D8",
-	"FmhKHkEdeZzJRQnJx+spmnWZ9DpG6rvDemC+g8tqgKWPXboEA5UGBLtn2qAFIiDUYJNuGBBZIkjasXD+",
-	"rigIOfhkWlqee7t4Tydc3WJm/hLv3pgCc3FhPWnGPSgtwCvFFnLhqcrxd8PuVjtcb0Py+or404TxSa5f",
-	"eJTHMrnbnf3IY2eT7T4ntDlV7TNzb+mZvyqf3pl3Hvv93qxdi0PYHAxfK5FzlQmfc6G2X49xejP3cn3H",
-	"7DlZCCj2AoCiAGq4UPsz5UxqfgWPwtDfklLM3rGarAx4iirO/rSAn4NytLpGEGZSIE5fCzjVaAIEOQJz",
-	"Kz0G0yKPhR+/yGLxLeFdkMc5egR4bwUzqJC28vFqf7XkwQtczD1FiycGH8byzoPGNokOr+gwmndSrjqb",
-	"u+HGbrj58zwVUKPWY6Edh6yPX/CyaorNmSHFRXKv0kXfuNeZ4Ka00XlGkWuR68yhC+geN1R/u12bUWO6",
-	"tJL2KDj4BJ7ulPY3V42UzkDgr40SbWmU4HmTGWrPRYM0puNeI1fsMzAroGJSXNwSM+LxrWAaklSTo4OD",
-	"yyOSsjuW6muxEvEk0bwH2ZjXI4K1U7hmCfnP//hfpPx2O/JVIILqcxZHhFE9tZdyPGL3r6+Few/j98KI",
-	"gDtuqUN8sRER9tkoNmZw3/L4tpYABmNL3KgQgM+o6uEcLepmaVr8iqXQ9roWphdT1ZejaeIyBcdUJZzG",
-	"0JWAnMupvO9pmfBs7H5MpKFa429Mqt0bKMbc2wGkWoS/eB/iW0Z8OOpNlDQMUloP0ownPcXsgfF7LFhm",
-	"LJIJHkP8/5AZqjgV+AP+O6IpTOdW6hF0m9LYSM382Anlaup/iMz4P03WZ70BYy4viFQ07RUxCpA6tNjU",
-	"6s+N6s/N6s+t6s/t2k8W5w/c1tZ+d2q/u7Xf67XfG1WOdf4WzvKunJl9Fx3RHDNRyiGw/+6skRvgbAkL",
-	"OZzGpsvzGUmzv1li6sPzo/2Do8MFs1Pv5/Al+yX4ks6rMCS3MeDiAjE3Ddmqvf0UQTqPmIE/bHPi9rOD",
-	"yzxxe34LQzQZgZq2qRRDy/bPxqtCCM5Suwh407CTOT405AEWllVwNBdGfOESygM11ou7yM7BIt6gIrmE",
-	"fAIly4jGNMQWKCvwN6aaDcgkpTFTrmJq4NPeJTjTVZ/4AHVUr68F1F8FbhVibwhUuG3Oi9sQza6NyhpT",
-	"vp9KrGMijAJblL5nDhsWz/4Oq2tOAf7JMkBw3znPxMTZ0EEH7tJ1oAGiwJ41sndw5dtorGztjDRObXEt",
-	"MMgLygQIB14okO8be4URMClWDHF4kFID1SdEPafwo6wU7hUchVPYr4YDcbHf7roiMAlTfvc0Obs4uTkL",
-	"O+QlOTs5uDkL19cWK1QFKpJzprhsCpA4YTTVpQPnKvJatFg5O7hsd1e9tJhHRNTcPd+0gtZxK2gdLJnq",
-	"H9C3KUwvMaWK3ZY2KJlAvTcqyhsKGoiEKReyd3GCkKkE5CWm5dBqXo0AZb7GIGgaE/ZZuHXICgYUBiQq",
-	"rmcob5LHvEWvSVStUY65RFzQvF+Fj74tX/KVwLn5ZRCa7H0+ISiQTk/4amd7Bm/y/Sqf0iZSf+gDfWqM",
-	"qyAQ1UIoJll7TSADGpT6pZq1udBMaG74Havnb6WC/o9H/IMWyV42s2+HAuzIrCEXPU1Q/b+MN0AfLdsN",
-	"TIaOR1QNv87qvKCvwVjeAXY0O3erqa9SnxNNR8mYh0VAZJrkGqaFb7UTN27TIXdBMfsp1U0qlB867S5Z",
-	"OSJcuIYBOSRsDEG08TQgZ0RmJn/1n//xv1YbvXaVlONG+FupcU4IrVNb+6iFwGf4B7cKMJSImJFiA9ea",
-	"y7dqbuYRcru6zo7L+6udm/wC57PcaQ2CQRk7a+jlVuuggThZRorGwyqGdAjv33JBU/7H3AwkLG+5NvBN",
-	"MeUozRJuSPH+hb1oJ1IZ0FLkjRtyjeSfLBjGhd0+JzarMlSpowVh8k9J3jFvb5pSdzTtzt+Vt6MRMyBp",
-	"B1bXbjx+/msXRGIbFr6zrXnJCp4s5e2Ze9Y88h4ZZWMq2orRBLhrRwnXyJHR5F4qSDA3plMSQyKK1xhh",
-	"D/4Pdg41pdpZOe44jxCen6ltf25A/7urq3OCjYBtD+wRQmZ2ALVtLQnQyOWCJclnLbFwrKa1CTeezmkD",
-	"0KnMKpifUKEAbFMYNkgpARnTeMQFKyALKQq8F4FzrF0j+24hfUVFnGetD5xjmgUzzC1auxan7B4lGB8T",
-	"RpOEJa9LhvU8U0WWJrbBiIokzQu7lmG6di0gcwrk48NCk3ZKLInIykYYru6Scr13+0qTou1rEiXM2IeR",
-	"i49iNB6hXWhe9XbISVNxzoOhOqu7xApKuUMwXDtYQx7rUDv/i7wYtaG3bBc8z9HNpU2iSUpFz+8ndNt1",
-	"K6glEbcNSUrjW5cahqEl064hIVyQyD1xaWoGUvV5kjABfa67PvMYeiVTcFsoeTNzKyZIksr7InDOL8Gn",
-	"tzE9jJvHHM8e0q5MSr5MqJZjey+E/TyPe3lV2GssxSDlsYFOd2qdegc6guvBteN59hszUTK2J7+fMttF",
-	"18MPqBLX5J5hxRkLp37mY8F9Ap9SuEps77/Ynkns2oq+vZSPudvwrp3cHgE9Czz24tVropixLBlU3You",
-	"7I/2nv0REaxVrt1mo+mzZ6Tspfaqt9121msThjcQIyWqu+CjZFzmIGZGMunZTaFpKu8d+my63qCSBNYt",
-	"Cpx0bdvnu1RsKfbq4RduuQ4izDEV+WgrGERj7iGfq8HPrFLIQ/udsTKOVIYlPXjZsy9hxZulFb/QJHLV",
-	"U9pX0MCVacSDVF6+PT76db51M4fUSTm9TNA7ylO3os0c+4t9hjBRcM4hQt4vvH+QNUTQtIeEzfYdAk70",
-	"s2El8imVwyHUsSaZi3dj+Y1oF/xj23l5t4+SqDr5fqanxaylJGMqpmTikgihkxKm6VGZgAiWarkQCBeZ",
-	"QgN7vfehyF46JbHUJp2uVsGXSMEWXv2YpniMeo64NhLcGCg4licHsxahjnxTKBFAVijJe3K4FRBNp6sB",
-	"6bOBBIPHtLTrXBO4IXAS+IGuHqH1TnUSL7RHWuf3YKEBxM1+gRGxENhQQ9OJkkbGMgX4dwKyCadpT+D8",
-	"7xjUIgbZQlGhB0yBuJXU6EhOB/WE0VscxXJlfarn46ZvYJebCWUvJbyMi1hIOy63QINC3wtumsxMLMd2",
-	"XKeZKI0ZSyGYM9iiF0Y+C7xRncIylmMrp3Ax3C3RX7jKpYL/2NVCfQ8oST+mCWAVTfyOwmQtmFaoINFR",
-	"wsYTaaxU2IYaITnEwPiJ2BxTzXbJ5ufPuRed3UTb6JZNzKo/kHCz91yRuPxaBvpVRIfCNaCkGAZQE/HW",
-	"wlA1XkkvdLVjNA72wGO90rvzdUNX9qL7iqclHLFMoKc11piDFKq7xD5CHW51uNlxKNRJLMbJjw4U7R5i",
-	"v5ZDyjRTtsFQioLHKI8BXWC17hIDMzPGiGriGu0S9tntNRKwgWJ65N33XZSm5YteuldRbVtKyWjyAT+B",
-	"2ySqj6TKCRt+SGPQXvRSGd+WLt2cDDq0BK03F9oxKly7/gZKjvF3rpjCnpyJuXJOqlN1K2jYgeqy4XjC",
-	"UQo8mIhUHq0aAV/puqdYpmvwr45gkYam9vRMc/hbVlkTSiaKxTRDsmi0DwrE2DQyoGOeTjF+ev5sAFI9",
-	"e5WKnOPaA9bCQr4IQ/QavnwmlpMoeuRCm5yGFpG6vVke8VSSCROJS+Xrw4gtmsEwDptyoObZGwqors6M",
-	"UsZiz4eWOvcbs7JNEjrVq7uE6lusOgiZg1DPX+sS4DLmGqTECtdc6vneV+YtsbQVVWjBtllIsaTNhSs9",
-	"6TAc4dnDeMEKz+tPsAc5dUGFTZmxHGbJlMFNOOLD6pTdsb2Hy3ioqDBIm2QWj4qO7WYHhKI0QPvSxa7k",
-	"UkJ+62puWA8C8Xvsc8xY4mBfGw6uLaaL8tszWbtWaDk/l5uH29+UatOT96IGlspSUkbdJCt5wvL8moJA",
-	"B5g4rCBspcKRbrCCNFWlr/w+dsFtrjoVLUtKRbynE8hWwI8jt8VhKKcbyN0gIDD0EEBVOc8FPOEt0XY3",
-	"B8oXmAoBswJ6+W6XlHv0o7gkvQ3D7DSIk+702SscgqududEims/2q0sR7rn0Amkqe1ZS7zXLgq4JCvPF",
-	"rVgilB65oaYv3kt02Ew1UoilosPGzHA5/YC0h4g/XNzOmVfh/AX5CyD2qJABC+KjpBU2kwqb4CbvU8di",
-	"kGbPkbQKiIvcrvkyR0C2PWZ4QljtymVSqXSVf1G+DXw8J5JGDOj0d7vs2Quy582jFcHy3fE2CpcYiDe2",
-	"HFluRwV6ZWUtz8CPoeQ9ZrMdpdu9vApcSbYueqQWjGRClWagKjq5fNceKFBKeH0cUtqC57OcWukazDud",
-	"5QuBf9I+OJ6ShA/ATmbyya6gVBu4wokKZrXaPCQXvUyz4tLLOynuvNkpWLkKSgBjul2nbLB3KzLgeiSV",
-	"Saf+OtHZYMBjzoTpaSPj23y0CwbSAaoAubhjwkg13UV9iZDZcETgA+I8UHMdTFnZYXk72FkvdLmcS3A5",
-	"swQM3yA9k1SKoUVDL2vg95iM2R4RewAqCFeUR/DI5u7hwJLClIvKYYBCYNx4UbrP5jTXI6o8jvo85T0+",
-	"HmeFuqE6AUB319VuKbmU/xh9IXDUMmR8RvbGtflE+xyoLEzsTvIEbkSLwBM6BasKrKok4ORiCZ1M/Bbr",
-	"TN2xaS9OpUPffC/wDQQSwUvH3WJoi30EYiIfoz8H6DLsTo1R4gURpzKE5xTwXYU+QJZLMUxZO9P5wEDY",
-	"RiVyAbJYQWddtyOqe14Voas0B/sZ0SLzhXYbrQmcFMhhUIH+LonlZAoblTOEJWP3jI4WDFsVVWoL/CgK",
-	"HShagFF3ialxel4T7zWF0ElJ7dcKWmVdHdjZaoo2iMCo68tc94X+Czpu0loVJvSyAA929rJGqNSsn2kI",
-	"66zrTFpBa0aFURvWayGcMaeuNmgFrZpQj2UfyoJw6UlZgi099r8rUmHpfTmPKBRwLsllpWYV2QaMcbOy",
-	"ji8Rh0IHfjwjLlQfV+bTzKGD722Zl3YpNnN+2Pny1thWF+6MfCbGOdf5wLzUfJWbagWtRi7LxVLPckZQ",
-	"wntY+V1lUYpsap6dKD3x+dXsFtUud8zSXrqbwRez6X5teIG3ILqI1C6rVtAaYgm/6kVRqmNTEO+i1ki5",
-	"XYU8Fr/rtKx4UyFHVR/SCiBnfD681XTWAbHCJ4JZNCjHAiHjQnNONzeCQmxi7iK2grbIaxHVLMDRauCy",
-	"7venJIL+XV6qhNupjLmgBg2WYzqZ2Pn68KI8jd4csycE4rhMU4fOnttc8WTxUioz/dQKQixTbcL31Wih",
-	"Xtzy7buZyJTH07VJ1k+5Hs3v4hzanftm/nM0/D/9+QW0m/m8nshwXiwENsMULfnHRtHpmsOc+d9eKTo9",
-	"8I38p/c0vTUjZVm+NZ310QPkkfh23/jSt807kuoWyzSsKaZlevdIN1Ldgp/ihWuIfXzJbfNTyBS267wI",
-	"viwafv8IljwV/j4XVZ/6sBEbnvpoLgCeDv+vbeBTn8ye4ae+aMTPJ7MHNKDlk0CYi0xPfTn3EEPCAviz",
-	"udrxnqPAucM1NTSVw4yRFQj7rqgZ8pJ7+MmAMYh8B5siWusrnpTzKNo8mtlAcJoP0czxDmayoM7Qnll6",
-	"Mu+kB3MdfEpekrXhZq4/qNWeu+RUHWzA5tXsmiIHA6eKxRwEoJ1IJCRIAAmaC2cJspdkbs6YUCvRG9Dj",
-	"2W2oes54P83FkrT49AUUnTKq2tMnfb9wbY+nS3nHPu/LtNllKJapzJRdd/RvFxfffffmTc0N6N86b7s7",
-	"69voq2d5+9Zu6+bffgnbO3vtt7Q9+PXPrS//rWmx79LtvTmBkZAggYoZl82EJ7sk8k6AEVnZCzurAYQ0",
-	"g3VRuYdd+9Al4YEHr1aDaxEVDoPwcH3VVT3pOZ/eiKx4L3OpvJs5xkZbDDg7uKwFafmZ4AHwUygSAFWc",
-	"FJ2zsR+shr+lnhoAdai2Z6H07nib3HXBtmAsmhl+xwr76srhxfbqrg8sgZJOYMTmZkT2L8jK8VugHvsX",
-	"9g9VKhvGxbVwspdeDYDbs1Ki0qCooC4yEZyA3L680KDF6kCH9q8ugumJVHHv0u0jMWTaXDCdpQ25kIQ0",
-	"TM/BDrAr3HIIQ5GZ0TwpqehWoO6LM6UWdaFOLt8FhIk7lsoJyyGzWnH1fdJxP1doNWyIvEerW0lX6Lhn",
-	"yHy4gkp1KRiqHQRhwiiI9o4UwEBjsaA8aWenKUmna9rMy2OPE6aKOAEXTI56VneteM+5hVyc36XbJ9iZ",
-	"26mnIkQLGBWzbSQ8pY5jV0pqNjMsUognJuhIyRcnecn0qNknfUFvci4S1pAIOWz3qbakX2oIpvXg9ATK",
-	"nUWvJ/VQnt3DsRKN03OKigUWfOZaLlm2IWgpet981/lF0CLKKE+VIGJGdkIwDqLfwoRCZjDN7ZvIt98z",
-	"EVlR9B703Zi1ShpQu5MRoynclzhBLsXqmvdcy7kdBWgAHixs4sKyGhyhqZbN4CvmsXj0gtusOfiikW7u",
-	"2Zsops3XlSV562QFqfCYQY0wwpOAsFQz9DUQljHSNCU8ySOKKiEva+QTN6NrEbkB39IYzC+u8EGO1FFJ",
-	"x3vLph5wSYbzc4nb6klsD8+P9pszt1UGa17aRpC7JeFKuW5eQmXId3sXb84ufjg6/NQKvqqwug8yWiB2",
-	"IM/eV8IDf5Ybt3IWAmX6kQcL+VOJh+cpStZ8maET7QIHGzs4wObPJQnNkVnlUw6BkuD/YTd1JyBsbbhG",
-	"or2Dq5u9sBNVdpg3eKlVd9t99nTG8DpAHVjmwPSsWPtM1UvHHLrs0TGUyHRK9oSsgOtCyb6IOSMsdSks",
-	"k8g+RLvoc6iNlOjwmru6SpLI3P95DelORLQlgvejKVmhRYQMOkuIa0FyB+2Ti9OACIn1KQVWpQzQgzvX",
-	"XVe2wxvA/VmGOpu+gXPVcZGwDm2RQ45d7S84natAMAYOn/HhxqqdVx5bDD04NCc8wTadcLVuOwXeW6qc",
-	"z8qdh8oKw9e2aw8xB37vxoMWV7dDfiGz/o4rlPQV+lI570bqxC1nlQOTKzfaDtWXmUhWg2o3frIrKHzB",
-	"dQie0FCW0d0qhe3NjroK3tylTmzn+MH8LcdQiRLouHfDEzobOzMfJbFUCm89t2jb9xhya2VwI9TECJy9",
-	"pUYIaXsuPBLUchGXRIb8qybOukJFmrQMddnKcqTRWGF6KkxUhVcPnB+nn4nIisGMtS4+Nd9UF3xMzbVI",
-	"mQ8iK87fakAmaaZJlPMq0HtQivB2byxIfRnYgER5eB76/V4igILShWcn6SFUcN7ApERu/xrTV30lZzl7",
-	"T3ZC9BvnEExNY0sFUpag4oKweCRZtQhz6+TyuzAMm8imRY584YvFPyJHWXTeCcPu+sbm1nZT6/KmNtdd",
-	"WJKpzHmycsnPMm0sUUXy6NR8mdx9n9yghrquyqgr2cWMi5OpceIQLCRkKT8MMUyNfdHQhWUfX5+0QRJ0",
-	"uWsb5vgDTTPmApaayJ0gzhxILGeKoZ2vvc87yrbueC4jmzaloUQBG+jBc5KklxRSjboHK2fvwlHPo2oV",
-	"Zm2jKek7UJPLkg7CKyACcvzWNt6/OH77mpwcH59fi4HClJ9QxSHA73N5XZOVt+8uX76x/7+6fPn26hJv",
-	"Oko+Xr1tv4KP2njXj6m6JVSxa2FkCu78yRrZcyUQcZoQ+q4JNc7RLTq5fBd5lcBC2osnk2Gv+ISPqy7x",
-	"mWNRSliqCSqK1pYukplzuo/p9aoFb766GtM3rpRZLos5E8I+Sw7BwK2bkmNcsjsmUDRF735ucrfTtYVz",
-	"UyysGLjjxue8aUiWoi2vOZLO57XiC7tQTvNFa3/Wyn4uXpzzUcUNz30PfP3NYpQqApQhUU1+XuzU4zip",
-	"FyVJtWB+Dj7EEdyOlomQYjqWmQZ3Hu0DCsG3Z8KU5f34hDtMqMfVumI++ZXVDUrVc1y1wFwR93T1nEdw",
-	"FDzonf/2iLm5uoCqjXDj+QUJ8vUtfiYv/CfVinJ+wUVJuTmDFzlMwKXqo26OjS38rWAz0H/L7g1YdtAD",
-	"f2Uj3MFD21i0YIbo+fHmYJZsrKDRpykVMdv3QMoBzYXZ2mhUzz236NSC3NI3LJ/hVp3Xz+BiiYxQ7uNj",
-	"LhqTQok5qR32rNg7Sek0z7qE1QZJqfh0xfe+wvQenf7QxoSMnZ3u2/W9jTn1Mr4qaYj9fpkN9x6NC4Pu",
-	"HD9oAhtYVxfEhMWyobl9KvKhGWlousz67iRPviYNS9M94ddZ4H6OMkU9DZ8dDRGzMvPyLgXVU1rakOrl",
-	"4vCitKBHSIHPvp5nEmKgt7e0lot6JYriZXXpQetz23bQvqMKtLu2p9IAB/l3pYdvsf9iKnDEZq0bY3sF",
-	"5fuYT6bz6lW3uxkssrGVk1mWvty8ArIe/j9F9jZ0Sms9Xamo6DWoTPMRcD9PxHgGkSsdsFm1hjdjonv0",
-	"SnnZq8vz2QWOwzwfWX1RgM+jm/Pwc64UFmGrGOfeL45uOMQZflZ5do5jVJ79AAN+CVrvP314KgFsPbP3",
-	"sJZqMTm43GsWCe7qLbubm52d5tus2cJy6wrHFIlFPpw36gV0zTFC82FTu89PGwtuQdF/y5s39P2nD5cN",
-	"hXnYdPHbwYL8KV4bOmwav1wTZTneOK/3IAd5rQD0zNWz7C9PUnbFx0xm5hIDoJtEK3hRhIu5gLiSaR2L",
-	"D2DdGo3pFDWK1y7P8RpxVdnJTljhBHbCEru9vlXltxvrakpl2Va6iOLurNTU7sSIPW1CuYJGs3fdDJx8",
-	"f9UZNe1lUemugYtK7UvI893GbNf2Lg5I9O7d7slJRFa6G+2RzNRqsFg+eKhoX/XDWfkl7Pz6S9je+fWh",
-	"+0vYXv91dfeXsL2Jjxq9co7lkItn1tb20vwyyevqueqe0Lr46OfqMPdYx6qNdazaEyqMmrZ36uXfu0/1",
-	"X88U5AThfNCmHT6hE9QRPkeY/Y7fMRJRp9LUmMsRKrjkD50WHvIUlt9DdsU1ApkFJxCmp42zdOi8XPS1",
-	"gMBCNH7ZLXAxT9WULj5yymd+X8EsJ2ha6qdYXqeh/oOb9cJU0atuq3JnN1yoePnzMhYvPcwi7Ijdb+RF",
-	"mqqUzUGSSbPS6NNIuqo/LqUresDvkqjQXEdoV+hnPDVtSwrspmiycnl6dnJ4QPavUAUekLFgYyl4rLEE",
-	"lWGfzeprqFSSy2JRQKgfhGhmsQT8LUl0/rFejcPnln/pVfJtGOfln/Y/X6Ja5FI+XcwMn49YZXoqzWaO",
-	"90mu+V8839zHkr2gIdmcYk6VfiVnoX8kXJkhZ+3wNSoQtzkDfVJhxdLkHuoooHcfVhyAFBMAziZPnxqC",
-	"lCfTXDa7nPi60cGMwmYnrnqWPdm4/F0S4R8RhNobUpjhajYQSLvq2gbgaGMpwLVACoG1WQwkfi7vOmEi",
-	"mUgujLYoVSMQrpt+ZnJnPNtDaeD+9FpguWcwm6tsCNGR4o4rKaykB4ViLNTRixaXWaJaGoiWxdoa2boW",
-	"jm7hvATrYeKWwKWYgXxCkBMLTphizmjrTfzOOrxy+mGv5t6Jy28VJikf/5YvHB74EauInn8xi+Qs4bQp",
-	"eTvkdGp2C38rMwEIpxhNirJoKSuKXkOgZ60i272vNIY59HIPzopbOB/TIXs5AeED//5twoof96w/yX8M",
-	"+aC6zPLHTRaDZdVodk2+yGqDen2SSppAWSJYum0ZkJKuv5jYJKXGHkqc2pMKo1vWQJxPId8daPHHzr0v",
-	"plgHCkIdP7BphFYoLlw5I6jY8hLevnQ7+vLPWzb9Ei2k/tcj2t3cmp3JcaU4+uW7vXapMDogQHX1O4NX",
-	"W0n4qvPq1Ua8nWxt7tDugFEaxpubNAk7m3S9P9gYdPrdfth/1e3GSWcz2Yo7m/1wEIY0fNV6jsULaaer",
-	"WaNH8r4EuhUsFG9lA1f9JKaC9BkAlHB7T0GdXu9Gg1+5BWLalvKlUpSfL6qpDEpJK2BT0iLI2yUSuhYw",
-	"jf7UpaNAyab0XXMm+AUq4/7RgLFvZvZl41W3s/7kLYHxqGV64EbI8aN0Tso1ax8t2X7CvDZ3xhL4V5n1",
-	"viqL9QyQf5NcLEdMZqs17wlKvpNj9sc3tL3V7FPVbPGYxqVixl/SRAeaD/WcvL/uu7zG8YKGvRzO87FI",
-	"j/jkSUyaKXY1wLxLNC3lhnGyypAaRrQcw02FBY18QhldKv5PXO1/762oEhSJqulkKtB+qrz+bBWGYROR",
-	"+6gt+yCBCU+KFJ4Takb2Oqgyzv/5H/8rWl2I3ks1PJ0tKZ4fFPLBHZS/F11fF7XxSrl77KYTzRiGnd0r",
-	"yE8E9NSMmMY7QL+opCvycPqqA1DDatygAnRP4HMzEleLGn+Flq1cM3Suqs2Vom1yZoJyj+6u5EVF2mq1",
-	"xPmVa9HhvLg8MeUocnwyvi10b/b9WlUhshkucLM9X+WGlRdLOoLq0v3EIjtwNaasMpWSS5rt8VxZEH+T",
-	"7r5CJ+g3tDKn+pIX1xLmNQS+RfwL/QaVG570dGx0txtTJ/f5tPvPK1fw+KUG9ciorzTWlPS/mHwTrE/Z",
-	"/XlJiVhdXKdrabxlreMRVTQ2UJRRSCjX4WN+VJYyvUb2scCtpYV9n3TMawohb1vfnkDLg66iM5pigyI3",
-	"00YY1oM0FtJidje3qkrMbgOIz7BGZc0NQtGnVVtvoNHzRLcFvRrEc++7SUqfPAnnaYPfCC/xQAgF19lT",
-	"LPNZlfjNKmOAImMRZ64JmElZUhDdKKUi0TGFLM7RRCqjKDdeiyv1ra4I4nlriLzGxlVpu9xiBj7nkBDv",
-	"IK/zWo8/WaT+a1H6FdtfQZqaRpEvL45fzufupbLU1bDlRWoktMW6lL+3jE00oWRE9Wh1jVwyK0Oba0Hz",
-	"RMTRZ5far40ZRl2VKk2i/w8e/HuEeZwZ+cT6lzK+ZaZ+oLTMdC9hd72fbtfvTl/9fvXHxYY4nryKPyWd",
-	"wTu9NXxP16eHLMw+8DOz+ePvP99v9xcwjRdwyavqNiHPOea4ebxSX83cxj+XCA+GfFBBaDoZ0T4zuRku",
-	"lfK2TVN+y7AidxiQs4B0AnJEpCLHFqDgKkUyzV5fixm4w/4g8Osw2/7w/cnGedWK9Eu3vbPXfvf+w8np",
-	"efvnuQHdj7i/XTFBxlxklmNEH80xF8bpTBehLs21+B53NTxHne7immT3wWU2HtPGwiW5T34DA3JaKk+9",
-	"sHd5UYipqbqiEpfzqoRNeLLeGyun5ITQIsLhFA44Uy7dzsnFa4ItYVauMcZC1z8p0yHXuUWC/OOn66kU",
-	"0w3KgGpWc9dA/ZwyVE+yrnQ+8+kqQvlQgmrUUKH8H9MJMTLIzx2WJVm84mHZ4FXf3XyUJc1n06bOHB9X",
-	"0nM0Fv2khp0N3nBlGYcZlPrpp59+ap+ctA8OItDA+wcReYl/l8rSOa36kN4xLwFa/i+LRzWT9M6rsB1u",
-	"tDvd/5+9N19u49jyBl8lhz0dAm4XQAAERYmMG90wJVuyRZEmKS/3wmYlUAkgm4UsuDJBErY00X/NC/RE",
-	"zAPNm/STTOQ5mVkLqoACN8lufhHfbQusJSuXs5/fr2DB0hKm1Xj5yx/dT7UG/lcn9V/1f6//+/9ZxmEK",
-	"EDWbpQWRibM6BybuFYgwpKgTM1mhu+6TMmbMNT1Aa0/AKKTjDYJ60J/wdUjH5SydFerj30Tzwopgc6JB",
-	"jYtIFZOLpdyzzRqarFW5Ur6zWEYCggYpPyR5QRe2aUGTdAESgJafL2zmgdS+9sgRKOEPHul55H0djhBk",
-	"5rMn4us7dkMXc7qd/NBu7BBIz2nPbEhjRmpiHgOEpr5luenc9thlh9ct7NY2Cc/qzsDK5my9sM4eT8sk",
-	"nOpkDxW7dxkOuPQJSUv8tHxNSB5TEsMejvTHFRsRixLPPFu7+TBF5VW5DwGps2LJ8hFevL7IuqDXwJJu",
-	"7v9xm4Lh9JS5QadqetOknqsds+ynpGouhxSivJAHRQJ6wL0E9EuIaeZYt2lBULiwBDPzxkO8LfubeWXu",
-	"Qnh/5rfecOmnYxxZ8mG3K8DauJzYVd+1W8n/Wwc/8zk2W7JiP3BJLZZRt9Pt5KIjrdampeyrN2Xh5kvU",
-	"yDKUGFBK5Cqxj18XfeCYX7Gchvu2977w0ikPgjA3Ed9/ePv+/Xr4LxyPfZt7VOF3mfhK7osQRX+DzoiQ",
-	"iq/xpiI7AtCkZFl8Qq5AVTJXWEY8xP83kW9MYMyFQTTOKDW99dc1bxU6+cXJA8Uxi7puDs65MTNjTsPX",
-	"IpClxN7gwsURgSv15pZYGxNYRIMMQKvSt4xoGEK17ShmTH83k5LMZ+OYBiyw6QBnrgMVHrZEKjJYAOsD",
-	"0EVFcbq0V7/+9p1ocLsBb815/wgZYBv9M1/DJTHcLG4GKnSCwRqkXpmdZS/ZtG6/lW14BwlYLUSAly9H",
-	"BswLiyNlMP2WfzCKDVcFuExcEuiFE1gOdTOhc5nfvxlw5cJ0GWclRKM5SkTru8CAVM7r1zsJM1fwo2Lx",
-	"LOaZXrsyGWO+vcTTT4mDghpoOy1jW1EHY4MaNP+mof/RsDyNeqM4lrNs5NSgeMsEchrSgCaVbFm7L0Iu",
-	"VQ4zOXXNckDVnuKUgbFillK1R/DX5edlgVhLuIbzmJuAAoM/OkY1fZbdBcv5Rry6okdhnlm8gewLDd+J",
-	"iK614zCK4mHWcdhZbTXk8eHs+JK3F57PIuDaR+YhLlqzIg7iJaTUR+IfXtotwD0M4x0ivvAtbcmx3ujL",
-	"2T8DRqp1wEG6shCul5YWD9qmnkkoN5XF7n1BkdCULuh/DCdMNKJY8d83obhfq52Ws05HdEHJ4QStopwJ",
-	"uUmXgHFkccIKtzEsxlc2/bZWStvmWkhVQXUjrO6QzAAyAooFeEE/Ox0OWa6hfetfvt59+br11f3m4WJu",
-	"g7ZFMLCVZss+w7OjLp+47w2RRmFLVjGIIqIjZyzWKrie05kqQRW04y8CypFDGrIjmm47S3lLFohtlYyx",
-	"XwilfsXFgAY3zQwydUX5vJ0BX0Bhaz7yllBpwCrlLBKBPsRQ3MNVk7wyW1DLJgjwHhARER4U1LZUSiun",
-	"j8AnrZgjaRNFtzM2HbtKdbcku5k+FcEZKGa9uvXW7oSKy5+j+VGCkFNgl6mwAnShTUnj5alxpD9z+Y2p",
-	"aSzaBOljs0k7LitBNkGwimcSUCe5IDSF43BQAACAmyxryI6iKLj4bU4N0mI6AUAbv/+i/6fVeHnxyx8t",
-	"b+dlcZIxdbaXxzicROAhRiNCzT8cDw+pQW3HbsvTAlZxMVTI7Zu0DI+iGAvfDCtzOny/kYbIwmqkUTU6",
-	"61E1EkGUkszRNdh8kL+LouDf85Vc60dUXYgtz6uKZjinMdTUP5MErie1wBQ67NYPzN9SvEdabjSzUaaU",
-	"ldipgqjyOaSnfV4C5LmMsmw/8hmIz3moZNMg0pgePbP5qAjIgsltEaXmpTZjMcF9fED8BZP+ti8iv37Q",
-	"F/6UUeHreR3yKQ0JLp9HOtotGjJZt82A+g+DOaL01ZCIVD8VlwXyAHUYh1kUaAd7f3J2QHwxM0N8f3JG",
-	"anpKIig2ePk///Xf7RZk6SUJGDTMR7Ekrf/5r/9+Dh2o2P1jK78MA1f9gPiK3Sjp9wU05LAblXyrR0Qq",
-	"Le6BBYM0MEjGaMBt57EEdnD9XP8dF5eWQ7248dBy4izXTziJZMqK7aXGKMVRFSMy4+qVS8ty5Z7aO+mF",
-	"ueOjyowbvUNyaatmZ7eKzhSzwrCbXenicc2olPyqbNRu+xT/WQ6jOGtjdjtrnUO8Kf3s1Ci89ICLTu8K",
-	"Mw62acZeyE6FY5zYJEytH7pexcNVXuYNhaHFnCp4IPHnDtAq8Vfch+aYGRC6igN1K8gYfZaJWVPSbjZ9",
-	"q1L8rJpAAZS6ttVstlta9iG80wWKTp+YomffaHz/gPjTeai4u0APQ8+Uvsqq9MzletZ9QvsCVwVUmCLT",
-	"SCrS8VqtVqrWCgXxhYh8QonRi9lmQPzKLTxGFvvKjEUrudTQtjy74PjMbHDIPahC1im9GKf2vvSP72Ew",
-	"6V+w8uvQDiT9pyM9xsK/nONw0z/9zOT7CHJSwFVUVJoMLIBifVFhL7nydmlQg81zwmLr4RaAr90//tZm",
-	"YFowTWVQWpIJdRd/x7AkHkLBxFezMnlbCU0KBprCkqI3p1SVPxRiOMUCNVKm1Wft687x0tvUEnhIivlB",
-	"qBxWZIDoyNUDmmcO9LN9QJjWzNo0MkhByrGKaE94Cmh1SH5uY6DQYXsV8QD95pCLy7VsHYX4ig4ty460",
-	"ACdracEzC7V0JDKTZNfMrZDbf1761GaRtVaXQSSbu8CCyCBQ3QrFzj0+gXiiQvE8MlC729oqw0Bkt6yR",
-	"UvQG/17kFmVx1rK7yQ6R/H//L5TYQBcIXEviaA7JuwkNRw1AJzVxUb1WB0SwMZL1jAxKvQTjM9cpugO5",
-	"+Ap1JdmXVypGKcKtSM2jlwMAc6ux9LJk/jKTtXIL5WHZtEML1T1XLMbAhtn8MCShIDkzgrSLnaqsRjUP",
-	"qKRPU2P4Gm/L/PZVMojM72duRJmfT+3wsg9mSxe+cgNPz8TtQvOlkG9fxZQDKcskihWJ+cDTbiOySm0Y",
-	"Lbjzoc3HHLF75ooR69rW5jN9KrrWs/WQWw2HkKsi7eZgjbA0tO29/FTr95v2X91PJYWiafmwHNzAv6IW",
-	"AEB6JsxvEnnCDxDcgkoCRRTN2zSIr5Qyywe4IIes/64tWG0W6xvAJdfyRDZJz8kQrZXYM2ku55JAitIx",
-	"Fl2xA9BdcFQJurxOHGUTet3dVqWKoZT+a1UVNJtLl1KBctsjlDcokw9vZb9y9fdtZnfe0qC035jDM8rD",
-	"9S7bnMs2Yx7eDa4gBqafCzKgkstcpEfOB7hfah3tNP2ddFrkX+vZEhvcCJnNsW7isnZnbsfTGxJTtTyk",
-	"WrvV2SV/J+1Ws7ObH4X+28ajsNZtIm52Wv9KzAYhkg3nscEA0fbRATE4pSSYM7KHqOMpNDzYDc088BiM",
-	"Y41Zu3zkQyoVNPq6jKrFzLARawcMh/yfeXi4A21c0IWjdImuWGzjdtCAmJGyiMm70+i08iVAW5VS2W+D",
-	"ezZfS898GTySH8R0pHwy148hcgJchTVf275+/YD4dtr8LCyoRxxHN5DC+AEb6u8IfD2B+u6+wOmf6RWB",
-	"+RYBsl9L4icj92GLrF4TAPCRxDeE7TkQLfgAY647Y90QrOOYXNdTDkzU3FHVBsIpfGVel/rpDJ+T+qWX",
-	"DCJ9azKe1K+v7dDsUp07FzG7VIfRdDZ3GFq2PW0faSX1g42K4pLk7Wyj28ps7L5AIzsjuRB2ncdEzqek",
-	"ZpVlovq0Ta4Px4CF0TVpGTIOmROPEujZshvbz0vJA6LojX6hn2x4d5FRZ/CFEhlxUi/qC3zTAU7DSi+i",
-	"SfzE3vZB0xvGdvfR/5b/gH/rC0VvPJNDwBOY3O9nz2QyZv0wb3k0RaH59ENvi2icmeHlJ718/ryiX2Qn",
-	"YvkZGzhXit4U3L/3or1X7fbiATzv7HUrPSEfG898UuFcpYacQ9vOLE6RcE2IAW4J/PkQZTqnUTQl2Jmz",
-	"YaF3aQ15noJo8wLygqkbxUxObmeNxniz67VOxYrVxU+/7Vy1pp33e8Nv45+vXwzO25cnXfkueDl6Q5/P",
-	"X0e743/wjvj+Zu+H65yb1+5sVsiUGUbx/hhzqVh8R3jYlfW1U8N6uBq6acNsfAplJ6eGIAAGVLyZqmRH",
-	"lTeENiLt+0XXgsUeiQShZKfV0HZVpmJ5XRnVhkNOA92umrA0nEVJrVUlGNscp35JbWqexR1qUwGjJoq1",
-	"VQouKF4EsdQxE4Z/aWt50+urqtIkrIOeg+oE+C98bgZNzo6scc0De8EtvPil42I+wA2vwrx+lhrWorUt",
-	"qmFd4uh/pBrWpV0FNaynBt4q+4RTKi5ZgKeR9Oet1g4jNJhyYf8xpYKOk79xIWdsqCL3A+CJxgfEl4qO",
-	"RmD5uAIgJOWmIafg/Cb3RoJwMZurdM05DMH0I2INKbwY+hfNfdqvgdfloUHtlUsbXX/0W/2mohhaHIVs",
-	"xcCxdEkfetj3vhuGv/mw4R2bD/9sSEUZqX8vVb2flq1TCnzl+jBaRA85pEKwgCht1iikH15o61ff0lxB",
-	"5VhQW2tf+UwS3/3jbZCFiNoaM3XGi9NJIR2wXKHy8YwlgOyrGzLttH/z+nzL2zo5PoP/8wH+t3d++GbL",
-	"23r1+t3r89cFhw1inpP136Wv0pMUYlbBeAkDKhn5cPoO29LBV53RmE4ZYovwMASy/+w8II5dq/2yM9qh",
-	"3Uar1Wo19vT/vND/k+oSbG8D3FuFSyldGz9wcE4415k2PDUplKt6p91T747ebetEqH7dqbMml0tWqChp",
-	"f8neWFpPMRd0riZMKOA0DeAEkCGNYw7BJ4ToBoBDLoBkFkqwZjOICMVMzqeMcLVvkSwmz7Svqiigzzge",
-	"1/HbwPeQiDRwoLkFXpyDQEz2RZUdUVgeQx0ATvKw7/a+P+r89MNX69mizd0WlbFsI5wyGYXz4iJx3Fuy",
-	"ZOoTOfRMgnwlFCH0IoNeZEUQF4ZIOhqRuWSjeSiYlE3yTayvxtLMvhjSGR3wkOuXkwGbcKGF2FiSmqLy",
-	"UnpEsSkc3HnMSBiNpUekioaXJhRfJyEVAS5JpRBxSt4WFB0AguyNKvl0Ls2HaIFxKaJrYuYDP5nEfDxR",
-	"RETXywIXxF7lc6cHqYXroRlOsVkAxlvq9Vq9qZTsQrKMwDL+Kj5l+TZHRceIh0hEhGi+5Uad3UAFvJqF",
-	"28xpgYLqWDrGjIvQJxcubG5VglYcV6XAT07RSqxCcxncoSdx+TTwoOwb9PXPJOFBynTWEzMD9mI95VJF",
-	"MR0zWAmsZMXnDLQ9ZmCVzTLcKkdWDvttgqiI9m3IKnDW3Wwn0uVHhNEjCKNHOpsBbqzP5FWoyTun43OY",
-	"0MKiPFOOl0alW+FAXLPBhzhnf0yUmsn97W06mzVlNHcwyttabWzfWry6lyWK2OyjRJZ4TqCWCeP0US/Z",
-	"f+sTZfqwv6KqaD9EkNJQzv4C2QxJzTQtztoqobCcmQcOhH5Y5i2Glie72Vo7S5w7/2w1Okiws45rp6gn",
-	"jQsbNCju9J0y/YW5yMiUxXxItw8nfEjHUTU4FrPz3BPTk56encJlZsN5zNXCebM5lXv/CCcIN13Q8YHd",
-	"h29PbLQ6xtiUyeMDL0M+zbXTbDXb7Z3mXiVeAF7UtedrU+yCCx8SRNL15ALvlYX4RFsMYy7abcNbLkaU",
-	"hyzQd17HkRi7S0iNqr4wNh7EU2QGcMpdZ7pbqBiz+gHxw2h4iawfEeIk6BdA0hL/gpaJDc4gaQZVycwd",
-	"EN8++gKfGvgH2imHaOBFzOaSXQRMAcG+D8QcQtubASCa6msIADJiU3LMtFVpKSiQG0FJa7qSmF1Fl8xO",
-	"BwsuornCt2FocSkjZmYNZGR6/nCPXrIgFdiyw0comYLRm6fga+Eq+9ZcMs29tIiFLu6NzbYvKiaB7fdM",
-	"kg+SxQ240vQymC2JeFG2Dnm33UkjPl6ymcrmtLeOot95GNLt3WaL1PgJDQ7I4ckHcnxG2nsXXRLyS0aO",
-	"6FD/8FP9dkSeAKlrSjP4bCv9kcWnX8go/oYqdk0Xd0fQlvC4izE+z6FoA7AlYqvWS6OHQrH4ioal/HVv",
-	"omsSjZSxD80rTAQQqzjx7fKZJVaRCXrr82yC/PkqurrdCtQ/RSMunl8pS1yZIZOyBJK1R7798ZzUgKrR",
-	"mM3+JQ/8ukcgQ03auxaC0+CtUkn83lxNotiEvffJV4zGNnY2TL0OY2d+cwXs51tRTh+ICXlwWeGZRmCY",
-	"O3OkgIVlGvkUSa4la0Z/mzP7oTstKMvwDAW19nKa5PUNCget0/2T47Nzsq097m3z4OJP0+dgna2nz3lB",
-	"QCNZqdzg0xNm3lC4CSY0Zu+4uFzeBqp4Es4M9O6QHRBHtjKhcqJdKS1YmkQ/FGqeQTbHkYLkB1dYDzGL",
-	"2RWP5kjSnZSJdPWU6cfmBNNvL/6hdt5dtwY/XbbFy59nHbl7dbo3/7Y7/Pr55NUL1mtN37ejk85vZzuF",
-	"cxuXuFOm2R1Jw4FIP/CI/8c1G1zM4/DTNtR1bP+2/QfMwyef1KA4Q9Y94ps/8tQfOXKiSizt2Ma21NTf",
-	"8QeZ+7hyC9u8/U5fn+fpAJNblebdYC8EvUy/xRKY5q0tMGuFVkM5UCtGmGJgXwr9mmWwTefG+rhVw/nm",
-	"dO6361HXI3xfPDkmebL6r9husBHcn5TzzVojvhyK+MenYMdNt4KI/XHI1Uu6+VP7J71b8nvjYSjT3UYq",
-	"P6z3CGz5KIiAd4btw892zWx56wkr/O4unqq3xS2J9YeRVJWb5xKMumqy50FE4Fi7T4fQKlE40s2kV2rN",
-	"yzvzvsTOulScpyDoQRUDO87ERd/23veS6JcHPr6cRNf6Ej3ZOW7AteGiW3b2bdymJ+bVsFZSDX33LXzT",
-	"Gz8TDMPRZfbj/fbrudY826uXqYBOSZE1suwzNeXdpY/uMXvaHqCR7YyPRTQaFVZoIIUuROgSQoEEKv4A",
-	"ebsBg9o3VckmrwiaB2JoGCayUAEFbGJIF32XdmLzCCSk3jgFYpn53htVuv4GB7u/CT6/u+t+u7oNrvyy",
-	"H1RoGJxjaTesRfwMiINZYazALPfGBW3rL62kesymTJTPrdAs3E3FO2MTlPdkPizie3o903siJU1hDbLD",
-	"yH5Jeut6qZOQ25Qrju0rvKekwFHiRU3zZKhv1CPlilNB6GwWR1csIFFMYvafEFO2QFjAbQAnHYVAk6So",
-	"3b2+gFMNxIlcTcj1hA8nsJkIjZmrezIMlqSGZMIZUkkzNLn9Bw8+FVPy2zlIFx7ZMUMcCodcWGqUO21F",
-	"oW1DxZ2Is0oUl5seDPjKe6gLTeSvLQXYbDsnI8lu5uw2dvvdzf36vfdZikALtn9RDWjuADxWCWj+3DVT",
-	"s5a0ezmwVQSA13ZS8e5OQfG6S5eLFXkRrMlt4EmQDVKuLF6wvTgzFvMokJC1hnShOUqkh4SeSKINfGiu",
-	"sxASFXBtPBcS29CmPBB8PKnONfXKcFbentvlbvnqlQUT9rqKqWo34+uIIs4UHY3ugoP7AL0t+VqsKKnj",
-	"rSWIuh6AYU8ABSkG+DWgHchnB+8TxLZkAhV7VcZfC4fZUtFSMmVijvzv4H9KrEfUnzDjUNA7WBCT+2ua",
-	"JfQ9wkJDM6wv5KIvZnE0jpmU6fqLZ7YCTO+C1D2C3SjgZWZjLprkfaYgDGrKJhTqwQK66As9Tomac3UA",
-	"na13j965EonCoxHOBRB9FNlzOJUVH14ciMeneDDQ8nUr4YIcuqTtei5Ik+CtLiWquJb4aOtXFiARR4hk",
-	"QK5pGMKG2qioxfh+5jNLp+eIiXnxnoaNbCpKHOGX3ee1ZJsjyGV9JePzSqWcPl3AnnVi9n4hVQRikxad",
-	"CK0sDPiqb09WMe620xXlJ/mZxAmAS5vEkFQjfxSmcvWfJaFxzK9YqllqHnJB4wVxZbCLjHYqFruFZZlr",
-	"OMAT/uXUjNk3la73PdDi3hI0u/gM46tLh1tsnzyKrs7ujWx8EcowN4woVtHqhfMwn2HVhL53ccqGjM8q",
-	"VrX2iOv+1PoBw/vAXRCG0XVjPrPc1bKSFxPrd1/dlQMt9ZQqn3sng2VJehiICgPdOI7ycWEq6H9M3G5u",
-	"XJrdvAkMf0EjjIPHTlXoMm3HEnXNwitGJpGccUVDYl+IXnI0DwOsbqIkYNPItaPHdAG6YYnNvkJX5X13",
-	"la7H84cxc1xQqGkfRHPl2do+w6OJRetckRrQ+Sh2oywiQRhFlywg81n9Nk2mBYH9GR9mZ+Ak5kMuxpA1",
-	"aHdAtcglAJNbUSLYXYIvTTZD8da3aPU5U+XOUPEPz2R+D+j0q3DpLYH2iqzYHerZK4YXYXlSqa0K8Pf3",
-	"whqZLZDPIuK7sKHbJEUo+dnp2wT0ED/6rbjiCQd8ibBdO80ZcuzbbeQNd+Vm6Ajr9wkU032QpRmeWxal",
-	"Va4NS5eAZYu4qu0kZcrvsNoq+RwvL67SNJSrGcZxg5SaJbcDlF57svJdHEs7fh3MtB32bcyLu8vjZR1s",
-	"yMDJlNGQjBgLBhSoNDfUx3eTumWMDe1iopCVaAQJ/wUgComxJCrKQhKkbQTEJUgIMz6fDE/W5Fz/kSyi",
-	"+f9Bfo7mCWzYhIUzon8w1loB1llF66BQkufHtGr7Au/C8qm7/TYwjA9VVHA574BB/8Iwb3OrQl14Vj0l",
-	"wy//9jIAtGMtYamARnfh2y2oEMsYF/CAUAJnOIBwWw3ADQyymW8Pt19P6n/bLUvQGHJxKZsFaGX6bVYL",
-	"58Lv5k8VYMnSX2ZxydK/HeOT0j8dmhcm8+LWYVO2M/zaFZQNn7ylmlacoMEioZi5ZAuD3WXA4VI8IXoK",
-	"DK9hGmbdr6f2SElTqh1d0YY4p+Oi+N5GzaIPZyEXYCcUtGdWsD1u364JDYx3uvl8847PdNtmAbCjKW2H",
-	"lmFS074gu1HQ8kW+PyV69er7mZL3IRXbf+jfP/lV69Q36gTlGC6FXtDUR6emL2WC295Q1yy6OgVznjQv",
-	"5yM02c5p/f598iLdDxWNyGEcDS9HURw8kwBpsdMhNJxN6IApUgv4WB8zKgIypBBF6IuQKbjXEtu+9cg7",
-	"jxzDRR/qnqWqosM4kjKjh6VDVrhmA1ilvihZBeOya9Gp6LhJ3irCAyYUH3HAjTdN7BTTeMAyRYYxg0to",
-	"uN8XMZNReKX9bq6IYCyQ6VZCriZkyqYDFssJn1mdkh6r6ZIrwlTIASX3Gm++/e7o/Unj/IfGP37540Ux",
-	"r1Z2A5fgVECHPTTmKzqcsICoqEl8vTFSQFCjZZLfmm/3ERQ96SXjQb3ZF77rMDcgFabH/ML2mCP5KWeI",
-	"fZz0o8NZyTekp/rRB4u+SLrEfdiyPiL4I0EIDcMFQk8HBD5NDx5xHxcAvLEgIiKpcdsepkgyXL15PLQI",
-	"0XaBeidv892LUM/ixg2mTvYLs/oyfeXyGk1YIYhZFGqDDESRm3/snEua2fyAxpcZICD9AxQwjic5PHXz",
-	"l+X3l0aIe4LcIkicshufd9ea9+cxXZgaiNLyHRXTRTOwF8Hm0T81EFGUDy8ZlthNaXzJAuKuLKDQfahy",
-	"LhxFpYuXSK/NnYVVVoWiNz1ln6XqZHnRiopOssv2WDUnuc3StDP2jgt297ZW/fQLve9cR2uzAGhHL56L",
-	"La2ayOPUpXrDTaLrV5wprVkLHAF36rVhkzUZMqZOOoBjhcvK5YSLTH2uLA73YJxHf7403eZMumosQPCV",
-	"pNb+n//67900AROYzRlqRsw3Qh0BYbBy+t6URPvnL9kv++dWl/zIpN4Ybw8/6H1RxN64uyl548pEJM5D",
-	"fj3sbHqZFS46oR/ElM5mLLAWUs4tCUMWj1kZ3aW+1fJaCWIvBjvKTh+y7s/NW7TahOII808VadNkYggX",
-	"KvnKPfOWYryhoKxjIQoYqamYT6cs8Mh8NmMxGVLJ6gmeizaBk8oNTIxAs7wwkB6pVObxq8M3x1slVYwV",
-	"ZgtrGPWoqpdPcVYYGgBmwzPGRK8gMPDeRXxwCsy8m7IuKhY2CWmwvgJD7Hy7yFqVygu90VwnIE2P/Hbv",
-	"xC+6+xNuWYoeDbE8Y1gkBU0QyXBB2hlWdj/aU9EsaUcEgSV7oxGWFS6nxUVjEs0T2SbRbtR7zL3DwGet",
-	"aijK6RA7KgdjH02ZNqimdKYt5wPi27/TkWLxNVSh1GaRlHwQLlJHup429uxTt+x8F9YAy4VUbJr1198d",
-	"H/berWI+LMDO0UcZ4C1iNmQCQMn1QU4KRczBS6NcBNp10m5cPIgmiyCuwjvg6nyCFOee+Yjs3sie08zW",
-	"T0UfE3lrJUnBPigU45BHwqqmqnH17Lx9zVkYOPwUKAo3aCYHhA7gtxFecsnYzKDZX9FwzprE2R0xQzId",
-	"9GEnUcj6Av82N7ibtchUqpuHKXrJzMMMSaOsN8mhfrPex76eYd+50hKLad0LwRFiyuDUZF5kQCgFuyb6",
-	"Gc+kez56SFMo3HFz0vbuXKKGsKn3VID2+mYWZYrPNkqHpx2CTTAUASpzvVNQsv2OIGBw39uvWWWxXGSj",
-	"etD90N2zpFXBvPxtzowRpkW/PvgGD3gl0rGDz3VrkB3R+u6gLMHO2nGVL8dxPH50UVBhrarXu+FnVK56",
-	"A9SYznNyaLpTb1GRXDKTZ1w9gFS1dZKySG6SkEtVZTrTtf+bluEne63dKYBWMJO+YRb0ViX3JRNvYgC3",
-	"m3ttCVgtE5lpR14VAKpe3r2yynzToeJXBV7G13oIZEbnkknr63MmSQ1iBcYEBIuATBkV6Bfp/SAilcSB",
-	"SKg3b/2A6LNtcHVhV0wz5or53mUnGl+2PDqIvZiYsYqIKQME38fStvj/7G/9rb/1C5Kzo8Pr2KRSPu7f",
-	"Mo5thQjOa9f+nN1yK7PcxSLY1GVUeOmHOCzbWGFEgyMWcLp2W6HNn51JOGy4g/SaCuKPeGghjlHi+7Cu",
-	"fCyiwsievr4oGXHy/huPfHvy+huP/MgGJ3ptvnn7NeFT7Z6lqKN3yRH/Ct5nf3nRftkhM37DQon8EJIH",
-	"rC9qOztee2/Pe95q2b9ycNPrnunyGSyAfMIUZkKGEEEDoQbbBxRNoRqQJyQBG4Y0Ztp+OvvhG8Ilidlo",
-	"LllAalwRixe9IPhVpj/Q6bsBVGbfilvBjBXr3eUkusaaRj0vTfKjMQ25Sn5NGpuTHMAzCbgEfYGBaUjt",
-	"4CaHd9RMtoOEfMoVhia054PliGQ6l3h8LCs4iA2Z/8hKYVRY/0Ij3qB9lZR43alQ9tbNyi4JVCxV4sVy",
-	"telcGiYrrDupHOE4cu8qRPpZWTpbIb1op8KUf6S/rGg1fqAhD+Cj7gnmPWCK8g0MVLAd7MPWtCOYRxdD",
-	"wP9Iw0sD4X5mK7NK8hfXyaVNV8UFaYzxnAcsIKkLnmkBgLUjklyzmK3CDLhLgagrqqiY4UiN8TZpjuzt",
-	"ufevhEoumujPkvUoXfGi5Efhmj9WDqR4wzXNbKL3e/dciHOkLwbRxOjq5LeR/s3mSArpCO6SJemFLC5P",
-	"VVgWDRoSChem8guQO9EKPTd+j/jwyfm/6e+olGrRw3pDRRCNRmUDm8VRMAegbTIxV5IBU9eMQdcwVCs8",
-	"ylDNu1alelJj1c5HjPUYbtiorSVz475l9sfcvjIBNI55CNW9dI4oEHfOAHVay6pwk1RZHlTAzmdmc+a2",
-	"RPX0UV5cFRpx9rDjNFoZsE/0oOlQkW/Pjt8nsdlLtjBFjFza1vQfWMxHi77wbxqmjb0h+VgAjYWPtLK4",
-	"xDG9NkatSXHMaCxNQHxadLZpITsFSzOomjBu4JHTrw/Jzs7OSz28D+eHOGZrhE95GHIJgLPa30cwhib5",
-	"IBk01gBnhDZQA/g6X4tNv67NTITfQc/NM8AcU7qw3Y3auI1GCd7FMmFuq3Peernfau23Wv8oy90UYAYU",
-	"GQBvA2lQzMfzkMakd/KWBMwVpEvk7qRkxK7JiA6VNESlEzrT0n3GRCAtmAjOHlQcQkki/PuZRAw73KVF",
-	"tYcpDbW8lZjzYz1CQxlhXN9Uv6R2B1znG+DrXJeZ3vJNUzJWbhmXvBsYKjz8aO0OcJHb1rb+BUcK9Vfp",
-	"6RgxFvRFEbwKbgC/vq+982gsuGSECvscw6A8i6MhkxI72bnC5TD0OwCzrp+PiRnYdT78pwVrqRwKZq1W",
-	"63mVrkRHIVKhCQ2/JOsX3ALgx9odljKCrjBClgRUTykt2Isql1lmCbWbhwPWJ1SAbeuuLwBdxOfaRGSJ",
-	"PDHg7IjUDyTBhj+Gh4z8NmdztJxvCallMh9HJTDketqx/xLHSlQUXQIKSEpy2RCYIywveW0autF6R/mP",
-	"XmTehqj5pDbCkJPeh5DGEQw1t4klaItBf7GWeriNX0j9m4lYxcbl0K7Ibqvl180URoLIOWBeV2K+qSRh",
-	"SM2/xt3TVEwqjIvp/0qF9+obypYUWf8qAYM4HCBgcDxJgBAQqa9YTMPMloSmJgSwCOqVGoorBgBwW26E",
-	"4aUKeVN8fJK/T64pV7bhk2qba0bVcIKciJjg8/cz54VLModyjGu6gI6BhLG7L6SK0jUNqQ5jfcy0LI0D",
-	"FtQPiJ+uy8PHmz2F17OAdG5uDvrCNwwZ+1AggaG+aK6G0ZRp48+FdiF6y3BTqpizIFt7id+LZOoGAigp",
-	"MfO2DI3ELyvbaYpQsHDQzyR5c35+QvDaA9LC2pW5iLWyBZJvPVF8ygI9eHNOMKVvv9f0zuBh3335crOj",
-	"Xyqc36bFNO6G1D7yMsIylfxOCTArVVZI9Ndp8NelYlBjuRkADapoGI3npv3BmArmbEufSCOCrIlm3iC1",
-	"fzBTSLkGyjX1Gqwb8v+2FC1femkTroIAotIrNLBYM+GCMKHiRXbX/G3L27L4qk0ADbhIsfC7vxg484sZ",
-	"hXmfRSEfLlLMqd7WdRRfXqDViLXeKJGylY7eksha4mD1liC5vJKQgf6IMR2zKROqOeKChvz3fD/OWglp",
-	"Jv8sJduKOfXKkzCoT4PsQYXMTFAMSXKL/pMk0ZLy/vIfV4BlduvEyVLZF5LslDSEfY3a1pw0SSQHGIoJ",
-	"IyGVyurK0TxMjJ4alFJo/dLSxiW1F2VVXCsrI5bNgcqNOVIlRtkKmwnG6wZprQmsoQ4sA19K9kOZze2t",
-	"KKjLKRG/KXlrTzmMzgzKyeCMbtEjzQnlgAfYkQFiuC8Mbs4LYmywko+y78nZ8p1W9y5S3CXVlnt6QAg2",
-	"VyQatmU0l9Wsdmx6NqfGswd4aR9kFiC3ydf1+ZhTc86kKotup825ffQdM8SB2thwITmvyPTXDjpVoPS5",
-	"ktap46FCN3Op/9rdeJtIdO7+NR/9eSLNuUkvDDCnpv3R4srppW6mZqq0KS5lWDERzCIu1D70ssJx8MmH",
-	"03cmEznBykLQqZBON4wxNAhi7ZwjKBepDSdseKndfUNFpoydkHg9dc+VtkHSDAMbCdFaTEYxHYM+Jacs",
-	"4DEbKmmrBvoCoYSc3Xn7A5wp8ei+WBue/DGKLwGC9NRYFmUHbtkGAas61UilLzEhMLTX8bLlw+RuKXWf",
-	"Ms+E/mIvEcip97jWudv1uldvtbm203SrNFTq5lTDTXoaCgVCfmk+j1go3CCFwqHATH0sGVGwO5vwLmn4",
-	"Jc+gpQ1Nzhn/ji168yI+9J7IlRpA3PSSLfSppUEDxIEcRjN2kEBtphXPm3d7pPfqnHAx1irIyh9DxKxf",
-	"gZFMm73e37pp0BlvXLJURQWOEEg8gEXNjhX/9bXdfN/+eL611EuO4se0fz6TWZq02kqWtt7h4euzs4vz",
-	"4+9evzc0bUWUb31xPFBaDGqNOoqjKbHkhx4JozEyThqiMvxu7CfUljq8LvlQLd4QBv6KDxmwmpWsC5lR",
-	"vWVMcu+Z+SAP0jqICqOlsr6IizGpGV42kwrc1r9je3zJEuCFDQvssrQOqQF+Py9Mj5SM0MaMf9N3ebaL",
-	"STumZxH0EJoAMiTTtq/lv8Ndf8cFefX6h7eHr3MLAvjfMSODOLqWLJZkSIW2QbXJjx8mm6SHqx5GYy2I",
-	"AzpUhKc3IQwnmYCS7/4EOJKjyFRRKzpUqToWfdl/pDvFk+edRXM8ORJh6LaWMA/gCoAgVgYuMho52DYv",
-	"QXJDhPDRiEPKApxmmxaczkPFG9gpDJZeFMt9rUpjNqTS9HKnMor6bYYkXW9Ue8E8Hk6o5GLsWcp76C4b",
-	"MiHnkowwQP/m3Z7XF8C8jsGFJfJ1s9Uwjo/UoMQGJsCyoLESem36oi/+5V/IYSS06OORkH3RIL0wBLZ9",
-	"tAliFlJtVtva9wGVTJstNqnExTCcB6bK1N++avtkFrMRv2mSnoHytEE1Qmr+OAKUvOb2cBqAoZBC5aAK",
-	"7aL97W24UZtE+y9aL1r6qU09NEjqoaaFqlc6ZeEhlaxJ3gb404cPb1/JJjnnUyYVnc7w11yODZ6FdUYQ",
-	"EiJcEv+PPsaH+lv7pL+Fu970MeGG7295pG8iS4dRwOBCuIwLhZd88g9It9XSRpskvimg8fHL//kH1I16",
-	"tjnq0y9apHVbHXP1iGHmEdd+LuhcTfSq6I0WEDmkgnRbbXOx/idOSY/Ytm2sBg0ihq350MMNAaUkO0Ko",
-	"MJHHlGbx0rSI8MxTqhjWrFmEFdLtvDSZSeKfMhUvGj1IAplzTmrGzazDA36EYAkeJ0Vhy0C4lV5RDoYQ",
-	"qVEI3kdXWlRT/Q2KxqoOIELWV3Lj2m3twMv1RGbfDkUXwyhgPiY/9asuUu/x923jEBiCpkzag9gqJOJj",
-	"FS6a8FwTjL2YC+BX9qGi1jWB2IyCfkqoTXWMBw2j6ZQrxcX4gMRsxgy2s8vJmEG7wLv/NmDTWaSYGC4a",
-	"37GF3zT70N4xoRKgIWkA3d219i4BNBbTZ+KR5y3iOlD1o7WWRw1fN7kNcy6Vmz7YF7utHXveM4q3L14D",
-	"tIubdDhekMLxbxozFpsyJbMvkx/0G8AZMena5C/PJDHBgr6IoxDWPtRa2aUt3dueWbp9TIGR0yhkksRU",
-	"XPb1Ilh7gBEaTLmw/5hSQcfJ37iQMzZUkd6Fio5GdfsHoHaIm+TYvk4CWy6I0Vloa0uhAkD/s2GP4AGh",
-	"+HfrR0G4BP+YOiwdW1+gBZe9Fya5l8a5mNIFGbCSGtCaKe+Vfr1JcishKRQtYIUCV6wB1p5PJtE1kfPh",
-	"BLDJEzgNSRSGMvb1EbQAFrgdjYRISwIkkCA9+L8NOzp8IHLEAQAJnBjjfJotl+BE2JpV/Jh9J14MkrN7",
-	"bw2SMq6SWdApELamrq7rB6fkEICJ8pHeZDayZQSaHpXeTZJMojBwA7ODeAbxbw7GYYP4UTzOT0JhHS+B",
-	"cwddEmVzMmZKD23nAOeABg5xwa6PuaGh/7hPsHwJiFBmzPaOTT2bEYDmNLf1cbGvJwsctoiEkV15WLXM",
-	"tBoCcs/xrLCgwQXY3Z4NIFi7X3owxYlRqK1VSKTUrWCwOYq+0M4HHD8TLRrAdoDk0Jl7ov4k04hgrdxM",
-	"8YFLhnjkJNa6J+iL10KxeBZzyex+x2gXLopI5SSpeyNSG/vWAkkHsJ5JbYvs6/F/tKroIzZekI998bHR",
-	"aMD/13/2h6byXEHl+Ufi09ks5AhYsv2fMhI+wQuXSj4+pmoNIIubvy5VOPSRhNE1i4da6U3YDXlz1Dts",
-	"nL3pdXafOzp/eu0EvnYcPe3WpQn2c58o2TBmSr+0L1ztk7FZeIB2CQwO/xOmH/+Tmp+0buxvATMwONPE",
-	"z7nkfv2A+ByQbBBjxuSNPVNUBIdNQqERyLv19TxA7wElPDNbiQQPN5oAc6+ZlBnkp/9mBmZ21t9cIs3O",
-	"nX0N7tqGKeNyJwCFtK3eSmq3vFzxlmfNmWEkpKJ6W/Apw/KxmMtI7OMx10vMMemE5qc2xAI+GjHgrzDN",
-	"DiIAc6ZJzrHYzAoZs3IYcXBdMVTqZ6O/SBWBCDQiCl1PJBteWBPaGtcBWlV2rZBDRaoGG42iWGW6NrT7",
-	"CfIuZojRROhcRVOq+BCNHi3dXNRiQmczJmA0iGNq0oxIKm4azKEbI9n/xuSBAGGDpIOcYLy4hAOam1qg",
-	"H0DKu3NzQ4bRXEsLKlMgNUUxSEJcFFKfb9MqMWAubmoqlKIQHZOlWKkNk7r4qH5mKkSKHoAWPzb5g6C5",
-	"suj4+dl8gu/hL5hQ8EkNMzT6DWWJ8joaqunMg1+eGwMFU1DMZU8KcGVtJ6lI3+hD7Et3+bn0nuEMnPOi",
-	"8r8D4lMDVLVUSoiuG5ibcC0XY9RPK6Q9jg6LWySU7tFc5HxFDRQ8vLSMzXyns6YHUcD1yY7CQItSSGhh",
-	"YMOw5e+Da4G7E+1wfU441LqlUrmozN0Wl8aQdrk4FIwqKZSzCvNMzykgSGqbz0K+KTrGH/UnLkGtKUSO",
-	"066idlxw16+Ab2uizKezWZIeMMAbIMGKSNWyLypCWpOu/iBrNgBLhuthaZIzDB8AvDt2Gy55Z9orTTSX",
-	"nhEno/vCt8PQnqgenJ8qQ7o25B9RDJaOgTZDQ0/WHW6d/nT9WGithJYsKBLAoTe40CJN3wdzUgBMh8Gm",
-	"kA+ZQKBnExo6iaNZzJnCFjLIWLosRwZ2EMlMoQ1VhemgUoo9dX+r3Ww1W1C/OGOCzvjW/tZOs9XcQbiF",
-	"CQR8t5vXLAwb4GFu/+f1pWxqu0P/ZcxKasdA6fzIBuQ7tiBnzHJpQUWznoBMWFU2CUQGDWqHrX3WQuyS",
-	"B+icnDhHbR9QaEgNxaep53QL/DbY2t/6hqlvry9lCnEcvqPTatlInE0E5GypTPb3jy09XEgT0HC8tb/1",
-	"Onh11oPk6xX8q7O7234JHDf6pXtBa9gddNhL2h7tDHdf6D+oxdb+1vF3J3qlJETxOWCu6olv//Zz7+fv",
-	"bg7j0Q9nF3vnix+/f3M83psMr07ojB+F8fVbSk+Gbz6cRti7hDbQunTDtz9+d4aBx+VF0SpeMgU5wG6r",
-	"W/YoN2fb7yP1dTRHYIZu63mlGwyJ9iBkmfzB1v4/f/G25Hw61Rt3fwuJs3FDwBG9Qososy8A9XIMmLRT",
-	"hvmNtHe/tb+FmwBgbBNnc2t/S9h26m06V5NtCKtD8UwkC3bsKVPzWKRgH/XhvI4jbf1MKZSJBdrRgl9c",
-	"TtIEmZxg6Lbazb74WqsqU+JpjroLfZg6RvdIw23+9sQSBiVZAhJGw0ucmRnlMYRlU3/eNwlUVwUCgR19",
-	"Dws8UAiJdIv5eKLcsFOBs85LrLjIhqea5Bjk29sTZ9sQahBXmqRn62gwzAqqNlNxaN/TF1wSY9CAUJzR",
-	"mIYhC8l4juaOibuzmyEzttoIO7EFmF5Ixq8lPoZipV4UnLG+eHuCjQGhlrYwD2hJ7rSSSadmskit23lJ",
-	"BmwRiaDeJD8mwFYxFC9IW1PeFzBe8PK1mywW7mukIQWm2sCDoK+2Wb10jSVPQn65CTXRKlf/i7DjoDDg",
-	"XUOwMLGNGGs0UflRZbWbPUVG1W8uEd/BAdAyPaZTpgBguST9mVyynYr7QT7jF8w9Mqm+ioLFZrLUJT3W",
-	"duzaOd/ah+q6BhcNRChuzKjQ0/pyq7I4hO+23e2fsslTC2ZyaxWBlS3MoVwXDcReun1mrvtUeezJHcvZ",
-	"HzRwONTfm6SVftwpVewdn/JStjNz7XZy4ScvuatxAsWTlW82l8MAuzhzq/XDVzRwi6Fvaa+/5QPkFKIY",
-	"CihvqYf0XS/X35Xa7oeRGIUc6wi67Z31957QRRjR4DyK3tF4jO9s71b5PJPiY4jEYEGru53ORgP+ji1O",
-	"mXZ68eYKX3seRUdUWO4JsBR3WxW+9AyjR1/N5WKlhtd7VMsxEIiJznOnO9Ht9gjdRb1Hc7VKv19Fl8ZN",
-	"NgA0LLApdpNn1mNDnWryzlLOWYD5eae6re3eFxZzvtPqFnoE8IxrKjH977yCIQ1DLeglHTGEH5kxqvTz",
-	"0naPa3Iyg5CKLkwdgcU+ZguChCikZnVfYh3USxSECUWlvtpEfBK3o0x76Pn9nOrDDPscuW22YnXx0287",
-	"V61p5/3e8Nv45+sXg/P25UlXvgtejt7Q5/PX0e74H7wjvr/Z++G6ur44xddspDG6BR25zgE1xvYtZOOT",
-	"mFsn5jYRVx+S9Op6qYWb/d7EE3ZmlPrKUHCEUhKLIg3LaRLSWDrO2jTNhkBK3OAjtnVnC2duwFhWmjeA",
-	"2FLdtjGXF7qpuQ97ZEvhTpvKbaPl76i0oSQLR2u3U2Ifl+m7Q8hwZyhzE/fPoUQKdk0iwTwSG/WI2y+a",
-	"K6kooktmlUU0wiwLbFgMZlu/GS9b8p7zb0+F31roAdvYel/QnNfsnGbjAxW5zdDFBM59HfM3SdFFtuTi",
-	"etnpG8zlgjiHzzl6Fc6aK0PjMeQjjQNXdAQBvpOdJDbP59OgZi1O1ntX3pZg16nrHG5/g6pGQK9Fo9up",
-	"rlKzU/DX88Xsl6WQIXPHYevJPfpf7B45nXBoE5R51fBMbuYVVdISRnSvUBKRcJiKpV5RDckZ9TDrOZGv",
-	"1UeGJQd+6ovMAyBmhy8KPOOxBKRmMl11rHS+Al5d64a5/EyTnOCosOymL6xXZB9ob8GeklBGOU223pHz",
-	"sB2wL7hKVc4lztswmnE93jhC5Bf80FjvJBIwleRl79PbMj6IFTlPXtefVzf00qfkYOVJ49Lt66eg3pPW",
-	"ehxv9/WNqZqhud2IgBSpzXuf/rBtd1mhm6AmVGuZAl/DeRk/Qqolisfv6ZT5Xr7oEI4UFpe6ZFhfDIFZ",
-	"gFCJtYKYbiI7rUZAF1Dxp2JOwyZ5rd0NaUqrGDCkNLiQTEiu+BWDAux3SXXsjmnisSW7wKri/BT9r0k0",
-	"jw9woqE4KX09qXVbLY90Wy/rfeGK4dGrIL1cQTlZ69pYRRnPhUhls/rC+WETKiesOKm1eXLp1KznB3Rz",
-	"/ww5JlNMkcZNNfuolND/PtNSdsY20njtP4PGg6ofk9DEkhhXpGVOHpe2vWcpffXOEvGt0VXuurSee2Tt",
-	"qIWcIw7cTyJ9X1y498lXu3MqC9URMHvh1r5PbWhf2kiAVEpDxUt+I5TD2+KAMBp7Wme7ssL9pBii5uv/",
-	"vODCr3v58pS+cH+9MIBPBlOQlsbxFKHJv9CIqHtQgOIKEaOoL6CIwlSQ6kFghYoeQ+5m/Uf704WJpOjL",
-	"aOLtZSyUvkgMaXQAa7654AL8swv0z+BboKrbRBWNu1n38JdoruzksOAimiu/3hdWYmVVtG/tFhxZQqHk",
-	"1Ly+Dw2WMQAVQNkHl+Q65kpBL6uhQo2pkDRTIW5KzZX27ZvkOzZT5CU6yU1yAsxZqPqhW8O2kM1jGcX+",
-	"ARo2gt3oBRozbC8AdleDBvmOi8uk6c2PWfj3/pa+vr/l1+834PmOS3VmNuRri3GymUVghfTaCw/h+43J",
-	"cPs6v38i9mkeRHTXgIhCcd96wqBRR187g+fsNFvNdnunubdlKZC2zPnCQsC4N4aBbR1Fv/MwpNu7zRap",
-	"8RMaHJDDkw/k+Iy09y66JOSXjBzRof7hpzpMSdFIu/vtziYjbVcZqZEEdxvwL2mLohLgU2bvFKC9F7jY",
-	"M8MKYWqjciYFF5cFcBzYAjuPQ2y6OyCZM+Fs6hiJSaZRzFKPTz4pj83w5fvMD5XeWi5Su5dQJrb1T7U5",
-	"sW3O8/Yfl2zxaaWaxP4W5OJ0pCHQ2GvbyLDrHaoLtXJAoqEsUTZITnjzhzj0+yL9uCGVqt4kPSiphT8k",
-	"TYHw2PST0o3KBCk44UOQ/lI/AaETjSKEWhGuTAemdliB31tL4HEUBaTmH+pfGoeRUHEU7pNZzK+oYh6Z",
-	"0psGHbO/77R3d563tEPJp9M5LD10Sr0dNd5HgjWOqBpOfFP7qT/ff31Ox74b6A50VGeVgo9T55OabcZz",
-	"ScGEbeSZzDng0I6bxobwy+q1v9ILDWbjsr5YXmAzYJjAYTRbpBYXe76yYKT9rZejF8+D1ov2ixfd4V7w",
-	"fPcl7YwYpa3h7i4NWu1dujMYdUftQWfQGrzodIZBezd4PmzvDlqjVou2XvS3yrAvMpOaEQ5ZnrrWMpLL",
-	"er0Fs7r9tywoWS0937DV65n3riWaKfbakEUmKz0zO61AjFbaetm1qHLLShnrbenFLz74dlbO3vQand3n",
-	"HgHYyOBBdsNqLbBTVBaEh79gu0KoCm3sJnkfQa9kbin+DB/9eKrvEZoX7i3i+scyPM8/f/mUcTB7VrFg",
-	"3NUyXVr9abBRCvQn/qVMg25qeYP8xShconyv9fbT/8R3bTtQ40L1C8AQiF2BnVUx8GRMomuEZwDSKACn",
-	"wuINH+k/z/RD/fp++mRY9ZQjTvWKGuGhv1k7RcCpaFvLtZhRUUAXiLXPrEOEnf59Ac2zv0MNDAaobKu+",
-	"pf5KOjec5aCtZFJbItrwDGkJNownjBsioS41kBPWlw7owtKLTZmY60vh/6avVTFdIBw6ibTvaAsxzLza",
-	"Qs8oDAHjHtOeI4jaI7CJ8Rqzmp+YDs6kVRDU6b7pIjHYI31h3PBck8NOq4tPFUZOkZRG5pJIBSEDrO65",
-	"AkaRZE+wG33A+sLHYPU5h8A9gn/YQICpgqMhVvtwg+NgvHvACyOUdFqtJulh0nfE1HACuE5oSVEyimFD",
-	"QOOoo2EoBY0qcIITeyez+tr7dbhUy7YNANsUpLP7AlBwXIC9yAJKHYTNTCDY0fq2JbVygIulnRmucG14",
-	"GDpNk1MQu0G33W116GDYHXTo3vPBy732y+Blu91q7w13X3Y+kw20LsytDw1Yj2sD3Uf2Spxk5McytMLr",
-	"7nUUTObeyrHy9LKWFTzqP97W8hJRAzwEf9+1ms5YbLcBZs6ukMCN2boIPmUlRpl92q0ssDM8+eZtUZzZ",
-	"nB5Jn3ktCAAk4Fab8JamFx6SCTXZNSPdEkBoK8NEXmCW2WSbL9JDTPt5SqnU5lZq15N1eIA5/gsHOTYz",
-	"3FIhBSO572q0JaYW4i6uyJLTMERcqMTUSmB0qVikKo28LOU/5DIAnWoK7f9NYntgDbx/BoMR4CFrqRyz",
-	"ljSSUEgj153FhHdhyRc2tSfVY2gXYQ8LtLK2bLPKgc0yJPVh2gg2KWxIlZsRW2Aw12/b7Qv/xEBWwjX6",
-	"XI+00e9beib4GVopTY/98zTXmWUogOeHswkdMEW6rVazL+xzsW8ULcKQIvYXiNYhnZFaBrPSPS9tnO6T",
-	"UcwY6XhkFkeks+v19UY0cEJkLgz8Un0Zosuic+2bx19g7D+xUGHYUtGF6TJKjToJ0phPd7RJOGBHs82V",
-	"WWQ0vRGcSj81mklACsbiu6Av9JXOgpJkGEYSawVSVRDtFhmGlE+x/sG032ZKIbw04j42TB0kc0yVw+zL",
-	"VXCvrEo4IDFNkKwKQ0yHelhmdg6jgH3eUmw9gP2tve++P+qebFBJnfuGB62Xw42y1i46wcuq20N4A1pF",
-	"ZQZROUitlxc2f+5SuQqJcZwpN1YT+th4rxlk3wv9zwsRqQsQk45eZn+rWI46Vho4M/vdVrfyQhu+3uIV",
-	"tgpiteBvPtUGfjlVElVrCvVGSvSPyzEMUeiut47Wl01wccUNeec2goiX20jfRlwsQycmxlDyrGeSxFHI",
-	"PINxCfELZz5JjHK4nFdfZLqSLNKXeyJDNVrrtnaQNusawQN7ghioVg92uOfiBUAGB6egL/Kl8N2DDGCE",
-	"gXZM/v6yQg4f7bdMHboxtdWiUGPieXrr5uezakxlKtC5uLp4Ofy+M/hpb/rdrCvP21f/eCFOd65/fs7e",
-	"tP7z3S79OuiMP/Dj3/Z+uqyuWfPf+qCa9bH7KbGCw+14wa7TraWP25xUQdx8HcUDHgRMPGKk/39BId39",
-	"JP5x2iARnhYMCUoT7KtbJPoN/Nh6ZDFHxwZpdO3IeWQwF0EIBaUGni+IhvMpEwoAeb89O35/Kwyx4xkT",
-	"vRn/VsI33g1KzNIA3A6MLSMHiqnfMxwtlv6jWCDAd528JTvNlpupLwIU7HzCYVKeSTdGOz5S08tYvw9E",
-	"MLvVFnQa3t9Wu8sO+1mPZKMdZsf+tMPucYf93Dt6dz87LB7LCs0tosQmTVpUtOG8sk3ldsAQOILjePxZ",
-	"bTpR3m1RPSRiv+RBOymieLzWYNOzWd1ew6sLz056T9y5P2KpTQEhV3nw6akp/a9onyWdCultlJJpIJpu",
-	"YZ6lkHpX6syCugwPizIQ/SukgtQU1xINJJhnKSqk4UiYclWAX+Vr+XAcj31SQ34MrLWf1ZvkjCuGlGL7",
-	"mbc3rnnADqyrk2Ky6IsUlUXMaADwvFFkmsFNktRUrpiIPp3NsIilrPjEfCT2DuivLNP4IHTv6EF+Rnn0",
-	"VOVVfPBO9T7a+NiZXZ2cvDQZh7W4codSL/7GlV3H+uSCup7NCwGDsPQG4gN0CjXMeGiHURjNY9kkJyEV",
-	"hsDKJM4Hi4Q3zDPId4BxDY/pnbxdPsXIgYPnGOwafdLXHGDLF1PCRWMJTorO2weAx7dH7pZmCswDUm0P",
-	"sQniX75+ubfTfg68nNys/7+0vt57/vy1XplyuwYofjrPyaHhLq9u57gvedDI1KPKFeQuCD6nfPlSo1Gf",
-	"w3i5HzGI+3RzQegEw1axvMvbINs0UNuTcA8zlbeUhIXeWU+fESaBouyqY3nvJOLHUEes+EwSLhSLR1Rb",
-	"DGLMhSMbNDxSSIC43xe9V+e/9oAEb8qVR/CfHWwCHGlDCH95YU4EqQVsGo1jOpvwofTIXHC1HUfRdHvA",
-	"Ao+AbzjmTHp9AeSOwMeARRj4oB0ScDmc6F3hkVk4l4YEMta+AVJ9U0mOX50RyYBRGRoFe6/Ok4+N4r7g",
-	"ghyfHv163GqTbXJ89OrX49ZOk/TetZMhkCmdgThW8XyojbjA/A0wTEUAL0G+CDM3eiR9cRUN6WAe0nhh",
-	"6SQs392UakmJeuYSIo2S+HMxpbMZC3yoHImZlqmQSum1OsAVSPV/vgB8OohMWg7K2skP7UaH+G99rZ+I",
-	"/ld3t44+NtJTQjEY1IxKKJ6BNZIZIkuq4MYd0y9DyTWNBRfjfUOwxgJo1ZnQKyjGiIF8iwcNqejC8KoB",
-	"9ZG+CPkNoCnWznXSJQrSGbG/jd9PJL1iwFoFTUGRYGRAA3trX+DIw0ga1Q2ZJsNkxPRTQTnq25hQ8QIq",
-	"22Im56GSPlZj6z3hJUk6yyfo90XNN+PxPeLLSw4L4BE/mKMOYfofMftP7LGtW0pAM7YcObx5rKc/8xIK",
-	"gE0ltrlcHwYe2rLcpYNu58qvJ0ON6TVR7EY1Sc89hcu+4JCxG3E0UKDzlyGYYUr7kdrR2ZvGTt1zfxzR",
-	"IQ+5WuBfunVTvwyVfYQHfQG/t1v1/dSvGRoUKFKewU4SMKsyIuo6chIDSN60nJDY2hWpCSJ89AXIlnb6",
-	"S5AuA79FLQCLyibG7TaJYmKWxRSpc7kEf0L7IrVgGW48c+Kw2ywnyZB2B/qrA4AqDnEnf81ZaDhnzPmR",
-	"KorNcR1opaclFBepEqt9gvNG2i9fevDfOzAMmGX9I2xUD/uij07fk9rJ21eNnTp53vXw3IEA9IiWgFjh",
-	"zwLyvIu3EX3xLhnRKQ8XHhnzK4PkPOVBEKItK/ui02rB9ZkZxsMcRmLMYkO+xmVqS9srYkYlMkzapgag",
-	"RCU1jtRgeAhVPBdAeuqq2aN5GKA8Q9Z1Qx4BQqV+kDqvMHt2Vakkczk3kb3DJP8MXPGGSxudUl7YbGe4",
-	"sH2Ui1mANnBkgykXyHDpYDozSWgYUyPzZP3KNG+O/9YU8pnx+AdERH2RZMsBHgDK91M39RJqWGATNrar",
-	"30woFm0anZpGSkP2k+3L7La6xAefIan2g8p7kLKu+tHWHs5oLBlwW+ktB30BKQmacGF0muQrYGay1Jdz",
-	"UG3+2fGHs4s37/Yuvjp+9fPFu7dHb899UuuSo69SDKcHpNvesRQTnukBicKE4azd8lqtlhP6B2RgFF00",
-	"InSgB9xO/Rl2BJgS14wpImeRcqOLRlqg5yYlvYO0uAd4BsVB4loapQC5ShamK+LANDlHEeoj/YhrypWW",
-	"CXgak5YPx6O7XJL3t7/1ZIH8AMnBFam9Pt2rN//2N3LEYzUhh0hm5pHTCZ1JYJ+PySEQ6oaMjmDqtVmG",
-	"665FPDLFSgXklP6hIUPURus+0bs9cWgm4V7jqvNvLN7zk+2ezCiKLb1HtCx/9+4EekSgwhO6hVs3rQGI",
-	"jtZNe6j/pR3NUHuTWJwZONvOwSrYbQtk4H3hjEyLTIVW/apx1kBWgACB3TuK4mk9zyoCyw28+IffYV2l",
-	"VXc4L3pLfHt2/B7WGin9Ua07887oOJiVw1MQJUdnb0yZJaor0ylgOPHkNRhcRk1ud8n//N//D5yf3e3n",
-	"dRTjL4nfO/zuV2ykRx5HaKX/tXf4XULMZob6TAIzLtCXaSdeGynAnHl01sNhHZ31GlpI9HxSMzvZiDCn",
-	"v7zkyh3iv7I/7yfAkI7qzK97xO+99knNqMhU/QPKc4Ce9HunwGiHEh8+rNfo4OZzI0/pe2KNADSxtNrt",
-	"vUbL+1RP6uvTUzvpRoO/Pj1tvLD1NvhmQ42Wqi3yrH1keNkzNpETBXQKO8/0eEXx9CABVrGSEvvYLUtn",
-	"rdtqe8hL223veFrI6f95WUdCgcK8uI+0zL1A6YWACnGMtMJqFAQ/jQ6oY4TIRnP3+8IfhlzwIQ19UjNM",
-	"qiRNpFoQr3kL734T7t05L+UVo+coa1kZ8yUjItD98iw/z+vTPTxNNauqbF1y6XmuHxCK1GdwI3K+I/gM",
-	"ig0nMqCxbSzAeNKqHGcjadJYj+JBqe3GAvGTNGPhK4o7wudzHmyVNGHdIjwmMVm8ot7WhY3emm0FZayV",
-	"w0duQyRhL2+rbPqzXfJaGrUGR2dvPv76f/X7GHj7+Prk7eHHN73Tr45Pf3j7+sePWrnj/3RaneetnVan",
-	"9WKn1e58/Gic9l97r84veq32x6Ozb/Sstz+efOw0d5vtfnzy9tXH9seP7Vars9Pdfb7366+/vjk6/PXo",
-	"9OPHV8evf/229/51Pz75of2x/fHtx+6Pv3bbnV97/ViPpD3sx1tV5+BNuPc63nuYgB9YIRXX7hQcxw0W",
-	"7024t3RntbXLrVqySvn1s6vW7u602jv/plfo40etlmDpDr/T/91YXrqjs97HXs+t6S0Xo6Dx2clukzZy",
-	"JmnOCzae974tT0JVh656StM7LZSAPJpz+kxa8wJ6bstFkhYsd4qpblxpztE5uKAzfnHJFqkS85zbsFRb",
-	"3r57bfn7KKVYSa3U6agb46KK/9MX1u+qLXk+dRt/Ml/twEnttHcqRXK1xXBqz/ZdQtMbr1ZRK0DWuXqo",
-	"FoB8rMJSJ2H1yzMJM+sUprkA4ANGTqfKpw6BpZuNEew+8/O2Buh9yL9jC9c+6f2xNWA0ZnFxQyVqDBt9",
-	"7706B1Mp4Ew10IW15loqp2ANzYK8grNmIa8wC6loGAt1az+5bynnoP9RknRw71+JgOEUgXGpAotBgAPS",
-	"HpmJ66bxGsuipgkSho167sOVKHis700FDRdSEcEYEpmrGH52YzHx0MSfwaYG+0xg7LxMIQ96RuNIgKqC",
-	"gDISVDowqjQ2YV+UghOSitiETdIjyToENvErGdP+owgXBoMQjv6zJIReWC3Smwc878TkvRRyCyflHQeL",
-	"9CjZhyuxGo71sJMsko3U6k9ofkaT31s9TuMt80LvNztua0WVjM3cnxteCheiUwQLUXl45oxkh2Q9+pIh",
-	"mXs2MfqOzS2fKsBSPi5+pcHASITSGggMuPA8pjzMmfKV4BmTjX8KkmAzhEZ3YB8KozH9gi8FwOCRLcA/",
-	"UbmUlv9a0WcCXtX0uhPwt9Hrty2eWrYHAPKp1BLowZ/zkMzRDBAVmEzlD8DWHSyIj5a27zkkyUsugpxa",
-	"1F6h04skrxbXwgWTWkbnrqy1xES1flmpKsSPrKQFDUIWaH5uADNIzUwB8fXE+Dnlon8rU3owVZWFOIzz",
-	"DO8p0y9OMz+TZrBfnoo2k2hTgLA/MoOUTMgovohGo5ALVjIcwPotUcjPu4Vj+fK0XnL8Vuo8s0Nvoe3g",
-	"zs1UXLJtHkTBJY//UtTbX1pNaQFn5jyll8wPFcp5H1TvQBuH/poovGK3LoTzKuRWVpTLHWL1ERWo12Bk",
-	"pCajKYPmOEZDZd1XU/Rg5GsCi0iCOALcsgQf7xQ+CqFnzDMd+Zt+4VIZC6L9mGQ+V4bYhtu2fTplfREN",
-	"ESVryBLcH4GNbja8FDOMuyClwIGhQErdCE30Y6rYNV1oBRoHpnpHv1/yEArG9L11mA/LkwefsKxoUZsy",
-	"Ux7skxoXcsaGKkraGwrpdmDFUTjdSwPX3aVwNSG8QfLAXl9MMKP/6BGz9YOnquE7xzM/f+eS2dXuwFeR",
-	"t9nzUz2MhzVS60J4rtIqG6v2CB0qfuWwFaNLFmRt/ANTUqrv1A8xrB5VuiHy4SmTRJGl4amHa54A4x5i",
-	"t3Lr7gQbMGW2o8WwsvUKuCxam7FuBO0tbyukUn2Qy89rt/a7bfM8Y/e+nvHhcuE2wPnWoZ+DjfiN3jnR",
-	"XF5c7n0/7dzchsUC562K5XiOe0Q+sgx7CkqUWXsms5ex96y8WNe3kItD2MO7de89XIWmWArBkYzmYYgC",
-	"DEDTLD9vpNgBWcJxhBACgjk2iT7v4G9oc6sBf+KiL2DkaGXFwPDGZghyFC4sACUkrl+dL6c4uLDcQ6kC",
-	"1T+bOMTOWnOwv4C2+ZWSbMP+efyqh2qhhyvvV+JfskVWSP8weHn++2lXvJu9GP4YtEdv5PPxt3Rn8Zq1",
-	"5t/xY7X702//uK6sBvQ5ATzjCIrvIC22ICK6PrA42gaQMMQD1iSn7rDA5vOWT8jJ8VlRa8Mk3EudD3c8",
-	"mqXKaLOVDawmKtU8aXTFh4IbyNldnwF/4C+m756gEe4CjZDUHz2whi/1PPAEgAYPGbJpFB5OqPB1zLyo",
-	"xrutNhYBX09YDKLnKkKUXlfGpO/MBUj+bOoWvipRtzntU+mQmWaBJ0HzBWT79GI+6tHzHjQaunyw5wFX",
-	"jTAar4kpXMf6xEwpgJJnwBJcWiwba8jmDq8nEakhnqPrBYstXHsdy4cwRulOUx2go7AnLWYymsfgEExM",
-	"oxwEL40kWU4cIpzJrWp51vOMrqrSSQsWKDzCBtYhjWNuml0hQ4qddVyxvlDRHIjyarZmEGszAYbNlPQv",
-	"iSizHrXlGA9X0kLH4CSkQGfd5EuPXLPBJIoupYeQxlM6m3Exlgj1ih9VLPy0e5WqaoIP5K6Vw2ZzD9zv",
-	"6cY2hRkh/VUW3gZWzSDXcMVKAzp6ut9F40r5WvvqgcmM5jdeCoO7IEe6O3g+bOwFL1jj5ajVbmCR/IuX",
-	"dDAsq8uhQxXF95IkzUymPlN2IkgNMxV2WnLpZnRT9OYrHyLiGZRR3Gw6Qq3aY8uYrIe6TM7i/KX2OThL",
-	"1l8qGJ4+zcXTF1DFGvrZG8/hgI2cG7RicC/WDk5FtxraF8gWPDTzlNkusHshQhhUPwaGcxcggd1E9QQl",
-	"30RT9rtWY/dATcxKCH9NCAKEQ3fUHnboS9Ya7AU7w136gj0ftYPOUC8Zli5ULn9Q2mNQ1e+4TXxVi7HX",
-	"WiVsSBGMe/rhOIKT5z/l5x+zjAzsLxKCYnOWJdSHrasde8g8/dDgPG0j/YncBDnP3muoU6Sn1bAWEE1y",
-	"iL+QAQsjMbbQKsscxvuJBVNug+h7p9AGXoPucCAPNRTOlv1wWvfIYK4wlrVscfQFmCToccL191qElgP8",
-	"K7FsLKaWmZw/A+v8gIchF+NeEMRMyq39rXanRd7RS0bOJlqavIo9cjjhQzqOyNt35HnreVtLcj0sKiCk",
-	"oUWQwRQ7jhX/nfzIgkBLmUo5NuAuAD9rQf9jOGGiEemHNO0YqyqYYauVKK8juqDkENOxs0kk9G//1iY7",
-	"7Q7Z3d0lrXa3s+VtGfCv8tHdQilkd8BmisEcsodSDE8K4TFTeHnRmS4ptsh7XwYWYzECWRBIQi1lVo2S",
-	"GYtlJLBh0Rx+5MoaaM/TyOp6kxzn3dv9pQicdpNLQnCF4UF7pnxSwx9WymEMsebO4efMlT2ohF0vPjcQ",
-	"idXzOpnZfcic3ZN6WqGebrdcpXRY8NcHTr/lrdHPkIZ7Sqf95dJpeW1bTdlmtUvV9FnxDn74yud5YbWN",
-	"YdBU7vwCN6iCjF0tmnIF6f8ZEmkgaJwBUA4ZjZGn8h6ULkKuLindJ515Lzqz9aQzv3Cd+aTA/iz8ZfcL",
-	"Mf1ZFA/6WquSvBCYWyASMOZLAHR0RRkEtHFmgA3wLevBFR4uioYf8mcIouHiv91AqlURoyKQqb8/b7S7",
-	"561u8vexFiOH0VwPsd1tVZeq7USqaoH6P//13yjkr1HIA1zIzKYYN8y7wJbLDXvnvLOTDNu0zO5vcaG1",
-	"3qKK1Pa2rpiY6wFrNQZ0Bif0iofgcNw+SAcbbMPkzdVTiO4vF6JjV3eI0N1P2qYsDvcVRNeowDFiDYnR",
-	"NR5+AGKMY0VG0zXv26Z+wODxzVHzD4hvWQQZ4Fn1hWTKlQdjvTCW8WEKBsC6qRARQCLLIorBewjS4Tn8",
-	"rGT4GwvwjaXzFyVxV4jTTQ1kWLwHLdt/Uq6fT7neajeUeUsgwx4rwIhC/Sm++BRfvM/4Iru6Ny+vpDG4",
-	"cAOX+XrHwp6qO3ld3zCV18V3C0E9yey/mMx+kqD3JVO+YeqWAuVhXI97zEDAtyQJiJQ3MqULMo2uWMYb",
-	"8YgPXgZQOulXhwzckijuC39IxZCFIQvyTgtyFIDLYkBPkj5HeBzyIlCS3GScJ2w0BghTU9eAgCmKkVq3",
-	"9fJBUiGJOH3yTL58z+RJyz1puSc/4X9zGucR7XsuriI+XAHi/dZckMfntun8cGGIuFDvbZDjwWJp+YzY",
-	"MXzGWmn7lZW6waABCL4WuE/N4DfDxxy2OiXNQfDgzXu/vsCibhpq8+kQ84StEr3TPW/v7rd3rN652kCX",
-	"tTdI4u8kLUYBm0USeh5CLhiuMp1qXWaG2uns7e518hL6Fd7mkZ3Wv6Zg88C6IypSNIRJE3O9+fXBef9D",
-	"Qw/s651et9E6hBHMKM99/u55+3miafTfc4OYYY/0imEWTqt77s4/Npil7pa3NWVqEunrhzQOKow5ZiMG",
-	"kIBb+1s/cEktx1q30+3AjNgNXflUOC2tX613u57c3EdfRTzAbxbzMLxF+s2c+M0Sb+nD/pR6+8uk3ngi",
-	"/b/A5BsPQ7nsYGKrthVAQPvpG8nm2w8iA7hXX2jVlb0GjpN/ALy4Iy5oWHRTVryRKRdziZ315ilu5pD0",
-	"ecCYIPrQNsmxYCTkV6wvaiJSRB/XunuD5dDQAhl4HO2LDlzOD6r6DRap/XAPaFyHkQjMo1PPo/AwfQV8",
-	"jXvV9YSH2ByfGzKAFykehgBPahrkEUE1ZCMF7QF6JlLUrS8fIu1o5dDnTDwuKcYNRfYGLHbwsQ9aq5+x",
-	"OlbqyP+VpodWlxlDo5WxMe6krw1GfQV9veGGKfOYzVn24Aw/Vk7PyrynrN5TVu8+s3rcaYJH9PvXZ/ac",
-	"JrXkjVZaIAc9itt7y/wl6vCO5edPzueT8/lIzuf9KrOnAPCDpTk3krCfNdFZUXBvJwf085BeIPeZJNRq",
-	"BeR8kMrxYNhdTXruklDr8Fi7eIiWZmR1ytNqaW3RF7F5unHMDuA1HMhp9RF0qintopEfLUGwfWysfU0m",
-	"ye8sjgzzpPUA+8LXD7RRZjPHTXPBBf5txGMXlP7D6AjPPkT/ZyIiPvlNchgJJMlQfZGoypgRQ+YPsXKq",
-	"96XiU+YRCYNakCEVBi0/umLxjC6IisZMTVh8P24nLpW9x0Avfla3s1Ch3K8GqCqaU0iUj+OYPlkkTxbJ",
-	"n8UisSSjzErwJ0/7ydP+83jaqPgSE+UzONjbckLjz8ZMdsS1CZKyfJ5JMpsPQj4kIReXHvH/uGaDi3kc",
-	"moFu8+0/VHTJBNgzFBq5gUtM23YkjhRVmMTvC7hsH4VDzK54NJfw0JRN1nV0ZqSXtdtSTT36tcF9VsCd",
-	"6Sc+SJD9LmEJmC6tGQZ73806725efn/dfR0/P1+0P/Cd49luT754NWp9M+l8e9l99/vzn4Yv3k+3vK15",
-	"HG7tb02Umsn97W06mzVlNJe2l90t2kZPrawkYCYhxVmiJvR6IyIyfF6aFuLJnf1LUJLBFvgyYpXbWoJ8",
-	"Lkn6Q8QDmXdtMVc5odpPTYKjWpSRSLtv11yy+gGETkEyShXNJLmO4ksuxrZOWLDrTD5TXw3pUe0WDhAo",
-	"/X4Eo/6GL04uPmXtPl/WDg7UOrciN/+dDYFM1jgaaavgSWH8BRSGFjKfTV/AUSivaP0e/ry+nhXLsavW",
-	"s2LdiuyLLG1BEYTJI9e24vdWr2y1DTT4QRvXtbZL6lqtpP7T17ViORKFEA/K5QoNFUaHnLB4CK/ZaT2g",
-	"7upkVFWunCymXLJAW+ixIjEfeGQW6tEn+m4URQEUAVGhuNLHud1tQWhryGegY/CzFb2Bo28QYdMKpPti",
-	"p9VqeVtzwdVJzJ1m3+nutpZZFs5mNL4EJ/OaC+1FUKmS4QzYFYvpmN1xSC/bhSN6XjSgUy28CQhjmQwk",
-	"ZkIr7dwwVo1iREOZG0aneBjt3VbBOI5Ho4ZkVEaCBFwOod8mMUuSX9ID2mxWGp1W4XjgZyirZUKt2tgS",
-	"VcHhhMZj9tXM3JoyL6QNudycUoVXtFudXW9LsXiqL9DmkS3Ok2w4j41ADahiBy6LE8wZ2SMBXaR4OFLN",
-	"/PBNEoV9UuCYWDKZYdo515OuhzofpKdkdw9/VvTG7pEX8Iz0RXu7+rdP1fqHaMiDD0IBHp29ptOCzqIY",
-	"dV77FhXMINc3q19ORPpT9fJfpnr5N6vfv7za5VcxHSnpinoN+ZQxrM4T9l399Lm2ppC3CZ0rUpOMER+2",
-	"+Tkcb7++r11oht6T7ItYrwYLyISGo4Z+rKWAGAI0kT3YHjHHnwzh/HtE0RsSYZrYCEd4MNY0WVpgPmR9",
-	"4e6AEmj9ZyNgtGVoRTCOCv5TEsHG1NGiT+kCapgVvUSJZccEnBXXpNUXtW6rVX+I0mIUEJ8zw3svVs8D",
-	"WDI5hfjQVsqa192HCZI3OR7UvljzPSnbodg2eGBboEzfVo5WwMF5yFqAJxfiyYX43+dC4JPWOgyBNhqe",
-	"PIa1HsNG0qws8mrBSrSRBhP/WLUdaLU+VXY8VXbcZw/Fb8bkfbQo8/r+CXR9XPeEcXUC48NoL0LLR3PZ",
-	"jEoFl/mJCPBBrpGa4RYGAYbYCc+Qh5T8HglWRx5d4rObmbZU/HtrybBuxN0yfE8mz5PJ8xQ1fYqafqk2",
-	"0FPa+cHabjZQyl88uqDFUUhFC/WBhP+KmYtjcsA8RwX/OuAZOHMoF7qmEvR+X9SAPn6oHxgADIFR4HUy",
-	"pZf6HUSwa+KbTe97JGZqHgv9DgAyBKsdc8lXUJ7kCo1qUKEZhYGpyysoyazvY+llUt2pIj0uDILqF5v3",
-	"Iot/FoGCmxpQV9SSAmo3FLhY0El8o7R9Mp1LRaSiSPUv6ZQ9BOBhYrI8BS6fApdPgct7A5t8suKfrPgn",
-	"K76yFf8UyqxixneezPgn+NR7hE/9PEHAbdSNn7sTH7yLhIk1sdlrgwUBzkqPcGGY1Ov7iVNDBgxRzdN1",
-	"6h4ilSN0ub0gjYTu5Vrn4VEX9qVlzfOmWN3ri2zvPBShmkSEdoVSkVH9CC7AuQGRwtXC9kbYtx2kUfK8",
-	"vrBeVcqpwub7BC4AMh9BBG6WgZbLOTmjKHauShnLxW0cFjywX06pxi34aKt3kCk6GuEHP5Zx+scWLega",
-	"6WTJYdFCKOB2veIUStfoaKS/8snGfbJxn2zcEhvXyssnM/dxotVZ/fRk7z4lz+8Ii2BINhPl+eiWszHU",
-	"vjTT2dmPhRZpWUdvJlLeF5bC9J5BhF/h2B7AfnwKDz6ZTk+m0+OEB42AeTKdHsd0cgL9yXT6qzSa56wY",
-	"a0k8ugnzhQA82fKE1fBOvzl4J880KcWXrgCY+Fqu+aSWivxNoysmkenQESdC8YGhTqyvhokiZShRfVEM",
-	"E5UqNUhVR5g1fjTUqC/EqLKYUb+9+IfaeXfdGvx02RYvf5515O7V6d782+7w6+eTVy9YrzV9345OOr+d",
-	"7VSFjPpte5OHPiFGPcnlWyNGPUJShgk5L4f9OAf8SsUBnYkLMonmkpEaDaZcaUGjpYKWK9p2BDMoqHtk",
-	"sAAYD49oI9AjcQRcrwEZsGCfHJ2+9/pC0CnzsEQ7GpEBj9XEI7b/wSP6+fBhBu6XhiGLx0xgyRj+izPp",
-	"kYAz7WEGWhoC+vEopGNJ5Hw4IVSSuZjS2YwFZBgFDMvG3ZwEFqIEwEgiRPJwECQHRNApFqDpf/dFNFeS",
-	"B8xeo5+Qrg27J6iSw5ALPqRhgeAlJyEVZMSomsdsn/jD5NKTOILLXgvF4lnMJSstT8flrgxrYgrm7RbY",
-	"ENcEGUaLcE0MS+mGsCZloxTzWOq10vuN1E5+aDd2yCziQunNNaQx8wi7oUMVLoipIKxnv6T7Y8k49RMz",
-	"o5zSm3dMjNVEexytLx98Be5IDnnRK+2V22ZzfPq0MarCCe6PMyPJNoJXMJ3ncv5gEAuZ7fulYC10KsVP",
-	"Lb42JPy+7BroChN3pqKYBeh9fBAxo8H9llCfMhqk9lNacRphWVI9bcUuqM1ZSEXDyNmt/eTWe4Z/WFbF",
-	"5kXbVms1QGuV6uaeUYqk1nvXbuzUEWdBK8Ta8asz/QPcD+zQ/IoF6Iro6YniMRX8dxAYzyQZMZYK5PbF",
-	"VTSkg3lI4wUJOOr3mA2jseCSeWQaSfg3E1qeSsaERQMD3TeJrsmUigXhooHWgj19fTGkcbwAFjtHMP93",
-	"/FSfhFwadyyCIvFQb48FwT977nIahj4ZRGqSVrh9UVnjnnHFUHvvE1oBpMzaBWYukWEv/2UkGvVFyngg",
-	"8KGmysNe1BuNmOXBn6PrGUn7Lv2aA+JHQ2RBGDLpW1SNvtA2kMSZxh0wYKXL6BHJgRYCBvxMwgSCiykz",
-	"1zeuecA+gw3yjkv1wezvQ9jeVWwRa/9pxxZWBLY5GnUZRa5/L1HlEOWsTD0eBew7fUOB3eHb8+kjnWTA",
-	"RnQeqrqnvWf8PYqJr3dqdnD2vjKbCCOc6SGaR2fvZWI+1TIt9ZP7DxqCiPtzWCVWuq00SrKb5Ra2SfoB",
-	"m1kmbn89iFHinv5kkXzpqFHOjXRyyKnaoZFhfwFDY/sP/X8+3SUeuxw80I/UTpdW7yzQGkUNJ1rVxnw6",
-	"NQGEIZWswYVkQnLFr1i4qB+QGWY2G0zAI4YTCsWTsewL693726gk5YwOmURtk0jbo+NXh2+OraydUTVJ",
-	"RK1+5Fa+lK7EzetoN2/KhXP7lsVreRMc5siB/ZeKjBpzu8f6QIVG2ZRRIT3TKNdAMiRJuOoLE/e12F3L",
-	"NgnYICa4XEPjBM1iwoSK9WOw3ax+QEKqWEymTEptUvWFoy7B1dMSC/e/q+m8posmOTKmhYoAoGw6UwtY",
-	"ZxIv1Qbo51xT2RcxgzZ6XHj4OscgbItGL7neIqJJenifYAyN0IQuGWyhBVNABEVFX3BtdYwosDSE0ZCG",
-	"xl5zQOAwfJPkG0eNkF8x9wESWKYWxtaLnKnH+mIw56FqcEHSNnHEZNYoBrxbMxk4qdIwvzj70IC0YVxM",
-	"Rn3BFXyYdFaonPAZmtDJpaXx+Xs00dIW8ZKFeLDOSB4zJUm3tVNk6x3RWUb53qW1kDOF8jUSUosSoS6G",
-	"NB5Ek0UQU4iRhtH1xYgqLXhdQpup6vH3IzrTo3yoWluJYgXstHU2z1HKYNlk/MlNhQkEPIUWU8Ns2EdO",
-	"HPzFjIw/cQvIEZ0ZLxEEuIuwG91U0ajJyqPNzJooHhdkJAKmx706JZHTleYWMlgQTCzMKPYtAD19lbB/",
-	"X9hnZJHI14b1D0zP940Ct+GZJB9O32lnG4Fn+iITgyA1P+MYlCZgX+FofEy1iHWo5ebySr505kNNiP8z",
-	"x/W/PN80tQlXSmqceL0Et3FN8e7NnFIzsgdzS1PPf4IlfiwHM3Dn14pc+0uZxE1O/KNgEp/+/+y963Ib",
-	"OZYn/ir4c+IfJidSNElJvlAfdtyu6ipPl221pZqamWKFE8wESYySAAtAimY7HLHvsB/2gfZN9kk2cA6Q",
-	"iaRIKimJunj4pbtM5QWJy+/cf4eNrdaloOQrUQxtmDE1bE4X2JgVcIRgxtgldooFLdlh8YKZPplyYbAf",
-	"LYS3rfAZiGZ8+vHsnKyUAr5hL1cx+reZ1V2tSeOIiPG6NpTXjfg4tm9NJiy5YOlA+La6sVUIY0eNjDP3",
-	"N/tL64RIF8gecZZZi8UxDnPl3XoQNY4R12Ln/9UDSKbBb15lvwEliY8Y0xXS5xniLph2RQx5IGJQxu2z",
-	"R3Zvxm3iJ965cO2fvCI+XBArak+K6eT6DsQJ0sM5ZHrI2jpcUPtf2sBFcC7GimdWldA0N6zxx7dC2Z/T",
-	"LBtKqtLPQxlY+j9LxzNd/N3ezOt2/bGSrrYGHk7drohwA+l0rXD6wOZewtT+huKGNbmg9q8RyQWe6h3z",
-	"XoYgsM9v2pfs3DAojAhKqNu+dydl19kuBb9lyjJm2CpxismhoQR7B+xXF0xUK2N8gidgtrXboYveb2x4",
-	"JpMLZjRJMqmZC4NiCIkcHXW6J1ZICkkyKcbQLABijl4ili8mCZ3dgdj4Ab60EBtLAFfrcLx1ALg/6He1",
-	"9XFRdrDxo/XMrX47f6yh/UDec5BDd/tt+BMz6/ZgZzdC9hQE4U7k7D6n945Tg3ZxEB6AW/FtEGJAf5fV",
-	"gSNnjVist5pzjsfCWT1I+FLRTeNWxVy7YGymB4J7MeSbrCZSCEhc8YYftxcAPyJRbMRMgv5kK3tYWY7w",
-	"Xl5i+iw+fiCMLAymOtAQ1jhcMYtuDxThfDTuxkqZyPnPVKRyNNJFQDGwXNiXmYTcjAkDyyTj4wkcV2ep",
-	"/PhlJgMrpTaSrFjZ3QQvHhIQXUXcHhi/j9hDQT91rxr584R639ZmtXyOXh5ir/cBdgd+zdj+GBe0TiLP",
-	"stbJZpgcCIeTbfI2Y1S5sgK8DCILPgQOL/QRZPfjXfh07Fvx+rdYCr3Xzx+DUgLrUmyFZ7jhnpBystJV",
-	"fJrrCcO0BsgnsXoE4VM6ZsCmNrVoQi7YomVVFUqwttyeMin8KYuIAvpoqOB3xM8DAYcDUzistUzobMao",
-	"0pAJhIeShz7hZ14lyYXhGUnsXLP0ilYzEOvVmrC2MhcXQs4FieED/sYWMTp5BTiAi0+E/4YO9thtgpgJ",
-	"rY4qqqo2gK6BbgN8bMXLfOV97PzDn3C27lQVspBwLh+Bx9ewL8bKe+gs2O3ZFaFEs0umGJkxKnLjwtQL",
-	"BFJBQFXCorBxhuW2Urn8GWChgDJ+biCsWeTL04wpU0Yi3T7dws9LtfluNS3v4i17r1Bt9grX3vt6QxEH",
-	"Gg1ufYImIMDtfal8M8rVw1EkYc8BSl4cFPmrEPSMkI4T0KrbIVMucuM6I1iBE5WZk044JRnl06LYBeOl",
-	"/jshOtom77nAjglIJBD2XygEYsEjkAu7zDAWaMnqbXSn+PrqGxe7BddA4ZBGeepbHUACkdWV7QhZigRP",
-	"ZfsEM2FiIJa4nn6bMFFELUHcuRc5V8Rc5llKxpIM2UK6tgqzjJapPiShs4FojhRjpBeRmZKkdxxhcBgS",
-	"G0kuXJi0FWGaSyl0ey6bp8iRxGd+xuyegWgimxXlU4wkO695686Cq6f45S4n8q6JErrbOjBSe5Ze/u3v",
-	"749OIQ1oxhXTK7hnusg9U1vOhJ+5ISMxClgMToo2wky5XUfJhOrJdxtorAHQPscIk6D25As7klTvr+am",
-	"3JeQUuxSXjwgk599+5KkcOQzHFpzfzHEKfUBjHaja0KS1AwERC4BboPQZESkcEq6FVM8oVYGzZhI7cSH",
-	"C2AFS8p1QlUKmecSPNY+WRNa4miiXIDXGndBx8DABx75JjtkyLxMQzEJ19NCkJ1gXn7NqCn5VWwQYnfv",
-	"xsGFuktD7T6slPvIQtlbJ08efvEs3YdLGNi5tsovxzt8ol9mTZrDDvAGRlbVtbgIJfDg4IqpiSPQe0nM",
-	"07gVQcH7QHgGEvuIoUwXhJI5G06kvCApyzjAoRwRbqByizPdL8ut/vXs44eo/Kd9btsCrr3boqG73aq5",
-	"Bgv0UZuivvhfoUVhpw4QCm7gTJMmx7ZqqZxbmCyGMhAjyjOW+g6pBTGiJnRkmCpnQgpohDZTMmHw9AlT",
-	"DBFXX/CZr3PnxlsVAzGhkKsPn2FhMYZHxq43GvzunGrIpNYE5oJycDh/UsEVVGWcKciPdp0ZIFVaG6pM",
-	"WMuGj8LBc9Mmv3Ezkbkh/uVLd5LiRrfCeP8Fm5n2QMRmMbOgjTpqQRIg6JSlfp6aiZxO6YFmFoWtJQJS",
-	"zr4BHg3Z1pUp5WYgMKrgxFK1dsAFIkAcL9cRnIDm4h5tvwpWxS2btSqRoACqCsHqFHLeJ4rpfMpc+R8a",
-	"RW4yNANrHch67SLjjovdhm0bpq2lFOwjqtArGZ6c4utEWvwd60BXEw/8CJfHpCnnwlW0gUxs9fH/gcpC",
-	"ioRnDN3CsDr22mea6HxYnGJdDO1KOZz7Ar0dYwGO7LryCoscPK3sXF9kUZkW15VjGUtOrmzBYrNuU57B",
-	"Op3OizXlGfDAO2BdqgCiZgROw4oNH4779wb4XduO3BjScMdCjkbtlCU8ZakFePZlloFB6phuV30EvKyx",
-	"dbEFrKH3jE3pl3d4Uxere/2/lksxooY2C5h2O1ON+tUqt9evSjm1Ub9ye/MG5Sdw53bVJzimqtTbWSkK",
-	"vmxPkfAUKljMWq2pWQpfK31agWbnwXgNWUKBuldqCosbV9cU3hlTAheXvEjhWaMvviuvIYJxu4fLfkoE",
-	"TfuUiLKdUmTNzfL0kHNrajsJaq3iUka+2YagKBhrKWEKhqF15uevmqnaZYbBp96ytf3vX+uQ3CeKpUwY",
-	"Dizcv/9RtCBqaDr9lwlVQ6nsPjlwjAE66Lu00o35uvL0euz3nQSY8u2Xs/Qvi/CW4+GL5OBl+oodvB51",
-	"uge9w6PjFy9fvabDxEo3JUFsuPr8ouoEvgSI0LcD63Lu6yA28HY6h0qwMfaW8h3D3oo5DvDNETustVzh",
-	"8N1XCR/GHjSkKhSjDeJQjggfqUZ8s2xfkgB+vOYV5zyADwWDbtJqE9ijzh0GR3U5GGUfeHXKMA3Vnhcy",
-	"pQvieKrpUF4ytFrw9FktX87FCSaR8lRjX+xhwaF2tQ6PNKlII/i8SrLpQLhHRoROpRiHJd99n8CB79mU",
-	"hxo5/ttiRNFATBkV9vNCvo+jzmELkkhwUpajbAXFRo2GJ7XxGpc7QI0HreWrAHlDoa5fG8w3QGm9Er4/",
-	"tqzhK6dtp3V85RG4npsVpWUoBbb8puq9KyVGOZ7Akw4AsOP4WwCf+2K/p9WP9hG4jmFjM9CMZaWNxa3k",
-	"7yZj4NoCv+pperaxss+Jvzxz6WsQOOIolLxk4AaTIgZiSi8Y8lX1iZDgCFUugFeV7JBsA0IVJKkTcXIu",
-	"SNPKI58IiS8YiNUmhn80CPrNFoZ97BF8gBSYz1lmQeIDQBCWVwApWqYlUYwmE3tNIXV1q00g2oXKhBPX",
-	"+F2F1LxiYwUda5eCb6TZ6xy1bi1TMQBXkan7ROrHUd1lF6Z6AB5YD68ZlL+CMpBevE1wKp9ZPGcpJiDr",
-	"qnchKgICePyHizWkRgOxBasRuVtSI1IhZfaZ1EOWSTHWRf2FvWZu4WYgXNqvnsg5sBt6eo4WpGS7G+YT",
-	"i31Va6Dg8YCyDeyZA0Nx6AdVagH8ISn1cm+IZ26q17lJQD5urW/fL8sRumDw0nN0JsBHPZ9B85AazpkR",
-	"z5jzyM8yas2+Nt57wRa1HCusazX5Ce0dv2j0G69Hr16knVfdV6+Okpfpi+PXtDdilHaS42OadrrH9HA4",
-	"Ohp1h71hZ/iq10vS7nH6IukeDzujTod2Xm1N62Gv/wdr9I9e9bqHN3DI4Cpv5T2Hs70rd/mesek+HT9T",
-	"d8ZLEWP//UjYmqDPgi6h1KpcDjObUEVj1UkAf7tN+nhVXKRzxRdsEVtYZiIdiHiaZ4bPqDLPR1JND1Jq",
-	"aFxGx/ENTi7Yq0hskSHuk9MPP0XkX09//Ckiv7HhqYXmn979NfIpCgNxTN7zv6D2a8dh5Qv4VcpGBfZJ",
-	"zzRKrRNCxQK1OZZpFpGzf/uJcJFkuRV+TcibEMh6CzU9fGZaYa1Np03OJJK3FhMD8gQfX0SojR+O/6Bn",
-	"eiBip7MdWKyMobkatVPcjEOMlYlh5kAbxeg0RvZBwcqLvTLKxUDYB/Mkz6hqRW4YTpraFcCoLKQ7J9L+",
-	"6Nq3Wc0XZBzekfIpExr0cTf6gdBUWClqSMbsSnfJjH9hGSr7LjfkVfd1j1hNmmiesmJByOFh1H35MnrR",
-	"6eBNIO5plg1E8+WLV53/87+PDnsdVzR+1OlAtoMu172JC488XZouyjrKuZLQ4pdk1uRUsKx+ZQbiqHsI",
-	"GsN5sYEKKV28oJT+JBT+xQY88UKaGt+zCDPnoW4M8v7cxi8TP7gJN7BeEcJCz6F7UJXE97Y6TkXtqBpd",
-	"A4EqnS5MpSonJRpay75IdHKi5/IEDC2v+RXa0eo6ePuqm2ksW3kIV6DIkpPQ7oorysSOqLqCz96Vhy+4",
-	"cq9gHdanMUa1arWDUkMDITyyO3ZJgkB//vWCLfbeyH3x201pDuwXFerGanVxKNPFAQiCRr/x4n3jjrJc",
-	"w/1bk4kMjxU5c/IOhClw7oNupd0/XCsBqOvDmmqIsoEGskx40NqpmMRvWm+fg8bovIoo5TdWXq+nNfPi",
-	"ce/se0ysZhtP1SNiS3jvCANWe/vQM7nO3/ejVTitCugygoNWEc7kqtLOOgZ0aEixIXVoICB3qAwwWF1d",
-	"YmvoVRqnVOik36gAX3I2/6jGMWlCiw91XTbRe/ftt++qUE7i5rYK7robpErirXUzb9yA7jnb5um5UPz6",
-	"X++nd3tr562R3Aief801U+82x/h+FGnlCE34rE0+YEjO2pwKRGuZ3WFPmKLiQpcBuanLIHFpgz4jfCAw",
-	"A17IsM4CfkIcSBKmwTNenkdf3oZv9f3dr+DAsodbOfkPMrTAgivBvaBZohyFgTq4sdKRPgIAsR+7Lrjn",
-	"+sXcNhZnB+7O5V4033uywV0F7ipn5NHH7H4FWFhPzRgc/7GiUFC8MgTvw/zXwINza1HhEWFKIRpv/1uj",
-	"Iy7ABuckHDKSsqk0nuxoI4IMRBVCqg+w41ydGADwcl0LVfS9wSe42cDXXsUXaOSFfd1ENWaXABcEJkbP",
-	"ecoE5hRenx3tUwC2R7YwZ4FsjWw+scLlBJJK43g9ENsQWtZGQyTUC9DwLhP17jH9LvyO3XbiwqmqpzJu",
-	"04XL37CRxhLfvs/GfjppbnfEhlTF/GcapENUWlnh+dtVHpvvSvj8q/svp+eubjLumxhG1uDEFpPYVsul",
-	"iCIjG7cQjr2rDba2lCqFdjFOADEBXApMkQnXRqrFQACqae0KZ8KcFTA1y0Z18pJN7YBdAS0MB6osl+iE",
-	"Ebev5xN+gLbXPzFzigO/vbnrZqAGPRxe920Lxh5/x+qCEvzzvmPg7QzoGhMHAfwU28f+KhSj6U7Y0GfF",
-	"lny87YtXdhV2A3+mCU+37V037K7uCVyA4cbGwNfVS191KeiEiudfDQUirPVA+4lpmV0CcepMcQH6LB1j",
-	"zQ2dzYBjR5P465wNP+cqW35u3PL1+sbKO4fOAwG48sW42h2MjGODXGRgtvDMp6xVADVNMMEXSNAA3J2U",
-	"skgv51hI6EPo1NUPaQa7pNrPoVsmiWj0h4yYYiJhJPbDjghOUly0S7TmUwQZGZi1sjAs6Do8YaBrowDC",
-	"TA06JuwL1wZNCD9b9n2auU/KtdXpzUTJfDwhmo/FgdOmHQGCHyJ2ihwLltoL7G2g7bu+W6GdAGOt2Cmu",
-	"Ee7RiR0GZpkEll2RJJ1KeJbLW/Gf4KQUmA4DQQW4fLFqyX4gRGKKtsPwuZAEQjVRzAAFzq28sW7vnSVU",
-	"3F48wWm/TjbZV5159aSecLK3wEDzTSUsfvc7DijY+35rF9vZ7fGdCjI73Cfto3WbAhg7qRCIR4GosL9u",
-	"7am1v+YwK1bLTawxdAAP8mbdjvw2djXOqeMiXIHRyESxPg7zg1VpsXf5lQxrCRfRLFuQ4cLxnJXNOLzS",
-	"tL4J7UAsBzCv7TpLmpUM7NYDaLS/cG3O/LTV6TvrZg+Rnjty7qrwdqWh63rLwsw2auMFDu4M71rHZFK0",
-	"wH2m/QgfuBnuukGWOs8Nx1kqPkvjDDWfJ963NzzImwWQv/AGwUB373a538Gi7YQsJXj+ni3l+7XcsF2w",
-	"lUagxzr0fbzm2/oc9Xw4Be5Q10AhwLdVfqQRpCDYj7BClgakn3AZN5wKRw7qLkOGAkyRSK3og3ZzoMvP",
-	"K44kFbxopardlAp6/tbpW9UKHU0nGM1Ii6iL/wRteJZ5JoQwerq27n+nshwLxD2sPSRRgF2Jj3bCaqaZ",
-	"Ji+tGJPW4mh8YsKatXYtYbbThZ5N6JhTYq2AXLETMssY1QzJYdWUzKShWvN8iiGkNny6l4U1ReqWVfhu",
-	"kndKK+DVqGsdhHhdIc6+balaXUc8g5t9x3m6XuI/Tu7upyTf/lvwDTwCEY6Sj9BQ7ECdiRPo9eR5VSzc",
-	"RKKvtYILdoO1TV7dySZvvEBbEY0hjzkYU8q6WxocdDZT8tJi9zVg+wOSXN452HqQ3SPf9xGTqej2jz0y",
-	"cyOGgwrMPE9ZwrXTBx6i+wGeSwi7VNQWABIGJgowHiyR1caemjqlhvaLP79L42gg4kKLjCMSBzqt/aer",
-	"xrN/cJ8et9oEhmHfLhhzaaWxSmPSLA2dgSgsnVaQKECkWMpChbpLdukSSpXMWL8oBnRFjwjA1ho66hxG",
-	"kAQmXAUhpokF2O4JV9yXk1tZK4UzHr6u/IolWB+IG+A6LuWjMGOKTV0KiMJOOS2sjh4Ze1uEpa4TKJtN",
-	"lMzkeNFubNEuIfjwnaZNPbi485vw6Ym9rVsyjQpJGDWYUlL5Le76aoeCIoANlYagQVZiRiNy3nQIiPSP",
-	"OvXrM3+EkaxTRmSGpdRSkkzOkY6lik0ZTS70SgTYmzqPr4LxDZ53LAD6L5aYm2koOzFWDNuqiYfLMw4q",
-	"pNbE467UE96+1OkMBnsnofU6oQ171Y3iGqgN1ilxwonZFzhtctNrt+pFxBz+fW/FTes03jdpqr213qTE",
-	"8a1GhJKJ1DNuaGb/+5KJnLXKLMx3bz68gVQh8g8p2EmQRIRJnildIKsJcpHYoeWGpYQLIN0IOigXD6mS",
-	"s7jqvA2VBEIagrwJmznN4QCsyJoPa4tDcDiY8xSa5WysJ3AJPoebHOjmYRsou3jue8oF+RsuK/Q/njI7",
-	"3Xbpp0zxhD5/O+EJHcvtndeG7dRzXS93aMu8Ibx8LYrt3D9t2J7Udk8jcZuqAcQ8hOwa8iRAwTUNMlZr",
-	"U8+/om9is+8Xzgz5WMfNW0kHPbqdGgVOW/j8e8lPvGuM2StKG72eNXf2bjSlGumDmMm1tuzzras19D3g",
-	"okDJkcrqRgRVI0jDzqxyyLVvi5AiVWlrW3VmTRFgcUpu6ruii1M7VphAJuyDofNzmS82VIxejKg26EZQ",
-	"ptFvdF70Dzswle6Wo8otWS6SSXB5t2v/XF7e69jbi8tTLgRWGvrrX1av7/Qqjxd8PAlH04M/f9u27nBr",
-	"/eaxY4+vN3wADHqs+sfTLR7EPXpHasA6r0quLtlivV/lDP++3MKqTqOqCkGTe4+PBlRrKcAeI1IwTZqu",
-	"uUrrjlKit3LauLl4CkTOmdTY7ErkWVaLXbBe96u00y1R1pUHkimjGfRyG9LkohE1ACqwR9rvXx074UjK",
-	"9POfOc24WdgZVHI6s6P5Wc6hbgXYXaVM/8fKaiuasff0S6N/XDijFBAgwqziCxRL5HRqpcHS0zN+wbIF",
-	"OCEWMrc7sbiUyFx5f0f1xa7dpHuZmOngTSN6KXOFZw5z/eHY/SWQgr848fYDyq0/giH9NuHJBKcs5SkM",
-	"yY6QDJk2m8aguRhn7HMykdAJuxgNfgo2I/XveBMS4256qGFfqq0p38rc7rBu7wbkjphY37cnB9wMEyou",
-	"/kPm75nWdMxAAlFxYb/4/yP/YWfe2wITls3CpbAWuJNU63fsDRi68QBvl6btgGlP0v09kHTrAsELWel+",
-	"eXAnbNGNzQ2yD07WAklJ88KKx1zwP3N24kqMXGRCCoKoUF4eEY+Zjo9JCoKIqVtRUZLkC5WIFRfQYMYa",
-	"KSiCqbg4sNg0xdN7PYFcweziPbJeops1lMWHRX7BKlG/3vrB565IBFvvh8Vz/6ANz5YE8l6Cfm8S9CHF",
-	"ZX3bEE7CThmu95rn/tzcQvPsPH7Fc7vDttYNDH/ddbAJheU+3LQPN91FuMnrUddrzxVdbVtv0/X1Bu7w",
-	"3DqA5D/oNu6Wvczby7zv39tyt0JvL4ruCpx/YmY7ZH6okOmmcOkn3w/eFHvkmXaBU++sCH0U0VUHBSB9",
-	"AYVt8lEkwADop9KRQi15VXwSGdIwOg7bRM4WwUgIF9owmiK9bsCLOxB43514KlzAsRRIe0fDXnj8t3I0",
-	"7JWu/bnZK117pWtf6HPn+SH3abc/Lzuu64eq4X3PhdEk4+KibBfuomox0E7HhAopFlOZA+GQhsI0KRiZ",
-	"MWWxk88A9ZuogrIp5RlScZacpRZsL9jMQBTrauMlbFCgJ9DcAQty7XhaWGdkce4g1/gbMdjEQbCB0PnQ",
-	"LcYJidmXGVdWxsWE+d4y+FHQ8ZOODFOtNvnxC00MxAEhzFZ+YUri4lt0fOcBtXfBQj9kbK2YphBHX1ck",
-	"fzkNMDgn3D9JOSVH3R5c4NbV7p5PH0i30+kdHh2/eOlULrtgv2pW6C71cDmYod3FXH7/2oAN6hWhGtNR",
-	"VxHqlYpQrbm6MlNRw8gLZo/kz38e/jZ99Z+qe/7l+G+Xr0+HvQ+LF78kRz/pzl/Tl/9KD39lrz7y7qf5",
-	"8d+tfpWrrNFvTIyZ6f7z53Q2a2uZ67b7aAc4z7d66I0TRspVrFsMB4f0BGnrYQII1wUWJGzv9N87/R+7",
-	"0x82PSN4R+q073vRHxTTeWbWp5yeMlV4cCIiPa1FKTmBUjb+faTkNCJGtmLSTNmI5pnpE5pl4OHJrYJg",
-	"hT1aN5G1VgSK+JRro/gQWKWBqBPzZkAqfjg9i+BtH07PiE6kYqRpTRJphRqZcpFrkjKjaGKk0tAiYyat",
-	"MtKKytRWx0ENhsEyd7DPZLVDgxS0ahZroWwI+wyfo2YfqFt3FA355Kb/Ggrfs2C6KZAmgjqC1LSGT5eY",
-	"fAtB1D0HKeQF0Qr2Wbtuq4lnrTp7YJ9dhyg3HOCQjexSbRzbUZ2xGXmjkT2yBOGvS+4L3ItWHbFGcbj/",
-	"7bVdCMr3Gv1u1DiE/z1q9I+ixnGj/+JbtNr3YU9To984aveOr/OEXHV2BMPpXB1OB4aDg+p2Gv0ejK0D",
-	"Y+vA2Dowtm7UeAH/+xL+9xVc+brRPyzGHLpT3IBftbtQRTLTiDv+JMPNM6o1v7QzfojfJPFsHNstIRVr",
-	"9A87327umVlyxJSz8DpqIGDZMZUuGDsk53yxy4H+mODzQh9ObdfMWk9MsCjRNm4ZwCbYZQDQ5orD4/C8",
-	"2+sf+kMH3hrntpD5DHZLJi9ZtmjDtr/WqbO1hxLRbi2ZGvx5n/37xKNkuNh+OR9/nGyzhgRtmR/Wt1IJ",
-	"1EnBsFV0SqZ5Znjh2Ygq/WnQZvsKBtG3+ATab1io4AZbOA6Ekoa6OmEojJwpdslljq6cSrN2yCpOWKtN",
-	"AhsbzpVm9kuMM8LuxOlxZr/tLpOIbyO6H5FBXRtq7fwBaG6wl0+w980qa3mPg7e0YR/enLSoUXiin2kP",
-	"F3bhd2hX4nPrU0LZ6yMis7RSyriOFsr1atJLtQ0D4SkN4Y+upJsa4koXb1+IeG4/69a1x35yNtYew6tu",
-	"QB11Tsd1nWV2HHs+hI11S0EDOH3bjkt3XrmECgE2JktkWvYpw8ZbRuLwibX72Bd0Fdjr//4JL5cjEs/Z",
-	"8FeVxQPRvNLQLsFudm1yDg/UxMiULvoFYVWML3qXxkA0WHa142kLwjqUzDhL2EDIEWF/5nw2dV0eKNFG",
-	"KjpmxLtSCX7ZkKVkuCBxRocsw0BK0NOpPNA4BDtox+EK0Z1iHoo2cSWnYd+qoDK7dGoPkjQGZIirOsmt",
-	"U2Hs0dwmaHMO3boeLkwDs2lNUJpdHHBBEikzpkgPNrRdwnMEi2KNtmWjOqfjnZJRGTqug5dbUDXg1etQ",
-	"ccdhAosi+xjBPkZwB4UBgXy6XjyV6LWVHlcUBaQsY4at1uewdSagrzZypgO4bdrh+E4D1oZstclbCUzf",
-	"irlwvYIJuj3g/gBDRMBdAp1am/mtA6X9wbw7WinDFUMt5S626D27f+ZsOJHyYjt+23xYXLFk1URlJ16Z",
-	"m0ROg/rsjGpDUpbxS6YWJwMhPHG8tW9YophZ61RBGwbo4q+25fCfsJa+fXdsnFaH/s3P4O05m8J5vZ68",
-	"qXL1DSwpN/DwObU5ecN37zuCPBJjzh2E6uoEmFSc9XW45G27JcbsebnDV1E87qBfH9pKVqaSn8/PT88I",
-	"EymEu+3ZFHTKUmyK4T0kJKGGZnKcMySCl4RmmWNw+n3Q+OdB44+4PRAu8IJlGwlVivvKED4WVpQjDEXg",
-	"HTzxTfwApjKuDUvb5AfEL3sjUMC55udF5ByGBSTElZ7dEwrB7KnUhvQ61RWC6hAyZAspUoy123H++ukX",
-	"Ms21IblmJAb3KhqM8KM1/3BCwFqcKX5JDYtIJuVsSJMLpFHXTF1agzJNFdM6GkAvGeLCpKjAgG5CU024",
-	"6SMvsyGuOwkXhBKRAzRyWIt3p5dH/mnwZ7GwNvl0IGIumPlMjRQxobC/NWnGve5h52XnxdHhYRyRuPPl",
-	"5ajdjUEr8uO06DvLhxlPiufC9w0ZmStuDBMDQTUZyVxBQ4YpzdyQMPHBDukFybhhimZ2lP+Vp2M0su03",
-	"VgdsiMX5VGPGBB0Iu5PwfW4y0KlQGY9naW8mE5Zc2NkcU/vpsNRqUQg0sNCHNLULF/ZZ7LhtmDJDeaZj",
-	"u33t7Ma5yuKnJu9QL3eC42FTMy9dzmWDZkyZtivSgETBSvscC3bVEAVMXntC1VCqS87mBy5UHsQsZK63",
-	"9RG4Sdmpn8B/5HWqwVt33bctvyFdqRJcrwJEJXk7IqgLskBazD3kJfoTse/MeEfOiq07yLgV+AyQ8lkx",
-	"mkzgMPpuMsvyMKFWJl6yUCiuU1+q/WNe303/mMpofN8pK6WXpXP7SfthtgCXlBo6pLqiZIJR4nVMaIrk",
-	"LvL1rUOrR8BiE2hdDMrEgRWYjahxSbM83CT+5s958Ipyj1SezzUJrjohihm1sLCiDDw73BTHnUNYZKH/",
-	"SnmWqxXj/vXTL880ajeJzLOUuMFnUlqZns9WDFej0r1htH7HXvv0E2JHD5rDqrHfzZYORgGKzeqhECHn",
-	"pEnJDx/OyAinK3LRBLir0pZ6IKC4uQXVLSmDQEi8Yl7iNvmI6aNrFrA/EPGq5Y+h5XXsfAWfXeOO2Op2",
-	"2IkblaxCC8Hh4ZazGl17ID7BzsAc0Rj+cfDG/iO2skiKVKMiE4if4KIV1gfeRHJheOYUZRASZEoXuN+N",
-	"4iytZlhNueDTfAo5bM6A5sKwMYPVutKVFe0bq7+Gho3TaXZusK11Al3rCf3EpvKyqKYvURKUUCv+vTZM",
-	"JlwbqRYVg8nDbC6gTzldkBEXXE9OBuLPnOUWQ4TzmqZKzmbrHaaPVT9G92ypHz8ZF+3eqbLStWt3OySX",
-	"BPrwY/Wn1M++oyaZbO4s8OunX3xDPWw+OuKZYQqcKzOaW6O4GdPE8EvWJ1AVHWO/TcV0PmUFDnBonfQj",
-	"umoAumWS5IrMJzxbnlgrMeDZKcZNZOEsZinJqGHK8WSAhTEQXkY5jg1rfgs2x6EP2cI5OfKMgZMITCf7",
-	"lqY1yUMbvPXUQAarb0OQuaENjQvoytq3bGBwE3P3Nv7wrdzhWxi+N7R49z7vp9oaYW8R7S2ivUX0uCwi",
-	"VD0K5eLeNa7NBtHzUpnZGCUPx/xMo1tLscSqT+UTqmWZ/VLFitB9aiCMA6l69l571zNdUJVN5JxkUoyx",
-	"s7oxbDqzlqO8AAVkPlkQbmAPL4WqQkqJgTjskJQunnKwvfy0m/ZM+ePW2kl1V1zTory49OZxeveQxRtc",
-	"9rqh+kAT3+ssjyNOT5eh4gpKPHUj8xpANQzj/g9RZeaOEdaWeThr2xHFztZtWrFM4q/hIr1Lv8UtZPzh",
-	"esn1hQVj0UDMJ9RAsoBF8tBuBpi0PzjDFxML0Nh1wWgXLy6ypxy4P9MD4VSBvkt0yCDOrRcimSgpZO5a",
-	"WwHTD9S0inEZ4kcJgtpL08daXg2EUwRabfILv2AQyPfihBvXzE2TOKPalLgTR/jLGUgjxwPkNCYok40j",
-	"LFHhhtDZjFEFWQKmRKEF5FFYUx2FVPm7/STDs4xQ0ut0yIQp98Hu6weCFw8bynTx1ITXOSuE18NW+oWy",
-	"q0Yo2Y67kDjbWtVXRNZqEeV3nnciuyXfy6v/xmV9Z8yiIrG4XIDE/RgCUED4nPty4o0qPxeX0B6JIv1v",
-	"kgG5G9TwcdMnQ0VFGvmfvRAwEck4UMPNcD8hgg9pRkXC2gPxA9ezjC7AcoTko7CpfUSwlhncC5eSpwBD",
-	"F0wUMgSCM9ZwPeocWXwvoKrb62AKGBLUuGG9O4V/TbnIDSM0UVJrnwO1ptIZ/xpDz8SyBKlSZysKP7Kr",
-	"nUrojA55xs1iLUsMVG6+wyndGiTfFs8/hzrm29dDuwV5i4lGnagBy4mO0wQe0finvx6//rHzl5LG5eci",
-	"q8i3xUcSC+629T91/9p7ffjSnhOc/g++kf6CkrfYRR/2iPvd/vR//+f/+qgM/weZsxQS86xY95YxXHxm",
-	"qDIhL9uLg+7hee8woJzROl/mxzg67x73u4fuigsO7W5TNpOam0bUgD2KLC5TK9zdPPR6L49f9qIrWhXc",
-	"FpHDzv9f5GRKASwnxEhDM1gQTN1r9BvvPvzbQaf7uvfXwzdHB523nUNYb54uvcQfkPXDmDIzkXbgCVWp",
-	"e0j1M4/Puy8qrf081aq91EKKHV3lqduVnxc7do10cxixlAL1iRqGpug1OVDlhd+i8q6DU5nxZFH7Znf5",
-	"zZk/7kdm9WrIrHMp31PhGaD1rUUOS3LFzaLR//2PVe3CsZycF6jkJRBi4Ar54/5wRcAIKVgoYf6sJWH+",
-	"zKVZK1/M1dqMNSIHPJk6IqDXRwNxyUTOIjIGNx5wABVCCc6D/X+mpjoilzTjKTcLeBa4p9pks4DybBtp",
-	"RBS7BCdrHVFFmrEVN5+FNJ9Hdh/FrWXphanKA7GN9CLNo95rl4Mb+kJb9yvW/m7X8REINUzOpsCxiaye",
-	"9yTVnGA5ZQrfcthxwutHkS6JrqPzzlEpunYhDmHfe2ano04o7KpH8C+Kcs1SDLMQxYcRmWUu0dhJzJGU",
-	"KfC2U2EARxrdow4AxReMGHm60lLMHL067HQ6USMX3JwqXugYh0fHnRV8czOqLoDPZs6F3YlIk+5eP2SX",
-	"TNEx23IIr7srR/Bi1QA+2dNIAKV1+WLFhBXrS68N3+rp0kMBu/q13ePOivd+HI0ONKNaCpJyDSgVKCrl",
-	"L+EANn/1Qa+z8v3wMygHKCTeTqgas7/M3J8CpUEzeKWhX6xshSu6nd5x1AC4bPQbVgFye52AbHEpFRZ5",
-	"T7yST9KckZfghS8pBF0gwCoKhk/ZP6y86DfeTJniCX3+dsITOpZeYXFmPLxnSSWqfIOfYDvD9jvyYTgf",
-	"xy/xZ0O/+A3wCp4RXvTy+BUqRSAKfhWGZ4F+1bMbDcRJo9/4hV4wgIlTeskzPJKXTKFk7G6pVyFkrtGq",
-	"QC7udaqnrFP96UTi3WtUz1HKgYt5pRPY7iCvIrlqJVMoWyMlp6BuIdEYHSvGoD+QhF/hoJNmDL/3iQWZ",
-	"OAJWQnLU6bT6WAyGjxqyRE4dAHhzKArcw7H/kaUxOoLjhBqmuBi34QmfcXgsjcmIWyjBcrP4K9z/Lo3w",
-	"RfY/yiP7LW6TN15zdDmX/jkRSVlipR0oZcjonQYEaK8Hohnjq60iJmdMxK0Ta9J9IJpP88xQwcDpjPMW",
-	"IUdbniSMpbqisPU6UMPFlrwNqL49VoUND8+d6mzRvRZGwbb0ss/RtzemdEH/xeptB9KqTr7QqdTwSk2t",
-	"NkifwuTjfO2yHU+osX5t0BUujJ7T6lZ9y1673Wu3e+22rnbrpcRew314DdevxV7V3TMtrYqzPSbFHtdh",
-	"N6o9ztwBF1arWKzX6T+xRKpUQ5AeG3f6lgZnVl81jE5PiJD2XFlkBYo8lrbJG6f79jo99Ki6NxGuB0Ib",
-	"ifpxSuY8ywgUbSFfORkusH9TRek9XhFam8hclVrtQFRzMkPihxra7cbmSTBV79xMPWh5vlM8qaD/sqHS",
-	"HvjxfYe73xhRuSBmzrJLRiZSz7ihmSeyxyDpHDJ4gViekpRNpQ82GUUX4MFul4rdG0HJT3LK/mHnS43X",
-	"qnpGznjS6DeszLSKiN033R4mdWzTKi+c/a004t52k1uvyVInfY39qRi/vKNegNUPTBhfndPxyb3zicus",
-	"vQh6SiLorRSGJoa4zyRSEU2zSirlraRQSDF/TRq4Y6I23GQsCnpCQ5aHtUe5GEeFdCobIW0RWPOOG/Ry",
-	"NJFzFlsRYBodFyRVdGRaIbn9CaHQ7dqafHBx2Z2QakO40QNR7YZ91O2QZowXf8Zb14XlauaUDMTjCMuh",
-	"++KG3Ps7SDa5Yz9FtYXxvqnwk2zGXTiauPBLfuvewIBKa/tPb+n9q9ceeG+5Xl8QWWNkP4E0elxS9+OM",
-	"iVL0LDVduDN5+xw7PF1v+2Eswrdnc8krkCwJlYbauDCPQ8O+K6bzh7H4S2HkRQMBvTahEtLaGtzo4ior",
-	"4xczhoXvVIxZRBAMNKFTX6UlPU0qNufzdEdRp9MZiGRCIfoD7fqkF/Tkgi30CZFmwtScY1xpmUVuFvQq",
-	"tNev6P47EEX732BSkG3Qi3QXHvrsvzd2vX+vaAqlGtHtFPJ/INaHeR5DUil06rtjSX/P0RycdbzJiZU1",
-	"TcyiQAz2vZyLqmLeiutSLPdff9uyqVnZ+nAnoZ56jdxuIf627uG2ycaVKn3yNu4T8MtuIxn3FvQtZDmi",
-	"5RLe34E4r77ya2PIqGLqTW4mdgQ+LrW6GeypkmmeuPDncqcxXu00dtltXI2yvYEWLBnBV5BmPJbgZWw/",
-	"T6YpEH3Grcqj+8+fwx0TqU3/VedVB577RzENV1WPMddGueb8mo/FAReRk1iKjRTTE9+hF/7M0gMuSK6Z",
-	"ClyVmjlUvRomDPJ7deTo0sFa9E/liswyKoKnSTXWKx51BlK66R2qUeFj1RGB+JZuFQWIXIEHgPzDag/2",
-	"RSldkBlV2LLSj9p5SK807sG+MxFRMmM6wn46sCvQCVKKd31CeNlmL3i0a11zzYSQN6fvQFsCb4peaMOm",
-	"BGgGlGvc1yzoN3AAJ+TnX14SLsZMm1bwPjrjB/ZBK14Iwbg85YZkcmx1QFQaQekJn2AvaaxsFxxwPcvR",
-	"EqO1tvZvhY0SaeD8Ui8zquGqB2VRUNldjKIocFr9HY41uyRWMnI172Yfe8wzYbA40+7e049n54SWVaVj",
-	"ZodZEmA78YR+LpkugqZHTnXzXPkkmdAZFMYO5SVD1a36AQeODO/qZ5wGLatI0/V60i0iBXrso6AXE+as",
-	"V1sxOfrnsn8HJTqhQuAjw92d0FUH8sdy4SYUw0ikorJGRFHDDnyNaEUrDh7vUPPqC36jWTaUVKU6IlMm",
-	"cuL/YRRdHGTcqvOJYnCCL7jUFzjjmgktFRlTw+Z0oftEATIxF78aiESKER/nLnRF0ykXUIMGlg+ce4qZ",
-	"IAd2c6Qwr7ALBaG5/T9jVbeCXJsrIufCmgDggoy/HKTMipsD+AGrpYFv3HV4MNDRRaR2mwDpeAYAM4Gp",
-	"tCaX3R1nMrlgprIh8KmrdsK7KR0zTfKZlecsBQzAuSLNhGrgVKRuruygL9iiVYGYlNM152TmvCMJEzrX",
-	"ZIRfbaHjskfe/HDuY4waswWLYJXdmmpEE0aYGHPBdB8mGruFRwNhFBV6BNjoi6wBXLlOIJnBbs4sY2rs",
-	"A14pZ4ZYTVNpMqWzGR5ZiGheyoQO84wCrchA5AL/fgBNahRkKfit7jfCgX0cN5wKlFRyNLKIFLykMvVJ",
-	"xgVPaLYKhb2hRTMCDNzAb4910E1opAZNzDKsVwl3Jta7+xl+ponIjeKAfIrri5OBMGwKT88VI+xLkiuc",
-	"PXR62xObSVczaWcWzi0cAnsipQ6sQs40yahIW33H3w915dFA+B6gYVc3JxbJvDh+rlpfzpiwEylkLpKS",
-	"Wz6uEI878oDK9OG8rJi8ty7H0+GC/TSH+RA4t9tXTme5QeBkX2gCO9Fe4ALsBU+AQxZ7oNGzjtPrc0ew",
-	"KzQ0A0B7xV6pDR2NWpEvasKp9KV21Q3gBrpSrEHHTLt9IN/MPwVWVfdLJ0sUSnjSBOs/Cn0VUhEhTSsq",
-	"emIPxKciJlL0VYJzRkMfAk5CGdGvjNw3/FxzvO1T9ARAzhUpehXtAqkDYTOPBcyk1qjOVfUTQ0Et/HIQ",
-	"ttCpktGv9Ve9ESWBkz9AsM9Y2oeq5xUHANodyNEIBQAcKfgpPBURoSRhyvCRs7JJRmeaRdDIITxl9pfg",
-	"8IA35odQKah2qEBJh2RY3CcvS0Xif47bA1HVcKAFOdRgu226gpnhhGjGVmsEwFBk1ZrRgjsXml0ImIxV",
-	"Ph6YO0dfD0STW7t44K6fQXep494586Pxt9zKv7MUlu92+kfdfqfT7h3/ZyMCfrhiW72rFfZPOq/LNMJg",
-	"I30uNlLDGlx2hiGncE6VsCccIw713tGhVm5iOqpfgqADQ538BNbpdF5gXkbNd3a69d03b65sijruqn//",
-	"97V0MWWiEOxpLsgrT6Z2EkRxNZKTWIWZj4W0t4GVv+rJb8QCXbyO3QuiuBbNVr+mBT1YlnlT2uSd8e1A",
-	"Cxq2TUb+8lotESp4tfvOaRWKsgYndD5D9fV6gCT+hoJjYU6tBqQurEpNefqEIct/miscP6X8+0UuV6dS",
-	"D7m6FjxwUurecthYTj7vQbZ1AU6rN159kOrtDKTertsGe6xCrFq3dPeOWdVSrI2oFRaVWcO7xDF4SGRt",
-	"imRChixBaCrrwr4DQIN89jfu2/eQ5iHNlejVu6FXG9CWdmV9SOvuHNJWbIQ9qC2B2pXluy9YY2JMx8wa",
-	"++0RFzQDCrRNpio6v8vbgLESkiytTlY84wkDWPltf/Vf8/3CV/GtdSGJQb4a5H7XvKNiHq7cb7XRqtvZ",
-	"GVr9uG7V91iFWLVm5e4LqGaQ3dAunHWbFC+8lrhSPACm0skHxJIaeN65sOAANHtPFazwU0/91323QIXf",
-	"WRdyjsJCzMMAfq7sovqK0uHOoOd01RruYQdhZ8WK3RfkoJirBzmQ1SBVUVAY6ERjJuyJfdI6EX7O9w8z",
-	"22o2t3CUX9ld9aHo5c6g6NOqdd5DEULRihW7Lyha7mO9AYnKqD6dzZS8RHIfxf6LJeiEKhJrMdSPyQFP",
-	"GJvc3PyAU/PdQpNdereZ/MLav3JmPqqUqW0Cgi4wX/eWV2Uj9bq3DLdCxiUbcXmz1wfGVzsDxrMVm2yP",
-	"i4iLV9frvmDRKLpoV/oXrEPFMl3O8OSCmTCCWDzgCYOg/b5i5N+vFXgT4Kqvnw2hJNJuj7pveBni1tJu",
-	"rA9bxzuDrfOr22KPWohaV1brvkBrTrMLM1EyH0/ahS62CbvGObBlB/eB090tGJkzxUql7gljWPCBZ/5z",
-	"vlso285ujBpl0WZdbLJ7OpjSurclIaSt3qv1ke31zpDtt7WbZQ9wCHDr1u7ecC5op7Ye3s4Af0S2IMMF",
-	"iaGq5LpucXGEzdeg2Vq11WZE1vZdg/kr+/K6u4aAkTcCzSYv1mNKDTT5tZ/wz0Bb8rBAig84Z9p8v/hZ",
-	"achXC15YtwJt4fasH4HcXb7Eb8urtgcyB2TVlbo3/JLq4jMUwrSxPuyazIiy0szeiSU0YGb6u5+yaibV",
-	"BbiZPrlv+X4zIvwq1tWXXmwdBIjK6az7kuMKcq3YmPVVsqPdAdjqTbKHMQdjK5ftftDs27f/FwAA//8=",
+	"7L3rchu3ljD6KijuORXpm6bcpC626JqaUSQ5VqJbJDnOTmSxwW6QRNQEGAAtmYm8a97h+3HeYH6fZzjn",
+	"TeZJTmEtoG9sSqTsZM83s3fVjsVuNC4LCwvrvn5vxXIylYIJo1u931vsI51MUwZ/76VMGfvHHU0zZv/g",
+	"SavXCju73eEm3WqHYRi2X9r/vLL/CfP/sU4raN1yYVtrJrRUfTkcplywVtCaMK3piLV6rUt4RUbUsHs6",
+	"I9et9zS9bXNBpkoOmL5ukTHVREhDBowJMmZUJWSo5IRoLmJGOlu9sNsKWnLKBEv2TKvX6obdnXa42Q67",
+	"V92w1+n2wvCnVtBSTMv0DtuILE2LJ1/P/BPN7pjiZtbqte6pElyMWkFLc8OOlls0pba9oSbTrR7Myf7O",
+	"Br+w2KwAu9jCzsymFkAJu+Mxa3369CnAzdCl3fj5H9vx99qOD5+C1j4TOoP90NlkQpWd6JlgZEoNZ8IQ",
+	"LshYZtqCuNgwmky4MfPA6Wz1utsOODRNmRoxoVu9n1tTRkVmdOuDf87t0bQ9LWgVU8NGEmYzlDJpBa1Y",
+	"JnbyL3e6u9vdMHxl95xOpwjr1p2M6SBL7fztLtDYcImd7gk6Hc9S+pHrVtB6y+8YDFDaF/iTlcGMHdsn",
+	"M23YxCLV/pUFIPtoV3wO82x9Cqrzr047UdmoNO1wp/OqPrULqse1uUxkwhQ1ldkIafp0Ok15TAcpK8/q",
+	"4sfTs4uT8sQEj3mactH69CFoDZhFjr1W0EqoYWfDr7ky41av1dl9FbbDrXbHonnCmTlTCVO4IXa+xV+t",
+	"Xmt//+2ZawaTjqXQXBsmTD+maiDHswQm/GHxfjwC18Pzo/2Do8MScPfz/sl+qX/SeRWG5DamKcDdTa77",
+	"zeleeXKpvO9rmfBs8sXm0yUjRSfE9WrB+iQogto8lj2jL1tBiwttVFbgyKkksRQxE8Z2nRB9zxgeEWk3",
+	"rfEMbloaZc/gNKUxU7C7p9lkwFRBlZSlAedMcZnAOF+3gtZxK2gdAELKTMUWvjQxCC9lCiLnyQhn5nnw",
+	"YCKWmTBMHa1A+IcpHcEoeFz7ePJmK8B30AH4vgVy1jMqY0FrooQ9EGHY3dza3rEbIOgEeIQhnfDUos7B",
+	"2WEraI34HbNNv907tT8nPElSC4Xv3x2dnrY+BS0lpUWgLThUmn1s9VpvnkHqM8Hthm69t39P7bl9ZIeR",
+	"gitmW1VJ+B4R7J7obKBjxacWm8g9N2PCjSaaxYqZgOixvBfEIldB3H9vWfp0l8Mnxs7rUwh3e2HoCD27",
+	"Q6br5xa1d/uG+wTWPhJyONxIWMwTltitGlKeZort2/1v9cJgpbs/pdocsJTfMTUr0NE+vXQn2mO3XaC9",
+	"cceaxf0ff92827367WJLHE9fxe+TzvCt3hl9SzdnhyzMvuNnZvv25feT7scfBhboKm31WmNjprr34sVY",
+	"ylu9MbbYrO44u2/fchOPmdAbjsN8oWWmW5+KfTgSd9xQC/GmHeH522I/jLyFWz3fgiWAHiuWMGE4TQHy",
+	"CoDLJpTbyWs6+bdHpmz37OOUK6arI+xWRliFsYBVOUqbf7I92InbL5NXrL07DDttPGCvdukgtrihJByf",
+	"CRV0xFR+UGA1Sx2VD0ELAdezw/d34++7gx9fTr6bbumrzt1Pr8TF5v1fd9jb8Jfjbfom6Y7e8bNfX/54",
+	"C3t1gBh5iQha2yhB6HSq5B1LiGIWguW9cbg8dya3e1secq7JstBg7hPNpTiVxkLlXBqqNc8mpEtGlv4P",
+	"uZqwBFFGsOlYyVSOZhvl6xsQp355Xxye7h2XL0jFBE2rBBl/TP2Qz7w4j8/2YSR3a17YcUh3NCGnFP75",
+	"rnpVLDePz7g4H7kgN3vbnkltuCBbZxcH7d3dTqfVcE2W70bovnw71mh0fpIq92Vpx45WWd1ybZPdVuOd",
+	"hmiFm2LHR0xKZno6piNOid21TLHXZJoyqplHOZLvBkn5hBuLcE4wOFrhzn22uOPPIYo8C2SO7V7HQzpv",
+	"tDwlQmoAdwpnuk6yE3zDEgK3XEAosTcYS4gULLD/Ib9mLIMZlsQjY9hkasqCYZIpoPon+SXFlJI5Pwa9",
+	"W8pduzHdm2WBvbk8pgxtW5z7HETD3pYXce1WWNTJV6lLNy0IQOW11nvp9MJwY7MDRLEEgFdh2MkB0DJ8",
+	"wmRmCB0apsgr3SrAUWcoVgJGdwVgdB8FRqcGDESBEjDCJyFhMXQj7M5B4uUCRPislXdWWHnn0ZWHtZXn",
+	"56G0+G64BXzoAagVjrk29VN0T9N0IKlKCBUJoWTCREbgQeXYxFTn5wUI0Mh2JJUlN46haqVUJDqmUxCD",
+	"x/Leq5OQW7VP3lKRyOGweIbfwq0zUjy1t46mGUqsZswmsC6qbi1tXoLzWpYSbxfKqnz9/YEcOz72kjEx",
+	"B/FOb9PjGoohrbfSkJQLVsAQSDC3W+AWiL+aprzld29VGaRZ7iigABJ4424ldHZOVf6iunlTqYyi3OR7",
+	"l+tOiu07Vzxm+RO/Pykfjc0TG9RdcYN2ig2yCNn30C3vDq7C7cWxHAxmVeT1OzGkqa5shRNEvhzgcXVw",
+	"0A7vvJa7OGRX9xKvKB0QmSZMGzLkSpvavbQYrRNqKIh/9kAtO+fHFLJfQPH5aTE9XGaTWRiGdpOlGi05",
+	"ZthBpd48Jex0e5vhxnYZUp5nr/Ipq3J3yebKPFXSLWTrZT/pfA7w57mSZcH/amXwWwQ/EiOmzV4y4WZe",
+	"NEsmXOtcfs61ye5qAeYWOHOyptloYk8E0WxKUXs2mFkp3GKoXi9LdYX14OTy7cPN366vr7Mw7O48HJ4f",
+	"7T+83bv4+uzih6PD9zedje7Gq61wo9PZ2twONzobnc2Nzs3R5dnD5dm7S/yPxZxwM+yGrzbDTrcd7oTh",
+	"w8PewdXNXti52Tu46u+FnYeTy29gxQ/nD92N7Y3Ow8PD3vHD6eHDw7vTo/2zg0Py7upN+9W1OPzh9MF+",
+	"UO7Vdvjw7eXJ0dXbG/zvt2dvT0tNuttheC3Ojw4eOg8PuSRwc3Pz9mQfV9a4kI0Ovjy6PLs5ufhbp7vZ",
+	"3tpuW1755ubm8nLv5vLy4eHg7PDm273TwxtQfd3c3NwcPzx0dl+F4Van+/Dm4eGh090kJ3tHp+Ty6ubm",
+	"8nDv6ur48Ob93s3uq064dfPucu/hYa0b7qxvb2+3ww4s5uTh4QcLDpjotTj/ofPQeTh62Hp/s9Xp3uzZ",
+	"ed/c3NhOb7YeDnGMrZu9q6vD04ObveOjffvs5PDgwb5qfH10WhrhYdH/6iDcO7YTebN380bKhOCNNbt5",
+	"e/wy7HRfPuTGiBs0Cdxc7l89XP5wcwkqStfs1UPJBPE3MEBgv92Hg72bA5WN5vsNdzq2T6/Nv0FF/8PJ",
+	"2cMF1eNrcXZw+XDw8PXfjv928LC///bs5kmt+Y3XbP+t+83p3k1Fq52/e2jWNl+L1alHfowvmM7SOZZw",
+	"QE08JnJIhjJTxB0/XT6SUyVjprW9XbfAsJalBnUbCTOg50JdJRJgZ5ACg4swSqYwVX/IWs/UOc9L0kBa",
+	"co2rZ8BWlIg/BS2ZmVgCVwGWHZi50xM4SgE3UbHUhmV18xlub2/bZYLOQjGqASYJ1/GYqhEjQ6lIJm6F",
+	"vBfk5OKUFM0rM9G33Gl1KjPZfHomlXHde8IT4l+jedWMuaXFIuFiRJxBCzShlnQPacxTbmbknmpCU8Vo",
+	"MiMFDlQmmmT4LXsKaPmcTi7ftrvE4gAMbuFCY8OUJlQxAjeKGFUHUewXFpsyOOzl9ClonYDuax8UbFWk",
+	"TmXs9SuxTBhBLRksT7G222hiJDFjxXITawXr6/ZEVOOdnB0saYVDJdqQGlC2Ww6wSdAIdwsjtuPfQDv1",
+	"iGiyVYgmuKwGPUzOTJb0h0uqg2UcZ0oxAbx/Zys/VHpvOMRt6G0CjiEQryT8Xl4feSITPrTQr0ALtpOh",
+	"3q+6lZbatXUs7f5Z0HDDaV1Hv1gBTwV9QgH/i+TicTnTCR17gpJv5IT99oV05pmuk8CntGMIIL0ihH7+",
+	"HwOiDwAjkX1tZcJLVJRUQVWIjIQa0gl7W9uOVhg+YQEZMHPPmCADxejtkGoDJCPNRDyu0gbUdaCjQSF9",
+	"J6ibKYAEBgXw8UBy/SfJ5p8reC8Ssz8FrXGu1LGLt+8qC/q9xaA7sIwWPXkIgobevrYUDGYqzpUcKaZ1",
+	"LrpzwybQ/SeQWGyfA0VFgmxGjILQX95s7x6GX1uJTXG3vX/pvOnubr603XqdTY7W5DuH1vbtVMkkcwwL",
+	"GBKYumPqik9YjZDu9La2S5qbFbx8QIngZnFCufDjWzrIJ+w3KeC8TJjiMX2xP+YxHUn0yzpBFuxKuauz",
+	"qlrwDJrl2MyYEQPNKoe9mT9ZRQHLRcI+tnqdJq6miUtR9P5Jga1ZLOsUEtmml8S6XhK7Vk5uysdHuenm",
+	"5OLh4eLs8ObiaP/t3sXBtfJSyvbhzXYnvPl6Ve7LNo8Zv2s28XdyL7NfM6aRvdwaduIu3WXh4GWyGW/T",
+	"V2xn2Em6MehbgLHaK/gq585SvHvjeCyLozmEnqEfbGAPV+DEV9FMO5QIG1nxBhb6Gcap52PR8sJ9jlI1",
+	"URxQysvTZSG6wC0vAf/3QBan4Dll9wf5BdVoKQiIYiPL4CrHQAtpyIwZ4jSuZU7sf6LZoKKYftRI8Mer",
+	"pp1N4FPQOsOLs6Kwk2pEBf8NJT0pwOPlXEliFKdpeR9Xvm6/HNSBLj1ye4OjAPjzDBk1mWLo7jTl/Vs2",
+	"s6/v2QA8hSzVS7ngMSwNlAX9lGt02AMTukbV8R1yUt3tT/ZqBr+DqZL2uFiwHIqk7Juz1Q47lWVBIyux",
+	"ArLC/X3utnuR5Q33/3XhcESsMO48wNIZGaMLbMnPJWcg/3G+/osa4dwmXTk3KC0z3U/YXf+vt5t3p69+",
+	"fdzl7cdff7p/OWgVuNNMkXFhJURCtbvnCInFDmIk4WaeJuO/TVZO76DqpPMrOkgZ6XQtTlKCDp4EvcGd",
+	"hn+2QfZTRgWKBKjtH6Xyjmngr+wXMzJNqWEbwOwaEAO9FENAdCouI6/u//QPQ/N/cRwH7ASebh4xMUDB",
+	"M5yAEkZRoYdM1ViE/1PjFb5QnEIeCvD154UCXBx+U/UlHNkVfDFP+wvsjxzMOZaXRlrWJfDV8i6Bm1ed",
+	"l73t3UdcAu0829vbOzuf4RO4edV5tcAncMFSn2WyyD/SS0fqlHDDC60lRnEVB+2JvGMT5w3eLBPSJ+ex",
+	"t1hyrLjYF47yFfmzSgFofQt2ii0olj03XKezVQy3XR5u+xC2yxGf/ZRqi91Hi1sHrTuuuclRqbBBQkd/",
+	"VlTDRIlLj6RTnmz2J+rzYx22v0ysA0Cp8Soon0y4ClA0bXbbds7a5J5yw8UI+ALarLwvOXE7FWrhsl08",
+	"KByy3bN/uFr/w9X6v6ur9RSP1h/saX0ZU3HJGywkaK8hOqYCRABuGDF0RKghm4RuTDZKBpN6tBJiYekO",
+	"GDEDg1gGeMBSi2hTJkBxrfH5hJmxtGD6BhiQKQVm6IVUI/1iGXXBC9vPMk3Bkao0tYSlzLArOipN7oIZ",
+	"rhiaxw28yad3cHh8eHX4rBkaulTLBO8hewUCOfn9WTYH2JyDBjsUvHA2jnCzF4bPM1CUgRUzfmfpeyLj",
+	"21Xdy4KWoSM03be23v64e/5TFxhQy/OYL2NoeaZ+FKD+CTRJ7yoRaHQ63bCSfRFwFlPxIp88nCqmdUO8",
+	"2VAxPSbavawcmphp7dUGbPbtePBNzM/4t29+Ory4+v7ySB9NzPSn/aOdo1+S25NvTsK//vJtevb+8ONP",
+	"v5z+cno14sf734bsxz37zXc/dL7nw+832OzblL3d42e/HG6eXX3fOf3l++2Tgz19NEnHyf7RzslVvH16",
+	"8K57erB3f7J/z+mPp78d/SJ53N3txLMjfSROO3/ldsi9j2dX305Ouofh8dUP/HRyYk6732/9dBlu//TL",
+	"3sfjq6PfoJ/fRtt/ff/tLz/tf7u7EXdTMZi8CZMfv02L8LYj0erthqEVsAAWfsXKQExgOOmevoy/VX+9",
+	"fzW46tyeb+njZHf4lu5kh3J79BPviu8/vvzhvoUWYbAyLm285snyvg8TNLCP+VQ32M0/rIziUo1OH9Nl",
+	"Ohu5vBc1C/kHSwnmjOqgXnQsV1OiAOfQUw+V+/kfbNY/2Kx/sFl/Ppv1AY7rPI8FPBVAyTJCCRvSLDUk",
+	"oTMyparqhbaEdtL5XuDZdN4XYcX7IvdmKXlghDvogbGiw4Zv3g0rHETChSgQ1rbfsd19Wv6cPddhAiHc",
+	"EIMBfGHdC+o5sFwKMH/4QoNH57+9eP6wvKVwYYU1DIoOL80G+VrxEU++0uRK0Rk5xrCTx1YDJ6OUEmHu",
+	"hJTfNaREcKbU/9I5ERpDMLsQuFJOlNANtz4j1UEZiA0swZjR1IxnFXhisKxdKpK/UlTS/zkJJ/544AYr",
+	"wGN7Dh7/a37Fm8uvuLvsijGit7zisL5epqZ+ZRuxnLzwBnK3THsSrRBcO4BW4peCUHLvUnbFUqZMEWrg",
+	"zppYwnWbE67iukLW8LuX3590f/zh69YXNa+9LEnq76vT6j5H3ANR037hkunA7ytkqNivGZ9OmDCtpQXB",
+	"fNGfEKSNfrqoShEJoYLkYzhdQ9mFry4XLwLjq4LfXMXpc6EM/3wgrvbFVUnWfoaoHfwD1RDV4PgybfYw",
+	"5H3uGDNtfOqEGZxc57qmCI1jNjU16+xjgfM5j1GKmu90ugvC5h2Z2bAzWDVqfmsF38StR6Pmt5eKmg/t",
+	"iX0nJnk4ScNNWsSSUG/WaJCzlwwa+TMiQnA7CmnbuZovFd2RC0mZeG48h0XMd3o+nCPTTJH7sSTyXmjg",
+	"RCpuaZY0ogoaXwLNlENChTRjkDByZP1vrwIKFgRurDCDbmUGFVb9rdRTbmhKTjOjuGO0Pz9oY4HiKrBk",
+	"FL1ZGgMzBjS+bcthGzJcrurjNB+OscDf6WVvM1ec/N39nZYNFvlTvaG+gKvTYjemufCRv3N4x8vC/e3P",
+	"Cu+wIGA0cVFcxzLO89MlrCQNt67GjLy7OPZRHo61IYqhinADVOtI33qtF3edP8JgBuq1eMwmkGRhKNUE",
+	"nDgyxduKDRncIiWziVEQufkpaF1Qw465yxlQXdf7MTX2rKVsaPzifs2koWTt6PDqDbF8D51yEuV9ROs9",
+	"EqnIMS/gU6+JssRfQPSqSEhk4PW10CyWItEkE4anpb65/UIbqVgSELYx2iDRdcu7tV+3Xqt/6b42/7K5",
+	"E4bRBoRYF7Bd0K4CmkcgcC5THs+a91dOGXJSX+knYNDGbqKAJIoOTZszM2y7Zm1734IGte0wa713Leza",
+	"p/DRV5pYRA1I9GsNiGtSESei6gCImZXaLaubyvhWr1sCKO+dP190j1/fc5HI+2vBBXHQboTor/+y+fp+",
+	"CYgW7Z6A6Pv37/cyM7aXYezujypEz0QBUE2MxTNDbxlQdbC79Uj0NaOKKaIYTSf/cg1uutetKMBbJgI+",
+	"9l+uW1zc0ZQnfXDOvm5F5H7MhAOpYpoJA7HDznPbtQ4ImroSIu0Ad/KWJWTt4s0+2Xm5Ha7XgdA4k4As",
+	"mMKjsLEUjyo6YcZRlX06pQOIGHFmtibki/NGbimWySLTbJDy2NLtW7K2tVkKz17fIO/H0t52ZCzTRBNu",
+	"yITOLD8HeGE/eU2ouBYuwiogStqbHgJIEBz2unRAwjGp0PdMabIVbtUB9Ourn8zm8X04+PG2I3b/Ou3q",
+	"7buLl9m3W/GbnfHBK7YXTk478rz76yWkWoPASWpK94/P5WnRvew7WwByQj8eMzEyY5ABmgjZfqa0VA24",
+	"NqW/ZozE8NqH1DMSHXNxGxE8hp66Ta2YIDNNpnRUo9ts9i0YZI9+Obo/+eWv5uTgxJwcfPvu5OB25+Rg",
+	"b+fk4Gt6JEK/vl8zBpYyt0AcvbXaiiBj0VuYYDNegKDmKAa12A2LGMjEEpII3kbVVcwlBLJdIQyKyX5s",
+	"O3tXGwXEx/ZlftZHSfNk/XX4lSY8qc5qCdFx2Iw4PHl0dsU9mPGk8fo7SthkKg0T8ew71kD7T+gt02VS",
+	"TDQdMsvWKmbUjKxdGsWndlGaTaglePb0XTJIq5MJblEPeF+yRsm7d0cH5G5rnUyZslTZMJFYkg38z2tC",
+	"XZ+5tUnTCSO3bIZO2v6Bn8ga+rsExIIkIIBxAez++rWwfXBBultkLDOlLfET0hCVCUJHlIse9AeCrd2Z",
+	"qRSakTWUJQMSeWYnch3irTxN6Ywl2Dl8705PlEPRtC9cqx6xmxFtkKvyQpyIkPAh8CQmX4yjLtdiq9sl",
+	"ES92pX/LZn3FMs2S6DW5H/OUVaaOn3NNtOFpahdoWY2AbIW712KuIy76mWYRWUNI67FUJp2tb5Dv2Ayz",
+	"WtyyqbH7UxV11+wTKw4HljDC9sWpc6RPFNMoX6CrFF7LTCRTyYVBIQQEYk+xi6tvfYO8cZc6GbChBH8m",
+	"di3yFnY9mqxthaFdUcf+p2v/s2n/s+XJVnmq6zAestF4RWmytv3xIzy34N3FdVpssGsNiJY55sFogB91",
+	"Er89DOMO22XtV0l30N4avqTtXbr9sr0Zd4ch2xl0kq3uInpSOmNte8gWUcHt7aA14cL/7jSd1wWs6rkV",
+	"ODX/rUq0t8NmagwcWGUazq6Ln0zoRz7JJvZHCDPCX8V87Mm1IjdGgCecNpIOi/h8QkeWOFjcX8vvnmya",
+	"SpoAKlEQky25nriOovVViSPrNBPHWzb7TOp4htqLRoa4hHNA0svr00x9pUlJPbPymsIFa0J9yuet6jKm",
+	"4so7tDWtzdDRV5pMFQfuMZYJ2yDHzOSZbxSjid031uZCM6G54XcsnQVw9M4CcgR/HNs7OQxIB351Nq7F",
+	"npgRnAfyvHZNli6DoWHtfkwN8GzcADmZANXNyb497+icjXANKrfCtdgKO6WbI6aC5IIfPIdksZ6/rh/v",
+	"kma+iT1zwFqSQdvZevocX/KRgJjQRfzNsbxnysKYjNlH8vZkb799+Xavu73jiZ6i9zn5t3dUYA+Zz/YN",
+	"MCjZUb/y+fs3rsUPTPHhzPLE0kLbNmUfaWzIYGaY9kr3JPAUeUqVhisllpMphd0DC4PQhgoDvrV1cG4O",
+	"d+IOCwe7dDvZil+yV8Mu7QzCeDd5xV4Od+j2YCveTLqsMwzp7uBV/DLZYdvDLbo56MadJGRPc2baw+/R",
+	"TZlSi7S2p5ufw/YubQ8//L6z9emfmo+FM5Q0nQjNzfMYN1C+NKCUs8p83kF+51LONM0YD8lXGpXYCyf+",
+	"uIK5YeIuzc3nTPwTJGYDlgtkwK9pcoGI7BOFucC9UravF79oVD3la8itaiB9QqN+nmIZk3mhVnzIWZpY",
+	"CWaC2UeKrI2TzJ4dK3ZDHwRaeI4GfEx8tmk3P1KM5TJ69/CjHnm8L2+mQJq7FYafygD7J8WGrV7rLy+K",
+	"amQv8K1+8UM+4iHMBcDXJF3kjOCEpnYHUIa1s9SlaW+QU2k54xFkTLtX3BgmNlpWfpRimPL4eXsQ+48L",
+	"kO0JQmOIKvMkiWsPFZeojX2EIPc6cHaXBs5SIPFz0wVpRLuSIWBqg9X7NNSOu1oZANOUin5+JAoo2IkM",
+	"IW1bSi0VRqU5ehGSta4TLGg8hq9cnoC82lY/59QqAOrm0f+269bS4DpP6WIsOqccaPu9zNKEjCQZsJl0",
+	"N2x18jGdWmaHMdINyFRJ0t0OCBOGqanimpFMwLRZsg6gfSPVgCcJKndWBuww/7oMVK6d1EgEYwlyCTSZ",
+	"cEGUTC1zRsZ8NPZefiXQbX4Z3CpYu680DrkmFSksYMi6SElSeZ+LRrlUA2D5BvTuz4CIztQdm/XjVOoa",
+	"qlkpEF7a0fP3FQB0wi8DgJSL26/mhwMwTKklRAafAbPHJwzlMgPqBCHJxHIWTugFcJSEpM+iRM0Sb5ku",
+	"5YShIEs1Ca0QpwfMzj9PKPmaVOTmP4pyAVnK+TynNyJ4EhDX4zEVIwYS1NoiIX8dxNpiqagVBl46qi04",
+	"Wrhiy9nNqYkuQB3xRbYHNRt1LK7vh72rbLuF+pP6TnS7X2Yn5gFVTjT66JQAq0/lfgGhavcHUrDX9ihY",
+	"5t01Nnvg6AIF+54DXaj5V3RRQPVUGlK86CHWF1oWr9ueG6WO4DtfCKy4zlz9DMYbSxdEjvZlgxOoBohl",
+	"IzVZ+/by7BRI6kRqU9ElIaqeSvNGZiJ5NgCH8HUBu7OyIkxIQ3yDKmi2vhTX4o57IhnqLIFLsid9wFIp",
+	"RvZe8S4mFS0E4NA5naWSJldSHlM1eh4WTbGPvpGyn0Iv84ywRVq84FyD6i2z+WVZOBiNfYzzu17z35gP",
+	"xcBVT5gwF7lI8gU5uL/KTAEDVOwIF3GaJYyU8jcVnFvpYY1r+zJ8WoPyqXl2oCXGaTlVG7RD1rNgOwGA",
+	"lzEV7wTNzFgq/tszIZhBB97qWYZhyRoKSt0CyjrGDFnPjscs3Avr8O4sDW+7+oXwPpVOovOqI9DoA0bG",
+	"VCnuzCM1jdNaZB9suHlGAcHfsMxonWiJim46nRL7oWaO0wZp3YyVzEbjXJeOqaB1NmH5UK8JbmJ+pd+P",
+	"maMIgATQu6EjJ2M52niJ2pOvMz1bfocx9xg1dEA1eyfoHeWpv6FKYSxjRnwjuySslOyRzE4LUS5pSwGc",
+	"U90P23/cz0pDVAWpvH+uSanV41zZdrhpN1VXl16auJRkQsXMsq36XqqExGMW32pCzVyVS8+BY1/9ge2s",
+	"OkVneOCa2JfYFTBUrnPtJ2u31XklNE34C9DPhetSzJuJiBQ+vzpMe82M2QwaJCzlA6gpnM5ILLVJZ+u9",
+	"axFZCAC3GJWBEG2QM5RxFmxRj0RN+xtZeeFaRC4pZ9+Z46N1sOcWLmsFpwJ6Y0QqMOuvacZI5PC6hJyR",
+	"ZQfKqo4E2C2EPdYMs9MVEOxoeQ7vjsMFiS5sq/aebeU8Qkp+UKWX80zd5ZxTj7/CJnSG58EozkAbV9Id",
+	"P2Zi+VSc29rh+590fB2GvEMEmZ97LIVgqBGwu51a3jDJnKnBvp5MarnmcNo1zKvNuNQr5N8vrSEfBU2y",
+	"mt5xMXpdEs5gxy2bSmdAkcf0jmHteJd4doNcsClzQSo1mdQR9QbL4R9AKBZvDVnDyoXyDuwt4JhGlcE/",
+	"HS5YaVUkgxnwGKWlfKWvRcJoAn6VlgZZWQlg5X3SIa3neo+UiEojkajqLBG6yetrUT/MC49weYQ6qQGH",
+	"KYcjZRS6FqXdLe2qnQLKyIhThiU971/02G4H7ha3O87FCIXx5l1vls7pkD2PFhkJEPfmHIAaF6NVSRB4",
+	"JF6wWKrknbC7/2wp1XasBE37eNSKI3fkXlTM93NI/wU0WHsEHSyJgvWg+hBkYKdPrFDAhKxxU/DXCYPQ",
+	"Ci7At9veLHE2AUe7a6HHdMrWC4SdUmU4TfOsqa8dosLyUjly2hyagdo0YbUTRLhXwFxJeULFzIlf+llw",
+	"t7d536lmy4TOMwre2bLEouyGoT9WcyqW3S+xD1BuCEWSmk+nOzjaksmVL+3aMSn7+DZN1LV9UTQs+8W2",
+	"C8fYpT52zW0Xfwde4e8jxj1T8lqIGSdYXCfwLqtlf8xSoElto9+/f9+ue94+tmV1R10HQKf9fDaByyo9",
+	"lLVwYExncLW+PX7pQ0V6ud8iGVNQj7sidASuW7j57A1xcvn2j1J0wuBck3uWpm1nPhxkxvnPCkfOgPu2",
+	"8uqAlVTELQCazqZTqQxLwCMI4wWfBbu8oz7o/fqA5QUQSyOVFIM9FKGfUmB2tr+8YuorTSKn5W3bZUfe",
+	"2VAKVlVlOvPHWlSfZmRlnWsxp9FsNNbaCyFfBaA9alOPxB3H8JmSNZ0mCcRL0fRc2Z4NpKT12d1Lj373",
+	"dfFLm7Jiifxgzqf3KS+YwofgZzf8h7yZHPzCYiDETikuYtYUoyHz6NA8iIIBr2UZu9dEZGnqSKxvZ4mG",
+	"fYzn22UproCCmoofQ0INa7sccrVF5KWJfp/rcq6lz5tZwPeEzijZd7E49eZ3nM6vN0q5uI2QYKAHZlD4",
+	"dOsxtfQR3dsjbehwGPUcj4NlLL3zFHiDCHuN/NyyzfGcDIcl+LuJBK2PbduyfUcV+GtBtuF8R37g9Bi/",
+	"rzy7xM7qewwQgPyquLzG3YYgtPnbUk4YngVq8lR/4EQGDBu1RwMdHM4Ew0g2gjYOAe6s9q7ledimzmA8",
+	"skZ9IA4pok0d08+LDnLeD3455fs66OAsW6dRj5K7CbmwzmuRh5Np16f9PiBDrpgmUcUZ3QkiHMfQKC6A",
+	"UVX7N7pYxLWIU0aVpSWKaZneseTrWQTIvk5KTnLEvdWEG5QeqojOkyUcdnz0XGN8lJ2tO3q4HnIlEzoj",
+	"UbW0b2RFSZcVHt+QETXsns6I5qm96oZSkU54LSZcZIbp1/keUed3gBbkSPgQ0L7i+tb1i0m9uSAYkyld",
+	"eYLT8zMLDYDVtUj5rxlPUK/0souO4eVhXDfrAYkM1bf9CbfXG4zgkZjYF85SCrhgd2WkaMyuBTKoIBFk",
+	"DGze5c7th24Fhk2AxmeK9dnHOFOa2ytgDRuBm13KTG5avAZpCwTmzGhuRQ+jibLS6NwAr0lK7Szshmmi",
+	"s3hMqCZRKk0fuCcuRhE6QkexxYKhu4X6KZ1qFhGqFL8r8j1xVcTeWFa85uY3V715DnFyX6sy1bus7v91",
+	"nrVgquSA6euW44IMCtBjRlWCRE5zezw7Wz0IQJ0bDXFxbwXi7Q/PI988SdaLA/iYJx7EkfumhBt3MxVk",
+	"wSJqWRfhqBXgLhJvbjRLh5Z01w/sk3Ms8sE/zvQA8b30jT8V2SOWIBI+EH+ZEbDpJ0hVBoS/mbjkVAVC",
+	"ngcyM69JxBPgsBKWW1uS3GKCUhQmhN87P7Jnyjkt2UNfp0lBcejxfY22BO5Y4csKTXjkIIOv97PIrHFM",
+	"c3FUXIz1k7wTssg8abhRa015UuQEcYS9hB7FiS22Jt/Z0gGrnJzKEVh4pbvytwd5HfQKW1O9C3uEliIk",
+	"aeqQAIefB29eff7LXmUYZ+o2Y9FuBw1YVaW3AWmktUEDulVwrOqx2zh664mjXl3km/JquBhKO6Krsg+z",
+	"tJOJaVobuajDPz/WEy7TpQMMBaKV0I7uWciWrdjte3uxYXKEZ1C4GpJ7hHgE05/C08M7L7am6dkQHIkf",
+	"I2vv0ervk2BB1p8qkiYO8Z8kjuWDUpTT/z3n16sxjB+egoWPYYTx51f9odEc4LPwgFpADuu86kYOrcsS",
+	"tvkJWtRqBSW88YgF5SmWwavyJVHq2B7QErWpdudeNvSF2S3msXSPDKVMiM+D4z2PLmWmSZHuFWWtd5fk",
+	"zcEemdBfpCKCC0bWoglP4dCyERyfIdfjKLCclcq0oTGjoq/HLE3xBYmMYqwvMqPtD1cFBo7gmFEDhETO",
+	"kJ5oOmHReuD9//LsA4fvXrz77loMZaYMs5IEyrnUkLHPkOISgRCoHwY2CuCEY6rsdnqXXqnZBoksr/gx",
+	"V1dQAMe1GGSg4+aJ82xwCUTA2c3JOUbRmWMG3dZYWNifI7ufdsGw7fNwgDJkDgyWjrtaOEELgGAPqAQz",
+	"F4CgFbRGaWZgXye2LygvFLMUo9nSbMrhlUzTTMegoc7S6dgl04ylEvBPLEWG15ii9wOm4GMjJ9RYNI25",
+	"UXC53fJ73gpaAyqooPbFWMYyxfLYU6luofgHG8IbHmPANk2nY9ofQQrfEUupwQlpgIKUST+ZYUJ5wz5W",
+	"0bVY+QKMnTWlDWBk77iTawcpFEbHur9Uu8LhTddjnujpd1+x9ik65M5MzpS0qFIUOMKiZlFxMF3xokRl",
+	"I8CJO66ksFMEwEy4jqFuB5pYPzQsOW6MRds77rQ3CQdl75AzlS94zWnI2WRqZrXYunLppHl5JE8x9TgA",
+	"Tny7T5U6SyXWbK7kUg7YBWxdAUHdQDPzKk0TmTBXk33C0+QJuC3Hc59QE49LPLfLjlWRybAC1NzUXXb/",
+	"oqGrDvXUrZNjidtb11U+eIXnLCBc4jULrG28qqfcBZ3WcN2lwZzjfWiqmbMhKXbnwrs3inUMpEwZFbUq",
+	"a8vKkUsy+CnV5p32XdcC/qg2VmKPmdbDLLX0NvBeB6gTcawTHxIBcZKZxtP+PLF1Xht5OOUxAePskMaM",
+	"MDGCe26qZLLetJqpYkP+sdoHVBO8ffn9pPvxSRzhefnuvK8KiAK/m+UtaUQGrflIsAXqYbiwrBTHQfUT",
+	"FNb2PEZOKjKVmjt3Sjulp3XE8/A7mzKBjgHythFeboglJZUsj+57OhJwTsn6GJiOxDR72jhQ55WcGmMt",
+	"wnlFTs/oF0XWomJ90fprjClNZ0SKalD67xU4LJc6/VMd+H8gKOfBliXcHAqjFpCbRSmxcvn1KPH8273i",
+	"hvkcRIjTl9ywmsBVvGhaC40NpnlZRsXwJBXw4rC/h6BmReCL1BZZ3nLC/eERUjIPAxcJbxt496C98yNy",
+	"y2Z46rD3PO2TV4GjgtW5rq4s/TlRr1EbEqxk21mSrPNplRB0w82NcKPT2dx4uZwCMa++vYQVaSmZGxCN",
+	"GJnFY5aURG4qGqRuh5X3Yx6PUW/uwttcphP0wYS+NXNOSCsjWpFWtjFPRDIX7uTMnUGuFFXgnebIyefp",
+	"B3jirVB4mgJ/kEvzLOkO+LRSI70Jq772aQHr9CF20vtj/Nlb9nFfplIhnXM5BJf9pLY0/33gx14423fT",
+	"xLlIrGAk/nMWNDfhfZcps4o5zupOppkeQ54uTMMaK5CNsUw1mn6dFj1XujOR+zRwDSlInr7wYzptJvYR",
+	"ZDmJ4Og4dIVaiFWqfiUFH40NhmuYBYoPnwl0WQLl3Cu8t8XieaEWw6djKfwmqnOE9y+mzXObLMz0Uh7o",
+	"WclbnqSwMDZkm358kfdAJrBSCar9mQFX8Xz1jv0rCpqj/XBcc4Vfn89aCYbcFzCTFw7uL5ZcXwPJj/m0",
+	"kYxH+Op5wIyXAqYX6moDO81/08hfPPPs3JQwFe3jc1p8thZlsJ03rTxGgiyRgZO0wLziDueHBfRpWa+b",
+	"mmDKWZpoMpg5N6ZiyejYENndilyu6Rn6FUcArug18cjvmuYplHzza4HtHemyX3j0cp94RIw2yB6BTBml",
+	"DNYwpVLiw7DJhaBEFh8ndis5Bz1Gbr5jM5wknuimLGCexv0x1Kh8ev+44/nHHb/STmwvsRP54XzkwJW6",
+	"7CzT5Wcfx0WncMFV6E9Vj1AIOvbpeC2wN/w5ArMjJidjiUMuDDA6P7u8Ipi3+HeI4fuEF0G0HlwLNM1b",
+	"oWYjP189CJGwf5KYqiSwB9z95pBGwP6p6/4WJM5SLqiaXYsi5ylkqMudhC3jUvSEOo1MJGRtK9xar+nk",
+	"c1MuLKXlEbeqiC5aze3SPjXM/r2f+lL61aM/4GnKxWjPJblZRnqBHFJitlzb1fVwyzvjLSnaedF2Xpkz",
+	"dvk7nhypVKN6uWU8oibz4AvybEY4j6C+F2XolafQfGzK2/w859F5VCgwrNMNyTG9ZeRyLBUjByogLss4",
+	"OTomO+EO1BisE6VVUKkYa9+ekOssDLs75EwZ/ht5z5Kk+QJ6coQcm0qnhc7ov8VjJtrS9l4q3JDvbJ5n",
+	"qpzacSv4XP/QFa/PHD+L3v65QzY7XbK9vU3CDqSrLPW5Fa4qRC/UM3p8yk3oNYYh9XUTlzh/z6EBItGr",
+	"tB9ZdHd1r36fi6n4fEqxmguVMitNfjkDUGVHCkPQypQpaN0xkS1D9ppoWL7xJdWKo2v5wvPtq+yLH7dk",
+	"HlqdvMHin0fdVkLZz8O//Lh2tsqpWDvAQJaysYZBA6rOUxBLPP7z3/83ksJ7JIWQ4tGXK1yRrDypfVxz",
+	"zs/rPlgEsoYan637NUrefMLIb1JA4Ckrvc5zeoIbv/4KUy9wM9tYhnP+k49PfhYKcNtrDmp8nNM7ns5B",
+	"eDNcmco+/9A8eRYKB5u6SkXY8WeRj5twQRUcre8BieB3EkF+BNC5cR2QKJbCQAZ+78xe+tDHXlyLNc0M",
+	"iLt5IORrcD/RzEByInR7EbY75wcdEamsDCtilqYsiapcrpsslNaSGK9WTMSxTNANSPCujyoLXHSxROxD",
+	"AwiP8u8bXn7vZ9Xwbr880cb3xdybXhfLKe3tkbiTPGbnlC9ytoxdyw2OTftTysHpkvg3xL2BwKMJVbcs",
+	"IbbRvHNJXiytuXCD6w4PNyjhXMeWYdRLnWr3xZLU10hD030sbdloaXDjQ7sAMtnaxhVFwdar7nYYNqa7",
+	"nvOsQwNBPsXKBB47gaVd+ru4Gi7CliaPw0Z8+bM8D5uRdaMMSzhie47CPIXzQCX6nh4h1rtU9j6OrHQO",
+	"oLW3jQ1YTF0OHk9iPv9A5CRyKBVZc7l7fGopbLe+1DmBjr7QKSlC6r7kMfEzXPqQVDb273pM5lHs0YNS",
+	"RbI//ajUcBwPCxM6029SrJ9b7a5NIl89se/9rqKg9DDhzOBRyatKaldTEjVkkLvKtW7bRrqoALG+cS3a",
+	"JEK9pet/Br2V/G9dbQzvFeabR/itmMqol5vsBjMykZkZu3cSpteXKmEq6hVRYEXWdyiICe/xk4kS/UxY",
+	"ICculvLk4tSn08LKGudHBxXfwwCzE2LqD/iSnFxUOZE5EILzXgmC3ustB4Ll5abS/re8BsszFhOssir1",
+	"/uZ1dpCm5NzlfHqmuIPpkX0nVRbXFVluY4nZ9pQKo2bt3boOuLv1pCwh2H15iMeO4Wmp6RyHXJttteNG",
+	"8pJSPnH5jvdlwp4JpYX1E+CQoPnZOfBBbuINsk81C4ie0pihjj6heswwJRcfCUhJsha9vP21PdmaYr6a",
+	"l999f7J1Xi+KgU/r4ttqAdcw/0bwyIR91xgmE+XEAW4r9M/NHTUDEgGdgHdnB5ftTTh4AdHZdJqyiZfv",
+	"pkWaPKAU5WDk0tEBDK8g/0Kchz0cNqiaHt8i4G0NJLhaM4pPJiwJSDaFcGGq2TpmazHsoyki8zSDNC3g",
+	"hiwkFseobM3p2fnZxXePhR49et942Dcagk4lmUp1S9pEsZSPsFTX4/UNGxyjyg65zfuPUscV1bfPOxpC",
+	"omNJVbkQNgngMRW+EEmthEaDYSwPgXoKjFelps0OJaA+Qi/iZ65xVf/ZlUxkS+taYR2Yvf65ZMwXb30M",
+	"oDjCPrRF/9ElERo/9Cg9D7SG0qsrWxMXKaX28pLMdfswWXMFwjD9kiU6X2lorfOjzlUpzTsoP7hhbR3L",
+	"KUvWX2NJq3uusTJNdGlHyrMDR8+qE/IMP98isA1hsBhHPjc9SKW885JxJPv5N3NxEJY14r9m7Aj7MSpj",
+	"ZYvLo5lZoNEnXwH68cYXMmU5wuYVouec7yEDFSSXYvflbcf7W6NyU7/GiBPwfB7AFTBhVGh7BWIDu+05",
+	"ZJ72aqIf3fLLFRAXw6cuNDhDE4Bh8cafqdGXonDNZcE/J+vLE4Tt0nJFw+Hz5m/ZhTPLUC8pFC9/a7mg",
+	"8ed45xefBpUJPgYD80zSntDZOVVNMv4B1nuD5IADxejtkGpDwp1eGP7nv//vTtjbDAOSZiIek07HPdzq",
+	"bYbItHIhmCKdnd6mfdENe2FYQfxH7wOcUxX9O935KKkma2ilePWKloui1vUTrINvt4De5v0s3rEr+swT",
+	"l9IBa/BxPHeV2Hz0JR29LjKSQG4C+2NqGWyXmUAbqeiI9VNfx7J6H/mEGyjDke6Xu3LfgwMmFZUpQeqF",
+	"+oyg6BvXZCq1Yclrl6CBGwZvdCm/Nbpku/QXuSfcgBGJ+TeX0o497n+ObyHhYh20MKUAI2S9Viyv6JJ7",
+	"yekVJnG1hPPTFR1dFY3nPKCKV49h4XPZd1qKp3o0TLQSUFRPlPZ71b2gkZAmGdt70pv8ABp9ClqQaOcE",
+	"8wMtpGlkM3Q+brnl9NWThtNlOFkLT8/HplzcsuRAxo6beN6dP0/0porLZfK02Lmc+7YV5FgEFdjo5nhH",
+	"97E+H0sjSy4MDU0uXbr+xS2s5NXcYgU/CIffdNTM1VvK4Zh6tDlLyAYqJPxcJ/djqXOyQTE1P9RnG0Pe",
+	"HcYSn1wpKi8sWu4Ms8n0gorRUjIoNiz7UH4Os5QbgLE3f3wWkwCnA38eFQCddMM5O8yrbmusAw31IgPM",
+	"0Ikxf9HP163/dd36EJW8T6G7yjX081w5bo3s3gamH0gqYdVL6PphZqf2mq5yFwhm/2spQSRT6ZKDvlPp",
+	"3EbZrwMPwMXbkyyKYv7jIpBvF1XqHWZpSm7ZzMfNQBwYdzERvlxjJX3xLWNTTSgZUz2ushelIOAfBrtX",
+	"v11siePpq/h90hm+1Tujb+nm7JCF2Xf8zGz/+OtP9yu5U3kufS6TMJtwl0HZZY66dZW83HpiFlSS2NvV",
+	"gTSPaTRGkkEiYV/T+2ObTnn7ls2ijceDn+dhieGNaEeIxxQs/Ep7yHLhknNA4Wk7SZdRVbFYjgR3Ud2f",
+	"H1ONAZwAr1KA9eOh1A4xC2XB8ga30jfztrY8uWijRd59l1eVg1K1FUy0bOVi7MOC81aCd3VVoE8Ghluf",
+	"H9SVf3Su3MWg+gW+j+rZ7VZNfvq89KYfCqA7gnJZqtv7WIKDL5K4oCDyzya0dR5miBXdc4+2xzmvFTIn",
+	"eFPu5yTrs/0Ufk9FpfPd3SqLuKCj0sQRSRd5wo0gE0ADItdJ6gY5hOsxt+a6okLXImqoduyslekyxaHB",
+	"LFypCc31tUBQfKVdtec1cDYYy5S5ytyQj0izuB8RJBm+nlSyvkHsCIqKRE7IgJu5fJD44Y+/bt49QfT9",
+	"3dAYq69qLtdjY6a69+IFVNXaGOcqqLbzNNTeCfuFJZTLUcjKBZ3vZSnhRA3fKohTQ/ElSKpXgjZcW1Ml",
+	"h1hYiqalzOZkzNLEu8n5gufohaLlBHL/Ch7TFDI12a+1F1uJYiOqkpRpfS3kEKqT9kikksi+4dowK9om",
+	"nBluOBUBiRKjInjADI+JYfFY8BhfxckkIi57nfuKqhmZUEFHTEGyqzEblpvY3wGJxjSOpxF5u7e/f94u",
+	"3oLBX9MhMzOSMppUDeig+0+MsiBNJpBoCfItQWdVU6BqpBJeubQio/u07HcsY5pecSR485op0JTVYxie",
+	"1qEYN9clR27WR2Ev4ALaiH4HwEt/niLV4VglC910quQdw0rgdqxGN5fllaq1xeVDNi8JclLMs80uSvyp",
+	"qDIXOb2i2euPTQ20ui0NKBJjYm/BJZTn1rANSaWmg89f/0SCIc0w0PZLJRhqtPU1KNebNRlXKmOlejwu",
+	"wBsLFFByLxUUWnNB3dwQqD2uCR1RLrRprmO93qwRwSl8Dp+xVJYONw8ooGRlj7pzPHqIzKCKjCYJhAqa",
+	"8s66+uVLaC2+ZBBa1eKYH6V850rwq2ApRlCvFLuBGJ+nhK8e91WykldzqRZZVpdOWl1TmZd8EbCuHsH+",
+	"yFqSYYbqcP2p7KxfKl9ms5dHQ07fxRDez6nhI3QE9znDpEaB07JBxSOSsCmzOCwFiez4kYubLShWtN4r",
+	"p4QicoglsCBT+VfEkbiARO89bcA5oQppIM24oBp6g+xZfsdkSrAkcAomjF63PO5UMQxUSLyZa8jTlCWE",
+	"C2Q4pGDLeJBWZwJS7aNp9pjIvl6h/ZWis2Mu2JLNv+NS3y7ZFlOsf4MZ1v03H2rb/UQeMKRsTa5TJTTI",
+	"TSE5luD+9xZsZJRvYn8gxz4XffFwKCFVag2U7tsJE1kf2tk2VfC5JkbRWR/TMF+LqAQy9/7WPrFfN0Ao",
+	"qiQJd+npIy+gFeglpwis194Ahe80lHdxniMe8zbIEdixgEawpHIbWUBhyDlmeLwW0E9gbzMlnZspZlmD",
+	"soVEZpAJFlL/l9MyEEEnvtIhTnMtwl3auM7CcDOGh/AnFsbcIxaUmCzgKyi7B3xzhFryASOlQtyupkV+",
+	"D9WEvt9bVrgFCp3jjHaaFUuNRoqnVtbSNDMM4lQWkKDvFlPz0l3JtReDyilqkQjJIdyfbulRkRzXPsWa",
+	"+k647l2La/EAG0Ae7PY8FF89VJuSh2vx0G63K/+3H9cx+YEMaHzblsM2eh876bSgWnaQuTPxYAXAJHM1",
+	"JvkE9ISYBjsgYytqD4c4B1I7JeSBDJUUphjxBfH6giqTtezAZA0HBsDlY8vh0MqhDqHX3VxKR5E8lLDJ",
+	"jjV3eB9cbgPw080xCXJ0iMx1WBxc8lBkM7ZPcTWY1cl2Xz/3D3lKYvJrxjLmOsSTbreTpUOvSSHw1PZS",
+	"IQ0PeZFQKRy3Bcoa7KlGEMhDXrpCsZTO4OSV2AFsrsmakG7W63bARoLzyMAlubiCacAplBAB7ne/GZBe",
+	"2QESODWpobZPZQV1tqLa+bxQDSfv0lCzwJfWUz97EKcsdtrttQiPrCW2UkGGbGdKjyzHh4mu1R1TVriF",
+	"9PNUG6DaBWLax4iTEegUECWjdXCYpuk9nYH/q73ssSy3K11PaEKn6N2SE9prUWCpJjTV0iXFBlyOgjlc",
+	"04iUOnK+fq6oCn7kWRnQNtsF57dAU44c6sjjXEJnqPtRr3Ogq8ZNYKS+OaznH3FwWQ8IlA1zWWEM1B0S",
+	"7J5pgxaIgFCDTbphQGSJIGnHwvm7oiDk4HpuaXnu8OadHXF1y3n6lHj3xjzSywvrSTPuQaEhXim9lAtP",
+	"VY6/G3Z32uFmG+rGVMSfJoxPcv3CozyWyT1v7UceO5vcd3JCm1PVATP3lp75q/LpnXnrsd/vzca1OITN",
+	"wSjdEjlXmfCpZWr79RinN3cv13fMnpOlgGIvAKjHo0ZLtT9TzqTmV/AoDP0tKcX8HavJ2pCnqOIczAr4",
+	"OShH6xsEYSYF4vS1gFONJkCQIzCF3GMwLdL1+PGLZD1fEt4FeVygR4D3VjCDeqlr767210uBCsDF3FO0",
+	"eGKMdSzvPGhsk+jwio6iRSflqrPdC7d64fZPi1RAjVqPpXYcktt+wsuqKQRxjhQXOQxLF33jXmeCm9JG",
+	"54mTrkWuM4cuoHvcUP3ldm1Ojemy59qj4OATeLpT2t9cNVI6A4G/Nkq0pVGC501mqD0X9NZY02KDXLGP",
+	"wKyAiklxcUvMmMe3gmmo9ECODg4uj0jK7liqr8VaxJNE8z6UNNiMCFZS45ol5D///T9I+e3LyBdgCqrP",
+	"WRwRRvXMXsrxmN2/vhbuPYzfDyMCHvmlDvHFVkTYR6PYhMF9y+PbWp4rDKFzo0KeEUZVH+doUTdL0+JX",
+	"LIW217Uw/ZiqgRzPEpduP6Yq4TSGrgQULkjlfV/LhGcT92MqDdUaf2Nliv5QMebeDiGjLPzFBxDGN+aj",
+	"cX+qpGFQF2KYZjzpK2YPjN9jwTJjkUzwGNKcjJihilOBP+DfMU1hOrdSj6HblMZGaubHTihXM/9DZMb/",
+	"abIB6w8Zc+mPpKJpvwjFggzJxaZWf25Vf25Xf+5Uf76s/WRx/sBtbe13p/a7W/u9Wfu9VeVYF2/hPO/K",
+	"mfHhRc2hYaVUKftvzxq5Ac5WsJDDaWy6PJ9ReeKLVXc4PD/aPzg6XLLEw34OX7Jfgi/pvApDchsDLi4R",
+	"WthQ8sHbTxGki4gZuMQ3Vz85O7jMq5/ktzAEzRKocJ9KMbJs/3xYPkQarrSLgDcNO5njQ0O6c2FZBUdz",
+	"YcSvXFUWoMZ6eS/5BVjEG1Qkl5A2pWQZ0Zht3QJlDf7GjNoBmaY0ZsrVTw98ds8EZ7ru87ugjur1tYBq",
+	"7MCtQoghgXr3zem/G5J2aKOyxroppxKLgQmjwBal75nDhuVLqMDqmutovLcMENx3zjMxcTZ00IG7rERo",
+	"gCiwZ4PsHVz5NuCcAdxTSW1xLTCWFWrtCAdeM2azvLFXGAGTYsUQhwcpNVDCSdRTpz/KSuFewVE4hf1q",
+	"OBAX++2uq6SWMOV3T5Ozi5Obs7BDXpCzk4Obs3BzY7kakaAiOWeKy6YYqRNGU106cK4+v0WLtbODy3Z3",
+	"3UuLeVBUzd3z61bQOm4FrYMV6+UA+jZFIycmKhheSxuUTKD6KxXlDQUNRMKUi0y+OEHIVOKOE9NyaLWo",
+	"0I4yn2MQNI15SS3cOmQN46YDEhXXM9QIy0N7o9ckclriKE9fDvu9Xl6FTzJQvuQr8cGLawk12ft83mMg",
+	"nZ7w1c72HN7k+1U+pY2k3vv+z1UakUjfsQCARehctTTkH6GWcQ8Sh7lQ+gCOW0DeXe0TS67sMZ3XClwL",
+	"sKmuRYWEg3a6Xhi2IfLJCg3OQcInrEJyYXecSEUu3uyTzc3N3brf08Ie51MsTqkxTNl13lxfJ79vfWrb",
+	"f7r+n5/J1Qf8q4f/rPl/r683rq+Tf17/1/V/Xfvp4ed/blfbrf9TExE59OGUNRALArGDhGK6ztdQcxjK",
+	"zMZUszYXmgnNDb9j9UzgVNB/e8QFa5k8mPOzFGCqZw1VTWiCFpZVHC4G6DzQwMfpeEzV6PMM+0u6c0zk",
+	"HRzAZv95NXPUM8nvJXdZMA+LgMg0yZV4SzMOJ27cJjrqQg/3U6qbtFQ/dNpdsnZEuHANA3JI2ATSMcSz",
+	"gJwRmZn81X/++3+sNzpGKyknjfC3gvmCZAzOMuBjwwJfKwY8V8AWJWJGig3caK6Xr7lZdFfa1XV2XQZ5",
+	"7SIRliCB5U5rEAzK2FlDL7daBw3EyTJSNNHDQzGiI3j/hgua8t8W5rJiecuNoW+KyatplnBDivdfWV5m",
+	"KpUBRVDeuCFrVf7JkiE62O1zImArQ5U6WhImf5c0UIv2pikJVNPu/FkZoBoxA9I/HSolVfPx81+7OB3b",
+	"sHBPbi1Ke/MouGwfXn5izSPvkXE2oaKtGE1AgHGUcIMcGU3upYJUpRM6I/EYa91DrhZwMbFzqOktz8rZ",
+	"HfI8DItzfu4vTA3z9urqnGAjkIwCe4RQXrDsIyaL08gZgLHO57+ycKwmSAu3ns6OBtCpzCpYnJqnAGxT",
+	"sgsQBAMyofGYC1ZAFpLdeEcN57u8QfbdQgaKijivfxI43z8LZphbtHEtTtk9Cok+8pYmCUtel3wX8pxH",
+	"WZrYBmMqkjQvW1+G6ca1gBxckNkVC2LbKbEkImtbYbjeA0Oec1CE2WpStH1NooQZ+zByIWiMxmM0vW2Q",
+	"U5cgzBI7xz5iwq9MVPwfYajOeo9YWTT3uYZrx9424KCfm+VIIhlWyDX0lvXAuR89idokmqZU9P1+Qrdd",
+	"t4JaOQrbkKQ0vnVJxhgai+0aEsutRu6JS3g2lGrAk4QJ6HPT9ZlnKlEyBc+QksM4t5KYJKm8L8KT/RJ8",
+	"ojTTx+wkWC3AQ9oV3MqXCXXXbO+FPiWvCFJeFfYaSzFMeWyg091ap95HkeB6cO14nv3GTJWM7ckfpMx2",
+	"0fXwA6rENblnWLvMwmmQ+YwbPhVcKSIotvdfbM8kdq2oYf2UT7jb8K6d3B4BVRY89hLsa6KYsSwZVAeN",
+	"LuyP9p79ERHNYinAqGs3G63LfSNlP7VXve22s1mbMLyBMDRR3QUfiORy0DEzlknfbgpNU3nv0Gfb9QY1",
+	"ibACXuAUGLZ9vkvFlmKvHn7hjusgwmyFkQ9og0E0ZrHzGXH8zColobTfGStGSmVY0oeXffsSVrxdWvFX",
+	"mkSuDlf7Chq4ctJ4kMrLt8dHv863bu6QOkGynwl6R3nqVrSdY3+xzxCMD/5PRMj7pfcPcjMJmvaRsNm+",
+	"Q8CJQTaqBJelcjRiEFCWuZBClt+IdsE/tp2c2D5KourkB5meFbOWkkyomJGpS0eHfmCY8E1lAoKEqoWn",
+	"ICJnBg3s9T6AYsDpjMRSm3S2XgVfIgVbevUTmuIx6jvi2khwY6DgFsAQkUihsjSQbwrFZsgaJXlPDrcC",
+	"oulsPSADNpRgU5qVdp1rAjcETgI/0NUjtNmpTuIr7ZHWuZZYaABxs19g0DHEjtTQdKqkkbFMAf6dgGzD",
+	"adoTOP87pjSoZxUxigo9ZArEraRGR3I6qKeM3uIolisbUL0YN30Du9xMKHsp4WVchJvacbkFmszM0psm",
+	"MxPLiR3XKX9KY8ZSCOZs4ujoks8Cb1SnE47lxMopXIx6JfoLV7lU8I9dLVSKGjAmyIQmgFU08TsKk7Vg",
+	"WqOCREcJm0ylsVJhG6pN5RAD+zJic0w165Htjx9zR0W7ibbRLZuadX8g4Wbvu3Kj+bUM9KsIwIVrQEkx",
+	"CqB2862FoWq8kr7S1Y7R/tqHoIBK786dEKMFiu4rzqxwxDKBzuxYrRSScfeIfYRq8upw8+NQqOdcjJMf",
+	"ncDeaSPs13JImWbKNhhJUfAY5TGgiz77OM05jcYxxlQT16hH2Ee310jAhorpsY+QcIGwli964V5FtW0p",
+	"pfzKB3wPnqmoPpIqJ2z4IY1Be9FPZXxbunRzMujQEgwLXGjHqHDt+hsqOcHfuWIKe3JW/Mo5qU7VraBh",
+	"B6rLhuMJRynwYCJSebRqBHyl675ima7BvzqCRRqa2tMzy+FvWWVNKJkqFtMMyaLRPu4Sw//IkE54OsMQ",
+	"9cWzAUj17VUqco5rD1gLC/ki0tNr+PKZWE6i6JELbXIaWgRD9+d5xFNJpkwkLim8j9Qeg1aW50UUc6Dm",
+	"OXIKqK7PjVLGYs+Hljr3G7P2kiR0ptd7hOpbrF8L+dnQlFLrEuAy4RqkxArXXOrZbg5YSUosbUUVWrBt",
+	"kNomaXPhihg7DEd49jEks8Lz+hPsQU59yeyG/IMOs2TK4CYc81F1yu7Y3sNlPFJUGKRNMovHRcd2swNC",
+	"URqgA+nCg3IpIb91NTesD7kO+uxjDPlPmoaDa4tpMmAz6epw1HIjrtFyFkQ3D7e/KdWmL+9FDSyVpaSM",
+	"uklWsjHmmZoFgQ4wPWNB2EoliN1gBWmqSl/5feziB12dQ1qWlIqQWieQrYGrTG7uxGhZN5C7QUBg6COA",
+	"qnKeiynDW6Ltbg6ULzDbBOaX9fJdj5R79KO4dO8Nw+w2iJPu9NkrHOLXnUXXIprPG69LSQRy6QUSHvet",
+	"pN5vlgVdExTmi1uxRCg9clsi6O4lOmqmGimEqxWpehpWwFHD4vCHi9sF8yr86yBFBIR3FTJgQXyUtMJm",
+	"UmET3OR9EnKMg+07klYBcZElPF/mGMi2xwxPCKtduWQ1la7yL8q3gQ+ZRdKIMbP+bpd9e0H2vQW6Ili+",
+	"PX6JwiXGOk4sR5abqoFeWVnLM/ATOsvzoo/Tl/28nmhJti56pBaMZEqVZqAqOrl82x4qUEp4fRxS2oLn",
+	"s5xa6RrMO53nC4F/0j7/ACUJH4Ip0uSTXUOpNnAleBXMar15SC76mWbFpZd3Utx581OwchUUk8fE7U7Z",
+	"YO9WZMD1WCqTzvx1orPhkMecCdPXRsa3+WgXDKQDVAFycceEkWrWQ32JkNloTOAD4px8cx1MWdlheTvY",
+	"WS90uRRVcDmzBHwLQHomqRQji4Ze1sDvMa2/PSL2AFQQrii045HN3cOBJYUpF5XDACUlufGi9IAtaK7H",
+	"VHkc9RUv+nwyyQp1Q3UCgO6uq14phZ//GN1NcNQyZHxtj8a1+ZItHKgsTOxO8gRuRIvAUzoDqwqsqiTg",
+	"5GIJnU79FutM3bFZP06lQ998L/ANxGrBS8fdYvSQfQRiIp+gywzoMuxOTVDiBRGnMoTnFPBdhT5ALmEx",
+	"Slk70/nAQNjGJXIBslhBZ123Y6r7XhWhqzQH+xnTIrmIdhutCZwUSBNRgX6PxHI6g43KGcKSP8GcjhYM",
+	"WxVVagtcVQodKFqAUXeJ2Yf6XhPvNYXQSUnt1wpaZV0d2NlqijYIcqnry1z3hf4LOm7SWhVeCmUBHlwZ",
+	"yhqhUrNBpiFytq4zaQWtORVGbVivhXDGnLraoBW0akI9FhAqC8KlJ2UJtvTY/65IhaX35WzNQasql5Wa",
+	"VWQbMMbNyzq+2CgKHfjxnLhQfVyZTzOHDu7NZV7aJTLO+WHnLl1jW11EOfKZGEpe5wNbPoCjyk21glYj",
+	"l+XC1ec5IwvdMm/TwrSPlQc1dqL0xKews1tUu9yx3kfpbgZ316b7teEF3oLohVO7rFpBa4TFYKsXRaki",
+	"WkG8i6pV5XYV8lj8rtOy4k2FHFXddCuAnPP58FbTeR/PCp8IZtGgHG6FjAvNOd3cCArhn7kX3hraIq9F",
+	"VLMAR+uBq98ymJEI+nepvxJupzLhgho0WE7odGrn6yO48kyFi/Kh2kYumdehs+c2185avijXXD+10kKr",
+	"1C3yfTVaqJe3fPtupjLl8Wxjmg1SrseLuziHdue+mf8cDf9Pf34B7eY+r+eKXBRugs0wC07+sVF0tuEw",
+	"Z/G3V4rODnwj/+k9TW/NWFmWb0NnA/QAeSSFgG986dvmHUl1iwV/NhTTMr17pBupbsEV9MI1xD4+5bb5",
+	"GSRj6zkvgk/LZjh4BEueyjCwEFWf+rARG576aCEAns6wUNvApz6ZP8NPfdGIn08maGhAyyeBsBCZnvpy",
+	"4SGGnBDwZ3Pd/D1HgXOfdmpoKkcZI2sQWV9RM+TFW/GTIWOQXABsimitrzirLqJoi2hmA8FpPkRzxzuY",
+	"SzQ7R3vm6cmikx4sdPApeUnWhmu4/ngCLrmLEx64uqX2EsQ7LWny4m6IM16UdigqBalbfioDc1iEMcfO",
+	"QkBBz4vZc5bKK+TTe829kJk5G+Z5khsyrpci5q3UKDOjeeJmCd9FZI0+MWmc6IIkTtrlqm52X2rIOT16",
+	"jjcbfvaIy06talF1NkM6VkyM2SLPSL8jXJD/9/95Q9aAD3pN9lmqObgniTumQHWgyT75//5vsvtim/wz",
+	"2ew2+2Z6F0x/BN+0gtZ+o787JBxpgFNt9dgs93YsLWceFLVPSwjSBLY3j0DmgI0UY5oUbQJCBTKJoPmd",
+	"0NSls6w6iW11WhUX7Pa/Xl8nv3eCLe9f/Xsn2Py0/q+NztRvOEuT3I2uto/2XfMWyuHQmU8wNQtoFBMJ",
+	"eWNA68WFs95axjY3QU6pohNmQPduSWd1Id63erncVT6rC0VHqqrF40kMx7U9nkXqm4w3BdnZFTUetj8u",
+	"jx4I/Stn5Z8LOSkKBT2/kzzn+x+Tjc0ngQcglxZezH6VTGuwg41F9JYE/KLVLp76I9N4TpZKj2y1qCWq",
+	"bhN5Lzbmapw0V6Qo40+1p6MJKNyzaSppXkAAjejw0XNrP22Hj+Jfc/5AVKuOLLRc7eBFtakK09lzJ9gJ",
+	"w0eQ+3MKGlRQuAkd3rKP+zJtdh+OZSozZelp9JeLi2+++frrmkvwXzpvurubL6sk/y8/h+3dvfYb2h5+",
+	"+H3nUyOlf5u+3FuQhwLYMyrmwjcSnvRI5AMCIrK2F3bWA8ggA55Gyj3s2ofuJMKDV+vBtYiK4AF4uLnu",
+	"amn2XQhVRNZ8UJ9UPqoPU9HYm+Xs4LIWE+9ngsywn0JBBSoBCy62yw9W42VLPTUA6lC9nIfS2+OX5K4L",
+	"fgbGXl+G37HC12rt8OLles/H8UKhYHBos+dp/4KsHb8BSWL/wv6hSsWoubgWTg+r1wPQ/Ey4YUqD0YK6",
+	"RBDgEOz25SsNFq0OdGj/6iKYnsjM+zZ9eSRGTJsLprO0IfWkZXv1AuwAH4NbDlG/nqvNzXVrUE3UuVUV",
+	"1YZPLt8GhIk7lsopyyGzXjmxT943uXGrYUPkPXrglOyGTpMGiabXkEpIwdAEIQgTRkFynUgBDDSWoM1z",
+	"pHeacqK7ps16PexxylQRlumi9NDm6kRM70W/VLjT2/TlCXbmduqphBwFjIrZNhKeUsexK1A8n4gfKcQT",
+	"E3Sk5JPTwsr0qDk+bcl7louENdSdCNsDqi1LKTVcmB6cnkC5s+htph7K83s4UWKRQBfLCVtiwWeu5YqF",
+	"8oKWovfNN55fBC2CuvPrTsSM7IbgKIQ+jFMKiVg1t28i337PRGRN0XuwfWOSUGnABE/GjKbAh+MEuRTr",
+	"G96LPdd8KEAD8GZlUxcF3xAURbVsBl8xj+VZXrdZC/BFI93cszdRTJuvK0vyNskaUuEJg3BZwpOAsFQz",
+	"9DsU/I4pTVPCkzyAuxJhvEHeczO+FpEb8A2NwRXDlZrLkToq2Xtv2cwDLslwfi5Pbj129vD8aL85UW5l",
+	"sOalbQW5izKulOvmJVSGfLt38fXZxQ9Hh+9bj2ZuXpLhX4rjzZMll/DAn+XGrZyHQJl+5LHZ/lTi4XmK",
+	"kjVfZhhQs8TBxg4OsPlzSUJzIHz5lENeCvAFtZu6GxC2Mdog0d7B1c1e2IkqO8wbPNaru+0+e1qRUweo",
+	"A8sCmJ4Va6+upE0ixxy6Yh0xEzrTzuCeQLEyWvY1whRdlroUXkrIPkQ9jD/QRkoMfsnDXiRJZB4LtYF0",
+	"JyLaEsH78Yys0SJaFh0nxbUgebDWycVpQIS0/9qL4fzooL0ZYDRXbseubId3hvNnOeqBFyI2cG67LvGI",
+	"Q1vkkGNXbRlO5zoQjKHDZ3y4tW7nladygR4cmhOeYJtOuF73owLeW6qcz8odicvGw9e2aw8xB37v0ove",
+	"V26H/ELmYx/WKBko9Kt2kQ7UqXGchw64X3Gj7VADmYlkPah24ye7hkoduA4hKgqK/btbpfDDsaOuQ2RX",
+	"qRPbOX6weMsxbLIEOu5d8oXOJs7lh5JYKoW3nlu07XsCqUwzuBFqYgTO3lIjhDQUnXNIUCv9UBIZ8q+a",
+	"OOsKFWmyONRlK8uRRhOF2UAxLyhePXB+nK0mImsGCwS4dCD5prpcL9Rci5T5gPLi/K0HZJpmmkQ5rwK9",
+	"B6WEOu6NBSkXBJLtBiTKQ/UxBugSARSULjw7SQ+hgvMGJiVy+9eYLfQzOcv5e7ITYgwZh9w1NLZUIGUJ",
+	"GjEIi8cSC5iWau1efhOGYRPZtMiRL3w5TQJylEXnnTDsbm5t77xsal3e1OYyVysylTlPVkygShtLVJE8",
+	"OrVMYDKnfZ9Lqoa6aQrJElyRZGZczGyNE4fAYSFL6fiIYWqC4c1odlmuuLpEhV2DJOhKBTTM8QeaZswF",
+	"LzeRO0Gca5BLsPKf//4f6699/BvKtu54riKbNmX9fpslScq+SO1Dnx726cSuRX2gL5XoI9cEfBYjSfXt",
+	"QnWffamBV0fCoMmAxfaeXHOBu9EYQBmtr6bge1ROrjKtDp4efH7VxcSfqoGFm10o1f6UYsQr1RZ+buXd",
+	"L6oHXVzPFQH4zHLORRq25ZQq5c16UlX9nMNXS4q0+FDVNfafI68tKqYL822COaoAgWN5DthLprhG7ahh",
+	"H00PmJE8B5DCNN40JQN3GZDLkpbUq0gDcvzGNt6/OH7zmpwcH59fi6HCGhBQ1i/A73ONoiZrb95evvja",
+	"/v/q8sWbq0vkxSl5d/Wm/Qo+aqM0MqHqllDFroWRKQQfJxtkD8Ku/DQhF5om1DjbQnRy+TbySsul9KtP",
+	"Vkda8xUAfDFnJ0SV7lFNUJW9hJvCop1/zKJZrYD62VdU2R932XNYKhzYcMczn9trLuHWPMMG7ri6Kdva",
+	"JbtjApVnGIvMTR4kt7F0ssKlVZd33PgkqA3ZM7WVhsfSRehVIveWckZRMn3ymriwbb6MhbfpyvR7AFOp",
+	"WWJLDtkFJKo22mKnHsdJvSxJqqUe4xDxGAH/bsUcKWYTmWkIPtA+/QlEIkyZstIpn3KHCXU3GlfdNWeq",
+	"u6Wa+9thWDUVPF1O9REchXhfF206Zm6uLv3DVrj1/Ap1+fqWP5MX/pP6xVivMb5g8JKFV4xS9k43Z/Ip",
+	"okNgMzDaxO4N+KFhvPDaVriLh7bRAWqO6PnxFmCWbCypOKApFTHb90DKAc2F2dlqNCA8twrxkrzyF6yn",
+	"6FadF1TkYoUUwe7jYy4aswSLBYno9kjC9TSlszwNL5afh7s9t4eVIoUrYvnR6Q9tzDbZ2e2+2dzbWlBA",
+	"8bNSHNrvV9lwH3+1NOjO8YMmsIEv6JKYsFx6bLdPRYJsIw1NV1nfneTJ5ySNbLon/DoL3M9Rpiiw6NNl",
+	"I2JWZl7epaB6SksbUr1cHF6UFvQIKfDluPLUsgwsi5bWclEvTVi8rC49aH1s2w7ad1SB/cn2VBrgIP+u",
+	"9PAN9l9MBY7YvP11Yq+gfB/zyXRevep2t4NlNrZyMsv6ITevgGyG/1eRzhtDaFpPl64teg0q03wE3M8T",
+	"MZ5B5EoHbF7x6h0tMJhzrbzs9dX57ALHYZ6PrL6oyO7RzcUjOcdvi7BVjHPvl0c3HOIMP6s8O8cxKs9+",
+	"gAE/Ba1v33/3VEWQugv2qJZ7Pzm43GsWCe7qLbvb253d5tus2QZ86yqJFmkQvztv1Fzqmkuo5qOmdh+f",
+	"Nmfeginyljdv6Lfvv7tsqNTKZsvfDhbkT/Ha0GHT+OUimavxxnkBQDnMi8dhHKGeZ395krIrPmEyM5eY",
+	"rqlJtIIXRXILl76j5PyD1eiwkKnG/PoaxWtX+GaDHGDdPbIbVjiB3bDEbm/uVPntsInYSWXZVrqMaeGs",
+	"1NTuxJg9beS9gkbzd90cnHx/1Rk17WVR+ryBi0rtSyj81MbyR5gDPHr7tndyEpG17lZ7LDO1HixXIKzT",
+	"wXTdJU/BtZ/Dzoefw/buh4fuz2F788N67+ewvY2PGv0Gj+WIi+dR8lyaXyXVdj2z9hNaF5+rqTrMPRY2",
+	"bmNh4/aUCqNm7d26u2x3azWVpheE80GbdviETtGK8Rxh9ht+x0hEndFFY3J/KOmZP3R2QkhcX34P6fY3",
+	"CORBn0JSEW2cLdbZRrBglEx8BS27BS5DQzUBpc/z4EuBrWFORjR+D1Kst9pQENDNemmq6I1LVbmzW1fI",
+	"QijGrxlz7+0N9ewSNisPsww7YvcbeZGmstULkGTarDR6P5auDKyr8YHxuj0SFba1CC2fg4ynpm1Jgd0U",
+	"TdYuT89ODg/I/hUa6QIyEWwiBY811iQ27KNZfw2lK3NZLAoI9YMQzSyWQHQYic7f1csz+mJjL7zRsA3j",
+	"vPjd/vMpquVZyKeLpcLyEatMT6XZ3PE+yW2Ty2fHfleyaDakxlbMGfuuZIM/vHB1Z5091hctRNzmDPRJ",
+	"hZ1dk3sorIf+x1iCDhLiATibfBFrCFKeTEOCbIBAUQmp0QWWwmYnrpyyPdm4/B6J8I8IEoMZUjgK1Ky0",
+	"UIfDtQ3AFdBSgGuBFAKLdRqoBFTedcJEMpVcGG1RqkYgXDeDzOTuwraH0sCD2bUQGCq3RkmishHkchF3",
+	"XElhJT2oHGqhjvFDuMwS1dJAtCzW1sjWtXB0C+clWB/TTAYuISZkP4UMvnDCFHNuJd4JyfmvrJ1+t1dz",
+	"QMfltwqjuc/WkS8cHvgRq4iefzGP5CzhtCmqDzLQNgexvpGZAITz0XTod51adgDMJWQN0tLUSnTf55GY",
+	"kCg79zGvBLHyCR2xF1MQPvDvX6as+HHPBtP8x4gPq8ssf/wlQqTsmgRdVC4yD1xxS7ctA1LS9RcTm6bU",
+	"2EOJU3tSYXTLGojzKWTnBi3+xDkgxxQLA0O4zHdsFqEVigtX3xZKeGIwzQu3oy9+v2WzT9FS6n89pt3t",
+	"nfmZHMt7pmKqGRmzj+Ty7V67u72Tu5tbBKiufnf4aicJX3VevdqKXyY7/z9777rcNpKlAb5KLicmTPaA",
+	"FElRli1Fxwwty2WVLUslyVVd3awSkkCSzBaYYCFB0axybcyvfYHZiH2DfZF9k36SjTwnE0iAAAlSsl3d",
+	"4x/TU6ZwSeTl3M/3HTyn3RGjtO0dHFC/3Tmg+8NRb9QZdoft4bNu1/M7B/5Tr3MwbI/abdp+Vtsl44Wy",
+	"U5OYykm4sKauDvix4BtoOkyPCjJkMKGEKz2l1igp9MO79AciyKStVBx4viChSOk1R1afECxKkEJSadjT",
+	"gYBhDJcaPA89G7u/qJAabDPvFP+1YMe+WFmX3rNuZ3+jlkD0HFse6Dck+8M6J1aJw/r6hXNmorkrmcBP",
+	"ldZ7EOfOyiT/PeRiO2FiBIlVSSso+Sacsl8fMfeWy09l6cOw0+0hVS0Q+Yh2KQ/Q9+l5qJzYS+a5fBfJ",
+	"CZ9t3Ekr7McjRImlgYVkqX2VMY0ZkeEUNBUy3Br4S+W6jGnkB0zCIVejN/XUkY8uURb8MjPb6dpHlSYb",
+	"bN/V4b+XynwIwQj3U8KBGY0nSh1kDed//Pf/6zYqyfswGr9b2aSvk4NC3uiD8nm363FKlm4hjapFJ5Ix",
+	"BMlYRNDCCfI0njCpezqfZMBVzTzJRyzrwgVKp27Dfi7exGL+Qqmph0fZpkzMb0HlrQm1WWVD+XJL4P/X",
+	"upJL4tMlmdEoztLnW3wHOgSUXAcx4lR5IkECWnyhd5fG3tTfc/3DB+0Kmm33kBtS8VsxgjwAAg7MVS/O",
+	"dr1mhmKjYUzCxWWkpvhRHveAmGBaRWiNKf/J1aOECePZY3To0UfgmdtYi11YEDyl2u8zJGG7kautV2pA",
+	"UE0N9XQRRVk6+KK5fscWl1YQMftxna6S8cq09iY0ol4MLP0iBCQb05UYzQMmW+QknE5DLJQeGohkEykE",
+	"lOmhOoHKBm1gMVrERimSbK/dzreRVYpidg+eZoOY3YIpvojGBWUQEd0c2noBF31SdAuxq76bBXTjSbgM",
+	"CupGuGUD4Szoh20ymS+ywm81GAMSGfwPIEaAlgI/FbpuQIUvPQqcM+4sjOKI8thEcUN5JzOOeHI14ETh",
+	"xVlv275iZX4uAb77JdL1F3TImd/Xxk3xqt8N/uQNgGoWunx4wROZYZ8yXlmwxJwFT4FcMRerCUruGJtJ",
+	"QsmEykmjRa6Z8qHjgaAJbYr7QQORN5EPQdMWS+L+J/zwZxdZZxj5gQ2vQ++OxfkDJcO5vPXZ/e2Pd/v3",
+	"7579cvPrVU+8nT3zfvA7o9fy6fhbur88Ze35G34RH/zll78uDocVUuPpvJhZKtw8l4jIuZ66PZdu4x8s",
+	"wYNNaVQQGswmdMjiJA0XhOFdkwb8jklSFyFpO+TCIR2HnJEwIm/VhEKpFJlLdjwQK/MO64OTn5+zwzff",
+	"nfcus1mkv3Wbz/vN19++OX932fxrKeTEmvK3GybIlIu5shixRnPKRaxjpjuAx2hy9vWlhpcY060eSdY3",
+	"XM+nU1pIs5h0DRUYIO/YYnuq05Q2tohuPxLXZbTRM+7v304jHeSE5kfC4RSOOIs0OOj51THBK2FU+mJE",
+	"a8jfYssh/XC1CZKbN7M/psN17IkqDnPnpnoX0tyNpistNz41f61pdsr2NabB/ymdkTh0knOHJIrVKfDt",
+	"hFd+dZO3bJk+WxY9TNtxVpyjrMfoYvSCR8pwWNlSP/7444/N8/Pmy5cuRODNDy7Zw/+2eMp1VH1M75nx",
+	"AJX9N/cmuZT082ftZrvX7HSLcP8sCdNuPv/pt97v9Sb+V9f6r8Z/loCZKacfADW3SwvCLUWTmGQYi/YK",
+	"RBgsLv1MVuih+8RkK1cCaeu7FDeegFFAx1sE9aA/4VVAC+MilevjX4fzwopgfaJBjYswLqZCttyz7Vou",
+	"jVW5Vr6zSIYCggaWH2JD63WLYRwKsEqU/HxmMg+k/soh56CE3zuk75B3DThCkJnPnohXD8RrKGagvvy+",
+	"09wnkJ5TnplHI0bqYh4B4L+6ZRUWw3QB59AFC/EkHgXrLW1ZiURqj9syCac63UPF7l2Gsdo+IbbEt+Vr",
+	"yvpvSQxzODZhypk63021m5+mqLwyYGA8Cf2KJcvnePHmIuuCXgOgPkGDZIeCYXvKkkFbNb3p8zc5ZtlP",
+	"sWouPQpRXsiDAgqvBJR+wOqHmGbWn9KXVyjBzLzxBG/L/qZfmbsQ3p/5re+t/HSBI0s/bMcmyW3LiZPq",
+	"O4QSbGtAwfUAWV9is6Ur9j2X1KCt9bq9bi460m5vW8q+flMWbr5UjRSA4U55kKtnfXlxWvSBY37Pchru",
+	"2/67wkun3PSZp9d+9/7s3bvNwKc4HvO25FGF3xUUgQ1rzq8tOiMCKl7hTUV2BODdybL4hFyD+6avMPzd",
+	"yFamI9+YwJgLzb+SUWpq629q3ip08ouTBzHHLOqmObjh2syMOA1OhV/oGP9gLOrLKCRwpdrcEmtjfIO5",
+	"kqGTiNUtIxoEUG07ihhT382kJPPZOKI+8006IDHXgbgbWyJjMlwCRx0AOoeRXdqrXr97Jxrcrqkmct4/",
+	"gpoYKJLM13BJNJNkMgMVOsFgDaxXZmfZSTdtst/KNnwChlwtRICXr0YG9AuLI2Uw/YYtPYw0sx64TFwS",
+	"6IUTWA71YULnMr9/M1QwxbC1RV1aBQTuxneBAcU5r1/tJMxcwY8xi2YRz/TalckY/e0lnr4lDgpqoM20",
+	"jE1FHYwNatDcD031j6ZhlVcbJeFkzkZONeeQTAlyIA2oU8k1jchyG3AZ5xherGtWA6rmFFsGxppZsmqP",
+	"4K+rz8vSRrykMS0K7eQYAgCnCn9M+J/VWU4uWM034tUVPQr9zOINZF6o2RlFuFCOwyiMvKzjsL/easgj",
+	"WJrxpW8vPJ9FNBuVj2qOM6fg0Pp6Abag+oA1M92e9r5Y4XXYeGyY5lCBURScHacw5q6JggD2NByR1d3S",
+	"wpnDXNWj9P1vmdd5kHcLFSuP3tGeuJ7a6TSv2ehm6GnURS+7WeU7fZNdt97e8InmBeu+YLehmyXNQphs",
+	"AY2xI6gFvLfwc9Q295DlZ0cfaRyxAkV0rukFlG1zbFfMUqRp0PQG0A74REIZtSwOWxUUv03pkv6XN2Gi",
+	"GUYx/3Vd0Vu+HWaj1bWaTT2nS0pOJmjtPwDQR58VnLDyxXhh0sobrQ/TNA4pWKjaBanlkRlAoUARDC/A",
+	"aaCex3JADbV/e3Xw/LT94nHzyxE3yYgiAPZKs2We4ZhRl0/cd5rOsrDVsBi+eLYKglQFUXs6i0vwfM34",
+	"fyvmngnYObXbKa0ogIFAXac7zRdCCWtxkatGLNWDtK4on7drYO0rhJxA9lAqNUy0nIXCV4cYitZ43CIv",
+	"9RZUOhcSF8dEhIT7BTVblcol7CPwuzI4Q2kSoLs5UQnHaXV3O7uZSohATLRisxc3oeLux3B+niI/7UqT",
+	"YUotDDJYMg77M1ffaE1j0Sawj802beasBLEHQVieSMB75oJQC5/kuADYAjdZ1kEbhaF/+8ucaoxjO7FF",
+	"m7/+pP6n3Xx++9NvbWf/eXHy3Drbq2P0JiFEPsIRofofCRsuqUPN0kHbUQI25sKDWvowTlvhR2GEBZ2Q",
+	"F86mpbbSEHkctRQtprsZLSYVRJZkDhfgy0BeOgz9/8xXKG4eUXUhVgBLGM5wTiPoFXkiCVxP6r4u4Dlo",
+	"HOu/WezDSm60stFTy/vpVkEK+hLS0zwvhdBe5TcwH/kExOc8iGVLIy3p3lO9+ajwyZLJPRFa81KfsYjg",
+	"Pj4m7pJJd88Vods4Hgh3yqhw1bzaxFYO6Sp332OyYZpc1R+Gc8THrcOLAcUJlwXyWw0Yh14UaHN8d3l9",
+	"TFwx00N8d3lN6mpKQiiief6P//6fThuqTyTxGQBBhJEk7X/89/88hc5q7GozFY2aB7txTNyYfYilOxDQ",
+	"aMY+xOm3OkRY5R4OWDBIxgpBGgMrP49kGLkYw3PfcnHn6uqm4oZaw0y7WheUSCRdLm8u1UYpjqqYCwFX",
+	"r1xalit3a+/YC/PAR5UZN2qH5NKxre5BFZ0pZoXhZLPSxeOaUSn5fdmok+1T/GfphVHWxux1NwY98Cb7",
+	"2dYoHHvARad3jRkH2zRjL2SnIuF93MbpVw/drOLhKifzhsKQeZ546dOIv+QArRN/xf2VCScSQrJxeURc",
+	"lDHqLBO9pqTTarlGpbhZNYECyLq23Wp12kr2IWzZLYpOl+hifldrfPeYuNN5EPPkAjUMNVPqKqPSM5er",
+	"WXcJHQhcFVBhMZmGMiZdp91uWzWEKIhvRegSSrRezDa54lfW8BgZTDc9FqXkrKHVHLPg+Mxs0DN5UIVs",
+	"qr0YV+Y++8d3MBj7F6xoPDEDsf90rsZY+JcbHK79049Mvgsh1wqMwUUl98DFLzYXy/bTK3dL72vMqUsW",
+	"GQ+3AFTw8XHltgOJg2kqg4iTTMQP8Xcki+65x06gEOjFrEzeVkJJg4FaGGn0wxWNyx8KMZxigRrGuoVt",
+	"4+tu8NJdamSAoJT770Wcw0AtAx8uDdRfJ2C2nWPClGZWppFGwIoTPi/g0wMURgpYuCa2D53j9yH30W8O",
+	"uLjbyJNViBuaoMCZkRbgv60seGahVo5EZpLMmiUrlOw/xz6121BGppu7wILIIKvthM6YPD6FLqMi5nnE",
+	"q06vXSvD9mQ71v7F9AP+vcgtyuIHZneTGSL5//4fKB2D7ia4lkThHJLSExqMmoC6q+Oiaq2OiWBjpMkb",
+	"aX4YCcZnrgN6H2pMKtRLZV9eqciqCI/FmkcnB2yXrMbKy9L5y0zW2i2UhxtUDi1Urd2zCAMbevPDkEQM",
+	"SccRpBPNVGU1qn5AJX1qjeEV3pb57UU6iMzv18mIMj9fmeFlH8xWLnyZDNyeid1C86VQhi8iyoEObRJG",
+	"MYn40FFuI/I5bhktePChzcccsSvsniWczfX5TJ2KnvFsHWRLLqJyxmO/UgbdcZ4Dl7P5V6+MzdmWD0W8",
+	"2+qvqAWACoYJ/Zsk7AOX8TGCtlBJoDiotQvwwVops3qAC2oj1N+VBavMYnUDuORKnsgW6ScyRGkl9kTq",
+	"y7kkkHpPuALv2THoLjiqBF3eRBxlE9W9g3alSjhL/7WrCprtpUupQNn1COUNyvTD29mvXP9929mdOxqU",
+	"5htX850ZGOpVm3PVZszDFsIVRBPkcEGGVHKZi/TI+RD3S72rnKY/k26b/HsjWzqGGyGzOTZNXNbuzO14",
+	"+oFENF4dUr3T7h6QP5NOu9U9yI9C/W3rURjrNhU3++1/J3qDEMm8eaSxbZR9dEw0/i7x54wcIpq+hfII",
+	"u6GIf3qjWbt65AMqY2hgTzKqBgvGRKwTwEN47Qrs4bEyLugyIVML71lk4nbQWJuRsog1vd/stvOlbbVK",
+	"JRpgNzym+Vp65stgv1w/oqPYJXP1GCInwBJcd5Xt6zaOiWumzc3C3TqET6dzAIsDOjbXZ576Dt9VE6ju",
+	"Hgic/plaEZhv4avToUSpm47chS2yfk0AmEoSF1vy/Bw4HHyANtcTYx2Z2PSYkm6+HEiuvqOqDYRT+FK/",
+	"zvrpGp9j/dJPB2Hfmo7H+vXUDM0s1U3iImaX6iSczuYJNpxpuzxCQmf1YK2iuCR5O1vrtjIbeyDQyM5I",
+	"LqQT4BGR8ympG2WZqj5lk6vDMWRBuCBtTYMlc+JRAjFqdmO7eSl5TGL6Qb3QTTd8cpFWZ/CFErnorBcN",
+	"BL7pGKdhrRfRIm5qb7ug6T9QLw6W6Uf/R/4D/mMgYvrB0TkEPIHp/W72TKZjVg9zVkdTFJq3H7orUndm",
+	"hlef9Pzp04p+kZmI1Wds4VzF9EPB/YfPOofVbi8ewNPuYa/SE/Kx8cwnFc6VNeQcinxmcYqE6xVDAq4b",
+	"Ku92w2ntawgcxG5Q4ksmNUExlXdPpEZqcbEYy20ghmGWyZrG5irzu7ryONnhGtE3X8tpLt2igq5a7VXB",
+	"RBlmkB2Rfz9FPdNVGE4JtuZt2elR2kSSZ0ncvoOkYOpGEZOT3cz2CG9OwBasoHp8+5df9u/b0+67Q+/b",
+	"6MfFs+FN5+6yJ9/6z0ev6dP5aXgw/ivviu8+HH6/yPnDne52FV+ZYRQfpDGXMYseiA+9tsB+qomZ12O3",
+	"bVm2YMFs5fQ1RAoldETYbQkJm68HfYTKSQ4XgkUOCQWhZL/dVAZopmVhU73ZlkO2ka7XTZiNZ1NSlFYJ",
+	"x/qKzcIo3lScHsFVueJ0EGpK3nnoq+NFEHQeM6EJ2Gqrm15dVZUnZRP2JJRxwH/hczNwkmZkzQX3zQU7",
+	"hDtWjov+gGR4Feb1ixSxF61tURF7fnU/VxH7yq6CIvYrjW+XfcIVFXfMx9NIBvN2e58R6k+5MP+YUkHH",
+	"6d+4kDPmxWHyAwAKR8fElTEdjcBETCqlqES8FU4hSpDeGwrCxWwe200nMATdkIzFtvBiaGDW9ykHEF6X",
+	"xwY2V65sdPXRSP9ZEGyMwoCtGTjWeKlDD/veTYbhbj9seMcuw5/HxVQ3nvJHiuOEn64nIYlHVSNGw8Gf",
+	"xWxaSIdV1uAg2If4wsPmqsIWRrXr1UWkbvL0I36vnPL0pjzHg6F3qIYfYRhg80OOonnw4KYM5Mq8EJWS",
+	"lI8LFaAVGH6GNRLH7CczQauLsE0W0F74z8jsO4pZdI6oSOW0yeqY+3OGWFpBKMYaQAk6KZPvTWtR2o1s",
+	"bWKvtzFWOI6ox0oHYsDM9tu5osf2s41PrpJuUV6ZRV93x/yXofeghpmi2tPdmJHXF5fqv8rLSRiH6y+5",
+	"9qhYf8UNm85KkrXKCY5v6LgqEzebzq6oGG/GtkwufFwS6DVHbHf253tWvjWxawdqr/BSEuHrdL2DCJGB",
+	"vLhj50FKoqwgulOuP7Z0BBIZvsJ1dvXqhBwc9A5IxBI5oC7GMPDV1fu3p0gTkSITvby5vulf3TQcwj7M",
+	"KAS+MnpnINKILsDPuUbmukfEfXV1+t2fX/bP3v54/OLH1xfvr/781Om0nU7P6Tw7fvHj+dm79zenf267",
+	"LWJJYgS/zLEcSWSNhpiIH8ISxZiVRAdLztTnN0dhtKCRD9H+CZ3NmJDABDH3JiSgMYsAMTCBuyV/n09n",
+	"zCf1dvdov01oTNr7R/vtxnH6MvOUeAF5R/WukRrakHp39msGIhQesxHT1LCBb4cLCI3jVFtph9RpnNFI",
+	"Qk9BxKgMRR5jr+I0FmS3H0uNr6oa/EZkpIJoP3yMZaCkGiYOIfkSJ9um0do6s1Km4fEIFgqQuXgXLtLi",
+	"9ayESAda3VZSEqHysVeaYTM0dToK8/yiT1HKoO8Vo4r2rR53OwAxpUsyY5GaZYN7KT0qBPMJ6geHYDIs",
+	"DuGWoja6uLTNO3nlE0nc5B9nfhZIuTZm8TUvtvsCOmS5tseLGUtFy3rYIuObfHN6U3NqlxfX8P/ew//2",
+	"b05e15zay9O3pzenBR4pVFBMNn+XukpNUoA1Sjp6O6SSkfdXb1FEQuZrRiM6ZYjAyYMARGR2HhDtvd15",
+	"3h3t016z3W63m4fqf56p/7GwdDp7AIpe4VJKN56ZBPQY5zoDVhNPSnfaIyFcSG8z+q563VUScl0tgKei",
+	"BCQie2NpdfZc0Hk8YSLmHsBFqCcSj0YRh1Q2ElkBDQAXDpG4wnQ2g/xyxOR8ygiPjwze40TpOzemgNGq",
+	"ezYAXd51CPMmIfrVQC1TkBNKiALSfVFlRxRabDSBiU0f9ubwu/PuX75/sXFfmLsNd0HZRrhiMgzmxS2n",
+	"uLdkydSnckjptDAAgqxwIVEScZmIIC4QEpGEIzKXbDQPBJOyRb6J1NWoqgfCozM65AFXLydDNuFCCbGx",
+	"JHWQmQ5RFqw6uPOIkSAcS4fIWKl3zG42SECFj0tSSXZb8rbARwaelQ9xyadzqT9ECYw7ES6M4sNPJhEf",
+	"T2IiwsWqwAWxV/ncqUEq4Xqih1McO4MIp/V6LgmNLdllKXC1nZXNkgcDiukYWQOUWQycN+WRT7OBCrR3",
+	"4TZLtECRLzvG+i2hTi5c2KpVIiCo7Pekp2i9Jh9rqjjtWa2eBu6XfYO6/okk3Lfiy2piZlMACxC+2qkR",
+	"HTNYCeyLw+cMmU8M+ZBehp0q7srJsXTkCDmxNKUjznoy26l0+QHB5gmCzZPudrCUm+sCK3T43NDxDbq2",
+	"RS0+urnHxm5fE2VfsOH7KGd/TOJ4Jo/29uhs1pLhPCEb2lNqY29n8Zq8LFXEeh+lssRJBGqZMLaPesn+",
+	"21x2pw77SxoX7Ye8jQ6yGUokbfLYjeG8oJy/Fg6EeljmLZq8NrvZ2vsrzLR/aze7SEO7iZG2COGCC5NZ",
+	"K8bDmjL1hbn04ZRF3KN7JxPu0XFYLRKpd17yRHvS7dkpXGbllfN4maR8cir3E4S7ZyX944hlcnZpal8i",
+	"DMPoqmBgL8wXze232q1OZ791WIk9jxdhgLjKFLvlwoVyM5kgV4Enaogw0BbDxOQxMbfcjigPmK/uXESh",
+	"GCeXkDqNB0LbeJB0lBlY5uQ63StPxZg1jokbhN4dcmOGiCaoXgAlkPgXtExMBhOpJWmcztwxcc2jb/Gp",
+	"vntMXJ0yv43YXLJbn8XMi3HYXiiUvekD74e6hgBtAUJ3RUxZlYaoERkEY2lMVxKx+/COmelg/m04j/Ft",
+	"mH9fqa/TswYy0p4/3KN3zLeyv2b4CLhaMHr9FHwtXGXemivNS15aWIXSH+ttX1SaDtvviSTvJYuacKXu",
+	"jNZbElGVTbbkoNO1eRHu2CzOVsjWzsNfeRDQvYNWm9T5JfWPycnle3JxTTqHtz0S8DtGzqmnfvhLY+tM",
+	"L6LXxjXHFHrzWc3+yOLTL2QYfUNjtqDLh/NMSXjc7Rifl3BNAf0DMpA0SlPsImbRPQ1KWd5fhwsSjmJt",
+	"H+pX6DQ59oTh2+UTQz8qU46Tp9ly26frSN0PKhDkFo24eH6lLHFlPCZlCXFJn3z7ww2pn/ovr/vabHbv",
+	"uO82HIJBvc6BIarQrCRUErc/jydhpGtDjsgLRiOTYPas12GC2W2tIcc4E+Uk+1jeCy6rKTBTAkPfmaPO",
+	"L0y35OuIcgAPM/rLnJkP3W9DkbdDZEIV0iKnH1A4KJ3uXl5c35A95XHv6QcXf5o6B5tsPXXOCwIa6Url",
+	"Bm9PmH5D4SaY0Ii95eJudRvExZNwrQlqPHZMEkrSCZUT5UopwdIi6qHQQQmyOQpjqBDiMYbVZxG75+Fc",
+	"Qkg5jf721JSpx+YE0y/P/hrvv120h3+564jnP8668uD+6nD+bc979XTy8hnrt6fvOuFl95fr/cK5jUrc",
+	"KQ2dFXBxpzxTyYTvEPe3BRvezqPg9z2oEt/7Ze83mIffXVKHUm/ZcIir/8itP3JxDxAzWCi+hyA31t/x",
+	"B5n7uHILW7/9QV+fh7kDkzsuLU6DveD3M93bK5QTO1tgJcn/Esy0eM0Iz3CqC0O/ehkMhJW2PnaCr8J2",
+	"jm3w6XdDvFIjfFdWGQHlQev/is3LW9V+SDnfrlqkShpaL4uVid6ipUnfXNYlj+iphXMwo9zfZpFmiKte",
+	"fWi46QyNQVELf6Xmev2FVnt9pgJ824Jvgw1m7R97t+T3RjKFiQW20lieKQlPZ9XJngRrAq2NVH5YH5H+",
+	"4bPg5j8Y3B4/O4HGyFtP2C/0cPFUHWRjRax/GklVGYojRXKvJns+iQgcK/fpBBqvC0e6nfSy1rwc5+OP",
+	"iNNhxXkKgh40ZmDH6bjoWf9dP41+OeDjy0m4UJeoyc4x6G8MF+2IE7I16IeYV0NutOBBHlv42hs/EwzD",
+	"0WX24+OifyRAHwb5I9NPaUmRDbLsC0F8PASV43MiZHwCWIxrPhbhaFRYxsygNwIidCntXkqodkzchKnJ",
+	"1T2OOq8ImgdiaBgmMsBjBZzbzOP+wwgE9SNeLHdKgRj++ndalW6+ISGn24bFLrnrcTGiNPvaqh9UaBjc",
+	"YKMorEX0BKq5WGGsQC/31l0fVaqbKqgevSlT5bMTNl5yU/HO2KbAOZ0Pw4tmr6e9JyxpCmuQHUb2S+yt",
+	"61gnIbcp1xzbl3hPSReQxIta+snQBKRGymNOBaGzWRTeM5+EEYnY3yGmbGB1gQEQTjoKgRb5YRIS/Rxn",
+	"IOBUU6FzA4sJ9yawmQiNWFL3xMeiGY5GpO5+c3pDsBjnN0jO/b6nhyb3fuP+726juJkX58AuPDJjhjgU",
+	"Drmw1Ch32opC29Ax4VvirCjN++CDAV/5CM1Tqfw1pQDbYvabkWQ3c3YbJ/s9mfvNe++LdEoVbP+iRqnc",
+	"AfhcfVL5c9eyZi0Fj0goSZAmTdlJxbvbIqxJLl3ZPNe8CCRxF7BDurxUFuXa4gXT2T9jEQ997IqBdKE+",
+	"SqRPZupfi0koEa6CJzglkKiAa6O5kAhqMeW+4ONJdUbmlzjKBzCgPixfvbZgwlxXMVWdzPgmnpPrmI5G",
+	"D2HV+AQN4PlarDBtdqun/BwOUEZNAFM1AjBnIOfLZwcfkxKjZAJjZrZOMVs+XeLOpWTKxJwMQxoBotlC",
+	"Yj2i+oQZh4Le4ZLo3F9LL6HrEBZIllzIxUDMonAcMSnt+osnpgJM7QLrHmg+i0MyZGMuWuRdpiAMasom",
+	"FOrBfLocCDVOiZpzfQCdbXaP3iYlEoVHI5gLoMMsrlbf4uHFgXh8igMDLV835PAv4Og3Sdu1AgPu1gne",
+	"6lKiimuJjzZ+ZQGvSYi4aGRBgwA21FZFLdr3059ZOj3nTMyL9zRsZF1RktBim31eT7c5QuYX5Kf99MSs",
+	"Vcr26QKO6Uu99wsJFZHpoOhEKGWhqRxcc7I29ASVn+QnEicALm2RfrCgS6lZljGVq/4sCY0ifs8sRIF5",
+	"wAWNliQpg11mtFOx2C0sy9zQjmCmNzNj63osYKIvovHqWagUcU1irTtS8BSfYXx16XCL7ZPPoquzeyMb",
+	"X4QyzC0jilW0euE8zGdYNaHuXV4xj/FZxarWPkkgUpR+wPA+MPwFQbhozmdkirQsspIXE6l33z+0/dd6",
+	"SpXPfZDBsiI9NOCdBoIfh/m4MBX0vybJbm7e6d28DalXQSNMQrZjVegyZceSeMGCe0YmoZzxmAbEvBC9",
+	"5HAe+FjdRInPpmECbhXRJeiG1koX2eaOw8eGXtnMDgZj5rigUNM+DOexY2r7JBO+BjbAOgwgvY3Zh9jg",
+	"mwVheMd8Mp81dkFiKQjsz7iXnYHLiHtcjCFr0OmCapErcIg7EayZXYIvTTdD8dY33Fc5U+XBxFNfgBdy",
+	"e66rdSxXSPcl2Zqs2APq2SuGF2F5rNRWBTKtRwFMyBbIZ/m1krBhskmKOLey07cNeAJ+9Jm45zEtbi5K",
+	"hO3GadZFXw/ZyFvuyu0gxDbvEyimey9LMzw7FqVVrg2zS8CyRVzVdlKsy++w2ir9HCcvrtJ5sZetfIOU",
+	"miW70dNsPFn5Lo6VHb+JtMYMexfz4uHyeFUHX2J0lUwZDciIMX9Ivbvt9fHDpO4WcAcbIbtSNj3AJxVj",
+	"SeIwi9tl2wgI3pXS7305GZ6uyY36I1mG8/+D/BjOUxDiCQtmRP2grbUC5OSK1kGhJM+Pad32BRa31VO3",
+	"+zbQLfhVVHA5i5kGncAwb6tWoS48q57S4Zd/exmc8oWSsFRAo7twzRaMkRkFF/CYUAJn2IdwWx0QwDRO",
+	"smsOt9tI6387bYAI0/QpslWAfazeZrRwLvyu/1QB5Nj+MoNybP92gU+yfzrRL0znJVmHbWFY8GvXEMD9",
+	"vgKcqidouEwJK+/YUiMBa6hpi3VQTYFm/7dJm9yGtUdKmlLN6Io2xA0dF8X3tmoW/XQWcgF2QkF7ZgXb",
+	"Y/d2TWhgfNDNN9t3fNptmwUw8bq0HVqGSV35guxDjLi6310RtXqNo0zJu0fF3m/q99/dqnXqW3WCcgyX",
+	"+qyW+Whr+iwT3PSGJs2i61MwN2nzcj5Ck+2cVu8/Is/sfqhwRE6i0LsbhZH/RAKkxX6X0GA2oUMWk7rP",
+	"x+qYUeETj0IUYSACFsO9BhjozCFvHXIBF71vOIb4lnpRKGVGD8sEWWHBhrBKA1GyCtplB/AdOm6Rs5hw",
+	"n4mYjziwUOkmdoppPOCsJV7E4BIaHA1ExGQY3Cu/m8dEMOZLu5WQxxONyywnfGZ0ij3WPPKOtdQ52pV+",
+	"8/W3b87fXTZvvm/+9affnhWz9GY3cAlOBXTYQ2N+TL0J80kctoirNoaFljpaGSupu2YfQdGTWjLuN1oD",
+	"4SYd5hqkQveY35oec3jujDNkUkn70eGs5BvSrX704XIg0i5xF7asi3xgSDdIg2CJRDY+gU8DuB9AkV8C",
+	"8MaSiJBY4zY9TKFkuHrzyDN8M2aB+pdn+e5FqGdJxg2mTvYLs/rSvrJgjeRdMbttPFE7KQ6JH6Zfo1QT",
+	"1fmyJEbP7tU+9TRmFCTPIfLkh4K1SIKXpGaPRzFjgow4C3zAukK7dsY8pc6ovCNRuEDcfcDnxGsWuFN0",
+	"BTXu7CGT3GeykBp2S5hBNQ+4/bCY3Of0zF8DMqjkyySMQ+mQMPATYttMXmIz/sIKsIZarvhhNXjJQ3as",
+	"wtuJlTFTFbq5bg8QparCTpmttREI21y3EaDxdbiwgSFdGA/QiIaAwKT24JB5oRLFyvBjfjFT8Hiutl+5",
+	"MmY+wUueEMD5k6QO9VcA2gL1Vmmer5JH8Y162hUbPaDYYmuAyUK0hBOzyfQU6hLTlcmyIjl5pMrsA+HL",
+	"pJk1iyjgYScKz2hJIRf8LRFhPCLvr94+eIkAEBPgLX//NKia2Q85V34JavsQwf6UcpF3t7gULqEBi+Li",
+	"FflMaJzb1KSC9qsyO9d4ZXLPJ41Swwut9guDgbPpHrR8HgFhNFXkb8MxWWRdHQv7actaWnx+UteAYtna",
+	"pVYAJbMR8lsntwtyZ71QsSZrnS+lT0brpDrcwotJJ9Ja+Zy8zyrSrEa01ImWbZv9DHn3MvTkjvxyj4zM",
+	"my9YwMeXjTtPsOmpM6nLFtNdcxuEYwi3KdUmNCMsppTx2lnE1KpKOmKwKzTsOS6YEjt4mReEEv8L7Las",
+	"Bbr6vkI7NJFFK5VFMROJE2G+h0/pmO3N4J3433+fsfQfCzacJf8Y81FhgfIO9s6IB6xyOmSKW75i3fGv",
+	"rDgTV5i6SJPvw2WMuLHIn+WTemKZo78HlaLgBeYSvnv3nS3AGVEtbr501NlD9Vrl2ucbxZaZQyezEfR8",
+	"mdTL5mN8aanfVYtwHgGqSpzCiLdIn5hh4G+xRrhD7bpO5WLB7UBIds/UO3WBCObnjYQ9Im4QLlzCxSh0",
+	"iKs+cz7VLuuEjycuWdBInS6HuF7EY+7RwCXmv7I+YRACmw08oubU1O0wKXhtjo/AXFV4Bq8TLVy23WAu",
+	"PKBNiMIplpdqB27E75WXzsdcyMYRcadUzNWg6wiOARuo4RBX4027A1F3jSB3EWoJ/6Iumsx9P2AuyV+C",
+	"v6sr6Nzn8e2IQzX2yoUDof+iLtWAMLA6q4+EnxvZKcWxK2GoSRqcGr5ZKSf7xUjUlzw9R/Of3Fw822Uc",
+	"hhhsx/gAutF920GRMQ8C/Ldrqz8359UYR8bV23Mg6mkigXskmgtN0+MB7hO+Frag2dCwaIZyMtGmpO6q",
+	"YQE3ojkPgg2EOh40Uma8qxSs22gR11NaJQh054ueEbVb5gBZiV4/m0ITTFJmayDJlWfBfB4zHx7uM3i9",
+	"A+Gv5MHH9ktMFhhhqWD0Sh76EV0IMlxiXIFMGRUyu+I6r+BjOTh+lTpF5skVshB6WW8SK7Ew4gVArNO5",
+	"jMnE4Kvq2B40+cV0TOquerALNT10jDCFhMfHxOV6z0I0BrpyecwGQl3lJIiVPJYsGG2JtwihHYhqNdR2",
+	"Ww6EKVNVjyyKwSV6Rqrh6W+QNOZyxDVdqvrWKsXRO5cgZmP/tTXoilsG0DZkyPOAi4V6x7b8t8CyupkY",
+	"dlfgidQwUg7hwgvmkt8jPqHPxhFjkryik4iJCeNZ7niAzn9VO6r1OrCdhfrv/X1E2Fi3FHjbelclfSeY",
+	"OfDw6nfkNby63cH3lk2jcXI2TaT1+XPB1VZ6hX3QcyD1fdY6QF/c/mC8MN0g6o6TQntRP6e4lU0vEhVI",
+	"UZhwnBeRmcNAMmH15n8OBj7wl9cHgxb+934xl3lu+nBQ2H1cPH8TVsjmFgbhPCKwQEmMHdHRUsAy16fR",
+	"XYYRSf0Abt54klN2+i+rIrG0CrgvyA6FwFZtwNPexhKOm4gudZ9baYtmHNFlyzcXgZ5SPzWRg5Z7d0zH",
+	"uFC3JVcWEFB+qpZdHEVVssoszYi+s7CTtnDD2FP2RToLVxetqLEwu2yfq68wt1laZsbecsEeDl2onn6r",
+	"9l2CWtgqAFNXi5fUD66byAvrUrXhJuHiJWfxSeivYy9ylV7IpoUzHq5dpGeEy9rlhIs0BoMsLunDWj71",
+	"+VIjijKZdNwC57Mk9c4//vt/Dtp2OpdRb+IQn8uYCy9uHOueEugVIwxWTt1rSbS//ZT9sr/VeuQHJtXG",
+	"ODt5r/ZFEq7J1IJvlDTZcq+1sRuch/x6mNl0MitcdELfiymdzZhvsuC5BFgQMOXQlgS/1a1cgEkH/H14",
+	"MeTKzfQtJjxgZK7fQsIILXP9zzhU9vdEa7VKofG+fktx6ssvQ6UJfUbqccSnU2X0z2czFhGPSuX+Gcxu",
+	"9iG2uvOw+B0AUYWGbbbaVS5enry+qJV0qleYLexTV6Oq3iLLWWH5F6QMrxkT/QJH4V1S1YdToOddt+5S",
+	"sTSNJprPwSc8XkGorpw1rJIWUhstTQvZI9/tnfhFD3/CjonOcB0BoS4UlBrUWM9wbPajORWtEsg5EFiy",
+	"Pxph6/hq65NoTsJ5Ktsk1gZAtt28Q1MkrAONyukQMyoTNZDhlIXA6TWT6Dmav0OIYAGdhvVZKCUfBkvr",
+	"SDdsY888tWbmu9AslkupyQCtZMXFSf9tMeHah5KuXzjKAGEcMY8JoLFXBzltBtQHz0Yy9vlIrY5Ho2E4",
+	"WfpRFT6lpJcTi5MQg15/RHZvZM9pZutbCZJU3hpJUrAPCsU49Apg5+puXOuvsJJCY2RDFFgjVh8TOoTf",
+	"dLHFHWMznesEj6FFErsjYlC1gh77YhIGbCDwb3PNrVQPNRqJflhM75h+mCa6ko0WOVFvVvvYVTPsJuVS",
+	"EgETkhdCsQuLNRZ55kU6+yvYgqhnPJHJ8zGKMIXmzGROOs6D25ATksnHaDI+/TALMw3GW7U82Q7BNjw5",
+	"QIe0A4M9br9zSBI89vZrVVmspHqtemH1SXLPilYF8/KXOdNGmBL96uBrYuT1NIVBSjaKa/CAvF27wrjK",
+	"l+MiGn92UVBhrar3NONnVO5sBmTw7lNyohEId0CdKJnJax5/AqlqeuFlkdwkAcdCsE3TaeO7bAu1ku61",
+	"TvfRiDN3glUpmXgdA9ht7rFeELVMqKc9UxGY372yynyXkaK+UkMgMzqXTBpfnzNJ6hAr0CYgWASQMkC/",
+	"SO0HEcZpHAjpNRvHwK2qudNgV0wz5or+3lUnGl+2OjqIvei64DgkutUbfB+IMQZL4v5tUPvToPaTi9F+",
+	"cHjhcTkf908Zx7ZCBOc0gbjMbrm1nUzFIlgnsCu89H0UlG2sIKQ+lJBs3FZo82dnEg6bzv3EEyqIO+KB",
+	"obFDie/CuvKxCAsje+r6ooLzy3ffOOTby9NvHPIDG16qtfnm7BWBwgNwGg0tBznnL+B95pdnneddMuMf",
+	"WCA1jyv32UDU9/edzuGh87TdNn/l4KY3HI3klGb8wQNezpghUo2fSOKeYJ68Cb0gxGdeQCOolL3+/hvC",
+	"JYnYaC6ZT+occmi6NBm/SmdBE303BPSNbXHSIDmlx4qYJnISLrBvXc1Li/ygTUMep7+m4JVpjumJBOzZ",
+	"gcDANJTv4yaHd9R1RTsJ+JTHGJpQng+2nGOSDXJngHk0QrEh8x9ZKYwK6/9T6dZMClis7Vm8gTbObeUX",
+	"ayqJkv7hB6Ew7IyEmXQYFIuzaLkKZTCXLLKaGiuHVs6TdxXCyK/FZahQKmemQvcW2l9WtBrf04D78FGP",
+	"xCHqs5jyLSxjMFrMwzaUjulHF/OL/kCDO80Pem3afksSJ4v00lbSIgz5Eyh+9ol1ATA8Y2OiJAsWsXWA",
+	"tA9BH0g69iqmVqwx7pJfyd6ee/9aHr6iif4i6ZbSFS/KuhSu+edKvhRvuJaeTXS7H56ESTz422E40UZC",
+	"+ttI/WaSM4Vctw9Jz/QDFpXnSAxFMw2wasnilsKkjbIkcuN3iAufnP+b+o5KOR41rNdU+OFoVDawWRT6",
+	"cygLJRN9JRmyeMEYQFJCrclnGap+17ockzVW5fVE2OyXDBvNBMmSce+YdtK3r808jSMeAHQEnSPE8INT",
+	"T6tlw9vl6PKItWY+M5sztyWq563y4qrQejSHHafRyIAjqD6jXky+vb54lwaF79hSd8hzaXBPv2cRHy0H",
+	"wv3Q1BipTcnHAkpIXBLeM5NejOhCW9M6tzKjkdSR+Glhb1lhWZfOPoGIIzp+7Dvk6tUJ2d/ff66G9/7m",
+	"BMdsrP8pDwIugc2MzCKN9Nsi7yUD1CYgJFaWsQ9f5yqx6TaUfYvY7ugyOhr1eUqXBjpPWdXhKAVTtmkq",
+	"u0+b7f1mu3vTfn7Ubh+1238tSxoVANIWGQBnvtQUmeN5QCPSvzwjPkvQTqSDDg8ZsQUZUS+W6MnLCZ0p",
+	"6T5jwpcGqRpnD9rZod8d/v1EIkEK7tKixnZLQ61uJZY40A6hgQwxoaBbK63dAde5mlUxB2EGTTS6wLjc",
+	"Mi55N9AfO2mRHBe5bW0Kb3Ck0NxrT8eIMX8girC7cQO4jSMSMS8cCy4Z1B7hc4KIUR9EncegPHO4JDzG",
+	"5dDc7lgjy+w+rroL/2mQwCvHoFm73X5aBfIu4aeugHCGX5L1C3ZAjzd2h+EjpmuMkBUB1Y9jJdiLO2Tt",
+	"JVT+JQ5YnVABtm1yfQGjDz7XZEBL5Ilm/kQaWCbihJycB4z8MmdztJx35GvQKZfzdU2SUB2NYyVxGN5B",
+	"4aEluUzsDSkr26WvtXmBjHeU/+hl5m1IyUrqI4x1qX0I+SOBzScmiKEsBvXFSurhNn4m1W86VBZpl0O5",
+	"IgftttvQUxgKIudAqFiJVr2ShCF1d4G7pxUzGWNATv2XFVdsbClb4OlnGwWMrsJXg8DxpJFJoDu8ZxEN",
+	"MlsSELMQHdlvVEKrrBgAwG25FUFEXNhm6uKT3COyoDw2aIJU2VwzGnsTYD7RmUX3KHNeuCRzqANZ0CXA",
+	"0WBpSHTPooGQcWgXU1jwleqYKVka+cxvHBPXLgjEx+s9hdczn3Q/fDgeCFfTLx9BZQbGGMN57IVTpoy/",
+	"JKYMYWOGmzKOOPOz9ef4vdhOoBsL0to2p6Y5in9a28lYVJeKg34iyeubm0uC1x6TNhbNzEWklC3UGauJ",
+	"4lPmq8Hrc4K1BOZ7NTATHvaD58+3O/qlwvnMFtO4G6x95GSEpZV1twSYkSprJPqpzSy2UoWqLTeNzkxj",
+	"GoTjucbW0aaCPtvSJVKLIGOi6TdI5R/MlAjC5wyE9RosWHL/tBKmX3lpC66CyGWsVmhogMyDJWEijpbZ",
+	"XfMnaFHA1FkLEGlvDfS7/RfNlXk7ozDvszDg3rIFvKhyApcuwujuFq1GBBJBiZQtsXRWRBZyEGeelOd7",
+	"cEpCBuojxnTMpkzErREXNOC/5tssNkpIPfnXlmwrYjlel/1BfepnDyqkhEra2XdoG0wzPJb3l/+4AqKM",
+	"nTM2K/VmyOBegjb2CrWtPmmSSI54HowEVMZGV47mQWr01KGGQ+mXNraO6IuyKq6dlRGr5kBl1CcZp0bZ",
+	"GpsJxpsM0lgTWLztMy3WLNmfQHfsZkVBQVCJ+LXkrTnlMDo9qEQGZ3SLGmlOKPvcR7gfEMMDoUHZnxFt",
+	"g5V8lHlPzpbvtnsPkeJJNm8VMAqEYGtNomFPhnNZzWrHtk59ahxzgFf2QWYBcpt8U1eoPjU3TMZl0W3b",
+	"nDtC3xHk8HCpa09lnIbknCLT3wHwGlD6PJbGqeNBjG7mCrhncuMukejc/Rs++stEmnOTXhhgtqb9s8WV",
+	"7aVuWTNVirhmGVZM+LOQi/gIgBLhOLjk/dVbnQKdYEkj6FTI42s6cur7kXLOkfGB1L0J8+6Uu49c6jTW",
+	"dkLq9TScpKYOkmYY2JhRKRdhBGXao4iOQZ+SK+bziHmxNOUKA4FtyIndufsBztSW9J5tDE/+EEZ3wG91",
+	"pS2LsgO3aoOAVW11MapLdAgM7XW8bPUwJbeUuk+ZZ0IHq5MKZOs9CS7bbkCq1Xt8FmaadkpDWTdbnT72",
+	"NBQKhPzSfBmxULhBCoVDgZn6uWREwe5swbsk8+YRj5fX0EuHJueMv2HL/lwdiQKHI1vjAHHTO7ZUp5b6",
+	"TRAH0gtn7DjlcbIVz+u3h6T/8oZwMVYqyMgfPNdcvQIjmSZ7fVT70KQz3rxjVrkBjhAYohmNWGTGiv96",
+	"ZTbftz/c1FaASlH8aFSJJxJGKZVsu2OC1F31qDDSn3dEXsATodBv3+ufnJxeX9/eXLw5fQe/MLfhEGCq",
+	"JZ0DMsVO9tZAXAxjJQaVRgWkgYiNuYxZ5JAgHKs/KD96FDE5we/GRkZlqcPr0g9V4g2hyu65x27UGEvW",
+	"hcwo4D3glU/0BzmQ1kHIcSWV1UVcjEndRVwDnQrcU78j9mrJEuCFTYMavrIO1gC/mxemR0pGaGLGv6i7",
+	"HNM+pRzT6xCaF3UAGZJpewv5n3DXn3FBXp5+f3ZymlsQIJeMGBlG4UKyCBAAlA2qTH78MNkifVz1IBwr",
+	"QexTLybc3oQwnHQCSr77dyApGoUG64V6sVXHoi77LxuGNH3edTjHkyOR42QFjg6vAH67WHMRhaOEE8RJ",
+	"aUKQfnI04pCyAKfZpAWn8yDmTYShBEsvjOSRUqUR86jUQKFWRlG9zSEyDr07tVHNBfPIm1AJDcJxSiRJ",
+	"PCbkXJIRBuhfvz10BgIxCyC4kDY+wyQ7JuuMcXxASPKJCUyAZUGjWKi1GYiB+Ld/IyehUKKPh0IORJP0",
+	"g0C9eoI2QcQCqsxqU3Q/pJIps8UklaDd3Nflre7efccls4iN+IcW6WueKBNUI6TujkOgYGnteVMfDAUL",
+	"8pnGaBcd7e3BjcokOnrWftZWT22poUFSDzUtlNvSKQtOqGQtcqaRIt+/P3spW+SGT5mM6XSGv+ZybPAs",
+	"rDOCkBDhkri/DTA+NKgdkUENd71uoMINP6g5ZKAjSyehz+BCuIyLGC/53T0mvXZbGW2SuLqAxsUv/9tv",
+	"ULDqmK6s339SIq3X7uqrRwwzj7j2c0Hn8UStitpoPsJB9NodfbH6J05JnxhMUCxD9UOGuK8AEAoBpTQ7",
+	"QqjQkUdLszgp5na7B8+8ojHDYjkD30163ec6M0ncKxZHy2YfkkD6nJO6djMb8IAfIFiCxymmsGUg3Erv",
+	"KQdDiNQpBO/DeyWqqfqGmEZxQ0Ms6j4PM66D9j68XE1k9u1QdOGFPnMx+aledWu9xz0yHUtgCOr6bAdi",
+	"q5CIj+Jg2YLn6mDs7VzciXAhXET/MN0nJqOgnhIoUx3jQV44nfI45mJ8TCI2Y5o4MMnJ6EEngXf3zGfT",
+	"WRgz4S2bb9jSbel9aO6YUAm8Q9SHtvJ654AA1LducHHI0zZJWl/Vo5WWRw3f0LkNfS7jZPpgXxy09815",
+	"zyjegTgF3PBk0uF4QQrH/dCcsUiXKel9mf6g3gDOiE7Xpn95IokOFgxEFAaw9oHSyknaMnnbE4Mtgikw",
+	"chUGTJKIiruBWgRjDzBC/SkX5h9TKug4/ZtGGwvVLozpaNQwfwDe4KhFLszrJBnDaRoCBK8uaoUKAPXP",
+	"pjmCx4Ti340fBeES/KN1WLqmvkAJLnMvTHLfBlGe0iUZspLi07quK5Zuo0VyKyEpFC1ghQKPWROsPZdM",
+	"wgWRc28CxJcpVrMkMYYyjtQRNOjIuB21hLAlAbITkz78/6YZHT6QSMY0ujWcGO186i2XghCbYln8mKNE",
+	"vGiawOS9dUjKJCXUgk7VibSvbqgHW3IImKr4CBCCdWRLCzQ1KrWbJJmEgZ8MzAziCcS/ORiHTeKG0Tg/",
+	"CYUFxATOHbRnlM3JmMVqaPvHOAfUT2GM9ProG5rqj0cEy5eAZRswmUB/Th2TEYCuuGTr42IvJksctgiF",
+	"ll15zo7MtAJvNxdOQuLN/CYXYHc7JoBg7H7pwBSnRqGyViGR0jCCweQoBkI5H3D8dLRoCNsBkkPXyRPV",
+	"J+kOCGPlZooPkmSIQy4jpXv8gTgVMYtmEZfM7HeMduGiCCsnSZM3Eni4aywQO4D1RCpb5EiN/6NRRR+x",
+	"44N8HIiPzWYT/k/92dXQcE1ETfpIXDqbBRzBfPb+LkPhErxwpeTjo1VrAFnc/HVW4dBHEoQLFnlK6U3Y",
+	"B/L6vH/SvH7d7x48NQHeiC4Sga8cR0e5dcy3oJKynyiZF7FYvXQgktonbbNwH+0SGBz+J0w//ifVPynd",
+	"OKj97pI6OtPEzbnkbkPDRnGJAOY6b+zooiI4bBIKjUDeba7nAe5oKOGZmUokeLjWBJh7zaTMID/9Jz0w",
+	"vbP+lCTSzNyZ1+CubeoyruQEoJA21Vtp7ZaTK95yjDnjhULGVG0LPkXwMhpxGYojPOZqiTkmndD8VIaY",
+	"z0cjBuTIustC+GDOIJD5HVsaIaNXDiMOSTsOlerZ6C/SmEAEGuHqFxPJvFtjQhvj2keryqwVEnTLuMlG",
+	"ozCKM+0iyv0EeRcxJAAgdB6HUxpzD40eJd2SqMWEzmZMwGiQJEunGUHom852aANJ9782eSBA2CR2kBOM",
+	"lyThgOamEujHkPLufvhAvHCupAWVFjpOUQySkCQKiZjLkOkcsiRuqiuUwgAdk5VYqQmTJvFR9UwrRIoe",
+	"gBI/JvmDjGyy6Pi52XyC6+AvmFBwSR0zNOoNZYnyBhqqdubBLc+NgYIpKOYyJwVQp/fSVKSr9SE2xCf5",
+	"OXvPcIbwfAXlf8fEpZoFYaWUEF03MDfhWi7GqJ/WSHscHRa3SCjdo7nI+ZoaKHh4aRmb/s7Emh6GPmc5",
+	"gH0MbOy3lSMvAUtQ7060w9U5QShCK5WLyjzZ4lIb0kkuDgVjnBbKGYV5reYU6ImUzWf4RGI6xh/VJ67w",
+	"eMRIS6JcReW44K5fww3SQplPZ7M0PaARP0CCFUxX7kVFNB4yqT/Img1AwZz0sLTINYYPgDsU2xxXvDPl",
+	"laaaS81IIqMHwjXDUJ6oGpxrlSEtNLN0GIGlY4AJwdCTjYQURX26eiz0dEIvGBQJ4NCbXCiRpu6DOSlg",
+	"PcFgU8A9JpBFUIeGLqNwFnEWY38VZCyTLEeG0yZm0VRaeNtJUKnm1O5ZhLxPtU6r3WpD/eKMCTrjtaPa",
+	"fqvd2kechwkEfPdaCxYETfAw9/6+uJMtZXeovxRiQaqFB6XzAxuSN2xJrpnGjcWKZjUBmbCqbBGIDGq4",
+	"EFP7rITYHffROblMHLUjgL8hdRSfup4zWeAzv3ZU+4bF3y7upEVnCd/Rbbct1GUMZWdtqUz297eaGi6k",
+	"CWgwrh3VTv2X131Ivt7Dv7oHB53nADSuXnrot73esMue085o3zt4pv4QL2tHtYs3l2qlJETxORB6qYnv",
+	"/PJj/8c3H06i0ffXt4c3yx++e30xPpx495d0xs+DaHFG6aX3+v1ViL1LaANtSjd8+8Obaww8ri6KUvGS",
+	"xZAD7LV7ZY9K5mzvXRi/CueICNFrP610Qz9Bd8zkD2pHf/vJqcn5dKo27lHtEpUfbAg4ovdoEWX2BUCk",
+	"jyViJWN+w/bua0c13ATAkZY6m7WjmjB93Ht0Hk/2IKwOxTOhLNixVyyeR8LiFFKHcxGFyvqZUigT85Wj",
+	"Bb8kOUkdZEoEQ6/daQ3EK6WqdImnPupJ6EPXMSaP1LQvZ5eGjT7NEpAg9DQw84zyCMKy1p+PdAI1qQKB",
+	"wI66h/kOKIRUukV8PImTYVuBs+5zrLjIhqda5ALk29llYtsQqqFeWqRv6mgwzKpxua0CDfMeALXVBg0I",
+	"xRmNaBCwgIznaO7ouDv74DFtq42wBVyA6SXm4MCGIx2KBdxqnLGBOLvExoBASVuYB7Qk99vppFM9WaTe",
+	"6z4nQ7YMhd9okR9SRK0IihekqSkfCBgvePnKTRbL5GvA/OMxoYh2TdFmdewaS56G/HITqqNVSf0vclqC",
+	"woB3eWBhYv8y1mii8qOx0W7mFGlVv71EfAsHQMn0iE5ZDOx9JenP9JI9K+4H+YyfMPfIZPwi9JfbydIk",
+	"6bGxY9fMee2opjkhmgiB25xRoab1ea2yOITvNn3Lv2eTpwZFZWcVgZUtLKFQLBqIuXTvWl/3e+Wxp3es",
+	"Zn/QwOFQf6+TVupxVzRmb/mUl/J46Gv30gt/d9K7mpdQPFn5Zn05DLCHM7deP7ygfrIY6pbO5lveQ04h",
+	"jKCAckc9pO56vvkua7ufhGIUcKwj6HX2N997SZfQKx+Gb2mEPCe9zkGVz9MpPoYQEIYRsdftbjXgN2x5",
+	"xZTTizdX+NqbMDynwhAbg6V40K7wpdcYPXoxl8u1Gl7tUSXHQCCmOi853aluN0foIeo9nMfr9Pt9eMcM",
+	"SQEg3zDfpNh1nlmNDXWqzjtLOWc+5ucT1W1s94EwhKbddq/QI4BnLKjE9H/iFXg0CJSgl3TEEPdkxmis",
+	"nmfbPUmTkx6EjOlS1xEYYj22JMi2TepG96XWQaNEQehQlPXVOuKTuh1l2kPN75dUH3rYN0icXovi27/8",
+	"sn/fnnbfHXrfRj8ung1vOneXPfnWfz56TZ/OT8OD8V95V3z34fD7RXV9cYWv2Upj9Ao6chMHVBvbO8jG",
+	"r2Juk5jbRly9T9Orm6UWbvZHE0/YmVHqK0PBEUpJLIrU3ARpSGPlOCvTNBsCKXGDz1ntwRbOXIOxrDVv",
+	"ALGlum2jLy90U3Mf9pkthQdtqmQbrX5HpQ0lWTDauJ1S+7hM351Ahhslu95MqfuXwFMKtiChYA6JtHrE",
+	"7RfOYxlThLXMKotwhFkW2LAYzDZ+M1624j3n326F39roAZvY+kDQnNecOM3aBypym6GLCZz7BuZv0qKL",
+	"bMnFYtXpG87lkiQOX+LoVThrSRkajyAfqR24oiMIuKHsMrV5vpwG1Wtxudm7cmqCLazrEsKAJo2bPl2I",
+	"Zq9bXaVmp+BfzxczX2ZBUuaOQ+2re/S/2D1KdMKJSVDmVcMTuZ1XVElLaNG9RkmEIgFzLPWK6pKLcQAy",
+	"uJET+Up9ZCjY4aeByDwAYnb4It/RHotP6jrT1cBKZ6V9/MQNS/IzLXKJo8Kym4EwXpF5oLkFe0oCGeY0",
+	"2WZHzsF2wIHgsVU5lzpvXjjjarxRGFu8UJHaScRncZqXfUxvS/sgRuR89br+eXVD3z4lx2tPGpfJvv4a",
+	"1PuqtT6Pt3v6QVfN0NxuREAKa/M+pj9s2l3W6CaoCVVapsDXSLyMHyDVEkbjd3TKXCdfdAhHCotLk2TY",
+	"QHhAaUCoxFpBTDeR/XbTp0uo+IsjToMWOVXuhtSlVQyoWZpcSCYkj/k9gwLst2l17L5u4jElu0Dnkvgp",
+	"6l+TcB4d40RDcZJ9Pan32m2H9NrPGwORFMOjV0H6uYJystG1MYoymgthZbMGIvHDJlROWHFSa/vk0pVe",
+	"z/fo5v4z5Jh0MYWNm6r3UTGU+yOnpcyMbaXxOv8MGk8TPEJCE0tikiItffK4NO09K+mrt4akcoOuSq6z",
+	"9dxn1o5KyCWkmkdppO8PF+796qs9OJWF6ggoxXBrP6Y2NC9tpkAqpaHiFb8RyuFNcUAQjh2ls5OywqO0",
+	"GKLuqv+85cJtOPnyFCCrxr/easAnjSlIS+N4MaHpv9CIaDhQgJIUIobhQEARha4gVYPAChU1htzN6o/m",
+	"p1sdSVGX0dTby1goA5Ea0ugA1l19wS34Z7fon8G3QFW3jipqd7Ph4C/hPDaTw/zbcB67jYEwEiurol1j",
+	"t+DIUu6mRM2r+9BgGQNQAZR9cEkWEY9j6GXFAGocUSFppkJcl5oDu3GLvGGzmDxHJ7lFLoGyC1U/dGuY",
+	"FrJ5JMPIPUbDRrAPaoHGDNsL1HsNGuRbLu7Spjc3YsGfBzV1/aDmNh434PmWy/hab8hTg3GynUVghPTG",
+	"C0/g+7XJsHud398Q+zQPInqgQUShuK8C339XXTuD5+y32q1OZ791WDPcSzV9vrAQMOqPYWC18/BXHgR0",
+	"76DVJnV+Sf1jcnL5nlxck87hbY8E/I6Rc+qpH/7SgCkpGmnvqNPdZqSdKiPVkuBhA/7JtigqAT5l9k4B",
+	"2nuBiz3TdBS6NipnUnBxVwDHgS2w8yjAprtjkjkTiU0dISPKNIyY9fj0k/LYDH98n/lTpbdWi9QeJZSJ",
+	"bf1TZU7s6fO899sdW/6+Vk1ifwuSgCZsJdDYa9rIsOsdqguVckCGo4zzCOE7F978PgrcgbAf51EZN1qk",
+	"DyW18Ie0KRAeaz/JblQmyP0JH4K8m+oJCJ2oFSHUivBYd2Aqh9WbMB8k8DgMfVJ3T9QvzZNQxFEYHJFZ",
+	"xO9pzBwypR+adMz+vN852H/aVg4ln07nsPTQKXU2ar4LBWue09ibuLr2U32+e3pDx24y0H3oqM4qBRen",
+	"ziV104yXJAVTmpMnMueAQzuujQ3hltVrv1ALDWbjqr5YXWA9YJhAL5wtrcXFnq8sGOmg9nz07KnfftZ5",
+	"9qznHfpPD57T7ohR2vYODqjf7hzQ/eGoN+oMu8P28Fm36/mdA/+p1zkYtkftNm0/G9TKsC8yk5oRDlmC",
+	"vPYqkstmvQWzuvenLChZ3Z5v2OqNzHs3s7AUem1IX5OVnpmdViBGK2297FpUuWWtjHVqavGLD76ZlevX",
+	"/Wb34KlDADbS/yS7Yb0W2C8qC8LDX7BdIVSFNnaLvAuhVzK3FP8MH/35VN9naF54tIjrb6vwPH/76feM",
+	"g9k3igXjroZi0+hPjY1SoD/xL2UadFvLG+QvRuFS5btQ20/9E9+1l4AaF6pfAIZA7ArsrIqAJ2MSLhCe",
+	"AdiqAJwKizdc5B29Vg91G0f2yTDqKcfY6hQ1wkN/s3KKgMzRtJYrMROHPl0i1j4zDhF2+g8ENM/+CjUw",
+	"GKAyrfqGcyzt3EgsB2Ulk/oK0YajSUuwYTxl3BApZ6qGnDC+tE+XhtdsysRcXQr/3742jugS4dBJqHxH",
+	"U4ih59UUeoZBABj3mPYcQdQegU2015jV/ER3cKatgqBOj3QXicYeGQjthueaHPbbPXyq0HKKWBqZSyJj",
+	"CBlgdc89MIqke4J9UAdsIFwMVt9wCNwj+IcJBOgqOBpgtQ/XOA7auwe8MEJJt91ukT4mfUcs9iaA64SW",
+	"FCWjCDYENI4mNAyloFEFTnBq72RWX3m/CS7Vqm0DwDYF6eyBABScJMBeZAFZB2E7Ewh2tLptRa0c42Ip",
+	"Z4bHuDY8CBJNk1MQB36v02t36dDrDbv08Onw+WHnuf+802l3Dr2D590vZANtCnOrQwPW48ZA97m5EicZ",
+	"+bE0n/GmexMKJn1v5Vi5vaxlBY/qj7taXiJsgofgHiWtpjMWmW2AmbN7JHBjpi6CT1mJUWaetpMFdo0n",
+	"X78tjDKb0yH2mVeCAEACdtqEO5peeEgmVGfXtHRLAaGNDBN5gVlmk22/SJ9i2m8spVKfG6ndSNfhE8zx",
+	"v3CQYzvDzQopaMn9UKMtNbUQd3FNlpwGAeJCpaZWCqNLxdKqNLLj1aGPuQxAp5pC+3+LmB5YDe+fwWAE",
+	"eMi6lWNWkkYSCmnkRmIx4V1Y8oVN7Wn1GNpF2MMCraxt06xybLIMaX2YMoJ1ChtS5XrEBhgs6bftDYR7",
+	"qSEr4Rp1rkfK6HcNPRP8DK2Uusf+qc11ZhgK4PnBbEKHLCa9drs1EOa52DeKFmFAEfsLRKtHZ6SewaxM",
+	"nmcbp0dkFDFGug6ZRSHpHjgDtRE1nBCZCw2/1FiF6DLoXEf68bcY+08tVBi2jOlSdxlZo06DNPrTE9ok",
+	"HHDC781jvchoeiM4lXpqOJOAFIzFd/5AqCsTC0oSLwgl1gpYVRCdNvECyqdY/6DbbzOlEI6NuI8NU8fp",
+	"HNM4wezLVXCvrUo4JhFNkawKQ0wnalh6dk5Cn33ZUmw1gKPa4ZvvznuXW1RS577hk9bL4UbZaBdd4mXV",
+	"7SG8Aa2iMoOoHKTWyQubf+5SuQqJcZypZKw69LH1XtPIvrfqn7cijG9BTCb0Mke1YjmasNLAmTnqtXuV",
+	"F1rz9RavsFEQ6wV/62tt4B+nSqJqTaHaSKn+SXIMHgrdzdbR5rIJLu65Ju/cQxDxchvp25CLVejE1BhK",
+	"n/VEkigMmKMxLiF+kZhPEqMcSc5rIDJdSQbpK3kiQzVa77X3kTZrgeCBfUE0VKsDO9xJ4gVABgenYCDy",
+	"pfC94wxghIZ2TP/+vEIOH+23TB26NrXjZaHGxPN0lszPF9WYsa5A5+L+9rn3XXf4l8Ppm1lP3nTu//pM",
+	"XO0vfnzKXrf//vaAvvK74/f84pfDv9xV16z5b/2kmvVz91NiBUey4wVb2K2ln7c5qYK4eRVGQ+77THzG",
+	"SP//gkK6x0n847RBItwWDClKE+yrHRL9Gn5sM7JYQscGaXTlyDlkOBd+AAWlGp7PD735lIkYAHm/vb54",
+	"txOG2MWMif6MfyvhGx8GJWZoAHYDY8vIgWLq9wxHi6H/KBYI8F2XZ2S/1U5m6g8BCnYz4TApT2QyRjM+",
+	"UlfL2HgMRDCz1ZZ0GjzeVnvIDvtRjWSrHWbG/nWHPeIO+7F//vZxdlg0lhWaW0SJTZq2qCjDeW2bym7A",
+	"EDiCi2j8RW06Ud5tUT0kYr7kk3ZShNF4o8GmZrO6vYZXF54de088uD9ipU0BIVe5//vXpvR/Rfss7VSw",
+	"t5El00A07WCeWUi9a3VmQV2Gg0UZiP4VUEHqMVcSDSSYYygqpOZImPK4AL/KVfLhIhq7pI78GFhrP2u0",
+	"yDWPGVKKHWXe3lxwnx0bV8dishgIi8oiYtQHeN4w1M3gOkmqK1d0RJ/OZljEUlZ8oj8SewfUV5ZpfBC6",
+	"D/Qgv6A8+lrlVXzwrtQ+2vrY6V2dnjybjMNYXLlDqRZ/68quC3VyQV3P5oWAQVh6A/EBOoUaZjy0XhiE",
+	"80i2yGVAhSaw0onz4TLlDXM08h1gXMNj+pdnq6cYOXDwHINdo076hgNs+GJKuGgMwUnReXsP8PjmyO1o",
+	"psA8INW2h00Q//bq+eF+5ynwcnK9/v/WfnX49OmpWplyuwYofrpPyYnmLq9u5yRf8kkjU59VriB3gf8l",
+	"5csfNRr1JYyXxxGDuE+3F4SJYKgVy7u8DbJH/XhvEhxipnJHSVjonfXVGWESKMruu4b3TiJ+DE2IFZ9I",
+	"wkXMohFVFoMYc5GQDWoeKSRAPBqI/subn/tAgjflsUPwn11sAhwpQwh/eaZPBKn7bBqOIzqbcE86ZC54",
+	"vBeF4XRvyHyHgG845kw6AwHkjsDHgEUY+KB94nPpTdSucMgsmEtNAhkp3wCpvqkkFy+viWTAqAyNgv2X",
+	"N+nHhtFAcEEurs5/vmh3yB65OH/580V7v0X6bzvpEMiUzkAcx9HcU0acr/8GGKbCh5cgX4SeGzWSgbgP",
+	"PTqcBzRaGjoJw3c3pUpSop65g0ijJO5cTOlsxnwXKkcipmQqpFL67S5wBVL1n88Anw4ik4aDsn75fafZ",
+	"Je6Zq/QTUf/qHTTQx0Z6SigGg5pRCcUzsEYyQ2RJY7hxX/fLULKgkeBifKQJ1pgPrToTeg/FGBGQb3G/",
+	"KWO61LxqQH2kLkJ+A2iKNXOddomCdEbsb+33E0nvGbBWQVNQKBgZUt/cOhA48iCUWnVDpkkzGTH1VFCO",
+	"6jYm4mgJlW0Rk/Mgli5WY6s94aRJOsMn6A5E3dXjcR3iyjsOC+AQ15+jDmHqHxH7O/bYNgwloB5bjhxe",
+	"P9ZRn3kHBcC6Eltfrg4DD0xZ7spBN3PlNtKhRnRBYvYhbpF+8hQuB4JDxm7E0UCBzl+GYIaW9iP18+vX",
+	"zf2Gk/xxRD0e8HiJf+k1dP0yVPYR7g8E/N5pN46sXzM0KFCkPIOdJGBWZUjiRZhIDCB5U3JCYmtXGE8Q",
+	"4WMgQLZ07C9Bugz8lngJWFQmMW62SRgRvSy6SJ3LFfgTOhDWgmW48fSJw26znCRD2h3or/YBqjjAnfyK",
+	"s0BzzujzI+Mw0sd1qJSeklBcWCVWRwTnjXSeP3fgv/dhGDDL6kfYqA72RZ9fvSP1y7OXzf0Gedpz8NyB",
+	"AHSIkoBY4c988rSHtxF18QEZ0SkPlg4Z83uN5Dzlvh+gLSsHottuw/WZGcbDHIRizCJNvsaltaXNFRGj",
+	"EhkmTVMDUKKSOkdqMDyEcTQXQHqaVLOH88BHeYas65o8AoRK49g6rzB7ZlWpJHM515G9kzT/DFzxmksb",
+	"nVJe2GynubBdlItZgDZwZP0pF8hwmcB0ZpLQMKZm5snqlTZvjnumC/n0eNxjIsKBSLPlAA8A5fvWTf2U",
+	"GhbYhLXt6rZSikWTRqe6kVKT/WT7MnvtHnHBZ0ir/aDyHqRsUv1oag9nNJIMuK3UloO+AEuCplwY3RZ5",
+	"AcxMhvpyDqrNvb54f337+u3h7YuLlz/evj07P7txSb1Hzl9YDKfHpNfZNxQTju4BCYOU4azTdtrtdiL0",
+	"j8lQK7pwROhQDbhj/Rl2BJgSC8ZiImdhnIwuHCmBnpsUewcpcQ/wDDEHiWtolHzkKlnqrohj3eQchqiP",
+	"1CMWlMdKJuBpTFs+Eh7d1ZK8P/2pLwvkB0gOHpP66dVho/WnP5FzHsUTcoJkZg65mtCZBPb5iJwAoW7A",
+	"6AimXplluO5KxCNTrIyBnNI90WSIymg9Imq3pw7NJDhs3nf/g0WHbrrd0xlFsaX2iJLlb99eQo8IVHhC",
+	"t3D7Q3sIoqP9oeOpfylHM1DeJBZn+oltl8AqmG0LZOADkRiZBpkKrfp146yDrAABArt3FEbTRp5VBJYb",
+	"ePFP3mBdpVF3OC9qS3x7ffEO1hop/VGtJ+ad1nEwKydXIErOr1/rMktUV7pTQHPiyQUYXFpN7vXIP/6v",
+	"/xvOz8He0waK8efE7Z+8+Rkb6ZHHEVrpf+6fvEmJ2fRQn0hgxgX6MuXEKyMFmDPPr/s4rPPrflMJib5L",
+	"6nonaxGW6C8nvXKfuC/Nz0cpMGRCdeY2HOL2T11S1yrSqn9AeQ7Qk27/ChjtUOLDh/WbXdx8ycgtfU+M",
+	"EYAmllK7/VO0vK/UpJ5eXZlJ1xr89Oqq+czU2+CbNTWaVVvkGPtI87JnbKJEFNAp7Dzd4xVG0+MUWMVI",
+	"SuxjNyyd9V674yAvba+z7yghp/7neQMJBQrz4i7SMvf9WC0EVIhjpBVWoyD4qXVAAyNEJpp7NBCuF3DB",
+	"PRq4pK6ZVIlNpFoQrzmDd78ODh+cl3KK0XNiY1lp8yUjItD9cgw/z+nVIZ6mulFVpi659Dw3jglF6jO4",
+	"ETnfEXwGxUYiMqCxbSzAeFKqHGcjbdLYjOJBqenGAvGTNmPhK4o7wudz7tdKmrB2CI9JTBavqbdNwkZn",
+	"eltBGWvl8FGyIdKwl1Mrm/5sl7ySRu3h+fXrjz//n4MBBt4+nl6enXx83b96cXH1/dnpDx+Vcsf/6ba7",
+	"T9v77W772X670/34UTvtP/df3tz2252P59ffqFnvfLz82G0dtDqD6PLs5cfOx4+ddru73zt4evjzzz+/",
+	"Pj/5+fzq48eXF6c/f9t/dzqILr/vfOx8PPvY++HnXqf7c38QqZF0vEFUqzoHr4PD0+jw0wT8wAqpuHZX",
+	"4DhusXivg8OVO6utXW7V0lXKr59ZtU5vv93Z/w+1Qh8/KrUES3fyRv13c3Xpzq/7H/v9ZE13XIyCxudE",
+	"duu0UWKS5rxg7XkfmfIkVHXoqluaPtFCKcijPqdPpDEvoOe2XCQpwfKgmOrWleYcnYNbOuO3d2xplZjn",
+	"3IaV2vLOw2vL34WWYiX1UqejoY2LKv7PQBi/q77i+TRM/El/dQJOaqa9WymSqyyGK3O2HxKa3nq1iloB",
+	"ss7Vp2oByMcqDHUSVr88kTCzicLUFwB8wCjRqfJrh8DKzdoITj7zy7YGqH3I37Bl0j7p/FYbMhqxqLih",
+	"EjWGib73X96AqeRzFjfRhTXmmpVTMIZmQV4hsWYhrzALqGhqC7V2lN63knNQ/yhJOiTvX4uAkSgC7VL5",
+	"BoMAB6Q8Mh3XtfEay6KmKRKGiXoewZUoeIzvTQUNljImgjEkMo8j+DkZi46Hpv4MNjWYZwJj552FPOho",
+	"jSMBqgoCykhQmYBR2diEA1EKTkgqYhO2SJ+k6+CbxK9kTPmPIlhqDEI4+k/SEHphtUh/7vO8E5P3UsgO",
+	"TspbDhbpeboP12I1XKhhp1kkE6lVn9D6gia/s36c2lvmhd5vdtzGiioZm74/NzwLF6JbBAtReXj6jGSH",
+	"ZDz6kiHpe7Yx+i70Lb9XgKX8vPiVGgMjFUobIDDgwpuI8iBnyleCZ0w3/hVIgu0QGpMD+6kwGu0X/FEA",
+	"DD6zBfhPVC6l5L9S9JmAVzW9ngj4XfT6rsVTq/YAQD6VWgJ9+HMekjmcAaICk1b+AGzd4ZK4aGm7ToIk",
+	"eceFn1OLyitM9CLJq8WNcMGkntG5a2stMVGtXlaqCvEjK2lBjZAFmp9rwAxS11NAXDUxbk65qN/KlB5M",
+	"VWUhDuO8xnvK9EuimZ9IPdg/norWk2hSgLA/MoOUTMgwug1Ho4ALVjIcwPotUchPe4Vj+eNpvfT4rdV5",
+	"eofuoO3gzu1UXLptPomCSx//R1Fv/9JqSgk4PeeWXtI/VCjn/aR6B9o41NeEwT3buRDOqZBbWVMud4LV",
+	"R1SgXoORkboMpwya4xgNYuO+6qIHLV9TWETiRyHglqX4eFfwUQg9o5+ZkL+pF66UsSDaj07m81gT23DT",
+	"tk+nbCBCD1GyPJbi/ghsdDPhpYhh3AUpBY41BZJ1IzTRj2nMFnSpFGjk6+od9X7JAygYU/c2YD4MTx58",
+	"wqqiRW3KdHmwS+pcyBnz4jBtbyik24EVR+H0KA1cD5fC1YTwFskDc30xwYz6o0P01ve/Vg0/OJ755TuX",
+	"9K5ODnwVeZs9P9XDeFgjtSmEl1RaZWPVDqFezO8TbMXwjvlZG/9Yl5SqO9VDNKtHlW6IfHhKJ1FkaXjq",
+	"0zVPgHEPsVtZezjBBkyZ6WjRrGz9Ai6L9nasG36n5tQCKuP3cvV5nfZRr6Ofp+3e0xn3Vgu3Ac63Af0c",
+	"bMQ/qJ0TzuXt3eF30+6HXVgscN6qWI43uEfkZ5ZhX4MSZdaezuxl7D0jLzb1LeTiEObw1h69h6vQFLMQ",
+	"HMloHgQowAA0zfDzhjE7Jis4jhBCQDDHFlHnHfwNZW414U9cDASMHK2sCBje2AxBjoKlAaCExPXLm9UU",
+	"BxeGe8gqUP1nE4fYWasP9h+gbX6tJNuyfx6/6lO10MOVjyvx79gyK6S/Hz6/+fWqJ97Onnk/+J3Ra/l0",
+	"/C3dX56y9vwNv4gP/vLLXxeV1YA6J4BnHELxHaTFlkSEi2ODo60BCQM8YC1ylRwW2HzO6gm5vLguam2Y",
+	"BIfW+UiOR6tUGW23sr7RRKWax0ZX/FRwAzm76wvgD/yL6buv0AgPgUZI648+sYYv9TzwBIAGDxiyaRQe",
+	"TqjwTZh5UY332h0sAl5MWASi5z5ElN6kjEndmQuQ/LOpW/iqVN3mtE+lQ6abBb4Kmj9Atk8t5mc9es4n",
+	"jYauHuy5z+NmEI43xBQWkToxUwqg5BmwhCQtlo01ZHOHi0lI6ojnmPSCRQauvYHlQxijTE5TA6CjsCct",
+	"YjKcR+AQTHSjHAQvtSRZTRwinMlOtTybeUbXVenYggUKj7CB1aNRxHWzK2RIsbOOx2wg4nAORHl1UzOI",
+	"tZkAw6ZL+ldElF6P+mqMh8fSQMfgJFigs8nkS4cs2HAShnfSQUjjKZ3NuBhLhHrFjyoWfsq9sqqa4AN5",
+	"0sphsrnHye92Y1uMGSH1VQbeBlZNI9fwmJUGdNR0vw3HlfK15tVDnRnNbzwLg7sgR3owfOo1D/1nrPl8",
+	"1O40sUj+2XM69MrqcqgXh9GjJEkzk6nOlJkIUsdMhZmWXLoZ3RS1+cqHiHgGZRQ3245QqfbIMCaroa6S",
+	"syT+UucGnCXjLxUMT53m4unzacya6tlbz+GQjRI3aM3gnm0cXBzuNLQ/IFuwp+cps11g90KE0K9+DDTn",
+	"LkACJxPVF5R8E07Zr0qNPQI1MSsh/NUhCBAOvVHH69LnrD089Pe9A/qMPR11/K6nlgxLFyqXP8TKY4ir",
+	"37FLfFWJsVOlErakCMY9/ek4gtPnf83Pf84yMrC/SACKLbEsoT5sU+3Yp8zTexrnaQ/pT+Q2yHnmXk2d",
+	"Ih2lhpWAaJET/IUMWRCKsYFWWeUwPkotmHIbRN07hTbwOnSHA3mopnA27IfThkOG8xhjWasWx0CASYIe",
+	"J1z/qEVoOcC/EsvGYGrpyflnYJ0f8iDgYtz3/YhJWTuqdbpt8pbeMXI9UdLkZeSQkwn36DgkZ2/J0/bT",
+	"jpLkalhUQEhDiSCNKXYRxfxX8gPzfSVlKuXYgLsA/Kwl/S9vwkQzVA9pmTFWVTBeu50qr3O6pOQE07Gz",
+	"SSjUb//RIfudLjk4OCDtTq9bc2oa/Kt8dDsohewO2E4x6EP2qRTDV4XwOVN4edFplxQb5L0/BhZjMQKZ",
+	"70tCDWVWnZIZi2QosGFRH37kyhoqz1PL6kaLXOTd26OVCJxyk0tCcIXhQXOmXFLHH9bKYQyx5s7hl8yV",
+	"fVIJu1l8biESq+d1MrP7KXN2X9XTGvW023KV0mHBXz9x+i1vjX6BNNzXdNq/XDotr22rKdusdqmaPive",
+	"wZ++8nleWG2jGTTj5PwCN2gMGbt6OOUxpP9nSKSBoHEaQDlgNEKeykdQugi5uqJ0v+rMR9GZ7a868w+u",
+	"M78qsH8W/rLHhZj+IooHfa11SV4IzC0RCRjzJQA6uqYMAto4M8AG+JbN4AqfLoqGH/LPEETDxT/bQqpV",
+	"EaPCl9bfnzY7vZt2L/37WImRk3CuhtjptatL1U4qVZVA/cd//w8K+QUKeYALmZkU45Z5F9hyuWHv33T3",
+	"02HrltmjGhdK6y2rSG2nds/EXA1YqTGgM7ik9zwAh2P3IB1ssC2TN/dfQ3T/ciE6dv+ACN3jpG3K4nAv",
+	"ILpGBY4Ra0i0rnHwAxBjHCsyWknzvmnqBwweVx8195i4hkWQAZ7VQEgWJ+XBWC+MZXyYggGwbipECJDI",
+	"sohi8BGCdHgOvygZ/tYCfGvp/IeSuGvE6bYGMizeJy3b/6pcv5xy3Wk3lHlLIMM+V4ARhfrX+OLX+OJj",
+	"xhfZ/aN5eSWNwYUbuMzXuxDmVD3I6/qGxXld/LAQ1FeZ/S8ms79K0MeSKd+weEeB8mlcj0fMQMC3pAkI",
+	"yxuZ0iWZhvcs4404xAUvAyid1KsDBm5JGA2E61HhsSBgft5pQY4CcFk06Ena5wiPQ14EStKbtPOEjcYA",
+	"YarrGhAwJWak3ms//ySpkFScfvVM/vieyVct91XLffUT/jencT6jfc/Ffci9NSDeZ/qCPD63SecHS03E",
+	"hXpvixwPFkvLJ8SM4QvWSpuvrNQNBg1A8LXAfaoHvx0+ptfuljQHwYO37/36AxZ100CZTyeYJ2yX6J3e",
+	"TefgqLNv9M79Frqss0USfz9tMfLZLJTQ8xBwwXCV6VTpMj3Ubvfw4LCbl9Av8TaH7Lf/3YLNA+uOxGFM",
+	"A5g0MVebXx2cd9831cBe7fd7zfYJjGBGee7zD246T1NNo/6eG8QMe6TXDLNwWpPn7v91i1nq1ZzalMWT",
+	"UF3v0civMOaIjRhAAtaOat9zSQ3HWq/b68KMmA1d+VQkWlq9Wu12Nbm5j74PuY/fLOZBsEP6TZ/47RJv",
+	"9mH/mnr7l0m98VT6/wGTbzwI5KqDia3aRgAB7aerJZtrPogM4V51oVFX5ho4Tu4x8OKOuKBB0U1Z8Uam",
+	"XMwldtbrpyQzh6TPQ8YEUYe2RS4EIwG/ZwNRF2FM1HFtJG8wHBpKIAOPo3nRcZLzg6p+jUVqPtwBGlcv",
+	"FL5+tPU8Cg9TV8DXJK9aTHiAzfG5If//7L37chs50i/4Kjj8YsPkFyWJ1MW2qJg4n9t2d3vGbmss9eeZ",
+	"M+xwgVUgiWERYAMo0WyHI/Yd9o99jX2G3TfZJzmBTKAuFEkVJVKS3fVPt1WsC66Zv0xk/hLIiwxPEqAn",
+	"dQnyyKCasIGB9AA7EoXSrae7OHb0cughDx6vKcYNRfYGVeygszuN1S+hjrU68k8JPay6LAGNdglj3Elf",
+	"O476Cvp6wwWzymJ2ezmAPXxfZ3pe5tWnevWp3jZP9XimCe7R7r/5ZC/TpL54o5cWWIMexe3WTv5ydXjH",
+	"8PPa+KyNz3syPrerzGoH8M6OOTeSsA960FlRcB/kG/Rhil5g7TNNqNcKWPNBm6wOhl/V5EV2S2J1uLIm",
+	"HrKlOVldsLTaVlv0hHJvd4bZGXyGQ3FauwUz1VQ00chHXyDYv1ZZW5Np8gdT0lWe9BZgT4T2hd7L7MZ4",
+	"393wCX8bcJU5pb84HRH4l9h/5iLia7hPXkqBRTJMT+SqUjHiivmDr5zadWn4hAVEQ6PmJKLCseXLK6am",
+	"dE6MHDIzYmo7ZidOlX/GUS8+qNm5VKFsVwNUFc0FJsr7MUxrRFIjkm8Fkfgio8xL8NrSri3tb8fSRsWX",
+	"Q5QHMLAP9IiqB6tM9o5bCFJAPk80mab9hEck4WIckPDLjPU/pSpxDT3gB1+MHDMBeIZCIjfUErPYjihp",
+	"qMFD/J6A27ooHBS74jLV8NICJjvOypmRF2XcVkjqsZ+NtxkBd2HfuBMn+13cEjBcVjP0n/1tevj28+nf",
+	"Z8ev1dPLeedXfvR+evJCP381aP80Ovzr+PjtH0//ET3/ZdIIGqlKGt3GyJip7h4c0Ol0X8tU+1z2bNI2",
+	"emtlJQEjCUecK9SEnW9kRIbuFctC1Obsd1GSDJbA4/BVHlgJ8lCS9L8lj/WiaYtnlSNq7dTcOWpFGZHW",
+	"fJtxzVpn4DoFyaiNnGoyk2rMxdDHCQs2K51n2rvheNSahX0kSt+OYLR9eHRysT61e7hTO9hQN5kVC+N/",
+	"uCGRyQ2GRhEV1ArjO1AYVsg8mL6ArbA6ovXv8PPN8awYjl01nhXjVnRPlMsWLKMwuefYVuxv9chWn0CD",
+	"Hdo4rrWzIq7VS+pvPq4Vw5EouHhQLldIqHA65JypCD5z1N6h7josqaqFcDJFuWaxRejKEMX7AZkmtvW5",
+	"vhtIGUMQEBWGG7udO8dtcG1FfAo6Brtt6GfY+o4RtqhAjp8ftdvtoJEKbs4VzzT70fFJ+3qVhYspVWMw",
+	"MmdcWCuCapM3p8+umKJDdscmnXaWtujpsgZ9sMKbgDDWeUMUE1ZpLzRjXSsGNNELzThc3ozOSXtJO94P",
+	"BnuaUS0FibmOIN8mhyX5lWKDNhuVvcP20vbAZQirZcKsW9gaVcHLEVVD9sPUPVqAF9q7XD5/oAbv6LQP",
+	"T4KGYWpib7DwyAfnaRalygnUmBp2lp3ixCkjz0hM54U6HIVkfuiTRmGfBzjmSKbUTD/mdtBtU9N+cUhO",
+	"nuFlQz/7NfIc3lG86dmJvfa1Wv4QTXj8qzDAR+fvOWxDZpFCnde5RQQzyPXN4pdzkV5HL3830cu/e/3+",
+	"+GKXXyk6MDoL6nXFpxywusyr79q3pxZNYd0mNK5IUzNGQljml7C9w1bXmtAMrSfdE8rOBovJiCaDPfta",
+	"XwIiAmoiv7ED4rY/iWD/B8TQz0TiMbETjvBijGnyZYF5xHoiewJCoO3PTsBYZOhFMLYK/qmJYEOalUWf",
+	"0DnEMBs6Ronl2wQ1K2ak3RPN43a7tYvQYhQQD3nCuxXUswMks6AQd41SbvjcNiDIIuTYKb64oT8F7LAc",
+	"G+wYC6zSt5W9FbBxdhkLUJsQtQnx5zMh8E03GgyxBQ21xXCjxbCRNFvlefVkJRakwcDfV2wHotY6sqOO",
+	"7NhmDsXvDvLem5f55vwJNH2y7Aln6sTOhrFWhJWP7rYp1QZuC3MREIJcI01XWxgEGHInPME6pOQPKVgL",
+	"6+iSkH2eWqQSbi0lw5sRdzvhqyFPDXlqr2ntNX2sGKg+dt5Z2s0GSvnRswt6HoWCt9BuSPiXYpkfkwPn",
+	"OSr41zEv0ZlDuNCMatD7PdGE8vGRfWEMNAROgbfIhI7tN4hgMxK6RR8GRDGTKmG/AUSGgNrxLPkKwpOy",
+	"QKMmRGjKJHZxeUtCMltdDL3MozuNtO1CJ6j9sPsuVvEvM1BwFwOaBbUUiNpdCVwM6CShU9ohmaTaEG0o",
+	"lvrXdMJ2QXiYQ5bacVk7LmvH5dbIJmsUX6P4GsVXRvG1K7MKjD+sYXxNn7pF+tSHcQIeoG586Ex8sC7y",
+	"Sqw5Zm/25wRqVgaEC1dJvdXNjRrSZ8hqXoxTD5CpHKnL/Q1FJvRgIXUeXvXJf3RV8rwLVg96opw7D0Go",
+	"7iDCmkIFz6h9BRdg3IBI4WbucyP8186KLHlBT3irqmBUYfJ9ThcAJx+xBDPLUcstGDkDqTJTZVWVi9sY",
+	"LLhhH0+oxi3q0VbPIDN0MMAO3xc4/dKgS7JGDsvFYREhLKntesUphK7RwcD2ssa4NcatMe4KjOvlZQ1z",
+	"78dbXdZPNd6tD8/vSIvgimzmyvPekbMDao8NOmf4cSkiXZXRW/KU94QvYbplEuFX2LYd4MfaPVhDpxo6",
+	"3Y970AmYGjrdD3TKBHoNnb6XRPMFFOORxL1DmEdC8OTDE9bTO/2e0TsFLklJjbMAYBJauRaSZsHzN5FX",
+	"TGOlw6xwIgQfuNKJrfU0UWQVS1RPLKeJKoQaFKIj3BzfG2vUIwFVnjPq9+f/yxy9nbX7/xh3xOk/p4f6",
+	"5OrDs/Svx9GPT0evnrMX7ckvHXl++PvFUVXKqN8PNnlpzRhVy+VbM0bdw6EMEzpdTftxCfyVhgM7Exdk",
+	"JFPNSJPGE26soLFSwcoVix0BBsWtgPTnQOMREAsCA6Ik1HqNSZ/FXfLuwy9BTwg6YQGGaMsB6XNlRgHx",
+	"+Q8Bse+Hjjm6X5okTA2ZwJAx/IszHZCYM2thxlYaAvvxIKFDTXQajQjVJBUTOp2ymEQyZhg2no1J7ClK",
+	"gIxEIpNHRkFyRgSdYACa/bsnZGo0j5m/x76hGBu2JaqSlwkXPKLJEsFLzhMqyIBRkyrWJWGU33quJNz2",
+	"WhimpoprtjI8Hae7Mq2JC5j3S2BDXhOsMLqM18RVKd2Q1mRVK0WqtJ0ru95I8/y/O3tHZCq5MHZxRVSx",
+	"gLDPNDLJnLgIwla5J8cfV7TTvrHUygn9/JaJoRlZi6P9+MlX4Il8ky/7pL/zwC2Or183ZlU4x/Vx4STZ",
+	"RvQKLvNcpzujWCgt38fCtXBYyX/q+bXhwO9xx0BXGLgLIxWL0fr4VShG4+2GUH9gNC6sp6LidMJyRfS0",
+	"F7ugNqcJFXtOzja6+aNbpn+4rordhw681toDrbVSN79wSpE0X7zt7B21kGfBKsTm+1cX9gI8D9Wh+RWL",
+	"0RSxwyPVkAr+BwiMJ5oMGCs4cnviSka0nyZUzUnMUb8rFsmh4JoFZCI1/M2ElaeaMeHZwED3jeSMTKiY",
+	"Ey72EC343dcTEVVqDlXssgLzf8GuhiTh2pljEoLEE7s85gR/DrLbaZKEpC/NqKhwe6Kyxr3ghqH27hJa",
+	"gaTM4wI3llhhb7FnRA56ogAeCHTURXn4m14MBszXwU/R9JTaf8t+5oyEMsIqCBHToWfV6AmLgTSONK6A",
+	"Pls5jQHRHMpCQIOfaBhAMDF16f69GY/ZA2CQt1ybX936fgnLuwoW8fjPGrYwI7DMEdSVFLm9vkKVg5ez",
+	"culxGbO/2QeW4I7Q788Qy0nGbEDTxLQCaz3jdalIaFdquXH+uVWYCD2cxSa6V5efZSKdWJlWuJT9gyYg",
+	"4r4NVOKl21pQUl4st8AmxRdshkyy9bUTUJK9vUYkj501KjMjMzmUqdrIybDvAGgcfLH/+3oXf+x154F9",
+	"pTW6rHpnsdUoJhpZVav4ZOIcCBHVbI8LzYTmhl+xZN46I1M82dxjAl4RjSgETyrdE966Dw9QSeopjZhG",
+	"bZNL23fvX738+b2XtVNqRrmota9sLIbSrTDzDq2ZN+EiM/uui9fVSXB4Rg7Vf6koqbFs9XgbaCkomzAq",
+	"dOAS5fawGJIm3PSE8/t67q7rmAQwiHMuNxGcICwmTBhlX4PpZq0zklDDFJkwrS2k6omsdAnOnpVYuP6z",
+	"mM4Zne+Tdw5aGAkEZZOpmcM8E3UtNsC+Z0Z1TygGafQ48dC7rIKwDxodc7tExD55gc8JxhCE5uWSAQvN",
+	"mYFCUFT0BLeoY0ChSkMiI5o4vJYRgUPz3SHfUO4l/IplHdBQZWrusJ7MoB7riX7KE7PHBSliYsl0GRQD",
+	"360bDBxU7Sq/ZPjQkbShX0zLnuAGOqYzFKpHfIoQOr91pX9+ixCtiIivIcSzm0DykBlNjttHy7DeOzot",
+	"Kd+7pBZyZlC+SqGtKBHmU0RVX47msaLgI03k7NOAGit4swNtZqr739/RqW3lrmJtNYoVwGk3YZ53BcCy",
+	"Sfvzh5YeIOAu9JwabsHe88HBdwYyvuEUkHd06qxEEOCZh93ppoqgpiyPNoM1Ug2XnEjEzLZ7/ZHEgq50",
+	"j5D+nODBwpRi3gKUp6/i9u8J/44yE/mNbv0zl/P92YDZ8ESTXz+8tcY2Es/0RMkHQZphyTBYeQD7ClsT",
+	"4lGLuIm13N1eyZYuddS5+B/Yr//4bNPCIlwrqXHg7RTcxjTFpzczSl3LdmaWFt5f0xLfl4EZZ/vXi1x/",
+	"ZZXEzXf8vXASf2BDi7oUpHxFiqENM6SGzegcC7OCHCEYMXaFlWIBJTtZPGemSyZcGKxHC8fbVvn0RDM8",
+	"f39xSZZqAV+wl6sQ/dvMYldr0jgiYrxvH9LrBnwY2q9GIxaNWdwTvqxuaAFh6KiRceT+Zq+0zoh0B9kD",
+	"zhJrsTjGYa68Ww9OjUOUa6Hz/+oeBNNgn5fZb0BJ4k+M6RLt8wTlLph22RlyT4QAxu27B3ZthvvED7xz",
+	"4dqfPBDvz4lVtWfZcHK9BXWC9HBOMj1kbh1OqP2XNnAT7Iuh4omFEpqmhjV++5qB/RlNkr6kKv7UlwVL",
+	"/2fpeKaz3+3DvGrVH6vpKiPw4tDtigi3oJ1uVE6/sJnXMJX7kD2wIhbU/hqQVOCu3jHvZVEI1PFNdcrO",
+	"LQ+FUYIS6pbv9rTsKtsl47eMWcIMW6ZOMTi0qMHeAPvVmIlyZowP8ASZbe12qKL3kfUvZDRmRpMokZq5",
+	"Y1A8QiLHx+3OmVWSQpJEiiEUC4AzR68R8w+TiE63oDZeQU8ztbEg4CptjpdOANYbfVtLHydlBws/WM3c",
+	"6pfz+wroB+KeCzF0d1+GPzGzag22d6Nkz0ER7kTP1jG9Ww4N2sVGeABuxZeFIwb0d1kMHDhrxMp6i5xT",
+	"3BbO6kHClxI2DVslc23M2FT3BPdqyBdZjaQQELjiDT9ubwB+RKLYgJkI/clW97A8HeGdvMLwWXx9TxiZ",
+	"GUxVREMxx+GaWXR3QVEcj8Z2rJSRnP1MRSwHA50dKBYsF/Z5KiE2Y8TAMkn4cATb1Vkqrz9PZcFKqSxJ",
+	"lszsbg4vHlIguoy4WjB+H2cPGf3UvSLyg4h639Z6WD5DLw+x9/sDdif8mqG9GGa0TiJNktbZejHZE05O",
+	"7pOXCaPKpRXgbXCy4I/A4YP+BNld3IZPx34V73+JqdA1Pn8MoATmJVsKT3DBfUPgZKmr+DzVI4ZhDRBP",
+	"YnEE4RM6ZMCmNrHShIzZvGWhCiWYW253mRR+lwVEAX00ZPA74ueegM2BIRzWWiZ0OmVUaYgEwk3Jiz7h",
+	"Jx6SpMLwhER2rFl8DdX0xGpYU8ytTMVYyJkgIXTgb2weopNXgAM46yL8GyrYY7UJYka03KqgDG1Auhaw",
+	"DfCxZR/zmfeh8w9/wNHaKhSyIuFSPgKPr2GfjdX3UFmwc2hnhBLNrphiZMqoSI07pp6jIBUEoBImhQ0T",
+	"TLeVysXPAAsFpPFzA8eaWbw8TZgy+UmkW6cb+HmpNt8t0vIu3rz2CtWmBly19/WWKg4QDS59giYgiNv7",
+	"gnxTytXDUSRhzQFKnu5l8atw6BkgHSdIq06bTLhIjauMYBVOkEdOOuUUJZRPsmQXPC/1/YTT0X3yjgus",
+	"mIBEAsX6C5lCzHgEUmGnGdoCJVm9je6Ar8++cWe34BrIHNKoT32pAwggsljZtpDFSPCUl08wIyZ6YoHr",
+	"6eOIiezUEtSd+5BzRcxkmsRkKEmfzaUrqzBNaB7qQyI67YnmQDFGDgMyVZIcngR4OAyBjSQV7pi0FWCY",
+	"S650D100TxYjie/8hNE9PdFENivKJ3iS7Lzmra0drp5jz11M5LaJEjqbOjBiu5ee/e3v747PIQxoyhXT",
+	"S7hnOsg9U1nPFLu5JiIxKLAYnGVlhJlyq46SEdWj7/agsYKA9jFGGARVky/sSFO9ux6bcl9KSrErOX5A",
+	"Jj/79QVN4chnOJTm/myIA/UFMdoJbjiSpKYn4OQSxG3haDIgUjiQbtUUj6jVQVMmYjvwxQmwiiXmOqIq",
+	"hshzCR5rH6wJJXE0Ue6A1xp3hYqBBR944IvskD7zOg3VJNxPM0V2hnH5FU9Nya9ijRLbvhsHJ2qbhtp9",
+	"WCn3EYVSWyffvPjFvXQfLmFg59oovhyf8IF+iTVpjtrAGxhYqGvlIqTAg4MrpCYMAPeSkMdhK4CE957w",
+	"DCT2FX0ZzwklM9YfSTkmMUs4iEM5INxA5hZnupunW/314v0vQf6nfe++Fbj2aSsN3eMW5hpM0Ec0RX3y",
+	"v0KLwg4dSCh4gDNNmhzLqsVyZsVk1pSeGFCesNhXSM2IETWhA8NUPhJSQCG0qZIRg7ePmGIocfWYT32e",
+	"OzfequiJEYVYfeiGFYshvDJ0tdHgunOqIZNaE5gL8sbh+EkFd1CVcKYgPtpVZoBQaW2oMsVcNnwVNp6b",
+	"ffKRm5FMDfEfX3iSZA+6Gcbnx2xq9nsiNPOpFdqIUTOSAEEnLPbj1IzkZEL3NLNS2FoioOXsF+DVEG1d",
+	"GlJuegJPFZxaKucOuIMIUMeLeQRngFzcq22vYFbctFmrEgkKIKsQrE4hZ12imE4nzKX/oVHkBkMzsNaB",
+	"rNdOMq640C3YfcO0tZQK64gq9EoWd07WOxFnv2Me6HLigddwe0iaciZcRhvoxFYX/w9UFlJEPGHoFobZ",
+	"sfc+0USn/WwX66xp19LhXA/0ZowF2LKb0ius5OBxaeX6JIvSsLiqHIuy5OzaEswW6ybpGazdbj9dkZ4B",
+	"L9wC61JJIGpGYDcsWfDFdv+rAX7XfUduDGG4QyEHg/2YRTxmsRXw7PM0AYPUMd0u6wR8rLFxsgXMofeM",
+	"TejnN/hQB7N7/V+LqRhBQ5s5DLsdqUb1bJW746tcT63FV25t3iL9BJ7cLPsE21TWejtLRcGP1RQJ30IG",
+	"i1mJmpq58rXap1VAdl4YryBLyKTutZzC7MHlOYVbY0oYpnwdA9NP9mcSyyidYFdHcmbVZiwJJYbqMZIh",
+	"wgEU5IjfSDeEH7QaukwoBCdc2W9rM8TzgvVUzN0nQRJfV2s/YffuxrX6ry+NPhz1Nf6DvJQysR2UQ2iW",
+	"ko6pKGLCKEb0iCWDffKiL68YOe6Q//f/+bELNLkWPcZpVgw3SciEcvt5CtSmKxjxO5eH7ZwRuxqZfbv/",
+	"rBE04Az3TWwXx28+HQRWZKWEkN/yM0XXYcMmMLipYrbzjRUU3sUGAxf6ZvIapquKvLZABFdLbRpvWc4N",
+	"/ZbxMsxduK+q3Cu9eC+waZk0IlyQd1SN0bBDv9gEcpnTaSJpzGK8iGdJsCECkC25SOqJpkt80yFEa+Ri",
+	"hzSFFKx1o1CzkE3jBZ9YvTJJ7ZJqwOWLjBYrTlFwNzxkvMLuxd6u5VRlhxwM9q5y2u5nLL9DFbLR7K1V",
+	"FDs+X0MhWefxbSeS5BuPCIF9SCguvCqatKAeKjt5iytunacXV/9tQfRPzHg1dLdyBbX4e2DxV0ulbe3v",
+	"n5jZZHPvBibfLcHqQzF4ChfITUDXn/bCUYCz1MtUQngk4rKszIhNCn7gjG7ortAYEytymVQj2+0j21q0",
+	"16L928sVe/CcL8xa3TXuG6VxnKxx2V6M+MAQd1dABJsxbbAQjWOxl3ArTRI4joeklLv6WX92jdq07Ipr",
+	"5kOys/12Z+fwimKmnafdo6yYKTWs9Ctcm59TZR9KUhGNqsuw+NR2WBrb3sZHmoz3uCCxBLoqPYZzbSXO",
+	"yPOnIHxHNOH9FM6wNmMFsutXjytLxkGn8dstXL64cqr6fLP1Uou8rTp9R9n+9TLLX3kEbl9dkGhPINyQ",
+	"6TOIOSI0gngDn6uKZ1KkGWqZqoh13UNhQNwVZDjz6whpBXoihHS2MCAeGLUCQrXmQ+FonOMUKL4N1FmH",
+	"L2o63xTLBsRnPDg+ymU+X7cdHtLpiz3Ez7pRgOupZqosPU76T6O9Z/Fztnc6aHf2Do+OT54+e35K+xGs",
+	"6jhlCzKRdDoIgPbaT7vttu2m4lJhHd4RH44KyWwvF3AgoX2Z4gDOnMxDcQe9rSZgdy80K+M6nOhdOpxr",
+	"tZSppc0mZb3y2bEj2cnd2pNce5ILZYxHXi3crJ5vY1NwccUzIpcVdsWb/B4iGLcaMyvHazXnlRxDFQNF",
+	"MMEqzmwPjKEil3IM9S0VI4JdgZ/JRUq+2KRMVaGtuX8pqzO1Sif/qpmqTDZd6GpjV9ZBsdR5pFjMhOFQ",
+	"i/1fvwUNNqFQ9lzTyX+NqOpLZUHXnqsbkZXrXZXMdlp6e0XxHXXAprqyE/DDvKqaDxpKgrp2YKdR9Kfc",
+	"xh7Ix76qTeDTagoLo7YPtmwfLBnjgjBy5T1WCiPYfPdlLyCO1kBYkbW2kI38DEKRXcEZTF/OGMGQh7J5",
+	"LUUThA+FsP5Ra5/AGnVJUbBVF1OS7QuvDxmSkdn9QiZ0Tly1ctqXVwxj13H3qSeayJk4wzAUHmsySTUW",
+	"NsdKetfZmEmTihiDW0qUYz3hXhkQOpFiWPTEdz2NB35nHRtZ4KogZy0KemLCqLDdK1Z9OW4ftYBKBAdl",
+	"Mdc6K7SSf+v0zvIap7sgNR6U0bkkyBsKI74rC/M1orSia3pDJud82HbK5pxvgZsr9KK2LGqBDftUfnap",
+	"xsjbU8inBAGwY3BfEJ81wN8I4NdMIw6BM0DGUrBt6d91xsCNNM/l3fRkLb+zU39p4kK84UCZo1LymoEb",
+	"pMboiQkdM6xa1iVCQjqccmncZc0OlCugVEGTOhUnZ4I0rT7ydFj4gZ5YbmL4V4OiX29h2NceQwekQFav",
+	"nAsLXwCKML8DSuMlWhLFaDSy92RaV7f2CeQ8I5hw6hr7lWnNazZWbmItpmCT5mH7uHVnnYpp2CWdWtPp",
+	"PQ6OXzsx5Q3wwDi8YhzKNSkDZ/CbpChnQd0Y5F32LgRZWihu//58RWmrntigthXZbmkrUirN7fn0+iyR",
+	"YqgzFk57z8yKm55w5G96JGdQ49IXaWkBMZ97YDaysq9sDWTVXIC8EyA5NsVJP+AqLog/LE3uXSzeQnji",
+	"hnqVmwT048Z4+35rXaELBm+9RGcCdOpgKoarAkvKzpkBT5g7XZ4m1Jp9+/jsmM0rOVZYxyL5ET08edro",
+	"Nk4Hz5/G7eed58+Po2fx05NTejhglLajkxMatzsn9Kg/OB50+of9dv/54WEUd07ip1HnpN8etNu0/fwW",
+	"/nLN/2CN7vHzw87RLRwyOMsb5VDC3t5V0mRdt+s+HT8Tt8dzFWP/fiQ1uy6MVA4Pgii1kMvJzCZwqVo4",
+	"CcLfLpMu3hVmpD7hmM1DK5YZHAJP0sTwKVXmYCDVZC+mhoY5RwJ+wekFexcJrWQIu+T8l58C8tfz1z8F",
+	"5CPrn1vR/NObHwNPVNETJ+Qd/wHRr22H1S/gVyFA+gCkBRxOtkFrnREq5ojmWKJZQC7++yfCRZSkVvk1",
+	"gT1DYO1jYHblU9MqMq6298mFxBK+2cCAPsHXZzwFxjfHd+iJ7onQYbY9KytDErMooXaIm2FRxsrIMLOn",
+	"jWJ0EmINSqiL4W72YJSLnrAv5lGaUNUKXDOcNrUzgLE5QHoXSXsxogLrDtMYdBw+EfMJExrwuGt9T2gq",
+	"rBY1JGF2pjtkyj+zBMG+Ywh53jk9JBZJE81jlk0IOToKOs+eBU/bbXwI1D1Nkp5oPnv6vP3//d/HR4dt",
+	"VzrguN12KV7ZvDdx4rFam6bznE17pqQY7pMXJLEmp4Jp9TPTE8edI0AMl9kCyrR09oFc+5Oi8s8W4JlX",
+	"0tT4ECrkTwT2YGB/cgs/p//gpriA9ZJEZpcWhy8ql3K+K8YpwY6y0dUTCOl0ZiqVw4nR0Fr0RaKTEz2X",
+	"Z2BoeeSXoaPl1RDsp26HWDbyEC6RIgtOQrsqroGJHUUZFLq901CDGmB5gFW5mDXCquUOSm0Vm7N0duyS",
+	"BIV+8GXM5rU3sqZAvm2xC9ujDG4sh4t9Gc/3QBE0uo2n7xpb4jorrt+K9ehwW5ELp+9AmY7oFUNmMu3+",
+	"QE2E9SqQWR9O2QCBLJa9aO1UTWKfVtvngBidVxG1/Fr+/dXF7bx6rJ19j6m23dpd9YhqZrxzZSOWe/vQ",
+	"M7nK3/faAk4LAR0vnLt/xKfe5CoXH3Z18G9KWusJiB3KDxgsVpdEj+wmXoI4pUInfUX6GfuvQq7aSjcZ",
+	"9v3OdFmFQVx7huo/eAvCLHy0auSNa9A9R9t8ey4UP/83++l3FFu/aj8efMGg7rWq87WIS1toxKf75Bc8",
+	"krM2pwLVmkd32B2mqBjr/EBu4iJIXNig5wXsCeRBFLLItgmXUA5EEdPgGS/wsjgzF78aWyPxdAlLy6KH",
+	"Wzn9Dzo0kwXXDve6eTfkoHhQBw/2REGxBiBAbGdXHe5Z63QLZ3G24W5f1qr53oMNtnVwV9ojj/7M7lfM",
+	"9ViZP17Y/kNFgVZ+6RG8P+a/QTw4txYVXiJMKJzG239rdMQVZINzEvYZidlEGl/yaq0E6YmyCCm/wLZz",
+	"eWAAiJeCVFgBM+xAYGI8jgZ+9rp8CYiWRKfRyMK60pldBBVBMDB6xmMmMKbw5ujoUl7+RpKtGLNANpZs",
+	"PrDCxQRmNU+RAqsnNilrWlkaYvZ/QRpuM1DvHsPviv3YaaEtJ2+qQcYNYu2yB9YWM8Wv19HY306Y25Yz",
+	"4bOSx3ZvBbmVVdx/u4pjm1LDoeFf3L/erGFKekHcTYE1OEcy1QwPtlxoiavLx60Ij1KlmDAk5swQqWIr",
+	"Nr0CYgIqajBFRlwbqeY9AVJNa5c4U4xZAVMzC0C1CAFYVh2NOjQHuLYXikqj3L65qvRy0/VlwgWPaLKE",
+	"bGWRSjzKb61IJf4TM+fY8Lubu24EKhQJxPu+blC3yT+xPKEEf95v1MzLdzGgKwwcHODHmOX2q1CMxjup",
+	"iT/NlqSXNH5lrzDB/R5ZxswcFX/bKiZfuRKfaMLjTTky+h3PkTGlZpRTZGTCsLGINjZizbgubqXm6zMI",
+	"z/0dpGnVgQWeGP2QSKm6UGMJyyLJcUBirketLPyCKw9td0JfkrVsYwKTrNffIYXJ7QiWOnlX3hdm9BbH",
+	"quibKsPvdbmIt0k39DNfOdkwn+8a1G43xbCwB72Yzq89AhoS35gckp0B3YjOuUKgoAycEKK3YSSTGLBZ",
+	"s9eYzPHuXgMibCz08zJpBzwi2bp+yHS4bYiB6qDO9fjeKTUej5j8bePBuknM7Tj4JNvfdTZcTXdRIE6e",
+	"5tKriiq4DeXFwtLbfWXS5TSshdhS1yCsL130UzsPevO43W5tiT+1oB6+Y+ne/q6ke1UQvH0dUMvlR+FV",
+	"RWnxEOKxGL/z0GzVvmVPtIPXep+8BjTtWDLyk8ZyDMHCw1jk5bjd7mEw+cz5NO8mXi9Y5kwoxv3cUsTu",
+	"fvO7RtZitRarf1axesEMHHZbaaLvR7oqmRou1pA4f3A3+EDHlV5Psgl32tLSVBu4SX2rNvaS+v5+205S",
+	"Ghl+xbyvfHtiLXpm70Vv5QLnql94byoLSMe7OjBMveMiBTbOdtAYKhqx7MJRO2iMubAvLXDXf0Lu+oSL",
+	"MYtfyahy6EP/md0X16lcF48X3N/6fCSNzCrg+qsXERWLd16yydRfM1QNmbmkw4qDweyw2u59sOYTBEPQ",
+	"zz82uo1jq0YmXNh/Hx2B59dxzr6Vw4xcNrrG7Q8AxS3A68z/2vn8BjJVZCRT0PyCfTbvIzwwjhgMZ5EN",
+	"93iBDbf42/NVvx0RuLTit057zW/l79kdoVLo+I8fXv/9L69evHn7z7Mf/vnz+18//OVp0GkHneOg8/zs",
+	"h3++e/PLr5ev/9K+TW4UFHp+LxZpZndRPtLJp6q+/Fwq1Zp4q658lesJr0GzS4/Aka+Y3ZAAHkcsGidc",
+	"my6h7rLdp0BSlIV0wNJDh73MtrKLUOTCGhbg1hc567jrbOhyiKdMcRnziKhU5MGNkH8NxwdZwi0qGP/4",
+	"E134nu4JlwgBbCWHxyhiAmQsnDLln4JmF9o5G1EDQYXwbOoDABUDXafPCCWCzXoi/ygQLdCY5bxNYF4B",
+	"szrXwIUeLqiYMCvkXmwz8I5wAdSLPeHGNEtTz1Prp1RpDBJiVKMDzI64bQdMEIsJ1a6MJ44YXPZ077c9",
+	"Psl7vO4gxcuUh2Zkz4FHjRS+R6TwUJq4sl3rNsIuj9dqgF1vmxpg3xvA3nDn3wCjd3xU7AFkfVJcnxQX",
+	"TopVBs8qWBp3cdXdXGjXA/AsoBuQegHC36UIbw5D7+aMr1VsrWJrFfvNqtha7223iPNG6uPRF3L2y4S8",
+	"Mdr5loQ0ZM4MgSXMYtKUg6JKItrwJCFGkkjiKRMTARGSTK14a/UEVXmqPRUxmSZUQFU8KHiRERgKNsud",
+	"ZqAGznLnVvF7ntW6z4apCHoiloIFxI4xi32mFX6cSIVuqP6cqFTsCTkDl9CYTc0+eSevgDM707pGlutZ",
+	"cE0UG1jUgYFTXYKM4tBUKdiWAqmKern27tQ69M/k3amhZ71tauhZQ886WukhUuvv1/Nx4CDYPUSALj21",
+	"fYeEMIIV0OSTHOTOSBMOaJcfTgJMFXLWCkgqYgB1xSNSOSDcaKCe6WJiVTRicZqwuAxdFSOpoIMBiwyL",
+	"98lHqcba0RETLsqHt8RIeWeI+SEVbnf+ImfbOYG8iwLPB6Nc1Ll92u0cFmUmzMo1Zbw8cPNWKpoaQ6PR",
+	"hAmsQeGyn4KGHYiEObko0iQpXPphnl26GXqUFh8+taSa9bWOsyse4/jgM9dhQ0VMM7A6djXEgLLNTv8/",
+	"VryxsaaD4IlGt5ELNl+zvToM1IaaVDe6diNhAKdy/lq+AepxK/VjCcrkIYW2s9OJY1TbMkKqrrZT8Yuc",
+	"fWA6TVYSWRRknK95AFuzVuZ/+sLSqSj4Tlygz+6ghI6oOPhi6PCljNnqU5QPTMvkikEQtuICopnpEOux",
+	"0ukUvFOahF9mrP8pVcnie8MWJmDbVW63PfqTegI03Gfj6rpiRHIiI5qQGA6RREwMn7BWFvFlVbkU6FOL",
+	"gPjHMRgRmiRyhgc5vrwCdbVlNYMRggTwLMqpk0c5aeTKHDDckKFvdkBwkELHdNsTfRnPA6jWgRVN7D/g",
+	"DXTCyGzEwMmF5EQuimxI2GeuDdLL+dGy39PMdSnVTPWEGSmZDkfEKuU9x7SmmE4nLGviPnlBMJvd3mAf",
+	"g+B4jq7EIocctLXEYTdkBoiHzmwzsAJJgfUvK6AXS3iXq2niu+DisIBWrieoADpgrGhrOwgs3fBO+yx0",
+	"FwqEUE0UM1Zt3Y2p16090Gp3pi6CbXATb5H91IXfL9WEvn0EGpquyzDxq9/uBL/2/dLOlrNb4ztVBba5",
+	"3zR/r1sUhMLWECiPCmLSXt34oMBeTWFUmDB2FbF4T2dganfHCHY2LlHmLKMEtpteDgarc1JecWaIYrZz",
+	"16rvFbJT+nOCKCxwtGUqI9QC0bLIXAYpKj2xSG6/rHgfKdbuI81Sdb7WA7CdveXaXPhhq5IT40YPJT3X",
+	"MFCsnBTjyoavyntBfFtZXmDjLvCpr9dJpq5n6mALHzJRZ00jcz6sW7YzJ8VaaGeRFWujpj6qaodO+eQb",
+	"eb0C8jfegijePbtZXcDCpO2iMmDx/Y+lQmDN6rd9Vj/IMQHyTcCxTvo+Xmq/1fUL0/4EUiawEgUtyLdl",
+	"HKMDKE9hO2GVLCWKDbk2TLEYbuOGW/h+aWG5u23M2NQXfAO/p7bmCWD5WYlkVBU+tBRqN6Ui3KppT0JK",
+	"VnOQtookpGfIdB1n+fi+Cxh54NRdkVn/dJXfdKe6HCMKvVh7yGwPOxPv7YBt4vgS0locQBGR4FzCaMdz",
+	"PR3RIafEWgGpYmdkmjCqmTUMBlxNyFQaqjVPJ5hAvA9d97qwuke2Gh4pDfKuMgmQpcLBqBvJY/G+TJ19",
+	"3RBarczyx/e6xb7j2Giv8R8gNvo702/fBkn3HR2Ij0CFo+YjtKh2oAapU+jV9HlZLdxGo6+0gteHe78X",
+	"HmxaLeoU2hKmbvKYibpzXXdHg4NOp0peWdl9g7B9xSIes3jrwtYL2VryfR983SVs/9hZu6tENawXMwcx",
+	"i7h2eOAhgitwX8KxSwm2gCBhYKJYGyJ0rd6PcR+HhF1Z66EZU0O72c9v4jDoiTBDkWFAwgKmtX+6Ss32",
+	"B9f1sLVPoBn264IxV3IsVHFImrmh0xOZpdMqFJHwTOKFsoGlvHclE9bNCkW7gtgogK01dNw+CqBAkPDh",
+	"HFBCqCDbfdiy6zm5k7WSOeOhd3kvFsR6T9xCruNUPgozJlvUuYLI7JTzzOo4JENvi7AYjRbBpiMlEzmc",
+	"71c3LUod32lJnQdXd34Rfntqb5OK4rFdJ4NMEwYNppRUfolj8H9JURTEhoqLQoMslRlZtAgciHSP29Vr",
+	"d7+GlqwMmEywzL6UJJGzgLjihgXZlNBorJdKgNrUeXyxEi9wv2Nx2H+zyNwOoezEWDFrOOQuF6rmesuj",
+	"VD13xXnctVrTdy+DewGN3crRepWjDXvXrc41TGX+KByYuvjtOje9drOenZjD3w9PAhUD1SNywFIy5iYa",
+	"MREQSkZST7mhif33FRMpa+UJ3W9e/PICQoXIH1Kws0IQERYAi+m8J6ZUGUdeJCfT1LCYcEG4ATakVIyF",
+	"nIn8JUVGpH3i2FjXVJkEPnBMfl+xL1HOwAZYUlGxWHe+KBz2ZjxmZzfUufQBPkfrHOiGPYaaE+8oF+Rv",
+	"OK12+fEJs8Ntp37CFI/owcsRj+hQbu68NmynnutqsUMbxg3h7Sul2M7906Ym7thW4OmfE4RlhB8uhOom",
+	"fVKQgtd1ilTDVWjq4Av6Jtb7fpF6930VN28pHPT4bjAKnLaG3Vd84rZlTA2U1no9K67sh2IhuMBIrpVM",
+	"BC9dHWqgAwDK6hzkSGWxEUFoBGHYiQWHkKMP/AUxmY1kspp/fxWcWZGVn+2S2/qu6PzcthUGkEEWDiSG",
+	"5vFifcXoeEC18TmajW6j/bR71IahdI8clx5JUhGNCrd3Ovbn/PbDtn08uz3mQmAVan//s/L97cPS6wUf",
+	"joqtOYSfv25ak3pjfPPYZY+vRf0AMujRZrF+s4WlcY1uCQas8qqk6orNV/tVLvD3cgh0NSL+gkPlCXHf",
+	"8acB5VwKsMeIFEyTppDwSGtLIdEbOW3cWGyqVe437BVLmCZSM11I/FyW5Xl42T7dlGAibhfKjrjS0WTC",
+	"aEIGjMV9Go0bQQNEBVa//deXxpjNwXkt40+/pzThZm5HUMnJ1LbmZzmDvBWofStl/D+XVuKlCXtHPze6",
+	"J5kzys6NGMKo4gcUi+RkYrXBwtsTPmbJHJwQc5nalZjdSmSqvL+j/GGX3+k+Jqa68KUBvZKpwj2Hsf6w",
+	"7X4oaMG3Tr29Qr31W6FJH0ccql1CaFoMTbItJH2mzbo2aC6GCfsUjSSPWKE12BWji91+IeZmxMWQsESz",
+	"dS817LMprbeXMrUrrHN4K3aGcrrpiIrxP2X6jmlNhww0EBVj2+P/Qf5pR97bAiOWTItTsb+K06G4Ym9B",
+	"iY8beLMwbSeYdhWm/ZjCs79/Ln6dSfBMV7orD+6ERZse/LDQpC44WTNJSppjqx5TwX9P2ZlLMXInE1IQ",
+	"lAr57QHxMhNu6QkpCEpM3QqylCSfqESsurDiAowUVMFUjPesbJrg7r1JpYM/FpvjPbJeoxsf0l1Q+KR5",
+	"3D7K4guWqfrV1g++d0kg2Go/LO77h/TELirkWoN+bxr0IdVlddsQdsJOq0LXyLPeN3dAnu3HDzw322wr",
+	"3cDw664Pm1BZ1sdN9XHTNo6bPI66GT2XsNqm3qab8w3c5rnzAZLv0B2LutY6r9Z537m3ZbtKr1ZF26Vu",
+	"30AyP3ridmz6E+0OTr2zouijCK47KEDSZ6Jwn7wHoree8EPpSKEWvCo+iAx5RJvH7dNWl0RyOi+0hHCh",
+	"DaMx1i+EKDl8rCfwua14KtyBY66QakdDrTz+VI6GGnTV+6YGXTXoqhN9th4fcp92+wEXV9xQJzMeiCCd",
+	"C6NJwsVYW2GYY7kuCSO7/UNChRTziUyBcEhDYpoUrng0i/gUpH4TISibUJ4gFWfOWerL78AplllILwqI",
+	"gHxbPZIz4RNybXtamGdk5dxeqvEaMZ7PvSd02neTcUZC9nnKldVxIWHCZfNhp5rH7WMsM93aJ68/08jA",
+	"OSAcs+U9jEmY9UWHWz9Qe1OY6Ic8W8uGqShHT0uaPx8GaJxT7h+knJDjziHc4ObVrp4Pv5BOu314dHzy",
+	"9JmDXHbCftUswy7V5HJhhHZ35vKvLw1YoB4IVRiOqkDoMAdClcbq2kgFDSPHzG7Jn38/+jh5/r9U5/Lz",
+	"yd+uTs/7h7/Mn76Njn/S7R/jZ3+lR7+y5+9558Ps5O8WX6UqaXQbI2OmuntwQKfTfS1Tve867QTOwUYv",
+	"vXXASD6LVZPhYJOeYZl8GADCdSYLIlY7/Wun/2N3+sOiZwSfiB36vhf8oIDGf3XI6TlTmQcnINLTWuSa",
+	"Eyhlw38NlJwExMhWSJoxG9A0MV1CkwQ8PKkFCFbZo3UTWGtFoIqPuTaK94FVGog6MW4GtOIv5xcBfO2X",
+	"8wuiI6kYaVqTRFqlRiZcpJrEzCgaGal0YBsylRaMtII8tNVxUINhsMgd7CNZbdMgBK0cxZqBDSin62PU",
+	"7At1a0unIR/c8N9A4XtRGG4KpIkAR5Ca1vDJApNvobRIu1jVbAn7rJ235cSzFs7u2XdXIcotNrDPBnaq",
+	"1rbtuErbjLxVyx5ZgPCXBfcFrkULR6xRXFz/9t4OHMofNrqdoHEE/z1udI+Dxkmj+/RrsNz3YXdTo9s4",
+	"3j88uckTct3ZUWhO+3pz2tAcbFSn3egeQtva0LY2tK0NbesEjafw32fw3+dw52mje5S1uehOcQ1+vt+B",
+	"LJKpRrnjdzI8PKVa8ysoXoN9krg3TuySkIo1ukftr7f3zCw4YvJROA0aKLBsm3IXjG2Sc77Y6UB/TKF7",
+	"RR9OZdfMSk9MYVKCTdwyIJtglYGANtccHkeXncPukd904K1xbguZTmG1JPKKJfN9WPY3OnU29lCitFtJ",
+	"pgY/19G/3/gpGU62n87Hf062HiHpEVXsYX0rpYM6KRiBNsVkkiaGZ56NoFSfBm22L2AQfQ3PoPyGFRXc",
+	"YAXlnlDSUJcnDImRU8WuuEzRlVNMHfZVelr7pGBjw77SzPbEOCNsK06PC9u3bQYR30V1PyKDurKoteMH",
+	"QnONvXyGtW+WWcu1HLyjDfvw5qSVGpkn+on24sJO/A7tSnxvdUooe39AZBKXUhlX0UK5Wk16IbehJzyl",
+	"IfzoUrqpIS518e6JiJe2W3fOPfaDszb3GD51C+qoSzqs6iyz7aj5ENbmLRUKwOm7VlzaeuYSAgIsTBbJ",
+	"OK9ThoW3jMTmE2v3sc/oKrD3//0D3i4HJJyx/q8qCXuiea2gXYTV7PbJJbxQEyNjOu9mhFUhfuhNHALR",
+	"YF7VjsctONahZMpZxHpCDkhWrRJ/0EYqOmTEu1IJ9qzPYtKfkzChfZbgQUqhplO+obEJttGOwxVOd7Jx",
+	"yMrE5ZyGXQtBZXLlYA+SNBbIEJdVkltdOXe40aHNJVTrerhjGhjNa5VEyWFWmfRySUXRTdioLulwp2RU",
+	"hg6ryMsNqBrw7lVSccfHBFaK1GcE9RnBFhIDCvrpZvWUS6+NcFyWFBCzhBm2HM9h6UyQvtrIqS6I26Zt",
+	"jq80YG3I1j55KWNXyxyP6xUM0N0F7itoIgrcBaFTaTG/dEKp3pjbo5UyXDFEKdtYovfs/nFF5FdZMlD4",
+	"X4OMAOAC5dlD8KEIxEFTOvSM4pXIUsiPPLHt6fZEgaAe49/sv3wtewu7mtA64i7FGHFDjbeVYq4Yxqco",
+	"+xMlvsq9hTrznhjJJO6SXmMyx4LcvUYrIGFeCt9+bswFNgCKoId4mGa7+aOSk5AcwL8vZUiaUEhX8ytG",
+	"+nbdaSJFT7gBCVxV4WyABlJNbLM+/PiSHB0dnbaqMdfkfMBrqYCpmLuXtfZX2HFYN/rmWpnFqpSuavmj",
+	"q0kJi2BNMU8XM7mFSp523G4q47lkSXKdFWxethKJXYgrxvWk/zTaexY/Z3ung3ZnD8Ndnp/SfhSv6FK+",
+	"QbY2ttd645u/vcKf2abbWqPBouGa2B1cbmeh1v+nRK4q8mqf22hh/M0+sL5NAyUn2Cqp+JAvjJ8r975q",
+	"qYIE2myp4iPr2xSn7Po5+kRaO2jFSfoh8afVe+2nyH63rMFOSFZu8SsrGis3tniyfkNrD4+6J6fdk9Ob",
+	"Wnspb9PWx8fB5SVAgYj5/ZQJi0UjKceNoLjdqhcXpMbQaGRHGsyBN7FVGr8FDdsdizrjQkqEv/TDfG2W",
+	"ROfysBD3UJp1fArUZXk2gc+xuPbYFY8xKBCfGSoasXdcpEBRf9SuGnXYHljpBNt+mYxIqMX+LsQ/4WLM",
+	"4lcywlGoMobPMFOBS8WNBYYjPhwtycdwf+vzkTQy+56/epFVKM+vXbLJNMvm2DSvACVEUfbgpU2qXl5L",
+	"TgCnCnhsq72FPcv3YdlJk8v8knPGzs4HKoawxCf084+NbuPYzt6EC/vvoyO4ixsQBW/lkMzKvp/C9N4m",
+	"PNMK183YvDLsVJ/mf+tcXsaBZ2/K4d8PX0yBTKhIaQLtI01nsXTd1bC1nxkfzhbRUxY90WiKNMOVEjZs",
+	"Eal6wlsqZ9lpuF19M8WNsaaeKDrA/5CC7ZOwKLRC53J2TvNLOgQDjvoSyz1h6NB5oV35RmX/9KybZyTM",
+	"Nn32rqIEDPEY1+s+Mkm1IX2W1VLoCSx8HEVM57kZ7kMFQF5owhlBMU+GKRRm86/0oZDIP/6aRiNIz0g1",
+	"TQjXhJLjdpsIOoGk4REjA86SNb4dPV7i3AkszMGjPD12NOb7K/3revygDvYi4LgVtKii5stq/Wk7U9UT",
+	"ym1DqQB0vAXNPGExTyc36+bbqVyvlV4xSL2ESY7kpM+JvEKRuNnRgx7vklWrxpILi+4WWHJhgW4ZR262",
+	"WstAcgFdIpJ0F28NJVHhlJAkDuYqnIi/FjCdu7CljYJgbdVhlx7v/LRLj+vjri0dd30nx1YGNfZNCLKA",
+	"EDY4scqW27r4IwCJWUmtqRURmjThgt1nv354q9GXrpm6gr03aQVwbwkTPSGwSzFHhRvdE15hOBqVW7up",
+	"f2LG4Zq7RS3epwKrohdOG9+EywSnF4BkRY3Xf1YANy+vmdkkkUNAmY/IGQOrHmnrcT25QBA+oUN28O8p",
+	"s59aQe/ROe2ePHOzMOAJc2sL/Qv7/54OIbcDlka1/p5CEusfrNHtPD9qt4995OzBVQd3+M3vaHfc9q8y",
+	"vAfY/YNKTfta+64ep+9qeyCoBifbZUarqOMfV7ZHjh4OvEJ6sHQPqsYWV5DQbs2QSEVCO2wsDhG9hLEU",
+	"LMxBjFdqGAqpx4hflnmheiLUERUvZczCwNkVGA+a+aNI5o6Cw7o8KJLMRlIzF2TqAz+dkwYvniGhRvnr",
+	"IBK944oakjCqkZ8exDBBPMFiDP4mzfP3F5ekOB0orVvwcuhZT5T9X5mDLRcP4T75aFvBNYEFJ4Z2FGdK",
+	"imGx4qn3VXFDmuyKqXlPTJXsJ2zis10gfiGMmaE80aFLKRYSE+649m5AAHsvSlpfuup8Re+dNjxJiF9f",
+	"+QgGLkwkm0iZmvcDeKhLrI4IAwxxtwtCE1rq6yf2OUqV3VQhoQlThjRnkHI4sCNEQri275Q5xqDokZxp",
+	"z5GCrsuecHmRVugmfUlVrCFcC9qK5c5xEeIS45rQJJEzFnft8NmBpsrC49AilDCHxaG9/ZNfv9hA7qPE",
+	"WJytWZooRuM5iV3BtoiKiCUJiwsTdkrCyFlF4RlEF5uZ9OOZ5UXDtNm3zLhYEi2CaJu54qwQv6KnLDJS",
+	"HWhDB4MNHZFuMh/cFSmkAZ+BlIoMqR4zQ6IRi8YsxkMS3PWNbuNvz/7+4+G703+cv2gERYBpX5IKbtHe",
+	"j42gcUWT1N5+9Hz/ZIP42uJ47JKL7iHdc4to+LlDwyVLpmoky33YOl8auUDJ3VyASu2YL1kWdPimMgr8",
+	"em0ZDehIMTFisJhgAQVrl1Z9cP1Q4N9K2z8x+A9A3dQmwJ/eP+kkt7NeEI5l8vNmW6aMKW7hsjyIZXQf",
+	"3H03UkE7sFPydeJRb+FgGS77A+OSjeBPiPE1PYEJY/4JGFYhiYtv1pA/Zh8B8O3Pu2mR0KII1zc8Sb4O",
+	"1i7QtfrKjvVdyvNuqEQ2Ele2cd8rcKpj5OoYudrP+Oeu/fzgHL1vuRg7fRTLKJ0sEO3t5kjywB+5PIxL",
+	"8QU62TSh3utW9BqGQCEzpcocDKSa7MXUUOdetLocDoV8oJu9i4QDnrAw8A6GnmCOD5dqAq4jfAYj5ZxH",
+	"D46EWl1y/stPAfnr+eufAvKR9c+JVOSnNz+SgV1XPk2Akf7cMB0QOlSMcTF0MWz2l5hFCRBZ2K0fEEoU",
+	"o7GdZpdIBW6bidSGPO+cHpIp/8wS8HVRAv44Cw6OjoLOs2fB03bbdosmSdAT/qkT8o7/QJrHnSNC+/KK",
+	"tTIP1VrP1D554V5w2Panyggmd+2BehHHdlWiStipB2rJMlkAF3ZdlM8CNyj/D7m6vic7LZhYn3muP/Pc",
+	"ROfhuluh+OCr9xZm5Dv5xU1FHXdUp9nfDiOgvvTacjk66Mt4vgcpq41u4+m7xg6cAtfW85pc/A9sIq8K",
+	"Gh5UKS2cBzpuFNBizeP2KRyU4NlNNwMDRBs6X0Zsu12d5bP1c7VV5+w/3C7fVr6/XYDr98wt9kewOpQP",
+	"PvREI1gkTW40CVOVZHke9sMtrCHmVL4jncAiYvquIXor1u6iQwYBxn+WQEijmSFr34HW8gTgPhcU0jWv",
+	"ZTctU7jwxgWF+9JC/z27WZRMlqRdTRW/ooYFZEI/79Eh+8tR5+ToabvdDgifTFJYYmE5x7TKI3Vq1v0E",
+	"3TjrpOque8iwm2DdLubxpkn1gKIhpXlKzSj3EnkkvqzmV9UE+7URQoqhF/XBzHn4eu6wR2oFx7TQDFPN",
+	"FJB4zEYSvfYjaiVzKQOsoJ9bnp2hJxazwQp3kWaRIWStn36lxdwTRZP5ru78D24aHjz24lYe82omVrGP",
+	"9bFAfSxQHwvUxwK19fI9xR54Cb/b7KgZ64+kHG/EzazTfnbHAklzkB8PyNREcsJySuaEakNilvArpuZn",
+	"PYE2l6NrZpFiZiVHPNpeciaAEO08oYIMGOy4LjDWQhdC0jxXEmDBa2GYmiquWWu/Jy4sSoFx6Ja6sjfj",
+	"MTvLEdJynjFguj1uH62igP7oR/DONNClcb2R3/SidPctiKFdw4vvqUoUXWrpPYuqw0qeRyvdP3h1+Cfh",
+	"4XAboTw7BbmR7fVVosPbf9OEij23wRrd/LlrQkWq4fZ5O9yC7EMSJfn58vL8gjARQ/Uuuzetco8Ju7Lv",
+	"9fZIRA1N5DBlgbdZksQFz/+r1/jPXuO3cL8nXB0ZrEIfUaW4L3TPhwBpUQwF4AI9c/HrKKYSrg2L98kr",
+	"lF/2QW2oMvCRnsgKgUGz9skLUY5/GlGdnT8etsszhF7XPptLEaOH9RITTtFGSzUjIVSLwOh5uCikwXJm",
+	"SH6d+V0SKad9Go3tKCgGqaoxoXGsmNZBTyhGY+KqPrlIewUHpZpw0yWUjGwDmYghjcGqHpGCaOQwF2/O",
+	"r4792+BnMQe2lJ4IuWDmEzWQbADrW5NmeNg5aj9rPz0+OgoDErY/Pxvsd0I4/PXttNJ3mvYTHmXv9eFk",
+	"LoWiJ6gmA5kqErOIT2jimoR13GyTnpKEG6aQa+TfaTxE6k3bx3KDDbFyPtaYrUF7wq4k/J4bDORIL7XH",
+	"k0w23aE2Fkixw47BaV6hwXlwn8Z24ormbNstQ58r4nNLwCP5rek7zNd2iuNhK81euRKyjVIeCxyfDoUc",
+	"DPbtcolZbIVdueIKDN7+iKq+VFeczfZchkuhBItM9aa8I25Qdkp77jt5EzR46e77umEf4qWQ4GYIEOQ5",
+	"ZyhBXc0YzBXbfZlVvyMegFTiO0MjzuDaJGYiLkCETyBSPikGqXuNoMGUkgqK0ZX1YUSFcz7mSnEVfEGX",
+	"AGYpHbdPK6/p1/DtFcu31BqfY2a19KJ23v+mz7s3EC4xNbRPdQlkglHiMaYdNn+TnUCLQfoWR2CeplSY",
+	"v0fjPasw83yebJH4hz+lhU/ka6T0fq5J4a4zophRcytWlIF3FxfFSfsIJlnoHylPXK5Rud2/fnj7RCO6",
+	"iWSaQK6mbXwipdXp6XRJczWC7jWt9Sv2xrefEdt6QA7L2r6dJV1oBQCb5U0hQs5Ik5JXv1yQAQ5X4Iqj",
+	"wFMQExBLBlEBPcE+c21aUKw/ZhCXHy4Zl3CfvMcA/xUT2O2JcNn0W5SjSOh8BZ9SMRZyJiChtpgBkKEQ",
+	"bB4uOYvo9nviA6wMpOoN4Y+9F/aP0OoiKWKNQKagfgo3LbE+8CGSCsMTB5RBSZAJneN6N4r77Ek/aRMu",
+	"+CSdQElOZ0BzYdiQwWwtVkB09o3Fr0XDxmGanRtsK51ANxZ28MEkZgEA+LTeDA2TEddGqnnJYPJiNhUx",
+	"U2RG52TABdejs574PWWplSHCBYfGSk6nq+s/PFZ8jPErOT7+ZqJXaqfKusiV4lJ/tP6U6mfH1ESj63v7",
+	"JQa/eLYr4jK2QCiRAdSgAOfKlKbWKG6GNDL8inUJHCuFLdhoiul0wjI5wCGY5jW6akB0yyhKFZmNeLI4",
+	"sFZjwLtjLAMjM2cxi0lCDVMYsoMWRk94HeWidqz5LdgMm95nc+fkSBMGTiIwnexXmgV+B7DBW9+akPl1",
+	"GtOykLktSylMoDsX3CAgO76luXsXf/hG7vANDN9bWry1z/tu2T4PYE7VFlFtEdUW0aO0iBB6ZODi3hHX",
+	"eoPoIAcza0/Ji21+otGtpVhk4VP+hsCClOy4vJtDLOQShWJNAVYetc/ap57g5VQHZCRnJJGORZ0awyZT",
+	"aznKMQCQ2WhOuIE1vHBUZQHVmE2NXUA9cdQmMZ1/y4ftedc2PoRw5Wd+uzM6Ka+Ktdik0Nzbn9O7l8xf",
+	"4LRXPaovIPEaszyOc3q6KCquSYlv3ci8QaAahuf+DxEj7baRBiY4L872bYtCZ+s2rVom4ZfiJL2Jv4at",
+	"rNpb2fXlqOV6YjaiBoIFkHwxt5tBTNoLzvDFwAI0dt1htDsvzqKnnHB/onvCQYGuC3RI4Jxbz0U0UlLI",
+	"FKmmDR1bOa9RPWRH/KhBEL00swTonnBAoLVP3vIxg4N8r064ISmYeJqECdUmlzthgFew4J8rW+kQ00uZ",
+	"CuPpCLkhdDplVGmfcpP5BROOlfxRSeXXoVAhTxJCyWG7TUZMuQ673vcEz17Wl/H8W1NelyxTXts5N9+G",
+	"7qpwlGzbnWmcTa3qaypruYryK887kd2U1/rqwUJnHz769YJZqUisXM6ExP0YAnpEFTvgB1+MHDOxvmgA",
+	"F1eSR8zKW7two4RboQ+Vabnpkr6iIg78Za8ETEASLqwpMMX1hBK8TxMqIrbfE6+4niZ0DpYjBB9BPJmz",
+	"BAOipDUSwL1wJXkMYmjMRKZD4HDGGq7H7WMr3zNR1TlsYwiYJlOmfLPenMNfE0hyIDRSUmsfA5VwMV5i",
+	"J+CvIWkKSSLFYiYMpwnWm8K2OEn964e3nhE4olPa5wk386V1un9i5sIOfPwGh3RjIfkye/+lbcGdy0Z+",
+	"abgJeYmBRu2gAdOJjtMIXtH4jx9PTl+3f8gzDn7OooqIy18FC0Vxt6z/o/Pj4ekRcGPi8P+Cz72jc0pe",
+	"YrorrBF33V76///P/+u9MvwPMmMxBOZZte4tY7j5wlBldCG55ele5+jy8ChPh+Fap4sJM8eXnZNu58jd",
+	"4XJVYgb5PFg3ytU7oBOr3N04HB4+O3l2GFxDVfBYQI7a/0cWkymFUTSyBqqhCUwIhu41uo03v/z3Xrtz",
+	"evjj0YvjvfbL9hHMN48XPuI3yOpmTJgZSdvwiKrYvaTczZPLzlM/EFDZ0GeY2FutSLGtK721sporr9hV",
+	"qbf480II1AdqGJqiN8RA5Td+DfKn9s5lwqN55Yfd7bfPr70fnXVYQWddSvmOirlrnb6zymFRillU//pt",
+	"If3CKiDQBrGfxIIGQhm4RP+4H64pGCEFK2qY3ytpmN9TaVbqF3M9N2OFygFPpg4I4PqgJ66YSFlAhuDG",
+	"i+y+ypQS7Af7f6YmOiBXNOExN3MkCIda4mS9guoJp6ECotgVOFmrqCrSDK26+SSk+QSsT2FrUXthqHJP",
+	"bKK9SPP48NTF4BZ9oa37VWt/t/P4CJQaBmfTQorjPWk1p1jOmcKvHLWd8not4gXVdXzZPs5V1y7UIax7",
+	"MFkb3c5xu6jsylvwB0W5ZjEesxDF+wGZJi7Q2GnMgZT2r99TKgxmY3aO2yAoPuOJEWZTFtXM8fOjdruN",
+	"3NfnimcY4+j4pH09Gf5iStU4sT2dcWFXItUm/3yfXTFFh2zDJpx2lrbg6bIGfAAONpDSOv+wYsJAVbvS",
+	"Z4tfdfmmJQW7/LOdk/aS774fDPY0o1oKEnMNUqoAVPIrxQas7/XeYXvp9+EygANUEi9HVA3ZD1P3UwE0",
+	"aAafNPSz1a1wR6d9eBI0QFw2ug0LgNxaJ6BbXEiFlbxnHuRD2fZn4IXP67a7g4B9qBo1YX9YfdFtvJgw",
+	"xSN68HLEIzqUHrA4Mx6+swCJSn3wA2xH2PYj7RfH4+QZXjb0s18Az+EdxZuenTxHUASq4FdheFLAV4d2",
+	"oYE6aXQbb+mYgZg4p1c8wS15xRRqxs6GuApF5gpUBXqxxlTfMqb63anE7SOqA9RyjoJhBbLyEMllK5kM",
+	"bAFDli/sl3NNWgxir8JGJ80QrvsyLMh1cdxut7qYDIav6rNITpwA8OZQUHAPh/4ii0N0BIcRNUxxMdyH",
+	"N3zC5rE4dGVbMN0s/ALPv4kD/JD9R75lv4b75IVHji7m0r8nAKJMLhCUsc9TrsqElT3RDPHTFohBpaHW",
+	"mTXpfiGaT9LEUMHA6YzjhhVVdBpFjMW6BNgO25DDxRa8DQjfHitgw82zVcwW3G/pabssve5jEwrCekLn",
+	"9L8sbtuTFjr5RKcc4eVIrbKQPofBx/HaKQNJAbF+adAlLoxDh+qW9aVGtzW6rdFtVXTrtUSNcB8e4fq5",
+	"qKFuzWi77JztMQF7nIfdQHscuT0uLKqYr8b0H1gkVazhkF5rOmRZ0ZkLi1cNo5MzIqTdV1ayQnVIqDPo",
+	"sO9h+xA9qu5LhOue0EYiPo7JjCcJlLmB+5FjAPBVCfSeLDlaG8lU5ai2J8oxmUXihwrotrU6L/8Ch+qN",
+	"G6kHTc93wJMK+l9rMu2BHh0mq9FtfGREpYKYGUuuGBlJPeWGJsQ/g5MAEbwJxKyQmE1kRkio6Bw82Ps5",
+	"sHshKPlJTtgfdrzUcCXUM3LKo0a3YXWmBSJ23XQOMaijOh4uj/5GiPhws8GtyIQWn0JyCIQAXWOub59m",
+	"Z2K37WDE+PKYjg/um9+4zqpV0Lekgl5KYWhkiOsmkYpompRCKe+khdQVm1c6scNbn2gClIEBgW5jEVoR",
+	"4/kcF8Mg007Y4xhogyofrHnHDXo5mlJBUKn9sAuj44LEig5Mq+DbOT4jlESJBJMPboaEPqi5TLXBurz2",
+	"d/B28QkLyHGnTZoh3vwJH111LFcxpqQnHsexHLovLqBnjyHYZMt+CqmZzjlUszUInRuzubPsP/2eUtsL",
+	"eI+cTO13f5YzMnMBpPae/7mUL5km7B393OieZFHodnjFENxd+AHFIjmZMBEvvt2q72QOSQlzmdpFlN1K",
+	"LFRyGr/8YW9u48fEVBe+NKBX0goFBhPtO9r4QTE6HqA/4W0qolEjaLziQjCF9KmuSR+hKvaE0YTEPIYm",
+	"AcDoM23WtcFuk4R9ikYY/ZG1BrtidLHbL4qcyOteathnzE6wgihzNHFBcjp8M6Ji/E+ZvsuQ06W9Yhv+",
+	"P8g/7QD6LT9iybQ4omh4I5HpOTWwVaHfA8biPo3Gm3r/3PZZmTBpf60t1yoJkRVa9hNoo8eldd9PmchV",
+	"j5Xsu9C3BzrtuxWz3vbDs4i++5ILXoFgScg01MYd8zhp2HXJdH4zZr9kRl7QE4xGIwKZkNbW4EZnd1kd",
+	"P59i6TBFxZAFBIWBJnTis7Skp0m1OzunOwra7XZPRCMKpz9KB9Y0dYqejNlcnxFpRkzNOJ4rLbLIWfWa",
+	"tXbMLFAgKJD2Us1gJnoCkwLKg4Jsg16lu+OhT76/IaYNtq4hhRxGdNqZ/u+J1cc8jyGo9AKWzXY1/T2f",
+	"5uCo40NOrTjhKtMp6OlEXrEEpGyuBrtezwVlNW/Vda6Wu6dfNzD+7PBdZMtoJ0c9uM2vMbsfXXYOu0f+",
+	"dOMu6m/D7q63caWKv3kb9xvwy26iGWsL+g66HKXlgrzfgjovf/JLo8+oYupFaka2Bf5cysvj8jY7VzJO",
+	"I3f8WabxpFO+r2Was3ZedZZUknlBEhnRhOAnSDMcSvAy7h9EkxiIPsNW6dXdgwN4YiS16T5vP2/De3/L",
+	"huE69BhybVDpBEAkvMdF4DSWYgPF9Agz9BzPMIv3uCCpZqrgqtTMSdXrx4SF+F4dOLp0sBb9W7ki04SK",
+	"wtukGuolr7oALd30DtUg87HqgMD5lm5lCYhcgQeA/GHRg/1QTOdQ5FUXW+08pIsfegdZcjogSiZMB1gm",
+	"BlYFOkFy9a7PCBdX3FDHtVio1QOvuGFAyIvzN4CWwJui59qwCQGaAZwQTZoZ/QY24Iz8/PYZ4WLItGkV",
+	"vkenfM++aEUxIprG3JBEDi0GRNAIoKf4BnvLslEvcT3LwQKjNRTeKbFRIg2cn+pFRjWc9UJaFGR2Z63I",
+	"EpyW98OxZufESkYu593sEsC9TBhMzrSrFwr20jyrdMhsM3MCbKee0M8l4znB7/chfh7e4LnySTSiU0iM",
+	"7csrhtCt3IE9R4Z3vRvnyk5wTOx+JM2/fyCRjO3KlQI99gHJynu4mHWp6JARzx7r6J+R8dma5JToiAqB",
+	"ryyu7ogu25Cv84kbUTxGIiXIGhBFDdvzOaIlVFx4vZOa1z/wkSYJVEvWAZkwkRL/h1F0vpdwC+cjxWAH",
+	"j7nUYxxxzYSWigypYTM6112iQDIxd37VE5EUAz5M3dEVjSdcQA4aWD6w7ylGguzZxRHDuMIqFISm9n/G",
+	"QreMXJsrImfCmgDgggw/78XMqps9uIDZ0sA37io8GGpQkowYBdLxBATMCIYS6jB/ZP0LGY2ZKS0IfOuy",
+	"lfAGi0mnUCGYxSADcKxIM6LaYPkrHCvb6DGbt/YXyoGtKj7mvCMREzrVZIC9tqLj6pC8eHXpzxg1Rgtm",
+	"h1V2aaoBjRhhYsgF010YaBDuOugJo6jQA5CNPskahCvXEQQz2MWZJEwN/YFXzJkhFmkqTSZ0OsUtCyea",
+	"VzKi/TShQCvSE6nA3/fsvBEFUQp+qfuFsGdfxw2nAjWVHAysRCp8pDT0UcIFj2iyTAp7Q4smBBi4gd8e",
+	"86CblGieYKZKcU0GhPqBfaKJSI3CmmKK67H9zY4TGJUU/y4U1iHsc5RClMUZ+r7txk2k0ZjqTk3BFCQJ",
+	"FbFudR1nP+SSBz2BlNRSOEVs2BPtDQMyy7acy9CXUybs4AmZiijnkw9LZOOOMKA0ZDgWSwbspYvrdLLA",
+	"iikn5+Gw3C5ZOZmmBoUlFE63q8/e4A7VM24AJ03sJkZvOlII+HgRYzuMBQDQRrF3QjHWVuATmXBx+fS6",
+	"8qS7hi5VZRYaghKDGDP/FphS3c0dK0FRq5MmWPxB0T8hFRHStAIgDEygBR+ycxDtwKevVVvwG+Ag5Kf4",
+	"pZYjcl02+B9HUCbBTfcTDWiG2x0Vg1enzzSPmYaSZlwMu1jB3q4fcNzkyzCRQx2QKGEU6kWAXM3VDTxl",
+	"Z9aqzjhlWJwBxBzAHl/JDHuR1dZtogYKXH34wE5r4aN2KwhpsOJ85qqCQnpZ4V6rX+1nfMAxbiX4ql3K",
+	"2r4ytI98wl9C3LQ3bofS+GLdoSURdBbd49rOho00qSAffnxJTk6OT4CG0WMA960MXbZw/07oGCtfOZYr",
+	"O4RAFqmYI5B3rXDVxZZCA1eKTvt+DRIpFWnKQsW6wArbkfsofi+iAgI7sNSdFbBn+P2RTGKmMN/OjNik",
+	"qL39p5Y046eUx4zEMkoxu7v5jqpxbKUP0uSD2iq1AJY2VkR37x/adywF8SM+MGSUxnHCrLSSmhEaYa9x",
+	"9vGdhXe5m1epOru79AgUvkvY9ebKGGk0QbAPRV4ocswWsLqhYCJ93iuWkyoXZljpu30hcjIzr0xg0bK4",
+	"u0oJQOkPORggGAIlA5eKqsFum4gpwwfO40QSOtW4m1aoHqy81hM98aoIkMvVWhD1ITEc94H8UpHwP8P9",
+	"niijfaoYQT4Ct+eXsJSc2fW1HB0DW5eF+IM5d+5kOxEwGMv8nTB2rpQDkK5u7O6Ep34GHF/F1XnhW+Mf",
+	"uZOvcyFEpdPuHne67fb+4QlUdKSGZsuqWknBqH26vApjtpAaQUNbcw7ja2dUWTnR2LT24VcXmu2noFCN",
+	"pEqsDmu3208xRqniN9sbVAp9cW1RVHHd/uMfK6mT8qA5WNNckOeeWPCsENGgkajHqlk+FNI+Bh6vZW9+",
+	"IeZ43OGY7iCiwWr55Z9pQT2iRQ6hffImq2afURKuc3gtztUCuYg3QbdOMZKl+Dgw9gmYCFYLSOIfyPhG",
+	"ZtRiFzW25iXl8TcssnzXHInCOeXfr+RyOVvVJFcHaljDoFR95KixmIhxCJkHmXBavvCqC6nDnQmpl6uW",
+	"QS2rUFatmrp7l1nltMS1UquYYGmNkVyOwUsCa2tHI4taUTTlOZLfgUCD3I4Xru+1SPMizaWrVnvgsLJA",
+	"W1iV1UVaZ+cibclCqIXaglC7Nn33JdaYGNIhs2b6/oALmgAd4DpTFQ+C8seAvRUCji0my97xDQuwvG8/",
+	"+t58v+Ir62tVkcQgdhPyICo+UTIPl663ytKq096ZtHq9atZrWYWyasXM3ZegmkKkz37mrFsHvPBe4tJS",
+	"QTDlTj4gWdVQ84ALKxyAcvJbFVbY1XPfu+9WUGE/q4qc42JS8lFB/FxbRdWB0tHORM/5sjmsxQ6KnSUz",
+	"dl8iB9VcNZEDET5SZcm1BUw0ZMLu2G8aE2F3vn8xsymyuYOj/Nrqqi6Knu1MFH1YNs+1KEJRtGTG7ksU",
+	"LdZ0XyOJ8ggXOp0qeYVEV4r9m0XohMqCzDHsBQNlvmHZ5MbmFQ7Ndyua7NS7xeQn1v7KmXmvYqY2ORB0",
+	"AStVH3neyBZg1Uf6G0nGBRtxcbFXF4zPdyYYL5Ysslouoly8Pl/3JRaNovP9Ui2PVVIxDx01PBozUzxB",
+	"zF7wDQtB27+s5d+vFXgbwVUdn/UhPdguj6pfeFaUWwursbrYOtmZ2Lq8vixqqYVS69ps3ZfQmtFkbEZK",
+	"psPRfobF1skuCIWLSeE5cLq7CSMzplgO6r5hGVbo4IXvzncryjazG4NGnsBcVTbZNV0Y0qqPRUWRtnyt",
+	"VpdspzuTbB9XLpZawKGAWzV39ybnCqUFV4u3C5A/IpmT/pyEkGF1U+XEMMBChFB4sFx2NiAraxDC+OU1",
+	"qt1TfZCRtxKaTZ7Nx4QaKHhtu/CfQOHzsIIUX3DJtPl+5WepOGUl8cI6JdFWXJ7VTyB3Fy/xcXHWakHm",
+	"BFl5pu5Nfkk1/gRJYfuYK3lDZESeBmOfxHQyMDP9098yNJNqDG6mD64v329EhJ/Fqnjp6caHAEE+nFU/",
+	"clKSXEsWZnVIdrw7AbZ8kdRizImxpdN2P9Ls69f/HQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

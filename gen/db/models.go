@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
 )
 
 type Alert struct {
@@ -226,6 +227,17 @@ type Event struct {
 	DispatchedAt *time.Time
 }
 
+type Guide struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	Title     string
+	Body      string
+	MediaIds  []uuid.UUID
+	SiteIds   []uuid.UUID
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type Hl7Message struct {
 	ID                 uuid.UUID
 	OrgID              uuid.UUID
@@ -256,6 +268,17 @@ type Hl7TrailExpiry struct {
 	OrgID     uuid.UUID
 	ThroughAt time.Time
 	ThroughID uuid.UUID
+}
+
+type Huddle struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Date      pgtype.Date
+	DayPart   *string
+	Notes     string
+	CreatedBy *uuid.UUID
+	CreatedAt time.Time
 }
 
 type IdempotencyKey struct {
@@ -345,6 +368,21 @@ type Patient struct {
 	UpdatedAt      time.Time
 }
 
+type Position struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Name      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+type PositionMember struct {
+	OrgID      uuid.UUID
+	PositionID uuid.UUID
+	UserID     uuid.UUID
+}
+
 type RateEvent struct {
 	Bucket      string
 	Key         string
@@ -368,6 +406,28 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type Routine struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	Rrule       string
+	StartsOn    pgtype.Date
+	Active      bool
+	Items       []byte
+	PlannedZone *string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type RoutineOccurrence struct {
+	OrgID      uuid.UUID
+	RoutineID  uuid.UUID
+	Occurrence time.Time
+	Manual     bool
+	CreatedAt  time.Time
 }
 
 type SecurityEvent struct {
@@ -464,6 +524,92 @@ type Tag struct {
 	CreatedBy  *uuid.UUID
 	CreatedAt  time.Time
 	RetiredAt  *time.Time
+}
+
+type Task struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	SiteID             uuid.UUID
+	Title              string
+	Description        *string
+	Kind               string
+	Priority           string
+	Status             string
+	Required           bool
+	RequiresScan       bool
+	RequiresPhoto      bool
+	RequiresTemp       bool
+	TempMinF           *decimal.Decimal
+	TempMaxF           *decimal.Decimal
+	TargetType         *string
+	TargetID           *uuid.UUID
+	TargetName         *string
+	LinkedDocIds       []uuid.UUID
+	AssigneeUserID     *uuid.UUID
+	AssigneePositionID *uuid.UUID
+	DueAt              time.Time
+	GraceMinutes       int32
+	MissedAfter        time.Time
+	Source             string
+	SourceID           *uuid.UUID
+	Occurrence         *time.Time
+	CompletedAt        *time.Time
+	CompletedBy        *uuid.UUID
+	Evidence           []byte
+	Late               bool
+	MissedAt           *time.Time
+	CreatedAt          time.Time
+}
+
+type TaskPhoto struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	TaskID      uuid.UUID
+	ContentType string
+	Size        int32
+	Sha256      []byte
+	Filename    *string
+	Data        []byte
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
+}
+
+type TaskView struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	SiteID             uuid.UUID
+	Title              string
+	Description        *string
+	Kind               string
+	Priority           string
+	Status             string
+	Required           bool
+	RequiresScan       bool
+	RequiresPhoto      bool
+	RequiresTemp       bool
+	TempMinF           *decimal.Decimal
+	TempMaxF           *decimal.Decimal
+	TargetType         *string
+	TargetID           *uuid.UUID
+	TargetName         *string
+	LinkedDocIds       []uuid.UUID
+	AssigneeUserID     *uuid.UUID
+	AssigneePositionID *uuid.UUID
+	DueAt              time.Time
+	GraceMinutes       int32
+	MissedAfter        time.Time
+	Source             string
+	SourceID           *uuid.UUID
+	Occurrence         *time.Time
+	CompletedAt        *time.Time
+	CompletedBy        *uuid.UUID
+	Evidence           []byte
+	Late               bool
+	MissedAt           *time.Time
+	CreatedAt          time.Time
+	Timezone           string
+	AssigneeName       string
+	PhotoIds           []uuid.UUID
 }
 
 type User struct {

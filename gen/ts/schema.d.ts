@@ -2595,6 +2595,598 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List tasks
+         * @description Tasks sorted by `dueAt` (then id), paged with `limit` and `cursor` (`Link` header). Filters:
+         *     `siteId`, `status`, `assigneeId` (tasks assigned to that member directly or to a position they
+         *     hold: "my tasks"), `positionId`, `kind`, `source`, and `dueFrom` / `dueTo` (inclusive bounds on
+         *     `dueAt`, in the `dueAt` form or RFC 3339). A member limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listTasks"];
+        put?: never;
+        /**
+         * Create a task
+         * @description A manual task (`source: manual`). `dueAt` in the spec's form (`2026-03-02 14:00:00-06:00`) or
+         *     RFC 3339; answers are written in the site's zone. `requiresScan` needs `targetTagId` (a current
+         *     tag of the site or of no site); `tempRange` needs `requiresTemp`; the assignee must be a member
+         *     with access to the site or a position of the site; linked guides must be for the site. Each
+         *     refusal is a 400 naming the field.
+         *
+         *     Permission: `manageTasks` (manager and up), at the task's site.
+         */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a task
+         * @description The task with its photos (with the URLs that serve them), its linked guides' titles and its
+         *     assignee's name.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a task with evidence
+         * @description Marks an `open` or `missed` task `done` with its evidence. A task that `requiresScan` needs
+         *     `scanCode`, the code of a current tag of this organization whose target is the task's target; one
+         *     that `requiresPhoto` needs at least one photo attached first (POST /tasks/{id}/photos); one that
+         *     `requiresTemp` needs `temperature`. What is missing or wrong answers 400 naming it (every
+         *     problem at once, in `details`), and nothing is written.
+         *
+         *     A temperature outside `tempRange` still completes the task, with `evidence.outOfRange: true`,
+         *     and opens a `temperature_excursion` alert (which fires `alert.created` and shows on the site's
+         *     kitchen wallboards). Completing a missed task is allowed: it is marked `late` and its
+         *     `task_missed` alert is resolved. A task already done or cancelled answers 409 `conflict`;
+         *     of two completions at once, one wins.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the task's site.
+         */
+        post: operations["completeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/reassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reassign a task
+         * @description Assigns the task to a member (`userId`, who must have access to the task's site) or to a
+         *     position of the task's site (`positionId`); anything else answers 400. A task done or cancelled
+         *     answers 409.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        post: operations["reassignTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a photo
+         * @description Attaches a photo as evidence. `multipart/form-data` with the image in the part `file`, checked
+         *     exactly as board images are (POST /media): PNG, JPEG, WebP or GIF found from the bytes, agreeing
+         *     with the declared type, a readable header, at most 8192 pixels on a side and 33,177,600 in all,
+         *     at most 5 MiB (413 above). A task done or cancelled answers 409. At most 20 photos a task.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the task's site.
+         */
+        post: operations["addTaskPhoto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/photos/{mediaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000f9
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A task photo
+         * @description The photo's bytes (its `url` in the task). The content never changes.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getTaskPhoto"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a photo
+         * @description Removes a photo from a task that is not done (409 once it is: evidence stays).
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the task's site.
+         */
+        delete: operations["deleteTaskPhoto"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Link guide documents
+         * @description Replaces the task's linked guides. Each must be a guide of the organization for the task's
+         *     site (a guide with no `siteIds` is for every site); anything else answers 400.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["setTaskDocs"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/routines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List routines
+         * @description Routines by name, optionally of one site. A member limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listRoutines"];
+        put?: never;
+        /**
+         * Create a routine
+         * @description A recurring checklist: a recurrence rule and the items each occurrence makes into tasks
+         *     (`source: routine`). The periodic runner makes the tasks of every active routine's occurrences
+         *     in the next 24 hours, once per routine and occurrence whatever the number of replicas; a new
+         *     routine's are made at once. Each task is due `dueAfterMinutes` after its occurrence. An invalid
+         *     rule answers 400 with the parser's reason; items are checked as POST /tasks checks a task.
+         *
+         *     Permission: `manageTasks` (manager and up), at the routine's site.
+         */
+        post: operations["createRoutine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/routines/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a routine
+         * @description The routine with its next occurrences.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getRoutine"];
+        /**
+         * Change a routine
+         * @description Replaces the routine. Its tasks not yet started (of occurrences still to come, open, no photo)
+         *     are removed and planned again from the new rule and items; tasks of occurrences already begun,
+         *     done, missed, with a photo or made by run-now are kept. Moving a routine to another site is refused (400): make a new one.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["updateRoutine"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/routines/{id}/run-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a routine at once
+         * @description Makes one occurrence's tasks now (each due `dueAfterMinutes` from now), under an occurrence of its
+         *     own: the scheduled occurrences are unaffected. Works for an inactive routine too.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        post: operations["runRoutineNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List positions
+         * @description Positions (roles on the floor: opening cook, dish) with their members, optionally of one site.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listPositions"];
+        put?: never;
+        /**
+         * Create a position
+         * @description A position of a site; tasks assigned to it are every holder's ("my tasks" of each member).
+         *
+         *     Permission: `manageTasks` (manager and up), at the site.
+         */
+        post: operations["createPosition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/positions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rename a position
+         * @description Renames the position; its site cannot change (400).
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["updatePosition"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/positions/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set who holds a position
+         * @description Replaces the position's holders. Each must be a member with access to the position's site (400
+         *     otherwise).
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["setPositionMembers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/guides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List guides
+         * @description Guide documents (how to do a task), by title. A member limited to some sites sees guides for
+         *     their sites and guides for every site.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listGuides"];
+        put?: never;
+        /**
+         * Create a guide
+         * @description A guide document in Markdown, with images uploaded with POST /media, for some sites
+         *     (`siteIds`) or every site (none). A member limited to some sites names some of theirs.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        post: operations["createGuide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/guides/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a guide
+         * @description The guide.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getGuide"];
+        /**
+         * Change a guide
+         * @description Replaces the guide. A member limited to some sites changes only guides of their sites, and keeps
+         *     them within their sites.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["updateGuide"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/huddles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List huddles
+         * @description Shift huddles, newest date first, optionally of one site.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listHuddles"];
+        put?: never;
+        /**
+         * Record a huddle
+         * @description A shift huddle's notes; each action becomes a task (`source: huddle`, `sourceId` the huddle, kind
+         *     `other`, required), assigned and due as the action says.
+         *
+         *     Permission: `manageTasks` (manager and up), at the site.
+         */
+        post: operations["createHuddle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -4591,15 +5183,17 @@ export interface components {
             /**
              * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
-             *     liquids for 72 hours; subject a patient); later kinds such as `temperature_excursion`,
-             *     `lot_expiring`, `certification_lapse` and `task_missed` arrive with their capabilities.
+             *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
+             *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
+             *     reading outside its range; subject a task); later kinds such as `lot_expiring` and
+             *     `certification_lapse` arrive with their capabilities.
              * @example sensor_offline
              */
             kind: string;
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`). */
             subject: {
                 /** @example device */
                 type: string;
@@ -5240,6 +5834,369 @@ export interface components {
             thankYouMessage: string;
             /** Format: date-time */
             submittedAt: string;
+        };
+        /**
+         * @description `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+         *     (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+         *     is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+         *     is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+         * @example open
+         * @enum {string}
+         */
+        TaskStatus: "open" | "done" | "missed" | "cancelled";
+        /**
+         * @example temperature_log
+         * @enum {string}
+         */
+        TaskKind: "cleaning" | "temperature_log" | "maintenance" | "receiving" | "prep" | "safety" | "inspection" | "opening" | "closing" | "other";
+        /**
+         * @description Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+         *     (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+         *     finding), `sensor_alert` (`sourceId` the alert).
+         * @example routine
+         * @enum {string}
+         */
+        TaskSource: "manual" | "routine" | "huddle" | "audit_finding" | "sensor_alert";
+        /**
+         * @description A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+         *     zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+         * @example 2026-03-02 14:00:00-06:00
+         */
+        DueAt: string;
+        /**
+         * @description How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+         *     severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+         * @example medium
+         * @enum {string}
+         */
+        TaskPriority: "low" | "medium" | "high" | "critical";
+        /** @description Who the task is for, with the member's or position's name. */
+        Assignee: {
+            /** Format: uuid */
+            userId?: string;
+            /** Format: uuid */
+            positionId?: string;
+            /** @example Opening cook */
+            name: string;
+        } | null;
+        /**
+         * @description What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+         *     tags, the tag itself for equipment and storage locations described by a label). Any
+         *     current tag of the organization with the same target satisfies the scan.
+         */
+        TaskTarget: {
+            /** @enum {string} */
+            type: "site" | "equipment" | "storage_location";
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in cooler */
+            name: string;
+        } | null;
+        /**
+         * @description Degrees Fahrenheit, an exact decimal string.
+         * @example 41
+         */
+        Fahrenheit: string;
+        /**
+         * @description The acceptable reading, inclusive, in degrees Fahrenheit.
+         * @example {
+         *       "minF": "33",
+         *       "maxF": "41"
+         *     }
+         */
+        TempRange: {
+            minF: components["schemas"]["Fahrenheit"];
+            maxF: components["schemas"]["Fahrenheit"];
+        } | null;
+        /** @description What the completion carried. */
+        Evidence: {
+            scan?: {
+                /** Format: uuid */
+                tagId: string;
+                code: string;
+            };
+            temperature?: {
+                value: string;
+                /** @enum {string} */
+                unit: "F" | "C";
+                /** @description The reading in °F (exact; Celsius converted as C × 9/5 + 32). */
+                fahrenheit: string;
+            };
+            note?: string;
+            /** @description The temperature was outside `tempRange` (a `temperature_excursion` alert opened). */
+            outOfRange: boolean;
+            /**
+             * Format: uuid
+             * @description The `temperature_excursion` alert the reading opened.
+             */
+            alertId?: string;
+        } | null;
+        TaskPhoto: {
+            /** Format: uuid */
+            mediaId: string;
+            /** @enum {string} */
+            contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+            size: number;
+            filename?: string | null;
+            /**
+             * @description Where the bytes are served (with the member's session).
+             * @example /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
+             */
+            url: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        GuideRef: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+        };
+        /**
+         * @description One thing to do at a site by a time, with the evidence that proves it done. The first
+         *     thirteen fields are the spec's task row; the others are what a client needs besides.
+         */
+        Task: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Log walk-in cooler temperature */
+            title: string;
+            kind: components["schemas"]["TaskKind"];
+            dueAt: components["schemas"]["DueAt"];
+            priority: components["schemas"]["TaskPriority"];
+            status: components["schemas"]["TaskStatus"];
+            requiresScan: boolean;
+            requiresPhoto: boolean;
+            requiresTemp: boolean;
+            /** @description Guides linked to the task. */
+            linkedDocIds: string[];
+            /** @description The task's photos, oldest first. */
+            attachmentMediaIds: string[];
+            source: components["schemas"]["TaskSource"];
+            description: string | null;
+            /** @description Missing it opens a `task_missed` alert. */
+            required: boolean;
+            assignee: components["schemas"]["Assignee"];
+            target: components["schemas"]["TaskTarget"];
+            tempRange: components["schemas"]["TempRange"];
+            /** Format: uuid */
+            sourceId: string | null;
+            /** @description How long after `dueAt` an open task becomes missed. */
+            graceMinutes: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: uuid */
+            completedBy: string | null;
+            evidence: components["schemas"]["Evidence"];
+            /** @description Completed after it was missed. */
+            late: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The photos with their URLs (GET /tasks/{id} only). */
+            photos?: components["schemas"]["TaskPhoto"][];
+            /** @description The linked guides' titles (GET /tasks/{id} only). */
+            guides?: components["schemas"]["GuideRef"][];
+        };
+        /**
+         * @description A member (`userId`) or a position (`positionId`); exactly one.
+         * @example {
+         *       "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+         *     }
+         */
+        AssigneeInput: {
+            /** Format: uuid */
+            userId?: string;
+            /** Format: uuid */
+            positionId?: string;
+        };
+        CreateTaskRequest: {
+            /** Format: uuid */
+            siteId: string;
+            title: string;
+            description?: string;
+            kind?: components["schemas"]["TaskKind"];
+            priority?: components["schemas"]["TaskPriority"];
+            /** @description Default false. */
+            required?: boolean;
+            requiresScan?: boolean;
+            requiresPhoto?: boolean;
+            requiresTemp?: boolean;
+            tempRange?: components["schemas"]["TempRange"];
+            /**
+             * Format: uuid
+             * @description A tag of the site (or of no site) whose target a scan must hit; needed with `requiresScan`.
+             */
+            targetTagId?: string;
+            linkedDocIds?: string[];
+            assignee?: components["schemas"]["AssigneeInput"];
+            dueAt: components["schemas"]["DueAt"];
+            /** @description Default 30. */
+            graceMinutes?: number;
+        };
+        /**
+         * @example {
+         *       "value": "38.5",
+         *       "unit": "F"
+         *     }
+         */
+        Temperature: {
+            /**
+             * @description The reading, an exact decimal string.
+             * @example 38.5
+             */
+            value: string;
+            /** @enum {string} */
+            unit: "F" | "C";
+        };
+        CompleteTaskRequest: {
+            scanCode?: string;
+            temperature?: components["schemas"]["Temperature"];
+            note?: string;
+        };
+        /** @description A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one. */
+        ReassignTaskRequest: {
+            /** Format: uuid */
+            userId?: string;
+            /** Format: uuid */
+            positionId?: string;
+        };
+        UploadTaskPhotoRequest: {
+            /** Format: binary */
+            file: string;
+        };
+        TaskDocsRequest: {
+            docIds: string[];
+        };
+        RoutineItem: {
+            title: string;
+            kind?: components["schemas"]["TaskKind"];
+            priority?: components["schemas"]["TaskPriority"];
+            required?: boolean;
+            requiresScan?: boolean;
+            requiresPhoto?: boolean;
+            requiresTemp?: boolean;
+            tempRange?: components["schemas"]["TempRange"];
+            /** Format: uuid */
+            targetTagId?: string;
+            linkedDocIds?: string[];
+            assignee?: components["schemas"]["AssigneeInput"];
+            /** @description The task is due this long after the occurrence (default 0). */
+            dueAfterMinutes?: number;
+            /** @description Default 30. */
+            graceMinutes?: number;
+        };
+        Routine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            rrule: string;
+            /** Format: date */
+            startsOn: string;
+            active: boolean;
+            items: components["schemas"]["RoutineItem"][];
+            /** @description The next (at most five) occurrences, in the site's zone. */
+            nextOccurrences: components["schemas"]["DueAt"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        RoutineRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /**
+             * @description An RFC 5545 recurrence rule (the RRULE value, without DTSTART), expanded in the site's
+             *     time zone from `startsOn`: `FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0`. Occurrences are
+             *     wall-clock times: one that does not exist on a spring-forward day happens as much later
+             *     as the clock jumped (02:30 at 03:30); one that happens twice on a fall-back day happens
+             *     once, the first time. An invalid rule answers 400 with the parser's reason.
+             * @example FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0
+             */
+            rrule: string;
+            /**
+             * Format: date
+             * @description The first local date with occurrences (default today at the site).
+             */
+            startsOn?: string;
+            /** @description Default true; an inactive routine makes no tasks. */
+            active?: boolean;
+            items: components["schemas"]["RoutineItem"][];
+        };
+        RunNowResult: {
+            occurrence: components["schemas"]["DueAt"];
+            tasks: components["schemas"]["Task"][];
+        };
+        Position: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            userIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PositionRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+        };
+        PositionMembersRequest: {
+            userIds: string[];
+        };
+        Guide: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            body: string;
+            mediaIds: string[];
+            siteIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        GuideRequest: {
+            title: string;
+            /** @description Markdown. */
+            body: string;
+            /** @description Images uploaded with POST /media. */
+            mediaIds?: string[];
+            /** @description The sites the guide is for; empty or absent means every site. */
+            siteIds?: string[];
+        };
+        Huddle: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart: string | null;
+            notes: string;
+            /** @description The tasks its actions became (source `huddle`). */
+            taskIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        HuddleAction: {
+            title: string;
+            assignee?: components["schemas"]["AssigneeInput"];
+            dueAt: components["schemas"]["DueAt"];
+            priority?: components["schemas"]["TaskPriority"];
+        };
+        HuddleRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart?: string;
+            notes?: string;
+            actions?: components["schemas"]["HuddleAction"][];
         };
         JWK: {
             /** @example OKP */
@@ -12002,6 +12959,1935 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's tasks.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only tasks in this state.
+                 * @example open
+                 */
+                status?: components["schemas"]["TaskStatus"];
+                /**
+                 * @description Only tasks assigned to this member or to a position they hold.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                assigneeId?: string;
+                /**
+                 * @description Only tasks assigned to this position.
+                 * @example 0192f3a4-0000-7000-8000-0000000000b1
+                 */
+                positionId?: string;
+                /**
+                 * @description Only tasks of this kind.
+                 * @example temperature_log
+                 */
+                kind?: components["schemas"]["TaskKind"];
+                /**
+                 * @description Only tasks from this origin.
+                 * @example routine
+                 */
+                source?: components["schemas"]["TaskSource"];
+                /**
+                 * @description Only tasks due at or after this moment.
+                 * @example 2026-03-02 00:00:00-06:00
+                 */
+                dueFrom?: components["schemas"]["DueAt"];
+                /**
+                 * @description Only tasks due at or before this moment.
+                 * @example 2026-03-02 23:59:59-06:00
+                 */
+                dueTo?: components["schemas"]["DueAt"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "title": "Log walk-in cooler temperature",
+                     *         "kind": "temperature_log",
+                     *         "dueAt": "2026-03-02 14:00:00-06:00",
+                     *         "priority": "high",
+                     *         "status": "open",
+                     *         "requiresScan": true,
+                     *         "requiresPhoto": false,
+                     *         "requiresTemp": true,
+                     *         "linkedDocIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         ],
+                     *         "attachmentMediaIds": [],
+                     *         "source": "routine",
+                     *         "description": null,
+                     *         "required": true,
+                     *         "assignee": {
+                     *           "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *           "name": "Opening cook"
+                     *         },
+                     *         "target": {
+                     *           "type": "equipment",
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "name": "Walk-in cooler"
+                     *         },
+                     *         "tempRange": {
+                     *           "minF": "33",
+                     *           "maxF": "41"
+                     *         },
+                     *         "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *         "graceMinutes": 30,
+                     *         "completedAt": null,
+                     *         "completedBy": null,
+                     *         "evidence": null,
+                     *         "late": false,
+                     *         "createdAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Task"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "title": "Descale the combi oven",
+                 *       "kind": "maintenance",
+                 *       "priority": "medium",
+                 *       "required": true,
+                 *       "requiresPhoto": true,
+                 *       "assignee": {
+                 *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *       },
+                 *       "dueAt": "2026-03-02 14:00:00-06:00",
+                 *       "graceMinutes": 60,
+                 *       "linkedDocIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000b7"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description The task. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Descale the combi oven",
+                     *       "kind": "maintenance",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "medium",
+                     *       "status": "open",
+                     *       "requiresScan": false,
+                     *       "requiresPhoto": true,
+                     *       "requiresTemp": false,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "manual",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": null,
+                     *       "tempRange": null,
+                     *       "sourceId": null,
+                     *       "graceMinutes": 60,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "open",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000f9"
+                     *       ],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "photos": [
+                     *         {
+                     *           "mediaId": "0192f3a4-0000-7000-8000-0000000000f9",
+                     *           "contentType": "image/jpeg",
+                     *           "size": 183004,
+                     *           "filename": "cooler.jpg",
+                     *           "url": "/v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9",
+                     *           "createdAt": "2026-03-02T19:57:00Z"
+                     *         }
+                     *       ],
+                     *       "guides": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *           "title": "Cooler temperature log"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scanCode": "K7QF2M9XPA",
+                 *       "temperature": {
+                 *         "value": "38.5",
+                 *         "unit": "F"
+                 *       },
+                 *       "note": "Door gasket checked."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompleteTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description The task, done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "done",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": "2026-03-02T19:58:00Z",
+                     *       "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "evidence": {
+                     *         "scan": {
+                     *           "tagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "code": "K7QF2M9XPA"
+                     *         },
+                     *         "temperature": {
+                     *           "value": "38.5",
+                     *           "unit": "F",
+                     *           "fahrenheit": "38.5"
+                     *         },
+                     *         "outOfRange": false
+                     *       },
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reassignTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReassignTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "open",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addTaskPhoto: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "cooler.jpg"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadTaskPhotoRequest"];
+            };
+        };
+        responses: {
+            /** @description The photo. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mediaId": "0192f3a4-0000-7000-8000-0000000000f9",
+                     *       "contentType": "image/jpeg",
+                     *       "size": 183004,
+                     *       "filename": "cooler.jpg",
+                     *       "url": "/v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9",
+                     *       "createdAt": "2026-03-02T19:57:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskPhoto"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTaskPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000f9
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /**
+                     * @description `private, max-age=31536000, immutable`.
+                     * @example private, max-age=31536000, immutable
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the image's bytes) */
+                    "image/*": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTaskPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000f9
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setTaskDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "docIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000b7"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskDocsRequest"];
+            };
+        };
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "open",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRoutines: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's routines.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routines. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Cooler temperatures every four hours",
+                     *         "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *         "startsOn": "2026-03-02",
+                     *         "active": true,
+                     *         "items": [
+                     *           {
+                     *             "title": "Log walk-in cooler temperature",
+                     *             "kind": "temperature_log",
+                     *             "priority": "high",
+                     *             "required": true,
+                     *             "requiresScan": true,
+                     *             "requiresPhoto": false,
+                     *             "requiresTemp": true,
+                     *             "tempRange": {
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *             "linkedDocIds": [
+                     *               "0192f3a4-0000-7000-8000-0000000000b7"
+                     *             ],
+                     *             "assignee": {
+                     *               "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *             },
+                     *             "dueAfterMinutes": 0,
+                     *             "graceMinutes": 30
+                     *           }
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *         "nextOccurrences": [
+                     *           "2026-03-02 14:00:00-06:00",
+                     *           "2026-03-02 18:00:00-06:00",
+                     *           "2026-03-03 06:00:00-06:00",
+                     *           "2026-03-03 10:00:00-06:00",
+                     *           "2026-03-03 14:00:00-06:00"
+                     *         ],
+                     *         "createdAt": "2026-03-01T20:00:00Z",
+                     *         "updatedAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Routine"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRoutine: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Cooler temperatures every four hours",
+                 *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                 *       "startsOn": "2026-03-02",
+                 *       "active": true,
+                 *       "items": [
+                 *         {
+                 *           "title": "Log walk-in cooler temperature",
+                 *           "kind": "temperature_log",
+                 *           "priority": "high",
+                 *           "required": true,
+                 *           "requiresScan": true,
+                 *           "requiresPhoto": false,
+                 *           "requiresTemp": true,
+                 *           "tempRange": {
+                 *             "minF": "33",
+                 *             "maxF": "41"
+                 *           },
+                 *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *           "linkedDocIds": [
+                 *             "0192f3a4-0000-7000-8000-0000000000b7"
+                 *           ],
+                 *           "assignee": {
+                 *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *           },
+                 *           "dueAfterMinutes": 0,
+                 *           "graceMinutes": 30
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoutineRequest"];
+            };
+        };
+        responses: {
+            /** @description The routine. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Cooler temperatures every four hours",
+                     *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *       "startsOn": "2026-03-02",
+                     *       "active": true,
+                     *       "items": [
+                     *         {
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "priority": "high",
+                     *           "required": true,
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *           },
+                     *           "dueAfterMinutes": 0,
+                     *           "graceMinutes": 30
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "nextOccurrences": [
+                     *         "2026-03-02 14:00:00-06:00",
+                     *         "2026-03-02 18:00:00-06:00",
+                     *         "2026-03-03 06:00:00-06:00",
+                     *         "2026-03-03 10:00:00-06:00",
+                     *         "2026-03-03 14:00:00-06:00"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Routine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRoutine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routine. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Cooler temperatures every four hours",
+                     *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *       "startsOn": "2026-03-02",
+                     *       "active": true,
+                     *       "items": [
+                     *         {
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "priority": "high",
+                     *           "required": true,
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *           },
+                     *           "dueAfterMinutes": 0,
+                     *           "graceMinutes": 30
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "nextOccurrences": [
+                     *         "2026-03-02 14:00:00-06:00",
+                     *         "2026-03-02 18:00:00-06:00",
+                     *         "2026-03-03 06:00:00-06:00",
+                     *         "2026-03-03 10:00:00-06:00",
+                     *         "2026-03-03 14:00:00-06:00"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Routine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateRoutine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Cooler temperatures every four hours",
+                 *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                 *       "startsOn": "2026-03-02",
+                 *       "active": true,
+                 *       "items": [
+                 *         {
+                 *           "title": "Log walk-in cooler temperature",
+                 *           "kind": "temperature_log",
+                 *           "priority": "high",
+                 *           "required": true,
+                 *           "requiresScan": true,
+                 *           "requiresPhoto": false,
+                 *           "requiresTemp": true,
+                 *           "tempRange": {
+                 *             "minF": "33",
+                 *             "maxF": "41"
+                 *           },
+                 *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *           "linkedDocIds": [
+                 *             "0192f3a4-0000-7000-8000-0000000000b7"
+                 *           ],
+                 *           "assignee": {
+                 *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *           },
+                 *           "dueAfterMinutes": 0,
+                 *           "graceMinutes": 30
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoutineRequest"];
+            };
+        };
+        responses: {
+            /** @description The routine. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Cooler temperatures every four hours",
+                     *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *       "startsOn": "2026-03-02",
+                     *       "active": true,
+                     *       "items": [
+                     *         {
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "priority": "high",
+                     *           "required": true,
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *           },
+                     *           "dueAfterMinutes": 0,
+                     *           "graceMinutes": 30
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "nextOccurrences": [
+                     *         "2026-03-02 14:00:00-06:00",
+                     *         "2026-03-02 18:00:00-06:00",
+                     *         "2026-03-03 06:00:00-06:00",
+                     *         "2026-03-03 10:00:00-06:00",
+                     *         "2026-03-03 14:00:00-06:00"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Routine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    runRoutineNow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrence and its tasks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "occurrence": "2026-03-02 09:12:00-06:00",
+                     *       "tasks": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "dueAt": "2026-03-02 09:12:00-06:00",
+                     *           "priority": "high",
+                     *           "status": "open",
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "attachmentMediaIds": [],
+                     *           "source": "routine",
+                     *           "description": null,
+                     *           "required": true,
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *             "name": "Opening cook"
+                     *           },
+                     *           "target": {
+                     *             "type": "equipment",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *             "name": "Walk-in cooler"
+                     *           },
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "graceMinutes": 30,
+                     *           "completedAt": null,
+                     *           "completedBy": null,
+                     *           "evidence": null,
+                     *           "late": false,
+                     *           "createdAt": "2026-03-01T20:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunNowResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPositions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's positions.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The positions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Opening cook",
+                     *         "userIds": [
+                     *           "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                     *         ],
+                     *         "createdAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Position"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPosition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Opening cook"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PositionRequest"];
+            };
+        };
+        responses: {
+            /** @description The position. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Opening cook",
+                     *       "userIds": [],
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Position"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePosition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Opening cook"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PositionRequest"];
+            };
+        };
+        responses: {
+            /** @description The position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Opening cook",
+                     *       "userIds": [
+                     *         "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Position"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setPositionMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userIds": [
+                 *         "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PositionMembersRequest"];
+            };
+        };
+        responses: {
+            /** @description The position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Opening cook",
+                     *       "userIds": [
+                     *         "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Position"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGuides: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guides. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "title": "Cooler temperature log",
+                     *         "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *         "mediaIds": [],
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *         "createdAt": "2026-03-01T20:00:00Z",
+                     *         "updatedAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Guide"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createGuide: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Cooler temperature log",
+                 *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                 *       "mediaIds": [],
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GuideRequest"];
+            };
+        };
+        responses: {
+            /** @description The guide. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Cooler temperature log",
+                     *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *       "mediaIds": [],
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guide"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGuide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guide. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Cooler temperature log",
+                     *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *       "mediaIds": [],
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guide"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateGuide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Cooler temperature log",
+                 *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                 *       "mediaIds": [],
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GuideRequest"];
+            };
+        };
+        responses: {
+            /** @description The guide. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Cooler temperature log",
+                     *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *       "mediaIds": [],
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guide"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listHuddles: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's huddles.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The huddles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000d9",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "date": "2026-03-02",
+                     *         "dayPart": "lunch",
+                     *         "notes": "Walk-in door gasket torn; 86 the halibut.",
+                     *         "taskIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000f1"
+                     *         ],
+                     *         "createdAt": "2026-03-02T16:30:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Huddle"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createHuddle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-02",
+                 *       "dayPart": "lunch",
+                 *       "notes": "Walk-in door gasket torn; 86 the halibut.",
+                 *       "actions": [
+                 *         {
+                 *           "title": "Call maintenance about the walk-in gasket",
+                 *           "assignee": {
+                 *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                 *           },
+                 *           "dueAt": "2026-03-02 11:00:00-06:00",
+                 *           "priority": "high"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["HuddleRequest"];
+            };
+        };
+        responses: {
+            /** @description The huddle. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000d9",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "date": "2026-03-02",
+                     *       "dayPart": "lunch",
+                     *       "notes": "Walk-in door gasket torn; 86 the halibut.",
+                     *       "taskIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000f1"
+                     *       ],
+                     *       "createdAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Huddle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -38,6 +38,7 @@ import (
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/surveys"
+	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -55,6 +56,7 @@ type Server struct {
 	*alertsHandlers
 	*cateringHandlers
 	*surveysHandlers
+	*tasksHandlers
 	*metaHandlers
 }
 
@@ -71,6 +73,7 @@ type (
 	alertsHandlers   = alerts.Handlers
 	cateringHandlers = catering.Handlers
 	surveysHandlers  = surveys.Handlers
+	tasksHandlers    = tasks.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -210,6 +213,8 @@ func New(d Deps) (http.Handler, error) {
 		Resolver: d.WebhookResolver,
 	})
 	links := capability.NewResolver(d.Pool, d.Clock, limiter)
+	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
+	alerts.SetOpenHook(tasks.AlertHook{})
 	server := &Server{
 		authHandlers:     auth.NewHandlers(authSvc),
 		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
@@ -222,6 +227,7 @@ func New(d Deps) (http.Handler, error) {
 		alertsHandlers:   alerts.NewHandlers(d.Pool, d.Clock),
 		cateringHandlers: catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		surveysHandlers:  surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		tasksHandlers:    tasks.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:     meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

@@ -140,6 +140,53 @@ var walkFixtures = map[string]walkFixture{
 		return walkCall{path: map[string]string{"id": id.String()}, ids: []string{id.String()}}
 	},
 
+	// Tasks and routines.
+	"listTasks":    func(w *walker) walkCall { return walkCall{ids: []string{w.task()}} },
+	"createTask":   func(w *walker) walkCall { return walkCall{body: w.taskBody()} },
+	"getTask":      taskFixture,
+	"completeTask": func(w *walker) walkCall { c := taskFixture(w); c.body = map[string]any{"note": "Done."}; return c },
+	"reassignTask": func(w *walker) walkCall {
+		c := taskFixture(w)
+		c.body = map[string]any{"positionId": w.position()}
+		return c
+	},
+	"addTaskPhoto":    taskFixture,
+	"getTaskPhoto":    taskPhotoFixture,
+	"deleteTaskPhoto": taskPhotoFixture,
+	"setTaskDocs": func(w *walker) walkCall {
+		c := taskFixture(w)
+		c.body = map[string]any{"docIds": []string{w.guide()}}
+		return c
+	},
+	"listRoutines":  func(w *walker) walkCall { return walkCall{ids: []string{w.routine()}} },
+	"createRoutine": func(w *walker) walkCall { return walkCall{body: w.routineBody()} },
+	"getRoutine":    routineFixture,
+	"updateRoutine": func(w *walker) walkCall { c := routineFixture(w); c.body = w.routineBody(); return c },
+	"runRoutineNow": routineFixture,
+	"listPositions": func(w *walker) walkCall { return walkCall{ids: []string{w.position()}} },
+	"updatePosition": func(w *walker) walkCall {
+		id := w.position()
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"siteId": w.siteA, "name": "Closing cook"}}
+	},
+	"setPositionMembers": func(w *walker) walkCall {
+		id := w.position()
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"userIds": []string{w.owner.User.ID.String()}}}
+	},
+	"listGuides": func(w *walker) walkCall { return walkCall{ids: []string{w.guide()}} },
+	"getGuide":   guideFixture,
+	"updateGuide": func(w *walker) walkCall {
+		c := guideFixture(w)
+		c.body = map[string]any{"title": "Cooler log", "body": "Probe the centre shelf.", "siteIds": []uuid.UUID{w.siteA}}
+		return c
+	},
+	"listHuddles": func(w *walker) walkCall {
+		return walkCall{ids: []string{w.create("huddles", map[string]any{"siteId": w.siteA, "date": "2026-03-02", "notes": "Walk huddle"})}}
+	},
+	"createHuddle": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2026-03-02", "notes": "Walk huddle",
+			"actions": []map[string]any{{"title": "Call maintenance", "dueAt": "2026-03-02 11:00:00-06:00", "assignee": map[string]any{"positionId": w.position()}}}}}
+	},
+
 	// Catering.
 	"updateCateringClient": func(w *walker) walkCall {
 		return walkCall{path: map[string]string{"id": w.cateringClient()}}
@@ -358,3 +405,58 @@ func (w *walker) unmappedCode() string {
 	w.admit("ODS|D||" + code + "^Walk diet^LOCAL\r")
 	return code
 }
+
+func taskFixture(w *walker) walkCall {
+	id := w.task()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func taskPhotoFixture(w *walker) walkCall {
+	id := w.task()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part, _ := mw.CreateFormFile("file", "walk.png")
+	_, _ = part.Write(onePixelPNG)
+	_ = mw.Close()
+	var out struct {
+		MediaID string `json:"mediaId"`
+	}
+	w.ownerCall(http.MethodPost, "tasks/"+id+"/photos").Raw(mw.FormDataContentType(), buf.Bytes()).Do().Expect(http.StatusCreated).Decode(&out)
+	return walkCall{path: map[string]string{"id": id, "mediaId": out.MediaID}, ids: []string{id, out.MediaID}}
+}
+
+func routineFixture(w *walker) walkCall {
+	id := w.routine()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func guideFixture(w *walker) walkCall {
+	id := w.guide()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) taskBody() map[string]any {
+	return map[string]any{"siteId": w.siteA, "title": "Descale the combi oven", "kind": "maintenance", "dueAt": "2026-03-02 14:00:00-06:00",
+		"assignee": map[string]any{"positionId": w.position()}, "linkedDocIds": []string{w.guide()}}
+}
+
+// task makes a manual task at site A and returns its id.
+func (w *walker) task() string { return w.create("tasks", w.taskBody()) }
+
+func (w *walker) position() string {
+	return w.create("positions", map[string]any{"siteId": w.siteA, "name": "Opening cook"})
+}
+
+func (w *walker) guide() string {
+	return w.create("guides", map[string]any{"title": "Cooler log", "body": "Probe the centre shelf.", "siteIds": []uuid.UUID{w.siteA}})
+}
+
+func (w *walker) routineBody() map[string]any {
+	tag, _ := w.tag()
+	return map[string]any{"siteId": w.siteA, "name": "Cooler temperatures", "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+		"items": []map[string]any{{"title": "Log walk-in cooler temperature", "kind": "temperature_log", "requiresScan": true, "targetTagId": tag,
+			"requiresTemp": true, "tempRange": map[string]any{"minF": "33", "maxF": "41"}, "linkedDocIds": []string{w.guide()},
+			"assignee": map[string]any{"positionId": w.position()}}}}
+}
+
+func (w *walker) routine() string { return w.create("routines", w.routineBody()) }
