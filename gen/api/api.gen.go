@@ -25,6 +25,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AcceptanceVia.
+const (
+	AcceptanceViaLink  AcceptanceVia = "link"
+	AcceptanceViaStaff AcceptanceVia = "staff"
+)
+
+// Valid indicates whether the value is a known member of the AcceptanceVia enum.
+func (e AcceptanceVia) Valid() bool {
+	switch e {
+	case AcceptanceViaLink:
+		return true
+	case AcceptanceViaStaff:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AlertCreatedEventEvent.
 const (
 	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
@@ -63,16 +81,16 @@ func (e AlertSeverity) Valid() bool {
 
 // Defines values for AlertStatus.
 const (
-	Open     AlertStatus = "open"
-	Resolved AlertStatus = "resolved"
+	AlertStatusOpen     AlertStatus = "open"
+	AlertStatusResolved AlertStatus = "resolved"
 )
 
 // Valid indicates whether the value is a known member of the AlertStatus enum.
 func (e AlertStatus) Valid() bool {
 	switch e {
-	case Open:
+	case AlertStatusOpen:
 		return true
-	case Resolved:
+	case AlertStatusResolved:
 		return true
 	default:
 		return false
@@ -295,6 +313,33 @@ func (e CastType) Valid() bool {
 	case CastTypeMessage:
 		return true
 	case CastTypeRecipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringEventStatus.
+const (
+	CateringEventStatusCancelled  CateringEventStatus = "cancelled"
+	CateringEventStatusCompleted  CateringEventStatus = "completed"
+	CateringEventStatusContracted CateringEventStatus = "contracted"
+	CateringEventStatusInquiry    CateringEventStatus = "inquiry"
+	CateringEventStatusQuoted     CateringEventStatus = "quoted"
+)
+
+// Valid indicates whether the value is a known member of the CateringEventStatus enum.
+func (e CateringEventStatus) Valid() bool {
+	switch e {
+	case CateringEventStatusCancelled:
+		return true
+	case CateringEventStatusCompleted:
+		return true
+	case CateringEventStatusContracted:
+		return true
+	case CateringEventStatusInquiry:
+		return true
+	case CateringEventStatusQuoted:
 		return true
 	default:
 		return false
@@ -675,11 +720,13 @@ const (
 	ErrorCodeAccountLocked           ErrorCode = "account_locked"
 	ErrorCodeAlreadyMember           ErrorCode = "already_member"
 	ErrorCodeConflict                ErrorCode = "conflict"
+	ErrorCodeContractImmutable       ErrorCode = "contract_immutable"
 	ErrorCodeCredentialRequired      ErrorCode = "credential_required"
 	ErrorCodeDatabaseUnavailable     ErrorCode = "database_unavailable"
 	ErrorCodeDeviceLimitReached      ErrorCode = "device_limit_reached"
 	ErrorCodeEmailTaken              ErrorCode = "email_taken"
 	ErrorCodeForbidden               ErrorCode = "forbidden"
+	ErrorCodeGone                    ErrorCode = "gone"
 	ErrorCodeHeadersTooLarge         ErrorCode = "headers_too_large"
 	ErrorCodeIdempotencyKeyInUse     ErrorCode = "idempotency_key_in_use"
 	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
@@ -693,6 +740,7 @@ const (
 	ErrorCodeInvitationEmailMismatch ErrorCode = "invitation_email_mismatch"
 	ErrorCodeInvitationExpired       ErrorCode = "invitation_expired"
 	ErrorCodeInvitationNotFound      ErrorCode = "invitation_not_found"
+	ErrorCodeInvoiceNotOpen          ErrorCode = "invoice_not_open"
 	ErrorCodeLastOwner               ErrorCode = "last_owner"
 	ErrorCodeLinkNotFound            ErrorCode = "link_not_found"
 	ErrorCodeMalformedRequest        ErrorCode = "malformed_request"
@@ -704,6 +752,7 @@ const (
 	ErrorCodePairingCodeNotFound     ErrorCode = "pairing_code_not_found"
 	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired            ErrorCode = "plan_required"
+	ErrorCodeQuoteNotOpen            ErrorCode = "quote_not_open"
 	ErrorCodeRateLimited             ErrorCode = "rate_limited"
 	ErrorCodeRefreshTokenReused      ErrorCode = "refresh_token_reused"
 	ErrorCodeRoleTooHigh             ErrorCode = "role_too_high"
@@ -712,6 +761,9 @@ const (
 	ErrorCodeSignoffDecided          ErrorCode = "signoff_decided"
 	ErrorCodeSignoffPending          ErrorCode = "signoff_pending"
 	ErrorCodeSiteScopeExceeded       ErrorCode = "site_scope_exceeded"
+	ErrorCodeSurveyAlreadyAnswered   ErrorCode = "survey_already_answered"
+	ErrorCodeSurveyClosed            ErrorCode = "survey_closed"
+	ErrorCodeSurveyHasResponses      ErrorCode = "survey_has_responses"
 	ErrorCodeTagNotFound             ErrorCode = "tag_not_found"
 	ErrorCodeTokenExpired            ErrorCode = "token_expired"
 	ErrorCodeTooManyMessages         ErrorCode = "too_many_messages"
@@ -732,6 +784,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeConflict:
 		return true
+	case ErrorCodeContractImmutable:
+		return true
 	case ErrorCodeCredentialRequired:
 		return true
 	case ErrorCodeDatabaseUnavailable:
@@ -741,6 +795,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeEmailTaken:
 		return true
 	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeGone:
 		return true
 	case ErrorCodeHeadersTooLarge:
 		return true
@@ -768,6 +824,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeInvitationNotFound:
 		return true
+	case ErrorCodeInvoiceNotOpen:
+		return true
 	case ErrorCodeLastOwner:
 		return true
 	case ErrorCodeLinkNotFound:
@@ -790,6 +848,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodePlanRequired:
 		return true
+	case ErrorCodeQuoteNotOpen:
+		return true
 	case ErrorCodeRateLimited:
 		return true
 	case ErrorCodeRefreshTokenReused:
@@ -805,6 +865,12 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSignoffPending:
 		return true
 	case ErrorCodeSiteScopeExceeded:
+		return true
+	case ErrorCodeSurveyAlreadyAnswered:
+		return true
+	case ErrorCodeSurveyClosed:
+		return true
+	case ErrorCodeSurveyHasResponses:
 		return true
 	case ErrorCodeTagNotFound:
 		return true
@@ -871,6 +937,24 @@ func (e EventType) Valid() bool {
 	}
 }
 
+// Defines values for EvidenceTemperatureUnit.
+const (
+	EvidenceTemperatureUnitC EvidenceTemperatureUnit = "C"
+	EvidenceTemperatureUnitF EvidenceTemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the EvidenceTemperatureUnit enum.
+func (e EvidenceTemperatureUnit) Valid() bool {
+	switch e {
+	case EvidenceTemperatureUnitC:
+		return true
+	case EvidenceTemperatureUnitF:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Hl7Action.
 const (
 	Admitted    Hl7Action = "admitted"
@@ -916,6 +1000,45 @@ func (e Hl7Outcome) Valid() bool {
 	case Hl7OutcomeRejected:
 		return true
 	case Hl7OutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceKind.
+const (
+	InvoiceKindDeposit InvoiceKind = "deposit"
+	InvoiceKindFinal   InvoiceKind = "final"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceKind enum.
+func (e InvoiceKind) Valid() bool {
+	switch e {
+	case InvoiceKindDeposit:
+		return true
+	case InvoiceKindFinal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceStatus.
+const (
+	InvoiceStatusOpen InvoiceStatus = "open"
+	InvoiceStatusPaid InvoiceStatus = "paid"
+	InvoiceStatusVoid InvoiceStatus = "void"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceStatus enum.
+func (e InvoiceStatus) Valid() bool {
+	switch e {
+	case InvoiceStatusOpen:
+		return true
+	case InvoiceStatusPaid:
+		return true
+	case InvoiceStatusVoid:
 		return true
 	default:
 		return false
@@ -1044,22 +1167,22 @@ func (e MatchStatus) Valid() bool {
 
 // Defines values for MediaContentType.
 const (
-	Imagegif  MediaContentType = "image/gif"
-	Imagejpeg MediaContentType = "image/jpeg"
-	Imagepng  MediaContentType = "image/png"
-	Imagewebp MediaContentType = "image/webp"
+	MediaContentTypeImagegif  MediaContentType = "image/gif"
+	MediaContentTypeImagejpeg MediaContentType = "image/jpeg"
+	MediaContentTypeImagepng  MediaContentType = "image/png"
+	MediaContentTypeImagewebp MediaContentType = "image/webp"
 )
 
 // Valid indicates whether the value is a known member of the MediaContentType enum.
 func (e MediaContentType) Valid() bool {
 	switch e {
-	case Imagegif:
+	case MediaContentTypeImagegif:
 		return true
-	case Imagejpeg:
+	case MediaContentTypeImagejpeg:
 		return true
-	case Imagepng:
+	case MediaContentTypeImagepng:
 		return true
-	case Imagewebp:
+	case MediaContentTypeImagewebp:
 		return true
 	default:
 		return false
@@ -1096,6 +1219,33 @@ func (e PatientMrnSource) Valid() bool {
 	case Pid3First:
 		return true
 	case Pid3Mr:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentMethod.
+const (
+	PaymentMethodAch   PaymentMethod = "ach"
+	PaymentMethodCard  PaymentMethod = "card"
+	PaymentMethodCash  PaymentMethod = "cash"
+	PaymentMethodCheck PaymentMethod = "check"
+	PaymentMethodOther PaymentMethod = "other"
+)
+
+// Valid indicates whether the value is a known member of the PaymentMethod enum.
+func (e PaymentMethod) Valid() bool {
+	switch e {
+	case PaymentMethodAch:
+		return true
+	case PaymentMethodCard:
+		return true
+	case PaymentMethodCash:
+		return true
+	case PaymentMethodCheck:
+		return true
+	case PaymentMethodOther:
 		return true
 	default:
 		return false
@@ -1195,6 +1345,93 @@ func (e ProductionRunSource) Valid() bool {
 	case AdHoc:
 		return true
 	case Generated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuestionType.
+const (
+	QuestionTypeMultiChoice  QuestionType = "multi_choice"
+	QuestionTypeNps          QuestionType = "nps"
+	QuestionTypeRating       QuestionType = "rating"
+	QuestionTypeSingleChoice QuestionType = "single_choice"
+	QuestionTypeText         QuestionType = "text"
+	QuestionTypeYesNo        QuestionType = "yes_no"
+)
+
+// Valid indicates whether the value is a known member of the QuestionType enum.
+func (e QuestionType) Valid() bool {
+	switch e {
+	case QuestionTypeMultiChoice:
+		return true
+	case QuestionTypeNps:
+		return true
+	case QuestionTypeRating:
+		return true
+	case QuestionTypeSingleChoice:
+		return true
+	case QuestionTypeText:
+		return true
+	case QuestionTypeYesNo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteLineKind.
+const (
+	QuoteLineKindBeverage QuoteLineKind = "beverage"
+	QuoteLineKindDiscount QuoteLineKind = "discount"
+	QuoteLineKindFee      QuoteLineKind = "fee"
+	QuoteLineKindFood     QuoteLineKind = "food"
+	QuoteLineKindRental   QuoteLineKind = "rental"
+	QuoteLineKindService  QuoteLineKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the QuoteLineKind enum.
+func (e QuoteLineKind) Valid() bool {
+	switch e {
+	case QuoteLineKindBeverage:
+		return true
+	case QuoteLineKindDiscount:
+		return true
+	case QuoteLineKindFee:
+		return true
+	case QuoteLineKindFood:
+		return true
+	case QuoteLineKindRental:
+		return true
+	case QuoteLineKindService:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteStatus.
+const (
+	QuoteStatusAccepted QuoteStatus = "accepted"
+	QuoteStatusDeclined QuoteStatus = "declined"
+	QuoteStatusDraft    QuoteStatus = "draft"
+	QuoteStatusExpired  QuoteStatus = "expired"
+	QuoteStatusSent     QuoteStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the QuoteStatus enum.
+func (e QuoteStatus) Valid() bool {
+	switch e {
+	case QuoteStatusAccepted:
+		return true
+	case QuoteStatusDeclined:
+		return true
+	case QuoteStatusDraft:
+		return true
+	case QuoteStatusExpired:
+		return true
+	case QuoteStatusSent:
 		return true
 	default:
 		return false
@@ -1335,25 +1572,25 @@ func (e RunEventRequestType) Valid() bool {
 
 // Defines values for RunStatus.
 const (
-	Done       RunStatus = "done"
-	Holding    RunStatus = "holding"
-	InProgress RunStatus = "in_progress"
-	Planned    RunStatus = "planned"
-	Prepped    RunStatus = "prepped"
+	RunStatusDone       RunStatus = "done"
+	RunStatusHolding    RunStatus = "holding"
+	RunStatusInProgress RunStatus = "in_progress"
+	RunStatusPlanned    RunStatus = "planned"
+	RunStatusPrepped    RunStatus = "prepped"
 )
 
 // Valid indicates whether the value is a known member of the RunStatus enum.
 func (e RunStatus) Valid() bool {
 	switch e {
-	case Done:
+	case RunStatusDone:
 		return true
-	case Holding:
+	case RunStatusHolding:
 		return true
-	case InProgress:
+	case RunStatusInProgress:
 		return true
-	case Planned:
+	case RunStatusPlanned:
 		return true
-	case Prepped:
+	case RunStatusPrepped:
 		return true
 	default:
 		return false
@@ -1533,25 +1770,46 @@ func (e StandardUnit) Valid() bool {
 
 // Defines values for StorageLocationKind.
 const (
-	Bar     StorageLocationKind = "bar"
-	Cooler  StorageLocationKind = "cooler"
-	Dry     StorageLocationKind = "dry"
-	Freezer StorageLocationKind = "freezer"
-	Other   StorageLocationKind = "other"
+	StorageLocationKindBar     StorageLocationKind = "bar"
+	StorageLocationKindCooler  StorageLocationKind = "cooler"
+	StorageLocationKindDry     StorageLocationKind = "dry"
+	StorageLocationKindFreezer StorageLocationKind = "freezer"
+	StorageLocationKindOther   StorageLocationKind = "other"
 )
 
 // Valid indicates whether the value is a known member of the StorageLocationKind enum.
 func (e StorageLocationKind) Valid() bool {
 	switch e {
-	case Bar:
+	case StorageLocationKindBar:
 		return true
-	case Cooler:
+	case StorageLocationKindCooler:
 		return true
-	case Dry:
+	case StorageLocationKindDry:
 		return true
-	case Freezer:
+	case StorageLocationKindFreezer:
 		return true
-	case Other:
+	case StorageLocationKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SurveyStatus.
+const (
+	SurveyStatusClosed SurveyStatus = "closed"
+	SurveyStatusDraft  SurveyStatus = "draft"
+	SurveyStatusOpen   SurveyStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the SurveyStatus enum.
+func (e SurveyStatus) Valid() bool {
+	switch e {
+	case SurveyStatusClosed:
+		return true
+	case SurveyStatusDraft:
+		return true
+	case SurveyStatusOpen:
 		return true
 	default:
 		return false
@@ -1573,6 +1831,186 @@ func (e TagTargetType) Valid() bool {
 	case TagTargetTypeSite:
 		return true
 	case TagTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskKind.
+const (
+	TaskKindCleaning       TaskKind = "cleaning"
+	TaskKindClosing        TaskKind = "closing"
+	TaskKindInspection     TaskKind = "inspection"
+	TaskKindMaintenance    TaskKind = "maintenance"
+	TaskKindOpening        TaskKind = "opening"
+	TaskKindOther          TaskKind = "other"
+	TaskKindPrep           TaskKind = "prep"
+	TaskKindReceiving      TaskKind = "receiving"
+	TaskKindSafety         TaskKind = "safety"
+	TaskKindTemperatureLog TaskKind = "temperature_log"
+)
+
+// Valid indicates whether the value is a known member of the TaskKind enum.
+func (e TaskKind) Valid() bool {
+	switch e {
+	case TaskKindCleaning:
+		return true
+	case TaskKindClosing:
+		return true
+	case TaskKindInspection:
+		return true
+	case TaskKindMaintenance:
+		return true
+	case TaskKindOpening:
+		return true
+	case TaskKindOther:
+		return true
+	case TaskKindPrep:
+		return true
+	case TaskKindReceiving:
+		return true
+	case TaskKindSafety:
+		return true
+	case TaskKindTemperatureLog:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPhotoContentType.
+const (
+	TaskPhotoContentTypeImagegif  TaskPhotoContentType = "image/gif"
+	TaskPhotoContentTypeImagejpeg TaskPhotoContentType = "image/jpeg"
+	TaskPhotoContentTypeImagepng  TaskPhotoContentType = "image/png"
+	TaskPhotoContentTypeImagewebp TaskPhotoContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the TaskPhotoContentType enum.
+func (e TaskPhotoContentType) Valid() bool {
+	switch e {
+	case TaskPhotoContentTypeImagegif:
+		return true
+	case TaskPhotoContentTypeImagejpeg:
+		return true
+	case TaskPhotoContentTypeImagepng:
+		return true
+	case TaskPhotoContentTypeImagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPriority.
+const (
+	TaskPriorityCritical TaskPriority = "critical"
+	TaskPriorityHigh     TaskPriority = "high"
+	TaskPriorityLow      TaskPriority = "low"
+	TaskPriorityMedium   TaskPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the TaskPriority enum.
+func (e TaskPriority) Valid() bool {
+	switch e {
+	case TaskPriorityCritical:
+		return true
+	case TaskPriorityHigh:
+		return true
+	case TaskPriorityLow:
+		return true
+	case TaskPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskSource.
+const (
+	TaskSourceAuditFinding TaskSource = "audit_finding"
+	TaskSourceHuddle       TaskSource = "huddle"
+	TaskSourceManual       TaskSource = "manual"
+	TaskSourceRoutine      TaskSource = "routine"
+	TaskSourceSensorAlert  TaskSource = "sensor_alert"
+)
+
+// Valid indicates whether the value is a known member of the TaskSource enum.
+func (e TaskSource) Valid() bool {
+	switch e {
+	case TaskSourceAuditFinding:
+		return true
+	case TaskSourceHuddle:
+		return true
+	case TaskSourceManual:
+		return true
+	case TaskSourceRoutine:
+		return true
+	case TaskSourceSensorAlert:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskStatus.
+const (
+	TaskStatusCancelled TaskStatus = "cancelled"
+	TaskStatusDone      TaskStatus = "done"
+	TaskStatusMissed    TaskStatus = "missed"
+	TaskStatusOpen      TaskStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the TaskStatus enum.
+func (e TaskStatus) Valid() bool {
+	switch e {
+	case TaskStatusCancelled:
+		return true
+	case TaskStatusDone:
+		return true
+	case TaskStatusMissed:
+		return true
+	case TaskStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskTargetType.
+const (
+	TaskTargetTypeEquipment       TaskTargetType = "equipment"
+	TaskTargetTypeSite            TaskTargetType = "site"
+	TaskTargetTypeStorageLocation TaskTargetType = "storage_location"
+)
+
+// Valid indicates whether the value is a known member of the TaskTargetType enum.
+func (e TaskTargetType) Valid() bool {
+	switch e {
+	case TaskTargetTypeEquipment:
+		return true
+	case TaskTargetTypeSite:
+		return true
+	case TaskTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemperatureUnit.
+const (
+	TemperatureUnitC TemperatureUnit = "C"
+	TemperatureUnitF TemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the TemperatureUnit enum.
+func (e TemperatureUnit) Valid() bool {
+	switch e {
+	case TemperatureUnitC:
+		return true
+	case TemperatureUnitF:
 		return true
 	default:
 		return false
@@ -1771,6 +2209,21 @@ type AcceptInvitationRequest struct {
 	Token string `json:"token"`
 }
 
+// Acceptance Who accepted the quote and when; null until accepted.
+type Acceptance struct {
+	At    time.Time `json:"at"`
+	Email *string   `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Via `link`: the client, from the shared link; `staff`: recorded by a member.
+	Via AcceptanceVia `json:"via"`
+}
+
+// AcceptanceVia `link`: the client, from the shared link; `staff`: recorded by a member.
+type AcceptanceVia string
+
 // Alert Something at a site that needs attention. One alert is open per condition and subject (a
 // second occurrence while it is open does not open another); it shows on the site's kitchen
 // wallboards while open, fires `alert.created` when it opens, and closes when its condition
@@ -1780,8 +2233,10 @@ type Alert struct {
 
 	// Kind What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
-	// liquids for 72 hours; subject a patient); later kinds such as `temperature_excursion`,
-	// `lot_expiring`, `certification_lapse` and `task_missed` arrive with their capabilities.
+	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
+	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
+	// reading outside its range; subject a task); later kinds such as `lot_expiring` and
+	// `certification_lapse` arrive with their capabilities.
 	//
 	//
 	// Example: sensor_offline
@@ -1802,7 +2257,7 @@ type Alert struct {
 	// Status Example: open
 	Status AlertStatus `json:"status"`
 
-	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`).
+	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`).
 	Subject struct {
 		Id openapi_types.UUID `json:"id"`
 
@@ -1966,6 +2421,22 @@ type ApiKey struct {
 
 	// Prefix Example: sous_k7Qm2x
 	Prefix string `json:"prefix"`
+}
+
+// Assignee Who the task is for, with the member's or position's name.
+type Assignee struct {
+	// Name Example: Opening cook
+	Name       string              `json:"name"`
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
+// AssigneeInput A member (`userId`) or a position (`positionId`); exactly one.
+//
+// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+type AssigneeInput struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
 }
 
 // AuditEntry defines model for AuditEntry.
@@ -2259,6 +2730,89 @@ type CastRequest struct {
 // Example: message
 type CastType string
 
+// CateringClient defines model for CateringClient.
+type CateringClient struct {
+	BillingAddress *string            `json:"billingAddress"`
+	Company        *string            `json:"company"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Email          *string            `json:"email"`
+	Id             openapi_types.UUID `json:"id"`
+	Name           string             `json:"name"`
+	Phone          *string            `json:"phone"`
+	UpdatedAt      time.Time          `json:"updatedAt"`
+}
+
+// CateringClientRequest defines model for CateringClientRequest.
+type CateringClientRequest struct {
+	// BillingAddress Example: 120 Lake Shore Dr, Chicago IL 60611
+	BillingAddress *string `json:"billingAddress,omitempty"`
+
+	// Company Example: Chen & Ortiz Wedding
+	Company *string `json:"company,omitempty"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Phone Example: +1 312 555 0142
+	Phone *string `json:"phone,omitempty"`
+}
+
+// CateringEvent defines model for CateringEvent.
+type CateringEvent struct {
+	ClientId   openapi_types.UUID `json:"clientId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	EndsAt     time.Time          `json:"endsAt"`
+	GuestCount int                `json:"guestCount"`
+	Id         openapi_types.UUID `json:"id"`
+	Name       string             `json:"name"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsAt   time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status    CateringEventStatus `json:"status"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	Venue     *string             `json:"venue"`
+}
+
+// CateringEventRequest defines model for CateringEventRequest.
+type CateringEventRequest struct {
+	ClientId openapi_types.UUID `json:"clientId"`
+	EndsAt   time.Time          `json:"endsAt"`
+
+	// GuestCount Example: 140
+	GuestCount int `json:"guestCount"`
+
+	// Name Example: Chen–Ortiz wedding reception
+	Name string `json:"name"`
+
+	// SiteId The site (kitchen) that caters the event; its time zone dates the event and the quotes' validity.
+	SiteId   openapi_types.UUID `json:"siteId"`
+	StartsAt time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status *CateringEventStatus `json:"status,omitempty"`
+
+	// Venue Example: Lakeview Pavilion
+	Venue *string `json:"venue,omitempty"`
+}
+
+// CateringEventStatus `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+// (set by the server; not settable), then `completed` or `cancelled`.
+//
+// Example: inquiry
+type CateringEventStatus string
+
 // CateringInvoicePaidData `catering.invoice_paid`: a catering invoice was marked paid.
 type CateringInvoicePaidData struct {
 	// EventId The catering event the invoice bills.
@@ -2384,6 +2938,15 @@ type CodeRef struct {
 
 	// Text Example: No pork - religious preference
 	Text string `json:"text"`
+}
+
+// CompleteTaskRequest defines model for CompleteTaskRequest.
+type CompleteTaskRequest struct {
+	Note     *string `json:"note,omitempty"`
+	ScanCode *string `json:"scanCode,omitempty"`
+
+	// Temperature Example: {"unit":"F","value":"38.5"}
+	Temperature *Temperature `json:"temperature,omitempty"`
 }
 
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
@@ -2575,6 +3138,52 @@ type CreateTagRequest struct {
 	//
 	// Example: equipment
 	TargetType TagTargetType `json:"targetType"`
+}
+
+// CreateTaskRequest defines model for CreateTaskRequest.
+type CreateTaskRequest struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee    *AssigneeInput `json:"assignee,omitempty"`
+	Description *string        `json:"description,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+
+	// Required Default false.
+	Required      *bool              `json:"required,omitempty"`
+	RequiresPhoto *bool              `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool              `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool              `json:"requiresTemp,omitempty"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// TargetTagId A tag of the site (or of no site) whose target a scan must hit; needed with `requiresScan`.
+	TargetTagId *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -2925,6 +3534,12 @@ type DietOrderSource string
 // DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
 type DietOrderType string
 
+// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+//
+// Example: 2026-03-02 14:00:00-06:00
+type DueAt = string
+
 // EffectiveMenu defines model for EffectiveMenu.
 type EffectiveMenu struct {
 	Date   openapi_types.Date  `json:"date"`
@@ -3054,6 +3669,13 @@ type Error struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -3122,6 +3744,13 @@ type Error struct {
 // - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 // - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 // - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+// - `gone` (410): The target existed and is no longer available.
+// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+// - `survey_already_answered` (409): This single-use survey link has already been used.
+// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 //
 // Example: not_found
 type ErrorCode string
@@ -3136,6 +3765,34 @@ type Event struct {
 //
 // Example: alert.created
 type EventType string
+
+// Evidence What the completion carried.
+type Evidence struct {
+	// AlertId The `temperature_excursion` alert the reading opened.
+	AlertId *openapi_types.UUID `json:"alertId,omitempty"`
+	Note    *string             `json:"note,omitempty"`
+
+	// OutOfRange The temperature was outside `tempRange` (a `temperature_excursion` alert opened).
+	OutOfRange bool `json:"outOfRange"`
+	Scan       *struct {
+		Code  string             `json:"code"`
+		TagId openapi_types.UUID `json:"tagId"`
+	} `json:"scan,omitempty"`
+	Temperature *struct {
+		// Fahrenheit The reading in °F (exact; Celsius converted as C × 9/5 + 32).
+		Fahrenheit string                  `json:"fahrenheit"`
+		Unit       EvidenceTemperatureUnit `json:"unit"`
+		Value      string                  `json:"value"`
+	} `json:"temperature,omitempty"`
+}
+
+// EvidenceTemperatureUnit defines model for Evidence.Temperature.Unit.
+type EvidenceTemperatureUnit string
+
+// Fahrenheit Degrees Fahrenheit, an exact decimal string.
+//
+// Example: 41
+type Fahrenheit = string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -3204,6 +3861,36 @@ type GenerateRunsResult struct {
 	Runs      []ProductionRun `json:"runs"`
 	Unchanged int             `json:"unchanged"`
 	Updated   int             `json:"updated"`
+}
+
+// Guide defines model for Guide.
+type Guide struct {
+	Body      string               `json:"body"`
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	MediaIds  []openapi_types.UUID `json:"mediaIds"`
+	SiteIds   []openapi_types.UUID `json:"siteIds"`
+	Title     string               `json:"title"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+}
+
+// GuideRef defines model for GuideRef.
+type GuideRef struct {
+	Id    openapi_types.UUID `json:"id"`
+	Title string             `json:"title"`
+}
+
+// GuideRequest defines model for GuideRequest.
+type GuideRequest struct {
+	// Body Markdown.
+	Body string `json:"body"`
+
+	// MediaIds Images uploaded with POST /media.
+	MediaIds *[]openapi_types.UUID `json:"mediaIds,omitempty"`
+
+	// SiteIds The sites the guide is for; empty or absent means every site.
+	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
+	Title   string                `json:"title"`
 }
 
 // HandoffRequest defines model for HandoffRequest.
@@ -3366,6 +4053,51 @@ type Hl7ResultDetail struct {
 	Warnings *[]string `json:"warnings,omitempty"`
 }
 
+// Huddle defines model for Huddle.
+type Huddle struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   *string            `json:"dayPart"`
+	Id        openapi_types.UUID `json:"id"`
+	Notes     string             `json:"notes"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// TaskIds The tasks its actions became (source `huddle`).
+	TaskIds []openapi_types.UUID `json:"taskIds"`
+}
+
+// HuddleAction defines model for HuddleAction.
+type HuddleAction struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+	Title    string        `json:"title"`
+}
+
+// HuddleRequest defines model for HuddleRequest.
+type HuddleRequest struct {
+	Actions *[]HuddleAction    `json:"actions,omitempty"`
+	Date    openapi_types.Date `json:"date"`
+	DayPart *string            `json:"dayPart,omitempty"`
+	Notes   *string            `json:"notes,omitempty"`
+	SiteId  openapi_types.UUID `json:"siteId"`
+}
+
 // IngestHl7Request defines model for IngestHl7Request.
 type IngestHl7Request struct {
 	// Message HL7 v2 text: one message or several batched. Segments end with CR, LF or CRLF; MLLP
@@ -3438,6 +4170,69 @@ type Invitation struct {
 	Role    Role                 `json:"role"`
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
+
+// InvitationsRequest Either `count` anonymous links or one link per recipient.
+type InvitationsRequest struct {
+	// Count Example: 2
+	Count *int `json:"count,omitempty"`
+
+	// ExpiresAt After this the links answer 404.
+	ExpiresAt  *time.Time   `json:"expiresAt,omitempty"`
+	Recipients *[]Recipient `json:"recipients,omitempty"`
+
+	// SingleUse A single-use link takes one submission (409 after).
+	SingleUse bool `json:"singleUse"`
+}
+
+// Invoice defines model for Invoice.
+type Invoice struct {
+	BalanceCents int64              `json:"balanceCents"`
+	CreatedAt    time.Time          `json:"createdAt"`
+	EventId      openapi_types.UUID `json:"eventId"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Kind Example: deposit
+	Kind  InvoiceKind   `json:"kind"`
+	Lines []InvoiceLine `json:"lines"`
+
+	// Number A display number, unique within the organization.
+	//
+	// Example: INV-2026-0192F3A4
+	Number    string             `json:"number"`
+	PaidAt    *time.Time         `json:"paidAt"`
+	PaidCents int64              `json:"paidCents"`
+	Payments  []Payment          `json:"payments"`
+	QuoteId   openapi_types.UUID `json:"quoteId"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+	VoidedAt   *time.Time    `json:"voidedAt"`
+}
+
+// InvoiceKind Example: deposit
+type InvoiceKind string
+
+// InvoiceLine defines model for InvoiceLine.
+type InvoiceLine struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Description Example: Deposit, 30% of the contract
+	Description string `json:"description"`
+}
+
+// InvoiceRequest defines model for InvoiceRequest.
+type InvoiceRequest struct {
+	// Kind Example: deposit
+	Kind InvoiceKind `json:"kind"`
+
+	// QuoteId An accepted quote (the contract).
+	QuoteId openapi_types.UUID `json:"quoteId"`
+}
+
+// InvoiceStatus Example: open
+type InvoiceStatus string
 
 // ItemAllergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
 // nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
@@ -4129,6 +4924,34 @@ type PatientSummary struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
+// Payment defines model for Payment.
+type Payment struct {
+	AmountCents int64              `json:"amountCents"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// Method Example: card
+	Method    PaymentMethod `json:"method"`
+	PaidAt    time.Time     `json:"paidAt"`
+	Reference *string       `json:"reference"`
+}
+
+// PaymentMethod Example: card
+type PaymentMethod string
+
+// PaymentRequest defines model for PaymentRequest.
+type PaymentRequest struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+
+	// Reference Example: Visa ending 4242
+	Reference *string `json:"reference,omitempty"`
+}
+
 // PersonName defines model for PersonName.
 type PersonName struct {
 	// Family Example: DOE
@@ -4215,6 +5038,13 @@ type PlanError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -4286,6 +5116,26 @@ type PolicyPublishedEvent struct {
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
 
+// Position defines model for Position.
+type Position struct {
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	Name      string               `json:"name"`
+	SiteId    openapi_types.UUID   `json:"siteId"`
+	UserIds   []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionMembersRequest defines model for PositionMembersRequest.
+type PositionMembersRequest struct {
+	UserIds []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionRequest defines model for PositionRequest.
+type PositionRequest struct {
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
 // PositiveQuantityInput A non-negative exact decimal string, at most 6 decimal places.
 //
 // Example: 24
@@ -4336,12 +5186,272 @@ type ProductionRun struct {
 // ProductionRunSource defines model for ProductionRun.Source.
 type ProductionRunSource string
 
+// PublicAcceptRequest defines model for PublicAcceptRequest.
+type PublicAcceptRequest struct {
+	// Agree Must be true; the client agrees to the quote's terms.
+	Agree bool `json:"agree"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+}
+
+// PublicBrand The organization's display brand, as public pages show it.
+type PublicBrand struct {
+	// Accent Example: #F59E0B
+	Accent string `json:"accent"`
+
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+
+	// Primary Example: #1F2937
+	Primary string `json:"primary"`
+}
+
+// PublicQuestion defines model for PublicQuestion.
+type PublicQuestion struct {
+	Key      string    `json:"key"`
+	Options  *[]string `json:"options,omitempty"`
+	Prompt   string    `json:"prompt"`
+	Required bool      `json:"required"`
+	ScaleMax *int      `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// PublicSurvey A survey as its respondent sees it. Display data only; no ids.
+type PublicSurvey struct {
+	// Brand The organization's display brand, as public pages show it.
+	Brand           PublicBrand      `json:"brand"`
+	ClosesAt        *time.Time       `json:"closesAt"`
+	Questions       []PublicQuestion `json:"questions"`
+	SiteName        *string          `json:"siteName"`
+	ThankYouMessage string           `json:"thankYouMessage"`
+	Title           string           `json:"title"`
+}
+
 // Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 // requests at most 6 decimal places (more answers 400); quantities converted into an item's
 // base unit keep up to 9.
 //
 // Example: 12.5
 type Quantity = string
+
+// Question defines model for Question.
+type Question struct {
+	// Key The answer's key in a submission; unique within the survey.
+	//
+	// Example: food_quality
+	Key string `json:"key"`
+
+	// Options The choices of a choice question (2 to 50, distinct); not accepted for other types.
+	Options *[]string `json:"options,omitempty"`
+
+	// Prompt Example: How was the food?
+	Prompt   string `json:"prompt"`
+	Required bool   `json:"required"`
+
+	// ScaleMax The top of a rating's scale (default 5); rating questions only.
+	ScaleMax *int `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionResult One question's results. `counts` for choice and yes/no questions (per option; `yes`/`no`);
+// `mean` (decimal string, 2 places) and `distribution` (count per scale point) for rating and
+// NPS; `nps` for NPS (promoters 9–10 minus detractors 0–6, in points of the answers); `texts`
+// for text questions, newest first, paged by `limit` and `cursor` (the `Link` header).
+type QuestionResult struct {
+	// Answered Submissions that answered the question.
+	Answered     int             `json:"answered"`
+	Counts       *map[string]int `json:"counts,omitempty"`
+	Distribution *map[string]int `json:"distribution,omitempty"`
+	Key          string          `json:"key"`
+
+	// Mean Example: 4.25
+	Mean *string `json:"mean,omitempty"`
+	Nps  *struct {
+		Detractors int `json:"detractors"`
+		Passives   int `json:"passives"`
+		Promoters  int `json:"promoters"`
+
+		// Score Example: 42
+		Score int `json:"score"`
+	} `json:"nps,omitempty"`
+	Prompt string `json:"prompt"`
+	Texts  *[]struct {
+		SubmittedAt time.Time `json:"submittedAt"`
+		Text        string    `json:"text"`
+	} `json:"texts,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionType What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+// string of at most 2,000 characters; `yes_no` a boolean.
+//
+// Example: rating
+type QuestionType string
+
+// Quote defines model for Quote.
+type Quote struct {
+	// Acceptance Who accepted the quote and when; null until accepted.
+	Acceptance       *Acceptance        `json:"acceptance"`
+	CreatedAt        time.Time          `json:"createdAt"`
+	DepositPercent   int                `json:"depositPercent"`
+	EventId          openapi_types.UUID `json:"eventId"`
+	Id               openapi_types.UUID `json:"id"`
+	Lines            []QuoteLine        `json:"lines"`
+	SentAt           *time.Time         `json:"sentAt"`
+	ServiceChargeBps int                `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+
+	// Version Starts at 1; editing a quote that was sent makes a new version (and voids its link).
+	Version int `json:"version"`
+}
+
+// QuoteLine defines model for QuoteLine.
+type QuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity Example: 140
+	Quantity string              `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId"`
+	Taxable  bool                `json:"taxable"`
+
+	// TotalCents quantity × unitPriceCents rounded half-even to the cent; negative for a discount.
+	//
+	// Example: 483000
+	TotalCents     int64 `json:"totalCents"`
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteLineKind Example: food
+type QuoteLineKind string
+
+// QuoteLineRequest defines model for QuoteLineRequest.
+type QuoteLineRequest struct {
+	// Description Example: Braised short rib, plated
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity A positive decimal (up to 4 places), as a string.
+	//
+	// Example: 140
+	Quantity string `json:"quantity"`
+
+	// RecipeId The recipe quoted, when recipes exist; kept as given.
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+	Taxable  bool                `json:"taxable"`
+
+	// UnitPriceCents The price of one unit, in cents. A discount line's price is entered positive; its total counts negative.
+	//
+	// Example: 3450
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteRequest defines model for QuoteRequest.
+type QuoteRequest struct {
+	// DepositPercent Example: 30
+	DepositPercent int                `json:"depositPercent"`
+	EventId        openapi_types.UUID `json:"eventId"`
+	Lines          []QuoteLineRequest `json:"lines"`
+
+	// ServiceChargeBps Service charge in basis points of the subtotal (2000 = 20 %).
+	//
+	// Example: 2000
+	ServiceChargeBps int `json:"serviceChargeBps"`
+
+	// TaxRateBps Tax rate in basis points (1025 = 10.25 %).
+	//
+	// Example: 1025
+	TaxRateBps int `json:"taxRateBps"`
+
+	// Terms Example: 30% deposit secures the date; balance due 7 days before the event.
+	Terms string `json:"terms"`
+
+	// ValidUntil The last day the quote can be accepted, in the event site's time zone; a day already over answers 400.
+	//
+	// Example: 2026-03-20
+	ValidUntil openapi_types.Date `json:"validUntil"`
+}
+
+// QuoteStatus `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+//
+// Example: sent
+type QuoteStatus string
+
+// QuoteTotals Computed by the server: each line total is quantity × unit price rounded half-even to the
+// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+type QuoteTotals struct {
+	// DepositCents Example: 188225
+	DepositCents int64 `json:"depositCents"`
+
+	// ServiceChargeCents Example: 96600
+	ServiceChargeCents int64 `json:"serviceChargeCents"`
+
+	// SubtotalCents Example: 483000
+	SubtotalCents int64 `json:"subtotalCents"`
+
+	// TaxCents Example: 47817
+	TaxCents int64 `json:"taxCents"`
+
+	// TotalCents Example: 627417
+	TotalCents int64 `json:"totalCents"`
+}
+
+// ReassignTaskRequest A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one.
+type ReassignTaskRequest struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
 
 // Recipe defines model for Recipe.
 type Recipe struct {
@@ -4503,6 +5613,17 @@ type RecipeVersionSummary struct {
 	Version   int                 `json:"version"`
 }
 
+// Recipient defines model for Recipient.
+type Recipient struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Room 412
+	Name *string `json:"name,omitempty"`
+
+	// Reference Example: MRN 100234567
+	Reference *string `json:"reference,omitempty"`
+}
+
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
 	// RefreshToken Example: rt_Xq3v0m2N7cJrYw8bT1kP4sLd9fHa6uEo5gZi2nQx7Vw
@@ -4575,6 +5696,80 @@ type Role string
 //
 // Example: manager
 type RoleInput string
+
+// Routine defines model for Routine.
+type Routine struct {
+	Active    bool               `json:"active"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []RoutineItem      `json:"items"`
+	Name      string             `json:"name"`
+
+	// NextOccurrences The next (at most five) occurrences, in the site's zone.
+	NextOccurrences []DueAt            `json:"nextOccurrences"`
+	Rrule           string             `json:"rrule"`
+	SiteId          openapi_types.UUID `json:"siteId"`
+	StartsOn        openapi_types.Date `json:"startsOn"`
+	UpdatedAt       time.Time          `json:"updatedAt"`
+}
+
+// RoutineItem defines model for RoutineItem.
+type RoutineItem struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAfterMinutes The task is due this long after the occurrence (default 0).
+	DueAfterMinutes *int `json:"dueAfterMinutes,omitempty"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority      *TaskPriority       `json:"priority,omitempty"`
+	Required      *bool               `json:"required,omitempty"`
+	RequiresPhoto *bool               `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool               `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool               `json:"requiresTemp,omitempty"`
+	TargetTagId   *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
+}
+
+// RoutineRequest defines model for RoutineRequest.
+type RoutineRequest struct {
+	// Active Default true; an inactive routine makes no tasks.
+	Active *bool         `json:"active,omitempty"`
+	Items  []RoutineItem `json:"items"`
+	Name   string        `json:"name"`
+
+	// Rrule An RFC 5545 recurrence rule (the RRULE value, without DTSTART), expanded in the site's
+	// time zone from `startsOn`: `FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0`. Occurrences are
+	// wall-clock times: one that does not exist on a spring-forward day happens as much later
+	// as the clock jumped (02:30 at 03:30); one that happens twice on a fall-back day happens
+	// once, the first time. An invalid rule answers 400 with the parser's reason.
+	//
+	//
+	// Example: FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0
+	Rrule  string             `json:"rrule"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// StartsOn The first local date with occurrences (default today at the site).
+	StartsOn *openapi_types.Date `json:"startsOn,omitempty"`
+}
 
 // RunEvent defines model for RunEvent.
 type RunEvent struct {
@@ -4666,6 +5861,17 @@ type RunExplain struct {
 	Yield Amount `json:"yield"`
 }
 
+// RunNowResult defines model for RunNowResult.
+type RunNowResult struct {
+	// Occurrence A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	Occurrence DueAt  `json:"occurrence"`
+	Tasks      []Task `json:"tasks"`
+}
+
 // RunStatus planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
 type RunStatus string
 
@@ -4743,6 +5949,13 @@ type ScanError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -4902,6 +6115,109 @@ type SetRunStatusRequest struct {
 	Status RunStatus `json:"status"`
 }
 
+// ShareLink defines model for ShareLink.
+type ShareLink struct {
+	// Token Shown once; only its hash is kept. Sharing again rotates it (the previous one answers 404 at once).
+	//
+	// Example: q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Token string `json:"token"`
+
+	// Url The public link to send, `{web_url}/share/q/{token}` (quotes), `/share/i/{token}` (invoices) or `/survey/{token}` (surveys).
+	//
+	// Example: https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Url string `json:"url"`
+}
+
+// SharedAcceptance defines model for SharedAcceptance.
+type SharedAcceptance struct {
+	At   time.Time `json:"at"`
+	Name string    `json:"name"`
+}
+
+// SharedInvoice An invoice as its client sees it. Display data only; no ids.
+type SharedInvoice struct {
+	BalanceCents int64 `json:"balanceCents"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand         PublicBrand `json:"brand"`
+	ClientName    string      `json:"clientName"`
+	EventName     string      `json:"eventName"`
+	EventStartsAt time.Time   `json:"eventStartsAt"`
+	IssuedAt      time.Time   `json:"issuedAt"`
+
+	// Kind Example: deposit
+	Kind      InvoiceKind     `json:"kind"`
+	Lines     []InvoiceLine   `json:"lines"`
+	Number    string          `json:"number"`
+	PaidCents int64           `json:"paidCents"`
+	Payments  []SharedPayment `json:"payments"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+}
+
+// SharedPayment defines model for SharedPayment.
+type SharedPayment struct {
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+}
+
+// SharedQuote A quote as its client sees it. Display data only; no ids.
+type SharedQuote struct {
+	Acceptance *SharedAcceptance `json:"acceptance"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand            PublicBrand       `json:"brand"`
+	ClientName       string            `json:"clientName"`
+	DepositPercent   int               `json:"depositPercent"`
+	EventEndsAt      time.Time         `json:"eventEndsAt"`
+	EventName        string            `json:"eventName"`
+	EventStartsAt    time.Time         `json:"eventStartsAt"`
+	GuestCount       int               `json:"guestCount"`
+	Lines            []SharedQuoteLine `json:"lines"`
+	ServiceChargeBps int               `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Timezone The catering site's IANA time zone, for showing dates.
+	//
+	// Example: America/Chicago
+	Timezone string `json:"timezone"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+	Venue      *string            `json:"venue"`
+	Version    int                `json:"version"`
+}
+
+// SharedQuoteLine defines model for SharedQuoteLine.
+type SharedQuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind           QuoteLineKind `json:"kind"`
+	Quantity       string        `json:"quantity"`
+	Taxable        bool          `json:"taxable"`
+	TotalCents     int64         `json:"totalCents"`
+	UnitPriceCents int64         `json:"unitPriceCents"`
+}
+
 // Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
 type Signoff struct {
 	DecidedAt    *time.Time          `json:"decidedAt"`
@@ -4987,6 +6303,16 @@ type Site struct {
 	//
 	// Example: America/Chicago
 	Timezone Timezone `json:"timezone"`
+}
+
+// StaffAcceptRequest defines model for StaffAcceptRequest.
+type StaffAcceptRequest struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Who accepted (the client, by phone or in person).
+	//
+	// Example: Maya Chen
+	Name string `json:"name"`
 }
 
 // StandardUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
@@ -5135,6 +6461,85 @@ type SupportInquiryRequest struct {
 	Topic string `json:"topic"`
 }
 
+// Survey defines model for Survey.
+type Survey struct {
+	ClosesAt      *time.Time          `json:"closesAt"`
+	CreatedAt     time.Time           `json:"createdAt"`
+	Id            openapi_types.UUID  `json:"id"`
+	Name          string              `json:"name"`
+	Questions     []Question          `json:"questions"`
+	ResponseCount int                 `json:"responseCount"`
+	SiteId        *openapi_types.UUID `json:"siteId"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status          SurveyStatus `json:"status"`
+	ThankYouMessage string       `json:"thankYouMessage"`
+	UpdatedAt       time.Time    `json:"updatedAt"`
+}
+
+// SurveyInvitation defines model for SurveyInvitation.
+type SurveyInvitation struct {
+	Email     *string            `json:"email"`
+	ExpiresAt *time.Time         `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      *string            `json:"name"`
+	Reference *string            `json:"reference"`
+	SingleUse bool               `json:"singleUse"`
+
+	// Token Shown once; only its hash is kept.
+	Token string `json:"token"`
+
+	// Url `{web_url}/survey/{token}`
+	Url string `json:"url"`
+}
+
+// SurveyReceipt defines model for SurveyReceipt.
+type SurveyReceipt struct {
+	SubmittedAt     time.Time `json:"submittedAt"`
+	ThankYouMessage string    `json:"thankYouMessage"`
+}
+
+// SurveyRequest defines model for SurveyRequest.
+type SurveyRequest struct {
+	ClosesAt *time.Time `json:"closesAt,omitempty"`
+
+	// Name Example: Patient meal feedback
+	Name      string     `json:"name"`
+	Questions []Question `json:"questions"`
+
+	// SiteId The site the survey belongs to; null for an organization-wide survey.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status SurveyStatus `json:"status"`
+
+	// ThankYouMessage Example: Thank you! Your answers help our kitchen.
+	ThankYouMessage string `json:"thankYouMessage"`
+}
+
+// SurveyResults defines model for SurveyResults.
+type SurveyResults struct {
+	Questions []QuestionResult `json:"questions"`
+
+	// ResponseCount Submissions in the period.
+	ResponseCount int `json:"responseCount"`
+}
+
+// SurveyStatus Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+//
+// Example: open
+type SurveyStatus string
+
+// SurveySubmission defines model for SurveySubmission.
+type SurveySubmission struct {
+	// Answers Answers by question key; each of its question's type (see `QuestionType`).
+	Answers map[string]interface{} `json:"answers"`
+}
+
 // Tag defines model for Tag.
 type Tag struct {
 	// Code A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
@@ -5183,6 +6588,182 @@ type TagCode = string
 //
 // Example: equipment
 type TagTargetType string
+
+// Task One thing to do at a site by a time, with the evidence that proves it done. The first
+// thirteen fields are the spec's task row; the others are what a client needs besides.
+type Task struct {
+	// Assignee Who the task is for, with the member's or position's name.
+	Assignee *Assignee `json:"assignee"`
+
+	// AttachmentMediaIds The task's photos, oldest first.
+	AttachmentMediaIds []openapi_types.UUID `json:"attachmentMediaIds"`
+	CompletedAt        *time.Time           `json:"completedAt"`
+	CompletedBy        *openapi_types.UUID  `json:"completedBy"`
+	CreatedAt          time.Time            `json:"createdAt"`
+	Description        *string              `json:"description"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Evidence What the completion carried.
+	Evidence *Evidence `json:"evidence"`
+
+	// GraceMinutes How long after `dueAt` an open task becomes missed.
+	GraceMinutes int `json:"graceMinutes"`
+
+	// Guides The linked guides' titles (GET /tasks/{id} only).
+	Guides *[]GuideRef        `json:"guides,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind Example: temperature_log
+	Kind TaskKind `json:"kind"`
+
+	// Late Completed after it was missed.
+	Late bool `json:"late"`
+
+	// LinkedDocIds Guides linked to the task.
+	LinkedDocIds []openapi_types.UUID `json:"linkedDocIds"`
+
+	// Photos The photos with their URLs (GET /tasks/{id} only).
+	Photos *[]TaskPhoto `json:"photos,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority TaskPriority `json:"priority"`
+
+	// Required Missing it opens a `task_missed` alert.
+	Required      bool               `json:"required"`
+	RequiresPhoto bool               `json:"requiresPhoto"`
+	RequiresScan  bool               `json:"requiresScan"`
+	RequiresTemp  bool               `json:"requiresTemp"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// Source Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+	// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+	// finding), `sensor_alert` (`sourceId` the alert).
+	//
+	//
+	// Example: routine
+	Source   TaskSource          `json:"source"`
+	SourceId *openapi_types.UUID `json:"sourceId"`
+
+	// Status `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+	// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+	// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+	// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+	//
+	//
+	// Example: open
+	Status TaskStatus `json:"status"`
+
+	// Target What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+	// tags, the tag itself for equipment and storage locations described by a label). Any
+	// current tag of the organization with the same target satisfies the scan.
+	Target *TaskTarget `json:"target"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange"`
+
+	// Title Example: Log walk-in cooler temperature
+	Title string `json:"title"`
+}
+
+// TaskDocsRequest defines model for TaskDocsRequest.
+type TaskDocsRequest struct {
+	DocIds []openapi_types.UUID `json:"docIds"`
+}
+
+// TaskKind Example: temperature_log
+type TaskKind string
+
+// TaskPhoto defines model for TaskPhoto.
+type TaskPhoto struct {
+	ContentType TaskPhotoContentType `json:"contentType"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	Filename    *string              `json:"filename,omitempty"`
+	MediaId     openapi_types.UUID   `json:"mediaId"`
+	Size        int                  `json:"size"`
+
+	// Url Where the bytes are served (with the member's session).
+	//
+	// Example: /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
+	Url string `json:"url"`
+}
+
+// TaskPhotoContentType defines model for TaskPhoto.ContentType.
+type TaskPhotoContentType string
+
+// TaskPriority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+//
+// Example: medium
+type TaskPriority string
+
+// TaskSource Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+// finding), `sensor_alert` (`sourceId` the alert).
+//
+// Example: routine
+type TaskSource string
+
+// TaskStatus `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+//
+// Example: open
+type TaskStatus string
+
+// TaskTarget What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+// tags, the tag itself for equipment and storage locations described by a label). Any
+// current tag of the organization with the same target satisfies the scan.
+type TaskTarget struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Name Example: Walk-in cooler
+	Name string         `json:"name"`
+	Type TaskTargetType `json:"type"`
+}
+
+// TaskTargetType defines model for TaskTarget.Type.
+type TaskTargetType string
+
+// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+//
+// Example: {"maxF":"41","minF":"33"}
+type TempRange struct {
+	// MaxF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MaxF Fahrenheit `json:"maxF"`
+
+	// MinF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MinF Fahrenheit `json:"minF"`
+}
+
+// Temperature Example: {"unit":"F","value":"38.5"}
+type Temperature struct {
+	Unit TemperatureUnit `json:"unit"`
+
+	// Value The reading, an exact decimal string.
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// TemperatureUnit defines model for Temperature.Unit.
+type TemperatureUnit string
 
 // TemperatureF A temperature in degrees Fahrenheit, as a decimal string.
 //
@@ -5466,6 +7047,11 @@ type UploadMediaRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// UploadTaskPhotoRequest defines model for UploadTaskPhotoRequest.
+type UploadTaskPhotoRequest struct {
+	File openapi_types.File `json:"file"`
+}
+
 // User defines model for User.
 type User struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -5533,6 +7119,13 @@ type ValidationError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -5781,6 +7374,9 @@ type WorkOrderResolvedEvent struct {
 // WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
 type WorkOrderResolvedEventEvent string
 
+// CapabilityToken defines model for CapabilityToken.
+type CapabilityToken = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -5825,6 +7421,9 @@ type DeviceLimit = PlanError
 
 // Forbidden The body of every error response.
 type Forbidden = Error
+
+// Gone The body of every error response.
+type Gone = Error
 
 // IdempotencyConflict The body of every error response.
 type IdempotencyConflict = Error
@@ -6104,6 +7703,188 @@ type ListAuditLogParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListCateringClientsParams defines parameters for ListCateringClients.
+type ListCateringClientsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringClientParams defines parameters for CreateCateringClient.
+type CreateCateringClientParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringEventsParams defines parameters for ListCateringEvents.
+type ListCateringEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringEventParams defines parameters for CreateCateringEvent.
+type CreateCateringEventParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringInvoicesParams defines parameters for ListCateringInvoices.
+type ListCateringInvoicesParams struct {
+	// QuoteId Only this quote's invoices.
+	QuoteId *openapi_types.UUID `form:"quoteId,omitempty" json:"quoteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringInvoiceParams defines parameters for CreateCateringInvoice.
+type CreateCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RecordCateringPaymentParams defines parameters for RecordCateringPayment.
+type RecordCateringPaymentParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringInvoiceParams defines parameters for ShareCateringInvoice.
+type ShareCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// VoidCateringInvoiceParams defines parameters for VoidCateringInvoice.
+type VoidCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringQuotesParams defines parameters for ListCateringQuotes.
+type ListCateringQuotesParams struct {
+	// EventId Only this event's quotes.
+	EventId *openapi_types.UUID `form:"eventId,omitempty" json:"eventId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringQuoteParams defines parameters for CreateCateringQuote.
+type CreateCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcceptCateringQuoteParams defines parameters for AcceptCateringQuote.
+type AcceptCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeclineCateringQuoteParams defines parameters for DeclineCateringQuote.
+type DeclineCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringQuoteParams defines parameters for ShareCateringQuote.
+type ShareCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetCensusParams defines parameters for GetCensus.
 type GetCensusParams struct {
 	// SiteId Only this site's patients.
@@ -6246,6 +8027,40 @@ type UpsertForecastParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateGuideParams defines parameters for CreateGuide.
+type CreateGuideParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListHuddlesParams defines parameters for ListHuddles.
+type ListHuddlesParams struct {
+	// SiteId Only this site's huddles.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateHuddleParams defines parameters for CreateHuddle.
+type CreateHuddleParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListInventoryItemsParams defines parameters for ListInventoryItems.
 type ListInventoryItemsParams struct {
 	// Q Only items whose name or SKU contains this text (case-insensitively).
@@ -6359,6 +8174,26 @@ type GetEffectiveMenuParams struct {
 
 	// DayPart Only this day part.
 	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
+}
+
+// ListPositionsParams defines parameters for ListPositions.
+type ListPositionsParams struct {
+	// SiteId Only this site's positions.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreatePositionParams defines parameters for CreatePosition.
+type CreatePositionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListProductionRunsParams defines parameters for ListProductionRuns.
@@ -6492,6 +8327,40 @@ type ArchiveRecipeParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListRoutinesParams defines parameters for ListRoutines.
+type ListRoutinesParams struct {
+	// SiteId Only this site's routines.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateRoutineParams defines parameters for CreateRoutine.
+type CreateRoutineParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RunRoutineNowParams defines parameters for RunRoutineNow.
+type RunRoutineNowParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListSignoffsParams defines parameters for ListSignoffs.
 type ListSignoffsParams struct {
 	// Status Only reviews in this state.
@@ -6575,8 +8444,163 @@ type CreateStorageLocationParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListSurveysParams defines parameters for ListSurveys.
+type ListSurveysParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateSurveyParams defines parameters for CreateSurvey.
+type CreateSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSurveyInvitationsParams defines parameters for CreateSurveyInvitations.
+type CreateSurveyInvitationsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetSurveyResultsParams defines parameters for GetSurveyResults.
+type GetSurveyResultsParams struct {
+	// From Submissions at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Submissions before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ShareSurveyParams defines parameters for ShareSurvey.
+type ShareSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateTagParams defines parameters for CreateTag.
 type CreateTagParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListTasksParams defines parameters for ListTasks.
+type ListTasksParams struct {
+	// SiteId Only this site's tasks.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only tasks in this state.
+	Status *TaskStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// AssigneeId Only tasks assigned to this member or to a position they hold.
+	AssigneeId *openapi_types.UUID `form:"assigneeId,omitempty" json:"assigneeId,omitempty"`
+
+	// PositionId Only tasks assigned to this position.
+	PositionId *openapi_types.UUID `form:"positionId,omitempty" json:"positionId,omitempty"`
+
+	// Kind Only tasks of this kind.
+	Kind *TaskKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Source Only tasks from this origin.
+	Source *TaskSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// DueFrom Only tasks due at or after this moment.
+	DueFrom *DueAt `form:"dueFrom,omitempty" json:"dueFrom,omitempty"`
+
+	// DueTo Only tasks due at or before this moment.
+	DueTo *DueAt `form:"dueTo,omitempty" json:"dueTo,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateTaskParams defines parameters for CreateTask.
+type CreateTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteTaskParams defines parameters for CompleteTask.
+type CompleteTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AddTaskPhotoParams defines parameters for AddTaskPhoto.
+type AddTaskPhotoParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ReassignTaskParams defines parameters for ReassignTask.
+type ReassignTaskParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -6623,8 +8647,36 @@ type TestWebhookParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// AcceptSharedQuoteParams defines parameters for AcceptSharedQuote.
+type AcceptSharedQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateSupportInquiryParams defines parameters for CreateSupportInquiry.
 type CreateSupportInquiryParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitPublicSurveyParams defines parameters for SubmitPublicSurvey.
+type SubmitPublicSurveyParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -6670,6 +8722,33 @@ type IngestHl7JSONRequestBody = IngestHl7Request
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
+// CreateCateringClientJSONRequestBody defines body for CreateCateringClient for application/json ContentType.
+type CreateCateringClientJSONRequestBody = CateringClientRequest
+
+// UpdateCateringClientJSONRequestBody defines body for UpdateCateringClient for application/json ContentType.
+type UpdateCateringClientJSONRequestBody = CateringClientRequest
+
+// CreateCateringEventJSONRequestBody defines body for CreateCateringEvent for application/json ContentType.
+type CreateCateringEventJSONRequestBody = CateringEventRequest
+
+// UpdateCateringEventJSONRequestBody defines body for UpdateCateringEvent for application/json ContentType.
+type UpdateCateringEventJSONRequestBody = CateringEventRequest
+
+// CreateCateringInvoiceJSONRequestBody defines body for CreateCateringInvoice for application/json ContentType.
+type CreateCateringInvoiceJSONRequestBody = InvoiceRequest
+
+// RecordCateringPaymentJSONRequestBody defines body for RecordCateringPayment for application/json ContentType.
+type RecordCateringPaymentJSONRequestBody = PaymentRequest
+
+// CreateCateringQuoteJSONRequestBody defines body for CreateCateringQuote for application/json ContentType.
+type CreateCateringQuoteJSONRequestBody = QuoteRequest
+
+// UpdateCateringQuoteJSONRequestBody defines body for UpdateCateringQuote for application/json ContentType.
+type UpdateCateringQuoteJSONRequestBody = QuoteRequest
+
+// AcceptCateringQuoteJSONRequestBody defines body for AcceptCateringQuote for application/json ContentType.
+type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -6684,6 +8763,15 @@ type CastToDeviceJSONRequestBody = CastRequest
 
 // UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
 type UpsertForecastJSONRequestBody = ForecastRequest
+
+// CreateGuideJSONRequestBody defines body for CreateGuide for application/json ContentType.
+type CreateGuideJSONRequestBody = GuideRequest
+
+// UpdateGuideJSONRequestBody defines body for UpdateGuide for application/json ContentType.
+type UpdateGuideJSONRequestBody = GuideRequest
+
+// CreateHuddleJSONRequestBody defines body for CreateHuddle for application/json ContentType.
+type CreateHuddleJSONRequestBody = HuddleRequest
 
 // CreateInventoryItemJSONRequestBody defines body for CreateInventoryItem for application/json ContentType.
 type CreateInventoryItemJSONRequestBody = CreateInventoryItemRequest
@@ -6712,6 +8800,15 @@ type UpdateMenuJSONRequestBody = MenuRequest
 // SetMenuDateJSONRequestBody defines body for SetMenuDate for application/json ContentType.
 type SetMenuDateJSONRequestBody = MenuDateRequest
 
+// CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
+type CreatePositionJSONRequestBody = PositionRequest
+
+// UpdatePositionJSONRequestBody defines body for UpdatePosition for application/json ContentType.
+type UpdatePositionJSONRequestBody = PositionRequest
+
+// SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
+type SetPositionMembersJSONRequestBody = PositionMembersRequest
+
 // CreateProductionRunJSONRequestBody defines body for CreateProductionRun for application/json ContentType.
 type CreateProductionRunJSONRequestBody = CreateRunRequest
 
@@ -6733,6 +8830,12 @@ type CreateRecipeJSONRequestBody = RecipeRequest
 // UpdateRecipeJSONRequestBody defines body for UpdateRecipe for application/json ContentType.
 type UpdateRecipeJSONRequestBody = RecipeRequest
 
+// CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
+type CreateRoutineJSONRequestBody = RoutineRequest
+
+// UpdateRoutineJSONRequestBody defines body for UpdateRoutine for application/json ContentType.
+type UpdateRoutineJSONRequestBody = RoutineRequest
+
 // CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
 type CreateSignoffJSONRequestBody = CreateSignoffRequest
 
@@ -6751,8 +8854,32 @@ type CreateStorageLocationJSONRequestBody = CreateStorageLocationRequest
 // UpdateStorageLocationJSONRequestBody defines body for UpdateStorageLocation for application/json ContentType.
 type UpdateStorageLocationJSONRequestBody = UpdateStorageLocationRequest
 
+// CreateSurveyJSONRequestBody defines body for CreateSurvey for application/json ContentType.
+type CreateSurveyJSONRequestBody = SurveyRequest
+
+// UpdateSurveyJSONRequestBody defines body for UpdateSurvey for application/json ContentType.
+type UpdateSurveyJSONRequestBody = SurveyRequest
+
+// CreateSurveyInvitationsJSONRequestBody defines body for CreateSurveyInvitations for application/json ContentType.
+type CreateSurveyInvitationsJSONRequestBody = InvitationsRequest
+
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
+
+// CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
+type CreateTaskJSONRequestBody = CreateTaskRequest
+
+// CompleteTaskJSONRequestBody defines body for CompleteTask for application/json ContentType.
+type CompleteTaskJSONRequestBody = CompleteTaskRequest
+
+// SetTaskDocsJSONRequestBody defines body for SetTaskDocs for application/json ContentType.
+type SetTaskDocsJSONRequestBody = TaskDocsRequest
+
+// AddTaskPhotoMultipartRequestBody defines body for AddTaskPhoto for multipart/form-data ContentType.
+type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
+
+// ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
+type ReassignTaskJSONRequestBody = ReassignTaskRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -6760,8 +8887,14 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 
+// AcceptSharedQuoteJSONRequestBody defines body for AcceptSharedQuote for application/json ContentType.
+type AcceptSharedQuoteJSONRequestBody = PublicAcceptRequest
+
 // CreateSupportInquiryJSONRequestBody defines body for CreateSupportInquiry for application/json ContentType.
 type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
+
+// SubmitPublicSurveyJSONRequestBody defines body for SubmitPublicSurvey for application/json ContentType.
+type SubmitPublicSurveyJSONRequestBody = SurveySubmission
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -7589,6 +9722,66 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
@@ -7634,6 +9827,24 @@ type ServerInterface interface {
 	// UpsertForecast Set a forecast
 	// (POST /orgs/{orgId}/forecasts)
 	UpsertForecast(ctx echo.Context, orgId OrgId, params UpsertForecastParams) error
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx echo.Context, orgId OrgId) error
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error
@@ -7697,6 +9908,18 @@ type ServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
 	// ListProductionRuns List production runs
 	// (GET /orgs/{orgId}/production-runs)
 	ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error
@@ -7745,6 +9968,21 @@ type ServerInterface interface {
 	// GetRecipeVersion Read one version of a recipe
 	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
 	GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
@@ -7784,6 +10022,27 @@ type ServerInterface interface {
 	// UpdateStorageLocation Update a storage location
 	// (PUT /orgs/{orgId}/storage-locations/{id})
 	UpdateStorageLocation(ctx echo.Context, orgId OrgId, id Id) error
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx echo.Context, orgId OrgId) error
@@ -7793,6 +10052,33 @@ type ServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx echo.Context, orgId OrgId, id Id) error
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
@@ -7811,9 +10097,24 @@ type ServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx echo.Context, token CapabilityToken) error
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx echo.Context, token CapabilityToken) error
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx echo.Context, token CapabilityToken) error
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -8539,6 +10840,700 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 	return err
 }
 
+// ListCateringClients converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringClients(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringClientsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringClients(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringClientParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringClient(ctx, orgId, params)
+	return err
+}
+
+// UpdateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringClient(ctx, orgId, id)
+	return err
+}
+
+// ListCateringEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringEvents(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringEvent(ctx, orgId, params)
+	return err
+}
+
+// GetCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// ListCateringInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringInvoicesParams
+	// ------------- Optional query parameter "quoteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "quoteId", ctx.QueryParams(), &params.QuoteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter quoteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringInvoices(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringInvoice(ctx, orgId, params)
+	return err
+}
+
+// GetCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringInvoice(ctx, orgId, id)
+	return err
+}
+
+// RecordCateringPayment converts echo context to params.
+func (w *ServerInterfaceWrapper) RecordCateringPayment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RecordCateringPaymentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RecordCateringPayment(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// VoidCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) VoidCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params VoidCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VoidCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// ListCateringQuotes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringQuotes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringQuotesParams
+	// ------------- Optional query parameter "eventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "eventId", ctx.QueryParams(), &params.EventId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter eventId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringQuotes(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringQuote(ctx, orgId, params)
+	return err
+}
+
+// GetCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// AcceptCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// DeclineCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) DeclineCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeclineCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeclineCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
 // GetCensus converts echo context to params.
 func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
 	var err error
@@ -9076,6 +12071,167 @@ func (w *ServerInterfaceWrapper) UpsertForecast(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpsertForecast(ctx, orgId, params)
+	return err
+}
+
+// ListGuides converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGuides(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGuides(ctx, orgId)
+	return err
+}
+
+// CreateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateGuideParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGuide(ctx, orgId, params)
+	return err
+}
+
+// GetGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuide(ctx, orgId, id)
+	return err
+}
+
+// UpdateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateGuide(ctx, orgId, id)
+	return err
+}
+
+// ListHuddles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListHuddles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListHuddlesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListHuddles(ctx, orgId, params)
+	return err
+}
+
+// CreateHuddle converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateHuddle(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateHuddleParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateHuddle(ctx, orgId, params)
 	return err
 }
 
@@ -9688,6 +12844,115 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 	return err
 }
 
+// ListPositions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPositions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPositionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPositions(ctx, orgId, params)
+	return err
+}
+
+// CreatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePositionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePosition(ctx, orgId, params)
+	return err
+}
+
+// UpdatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdatePosition(ctx, orgId, id)
+	return err
+}
+
+// SetPositionMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetPositionMembers(ctx, orgId, id)
+	return err
+}
+
 // ListProductionRuns converts echo context to params.
 func (w *ServerInterfaceWrapper) ListProductionRuns(ctx echo.Context) error {
 	var err error
@@ -10247,6 +13512,159 @@ func (w *ServerInterfaceWrapper) GetRecipeVersion(ctx echo.Context) error {
 	return err
 }
 
+// ListRoutines converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRoutines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRoutinesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRoutines(ctx, orgId, params)
+	return err
+}
+
+// CreateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRoutineParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRoutine(ctx, orgId, params)
+	return err
+}
+
+// GetRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRoutine(ctx, orgId, id)
+	return err
+}
+
+// UpdateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRoutine(ctx, orgId, id)
+	return err
+}
+
+// RunRoutineNow converts echo context to params.
+func (w *ServerInterfaceWrapper) RunRoutineNow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RunRoutineNowParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunRoutineNow(ctx, orgId, id, params)
+	return err
+}
+
 // ResolveScan converts echo context to params.
 func (w *ServerInterfaceWrapper) ResolveScan(ctx echo.Context) error {
 	var err error
@@ -10644,6 +14062,264 @@ func (w *ServerInterfaceWrapper) UpdateStorageLocation(ctx echo.Context) error {
 	return err
 }
 
+// ListSurveys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSurveys(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSurveysParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSurveys(ctx, orgId, params)
+	return err
+}
+
+// CreateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurvey(ctx, orgId, params)
+	return err
+}
+
+// GetSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurvey(ctx, orgId, id)
+	return err
+}
+
+// UpdateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSurvey(ctx, orgId, id)
+	return err
+}
+
+// CreateSurveyInvitations converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurveyInvitations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyInvitationsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurveyInvitations(ctx, orgId, id, params)
+	return err
+}
+
+// GetSurveyResults converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurveyResults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSurveyResultsParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurveyResults(ctx, orgId, id, params)
+	return err
+}
+
+// ShareSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareSurvey(ctx, orgId, id, params)
+	return err
+}
+
 // ListTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 	var err error
@@ -10717,6 +14393,374 @@ func (w *ServerInterfaceWrapper) DeleteTag(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeleteTag(ctx, orgId, id)
+	return err
+}
+
+// ListTasks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTasksParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "assigneeId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "assigneeId", ctx.QueryParams(), &params.AssigneeId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assigneeId: %s", err))
+	}
+
+	// ------------- Optional query parameter "positionId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "positionId", ctx.QueryParams(), &params.PositionId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter positionId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "source" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "source", ctx.QueryParams(), &params.Source, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter source: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueFrom" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueFrom", ctx.QueryParams(), &params.DueFrom, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueFrom: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueTo" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueTo", ctx.QueryParams(), &params.DueTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueTo: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTasks(ctx, orgId, params)
+	return err
+}
+
+// CreateTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTask(ctx, orgId, params)
+	return err
+}
+
+// GetTask converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTask(ctx, orgId, id)
+	return err
+}
+
+// CompleteTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteTask(ctx, orgId, id, params)
+	return err
+}
+
+// SetTaskDocs converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTaskDocs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTaskDocs(ctx, orgId, id)
+	return err
+}
+
+// AddTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) AddTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddTaskPhotoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddTaskPhoto(ctx, orgId, id, params)
+	return err
+}
+
+// DeleteTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// GetTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// ReassignTask converts echo context to params.
+func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReassignTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReassignTask(ctx, orgId, id, params)
 	return err
 }
 
@@ -10897,6 +14941,74 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 	return err
 }
 
+// GetSharedInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedInvoice(ctx, token)
+	return err
+}
+
+// GetSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedQuote(ctx, token)
+	return err
+}
+
+// AcceptSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptSharedQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptSharedQuote(ctx, token, params)
+	return err
+}
+
 // CreateSupportInquiry converts echo context to params.
 func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 	var err error
@@ -10923,6 +15035,58 @@ func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateSupportInquiry(ctx, params)
+	return err
+}
+
+// GetPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPublicSurvey(ctx, token)
+	return err
+}
+
+// SubmitPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitPublicSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPublicSurvey(ctx, token, params)
 	return err
 }
 
@@ -11070,6 +15234,62 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.CreateProductionRunEvent, options.OperationMiddlewares["createProductionRunEvent"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/handoff", wrapper.HandoffProductionRun, options.OperationMiddlewares["handoffProductionRun"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/labels", wrapper.CreateLabels, options.OperationMiddlewares["createLabels"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.ListCateringEvents, options.OperationMiddlewares["listCateringEvents"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.CreateCateringEvent, options.OperationMiddlewares["createCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.GetCateringEvent, options.OperationMiddlewares["getCateringEvent"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.UpdateCateringEvent, options.OperationMiddlewares["updateCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.ListCateringQuotes, options.OperationMiddlewares["listCateringQuotes"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.CreateCateringQuote, options.OperationMiddlewares["createCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.GetCateringQuote, options.OperationMiddlewares["getCateringQuote"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.UpdateCateringQuote, options.OperationMiddlewares["updateCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/share", wrapper.ShareCateringQuote, options.OperationMiddlewares["shareCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/accept", wrapper.AcceptCateringQuote, options.OperationMiddlewares["acceptCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/decline", wrapper.DeclineCateringQuote, options.OperationMiddlewares["declineCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.ListCateringInvoices, options.OperationMiddlewares["listCateringInvoices"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.CreateCateringInvoice, options.OperationMiddlewares["createCateringInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices/:id", wrapper.GetCateringInvoice, options.OperationMiddlewares["getCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/payments", wrapper.RecordCateringPayment, options.OperationMiddlewares["recordCateringPayment"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/void", wrapper.VoidCateringInvoice, options.OperationMiddlewares["voidCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/share", wrapper.ShareCateringInvoice, options.OperationMiddlewares["shareCateringInvoice"]...)
+	router.GET(options.BaseURL+"/share/q/:token", wrapper.GetSharedQuote, options.OperationMiddlewares["getSharedQuote"]...)
+	router.POST(options.BaseURL+"/share/q/:token/accept", wrapper.AcceptSharedQuote, options.OperationMiddlewares["acceptSharedQuote"]...)
+	router.GET(options.BaseURL+"/share/i/:token", wrapper.GetSharedInvoice, options.OperationMiddlewares["getSharedInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys", wrapper.ListSurveys, options.OperationMiddlewares["listSurveys"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys", wrapper.CreateSurvey, options.OperationMiddlewares["createSurvey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.GetSurvey, options.OperationMiddlewares["getSurvey"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.UpdateSurvey, options.OperationMiddlewares["updateSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/share", wrapper.ShareSurvey, options.OperationMiddlewares["shareSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/invitations", wrapper.CreateSurveyInvitations, options.OperationMiddlewares["createSurveyInvitations"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id/results", wrapper.GetSurveyResults, options.OperationMiddlewares["getSurveyResults"]...)
+	router.GET(options.BaseURL+"/survey/:token", wrapper.GetPublicSurvey, options.OperationMiddlewares["getPublicSurvey"]...)
+	router.POST(options.BaseURL+"/survey/:token/submit", wrapper.SubmitPublicSurvey, options.OperationMiddlewares["submitPublicSurvey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks", wrapper.CreateTask, options.OperationMiddlewares["createTask"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id", wrapper.GetTask, options.OperationMiddlewares["getTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/complete", wrapper.CompleteTask, options.OperationMiddlewares["completeTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/reassign", wrapper.ReassignTask, options.OperationMiddlewares["reassignTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/photos", wrapper.AddTaskPhoto, options.OperationMiddlewares["addTaskPhoto"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.DeleteTaskPhoto, options.OperationMiddlewares["deleteTaskPhoto"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.GetTaskPhoto, options.OperationMiddlewares["getTaskPhoto"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/tasks/:id/docs", wrapper.SetTaskDocs, options.OperationMiddlewares["setTaskDocs"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines", wrapper.ListRoutines, options.OperationMiddlewares["listRoutines"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines", wrapper.CreateRoutine, options.OperationMiddlewares["createRoutine"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.GetRoutine, options.OperationMiddlewares["getRoutine"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.UpdateRoutine, options.OperationMiddlewares["updateRoutine"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines/:id/run-now", wrapper.RunRoutineNow, options.OperationMiddlewares["runRoutineNow"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/positions", wrapper.ListPositions, options.OperationMiddlewares["listPositions"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/positions", wrapper.CreatePosition, options.OperationMiddlewares["createPosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id", wrapper.UpdatePosition, options.OperationMiddlewares["updatePosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id/members", wrapper.SetPositionMembers, options.OperationMiddlewares["setPositionMembers"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides", wrapper.ListGuides, options.OperationMiddlewares["listGuides"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/guides", wrapper.CreateGuide, options.OperationMiddlewares["createGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.GetGuide, options.OperationMiddlewares["getGuide"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.UpdateGuide, options.OperationMiddlewares["updateGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/huddles", wrapper.ListHuddles, options.OperationMiddlewares["listHuddles"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/huddles", wrapper.CreateHuddle, options.OperationMiddlewares["createHuddle"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -11083,6 +15303,8 @@ type ConflictJSONResponse Error
 type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
+
+type GoneJSONResponse Error
 
 type IdempotencyConflictJSONResponse Error
 
@@ -14491,6 +18713,3003 @@ func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.Res
 	return err
 }
 
+type ListCateringClientsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringClientsParams
+}
+
+type ListCateringClientsResponseObject interface {
+	VisitListCateringClientsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringClients200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringClients200JSONResponse struct {
+	Body    []CateringClient
+	Headers ListCateringClients200ResponseHeaders
+}
+
+func (response ListCateringClients200JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringClients400JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringClients401JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringClients403JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringClients404JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringClients406JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringClients503JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClientRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringClientParams
+	Body   *CreateCateringClientJSONRequestBody
+}
+
+type CreateCateringClientResponseObject interface {
+	VisitCreateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringClient201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringClient201JSONResponse struct {
+	Body    CateringClient
+	Headers CreateCateringClient201ResponseHeaders
+}
+
+func (response CreateCateringClient201JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringClient400JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringClient401JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringClient403JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringClient404JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringClient406JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringClient409JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringClient413JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringClient415JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringClient422JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringClient503JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClientRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringClientJSONRequestBody
+}
+
+type UpdateCateringClientResponseObject interface {
+	VisitUpdateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringClient200JSONResponse CateringClient
+
+func (response UpdateCateringClient200JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringClient400JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringClient401JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringClient403JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringClient404JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringClient406JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringClient409JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringClient413JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringClient415JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringClient503JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringEventsParams
+}
+
+type ListCateringEventsResponseObject interface {
+	VisitListCateringEventsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringEvents200JSONResponse struct {
+	Body    []CateringEvent
+	Headers ListCateringEvents200ResponseHeaders
+}
+
+func (response ListCateringEvents200JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringEvents400JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringEvents401JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringEvents403JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringEvents404JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringEvents406JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringEvents503JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEventRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringEventParams
+	Body   *CreateCateringEventJSONRequestBody
+}
+
+type CreateCateringEventResponseObject interface {
+	VisitCreateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringEvent201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringEvent201JSONResponse struct {
+	Body    CateringEvent
+	Headers CreateCateringEvent201ResponseHeaders
+}
+
+func (response CreateCateringEvent201JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringEvent400JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringEvent401JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringEvent403JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringEvent404JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringEvent406JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringEvent409JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringEvent413JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringEvent415JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringEvent422JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringEvent503JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringEventResponseObject interface {
+	VisitGetCateringEventResponse(w http.ResponseWriter) error
+}
+
+type GetCateringEvent200JSONResponse CateringEvent
+
+func (response GetCateringEvent200JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringEvent400JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringEvent401JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringEvent403JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringEvent404JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringEvent406JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringEvent503JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringEventJSONRequestBody
+}
+
+type UpdateCateringEventResponseObject interface {
+	VisitUpdateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringEvent200JSONResponse CateringEvent
+
+func (response UpdateCateringEvent200JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringEvent400JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringEvent401JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringEvent403JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringEvent404JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringEvent406JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringEvent409JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringEvent413JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringEvent415JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringEvent503JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoicesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringInvoicesParams
+}
+
+type ListCateringInvoicesResponseObject interface {
+	VisitListCateringInvoicesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringInvoices200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringInvoices200JSONResponse struct {
+	Body    []Invoice
+	Headers ListCateringInvoices200ResponseHeaders
+}
+
+func (response ListCateringInvoices200JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringInvoices400JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringInvoices401JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringInvoices403JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringInvoices404JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringInvoices406JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringInvoices503JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringInvoiceParams
+	Body   *CreateCateringInvoiceJSONRequestBody
+}
+
+type CreateCateringInvoiceResponseObject interface {
+	VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringInvoice201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringInvoice201JSONResponse struct {
+	Body    Invoice
+	Headers CreateCateringInvoice201ResponseHeaders
+}
+
+func (response CreateCateringInvoice201JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringInvoice400JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringInvoice401JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringInvoice403JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringInvoice404JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringInvoice406JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringInvoice409JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringInvoice413JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringInvoice415JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringInvoice422JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringInvoice503JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoiceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringInvoiceResponseObject interface {
+	VisitGetCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetCateringInvoice200JSONResponse Invoice
+
+func (response GetCateringInvoice200JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringInvoice400JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringInvoice401JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringInvoice403JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringInvoice404JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringInvoice406JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringInvoice503JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPaymentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RecordCateringPaymentParams
+	Body   *RecordCateringPaymentJSONRequestBody
+}
+
+type RecordCateringPaymentResponseObject interface {
+	VisitRecordCateringPaymentResponse(w http.ResponseWriter) error
+}
+
+type RecordCateringPayment201ResponseHeaders struct {
+	Location *string
+}
+
+type RecordCateringPayment201JSONResponse struct {
+	Body    Invoice
+	Headers RecordCateringPayment201ResponseHeaders
+}
+
+func (response RecordCateringPayment201JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RecordCateringPayment400JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RecordCateringPayment401JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RecordCateringPayment403JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RecordCateringPayment404JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RecordCateringPayment406JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RecordCateringPayment409JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RecordCateringPayment413JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RecordCateringPayment415JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RecordCateringPayment422JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RecordCateringPayment503JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringInvoiceParams
+}
+
+type ShareCateringInvoiceResponseObject interface {
+	VisitShareCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringInvoice200JSONResponse ShareLink
+
+func (response ShareCateringInvoice200JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringInvoice400JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringInvoice401JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringInvoice403JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringInvoice404JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringInvoice406JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringInvoice409JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringInvoice422JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringInvoice503JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params VoidCateringInvoiceParams
+}
+
+type VoidCateringInvoiceResponseObject interface {
+	VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type VoidCateringInvoice200JSONResponse Invoice
+
+func (response VoidCateringInvoice200JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response VoidCateringInvoice400JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response VoidCateringInvoice401JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response VoidCateringInvoice403JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response VoidCateringInvoice404JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response VoidCateringInvoice406JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response VoidCateringInvoice409JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response VoidCateringInvoice422JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VoidCateringInvoice503JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringQuotesParams
+}
+
+type ListCateringQuotesResponseObject interface {
+	VisitListCateringQuotesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringQuotes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringQuotes200JSONResponse struct {
+	Body    []Quote
+	Headers ListCateringQuotes200ResponseHeaders
+}
+
+func (response ListCateringQuotes200JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringQuotes400JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringQuotes401JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringQuotes403JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringQuotes404JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringQuotes406JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringQuotes503JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringQuoteParams
+	Body   *CreateCateringQuoteJSONRequestBody
+}
+
+type CreateCateringQuoteResponseObject interface {
+	VisitCreateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringQuote201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringQuote201JSONResponse struct {
+	Body    Quote
+	Headers CreateCateringQuote201ResponseHeaders
+}
+
+func (response CreateCateringQuote201JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringQuote400JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringQuote401JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringQuote403JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringQuote404JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringQuote406JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringQuote409JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringQuote413JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringQuote415JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringQuote422JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringQuote503JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringQuoteResponseObject interface {
+	VisitGetCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetCateringQuote200JSONResponse Quote
+
+func (response GetCateringQuote200JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringQuote400JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringQuote401JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringQuote403JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringQuote404JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringQuote406JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringQuote503JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringQuoteJSONRequestBody
+}
+
+type UpdateCateringQuoteResponseObject interface {
+	VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringQuote200JSONResponse Quote
+
+func (response UpdateCateringQuote200JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringQuote400JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringQuote401JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringQuote403JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringQuote404JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringQuote406JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringQuote409JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringQuote413JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringQuote415JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringQuote503JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AcceptCateringQuoteParams
+	Body   *AcceptCateringQuoteJSONRequestBody
+}
+
+type AcceptCateringQuoteResponseObject interface {
+	VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptCateringQuote200JSONResponse Quote
+
+func (response AcceptCateringQuote200JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptCateringQuote400JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcceptCateringQuote401JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcceptCateringQuote403JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptCateringQuote404JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptCateringQuote406JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptCateringQuote409JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptCateringQuote413JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptCateringQuote415JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptCateringQuote422JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptCateringQuote503JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params DeclineCateringQuoteParams
+}
+
+type DeclineCateringQuoteResponseObject interface {
+	VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type DeclineCateringQuote200JSONResponse Quote
+
+func (response DeclineCateringQuote200JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeclineCateringQuote400JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeclineCateringQuote401JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeclineCateringQuote403JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeclineCateringQuote404JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeclineCateringQuote406JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeclineCateringQuote409JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response DeclineCateringQuote422JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeclineCateringQuote503JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringQuoteParams
+}
+
+type ShareCateringQuoteResponseObject interface {
+	VisitShareCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringQuote200JSONResponse ShareLink
+
+func (response ShareCateringQuote200JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringQuote400JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringQuote401JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringQuote403JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringQuote404JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringQuote406JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringQuote409JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringQuote422JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringQuote503JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCensusRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params GetCensusParams
@@ -16620,6 +23839,818 @@ func (response UpsertForecast422JSONResponse) VisitUpsertForecastResponse(w http
 type UpsertForecast503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpsertForecast503JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuidesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListGuidesResponseObject interface {
+	VisitListGuidesResponse(w http.ResponseWriter) error
+}
+
+type ListGuides200JSONResponse []Guide
+
+func (response ListGuides200JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListGuides400JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGuides401JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListGuides403JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGuides404JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListGuides406JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListGuides503JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuideRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateGuideParams
+	Body   *CreateGuideJSONRequestBody
+}
+
+type CreateGuideResponseObject interface {
+	VisitCreateGuideResponse(w http.ResponseWriter) error
+}
+
+type CreateGuide201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateGuide201JSONResponse struct {
+	Body    Guide
+	Headers CreateGuide201ResponseHeaders
+}
+
+func (response CreateGuide201JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateGuide400JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateGuide401JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateGuide403JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateGuide404JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateGuide406JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateGuide409JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateGuide415JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateGuide422JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateGuide503JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetGuideResponseObject interface {
+	VisitGetGuideResponse(w http.ResponseWriter) error
+}
+
+type GetGuide200JSONResponse Guide
+
+func (response GetGuide200JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetGuide400JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetGuide401JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetGuide403JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuide404JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetGuide406JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuide503JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateGuideJSONRequestBody
+}
+
+type UpdateGuideResponseObject interface {
+	VisitUpdateGuideResponse(w http.ResponseWriter) error
+}
+
+type UpdateGuide200JSONResponse Guide
+
+func (response UpdateGuide200JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateGuide400JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateGuide401JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateGuide403JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateGuide404JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateGuide406JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateGuide415JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateGuide503JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddlesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListHuddlesParams
+}
+
+type ListHuddlesResponseObject interface {
+	VisitListHuddlesResponse(w http.ResponseWriter) error
+}
+
+type ListHuddles200JSONResponse []Huddle
+
+func (response ListHuddles200JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListHuddles400JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListHuddles401JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListHuddles403JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListHuddles404JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListHuddles406JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHuddles503JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddleRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateHuddleParams
+	Body   *CreateHuddleJSONRequestBody
+}
+
+type CreateHuddleResponseObject interface {
+	VisitCreateHuddleResponse(w http.ResponseWriter) error
+}
+
+type CreateHuddle201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateHuddle201JSONResponse struct {
+	Body    Huddle
+	Headers CreateHuddle201ResponseHeaders
+}
+
+func (response CreateHuddle201JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateHuddle400JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateHuddle401JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateHuddle403JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateHuddle404JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateHuddle406JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateHuddle409JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateHuddle415JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateHuddle422JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateHuddle503JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -19579,6 +27610,551 @@ func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type ListPositionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListPositionsParams
+}
+
+type ListPositionsResponseObject interface {
+	VisitListPositionsResponse(w http.ResponseWriter) error
+}
+
+type ListPositions200JSONResponse []Position
+
+func (response ListPositions200JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPositions400JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPositions401JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPositions403JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPositions404JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPositions406JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPositions503JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePositionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePositionParams
+	Body   *CreatePositionJSONRequestBody
+}
+
+type CreatePositionResponseObject interface {
+	VisitCreatePositionResponse(w http.ResponseWriter) error
+}
+
+type CreatePosition201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePosition201JSONResponse struct {
+	Body    Position
+	Headers CreatePosition201ResponseHeaders
+}
+
+func (response CreatePosition201JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePosition400JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePosition401JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePosition403JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePosition404JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePosition406JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePosition409JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePosition415JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePosition422JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePosition503JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePositionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdatePositionJSONRequestBody
+}
+
+type UpdatePositionResponseObject interface {
+	VisitUpdatePositionResponse(w http.ResponseWriter) error
+}
+
+type UpdatePosition200JSONResponse Position
+
+func (response UpdatePosition200JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdatePosition400JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdatePosition401JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdatePosition403JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdatePosition404JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdatePosition406JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePosition415JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdatePosition503JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembersRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetPositionMembersJSONRequestBody
+}
+
+type SetPositionMembersResponseObject interface {
+	VisitSetPositionMembersResponse(w http.ResponseWriter) error
+}
+
+type SetPositionMembers200JSONResponse Position
+
+func (response SetPositionMembers200JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetPositionMembers400JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetPositionMembers401JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetPositionMembers403JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetPositionMembers404JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetPositionMembers406JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPositionMembers415JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListProductionRunsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListProductionRunsParams
@@ -21893,6 +30469,696 @@ func (response GetRecipeVersion503JSONResponse) VisitGetRecipeVersionResponse(w 
 	return err
 }
 
+type ListRoutinesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRoutinesParams
+}
+
+type ListRoutinesResponseObject interface {
+	VisitListRoutinesResponse(w http.ResponseWriter) error
+}
+
+type ListRoutines200JSONResponse []Routine
+
+func (response ListRoutines200JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRoutines400JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRoutines401JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRoutines403JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRoutines404JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRoutines406JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRoutines503JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutineRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRoutineParams
+	Body   *CreateRoutineJSONRequestBody
+}
+
+type CreateRoutineResponseObject interface {
+	VisitCreateRoutineResponse(w http.ResponseWriter) error
+}
+
+type CreateRoutine201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRoutine201JSONResponse struct {
+	Body    Routine
+	Headers CreateRoutine201ResponseHeaders
+}
+
+func (response CreateRoutine201JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRoutine400JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRoutine401JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRoutine403JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRoutine404JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRoutine406JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateRoutine409JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRoutine415JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRoutine422JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRoutine503JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetRoutineResponseObject interface {
+	VisitGetRoutineResponse(w http.ResponseWriter) error
+}
+
+type GetRoutine200JSONResponse Routine
+
+func (response GetRoutine200JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRoutine400JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRoutine401JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRoutine403JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRoutine404JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRoutine406JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRoutine503JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateRoutineJSONRequestBody
+}
+
+type UpdateRoutineResponseObject interface {
+	VisitUpdateRoutineResponse(w http.ResponseWriter) error
+}
+
+type UpdateRoutine200JSONResponse Routine
+
+func (response UpdateRoutine200JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRoutine400JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRoutine401JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRoutine403JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRoutine404JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateRoutine406JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRoutine415JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRoutine503JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNowRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RunRoutineNowParams
+}
+
+type RunRoutineNowResponseObject interface {
+	VisitRunRoutineNowResponse(w http.ResponseWriter) error
+}
+
+type RunRoutineNow200JSONResponse RunNowResult
+
+func (response RunRoutineNow200JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RunRoutineNow400JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RunRoutineNow401JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RunRoutineNow403JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RunRoutineNow404JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RunRoutineNow406JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RunRoutineNow409JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RunRoutineNow415JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RunRoutineNow422JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RunRoutineNow503JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveScanRequestObject struct {
 	OrgId   OrgId       `json:"orgId"`
 	TagCode ScanTagCode `json:"tagCode"`
@@ -23783,6 +33049,1043 @@ func (response UpdateStorageLocation503JSONResponse) VisitUpdateStorageLocationR
 	return err
 }
 
+type ListSurveysRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSurveysParams
+}
+
+type ListSurveysResponseObject interface {
+	VisitListSurveysResponse(w http.ResponseWriter) error
+}
+
+type ListSurveys200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSurveys200JSONResponse struct {
+	Body    []Survey
+	Headers ListSurveys200ResponseHeaders
+}
+
+func (response ListSurveys200JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSurveys400JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSurveys401JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSurveys403JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSurveys404JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSurveys406JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSurveys503JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSurveyParams
+	Body   *CreateSurveyJSONRequestBody
+}
+
+type CreateSurveyResponseObject interface {
+	VisitCreateSurveyResponse(w http.ResponseWriter) error
+}
+
+type CreateSurvey201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurvey201JSONResponse struct {
+	Body    Survey
+	Headers CreateSurvey201ResponseHeaders
+}
+
+func (response CreateSurvey201JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurvey400JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurvey401JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurvey403JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurvey404JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurvey406JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurvey409JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurvey413JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurvey415JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurvey422JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurvey503JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSurveyResponseObject interface {
+	VisitGetSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetSurvey200JSONResponse Survey
+
+func (response GetSurvey200JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurvey400JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurvey401JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurvey403JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurvey404JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurvey406JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurvey503JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateSurveyJSONRequestBody
+}
+
+type UpdateSurveyResponseObject interface {
+	VisitUpdateSurveyResponse(w http.ResponseWriter) error
+}
+
+type UpdateSurvey200JSONResponse Survey
+
+func (response UpdateSurvey200JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSurvey400JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSurvey401JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSurvey403JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSurvey404JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSurvey406JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSurvey409JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSurvey413JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSurvey415JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSurvey503JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateSurveyInvitationsParams
+	Body   *CreateSurveyInvitationsJSONRequestBody
+}
+
+type CreateSurveyInvitationsResponseObject interface {
+	VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error
+}
+
+type CreateSurveyInvitations201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurveyInvitations201JSONResponse struct {
+	Body    []SurveyInvitation
+	Headers CreateSurveyInvitations201ResponseHeaders
+}
+
+func (response CreateSurveyInvitations201JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurveyInvitations400JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurveyInvitations401JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurveyInvitations403JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurveyInvitations404JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurveyInvitations406JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurveyInvitations409JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurveyInvitations413JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurveyInvitations415JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurveyInvitations422JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurveyInvitations503JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResultsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetSurveyResultsParams
+}
+
+type GetSurveyResultsResponseObject interface {
+	VisitGetSurveyResultsResponse(w http.ResponseWriter) error
+}
+
+type GetSurveyResults200ResponseHeaders struct {
+	Link *string
+}
+
+type GetSurveyResults200JSONResponse struct {
+	Body    SurveyResults
+	Headers GetSurveyResults200ResponseHeaders
+}
+
+func (response GetSurveyResults200JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurveyResults400JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurveyResults401JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurveyResults403JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurveyResults404JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurveyResults406JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurveyResults503JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareSurveyParams
+}
+
+type ShareSurveyResponseObject interface {
+	VisitShareSurveyResponse(w http.ResponseWriter) error
+}
+
+type ShareSurvey200JSONResponse ShareLink
+
+func (response ShareSurvey200JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareSurvey400JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareSurvey401JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareSurvey403JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareSurvey404JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareSurvey406JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareSurvey409JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareSurvey422JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareSurvey503JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -24159,6 +34462,1309 @@ func (response DeleteTag406JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 type DeleteTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasksRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListTasksParams
+}
+
+type ListTasksResponseObject interface {
+	VisitListTasksResponse(w http.ResponseWriter) error
+}
+
+type ListTasks200ResponseHeaders struct {
+	Link *string
+}
+
+type ListTasks200JSONResponse struct {
+	Body    []Task
+	Headers ListTasks200ResponseHeaders
+}
+
+func (response ListTasks200JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTasks400JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTasks401JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTasks403JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTasks404JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListTasks406JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTasks503JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateTaskParams
+	Body   *CreateTaskJSONRequestBody
+}
+
+type CreateTaskResponseObject interface {
+	VisitCreateTaskResponse(w http.ResponseWriter) error
+}
+
+type CreateTask201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateTask201JSONResponse struct {
+	Body    Task
+	Headers CreateTask201ResponseHeaders
+}
+
+func (response CreateTask201JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTask400JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTask401JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTask403JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateTask404JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateTask406JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateTask409JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateTask415JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateTask422JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTask503JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetTaskResponseObject interface {
+	VisitGetTaskResponse(w http.ResponseWriter) error
+}
+
+type GetTask200JSONResponse Task
+
+func (response GetTask200JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTask400JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTask401JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTask403JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTask404JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTask406JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTask503JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CompleteTaskParams
+	Body   *CompleteTaskJSONRequestBody
+}
+
+type CompleteTaskResponseObject interface {
+	VisitCompleteTaskResponse(w http.ResponseWriter) error
+}
+
+type CompleteTask200JSONResponse Task
+
+func (response CompleteTask200JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteTask400JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CompleteTask401JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CompleteTask403JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteTask404JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CompleteTask406JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CompleteTask409JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CompleteTask415JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CompleteTask422JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteTask503JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetTaskDocsJSONRequestBody
+}
+
+type SetTaskDocsResponseObject interface {
+	VisitSetTaskDocsResponse(w http.ResponseWriter) error
+}
+
+type SetTaskDocs200JSONResponse Task
+
+func (response SetTaskDocs200JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTaskDocs400JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTaskDocs401JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTaskDocs403JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTaskDocs404JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTaskDocs406JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTaskDocs415JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTaskDocs503JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhotoRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AddTaskPhotoParams
+	Body   *multipart.Reader
+}
+
+type AddTaskPhotoResponseObject interface {
+	VisitAddTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type AddTaskPhoto201ResponseHeaders struct {
+	Location *string
+}
+
+type AddTaskPhoto201JSONResponse struct {
+	Body    TaskPhoto
+	Headers AddTaskPhoto201ResponseHeaders
+}
+
+func (response AddTaskPhoto201JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddTaskPhoto400JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddTaskPhoto401JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddTaskPhoto403JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddTaskPhoto404JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AddTaskPhoto406JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AddTaskPhoto409JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddTaskPhoto413JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddTaskPhoto415JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AddTaskPhoto422JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddTaskPhoto503JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type DeleteTaskPhotoResponseObject interface {
+	VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type DeleteTaskPhoto204Response = NoContentResponse
+
+func (response DeleteTaskPhoto204Response) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTaskPhoto400JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTaskPhoto401JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTaskPhoto403JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTaskPhoto404JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteTaskPhoto406JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeleteTaskPhoto409JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTaskPhoto503JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type GetTaskPhotoResponseObject interface {
+	VisitGetTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type GetTaskPhoto200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetTaskPhoto200ImageResponse struct {
+	Body          io.Reader
+	Headers       GetTaskPhoto200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetTaskPhoto200ImageResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTaskPhoto400JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTaskPhoto401JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTaskPhoto403JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTaskPhoto404JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTaskPhoto406JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaskPhoto503JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ReassignTaskParams
+	Body   *ReassignTaskJSONRequestBody
+}
+
+type ReassignTaskResponseObject interface {
+	VisitReassignTaskResponse(w http.ResponseWriter) error
+}
+
+type ReassignTask200JSONResponse Task
+
+func (response ReassignTask200JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReassignTask400JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReassignTask401JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReassignTask403JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReassignTask404JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ReassignTask406JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ReassignTask409JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReassignTask415JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ReassignTask422JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -25077,6 +36683,424 @@ func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type GetSharedInvoiceRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedInvoiceResponseObject interface {
+	VisitGetSharedInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetSharedInvoice200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedInvoice200JSONResponse struct {
+	Body    SharedInvoice
+	Headers GetSharedInvoice200ResponseHeaders
+}
+
+func (response GetSharedInvoice200JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedInvoice400JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedInvoice404JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedInvoice406JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedInvoice429JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedInvoice503JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuoteRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedQuoteResponseObject interface {
+	VisitGetSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers GetSharedQuote200ResponseHeaders
+}
+
+func (response GetSharedQuote200JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedQuote400JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedQuote404JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedQuote406JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedQuote429JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedQuote503JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuoteRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params AcceptSharedQuoteParams
+	Body   *AcceptSharedQuoteJSONRequestBody
+}
+
+type AcceptSharedQuoteResponseObject interface {
+	VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type AcceptSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers AcceptSharedQuote200ResponseHeaders
+}
+
+func (response AcceptSharedQuote200JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptSharedQuote400JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptSharedQuote404JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptSharedQuote406JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptSharedQuote409JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptSharedQuote413JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptSharedQuote415JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptSharedQuote422JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AcceptSharedQuote429JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptSharedQuote503JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Params CreateSupportInquiryParams
 	Body   *CreateSupportInquiryJSONRequestBody
@@ -25244,6 +37268,334 @@ func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type GetPublicSurveyRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetPublicSurveyResponseObject interface {
+	VisitGetPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetPublicSurvey200JSONResponse struct {
+	Body    PublicSurvey
+	Headers GetPublicSurvey200ResponseHeaders
+}
+
+func (response GetPublicSurvey200JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPublicSurvey400JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPublicSurvey404JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPublicSurvey406JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetPublicSurvey410JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPublicSurvey429JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPublicSurvey503JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurveyRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params SubmitPublicSurveyParams
+	Body   *SubmitPublicSurveyJSONRequestBody
+}
+
+type SubmitPublicSurveyResponseObject interface {
+	VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type SubmitPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type SubmitPublicSurvey200JSONResponse struct {
+	Body    SurveyReceipt
+	Headers SubmitPublicSurvey200ResponseHeaders
+}
+
+func (response SubmitPublicSurvey200JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitPublicSurvey400JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitPublicSurvey404JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitPublicSurvey406JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response SubmitPublicSurvey409JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response SubmitPublicSurvey410JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SubmitPublicSurvey413JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SubmitPublicSurvey415JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitPublicSurvey422JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SubmitPublicSurvey429JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitPublicSurvey503JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -25321,6 +37673,66 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx context.Context, request ListCateringClientsRequestObject) (ListCateringClientsResponseObject, error)
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx context.Context, request CreateCateringClientRequestObject) (CreateCateringClientResponseObject, error)
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx context.Context, request UpdateCateringClientRequestObject) (UpdateCateringClientResponseObject, error)
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx context.Context, request ListCateringEventsRequestObject) (ListCateringEventsResponseObject, error)
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx context.Context, request CreateCateringEventRequestObject) (CreateCateringEventResponseObject, error)
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx context.Context, request GetCateringEventRequestObject) (GetCateringEventResponseObject, error)
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx context.Context, request UpdateCateringEventRequestObject) (UpdateCateringEventResponseObject, error)
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx context.Context, request ListCateringInvoicesRequestObject) (ListCateringInvoicesResponseObject, error)
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx context.Context, request CreateCateringInvoiceRequestObject) (CreateCateringInvoiceResponseObject, error)
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx context.Context, request GetCateringInvoiceRequestObject) (GetCateringInvoiceResponseObject, error)
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx context.Context, request RecordCateringPaymentRequestObject) (RecordCateringPaymentResponseObject, error)
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx context.Context, request ShareCateringInvoiceRequestObject) (ShareCateringInvoiceResponseObject, error)
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx context.Context, request VoidCateringInvoiceRequestObject) (VoidCateringInvoiceResponseObject, error)
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx context.Context, request ListCateringQuotesRequestObject) (ListCateringQuotesResponseObject, error)
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx context.Context, request CreateCateringQuoteRequestObject) (CreateCateringQuoteResponseObject, error)
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx context.Context, request GetCateringQuoteRequestObject) (GetCateringQuoteResponseObject, error)
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx context.Context, request UpdateCateringQuoteRequestObject) (UpdateCateringQuoteResponseObject, error)
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx context.Context, request AcceptCateringQuoteRequestObject) (AcceptCateringQuoteResponseObject, error)
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx context.Context, request DeclineCateringQuoteRequestObject) (DeclineCateringQuoteResponseObject, error)
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx context.Context, request ShareCateringQuoteRequestObject) (ShareCateringQuoteResponseObject, error)
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
@@ -25366,6 +37778,24 @@ type StrictServerInterface interface {
 	// UpsertForecast Set a forecast
 	// (POST /orgs/{orgId}/forecasts)
 	UpsertForecast(ctx context.Context, request UpsertForecastRequestObject) (UpsertForecastResponseObject, error)
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx context.Context, request ListGuidesRequestObject) (ListGuidesResponseObject, error)
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx context.Context, request CreateGuideRequestObject) (CreateGuideResponseObject, error)
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx context.Context, request GetGuideRequestObject) (GetGuideResponseObject, error)
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx context.Context, request UpdateGuideRequestObject) (UpdateGuideResponseObject, error)
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx context.Context, request ListHuddlesRequestObject) (ListHuddlesResponseObject, error)
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx context.Context, request CreateHuddleRequestObject) (CreateHuddleResponseObject, error)
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx context.Context, request ListInventoryItemsRequestObject) (ListInventoryItemsResponseObject, error)
@@ -25429,6 +37859,18 @@ type StrictServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx context.Context, request ListPositionsRequestObject) (ListPositionsResponseObject, error)
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx context.Context, request CreatePositionRequestObject) (CreatePositionResponseObject, error)
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx context.Context, request UpdatePositionRequestObject) (UpdatePositionResponseObject, error)
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
 	// ListProductionRuns List production runs
 	// (GET /orgs/{orgId}/production-runs)
 	ListProductionRuns(ctx context.Context, request ListProductionRunsRequestObject) (ListProductionRunsResponseObject, error)
@@ -25477,6 +37919,21 @@ type StrictServerInterface interface {
 	// GetRecipeVersion Read one version of a recipe
 	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
 	GetRecipeVersion(ctx context.Context, request GetRecipeVersionRequestObject) (GetRecipeVersionResponseObject, error)
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx context.Context, request CreateRoutineRequestObject) (CreateRoutineResponseObject, error)
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx context.Context, request GetRoutineRequestObject) (GetRoutineResponseObject, error)
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx context.Context, request UpdateRoutineRequestObject) (UpdateRoutineResponseObject, error)
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx context.Context, request RunRoutineNowRequestObject) (RunRoutineNowResponseObject, error)
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
@@ -25516,6 +37973,27 @@ type StrictServerInterface interface {
 	// UpdateStorageLocation Update a storage location
 	// (PUT /orgs/{orgId}/storage-locations/{id})
 	UpdateStorageLocation(ctx context.Context, request UpdateStorageLocationRequestObject) (UpdateStorageLocationResponseObject, error)
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx context.Context, request ListSurveysRequestObject) (ListSurveysResponseObject, error)
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx context.Context, request CreateSurveyRequestObject) (CreateSurveyResponseObject, error)
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx context.Context, request GetSurveyRequestObject) (GetSurveyResponseObject, error)
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx context.Context, request UpdateSurveyRequestObject) (UpdateSurveyResponseObject, error)
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx context.Context, request CreateSurveyInvitationsRequestObject) (CreateSurveyInvitationsResponseObject, error)
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx context.Context, request GetSurveyResultsRequestObject) (GetSurveyResultsResponseObject, error)
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx context.Context, request ShareSurveyRequestObject) (ShareSurveyResponseObject, error)
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -25525,6 +38003,33 @@ type StrictServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx context.Context, request CreateTaskRequestObject) (CreateTaskResponseObject, error)
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx context.Context, request GetTaskRequestObject) (GetTaskResponseObject, error)
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx context.Context, request CompleteTaskRequestObject) (CompleteTaskResponseObject, error)
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx context.Context, request SetTaskDocsRequestObject) (SetTaskDocsResponseObject, error)
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx context.Context, request AddTaskPhotoRequestObject) (AddTaskPhotoResponseObject, error)
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx context.Context, request DeleteTaskPhotoRequestObject) (DeleteTaskPhotoResponseObject, error)
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx context.Context, request GetTaskPhotoRequestObject) (GetTaskPhotoResponseObject, error)
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -25543,9 +38048,24 @@ type StrictServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx context.Context, request GetSharedInvoiceRequestObject) (GetSharedInvoiceResponseObject, error)
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx context.Context, request GetSharedQuoteRequestObject) (GetSharedQuoteResponseObject, error)
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx context.Context, request AcceptSharedQuoteRequestObject) (AcceptSharedQuoteResponseObject, error)
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx context.Context, request CreateSupportInquiryRequestObject) (CreateSupportInquiryResponseObject, error)
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx context.Context, request GetPublicSurveyRequestObject) (GetPublicSurveyResponseObject, error)
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx context.Context, request SubmitPublicSurveyRequestObject) (SubmitPublicSurveyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -26444,6 +38964,739 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 	return nil
 }
 
+// ListCateringClients operation middleware
+func (sh *strictHandler) ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error {
+	var request ListCateringClientsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringClients(ctx.Request().Context(), request.(ListCateringClientsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringClients")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringClientsResponseObject); ok {
+		return validResponse.VisitListCateringClientsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringClient operation middleware
+func (sh *strictHandler) CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error {
+	var request CreateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringClient(ctx.Request().Context(), request.(CreateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringClientResponseObject); ok {
+		return validResponse.VisitCreateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringClient operation middleware
+func (sh *strictHandler) UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringClient(ctx.Request().Context(), request.(UpdateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringClientResponseObject); ok {
+		return validResponse.VisitUpdateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringEvents operation middleware
+func (sh *strictHandler) ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error {
+	var request ListCateringEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringEvents(ctx.Request().Context(), request.(ListCateringEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringEventsResponseObject); ok {
+		return validResponse.VisitListCateringEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringEvent operation middleware
+func (sh *strictHandler) CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error {
+	var request CreateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringEvent(ctx.Request().Context(), request.(CreateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringEventResponseObject); ok {
+		return validResponse.VisitCreateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringEvent operation middleware
+func (sh *strictHandler) GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringEvent(ctx.Request().Context(), request.(GetCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringEventResponseObject); ok {
+		return validResponse.VisitGetCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringEvent operation middleware
+func (sh *strictHandler) UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringEvent(ctx.Request().Context(), request.(UpdateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringEventResponseObject); ok {
+		return validResponse.VisitUpdateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringInvoices operation middleware
+func (sh *strictHandler) ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error {
+	var request ListCateringInvoicesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringInvoices(ctx.Request().Context(), request.(ListCateringInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringInvoicesResponseObject); ok {
+		return validResponse.VisitListCateringInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringInvoice operation middleware
+func (sh *strictHandler) CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error {
+	var request CreateCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringInvoice(ctx.Request().Context(), request.(CreateCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringInvoiceResponseObject); ok {
+		return validResponse.VisitCreateCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringInvoice operation middleware
+func (sh *strictHandler) GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringInvoice(ctx.Request().Context(), request.(GetCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringInvoiceResponseObject); ok {
+		return validResponse.VisitGetCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RecordCateringPayment operation middleware
+func (sh *strictHandler) RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error {
+	var request RecordCateringPaymentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body RecordCateringPaymentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RecordCateringPayment(ctx.Request().Context(), request.(RecordCateringPaymentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RecordCateringPayment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RecordCateringPaymentResponseObject); ok {
+		return validResponse.VisitRecordCateringPaymentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringInvoice operation middleware
+func (sh *strictHandler) ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error {
+	var request ShareCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringInvoice(ctx.Request().Context(), request.(ShareCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringInvoiceResponseObject); ok {
+		return validResponse.VisitShareCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VoidCateringInvoice operation middleware
+func (sh *strictHandler) VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error {
+	var request VoidCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VoidCateringInvoice(ctx.Request().Context(), request.(VoidCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VoidCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VoidCateringInvoiceResponseObject); ok {
+		return validResponse.VisitVoidCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringQuotes operation middleware
+func (sh *strictHandler) ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error {
+	var request ListCateringQuotesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringQuotes(ctx.Request().Context(), request.(ListCateringQuotesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringQuotes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringQuotesResponseObject); ok {
+		return validResponse.VisitListCateringQuotesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringQuote operation middleware
+func (sh *strictHandler) CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error {
+	var request CreateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringQuote(ctx.Request().Context(), request.(CreateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringQuoteResponseObject); ok {
+		return validResponse.VisitCreateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringQuote operation middleware
+func (sh *strictHandler) GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringQuote(ctx.Request().Context(), request.(GetCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringQuoteResponseObject); ok {
+		return validResponse.VisitGetCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringQuote operation middleware
+func (sh *strictHandler) UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringQuote(ctx.Request().Context(), request.(UpdateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringQuoteResponseObject); ok {
+		return validResponse.VisitUpdateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptCateringQuote operation middleware
+func (sh *strictHandler) AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error {
+	var request AcceptCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body AcceptCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptCateringQuote(ctx.Request().Context(), request.(AcceptCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptCateringQuoteResponseObject); ok {
+		return validResponse.VisitAcceptCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeclineCateringQuote operation middleware
+func (sh *strictHandler) DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error {
+	var request DeclineCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeclineCateringQuote(ctx.Request().Context(), request.(DeclineCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeclineCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeclineCateringQuoteResponseObject); ok {
+		return validResponse.VisitDeclineCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringQuote operation middleware
+func (sh *strictHandler) ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error {
+	var request ShareCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringQuote(ctx.Request().Context(), request.(ShareCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringQuoteResponseObject); ok {
+		return validResponse.VisitShareCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetCensus operation middleware
 func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error {
 	var request GetCensusRequestObject
@@ -26946,6 +40199,230 @@ func (sh *strictHandler) UpsertForecast(ctx echo.Context, orgId OrgId, params Up
 		return err
 	} else if validResponse, ok := response.(UpsertForecastResponseObject); ok {
 		return validResponse.VisitUpsertForecastResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGuides operation middleware
+func (sh *strictHandler) ListGuides(ctx echo.Context, orgId OrgId) error {
+	var request ListGuidesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGuides(ctx.Request().Context(), request.(ListGuidesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGuides")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGuidesResponseObject); ok {
+		return validResponse.VisitListGuidesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateGuide operation middleware
+func (sh *strictHandler) CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error {
+	var request CreateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGuide(ctx.Request().Context(), request.(CreateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGuideResponseObject); ok {
+		return validResponse.VisitCreateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuide operation middleware
+func (sh *strictHandler) GetGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuide(ctx.Request().Context(), request.(GetGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuideResponseObject); ok {
+		return validResponse.VisitGetGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateGuide operation middleware
+func (sh *strictHandler) UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateGuide(ctx.Request().Context(), request.(UpdateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateGuideResponseObject); ok {
+		return validResponse.VisitUpdateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListHuddles operation middleware
+func (sh *strictHandler) ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error {
+	var request ListHuddlesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListHuddles(ctx.Request().Context(), request.(ListHuddlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListHuddles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListHuddlesResponseObject); ok {
+		return validResponse.VisitListHuddlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateHuddle operation middleware
+func (sh *strictHandler) CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error {
+	var request CreateHuddleRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateHuddleJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateHuddle(ctx.Request().Context(), request.(CreateHuddleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateHuddle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateHuddleResponseObject); ok {
+		return validResponse.VisitCreateHuddleResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -27687,6 +41164,179 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 	return nil
 }
 
+// ListPositions operation middleware
+func (sh *strictHandler) ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error {
+	var request ListPositionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPositions(ctx.Request().Context(), request.(ListPositionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPositions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPositionsResponseObject); ok {
+		return validResponse.VisitListPositionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePosition operation middleware
+func (sh *strictHandler) CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error {
+	var request CreatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePosition(ctx.Request().Context(), request.(CreatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePositionResponseObject); ok {
+		return validResponse.VisitCreatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdatePosition operation middleware
+func (sh *strictHandler) UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdatePosition(ctx.Request().Context(), request.(UpdatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdatePositionResponseObject); ok {
+		return validResponse.VisitUpdatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetPositionMembers operation middleware
+func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetPositionMembersRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetPositionMembersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetPositionMembers(ctx.Request().Context(), request.(SetPositionMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetPositionMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetPositionMembersResponseObject); ok {
+		return validResponse.VisitSetPositionMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListProductionRuns operation middleware
 func (sh *strictHandler) ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error {
 	var request ListProductionRunsRequestObject
@@ -28269,6 +41919,183 @@ func (sh *strictHandler) GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, 
 	return nil
 }
 
+// ListRoutines operation middleware
+func (sh *strictHandler) ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error {
+	var request ListRoutinesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRoutines(ctx.Request().Context(), request.(ListRoutinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRoutines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRoutinesResponseObject); ok {
+		return validResponse.VisitListRoutinesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRoutine operation middleware
+func (sh *strictHandler) CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error {
+	var request CreateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRoutine(ctx.Request().Context(), request.(CreateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRoutineResponseObject); ok {
+		return validResponse.VisitCreateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRoutine operation middleware
+func (sh *strictHandler) GetRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRoutine(ctx.Request().Context(), request.(GetRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRoutineResponseObject); ok {
+		return validResponse.VisitGetRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRoutine operation middleware
+func (sh *strictHandler) UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRoutine(ctx.Request().Context(), request.(UpdateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRoutineResponseObject); ok {
+		return validResponse.VisitUpdateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunRoutineNow operation middleware
+func (sh *strictHandler) RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error {
+	var request RunRoutineNowRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunRoutineNow(ctx.Request().Context(), request.(RunRoutineNowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunRoutineNow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunRoutineNowResponseObject); ok {
+		return validResponse.VisitRunRoutineNowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ResolveScan operation middleware
 func (sh *strictHandler) ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error {
 	var request ResolveScanRequestObject
@@ -28745,6 +42572,260 @@ func (sh *strictHandler) UpdateStorageLocation(ctx echo.Context, orgId OrgId, id
 	return nil
 }
 
+// ListSurveys operation middleware
+func (sh *strictHandler) ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error {
+	var request ListSurveysRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSurveys(ctx.Request().Context(), request.(ListSurveysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSurveys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSurveysResponseObject); ok {
+		return validResponse.VisitListSurveysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurvey operation middleware
+func (sh *strictHandler) CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error {
+	var request CreateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurvey(ctx.Request().Context(), request.(CreateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyResponseObject); ok {
+		return validResponse.VisitCreateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurvey operation middleware
+func (sh *strictHandler) GetSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurvey(ctx.Request().Context(), request.(GetSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResponseObject); ok {
+		return validResponse.VisitGetSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSurvey operation middleware
+func (sh *strictHandler) UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSurvey(ctx.Request().Context(), request.(UpdateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSurveyResponseObject); ok {
+		return validResponse.VisitUpdateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurveyInvitations operation middleware
+func (sh *strictHandler) CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error {
+	var request CreateSurveyInvitationsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateSurveyInvitationsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurveyInvitations(ctx.Request().Context(), request.(CreateSurveyInvitationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurveyInvitations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyInvitationsResponseObject); ok {
+		return validResponse.VisitCreateSurveyInvitationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurveyResults operation middleware
+func (sh *strictHandler) GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error {
+	var request GetSurveyResultsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurveyResults(ctx.Request().Context(), request.(GetSurveyResultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurveyResults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResultsResponseObject); ok {
+		return validResponse.VisitGetSurveyResultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareSurvey operation middleware
+func (sh *strictHandler) ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error {
+	var request ShareSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareSurvey(ctx.Request().Context(), request.(ShareSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareSurveyResponseObject); ok {
+		return validResponse.VisitShareSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTags operation middleware
 func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 	var request ListTagsRequestObject
@@ -28839,6 +42920,343 @@ func (sh *strictHandler) DeleteTag(ctx echo.Context, orgId OrgId, id Id) error {
 		return err
 	} else if validResponse, ok := response.(DeleteTagResponseObject); ok {
 		return validResponse.VisitDeleteTagResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTasks operation middleware
+func (sh *strictHandler) ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error {
+	var request ListTasksRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTasks(ctx.Request().Context(), request.(ListTasksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTasks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTasksResponseObject); ok {
+		return validResponse.VisitListTasksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTask operation middleware
+func (sh *strictHandler) CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error {
+	var request CreateTaskRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTask(ctx.Request().Context(), request.(CreateTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTaskResponseObject); ok {
+		return validResponse.VisitCreateTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTask operation middleware
+func (sh *strictHandler) GetTask(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTask(ctx.Request().Context(), request.(GetTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskResponseObject); ok {
+		return validResponse.VisitGetTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteTask operation middleware
+func (sh *strictHandler) CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error {
+	var request CompleteTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CompleteTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteTask(ctx.Request().Context(), request.(CompleteTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteTaskResponseObject); ok {
+		return validResponse.VisitCompleteTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTaskDocs operation middleware
+func (sh *strictHandler) SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetTaskDocsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetTaskDocsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTaskDocs(ctx.Request().Context(), request.(SetTaskDocsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTaskDocs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTaskDocsResponseObject); ok {
+		return validResponse.VisitSetTaskDocsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddTaskPhoto operation middleware
+func (sh *strictHandler) AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error {
+	var request AddTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddTaskPhoto(ctx.Request().Context(), request.(AddTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddTaskPhotoResponseObject); ok {
+		return validResponse.VisitAddTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTaskPhoto operation middleware
+func (sh *strictHandler) DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request DeleteTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTaskPhoto(ctx.Request().Context(), request.(DeleteTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTaskPhotoResponseObject); ok {
+		return validResponse.VisitDeleteTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTaskPhoto operation middleware
+func (sh *strictHandler) GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request GetTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskPhoto(ctx.Request().Context(), request.(GetTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskPhotoResponseObject); ok {
+		return validResponse.VisitGetTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReassignTask operation middleware
+func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error {
+	var request ReassignTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body ReassignTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReassignTask(ctx.Request().Context(), request.(ReassignTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReassignTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReassignTaskResponseObject); ok {
+		return validResponse.VisitReassignTaskResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -29048,6 +43466,105 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, param
 	return nil
 }
 
+// GetSharedInvoice operation middleware
+func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedInvoiceRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedInvoice(ctx.Request().Context(), request.(GetSharedInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedInvoiceResponseObject); ok {
+		return validResponse.VisitGetSharedInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSharedQuote operation middleware
+func (sh *strictHandler) GetSharedQuote(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedQuoteRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedQuote(ctx.Request().Context(), request.(GetSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedQuoteResponseObject); ok {
+		return validResponse.VisitGetSharedQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptSharedQuote operation middleware
+func (sh *strictHandler) AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error {
+	var request AcceptSharedQuoteRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body AcceptSharedQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptSharedQuote(ctx.Request().Context(), request.(AcceptSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptSharedQuoteResponseObject); ok {
+		return validResponse.VisitAcceptSharedQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreateSupportInquiry operation middleware
 func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error {
 	var request CreateSupportInquiryRequestObject
@@ -29096,1072 +43613,1500 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 	return nil
 }
 
+// GetPublicSurvey operation middleware
+func (sh *strictHandler) GetPublicSurvey(ctx echo.Context, token CapabilityToken) error {
+	var request GetPublicSurveyRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPublicSurvey(ctx.Request().Context(), request.(GetPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPublicSurveyResponseObject); ok {
+		return validResponse.VisitGetPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPublicSurvey operation middleware
+func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error {
+	var request SubmitPublicSurveyRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body SubmitPublicSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPublicSurvey(ctx.Request().Context(), request.(SubmitPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPublicSurveyResponseObject); ok {
+		return validResponse.VisitSubmitPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37chs31iiKvwqK366ytIukSepm0TVVW5bkWIlukeQ4k8giwW6QRNQEOgBaNBN5ar/D74/fG+y/zzOc",
-	"8yb7SU5hLaBvbEokrczs830zVeOI3WhcFhYW1n39WQvkJJaCCaNr3T9r7AudxBGDvw8ipoz944FGCbN/",
-	"8LDWrbXa+53hFt1utFqtVmPP/vPG/tNK/8fatXrtngvbWjOhperJ4TDigtXqtQnTmo5YrVu7hldkRA2b",
-	"0hm5rX2i0X2DCxIrOWD6tkbGVBMhDRkwJsiYURWSoZITorkIGGlvd1udWr0mYyZYeGBq3Vqn1dlttLYa",
-	"rc5Np9Vtd7qt1i+1ek0xLaMHbCOSKMqevJv5J5o9MMXNrNatTakSXIxq9Zrmhp0st2hKbXtDTaJrXZiT",
-	"/Z0MfmOBWQF2gYWdmcUWQCF74AGrff36tY6boXO78eu/t+NftR2fv9Zrh0zoBPZDJ5MJVXaiF4KRmBrO",
-	"hCFckLFMtAVxtmE0nHBj5oHT3u52dhxwaBQxNWJC17q/1mJGRWJ07bN/zu3RtD0taBVQw0YSZjOUMqzV",
-	"a4EM7eT3djv7O51W643dcxrHCOvagwzoIIns/O0u0MBwiZ0eCBqPZxH9wnWtXvvAHxgMkNsX+JPlwYwd",
-	"2yczbdjEItXhjQUg+2JXfAnzrH2tF+dfnHaoklFu2q3d9pvy1K6oHpfmMpEhU9QUZiOk6dE4jnhABxHL",
-	"z+rq5/OLq7P8xAQPeBRxUfv6uV4bMIscB7V6LaSGXQzfcWXGtW6tvf+m1WhtN9oWzUPOzIUKmcINsfPN",
-	"/qp1a4eHHy5cM5h0IIXm2jBhegFVAzmehTDhz4v34wm4Hl+eHB6dHOeAe5j2Tw5z/ZP2m1aL3Ac0Ari7",
-	"yXW+Oz/ITy6S056WIU8mLzafDhkpOiGuVwvWZ0FRL81j2TO6V6vXuNBGJRmOnEsSSBEwYWzXIdFTxvCI",
-	"SLtplWdwy9IoewbjiAZMwe6eJ5MBUxlVUpYGXDLFZQjjvKvVa6e1eu0IEFImKrDwpaFBeCmTETlPRjgz",
-	"68GDiUAmwjB1sgLhH0Z0BKPgce3hyZutAN9BG+D7AchZ16iE1WsTJeyBaLU6W9s7u3YDBJ0AjzCkEx5Z",
-	"1Dm6OK7VayP+wGzT7w/O7c8JD8PIQuHHjyfn57Wv9ZqS0iLQNhwqzb7UurX3a5D6RHC7oduf7N+xPbdP",
-	"7DBScMVsqyIJPyCCTYlOBjpQPLbYRKbcjAk3mmgWKGbqRI/lVBCLXBlx/7Nm6dNDCp8AOy9PobXfbbUc",
-	"oWcPyHT9WqP2bm+6T2DtIyGHw2bIAh6y0G7VkPIoUezQ7n+t26qvdPdHVJsjFvEHpmYZOtqn1+5Ee+y2",
-	"C7Q37lizoPfz71sP+zd/XG2L0/hN8ClsDz/o3dH3dGt2zFrJD/zC7Nzv/TjpfPlpYIGuolq3NjYm1t3X",
-	"r8dS3uvm2GKzeuBs2rjnJhgzoZuOw3ytZaJrX7N9OBEP3FAL8aod4enbbD+MvIdbPd2CJYAeKBYyYTiN",
-	"APIKgMsmlNvJazr5H09M2e7Zl5grposj7BdGWIWxgFU5Spt+sjPYDRp74RvW2B+22g08YG/26SCwuKEk",
-	"HJ8JFXTEVHpQYDVLHZXP9RoCrmuH7+0HP3YGP+9Nfoi39U374Zc34mpr+vdd9qH12+kOfR92Rh/5xe97",
-	"P9/DXh0hRl4jgpY2ShAax0o+sJAoZiGY3xuHy3Nncqe77SHnmiwLDeY+0VyKc2ksVC6loVrzZEI6ZGTp",
-	"/5CrCQsRZQSLx0pGcjRr5q9vQJzy5X11fH5wmr8gFRM0KhJk/BH7Ide8OE8vDmEkd2te2XFIZzQh5xT+",
-	"80PxqlhuHt9wcT5xQW51dzyTWnFB1i6ujhr7++12reKazN+N0H3+dizR6PQkFe7L3I6drLK65dqG+7XK",
-	"Ow3RCjfFjo+YFM50PKYjTondtUSxtySOGNXMoxxJd4NEfMKNRTgnGJyscOeuLe74c4gizwKZY6fb9pBO",
-	"Gy1PiZAawJ3CmS6T7BDfsJDALVcnlNgbjIVECla3/5DfE5bADHPikTFsEpu8YBgmCqj+WXpJMaVkyo9B",
-	"75Zyl25M92ZZYG8tjylD2xbnPgfRVnfbi7h2KyzqpKvUuZsWBKD8Wsu9tLutVnOrDUQxB4A3rVY7BUDN",
-	"8AmTiSF0aJgib3QtA0eZoVgJGJ0VgNF5EhjtEjAQBXLAaD0LCYuhzVZnDhJ7CxDhm1beXmHl7SdX3iqt",
-	"PD0PucV3WtvAhx6BWuGUa1M+RVMaRQNJVUioCAklEyYSAg8KxyagOj0vQIBGtiOpLLlxDFUtoiLUAY1B",
-	"DB7LqVcnIbdqn3ygIpTDYfYMv4VbZ6R4ZG8dTROUWM2YTWBdVN1b2rwE57UsJd7JlFXp+nsDOXZ87DVj",
-	"Yg7i7e6WxzUUQ2ofpCERFyyDIZBgbrfALRB/VU152+/eqjJItdyRQQEk8MrdCunskqr0RXHzYqmMotyk",
-	"e5fqTrLtu1Q8YOkTvz8RH43NMxvUWXGDdrMNsgjZ89DN7w6uwu3FqRwMZkXk9TsxpJEubIUTRF4O8Lg6",
-	"OGjHD17LnR2ym6nEK0rXiYxCpg0ZcqVN6V5ajNYhNRTEP3uglp3zUwrZF1B8fl1MD5fZZNZqtewmSzVa",
-	"csxWG5V685Sw3elutZo7eUh5nr3Ip6zK3YVbK/NUYSeTrZf9pP0twJ/nSpYF/5uVwW8R/ESMmDYH4YSb",
-	"edEsnHCtU/k51Sa7qwWYW+DMyYZmo4k9EUSzmKL2bDCzUrjFUL2Zl+oy68HZ9YfHu3/c3t4mrVZn9/H4",
-	"8uTw8cPB1buLq59Ojj/dtZud5pvtVrPd3t7aaTXbzfZWs313cn3xeH3x8Rr/sZjT2mp1Wm+2Wu1Oo7Xb",
-	"aj0+Hhzd3B202ncHRze9g1b78ez6O1jx4+Vjp7nTbD8+Ph6cPp4fPz5+PD85vDg6Jh9v3jfe3Irjn84f",
-	"7Qf5Xm2Hj99fn53cfLjDf7+/+HCea9LZabVuxeXJ0WP78TGVBO7u7j6cHeLKKhfSbOPLk+uLu7Orf7Q7",
-	"W43tnYblle/u7q6vD+6urx8fjy6O774/OD++A9XX3d3d3enjY3v/Tau13e48vn98fGx3tsjZwck5ub65",
-	"u7s+Pri5OT2++3Rwt/+m3dq++3h98Pi40Wntbu7s7DRabVjM2ePjTxYcMNFbcflT+7H9ePK4/eluu925",
-	"O7Dzvru7s53ebT8e4xjbdwc3N8fnR3cHpyeH9tnZ8dGjfVX5+uQ8N8Ljov+VQXhwaify/uDuvZQhwRtr",
-	"dvfhdK/V7uw9psaIOzQJ3F0f3jxe/3R3DSpK1+zNY84E8Q8wQGC/ncejg7sjlYzm+23ttm2fXpt/h4r+",
-	"x7OLxyuqx7fi4uj68ejx3T9O/3H0eHj44eLuWa35ndds/6Pz3fnBXUGrnb57rNY234rVqUd6jK+YTqI5",
-	"lnBATTAmckiGMlHEHT+dP5KxkgHT2t6u22BYSyKDuo2QGdBzoa4SCbAzSIHBRRglI5iqP2S1NXXO85I0",
-	"kJZU4+oZsBUl4q/1mkxMIIGrAMsOzNzpCRylgJsoW2rFsjrpDHd2duwyQWehGNUAk5DrYEzViJGhVCQR",
-	"90JOBTm7OidZ88JM9D13Wp3CTLaen0lhXPee8JD412heNWNuabEIuRgRZ9ACTagl3UMa8IibGZlSTWik",
-	"GA1nJMOBwkTDBL9lzwEtndPZ9YdGh1gcgMEtXGhgmNKEKkbgRhGj4iCK/cYCkweHvZwAre21KNXsBDRf",
-	"ebw+ZRMpdJ3csxgsp7FMRKjrZCCT0djY28eMGQmoZrDmROOVZB8yGowXq+FzZsY/awE3CtQjFtKUC3ts",
-	"vOm0WxsqxuxKBlSzj2hMiAa1gmkyVjJMQO/4YvIOBRzwjDKAAfgadcoeWITnNqZW3N9uAbLAQbqUHBiM",
-	"9s7qBOazlRdYNDzlQ3ZEZ1YQbddr+j6pdWuXV0eN0+OzRhs6TgR3lGNIAwM6h1azs5PNF2BvMSd933nT",
-	"3Ms1sDsGIz4vGZURpIJP5/C4wJgv3uxRlBgmips9HTNgUdNHT293qGZkJGWoX3bDOxl8DqKoEScqlpqR",
-	"YSQTVdr7+b3a2t3xm/X+9KpxcNnYaVVvFTx34wzoaMltqK94gv59YFY/MEtthOXnz8BacAgmiSIbEMnA",
-	"a6QDGTKCdgUgjoo13NVIjCRmrFjqlFLgE8oeGGj4OLs4WtJvAc0OQ2rAPGll5irVTGs/c/txEi/o859Q",
-	"5mxnyhxcVoXmOkWanMVlSQOaDIJEKSZAW9LeTtkQfTAc4sXV3YJbGYF4I+H38hacMxnyoYV+AVqWvp0x",
-	"tJQUt9JiY0MH0u6fBQ03nJatmotNllTQZ0yWv0kunj54nhgJSr6TE/bHC1kZE11mGp+zJyCA9IoQ+vW/",
-	"DIiAJjCRvJNUhdeoWi6CKlOyEWpIu9Xd3nG0wvAJq5MBM1PGBBkoRu+HVBsgGVEiSkyU0w6ja1amrwxR",
-	"m50BCUyw4BWHDO4/SZv5rarKRYrJr/XaOFWD28Xbd4UF/Vlj0B34kmQ9eQiCTdO+thQMZioulRwppnWq",
-	"7EQ2pvur3U2pAF4DRUWI3GuAqqP/eL+zf9x6Z682xd32/kf7fWd/a89267XcKVqTHxxa27d47SK4gYdg",
-	"6oGpGz5hJUK6293eyem6V/CLBLWrm8UZ5cKPb+kgn7A/pIDzMmGKB/T14ZgHdCTRk/UMhdYb5YSNIpPn",
-	"RVor41r+3kCzwmGvluhWMVlxEbIvtW67Sg6skusUnT6r4qpWZLUzHdaW1111vO7qVjlNUzo+apruzq4e",
-	"H68uju+uTg4/HFwd3Sqv19k5vttpt+7erSqv2uYB4w/VTlHt1C/394RpFMi3h+2gQ/dZa7AXbgU79A3b",
-	"HbbDTgAaahBFDzJJ1DkAZu/eO6nU4mgKoTUsKhUC9Qq6i1VseQ4lWpXKiwqlwxrm/PWxaHl1aIpSJeUl",
-	"oJTXQObVjhlueZ3hfw5kcSrxczY9Si+oSttqnSg2sgyucgy0kIbMmCHORpXnxP4rGloLprwnzap/vTEv",
-	"0xVc4MVZMHFINaKC/4G6MSnAR/BSSWIUp1F+H1e+bl8O6nnpter2Btcq8IAcMmoSxdBBNOa9ezYDHQYb",
-	"gG+lpXoRFzyApYGQ24u4RhdncDrSaGx7QE6qs/PVXs3gqRUraY+LBcuxCPPejNuNVruwLGjExQiRFe7v",
-	"S7fdi3wVcP/fZi6ahOvUZzaakTEGDeQ8A1MG8t/n6/9QtwW3STfOcVTLRPdC9tD7+/3Ww/mb3592Ev75",
-	"91+me4NahjvVFBkXlkMkNFR6jpBY7CBGEm7maTL+t8ovxLv0O+n8hg4iRtodi5OUoEs8QSWws4nOmuQw",
-	"YlSgSID20VEkH5gG/sp+MSNxRA1rArNrIqfJAymGgOiUXUbeQPr13645/4fjOGAn8HTziIkhXZ7hBJQw",
-	"igo9ZKrEIvx/NcLrhSK70uCpd98WPHV1/F3R+3pkV/BisUlX2B85mgvFyY20rBP1m+WdqLdu2nvdnf0n",
-	"nKjtPBs7O7u73+BFvXXTfrPAi3rBUtcy8qYf6aVjG3O44YXWHKO4SkjLRD6wiYufqZYJ6bPzOFgsORaC",
-	"krLQooL8WaQAtLwFu9kWZMueG67d3s6G28kPt3MM2+WIz2FEtcXuk8Wt67UHrrlJUSnz2oCO/llxYBMl",
-	"rj2Sxjzc6k3Ut0eH7bxMdBhAqfIqyJ9MuApQNK0OdHHhLWRKueFiBHwBrVbe58JenAo1C3LJHmQhLO7Z",
-	"v4NT/h2c8p81OCXGo/UXx6ZcB1Rc8woLCdpriA6oABGAG0YMHRFqyBahzUkzZzApO5YgFubugBEzMIhl",
-	"gAcssogWMwGKa43PJ8yMpQXTd8CAxBSYoddSjfTrZdQFr20/yzQF19Pc1EIWMcNu6Cg3uStmuGLoUGTg",
-	"TTq9o+PT45vjtWZo6FItQ7yH7BUI5OTPtWwOsDlHFXYoeOFsHK2tbqu1noEiD6yA8QdL30MZ3K/qkFuv",
-	"GTpC031t+8PP+5e/dIABtTyPeRlDy5r6UYD6V9AkfSzE7NI4blrJPgvRDah4nU4eThXTuiJCd6iYHhPt",
-	"XhYOTcC09moDNvt+PPgu4Bf8+/e/HF/d/Hh9ok8mJv7l8GT35Lfw/uy7s9bff/s+uvh0/OWX385/O78Z",
-	"8dPD71vs5wP7zQ8/tX/kwx+bbPZ9xD4c8Ivfjrcubn5sn//2487Z0YE+mUTj8PBk9+wm2Dk/+tg5PzqY",
-	"nh1OOf35/I+T3yQPOvvtYHaiT8R5++/cDnnw5eLm+8lZ57h1evMTP5+cmfPOj9u/XLd2fvnt4Mvpzckf",
-	"0M8fo52/f/r+t18Ov99vBp1IDCbvW+HP30dZQPCJqHX3Wy0rYAEs/IqVgSjq1qRzvhd8r/4+fTO4ad9f",
-	"buvTcH/4ge4mx3Jn9AvviB+/7P00raFFGKyMSxuvebi878MEDexjHusKu/nnlVFcqtH5U7pMZyOXU1Gy",
-	"kH+2lGDOqA7qRcdyVaVWcS6Q5eDiX//NZv2bzfo3m/XPZ7M+w3Gd57GApwIoWUYoZEOaRIaEdEZiqope",
-	"aEtoJ53vBZ5N533RKnhfpN4sOQ+M1i56YKzosOGbd1oFDiLkQmQIa9vv2u6+Ln/O1nWYQAhXeMMCX1j2",
-	"gloHlksB5i9faP3J+e8snj8sbylcWGENg6zDa9Mk7xQf8fCVJjeKzsgpBuo9tRo4GUYqOmKnMqjMajJ1",
-	"2dUCKSNArfUzySy3qkErF3aYjjqhX27YJH4P2i5QwQj/e2srg8Kn8mz/EgV8CWTzaQXUjGgjFXNRa2XY",
-	"/foXAq+T82CFCz2DHHITGeQKJr0jP+e/KqD4vyi6wBHL5Wmau4Ty7ypOl/NW+D86UVNlXogORNPmszd1",
-	"WtvfkH8pD8QKrnvMaGTGswI8MYOHXSpyGN9w/P4zA3eVw7kzB4//Pr/ireVX3Fl2xZhmJL/iVnm9TMV+",
-	"Zc1ATl57HxS3THsSb2jZHweUalIQWrrpCDXAFk4sb3Cf8gYZR4jS1w97P551fv7pXe1FLdh7OWVYkUaR",
-	"zjoaFdDm2C9chj/4fYMyC/s94fGECVNbWteSLvorgrTSFR61lfb+EyQdw6nz8l6yZdXTIjC+yUS6Vfyq",
-	"F6rJ1gfial/c5NRZa2iz6v9GNUQ1OL5MmwPMwzN3jJk2Pp8Thlw671BFaBCw2JQcIJ7K5pOy8blUPu12",
-	"Z0EuH0dmmnYGq6by2V7B/Xf7yVQ+O0ul8mnZE/tRTNKIrYqbNAvXot5yWKHKWjIu658RdOX42lSh5aI5",
-	"lgqgSvUQiVg3ZMoi5kc9HzGVaKbIdCyJnAoNnEjB89OSRrTy4EugmXJIqJBmXJS0/tNrWesLYqNWmEGn",
-	"MIOCNPxB6pgbGpHzxCjuGO1vj4taoBuuWzKKDmOVsU8DGtw35LABabdXdSOcj3ha4FK4191KdZP/cpfC",
-	"ZeOx/qkOhy/gTbjYU3AuQutfHEG1l3mY/rMiqCwIGA1doGRevRSynDRcuxkz8vHq1AdSOdaGKIZa+CZY",
-	"r5C+dWuvH9p/hU0aNNjBmE0g89NQqgn4SSWKNxQbMrhFcpZJoyCdxNd67YoadspdIqPiuj6NqbFnLWJD",
-	"4xf3eyINJRsnxzfvieV7aMxJP+2jv9klfdV3zAuErWiiLPEXkFJDhKRv4PWt0CyQItQkEYZHub65/QL0",
-	"OGGdsOaoSfq3NR85clt7q/7WeWv+trXbavWbkPclg+2CdgXQPAGBSxnxYFa9vzJmyEm90s/AoIHd9Osk",
-	"VHRoGpyZYcM1a9j7FowUDYdZm91bYdcew0evNLGIWif930tA3JCKOBFV14GYWandsrqRDO71piWAcupc",
-	"ZvtT/HrKRSint4IL4qBdCdHf/7b1droERLN2z0D006dPB4kZ28swcPdHEaIXIgOoJsbimaH3DKg6mLa7",
-	"pP+OUcUUUYxGk7/dgif8ba1fx1umD3zs325rXDzQiIc9iH+4rfXJdMyEA6limgkD4fkuOMK1rhO0JodE",
-	"2gEe5D0LycbV+0Oyu7fT2iwDoXImdbJgCk/C5itkUKATZhxVOUyUlqoCQjH9PWEkgNc+Ow0j/VMu7vsE",
-	"kcefydgytzLRJKajErVhs+/BUn/y28n07Le/m7OjM3N29P3Hs6P73bOjg92zo3f0RLTAMolJVEHj6rOK",
-	"4OTyC5rQL6dMjMwYePEqggLJ/z7ABKuPEogXDs+p3RNYxECGFv378LZfXMVcbj3bFcIgm+yXhjOENlCs",
-	"wcC5vLP7Uyh7ElZP1hPxV5rwsDirJQSeoZ8s+PqkU+Xhk7PLqHfCw0qifRKySSwNE8HsB1ZBsc7oPdN5",
-	"AkI0HTLLjClm1IxsXBvFY7sozSbUHlO92STXDHT9ieAW9YBjIxuUfPx4ckQetjdJzJSlJYaJ0BIauLXf",
-	"Eur6TM2Qmk4YuWcz9N73D/xENtARqk4sSOoEMK4Ou795K2wfXJDONhnLRGl7ZIU0RCWC0BHlogv9gThm",
-	"dyaWQjOygRJQnfT9Fd13HeJdEkd0xkLsHL53p6efQtE0rlyrLrGb0W+Sm/xCHGMb8iHcpCZdDBV6ypS+",
-	"FdudDunzbFd692zWUyzRLOy/JdMxj1hh6vg510QbHkV2gfaCrJPt1v6tmOuIi16iWZ9sIKT1WCoTzTab",
-	"5Ac2wwRRkM8ptiQhL6Bt2CdWiKtbQgfbF0QuwiJUTCNXjD50eJkwEcaSC4OsM4hxJE4GEQ9yBHuzSd67",
-	"q4gM2FCCoxu7FWkLux5NNrZbLbuitv2nY//Zsv9se7KVn+omjIfMHxJWTTZ2vnyB5xa8+7hOiw12rXWi",
-	"ZYp5MBrgR5ly7wxbQZvts8absDNobA/3aGOf7uw1toLOsMV2B+1wu7OInuTOWMMeskVUcGcHjDP+d7vq",
-	"vC5gsC6tmKT5H0WivdOqpsbANxSm4Qz++MmEfuGTZGJ/tGBG+Cubjz25VlDE1AAhp5WkwyI+n9CRJQ4W",
-	"9zfSuyeJI0lDQCUKwp0l1xPXUX9zVeLI2tXE8Z7NvpE6XqDMXcnG5XAOSHp+fZqpV5rklAorr6m1YE2o",
-	"Bfi2VV0HVNx4T8eqtRk6eqVJrDjwPIEMWZOcMpMmkVOMhpDarcGFZkJzwx9YNKvD0buokxP449Teya06",
-	"acOvdvNWHIgZwXkgp2bXZOkyqMc3pmNqrFwNUah2FUB1U7Jvzzt67SNc64Vb4VZst9q5myOggqTiCjyH",
-	"vOueKywf75w+uQLo3i30KbDnDvLu9vPn+JqPBAQLL+JvTuWUKUifN2ZfyIezg8PG9YeDzs6uJ3qKTlPy",
-	"b++ouj1kvnAGwCBn/XvlS+E0b8VPTPHhjHBDpIU2ZOT7QgNDBjPDtFcVh3VPkWOqNFwpgZzEFHYP9OJC",
-	"GyoMOF2Xwbk13A3arDXYpzvhdrDH3gw7tD1oBfvhG7Y33KU7g+1gK+yw9rBF9wdvgr1wl+0Mt+nWoBO0",
-	"wxZ7njPTHn5PbkpMLdLanu5+bTX2aWP4+c/d7a//rfpYOPV+1Ymw0vNajBuoDCpQytkSvu0gf3S5iKpm",
-	"jIfklUbV68KJP60WrZi4y3/0LRP/CjlOgeUCyeUdDa8QkX3OTRfRmUuc+fo3jQqTdA2pLQhkJmjUS6sV",
-	"YF5Ml9iNsyi0EswE09JkCZAniT07VliEPgi08BwNOB/5wg1ufiQbyxXH6OJHXfJ0X165jjR3u9X6mgfY",
-	"f1NsWOvW/uN1VtjzNb7Vr39KRzyGuQD4qqSLlBGc0MjuAMqkdpY6N+0mOZeWMx5B8tGp4sYw0ax9rdcO",
-	"pRhGPFhvDwL/cQayA0FoAOGGniRx7aHicp6yL5D9oAyc/aWBsxRI/Nx0RhrRGmIIGIhg9b6ig+OuVgZA",
-	"HFHRS49EBgU7kSHk84uopcKo6kX3UrLRcYIFDcbwlUsgkRau7KWcWgFAnTQthM+Auhy4LiO6GIsuKQfa",
-	"PpVJFJKRJAM2k+6GLU4+oLFldhgjnTqJlSSdnTphwjAVK64ZSQRMm4WbANr3Ug14GDKxFmCH6dd5oHLt",
-	"pEYiGAuRS6DhhAuiZGSZMzLmo7F3/8yBbutlcCtj7V5pHHJDKpLZbZB1kZJEcpqKRqlUA2DJSQXfdPSq",
-	"Rbz8QUxPQnYOSyJJJj8OmMWBNBnxW1IQFP+qowrnMGVsnKKE4Nbj5gZjKkYMRIaNRVLtJshx2VJReQfM",
-	"Y7+04P7CFVtWZk4vcgXy94tsD4ryZWQu74clzpAyeZHCoLwTnc7L7MQ8oPJJqp+cEmD1uTzMIFTs/kgK",
-	"9tZy+5ZbdY3NAfgjQLHXdaAL9WKzLjKonktDshddxPpMreDULWRulDKC774QWHGdqb4VdOxW9BEp2uft",
-	"AiALE8s3abLx/fXFOdCQidSmoDxBVD2X5r1MRLg2AIfwdQa7i7zmR0hDfIMiaLZf6pp2xz2UDJV0wBbY",
-	"kz5gkRQjS0i9J0BB7AYcuqSzSNLwRspTqkbrYVGMffSMlL0Iepnn/CzSIkV3DQrAaG+9LM8Co7EvQXq5",
-	"af4H80EpuOoJE+Yq5cFfkGX5u0wU3PjZjnARREnISC6TVcaq5B6W2JSXYUwqtC3VswO1KE7L6ZagHfJa",
-	"GZ8FALwOqPgoaGLGUvE/1oRgAh1441QehjmjFWgxMyjrAHOFrR2ZmnmBleHdXhredvUL4X0unQjjdSWg",
-	"wgaMDKhS3NkDSiqWjb590HTz7NcJ/oZl9jeJlqjZpXFM7IeaOdYSxFMzVjIZjVPlMSbF1smEpUO9JbiJ",
-	"6ZU+HTNHEQAJoHdDR06ocLTxGtUF7xI9W36HMQsbNRTTpNMHyiN/Q+UCesaM+EZ2SVhl3yOZnRaiXNiQ",
-	"Ajinsrus/7iX5IYoSg5p/1yTXKunubKd1pbdVF1cem7iUpIJFTMSU62nUoUkGLPgXhNq5ioku6m6vnoD",
-	"21lxik7TzjWxL7ErYKhc59pP1m6rMx5XTfgF6OfCdSnm7SJECl+bA6a9YcZsBg1CFvEB1KOPZiSQ2kSz",
-	"ze6t6FsIALfYzwOh3yQXyNQv2KIu6Vftb9/KCbei79KT9lzq1/4mGDAzz6KMUwFFKSKVtkdgQzNG+g6v",
-	"c8jZt+xAXrYPgd1C2GO9STtdAWGflufwXhNckP6VbdU4sK2c4T7nrpJ7Oc/UXc/5XvgrbEJneB6M4gzU",
-	"Tzll6VM2ha/ZuS0dvv9Kx9dhyEdEkPm5B1IIhiKw3e3I8oZh4nTr9vVkUsq6h9MuYV5pxrleoRJBbg3p",
-	"KGiD1PSBi9HbnHAGO27ZVDoDijymD4wMGBPEpeBtkisWMxdLUJJJHVGvMJX9BYRi8daQDax6Kx/AwAD+",
-	"Q1QZ/NPhgpVWRTiYAY+RW8orfStCRkNwf7M0yMpKACvvOgwJTje7JEdUKolEUUmH0A3f3oryYV54hPMj",
-	"lEkN+LU4HMmj0K3I7W5uV+0UUEZGnDIs7FpC9Nxu190tbnecixEK49W7Xi2d0yFbjxYZCRD39guAGhej",
-	"VUkQOI5dsUCq8KOwu7+2lGo7VoJGPTxq2ZE7cS8K9uo5pG99O8ofYDyj3Q+7HtSXgQzsFGgFChiSDW4y",
-	"/jpk4AHPBbjg2pslSCbgD3Ur9JjGbDND2Jgqw2mU5o996xAVlhfJkdPm0AT0hCErnSDCvQLmRsozKmZO",
-	"/NJrwd3e5j2ni8wTOs8oeJ+4HIuy32r5YzWnYtl/iX2AUnUokpRc79zB0ZZMrnxpl45J3hWzaqKu7eus",
-	"Yd59sZH5Ly71sWtuu/gX8Ar/GjFuTclrIWacYWG2uvcstNjhfQtz8QCljf706VOj7CD51JaV/SkdAJ32",
-	"c20ClxR6yGvhwHrM4Gr9cLrnPfq7qaMeGVPwAHAFTAlct3Dz2Rvi7PrDX6XohMG5JlMWRQ1nLxskhoxl",
-	"FALZG6duClZeHbCcirgGQNNJHEtlWAguMBjWtRbs0o56oPfrAZZnQMyNlFMMdlGEfk6B2d55ecXUK036",
-	"TsvbsMvue+86KVhRlQm+uJps9MvT7FtZ51bMaTQrrZP2QkhXAWiP2tQT8cAxyiFnPqZhCGEtNLpUtmcD",
-	"yXl9nvvcoz9rBjM+5TalxsVDbz/4sTP4eW/yQ7ytb9oPv7wRV1vTv++yD63fTnfo+7Az+sgvft/7+R5j",
-	"6wtOrM+5fWRG81/d8J/TZnLwGwuAEEN0RwX9lBOG0KEmTYMHfjRwhVMLLLTxXgiGISgEtd4CPPos9eVp",
-	"vJVOYDyyQb0HPcnCxBwbyLMOUm4Afjl17CZoZexFr1GyTj0lXDzWrUjjQLTr035fJ0OumCb9gj+uY005",
-	"jqGRgQwiqZn2b3S2iFsRRIwqi12KaRk9sPDdrE9EEkWbJOcnRNxbKz0jP1nEAh4u4bPgw14qAxvsbJnj",
-	"qWA95EaGdEb6xULhfStcuIzp+IaMqGFTOiOaR5b4Wfm/3boVEy4Sw/TbdI+oM72ic2Nf+NitnuL63vWL",
-	"Ca+5IBhMJV3q/vPLCwsNgNWtiPjvCQ9R07DXQd/Y/DCum823JKKW+7Cr1kQnwZhQTfqGTeCwJor12Jcg",
-	"URp8ZG9FP5KmB9cVF6N+nfQDC+ChO/K9iMaa9V3UBtX3vQm3hLRPqFL8IUs8xBUJaEwHPOJ2e8puRXOF",
-	"1+d2KfXtyB/q6yKwb9PY3ljJAdO3NXcJGZRfxoyqEB3lNbdnob3dhTCtudFw4w9MAYFCaljDZaKc+8Jj",
-	"6hPfWATGi9hV0lrUx7vZU54/EG3pmxJu3sLJyJ1BixV5UdCRBkAUrNXKjWbR0HIc5dPx7ByzxORP3zlA",
-	"6a59469ZjPUSJ9KHqy4zAjb9CjmzgMpWn+T0CENg4EAm5i3p8xAuuJClyu4wVVgjE4uZyQ8uT+xJdE4S",
-	"9oSVCUA9O2H4vnSQwUt0LepkHPeRIb2LKXz2EkJeg4cVF1GpKQ+zGHhHD3MbnZ29DMjpHuWOSuEMFJB5",
-	"4U3oalAfUUPn9610hXQJzUUE0chtJw4/D154e/LiNwDGVbnNWEg2K/BjKTpan0OcepGsFn39KkevPXNo",
-	"i4t8n18NF0NpR5xSJfws7WQCGpVGdi0qx3rG2TJ3FKFKuxLaUTAL2bw5sDHloWuq16BVJST3CPEEpj+H",
-	"p8cPnv+PooshuCA+RaA+ofnUJ32BLBdFJA0d4j9L5vIH5WualOHPGhNWfi6n6/n8HCx89BOMP7/qz5V6",
-	"VZ91AuQrOSyzeM0UWtc5bPMTtKhVq+fwxiMWVDxYBq/y5D7XsT2gOWpT7M69rOgLo7nnsfSADKUMic/7",
-	"4F04rmWiSZZBFKXcj9fk/dEBmdDfpCKCC0Y2+hMewaFlIzg+Q67HwEUFKtGGBoyKnh6zKMIXpG8UYz2R",
-	"GG1/uMIicATHjBogJHKG9ETTCetv1r0jVRpte/zx9ccfbsVQJsowy4BbXmxqadfYZwRwge8ESlKBshcY",
-	"yIAqu53eGVBq1iR9yx1+SeU+CuC4FVZ+xtRPqOZzAfPgNeTEA6PozLF1bmssLOzPkd1Pu2DY9nk4QGUr",
-	"B4ZcFXhfIrxe0xLsBQCCWt1XE6+Dly9WrAlYhHEwURJzeCWjKNEBqPqSKB67/IyBVAL+E0iR4DWm6HTA",
-	"FHxs5IQai6autLalEFNeq9cGVFBB7YuxDGSEFZdjqe6hngQbwhse3MOsaBSPaW8EWWFHLKIGJ6QBClKG",
-	"vXCGOcoN+1JE12zlCzH2EgJWA1Z1XaHV3O4FN2xCfFlwR3Dx+7rdWfDwlEPCDVg6UBaEsCkhp6KZ28Jc",
-	"vXZwSK3XvHWpMPFcswUzn1UF+DJycNpOFURUW+EJi+BS7apoV13suRro3Benf5qCutOeslM1qhQFrjQr",
-	"4JORFFfJJ1TJCEDxwJUUdoqwpROugyIc5pYcVMbfHJy2G1uEg75vyJlKF7zhlKRsEptZKZ4oX0doXiZK",
-	"k8E8DYAz3+5roehQjqmcqz+UAnYBQ5pBUFdQ+7Rk0USGzBUon/AofAZuy/H9Z9QE4xzf7/LYFORCLIc0",
-	"N3WX6j5r6EolPXdfplji9tZ1lQ5e4JYzCOe45AxrK5mMCaaUe0bJVb6qfk+oMNy44FNuNEmEy21cODK+",
-	"3XOQ/dG3++qLtDzd/qNtU4ZVOpjrY/F6T0ScrL7oWGJUWmn1FI23VsC3w1p5TbEAA5hnnEVhncRSYTVK",
-	"NI2xkFCYx+b6ELt0k/GQwyUtCb5rN+H1wRhzF59ZIpEuz+Ecs28h6qxPij24SOhmhv4DKSNGRalS3bIq",
-	"kCUl2ohq81H7rkuxcVQbohMoVDBMIstg1L2/AurOnKzAh0RASGGi8ZJYT+PiKyFlFOE45gEBs+6QBoww",
-	"MQLGLlYy3KxaTazYkH8p9gEVGe/3fpx0vjxLWnhaAj3tqwCiut/N/JZUIkMScnMsjFqAEIuy0qQi9Uno",
-	"Wcqp4ob5NCA46jU3rCQDZi+q4EIDgzkrltF6PLtPXkL3FwxUZqj7UqxZoqWUIn9+YrPnYeDCem0D7/px",
-	"cHlC7tnslbYPsPc084pXZmOYgXNLXFkgddJnpYIGS5i98MHjcRFNO62tZqvZbm8195bTTqY1pv9cQk+4",
-	"jBoAEI0YmQRjFua0AFRUKAIcVk7HPBijBtzF6ri0DehfB31r5hxMVka0LLNjZdB7OBfK4kxZ9VTjqsDz",
-	"SAr27SoL7mrZ+dNU9wc5N8+cOoPHhUrgVVj1zvJOh1ZmWs2gVmC6n7rTruDOPUibf7XCkwnGP67BgsCH",
-	"LM+Fpu4B9UzkeBEpwCkjTtNSzU/1dFhsnaZ+Kx3XqiPoUuZXMtYRF2z55dhNhNz3FcuZ0NkhgudFoINF",
-	"Nypm7BgqvcqmrsOLKso1C2/kGReAwNWH0/J0zqctklOfHBU5QOdqQgClUENCNcF+Mf9gNReEHSypRsbG",
-	"5+6WWfD6J6Z80aZ5pFaJWNZEEtCIvU8v2WUhuaIRpjjRVQW1q0TkxDTD4iJ2Py9ZJgMkJ3p+w49pMCY6",
-	"GTQQqpAkymgip5DGDNOiA4xge6doAuIa0gShUR30H3bXlz5u19hx1VSXl5agqlSVge+Tt9ipBAJhMOlh",
-	"Gn0OqrbBjGzYZSL8IUEDOPaTWDEr4tdJHCUukmLMoiGJ+JBtLmSPn759EBlzZ6CA4WV8zt1Djvilsm9Z",
-	"lMkoe/lyKOJ1xcH3VNLjUwFJ8lJ2Pa+TytHDOVpfeUv6/JVlLjpwaventvkD+3IoI6lQOHDJLpf9pLQF",
-	"/vu6H3vhbD/G/g5a5Vb/pyxobsLp1bXibPVlooIxdfG6y9lgMuI3Z9R4D6pPNtGoU5+OZeQPX6paoJrE",
-	"flCycXxJXhOj+AQ1Cpt18Na0OI3WjzlO55vneJOmcEmnBFYywfAqa2IdLh1HdIGGFZrll4SZdgIp7+s+",
-	"ckdoPogY6k0cfwve21gfuE62wJsVjJXCkJCPOMo7mSjRbu6Q+0qzjYXwkjeOWHRzLmRAfv8nwLqAG2SD",
-	"hQArx/pgHoSVuASLP3+36HPJ1DLH70WUck7BsIAS5+ivx6XPC86tvwNXO7ovx9ouxJG1+MpV9m1djmt1",
-	"vmcVZuJhMTtZvs6za9xhw0N6dc/jRfEeLl661bihK9R5zpeUxIkeIycGOeADBYZKCCNwPuPOOSn1ZWIi",
-	"9dTlGjLJVSlYilgW0LhazdWHZHV9UBo4QR1qnRdp2I0UfDQ2GIRsFlihfRryZVUzzmnY+xAvnhealH1W",
-	"vcwbuDhHeP86rp7bZGHCvvxAa+Xge/Z0wNhQ6uLpRU5BQYKVCNGbigErmK2+nlkzMCcv+kCOSwGem/Mp",
-	"s8EZ9TXM5LWD++sl17dAWFtM5hD/SivFj/L76aSTgKoQRRR0f7YYaDGpCz5oddK3J9L+1x1J+yewGOA7",
-	"4O4a+5CLkWIhFHjok430M39+7d/AjtRJ31Hy/mad9OHcgjuPY4qh34wtdqGhc6c6TyCfWOuqKBUshVLe",
-	"Wlca2DmjVY384sn/56aE1QCentNiCrOoiMC8t9/T16NGerLA48+RqEVUelmP+hKzbLFRWwEUQxSyJaM0",
-	"3be71XflPmYYM9gHcPXfEk8CXNM0H6hvfiuwvSPg9guPXu4Tj4j9JjkgkPYtV0QEppQmftlutaqcwXOX",
-	"w9MkfyXH/6eI7g9shpNEulaV0tZT+r+GJudP7193PP+645fbiZ0ldiI9nE8cuFyX7WW6/ObjuOgULmAI",
-	"/KnqEgoJhXxFBAvspj9H4AmLmXZZ6JALkwdcXlzfECwd8Sfk5/iK12F/s34r0O+b3LNZMz1fXULzd1Td",
-	"HnD3m0OKMNCslJ35SZBEXFA1uxWpU/8M0i2nAYCWfct6AqcjmYiQbGy3tjdLbmKpdzEsJdUsFV2MslZz",
-	"u3RIDbN/n4gHyQN2Sfkij+LAtWxybNqLKQfPYuLfEPcG7ukJVfcsJLbRvItAWgGrSheddoeJ7IG5cR0P",
-	"eBRVurPOi874xbJypTQ0OsR6hZW2Kzc+tAPR30qfRTl++01nJ5exf5Eo4Zeen2JhAtVYP7dL/xJ/2kXY",
-	"UuVWW4kv/yz32mpkbeZh+WMiDTtwhd+ew/nfbeOeLxOHWO8yvbtn+XMArb21dcAC6jL2WA5S0cB8+4GA",
-	"EZAyKLLhMv34RFTYbnOpcwIdvdApSUHxosfEz3DpQ1LY2H/pMZlHsScPShHJ/ulHpYTjeFiY0Il+H2FR",
-	"1GJ3DSsvoRtlzxsPUIhyD0PODB6VtFSgdoUC8c6FTFeudcM20lmBBHvRNUgfOSHX/wx6yzmZO/8170Do",
-	"m/fxWxHLfjdVhQxmZCITM3bvJEyvJ1XIVL+bRQhmSdGhyiG8x08mSvQSYYFsCYCd+9nVuU++hYUnLk+O",
-	"Cm6qdcxliIlC4EtydlW8wedACHqkHAS9g2QKhFq9JmJp/82vwTJo2QSL93+5v3kuAJKaXLoMUevFDbvs",
-	"wb6TIjPpKuc2sG5oI6bCqFljv8xVdrafZSsFm+aHeOoYnueaznmllmZb7LiSvESUT1w64EMZsjWhtLC8",
-	"ABwSVOs5pz1I3dskh1SzOtExDRhy/SHVY4YJvPhIQAKTjf7e/e+NyXaM2W32fvjxbPuyXDMCn5bFtNXC",
-	"s2H+leCRIfuhMhasnxIHuK3QlTu1NoK2hRl8d3F03diCg1cnOonjiE28V3ucJdUDSpH3tM8dHcDwAvIv",
-	"xHnYw+G8qfKZLQLe1kA6rA2j+GTCwjpJYgglp5ptYm4XK3RkgaSaQVIX8FgXEmtHFLbm/OLy4uqHp+Lr",
-	"nrxvPOwrRctzSWKp7kmDKBbxEVayerpoXYWrXd53u3L/waMRvWrXOxor+5OuJJBWGXUWrwMTn697xH21",
-	"yqf2DEc4hLap5/Mym40f+u2eB1pFrcmVZfdFDogHaQ3asjaGbLjaUpjIyB7IVxpa6/QYcJXLEA65kLhh",
-	"DR3ImIWbb7Ea0pRrLGrSv7YjpXl2+2uVmHi+WESFoc9HNiIMFuPIibD8l1SzE8Mm66HKImfzIyw8BEm7",
-	"jEpYtYPV0o6FdoIlt0LNPq7sZV+M+FkRpTyirqgijKk6ZQ8sWt4Ceum+QGe+Lyf4TV7myJykxiwanvIh",
-	"O6Iz7SaHWZW2dp+t8lSv6ftkfus+YnU3dxKKR2S+ONBmSVe3+zwDlAjnZrkUNOzy/e5l0OjMAaP6KORi",
-	"d1KUefJAfFPmmUKB52Xt3ek3c9ZgANXvCXNrtufIil9YKfuZpD/Q6KuvAf2Mq56MWErB0xrRc9EZkNwM",
-	"8paxaZ4OIrOn0bNbv8VINkjVMgB+YcKo0JZfwgYFr7vnTYu5LW8tAZ+yhOmKwwAYFm/8hRq91JVfXRj8",
-	"WxIKPXPTXyViPavO8RcamGhGXLJ6b2nULqFLalZ0BVWdp1N9Xp2wsvdzDhrbrfr6rsULA7C+OYJrNeeQ",
-	"tfxqV7x+vjmmrOyhmS5xMWpdW+lsOFzvaFix5cIK9ss6gDk/r+JRqUQPzLWyVL9ln8r003phgk/BwKzJ",
-	"RjuE109zRwPF6P2QakNau91W63//z/9fu9XdatVJlIhgTNpt93C7u9VC4ZkLwRRp73a37ItOq9tqLe3J",
-	"fOQOYYGytjuLXa0ywlaqjL4iG5QVUn96gje+3YILPe3niR0zUtER87Ve/xWM7TJiUGmaXh6a0C83bBK/",
-	"fxZQWfqX9/AdF2t9Vx0X55hAlzsJZKYlmL/OSpLZaic3JV95IWcxEtzQNW/0iA5YhSPTpaua6fNd0NHb",
-	"NG8oJn2yP+IJE84Roq9xf3uRrzlcFAB9sjJUKJLOy8m4n8DLiorClCBtVXlGUKCTaxJLbVj41iW34obB",
-	"G50rzYARZy51WOroMWBEYuropUw1T4fX4VvIFVwGLUypjjlJvIkmrb6VOoHoFSZxs4Rt/4aObrLGcwb+",
-	"7NViLHTWmPUwEawjVdEvaXl0jQW7obBnHTPLIkvX//W29t9va5/7Oc8K6K6Ag7/O1U3XeOE3MdtLWMgF",
-	"sYTVCWYGASLF+wVx2f9aSspJVLTkoB9VNLc59uu6B+Di7QkXxdD/dfHv94tKKg+TKCL3bOY9YyHGlTuv",
-	"R19Xs5B2+56xWBNKxlSPi7QlF4L+02D/5o+rbXEavwk+he3hB707+p5uzY5ZK/mBX5idn3//ZbqWP/5c",
-	"Bmw24S7zt7s27l0FOreegNULxRfs6kB3hlmLRpJBAmxffP1Lg8a8cc9m/ebToffzsMTQbbRoBWOqaGCY",
-	"0h6yXLhcSFAh3E7SZQJWLJAjwV1OgW+P6MfgdIBXLrz/6UB+h5iZJmJ502/um3mrb5oUt9I3xH1HIi7u",
-	"05rCBUy0d8pi7CPXTIT2ujCuHhD0ycCFQDqa7ep0OjelbFD9Gt/3y2lBV03au15a3s8Z0B1Buc4VWH4q",
-	"vcaLpM3IiPzahLbMug+x9P6hzyqT6gBbVTrAFfJ2eKeCb8lyavvJ8rhlJen39+uFiS7oKK+8BCRdlGNg",
-	"BGWBKhC5TFKb5Biux9SvwBXDuhX9irLUzm4eLVPFGxwUCsW7ub4VCIpX2pXl3sgijPANpH/TLOj1CZIM",
-	"Xwct3GwSO4KiIpQTMuBmLpEufvjz71sPzxB9fzdU7bS7ebNex8bEuvv6NVSDa45T/VbDJYPWTdf2tSWU",
-	"y1HIwgWd7mUu3UkJ3wqIU0LxJUiq17BWXFuxkkMsiEajXEZ+MmYRhNyaNPWu94fScsJIEHHBAxpBYjz7",
-	"tfY8K1FsRFUYMa1vhRxCGdku6auwb99wbZjla0PODDecijrph0b14QEzPCCGBWPBA3wVhJM+cclC3VdU",
-	"zciECjpiCnILjtkw38T+rpP+mAZB3CcfDg4PLxvZW3A90XTIzIxEjIZFVw6wtIVGWZCGE8hrB+ntoLOi",
-	"UVpVUonDuVQKK+gjb/Ix+z5QF2tqAGPwf/9f75vkANOu9qAGWN85lMnEaI6VAieYZJzQW7EgPyu6A3dd",
-	"ooB+IOX9mZOd+z4/OuSQHimmdd23G8so/CBN2vRWYFv73JKasYS0U/Y/9hG6QTsfWJejagyGzQk3m3VC",
-	"B/KBYa+HMgrPnNTvZnArfLeBjMJKj/bctFcV+cuDrvN9DhSrfV4VE3yUqYZXkY+e17GcyoBGNxzvyXmV",
-	"FqjYyr7mz8vdxs11yZGrFVnYSx1WUUW1jkAE+zYNrCNNhVyxcazkA8N4fjtWpZ/e8trY0uLSIauXBGma",
-	"5qUtFz74nKO9C6lb0Tfhr81ntrrDA1xkjImDBbxLmm7KNiSFEja+XMczWdE0w9ijl8qKVumQUaGV9yVr",
-	"S2tSCcuVH3ORf1iPhZKpVFBX0kX7cUMCe6lrQkeUC22q69RvVqtdcQrfwp4ulbjKzQNSDtqb6S3GK/IJ",
-	"I39IwZyL2wyKZmkSQvSEye8s1EVfSluVQGaHFRD3KXG04BaSHqV053LwK2ApBpUV2Kz8xBaf9LTeSfG4",
-	"r1Jyo5jxPMuFvnSRiJKaNccSYBlRgv2RjTDBihCtzedyqL9UVutqN7WKzPuLIXyYUsMn6Ajuc4J5/kAi",
-	"14xAgTcSsphZHJaC9O34fRdKlFGs/mY31SqioRgr/kEFkVfEkbg66X/ytAHnhJrHgTTjjGroJjmwbLJJ",
-	"lGBh3eklMaDPikYxpDc2dRJ6I8uQRxELCRfIAknBlnGBL84ElCFPppRlInm3QvsbRWenXLAlm//Apb5f",
-	"si2WNPkOK5r4bz6XtvuZzKlVwcmuBmiGBqn6PMUS3P/ugo3sp5vYG8gxWDhuRe7hUEJC8xIo3bcTJpIe",
-	"tLNtiuBzTYyisx4WS7gV/RzI3Pt7+8R+XQGhfqEohysH0/dyfYZeMkZgvfVGC3ynoZqVc+/zmNckJ2D7",
-	"ABrBwsJtZAGFUXiYzfhWDDHFLCVTJZ2fPJYqgiqtVjwhVhCEupu5SFUi6MQXdsVpbvRxl5q3Sau1FcBD",
-	"+BPrAB8QC0qMn3wFVUaBb+6neaKcK0euYFN6D5V0BX/W9FhOgUKnOOOcE7SlRiPFIyuia5oYVvv8dSEJ",
-	"+mExNc/dlVx76TmfSB6JEOTi0sQtvZ+lsPfJrpjXyXRvxa14hA0gj3Z7HrOvHotNyeOteGw0GoX/24/L",
-	"mPxIBjS4b8hhA8MnnFIjo1p2kLkz8ehTdEE1ND4B9TIWq6iTMRWhHA5xDqR0SsgjGSopTDbia+LVTEUm",
-	"a9mByQYODIBLx5bDIRnMPEJvurnkjiJ5zGGTHWvu8D66cE8INEgxCcKWReI6zA4uecxqDtinuBpM92G7",
-	"L5/7x7RwAPk9YQlzHeJJt9vJoqFXwBF4anspkIbHtCayFI7bAh0f9lQiCOQxLRWlWERncPJy7AA212RD",
-	"SDfrTTtgJcF5YuCcOqWAacAp5BAB7ne/GVAEwQESODWp74EXyK+gzFYUO59jWfB4XhtqFgQDeOpnD2LM",
-	"AmcU2ejjkbXEViqoY+HMr33L8WE5CvXAlBVuIasE1QYzVaSIaR8jTvZBFYUo2d+EiA8aTekMHPjtZd8k",
-	"dioxnUWShoSGNHa+FZ7Q3ooMSzWhkZaudAXgcr8+h2sakVL3nUO2K3aGH3lWBowUdsHpLVClZKGOPM6l",
-	"1oI6W+VqRDpPeh0j9d1xOSTbwWWzTqBKoguUN1BUT7Ap0wYNV3VCDTbptOpE5giSdiycvysyQg6xM5aW",
-	"p06Y3iMdV7eci1COd6+smbC8sB5W4x5U0eOFuoKp8FTk+Dutzm6jtdWAOm3Pexim+oVnnOR8eAQosxx2",
-	"LphnlozREtyUujoMTffECXX29nQZQPK788GfAOBD7AZ1SR8yLNrz4aLxIVML9cdnqOQEcsNIPHPU28fS",
-	"PXyK+5u7q+eSxDKRLAUoeylATTw1Wqr9hXLWWQ+zKleauZtTivl7V3fzCKISgecLkAdMzJaYpKkvubDy",
-	"A+psLe/l9afUZDvhNqhvL8w0zZSAKGTPHLNwM9uaW5GlHinsU+opuyD7Tm4fMQ8mUlEBVBVZZzu/I1dV",
-	"3qud/Zw3tsk4V4XeacSznJ44dT2WyjC12STHeNYFHvdbAQTvJbElI/gLNCPw3oqaUPB64+PN4WYudgz4",
-	"Mki5y2j4Ftx4AvnAXDlC26R/fENH/UVn/6a9021td1s7vyyZyxSVHEvhK2Sw/4rXbxUNmLtcsvROOdZl",
-	"Y8gj4xfk8Q3iHPrp/qTZMW5FajyCLqB7TLLxgrs2p5h1KfLtQXbwyZK1ZvubKntyJ7juL8IctazUSfAq",
-	"e+yBi0OurKXVJDfsC7BfoDRTXNwTM+bBvbDn2HLHJ0dH1yckghCaW7HR52GoeQ9KKW31CRY+hUTO//t/",
-	"/i+Sf7vX9yUc68XnLOgTRvXMEvFgzKZvb4V7D+P3Wn0CgWC5DvHFdp+wL0axCQMOggf3pWQmGNXsRrWg",
-	"jBhVPZyjRd0kirJfgRTaMiDC9AKqBnI8C12xnICqkNMAuhJQdiiS056WIU8m7kcsDdUaf2NFrJ4r0WTf",
-	"DiFtPPzFBxBZPeajcS9W0jBIgzuMEh72FLMHxu+xYImxSCZ4AOkBR8xQxanAH/DfMY1gOvdSj6HbiAZG",
-	"aubHDilXM/9DJMb/aZIB6w0ZC1EPJhWNell0LJRByDa1+HO7+HOn+HO3+HOv9JMF6QO3taXf7dLvTun3",
-	"Vun39lzlqwVbOM+Nc2YOXVxudbRu1u3h4YeLSv6GsxVcReA0VuaHX71u1IvVZjq+PDk8OjleskDTYQpf",
-	"cpiDL2m/abXIfQC4uES0d0XBJu9IgCBdRMwgOqA6s+7F0XVauyzNjAR5DAg3YDMWI8smNmtVAfSr7SLg",
-	"TcVOpvhQUdNEQK2joZNTQ6ZfuZpqQI318gEDC7CIVyh9rg3kAMtsPRpLqligbMDfWDajTuKIBkwRkaBf",
-	"hUvhFuJMN8FpEMLmR5SLt7dC85FoAN8NUd8uZ39ljY+KPEraqKSy6tm5xCKkwiiwrukpc9iwfLpWWF11",
-	"OSPI6Q73nXPRDZ0zCWj1kYd1JpUMe5rk4OjGtwEvJeCecoqYW4HpBaBSnnDgNWM2Sxt7FRgwKZAlHvEg",
-	"ogZKR4pyfZQnWSncKzgK57BfFQfi6rDRcRVcQ6b87mlycXV2d9Fqk9fk4uzo7qK11VyuyjQofS6Z4rIq",
-	"EvGM0UjnDhyN44ijM/TGxdF1o7Pp5d809LDk9/yuVq+d1uq1oxWr3QH6ViWICE0/Y3gtbVAyhGLtVOQ3",
-	"FHQqIVMuWcTVGUKmkAoiNDWHVovK5CnzLSZOU5l8zsKtTTYwlYWVVtLrGQSeNNtC/60Vc0Dv3U8z9cJ+",
-	"b+ZX4fO+5C/5QsqGxZUAqyyYPrklkE5P+Epnew5v0v3Kn9IqUn88HDLwOztzUvFKQV5Lhj+mWLYU2bUz",
-	"ObF31QLZ/S+ITFyA2+XKolBClmEdfSRnIrGS3yyIGObStxB4pYmV8BQPMTBBSFQac/DkGkoVsEKlUfu1",
-	"3Sf3DbhNF4K8solOGbtfkN3E9kLs+3QeZEijyI6ZcxhYlLFrroSFxx7csUrM8bHYJZFHEAg8JjQMFdP6",
-	"rYVZDPX354OoilIvFfR/POFimafaPrY576Kzs10BsWMBPhWsoiIbDdEUtopnzAC9PCrYUx2MqRp9mwfG",
-	"kn43E/kAdKU6PkbN3KUQptetuwOZh0WdyChMta1L80Nnbtyqg+mCSw8jqiumdflTu9EhGyeEC9ewTo4J",
-	"m0BSi2BWJxdEJiZ99b//5//arAx8UFJOKuHvI4QrDoYz4fjAr1S5BC5GYDQUASPZBlYO/MA1N4tYALu6",
-	"9r7TfWoXabQEZc93WoJgPY+dJfRKU9UDNBAn80hReVjFiI7g/XsuaMT/WJg1kaUtm0PfFBOv0iTkhmTv",
-	"X1kWLZYKU3unjSvyI6afLF1Pyna7TqRkYahcR0vC5F+ScHDR3lSlG6zanX9WrsFKzIBEg8dKSVV9/PzX",
-	"Lg7PNszCD2qLEqw9CS7bhxcLWfXIB2ScTKhoKEZDkMscJWySE6PJVCrQNU/ojASQPO8tZgUDXyA7h5I6",
-	"9iKfCCbNalRbWMj5cGESsg83N5e+iJUdqG6PEIpBlivGtKQa5SOwqvpMixaOxVScre3n83ACdAqzqi9O",
-	"ApcBtip1FMi3dTKhwZgLlkEW0qp5jxoXm9Akh24hA0VFkFYwqDsnTQtmmFu/eSvO2RRlXx9WS8OQhW9z",
-	"TiZpdr0kCm2DMRVhhPpmbnQeps1bAdkeH2jEQ9iunp0SC/tkY7vV2uwSdLQHT1KYrSZZ27ekHzJjH/Zd",
-	"iCmjwRhtpE1y7lJRQh0DrH2JqSUTUXBUhaHam11iRew0pgKuHXvbQABOaj8loWRYgd7Qe9aF4B10+WqQ",
-	"fhxR0fP7Cd123ApKqdRtQxLR4N6ls2Ro1bdrCKFSk3viUmsOpRrwMGQC+txyfaZ5v5SMwIUnFxDCrYAp",
-	"SSSnWeyxX4JPyWl6mOsLM117SLtioekyoWas7T1TE6XZ7POrwl4DKYYRDwx0ul/q1DuTElwPrh3Ps9+Y",
-	"WMnAnvxBxGwXHQ8/oEpckynDuqsWToPEp+vxSUdzEX+Bvf8Ceyaxa0UN60E8A+5Mx07ugICGDh57wfwt",
-	"UcxYlgxqT/ev7I/Ggf3RJ5oFEq1VdrPRDaBnpOxF9qq33ba3ShOGNxBmKoq74AMNXbZTZsYy7NlNoVEk",
-	"pw59dlxvUFUEq/fWnSBj26e7lG0p9urh19p1HfQxL27fB6zCIBotij6/nJ9ZoaiL9jtjpWOpDAt78LJn",
-	"X8KKd3IrfqVJ31XSadxAA45YhAcpv3x7fPTbdOvmDqmTj3uJoA+UR25FOyn2Z/sMkfbgqEaEnC69f5Dp",
-	"UNCoh4TN9t0CnBgko0LwaCRHIwYBo4kLGWbpjWgX/HPDRTw0TsJ+cfKDRM+yWUtJJlTMSOwSn6LDHqYW",
-	"VYmAIMBi6RiIuJtBA3u9DyzwWDQjgdQmmm0WwRdKwZZe/YRGeIx6jrhWEtwAKLgFMEQcUygNA+SbQqEE",
-	"skFJ2pPDrTrRdLZZJwM2lGAqm+V2nWsCNwROAj/QxSO01S5O4pX2SOt8gCw0gLjZLzCpAMSGldA0VtLI",
-	"QEYA/3ad7MBpOhA4f1e+BmQLRYUeMgXiVliiIykd1DGj9ziK5coGVC/GTd/ALjcRyl5KeBln4eR2XG6B",
-	"JhOz9KbJxARyYsd1Oq3cmIEUgjlHBelVCjgLvFGdqjuQEyuncDHq5ugvXOVSwX/saqHKyYAxQSY0BKyi",
-	"od9RmCyY/qkg/ZOQTWJprFTYgEopKcTAbI7YHFDNumTny5fUo9Ruom10z2Kz6Q8k3Ow9Vyo9vZaBfmUB",
-	"9nANKClGFpwP8t7CUFVeSa90sWM0K/cgeqPQu/P7xLCOrPuC1zEcsURg1AFWWo+YYWGX2Eeo/S8ONz+O",
-	"Jc5aZ+OkR6du77QR9ms5pEQzZRuMpMh4jPwY0EWPfYlTTqNyjDHVxDXqEvbF7TUSsKFieuxDWVygu+WL",
-	"XrtX/dK25PIFpgN+AhdiVB9JlRI2/JAGoL3oRTK4z126KRl0aAn2Ei60Y1S4dv05pR3XmWIKe3LOCYVz",
-	"UpyqW0HFDhSXDccTjlLdg4mAuANoVQn4Qtc9xRJdgn9xBIs0NLKnZ5bC37LKmlASKxbQBMmi0T6uGsN7",
-	"XUFLTEGxeDYAqZ69SkXKcR0Aa2Ehn0Vyew1fOhPLSWQ9cqFNSkOzZAe9eR7xXJKYidCVH/GZGCyawTAO",
-	"m1KgpglwMqhuzo2Sx2LPh+Y69xuzsUdCOtObXUL1vasNKtjUWYhKXQJcJlyDlFjgmnM9280B40+OpS2o",
-	"QjO2zUKKhQ0u4Gh6wuLg2cOQ6wLP60+wBzl1cdlV2XwdZsmIwU045qPilN2xncJlPFJUGKRNMgnGWcd2",
-	"s+uEojSAEbuF7MDprau5YT3IZdJjXwLGQgf70nBwbTFNBmwmRViVaXiD5nMKu3m4/Y2oNj05FSWwFJYS",
-	"MeomWUjcmtYEEAQ6wGTHGWFzqgk7tBssI01F6Su9j12gp6vRRfOSUhYy7wSyDfAASq24GA3vBnI3CAgM",
-	"PQRQUc5zwX94SzTczYHyBWaTwUzmXr7rknyPfhRXWKRimP0KcdKdPnuFQ34KZ6i2iOYrlOhckpBUeoHU",
-	"+j0rqfeqZUHXBIX57FbMEUqP3JYIunuJjqqpRgRxhXRUmc06pR+Qqh3xh4v7BfPKCjlBChgXQ+854Yz4",
-	"KGmFzbDAJrjJ+3IXGLDccyStAOKsHkW6zDGQbY8ZnhAWu3LJqApdpV/kbwMf24ykEYOb/d0ue/aC7HnD",
-	"ekGw/HC6h8IlBqVOLEeWWuCBXllZyzPwEzpLK3CMo71eWgsvJ1tnPVILRhJTpRmois6uPzSGCpQSXh+H",
-	"lDbj+SynlrsG007n+ULgn7TPL0JJyIdgYTXpZDdQqq27IpoKZrVZPSQXvUSz7NJLO8nuvPkpWLnK8Chy",
-	"JUKcssHerciAg5dqNPPXiU6GQx5wJkxPGxncp6NdMZAOUAXIfWLyLupLhExGYwIfEOeFnepgUmVHzpw4",
-	"p/oCe0FBQ1UDx4ZMtYSGNVQJYdKmnldwegUMdJLTpkCJ+kwFAuaLkv4CgjzKagjXfaZWgI6rlAGZTTsv",
-	"F4HhOy9o55pZ6RhMgiVRtFavzUmGpWG9cOd05GVprFavlWQlrACWly9yT/KCQe6x/11gtnPv8xm0oe59",
-	"jt3NNSuwjGDjmGchay5VNvJy+PEcF1Z8XJhPNeMDzrB5FsUll07ZDOdcW+IGXEQ1Xt8YSl2+Xms+gKF4",
-	"SdXqtcrLy4Vrz184Frr5KwMrON8XHpSodO6Jz/xnt6hEM7FgT47kgXNkFdmqeIHEBX02SjSg6FNZWMec",
-	"JdvbguYd8gq3Hxh76vloHyTHNL2/U9MORB+mLlMbaGG5Ff2SXau/WXf1jwYz0of+XUBGyO1UJlxQVxx8",
-	"QuPYztcHEKX5FRcYcyDUxqUgO3ZWqurac8sXtZvrp1Saa5W6X76vSrvb8vY8300sIx7MmnEyiLgeL+7i",
-	"Etpd+mb+czRnPv/5FbSb+7yc4XJRbAA2wyQs6cdG0VnTYc7ib28UnR35Rv7TKY3uzVjZi6ypkwHatZ+I",
-	"YPeNr33btCOp7rFgVlMxLaOHJ7qR6h789q5cQ+zja2pxnEEKua6zjX5dNsD+CSx5LsB9Iao+92ElNjz3",
-	"0UIAPB/gX9rA5z6ZP8PPfVGJn8/mB6hAy2eBsBCZnvty4SGGlATwZ3Ul2wPhE3M5B2RqaCRHCSMbENhd",
-	"EJ6wxO2YuU+GjEFsO1hK0AZZ8CxcRNEW0cwKglN9iOaOd30uPe4c7ZmnJ4tOen2h20LO96s03Nz1B3W4",
-	"U0eDotsAaPKrDe5yOHQKJswyADJXKCEFAsgFXDj9tr0kUyVtTK2cYkA7Ybeh6A/gvc+WS8PiExRQNDUX",
-	"dULPerTg2p5OiPJeKuZjU1eqdfXAVN77N5dhco2sUetUw1jXBW41j1IPn0VepSu4ir5IUqKyt6UHSN1v",
-	"iV/gKnmHCotcDRGWrTniS4WsWCWkBIL0y1yxk6cWtG4hN4/c5covMShH0J6k3xLBRtTwh2Id/VpV1tUX",
-	"KPfyTHq9ebT+C3bxJQq/rLmlz5X0+tb6CIvOU9VcvmMC7N9XidDrFjlZDR+qsikIFNE0y2VNy6VSeAtm",
-	"cXwwQQdTrCxVcNp9rqbQU7XDXgrqz4NYJ9EaRcVQeqy6ohSbQDbH6peJWKHqXBrve5WIqgsiEc7WVj2Y",
-	"I8xVL8sxeSmD47/Jd56tyS2gCqguocKaNbvmU1vuVNYZWrdYUxlHXDeVC2FfDmVU7b4ZyEgmynJr/f+4",
-	"uvruu3fvSi6Z/9F+39nf2kO/acOU/ezuP35tNfYPGu9pY/j5z92v/63qLH6I9g4WJGeAxE1UzLnPhzzs",
-	"kr53yO6TjYNWe7MOqVbA00O5hx370O0rPHizWb8V/cx5Gx5ubbqquT0XmdMnGz5WTCofLIY5WyzfenF0",
-	"XQq19jNBtt1PoYBT2ZguZMgPVuK6cz1VAOpY7c1D6cPpHnnogJ3XWOYY7s7U12Xj+Gpvs+vDQ6EkODgU",
-	"cTMmh1dk4/Q9yDyHV/YPlSs7z8WtcApbvVkHHdWEG3sfhyyIqMsvAA6Zbl9eabAotKFD+1cHwfTMHfsh",
-	"2jsRI2b5Ck+R5s+IXoAdYOO95xBM6jMvp+aSDagb7NxasrriZ9cf6oSJBxbJmKWQ2SxQ8GfD71LjQsWG",
-	"yCl6QOTsNk7nB4m8N9DAKQVDk5MgTBgFWWj6CmCgsdj00wUzXdNqDST2GDOVRfulRTTDzEztvZiXosof",
-	"or0z7Mzt1HN5HjIYZbOtJDy5jgNXiny+0AFSiGcm6EgJJuc1SkYn4TeJNSJkFXU9Wo0B1VZgBc4tC272",
-	"BMqdRW+z8lCe38OJEpXTc9aNJRZ84VquWIquXlN0Wi2h+0XQLFY4TeEkAkb2W+CogT5kMYWMpZBPBrLS",
-	"QPsD0ycbik7B9ojZNKVBLn/MaARSPk6QS7HZ9F7EqY5GARqANyGLXXB1RVAK1bIafNk8lpeW3WYtwBeN",
-	"dPPA3kQBrb6uLMnbIhtIhScMaswTHtYJizRDvy/BLftLI8LDNC64ELjaJJ+4Gd+KvhvwPQ3AFO7qeKVI",
-	"3c/Vw7pnMw+4MMH5uYSy5ZoMx5cnh9UZZQuDVS9tu566iOJKua5eQmHIDwdX7y6ufjo5/vSNMaE+VHgV",
-	"cT6HB/4sV27lPATy9CMN+fWnEg/Pc5Ss+jLDgIYlDjZ2cITN1yUJ1fHV+VMO6Q7AF89u6n6dsOaoSfoH",
-	"Rzd3B612v7DDvMJjuLjb7rPnC+CUAerAsgCmF9naiytpkL5jDl0xlIAJnWhniA/JBriR5Xw9MPOTpS6Z",
-	"lwiyD/0u+n9rIyUGH6RhB5KEMo1FaSLd6RNtieB0PCMbNItWRMc1cStIGixzdnVeJ0La/9qL4fLkqLFV",
-	"x2ia1OBd2A7vjOTPcr8LXmDYII11xhwWjp2jGTKTDTidm0Awhg6f8eH2pp1XmiEEenBoTniIbdqtzbIf",
-	"C/DeUqV8VurImTdzvrVde4g58HuXSvR+cTvkFzLve75ByUChX6vzNKdOSRxJkUZZcKPtUAOZiHCzXuzG",
-	"T3YDVcZwHUJUilSQsB5uFRdS4EbdhMiaXCe2c/xg8ZZj2FoOdNy7RAudgL8vlPMKpFJ467lF274nkPMz",
-	"gRuhJEbg7C01Qkjbc+GRoFQjIScypF9VcdYFKlJlGynLVpYj7U8Ups3EBJp49cD5cValPtkwmEnfZZlI",
-	"N9WlEKHmVkTMB/Rm52+zTuIo0aSf8irQez2Xp8W9cdH5kJW2TvppqDTGYFwjgOq5C89O0kMo47yBSem7",
-	"/atMq/mNnOX8PdluYQwPh5QoNLBUIGIhmlsIC8YSq0Pmqtlef9dqtarIpkWOdOHLxaIjR5l13m61Olvb",
-	"O7t7Va3zm1pdRmxFpjLlybIJFGljjiqSJ6eWCMwRdOhTFJVQN4ogWN2VIWbGxSyWOHEI3BQyl+WNGKYm",
-	"GF6KsdHLVcaXIbtiwypJ0OXUr5jjTzRKmAserSJ3gjgfIkgPgWH2b338Ecq27niuIptWpcdGARvowTpa",
-	"qpwZrVL3YOXsLhz1NMOBwmyyNCIDB2pyndNBeAVEnZy+t40Pr07fvyVnp6eXt2KoMBU5FCWr4/epvK7J",
-	"xvsP16/f2f/fXL9+f3ONNx0lH2/eN97ARw286ydU3ROq2K0wMgK9Z9gkB+BU7qcJCWw0ocY5HffPrj/0",
-	"vUpgKe3Fs0U6Nnwi6k2XKtexKDks1QQVRUtU4Vik8n3KGnniPRi9JWr5IoLUnbJnz4ft+iBt/LVeswLy",
-	"x5XLxKPhfCTVrERD1IyMJCbSmduCv66gznz5mYMoasSJiu1GDiOZqOrqM+oUckRWpKagyuWPBOUMYkjq",
-	"4++8Ny3HCYXd0A9fMyAiUCnDPngFkeibS9OuSzedSkvrmEXDUz5kRy7laLrUrd2dpSof3idFCL0/vWoc",
-	"XDZ2WsskWIG0pItKhjgtI7TxjhlcWZ7WSJWmPYYQONtmaXhYXPXoNmdYeMEaNxY0OYTOnQm/8DyqlPci",
-	"f/hytQiXtz8Xy7Z+c03hvDfssnacXLXDClgzn7BoLovQPBcEzrC6KrPdNXtgAjVSGGDJTRr501w6sdzS",
-	"+sAHe0DfLaibDFFB07F0YUeFcKSlSiwpGT0r4V/ZNunNU9yMJbUoC/S1PPVTdo7EtWyUIgLkIVHEyWyn",
-	"KnGycE2sVpIx5fggyQByEo7bs+uvu/KmLotzmtYYr9tXmvR9B/08N7jx/ujgVgguWJ0cfyRDmSjDHFtp",
-	"+0nLSLAvRlG9CaIdpEr20d0gd0BpRSWjqJHEGoOJLT90KyIqRglkOrHCll9CxIZQKdILjrCkkGwAY8gh",
-	"XWGa2W5zrlpKzKhILN2suZy2mml0nsy84adjBohghRXK8U4uFxSIx7Q3os8qozzcLqFKAmaqH1BBBV3r",
-	"S2bbr/5dwCKmZmt9OeaBKzi9+qcykBF9Pn935cfcqOcT1VZ+KQMpErPep2q9lapEGxowKnr2HoqGXI/X",
-	"6YeNRut8tu5wkFs5nK21PyMWUcPXghamuV7ny3s+5et8Z5Hwy1ofJvF6a5zw6H6t72QUJTpYC/Enei3s",
-	"mVjcVeE6n6a0dI1PpVoLQJ5ar/GlXIsAaqPodMDUeuRTJ1E85s4Ev+rHRk6okWt9qRjrrbs17vZb9cOv",
-	"C1gWL8iuwq2ATJJyJ16c0XXUfIy9j0AqvmhfMI1j0WbdJAdY1pMqFIKg3qEPZHcJBFyKrlRY2ugzGoz7",
-	"hBrSanZ2nDkCp3DPYgNOBtGg7/RM2JcbHqopUuO7NmMmSCDFA1N2HeBEbie30Q/lH5aL+htpd8j/8//H",
-	"gaLBZpV6FYW1tT0g5wXwgELk1ipunNU1j93MqrjU7z/98FzBizIrNSqllg+Prg+qpaiHcsvOzk57v7qc",
-	"b7Ut+t6UtCMXP1xWalB1CXaaj6rafXnerHoPJlE7oQXwuq4orcpmy0uKFuTPiSfQYdX4+aqWq53StGKf",
-	"HKbV3jDwUc8nQ+RhxG74hMnEXGPanippFF5kSQ5cGoecExKWj8PKoxrTx2tURLq6Lk1yhIXyyH6rYCjY",
-	"bwHio0/Q1q7z/XMuQq0q7YxUnIlMCfDUDlzkmtqdGLPn76gbaDQvRs7ByfdXnFHVXp7SAYvW9P/10m+W",
-	"njMOh7V67Y84qszevKJ3d5nAq0QUq6y5Wk2bWG/TCYUb+bpNsWKYelnI6SamzU9vgghWXpWDMxHedR33",
-	"eqe489XOYUu7joNr6zr+xjixp93KvYOq//lNsR6a/+FsEHA8at1a50s7Z0DFX9tfOrV6jW5bOYaZyo03",
-	"bBJ7qS5FFcXiGhDN3mCW0749n801VcK7BeT6fypfd1aVv8LfNrIvof5YA+tYGT5hddL/8KF7dtYnG53t",
-	"xlgmarO+XO26drvbahV9czd+bbU//9pq7H9+7Pzaamx93uz+2mrs4KNKT91TOeJivZOZqvpWSS5eziX+",
-	"jCXGZ6cqDjPFmtsNrLndiKkwatbYL3bfbnW2V2MivJYsHbRqh89ojHbD5UBWxIHv+AMj/VQHjFUaoNps",
-	"+tBZ5qECQf491E0AhRM670RcG+f94KyRWPlLhr4Umt0CFkJ3xZSbPrOFr4i3gVko0d1kELH+ZnWtypyK",
-	"b6n73/Piz0RHgOL894S595YXW7sW0crD+Frxz9mJoQpxZUX1BUgSV2uUP42lq1DsirVgLH+X9DP9ZR99",
-	"DQYJj0zDkgK7KZpsXJ9fnB0fkcMbNIvXyUSwiRQ8+H/Z+9flto1tXxR/lS6tDyazQIqkbrZUs9ZWZDt2",
-	"bFmKJMczczIRmkCT7CmwgaBBUUzsf+1P+wH+51SdN9gvct5kPcmpHqO70QDBqyTbmduramVaEi6Nvoz7",
-	"+P0kcv5l7C6rHwGrqi3h8T1CzUuIZLnR75+/LzOHmvDqtknTN+A923+q//nklyBQ7HCR882+sVjJUrhs",
-	"5nif2mqA1fHA3zs1BBVg4CnT6fWreHb2XwtNiawrIAzTKe5tzoDZMa9skWTCUqYTuToKDRCAMJ0rMD64",
-	"g6mABIcZyCmtKovOKSx2qJm+1cnGzz8kPv7DByi0jOSlOaW6CCBU0dd66DD247QrUEIgj2wGlE7uqhMm",
-	"wiTmIpNqS5UEhH5Mb5zZAn31BOfFvWlXCERIrlESpuMBQDmJW57GYqSsxUjPOvYD42c6UkuC0FK7tiS2",
-	"ukLLLRyXYNcYUvc0BCjgverYu/KEmY7Hm7I/XTFWe/fmuNTygZ+/lZepGCAd++GaNuTaUss4DcjmjtlN",
-	"zkJOq2jZAHO3usH9ZTwWsOFSRsOcwj1S5gCUUJAa0FmV2OMnhhUdMc5tCKHQ4M5HdMC2E0BlwX//K2H5",
-	"DxPWS+wPA94vfqZ780Mk7dU3mYBARe4tiWIaAoUyfLq60iNOIjAfWAJx30ETh7Y0SX3DKoTzO8Ajh/DO",
-	"SJf8BxQ5qwEz6Q2b+liZwoWmXgYm2W3467Ze0e0/b9j0k79SblAOaWdvf3Ykb+MJSwMqGRmyO3L56rjR",
-	"2du3DR5qAxS//ln/6X7Yetp++nQ3OAj3957RTp9R2gr29mjYau/RnV5/t9/udXqt3tNOJwjbe+F+0N7r",
-	"tfqtFm093dqkCgZlp6aMlsrnyaeuBoi54AVrXtOACtJjMKGEKz2l1siW1uJd+gMRVtNVKh48X5BY5Dyp",
-	"fQdUEBZF021D8RgCvXYFDKM31cUY6MM791VzvC0nELNOizsx38+sy+7TTntnqZZAYCtXHug32P3hnBOn",
-	"Ej4/bpU2CDNEKjNlAo+V878Xy9DMJP8r5mI9YVJR2iMo+SEesT8eMDFfanUv8sBhNU+hbGXN/D24q+km",
-	"vru+z9aqrJj1t/M8fxfJIU+W7qQZEu4+4uLSyMHu1L7KgGYMy6FsTt8AfirXZUDTMAKi7T5go5oOhjRE",
-	"l6gI91mY7Xzt05UmG2zf2eG/l1iypYzwMKdYSGg2VOqgaDj/9//839jct3Sp43TwbmaTvrIHhbzRB+Xz",
-	"btejnMffwVZVi451akqiTlKoW4vzXnpdt+bCyZp5utcBKO1qXKB86pbs5+pNvDbt3ibFVNMgYh8Yu5mD",
-	"9vIoqCuLePyMOJzdhZoFb73XnBnuvPuBu2B57plYCdThYZFgjAI1IyisWQ4Hk0/POqV5aoq+V7bQ/ZMW",
-	"IybG12BXLchcOPgn5ZqqCZ1ag4xLC3pRDGw7NCI6zmivg07H3EJD3hF0K+LgJk9lqL83i1G3vdYK5tPm",
-	"GQz1UYVas+Knm4H56sVFMIPCUJxqaPXE81RN8YM87h4plhxQxRlT+ZNXT7qo/ficZhDvwtzrusArG+Lr",
-	"GHCac5aeqKO0caI4UVNwYjgY7ennItvfdTvpW/dMlsxdhwrEHftRi6Z8s3j6+oK/uLzLoH/KonFuEsPq",
-	"lI03zL33hAuCtWQb3DdPBhe/m6cqDRns7FvUX0I6XQGPpnJDOe9dY3d9O8zLV3Q+fy8w9xrISOQTbisj",
-	"P7cCtDbTSdjOsoysswdKgebLM6L/qN5xGgulXLOYHJDLsfp34UUHi99T2k7wffm7vXsKLGvWfeW81DOH",
-	"akkqVj1pQ1S7giG/xnbY7FMrpHenVYXcZux5N4faaq3RzfaQtvm8fPlKNnblehni44cAiqEPQDe9tCW4",
-	"si91RHUyxHAFb8axvHi2oSBBT0s1U3E++Kq5fscm505mvfhx7Y4SVJ29fRIMaUqDjKUSwA5g0jU4TjqO",
-	"mGySk3g0irGxomeYUkz6HMhmespjiLjM6ti1mbJ+Tiix22qV0UxWSu139vaLu75TMcVn6WB2K/VSujzf",
-	"+z1c9JmbEFcMAiURXXoSztU1i5rYcBb0w5bFkc+KztpshhI8SAjKAz8adLaHuZPoR1SEMqBAPekrtZRS",
-	"npnShljeyEJ2yl6tdZi6uJiCcq+YmZ9zYPF5Dk5zFVCL+f3CYgK86pPhS7iKdadJVUOjuuCJLJDQmlRF",
-	"NMVCHmARQu5JRLHQPIU3jCWSUDKkclhvkksmQsKzrqCWPdG/03xEDaRFw+oyKon/X/CLv/lIPsnIB9a7",
-	"jIMblpUPlIzH8jpkt9e/3Ozcvnv6+9UfF7vibfI0+BC2+6/k/uBHujN9wVrjN/ws2/v77/+YHPSWu0jO",
-	"vJhZqtw858ggYTL81UTUpWpLfucIHsRGoYJAZ1OPZbYKM4rjmwaN+A2TpCZi0vLImUfaHnlN4pS8VRPK",
-	"xSCCBr6jrpiZd1gfnPzynB28+el097xYWvXPTuPZcePVj29O3503/jEX+XBBU+MVE2TExThjpqtxxEWm",
-	"Cwk2iG0FSDW9uDnP9gmvF45Se/t3bcLbWvOcHBpoNTBATjOClGKeba+LRQMYdGhGJkMeDDHrDhUVtrSt",
-	"0OFbgtil6T3QdeE15zEX2cYPuTdWq/qC0liq1waKUFYvfdE3XI5HI1rJhG+BRSqCWe/YBPi4eSpXb6t+",
-	"YR5YFfQdpeISwv2zL/MTHu5cj1JdlQH4SISDhOxzlmqmk9OLI4JXwqj0xQjoWL7F1RH64Wqm7c3LSzrz",
-	"4XruRFXX5ZSmetYm1aCeC2yDpWFQOj+Q+QIy1La1tAh9lFcrjWhCstizMhF57uXKy+tW6JVX175lzXq/",
-	"adXDtI3tJGbngduf9b/naTas2FK//PLLL43T08bz5z6UDJlf+GQb/+3n2EW6DGhAb5lJWSnbfBwMSzW0",
-	"z562Gq3dRrtTsWCu9G81nv365+6nWgP/1XH+Vf+v+n9V6oKQswzYQdarY4RbqibRlkRW7RVIiUJgY5wC",
-	"Q5tbxnbffWLKK2cy/4uBjJaegH5EB2tUIUDX98uIViZyV+72fxXrJppS2kSfaFBjIs5y/LfQceGcUP96",
-	"qExihfbAc5bKWEBM0PER8xfswjatQHqsgDNV8vOpKZUitZceOQUD6b1Hjj3yrg5HCEqJiyfi5T0hHY0D",
-	"WxrNz+3GDoF6QuU1BzRlpCbGqeRiAGbALHKmAQorDm/3w+OnCdXCWl/JlUk41fkeqna9HdVQPCEl9A8r",
-	"X83JLkgMcziWpR2dPTNL2QJNf8U99PzsRdUMDvgtK23nH4/fVV464mEYlbzXn96/fvduOc0Kjse8zT6q",
-	"8ru0o1v6IuRgXQN1PqLiJd5UJTQAnEfOcxTlAhxofYVp1kT2WJ0yxfKKsdDQP4Ud3FkBgafS26qOmmV8",
-	"hZh8RMUV1zol5TR6IcJKD+WDUZ/naUzgSsJEKLFyNzQYjAUiPGgo7dMogq63fsqUVQ+lO+NkkNKQhSaP",
-	"bHVzElHD45yRHrgXauppFqdui516/VzPaKlmgds1SV7JtUGQQwNNWPgartxCqFq0M1Al+8vApxwoF+0r",
-	"i7Ps5ZvW7rd5G95SL63mD+Dls26AfmF1yAKmX1+hVhaZjsE+4pKMuASZDLy7QzqW5f1b4JCsLObRO7KC",
-	"JqrA828NFRhQVjLxNQhKksbwy4ylScolW27lm2+fY9Y74qCiQ8tMy8DU+8PYoELev2uoHxr6Egi84Lbl",
-	"sSiGsDRZqcyZNaGSRBe6bWmExuuIS9wKTiN0fs1sZMucYqe/bcEsOZXR8NfZ5xUJ757TjFb5cSVuM8Ct",
-	"xV+SW5ZKw8luL6jw5+HqFc0H/czqDWReqNmyRTxRVkI/ToOilbCzVj7Nji9/e+X5rCIIXPmoltg+Kw5t",
-	"qBdgDZJCWDNlhpuxWAe5zEi39Ngwzf4Io6g4O15l8FNTnAINQtwns7uliTNXFWipOH4iFg3LFAXcqlAV",
-	"OqIRwWF7RHlxsczIvv1LEtGgXA7f2Z2FE3C9uf/89b/Ae/vPWrfbxH/N8eGKrDXr5RERJPMr435jd0lE",
-	"l4PHXIzFC33lJ29rGEchF4NLLgL24LmQTYjRTGxy9QOY3z2zlz8Y3UdDpNTwlVnvo7WDKfUnkkwBtRp8",
-	"leZDV5ngn3/OZV8FJuMaWVwblDPyYKA5otA9uR7GQWULtcNHVPm35cBXF2Ohm9nsLWtumvEK+KIG6PFR",
-	"eALn1egU18hOiJ1uZ1Nav9BIgPzYFWdlnfrSn5wtP8uGWhCWeeReEqpFJ6kJdstSQsmPl2fvtAoF4DsR",
-	"k5APkHoiimVWb5LXDk/QXJFLaqM4LTD61Y/MqzmTBmYGaIey2GQRnsiusMF/SMWQcaJ8h2flLEy709wr",
-	"5mAaKLX/bHvtvU9WdP/Z9p59miO+L2DR1pTbKwPk4tMLELk0DYb8dh7wtguEW1FvIDNbIDWrbdWflZKN",
-	"BdOyyNIGgCf8hIziWy4GDXrLUgTjl5n0iP4xJPEtS225r8Qcjm4tHJHahPHBUFu9OoFTbGmYX28HA4/V",
-	"qmVVrYxqijWrnk4kRRRAFmGERxoFl6bMNHChBFZ/ZCEUxGBPPARS1Jb+g6VxdUhuIwhUnimT+62NBCxu",
-	"hCpcvU7YcZCykJvlXSl2gdvrtb2zMgdD775XQmYd5Tmi0xNEkKzeaVblxRNBRnTa0HiTiDmgzq0p4ID+",
-	"vnGvgXfIJ2CfYXQkyYYPkoYYcbH2B85tfNCmxtLxQBGDc8OJezRXOBEW9fdVPJ5H/rtY2bKkuE+WN425",
-	"B2blLfbeuetBoJNX9OCwRKLm5itiwTwTO6IF35LKG2QoqVcTbk0NM/Uqa7qgLMZBdb61at4KdPOefBfN",
-	"CI/iMTfLWDhwxRhwLvIrtlpJsJaXeB3boayo5urD9VH5FuYtdYGcgwtgxUbIUjWtBM2hQ6TBolxIn/A+",
-	"yBBQFa486QpzDeGZZuCyiLruXUAPo/GElVVj+Cni1MS3zN39lDG/wEVWnjRH/K5fzv96vWqw2fOivyZO",
-	"HTHrsKXPPklTj878wXWYHoF9GkKeo1/UATlnacCWV1+4L1rd5q+G/Ssb3r+usJqrVdHPkjBGXLBDgjQf",
-	"yMCAG7Xm44L74EGqnVjEitTWsNRAYvlydkUBTcy9GYAjtef5RGoMx/oRWvvRlDgtXNkkbnaFX14Fn9RA",
-	"DyC7gCGXYyHvRYzIoTK64j7CRnBJknEaDKlkIbI6WTcCb+sKfZ+WVNook5nBy/59zLE6VJKxsuhkwz6Q",
-	"/I28OCfbpKYGSLZJu9WqBBla59CsyrK76tZ/CMru9c/B3LdufChWPw2bgVgd5wYiAjWErM8F3H2koRXO",
-	"31+REb1hSpMLNjHavAIHz3GI1qJAfgDD/QEs8urS/cVW+oqlXtXbojIOG9F0AJSkQKoDB/z3MU9A+wHq",
-	"rK26y2NYR4TifSkRjAHZmUwinqGvzn4fW5If2Zz1Ge4B/7XbWmzjP/z0yJGyR+z8TOI0G6rdCWZA5cTg",
-	"HfnMpJRrOACeNe/RibGW+5GXI844E7Yl5enB/lLUyE1Jxqu8kOL3LmPBr1jpNUx1/f3VGt8x1Wetcvdk",
-	"zxd+OpLnVPg9MjwA3oKgcCubhIvcqyV5rdyHMZO2sM7/gvVTJoebtUyleLOtlHdQOLLrv/++c9sadd4d",
-	"BD+mv0ye9q7aN+e78m34rP+K7o9fxHuDf/CO+Onu4OdJqZlct1ytjOBYGEb1Rw64zFh6T8TLhUn5kSZ3",
-	"XYxGs6bocIBDihIOif6AcbxQymAZQQOUZRTCOSz1iLLcyE6rEdJpscxhWTPKutLO6TBaNGFuM9Kc474S",
-	"MucFUyJgWUI7hatKCW1ARFB2eYBBRrwIgg82dTJrvOBVK+PcLkHTivtmIPjcAkCWGVljwkNzQXN95KqZ",
-	"46I/wA5vhXn9IonvqrWtSnyXV/dzJb5ndhWYCRcasaf4hAsqbliIp5F0x63WDiM0HHFhfhhRQQf537iQ",
-	"CQuy2P4CIBLTI+LLjPb7vrJQaBCwJEPcRGiW4RTAk/J7Y+WxJuPMLVSBIeiKRSjHwxeDCtX3bXlb+Loy",
-	"2qG5cjblEkdsboY/jSO2YOBIXaAOPex73w7DX3/Y8I4Nhj8W+Q5fI2ek3rqiKIBr32jg2dm/rlcRQJex",
-	"GlTkusFFUB9pabNJDeNwkFPazmKPZGyUvPRIksY95hmXX3pEm5MeUf73f//P/+3GZHOZwR8WpDwnPTd7",
-	"wGZf1TivAQdzS8cErCkIQdtkGGfxlrc1oRL+NqQijPv95YIBxoEDtGTxMN+wRJWCUm+dzdxqP/8SHzwP",
-	"SeBXL33E+hzRKZ4MSnxYFb/uEd9+qr3HLJXvER8+2u8K/ScTGfBJTfs96Vg8kVjUQMxLBvwWXqIJlhH9",
-	"lWlcaphOn2T0hqnh3WV+V8AfLEBmVVjH/PFB60EWQE3EPVbl7zxGaMhwI5eNo0p8+pdLkYHYCGoKxyl7",
-	"iTfdZas5XuUDst65+HUlcv95mz4vKVpjv5vWYdyCNtaI2OU0qCwlBA/+pw1C2YtLseJbNi9L149TFlC5",
-	"qpVnLj939vC965PMw7A7Tr8BZEFosdwxJOcRjV0GhP3wWeT//X9IGQukuWnZ1X1gfDCIchWfOsGeCjiu",
-	"gEbs5UoEQ+7D75MCtBORxxLcUbhVPMX9V/FNc07IPIDvJKJCsJD89//6/wONSKL/zcV1ksaDlEkJP+v6",
-	"O/h3GAt2pNZ9QtMQUCawCUHe8IRAyMaDa5R11edCu3amMBRfCAeLacBq52VbttRPKbtYsMoyscuAiuOg",
-	"GhDg2KmKdt1PNcKEpeoAmZZ1GeDHZzQdsMwDqGvAyFG3NBeQ+ldUlptXPpHEtz+8DouYbVsDll3y6pJJ",
-	"IGopMTAlLKfhqGyEYdkwDl2h+8OLqy1v6/zsEv7nPfz3+Ork1Za39fzF2xdXLyrnM6FV/Y7l71JXqUmK",
-	"sDzWZUp+f/HWyzOrCU3piGHzPI8iKKgpzgOil7bazzr9HbrbaLVarcaB+s9T9Z9W/n/tbagVWuFSSpdW",
-	"21m8EpxrO396AqqOjtppD9QToXbbUt7ygIoL1mepZY4rtHerJ1S3FRRvrOirgTQ2GQs6zoZMZDyABgP1",
-	"RBLQNOUAO47EDABrywVy0g4ZoUkC2Nkpk+MRIzw7NO3AwyeyK/yMAryCts8ALdX3CAuGMXpV0rLeFyfE",
-	"At/m+2KVHVFpnFOL8JA/7M3BT6edv//8/dJ9Ye42WLzzNsIFk3E0rua+xr0l50x9LoeeSHBBCUVMy1jD",
-	"cxgRxAV2zCrXeSxZfxwJJmWT/JCqq6lOgwY0oT0eYZVjjw25UEJsIEkto/JGou+krTgSxQPwmuLgBivY",
-	"ZJ1EVIS4JCslUhx5W1GiA7jhd9mcT+dSf4gSGDcinhA9H/jJJOWDYUZEPJkVuCD2Vj53apBKuJ7o4czJ",
-	"xfCMua/nktDMkV1IkaR8XkST4CNWbh/L6AABSomIEcN9ftzLbKAKoIbKbWa1wOzIMzpQQjhVtmGIvF7N",
-	"rZWwTgerurj5KVroIujL4A41ibOngYfzvkFd/0QSHjrRxTxZqKZcZjFUj6qVQKsTn9NjITFg+noZmptA",
-	"58+vddEotMjxoM1anHU727l0+YA4UQRxokhnva7l5e2D2ptashBXMKEA2V/pMHmF+rIFMdYJ671PS/bH",
-	"MMsSebi9TZOkKeOxBc/fVmpje2Pxal+WK2K9j3JZ4lmBOk8Yu0d9zv5buuHhsD+nVUXDV3FIp0ZUIboM",
-	"x8bMAhna0k6YaD4fGxwI9bDCWzQZW3GztXZmmNb+2Wp0kFZtGcPabBrolHJh8irVHZQjpr6wlDwasZQH",
-	"dPtkyAM6iFdrbtA7zz7RnXR3diqXmQXjlGdTGw4tqdyHR0VDkoGK0ndks3l9bqqddG+Ch1oBivtKDWCt",
-	"nWar2W7vNA9WYoPRwdhSRE6ZYtdc+IQSiVwG2Lec0dSWQKMthmmpI2Juue5THrFQ3TlJYzGwl5AazbpC",
-	"23iQcpIF1A57HaSDgiEVA1Y/In4EgEs+yeIY+8/VC8YpA5V5g1RHXWHyVxgVoFk+c0fEN4++xqeG/hHx",
-	"dcL0OmVjya5DlrEgw2EHsVD2ZgiQfeoaAohj2OwJ9Z+ZIR5CRpxMGtOVpOw2vmFmOlh4HY8zfBtmX1lY",
-	"IhPTswYy0p0/3KM36LCWhg8tOVWj10/B18JV5q3FJED+0iqW3fR4oLd9VYE8bL8nkryXLG3AlRqyTW9J",
-	"BN0wnTN77Y4LaXbDkqxe3K+n8R88iuj2XrNFavychkfk5Pw9Obsk7YPrXRLxG0ZOaaB+8ff62nk+OG2A",
-	"GQkbHQ6a+5HVp1/IOP2BZmwCpT/3hLSX8LjrAT7PwtoDchuCB9bnJlhFxtJbGs3l530VT0jcz7R9qF+h",
-	"k6QSNya8XT4xdFoyhyfcL9Lx7i+i491bgfCtasTV8yvlHFcmYFLOwRw8Jj9+uCI1oKLWZrN/w0O/7pFb",
-	"GvGQtPcMxpwGFKSS+MfjbBinujLgkHzPaGrSi4HzOkwv+s0FuHavxXx65LHIeIQuKzxTCwx9Z4n0eA7M",
-	"c7GKpFR9m9Dfx8x86E6LhHSqXCuL8tckL+5QOCid7p+fXV6RbeVxb+sHV3+aOgdLCy1lxWK7K1UavDth",
-	"+g3VmyCz0cHNSlLWbsssu0L468rB8YGI+/3KNC5SB4KOynHJcsSpI+QrBSgb31Qdo2dN1YkELYKCctxD",
-	"tJwKggukybwPwpp+RHXN1Up3qzP6TlcaL7/BonetA/Nl71rRT1zRmNLwVHPrpiscML0W6RMgTKzuMNDL",
-	"vXbVyyrY0yvsZL0pnSZjs4HWqcWzN61UjbewazifDwMc5a6nuyeclmGdj3OHUfwSd+t6zkkobcoFx/Y5",
-	"3jOnCkriRU39ZCiCUiPlGaeC0CRJ41vl8KckZf8Cqwp7FjREGpx0FAJN4lDael2hGz21dYz4n+pzocHT",
-	"RP41cxepIYligUxLD01u/8nDT9VUxGYO3NC7GTNIYhxyZbC9dNqqjDtNQZqLs5WovdY9GPCVD1A8lstf",
-	"EwxbF7XUjKS4mYvbOO+SN3O/fO99kUqxiu1fVShWOgCfq06sfO6azqzlSUKbrWNC5+Lm7G4H5MdeOpuu",
-	"03Hce1cwa1gRuTB8J1mqLHuSsJTHuvUAHGZ9lMgxckwheShAXkvSY/04ZWiqw7XpWEjlC2dkxEPBB8PV",
-	"IWufa/CTzSEi7xexWRgyNNetGKyxM76sePsyoyKkafi+En3xClB17xh2OEiP9Ka6meyQjKiUxB/4HvFv",
-	"4L/xH+q/Uc8/IrdxNB4x4o8i+JX6TyYT+J+e+t+u8IMx/NyPrvG+JFP//R3+O6CRT2rvL0kwllk8oum0",
-	"fqS7+H1Gg6G6Joz/YMJvEjVwaeANcGzQ7nnLUgCJw+H3ISUvjwgN0ljqjjie0xJiBo3q6/LmO82DLItR",
-	"B3VabtR/4j+2vK2opzQ4hEXVIkjlIqvPVHM/TgCP8RouTJQY+F39ZwBIXepTIF3+BytxQke9yvOY0Yw9",
-	"n8feBnLDELFRMmJijBS70DMtDzXCNiMJh+x5b0q0o93Uu8XXza3mQi66wlYTOMHOJybdojacc49gdxlQ",
-	"X7IBF03yrpB9gQTOkELyJaTTrlDj1PM6g59bwqZeWqDx1sYjK09hNBYw09W0JWs8vLrIHJ/iwUDnnLGM",
-	"zWMWCGyEZDmzgI6mrC6QTHhy+aOhqrSaXyLOoHeVTGgUwYZaK4KsA0f6M+dOj2HanN3TsJEN95KBKDb7",
-	"vJZvc92qupDvcKH+d08XtPmdm+KWKrxLKDiuPBFKLykblgvim5NVjTpi1dLsV7N+nwVQr+F+v+VbzJgt",
-	"4MrnwtBPImALsOfUD4nTI9wVvloVEJ/2yPs5wZZPanBejVzI6QShZDRvtMfCTdvZ53fF7I0WNMCY4vZr",
-	"FxUdz+KULuZyMgRWzmot4gqCRX4AgpcNaViq5Qe+eu5wq82wz2KSlLjJjt8d52k0iyXwwJmm6nmA3PJb",
-	"nVquLuO4ZXOwkx6NjGcV8VoaupGzI3p3Zep6y9yhg5QxSV7SYcrEkPHMUz52Ac6wBG3dXoxBn6Nf7RbA",
-	"rzrzwK9GXHy9g5vd0cWU/n1hyB+DOFgrQTuvzvp7Zu+uA8tStakc9y+E/lY7Hf2UsT8YFqSq/0KzTAk/",
-	"du7UXY4TzEyoT5xesIDxZMXKkWOSmtI2ZRb+Po4zhrirURRPGuPEEKDJleIkqXr37X2XxnlK5cyWPvde",
-	"3Z4zRkOKhjIi35FBXIYfpYL+j6FVJI0brUhMAYc7S6azscButltZbApzXDoyUD5PsgmLbhkZxjLhGY2I",
-	"eSHG4YC0BzKI6oiPYgsZktIpmIQzFM4rNHc+dHPrcsRo9OZwQaFurBePldiSLuEHFobxjNQAijxjd9kR",
-	"QeDDKI5vlAec1DfpdZ3Vr3HCg+IMKBuLiwGYdO0OwuwVH7W8635x/yu+NN8MVVv/ig7mU22tWFj2eLq2",
-	"os66opRraablPqVdUOx0r5uv1q8Oc0u8KhA8uLhRshXKC0lN7WnlhANS0E8XRK2ecgH+nLDe9TiNPmEJ",
-	"2J/q959KtUoPVDXG0duDujHno53pc9SjqSOzhWWLg1VXeaFjWdMUqyzV+w/JU7d2Iu6TkzQObvpxGj6R",
-	"UP6+08nJ4WqAZIqCL6AgDbsiYhnca8gFXnvkrUfO4KL3dY+MBf99zExMyZU50lZhT1gPVqkr5qyCFj3K",
-	"os7ooEleZzl5lSTUFLxSDHiKOCPUIQ087IqUyTi6VfKDZ7qXzyk74tmQjNiox1I55ImBLXHHWoZPdZa6",
-	"RGRkaeyufm7849c/n1Yz2RU38JyadqjGhSLeDMk/s7hJfLUxnL76/izRQs03+wjSw2rJeKgcTN9Wo2r3",
-	"VNejXpt6VASg5yyAB+e1q4iqVSpedWpXe1PkAMQd5sOW1Z2VcYIWQTRFZNswJ7WrH6mxT6FIf0pETJxx",
-	"m3qHWDJcvXEaMEnYHZeZWaDj89flSifI/NlxQ9yp+IVFk869cnaN3HbBquPkFKJzNRsVZr9cxfK/j6V/",
-	"NWSVwBVxFI9TAvLSbhIsBXLIQ0Oa3hSav9UvgEhjMCzxguq/zL5/rid8LMgGzrCjz/d3l9o2Vymd6pTW",
-	"3GysssSaobkIdrj6VQPidRkPbhhWTIxoqkwYe2UVd+IjZedxFJuwIto7K5PmlfrBnbIvkkScXbSqHGJx",
-	"2T5XCrG0WZpmxt5ywe5fp6eefq32nS3Ra1Z0DhUYgRdNpEseDFBW8eQ5Z5lS/7IqLKFPvbK+inZNwR5z",
-	"okKZES4LlxMu0ph6Fe+9HMYTnUJK6VSamKy0yXXMm5Fa+7//5/+113LtEUaDoUdCLjMugpzFDHI1GgwP",
-	"WE5zifbPX4tf9s+tXfJBeafe1uuT92pfVMFt7S33onLorb3WkoArzkN5PcxseoUVrjqhBdjgR4dFXWKp",
-	"4gP15dWj5ZVgJFInTRFsE1l+3ESqr7E6i0CeJpdIan5AJUThexQyp//RbpGACgiUH5fhP6lQNp/JaAKU",
-	"nMxZcF0UfaWENC67xsAVIenF2RB3YdnOU4OYZTtZslfeixFNEhZWEzMvICaFVA5NEuCI6iPWjAb7VXZw",
-	"zuLHI/Vl+BY1jZBY0D9msTKAh9rUuDdEeDWPNGLmhwwxR0cs9Mg4SVhK1ITV8w4j5WiVeUOhfFvoJhMn",
-	"5n72/OTV2TyqzxVmC2uK1KjuTb0JpLeXjIkqIrd3FjkKp0DPuy6zoGJqQna6+zQkPNuca22V+LnaaCZo",
-	"HlF35Ju9E7/o/k/YsDQ0DjCHWckReKrDoboFQ89wZvajORXVYOZa48hjyByyinjsa9EAYkyjnCR6J0Zk",
-	"wDt0Q2c1GmQVEoFvRmX8GhmPmLKIRzRR/tkR8c3fgbt8AqnaWhJLyXvR1DnSBSo089QtM9/VvDNTqRVJ",
-	"ftbenp0cv620RCubXa/MUYaGi5QFTGTRFA9yDoWnD57bdxEqBz1UU9iLh9MwrWwkK6kcmwzH8Ah2zOmP",
-	"KO6N4jktbH2nHNSFhDdUoDP7oFKzQXoBU/+boQ695CwKbUcPFGnq/pojQnvwuz5eAlQt2ZDxlNzSaMya",
-	"xBqOKdOMMBApGcYRg9qdPh+MNRJELdaVo/phgB+EDwvRMJL1JjlRb1b72Fcz7NuAjcTiNvtCcLdZpjun",
-	"Ci/SsAiCTYh6xhNpn496cwQZZjsnbe/edRwWC+ghqjRe3CVxoUJjXchW69Gt09UP4A3Lvbo52++1AUJX",
-	"1uBmu9CBulcrB+D9nt5WRq7FUQjRNdhfh8gaio/HTUUi1s+I2i5ckiBiNGVhV9R8eTNWxplF0X1OpxIt",
-	"O2WqqLNfA74vAMxKaPqW3bIIfqB56cMR8TG/59v9RLK4K5R6aJIrA8QBppwx9bATJYa0mTHlhlQT75Ah",
-	"lwAeX9ttPasscs5z4ZVOEvCtwusra1JW5jBSi1ZgMFIf8n4F7PFCyWGJ22jNXbspnLJZrNXZgPUdZXep",
-	"Aqm4sF8KoMs7+3ut5ajLNxV1UO8x0FwRvCU1ZZU2uJBMINSYroFaL9hk/duVZkN9vlk9F7d5ifM4C8Fs",
-	"t8x8HXUKseuH1lHNVSS6DbKvwTRv75kxvWGSfx8zPVvqBAJXe7Q0CpEDY1pBXRzR8paeBeDaVeOaL7PP",
-	"0sFntxdWWKvVq7fwM1au4YJmx84+OaEZS7FOfi1hM38mL3n2CKaXKeyTVcYV8HCtMp1uwf66tfP5Xmt3",
-	"ZqXjhhJ7ozr5eRNfLJ7Z3PAweZeVjQ9So0WIn1nD46grqgwGUNj1JjnOM1Qyo1Moy8YG+ow9vC3wQPVt",
-	"6+BWuqVn69y30b6q1k/w1fMVkk4UbL5tjCcT61N7hBslG2KLf1H4yVWO67xVRgbFhI4lkyYhwJkkNUgo",
-	"6DADeJ1kxKjA2JsSJ8oMtZkCEinZVz+CjaLRxECojAousf7e2V2EL5sdHSRodPY7i4kuzPKQQR55ivx/",
-	"dre+62796iPeEETF4XGlQPh3hej3CmkeeDfg4hclFu4Y89NKGnycRiu+9H0azZNLUUzDUxZyunRbVWEz",
-	"g6zGHaTWVBC/zyMD7IYGgw/rygcirkz/qeurIt3n737wyI/nL37wyAfWO1dr88Prl4SP6ACB5w1QBTnl",
-	"38P7zG+etp91SMLvWCSROEDykHVFbWfHax8cePutlvkrh1Bw3dOdXb0psBLoUjk1VxoqJc2eSOIDdpDI",
-	"GlfTBESk7c+5/PkHoFxh/bFUvhk6VDoBj1+l3SVrLvW4oGCHrg+6r8eKjQdyqCFpYV6a5IMOP5g4PsyW",
-	"bWbPjfcn0lMbuyswew1FKrjJ4R01XbdBIj4C6swshuia5mEdjTWYq0PnxVNZ/siVcq2w/pUyT2MczKlw",
-	"vFfp4sYN6racpVqqpNPZ+r+xZCnpsSgWAyVtVo6in9p3VcXSFxczrlAoZaZCqx73y6pW42ca8RA+6oHA",
-	"LUOWUb6GfwOmp3nYkt4M/ehq4MsPNLrRbXeXpjt8TpHDJL+0aTvJodZhMOYhC4lzwRMlAGQSC6XxJixl",
-	"i3Ai7lELCE+FCqsVU5LOGDephSjeXnr/QoC4qon+IqURc1e8qkKics0/V6FE9YZr6tnECOv9CyZssPa6",
-	"Fw+1rs5/11e/M4UUlSCs9ymlOI5YOr+ewWAH04hQuNApQoACC6XQS+P3iA+fXP6b+o6V6jHUsF4hxcK8",
-	"gSVpHI4BXpBoMgZJeiybMCYMu8TnGap+16J6EGesyndNsbLUDhu1tWR23BuWiOjbF1aJDFIeKR0j6RiR",
-	"P+5dJtKpCHuuU09TASWkcdSdzVnaEqvXmJTFVaURZw47TqORAYdEDZoGGfnx8uxdnv+7YVOJ0VcuDRzB",
-	"zyzl/WlX+HcNDV3QkHwgwCX1LWe+ZCSlE23U6jR6QlNp+PMrnfZKTF5daID0KzpVGHrk4uUJ2dnZeaaG",
-	"9/7qBMdsjPARjyIuAWaLJKkG4GiS95JBqwMg5SoDNYSv85XY9OvKzETIJfTcPA3GMqJTQtOU3zKIWcT9",
-	"HOPExU/s7DdaO41W56r17LDVOmy1/jGvPmAuK00pbR1Kjd04GEc0Jcfnr0nIbGuR9NDvIH02gf59iQ61",
-	"HNJESfeEiVAaABmcPajYUacLf8aOWooVpbSal8ZqqIpWXevHeoRGMsbcsY7VO7sDrvM13F+p70dt+aYu",
-	"fp9vGc95N+DyevjRyh3gorStTZEsjhQqyd3p6DNMeM1C6uAG8OuHwPczEFwyQoV5ToTA+0kaB0xKhBSA",
-	"ymAg9QXQcQCXVM/H5D/sOh/+abqCV043slartb9Kn5gFTl6hLQi/pOgXbADqZOwOA5RLFxghMwLqOMuU",
-	"YK/ArROssITKzcMBqxMqwLa111fwHuBzTbHLHHmiISkRn5SJzKJm84iR38dsjJbzhjBqOrt+Ogd8UU07",
-	"dsThWEkWxzeA/OJILhMCw6RZa+5rnSQaM95R+aOnhbchViip9THkpPYhlAoIhppbxxIAt4SPmJJ6uI2f",
-	"QppXR6xS7XIoV2Sv1fLregpjQeQYkP5WwvteScKQmj/B3dPMmMwwLqb+5YT36mvKFnj666UChtSsgMHx",
-	"5AHCTMm8W5bSqLAlJWStAUkkrK/U4rliAAC35Vq4bVklWrSPT/IPyYTyzLTgUWVzJcDdAmR5WETiHxbO",
-	"C5dkDCV/EzolNV0TqEQ9S7tCZrFbN+f0fCJLEXKn1Y+I7xbvazoe3FN4PQtJ5+7uqCt8jQt8CEV4GOqL",
-	"x1kQj5gy/mxoF6K3DDdllnIWFrtI8HuVbWVhn/I6dG9Lg+f+uhBlrwr5DAf9RJJXV1fnBK89Ii2sjxwL",
-	"4GVSux+KJ/mIhWrw+pxg2Zj5Xp27xsO+9+zZekd/rnB+7Ypp3A3OPvIKwtIpsHIEmJEqCyR6HlWu6hjR",
-	"lptGMqEZjeLBmKExok0FfbalT6QWQcZE02+Qyj9IMiSaAOXqvAZrU/3vZqLlMy9twlUQQMzUCvUM6E80",
-	"JUxk6bS4a77TWXvo8YE27mtDv+j+hYvbmAfsOqEceZUjHkwdSk1vaxKnN9doNWLXGkqkYjuENyOyZsg5",
-	"vRkYNm9OyEB9xIAO2IiJrAmsRvyPMgTaUgmpJ//SkW2LICiqkjCoT8PiQYXMTFide9ugkzZPtDjeX/nj",
-	"KvDrNk6czJQWI7T4CbBlVUwEaFt90iSR3FQ4RVRmRlf2x1Fu9NSgXE/pl5YyLqm5qKjiWkUZMWsOrNxi",
-	"LLPcKFtgM8F47SCNNYGNVqHhHXFkP5Rybm5FQe3nHPHryFtzymF0elBWBhd0ixppSSiHPMTeUhDDXaEB",
-	"jJ4SbYPN+SjznpIt32nt3keK26TabHcyCMHmgkTDtozHcjWrfQwtx/rUODgcpX1QWIDSJl/WsaxPzRWT",
-	"2bzotmvOHaLvWKBLUcaGDcl5Vaa/ctBpBkqfZ9I4dTzK0M0sBb2dGzeJRJfuX/LRXybSXJr0ygCzM+2f",
-	"La7sLnXTmam57f2OYcVEmMRcZFDA6sNx8Mn7i7c6EznE6nXQqZBOB2UZEBqGqXLONdJhDYg9lbuvCRgy",
-	"bSfkXk/ds+XTkDTDwEZOL5GSfkoHoE/JBQt5yoJMmqqBrkBwF2t3bn6AC5Ucu0+Xhic/xOkNwM5eaMti",
-	"3oGbtUHAqnZawtUlOgSG9jpeNnuY7C1z3afCM4EJycsFsvMeCwKwETfSGv24EzNNG6WhnJudrlx3GioF",
-	"QnlpvoxYqNwglcKhwkz9XDKiYnc24V1Ss+pcQt87mpwJf8Omx+MqFshjUSo1gLjpDZuqU0vDBogDGcQJ",
-	"O8q51F3F8+rtATl+fkW4GCgVZOSPxvJTr8BIpsleH27dNWjCGzfMqajAEUJ1OHBHmLHiTy/N5vvxw9WW",
-	"N1N8AuJHA1k8kUVyiNpCborjk5MXl5fXV2dvXrzT5BRVRBddcdbLlBgE7Ng0HhFD+eKRKB4gz46mZ8Dv",
-	"RtABZanD6/IPVeINof9vecCAy2HOupCEqi2jk3tP9Ad5kNYRWPVPM7iIiwGpaTYKnQrcVr/3wfydswR4",
-	"YSPTbBIz6+AM8KdxZXpkzghNzPh3dZdn4Sc/sN5lDEADOoAMybTtifwvuOtvuCDPX/z8+uRFaUEA8z1l",
-	"pJfGE8lSaRoglMmPHyab5BhXPYoHShCHNMgIdzchDCefgDnf/QkAPfux7tTJaJA5dSzqsv/hYt7kz7uM",
-	"x3hyJAKD4RQWcn7qCoCdNmiccd8CaXk5thaiwvf7HFIW4DSbtOBoHGW8gZgnYOnFqTxUqhQZm/EiJ6Oo",
-	"3qapIdVGNReM02BIJRcDzxB9Qgt6wIQcS9LHAP2rtwdeVwDfJAYXZign9VbDOD4SIhETmADLgqaZUGvT",
-	"FV3xH/9BTmLo4+GxkF3RIMdRBByjaBMsoJ2FpBIXQTQOdZGyv33b9kmSsj6/M7WukQ2qEVLzBzHgljW3",
-	"g1EIhoJftx3QNEO76HB7G25UJtHh09bTlnpqUw0NknqoaaFomo5YdEIla5LXIf7q/fvXz2WTXPERkxkd",
-	"JfjbUo4NnoV1RhASIlwS/88uxoe6W4eku4W7XvfK4obvbnmkqyNLJ3HI4EK4jIsML/nkH0EfNw1DSXxd",
-	"QOPjl//zT6gb9UwD7qdflUjbbXX01X2GmUdc+0rC2N1WW1+sfsQpOSYGgAarQcOYIcgQoNFAQCnPjhAq",
-	"dOTR0Sye04K+C8+8oBnDmjVpwp67nWc6M0n8C5al08YxJIH0OSc17WbW4QEfIFiCxymjsGUg3EpvKQdD",
-	"iNQoBO/jWyWqqfqGjKZZHZu7DIu0Gddeawderiay+HYougiABNc3r7p23uMfmuZUMAR1lb0HsVVIxKdZ",
-	"NG3Cc3Uw9nosgFXOh4pa22hoMgrqKZEy1TEeFMSjEc8yLgZHJGUJ0yDbNiejB20D7/7rkI2SOGMimDbe",
-	"sKnf1PvQ3DHUqDw0BAiYWnuPSHXqdSm5R/ZbxMJUqEcrLY8avq5zG/pc5sgCsC/2WjvmvBcUb1e8oMHQ",
-	"mXQ4XpDC8e8aCUt1mZLel/kv1BvAGdHp2vwvTyTRwYKuAM5dLqFxgdm0pctu7QjjJrmIIyZJSsVNVy2C",
-	"sQcYoeGIC/PDiAo6yP/GhUwYwL7XZEb7/br5A9B5pE1yZl4ngSMMxGgSmdpSqABQPzbMETwiFP9u/CgI",
-	"l+AfncPSMfUFSnCZe2GSj13ErhGdkh6bUwNa0+W90q83SWklJIWiBaxQ4BlrgLXnk2E8IXIcDAEkPgcG",
-	"kyTDUMahOoIGigu3o5YQriTAlgNyDP/bMKPDBxLJmIZSgxNjYfZhy+WIV6ZmFT/m0IoXDXNt31uDpIyt",
-	"ZNYwF+7VdfVgRw4BPBXvq01mIltaoKlRqd0kgRvfDswM4gnEvzkYhw1gxS5PQmUdL6JhQZPHvDkZsEwN",
-	"becI54CGFpbJrI++oaH+eEiwfAnIb4BPHvTnyDMZAWiAtlsfF3synOKwRSy07AKJWBxqPq2WMdxw67Cw",
-	"wQXY3Z4JIBi7X3owxblRqKxVSKTUjWAwOYquUM4HHD8dLerBdoDk0KV9ovok3YhgrNxC8YFNhnjkPFW6",
-	"J+yKFyJjaZJyycx+x2gXLopwcpLUvhEJ3XxjgbgBrCdS2SKHavwfjSr6iI0X5GNXfGw0GvD/6s8Af85E",
-	"1sig8vwj8WmSRBzbXrb/JWPhE7xwpuTjo1NrAFnc8nVO4dBHEsUTlgZK6Q3ZHXl1enzSuHx13NnbtySm",
-	"dGIFvnIcPeXWubSipU+ULEhZpl7aFbb2SdssPES7BAaH/4Tpx39S/SulG7tbn3xSQ2ea+CWXHBqdOWDy",
-	"IVqezht7uqgIDpuEQqNsaLXconoe6GqCEp7EVCLBw7UmwNxrIWUG+env9MD0zvrOJtIsAax+De7ahi7j",
-	"sicAhbSp3sprt7xS8ZZnzJkgFjKjalvwEcPysZTLWBziMVdLzDHphOanMsRC3u+zVGkz3ewgQjBnsCH8",
-	"hk2NkNErhxEH2xVDpXo2+os0IxCBRmzEyVCy4NqY0Ma4DtGqMmuFvDkya7B+P06zQteGcj9B3qUM0SYJ",
-	"HWfxiGY8QKNHSTcbtRjSJGECRgNylOs0IzawaxAT6MbI9782eSBA2CBukBOMF5twQHNTCfQjSHl37u40",
-	"Db462jmSXVUMkhAbhVTnW7dK9JiNm+oKpThCx2QmVmrCpDY+qp7phEjRA1DixyR/EK9bVh0/v5hPAEYc",
-	"m1DwSQ0zNOoN8xLldTRU3cyDPz83BgqmopjLnBTgR9vOU5G+1oeIfWLzc+6e4Qyc86ryvyPiUw25OVNK",
-	"iK4bmJtwLRcD1E8LpD2ODotbJJTu0VLkfEENFDx8bhmb/k5rTffikKuTHUehEqWQ0MLAhuYIPQTXAncn",
-	"2uHqnHCodXNSuajM7RaX2pC2uTgUjFleKGcU5qWa04gLUJkWvDajA/yl+sQZ0FjNyq5cReW44K5fAETb",
-	"RJlPkyRPD2hwJ2SBrSDSK76oCnZA2vqDotmgbPe8h6VJLjF8AIDb2G04450przTXXGpGrIzuCt8MQ3mi",
-	"anC+U4Y00SwscQqWjgZpRUNP1i0Cr/p09VhorYSWLCgSsGTaSqSp+2BOKiB2MdgU8YAJiXSeGBo6T+Mk",
-	"5SzDFjLIWNosRwFAOWPpSGIXcxa5QaUtb+uWpUhIuNVutpotqF9MmKAJ3zrc2mm2mjsI6TOEgO92c8Ki",
-	"qAEe5va/JjeyqewO9ZcBm1M7BkrnA+uRN2xKLpnhT4OKZjUBhbCqbBKIDGpkKFP7rITYDQ/ROTm3jtoh",
-	"IJ2RGopPXc9pF/h1uHW49QPLfpzcSKjh0G05apidVstE4kwioGRLFbK/f26p4UKagEaDrcMtoDGG5Ost",
-	"/NTZ22s/g9Zd9dKDsBXs9jrsGW33d4K9p+oP2XTrcOvszTmS6iKJ95a3dacmvv37L8e/vLk7Sfs/X14f",
-	"XE0//PTqbHAwDG7PacJPo3TymtLz4NX7ixh7l9AGWpZu+PHDm0sMPM4uilLxkmWQA9xt7c57lJ2z7Xdx",
-	"9jIeY2v1bmt/pRuOIaoPeSM3f7B1+M9fvS05Ho3Uxj3cOkflBxsCjugtWkSFfQH43QO1BFsjhvkN17vf",
-	"OtzCTaCm1HE2tw63hOnGR0JlCKtD8UwsK3bsBcvGqXAArNXhRCJ8iNXqUu8SNb4OMlnBsNtqN7vipVJV",
-	"usRTH3Ub+tB1jPaRlu7eMDflWQLgyceZSShPISzr/PlQJ1BtFQgEdpB83gOFkEu3lA+GOVO/EzjrPMOK",
-	"i2J4qknOQL69Pre2DaEa1atJjk0dDYZZQdUWKg7Ne7qCS6INGhCKCU1pFLGIDMZo7ui4O7sLmLbV+tiJ",
-	"LcD0EmNwYOO+DsVKtSg4Y13x+hwbAyIlbWEe0JLcaeWTTvVkkdpu5xnpsWkswnqTfMjBE1MoXpCmprwr",
-	"YLzg5Ss3WUzt10hNBE2VgQdBX2Wzem6NJc9DfqUJ1dEqW/8bp5D4vYMWm4Ha8kAyyPMaTVR+NDPazZwi",
-	"rerXl4hv4QAABhEdsYylcm76M79k24n7QT7jV8w9Mpl9H4fT9WSpTXos7dg1c751CNV1DS4ayLXQSKhQ",
-	"0/psa2VxCN9tuts/FZOnBgtnYxWBlS05MX7VQMyl24ZA/9PKY8/vmM3+oIHDof5eJ63U4y5oxt7y0Xw0",
-	"LH3tdn7hJy+/q3EOxZMr36wvhwHu4swt1g/f09AuhrqlvfyW95BTiFMooNxQD6m7ni2/y9nuJ7HoRxzr",
-	"CHbbO8vvPafTKKbhVRy/pekA39neW+XzdIqPIRKDod/Y7XTWGvAbNr1gyunFm1f42qs4PqXCkA2BpbjX",
-	"WuFLLzF69P1YThdqeLVHlRwDgZjrPHu6c91ujtB91Hs8zhbp99v4RrvJGr+IhSbFrvPMamyoU3XeWcox",
-	"CzE/b1W3sd274lgr0U5rt9IjgGdMqMT0v/UKAhpFStBL2mcIP5IwmqnnuXaPbXLSg5AZneo6AsPiwKaE",
-	"3SU8ZaRmdF9uHdTnKAgdinK+Wkd8crdjnvZQ8/sl1YceNvgJW4dbaXb99993blujzruD4Mf0l8nT3lX7",
-	"5nxXvg2f9V/R/fGLeG/wD94RP90d/DxZXV9c4GvW0hi7FR251gHVxvYGsvGbmFsm5tYRV+/z9OpyqYWb",
-	"/cHEE3ZmzPWVoeAIpSQWRWq62TykMXOclWlaDIHMcYNP2da9LZyxBmNZaN4AYsvqto2+vNJNLX3YZ7YU",
-	"7rWp7Daa/Y6VNpRkUX/pdsrt43n67gQy3AXu4tz9s0jEgk1ILAA7DtUjbr94nAHTgHJNisoi7mOWBTYs",
-	"BrON34yXzXjP5bcXeAPAAzax9a6gJa/ZOs3aB6pym6GLCZz7OuZv8qKLYsnFZNbp643llFiHzzp6K5w1",
-	"W4bGU8hHageu6ggCRDQ7z22eL6dB9VqcL/euvC3BJs51ltynQbNGSCeisdtZXaUWp+DfzxczX+YAi5aO",
-	"w9Y39+j/YPfI6oQTk6Asq4Yncj2vaCUtoUX3AiURC4upONcrqkkuBhHI4HpJ5AP4qMv3B7/qisIDIGaH",
-	"Lwo97bGEpKYzXXWsdL4FplPjhtn8TJOc46iw7KYrjFdkHmhuwZ6SSMYlTbbckfOwHbAreOZUzuXOWxAn",
-	"gLiexoj8gh+aqp1EQpbledmH9La0D2JEzjev66+rG47dU3K08KRxaff1t6DeN631ebzdF3e6aoaWdiMC",
-	"Ujib9yH9YdPuskA3QU2o0jIVvob1Mj5AqiVOB+/oiPleuegQjhQWl9pkWFcEQDVBqMRaQUw3kZ1WI6RT",
-	"qPjLUk6jJnmh3A2pS6sYmeU7aHbF27w6dkc38ZiSXWDusn6K+mkYj9MjnGgoTnKvJ7XdVssju61n9a6w",
-	"xfDoVZDjUkE5WeraGEWZjoVwslldYf2wIZVDVp3UWj+5dKHX8z26uX+FHJMupnBxU/U+mkux/pBpKTNj",
-	"a2m89l9B40HVj05oYkmMLdLSJ49L094zk74ycO7LdJW9ztVzn1k7KiFnKZAP80jfVxfu/ear3TuVheoI",
-	"2CNxaz+kNjQvbeRAKnNDxTN+I5TDm+KAKB54SmfbssLDvBii5qt/XnPh171yeQrQTuFfrzXgk8YUpHPj",
-	"eBmh+U9oRNQ9KECxhYhx3BVQRKErSNUgsEJFjaF0s/qj+dW1jqSoy2ju7RUslK7IDWl0AGu+vuAa/LNr",
-	"9M/gW5CrAqOK2t2se/ibeJyZyWHhdTzO/HpXGIlVVNG+sVtwZDlNn1Xz6j40WAYAVABlH1ySScqzDHpZ",
-	"Nal7SoWkhQpxXWqeKd++Sd6wJCPP0EluknNgZ0TVD90apoVsnMo49Y/QsBHsTi3QgGF7AfDUazTIt1zc",
-	"5E1vfsqiv3W31PXdLb/+sAHPt1xml3pDvjAYJ+tZBEZIL73wBL5fmwyb1/n9E7FPyyCiexpEFIr7lpPS",
-	"9Tvq2gSes9NsNdvtneaB4fWAwj91vrAQMD0ewMC2TuM/eBTR7b1mi9T4OQ2PyMn5e3J2SdoH17sk4jeM",
-	"nNJA/eLvdZiSqpHuHrY764y0vcpItSS434B/dS2KlQCfCnunAu29wsVONCuEro0qmRRc3FTAcWAL7DiN",
-	"sOnuiBTOhLWpUyQmGcUpcx6ff1IZm+Hr95kfK701W6T2IKFMbOsfKXNiW5/n7T9v2PTTQjWJ/S3I92xJ",
-	"Q6Cx17SRYdc7VBcq5YA8SUWGO5Cc8Ob3aeR3hfu4gMoMeJFu2BTfkzcFwmPdJ7mNygRpnuFDkGJZPQGh",
-	"E7UihFoRnukOTOWwBkMWggQexHFIav6J+k3jJBZZGkeHJEn5LXBAjehdgw7Y33baezv7LeVQ8tFoDEsP",
-	"nVKv+413sWCNU5oFQ1/XfqrP919c0YFvB7oDHdVFpeDj1PmkZprxbFIwZxt5IksOOLTjutgQ/rx67e/V",
-	"QoPZOKsvZhdYDxgmMIiTqbO42PNVBCPtbj3rP90PW0/bT5/uBgfh/t4z2ukzSlvB3h4NW+09utPr7/bb",
-	"vU6v1Xva6QRhey/cD9p7vVa/1aKtp92tedgXhUktCIciq2RrFsllud6CWd3+rghKVnPnG7Z6vfDepUQz",
-	"1V4bssgUpWdhp1WI0ZW2XnEtVrlloYz1ttTiVx98MyuXr44bnb19jwBsZPgou2GxFtipKgvCw1+xXSFU",
-	"hTZ2k7yLoVeytBR/hY/+fKrvMzQvPFjE9c9ZeJ5//vqp4GAeG8WCcVfDpmz0p8ZGqdCf+Jd5GnRdyxvk",
-	"L0bhcuU7UdtP/Yjv2ragxpXqF4AhELsCO6tS4MkYxhOEZwDSKACnwuINHymmL9VD/fqhezKMeiqRc3tV",
-	"jfDQ36ycIqDkNK3lSsxkcUiniLVvqWyx078roHn2D6iBwQCVadU31F9554a1HJSVTGozRBueJi3BhvGc",
-	"cUPk9NgacsL40iGdGnqxERNjdSn8r3ttltIpwqGTWPmOphBDz6sp9IyjCDDuMe3Zh6g9Aptor7Go+Ynu",
-	"4MxbBUGdHuouEo090hXaDS81Oey0dvGpQssp4mhkLonMIGSA1T23wCiS7wl2pw5YV/gYrL7iELhH8A8T",
-	"CNBVcDTCah+ucRy0dw94YYSSTqvVJMeY9O2zLBgCrhNaUpT0U9gQ0DhqaRjmgkZVOMG5vVNYfeX9Wlyq",
-	"WdsGgG0q0tldASg4NsBeZQE5B2E9Ewh2tLptRq0c4WIpZ4ZnuDY8iqymKSmIvXC3vdvq0F6w2+vQg/3e",
-	"s4P2s/BZu91qHwR7zzpfyAZaFuZWhwasx6WB7lNzJU4y8mNp6vpl91oKJn3vyrFyd1nnFTyqP25qeYm4",
-	"AR6Cf2hbTROWmm2AmbNbJHBjpi6Cj9gco8w8bSML7BJPvn5bnBY2p0fcM68EAYAEbLQJNzS98JAMqc6u",
-	"aemWA0IbGSbKAnOeTbb+Ij3GtF85SqU2NlK7nq/DI8zxv3GQYz3DzQkpaMl9X6MtN7UQd3FBlpxGEeJC",
-	"5aZWDqNLxdSpNHLj1XGIuQxApxpB+3+TmB5YDe9fwGAEeMiak2NWkkYSCmnkurWY8C4s+cKm9rx6DO0i",
-	"7GGBVtaWaVY5MlmGvD5MGcE6hQ2pcj1iAwxm+213u8I/15CVcI06131l9PuGngl+Da2Uusd+3+U6MwwF",
-	"8PwoGdIey8huq9XsCvNc7BtFizCiiP0FojWgCakVMCvt81zj9JD0U8ZIxyNJGpPOntdVG1HDCZGx0PBL",
-	"9VmILoPOdagff42x/9xChWEjITdMrDPqPEijP93SJuGALUs7z/QiHxaIw2UWJxKQgrH4LuwKdaW1oCQJ",
-	"olhirYBTBdFukSCifIT1D7r9tlAK4bmI+9gwdZTPMc0sZl+pgnthVcIRSWmOZFUZYjpRw9KzcxKH7MuW",
-	"YqsBHG4dvPnpdPd8jUrq0jc8ar0cbpSldtE5Xra6PYQ3oFU0zyCaD1LrlYXNX7tUboXEOM6UHasOfay9",
-	"1zSy77X68VrE2TWISUsvc7hVLUctKw2cmcPd1u7KC635eqtX2CiIxYK/+a028Oupkli1plBtpFz/2BxD",
-	"gEJ3uXW0vGyCi1uuyTu3EUR8vo30Y8zFLHRibgzlz3oiSRpHzNMYlxC/sOaTxCiHzXl1RaErySB92Scy",
-	"VKO13dYO0mZNEDzwWBAN1erBDvdsvADI4OAUdEW5FH73qAAYoaEd878/WyGHj/ZboQ5dm9rZtFJj4nl6",
-	"befni2rMTFegc3F7/Sz4qdP7+8HoTbIrr9q3/3gqLnYmv+yzV61/vd2jL8PO4D0/+/3g7zera9bytz6q",
-	"Zv3c/ZRYwWF3vGATt7X08zYnrSBuXsZpj4chE58x0v9/QCHdwyT+cdogEe4KhhylCfbVBol+DT+2HFnM",
-	"0rFBGl05ch7pjUUYQUGphucL42A8YiIDQN4fL8/ebYQhdpYwcZzwHyV84/2gxAwNwGZgbAU5UE39XuBo",
-	"MfQf1QIBvuv8NdlptuxMfRWgYFdDDpPyRNoxmvGRmlrG+kMggpmtNqWj6OG22n122C9qJGvtMDP2bzvs",
-	"AXfYL8enbx9mh6UDuUJzi5hjk+YtKspwXtimshkwBI7gLB18UZtOzO+2WD0kYr7kUTsp4nSw1GBTs7m6",
-	"vYZXV54dd0/cuz9ipk0BIVd5+OlbU/q/o32Wdyq428iRaSCaNjDPHKTehTqzoi7Dw6IMRP+KqCC1jCuJ",
-	"BhLMMxQVUnMkjHhWgV/lK/lwlg58UkN+DKy1T+pNcskzhpRih4W3NyY8ZEfG1XGYLLrCobJIGQ0BnjeO",
-	"dTO4TpLqyhUd0adJgkUs84pP9Edi74D6ynkaH4TuPT3ILyiPvlV5VR+8C7WP1j52elfnJ88l4zAWV+lQ",
-	"qsVfu7LrTJ1cUNfJuBIwCEtvID5AR1DDjIc2iKN4nMomOY+o0ARWOnHem+a8YZ5GvgOMa3jM8fnr2VOM",
-	"HDh4jsGuUSd9yQE2fDFzuGgMwUnVeXsP8PjmyG1opsA8INV2gE0Q//Hy2cFOex94Oble//9ovTzY33+h",
-	"Vma+XQMUP519cqK5y1e3c+yXPGpk6rPKFeQuCL+kfPlao1Ffwnh5GDGI+3R9QWgFw1a1vCvbINs0zLaH",
-	"0QFmKjeUhJXe2bE6I0wCRdltx/DeScSPoZZY8YkkXGQs7VNlMYgBF5ZsUPNIIQHiYVccP7/67RhI8EY8",
-	"8wj+2MEmwL4yhPA3T/WJILWQjeJBSpMhD6RHxoJn22kcj7Z7LPQI+IYDzqTXFUDuCHwMWISBD9ohIZfB",
-	"UO0KjyTRWGoSyFT5Bkj1TSU5e35JJANGZWgUPH5+lX9snHYFF+Ts4vS3s1abbJOz0+e/nbV2muT4bTsf",
-	"AhnRBMRxlo4DZcSF+m+AYSpCeAnyRei5USPpits4oL1xRNOpoZMwfHcjqiQl6pkbiDRK4o/FiCYJC32o",
-	"HEmZkqmQSjludYArkKp/PgV8OohMGg7K2vnP7UaH+K99pZ+I+ml3r44+NtJTQjEY1IxKKJ6BNZIFIkua",
-	"wY07ul+GkglNBReDQ02wxkJo1RnSWyjGSIF8i4cNmdGp5lUD6iN1EfIbQFOsmeu8SxSkM2J/a7+fSHrL",
-	"gLUKmoJiwUiPhubWrsCRR7HUqhsyTZrJiKmngnJUtzGRpVOobEuZHEeZ9LEaW+0JL0/SGT5Bvytqvh6P",
-	"7xFf3nBYAI/44Rh1CFM/pOxf2GNbN5SAemwlcnj9WE995g0UAOtKbH25Ogw8MmW5MwfdzJVfz4ea0gnJ",
-	"2F3WJMf2KVx2BYeMXZ+jgQKdvwzBDB3tR2qnl68aO3XP/rFPAx7xbIp/2a3r+mWo7CM87Ar4fbtVP3R+",
-	"W6BBgSLlBHaSgFmVMckmsZUYQPKm5ITE1q44GyLCR1eAbGm7X4J0Gfgt2RSwqExi3GyTOCV6WXSROpcz",
-	"8Ce0K5wFK3Dj6ROH3WYlSYa0O9BfHQJUcYQ7+SVnkeac0edHZnGqj2tPKT0lobhwSqwOCc4baT975sG/",
-	"d2AYMMvql7BRPeyLPr14R2rnr583dupkf9fDcwcC0CNKAmKFPwvJ/i7eRtTFe6RPRzyaemTAbzWS84iH",
-	"YYS2rOyKTqsF1xdmGA9zFIsBSzX5GpfOljZXpIxKZJg0TQ1AiUpqHKnB8BBm6VgA6amtZo/HUYjyDFnX",
-	"NXkECJX6kXNeYfbMqlJJxnKsI3snef4ZuOI1lzY6pbyy2U5zYfsoF4sAbeDIhiMukOHSwnQWktAwpkbh",
-	"yeqVLm+O/1oX8unx+EdExF2RZ8sBHgDK952bjnNqWGAT1rar38wpFk0anepGSk32U+zL3G3tEh98hrza",
-	"DyrvQcra6kdTe5jQVDLgtlJbDvoCHAmac2F0muR7YGYy1JdjUG3+5dn7y+tXbw+uvz97/sv129enr698",
-	"Utslp987DKdHZLe9YygmPN0DEkc5w1m75bVaLSv0j0hPK7q4T2hPDbjt/Bl2BJgSE8YyIpM4s6OL+0qg",
-	"lybF3UFK3AM8Q8ZB4hoapRC5Sqa6K+JINznHMeoj9YgJ5ZmSCXga85YPy6M7W5L33XfHskJ+gOTgGam9",
-	"uDioN7/7jpzyNBuSEyQz88jFkCYS2OdTcgKEuhGjfZh6ZZbhuisRj0yxMgNySv9EkyEqo/WQqN2eOzTD",
-	"6KBx2/lPlh74+XbPZxTFltojSpa/fXsOPSJQ4Qndwq27Vg9ER+uuHaiflKMZKW8SizNDa9tZWAWzbYEM",
-	"vCuskWmQqdCqXzTOGsgKECCwe/txOqqXWUVguYEX/+QN1lUadYfzorbEj5dn72CtkdIf1bo177SOg1k5",
-	"uQBRcnr5SpdZorrSnQKaE09OwODSanJ7l/z3//q/4fzsbe/XUYw/I/7xyZvfsJEeeRyhlf6345M3OTGb",
-	"HuoTCcy4QF+mnHhlpABz5unlMQ7r9PK4oYTEsU9qeidrEWb1l5dfuUP85+bXhzkwpKU68+se8Y9f+KSm",
-	"VaRT/4DyHKAn/eMLYLRDiQ8fdtzo4OazI3f0PTFGAJpYSu0ev0DL+0JN6ouLCzPpWoO/uLhoPDX1Nvhm",
-	"TY3m1BZ5xj7SvOwFm8iKAjqCnad7vOJ0dJQDqxhJiX3shqWztttqe8hLu9ve8ZSQU/95VkdCgcq8uI+0",
-	"zMdhphYCKsQx0gqrURH81DqgjhEiE8097Ao/iLjgAY18UtNMqsQlUq2I17yGd7+KDu6dl/Kq0XMyY1lp",
-	"86UgItD98gw/z4uLAzxNNaOqTF3y3PNcPyIUqc/gRuR8R/AZFBtWZEBj20CA8aRUOc5G3qSxHMWDUtON",
-	"BeInb8bCV1R3hI/HPNya04S1QXhMYrJ4Qb2tDRu91tsKylhXDh/ZDZGHvbytedNf7JJX0qjVO7189fG3",
-	"/1+3i4G3jy/OX598fHV88f3Zxc+vX3z4qJQ7/qfT6uy3dlqd1tOdVrvz8aN22n87fn51fdxqfzy9/EHN",
-	"evvj+cdOc6/Z7qbnr59/bH/82G61Oju7e/sHv/3226vTk99OLz5+fH724rcfj9+96KbnP7c/tj++/rj7",
-	"4bfddue3426qRtIOuunWqnPwKjp4kR48TsAPrJAV1+4CHMc1Fu9VdDBz52prV1q1fJXK62dWrb2702rv",
-	"/KdaoY8flVqCpTt5o/7dmF2608vjj8fHdk03XIyKxmcru3XayJqkJS9Ye96HpjwJVR266o6mt1ooB3nU",
-	"5/SJNOYF9NzOF0lKsNwrprp2pTlH5+CaJvz6hk2dEvOS2zBTW96+f235u9hRrKQ21+moa+NiFf+nK4zf",
-	"VZvxfOom/qS/2oKTmmnvrBTJVRbDhTnb9wlNr71aVa0ARefqsVoAyrEKQ52E1S9PJMysVZj6AoAP6Fud",
-	"Kr91CMzcrI1g+5lftjVA7UP+hk1t+6T351aP0ZSl1Q2VqDFM9P34+RWYSiFnWQNdWGOuOTkFY2hW5BWs",
-	"NQt5hSSioqEt1K3D/L6ZnIP6YU7Swb5/IQKGVQTapQoNBgEOSHlkOq7r4jXOi5rmSBgm6nkIV6LgMb43",
-	"FTSayowIxpDIPEvh13YsOh6a+zPY1GCeCYydNw7yoKc1jgSoKggoI0GlBaNysQm7Yi44IVkRm7BJjkm+",
-	"DqFJ/ErGlP8ooqnGIISj/yQPoVdWixyPQ152YspeCtnASXnLwSI9zffhQqyGMzXsPItkIrXqE5pf0OT3",
-	"Fo9Te8u80vstjttYUXPGpu8vDc/BhehUwUKsPDx9RopDMh79nCHpe9Yx+s70LZ9WgKX8vPiVGgMjF0pL",
-	"IDDgwquU8qhkyq8Ez5hv/AuQBOshNNoD+1gYje4LvhYAg89sAf6FyqWU/FeKvhDwWk2vWwG/iV7ftHhq",
-	"1h4AyKe5lsAx/LkMyRwngKjApJM/AFu3NyU+Wtq+Z5Ekb7gIS2pReYVWL5KyWlwKF0xqBZ27sNYSE9Xq",
-	"ZXNVIX7kSlpQI2SB5ucaMIPU9BQQX02MX1Iu6nfzlB5M1cpCHMZ5iffM0y9WMz+RerBfn4rWk2hSgLA/",
-	"CoOUTMg4vY77/YgLNmc4gPU7RyHv71aO5evTevnxW6jz9A7dQNvBneupuHzbPIqCyx//tai3f2s1pQSc",
-	"nnNHL+lfrFDO+6h6B9o41NfE0S3buBDOWyG3sqBc7gSrj6hAvQYjIzUZjxg0xzEaZcZ91UUPWr7msIgk",
-	"TGPALcvx8S7goxB6Rj/Tkr+pF86UsSDaj07m80wT23DTtk9HrCviAFGyApbj/ghsdDPhpZRh3AUpBY40",
-	"BZJzIzTRD2jGJnSqFGga6uod9X7JIygYU/fWYT4MTx58wqyiRW3KdHmwT2pcyIQFWZy3N1TS7cCKo3B6",
-	"kAau+0vh1YTwGskDc301wYz6o0f01g+/VQ3fO5755TuX9K62B34VeVs8P6uH8bBGalkIz1ZaFWPVHqFB",
-	"xm8ttmJ8w8KijX+kS0rVneohmtVjlW6IcnhKJ1Hk3PDU4zVPgHEPsVu5dX+CDZgy09GiWdmOK7gsWuux",
-	"boTtLW8rojJ7L2ef124d7rb187Td+yLhwWzhNsD51qGfg/X5ndo58Vhe3xz8NOrcbcJigfO2iuV4hXtE",
-	"fmYZ9i0oMc/a05m9gr1n5MWyvoVSHMIc3q0H7+GqNMUcBEfSH0cRCjAATTP8vHHGjsgMjiOEEBDMsUnU",
-	"eQd/Q5lbDfgTF10BI0crKwWGN5YgyFE0NQCUkLh+fjWb4uDCcA85Bap/NXGInbX6YH8FbfMLJdma/fP4",
-	"VY/VQg9XPqzEv2HTopD+uffs6o+LXfE2eRp8CNv9V3J/8CPdmb5grfEbfpbt/f33f0xWVgPqnACecQzF",
-	"d5AWmxIRT44MjrYGJIzwgDXJhT0ssPm82RNyfnZZ1dowjA6c82GPR3OuMlpvZUOjieZqHhdd8bHgBkp2",
-	"1xfAH/g303ffoBHuA42Q1x89soaf63ngCQANHjFk06g8nFDha5l5UY3vttpYBDwZshREz22MKL22jEnd",
-	"WQqQ/NXULXxVrm5L2melQ6abBb4Jmq8g26cW87MePe9Ro6GzB3sc8qwRxYMlMYVJqk7MiAIoeQEswabF",
-	"irGGYu5wMoxJDfEcbS9YauDa61g+hDFKe5rqAB2FPWkpk/E4BYdgqBvlIHipJcls4hDhTDaq5VnOM7qo",
-	"SscVLFB4hA2sAU1TrptdIUOKnXU8Y12RxWMgyquZmkGszQQYNl3SPyOi9HrUZmM8PJMGOgYnwQGdtZMv",
-	"PTJhvWEc30gPIY1HNEm4GEiEesWPqhZ+yr1yqprgA7lt5TDZ3CP7e7exLcOMkPoqA28Dq6aRa3jG5gZ0",
-	"1HS/jQcr5WvNq3s6M1reeA4Gd0WOdK+3HzQOwqes8azfajewSP7pM9oL5tXl0CCL0wdJkhYmU50pMxGk",
-	"hpkKMy2ldDO6KWrzzR8i4hnMo7hZd4RKtaeGMVkNdZacxfpL7Stwloy/VDE8dZqrpy+kGWuoZ689hz3W",
-	"t27QgsE9XTq4LN5oaF8hW3Cg56mwXWD3QoQwXP0YaM5dgAS2E3UsKPkhHrE/lBp7AGpiNofwV4cgQDjs",
-	"9ttBhz5jrd5BuBPs0adsv98OO4FaMixdWLn8IVMeQ7b6HZvEV5UYe6FUwpoUwbinH48jOH/+t/z85ywj",
-	"A/uLRKDYrGUJ9WHLasceM0+PXYaLMWYREABsqGE8lgxNoQyS0CKErLSFcwnrnlLGSGw4C4twSE4v3nld",
-	"gXh0gCUT90mPp9kQqPlN+irUc6E7xIuQLTm+TAE2Blra+xEdSCLHwRBwCjQsC0K4LKjdnqlROzJoCmjM",
-	"dEU8ziQHmxiu0bFmhzb5QWraTvJab3Qt0gcsC/+BZSe43KuYVm6lmdkCX1+tGYxSjFOp1krtN0TU2SEQ",
-	"2FebK6Ap8wi7o0EWTdWmkExkJaNq98OccaonrmtKfX1VaPkhX1gAoTfHBlVo57g/LrXUW0vh5VAtj6bz",
-	"3O37reb6kZTlChMH2YoQy/LfC+VePpKuDYyYW7FO+8Qtx/5SpdrmRdtGazVAay2o3UalSGrHb9uNnbpt",
-	"QyO1s+eX6hcIXGb7uyCQUoGP0MdurCHVoCY59hkJeairzoJ4ILhkHoLFqGcKJU8lY8J2hindN4wniNbC",
-	"RQOtBXP6ugKxxRDmSNeR/83gpkVcalQzKDw3tXT4Z89eTqPIB2Cq5X1dlRrXjdosif0W7AKDEQdcdeUv",
-	"A1g3x3hAEDVE4PDNRcf9vkZtAkgt9axYmnep1xwRPy/jkxagBDmgJc407gBN41O1jAYhGGkFn0gT7iGl",
-	"sB3Elr6ADfKWy+y93t8nsL1XK8vXWz1OcUVyWMGiIle/X7WefGFqMg7ZG3VDhd3hgP1p5mXoDqh7xDe/",
-	"j1Piq51aHJy5b/VuAf3o4r1MjEdKpjm/sv+gEYi4v4ZVYqTbYpahwmbZwDZxH7CeZWL316MYJfbp3yyS",
-	"r73gyrqRVg5ZVRtoGfZvYGhs/6n+59N9yvTnsChSCeqdhUqjZJACyVI+GukAQkAla3AhmZA847csmtaP",
-	"SMJSZWI0mIBH5HCNXWG8e38blaRMaMBm8IlOz56fvDozsjah2dDt+AWmv2IF0aLm3xEX1u2rBCeqxCxH",
-	"S1faRnhXjdndU1XAa42yEaNCo6WmDAFUAK+pK0zCXaPWztokYIOA5sd8G08NpJQJm2P+vX5EIpo5sAUa",
-	"RTZnHU6ZNsNylK8JnTbJqTYtshi4/0ZJNoV11i34uUmJz5lQ2RUIjasXHr7O9kf0NXrXDdZKW5JmwRga",
-	"oYBf21NmENhCU4aYs1R0hS2UeiIhjBRpey2ggvTs8HWeYBA3In7L7Acgru1U23qxNfVYV/TGPMoaXBDX",
-	"Jo6ZLBrFANqpJyNwcOod+9BJfKlBdwU3KAjUobqryJFVlkQ8pIn2eAUSpzQpKN97VBSq04LyNRZSiRKR",
-	"XQc07cXDaZgiqXkUT677FKKpOmUBxuDK1WinNHl0xmJtpy1tgXcMlnXGn980n9HWQj3pDfutqvv/UBz8",
-	"U5pY8vnYibBr3bSiUVOUR+uZNdUFaIZ2dw0KH8Nt35tqohtNIY/k7auE/U2BSrm4YWlYf0nBSVesW3GC",
-	"E4qU2nKm6mSOR60vX8mXLnzo1wHz8vX5ps4mXCipDfW5zDZxTQ3F/DpOqR7Zo7mlzvO/5Yc/l4MZ2vO7",
-	"nHy8ICAe2lec37gzUFZXqsxVQzuW2i5jamq+sJdZ86rrhmUti6csOyQjLtSliUPk3xU1v6LxQH8/NpCr",
-	"632MbzNluyqXRoOV6fou4gex6PMBoPAFQxbcsLAroM1ZZsRXBqFPapIx4uPMvVG/qR+RWCey+5o3gN6Y",
-	"FK+OvUHW2GL8YfxXdoX6sgIGfKk4L06JyRjTCu3zRIMDem4OuSvKoPFNYiZeh3DVn4wh3psCi9uRnU4u",
-	"H0CdYA26lkxfsokIF1T9S+qiRnUuBimPlCkh6ThjW79+ssa+bda/7sWOp/8KJkywvJl/7XKhNftZcOoe",
-	"lewTN/1S5fSOTYyGWfkb7A2VHgS+2CNjgaf6kbtxXCHwrYH+W1PNhklhlKCE6u37cFp2nu+ytHfmgo3i",
-	"Wx0kMhrsdSZJFt8wQWQWJ5JM4hR7ZnSgDyq8M4kgJh9Y7zIOblgmEW3EECVACons7rba0AcoYsMeo3OO",
-	"RiPmLyYBTR5AbTyHL7Vq4y/TDPNvbVviojzCxveqXfMzkW/nsxWsH4DBcWro7r8Nf2DZvD3Yehwlew6K",
-	"8FH07DfQmIcmv32Eg/DIiFarUOF6ALGXAzKi5Tw27STg9SDrZcE29esFdw2AFrqCGzWEWSeqniagcMU4",
-	"flxdEEEiIGV9lgUYT0asRAOQRU5jBMfSj++KLLYO0yqiwZELM1xaDyAo3PnYehgvZRhPXlERxv2+tAlF",
-	"x3Nhd0kMtRlDBp5JxAfDzCHjfXGXxI6Xsibv7gZex19JIBom3m+C8d+Kg/fzWuTbATWxrcVm+QSjPERd",
-	"bylzUfjVfPVLn/QYsmGJcRQBp9ICMdkVWk42yUnEaKrbCvAyyCyYFDi8cMW2+HViOuqteP2JmoJv9vnX",
-	"YZTAutit8AQ33F/IOKkMFZ+PJdAj5zy7VBA+ogNGar0pGSlpAnRsSG+TsoAnkIKMhTllHklZEtEAGAHV",
-	"WYTSETgcWMKhvGVCk4TRFHgT9aHkbkz4iTFJxiLjEQnUXAM7ddGq6Yr5Zo01Zo4FGYsb4Af04QPeGP5S",
-	"zfZiPxH+DQQ9XaHbv2lxVF7RtAHp6tg2R+pZ9mU4O69DX8eHL3C2HtQUUiLhKv4KIr4Zu8uUvgcq1HYH",
-	"2IGJZLcsZSRhVIwznaaeoiAVRKOzqo8bRCC6+3Gq62eSiGJiM+MZpDVtvbwFb8Sslt6na8R5qcz+bS0t",
-	"E+K1dSLqaH0zuL5FXzdUcWDR4NYn6AKCuP1cJl9CefqlgKcN2iEl+w1bvwpJT48gFZuSVu0WGXExzjS1",
-	"KqIh2spJrZyCiPKRbXbBfKn5TsiONskpFxlYlgPKhVaghRDzE0mSlN3yeCzJWIylbottkuPcR9eGr2Wr",
-	"xdwtYjCagDTqUyx7mWABkbKV1QhZeIQxatCjN1hdILqiENFukg9DJmzWEtSdfpEORUyAmHwQa7pqrKWM",
-	"aF7qQwKadEWtnzJGOh5J0ph09jxMDkNhIxkLnSYFrmLuxhM6uprH1kjiM68Nngw0dcDnYCZZR83rD5Zc",
-	"Pccv1zWRDw2OvRkl4sGbn053z6EMKOEpkxUwiG1EzlhZz7ifuaAi0UX3q0D+1KCf/66JxhUEtKkxwiKo",
-	"b+jej6SpTmdrUz6XkkJQvC+nptTbS5oCpPchCHMobjSE3bkYbXtLUpI064ocE9BJTQLcFxrpSk3xgCod",
-	"lGgKeHcBlGIJuQxoGkLleQwRa1OsCRzhkqQ6wWsp1DWDYB4D93SbCfQCaFWDatKgDmtFdoR1+StmTcl7",
-	"sUCJPXwYBxfqIR21z+GlfI4qlG/eyV9e/OJZ+hwhYXarxrZOfTneYQr9IuXS7Bj+0TgKLfohBLh8mvlA",
-	"SyqIzwHij9Fg2BUGgcSSblODzEdCFnEQh8AbbCAED/N2KyTgtj+q5zaVwFV3K2mob+cA1gYN+mhNUdP8",
-	"n6JHoaYOJBTcwJkkNQ7RNRLGEyUm7VC6ok95xMI6ogAi/h9Og0GC0zMRC6YGrTl9WUiGLGUoceUNT0yf",
-	"O7f8OF0xpFCrD5+hxKIPj4TaTQBp5KGvg2rwSlJD/pp8nmD+EDCR0TTiLIX66PqhbrsagG5IM7eXDR+F",
-	"g+dZk3zQaIXm5aU7ib1RrzDef8OSrNkVfjZNlNB20OlNNjY081QL4tGINiRTUlh5IqDlgCpdPRrRuNwp",
-	"5VlXYFZBq6Vi74BORIA6LvcRHIHloh+tvgpWRS+b8ioRoAC6CsHrFPHkkKRMjkdMt/+hU6QnQzLw1pUm",
-	"hUXGHefrDdvMmFSekrOPaIpRyQJltvk6DcmPxasyY2E18MALuNxg/eJtSifWD/F/AcoiFgGPGIaFYXXU",
-	"tU8kkeOePcXSDm2mHc6AYa6HWIAjW9ZeoSQHDws716I7utOiZlqHql1ZcjSzBe1mXac9g7Varf152JDq",
-	"gQ8BXukKRMkInIaKDe+OW5PkNDXOPpThDkTc7zdDFvCQhUrAs7skAoe0TyPJ5oA0qpdtrd1sAWtoImMj",
-	"evcab2pjd6/5qdyK4W3JbArTrmZqa/VulfvbV7meWmhf6b25QfsJ3LkmOiG8rKj1Hg+q8PYbaNNfpYMl",
-	"m2s11XLlq7RP3bHsjDCeA5Zgpe5MT6G98WFpa2ZMxX6csoDKBdbiS3MFSViq27uxtkGESqqThKbZEenz",
-	"CLpnTCOJR3xl06j/zWKf1LBnXd0o6x7xQzo9p2nmLyK+hT76tBqP2oylWanN7JjXwwH8qsD/XiKWFZcw",
-	"aXMAfzsbYRCv8vr3CZpji9//dAOY4fWQD80OKw4gGotgOOfdemvNAzXcbVXCW9xTlRXOUS45lMFk/6Q+",
-	"4ZZGYwQwDuJb2JPtTmslMjaYOuevO/A7/FRnQlZq+um3AI0YVeg//z/2vnW3kRxZ81UIAQtLB2mVfKmb",
-	"jAWOp6q6p3aqp33K1dOzc9RTSWVSEo9TpJpkWqVpFLC/9gH2z7zBAvtvn2HnTc6TLBhB5kVKySlb8qUm",
-	"f9mS8sJrxBfBiC9+a82kclF8rdMeBM/goXydZ0W9I2QP3pKh2AW8re/y119uofH9zq9b9q0wOY2LZaf6",
-	"clSQwV4dOuKT+6vau84jfMkcFZ9vJdg0GLz7j7+jfoO/KHxIGzYoF2Nrk+ehO9x0+gQ3MvoD/EZCC9Ta",
-	"ygOBm8lxxdhrlWPZJVMm0gOd3zQDhywYdYV4nKwR9pFsTKHuJb7UOavJaa9n7WN/pTvmnND8nBPsLRb7",
-	"ACLHemv4lJG/WUs693q/XkvJkiZcULWoomSpp5p/mmmmMuX8wLmXBelbU7Q+oLis7Vf2g7vX6B2/adbr",
-	"uoKqazTdzZru69bze5M+a9RZ7RODJogJ9CGh2eKppbHLSqH22QQX1uaVanGY4bm6hxQRNTSRY6uqtZHR",
-	"lVVn9hlBTovjXdpcAVW6Dqw+JAm7Zomjz89ogLrkOzRZ+yT8NSRt+wCrYi//8JM1UCNq2FiqhTVgsXBy",
-	"eCNVzkDUosC/2bqtYCnzNYZykrKBWKpkRLghRkr0R/jBgkKZVCGbQs671snHqjhEnhsIQ3vR719tYr/3",
-	"84h+xTp2NkwWmcNhSWG0IXiOciiayzUx4P2vYEwsW4CjRKZqjQX46w5qA2FjvXfbrwbShkOugNzYvlgt",
-	"yFjKWK9po3/iDprqSqG3rXKHmHMu/FfgZO5gZ86AVdpVHRtqJso2NeZzrau3dM2qnJRDKRNGxWPlOOLl",
-	"NXqTn3lpSd/C+iw9YTu/Mzx/X47mhuvoPi3fbNnhpBa0qdX/yaKO+evE/KGV635v3kf98vMYsg2g5f48",
-	"1qkSjJUaUog95Ya0sxPKhMWFWCIuOniSDxoYizUPxFCm44lBdafREC0o6xEU7tL+jdlLSvo79z/rCUtG",
-	"JOEjVlbqmA8zhUMVCPqNElB90F4X3JA9+0CTEZ3yZAEhApEU10wZOLanZMS/WNMdm9WBsIEUZY3rPMIN",
-	"6hruWZOQDkqiSgjgxNq1niA/rrfpXcUdRShoQG+lw8jkNj1qcnvBae/12ujcS1hUN1nlNYhPIYO5ivl0",
-	"TZRvWdo9pDWfgTq4jRuVauBARlxhmwbJNRo84wz2u10GPwkOFuWwFeT6uN+aKRmnEKDjFOAHNpXCYZwP",
-	"sBbRlqQqNyOhRNOF5La9raPn23MwWcPSLusPfMTe0oVu9Y+Pgpa+Slv91sXHt4cf3v1weAQPhn0FLRi5",
-	"enetXvf4ed5eRqMJaNrs9+NX3ZfPi+BDMzwN2ob3qTTfe6V/Kinu7fT2FjF4y/dVGtRWEO45NnvJJGrI",
-	"oBrz/dZl1cvYow70KCqRugy2lSt2nSX/o8BdlJXCQjixV9sY1Jg3Ygu28Warl2wyer9nZlnh7dI8eQxS",
-	"rpE5uyXjuc12vG9L4G5EPR+LSXi2i1lO+nwiE0bamkEGBaFJEhCKe7GwCV0KQcdlPeTGRUSBgBR/d3Ug",
-	"3CvgXAscgGTCNQxuG/AxAXYLz8lThP6+oMFAuAe6G/tF84VriH31R2RZWx4R7kZWkVUx9ARh8/MK2Hzc",
-	"+7Zgc8V07fVcrlEoDYh9FKxH94hDeUZAtgZ+vs+vIYJxM7GSGmaIxQHBxMSYCKkIJgbHARFsnsf+kk/y",
-	"CuoyK0YEuwax7SL8z7cpr1hoax4fn9VHXKdkftJM1S6SUOhq684F9msc1EeKxUwYTkGy/xK02JTypNVv",
-	"aTr91wlVQ6ksnDl0h4i665+/Jgn7denpNQvrR3DAb3vO4t8t6lf9VxLOaZzyzhQP9OQW1fDzsa8beubT",
-	"QQsLo5GYO3bFV4xxQRY5u3GtMILNd18haWjDayc8XWsLLBovIYXGFUpD2o2MyRIBcnuFWgCED4V0tEmn",
-	"S2CNumRe2KrLVBocoryXhwxJNO1+IVO6AB/3kBE6lNcMc65w96kDTeRcnGEUHY81mabAZ+XN6tUqAqRN",
-	"RRxA90pUmQPhHhkQOpViXDTP+55+Ct+ziUUzcNX7sxYFAzFlVNjuFauVnfZOOhByh4OyzBGS4fUaQXK1",
-	"5XXmUvVS40Gj4UqCvKUwU6m2MN8gSuuh+Ft4ot2w7dsN7WfnxsryqC2LWmDLPpXvrQbV2RUFHgAQAPv3",
-	"UHvx2XinG+/0lpoYFjYDZCwF25X+3WQM3FieoLybDjbWJXDqL00c+R64kDgqJa8ZuEFKp4GY0iuG1Tb7",
-	"REhI41aOfqSs2YEqDJQqaFKn4uRckLbVR57GEV8wENUmhn80KPrNFoZ97Cl0QApko8w5HPEBoAjzK6Ck",
-	"a6IlUYxGE3tNpnU1ONuuJQ6TcOoa+5VpzRUbKzexlqlDSPu4d9q5s05F+pCSTm1oYB+HO9xOTHkDPDAO",
-	"r+n3XpEyCR2CI/O3HcP/C8VmAUk1Oxwi8YMPacEXwrZUqchgtKfC99kl7ZliM/B4CznvgK+dkou339lr",
-	"/nLxgbx/30fvOUSuDER2Oc2Ccuyb1+SHBIXyme0sXpMLMpRJTKSwbwoIJYOWtRDcBYMWFKbCsmZQKjKC",
-	"pxzYOzmgzdUtjzua/QFRZkja2tDRaNtME4RUH3CuHhJZZ5mPs3hUSkSAYKlW/zhoqVTU83fHt8w/0Pxv",
-	"kE/x5cjuOTYF3thWv5Vq9nm4qJ9bgsO5Mw+2HZHiYLX+y8Xb7w6PuifkP//H/65OHx36WPOVwFig1n02",
-	"Sygvz0Drr38+/+t3Px73guPeX897fwxOesFJ76/fvX0z4ZFV+TNpyIyzv353+dc//2VzmGQVJMfd2fht",
-	"GkC8hTq8UFwYt3Rq5VqUhWJtRAxE3ttkWKQzO9QsRqpvXfaEBxn1DkLV4WJN+eCB2KJ+MNlt+eCSfsg4",
-	"y4cskWKchZeC7oQ8hIFwBNt6IucWxbc9f0EHyM/dDXiYXfZcZRUzoUACuI+wKWtOdROuTX4c4L1ZB26o",
-	"17n0YelurcHuN9be6TO49BMKTejUs5kYt2pl/I14wtwZq1VOXIy7eO8VW9TSc8yqNj2hx89ftPqt16NX",
-	"L+Leq6NXr06jl/GL56/p8YhR2oueP6dx7+g5PRmOTkdHw+Nhb/jq+DiKj57HL6Kj58PeqNejQGpwOx17",
-	"+ur46OQWhwc4y1vlC8DebvIFvoVDiqnb47k5ZD8/krrIl0Yq57sAUWrtECcz25A4z40T/naZ9PGqMCNO",
-	"Da/YIrRimYl4IMJpmhg+o8o8s5juMKaGhnk0EL7B6QVIeQ+tZAj75OKP3wfkv128+z4gP7PhhRXN37+3",
-	"FgeSAQ7Ec/ID/x16amw7rH6BMwAyQhoVRuyTDjRqrTNCxQI9DyzRLCCXf/qecBElqVV+bYw/ApbCBVTP",
-	"4DPTKVa16HXJpcSoomxgMK8NHp9xwRnfHN+hAz0QofMvHFpZGfpIJU3aYVHGysgwc6iNYnQaYp1/qD3o",
-	"LvaOEy4Gwj6YR2lCVSdwzXDa1M4AgmcgFo+k/dKFVmEkllTujphPmdDgO3KtHwhNhdWihiTMzvQRmfEv",
-	"LEHHlGNhfHX0+tjaf5RoHrNsQsjJSXD08mXwotfDm0Dd0yQZiPbLF696//j76clxz5VnO+31wCrV+by3",
-	"ceLRdNR0kVcsmispxl1yThKLBhVMq5+ZgTg9OgHE8ClbQJmWzl6Qa39SVP7ZAjzzSpoabwcjRz1UaAGG",
-	"Xbfwc4pFbooLWFeQReEpl3uQIxpzB1B3xTgl2FF2EA4EQjqdufWWYl3bVedmeCCHp2xn4BT0yC9DR9UV",
-	"5+yrbodYtrK5K6TIstnNk1UwsSfKhUK393UaVbiyAVgntWfGwapqy11bxeYsnT0fn4FCf/bbFVs0J2dN",
-	"mZnbhtbZHmVwoxouDmW8wIDxVr/14ofWjviki+u3Zs1v3Fbk0uk7x0d0zZD9WbsPqImwJiBWL4OIEEAg",
-	"y6UFO3tVk9in9fY5IEZ3AoZafmONs/UFxL16bA6mHlP98I276hHVJfzBlearOpnyp2jr/H3vLOC0ENBx",
-	"b7vrJ3zmTa4iYs1IVSzW3hTmOhAQ55ofhgPFB5KOVCFOOLOi0WQjAF6bCrbWTYZ9v3MIfWEQN8b7+Bfe",
-	"giQCb60bJeoadM8nDE/PheLn/+Yz5T1RDa7bj89+SzVT7zfHo7wTcWkLTfisS/6I4SPW5lSgWvNIRLvD",
-	"FBVXOg8embpoRxfi7rnXBwK55oUsVjSAr1AORBHT4BnP96MvJINvjX161fkNeUvK6X/QoZksWAlE6efd",
-	"kKNiUAncOBAFxRqAALGdXReIAnlSd48bsQ13+7JRzfd+DrirIJPSHnn08SU/gVhYn1tZ2P5jRaF0V2W4",
-	"mA9Ju0E8OLcWFV4iTClEjtn/NTriCrLBOQmHjMRsKo0vK7xRggxEWYSUH2DbWR3EBuKlv5IWuQwz7EBA",
-	"F9xo4GtX5UtAtCQ6jSYW1pXO7CKouohJPHMeM4Hx7zdn8vhwte0lWzG+jmwt2XwQoItfJzI12pHHcnB3",
-	"Vjjv7iwNMYmrIA13GVR+j6HixX7sNe3SyZt6kHGLuPDshkpg6FhF3YJrIlD+2XIt35Rl/oEG7RDkVlZx",
-	"/+0r5nrKRLqZwzNaRAkyXZdCF7WjAkkSK+9YIdYEmKox4uQsP75x5SX2Uy7iB+jFkykV8csOJJabtjJ7",
-	"M3y9VKWgRhaoneGfGbvSEM5YL22TLfEyr/I7e6bmC6beyGuG6fqn9gfFI/YGKwcdHb9+vj2Js7/jjzgF",
-	"S6GAraA1Z+wKSiXZf2K6aPWP7Ki7KbucYflO22+7nhylu+9Iibz66OVtuvmitfNOff3lVqGjUKbrR7Fc",
-	"c2Q/xRvsPqzvF4G12mi9HftRUBI+uoIN5wVFAuBaoB7pO6Le4YLYvZpxTNmLA/L+8kfitnCpXBFp545J",
-	"d8bvqlhiQUk+YxjECAmx1eUZqIom/JrF7vqgSO9YLNlAsWGu0HuYS8uwwPS4q5oLpF1Mjj0oFoU/7awL",
-	"k4dt96Dpp0sa5KG0wlZifzeidAtjQKR7TXa1O6saEpSLOTSAYBtAcK869+tWq2mTZt17QIRIm0ziJnHi",
-	"tjyXBTCwz1oVuEzZaMSQAX+dnfszpMqiAgb+DY0hkUCG1C4CD1e/2f5woPNiUPLandg43JIFrQLc4YKM",
-	"pPIEHwk1TJuBCL2cCMH5l9estg/vdMkf5dLdHgqEWqYqYn2IKHXRt0I6Avqd29ffM/POD2A10KgIzdqL",
-	"gV1WmHeqzXhO8nKWRRi5pkriydpKhVANsUbDvtm6iaXNVYYe2U+rIGS5QtTx04MOtk/vt0BGW6MI2OSt",
-	"fsujEteOLUBCed+uQQvLs9To892dZ2qZ4OHd0ig/pIG+RkneyAANuigjrUH9jaY76kfDMnW4Hy3klM8O",
-	"PKeNldS4TZ+CCdeI4t3SeT+07N0hVberPBuzETBxSOH5uq1wznYm0YYuXJJWMagDwyFu4bNcG2vgRHPj",
-	"P3w8/sNGMzaasdGMjdPxW+IlvyePoTWGntk36me/2T9fb00XVk/l1/JPOZW/3k2FksXePqNmskMvVe3i",
-	"Idqf7KLjFKNJ87PUEeGmEyw5Sw/0LnDIJdqHb/Ou3gqI3Itc3qIAhe9To/gbxd8o/kbx/9Mp/h+zEzav",
-	"VeToHmDAjBoOTf3N/fd+g3f0nLiLAsIFmchUM+R7cYxrjnqTMx2QKFWKCUNizgyB2kk6y8tgAjglmfLV",
-	"rQYCgv21drVPilRuEOuUuWOn8hqr5kKWl2sODhXyjLq8A4rpDI6lP488xojeQqxRtQf3TcIFj2hSFc10",
-	"kVBBRoyaVLE+CaP80gsl4bJ3tm8zxTWrTFv4npkLbPjdvbxuBG4M6fcvrC+i8juqa4Lgz/csqI5rbW+7",
-	"QD567PC4fX41Bg54reKPLJIq/kkoRuO9uAxn2ZL0wsav7DVuQ79HkLshoeLQbYpWP791537FtSvxQBMe",
-	"b3sWPzyqtiQyYXin0/jVIyisPAcV9lS6oRTUxyX+5JUkhDOfZ5AlHgQktGrD/tWGmlT7/7gU4X6yES6y",
-	"3tj2Pp20hD1HSewkKgLnsNwAu8kEi9cNBNzRqivfP6biEu+4sR1cinJDJtIAYfaGliBvemV8xlFvLwEa",
-	"fkOVrTv7bTlRZEgthtJg69Qw9ZYjOE7gu2WThn3JGJ3h+f+WUmG4sa04OgUTrvRaa/WAKdcL7CJhEdWm",
-	"no0yArPHW1Ctfuv01SbDUVGuWfxJ/sDF72wDWv0RTTRIMZqw73z5yKOutXAWnCWx7cKvhdYfu4KUrX7r",
-	"CgmseW0O8NWG/royLjs3ZPHnPzGFuur4DhEpYyaAzjhGs9BtjsLqd3uuuDXxq0suIrZ+UeUDuq8MlZJs",
-	"rpuqgpulMT13W9ktmwkY38eZs6JSUczZBruzT0K/fUPMDwn99g1ziyy0azn0WhM3H2mjtIvJcAEXQbK6",
-	"7gRYXAEvOtCZkXiNm1WTGbe7aFc5JuvSSMp74yHzSeopl4IQPe7dSmTewge2LOy2LBL2Md1vxTOVikpl",
-	"X/LkNqq+UfU1VT2NP09k9LB6fgvnTFm7r9Xme86OWTJnmzyZJk/mlnkygtD4cCIju2j36u9eWrEe4e++",
-	"TNa7L7NExs5zU46KJv/4O/GqAAi2aTTJT4+5MBKQYj9P6AWa0QnL7jpAmuwccQVEqoFAZWMfv5oKfAYn",
-	"Cxbn2a8cTitm/ASkANryJx949BYsw7TAOwcGIksDwnu6JFs1po/URQHhxjHBaCwPpg1PEuIEauDIjoxM",
-	"gV4IDuFYbNusA1dKGDnb3A3wjIFAdnRMHzJsSq6p4HrC4i55ZwfVdjeiSnFXMjh0yjvcH8T83q2om5xj",
-	"jwNlwi5DZPPL3njH/ZDYgdjrAX9ur5egIWS9YShonB1CLTmGsmN/QG2OT7DV7wXOr9Q4jho0+fQcR/YG",
-	"t/BhLbtbWv3eFmCzvH11mlQeCm7YZA0ibBBhbUToV5vLEF4c6Ppusx2BwhtTxKxltY/Mr2XH1N1PRBof",
-	"SaPVvjWttg83SaOidh1OUjr1ePy5aLWUwrOIqngjiaSzq/1pSCoOvLWcW88ga4C4l5s+Gv9cjBWLIZYt",
-	"s+tT5L61CgOEZUDYFxploXbW2pdXhyPFmYiTBYm5niV0cUZ0Ojz0tbapLtAvaxaZpQZArTL/NsFYrM+I",
-	"NmymC2W0AxIpbnhEE+cIQMIxLMO9FzUIovmNHeo7q0A/YWUdCONJ7G8lVZh1GT/MJvTzmCatfmukGAOd",
-	"Jaighc8M1pX7FLGEwRsct5r9CqVx4ZqJjKQrau2/4kaBzPSfZSRFaopfqOITVKoNjRgVn/WEJcmI60n+",
-	"KxuP8w/ln0ZSxp/jReHNYwYFtgpfJKmB1vq66a2gdcXnPL/CNv1L4WM6K94/5clV+e6pTJJUR4XuTXWh",
-	"hVPbFztB/osZoyI1hctnUl3lnzTTqOb8Z7kofDCKzodMqeJ3aTKbcMMKTzRySo0sfFaMfS6/dD5hELWT",
-	"deRrUA/GuMv7/+6H0o2Jf+Qvdv5wL0HhW1yiUl79wMUnNp19Zx/84nkraE1kEv9emuL3J89tO+rhL6uP",
-	"UUhSfZGqaEItRu+3Xnaft1b78sI+A8WH/URAD3PDpvVQAgUYIsoAxEz4GALqJLQ35hHAgV/LbzWKT/+7",
-	"hVkXTEWwpVuvemWEFaxCyNPuq1KLT7uvSJI34U8skan5x//J336df/Pr8mO2A1wF+JeAfT2lizc473ba",
-	"7f7Ll/UvtQDfOkh6D0hwq4L+1SB5ByfLRdyo2GzmcCObwU66nDOno67ZmAFYAb/ddzKJfTkgJ2dB1fi5",
-	"ttf8jl4xq+aOXjwn/+//ftcFH2c6/IjaEfbHup3S6568qNgq7ut87Z286JFtt8txvlZ/lxoD7PK/rryj",
-	"sAd+qVrbO1jJlRPqB/4HO3iUDBMpYqJk+sWO6M8Trq/8sGsjoysY1GxLBK1rv76Ovv6yhOw1+92iKLte",
-	"3A7V5/BgDaIvqvcG2O8Y2COmzYf4W4H27BrT6zaBe+g6XEiw3nFAZBJnySr3EGX9Dlt5dzazrLdLVGbw",
-	"fTlgFuRDTRkPegJu+AMX9pZUg3ijm11KsOdnSg7tmrg4tHLIZHjoVau+l+U16MHt1JqLjLQv/BxNWHR1",
-	"u4hLPzt1gy39UDcSaqfhlrS4TfWTIMGpjsmczZiINaEkzFdmGJDQYlr710FLBqkfs4k0EqI0wznVhoXY",
-	"/y45J/ZuK1NSxUohnnkUpjNJBgLseyJnTGTvdXd+Zl+iFBR7SGjClCFtrKUPH7rOcRx2zhy9p7VfuBgH",
-	"xbdjGAP0g8UYFaDNQEDp+bk81IaOGYmkTLgYE5UmjLSPTgC4kf/8n/+LvOzBv66Y0TGZQDSpgN9Oj4q/",
-	"nZKpVIxMOq4o0RDLOGK/ALjQKRsI7IegU/s+xDO0iiwIRTL7A66fkLS1oaPRDkJPUVw8ZGTAepFbKRa3",
-	"yC2Bvu31sB8W+BoNVnbr/PPpr69bT9VGLdUoqeYIdytLIZLK2Qq4gGqp4bKcvdPp7bMJFbEcjfZMZ7NW",
-	"eV8yowsnAM7pgeoo1+uukU5Xn3kdZC890GROk2QoqYo10RM5J9zsSzX9HtvxeNIinNvuk6ILckoUo/Gi",
-	"5DpiX2ayvjZy3durMmqO2puj9v0ftcO6b47ZGxjxTwEjLqjWDkQYSSjJ08rvF0v47fYwUMLHu1sz1x2P",
-	"wP9cfJ4pOVZMa/jsLG74P5aC9clIqjlVMcG4+SldEH3FZ3i+f2bNYhpdZRcEkOEpFvDBBfTbxwQFspzX",
-	"Lqoeq1fnOMbxTTjPqD8coFNGjKJC0ygDPxMuHDByVb90pBgT+gzeBZmhUsVF6GQmTCqG4Qep3qN9frkU",
-	"fnfp6RQeDgZlcr4w1/VhzyUzWTca7NNgn28wzLC4LxoM1GCgbw8D/QCqtoyBatY9vSUEUj44YsNBqFRj",
-	"KvjfvKfCRxsOF0TQKQtWeB1czGLMFNQhzeLsQEdHUhvdHYjvkNCqT8JfQ9K2D+oEJIyoYWOpFmFAQl/I",
-	"NOySCzpmGp8awqlFCM8Ko1RpqULSDj9wcRUSzGju3PZkttjRwzmP2ZmjEnRJkRhFqeXU03QpRmPCDTFS",
-	"knYWhakY0ROqMLUSyYLt5Z3qA18fnlKHT8u/AvMg7aARH4aG/E2GfVmqrIXyuoq36detGJs2kEb5SSPt",
-	"iGp2yIVmQnPDr1my6JRbw4TBoLuqBvnn7KBdWRHctgU9HUC7mJHbBt3c8UN5RobSTMh8wgShQ+0OE7IG",
-	"O0Ve1Vr/ilJrXeuGUiaMCmzeDRASQgPr2A1vYLG3dsGdlW/6XPackxkdQyyz+3kpLKCJlm2iZddEy2Zb",
-	"we+XbCcXdrwV/I7T+sXRac99Ie2iNPlOq8PGfceYWr4FDM4j9VEm7z1M9nntMNltw193Efz6xdk3SEx0",
-	"QzDsNDOHWierQ5HbEs58WbKJTnqFLo8hLAOve5Ovo6Pnp0HL7vTRBz5iv5ep1Zwvj9faEXuKMU2FXcos",
-	"fp+RoN8yPPQNSkmIpLzJWCmEXh7XtCpvFeYES6ZOkFOl/iiy0XBxtYovw0Ha651EqUrgH3ZGFEv+66Al",
-	"2BczaIWomM2EKQa4aioVOHNWNG6GB742BtdOA6xUBk9vEVnlUPOhxcmeUHfJLpFqvAeGuxhclZ6ezu0U",
-	"ctTpkve5RIcVxcU1E8ai16zSh1myeaxMoMTupKwiiIXd10wZjUwsxSSs/GJ8FFcEdueBJiM65cmiS84F",
-	"PkSOCBXSru7S+4L8bdSQWDINlZTdK+2v8EArmwbCSUX7rJiPRgwsMXgRELMDkZ+XxIQOrYHp5bjz9ZLT",
-	"Xq8YFzWyDz+zr5zYr7gmc8WNYeKuLCoV5hV1BtYa+2rMjCanvZN18VVOOj2k17YS6twVodwVdewCXjw4",
-	"mNgDhHh4rFDT/VszmgumYL/Ei7jDVh3+yPzU5FM2FmJjITYWYmMhPmoL8aim4tlW9aw9+cq0wx7pSB3g",
-	"bmhIm2O2W9KQunW6E7IpsGPXHa9t5pj6VErPKR+m5czrq8dpbTNRjB1aUcaIkklymM6ImSiZjidFXpBO",
-	"MBBTujh0CpkkkDjlz+IgSCYzKOGTk6NP5hjte2YyS3AnRyMN3m3wboN3G7zb4N1v+0Rk13i3QaG7pp+o",
-	"D9Du+/ChfqD3jTXGM/AXsxEXHPz584lMkLF9Sq8sHCKCzT0qPAOS1AAYOQphVYQmkD1FpjRm5IqxGVbg",
-	"8VjSTNjCF90h5wWIiCcNqWYujMjzxRuIEY/ZzEwKgeGl04IZNZOBaIcFvdA96nq5GvbJoAXP5UazZNQn",
-	"FyjlIHDdS2r44H4YtDpwQJJF8Li2RFTAIQhQDpP2ae91ZxcF1rECfwE9NscAzTHAt38MsFuzyAoKa6IW",
-	"JFRjKTWWUmMpNZZSYyk1llIFY3KVwmiMp6fiwt+NiYfQuxCmVTJxOvfklX/mFNBDJfy+ZQkz1pjKxoFr",
-	"Z/xA9JXpE26s9UOEJIkU1poZMkLjGN3oUyZSbe2hXocMU4PFtrw5B151sAOBTuQ8e6yZ8wjeNKFqmjCt",
-	"d2FL4eN3GpS1F9C6ZFo2ULWBqltCVXQmNUi1QaoNUv1WkeqKlmjwaRNiUhvcOix03zEmz3wO9tpgk3cQ",
-	"SOFPBEp1/AOLv+9Mb32X6I9NGdJ/8j27My4sjlEZGfpfyqmvtbQ1XAKE9zVpR9dqilziWQVY4+XLTyo/",
-	"5egOeV9uzC/dINWkus5HsRGZuya79ieF1/lueLJHo/Uk2bPf3H91AugI1VaUzKkm1OVPeVHXLkTEBVWk",
-	"FFmEnS9vzVUWjQcxdp3HIRKzaDdPv3MPpzsm39aNudyYy83JTmMvN/Zyk/NRfbJTUhYNBNxpSJwUrGi8",
-	"fQMRcsFv600IIlILk0qUTEeOjmlGzSTfJNcFLFQMfSlRSXHBp+kUHuHsGC4MGzMF5BjLaFRHVDz7zdDx",
-	"Gxmz9eDzI9MyuYYIvZmyz4uJoWPStruAzmauDkn425wNP6cqWX5u2MHSsJoYqsbMFXwdCIBvXww+x9Gn",
-	"JjKiCcFTMxETw6cMi57Au1y5V5BTgMsONFEQRJgkco4nPD9zM5GptSSuacJjohksDos18/i+I0w6gRdH",
-	"VBDFgFYgYiT0zQ4IDlLoJONADGW8CMhwYRjUtIV/MmLY+YQ5lgNgMoAaMHRM2BeujQ6IlsSPln2fZq5L",
-	"qWZqILKMFj4WhxyFr2I6nbKsiRDNyMeCxfYCexuZTyThSJyQkQygt2MgSuQOjmPg9Mw2A8gWsuuRZg0h",
-	"eSzhWVxESepK6hg6PtDwc4BcDFQs7P4cAemC7WCZwAG6a8fAmieKGbtKtzApBmLFFHBr7zKiO7ACgCFw",
-	"jZjy1z2zr7r0VII1mWkjKqChqcvqq1QffvXbneDXvl/a2XJ2a3yvWsU2d1WzPCk9AYuCUNgaAuVRQUHY",
-	"b7cui2W/TWFUmLA426oNeJAPMNyThrCz8QllTpXHwG56ORqtd3e+5cwQxWzndNm/GRAJF9EkWZDhwnFt",
-	"BrCf7SadUcNdTa18OGIvGjRjeiAkciAyjjTTekdMlW8SLqwtU0WocpFQQUYMSmz1SRjll14oCZe9E4ap",
-	"meKaVcqMD1ybSz9s9UgnYfRQ0nMsb8KWSCaZiLkYr+F1zFhMa8oLbJxj5N7IPOn0omthuU01eYgrG4xc",
-	"xsUGj6SagoWbpjxubUWP6RbS7ds5PFrTTvfk7Zv6+Cgpixt5swLyF97Cqe3u3ZbNLJu0fbCZFZ//WFjN",
-	"jmsd2U1dyTcA24/b/KoxcJdGKhZjLaufhLWI9uDAj602AhzrpK/XyV6Mr9HLXiGAGp4lVBw6DdDq57fu",
-	"tp7l+mJX6XBqQZpFumCB5vLNe8uhm1LZvQJgGJe4VbLWXh1zbZhiMVzGDbfw/dMEykHAZVeMzbQjYYut",
-	"6gOXPmD5udXG7n1WR+cvqoTabakIt2ra1cGkFZrcIXjdKRhAp2eECvdcUOXUd0EbniTEqTsL+PNiGesC",
-	"6Papy5HIwIu1h6RBszPxox2wmjUAope5a/IjE9astXOJxOELPZvQMadAZ50qdkZmCaMayK5HXE3JTBqq",
-	"NU+neH7Sha57XVhTpda2X0qDvFeyLQ+jbtKBF3hdps6+bgmt1tlg7v1use+ZvsVr/Afgb/nG9Ns/RVDO",
-	"I1DhqPkILaodq968Qq+nz8tq4TYafa0VvJlm5kfhwabVok6hgQZHk7eGkizqyAcwXb9nJtd1dzQ46Gym",
-	"JJxO3iBs37KIxyzeubD1QraRfE8c2TuqghK2f9TQ/rbhOSUx8yxmEdcODzxM4ozdl3DsUoItIEgYmCjW",
-	"hghdq7sx7mNft64dU0P72c/v4zAYiDBDkWFAwgKmtR/RKwQ/uK6HnS6BZti3C8ZcKbtQxSFp54bOQGSW",
-	"TodEisVMGE4TgowMPhRowmdkPqGGXYM1A4xerA+IWKaGOPJpR9nMgRY5GAjbGTxwEETOBVMF2e7ZIFzP",
-	"yZ2slcwZD73Le7Ek1gfiFnIdp/JRmDHZos4VRGanXGRWxzEZe1uExWi0CDabKJnI8aJb37QodXyvCfwP",
-	"ru78Inx6am8LEhAZQ6hVpgmDFlMKiv9lYmJJURTEhoqLQoNUyoys7h0ciPRPeye15+cdtGQdGJEJpAMa",
-	"KUki58AbvySbEhpd6UoJ0Jg6jzD/APc7Ae/bf7DI3A6h7MVYMdvVm4MbAl9ubsN5HFk5jrvT4ToelBmm",
-	"d3O0Xudow151q3MNw+oG5+PA3K/4fWpx9trNenZiDp+3PTLfV1UTsNbblLhAr4BQMpF6xg1N7P/XTKSs",
-	"k/PGvj//4zmECpG/ScHOCkFEGPse08VAzKhy9VBs01LDIOSRG6DictHZ+UOKXGBd8sOmUPaB8MRdyLm7",
-	"Zl+inIENEJI2jacuzge35o6KiGxwoJuHLSLiznN/oFyQvIKnHW873Hbqp0zxiD57M+ERHcvtnddmv2Ui",
-	"6sUObRk3hJevlWJ790+bhlx8S+RV2BMNCCvwjLsQqpv0SUEK1k3+dKsUfRObfb+wZ8iPddy8pXDQ07vB",
-	"KHDaGnZf8Ym7ljENUNro9ay5sveDlGqED2Ik11oa1jdAJ4pmLRazzkGOVBYbEYRGEIYNxPlAjwrkrTGS",
-	"tHa2hTNrSEizXXJb3xVdXNi2wgAyYR981OtDwozDF0PF6NWIaoNuBGVa/VbvRf+kB0Ppbjkt3ZKkIpoU",
-	"Lj86sj/nlx/37O3Z5TEXgqni9S/L1/eOS48XfDwptuYYfgbfc70NnA/dXt1n9y17XKLPQ8igx4o/vgGi",
-	"s13AgHVeFSMVHbMMzm72sLirSXZ1VdnLDA20pYJoL4y27YArBoxQK9KcT2YgNtpg4J4Bzwx6abaAFNV+",
-	"GezAh6y3dQKZiyHDWc8fX9CwL1SfVa7nYql2fXXjMd2pslQ93L65UP0OQniX5+RGebl8w21cX+Vn1PWC",
-	"FUawEa679Z0ti5aiwEtns2TxeBxpS00l7Vgt4FsWkMjuDBWQkWLsb/afIVUdYMR3GV+Zg82nkQyEYVOQ",
-	"VKliRFlg2SXnICCzo1jgZHQpsk6E3ngmewmjVoeA0Tl7lrbEQzq2rjigPhxMSA7/4vPuT4+A/yDLwz8p",
-	"pIP/TJOrQy5Idp8TrjUF9LbesfKA7ddRtjQ5W8rIbeDlyp0bJeG+vWnL+KTxrDVnmrd2py0J7joqpihL",
-	"b4+qb46wXG7bvj1ulf62FQ2wW2j3mKRWI0F27dG7xeZ6KPde7QpLvjMHLn0VPXdnhObgTxu60J6YHn3l",
-	"N4C3cv4POScxA0sLPDfZczGdCR5qZHQFG3fC7SgvgLDbQHknIYH8HC65OxB0XrEKMbAHHNeri+PIFkk3",
-	"lT3Yr4uvkXENSnpsDsP7Ajr41PoxWfb6gMgkzuliN8RlObIU72X04VlWfsb5j+5MhRorDEEA3zl865Pt",
-	"1p0lgx+cjeIAXnULB9YnOq7rtLLtaA4kN3qfCgxM+q6UJzt3O/3AhdGOGSiScU4UhMw3RmLzCdWQ+Eok",
-	"5D5T8m8f8XI5IuGcDX9SSTgQ7RVGqQjppLrkEzxQEyNjuuhnEWMhvuh9HEKkb04rxeMOBPxSMuMsYgMh",
-	"R8Qq19nUpVlXuMqwZ0Mszh0mdMgSZDopkKrkG5o6vNT2SRQdKy6ycch4mvKg4j5RQGODNVBclHQhGrmK",
-	"ymkdbrJbswI1rQ0H+wR0OQ/nNIPRXEVPx7Cg7RR+QmGRzdG2Dq9PdLxXJ5eh4zrycgvIhFevk4p79l1Z",
-	"KdK4q5pAsB14rgr66Wb1lEuvrXBc5qOKGZLo/la9aw40Sl9t5EwXxG3bNsen+pLT3mmnS95ISLVTjAjI",
-	"T1MwQHcXuFD9ygncJaFTazG/cUKp2Zi78wIZrhiilF0s0XvOUZ2z4UTKq+0STNJhdsWSVRPkVJgyNZGc",
-	"styGSag2JGYJv2ZqcTYQwmduWvuGRYqZtYHuaMNAvuZqXrzvwtr8yf2Fw1sM/bMfwbt7VIrjerM/pXT1",
-	"LSwp1/Dic2onxRTf3aTkPxJjzm2E8uwUZFK219fJJW/bLaWszfMVvkO2402EWWgrWZ1Kfv/p08UlYSKe",
-	"SWvrGQk+5hiz0rM4rIgamshxyjATUxKaJI5V8t8HrX8ZtH4JuwOBNBI4qCSiSnHmDbuxsKocxVBApIjY",
-	"mWfRAjGVcG1Y3CVvUX7ZGyEG07EPQzystUGhWZAFVCLNnWCBjanUhhz3yjMExfnJkC2kiDE21rbzp48f",
-	"yDTVUJaShBNjZhoNRvjSmn84IGAtzhR40QOSSDkb0ugK8xg1U9fWoIxjxbQOBkDmAOYyDoRMEJvQWEPh",
-	"TEiMMsTRA3BBqCOUhhqbgry/uD71T4OfxcLa5NOBCLlg5jM1UoSEwvrWpB0eH530XvZenJ6chAEJe19e",
-	"jrpHIaAi304rfWfpMOFR9lzo35CRueLGMDEQVJORTBVkRE9p4pqkO4Fr0guScMMUTWwr/yONx2hk2z6W",
-	"G2yIlfOxBvZhQgcCTivgfW4w0KlQao9Pk2xHExZd2dEcU9t1mGq1yBQaWOhDGtuJKx509NwyjJmhPNGh",
-	"Xb52dMNUJeFT03eIy53ieFCbH7e/lWo0Ycp0XcULCH0p8VdAaQGVtPot2EP9Z89g8LoTqoZSXXM2P3SJ",
-	"gbrrnv9My1Rv6yNwg7JXP4Hv5E3Q4I277uuWfYgrIcHNEKAQ3IUSlOgJJEBOuAZZumeHg98RDTXajpwV",
-	"W1M4uBn4DCLls2I0msBm9HQOy/owolYnXrOiUlwHX8oEDq93Q+BQao0/sLZaelk7d5+0H2YL4RJTQ4dU",
-	"l0DmSoUrfxFxWcpDiyNgsiHwGitxHVqFWax65RaJv/lzWnhFvkZKz+eaFK46I4oZtbBiRRl4dnFRPO+d",
-	"wCQL/R3lCWDW5Xb/9PHDgUZ0E8k0iYlrfCKl1enprKK5GkH3htb6FXvj08+IbT0gh6q272ZJF1oBwKa6",
-	"KUTIOWlT8vaPl2SEwxW40wS4q8QLOxBADNvpk9AOChyEhBXjEnbJj0iAsmYC+wMRVk1/CMkSofMVfHaZ",
-	"86HFdkiFiyArQyHYPFxyGou0f4SVQUeGKRLCh8Nz+yG0ukiKWCOQKaifwkUV1gfeRFJheOKAMigJMqUL",
-	"XO9GcRaX+ac3lkr5ukKLiPaNxa9Fw8Zhmr0bbGudQDd6Qj+yqbz2NlNBSgII5VASENGwj9gpGUxZXJAA",
-	"omC6ICMuuJ6cDcSvKUsZVOtBr2ms5Gy23mH6WPExumdzfPxkXLSNU6XStWtXO6Glpf5o/Sn1o/+wnNym",
-	"1N6fPn7wjFbI/jfiiWEqwDofqTWK2yFmSfUJJFmFnUKdoUwOcOAueYeuGhDdMopSReYTniwPLIHSDxgz",
-	"qBioJPcUFpOEGqaA9txZGAORcZdHkyx1hM2x6UO2cE6ONGHgJALTCXJWrEletME7T03IYLRTUcjc0oZ2",
-	"aW5YNHLLSMPbmLt38Ydv5Q7fwvC9pcXb+Lyfam5yYxE1FlFjET0uiwihRwYu7h1xbTaInuVgZjNJQKHN",
-	"BxrdWopFUOAle0K5plo/h1iBS3mAYxyD5V0iZu9yORipDshEzkkixRipjY1h0xkUPccsiflkQbiBNbx0",
-	"VGUB1RWbGbuABuKkR2K6eMqH7XnXtj6EcLW67p6+X14VN3AEZ5fe/pzePWRxjtNe96i+gMQbzPI4zunp",
-	"sqhYkRJP3ci8QaAahuf+D0ODD4OM9bi8OOvaFpWY7kn4W3GS3seu8DByopRcXwaOuIKByNjorSQv2s1I",
-	"sX/NhDN8MbAAjV13GO3Oi7PoKSfcD7Aal4UC/ay0q71ZL0Q0UVLIFFlJMSuOalQP2RE/ahBEL21/1vJq",
-	"IBwQ6HTJB37F4CDfqxNuHJuSJmFCtcnlThjgN1hp0hXqdIjpjUyFCQNMUeGG0NmMUaV9IfjML5hwTH1B",
-	"JZV/D3UyeZIQSo57PTJhynXY9X4gePawoYwXT015fWKZ8trNufkudFeNo2Tb7kzjbGtVr6isahXlV553",
-	"Irspb/TVg4WdP3wE+CWzUpFYuZwJifsxBJz34JALO8vgUqvWJFghB8ufa03HmJ9kBdSllcqG0ekZEZLQ",
-	"KLLCEXJyLC4/d7L+uHeMIs69CUovAptOjHDeisOhp7zBoCY2pTyxQjuTP8/JjCkSJVDi8f0FfJrIVJH2",
-	"6fFrF51WNgKLkWYlCYqBTyFpC1nILNpUSBGH6r0bqQeNB7IDY7GwoP+6IbSnFbTcZLX6rZ8ZUakgZs6S",
-	"a5ZxgnuecNSrc3AZJKAkScym0kccGkWtNhMQ2+LSt88FJd/LKfubHS81bvVbv8+a4nmqAdvJGY9a/daF",
-	"4hEXY1g3R8eORr1+WnRp9LfyxB5vN7i8HpNQ/Bq80YA54nOgp+wdvzjsnRz2jj/1Xvd7vX6v95fbdzBi",
-	"vFqJfHTvXAoz+kgNQ3Pvhjij/MKvQX7X4YVMeLSofbO7/Pa1h5vsopt0y+lxjd5+kvIHKvyG0HfWSSxK",
-	"FTeLVv/ffyk5raQwNDLEdZNIRTRNSrYbCtQKHeV+WFFCQgpHcVp462+tIaOKqfPUTGwjrJyEyN5K5sYL",
-	"JeM0cn6zcuAjnfGulmke53h91FrlVDx3FQ/wFaQdjiWIye6zaBpDaGTYKT26/+wZ3DGR2vRf9V714Lm/",
-	"ZMOwqjfHXBtUJgHWV+EiIEZeMUEUGymmJ1n1LPsziw+5IKlmqiBrNcPBrCCFLAB3HbgEk6FCMyt2ny0u",
-	"KDzNGqsVj7pEPk+vEYJMSegA60boTmaycVUq+BDnZMjdMull1YtcTYgACgvpADOQYVWgGsrVsT4jXFxz",
-	"kxNauke7ZN8bBoScX7wnV2yBvmS90IZNCThmlWM2bWcHFtiAM/L7Dy8JF2OmTafwPjrjh/ZBFS8EUJ/G",
-	"3JBEjq3CRJ/1XLkqBP4J9pKqUS9Fx8vRUg6AtrCnFL+HgTN+qpdjUHDWC0ASfGFZKzJIWN0Pl2eQH0Ub",
-	"WR2p2CeMRhPChEFz1q7eix8vP0ExbGeHWwsxKKQMOB0CLbRWbSFN3Nm6PruIRBM6A1fCUF4zhGTlDhy6",
-	"8KHVblwUkvxJ22XH6w6RwtcKyrPXbUtWKCkDf7bvMh4p0REVAh9ZXN0RrdqQ7/KJm1DEwaQEMQOiqGGH",
-	"3qouAdrC453UXH3BzzRJhpKqWAdkykRK/AcL0g4tSCM6Ugx28BWX+gpHXDOhpSJjaticLnS/WGudingg",
-	"oGTdOHXYG2jJdUBm1EIrX+gcDuAO7eKIYVxhFQpirUvbuQjIjYa+zJKci4FASdcOvxzGzGqcQ/gC/UuQ",
-	"oeFy4oB4CeiPGIU0jQQEzASGUgpC7eq4lNEVM6UFgU+tWgnvp3TMNElnVqWzGGQAjhVpR1RDFBp1Y2Ub",
-	"fcUWnZKIiTlds098lfmICZ1qMsJeW9FxfUzO337yRpImIyWnOdq2S1ONaMQIE2MumO7DQINw18FAGEWF",
-	"HoFs9G4pEK5cRxMLSOziTBKmxh6xF4vpT+lshlsWTLJrGdFhmlA4iBmIVODvh5DWi4X2/FL3C+EwKyuX",
-	"l6CTo+JLSkOfVfeqkMLegKIJgZwFyAhyjNFAPQG0D4kdxPLKRA+hH+EDTURqFAfJp7i+OisTqbIvUapw",
-	"9Aj7MuPK7thEGhwdO7Kwb2ET2B0p4ex6Roc84YYzTRIq4k7fZTyBJy4YCAzodxU4HQ+GU4tknm0/59+U",
-	"MyizJIRMRZRn44SlVA3nbi0NH47LmhXGhb3eCnSX7UXacH5S1MCp4Aa2qCIJu2YJdjpbIJ3AC7eBKEg3",
-	"gxTf0RVJWDxmqsBVKw4nHjhMpRV+h/SagXSMpLavgpGF62GwF4EVG9bc1xPG3KDPqTZWnI7Li8VREq32",
-	"9iOLuNX88FiL87CZOh0eKvwpIDFTIHPKix8adUaiRZQwEIXuIXbjDIS8ZkrxmOkzu/OZ3fH6jMwyxGhx",
-	"niZjJuxasuLB7lQ4oRyNGFJqg3j9x9+z+53SHYghNdGERCh38bySQLBo4FUoSDIqYjkawVvZLLCg7nC4",
-	"KE0SATqP8ki5lbZO9Fi9oCcggK28iEwGH68wEIxiHT9ITdMaoWYZOxkKkPXLYTEhupxatNYRdC7y43i/",
-	"uWEPsLgPPqyKzQnJa3I0QuUE2x2+Ku7YgFASMWX4yNnmJKEzzQJIyytKAPtNYWODZ+dtEbCU8w1RC2No",
-	"A/cnFVKR8F/C7kCU0RdVjKBHzWm8Cj/7GdGMVaMVOG+2kGu04O7Y2k4EDEaVXwnGziUjQdjg1k4luOv3",
-	"gKvqFTxxrfG33MUJRZd8Hke9/ulRv9frHj//SyuAaJ9sWdVjZ456r1uBZxMsLKTP2UJqWWPQjrC1FVtz",
-	"qgQX49swQMMy8FNQyKer4/xhvV7vBTq9ar6ztwW34fnKoqjj5Przn9ce/uVeWFjTXJBXPjTmzOfGYpIw",
-	"gHKuCR8LaW8DJ0TVk8/FgkgzYcrLvrZU4Pytfk0HMmqXT8G65L3x5E5ZUM0mH8TyXC25x71JsHMnuUW1",
-	"Vkp1ubiWPGKfZ5RvEpDE30DcDVYlkilVVxbuUx4/YZHlu/Yee3ZB+bcruWDc60quIyj8AYNS95YTcI4b",
-	"mrzB7N7TV8fPe72CcKpeePWF1PHehNSbdcugkVUoq9ZN3b3LrF9TadhnZClgm6UWOiH8pRaOeTkGDwms",
-	"vRNNyJBFKJpYhkC/AYH2b7aL567vjUjzIg1mvu4Nx7UF2tKqrC/SjvYu0ioWQiPUloTayvTdl1hjYkzH",
-	"bMqE6Y64oAkEtGwyVdExn98G8YdwgmUxWfaMJyzA8r5953vz7YqvrK91RRLWzISD9Zp3lMzDyvVWW1od",
-	"9fYmrd6tm/VGVqGsWjNz9yWoZhAe0c2cdZuAF17rXZ8gmHInH4QJasja4cIKh4g9YWGFXb3wvftmBRX2",
-	"s67IOW0FLTf7rf5JQfysrKL6QOlkb6LnomoOG7GDYqdixu5L5KCaqydyIOJCqixas4CJsgORJyxmsDvf",
-	"vpjZFtncwVG+srrqi6KXexNFH6vmuRFFKIoqZuy+RNEyK+EGSZRHHNDZTMlrzCRX7D9YhE4onQ6n3Nj/",
-	"IQwBAxeesGxyY/MWh+abFU126t1i8hNrf+XM/KhiprY5EHShIHVveZXTYta9ZbiVZFyyEZcXe33B+Gpv",
-	"gvGyYpE1chHl4up83ZdYNIouuqVstHVSMQ/lMzy6YqZ4gpg94AkLQdu/rOXfrhV4G8FVH59ZqYXLo+4b",
-	"Xhbl1tJqrC+2nu9NbH1aXRaN1EKptTJb9yW05jS5MhMl0/Gkm2GxTbJrnFqxSgr3gdPdTRiZM8VyUPeE",
-	"ZVihg5e+O9+sKNvObrQLd+hWYF3ZZNd0YUjr3hYVRVr1Wq0v2V7vTbL9vHaxNAIOBdy6ubs3OVcgx1gv",
-	"3i5B/ohkAZUNIePlJu6PMEAqDaDOWKGSX8eiAeOXs6xpT6NrZeSthGabZ/MxpQYo22wX/gUoIR9WkOID",
-	"PjFtvl35WaJXqSVe2FFJtBWXZ/0TyP3FS/y8PGuNIHOCrDxT9ya/pLr6DEk6XVffZXNkRJ4FZ+/E9B4w",
-	"M/3dTxmaSXUFbqaPri/fbkSEn8W6eOnF1ocAQT6cdV/yvCS5KhZmfUh2uj8BVr1IGjHmxFjltN2PNPv6",
-	"9f8HAAD//w==",
+	"7L1rciM3kyi6FQTnRLR0pqgmqVeLHRNzZEntlq2XJbXbny2LBKtAElYRqAZQYtNWT8wezo+7g/P7ruHe",
+	"ncxKbiATqBeLEqmW/c2d+SZiPrdYKBSQyEzkO/9ohHKSSMGE0Y3uHw32mU6SmMG/92OmjP3HPY1TZv/B",
+	"o0a30WrvdYabdKvZarVazV37P2/s/7Sy/2PtRtC448KO1kxoqXpyOIy5YI2gMWFa0xFrdBtX8IiMqGFT",
+	"OiM3jY80vmtyQRIlB0zfNMiYaiKkIQPGBBkzqiIyVHJCNBchI+2tbqvTCBoyYYJF+6bRbXRanZ1ma7PZ",
+	"6lx3Wt12p9tq/dwIGoppGd/jGJHGcf7LNzP/i2b3THEza3QbU6oEF6NG0NDcsOPlNk2pHW+oSXWjC2uy",
+	"f6eD31hoVoBdaGFnZokFUMTuecgaX758CfAwdOE0fvnHcfy9juPXL0HjgAmdwnnodDKhyi70XDCSUMOZ",
+	"MIQLMpaptiDOD4xGE27MPHDaW93OtgMOjWOmRkzoRveXRsKoSI1u/Op/55Y07UwLRoXUsJGE1QyljBpB",
+	"I5SRXfzuTmdvu9NqvbFnTpMEYd24lyEdpLFdvz0FGhoucdJ9QZPxLKafuW4Ejff8nsEHCucC/2RFMOPE",
+	"9peZNmxikerg2gKQfbY7voB1Nr4E5fWXlx2pdFRYdmun/aa6tEuqx5W1TGTEFDWl1QhpejRJYh7SQcyK",
+	"q7r86ez88rS4MMFDHsdcNL78GjQGzCLHfiNoRNSw8+E3XJlxo9to771pNVtbzbZF84gzc64ipvBA7Hrz",
+	"fzW6jYOD9+duGCw6lEJzbZgwvZCqgRzPIljwr4vP4xG4Hl0cHxweHxWAe5DNTw4K85P2m1aL3IU0Bri7",
+	"xXW+PdsvLi6W056WEU8nL7aeDhkpOiFuVgvWJ0ERVNaxLI3uNoIGF9qoNMeRM0lCKUImjJ06InrKGJKI",
+	"tIdWS4OblkdZGkxiGjIFp3uWTgZM5VxJWR5wwRSXEXznm0bQOGkEjUNASJmq0MKXRgbhpUzO5Dwb4cw8",
+	"Dx5MhDIVhqnjFRj/MKYj+AqSaw8pb7YCfAdtgO97YGddo1IWNCZKWIJotTqbW9s79gAEnYCMMKQTHlvU",
+	"OTw/agSNEb9nduh3+2f2zwmPothC4YcPx2dnjS9BQ0lpEWgLiEqzz41u490zWH0quD3QrY/234ml20dO",
+	"GDm4YnZUmYXvE8GmRKcDHSqeWGwiU27GhBtNNAsVMwHRYzkVxCJXztz/aFj+dJ/BJ8TJq0to7XVbLcfo",
+	"2T0KXb80qL3bN9wrsPeRkMPhRsRCHrHIHtWQ8jhV7MCef6PbCla6+2OqzSGL+T1Tsxwd7a9XjqI9dtsN",
+	"2ht3rFnY++nT5v3e9e+XW+IkeRN+jNrD93pn9B3dnB2xVvo9Pzfbd7s/TDqffxxYoKu40W2MjUl09/Xr",
+	"sZR3emNssVndczZt3nETjpnQG07CfK1lqhtf8nM4FvfcUAvxuhPh2dP8PIy8g1s9O4IlgB4qFjFhOI0B",
+	"8gqAyyaU28VrOvlfjyzZntnnhCumy1/YK31hFcECduU4bfbK9mAnbO5Gb1hzb9hqN5HA3uzRQWhxQ0kg",
+	"nwkVdMRURiiwm6VI5deggYDr2s/39sIfOoOfdiffJ1v6un3/8xtxuTn92w573/rtZJu+izqjD/z80+5P",
+	"d3BWh4iRV4iglYMShCaJkvcsIopZCBbPxuHyHE1ud7c85NyQZaHB3CuaS3EmjYXKhTRUa55OSIeMLP8f",
+	"cjVhEaKMYMlYyViOZhvF6xsQp3p5Xx6d7Z8UL0jFBI3LDBn/SPwnn3lxnpwfwJfcrXlpv0M6owk5o/Cf",
+	"78tXxXLr+IqL85ELcrO77YXUmguycX552Nzba7cbNddk8W6E6Yu3Y4VHZ5RUui8LJ3a8yu6WGxvtNWrv",
+	"NEQrPBT7fcSkaKaTMR1xSuyppYq9JUnMqGYe5Uh2GiTmE24swjnF4HiFO/fZ6o6nQ1R5Fugc2922h3Q2",
+	"aHlOhNwA7hTOdJVlR/iERQRuuYBQYm8wFhEpWGD/h3xKWQorLKhHxrBJYoqKYZQq4Pqn2SXFlJKZPAaz",
+	"W85duTHdk2WBvbk8pgztWFz7HERb3S2v4tqjsKiT7VIXblpQgIp7rc7S7rZaG5ttYIoFALxptdoZABqG",
+	"T5hMDaFDwxR5oxs5OKoCxUrA6KwAjM6jwGhXgIEoUABG60lIWAzdaHXmILG7ABG+auftFXbefnTnrcrO",
+	"M3oobL7T2gI59BDMCidcmyoVTWkcDyRVEaEiIpRMmEgJ/FAim5DqjF6AAY3sRFJZduMEqkZMRaRDmoAa",
+	"PJZTb05CadX+8p6KSA6H+W/4Ltw6I8Vje+tomqLGasZsAvui6s7y5iUkr2U58XZurMr23xvIsZNjrxgT",
+	"cxBvdzc9rqEa0ngvDYm5YDkMgQVzewRug/hX3ZK3/OmtqoPU6x05FEADrz2tiM4uqMoelA8vkcooyk12",
+	"dpntJD++C8VDlv3izyfmo7F54oA6Kx7QTn5AFiF7HrrF08FduLM4kYPBrIy8/iSGNNalo3CKyMsBHncH",
+	"hHZ0763cOZFdTyVeUTogMo6YNmTIlTaVe2kxWkfUUFD/LEEtu+bHDLIvYPj8spgfLnPIrNVq2UOWarTk",
+	"N1ttNOrNc8J2p7vZ2tguQsrL7GU5ZVXpLtpcWaaKOrluvewr7a8B/rxUsiz436wMfovgx2LEtNmPJtzM",
+	"q2bRhGud6c+ZNdldLSDcgmRO1jQbTSxFEM0Sitazwcxq4RZD9XpRq8u9B6dX7x9u/+3m5iZttTo7D0cX",
+	"xwcP7/cvvzm//PH46ONte6Oz8WartdFub21utzbaG+3Njfbt8dX5w9X5hyv8H4s5rc1Wp/Vms9XuNFs7",
+	"rdbDw/7h9e1+q327f3jd22+1H06vvoUdP1w8dDa2N9oPDw/7Jw9nRw8PH86OD84Pj8iH63fNNzfi6Mez",
+	"B/tCcVY74cN3V6fH1+9v8X+/O39/VhjS2W61bsTF8eFD++Eh0wRub2/fnx7gzmo3stHGh8dX57enl//W",
+	"7mw2t7abVla+vb29utq/vbp6eDg8P7r9bv/s6BZMX7e3t7cnDw/tvTet1la78/Du4eGh3dkkp/vHZ+Tq",
+	"+vb26mj/+vrk6Pbj/u3em3Zr6/bD1f7Dw1qntbO+vb3dbLVhM6cPDz9acMBCb8TFj+2H9sPxw9bH2612",
+	"53bfrvv29tZOerv1cITf2Lrdv74+Oju83T85PrC/nR4dPthHtY+PzwpfeFj0f1UQ7p/Yhbzbv30nZUTw",
+	"xprdvj/ZbbU7uw+ZM+IWXQK3VwfXD1c/3l6BidINe/NQcEH8GzggcN7Ow+H+7aFKR/Pztnbadk5vzb9F",
+	"Q//D6fnDJdXjG3F+ePVw+PDNv5382+HDwcH789snrea33rL9b51vz/ZvS1bt7NlDvbX5RqzOPTIyvmQ6",
+	"jedEwgE14ZjIIRnKVBFHfrpIkomSIdPa3q5b4FhLY4O2jYgZsHOhrRIZsHNIgcNFGCVjWKonssYzbc7z",
+	"mjSwlszi6gWwFTXiL0FDpiaUIFWAZwdW7uwEjlPATZRvtWZbnWyF29vbdptgs1CMaoBJxHU4pmrEyFAq",
+	"koo7IaeCnF6ekXx4aSX6jjurTmklm0+vpPRd95zwiPjH6F41Y255sYi4GBHn0AJLqGXdQxrymJsZmVJN",
+	"aKwYjWYkx4HSQqMU32VPAS1b0+nV+2aHWByAj1u40NAwpQlVjMCNIkbljyj2GwtNERz2cgK0tteiVLNj",
+	"sHwV8fqETaTQAbljCXhOE5mKSAdkINPR2Njbx4wZCalmsOdU45Vkf2Q0HC82wxfcjH80Qm4UmEcspCkX",
+	"lmy867TbGCrG7E4GVLMP6EyIB42SazJRMkrB7vhi+g4FHPCCMoAB5Bp1wu5ZjHSbUKvub7UAWYCQLiQH",
+	"AaO9vTqD+dXqCywenvAhO6Qzq4i2g4a+SxvdxsXlYfPk6LTZholTwR3nGNLQgM2htdHZztcLsLeYkz3v",
+	"vNnYLQywJwZffFozqiJIjZzO4eeSYL74sEdxapgoH/Z0zEBEzX56/LgjNSMjKSP9sgfeyeGzH8fNJFWJ",
+	"1IwMY5mqytnPn9XmzrY/rHcnl839i+Z2q/6o4Hf3nQEdLXkMwYoU9A+CWZ1gljoIK8+fgrfgAFwSZTEg",
+	"lqG3SIcyYgT9CsAcFWu6q5EYScxYsSwopSQnVCMw0PFxen64ZNwCuh2G1IB70urMdaaZ1l4e9uM0XrDn",
+	"P2LM2cqNObitGst1hjQFj8uSDjQZhqlSTIC1pL2ViSF6fzjEi6u7CbcyAvFawt/Le3BOZcSHFvolaFn+",
+	"dsrQU1I+SouNTR1Ke34WNNxwWvVqLnZZUkGfcFn+Jrl4nPA8MxKUfCsn7PcX8jKmuio0PuVPQADpFSH0",
+	"y38bEAFPYCL9RlIVXaFpuQyq3MhGqCHtVndr2/EKwycsIANmpowJMlCM3g2pNsAy4lRUhChnHcbQrNxe",
+	"GaE1OwcSuGAhKg4F3L/Imvm1pspFhskvQWOcmcHt5u2z0ob+aDCYDmJJ8pk8BMGnaR9bDgYrFRdKjhTT",
+	"OjN2ohjT/cWeplQAr4GiIkLpNUTT0T+92947an1jrzbF3fH+U/tdZ29z107rrdwZWpPvHVrbp3jtIrhB",
+	"hmDqnqlrPmEVRrrT3dou2LpXiIsEs6tbxSnlwn/f8kE+Yb9LAfQyYYqH9PXBmId0JDGS9RSV1mvllI2y",
+	"kOdVWqvjWvnewLASsddrdKu4rLiI2OdGt12nB9bpdYpOnzRx1Ruy2rkNa9PbrjrednWjnKUp+z5amm5P",
+	"Lx8eLs+Pbi+PD97vXx7eKG/X2T663W63br9ZVV+1w0PG7+uDotpZXO6nlGlUyLeG7bBD91hrsBtthtv0",
+	"DdsZtqNOCBZqUEX3c03UBQDmz945rdTiaAahZ3hUahTqFWwXq/jyHEq0ao0XNUaHZ7jzn49Fy5tDM5Sq",
+	"GC8BpbwFsmh2zHHL2wz/ayCLM4mfselhdkHV+lYDotjICrjKCdBCGjJjhjgfVVES++/oaC258h51q/75",
+	"zrzcVnCOF2fJxSHViAr+O9rGpIAYwQsliVGcxsVzXPm6fTmoF7XXutsbQqsgAnLIqEkVwwDRhPfu2Axs",
+	"GGwAsZWW68Vc8BC2BkpuL+YaQ5wh6Eijs+0eJanO9hd7NUOkVqKkJRcLliMRFaMZt5qtdmlbMIiLESIr",
+	"3N8X7rgXxSrg+b/NQzQJ11nMbDwjY0waKEQGZgLkP+jrP2nYgjukaxc4qmWqexG77/3tbvP+7M2nx4OE",
+	"f/r083R30Mhxp54j48YKiISOSi8REosdxEjCzTxPxv/WxYX4kH6nnV/TQcxIu2NxkhIMiSdoBHY+0dkG",
+	"OYgZFagSoH90FMt7pkG+sm/MSBJTwzZA2DWxs+SBFkNAdcovI+8g/fKP0Jz/5DgO2Aky3TxiYkqXFzgB",
+	"JYyiQg+ZqogI/3/N8HqhzK4seeqbr0ueujz6thx9PbI7eLHcpEucjxzOpeIUvrRsEPWb5YOoN6/bu93t",
+	"vUeCqO06m9vbOztfEUW9ed1+syCKesFWn+XkzV7SS+c2FnDDK60FQXGVlJaJvGcTlz9TrxPSJ9exv1hz",
+	"LCUl5alFJf2zzAFo9Qh28iPItz33uXZ7K//cdvFz20dwXI75HMRUW+w+Xjw6aNxzzU2GSnnUBkz0V+WB",
+	"TZS48kia8GizN1Ffnx22/TLZYQCl2qugSJlwFaBqWp/o4tJbyJRyw8UI5AJab7wvpL04E2qe5JL/kKew",
+	"uN/+kZzyj+SU/6rJKQmS1p+cm3IVUnHFazwk6K8hOqQCVABuGDF0RKghm4RuTDYKDpNqYAliYeEOGDED",
+	"H7EC8IDFFtESJsBwrfH3CTNjacH0LQggCQVh6LVUI/16GXPBazvPMkMh9LSwtIjFzLBrOios7pIZrhgG",
+	"FBl4ki3v8Ojk6ProWSs0dKmREd5D9goEdvLHs3wOcDiHNX4oeOB8HK3Nbqv1PAdFEVgh4/eWv0cyvFs1",
+	"IDdoGDpC131j6/1Pexc/d0AAtTKPeRlHyzPtowD1L2BJ+lDK2aVJsmE1+zxFN6TidbZ4oCqmdU2G7lAx",
+	"PSbaPSwRTci09mYDNvtuPPg25Of8u3c/H11e/3B1rI8nJvn54Hjn+Lfo7vTb09bffvsuPv949Pnn385+",
+	"O7se8ZOD71rsp337zvc/tn/gwx822Oy7mL3f5+e/HW2eX//QPvvth+3Tw319PInH0cHxzul1uH12+KFz",
+	"drg/PT2YcvrT2e/Hv0kedvba4exYH4uz9t+4/eT+5/Pr7yannaPWyfWP/Gxyas46P2z9fNXa/vm3/c8n",
+	"18e/wzy/j7b/9vG7334++G5vI+zEYjB514p++i7OE4KPRaO712pZBQtg4XesDGRRtyads93wO/W36ZvB",
+	"dfvuYkufRHvD93QnPZLbo595R/zweffHaQM9wuBlXNp5zaPlYx8m6GAf80TX+M1/XRnFpRqdPWbLdD5y",
+	"ORUVD/mvlhPMOdXBvOhErrrSKi4Esppc/Ms/xKx/iFn/ELP+ejHrVyDXeRkLZCqAkhWEIjakaWxIRGck",
+	"oaochbaEddLFXiBtuuiLVin6IotmKURgtHYwAmPFgA0/vNMqSRARFyJHWDt+x073ZXk6e27ABEK4JhoW",
+	"5MJqFNRzYLkUYP70jQaPrn978fphe0vhwgp7GOQTXpkN8o3iIx690uRa0Rk5wUS9x3YDlGGkoiN2IsPa",
+	"qiZTV10tlDIG1Hp+JZnldjVoFdIOs69O6OdrNknegbULTDDC/725mUPhY3W1f4oBvgKy+bICaka0kYq5",
+	"rLUq7H75E4HXKUSwwoWeQw6liRxyJZfeoV/zn5VQ/N8UXYDECnWa5i6h4rMa6nLRCv+pCzXV1oXoQDZt",
+	"sXpTp7X1FfWXikCskbrHjMZmPCvBEyt42K2ihPEV5PdfGbirEOf2HDz+5/yON5ffcWfZHWOZkeKOW9X9",
+	"MpX4nW2EcvLax6C4bVpKvKbVeBwwqklBaOWmI9SAWDixssFdJhvkEiFqX9/v/nDa+enHbxov6sHeLRjD",
+	"yjyKdJ5jUQFrjn3DVfiDv69RZ2GfUp5MmDCNpW0t2aa/IEhrQ+HRWmnvP0GybzhzXjFKtmp6WgTGN7lK",
+	"t0pc9UIz2fOBuNob1wVz1jOsWcE/UA1RDciXabOPdXjmyJhp4+s5Ycqliw5VhIYhS0wlAOKxaj6ZGF8o",
+	"5dNudxbU8nFsZsOuYNVSPlsrhP9uPVrKZ3upUj4tS7EfxCTL2Kq5SfN0Leo9hzWmrCXzsv6KpCsn12YG",
+	"LZfNsVQCVWaHSMVzU6YsYn7Q8xlTqWaKTMeSyKnQIImUIj8ta0QvDz4EnimHhAppxmVN67+8lTVYkBu1",
+	"wgo6pRWUtOH3Uifc0JicpUZxJ2h/fV7UAttwYNkoBozV5j4NaHjXlMMmlN1eNYxwPuNpQUjhbnczs03+",
+	"3UMKl83H+ksDDl8gmnBxpOBchtbfOYNqN48w/asyqCwIGI1comTRvBSxgjbcuB4z8uHyxCdSOdGGKIZW",
+	"+A3wXiF/6zZe37f/DJ80WLDDMZtA5aehVBOIk0oVbyo2ZHCLFDyTRkE5iS9B45IadsJdIaPyvj6OqbG0",
+	"FrOh8Zv7lEpDydrx0fU7YuUemnDSz+bor3dJX/Wd8AJpK5ooy/wFlNQQEekbeHwjNAuliDRJheFxYW5u",
+	"3wA7ThQQtjHaIP2bhs8cuWm8Vf/SeWv+ZXOn1epvQN2XHLYLxpVA8wgELmTMw1n9+cqEoST1Sj8BgyZO",
+	"0w9IpOjQNDkzw6Yb1rT3LTgpmg6z1rs3wu49gZdeaWIRNSD9TxUgrklFnIqqA2BmVmu3om4swzu9bhmg",
+	"nLqQ2f4U355yEcnpjeCCOGjXQvTTv2y+nS4B0XzcExD9+PHjfmrG9jIM3f1Rhui5yAGqibF4ZugdA64O",
+	"ru0u6X/DqGKKKEbjyb/cQCT8TaMf4C3TBzn2X24aXNzTmEc9yH+4afTJdMyEA6limgkD6fkuOcKNDgh6",
+	"kyMi7Qfu5R2LyNrluwOys7vdWq8CoXYlAVmwhEdh8wUqKNAJM46rHNCEDiApy3my65AvzAa5rVghiyTp",
+	"IOah5dt3ZG1rs1AzZn2DfBxLe9uRsYwjTbghEzqz8hzghX3lLaHiRrgkxoAoaW96yNFCcNjr0gEJv0mF",
+	"njKlyVZrqwqgT29+Npsn09bgp7u22Ptb0tHb95e76Xdb4bud8eEbtt+anLXlRefTFdR/hdxkagr3jy8w",
+	"btG9GJ6eA3JCP58wMTJj0AHqGNlBqrRUNbiW0E8pIyE89nV+GOmfcHHXJ0iGnrslVk2QqSYJHVX4Npt9",
+	"BzEPx78dT09/+5s5PTw1p4fffTg9vNs5PdzfOT38hh6Llt/fp5SB7drXZ8HFrbYjKKP4HhZYjxegqDmO",
+	"QS12wyYGMrKMpA9P++VdzFUptFMhDPLFfm46l3ITFcTHzmV+1cdR/WL9dfhKEx6VV7WE6jisRxwePbq6",
+	"/B5MeVR7/R1HbJJIw0Q4+57V8P5Tesd0kRUTTYfMirWKGTUja1dG8cRuSrMJtQzPUt8VA69JKrhFPZB9",
+	"yRolHz4cH5L7rXWSMGW5smEisiwb5J+3hLo5M4euphNG7tgM8yD8D34haxhSFhALkoAAxgVw+us3ws7B",
+	"BelskbFMlbbMT0hDVCoIHVEuujAfKLb2ZBIpNCNrqEsGpO+Fnb6bEG/lJKYzFuHk8L6jnn4GRdO8dKO6",
+	"xB5Gf4NcFzfiVISID0EmMdlmHHe5EVudDunz/FR6d2zWUyzVLOq/JdMxj1lp6fg610QbHsd2g1bUCMhW",
+	"a+9GzE3ERS/VrE/WENJ6LJWJZ+sb5Hs2w1JbUBkrsSyhqOqu2V+sOhxYxgjHF8YuVyVSTKN+gdGIeC0z",
+	"ESWSC4NKCCjEnmPnV9/6BnnnLnUyYEMJIYPsRmQj7H40WdtqteyO2vZ/OvZ/Nu3/bHm2VVzqOnwPxWi8",
+	"ojRZ2/78GX634N3DfVpssHsNiJYZ5sHXAD+qLH572ArbbI8130SdQXNruEube3R7t7kZdoYttjNoR1ud",
+	"RfykQGNNS2SLuOD2Nri5/N/tOnpdIKpeWIVT89/LTHu7Vc+NQQIrLcOFTuArE/qZT9KJ/aMFK8K/8vVY",
+	"yrUqNxZZiDitZR0W8fmEjixzsLi/lt09aRJLGgEqUVCTLbueuIn666syR9auZ453bPaV3PEcrRe1AnEB",
+	"54ClF/enmXqlScE8s/KeWgv2hPaUr9vVVUjFtY8ZrduboaNXmiSKg/QYyohtkBNmsnJ8itEIiuQ1udBM",
+	"aG74PYtnAZDeeUCO4R8n9k5uBaQNf7U3bsS+mBFcB8q8dk+WL4OjYW06pgZkNm6AnUyA62Zs39I75j8g",
+	"XIPSrXAjtlrtws0RUkEyxQ9+hwr2Xr6uknfBMl8nnjlgLSmg7Ww9TcdXfCQg7XqRfHMip0xBIcIx+0ze",
+	"n+4fNK/e73e2dzzTU3SasX97RwWWyHwLEoBBwY/6yjcV2rgRPzLFhzMrE0sLbaht+JmGhgxmhmlvdI8C",
+	"z5ETqjRcKaGcJBRODzwMQhsqDISvV8G5OdwJ26w12KPb0Va4y94MO7Q9aIV70Ru2O9yh24OtcDPqsPaw",
+	"RfcGb8LdaIdtD7fo5qATtqMWe1oy0x5+jx5KQi3S2pluf2k192hz+OsfO1tf/kc9WThHSR1FaG6eJ7iB",
+	"8aUGpZxX5usI+YOr6lS3YiSSVxqN2AsX/riBuWbhrpLU1yz8C1SLBZELdMBvaHSJiOyrl7rc2EIJ0te/",
+	"aTQ9ZXvIvGqgfcKgXtb3ASuMuhJ5nMWR1WAmWOAnLyU9SS3tWLUb5iAwwks0EMblW2C49ZH8W67NSBdf",
+	"6pLH5/JuCuS5W63WlyLA/odiw0a38U+v8xapr/Gpfv1j9sUjWAuAr067yATBCY3tCaAOa1epC8veIGfS",
+	"SsYjKOM6VdwYJjYaVn+UYhjz8HlnEPqXc5DtC0JDSNz0LIlrDxVXPZZ9hjoSVeDsLQ2cpUDi16Zz1oh+",
+	"JUPA1Qa7970xnHS1MgCSmIpeRhI5FOxChlAZMaaWC6PRHAN1yVrHKRY0HMNbrhRH1gK0l0lqJQB1sgIb",
+	"vpbscuC6iOliLLqgHHj7VKZxREaSDNhMuhu2vPiQJlbYYYx0ApIoSTrbAWHCMJUorhlJBSybResA2ndS",
+	"DXgUoXFnZcAOs7eLQOXaaY1EMBahlECjCRdEydgKZ2TMR2MfSFsA3ebL4FYu2r3S+Mk1qUjuAUPRRUoS",
+	"y2mmGmVaDYDlW7C7PwMiOlX3bNYLY6krqGa1QHhov549LwGg3XoZAMRc3L2a/xyAIaGWERn8DYQ9PmGo",
+	"lxkwJwhJJhhbCUovgKOgJH0VJ6rXeIt8KWMMOVuqaGi5Oj1gdv1Zleu3pKQ3/1mcC9hSJuc5uxFBSkBc",
+	"D8dUjBhoUGuLlPx1UGvzraJVGGTpfmXD/YU7tpLdnJnoEswRL3I8aNmoYnH1POxdBbW4F9lPqifR6bzM",
+	"ScwDqlj9/NElAVafyYMcQuXpD6Vgby0pWOHdDTb7EOgCXYSfA11oRJxPkUP1TBqSP+gi1udWFm/bnvtK",
+	"FcF3XgisuM/M/AzOG8sXRIb2RYcTmAaIFSM1Wfvu6vwMWOpEalOyJSGqnknzTqYiejYAh/B2DrvzoiFM",
+	"SEP8gDJotl5KanHkHkmGNkuQkiylD1gsxcjeKz7EpGSFABy6oLNY0uhayhOqRs/DogTn6BkpezHMMi8I",
+	"W6TFC84NKN8ymy8rwsHX2Ocwu+s1/535bCfc9YQJc5mpJC8owf1NpgoEoPxEuAjjNGKkUCItl9wKP1ak",
+	"tpeR02qMT/WrAysxLsuZ2mAcip652AkAvAqp+CBoasZS8d+fCcEUJvBezyIMC95QMOrmUNYhFqF7dspz",
+	"Hl5YhXd7aXjb3S+E95l0Gp03HYFFHzAypEpx5x6pWJzW+vaHDbfOfkDwb9hmf51oiYZumiTEvqiZk7RB",
+	"WzdjJdPROLOlY7V1nU5Y9qm3BA8xu9KnY+Y4AiABzG7oyOlYjjdeofXkm1TPlj9hLO9HDcX6+/Se8tjf",
+	"UIVMsTEjfpDdkl3EgHkks8tClIuaUoDkVI3D9i/30sInyopUNj/XpDDqcalsu7VpD1WXt15YuJRkQsXM",
+	"iq16KlVEwjEL7zShZq71tpfAca7ewE5WXqJzPHBN7EOcCgQqN7n2i7XH6qIS6hb8Avxz4b4U824iIoVv",
+	"+gLLXjNjNoMBEYv5gEG4xoyEUpt4tt69EX0LAZAW+0Ug9DfIOeo4C46oS/p159u3+sKN6Lu6tz3nju+v",
+	"gz83D1nLJRWwGyNSgVt/TTNG+g6vC8jZt+JA0dQRgbiFsMdGpna5AvKJrczhw3G4IP1LO6q5b0e5iJBC",
+	"HFTh4bxQdzUX1OOvsAmdIT0YxRlY4wq248dcLF9yuq0Q338n8nUY8gERZH7toRSCoUXAnnZsZcModa4G",
+	"+3gyqZRzxGVXMK+y4sKs0OKisIfsK+iS1fSei9HbgnIGJ27FVDoDjjym94wMGBPE1XbeIJcsYS5JpaKT",
+	"OqZe4zn8ExjF4qMha9hOWd6DvwUC06gy+E+HC1ZbFdFgBjJGYSuv9I2IGI0grtLyIKsrAax8TDpUzl3v",
+	"kgJTqWUSZZslQjd6eyOqxLyQhItfqLIaCJhyOFJEoRtRON3CqdoloI6MOGVY1PXxRY+dduBucXviXIxQ",
+	"Ga8/9XrtnA7Z83iRkQBx784BqHExWpUFQUTiJQulij4Ie/rP1lLtxErQuIeklpPcsXtQct/PIf0LWLD2",
+	"MVHWnofdD5oPQQd29sQSB4zIGje5fB0xSK3gAmK77c0SphMItLsRekwTtp4jbEKV4TTOChO/dYgK24vl",
+	"yFlzaApm04hVKIhwb4C5lvKUiplTv/Sz4G5v854zzRYZnRcUfLBlQUTZa7U8Wc2ZWPZe4hygByKqJJWY",
+	"Tkc42rLJlS/tCpkUY3zrFurGvs4HFuNim3lg7FIvu+F2ir+DrPD3UeOeqXktxIxT7PgX+JDVYjxmIdGk",
+	"ctAfP35sViNvHzuyaqCuA6Czfj6bwaWlGYpWOHCmM7ha35/s+lSRbha3SMYUzOOuMy6B6xZuPntDnF69",
+	"/7MMnfBxrsmUxXHTuQ8HqXHxs8KxM5C+rb46YAUTcQOAptMkkcqwCCKCMF/wWbDLJuqB3a8HWJ4DsfCl",
+	"gmGwiyr0UwbM9vbLG6ZeadJ3Vt6m3XbfBxtKwcqmTOf+WOtXl9m3us6NmLNo1jpr7YWQ7QLQHq2px+Ke",
+	"Y/pMwZtOowjypWh8oezMBqo++wYKhZ/+cEHIxUNpcHHf2wt/6Ax+2p18n2zp6/b9z2/E5eb0bzvsfeu3",
+	"k236LuqMPvDzT7s/3WHRhlJM71NRMHkMwS/u879mw+TgNxYCI3ZGcRGyuhwNmWWHZkkUWLXDCnZviUjj",
+	"2LFYP84yDfsz0rcrBF4CBTWlOIaIGtZ0ZRorm8i6f/0xN+XcSF+aNofvKZ1RcuBycarD7zmd328/5uKu",
+	"jwwDIzCDPKZbj6nljxje3teGDof9rpNxsJGpD56CaBBhr5FfGnY40slwWIC/W0jQ+Ny0I5v3VEG8FhT0",
+	"zk7kR05P8P3Sb1c4WfWMAQJQwhi3V3vakIQ2f1vKCUNaoCarpglBZCCwUUsaGOBwLhhmshH0cQgIZ7V3",
+	"Lc/SNnUK3yNr1CfikDzb1An9PJ8gk/3gL2d8XwcbnBXrNNpRsjAhl9Z5I7J0Mu3mtO8HZMgV06RfCkZ3",
+	"igjHb2hUF8Cpqv0TnW/iRoQxo8ryEsW0jO9Z9M2sD8i+TgpBcsQ91YQb1B7KiM6jJQJ2fPZcbX6UXa0j",
+	"PdwPuZYRnZG+ZkJL1ZPDodUA+1aVdI0X8AkZUcOmdEY0j+1VN5SKtFs3YsJFaph+m50RdXEH6EHuC58C",
+	"2lNc37l5sW4+FwRzMqXrAHJ2cW6hAbC6ETH/lPII7Uq7HQwML37GTbMekL6h+q434fZ6gy94JCb2gfOU",
+	"Ai7YUxkpGrIbgQIqaAQpA593cXL7otuBYRPg8aliPfY5TJXm9gpYw0EQZhczk7kWb0DbAoU5NZpb1cNo",
+	"oqw2OveBtySmdhX2wDTRaTgmVJN+LE0PpCcuRn0MhO6HFguG7hbqxTTRrE+oUvw+L6nGVZ57Y0XxSphf",
+	"+YjrECeLtSpyvavy+d9kVQsSJQdM3zScFGRQgR4zqiJkcppb8mxvdSEBde5riIv7KzBvTzyPvPMkW88J",
+	"8LFIPMgj90MJN+5mytmCRdSiLcJxK8BdZN7caBYPLeuuEuyTa8xbLjwu9ADzvfKDv+TVI5ZgEj4Rf5kv",
+	"4NAvUA0QGH89c8m4CqQ8D2Rq3pI+j0DCiljmbYkyjwlqUdhzYf/i2NKUC1qyRF/lSUFO9Pi8wlsCR1b4",
+	"sMQTHiFkiPV+Fps1TmjOScXlWD8pO6GIzKOaG7UylEd5TRDH2AvokVNsfjTZyRYIrEQ5JRJYeKW7nvyH",
+	"1NSJNeW7sEtoIUOSxg4J8PPz4IWnxy9+lWGeqTuMRacd1GBVmd8GpJbXBjXoVsKxcsRu7dcbT5B6eZPv",
+	"irvhYijtF6dUCb9Ku5iQxpUvuxG133oiZLpAwKEUIVNCO75nIVv0Yjen9mLD4gjP4HAVJPcI8QimP4Wn",
+	"R/debY3j8yEEEj/G1j6i198XwYKqP2UkjRziP8kci4TyJStS80cmr5dzGH99ChY+hxG+P7/rX2vdAb4K",
+	"D5gF5LAqq25k0LoqYJtfoEWtRlDAG49Y0AFmGbwqXhKFiS2BFrhNeTr3sGYurG4xj6X7ZChlRHwdHB95",
+	"dCVTTfKKyqhrfbgi7w73yYT+JhURXDCy1p/wGIiWjYB8hlyP+4GVrFSqDQ0ZFT09ZnGMD0jfKMZ6IjXa",
+	"/uEaLQEJjhk1wEjkDPmJphPWXw98/F9WfeDow+sP39+IoUyVYVaTQD2XGjL2FVJcIRACLfrARwGScEiV",
+	"PU4f0is12yB9Kyt+zswVFMBxIwYp2Lh55CIbXAERCHZzeo5RdOaEQXc0Fhb2z5E9T7thOPZ5OECnPwcG",
+	"y8ddu6mgAUCwBCrBzQUgaASNUZwaONeJnQs6eIUsxmy2OE04PJJxnOoQLNRpnIxdvdpQKgH/CaVI8RpT",
+	"dDpgCl42ckKNRdOQGwWX2x2f8kbQGFBBBbUPxjKUMXagT6S6g/46bAhPeIgJ2zROxrQ3girZIxZTgwvS",
+	"AAUpo140w54Nhn0uo2u+84UYewEJ/PVWDwz2sGfBDZtY7mooFy4Q2r0f2JOFOG05JNyAgw6VWkh+FHIq",
+	"inYAP4ddumIMmtmgU7S08MKwBSuf1RU8YGT/pJ3ZNam2WiA2BaeaYOGmuos9K1H1h29n/RQHddSeiVMN",
+	"qhQFWTZvaJazFNfZLFLpCEBxz5UUdolwpBOuwzIc5rYc1mbR7Z+0m5uEg5l6yJnKNrzmbPtskphZJSuw",
+	"2FdtXpPKimM9DoBTP+5LqQlbQaic68eWAXaBQJpDUNdw+6yF20RGEDACcIujJ+C2nLZwSk04LmgLrq5X",
+	"SZvE9nBzS3etP/KBrnXcU/dlhiXubN1U2cdL0nIO4YKUnGNtrZAxwRKbT9hmq1fVp5QKw41LIedGk1S4",
+	"Wu8lkvHjnoLsD37cF9+06vHxH+yYKqyyj7k5Fu/3WCTp6ptOJOaWVnZPMeaAqgiAgAaaEMsQzDiLo4Ak",
+	"UmF3XvTosohQWMf68yF24RbjIYdbWhJ8V27Bzwdjwl2WdYVFurqvc8K+hahzmip27+oZbOToP5AyZlRU",
+	"OncuazhZUqONqTYftJ+6kuFKtSE6hcYtwzS2Akbgw2zQCOh0BT4kAhKDU42XxPPsNPPm96OEhwSiEYY0",
+	"ZISJEQh2iZLRet1uEsWG/HN5DuhQe7f7w6Tz+UnWgpoMCjZurhKIAn+axSOpRQat+UiwBf4QkNCovoPr",
+	"X6ogDy/JkkKlcrQF8cN2SU87Rebhd54wgZEw8q4WXu4TS6rmaZbO+nTq65xX4TEwPY/5OLvdWh/X1XeG",
+	"db8pstbP99dff4tJ1PGMSFGuwvBHCQ7LteP4UgX+nwjKebClETdHwqgF7GZRDbjMYHMceYVlqrhhvugW",
+	"4vQVN6xiYcgf1O2FhgbrGi1jU3uSC3j7jxdfoA9S4Buf52UNs/v+10dYyTwMXOkHO8DHw+1fHJM7NkOq",
+	"w9mzOmfe54MeBRervbK5w9k2as1/wUrOzCXZOk/KjKDT2txobbTbmxu7y1nMwT+NCPq07XoZIxMgGjEy",
+	"DccsKtiYqKgxMzmsnI55OEZHkcvndKV9MOgY5tbMRd2tjGh5HeXawijRXH6f8+8HmRdAQTimYydfZxDj",
+	"kXe7IjUFnpAL6ywYy3jSKJ5SHVZ9YyXzA6uRrxZlUFLpHpOYLkGi28+Gf7GquQnHPzxDwIUXWVHHyWKm",
+	"glyhfREd05m6IBDsyZkOyqOzQqsVcq0jQdegplZti7lgy2/HHiJ0mqnZzoTODhA8LwIdbHH1R52koDJF",
+	"ddlDfY6moyjXLLqWp1wAAtcTp9UYXKBvLKe+FDnqFy7+jgBKof2NaoLzYrXfehkbJ1jy+sbBZ+6WWfD4",
+	"R6Z8i8R5pFbpsqKCDmnM3mWX7LKQXNExWF7oqmaAy1QUjACGJWXsftpukQ6Qnej5Az+i4ZjodNBEqEIh",
+	"QaOJnELRUGxCAjCC452iW5JrKCWHsSdgXbOnvjS5XeHEdUtdXhcHKa/O6fzRe5FVCtmBWGI4q1AChtzB",
+	"jKzZbSL8IVoBsp1IoliSMKtBx6lLLxuzeEhiPmTrC5Wvx28fRMYCDZQwvIrPhXvIMb/MslJVlHPOXr0c",
+	"ynhdQ/ieS3p8KiFJ0YYTFC2eBX44x+trb0lfLboqRYfOqfPYMb9nnw9kLBVqA6609LKvVI7Avx/4by9c",
+	"7YfE30Gr3Op/yYbmFpxdXSuuVl+kKhxTV8RgOQ9fzvzmXGbvwLDOJho9NtOxjD3xZYYrqkniP0rWji7I",
+	"a2IUn6C9aj2AEHaL0+hbm5N0vnqN11mZr2xJ4IMVDK+yDex6qZOYLrDfw7DilrAam1X+A5/OKDQfxAyt",
+	"ck6+hZQW7MYfkE0I8QdXuDAk4iOO+k6uSrQ3tsldrVPQQnjJG0csujkXCiCf/gJYl3CDrLEIYOVEH6yV",
+	"s5KUYPHnbxZ9LphahvxexOTrzFcLOHGB/3pc+nUB3fo7cDXSfTnRdiGOPEuuXOXcnitxrS73rCJM3C8W",
+	"J6vXeX6NO2y4z67uebwo38PlS7ceN3SNsdgF2JMk1WOUxKDjSqjADQ65VS7K2wXMZfF1TGTpC1xDtdGn",
+	"TZ0hTerNXH0oaNoHo4FT1Ef8nokyD7uWgo/GBiszmAUxDr7px7KmGZdJ4RMrFq8LAxZ85dU8RaK8Rnj+",
+	"Oqlf22RhUdfih55Vp/VJ6oBvQ2Opxzc5BQMJ9v3FCD8GomC++yD3lWEJdwwVHley3tfnG1RAzPZrWMlr",
+	"B/fXS+5vgbK2mM0h/lV2ii8Vz9NpJyFVEaoomBNiMdBiUhfiIgPStxRp/+tI0v4TRAyITHF3jf2Ri5Fi",
+	"EbRT6pO17DVPv/bfII4EpO84eX89IH2gWwgWc0IxzJuLxS5ffo6qiwzykb2uilLhUijlfcGVD7tQx7ov",
+	"v3irnbklYe+dx9e0mMMsatkzH0v6+PWokZ8siCd1LGoRl142zagiLFts1FYBxbytfMuoTfftafVdc60Z",
+	"JlL3AVz9t8SzADc0qxnth98IHO8YuH3Do5d7xSNif4PsEygNWmjZBUsqdHpo1eVMFC6Hx1n+StlQjzHd",
+	"79kMF4l8ra7suef0fw5PLlLvn0eefx75FU5ie4mTyIjzEYIrTNleZsqvJsdFVLhAIPBU1SUUqqz5/kMW",
+	"2BuejiDOGquxs8ghF1ZUuTi/uibYqOkPKFr0Ba/D/npwIzAXgdyx2UZGX11Ci3dUYAnc/c2hbiJYVqoJ",
+	"JiRMYy6omt2IvMkLlOTPsqKt+JbPhD7tVERkbau1tV4JQsxi12ErmWWpHMCWj5o7pQNqmP33AWTWzdtt",
+	"BjyOuRjtu6q+y3ivoGi2mC03dvU4jOWzD/lXqs7J2BUsffJLhZbafzzHXFgMk/DgC7LyzbiOoHoWRegV",
+	"l1BPNsVjfl627DwqFGwYnRY5oXeMXI2lYuRQBcS1VSPHJ2SntdNu1zClVVAp/9aBpZCbtNXq7JBzZfjv",
+	"5COLovoL6MkvZNhUoBY6o/8rHDPRtLLj74VOldnJZoW1i70stoKvTYhd8frM8DOf7Z/bZLPdIdvb26TV",
+	"hv4chTm3Wqs6URfGmXh8ynIGKgIDoNmSxoHn8AAR6VXGjyy6H/goxHnf0ddyitVcQ8qstPjlHEalE8ld",
+	"RytzpqBxz0S6DNur42HZwRdcGo6vZRvPjq90Lv67Bd/H6uwNNv887rYSyn4d/mXk2t4q9p5pgwBZaD/T",
+	"CmpQdZ6DWObxH//+v5EVTpEVQk+LxMU7rMhWnow+WXPZ3uu+Oga0STG+PdlbtD/wCSO/SwGVtljhcdbE",
+	"BOoW6FdYa5Kb2cYykvNfTD4ZLeTgttccNDW9oPc8noPwZmtlLvt8onmSFvKMoqphSdjvz/q+UISrIsEx",
+	"aB/MIhJy9MFFao+Ra2cDgZaDPnu/8KIvNnEj1jQzoO5mlZ/eQgKGZgaqMWOej7DTucTvPpHK6rAiZHHM",
+	"on5ZynWLBWOrxAI9+UKcyATTgAbv5iiLwPkUSxR7qAHhcfZ+zcMf/Kpqnh0UF1r7PF973eN8O4WzPRb3",
+	"kofsgvJF2aWhG7nBcWgvoRyyTIl/QtwTsKpNqLpjEbGD5sPFs+7w9Z0q3XRI3GCKdBNbgVEvRdXujWW9",
+	"QNLQ+MCS74JIM/d9GAeOutAOLhkKtt50tlut4CnDv996cYmlBTxGgYVT+rvkVi7ClroUy1p8+atSLeuR",
+	"daMISyCxfcdhnsJ54BI9z48Q613vPl84p0AHMNrHRg5YSF3RYc9ivp4gMhY5lIqsuWLFvpY2jltfik5g",
+	"oheikryG0EuSiV/h0kRSOti/K5nMo9ijhFJGsr+cVCo4jsTChE71u5iO5o+8SfqpwJS6ng/1QZeH+zHi",
+	"zCCpyIgROqVQcwVFHbCQQbFuN7ppB+m85eX6xo1okj7aLd38M5itkHDscpl8Mpkf3sd3RSL73cxxOZiR",
+	"iUzN2D2TsLyeVBFT/W5e9iZvc2efE3iOr0yU6KXCAjlyxaNOL898/XBsJXpxfFhKWQywHQPWOoU3yell",
+	"WRKZAyF4fQsQ9MlyGRCsLJdI+7/FPViZMV9gWVSpzjdvs4O6rBeuyPUz1R3sB+UnKYu4U6xO0wyljJlq",
+	"JlQYNWvuVW3Ana0ndQnBpsVPPEaGZ4WhcxJyZbXliWvZS0z5xDV4OpAReyaUFjaMBCJBJ7xL4IJmTBvk",
+	"gGoWEJ3QkKGNPqJ6zLAGOR8JqMG61t+9+9ScbCVYoHf3+x9Oty6qXUDx16r6tlqFOVh/LXhkxL6vrQvS",
+	"z5gD3FaY1pvFBoJvlBl8dn541dwEwguITpMkZhOv3yV5XwDgFMWs6wLpAIaXkH8hzsMZDmtMTY8fEci2",
+	"Bip6rxnFJxMWBSRNoD4a1Wwdy9Ma9tnkpYg0g7q0kL0sJHYDLR3N2fnF+eX3j9VaefS+8bCvdQSdSZJI",
+	"dUeaRLGYj7A3eQbNxpKJMcU83vrzR63jmuq755GGjysrGxda9cE/wnderfQMrXGMZTVfngLjdWFofagk",
+	"mI8wi/SZe1w1f3IlF9nStlbYB7brey4bE0M+egqg+IUDGJtl+i6D0PiiR+l5oL2XhkBN9Kw44OrexEVG",
+	"qX00SdX4h8ma64iO9aYt03mlYbTOSJ2rQl87MH5ww5o6lAmL1t9iD+8p19iKt39lv5S1Q+o/qzHqM/I8",
+	"80o+CIPFOHIsrIwp1ezYsMnzUGVRcvUhtsuG2upGpaw+5WPpVCe7wEqik2YfVs4qL1e4WBGlPKKu6nWh",
+	"6oTds3j5mMwL9wamF30+xneKelWetjFm8fCED9khnWm3ODQGb+482Zs8aOi7dP7oPgj+KWXEUUKZROZb",
+	"Wq9Xogd2nhbyUuESv5aCht2+P70cGp05YNSTQqFWRYYyjxLEVxUILtTdXj4CN3tnLj4VQPUpZW7Plo6K",
+	"LshHazPDIAsTGT95NV7KmGUcHLlGjREAkjiwvDybFvkgCrQarf36LVZugVTwAchEE0aFtjIhDijlAT0d",
+	"7Fg48tYS8Klq0c7zCmBYfPDnavRSV/57qgZSgRr8Pfo99FfWfX7ipr9MxfPizI7ydHywFfgUQ1e7MQt0",
+	"RDXc514E8yaTlfMxK07mZyc7Liw48tUVS1YLV39Wpt+K189X11Cp5oxlW1yMWldWAx0On0caVjU7V9GS",
+	"ZRaCFTQEV5H0OZUw8leD0gIfg4F5phjtEF4/Lh0NFKN3Q6oNae10W63/+Pf/3W51N1sBiVMRjkm77X7c",
+	"6m620EDAhWCKtHe6m/ZBp9VttZbOrTx0RFjirO3O4uSPYuQJF56lre4lNnzCfnfxJ4+qaX7cggs9m+eR",
+	"EzNS0RE7cRV9/h6C7TJqUGWZXh+a0M9WVX23gj77Dt7j4lnv1VfqcEKgqzCMbvynhb/VwgVWo9yqqxtA",
+	"vBgJrukzb/SYDlhNasWFsnJzXt+Rjt7mNc+h+rH9I5kw4UKz+xrPtxe7A64ogL6kNxpNSefldNyPkPdB",
+	"RWlJUNy5uiK7DavGJlIbFr11JaC5YfBEFzpoYg0MV2A7Cz0fMCKxw9dS7qjHC37gU2jpVAUtLCnAGpze",
+	"DZX1jM/C0vUKi7heItr4mo6u88FzIcf5o8ew8Ln2MlooYPVoMYlSBadqK5aKqFV7m0Yp239SsjiEQV+C",
+	"BpTyP8UOBAu5I9lsOc6QhSq9eTJSaRmeaeHpGWXMxR2LDmXotJXn6RTzN1+iuFymErxdy4UfW0KORVCB",
+	"g15U/AJe1hdjaWQhZrBmyJVrCLx4hGXx9SNWkFQdftNRvRnNcg6fvwy3g4R+Y0LCn+tkOpY6YxsUm/9C",
+	"fYUxVPbHioOoWBQ31l+OhtkkuaRitJTRFwcWkxa+RhnLriGczZPPYhbgnM7P4wLgBK4ryQGxAhCAZAUR",
+	"xULG77GJtS+y1v/lpvE/bxq/9gvpHjBd6RqqFsu2KAIy/wYWOI5K5U+XcK7DyqBqRVnERDD7v5YydKQq",
+	"XvKjH1Q8d1D27cADcPHxRIvKRv55JR/v2II+GMM0jskdm/l0XSi8xV0qpmI6kUKzUoPEO8YSTSgZUz0u",
+	"ixeFqos/Dvauf7/cEifJm/Bj1B6+1zuj7+jm7Ii10u/5udn+6dPP02cVCZjrVcgm3PVodJLjHZtlrR0h",
+	"NjAotcm1uwPzORbqHkkGrQqx+xzpf27ShDfv2Ky/8Xi1yXlYYj05dNyHYwohdUp7yHLhyn9rSSgs0vVs",
+	"UyyUI8FdGc2vL2KJFfMAXoWKlo/XrnSImRsjl49wKbwzH9yStS+rDYFz70FvrFeaaBYqcNTmmGjFysXY",
+	"R66YiKzEaFzndpiTQaSU70CmHcfH3Kn8o/o1Pu9X++es2l7teQ3Ufs2B7hjKVTooSVGLdMMXqRSbM/ln",
+	"M9qqDDOkPE4Vy0LIH5e8VihV62OnvqYdkJ0nDzTOhMTtvb2yiLhgoqL/ApB0Uej5CEqv1iBylaVukCO4",
+	"HrPwqZAqxZm+Ef3PTdfFvWnnA63ZhQfFcsqUVYnJmH0m70/3D5pX7/c72ztZ2UI6xTisOzbzso797I1A",
+	"ULzSZDAzTENPeVf2BJ9AxwPNwl6fIMsgXIRxGrFofYPYLygqIjkhA27mOk7hiz992rx/gun7u6G2OKqq",
+	"5DiNjUl09/Vri3h6Y5yZuJsutF/7rKfXllEuxyFLF3R2loUKvxV8KyFOBcWXYKneyVJzbSVKDpnW2Egn",
+	"9+GQMYsjH5eO/g4f9qnlBLoLCh7SGHpB2Le1V1uJYiOqophpfSPkkCgJDf5V1LdPuDbMqrYRZ4YbTkVA",
+	"+pFRffiBGR4Sw8Kx4CE+CqNJn7j+OO4tqmZkQgUdMQXtNMZsWBxi/w5If0zDMOmT9/sHBxfN/ClE2Gk6",
+	"ZGZGYkajcsQaONsjoyxIowm0coCODjBZOfZG1XKJg7n6jiu4JK6LhQR99TDsfgyCwf/zf7/bIPvYaagX",
+	"jll413dxs77zmxmzCTYIJPRGLOokB0Jv11Uv7IdS3p0681nf9zaEZmsjxbQO/LixjKP30mRDbwSOtb9b",
+	"VjOWUGnd/sf+hLnZLjHXlWUfQ2zDhJv1gNCBvGc464GMo1Nn+HMruBF+2lDGUW2afWHZq1r9qh99zvsF",
+	"UKz2el30zWHuHVpFP3raZHAiQxpfc7wn563aYGWv5po+bXozbq1Lfrnelo2zQKpOLdc6BBXs65wwjjWV",
+	"2iMliZL3DIsM2m/VhiMv75CpbC77ZP2WoHb0vLblaho9lf3v6vysGJ7055bwXz3mCS4yxsT+Atklq4Ft",
+	"B5JSs3HfWPmJRgCaYUGUl2oEUBuTVeOYqzeAXavU94wtlCPCztmUTKW6gxBqLEHEDQntpa4JHVEuNCqS",
+	"SUzFK+1fDWmyXm9IwyV8jXi6VDVttw7osmFvpmoSI0byzkhCldEkgpIOpniy2rjKG09Xqn/BYgHlyLCM",
+	"lLKTK8CvhKVY6WalHFvE+KxXcZncV2mXW27yl7f/W7qbasXTUhAJCIgQBOcja1GKrVNb60+1DXypRm71",
+	"0bg1zSYXQ/gg44aP8BE85xSbDwTOOKvHNLFjEmZxWArSt9/vu/omOcfqr3eLrRuIHN4IsO1wEelXxLG4",
+	"gPQ/et6Aa0LL40Cacc419AbZt2KySZVgUeDsklhlyKpGCXT0MgGJvJ91yOOYRYQLFIGkYMtk+pRXAsaQ",
+	"R7soMZF+s8L4a0VnJ1ywJYd/z6W+W3Is9v79Flv/+nd+rRz3E/066iqmYYh7AQ0yD1qGJXj+3QUH2c8O",
+	"sTeQY98kOf9xKKGHXwWU7t0JE2kPxtkxZfC5IUbRWQ/7g96IfgFk7vmd/cW+XQOhfql7reub3Pd6fY5e",
+	"MkFgvfV+S3ymiaF3zEX4eszbIMfg/gQewaLSbWQBhaWBsIHXjRhiVyVKpkq6dCDshnJP45RZ9YRYRZCK",
+	"Ual8FhF0AncfZBnZZa718ZQ2btJWazOEH+GfrL++cSP2iQUlFnWyR+aCTPpZ8WoXzVVotp7dQxVbwR8N",
+	"PZZT4NAZzrj4JEhrHikeWxVd09QwyCdewIK+X8zNC3cl1157LvZORCYEBcI1cVvv510bfQVu5m0y3Rtx",
+	"Ix7gAMiDPZ6H/K2H8lDycCMems1m6f/ty1VMfiADGt415bCJWWLOqJFzLfuROZp48HXDLS3Zm1jpwPVn",
+	"DciYikgOh7gGUqES8kCGSgqTf/E18WamspC17IfJGn4YAJd9Ww6HZDDzCL3u1lIgRfJQwCb7rTnifXA1",
+	"qCCfKsMkqKUmUjdhTrjkIW+zaX/F3WANUjt9le4fsl6Z5FPKUuYmREq3x8nioTfAEfjVzlJiDW6B0MXT",
+	"SVtg48OZKgyBPGQ91RWL6QworyAO4HBN1oR0q163H6xlOI98uGBOKWEaSAoFRID73R8G9P10gARJTeo7",
+	"kAWKO6iKFeXJ50QWJM8rQ82CnCfP/SwhJix0TpG1PpKsZbZSQetWF4HRtxIfdmBV90xZ5RZKXVJtsHxm",
+	"hpj2Z8TJPpiiECX765DYRuMpnUGekr3sN4hdSkJnsaQRoRFNXHiVZ7Q3IsdSTWispevWCrjcD+ZwTSNS",
+	"6r7LyXDd/vElL8qAk8JuOLsF6ows1LHHuXrf0JC+2oBbl33iIEh9e1StE+fgsh6QidTGV++zSt6NEGzK",
+	"tEHHVUCowSGdVmAFtFyMciKcvytyRg4pgpaXZ3HYPikFd7dclGBBdq9tE7q8sh7V4560rMSlGLhrKlOe",
+	"yhJ/p9XZabY2m61OVZ2tDTLO7AtPxMn6DCkwZjnsXLDOvEOEZbgZd3UYmp2JU+rs7enKkhZP572nAJBD",
+	"7AF1SR/aPlj6cCUCoXws9eQzVHICBWsl0hz1/rHsDB+T/ubu6rnONUykSwHKXgr2BalGS40/V84762FW",
+	"F003d3NKMX/v6m4RQVQqkL4AecDFbJlJ1o+DC6s/oM3Wyl7efkpNfhLugPr2wsxqX0O1mkw4ZtF6fjQ3",
+	"Iq+HWjqnLFh+QUngwjliRSHkogK4KorOdn2HjEZ4dZZNyWtbZBz4/miZRTxvNIJL12OpDFPrG+QIaV0g",
+	"ud8IYHgviS05w19gGYHnVtWMZXhH1j5cH6wXUmRBLoM+QIxGWN0nlPfgBnEOlv7RNR31F9H+dXu729rq",
+	"trZ/XrLBCho5lsJXaKv3Ba/fOh4wd7nkNacLosvakMfGb8jjG6Q69bPzyUp23ojMeQRTwPRY+fMFT23O",
+	"MOv69llCdvDJO8jk55sZewoUHPiLsMAta20SvM4fu+/KLdS2j98g1+wziF9gNFNc3BEz5uGdsHRspePj",
+	"w8OrYxJDFt2NWOvzKNK8B93DN/sk5p9SHkF3qf/49/9Dik93wd9mvxKUf2dhnzCqZ5aJh2M2fXsj3HP4",
+	"fq/VJ5ALWpgQH2z1CftsFJswkCB4eFepsIrFG9xXocIdo6qHa7Som8Zx/lcohbYCiDC9kKqBHM8i1x86",
+	"pCriNISpBHTajuW0p2XE04n7I5GGao1/YxP4nutKbp8OoZcd/IsPoIDEmI/GvURJw6A3zzBOedRTzBKM",
+	"P2PBUmORTPAQCuyNmKGKU4F/wH/HNIbl3Ek9hmljGhqpmf92RLma+T9Eavw/TTpgvSFjrvCmVDTu5UUA",
+	"oDdjfqjlP7fKf26X/9wp/7lb+ZOF2Q/uaCt/tyt/dyp/b1b+3ppr9r7gCOelcc6MT2yvL0pQKNJ38P68",
+	"Vr7hbIVQEaDG2qZ1q7dKf7F25EcXxweHx0dL9iQ/yOBLDgrwJe03rRa5CwEXlyhqUdOj3AcSIEgXMTNI",
+	"EKpv93N+eJW168/KNUO5FsIN+IzFyIqJG426OiGrnSLgTc1JZvhQ02hVQHvvodNTI6ZfETx44MZ6+Zyh",
+	"BVjEa4w+V1Cwr+Dr0djn1QJlDf6NvTwDksQ0ZIqIFOMqXF35CFe67isLotXt7Y3QfCSaIHdDcQvXSLC2",
+	"8WhNuThtVFrb6P9MWrkvZMIo8K7pKXPYsHwPGdhdfQdvaDQH950L0Y1cMAlY9V09THSp5NizQfYPr/0Y",
+	"iFIC6algiLkRWEXFwgv6t2LMJZtlg70JDIQUaF2HeBBTY9VLq2WVYfeoKIVnBaRwBudVQxCXB80ONsyy",
+	"w/zpaXJ+eXp73mqT1+T89PD2vLW5sZQTDo0+F0xxWZeMfMporAsER5Mk5hgMvXZ+eNXsrHv9N8s+rsQ9",
+	"f9MIGieNoHG42mEj+tbVwYlMPxd4LW9QMmJWJKeieKBgU4mYcjVxLk8RMqWKN5FpOLSqdcxD3MDXuDhN",
+	"bUV8C7c2WcOKPVZbya5nUHiyojL9t1bNAbt3P2sfBOe9XtyFL29VvORLlWncHE+XQsupOnCs0zO+Cm3P",
+	"4U12XkUqrWX1Pglmrse5RP6OrYctQmfGsiH/zDThpgsla10RpwDILSAfrg+IZVeWTOftHDcCvMRr/VzD",
+	"Qc9jt9VqQh6oVRpcyIcvlYrswp64VQwv3x2Qzc3NvWoA4MIZ54t7J9QYpuw+b29uoj+2vjTtfzr+P7+Q",
+	"61/xX138z5r/783Nxs1N9M/r/7r+r2s/P/zyz83yuPX/UcdEjoZDBqF9p87wsFIq7ZJJ5hkhL3Wz2ZUc",
+	"W3FggXnkT8j/XsA+Po4Z5rGNGTZKJKGcMDJUcuJuDJFa5XoWxgx7KFoIvNLEKtGKR5j7ISTa5TkEyw2l",
+	"ClmRIuFtSwruHYhML6XS5gudMna3oE6WnYXY59k6yJDGsf1mISZjUe3HudalnkDxxOqI88hXvKgQpyBQ",
+	"3oFQbDHwlkD9f6uCz6eqlg0LVND/9UgU6zK1++fxW0DYCqvpxE8j9DauEnw0wECaGg1Ah2OqRl8X5LJk",
+	"aNNE3gPrrk9BUjN370aZROPEDOZhERAZR5lBe2mR89R9t44wXQr/QUx1zbIufmw3O2TtmHDhBgbkiLAJ",
+	"lA4KZwE5JzI12aP/+Pf/s16bW6KknNTC39dhqCEM5yXz6bWZ/Q6iuMAvK0JG8gOs/fA919wskrLs7tp7",
+	"zrysXTLXEpdncdIKBIMidlbQK2tRCNBAnCwiRS2xihEdwfN3XNCY/76w/i7LRm4M/VBsuEPTiBuSP39l",
+	"peBEKmzplg2uqbSbvbJ0H3E77XPy0UufKky0JEz+LqVrF51NXeHautP5q6rW1mIGlKw9UkqqevLzb7tU",
+	"Rzswz/BoLCrV+Si47Bxe82b1X94n43RCRVMxGoHq6zjhBjk2mkylAnP+hM5ICGVY32J9SQi3smuoWLzP",
+	"i+W2stpxi/sUHCwsZ/n++vrCNy+3HwosCaGmaRUPLHCtUaYEx7Wv2WvhWC7q3Np6uqIzQKe0qmBxOdEc",
+	"sHUF+sCEEJAJDcdcsByyUKDTBy259I8NcuA2MlBUhFnnysDFwVoww9r6GzfijE3RvOCLF9AoYtHbQhxP",
+	"Vqc1jSM7YExFFKNJnxtdhOnGjYC6wdCNAo6rZ5fEoj5Z22q11rsEcxlAgofVapKPfUv6ETP2x77L4mU0",
+	"HKMbeoOcuaLG0L8SFQ8sUpyKUiwwfKq93iVnspC2AteOvW0gxylzUZNIMg0oZegd60J+FEbVNUk/iano",
+	"+fOEaTtuB5UWenYgiWl45wojMwycsHuIoEO3+8UVaR5KNeBRxATMuenmzKorKhlDlFQh54ZbHV6SWE7z",
+	"Cg9+C764s+lhRUXscOYhjYJkvk32mdtrVxUscVkXw+KucNZQimHMQwOT7lUm9fG6BPeDe0d69geTKBla",
+	"yh/EzE7R8fADrsQ1mbI4Bt3NYlPqi6L58tWFpMrQ3n+hpUmcWlHDepAygifTsYvbJ2AEhZ+97eMtUcxY",
+	"kWxomCL9S/tHc9/+0SeahRIdgvawMdKiZ6Tsxfaqt9O2NysLhieQySvKp+BzOV3dbGbGMurZQ6FxLKcO",
+	"fbbdbNBNFk7CtX7H8dkp5UeKs3r4tXbcBH2ssN73OcHwEY1OW1/F06+s1MxX+5PRaWKvZhb14GHPPoQd",
+	"bxd2/EqTvuug3LyGARyxCAmpuH1LPvptdnRzROpMEL1U0HvKY7ej7Qz783OGeiYQC0iEnC59flBPVtC4",
+	"h4zNzt0CnBiko1J+bixHIwY5uanLymbZjWg3/FPTWRiax1G/vPhBqmf5qqUkEypmJHEltDEmEotUq1RA",
+	"nmW5ZTAkNc5ggL3eBxZ4LJ6RUGoTz9bL4IukYEvvfkJjJKOeY661DDcEDm4BDEndFFoCA/um0CCTrFGS",
+	"zeRwKyCaztYDMmBDCd7IWeHUuSZwQ+Ai8AVdJqHNdnkRr7RHWhdmZaEBzM2+gXUbIP2ugqaJkkaGMgb4",
+	"twOyDdS0L3D9rm0x6BaKCj1kCtStqMJHMj6oE0bv8CtWKhtQvRg3/QC73VQoeynhZZxn7Nvvcgs0mZql",
+	"D02mJpQT+11nNix8M5RCMBcLIr1JAVeBN6rzJoRyYvUULkbdAv+Fq1wq+I/dLXS3HTAmyIRGgFU08icK",
+	"i4XoCipI/zhik0QaqxU2oUNuBjGITEBsDqlmXbL9+XMWtGsP0Q66Y4lZ9wQJN3uPJrx3Z2dy1zLwr7yG",
+	"AVwDSoqRBee9vLMwVLVX0itdnhg99z1IkCnN7kJrMXMmn74U2A0klgpM7LCPIgYNhLrE/oQOlvLn5r9j",
+	"mbPW+Xcy0gnsnTbCea2ElGqm7ICRFLmMUfwGTNFjn5NM0qj9xphq4gZ1CfvszhoZ2FAxPfbZQq6WgJWL",
+	"XrtH/cqxFKqyZh/8CFHaaD6SKmNs+CINwXrRi2V4V7h0Mzbo0BJcUlxoJ6hw7eZzRjuuc8MUzuTiP0p0",
+	"Ul6q20HNCZS3DeQJpBR4MBFQdwCtagFfmrqnWKor8C9/wSINjS31zDL4W1FZE0oSxUKaIls02qeuYwY1",
+	"GdIJj2dY5WPxagBSPXuVikzi2gfRwkI+T5b3Fr5sJVaSyGfkQpuMh+b1JHrzMuKZJAkTkWtk5YtdjMGe",
+	"z7P29xlQszJjOVTX575SxGIvhxYm9weztksiOtPrXUL1HSALhRK66ISrTAlwmXANWmJJai7MbA8H/GsF",
+	"kbZkCs3FNqgOFjW5ANL0jMXBs4dZ7SWZ11OwBzl1qe91NdMdZsmYwU045qPykh3ZTuEyHikqDPImmYbj",
+	"fGJ72AGhqA1gUnSpBnt262puWA/KxfTY5xBKSNV9Dq4tpsmAzaTrHVip575Gi5Xb3Trc+cZUm56cigpY",
+	"SluJGXWLLJXHzrrLCAITYEn5nLE50wQUyHJaR8aaytpXdh+7XFrXm50WNaW8KoFTyNYgyCpzlGPBAfch",
+	"d4OAwtBDAJX1PJdfibdE090cqF9gwR7sieH1uy4pzui/4lpU1Xxmr0addNRnr3AoAeJiASyi+V5XulCH",
+	"JdNeoElLz2rqvXpd0A1BZT6/FQuM0iO3ZYLuXqKjeq4RQ+pmXu2sZgccLSwOf7i4W7CuvIE3VNlxZQq8",
+	"JJwzHyWtshmVxAS3eN84CXPCe46llUCcdzbKtjkGtu0xwzPC8lSu3ldpquyN4m3g08eRNWL+uL/bZc9e",
+	"kD0fu1BSLN+f7KJyiXm/EyuRZUEOwK+sruUF+AmdZb2cxvGun7KkW+czUgtGklClGZiKTq/eN4cKjBLe",
+	"HoecNpf5rKRWuAazSeflQpCftC/hQknEh+DENtli11CrDVDdhaTHaLZe/0kueqlm+aWXTZLfefNLsHqV",
+	"4XHsmk05Y4O9W1EAh0DgeOavE50OhzzkTJieNjK8y752yUA7QBMg9+0fumgvETIdjQm8QFyge2aDKRo7",
+	"rGwHJ+uVLlflDy5nFkFUCmjPJJZiZNHQ6xr4PrYisyRiCaCEcHlzUI9s7h4OLCuMuSgRA7TB58ar0gO2",
+	"YLgeU+Vx1Hfp6/HJJM3NDeUFALq7qbqFKqj+ZQxUwq8WIeP7EdbuzbeZ5MBlYWH3kkdwI1oETugMvCqw",
+	"q4KCk6klNEn8EetU3bNZL4ylQ9/sLPAJxLPDQyfdYiad/QnURD7BYCuwZYDbGDVeUHFKn/CSAj4r8Qfo",
+	"fyJGMWumOvswMLZxgV2ALpbzWTftmOqeN0XoMs/BecY0r8+k3UFrApQClXZK0O+SUCYzOKhMICz4veds",
+	"tODYKplSGxDklNtA0QOMtkss4NbzlnhvKYRJCma/RtAo2urAz1YxtEHCV9Ve5qbP7V8wcZ3VKo9vKSrw",
+	"EARTtAgVhg1SDVnkVZtJI2jMmTAqn/VWCOfMqZoNGkGjotRj09OiIlz4pajBFn72f5e0wsLzYkONoFHW",
+	"ywrDSroNOOPmdZ2G65yBSge+PKculH8uradeQofA+KIs7XpNZPKwC7SviK2uugLKmVhWoSoHNnwyU1ma",
+	"agSNWinLlW6Yl4wsdIuyTQMr55Z+qIgThV98FVB7RJXLHXsUFu5mCJSuu19rHuAtiPFblcuqETTsDeOb",
+	"g2bMtNDFOWfeeafd4rgSe8z/rvKy/EmJHZUDvEuAnIv58F7T+ejgkpwIbtGgmHqIggvNJN3MCQqp0Fn8",
+	"5hr6Im9Ev+IB7q8HrufkYEb6ML/LDou4XcqEC2rQYTmhSWLX67MZs2Kvi0pK20GuHuKR8+fW9/tdvpHw",
+	"3DyVdqir9Fr1c9V6qJf3fPtpEhnzcLaRpIOY6/HiKS5g3IUf5l9Hx//Tr1/CuLnXq+V2FyUq4TCsCJW9",
+	"bBSdbTjMWfzutaKzQz/Ivzql8Z0ZKyvybeh0gBEgj5TT8IOv/NhsIqnusEnphmJaxvePTCPVHQQRX7qB",
+	"OMeXzDc/g3qWXRdF8GXZah+PYMlT1TYWoupTL9Ziw1MvLQTA09VGKgf41CvzNPzUG7X4+WSxkhq0fBII",
+	"C5HpqTcXEjHUR4F/XtdGNu8LXyXQZUNQQ2M5ShlZgyoTJTMDCsZj5l4ZMgaFNsCniN76UpjzIo62iGfW",
+	"MJx6Ipoj72CuVvcc75nnJ4soPVgY4FOIkqx8rub64xEEcy8u/hFi51B7CeKdFtXF/9fk3C8qwfVoSUfn",
+	"IaBg58VKUkvV2PKl7uYeyNScD7NS8zVNKwrVI6zW6MtQ9rMS9X2yRp9YNC50QUEz7cr914cv1ZTtHz0n",
+	"mg1feyRkp9JptbyaIR0rJsZsUWSkPxGs4EnWQA56Sw5YrDmEJ4l7psB0oMkB+X//L7L3epv8M9ns1Mdm",
+	"+hBMT4LvGkHjoDaKGYrv1MCpsnsclkU7FrYzD4rKqwUEqQPbu0cgc8hGijFN8jEBoQKFRLD8TmjsKgKX",
+	"g8S22o1S8H7zX29uoj/awZaPzP+jHWx+Wf/X2jD8d5zFURZGVzlH+6z+COVw6NwnWKYILIqRhBpKYPXi",
+	"wnlvrWCbuSATquiEGbC9W9ZZ3oiPrV6ujpuvcEQxkKrs8XgSw3Fvj1dUeycV88UtVuqXe89UMX2oUKL6",
+	"GWUnn9NR77kB3qvlS3j4LMqZWCER4kWqGlZzCTxAAn8kfoOrFC4sbXI1RFi2b6FvN7hip8EKCLI3Cw0T",
+	"H9vQc5tBe+Sudo9MwPSP0RL6LRFsRA2/L5U3q8sHCV6iZeQT9Xnn0fpPOMWXaB75zCN9qi3w1/ZYW0RP",
+	"dWv5lgmI7rpMhX5uo8TV8KGuHJNAs4pmhbKrhVpMbyHoC3+YYPoEdqctpaQ81Zf08cZRLwP1p0Gs0/gZ",
+	"jYnR4lN3RSk2gXLQ9Q9TsULn6qxgyGUq6i6IVLhIkvqPOcZc97Ca1J8pJf6d4uT5ntwGaoGa8rpaDFZ8",
+	"qb1R/7wC0mDhX7mLWT36feUkWY+sP+fC9k2zAMiFjeerX+WmhhO8tOhYPcQlAb9ot4uX/sgynsP5PLJV",
+	"ktupuovkVGzM9YSs7+BXxJ/yTMcT8K6nSSxp1nANI+bgpef24t5uPYp/9YWz0Yc6stAiHKLmFvUKz+Nk",
+	"nrvAdt21+CIN4EooXIcOrtLbM/uJz9fc36498+c2kq7ePW6a2o2wzwcyrk96CmUsU2W1wP4/XV5+++03",
+	"31QSmf6p/a6zt7lbVlT/6ZdWc2+/+Y42h7/+sfOlVj99H+/uL6gaB0YlKuaSTiMedUnfpzH2ydp+q70e",
+	"QA1IiI9W7seO/dGxFPjhzXpwI/p5yiP8uGlHRZyZnisZ0CdrvoiFVL6KBRaTtPrw+eFVpQaUXwma8PwS",
+	"SndV/k1Xy8B/rGKBK8xUA6gjtTsPpfcnu+S+A9GRxirdIJNnEeJrR5e7611ft0YTp9QDYzi4JGsn78D+",
+	"eXBp/6HyiAqorue8x3o9AH/VhBsr50csjKkrfAZpTO5cXmmIw2nDhPZfHQTTE7L7+3j3WIyY1Ve8pDNP",
+	"I3oBdkBk5B2HKjfeFpcFGa0Z9tn4YHCsuKy0sUsLCBP3LJYJyyCzXmI9T16cWUhOzYHIKcYNF6KdnP8P",
+	"OgytIbuTgmHghCBMGAXlMfsKYKD72GnZN8dqB7ViHAyt90bijAlTeRkSV5UCI8WcqOxz/5aS9t7Hu6c4",
+	"mTuppwrQ5TDKV1vLeAoTh1JF9R3YkEM8sUDHSr4437GMj6OvMpeIiNU0HGw1B1SziCSgEeZVlzyDcrTo",
+	"I708lOfPcKLEIjN0KCdsiQ2fu5ErtskPGopO669uvwmaFzHK7m0RMrLXgvBmzLxIKLRSgEKXUC4Txu+b",
+	"PllTdAoRe1jmXxq0HowZjcF6iAvkUqxv+Ny7zF+jAA0gB4clrupTTSo31bIefPk6lpfd3WEtwBeNfHPf",
+	"3kQhrb+uLMvbJGvIhScMysMQHgWExZphtoTgVq2mMeFRVrCoVFFng3zkZnwj+u6D72gIAaSux3iG1P1C",
+	"lNodm3nARSmuz3W6qNaKObo4PqhvdVH6WP3WtoIssQp3ynX9FkqffL9/+c355Y/HRx+/spKKr2G0ipmw",
+	"gAeelmuPch4CRf6R1SLyVInE8xQnq7/MMA14CcLGCQ5x+HNZQn3hpyKVQx02yGCxh7oXELYx2iD9/cPr",
+	"2/1Wu186Yf7/sfevy43c2J4o/ir4a/8nitqbpKhbXaTo2COrqlxl10WWVK52Nx1KkAmSaCUBOpEpinZX",
+	"RH86D3Dmw7zBvMi8ST/JCawFIJFJJJmkVPaec7ojuiySyMRtYWFdfyuQZ1febfPYevdTdUHNstSs6cdi",
+	"7uWZdEhkhENTpXHIhMqVCROMoUo19SOkEZJWc5cithrFh+gEsyZVJiWm7LpkXUli6TK4u8h3IqI0E5xP",
+	"FqRFC4wPTPcQfUFcivn7yw9tIqT+r74YLt6+7By2MQfdRd+VtsOG8NuzHJ1A7gQ2cAhBCK5nxDlaEDNp",
+	"wencBYYxMvSMXx7t6nE56EJ4gyFzwmNss9/brUZ/g+wtUydnufQnP+TpVL/arphZfpuIhDHjZofsRJYz",
+	"NluUDFLMBjP5mdQ4n0xcMQSN80zprgYyF/Fuu/waO9gWuqLgOoRcbplCJS24VYroYd3rLuSjey/RL8cH",
+	"6rccwR68peM2kVCofGoClSkZyjTFW89MWr97CsUIcrgRKmoEjl5zI1xpqDZuiKBSvM1TGdxTIcm6xEVC",
+	"cRJV3UpLpNE0RTx/RPbHqwfOj4kwiUgrwxJfBv7ObarBNqRZXyTMwuAU52+3TWZJrkjkZBV4e9sDkDS/",
+	"GEwrKJfRJpEDGMLM5StcoLZ34elB2hUqJG8QUiKzf0G8/wdKlsv35H4PM985YDXSoeYCCYsx9IKw4UQy",
+	"Veaa76++7fV6IbapicNNvJlJBCXK4uX7vd7B4dHx02eh1v6mhusbbyhUOpmsGECZN3pckawcWi4QvPTc",
+	"YqdWSDdJAOIJQaQ1gSHSR0USB7gTIT34aZKxdIqgLBgs0kj30aO4ZKOQJmiKfQXG+CNNcmYgV0LsThAT",
+	"0GwABf/5j/+1e2qz9lG3NcdzE900VLfnTR7HCXuUovfbOPMeC57MWQIeJEhSdVtrt9Q/KpDVkTEoMmBD",
+	"fU+2DNxINIGljHY3s1Su1JPX+LZx1sXA1xU/xs0ujGobmCOpgvzRtVLmmWnnXKCxxdNcCSwMjcB4wqUt",
+	"rbcyEJKq2wvb9rENujjk+gXczqBLC9jhZkYVf7PW2twfwZNef6iqroeH6GsbuzzRBAgSyzbL7gUQBa2j",
+	"GbvPTkAYcciFKRbioQkZmMuAXHlWUmsibZN3r3Xj88t3r0/J+3fvLvpilGIVN6jn3sbnnUVRkdbrN1d7",
+	"3+j/X1/tvb6+Qlmckk/XrzvP4aEOaiNTmt4SmrK+yGQCHt+4S84gWdwOE7B/FaGZcZJE76/eRNZo2ci+",
+	"ura+acvW8No1VYaMEuXdo4qgKbtBcGXdzq+Kw3prMxNtDM7ymbpjYfmEGjlg7UHTrz5zjb+0dwZUsU8m",
+	"snBNzRAR0zSGtl8wzHcs00VFykkXZCwRg/h3dCUvV+49S5LOLE9neiNHiczTcOHe9B2U1whATtLUlN4A",
+	"8zFSiMvdN8luWieGmvjo51MMxBwoMqq/eAIIc7uNpasLM5ygm3vCktE7PmIvTbUWN9XDp8e1yKeejVXd",
+	"5uUVev3usnN20TnuNQFOhYouddVWjR8E2tgwcp5qrTuTqasYBdA2uk3j9dC0asltKaTiEcsD66XxCNo7",
+	"E3biPqlU98I/fG17SDfx5791WXaPIpn6yYNNr99z90xorZkFIl5CB17W0yB3UIVAxa/YHRNoM0fgJJ45",
+	"RI9uY0z+xh6LO31Av1nUFIlQLNVc3sCJlGBGGkXOpzJZKx1e6jaPE6ESIl67BzCUSiSJlz1arESZJoud",
+	"Wk2TjYPbKnGSHOBZIlDbI0KFFIupzBVkSiuL1Qhp05q/QgQgN5RQjcTMRbk6ygHIh+gTPDZyr/MQrueE",
+	"K2gUwIkMNM6EmbEarLqj3tH2peXd/JqfyUv7SCDyccqFjfio7dyLUBHjhH1SYdjRIpUdNgNT4/XeQNIM",
+	"ghu1jnov8NAGszWWZB3bXw1lSVOrsBIURBMqhuzcLpJbaC6yp0dBv+EW3BGymxqqyA15ja3qvvIqw1lD",
+	"yeAvkIq8QSUc8/A7LoLFcEQNavYZibmaJXThqs3kgv+SMxDpnRvcgzUqWePefvixg0UV9l8cvD48OwoL",
+	"UPxBeOz6+U023IJFNA/NxAdCywaJa03rFzSqAmX2qagDlcmMJpvM707y+CEI96F7ws6zoH1HMm1Xet9W",
+	"hULCLI3c36V2+ZR6G1K+XAxdeBNawQpsHW1XQYVBQIHmtVzQpGznL34sT729c9/RL+jc0RTczvpNXgcv",
+	"3XPel6/x/cVQ4IgtK15TfQW5fXSD2X/+/ODguN1kY0sn05fCzbja5LD334qqVZjvv1aI9d/aLg1zxXJv",
+	"Z1nYgsl5B2zZ32LjqxB5puVPe3dz9bqgcRjnitlfuZNsyc2AJ5gsVU2wZYozvzcnN+ziIz5W+u4C+yh9",
+	"9yN0qAdY0sw3k7acGwDwmtF4Y4hJs8k2uWWLouaoK8KJFo4nikT2BZHvImi9fnnWF4IL1iavPpGRzNOM",
+	"GV+Dfo8res7us5SqXYTwSQH0HYFywRk15DNGUpkknXymEJdVCxh9kVAxzgE0XlOEnULCRhmReWa9iTCl",
+	"mLTAW8ChuJarw7S7VNt/xqjI9TndMRUYFVOYXV/gtcwnDEhLExzlaAappuLOJvRmTNdGKNh1u4Ca3lhX",
+	"eUAFFXSrJxlGdW/63JAlLF1s9eSED2+Z2O5ROZQJXV9tNvgwz9L1F2rwSTmUIs+2ezTdbqZprjI6ZFTc",
+	"aNU/GXE12eY9bDze5rFtu4NKoPFiq/0Zs4RmfKvVwqKs2zx5y+d8m+c0Ed5v9WA+226OU57cbvWcTJJc",
+	"Dbci/KnainqmmnbTeJtHHS/d4lGZbrVAlltv8aTcigGqLKXzAUu3Y58qT2YTbhxHmz6cySnN5FZPpozd",
+	"bLs15vbb9MGQP90ZaDeUVsAM7KQTa0FWbXQ2TWzguLMYo0ECIaIARrNLoGAKOCTwZXLUFxYT2GAxm2on",
+	"zj7dihgdTiJCM9LrHhybGDUcwi2bZRB5ngwiE3yA7zLdj/oCyxDiq7MJExa/gRiUET24VhTLX7UU9Sey",
+	"f0D+9//EjpLBbijmBu3jW6fbLvs8hhSwxTbJGa7I0cYgbkYWEqO/+/z9uvLsVVFqXCmEHL+8Ogsbru+q",
+	"LQ+Oj/dfhG0u4QDl26zikPr4/UUwrEZV1k7xcajd/fpY21uIk73lcd16XS1rlLds0dyGoZd8nUUYXhjq",
+	"/3su1e05lOXf8JSaYv4RlKa61a+JDPqxWjbS8jhh13zKZJ5dYQWEkAMAfijwog0itpeZAt2QlGV5KhQW",
+	"O1bo+yVqmDImuuQlG9E8yciLXsle9aLnGYUPn5atwr2QSi5TzkThd1m1Ax+9pnonJmz9HXUNjZYtMkvr",
+	"ZN9XHlFoL9/RAUu2TDa3+nSh987i0U5759dZEoSQ2RBKoMrg01z4eeikFaW5eBtHEGdKrVLYimzmf9Qm",
+	"s5RhFUsh57tY5NndBAnMfIVvoN4fEMoYaoxTAHnU20R64MBWYxjsL1nyHwAsovivxr4Px2PnZOfgft+L",
+	"qsVPR/cHO+0deqT1GJYFNz5j05nV6hyppGy2A0zzZrDwHJ7rC+O5uAczAe/9q0qfvpNDmuhzErJqJ/pH",
+	"MqdJ0hkmcnhrSg9Hb96cvH8fkdbBUWci83Q3VIGY/CpFBY1nfx+rBHsJm62/9vZ//muv8+Lnvx/8tdc5",
+	"/Hn35K+9zjF+FUzffCfHXGx3Mp13dZM6rdWyrGuCX2yhj3I3c5rcdrjoDKVMWNqZUZGli86Lavr1wdFm",
+	"QoR1TLpOQzv8ns4wmHQb5+K3/I6RyLndsab4LRdx8aUJ14Z62f7vUOUbDE6Y0ZFwlZmQeBOimk1YXwCG",
+	"PmZJ6C0w8N7l6mUWJNxsD2lhQS/MQRhAcGQo0to38TW6/60svgaKA2IVfsmZ+V3LYl9swfCmXb3kLNuq",
+	"mybmYb3faBuuCi91Ntv3EPoccuJ/nkhisP5MLQUAez0hUWG/jDAAfZDzJOtoVqA3RZHW1YeP71+9JOfX",
+	"GCvdJlPBplLwIRgs+yJj99nuKYl831jUJtR2QhQrhP7o4tM12ZPpWO39JtPx2/jLnjWv7tnY7Q70s/eb",
+	"/s+XqALS7YYLAkDRY9kIXWq2dLzfuxDx5qVVP3mB5YG6qikzMdfXMoCvIDqQkWCzFJSJmEPa5gz8+0W6",
+	"gyJzljITO2es0FBNCZazQfFsfzCB6qqwAtlwUtj2lzORKWx2TADzDk42Tv+ERPhHBFVlMlLka1SC5aH8",
+	"v2nbRoVxJNO+QA5BWraQaHnXCRPxTHKRKU1SFQZhXjPIM5e1rd/gdTxY9IVAnMUWJXGaj6EQgLjjqRRT",
+	"LS0mZtURfA6n6XEtBUxLU22FbfWF4Vs4LsFu0KTeNtXUoHSesb1rTZgZe7zNBTNpRK0P359VcABw+jtF",
+	"7oKFencTNxXYsccyobsnlomcxZyGICGhfGEYAfW1zAUQnIVixPT3RIsDELVKWlDTYMKgUBVUalIZmTsY",
+	"T6iy6kwIJQRUPqVjtjcDZxD+/bcZKz7M2WDmPoz5qDxN/+HHiJPUc7IGgUC4kwVCMVPXLdvEi70qBjYD",
+	"u++4i0Nb68C/ZQHm/AFKu4J5Z2rywIdUZYq0IoBf+Z4tIgwG5oJE3766JnsDSdMYwVn2zI7u/XbLFl+i",
+	"RuFYakIPjp8uj+SdnLN0SBUjE3ZPrt6cdQ6On7qsf00A5dm/GD1/Gvee7z9/fjR8Fj89fkEPRozS3vD4",
+	"mMa9/WN6OBgdjfYHB4Pe4PnBwTDeP46fDvePB71Rr0d7z3e2CTxG3gkroIjSOk+xdC0oPghaMOi/UAGC",
+	"DBgsKOH6ntJ75PIt8SkzQaxQ5l8qbXi/IFK497nS0TAWvSlJUc/E1MzrCxjGYGHiX1GH9/FqgAFUt2kt",
+	"9RRKi78w3yzty9Hzg/3DtbcEll7w+YHpwdGHd068TJPVaSTvmY2uWYrM/FphlpsoAutDMv8mudiMmQSi",
+	"qQUl38op+/URYyEr8YIgjaOATZMEA6gfklwE6mq6je5unnPhwQ0DLd0611ORmvDZWkqqxKGncoQlBmni",
+	"lUEzusqYZgwj0J1P39ZO06rLmKZxwhQccj16m9aexqgSlSunlVa72Pu00WKD7Ls8/E8Ko+S1EB4X1apn",
+	"NJvo66AsOP/zH/8r2m3E72U6/rBEpG/cQSHfm4Py+5LrKfoM5lwxr0yd3nRMDdAcdZ5CqoAsgBtNqoBf",
+	"mc+uk3rE7DrcoGLp1tBzmIhFvh0C40bx64thwj4zdlsDLfxVIH711OrgfS07XKbCO5amPGabdfPRPPVA",
+	"JGHMiPooGuXBPS7ssL1A7QhKe1ZgDxfLs0k2hF6ib7Qs9HCnxZSJ/AbkqhWeCy9FsBpTNacLJ5Bx5RBW",
+	"y4ZtryK7sTO6dhAYVkhoWMId1Qo5vC1cGfr3Cujhca+B+LS9B0NPqhRrVoVox4FFuuMywl1pKD5e/0TO",
+	"L1K9xI/yuge4WIqMYW9M1Sk3d7poenxJM7B3oe91U5TfLcGcLRLyBUvP9VHa2lE800tQH4XsnCW9BzpL",
+	"avchAO/sJrVqybezp2/O+Mvbuw5nusoaa50Y7k7ZmmAeTBM+4voaMnionwwaf6i7KueM3Yavc/1LTBcN",
+	"wI+DBOX1uwF1/eswr99Ru2XLVgv9i4tV1zd/m+xrIb+QAsxtZpywB+s8sh4NVAzNVx+J+VH38V4Kfblm",
+	"kjwjV7n+u9TRs9X9VMgJ5lf03X4gw3Ji3VcCgX8seXbpUK1xxeo3bVlCoSTIb0AO2001wL0PeiE8ZCvP",
+	"b4Se8bVk8zp/eSMZO7hf8g4SAB4FPZRuoLcNWDgkay1OVBCsaEqNM2Rq5tMN6/JyGoZtN1GJq1cbAhLM",
+	"srgySPBOnI4/+NBaf2DzC8+zXp7c/oFmVAfHT8lwQlM6zFiqAAEPFt0gpqZ5wlSXnMvpVGJixcAWnbfu",
+	"c6jbP9AaQ8JVtotAGSkbFbW5j3q9KsRlI9f+wfHTMtUfBJb4YzoO5GqmdL2/9xto9DvjPjQ0As0SuvYk",
+	"XCSB5FYfNwBXwbxsnR35Y1lZW/ZQggYJRnnCFYFcLhYXSmKUUBGrIZ2xiLQifS2llGc2tEGqW1XyTrnW",
+	"5g7TjcsuKL/F0vpcUD3hl6A0h9A77fcrgwmw1Rdb0fdamkyTEIaEbvBEeRbOwlWRLDCQhxelsTFhDIq6",
+	"p+SWsZkilEyomux2yRUTMeFZX1BlEBRJdN/BHjpQGjnC6DKqSPSf8MWfIiIxVOgzG1zJ4S3LqgdKyVzd",
+	"xOzu5qfbw7sPz3+5/vXySLybPR9+jvdHb9TT8Xf0cPGK9fLv+cfs+M+//GX+bNAgf69YF7tKQeK5wBrH",
+	"1sMfLopXibbk9x7jQcBMKghkNg1Y5qIwEylvOzTht0yRlpCk1yYf22S/Td4SmZJ3ekEhn5vkip32xdK6",
+	"w/7g4lfX7Nn3P7w/uiiHVv31oPPirPPmu+/ff7jo/KUWDn9Fjv41E2TKRZ4xCyQx5SIzgQRb2LZg+dbh",
+	"IThols3MUVhbH0V4F2uuJgCCN2AECj+jgZxmhIIBqe3S66ToTIBOMzKf8OEEve4QUeFC20qgKpV6TjR9",
+	"QCkn6OZCcpFt/ZIHo2TpGVTGEt4bCEJpHvpiHrjKp1OaLgLBLw5tMmDM+sDmTGWIod8YyeaVfWHI6DtN",
+	"xRWY+5c7i2Y8PryZpiYqA0BzCQcOOeIsNaWw31+eEmwJozKNEeW/+oh/R5iX65V2D68P6SyG2/YXKhyX",
+	"U1nqZZnUVHp4CIgArTdkvgIPtUstLePhFtFKUzojmWw7npiyGaOZary9foRedXddLxvG+y1CLzMytueY",
+	"rcOm/Dj6hqfZJEBSP/3000+d9+87L19GEDJkv4jIHv4dFYC2JgxoTO+YdVlp2TwfTioxtC+e9zq9o87+",
+	"QajKrcf9e50XP/929KXVwb8OvL92/7OmdGfMWQblozeLY4RHQovoQiJDtAIuUTBs5GkKsT9eGNtD6cSG",
+	"Vy55/lej2649AaOEjjeIQoCs79cJDTpyGwMsvZF5EFLGnGi4xoTMClDwOFzpdzOoXtEgPfCCpUoKsAl6",
+	"OqJfSPYgDP8fqHGh+edzGypFWq/b5D0ISJ/a5KxNPuzCEYJQ4vKJeP1AnH+rwFZG8+N+55BAPKHWmoc0",
+	"ZaQl8lRxMQYxYLmcgkWPrtTS/fz13YR6Y52u5PMkXOqChsKqt3c1lE9IBXDN8Vd7skscwx6OdW5HCxSz",
+	"Dvzj66ASNa6Yl01k3BDz5j02Xo/SE7Dlj1hqC5xvgTjjL5kbtAcKU7x/ndJcnoqXkTKkEJYCgZuA3acm",
+	"YMrR/0IQRlnXNc0bYHiUejzHx8rfmS4rDaH/0ndnw6WvPuLIioltCa67KR5NYXvtFf9bZ4X9I4it2LEf",
+	"uaK2StfRwdFBxXLV622KhbSaKIPEV1wjgdLvU55UUk1ffnwVmuCY37HKDffd2Ydg0ym3+ORF2x8+vf3w",
+	"YX2ZbxyP7c29KjivJFRaf8QgzHwDaK2Eitf4UEiOAIhUVWc7UivqhZkWNn97BqYoE0WBEVe5MACspUvt",
+	"oAEOatAAEzakZ7yBmy6h4pobMTPlNHkl4qDR4rOVqC9SSaClJm6FwfyxrdXhh+pijvmIJgkkwo5SphV9",
+	"iObLZ+OUxiy2oSVOXJ8lVBhMzYwMwOKgl55mMvWzbnX320MZwuP672XLDBbDsCUsSrPhikgsB+ZWoAGU",
+	"IOyB12V5ldsF0Tp6qyN4V/q/mYkAmy9bBkyHYSsmLL9poXcWhoQqE1cEwBQF5m/cT2iuqvRrqPEGHgvX",
+	"bQ3B/F1XlvqJcroLDCiraP0GF2mWSvgyY+ks5SWwxjoeY+Zeo+l77CCQtGmXZWxTgGBskDQT3Xf0h45p",
+	"ArZYJFsuRdmqTWf8BlLd2ztzNphICc4wG/u6Yyp53CRcISl4EkDRZtnYbU+xJ2CsWCUvWQJ+XX6fTPhw",
+	"cZEPEq4mLH5JMxoy7UCr7sw2g/pG+CW5YykAb+qz7BoETHzQuqFGYd4ZJiDbIQIDEiHnWnEYyXRYVhwO",
+	"N3Kxu/EVvQfPZ3m9Xt1tZM37jITwkiVca/CBQxubDVhtxVzeMwsXWkqFruza+mODr2jjKAJnpx30h+Bk",
+	"sFymHJFlauniyqEf8VGAozf0uT1Iu4UQ+0eHRK56z203a9UMs4wmSn87qXyrOZViFdZM0XawagZbll9e",
+	"jojYf8yIiJVBDvXTqfoUAteKkKIj2NhU+72nQ0jW41OaEOy8TWhGplJl5Kn7ZZbQYTXz6+BoGTnHN1z+",
+	"x8//CYbK/2j1+138q8ZceZHKOIeYgst808IzWIKjJvD9d6pSFPLFJXQ9TtplLl6Zll/aOxOZaN3tihvN",
+	"7lFZkA3K2iT80brhml8sxdNLPPqzlelojCWFo1zwLEIpHqPHniiygKp9YJbrPnZAJf78Y3GnByo+bBCw",
+	"5PxP9p4bM4GVWMASdzORwyBaiFePfUvQ5MtcFIDJ+MiGRJM3qF5iy0g8roUzthUJw+Go5T3yUJaV9Z85",
+	"onQmUMsBimNXXpVNUilAmhmeAdTulpamccoC4vz7XEEBN60hnvqJ0tDeVfwAVN4nCrLnVdj4H8h5nNIF",
+	"/e/DCRMdfcp/XZXrWEVBWau7LscLvacLSs4naDN5QDktI3HggtVvxjc2cGqtDmex2yHICJK1QfYbkhkU",
+	"IoK0lJDbnw6HrFIvYeffXh+/eNX75nEjqFJuXbpeR/uvD14cPttpuFr2HW076vqF+0FTb1DSNSnoy9kx",
+	"s+USZE3q2U9nWQ3HteMPFWBSQ5qw9/Q+zIptAeLV1w3OEDKXw7nNpl6wGaTXon7drvL0LpSjf0YU/KIJ",
+	"C4u0q5kUsT7EkKvIsy55aUhQay7g/j0lQhIeB7KoGgUE+kdAyzOJVDbEZztT1C9myTYwWpaJqSYFz966",
+	"621hEypuf5L5+6LuWsBqY6r1rT4SNpjQ1uVz4/Cnudyjt4whIvjBk3qWQNjL8nIRp6QINdIzaQl2x1JC",
+	"yXdXHz+4OhJKakKI+RirrydSZbtd8lb0hSkfr2qlbtKaypSZmiqKHPV6u6e2a86UBdVkMeEikzZm6onq",
+	"CxfqBIFnJJ/pa+ZFNeZs/6B7XI4466Dg/tt+e//4i5Pef9tvv/hSI8H7vGYTiHxWU20IJ/tEQYl6LvTq",
+	"utoqp4GiHHgyy/oJgDn/klNTlt1XTWjn15/1P73Oi5uff+u1D1+EY+o8hrg8xuFEgtFdjgg1H4ilO9KC",
+	"UObjXlvfShkXQ8CdkFkB4z+SqQFM1d2WIyI2jLMvl34s8PEO1le6Kbi3d53JOZjRICRKyvg/q4mW60fU",
+	"nPMHKqnKGa5pCrgqTxSB9qRlgPrI8e6p+c2tNwZVlnNofHfdQZMqR3/ElWPfV1T9Ly/IR1EQ1RO4c/Ik",
+	"U11TJcrgtBnioyImC6b2hPTWpTVjKUE6PiXRgqloLxIy2j3ti2jKqIj0upbV/wPDeHYtIJz+YZBjSe8W",
+	"dIwV/mBbILRiF8ZhNgUgwT5cXJ2SSMzMED9cXJGWXhIJsbUv/vmP/7Hfg6BURWIGRSxkqkjvn//4H09B",
+	"PUQEKJvoYJjf7imJMnafqagvAJSJ3WfFXNtEeJGGbRD7wHAegX/A4NsN81TJ1Cie0TsubiMT9BwGn4Oe",
+	"WUACvXIcyUBL2KZGksdRdcMBD7B79dyyXiLyaMffmAe+qk4i1BRSiQTqHhw3ETTELOjJtDsdHteMKsXv",
+	"6kbtyKdGeR/KtCyYHx2stbfjQ/67vVG0/QGHTu8K2RfItCRklZcC7rNsQ+OUful6uQhatUs9BL21lavg",
+	"K7E/d4BWsb8wFtlnPFW2nBxXJyRCHhOBmIN7Sva73cheKVH5mkAG5LXtdbv7Pc37sOTaDbLOyKKlR+bG",
+	"j05JNM2TjLsGehh6pXQre6WXmutVjwjtCyMH6ivMSHQH7V6v56UWICO+ETIilJh7sQwIh7PcwWNk69GZ",
+	"sehLzhvaTttuOL6z7G9zL2oQyONvxqV9zv/yAwzG/wYTHc7tQPyf3usxBn+5xuH6X/3E1AcJYT4/5DIL",
+	"FZQCsYmK9Tk0Z0XLLS3AWF/qgqXWLBAoiPj4NfE2K3AHy1RX3k4xkT1ESVQsveNDdg4xqN/M6vhtI2Ml",
+	"DNSr70bvL2lW/1IwfIUZqswM3NPa7q6x6TbGy/bOHU14/ElklfqtdW6AWh/xlau/vX9KmL6ZtWhkqneB",
+	"vGBLuZIpVJCkUL7bupUBZfFO8hiNDQkXt+DX38CXzMsV7O6Wraq2dt3Shpc2aulIlBbJ7pnbIUd/bf/U",
+	"bmKFLYg7IEGUqsJtVVnSvb4ou1ao/J5efNSr9zJsGXae0Xv8PaQWlWsflqnJmRr+9/8Ejf7CgRqQVOYQ",
+	"DzWhyagDFYONMVnv1Slxvj4APITYci18VtACDyG8sUGobrnzRvG9IezikgugXJSvYuH3OivWr7RYK0mo",
+	"WipRK7QQMH3HUrQGGeKHIYkM4l1GEMlil6p8o5oXNLpPvTG8xsdK331TDKL0/ZUbUenrSzu88ovZUsOX",
+	"buD+Smznz6gtw/hNSrliMVETmWYk5YM2AZT6eHNrwYMPbdVQOzPOcGdJa6Ht68hqtm3fZFdJzDmqQNsX",
+	"xi/fFHZUZwrz+cOyccOUcYBbIG5jHCJ+pwi75yo7RYBjqgjEpXa3AQldyWWWD3AgLE//riVYLRbrB0Al",
+	"1/wE6gjZg6FvJfZEmeZcEYj6YrFb/1O4u+CoElR5HTsqx0gdHfcaBWGvhmsJM5rNuUstQ9n2CFUFymLi",
+	"vfIs18HRbCJ3bilQ2jkuh9qsLrwRkBmrxWygBcHUJk1QA6q4qlh6VD5AemkdaKXpT+SgR/7bbjlqGQmh",
+	"RBzrFq4sd1Yont6TlGbLQ2rt9w6OyZ/IPtSkqoxC/7bxKKx0W7Cbw95/I4ZAiGLDPDU40Fo+OiWmdjCJ",
+	"c0aekZgulF/7B6ihWy0+4SO41Im1y0c+oSoDHD7nhra4ydZi7TKoodulEiGnWrigC0KTlNF4QSR4QQqn",
+	"RSV4COpkH3YOetWo6p1G0YEgNzym+Fp75usg8qM4paMsIrl+DVETUzBNy77R7imJ7LJF5VK9bcKn0xwK",
+	"K0BlnyhmQz2PONILqJ/uC1z+md4RWG8RYyU3RaJi5BGQyOo9ARB3RSLM1I8rhRRgAkZcd8I6Q5aJY3JJ",
+	"/pUCv+aJpjIQLuFL05331RW+x/vmrBiE/2gxHu/bV3ZodquunYpY3qpzOZ3lWVHNF9EYTgijwwncYeaK",
+	"4opU5Wxzt9XJ2H2BQnaJc3E4wTwlKp+Slr0si6tPy+T6cAxYIuekZ4rnqQp7VH0RVQk7qnLJU5LRe91h",
+	"VBC8a2SuM5ihIrMkV35HfYE9neIyrNQiuiQq5O0Ibvp7OsySRTHp/6hO4D/6IqP3beNDwBNYPB+Vz2Qx",
+	"Zv2y9vJoQqZ5/6XbVhkvrfDym148fdpQL7ILsfyODZSrjN4Hnn/2fP9Zs8fDA3h68Oyo0RuqtvHSlIJr",
+	"5Q25UgG/tDkh5nrJqFJ8LK6put2uptGZgYtGSCfNvpQLpMqoun2ibCU1jAO2pdQclBTQHM1sK/u9bnnq",
+	"KNxUv6qmEdimGwRvNwv7DSyUVg82DUPzER5WBhPC2wuY1y/tHZoOJ/yuznk7pBkby3RRg1ymshV6hf7Z",
+	"qhUY6gkgO7asqXpCpvKOi3GHomIMD6g2MR9jFCoscLBCNBhTpGRKWnPGxxPD5w0UTBkcfUUGsh641Ocl",
+	"CxVF0UuMypqFpEkolGuHEWoGDsV8UmZLQWCAq/6RxSA0o/cR1SaqyK8sleH4vm3wv1Oe8SFN3rkEwtUl",
+	"FUqtNwEwGKcs5nZ7G6kVSF5v3ZNBNBd6/w3NhpNNYpOndHGOtehX6dlPFJFzQaZ00TGV67F6mb7ZLRQc",
+	"VArJBx2jhT+B8HdMqpxlk0cBNJlysfEEa3NGTCT32vFA8q73wLl/NJtcaBOWjN7xEXsj83SFC6A+lpnN",
+	"NgwlLB2YxiT2yXsq+NYtfABNEr8QbK3lI59Iwdo25ZSWUtKousWYn91wQABww6Z7ugJgz3Fn397vGLrt",
+	"p6CiJeZRPuZ2G0sHrowmUbD8AKlVGGt1izdxClQvqhUBD5vW916JgGQEU6/CmGMbMUv1shL0p5yQyDAZ",
+	"LeKOgIfAVeHzk76wbQjP2oTpeyXKBRYS8596orCU2FTTFVfEtNESjEmLtU+PUsaMZlezaB773RwY/O1m",
+	"OW7L58XMRqYemzUVtYIIpcI4gAOxq4XFtykb3SiBJEv59Cd9QDxTXdOOmqdUhAO7q3kNPzfYzWZ43MsB",
+	"ZVohPMGoiDsmMpkaQm1FuOERmHo0JZarzptIU2Xk6GI7+6JUl9h/2BgugO88UaYafFm8drrfXHb7Iqru",
+	"QkRacA9AiN+u0a4Ji7nWbcHuol8wN/lFszwdTqhi8YmxZBl9Hh/rC/Oc4VRGKIPwWxET2BeU7BXJtUSn",
+	"Ou6F5E/k1QXZIy09QLJH9nu9YMTYJofGkHrVX7I16a+AJ/yK56C2160PRfPTsK3q6PgQlnyL2YgLjlGS",
+	"WKTt4tN1yDEfqKjtKUQbpoM+WHB/BIk8DAK+WkpvCBoZJotg+nZC0zFTGYFkLjzgv+R8BrffRCaxctbn",
+	"IkXwlFB8LiWCaZ1LETVLeIZx8OyXnCbEJId1l3WGBxQSPuqtlvEff3nUVMsjbn3mMs0mmjpBDAguDD5R",
+	"rIzx1mYSUqC2x3TfSP0ogE2XlAnnOHn+7OlaYCVPz9g04XpJCynPt7dphvlGorqZf/jG90T1ZancP9n1",
+	"zM8kSnpYoV+50Bg+guWlt4c9uKvPwa0sVaHD2EVbiUoAq7KFnOtyKr9GvuSllFOCAIob4nHVQn29v/xA",
+	"fMzHzXG+Aks3SpmabOfhTvFhB1fuxZ9mN3/+5fCuNz348Gz4XfrT/Pngev/24ki9i1+M3tCn+St5PP4L",
+	"PxA/3D/7cV4JHTF1LxpnlJaGEaaPMVcZS7ebpaOSlTBI0GhtSdANua5XvbHi2oLzoAC3ygePAh0VTBN4",
+	"DVCwhLG0TbTQSw57nZguysBS6/JZN70ovDIPqxbMrwhRwyntYXSvDO+t5p7rIIRSaFWBEAL7v1Zphmif",
+	"xUZgt3FJ/ctyH7ZqChewrqQxZDzBX/jeUpViO7LOnMe2wRaRQUvHxUzADa/Buv4hUEOhvQ1BDVV39/eC",
+	"GlqiKpCwLk3Z1PIbLqm4ZTGeRtLPe71DRmg85cJ+mFJBx8VvXKgZG2bSfQF16tNTEqmMjkbgTXVJhVRh",
+	"xQJOIaCmeFZqZX+WZz40GAzBwMZiMj90DNKHeW6nvYPdVUvO25ZLhK4nXYs9k8qErRg4pkPqQw90H7lh",
+	"RJsPG/rYZvh5Fgw8pkMtq9e4xL4actRmdZ3M4DeuyirYffZxiEbsINCkpnrdiLRsSsuI37FdIouHnBpi",
+	"YlB+NX7TZijfOTsLuobSNE8eDJ31x9d9xWmUalMZeipqv1Y3YSPbuLfxG/qJwQfP1mfVmHZOo4tzdjbK",
+	"WPoe64rUpPJSdauPeZwzrEaTSDE2JUgA79LNt0jb6u2W03iPjtaG1Y1TOmS1A7HlgA57lfzg3vO1b24S",
+	"mXxN1a0NSk64Zu4v5fBBsGahNG0u0wb2Pz2WC9t2bR62+VVdTGQmVze5GlKxusU1m85q8hpoOmbZNR03",
+	"NT+y6eySivH6arauoQ8a8RBMGnzJiiO2JSiQuzzCpImoQGCQx6Ykxe6MBVJIOEo1iEAPuiTqsAP2H60K",
+	"oOPhS2gal6/PyfHx0TFJmeMDujE6VS8vP717Re5okrOifsTL66vrs8vr3TZh9zMKMWKle6cviuBHiC2J",
+	"LM+NTkj0+vLVD396efb23U+n3/z05uOnyz89be/32vtH7f3np9/89P7th0/Xr/7Ui7rE48RYPm5Ok6QD",
+	"VaghvFKdgOcCwodiCVuUYQA/KlhqpqffGcl0TtMYAmMndDZjQmlRZ5oPJyShGUuh5pYrcE3+lk9nLCat",
+	"3sHJYY/QjPQOTw57u6dFZ/Yt2RxC9HVfIz20AR3e+t30hRRD5te10cPukjPw+tCEx7jUXoRuoTTOaKoA",
+	"fiNlVElRRQxpuIyBRJDHusaXrxqcYyKHNMHAWJiMJ6AUN0wmIU45c2Sz2904CLnuhq+vMnmZi0J32oh1",
+	"yLThCkFbm/C0/OtmKIi0fqCoXAZytYtI5JQNZQoo3egch8O4l8k20dz9dZvMUjlgbeuHU21ibLxtfZLY",
+	"P//xv/xAiWIVG8rNad40NM9mvVvtwuVG6nHe2GoJ4Khz9lmIpJjBpdnemVMFv02oiOVotF7lhHHgAF22",
+	"PKw3bNEq0tnO1xUVM4nAHaAIfPU6wiTTKV2gzkVJBLsS7bZJ5KbqnrFbFbVJBJOO+sL8ZN11EWkZbpzm",
+	"4olCIEdiOxnri41qbVkzleiURHpZDSwHLGdEMnrLTC59X8APUxZz+j1bRCFfq/3xUTEwV1SSloMg6uvX",
+	"8NfqNQrdtkFx6XUTUYmlgBb+2keSWO8NqR6Qzc7F2tMAv9YRfQGjugG928qgSIIuAGBO4TobBmHBwa32",
+	"wxbxJavhZ+VdLVrJSKZsSFVT+6FtfuHR8IMxWe3LDNIT9gC8AOGpCmjWNkTephyKi+C0yP/+n6Ra6ru7",
+	"LdTsQ6r0o2fzWr73PLA1mFOv4Ybc5OUPictzC1E4+PxR+MilZfoLzKnmhHyQ8wI5qkzShejT3PqidYzG",
+	"ioTWNdeCjHujsO+vmUpdntUsoUKwmPzz//q/ySxls5n5m4ubWSrHKVMKPhv4ZPg7hnw0K3xP5Z2pjaJu",
+	"+YyAS7gNbQhXZMSF8X9YvHrsEHgEdAeWRdfZjkNq1ve2FCyI8qv15bNhuHTxmVeswffR6BHOWKp5gS2u",
+	"q4Y4eVSh2wRT6zIJj4SQTLPasFXX5RNFIvfhbRyVfT9jll3xsGksoQNWQZ79OGOF9rW6/pZd3m9fXe+0",
+	"dy4+XsF/PsG/Z9fnb3baOy9fvXt1/Sq4njMaqsxYnZdupRcpQcQDkwsCMIifLt+1i8jNGU3plGGZX54k",
+	"oEWW12FPpmO119t/cTA6pEedXq/X6zzT/zzX/3hFofb3IBehQVNK16oVrrI6rnWp6lIW5gKa0h6pVIsa",
+	"ri/xrbu7dF7pZTgtKmqqnZQfrMV6ygXNswkTGR9C3RP9RjKkacohMTaV+XhCFB+LDhcAqwnwcLMZZKum",
+	"TOVTRnh2YguXTp6ovogyCoWgjagp0zGEKbLhRKLrQTGRhcRLaFmm+CYUEdQzqKtFXbzs+2c/vD/484/f",
+	"rKUL+3TbDKmOEC6ZkkkeRv1F2lI1S1/wIa32y4QRmiRyrpATceVYEBdY25PIEckVG+WJYEp1ybepbk1N",
+	"mOWQzuiAJ4hQOmATLjQTGyvSgksA1UAjkJJEjkEBlMNbAxOwSxIqYtySRpeRx28DboShFFbgDaPS40Q0",
+	"w7gVcm5tAzhlkvLxJCNCzpcZLrC9xudOD1Iz13MznJpYL54xv3uuCM083uXZOKDuNZ+yalWrjI5BjAPL",
+	"oX5ft945bAkoYOAIkpm7BULm/jGiQQh9cqFhtwlehTtm67X14hStFk2wmTM+L58GHtfNQbd/ogiPPRd8",
+	"EYyol1xlErLT9E6gAI3vGbAYa/6aPOOMjrfC76iPpTfONd0AyqhmbtXdahfc5TNNbjtckKGWglNysFl9",
+	"1fUoIw3wAq/p+Bqt/yHAQGP88PNXVgQizNngU1qRPyZZNlMne3t0NusqmSsLfb+nr429rdmr66y4iA0d",
+	"Fbyk7RhqHTP2j3oN/a0H8dCH/SUNJSVeV82YwJsBcMWawBvYNU0X17yO5OBlpV6iN29O3r+vyI29w5Pe",
+	"MnDOwc+Al3Py117nGP/8/+80LDLAhQ0+Chd2mzI9w0qE1ZSlfEj3zid8SMeymbPWUJ57o7/o/uoEt5kN",
+	"85RnC2fZrVy5XyEiYFaTWovlJN5e2GwKgytuMIYgeagKwXHY7XX39w+7z5ocd+sKrRgXtSh2w0UE4BXK",
+	"5buBsd6mWKIshrFbp8Q+cjOiPGGxfnKeSjF2TUiLZn1hZDyIy1Kl+uKunUHepmLMdk9JlMjhrX5fJiWW",
+	"xdQdAKAK/oKSiQ3yQgMHzYqVOyWRffUNvjWOTklkogpvUpYrdhOzjA0zHPZQCi1vxn1h2pBM3jJTgw7y",
+	"yyC0ZUw5JppAqqmZVsru5C2zy8HiG5ln2BuGKC6hdZhVAx7prx/S6C0qrJXhY+XgwOjNW7BbaGV7rQB9",
+	"uE6DOe1nY0P2oQRcIL8ninxSLO1AS4OzbEgSy4PbgJLj/QMPIRVAsMp4Ozvv5a88SejecbdHWvyCxqfk",
+	"/OIT+XhF9p/dHJGE3zLyng71F3/e3TgYDssw67UwsFF8tuNPMnz6hZLptzRjc0gtGPHxprb5ITwF8BeR",
+	"gtfdjPF9kavq2tJC3DBlTOzWRiGKjKV3NLliQynimlKxcpQZ+dB0YSIJEWESe1dPwMbAxVh1iXVPPy2D",
+	"9zz10ZcOn5brIh+vhZUIjzi8vkrVqDJDppQLN66GmX33+Zq0XsUvr86M2Bzd8jjabRP0e+4fA/B4xlSX",
+	"XDEBGmB0lmcTmZrw2RPyDaOpjcEbet1hDF4UTFxEqBz1NgQGirM0YEGgslq4Cs0wzJOlVX7RC0akVEOt",
+	"K9l9M/pLzuxED3sAGdUmiB+stZwueXWPzEHf6dHFx6trsqc17j3z4vDU9DlYm8ilApvt71Rl8P6CmR7C",
+	"RJA56+B20RcbV9WqqkL4dXBwE5qyd1zcLtNoFt6hK8gal2LITlFX0GdvQtVE63ma63WJfimAxcLFkcoM",
+	"Irx5hmERs5TdcZkrCAkovPdHej/1aytc85fnf8kO3817gz/f7osXP80O1PHd5bP8u6Ph66eTl8/ZWW/6",
+	"YV9eHPxydRjc+LRG1zOllRIubrXarJiI2yT6bc4GN3mafNmDxMy9X/Z+g3X4EpEWoFqp3TaJzI/c+5GL",
+	"O6imgZhYe1jPw/sdv1CVydWL/6b3B82+WkwS9IGsNrkAaCE+KwFVV++g7cXDmuDNmppa2YoRvsWlDtql",
+	"zTbYEkdGNNqqvBEi122COLFdRSQ9wtqafxCMsPpXxGneKHZXqXyzaN8mYYRmW7xIwg3QG83DdYDgWIUo",
+	"DCdCebzJJs3oYrpRvikS3QU+FkQrb8SezQw9JPES2NWm2Fa2dpRHPz61VGnDLaETD5cwtEvoV8Wqtssn",
+	"wVtAj5DqD6tdt2URCHyOm+xc4YpZeb6ww/fY2BDI1tHQ/ihLzgy+etquCkBVtENoxIezp+b1BJbY+tfh",
+	"VI2rDphK/o15z1dhgWMthp2D1zs40s24l7fn9SUN/iuWJPCMUAGLDM0YyHHGaPv27MNZYZprgwFCTeRc",
+	"N9GLXSmvvNaWtWVJhI3rG4i8WWW/5lm9GzNfn/BLljocXYkeH7fQgatpYIsclKBjPS6yhpf9QdUMHlKA",
+	"4PcsBvAVKgBc8bGQo1EwDY1BbiuYD2c000QI5WNZhq7NUxLpDx/135EFnEGnJ9w8YOBDG5atsdQNoJMO",
+	"ebxSTFx7oswrwun2jZ7W5+CDuUrXP2DnvDZgyDX0n3rccjjTNHwkRFAwuEZMXNiL9AlE44fBpcx2b5y1",
+	"2yQ6vcHVY4jSK9+9TRkw91AjIIaVCWrFeuCSl/fTpwmPm5qoT38Y5Zn4pNv2TkKFKFcc25f4TE0Wt8JG",
+	"XfNmSOLWI+UZp4LQ2SyVdywmMiUp+xsYvG0FUT1APOnIBLrk80QS8552XxiMT+O4mE/4cALEBNieNiiL",
+	"j0VHjkakFX376ppgpNBv4Dn8smeGpvZ+4/GXaDeMW4xr4EdF2TGDkQyHHIyDqpy2kN0dMl5jj52FfNAP",
+	"Phgwy0dIfi/4r41T2Iyci5GUiblMxkX9ebv262nvD8l0D5B/KNG9cgB+rzz36rnreqtWxG+6QEomTJhk",
+	"DXUXwm7RdDmSkofqwW1T140uLrREuTKywoKYz1jKpUGdAl+mOUrkjMz0pzkA/jIB2EqmJAN4UaBtmguF",
+	"+P1THgs+nmTNU6FxlCEdiG+GxLidM31lNIdt19CP7lZ8HW7PVUZHI1SxHwjN8ngAPtVAMVmAFSDmKygv",
+	"bTJYkNkEUAxTqFvLUiVF1XVJF5Sc4+o/JD0VxlazgCKmafzJAO6F8uPuGaKDKRgzAjGekClVikTjqE2i",
+	"W/hX/qr/TQbRKbmTST5lJJom8JX+J1Mz+M9A/7cvomEOn0fJDT43y/S/v8C/Y5pEpPXpigxzlckpTRe7",
+	"pwYBO2J0ONFtYvkrE1GX6IErCw2OYwOo1DuWZjBcGP4Ia7GeEjpMpTJokpwhNKSLDqWmXQFcGbNhQlOm",
+	"yh51zW5u9T/yV60iDvTmQMiPpmI10/8O4D/DXP8Lc9S3jOajv+h/xlCNS08FQsF/RcdAse3wymWGltGM",
+	"2WMe3KuYLpDLUDJlIicDSVMotDVXGNiqF2nGITJ8sCDGidw1xy0ywLC2IRd94SLlvUCeJzaUUJ9Y7xkA",
+	"esgkGbAxF13yoRRZCMGJEwqBhTFd9IUep1nX1c4Otl6VfedibYJsLMkFrHQ4M3SDl4edJviWNgy05oxl",
+	"7CX45AP3kfP+r2Tu8LSJFGjO0ZuYAfDV1gawvHhvJJbrInOaJEBQG0VHGT3dTLN2ed4zkYdpGgjZhCbZ",
+	"QB5H562CzA3Ma0CfLk7MSgHKP10AkXlhEzcCTJ1hAf7QidAXu1YCuCCRPVlr8u+XZ81GI4YJ/f78TV8Q",
+	"wmvzrIq1MJlWDIsdDBfDhO2eEA9fty8ivSvAPt2Rj2bOShKRFpxXyxc04wAbioLMzgKkGvMrHSpm1BfL",
+	"DzrAbavLuNmuyg1eU2y6Qmh2a0u7tSqXGjb5YzpePoeNLPPOJh84JkHos0ZOV+y6drhhOfZ3kenKdFm2",
+	"Qzsc7keOogyvA8RNvzNh0/9VQJaasNfK0C2fndL7a5t+W4X2GKeMKfKaTlImJoxnbUJdPcpQ4cmj/dAd",
+	"WoTTdv6zqD3pV6I8qKtEOeXiv+7glim6HK7+QHPcV4FxMpegW1dv/z1Ap+awTSGi8vTnGLBh3XKMUsZ+",
+	"ZZg3qv8FtLSywFm/dFf5DKPu9BQXl2zI+KxhVsQZcSikWixEDywXZCSTRM47+YxMmVJ0jA6s9dAMuu+7",
+	"h26N95bgylam+yCdckloMOUXMfiKjGXVdUcF/e8Td5F0bs1FYqOT/FWqU1MDiZSwxpUjA1nuJJuz5I6R",
+	"iVQzntGE2A7RkCnzJMboWH3Ep9LB7ad0ASJhdwmoZT2oz2Ojm9bkdvqQpqDN4YZCTtRA5lnbxoYrJmKD",
+	"HYihcvq0kIzdZ7baXiLlrdaAZ7vbgJ0GfK8zPiyvgJaxuBiDSLd/gCWqlopzbqHwFwCo2GlBDGHST+8Q",
+	"EKOioSRSMfUQd9TXu4FrkQnh3NqsxYZ1bPGJIJogUzMpFFsRuPCAfKiGHiDYHi/6YELF7U8yf1+c769z",
+	"mZUTrPyl9Tw7jkiWB1Zdvo0uOpj0W3HHsxrJzzHbtctsgoYfQsgbUuVmKN3r6QSCsT+pWif8lnHDjcN3",
+	"/SjdcpxtM0rKTPg2BsQW02lX2VWxLv621RNIrViylZd0/cmqZgEuUbzf76phbyNePJwfL9/BF+gAI1NG",
+	"EzJiLB5QgOnZ8D5+GNfdAFFwLSo21rrViwzVcsVYkUyWobF9GQHxsfGBrTJvH42HF3tyrX8kC5n//8hP",
+	"Mi9KYk9YMiP6CyOtBep4N5QOgpy8OqZV5KvyBN1iZQrdngwMJk2TK7jC5fSBg6QfZXEd0RPX3WmQV1S+",
+	"norh18+9DnTmo+awVABQiogsCWZYDgg38JRQAmc4Bit7C0C2TdXuyB7uaLdI0djvAQp3piBpQnUDlbh1",
+	"b/YWrnhIzU8NSm77M7M1t/3vPuKb/K/OTYfFurh92BSuEGe7ojrfUr29M7NAgwWxW0Zu2cLUpTb1w+wv",
+	"TxTRS0BaijESWXq7XsxYFAIMrIYjm9GFCOKajkNm/Y3ABr6ehBzA3gmk9zeQPbZP94cE+Ac9fL05YoCf",
+	"9h+oGmWyjwBygrS0LsjuM6xO98Ml0bu3e1LKShpSsfeb/v5L1DSVaCMkAY5ekpjtlCbtLZ8ngltsAQc2",
+	"sNpLfl2AX1QtNGXkDd3/CXnu59PKETlP5fB2JNP4iQJIpMMDQpPZhA5YRloxH3NTBG9IwYrQFwnL4FmL",
+	"vfu2Td61yUdo9Gm3TXLBf8mZ9cX697ByyDxzNoBd6ouaXTAqO+Db0nGXvM0Ij5nI+IhD6TUDgkIx0kLI",
+	"TLPdlEETmpz0RcqUTO603s0zA1XppaLzbGKqhKsJn9k7xR9rFdzW2+oylsGLs86b775//+Gic/1j5y8/",
+	"//b8S9CwWSbgGpwjQGgBYJcMEAlJJrsk0oThFSQZLY2VtCJLRxCXqreMx7vdvogcQolx6xiMkhuLUQLv",
+	"nXE2hBcXeCZYybECaOLhmQwWfVGgjERAsgY4VM6QvScLMkvokMVQ6RQRdU/12BcA3LQgQhJv3DYHViqG",
+	"u5enQ6YMeLLZoLOLt9Xsdwg5dOMGUac8w/J96bcM7JG6DV36gFIvxpqlxLKYjb6aqHGTO0ADdqfpdGhg",
+	"mSG+CSxPsRSsSxwksV49nmaMCTLiLIkBThrl2hkb6uuMqluSyvkp7nY20UdOt5kjpZgkF6TsAVM8tnEM",
+	"D0PyR0hgTX6Y7xNz+jZegeOv+ctEZlK1iUxiBjUgUlUObGqItusDM2Fl4AeFSbuXbBkovU0sWTlwf31o",
+	"NUAsNsVhtKS1ttaUbbe2BsIbOfdrL0QwngjUJ0Dw0zQ4YEOpWbEW/FgcLlM9zjX51V/GLCbY5AkBKH1F",
+	"WhAiC6BfEBJbuPcbaRTf6rddstED4uE2ruEQRNuxNaxjs4QmC2BpsTxLTrUYRPmFMDNlV81AFep1etiJ",
+	"wjNaE2sLvzkWxlPy6fLdg7cIak4A6O+Xr1O4ojyR91j9Wm+ARDx9fbmo2xvciojQhKVZeEd+p4IXm6QN",
+	"wO3XZHWusKV75qtaqaFDL0POYqitewYln0co4lFc5O/kmMzLqo6HHbihIxff7zy5yJY9KvUMKCVCqJJO",
+	"hQoqZz14sbq9rmY7udG2izvcwxsrFtLb+Qq/L1+k5RvRu04Mb1uvZ6jbl3K4JdpG/MjFb6qxQvj6unFX",
+	"fehDfSZNZHlBNTeJHIO5TV9tguLaoEsZ285SpndV0REDqjCVxXDDNNvBZsNEKvwr4Ixf7i8ohzpetBRQ",
+	"mDHhlAg7Hz6lY7Y3gz7x77/NWPFhzgYz92HMR8Ecki3knRFPWGN3yBRJvmFqyK8s7IkLui4K5/tgkWFp",
+	"FgjZZzFpOckc9T0I5gctsOLw3bvb3wDcF6/F9U1H+3t4vTZp+2It27Jr2C4Rglkv63pZf4wvvOt3WSLM",
+	"U0DlyopKXV1yRuww8LvMIKTi7brqysWciL5Q7I7pPk2ACPrnLYc9IVEi5xHhYiTbWNwhnxqVdcLHk4jM",
+	"aSqgrHVkq6NHxP5V1gkTCQVj4RU77R39+E5RU71S8s+2Cp7BK3cL15EbrMUQKhOmcooZAEaBG/E7raXz",
+	"MRdq94REUypyiHxHcCUgoN02iUxJp6gvWpFl5BFC9eEvutEkj+OERaTaBL/XLWge8+xmxCFhZqlhX5hf",
+	"dFMDKAa7s/xK+Hq3vKQ4ds0MTR3E9g72rC8nv2PIpS7eXl7s4uHwatcY3Y2xHe0DqEaf+QqKyniS4OfI",
+	"v/6iilZjFZnIkGdftApHAh+SNBemEu4QcAOxWwyGNQQNmwaQ0gNG3G1KWpEeVnRKqDsPgvWFPh401WJ8",
+	"pC/YaLdLoqG+VZLEJCeaFdHUkgPkMWr9bAp5ii663lb90poFi3nGYnh5zKB7KI1D3ItP/U6sFxjjiWH0",
+	"mh/GKZ0LMligXYFMGRWVJAjjV4gxYwdnBcXJzZsbeCHMtl47KTFo8QIg72muMjKx+NzGtgd52Bkdk1ak",
+	"XxxBTA8dI8wt4dkpibihWbDGAHACz1hf6FZth3jMM8WS0YZ4vWDaAavWria3RV/Y6HT9ypANzt0zSg/P",
+	"zEHRjKsRYpQjbH+TnIito3/Xx0ou1TVqZkBrUKzFB+wN3ju+5L8BFuK1QcWbZXrBLAxhm3AxTHLF7xDf",
+	"Nl4KXS3d7lDR5rUNWJ1yof8+PEQQpFVbgY+tVlWKPk147UZPVG94/Xgb+61bRqvkrFtIb/o5ZIDtvEao",
+	"ily/8/B599iUL/ImnJtUMUsg+onzoLxo3hPONjabRAVh93SYrQwihoFUwob7/dgFDePfh+GQ4cry4aAQ",
+	"IGLd+r0Oukw8APogXUFsYYOo6IdEQV9PWLCqu0xknhKgIucIQAjQApUziml6W6qMrL8AXXQ8qdzI5pfl",
+	"/muzBM4E2SJRwAtgeHq0Ns7kOqULky9dm+qfpXTRjW0juEz1Vx3IZcr48JYZQxxewK7lcgLRV4N+wFE0",
+	"arxUbtQ8GURkCFK1v2R/SIb68qaFEtTL2/Z75adXiKVrV+wdF+zh+Lz67Tea7hw0bzdQMURvngtyXLWQ",
+	"H72mmuAmcv6Ss+xcxquqGEf68ir7rktquB9JaJnLyu2ERgbLR4XjDk16bUoXyuarKYfcgDnFpLX/z3/8",
+	"j+Oe73NmdDhpk5irjIthtntK2HSWLTCPlTDYOf2sx9H++nN5Zn/dOSKfmdKE8fb8k6YLZ1MqBayv5TTl",
+	"mLSVBiZch+p+2NVsl3Y4dEI/iaFUGYu3KMatJ/f2QRHTVeMnvnCFsBZOGD8jyiSUww6ZaBs/yTzaRc8x",
+	"/LyUZ01a0ZAqyFAcUMgq/7f9ntZcIInwrPLUkApQbEy2dybBrw1Vm6ChX6JW0Ck4aO2zWrwfyGyCVFj1",
+	"5etBlG+lo/W08klM6WzGYhtrUXGz2nzImjRXOpvpAWqdRhDbGCIyLP3PJzzRM8Ne9DKC/mc+ZlJreRMj",
+	"ajRywNgUzbCDNa6Dp5MxI60s5dOpVi3z2YylRC/YblFZhN1nXuo3plgAbLswxSW8fMSPL8/ffNypgaxp",
+	"sFoIWKNH1Rwrg7NgkCE4pq8YE2cB2v7gYkdxCcy6GwwPKhY2nclUnYoJqhjb+aabOB81oRXOR3/k2/WJ",
+	"M3r4G7Z0p3s1lwPeO5MqZkovmBXOLD3aU9GtwZ6FG0edQVZ1yDn4VnQmMi8uJ4URKJZlQB+mkNMq9MiK",
+	"EGBHZW1TSk6ZhOLsM4X2Cfs7GKLmkMbemkml+CBZeEd615fW7Vt37HoHlS+1UOYi8VxiH8/P3oUr59/X",
+	"QErAUYZCCykbMpElCzzIzphhD55fbyHmI707Q5oO5GQRp00KYzugAAyBw0o5ZhJl2iif0xLpe264gt9a",
+	"ThKgg+DNBhkpCIuwXeHk1xivYyp5gK/B1NU4JXQA35mQnlvGZsajDnpplzjBMWUQG4V2oflEJgxwTUZ8",
+	"nJsKkC1pYMnMy6AEMr7MVCxXu11yrnvWdBzpFY5cUJ5C5CTXIYRUscxUTCl1ZGIMBJsT/Y4nyr0f780p",
+	"ZN+7NdlvPxjjwpUzfgwEi1f3M1lCr9gosc7X6Dap5gdFG9drdTXk91ZovUamCy0NbkeF10bUeaJg5/TB",
+	"YG1DVpavyQSD0IG+TjCsB1+PREUSNsqIJheuyDBhNGUxuCFucy2cqQlLRu/4iL2kC4WSnRZVOFi8QbAC",
+	"gAmavmN3LIEPtICFOCUR5j5Hjp5IJvtCXw8YCFeIclbUwwoUEsPnjCg3gbJBcnhLJlzpNSOto96LIIJe",
+	"gRMQVJIUkLruPhgFUhLhVmKOZ2zq8C+w2rNiVmJeA0JSwDFpKYxmbCzTRah2eMNE2w1TeNxmNc7duDBP",
+	"VNWlXiBtx6cXMzhbDea4XA4meM/eBjBiPmEwcSBAl7S0VNrhQjGB1dJNdNJmxian3zYD1M/Y1O7eBtEJ",
+	"JiPH7bdHMvV31HvwVz/2HdVtwtFdIHXzlTl3zyyJ3rDIv+TMrJY+gXp9ZLLWCnEpE+YuC2TUDwgh6TUY",
+	"Vz3P/piOf3d5ocFeNUe2wWk0xreBIkcHT8m5wSvfAqOuZiWvePYVRC8LeqRCwhVJOMYkr1tOHw1yU2DG",
+	"gtb2DwLFNrbj2FuBMNYtfBlYZHvBw7oGGwsfpEXLpX2XBY/TvggJDHBh73bJWZGFoDK6AMg6LJyXsceX",
+	"BR4J+2ddgKNzRFVgeTZ5biu6Ct9PMOv6C8k4CrYnG6vJSHNqS7kNVeanmhzXul1+rYdAZjRXTFmHAGeK",
+	"tMChYMwMoHVC8APa3jQ70WKo8xSQRPO+3VMgFFNFHJjKtKQSm/kuUxF2tjw6cNCYDKdMEgNaA/Y18JYm",
+	"CxL9tb/z7/2dnyOMWwCrOLyuYgj/95L1u4Gb55Wrp1DmWCtzssM3uAnFa9DppzSp40uJpDEEw64lK7Qr",
+	"lVcSeLWJYskmVJBoxBNb0B0Fhgj2lY+FDLr/dPuQpfviw7dt8t3Fq2/b5DMbXOi9+fbtawIhlGCYtAUq",
+	"yXv+DfRnv3m+/+KAzPg9S6BKOiWKx6wvWoeH7f1nz9pPez37KwdT8G7bwAYXsYtgZV3MmCmRmmZPFInO",
+	"MeKvA1mtPnbp1Y/faj6aslGutG6GCpVJssJZGXXJiUsDLijIoRuBckOYjRkrgjKqiZyjqqbXpUs+G/OD",
+	"tePDarlKCYXw/kRBoZO+QO81JCIikUMfLZObRxI+5Rmav5Wc4ggUhgtBFBAA7I6QbajqJBv5WmH/f64l",
+	"TReK65FnmIDWrm3jjk1RxRoklAfhSW1ddsHlSobZWbpYBmXKFUs9eIbG5vv3rq9gzbKVCFMNgv7tUpg7",
+	"z59ZaDd+pAmPYVKv0lSmzd3q2DzgTGcZ5RsoViDz2petCYI3rw44yr+0ITjMYCFfWQCTmuiKedG068BO",
+	"IMgC0rhi4jV4ojkPQiwoMmcpW1X95CE4Sg57oKEv1BvjNkEY5ccr/a+sSB9a6D8kJqN2x0OhGcE9/70i",
+	"NMIE1zWriabdh0dqOCvxzUBOjJBQfDfS39kIjoBG8bAYjrOEpfWBFCDRo2UWAqe9KssY2aElicr42ySC",
+	"KVd/0/NoFAiih/WGiliORnUDm6UyziHBhUxMSzJg2ZwxUMMgavZ3Garpa1UgijdWrTSnCFvgho1igmJu",
+	"3FvGppjHV4anjFOeAAgWzbGezYPjUw4C9tZNAnkCtYstNFBBnBWSaB7cUmVXQenRHnZcRssDTiCOng4z",
+	"8t3Vxw+F4/GWLQzWD1e2yMaPLOWjRV9E9x1TkKOj+FiALhwhLjZucUrnRpo2/vsZTZUxTEyD1oJggLqJ",
+	"cAAWR4yPMm6Ty9fn5PDw8IUe3qfrcxyzlf6nPEm4grreZJaasjJd8kkxwJ/UJAmScQyzizTbjHa1fIuF",
+	"xFBlbJsSQ1O6IDRNIZMkh4h4V7mnkH8OegdPO73DTu/guvfipNc76fX+UheYEKh+EhIA3sYosqdsnCc0",
+	"JWcXb0nMHG6baqPCQ0ZsDkUVFGryakJnmrvPmADAdm/1IFQIkHvgM8KcUwxlpSGIHu+GCuCnOwW6TWii",
+	"JDqtjZPAow5oF5EJo0urhunAJlWqXjKu6fuJIjxuF+H+XFTI2kbn4kgBpsRfjhFDT9tyoSgkgGj3hKRs",
+	"KMeCKwZR1PieJGU0BlY3ZJBoMlgQCEkWsbFPmGwf5mektyL400K1N/Zzsl6v97QJeC+MvSFWK86krBds",
+	"UarMyh3YNdS2rhVClhjUWZZpxh7G+vC3UOuXOGB9QgXItq59oHwsvtdG2dTwkxRVSYhP1oRrgOvQCPVL",
+	"znKUnLcsDmjc+u9XwT1AnheOlWRS3kIKhce5rO0NvXW92m79IrRWO6pOelHqbUR5wmLSGqGtS9MhxCgI",
+	"TKO1RgwoJsOnTHM9JOPn4F82prLUqBxaFTnu9aJds4RSEJUP9dHoNlmrRhyGtKI5Uk83YypDg5z+y7Mr",
+	"7m7IW+Dtb9cyGJNPqAeB4yksk1Bb/46lNCmRJGB/YnmXeLcR7nZDAwCS5UbVCLMgYEaEb4pOyJzyzOIi",
+	"Uy1zzWg2nECZTRO9Ep2UzgtXJIdYwzldALAehh+mdyztC5VJP2DPA+LWx0zz0jRm8e4pifysAXy9oSls",
+	"z2JycH9/2hcR0qpWe4XNlJN5NpRTpoU/Z1MGszFDosxSzuJyJh3OFxMjTYpkEQDf3sFOwjFeNYFn196g",
+	"nyjy5vr6gmDbU9LDwMxcpPqyhYwpvVB8ymI9eHNOMF7Nztc4zfGwH794sdnRr2XOb302jdTg0VG7xCy9",
+	"yC6PgVmusoKjv/LLWC+lqhjJzZSXoRlN5Dg3KIFGVDBnW0VEGRZkRTTTg9L6wUyzIHxPX3jdYFBs9O9L",
+	"ZvqlTrvQCiyXmd6hga3ElCwIE1m6KFPNv5twAUguAmz9G1tnzP+FY/n7mxmFdZ/JhA8X3Vk+SLiaQNO5",
+	"TG9vUGpESDTkSOU8jPYSy0rZTKZZ6U3V4oLtGpOBnsSYjtmUiaw74oIm/NdqwuhaDmkW/8rjbavqgoS8",
+	"P3ifxuWDCi6hGmCeLQAQCg+Pp/1VJxeoyri1x2YpppnyJE/rcFNf421rTpoiitvQqoSqzN6VozwphJ4W",
+	"xAnq+6WHSbCmUfmK65V5xLI40Bi/UmWFULZCZoLxukFaaQIzvGJm2JrH+x0I2XZSFASd1rBfj9/aUw6j",
+	"M4NyPLh0t+iRVphyzGMELgQ23BemqtRzYmSwmknZfiqy/EHv6CFc3HnzlqEvgQl2Vzga9pTMVTOpHQEq",
+	"zKnxiqNU6KC0ARUiX4dvYU7NNVNZnXXbF+dOUHcEPjxYmPwGlRUmuXZI9G8DDB9c+jxTVqnjSYZq5hJM",
+	"uXtwG0t05fk1k/5jLM2VRQ8amL1l/93syv5Wd72VqsWO9QQrJuKZ5CKDyNkIjkNEPl2+My7QCYbNw50K",
+	"fny4LIeExnGqlXNTfrI1nLDhrVb36ZhyQWhm5IRC69ltu7htcJqhYWNGlZrLFFKBRikdw31KLlnMUzbM",
+	"lA1X6AsEVHFy5/YHuBRCcvR8rXnys0xvoZjypZEs6g7csgwCUrWHx6CbGBMYyuvYbPkwuUdq1afSOwGL",
+	"o10wZK8fhzC7HSR880TguV2mrdxQ3sNeOrC/DEGGUN2aP4YtBAkkyBwCYurvxSMC1NmFvhQb5inPFleQ",
+	"cI8i54x/zxZnuT4SAYWjHOMAdtNbttCnlsYdYAdqKGfstCga7F88b949I2cvrwkXY30FWf5jCizqLtCS",
+	"ab3XJzv3HTrjnVvmhRvgCCEsndGUpXas+Om1Jb7vPl/vLEGuI/sx+FhPFIxSad52ywRpRfpVMjXTOyHf",
+	"wBshTvRweHZ+/urq6ub64/evPsA3LNptkzua8JjsH5MpYvJ0++LjINNsEAr6pnJKUjbmKmNpmyRyrH/Q",
+	"evQoZWqC80a0Ay2pQ3fFRDV7Q9DVOz5k13qMNftCZhSQq7DlEzOhNrh1sHiK5sq6ERdj0ooQocm4Avf0",
+	"94giX7MF2LBj658s7YM3wB/yoHukZoTWZvyLfqrtaoJ+ZoMrCQgHxoAMzrS9ufpPeOpPuCEvX/349vxV",
+	"ZUP6Yg7YVYNUzhVLlc280CI/Tkx1yRnueiLHmhHHdJgR7hMhDKdYgJp5f4EqqyNpUevoMPPiWHSz/+4D",
+	"qhfvu5I5nhyF1dqWgHWxBRRTtyVS5chVN2sXBc8gdVSORhxcFqA0W7fgNE8y3kFAbZD0ZKpO9FWasiFV",
+	"BvLc8yjq3tqYh6IJ1TbI0+GEKoA6wVAtzH0fMqFyRUZooH/z7lm7LxB9CYwLfiCsHKu29TqjHR+wHmNi",
+	"DRMgWdA0E3pv+qIv/u3fyLmEBCIuheqLDjlLEt31BGWClCUUasuaxC5Is/l0+c46lQA4JzbR0dHe3X5E",
+	"Zikb8XsbZJs4oxohrWgsoZhcd284jUFQ8IpX0AzlopO9PXhQi0Qnz3vPe/qtXT00cOrhTQvR2nTKknOq",
+	"WJe8NZjXnz69fam65JpPmcrodIbfVnxs8C6MMwKTEOGKRL/10T7U3zkh/R2kepOkiwTf32mTvrEsncuY",
+	"QUNoxkWGTb5Ep5BATuNYkcgE0EQ487/+BgGrbZv5++VnzdKOegem9Yih5xH3Phc0zyZ6VzShxQhsddTb",
+	"N431R1ySM2LRzTEMNZYMEewB6hwMSoV3hFBhLI/ezdL2ct+P4J2XNGMYLGcLkZCjgxfGM0miS5ali84Z",
+	"OIHMOScto2buwgs+g7EEj1NGgWTA3ErvKAdBiLQoGO/lnWbVVM8ho2m2a8CiTS6hHddx7xA61wtZ7h2C",
+	"LoYyZhE6P3VXN14/0YnNigVB0IT3t8G2Co74NEsWXXivMcbe5OJWyLmIEMfMZjhaj4J+S6JFdbQHDeV0",
+	"yrOMi/EpSdmMmcrnzidjBu0M79HbmE1nMmNiuOh8zxZR19ChfWJi4IBoDNgzrf1jAkVLTAx7mzztEYeP",
+	"oV+tb3m84XeNb8OcywLSAOjiuHdoz3vp4u2LV1ABxS06HC9w4UT3nRlLTZiSocviC90DKCPGXVv88kQR",
+	"Yyzoi1QmsPeJvpWd29L19sSipKELjFzKhCmSUnHb15tg5QFGaDzlwn6YUkHHxW8GN1VqKszoaLRrf9Dq",
+	"CUu75KPtTpExnKYBFBMwQa0QAaA/duwRPCUUf7d6FJhL8EfvsBzY+ALNuOyzsMhnfjmIKV2QAasJPm2Z",
+	"uGIV7XZJZScUhaAFjFDgGeuAtBeRiZwTlQ8nULm/qDqhSIamjBN9BG2dByRHwyF8ToC5DuQM/tuxo8MX",
+	"EsWYqdMBJ8Yon4bkinIKNlgWJ3Pi2IupPe76bYFTxoVQG3wNv/WufrHHhwAXi4+g1oGxbBmGpkelqUmR",
+	"CSaF4MDsIJ6A/ZuDcNghkUzH1UUIBhAjDBdkl9StyZhlemiHp7gGNC4AGc3+mAc6+scTguFL+vpBdEm4",
+	"P6dt6xGAzGtH+rjZ88kChy2kMLyrWn2stKz6cu9wYUIH4KbvcAFyd9saEKzcr9qwxIVQqKVVcKTsWsZg",
+	"fRR9oZUPOH7GWjQAcgDn0JV7o56SyYCwUm4p+MA5Q9rkItV3T9wXr0TG0lnKFbP0jtYu3BTh+SSp65HA",
+	"yyMrgfgGrCdKyyInevx/t1fR3zHjg/y9L/7e6XTg//rnyIDcdhD/8e8korNZwjHfZu9vSoqIYMOlkI+/",
+	"e7EG4MWttvMCh/5OEjln6VBfehN2T968PzvvXL05Ozh+ag28KZ07hq8Vx7ZW67SQ5kAfy1NUbJiyTHfa",
+	"Fy72ycgsPEa5BAaHf8Ly45/UfKXvxv7Ol4i0UJkmUUUlhwxrDhCfWIrF+I3bJqgIDpuCQCPgd+vjeSCd",
+	"CkJ4ZjYSCV5ubgL0vZZcZuCf/nczMENZ/+4caXbtbDdItR0TxuVOADJpG71VxG61K8FbbSvODKVQGdVk",
+	"wacIw0pTrqQ4wWOut5ij0wnFTy2IxXw0Yqm+zUyWhYhBnMFM9Fu2sEzG7BxaHFw6DlX63agv0oyABRoL",
+	"78wnig1vrAhthesYpSq7V/rlA6ayDhuNZJqV0kW0+gn8LmVYyojQPJNTmvEhCj2auzmrxYTOZkzAaLDc",
+	"p3EzYua8QU+BNJCC/o3IAwbCDvGNnCC8OIcDipuaoZ+Cy/vg/p4MZa65BVUehF7IBkmIs0Ji9QjwdA6Y",
+	"s5uaCCWZoGKyZCu1ZlJnH9Xv9EykqAFo9mOdP1hbVoWOX1T2J0Rt/AYdChFpoYdG91DnKN9FQdX3PET1",
+	"vjG4YALBXPakQP2MvcIVGZn7EEFXnH/OpxnOEGg4EP53SiJq6jkthRKi6gbiJrTlYoz30wpuj6PD4BYF",
+	"oXu0YjlfEQMFL68NYzPzdNL0QMacVUoFoWHjsKcVeQWoyIY6UQ7X5wRBlT1XLl7mjsSVEaSdLw4ZY1YE",
+	"ytkL80qvKRRa1DKfrYyW0TF+qae4VJEswwJrWlXUigtS/YoqZ13k+XQ2K9wDBlUKOFhguSodhfAOlIs/",
+	"KIsNWnYvcli65ArNB1AFHdMcl7QzrZUWN5deEcej+yKyw9CaqB5c5IUhzSfMaKMg6ViIZRD01K4r76an",
+	"rl8LOZ2QCwZBAjj0DheapennYE0C9dvQ2JTwIRNYD9mYhi5SOUs5yzC/CjyWzstRqs6XsXSqvMohzqi0",
+	"0965YylWsNzZ7/a6PYhfnDFBZ3znZOew2+seIpbQBAy+e905S5IOaJh7f5vfqq6WO/QvQVRrvfFw6Xxm",
+	"A/I9W5ArZhDwMaJZL0DJrKq6BCyDBpLKxj5rJnbLY1ROLpyidgIQa6SF7NPEc7oNfhvvnOx8y7Lv5rfK",
+	"K8wN8zjo9bz6EWjKLstSJe/vbzt6uOAmoMl452TnVfzy6gycr3fw6eD4eP8F5AzrTp/FveHR4IC9oPuj",
+	"w+Hxc/1Dttg52fn4/YXeKQVWfA6lSfXC7//y09lP39+fp6Mfr26eXS8+//Dm4/jZZHh3QWf8fZLO31J6",
+	"MXzz6VJi7hLKQOvcDd99/v4KDY/Lm6KveMUy8AEe9Y7qXuXWbO+DzF7LHHO6j3pPGz1w5nCqS/6DnZO/",
+	"/tzeUfl0qgn3ZOcCLz8gCDiidygRlegCir2MFVZ9QP+Gr93vnOwgEUC110LZ3DnZERYGYI/m2WQPzOoQ",
+	"PCNVgGIvWZanwquOqA/nPJVa+plSCBOLtaIF3zifpDEyOcZw1Nvv9sVrfVWZEE9z1J3pw8QxuleaAnZv",
+	"L4gJfCi8BCSRQ1NiYkZ5CmZZ7+cT40B1USBg2NHPsLgNF0LB3VI+nmRu2J7h7OAFRlyUzVNd8hH429sL",
+	"J9sQauDEuuTMxtGgmdVUGPECNGw/AM9vBBpgijOa0iRhCRnnKO4Yuzu7HzIjq40wBVyA6CVyUGDlyJhi",
+	"oQIHrlhfvL3AxIBEc1tYB5QkD3vFolOzWKR1dPCCDNhCini3Sz4XqI0pBC8oG1PeFzBe0PK1miwWbjYg",
+	"/vGMUKzbQVFmbfsxlrww+VUW1FirXPwvVueGCwP6GoKEifnLGKOJlx/N7O1mT5G56jfniO/gAAD4EZ2y",
+	"DOoQ17g/iyZ7nt0P/Bk/o++RqewbGS8246XO6bE2Y9eu+c7Jjqlu1UEw/86MCr2sL3Yas0OYt81b/lJ2",
+	"nloQnq2vCIxsYa4YdGggtunelWn3pfHYiyeWvT8o4HCIvzdOK/26S5qxd3xaD8Nl2u4VDb+0i6c6FxA8",
+	"2fhh0xwGeIQrt/p++IbGbjP0I/vrH/kEPgWZQgDllveQfurF+qc8cj+XYpRwjCM42j9c/+wFXUCuvJTv",
+	"aIoV2472j5tMz7j4GEJA2NrORwcHGw34e7a4ZFrpxYcbzPZayvdULMx+gKR43Gsw0yu0Hn2Tq8XKG17T",
+	"qOZjwBCLO8+d7uJut0foIde7zLNV9/udvGW23BIAJ7HYutiNn1mPDe9U43dWKmcx+ufd1W1l976wpdkP",
+	"ekdBjQDeMacK3f9OKxjSJNGMXtERQ9yTGaOZfp8v97gkJzMIldGFiSOwJYLZgrD7GU8Zadm7r5AOdmsu",
+	"CGOK8mZtLD6F2lF3e+j1/SOvDzNs0BN2TnbS7ObPvxze9aYHH54Nv0t/mj8fXO/fXhypd/GL0Rv6NH8l",
+	"j8d/4Qfih/tnP86b3xeX2M1GN8ZRICPXKaBG2N6CN/6Lza1jc5uwq0+Fe3U910JifzT2hJkZtboyBBwh",
+	"l8SgSFNlqTBpLB1nLZqWTSA1avB7tvNgCSc3YCwrxRtAbGku25jmQTW1MrHfWVJ4EFE5MlqeRyOCUiwZ",
+	"rSWnQj6uu+/OwcONnN0QU6H+OQhkweZECgCtw+sRyU/mGZQ40KpJ+bKQI/SyAMGiMdvqzdhsSXuu9l4q",
+	"WAAasLWt9wWtaM1OaTY6UEhthiwmUO530X9TBF2UQy7my0rfIFcL4hQ+p+g1OGsuDI2n4I80ClzoCAI2",
+	"NbsoZJ4/7gY1e3GxXrtq7wg299q5qkIdmnViOhedo4PmV2p5Cf7fp4vZmXmIppXjsPMv9ej/w+qRuxPO",
+	"rYOyejU8UZtpRY1uCcO6V1wSUjgwx1qtqKW4GCfAg3crLB9QT3GM1ist2LwvSi8Amx12FLeNxhKTlvF0",
+	"7WKks759YqeGOf9Ml1zgqDDspi+sVmRfaB/BnJJEycpNtl6Ra2M6YF/wzIucK5S3oZwB1HsqM6/CZaop",
+	"icQsK/yyj6ltGR3Espx/aV3/594NZ/4pOV150rhydP0vo96/bq3fR9t9dW+iZmiFGhGQwiPex9SHbbrL",
+	"irsJYkL1LRPQNZyW8RlcLTIdf6BTFrWrQYdwpDC41DnD+mIINS4IVRgriO4mctjrxHQBEX9ZymnSJa+0",
+	"uqFMaBUjy4UWun3xroiOPTRJPDZkF0qGOT1Ff5rIPD3FhYbgJL89aR31em1y1Hux2xcuGB61CnJWCSgn",
+	"a1Ube1GmuRCeN6svnB42oWrCwk6tzZ1Ll2Y/P6Ga+3+Cj8kEU/i4qYaOwpUAHtktZVdsoxtv//+EG8+U",
+	"qgaHJobEuCAtc/K4suk9S+4riyO/7q5y7fx77ne+HTWTc+XBTwpL3385c++/dLUHu7LwOoKylUjaj3kb",
+	"2k47BZBKral4SW+EcHgbHJDIcVvf2S6s8KQIhmhF+s8bLqLddjU8Bepd4a83BvDJYArSWjteRmjxCYWI",
+	"3TYEoLhARCn7AoIoTASpHgRGqOgxVB7WP9qvbowlRTejhbZXklD6ohCkUQFsRabBDehnN6ifwVywSAZa",
+	"FY26udvGb2Se2cVh8Y3Ms2i3LyzHKl/RkZVbcGRFfUB3zevnUGAZA1ABhH1wReYpzzLIZUUDapZSoWgp",
+	"QtyEmmdat++S79ksIy9QSe6SCygLiVc/ZGvYFLI8VTKNTlGwEexeb9CYYXqB7teiQb7j4rZIeotSlvyp",
+	"v6Pb93ei3cc1eL7jKrsyBPnKYpxsJhFYJr224TnM34gM28f5/RWxT6sgoscGRBSC+9ZXwxsd6LYzeM9h",
+	"t9fd3z/sPrMFRSDwT58vDARMz8YwsJ338leeJHTvuNsjLX5B41NyfvGJfLwi+89ujkjCbxl5T4f6iz/v",
+	"wpKERnp0sn+wyUj3m4zUcIKHDfhnX6JoBPhUop0A2ntAxZ6ZchQmNqoiUnBxG4DjwBTYPE0w6e6UlM6E",
+	"k6lTrIgylSnzXl9MqYrN8F9fZ/5a7q3lILVHMWViWv9UixN75jzv/XbLFl9WXpOY34KFpl21EkjstWlk",
+	"mPUO0YX6csACTeXSesA5oedPaRL1hf+6IVUZFGS6ZQvsp0gKhNf6b/ITlQnWl4aJYG1n/QaETjQXIcSK",
+	"8MxkYGqFdThhMXDgsZQxaUXn+pvOuRRZKpMTMkv5HRSfmtL7Dh2zPx3uHx8+7WmFkk+nOWw9ZEq9HXU+",
+	"SME672k2nEQm9lNPP3p1TceRG+ghZFSXL4UIly4iLZuM55yCRZmTJ6qigEM6ro8NEdXFa3+jNxrExuX7",
+	"YnmDzYBhAYdytvA2F3O+ymCk/Z0Xo+dP497z/efPj4bP4qfHL+jB6P9h712X28i1NNFXQbBjwmR3Siap",
+	"m01FR4xKtqu8yy5pS66qvXezygQzQRKtJMACkKJZlxPzax7gnBPRb3Aizr95huk36SeZwFpAXniRkhIp",
+	"ya78Y4tkXpBIYK1v3b7FKG2GBwc0arYO6F5/sD9o9dv9Zv9Fux1GrYPoMGwd9JuDZpM2X3Rrq7gvCpNa",
+	"EA7FdpbNRSaX2/UWzOrzfy6SktXz8w1LvVG47+1dWJZabdi+pig9CyttiRgttfSK76LMKTfK2KBmX/7y",
+	"je9n5fKbk532wWFAgDYy2spquFkL7C1LC8LNv2S5gqsKMfYu+U5CreTcq/gcHvrhVN8DFC9szOP62yI9",
+	"z7/99EfBwDzxigX9rr6Ns9efjhtlif7EX1Zp0HWRN8hf9MJlyndql5/9iPd6npIaL1W/QAyB3BVYWaWg",
+	"T8ZITpGeAbpVATkVJm/0sLf1pb1or9HJ7wyvnua6ggfLCuGhvtkaRdAL1JeWWzFjZERnyLWf9tDFSv+u",
+	"gOLZXyEHBh1UvlTf9xzLKjdS5GBRMqkvNNoIXNMSLBjPOm6IrC+3o5zwtnREZ76v2ZiJxB4K/+ePNYrO",
+	"kA6dSGs7+kQMN68+0VPGMXDcY9hzAF57JDZxVmNR8xNXwZmVCoI67bgqEsc90hXODJ8rcthr7uNVhZNT",
+	"JKeRuSbagMsAs3uuoaNItibYJ7vBuqKHzuoPHBz3SP7hHQEuC47GmO3DHY+Ds+6BL4xQ0m42d8kJBn0H",
+	"zIQj4HVCJEXJQMGCgMLRtA3DStKoJUZwhncKb99avykv1SK2AWKbJeHsrgAWnNTBvgwB5TbCehAIVrQ9",
+	"bUGtHOPLssYMN/hueBynmmZOQRxE+639Zpv2w/1+mx4d9l8etV5GL1utZusoPHjZfiQMdJub224aQI+3",
+	"Orrf+yNxkrE/luuZf9u5aQsmd25pX3n+ta5KeLQ/3hV5CbkDFkKvk5aaTpjyywAjZ9fYwI35vAg+ZitA",
+	"mb/anRDYJe58dzepCoszIPk9bwUBkATcaRHeEXrhJhlRF11z0i0jhPYyTMwLzFWYbP2XtI1p/5BTKvXE",
+	"S+1G9h62MMdfsJNjPeCWcyk4yX1f0JZBLeRdvCFKTuMYeaEyqJXR6FIxy2Ua5f3VMsJYBrBTjaH8f5f4",
+	"GlhH71/gYAR6yHouxmwljSYUwsiNFDHhWZjyhUXtWfYY4iKsYYFS1qYvVjn2UYYsP8yCYBfChlC5G7En",
+	"Bkvrbfe7onfuKCvhGLuvBxb093x7JvgaSildjf1hvteZ71AA148nI9pnhuw3m7td4a+LdaOICGOK3F8g",
+	"WkM6IfUCZ2V6vTw47ZCBYoy0AzJRkrQPgq5diI5OiCTC0S81Fim6PDtXx13+I/r+M4QKw8ZO4DCxuVFn",
+	"Thr36GnbJBxw2h6eG/eSO4WO5drIiQamYEy+i7rCHpkiKE3CWGrMFchlQbSaJIwpH2P+gyu/LaRCBHnG",
+	"fSyYOs7mmJqUs28ug/vGrIRjomjGZLXUxXRqh+Vm51RG7HFTse0AOrWjb//6fv98jUzquWfYar4cLpRb",
+	"cdE5HlYeD+EJiIpWAaLVJLXBvLD5vFPlSgTGcabSsTrXx9przTH7frQfPwppPoKYTNvLdGrL5WjalQb2",
+	"TGe/uV/6Rbt+vcvfsFcQNwv+3So38OlkSZTNKbQLKdM/aYwhRKF7Ozq6PW2Ci2vumnc+RxLx1RjpL5KL",
+	"RerEDAxl13qmiZIxCxzHJfgvUvik0cuRxry6olCV5Jm+0isyVKP1/eYets2aInngiSCOqjWAFR6k/gJo",
+	"Bge7oCvmU+H3jwuEEY7aMfv9ZYkYPuK3Qh66g9pmtlRj4n56m87Po2pM4zLQubj++DL8a7v/t6Pxt5N9",
+	"/aF1/Y8X4mJv+vdD9k3z398d0DdRe/g9P/vl6G9X5TXr/LNuVbM+dD0lZnCkK16wab609GGLk0qImzdS",
+	"9XkUMfGAnv4/QSLdZgL/OG0QCM8LhoylCdbVHQL9jn7sdmaxtB0bhNGtIReQfiKiGBJKHT1fJMNkzIQB",
+	"Qt6/XJ59dycOsbMJEycT/hcNz3g/KjHfBuBuZGwFObC89XuhR4tv/7FcIMBznb8le7vNdKaeBCnYhxGH",
+	"SXmm0zH68ZG6fY2NTTCC+aU2o+N4c0vtPivs73Yka60wP/ZqhW1whf395P27zawwNdQlilvECkyalahY",
+	"4HxjmcrdiCFwBGdq+KiYTqyutijvEvFPstVKCqmGtwI2O5vl8RoevXTv5NfEvesjFsoUkHKVR39URelf",
+	"Ij7LKhXyyygn00A03QGe5Zh6b9SZS/IyAkzKQPavmApSN9xKNJBggW9RoV2PhDE3S/irelY+nKlhj9Sx",
+	"Pwbm2k8au+SSG4YtxTqFu+9MecSOvamT62TRFblWForRCOh5pXTF4C5I6jJXnEefTiaYxLIq+cQ9JNYO",
+	"2KdcpfFB6N7TgnxEeVRleS3feBd2Ha297dyqznZevhmHR1xzm9K+/LUzu87szgV1PUmWEgZh6g34B+gY",
+	"cphx04YylonSu+Q8psI1sHKB8/4s6xsWOOY74LiGy5ycv13cxdgDB/cx4Bq702/ZwL5fzIpeNL7BybL9",
+	"9j3Q4/std0eYAvOArbZDLIL4pzcvj/Zah9CXk7v3/0/NN0eHh6/tm1mNa6DFT/uQnLre5eVxTvokW/VM",
+	"Pahcwd4F0WPKl6fqjXoM8LIZMYjrdH1BmAqG2nJ5N49BntPIPB/FRxipvKMkXGqdndg9wjS0KLtu+753",
+	"GvljaNpY8ZkmXBimBtQiBjHkIm026PpIYQPETlecvPrw8wk0wRtzExD82MYiwIEFQvjNC7cjSD1iYzlU",
+	"dDLioQ5IIrh5rqQcP++zKCBgGw4500FXQHNH6MeASRh4oT0ScR2O7KoIyCROtGsCqaxtgK2+qSZnry6J",
+	"ZtBRGQoFT159yB5Wqq7ggpxdvP/5rNkiz8nZ+1c/nzX3dsnJu1Y2BDKmExDHRiWhBXGR+w04TEUEN8F+",
+	"EW5u7Ei64lqGtJ/EVM18Ownf725MraREPXMFnkZNeokY08mERT3IHFHMylQIpZw029ArkNo/XwA/HXgm",
+	"fQ/K+vkPrZ026b3tWf1E7Kf9gwba2NieEpLBIGdUQ/IMvCNdaGRJDZy45+plKJlSJbgYdlyDNRZBqc6I",
+	"XkMyhoLmWzza0YbOXF81aH1kD8L+BlAU6+c6qxIF6Yzc387uJ5peM+haBUVBUjDSp5E/tStw5LHUTnVD",
+	"pMl1MmL2qqAc7WlMGDWDzDbFdBIb3cNsbLsmgixI5/sJ9rqi3nPj6QWkp684vICA9KIEdQizHxT7d6yx",
+	"bfiWgG5sc83h3WUD+5hXkADsMrHd4XYz8Nin5S5sdD9XvUY2VEWnxLBPZpecpFfhuis4ROwGHAEKVP4y",
+	"JDPMaT9Sf3/5zc5eI0h/HNCQx9zM8Jf9hstfhsw+wqOugO9bzUYn922hDQokKU9gJQmYVS2JmcpUYkCT",
+	"NysnNJZ2STNCho+uANnSyj8JtsvAZzEz4KLygXG/TKQi7rW4JHWuF+hPaFfkXlihN57bcVhtNifJsO0O",
+	"1FdHQFUc40p+w1nses64/aONVG679q3SsxKKi1yKVYfgvJHWy5cB/L0Hw4BZtl/CQg2wLvr9xXekfv72",
+	"1c5egxzuB7jvQAAGxEpAzPBnETncx9OIPfiADOiYx7OADPm1Y3Ie8yiKEcvqrmg3m3B8YYZxM8dSDJly",
+	"zde4zi1pf4RiVGOHSV/UAC1RSZ1jazDchEYlApqeptnsMokjlGfYdd01jwCh0jjO7VeYPf9WqSaJTpxn",
+	"7zSLP0OveNdLG41SvrTYzvXC7qFcLBK0gSEbjbnADpcpTWchCA1j2ilc2d4y3zen99Yl8rnx9I6JkF2R",
+	"RcuBHgDS93MnnWStYaGbsMOuvd2sxaIPo1NXSOma/RTrMveb+6QHNkOW7QeZ9yBl0+xHn3s4oUoz6G1l",
+	"lxzUBeQkaNYLo71LvoLOTL71ZQKqrXd59v3lx2/eHX386uzV3z++e/v+7Yceqe+T91/lOpwek/3Wnm8x",
+	"EbgaEBlnHc5azaDZbKZC/5j0naKTA0L7dsCt3M+wIgBKTBkzRE+kSUcnB1agz01KfgVZcQ/0DIaDxPVt",
+	"lCLsVTJzVRHHrshZStRH9hJTyo2VCbgbs5KPtI/uYkreP//ziV4iP0BycEPqry+OGrv//M/kPVdmRE6x",
+	"mVlALkZ0oqH7vCKn0FA3ZnQAU29hGb53K+KxU6w20Jyyd+qaIVrQ2iF2tWcGzSg+2rlu/wtTR71suWcz",
+	"imLLrhEry9+9O4caEcjwhGrh5qdmH0RH81MrtJ+soRlbaxKTM6MU26W0Cn7ZQjPwrkhBpmemQlR/0zjr",
+	"ICtAgMDqHUg1bsx3FYHXDX3xT7/FvEqv7nBe7JL4y+XZd/CusaU/qvUU3jkdB7NyegGi5P3lNy7NEtWV",
+	"qxRwPfH0FACXU5PP98l//c//F/bPwfPDBorxl6R3cvrtz1hIj30coZT+55PTb7PGbG6ozzR0xoX2ZdaI",
+	"tyAFOme+vzzBYb2/PNmxQuKkR+puJTsRluqvIDtyj/Re+a87GTFk2uqs1whI7+R1j9SdiszlP6A8B+rJ",
+	"3skFdLRDiQ8PdrLTxsWXjjyn74kHAQixrNo9eY3I+8JO6uuLCz/pToO/vrjYeeHzbfDOrjVaLrco8PjI",
+	"9WUvYKJUFNAxrDxX4yXV+DgjVvGSEuvYfZfO+n6zFWBf2v3WXmCFnP3nZQMbCiyNi/ewLfNJZOyLgAxx",
+	"9LTC21ji/HQ6oIEeIu/N7XRFL4y54CGNe6TuOqmSfCPVJf6at3Dvb+Kje8elguXsOcYjKwdfCiICza/A",
+	"9+d5fXGEu6nuVZXPS165nxvHhGLrMzgRe74j+QyKjVRkQGHbUAB4sqocZyMr0ridxYNSX40F4icrxsJb",
+	"LK8ITxIe1VYUYd3BPaYxWHxDvm3qNnrrlhWksZZ2H6ULInN7BbVV01+skrfSqNl/f/nN7z//X90uOt5+",
+	"f33+9vT3b04uvjq7+OHt6x9/t8od/2k324fNvWa7+WKv2Wr//rsz2n8+efXh40mz9fv7y6/trLd+P/+9",
+	"vXuw2+qq87evfm/9/nur2Wzv7R8cHv3888/fvD/9+f3F77+/Onv9819OvnvdVec/tH5v/f729/0ff95v",
+	"tX8+6So7klbYVbWyc/BNfPRaHW3H4QcopOS7uwDDcY2X9018tHBmuXc399aytzT//vxba+3vNVt7/2Lf",
+	"0O+/W7UEr+70W/v3zuKre3958vvJSfpO7/gylhQ+p7LbhY1SSDpnBTvLu+PTk1DVoame0/SpFspIHt0+",
+	"faY9vICa29UiyQqWe/lU184052gcfKQT/vGKzXIp5nNmw0Jueev+ueXfyZxiJfWVRkfDgYsy9k9XeLur",
+	"vmD5NLz/yT11Sk7qp71dypNrEcOF39v3cU2v/baWlQIUjattlQDM+yp86yTMfnmmYWZThekOAPqAQapT",
+	"dVUhsHCyA8HpYz5uaYBdh/xbNkvLJ4Pfan1GFVPLCypRY3jv+8mrDwCVIs7MDpqwHq7lYgoeaC6JK6Ro",
+	"FuIKk5iKHYdQa53svIWYg/2wIuiQ3v9GBoxUETiTKvIcBDgga5E5v26er3GV1zRjwvBezw4ciYLH295U",
+	"0HimDRGMYSNzo+DrdCzOH5rZM1jU4K8JHTuvcsyDgdM4GqiqwKGMDSpTMqo8N2FXrCQnJCW5CXfJCcne",
+	"Q+QDv5oxaz+KeOY4CGHrP8tc6EuzRU6SiM8bMfNWCrmDkfKOAyJ9n63DG7kazuywsyiS99TaR9h9RMgf",
+	"3DxOZy3zpdZvcdweRa0Ymzt/bng5Xoj2MlqI0sNze6Q4JG/RrxiSO2cd0HfmTvmjBC3lw/JXOg6MTCjd",
+	"QoEBB35QlMdzUL4UPWO28C9AEqzH0Jhu2G1xNOZv8FQIDB4YAX5G6VJW/ltFX3B4ldPrqYC/i16/a/LU",
+	"Ih4AyqeVSOAEfp6nZJYTYFRgOhc/AKzbn5EeIu1ekDJJXnERzalFaxWmepHMq8Vb6YJJvaBzb8y1xEC1",
+	"vdlKVYgPWUoLOoYs0PzcEWaQupsC0rMT05tTLva7VUoPpqq0EIdxXuI5q/RLqpmfaTfYp6ei3ST6ECCs",
+	"j8IgNRNaqo9yMIi5YCuGA1y/KxTy4f7SsTw9rZdtvxt1nluhd9B2cOZ6Ki5bNltRcNnln4p6+6LVlBVw",
+	"bs5zesl9USKdd6t6B8o47NPI+JrdOREuKBFbuSFd7hSzj6hAvQYjI3UtxwyK4xiNjTdfXdKDk68ZLSKJ",
+	"lATesowf7wIeCqln3DXT5m/2hgtpLMj244L53LjGNtyX7dMx6woZIktWyDLeH4GFbt69pBj6XbClwLFr",
+	"gZQ7EYroh9SwKZ1ZBaoil71j7695DAlj9twGzIfvkwePsKhoUZsylx7cI3Uu9ISFRmblDUvb7cAbR+G0",
+	"kQKu+0vhckJ4jeCBP355gxn7Y0Dc0o+qrOF7+zMfv3LJrep0w5eRt8X9U96NhzlSt7nw0kyroq86IDQ0",
+	"/DrlVpRXLCpi/GOXUmrPtBdxXT3KVEPMu6dcEEWvdE9tr3gCwD34bnXt/g02YMp8RYvrynaypJdFc72u",
+	"G1GrFtRiqs33evF6rWZnv+Wu53Dv6wkPFxO3gc63AfUcbMA/2ZUjE/3x6uiv4/anu3SxwHkrgxw/4BrR",
+	"DyzDKqfEKrTnInsFvOflxW11C3N+CL95axuv4VoKxXIMjmSQxDEKMCBN8/15pWHHZIHHEVwISOa4S+x+",
+	"B3vDwq0d+ImLroCRI8pS0OGNTZDkKJ55AkoIXL/6sBji4ML3HsolqH5u4hAra93GfgJl8zdKsjXr5/Gp",
+	"tlVCD0duVuJfsVlRSP/Qf/nh14t98W7yIvwxag2+0YfDv9C92WvWTL7lZ+bgb7/8Y1paDdh9AnzGEpLv",
+	"ICw2I0JOjz2PtiMkjHGD7ZKLdLPA4gsWd8j52eWy0oZRfJTbH+n22F2pjNZ7s5HXRCs1T55dcVt0A3O4",
+	"6xH4B74wfVdRI9yHGiHLP9qyhl9peeAOAA0eM+ymsXRzQoZv2pkX1fh+s4VJwNMRUyB6riWy9KZpTPbM",
+	"OQfJ56Zu4akydTunfUptMlcsUAmaJxDtsy/zQbdesFVv6OLGTiJudmI5vMWnMFV2x4wpkJIXyBLSsFjR",
+	"11CMHU5HktSRzzGtBVOerr2B6UPoo0x3UwOoo7AmTTEtEwUGwcgVyoHz0kmSxcAh0pncKZfn9j6jN2Xp",
+	"5AULJB5hAWtIleKu2BUipFhZxw3rCiMTaJRX9zmDmJsJNGwupX9BRLn3UV/08XCjPXUMTkKOdDadfB2Q",
+	"KeuPpLzSAVIaj+lkwsVQI9UrPtRy4WfNq1xWEzwgT0s5fDT3OP0+X9hmMCJkn8rT28Bbc8w13LCVDh07",
+	"3e/ksFS81t+67yKj8wsvx8G9JEZ60D8Md46iF2zn5aDZ2sEk+RcvaT9clZdDQyPVRoKkhcm0e8pPBKlj",
+	"pMJPy1y4Gc0Uu/hWDxH5DFa1uFl3hFa1K98x2Q51sTlLai+1PoCx5O2lJcOzu3n59EXUsB177bXnsM8G",
+	"qRl0w+Be3Do4I+80tCfYLTh081RYLrB6wUMYld8GrucuUAKnE3UiKPlajtmvVo1toDUxW9Hw17kgQDjs",
+	"D1phm75kzf5RtBce0BfscNCK2qF9ZZi6UDr9wViLwZQ/4y7+VSvGXluVsGaLYFzT2+sRnF2/is8/ZBoZ",
+	"4C8Sg2JLkSXkh92WO7bNOH3oeJ6eY/sTvQ5znj/XtU7RgVXDVkDsklP8hvRZLMXQU6ss9jDuZAhmNQax",
+	"546hDLwO1eHQPNS1cPbdD8eNgPQTg76sRcTRFQBJ0OKE4zeahDZH+LcC2XhOLTc5n0PX+T6PYy6GJ1Gk",
+	"mNa1Tq3VbpJ39IqRy5GVJq9UQE5HPKRDSd6+I4fNw5aV5HZYVIBLw4ogxyl2pgz/lfzIoshKmVIxNuhd",
+	"AHbWjP73cMTEjrQX2fVjLKtgwmYzU17v6YySUwzHTkZS2O/+pUX2Wm1ycHBAmq39di2oOfKv1aO7g1Io",
+	"roD1FIPbZNtSDJVCeMgQ3rzozKcUe+a9p8HFuJyBLIo0ob5lVp2SCVNaCixYdJsfe2X1reXpZHVjl5zN",
+	"m7edBQ+cNZNXuOCWugf9nuqROn5xoxxGF+vcPnzMWNlWJezt4nMNkVg+rlOY3W3G7Cr1dIN6utvrWtkO",
+	"C37dcvhtHo0+QhiuCqd9ceG0eW1bTtkWtUvZ8NnyFbz9zOdkabaN66Bp0v0LvUENROzqcswNhP8n2EgD",
+	"SeMcgXLMqMI+lRtQuki5uqB0K525EZ3ZrHTmE9eZlQL7XPqXbZZi+lEUD9paNwV5wTE3QyZgjJcA6egN",
+	"aRBQxlkgNsC73E6usD0vGj7I5+BEw5f/dg2pVkaMikjnfj/cae1/aO5nvw+tGDmViR1ia79ZXqq2Mqlq",
+	"Bep//Y//B4X8FIU80IVMfIhxzbgLLLm5Ye99aO9lw3Yls50aF1brzcpI7aB2zURiB2zVGLQzOKfXPAaD",
+	"4+5OOlhgawZvrisX3RfnomPX9/DQbSZss8oP9xV416jAMWIOidM1AT4AcoxjRsZuWrzvi/qBg6fntlrv",
+	"mPR8F0EGfFZdoZlJ04MxXxjT+DAEA2TdVAgJlMh6WYvBDTjpcB8+ajP8tQX42tL5SUncG8TpugAZXt5W",
+	"0/Yr5fp4yvVOq2GVtQQy7KEcjCjUK/9i5V/cpH+RXW/MyltRGLx0Aa+y9c6E31X3srq+ZmZeF9/PBVXJ",
+	"7C9MZlcSdFMy5Wtm7ihQtmN6bDACAc+SBSBy1siYzshYXrOCNRKQHlgZ0NLJ3jpmYJZI1RW9kIqQxTGL",
+	"5o0W7FEAJosjPcnqHOFy2BeBkuwkZzxhoTFQmLq8BiRMMYzU95svtxIKycRpZZk8fcuk0nKVlqvshD9z",
+	"GOcB8T0X15KHN5B4v3UHzPNz+3B+PHONuFDvrRHjwWRp/Yz4MTxirrR/ylLVYFAABE8LvU/d4Nfjxwyb",
+	"7RXFQXDh9Wu/nmBSN40tfDrFOGFzhd7Z/9A66LT2vN65XkOXtdYI4u9lJUYRm0gNNQ8xFwzfMh1bXeaG",
+	"2m4fHRy15yX0KzwtIHvN/5ajzQN0R4w0NIZJE4ld/HbjfPfDjh3Ym72T/Z3mKYxgQvnc4x98aB1mmsb+",
+	"PjeICdZI3zDMpdOaXnfvH2vM0n4tqI2ZGUl7fEhVVGLMig0YUALWOrUfuKa+x9p+e78NM+IXdOldkWpp",
+	"e2u72u3kzj30teQRPrNI4vgO4Te349cLvOU3exV6+2JCbzyT/k8w+MbjWC8amFiq7QUQtP3sOcnW8w9E",
+	"+nCuPdCrK38MbKfeMfTFHXBB42UnFcUbGXORaKysd1dJZw6bPvcZE8Ru2l1yJhiJ+TXrirqQhtjt2kjv",
+	"4HtoWIEMfRz9jY7TmB9k9TsuUv/gAbRxDaWI3KVz16NwMXsEPE16q+mIx1gcPzdkIC8yPI6BntQVyCOD",
+	"aswGBsoD7EzkWre+3EbY0cuhxww8LijGNUX2Gl3s4GG3mqtfQB036sg/JfSw6rIANJoFjHEvfe046kvo",
+	"6zUXzCqL2e3lAPbwQ8X0vMyronpVVG+TUT2eaoIHtPtvj+ylmtQ3b/TSAnvQo7jdWOQvU4f3TD+vjM/K",
+	"+Hwg43OzyqxyAG8tzLmWhH3UQGdJwf0826CP0/QCe59pQr1WwJ4P2qR9MPyqJifpIbHV4cqaeMiW5mR1",
+	"ztJqWm3RFcpd3Rlmx3AbDs1p7RZMVVPeRCM/+gbB/rLK2ppMk1+Zkq7zpLcAu6JnL+i9zG6Od90BH/G3",
+	"AVepU/o3pyMCfxH7ZyYi/ujtklMpsEmG6YpMVSpGXDN/8JVTuy4NH7OAaBjUjIRUOLZ8ec3UhM6IkUNm",
+	"RkxtxuzEV+XPcdSLj2p2LlUom9UAZUVzjonyYQzTCpFUiORzQSS+ySjzEryytCtL+/OxtFHxZRDlEQzs",
+	"53pE1aN1JnvPLQTJIZ9nmkySfsxDEnNxFZDeb1PW/5io2A30OX/+m5FXTACeoVDIDb3ELLYjShpqMIjf",
+	"FXBYB4WDYtdcJhoumsNk+2k7M3JSxG25oh5722iTGXCX9opbcbLfxy0B02U1Q//o20n73aeXf53uv1aH",
+	"H2at7/ne2eTgRL94NWh+PWr/5Wr/3a+HfwtffDeuBbVExbVObWTMRHeeP6eTya6Wifa17OlLW+uqpZUE",
+	"zCSEOFeoCfu+kREZHi/fFqIyZ7+IlmSwBJ6Gr/K5lSCPJUl/kDzS86YtxipH1NqpmXPUijIirfk25Zo1",
+	"jsF1CpJRGznRZCrVFRdDnycs2LQQz7RHQ3jUmoV9JErfjGC0z/Dk5GIVtXu8qB1sqNvMirn5b69JZHKL",
+	"oZFHBZXC+AIUhhUyj6YvYCuszmj9K/x8ez4rpmOXzWfFvBXdFcW2BcsoTB44txWft3xmqy+gwQdaO6+1",
+	"tSKv1Uvqzz6vFdORKLh4UC6XKKhwOuScqRBus9fcou5qF1TVXDqZolyzyCJ0ZYji/YBMYjv6TN8NpIwg",
+	"CYgKw43dzq39Jri2Qj4BHYOPbegn2PqOETavQPZf7DWbzaCWCG7OFU81+97+QXOxy8LlhKorMDKnXFgr",
+	"gmqTDafPrpmiQ3bPIb1sLR3R4bIBXVjhTUAY62wgigmrtOeGcdMoBjTWc8NoLx9G66C5ZBxng8GOZlRL",
+	"QSKuQ6i3yWBJ9k1+QOvNyk67uXQ88DWk1TJhblrYGlXB6YiqIftq4k7NwQvtXS6fLqjBI1rN9kFQM0yN",
+	"7QEWHvnkPM3CRDmBGlHDjtMoTpQwckQiOsv14cgV88MzaRT2WYJjhmQKw/RzbifdDjXp56fk4Ai/NvST",
+	"XyMv4Br5g44O7Hd/lKsfojGPvhcG+Oj8Me0mVBYp1HmtO2Qwg1xfL385E+lV9vIXk738i9fvTy93+ZWi",
+	"A6PTpF7XfMoBqw9Z91179cSiKezbhMYVqWvGSA+W+QfY3r1Gx5rQDK0n3RXKvg0WkRGNBzv2sr4FRAjU",
+	"RH5jB8RtfxLC/g+IoZ+IxDCxE45wYcxp8m2Beci6Ij0DUqDtz07AWGToRTCOCv7URLAhTduij+kMcpgN",
+	"vUKJ5ccEPSumpNkV9f1ms7GN1GIUEI8Z4d0I6tkCkplTiNtGKbfcbhMQZB5ybBVf3PI8OeywHBtsGQus",
+	"0relvRWwcbaZC1CZEJUJ8eczIfBKtxoMkQUNlcVwq8WwljRb5Xn1ZCUWpMHEP1RuB6LWKrOjyuzYZA3F",
+	"Lw7yPpiX+fb6CTR90uoJZ+pEzoaxVoSVj+6wCdUGDutlIqAHco3UXW9hEGDInfAM+5CSX6VgDeyjS3rs",
+	"08Qild7GSjK8GXG/CF8FeSrIU3lNK6/pU8VAVdh5a2U3ayjlJ88u6HkUct5CuyHhL8VSPyYHznNU8K8j",
+	"XqAzh3ShKdWg97uiDu3jQ3vBCGgInAJvkDG9svcggk1Jzy36XkAUM4kS9h5AZAioHWPJ15CelCYa1SFD",
+	"U8aRy8tbkpLZ6GDqZZbdaaQdFzpB7Y3dfbGLf5GBgrsc0DSpJUfU7lrgYkIn6Tml3SPjRBuiDcVW/5qO",
+	"2TYIDzPIUjkuK8dl5bjcGNlkheIrFF+h+NIovnJlloHx7QrGV/SpG6RPfRwn4HPUjY9diQ/WRdaJNcPs",
+	"9f6MQM/KgHDhOqk3OplRQ/oMWc3zeeoBMpUjdbk/IM+EHsyVzsOlPvqbriqed8nqQVcUa+chCdUFIqwp",
+	"lPOM2ktwAcYNiBRuZr42wt/tOM+SF3SFt6pyRhUW32d0ARD5iCSYWY5abs7IGUiVmiqrulzcxWDBDft0",
+	"UjXu0I+2fAWZoYMBPvBDgdPfanRJ1Ui72BwWEcKS3q7XnELqGh0M7FNWGLfCuBXGXYFxvbysYO7DeKuL",
+	"+qnCu1Xw/J60CK7JZqY8Hxw5O6D21KBzih+XItJVFb0FT3lX+BamGyYRfoVj2wJ+rNyDFXSqoNPDuAed",
+	"gKmg08NAp1SgV9DpSyk0n0MxHkk8OIR5IgRPPj3hZnqnX1J6p8AVKamrNAGY9Kxc65F6zvM3ltdMY6fD",
+	"tHEiJB+41omNm2miyCqWqK5YThOVSzXIZUe4d/xgrFFPBFR5zqhfXvzD7L2bNvt/u2qJl3+ftPXB9cVR",
+	"8pf98M3h6NULdtIcf9eS5+1fLvfKUkb98nydi1aMUZVcvjNj1AMEZZjQyWrajw/AX2k4sDNxQUYy0YzU",
+	"aTTmxgoaKxWsXLHYEWBQ1AhIfwY0HgGxIDAgSkKv14j0WdQh7y++C7pC0DELMEVbDkifKzMKiK9/CIi9",
+	"PjyYo/ulcczUkAlMGcNPnOmARJxZCzOy0hDYjwcxHWqik3BEqCaJGNPJhEUklBHDtPF0TiJPUQJkJBKZ",
+	"PFIKkmMi6BgT0OznrpCJ0Txi/hh7hXxu2IaoSk5jLnhI4yWCl5zHVJABoyZRrEN6YXbouZJw2GthmJoo",
+	"rtnK9HR83aVpTVzCvF8Ca/KaYIfRZbwmrkvpmrQmq0YpEqXtu7LrjdTPf2jt7JGJ5MLYxRVSxQLCPtHQ",
+	"xDPiMggbxSfZ/3HFOO0VC6Mc00/vmBiakbU4mk+ffAXOyDb5slv6I5+7xfHHH2uzKpzj+rh0kmwtegVX",
+	"ea6TrVEsFJbvU+FaaJfyn3p+bQj4Pe0c6BITd2mkYhFaH98LxWi02RTqC0aj3HrKK04nLFdkT3uxC2pz",
+	"ElOx4+RsrZOdumH6h0VV7G703GutHdBaK3XziVOKpH7yrrWz10CeBasQ62evLu0XcD50h+bXLEJTxE6P",
+	"VEMq+K8gMJ5pMmAs58jtimsZ0n4SUzUjEUf9rlgoh4JrFpCx1PCZCStPNWPCs4GB7hvJKRlTMSNc7CBa",
+	"8LuvK0Kq1Ay62KUN5v8VH7VHYq6dOSYhSTy2y2NG8OcgPZzGcY/0pRnlFW5XlNa4l9ww1N4dQkuQlHlc",
+	"4OYSO+zNPxmRg67IgQcCD+qyPPxBJ4MB833wEzQ9pfb3src5Jj0ZYheEkOmeZ9XoCouBNM40roA+W/ka",
+	"A6I5tIWAAT/TMIFgYurC8TtTHrFHwCDvuDbfu/V9Csu7DBbx+M8atvBGYJkjqCsocvv9ClUOXs7Srcdl",
+	"xL61JyzBHT2/P3vYTjJiA5rEphFY6xm/l4r07EotDs6ftwoToYczP0R36eK5TCRjK9NyX6V/0BhE3OeB",
+	"Srx0uxGUFBfLHbBJ/gLrIZN0fW0FlKRXrxDJU2eNSs3IVA6lqjZ0MuwLABrPf7P//XEff+yi88Be0hpd",
+	"Vr2zyGoUE46sqlV8PHYOhJBqtsOFZkJzw69ZPGsckwlGNneYgEuEIwrJk0p3hbfue89RSeoJDZlGbZNJ",
+	"2/dnr06/OfOydkLNKBO19pK1+VS6FWZe25p5Yy5Ss29RvK4ugsMYOXT/paKgxtLV422gpaBszKjQgSuU",
+	"28FmSJpw0xXO7+u5uxYxCWAQ51yuIzhBWEyYMMpeBsvNGsckpoYpMmZaW0jVFWnrEnx7VmLh+k9zOqd0",
+	"tkveO2hhJBCUjSdmBu+ZqIXcAHudKdVdoRiU0eOLh6dLOwj7pNErbpeI2CUneJ5gDEFo1i4ZsNCMGWgE",
+	"RUVXcIs6BhS6NMQypLHDaykROAzfBfmGcifm1yx9AA1dpmYO68kU6rGu6Cc8NjtckDwmlkwXQTHw3brJ",
+	"wEnVrvNLig8dSRv6xbTsCm7gwXSKQvWITxBCZ4eu9M9vEKLlEfECQjy+DSQPmdFkv7m3DOu9p5OC8r1P",
+	"aSFnBuWrFNqKEmE+hlT15WgWKQo+0lhOPw6osYI3DWgzU97//p5O7Ci3lWurUawATrsN87zPAZZ1xp+d",
+	"tDSAgLvQc2q4BfvAgYMvDGR8xiUg7+nEWYkgwFMPu9NNJUFNUR6tB2ukGi6JSETMjvvmkMScrnSnkP6M",
+	"YGBhQrFuAdrTl3H7d4W/RpGJ/Fa3/rGr+f5kwGx4psn3F++ssY3EM11R8EGQeq9gGKwMwL7C0fQw1CJu",
+	"Yy13h5eypQsP6lz8j+zXf3q2aW4R3iipceLtK7iLaYpnr2eUupFtzSzNXb+iJX4oAzNK968Xuf6bVRI3",
+	"2/EPwkl8wYYWdSko+QoVQxtmSA2b0hk2ZgU5QjBj7Bo7xQJKdrJ4xkyHjLkw2I8WwttW+XRFvXd+dvmB",
+	"LNUCvmEvVz30bzOLXa1J44iI8bhdKK8b8GHP3jUcsfCKRV3h2+r2LCDsOWpknLlv7TeNYyJdIHvAWWwt",
+	"Fsc4zJV360HUuIdyref8v7oLyTT4zMvsN6Ak8RFjukT7PEO5C6ZdGkPuih6AcXvtgV2bvV3iJ965cO1P",
+	"Hoj3Z8Sq2uN0OrnegDpBejgnmR6ztg5fqP1LGzgI9sVQ8dhCCU0Tw2o//ZGC/SmN476kKvrYlzlL/xvp",
+	"eKbT3+3JvGzXH6vpSiPw/NRtiwg3p51uVU7fsanXMKWfIT1hRS6o/TUgicBdvWXey7wQqPKbqpKdOwaF",
+	"UYIS6pbv5rTsKtsl5beMWMwMW6ZOMTk0r8HeAvvVFRPFyhif4Aky29rt0EXvR9a/lOEVM5qEsdTMhUEx",
+	"hET295utY6skhSSxFENoFgAxR68RsxuTkE42oDZewZOmamNOwJXaHKdOAFYbfVNLH1/KFhZ+sJq51S/n",
+	"sxLoB/Keczl091+GXzOzag02t6Nkz0ERbkXPVjm9G04N2sZGeARuxdNciAH9XRYDB84asbLeIucEt4Wz",
+	"epDwpYBNe42CuXbF2ER3BfdqyDdZDaUQkLjiDT9uDwB+RKLYgJkQ/clW97CsHOG9vMb0Wbx8VxiZGkxl",
+	"REO+xmHBLLq/oMjPR20zVspITr+hIpKDgU4DijnLhX2aSMjNGDGwTGI+HMF2dZbK608TmbNSSkuSJW92",
+	"O8GLxxSIriKuEoxfRuwhpZ96UET+PKTet3UzLJ+il4fY432A3Qm/es9+2UtpnUQSx43jm8VkVzg5uUtO",
+	"Y0aVKyvAwyCy4EPgcEMfQXZfbsKnY++Kx59iKXSFz58CKIH3ki6FZ7jgPiNwstRVfJ7oEcO0BsgnsTiC",
+	"8DEdMmBTG1tpQq7YrGGhCiVYW253mRR+lwVEAX00VPA74ueugM2BKRzWWiZ0MmFUacgEwk3J8z7hZx6S",
+	"JMLwmIR2rlm0gGq6YjWsyddWJuJKyKkgPXiAb9msh05eAQ7g9BHhb+hgj90miBnR4qiCIrQB6ZrDNsDH",
+	"lt7MV973nH/4Amdro1DIioQP8gl4fA37ZKy+h86CrbZ9I5Rods0UIxNGRWJcmHqGglQQgEpYFDaMsdxW",
+	"Kpc/AywUUMbPDYQ103x5GjNlskikW6dr+HmpNl8s0vIu3qz3CtWmAlyV9/WOKg4QDS59giYgiNuHgnwT",
+	"ytXjUSRhzwFKDnfS/FUIegZIxwnSqtUkYy4S4zojWIUTZJmTTjmFMeXjtNgF46X+OSE6ukvec4EdE5BI",
+	"IN9/IVWIKY9AIuxrhrFAS1Zvozvg66tvXOwWXAOpQxr1qW91AAlEFivbEbIICZ6y9glmxERXzHE9/Thi",
+	"Io1agrpzN3KuiKlM4ogMJemzmXRtFSYxzVJ9SEgnXVEfKMZIOyATJUn7IMDgMCQ2kkS4MGkjwDSXTOm2",
+	"XTZPmiOJ1/yI2T1dUUc2K8rHGEl2XvPGxoKr5/jkLidy00QJrXUdGJHdS0ff/vX9/jmkAU24YnoJ90wL",
+	"uWdK65n8Y96QkRjkWAyO0zbCTLlVR8mI6tEXG2gsIaB9jhEmQVXkC1vSVO8Xc1MeSkkpdi2vHpHJz959",
+	"TlM48hkOrbk/GeJAfU6MtoJbQpLUdAVELkHc5kKTAZHCgXSrpnhIrQ6aMBHZic+/AKtYIq5DqiLIPJfg",
+	"sfbJmtASRxPlArzWuMt1DMz5wAPfZIf0mddpqCbheJoqsmPMyy8ZNSXfixuU2ObdOPiiNmmoPYSV8hBZ",
+	"KJV18tmLX9xLD+ESBnautfLL8Qyf6Bdbk2avCbyBgYW6Vi5CCTw4uHrU9ALAvaTHo14jgIL3rvAMJPYS",
+	"fRnNCCVT1h9JeUUiFnMQh3JAuIHKLc50Jyu3+svl2XdB9tFed9cKXHu2lYbudAtzDRboI5qivvhfoUVh",
+	"pw4kFJzAmSZ1jm3VIjm1YjIdSlcMKI9Z5DukpsSImtCBYSqbCSmgEdpEyZDB1UdMMZS4+opPfJ07N96q",
+	"6IoRhVx9eAwrFntwyZ7rjQbfO6caMqnVgbkgGxzOn1RwBFUxZwryo11nBkiV1oYqk69lw0vh4LnZJT9y",
+	"M5KJIf7mc2eS9ET3hvH8KzYxu13RM7OJFdqIUVOSAEHHLPLzVA/leEx3NLNS2FoioOXsHeDSkG1dmFJu",
+	"ugKjCk4tFWsHXCAC1PF8HcExIBd3aftU8Fbca7NWJRIUQFUhWJ1CTjtEMZ2MmSv/Q6PITYZmYK0DWa99",
+	"ybjiem7B7hqmraWUW0dUoVcyv3PSpxNR+jvWgS4nHngNh/dIXU6Fq2gDndjo4P9AZSFFyGOGbmF4O/bY",
+	"Z5ropJ/uYp0ObaEczj2BXo+xAEd2W3mFlRw8KqxcX2RRmBbXlWNelhwvLMF0sa5TnsGazebhivIMuOAG",
+	"WJcKAlEzArthyYLPj/vfauB33XXkxpCGOxRyMNiNWMgjFlkBzz5NYjBIHdPtsoeAm9XWLraAd+g9Y2P6",
+	"6S2e1MLqXv9pvhQjqGkzg2m3M1UrX61yf3yV6akb8ZVbm3coP4Ez16s+wTEVtd7WSlHwZhVFwudQwWJW",
+	"oqZ6pnyt9mnkkJ0XxivIElKpu1BTmJ64vKZwY0wJA6lYSPUNaPGNP4JMmHLl3ZjbICIr1cmEKnNMBjyG",
+	"6hlfSBKQnsU09n8je6SONev2RN0ISC+is3OqzDrt6Em+jtuPZXepNkvHvB4P4JMi/3uDXFZcw6QVh5a5",
+	"LVcMwE798ttHWEt+6+2/nyAcu/n+L1bc38j73T17L36FFQcQJyIcrbi3W1qrSA33m0vpLe6pygr7KJMc",
+	"FjClP7lergmDhRjKa1iTrXazXD8EO3W5X/fgO3zU3ISUKvoZYHMEVKH/9lttIpXL4qvNNQko12gBaO/X",
+	"KjkqQQH/x0930Ph+55dR+nMvp3KxbFRfDnIy2KtDR3zyYB3eV3qEL5mj4vOjBJsGk3f/8z9Qv8H/KHxI",
+	"HTYoF0Nrk2epO9w0OgQ3MvoD/EZCC9Tayl2Bm8lxxdhjlWPZJWMmkmc6O2kCDlkw6nL5OOkg7CXZkBp+",
+	"zdxNnbOa7Deb1j72R7ow54hmcU6wt1jkE4gc663hY0Z+nWt+uJKSJYm5oGq2jJKlnGr+fqKZSpXzI9de",
+	"5qRvSdH6iOKytF/ZT+5Ws3f8plmt63KqrtJ0t2u6P9Z+v7fps0qdfT4Nj58CLz8zhKaLp5TGLiqF0rGJ",
+	"YcJvovz92v5MIhkmY7StR3JqDZFIEkoM1VfIvg8Zj0BKdiu/Ld7QPluRwRZSKtPfbqQky0xSKmbulo3l",
+	"lufX+Hj3a+7xb7/V+qDRav9ETqWM7QPKIQxLSUeNGzJhFCN6xOLBLjnpy2tG9lvkf/+vNx3oy0ImSkZJ",
+	"aFxgOI7JmHJ7ewq9NFYI4taHdjMTxOVEbLN/VAtqkDT8NrKLJhWRsIJKCcmfsiRW98CGjWFyE8Xsw68S",
+	"o/kBg2xez1yA11XWVsDVUknWDRsKQ79lvMxxXzy6kXCCQ0ulkQXP76m6wkgiJmKMgTwrmViFwCL8EpMX",
+	"YUMEIFsykdQVdecg0z0oD8jEDqkLKVjjVqFmrQqNX3gmr5WsKB+ohkDQPF5fkbaHu+ExYfn2xd625VRp",
+	"JAeTvS0SlYeZyy9Qhaz19m5UFFtO6EQhWRHHbKZ04TMvQYB9SCguvDKaNKce1kTuKfPLytQiXP13BdFf",
+	"M+PV0P3641Xi75HFXyWVNrW/vwbrvPTm3g5Mvh+jx0W+WgcXyG1A16cXQ+6Zs9SL3LXoc3e0HmbExrnE",
+	"o5Tf9r7QGCv5M5lUIdvNI9tKtFei/fMjJ3l0khGkSdo27hslURTf4LK9HPGBIe6ogAg2ZdpgCNW1TZNw",
+	"KI1jyP8GFoT7+lm/cYNat8+nG+ZjZvr8dG/n8IoYWuuws7cqhta+RwytGb20DyyNHW/tRxpf7XBBIgn8",
+	"yPoKEqmVOCYvDkH4jmjM+wmEANeNlBmqr0pLxkGr9tMdXL64csr6fNP1Uom8jTp9R+n+9TLLf/ME3L46",
+	"J9GeQX0b08dQ5EJoCAnunhwJY1Kk3tMyUSHruJN6AXHfIKW2X0fIY9cVPeBP6QXEA6NGQKjWfChc36Ao",
+	"gZ5S9kx3R01n62LZgPgS+6XZGOg1cNvhMZ2++IR4WzcL8H2imSpKj4P+YbhzFL1gOy8HzdZOe2//4PDo",
+	"xUvaD2FVRwmbk4mk1UIAtNM87DSb9jEVl4obuxBHfDjKsaeczuFAQvsywQmcOpmH4g6etpyA3b7QLI3r",
+	"8EVv0+FcqaVULa33Um5WPlt2JDu5W3mSK0+y7+dHqFt6pdTzXWwKLq6ZMFLNdlLMVrZUNaSGxnJoLQlt",
+	"ZHjFIgLXCLLmSL6wkStomK8DMqGKxOyaxZD30RVpM6hd8gYLFzqk90uP1O0FiFTk8tvvGwHphdSwoVQz",
+	"q9CtmrpmvVsbJnXFsrbMd6hxWNKrzjXSy3nMuiLnMlOM2tkgRkqsSvGTZQ2gEVXYUyOLOTeyucpPkfey",
+	"IcEbeuCWm2Fv/XvE6rIy1hi8LDKFktncbAOFEuVCo7lmoAZ0Sd/MouU2iGWiVphmv6yqAGg1m2VLEHCw",
+	"vsbRrwZSh1LngNw6vkjNyFDKSK8Yo7/iBoaKy5PUrSqH1AIu/FdQatjAhzmG3uJYjUb7moliZQWy+i6t",
+	"rISLLStV60sZMyqeaqcrXlyjt1Ubzi3pO9QgFK6wXvUhXH9b5YZVx6uHtHDTZYcvNadKrfaPZ2UMXSfm",
+	"d6xc93tzk+WAK03gCDgnYeS+Kt+pEmTM6VNgIOOG1NM69ZhFOUYZLhrI5wAa2ColrruiL5PhCN3uQM/m",
+	"CWpQWQ9oaKTS/o7pTQr6O6tCBPc+ifmAFZU6sqJC/ihSv4UxqD4Yr6O4SK/9TJMBHfN4BkQRoRTXTBkg",
+	"b6BkwD+xqCtwWA0gj0hQ1riHR7hB3cB97yxsCiZRJQTAW+BGT7BLsq/ssI/RFUASazWgr9WAmckqO1CT",
+	"2wP2my9XcrRdwqK6rTajRPtb4LFf1v92hQOhKO0e1Y/gQR2cxo1KNHTCRlxhhwYUqxrqIxnsd7sMvhcc",
+	"jM9+Lcj0caeGISKWKcB3bCyFwzjvYC1iRQFVWTGBVBFT55Lb8dZaB+tb8z8FNVjW7/iAvaIzXeu0W0FN",
+	"XyW1Tu384tXOu9fvd1pwYdhXMAJcffYWu+2DbLyMhiPQtOnv7Re7Rwd58KEZ1gSv0/2r8L632gSsoLjX",
+	"09trMDHNn7fUEreCcMt2+JxJVNnjVRHHHdPAxBz2KAM98kqkbB/jpSt2lSV/JnAXeQXs4MRWbWNQY96I",
+	"zdnGN1u95Caj92tm5hXeJs2TpyDlKpmz2ZZMd9mOD20JbDC5yz5i2plgOpIxI3XNgEeT0DgOCMW9mNuE",
+	"LtOr4bgvM+MipNCGFn/HJoH+FlDdDA5AMuIaJrcO+JhAjxPfmSkP/SOJZJVd4S7oTuzkzReugQHNF0qn",
+	"Y3lCuBsz0hbF0GcImw+WwOZ288uCzUte11arsyuFUoHYJ9H76gFxKE/b0K2An2+zY4hg3IyspIY3xKKA",
+	"ID11RIRUBOnhozSRDRngyAd5xYRjgWTXILYdz2OZIuSUPzM31ixZWWp2c7Ly95qpUgTKLiaTTse2Us3y",
+	"dA2hYhEThtPY5beyMeVxrVPTdPzfR1T1pbJwZseVkutdf/0VVPwvC1cvmQsQAs2DfXIWfTUrmzMS1JSE",
+	"OI1T3rV8cu5dksuyuS+bYOZJwXMLo5KYG3bFL5njnCxyduNKYQSb76GSz9CG1054utHmeqkcAZEqiADl",
+	"mq+k/UwRINcXGkyA8KFASjxq7BJYo47SHbbqfEMVDlx/81OGrVTtfiFjOgMfdx9ypK4ZMu/i7lPPNJFT",
+	"cYw1zTzSZJxAVzNvVg8WmBRJnYoIK6ULDVO7wl0yIHQsxTBvnnd8EzK8z029VLFKRMh0REFXjBkV9vGy",
+	"UHhgsXYDiJdwUuY7xaR4vQRVUml5nbpUvdR4VE6kgiCvKeSrLS3MbxClJesc1vdEu2nbthvav53bwDSO",
+	"K8prgTWfqXjuclCdHpHrBgECYPseai8+K+905Z1eUxPDwmaAjKVgm9K/NxkDqUN6VTfc4m7yPWFIoZdX",
+	"1iIT1F8SO74gcCFxVEpeM3CDjb26YkyvGLGCZdYhQgKZv3JNaIqaHRrGgVIFTepUnJwKUrf6yDfzxBt0",
+	"xXITw18aFP3NFoa97D48gBTYkzTr5IkXAEWYHWG1II21JIrRcGSPSbWuBmfbtcRpEk5d43OlWnPBxspM",
+	"rPkGMqTebu437q1TsYlMQadWzYCfhjvcvpjiBnhkHF7S770gZWLaB0fmbxuG/+eKTQKSaLbTx/YfPqUF",
+	"bwjbUiUihdEAaYGSFDlG6xPFJuDxFnIKRSWEkvNXb+wx/zh/R96+7aD3HDJXuiI9nKZJOfbOK1hCg3Q8",
+	"0ArB5WtyQfoyjogU9k4BoaRbsxaCO6BbIzEXrAHXNyPWFSFc5Zk9kwPaXNzyuKPZt4gye6SuDR0M1uUb",
+	"RUj1Dt/VYyLrtCRwEg0KdJSQLFXrtIOaSkQ5f3d0RxZKzX+F0otPLbvn2Bi6B9c6tUSzj/1Z+ToSnM6N",
+	"ebDtjOQnq/bfzl+92Wnt7pH/+h//3/K6yr5nHFxIjIUGy88nMeXFN1D7+W8nP785azeDdvPnk+Z3wV4z",
+	"2Gv+/ObV6YiHVuVPpCETzn5+c/nz3/5xc5rkMkiOu7Py21SAeA11eK64MG7plGLcLArF0ogYyAfWqbBI",
+	"2eyQ3a7oCQ/SBkwIVfszw/SymoiuyBdFHGednSZ0aLXK9xfvCNde1RQbQc03f1q3tWBBP6Sd6/sslmKY",
+	"ppeC7oQ6hK5wbdb1SE4tivckfb0GtMB3J2Awu+i58gcSkcQxuo9wKCuiujHXJgsHeG/WMzfVq1z6sHTX",
+	"1mAPm2vv9Bkc+gGFJjzU84kY1krxPg94zFyM1SonLoa7eO4Vm5XSc8yqNj2i7YPDWqf2cvDiMGq+aL14",
+	"sR8eRYcHL2l7wChthgcHNGq2Duhef7A/aPXb/Wb/RbsdRq2D6DBsHfSbg2aTQmuLu+nY/Rft1t4dggf4",
+	"lteqF4C9XdULfAlBirHb45k5ZD/fsSXkxvslGKmc7wJEqbVDnMysQ/sEbpzwt8ukg0f10va5vSs261mx",
+	"zKD6fZzEhk+oMs8tptuJqKG9LBsI7+D0AjQ+6FnJ0OuQ8+++Dshfzl9/HZAfWf/ciuav374JfEvIrjgg",
+	"7/lX6Kmx47D6BWIAZIDNdBixV3qmUWsdEypm6HlgsWYBufzha8JFGCdW+dUx/wh6Vc66AmcDHDLe/d/c",
+	"JZcSs4rSicG6Nrh82hHQ+OH4B3qmu6Ln/As7Vlb2fKaSJvVeXsbK0DCzo41idNyDBhBSsOxg7zjhoivs",
+	"hXmYxFQ1AjcMp03tG0DwDO3lQ2m/dKlVmIkllTsj4mMmNPiO3Oi7QlNhtaghMbNvukUm/BOL0THlenG+",
+	"aL1sW/uPEs0jlr4QsrcXtI6OgsNmE08CdU/juCvqR4cvmv/5H/t77SamfUGlA3Lbpu+9ji8eTUdNZxqb",
+	"InJNpkqK4S45IbFFgwpeq38zXbHf2gPE8CFdQKmWTm+QaX+SV/7pAjz2SpoabwfrUDEmtDVgoc+yW/hZ",
+	"o01u8gtYL2kZ5viA8UKu3dxK2vH1ME4BdhQdhF2BkE6nbr25XNf6srgZBuQwynYMTkGP/FJ0tAyvfA+3",
+	"uhtiWcvmXiJF5s1uHi+CiS3RK+Qee6scCxXA8gCr7JtxsGq55a6tYnOWzpbDZ6DQn/92xWZV5Oz+PAt/",
+	"Tp8BSpkUbiyHi30ZzTBhvNapHb6vbaireH793hBUg/RrnwsO24pcOn3nulJdM+wBrt0H1ETwOYwZuKPr",
+	"vqOykTGyHCg2YCYcNbaqJvGZVtvngBhdBAy1fCHxBFZLToMuU4+v4BZePVaBqadgf+E7uWVXPZgRdru/",
+	"BlYPAqQluxSjaKv8fa8t4LQQ0HVgd8eP+MSbXHnEmpKq3MbW2xWQ55oFw4HiA0lHliFOiFnRcFSy785c",
+	"KdhKNxk++71T6HOTeGO+j7/hHUgi8NSyWaJuQA8cYfj8XCj+/d8eU94SqeCq/fj8N2Szu1F1vhZRYQuN",
+	"+GSXfIfpI9bmVKBas0xEu8MUFVc6Sx4Zu2xHl+LuO/B3hZwKpiDBPe3Kj1+hHAhDpsEznmtI48xcvGvk",
+	"y6tObqlbUk7/gw5NZcFCIkoneww5yCeVwIldkVOsAQgQ+7CrElGgTur+eSN24G5fVqr5weOAm0oyKeyR",
+	"J59f8j2SXK6srcxt/6GiwqxKF/MpabeIB+fWosJLhDGFzDH7t0ZHXE42OCdhn5GIjSWkcbksjtUSpCuK",
+	"IqR4ATvO5UlsIF46C2WR8zDDTgR2BMDZwNsuypeAaEl0Eo4srCvE7EKZxJEr4pnyiAnMf7+9kqfQkGAt",
+	"yZbPryNrSzafBOjy14lMjHYthDm4O5c47+4tDbGIKycNN5lU/oCp4vnn2GrZpZM35SDjGnnh6QlLgaHj",
+	"/XcLrspA+bPVWp4WZf4zDdohyKys/P7bVs71mInkZg7PcBbG2O+8kLqoHRVIHFt5x3K5JtCvHDNOjrPw",
+	"zQC5Ou9KGrI6UxCtR/sUazUU+GzbCDiJ5V5bsYc3fJ1r4F2yCtS+4R8Zu9KQzliubJPNdedepIL2/brP",
+	"mTqV1wzL9feRxztkp3a71Dqt9suD9Vt5+zO+w1cwlwpYC2pTxq5qnRb+EdFZrdOys+5e2eXEvghc2XY9",
+	"ucb+/kEKPNeto7s85mFt4w/1x093Sh21m1GfiXnm7tsbm/90J8+ISMr7RWCtVlpvw34UlIS3pyQ+eGuG",
+	"TJHkW8l0HFFvf0bsXk05puzBAXl7eUbcFsbmCnTm8gsyx6SL8TcC1+bBZdRjEiMUxLodCkoktHsUk/1U",
+	"OOLXLHLHB3l6x/Q+UNgKA+uzmYSsyFRa9nJMj6tAu2+yfhvLjNdvpJ4vjn2m8ybHyua/sO0etfx0ToM8",
+	"llZYS+xvRpSuYQyIZKvFrnZnLYcEOURQAYI1AcGD6tw/1lpNN2nWrSdEiKSqJK4KJ+7c7jgDA6XASlGZ",
+	"rmfdPmeDAUMG/FV27o9QKosKGPg3NKZEAhlSPQ88Gsg4Z394pokXFPBHHrekSasAd7ggA6k8wUdMDdOm",
+	"K3peTvTA+UcHxl3DXryxS76Tc2d7KJB2rBJSMJd9K6QjoN+4ff01M6/9BC4HGktSs7ZiYBcV5joGd7CI",
+	"Rq1oi/EF52BkcdCpkN5bMTSwFUsNzB1Zrh8EOCn8iisOKe2ztHQ0qHFXNKTYb27DE1HYXEXokf60CEKW",
+	"NZP6zKCDfaa3ayCjtVEEbPJap+ZRiRvHGiChuG9XoIX5t1Tp883FM7WMMXg3N8uPaaCvUJK3MkCDLkpJ",
+	"a1B/o+mO+tGwVB1uRws55bMBz2llJVVu08/BhKtE8WbpvB9b9m6Qqts+CZSEDYCJQwrP122Fc7oziTZ0",
+	"5oq08kkdmA5xB5/lylwDJ5or/+HT8R9WmrHSjJVmrJyOXxIv+QN5DK0x9NzeUT//zf73x53pwsqp/FL+",
+	"KafyV7upULLY0yfUjDbopSrdPET7yC46TjGbNIulDgg3jWDOWfpMbwKHXKJ9+Cp71DsBkQeRy2s0oPDP",
+	"VCn+SvFXir9S/H86xX+WRti8VpGDB4ABE2o4DPU399fbG7yjJ8QdFBAuyEgmmiHfi2Ncc9SbnOmAhIlS",
+	"TBgScWYI9E7SaV0GE8ApyZTvbtUVkOyvtet9kqdyg1yn1B07ltfYNReqvNxwcKqQZ9TVHVAsZ3As/Vnm",
+	"MWb05nKNlntwT2MueEjjZdlM5zEVZMCoSRTrkF6YHXquJBz22j7bRHHNlpYtfM3MOQ78/l5eNwO3pvT7",
+	"G5YXUdkZy3uC4M8PLKjapba3XSAXHjs8bZ9fiYkDXqvogoVSRd8LxWi0FZfhJF2SXtj4lb3Cbej3CHI3",
+	"xFTsuE1R62SnbtyvuHIlPtOER+vG4vut5ZZEKgzvFY1fDEFhx+2bmkCd+yNIXckY8zOAFCyWUnWInDBo",
+	"ChJKeRWQiOtRI9+d3NVMBETC9Wgcz/I5qDeFq6jwBWON5bUH6cjWqz94pkn61J9tLcLqCoPWh3Zz7U5Q",
+	"sOzco5zl3ugdnK1Ysl2sSrupndRdOkb5N1+6X1T2visYu9kuUbk96MV09t0TyH33g8kg2TExVF9pQrXm",
+	"Q4EFq9wAcQ66TUYyjgCb1bu18QyP7taAeM5CPy+TVvhOPtjDF2Ea8Pvlk52WpZOn6/oxU8o3IQbKgzr3",
+	"xFulf3vaYvKntSfrNjG35RTkdH9XaciboWX7QjKLJ5n0KqMKcuKyvHeguPS2GxtY7XzPUa66AR2DM2Ax",
+	"0k/q+83murpiVbA/px6+YOne/KKke1kQvHkdUMnlJ+FHRWnxGOIxT2v32FlTfmTPtIPXepe8BjTtGp1m",
+	"BDxFaq25k7FSc7/Z7GKx5tT5NO8nXi9Z6kzI0+HdUcRuf/O7QVZitRKrf1axeskMcEBZaaIfSLoqGSWh",
+	"veKOSm7wmF7M9ZpbIGw59pwsKUlLQHoW4Nn/taEm0f4vLkVvO8wt5+nT2PF+PhQuW64o20gFGb7D4gAm",
+	"MRWCRasmAs6olRVXF4m4xDNuHYfzB2QDGUkDzQVvGAnuo6W1bK3mVorZ/IYqZsLYb4ukOn1qwpE9pVWK",
+	"vH++2m0PvptP/2Cf0u53cP2/JlQYbuwoWvuQ7lK4rbyGPdJqNwO7SFhItSmnxQaQIuKzTWqd2v6Lm5Js",
+	"FOWaRR/key6+sgOodQY01hDxoTF7Q0Mj7cGt3XYtqM04iyP7CL/kRg9pIgI4za+w2R8v3S9xcaC/LMzL",
+	"xpN+8OcfmEI53b5H9d6QCWj9FmEKjdscudXv9lx+a+JXl1yEbPWiyiZ0W2w+BdlcNsiBm6WCJ5uNb6Rv",
+	"Aub3afL7qETk+S0hR6dDen779pBLp+e3by/LXunZtdzzWhM3H6mjtItIfwYHAbGnbgTYiBYPeqbThJpr",
+	"3KyaTLjdRZvi41kZIynsjccMlJRTLjkh2m7eSWTeIV9wXtiVtoNwji8SsVXCHJWIpcq+kPVaqfpK1ZdU",
+	"9TT6OJLh4+r5NRLZitp9pTbfdhivaM5WwbyKU+iOkT9BaLQzkqFdtFvNDZ5bsR7h39nBvRJTvf40iWXk",
+	"PDdFBgnyn/9BvCpIc0LSShsujASk2MnID6El04ilZz3DloIZ4gqIVF2BysZefpE28Rgy5izOs185nJZn",
+	"RwpIDrRlV37m0VswD9MC7xzoipQyCc/ZJemqMR2keQ8IN441W8PTEW14HBMnUANHDG9kAlTsULDAIjtm",
+	"jTzsvr+FOwGu0RXYSRKplgwbk2squB6xyIUG7OOGVCnONIJVp7x724OYX7sVdZtz7GmgTNhliGx+2loM",
+	"10+JnYitFkNl9noBGgJDGAbTozRhf84xlIYrALW53iu1TjNwfqXKcVShyc/PcWRPcAsf1rI7pdZprgE2",
+	"i9tXJ/HSAoobNlmFCCtEWBoR+tXm2BRnz3R5t9mGQOGtdFrWstoGS9a8Y+r+EZHKR1JptS9Nq23DTVKp",
+	"qE2X3hWiHk+ft6uUUngeUhXd2HDH2dU+GpKIZ95azqxnkDWuZqSDxj8XQ8UiqPtN7foE+4RZhQHCMiDs",
+	"Ew3TsmRr7curnYHiTETxjERcT2I6OyY66e/gMDShOteqTrPQzA1gOnIlJfZugrFIHxNt2MTa3FD3zIQO",
+	"SKi44SGNnSMAmzMkmu30Z1tRgyCaT+1U31sF+hdW1IEwn8T+VlCF6SPjh8mIfhzSuNapDRRjoLMEFTT3",
+	"mcG6cp9CFjO4g+tDYb9CaZw7ZiRDGaMK9V9xo0Bm+s8ylCIx+S9U/goq0YaGjIqPesTieMD1KPuVDYfZ",
+	"h+JPAymjj9Esd+chi6nhuWsP48TAaO0EUw6g64pPeXaEHfqn3Mdkkj9/zOOr4tljGceJDnOPN9a5EY7t",
+	"s9gX5L+YMCoSkzt8ItVV9kkzjWrOf5az3Aej6LTPlMp/l8STETcsd0Ujx9TI3GfF2MfiTacjBlk76YP8",
+	"EZSDMe7wzr/5qXRz4i/5k31/uJfewVbC1Syv3nPxgY0nb+yFDw9qQW0k4+gbafLf7x3YcZTDX1Yfo5Ck",
+	"+jxR4YhajN6pHe0e1Baf5dBeA8WH/URAD3PDxuVQAm3m0jM9ADEjPoTiYwnjjXgIcOCX4l2N4uO/W5h1",
+	"zlQIW7r2ollEWMEihNzffVEY8f7uCxJnQ/iBxTIx//n/Z3e/zr75Zf4y6wGuHPyLwb4e09kpvnf72u3+",
+	"y5b1T6UA3ypI+gBIUCXi7RrodRlI3kBkOY8bFZtMHG5kE9hJl1PmdNQ1GzIAK+C3eyPjyLdOd3IWVI1/",
+	"1/aYr+gVs2qudXhA/vf/erMLPs6kf4HaEfbHqp3S3N07XLJV3NfZ2ts7bJJ1t0s7W6tfJcZAJ85fFu6R",
+	"2wM/LVvbG1jJS1+on/j3dvIo6cdSRETJ5JOd0R9HXF/5addGhlcwqemWCGrXfn21/vhpDtlr9tUsL7sO",
+	"74bqM3iwAtHn1XsF7DcM7BHTZlP8pUB7do1UZDeBe3h0OJBooxgdB0TGUUrs8wBZ1q9xlPfv/JA+7Vzb",
+	"B/i+mDAL8qGkjAc9ASd8y4U9JdEg3ujNLiXY8xMl+3ZNnO9YOWRSPPSiVt7L8hL04HpqzWVG2ht+DEcs",
+	"vLpbxqV/O2WTLf1UVxJqo+mWNL9N9WdBGL48J3MyYQLqUnrZyuwFpGcxrf3fQUsGpR+TkTQSsjR7U6oN",
+	"6+Hz75ITYs+2MiVRrJDimWVhOpOkK8C+Bz6e9L7uzI/sU5iAYu8RGjNlSB3cED34sOscx73GsWuFZO0X",
+	"LoZB/u6YxgDPwSLMCtCmK+xYzFTuaEOHjIRSxlwMiUpiRuqtPQBu5L/+5/9Njprwp2v83iYjyCYV8Nt+",
+	"K//bPhlLxcio4Rq496HBu3suAC50zLoCn0PQsb0f4hm6jFgdRTL7FtdPj9S1oYPBBlJPUVw8ZmbAapG7",
+	"VCyuUVsCz7bVYD8s8BUarOjW+fPprz/WflU3aqlKSVUh3LUshVAqZyvgAiqlhoty9l7R2+cjKiI5GDxA",
+	"3fpS5X3JjM5FAJzTA9VRptfdIJ2uPvY6yNWpT2kc9yVVkSZ6JKeEm22ppm9wHE+nLMK57T4oOiP7RDEa",
+	"zQquI/ZpIstrI/d4W1VGVai9CrVvP9QO674Ks1cw4k8BI86p1g5EGEkoycrKHxZL+O32OFDC57tbM9eF",
+	"R+BvLj5OlBwqpjV8dhY3/B1JwTpkINWUqohg3vyYzoi+4hOM7x9bs5iGV+kBAVR4ihl8cAn99jJBjlj8",
+	"pSfckdcsj2Mc34TzjPrgAB0zYhQVmoYp+Blx4YCRo9HVoWJM6GO4F1SGSgt4MuhkRkwqhukHid6ifX45",
+	"l3536ekUHg8GpXI+967Lw55LZtLHqLBPhX2+wDTD/L6oMFCFgb48DPQeVG0RAyV6mxBI+eSIGwKhUg2p",
+	"4L96T4XPNuzPiKBjFizwOricxYgpfs2iLLUQdHQotdG7XfEGCa06pPdLj9TthRoB6YXUsKFUs15AelSF",
+	"I3uB3i45p0Om8ao9iFr04Fq9MFFaqh6p995xcdUjWNHcuGtkNv+gO1MesWPfjgBzITGLUsuxp+lSjEaE",
+	"G2KkJPU0C1MxokdUYWklMoTbw1c0JfDpKWX4tPwtsA4SaCJ9GhryNxn2ycyxSPFVvE2/rMXYdANplH9p",
+	"pB5SzXa40Exobvg1i2eN4miYMJh0t2xA/jobGJdfO6RuQU8D0C5W5NZBNzf8VB6TvjQjMh0xQWhfu2BC",
+	"OmCnyJeN1t+iMFo3ur6UMaMCh3cLhITUwDJ2wyks9tomuLOyTZ/JnhMyoUPIZXY/z6UFVNmyVbbsimzZ",
+	"dCv4/ZLu5NyOt4Lf9f87bO033RfSLkqT7bQynQvvmVPL14DBWaY+yuStp8kelE6TXTf9dRPJr5+cfYPE",
+	"RLckw45Tc6i2tzgVmS3hzJc5m2ivmXvkIaRl4HGn2TpqHewHNbvTB+/4gH0jE6s5j9or7Ygt5Zgmwi5l",
+	"Fr1NG0beMT30FKUkZFLeZqzkUi/bJa3KO6U5wZIpk+S0VH/k2Wi4uFrEl71u0mzuhYmK4Q92TBSL/7Vb",
+	"E+yT6dZ6qJjNiCkGuGosFThzFjRuigf+qAyujSZYqRSe3iGzyqHmHYuTffOxObtEquEWGO4icFV6ejq3",
+	"U0irsUveZhIdVhQX10wYi17TrshmzuaxMoESu5PS7skWdl8zZTQyseSLsLKD8VJcEdidzzQZ0DGPZ7vk",
+	"ROBF5IBQZCUv3C/I7kYNiSTTBPpD4C3tr3BBK5u6wklFe62IDwYMLDG4ETSxBCI/L4kJ7VsD08tx5+sl",
+	"+81mPi9qYC9+bG85sl9xTaaKG8PEfVlUlphXKYn7cvtqyIwm+829VflVTjo9ptd2KdS5L0K5L+rYBLx4",
+	"dDCxBQjx+FihpPu3ZDYXvILtEi/iDlt0+CPzU1VPWVmIlYVYWYiVhfikLcRWScWzrupZGflKtcMW6Ugd",
+	"4K5oSKsw210bECpvP9yfbArs2FXhtZs5pj4UynOKwbSMeX0xnFY3I8XYjhVljCgZxzvJhJiRkslwlOcF",
+	"aQRdMaazHaeQSQyFUz4WB0kyqUEJn5wc/WzCaF8zk1qCGwmNVHi3wrsV3q3wboV3v+yIyKbxboVCN00/",
+	"UR6gPXTwYYO9TlPwF7EBF9CCkExHMkbG9jG9snCICDb1qPAYSFIDYOTIpVURGkP1FBnTiJErxibYgcdj",
+	"STNiM990h5zkICJGGhLNXBqR54s3kCMesYkZ5RLDC9GCCTWjrqj3cnpht7Xr5WqvQ7o1uC43msWDDjlH",
+	"KQeJ615Swwf3Q7fWgABJmsHjxrLQJPtl4w7xiBV9snPosQoDVGGALz8MsFmzyAoKa6LmJFRlKVWWUmUp",
+	"VZZSZSlVltISxuRlCqMynj4XF/5mTDyE3rk0rYKJ03ggr/xzp4Aeq+D3FYuZscZUOg9cO+MHsq9Mh3Bj",
+	"rR8iJImlsNZMnxEaRehGHzORaGsPNRuknxhstuXNOfCqgx0IdCIn6WXNlIdwpxFV45hpvQlbCi+/0aSs",
+	"rYDWOdOygqoVVF0TqqIzqUKqFVKtkOqXilQXtESFT6sUk9Lg1mGhh84xee5rsFcmm7yGRAofESj08Q8s",
+	"/r43vfV9sj9uqpD+wT/ZvXFhfo6KyND/Uix9LaWt4RAgvC9JO7pSU2QSzyrAEjefv1LxKq171H25Ob90",
+	"k1SS6jqbxUpkbprs2kcKr7Pd8NmGRstJsue/ub/KJNARqq0omVJNqKuf8qKunsuIC5aRUqQZdr69NVdp",
+	"Nh7k2DWehkhMs908/c4DRHdMtq0rc7kyl6vITmUvV/ZyVfOxPLJTUBYVBNxoSpwULG+8fQEZcsFvq00I",
+	"IhILkwqUTC1HxzShZpRtkuscFsqnvhSopLjg42QMl3B2DBeGDZkCcowFNCoTg+3iVsDOC3dAxoQm4Sca",
+	"xzP7cuy7AvZRcnJzmbtmTBOJfFqMK30TzgTSVrjYKj4xP+wyhGKQ7efIWf3zFhm7StI5LmPIcpSQ+Vcw",
+	"kGoMQCFJeFRbZPO6V9DHt6+CaJ5z0S8DDq0P7WYmMMsp/mZ45Nr++faBmg8Fw7Ch1Dx9Bbdfqd+Czp4J",
+	"OxkYpt5zkQDaaga1oaIhS7/Ya1osCW1J8q15YjnElp9XLHolw7cR7PoStz2CDpWKS4WawKGO+f3iPuvz",
+	"kbSgL21Pid9ehlTMH2mRlP/OUDVk5gMdlpwMduSap1xQMWSO8M3Csv0WwGNh/97bA9cDN7Ai38khmdL4",
+	"aocL6B/EVL7tUL594unCr9oVEg1kosgIoEEAXDNnIZp6IbSHzClX0trHtbLTPOwA+sj/9mLVb3sEvlrx",
+	"W6t5w2/F+9kdoRJ48DcXr//6r69O3r77+/FXf//m7PuLfz0MWs2gtR+0Xhx/9ff3b7/7/sPrf23erU2n",
+	"MvpMFGDFKsrU/Paxk72uZwnFTFlnUiaVKiSxWWKfTE946JB+9VBN01YT+FhckyirFbCFWMy16SDccfsU",
+	"e4ZZJO5JeTR2V5fpVnap81wYSQzVV7or6j0kHu745+81doldZxOmuIx4SFQiBFPuVOhWZs+0+hxFh+OR",
+	"dKc/07n76a5whoIVKaS9jyImINIOZsKUPwuGnRvndESNvTqeC5gHibRA1wF9u2DTrshuCmRYNAK8ba/u",
+	"uNrtWAnXJEoY6c2pmJ5r1sZNfszIRiSuacyjrnBzmmX6Q/kp5vkrzRTQv1ItxbGb8UKPN03Ozy4/kOc4",
+	"Y/C1JhQGtSq/5IM9dDG5JPB2RPbEN/VZ8zLlMYmAisCjQgpfIlJ4LE1c3kTHjbAtSqDFdV4B7GrbVAB7",
+	"iwB7zZ1/C4zeNiWLA5AVJ8taCTM5GFLMnflSaFZSeFbC0sjhwvJdDArr7sYwsQPgKa0KIPUchL+z7+1r",
+	"ZjIYeh8nVqViKxVbqdjPWMVWem9TGuRrZtZVH4/d3f92sge3TMhbo51vSUhDZgyyjKweJ3U5yKskog2P",
+	"Y2IkCSVGmZgIiJBkYsVboyuoYkSxsQR6MBER30QQmu6n6UxQXZU6zUANHGfOrfz9PI1Enw0TEXQFdga0",
+	"c8wi19yH4s2JVOiG6s+ISsSOkFNwCV2xidkl7+W1q2xyWtfIlPDavg4CVBMDKFSCCqYOuN0c14UUbE2v",
+	"0Up6h5xerrw7lQ79M3l3KuhZbZsKelbQ80/kcnn80vZTZKl6aM/HcwfBHquW/T3ETKVgOTT5LAO5U1KH",
+	"AO3y4CTAVCGnjYAkIgJQlw+RygHhRneFnIoOtpQORyxKYhYVoatiJBF0MGChYdEu+VGqK00G0O2acFEM",
+	"3kJ+/X0h5kUi3O78Tk4ft+rd/plNRkEakebLTqudl5nwVhaUsRP9ZxMmIPYu5RUk495BRVNjaDgaM2Fg",
+	"h6Gm/SmohS67G+SiSOI499VXs/Sr26FHYfHhWXZVmVsenF3zCOcHz1mEDSUxzaBVuwli0FwC+1PFG3fu",
+	"2pwJNvzq7RowMG3obA3Zmgc9kEC0BupxK/XHApTJUgrtw07s4gPss1mEVF5tJ+I7Ob1gOonNKt2dk3Fo",
+	"lzuBWSnzP3v85CIROd+JS/TZHpTQIRXPfzN0eCojtjqKcsG0jK+BkXSiuIBsZjokdauT6WQC3ilNer9N",
+	"Wf9jouL56/YaxEi3yu22R39SV4CG+2TwOi4jOZYhjQmyBImIGD5mjTTji0L7dfSphVCHBjnMMSM0juUU",
+	"Azk/cjOSiSGUQIIT0QxmiHCTy3JqZVlOdqxEMWijFjLS88MOCE5Sz1WCdEVfRrOA9GeGAbqAP+AKdMzI",
+	"dMRcVzfw7WEW2ZCwT1wbHRAtiZ8tez/N3CMlmqmuSBn8+VBYEWQfWDGdjFk6RGBvtTo7sgfY08h0JAlH",
+	"V2LaVA2ru7ui0MzO9VTbP7bDgOZy6fHYVhpz0iMJ1+IijJOI+UdweVgB9p6jYmbBHqAreMBiwzp4XDsH",
+	"U6qJYsaqrTVKKLtiEWvh2gOtdu+qR9gGK3apP+65vdWl3y/lhL49BQaauJD5UrHvV7/dCX7t+6WdLme3",
+	"xreqCuxwF9XBZ1UXA4uCUNgaAuVRTkzab9cOFNhvE5gVJoxdRSza0SmY2l4Ywb6NDyhzllVI200vB4PV",
+	"NSmvODNEMftwusjnUKhO6c8IorAAHfFSkQk1nAmDosVPR+RFg2bMGl9pjQpKiQ115j+NueAhjZc1kDyP",
+	"qSADBtCrQ3phdui5knDYa2GYmiiu2VKZ8Y5rc+mnrVyTfZg9lPRcY+33XFN9JiIuhqvqXhDflpYXOLhL",
+	"POvGTvu+UgdH+JiFOjcM0i2ku4+z31oxTnfl9Yf69Frw5zfyzQrIH3gHEg937rrdm9OXto3uzfnrP5Uu",
+	"zu1SFEXWmLzw1vfTjr2XmLhLIxWLLlgoVfS9UIxGW6gxiaw2AhzrpK/XyV6Mr9DLXiGAGp7EVOw4DVDr",
+	"ZKc+UCnKZdIfQ8mEYFhxm8k3zw4CjymV3SsAhnGJWyVLiWJDrg1TLILDuOEWvn+wsNwddsXYRLum0+D3",
+	"BAoTwPJTq43d/ayOzm60FGrXpSLcqunEaB4BIlrQ5A7B60bOANo/BmcrXNdF993YMPPAqTsL+P0pL1cS",
+	"hm5Tl2NGoRdrj1ntYd/EmZ2wdRxfjorhgglr1tp3CbMdzfRkRIecEmsFJIodk0nMqGbWMBhwNSYTaajW",
+	"PBljAfEuPLrXheU9suXwSGGSt9pc2MOo23TgOR6XqrM/1oRWq2wwd3+32LecG+01/iPkRn9h+u1PQUL4",
+	"BFQ4aj5C82rHqjev0Mvp86JauItGX2kF35zufSY82LRa1Ck00OBo8pZQknkd+Qim69fMZLrungYHnUyU",
+	"BDamW4TtKxbyiEUbF7ZeyFaS7zNH9q41WwHbP2lof1c6woKYeR6xkGuHBx6nUYDdlxB2KcAWECQMTBRr",
+	"Q/TcqHcj3Mc9wq6t9VCPqKGd9Oe3US/oil6KInsB6eUwrf2IXiH4wT16r7FLYBj27oKxyN1SRT1Szwyd",
+	"rkgtnQYJFYuYMJzGBDvQeerDEZ8U696VjFkHELFMDLAfjnwturWG9pt7QVfYh/HpHHIqmMrJdp+27J6c",
+	"3MtaSZ3x8HTZU8yJ9a64g1zHV/kkzJh0UWcKIrVTzlOro02G3hZhERotgk1GSsZyONstb1oUHnyrDcse",
+	"Xd35Rfj5qb01mh7KCKglU00Y1JhSUvkljsn/BUWRExsqygsNslRmpNkiEBDp7Df3Sr+f1zCSlQmTMVQf",
+	"GClJLKcBkWpeNsU0vNJLJUBl6jxBvnXc7wS8b//OQnM3hLIVY8XcwCEHGUC58Ly3PAJPKndDPI4shOPu",
+	"FVzHQJlhejOh9TKhDXvUneIapjR/FE7Mw4rfz40KSru3nkbM4fPjk0BFkfbWep0SR2wZEEpGUk+4obH9",
+	"+5qJhDWygu63J9+dQKoQ+VUKdpxLIkKu74jOumJClXHkRXI8SQwDildugA3JsVFnF8kzIu2S9zdRd3eF",
+	"b1SMxe8r9iXKGdgAPVKn0djl+eDWvIU7nN7MJukSfPZucqCbx+VKcvHc95QL8q3jKw1qdr7tdNtXP2aK",
+	"h/T56YiHdCjXd14btlXPdbncoTXzhvDwlVJs6/5pUxF3bCrx9M8JwlLCD5dCdZs+yUnBss1u3CpF38TN",
+	"vl+k3j37P+x963Ibt7bmq+Dw1JTJXS2KpCTbomrqHMWOE59tJ9qSMtl7NlNusBsksdkEGAAtmXG5at5h",
+	"fswDzZvMk0xhLaAvVJNq6i6HfxKr2Rdcv/WthXWpY+YtuYPu345GgdHWsIfyT7xrjNkSpbVWz5or+7Gy",
+	"EJyhJ9fKTAQYmIZqLaaszkmOVJYbEaRG4IadWHIIMfqQvyAmlxOZVJVBWU9nVkTlZ7vkprYrujixbYUB",
+	"ZBCFA4Ghub/YUDE6HVFtfIxmo9/ovOzvdWAo3SP7pUeSVESTwu3drv05v73XsY9nt8dcCIg6ye5/Vb6/",
+	"0yu9XvDxpNiaHvy8QURJPnT3aj57aOxxkbKPgUFPNor1+Rd2vgsasMqqYqSiY5bR2fUWFnc3ye72he+q",
+	"TC/gRuVz97/QLTDFgBJqIc3ZZAbi+oz+mMwfrDQbUIpquwx24EPW202T+2c9f3pOwy4mt2mRq2WlUBam",
+	"24RoxtaKxrtULBVNc0ksKhxMh1ImjIrbVhpAjFyek2vxcvmBm5i+yu+oawUrjOAWXO/WdrYMLUXAS+fz",
+	"ZPF0DGlLTSXNWC3gKgtcoGtARoqxP+w/hlS1CDUOxoPcwObDSAaiEBVLlCWWbXIMAJkdxUJqJ5fK20Ho",
+	"tWeyZzBqdULvnbFnaUs8pmHLRYNnwcgz+tnXGfPxxv7vvb01QcybxWVvah0rD9j9GsqWJmdDjNyEXl55",
+	"ci0S3rc1bZmfbC1r2zPNG5vTloC7jogpYunNWfX1HpbLbbtvi1ulve2KBLhbaveUUGuLIHdt0bvB5nry",
+	"SUZ9Z1648FW03B0RmpM/begCqiRbTufL1K0lb+X4H3JMYgaaFlhusvdiOBO81MhoCht3wu0oL8gwNcRA",
+	"kighIccn3HJ7IuisYhUwcA88rlOXx5ENgm4qe3C/Jr4txm1Z0lMzGD4Y0UnVBVusNhqe4e/lDAr16ngW",
+	"/LFeEPcd70xcTsUC7hxECqZJU0h4pHVHGRU28vlyY7Gp1HrYqHloUZRIzXQhb9z1dcHrpRSLi3W5T1zA",
+	"7YzRhIwYi4c0mkLdbKadpe+fXxpTBlXTpYw//Z7ShBu7+uZKzua2NT/KS0h7Y2Wnvec/KivT0oR9pJ8b",
+	"/YPMimfnRmApb/yAYpGczZiIl9+e8ClLFuDDtJCpXYnZrUSmyrtLlT/s0sO5j4m5LnxpRC9kqtBkjzYe",
+	"2HjfFQ7RPrjTsbd47PVboUm/Tng0wSGLeQxNsi0kQ6bNujZoLsYJ+xRNJI9YoTXYFaOL3T4WCzPhYkxY",
+	"otm6lxr22ZTW2xuZ2hXW7d0ouWs5W92Eiuk/ZPqRaU3HDIQXFVPb438j/7Aj71nShCXz4lS0GzUqeN+g",
+	"oiZu4M2yPDhguq8sD08pu8OfwAadIXguLfHKo5ue0YYB1mdoUh80gwxJSXNqxWMq+O8pO3KmZefYLAVB",
+	"VMhvD4jHTLhlIKQgiJi6FWQZjbyBmlhxYeECfBxQBFMx3bHYNMPde51IB3dObI536PQS3fiMEAWBT5r7",
+	"nb0sPKlK1K92nsD3Vmg7q904cd8/pr17WSBvJei3JkEfU1zW1zBhJ9xn1cst89zum9swz87TJ56bbbaV",
+	"XqTw632frqGw3J6pbb3V7+J4zfOo69lziattam2qcZiGm+fW/ue+Q7crJbCVeVuZ961bW+5W6G1F0d1W",
+	"ftwAmZ/8kSw2/YV2cRfeWFG0UQRXDRSA9BkUtsnPUCdiIPxQupzyS1YVH4OKZYia+53DVp9Ecr4otIRw",
+	"oQ2jMSSjROc8fGwg8Lk7sVS4c81cIG0NDVvh8acyNGxJ13bfbEnXlnRtvUXu3FvkIfX2XS4uuMkjfR6l",
+	"viIXRpOEi6m2YJhzuT4JI7v9Q0KFFIuZTCFfuYa8VlIwMmfKYiefA+o3kYKyGeUJVvLJSx756t1wirUc",
+	"IhcQAen69EReCp/Pz7anhWmKLM7tpBqvOU8/KdhA6HToJuOIhOzznCsr40LChEsGhp1q7nf2CR0Zplpt",
+	"8v1nGhk4B4RjtryHMQmzvujwzg/U3hcm+jHP1rJhKuLoYUny58MAjXPC/VTKGdnv9uAGN6929Zz+RLqd",
+	"Tm9v/+DlK0e57IT9olnGXerhcmGE7u/M5Z9fGrBAPRGqMRx1iVAvJ0K1xurKSAUNI6fMbskff9/7dfb6",
+	"f6ru+eeDv14cngx7Py1efoj2f9Cdd/Gr/6J7v7DXP/Pu6eXB3yy/SlXS6Dcmxsx1f3eXzudtLVPddp12",
+	"gLO70Utv7DCSz2LtKEK7SY8IFHGFASBcZ1gQsa3Rf2v0f+pGf1j0jOATsWPfD8IfFFQBXe1yesJUZsEJ",
+	"iPRZcXPJCRWpwn+OlJwFxMhWSJoxG9E0MX1CkwQsPKklCFbYo3YTWG1FoIiPuTaKD6EoHdT5Qb8ZkIo/",
+	"nZwF8LWfTs6IjqRipGlVEmmFGplxkWoSM6NoZKTSgW3IXFoy0gpy11ZXwg4Ug+XSY96T1TYNXNDKXqwZ",
+	"2RD2Hd5Hzb5Qt+7oNOTUDf81gfNnheGmUHMF6AjG0hs+WyoEVqhM3ClUJq4KSrfzVh0tb+nsjn13nZD5",
+	"YgOHbGSnam3b9uu0zcgbteyJOQh/WTJf4Fq0dMQqxcX1b+/twqF8r9HvBo09+O9+o78fNA4a/Zdfg2rb",
+	"h91NjX5jv907uM4SctXYUWhO52pzOtAcbFS30+j3oG0daFsH2taBtnWDxkv47yv472u487DR38vaXDSn",
+	"uAa/bnchCc1cI+74nQwPz6nW/AJqX2OfJO6NA7skpGKN/l7n680tM0uGmHwUDoMGApZtU26CsU1yxhc7",
+	"HWiPKXSvaMOpbZpZaYkpTEqwiVkGsAlWGQC0uWLw2Dvv9vp7ftOBtcaZLWQ6h9WSyAuWLNqw7K816mxs",
+	"oUS0W1mLAX7eev8+81MynGw/nU//nGw9Q9ITqtjj2lZKB3WQA8i2KSazNDE8s2wEpfLWqLN9AYXoa3gE",
+	"1XstVHBD6JhyMRBKGuqCniGv2lyxCy5TNOUU46B9ke9WmxR0bNhXmtmeGKeE3YnR48z27S6diG8jup+Q",
+	"Ql0bau34AWiu0ZePsHR2lba8xcFb6rCPr05a1Mgs0S+0hws78feoV+J762eUt/cHRCZxKZRxVVZ5V+pd",
+	"L8U2DISviAI/uoyQ1BAXunj7QMRz261bxzX7wVkbzAyfukH6rXM6rmsss+3YplNdG7c0V1wYrNeub1uw",
+	"/c4jl5AQUNs4EsmYYVhPVrffSGw+sXof+4ymAnv/307xdjki4SUb/qKScCCaRcIQUbH7xd7zNWy1yTm8",
+	"UBMjY7roZ/nuQ/zQ+ziEOiUTn46Q8LgFxzqUzDmL2EDIEWG/p3w+c0ViKxJ9Yc+GLCbDBQkTOmQJHqQU",
+	"SsLnG5q6bA9NXwIKTneyceBYcpYWSqL0LQWVyYWjPVjjpVBLBZGkHP28isLYrbnJoc05FPt/vGMaGM2r",
+	"uR96sKDtFJ4jWGRztGm6rnM6vtcUXYaO6+DlBgkf8O5VqHjPxwQWRbZnBNszgjsIDCjIp+vFU45eG/G4",
+	"LCggZgkzrJrPGTp+oRF9tZFzXYDbpm2OL1RqdchWm7yRUChQMXdcr2CAbg+4b6GJCLhLoFNrMb9xoLTd",
+	"mHeXw8pwxZCl3MUSfWDzj6F6ukaTsb8SDRgBxCVO2bEJwYYikAfN6dgXJKyVLIW844ltT38gCvUt0f/N",
+	"/otqzceC2eukCa0j7lKMHjfUeF0p5oqhf4qyP1Eyl5oD2zITthiIiUziPhk0ZgsCLxo0WgEJ/U344SkX",
+	"2ACZqoiFeJhmu/lOyVlIduHf5zIkTS6iJNX8gpGhXXeaSDEQbkDgPA4K1bkBGkk1s806ffeG7O3tHbbq",
+	"Za7Jy4mtrSRGxcK9bEWyapi3jTNUwyA9vezUuAhggLlLplZupPOZrGwE+lXWp016eoaPrG9NeUlyT7Wr",
+	"VyKxC3HFuB4MX0Y7r+LXbOdw1OnuoLvL60M6jOIVXco3yJ2N7ZXe+OZvuhiG3RWNzjfdnTUaNBquid3B",
+	"5XYWkiJ/SuR4RZMgwdwmC+Ov9oH1bRopOcNWScXHfGn8lEwNF2zVUgUE2myp4iPr2xSn7Oo5+kxaPWjF",
+	"SXqP+NPqnc5LLJ5R1WAHkrVb/NZCY+3GFk/Wr2ltb69/cNg/OLyutefyJm19ejm4PAIU6rj9PGfCctFI",
+	"ymkjKG63mtv2a9CgxtBoYkca1IH3sRUavwUN2x3LOuNCSIS/9N1ibZRE97xX8HsozTo+BeKyPJtQDqa4",
+	"9tgFj9EpEJ8ZKxqxj1ykUOFyr1PX67Azsujk8kpexYiEWu7vXPwTLqYsfisjHIU6Y/gKIxW4VNxYYjjh",
+	"40lFPIb7W59MpJHZ9/zVM0sbl+48Z7N5Fs2xaVwBIkQRe/BSzZdEr6qCE8CoAhbbem9hr9YkWjcVxhk7",
+	"O6dUjGGJz+jnYvZ2l/HT3sUNQMEHOSaXZdtPYXpv4p5pwXWzbF4Zd9qe5j/3XF7GkWevyuHfj19Cgsyo",
+	"SGkC7SNNp7H03dWw1c6UD6eL6DmLXmhURZrhSoQNW0SqgfCaylF2Gm5X36XixlhVTxQN4H9IwdokLIJW",
+	"6EzOzmh+TsegwFESpUoxYQbC0LGv+QP2dansnz7r5hEJs02fvauIgCEe43rZR2apNmTIslKsAwE6KI0i",
+	"pvPYDPehAiEvNOGIIMyTccpjprNXeldITMn8PY0mEJ6RapoQrgkl+50OEXQGQcMTRkacJWtsO3paYdwJ",
+	"fFpnO5suJ3t7pX1dTx/VwF4kHDeiFnXEfFmsv+xkonpGuW0oFcCO70Ayz1jM09n1svlmItdLpbcMQi9h",
+	"kiM5G3IiLxASNzt60NP7zKq15ZJLi+4GXHJpgd4xj9xstZaJ5BK7RCbpLt6YSqLAKTFJHMxVPBF/LXA6",
+	"d+GONgqStVWHXXp676ddero97rqj465v5NjKoMS+jkEWGMIGJ1bZclvnfwQkMSsYNrcQoUkTLth99svp",
+	"B422dM3UBey9WSuAe0uc6AWBXYoxKtzogfACw6VRubGZ+gdmHK+5ndfiQwqwOnLhsPEsTCY4vUAka0q8",
+	"4asCuXlzRc0miRwDy3xCxhhY9Zi2HteTcwThMzpmu/+aM/upFek9uof9g1duFkY8YW5toX2h/a/5GGI7",
+	"YGnU6+8hBLH+wRr97uu9Tmffe87uXnRxh1//jk7Xbf86w7uL3d+t1bSvW9vV07Rd3R0J2pKTu82MVlPG",
+	"P61oj5w97HqB9GjhHlRNLa8god2aIZGKhHbYWBwiewljKViYkxgv1NAVUk+Rv1RZoQYi1BEVb2TMwsDp",
+	"FegPmtmjSGaOgsO63CmSXE6kZs7J1Dt+OiMNXjzChBrlrwMkesMVNSRhVGN+eoBhgnyCxej8TZonP5+d",
+	"k+J0IFq34OXQs4Eo278yA1sOD2Gb/GpbwTWBBSfGdhQvlRTjQkxLZqvihjTZBVOLgZgrOUzYzEe7gP9C",
+	"GDNDeaJDF1IsJAbcce3NgED2jktSX7pSg0XrnTY8SYhfX/kIugq2YTaRMjU/j+ChPrEyIgzQxd0uCE1o",
+	"qa+f2OcoVXZThYQmTBnSvISQw5EdIRLCtbYT5uiDoifyUvscKWi6HAgXF2lBNxlKqmIN7lrQVttbSnAR",
+	"4hLjmtAkkZcs7tvhswNNlaXHoWUoYU6LQ3v7J79+sYHce4mxOFuzvrJbDDlVFImoiFiSsLhYl5eEkdOK",
+	"wiPwLjaX0o9nFhcN02bfcslFhbcIsm32V+wu+K/oOYuMVLva0NFoQ0Okm8xHN0UKacBmIKUiY6qnzJBo",
+	"wqIpi/GQBHd9o9/466u/vet9PPz7yXEjKBJM+5JUcMv23jWCxgVNUnv73uv2wQb+tcXxuM9cdI9pnltm",
+	"w68dGy5pMnU9WR5C1/nSyAElN3MBK7VjXrEs6Ph9bRb49coyGtGJYmLCYDHBAgrWLq3twfVjkX+Ltn9i",
+	"8h+AuNmqAH96+6RDbqe9IB3L8PN6XabMKW5gstyNZfQQufuuTQXtyE7J1olHvYWDZbjsD4xLOoI/IcbX",
+	"DAQGjPknYFiFJM6/WUP8mH0EyLc/76bFhBZFur7hSfJVsnaGptW3dqxvQbXiDYXIRnBlG/etEqetj9zW",
+	"R25rZ/xTk4zHz9H7gYupk0exjNLZUqK9+zmS3PVHLo9jUjxGI5sm1FvdilbDEFLIzKkyuyOpZjsxNdSZ",
+	"F60sh0Mh7+hm7yLhiCcsDLyBYSCYy4dLNQHTET6DnnLOogdHQq0+Ofnph4D818n3PwTkVzY8IVKRH96/",
+	"IyO7rnyYACPDhWE6IHSsGONi7HzY7C8xixJIZGG3fkAoUYzGdppdIBWYbWZSG/K6e9gjc/6ZJWDrogTs",
+	"cZYc7O0F3Vevgpedju0WTZJgIPxTB+Qj/44097t7hA7lBWtlFqq1lqk2OXYv6HX8qTKSyfu2QB3HsV2V",
+	"KBLu1QJVsUyWyIVdF+WzwNr4+cscYnV9T+61YOL2zHP9mecmMg/X3QrBB199MDcj38kvbiq2fkfbMPub",
+	"cQSUl15aVrODoYwXOxCy2ug3Xn5s3INR4Mp6XhOLf8pm8qIg4UGU0sJ5oMuNAlKsud85hIMSPLvpZ2SA",
+	"aEMXVYlt71Zm+Wj9XGxtY/Yfb5ffVby/XYDr98wN9kew2pUPPvRCI1kkTW40CVOVZHEe9sMtrCHmRL5L",
+	"OoFFxPRtXfRWrN1lgwwSjL+USEijmTFr34FWdQDwkAsK4ZpXopuqBC68cUngvrHUf8duFiWTirCrueIX",
+	"1LCAzOjnHTpm/32ve7D3stPpBITPZikssbAcY1rnkW1o1sM43TjtpO6ue0y3m2DdLubxpkH1wKIhpHlO",
+	"zSS3EnkmXlXzq26A/VoPIcXQivpo6jx8PTfYY2oFl2mhGaaaKUjicTmRaLWfUIvMpQiwgnxu+ewMA7Ec",
+	"DVa4izSLGULW2ulXaswDUVSZb2vOP3XT8Oi+FzeymNdTsYp93B4LbI8FtscC22OBrfbyLfkeeIS/3+io",
+	"SzacSDndKDezTofZHUtJmoP8eECmJpIzlqdkTqg2JGYJv2BqcTQQqHO5dM0sUsyszBGPupe8FJAQ7SSh",
+	"gowY7Lg+ZKyFLoSkeaIk0ILvhWFqrrhmrfZAnFmWAuPQL3Vl55LH7ChnSNV5xiDT7X5nb1UK6F/9CN46",
+	"DXRpXK/Nb3pWuvsGiaFdw4vvqZsoutTSB4aqXi3Lo0X3Uy8O/yR5ONxGKM9OATeyvb4KOrz+N0+o2HEb",
+	"rNHPn7sCKlKN7z5vh1uQQwiiJD+en5+cESZiqN5l96YV7jFhF/a9Xh+JqKGJHKcs8DpLkjjn+X8OGn8Z",
+	"NH4L2wPh6shgFfqIKsV9oXs+BkqLMBSACfTI+a8jTCVcGxa3yVvEL/ugNlQZ+MhAZIXAoFltcizK/k8T",
+	"qrPzx16nPENodR2yhRQxWljPMeAUdbRUMxJCtQj0noeLQhosZ4bJrzO7SyLlfEijqR0FxSBUNSY0jhXT",
+	"OhgIxWhMXNUn52mv4KBUE276hJKJbSATMYQxWNEjUoBGDnPx/uRi378NfhYLyJYyECEXzHyiBoINYH1r",
+	"0gx73b3Oq87L/b29MCBh5/OrUbsbwuGvb6dF33k6THiUvde7k7kQioGgmoxkqkjMIj6jiWsS1nGzTXpJ",
+	"Em6Ywlwj/0rjMabetH0sN9gQi/OxxmgNOhB2JeH33GBgjvRSe3ySyaY71MYCKXbY0TnNCzQ4Dx7S2E5c",
+	"UZ3tuGXoY0V8bAlYJJ+bvMN4bSc4HrfS7IUrIdsoxbHA8elYyNGobZdLzGILduWKKzB47QlVQ6kuOLvc",
+	"cREuhRIsMtWb5h1xg3Kvac99J6+jBm/cfV837ENcSQmupwBBHnOGCOpqxmCs2P2XWfU74hGSSnxjbMQp",
+	"XJv4TMQFivAJIOWTYhC61wgaTCmpoBhdWR5GVDjjYy4UV9EXNAlglNJ+57D2mv4evr1i+ZZa42PMrJRe",
+	"ls7tZ33evQG4xNTQIdUlkglKieeYdtj8TXYCLQcZWh6BcZpSYfwejXeswMzjebJF4h/+lBY+ka+R0vu5",
+	"JoW7johiRi0srCgD7y4uioPOHkyy0O8oT1ysUbndv5x+eKGR3UQyTSBW0zY+kdLK9HRe0VyNpHtNa/2K",
+	"vfbtR8S2HphDVdvvZkkXWgHEpropRMhL0qTk7U9nZITDFbjiKPAU+ATEkoFXwECwz1ybFhTrjxn45YcV",
+	"4xK2yc/o4L9iAvsDEVZNv2U5ioTOVvApFVMhLwUE1BYjADIWgs3DJWcZXXsgTmFlYKreEP7YObZ/hFYW",
+	"SRFrJDIF8VO4qUL7wIdIKgxPHFEGIUFmdIHr3Sjuoyf9pM244LN0BiU5nQLNhWFjBrO1XAHR6TeWvxYV",
+	"G8dp7l1hW2kEurawg3cmMUsEwIf1ZmyYTLg2Ui1KCpOH2VTETJFLuiAjLrieHA3E7ylLLYYI5xwaKzmf",
+	"r67/8FT5Mfqv5Pz42XivbI0q6zxXikv9ydpT6p8dUxNNru7tN+j84rNdERexBaBERlCDAowrc5papbgZ",
+	"0sjwC9YncKwUtmCjKabTGctwgIMzzfdoqgHollGUKnI54cnywFqJAe+OsQyMzIzFLCYJNUyhyw5qGAPh",
+	"ZZTz2rHqt2CX2PQhWzgjR5owMBKB6mS/0izkdwAdvPXcQOaXeUzLIHPTLKUwge5ccAOH7PiG6u5t7OEb",
+	"mcM3UHxvqPFubd63i/Z5BHVqqxFtNaKtRvQkNSKkHhm5eHDGtV4h2s3JzNpT8mKbX2g0aykWWfqUvyGw",
+	"JCU7Lu/nFAtziUKxpgArj9pn7VMv8HKqAzKRlySRLos6NYbN5lZzlFMgIJeTBeEG1vDSUZUlVFM2N3YB",
+	"DcReh8R08ZwP2/OubXwI4crP/HZrdlJeFWu5SaG5Nz+ndy9ZHOO01z2qLzDxLWd5Guf0dBkqrqDEc1cy",
+	"rwFUw/Dc/zF8pN020pAJzsNZ27YodLpu04plEn4pTtL7+GvYyqq9lU1fLrXcQFxOqAFnAUy+mOvNAJP2",
+	"glN80bEAlV13GO3OizPvKQfuL/RAOCrQd44OCZxz64WIJkoKmWKqaUOnFuc1iofsiB8lCLKXZhYAPRCO",
+	"CLTa5AOfMjjI9+KEG5KCiqdJmFBtctwJA7yCBf9c2UrHmN7IVBifjpAbQudzRpX2ITeZXTDhWMkfhVR+",
+	"HQoV8iQhlPQ6HTJhynXY9X4gePayoYwXz014nbNMeN3NufldyK4aR8m23ZnE2VSrviKyqkWUX3neiOym",
+	"fCuvHs119vG9X8+YRUVicTkDiYdRBPSEKrbLd78YOWVifdEALi4kj5jFW7two4Rb0IfKtNz0yVBREQf+",
+	"shcCJiAJF1YVmON6QgQf0oSKiLUH4i3X84QuQHME5yPwJ3OaYECUtEoCmBcuJI8BhqZMZDIEDmes4rrf",
+	"2bf4nkFVt9dBFzBN5kz5Zr0/gb9mEORAaKSk1t4HKuFiWqEn4K8haQpJIsViJgynCdabwrY4pP7l9IPP",
+	"CBzROR3yhJtFZZ3uH5g5swMfv8ch3Rgk32TvP7ctuHXZyC8NNyFv0NGoEzRgOtFwGsErGv/+7uDw+853",
+	"ecTBj5lXEXHxq6ChKO6W9b933/UO9yA3Jg7/T/jcR7qg5A2Gu8Iacdftpf/3v/73z8rwP8gli8Exz4p1",
+	"rxnDzWeGKqMLwS0vd7p75729PByGa50uB8zsn3cP+t09d4eLVYkZxPNg3ShX74DOrHB349DrvTp41Quu",
+	"sCp4LCB7nf+W+WRKYRSNrIJqaAITgq57jX7j/U//Y6fTPey92zve3+m86ezBfPN46SN+g6xuxoyZibQN",
+	"j6iK3UvK3Tw47770AwGVDX2Eib3VQoptXemttcVcecWuCr3Fn5dcoE6pYaiKXuMDld/4Ncif2jmRCY8W",
+	"tR92t988vvZhZFavhsw6l/IjFQvXOn1rkcOiFKOo/vnbUviFFUAgDWI/iQUJhBhYIX/cD1cEjJCCFSXM",
+	"77UkzO+pNCvli7kam7FC5IAlUwcEeH0wEBdMpCwgYzDjRXZfZUIJ9oP9P1MzHZALmvCYmwUmCIda4mS9",
+	"gBoIJ6ECotgFGFnriCrSDK24+SSk+QRZn8LWsvRCV+WB2ER6keZ+79D54BZtoa2HFWt/s/P4BIQaOmfT",
+	"QojjA0k1J1hOmMKv7HWc8PpexEuia/+8s5+LrvsQh7DuQWVt9Lv7naKwK2/B7xTlmsV4zEIUHwZknjhH",
+	"YycxR1Lav35PqTAYjdnd7wBQfMYTI4ymLIqZ/dd7nU4Hc1+fKJ5xjL39g87VYPizOVXTxPb0kgu7Eqk2",
+	"+eeH7IIpOmYbNuGwW9mCl1UNOIUcbIDSOv+wYsJAVbvSZ4tfdfGmJQFb/dnuQafiuz+PRjuaUS0FibkG",
+	"lCoQlfxKsQHre73T61R+Hy4DOUAh8WZC1Zh9N3c/FUiDZvBJQz9b2Qp3dDu9g6ABcNnoNywBcmudgGxx",
+	"LhUWeY88yYey7a/ACp/XbXcHAW2oGjVjf1h50W8cz5jiEd19M+ERHUtPWJwaD99ZokSlPvgBtiNs+5EO",
+	"i+Nx8AovG/rZL4DX8I7iTa8OXiMpAlHwizA8KfCrnl1oIE4a/cYHOmUAEyf0gie4JS+YQsnY3ZBXIWSu",
+	"YFUgF7ec6jlzqt+dSLx7RrWLUs6lYFjBrDxFctFKJiNbkCHLF/bLc01aDmKvwkYnzRCu+zIsmOtiv9Np",
+	"9TEYDF81ZJGcOQDw6lBQMA+H/iKLQzQEhxE1THExbsMbPmHzWBy6si0YbhZ+geffxwF+yP4j37JfwzY5",
+	"9szR+Vz69wSQKJMLJGXs85yrcsLKgWiG+GlLxKDSUOvIqnQ/Ec1naWKoYGB0xnHDiio6jSLGYl0ibL0O",
+	"xHCxJWsD0renSthw89wpZwsetvS0XZZe9rEZBbCe0QX9T8vbdqSlTj7QKWd4OVOrDdInMPg4XveagaTA",
+	"WL80aIUJo+dYXVVftux2y2637LYuu/VSYstwH5/h+rnYUt1tRtuqc7anROxxHu6H2uPI7XBhWcViNac/",
+	"ZZFUsYZDeq3pmGVFZ84sXzWMzo6IkHZfWWSF6pBQZ9Bx316nhxZV9yXC9UBoI5Efx+SSJwmUuYH7MccA",
+	"8KsS6T2oOFqbyFTlrHYgyj6ZxcQPNdhta3Vc/hkO1Xs3Uo8anu+IJxX0P9dE2kN6dJisRr/xKyMqFcRc",
+	"suSCkYnUc25oQvwzOAngwZuAzwqJ2UxmCQkVXYAFu50Tu2NByQ9yxv6w46XGK6mekXMeNfoNKzMtEbHr",
+	"pttDp476fLg8+hsx4t5mg1szE1p8CMEh4AJ0JXN95zA7E7tpByPGq306Tt03n7nM2oqg5ySC3khhaGSI",
+	"6yaRimialFwpbyWF1AVb1Dqxw1tfaAIpAwMC3cYitCLG8zkuxkEmnbDHMaQNqn2w5g03aOVoSgVOpfbD",
+	"zo2OCxIrOjKtgm1n/4hQEiUSVD64GQL6oOYy1Qbr8trfwdrFZywg+90OaYZ48yd8dNWxXE2fkoF4Gsdy",
+	"aL44g549BWeTO7ZTSM10nkM1W4PQuSlbOM3+0+8ptb2A98jZ3H73R3lJLp0Dqb3nPyrzJdOEfaSfG/2D",
+	"zAvdDq8Yg7kLP6BYJGczJuLlt1vxnSwgKGEhU7uIsluJpUpO4pc/7NVt/JiY68KXRvRCWlBgMNG+o43v",
+	"FKPTEdoTPqQimjSCxlsuBFOYPtU16Veoij1jNCExj6FJQDCGTJt1bbDbJGGfogl6f2Stwa4YXez2cTEn",
+	"8rqXGvYZoxMsEGWGJi5Ing7fTKiY/kOmHzPmdG6v2Ib/G/mHHUC/5ScsmRdHFBVvTGR6Qg1sVej3iLF4",
+	"SKPpptY/t31WBkzaX7eaa52AyBot+wGk0dOSuj/PmchFj0X2+5C3uzoduhWzXvfDs4ih+5JzXgFnSYg0",
+	"1MYd8zg07LtgOr8Zs18yJS8YCEajCYFISKtrcKOzu6yMX8yxdJiiYswCgmCgCZ35KC3p06TanZ2nOwo6",
+	"nc5ARBMKpz9KB1Y1dYKeTNlCHxFpJkxdcjxXWs4iZ8Vr1tops0SBICDtpJrBTAwEBgWUBwWzDXqR7o6H",
+	"Pvn+hhg22LrCFHIa0e1k8n8gVh/zPAWn0jNYNncr6R/4NAdHHR9yYsWBq0znIKcTecESQNlcDPa9nAvK",
+	"Yt6K61ws9w+/bqD82eE7y5bRvRz14Da/ktl977zb6+/5043biL8Nu7tex5UqfvY67jOwy24iGbca9C1k",
+	"OaLlEt7fgTgvf/JLY8ioYuo4NRPbAn8u5fG4vM1OlIzTyB1/ltN40jlva5nmWTsvuhWVZI5JIiOaEPwE",
+	"aYZjCVbG9m40iyHRZ9gqvbq/uwtPTKQ2/ded1x1472/ZMFylHmOuDQqdABIJ73AROIml2EgxPcEIPZdn",
+	"mMU7XJBUM1UwVWrmUPXqMWHBv1cHLl06aIv+rVyReUJF4W1SjXXFq85ASje9QTXIbKw6IHC+pVtZACJX",
+	"YAEgf1j2YD8U0wUUedXFVjsL6fKHPkKUnA6IkgnTAZaJgVWBRpBcvOsjwsUFN9TlWizU6oFXXDMg5Pjk",
+	"PbAlsKbohTZsRiDNAE6IJs0s/QY24Ij8+OEV4WLMtGkVvkfnfMe+aEUxIprG3JBEji0HRNIIpKf4BntL",
+	"1aiXcj3L0VJGayi8U8pGiWng/FQvZ1TDWS+ERUFkd9aKLMCpuh8ua3aeWMnI6rybfQK8lwmDwZl29ULB",
+	"XppHlY6ZbWaeANuJJ7RzyXhB8PtD8J+HN/hc+SSa0DkExg7lBUPqVu7AjkuGd7UbJ8pOcEzsfiTNv52S",
+	"SMZ25UqBFvuAZOU9nM+6VHTMiM8e69I/Y8Znq5JToiMqBL6yuLojWrUhv88nbkLxGImUKGtAFDVsx8eI",
+	"llhx4fUONa9+4FeaJFAtWQdkxkRK/B9G0cVOwi2djxSDHTzlUk9xxDUTWioypoZd0oXuEwXIxNz51UBE",
+	"Uoz4OHVHVzSecQExaKD5wL6n6AmyYxdHDOMKq1AQmtr/GUvdsuTaXBF5KawKACbI8PNOzKy42YELGC0N",
+	"+cZdhQdDDSLJhFFIOp4AwExgKKEO869seCajKTOlBYFvrVoJ77GYdAoVglkMGIBjRZoR1QbLX+FY2UZP",
+	"2aLVXioHtqr4mLOOREzoVJMR9tpCx0WPHL8992eMGr0Fs8MquzTViEaMMDHmguk+DDSAuw4Gwigq9Aiw",
+	"0QdZA7hyHYEzg12cScLU2B94xZwZYpmm0mRG53PcsnCieSEjOkwTCmlFBiIV+PuOnTeiwEvBL3W/EHbs",
+	"67jhVKCkkqORRaTCR0pDHyVc8IgmVSjsFS2aEMjADfntMQ66SYnmCUaqFNdkQKgf2BeaiNQorCmmuJ7a",
+	"3+w4gVJJ8e9CYR3CPkcpeFkcoe3bbtxEGo2h7tQUVEGSUBHrVt/l7IdY8mAgMCW1FE4QG/ZCe8WAXGZb",
+	"zkXoyzkTdvCETEWU55MPS8nGXcKA0pDhWKxYVVzY+y2Iu3oFpAkZQIpSNxXcwLZUJGEXLMFlkC2KVuAB",
+	"bSAKiAZ9MjKakoTFY6byhNxS7Ew8WZhJC3g7FH2qSCS1/RQMI9wPI7sILFSkdvYmjLng1EuqjYXQcXmB",
+	"WEacLCp6e8oiPnfuqsT5x1gikA53FP4UkJgpwJnygodGHZFoESUM4M+9xG6WgZAXTCkeM31kdzuzu1wf",
+	"kXnGEi2302TMBJQQLRSOZ6MRg3R3CKn/9/9kzztBOxBDaqIJiRBr0SWKQLrTwItNQC8qYjkawVfZPLBE",
+	"bme4KE0SSeiQJeWRciutYqjeOIdfJySyrznXXotlcjZPDUpRqKhvYcne4LwtsqQRTszY5uAxCzbLOxIZ",
+	"uxOwMgQqr/ZOqNLbCnyEG3bSx12W0cA1tJLjWJ0B2A04H/q3wF7X/dziFhTpHmmCKSgoGq6kIkKaVgCZ",
+	"JBNowWl2QKadVuKLGBcMSjgIuXvH0jKF5lXJ2gnUz3Cz80IDzeUWamMw9w2ZtqsNat1xMe4TqAJhgQUs",
+	"ejk+2a0RkChhFAqJgMDNeQg8ZWfWcqo4ZVi1A+QfrnlX4s5tQ190uYnUJMBamFY2DEThoxYjhTQMSk9k",
+	"NkyosJhVdLbEy37Ge6IjxsJXLcZp+8rQPvIJfwkRza/FydL4YkGqShRIFa7tbNhIkwpy+u4NOTjYP4D8",
+	"nJ4cum9lakcLgX1Gp1gSzaU/s0MIWUQVc5UFXCtc2blKzuhqFGrfr1EipSJNWShlGFgpPHEfxe9FVIDH",
+	"D9ZAtJL3CL8/kUnMFAZimgmbFWmd/1RFM35IecxILKMUw/6bH6maxlYsIVwDnym1AJY2lsp37x/bd1Rq",
+	"dxM+MmSSxnFigXciNSM0wl7j7OM7C+9yN6/iQHZ36QkwQRfJ7fXYKeZXBYk/FnkF0SlbUuIMBd35806x",
+	"zli5YsdKo/6xyLPceZYBi5bF/VXsAGrCyNEIWTKwD7hU5Ax220RMGT5ypkiS0LnG3bSCk2BJvoEYiLdF",
+	"zalcxgfVAcwYyH2Eh1Qk/EvYHoiyGkgVI5iowu35ivQ1R3Z9VatNkMbN6n6jBXfnDHYiYDCqDOEwdq7G",
+	"B2Tj3dgODk/9CApeHRv4mW+Nf+RWRvAl36Vup7/f7Xc67d4BlPqkhmbLql6tyahzWF2eM1tIjaChrZ6P",
+	"jteXVFmcaGxaFPOr89n3U1AoU1PHiYt1Op2X6LxW85udDUrIHl9ZFHVs+n//+8qcWrk3JaxpLshrn3Hy",
+	"qODqojGDkxWzfCykfQxMoVVvPhYLPAfzhKwJBMHzgOXPtKBQ1XJyqTZ5j5W8pMlzVa6zhC7P1VLWGW+b",
+	"uPPcM1nslyNjnyBFxWqAJP6BLBHNJbXcRU2ZZV88fsaQ5bvmsmucUP7tIpcL5quHXF0obg6DUveRvcZy",
+	"hE4PQlIycKpeePVBqndvIPVm1TLYYhVi1aqpe3DMKserrkWtYuStVUZyHIOXBOQSXLKGLEJoyoNnvwFA",
+	"g6CfY9f3LaR5SHNxzPUe6NUGtKVVWR/SuvcOaRULYQtqS6B2ZfoeCtaYGNMxs2p6e8QFTSBP5DpVFU8I",
+	"88cgrS94oltOlr3jGQNY3rd3vjffLnxlfa0LSQyceiFApuYTJfWwcr3VRqtu597Q6vtVs77FKsSqFTP3",
+	"UEA1BxewdmasW0e88F5/HgPAlBv5IPuuhmIYXFhwgFykzxWssKsnvnffLFBhP+tCzn4xWn2vAD9XVlF9",
+	"orR3b9BzUjWHW9hB2KmYsYeCHBRz9SAHXL+kyqKuC5woO6V9xjCD3fn2YWZTZnMLQ/mV1VUfil7dGxSd",
+	"Vs3zFooQiipm7KGgaLnY/xokyl2f6Hyu5AVmQFPsXyxCI1QWfYD+UOhB9YyxyY3NWxyabxaa7NS7xeQn",
+	"1v7KmflZxUxtciDoHFbqPvK6kS3Auo8MN0LGJR1xebHXB8bX9waMZxWLbIuLiItX5+uhYNEoumiXirys",
+	"QsXcp9jwaMpM8QQxe8EzBkHbv6zl364WeBPgqs/PhhA3bpdH3S+8KuLW0mqsD1sH9wZb51eXxRa1ELWu",
+	"zNZDgdYlTaZmomQ6nrQzLrYOu8AVLiaF58Do7iaMXDLFclL3jDGs0MEz351vFso20xuDRh7ZXheb7Jou",
+	"DGndx6IipFWv1frIdnhvyPbrysWyBTgEuFVz92A4V6g5uRrezgB/RLIgwwUJIfTuupKaYYAVKqEiZbke",
+	"cUBWFqeE8cuLl7unhoCRNwLNJs/mY0YNVEK3XfgL5HZ6XCDFF5wzbb5d/CxVLa0FL6xbgrbi8qx/Anl/",
+	"/hK/Ls/aFsgckJVn6sHwS6rpJ4gWbGMQ7TWeEXkYjH0S4wxBzfRPP2dqJtUUzEynri/frkeEn8W6fOnl",
+	"xocAQT6cdT9yUEKuioVZn5Lt3x+AVS+SLYw5GKuctodBs69f/38AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -25,6 +25,8 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/capability"
+	"github.com/sous-app/sous/internal/catering"
 	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
@@ -37,6 +39,8 @@ import (
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/surveys"
+	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -54,6 +58,9 @@ type Server struct {
 	*alertsHandlers
 	*inventoryHandlers
 	*kitchenHandlers
+	*cateringHandlers
+	*surveysHandlers
+	*tasksHandlers
 	*metaHandlers
 }
 
@@ -70,6 +77,9 @@ type (
 	alertsHandlers    = alerts.Handlers
 	inventoryHandlers = inventory.Handlers
 	kitchenHandlers   = kitchen.Handlers
+	cateringHandlers  = catering.Handlers
+	surveysHandlers   = surveys.Handlers
+	tasksHandlers     = tasks.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -208,6 +218,9 @@ func New(d Deps) (http.Handler, error) {
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
 		Resolver: d.WebhookResolver,
 	})
+	links := capability.NewResolver(d.Pool, d.Clock, limiter)
+	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
+	alerts.SetOpenHook(tasks.AlertHook{})
 	server := &Server{
 		authHandlers:      auth.NewHandlers(authSvc),
 		orgsHandlers:      orgs.NewHandlers(d.Pool, d.Clock),
@@ -220,6 +233,9 @@ func New(d Deps) (http.Handler, error) {
 		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
 		inventoryHandlers: inventory.NewHandlers(d.Pool, d.Clock),
 		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
+		cateringHandlers:  catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		surveysHandlers:   surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

@@ -21,9 +21,6 @@ import (
 	"github.com/sous-app/sous/internal/quantity"
 )
 
-// KindTemperatureExcursion is the alert a temperature outside a critical limit opens.
-const KindTemperatureExcursion = "temperature_excursion"
-
 // lockRun locks a run the caller may see for a write.
 func lockRun(ctx context.Context, q *db.Queries, a authz.Access, id uuid.UUID) (db.ProductionRun, error) {
 	r, err := q.LockRun(ctx, db.LockRunParams{OrgID: a.OrgID, ID: id})

@@ -146,7 +146,7 @@ func (h *Handlers) checkTemperature(ctx context.Context, tx pgx.Tx, q *db.Querie
 	if msg == "" {
 		return nil
 	}
-	_, err = alerts.Open(ctx, tx, now, alerts.Alert{OrgID: r.OrgID, SiteID: r.SiteID, Kind: KindTemperatureExcursion, Severity: alerts.Critical,
+	_, err = alerts.Open(ctx, tx, now, alerts.Alert{OrgID: r.OrgID, SiteID: r.SiteID, Kind: alerts.KindTemperatureExcursion, Severity: alerts.Critical,
 		Message: msg, SubjectType: "production_run", SubjectID: r.ID, Occurrence: now})
 	return err
 }
