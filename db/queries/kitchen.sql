@@ -126,6 +126,21 @@ VALUES (@id, @org_id, @site_id, @date, sqlc.narg(day_part), @recipe_id, @recipe_
         sqlc.narg(station), 'planned', @source, sqlc.narg(portions), @quantity, @unit, @batches, @explain, @now, @now, @now)
 RETURNING *;
 
+-- name: InsertRuns :many
+-- Many generated runs in one statement: column arrays of equal length; '' is NULL for day part
+-- and station, '' for portions, 0 for shelf life.
+INSERT INTO production_runs (id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions,
+                             station, status, source, portions, quantity, unit, batches, explain, status_since, created_at, updated_at)
+SELECT r.id, @org_id, @site_id, @date, nullif(r.day_part, ''), r.recipe_id, r.recipe_version, r.recipe_name, nullif(r.shelf_life_hours, 0),
+       r.versions, nullif(r.station, ''), 'planned', @source, nullif(r.portions, '')::numeric, r.quantity::numeric, r.unit, r.batches,
+       r.explain, @now, @now, @now
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@day_parts::text[]) AS day_part, unnest(@recipe_ids::uuid[]) AS recipe_id,
+             unnest(@recipe_versions::int[]) AS recipe_version, unnest(@recipe_names::text[]) AS recipe_name,
+             unnest(@shelf_life_hours::int[]) AS shelf_life_hours, unnest(@versions::jsonb[]) AS versions,
+             unnest(@stations::text[]) AS station, unnest(@portions::text[]) AS portions, unnest(@quantities::text[]) AS quantity,
+             unnest(@units::text[]) AS unit, unnest(@batches::int[]) AS batches, unnest(@explains::jsonb[]) AS explain) AS r
+RETURNING *;
+
 -- name: ReplanRun :one
 UPDATE production_runs
 SET recipe_version = @recipe_version, recipe_name = @recipe_name, shelf_life_hours = sqlc.narg(shelf_life_hours), versions = @versions, station = sqlc.narg(station), portions = sqlc.narg(portions),

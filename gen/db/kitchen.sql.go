@@ -631,6 +631,105 @@ func (q *Queries) InsertRunEvent(ctx context.Context, arg InsertRunEventParams) 
 	return i, err
 }
 
+const insertRuns = `-- name: InsertRuns :many
+INSERT INTO production_runs (id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions,
+                             station, status, source, portions, quantity, unit, batches, explain, status_since, created_at, updated_at)
+SELECT r.id, $1, $2, $3, nullif(r.day_part, ''), r.recipe_id, r.recipe_version, r.recipe_name, nullif(r.shelf_life_hours, 0),
+       r.versions, nullif(r.station, ''), 'planned', $4, nullif(r.portions, '')::numeric, r.quantity::numeric, r.unit, r.batches,
+       r.explain, $5, $5, $5
+FROM (SELECT unnest($6::uuid[]) AS id, unnest($7::text[]) AS day_part, unnest($8::uuid[]) AS recipe_id,
+             unnest($9::int[]) AS recipe_version, unnest($10::text[]) AS recipe_name,
+             unnest($11::int[]) AS shelf_life_hours, unnest($12::jsonb[]) AS versions,
+             unnest($13::text[]) AS station, unnest($14::text[]) AS portions, unnest($15::text[]) AS quantity,
+             unnest($16::text[]) AS unit, unnest($17::int[]) AS batches, unnest($18::jsonb[]) AS explain) AS r
+RETURNING id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at
+`
+
+type InsertRunsParams struct {
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Date           pgtype.Date
+	Source         string
+	Now            time.Time
+	Ids            []uuid.UUID
+	DayParts       []string
+	RecipeIds      []uuid.UUID
+	RecipeVersions []int32
+	RecipeNames    []string
+	ShelfLifeHours []int32
+	Versions       [][]byte
+	Stations       []string
+	Portions       []string
+	Quantities     []string
+	Units          []string
+	Batches        []int32
+	Explains       [][]byte
+}
+
+// Many generated runs in one statement: column arrays of equal length; ” is NULL for day part
+// and station, ” for portions, 0 for shelf life.
+func (q *Queries) InsertRuns(ctx context.Context, arg InsertRunsParams) ([]ProductionRun, error) {
+	rows, err := q.db.Query(ctx, insertRuns,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Date,
+		arg.Source,
+		arg.Now,
+		arg.Ids,
+		arg.DayParts,
+		arg.RecipeIds,
+		arg.RecipeVersions,
+		arg.RecipeNames,
+		arg.ShelfLifeHours,
+		arg.Versions,
+		arg.Stations,
+		arg.Portions,
+		arg.Quantities,
+		arg.Units,
+		arg.Batches,
+		arg.Explains,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ProductionRun{}
+	for rows.Next() {
+		var i ProductionRun
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Date,
+			&i.DayPart,
+			&i.RecipeID,
+			&i.RecipeVersion,
+			&i.RecipeName,
+			&i.ShelfLifeHours,
+			&i.Versions,
+			&i.Station,
+			&i.Status,
+			&i.Source,
+			&i.Portions,
+			&i.Quantity,
+			&i.Unit,
+			&i.Batches,
+			&i.Explain,
+			&i.StatusSince,
+			&i.HoldingSince,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const insertUsage = `-- name: InsertUsage :exec
 INSERT INTO production_usage (org_id, run_id, site_id, date, item_id, quantity_base, cost_cents, recorded_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

@@ -402,6 +402,7 @@ func generate(ctx context.Context, q *db.Queries, orgID uuid.UUID, site Site, da
 		names[id] = v.Body.Name
 	}
 	var runs []db.ProductionRun
+	inserts := &runBatch{params: db.InsertRunsParams{OrgID: orgID, SiteID: site.ID, Date: pdate, Source: "generated", Now: now}}
 	for _, k := range order {
 		w := wanted[k]
 		if !w.portions.IsPositive() {
@@ -429,12 +430,7 @@ func generate(ctx context.Context, q *db.Queries, orgID uuid.UUID, site Site, da
 		delete(have, k)
 		switch {
 		case !ok:
-			row, err := insertRun(ctx, q, orgID, site.ID, pdate, "generated", p, now)
-			if err != nil {
-				return res, err
-			}
-			res.Created++
-			runs = append(runs, row)
+			inserts.add(p)
 		case cur.Status != "planned":
 			res.Unchanged++
 			runs = append(runs, cur)
@@ -452,6 +448,15 @@ func generate(ctx context.Context, q *db.Queries, orgID uuid.UUID, site Site, da
 			res.Updated++
 			runs = append(runs, row)
 		}
+	}
+	// New runs go in one statement.
+	if len(inserts.params.Ids) > 0 {
+		rows, err := q.InsertRuns(ctx, inserts.params)
+		if err != nil {
+			return res, err
+		}
+		res.Created += len(rows)
+		runs = append(runs, rows...)
 	}
 	// What is left had its menu item (or forecast) vanish: planned runs go, started ones stay.
 	for _, r := range have {
@@ -475,6 +480,40 @@ func generate(ctx context.Context, q *db.Queries, orgID uuid.UUID, site Site, da
 		res.Runs = append(res.Runs, runToAPI(r))
 	}
 	return res, nil
+}
+
+// runBatch collects new runs for InsertRuns, as column arrays.
+type runBatch struct{ params db.InsertRunsParams }
+
+func (b *runBatch) add(p plan) {
+	x := &b.params
+	orEmpty := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	x.Ids = append(x.Ids, uuid.Must(uuid.NewV7()))
+	x.DayParts = append(x.DayParts, orEmpty(p.dayPart))
+	x.RecipeIds = append(x.RecipeIds, p.recipeID)
+	x.RecipeVersions = append(x.RecipeVersions, int32(p.version))
+	x.RecipeNames = append(x.RecipeNames, p.name)
+	shelf := int32(0)
+	if p.shelfLife != nil {
+		shelf = *p.shelfLife
+	}
+	x.ShelfLifeHours = append(x.ShelfLifeHours, shelf)
+	x.Versions = append(x.Versions, p.versionsJSON())
+	x.Stations = append(x.Stations, orEmpty(p.station))
+	portions := ""
+	if p.portions != nil {
+		portions = p.portions.String()
+	}
+	x.Portions = append(x.Portions, portions)
+	x.Quantities = append(x.Quantities, p.scaled.Need.String())
+	x.Units = append(x.Units, p.scaled.Unit)
+	x.Batches = append(x.Batches, int32(p.scaled.Batches))
+	x.Explains = append(x.Explains, p.explainJSON())
 }
 
 // samePlan reports whether a planned run already is what p would write.
