@@ -205,29 +205,21 @@ SELECT item_id, quantity_base, cost_cents FROM production_usage WHERE org_id = @
 -- name: KitchenSite :one
 SELECT id, name, timezone, day_parts FROM sites WHERE org_id = @org_id AND id = @id;
 
--- name: WallboardProduction :one
--- What a kitchen wallboard shows, in one round trip: the site's runs of date that are prepped, in
--- progress or holding at the stations (all when stations is empty), oldest status first, and
--- (when handoffs) the handoffs to those stations since day_start. A held run's deadline is 4
--- hours after it began holding, or its shelf life when shorter.
-SELECT
-  (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', pr.id, 'recipeId', pr.recipe_id, 'recipe', pr.recipe_name, 'status', pr.status,
-       'since', to_char(pr.status_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-       'portions', trim_scale(pr.portions)::text, 'quantity', trim_scale(pr.quantity)::text, 'unit', pr.unit, 'station', pr.station,
-       'holdDeadline', CASE WHEN pr.status = 'holding' AND pr.holding_since IS NOT NULL THEN
-           to_char((pr.holding_since + least(interval '4 hours', coalesce(pr.shelf_life_hours, 4) * interval '1 hour'))
-                   AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END))
-       ORDER BY pr.status_since, pr.id), '[]')::jsonb
-   FROM production_runs pr
-   WHERE pr.org_id = @org_id AND pr.site_id = @site_id AND pr.date = @date
-     AND pr.status IN ('prepped', 'in_progress', 'holding')
-     AND (cardinality(@stations::text[]) = 0 OR lower(pr.station) = ANY (@stations::text[])))::jsonb AS production,
-  (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', e.run_id, 'recipe', pr.recipe_name, 'station', e.data->>'station', 'from', e.data->>'from', 'note', e.data->>'note',
-       'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')))
-       ORDER BY e.at, e.id), '[]')::jsonb
-   FROM production_run_events e
-   JOIN production_runs pr ON pr.org_id = e.org_id AND pr.id = e.run_id
-   WHERE @handoffs::boolean AND e.org_id = @org_id AND e.site_id = @site_id AND e.type = 'handoff' AND e.at >= @day_start
-     AND (cardinality(@stations::text[]) = 0 OR lower(e.data->>'station') = ANY (@stations::text[])))::jsonb AS handoffs;
+-- name: LiveRuns :many
+-- A site's runs of date that a kitchen wallboard shows: prepped, in progress or holding at the
+-- stations (lower-cased; all when empty), oldest status first.
+SELECT id, recipe_id, recipe_name, portions, quantity, unit, station, status, status_since, holding_since, shelf_life_hours
+FROM production_runs
+WHERE org_id = @org_id AND site_id = @site_id AND date = @date
+  AND status IN ('prepped', 'in_progress', 'holding')
+  AND (cardinality(@stations::text[]) = 0 OR lower(station) = ANY (@stations::text[]))
+ORDER BY status_since, id;
+
+-- name: HandoffsSince :many
+-- The handoffs at a site since a time to the stations (lower-cased; all when empty).
+SELECT e.run_id, e.data, e.at, pr.recipe_name
+FROM production_run_events e
+JOIN production_runs pr ON pr.org_id = e.org_id AND pr.id = e.run_id
+WHERE e.org_id = @org_id AND e.site_id = @site_id AND e.type = 'handoff' AND e.at >= @since
+  AND (cardinality(@stations::text[]) = 0 OR lower(e.data->>'station') = ANY (@stations::text[]))
+ORDER BY e.at, e.id;

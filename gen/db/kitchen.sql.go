@@ -480,6 +480,60 @@ func (q *Queries) GetRun(ctx context.Context, arg GetRunParams) (ProductionRun, 
 	return i, err
 }
 
+const handoffsSince = `-- name: HandoffsSince :many
+SELECT e.run_id, e.data, e.at, pr.recipe_name
+FROM production_run_events e
+JOIN production_runs pr ON pr.org_id = e.org_id AND pr.id = e.run_id
+WHERE e.org_id = $1 AND e.site_id = $2 AND e.type = 'handoff' AND e.at >= $3
+  AND (cardinality($4::text[]) = 0 OR lower(e.data->>'station') = ANY ($4::text[]))
+ORDER BY e.at, e.id
+`
+
+type HandoffsSinceParams struct {
+	OrgID    uuid.UUID
+	SiteID   uuid.UUID
+	Since    time.Time
+	Stations []string
+}
+
+type HandoffsSinceRow struct {
+	RunID      uuid.UUID
+	Data       []byte
+	At         time.Time
+	RecipeName string
+}
+
+// The handoffs at a site since a time to the stations (lower-cased; all when empty).
+func (q *Queries) HandoffsSince(ctx context.Context, arg HandoffsSinceParams) ([]HandoffsSinceRow, error) {
+	rows, err := q.db.Query(ctx, handoffsSince,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Since,
+		arg.Stations,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []HandoffsSinceRow{}
+	for rows.Next() {
+		var i HandoffsSinceRow
+		if err := rows.Scan(
+			&i.RunID,
+			&i.Data,
+			&i.At,
+			&i.RecipeName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const insertRecipeVersion = `-- name: InsertRecipeVersion :exec
 INSERT INTO recipe_versions (org_id, recipe_id, version, body, sub_recipe_ids, created_by, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -1094,6 +1148,75 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]Productio
 	return items, nil
 }
 
+const liveRuns = `-- name: LiveRuns :many
+SELECT id, recipe_id, recipe_name, portions, quantity, unit, station, status, status_since, holding_since, shelf_life_hours
+FROM production_runs
+WHERE org_id = $1 AND site_id = $2 AND date = $3
+  AND status IN ('prepped', 'in_progress', 'holding')
+  AND (cardinality($4::text[]) = 0 OR lower(station) = ANY ($4::text[]))
+ORDER BY status_since, id
+`
+
+type LiveRunsParams struct {
+	OrgID    uuid.UUID
+	SiteID   uuid.UUID
+	Date     pgtype.Date
+	Stations []string
+}
+
+type LiveRunsRow struct {
+	ID             uuid.UUID
+	RecipeID       uuid.UUID
+	RecipeName     string
+	Portions       *decimal.Decimal
+	Quantity       decimal.Decimal
+	Unit           string
+	Station        *string
+	Status         string
+	StatusSince    time.Time
+	HoldingSince   *time.Time
+	ShelfLifeHours *int32
+}
+
+// A site's runs of date that a kitchen wallboard shows: prepped, in progress or holding at the
+// stations (lower-cased; all when empty), oldest status first.
+func (q *Queries) LiveRuns(ctx context.Context, arg LiveRunsParams) ([]LiveRunsRow, error) {
+	rows, err := q.db.Query(ctx, liveRuns,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Date,
+		arg.Stations,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LiveRunsRow{}
+	for rows.Next() {
+		var i LiveRunsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.RecipeID,
+			&i.RecipeName,
+			&i.Portions,
+			&i.Quantity,
+			&i.Unit,
+			&i.Station,
+			&i.Status,
+			&i.StatusSince,
+			&i.HoldingSince,
+			&i.ShelfLifeHours,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockRun = `-- name: LockRun :one
 SELECT id, org_id, site_id, date, day_part, recipe_id, recipe_version, recipe_name, shelf_life_hours, versions, station, status, source, portions, quantity, unit, batches, explain, status_since, holding_since, created_at, updated_at FROM production_runs WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
@@ -1556,60 +1679,4 @@ func (q *Queries) UpsertMenuOverride(ctx context.Context, arg UpsertMenuOverride
 		arg.Now,
 	)
 	return err
-}
-
-const wallboardProduction = `-- name: WallboardProduction :one
-SELECT
-  (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', pr.id, 'recipeId', pr.recipe_id, 'recipe', pr.recipe_name, 'status', pr.status,
-       'since', to_char(pr.status_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-       'portions', trim_scale(pr.portions)::text, 'quantity', trim_scale(pr.quantity)::text, 'unit', pr.unit, 'station', pr.station,
-       'holdDeadline', CASE WHEN pr.status = 'holding' AND pr.holding_since IS NOT NULL THEN
-           to_char((pr.holding_since + least(interval '4 hours', coalesce(pr.shelf_life_hours, 4) * interval '1 hour'))
-                   AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END))
-       ORDER BY pr.status_since, pr.id), '[]')::jsonb
-   FROM production_runs pr
-   WHERE pr.org_id = $1 AND pr.site_id = $2 AND pr.date = $3
-     AND pr.status IN ('prepped', 'in_progress', 'holding')
-     AND (cardinality($4::text[]) = 0 OR lower(pr.station) = ANY ($4::text[])))::jsonb AS production,
-  (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
-       'runId', e.run_id, 'recipe', pr.recipe_name, 'station', e.data->>'station', 'from', e.data->>'from', 'note', e.data->>'note',
-       'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')))
-       ORDER BY e.at, e.id), '[]')::jsonb
-   FROM production_run_events e
-   JOIN production_runs pr ON pr.org_id = e.org_id AND pr.id = e.run_id
-   WHERE $5::boolean AND e.org_id = $1 AND e.site_id = $2 AND e.type = 'handoff' AND e.at >= $6
-     AND (cardinality($4::text[]) = 0 OR lower(e.data->>'station') = ANY ($4::text[])))::jsonb AS handoffs
-`
-
-type WallboardProductionParams struct {
-	OrgID    uuid.UUID
-	SiteID   uuid.UUID
-	Date     pgtype.Date
-	Stations []string
-	Handoffs bool
-	DayStart time.Time
-}
-
-type WallboardProductionRow struct {
-	Production []byte
-	Handoffs   []byte
-}
-
-// What a kitchen wallboard shows, in one round trip: the site's runs of date that are prepped, in
-// progress or holding at the stations (all when stations is empty), oldest status first, and
-// (when handoffs) the handoffs to those stations since day_start. A held run's deadline is 4
-// hours after it began holding, or its shelf life when shorter.
-func (q *Queries) WallboardProduction(ctx context.Context, arg WallboardProductionParams) (WallboardProductionRow, error) {
-	row := q.db.QueryRow(ctx, wallboardProduction,
-		arg.OrgID,
-		arg.SiteID,
-		arg.Date,
-		arg.Stations,
-		arg.Handoffs,
-		arg.DayStart,
-	)
-	var i WallboardProductionRow
-	err := row.Scan(&i.Production, &i.Handoffs)
-	return i, err
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/sous-app/sous/internal/quantity"
 )
 
-// A held run's deadline on wallboards is 4 hours after it began holding (the Food Code's limit
-// for time as a public health control), or its shelf life when shorter (WallboardProduction).
+// MaxHold is how long after it began holding a held run's deadline falls on wallboards, unless
+// its shelf life is shorter: 4 hours, the Food Code's limit for time as a public health control.
+const MaxHold = 4 * time.Hour
 
 // Screens is what the kitchen puts on the site's screens (the devices package calls it).
 type Screens struct{ pool *pgxpool.Pool }
@@ -24,23 +25,59 @@ func NewScreens(pool *pgxpool.Pool) *Screens { return &Screens{pool: pool} }
 
 // Production answers a kitchen wallboard's production timers (the site's runs of date in
 // prepped, in_progress or holding at the stations; every station when none is configured) and,
-// when handoffs is true, the handoffs made to those stations since dayStart. One query.
+// when handoffs is true, the handoffs made to those stations since dayStart.
 func (s *Screens) Production(ctx context.Context, orgID, siteID uuid.UUID, date, dayStart time.Time, stations []string, handoffs bool) ([]map[string]any, []map[string]any, error) {
 	lower := make([]string, len(stations))
 	for i, st := range stations {
 		lower[i] = strings.ToLower(st)
 	}
-	row, err := db.New(s.pool).WallboardProduction(ctx, db.WallboardProductionParams{OrgID: orgID, SiteID: siteID,
-		Date: pgtype.Date{Time: date, Valid: true}, Stations: lower, Handoffs: handoffs, DayStart: dayStart})
+	q := db.New(s.pool)
+	rows, err := q.LiveRuns(ctx, db.LiveRunsParams{OrgID: orgID, SiteID: siteID, Date: pgtype.Date{Time: date, Valid: true}, Stations: lower})
 	if err != nil {
 		return nil, nil, err
 	}
-	prod, hand := []map[string]any{}, []map[string]any{}
-	if err := json.Unmarshal(row.Production, &prod); err != nil {
+	prod := make([]map[string]any, 0, len(rows))
+	for _, r := range rows {
+		p := map[string]any{"runId": r.ID, "recipeId": r.RecipeID, "recipe": r.RecipeName, "status": r.Status, "since": r.StatusSince.UTC(),
+			"quantity": quantity.Format(r.Quantity), "unit": r.Unit}
+		if r.Station != nil {
+			p["station"] = *r.Station
+		}
+		if r.Portions != nil {
+			p["portions"] = quantity.Format(*r.Portions)
+		}
+		if r.Status == "holding" && r.HoldingSince != nil {
+			hold := MaxHold
+			if r.ShelfLifeHours != nil && time.Duration(*r.ShelfLifeHours)*time.Hour < hold {
+				hold = time.Duration(*r.ShelfLifeHours) * time.Hour
+			}
+			p["holdDeadline"] = r.HoldingSince.Add(hold).UTC()
+		}
+		prod = append(prod, p)
+	}
+	hand := []map[string]any{}
+	if !handoffs {
+		return prod, hand, nil
+	}
+	hs, err := q.HandoffsSince(ctx, db.HandoffsSinceParams{OrgID: orgID, SiteID: siteID, Since: dayStart, Stations: lower})
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := json.Unmarshal(row.Handoffs, &hand); err != nil {
-		return nil, nil, err
+	for _, h := range hs {
+		var d struct {
+			Station string  `json:"station"`
+			From    *string `json:"from"`
+			Note    *string `json:"note"`
+		}
+		_ = json.Unmarshal(h.Data, &d)
+		e := map[string]any{"runId": h.RunID, "recipe": h.RecipeName, "station": d.Station, "at": h.At.UTC()}
+		if d.From != nil {
+			e["from"] = *d.From
+		}
+		if d.Note != nil {
+			e["note"] = *d.Note
+		}
+		hand = append(hand, e)
 	}
 	return prod, hand, nil
 }
