@@ -76,3 +76,124 @@ WHERE l.org_id = @org_id
   AND (sqlc.narg(site_id)::uuid IS NULL OR l.site_id = sqlc.narg(site_id))
   AND (sqlc.narg(active)::boolean IS NULL OR l.active = sqlc.narg(active))
 ORDER BY s.name, s.id, lower(l.name), l.id;
+
+-- name: LockStockCost :one
+-- The item's cost row at the site, created at zero if absent, and locked: every ledger write of
+-- the item at the site takes this lock first, so they are serialized.
+INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+VALUES (@org_id, @item_id, @site_id, 0, 0, @now)
+ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
+RETURNING *;
+
+-- name: SetStockCost :exec
+UPDATE stock_costs SET on_hand = @on_hand, avg_cost = @avg_cost, updated_at = @now
+WHERE org_id = @org_id AND item_id = @item_id AND site_id = @site_id;
+
+-- name: LocationBalances :many
+-- Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
+-- receipt; lots without expiry after them; stock received without a lot last.
+SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
+FROM stock_balances b
+LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
+WHERE b.org_id = @org_id AND b.item_id = @item_id AND b.location_id = @location_id
+ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
+FOR UPDATE OF b;
+
+-- name: AddBalance :exec
+INSERT INTO stock_balances (org_id, site_id, item_id, location_id, lot_id, quantity, updated_at)
+VALUES (@org_id, @site_id, @item_id, @location_id, @lot_id, @quantity, @now)
+ON CONFLICT (org_id, item_id, location_id, lot_id) DO UPDATE
+SET quantity = stock_balances.quantity + excluded.quantity, updated_at = excluded.updated_at;
+
+-- name: InsertStockTxn :exec
+INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
+                        avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
+VALUES (@id, @org_id, @site_id, @at, @kind, @item_id, @location_id, @lot_id, @quantity, @unit_cost, @value_cents,
+        @avg_cost_after, @on_hand_after, @reason, @source_type, @source_id, @actor_id);
+
+-- name: GetLots :many
+SELECT * FROM lots WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+
+-- name: FindLot :one
+SELECT * FROM lots WHERE org_id = @org_id AND site_id = @site_id AND item_id = @item_id AND code = @code;
+
+-- name: CreateLot :one
+INSERT INTO lots (id, org_id, site_id, item_id, code, expires_on, received_at)
+VALUES (@id, @org_id, @site_id, @item_id, @code, @expires_on, @now)
+ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
+RETURNING *;
+
+-- name: ListStock :many
+-- On-hand per item × location (with its lots), items by name, keyset-paged on
+-- (lower(name), item id, location id). scope empty means every site.
+SELECT i.id AS item_id, i.name AS item_name, i.base_unit, b.site_id, b.location_id, sl.name AS location_name,
+       b.quantity::numeric AS quantity, b.lots::jsonb AS lots,
+       coalesce(c.avg_cost, 0)::numeric AS avg_cost, coalesce(c.on_hand, 0)::numeric AS site_on_hand,
+       p.par AS par, p.reorder_point AS reorder_point
+FROM inventory_items i
+CROSS JOIN LATERAL (
+    SELECT sb.site_id, sb.location_id, sum(sb.quantity) AS quantity,
+           coalesce(jsonb_agg(jsonb_build_object('lotId', lo.id, 'code', lo.code, 'expiresOn', lo.expires_on, 'quantity', sb.quantity::text)
+                              ORDER BY lo.expires_on NULLS LAST, lo.received_at, lo.id)
+                    FILTER (WHERE sb.lot_id IS NOT NULL AND sb.quantity > 0), '[]') AS lots
+    FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = i.org_id AND sb.item_id = i.id
+      AND (sqlc.narg(site_id)::uuid IS NULL OR sb.site_id = sqlc.narg(site_id))
+      AND (cardinality(@scope::uuid[]) = 0 OR sb.site_id = ANY (@scope::uuid[]))
+      AND (sqlc.narg(location_id)::uuid IS NULL OR sb.location_id = sqlc.narg(location_id))
+    GROUP BY sb.site_id, sb.location_id
+) b
+JOIN storage_locations sl ON sl.org_id = i.org_id AND sl.id = b.location_id
+LEFT JOIN stock_costs c ON c.org_id = i.org_id AND c.item_id = i.id AND c.site_id = b.site_id
+LEFT JOIN inventory_par_levels p ON p.org_id = i.org_id AND p.item_id = i.id AND p.site_id = b.site_id
+WHERE i.org_id = @org_id
+  AND (sqlc.narg(item_id)::uuid IS NULL OR i.id = sqlc.narg(item_id))
+  AND (NOT @below_par::boolean OR (p.par IS NOT NULL AND coalesce(c.on_hand, 0) < p.par))
+  AND (sqlc.narg(cursor_name)::text IS NULL
+       OR (lower(i.name), i.id, b.location_id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_item)::uuid, sqlc.narg(cursor_location)::uuid))
+ORDER BY lower(i.name), i.id, b.location_id
+LIMIT @max_rows;
+
+-- name: ListStockTxns :many
+-- The ledger, newest first, keyset-paged on (at, id). scope empty means every site.
+SELECT sqlc.embed(t), i.base_unit FROM stock_txns t
+JOIN inventory_items i ON i.org_id = t.org_id AND i.id = t.item_id
+WHERE t.org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR t.site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(site_id)::uuid IS NULL OR t.site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(item_id)::uuid IS NULL OR t.item_id = sqlc.narg(item_id))
+  AND (sqlc.narg(location_id)::uuid IS NULL OR t.location_id = sqlc.narg(location_id))
+  AND (sqlc.narg(kind)::text IS NULL OR t.kind = sqlc.narg(kind))
+  AND (sqlc.narg(from_at)::timestamptz IS NULL OR t.at >= sqlc.narg(from_at))
+  AND (sqlc.narg(to_at)::timestamptz IS NULL OR t.at < sqlc.narg(to_at))
+  AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (t.at, t.id) < (sqlc.narg(cursor_at)::timestamptz, sqlc.narg(cursor_id)::uuid))
+ORDER BY t.at DESC, t.id DESC
+LIMIT @max_rows;
+
+-- name: ListLots :many
+-- Lots by earliest expiry (none last), then receipt, keyset-paged; with their on-hand per
+-- location. scope empty means every site.
+SELECT lo.*, i.base_unit, coalesce(sum(b.quantity), 0)::numeric AS on_hand,
+       coalesce(jsonb_agg(jsonb_build_object('locationId', b.location_id, 'quantity', b.quantity::text) ORDER BY b.location_id)
+                FILTER (WHERE b.quantity > 0), '[]')::jsonb AS locations
+FROM lots lo
+JOIN inventory_items i ON i.org_id = lo.org_id AND i.id = lo.item_id
+LEFT JOIN stock_balances b ON b.org_id = lo.org_id AND b.lot_id = lo.id
+WHERE lo.org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR lo.site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(site_id)::uuid IS NULL OR lo.site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(item_id)::uuid IS NULL OR lo.item_id = sqlc.narg(item_id))
+  AND (sqlc.narg(expires_before)::date IS NULL OR lo.expires_on < sqlc.narg(expires_before))
+  AND (sqlc.narg(cursor_expiry)::date IS NULL
+       OR (coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id) > (sqlc.narg(cursor_expiry)::date, sqlc.narg(cursor_received)::timestamptz, sqlc.narg(cursor_id)::uuid))
+GROUP BY lo.id, i.base_unit
+HAVING @include_empty::boolean OR coalesce(sum(b.quantity), 0) > 0
+ORDER BY coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id
+LIMIT @max_rows;
+
+-- name: TakeBalance :execrows
+-- Takes @quantity from a bucket; no row changes when the bucket holds less.
+UPDATE stock_balances SET quantity = quantity - @quantity::numeric, updated_at = @now
+WHERE org_id = @org_id AND item_id = @item_id AND location_id = @location_id AND lot_id IS NOT DISTINCT FROM sqlc.narg(lot_id)::uuid
+  AND quantity >= @quantity::numeric;

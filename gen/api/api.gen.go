@@ -985,6 +985,36 @@ func (e MediaContentType) Valid() bool {
 	}
 }
 
+// Defines values for MovementReason.
+const (
+	MovementReasonCorrection     MovementReason = "correction"
+	MovementReasonIssue          MovementReason = "issue"
+	MovementReasonOpeningBalance MovementReason = "opening_balance"
+	MovementReasonReceipt        MovementReason = "receipt"
+	MovementReasonTransferIn     MovementReason = "transfer_in"
+	MovementReasonTransferOut    MovementReason = "transfer_out"
+)
+
+// Valid indicates whether the value is a known member of the MovementReason enum.
+func (e MovementReason) Valid() bool {
+	switch e {
+	case MovementReasonCorrection:
+		return true
+	case MovementReasonIssue:
+		return true
+	case MovementReasonOpeningBalance:
+		return true
+	case MovementReasonReceipt:
+		return true
+	case MovementReasonTransferIn:
+		return true
+	case MovementReasonTransferOut:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Orientation.
 const (
 	Landscape Orientation = "landscape"
@@ -1420,6 +1450,42 @@ const (
 func (e TrayDeliveredEventEvent) Valid() bool {
 	switch e {
 	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TxnKind.
+const (
+	TxnKindCorrection     TxnKind = "correction"
+	TxnKindCountVariance  TxnKind = "count_variance"
+	TxnKindIssue          TxnKind = "issue"
+	TxnKindOpeningBalance TxnKind = "opening_balance"
+	TxnKindReceipt        TxnKind = "receipt"
+	TxnKindTransferIn     TxnKind = "transfer_in"
+	TxnKindTransferOut    TxnKind = "transfer_out"
+	TxnKindWaste          TxnKind = "waste"
+)
+
+// Valid indicates whether the value is a known member of the TxnKind enum.
+func (e TxnKind) Valid() bool {
+	switch e {
+	case TxnKindCorrection:
+		return true
+	case TxnKindCountVariance:
+		return true
+	case TxnKindIssue:
+		return true
+	case TxnKindOpeningBalance:
+		return true
+	case TxnKindReceipt:
+		return true
+	case TxnKindTransferIn:
+		return true
+	case TxnKindTransferOut:
+		return true
+	case TxnKindWaste:
 		return true
 	default:
 		return false
@@ -2014,6 +2080,12 @@ type CodeRef struct {
 	// Text Example: No pork - religious preference
 	Text string `json:"text"`
 }
+
+// CostCents Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+//
+// Example: 316.5
+type CostCents = string
 
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
@@ -2614,7 +2686,7 @@ type Error struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	//
 	//
 	// Example: not_found
@@ -2682,7 +2754,7 @@ type Error struct {
 // - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 // - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 // - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 //
 // Example: not_found
 type ErrorCode string
@@ -3166,6 +3238,64 @@ type LoginRequest struct {
 	Password string `json:"password"`
 }
 
+// Lot defines model for Lot.
+type Lot struct {
+	// Code Example: L2403-117
+	Code string `json:"code"`
+
+	// ExpiresOn A local date of the site; null for a lot without expiry.
+	ExpiresOn *openapi_types.Date `json:"expiresOn"`
+	Id        openapi_types.UUID  `json:"id"`
+	ItemId    openapi_types.UUID  `json:"itemId"`
+
+	// Locations On-hand per location (locations holding none are left out).
+	Locations []LotLocation `json:"locations"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity   Quantity           `json:"quantity"`
+	ReceivedAt time.Time          `json:"receivedAt"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
+// LotLocation defines model for LotLocation.
+type LotLocation struct {
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+}
+
+// LotRef A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+// (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+// answers 400. Other movements name an existing lot.
+type LotRef struct {
+	// Code Example: L2403-117
+	Code string `json:"code"`
+
+	// ExpiresOn The lot's expiry, a local date of the site.
+	//
+	// Example: 2026-03-20
+	ExpiresOn *openapi_types.Date `json:"expiresOn,omitempty"`
+}
+
 // MapCodeRequest Give `allergens` for kind `allergen` and `diets` for kind `diet`. An empty list records that the
 // code was reviewed and means nothing for the kitchen (`not_applicable`).
 type MapCodeRequest struct {
@@ -3360,6 +3490,14 @@ type Movement struct {
 	Room      string `json:"room"`
 	Unit      string `json:"unit"`
 }
+
+// MovementReason Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+// average), `opening_balance` (stock found when the ledger starts; positive, may carry
+// `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+// locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+//
+// Example: receipt
+type MovementReason string
 
 // NewPassword 12 to 256 characters, no composition rules. Common and breached passwords (a blocklist) are
 // refused with 400.
@@ -3608,7 +3746,7 @@ type PlanError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	//
 	//
 	// Example: not_found
@@ -3684,6 +3822,18 @@ type PolicyPublishedEventEvent string
 //
 // Example: 24
 type PositiveQuantityInput = string
+
+// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+// base unit keep up to 9.
+//
+// Example: 12.5
+type Quantity = string
+
+// QuantityInput An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
+//
+// Example: 12.5
+type QuantityInput = string
 
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
@@ -3831,7 +3981,7 @@ type ScanError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	//
 	//
 	// Example: not_found
@@ -4159,6 +4309,289 @@ type StateSite struct {
 	Timezone string `json:"timezone"`
 }
 
+// StockAdjustLine defines model for StockAdjustLine.
+type StockAdjustLine struct {
+	ItemId openapi_types.UUID `json:"itemId"`
+
+	// LocationId A storage location of the adjustment's site.
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// Lot A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+	// (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+	// answers 400. Other movements name an existing lot.
+	Lot *LotRef `json:"lot,omitempty"`
+
+	// LotId The lot, by id (a lot of this item at this site). Not with `lot`.
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Quantity An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
+	//
+	// Example: 12.5
+	Quantity QuantityInput `json:"quantity"`
+
+	// Reason Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+	// average), `opening_balance` (stock found when the ledger starts; positive, may carry
+	// `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+	// locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+	//
+	//
+	// Example: receipt
+	Reason MovementReason `json:"reason"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// UnitCostCents Cents per one `unit` (receipts and opening balances only); the line is valued at the average in force without it.
+	//
+	// Example: 1899
+	UnitCostCents *int64 `json:"unitCostCents,omitempty"`
+}
+
+// StockAdjustRequest defines model for StockAdjustRequest.
+type StockAdjustRequest struct {
+	Lines  []StockAdjustLine  `json:"lines"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// StockAdjustment defines model for StockAdjustment.
+type StockAdjustment struct {
+	At time.Time `json:"at"`
+
+	// Id The adjustment's id, the `source.id` of its rows.
+	Id     openapi_types.UUID `json:"id"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Txns The ledger rows written, in line order (a line taking from several lots writes one row per lot).
+	Txns []StockTxn `json:"txns"`
+}
+
+// StockConflictError A 409 of a stock movement: `insufficient_stock` carries `stock` (what was lacking, where, and
+// how much is available); other conflicts (a closed count, an Idempotency-Key in use) do not.
+type StockConflictError struct {
+	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
+	// New codes may be added; an unknown code should be handled by its HTTP status.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+	// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+	// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+	// - `headers_too_large` (431): The request's header fields are too large to read.
+	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	//
+	//
+	// Example: not_found
+	Code ErrorCode `json:"code"`
+
+	// Error A human-readable message. Its wording may change; match on `code`.
+	//
+	// Example: Organization not found
+	Error string `json:"error"`
+
+	// StatusCode The HTTP status code, repeated for clients that only see the body.
+	//
+	// Example: 404
+	StatusCode int            `json:"statusCode"`
+	Stock      *StockShortage `json:"stock,omitempty"`
+}
+
+// StockLevel The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
+// was received without a lot), valued at the item's moving-average cost at the site.
+type StockLevel struct {
+	// AvgCost Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	AvgCost CostCents `json:"avgCost"`
+
+	// BelowPar The item's on-hand at the site (all locations) is below its par level.
+	BelowPar     bool               `json:"belowPar"`
+	ItemId       openapi_types.UUID `json:"itemId"`
+	ItemName     string             `json:"itemName"`
+	LocationId   openapi_types.UUID `json:"locationId"`
+	LocationName string             `json:"locationName"`
+	Lots         []StockLot         `json:"lots"`
+
+	// Par The item's par level at the site, if set.
+	Par *string `json:"par"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity     Quantity           `json:"quantity"`
+	ReorderPoint *string            `json:"reorderPoint"`
+	SiteId       openapi_types.UUID `json:"siteId"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+
+	// ValueCents quantity × avgCost, rounded half-even to the cent.
+	ValueCents int64 `json:"valueCents"`
+}
+
+// StockLot defines model for StockLot.
+type StockLot struct {
+	Code      string              `json:"code"`
+	ExpiresOn *openapi_types.Date `json:"expiresOn"`
+	LotId     openapi_types.UUID  `json:"lotId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+}
+
+// StockShortage defines model for StockShortage.
+type StockShortage struct {
+	// Available An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Available  Quantity           `json:"available"`
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId Present when the movement named a lot.
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
+// StockTxn One ledger row. Rows are never changed or removed: a correction is a new row. Each keeps the
+// cost it was valued at, so later rows never change its history.
+type StockTxn struct {
+	// Actor The member who made the change.
+	Actor *openapi_types.UUID `json:"actor"`
+	At    time.Time           `json:"at"`
+
+	// AvgCostAfter Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	AvgCostAfter CostCents          `json:"avgCostAfter"`
+	Id           openapi_types.UUID `json:"id"`
+	ItemId       openapi_types.UUID `json:"itemId"`
+
+	// Kind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+	//
+	// Example: issue
+	Kind       TxnKind             `json:"kind"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+
+	// OnHandAfter An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	OnHandAfter Quantity `json:"onHandAfter"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// Reason The adjustment's reason, the waste log's reason, or `count_variance`.
+	//
+	// Example: issue
+	Reason string             `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Source What wrote the row (`adjustment`, `waste_log`, `count`), and its id.
+	Source TxnSource `json:"source"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+
+	// UnitCost Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	UnitCost CostCents `json:"unitCost"`
+
+	// ValueCents quantity × unitCost, rounded half-even to the cent; negative for stock leaving.
+	//
+	// Example: -633
+	ValueCents int64 `json:"valueCents"`
+}
+
 // StorageLocation defines model for StorageLocation.
 type StorageLocation struct {
 	Active    bool               `json:"active"`
@@ -4335,6 +4768,25 @@ type TrayLineConfig struct {
 	// Example: ["4 West","ICU"]
 	Units []string `json:"units"`
 }
+
+// TxnKind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+//
+// Example: issue
+type TxnKind string
+
+// TxnSource What wrote the row (`adjustment`, `waste_log`, `count`), and its id.
+type TxnSource struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Type Example: adjustment
+	Type string `json:"type"`
+}
+
+// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+//
+// Example: case
+type Unit = string
 
 // UnmappedCode defines model for UnmappedCode.
 type UnmappedCode struct {
@@ -4601,7 +5053,7 @@ type ValidationError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	//
 	//
 	// Example: not_found
@@ -5332,6 +5784,27 @@ type CreateInvitationParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListLotsParams defines parameters for ListLots.
+type ListLotsParams struct {
+	// SiteId Only this site's lots.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// ExpiresBefore Only lots expiring before this date.
+	ExpiresBefore *openapi_types.Date `form:"expiresBefore,omitempty" json:"expiresBefore,omitempty"`
+
+	// IncludeEmpty Also lots with nothing on hand.
+	IncludeEmpty *bool `form:"includeEmpty,omitempty" json:"includeEmpty,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListMediaParams defines parameters for ListMedia.
 type ListMediaParams struct {
 	// Limit Page size.
@@ -5413,6 +5886,68 @@ type CreateSiteParams struct {
 	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
 	// 429s are not kept, so a retry runs again.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListStockParams defines parameters for ListStock.
+type ListStockParams struct {
+	// SiteId Only this site's stock.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// LocationId Only this location.
+	LocationId *openapi_types.UUID `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// BelowPar Only items below their par level at the location's site.
+	BelowPar *bool `form:"belowPar,omitempty" json:"belowPar,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// AdjustStockParams defines parameters for AdjustStock.
+type AdjustStockParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListStockTxnsParams defines parameters for ListStockTxns.
+type ListStockTxnsParams struct {
+	// SiteId Only this site's rows.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// LocationId Only this location.
+	LocationId *openapi_types.UUID `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// Kind Only rows of this kind.
+	Kind *TxnKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// From Only rows at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only rows before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListStorageLocationsParams defines parameters for ListStorageLocations.
@@ -5571,6 +6106,9 @@ type CreateSiteJSONRequestBody = CreateSiteRequest
 
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = UpdateSiteRequest
+
+// AdjustStockJSONRequestBody defines body for AdjustStock for application/json ContentType.
+type AdjustStockJSONRequestBody = StockAdjustRequest
 
 // CreateStorageLocationJSONRequestBody defines body for CreateStorageLocation for application/json ContentType.
 type CreateStorageLocationJSONRequestBody = CreateStorageLocationRequest
@@ -6476,6 +7014,9 @@ type ServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// ListLots List lots
+	// (GET /orgs/{orgId}/lots)
+	ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
@@ -6524,6 +7065,15 @@ type ServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// ListStock List stock on hand
+	// (GET /orgs/{orgId}/stock)
+	ListStock(ctx echo.Context, orgId OrgId, params ListStockParams) error
+	// AdjustStock Write stock movements
+	// (POST /orgs/{orgId}/stock/adjust)
+	AdjustStock(ctx echo.Context, orgId OrgId, params AdjustStockParams) error
+	// ListStockTxns List the stock ledger
+	// (GET /orgs/{orgId}/stock/txns)
+	ListStockTxns(ctx echo.Context, orgId OrgId, params ListStockTxnsParams) error
 	// ListStorageLocations List storage locations
 	// (GET /orgs/{orgId}/storage-locations)
 	ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error
@@ -7962,6 +8512,66 @@ func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
 	return err
 }
 
+// ListLots converts echo context to params.
+func (w *ServerInterfaceWrapper) ListLots(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListLotsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "expiresBefore" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expiresBefore", ctx.QueryParams(), &params.ExpiresBefore, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expiresBefore: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeEmpty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeEmpty", ctx.QueryParams(), &params.IncludeEmpty, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeEmpty: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListLots(ctx, orgId, params)
+	return err
+}
+
 // ListMedia converts echo context to params.
 func (w *ServerInterfaceWrapper) ListMedia(ctx echo.Context) error {
 	var err error
@@ -8420,6 +9030,176 @@ func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateSite(ctx, orgId, siteId)
+	return err
+}
+
+// ListStock converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStockParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", ctx.QueryParams(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter locationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "belowPar" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "belowPar", ctx.QueryParams(), &params.BelowPar, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter belowPar: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStock(ctx, orgId, params)
+	return err
+}
+
+// AdjustStock converts echo context to params.
+func (w *ServerInterfaceWrapper) AdjustStock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AdjustStockParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AdjustStock(ctx, orgId, params)
+	return err
+}
+
+// ListStockTxns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStockTxns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStockTxnsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", ctx.QueryParams(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter locationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStockTxns(ctx, orgId, params)
 	return err
 }
 
@@ -8940,6 +9720,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.CreateStorageLocation, options.OperationMiddlewares["createStorageLocation"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.GetStorageLocation, options.OperationMiddlewares["getStorageLocation"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.UpdateStorageLocation, options.OperationMiddlewares["updateStorageLocation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/stock", wrapper.ListStock, options.OperationMiddlewares["listStock"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/stock/adjust", wrapper.AdjustStock, options.OperationMiddlewares["adjustStock"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/stock/txns", wrapper.ListStockTxns, options.OperationMiddlewares["listStockTxns"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/lots", wrapper.ListLots, options.OperationMiddlewares["listLots"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -15197,6 +15981,129 @@ func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w 
 	return err
 }
 
+type ListLotsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListLotsParams
+}
+
+type ListLotsResponseObject interface {
+	VisitListLotsResponse(w http.ResponseWriter) error
+}
+
+type ListLots200ResponseHeaders struct {
+	Link *string
+}
+
+type ListLots200JSONResponse struct {
+	Body    []Lot
+	Headers ListLots200ResponseHeaders
+}
+
+func (response ListLots200JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListLots400JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListLots401JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListLots403JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListLots404JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListLots406JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListLots503JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMediaRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListMediaParams
@@ -17453,6 +18360,426 @@ func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type ListStockRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStockParams
+}
+
+type ListStockResponseObject interface {
+	VisitListStockResponse(w http.ResponseWriter) error
+}
+
+type ListStock200ResponseHeaders struct {
+	Link *string
+}
+
+type ListStock200JSONResponse struct {
+	Body    []StockLevel
+	Headers ListStock200ResponseHeaders
+}
+
+func (response ListStock200JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStock400JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStock401JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStock403JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStock404JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStock406JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStock503JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStockRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params AdjustStockParams
+	Body   *AdjustStockJSONRequestBody
+}
+
+type AdjustStockResponseObject interface {
+	VisitAdjustStockResponse(w http.ResponseWriter) error
+}
+
+type AdjustStock200JSONResponse StockAdjustment
+
+func (response AdjustStock200JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AdjustStock400JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AdjustStock401JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AdjustStock403JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AdjustStock404JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AdjustStock406JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock409JSONResponse StockConflictError
+
+func (response AdjustStock409JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AdjustStock413JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AdjustStock415JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AdjustStock422JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AdjustStock503JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxnsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStockTxnsParams
+}
+
+type ListStockTxnsResponseObject interface {
+	VisitListStockTxnsResponse(w http.ResponseWriter) error
+}
+
+type ListStockTxns200ResponseHeaders struct {
+	Link *string
+}
+
+type ListStockTxns200JSONResponse struct {
+	Body    []StockTxn
+	Headers ListStockTxns200ResponseHeaders
+}
+
+func (response ListStockTxns200JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStockTxns400JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStockTxns401JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStockTxns403JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStockTxns404JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStockTxns406JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStockTxns503JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListStorageLocationsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListStorageLocationsParams
@@ -19619,6 +20946,9 @@ type StrictServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// ListLots List lots
+	// (GET /orgs/{orgId}/lots)
+	ListLots(ctx context.Context, request ListLotsRequestObject) (ListLotsResponseObject, error)
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx context.Context, request ListMediaRequestObject) (ListMediaResponseObject, error)
@@ -19667,6 +20997,15 @@ type StrictServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
+	// ListStock List stock on hand
+	// (GET /orgs/{orgId}/stock)
+	ListStock(ctx context.Context, request ListStockRequestObject) (ListStockResponseObject, error)
+	// AdjustStock Write stock movements
+	// (POST /orgs/{orgId}/stock/adjust)
+	AdjustStock(ctx context.Context, request AdjustStockRequestObject) (AdjustStockResponseObject, error)
+	// ListStockTxns List the stock ledger
+	// (GET /orgs/{orgId}/stock/txns)
+	ListStockTxns(ctx context.Context, request ListStockTxnsRequestObject) (ListStockTxnsResponseObject, error)
 	// ListStorageLocations List storage locations
 	// (GET /orgs/{orgId}/storage-locations)
 	ListStorageLocations(ctx context.Context, request ListStorageLocationsRequestObject) (ListStorageLocationsResponseObject, error)
@@ -21290,6 +22629,32 @@ func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) 
 	return nil
 }
 
+// ListLots operation middleware
+func (sh *strictHandler) ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error {
+	var request ListLotsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListLots(ctx.Request().Context(), request.(ListLotsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListLots")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListLotsResponseObject); ok {
+		return validResponse.VisitListLotsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListMedia operation middleware
 func (sh *strictHandler) ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error {
 	var request ListMediaRequestObject
@@ -21826,6 +23191,107 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 	return nil
 }
 
+// ListStock operation middleware
+func (sh *strictHandler) ListStock(ctx echo.Context, orgId OrgId, params ListStockParams) error {
+	var request ListStockRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStock(ctx.Request().Context(), request.(ListStockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStockResponseObject); ok {
+		return validResponse.VisitListStockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AdjustStock operation middleware
+func (sh *strictHandler) AdjustStock(ctx echo.Context, orgId OrgId, params AdjustStockParams) error {
+	var request AdjustStockRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body AdjustStockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AdjustStock(ctx.Request().Context(), request.(AdjustStockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AdjustStock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AdjustStockResponseObject); ok {
+		return validResponse.VisitAdjustStockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListStockTxns operation middleware
+func (sh *strictHandler) ListStockTxns(ctx echo.Context, orgId OrgId, params ListStockTxnsParams) error {
+	var request ListStockTxnsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStockTxns(ctx.Request().Context(), request.(ListStockTxnsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStockTxns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStockTxnsResponseObject); ok {
+		return validResponse.VisitListStockTxnsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListStorageLocations operation middleware
 func (sh *strictHandler) ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error {
 	var request ListStorageLocationsRequestObject
@@ -22332,900 +23798,969 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcts4tij8KijtXRX7FKVQ8t2pqXMc22m741vbTqcvjiWIhCS0KYANgFbU7Uztdzg/vjc4L/K9yX6S",
-	"r7AAkCBFWZKTnjnf3jNVk7ZIEJeFhYV1X382Ij5OOSNMycb+nw3yGY/ThMDfBwkRSv/xiJOM6D9o3Nhv",
-	"hO29zmADbzbDMAybO/qfXf1PmP+PtBtB44Ey3VoSJrno8sEgoYw0gsaYSImHpLHfuIFXaIgVmeApumt8",
-	"xMlDkzKUCt4n8q6BRlgixhXqE8LQiGARo4HgYyQpiwhqb+6HnUbQ4ClhJD5Qjf1GJ+xsN8ONZti57YT7",
-	"7c5+GP7SCBqCSJ48mjYsS5LiydupeyLJIxFUTRv7jQkWjLJhI2hIqsjpcovGWLdXWGWysQ9z0r+z/m8k",
-	"UivALtKwU9NUAygmjzQijS9fvgRmM6S3G7/+azv+Wdvx6UvQOCRMZrAfMhuPsdATvWQEpVhRwhSiDI14",
-	"JjWIiw3D8ZgqNQuc9uZ+Z8sCBycJEUPCZGP/10ZKMMuUbHxyz6k+mrqnOa0irMiQw2wGnMeNoBHxWE9+",
-	"Z7uzt9UJw1295zhNDawbjzzC/SzR89e7gCNFuen0gOF0NE3wZyobQeOEPhIYwNsX+JP4YDYd6ydTqchY",
-	"I9XhrQYg+axXfAXzbHwJyvMvTzsW2dCbdrjd3q1O7RrLUWUuYx4TgVVpNoyrLk7ThEa4nxB/Vtc/XVxe",
-	"n/sTYzSiSUJZ48unoNEnGjkOGkEjxopcDt5SoUaN/UZ7bzdshpvNtkbzmBJ1KWIizIbo+RZ/NfYbh4cn",
-	"l7YZTDriTFKpCFPdCIs+H01jmPCn+fvxDFyPr04Pj06PPeAe5v2jQ69/1N4NQ/QQ4QTgbifX+e7iwJ9c",
-	"widdyWOajb/ZfDpoKPAY2V41WBeCIqjMY9kzutMIGpRJJbICRy44ijiLCFO66xjJCSHmiHC9abVncEPT",
-	"KH0G0wRHRMDuXmTjPhEFVRKaBlwRQXkM47xtBI2zRtA4AoTkmYg0fHGsDLyEKoicIyOUqJfBg7CIZ0wR",
-	"cboC4R8keAijmOPaNSdvugJ8+22A7wmQs30lMhI0xoLpAxGGnY3NrW29AQyPgUcY4DFNNOocXR43gsaQ",
-	"PhLd9PuDC/1zTOM40VD44cPpxUXjS9AQnGsE2oRDJcnnxn7j3QtIfcao3tDNj/rvVJ/bZ3bYUHBBdKsy",
-	"CT9AjEyQzPoyEjTV2IQmVI0QVRJJEgmiAiRHfMKQRq6CuP/Z0PTpMYdPZDqvTiHc2w9DS+jJo2G6fm1g",
-	"fbe37Cew9iHjg0ErJhGNSay3aoBpkglyqPe/sR8GK939CZbqiCT0kYhpgY766Y090Q679QL1jTuSJOr+",
-	"9PvG497tH9eb7CzdjT7G7cGJ3B5+jzemxyTM3tNLtfWw88O48/nHvga6SBr7jZFSqdx//XrE+YNsjTQ2",
-	"i0dKJs0HqqIRYbJlOczXkmey8aXYh1P2SBXWEK/bEZq/LfZD8Qe41fMtWALokSAxYYriBCAvALhkjKme",
-	"vMTj//XMlPWefU6pILI8wl5phFUYC1iVpbT5J1v97ai5E++S5t4gbDfNAdvdw/1I44bgcHzGmOEhEflB",
-	"gdUsdVQ+BQ0DuH09fHcv+qHT/2ln/D7dlLftx1922fXG5OdtchL+draF38Wd4Qd6+fvOTw+wV0cGI28M",
-	"glY2iiGcpoI/khgJoiHo743F5ZkzubW/6SBnmywLDWI/kZSzC640VK64wlLSbIw6aKjp/4CKMYkNyjCS",
-	"jgRP+HDa8q9vQJzq5X19fHFw5l+QgjCclAmy+ZG6IV94cZ5dHsJI9ta81uOgznCMLjD85335qlhuHl9x",
-	"cT5zQW7sbzkmteaCbFxeHzX39trtRs016d+N0L1/O1ZodH6SSvelt2Onq6xuubbxXqP2TjNoZTZFj28w",
-	"KZ7KdISHFCO9a5kgb1CaECyJQzmU7wZK6JgqjXBWMDhd4c59sbjjzqEReebIHFv7bQfpvNHylMhQA7hT",
-	"KJFVkh2bNyRGcMsFCCN9g5EYcUYC/Q/6PSMZzNATj5Qi41T5gmGcCaD65/klRYTgOT8GvWvKXbkx7Ztl",
-	"gb2xPKYMdFsz9xmIhvubTsTVW6FRJ1+l9G5aEID8tVZ7ae+HYWujDUTRA8BuGLZzADQUHROeKYQHigi0",
-	"KxsFOKoMxUrA6KwAjM6zwGhXgGFQwANGuBASGkNbYWcGEjtzEOGrVt5eYeXtZ1ceVlaenwdv8Z1wE/jQ",
-	"I1ArnFGpqqdogpOkz7GIEWYxwmhMWIbgQenYRFjm5wUI0FB3xIUmN5ahaiSYxTLCKYjBIz5x6iTDreon",
-	"J5jFfDAonplv4dYZCproW0fizEisakTGsC4sHjRtXoLzWpYSbxXKqnz93T4fWT72hhA2A/H2/obDNSOG",
-	"NE64QgllpIAhkGCqt8Au0Pyqm/Km271VZZB6uaOAAkjgtbsV4+kVFvmL8ualXCiBqcr3LtedFNt3JWhE",
-	"8idufxI6HKkFG9RZcYO2iw3SCNl10PV3x6zC7sUZ7/enZeR1OzHAiSxthRVEvh3gzergoB0/Oi13cchu",
-	"J9xcUTJAPImJVGhAhVSVe2k+WsdYYRD/9IFads7PKWS/geLzy3x6uMwmkzAM9SZzMVxyzLBtlHqzlLDd",
-	"2d8IW1s+pBzPXuZTVuXu4o2Veaq4U8jWy37S/hrgz3Ily4J/d2XwawQ/ZUMi1UE8pmpWNIvHVMpcfs61",
-	"yfZqAeYWOHO0JslwrE8EkiTFRnvWn2opXGOoXPelusJ6cH5z8nT/97u7uywMO9tPx1enh08nB9dvL69/",
-	"PD3+eN9udVq7m2Gr3d7c2Apb7VZ7o9W+P725fLq5/HBj/tGYE26EnXB3I2x3muF2GD49HRzd3h+E7fuD",
-	"o9vuQdh+Or/5Dlb8dPXUaW212k9PTwdnTxfHT08fLk4PL4+O0Yfbd83dO3b848WT/sDvVXf49P3N+ent",
-	"yb359/vLkwuvSWcrDO/Y1enRU/vpKZcE7u/vT84PzcpqF9Jqm5enN5f359d/b3c2mptbTc0r39/f39wc",
-	"3N/cPD0dXR7ff39wcXwPqq/7+/v7s6en9t5uGG62O0/vnp6e2p0NdH5weoFubu/vb44Pbm/Pju8/Htzv",
-	"7bbDzfsPNwdPT2udcHt9a2urGbZhMedPTz9qcMBE79jVj+2n9tPp0+bH+8125/5Az/v+/l53er/5dGzG",
-	"2Lw/uL09vji6Pzg7PdTPzo+PnvSr2tenF94IT/P+VwXhwZmeyLuD+3ecx8jcWNP7k7OdsN3ZecqNEffG",
-	"JHB/c3j7dPPj/Q2oKG2z3SfPBPF3MECYfjtPRwf3RyIbzvYbbrd1n06bf28U/U/nl0/XWI7u2OXRzdPR",
-	"09u/n/396Onw8OTyfqHW/N5ptv/e+e7i4L6k1c7fPdVrm+/Y6tQjP8bXRGbJDEvYxyoaIT5AA54JZI+f",
-	"9I9kKnhEpNS36yYY1rJEGd1GTBTouYyu0hBga5ACgwtTgicwVXfIGi/UOc9K0kBaco2rY8BWlIi/BA2e",
-	"qYgDVwGWHZi51RNYSgE3UbHUmmV18hlubW3pZYLOQhAsASYxldEIiyFBAy5Qxh4YnzB0fn2BiualmcgH",
-	"arU6pZlsLJ5JaVz7HtEYudfGvKpGVNNiFlM2RNagBZpQTboHOKIJVVM0wRLhRBAcT1GBA6WJxpn5liwC",
-	"Wj6n85uTZgdpHIDBNVxwpIiQCAuC4EZhw/IggvxGIuWDQ19OgNb6WuRiegqaLx+vz8iYMxmgB5KC5TTl",
-	"GYtlgPo8G46Uvn3UiKAISwJrzqS5kvRDgqPRfDW8Z2b8sxFRJUA9oiGNKdPHxplO9xsDQYheSR9L8sEY",
-	"E5J+o2SaTAWPM9A7fjN5BwMOOEYZwAB8jTgjjyQx5zbFWtzfDAFZ4CBdcQoMRntrdQLzScsLJBmc0QE5",
-	"wlMtiLaDhnzIGvuNq+uj5tnxebMNHWeMWsoxwJECnUPY6mwV8wXYa8zJ33d2WzteA71jMOJiyaiKIDV8",
-	"OoXHJcZ8/mYPk0wRVt7syYgAi5o/en67YzFFQ85j+W03vFPA5yBJmmkmUi4JGiQ8E5W9n92rje0tt1nv",
-	"zq6bB1fNrbB+q+C5HaePh0tuQ7DiCfrXgVn9wCy1EZqfPwdrwSGYJMpsQMIjp5GOeEyQsSsAcRSkaa9G",
-	"pDhSI0Fyp5QSn1D1wDCGj/PLoyX9FozZYYAVmCe1zFynmgn3CrcfK/GCPv8ZZc5mocwxy6rRXOdI41lc",
-	"ljSg8SjKhCAMtCXtzZwNkQeDgbm49jfgVjZAvOXwe3kLzjmP6UBDvwQtTd/OibGUlLdSY2NTRlzvnwYN",
-	"VRRXrZrzTZaY4QUmy984Zc8fPEeMGEbf8TH54xtZGTNZZRoX2RMMgOSKEPr1vw2IgCYQlr3lWMQ3RrVc",
-	"BlWhZENYoXa4v7llaYWiYxKgPlETQhjqC4IfBlgqIBlJxipMlNUOG9esQl8ZG212ASQwwYJXnGFw/0Ha",
-	"zK9VVc5TTH4JGqNcDa4Xr9+VFvRng0B34EtS9OQgCDZN/VpTMJgpuxJ8KIiUubLTsDH7v+rd5ALg1ReY",
-	"xYZ7jYzq6N/ebe0dh2/11Sao3d5/a7/r7G3s6G6dljtHa/TeorV+a65dA27gIYh4JOKWjkmFkG7vb255",
-	"uu4V/CJB7WpncY4pc+NrOkjH5A/O4LyMiaARfn04ohEecuPJem6E1lthhY0yk+dEWi3jav5eQbPSYa+X",
-	"6FYxWVEWk8+N/XadHFgn1wk8WajiqldktQsd1obTXXWc7upOWE1TPr7RNN2fXz89XV8e31+fHp4cXB/d",
-	"CafX2Tq+32qH929XlVd184jQx3qnqHbul/t7RqQRyDcH7aiD90jY34k3oi28S7YH7bgTgYYaRNGDQhK1",
-	"DoDFu3dWKtU4mkPoBRaVGoF6Bd3FKrY8ixJhrfKiRunwAnP+y7FoeXVojlIV5SWglNNA+mrHAreczvC/",
-	"BrJYlfgFmRzlF1StbTVAggw1gyssA824QlOikLVR+ZzYf0dDa8mU96xZ9a835hW6gktzcZZMHFwMMaN/",
-	"GN0YZ+AjeCU4UoLixN/Hla/bbwd1X3qtu73BtQo8IAcEq0wQ4yCa0u4DmYIOg/TBt1JTvYQyGsHSQMjt",
-	"JlQaF2dwOpLG2PZoOKnO1hd9NYOnViq4Pi4aLMcs9r0ZN5thu7QsaETZ0CAr3N9Xdrvn+SqY/X9TuGgi",
-	"KnOf2WSKRiZowPMMzBnIf52v/0vdFuwm3VrHUckz2Y3JY/fnh43Hi93fn3cS/un3XyY7/UaBO/UU2SzM",
-	"QyRjqHQcIdLYgRRHVM3SZPPfOr8Q59JvpfNb3E8Ianc0TmJkXOKRUQJbm+i0hQ4TgpkRCYx9dJjwRyKB",
-	"v9JfTFGaYEVawOyqxGryQIpBIDoVl5EzkH75l2vO/+U4DtgJPN0sYpqQLsdwAkoogZkcEFFhEf7/GuH1",
-	"jSK78uCpt18XPHV9/F3Z+3qoV/DNYpOuTX/oaCYUxxtpWSfq3eWdqDdu2zv7W3vPOFHreTa3tra3v8KL",
-	"euO2vTvHi3rOUl9k5M0/kkvHNnq44YRWj1FcJaRlzB/J2MbP1MuEeOE8DuZLjqWgpCK0qCR/likArm7B",
-	"drEFxbJnhmu3N4vhtvzhto5huyzxOUyw1Nh9Or910HikkqoclQqvDejoHxUHNhbsxiFpSuON7lh8fXTY",
-	"1reJDgMo1V4F/smEq8CIpvWBLja8BU0wVZQNgS/A9cp7L+zFqlCLIJfiQRHCYp/9KzjlX8Ep/1WDU1Jz",
-	"tP7i2JSbCLMbWmMhMfYaJCPMQASgiiCFhwgrtIFwa9zyDCZVxxKDhd4dMCQKBtEMcJ8kGtFSwkBxLc3z",
-	"MVEjrsH0HTAgKQZm6DUXQ/l6GXXBa93PMk3B9dSbWkwSosgtHnqTuyaKCmIcihS8yad3dHx2fHv8ohkq",
-	"vFTL2NxD+goEcvLni2wOsDlHNXYoeGFtHOHGfhi+zEDhAysi9FHT95hHD6s65AYNhYfGdN/YPPlp7+qX",
-	"DjCgmudR38bQ8kL9KED9C2iSPpRidnGatrRkX4ToRpi9zicPp4pIWROhOxBEjpC0L0uHJiJSOrUBmX4/",
-	"6n8X0Uv6/btfjq9vf7g5ladjlf5yeLp9+lv8cP7defjzb98nlx+PP//y28VvF7dDenb4fUh+OtDfvP+x",
-	"/QMd/NAi0+8TcnJAL3873ri8/aF98dsPW+dHB/J0nIziw9Pt89to6+LoQ+fi6GByfjih+KeLP05/4zTq",
-	"7LWj6ak8ZRftn6ke8uDz5e334/POcXh2+yO9GJ+ri84Pm7/chFu//Hbw+ez29A/o54/h1s8fv//tl8Pv",
-	"91pRJ2H98bsw/un7pAgIPmWN/b0w1AIWwMKtWCiIog7HnYud6Hvx82S3f9t+uNqUZ/He4ARvZ8d8a/gL",
-	"7bAfPu/8OGkYizBYGZc2XtN4ed+HsTGwj2gqa+zmn1ZGcS6GF8/pMq2NnE9YxUL+SVOCGaM6qBcty1WX",
-	"WsW6QFaDi3/9F5v1LzbrX2zWP57N+gTHdZbHAp4KoKQZoZgMcJYoFOMpSrEoe6EtoZ20vhfmbFrvi7Dk",
-	"fZF7s3geGOG28cBY0WHDNe+EJQ4ipowVCKvbb+vuvix/zl7qMGEgXOMNC3xh1QvqJbBcCjB/+UKDZ+e/",
-	"NX/+sLylcGGFNfSLDm9UC70VdEjjVxLdCjxFZyZQ77nVwMlQXOAhOeNRbVaTic2uFnGeAGq9PJPMcqvq",
-	"h17YYT7qGH++JeP0HWi7QAXD3O+NjQIKH6uz/UsU8BWQzaYVEFMkFRfERq1VYffrXwi8jufBChd6ATnD",
-	"TRSQK5n0jtyc/6qA4v+m6AJHzMvTNHMJ+e9qTpf1Vvi/OlFTbV6IDkTT+tmbOuHmV+Rf8oFYw3WPCE7U",
-	"aFqCp8ngoZdqOIyvOH7/lYG7yuHcmoHH/5hd8cbyK+4su2KTZsRfcVhdLxGpW1kr4uPXzgfFLlOfxFtc",
-	"9ccBpRpnCFduOoQVsIVjzRs85LxBwREa6ev9zg/nnZ9+fNv4phbsHU8ZVqZRqPMSjQpoc/QXNsMf/L41",
-	"Mgv5PaPpmDDVWFrXki/6iwFprSu80Vbq+4+hfAyrzvO9ZKuqp3lg3C1EulX8queqyV4OxNW+uPXUWS/Q",
-	"ZgX/QjWDanB8iVQHJg/PzDEmUrl8Tibk0nqHCoSjiKSq4gDxXDafnI33Uvm02505uXwsmWnpGayaymdz",
-	"BfffzWdT+Wwtlcon1Cf2AxvnEVs1N2kRroWd5bBGlbVkXNY/IujK8rW5QstGcywVQJXrITL20pApjZgf",
-	"5GzEVCaJQJMRR3zCJHAiJc9PTRqNlce8BJrJBwgzrkZlSeu/vJY1mBMbtcIMOqUZlKThEy5TqnCCLjIl",
-	"qGW0vz4uao5uONBk1DiM1cY+9XH00OSDJqTdXtWNcDbiaY5L4c7+Rq6b/Ke7FC4bj/UPdTj8Bt6E8z0F",
-	"ZyK0/skRVDuFh+k/KoJKg4Dg2AZK+uqlmHjScON2RNCH6zMXSGVZGySI0cK3wHpl6Nt+4/Vj+6+wSYMG",
-	"OxqRMWR+GnAxBj+pTNCmIAMCt4hnmVQC0kl8CRrXWJEzahMZldf1cYSVPmsJGSi3uN8zrjBaOz2+fYc0",
-	"34NTinp5H731fdQTPcu8QNiKREITfwYpNViMegpe3zFJIs5iiTKmaOL1TfUXoMeJA0Rawxbq3TVc5Mhd",
-	"4434W+eN+tvGdhj2WpD3pYDtnHYl0DwDgSue0Ghav788JYaTeiUXwKBpuukFKBZ4oJqUqEHTNmvq+xaM",
-	"FE2LWev7d0yvPYWPXkmkETVAvd8rQFzjAlkRVQZAzLTUrlndhEcPcl0TQD6xLrO9ifl6QlnMJ3eMMmSh",
-	"XQvR3/+28WayBESLdgsg+vHjx4NMjfRlGNn7owzRS1YAVCKl8UzhBwJUHUzb+6j3lmBBBBIEJ+O/3YEn",
-	"/F2jF5hbpgd87N/uGpQ94oTGXYh/uGv00GREmAWpIJIwBeH5NjjCtg6QsSbHiOsBHvkDidHa9btDtL2z",
-	"Fa5XgVA7kwDNmcKzsPkCGRTwmChLVQ4zIbmogVCKf88IiuC1y05DUO+MsoceMsjjzmSqmVueSZTiYYXa",
-	"kOn3YKk//e10cv7bz+r86FydH33/4fzoYfv86GD7/OgtPmUhWCZNElXQuLqsImZy/oLG+PMZYUM1Al68",
-	"jqBA8r8TmGD9UQLxwuI51nsCi+jzWKN/D972yquYya2nuzIwKCb7uWkNoU0j1pjAOd/Z/TmUPY3rJ+uI",
-	"+CuJaFye1RICz8BNFnx98qnS+NnZFdQ7o3Et0T6NyTjlirBo+p7UUKxz/ECkT0CQxAOimTFBlJiitRsl",
-	"aKoXJckY62Mq11vohoCuP2NUox5wbGgNow8fTo/Q4+Y6SonQtEQRFmtCA7f2G4Rtn7kZUuIxQQ9karz3",
-	"3QM3kTXjCBUgDZIAAcYFsPvrd0z3QRnqbKIRz4TUR5ZxhUTGEB5iyvahPxDH9M6knEmC1owEFKCeu6J7",
-	"tkNzl6QJnpLYdA7f29PTy6Gomte21T7Sm9FroVt/IZaxjekAblKVLwYzOSFC3rHNTgf1aLEr3Qcy7QqS",
-	"SRL33qDJiCakNHXzOZVIKpokeoH6ggzQZrh3x2Y6oqybSdJDawbScsSFSqbrLfSeTE2CKMjnlGqS4Ato",
-	"a/qJFuICTehg+6LERljEgkjDFRsfOnOZEBannDJlWGcQ41Ca9RMaeQR7vYXe2asI9cmAg6MbuWN5C70e",
-	"idY2w1CvqK3/6eh/NvQ/m45s+VNdh/EM82cIq0RrW58/w3MN3j2zTo0Neq0BkjzHPBgN8KNKubcGYdQm",
-	"e6S5G3f6zc3BDm7u4a2d5kbUGYRku9+ONzvz6Il3xpr6kM2jgltbYJxxv9t153UOg3WlxSRJ/ygT7a2w",
-	"nhoD31CahjX4m0/G+DMdZ2P9I4QZmV/FfPTJ1YKiSQ0QU1xLOjTi0zEeauKgcX8tv3uyNOE4BlTCINxp",
-	"cj22HfXWVyWOpF1PHB/I9Cup46WRuWvZOA/ngKT765NEvJLIUyqsvKZwzpqMFuDrVnUTYXbrPB3r1qbw",
-	"8JVEqaDA80Q8Ji10RlSeRE4QHENqtyZlkjBJFX0kyTSAo3cZoFP440zfyWGA2vCr3bpjB2yKzDwMp6bX",
-	"pOkyqMfXJiOstFwNUah6FUB1c7Kvz7vx2jdwDUq3wh3bDNvezRFhhnJxBZ5D3nXHFVaPt6dPrgG6cwt9",
-	"DuzeQd7eXHyOb+iQQbDwPP7mjE+IgPR5I/IZnZwfHDZvTg46W9uO6Ak8ycm/vqMCfchc4QyAgWf9e+VK",
-	"4bTu2I9E0MEUUYW4hjZk5PuMI4X6U0WkUxXHgaPIKRYSrpSIj1MMuwd6cSYVZgqcrqvg3BhsR20S9vfw",
-	"VrwZ7ZDdQQe3+2G0F++SncE23upvRhtxh7QHId7r70Y78TbZGmzijX4naschWcyZSQe/ZzclxRppdU/3",
-	"v4bNPdwcfPpze/PLv9cfC6verzsRWnp+EeMGKoMalLK2hK87yB9sLqK6GZtD8koa1evciT+vFq2ZuM1/",
-	"9DUT/wI5ToHlAsnlLY6vDSK7nJs2otNLnPn6N2kUJvkaclsQyEzQqJtXKzB5MW1iN0qSWEswY5OWpkiA",
-	"PM702dHCIvSBoIXjaMD5yBVusPNDxVi2OMa++WgfPd+XU64bmrsZhl98gP27IIPGfuPfXheFPV+bt/L1",
-	"j/mIxzAXAF+ddJEzgmOc6B0wMqmepfSm3UIXXHPGQ0g+OhFUKcJajS9B45CzQUKjl+1B5D4uQHbAEI4g",
-	"3NCRJCodVGzOU/IZsh9UgbO3NHCWAombmyxIo7GGKAQGIli9q+hguauVAZAmmHXzI1FAQU9kAPn8Eqyp",
-	"sFH1GvdStNaxggWORvCVTSCRF67s5pxaCUCdPC2Ey4C6HLiuEjwfi64wBdo+4VkSoyFHfTLl9oYtTz7C",
-	"qWZ2CEGdAKWCo85WgAhTRKSCSoIyBtMm8TqA9h0XfRrHhL0IsIP8ax+oVFqpETFCYsMl4HhMGRI80cwZ",
-	"GtHhyLl/eqDb+Da4VbB2r6QZco0LVNhtDOvCOUr4JBeNcqkGwOJJBV919OpFPP8g5iehOIcVkaSQH/tE",
-	"40CejPgNKgmKf9VRhXOYMzZWUYLM1pvNjUaYDQmIDGvzpNp1kOOKpRrlHTCPvcqCe3NXrFmZGb3INcjf",
-	"32R7jChfRebqfmjiDCmT5ykMqjvR6XybnZgFlJ+k+tkpAVZf8MMCQuXujzgjbzS3r7lV21gdgD8CFHt9",
-	"CXShXmzRRQHVC65Q8WLfYH2hVrDqFjQzShXBt78RWM06c30r6Ni16MNytPftAiALI803SbT2/c3lBdCQ",
-	"MZeqpDwxqHrB1TuesfjFABzA1wXsLn3ND+MKuQZl0Gx+q2vaHveYE6OkA7ZAn/Q+STgbakLqPAFKYjfg",
-	"0BWeJhzHt5yfYTF8GRalpo+u4rybQC+znJ9GWkPRbYMSMNob35ZngdHI5yi/3CT9g7igFLPqMWHqOufB",
-	"vyHL8jPPBNz4xY5QFiVZTJCXyapgVbyHFTbl2zAmNdqW+tmBWtRMy+qWoJ3htQo+CwB4E2H2geFMjbig",
-	"f7wQghl04IxTPgw9oxVoMQsoy8jkCntxZGrhBVaFd3tpeOvVz4X3BbcijNOVgAobMDLCQlBrD6ioWNZ6",
-	"+kHLzrMXIPMbltlbR5IbzS5OU6Q/lMSyliCeqpHg2XCUK49NUmyZjUk+1BtkNjG/0icjYikCIAH0rvDQ",
-	"ChWWNt4YdcHbTE6X32GThQ0rbNKk40dME3dDeQE9I4JcI70kU2XfIZmelkG5uMkZcE5Vd1n3cTfzhihL",
-	"Dnn/VCKv1fNc2Va4oTdVlpfuTZxzNMZsilIs5YSLGEUjEj1IhNVMhWQ7VdtXt687K0/RatqpRPql6QoY",
-	"Ktu5dJPV22qNx3UT/gb0c+66BHF2EcSZq80B015TIzKFBjFJaB/q0SdTFHGpkun6/h3raQgAt9jzgdBr",
-	"oUvD1M/Zon3Uq9vfnpYT7ljPpift2tSvvXUwYBaeRQWnAopSg1RSH4E1SQjqWbz2kLOn2QFfto+B3TKw",
-	"N/Um9XQZhH1qnsN5TVCGete6VfNAt7KGe89dxXs5y9TdzPheuCtsjKfmPChBCaifPGXpczaFL8W5rRy+",
-	"/07H12LIB4Mgs3OPOGPEiMB6txPNG8aZ1a3r1+NxJeuemXYF8yoz9nqFSgTeGvJRjA1S4kfKhm884Qx2",
-	"XLOpeAoUeYQfCeoTwpBNwdtC1yQlNpagIpNaol5jKvsLCMX8rUFrpuotfwQDA/gPYaHMnxYXtLTK4v4U",
-	"eAxvKa/kHYsJjsH9TdMgLSsBrJzrMCQ4Xd9HHlGpJRJlJZ2BbvzmjlUP89wj7I9QJTXg12JxxEehO+bt",
-	"rreregpGRjY4pUi8rwnRot0O7C2ud5yyoRHG63e9XjrHA/IyWqQ4QNzZLwBqlA1XJUHgOHZNIi7iD0zv",
-	"/oulVN2xYDjpmqNWHLlT+6Jkr55B+vDrUf7AxDPq/dDrMfoykIGtAq1EAWO0RlXBX8cEPOApAxdcfbNE",
-	"2Rj8oe6YHOGUrBcIm2KhKE7y/LFvLKLC8hI+tNocnIGeMCaVE4SoU8Dccn6O2dSKX/JFcNe3edfqIn1C",
-	"5xgF5xPnsSh7YeiO1YyKZe9b7AOUqjMiScX1zh4cqcnkypd25Zj4rph1E7VtXxcNfffFZuG/uNTHtrnu",
-	"4p/AK/xzxLgXSl5zMePcFGYLnGehxg7nW+jFA1Q2+uPHj82qg+RzW1b1p7QAtNrPFxO4rNSDr4UD6zGB",
-	"q/XkbMd59O/njnpohMEDwBYwRXDdws2nb4jzm5O/StEJg1OJJiRJmtZe1s8UGvEkBrI3yt0UtLzaJ56K",
-	"uAFAk1macqFIDC4wJqzrRbDLO+qC3q8LWF4A0RvJUwzuGxF6kQKzvfXtFVOvJOpZLW9TL7vnvOs4I2VV",
-	"JvjiSrTWq06zp2WdOzaj0ay1TuoLIV8FoL3Rpp6yR2qiHDzzMY5jCGvByZXQPStIzuvy3HuP/mwok/HJ",
-	"25QGZY/dveiHTv+nnfH7dFPeth9/2WXXG5Oft8lJ+NvZFn4Xd4Yf6OXvOz89mNj6khPrIrePwmj+qx3+",
-	"U96M938jERBiiO6ooZ98TAx0sMrT4IEfDVzhWAPL2HgvGTEhKMhovRl49GnqS/N4K5nBeGgNOw96VISJ",
-	"WTaQFh3k3AD8surYddDK6IteGsk695Sw8Vh3LI8DkbZP/X2ABlQQiXolf1zLmlIzhjQMZJRwSaR7I4tF",
-	"3LEoIVho7BJE8uSRxG+nPcSyJFlHnp8Qsm+19Gz4yTIW0HgJnwUX9lIb2KBnSyxPBetBtzzGU9QrFwrv",
-	"aeHCZkw3b9AQKzLBUyRpoomflv/b4R0bU5YpIt/ke4St6dU4N/aYi93qCiofbL8m4TVlyARTcZu6/+Lq",
-	"UkMDYHXHEvp7RmOjadjpGN9YfxjbzfoblGDNfehVSySzaISwRD1FxnBYM0G65HOUCQk+snesl3DVheuK",
-	"smEvQL1IA3hgj3w3wakkPRu1geVDd0w1Ie0hLAR9LBIPUYEinOI+Tajenqpb0Uzh9Zldyn07/EN9Uwb2",
-	"XR7bmwreJ/KuYS8hZeSXEcEiNo7ykuqz0N7chzCtmdHMxh+oEgLFWJGmzUQ584XD1Ge+0QhsLmJbSWte",
-	"H2+nz3n+QLSla4qoegMnwzuDGit8UdCSBkAUU6uVKkmSgeY4qqdj4RyLxOTP3zlA6W5c4y9FjPUSJ9KF",
-	"qy4zgmn6BXJmAZWtP8n5EYbAwD7P1BvUozFccDHJld1xrrA2TKzJTH5wdapPonWS0CesSgCC4oSZ95WD",
-	"DF6iL6JOynIfBdLbmMKFl5DhNWhccxFVmtK4iIG39NDb6OLsFUDO98g7KqUzUELmuTehrUF9hBWe3bfK",
-	"FbKPsBcRhBO7nWb4WfDC29NvfgOYuCq7GXPJZg1+LEVHgxnECcpktezrVzt6Y8GhLS/ynb8aygZcjzjB",
-	"grlZ6slEOKmMbFvUjrXA2dI7ilClXTBpKZiGrG8ObE5obJvKF9CqCpI7hHgG0xfh6fGj4/+T5HIALojP",
-	"EaiPxnzqkr5AlosyksYW8ReSOf+gfMmTMvzZIEzLz9V0PZ8WwcJFP8H4s6v+VKtXdVknQL7igyqL18qh",
-	"deNhm5ugRq1G4OGNQyyoeLAMXvnk3utYH1CP2pS7sy9r+jLR3LNYeoAGnMfI5X1wLhw3PJOoyCBqpNwP",
-	"N+jd0QEa49+4QIwygtZ6Y5rAoSVDOD4DKkfARUUikwpHBLOuHJEkMS9QTwlCuixTUv+whUXgCI4IVkBI",
-	"+NTQE4nHpLceOEeqPNr2+MPrD+/v2IBnQhHNgGtebKJp18hlBLCB7whKUoGyFxjICAu9nc4ZkEvSQj3N",
-	"HX7O5T4M4LhjWn42qZ+Mms8GzIPXkBUPlMBTy9bZrdGw0D+Hej/1gmHbZ+EAla0sGLwq8K5EeNCQHOwF",
-	"AIJG4KqJB+DlayrWRCQxcTBJllJ4xZMkkxGo+rIkHdn8jBEXDP4TcZaZa0zgSZ8I+FjxMVYaTW1pbU0h",
-	"JrQRNPqYYYb1ixGPeGIqLqdcPEA9CTKANzR6gFnhJB3h7hCywg5JgpWZkAQocB5346nJUa7I5zK6Fiuf",
-	"i7FXELAakbrryljN9V5QRcbIlQW3BNd8H+idBQ9PPkBUgaXDyIIQNsX4hLW8LfTqtYNDatBw1qXSxL1m",
-	"c2Y+rQvwJejgrJ0riLDUwpMpgoulraJdd7F7NdCpK07/PAW1pz1npxpYCAxcaVHApyAptpJPLLIhgOKR",
-	"Cs70FGFLx1RGZTjMLDmqjb85OGs3NxAFfd+AEpEveM0qSck4VdNKPJFfR2hWJsqTwTwPgHPX7kup6JDH",
-	"VM7UH8oBO4chLSAoa6h9XrJozGNiC5SPaRIvgNtyfP85VtHI4/ttHpuSXGjKIc1M3aa6LxraUkmL7ssc",
-	"S+ze2q7ywUvccgFhj0susLaWyUipDbSr4LpNWDfDteFEEmtGEOTRhrS2inX0OU8IZpWSY8vKskuKJgmW",
-	"6oN0XVeCnLBUSGaQcX6QJfqmCJzh2ShBLNNHB4hBbFgmzWl/mejsStoUW3uc0giBfW6AI4IIG8INnQoe",
-	"r9etJhVkQD+X+4DSeg87P4w7nxfiCM1rWed9lUAUuN30t6QWGbKYqmOmxByEmJdeJJeNTmPHG0wEVcTl",
-	"czCj3lBFKsx88aIOLjhSJvnAMuLrwn1yopajFJBiP3A1NYuMOfnR+vTMZs/CwMZn6gbOhq+F9wcyfSX1",
-	"A9N7nkLDaSWNv7j1L1tZsrBiRK2kbWpRfeODR9MymnbCjVbYarc3WjvLqZnyYsF/LqHwWUaeA0RDimfR",
-	"iMSeOIdZjURnsXIyotHIqDJt0IWNvzeOUtC3JNZTYGVEK1L01UYvxzMxCdYmEeSqMwEuJJyRr5c9qS1K",
-	"5k5T4A6yN09PLqVpqaRzHVa9dSmWqvQhspLhczfoCfl8yBMuDNmz+ZiW/aSyNPd94MaeO9sPaWztmCtY",
-	"cv4xC5qZ8KHNOlbGHGsaQ2kmR5AyxqS0iwTIXaaqrjGBW11rrpolLDc8UgmB8XVkprz0CKf1xL4Hsfc9",
-	"ODoWXaF0W5mq33JGhyNlfKrVHKHaZVVblkBZG6gzic6fl5GQXZKAwrhZniO8f53Wz208N/+AP9CLUgos",
-	"pLAwNmTufH6REyATprCCUQ4TBf6c+eptMqKi/rIx6Ywq/qrrsxnAwLb2Gmby2sL99ZLrqyH5EU1ryXjP",
-	"vHoZMKOlgOnY7srAVqtcN/I3z+I3MyWT1u/5Oc0/W/OyAc6q7Z8jQZrIwEmao7q3h/PTHPq0rGm8IjpQ",
-	"ksQS9afW16BYsrE19/Ru9Wzezqlx/usBuHpvkEN+2zRP7OGa3zHT3pIu/YVDL/uJQ8ReCx0giN/2soHC",
-	"lPIIrs0wrLPqemTxeWK3kgX/OXLznkzNJM2JrstN42jcX0ON/NP71x3Pv+74eTuxtcRO5IfzmQPnddle",
-	"psuvPo7zTuGcq9Cdqn2EITLQpTbUwG65cwQmLZMyh8QWuUwUwNXlzS0yOSD/hECbL+Yi6K0Hd8wYcLVQ",
-	"08rP1z74Mes/UYRFHOgDbn9TiPXVf8qqVR5FWUIZFtM7llvnp5A3Kffk04xL0RNoD3nGYrS2GW6uV/S9",
-	"uZkQltJwiFvWFRatZnbpECui/z5lj5xG5ArTeabByLZsUdO0m2IKJkLk3iD7BvyNxlg8kBjpRrMKxTyV",
-	"dZ2gkHdnMtLBtW477tMkqbVLzcpr5oslrZGKK5wcmsIDtbKLHR/aBZCxRTcukZ7N3c6Wl3rPT+s0Ywcy",
-	"Ikc+xdIE6rF+Zpf+KYaxedhSZx+rxZd/lJ2sHllbPix/yLgiBzaD+yKc/1037rp87wbrbco2+8w/B9Da",
-	"Sdt9EmEbegfVr3Gkvv5AwAiGMgi0ZkP2XESpabe+1DmBjr7RKclB8U2PiZvh0oektLH/1GMyi2LPHpQy",
-	"kv3Dj0oFx81hIUxm8l1iqpuUu2uinstt33W69l7gPYwpUeao5Dn/pSsdDncuhKza1k2oP1lkOtQXXRP1",
-	"ysXaoTfPWmxzQDpLgGveM9+ylPf2cyVAf4rGPFMj+47D9LpQiLG3X7j6FdnNoFwBvDefjAXrZkwDWRMA",
-	"Pffz6wsXRWsySF6dHpXsTYFJSmAifuBLdH5dvsFnQAgGGw+CztJRVKwPGizlUJnRW4Op3egmWL7/q/3N",
-	"cgEQnXRlQz1f5gBs0wC5TsrMpC2B0zQFQJopZkpMm3tVrrKzuZCtZGTiD/HcMbzwms6YlyqzLXdcS14S",
-	"TMc2r88hj8kLoTQ3TyAcEqPQskYbyMHTQodYkgDJFEfEcP0xliNiInHpkEEk0lpv5+H35ngzNWFqO+9/",
-	"ON+8qiZ/NE+rYtpqftYw/1rw8Ji8r3Xq6uXEAW4rY5PNjXMB6gGdgHeXRzfNDTh4AZJZmiZk7MzTaREd",
-	"D5TCN5l7RwcwvIT8c3Ee9nAwq9BdsEXA2yqIa11Tgo7HJA5QloJPOJZk3QRpaaGj8AiVBKKzwPTMuEkC",
-	"Wdqai8ury+v3zznKPXvfONjXipYXHKVcPKAmEiShQ5OS+vns8zWmFt8IW7v/YNEyVtWXHY2V7YkrCaSV",
-	"VcFg89dhMpi99Ii7shPP7ZkZ4RDanrI0U8tutvnQbfcs0GqKRqwsu88zQB3kxWSq2hi0ZpNEm4hEfSBf",
-	"SVOjNT8GVHipviCokSrSlBFPSbz+xqQ1nlBpspP2bvRIecKc3otyRS7O+jiDE4WLooHBfBw5ZZr/4mJ6",
-	"qsj4Zagyz9ngyGQQhuhbJTJS72ZQcst5DmX0BA/yxl+ChgnmpwuNPDcKsxiLGNpWXHdWRCmHqCuqCFMs",
-	"zsgjSZZ3PbqyXxhvnc+n5htf5ij8aEYkGZzRATnCU2knZ8IjN7YXpmsOGvIhm926DyZNuz0J5SMym+V3",
-	"vaKr217MAGWMquWhoZfvdq+ARmcGGPVHwXPCyVHm2QPxVSFkpUpNS67vMP9mxlEKQPV7Ruya9TnS4pcp",
-	"ebUgeg8afXHFnJ5vfM0TklPwvNjTjHcORClDADKZ+HTQMHvSWPblG+OSBjFXfeAXxgQzqfkl00AjTA6Z",
-	"xUY1b8vDJeBTlTBtllcAw/yNvxTDb3Xl11f4+prIwAU3/Y2psvqy+ZfK8S+xHaaWfpUIhrV0L6+U/+eK",
-	"11jxaVCa4HMwUC/kdYp65M9dYXlNcgSVyP/zP/43FLAPEBRbR1BiXT/c3N8IjYQD5eYRFJn/z//431CM",
-	"voT4zzJIZk5l9G93Zsn/LPZV6lCteFcVZauen+CtazeH6ub9PLNj5ULh/wzuYxletTJNx7QWRbQXAKoI",
-	"tnkH3+XFtlf7rt55zd7UNlINGNslbujOSuzzaic390byOdH5SHCLX0h2bVnWmboXtkaBiy7Awzd5lgYT",
-	"YpfXWbXhp9LsbzdxFV7KXHpN2ddvJIh8BCcQzEpTgiDB6oygHAKVKOVSkfiNDSWkisAb6SXCM25hNlAz",
-	"t8b3CeImUc9S+vTnfeDMW8jMUgUtTCkwESBOj57nOs4t9XKFSdwuYYC9xcPbovGMFbZ4NR8Lrcr8ZZjo",
-	"qn1XgXWcF6OSpjwSlFEITB4PHKlkinq/3jX+x13jU88zf0N3JRxcqqz6UteKXSfMDIqBlu8Xg8vu11Ks",
-	"aCaSJQf9IJKZzdFf5+XS529PPM/R/a9zUn+YV8BmkCUJeiBT57gHjqjUOmW5KgalJEcPhKQSYTTCclSm",
-	"LZ6f+I/9vds/rjfZWbobfYzbgxO5Pfweb0yPSZi9p5dq66fff5k0npFJ5/JpM/mGyJjaPEv22niw+b7t",
-	"eiISlFLd6dWBgsPEiA05gXRDrtTV5yZOafOBTHut5/3jZ2Fp/KuN2SEaYYEjRYR0kKXMRp5BPSY9SZt3",
-	"RZCIDxm1jv9f73ZvPMgBXp4P/vPe9hYxC3Fxefuc982saS5PQVJrwLffoYSyh7yCSwkT9Z0yH/tMHTaq",
-	"rMB2x6BPAnZebmm2rYpgfUmKQeVr836mkOOqKVJelgTlUwF0S1BuvHI2z8XAfJPYloLIv5jQVll3W3Pz",
-	"kGfGlporasI6Rc0KwTXO8vs1OSWgyHgeV1UUANvbC0oTndORr2ECJJ0XCDCEJKw1iFwlqS10DNdjbvy1",
-	"qYfvWK+mCJA1bibL1EwCK3KpVBKVd8yA4pW0RZDWwDdhxBNiC1ZBsK0kUbeHDMlwWafj9RbSIwjMYj5G",
-	"fapm0paYD3/6feNxAdF3d0PdTtubt+h1pFQq91+/htzbrWdKob/WhHI5Clm6oPO99GKSKvhWQpwKii9B",
-	"Up0arObaSgUfmPTTOPHyn6ERSSA3icoTnTinFcnHBEUJZTTCCYQhS6gJaxeJBBliESdEyjvGB1C0Yx/1",
-	"RNxDrjAticGORxXFLEC9WIkePCCKRkiRaMRoZF5F8biHbGoG+xUWU1vCXkAk94gM/Cb6d4B6IxxFaQ+d",
-	"HBweXjWLt+AfIPGAqClKCI7L9nYwh8RKaJDGY4gihmBi6KxsORS1VMKpF1ZkdBcLy1pKTqDEdq1uAnQl",
-	"Vc/OxQKUsnNdcuR6jYTpJYBV1KHfEfDSX6dKszhWSrGQpoI/ElMgS49V6xWzvFqtsrh8yPoluTLyVV9o",
-	"qZZxa7WhGytaAv/a6NHVzYtAkQhhB3MuoTy4TzdEpcyPLsvdghhUSYyn/7eKQa01f9aoV12lh8qaREa8",
-	"rL02wsSkMcRowgWkY7dRJVQhKMllq5xKVV/eab1ef2am8DV8xlJhgnYekGZZyx5vTFwMHRP0B2fEOpRM",
-	"IdesRDH4Kit/Z21ZryXUDhlEm62AuM/JFSUjbH6U8p3z4FfCUhPCUbov/YnNP+l5msDycV8lU105UVCR",
-	"Qmjp3GoVfZmXa8hk30emP7QWZyaRWri+KPXQt0oGU+8UUpOwaj6ED3Nq+AwdMfucmahqEK0kQZAXGcUk",
-	"JRqHOUM9PX7POu4XFKu3vp+rh0wxIJMoGxLvvUKWxAWo99HRBjMno0LqczUqqIZsoQPN76hMMBIHVsFk",
-	"wmc0j2vL2AcodtryAU0SEiNX7pgzsozDaXkmINU+m4mBsOztCu1vBZ6eUUaWbP6ecvmwZFuTCfA7kwjQ",
-	"ffOpst3GMDqXFTCUrc7TykODXA+aY4nZ//05G9nLN7Hb56OeqVXtPRxwyANUAaX9dkxY1oV2uk0ZfLaJ",
-	"EnjaNTnG7ljPA5l9/6Cf6K9rINQr5bKzWRR7TkAr0IunBlhvnPbZvJOQBNY60zjMa6FTUGIDjSBx6TbS",
-	"gDIxLyYJyB2DfgJ9mwluvVJNhk9TWZ5nkOZIQLp6Ly4MMTx29RDMNNd6Zpdad1kYbkTwEP405TMOkAal",
-	"iVZ6Bcn5gW/u5cU9vXJdNs9pfg9VhL4/G1q4BQqd44y0mhVNjYaCJlrWkjhTpPHpy1wS9H4+NffuSiqd",
-	"GOTnXzJECFL4SGSX3isyP+mnpvKeFa7379gde4INQE96e56Kr57KTdHTHXtqNpul/+uPq5j8hPo4emjy",
-	"QdM4K1vptKBaepCZM/GkBcA4s5Uo6Bj0hCbHW4BGWtQeDMwcUOWUoCc0EJypYsTXyOkLykzWsgOjNTMw",
-	"AC4fmw8GWg61CL1u5+IdRfTkYZMea+bwPpVqkTpMgiBBltkOi4OLnopUXfqpWY0JK9fdV8/9U55vC/2e",
-	"kYzYDs1J19tJkoHTpCB4qnspkYanvJQIZ5bbAmWN6alCENBTnmFVkARP4eR57IBpLtEa43bW63rAWoLz",
-	"zMCeXFzCNOAUPESA+91tBuQOs4AETo3LB+AF/BVU2Ypy57NCNZy8G4XVHNdbR/30QUxJZLXbaz1zZDWx",
-	"5QLSv1k7Wk9zfCaLm3gkQgu3kFsRSwVUu0BM/djgZA90CgYle+vgX42TCZ6Cu6y+7E3xLlvgDuEYp9ZI",
-	"7gjtHSuwVCKcSG4zvgEu94IZXJMGKWXPuj/aHMHmI8fKgLZZLzi/BeqCdLEljzM5vyA9bTWJp/RJr2Wk",
-	"vjuuBkBauKwHplyiDUtVkIuakQmRylggAoSVadIJA8Q9giQtC+fuioKQg6e6puW5y5Pz/zSrW87Xw+Pd",
-	"a1ONLS+sx/W4B8mnaSkddy48lTn+TtjZboYbTUhvXBJ/6jA+zvULCxwwnTOy/shhZ53tPie0OVXtEzXR",
-	"9MxdlYt35sRhv9ub1h07hs0xwakeORcZc7Gtlf16jtObuZerO6bPyVJA0RcApI0Ww6XaXwprUnMreBaG",
-	"7pbkbPaOlWhtQBOj4uxPC/hZKPfWW8jAjDOD03cMTrUxAYIcYXJYPAfTIl7YjV9EC39LeBfkcY4eAd5r",
-	"wQyqqqx9uD1c9+IagIuZYGPxfAPeCxF/dKDRTXrHt3jYm3dSbttb++Hmfrj1yzwVUK3WY6kdh+xaX8xl",
-	"VRexOEOKiyQq3kVfu9fgg1tsdB65fcdynTl0Ad2bDZXfbtdm1Jg2fZc+ChY+gaM73v7mqhHvDATu2vBo",
-	"S60ET+vMUAc2Rq42YWsL3ZLPwKyAiklQ9oDUiEYPjEhIY4pOj45uTlEC7t13bK1H41jSLuTr3Oghk12f",
-	"ShKj//yP/4P8tzs9lyc8KD8nUQ8RLKf6Uo5GZPLmjtn3MH437CEIUvA6NC82e4h8VoKMCdy3NHqoBNqb",
-	"iDs7qgZlQrDomjlq1M2SpPgVcSb1dc1UN8Kiz0fT2GZkjLCIKY6gKwa5LRM+6Uoe02xsf6RcYSnNb5N2",
-	"tWvzgOq3A0hpBX/RPkT9jehw1E0FVwSSng6SjMZdQfSBcXvMSKY0kjGqR34kQ6KwoJiZH/DfEU5gOg9c",
-	"mkrvCY4Ul8SNHWMqpu4Hy5T7U2V90h0QEhutERc46RaRW5CirdjU8s/N8s+t8s/t8s+dyk8S5Q/s1lZ+",
-	"tyu/O5XfG5XfmzPpVeds4SzvSok6tDFj9ZFkRbeHhyeXtdwAJStYyOE01l2eL0hO+s0SgB5fnR4enR4v",
-	"mQX0MIcvOvTgi9q7YYgeIsDFJSIRa7KCOvupAek8YgZO0fUJci+PbvIEufktDDG2COrguTLas1H8EJi4",
-	"0i4C3tTsZI4PNfkWmWYVLM2FEV/ZxL1AjeXyftJzsIjWqEhuoPK7ZxmRJt2jBsoa/G1S+gUoTXBEhK2y",
-	"Frj0QrGZ6Tr4SkFI5xBT9uaOQc024FYhIhFBVbz6/IM1OT6kElltat0LbjLdMyXAFiUnxGLD8ll2YXX1",
-	"qVY/agYI7jvrmRhbGzrowG2hK2OAKLCnhQ6Obl0baaphWiONVVvcMRP6CumYmQUvFNV1jf2a0SCGWDxI",
-	"sIL85Kyau/FZVsrsFRyFC9ivmgNxfdjs2DIBMRFu9yS6vD6/vwzb6DW6PD+6vww3WsuVMgEVyRURlNdF",
-	"yZwTnEjvwNkqfhot1i6PbpqddSct5mExFXfPt42gcdYIGkcrplQG9K0LXo6VV+VT0wbBY6gIhJm/oaCB",
-	"iImwgczX5wYypTDlWDUsWs3LxSzU1xgEVW1iJA23NlozYdYB6hXXMyTAzyOBe29Qr1zXVLPz0qUScatw",
-	"OQn8S74UTjw/3XSdvc8lXgPS6Qhf5WzP4E2+X/4prSP1xy7aq8K4MgShTQjHsSBSvkGaPkKpntkIgLLs",
-	"ghn+X8/4B/lnz0VP+W4JW5s1+3bMwI5ManL+4tio/1fxBugby3YNkyGjERbDr7M6L+lrMOaPgB31zt1i",
-	"6irb5kTTUjLiYBEgnsS5hmnpW+3cjlt3yG1k1GGCZZ0K5cd2s4PWThFltmGAjhEZQ9hsNA3QJeKZyl/9",
-	"53/8n/Var13B+bgW/pmNuK0xd1m1tYtayKshg1sFGEpYRFCxgbUDP1JJ1TxCrlfX3rP5FaV1k1/ifPqd",
-	"ViAY+NhZQS+7WgsNg5M+UtQeVjbEQ3j/jjKc0D/m5mUiecvWwDU1qd1wFlOFivev9EWbcqFAS5E3rsnA",
-	"lH+yZCyf6fYlYT6lobyOloTJPyWl0by9qUtoVLc7/6hsRrWYAamMTEXO2uPnvrZBJLph4TvbmJfCZWH5",
-	"T8fck/qRD9AoG2PWdNWwHSVsoVMl0YQLyGA4xlNbPPyNyTsC/g9Qkbx8MV36oeZ53oT5td4O56Y5Obm9",
-	"vUKmEbDtgS08biOSTOIzabhcU8Pd5nLScCwn+wo3F2f6mi3THcxPM1MAti45BUgpARrjaEQZKSALiVuc",
-	"F4F1rG2hQ7uQvsAsyrMDB9YxTYMZ5tZr3bELMjESjIsJw3FM4jeeYT3P35MlsW4wwixO8tJ/Pkxbdwzy",
-	"SUFlYlOKTE+JxD20thmG6/vIrxGrX0lUtH2DejFR+mHPxkcRHI2MXWhexVfI1FVyzoOh2uv7SAtKuUMw",
-	"XDum7qypVGr9L/JypQo/kH3wPDduLk3USxPMum4/oduOXUElWatuiBIcPdiEWcRYMvUaYijBbZ/Y5F0D",
-	"Lvo0jgmDPjdsn3lmEcETcFvwvJmpFhM4SvikCJxzS3BJv1TXZBMxuTQdpG06+nyZUJVA914I+3m+XH9V",
-	"pteIs0FCIwWd7lU6dQ50yKzHVmyH8+w2xqv2rLvoOPj5RZWRV1TZSD5FUeU8XCXS91+kz6Tp2q/YDj3r",
-	"yZWKplvxypVsN9VNSrXQXZF0u9nG9NlVnHcTfdXrbtsblQnDG4iRYpUKxjZKxuZTI2rE467eFJwkfGLR",
-	"Z8v2Bhm7TX2IwErXun2+S8WWml4d/MJt20HPZN7ruWgrGESajGwug42bWSlhunQ7U1dLGla85a141QLO",
-	"b/KtmzmkVsrpZgw/YprYFW3l2F/sM4SJgnMOYnyy9P5BLiWGk64hbLrvEHCinw1LkU8JHw6h0inKbLwb",
-	"yW9EveCfmtbLu3ka98qT72dyWsyaczTGbIpSm1rNOCmZ5GUiYxDBUk7LDuEiU2igr/c+FDNKpijiUiXT",
-	"9TL4Ys7I0qsf48Qco64lrrUENwIKbgrYglkLYUu+MaRiRmsY5T1Z3AqQxNP1APXJgIPBY+rtOpW2yBdM",
-	"whaPLx+hjXZ5Eq+kQ1rr96ChAcRNf2EiYiGwoYKmqeCKRzwB+LcDtAWn6YCZ+T8SqFYJsoXATA6IAHEr",
-	"rtCRnA7KlOAHM4rmyvpYzsdN10AvN2NCX0rmMi5iIfW4VAMNSsEuuWk8UxEf63GtZsIbM+KMEWuwNV4Y",
-	"+SzMjWoVlhEfazmFsuG+R3/hKucC/qNXC3nUoWjxGMeAVTh2OwqT1WBawwz1TmMyTrnSUmETcrHnEAPj",
-	"p8HmCEuyj7Y+f8696PQmQsk3kqp1dyDhZu/aYjz5tQz0q4gOhWtAcDYMoPbUg4ahqL2SXslyx8Y42AWP",
-	"9VLv1tfNuLIX3Zc8LeGIZcyW2YZaPglRJN6HyttGh1sebnYcDPWoinHyowNlXYemX80hZZII3WDIWcFj",
-	"+GNAF6aeq8fAzIwxwhLZRvuIfLZ7bQjYQBA5cu77NkpT80Wv7ateZVu8jET5gB/BbdKoj7jICZv5EEeg",
-	"vegmPHrwLt2cDFq0BK03ZdIyKlTa/qBONvzOFVOmJ2tiLp2T8lTtCmp2oLxsOJ5wlAIHJsSFQ6tawJe6",
-	"7gqSyQr8yyNopMGJPj3THP6aVZYIo1SQCGeGLCrpggJNbBoa4DFNpiZ+ev5sAFJdfZWynOM6ANZCQ74I",
-	"Q3QavnwmmpMoeqRMqpyGFpG63Vke8YKjlLDYJjh3YcQazWAYi005UPPsDQVU12dG8bHY8aFe525j1nZQ",
-	"jKdyfR9h+WCqO0H6KKPnr3QJcBlTCVJiiWv2ep64CogeS1tShRZsm4YUiZuU2RJfFsMNPLsmXrDE87oT",
-	"7ECOXfX0mnyBFrN4QuAmHNFhecr22E7gMh4KzEzdTCh3VXSsNztA2EgDuM9t7EouJeS3rqSKdCEQv0s+",
-	"R4TEFvaV4eDaIrIo0DqTy3AN+1kL7Tzs/iZYqi6fsApYSktJCLaTLKWGy7MOMwQdmHSKBWHzCnTZwQrS",
-	"VJa+8vvYBrfZKiDYl5SKeE8rkK2BH0duizOhnHYge4OAwNA1ACrLeTbgydwSTXtzGPnCpEIwuVKdfLeP",
-	"/B7dKDZ1ec0wezXipD19+gqH4GprbtSI5nKgSy/CPZdeIHlvV0vq3XpZ0DYxwnxxK3qE0iE31E409xIe",
-	"1lONBGKp8LA2X2ZOPyAZrMEfyh7mzKtw/oL8BRB7VMiABfERXAubcYlNsJN3CbVNkGbXkrQSiIuM1/ky",
-	"R0C2HWY4QljuymZSKXWVf+HfBi6e05BGE9Dp7nbe1Rdk15lHS4LlydmOES5NIN5Yc2S5HRXolZa1HAM/",
-	"hqLIJsf3KNnp5tV2PNm66BFrMKIUC0lAVXR+c9IcCFBKOH2cobQFz6c5Ne8azDud5QuBf5IuOB6jmA7A",
-	"Tqbyya4ZqTawBaoEzGq9fkjKupkkxaWXd1LcebNT0HIVlFo0ScitskHfrYYBlyMuVDJ114nMBgMaUcJU",
-	"VyoePeSjXROQDowKkLrUp/tGX8J4Nhwh+ABZD9RcB5MrOzwb4ozqC+wFJQ1VA8zThWrJGNaMSshkHOk6",
-	"BadTwEAnnjalETR8FQiYLyr6C3Bsr6ohbPeFWgE6rlMGFJZJXy4C86UvaHvNtHQMJsGKKNoIGjOSYWVY",
-	"J9xZHXlVGmsEjYqsZGqM+PKF98QXDLzH7neJ2fbe+zk6of6gx+56zUosI9g4ZlnIhk3GaXg58/EMF1Z+",
-	"XJpPPeMDLo0+i2LTV+ZshnWRrHADNorUXN8mfLR6veaVUsuXVCNo1F5eNkR19sKBCpTD0u8y5S+SVDkq",
-	"7T1xaav0FlVopikJ4JE8cHGrI1s1LwxxMZb3Cg0oe8aV1jFjyXa2oFm3qtLtB8aewI9wMOQY5/d3btqB",
-	"iKvc8WXNWFjuWK9i14I6/VBhoT9FPejfZtuJqZ7KmDJsq+qOcZrq+bqgiTw52Nxi5kQomz/n2Fqp6qvb",
-	"LF82Z6afSvGPVSqLuL5q7W7L2/NcNylPaDRtpVk/oXI0v4sraHflmrnPjTlz8efX0G7m82p6tnke3qaZ",
-	"STyRf6wEnrYs5sz/9lbg6ZFr5D6d4ORBjYS+yFoy6xu79jNRu67xjWubd8TFgynJ0RJE8uTxmW64eADv",
-	"q2vb0PTxJbc4TiH/0b61jX5ZNqj4GSxZFNQ7F1UXfViLDYs+mguAxUHNlQ1c9MnsGV70RS1+LoyJrkHL",
-	"hUCYi0yLvpx7iCEMG/6sr5V3YClw7kaKFU74MCNoDYJZS8KTKaI3IvaTASEQzwuWEmODLPmHzaNo82hm",
-	"DcGpP0QzxzuYye04Q3tm6cm8kx7MdVvwfL8qw81cf1DpM3c0KLsNgCZ/Thn5wcAqmExkNchcMYewb5AL",
-	"KLP6bX1J5kraFGs5ReXl18v+AM77bLnUEy4oGxtTc1kntNCjxazt+SQQefXnGsN9xBOeCb3u3r9dX3/3",
-	"3du3FeeGf2u/6+xt7BgPJM1aN/Yb9//2a9jcO2i+w83Bpz+3v/x73WJPkp2DOeFeEPaN2YwjWkzjfdRz",
-	"rk09tHYQttcDCNQEm4mwDzv6oU0tAg9214M71ivcoODhxrqtcNO1noo9tOZ8Z7lwzrMm4lNjwOXRTSX0",
-	"xM3EHAA3hSKtScn1yrpQusEq+Ov1VAOoY7EzCyUtKT92QGOqNJop+kgKq9Ha8fXO+r5zl4fyXWCa0wLp",
-	"4TVaO3sH1OPwWv8hvBJxlN0xK/rI9QC4PS2kCYliEiXYxluBa4Pdl1cSZPM2dKj/6hgwLUiAdZLsnLIh",
-	"keqayCypyfDCuCJyDnaAtvSBgnM9z5Sksad4WIMaP9ZAVNQAO785CRBhjyThKckhs15yYFzojpyL6TUb",
-	"wifGluBpQCz3DPnc1oyqkDNilDcMEaYFfcpQTwAMpCkM9XxxC9u0npc3PaZEFN7PecGLuFD4On+gpRw3",
-	"T5Kdc9OZ3alFcW8FjIrZ1hIer+PIlg2bzXdpKMSCCVpSYquyC56c1nvaLukjS1lMatK7hk0t28co5RJC",
-	"BB04HYGyZ9FpfxyUZ/dwLFjt9KyeYIkFX9qWK1YkCBoCT+rvOrcIXMRO5AHgLCJoLwSTh7HGphjyHUmq",
-	"3/Rc+wPVQ2sCT0CLZ3LxcAXKRDQiOIH70kyQcrbecv44ObcjAA3ALk9SG2xS496JJa8HXzGP5X2y7WbN",
-	"wRdp6OaBvokiXH9daZK3gdYMFR4TqAeHaBwgkkhiLKhMM0YSJ4jGeZxEyZG/hT5SNbpjPTvgOxyBUtmm",
-	"c8+RuuelRX8wpbjBKpyZ+dl0VNXUnMdXp4f1+ahKg9UvbTPInS3MSqmsX0JpyJOD67eX1z+eHn9sfE0e",
-	"/iJ0YgmP6DwnmYcH7izXbuUsBHz6kYdAuFNpDs8iSlZ/mRnXwCUOtungyDR/KUmojzfxTzmEf4FVW2/q",
-	"XoBIa9hCvYOj2/uDsN0r7TCt8b0p77b9bHEe5CpALVjmwPSyWPtMhVPLHNqcuBGUQ7Uq7RitgUHWs5qY",
-	"SHhNXQp7i2EfevvGk0oqzo0bX+7Ax1HMc6/OlqE7PSQ1EZyMpmgNF37/xgTM7hjK3U7Pry8CxLipRcpM",
-	"BdLA+KXmquPSdjiznjvLUFPVNbAOCDa+z6Kt4ZAjW8QKTuc6EIyBxWfzcHNdzyuPmIQeLJojGps27XC9",
-	"ahEC3puLnM/KXSJ8heEb3bWDmAW/c04wdiS7Q24hs15caxj1hfEQsT5b2IpbCWe5vyJVUg/V5xmL14Ny",
-	"N26ya0b4gusQ/DuhBKe9Vaxznh11HXxUvU505+aD+VtuHMA90FHnXMRkBp4zkNU94kKYW88uWvc9hoxB",
-	"GdwIFTHCzF5TIwNpfS4cElQyrHoiQ/5VHWddoiJ1WoaqbKU50t5YmKQ7Jv2OuXrg/Fj9TA+tKZOH00bd",
-	"5ZtqQyqxumMJcaExxflbD1CaZBL1cl4Feg+8uFX7RoPUlfwNUC8POjLejDcGQIF34elJOggVnDcwKT27",
-	"f7VJeb6Ss5y9J9uh8YalECKKI00FEhIbxQUi0YiTcsHtxvnNd2EY1pFNjRz5wpeL6jIcZdF5Oww7G5tb",
-	"2zt1rf1Nrc8mvyJTmfNkfnlXnzZ6VBE9OzVXEvnQhWxXUNdWS7TVqIiy3v8VThxCIBj3sl4gRcTYFYhd",
-	"WvZxtWhrJEGbkbNmjj/iJCM2DKOO3DFkrXFIc6YmYO2N8+Q1sq09nqvIpnXJ9YyADfTgJamfPYVUre5B",
-	"y9n7cNTzWEFhclHhBPUtqNGNp4NwCogAnb3TjQ+vz969QednZ1d3bCBMIkPITR+Y73N5XaK1dyc3r9/q",
-	"/9/evH53e2NuOow+3L5r7sJHTXPXj7F4QFiQO6Z4Ak7KcQsd2Op+ZpoQ0CsRVtZ9p3d+c9JzKoGltBcL",
-	"U/yuuTR26zadk2VRPCyVyCiKWisXRM053ef0eqUyqKvVkvjnFjD1aIiYoiE3gcUzW/DXpeOeTV59kCTN",
-	"NBOp3shBwjPRWFQStRLkiYXNpwPKGYMhubec9YPQHCfk9zcebZIAEeGuAuUriOlaX5p2+fVWFxZYzZe6",
-	"sb21VAEMU2K1gNC7s+vmwVVzK1wmVDkvlVoXOWi1jNDGmTio0Dyt4iJP6wfO5LrN0vDwK65W4fEtM2Rr",
-	"0NRXaHUL91Gluhf+4fNKUiyfNbtcveerS0t949qvfqHXmXj8WS4I3EpkXaaPG/JImNFImVAFqnIf2tbS",
-	"iTaW1gc+6gP6dk75LPCvnYy4deAtOfYulaB92Wq2lUK2y5ebfVZfS3OPH1dRthiljAA+JMo4WexULU6W",
-	"rolFTMgcjg/C9QwnYbk9vf7AVrmxWe3yNG/mun0lUc910PO5wbV3Rwd3jFFGAnT8AQ14JhSxbKXuJ09C",
-	"Sz4rgeU6iHaQOs7FSYHcEdGUIMGTpJml0oTlaH7ojiWYDTOIGdbClltCQgYKEjlbwRGWFKM1YAwppG/J",
-	"M32sz+RaTglmmaabDZvjSxJp3BAKv7LJiAAiaGEFU3MnV9ORpiPcHeKFyigHtyvIsWryXPYxwwy/6Eui",
-	"26/+XUQSIqYv+nJEI1t3bPVPecQTvDifYe3HVInFibtqv+QRZ5l62afiZSsVmVQ4Iph19T2UDKgcvaQf",
-	"Mhy+5LOXDge55uLpi/ZnSBKs6IugZdL+veTLBzqhL/lOI+HnF32YpS9b45gmDy/6jidJJqMXIf5Yvgh7",
-	"xhp3RfyST3Na+oJPuXgRgBy1fsGX/EUEUCqBJ30iXkY+ZZakI2pN8Kt+rPgYK/6iLwUh3Zdujb39Vv3w",
-	"yxyWxQmyq3ArIJPk3IkTZ2RgNB8j5yOQiy/SlVugykRRtNCBKQqEhRGCoFqKCwmzoXg22UUuLK31CI5G",
-	"PYQVCludLWuOMFN4IKkCJ4Ok37N6JtOXHR5qsWDlulaQ05izRyL0OsAdS09urRfzPzQX9TfU7qD/9/8x",
-	"AyX99Tr1qhHWFkqo3KTy+iHDTFE1NTVJagXwCIMPtJexa3NRjbX6iml2ZnVc6vcf3y9KAFxlpYaVVJvx",
-	"0c1BvRT1WG3Z2dpq79UXA6u3RT+oinbk8v1VrQZVVmAn6bCu3efFZtUHMInqCc2B101NYSYyXV5S1CBf",
-	"JJ5Ah3Xj+zVxVjuleb0PPshrRZgQAjmbVojGCbmlY8IzdWMC4OukUXhRhAvagEjPCckUnzB1i6RJpymN",
-	"ItLmuW4hW98f7YUlQ8FeGBTFSje2bXV26yJUW1eVC0pYoQR4bgcuvaZ6J0Zk8R11C41mxcgZOLn+yjOq",
-	"28ui0mGNF2KiX0Ke96bJdq7F+QD1Tk72z897aK2z2RzxTKwHy9UDaLf3w7Dssbj2a9j+9GvY3Pv01Pk1",
-	"bG58Wt//NWxumUe1/otnfEjZC2urOwXIKskLq7kKF+inXfR7eZiJqWPWNHXMmilmSkybe9Xy/53N1Uir",
-	"0x3kg9bt8DlOjTVlOZCVceA7+khQL9eMmVyeUMEnf2jtlZCn0n8P2TVBDDcuDQmVytqEZV4u/I5BYKlx",
-	"E9BbQGLorpzSx0XOucz/aybLjTHC9xPSW6+v/+EpPpaiio5DKVey74RLFa9/WcbqlYdZpmSl3m9TsLKu",
-	"St0cJEnr9WwfR9xWfbIpfU2s0D7qFVqdnrHA9jOaqKYmBXpTJFq7ubg8Pz5Ch7fGWBigMSNjzmgkTQky",
-	"RT6r9TdQqSZ3bOgFCLtBkCQFK9S7+lCtxuKUTq+d8bIJ47z+U//nS68SYplP11QGyEcs2/dLzWaO93lu",
-	"I10+3+AHz7Jak2xQEGt0vOWz0D9ltsyUtQu7GiUGtymRkIQkt/dLNIE6GkZRbXRzkGIEwFnnE1lBEH8y",
-	"9WXT/cTnta64GDY7ttXT9Mk2y99HPfNHD1ItKFQ4LFSsxZB217YNDBs94OKOGQphavMoSPzt7zoiLE45",
-	"ZUpqlKoQCNtNP1O527LuwRu4P71jptw3OBiJbAih4uyRCs7G+g5NLNRNvIFZpke1JBAtjbUVsnXHLN0y",
-	"82KkaxSNgU0xBPmkrEZSQR0UKn1nKOtHs3bx/qDiCG+W3yiM9y5QN184PHAjlhE9/2IWyUlMcV3yfsjp",
-	"VR9A845nDBBOEBwXZfESUhQ9h6TnlYp8E1dpzuRQzAWrUgANHeMheZ1C1Kf5+7eUFD8mpJ/mP4Z0UF6m",
-	"//G3MGXqNTkxqcYikSYcx1CWCpauWwbIM48UE0tBGzZsmaktNN09kBrifAH5DkHoHVtH6AibOmAQk/2e",
-	"THvGXq/lUChnBRV7XsPb13ZHX//5QKZfektZTOQId7a2Z2dyViqOf3Ny0PQK4wMClFe/N9jdjsPd9u7u",
-	"ZrQTb2/t4c6AYBxGW1s4DttbeKM/2By0+51+2N/tdKK4vRVvR+2tfjgIQxzuNl7iG2Bop61ZJEd84oFu",
-	"DTJygWxgq99EmGlZXwMUUX1PQZ1m53BovrILNGl7/EslgP4Z4qyopjPwkpbAptgSZuBSYxJJ3TGYRn9q",
-	"TdRGsvG+q68EsERl5D9qMPbtzL5s7nbaGwtvCRM479MDO0KOH9458WsWP1uy/5y4RM0zxtO/yhL6VVnM",
-	"Z4D8G6dsNWJS4/DAMPqOj8kf39BcWUk2Xq4WYHwcSsb8Fa2aoPkQL8n7bL/LLfhL2kJzOM/HIjmi6UJM",
-	"mil2NjB5t3Di5QayssoQK2KcRHJLp0sopEWXIRZxQiQccj1759ctYiMSldMJlaBd7L1YCtjA+85O/4M0",
-	"jiyaCY+LFK4pViN9HZQZ5//8j/9jQp4WbjUXw4vZkvL5QUHv7UH5x6Lrm6I2ope7SW+68d6BIrQCvHmA",
-	"nqoRKbx5/HRVDk5fdQAqWG02qADdAnyuR+JyUeuv0LL5NWPnqtpsKeI6t08o92nvSlpUJC5Xy5xfudiE",
-	"5hSXp0k5azg+Hj0Uujf9vlVWiGyFS9xsL1e5mcqbno6gvHQ3sZ4euBx9W5qK576ne7wSGsTfpLuv0Am6",
-	"DS3Nqbrk5bWEeQ2JbxEpiL9B5Y6FPuG1jsljbOU+V3bhZeUqnr/UoB4ddpXm6oo+FJOvg/UFmVx5SsTy",
-	"4todTeM1ax2NsMCRgqKcjEO5FhcdKbKEyBY6NAWONS3su6RzTlMIefv6+gRqHnTduO0KMihyc22GYTWc",
-	"bSktZmdru6zE7NSA+NLUKC2jUl/gxaqtt9DoH+yFuuR9lyZ44Um40m2e82I0ULCdLWKZL8vEb1YZAxTZ",
-	"FPGmEo0htCEuiG4vwSyWEYYs3r2UCyUwVU6Ly+WDLAnieWvIUWEal6Vtv8UMfK4gIeJRXue3Gqm3TP3f",
-	"ovSvaX/LratRnUerbvBKlvL5O6kssTWMISGjSeNtwphsyucHQlKJMBphOVpvoRuiZWh1x3CeiLr32aZ2",
-	"bJoMs7ZKmUS9/wkP/tYzebwJ+kj6Nzx6IKp6oCTPZDcmj92fHzYeL3Z/v/3jepOdpbvRx7g9OJHbw+/x",
-	"xvSYhNl7eqm2fvr9l8lOfyFT7cMlr6pchzxXJhnX85UaK+Y2+tkjPCY4DjMErm19onIzXML5QxMn9IGY",
-	"iuxhgC4D1A7QKeICnWmAUjZMwIPzzR2bgTvsjwF+FWY7738437wqW5F+7TT3Dpon378/v7hq/jI39cUz",
-	"Xq23hKExZZnmGI1b65gyZXWmL/BLtrUYn/fOzB3FV2PvNG7/bi33ubNBUWcDMpQZWQArZLKzBrl/JWdN",
-	"SEaIFZqMaDQyCkZQHudWvJKLdxktUvxy5wI7zBWnTL24k6UjmOdFbqRQrbY0l/q9AX378lp++8FNNh7j",
-	"2qJCeWRZDXN44ZWOX9qvviiSVlf5VLCbeRX8UhpvdMfCKqAhQBZRoJADSoRNGnd+/QaZljAr29hk9Kh+",
-	"4t8RtnMN6fzjxbWOiukGPqDqTRAVUL+kRNxCsQLPFwxstTbnW1yOfS0MM2OcIsWDnCaakkHLVyP1jZHV",
-	"3c1HWdG0Oa3rzPLYng6qtiAvVuRy8JYKNapBqZ9//vnn5vl58+ioB9YR96CHXpu/vZKR1uIxxI/ESeea",
-	"N8+iUcVdYG83bIabzXanZsN86h829z79ufllrWn+6nh/rf/P9f/57/PqC0OitdVMtqZK7vL1aQ2ugPbH",
-	"K2tasth9LZ7Mq1q7IJJ14QkYJHi4gsIV3P7fJXg4v4LuEuEeJ9x6UVXUEPZEwzXGuKov/OeJzquF5bIl",
-	"/EOviJCcgULHkxGLATYBTWtSfdTks9H0c9dZhdDauwCdA4P0IUAHAbpYhyMEXhPlE/HuK3N61NdbvPqx",
-	"3dxAYDrVUnOEBUFrLBOSsiGwAbOpU1ykeHl6m7U5R75JiFcReCn+P/b+fLmNY8sbRV8lA/2HgN0FEABJ",
-	"UQKj4/toSrZoixI3Sdl7gM1KoBJANgtZcGWBFGz5xv3rvsA9EeeBzpt8T3Ii11qZNaAKAwdJdrMj2lsk",
-	"a8jKYc3r91Opr5SVSTjV6R4qd71z/IzZE1Jo/3LyNSVgzUgMezjWtYRl9swy+h1Ufeb30Kv3r8tmcCxv",
-	"RGE7f3/0rvTSqQyCsOC9/v3Dybt36xHrcDz2be5Rpd9Fjm7hixDOfnOZYR7zLd5UJjSgO1NXOYp6BRAY",
-	"XWGrdRGIn0KQGEmeK+r9zO3g7gYtmKXeVnkUN5Ei3mQOLiXplFjy8LUKdCXDNthrccTgSiZUoLFIIbAg",
-	"HDlMYagoHvEwhLLHUSyMVQ9ZivlsHPNABDYu63QzcNJhO1/CBuBeIG9TFGdrLM3rKz2j9azM5nbCGy64",
-	"NohyYbEpcl8jjVsICVo3A2Wyv4h8IwG92r0yP8teumndfqva8A7FcjN/AC9fdgPoheUhC5h+SwQYUYMy",
-	"2kdSs6nUIJOBwmDC57q4f3Nw3KV5CykqGD8L3ITWUIEBJQUTn7rgZnEEv0xEPIulFuutfPvtFWZ9RhyU",
-	"FKPaaRnb0iYYGxQD+R+b5oemJUw0G8XRjeVDWIT7rlOQcsjHUE7P0mdfhVLjVshUwqfXLEe27CnOkL6u",
-	"mKVMEQj8dfl5eezgCtLfIkwsABfhLx21mTnL7oISfx6u3tB8oGeWbyD7QiIeUdGtsRJGUTzMWwm7q3EW",
-	"i5CGdnzp20vPZxnW8mcmBC5bszIy4CVw389EBLy0W1o4c2WBlpLjpyLVVGJMcKcf+RCKteSUhwyH7THj",
-	"xUU6Yc/dX2YhHxYrf7p7y/0kWW/uP3/+X+C9/We932/hvyp8uHPkULhbMTgRMLj4cSYNn1z949fdm/a0",
-	"++5g+H38z9sXg8vO9dmefhu8HL3hz+evo/3xv2RX/f3jwY+3hZRlp7tdCXduGGVb+1yMpU5EfM+S95Wq",
-	"akqYd6vLUbJJnnZ7bSV8pnIgv5cQ/wiAWJconzIMU8Y/AvIJz4hzznbbzYAv8sp/XYpmyyFni/dXTVg2",
-	"RVfR7rRRaX4BUb1CzBcxvEHMQ949ih3LW4bTfSwUoe/Uljf9xhTtG5TTRSM7EHxurkLOjqx5KwN7QWv7",
-	"0rWl40If4Ia3wbx+EXVQtrZl6mAJof0zqYOlXQXq4JxKdvJPOOcKqLOAiK0/b7d3BTOetLI/TLni4/Rv",
-	"UumZGBqfgX4BNdLxIfN1wkcj4GBywNcIycxDyaF6Kr3XWPtGG2XNN8tGA2+HAw4vRpYWvM+YCvC6Yrmz",
-	"vXJZj0ShqNR7cRSKFQPHjk5z6GHf+24Y/vbDhndsP/yLIVdVkO5HKsu2nMpW4xnPRGwOo81S6iFXSgQs",
-	"4fFYJAg+uzCOo7mltQLIr8SZyLBI++6Hk6CAYT8WyYVMSlPFIR+IQoXm+5lIm8zKYfyTSRRkz9Z3ry9r",
-	"Xu3s/QX8zwf479Hl8ZuaV3v1+u3ry9clhw2Mkcn67zJXmUkK0SLKoiN9OH9LbcfGW3WkBJqNZBgC1Ht+",
-	"HrA2r9152R3t8r1mu91uNw/Mf16Y/7TT/+vsQAnbBpdyvjbg40pUcK7d/NEElMlVs9MeyA02u20tVtmQ",
-	"q3MB/HDD5RIneEK5J5m/sZLnoECwBifA8SrZtiNipkUcmglgnkJleCz0fCqYTHo2AzR5pvvKTzhk1B2K",
-	"5/gk8D2EoQxcI0BJt5or60z3xSY7otTL5y6pnz7sh4O/n3b/8eM367GC6W5baVq1EYChZl6Od4V7q4pE",
-	"IMciikylWBZoec+tCJIqhc+fazGah0po3WLfxeZqZLzsK0cFKYGodCKVEWJjzeoJ19faY4mYwsGdx4KF",
-	"0Vh7RMwH9olusJCrAJdko7BlRt6WRC2hKv5jUvHpUtOHGIFxbZxkmg/8ZBbL8SQxzvOywAWxt/G5M4M0",
-	"wvWYhlNuFoDxlnm9UW9JRnZhA3Bg8V4TORXFiGHCx1jjyVSEHQrVRp3dQCW5+dJt5rTA8sgTPjZCOJbK",
-	"nFy4sFXbqFx0vCkAenqKVtZf0mVwh5nE5dMgg6pvMNc/00wGGdPZTMwMsGvNlOskivlYwEog+RA+Z2Ds",
-	"MWoVoWVo3aUxpLqViQp5sYOJGnBx1t1sp9LlJywNZFgayLrbJarWR4yp52zNQlzChEJDSgUCeg4vsNqB",
-	"uBWDD3HB/pgkyUz3dnb4bNbS0dy1huwYtbFzZ/HqXpYqYtpHqSzxnECtEsbZo16x/9ZueDjsrwh8q7Af",
-	"IuN6k6jCgiLi3Mi1+ufSAZWvKEcbgANhHpZ7C0EN5Ddbe3cJR+Df7WYXQQPW4QcsxzhOuVQ2aFAeNJ8K",
-	"84WFyMhUxHLId44ncsjH0VZIle6J2UnPzk7pMovhPJbJwnmzBZX78IWw2EKzvEzUq3lylvKHQGzKQ60A",
-	"vaaFmF97t9VudTq7rYONeh2px70QCDGm2JVUPuOOIR9SVQkHTH8XP7Ixl0NmbyFSXXMnEFi7S1idJ31F",
-	"Nh7EU3SuUMNdB7EOxNlvHDIf+V19lkQRphzNC+axAJV5jY28fWWDM9gIzJN05g6Zbx99Rej9/qFxypEV",
-	"FgDrrwKBJC4+NBsj1D1UaZtriGYf4vsAqJTYtlrs90y0NV0t9TVNhwiuonmCb8PQoggKrfI0a0QWl84f",
-	"7tFronLNDz/DaZsfPT0FXwtX2bfmPdz0pWXIOvHRuJRI9TLdfs80+6BF3IQrHacBbEmss7Dx6f1ON1vF",
-	"ei1mSaOAEB/9JsOQ7+y32qwuz3hwyI7PPrD3F6xzcLXHQnkt2Ckfml/8o7F1EAtOG7QJwEaHg5b9yPLT",
-	"r3QUf8cTccsX9+8K0vC4qzE+z3UGQbEu1os3KqOHKhHxDQ8rMXneRLcsGiVkH9IrKAKocWPC2/Uz2yyu",
-	"04r053kInuerIHj2N4AzKBtx+fxqXeHKDIXWFWXmR+z7ny5ZHeCnyGz2r2XgNzxiDezs27JiqiHnmvlH",
-	"82QSxRT27rFvBI9t7GyYeR3GzvzWilLmE1UNiTRXiQzRZYVnksCgOwtAR+1yxrN8iqRAezbjv86F/dBd",
-	"ZKnymHaF3S32+iMKB6PT/bP3F5dsx3jcO/Tg8k8z52CdrWfOeUlAI12pwuCzE0ZvKN0ESI1ZGgZE7AlQ",
-	"A2m1Z1rHd4iAN1Ag5FumKHReubYYySiLLMNmSRse4qzcp26VHoFILlvb2bal9V2EVuD6G1xN5DbFk+6u",
-	"DV0xuRUXx7LJFyVVPg6tBRCGRui7lsUDt6Dk2KIcTzsUlQ0YdAlyBQAiB2vrm5ffZW8q3xnblOCl82HL",
-	"8bLrmd0T7hNpDfLDyH9Jdut6mZNQ2JQrji1xDFdk0Qq0t5BEMyOViUTK0zi6Qd4lx2rD07OKJx2FQItl",
-	"MJG8voJTzS3HBnZVmM8Ffk8bXKfWb1ZHFI5cNzYNTe/8LoM/yrGs7Bxko9t2zAWqouozWpXMcxg2qTjb",
-	"qDd824MBX/kAyccM05S8G4uHHUl+M+e3sdvvbu7X770vkmks2f5licYi7/NnyjMWz10rM2spjJQrjkGC",
-	"NWMfl+/uTOmUu3Q5I0ah0nuTMFAbtV4ZIdMiNsYzm4lYRoGG0AjiS+JRYkfYCY/oM9BIqC1AZYpFGc+V",
-	"Nu5mwqYyUHI82bwR6BU1e9+98P5+QZGVUTl73YbxEDfj61pfc0Q2pcszkh8tnYnHBgvC2e2xKdea+WPf",
-	"Y/41/Df6zfw3HPiH7CYK51PB/GkIvzL/SfQM/mdg/rev/OEcfh6FV3jfLDH//RX+O+ahz+ofLthwrpNo",
-	"yuNF4xDTDAyBgj1GaL4t9oFQgAEBDcfWVxb/1wwXhk/sK4eMD+NIa7xQprgWmKTidN0y/nHesTen5dr8",
-	"J/rN+PIDo8Eh8mgWQRsv1Hymmfv5DKrcr+DCmREDv5r/jKH+0XyKWSvzJYX+30HpeUx4Il5VYUyA3LBw",
-	"EZxNhZojRhM06+oe9S0KNpOQoB4sGPmyLdotPnG+2gulAgrccWzcnkw88ZnNaCCOqbtHiY8JYKeIsVQt",
-	"9i6X4IAcyYRDfiPgi74y46R5XepKKnT8ra0kSuFXS09hOFcw02WmY5xs8fDyIiV8igcDrThjiajq1x66",
-	"IMT6fm0KWGwukDZBucRHI85ladd+lLBQKgEAtrChtgrSUmyGPrNyek6FmldRvqq5jZC6xi+7z+vpNtcp",
-	"v1QlKssaSq/0dEEX1Rnt/dIuAihYKT0RRi8ZG1Yq5tuTVd5e5dRS9Ul+pnEC4NIWIyAZ7CPC0IT5s2Y8",
-	"juWNyBT/zUOpeLxgLq2bZ0xfhRK+3IGxCqcnxUjJzJh9U+V6PwB0xR0BJsrPML66crjlptBnMQsKSKZH",
-	"747SbBGkFQtcxg+RUCmfB0ihvo2GvLpaoYqR7/FgRjYRcYWhW1k35R8vxXT2bRnK0DgWQrNv+SQWaiJk",
-	"4hk/N1eoXWja66zurm1iNfbvHW/vD1eR/XvH6/5RUZU9lerrHdzyjs5nru/bYPmgvY55ReTmNbP+dyKq",
-	"K9tUGRcsiBHckaZjFAvxG/xrAMgJUPBY6IypnLoLJNw+UeYTF+diKORswwKJIxbbCi5jmv06jxKBHSVh",
-	"GN025zPH5rkZ01tKTX+Ppck8pXRmC597r4r9JcVNfAZc6VsRs/ESrfEdICyL4PYlNZWOiTZzZITxVlly",
-	"K8KbDGObfSHGwgCOBBJl5ohPI2sJAZebMcuWwN42KNB/6AaF9b1wxCoICwrlUYNonng2TUxQBlj/JBNW",
-	"hybLRHxMDpkSNyIGJBzjhc4ad+lXWNav0UwO8zNwFsuhRZvudBHksEgscDfKFgd0Ci9dTXp7ycfVIEIb",
-	"1k89nq4tKScuqVjaAEX37hVMUNNzr5svty+CylYyLe/zUKprI1uhio7VzZ42jjCAm//9HPDNGz3m/34r",
-	"BlfzOPwDK50suH5uOz9QcZREjwvKozIfnZm+jHq05VKufmp1wOgyrecrapp8MaF5f4+9yJYIRCN2HEfD",
-	"61EUB880VHnvdlPYq3ogx5Y0d8hBGvZVKJLEAjhH84SdeOytx97DRR8aHkNyBxvXycoc7YqNb8UAVqmv",
-	"KlaBRI+xqBM+brGTJIXl0Yzbuk6OQUcVJYxn4NB6fRULHYU3Rn7IhCkhAp2trjFOWQZblfChsmMtwnNl",
-	"lroA0eIAui5/bP7r599flGN05TdwRek2FJ1CrWqCsIZJ1GK+2RiZ3qjRcgt53bf7CFK0Zslk0Gj1le+K",
-	"Lqlum8our2zZJbbWSjGEB6clmnBWijWamRLNwQLRzXCH+bBlfYTCj2ZoEYQLbJMMUrguZAtbQC36gqmI",
-	"ZcZt0/qRFrh6AF/LxEepE7tAR2cnxYIeyL65cUPsJ/+FeZMue+XyGqX11N+WHqdMvbU0s1Fi9utNLP/7",
-	"WPqXFjy10HwYhdE8ZiAvU8zaAg+UH/D4OtfAY34BEAHjSQHxkP6y/P5KT/hIsTs4wxl9/nw9DdFlzBeU",
-	"VqrMiBpLrBXYi2CHm181IWaWyOG1SIi+IzYmjLuyDBXukTLkOIq74L25O0sT16X6ITtlXySRt7xoZXm8",
-	"/LJ9rjReYbO07Iy9lUrcvxzNPP3K7LsVGNX3A3p+JUVi1P/nR2auZN2/mES3lMaJ+UJbupiU7IeIIuud",
-	"//P//f/vt7P2iODDiccCqROphik+E+RLiCwC8BtTifbvn/Nf9u/aHvvJeKde7eT4g9kXLsJaQOBeI2lS",
-	"Aqv99pqAqyXhz6/H5ijUOSKl5SheNWLfZcpbBRVcGWZwY0al8FYyTFmFjG6HJBD9mESWlOdBIPzKAVah",
-	"vDoKBKsnsZxOReCx+WwmYjbkWjTSPgxjpxcB9aDIVS2x7p2+f3X85n0VBt4Gs4VlIWZU98akAzTICyFU",
-	"GcLRO9c8jlNA806Zcq4WDswbe/QCJpO7gxBtx6NmvI3syO/2Tvyi+z/hjtV90RDTUKXgWacUTaNCdZrh",
-	"xO5HeyrKOMScZtVHoxFWamxAZAbGrWWKgndQ29vy43UF3VhKE0ZmsY6mwhhUUz4z5v1hSjkGoL63kG2r",
-	"zyKt5SBcZI50DiMow6ZF/ygrq9ILnYgCCODb98dHb0sNmdKWwEt7lKEsPRZDoZJwgQc5TYjRwctWpwfG",
-	"vzO+ZjyIJosgLm23KeP+S71r7Cuij8jvjfw5zW39TEVfFi/PYuQt7YNSMQ7Racze3o2V8lspwsD1PUCd",
-	"HXUhHDI+gN+N8JJrIWZmFmWMfHQt5uyOWCA6TUrgBOUXIzmeU798PaLiP3pYwq8FPSxAvaobLXZs3mz2",
-	"sW9m2Hf+vsb6JPdC8NZEQv0luRdR87gSt8Cd+Uy756MbN4UEpZuTjnfvVLzDU36IRPvrj7Mol2TfKvaY",
-	"dQi26X2GFvf1TkHF9jtRxiyO4oUxXu62Cy+p1uaZhpUDBj+PtpWVa1EYQHAG9lcP4fTw8bipWChGQEnI",
-	"pGbDUPBYBH1V9/X13PeYryciHL2VI/GKL7TfsLCgEpjHwZyCCiTCEYcfUq7WxiHzMT3ku/3EkqivjHpo",
-	"scss0jcbcqWihI4RiyDrYmuJJtBkFQ2v2URqM2esvtd+Wc656lKppTY2ABHC60vLCnIm3KodaRYt5TH5",
-	"w6uZD7GVYGtqJdKqMWOF8USMIwSR3nLX2nOwNcYQLdbmMJkWJr5gbbeX7avcfqHB2d6Z/XzzTKmevS4p",
-	"ZfmAccqS2B+rG6u0KZUWClHEqIxlu1iFc482mg3z+Xb1VpDnVqQ03Hpntky1jkIusYfWUa1NJPrDct6V",
-	"Uwlvys9VAN/Pj2h9V0ZmkTahOK6W2e/j8We3FzZYq82Lf/AzNi4Bgpaw7nN2zBMRY6nzVsKmeiYvZPII",
-	"ppctGtNlxhWQXW4yndma623Ln9O9lqEdctLxjhL7TqXOVROfr724u+Fhw/YbGx+szvNAKMuGx2FflRkM",
-	"oLAbLXaUJjh0whdQWYttxpaW9CFtgQcqj1q5YNk8RqFyaZv77rSvyvVTJUE7bh+KM99921hPJqJTe4gb",
-	"JZlgI3Re+OlNjmvVKn9rhsBmfK6FtvFkKTSrQzyawgzgdQIkN8bejDgBeH8baGahkX2NQ9gohLkEQmWa",
-	"c4npe5d3Eb6slJdBETchUWwLeYM4J4BtGi6Y/+9+7W/92s/IhoVBVXhcIY76t1zwdIMsAbzbEglkJBbu",
-	"GPvTRhp8HocbvvRDHFbJpTDiAVB+r91WGFcqsAcYWY07yKypYv5Ihhb+Cg0GH9ZVjlVUmj0y15elEc/e",
-	"feex789ef+exn8TgzKzNdyffMke87Nr52an8hhGpEfzmRedll83kRxFqxA7VMhB9Vd/d9ToHB97zdtv+",
-	"VUIouOFZamhgKudUaWXmigAloJ7ZP0bG4+blYgYi0rVYXPz4HQMmMSTQq6NDRflb/KpGgbl5AFXOD01j",
-	"3WI/UfhBJllecL1kvD/THrLql9NT1y3/NOHkm1MC9LdQX8Smc43Hh6XUnzLWjXJ66jWo4LKCZuCDLqOD",
-	"fiTy5k17jF01RCXby1L52FyLmA1EGKmxkTYbR9EzVMZ/VFszG3FHl9XZ2Kkg1ZP9srLV+JGHMoCPeiAI",
-	"wEAkXG7h34DpaR+2prSfHl0OD/gTD6+pc+rCNvhW5Mhv00tbrhkYUuXjuQxEwDIXPEupBDW7FbFY1ep/",
-	"j1IyeCoU6GyYRc+M8S6p9PzthfevhNEqm+gvklmvXPGyBHvpmn+uPHv5hmvRbGKE9f75dhesvRpEE9LV",
-	"6e9G5nc2D18KVXk/ymURV6fDLcIqDxmHCzM5bMjPG4VeGL/HfPjk4t/Md2zM2/yGqyAajaoGNoujYA4g",
-	"bGxCV7KBSG6FAG8IyvY+y1DpXavKCTJjNb5rjIWJbtiorbVw475jhQHdvrLIYBzL0OgYzecI3nDvKoNu",
-	"SdjzHkTZbj5zm7OwJTYvUSiKq1Ijzh52nEYrA3rA4cyHCfv+4v27NP93LRbacdVSR/mPIpajRV/5H5vU",
-	"fd7Ucqws+8mNsJUkMb8lo5bS6DOOvF7gQpU57auoh0DEMUoVBh47//aY7e7uvjTD+3B5jGO2RvhUhqHU",
-	"AEbEZjFhKLTYBy2gUt4SksoAvs43YtNvGDMTUXPQc/MIT2PKF7ZT0Bi30SiFqciizHWfN9u7zXb3sv2y",
-	"12732u1/bUjf6jk1UkhbB5oQ7sbzkMfs6OyEBcJ1pmgi/WUjcQst2Bodaj3hMyPdZ0jRlJ09IKwxpwt/",
-	"Bqr8hGNBIm9kYiHppnIaankrCefHeoyHOsLcMcXqM7sDrvMJFK3QNmK2fItqp6st44p3A3opcoNq4w5I",
-	"VdjWtsYSRwqFyNnpGAlMeC2jouAG8Bs9451HYyW1YFzZ54QITz6Lo6HQGrvCobBUBRaaGSD4zPOJ0dfs",
-	"Oh/+aTFWNk43ina7/XyTNiMHL7tBVwl+Sd4vuAMuj7U7LJwoX2GELAmooyQxgr0E3UuJ3BIaNw8HbE6o",
-	"AtvWXV+CDo/PtcUuFfKEgPuIcEwlDltYhoL9OhdztJzviIRF2fXTCog6M+3YUIVjZUkUXQN4R0Zy2RAY",
-	"Js3a6+nhvJqw3lHxoxe5tyGiIquPMORk9iGUCiiBmptiCQA9IacCiNdgG7+ANC9FrGJyOYwrst9u+5bQ",
-	"LVJMzwEPbSNU5I0kDKv7RJnVSoQmlnjzr0x4r7GlbIGnn6wVMETNbgaB40kDhImReTci5mFuS2rIWgMY",
-	"RNDYqENwwwAAbsutoLeSUkxdH5/k99gtl4nt4OLG5prxZDhBvgwsIvF7ufMiNZtDyd8tX7A61QQigXpf",
-	"6STK1s1lWgbNMTOyNEbmPz9b+42Ppz2F14uAdT9+POwrn9BTe1CEh6G+aJ4Mo6kwxp8L7UL0VuCmTGIp",
-	"gnwTAn4vEHVa5J60jNmrEcTozyuB0srAq3DQzzR7c3l5xvDaQ9bG+si5io2yNbsfiiflVARm8HROsGzM",
-	"fi/lrvGw7798ud3RrxTOJ1kxjbshs4+8nLDMFFhlBJiVKiskehpVLms4IMuNwCh4wsNoPBdojJCpYOnw",
-	"fKZJBFkTjd6gjX8wSxCOH5Rr5jVYm+r/bSlavvTSFlwFAUQgqBxY3JZwwYRK4kV+1/yNsvbQIgJdwFeW",
-	"gSX7F6luIjkUVzMO875EsubVbqP4+gqtRmx6QomUr6b3lkTWEj+Pt4Sk5VWEDMxHjPlYTIVKWiOpeCh/",
-	"K6JYrZWQNPkXGdm2CsGgLAmD+jTIH1TIzFSwJ9+hETNNtGS8v+LHlUCQ3TlxslRajADMx9G8TJN9i9qW",
-	"TppmWtoKp5DrxOrK0TxMjZ46lOsZ/dIGJlR7UV7FtfMyYtkc2LhDVSepUbbCZoLxukFaawL7dALLzpCR",
-	"/VDKeXcrCmo/K8RvRt7aUw6jo0E5GZzTLWakBaEcSCT1RjHcV4RB84KRDVbxUfY9BVu+2967jxR3SbXl",
-	"5lYQgq0ViYYdHc31Zlb7HDpW6dRkYBwK+yC3AIVNvq7hlU7NpdBJVXQ7a8710HfMkUoYY8OF5Lwy0984",
-	"6DwBpS8TbZ06GSboZhaC3pkb7xKJLty/5qO/TKS5MOmlAebMtH+2uHJ2qVuZmarsDs8YVkIFQA8PBaw+",
-	"HAeffTh/S5nICVavg06FdDooyyHjQRAb55zA6urDiRheG3efYOoTshNSr6fhufJpSJphYCMF4Y/ZKOZj",
-	"0KfsXAQyFsNE26qBvkJsEGd33v0A5yo59l6sDU/+FMXXgBx6TpZF1YFbtkHAqs50FJtLKASG9jpetnyY",
-	"3C2V7lPumcAX46UCOfMe10N+JwaZLdo5b+003SkNlbk509SZnYZSgVBcmi8jFko3SKlwKDFTP5eMKNmd",
-	"LXiXJu6RC2ibRpNzJn8Qi6N5GVfekSryiR+dnbBrsTCnlgdNEAd6GM3EYUqnmFU8b94esKNXl0yqsVFB",
-	"Vv4QSZd5BUYybfa6V/vY5DPZvBaZigocIVSHA8K+HSv+9K3dfN//dFnzlopPQPwQDsIznYfQr69E8D86",
-	"Pn59cXF1+f6H1+8Iwr+MDqCv3g8SIwYB/jOOpswSY3gsjMbIRkIg9vjd2LNuLHV4XfqhRrwhevuNHApA",
-	"vK9YFzbjZstQcu8ZfZAHaR2FVf88gYukGrM6YfZTKnDH/N4H87diCfDCZkKY+0vrkBng3+el6ZGKEdqY",
-	"8a/mLs92yhrH9CKCPnUKIEMybedW/y+4679wQV69/vHk+HVhQQC2OxZsEEe3WsTaNkAYkx8/TLfYEa56",
-	"GI2NIA74MGEyuwlhOOkEVHz3H4DJOIqoUyfhwyRTx2Iu+99ZyJT0eRfRHE+ORlwpnMJczs9cAcjBCUEv",
-	"RiOHw+Sl0EwI7D0aSUhZgNNs04LTeZjIJkJmgKUXxbpnVGkshlwTqEkmo2jeRgR6ZqPaC+bxcMI10IAn",
-	"KUQ3Gwql55qNMED/5u2B11fAyofBhSViPtpqGMdH2hhmAxNgWfA4UWZt+qqv/uM/2HEEfTwyUrqvmuwo",
-	"DIGJEW2CFeSckFSSahjOAypS9nduOj6bxWIkP9pa19AF1Rir++MIYK9aO8NpAIaC3yCXBUphwS7q7ezA",
-	"jcYk6r1ov2ibp7bM0CCph5oWiqb5VITHXIsWOwnwVx8+nLzSLXYpp0InfDrD3xZybPAsrDOCkBCTmvm/",
-	"9zE+1K/1WL+Gu556ZXHD92se61Nk6TgKBFwIl0mV4CV/+Idsr902RptmPhXQ+Pjl//4d6kY924D7x89G",
-	"pO21u3T1SGDmEde+lFZzr92hi82POCVHzOKXYDVoEAnEqAEwEwgopdkRx7Wb1SyeW4C99h4885wnAmvW",
-	"tA177nVfUmaS+eciiRfNI0gC0TlndXIzG/CAnyBYgscp4bBlINzKb7gEQ4jVOQTvoxsjqrn5hoTHSQOb",
-	"uyzXrh3XfnsXXm4mMv92KLoYAlWob191lXmP37PNqWAIUpW9B7FVSMTHSbhowXMpGHs1V8C95UNFrWs0",
-	"tBkF85TQmOoYDxpG06lMEqnGhywWM0E4yS4nQ4N2gXf/JBDTWZQINVw0fxALv0X70N4xIVAXHgCCSL2z",
-	"z7Q59VRK7rHnbeZQDsyjjZZHDd+g3Aady8RNH+yL/fauPe85xdtXr/lwkpl0OF6QwvE/NmcipjIl2pfp",
-	"L8wbwBmhdG36l2eaUbCgr4CZVGpoXBAubZnlAM4I4xY7j0KhWczVdV/dgSm7DuzPjTxjdou9t6/TwKQE",
-	"YnQW2tpSqAAwPzbtETxkHP9u/SgIl+AfM4ela+sLjOCy98IkH2UBn6Z8wQaioga0TuW92m+0WGElNIei",
-	"BaxQkIlogrXns0l0y/R8OAGc7xRXSrMEQxk9cwQtkhNuR5IQWUmALQfsCP63aUeHD2RaCELighPjkNJh",
-	"y6WASbZmFT+m58QLoSK799YhKeMqmRWfmhOZvbphHpyRQ4BuJEdmk9nIFgk0MyqzmzSbYG8GDswO4hnE",
-	"vyUYh03gDi5OQmkdL4IpQZNH1ZyMRWKGtnuIc8ADh+pj14duaJo/9hiWLwF/CbBug/6cejYjAA3Qbuvj",
-	"Yt9OFjhsFSmSXSAR80NNp9XxKlt6FBE0pQK727MBBGv3aw+mODUKjbUKiZSGFQw2R9FXxvmA40fRogFs",
-	"B0gOXbgnmk+iRgRr5eaKD1wyxGNnsdE9QV+9VomIZ7HUwu53jHbhoqhMTpK7NyLtlW8tkGwA65k2tkjP",
-	"jP+TVUWfsPGCfeqrT81mE/7f/NkfUuV5ApXnn5jPZ7NQYtvLzn/rSPkML1wq+fiUqTWALG7xukzh0CcW",
-	"RrciHhqlNxEf2ZvTo+PmxZuj7v5zR/XIb53AN46jZ9y6LPli4RO1GMYiMS/tK1f7RDaLDNAugcHhP2H6",
-	"8Z+cfmV0Y7/2h8/q6Ewzv+CSQ6OzBEg3BFujvLFHRUVw2DQUGiUTp+VW1fNAVxOU8MxsJRI8nDQB5l5z",
-	"KTPIT/+NBkY7628ukeZoMuk1uGubVMblTgAKaVu9ldZueYXiLc+aM8NI6YSbbSGnAsvHYqkj1cNjbpZY",
-	"YtIJzU9jiAVyNBKx0WbU7KACMGewIfxaLKyQoZXDiIPriuHaPBv9RZ4wiEAjtN7tRIvhlTWhrXEdoFVl",
-	"1wqpT3TSFKNRFCe5rg3jfoK8iwWCFTI+T6IpT+QQjR4j3VzUYsJnM6FgNCBHJaUZsYGdQEygGyPd/2Ty",
-	"QICwybJBTjBeXMIBzU0j0A8h5d39+JHIws3RToHQymKQjLkopDnf1CoxEC5uShVKUYiOyVKs1IZJXXzU",
-	"PDMTIkUPwIgfm/xBuGdddvz8fD4BSE1cQsFndczQmDdUJcobaKhmMw9+dW4MFExJMZc9KUBxtZOmIn3S",
-	"h4h94vJz2T0jBTjnZeV/h8znhNi4VEqIrhuYm3CtVGPUTyukPY4Oi1s0lO7xQuR8RQ0UPLyyjI2+01nT",
-	"gyiQ5mRHYWBEKSS0MLBBTIo9cC1wd6Idbs6JhFq3TCoXlbnb4poMaZeLQ8GYpIVyVmFemDkNpQKV6bBP",
-	"Ez7GX5pPXMIcJe5q4yoaxwV3/Qoc0xbKfD6bpekBAndCrswSLrT8i8pgB7SrP8ibDcA44XpYWuwCwweA",
-	"14zdhkvemfFKU81lZsTJ6L7y7TCMJ2oG52fKkG6JSCOKwdKxTPhg6OmGA3A1n24eC62V0JIFRQKOctiI",
-	"NHMfzEkJQisGm0I5FEojIyOGhs7iaBZLkWALGWQsXZYjh7+biHiqsYs5CbNBpZpXuxExcsrVOq12qw31",
-	"izOh+EzWerXdVru1i5A+Ewj47rRuRRg2wcPc+e/ba90ydof5C5HeL4eYQen8JAbsB7FgF8JSYEFFs5mA",
-	"XFhVtxhEBgkZytY+GyF2LQN0Ts6co9YDpDNWR/FJ9ZxugU+CWq/2nUi+v73WUMNBbTlmmN1220bibCKg",
-	"YEvlsr+/18xwIU3Aw3GtVwOyV0i+3sBP3f39zkto3TUvPQjaw71BV7zkndHucP+F+UOyqPVq7384Q+pR",
-	"pDquebWPZuI7v/7z6J8/fDyORz9eXB1cLn76+5v344PJ8OaMz+RpGN+ecH42fPPhPMLeJbSB1qUbvv/p",
-	"hwsMPC4vilHxWiSQA9xr71U9ys3Zzrso+TaaY2v1Xvv5RjccQVQf8kbZ/EGt9++fvZqeT6dm4/ZqZ6j8",
-	"YEPAEb1Biyi3LwD+eWyWoDYVmN/Ieve1Xg03gZnSjLNZ69WU7cZH2lkIq0PxTKRLduy5SOaxyuAfm8OJ",
-	"dOEQq6VS7wKBOAWZnGDYa3daffWtUVVU4klH3YU+qI7RPTKlU6fChzRLAGziODMzLmMIy2b+3KMEqqsC",
-	"gcAOUnR7oBBS6RbL8STlM88EzrovseIiH55qsfcg307OnG3DOKF6tdiRraPBMCuo2lzFoX1PX0nNyKAB",
-	"oTjjMQ9DEbLxHM0diruLj0NBttoIO7EVmF5qDg5sNKJQrDaLgjPWVydn2BgQGmkL84CW5G47nXROk8Xq",
-	"e92XbCAWkQoaLfZTCp4YQ/GCtjXlfQXjBS9fI7m7/RpNXL7cGHgQ9DU2q5etsZRpyK8woRStcvW/UQyJ",
-	"34/QYjNmlitepjWaqPx4YrWbPUWk6reXiG/hAAAGEZ+KRMS6Mv2ZXrKTiftBPuNnzD0KnXwTBYvtZKlL",
-	"eqzt2LVzXutBdV1TqiZC9TdnXJlpfVnbWBzCd9vu9j/yyVOLhXNnFYGVLSl9eNlA7KU7lmb8j43Hnt6x",
-	"nP1BA0dC/T0lrczjznki3sppNRoWXbuTXviHl97VPIPiyY1vpsthgHs4c6v1wzc8cIthbumsv+UD5BSi",
-	"GAoo76iHzF0v19+V2e7HkRqFEusI9jq76+8944sw4sFlFL3l8Rjf2dnf5PMoxScQicGyN+x1u1sN+Aex",
-	"OBfG6cWbN/jayyg65cpy1YCluN/e4EsvMHr0zVwvVmp4s0eNHAOBmOo8d7pT3W6P0H3UezRPVun3m+ia",
-	"3GTCLxKBTbFTntmMDXUq5Z21nosA8/NOdVvbva+OSIl223ulHgE845ZrTP87r2DIw9AIes1HAuFHZoIn",
-	"5nlZu8c1OdEgdMIXVEfguP0XxOfP6lb3pdZBo0JBUCgq89UU8UndjirtYeb3S6qPHKl/rxYnV//4dfem",
-	"Pe2+Oxh+H//z9sXgsnN9tqffBi9Hb/jz+etof/wv2VV//3jw4+3m+uIcX7OVxtgr6ch1DigZ23eQjU9i",
-	"bp2Y20ZcfUjTq+ulFm72BxNP2JlR6StDwRFKSSyKJMbQNKSxdJyNaZoPgVS4waeidm8LZ05gLCvNG0Bs",
-	"2dy2octL3dTCh31mS+Fem8pto+Xv2GhDaRGO1m6n1D6u0nfHkOHO0c+m7p9DIlbilkUKsONQPeL2i+aJ",
-	"TjgiGOeVRTTCLAtsWAxmW78ZL1vynotvz4Tf2ugB29h6X/GC1+ycZvKBytxm6GIC576B+Zu06CJfcnG7",
-	"7PQN5nrBnMPnHL0NzporQ5Mx5CPJgSs7ggARLc5Sm+fLaVBai7P13pVXU+I2c53jhmnypBnwW9Xc626u",
-	"UvNT8NfzxeyXZYBFC8eh9uQe/Q92j5xOOLYJyqJqeKa384o20hIkulcoiUg5TMVKr6iupRqHIIMbBZEP",
-	"4KNZujj4VV/lHgAxO3xR4JHHErA6ZboaWOl8A0SZ1g1z+ZkWO8NRYdlNX1mvyD7Q3oI9JaGOCppsvSPn",
-	"YTtgX8kkUzmXOm/DaAaI63GEyC/4obHZSSwQSZqXfUhvi3wQK3KevK4/r244yp6Sw5UnTWq3r5+Cek9a",
-	"6/N4u68/UtUML+xGBKTIbN6H9Idtu8sK3QQ1oUbLlPgazsv4CVItUTx+x6fC94pFh3CksLjUJcP6aghU",
-	"E4xrrBXEdBPbbTcDvoCKvySWPGyx18bd0FRaJdgy30Grr96m1bG71MRjS3aBucv5KeanSTSPD3GioTgp",
-	"ez2r77XbHttrv2z0lSuGR6+CHRUKytla18YqyniuVCab1VfOD5twPRHlSa3tk0vntJ4f0M39M+SYqJgi",
-	"i5tK+6iSofsh01J2xrbSeJ0/g8aDqh9KaGJJjCvSopMntW3vWUpfWTj3dbrKXZfVc59ZOxoh5xh0e2mk",
-	"76sL9z75avdOZaE6AvZI3NoPqQ3tS5spkEplqHjJb4RyeFscEEZjz+hsV1bYS4sh6r7555VUfsMrlqcA",
-	"7RT+9YoAnwhTkFfG8RLG05/QiGh4UIDiChGjqK+giIIqSM0gsELFjKFws/mj/dUVRVLMZTz19nIWSl+l",
-	"hjQ6gHWfLrgC/+wK/TP4FuSqwKgiuZsND38TzRM7OSK4iuaJ3+grK7HyKtq3dguOLKXpc2re3IcGyxiA",
-	"CqDsQ2p2G8skgV5W4gSPudI8VyFOpeaJ8e1b7AcxS9hLdJJb7AzYGVH1Q7eGbSGbxzqK/UM0bJT4aBZo",
-	"LLC9AGjOCQ3yrVTXadObH4vwv/o1c32/5jceNuD5Vurkgjbka4txsp1FYIX02guP4fvJZLh7nd+/Efu0",
-	"CCK6TyCiUNy3npRu1DXXzuA5u612q9PZbR1YXg8o/DPnCwsB46MxDKx2Gv0mw5Dv7LfarC7PeHDIjs8+",
-	"sPcXrHNwtcdCeS3YKR+aX/yjAVNSNtK9Xqe7zUg7m4yUJMH9Bvxz1qLYCPApt3dK0N5LXOwZsUJQbVTB",
-	"pJDqugSOA1tg53GITXeHLHcmnE0dIzHJNIpF5vHpJxWxGb5+n/mx0lvLRWoPEsrEtv6pMSd26Dzv/H4t",
-	"Fn+sVJPY34J8z440BBp7bRsZdr1DdaFRDsiTlGe4A8kJb/4Qh35fZR835DoBXqRrscD3pE2B8Njsk7KN",
-	"ygxpnuFDkGLZPAGhE0kRQq2ITKgD0zisw4kIQAKPoyhgdf/Y/KZ5HKkkjsIem8XyBjigpvxjk4/Ff+12",
-	"9neft41DKafTOSw9dEqdjJrvIiWapzwZTnyq/TSf77++5GPfDXQXOqrzSsHHqfNZ3TbjuaRgyjbyTBcc",
-	"cGjHzWJD+FX12t+YhQazcVlfLC8wDRgmcBjNFpnFxZ6vPBhpv/Zy9OJ50H7RefFib3gQPN9/ybsjwXl7",
-	"uL/Pg3Znn+8ORnujzqA7aA9edLvDoLMfPB929gftUbvN2y/6tSrsi9yk5oRDnlWyvYzksl5vwazu/C0P",
-	"SlbPzjds9UbuvWuJZsq9NmSRyUvP3E4rEaMbbb38Wmxyy0oZ69XM4pcffDsrF2+Omt395x4D2MjgUXbD",
-	"ai2wW1YWhIe/ZLtCqApt7BZ7F0GvZGEp/gwf/flU32doXniwiOvvy/A8//75j5yDeWQVC8ZdLZuy1Z+E",
-	"jVKiP/EvVRp0W8sb5C9G4VLle2u2n/kR37XjQI1L1S8AQyB2BXZWxcCTMYluEZ4BSKMAnAqLN3ykmL4w",
-	"D/UbvezJsOqpQM7tlTXCQ3+zcYqAktO2lhsxk0QBXyDWvqOyxU7/voLm2d+gBgYDVLZV31J/pZ0bznIw",
-	"VjKrLxFteERagg3jKeOGSumxCXLC+tIBX1h6salQc3Mp/G/22iTmC4RDZ5HxHW0hBs2rLfSMwhAw7jHt",
-	"OYKoPQKbkNeY1/yMOjjTVkFQpz3qIiHskb4iN7zQ5LDb3sOnKpJTLKORpWY6gZABVvfcAKNIuifER3PA",
-	"+srHYPWlhMA9gn/YQABVwfEQq30k4TiQdw94YYyzbrvdYkeY9B2JZDgBXCe0pDgbxbAhoHHU0TBUgkaV",
-	"OMGpvZNbfeP9OlyqZdsGgG1K0tl9BSg4LsBeZgFlDsJ2JhDsaHPbklo5xMUyzoxMcG1kGDpNU1AQ+8Fe",
-	"Z6/d5YPh3qDLD54PXh50XgYvO51252C4/7L7hWygdWFuc2jAelwb6D61V+IkIz8WUdevu9dRMNG9G8fK",
-	"s8taVfBo/nhXy0tFTfAQ/J5rNZ2J2G4DzJzdIIGbsHURcioqjDL7tDtZYBd48ultUZzbnB7LnnkjCAAk",
-	"4E6b8I6mFx6SCafsGkm3FBDayjBVFJhVNtn2i/QY036ZUSr1uZXajXQdHmGO/8JBju0Mt0xIgST3fY22",
-	"1NRC3MUVWXIehogLlZpaKYwuV4tMpVE2Xh0FmMsAdKoptP+3mO2BJXj/HAYjwEPWMzlmI2k045BGbjiL",
-	"Ce/Cki9sak+rx9Auwh4WaGVt22aVQ5tlSOvDjBFMKWxIldOILTCY67fd6yv/jCAr4RpzrkfG6PctPRP8",
-	"Glopqcf+eZbrzDIUwPPD2YQPRML22u1WX9nnYt8oWoQhR+wvEK1DPmP1HGale17WOO2xUSwE63psFkes",
-	"u+/1zUYkOCE2VwS/1FiG6LLoXD16/BXG/lMLFYaNhNwwsZlRp0Ea+nRHm4QDdiztMqFF7uWIw3USzTQg",
-	"BWPxXdBX5kpnQWk2DCONtQKZKohOmw1DLqdY/0Dtt7lSCC+LuI8NU4fpHPPEYfYVKrhXViUcspinSFal",
-	"IaZjMyyaneMoEF+2FNsMoFc7+OHvp3tnW1RSF77hUevlcKOstYvO8LLN7SG8Aa2iKoOoGqTWKwqbP3ep",
-	"3AaJcZwpN1YKfWy91wjZ98r8eKWi5ArEpKOX6dXK5ahjpYEz09tr72280MTXW77CVkGsFvytp9rAr6dK",
-	"YtOaQrORUv3jcgxDFLrrraP1ZRNS3Ugi79xBEPFqG+n7SKpl6MTUGEqf9UyzOAqFRxiXEL9w5pPGKIfL",
-	"efVVrivJIn25JwpUo/W99i7SZt0ieOCRYgTV6sEO91y8AMjg4BT0VbEUfu8wBxhB0I7p319ukMNH+y1X",
-	"h06mdrIo1Zh4nk7c/HxRjZlQBbpUN1cvh3/vDv5xMP1htqcvOzf/eqHOd2//+Vy8af/3233+bdAdf5Dv",
-	"fz34x/XmmrX4rY+qWT93PyVWcLgdr8RttrX08zYnbSBuvo3igQwCoT5jpP9/QCHdwyT+cdogEZ4VDClK",
-	"E+yrOyT6CX5sPbKYo2ODNLpx5Dw2mKsghIJSgucLouF8KlQCgLzfX7x/dycMsfczoY5m8nsN33g/KDFL",
-	"A3A3MLacHCinfs9xtFj6j3KBAN91dsJ2W203U18FKNjlRMKkPNNujHZ8rG6WsfEQiGB2qy34NHy4rXaf",
-	"HfZPM5Ktdpgd+9MOe8Ad9s+j07cPs8Pisd6guUVV2KRpi4oxnFe2qdwNGAJH8D4ef1GbTlV3W2weErFf",
-	"8qidFFE8Xmuwmdnc3F7Dq0vPTnZP3Ls/YqlNASFXZfDHU1P6X9E+SzsVstsoI9NANN3BPMsg9a7UmSV1",
-	"GR4WZSD6V8gVqyfSSDSQYJ6lqNDEkTCVSQl+lW/kw/t47LM68mNgrf2s0WIXMhFIKdbLvb15KwNxaF2d",
-	"DJNFX2WoLGLBA4DnjSJqBqckKVWuUESfz2ZYxFJVfEIfib0D5iurND4I3Xt6kF9QHj1VeZUfvHOzj7Y+",
-	"drSr05OXJeOwFlfhUJrF37qy6705uaCuZ/NSwCAsvYH4AJ9CDTMe2mEURvNYt9hZyBURWFHifLBIecM8",
-	"Qr4DjGt4zNHZyfIpRg4cPMdg15iTvuYAW76YCi4aS3BSdt4+ADy+PXJ3NFNgHpBqe4hNEP/x7cuD3c5z",
-	"4OWUtP7/0f724Pnz12Zlqu0aoPjpPmfHxF2+uZ3jvuRRI1OfVa4gd0HwJeXL1xqN+hLGy8OIQdyn2wtC",
-	"Jxhq5fKuaIPs8CDZmYQHmKm8oyQs9c6OzBkRGijKbrqW904jfgx3xIrPNJMqEfGIG4tBjaVyZIPEI4UE",
-	"iL2+Onp1+csRkOBNZeIx/LGLTYAjYwjhb17QiWD1QEyjccxnEznUHpsrmezEUTTdGYjAY+AbjqXQXl8B",
-	"uSPwMWARBj5olwVSDydmV3hsFs41kUDGxjdAqm+u2ftXF0wLYFSGRsGjV5fpx0ZxX0nF3p+f/vK+3WE7",
-	"7P3pq1/et3db7OhtJx0Cm/IZiOMkng+NERfQ3wDDVAXwEuSLoLkxI+mrm2jIB/OQxwtLJ2H57qbcSErU",
-	"M9cQadTMn6spn81E4EPlSCyMTIVUylG7C1yB3PzzBeDTQWTSclDWz37sNLvMP/GNfmLmp739BvrYSE8J",
-	"xWBQM6qheAbWSOeILHkCN+5SvwxntzxWUo17RLAmAmjVmfAbKMaIgXxLBk2d8AXxqgH1kbkI+Q2gKdbO",
-	"ddolCtIZsb/J72ea3whgrYKmoEgJNuCBvbWvcORhpEl1Q6aJmIyEeSooR3ObUEm8gMq2WOh5mGgfq7HN",
-	"nvDSJJ3lE/T7qu7TeHyP+fpawgJ4zA/mqEOE+SEW/409tg1LCUhjK5DD02M985nXUABMldh0uTkMMrRl",
-	"uUsH3c6V30iHGvNbloiPSYsduadI3VcSMnYjiQYKdP4KBDPMaD9WP71409xteO6PIz6UoUwW+Je9BtUv",
-	"Q2Ufk0Ffwe877UYv89scDQoUKc9gJymYVR2x5DZyEgNI3oyc0NjaFSUTRPjoK5AtneyXIF0GfkuyACwq",
-	"mxi32ySKGS0LFalLvQR/wvsqs2A5bjw6cdhtVpBkSLsD/dUBQBWHuJO/lSIkzhk6PzqJYjquA6P0jISS",
-	"KlNi1WM4b6zz8qUH/96FYcAsm1/CRvWwL/r0/B2rn528au422PM9D88dCECPGQmIFf4iYM/38DZmLt5n",
-	"Iz6V4cJjY3lDSM5TGQQh2rK6r7rtNlyfm2E8zGGkxiIm8jWpM1vaXhELrpFh0jY1ACUqq0ukBsNDmMRz",
-	"BaSnrpo9mocByjNkXSfyCBAqjcPMeYXZs6vKNZvrOUX2jtP8M3DFE5c2OqWytNmOuLB9lIt5gDZwZIOp",
-	"VMhw6WA6c0loGFMz92Tzyixvjn9ChXw0Hv+Qqaiv0mw5wANA+X7mpqOUGhbYhMl29VspxaJNo3NqpCSy",
-	"n3xf5l57j/ngM6TVflB5D1LWVT/a2sMZj7UAbiuz5aAvICNBUy6Mbot9A8xMlvpyDqrNv3j/4eLqzduD",
-	"q2/ev/rn1duT05NLn9X32Ok3GYbTQ7bX2bUUEx71gERhynDWaXvtdtsJ/UM2IEUXjRgfmAF3Mn+GHQGm",
-	"xK0QCdOzKHGji0ZGoBcmJbuDjLgHeIZEgsS1NEoBcpUsqCvikJqcowj1kXnELZeJkQl4GtOWD8eju1yS",
-	"97e/HekS+QGSQyas/vr8oNH629/YqYyTCTtGMjOPnU/4TAP7fMyOgVA3FHwEU2/MMlx3I+KRKVYnQE7p",
-	"HxMZojFae8zs9tShmYQHzZvuf4r4wE+3ezqjKLbMHjGy/O3bM+gRgQpP6BZuf2wPQHS0P3aG5ifjaIbG",
-	"m8TizMDZdg5WwW5bIAPvK2dkWmQqtOpXjbMOsgIECOzeURRPG0VWEVhu4MU//gHrKq26w3kxW+L7i/fv",
-	"YK2R0h/VujPvSMfBrByfgyg5vXhDZZaorqhTgDjx9C0YXKQmd/bY//n//V9wfvZ3njdQjL9k/tHxD79g",
-	"Iz3yOEIr/S9Hxz+kxGw01GcamHGBvsw48cZIAebM04sjHNbpxVHTCIkjn9VpJ5MIc/rLS6/cZf4r++te",
-	"CgzpqM78hsf8o9c+q5OKzNQ/oDwH6En/6BwY7VDiw4cdNbu4+dzIM/qeWSMATSyjdo9eo+V9bib19fm5",
-	"nXTS4K/Pz5svbL0Nvpmo0TK1RZ61j4iXPWcTOVHAp7DzqMcriqeHKbCKlZTYx25ZOut77Y6HvLR7nV3P",
-	"CDnzn5cNJBQozYv7SMt8FCRmIaBCHCOtsBolwU/SAQ2MENlobq+v/GEolRzy0Gd1YlJlWSLVknjNCbz7",
-	"TXhw77yUV46ek1jLisyXnIhA98uz/Dyvzw/wNNWtqrJ1yZXnuXHIOFKfwY3I+Y7gMyg2nMiAxraxAuPJ",
-	"qHKcjbRJYz2KB+e2GwvET9qMha8o7wifz2VQq2jCukN4TGOyeEW9rQsbndC2gjLWjcNHbkOkYS+vVjX9",
-	"+S55I43ag9OLN59++f/0+xh4+/T67OT405uj82/en/948vqnT0a543+67e7z9m67236x2+50P30ip/2X",
-	"o1eXV0ftzqfTi+/MrHc+nX3qtvZbnX58dvLqU+fTp0673d3d239+8Msvv7w5Pf7l9PzTp1fvX//y/dG7",
-	"1/347MfOp86nk097P/2y1+n+ctSPzUg6w35c23QO3oQHr+ODxwn4gRWy4dqdg+O4xeK9CQ+W7txs7Qqr",
-	"lq5Scf3sqnX2dtud3f80K/Tpk1FLsHTHP5h/N5eX7vTi6NPRkVvTOy5GSeOzk92UNnImacELJs+7Z8uT",
-	"UNWhq57R9E4LpSCPdE6faWteQM9ttUgyguVeMdWtK80lOgdXfCavrsUiU2JecBuWass7968tfxdlFCur",
-	"VzodDTIuNvF/+sr6XfUlz6dh40/01Q6c1E57d6NIrrEYzu3Zvk9oeuvVKmsFyDtXj9UCUIxVWOokrH55",
-	"pmFmncKkCwA+YOR0qn7qEFi6mYxg95lftjXA7EP5g1i49knv99pA8FjE5Q2VqDFs9P3o1SWYSoEUSRNd",
-	"WGuuZXIK1tAsySs4axbyCrOQqyZZqLVeet9SzsH8UJF0cO9fiYDhFAG5VIHFIMABGY+M4rpZvMaqqGmK",
-	"hGGjnj24EgWP9b254uFCJ0wJgUTmSQy/dmOheGjqz2BTg30mMHZeZ5AHPdI4GqCqIKCMBJUOjCqLTdhX",
-	"leCEbENswhY7Yuk6BDbxq4Uw/qMKF4RBCEf/WRpCL60WOZoHsujEFL0Udgcn5a0Ei/Q03YcrsRrem2Gn",
-	"WSQbqTWf0PqCJr+3epzkLctS7zc/bmtFVYyN7i8ML4ML0S2Dhdh4eHRG8kOyHn3FkOiebYy+93TLHxvA",
-	"Un5e/ErCwEiF0hoIDLjwMuYyLJjyG8Ezphv/HCTBdgiN7sA+FkZj9gVfC4DBZ7YA/0TlUkb+G0WfC3ht",
-	"ptedgL+LXr9r8dSyPQCQT5WWwBH8uQjJHM0AUUHoTP4AbN3BgvloafueQ5K8liooqEXjFTq9yIpqcS1c",
-	"MKvndO7KWktMVJuXVapC/MiNtCAhZIHmlwSYweo0Bcw3E+MXlIv5XZXSg6naWIjDOC/wnir94jTzM02D",
-	"/fpUNE2iTQHC/sgNUgulo/gqGo1CqUTFcADrt0IhP98rHcvXp/XS47dS59EOvYO2gzu3U3HptnkUBZc+",
-	"/mtRb39pNWUEHM15Ri/RLzYo531UvQNtHOZrovBG3LkQztsgt7KiXO4Yq4+4Qr0GI2N1HU0FNMcJHibW",
-	"faWiB5KvKSwiC+IIcMtSfLxz+CiEnqFnOvI388KlMhZE+6FkvkyI2Ebatn0+FX0VDRElayhS3B+FjW42",
-	"vBQLjLsgpcAhUSBlboQm+jFPxC1fGAUaB1S9Y96vZQgFY+beBsyH5cmDT1hWtKhNBZUH+6wulZ6JYRKl",
-	"7Q2ldDuw4iicHqSB6/5SeDMhvEXywF5fTjBj/ugx2vrBU9XwveOZX75ziXa1O/CbyNv8+dk8jIc1UutC",
-	"eK7SKh+r9hgfJvLGYStG1yLI2/iHVFJq7jQPIVaPTbohiuEpSqLoyvDU4zVPgHEPsVtduz/BBkyZ7Wgh",
-	"VrajEi6L9nasG0Gn5tVCrpMPevl5nXZvr0PPI7v39UwOlwu3Ac63Af0cYiQ/mp0TzfXV9cHfp92Pd2Gx",
-	"wHnbxHK8xD2iP7MMewpKVFl7lNnL2XtWXqzrWyjEIezhrT14D1epKZZBcGSjeRiiAAPQNMvPGyXikC3h",
-	"OEIIAcEcW8ycd/A3jLnVhD9J1VcwcrSyYmB4EzMEOQoXFoASEtevLpdTHFJZ7qFMgeqfTRxiZy0d7K+g",
-	"bX6lJNuyfx6/6rFa6OHKh5X412KRF9I/Dl5e/na+p97OXgx/CjqjN/r5+Hu+u3gt2vMf5Ptk/x+//ut2",
-	"YzVgzgngGUdQfAdpsQVT0e2hxdEmQMIQD1iLnbvDApvPWz4hZ+8vylobJuFB5ny449GqVEbbrWxgNVGl",
-	"5smiKz4W3EDB7voC+AN/MX33BI1wH2iEtP7okTV8peeBJwA0eCiQTaP0cEKFr2PmRTW+1+5gEfDtRMQg",
-	"em4iROl1ZUzmzkKA5M+mbuGrUnVb0D4bHTJqFngSNF9Bts8s5mc9et6jRkOXD/Y8kEkzjMZrYgq3sTkx",
-	"Uw6g5DmwBJcWy8ca8rnD20nE6ojn6HrBYgvX3sDyIYxRutPUAOgo7EmLhY7mMTgEE2qUg+AlSZLlxCHC",
-	"mdyplmc9z+iqKp2sYIHCI2xgHfI4ltTsChlS7KyTieirJJoDUV7d1gxibSbAsFFJ/5KIovWoL8d4ZKIt",
-	"dAxOQgZ01k2+9titGEyi6Fp7CGk85bOZVGONUK/4UeXCz7hXmaom+EDpWjlsNvfQ/T7b2JZgRsh8lYW3",
-	"gVUj5BqZiMqAjpnut9F4o3ytffWAMqPFjZfB4C7Jke4Png+bB8EL0Xw5aneaWCT/4iUfDKvqcvgwieIH",
-	"SZLmJtOcKTsRrI6ZCjsthXQzuilm81UPEfEMqihuth2hUe2xZUw2Q10mZ3H+UucSnCXrL5UMz5zm8ukL",
-	"eCKa5tlbz+FAjJwbtGJwL9YOLonuNLSvkC14SPOU2y6weyFCGGx+DIhzFyCB3UQdKc6+i6biN6PGHoCa",
-	"WFQQ/lIIAoTD3qgz7PKXoj04CHaH+/yFeD7qBN2hWTIsXdi4/CExHkOy+R13ia8aMfbaqIQtKYJxTz8e",
-	"R3D6/Kf8/OcsIwP7i4Wg2JxlCfVh62rHHjNPj12GqzFmERAAbKhJNNcCTaEEktAqgKy0g3MJGp5Rxkhs",
-	"uAyL0GOn5++8vkI8OsCSiUZsIONkAtT8Nn0V0FxQh3gesiXFl8nBxkBL+yjkY830fDgBnAKCZUEIlxW1",
-	"20s1aocWTQGNmb6K5omWYBPDNRRrztAmP0hN23Fa642uRfyAZeHfieQYl3sT0ypbaWa3wNdXawajVPNY",
-	"m7Uy+w0RdXYZBPbN5hryWHhMfOTDJFyYTaGFSgpG1d5PFeM0T9zWlPr6qtDSQ76yAII2xx2q0M5wf1yQ",
-	"1NtK4aVQLY+m87Lb96nm+pGU5QYTB9mKAMvyPyjjXj6Srh1aMbdhnfZxthz7S5Vq2xftWK3VBK21onYb",
-	"lSKrH73tNHcbrg2N1d+/ujC/QOAy198FgZQSfIQRdmNNOIGapNhnLJABVZ0No7GSWngIFmOeqYw81UIo",
-	"1xlmdN8kukW0FqmaaC3Y09dXiC2GMEdUR/5fFjctlJpQzaDw3NbS4Z89dzkPQx+Aqdb3dZVq3GzUZk3s",
-	"N2cXWIw44KorfhnAumWMBwRRQwQO3150NBoRahNAaplnRdq+y7zmkPlpGZ92ACXIAa1xpnEHEI1P2TJa",
-	"hGCkFXymbbiHFcJ2EFv6AjbIW6mTD7S/j2F7b1aWT1s9inFFUljBvCI3v9+0nnxlajIKxA/mhhK7IwP2",
-	"R8zL0B3Q8Jhvfx/FzDc7NT84e9/m3QL06Py9Qs2nRqZlfuX+wUMQcX8Oq8RKt9UsQ7nNcgfbJPuA7SwT",
-	"t78exShxT3+ySL72givnRjo55FTtkGTYX8DQ2Pnd/M8f9ynTr2BR5BrUuwiMRkkgBZLEcjqlAMKQa9GU",
-	"SgulZSJvRLhoHLKZiI2J0RQKHpHCNfaV9e79HVSSesaHYgmf6PT9q+M3762snfFkku34Baa/fAXRqubf",
-	"qVTO7SsFJyrFLEdLV7tG+Kwac7unrIDXGWVTwRWhpcYCAVQAr6mvbMKdUGuXbRKwQUDzY75NxhZSyobN",
-	"Mf/eOGQhTzKwBYQim7IOx4LMsBTl65YvWuyUTIskAu6/6SxZwDpTC35qUuJzbrnuK4TGpYWHr3P9ESNC",
-	"77rGWmlH0qyEQCMU8GsHxgwCW2ghEHOWq75yhVLPNISRQrLXhlyxgRs+5QnGUTOUN8J9AOLaLsjWi5yp",
-	"J/pqMJdh0pSKZW3iSOi8UQygnTQZwwxOfcY+zCS+zKD7SloUBJ6huivJkZWWRDykifZ4BRKnfJZTvveo",
-	"KDSnBeVrpLQRJSq5GvJ4EE0WQYyk5mF0ezXiEE2llAUYgxtXo53y2aMzFpOdtrYFPmOwbDP+9KZqRlsH",
-	"9UQb9qmq+38oDv4pnzny+SgTYSfdtKFRk5dH25k15QVolnZ3Cwofy20/WBDRDVHII3n7JmF/W6BSLG5Y",
-	"G9ZfU3DSV9tWnOCEIqW2Xqo6qfCo6fKNfOnch34dMC9fn2+a2YQrJbWlPtfJXVxTSzG/jVNKI3s0tzTz",
-	"/Kf88OdyMAN3fteTj+cExEP7itWNO2NjdcXGXLW0Y7HrMua25gt7mYlXnRqWSRYvRNJjU6nMpbMMkX9f",
-	"1f2SxgP6fmwgN9f7GN8WxnY1Lg2BlVF9F/OHkRrJMaDwDSdieC2CvoI2Z50w3xiEPqtrIZiPM/eD+U3j",
-	"kEWUyB4RbwC/tileir1B1thh/GH8V/eV+bIcBnyhOC+Kmc0Y8xLt84zAAb1sDrmviqDxLWYnnkK45k/W",
-	"EB8sgMXt0E2n1A+gTrAGnSTTl2wiwgU1/9JU1GjOxTiWoTElNJ8novbzH87Yd836V4Mo4+m/gQlTIm3m",
-	"37pcaMt+Fpy6RyX7xE2/Vjm9E7dWw2z8De6GUg8CX+yxucJT/cjdOFkh8NRA/9RUc8ekMEpQxmn7PpyW",
-	"rfJd1vbOnItpdENBIqvBThLNkuhaKKaTaKbZbRRjzwwF+qDCO9EIYvKTGFxEw2uRaEQbsUQJkEJie3vt",
-	"DvQBqsiyx1DO0WrE9MVsyGcPoDZewZc6tfGnaYb5S9uWuCiPsPG9ctf8vUq38/sNrB+AwcnU0N1/G34n",
-	"kqo92H4cJXsGivBR9OwTaMxDk98+wkF4ZESrTahwPYDYSwEZ0XKe23YS8HqQ9TJnm/qNnLsGQAt9Ja0a",
-	"wqwTN09TULhiHT9pLgghERCLkUiGGE9GrEQLkMVOIwTHosf3VRI5h2kT0ZCRC0tcWg8gKLLzUXsYL2US",
-	"3b7hKohGI+0SihnPRXycRVCbMRHgmYRyPEkyZLyvP86ijJeyJe/uHbyOP5NAtEy8T4LxL8XB+3kt8p0h",
-	"t7Gt1Wb5LUZ5mLneUeai8Kv75pc+Gwhkw1LzMAROpRVisq9ITrbYcSh4TG0FeBlkFmwKHF64YVv8NjEd",
-	"81a8/thMwZN9/nUYJbAubis8ww33JzJOSkPFZ3MN9Mgpzy5XTE75WLD6YMGmRpoAHRvS28RiKGeQgoyU",
-	"PWUei8Us5ENgBDRnEUpH4HBgCYfxlhmfzQSPgTeRDqXMxoSfWZNkrhIZsqGZa2Cnzls1fVVt1jhj5kix",
-	"uboGfkAfPuAHy19KbC/uE+HfQNDTV9T+zfOj8vKmDUjXjG1zaJ7lXoazcxL4FB8+x9l6UFPIiITL6CuI",
-	"+CbiY2L0PVChdrrADsy0uBGxYDPB1TyhNPUCBalihM5qPm4cgugeRTHVz8xCjonNRCaQ1nT18g68EbNa",
-	"tE+3iPNynfxlLS0b4nV1IuZoPRlcT9HXO6o4sGhw6zN0AUHcfi6Tb8Zl/KWApy3aIWfPm65+FZKeHkMq",
-	"NiOtOm02lWqeELUqoiG6yklSTsOQy6lrdsF8qf1OyI622KlUCViWYy4VKdBciPmZZrNY3MhortlczTW1",
-	"xbbYUeqjk+Hr2Goxd4sYjDYgjfoUy15usYDI2MpmhCI4xBg16NFrrC5QfZWLaLfYTxOhXNYS1B29iEIR",
-	"t0BMPo6IrhprKUOelvqwIZ/1VX0UC8G6HpvFEevue5gchsJGNleUJgWuYpmNJ3SpmsfVSOIzryyeDDR1",
-	"wOdgJpmi5o0HS66e4ZdTTeRDg2PfjRLx4Ie/n+6dQRnQTMZCl8AgdhA5Y2M9k/3MFRWJWXS/EuRPAv38",
-	"qyYaNxDQtsYIi6Ce0L0fSVOdLtemfC4lhaB4X05NmbcXNAVI7x4IcyhutITdqRjteGtSkjzpqxQTMJOa",
-	"BLgvNNKNmpJDbnTQjCjgswtgFEsg9ZDHAVSeRxCxtsWawBGuWUwJXkehTgyCaQzcozYT6AUgVYNq0qIO",
-	"kyI7xLr8DbOm7INaocQePoyDC/WQjtrn8FI+RxXKk3fypxe/eJY+R0hY3JixbVNfjnfYQr/QuDS7ln80",
-	"CgOHfggBLp8nPtCSKuZLgPgTfDjpK4tA4ki3uUXmY4EIJYhD4A22EIK9tN0KCbjdj+a5LSNwzd1GGtLt",
-	"EsDaoEEfrSlum/9j9CjM1IGEghuk0KwuIbrGgujWiEk3lL4acRmKoIEogIj/h9NgkeBoJiIlzKCJ01cE",
-	"bCJigRJXX8uZ7XOXjh+nryYcavXhM4xY9OGRULsJII0y8CmoBq9kdeSvSecJ5g8BEwWPQyliqI9u9Kjt",
-	"agy6IU6yvWz4KBy8TFrsJ0IrtC8v3MncjbTCeP+1mCWtvvKTxcwI7Qw6vc3GBnae6sNoOuVNLYwUNp4I",
-	"aDmgSjePRjSu7JTKpK8wq0BqKd87QIkIUMfFPoJDsFzo0earYFVo2YxXiQAF0FUIXqeKbnssFno+FdT+",
-	"h04RTYYW4K0bTQqLjDvOpw3bSoQ2nlJmH/EYo5I5ymz7dQTJj8WrOhFBOfDAa7jcYv3ibUYnNnr4vwBl",
-	"EamhDAWGhWF1zLXPNNPzgTvF2g1tqR3OgmFuh1iAI1vXXmEkhwxyO9ehO2anxcw0haqzsuRwaQu6zbpN",
-	"e4Zot9vPq7AhzQMfArwyKxC1YHAaSjZ8dtxEktMinH0owx2raDRqBWIoAxEYAS8+zkJwSEc81KICpNG8",
-	"rLZ1swWsoY2MTfnHE7ypg9299qdiK4ZX08kCpt3MVG3zbpX721epnlppX9HevEP7Cdy5JTohvCyv9R4P",
-	"qvDmCbTpz9LBklRaTfVU+Rrt08hYdlYYV4AlOKm71FPobnxY2polU1EqM4QoXjTdgdrUZhzyhIfR2Bwa",
-	"nRi/2LjKYqq9tEvRWhgyBuQ67bEZj1kobkRIaIauK7PFvpWhGWuP+b/6rG4eYAygix8+NDzmD3kixlG8",
-	"8D3mI4+Vv7Zzsa+2YNmFpv24HPy6pGncQj6nPeN9VQCWNgZhEkW4PexkAW8Jj7G5JW2Db6RzlZ0i26qJ",
-	"mVY0w1ql+vvEriOK+U3aJGGx2C3YrpnZhlwGl8BhZOwrMMZKACzyKnsURvO4Qif/+gBQzThYa2zY3cDq",
-	"4HN4bO34gnjBxlEU6CqGfHriAwyVmOnqSTwXUAIglf0V6PwGfswhgHwRCPxAC5U3grC8rgr++kaU6YxB",
-	"FIWCq6+15VTm9+g6tV/Y0ndQ/7knbGcGwPMfS+8/tZ5+TsXtth0uakY76/lsFi424RAmMd80ct2ezc9B",
-	"J3cUQPEHjNy6x6RKMHQ94JAKlAmrO4cxFEEmtCtVAwMroIGRO6uvBtF8PElQ3WmjuVVWWY8AR13bN7qX",
-	"5PT3TMQW7WUiwhEL5UjklTqWJ03BxoUc7DAE1QfjpViTe/YzzUZ8KsMFRGyGkboBjvXBgnE2kh9F0Fc4",
-	"rAZEceYoa+jj0dzgNHDbxIrduRGqBA8CCDR6hnBFtgqJAJBjxkED2uQwzAzmA9heu42a3Fyw135ZmSy9",
-	"gE1VhluzJQ4NFJSXAdFUJF3z0u5Lljk5ow5uk0k81wBJhXaFGRrUOmkgSxBw3s02+KCk8dPDQc1L9XGv",
-	"NoujYA7xUlKAb8U0UmTjvIW9CB8443GtV9trQ/EnIGafRdKMt9bZ374l9mevBtv6rRyJV3yha71ux6vp",
-	"63mtVzs7f9V8+/q02YEHw7mCEYyIfqDWbnX30/EKPpyApnV/775oHexnjQ8t0Djfpg03t96P2o2bU9zb",
-	"6e0tUiLF+0ozI0YQPnKqvOASPfXmbpV/eSoJy7Lc5W2PTUyPrBLZFFCodMdWefLvFZ4ih0yO5sSj+sag",
-	"xqwTm/GNV3u9bJXT+51IigrvId2Tr0HKPcmch+2NvMtx/NyewP36Js+zNZHmE12LwO0kCgWrawEFLYyH",
-	"occ4nsXMIaSKjgYVoaTOxZADHgz+nWA56RVswjUGANlEapjcOtjHDJqNbItk1vS3+JJ9RQ+kG3tZ9wUI",
-	"f2eJbXlwY/mK7G5s8loWQ39Cs3m/xGzutv9aZnPJcj1qk8OTQnkyYr+KJtTPaIdK1w9eYX6epNcwJWQy",
-	"MZKaeNo9R56sophhnXaQp19tscvoGmiyYsGUuAGxTQUXR9uwXWTGmpYrOLqKKiXzQYt4Y8zKzKfW7s13",
-	"uAF5/zAWgVCJ5CDZf/ZqYsplWOvVNJ/+7wmPB1FszJkmwU/rln1+RU38y9zTN+Q5HALPoflyEXyz2JyE",
-	"MY4gT0PK2yke+JI7kBOmc79J3B9I4Kg6N7MxniTmA4fiS+Y4I4vIb6wURnD4PhceJPrwmoQnjTbT1HQA",
-	"FU2EW49dUA5YBA3k+lKnBwgfDtWBk0aLwR6l2mo4qsXOJvPA5SlDTBNzXtiULyDGPRCMD6IbgSVwePri",
-	"Z5pFt+oQEUlkoNl0Du3F1q1eBnVkda4CD4mas8glfUWP9BifRmqcdc97thuYKJFXgJp4RKboRuT11VRw",
-	"ZT4vCx6/195F6maclGLLlrPX03e9vLe8diFVKzW+KDBkTpDXYiwc21iYrxClm1nxd4hE07Q9dhjars5a",
-	"oj/UllktsOU35e8tN6rdFZm2DBAAjx+htuLzKTr9FJ3eUhPDxhZgGUdKPJT+XeUMrEWLzJ+mZythIkn9",
-	"zUPCQoAQkkSlZDWDTLDDtq+m/Fog+UmPqQiq6mPqBstrdujcBqUKmpRUXHSrWN3oI4uqgS/oq3IXwz4a",
-	"FP1qD8M8dg8+IFIIDpJCauADQBGmVwDDTqgjFgs+nJhrnNbVEGy7iXCaFKlr/C6nNZd8rNTFKnZysXq3",
-	"vde4t07Fbq6cTn1C5fk6wuFmYfIH4Avb4RvGvZekDGDVbFO1Op8ZeS4CRLPR+eiC57pL8PgPFhUMGX21",
-	"BUUGe1iGjFw828HyDEQYqbEr2QETG2o7+4owZPQkugWqLIv13gB8H7oBEwR5b8CBwgMGGJjkOJSKSDky",
-	"nBaJxp/RVFeFSUA/bm1vf976RQzB4KWXGEyAj9qZqTFGXtYFZ0YyFBS3noXcuH0tvPdaLDYKrIiOseQn",
-	"vLv/vNarvRy9eB60X3RevNgbHgTP91/y7khw3h7u7/Og3dnnu4PR3qgz6A7agxfd7jDo7AfPh539QXvU",
-	"bvP2i60j++b630Stt/ei29m9Q0AGV3mrGkw42081mH+FwM+UzniqYszPXwn1B5B261SUGpOLZGYdINmM",
-	"OQnC32yTHl7lO2wA/1osfCOWhQr6yp/Ow0TOeJzsjKJ42gx4wv00w4pvIL1grmK+kQx+j529+85j35+9",
-	"/s5jP4nBmRHN351869l+177aZ6fyG7R+zTiMfoG4Ssp6bZ70TKPWOmRcLdCaE6EWHrv48Tsm1TCcG+VX",
-	"x5wuUigCQJycJY0scFu7xS4izNS6icFeAXi8a3dM7HDsBz3TfeWTzdY0stK32V/N6n5WxkbDRCRNncSC",
-	"T32ksgJ4bbrYGqNS9ZV5sBzOQx43PBoGaVOzAtjiB9g5w8j8ktLVmN2OYrojkFOhNNjjNPq+0lwZLZqw",
-	"UJiV7rCZ/ChCNPap0fhF52WXGUuaaRkItyBsd9frHBx4z9ttvAnUPQ/DvqofPH/R/n/+773dbpsQiPfa",
-	"bahR1em613HhkfRF80UKynkbR2rcYkcsNC5nDMtqV6av9jq7YDFcug3ktLR7Qar9WVb5uw14aJU0T+Da",
-	"Z5pgmACEEEAkaOOnXcQyyW5gXdIPhZFDelCeEfK+Nk7O7Mg7XX2FJp12rlKhfqheFovEICdGLg/B0bKW",
-	"n7OOykGVzavuZrFsFSEskSKFIKHZFUvGxCPxvmQ++7EifJkrnwys3c05MdGsKg9QaqPYyNN55JAkKPSd",
-	"36/F4ika+YSkeNdyBfNFztwoNxcHUbDAIrxar/b8tPZAkCnZ/bshrQ0eK3ZB+g6UKRA4g22l6QfipQaQ",
-	"SATohSwbWCBF9OzGo6pJ/KZq/xwsRooqopZfCeNbzZFj1eNTsO9roshZeaq+IujtU0KfLo/2YWSyKt73",
-	"2hicxgQkeJkM7zi5XHkOQ2pUB3bzFaVDfQW1Q2mCAdqmsZG7zOKMYgzSrzSAK8vrK8Nk+O33p+hOJ3E1",
-	"Rzddd4fGW7x108obGtBnrrb584VQ7Pqvj9MvVa0/TACl6jzu/D7XIj5ZneN7rYLcEZrIWYu9w5Sc8Tlj",
-	"UK1pdYc5YTFX1zpNyE2pgoTKBi28UF8hnJKKsqBd8CuUA8Oh0BAZT8+jxUrEtwa2ZP1oTS14TPofdKiT",
-	"BUvJvV76GdEom6iDG/sqo1g9ECDmY6uSe1B7fv9cnBk4ncsn1fzZiw0eKnGXOyNffc7uA4iF6n6VzPEf",
-	"xxzQaUtT8DbNv0Y8UFiLKysRphyy8ebfGgNxGdlAQcKBYIGYRollzlgpQfoqL0LyDzDjLC8MAPHSW2o1",
-	"KZoZZiLgE2g28LXL8sVjOmJ6PpwYsy6XsxsCsDgWRt/KQCisKVxfHW1LALaXbNmaBba1ZLOFFVQT6KjT",
-	"YPF1X23DjraxNMTC+Iw0fMhCvc9Yfpf9jkdtZSF5s5nJuEWtnbthJScavv2pGvt/Wv/KcV7mP9OgHbzU",
-	"y8qev8eqY5vxRMLAf6d/naxorj5idJFnHM5JNNcCE1tUWkL0PtKI8OE8joVKWCBFwqDxTjsFJBSgt4jY",
-	"tkb2FUg1ralxJluzAq6mK0A1FgJArhAaKwwHIDsL3JQot9eTU5a7rsehVHLIw7KGywIi6TC9dENE0u9E",
-	"coYDv7+7SzOwAdcQXvfHFvQP9o7yhhL8c6v2BOB4Hwd6g4mDBH5wLoZRHHxQseDBo1DrztyWtJLG7uwK",
-	"F9yekTKAx2H2bw9qk1fuxGeayWArpN12uz3oWMS8GU8mafOtE4a1orWxDfjuckhBD7na+T3hwKpSLWjP",
-	"hY7CG2Dhm8VSgT3Lx9hzw2czIGzQzP/9Vgyu5nFYfK7fsODPidF3JJ37CuTKx4R6dzAzHkZDHjLqpAxY",
-	"Iqei4QQ1H2KBLyJpGOFOWspI+ugWGwltCp1T/5AWsEvy5OCdtEhEYzxkJGKhhoL5dtgew0myPIB9Zdwn",
-	"DyoysGplkYgURP12IsDWRgWElRp8zMRHqRN0IexsmfcBNADghGlj0yeTOJqPJ0zLsWqSNU1o2naIRr+Y",
-	"P4vAXGBuA2ufcLeyfgKMNeenUFP93qEZBlaZZDw7VyQdRPAsqluxn0BayiO0MQUhX+xaMh8ImRiLMYCf",
-	"C0UggHeQAJ/CvaKxtPcuhlzdXz3BaV+nm8yrLqx5splyMrfAQOerWljs7idCEdj7dmu77Ux7/FEVmRnu",
-	"nzpGS5sC6N+4UiiPso3WZrdsG6k1v53DrBgrd2icoSY8yLp1jxS3MatxyYnYqkRGI6x5dR7mlTFpY2E+",
-	"bqnCOoKLeBgu2GBBpDkps7s1mkC0FK1TaOHuq2ICcy0QMNsIB/hRLdq3UicXdto2Qeel2UNJLwnGJa+8",
-	"qTW0AtEWZ7a2sbzAwV3gXVXYtjgU1Is0wm0NCih1KR0wlsvcH7sfBpnaPHccZ2r4FMaZtXy2GurXh8ib",
-	"PcirFZC98A7JQLp3u9rvzKI9CvJ+5vlP0Pt/Xc8NMqcQYAE7lqTv1+u+VdeozwdTIKIjNu6MfCuLI42g",
-	"BMF8BALopgxycJlMJFcE8kWXIUIBlkgERvURVDBT0W0ukBRnXlRqatejGCCGXaCJVceZGtlA0yFmMwKX",
-	"dbGfoBMZhhYJIZs9rez7f1Rdjg3iVqx9SaAAsxLvzYRtWGY6PDBqLDIeR+1cKOPWmrWE2Q4WejbhY8kB",
-	"8n8ei0M2CwXXApkG4ymbRQnXWs6nmEJqwadbXbihSt2yC58m+VFhBawZtTZAiNc5dfbHlqbVOuAZ3OyP",
-	"XKdrNf7XSQT7Z9Jv/yPwBr4CFY6aj/Gs2oE+E1Lom+nzvFq4i0av9ILXw+3SyWZHVqGVZGPY15yMSXXd",
-	"PR0OPpvF0Y2R3WuE7StkTHtwYWuF7JPk+2vkZHK2/deembkTwkFOzOwEYig12QNfgkobzyWkXXJmCwgS",
-	"AS4KIB4UmA99y3Ma8IT33J9PAt/rK99Zkb7H/IxNa36kbjzzB/p0v9FiMAzzdiUElZX6ceCzeuro9JXz",
-	"dBqZQgEWqUIVKvRdihsqKI2jUPRcMyA1PRIHiMSKJSgCU9RBiGViGdluAVfoy9m9vBUXjIevS7+iINb7",
-	"6g5yHZfyq3Bj3KZOFYTzU86c19FlY+uLiACdFiVmkzgKo/GiVduCezvz4Y9aNvXF1Z3dhH8+tbdN12hA",
-	"7KWkCb2aiGMAjHZioqAoMmIjDrJCg5XKjJpH0XRIiPT22pv3Z76GkVQZI1GIrdRRxMLoFuFY8rIp5MNr",
-	"XSoBnlydr6+D8QjPOzYA/bcYJnezUB7FWUnEVuyeVGec6ZCqyMct9RPev9XpAgb7IKn1TVIb5qo75TXQ",
-	"GtykxQkn5qnBaVWYXtOqu4w5/PzZmptWU/Cht17njPBWPcbZJNIzmfDQ/PtGqLlopFWYJ0fvjqBUiP0W",
-	"KXGYKSLCIs+ALxDVBLFIzNDmCfLwyQSQtiw3nXtIHpzltJxkJ9NJAIQdyES0EtMcDkBJ1fyWtBmsgjVj",
-	"RQAdKhy+nNlJ+dxTLhX7AZfVbD85FWa6zdJPRSyHfOd4Iod8HG0fvE7Eo0auN6sd2rJuCC+vlGKPHp9O",
-	"xBOo7ROMxAOwrzEqoVqnTzJScFOiC9qlGJtYHfuFM8PebxLmzZWD7t3PjIKgLXz+Z6lPfGgZ82QorYx6",
-	"brizH8dS2qB8ECu5Kts+j6nXEFBTgbk3NXKi2NhGDE0jKMMOgcRZW1qEAKFKG9uaMxVNgO6U3DV2xRdn",
-	"ZqwwgUKZB3favXY7rRcbxIJfj7hOMIwQJ7Verf28t9uGqaRb9nK3hHM1nGQu73TMn9PLu21zu7s8kEph",
-	"p6G9/iB/fbube7yS40l2NF3489ZMWlvbN1+77LH9hl9ABn2t9sefn/zqQcyAqqhKEsV8LJw5uzrCQlcz",
-	"d3UZB4uzBuqEZojVtg0IxRDFSmBjMn21nvEKG6mRRXVzk6I8LoMf8NZ97SaFzNmSYfflX1/RMB8m8kaw",
-	"upFcDaOFpLK/GvFQi0bF4LHjqWxoeHtZgekgikLBjS/0ACW8xTVZKy+LN9wl9JV/xqZRsMwMPgnXh42d",
-	"FUXLnbhtP08grTBUVg/iBUJVemxoTkbssVEsxG/mHwMeNxhPSIxneHZsG0lfJWIKkmoeCxYbw7LFjkBA",
-	"ulSs8S/NQxw07gY52Uo62apoVuFIfMnA1rUEqw8ns+bVpvzjpZjOvq31ansd87NU9ufd3VRg/cTD66ZU",
-	"zN33SGiypRP2uIGywuJsKSO3MS+X7lwpCR87mla0T54ia085zTuH0wqC+/4sspta1esrLItje+yIW2m8",
-	"bUkDPKxp9zVJrScJ8tARvTscri8V3lsV2ju33KVJZr88o/ZVjNwdMp4af/8ve9f6nDiO7f8VFV8mmTI0",
-	"efSLfLmp7tk7qeq9k00y1Vu7TMXCFqDFSKwkh+Zuzf++pXMkWwaTmCSkmxTfuoMlS0fHv/PQeWgDXVQN",
-	"6HToK39Aeavm/5BzkjKwtMBzU8yL6UwwqZHJBD5cV0qHDHJDDFSGE5IIyC+SyeTpiqDzitXAwBb0uG5T",
-	"PY4ctTb16z1BM9tj3F5L2nmH4UspOjhr85gs+3xEZJYG7fDXx2W5Yil6qTo1tq4rfnR3KtT4xsxPD9+6",
-	"sdt6MjJ44twLB/CqRziwbuioqdPKrmN/IXl/W/eyApN+asmTZ3c7/ZULo11loESmZaEgrHxjJC6fUA2J",
-	"r0RC7jMlf7vCx+WQxHM2+F1lcV8crFSUSrCcVIfcwISaGJnSRa+IGIvxRRdp7JsmOV84T7H/IiUzzhLW",
-	"F3JIrHCdTV2adY2rDHc2YCkZLEic0QHLsNJJUFSl/KCp05fKho8WLgo6FHWayqDiHlFQxgbabhkXJR1E",
-	"I9eVclqnN9lPs0ZrWhsOdgPlcr6f0wyouao9HQND2yN0bYmKM9rU4XVDR1t1chk6aoKXG6hM+PQ6VNyy",
-	"78qiyN5dtQ8EewbPVSCfHhZPJXptpMc16nGOtesAfbG3eQm3B3Y5PtWXnHZPDzvkk0x9p0XIT1NAoKcD",
-	"LraEQcDddwL4MbxAhiuGWspzsOgL56jO2WAs5WSzBJN8UDyxZNVEZSlMmZtEToMOO1CaP2UZv2NqcdYX",
-	"wmduWvuGJYqZtYHuaMNAvuZqXrzfwtr8ye2Fw1sd+qun4NM9KiFdH/anVJ5+hCXlFh7O0zgpJnz3PiX/",
-	"BzHm3IdQPZ0Ak4pvfR0uedtuKWVtXnJ4XYz1Fgpmoa0E/Yt/vbm5vCZMpDNpbT0jwcecYlZ6EYeVUEMz",
-	"OcqZb4xPs8xVlfxnv/Vzv/VH3MHGu56o0ECZF113R8KKcoShiEiRsDNfRQtgKuPasLRDPiN+2YEQg+mq",
-	"D0M8rLVBYVmQBVQpmjumuug+fNytnhC0GCEDtpAiPSwaBP9+9YVMc21IrhmJx8bMNBqM8Edr/iFBwFqc",
-	"KfCiRySTcjagyQTzGDVTd9agTFPFtI76UMwBzGUkhMxQN6GpJtz0MDHKEFcegAtCicgBGjmcxcXl3amf",
-	"DX4WC+jg3BcxF8zcUiNFDL1PZkaTg/j46KT7vvvu9OQkjkjc/fZ+2DmKQSvy67ToO8sHGU+KeWF/A0bm",
-	"ihvDRF9Q6JatICN6SjO3JA09r+2S3pGMG6ZoZlf5rzwdoZFt91hdsCEW51PtGpf0BdxWwPscMdCpUFmP",
-	"T5M8SMYsmVhqjqjdunEtqbxAAwt9QFN7cOFFR9exYcoM5ZmGXs+WunGusnjX5B3q5U5wfFebHz9/i2o0",
-	"Y8p0XJthCH2p1K+wYJerrNVrwTfUe/MGiNcZUzWQ6o6zedslBuqOm/+Nlrne1EfgiLJVP4Hf5EOqwSf3",
-	"3J8b7iGtVQkeVgGC4C5EUGha7srfWizdssPBfxH70mjP5KzYuISDO4FbgJRbbBiVBuUcluVhQgU22Q2E",
-	"4jr1pVrA4ePzFHCorMZfWFspvSydOzvth9kAXFJq6IDqipIJRonXMaEqiXso6KDmDhsCrzUoE20rMFtR",
-	"645mecgkfvBtHryi5JHK/FyT4KkzophRCwsrysDcIVO87Z7AIQv9F8oz0FmX1/371ZefNGo3rs8aLj6T",
-	"0sr0fFazXI1K9z2r9Rz74OxnxK4eNIe6tT8PSwerAMWmfilEyDk5oOTz/12TIZIrcrcJMKpSF7YvoDDs",
-	"YY/ElihwERLX0CXukN+wAMqaA+z1RVx3/DEkS8TOV3DrMudjq9thKVxUsgotBJfnG9Jx0+mLK+AMOjRM",
-	"kRj+0z63/4mtLJIi1ajIBOIneKjG+sBBJBeGZ05RBiFBpnSB/G4UZ2m1/vSUCz7Np63eUWFAc2HYCDuk",
-	"rZRFRPvG6q+hYeN0mq0bbGudQA96QsMm6iFKghJqxb/Xhn3ETsVgKuKCBBQKpgsy5ILr8Vlf/DtnucUQ",
-	"4bymqZKz2XqH6Y+qH6N7ttSPd8ZFu3eq3NezNWT1H9af0jz6j5pkfH9q7+9XX3xFK6z+N+SZYSrCPh+5",
-	"NYoPYsyS6hFIsooPgz5DBQ5wqF3yC7pqALplkuSKzMc8WyYsgdYPGDOosGeom4WlJKOGKewDixZGXxS1",
-	"y7H/KUQfsjkufcAWzsmRZwycRGA6Qc6KNclDG/xw10AGo51CkHmkDe3S3HpwgBtGGj7G3H2KP3wjd/gG",
-	"hu8jLd69z3tXc5P3FtHeItpbRD+WReS6BXvl4sU1rvsNojelMnN/kYBgzT9pdGsplkCDl2KGak+1Xqli",
-	"RS7lAa5xDLZ3SZgd5XIwch2RsZyTTIoRljY2hk1n1nKUmCUxHy8IN8DDS1dVVqGasJmxDNQXJ12S0sUu",
-	"X7aXW9v4EsL16np6+n6VKx6oEVw8+vh7ejfJ4hyPvelVfaCJ73WWH+Oeni5DxQpK7LqR+QCgGob3/t+n",
-	"DD4QGftxeTjr2BVVKt2T+D/hIV2krvEw1kSpuL4MXHFFfVFUo7dIHtrNWGL/jgln+GJgARq77jLa3RcX",
-	"0VMO3H/CblxWFegVrV3tYL0QyVhJIXPXeh6y4qhG8VBc8aMEQe3lwN+1fOgLpwgcdsgXPmFwke/FCTeu",
-	"mpImcUa1KXEnjvAv2GnSNep0GtMnmQsTR5iiwg2hsxmjyjXBZKVfMOOY+oJCqvw79MnkWUYoOe52yZgp",
-	"t2G3+77gxWQDmS52TXjdsEJ4Pc+9+XPIrgZXyXbdhcTZ1KpeEVn1IspznnciuyPfy6vvFnb+/SPAr5lF",
-	"RWJxuQCJlzEEnPegzYU9ZXCp1UsS7JCD7c+1piPMT7IAdW1R2TA6PSNCEpokFhwhJ8fq5ecO64+7xwhx",
-	"7k3QehGq6aSozls4HPiSNxjUxKaUZxa0C/x5S2ZMkSSDFo8Xl/C/scwVOTg9/uii06pGYBhpVkFQDHyK",
-	"yYGQQWbRfY0UkVQXjlLfNR7IEsbqwoL+zz2hPa2o5Q6r1Wt9ZUTlgpg5y+5YURPc1wlHuToHl0EGQpKk",
-	"bCp9xKFR1EozAbEtLn37XFDyv3LK/t/SS41avdavxVJ8nWrQ7eSMJ61e61LxhIsR8M3RsSuj3jwtukL9",
-	"jTyxx5sRlzerJJR+BG806BzpOZSn7B6/a3dP2t3jm+7HXrfb63b/8fgNJozXC5Er986lMKMrahiaew/E",
-	"GZUP/hmVo9qXMuPJovFg9/jjew/vs4seki2nxw12eyPlX6nwH4R+skxiSa64WbR6//yj4rSSwtDEELdN",
-	"IhXRNKvYbgioNTLK/bAihIQUrsRp8Nb/tAaMKqbOczO2i7A4CZG9tZUbL5VM88T5zaqBj3TGO1rmZZzj",
-	"3VFrtabiuet4gK8gB/FIAkx23iTTFEIj48PK1L03b2DEWGrT+9D90IV5/yjIsCo3R1wbFCYR9lfhIiJG",
-	"Tpggig0V0+Oie5b9maVtLkiumQqwVjMkZk1RyEBx15FLMBkoNLNS93+rFwSzWWO1ZqprrOfpJUJUCAkd",
-	"Yd8IfViYbFxVGj6kZTHkTrXoZd2LXE+ICBoL6QgzkIErUAyV4lifES7uuCkLWrqpXbLvAwQh55cXZMIW",
-	"6EvWC23YlIBjVrnKpgfFhQUu4Iz8+uU94WLEtDkM3kdnvG0nqnkhKPV5yg3J5MgKTPRZz5XrQuBnsI/U",
-	"Ub0SHS+HSzkA2qo9lfg9DJzxR70cg4KnHiiS4AsrVlGohPX7cHkG5VW0kfWRij3CaDImTBg0Zy33Xv52",
-	"fQPNsJ0dbi3EKEgZcDIEVmit2iBN3Nm6PruIJGM6A1fCQN4xVMmqG2i78KHVbVwGSf7kwGXH60Mihe8V",
-	"VGav25WslKSM/N2+y3ikRCdUCJwy5O6E1n2Qv5QHN6aoB5OKihkRRQ1re6u6otAG0zvUXH3BV5plA0lV",
-	"qiMyZSIn/j9WSWtbJY3oRDH4gidc6glSXDOhpSIjaticLnQv7LVORdoX0LJulDvdG8qS64jMqFWtfKNz",
-	"uIBrW+ZIga7AhYJY69JuLoHiRgPfZknORV8g0h3E39opsxKnDX9A/xJkaLicOCi8BOWPGIU0jQwAZgyk",
-	"lIJQyx3XMpkwU2EInLWOEy6mdMQ0yWdWpLMUMABpRQ4SqiEKjTpa2UVP2OKwAjEpp2u+E99lPmFC55oM",
-	"cdcWOu6OyfnnG28kaTJUclpq25Y11ZAmjDAx4oLpHhAawF1HfWEUFXoI2OjdUgCuXCdjq5BY5swypkZe",
-	"Yw+b6U/pbIafLJhkdzKhgzyjcBHTF7nA39uQ1ouN9jyre0ZoF23lyhZ0chi+pEL6ortXDQp7A4pmBHIW",
-	"ICPIVYyG0hNQ9iGzRKxyJnoIPYV/0kTkRnFAPsX15KxaSJV9S3KF1CPs24wr+8Vm0iB1LGXhu4WPwH6R",
-	"Eu6uZ3TAM2440ySjIj3suYwn8MRFfYEB/a4Dp6uD4cQimRefn/Nvyhm0WRJC5iIps3HiSqqGc7dWyId0",
-	"WcNhXNjnLaC7bC9yAPcnoQTOBTfwiSqSsTuW4aYLBjmMPLj1RYBuBkt8JxOSsXTEVFCrVrTHXnGYSgt+",
-	"bXrHAB0Tqe2rgLLwPBB7EVnYsOa+HjPmiD6n2lg4HVWZxZUkWvM9WbDTY0AV+xEkptCJJhjdRLE5HeRb",
-	"aY36U1UhMBT0sG/tMMu3mi+z1rtxLso7Zs+xcLAs7YFjpobjICNLDoeIuMDD8KeQDSNCScKU4UNncJKM",
-	"zjSLINcsZGv7l4BbwV3xOZTC1SQ6FC14X8+9+10qEv8cd/qiqlJQxQi6iRyM1ziPz4hmrF4EwyWq1SOG",
-	"C+7uYu1BADHqnCVAO5dhA7FwG3tKYNSvoCw06+LhVuOHPMWzQpcM+aNu7/So1+12jt/+oxVBCEvBVs1K",
-	"Difdj63Il8gLGOm2YKSWtXAsha0B1JpTJbgYPaasMbCBP4IgSayJR4N1u9136Mlp+M7uBgX7zleYoonn",
-	"5u9/X3ujVboWgae5IB98vMeZT/jEzFfQNLkmfCSkHQaWdd3M52JBpBkz5QIQIDRFSF/qYvk1h5Amuny1",
-	"0yEXxlcsKiJF7jOsl89qyefr9dxn9/xaVc2iVIeLO8kTdjuj/D6AJH4AcQMszpMpVROrw1Ke7jBk+a1d",
-	"4M4uKX+9yAV0b4pcR9DNAojSdMgJeHwNzT5hyurph+O33W4ATvWM1xykjrcGUp/WscEeqxCr1h3di2PW",
-	"v3Np2C2m3rP7UQsta/+oVcc8jsEkkVXikzEZsAShiRUa6CsAtL/ZLZ67ve8hzUManHzTAceNAW2JK5tD",
-	"2tHWIa2GEfagtgRqK8f3UrDGxIiO2JQJ0xlyQTOI0rjPVEVvczkMgurgWsbqZMUcOwxg5d7+4nfzeuGr",
-	"2GtTSMJGkHBb3HBExTys5bfGaHXU3Rpa/bLu1PdYhVi15uReCqhmcOffKZx19yle+Cy5Y+DiAGAqnXwQ",
-	"+6YhFYULCw4J22Gwwq1e+t29WqDCfTaFnNNW1HKn3+qdBPCzwkXNFaWTrUHPZd0Z7mEHYafmxF4KclDM",
-	"NYMcCCOQqghBDHSiERP2i91pnQi38/phZlPN5gmO8hXuag5F77cGRVd157yHIoSimhN7KShaLrV3DxKV",
-	"1+h0NlPyDtOjFfsXS9AJpfPBlBv7b7hbx9v4HcYmR5vPSJpXC0326B0z+YO1v3JmflMpU5tcCLr4hqZD",
-	"PpS1HpsOGWyEjEs24jKzNwfGD1sDxusaJtvjIuLi6nm9FCwaRRedSorVOlQs49MMTybMhDeIxQQ7DIJ2",
-	"f8XKX68V+Bjgaq6fWdRC9mj6hvchbi1xY3PYers12LpZZYs9aiFqrZzWS4HWnGYTM1YyH407hS52H3aN",
-	"cgurJBgHTnd3YGTOFCuVuh3GsGCD1347rxbKNrMbLeMOHAc2xSbL0wFJmw5LQkir59XmyPZxa8j2dS2z",
-	"7AEOAW7d2b0YzgUVH9bD2zXgj8gW0K4P0jgeKmgRR1gfAupBrNRHX1caAuhXlg7TvjasxchHgeYBL85j",
-	"Sg3UIbNb+BnqHH5fIMUJbpg2rxc/KzVDGsELO6pAW8iezW8gtxcv8XX51PZA5oCselIvhl9STW4h86Tj",
-	"mpbcHxlRpnbZkZizAmamH73LqplUE3AzXbm9vN6ICH+KTfWldxtfAkQlOZu+5G0FuWoYs7lKdro9AKtn",
-	"kj2MORirPbaXQbM///xvAAAA//8=",
+	"7L1rciO3kjC6FQTni2jpuyS7SIl6dUx8n1pSW7L1sqR2+9hqkWAVSMIqAjSAEpu2emL2cH/cHXwbuTuZ",
+	"ldxAJlAvFiVSLZ8zd+aciNMWq1B4JBKJfOeftVCOJ1IwYXRt788a+0LHk5jB3/sxU8b+8UDjhNk/eFTb",
+	"qwWt3fZgg242giAIGtv2nx37T5D+j7Vq9do9F7a1ZkJL1ZWDQcwFq9VrY6Y1HbLaXu0aXpEhNWxKZ+S2",
+	"9onG9w0uyETJPtO3NTKimghpSJ8xQUaMqogMlBwTzUXISGtzL2jX6jU5YYJF+6a2V2sH7a1GsNEI2jft",
+	"YK/V3guCX2r1mmJaxg/YRiRxnD15P/NPNHtgiptZba82pUpwMazVa5obdrLcoim17Q01ia7twZzs76T/",
+	"GwvNCrALLezMbGIBFLEHHrLa169f67gZOrcbv/5zO/5R2/H5a712wIROYD90Mh5TZSd6IRiZUMOZMIQL",
+	"MpKJtiDONoxGY27MPHBam3vtjgMOjWOmhkzo2t6vtQmjIjG69tk/5/Zo2p4WtAqpYUMJsxlIGdXqtVBG",
+	"dvLbW+3dTjsIduye08kEYV17kCHtJ7Gdv90FGhousdN9QSejWUy/cF2r1475A4MBcvsCf7I8mLFj+2Sm",
+	"DRtbpDq4sQBkX+yKL2Geta/14vyL045UMsxNO9hq7ZSndkX1qDSXsYyYoqYwGyFNl04mMQ9pP2b5WV39",
+	"fH5xdZafmOAhj2Mual8/12t9ZpFjv1avRdSwi8F7rsyotldr7e4EjWCz0bJoHnFmLlTEFG6InW/2V22v",
+	"dnBwfOGawaRDKTTXhgnTDanqy9Esggl/XrwfT8D16PLk4PDkKAfcg7R/cpDrn7R2goDchzQGuLvJtb87",
+	"389PLpbTrpYRT8avNp82GSo6Jq5XC9ZnQVEvzWPZM7pdq9e40EYlGY6cSxJKETJhbNcR0VPG8IhIu2mV",
+	"Z3DD0ih7BicxDZmC3T1Pxn2mMqqkLA24ZIrLCMZ5X6vXTmv12iEgpExUaOFLI4PwUiYjcp6McGZeBg8m",
+	"QpkIw9TJCoR/ENMhjILHtYsnb7YCfPstgO8xkLM9oxJWr42VsAciCNobm50tuwGCjoFHGNAxjy3qHF4c",
+	"1eq1IX9gtun3++f255hHUWyh8OPHk/Pz2td6TUlpEWgTDpVmX2p7tQ8vIPWJ4HZDNz/Zvyf23D6xw0jB",
+	"FbOtiiR8nwg2JTrp61DxicUmMuVmRLjRRLNQMVMneiSngljkyoj7nzVLnx5S+ITYeXkKwe5eEDhCzx6Q",
+	"6fq1Ru3d3nSfwNqHQg4GzYiFPGKR3aoB5XGi2IHd/9peUF/p7o+pNocs5g9MzTJ0tE+v3Yn22G0XaG/c",
+	"kWZh9+ffNx52b/642hSnk53wU9QaHOut4fd0Y3bEguQHfmE699s/jttffupboKu4tlcbGTPRe2/fjqS8",
+	"182RxWb1wNm0cc9NOGJCNx2H+VbLRNe+ZvtwIh64oRbiVTvC07fZfhh5D7d6ugVLAD1ULGLCcBoD5BUA",
+	"l40pt5PXdPy/n5iy3bMvE66YLo6wWxhhFcYCVuUobfpJp78VNrajHdbYHQStBh6wnV3aDy1uKAnHZ0wF",
+	"HTKVHhRYzVJH5XO9hoDbs8N3d8Mf2/2ft8c/TDb1Tevhlx1xtTH92xY7Dn477dAPUXv4kV/8vv3zPezV",
+	"IWLkNSJoaaMEoZOJkg8sIopZCOb3xuHy3Jns7G16yLkmy0KDuU80l+JcGguVS2mo1jwZkzYZWvo/4GrM",
+	"IkQZwSYjJWM5nDXz1zcgTvnyvjo63z/NX5CKCRoXCTL+mPghX3hxnl4cwEju1ryy45D2cEzOKfznh+JV",
+	"sdw8vuHifOKC3NjreCa14oKsXVwdNnZ3W61axTWZvxuh+/ztWKLR6Ukq3Je5HTtZZXXLtY12a5V3GqIV",
+	"boodHzEpmunJiA45JXbXEsXekUnMqGYe5Ui6GyTmY24swjnB4GSFO/fF4o4/hyjyLJA5OnstD+m00fKU",
+	"CKkB3Cmc6TLJjvANiwjccnVCib3BWESkYHX7D/k9YQnMMCceGcPGE5MXDKNEAdU/Sy8pppRM+THo3VLu",
+	"0o3p3iwL7I3lMWVg2+Lc5yAa7G16EdduhUWddJU6d9OCAJRfa7mX1l4QNDdaQBRzANgJglYKgJrhYyYT",
+	"Q+jAMEV2dC0DR5mhWAkY7RWA0X4SGK0SMBAFcsAInoWExdBm0J6DxPYCRPimlbdWWHnryZUHpZWn5yG3",
+	"+HawCXzoIagVTrk25VM0pXHcl1RFhIqIUDJmIiHwoHBsQqrT8wIEaGg7ksqSG8dQ1WIqIh3SCYjBIzn1",
+	"6iTkVu2TYyoiORhkz/BbuHWGisf21tE0QYnVjNgY1kXVvaXNS3Bey1LiTqasStff7cuR42OvGRNzEG/t",
+	"bXhcQzGkdiwNiblgGQyBBHO7BW6B+Ktqypt+91aVQarljgwKIIFX7lZEZ5dUpS+KmzeRyijKTbp3qe4k",
+	"275LxUOWPvH7E/PhyDyzQe0VN2gr2yCLkF0P3fzu4CrcXpzKfn9WRF6/EwMa68JWOEHk9QCPq4ODdvTg",
+	"tdzZIbuZSryidJ3IOGLakAFX2pTupcVoHVFDQfyzB2rZOT+lkH0FxefXxfRwmU1mQRDYTZZquOSYQQuV",
+	"evOUsNXe2wianTykPM9e5FNW5e6ijZV5qqidydbLftL6FuDPcyXLgn9nZfBbBD8RQ6bNfjTmZl40i8Zc",
+	"61R+TrXJ7moB5hY4c7Km2XBsTwTRbEJRe9afWSncYqhez0t1mfXg7Pr48e7fbm9vkyBobz0eXZ4cPB7v",
+	"X72/uPrp5OjTXavZbu5sBs1Wa3OjEzRbzdZGs3V3cn3xeH3x8Rr/sZgTbATtYGcjaLUbwVYQPD7uH97c",
+	"7Qetu/3Dm+5+0Ho8u/4OVvx4+dhudpqtx8fH/dPH86PHx4/nJwcXh0fk482Hxs6tOPrp/NF+kO/Vdvj4",
+	"/fXZyc3xHf77/cXxea5JuxMEt+Ly5PCx9fiYSgJ3d3fHZwe4ssqFNFv48uT64u7s6t9a7Y3GZqdheeW7",
+	"u7vr6/276+vHx8OLo7vv98+P7kD1dXd3d3f6+Nja3QmCzVb78cPj42OrvUHO9k/OyfXN3d310f7NzenR",
+	"3af9u92dVrB59/F6//FxrR1srXc6nUbQgsWcPT7+ZMEBE70Vlz+1HluPJ4+bn+42W+27fTvvu7s72+nd",
+	"5uMRjrF5t39zc3R+eLd/enJgn50dHT7aV5WvT85zIzwu+l8ZhPundiIf9u8+SBkRvLFmd8en20Grvf2Y",
+	"GiPu0CRwd31w83j90901qChds53HnAni38AAgf22Hw/37w5VMpzvN9hq2T69Nv8OFf2PZxePV1SPbsXF",
+	"4fXj4eP7fzv9t8PHg4Pji7tnteZ3XrP9b+3vzvfvClrt9N1jtbb5VqxOPdJjfMV0Es+xhH1qwhGRAzKQ",
+	"iSLu+On8kZwoGTKt7e26CYa1JDao24iYAT0X6iqRADuDFBhchFEyhqn6Q1Z7oc55XpIG0pJqXD0DtqJE",
+	"/LVek4kJJXAVYNmBmTs9gaMUcBNlS61YVjudYafTscsEnYViVANMIq7DEVVDRgZSkUTcCzkV5OzqnGTN",
+	"CzPR99xpdQoz2Xh+JoVx3XvCI+Jfo3nVjLilxSLiYkicQQs0oZZ0D2jIY25mZEo1obFiNJqRDAcKE40S",
+	"/JY9B7R0TmfXx402sTgAg1u40NAwpQlVjMCNIobFQRT7jYUmDw57OQFa22tRqtkJaL7yeH3KxlLoOrln",
+	"E7CcTmQiIl0nfZkMR8bePmbESEg1gzUnGq8k+5DRcLRYDZ8zM/5ZC7lRoB6xkKZc2GPjTad7tYFizK6k",
+	"TzX7iMaEuF8rmCYnSkYJ6B1fTd6hgAOeUQYwAF+jTtkDi/HcTqgV9zcDQBY4SJeSA4PR6qxOYD5beYHF",
+	"g1M+YId0ZgXRVr2m75PaXu3y6rBxenTWaEHHieCOcgxoaEDnEDTbnWy+AHuLOen79k5zO9fA7hiM+Lxk",
+	"VEaQCj6dw+MCY754s4dxYpgobvZ0xIBFTR89vd2RmpGhlJF+3Q1vZ/DZj+PGJFETqRkZxDJRpb2f36uN",
+	"rY7frA+nV439y0YnqN4qeO7G6dPhkttQX/EE/fPArH5gltoIy8+fSjOnWY2lsdd/DCu3tNJMJYll6JQ1",
+	"Bb0Q2jJO25vBRqPV2s7sVxciN247WBr4DIBvz+HJCpuVzc7Oyv9arod+gIo2KgzKxBubzQ6g6ar9tIv9",
+	"tAPYiNyTju3ZYkzI+EOlvvzliqH0eMC+noEV6AC2p7y7obc02N0jaC+CS0+xhmN5iJHEjBRLnY0K/F/Z",
+	"swaR4OzicEl/FDQnDagBszNX1Sq3YDdz53KaDLDTPKGk28yUdLisKggHhRarGEZlGCZKMQFasNZmyl7q",
+	"/cEAGZK9DeC2EIg3En4vb5k7kxEfWOgXoGXvrTOGFrDiVlocaehQ2v2zoOGG07K1erEpmgr6jCn6N8nF",
+	"0wTVXzKCku/kmP3xStbjRJeFgefsRAggvSKEfv1vAyKgCUwk7yVV0TWaDIqgypSnhBrSCvY2O45WGD5m",
+	"ddJnZsqYIH3F6P2AagMkI05EiTl2Wn90ucv00BFaKTIggWkdvB1RcPk7aam/VQW9SOH8tV4bpeYNu3j7",
+	"rrCgP2sMugMfoawnD0GwVdvXloLBTMWlkkPFtE6V2Mie7v1qd1MqgFdfURGhVBKiSvBfPnR2j4L3lmVR",
+	"3G3vv7Q+tHc3tm233nqRojX5waG1fYvsFIIbeEOmHpi64WNWIqRbe5ud3FW1gr8rXFduFmeUCz++pYN8",
+	"zP6QAs7LmCke0rcHIx7SoUQP5TNURtwoJ0QWmXevqrDMi5XbDDQrsiuVkvoqpkguIvaltteqku+r5HVF",
+	"p8+qLqsVlK1MN7nhdZJtr5O8VU6DmI6PGsS7s6vHx6uLo7urk4Pj/avDW+X1dZ2ju04ruHu/qh7iCXYl",
+	"d90q9nvCNCpaNgetsE13WdDfjjbCDt1hW4NW1A7B8gAqhv1Mw+AcO7N3H5y2weJoCqEXMEQVipIVdFKr",
+	"2GgdSgSVSqkKZdIL3DRejkXLq7lTlCoppQGlvGY5r07OcMvrgv9rIIszdZyz6WF6QVXazOtEsaFlcJVj",
+	"oIU0ZMYMcbbHPCf239GAXjDRPmku/+uNtJkO6AIvzoLpSqohFfwP1HlKAb6fl0oSoziN8/u48nX7elDP",
+	"ayWqbm9wmQPP1gGjJlEMHX8nvHvPZqCbYn3wmbVUL+aCh7A0UF50Y67RdR2cyTQaUR+Qk2p3vtqrGTzw",
+	"Jkra42LBciSivJfqZiNoFZYFjbgYIrLC/X3ptnuRDwru/7vM9ZZwnfpCxzMywmCQnMdnykD+83z9J3VH",
+	"cZt04xyCtUx0N2IP3b/dbzyc7/z+tPP3z7//Mt3u1zLcqabIuLAcIqEB2nOExGIHMZJwM0+T8b9V/j4+",
+	"VMNJ5ze0HzPSalucpARDHQgq952te9YkBzGjAkUCtHsPY/nANPBX9osZmcTUsCYwuyZ2GlqQYgiITtll",
+	"5A3fX//pcvWfHMcBO4Gnm0dMDNXzDCeghFFU6AFTJRbh/6+Re68UsZcGxb3/tqC4q6Pvil71Q7uCV4s5",
+	"u8L+yOFciFVupGWd43eWd47fuGlt73V2n3COt/NsdDpbW9/gHb9x09pZ4B2/YKkvMt6nH+mlY1ZzuOGF",
+	"1hyjuEqo0lg+sLGLi6qWCemz89hfLDkWgs2ykLGC/FmkALS8BVvZFmTLnhuu1drMhuvkh+scwXY54nMQ",
+	"U22x+2Rx63rtgWtuUlTKvHGgo79XfN9YiWuPpBMebXTH6tuj/jqvE/UHUKq8CvInE64CFE2rA5hc2BKZ",
+	"Um64GAJfQKuV97lwJqdCzYKXsgdZaJJ79s+go38GHf1XDTqa4NH6i2OOrkMqrnmFhQTtNUSHVIAIwA0j",
+	"hg4JNWSD0Oa4mTOYlB2GvG06vQOGzMAglgHus9gi2oQJUFxrfD5mZiQtmL4DBmRCgRl6K9VQv11GXfDW",
+	"9rNMU3Apzk0tYjEz7IYOc5O7YoYrho5iBt6k0zs8Oj26OXrRDA1dqmWE95C9AoGc/PkimwNszmGFHQpe",
+	"OBtHsLEXBC8zUOSBFTL+YOl7JMP7VR2t6zVDh2i6r20e/7x7+UsbGFDL85jXMbS8UD8KUP8KmqSPhVhs",
+	"Opk0rWSfhV6HVLxNJw+nimldEXk9UEyPiHYvC4cmZFp7tQGbfT/qfxfyC/79h1+Orm5+vD7RJ2Mz+eXg",
+	"ZOvkt+j+7Luz4G+/fR9ffDr68stv57+d3wz56cH3Aft5337zw0+tH/ngxyabfR+z431+8dvRxsXNj63z",
+	"337snB3u65NxPIoOTrbObsLO+eHH9vnh/vTsYMrpz+d/nPwmedjebYWzE30izlt/43bI/S8XN9+Pz9pH",
+	"wenNT/x8fGbO2z9u/nIddH75bf/L6c3JH9DPH8PO3z59/9svB9/vNsN2LPrjD0H08/dx5ihzImp7u0Fg",
+	"BSyAhV+xMhAdH4zb59vh9+pv053+Tev+clOfRruDY7qVHMnO8BfeFj9+2f5pWkOLMFgZlzZe82h534cx",
+	"GthHfKIr7OafV0ZxqYbnT+kynY1cTkXJQv7ZUoI5ozqoFx3LVZUyx7m2loPGf/0nm/VPNuufbNbfn836",
+	"DMd1nscCngqgZBmhiA1oEhsS0RmZUFX0QltCO+l8L/BsOu+LoOB9kXqz5Dwwgi30wFjRYcM3bwcFDiLi",
+	"QmQIa9tv2e6+Ln/OXuowgRCu8HIGvrDsBfUSWC4FmL98ofUn599ZPH9Y3lK4sMIa+lmH16ZJ3is+5NEb",
+	"TW4UnZFTDMB8ajVwMowM7/ej3xJtxnNaZbuDIdXo5+KcdL3VnXBhJKEklgVLB33C0XS5dYXBSyiK+ZJJ",
+	"PeirvByz8dR86cPwQGqzPzBwbWxtNYNOu7W9sdvaCDaXz7IQvcjP2JkwANwTk3M8XsXVOJZLknH0hZbi",
+	"mIrIr7ezDS7EeafibedU7Jx6ssmtfAG4O/bPlZDC3bM0Q9eveXdk/NtuWeVuAY4eoDp2Y3t3BwN54AB4",
+	"d/v5MB5wSh+BGei+wUWd9Fksp/aKKMZuIKpUjgtfXFLltZGrYoJtf14KEXgZMuA3ri+fEDOUMoZbI5ZG",
+	"r+xqvyKGzfm+g/I4DXAov36NkIcihuSRoN3e3s2I4M0Xoee8NbjWCXNJSSjJ8L0QtfNN9GZnbyN4bXrT",
+	"fjm9gQX/Q6jNZpnaNDbytMZP7K+nNO1XpTSNFlAaQDJFh+xUhpV54abl4/jyXHx8hT1z256OOqZfbth4",
+	"8gHsSmDsEP73xkbGb8wRj7/E1F0C2XxiJjUj2kjFXNx/GXa//oXAa+diRUB0ziCHcnsGuYLzzKGf81+V",
+	"kuW/KbrAEctlupwT9/LvKk6X8wv8T53qsjKzVhvykeTzX7aDzW/IYJkHYoV+a8RobEazAjwxB5pdKsry",
+	"33D8/isDd5XD2ZmDx/+cX/HG8ituL7tiTNSWX3FQXi9TE7+yZijHb723p1umPYk3tOz5CuYrKQgt3XSE",
+	"GmCwx1YKv0+l8Ez3gszoD9s/nrV//ul97VV9xbZzZqcijSLtlwihYDexX7gcyfD7BnkJ9nvCJ8BKLG3V",
+	"SBf9FUFaGXSGdkF7/wmSjuEMZ3PhszkjzyIw7mTK01UimBYapF4OxNW+uMkZjl5gN6r/E9UQ1eD4Mm32",
+	"MZPh3DFm2viMmJi0wmmEFKFhyCam5Gr4VD7EVGGWS4bYarUXZEN0ZKZpZ7BqMsTNFQJtNp9MhthZKhli",
+	"YE/sRzFOY6MrbtIsMJp6H50Ko9GSEdB/j/Bmx9empiMXN7lUqHKq8U/ES4OTLWJ+1POxyYlmikxHksip",
+	"0MCJFGIsLGlEfwp8CTRTDggV0oyKktZ/eXtmfUEU8gozaBdmUNA7H0s94YbG5DwxijtG+9sjkBdYYeuW",
+	"jKJrdmWUcZ+G9w05aEDhklUd9udjixc4729n6pt/vPP+spHPf1fX/lfw21/skz8XC/0PjlXezmI5/l6x",
+	"yhYEjEYuJUFevRSxnDRcuxkx8vHq1IcsO9aGKIYasiZoeZG+7dXePrT+Cu8vsOyEIzaG3JkDqcagD00U",
+	"byg2YHCL5HyAjIKEXF/rtStq2Cl3qSCL6/o0osaetZgNjF/c74k0lKydHN18IJbvoRNOemkfvfU90lM9",
+	"x7xAgKgmyhJ/AUnJRER6Bl7fCs1CKSJNEmF4nOub2y9AjxPVCWsOm6R3W/Mxmre1d+pf2+/Mv25sBUGv",
+	"CZnzMtguaFcAzRMQuJQxD2fV+ysnDDmpN/oZGDSwm16dRIoOTIMzM2i4Zg1734I7QMNh1vrerbBrn8BH",
+	"bzSxiFonvd9LQFyTijgRVdeBmFmp3bK6sQzv9bolgHLqglN6U/x6ykUkp7eCC+KgXQnR3/914910CYhm",
+	"7Z6B6KdPn/YTM7KXYejujyJEL0QGUE2MxTND7xlQdXAi2yO994wqpohiNB7/6y3EnN3WenW8ZXrAx/7r",
+	"bY2LBxrzqAuRhre1HpmOmHAgVUwzYSARjgtDdK3rBK0uEZF2gAd5zyKydvXhgGxtd4L1MhAqZ1InC6bw",
+	"JGy+glGGjplxVOUgUVqqCghN6O8JIyG89vn9GOmdcnHfI4g8/kxOLHMrE00mdFiiNmz2PfjEnfx2Mj37",
+	"7W/m7PDMnB1+//Hs8H7r7HB/6+zwPT0RkNlJYBp60Lj6vGw4ufyCxvTLKRNDMwJevIqgQPrkY5hg9VEC",
+	"8cLhOU3NgH0ZWfTvwdtecRVz2YltVwiDbLJfGs7lqIFiDYao58PKnkLZk6h6sp6Iv9GER8VZLSHwDPxk",
+	"was2nSqPnpxdRr0THlUS7ZOIjSfSMBHOfmAVFOuM3jOdJyBE0wGzzJhiRs3I2rVRfGIXpdmY2mOq15vk",
+	"moGuPxHcoh5wbGSNko8fTw7Jw+Y6mTBlaYlhIrKEBm7td2C8s32mDj+ajhm5ZzOMk/MP/ETW0OW4TixI",
+	"6gQwrg67v34rbB9ckPYmGclEaXtkhTREJYLQIeViD/oDcczuzEQKzcgaSkB10vNXdM91iHfJJKYzFmHn",
+	"8L07Pb0UiqZx5VrtEbsZvSa5yS/EMbYRH8BNatLFUKGnTOlbsdlukx7PdqV7z2ZdxRLNot47Mh3xmBWm",
+	"jp9zTbThcWwXaC/IOtkMdm/FXEdcdBPNemQNIa1HUpl4tt4kP7AZptiEjJgTSxLyAtqafWKFuLoldLB9",
+	"YexiGSPFNHLF6K2OlwkT0URyYZB1BjGOTJJ+zMMcwV5vkg/uKiJ9NpDgUs5uRdrCrkeTtc0gsCtq2X/a",
+	"9p8N+8+mJ1v5qa7DeMj8IWHVZK3z5Qs8t+DdxXVabLBrrRMtU8yD0QA/ypS7MwjCFttljZ2o3W9sDrZp",
+	"Y5d2thsbYXsQsK1+K9psL6InuTPWsIdsERXsdMA443+3qs7rAgbr0opJmv9RJNqdoJoaA99QmIZzrcNP",
+	"xvQLHydj+yOAGeGvbD725FpBEZPwRJxWkg6L+HxMh5Y4WNxfS++eZBJLGgEqURDuLLkeu45666sSR9aq",
+	"Jo73bPaN1PECZe5KNi6Hc0DS8+vTTL3RJKdUWHlNwYI1oRbg21Z1HVJx42MKqtZm6PCNJhPFgecJZcSa",
+	"5JSZNA2vYjQCp7MGF5oJzQ1/YPGsDkfvok5O4I9TeycHddKCX63mrdgXM4LzQE7NrsnSZVCPr01H1Fi5",
+	"GvI92FUA1U3Jvj3vGB+HcK0XboVbsRm0cjdHSAVJxRV4DpVrPFdYPt45fXIF0H0AxlNgzx3krc3nz/E1",
+	"HwpIy7GIvzmVU6YgAfGIfSHHZ/sHjevj/XZnyxM9Racp+bd3VN0eMl96DGCQs/698cUEm7fiJ6b4YEa4",
+	"IdJCG3Iaf6GhIf2ZYZnzYN1T5AlVGq6UUI4nFHYP9OJCGyoMhDeVwbkx2ApbLOjv0k60GW6znUGbtvpB",
+	"uBvtsO3BFu30N8ONqM1ag4Du9nfC7WiLdQabdKPfDltRwJ7nzLSH35ObMqEWaW1Pd78GjV3aGHz+c2vz",
+	"6/+oPhZOvV91Iqz0/CLGDVQGFSjlbAnfdpA/uqx/VTPGQ/JGo+p14cSfVotWTNxlGvyWiX+FLPHAcoHk",
+	"8p5GV4jIPmu583LNpR5/+5tGhUm6htQWBDITNOqm9Z4ws7hLjctZHFkJZowJ4LISEuPEnh0rLEIfBFp4",
+	"jgb83nzpKzc/ko3lyovt4Ud75Om+vHIdae5mEHzNA+x/KDao7dX+5W1WGv0tvtVvf0pHPIK5APiqpIuU",
+	"ERzT2O4AyqR2ljo37SY5l5YzHkL69qnixjDRrH2t1w6kGMQ8fNkehP7jDGT7gtAQAvs9SeLaQ8VljWdf",
+	"IM9QGTi7SwNnKZD4uemMNKI1xBAwEMHqfU0sx12tDIBJTEU3PRIZFOxEBpA5N6aWCqOqFwM5yFrbCRY0",
+	"HMFXLlVTWvq7m3JqBQC10wRMPof8cuC6jOliLLqkHGj7VCZxRIaS9NlMuhu2OPmQTiyzwxhp18lESdLu",
+	"1AkThqmJ4pqRRMC0WbQOoP0gVZ9HERMvAuwg/ToPVK6d1EgEYxFyCTQac0GUjC1zRkZ8OPKBFjnQbbwO",
+	"bmWs3RuNQ65JRTK7DbIuUpJYTlPRKJVqACw5qeCbjl61iJc/iOlJyM5hSSTJ5Mc+sziQlnN4RwqC4l91",
+	"VOEcpoyNU5QQ3Hrc3HBExZCByLC2SKpdBzkuWyoq74B57JUW3Fu4YsvKzOlFrkD+fpXtQVG+jMzl/bDE",
+	"GYpOLFIYlHei3X6dnZgHVL7Mx5NTAqw+lwcZhIrdH0rB3llu33KrrrHZB38EKJf/EuhCxf2siwyq59KQ",
+	"7MUeYn2mVnDqFjI3ShnBt14JrLjOVN8KOnYr+ogU7fN2AZCFieWbNFn7/vriHGjIWGpTUJ4gqp5L80Em",
+	"InoxAAfwdQa7i7zmR0hDfIMiaDZf65p2xz2SDJV0wBbYk95nsRRDS0i9J0BB7AYcuqSzWNLoRspTqoYv",
+	"w6IJ9tE1UnZj6GWe87NIixTdNSgAo7XxujwLjMa+hOnlpvkfzId/4qrHTJirlAd/RZblbzJRcONnO8JF",
+	"GCcRI7mckRmrkntYYlNehzGp0LZUzw7Uojgtp1uCdshrZXwWAPA6pOKjoIkZScX/eCEEE+jAG6fyMMwZ",
+	"rUCLmUFZh5iV88U5IDIvsDK8W0vD265+IbzPpRNhvK4EVNiAkSFVijt7QEnFstazD5punr06wd+wzN46",
+	"0RI1u3QyIfZDzRxrCeKpGSmZDEep8hjLT+hkzNKh3hHcxPRKn46YowiABNC7oUMnVDjaeI3qgveJni2/",
+	"w5jvlBqKhWboA+Wxv6FygZcjRnwjuyQ7iT7zSGanhSgXNaQAzqnsLus/7ia5IYqSQ9o/1yTX6mmurBNs",
+	"2E3VxaXnJi4lGVMxIxOq9VSqiIQjFt5rQg2RaNwvT9X11e3bzopTdJp2rol9iV0BQ+U6136ydlud8bhq",
+	"wq9APxeuSzFvFyFS+OpmMO01M2IzaBCxmPcZWNVnJJTaxLP1vVvRsxAAbrGXB0KvSS6QqV+wRXukV7W/",
+	"PSsn3IqeSwTedUnWe+tgwMw8izJOBRSliFTaHoE1zRjpObzOIWfPsgN52T4Cdgthj8FxdroCEixYnsN7",
+	"TXBBele2VQPCvJzhPueukns5z9Rdz/le+CtsTGd4HoziDNRPOWXpUzaFr9m5LR2+/07H12HIR0SQ+bmH",
+	"UgiGIrDd7djyhlHidOv29Xhcym+L0y5hXmnGuV6h5k9uDekoaIPU9IGL4buccAY7btlUOgOKPKIPjPQZ",
+	"E8Qlu2+SKzZhLpagJJM6ol5hKvsLCMXirSFrFFRm8gEMDOA/RJXBPx0uWGlVRP0Z8Bi5pbzRtyJiNAL3",
+	"N0uDrKwEsPKuw5BKfH2P5IhKJZEoKukQutG7W1E+zAuPcH6EMqkBvxaHI3kUuhW53c3tqp0CysiIU4ZF",
+	"e5YQPbfbdXeL2x3nYojCePWuV0vndMBeRouMBIh7+wVAjYvhqiQIHMeuWChV9FHY3X+xlGo7VoLGXTxq",
+	"2ZE7cS8K9uo5pA++HeX3MZ7R7oddD+rLQAZ2CrQCBYzIGjcZfx0x8ICHZBLc2JslTMbgD3Ur9IhO2HqG",
+	"sBOqDKdxmqn9nUNUWF4sh06bQxPQE0asdIII9wqYGynPqJg58Uu/CO72Nu86XWSe0HlGwfvE5ViU3SDw",
+	"x2pOxbL7GvsAxX5RJCm53rmDoy2ZXPnSLh2TvCtm1URd27dZw7z7YiPzX1zqY9fcdvEP4BX+MWLcCyWv",
+	"hZhxhqVt696z0GKH9y3MxQOUNvrTp0+NsoPkU1tW9qd0AHTazxcTuKTQQ14LB9ZjBlfr8em29+jfSx31",
+	"yIiCB4ArAU/guoWbz94QZ9fHf5WiEwbnmkxZHDecvayfGDKScQRkb5S6KVh5tc9yKuIaAE0nk4lUhkXg",
+	"AoNhXS+CXdpRF/R+XcDyDIi5kXKKwT0UoZ9TYLY6r6+YeqNJz2l5G3bZPe9dJwUrqjLBF1eTtV55mj0r",
+	"69yKOY1mpXXSXgjpKgDtUZt6Ih44RjnkzMc0iiCshcaXyvZsIA2+ryiTe/RnzWBuxdym1Lh46O6GP7b7",
+	"P2+Pf5hs6pvWwy874mpj+rctdhz8dtqhH6L28CO/+H3753uMrS84sT7n9pEZzX91w39Om8n+bywEQgzR",
+	"HRX0U44ZQoeaNOEs+NHAFU4tsNDGeyEYhqAQ1HoL8Oiz1Jen8VY6gfHIGvUe9CQLE3NsIM86SLkB+OXU",
+	"seuglbEXvUbJOvWUcPFYtyKNA9GuT/t9nQy4Ypr0Cv64jjXlOIZGBjKMpWbav9HZIm5FGDOqLHYppmX8",
+	"wKL3sx4RSRyvk5yfEHFvrfSM/GQRC3i0hM+CD3upDGyws2WOp4L1kBsZ0RnpaSa0VF05GFiZoGeFC1eb",
+	"BN+QITVsSmdE89gSPyv/t4JbMeYiMUy/S/eIOtMrOjf2hI/d6iqu712/WFqCC4LBVNIVyTm/vLDQAFjd",
+	"ipj/nvAINQ3bbfSNzQ/jull/R2JquQ+7ak10Eo4I1aRn2BgOa6JYl30JE6XBR/ZW9GJpunBdcTHs1Ukv",
+	"tAAeuCPfjelEs56L2qD6vjvmlpD2CFWKP2Qp/rgiIZ3QPo+53Z6yW1ERnlW7lPp25A/1dRHYt2ls70TJ",
+	"PtO3NXcJGZRfRoyqCB3lNbdnobW5l084k42GG79vCggUUcMaLufz3BceU5/4xiIwXsSuZuWiPt7PnvL8",
+	"gWhL35Rw8w5ORu4MWqzIi4KONACiYLV7bjSLB5bjKJ+OZ+eYlQB5+s4BSnftG3/NYqyXOJE+XHWZEbDp",
+	"V8hOCVS2+iSnRxgCA/syMe9Ij0dwwUUsVXZHqcIamVisAbJ/eWJPonOSsCesTADq2QnD96WDDF6iL6JO",
+	"xnEfGdK7mMJnLyHkNXhUcRGVmvIoi4F39DC30dnZy4Cc7lHuqBTOQAGZF96EB3g9HFJD5/etdIXsEZqL",
+	"CKKx204cfh688Pbk1W8AjKtym7GQbFbgx1J0tD6HOPUiWS36+lWOXnvm0BYX+SG/Gi4G0o44pUr4WdrJ",
+	"hDQujexaVI71jLNl7iiGUoRMCe0omIVs3hzYmPLINdUvoFUlJPcI8QSmP4enRw+e/4/jiwG4ID5FoD6h",
+	"+dQnfYEsF0UkjRziP0vm8gfla5qU4c8aE1Z+Lqfr+fwcLHz0E4w/v+rPlXpVn3UC5Cs5KLN4zRRa1zls",
+	"8xO0qFWr5/DGIxbUFloGr/LkPtexPaA5alPszr2s6AujueexdJ8MpIyIz/vgXTiuZaJJlqsbpdyP1+TD",
+	"4T4Z09+kIoILRtZ6Yx7DoWVDOD4DrkfARYUq0YaGjIquHrE4xhekZxRjXZEYbX+4El5wBEeMGiAkcob0",
+	"RNMx663XvSNVGm179PHtxx9uxUAmyjDLgFtebGpp18hnBHCB7wSKP4KyFxjIkCq7nd4ZUGrWJD3LHX5J",
+	"5T4K4LgVVn7G1E+o5nMB8+A15MQDo+jMsXVuayws7M+h3U+7YNj2eThADUkHBkvHXSGzeg2AAFkEwV4A",
+	"IKjVa8M4MbCvY9sX1IYLWYxxMHEy4fBKxnGiQ1D1JfFk5DIhh1IJ+E8oRYLXmKLTPlPwsZFjaiyahtwo",
+	"uNzu+ZTX6rU+FVRQ+2IkQ2lBZOcp1T0kGGUDeMPDe5gVjScj2h1C/vUhi6nBCWmAgpRRN5phNRDDvhTR",
+	"NVv5Qoy9hIDVkFVdV2g1t3vBDRtb6mooF86F0n1ftzsLHp5yQLgBSwfKghA2JeRUNHNb6PuwU1eMQepF",
+	"tC4VJp5rtmDms6oAX0b2T1upgohqKzxhuXmqCSYqqbrY05Qsf/pC6c9RUHfav2apJZWiwJVmpfIykuJq",
+	"5kUqGQIoHriSwk4RtnTMdViEw9ySw8r4m/3TVmODcND3DThT6YLXnJKUjSdmVoonylfsm5eJ0mQwTwPg",
+	"zLf7Wijvl2Mq5yr9pYBdwJBmENQV1D4tDjiWEVjeAW5x9AzcluP7z6gJRzm+3+WxKciFWHhwbuquqEzW",
+	"0BUlfO6+TLHE7a3rKh28wC1nEM5xyRnWVjIZE+4C7Uq47hLWzXFtNNY+Ma5iDy6ktZmtoy9lzKgoFfdc",
+	"VpZdUjSJqTYfte+6FOREtSE6gdougyS2N0XdG55RCeKYPj4gAmLDEo2n/WWisy8el23t0YSHBOxzAxoy",
+	"wsQQbuiJktF61Womig34l2IfUMT2fvvHcfvLsziCLCneUK6vAojqfjfzW1KJDEnEzZEwagFCLEovkspG",
+	"J5HnDaaKG+bzOeCo19ywEjOfvaiCi0ux/OdS4uuz++RFLU8poJhN3VevzjLmpEfr8xObPQ8DF59pG3gb",
+	"vhXe79nsjbYPsPc0hYbXSqK/uPMvW1mycGJEpaSNOadf+eDxSRFN28FGM2i2WhvN7eXUTGlZ/j+XUPgs",
+	"I88BohEjk3DEopw4R0WFROewcjri4QhVmS7owsXfo6MU9K2Z8xRYGdGyFH2V0cvRXEyCs0nUU9WZAhcS",
+	"Kdi3y57cJR/3p6nuD3Junjm5lE9q+V2qwqr3PsVSmT6ETjJ86gY9Zl8OZCwVkj2Xj2nZT0pL89/X/dgL",
+	"Z/txEjk75gqWnL/PguYmfOCyjhUxx5nGyCTRI0gZgyntQgVyF9avRxO407WmqlkmUsMj1xAYX0VmiksP",
+	"6aSa2Pcg9r4HR8ehKxRJLVL1Gyn4cGTQp9osEKp9VrVlCZSzgXqT6OJ5oYTskwRkxs3iHOH920n13MYL",
+	"8w/kB3pRSoFnKSyMDZk7n17kFMgEljBC5TAz4M+Zrt4lI+JGuxRDaNIZlfxV1+czgIFt7S3M5K2D+9sl",
+	"11dB8kM+qSTjPXz1MmCGSwHTs92lgZ1WuWrkV8/iNzclTOv39JwWn61F2QDn1fZPkSBLZOAkLVDdu8P5",
+	"eQF9WtY0XhIdOIsjTfoz52uQLRltzT27Wz2Xt3OGzn89AFfvHfHI75qmiT1881uB7R3psl949HKfeETs",
+	"Nck+gfjtXDZQmFIawbUZBFVW3RxZfJrYrWTBf4rc/MBmOEk80VW5aTyN+2uoUf70/nXH8687frmd6Cyx",
+	"E+nhfOLA5bpsLdPlNx/HRadwwVXoT9UeoRAZ6FMbWmA3/TkCkxamzGGRQy6MAri8uL4hmAPyTwi0+YoX",
+	"QW+9fivQgGuFmmZ6vvawQA6fMBJSFdXtAXe/OcT62j912SpPwiTmgqrZrUit8zPIm5R68lnGJesJtIcy",
+	"ERFZ2ww210v63tRMCEupecQt6gqzVnO7dEANs3+fiAfJQ3ZJ+SLTYOhaNjk27U4oBxMh8W+IewP+RmOq",
+	"7llEbKN5hWKayrpKUEi7w4x0cK27jvs8jivtUvPyGn6xpDXSSENjV7+mUnZx40O7OmRssY0LpGdzp93J",
+	"pd7Lp3WaswOhyJFOsTCBaqyf26V/iGFsEbZU2ccq8eXvZSerRtZmHpY/JtKwfZfB/Tmc/9027vp874j1",
+	"LmWbe5Y/B9DaS9t9FlIXemdZSkVD8+0HAkZAyqDImgvZ8xGl2G59qXMCHb3SKUlB8arHxM9w6UNS2Nh/",
+	"6DGZR7EnD0oRyf7uR6WE43hYmNCJ/hBjdZNidw3S87ntu17X3qvnHkacGTwqac5/7TL+450LIauudQMq",
+	"PWeZDu1F1yA95IRc/zPoLWctdjkgvSXAN+/ht2Iie3upEqA/I2OZmJF7J2F6XSi219vLXP2y7GZQrgDe",
+	"4ydjJbqJsEC2BMDO/ezq3EfRYgbJy5PDgr2pjkkJMOIHviRnV8UbfA6EYLDJQdBbOlIg1Oo1MZFQAzm3",
+	"BqyS7CdYvP/L/c1zARCddOlCPV/mAOzSAPlOisykK4HTwAIgjQkVRs0au2Wusr35LFsp2DQ/xFPH8DzX",
+	"dM68VJptseNK8hJTPnZ5fQ5kxF4IpYV5AuGQoELLGW0gB0+THFDN6kRPaMiQ64+oHjGMxOVDAZFIa73t",
+	"+98b480Jhqlt//Dj2eZlOfkjPi2Laav5WcP8K8EjI/ZDpVNXLyUOcFuhTTY1ztVJD+gEvLs4vG5swMGr",
+	"E51MJjEbe/P0JIuOB0qRN5nnjg5geAH5F+I87OFgXqH7zBYBb2sgrnXNKD4es6hOkgn4hFPN1jFIywod",
+	"mUeoZhCdBaZnITEJZGFrzi8uL65+eMpR7sn7xsO+UrQ8l2Qi1T1pEMViPsSU1E9nn68wteSNsNX7r80C",
+	"3gAeYxpcSwwpRKvx1JuGGzauQzEnSJwYsZCPaexzW65BUlPQAGyRuE+oIa2d3V3kLG6Fxfbb2kZrq9m5",
+	"rfXwKQwV99cx18JYQnEm+sCUFfa4xqy8Rlpp2w8GVfPnXKShWywQ7zMfNv7Xr0Fj9/OfrXpr5+va7W0z",
+	"/dn+uv6//kclooGtD+3NLyMaK1taVxLVS/sNg1XuMKwDc7u9lPj5ghxPYTOOcABtT8QkMcseA/zQH4R5",
+	"oFWU01hZq7HINLefltkp66nImkufjbGallS90VgnPiUQXOWSoEG4JzesoUM5YdH6O0z4POUa87b2ru1I",
+	"aSqh3ouyaD6fD3MOJzLnTYTBYhw5EZYzlWp2Ytj4ZaiyyA3jEHMrQ1yyUQmrdsAoOCw9hTJ2gvtp46/1",
+	"GqY54M+av64NFRFVEbQtOTWtiFIeUVdUnk6oyqp4L+WUdem+QD+mLyf4TV4ayzyMRiwenPIBO6Qz7SaH",
+	"gaMbW88msq7X9H0yv3UfMYG9OwnFIzKf/3i9pMXcep41tJfK8tCwy/e7l0GjPQeM6qOQc09KUebJA/FN",
+	"wXWFGlZLru8g/WbOhQxA9XvC3JrtObKCKRYDeyauERp99WWunm58JWOWUvC0DNac3xLEb0NoNpvm6SCy",
+	"wRp9HvQ7dNaDaLQ+cFJjRoW2nCQ2aNZyPnTPmxtzWx4sAZ+y7O3y3wIYFm/8hRq+1pVfXfvsW2Imn7np",
+	"r7H+7Mvmb7nuCyuXLqlbEtJUEMGgku5BzM9S/ZYdJ9JP64UJPgUD80JeJ6KzS6qq2OH8FdZXjN4PqDYk",
+	"2NoLgv/49/+7FextBHUSJyIckVbLPdzc2whQ9uNCMEVaW3sb9kU72AuCAuI/ySDhnIro32rPk/957CtV",
+	"6FrxrsoKej09wRvfbgHVTft5YseKJdT/EdzHMrxqaZqeac3Kiz8DqCwM6QN8l5YhX+27arc+d1O7GD5g",
+	"bJe4odsrsc+rndzUTyvPiS5Gghv6QrLrCtbOVQRx1Rt83AUdvkvzV2DwYVqB1gXmatzfbuxr3xS59IqC",
+	"uK8kiHwC9xgqClOC8MnyjKBQBNdkIrVh0TsXZMkNgzc6lyIQHeZcCGvqp9BnRGIKo6UsDU97B+JbyFlT",
+	"Bi1MqY6xMd7CkGaBTn0Y9AqTuFnCNH1DhzdZ4zn7dPZqMRY6Y8LLMNHXQS8D6ygt06WxcBQUmKhjhhMa",
+	"mnhGer/e1v7nbe1zL+cYAN0VcHCpgvNLXStunTAzKJNavF8Ql/2vpVjRRMVLDvpRxXObY79OC8kv3p5o",
+	"UQjAX+e+f7+otM8giWNyz2bepRFcdLlzV/P1HQrpn+4Zm2hCyYjqUZG25Dzof+rv3vxxtSlOJzvhp6g1",
+	"ONZbw+/pxuyIBckP/MJ0fv79l2ntCZl0IZ82l4mJjbnLQOWujXuXCd2tJ2T1QhJAuzpQcGD03FAySMTk",
+	"i4B9adAJb9yzWa/5dOTAPCzR8xwNMuGIKhoaprSHLBcuJg8qVdlJuow0ioVyKLgLifj2gAT0rQd45aIT",
+	"no5DcIiZiYvLWy5z38wbLdPkLJWuDe47EnNxn9a2KWCivVMWYx9WqOPGCWy3AvpkYAGXjma7ehHOyyYb",
+	"VL/F93MlLldNHvOy9DCfM6A7gnKdK/TzVHTQq0T9ZET+xYS2zLq7aqQHMkErc6qoCaoUNSuEHXmb+Ldk",
+	"24Dy62nEWVYabXe3Xpjogo7yGiZA0kUhEkNIT1uByGWS2iRHcD2mZnGXlPlW9CrKIzmzb7xMNSmwrxeK",
+	"SHF9KxAUb7QrD7UGXhsjGTNn7oAwZM3Cbo8gyfD5uKP1JrEjKCoiOSZ9buasFfjhz79vPDxD9P3dULXT",
+	"7ubNeh0ZM9F7b99CVvLmE0Xi31pCuRyFLFzQ6V7morVK+FZAnBKKL0FSvRqs4tqaKDnAxNw0zmWGIyMW",
+	"Q9YWk6aA8e48Wo4ZCWMueEhjsB9pqJbrFkkUG1IVxUzrWyEHUM5kj/RU1CO+ZC+LwMLJDaeiTnqRUT14",
+	"wAwPiWHhSPAQX4XRuEdc0gr3FVUzV9xfQYz7iA3yTezvOumNaBhOeuR4/+DgspG9Bc8JTQfMzEjMaFT0",
+	"RABzSGSUBWk0hvhqCLOGzoo2VVVJJbx6YUVG93lh2UrJMRQfr9RNgK6k7PP6vABl3FyXHLlaI4G91GEV",
+	"Veh3CLz0t6nSHI4Vkk9MJko+MCwdZseq9BdaXq1WWlw6ZPWSfIH9spe4Nss4/LqglhUtgX9tXO3q5kWg",
+	"SIyJ/QWXUBr2aBuSQk5Mn//vmehczTAG4rWicyvNnxXqVV8Do7QmlbBcPmMXe4MJHimZSgWJ6l28DTcE",
+	"ipW5+q/aVBe+Wq/Wn+EUvoXPWCqA0s0DElBb2eMdRgzxMSN/SMGcq80MsvBqEoEXt8nvrCt4toTaIYE4",
+	"vBUQ9ym5omCETY9SunM5+BWwFINbCvdlfmKLT3qaQLF43FfJ4VdMoZQlV1o661xJX5bLwoR1CQj2R9ai",
+	"BFPMBevPJWV6rTQ51e4yFam8FkP4IKWGT9AR3OcE481BtNKMQMZoErEJszgsBenZ8XsupCGjWL31vVQ9",
+	"hGWSMIU4pCR8QxyJq5PeJ08bcE6oQupLM8qohm6SfcvvmEQJFtWdggkDiyyP6wr810nkteUDHscsIr4Q",
+	"tBRsGVfc4kxAqn0yRwUTyfsV2t8oOjvlgi3Z/Acu9f2SbTFH4neYItF/87m03WgYXcgKIGWr8kHLoUGq",
+	"B02xBPd/b8FG9tJN7PblqIdVvHMPBxIyJJVA6b4dM5F0oZ1tUwSfa2IUnXUx+9qt6OVA5t7f2yf26woI",
+	"9QpZ/lx+yZ4X0DL0khME1juvfcZ3GtLjOmcaj3lNcgJKbKARLCrcRhZQGA2E6VFuBfRTt7eZks5fF3Of",
+	"Ys19mYDLmoJE/rmIOSLo2FeKwGmu9XCXmrdJEGyE8BD+xMIi+8SCEuO43kDZAuCbe2nZ01whM5cBNr2H",
+	"SkLfnzUr3AKFTnFGO82KpUZDxWMra2maGFb7/HUhCfphMTXP3ZVcezEon5kKiRAkN9LELb2X5cSyT7Em",
+	"oROu927FrXiEDSCPdnses68ei03J4614bDQahf/bj8uY/Ej6NLxvyEED3biddJpRLTvI3Jl4tAJglLga",
+	"HXwMekLMflcnIytqDwY4B1I6JeSRDJQUJhvxLfH6giKTtezAZA0HBsClY8vBwMqhDqHX3VxyR5E85rDJ",
+	"jjV3eB8LVVo9JkH4pEhch9nBJY9ZEjP7FFeDAfe2+/K5f0wzkZHfE5Yw1yGedLudLB54TQqBp7aXAml4",
+	"TIusSOG4LVDWYE8lgkAe09yzisV0Bicvxw5gc03WhHSzXrcDVhKcJwbOycUFTANOIYcIcL/7zYCsag6Q",
+	"wKlJfQ+8QH4FZbai2Pm8UA0n79pQs8Ap2VM/exAnLHTa7bUeHllLbKWCxHjOjtazHB/mt1MPTFnhFrJO",
+	"Um2AameIaR8jTvZAp4Ao2VsHz3MaT+kMHIntZY+utq70H6ERnTgjuSe0tyLDUk1orKXLhQe43KvP4ZpG",
+	"pNQ95/7osifjR56VAW2zXXB6C1SFL1NHHueyoUHi3nJ6U50nvY6R+u6oHBrq4LJex0KSLmDXQJZuwaZM",
+	"G7RA1Ak12KQd1InMESTtWDh/V2SEHHz4LS1PXZ68/yeubjlfjxzvXpmEbXlhParGPUjLzQuJylPhqcjx",
+	"t4P2ViPYaEDi54L4U4XxUapfeMYB0zsj2488dlbZ7lNCm1LVPjNTS8/8Vfn8zhx77Pd707wVR7A5GLab",
+	"I+cqET7qt7RfT3F6c/dyecfsOVkKKPYCgITaarhU+wvlTGp+BU/C0N+SUszfsZqsDXiMKs7+LIOfg3Jv",
+	"vUkQZlIgTt8KONVoAgQ5ArN7PAXTLJLaj5/FUb8mvDPyuECPAO+tYAb1ZtY+3hys5yI+gIuZUrR4vgPv",
+	"hVA+eNDYJr2jGzrsLTopN63OXrC5F3R+WaQCqtR6LLXjkHfsK15WVbGcc6Q4Sy+Tu+gr9xp8cLONTmPa",
+	"b0WqM4cuoHvcUP16uzanxnSJzexRcPCpe7qT299UNZI7A3V/beRoS6UEz6vMUPsuerAylW2T3LAvwKyA",
+	"iklxcU/MiIf3gmlI8EpODg+vT0gM7t23Yq3Ho0jzLmQy3egRrDvANYvIf/z7/yH5t9s9n0G9XnzOwh5h",
+	"VM/spRyO2PTdrXDvYfxu0CMQpJDrEF9s9gj7YhQbM7hveXhfSkGAsYhuVAvKmFHVxTla1E3iOPsVSqHt",
+	"dS1MN6SqL0ezyOWqDKmKOA2hKwFZP2M57WoZ8WTsfkykoVrjb0xI23UZUu3bAST7gr94H+IhR3w46k6U",
+	"NAzSwQ7ihEddxeyB8XssWGIskgluR35gQ2ao4lTgD/jviMYwnXupsQZ+TEMjNfNjR5Srmf8hEuP/NEmf",
+	"dQeMRag1korG3SymDZLXZZta/LlZ/Nkp/twq/twu/WRh+sBtbel3q/S7Xfq9Ufq9OZd4dsEWzvOunJkD",
+	"F01XHWOXdXtwcHxRyQ1wtoKFHE5j1eX5grStr5Ya9ejy5ODw5GjJ/KgHKXzJQQ6+pLUTBOQ+BFxcIkaz",
+	"Il+qt58iSBcRM3CKrk4dfHF4naYOTm9hiD4mUCHQFxifz28AIZsr7SLgTcVOpvhQkYlSWFbB0VwY8Y1L",
+	"aQzUWC/vJ70Ai3iFiuQaauLnLCMaE2FaoKzB35jssI4xhsrVn6v7xEsRznQdfKUg2HVIuXh3K6CaHXCr",
+	"EKtJoF5gdWbGiuwn2qikMunwucQaAMIosEXpKXPYsHz+YVhddRLaT5YBgvvOeSZGzoYOOnBXAgwNEBn2",
+	"NMn+4Y1vo7FOqDPSOLXFrcCgYEhULRx4odywb5yvpg1iiMODmBrI3C7KWS2fZKVwr+AonMN+VRyIq4NG",
+	"2xVQiJjyu6fJxdXZ3UXQIm/Jxdnh3UWw0VyuyAuoSC6Z4rIqSuaM0VjnDpyrb2jRYu3i8LrRXvfSYhoW",
+	"U3L3fF+r105r9drhismmAX2rwrojk6t/ammDkhHUSqIiv6GggYiYciHeV2cImUIAd2RqDq0WZalW5lsM",
+	"gqYyZZSFW4usYQB6nfSy6xlKA6Qx0r13pFes+GrZee2TrPhV+GwN+Uu+EGi9OBF3lb3Pp6QD0ukJX+ls",
+	"z+FNul/5U1pF6o98tFeJcRUEQpsIjSLFtH5HLH2EIkbzEQBF2YUK+r+f8A/Knz0fPZV3S+hsVuzbkQA7",
+	"MqvIhkwjVP+v4g3QR8t2BZOhwxFVw2+zOi/pazCWD4Ad1c7dauZr/qZE01Ey5mFRJzKOUg3T0rfamRu3",
+	"6pC7yKiDmOoqFcpPrUabrJ0QLlzDOjkibAxhs+GsTi6ITEz66j/+/f+sV3rtKinHlfBPXMRthbnLqa19",
+	"1EJaJxrcKsBQIkJGsg2sHPiBa24WEXK7utauyzypnZv8Eucz32kJgvU8dpbQy63WQQNxMo8UlYdVDOkQ",
+	"3n/ggsb8j4UZq1jasjnwTTHpHU0ibkj2/o29aCdSGdBSpI0rclOlnywZy4fdviTMpzBUrqMlYfIPSfa0",
+	"aG+qUj1V7c7fK89TJWZAkiesVVp5/PzXLojENsx8Z2uLkts8WxjVM/eseuR9MkrGVDR8nXBPCZvkxGgy",
+	"lQpyO47pzJVVf4cZWcD/AWq1Fy+mi3yoeZo3YXEVvIOFCWCOb24uCTYCtr3uSrK7iCRMCaeRy8Xq9i7L",
+	"lYVjMQ1asPl8DrT5Aub1xQl4MsBWJacAKaVOxjQcccEyyEJKG+9F4Bxrm+TALaSvqAjTvMl155hmwQxz",
+	"6zVvxTmbogTjY8JoFLHoXc6wnmY2SuLINhhREcVpUcQ8TJu3AjJtQc1mLNJmp8SiHlnbDIL1PZKvnmtf",
+	"aZK1fUd6ETP2Yc/FRzEajtAutKgWLuQwKzjnwVCt9T1iBaXUIRiuHazIizVcnf9FWsjV0Hu2B57n6ObS",
+	"IL1JTEXX7yd023YrKKWxtQ1JTMN7l0qMoSXTriGC4uTuiUtrNpCqz6OICehzw/WZZhZRMga3hZw3M7di",
+	"giSxnGaBc34JPh2a6WI2Ecwy6iHtEvWny4R6Dbb3TNhPMwnnV4W9hlIMYh4a6HS31Kl3oCO4HlfLHs6z",
+	"35hcHWzbRdvDL19umuTKTaPkk5WbTsNVQnv/hfZMYtf5WvbQs51coZy8E698MXus+1KoEu/Lx7vNRtNn",
+	"10jZje1Vb7ttbZQmDG8gRkqUaju7KBmXaY6ZkYy6dlNoHMupQ5+O6w1ymWPljLqTrm37dJeyLcVePfyC",
+	"LddBD3MS9ny0FQyiMVedz2DjZ1ZIJa/9zlRV2YYVd3IrXrW09bt06+YOqZNyuomgD5THbkWdFPuzfYYw",
+	"UXDOIUJOl94/yKUkaNxFwmb7DgAn+smwEPkUy+EQasCSxMW7sfRGtAv+ueG8vBsnUa84+X6iZ9mspSRj",
+	"KmZk4pLOoZMSpnVTiYAIlmLCeggXmUEDe733ocxTPCOh1CaerRfBF0nBll79mMZ4jLqOuFYS3BAoOJb2",
+	"BbMWoY58U0hSTdYoSXtyuFUnms7W66TPBhIMHrPcrnPtyp/BJFxZ/eIR2mgVJ/FGe6R1fg8WGkDc7BcY",
+	"EQuBDSU0nShpZChjgH+rTjpwmvYFzv+BQR1PkC0UFXrAFIhbUYmOpHRQTxi9x1EsV9anejFu+gZ2uYlQ",
+	"9lLCyziLhbTjcgs0KJK75KbJxIRybMd1moncmKEUgjmDLXphpLPAG9UpLEM5tnIKF8O9HP2Fq1wq+I9d",
+	"LWSYh3LOYxoBVtHI7yhMFhO1CdI7idh4Io2VChuQpT6FGBg/EZtDqtke6Xz5knrR2U2EYnhsYtb9gYSb",
+	"vevKFKXXMtCvLDoUrgElxbAOVbnuLQxV5ZX0Rhc7RuNgFzzWC707Xzd0Zc+6L3hawhFLhCtADlWOYmZY",
+	"tAc1yVGHWxxufhwKlbqycdKjAwVvh9iv5ZASzZRtMJQi4zHyY0AXWOk2x8DMjTGimrhGe4R9cXuNBGyg",
+	"mB55930XpWn5orfuVa+0LbmMROmAn8BtEtVHUqWEDT+kIWgvurEM73OXbkoGHVqC1psL7RgVrl1/UEEc",
+	"fqeKKezJmZgL56Q4VbeCih0oLhuOJxylugcTkcqjVSXgC113FUt0Cf7FESzS0NienlkKf8sqa0LJRLGQ",
+	"JkgWjfZBgRibRgZ0zOMZxk8vng1AqmuvUpFyXPvAWljIZ2GIXsOXzsRyElmPXGiT0tAsUrc7zyOeSzJh",
+	"InKp330YsUUzGMZhUwrUNHtDBtX1uVHyWOz50FznfmPWtklEZ3p9j1B9j3WvIH0U6vlLXQJcxlyDlFjg",
+	"mnM9T31tyBxLW1CFZmybhRSLGly44mcOwxGeXYwXLPC8/gR7kFNfV74iX6DDLBkzuAlHfFicsju2U7iM",
+	"h4oKrCgKhcCyju1m1wlFaYD2pYtdSaWE9NbV3LAuBOJ32ZeQscjBvjQcXFtMZ6Vr53IZrtF81kI3D7e/",
+	"MdWmK6eiBJbCUmJG3SQLqeHSfMyCQAeYTjEjbLnSZW6wjDQVpa/0PnbBba4+Cs1LSlm8pxPI1sCPI7XF",
+	"YSinG8jdICAwdBFARTnPBTzhLdFwNwfKF5gKAbPIevluj+R79KO4pO4Vw+xWiJPu9NkrHIKrnbnRIprP",
+	"Dq9zEe6p9AJpjbtWUu9Wy4KuCQrz2a2YI5QeuaGqJN5LdFhNNWKIpaLDynyZKf2ANLmIP1zcL5hX5vwF",
+	"+Qsg9iiTATPio6QVNqMCm+Am71ONY5Bm15G0AoizXODpMkdAtj1meEJY7MplUil0lX6Rvw18PCeSRgzo",
+	"9He77NoLsuvNowXB8vh0G4VLDMQbW44staMCvbKylmfgx1AuGrOfj+LtblqHKCdbZz1SC0YyoUozUBWd",
+	"XR83BgqUEl4fh5Q24/ksp5a7BtNO5/lC4J+0D46nJOIDsJOZdLJrKNXWXekuBbNarx6Si26iWXbppZ1k",
+	"d978FKxcBUUoMT27UzbYuxUZcD2SysQzf53oZDDgIWfCdLWR4X062rk0hAmZDEcEXhDnaZrqWrxu/x0k",
+	"YbJfuvQ9afJjb92wTHREYmnWsXINVHqgwljsToWLRbqsnCVyToEGVoeCnqsGRu5MQYXmOVQsYd6SrleT",
+	"ejUOdJLTydTqtbwiBYwgJS0IuMeXlRmu+0w5AR1XqRQy+2ZeugIjaF5czzWzMjYYFksCba1em5MvS8N6",
+	"EdFp2ssyXa1eK0lcWMMlL6XknuTFi9xj/7vAsufe5zN9Qn3HHNOca1ZgPMFSMs+I1lxKT+QI8eM5Xq74",
+	"uDCfavYJHCPzjI5LgpkyK87RssRTuFhUZAIwCLV8SaeVaItXXa1eq7wCXaDr/LUFFT6Hhd/F+yNLdeVp",
+	"fe6JT35lt6hEebHkQo5wgqNcFfGreIEkCu33JUpS9K8rrGPOHu4tSvPOWYU7FExG9XycBBJ1mnIBqYEI",
+	"4rZS95k1tNPcil7JOtZbr7sKFv0Z6UH/LmdPxO1UxlxQV7V4TCcTO18fepGmGFtYLJ4p47LwHDlbV3X1",
+	"oOXLEs31UyquskrlFt9XpfVueaug72YiYx7OmpOkH3M9WtzFJbS79M3852gUff7zK2g393k5ydsiP3Fs",
+	"hukr0o+NorOmw5zF394oOjv0jfynUxrfm5Gy12RTJ320jj8R++sbX/u2aUdS3WPJk6ZiWsYPT3Qj1T34",
+	"cF25htjH19RuOYMsSnvOwvp12dDkJ7DkudDghaj63IeV2PDcRwsB8HxodGkDn/tk/gw/90Ulfj4bWV2B",
+	"ls8CYSEyPfflwkMMwdzwZ3Utwn1HgVNnVGpoLIcJI2sQElsQwVJWDz8ZMAZRwWBvQVax4GW2iKItopkV",
+	"BKf6EM0d7/pchsg52jNPTxad9PpC54ecB1lpuLnrDyqppu4KRecDsAcsKNM/GDg1FcZng+QWSQgeB+mC",
+	"C6clt5dkquqdUCvtmLS8fdGrwPuwLZfAwod2UzRYFzVLz/rF4NqeTiWRVteuMP+HMpaJsuvu/cvV1Xff",
+	"vX9fcpH4l9aH9u7GdrHWyb/8GjR29xsfaGPw+c+tr5XFTY7j7f0FQWMQPE7FnDtbxKM90vMOUj2yth+0",
+	"1usQ7gmWF+Uetu1Dl6AEHuys129FL3Omgocb666CUNf5O/bImvfAlcq74GLcqMWAi8PrUgCLnwkeAD+F",
+	"LDlKwYHLOWL6wUr4m+upAlBHanseSlbefmiD3tVYNDP8gWW2p7Wjq+31Pe90D+XRQPCzYu3BFVk7/QDU",
+	"4+DK/qFyJfi4uBVO9NHrdeD2rJCmNIlYGFMXtQUOEm5f3miQ8FvQof2rjWB6Jo3Wcbx9IoZMmyumk7gi",
+	"T4yQhukF2AE613sOLvoyMZpHOfXFGtRQcmamrMba2fVxnTDxwGI5YSlk1gtukM86NafCfsWGyClaJHJ6",
+	"FMc9Q1a4NVQ4SsFQBSQIE0ZBJGxPAQw0Ft56ukSGa1rNy2OPE6YyH+q0bEaUqY29V9FS7p/H8fYZduZ2",
+	"6rnouQxG2WwrCU+u49CVZZvPmokU4pkJOlLiqt4rGZ9U++su6WnLRcQqksQGDSvbR2QiNQQaenB6AuXO",
+	"otcheSjP7+FYicrpOT3BEgu+cC1XrGtQryk6rb7r/CJoFoGRhpGLkJHdAAwnaNOdUMiapLl90/Pt902P",
+	"rCk6BV0gZvSRBlSSZMRoDPclTpBL4apsKQiycOkvAQ18pS2kIhVOolTLavBl81jes9tt1gJ80Ug39+1N",
+	"FNLq68qSvA2yhlR4zKDeHuFRnbBYM7TDCssYaRoTHqXRFoVwgCb5xM3oVvTcgB9oCKpplxQ+RepeLrn6",
+	"PZY6B9tygvNzSa3KCT6PLk8OqrNaFQarXtpmPXXZwJVyXb2EwpDH+1fvL65+Ojn6VPuWbP5ZAMYSftVp",
+	"ZrMcHvizXLmV8xDI0480kMKfSjw8z1Gy6ssMHQyXONjYwSE2fylJqI5ayZ9yCCID27jd1N06Yc1hk/T2",
+	"D2/u9oNWr7DDvMKDp7jb7rPnsymXAerAsgCmF9na5yrIOubQZdYNodysswtGZA3MujnbC8bTW+qSWW2Q",
+	"fejtoT+WNlKiM2DqBihJJFPf0CbSnR7RlghORzOyRrPoATQki1tBUufVs6vzOhESa70KrPBaR+/WVHVc",
+	"2A5vHPRnGWrW+gbOjcFFCTq0RQ7ZWwDgdKL+f+DwGR9urtt5pXGX0INDc8IjbNMK1st2JeC9pUr5rNSx",
+	"Iq8wfGe79hBz4PcuDmiNcjvkFzLvC7ZGSV+hn4nz/KJO3IqlSL0eudF2qL5MRLReL3bjJ7uGwhdch+Al",
+	"CiVO3a3iXPzcqOvg6ZrrxHaOHyzecnQjz4GOexcloRPwv4Hc8KFUCm89t2jb9xjyDiVwI5TECJy9pUYI",
+	"aXsuPBKU8rTmRIb0qyrOukBFqrQMZdnKcqS9scLUPZjEB68eOD9OP9MjawazebrYvXRTXWAmNbciZj7A",
+	"Jjt/63UyiRNNeimvAr3Xc9Gv7o0FqS+pXCe9NHQJfSKvEUD13IVnJ+khlHHewKT03P5Vpvb5Rs5y/p5s",
+	"BehTyyHQlIaWCsQsQsUFYeFIsmJB89rZ9XdBEFSRTYsc6cKXiw1DjjLrvBUE7Y3NztZ2Vev8plbnpF+R",
+	"qUx5snz53DxtzFFF8uTUfMnpAx/4XUJdV3PR1bRixsUQlDhxCKQQMpc7gximxr4A79Kyj6/1WyEJurye",
+	"FXP8icYJc8EcVeROEGeNI5YzxbC3d94fGGVbdzxXkU2rUvShgA304CUJpHMKqUrdg5Wz9+CopxGHCjNa",
+	"0Zj0HajJdU4H4RUQdXL6wTY+uDr98I6cnZ5e3oqBwnSIkOG+jt+n8romax+Or9++t/+/uX774eYabzpK",
+	"Pt58aOzARw2868dU3ROq2K0wMgZX56hJ9l2NQJwmhAVrQo1zAuqdXR/3vEpgKe3Fs4mC13wyvHWXFMqx",
+	"KDks1QQVRc2Vy6qmnO5Ter1CMdXVKlL8Y8ug5miImpGhxPDkuS3465J6z6fA3o/jxiRRE7uRg1gmqvZc",
+	"YdVSqChVLisPKGcQQ1KfO+cHYTlOqBKAfnGaARGRvo7lG4gMW1+aduWrtj5bpjVd6sZWZ6kyGlioNYPQ",
+	"h9Orxv5loxMsE/CcFlytij90WkZo400cXFme1kiVJgdMq4EvDY983dYyPF4zz7YFTXWdV7/wPKqU9yJ/",
+	"+HKFLZbPvV2sAfTNBapeuYJsvlzsXFT/PBcEbiW6Kl/INXtgAjVSGPDATeqJ21w6XcfS+sAHe0DfLyjC",
+	"BV6605F0bsAF9+Cl0rwvWxO3VA53+aK1T+preerx4+vSZqMUESAPiSJOZjtViZOFa+I5JmQBxwdBf8hJ",
+	"OG4PfeCwVo7LjZcmi8Pr9o0mPd9BL88Nrn043L8VggtWJ0cfyUAmyjDHVtp+0lS27ItRVK+DaAcJ6Hy0",
+	"FcgdIZ8womQcN5KJxuAeyw/dipiKYQKRx1bY8kuI2cBAOmgnOMKSIrIGjCGHJDBpvpD1uYzNE0ZFYulm",
+	"zWUK00yjG0LmVzYdMUAEK6xQjndyOanpZES7Q/qsMsrD7RIytWK2zD4VVNAXfcls+9W/C1nM1OxFX454",
+	"6KqXrf6pDGVMn8+KWPkxN+r59F+VX8pQisS87FP1spWqRBsaMiq69h6KB1yPXtIPGw5f8tlLh4OMddHs",
+	"RfszZDE1/EXQwuSBL/nynk/5S76zSPjlRR8mk5etcczj+xd9J+M40eGLEH+sX4Q9Y4u7KnrJpyktfcGn",
+	"Ur0IQJ5av+BL+SICqI2i0z5TLyOfOoknI+5M8Kt+bOSYGvmiLxVj3Zdujbv9Vv3w6wKWxQuyq3ArIJOk",
+	"3IkXZ3QdNR8j7yOQii/aF23gBmMxmmQfSwtRhUIQ1FzxgWUuoM+lzEiFpbUeo+GoR6ghQbPdceYInMI9",
+	"mxhwMoj7Padnwr7c8FDRhRrftYHMyFI8MGXXAe5YdnJrvUj+YbmofyWtNvl//x8cKO6vV6lXUVh7VkKV",
+	"mBDsRxeqgJVNKgXwkIIPdC7v1+Zzldqq6665mVVxqd9/+uG5NMJlVmpYStgZHV7vV0tRD+WW7U6ntVtd",
+	"UqzaFn1vStqRix8uKzWougQ7zYdV7b48b1a9B5OondACeF1XlHdis+UlRQvy58QT6LBq/HxlndVOaVo1",
+	"RA7SihMYQqDnkxPxKGY3fMxkYq4xjL5KGoUXWdChC6vMOSFhCQusfqQxKadGRaTLlt0kh1isg+wGBUPB",
+	"blDPSp5ubLka785FqLI6q1SciUwJ8NQOXOSa2p0YsefvqBtoNC9GzsHJ91ecUdVeZvUSK7wQY/sSssU3",
+	"MGe6FefrpHd8vHd21iNr7c3GSCZqvb5cVYFWay8Iih6La78Grc+/Bo3dz4/tX4PGxuf1vV+DRgcfVfov",
+	"nsohFy+s0O4VIKukQCxnPHxGP+1j6IvDTLEaWgOroTUmVBg1a+wWu28F7c3VSKvXHaSDVu+wWSad82l7",
+	"M9hotFrbT+iDLsRiLImoKdRAcsURMdA7liY9otDXrFlRWOK18jVaCrikAc3H8VW69TUgKHACOWS8sT/9",
+	"AJgGLoaYhIcqlioZltcUn0pz6vqrUtj5SMLnuvHX+EtdsVbwCkpWNjE86TDkdqruM2BneFZyJkpBkSZj",
+	"zHZuAdKnkJ1Dfv/pkmtefRtKa86Nl+ttwbSvUF2zEutrj5dLzgbR3muJ4L8nDFAXWFGLxxhwD6G2IeMT",
+	"n9VZg2fbgAg2dbxyL92F3q1Y89wsvirozHtkyKBqUERn5P8i8I7EfOAcFdLzALnl8Nj7i2JCtbHMdVqT",
+	"rUkugDdO02qCTx9+yLWxBy2WporlfZqU5ejr1vPU+wk6dwN1xM0bl5FlVgeyVkX5qguEtIPnS+lUpYWv",
+	"QpMzOkED+XK3YHEh3/EHRnqpsQOTPENpt/Shc0GBBMb595B2GTSr6KUWc22cm48zu2PhEIuD6Pllb1UW",
+	"QXfFXG8+1NqXhFnD9GfoV9WPWW+9ujBUTpe9FIn1QifWFPhygt+0gxK1BbLye8Lce3v/vLiUwcrDLFPL",
+	"2O43VjKuKl+6AEkm1aaTTyPpygG6XO8Y/rlHepmivodONf2Ex6ZhD63dFE3Wrs8vzo4OycEN+n/UyViw",
+	"sRQ81Fib0rAv9sD38r5qPXtW3CBEs0y67V1+LJfp8naEt94fpQHjvP3T/udrrxQ1n04XS8akIxZdtgrN",
+	"5s78Wer2snwi2o85Z5mKLLSKOT+SGzkP/RPh6g86Vx9fvApxmzMN2alSFy5NplBgCW2PaG6B3FMAzio3",
+	"9xKC5CdTkYsWIJBVxKiMrqCw2ZErq2lPNi5/j/Twjx7k4DEk80ErOQBBPnbXto6akYFUtwIpBBZtM1AR",
+	"Ir/rhIloIrkw2qJUiUC4bvqJSSNRbA+5gfuzWyEwNecaJZFKhpBDRDxwJYW9ZKCCnIU6hpDhMnNUSwPR",
+	"QiavQLZuhaNbOC/Bumg7qrvcc5Bo0BmZDBTI4jrv3+pcI9fOf9gvxTbh8muZP5bPvZAuHB74EYuInn4x",
+	"j+Qs4rRKDIBkj9UxkR9kIgDhFKNRVi81thIe+Aph8otyqdapL0GKyXVTXVkhJpKP6ZC9nUAgP/7924Rl",
+	"P6asP0l/DPmguMz8x6/hnWLX5DVfFUbmSSxpBPUKYem2ZZ3kLN7ZxCZg4Bg2cWrPijP3rII4n2eZRsYu",
+	"tiWkWCAS0mz8wGY9dMHiwtU5hFJub+HtW7ejb/+8Z7OvvaWM4HpE252t+ZmcyilTIdWMjNgXcn2832h3",
+	"ttJIJosAxdXvDna2omCntbOzGW5HW51d2h4wSoOw06FR0OrQjf5gc9Dqt/tBf6fdDqNWJ9oKW51+MAgC",
+	"GuzUXuLuhbTTFbPTIznNgW4NUjWCuseVRQupIH0GACXc3lOZjCpuBX7lFoj53PKXSh36F0SKrMzaIJfN",
+	"CjbF1bYEL0nMMHgrYBr9mfM6QmVV7rvqEjFLlMz/owJj38/ty+ZOu7Xx7C2BuVDy9MCNkOJH7pzki9mn",
+	"x62SB2E+g/+cP8xf5dzyTeUt5oD8m+RiNWJS4cMmKPlOjtkfr+iBUqpCUSwjg25rBS3Eio4qoMxWLykI",
+	"4L5LnbKWdG9J4bwYi/SIT57FpLkqmANMyEjjXNI4J6sMrdwGfn+p84rPNGdFlyFVUcw0HHI7ex+qoyIU",
+	"iYp55grQzvZeLQVs4H3np/9Ro2+iZcKjLLf3hJqRvQ6KjPN//Pv/wSjWZ7daquH5HJIepweF/OAOyt8X",
+	"Xd9lRXNzSf3spqNDJlQnV+CgCfTUjFjmoJnPY+jh9E0HoITVuEEZ6J7B52okLlT5/hbDSb6Y+ELriatR",
+	"X+XJD3Wg3V3Js1L1xTLKi0vaY7RldnliLnLk+GR4n5lT7PtmUQfTCZa42V5uRcGSzDkdQXHpfmI9O3Ax",
+	"oUJhKjmPbNvjpbIgfpXuvsHM4ze0MKfykpc3/KTFhV4j+Ju+QkmnZ8N8KmNNxtTJfV5x+LI6Rk9falCo",
+	"lPoSpFXVgLLJPwXrqzRcp6yQmblMhHYVkLMUdbQ98v+x967Lbdza/uCroHg+mNynSZGUZFtSnTp/RXZi",
+	"x5alSHKyszcTNcgGSWw1AaYBiuaOMzWf5gVmquaB5k3+TzKFtQD0hd286GI7OT5VJ9uS+oLGZd3X71f3",
+	"6C5Htv39FlhBFo6N3YzmRCp9YlYnDPAJ6KPSW5bQEWsEJATGVDG67tOYigELSR3fB7hlaV8Z9E0ltk2j",
+	"9IU9UXhjFgjkWs7MkAUbASoGuinpX7kISd09s+E5vfVc9kSaV8kInYCEXKmZGS5A4mFHk2JHxL8iIKFt",
+	"+4PWuTrjEEY2erngWdsphcVyN2QQRK557ic5gx5m83ZzmPLTl3dH0wcvba93bH6eSQjmV73TNcrd+FSD",
+	"MU3oQANNt5BA4OaQDpJZzFSLnMjJRGKVbN/B0LqsHyD59o3oNc5HA1twEjZM0Tr32u1ia/pGGcnu/tN8",
+	"yLxb8o1nyFqelyH9hK6PaX4DF33ijpINDZ1pTNeKwHNzzaqOBJwF+7B1vtJZXustR+HgVIDjCeDz0KYY",
+	"pdo2jKmI1IACr0c4lYlOKNcufC/VjcpFYPzVgDeFF+f3dfaKpfk5B4jkF575v9h1736/MmCOV/3hYCSv",
+	"pC0bLutOMRc8UTmGH+eOxzatBBDNSOyBLcmWBOKGsakilIypGjda5JKJiHDdE9RTU4QfLNhzEzHnLW+p",
+	"IuF/wy/+K0RmD0Z+Yv1LObhhuniglJyp64jdXv98s3v77vlvV/++2BNvp88HP0Wd4Sv1dPQ93V28ZO3Z",
+	"G36m9//+2z/mz/prvansvLhZKt085wisuZq7uVA6wz9kBA82ulNBoEy9z9J8fSzlTZPG/IYpUheStANy",
+	"FpBOQF4TmZC3ZkK5GMXQjXHUE0vzDuuDk1+cs2dvfjjdO89XhPyz2zw4br76/s3pu/PmPyphrFZ0qFwx",
+	"QSZczIyrgC0qEy60DZbfoccon5uuOL2+6Ws7u/4qBxhsU60p8xYoaXQCqSbUKkXXKyFthQLVZD7mgzFG",
+	"liFr4Ctycu1a+W0xpXcvFLSvOZdc6Ds/ZOO6g6ouzCnw1+fGUr42kGjZPL1jb7icTSa0lGbQd4mXeAXv",
+	"2Hx7qs+UNrWMCz0Rl1WcvlMe7V5PEpt5ALALwkFCDjlLLADs6cURwSthVPZiROcq3pLVEfbhZqb9zevZ",
+	"D9PhBtmJKs89Fab6LqSxa/1JWu0RWv5W1yeUx7FIM3ITOiVaBl4mIong5vzk2Sx0cXX9W7bMaS/KHmad",
+	"q0zwsZSin2p2NvyGJ3pcsqV+/vnnn5unp80XL0JIi7lfhGQH/50hkbaprhG9ZS4sY5yy2WBcKP07eN5u",
+	"tveanW7JgmWlf7t58Mvve3/Um/ivbuZfjf9u/HepLogcCf52uXrkzd+csR73CoT9MkTnuVTtffdJFY/9",
+	"GlSKtSdgGNPRFpF2aOH7Nqajak79DVo3X0lbEV2IP9kTDWpMSF1OBZyJmWwHsSE26PU4Z4mSAiJ5meBA",
+	"+oI92KYlsF0l2HRGfj536UBS/zYgp2AgvQ/IcUDeNeAIQblM/kR8+0CVeMvUyLsEcubGkR7QhJG6mCWK",
+	"ixGYAcswaA71JT+8vVL8sAdp105BFBKR+kpZmYRTne6h8phLjrE5e0IKrdxevqaU7BmJ4Q7HuvbuzJ5Z",
+	"RrKFDo78Hnpx9rJsBkf8lhW28/fH70ovnfAoigve6w/vX797tx59Fsfj3uYfVfpd1tEtfBES3GwuM8xj",
+	"vsWbyoQGIC2oKkdRrQD1tFe4zhuk5rGxZ0whzITFccjt4O4GcAql3lZ5+F5zlmwyB1fc6pSE0/iliEo9",
+	"lJ+c+jxPJIErCRORwuqUyAFq5fgBoDtoSOMYWhiGCTNWPaSnZtNRQiMWuYC8183AUout+VAeSoVlcpRJ",
+	"tl/CvL7SM1qrWeB2yx1QcG0QscrhTOW+hhu3EDLzfgbKZH8RxY4DE4V/ZX6Wg3TT+v1WteE9IvVm/gBe",
+	"vuwG2BeWhyxg+h01sLRgI2gfcUUmXIFMBlKjMZ2p4v7NUWuUJqw4q+AAL7AVO0MFBqQLJr7taJ8mEn6p",
+	"WTJNuGLrrXz37RVmfUYclLQMuGkZuZo2GBtUgYUfmuaHpqNQNhvFE5DmQ1iWw0WlhCOQiLPJ3JqF27qO",
+	"ucKtkOlqS69Zjmy5U5yhgV8xS5nqH/jr8vPyPAAvLEN90Y8rQL4DCCH+0pOdmrPsLyjx5+HqDc0H+8zy",
+	"DeReaKnIhJwbK2Eok0HeSthdjZlchCd240vfXno+y3gTNj6qBRKUkkMb2QXYgrsB1syY4W4s3kEuAvWv",
+	"PTbMkmLAKErOTlAa/LTML47cf3m3tHDmygItJcdPSNF0GRSknIHKhwmNCQ47IMaLk0qTp/4v05gOiiVf",
+	"3b3l3tCsN/efv/w3eG//We/1WvivCh/uh0yTxTI1Q26IabwM+NzgEaSOTPeUfH959s5uXMAOEZJEfITo",
+	"vbFUutEirzNQ65UfSuoT5D/2LQqNI/dqzpTr1AXkdiCghNjdE9UTPuQGAVAyMy4hOSjGPjvd1n4+8tnE",
+	"ufq9E3T2//AT9nsnOPhjzaRVLbTYcnGXv5kIxIbDeBGLbRVn8StWbYHmxnvgAjmx7tbcZwm1fA4hk5/T",
+	"13//bfe2Pem+ezb4Pvl5/rx/1bk531Nvo4PhK/p09lLuj/7Bu+KHD89+nBfqFTrd7VrycsMoE28XbMSV",
+	"Zsk9WxhXmisTi2G8uhYtm+hrt9f2xmTKhvLb7MT2ERn7skgEmuEdNccVyMQCo9Ip2W03I7rIG4Dr0nRb",
+	"DjnbjLlqwrJp2or29Y1aLQsMORWqvsjJAqoeim5k4rl/8SJQ+SMmLJpibXnTm6s2VPlra2nl0A0En5sr",
+	"j3Uja8555C5obV+3unRc7Af44W0wr5/FJChb2zKTYIlx5xOZBEu7CkyCC1uvl3/CBRVAqAr0vL1Zu73L",
+	"CI0mXLgfJlTQUfo3LtSUDYzfaH8BDRIJ0GPS4RCYOT2RCVJs0JhTqOVI7zUen1FUWRPesQvC2+GAw4uR",
+	"dQ/vM+YivK7Y6+CuXNYjMmaVtk8iY7Zi4IjQAb2HZt+Hfhjh9sOGd2w//MsBFVUUPccZZygrWycU2EfM",
+	"YXSZajWgQrCIaJqMmEYygYUxRcwtrRXAzCUOpXvlEwWlRIltZy1wEo2YvuS6tFwgpn1WKM8+m7IUNKCc",
+	"lkmPZZQ9W9+9vKoFtfOzS/if9/Df46uTV7Wg9uLl25dXL0sOG1gj4/XfZa4ykxSjVZxFu3x/8da2xnKt",
+	"UpIpRYY8jsEAzM8DFua2Owfd4S7da7bb7XbzmfnPc/Ofdvp/nR2oX93gUkrXBv18fRrOtZ8/OwFlctXs",
+	"tAcKhZjdtrYxfEDFBQPW4MFyfSM8oTyakL+xkreqQJgLJ8DzZLqeQ6jY5gJxBceAYQ9tIQlTswkjXB+6",
+	"LODYGPOhplBV4VHZR6+jMEBY8ch3AZW0qvqa7nRfbLIjSiM91Bd2pA978+yH0+7ff/xmPfeDvduVmVdt",
+	"BGAcnJV3zOPeqiKFynHLI3891gRLW5XjRBAXKR3STLHhLBZMqRb5LjFXU1u26AnCOdDXj7kwQmykSF1T",
+	"daMCotkEDu4sYSSWIxXY4kmwT1SDxFREuCQbha4z8rYkcg0tMR90xadzZT/ECIwbIefEzgd+Mkn4aKyJ",
+	"kPNlgQtib+NzZwZphOuJHU65WQDGW+b1Rr3pjOzKNKxDEQmfsGLUWNORZbsW0rezVxh1bgOV1GeUbjOv",
+	"BZZHrunICOGEC3Ny4cJWbaNa8dGmhDbpKVpZfG0vgzvMJC6fBh5VfYO5/okiPMqYzmZipsBFACgMWiZ0",
+	"xEha74rP6Rt7zPaJ2WVo3aUrrLqP0VbxY/ui7b7HWfeznUqXn7A8lGB5KOlul6xcnzWwDadrFuIKJhS6",
+	"0SoYbXL4z9UOxJz13ycF+2Os9VQd7uzQ6bSl5Mz3he0YtbFzZ/HqX5YqYruPUlkSeIFaJYyzR71i/22E",
+	"bRO/sGCqhf0AkB1WVGFRmeVQy0E3rYGrsK8oR4+CA2EelnuLhY7Kb7b27hIu1D/bzS6CQK3Dg1qOcZxS",
+	"LlzQoDxxMmHmCwuRkQlL+IDunIz5gI7kVsjj/onZSc/OTukys8Es4XrhvdmCyn34Ymjsn1teJtuo/fo8",
+	"5YOD2FSAWgEazYugJrutdqvT2W0926jR2QJcFAIhxhSDpgBKFLbpYbpSU4ir+viRi7kYtw1vuR5SHrPI",
+	"3DlPpBj5S0id6p6wNh7EU1SuWMdfB7EO5E1qHJEQ+fpDoqXEtLN5wSxhoDJvsIu/J1xwBlEAqE5n7oiE",
+	"7tHXlo0pPDJOObL8AwHRdcSQlC8EpAGkLoJKfXMNgUJjzPEAQKZ2PfXY7K2VM11Jwm7lDXPTwSJou4C3",
+	"YWiRRQWcDDtrlvw3nT/cozeWmj8/fCisLBu9fQq+Fq5yb817uOlLy5ASk+NRKTH+Vbr9nijyXrGkCVd6",
+	"jirYklhr48LY+51utpL5hk11IUx9Kv/N45ju7LfapM7PaXRETs7fk7NL0nl2vUdifsPIKR2YX/y9sXUQ",
+	"C04b9AjBRoeDlv3I8tMvlEy+o5rN6eL+LYEKHnc9wuf5tkAo2MaegUZl9FBoltzSuBJj8ZWcEznU1j60",
+	"r7ARQIUbE96unjikCJV2JTzNQyo+XQWpuL8BlknZiMvnV6kKV2bAlKpoNTgm3/90ReoAJ+rQsG54FDYC",
+	"ywLd2Xel5baPgCoSHs/0WCY27H1IvmE0cbGzQeZ1GDsLWyvK2V+LaojLmdA8RpcVnmkFhr2zAFzZLmew",
+	"zadICnh3U/rbjLkP3UXW0YAoX9zfIi8/oHAwOj08P7u8IjvG496xDy7/NHMO1tl65pyXBDTSlSoMPjth",
+	"9g2lmwCpzkvDgAg8A2ogrfhNazmPEO0KisRCx/yJzitVjvMCZZFjTC/pwUWQpfvULttHIIzT1na262d/",
+	"J9EKXH+Dr4vdpoDW37WhK8a34lZbNvmkrvJx7FoAAbxE37UsHrgFxdoWJZnKQyit9ORxU1q8JQD87q+t",
+	"cV9+l7upfGdsU4aZzocrycyuZ3ZP+E+0a5AfRv5Lsls3yJyEwqZccWxf4D0VWTSFF7XskyGJZkbKNUcK",
+	"+0TeIo+mZymk6VnFk45CoEUygGhBT8Cppo4zDTtrzOcCyKcLrlvcB1JHCJ4cFIMdmtr5nUd/lAPZuTnI",
+	"RrfdmAvUk9VntCqZ5wGsUnG2ETDEtgcDvvIBko8Z5lB+N1Y2N5L8Zs5vY7/f/dyv33ufJdNYsv3LEo2F",
+	"A/Cp8ozFc9fKzFqKIecLpJAw19jH5bs7Uz7nL13OiNlQ6b1JtSyGgloZIVMsMcYzmbKEy0hBaATxwvEo",
+	"kWOEwUDoKWgmVQ5wPMUWT2ZCAcwpmfBI8NF482awFxbp4e7NF/cLiqyMyrnrNoyH+Blf1/6cQw0uXZ4h",
+	"/+Do6QLSX1jehEMyoUqRcBQGJLyB/8p/m//G/fCI3Mp4NmEknMTwK/MfrabwP33zvz0RDmbw8zC+xvum",
+	"2vz3N/jviMYhqb+/JIOZ0nJCk0XjCNMMBIkfAmLZGVrkvWV1APhDHFtPOD4HM1wYvmXTOyJ0kEil8EKe",
+	"gtpgkora65b5LPKOvTktN+Y/8t/Gl+8bDQ6RR7MIynih5jPN3M+m0OlwDRcCWMFv5j8jqIE1n2LWynxJ",
+	"oQe8X3oeNdXsRRXADMgNhxVDyYSJGQK0QcO2OrS9q4xMOSSo+wtifdmW3S2h5fB3F3LRE9NEjhLj9mTi",
+	"iU9cRgNx6f09gn3QAJzERly0yLtcggNyJGMK+Y2ILnrCjNPO61JnWqHrM1qP6O1CfqWnMJ4JmOky0zHR",
+	"Wzy8vEgJnxLAQCvOmGZVPfsDH4RY37NvAxabC6RNIG7x0QhyW4rcIDWJuWBASAAbaqsgrY3N2M+snJ5T",
+	"JmZVFP5i5iKkvvnP7fN6us1VyhdaCcm0Bj89PV3QSXdu935pJwkUrJSeCKOXjA3LBQndySpvsfNqqfok",
+	"P1E4AXBpi1gUKewlw9CE+bMiNEn4LcsU/81iLmiyID6tu8gpwlWsL8tdOKtAulKApMyMuTdVrvcDwJfc",
+	"EWSk/AzjqyuHW24KfRKzoABjfPzuOM0WQVoxH3N9kIRK+TzIwc1x9K+Z0m85Dm2LCto7kEOU+S3HS5lc",
+	"JxoojGyylUNj3rWB+NeWEj2WusqXiqUG44hHpI68GzAsriwRgMYfLBnAO8vLQcJY6s3QYrdlQ8hARjjw",
+	"q1W3FaCyNqSccPTCOWiqkkplgNuesgSsCgCyCknd4jchxKBFeiIW6cnKcmTvAuXDFcJgR84QsShbvkPG",
+	"99bxPDpw5/nBQWZ+udBP92qZ8Hd7bfTbs2WUE0qkXbI4d2vOzt0K0M0cbN4VWjyqBXR8jP7bHzslbNn3",
+	"BQjB0a6ZiMkD5V+XD2NOFPAIYTdChKds8ShE+jlFEjlXm0E1bx6M1B9EhUa3IG9QczVPuNZMgI8L2xtD",
+	"3EZ0mJ80vQHU80ROiGJmo8dGpqgUiZOZ51iOnC2Yb2D6rz6IzTiS/XpCkg2+rHJNjWka84F+qLpG88yN",
+	"vuZyLBNNR6W0hr8sc7bstQ9swb0H/jMb5RBKjmfDIR9wJvQ1/DX0VYyh/bkOKOtzqkhMBzfQ1DMfswTB",
+	"gXoC6A5ngzEUgN1SDk5Nw0KskoGdIgCOG8RSsQidWnM3eR2xyVRqJgaL5hsG0FozxRokkkQgA4ubag94",
+	"VFJZa6GJzBcKr3qoV5a+3sQ3SwWpyQg7zNErcY3d0AlTuieQVQSJgTJNzGbvBQW5jO1YZmK5GDWdlB5I",
+	"pbMuZCnLyO3IKJH1lBxO0QDwSizn57SiI9eOJQPYlAKt0jhOq8EaGEuK5dzVGpPYzHK12f56c04s176z",
+	"xtDZ2C5a8Ty9pY54K0vDXdM1E+rnp1DLNCSK6dZqqJnt2+3uxseVB8p60AE9KnFXUIPzVGFK+SbM/+//",
+	"Jfa8BCSRM4AvGNN42GS3TLgy+oEFZl2yfja1ePz2zSiDnBWU25PlfGEQhHRnO/d1pUhimTNdqWxWcuut",
+	"ZpfamvzOG/2fgrBMV7GyraQvy+vBZZPKaaJtDtCd/bVNXK4yLwrpiXUaMHSqGXzcCLXNRtba/cnySg3+",
+	"dBrtKyqXwhhYJbyGWROwRS6g9j5hBDuobfkXJk7Np0eHUK7mIHPBpCCCzfHul3QwtkCPlvsLqDXANPH6",
+	"GJotYqqd1Zl9E+i5MTfe9KJUGTtC47KAHMATzMcyhYHGh96pdHobi9+KkeOhXl8qkbMTHp7CcpPQ6tUH",
+	"4eKqdz0kW0+nFK+oiDaaoex5v5uSLcfVXvLB8EL0w+ZUaegfyfxeJiQES/j6liYckLLzQS0HCH2vMhGP",
+	"5bhmySyK4h21t4uFbLU9N1X57uFrdH4K1A01s+jqxIzeWjRWP7HNp7u7dzAPvE/ojQJXgVkqOZ1eW7YO",
+	"/GQV7ILcOc/vab/t/IoGtWqO80uMFlaTktKBmaaM3ZCx8x8PH3sT4VEYuhMkE/rhik2m35bxIowSxhT5",
+	"lo4TJsbMOHe0AEJRQJvrbGqr7+Us426VZTzh4ssd3HIYPt9uc19T/0FB+vLZMz+vmfUP3N7NbtR1cHpl",
+	"mypTNxIlSEdlp2OYMPZv+FcfDHWIYxQgnSqn7nI2xaph84mLC4vWv1FX1zFJXNupEWu/zaS2gd44lvPm",
+	"bOrIKDYL321Pzly2NJmnlM5s4XPvBTOylG20pPoIEUNGsogIdAfSrSLDekkjOMxx4cgwkswE0XMW3zIy",
+	"lmrKNY0dn6zlCwIcbajuN0d8Il2ORid0ARHOJXqaDVBFHhpVZT2IG8azcEHB/u7LmQ5cb4vF4MWmTa5J",
+	"HdABNfsA6vcWQrPyhkVkNm3cBWRlObQsp3yQn4HzhA8cP2ani7RMRXb79nZIOgXgFXxpuhnKtv4VHVW7",
+	"4xs2fT6eri3BQChps9yA9+/ubZfQiHivm6+279zMtl+WZCO4uDGyFVp/Sd3safZBIx3rDxfAyNo4JOHv",
+	"c9a/niXxH9ie6eiAc9v5gTo6eSb0kfnozPRlg1C2x9M3fa6ucrtKm5CLmibfAW3ef0ieZ/ua5JCcJHJw",
+	"M5RJ9AQj57vdlK+hDjBnKPgGFKRhT8RMa0c5KWeavA7I24CcwUXvGwGxRPG2GC0rc5RHSJizPqxST1Ss",
+	"ghU9UmDbMnmtUzx5RahrRqdYKSmkJjTD43HYEwlTMr610X7BWKSyLYFcj7NscJbYIDvWIrZaZqkL2OKe",
+	"WeLqx+Y/fvn9eTm5RH4DV+BNQKc8NNhr5OPRskVCszEygE7DZezTeuj2EfSVmCXjUaPVE6HvFLdgE7bC",
+	"4Nr5MIgJydkAHpz2lcNZWSpHSPvK+wuk5cAdFsKWDZG8V07RIogXCAEXpTwTmPR2PFNCksy4XS+SVAxX",
+	"Dwj3kKrfLdDx+etiFyIEOv24oWAt/4V5ky575fIapSAQ35YepwxIBDezUWL2q00s//tY+leO7q1QhyBj",
+	"OUsIyMuUZQ/a9DJ8PhFNbnKoQ+YXkNQejQtUPfYvy++vLN85FuQOFTwZff50b61tc5XQxQtHX1bRxmEs",
+	"sZbnOIMdbn7VxPQzH9wwbQnHE2PC+CvL6Eweqa0HR3GXOgR/Z2m3Tal+yE7ZZ+k+WF60suaD/LJ9qt6D",
+	"wmZpuRl7ywW7fw+tefq12XcrWDXvR035gjNt1P+n55LECFfJey/Hcm5rzxO6UI7gXvmuHCy4J/XO//4/",
+	"/+/9dtYeYXQwDkjEleZikBILQJG3pbcG4qFUov3zl/yX/bO2R35iEHV7ffLe7AufMS5whq6RNGlR0X57",
+	"TUEJzkNxPTbnzXSh9FJj9obbmodMhuWoUBVog80qICGEoI0mToPRljOxEIQuFmrkYLAfktgwqMFI4FnZ",
+	"ERQI+Kui4GnQutxomifSAhQlck7qYToroZuO61hCEwe8P2wEHv2Al8j8DT0vBzeTCVOklV9rhbhHminb",
+	"DuXtKsdE2Wg8AgEjsnk2Qh820GyDPy91eZB6OKCKmXnoU5iO/+i0yYAK6CY8Ltw1oMIY1a7XRMt8ZU0V",
+	"ni9W5YiI9KUe4zEvGtJmEMvwvmsO43sxodMpi8rJ6FaQMUFOj06ngIs/RBRJS8xkHI2UuYTH5svwLWYa",
+	"IVVrf9RQpjS2tty92ZnKufMANUVGjNR1wicTFgVkNp2yhJgJa6TwSsaTLXIlQXJZWISdTCX22YuTV2dV",
+	"9EYbzBZ2e5pR3ZtuCIi+LhkTZeQV7zwmLE6BnXfbAEfFwhP0YtFaZAth79b/vkmCwmw0n96k2ZHf7Z34",
+	"Rfd/wh2b9uUAu0tKeVFObbzZ4s/YGdZuP7pT0aqVAUBYla6Oh0NswFyu6hdNIANy2l+h++dEBrzDotkt",
+	"Pz7tfy9YWW5UznFUcsKMyzGhU+MAH5HQ/R34GufQRFOfSqV4P15kjnRO77mn1tx8l3ZLq4XSrMDv9Pbs",
+	"5PhtqaIoRfq7ckcZ0GaMuhU6XuBBTvtc7MHLgs5EfGhWZ0CTvhwvoqQURaugbnybEsafEC7MfkR+b+TP",
+	"aW7rZxr1s1RIjv5oaR+UajbI32BT1qZZhPy8fctZHHk4I6gxsdUlR4T24XdDvASA8vWY8QSLRlrEW+YJ",
+	"s9j0EIoayxiKTMzfZhYGty5tT799mKY3zD4sQstTNVrkxLzZ7OPQzHDoI2IK2479CyGewbSFjcq9yCa2",
+	"BZuDofdE+eej3pxA35Gfk05w7w473zzxEP1zLz9MZa53bqvofNZl3gbSFJBr17vNFdvvtTCOo0wWxry/",
+	"2y7MlIualTMHgwV2Wzm5JuMIwpewvw6RKQkfj5uKxGyoCTR1KDKIGU1Y1BP1UN3MjHGmxiwevuVD9oIu",
+	"FFp2xlQxZ78OXSYKGostRSz84I9l2DgiISZQQ7+fiJY9YdRDi1xlSVy9qYelUxLyks6UGwN2mhzcuHIq",
+	"Ut9rHzQqiqpssUGpFwocU/D60rLjnAm3akeaRTv2F/8R1MyHvL9DLcuAajaSyA+65a5152Br6gC7WJsz",
+	"oDkG4II/2i7pa8nuFzs4B4m1n8fEKtWzNyUdqu8xkl8SHSd1Y5U2uVBMIEGM7U7dLprnAwgbzYb5fLd6",
+	"2ZafNd65Tfr59c5smWoddQrJgYfWUa1NJLrPYmzBrunvWTK9YZJ/mzE7W+YEAj/l+orZFPLeC+r8iNaD",
+	"LeX7staOq1pmnyWjT24vbLBWm/f04mds3NkLSG/dp+SEapYggslWwqZ6Ji+5fgTTy/WCqzLjisQcaavX",
+	"TWcWSmVbVJN0r3W6y9LxjhL7TggmVROfr066u+HhElsbGx+kTvP45suGx1FPlBkMoLAbLXKcpgCVpgsA",
+	"zED00Ipup3vZAg9UQLhywbKZvkJt3zb33Wlflesn+OpqhWQzMXffNs6TkfbUYgwZqt6WhZ/a5LhWrfK3",
+	"ZghkSmeKKZdx4UyROmRsbJgBvE5gW8XYG3QLSJ1m47C4v3EEG8VSKYBQmeRcYvu9y7sIX1ZKuW37LmAy",
+	"bOUbUip/oAPjhYf/7NX+1qv9EiLYOqQd4HGFTMPfcumFDfJo8G7HEZ2RWCublss1+CyJN3zp+ySukkux",
+	"pNEpizhdu60wrlToajGy2vZ/6jEVJBzy2LFaoMEQwrrykZCl+VVzfVmk+/zddwH5/vzldwH5ifXPzdp8",
+	"9/pbwid0hJRSDqWXnPJviG1/hN887xx0yZR/YLFCSjDFI9YT9d3doPPsWfC03XZ/5RAKbgQWc6u/AL4x",
+	"W4to5sriRANMSQjA6UI3rxZTEJEeOenyx++MHE3YcKaMb4YOla1wwK+y7pI3l/oAXnInOi07VoSEUWM5",
+	"R1fNzEuL/ORBAtLfpjCjWf7WwGzsnsDyAKgCwk2O3aO2MIZYCmRzSpSc4AgUmcwUHh9QMFhowBNV/MiN",
+	"ktmw/qUyzwK8VpSQ3qs29M7Qob5eqJLIf6nAcqZYAr23YmSkzcZR9FP/rrJY+upq0Q0q0dxUWNWT/bKy",
+	"1fiRxjyCj3qgDviIacq38G/A9HQPW4PYYx9dzvrzE41vLCDapcPtrKgimaeXtjzGJxSTjGY8YhHJXADt",
+	"PmoqhdF4c5awVQi+9yi2hKdCCduGdSaZMd6l2CR/e+H9K9kxyib6s9SeVK54WQlK6Zp/qkqU8g3XsrOJ",
+	"Edb7V6T4YO11X46trk5/NzS/c5UqpQxU96lVOY5ZUl0w4ojTaEwoXJip8oAKFqPQC+MPSAifXPyb+Y6N",
+	"Cl7MsF5REcnhsGpg00RGM+xTHdsrSZ/pOWPgDUFh6ycZqn3XqoKbzFiN75pg6a4fNmprxfy471iDY29f",
+	"WYYzSnhsdIyiM8RkvncdTrck7LlNwVIR0cfNZ25zFrbE5kU8RXFVasS5w47T6GTAITGDpgONTNM+/3fD",
+	"Fgqjr1w5oNgfWcKHi54IPzQtqGxT8ZFwxPa3zNVaJXRujVqbRp/SRNn4wKTUaS8lJLOFBiDiiE0VRgG5",
+	"+PaE7O7uHpjhvb86wTE7I3zC45gr4Bgg08RCI7fIe8WglwRowoyBGsHXhUZshg1jZiJSEHpugYXJntCF",
+	"AwA0xq0cpujTWfKY7tNme7fZ7l61Dw7b7cN2+x9V9QElCL5lBsDrSFnimtEspgk5Pn9NIuZ7txRWEVEy",
+	"ZHNAVlXoUKsxnRrpPmUiUg7aG2cPKnbM6cKfnyhi3owlu7SRiYWkm8prqOWtxLwfGxAaK4m5Yxurz+wO",
+	"uC60XCeFxiqz5Vu2u2AbECo3foc/pYw7wEVhW7sqZBwp1Fxlp2PIMOG1DHaOGyBsHBrvXI4EV4xQ4Z4T",
+	"I+voNJEDphSCvULptYgc4yLABpjnY/Ifdl0I/3TQ6RunG1m73X66SSOeZ43boO8KvyTvF9wBbt/ZHY4l",
+	"jK4wQpYE1LHWRrCXgzlkl9C4eThgc0IF2Lb++hLSV3yuK3apkCeWjwfJmbCrGxF1eczIbzM2Q8v5jgQX",
+	"Nrt+WsE8Y6YdKyhxrERLeQPwURnJ5UJgHkmv4rWZJBpz3lHxoxe5tyFREqkPMeRk9iGUCgiLhmFjCYAo",
+	"zScM4KhgGz+HNK+NWCXW5TCuyH67HTbsFEpB1AxoTjYiO9xIwpB6OMfd09JMaYyLmX9lwnuNLWULPP31",
+	"WgGDSF0gYHA8aYBQSw8gl92SCrLWgPEcNTbqoeWbYuCYbbkVo4YupcoL8UnhIZlTrl2PIzU215TqwRhp",
+	"sLGIJDzMnReuyAxK/uZ0Qeq2JtCIepb0hNIyWzeXaaq1GGdGc0aNIxJmuyPw8XZP4fUsIt0PH456IrSk",
+	"aIdQhIehPjnTAzlhxvjzod0U6yVhOuEsyrfp4Pca28oD8qeF/kHNMof9spL/pIyTAgf9RJFXV1fnBK89",
+	"Im2sj5yJxChbs/uheJJPWGQGb88Jlo2577W5azzs+wcH2x39SuH8OiumcTdk9lGQE5aZAquMAHNSZYVE",
+	"T6PKZS051nKzGNNU01iOZgyNEWsq2LOtQqKsCHImmn2DMv7BVCPLLijXzGuwNjX821K0fOmlLbgKAoja",
+	"rFDfwbHHC8KEdmA9btf8zWbtoYkK+uSvHbF69i9c3Eo+YNdTCvM+lTEfLDJk+UFtLpOba7QasS0QJVK+",
+	"3yRYEllLtPvBEkFGUBEyMB8xoiPAeGoNuaAx/3eRnGKthLSTf5mRbaswPsqSMKhPo/xBhcxMVJ57u0Or",
+	"cppoyXh/xY8rYRa5c+JkqbQYeRVP5KxMk32L2taeNEUUdxVOMVXa6crhLE6NnjqU6xn90jbGJXUX5VVc",
+	"ezXQ7hY93EqnRtkKmwnG6wfprAnsZIsc6XJG9kMp592tKKj9rBC/GXnrTjmMzg7Ky+CcbjEjLQjliEfY",
+	"vAtiuCcstPxzYm2wio9y7ynY8t323n2kuE+qLbd/gxBsrUg07Cg5U5tZ7TPo6banJgN0UtgHuQUobPJ1",
+	"LeH21Fwxpaui21lz7hB9xxxXtDE2fEguKDP9jYNONSh9rpVz6nis0c0sBL0zN94Jfjl//5qP/jyR5sKk",
+	"lwaYM9P+yeLK2aVuZWaqEj8hY1gxEU0lFxoKWEM4DiF5f/HWZiLHWL0OOhXS6aAsB4RGUWKcc8tBUx+M",
+	"2eDGuPuWfVZbOyH1ehqBL5+GpBkGNlJu3YQMEzoCfUouWMQTNtDKVQ30BKLneLvz7gc4V8mx93xtePIn",
+	"mdwAIdiFtSyqDtyyDQJWdabn3lxiQ2Bor+Nly4fJ31LpPuWeCTTwQSqQM+/xKAt3QjfcouF57qbpTmmo",
+	"zM2ZtufsNJQKhOLSfB6xULpBSoVDiZn6qWREye5swbuUpRS/BGABNDmn/A1bHM/MkShxOPKlBhA3vWEL",
+	"c2pp1ARxoAZyyo6IM+ZziufV22fk+MUV4WJkVJCTP3iuuXkFRjJd9vqw9qFJp7x5wzIVFThCxNCmCUvc",
+	"WPGnb93m+/6nq9oyijqIH4sU8kTlmXHrK4l5j09OXl5eXl+dvXn5zjLzlrH89sRZXxsxCKxeiZwQx3cd",
+	"kFiOkGTcctPidyOqg7HU4XXphxrxhqSst3zAgMi2Yl3IlJotY5N7T+wHBZDWEVj1TzVcxMWI1C0Vr00F",
+	"7pjfhwjFX74EeGFTWyrdpXXIDPCHWWl6pGKELmb8m7krcL3kxjG9lIDkYAPIkEzbmav/hrv+Cxfkxcsf",
+	"X5+8LCwIsHEmjPQTOVcsUa4Bwpj8+GGqRY5x1WM5MoI4ogPg3kg3IQwnnYCK7/4DqJaG0nbqaDrQmToW",
+	"c9n/yoIKpc+7lDM8OQqR13AKczk/cwUQAmrLqCSHHqksSMHLkK9zOOSQsgCn2aUFJ7NY8yaCyoClJxN1",
+	"aFRpwgZUWdifTEbRvC3AdpAAAfXhglkyGFMFfAE6Zd4kAybUTJEhBuhfvX0W9ISm6gbvytWjypEKXNYZ",
+	"4/jIBk9cYAIsC5poYdamJ3riP/6DnEjo4+FSqJ5okuM4Nq8eo02QsBghQm1/FXS7vL9465JKXAziWWSL",
+	"lMOd205Ipgkb8g+u1jX2QTVC6uFIAjBca2cwicBQCBu+A5pqtIsOd3bgRmMSHT5vP2+bp7bM0CCph5oW",
+	"iqbphMUnVLEWeR3hr96/f/1CtcgVnzCl6WSKvy3k2OBZWGcEISHCFQl/72F8qFc7JL0a7nrbK4sbvlcL",
+	"SM9Glk5kxOBCuIwLjZf8ER5BHzeNIkVCW0AT4pf/83eoGw1cA+4fvxiRttfu2quHDDOPuPYzQWd6bFbF",
+	"bLSIqAEVZK/dsRebH3FKjolD+MFq0EgyRHECuB8IKKXZEUKFjTxmNEuQaUHfg2deUM2wZk25sOde98Bm",
+	"Jkl4wXSyaALOqsuGkbp1MxvwgJ8gWILHSVPYMhBu9eDYpE4heC9vjaimwB9BE93A5i7rK/lx7bd34eVm",
+	"IvNvt3AMEQsx+WledZ15T3jomlPBELRV9gHEViERn+h40YLn2mDs9UzcCDkXIVTU+kZDl1EAUg9jqmM8",
+	"aCAnE641F6MjkrAps0QHPidjB+0D72GBvyNs2X3o7hhb2CMaAcZOvbNPlDn1tpQ8IE/bxOOAmEcbLY8a",
+	"vmFzG/ZcpsgCsC/227vuvOcUb08ASHg66XC8IIUTfmhOWWLLlOy+TH9h3gDOiE3Xpn95oogNFvREImNY",
+	"+9hoZZ+29G+DLs00BUYuZMwUSai46ZlFcPYAIzSacOF+mFBBR+nfuFBTBoScdaXpcNhwfwCi5aRFztzr",
+	"FBnBaeoDoJatLYUKAPNj0x3BI0Lx786PgnAJ/jFzWLquvsAILncvTPJxFhJtQhekzypqQOu2vFeFDQvX",
+	"nq6EolC0gBUKXLMmWHshGcs5UbPBGOg7U+Q1RTSGMg7NEXRYZ5adBSVEVhJgywE5hv9tutFZ1HbFmMWq",
+	"gxPjCVBhy6WQYq5mFT/m0IsXS3bo31uHpIyvZLYwF9mrG+bBGTkE+F98aDaZi2xZgWZGZXYTktD4gblB",
+	"PIH4NwfjsElCmYyKk1Bax4twY9DkUTUnI6bN0HaPcA5o5HGv3PrYG5rmj4cEy5eAlnzqgbcngcsIQAO0",
+	"3/q42PPxAoctpLCyCyRifqjptALRObeQ6ajpm8gIlAQugODsfhXAFKdGobFWIZHScILB5Sh6wjgfcPxs",
+	"tKgP2wGSQ5f+ieaTbCOCs3JzxQc+GRKQ80Qi99FLoVkyTbhibr9jtAsXRWRyktS/kcDDQ2eBZANYT5Sx",
+	"RQ7N+D86VfQRGy/Ix5742Gw24f/Nn8OBrTzXUHn+kYR0Oo05tr3s/EtJERK8cKnk42Om1gCyuMXrMoVD",
+	"H0ks5ywZGKU3Zh/Iq9Pjk+blq+Pu/lMX4E3o3At84zgGxq2zlElln6jYIGHavLQnfO2TtVl4hHYJDA7/",
+	"CdOP/6T2V0Y39mp/hKSOzjQJCy45NDpzAD1EOEKbNw5sUREcNgWFRiDv1tfzQFcTlPBMXSUSPNxqAsy9",
+	"5lJmkJ/+mx2Y3Vl/84k0N3fuNbhrm7aMy58AFNKueiut3QoKxVuBM2cGUihNzbbgE4blYwlXUhziMTdL",
+	"zDHphOanMcQiPhyyxGgz2+wgIjBnsCH8hi2ckLErhxEH3xVDlXk2+otUE4hAI/jkfKzY4NqZ0M64jtCq",
+	"cmuFLFRKN9lwKBOd69ow7ifIu4QhnCehMy0nVPMBGj1GuvmoxZhOp0zAaECO8mGGpsOBmEA3Rrr/rckD",
+	"AcImyQY5wXjxCQc0N41AP4KUd/fDB4THAlmbQgWWxSAJ8VFIc75tq0Sf+biprVCSMTomS7FSFyb18VHz",
+	"zEyIFD0AI35c8gcB0VXZ8Qvz+QTgKvcJhZDUMUNj3lCVKLe4YdnMQ1idGwMFU1LM5U7Kzu88+mMnTUWG",
+	"Vh8i9onPz2X3DGfgnJeV/x2RkFpM06VSQnTdwNyEa7kYoX5aIe1xdFjcoqB0jxYi5ytqoODhlWVs9ju9",
+	"Nd2XETcnW8aREaWQ0MLAxm7bOPLGIvG7E+1wc0441LplUrmozP0WV9aQ9rk4FIw6LZRzCvPSzGnMBahM",
+	"jw6s6Qh/aT5xCZVXI8iwcRWN44K7fgXSbwtlPp1O0/SABXdCctjl6Sq8qAx2QPn6g7zZAETSvoelRS4x",
+	"fACI5thtuOSdGa801VxmRryM7onQDcN4omZwYaYMaW75sWUClo5FwUVDTzU8xLH5dPNYaK2EliwoEsCh",
+	"N7kwIs3cB3NSgmGMwaaYD5hQkN+3oaHzRE4TzjS2kEHG0mc5cgjVmiUThV3MOs4GlWpB7ZYlCuNInVa7",
+	"1Yb6xSkTdMprh7XdVru1i5A+Ywj47rTmLI6b4GHu/Gt+o1r/stw4I1ZROwZK5yfWJ2/YglwybfNFUNFs",
+	"JiAXVlUtApFBiwzlap+NELvhETon595ROwSkM1JH8WnrOf0Cv45qh7XvmP5+fqOghsO25ZhhdtttF4lz",
+	"iYCCLZXL/v5eM8OFNAGNR7XD2svoxeUxJF9v4afu/n7nAFp3zUufRe3BXr/LDmhnuDvYf27+oBe1w9rZ",
+	"m3OzUgqi+HxUC2ofzMR3fvv5+Oc3H06S4Y+X18+uFj/98Ops9Gw8uD2nU34aJ/PXlJ4PXr2/kNi7hDbQ",
+	"unTD9z+9ucTAYwmUJFsgieEfQW2vvVf1KD9nO++k/lbOsLV6r/10oxuOIaoPeaNs/qB2+M9fgpqaTSZm",
+	"4x7WzlH5wYaAI3qLFlFuXwBA+sgsQW3CML+R9e5rhzXcBGZKM85m7bAmXDf+Dp3p8Q6E1aF4xrIX5Sfn",
+	"gulZIjII4eZwzhNprJ8JhTKxyDha8Bufk7RBJi8Y9tqdVk98C8xEWHRij7oPfdg6Rv/IQQyh0tfnjlM/",
+	"zRKQWA5ucGamlCcQls38+dAmUH0VCAR2zD0sCkAhpNIt4aOx9sPOBM66B1hxkQ9PtcgZyLfX5962IdSi",
+	"erXIsaujwTArqNpcxaF7T09wRaxBA0JxShMaxywmoxmaOzbuzj4MmLXVhtiJLcD0EjNwYOXQhmKVWRSc",
+	"sZ54fY6NAbGRtjAPaEnuttNJp3aySH2ve0D6bCFF1GiRn1LwxASKF5SrKe8JGC94+cZNFgv/NWD+cU2o",
+	"MfAg6Gts1iBbY8nTkF9hQm20ytf/ygQSvx+gxWZktryxrbCNGGs0UflR7bSbO0VW1W8vEd/CAQAMIjph",
+	"miWqMv2ZXrKTiftBPuMXzD0ypb+R0WI7WeqTHms7dt2c1w6huq7JRRPJLJpTKsy0HtQ2Fofw3a67/Y98",
+	"8tRh4dxZRWBlC7OyqHwg7tKdS3vdHxuPPb1jOfuDBg6H+nubtDKPu6CaveWTajQse+1OeuEfQXpX8xyK",
+	"Jze+2V4OA9zDmVutH76hkV8Mc0tn/S3vIacgEyigvKMeMncdrL8rs90d5Tfc29ldf+85XcSSRldSvqXJ",
+	"CN/Z2d/k82yKjyESg+M32et2txrwG7a4YMbpxZs3+NorKU+pcGxOYCnutzf40kuMHn0zU4uVGt7sUSPH",
+	"QCCmOs+f7lS3uyN0H/UuZ3qVfr+VN9ZNtvhFLHIpdptnNmNDnWrzzkrNWIT5ea+6ne3eE8dWiXbbe6Ue",
+	"ATzDMpbyyHsFAxrHRtArOmQIPzJlVJvnZe0e3+RkB6E0Xdg6AkeTwRYEOXRJ3em+1DpoVCgIG4rKfLWN",
+	"+KRuR5X2QIzvz6c+7LDBT6gd1hJ9/fffdm/bk+67Z4Pvk5/nz/tXnZvzPfU2Ohi+ok9nL+X+6B+8K374",
+	"8OzH+eb64gJfs5XG2CvpyPUOqDW27yAbv4q5dWJuG3H1Pk2vrpdauNkfTDxhZ0alrwwFRyglsSgS4Hh1",
+	"JqSxdJyNaZoPgVS4waesdm8LZ6aq6Xa9eQOILZvbNvbyUje18GGf2FK416by22j5OzbaUIrFw7XbKbWP",
+	"q/TdCWS4UbLbzZS6fx6JWLA5kQKw41A94vaTMw1MA8Y1ySsLOcQsC2xYDGY7vxkvW/Kei2/P8QaAB+xi",
+	"6z1BC16zd5qtD1TmNkMXEzj3ltUhLbrIl1zMl52+/kwtiHf4vKO3wVnzZWg8gXykdeDKjiBARLPz1Ob5",
+	"fBrUrsX5eu8qqAk2z1zn2ZOaVDcjOhfNve7mKjU/BX89X8x9WQZYtHAcal/do//B7pHXCScuQVlUDU/U",
+	"dl7RRlrCiu4VSkIKj6lY6RXVFRejGGRwoyDyAXw0S6gIv+qJ3AMgZocvigLrsUSkbjNdDax0vgUqWeeG",
+	"+fxMi5zjqLDspiecV+Qe6G7BnpJYyYImW+/IBdgO2BNcZyrnUudtIKeAuJ5IRH7BD03MTiIR02le9iG9",
+	"LeuDOJHz1ev68+qG4+wpOVp50rjy+/prUO+r1vo03u7LD7ZqhhZ2IwJSZDbvQ/rDrt1lhW6CmlCjZUp8",
+	"De9l/ASpFpmM3tEJC4Ni0SEcKSwu9cmwnhgA1QShCmsFMd1EdtvNiC6g4k8nnMYt8tK4G8qWVjGyzHfQ",
+	"6om3aXXsrm3icSW7wNzl/RTz01jOkiOcaChOyl5P6nvtdkD22geNnvDF8OhVkONCQTlZ69o4RZnMhMhk",
+	"s3rC+2FjqsasPKm1fXLpwq7ne3Rz/ww5JltMkcVNtfuoksP+IdNSbsa20nidP4PGg6ofm9DEkhhfpGVP",
+	"HleuvWcpfeXg3NfpKn9dVs99Yu1ohJznmD5MI31fXLj3q69271QWqiNgj8St/ZDa0L20mQKpVIaKl/xG",
+	"KId3xQGxHAVGZ/uywsO0GKIemn9ecxE2gmJ5CtBO4V+vLeCTxRSklXE8TWj6ExoRjQAKUHwhopQ9AUUU",
+	"toLUDAIrVMwYCjebP7pfXdtIClC1pt5ezkLpidSQRgewHtoLrsE/u0b/DL4FuSowqmjdzUaAv5Ez7SaH",
+	"RddypsNGTziJlVfRobNbcGQpTZ9X8+Y+NFhGAFQAZR9ckXnCtYZeVsuan1ChaK5C3Jaaa+Pbt8gbNtXk",
+	"AJ3kFjkHdkZU/dCt4VrIZomSSXiEho1gH8wCjRi2F5j3OjTIt1zcpE1vYcLi/+rVzPW9Wth42IDnW670",
+	"pd2QLx3GyXYWgRPSay88ge+3JsPd6/z+idinRRDRfQsiCsV960nphl1z7RSes9tqtzqd3dYzx+sBhX8C",
+	"aZPNhB6PYGC1U/lvHsd0Z7/VJnV+TqMjcnL+npxdks6z6z0S8xtGTunA/OLvDZiSspHuHXa624y0s8lI",
+	"rSS434B/yVoUGwE+5fZOCdp7iYs9tawQtjaqYFJwcVMCx4EtsLMkxqa7I5I7E96mTpCYZCITlnl8+klF",
+	"bIYv32d+rPTWcpHag4Qysa1/YsyJHXued36/YYs/VqpJ7G9BvmdPGgKNva6NDLveobrQKAfkScoz3IHk",
+	"hDe/T+KwJ7KPG1ClgRfphi3wPWlTIDw2+6RsozJBmmf4EKRYNk9A6ESrCKFWhGvbgWkc1sGYRSCBR1JG",
+	"pB6emN80T6TQiYwPyTTht8ABNaEfmnTE/mu3s7/7tG0cSj6ZzGDpoVPq9bD5TgrWPKV6MA5t7af5/PDl",
+	"FR2FfqC70FGdVwohTh3QxuM/fVIwZRt5ogoOOLTjZrEhwqp67W/MQoPZuKwvlhfYDhgmcCCni8ziYs9X",
+	"Hoy0VzsYPn8atZ93nj/fGzyLnu4f0O6QUdoe7O/TqN3Zp7v94d6w0+/22/3n3e4g6uxHTwed/X572G7T",
+	"9vNerQr7IjepOeGQZ5VsLyO5rNdbMKs7f8uDktWz8w1bvZF771qimXKvDVlk8tIzt9NKxOhGWy+/Fpvc",
+	"slLGBjWz+OUH383K5avjZnf/aUAANjJ6lN2wWgvslpUF4eEv2a4QqkIbu0XeSeiVLCzFn+GjP53q+wTN",
+	"Cw8Wcf19GZ7nn7/8kXMwj51iwbirY1N2+tNio5ToT/xLlQbd1vIG+YtRuFT5zs32Mz/iu3Y8qHGp+gVg",
+	"CMSuwM6qBHgyxnKO8AxAGgXgVFi8ESLF9KV5aNg4zJ4Mp54K5NxBWSM89DcbpwgoOV1ruREzWkZ0gVj7",
+	"nsoWO/17Appn/w01MBigcq36jvor7dzwloOxkkl9iWgjsKQl2DCeMm6IlB7bQk44XzqiC0cvNmFiZi6F",
+	"/81eqxO6QDh0Io3v6Aox7Ly6Qk8Zx4Bxj2nPIUTtEdjEeo15zU9sB2faKgjq9NB2kVjskZ6wbnihyWG3",
+	"vYdPFVZOkYxG5oooDSEDrO65BUaRdE+wD+aA9USIweorDoF7BP9wgQBbBUdjrPbhFsfBeveAF0Yo6bbb",
+	"LXKMSd8h04Mx4DqhJUXJMIENAY2jnoahEjSqxAlO7Z3c6hvv1+NSLds2AGxTks7uCUDB8QH2MgsocxC2",
+	"M4FgR5vbltTKES6WcWa4xrXhcew1TUFB7Ed7nb12l/YHe/0uffa0f/CscxAddDrtzrPB/kH3M9lA68Lc",
+	"5tCA9bg20H3qrsRJRn4sS12/7l5PwWTv3ThWnl3WqoJH88e7Wl5CNsFDCA99q+mUJW4bYObsFgncmKuL",
+	"4BNWYZS5p93JArvEk2/fJpPc5gxI9swbQQAgAXfahHc0vfCQjKnNrlnplgJCOxkmigKzyibbfpEeY9qv",
+	"MkqlPnNSu5GuwyPM8V84yLGd4ZYJKVjJfV+jLTW1EHdxRZacxjHiQqWmVgqjS8UiU2mUjVfLCHMZgE41",
+	"gfb/FnE9sBbeP4fBCPCQ9UyO2UgaRSikkRveYsK7sOQLm9rT6jG0i7CHBVpZ265Z5chlGdL6MGME2xQ2",
+	"pMrtiB0wmO+33euJ8NxCVsI15lwPjdEfOnom+DW0Utoe+6dZrjPHUADPj6dj2mea7LXbrZ5wz8W+UbQI",
+	"Y4rYXyBaB3RK6jnMSv+8rHF6SIYJY6QbkGkiSXc/6JmNaOGEyExY+KXGMkSXQ+c6tI+/xth/aqHCsJGQ",
+	"GyY2M+o0SGM/3dMm4YA9SzvXdpEPc8ThSsupAqRgLL6LesJc6S0oRQaxVFgrkKmC6LTJIKZ8gvUPtv02",
+	"VwoRZBH3sWHqKJ1jqj1mX6GCe2VVwhFJaIpkVRpiOjHDsrNzIiP2eUuxzQAOa8/e/HC6d75FJXXhGx61",
+	"Xg43ylq76Bwv29wewhvQKqoyiKpBaoOisPlzl8ptkBjHmfJjtaGPrfeaRfa9Nj9eC6mvQUx6epnDWrkc",
+	"9aw0cGYO99p7Gy+05estX2GnIFYL/tbX2sAvp0pi05pCs5FS/eNzDAMUuuuto/VlE1zcckveuYMg4tU2",
+	"0veSi2XoxNQYSp/1RJFExiywGJcQv/Dmk8Ioh8959USuK8khffknMlSj9b32LtJmzRE88FgQC9UawA4P",
+	"fLwAyODgFPREsRR+7ygHGGGhHdO/H2yQw0f7LVeHbk1tvSjVmHieXvv5+awaU9sKdC5urw8GP3T7f382",
+	"eTPdU1ed2388Fxe785+fslftf73dp99G3dF7fvbbs7/fbK5Zi9/6qJr1U/dTYgWH3/GCzbOtpZ+2OWkD",
+	"cfOtTPo8ipj4hJH+/wGFdA+T+Mdpg0R4VjCkKE2wr+6Q6LfwY+uRxTwdG6TRjSMXkP5MRDEUlFp4vkgO",
+	"ZhMmNADyfn959u5OGGJnUyaOp/x7Bd94PygxRwNwNzC2nBwop37PcbQ4+o9ygQDfdf6a7Lbafqa+CFCw",
+	"qzGHSXmi/Bjd+EjdLGPjIRDB3FZb0En8cFvtPjvsZzOSrXaYG/vXHfaAO+zn49O3D7PDkpHaoLlFVNik",
+	"aYuKMZxXtqncDRgCR3CWjD6rTSequy02D4m4L3nUTgqZjNYabGY2N7fX8OrSs5PdE/fuj1hqU0DIVR79",
+	"8bUp/a9on6WdCtltlJFpIJruYJ5lkHpX6sySuowAizIQ/SumgtQ1NxINJFjgKCqU5UiYcF2CXxUa+XCW",
+	"jEJSR34MrLWfNlrkkmuGlGKHubc35zxiR87VyTBZ9ESGyiJhNAJ4XiltM7hNktrKFRvRp9MpFrFUFZ/Y",
+	"j8TeAfOVVRofhO49PcjPKI++VnmVH7wLs4+2PnZ2V6cnL0vG4SyuwqE0i791ZdeZObmgrqezUsAgLL2B",
+	"+ACdQA0zHtqBjOUsUS1yHlNhCaxs4ry/SHnDAot8BxjX8Jjj89fLpxg5cPAcg11jTvqaA+z4Yiq4aBzB",
+	"Sdl5ew/w+O7I3dFMgXlAqu0BNkH8x7cHz3Y7T4GXk9v1/4/2t8+ePn1pVqbargGKn+5TcmK5yze3c/yX",
+	"PGpk6pPKFeQuiD6nfPlSo1Gfw3h5GDGI+3R7QegFQ61c3hVtkB0a6Z1x/AwzlXeUhKXe2bE5I0wBRdlt",
+	"1/HeKcSPoZ5Y8YkiXGiWDKmxGMSIC082aHmkkADxsCeOX1z9egwkeBOuA4I/drEJcGgMIfzNc3siSD1i",
+	"EzlK6HTMByogM8H1TiLlZKfPooCAbzjiTAU9AeSOwMeARRj4oF0ScTUYm10RkGk8U5YEMjG+AVJ9U0XO",
+	"XlwSxYBRGRoFj19cpR8rk57ggpxdnP561u6QHXJ2+uLXs/Zuixy/7aRDIBM6BXGsk9nAGHGR/RtgmIoI",
+	"XoJ8EXZuzEh64lYOaH8W02Th6CQc392EGkmJeuYGIo2KhDMxodMpi0KoHEmYkamQSjlud4ErkJp/Pgd8",
+	"OohMOg7K+vmPnWaXhK9Do5+I+Wlvv4E+NtJTQjEY1IwqKJ6BNVI5Ikuq4cZd2y9DyZwmgovRoSVYYxG0",
+	"6ozpLRRjJEC+xaOm0nRhedWA+shchPwG0BTr5jrtEgXpjNjf1u8nit4yYK2CpiApGOnTyN3aEzjyWCqr",
+	"uiHTZJmMmHkqKEdzGxM6WUBlW8LULNYqxGpssyeCNEnn+ATDnqiHdjxhQEJ1w2EBAhJGM9QhzPyQsH9h",
+	"j23DUQLasRXI4e1jA/OZN1AAbCux7eXmMPDYleUuHXQ3V2EjHWpC50SzD7pFjv1TuOoJDhm7IUcDBTp/",
+	"GYIZZrQfqZ9evmruNgL/xyEd8JjrBf5lr2Hrl6Gyj/CoJ+D3nXbjMPPbHA0KFClPYScJmFUliZ5LLzGA",
+	"5M3ICYWtXVKPEeGjJ0C2dLJfgnQZ+C16AVhULjHutolMiF0WW6TO1RL8Ce2JzILluPHsicNus4IkQ9od",
+	"6K+OAKo4xp38LWex5Zyx50dpmdjj2jdKz0goLjIlVocE5410Dg4C+PcuDANm2fwSNmqAfdGnF+9I/fz1",
+	"i+ZugzzdC/DcgQAMiJGAWOHPIvJ0D28j5uJ9MqQTHi8CMuK3Fsl5wqMoRltW9US33YbrczOMhzmWYsQS",
+	"S77GVWZLuysSRhUyTLqmBqBEJXWO1GB4CHUyE0B66qvZ5SyOUJ4h67oljwCh0jjKnFeYPbeqVJGZmtnI",
+	"3kmafwaueMuljU4pL222s1zYIcrFPEAbOLLRhAtkuPQwnbkkNIypmXuyeWWWNyd8bQv57HjCIyJkT6TZ",
+	"coAHgPL9zE3HKTUssAlb2zVspRSLLo1ObSOlJfvJ92XutfdICD5DWu0HlfcgZX31o6s9nNJEMeC2MlsO",
+	"+gIyEjTlwui2yDfAzOSoL2eg2sLLs/eX16/ePrv+5uzFz9dvX5++vgpJfY+cfpNhOD0ie51dRzER2B4Q",
+	"GacMZ5120G63vdA/In2r6OSQ0L4ZcCfzZ9gRYErMGdNETaX2o5NDI9ALk5LdQUbcAzyD5iBxHY1ShFwl",
+	"C9sVcWSbnKVEfWQeMadcG5mApzFt+fA8ussleX/727EqkR8gObgm9ZcXzxqtv/2NnPJEj8kJkpkF5GJM",
+	"pwrY5xNyAoS6MaNDmHpjluG6GxGPTLFKAzlleGLJEI3RekjMbk8dmnH8rHnb/U+WPAvT7Z7OKIots0eM",
+	"LH/79hx6RKDCE7qF2x/afRAd7Q+dgfnJOJqx8SaxODPytp2HVXDbFsjAe8IbmQ6ZCq36VeOsg6wAAQK7",
+	"dyiTSaPIKgLLDbz4J2+wrtKpO5wXsyW+vzx7B2uNlP6o1r15Z3UczMrJBYiS08tXtswS1ZXtFLCceGoO",
+	"BpdVkzt75H//X/8PnJ/9nacNFOMHJDw+efMrNtIjjyO00v96fPImJWazQ32igBkX6MuME2+MFGDOPL08",
+	"xmGdXh43jZA4Dknd7mQrwrz+CtIrd0n4wv36MAWG9FRnYSMg4fHLkNStiszUP6A8B+jJ8PgCGO1Q4sOH",
+	"HTe7uPn8yDP6njgjAE0so3aPX6LlfWEm9eXFhZt0q8FfXlw0n7t6G3yzpUbL1BYFzj6yvOw5m8iLAjqB",
+	"nWd7vGQyOUqBVZykxD52x9JZ32t3AuSl3evsBkbImf8cNJBQoDQvHiIt83GkzUJAhThGWmE1SoKfVgc0",
+	"MELkormHPREOYi74gMYhqVsmVZIlUi2J17yGd7+Kn907LxWUo+doZ1lZ8yUnItD9Chw/z8uLZ3ia6k5V",
+	"ubrkyvPcOCIUqc/gRuR8R/AZFBteZEBj20iA8WRUOc5G2qSxHsWDUteNBeInbcbCV5R3hM9mPKpVNGHd",
+	"ITymMFm8ot7Wh41e220FZawbh4/8hkjDXkGtavrzXfJGGrX7p5evPv76f/R6GHj7+PL89cnHV8cX35xd",
+	"/Pj65U8fjXLH/3Tb3aft3Xa3/Xy33el+/Gid9l+PX1xdH7c7H08vvzOz3vl4/rHb2m91esn56xcfOx8/",
+	"dtrt7u7e/tNnv/7666vTk19PLz5+fHH28tfvj9+97CXnP3Y+dj6+/rj30697ne6vx73EjKQz6CW1Tefg",
+	"VfzsZfLscQJ+YIVsuHYX4DhusXiv4mdLd262doVVS1epuH5u1Tp7u+3O7n+aFfr40aglWLqTN+bfzeWl",
+	"O708/nh87Nf0jotR0vjsZbdNG3mTtOAFW8/70JUnoapDVz2j6b0WSkEe7Tl9opx5AT231SLJCJZ7xVS3",
+	"rjTn6Bxc0ym/vmGLTIl5wW1Yqi3v3L+2/J3MKFZSr3Q6Gta42MT/6Qnnd9WXPJ+Giz/Zr/bgpG7auxtF",
+	"co3FcOHO9n1C01uvVlkrQN65eqwWgGKswlEnYfXLEwUz6xWmvQDgA4Zep6qvHQJLN1sj2H/m520NMPuQ",
+	"v2EL3z4Z/F7rM5qwpLyhEjWGi74fv7gCUyniTDfRhXXmWian4AzNkryCt2YhrzCNqWhaC7V2mN63lHMw",
+	"P1QkHfz7VyJgeEVgXarIYRDggIxHZuO6WbzGqqhpioThop6HcCUKHud7U0HjhdJEMIZE5jqBX/ux2Hho",
+	"6s9gU4N7JjB23mSQBwOrcRRAVUFAGQkqPRhVFpuwJyrBCcmG2IQtckzSdYhc4lcxZvxHES8sBiEc/Sdp",
+	"CL20WuR4FvGiE1P0UsgdnJS3HCzS03QfrsRqODPDTrNILlJrPqH1GU3+YPU4rbfMS73f/LidFVUxNnt/",
+	"YXgZXIhuGSzExsOzZyQ/JOfRVwzJ3rON0Xdmb/ljA1jKT4tfaTEwUqG0BgIDLrxKKI8LpvxG8Izpxr8A",
+	"SbAdQqM/sI+F0Zh9wZcCYPCJLcA/UbmUkf9G0ecCXpvpdS/g76LX71o8tWwPAORTpSVwDH8uQjLLKSAq",
+	"MJXJH4Ct21+QEC3tMPBIkjdcRAW1aLxCrxdJUS2uhQsm9ZzOXVlriYlq87JKVYgfuZEWtAhZoPm5Bcwg",
+	"dTsFJDQTExaUi/ldldKDqdpYiMM4L/GeKv3iNfMTZQf75aloO4kuBQj7IzdIxYSSybUcDmMuWMVwAOu3",
+	"QiE/3Ssdy5en9dLjt1Ln2R16B20Hd26n4tJt8ygKLn38l6Le/tJqygg4O+cZvWR/sUE576PqHWjjMF8j",
+	"41t250K4YIPcyopyuROsPqIC9RqMjNSVnDBojmM01s59tUUPVr6msIgkSiTglqX4eBfwUQg9Y5/pyd/M",
+	"C5fKWBDtxybzubbENty17dMJ6wk5QJSsAUtxfwQ2urnwUsIw7oKUAkeWAilzIzTRj6hmc7owCjSJbPWO",
+	"eb/iMRSMmXsbMB+OJw8+YVnRojZltjw4JHUu1JQNtEzbG0rpdmDFUTg9SAPX/aXwZkJ4i+SBu76cYMb8",
+	"MSB260dfq4bvHc/8/J1Ldlf7A7+JvM2fn83DeFgjtS6E5yut8rHqgNCB5rceW1HesChv4x/ZklJzp3mI",
+	"ZfXYpBuiGJ6ySRRVGZ56vOYJMO4hdqtq9yfYgClzHS2Wle24hMuivR3rRtSpBbWYKv1eLT+v0z7c69jn",
+	"Wbv35ZQPlgu3Ac63Af0cbMg/mJ0jZ+r65tkPk+6Hu7BY4LxtYjle4R5Rn1iGfQ1KVFl7NrOXs/ecvFjX",
+	"t1CIQ7jDW3vwHq5SUyyD4EiGszhGAQagaY6fV2p2RJZwHCGEgGCOLWLOO/gbxtxqwp+46AkYOVpZCTC8",
+	"sSmCHMULB0AJiesXV8spDi4c91CmQPXPJg6xs9Ye7C+gbX6lJNuyfx6/6rFa6OHKh5X4N2yRF9I/9g+u",
+	"/n2xJ95Onw9+ijrDV+rp6Hu6u3jJ2rM3/Ezv//23f8w3VgPmnACesYTiO0iLLYiQ8yOHo20BCWM8YC1y",
+	"4Q8LbL5g+YScn12WtTaM42eZ8+GPR6tSGW23spHTRJWaJ4uu+FhwAwW76zPgD/zF9N1XaIT7QCOk9UeP",
+	"rOErPQ88AaDBY4ZsGqWHEyp8PTMvqvG9dgeLgOdjloDouZWI0uvLmMydhQDJn03dwlel6ragfTY6ZLZZ",
+	"4Kug+QKyfWYxP+nRCx41Grp8sGcR181YjtbEFOaJOTETCqDkObAEnxbLxxryucP5WJI64jn6XrDEwbU3",
+	"sHwIY5T+NDUAOgp70hKm5CwBh2BsG+UgeGklyXLiEOFM7lTLs55ndFWVTlawQOERNrAOaJJw2+wKGVLs",
+	"rOOa9YSWMyDKq7uaQazNBBg2W9K/JKLsetSXYzxcKwcdg5OQAZ31k68CMmf9sZQ3KkBI4wmdTrkYKYR6",
+	"xY8qF37GvcpUNcEHct/K4bK5R/732cY2jRkh81UO3gZWzSLXcM0qAzpmut/K0Ub5Wvfqvs2MFjdeBoO7",
+	"JEe63386aD6LnrPmwbDdaWKR/PMD2h9U1eXQgZbJgyRJc5NpzpSbCFLHTIWblkK6Gd0Us/mqh4h4BlUU",
+	"N9uO0Kj2xDEmm6Euk7N4f6lzBc6S85dKhmdOc/n0RVSzpnn21nPYZ0PvBq0Y3PO1g9PyTkP7AtmCB3ae",
+	"ctsFdi9ECKPNj4Hl3AVIYD9Rx4KS7+SE/duosQegJmYVhL82BAHCYW/YGXTpAWv3n0W7g336nD0ddqLu",
+	"wCwZli5sXP6gjcegN7/jLvFVI8ZeGpWwJUUw7unH4whOn/81P/8py8jA/iIxKDZvWUJ92LrascfM02OX",
+	"4WqMWQQEABtqLGeKoSmkIQktIshKeziXqBEYZYzEhsuwCIfk9OJd0BOIRwdYMnJI+jzRY6Dmd+mryM6F",
+	"7RDPQ7ak+DI52BhoaR/GdKSImg3GgFNgYVkQwmVF7fZSjdqRQ1NAY6Yn5EwrDjYxXGNjzRna5AepaTtJ",
+	"a73RtUgesCz8O6ZPcLk3Ma2ylWZuC3x5tWYwSjFLlFkrs98QUWeXQGDfbK4BTVhA2Ac60PHCbArFhC4Y",
+	"VXs/VYzTPHFbU+rLq0JLD/nKAgi7Oe5QhXaO++PSSr2tFF4K1fJoOi+7fb/WXD+Sstxg4iBbEWFZ/nth",
+	"3MtH0rUDJ+Y2rNM+yZZjf65SbfeiHae1mqC1VtRuo1Ik9eO3neZuw7ehkfrZi0vzCwQu8/1dEEgpwUcY",
+	"YjfWmFpQkxT7jEQ8slVnAzkSXLEAwWLMM4WRp4ox4TvDjO4byzmitXDRRGvBnb6eQGwxhDmydeT/5XDT",
+	"Yq4sqhkUnrtaOvxz4C+ncRwCMNX6vq5SjZuN2qyJ/ebsAocRB1x1xS8DWLeM8YAgaojAEbqLjodDi9oE",
+	"kFrmWVK5d5nXHJEwLeNTHqAEOaAVzjTuAEvjU7aMDiEYaQWfKBfuIYWwHcSWPoMN8pYr/d7u7xPY3puV",
+	"5dutLhNckRRWMK/Ize83rSdfmZqUEXtjbiixOzJgf5Z5GboDGgEJ3e9lQkKzU/ODc/dt3i1gH52/l4nZ",
+	"xMi0zK/8P2gMIu7PYZU46baaZSi3We5gm2QfsJ1l4vfXoxgl/ulfLZIvveDKu5FeDnlVO7Ay7C9gaOz8",
+	"bv7nj/uU6VewKFIF6p1FRqNoSIHohE8mNoAwoIo1uVBMKK75LYsXjSMyZYkxMZpMwCNSuMaecN59uINK",
+	"Uk3pgC3hE52evTh5deZk7ZTqcbbjF5j+8hVEq5p/J1x4t68UnKgUsxwtXeUb4bNqzO+esgJeb5RNGBUW",
+	"LTVhCKACeE094RLuFrV22SYBGwQ0P+bbeOIgpVzYHPPvjSMSU52BLbAosinrcMKsGZaifM3pokVOrWmh",
+	"JXD/TaZ6AetsW/BTkxKfM6eqJxAa1y48fJ3vjxha9K4brJX2JM2CMTRCAb+2b8wgsIUWDDFnqegJXyj1",
+	"REEYKbb22oAK0vfDt3mCkWzG/Jb5D0Bc24W19aQ39VhP9Gc81k0uSNYmlkzljWIA7bSTMcjg1Gfsw0zi",
+	"ywy6J7hDQaAZqruSHFlpScRDmmiPVyBxSqc55XuPikJzWlC+SqGMKBH6ekCTvhwvogRJzWM5vx5SiKba",
+	"lAUYgxtXo53S6aMzFls7bW0LfMZg2Wb86U3VjLYe6slu2K9V3f9DcfBP6dSTz8tMhN3qpg2Nmrw82s6s",
+	"KS9Ac7S7W1D4OG77/sIS3VgKeSRv3yTs7wpUisUNa8P6awpOemLbihOcUKTUVktVJxUetb18I18696Ff",
+	"BszLl+ebZjbhSkntqM+Vvotr6ijmt3FK7cgezS3NPP9rfvhTOZiRP7/rycdzAuKhfcXqxp2RsboSY646",
+	"2rHEdxlTV/OFvcyWV902LFtZvGD6kEy4MJdOM0T+PVEPSxoP7PdjA7m5PsT4NjO2q3FpLFiZre8i4UCK",
+	"IR8BCt9gzAY3LOoJaHNWmoTGIAxJXTFGQpy5N+Y3jSMibSJ7aHkD6I1L8drYG2SNPcYfxn9VT5gvy2HA",
+	"F4rzZEJcxpiWaJ8nFhwwyOaQe6IIGt8ibuJtCNf8yRni/QWwuB356eTqAdQJ1qBbyfQ5m4hwQc2/lC1q",
+	"NOdilPDYmBKKzjSr/fKHN/Z9s/51X2Y8/VcwYYKlzfxblwtt2c+CU/eoZJ+46dcqp3ds7jTMxt/gbyj1",
+	"IPDFAZkJPNWP3I2TFQJfG+i/NtXcMSmMEpRQu30fTstW+S5re2cu2ETe2iCR02CvtSJa3jBBlJZTReYy",
+	"wZ4ZG+iDCm+tEMTkJ9a/lIMbphWijTiiBEghkb29dgf6AIV07DE25+g0YvpiMqDTB1AbL+BLvdr40zTD",
+	"/KVtS1yUR9j4QblrfibS7Xy2gfUDMDiZGrr7b8PvmK7ag+3HUbLnoAgfRc9+BY15aPLbRzgIj4xotQkV",
+	"bgAQeykgI1rOM9dOAl4Psl7mbNOwkXPXAGihJ7hTQ5h1ouZpAgpXnOPHzQUxJAISNmR6gPFkxEp0AFnk",
+	"VCI4ln18T2jpHaZNRENGLixxaT2AoMjOR+1hvJSxnL+iIpLDofIJxYznwj5MJdRmjBl4JjEfjXWGjPfl",
+	"h6nMeClb8u7ewev4MwlEx8T7VTD+pTh4P61FvjOgLra12iyfY5SHmOs9ZS4Kv3pofhmSPkM2LDGLY+BU",
+	"WiEme8LKyRY5iRlNbFsBXgaZBZcChxdu2Ba/TUzHvBWvPzFT8NU+/zKMElgXvxWe4Ib7ExknpaHi85kC",
+	"euSUZ5cKwid0xEi9vyATI02Ajg3pbRI24FNIQUrhTllAEjaN6QAYAc1ZhNIROBxYwmG8ZUKnU0YT4E20",
+	"h5JnY8JPnEkyE5rHZGDmGtip81ZNT1SbNd6YORZkJm6AHzCED3jj+Est24v/RPg3EPT0hG3/pvlRBXnT",
+	"BqRrxrY5Ms/yL8PZeR2FNj58gbP1oKaQEQlX8guI+Gr2QRt9D1SonS6wAxPFblnCyJRRMdM2Tb1AQSqI",
+	"RWc1HzeKQXQPZWLrZ6YxxcSm5hrSmr5e3oM3YlbL7tMt4rxU6b+speVCvL5OxBytrwbX1+jrHVUcWDS4",
+	"9Qm6gCBuP5XJN6U8+VzA0w7tkJKnTV+/CknPgCAVm5FWnTaZcDHTlloV0RB95aRVToOY8olvdsF8qftO",
+	"yI62yCkXGizLEeXCKtBciPmJItOE3XI5U2QmZsq2xbbIceqjW8PXs9Vi7hYxGF1AGvUplr3MsYDI2Mpm",
+	"hCw6whg16NEbrC4QPZGLaLfIT2MmfNYS1J19kQ1FzIGYfCQtXTXWUsY0LfUhAzrtifowYYx0AzJNJOnu",
+	"B5gchsJGMhM2TQpcxTwbT+jaah5fI4nPvHZ4MtDUAZ+DmWQbNW88WHL1HL/c1kQ+NDj23SgRn7354XTv",
+	"HMqApjxhqgQGsYPIGRvrmexnrqhIzKL7lSB/WtDPv2qicQMB7WqMsAjqK7r3I2mq0+XalE+lpBAU7/Op",
+	"KfP2gqYA6X0IwhyKGx1hdypGO8GalCTVPZFiAmZSkwD3hUa6UVN8QI0OmloK+OwCGMUScTWgSQSV5xIi",
+	"1q5YEzjCFUlsgtdTqFsGwTQGHtg2E+gFsKoG1aRDHbaK7Ajr8jfMmpL3YoUSe/gwDi7UQzpqn8JL+RRV",
+	"KF+9kz+9+MWz9ClCwuzWjG2b+nK8wxX6xcal2XX8ozKOPPohBLhCqkOgJRUk5ADxx+hg3BMOgcSTblOH",
+	"zEciFnMQh8Ab7CAED9N2KyTg9j+a57aMwDV3G2lob+cA1gYN+mhNUdf8n6BHYaYOJBTcwJkidQ7RNRLJ",
+	"uRGTfig9MaQ8ZlEDUQAR/w+nwSHB2ZmQgplBW05fFpExSxhKXHXDp67PnXt+nJ4YU6jVh88wYjGER0Lt",
+	"JoA08ii0QTV4Jakjf006TzB/CJjIaBJzlkB9dOPQtl2NQDckOtvLho/CwXPdIj9ZtEL38sKdxN9oVxjv",
+	"v2FT3eqJUC+mRmhn0OldNjZy81QfyMmENhUzUth4IqDlgCrdPBrRuLJTynVPYFbBqqV874BNRIA6LvYR",
+	"HIHlYh9tvgpWxS6b8SoRoAC6CsHrFHJ+SBKmZhNm2//QKbKToRh460aTwiLjjgvthm1ppoynlNlHNMGo",
+	"ZI4y232dheTH4lWlWVQOPPASLndYv3ib0YmNQ/xfgLKQYsBjhmFhWB1z7RNF1KzvT7HyQ1tqh3NgmNsh",
+	"FuDI1rVXGMnBo9zO9eiO2WkxM21D1VlZcrS0Bf1m3aY9g7Xb7adV2JDmgQ8BXpkViIoROA0lGz47bkuS",
+	"07I4+1CGOxJyOGxFbMAjFhkBzz5MY3BIhzRWrAKk0bystnWzBayhi4xN6IfXeFMHu3vdT8VWjKCm9AKm",
+	"3cxUbfNulfvbV6meWmlf2b15h/YTuHNLdEJ4WV7rPR5U4e1X0KY/SweLrrSa6qnyNdqnkbHsnDCuAEvw",
+	"Unepp9Df+LC0NUumIhdmCDJZNP2B2tRmHFBNYzkyh0Zp4xcbV5lNVJB2KToLgyeAXKcCMqUJidktiy2a",
+	"oe/KbJFveWzGekjC30JSNw8wBtDlm/eNgIQDqtlIJoswICHyWIVrOxd7YguWXWjaT8rBr0uaxh3kc9oz",
+	"3hMFYGljEGopcXu4yQLeEppgc0vaBt9I5yo7Ra5VEzOtaIa1SvX3a7eOKOY3aZOExSJzsF0zsw25DMqB",
+	"w8jYV2CMlQBY5FX2MJazpEIn//YAUM04WGdsuN1A6uBzBGTt+KJkQUZSRqqKId8+8QGGapnp6jqZMSgB",
+	"4ML9CnR+Az/mCEC+LAh8XzGRN4KwvK4K/vqWlemMvpQxo+JLbTnl+T26Tu0XtvQd1H/uCduZAfD8x9L7",
+	"X1tPP6Xi9tsOFzWjndVsOo0Xm3AIWzHfNHLdnc1PQSd3HEHxB4zcucdWlWDouk8hFcg1qXuHMWZRJrTL",
+	"RQMDK6CBkTurJ/pyNhprVHfKaG6RVdZDwFFX7o3+JTn9PWWJQ3sZs3hIYj5keaWO5UkTsHEhBzuIQfXB",
+	"eG2syT/7iSJDOuHxAiI2AylugWO9vyCUDPkHFvUEDqsBUZwZyhr78WhuUDtw18SK3bkSVUIAAQQ7eoJw",
+	"Ra4KyQIgJ4SCBnTJYZgZzAeQvXYbNbm5YK99UJksvYRNVYZbsyUODRSUlwHRVCRd89Luc5Y5eaMObuM6",
+	"mSmApEK7wgwNap0UkCUwOO9mG7wX3Pjpcb8WpPr4sDZNZDSDeKlVgG/ZRApr47yFvQgfOKVJ7bC214bi",
+	"T0DMPpfcjLfW2d++JfaXoAbb+i0fshd0oWqH3U5QUzez2mHt/OJF8+3L02YHHgznCkYwtPQDtXaru5+O",
+	"l9HBGDSt/3v3eevZftb4UAyN823acHPr/ajduDnFvZ3e3iIlUryvNDNiBOEjp8oLLtHX3tyt8i9fS8Ky",
+	"LHd522MT0yOrRDYFFCrdsVWe/JnAU+SRydGceFTfGNSYc2IzvvFqr5escnq/Y7qo8B7SPfkSpNxXmfOw",
+	"vZF3OY6f2hO4X9/kRbYm0nyibxGYj2XMSF0xKGghNI4DQvEsZg6hreho2CKU1LkYUMCDwb9bWE77CjKm",
+	"CgOAZMwVTG4d7GMCzUauRTJr+jt8yZ6wD7Q3HmbdFyD8nWrX8uDH8gXZ3djktSyG/oRm836J2dxt/7XM",
+	"5pLletQmh68K5asR+0U0oX5CO5T7fvAK8/N1eg0RjOuxkdSWpz3w5MlCJgTrtKM8/WqLXMkboMlKGBHs",
+	"FsS2Lbg43obtIjPWtFzB01VUKZn3iiUbY1ZmPrV2b77DDcj7BwmLmNCcgmT/JaixCeVx7bCm6OR/jWnS",
+	"l4kxZ5oWflq13PMrauIPck/fkOdwADyH5stZ9M1icxLGREKexipvr3jgS+5ATpjO/SZxfyCBs9W5mY3x",
+	"VWI+cCi+ZI4zssj6jZXCCA7fp8KDRB9eWeFpR5tpanoGFU0Wtx67oDywCBrI9aVODxA+FKoDx40WgT1q",
+	"a6vhqBY7m8wDl6cMMU3MeSETuoAYd58R2pe3DEvg8PQlTxSRc3GEiCQ8UmQyg/Zi51YvgzqSOhVRgETN",
+	"WeSSnrCPDAidSDHKuueHrhvYUiKvADUJLJmiH1HQExNGhfm8LHj8XnsXqZtxUootW95eT991cG957UOq",
+	"Tmp8VmDInCCvJVg4trEwXyFKN7Pi7xCJttP22GFotzprif5QW2a1wJbflL+33Kj2V2TaMkAAPH6E2onP",
+	"r9Hpr9HpLTUxbGwGlrEU7KH07ypnYC1aZP40PVkJE2nV3yy2WAgQQuKolJxm4Bo7bHtiQm8Ykp8cEiGh",
+	"qj6x3WB5zQ6d26BUQZNaFSfngtSNPnKoGviCnih3MdyjQdGv9jDMY/fgA6RAcJAUUgMfAIowvQIYdmIl",
+	"ScLoYGyu8VpXQbDtVuI0Cauu8bu81lzysVIXq9jJRerd9l7j3joVu7lyOvUrKs+XEQ43C5M/AJ/ZDt8w",
+	"7r0kZWK5otHpwvGCmqug4BJaaZTGjb8gdfiD6yixv4yp0o1c7aoUzbHZ51M4+VYrt8hbc/NYxmCfu6ND",
+	"E0ZiNtTEPHEmYqYUCbkYxLOIvZxM9eK/jDEUtkhofe5vAO8ndOiEMCL4k3ma5XOiSCRep5b6ydGKQ7hc",
+	"agspCO03a0MglsfT5tUehtS7NE1YGhMxc7Y1ObeZky+UmNvVI2wxNNruVAzNPOxBhla6iWC8ES1yobhw",
+	"T6ddMarcPi0fXIQEVWsHd2z0lz9z/sxIQcz5yo1rRXtM9jT9Cctgncha6cDAOblDyetbuWW/iztbX+tc",
+	"/+zBtVjquxW3PhIJJ8DIbdNQMpsaV4tFCDSn8oH/wKtp1Mn9RQV5VU9swV5FHpa8Kpdq9oh5fRZLMfLV",
+	"tBD9graLnrDwbmos58Bi6WhYGgC9Z2/A3H0+UOf5WgCeE6JlOJSKJDaSj7vshwvePbFTXZXBANd161DY",
+	"p5WpmB3BS69QxMBH7UzFCJMi6/ImQx4zq1qmMdVcjFp47w1bbGRrMKPQ1Zh295/WDmsHw+dPo/bzzvPn",
+	"e4Nn0dP9A9odMkrbg/19GrU7+3S3P9wbdvrdfrv/vNsdRJ396Omgs99vD41x8HzrpLu5/t+sdrj3vNvZ",
+	"vUOuBFd5K60BZ/ur2vgrqI2JPeOp92d+/kJYuS61TGyoBkTpUCYOErMOaKlcW+FvtskhXhV62J7whi1C",
+	"I5aZiHoinMxizac00TvGcm1GVNP/n70vXW4jV9Z8FQT/NHWiRFNLe6H+jMbt7uO5vehY6vGNuTzhAqsg",
+	"EkdFgAdASWZ3OGLe4r7BvMh9k3mSG8hM1EIWqaIkypIPf9mSasGS9eWCzPziMvkJ30B6wV/FYo8M8YCd",
+	"/fpTxP7X2bufIvZRjM48NP/0/scotKIYqu/ZL/J/YmDKj8PrFzjyYNDWAdoSyMwrH9BaJ4yrOVq+whu5",
+	"7Px//8TIqE2x+oErZDeG3q1y5vaqPVX7PXauMYmqWBgs44PHF50IXBhOmNB3dqhiCqfse6yMQ2KWZd24",
+	"irE6ccLtW2cEn8bIMgnMF3RxMNylGir/YJnkGTfeaYZhkDb1O4AuArS1S7T/JWWSYeKZNnRHKqdCWQiV",
+	"0eiHynLltahjmfA7fcBm8rPIMA5HPUBeH7w59N4DZ1amotgQdnQUHbx6Fb3s9/EmUPc8y4aq++rl6/5/",
+	"/efx0WGfyAGO+30oH7Hlvndx45GPzfJ52S/7xmg19m52xs1YGNjWsDNDdXxwBBbDRSFAhZYuXlBqf1ZV",
+	"/oUAngQlzV1wf7FDIvQHhv5OJPhlgw/pqgJsG0qV8VCPHlQna76vjVMzO+rxhqFCk84WUcyF1N5u0zEh",
+	"nj/ioeIJxECD5VdYR818B/5Vd7NYNjq8a0CRhfM7LxVLxsSWKNkq097W4Vvlyp2BddSerhrNquazQ+sV",
+	"G3k6Wz4tBIX+4s8rMd8dFO6aHN81k9DPqDA3ms3FkU7nmB/fGXRe/tJ5oG5mVfltyTiHnxU7J30HynTC",
+	"rwX2HrP0A2oiZKTA3vmQAAMWyCKxxd5W1STOabV/DhYjHfihll/bYX81fV1Qj7tzuKfEXrf2q3pCrBi/",
+	"EDFEc7QPDw1XxfveeYPTm4DU+Y2un8hZcLnq9MLUQ+a2I62hgrTe8uwfOppgj5Umi1MbPD9fawCvPNJa",
+	"GSbDud/7aKCyiGtPB8IL73BAgLe2TYqlAT1yIuzzC6GE/b/9CP3xou8wghd/5laY9+vTb96ptPYJTeSs",
+	"x37FbBnvcxpQrWXipf/CDFdXtsyVmVJyJ2X0h85/Q4WdDpWu9tOEXyEOJImwEBkvv8fQxhjfmoZqstNb",
+	"yrQM6X/QoQUWLOXdDMpp6MtqDg3cOFQVxRoBgPjJrsq7gbKw+6fJ+IHTd7lTzY+eB/hQOTW1b+TJp9P8",
+	"DrCwupS08vmPDYfG8Y3ZcSED7xZ4oLAWVwERphwS5fz/LQbiKthAQcKRYKmYahdIrdYiyFDVIaT+AD/O",
+	"5pwYgJfBUhXoopnhFwKmQKuBr13Gl4hZzWyeTLxZVzuzS4DzA2uWbmQqFKb73164FLLzNke2ajoh2xjZ",
+	"Qs4jpesXrKaYPzRUmxCXtkZDrFmroOFD5tA/YmZ8dR5brTIlvGlnMm6QBl/csJauFN++K5T6VystfVvH",
+	"/O8saIeo9LKq39+2Usxn3EkY+J/0v/dr+p6cMroo8g7nROdW4MEWpZYQ8570EJ7kxgjlWCqFY1ATbwsF",
+	"JBQ0VhMmdC0YKkA1a6mmtZqzAq5mURviLQTohkaN0mE40E17gTYacft23uhm1/VtJpVMeNbUC2GhWXhS",
+	"XtqyWfhPwp3hwO/v7tIKtKABxOu+bMDMFO5orvXEP/c6u97K93GgWywcHOCnH0SiTfq7MoKnW2G9nxUi",
+	"GZAmSPYKFzx8I029l5Pq3x7UJl8pid9ZJtNNU5xHRR7xjLtJmR9bgGFn0drYJLN4OaRgE65e/Ok4EJ59",
+	"WZN1b3V2DQS5MyMV2LN8jOWwfDYDLiXL4j9vxOhTbrLF58Z7gZfBeX1H6DxUgCufHZXVhsTwIhse4FlO",
+	"xV4B1DzB2htscuXBnbSUR3p9gzX+4QidU2mvFSAl0COnJIIqk0QsxkMuhREqESwOw44YLlKg6B0q7z5F",
+	"kJGBWStzJ0p+k5uJAFsbFRBmavAxE5+ldehChNXy74OuPdDC03qb3k2MzscTZuVY7ZM1TUQXYYhev/g/",
+	"i9Rf4G8Da59aYlb9BBhrzU+hfjfHJ34YmGVS8eyK+qVUw7MobyVMgbRURI1AFYR8saDYTxBOYkL7H5wu",
+	"JIFAKyIHVEf3isaS7J0nXN1fPcHXfptu8q86D+ZJO+Xkb4GB5uuqS4P0E9cXyH4Q7UKcSca3qsj8cJ91",
+	"jJaEAphZuVKIR9VMaS8tm0Zq/W9zWBVv5SbeGdqHBwW3bktxG78bF5w4JxswGhlHVp/D/OBNWiP85JYy",
+	"rDVcxLNszkZz4rOLyDQ1hdEE0LJonVJp0eIB5gPVF23Vov1ZWncelq1NaRKtHiK9pA5rdeVNXRtWlSDB",
+	"ynZa4wUO7hzvWluORHqRRvhEa6ZKm+eO4xytKqCqWj4bDfXpVQlVP+T1CihceIfDQLp3s9zvyqZthRSn",
+	"8vwdK86367nBySkEWMCOJfR9uu7b6hz1fDQFjljMNuAVfGuKI11CCoKfBPa2L8ld4TLpJFfUf5Muw+ZB",
+	"mCKRetVHXfyZ0je1QJKpvKjR1O5qA93/i0ATWx1n2qsGmk7wNCMtTl3CFKyTWRaaFFVPT1e25NmqLsfe",
+	"LQHWvmYPH78Tv/kFa5lmmrzyakx7j6PzQSjv1vq9hNVO53Y24WPJgY0nN+KEzTLBrUASYDNlM+24tTKf",
+	"4hFSD6YedGFLlbphgxxa5K12/Alm1K0BQryuUGdfNjStbusJh8K+5TzdoPGfJkf7c9Jv/xKtgJ6ACkfN",
+	"x3hV7UCdCSn0dvq8rhbuotFXesG3d8KnL5udBoXWcBrDnvJhTKnr7ulw8NnM6GuP3beA7Q9IZvrgYBtA",
+	"dod838aZTM22f+onM3dqPlSDmRepSKQle2DLvf8b/RD8LuHYpWa2AJAIcFGg48ECKXEcKMhT7vig+PP7",
+	"NI6GKi6syDhiccWm9T9SNZ7/A0093usxGAZ0RBKC0kpjk8asWzo6Q1V4OnuVRAGm1UIWKtRdimtKKDU6",
+	"E4OiGJCKHomeS2LGEiSBKaogxDSxCraHXmg0c3Yvb6UIxsPsylkswPpQ3QHXcSufhBtTCHWpIAo/5azw",
+	"Og7ZOPgiIqXmPmI2MTrT43mvvWtRm/hW06a+uroLQvj81N4mVaMpEYuTJow6whjgcihgYkFRVGDDpFXQ",
+	"YI2Y0Ykomg4HIoPjfvv6zHcwklXGiM6wlFprlukbbMdSx6aMJ1e2EQF2rs7Tq2A8xe8dC4D+IRJ3Nwtl",
+	"K86KExsRb1OecaVCasV53FI94f1Lnc5hsA9ytN7maMNfdadzDbQG25Q44cLsCpzWhekt7XpxYg4/P1px",
+	"03p2XPTWu5xRK/SIcTbRdiYdz/z/r4XKxV6Zhfn+9NdTSBVif2glTipJRJjkmfI5djXBXiR+aLlDilzp",
+	"oNNWoI0tHlJvzvJLM/9dpZIAuLSQJHAt3Qh8AA1Z8xsyWrEVhFZrAuiQ4fD1zE46z/2FS8X+DbfVi5+c",
+	"Cr/cfuunwsiEv3g7kQkf682D105sNXLdLndow7whvHwlim09Pu3Ert/8ro3EAxCjMkqhuk2fVFCwLQcV",
+	"SSnGJtbHfuGbYb+1CfPW0kGP72dGQdAWpv8o+YkPjTE7Q2lt1LOlZG/HUmqRPoiZXCvLPt9SrSF0TQVS",
+	"/dLI0cbbRgxNI0jDzrxxKG1gLEqxVenepubMiiLA4iu5a+yKz8/8WGEBhfIPPugP+v0yX2xkBL+65NZh",
+	"GMG4zqDTfzk46sNS0i3HtVuyXCWTyuUHB/7P5eWHfX97cXkqlcJKw3D9q/r1/cPa45UcT6qjOYQ/b0xy",
+	"ubF989SxJ9QbfgUMeqr2x/PnpXwQM2BVVMXp5GqN+i8YHZDE+L/+kwXDl3Wn3AkjeeZloGzhibzEe1Ho",
+	"V0P8ygUxcShUIVKGkhrC/+maZzn6kIlfLcZd9RnIk7zPr4XhY+9yWheuQCPlvRNTy0bzocKQTzwSmb45",
+	"4wbZJCopYhAfoUKNwFtReRTr8iwrpmr3PHrDszBMBI4v8rBjWmYrSgnWglFiqLZFKXEOO70ppwTIxxNN",
+	"kC4oRjYb3mglsUR44LfOe4HCX5FnVoozfQRhKci0r80BS+SaRhg+t2dINwGCHvi+b1PYlWvvEnYtbt8s",
+	"oxzZ42GbdlwU30RTcdxR4nV5SqQUMLAXPP1HjgHlhw1IfzTUbgWcpSlXc7IaWCaVAK0f2qkoZHUzXFks",
+	"4hswIxIhZ963QkMi9lbFW23dWz+OGIwV+F0ckcVQtSFWGQ97EVTcAhEQz7hKhI2GCl58KYxHS3cj8HOp",
+	"ltWCeRAxaW1OcfFEGyOo3pD9LefKSSep3TjWmsKZ9pRnQ4UfFrbdVnMwj4qxskSrawE+ZJxwK+KIxYIn",
+	"E/+v/iP+///3/+1FRX9cBSH7wsYCW2GfncJ6kpWjxJg7eS3YP3FMc+T+Yw6o/6qAH+yhLh3menBPkUBr",
+	"D7XGUDH2h4AkjSI1hMVS2fzyUiZSKPcJJKjaNt6JaVQaj2BvhU+jGBLVw7KS8gjJu8i3xdbi0jmhejA/",
+	"hQvvR4jkYn6UMCNbMUibWc0i/0fFdJb635FQncDVfgQLbGfQ4hy+VhPY0m6Kmmj/Umi41P3x3Y+/7fXY",
+	"OyIMhFd36RHIL+Wf7XTK58E+JmH6QyuxV6Frh4mlAzybDASEQQNculpSDvsNuxixsnUGcB7D1rqJmLLu",
+	"DbeO/o8m59lv5xfsBfx6P9NjC93CvcjEQeY/SRUvrCzN3Zbr6sWOduc7W7lX5y6mrzlUTzOs6QbZdlpf",
+	"gYcA2bBQyQ2P8wY6mSRh4ROjbeVbg1Ee9/s0jVQ4LjMbR4XIkIBAN9lwAgUfVpfmUnxgfk9H2k3gz3Yv",
+	"YtwPsvg8SPaglz18uZAvhRPmVkNPL32JxVhuwhV7GT5shsTUEYmGvgx92v3z4dXahPrv8pMoLytqw8Mi",
+	"FGwL1mEffxJXfz8AmVb+0QVfwgjEki6CcdahbWXkCfROQw7ukkdxCqphhU/xiCdgIGLwUrKOW1vYFWO/",
+	"tdOQaVfJ1/n58Lh/tH9w8AqMY2B/+01V2rsf9r1GDvLk/wBhOg6z6NDudKKOF7/OoONBnn4qtFlncPD6",
+	"zRsgq9lOX3zYQdzM7QbCyvdM2/SyOV+4/stdZjRd09uGF1eUPfPQBjH6plQzuxhaeYa3cULbskFQyWx7",
+	"X/kjC3+sJ6m9iTpFfKq0owedw9733kV+hA+ePs1stKkAhmPMldlzv2rHhMIGJaDVsftHUOCs22ROUQuu",
+	"GH9C9rOgMxJ6Y4/9GjQhX5Djf9HjVHA3aJULA6mNt1VViptFVF+4z2p9shqCTb21xIDa+xZCUDj9hRkN",
+	"2l462FsKlnIXoYEVXBt+6SBeGy1GcopAZ3FBac14Gyw3CXYI4onTpsd+lJkD32eOndaiBSs+YlfSX009",
+	"hVg39kZ3jM1urLwWEYudjpn4TD+vod4NPTjbBkrZVuOkF377No2VesWx49/9tqK4YAyAJyAtSHt9mOCl",
+	"rRiHv7p185KLz+rf/PVrx8HBlsevFwbkv7pmmuL+wQXwChG1UNP4/Le6mqd43z97s2WqEiivGdnrW0fm",
+	"9J3G9USDyhekCm63d+HKuwaULz6rDSmNS3N3F03+FqLJbiKKCFE6rjVXfwoBZW+bFGmT640jurqM+oRg",
+	"TFOKP8QptQqRtD1I+YfoMVAtYO7/UG12PHt/I8JP4Oditptz+Yd415MzKHgCYeSuM7nY8wpJqvArYKPf",
+	"WzH41ceGePv6Q8MHAeP6nrTA5PoNd4Pm6jPaVltUVnAHkg995FaHlq+IkrcVbCwMlXVTM8cjn4gl/ssw",
+	"Ebs0Qvzh/zPiZq88OYvKQo7QrnConJgCUuVGMMPVGNJW/DdYlPx6x7uWB9Oi9rd90JiKChY+ia8ZPgYb",
+	"fdDBxexEnSn/fCGmsx87g86x9y+mUoWfj45KwPrIs6t9qVhx35ais40Ltt2CjIXN2RAjNwuTLdy5Fgm3",
+	"XbWxaJ/sKjh2tbN3LttYAO5txhqbpHZtNcfC2LZd2dFY17GkAR7WtHtKqLVDkIeuHLnDx/W1ykjWlZB8",
+	"wGIQu5Ru6ThS32dQoloYf9bxOYQAvU2H6c63GG/1PpPslKUCPC2oECieiznR8FCIHfgPlyhbII8As2mU",
+	"Zgr6WOrk6v6GIFVfNMDAFuy4fls7jh10Nq0fuYdltsO4nZX07AtTHsvQwae27/3hr49Cbh+cra7r/0Gk",
+	"HHaBBdnjZ1r+kWr3uPNg+DCMyBd+WvdGhrA4a+EAXnWHANYFH7cNWvlx7Apf10afKkw/9r7UGg8edvpF",
+	"QskVMNAkOi0JaZBhxWkcPuMWGizDWaS//m8f8HJ9yeIbMfrdZPFQdZeYixKkLeqxC3igxTTYQdGZJMYX",
+	"vU9j6ChVpsbKlDJd2EyKRAyVvmReuc6m1M67IVSGMxuJlI3mLM74SGSYNlAh7yg/aE72Ujc064NEhWId",
+	"Cj6gsnnVgBmgS8HCNerGVel61UQZtMpu8p9mg9W0su3IBdCyfMWcS7+ay9bTIQi038ILBItijzYNeF3w",
+	"8VaDXI6P2+DlBiYTXr0KFbccu/IosgtX7RqOPEDkqqKfbldPJXptZMcVMapVPPsXBUcaoK91emYrcNv1",
+	"wwktpdlx/3ivx97qlEpssHrCwALdH3B/gCEi4O4Y559GFMhJI9BKeQgRfeReyDdiNNH6arNGhvmouGLB",
+	"q4nKzFCdu0RPRenDQEVSKjJ5Lcz8ZKhU6BDs/RuRGOFWNlRDHwb6Ai/3Xw9TWNmnd3tt17wN/TGs4P0j",
+	"KtV1vT2eUrv6Dp4UDbz6nNbNF6vv3rV+fyLOHH0I9d2pYFLxra/CpeDbLbRGvSklvKmX1xaImdBX8jqV",
+	"/fXi4uycCZXOtPf1nKbyT+h+XuRhJdzxTI9zgR1/NeNZRina/zHs/GXY+XvcGyqkK8BFZQk3Rorg2I2h",
+	"HA1hKGJaJeIksDUBTGXSOpH22A+IX/5G6PVTaR6ivA8Kw4JukzVy1gmHUPlUW8cO+/UdYt3j/hs2EnOt",
+	"UswW9+P8/cPPbJpbx3IrWDxxbmbRYYRfevcPFwS8xZmBKHrEMq1nI55cYb9cK8y1dyjT1AhroyGQBoC7",
+	"jAuhM7RNeGqZdANswOkYtaGXinGmcoBGCXvx/uz6ODwt1AhfajMdqlgq4T5xp1XMOMi3Zd348OCo/6r/",
+	"8vjoKI5Y3P/86rJ3EINVFMbp0XeWjzKZFM+F+Y1EqBQZKm7Zpc5NUcyIQ4L6SBjSS5ZJJwzP/Cj/kadj",
+	"dLL9HOsDdszjfGojrCnApiz4PloMDCrUxhPa8XaTiUiu/GqOuZ+6o9qIoNDAQx/x1G9c9aBjsTA0VLDG",
+	"ucni56bv0C4nxfFVfX78/D2q8UwY18O2rJBOWOdJ8GCXm6wz6MA3NHjxAhavN+FmpM21FDf71IDW9uj5",
+	"L6zO7aYxAlqUrcYJwiRvMw3e0nVfNpxD2mgS3G4CVJK7EEGZnUCj3Ym0gKVbDjiEL2JHwfW1KitpBz4B",
+	"pHwygicT+BhDceWiPky414nXoqoUV5kvCzWYD0MUUBtNOLD2WnpROz/vSsUNwCXljo+4rRmZ4JQEGxPY",
+	"L+giRt2wR96OgM2GxGso3kv3vcLsRB2oB6wISbj5U155RSkjtedLyypXnTAjnJl7WDEOnl0Viu/7R7DJ",
+	"yv7IZQY26+K4f//w83cWrZsEuozQ4DOtvU7PZw3DtWh0rxltkNhbn37C/OjBcmga+8OIdGUUYNg0D4Up",
+	"fcO6nP3w6zm7xOWK6DQB7qrxjw4VEJDuDVjsFwUOQuKGdYl77DfszbJiAwdDFTdtfwzFEjHFCj5Rf4zY",
+	"23ZIuYpGVmGF4PBQ5LxF1xuqDyAZWIQWww/7p/6H2OsirVKLhkxF/VQuavA+8CaWKyezWrOXKZ+jvDsj",
+	"RVovJZpKJaf5tDM4KBxoqZwYC9itJfo99G+goUbFsSGbZusO28og0K2R0A9iqkO7lSpKghHq1X+whkPG",
+	"Ts1hKvKCFBDS8jm7lErayclQ/TMXuccQRVHT1OjZbHXA9KnaxxieLe3jZxOi3QVVGkO7XtoZr4n6k42n",
+	"tM/+4y6ZrG8h/fuHnwNzErLMXULlPQRXZjz3TnE3xiqpAYMiqxiJ1Yyw+VQUOCCBI+MdhmoAunWS5Ibd",
+	"TGS2uLBeY8CzUzw30UWwWKQs404YoNcmD2OoCo7sZFKUjogbHPpIzCnIkWfY8QlcJ6hZ8S551Qffe24g",
+	"g9lOVZC5ow9NZW4D2MANMw3v4u7eJx6+UTh8A8f3jh7vLub9XHtg7zyinUe084ielkeEpkdhXDy6xbXe",
+	"IXpRGjPrmwRUxgzN4amNp3IVc2ixwVJhYkVU8gDHOJCqR80tDdVg5DZiE33DMk09I7lzYjpz0LsSDJCb",
+	"yZxJBzK8cFTlDaorMXNegIbqqM9SPn/Oh+3l1DY+hKCuK/cv369LxS1ctMWldz+np4fMT3Hb2x7VVyzx",
+	"nc3yNM7p+SJULKHEc3cybwFUJ+7RxfvedOuwyNjtO8BZz4+oxqjO4j+rm/Q+/RLveazCnii10JeDI65o",
+	"qArWc4/kVb8ZqdyvhSLHFxML0Nmlw2g6Ly6ypwjcv7NDRabAgBIdMjjntnOVTIxWOscu31gVxy2qh+KI",
+	"HzUIWi/dcNbyeqjIENjrsZ/llYCD/KBOpCPWHsvijFtX4k4c4W/OQRtR1zuymN7qXLk4whIV6RifzQQ3",
+	"NnQKLuKCmcTSF1RS5e/9lJzMMsbZYb/PJsLQhGn2QyWLh410On9uyutCFMrrYc7NH0J3tThK9uMuNM6m",
+	"XvWSylrR+pYkLwSRact3+uqrpZ1//Qzwc+FRkXlcLkDicRwBih7sS+V3GUJqzZrkg0i0gcY4U2EtH2N9",
+	"kgeoc4/KTvDpCVOa8STx4Ag1Od4uPyWsP+wfIsTRm5i0Q0UECmDOezgchZY3mNQkplxmHrQL/Pke+CWS",
+	"DNoWvz+DnyY6N6x7fPiGstPqTmA106yGoJj4FLOu0pXKojWFP+e4VO9ppb5qPpBfGG8LK/4/1qT2dKIO",
+	"bVZn0PkomMkVczciuxYF93Tgo0a9ipwUGShJloqpDhmHzvA5EAr0yvLtU8XZT3oq/vDrZcadQeevxVAC",
+	"HzLYdnomk86gc2ZkItUY5ObgkOi625dF11Z/o0js4WaLK9t1EkrfQDQa6ShOXbXH5uFF/03osXnnCWJ/",
+	"+gYl8oHeuZBm9IE7ge7eLXlG5YVfovKu/TOdyWTe+ma6/O5tJHfVRbfpluPDFrO90PoXrsIHYe+tk0SS",
+	"G+BL+I+/14JWWjmeOEbTBAoNntV8NwTUBh1Ff1hSQkorotKsvPXPzkhwI8xp7iZ+EMC+IMx1c+fGM6PT",
+	"PKG4WT3xkc9kz+q8zHO8Pugs91Q8JWZ9fAXrxmMNMNl7kUxTSI2M92qPHrx4AXdMtHWD1/3XfXju34tl",
+	"WNabY2mdoY7dVo7VvlQRc/pKKGbEpRF2UnAgIEPRvlQst8JUsNYKXMyGppAVw91GVGAyMjx0BkeCuYyr",
+	"ytO8s9rwqHPs5xk0QlQoCRuxa6FyYfcKl02aCueuf1FButurN71setEvWKkbMaMzYSOsQAapIBKnQh3b",
+	"EybVtXRlQ0t6NBX73rIg7PTsPbsSc4wl27l1YsogMGuos2m3OLDAAZywv/78ikk1FtbtVd7HZ3LfP6jh",
+	"hWDU56l0LNPAmYQx6xtDzH3hCf6SplWvZcfry4UaAOvNnlr+HibOhK1ezEHBXa8YkhALK0ZRmITN86A6",
+	"g/Io2unmTMUBEzyZMKEcurNeeoHUiJd+uPcQq3yjpEOI+SedV8rEydcN1UUsmfAZhBJG+lqgSVafwD6l",
+	"Dy1P46xS5M+6VB1v95hWaHJElep14pWqt6SMwtk+VTxyZhOuFD6yKt0Jb/og35UbN+FoB7OaiRkxw53Y",
+	"D151zaCtPJ5Qc/kFH3mWjTQ3qY3YVKichR+8kbYPnGM2MQK+4Cup7RWuuBXKasPG3IkbPrcDZgCZBBng",
+	"Q5VodSnHOdneQH9tIzbjwH0F3z3HA7j9DBi4/LoSjZf3Lv3kEmhuhOUI0jB9o4YKka4bf95Phdc4+/AL",
+	"jC9BhQbVxEHjJWh/JDiUaWQAMBNYSqBd+ihG5zq5Eq4mEPjUJkl4PwXugnzmVbpIAQNwrVg34Ray0Dit",
+	"lR/0lZjv1SAmlXzFdzLjDnYsEcrmll3irD10XB+y0x8ugpNERGiFte1F01zyRDChxlIJO4CFBnCvMd5F",
+	"RVgKwFXaZOINEi+cWSbMOFjsqRQOabwsm/LZDD9ZcMmudcJHecbhIGaocoV/34eyXiO8mR5EPQjCvn+c",
+	"dJIr1FT68tIjUuUltaVPMqlkwrMmFA4OFM8Y1CxARRB1jEYGNs6szIB+piaZGCEMK/ydZSp3RgLyGWmv",
+	"TuqNVMXnJDe4ekjX5b9YIDOD6iFpLXy38BH4L1LD2fWMj2SGxIAZV+negCqeIBIXDRUm9OsaRRypRXZT",
+	"fH4U39QzofxCKp2rpKzGiWulGhRurS0frssKCZPKX+8Bnaq9WJdYk0sNDMxpUUkfi5MuBIQYCvlYDFUF",
+	"3RYblVd61QaGEr90y2zPNsKVheuJxs/Dhnf37UQIWnQku8v0uC4s1JJoxffkwc5OAFX8R5CUvFBXmN0E",
+	"0jNWUG9lLdpPdYPAcbDDPu9Xq3zr9TIroxunqjxjDhILGyvSAQRmGiQOKrL05SUiLshwyRpHYggUccI4",
+	"eUkOJ8v4zALzXF2s/W8q0grhih+qWrheRIeqBc/rZQi/a8Piv8S9oaqbFEAHAGEigvGG4PEJs0I0q2A4",
+	"RPV2xOU88Pf5jYDFaAqWwNpRhQ3kwm0cKYG7/grGQpsDkPMwmnDLfSIrfMGRP+gPjg8G/X7v8Pv/04kg",
+	"haUQq3Yth5P+m04UWuRVBOlTIUgd7+H4FQaauhtulFTju7Q1BjEIW1ApEmsT0RD9fv8lRnJavrO/QcO+",
+	"0yWhaBO5+fd/X3miVYYWQaalYq9DvsdJKPjEylewNKVlcqy0vw0866Ynn6o5IwJIOPKB1BQVWFaXXgOs",
+	"9HzxaKfH3rvQsajIFFnnWC/u1ULMN9i5Dx759aaaR6meVNdaJuLTjMt1AMnCDYxuABKsKTdX3oblMn3G",
+	"kBWm9h5ndsblt4tcsO5tkQtJnmBR2t5yBBFfxzNi0Dx+ffh9v18Bp2bBaw9Sh1sDqberxGCHVYhVq7bu",
+	"0THrn7l24hOW3ov1qIWedbjUm2MBx+AhkTfikwkbiQShSRQW6DcAaH/zUzylue8gLUAa7HzbGw5bA9qC",
+	"VLaHtIOtQ1qDIOxAbQHUlrbvsWBNqDEfA+Vo71IqnkGWxjpXFaPN5W2QVAfHMt4mK57xjAGsnNuPYTbf",
+	"LnwVc20LSQJOnuG0uOUdNfewUd5ao9VBf2to9W7Vru+wCrFqxc49FlDN4My/VwTr1hleeC27FhDiAGAq",
+	"g3yQ+2ahFEUqDw6JeMZghVM9C7P7ZoEK59kWco47UYd2vzM4qsDPkhS1N5SOtgY9Z017uIMdhJ2GHXss",
+	"yEE11w5yII1AmyIFsWITjYXyX+yztolwOt8+zGxq2dwjUL4kXe2h6NXWoOhD0z7voAihqGHHHguKFlvt",
+	"rUGi8hidz2ZGX2N5tBH/EAkGoWw+mkrn/w9n63ga/4yxidbmB1yabxaa/NaTMIWN9X+Vwv1mUmE2ORCk",
+	"/Ia2t7wuez22vWW0ETIu+IiLwt4eGF9vDRjPG4Rsh4uIi8v79Viw6Ayf92olVqtQscxPczK5Eq56glg8",
+	"4BmDoJ9fMfJv1wu8C3C1t888aqF4tH3DqypuLUhje9j6fmuwdbEsFjvUQtRa2q3HAq0bnl25idH5eNIr",
+	"bLF12DXOPayyyn0QdKcNYzfCiNKoe8YYVpngeZjONwtlm/mNXnBHJIFtscnLdGVJ296WVCGtWVbbI9ub",
+	"rSHbx5XCsgM4BLhVe/doOFfp+LAa3s4Bf1Q2B7o+KOO4raFFHGF/COgHsdQffVVrCFi/snWYDb1hPUbe",
+	"CTS7stiPKXfQh8xP4S/Q5/DrAik+4EJY9+3iZ61nSCt4EQc1aKuKZ/sTyO3lS3xc3LUdkBGQ1Xfq0fBL",
+	"m6tPUHnSI9KS9ZkRZWmXvxNrVsDNDHc/Z9NMmysIM32guXy7GRFhF9vaSy83PgSIyuVs+5Lva8jVIJjt",
+	"TbLj7QFYs5DsYIxgrHHbHgfNvnz57wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -10,8 +10,39 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 )
+
+const addBalance = `-- name: AddBalance :exec
+INSERT INTO stock_balances (org_id, site_id, item_id, location_id, lot_id, quantity, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (org_id, item_id, location_id, lot_id) DO UPDATE
+SET quantity = stock_balances.quantity + excluded.quantity, updated_at = excluded.updated_at
+`
+
+type AddBalanceParams struct {
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+	Quantity   decimal.Decimal
+	Now        time.Time
+}
+
+func (q *Queries) AddBalance(ctx context.Context, arg AddBalanceParams) error {
+	_, err := q.db.Exec(ctx, addBalance,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+		arg.Quantity,
+		arg.Now,
+	)
+	return err
+}
 
 const costsOf = `-- name: CostsOf :many
 SELECT org_id, item_id, site_id, on_hand, avg_cost, updated_at FROM stock_costs WHERE org_id = $1 AND item_id = ANY ($2::uuid[]) ORDER BY item_id, site_id
@@ -105,6 +136,46 @@ func (q *Queries) CreateInventoryItem(ctx context.Context, arg CreateInventoryIt
 	return i, err
 }
 
+const createLot = `-- name: CreateLot :one
+INSERT INTO lots (id, org_id, site_id, item_id, code, expires_on, received_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
+RETURNING id, org_id, site_id, item_id, code, expires_on, received_at
+`
+
+type CreateLotParams struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	ItemID    uuid.UUID
+	Code      string
+	ExpiresOn pgtype.Date
+	Now       time.Time
+}
+
+func (q *Queries) CreateLot(ctx context.Context, arg CreateLotParams) (Lot, error) {
+	row := q.db.QueryRow(ctx, createLot,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ItemID,
+		arg.Code,
+		arg.ExpiresOn,
+		arg.Now,
+	)
+	var i Lot
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.ItemID,
+		&i.Code,
+		&i.ExpiresOn,
+		&i.ReceivedAt,
+	)
+	return i, err
+}
+
 const createStorageLocation = `-- name: CreateStorageLocation :one
 INSERT INTO storage_locations (id, org_id, site_id, name, kind, min_temp_f, max_temp_f, active, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -163,6 +234,37 @@ type DeleteParLevelsParams struct {
 func (q *Queries) DeleteParLevels(ctx context.Context, arg DeleteParLevelsParams) error {
 	_, err := q.db.Exec(ctx, deleteParLevels, arg.OrgID, arg.ItemID)
 	return err
+}
+
+const findLot = `-- name: FindLot :one
+SELECT id, org_id, site_id, item_id, code, expires_on, received_at FROM lots WHERE org_id = $1 AND site_id = $2 AND item_id = $3 AND code = $4
+`
+
+type FindLotParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	ItemID uuid.UUID
+	Code   string
+}
+
+func (q *Queries) FindLot(ctx context.Context, arg FindLotParams) (Lot, error) {
+	row := q.db.QueryRow(ctx, findLot,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ItemID,
+		arg.Code,
+	)
+	var i Lot
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.ItemID,
+		&i.Code,
+		&i.ExpiresOn,
+		&i.ReceivedAt,
+	)
+	return i, err
 }
 
 const getInventoryItem = `-- name: GetInventoryItem :one
@@ -265,6 +367,43 @@ func (q *Queries) GetInventoryItems(ctx context.Context, arg GetInventoryItemsPa
 	return items, nil
 }
 
+const getLots = `-- name: GetLots :many
+SELECT id, org_id, site_id, item_id, code, expires_on, received_at FROM lots WHERE org_id = $1 AND id = ANY ($2::uuid[])
+`
+
+type GetLotsParams struct {
+	OrgID uuid.UUID
+	Ids   []uuid.UUID
+}
+
+func (q *Queries) GetLots(ctx context.Context, arg GetLotsParams) ([]Lot, error) {
+	rows, err := q.db.Query(ctx, getLots, arg.OrgID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Lot{}
+	for rows.Next() {
+		var i Lot
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const getStorageLocation = `-- name: GetStorageLocation :one
 SELECT id, org_id, site_id, name, kind, min_temp_f, max_temp_f, active, created_at, updated_at FROM storage_locations WHERE org_id = $1 AND id = $2
 `
@@ -356,6 +495,56 @@ func (q *Queries) InsertParLevel(ctx context.Context, arg InsertParLevelParams) 
 	return err
 }
 
+const insertStockTxn = `-- name: InsertStockTxn :exec
+INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
+                        avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+        $12, $13, $14, $15, $16, $17)
+`
+
+type InsertStockTxnParams struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	At           time.Time
+	Kind         string
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	UnitCost     decimal.Decimal
+	ValueCents   int64
+	AvgCostAfter decimal.Decimal
+	OnHandAfter  decimal.Decimal
+	Reason       string
+	SourceType   string
+	SourceID     uuid.UUID
+	ActorID      *uuid.UUID
+}
+
+func (q *Queries) InsertStockTxn(ctx context.Context, arg InsertStockTxnParams) error {
+	_, err := q.db.Exec(ctx, insertStockTxn,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.At,
+		arg.Kind,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+		arg.Quantity,
+		arg.UnitCost,
+		arg.ValueCents,
+		arg.AvgCostAfter,
+		arg.OnHandAfter,
+		arg.Reason,
+		arg.SourceType,
+		arg.SourceID,
+		arg.ActorID,
+	)
+	return err
+}
+
 const itemHasHistory = `-- name: ItemHasHistory :one
 SELECT EXISTS (SELECT 1 FROM stock_txns WHERE org_id = $1 AND item_id = $2)::boolean
 `
@@ -435,6 +624,288 @@ func (q *Queries) ListInventoryItems(ctx context.Context, arg ListInventoryItems
 	return items, nil
 }
 
+const listLots = `-- name: ListLots :many
+SELECT lo.id, lo.org_id, lo.site_id, lo.item_id, lo.code, lo.expires_on, lo.received_at, i.base_unit, coalesce(sum(b.quantity), 0)::numeric AS on_hand,
+       coalesce(jsonb_agg(jsonb_build_object('locationId', b.location_id, 'quantity', b.quantity::text) ORDER BY b.location_id)
+                FILTER (WHERE b.quantity > 0), '[]')::jsonb AS locations
+FROM lots lo
+JOIN inventory_items i ON i.org_id = lo.org_id AND i.id = lo.item_id
+LEFT JOIN stock_balances b ON b.org_id = lo.org_id AND b.lot_id = lo.id
+WHERE lo.org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR lo.site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR lo.site_id = $3)
+  AND ($4::uuid IS NULL OR lo.item_id = $4)
+  AND ($5::date IS NULL OR lo.expires_on < $5)
+  AND ($6::date IS NULL
+       OR (coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id) > ($6::date, $7::timestamptz, $8::uuid))
+GROUP BY lo.id, i.base_unit
+HAVING $9::boolean OR coalesce(sum(b.quantity), 0) > 0
+ORDER BY coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id
+LIMIT $10
+`
+
+type ListLotsParams struct {
+	OrgID          uuid.UUID
+	Scope          []uuid.UUID
+	SiteID         *uuid.UUID
+	ItemID         *uuid.UUID
+	ExpiresBefore  pgtype.Date
+	CursorExpiry   pgtype.Date
+	CursorReceived *time.Time
+	CursorID       *uuid.UUID
+	IncludeEmpty   bool
+	MaxRows        int32
+}
+
+type ListLotsRow struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	ItemID     uuid.UUID
+	Code       string
+	ExpiresOn  pgtype.Date
+	ReceivedAt time.Time
+	BaseUnit   string
+	OnHand     decimal.Decimal
+	Locations  []byte
+}
+
+// Lots by earliest expiry (none last), then receipt, keyset-paged; with their on-hand per
+// location. scope empty means every site.
+func (q *Queries) ListLots(ctx context.Context, arg ListLotsParams) ([]ListLotsRow, error) {
+	rows, err := q.db.Query(ctx, listLots,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.ItemID,
+		arg.ExpiresBefore,
+		arg.CursorExpiry,
+		arg.CursorReceived,
+		arg.CursorID,
+		arg.IncludeEmpty,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListLotsRow{}
+	for rows.Next() {
+		var i ListLotsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+			&i.BaseUnit,
+			&i.OnHand,
+			&i.Locations,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listStock = `-- name: ListStock :many
+SELECT i.id AS item_id, i.name AS item_name, i.base_unit, b.site_id, b.location_id, sl.name AS location_name,
+       b.quantity::numeric AS quantity, b.lots::jsonb AS lots,
+       coalesce(c.avg_cost, 0)::numeric AS avg_cost, coalesce(c.on_hand, 0)::numeric AS site_on_hand,
+       p.par AS par, p.reorder_point AS reorder_point
+FROM inventory_items i
+CROSS JOIN LATERAL (
+    SELECT sb.site_id, sb.location_id, sum(sb.quantity) AS quantity,
+           coalesce(jsonb_agg(jsonb_build_object('lotId', lo.id, 'code', lo.code, 'expiresOn', lo.expires_on, 'quantity', sb.quantity::text)
+                              ORDER BY lo.expires_on NULLS LAST, lo.received_at, lo.id)
+                    FILTER (WHERE sb.lot_id IS NOT NULL AND sb.quantity > 0), '[]') AS lots
+    FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = i.org_id AND sb.item_id = i.id
+      AND ($1::uuid IS NULL OR sb.site_id = $1)
+      AND (cardinality($2::uuid[]) = 0 OR sb.site_id = ANY ($2::uuid[]))
+      AND ($3::uuid IS NULL OR sb.location_id = $3)
+    GROUP BY sb.site_id, sb.location_id
+) b
+JOIN storage_locations sl ON sl.org_id = i.org_id AND sl.id = b.location_id
+LEFT JOIN stock_costs c ON c.org_id = i.org_id AND c.item_id = i.id AND c.site_id = b.site_id
+LEFT JOIN inventory_par_levels p ON p.org_id = i.org_id AND p.item_id = i.id AND p.site_id = b.site_id
+WHERE i.org_id = $4
+  AND ($5::uuid IS NULL OR i.id = $5)
+  AND (NOT $6::boolean OR (p.par IS NOT NULL AND coalesce(c.on_hand, 0) < p.par))
+  AND ($7::text IS NULL
+       OR (lower(i.name), i.id, b.location_id) > ($7::text, $8::uuid, $9::uuid))
+ORDER BY lower(i.name), i.id, b.location_id
+LIMIT $10
+`
+
+type ListStockParams struct {
+	SiteID         *uuid.UUID
+	Scope          []uuid.UUID
+	LocationID     *uuid.UUID
+	OrgID          uuid.UUID
+	ItemID         *uuid.UUID
+	BelowPar       bool
+	CursorName     *string
+	CursorItem     *uuid.UUID
+	CursorLocation *uuid.UUID
+	MaxRows        int32
+}
+
+type ListStockRow struct {
+	ItemID       uuid.UUID
+	ItemName     string
+	BaseUnit     string
+	SiteID       uuid.UUID
+	LocationID   uuid.UUID
+	LocationName string
+	Quantity     decimal.Decimal
+	Lots         []byte
+	AvgCost      decimal.Decimal
+	SiteOnHand   decimal.Decimal
+	Par          *decimal.Decimal
+	ReorderPoint *decimal.Decimal
+}
+
+// On-hand per item × location (with its lots), items by name, keyset-paged on
+// (lower(name), item id, location id). scope empty means every site.
+func (q *Queries) ListStock(ctx context.Context, arg ListStockParams) ([]ListStockRow, error) {
+	rows, err := q.db.Query(ctx, listStock,
+		arg.SiteID,
+		arg.Scope,
+		arg.LocationID,
+		arg.OrgID,
+		arg.ItemID,
+		arg.BelowPar,
+		arg.CursorName,
+		arg.CursorItem,
+		arg.CursorLocation,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListStockRow{}
+	for rows.Next() {
+		var i ListStockRow
+		if err := rows.Scan(
+			&i.ItemID,
+			&i.ItemName,
+			&i.BaseUnit,
+			&i.SiteID,
+			&i.LocationID,
+			&i.LocationName,
+			&i.Quantity,
+			&i.Lots,
+			&i.AvgCost,
+			&i.SiteOnHand,
+			&i.Par,
+			&i.ReorderPoint,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listStockTxns = `-- name: ListStockTxns :many
+SELECT t.id, t.org_id, t.site_id, t.at, t.kind, t.item_id, t.location_id, t.lot_id, t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, t.source_type, t.source_id, t.actor_id, i.base_unit FROM stock_txns t
+JOIN inventory_items i ON i.org_id = t.org_id AND i.id = t.item_id
+WHERE t.org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR t.site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR t.site_id = $3)
+  AND ($4::uuid IS NULL OR t.item_id = $4)
+  AND ($5::uuid IS NULL OR t.location_id = $5)
+  AND ($6::text IS NULL OR t.kind = $6)
+  AND ($7::timestamptz IS NULL OR t.at >= $7)
+  AND ($8::timestamptz IS NULL OR t.at < $8)
+  AND ($9::timestamptz IS NULL OR (t.at, t.id) < ($9::timestamptz, $10::uuid))
+ORDER BY t.at DESC, t.id DESC
+LIMIT $11
+`
+
+type ListStockTxnsParams struct {
+	OrgID      uuid.UUID
+	Scope      []uuid.UUID
+	SiteID     *uuid.UUID
+	ItemID     *uuid.UUID
+	LocationID *uuid.UUID
+	Kind       *string
+	FromAt     *time.Time
+	ToAt       *time.Time
+	CursorAt   *time.Time
+	CursorID   *uuid.UUID
+	MaxRows    int32
+}
+
+type ListStockTxnsRow struct {
+	StockTxn StockTxn
+	BaseUnit string
+}
+
+// The ledger, newest first, keyset-paged on (at, id). scope empty means every site.
+func (q *Queries) ListStockTxns(ctx context.Context, arg ListStockTxnsParams) ([]ListStockTxnsRow, error) {
+	rows, err := q.db.Query(ctx, listStockTxns,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.Kind,
+		arg.FromAt,
+		arg.ToAt,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListStockTxnsRow{}
+	for rows.Next() {
+		var i ListStockTxnsRow
+		if err := rows.Scan(
+			&i.StockTxn.ID,
+			&i.StockTxn.OrgID,
+			&i.StockTxn.SiteID,
+			&i.StockTxn.At,
+			&i.StockTxn.Kind,
+			&i.StockTxn.ItemID,
+			&i.StockTxn.LocationID,
+			&i.StockTxn.LotID,
+			&i.StockTxn.Quantity,
+			&i.StockTxn.UnitCost,
+			&i.StockTxn.ValueCents,
+			&i.StockTxn.AvgCostAfter,
+			&i.StockTxn.OnHandAfter,
+			&i.StockTxn.Reason,
+			&i.StockTxn.SourceType,
+			&i.StockTxn.SourceID,
+			&i.StockTxn.ActorID,
+			&i.BaseUnit,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listStorageLocations = `-- name: ListStorageLocations :many
 SELECT l.id, l.org_id, l.site_id, l.name, l.kind, l.min_temp_f, l.max_temp_f, l.active, l.created_at, l.updated_at FROM storage_locations l
 JOIN sites s ON s.org_id = l.org_id AND s.id = l.site_id
@@ -489,6 +960,90 @@ func (q *Queries) ListStorageLocations(ctx context.Context, arg ListStorageLocat
 	return items, nil
 }
 
+const locationBalances = `-- name: LocationBalances :many
+SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
+FROM stock_balances b
+LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
+WHERE b.org_id = $1 AND b.item_id = $2 AND b.location_id = $3
+ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
+FOR UPDATE OF b
+`
+
+type LocationBalancesParams struct {
+	OrgID      uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+}
+
+type LocationBalancesRow struct {
+	LotID      *uuid.UUID
+	Quantity   decimal.Decimal
+	ExpiresOn  pgtype.Date
+	ReceivedAt *time.Time
+}
+
+// Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
+// receipt; lots without expiry after them; stock received without a lot last.
+func (q *Queries) LocationBalances(ctx context.Context, arg LocationBalancesParams) ([]LocationBalancesRow, error) {
+	rows, err := q.db.Query(ctx, locationBalances, arg.OrgID, arg.ItemID, arg.LocationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LocationBalancesRow{}
+	for rows.Next() {
+		var i LocationBalancesRow
+		if err := rows.Scan(
+			&i.LotID,
+			&i.Quantity,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockStockCost = `-- name: LockStockCost :one
+INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+VALUES ($1, $2, $3, 0, 0, $4)
+ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
+RETURNING org_id, item_id, site_id, on_hand, avg_cost, updated_at
+`
+
+type LockStockCostParams struct {
+	OrgID  uuid.UUID
+	ItemID uuid.UUID
+	SiteID uuid.UUID
+	Now    time.Time
+}
+
+// The item's cost row at the site, created at zero if absent, and locked: every ledger write of
+// the item at the site takes this lock first, so they are serialized.
+func (q *Queries) LockStockCost(ctx context.Context, arg LockStockCostParams) (StockCost, error) {
+	row := q.db.QueryRow(ctx, lockStockCost,
+		arg.OrgID,
+		arg.ItemID,
+		arg.SiteID,
+		arg.Now,
+	)
+	var i StockCost
+	err := row.Scan(
+		&i.OrgID,
+		&i.ItemID,
+		&i.SiteID,
+		&i.OnHand,
+		&i.AvgCost,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const parLevelsOf = `-- name: ParLevelsOf :many
 SELECT org_id, item_id, site_id, par, reorder_point FROM inventory_par_levels WHERE org_id = $1 AND item_id = ANY ($2::uuid[]) ORDER BY item_id, site_id
 `
@@ -522,6 +1077,63 @@ func (q *Queries) ParLevelsOf(ctx context.Context, arg ParLevelsOfParams) ([]Inv
 		return nil, err
 	}
 	return items, nil
+}
+
+const setStockCost = `-- name: SetStockCost :exec
+UPDATE stock_costs SET on_hand = $1, avg_cost = $2, updated_at = $3
+WHERE org_id = $4 AND item_id = $5 AND site_id = $6
+`
+
+type SetStockCostParams struct {
+	OnHand  decimal.Decimal
+	AvgCost decimal.Decimal
+	Now     time.Time
+	OrgID   uuid.UUID
+	ItemID  uuid.UUID
+	SiteID  uuid.UUID
+}
+
+func (q *Queries) SetStockCost(ctx context.Context, arg SetStockCostParams) error {
+	_, err := q.db.Exec(ctx, setStockCost,
+		arg.OnHand,
+		arg.AvgCost,
+		arg.Now,
+		arg.OrgID,
+		arg.ItemID,
+		arg.SiteID,
+	)
+	return err
+}
+
+const takeBalance = `-- name: TakeBalance :execrows
+UPDATE stock_balances SET quantity = quantity - $1::numeric, updated_at = $2
+WHERE org_id = $3 AND item_id = $4 AND location_id = $5 AND lot_id IS NOT DISTINCT FROM $6::uuid
+  AND quantity >= $1::numeric
+`
+
+type TakeBalanceParams struct {
+	Quantity   decimal.Decimal
+	Now        time.Time
+	OrgID      uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+}
+
+// Takes @quantity from a bucket; no row changes when the bucket holds less.
+func (q *Queries) TakeBalance(ctx context.Context, arg TakeBalanceParams) (int64, error) {
+	result, err := q.db.Exec(ctx, takeBalance,
+		arg.Quantity,
+		arg.Now,
+		arg.OrgID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const updateInventoryItem = `-- name: UpdateInventoryItem :one

@@ -155,6 +155,22 @@ var walkFixtures = map[string]walkFixture{
 		fx.body = map[string]any{"name": "Walk freezer " + uuid.NewString()[:8], "kind": "freezer"}
 		return fx
 	},
+	"adjustStock": func(w *walker) walkCall {
+		item, loc := w.create("inventory-items", w.itemBody()), w.location()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "2",
+			"unit": "each", "reason": "receipt", "unitCostCents": 35, "lot": map[string]any{"code": "WALK-1", "expiresOn": "2026-04-01"}}}}, ids: []string{loc}}
+	},
+	"listStock":     stockFixture,
+	"listStockTxns": stockFixture,
+	"listLots":      stockFixture,
+}
+
+// stockFixture receives stock at a location of site A, in a lot.
+func stockFixture(w *walker) walkCall {
+	item, loc := w.create("inventory-items", w.itemBody()), w.location()
+	w.ownerCall(http.MethodPost, "stock/adjust").JSON(map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc,
+		"quantity": "1", "unit": "lb", "reason": "receipt", "lot": map[string]any{"code": "WALK-" + uuid.NewString()[:6]}}}}).Do().Expect(http.StatusOK)
+	return walkCall{ids: []string{loc}}
 }
 
 func itemFixture(w *walker) walkCall {

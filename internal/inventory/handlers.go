@@ -9,6 +9,7 @@ package inventory
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
@@ -50,3 +51,14 @@ func parseNonNegative(field, s string) (decimal.Decimal, error) {
 }
 
 func fmtQty(d decimal.Decimal) string { return quantity.Format(d) }
+
+// mustDec reads a decimal the database wrote as text; a malformed one reads as zero.
+func mustDec(s string) decimal.Decimal {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Zero
+	}
+	return d
+}
+
+func lower(s string) string { return strings.ToLower(s) }

@@ -1,0 +1,281 @@
+package inventory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
+
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+)
+
+// Movement kinds: the ledger row kinds. The first six are the reasons POST /stock/adjust takes.
+const (
+	KindReceipt        = "receipt"
+	KindCorrection     = "correction"
+	KindTransferIn     = "transfer_in"
+	KindTransferOut    = "transfer_out"
+	KindIssue          = "issue"
+	KindOpeningBalance = "opening_balance"
+	KindWaste          = "waste"
+	KindCountVariance  = "count_variance"
+)
+
+// CostScale is how many decimal places of a cent per base unit the moving average keeps: a
+// thousand receipts stay within 0.0001 cent per base unit of the exact rational average.
+const CostScale = 12
+
+// Source names what a ledger row came from: an adjustment, a waste log, a count (later a
+// purchase order receipt, a production run, a requisition).
+type Source struct {
+	Type string
+	ID   uuid.UUID
+}
+
+// movement is one ledger write asked for: a signed quantity of an item in its base unit at a
+// location, in a lot (nil: FEFO for a negative quantity, the unlotted stock for a positive one).
+type movement struct {
+	kind       string
+	reason     string
+	itemID     uuid.UUID
+	locationID uuid.UUID
+	lotID      *uuid.UUID
+	qty        decimal.Decimal
+	// cost is the cents per base unit of a receipt (nil: valued at the average in force).
+	cost *decimal.Decimal
+	// expiredOK lets a negative movement take expired lots (waste, corrections, counts, transfers);
+	// issues never do.
+	expiredOK bool
+	// unit is the item's base unit, for the shortage's message.
+	unit string
+}
+
+// Txn is one ledger row written.
+type Txn = db.StockTxn
+
+// bucket is the on-hand of one item × location × lot, as locked at the start of the posting.
+type bucket struct {
+	lotID     *uuid.UUID
+	qty       decimal.Decimal
+	expiresOn *time.Time
+}
+
+type ilKey struct{ item, location uuid.UUID }
+
+// poster writes movements of one site in one transaction: it locks each item's cost row at the
+// site (items in id order, so two postings never deadlock), reads the buckets of each item ×
+// location it touches once, and keeps on-hand and the average in memory while it writes.
+type poster struct {
+	q      *db.Queries
+	orgID  uuid.UUID
+	siteID uuid.UUID
+	now    time.Time
+	today  time.Time // the site's local date, as a UTC midnight
+	source Source
+	actor  *uuid.UUID
+
+	costs   map[uuid.UUID]*db.StockCost
+	buckets map[ilKey][]*bucket
+	txns    []Txn
+}
+
+// lock takes the cost rows of the items, in id order.
+func (p *poster) lock(ctx context.Context, items []uuid.UUID) error {
+	sorted := append([]uuid.UUID(nil), items...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].String() < sorted[j].String() })
+	if p.costs == nil {
+		p.costs = map[uuid.UUID]*db.StockCost{}
+		p.buckets = map[ilKey][]*bucket{}
+	}
+	for _, id := range sorted {
+		if p.costs[id] != nil {
+			continue
+		}
+		c, err := p.q.LockStockCost(ctx, db.LockStockCostParams{OrgID: p.orgID, ItemID: id, SiteID: p.siteID, Now: p.now})
+		if err != nil {
+			return err
+		}
+		p.costs[id] = &c
+	}
+	return nil
+}
+
+func (p *poster) bucketsOf(ctx context.Context, item, location uuid.UUID) ([]*bucket, error) {
+	k := ilKey{item, location}
+	if b, ok := p.buckets[k]; ok {
+		return b, nil
+	}
+	rows, err := p.q.LocationBalances(ctx, db.LocationBalancesParams{OrgID: p.orgID, ItemID: item, LocationID: location})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*bucket, 0, len(rows))
+	for _, r := range rows {
+		b := &bucket{lotID: r.LotID, qty: r.Quantity}
+		if r.ExpiresOn.Valid {
+			t := r.ExpiresOn.Time
+			b.expiresOn = &t
+		}
+		out = append(out, b)
+	}
+	p.buckets[k] = out
+	return out, nil
+}
+
+func sameLot(a, b *uuid.UUID) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func total(bs []*bucket) decimal.Decimal {
+	t := decimal.Zero
+	for _, b := range bs {
+		t = t.Add(b.qty)
+	}
+	return t
+}
+
+// expired reports whether a lot's expiry is before the site's today.
+func (p *poster) expired(b *bucket) bool {
+	return b.expiresOn != nil && b.expiresOn.Before(p.today)
+}
+
+// post writes one movement: one ledger row, or for a negative quantity without a lot one row
+// per lot it takes from (FEFO). A movement that would take on-hand below zero is the 409 of
+// insufficient stock; the caller's transaction then writes nothing.
+func (p *poster) post(ctx context.Context, m movement) error {
+	cost := p.costs[m.itemID]
+	bs, err := p.bucketsOf(ctx, m.itemID, m.locationID)
+	if err != nil {
+		return err
+	}
+	if m.qty.IsPositive() {
+		var target *bucket
+		for _, b := range bs {
+			if sameLot(b.lotID, m.lotID) {
+				target = b
+			}
+		}
+		if target == nil {
+			target = &bucket{lotID: m.lotID}
+			p.buckets[ilKey{m.itemID, m.locationID}] = append(bs, target)
+			bs = p.buckets[ilKey{m.itemID, m.locationID}]
+		}
+		unitCost := cost.AvgCost
+		if m.cost != nil {
+			unitCost = *m.cost
+			// avg = (onHand·avg + q·cost) / (onHand + q); at zero or less on hand, avg = cost.
+			if cost.OnHand.IsPositive() {
+				cost.AvgCost = cost.OnHand.Mul(cost.AvgCost).Add(m.qty.Mul(unitCost)).DivRound(cost.OnHand.Add(m.qty), CostScale)
+			} else {
+				cost.AvgCost = unitCost.Round(CostScale)
+			}
+		}
+		target.qty = target.qty.Add(m.qty)
+		cost.OnHand = cost.OnHand.Add(m.qty)
+		return p.write(ctx, m, target.lotID, m.qty, unitCost, total(bs))
+	}
+
+	// Negative: from the named lot, or FEFO.
+	need := m.qty.Neg()
+	var from []*bucket
+	available := decimal.Zero
+	for _, b := range bs {
+		if m.lotID != nil && !sameLot(b.lotID, m.lotID) || !b.qty.IsPositive() {
+			continue
+		}
+		if !m.expiredOK && p.expired(b) {
+			continue
+		}
+		from = append(from, b)
+		available = available.Add(b.qty)
+	}
+	if available.LessThan(need) {
+		s := apierr.StockShortage{ItemID: m.itemID.String(), LocationID: m.locationID.String(), Available: fmtQty(available), Unit: m.unit}
+		if m.lotID != nil {
+			s.LotID = m.lotID.String()
+		}
+		return apierr.InsufficientStock(s)
+	}
+	for _, b := range from {
+		if need.IsZero() {
+			break
+		}
+		take := decimal.Min(b.qty, need)
+		need = need.Sub(take)
+		b.qty = b.qty.Sub(take)
+		cost.OnHand = cost.OnHand.Sub(take)
+		if err := p.write(ctx, m, b.lotID, take.Neg(), cost.AvgCost, total(bs)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write appends the ledger row and moves the bucket's balance.
+func (p *poster) write(ctx context.Context, m movement, lot *uuid.UUID, qty, unitCost, onHandAfter decimal.Decimal) error {
+	if qty.IsPositive() {
+		if err := p.q.AddBalance(ctx, db.AddBalanceParams{
+			OrgID: p.orgID, SiteID: p.siteID, ItemID: m.itemID, LocationID: m.locationID, LotID: lot, Quantity: qty, Now: p.now,
+		}); err != nil {
+			return err
+		}
+	} else {
+		n, err := p.q.TakeBalance(ctx, db.TakeBalanceParams{
+			OrgID: p.orgID, ItemID: m.itemID, LocationID: m.locationID, LotID: lot, Quantity: qty.Neg(), Now: p.now,
+		})
+		if err != nil {
+			return err
+		}
+		if n != 1 {
+			return fmt.Errorf("inventory: bucket of item %s at %s changed under its lock", m.itemID, m.locationID)
+		}
+	}
+	cost := p.costs[m.itemID]
+	t := db.StockTxn{
+		ID: uuid.Must(uuid.NewV7()), OrgID: p.orgID, SiteID: p.siteID, At: p.now, Kind: m.kind, ItemID: m.itemID,
+		LocationID: m.locationID, LotID: lot, Quantity: qty, UnitCost: unitCost.Round(CostScale),
+		ValueCents: qty.Mul(unitCost).RoundBank(0).IntPart(), AvgCostAfter: cost.AvgCost, OnHandAfter: onHandAfter,
+		Reason: m.reason, SourceType: p.source.Type, SourceID: p.source.ID, ActorID: p.actor,
+	}
+	if err := p.q.InsertStockTxn(ctx, db.InsertStockTxnParams{
+		ID: t.ID, OrgID: t.OrgID, SiteID: t.SiteID, At: t.At, Kind: t.Kind, ItemID: t.ItemID, LocationID: t.LocationID,
+		LotID: t.LotID, Quantity: t.Quantity, UnitCost: t.UnitCost, ValueCents: t.ValueCents, AvgCostAfter: t.AvgCostAfter,
+		OnHandAfter: t.OnHandAfter, Reason: t.Reason, SourceType: t.SourceType, SourceID: t.SourceID, ActorID: t.ActorID,
+	}); err != nil {
+		return err
+	}
+	p.txns = append(p.txns, t)
+	return nil
+}
+
+// finish stores each item's new on-hand and average at the site.
+func (p *poster) finish(ctx context.Context) error {
+	for id, c := range p.costs {
+		if err := p.q.SetStockCost(ctx, db.SetStockCostParams{OrgID: p.orgID, ItemID: id, SiteID: p.siteID, OnHand: c.OnHand, AvgCost: c.AvgCost, Now: p.now}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// localDate is t's date in the zone, as a UTC midnight (how pgtype.Date reads).
+func localDate(t time.Time, tz string) time.Time {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	l := t.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+func pgDate(t *time.Time) pgtype.Date {
+	if t == nil {
+		return pgtype.Date{}
+	}
+	return pgtype.Date{Time: *t, Valid: true}
+}
