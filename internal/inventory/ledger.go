@@ -242,11 +242,7 @@ func (p *poster) write(ctx context.Context, m movement, lot *uuid.UUID, qty, uni
 		ValueCents: qty.Mul(unitCost).RoundBank(0).IntPart(), AvgCostAfter: cost.AvgCost, OnHandAfter: onHandAfter,
 		Reason: m.reason, SourceType: p.source.Type, SourceID: p.source.ID, ActorID: p.actor,
 	}
-	if err := p.q.InsertStockTxn(ctx, db.InsertStockTxnParams{
-		ID: t.ID, OrgID: t.OrgID, SiteID: t.SiteID, At: t.At, Kind: t.Kind, ItemID: t.ItemID, LocationID: t.LocationID,
-		LotID: t.LotID, Quantity: t.Quantity, UnitCost: t.UnitCost, ValueCents: t.ValueCents, AvgCostAfter: t.AvgCostAfter,
-		OnHandAfter: t.OnHandAfter, Reason: t.Reason, SourceType: t.SourceType, SourceID: t.SourceID, ActorID: t.ActorID,
-	}); err != nil {
+	if err := p.q.InsertStockTxn(ctx, db.InsertStockTxnParams(t)); err != nil {
 		return err
 	}
 	p.txns = append(p.txns, t)
