@@ -197,3 +197,131 @@ LIMIT @max_rows;
 UPDATE stock_balances SET quantity = quantity - @quantity::numeric, updated_at = @now
 WHERE org_id = @org_id AND item_id = @item_id AND location_id = @location_id AND lot_id IS NOT DISTINCT FROM sqlc.narg(lot_id)::uuid
   AND quantity >= @quantity::numeric;
+
+-- name: CreateCount :one
+INSERT INTO counts (id, org_id, site_id, name, location_ids, counted_at, created_by, created_at)
+VALUES (@id, @org_id, @site_id, @name, @location_ids, @counted_at, @created_by, @now)
+RETURNING *;
+
+-- name: GetCount :one
+SELECT * FROM counts WHERE org_id = @org_id AND id = @id;
+
+-- name: GetCountForUpdate :one
+SELECT * FROM counts WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: ListCounts :many
+-- Newest countedAt first, keyset-paged on (counted_at, id). scope empty means every site.
+SELECT * FROM counts
+WHERE org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
+  AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (counted_at, id) < (sqlc.narg(cursor_at)::timestamptz, sqlc.narg(cursor_id)::uuid))
+ORDER BY counted_at DESC, id DESC
+LIMIT @max_rows;
+
+-- name: CloseCount :one
+UPDATE counts SET status = 'closed', closed_at = @now, closed_by = @closed_by
+WHERE org_id = @org_id AND id = @id AND status = 'open'
+RETURNING *;
+
+-- name: CountLinesOf :many
+SELECT l.*, i.base_unit FROM count_lines l
+JOIN inventory_items i ON i.org_id = l.org_id AND i.id = l.item_id
+WHERE l.org_id = @org_id AND l.count_id = ANY (@count_ids::uuid[])
+ORDER BY l.count_id, lower(i.name), l.item_id, l.location_id, l.lot_id NULLS FIRST;
+
+-- name: UpsertCountLine :exec
+INSERT INTO count_lines (org_id, count_id, item_id, location_id, lot_id, quantity, unit, quantity_base, updated_at)
+VALUES (@org_id, @count_id, @item_id, @location_id, @lot_id, @quantity, @unit, @quantity_base, @now)
+ON CONFLICT (org_id, count_id, item_id, location_id, lot_id) DO UPDATE
+SET quantity = excluded.quantity, unit = excluded.unit, quantity_base = excluded.quantity_base, updated_at = excluded.updated_at;
+
+-- name: DeleteCountLine :exec
+DELETE FROM count_lines
+WHERE org_id = @org_id AND count_id = @count_id AND item_id = @item_id AND location_id = @location_id
+  AND lot_id IS NOT DISTINCT FROM sqlc.narg(lot_id)::uuid;
+
+-- name: SetCountLineResult :exec
+UPDATE count_lines SET expected = @expected, variance = @variance, value_cents = @value_cents, flagged = @flagged
+WHERE org_id = @org_id AND count_id = @count_id AND item_id = @item_id AND location_id = @location_id
+  AND lot_id IS NOT DISTINCT FROM sqlc.narg(lot_id)::uuid;
+
+-- name: BookOfLot :one
+-- The ledger's quantity of an item at a location in a lot, up to and including @at.
+SELECT coalesce(sum(quantity), 0)::numeric FROM stock_txns
+WHERE org_id = @org_id AND item_id = @item_id AND location_id = @location_id AND lot_id = @lot_id AND at <= @at;
+
+-- name: BookExceptLots :one
+-- The ledger's quantity of an item at a location outside the lots @excluded, up to and
+-- including @at.
+SELECT coalesce(sum(quantity), 0)::numeric FROM stock_txns
+WHERE org_id = @org_id AND item_id = @item_id AND location_id = @location_id AND at <= @at
+  AND (lot_id IS NULL OR NOT (lot_id = ANY (@excluded::uuid[])));
+
+-- name: GetSupplySettings :one
+SELECT coalesce(s.variance_flag_percent, 10)::numeric AS variance_flag_percent,
+       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents
+FROM (SELECT 1) one
+LEFT JOIN supply_settings s ON s.org_id = @org_id::uuid;
+
+-- name: UpsertSupplySettings :exec
+INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, updated_at)
+VALUES (@org_id, @variance_flag_percent, @variance_flag_cents, @now)
+ON CONFLICT (org_id) DO UPDATE
+SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents, updated_at = excluded.updated_at;
+
+-- name: CreateWasteLog :one
+INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
+VALUES (@id, @org_id, @site_id, @location_id, @item_id, @lot_id, @quantity, @unit, @quantity_base, @reason, @note, @value_cents, @created_by, @now)
+RETURNING *;
+
+-- name: GetWasteLog :one
+SELECT sqlc.embed(w), i.base_unit
+FROM waste_logs w
+JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+WHERE w.org_id = @org_id AND w.id = @id;
+
+-- name: ListWasteLogs :many
+-- Newest first, keyset-paged on (created_at, id). scope empty means every site.
+SELECT sqlc.embed(w), i.base_unit
+FROM waste_logs w
+JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+WHERE w.org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR w.site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(site_id)::uuid IS NULL OR w.site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(item_id)::uuid IS NULL OR w.item_id = sqlc.narg(item_id))
+  AND (sqlc.narg(reason)::text IS NULL OR w.reason = sqlc.narg(reason))
+  AND (sqlc.narg(from_at)::timestamptz IS NULL OR w.created_at >= sqlc.narg(from_at))
+  AND (sqlc.narg(to_at)::timestamptz IS NULL OR w.created_at < sqlc.narg(to_at))
+  AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (w.created_at, w.id) < (sqlc.narg(cursor_at)::timestamptz, sqlc.narg(cursor_id)::uuid))
+ORDER BY w.created_at DESC, w.id DESC
+LIMIT @max_rows;
+
+-- name: ExpiringLots :many
+-- Lots holding stock that expire within @days of their site's local today, about which no
+-- lot_expiring alert was ever opened.
+SELECT lo.id, lo.org_id, lo.site_id, lo.code, lo.expires_on, i.name AS item_name, i.base_unit,
+       (SELECT coalesce(sum(b.quantity), 0) FROM stock_balances b WHERE b.org_id = lo.org_id AND b.lot_id = lo.id)::numeric AS on_hand
+FROM lots lo
+JOIN sites s ON s.org_id = lo.org_id AND s.id = lo.site_id
+JOIN inventory_items i ON i.org_id = lo.org_id AND i.id = lo.item_id
+WHERE lo.expires_on IS NOT NULL
+  AND lo.expires_on <= (timezone(s.timezone, sqlc.arg(now)::timestamptz)::date + sqlc.arg(days)::int)
+  AND EXISTS (SELECT 1 FROM stock_balances b WHERE b.org_id = lo.org_id AND b.lot_id = lo.id AND b.quantity > 0)
+  AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.org_id = lo.org_id AND a.kind = 'lot_expiring' AND a.subject_id = lo.id)
+ORDER BY lo.org_id, lo.expires_on
+LIMIT @max_rows;
+
+-- name: EmptiedExpiringLotAlerts :many
+-- Open lot_expiring alerts whose lot holds nothing any more.
+SELECT a.org_id, a.subject_id FROM alerts a
+WHERE a.kind = 'lot_expiring' AND a.resolved_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM stock_balances b WHERE b.org_id = a.org_id AND b.lot_id = a.subject_id AND b.quantity > 0)
+LIMIT @max_rows;
+
+-- name: WasteTxns :many
+-- The ledger rows of waste logs.
+SELECT source_id, id FROM stock_txns
+WHERE org_id = @org_id AND source_type = 'waste_log' AND source_id = ANY (@waste_ids::uuid[])
+ORDER BY source_id, id;

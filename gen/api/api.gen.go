@@ -379,6 +379,24 @@ func (e CodeKind) Valid() bool {
 	}
 }
 
+// Defines values for CountStatus.
+const (
+	CountClosed CountStatus = "closed"
+	CountOpen   CountStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the CountStatus enum.
+func (e CountStatus) Valid() bool {
+	switch e {
+	case CountClosed:
+		return true
+	case CountOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
 	Cdm   Credential = "cdm"
@@ -1377,25 +1395,25 @@ func (e StandardUnit) Valid() bool {
 
 // Defines values for StorageLocationKind.
 const (
-	Bar     StorageLocationKind = "bar"
-	Cooler  StorageLocationKind = "cooler"
-	Dry     StorageLocationKind = "dry"
-	Freezer StorageLocationKind = "freezer"
-	Other   StorageLocationKind = "other"
+	StorageLocationKindBar     StorageLocationKind = "bar"
+	StorageLocationKindCooler  StorageLocationKind = "cooler"
+	StorageLocationKindDry     StorageLocationKind = "dry"
+	StorageLocationKindFreezer StorageLocationKind = "freezer"
+	StorageLocationKindOther   StorageLocationKind = "other"
 )
 
 // Valid indicates whether the value is a known member of the StorageLocationKind enum.
 func (e StorageLocationKind) Valid() bool {
 	switch e {
-	case Bar:
+	case StorageLocationKindBar:
 		return true
-	case Cooler:
+	case StorageLocationKindCooler:
 		return true
-	case Dry:
+	case StorageLocationKindDry:
 		return true
-	case Freezer:
+	case StorageLocationKindFreezer:
 		return true
-	case Other:
+	case StorageLocationKindOther:
 		return true
 	default:
 		return false
@@ -1519,6 +1537,42 @@ const (
 func (e WalkthroughSubmittedEventEvent) Valid() bool {
 	switch e {
 	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WasteReason.
+const (
+	WasteReasonContaminated   WasteReason = "contaminated"
+	WasteReasonDropped        WasteReason = "dropped"
+	WasteReasonExpired        WasteReason = "expired"
+	WasteReasonOther          WasteReason = "other"
+	WasteReasonOverproduction WasteReason = "overproduction"
+	WasteReasonReturned       WasteReason = "returned"
+	WasteReasonSpoilage       WasteReason = "spoilage"
+	WasteReasonTrim           WasteReason = "trim"
+)
+
+// Valid indicates whether the value is a known member of the WasteReason enum.
+func (e WasteReason) Valid() bool {
+	switch e {
+	case WasteReasonContaminated:
+		return true
+	case WasteReasonDropped:
+		return true
+	case WasteReasonExpired:
+		return true
+	case WasteReasonOther:
+		return true
+	case WasteReasonOverproduction:
+		return true
+	case WasteReasonReturned:
+		return true
+	case WasteReasonSpoilage:
+		return true
+	case WasteReasonTrim:
 		return true
 	default:
 		return false
@@ -2087,10 +2141,108 @@ type CodeRef struct {
 // Example: 316.5
 type CostCents = string
 
+// CountCloseResult defines model for CountCloseResult.
+type CountCloseResult struct {
+	Count CountSheet `json:"count"`
+
+	// FlaggedLines How many lines are flagged.
+	FlaggedLines int `json:"flaggedLines"`
+
+	// VarianceValueCents The value of all variances posted.
+	VarianceValueCents int64 `json:"varianceValueCents"`
+}
+
+// CountLine What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
+// at the location not counted by a lot line of the sheet. After the close the line carries the
+// book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
+// are null.
+type CountLine struct {
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit StandardUnit `json:"baseUnit"`
+
+	// Expected The book quantity at `countedAt`, in the base unit (after the close).
+	Expected *string `json:"expected"`
+
+	// Flagged The variance is over both the organization's percentage of the book quantity and its value threshold.
+	Flagged    *bool               `json:"flagged"`
+	ItemId     openapi_types.UUID  `json:"itemId"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// QuantityBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	QuantityBase Quantity `json:"quantityBase"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// ValueCents The variance valued at the average cost at the close.
+	ValueCents *int64 `json:"valueCents"`
+
+	// Variance counted − expected, in the base unit (after the close).
+	Variance *string `json:"variance"`
+}
+
+// CountSheet defines model for CountSheet.
+type CountSheet struct {
+	ClosedAt *time.Time          `json:"closedAt"`
+	ClosedBy *openapi_types.UUID `json:"closedBy"`
+
+	// CountedAt When the shelves were counted; the close compares with the book at this moment.
+	CountedAt   time.Time            `json:"countedAt"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	CreatedBy   *openapi_types.UUID  `json:"createdBy"`
+	Id          openapi_types.UUID   `json:"id"`
+	Lines       []CountLine          `json:"lines"`
+	LocationIds []openapi_types.UUID `json:"locationIds"`
+
+	// Name Example: Month-end count, walk-in
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Status Example: open
+	Status CountStatus `json:"status"`
+}
+
+// CountStatus Example: open
+type CountStatus string
+
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
 	// Name Example: Epic interface engine (prod)
 	Name string `json:"name"`
+}
+
+// CreateCountRequest defines model for CreateCountRequest.
+type CreateCountRequest struct {
+	// CountedAt When the count was (or is being) taken; not in the future.
+	CountedAt time.Time `json:"countedAt"`
+
+	// LocationIds Storage locations of the site the sheet counts.
+	LocationIds []openapi_types.UUID `json:"locationIds"`
+	Name        string               `json:"name"`
+	SiteId      openapi_types.UUID   `json:"siteId"`
 }
 
 // CreateDeviceRequest defines model for CreateDeviceRequest.
@@ -2249,6 +2401,32 @@ type CreateTagRequest struct {
 	//
 	// Example: equipment
 	TargetType TagTargetType `json:"targetType"`
+}
+
+// CreateWasteLogRequest defines model for CreateWasteLogRequest.
+type CreateWasteLogRequest struct {
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId The lot thrown away; without it the stock is taken in FEFO order (expired lots first).
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+	Note  *string             `json:"note,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+
+	// Reason Example: spoilage
+	Reason WasteReason        `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -4135,6 +4313,30 @@ type Session struct {
 	User         User   `json:"user"`
 }
 
+// SetCountLine defines model for SetCountLine.
+type SetCountLine struct {
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId The lot counted (a lot of this item at the sheet's site).
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Quantity The quantity counted (0 zeroes the stock); null removes the line (the stock is then left as it is).
+	Quantity *string `json:"quantity"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit *Unit `json:"unit,omitempty"`
+}
+
+// SetCountLinesRequest defines model for SetCountLinesRequest.
+type SetCountLinesRequest struct {
+	Lines []SetCountLine `json:"lines"`
+}
+
 // Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
 type Signoff struct {
 	DecidedAt    *time.Time          `json:"decidedAt"`
@@ -4619,6 +4821,19 @@ type StorageLocation struct {
 
 // StorageLocationKind Example: cooler
 type StorageLocationKind string
+
+// SupplySettings defines model for SupplySettings.
+type SupplySettings struct {
+	// VarianceFlagCents …and its value over this many cents.
+	//
+	// Example: 5000
+	VarianceFlagCents int64 `json:"varianceFlagCents"`
+
+	// VarianceFlagPercent A count line is flagged when its variance is over this percentage of the book quantity…
+	//
+	// Example: 10
+	VarianceFlagPercent string `json:"varianceFlagPercent"`
+}
 
 // SupportInquiryReceipt defines model for SupportInquiryReceipt.
 type SupportInquiryReceipt struct {
@@ -5131,6 +5346,62 @@ type WallboardConfig struct {
 	// Example: dark
 	Theme Theme `json:"theme"`
 }
+
+// WasteLog defines model for WasteLog.
+type WasteLog struct {
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit   StandardUnit        `json:"baseUnit"`
+	CreatedAt  time.Time           `json:"createdAt"`
+	CreatedBy  *openapi_types.UUID `json:"createdBy"`
+	Id         openapi_types.UUID  `json:"id"`
+	ItemId     openapi_types.UUID  `json:"itemId"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+	Note       *string             `json:"note"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// QuantityBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	QuantityBase Quantity `json:"quantityBase"`
+
+	// Reason Example: spoilage
+	Reason WasteReason        `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// TxnIds The waste ledger rows written (one per lot taken from).
+	TxnIds []openapi_types.UUID `json:"txnIds"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// ValueCents What the waste cost, at the average cost (positive).
+	//
+	// Example: 633
+	ValueCents int64 `json:"valueCents"`
+}
+
+// WasteReason Example: spoilage
+type WasteReason string
 
 // WebhookDelivery The body of every delivery: compact JSON with the keys in this order. Verify
 // `x-service-signature` over these raw bytes before parsing them.
@@ -5658,6 +5929,49 @@ type ListUnmappedCodesParams struct {
 // ListUnmappedCodesParamsStatus defines parameters for ListUnmappedCodes.
 type ListUnmappedCodesParamsStatus string
 
+// ListCountsParams defines parameters for ListCounts.
+type ListCountsParams struct {
+	// SiteId Only this site's sheets.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only open or closed sheets.
+	Status *CountStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCountParams defines parameters for CreateCount.
+type CreateCountParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CloseCountParams defines parameters for CloseCount.
+type CloseCountParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDevicesParams defines parameters for ListDevices.
 type ListDevicesParams struct {
 	// SiteId Only devices of this site.
@@ -5987,6 +6301,44 @@ type CreateTagParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListWasteLogsParams defines parameters for ListWasteLogs.
+type ListWasteLogsParams struct {
+	// SiteId Only this site's logs.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// Reason Only logs with this reason.
+	Reason *WasteReason `form:"reason,omitempty" json:"reason,omitempty"`
+
+	// From Only logs at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only logs before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWasteLogParams defines parameters for CreateWasteLog.
+type CreateWasteLogParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -6071,6 +6423,12 @@ type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
+// CreateCountJSONRequestBody defines body for CreateCount for application/json ContentType.
+type CreateCountJSONRequestBody = CreateCountRequest
+
+// SetCountLinesJSONRequestBody defines body for SetCountLines for application/json ContentType.
+type SetCountLinesJSONRequestBody = SetCountLinesRequest
+
 // CreateDeviceJSONRequestBody defines body for CreateDevice for application/json ContentType.
 type CreateDeviceJSONRequestBody = CreateDeviceRequest
 
@@ -6116,8 +6474,14 @@ type CreateStorageLocationJSONRequestBody = CreateStorageLocationRequest
 // UpdateStorageLocationJSONRequestBody defines body for UpdateStorageLocation for application/json ContentType.
 type UpdateStorageLocationJSONRequestBody = UpdateStorageLocationRequest
 
+// UpdateSupplySettingsJSONRequestBody defines body for UpdateSupplySettings for application/json ContentType.
+type UpdateSupplySettingsJSONRequestBody = SupplySettings
+
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
+
+// CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
+type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -6963,6 +7327,21 @@ type ServerInterface interface {
 	// MapUnmappedCode Map a code to allergens or diets
 	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
 	MapUnmappedCode(ctx echo.Context, orgId OrgId, code string) error
+	// ListCounts List count sheets
+	// (GET /orgs/{orgId}/counts)
+	ListCounts(ctx echo.Context, orgId OrgId, params ListCountsParams) error
+	// CreateCount Start a count sheet
+	// (POST /orgs/{orgId}/counts)
+	CreateCount(ctx echo.Context, orgId OrgId, params CreateCountParams) error
+	// GetCount Read a count sheet
+	// (GET /orgs/{orgId}/counts/{id})
+	GetCount(ctx echo.Context, orgId OrgId, id Id) error
+	// CloseCount Close a count sheet
+	// (POST /orgs/{orgId}/counts/{id}/close)
+	CloseCount(ctx echo.Context, orgId OrgId, id Id, params CloseCountParams) error
+	// SetCountLines Set count lines
+	// (PUT /orgs/{orgId}/counts/{id}/lines)
+	SetCountLines(ctx echo.Context, orgId OrgId, id Id) error
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
@@ -7086,6 +7465,12 @@ type ServerInterface interface {
 	// UpdateStorageLocation Update a storage location
 	// (PUT /orgs/{orgId}/storage-locations/{id})
 	UpdateStorageLocation(ctx echo.Context, orgId OrgId, id Id) error
+	// GetSupplySettings Read supply settings
+	// (GET /orgs/{orgId}/supply-settings)
+	GetSupplySettings(ctx echo.Context, orgId OrgId) error
+	// UpdateSupplySettings Change supply settings
+	// (PUT /orgs/{orgId}/supply-settings)
+	UpdateSupplySettings(ctx echo.Context, orgId OrgId) error
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx echo.Context, orgId OrgId) error
@@ -7095,6 +7480,15 @@ type ServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
+	// ListWasteLogs List waste logs
+	// (GET /orgs/{orgId}/waste-logs)
+	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
+	// CreateWasteLog Log waste
+	// (POST /orgs/{orgId}/waste-logs)
+	CreateWasteLog(ctx echo.Context, orgId OrgId, params CreateWasteLogParams) error
+	// GetWasteLog Read a waste log
+	// (GET /orgs/{orgId}/waste-logs/{id})
+	GetWasteLog(ctx echo.Context, orgId OrgId, id Id) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
@@ -7954,6 +8348,180 @@ func (w *ServerInterfaceWrapper) MapUnmappedCode(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.MapUnmappedCode(ctx, orgId, code)
+	return err
+}
+
+// ListCounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCounts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCountsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCounts(ctx, orgId, params)
+	return err
+}
+
+// CreateCount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCountParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCount(ctx, orgId, params)
+	return err
+}
+
+// GetCount converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCount(ctx, orgId, id)
+	return err
+}
+
+// CloseCount converts echo context to params.
+func (w *ServerInterfaceWrapper) CloseCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CloseCountParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CloseCount(ctx, orgId, id, params)
+	return err
+}
+
+// SetCountLines converts echo context to params.
+func (w *ServerInterfaceWrapper) SetCountLines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetCountLines(ctx, orgId, id)
 	return err
 }
 
@@ -9319,6 +9887,38 @@ func (w *ServerInterfaceWrapper) UpdateStorageLocation(ctx echo.Context) error {
 	return err
 }
 
+// GetSupplySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSupplySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSupplySettings(ctx, orgId)
+	return err
+}
+
+// UpdateSupplySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSupplySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSupplySettings(ctx, orgId)
+	return err
+}
+
 // ListTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 	var err error
@@ -9392,6 +9992,133 @@ func (w *ServerInterfaceWrapper) DeleteTag(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeleteTag(ctx, orgId, id)
+	return err
+}
+
+// ListWasteLogs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWasteLogsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "reason" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reason", ctx.QueryParams(), &params.Reason, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reason: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWasteLogs(ctx, orgId, params)
+	return err
+}
+
+// CreateWasteLog converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWasteLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWasteLogParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWasteLog(ctx, orgId, params)
+	return err
+}
+
+// GetWasteLog converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWasteLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWasteLog(ctx, orgId, id)
 	return err
 }
 
@@ -9724,6 +10451,16 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/stock/adjust", wrapper.AdjustStock, options.OperationMiddlewares["adjustStock"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/stock/txns", wrapper.ListStockTxns, options.OperationMiddlewares["listStockTxns"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/lots", wrapper.ListLots, options.OperationMiddlewares["listLots"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/counts", wrapper.ListCounts, options.OperationMiddlewares["listCounts"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/counts", wrapper.CreateCount, options.OperationMiddlewares["createCount"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/counts/:id", wrapper.GetCount, options.OperationMiddlewares["getCount"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/counts/:id/lines", wrapper.SetCountLines, options.OperationMiddlewares["setCountLines"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/counts/:id/close", wrapper.CloseCount, options.OperationMiddlewares["closeCount"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs", wrapper.ListWasteLogs, options.OperationMiddlewares["listWasteLogs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/waste-logs", wrapper.CreateWasteLog, options.OperationMiddlewares["createWasteLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs/:id", wrapper.GetWasteLog, options.OperationMiddlewares["getWasteLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.GetSupplySettings, options.OperationMiddlewares["getSupplySettings"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.UpdateSupplySettings, options.OperationMiddlewares["updateSupplySettings"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -13579,6 +14316,728 @@ func (response MapUnmappedCode415JSONResponse) VisitMapUnmappedCodeResponse(w ht
 type MapUnmappedCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response MapUnmappedCode503JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCountsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCountsParams
+}
+
+type ListCountsResponseObject interface {
+	VisitListCountsResponse(w http.ResponseWriter) error
+}
+
+type ListCounts200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCounts200JSONResponse struct {
+	Body    []CountSheet
+	Headers ListCounts200ResponseHeaders
+}
+
+func (response ListCounts200JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCounts400JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCounts401JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCounts403JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCounts404JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCounts406JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCounts503JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCountRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCountParams
+	Body   *CreateCountJSONRequestBody
+}
+
+type CreateCountResponseObject interface {
+	VisitCreateCountResponse(w http.ResponseWriter) error
+}
+
+type CreateCount201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCount201JSONResponse struct {
+	Body    CountSheet
+	Headers CreateCount201ResponseHeaders
+}
+
+func (response CreateCount201JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCount400JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCount401JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCount403JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCount404JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCount406JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCount409JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCount413JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCount415JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCount422JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCount503JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCountResponseObject interface {
+	VisitGetCountResponse(w http.ResponseWriter) error
+}
+
+type GetCount200JSONResponse CountSheet
+
+func (response GetCount200JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCount400JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCount401JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCount403JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCount404JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCount406JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCount503JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCountRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CloseCountParams
+}
+
+type CloseCountResponseObject interface {
+	VisitCloseCountResponse(w http.ResponseWriter) error
+}
+
+type CloseCount200JSONResponse CountCloseResult
+
+func (response CloseCount200JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CloseCount400JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CloseCount401JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CloseCount403JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CloseCount404JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CloseCount406JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount409JSONResponse StockConflictError
+
+func (response CloseCount409JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CloseCount422JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CloseCount503JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLinesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetCountLinesJSONRequestBody
+}
+
+type SetCountLinesResponseObject interface {
+	VisitSetCountLinesResponse(w http.ResponseWriter) error
+}
+
+type SetCountLines200JSONResponse CountSheet
+
+func (response SetCountLines200JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetCountLines400JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetCountLines401JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetCountLines403JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetCountLines404JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetCountLines406JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetCountLines409JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetCountLines413JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetCountLines415JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetCountLines503JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -19348,6 +20807,261 @@ func (response UpdateStorageLocation503JSONResponse) VisitUpdateStorageLocationR
 	return err
 }
 
+type GetSupplySettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetSupplySettingsResponseObject interface {
+	VisitGetSupplySettingsResponse(w http.ResponseWriter) error
+}
+
+type GetSupplySettings200JSONResponse SupplySettings
+
+func (response GetSupplySettings200JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSupplySettings400JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSupplySettings401JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSupplySettings403JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSupplySettings404JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSupplySettings406JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSupplySettings503JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *UpdateSupplySettingsJSONRequestBody
+}
+
+type UpdateSupplySettingsResponseObject interface {
+	VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error
+}
+
+type UpdateSupplySettings200JSONResponse SupplySettings
+
+func (response UpdateSupplySettings200JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSupplySettings400JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSupplySettings401JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSupplySettings403JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSupplySettings404JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSupplySettings406JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSupplySettings413JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSupplySettings415JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSupplySettings503JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -19724,6 +21438,426 @@ func (response DeleteTag406JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 type DeleteTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListWasteLogsParams
+}
+
+type ListWasteLogsResponseObject interface {
+	VisitListWasteLogsResponse(w http.ResponseWriter) error
+}
+
+type ListWasteLogs200ResponseHeaders struct {
+	Link *string
+}
+
+type ListWasteLogs200JSONResponse struct {
+	Body    []WasteLog
+	Headers ListWasteLogs200ResponseHeaders
+}
+
+func (response ListWasteLogs200JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWasteLogs400JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWasteLogs401JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWasteLogs403JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWasteLogs404JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWasteLogs406JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWasteLogs503JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLogRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWasteLogParams
+	Body   *CreateWasteLogJSONRequestBody
+}
+
+type CreateWasteLogResponseObject interface {
+	VisitCreateWasteLogResponse(w http.ResponseWriter) error
+}
+
+type CreateWasteLog201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWasteLog201JSONResponse struct {
+	Body    WasteLog
+	Headers CreateWasteLog201ResponseHeaders
+}
+
+func (response CreateWasteLog201JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWasteLog400JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWasteLog401JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWasteLog403JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWasteLog404JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWasteLog406JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog409JSONResponse StockConflictError
+
+func (response CreateWasteLog409JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateWasteLog413JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWasteLog415JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWasteLog422JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWasteLog503JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLogRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWasteLogResponseObject interface {
+	VisitGetWasteLogResponse(w http.ResponseWriter) error
+}
+
+type GetWasteLog200JSONResponse WasteLog
+
+func (response GetWasteLog200JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWasteLog400JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWasteLog401JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWasteLog403JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWasteLog404JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWasteLog406JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWasteLog503JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -20895,6 +23029,21 @@ type StrictServerInterface interface {
 	// MapUnmappedCode Map a code to allergens or diets
 	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
 	MapUnmappedCode(ctx context.Context, request MapUnmappedCodeRequestObject) (MapUnmappedCodeResponseObject, error)
+	// ListCounts List count sheets
+	// (GET /orgs/{orgId}/counts)
+	ListCounts(ctx context.Context, request ListCountsRequestObject) (ListCountsResponseObject, error)
+	// CreateCount Start a count sheet
+	// (POST /orgs/{orgId}/counts)
+	CreateCount(ctx context.Context, request CreateCountRequestObject) (CreateCountResponseObject, error)
+	// GetCount Read a count sheet
+	// (GET /orgs/{orgId}/counts/{id})
+	GetCount(ctx context.Context, request GetCountRequestObject) (GetCountResponseObject, error)
+	// CloseCount Close a count sheet
+	// (POST /orgs/{orgId}/counts/{id}/close)
+	CloseCount(ctx context.Context, request CloseCountRequestObject) (CloseCountResponseObject, error)
+	// SetCountLines Set count lines
+	// (PUT /orgs/{orgId}/counts/{id}/lines)
+	SetCountLines(ctx context.Context, request SetCountLinesRequestObject) (SetCountLinesResponseObject, error)
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx context.Context, request ListDevicesRequestObject) (ListDevicesResponseObject, error)
@@ -21018,6 +23167,12 @@ type StrictServerInterface interface {
 	// UpdateStorageLocation Update a storage location
 	// (PUT /orgs/{orgId}/storage-locations/{id})
 	UpdateStorageLocation(ctx context.Context, request UpdateStorageLocationRequestObject) (UpdateStorageLocationResponseObject, error)
+	// GetSupplySettings Read supply settings
+	// (GET /orgs/{orgId}/supply-settings)
+	GetSupplySettings(ctx context.Context, request GetSupplySettingsRequestObject) (GetSupplySettingsResponseObject, error)
+	// UpdateSupplySettings Change supply settings
+	// (PUT /orgs/{orgId}/supply-settings)
+	UpdateSupplySettings(ctx context.Context, request UpdateSupplySettingsRequestObject) (UpdateSupplySettingsResponseObject, error)
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -21027,6 +23182,15 @@ type StrictServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
+	// ListWasteLogs List waste logs
+	// (GET /orgs/{orgId}/waste-logs)
+	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
+	// CreateWasteLog Log waste
+	// (POST /orgs/{orgId}/waste-logs)
+	CreateWasteLog(ctx context.Context, request CreateWasteLogRequestObject) (CreateWasteLogResponseObject, error)
+	// GetWasteLog Read a waste log
+	// (GET /orgs/{orgId}/waste-logs/{id})
+	GetWasteLog(ctx context.Context, request GetWasteLogRequestObject) (GetWasteLogResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -22041,6 +24205,183 @@ func (sh *strictHandler) MapUnmappedCode(ctx echo.Context, orgId OrgId, code str
 		return err
 	} else if validResponse, ok := response.(MapUnmappedCodeResponseObject); ok {
 		return validResponse.VisitMapUnmappedCodeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCounts operation middleware
+func (sh *strictHandler) ListCounts(ctx echo.Context, orgId OrgId, params ListCountsParams) error {
+	var request ListCountsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCounts(ctx.Request().Context(), request.(ListCountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCountsResponseObject); ok {
+		return validResponse.VisitListCountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCount operation middleware
+func (sh *strictHandler) CreateCount(ctx echo.Context, orgId OrgId, params CreateCountParams) error {
+	var request CreateCountRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCount(ctx.Request().Context(), request.(CreateCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCountResponseObject); ok {
+		return validResponse.VisitCreateCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCount operation middleware
+func (sh *strictHandler) GetCount(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCountRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCount(ctx.Request().Context(), request.(GetCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCountResponseObject); ok {
+		return validResponse.VisitGetCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CloseCount operation middleware
+func (sh *strictHandler) CloseCount(ctx echo.Context, orgId OrgId, id Id, params CloseCountParams) error {
+	var request CloseCountRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CloseCount(ctx.Request().Context(), request.(CloseCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CloseCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CloseCountResponseObject); ok {
+		return validResponse.VisitCloseCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetCountLines operation middleware
+func (sh *strictHandler) SetCountLines(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetCountLinesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetCountLinesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetCountLines(ctx.Request().Context(), request.(SetCountLinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetCountLines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetCountLinesResponseObject); ok {
+		return validResponse.VisitSetCountLinesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -23442,6 +25783,79 @@ func (sh *strictHandler) UpdateStorageLocation(ctx echo.Context, orgId OrgId, id
 	return nil
 }
 
+// GetSupplySettings operation middleware
+func (sh *strictHandler) GetSupplySettings(ctx echo.Context, orgId OrgId) error {
+	var request GetSupplySettingsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSupplySettings(ctx.Request().Context(), request.(GetSupplySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSupplySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSupplySettingsResponseObject); ok {
+		return validResponse.VisitGetSupplySettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSupplySettings operation middleware
+func (sh *strictHandler) UpdateSupplySettings(ctx echo.Context, orgId OrgId) error {
+	var request UpdateSupplySettingsRequestObject
+
+	request.OrgId = orgId
+
+	var body UpdateSupplySettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSupplySettings(ctx.Request().Context(), request.(UpdateSupplySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSupplySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSupplySettingsResponseObject); ok {
+		return validResponse.VisitUpdateSupplySettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTags operation middleware
 func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 	var request ListTagsRequestObject
@@ -23536,6 +25950,107 @@ func (sh *strictHandler) DeleteTag(ctx echo.Context, orgId OrgId, id Id) error {
 		return err
 	} else if validResponse, ok := response.(DeleteTagResponseObject); ok {
 		return validResponse.VisitDeleteTagResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWasteLogs operation middleware
+func (sh *strictHandler) ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error {
+	var request ListWasteLogsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWasteLogs(ctx.Request().Context(), request.(ListWasteLogsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWasteLogs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWasteLogsResponseObject); ok {
+		return validResponse.VisitListWasteLogsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWasteLog operation middleware
+func (sh *strictHandler) CreateWasteLog(ctx echo.Context, orgId OrgId, params CreateWasteLogParams) error {
+	var request CreateWasteLogRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWasteLogJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWasteLog(ctx.Request().Context(), request.(CreateWasteLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWasteLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWasteLogResponseObject); ok {
+		return validResponse.VisitCreateWasteLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWasteLog operation middleware
+func (sh *strictHandler) GetWasteLog(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWasteLogRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWasteLog(ctx.Request().Context(), request.(GetWasteLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWasteLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWasteLogResponseObject); ok {
+		return validResponse.VisitGetWasteLogResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -23798,969 +26313,1030 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1rciO3kjC6FQTni2jpuyS7SIl6dUx8n1pSW7L1sqR2+9hqkWAVSMIqAjSAEpu2emL2cH/cHXwbuTuZ",
-	"ldxAJlAvFiVSLZ8zd+aciNMWq1B4JBKJfOeftVCOJ1IwYXRt788a+0LHk5jB3/sxU8b+8UDjhNk/eFTb",
-	"qwWt3fZgg242giAIGtv2nx37T5D+j7Vq9do9F7a1ZkJL1ZWDQcwFq9VrY6Y1HbLaXu0aXpEhNWxKZ+S2",
-	"9onG9w0uyETJPtO3NTKimghpSJ8xQUaMqogMlBwTzUXISGtzL2jX6jU5YYJF+6a2V2sH7a1GsNEI2jft",
-	"YK/V3guCX2r1mmJaxg/YRiRxnD15P/NPNHtgiptZba82pUpwMazVa5obdrLcoim17Q01ia7twZzs76T/",
-	"GwvNCrALLezMbGIBFLEHHrLa169f67gZOrcbv/5zO/5R2/H5a712wIROYD90Mh5TZSd6IRiZUMOZMIQL",
-	"MpKJtiDONoxGY27MPHBam3vtjgMOjWOmhkzo2t6vtQmjIjG69tk/5/Zo2p4WtAqpYUMJsxlIGdXqtVBG",
-	"dvLbW+3dTjsIduye08kEYV17kCHtJ7Gdv90FGhousdN9QSejWUy/cF2r1475A4MBcvsCf7I8mLFj+2Sm",
-	"DRtbpDq4sQBkX+yKL2Geta/14vyL045UMsxNO9hq7ZSndkX1qDSXsYyYoqYwGyFNl04mMQ9pP2b5WV39",
-	"fH5xdZafmOAhj2Mual8/12t9ZpFjv1avRdSwi8F7rsyotldr7e4EjWCz0bJoHnFmLlTEFG6InW/2V22v",
-	"dnBwfOGawaRDKTTXhgnTDanqy9Esggl/XrwfT8D16PLk4PDkKAfcg7R/cpDrn7R2goDchzQGuLvJtb87",
-	"389PLpbTrpYRT8avNp82GSo6Jq5XC9ZnQVEvzWPZM7pdq9e40EYlGY6cSxJKETJhbNcR0VPG8IhIu2mV",
-	"Z3DD0ih7BicxDZmC3T1Pxn2mMqqkLA24ZIrLCMZ5X6vXTmv12iEgpExUaOFLI4PwUiYjcp6McGZeBg8m",
-	"QpkIw9TJCoR/ENMhjILHtYsnb7YCfPstgO8xkLM9oxJWr42VsAciCNobm50tuwGCjoFHGNAxjy3qHF4c",
-	"1eq1IX9gtun3++f255hHUWyh8OPHk/Pz2td6TUlpEWgTDpVmX2p7tQ8vIPWJ4HZDNz/Zvyf23D6xw0jB",
-	"FbOtiiR8nwg2JTrp61DxicUmMuVmRLjRRLNQMVMneiSngljkyoj7nzVLnx5S+ITYeXkKwe5eEDhCzx6Q",
-	"6fq1Ru3d3nSfwNqHQg4GzYiFPGKR3aoB5XGi2IHd/9peUF/p7o+pNocs5g9MzTJ0tE+v3Yn22G0XaG/c",
-	"kWZh9+ffNx52b/642hSnk53wU9QaHOut4fd0Y3bEguQHfmE699s/jttffupboKu4tlcbGTPRe2/fjqS8",
-	"182RxWb1wNm0cc9NOGJCNx2H+VbLRNe+ZvtwIh64oRbiVTvC07fZfhh5D7d6ugVLAD1ULGLCcBoD5BUA",
-	"l40pt5PXdPy/n5iy3bMvE66YLo6wWxhhFcYCVuUobfpJp78VNrajHdbYHQStBh6wnV3aDy1uKAnHZ0wF",
-	"HTKVHhRYzVJH5XO9hoDbs8N3d8Mf2/2ft8c/TDb1Tevhlx1xtTH92xY7Dn477dAPUXv4kV/8vv3zPezV",
-	"IWLkNSJoaaMEoZOJkg8sIopZCOb3xuHy3Jns7G16yLkmy0KDuU80l+JcGguVS2mo1jwZkzYZWvo/4GrM",
-	"IkQZwSYjJWM5nDXz1zcgTvnyvjo63z/NX5CKCRoXCTL+mPghX3hxnl4cwEju1ryy45D2cEzOKfznh+JV",
-	"sdw8vuHifOKC3NjreCa14oKsXVwdNnZ3W61axTWZvxuh+/ztWKLR6Ukq3Je5HTtZZXXLtY12a5V3GqIV",
-	"boodHzEpmunJiA45JXbXEsXekUnMqGYe5Ui6GyTmY24swjnB4GSFO/fF4o4/hyjyLJA5OnstD+m00fKU",
-	"CKkB3Cmc6TLJjvANiwjccnVCib3BWESkYHX7D/k9YQnMMCceGcPGE5MXDKNEAdU/Sy8pppRM+THo3VLu",
-	"0o3p3iwL7I3lMWVg2+Lc5yAa7G16EdduhUWddJU6d9OCAJRfa7mX1l4QNDdaQBRzANgJglYKgJrhYyYT",
-	"Q+jAMEV2dC0DR5mhWAkY7RWA0X4SGK0SMBAFcsAInoWExdBm0J6DxPYCRPimlbdWWHnryZUHpZWn5yG3",
-	"+HawCXzoIagVTrk25VM0pXHcl1RFhIqIUDJmIiHwoHBsQqrT8wIEaGg7ksqSG8dQ1WIqIh3SCYjBIzn1",
-	"6iTkVu2TYyoiORhkz/BbuHWGisf21tE0QYnVjNgY1kXVvaXNS3Bey1LiTqasStff7cuR42OvGRNzEG/t",
-	"bXhcQzGkdiwNiblgGQyBBHO7BW6B+Ktqypt+91aVQarljgwKIIFX7lZEZ5dUpS+KmzeRyijKTbp3qe4k",
-	"275LxUOWPvH7E/PhyDyzQe0VN2gr2yCLkF0P3fzu4CrcXpzKfn9WRF6/EwMa68JWOEHk9QCPq4ODdvTg",
-	"tdzZIbuZSryidJ3IOGLakAFX2pTupcVoHVFDQfyzB2rZOT+lkH0FxefXxfRwmU1mQRDYTZZquOSYQQuV",
-	"evOUsNXe2wianTykPM9e5FNW5e6ijZV5qqidydbLftL6FuDPcyXLgn9nZfBbBD8RQ6bNfjTmZl40i8Zc",
-	"61R+TrXJ7moB5hY4c7Km2XBsTwTRbEJRe9afWSncYqhez0t1mfXg7Pr48e7fbm9vkyBobz0eXZ4cPB7v",
-	"X72/uPrp5OjTXavZbu5sBs1Wa3OjEzRbzdZGs3V3cn3xeH3x8Rr/sZgTbATtYGcjaLUbwVYQPD7uH97c",
-	"7Qetu/3Dm+5+0Ho8u/4OVvx4+dhudpqtx8fH/dPH86PHx4/nJwcXh0fk482Hxs6tOPrp/NF+kO/Vdvj4",
-	"/fXZyc3xHf77/cXxea5JuxMEt+Ly5PCx9fiYSgJ3d3fHZwe4ssqFNFv48uT64u7s6t9a7Y3GZqdheeW7",
-	"u7vr6/276+vHx8OLo7vv98+P7kD1dXd3d3f6+Nja3QmCzVb78cPj42OrvUHO9k/OyfXN3d310f7NzenR",
-	"3af9u92dVrB59/F6//FxrR1srXc6nUbQgsWcPT7+ZMEBE70Vlz+1HluPJ4+bn+42W+27fTvvu7s72+nd",
-	"5uMRjrF5t39zc3R+eLd/enJgn50dHT7aV5WvT85zIzwu+l8ZhPundiIf9u8+SBkRvLFmd8en20Grvf2Y",
-	"GiPu0CRwd31w83j90901qChds53HnAni38AAgf22Hw/37w5VMpzvN9hq2T69Nv8OFf2PZxePV1SPbsXF",
-	"4fXj4eP7fzv9t8PHg4Pji7tnteZ3XrP9b+3vzvfvClrt9N1jtbb5VqxOPdJjfMV0Es+xhH1qwhGRAzKQ",
-	"iSLu+On8kZwoGTKt7e26CYa1JDao24iYAT0X6iqRADuDFBhchFEyhqn6Q1Z7oc55XpIG0pJqXD0DtqJE",
-	"/LVek4kJJXAVYNmBmTs9gaMUcBNlS61YVjudYafTscsEnYViVANMIq7DEVVDRgZSkUTcCzkV5OzqnGTN",
-	"CzPR99xpdQoz2Xh+JoVx3XvCI+Jfo3nVjLilxSLiYkicQQs0oZZ0D2jIY25mZEo1obFiNJqRDAcKE40S",
-	"/JY9B7R0TmfXx402sTgAg1u40NAwpQlVjMCNIobFQRT7jYUmDw57OQFa22tRqtkJaL7yeH3KxlLoOrln",
-	"E7CcTmQiIl0nfZkMR8bePmbESEg1gzUnGq8k+5DRcLRYDZ8zM/5ZC7lRoB6xkKZc2GPjTad7tYFizK6k",
-	"TzX7iMaEuF8rmCYnSkYJ6B1fTd6hgAOeUQYwAF+jTtkDi/HcTqgV9zcDQBY4SJeSA4PR6qxOYD5beYHF",
-	"g1M+YId0ZgXRVr2m75PaXu3y6rBxenTWaEHHieCOcgxoaEDnEDTbnWy+AHuLOen79k5zO9fA7hiM+Lxk",
-	"VEaQCj6dw+MCY754s4dxYpgobvZ0xIBFTR89vd2RmpGhlJF+3Q1vZ/DZj+PGJFETqRkZxDJRpb2f36uN",
-	"rY7frA+nV439y0YnqN4qeO7G6dPhkttQX/EE/fPArH5gltoIy8+fSjOnWY2lsdd/DCu3tNJMJYll6JQ1",
-	"Bb0Q2jJO25vBRqPV2s7sVxciN247WBr4DIBvz+HJCpuVzc7Oyv9arod+gIo2KgzKxBubzQ6g6ar9tIv9",
-	"tAPYiNyTju3ZYkzI+EOlvvzliqH0eMC+noEV6AC2p7y7obc02N0jaC+CS0+xhmN5iJHEjBRLnY0K/F/Z",
-	"swaR4OzicEl/FDQnDagBszNX1Sq3YDdz53KaDLDTPKGk28yUdLisKggHhRarGEZlGCZKMQFasNZmyl7q",
-	"/cEAGZK9DeC2EIg3En4vb5k7kxEfWOgXoGXvrTOGFrDiVlocaehQ2v2zoOGG07K1erEpmgr6jCn6N8nF",
-	"0wTVXzKCku/kmP3xStbjRJeFgefsRAggvSKEfv1vAyKgCUwk7yVV0TWaDIqgypSnhBrSCvY2O45WGD5m",
-	"ddJnZsqYIH3F6P2AagMkI05EiTl2Wn90ucv00BFaKTIggWkdvB1RcPk7aam/VQW9SOH8tV4bpeYNu3j7",
-	"rrCgP2sMugMfoawnD0GwVdvXloLBTMWlkkPFtE6V2Mie7v1qd1MqgFdfURGhVBKiSvBfPnR2j4L3lmVR",
-	"3G3vv7Q+tHc3tm233nqRojX5waG1fYvsFIIbeEOmHpi64WNWIqRbe5ud3FW1gr8rXFduFmeUCz++pYN8",
-	"zP6QAs7LmCke0rcHIx7SoUQP5TNURtwoJ0QWmXevqrDMi5XbDDQrsiuVkvoqpkguIvaltteqku+r5HVF",
-	"p8+qLqsVlK1MN7nhdZJtr5O8VU6DmI6PGsS7s6vHx6uLo7urk4Pj/avDW+X1dZ2ju04ruHu/qh7iCXYl",
-	"d90q9nvCNCpaNgetsE13WdDfjjbCDt1hW4NW1A7B8gAqhv1Mw+AcO7N3H5y2weJoCqEXMEQVipIVdFKr",
-	"2GgdSgSVSqkKZdIL3DRejkXLq7lTlCoppQGlvGY5r07OcMvrgv9rIIszdZyz6WF6QVXazOtEsaFlcJVj",
-	"oIU0ZMYMcbbHPCf239GAXjDRPmku/+uNtJkO6AIvzoLpSqohFfwP1HlKAb6fl0oSoziN8/u48nX7elDP",
-	"ayWqbm9wmQPP1gGjJlEMHX8nvHvPZqCbYn3wmbVUL+aCh7A0UF50Y67RdR2cyTQaUR+Qk2p3vtqrGTzw",
-	"Jkra42LBciSivJfqZiNoFZYFjbgYIrLC/X3ptnuRDwru/7vM9ZZwnfpCxzMywmCQnMdnykD+83z9J3VH",
-	"cZt04xyCtUx0N2IP3b/dbzyc7/z+tPP3z7//Mt3u1zLcqabIuLAcIqEB2nOExGIHMZJwM0+T8b9V/j4+",
-	"VMNJ5ze0HzPSalucpARDHQgq952te9YkBzGjAkUCtHsPY/nANPBX9osZmcTUsCYwuyZ2GlqQYgiITtll",
-	"5A3fX//pcvWfHMcBO4Gnm0dMDNXzDCeghFFU6AFTJRbh/6+Re68UsZcGxb3/tqC4q6Pvil71Q7uCV4s5",
-	"u8L+yOFciFVupGWd43eWd47fuGlt73V2n3COt/NsdDpbW9/gHb9x09pZ4B2/YKkvMt6nH+mlY1ZzuOGF",
-	"1hyjuEqo0lg+sLGLi6qWCemz89hfLDkWgs2ykLGC/FmkALS8BVvZFmTLnhuu1drMhuvkh+scwXY54nMQ",
-	"U22x+2Rx63rtgWtuUlTKvHGgo79XfN9YiWuPpBMebXTH6tuj/jqvE/UHUKq8CvInE64CFE2rA5hc2BKZ",
-	"Um64GAJfQKuV97lwJqdCzYKXsgdZaJJ79s+go38GHf1XDTqa4NH6i2OOrkMqrnmFhQTtNUSHVIAIwA0j",
-	"hg4JNWSD0Oa4mTOYlB2GvG06vQOGzMAglgHus9gi2oQJUFxrfD5mZiQtmL4DBmRCgRl6K9VQv11GXfDW",
-	"9rNMU3Apzk0tYjEz7IYOc5O7YoYrho5iBt6k0zs8Oj26OXrRDA1dqmWE95C9AoGc/PkimwNszmGFHQpe",
-	"OBtHsLEXBC8zUOSBFTL+YOl7JMP7VR2t6zVDh2i6r20e/7x7+UsbGFDL85jXMbS8UD8KUP8KmqSPhVhs",
-	"Opk0rWSfhV6HVLxNJw+nimldEXk9UEyPiHYvC4cmZFp7tQGbfT/qfxfyC/79h1+Orm5+vD7RJ2Mz+eXg",
-	"ZOvkt+j+7Luz4G+/fR9ffDr68stv57+d3wz56cH3Aft5337zw0+tH/ngxyabfR+z431+8dvRxsXNj63z",
-	"337snB3u65NxPIoOTrbObsLO+eHH9vnh/vTsYMrpz+d/nPwmedjebYWzE30izlt/43bI/S8XN9+Pz9pH",
-	"wenNT/x8fGbO2z9u/nIddH75bf/L6c3JH9DPH8PO3z59/9svB9/vNsN2LPrjD0H08/dx5ihzImp7u0Fg",
-	"BSyAhV+xMhAdH4zb59vh9+pv053+Tev+clOfRruDY7qVHMnO8BfeFj9+2f5pWkOLMFgZlzZe82h534cx",
-	"GthHfKIr7OafV0ZxqYbnT+kynY1cTkXJQv7ZUoI5ozqoFx3LVZUyx7m2loPGf/0nm/VPNuufbNbfn836",
-	"DMd1nscCngqgZBmhiA1oEhsS0RmZUFX0QltCO+l8L/BsOu+LoOB9kXqz5Dwwgi30wFjRYcM3bwcFDiLi",
-	"QmQIa9tv2e6+Ln/OXuowgRCu8HIGvrDsBfUSWC4FmL98ofUn599ZPH9Y3lK4sMIa+lmH16ZJ3is+5NEb",
-	"TW4UnZFTDMB8ajVwMowM7/ej3xJtxnNaZbuDIdXo5+KcdL3VnXBhJKEklgVLB33C0XS5dYXBSyiK+ZJJ",
-	"PeirvByz8dR86cPwQGqzPzBwbWxtNYNOu7W9sdvaCDaXz7IQvcjP2JkwANwTk3M8XsXVOJZLknH0hZbi",
-	"mIrIr7ezDS7EeafibedU7Jx6ssmtfAG4O/bPlZDC3bM0Q9eveXdk/NtuWeVuAY4eoDp2Y3t3BwN54AB4",
-	"d/v5MB5wSh+BGei+wUWd9Fksp/aKKMZuIKpUjgtfXFLltZGrYoJtf14KEXgZMuA3ri+fEDOUMoZbI5ZG",
-	"r+xqvyKGzfm+g/I4DXAov36NkIcihuSRoN3e3s2I4M0Xoee8NbjWCXNJSSjJ8L0QtfNN9GZnbyN4bXrT",
-	"fjm9gQX/Q6jNZpnaNDbytMZP7K+nNO1XpTSNFlAaQDJFh+xUhpV54abl4/jyXHx8hT1z256OOqZfbth4",
-	"8gHsSmDsEP73xkbGb8wRj7/E1F0C2XxiJjUj2kjFXNx/GXa//oXAa+diRUB0ziCHcnsGuYLzzKGf81+V",
-	"kuW/KbrAEctlupwT9/LvKk6X8wv8T53qsjKzVhvykeTzX7aDzW/IYJkHYoV+a8RobEazAjwxB5pdKsry",
-	"33D8/isDd5XD2ZmDx/+cX/HG8ituL7tiTNSWX3FQXi9TE7+yZijHb723p1umPYk3tOz5CuYrKQgt3XSE",
-	"GmCwx1YKv0+l8Ez3gszoD9s/nrV//ul97VV9xbZzZqcijSLtlwihYDexX7gcyfD7BnkJ9nvCJ8BKLG3V",
-	"SBf9FUFaGXSGdkF7/wmSjuEMZ3PhszkjzyIw7mTK01UimBYapF4OxNW+uMkZjl5gN6r/E9UQ1eD4Mm32",
-	"MZPh3DFm2viMmJi0wmmEFKFhyCam5Gr4VD7EVGGWS4bYarUXZEN0ZKZpZ7BqMsTNFQJtNp9MhthZKhli",
-	"YE/sRzFOY6MrbtIsMJp6H50Ko9GSEdB/j/Bmx9empiMXN7lUqHKq8U/ES4OTLWJ+1POxyYlmikxHksip",
-	"0MCJFGIsLGlEfwp8CTRTDggV0oyKktZ/eXtmfUEU8gozaBdmUNA7H0s94YbG5DwxijtG+9sjkBdYYeuW",
-	"jKJrdmWUcZ+G9w05aEDhklUd9udjixc4729n6pt/vPP+spHPf1fX/lfw21/skz8XC/0PjlXezmI5/l6x",
-	"yhYEjEYuJUFevRSxnDRcuxkx8vHq1IcsO9aGKIYasiZoeZG+7dXePrT+Cu8vsOyEIzaG3JkDqcagD00U",
-	"byg2YHCL5HyAjIKEXF/rtStq2Cl3qSCL6/o0osaetZgNjF/c74k0lKydHN18IJbvoRNOemkfvfU90lM9",
-	"x7xAgKgmyhJ/AUnJRER6Bl7fCs1CKSJNEmF4nOub2y9AjxPVCWsOm6R3W/Mxmre1d+pf2+/Mv25sBUGv",
-	"CZnzMtguaFcAzRMQuJQxD2fV+ysnDDmpN/oZGDSwm16dRIoOTIMzM2i4Zg1734I7QMNh1vrerbBrn8BH",
-	"bzSxiFonvd9LQFyTijgRVdeBmFmp3bK6sQzv9bolgHLqglN6U/x6ykUkp7eCC+KgXQnR3/914910CYhm",
-	"7Z6B6KdPn/YTM7KXYejujyJEL0QGUE2MxTND7xlQdXAi2yO994wqpohiNB7/6y3EnN3WenW8ZXrAx/7r",
-	"bY2LBxrzqAuRhre1HpmOmHAgVUwzYSARjgtDdK3rBK0uEZF2gAd5zyKydvXhgGxtd4L1MhAqZ1InC6bw",
-	"JGy+glGGjplxVOUgUVqqCghN6O8JIyG89vn9GOmdcnHfI4g8/kxOLHMrE00mdFiiNmz2PfjEnfx2Mj37",
-	"7W/m7PDMnB1+//Hs8H7r7HB/6+zwPT0RkNlJYBp60Lj6vGw4ufyCxvTLKRNDMwJevIqgQPrkY5hg9VEC",
-	"8cLhOU3NgH0ZWfTvwdtecRVz2YltVwiDbLJfGs7lqIFiDYao58PKnkLZk6h6sp6Iv9GER8VZLSHwDPxk",
-	"was2nSqPnpxdRr0THlUS7ZOIjSfSMBHOfmAVFOuM3jOdJyBE0wGzzJhiRs3I2rVRfGIXpdmY2mOq15vk",
-	"moGuPxHcoh5wbGSNko8fTw7Jw+Y6mTBlaYlhIrKEBm7td2C8s32mDj+ajhm5ZzOMk/MP/ETW0OW4TixI",
-	"6gQwrg67v34rbB9ckPYmGclEaXtkhTREJYLQIeViD/oDcczuzEQKzcgaSkB10vNXdM91iHfJJKYzFmHn",
-	"8L07Pb0UiqZx5VrtEbsZvSa5yS/EMbYRH8BNatLFUKGnTOlbsdlukx7PdqV7z2ZdxRLNot47Mh3xmBWm",
-	"jp9zTbThcWwXaC/IOtkMdm/FXEdcdBPNemQNIa1HUpl4tt4kP7AZptiEjJgTSxLyAtqafWKFuLoldLB9",
-	"YexiGSPFNHLF6K2OlwkT0URyYZB1BjGOTJJ+zMMcwV5vkg/uKiJ9NpDgUs5uRdrCrkeTtc0gsCtq2X/a",
-	"9p8N+8+mJ1v5qa7DeMj8IWHVZK3z5Qs8t+DdxXVabLBrrRMtU8yD0QA/ypS7MwjCFttljZ2o3W9sDrZp",
-	"Y5d2thsbYXsQsK1+K9psL6InuTPWsIdsERXsdMA443+3qs7rAgbr0opJmv9RJNqdoJoaA99QmIZzrcNP",
-	"xvQLHydj+yOAGeGvbD725FpBEZPwRJxWkg6L+HxMh5Y4WNxfS++eZBJLGgEqURDuLLkeu45666sSR9aq",
-	"Jo73bPaN1PECZe5KNi6Hc0DS8+vTTL3RJKdUWHlNwYI1oRbg21Z1HVJx42MKqtZm6PCNJhPFgecJZcSa",
-	"5JSZNA2vYjQCp7MGF5oJzQ1/YPGsDkfvok5O4I9TeycHddKCX63mrdgXM4LzQE7NrsnSZVCPr01H1Fi5",
-	"GvI92FUA1U3Jvj3vGB+HcK0XboVbsRm0cjdHSAVJxRV4DpVrPFdYPt45fXIF0H0AxlNgzx3krc3nz/E1",
-	"HwpIy7GIvzmVU6YgAfGIfSHHZ/sHjevj/XZnyxM9Racp+bd3VN0eMl96DGCQs/698cUEm7fiJ6b4YEa4",
-	"IdJCG3Iaf6GhIf2ZYZnzYN1T5AlVGq6UUI4nFHYP9OJCGyoMhDeVwbkx2ApbLOjv0k60GW6znUGbtvpB",
-	"uBvtsO3BFu30N8ONqM1ag4Du9nfC7WiLdQabdKPfDltRwJ7nzLSH35ObMqEWaW1Pd78GjV3aGHz+c2vz",
-	"6/+oPhZOvV91Iqz0/CLGDVQGFSjlbAnfdpA/uqx/VTPGQ/JGo+p14cSfVotWTNxlGvyWiX+FLPHAcoHk",
-	"8p5GV4jIPmu583LNpR5/+5tGhUm6htQWBDITNOqm9Z4ws7hLjctZHFkJZowJ4LISEuPEnh0rLEIfBFp4",
-	"jgb83nzpKzc/ko3lyovt4Ud75Om+vHIdae5mEHzNA+x/KDao7dX+5W1WGv0tvtVvf0pHPIK5APiqpIuU",
-	"ERzT2O4AyqR2ljo37SY5l5YzHkL69qnixjDRrH2t1w6kGMQ8fNkehP7jDGT7gtAQAvs9SeLaQ8VljWdf",
-	"IM9QGTi7SwNnKZD4uemMNKI1xBAwEMHqfU0sx12tDIBJTEU3PRIZFOxEBpA5N6aWCqOqFwM5yFrbCRY0",
-	"HMFXLlVTWvq7m3JqBQC10wRMPof8cuC6jOliLLqkHGj7VCZxRIaS9NlMuhu2OPmQTiyzwxhp18lESdLu",
-	"1AkThqmJ4pqRRMC0WbQOoP0gVZ9HERMvAuwg/ToPVK6d1EgEYxFyCTQac0GUjC1zRkZ8OPKBFjnQbbwO",
-	"bmWs3RuNQ65JRTK7DbIuUpJYTlPRKJVqACw5qeCbjl61iJc/iOlJyM5hSSTJ5Mc+sziQlnN4RwqC4l91",
-	"VOEcpoyNU5QQ3Hrc3HBExZCByLC2SKpdBzkuWyoq74B57JUW3Fu4YsvKzOlFrkD+fpXtQVG+jMzl/bDE",
-	"GYpOLFIYlHei3X6dnZgHVL7Mx5NTAqw+lwcZhIrdH0rB3llu33KrrrHZB38EKJf/EuhCxf2siwyq59KQ",
-	"7MUeYn2mVnDqFjI3ShnBt14JrLjOVN8KOnYr+ogU7fN2AZCFieWbNFn7/vriHGjIWGpTUJ4gqp5L80Em",
-	"InoxAAfwdQa7i7zmR0hDfIMiaDZf65p2xz2SDJV0wBbYk95nsRRDS0i9J0BB7AYcuqSzWNLoRspTqoYv",
-	"w6IJ9tE1UnZj6GWe87NIixTdNSgAo7XxujwLjMa+hOnlpvkfzId/4qrHTJirlAd/RZblbzJRcONnO8JF",
-	"GCcRI7mckRmrkntYYlNehzGp0LZUzw7Uojgtp1uCdshrZXwWAPA6pOKjoIkZScX/eCEEE+jAG6fyMMwZ",
-	"rUCLmUFZh5iV88U5IDIvsDK8W0vD265+IbzPpRNhvK4EVNiAkSFVijt7QEnFstazD5punr06wd+wzN46",
-	"0RI1u3QyIfZDzRxrCeKpGSmZDEep8hjLT+hkzNKh3hHcxPRKn46YowiABNC7oUMnVDjaeI3qgveJni2/",
-	"w5jvlBqKhWboA+Wxv6FygZcjRnwjuyQ7iT7zSGanhSgXNaQAzqnsLus/7ia5IYqSQ9o/1yTX6mmurBNs",
-	"2E3VxaXnJi4lGVMxIxOq9VSqiIQjFt5rQg2RaNwvT9X11e3bzopTdJp2rol9iV0BQ+U6136ydlud8bhq",
-	"wq9APxeuSzFvFyFS+OpmMO01M2IzaBCxmPcZWNVnJJTaxLP1vVvRsxAAbrGXB0KvSS6QqV+wRXukV7W/",
-	"PSsn3IqeSwTedUnWe+tgwMw8izJOBRSliFTaHoE1zRjpObzOIWfPsgN52T4Cdgthj8FxdroCEixYnsN7",
-	"TXBBele2VQPCvJzhPueukns5z9Rdz/le+CtsTGd4HoziDNRPOWXpUzaFr9m5LR2+/07H12HIR0SQ+bmH",
-	"UgiGIrDd7djyhlHidOv29Xhcym+L0y5hXmnGuV6h5k9uDekoaIPU9IGL4buccAY7btlUOgOKPKIPjPQZ",
-	"E8Qlu2+SKzZhLpagJJM6ol5hKvsLCMXirSFrFFRm8gEMDOA/RJXBPx0uWGlVRP0Z8Bi5pbzRtyJiNAL3",
-	"N0uDrKwEsPKuw5BKfH2P5IhKJZEoKukQutG7W1E+zAuPcH6EMqkBvxaHI3kUuhW53c3tqp0CysiIU4ZF",
-	"e5YQPbfbdXeL2x3nYojCePWuV0vndMBeRouMBIh7+wVAjYvhqiQIHMeuWChV9FHY3X+xlGo7VoLGXTxq",
-	"2ZE7cS8K9uo5pA++HeX3MZ7R7oddD+rLQAZ2CrQCBYzIGjcZfx0x8ICHZBLc2JslTMbgD3Ur9IhO2HqG",
-	"sBOqDKdxmqn9nUNUWF4sh06bQxPQE0asdIII9wqYGynPqJg58Uu/CO72Nu86XWSe0HlGwfvE5ViU3SDw",
-	"x2pOxbL7GvsAxX5RJCm53rmDoy2ZXPnSLh2TvCtm1URd27dZw7z7YiPzX1zqY9fcdvEP4BX+MWLcCyWv",
-	"hZhxhqVt696z0GKH9y3MxQOUNvrTp0+NsoPkU1tW9qd0AHTazxcTuKTQQ14LB9ZjBlfr8em29+jfSx31",
-	"yIiCB4ArAU/guoWbz94QZ9fHf5WiEwbnmkxZHDecvayfGDKScQRkb5S6KVh5tc9yKuIaAE0nk4lUhkXg",
-	"AoNhXS+CXdpRF/R+XcDyDIi5kXKKwT0UoZ9TYLY6r6+YeqNJz2l5G3bZPe9dJwUrqjLBF1eTtV55mj0r",
-	"69yKOY1mpXXSXgjpKgDtUZt6Ih44RjnkzMc0iiCshcaXyvZsIA2+ryiTe/RnzWBuxdym1Lh46O6GP7b7",
-	"P2+Pf5hs6pvWwy874mpj+rctdhz8dtqhH6L28CO/+H3753uMrS84sT7n9pEZzX91w39Om8n+bywEQgzR",
-	"HRX0U44ZQoeaNOEs+NHAFU4tsNDGeyEYhqAQ1HoL8Oiz1Jen8VY6gfHIGvUe9CQLE3NsIM86SLkB+OXU",
-	"seuglbEXvUbJOvWUcPFYtyKNA9GuT/t9nQy4Ypr0Cv64jjXlOIZGBjKMpWbav9HZIm5FGDOqLHYppmX8",
-	"wKL3sx4RSRyvk5yfEHFvrfSM/GQRC3i0hM+CD3upDGyws2WOp4L1kBsZ0RnpaSa0VF05GFiZoGeFC1eb",
-	"BN+QITVsSmdE89gSPyv/t4JbMeYiMUy/S/eIOtMrOjf2hI/d6iqu712/WFqCC4LBVNIVyTm/vLDQAFjd",
-	"ipj/nvAINQ3bbfSNzQ/jull/R2JquQ+7ak10Eo4I1aRn2BgOa6JYl30JE6XBR/ZW9GJpunBdcTHs1Ukv",
-	"tAAeuCPfjelEs56L2qD6vjvmlpD2CFWKP2Qp/rgiIZ3QPo+53Z6yW1ERnlW7lPp25A/1dRHYt2ls70TJ",
-	"PtO3NXcJGZRfRoyqCB3lNbdnobW5l084k42GG79vCggUUcMaLufz3BceU5/4xiIwXsSuZuWiPt7PnvL8",
-	"gWhL35Rw8w5ORu4MWqzIi4KONACiYLV7bjSLB5bjKJ+OZ+eYlQB5+s4BSnftG3/NYqyXOJE+XHWZEbDp",
-	"V8hOCVS2+iSnRxgCA/syMe9Ij0dwwUUsVXZHqcIamVisAbJ/eWJPonOSsCesTADq2QnD96WDDF6iL6JO",
-	"xnEfGdK7mMJnLyHkNXhUcRGVmvIoi4F39DC30dnZy4Cc7lHuqBTOQAGZF96EB3g9HFJD5/etdIXsEZqL",
-	"CKKx204cfh688Pbk1W8AjKtym7GQbFbgx1J0tD6HOPUiWS36+lWOXnvm0BYX+SG/Gi4G0o44pUr4WdrJ",
-	"hDQujexaVI71jLNl7iiGUoRMCe0omIVs3hzYmPLINdUvoFUlJPcI8QSmP4enRw+e/4/jiwG4ID5FoD6h",
-	"+dQnfYEsF0UkjRziP0vm8gfla5qU4c8aE1Z+Lqfr+fwcLHz0E4w/v+rPlXpVn3UC5Cs5KLN4zRRa1zls",
-	"8xO0qFWr5/DGIxbUFloGr/LkPtexPaA5alPszr2s6AujueexdJ8MpIyIz/vgXTiuZaJJlqsbpdyP1+TD",
-	"4T4Z09+kIoILRtZ6Yx7DoWVDOD4DrkfARYUq0YaGjIquHrE4xhekZxRjXZEYbX+4El5wBEeMGiAkcob0",
-	"RNMx663XvSNVGm179PHtxx9uxUAmyjDLgFtebGpp18hnBHCB7wSKP4KyFxjIkCq7nd4ZUGrWJD3LHX5J",
-	"5T4K4LgVVn7G1E+o5nMB8+A15MQDo+jMsXVuayws7M+h3U+7YNj2eThADUkHBkvHXSGzeg2AAFkEwV4A",
-	"IKjVa8M4MbCvY9sX1IYLWYxxMHEy4fBKxnGiQ1D1JfFk5DIhh1IJ+E8oRYLXmKLTPlPwsZFjaiyahtwo",
-	"uNzu+ZTX6rU+FVRQ+2IkQ2lBZOcp1T0kGGUDeMPDe5gVjScj2h1C/vUhi6nBCWmAgpRRN5phNRDDvhTR",
-	"NVv5Qoy9hIDVkFVdV2g1t3vBDRtb6mooF86F0n1ftzsLHp5yQLgBSwfKghA2JeRUNHNb6PuwU1eMQepF",
-	"tC4VJp5rtmDms6oAX0b2T1upgohqKzxhuXmqCSYqqbrY05Qsf/pC6c9RUHfav2apJZWiwJVmpfIykuJq",
-	"5kUqGQIoHriSwk4RtnTMdViEw9ySw8r4m/3TVmODcND3DThT6YLXnJKUjSdmVoonylfsm5eJ0mQwTwPg",
-	"zLf7Wijvl2Mq5yr9pYBdwJBmENQV1D4tDjiWEVjeAW5x9AzcluP7z6gJRzm+3+WxKciFWHhwbuquqEzW",
-	"0BUlfO6+TLHE7a3rKh28wC1nEM5xyRnWVjIZE+4C7Uq47hLWzXFtNNY+Ma5iDy6ktZmtoy9lzKgoFfdc",
-	"VpZdUjSJqTYfte+6FOREtSE6gdougyS2N0XdG55RCeKYPj4gAmLDEo2n/WWisy8el23t0YSHBOxzAxoy",
-	"wsQQbuiJktF61Womig34l2IfUMT2fvvHcfvLsziCLCneUK6vAojqfjfzW1KJDEnEzZEwagFCLEovkspG",
-	"J5HnDaaKG+bzOeCo19ywEjOfvaiCi0ux/OdS4uuz++RFLU8poJhN3VevzjLmpEfr8xObPQ8DF59pG3gb",
-	"vhXe79nsjbYPsPc0hYbXSqK/uPMvW1mycGJEpaSNOadf+eDxSRFN28FGM2i2WhvN7eXUTGlZ/j+XUPgs",
-	"I88BohEjk3DEopw4R0WFROewcjri4QhVmS7owsXfo6MU9K2Z8xRYGdGyFH2V0cvRXEyCs0nUU9WZAhcS",
-	"Kdi3y57cJR/3p6nuD3Junjm5lE9q+V2qwqr3PsVSmT6ETjJ86gY9Zl8OZCwVkj2Xj2nZT0pL89/X/dgL",
-	"Z/txEjk75gqWnL/PguYmfOCyjhUxx5nGyCTRI0gZgyntQgVyF9avRxO407WmqlkmUsMj1xAYX0VmiksP",
-	"6aSa2Pcg9r4HR8ehKxRJLVL1Gyn4cGTQp9osEKp9VrVlCZSzgXqT6OJ5oYTskwRkxs3iHOH920n13MYL",
-	"8w/kB3pRSoFnKSyMDZk7n17kFMgEljBC5TAz4M+Zrt4lI+JGuxRDaNIZlfxV1+czgIFt7S3M5K2D+9sl",
-	"11dB8kM+qSTjPXz1MmCGSwHTs92lgZ1WuWrkV8/iNzclTOv39JwWn61F2QDn1fZPkSBLZOAkLVDdu8P5",
-	"eQF9WtY0XhIdOIsjTfoz52uQLRltzT27Wz2Xt3OGzn89AFfvHfHI75qmiT1881uB7R3psl949HKfeETs",
-	"Nck+gfjtXDZQmFIawbUZBFVW3RxZfJrYrWTBf4rc/MBmOEk80VW5aTyN+2uoUf70/nXH8687frmd6Cyx",
-	"E+nhfOLA5bpsLdPlNx/HRadwwVXoT9UeoRAZ6FMbWmA3/TkCkxamzGGRQy6MAri8uL4hmAPyTwi0+YoX",
-	"QW+9fivQgGuFmmZ6vvawQA6fMBJSFdXtAXe/OcT62j912SpPwiTmgqrZrUit8zPIm5R68lnGJesJtIcy",
-	"ERFZ2ww210v63tRMCEupecQt6gqzVnO7dEANs3+fiAfJQ3ZJ+SLTYOhaNjk27U4oBxMh8W+IewP+RmOq",
-	"7llEbKN5hWKayrpKUEi7w4x0cK27jvs8jivtUvPyGn6xpDXSSENjV7+mUnZx40O7OmRssY0LpGdzp93J",
-	"pd7Lp3WaswOhyJFOsTCBaqyf26V/iGFsEbZU2ccq8eXvZSerRtZmHpY/JtKwfZfB/Tmc/9027vp874j1",
-	"LmWbe5Y/B9DaS9t9FlIXemdZSkVD8+0HAkZAyqDImgvZ8xGl2G59qXMCHb3SKUlB8arHxM9w6UNS2Nh/",
-	"6DGZR7EnD0oRyf7uR6WE43hYmNCJ/hBjdZNidw3S87ntu17X3qvnHkacGTwqac5/7TL+450LIauudQMq",
-	"PWeZDu1F1yA95IRc/zPoLWctdjkgvSXAN+/ht2Iie3upEqA/I2OZmJF7J2F6XSi219vLXP2y7GZQrgDe",
-	"4ydjJbqJsEC2BMDO/ezq3EfRYgbJy5PDgr2pjkkJMOIHviRnV8UbfA6EYLDJQdBbOlIg1Oo1MZFQAzm3",
-	"BqyS7CdYvP/L/c1zARCddOlCPV/mAOzSAPlOisykK4HTwAIgjQkVRs0au2Wusr35LFsp2DQ/xFPH8DzX",
-	"dM68VJptseNK8hJTPnZ5fQ5kxF4IpYV5AuGQoELLGW0gB0+THFDN6kRPaMiQ64+oHjGMxOVDAZFIa73t",
-	"+98b480Jhqlt//Dj2eZlOfkjPi2Laav5WcP8K8EjI/ZDpVNXLyUOcFuhTTY1ztVJD+gEvLs4vG5swMGr",
-	"E51MJjEbe/P0JIuOB0qRN5nnjg5geAH5F+I87OFgXqH7zBYBb2sgrnXNKD4es6hOkgn4hFPN1jFIywod",
-	"mUeoZhCdBaZnITEJZGFrzi8uL65+eMpR7sn7xsO+UrQ8l2Qi1T1pEMViPsSU1E9nn68wteSNsNX7r80C",
-	"3gAeYxpcSwwpRKvx1JuGGzauQzEnSJwYsZCPaexzW65BUlPQAGyRuE+oIa2d3V3kLG6Fxfbb2kZrq9m5",
-	"rfXwKQwV99cx18JYQnEm+sCUFfa4xqy8Rlpp2w8GVfPnXKShWywQ7zMfNv7Xr0Fj9/OfrXpr5+va7W0z",
-	"/dn+uv6//kclooGtD+3NLyMaK1taVxLVS/sNg1XuMKwDc7u9lPj5ghxPYTOOcABtT8QkMcseA/zQH4R5",
-	"oFWU01hZq7HINLefltkp66nImkufjbGallS90VgnPiUQXOWSoEG4JzesoUM5YdH6O0z4POUa87b2ru1I",
-	"aSqh3ouyaD6fD3MOJzLnTYTBYhw5EZYzlWp2Ytj4ZaiyyA3jEHMrQ1yyUQmrdsAoOCw9hTJ2gvtp46/1",
-	"GqY54M+av64NFRFVEbQtOTWtiFIeUVdUnk6oyqp4L+WUdem+QD+mLyf4TV4ayzyMRiwenPIBO6Qz7SaH",
-	"gaMbW88msq7X9H0yv3UfMYG9OwnFIzKf/3i9pMXcep41tJfK8tCwy/e7l0GjPQeM6qOQc09KUebJA/FN",
-	"wXWFGlZLru8g/WbOhQxA9XvC3JrtObKCKRYDeyauERp99WWunm58JWOWUvC0DNac3xLEb0NoNpvm6SCy",
-	"wRp9HvQ7dNaDaLQ+cFJjRoW2nCQ2aNZyPnTPmxtzWx4sAZ+y7O3y3wIYFm/8hRq+1pVfXfvsW2Imn7np",
-	"r7H+7Mvmb7nuCyuXLqlbEtJUEMGgku5BzM9S/ZYdJ9JP64UJPgUD80JeJ6KzS6qq2OH8FdZXjN4PqDYk",
-	"2NoLgv/49/+7FextBHUSJyIckVbLPdzc2whQ9uNCMEVaW3sb9kU72AuCAuI/ySDhnIro32rPk/957CtV",
-	"6FrxrsoKej09wRvfbgHVTft5YseKJdT/EdzHMrxqaZqeac3Kiz8DqCwM6QN8l5YhX+27arc+d1O7GD5g",
-	"bJe4odsrsc+rndzUTyvPiS5Gghv6QrLrCtbOVQRx1Rt83AUdvkvzV2DwYVqB1gXmatzfbuxr3xS59IqC",
-	"uK8kiHwC9xgqClOC8MnyjKBQBNdkIrVh0TsXZMkNgzc6lyIQHeZcCGvqp9BnRGIKo6UsDU97B+JbyFlT",
-	"Bi1MqY6xMd7CkGaBTn0Y9AqTuFnCNH1DhzdZ4zn7dPZqMRY6Y8LLMNHXQS8D6ygt06WxcBQUmKhjhhMa",
-	"mnhGer/e1v7nbe1zL+cYAN0VcHCpgvNLXStunTAzKJNavF8Ql/2vpVjRRMVLDvpRxXObY79OC8kv3p5o",
-	"UQjAX+e+f7+otM8giWNyz2bepRFcdLlzV/P1HQrpn+4Zm2hCyYjqUZG25Dzof+rv3vxxtSlOJzvhp6g1",
-	"ONZbw+/pxuyIBckP/MJ0fv79l2ntCZl0IZ82l4mJjbnLQOWujXuXCd2tJ2T1QhJAuzpQcGD03FAySMTk",
-	"i4B9adAJb9yzWa/5dOTAPCzR8xwNMuGIKhoaprSHLBcuJg8qVdlJuow0ioVyKLgLifj2gAT0rQd45aIT",
-	"no5DcIiZiYvLWy5z38wbLdPkLJWuDe47EnNxn9a2KWCivVMWYx9WqOPGCWy3AvpkYAGXjma7ehHOyyYb",
-	"VL/F93MlLldNHvOy9DCfM6A7gnKdK/TzVHTQq0T9ZET+xYS2zLq7aqQHMkErc6qoCaoUNSuEHXmb+Ldk",
-	"24Dy62nEWVYabXe3Xpjogo7yGiZA0kUhEkNIT1uByGWS2iRHcD2mZnGXlPlW9CrKIzmzb7xMNSmwrxeK",
-	"SHF9KxAUb7QrD7UGXhsjGTNn7oAwZM3Cbo8gyfD5uKP1JrEjKCoiOSZ9buasFfjhz79vPDxD9P3dULXT",
-	"7ubNeh0ZM9F7b99CVvLmE0Xi31pCuRyFLFzQ6V7morVK+FZAnBKKL0FSvRqs4tqaKDnAxNw0zmWGIyMW",
-	"Q9YWk6aA8e48Wo4ZCWMueEhjsB9pqJbrFkkUG1IVxUzrWyEHUM5kj/RU1CO+ZC+LwMLJDaeiTnqRUT14",
-	"wAwPiWHhSPAQX4XRuEdc0gr3FVUzV9xfQYz7iA3yTezvOumNaBhOeuR4/+DgspG9Bc8JTQfMzEjMaFT0",
-	"RABzSGSUBWk0hvhqCLOGzoo2VVVJJbx6YUVG93lh2UrJMRQfr9RNgK6k7PP6vABl3FyXHLlaI4G91GEV",
-	"Veh3CLz0t6nSHI4Vkk9MJko+MCwdZseq9BdaXq1WWlw6ZPWSfIH9spe4Nss4/LqglhUtgX9tXO3q5kWg",
-	"SIyJ/QWXUBr2aBuSQk5Mn//vmehczTAG4rWicyvNnxXqVV8Do7QmlbBcPmMXe4MJHimZSgWJ6l28DTcE",
-	"ipW5+q/aVBe+Wq/Wn+EUvoXPWCqA0s0DElBb2eMdRgzxMSN/SMGcq80MsvBqEoEXt8nvrCt4toTaIYE4",
-	"vBUQ9ym5omCETY9SunM5+BWwFINbCvdlfmKLT3qaQLF43FfJ4VdMoZQlV1o661xJX5bLwoR1CQj2R9ai",
-	"BFPMBevPJWV6rTQ51e4yFam8FkP4IKWGT9AR3OcE481BtNKMQMZoErEJszgsBenZ8XsupCGjWL31vVQ9",
-	"hGWSMIU4pCR8QxyJq5PeJ08bcE6oQupLM8qohm6SfcvvmEQJFtWdggkDiyyP6wr810nkteUDHscsIr4Q",
-	"tBRsGVfc4kxAqn0yRwUTyfsV2t8oOjvlgi3Z/Acu9f2SbTFH4neYItF/87m03WgYXcgKIGWr8kHLoUGq",
-	"B02xBPd/b8FG9tJN7PblqIdVvHMPBxIyJJVA6b4dM5F0oZ1tUwSfa2IUnXUx+9qt6OVA5t7f2yf26woI",
-	"9QpZ/lx+yZ4X0DL0khME1juvfcZ3GtLjOmcaj3lNcgJKbKARLCrcRhZQGA2E6VFuBfRTt7eZks5fF3Of",
-	"Ys19mYDLmoJE/rmIOSLo2FeKwGmu9XCXmrdJEGyE8BD+xMIi+8SCEuO43kDZAuCbe2nZ01whM5cBNr2H",
-	"SkLfnzUr3AKFTnFGO82KpUZDxWMra2maGFb7/HUhCfphMTXP3ZVcezEon5kKiRAkN9LELb2X5cSyT7Em",
-	"oROu927FrXiEDSCPdnses68ei03J4614bDQahf/bj8uY/Ej6NLxvyEED3biddJpRLTvI3Jl4tAJglLga",
-	"HXwMekLMflcnIytqDwY4B1I6JeSRDJQUJhvxLfH6giKTtezAZA0HBsClY8vBwMqhDqHX3VxyR5E85rDJ",
-	"jjV3eB8LVVo9JkH4pEhch9nBJY9ZEjP7FFeDAfe2+/K5f0wzkZHfE5Yw1yGedLudLB54TQqBp7aXAml4",
-	"TIusSOG4LVDWYE8lgkAe09yzisV0Bicvxw5gc03WhHSzXrcDVhKcJwbOycUFTANOIYcIcL/7zYCsag6Q",
-	"wKlJfQ+8QH4FZbai2Pm8UA0n79pQs8Ap2VM/exAnLHTa7bUeHllLbKWCxHjOjtazHB/mt1MPTFnhFrJO",
-	"Um2AameIaR8jTvZAp4Ao2VsHz3MaT+kMHIntZY+utq70H6ERnTgjuSe0tyLDUk1orKXLhQe43KvP4ZpG",
-	"pNQ95/7osifjR56VAW2zXXB6C1SFL1NHHueyoUHi3nJ6U50nvY6R+u6oHBrq4LJex0KSLmDXQJZuwaZM",
-	"G7RA1Ak12KQd1InMESTtWDh/V2SEHHz4LS1PXZ68/yeubjlfjxzvXpmEbXlhParGPUjLzQuJylPhqcjx",
-	"t4P2ViPYaEDi54L4U4XxUapfeMYB0zsj2488dlbZ7lNCm1LVPjNTS8/8Vfn8zhx77Pd707wVR7A5GLab",
-	"I+cqET7qt7RfT3F6c/dyecfsOVkKKPYCgITaarhU+wvlTGp+BU/C0N+SUszfsZqsDXiMKs7+LIOfg3Jv",
-	"vUkQZlIgTt8KONVoAgQ5ArN7PAXTLJLaj5/FUb8mvDPyuECPAO+tYAb1ZtY+3hys5yI+gIuZUrR4vgPv",
-	"hVA+eNDYJr2jGzrsLTopN63OXrC5F3R+WaQCqtR6LLXjkHfsK15WVbGcc6Q4Sy+Tu+gr9xp8cLONTmPa",
-	"b0WqM4cuoHvcUP16uzanxnSJzexRcPCpe7qT299UNZI7A3V/beRoS6UEz6vMUPsuerAylW2T3LAvwKyA",
-	"iklxcU/MiIf3gmlI8EpODg+vT0gM7t23Yq3Ho0jzLmQy3egRrDvANYvIf/z7/yH5t9s9n0G9XnzOwh5h",
-	"VM/spRyO2PTdrXDvYfxu0CMQpJDrEF9s9gj7YhQbM7hveXhfSkGAsYhuVAvKmFHVxTla1E3iOPsVSqHt",
-	"dS1MN6SqL0ezyOWqDKmKOA2hKwFZP2M57WoZ8WTsfkykoVrjb0xI23UZUu3bAST7gr94H+IhR3w46k6U",
-	"NAzSwQ7ihEddxeyB8XssWGIskgluR35gQ2ao4lTgD/jviMYwnXupsQZ+TEMjNfNjR5Srmf8hEuP/NEmf",
-	"dQeMRag1korG3SymDZLXZZta/LlZ/Nkp/twq/twu/WRh+sBtbel3q/S7Xfq9Ufq9OZd4dsEWzvOunJkD",
-	"F01XHWOXdXtwcHxRyQ1wtoKFHE5j1eX5grStr5Ya9ejy5ODw5GjJ/KgHKXzJQQ6+pLUTBOQ+BFxcIkaz",
-	"Il+qt58iSBcRM3CKrk4dfHF4naYOTm9hiD4mUCHQFxifz28AIZsr7SLgTcVOpvhQkYlSWFbB0VwY8Y1L",
-	"aQzUWC/vJ70Ai3iFiuQaauLnLCMaE2FaoKzB35jssI4xhsrVn6v7xEsRznQdfKUg2HVIuXh3K6CaHXCr",
-	"EKtJoF5gdWbGiuwn2qikMunwucQaAMIosEXpKXPYsHz+YVhddRLaT5YBgvvOeSZGzoYOOnBXAgwNEBn2",
-	"NMn+4Y1vo7FOqDPSOLXFrcCgYEhULRx4odywb5yvpg1iiMODmBrI3C7KWS2fZKVwr+AonMN+VRyIq4NG",
-	"2xVQiJjyu6fJxdXZ3UXQIm/Jxdnh3UWw0VyuyAuoSC6Z4rIqSuaM0VjnDpyrb2jRYu3i8LrRXvfSYhoW",
-	"U3L3fF+r105r9drhismmAX2rwrojk6t/ammDkhHUSqIiv6GggYiYciHeV2cImUIAd2RqDq0WZalW5lsM",
-	"gqYyZZSFW4usYQB6nfSy6xlKA6Qx0r13pFes+GrZee2TrPhV+GwN+Uu+EGi9OBF3lb3Pp6QD0ukJX+ls",
-	"z+FNul/5U1pF6o98tFeJcRUEQpsIjSLFtH5HLH2EIkbzEQBF2YUK+r+f8A/Knz0fPZV3S+hsVuzbkQA7",
-	"MqvIhkwjVP+v4g3QR8t2BZOhwxFVw2+zOi/pazCWD4Ad1c7dauZr/qZE01Ey5mFRJzKOUg3T0rfamRu3",
-	"6pC7yKiDmOoqFcpPrUabrJ0QLlzDOjkibAxhs+GsTi6ITEz66j/+/f+sV3rtKinHlfBPXMRthbnLqa19",
-	"1EJaJxrcKsBQIkJGsg2sHPiBa24WEXK7utauyzypnZv8Eucz32kJgvU8dpbQy63WQQNxMo8UlYdVDOkQ",
-	"3n/ggsb8j4UZq1jasjnwTTHpHU0ibkj2/o29aCdSGdBSpI0rclOlnywZy4fdviTMpzBUrqMlYfIPSfa0",
-	"aG+qUj1V7c7fK89TJWZAkiesVVp5/PzXLojENsx8Z2uLkts8WxjVM/eseuR9MkrGVDR8nXBPCZvkxGgy",
-	"lQpyO47pzJVVf4cZWcD/AWq1Fy+mi3yoeZo3YXEVvIOFCWCOb24uCTYCtr3uSrK7iCRMCaeRy8Xq9i7L",
-	"lYVjMQ1asPl8DrT5Aub1xQl4MsBWJacAKaVOxjQcccEyyEJKG+9F4Bxrm+TALaSvqAjTvMl155hmwQxz",
-	"6zVvxTmbogTjY8JoFLHoXc6wnmY2SuLINhhREcVpUcQ8TJu3AjJtQc1mLNJmp8SiHlnbDIL1PZKvnmtf",
-	"aZK1fUd6ETP2Yc/FRzEajtAutKgWLuQwKzjnwVCt9T1iBaXUIRiuHazIizVcnf9FWsjV0Hu2B57n6ObS",
-	"IL1JTEXX7yd023YrKKWxtQ1JTMN7l0qMoSXTriGC4uTuiUtrNpCqz6OICehzw/WZZhZRMga3hZw3M7di",
-	"giSxnGaBc34JPh2a6WI2Ecwy6iHtEvWny4R6Dbb3TNhPMwnnV4W9hlIMYh4a6HS31Kl3oCO4HlfLHs6z",
-	"35hcHWzbRdvDL19umuTKTaPkk5WbTsNVQnv/hfZMYtf5WvbQs51coZy8E698MXus+1KoEu/Lx7vNRtNn",
-	"10jZje1Vb7ttbZQmDG8gRkqUaju7KBmXaY6ZkYy6dlNoHMupQ5+O6w1ymWPljLqTrm37dJeyLcVePfyC",
-	"LddBD3MS9ny0FQyiMVedz2DjZ1ZIJa/9zlRV2YYVd3IrXrW09bt06+YOqZNyuomgD5THbkWdFPuzfYYw",
-	"UXDOIUJOl94/yKUkaNxFwmb7DgAn+smwEPkUy+EQasCSxMW7sfRGtAv+ueG8vBsnUa84+X6iZ9mspSRj",
-	"KmZk4pLOoZMSpnVTiYAIlmLCeggXmUEDe733ocxTPCOh1CaerRfBF0nBll79mMZ4jLqOuFYS3BAoOJb2",
-	"BbMWoY58U0hSTdYoSXtyuFUnms7W66TPBhIMHrPcrnPtyp/BJFxZ/eIR2mgVJ/FGe6R1fg8WGkDc7BcY",
-	"EQuBDSU0nShpZChjgH+rTjpwmvYFzv+BQR1PkC0UFXrAFIhbUYmOpHRQTxi9x1EsV9anejFu+gZ2uYlQ",
-	"9lLCyziLhbTjcgs0KJK75KbJxIRybMd1moncmKEUgjmDLXphpLPAG9UpLEM5tnIKF8O9HP2Fq1wq+I9d",
-	"LWSYh3LOYxoBVtHI7yhMFhO1CdI7idh4Io2VChuQpT6FGBg/EZtDqtke6Xz5knrR2U2EYnhsYtb9gYSb",
-	"vevKFKXXMtCvLDoUrgElxbAOVbnuLQxV5ZX0Rhc7RuNgFzzWC707Xzd0Zc+6L3hawhFLhCtADlWOYmZY",
-	"tAc1yVGHWxxufhwKlbqycdKjAwVvh9iv5ZASzZRtMJQi4zHyY0AXWOk2x8DMjTGimrhGe4R9cXuNBGyg",
-	"mB55930XpWn5orfuVa+0LbmMROmAn8BtEtVHUqWEDT+kIWgvurEM73OXbkoGHVqC1psL7RgVrl1/UEEc",
-	"fqeKKezJmZgL56Q4VbeCih0oLhuOJxylugcTkcqjVSXgC113FUt0Cf7FESzS0NienlkKf8sqa0LJRLGQ",
-	"JkgWjfZBgRibRgZ0zOMZxk8vng1AqmuvUpFyXPvAWljIZ2GIXsOXzsRyElmPXGiT0tAsUrc7zyOeSzJh",
-	"InKp330YsUUzGMZhUwrUNHtDBtX1uVHyWOz50FznfmPWtklEZ3p9j1B9j3WvIH0U6vlLXQJcxlyDlFjg",
-	"mnM9T31tyBxLW1CFZmybhRSLGly44mcOwxGeXYwXLPC8/gR7kFNfV74iX6DDLBkzuAlHfFicsju2U7iM",
-	"h4oKrCgKhcCyju1m1wlFaYD2pYtdSaWE9NbV3LAuBOJ32ZeQscjBvjQcXFtMZ6Vr53IZrtF81kI3D7e/",
-	"MdWmK6eiBJbCUmJG3SQLqeHSfMyCQAeYTjEjbLnSZW6wjDQVpa/0PnbBba4+Cs1LSlm8pxPI1sCPI7XF",
-	"YSinG8jdICAwdBFARTnPBTzhLdFwNwfKF5gKAbPIevluj+R79KO4pO4Vw+xWiJPu9NkrHIKrnbnRIprP",
-	"Dq9zEe6p9AJpjbtWUu9Wy4KuCQrz2a2YI5QeuaGqJN5LdFhNNWKIpaLDynyZKf2ANLmIP1zcL5hX5vwF",
-	"+Qsg9iiTATPio6QVNqMCm+Am71ONY5Bm15G0AoizXODpMkdAtj1meEJY7MplUil0lX6Rvw18PCeSRgzo",
-	"9He77NoLsuvNowXB8vh0G4VLDMQbW44staMCvbKylmfgx1AuGrOfj+LtblqHKCdbZz1SC0YyoUozUBWd",
-	"XR83BgqUEl4fh5Q24/ksp5a7BtNO5/lC4J+0D46nJOIDsJOZdLJrKNXWXekuBbNarx6Si26iWXbppZ1k",
-	"d978FKxcBUUoMT27UzbYuxUZcD2SysQzf53oZDDgIWfCdLWR4X062rk0hAmZDEcEXhDnaZrqWrxu/x0k",
-	"YbJfuvQ9afJjb92wTHREYmnWsXINVHqgwljsToWLRbqsnCVyToEGVoeCnqsGRu5MQYXmOVQsYd6SrleT",
-	"ejUOdJLTydTqtbwiBYwgJS0IuMeXlRmu+0w5AR1XqRQy+2ZeugIjaF5czzWzMjYYFksCba1em5MvS8N6",
-	"EdFp2ssyXa1eK0lcWMMlL6XknuTFi9xj/7vAsufe5zN9Qn3HHNOca1ZgPMFSMs+I1lxKT+QI8eM5Xq74",
-	"uDCfavYJHCPzjI5LgpkyK87RssRTuFhUZAIwCLV8SaeVaItXXa1eq7wCXaDr/LUFFT6Hhd/F+yNLdeVp",
-	"fe6JT35lt6hEebHkQo5wgqNcFfGreIEkCu33JUpS9K8rrGPOHu4tSvPOWYU7FExG9XycBBJ1mnIBqYEI",
-	"4rZS95k1tNPcil7JOtZbr7sKFv0Z6UH/LmdPxO1UxlxQV7V4TCcTO18fepGmGFtYLJ4p47LwHDlbV3X1",
-	"oOXLEs31UyquskrlFt9XpfVueaug72YiYx7OmpOkH3M9WtzFJbS79M3852gUff7zK2g393k5ydsiP3Fs",
-	"hukr0o+NorOmw5zF394oOjv0jfynUxrfm5Gy12RTJ320jj8R++sbX/u2aUdS3WPJk6ZiWsYPT3Qj1T34",
-	"cF25htjH19RuOYMsSnvOwvp12dDkJ7DkudDghaj63IeV2PDcRwsB8HxodGkDn/tk/gw/90Ulfj4bWV2B",
-	"ls8CYSEyPfflwkMMwdzwZ3Utwn1HgVNnVGpoLIcJI2sQElsQwVJWDz8ZMAZRwWBvQVax4GW2iKItopkV",
-	"BKf6EM0d7/pchsg52jNPTxad9PpC54ecB1lpuLnrDyqppu4KRecDsAcsKNM/GDg1FcZng+QWSQgeB+mC",
-	"C6clt5dkquqdUCvtmLS8fdGrwPuwLZfAwod2UzRYFzVLz/rF4NqeTiWRVteuMP+HMpaJsuvu/cvV1Xff",
-	"vX9fcpH4l9aH9u7GdrHWyb/8GjR29xsfaGPw+c+tr5XFTY7j7f0FQWMQPE7FnDtbxKM90vMOUj2yth+0",
-	"1usQ7gmWF+Uetu1Dl6AEHuys129FL3Omgocb666CUNf5O/bImvfAlcq74GLcqMWAi8PrUgCLnwkeAD+F",
-	"LDlKwYHLOWL6wUr4m+upAlBHanseSlbefmiD3tVYNDP8gWW2p7Wjq+31Pe90D+XRQPCzYu3BFVk7/QDU",
-	"4+DK/qFyJfi4uBVO9NHrdeD2rJCmNIlYGFMXtQUOEm5f3miQ8FvQof2rjWB6Jo3Wcbx9IoZMmyumk7gi",
-	"T4yQhukF2AE613sOLvoyMZpHOfXFGtRQcmamrMba2fVxnTDxwGI5YSlk1gtukM86NafCfsWGyClaJHJ6",
-	"FMc9Q1a4NVQ4SsFQBSQIE0ZBJGxPAQw0Ft56ukSGa1rNy2OPE6YyH+q0bEaUqY29V9FS7p/H8fYZduZ2",
-	"6rnouQxG2WwrCU+u49CVZZvPmokU4pkJOlLiqt4rGZ9U++su6WnLRcQqksQGDSvbR2QiNQQaenB6AuXO",
-	"otcheSjP7+FYicrpOT3BEgu+cC1XrGtQryk6rb7r/CJoFoGRhpGLkJHdAAwnaNOdUMiapLl90/Pt902P",
-	"rCk6BV0gZvSRBlSSZMRoDPclTpBL4apsKQiycOkvAQ18pS2kIhVOolTLavBl81jes9tt1gJ80Ug39+1N",
-	"FNLq68qSvA2yhlR4zKDeHuFRnbBYM7TDCssYaRoTHqXRFoVwgCb5xM3oVvTcgB9oCKpplxQ+RepeLrn6",
-	"PZY6B9tygvNzSa3KCT6PLk8OqrNaFQarXtpmPXXZwJVyXb2EwpDH+1fvL65+Ojn6VPuWbP5ZAMYSftVp",
-	"ZrMcHvizXLmV8xDI0480kMKfSjw8z1Gy6ssMHQyXONjYwSE2fylJqI5ayZ9yCCID27jd1N06Yc1hk/T2",
-	"D2/u9oNWr7DDvMKDp7jb7rPnsymXAerAsgCmF9na5yrIOubQZdYNodysswtGZA3MujnbC8bTW+qSWW2Q",
-	"fejtoT+WNlKiM2DqBihJJFPf0CbSnR7RlghORzOyRrPoATQki1tBUufVs6vzOhESa70KrPBaR+/WVHVc",
-	"2A5vHPRnGWrW+gbOjcFFCTq0RQ7ZWwDgdKL+f+DwGR9urtt5pXGX0INDc8IjbNMK1st2JeC9pUr5rNSx",
-	"Iq8wfGe79hBz4PcuDmiNcjvkFzLvC7ZGSV+hn4nz/KJO3IqlSL0eudF2qL5MRLReL3bjJ7uGwhdch+Al",
-	"CiVO3a3iXPzcqOvg6ZrrxHaOHyzecnQjz4GOexcloRPwv4Hc8KFUCm89t2jb9xjyDiVwI5TECJy9pUYI",
-	"aXsuPBKU8rTmRIb0qyrOukBFqrQMZdnKcqS9scLUPZjEB68eOD9OP9MjawazebrYvXRTXWAmNbciZj7A",
-	"Jjt/63UyiRNNeimvAr3Xc9Gv7o0FqS+pXCe9NHQJfSKvEUD13IVnJ+khlHHewKT03P5Vpvb5Rs5y/p5s",
-	"BehTyyHQlIaWCsQsQsUFYeFIsmJB89rZ9XdBEFSRTYsc6cKXiw1DjjLrvBUE7Y3NztZ2Vev8plbnpF+R",
-	"qUx5snz53DxtzFFF8uTUfMnpAx/4XUJdV3PR1bRixsUQlDhxCKQQMpc7gximxr4A79Kyj6/1WyEJurye",
-	"FXP8icYJc8EcVeROEGeNI5YzxbC3d94fGGVbdzxXkU2rUvShgA304CUJpHMKqUrdg5Wz9+CopxGHCjNa",
-	"0Zj0HajJdU4H4RUQdXL6wTY+uDr98I6cnZ5e3oqBwnSIkOG+jt+n8romax+Or9++t/+/uX774eYabzpK",
-	"Pt58aOzARw2868dU3ROq2K0wMgZX56hJ9l2NQJwmhAVrQo1zAuqdXR/3vEpgKe3Fs4mC13wyvHWXFMqx",
-	"KDks1QQVRc2Vy6qmnO5Ter1CMdXVKlL8Y8ug5miImpGhxPDkuS3465J6z6fA3o/jxiRRE7uRg1gmqvZc",
-	"YdVSqChVLisPKGcQQ1KfO+cHYTlOqBKAfnGaARGRvo7lG4gMW1+aduWrtj5bpjVd6sZWZ6kyGlioNYPQ",
-	"h9Orxv5loxMsE/CcFlytij90WkZo400cXFme1kiVJgdMq4EvDY983dYyPF4zz7YFTXWdV7/wPKqU9yJ/",
-	"+HKFLZbPvV2sAfTNBapeuYJsvlzsXFT/PBcEbiW6Kl/INXtgAjVSGPDATeqJ21w6XcfS+sAHe0DfLyjC",
-	"BV6605F0bsAF9+Cl0rwvWxO3VA53+aK1T+preerx4+vSZqMUESAPiSJOZjtViZOFa+I5JmQBxwdBf8hJ",
-	"OG4PfeCwVo7LjZcmi8Pr9o0mPd9BL88Nrn043L8VggtWJ0cfyUAmyjDHVtp+0lS27ItRVK+DaAcJ6Hy0",
-	"FcgdIZ8womQcN5KJxuAeyw/dipiKYQKRx1bY8kuI2cBAOmgnOMKSIrIGjCGHJDBpvpD1uYzNE0ZFYulm",
-	"zWUK00yjG0LmVzYdMUAEK6xQjndyOanpZES7Q/qsMsrD7RIytWK2zD4VVNAXfcls+9W/C1nM1OxFX454",
-	"6KqXrf6pDGVMn8+KWPkxN+r59F+VX8pQisS87FP1spWqRBsaMiq69h6KB1yPXtIPGw5f8tlLh4OMddHs",
-	"RfszZDE1/EXQwuSBL/nynk/5S76zSPjlRR8mk5etcczj+xd9J+M40eGLEH+sX4Q9Y4u7KnrJpyktfcGn",
-	"Ur0IQJ5av+BL+SICqI2i0z5TLyOfOoknI+5M8Kt+bOSYGvmiLxVj3Zdujbv9Vv3w6wKWxQuyq3ArIJOk",
-	"3IkXZ3QdNR8j7yOQii/aF23gBmMxmmQfSwtRhUIQ1FzxgWUuoM+lzEiFpbUeo+GoR6ghQbPdceYInMI9",
-	"mxhwMoj7Padnwr7c8FDRhRrftYHMyFI8MGXXAe5YdnJrvUj+YbmofyWtNvl//x8cKO6vV6lXUVh7VkKV",
-	"mBDsRxeqgJVNKgXwkIIPdC7v1+Zzldqq6665mVVxqd9/+uG5NMJlVmpYStgZHV7vV0tRD+WW7U6ntVtd",
-	"UqzaFn1vStqRix8uKzWougQ7zYdV7b48b1a9B5OondACeF1XlHdis+UlRQvy58QT6LBq/HxlndVOaVo1",
-	"RA7SihMYQqDnkxPxKGY3fMxkYq4xjL5KGoUXWdChC6vMOSFhCQusfqQxKadGRaTLlt0kh1isg+wGBUPB",
-	"blDPSp5ubLka785FqLI6q1SciUwJ8NQOXOSa2p0YsefvqBtoNC9GzsHJ91ecUdVeZvUSK7wQY/sSssU3",
-	"MGe6FefrpHd8vHd21iNr7c3GSCZqvb5cVYFWay8Iih6La78Grc+/Bo3dz4/tX4PGxuf1vV+DRgcfVfov",
-	"nsohFy+s0O4VIKukQCxnPHxGP+1j6IvDTLEaWgOroTUmVBg1a+wWu28F7c3VSKvXHaSDVu+wWSad82l7",
-	"M9hotFrbT+iDLsRiLImoKdRAcsURMdA7liY9otDXrFlRWOK18jVaCrikAc3H8VW69TUgKHACOWS8sT/9",
-	"AJgGLoaYhIcqlioZltcUn0pz6vqrUtj5SMLnuvHX+EtdsVbwCkpWNjE86TDkdqruM2BneFZyJkpBkSZj",
-	"zHZuAdKnkJ1Dfv/pkmtefRtKa86Nl+ttwbSvUF2zEutrj5dLzgbR3muJ4L8nDFAXWFGLxxhwD6G2IeMT",
-	"n9VZg2fbgAg2dbxyL92F3q1Y89wsvirozHtkyKBqUERn5P8i8I7EfOAcFdLzALnl8Nj7i2JCtbHMdVqT",
-	"rUkugDdO02qCTx9+yLWxBy2WporlfZqU5ejr1vPU+wk6dwN1xM0bl5FlVgeyVkX5qguEtIPnS+lUpYWv",
-	"QpMzOkED+XK3YHEh3/EHRnqpsQOTPENpt/Shc0GBBMb595B2GTSr6KUWc22cm48zu2PhEIuD6Pllb1UW",
-	"QXfFXG8+1NqXhFnD9GfoV9WPWW+9ujBUTpe9FIn1QifWFPhygt+0gxK1BbLye8Lce3v/vLiUwcrDLFPL",
-	"2O43VjKuKl+6AEkm1aaTTyPpygG6XO8Y/rlHepmivodONf2Ex6ZhD63dFE3Wrs8vzo4OycEN+n/UyViw",
-	"sRQ81Fib0rAv9sD38r5qPXtW3CBEs0y67V1+LJfp8naEt94fpQHjvP3T/udrrxQ1n04XS8akIxZdtgrN",
-	"5s78Wer2snwi2o85Z5mKLLSKOT+SGzkP/RPh6g86Vx9fvApxmzMN2alSFy5NplBgCW2PaG6B3FMAzio3",
-	"9xKC5CdTkYsWIJBVxKiMrqCw2ZErq2lPNi5/j/Twjx7k4DEk80ErOQBBPnbXto6akYFUtwIpBBZtM1AR",
-	"Ir/rhIloIrkw2qJUiUC4bvqJSSNRbA+5gfuzWyEwNecaJZFKhpBDRDxwJYW9ZKCCnIU6hpDhMnNUSwPR",
-	"QiavQLZuhaNbOC/Bumg7qrvcc5Bo0BmZDBTI4jrv3+pcI9fOf9gvxTbh8muZP5bPvZAuHB74EYuInn4x",
-	"j+Qs4rRKDIBkj9UxkR9kIgDhFKNRVi81thIe+Aph8otyqdapL0GKyXVTXVkhJpKP6ZC9nUAgP/7924Rl",
-	"P6asP0l/DPmguMz8x6/hnWLX5DVfFUbmSSxpBPUKYem2ZZ3kLN7ZxCZg4Bg2cWrPijP3rII4n2eZRsYu",
-	"tiWkWCAS0mz8wGY9dMHiwtU5hFJub+HtW7ejb/+8Z7OvvaWM4HpE252t+ZmcyilTIdWMjNgXcn2832h3",
-	"ttJIJosAxdXvDna2omCntbOzGW5HW51d2h4wSoOw06FR0OrQjf5gc9Dqt/tBf6fdDqNWJ9oKW51+MAgC",
-	"GuzUXuLuhbTTFbPTIznNgW4NUjWCuseVRQupIH0GACXc3lOZjCpuBX7lFoj53PKXSh36F0SKrMzaIJfN",
-	"CjbF1bYEL0nMMHgrYBr9mfM6QmVV7rvqEjFLlMz/owJj38/ty+ZOu7Xx7C2BuVDy9MCNkOJH7pzki9mn",
-	"x62SB2E+g/+cP8xf5dzyTeUt5oD8m+RiNWJS4cMmKPlOjtkfr+iBUqpCUSwjg25rBS3Eio4qoMxWLykI",
-	"4L5LnbKWdG9J4bwYi/SIT57FpLkqmANMyEjjXNI4J6sMrdwGfn+p84rPNGdFlyFVUcw0HHI7ex+qoyIU",
-	"iYp55grQzvZeLQVs4H3np/9Ro2+iZcKjLLf3hJqRvQ6KjPN//Pv/wSjWZ7daquH5HJIepweF/OAOyt8X",
-	"Xd9lRXNzSf3spqNDJlQnV+CgCfTUjFjmoJnPY+jh9E0HoITVuEEZ6J7B52okLlT5/hbDSb6Y+ELriatR",
-	"X+XJD3Wg3V3Js1L1xTLKi0vaY7RldnliLnLk+GR4n5lT7PtmUQfTCZa42V5uRcGSzDkdQXHpfmI9O3Ax",
-	"oUJhKjmPbNvjpbIgfpXuvsHM4ze0MKfykpc3/KTFhV4j+Ju+QkmnZ8N8KmNNxtTJfV5x+LI6Rk9falCo",
-	"lPoSpFXVgLLJPwXrqzRcp6yQmblMhHYVkLMUdbQ98v+x967Lbdza/uCroHg+mNynSZGUZFtSnTp/RXZi",
-	"x5alSHKyszcTNcgGSWw1AaYBiuaOMzWf5gVmquaB5k3+TzKFtQD0hd286GI7OT5VJ9uS+oLGZd3X71f3",
-	"6C5Htv39FlhBFo6N3YzmRCp9YlYnDPAJ6KPSW5bQEWsEJATGVDG67tOYigELSR3fB7hlaV8Z9E0ltk2j",
-	"9IU9UXhjFgjkWs7MkAUbASoGuinpX7kISd09s+E5vfVc9kSaV8kInYCEXKmZGS5A4mFHk2JHxL8iIKFt",
-	"+4PWuTrjEEY2erngWdsphcVyN2QQRK557ic5gx5m83ZzmPLTl3dH0wcvba93bH6eSQjmV73TNcrd+FSD",
-	"MU3oQANNt5BA4OaQDpJZzFSLnMjJRGKVbN/B0LqsHyD59o3oNc5HA1twEjZM0Tr32u1ia/pGGcnu/tN8",
-	"yLxb8o1nyFqelyH9hK6PaX4DF33ijpINDZ1pTNeKwHNzzaqOBJwF+7B1vtJZXustR+HgVIDjCeDz0KYY",
-	"pdo2jKmI1IACr0c4lYlOKNcufC/VjcpFYPzVgDeFF+f3dfaKpfk5B4jkF575v9h1736/MmCOV/3hYCSv",
-	"pC0bLutOMRc8UTmGH+eOxzatBBDNSOyBLcmWBOKGsakilIypGjda5JKJiHDdE9RTU4QfLNhzEzHnLW+p",
-	"IuF/wy/+K0RmD0Z+Yv1LObhhuniglJyp64jdXv98s3v77vlvV/++2BNvp88HP0Wd4Sv1dPQ93V28ZO3Z",
-	"G36m9//+2z/mz/prvansvLhZKt085wisuZq7uVA6wz9kBA82ulNBoEy9z9J8fSzlTZPG/IYpUheStANy",
-	"FpBOQF4TmZC3ZkK5GMXQjXHUE0vzDuuDk1+cs2dvfjjdO89XhPyz2zw4br76/s3pu/PmPyphrFZ0qFwx",
-	"QSZczIyrgC0qEy60DZbfoccon5uuOL2+6Ws7u/4qBxhsU60p8xYoaXQCqSbUKkXXKyFthQLVZD7mgzFG",
-	"liFr4Ctycu1a+W0xpXcvFLSvOZdc6Ds/ZOO6g6ouzCnw1+fGUr42kGjZPL1jb7icTSa0lGbQd4mXeAXv",
-	"2Hx7qs+UNrWMCz0Rl1WcvlMe7V5PEpt5ALALwkFCDjlLLADs6cURwSthVPZiROcq3pLVEfbhZqb9zevZ",
-	"D9PhBtmJKs89Fab6LqSxa/1JWu0RWv5W1yeUx7FIM3ITOiVaBl4mIong5vzk2Sx0cXX9W7bMaS/KHmad",
-	"q0zwsZSin2p2NvyGJ3pcsqV+/vnnn5unp80XL0JIi7lfhGQH/50hkbaprhG9ZS4sY5yy2WBcKP07eN5u",
-	"tveanW7JgmWlf7t58Mvve3/Um/ivbuZfjf9u/HepLogcCf52uXrkzd+csR73CoT9MkTnuVTtffdJFY/9",
-	"GlSKtSdgGNPRFpF2aOH7Nqajak79DVo3X0lbEV2IP9kTDWpMSF1OBZyJmWwHsSE26PU4Z4mSAiJ5meBA",
-	"+oI92KYlsF0l2HRGfj536UBS/zYgp2AgvQ/IcUDeNeAIQblM/kR8+0CVeMvUyLsEcubGkR7QhJG6mCWK",
-	"ixGYAcswaA71JT+8vVL8sAdp105BFBKR+kpZmYRTne6h8phLjrE5e0IKrdxevqaU7BmJ4Q7HuvbuzJ5Z",
-	"RrKFDo78Hnpx9rJsBkf8lhW28/fH70ovnfAoigve6w/vX797tx59Fsfj3uYfVfpd1tEtfBES3GwuM8xj",
-	"vsWbyoQGIC2oKkdRrQD1tFe4zhuk5rGxZ0whzITFccjt4O4GcAql3lZ5+F5zlmwyB1fc6pSE0/iliEo9",
-	"lJ+c+jxPJIErCRORwuqUyAFq5fgBoDtoSOMYWhiGCTNWPaSnZtNRQiMWuYC8183AUout+VAeSoVlcpRJ",
-	"tl/CvL7SM1qrWeB2yx1QcG0QscrhTOW+hhu3EDLzfgbKZH8RxY4DE4V/ZX6Wg3TT+v1WteE9IvVm/gBe",
-	"vuwG2BeWhyxg+h01sLRgI2gfcUUmXIFMBlKjMZ2p4v7NUWuUJqw4q+AAL7AVO0MFBqQLJr7taJ8mEn6p",
-	"WTJNuGLrrXz37RVmfUYclLQMuGkZuZo2GBtUgYUfmuaHpqNQNhvFE5DmQ1iWw0WlhCOQiLPJ3JqF27qO",
-	"ucKtkOlqS69Zjmy5U5yhgV8xS5nqH/jr8vPyPAAvLEN90Y8rQL4DCCH+0pOdmrPsLyjx5+HqDc0H+8zy",
-	"DeReaKnIhJwbK2Eok0HeSthdjZlchCd240vfXno+y3gTNj6qBRKUkkMb2QXYgrsB1syY4W4s3kEuAvWv",
-	"PTbMkmLAKErOTlAa/LTML47cf3m3tHDmygItJcdPSNF0GRSknIHKhwmNCQ47IMaLk0qTp/4v05gOiiVf",
-	"3b3l3tCsN/efv/w3eG//We/1WvivCh/uh0yTxTI1Q26IabwM+NzgEaSOTPeUfH959s5uXMAOEZJEfITo",
-	"vbFUutEirzNQ65UfSuoT5D/2LQqNI/dqzpTr1AXkdiCghNjdE9UTPuQGAVAyMy4hOSjGPjvd1n4+8tnE",
-	"ufq9E3T2//AT9nsnOPhjzaRVLbTYcnGXv5kIxIbDeBGLbRVn8StWbYHmxnvgAjmx7tbcZwm1fA4hk5/T",
-	"13//bfe2Pem+ezb4Pvl5/rx/1bk531Nvo4PhK/p09lLuj/7Bu+KHD89+nBfqFTrd7VrycsMoE28XbMSV",
-	"Zsk9WxhXmisTi2G8uhYtm+hrt9f2xmTKhvLb7MT2ERn7skgEmuEdNccVyMQCo9Ip2W03I7rIG4Dr0nRb",
-	"DjnbjLlqwrJp2or29Y1aLQsMORWqvsjJAqoeim5k4rl/8SJQ+SMmLJpibXnTm6s2VPlra2nl0A0En5sr",
-	"j3Uja8555C5obV+3unRc7Af44W0wr5/FJChb2zKTYIlx5xOZBEu7CkyCC1uvl3/CBRVAqAr0vL1Zu73L",
-	"CI0mXLgfJlTQUfo3LtSUDYzfaH8BDRIJ0GPS4RCYOT2RCVJs0JhTqOVI7zUen1FUWRPesQvC2+GAw4uR",
-	"dQ/vM+YivK7Y6+CuXNYjMmaVtk8iY7Zi4IjQAb2HZt+Hfhjh9sOGd2w//MsBFVUUPccZZygrWycU2EfM",
-	"YXSZajWgQrCIaJqMmEYygYUxRcwtrRXAzCUOpXvlEwWlRIltZy1wEo2YvuS6tFwgpn1WKM8+m7IUNKCc",
-	"lkmPZZQ9W9+9vKoFtfOzS/if9/Df46uTV7Wg9uLl25dXL0sOG1gj4/XfZa4ykxSjVZxFu3x/8da2xnKt",
-	"UpIpRYY8jsEAzM8DFua2Owfd4S7da7bb7XbzmfnPc/Ofdvp/nR2oX93gUkrXBv18fRrOtZ8/OwFlctXs",
-	"tAcKhZjdtrYxfEDFBQPW4MFyfSM8oTyakL+xkreqQJgLJ8DzZLqeQ6jY5gJxBceAYQ9tIQlTswkjXB+6",
-	"LODYGPOhplBV4VHZR6+jMEBY8ch3AZW0qvqa7nRfbLIjSiM91Bd2pA978+yH0+7ff/xmPfeDvduVmVdt",
-	"BGAcnJV3zOPeqiKFynHLI3891gRLW5XjRBAXKR3STLHhLBZMqRb5LjFXU1u26AnCOdDXj7kwQmykSF1T",
-	"daMCotkEDu4sYSSWIxXY4kmwT1SDxFREuCQbha4z8rYkcg0tMR90xadzZT/ECIwbIefEzgd+Mkn4aKyJ",
-	"kPNlgQtib+NzZwZphOuJHU65WQDGW+b1Rr3pjOzKNKxDEQmfsGLUWNORZbsW0rezVxh1bgOV1GeUbjOv",
-	"BZZHrunICOGEC3Ny4cJWbaNa8dGmhDbpKVpZfG0vgzvMJC6fBh5VfYO5/okiPMqYzmZipsBFACgMWiZ0",
-	"xEha74rP6Rt7zPaJ2WVo3aUrrLqP0VbxY/ui7b7HWfeznUqXn7A8lGB5KOlul6xcnzWwDadrFuIKJhS6",
-	"0SoYbXL4z9UOxJz13ycF+2Os9VQd7uzQ6bSl5Mz3he0YtbFzZ/HqX5YqYruPUlkSeIFaJYyzR71i/22E",
-	"bRO/sGCqhf0AkB1WVGFRmeVQy0E3rYGrsK8oR4+CA2EelnuLhY7Kb7b27hIu1D/bzS6CQK3Dg1qOcZxS",
-	"LlzQoDxxMmHmCwuRkQlL+IDunIz5gI7kVsjj/onZSc/OTukys8Es4XrhvdmCyn34Ymjsn1teJtuo/fo8",
-	"5YOD2FSAWgEazYugJrutdqvT2W0926jR2QJcFAIhxhSDpgBKFLbpYbpSU4ir+viRi7kYtw1vuR5SHrPI",
-	"3DlPpBj5S0id6p6wNh7EU1SuWMdfB7EO5E1qHJEQ+fpDoqXEtLN5wSxhoDJvsIu/J1xwBlEAqE5n7oiE",
-	"7tHXlo0pPDJOObL8AwHRdcSQlC8EpAGkLoJKfXMNgUJjzPEAQKZ2PfXY7K2VM11Jwm7lDXPTwSJou4C3",
-	"YWiRRQWcDDtrlvw3nT/cozeWmj8/fCisLBu9fQq+Fq5yb817uOlLy5ASk+NRKTH+Vbr9nijyXrGkCVd6",
-	"jirYklhr48LY+51utpL5hk11IUx9Kv/N45ju7LfapM7PaXRETs7fk7NL0nl2vUdifsPIKR2YX/y9sXUQ",
-	"C04b9AjBRoeDlv3I8tMvlEy+o5rN6eL+LYEKHnc9wuf5tkAo2MaegUZl9FBoltzSuBJj8ZWcEznU1j60",
-	"r7ARQIUbE96unjikCJV2JTzNQyo+XQWpuL8BlknZiMvnV6kKV2bAlKpoNTgm3/90ReoAJ+rQsG54FDYC",
-	"ywLd2Xel5baPgCoSHs/0WCY27H1IvmE0cbGzQeZ1GDsLWyvK2V+LaojLmdA8RpcVnmkFhr2zAFzZLmew",
-	"zadICnh3U/rbjLkP3UXW0YAoX9zfIi8/oHAwOj08P7u8IjvG496xDy7/NHMO1tl65pyXBDTSlSoMPjth",
-	"9g2lmwCpzkvDgAg8A2ogrfhNazmPEO0KisRCx/yJzitVjvMCZZFjTC/pwUWQpfvULttHIIzT1na262d/",
-	"J9EKXH+Dr4vdpoDW37WhK8a34lZbNvmkrvJx7FoAAbxE37UsHrgFxdoWJZnKQyit9ORxU1q8JQD87q+t",
-	"cV9+l7upfGdsU4aZzocrycyuZ3ZP+E+0a5AfRv5Lsls3yJyEwqZccWxf4D0VWTSFF7XskyGJZkbKNUcK",
-	"+0TeIo+mZymk6VnFk45CoEUygGhBT8Cppo4zDTtrzOcCyKcLrlvcB1JHCJ4cFIMdmtr5nUd/lAPZuTnI",
-	"RrfdmAvUk9VntCqZ5wGsUnG2ETDEtgcDvvIBko8Z5lB+N1Y2N5L8Zs5vY7/f/dyv33ufJdNYsv3LEo2F",
-	"A/Cp8ozFc9fKzFqKIecLpJAw19jH5bs7Uz7nL13OiNlQ6b1JtSyGgloZIVMsMcYzmbKEy0hBaATxwvEo",
-	"kWOEwUDoKWgmVQ5wPMUWT2ZCAcwpmfBI8NF482awFxbp4e7NF/cLiqyMyrnrNoyH+Blf1/6cQw0uXZ4h",
-	"/+Do6QLSX1jehEMyoUqRcBQGJLyB/8p/m//G/fCI3Mp4NmEknMTwK/MfrabwP33zvz0RDmbw8zC+xvum",
-	"2vz3N/jviMYhqb+/JIOZ0nJCk0XjCNMMBIkfAmLZGVrkvWV1APhDHFtPOD4HM1wYvmXTOyJ0kEil8EKe",
-	"gtpgkora65b5LPKOvTktN+Y/8t/Gl+8bDQ6RR7MIynih5jPN3M+m0OlwDRcCWMFv5j8jqIE1n2LWynxJ",
-	"oQe8X3oeNdXsRRXADMgNhxVDyYSJGQK0QcO2OrS9q4xMOSSo+wtifdmW3S2h5fB3F3LRE9NEjhLj9mTi",
-	"iU9cRgNx6f09gn3QAJzERly0yLtcggNyJGMK+Y2ILnrCjNPO61JnWqHrM1qP6O1CfqWnMJ4JmOky0zHR",
-	"Wzy8vEgJnxLAQCvOmGZVPfsDH4RY37NvAxabC6RNIG7x0QhyW4rcIDWJuWBASAAbaqsgrY3N2M+snJ5T",
-	"JmZVFP5i5iKkvvnP7fN6us1VyhdaCcm0Bj89PV3QSXdu935pJwkUrJSeCKOXjA3LBQndySpvsfNqqfok",
-	"P1E4AXBpi1gUKewlw9CE+bMiNEn4LcsU/81iLmiyID6tu8gpwlWsL8tdOKtAulKApMyMuTdVrvcDwJfc",
-	"EWSk/AzjqyuHW24KfRKzoABjfPzuOM0WQVoxH3N9kIRK+TzIwc1x9K+Z0m85Dm2LCto7kEOU+S3HS5lc",
-	"JxoojGyylUNj3rWB+NeWEj2WusqXiqUG44hHpI68GzAsriwRgMYfLBnAO8vLQcJY6s3QYrdlQ8hARjjw",
-	"q1W3FaCyNqSccPTCOWiqkkplgNuesgSsCgCyCknd4jchxKBFeiIW6cnKcmTvAuXDFcJgR84QsShbvkPG",
-	"99bxPDpw5/nBQWZ+udBP92qZ8Hd7bfTbs2WUE0qkXbI4d2vOzt0K0M0cbN4VWjyqBXR8jP7bHzslbNn3",
-	"BQjB0a6ZiMkD5V+XD2NOFPAIYTdChKds8ShE+jlFEjlXm0E1bx6M1B9EhUa3IG9QczVPuNZMgI8L2xtD",
-	"3EZ0mJ80vQHU80ROiGJmo8dGpqgUiZOZ51iOnC2Yb2D6rz6IzTiS/XpCkg2+rHJNjWka84F+qLpG88yN",
-	"vuZyLBNNR6W0hr8sc7bstQ9swb0H/jMb5RBKjmfDIR9wJvQ1/DX0VYyh/bkOKOtzqkhMBzfQ1DMfswTB",
-	"gXoC6A5ngzEUgN1SDk5Nw0KskoGdIgCOG8RSsQidWnM3eR2xyVRqJgaL5hsG0FozxRokkkQgA4ubag94",
-	"VFJZa6GJzBcKr3qoV5a+3sQ3SwWpyQg7zNErcY3d0AlTuieQVQSJgTJNzGbvBQW5jO1YZmK5GDWdlB5I",
-	"pbMuZCnLyO3IKJH1lBxO0QDwSizn57SiI9eOJQPYlAKt0jhOq8EaGEuK5dzVGpPYzHK12f56c04s176z",
-	"xtDZ2C5a8Ty9pY54K0vDXdM1E+rnp1DLNCSK6dZqqJnt2+3uxseVB8p60AE9KnFXUIPzVGFK+SbM/+//",
-	"Jfa8BCSRM4AvGNN42GS3TLgy+oEFZl2yfja1ePz2zSiDnBWU25PlfGEQhHRnO/d1pUhimTNdqWxWcuut",
-	"ZpfamvzOG/2fgrBMV7GyraQvy+vBZZPKaaJtDtCd/bVNXK4yLwrpiXUaMHSqGXzcCLXNRtba/cnySg3+",
-	"dBrtKyqXwhhYJbyGWROwRS6g9j5hBDuobfkXJk7Np0eHUK7mIHPBpCCCzfHul3QwtkCPlvsLqDXANPH6",
-	"GJotYqqd1Zl9E+i5MTfe9KJUGTtC47KAHMATzMcyhYHGh96pdHobi9+KkeOhXl8qkbMTHp7CcpPQ6tUH",
-	"4eKqdz0kW0+nFK+oiDaaoex5v5uSLcfVXvLB8EL0w+ZUaegfyfxeJiQES/j6liYckLLzQS0HCH2vMhGP",
-	"5bhmySyK4h21t4uFbLU9N1X57uFrdH4K1A01s+jqxIzeWjRWP7HNp7u7dzAPvE/ojQJXgVkqOZ1eW7YO",
-	"/GQV7ILcOc/vab/t/IoGtWqO80uMFlaTktKBmaaM3ZCx8x8PH3sT4VEYuhMkE/rhik2m35bxIowSxhT5",
-	"lo4TJsbMOHe0AEJRQJvrbGqr7+Us426VZTzh4ssd3HIYPt9uc19T/0FB+vLZMz+vmfUP3N7NbtR1cHpl",
-	"mypTNxIlSEdlp2OYMPZv+FcfDHWIYxQgnSqn7nI2xaph84mLC4vWv1FX1zFJXNupEWu/zaS2gd44lvPm",
-	"bOrIKDYL321Pzly2NJmnlM5s4XPvBTOylG20pPoIEUNGsogIdAfSrSLDekkjOMxx4cgwkswE0XMW3zIy",
-	"lmrKNY0dn6zlCwIcbajuN0d8Il2ORid0ARHOJXqaDVBFHhpVZT2IG8azcEHB/u7LmQ5cb4vF4MWmTa5J",
-	"HdABNfsA6vcWQrPyhkVkNm3cBWRlObQsp3yQn4HzhA8cP2ani7RMRXb79nZIOgXgFXxpuhnKtv4VHVW7",
-	"4xs2fT6eri3BQChps9yA9+/ubZfQiHivm6+279zMtl+WZCO4uDGyFVp/Sd3safZBIx3rDxfAyNo4JOHv",
-	"c9a/niXxH9ie6eiAc9v5gTo6eSb0kfnozPRlg1C2x9M3fa6ucrtKm5CLmibfAW3ef0ieZ/ua5JCcJHJw",
-	"M5RJ9AQj57vdlK+hDjBnKPgGFKRhT8RMa0c5KWeavA7I24CcwUXvGwGxRPG2GC0rc5RHSJizPqxST1Ss",
-	"ghU9UmDbMnmtUzx5RahrRqdYKSmkJjTD43HYEwlTMr610X7BWKSyLYFcj7NscJbYIDvWIrZaZqkL2OKe",
-	"WeLqx+Y/fvn9eTm5RH4DV+BNQKc8NNhr5OPRskVCszEygE7DZezTeuj2EfSVmCXjUaPVE6HvFLdgE7bC",
-	"4Nr5MIgJydkAHpz2lcNZWSpHSPvK+wuk5cAdFsKWDZG8V07RIogXCAEXpTwTmPR2PFNCksy4XS+SVAxX",
-	"Dwj3kKrfLdDx+etiFyIEOv24oWAt/4V5ky575fIapSAQ35YepwxIBDezUWL2q00s//tY+leO7q1QhyBj",
-	"OUsIyMuUZQ/a9DJ8PhFNbnKoQ+YXkNQejQtUPfYvy++vLN85FuQOFTwZff50b61tc5XQxQtHX1bRxmEs",
-	"sZbnOIMdbn7VxPQzH9wwbQnHE2PC+CvL6Eweqa0HR3GXOgR/Z2m3Tal+yE7ZZ+k+WF60suaD/LJ9qt6D",
-	"wmZpuRl7ywW7fw+tefq12XcrWDXvR035gjNt1P+n55LECFfJey/Hcm5rzxO6UI7gXvmuHCy4J/XO//4/",
-	"/+/9dtYeYXQwDkjEleZikBILQJG3pbcG4qFUov3zl/yX/bO2R35iEHV7ffLe7AufMS5whq6RNGlR0X57",
-	"TUEJzkNxPTbnzXSh9FJj9obbmodMhuWoUBVog80qICGEoI0mToPRljOxEIQuFmrkYLAfktgwqMFI4FnZ",
-	"ERQI+Kui4GnQutxomifSAhQlck7qYToroZuO61hCEwe8P2wEHv2Al8j8DT0vBzeTCVOklV9rhbhHminb",
-	"DuXtKsdE2Wg8AgEjsnk2Qh820GyDPy91eZB6OKCKmXnoU5iO/+i0yYAK6CY8Ltw1oMIY1a7XRMt8ZU0V",
-	"ni9W5YiI9KUe4zEvGtJmEMvwvmsO43sxodMpi8rJ6FaQMUFOj06ngIs/RBRJS8xkHI2UuYTH5svwLWYa",
-	"IVVrf9RQpjS2tty92ZnKufMANUVGjNR1wicTFgVkNp2yhJgJa6TwSsaTLXIlQXJZWISdTCX22YuTV2dV",
-	"9EYbzBZ2e5pR3ZtuCIi+LhkTZeQV7zwmLE6BnXfbAEfFwhP0YtFaZAth79b/vkmCwmw0n96k2ZHf7Z34",
-	"Rfd/wh2b9uUAu0tKeVFObbzZ4s/YGdZuP7pT0aqVAUBYla6Oh0NswFyu6hdNIANy2l+h++dEBrzDotkt",
-	"Pz7tfy9YWW5UznFUcsKMyzGhU+MAH5HQ/R34GufQRFOfSqV4P15kjnRO77mn1tx8l3ZLq4XSrMDv9Pbs",
-	"5PhtqaIoRfq7ckcZ0GaMuhU6XuBBTvtc7MHLgs5EfGhWZ0CTvhwvoqQURaugbnybEsafEC7MfkR+b+TP",
-	"aW7rZxr1s1RIjv5oaR+UajbI32BT1qZZhPy8fctZHHk4I6gxsdUlR4T24XdDvASA8vWY8QSLRlrEW+YJ",
-	"s9j0EIoayxiKTMzfZhYGty5tT799mKY3zD4sQstTNVrkxLzZ7OPQzHDoI2IK2479CyGewbSFjcq9yCa2",
-	"BZuDofdE+eej3pxA35Gfk05w7w473zzxEP1zLz9MZa53bqvofNZl3gbSFJBr17vNFdvvtTCOo0wWxry/",
-	"2y7MlIualTMHgwV2Wzm5JuMIwpewvw6RKQkfj5uKxGyoCTR1KDKIGU1Y1BP1UN3MjHGmxiwevuVD9oIu",
-	"FFp2xlQxZ78OXSYKGostRSz84I9l2DgiISZQQ7+fiJY9YdRDi1xlSVy9qYelUxLyks6UGwN2mhzcuHIq",
-	"Ut9rHzQqiqpssUGpFwocU/D60rLjnAm3akeaRTv2F/8R1MyHvL9DLcuAajaSyA+65a5152Br6gC7WJsz",
-	"oDkG4II/2i7pa8nuFzs4B4m1n8fEKtWzNyUdqu8xkl8SHSd1Y5U2uVBMIEGM7U7dLprnAwgbzYb5fLd6",
-	"2ZafNd65Tfr59c5smWoddQrJgYfWUa1NJLrPYmzBrunvWTK9YZJ/mzE7W+YEAj/l+orZFPLeC+r8iNaD",
-	"LeX7staOq1pmnyWjT24vbLBWm/f04mds3NkLSG/dp+SEapYggslWwqZ6Ji+5fgTTy/WCqzLjisQcaavX",
-	"TWcWSmVbVJN0r3W6y9LxjhL7TggmVROfr066u+HhElsbGx+kTvP45suGx1FPlBkMoLAbLXKcpgCVpgsA",
-	"zED00Ipup3vZAg9UQLhywbKZvkJt3zb33Wlflesn+OpqhWQzMXffNs6TkfbUYgwZqt6WhZ/a5LhWrfK3",
-	"ZghkSmeKKZdx4UyROmRsbJgBvE5gW8XYG3QLSJ1m47C4v3EEG8VSKYBQmeRcYvu9y7sIX1ZKuW37LmAy",
-	"bOUbUip/oAPjhYf/7NX+1qv9EiLYOqQd4HGFTMPfcumFDfJo8G7HEZ2RWCublss1+CyJN3zp+ySukkux",
-	"pNEpizhdu60wrlToajGy2vZ/6jEVJBzy2LFaoMEQwrrykZCl+VVzfVmk+/zddwH5/vzldwH5ifXPzdp8",
-	"9/pbwid0hJRSDqWXnPJviG1/hN887xx0yZR/YLFCSjDFI9YT9d3doPPsWfC03XZ/5RAKbgQWc6u/AL4x",
-	"W4to5sriRANMSQjA6UI3rxZTEJEeOenyx++MHE3YcKaMb4YOla1wwK+y7pI3l/oAXnInOi07VoSEUWM5",
-	"R1fNzEuL/ORBAtLfpjCjWf7WwGzsnsDyAKgCwk2O3aO2MIZYCmRzSpSc4AgUmcwUHh9QMFhowBNV/MiN",
-	"ktmw/qUyzwK8VpSQ3qs29M7Qob5eqJLIf6nAcqZYAr23YmSkzcZR9FP/rrJY+upq0Q0q0dxUWNWT/bKy",
-	"1fiRxjyCj3qgDviIacq38G/A9HQPW4PYYx9dzvrzE41vLCDapcPtrKgimaeXtjzGJxSTjGY8YhHJXADt",
-	"PmoqhdF4c5awVQi+9yi2hKdCCduGdSaZMd6l2CR/e+H9K9kxyib6s9SeVK54WQlK6Zp/qkqU8g3XsrOJ",
-	"Edb7V6T4YO11X46trk5/NzS/c5UqpQxU96lVOY5ZUl0w4ojTaEwoXJip8oAKFqPQC+MPSAifXPyb+Y6N",
-	"Cl7MsF5REcnhsGpg00RGM+xTHdsrSZ/pOWPgDUFh6ycZqn3XqoKbzFiN75pg6a4fNmprxfy471iDY29f",
-	"WYYzSnhsdIyiM8RkvncdTrck7LlNwVIR0cfNZ25zFrbE5kU8RXFVasS5w47T6GTAITGDpgONTNM+/3fD",
-	"Fgqjr1w5oNgfWcKHi54IPzQtqGxT8ZFwxPa3zNVaJXRujVqbRp/SRNn4wKTUaS8lJLOFBiDiiE0VRgG5",
-	"+PaE7O7uHpjhvb86wTE7I3zC45gr4Bgg08RCI7fIe8WglwRowoyBGsHXhUZshg1jZiJSEHpugYXJntCF",
-	"AwA0xq0cpujTWfKY7tNme7fZ7l61Dw7b7cN2+x9V9QElCL5lBsDrSFnimtEspgk5Pn9NIuZ7txRWEVEy",
-	"ZHNAVlXoUKsxnRrpPmUiUg7aG2cPKnbM6cKfnyhi3owlu7SRiYWkm8prqOWtxLwfGxAaK4m5Yxurz+wO",
-	"uC60XCeFxiqz5Vu2u2AbECo3foc/pYw7wEVhW7sqZBwp1Fxlp2PIMOG1DHaOGyBsHBrvXI4EV4xQ4Z4T",
-	"I+voNJEDphSCvULptYgc4yLABpjnY/Ifdl0I/3TQ6RunG1m73X66SSOeZ43boO8KvyTvF9wBbt/ZHY4l",
-	"jK4wQpYE1LHWRrCXgzlkl9C4eThgc0IF2Lb++hLSV3yuK3apkCeWjwfJmbCrGxF1eczIbzM2Q8v5jgQX",
-	"Nrt+WsE8Y6YdKyhxrERLeQPwURnJ5UJgHkmv4rWZJBpz3lHxoxe5tyFREqkPMeRk9iGUCgiLhmFjCYAo",
-	"zScM4KhgGz+HNK+NWCXW5TCuyH67HTbsFEpB1AxoTjYiO9xIwpB6OMfd09JMaYyLmX9lwnuNLWULPP31",
-	"WgGDSF0gYHA8aYBQSw8gl92SCrLWgPEcNTbqoeWbYuCYbbkVo4YupcoL8UnhIZlTrl2PIzU215TqwRhp",
-	"sLGIJDzMnReuyAxK/uZ0Qeq2JtCIepb0hNIyWzeXaaq1GGdGc0aNIxJmuyPw8XZP4fUsIt0PH456IrSk",
-	"aIdQhIehPjnTAzlhxvjzod0U6yVhOuEsyrfp4Pca28oD8qeF/kHNMof9spL/pIyTAgf9RJFXV1fnBK89",
-	"Im2sj5yJxChbs/uheJJPWGQGb88Jlo2577W5azzs+wcH2x39SuH8OiumcTdk9lGQE5aZAquMAHNSZYVE",
-	"T6PKZS051nKzGNNU01iOZgyNEWsq2LOtQqKsCHImmn2DMv7BVCPLLijXzGuwNjX821K0fOmlLbgKAoja",
-	"rFDfwbHHC8KEdmA9btf8zWbtoYkK+uSvHbF69i9c3Eo+YNdTCvM+lTEfLDJk+UFtLpOba7QasS0QJVK+",
-	"3yRYEllLtPvBEkFGUBEyMB8xoiPAeGoNuaAx/3eRnGKthLSTf5mRbaswPsqSMKhPo/xBhcxMVJ57u0Or",
-	"cppoyXh/xY8rYRa5c+JkqbQYeRVP5KxMk32L2taeNEUUdxVOMVXa6crhLE6NnjqU6xn90jbGJXUX5VVc",
-	"ezXQ7hY93EqnRtkKmwnG6wfprAnsZIsc6XJG9kMp592tKKj9rBC/GXnrTjmMzg7Ky+CcbjEjLQjliEfY",
-	"vAtiuCcstPxzYm2wio9y7ynY8t323n2kuE+qLbd/gxBsrUg07Cg5U5tZ7TPo6banJgN0UtgHuQUobPJ1",
-	"LeH21Fwxpaui21lz7hB9xxxXtDE2fEguKDP9jYNONSh9rpVz6nis0c0sBL0zN94Jfjl//5qP/jyR5sKk",
-	"lwaYM9P+yeLK2aVuZWaqEj8hY1gxEU0lFxoKWEM4DiF5f/HWZiLHWL0OOhXS6aAsB4RGUWKcc8tBUx+M",
-	"2eDGuPuWfVZbOyH1ehqBL5+GpBkGNlJu3YQMEzoCfUouWMQTNtDKVQ30BKLneLvz7gc4V8mx93xtePIn",
-	"mdwAIdiFtSyqDtyyDQJWdabn3lxiQ2Bor+Nly4fJ31LpPuWeCTTwQSqQM+/xKAt3QjfcouF57qbpTmmo",
-	"zM2ZtufsNJQKhOLSfB6xULpBSoVDiZn6qWREye5swbuUpRS/BGABNDmn/A1bHM/MkShxOPKlBhA3vWEL",
-	"c2pp1ARxoAZyyo6IM+ZziufV22fk+MUV4WJkVJCTP3iuuXkFRjJd9vqw9qFJp7x5wzIVFThCxNCmCUvc",
-	"WPGnb93m+/6nq9oyijqIH4sU8kTlmXHrK4l5j09OXl5eXl+dvXn5zjLzlrH89sRZXxsxCKxeiZwQx3cd",
-	"kFiOkGTcctPidyOqg7HU4XXphxrxhqSst3zAgMi2Yl3IlJotY5N7T+wHBZDWEVj1TzVcxMWI1C0Vr00F",
-	"7pjfhwjFX74EeGFTWyrdpXXIDPCHWWl6pGKELmb8m7krcL3kxjG9lIDkYAPIkEzbmav/hrv+Cxfkxcsf",
-	"X5+8LCwIsHEmjPQTOVcsUa4Bwpj8+GGqRY5x1WM5MoI4ogPg3kg3IQwnnYCK7/4DqJaG0nbqaDrQmToW",
-	"c9n/yoIKpc+7lDM8OQqR13AKczk/cwUQAmrLqCSHHqksSMHLkK9zOOSQsgCn2aUFJ7NY8yaCyoClJxN1",
-	"aFRpwgZUWdifTEbRvC3AdpAAAfXhglkyGFMFfAE6Zd4kAybUTJEhBuhfvX0W9ISm6gbvytWjypEKXNYZ",
-	"4/jIBk9cYAIsC5poYdamJ3riP/6DnEjo4+FSqJ5okuM4Nq8eo02QsBghQm1/FXS7vL9465JKXAziWWSL",
-	"lMOd205Ipgkb8g+u1jX2QTVC6uFIAjBca2cwicBQCBu+A5pqtIsOd3bgRmMSHT5vP2+bp7bM0CCph5oW",
-	"iqbphMUnVLEWeR3hr96/f/1CtcgVnzCl6WSKvy3k2OBZWGcEISHCFQl/72F8qFc7JL0a7nrbK4sbvlcL",
-	"SM9Glk5kxOBCuIwLjZf8ER5BHzeNIkVCW0AT4pf/83eoGw1cA+4fvxiRttfu2quHDDOPuPYzQWd6bFbF",
-	"bLSIqAEVZK/dsRebH3FKjolD+MFq0EgyRHECuB8IKKXZEUKFjTxmNEuQaUHfg2deUM2wZk25sOde98Bm",
-	"Jkl4wXSyaALOqsuGkbp1MxvwgJ8gWILHSVPYMhBu9eDYpE4heC9vjaimwB9BE93A5i7rK/lx7bd34eVm",
-	"IvNvt3AMEQsx+WledZ15T3jomlPBELRV9gHEViERn+h40YLn2mDs9UzcCDkXIVTU+kZDl1EAUg9jqmM8",
-	"aCAnE641F6MjkrAps0QHPidjB+0D72GBvyNs2X3o7hhb2CMaAcZOvbNPlDn1tpQ8IE/bxOOAmEcbLY8a",
-	"vmFzG/ZcpsgCsC/227vuvOcUb08ASHg66XC8IIUTfmhOWWLLlOy+TH9h3gDOiE3Xpn95oogNFvREImNY",
-	"+9hoZZ+29G+DLs00BUYuZMwUSai46ZlFcPYAIzSacOF+mFBBR+nfuFBTBoScdaXpcNhwfwCi5aRFztzr",
-	"FBnBaeoDoJatLYUKAPNj0x3BI0Lx786PgnAJ/jFzWLquvsAILncvTPJxFhJtQhekzypqQOu2vFeFDQvX",
-	"nq6EolC0gBUKXLMmWHshGcs5UbPBGOg7U+Q1RTSGMg7NEXRYZ5adBSVEVhJgywE5hv9tutFZ1HbFmMWq",
-	"gxPjCVBhy6WQYq5mFT/m0IsXS3bo31uHpIyvZLYwF9mrG+bBGTkE+F98aDaZi2xZgWZGZXYTktD4gblB",
-	"PIH4NwfjsElCmYyKk1Bax4twY9DkUTUnI6bN0HaPcA5o5HGv3PrYG5rmj4cEy5eAlnzqgbcngcsIQAO0",
-	"3/q42PPxAoctpLCyCyRifqjptALRObeQ6ajpm8gIlAQugODsfhXAFKdGobFWIZHScILB5Sh6wjgfcPxs",
-	"tKgP2wGSQ5f+ieaTbCOCs3JzxQc+GRKQ80Qi99FLoVkyTbhibr9jtAsXRWRyktS/kcDDQ2eBZANYT5Sx",
-	"RQ7N+D86VfQRGy/Ix5742Gw24f/Nn8OBrTzXUHn+kYR0Oo05tr3s/EtJERK8cKnk42Om1gCyuMXrMoVD",
-	"H0ks5ywZGKU3Zh/Iq9Pjk+blq+Pu/lMX4E3o3At84zgGxq2zlElln6jYIGHavLQnfO2TtVl4hHYJDA7/",
-	"CdOP/6T2V0Y39mp/hKSOzjQJCy45NDpzAD1EOEKbNw5sUREcNgWFRiDv1tfzQFcTlPBMXSUSPNxqAsy9",
-	"5lJmkJ/+mx2Y3Vl/84k0N3fuNbhrm7aMy58AFNKueiut3QoKxVuBM2cGUihNzbbgE4blYwlXUhziMTdL",
-	"zDHphOanMcQiPhyyxGgz2+wgIjBnsCH8hi2ckLErhxEH3xVDlXk2+otUE4hAI/jkfKzY4NqZ0M64jtCq",
-	"cmuFLFRKN9lwKBOd69ow7ifIu4QhnCehMy0nVPMBGj1GuvmoxZhOp0zAaECO8mGGpsOBmEA3Rrr/rckD",
-	"AcImyQY5wXjxCQc0N41AP4KUd/fDB4THAlmbQgWWxSAJ8VFIc75tq0Sf+biprVCSMTomS7FSFyb18VHz",
-	"zEyIFD0AI35c8gcB0VXZ8Qvz+QTgKvcJhZDUMUNj3lCVKLe4YdnMQ1idGwMFU1LM5U7Kzu88+mMnTUWG",
-	"Vh8i9onPz2X3DGfgnJeV/x2RkFpM06VSQnTdwNyEa7kYoX5aIe1xdFjcoqB0jxYi5ytqoODhlWVs9ju9",
-	"Nd2XETcnW8aREaWQ0MLAxm7bOPLGIvG7E+1wc0441LplUrmozP0WV9aQ9rk4FIw6LZRzCvPSzGnMBahM",
-	"jw6s6Qh/aT5xCZVXI8iwcRWN44K7fgXSbwtlPp1O0/SABXdCctjl6Sq8qAx2QPn6g7zZAETSvoelRS4x",
-	"fACI5thtuOSdGa801VxmRryM7onQDcN4omZwYaYMaW75sWUClo5FwUVDTzU8xLH5dPNYaK2EliwoEsCh",
-	"N7kwIs3cB3NSgmGMwaaYD5hQkN+3oaHzRE4TzjS2kEHG0mc5cgjVmiUThV3MOs4GlWpB7ZYlCuNInVa7",
-	"1Yb6xSkTdMprh7XdVru1i5A+Ywj47rTmLI6b4GHu/Gt+o1r/stw4I1ZROwZK5yfWJ2/YglwybfNFUNFs",
-	"JiAXVlUtApFBiwzlap+NELvhETon595ROwSkM1JH8WnrOf0Cv45qh7XvmP5+fqOghsO25ZhhdtttF4lz",
-	"iYCCLZXL/v5eM8OFNAGNR7XD2svoxeUxJF9v4afu/n7nAFp3zUufRe3BXr/LDmhnuDvYf27+oBe1w9rZ",
-	"m3OzUgqi+HxUC2ofzMR3fvv5+Oc3H06S4Y+X18+uFj/98Ops9Gw8uD2nU34aJ/PXlJ4PXr2/kNi7hDbQ",
-	"unTD9z+9ucTAYwmUJFsgieEfQW2vvVf1KD9nO++k/lbOsLV6r/10oxuOIaoPeaNs/qB2+M9fgpqaTSZm",
-	"4x7WzlH5wYaAI3qLFlFuXwBA+sgsQW3CML+R9e5rhzXcBGZKM85m7bAmXDf+Dp3p8Q6E1aF4xrIX5Sfn",
-	"gulZIjII4eZwzhNprJ8JhTKxyDha8Bufk7RBJi8Y9tqdVk98C8xEWHRij7oPfdg6Rv/IQQyh0tfnjlM/",
-	"zRKQWA5ucGamlCcQls38+dAmUH0VCAR2zD0sCkAhpNIt4aOx9sPOBM66B1hxkQ9PtcgZyLfX5962IdSi",
-	"erXIsaujwTArqNpcxaF7T09wRaxBA0JxShMaxywmoxmaOzbuzj4MmLXVhtiJLcD0EjNwYOXQhmKVWRSc",
-	"sZ54fY6NAbGRtjAPaEnuttNJp3aySH2ve0D6bCFF1GiRn1LwxASKF5SrKe8JGC94+cZNFgv/NWD+cU2o",
-	"MfAg6Gts1iBbY8nTkF9hQm20ytf/ygQSvx+gxWZktryxrbCNGGs0UflR7bSbO0VW1W8vEd/CAQAMIjph",
-	"miWqMv2ZXrKTiftBPuMXzD0ypb+R0WI7WeqTHms7dt2c1w6huq7JRRPJLJpTKsy0HtQ2Fofw3a67/Y98",
-	"8tRh4dxZRWBlC7OyqHwg7tKdS3vdHxuPPb1jOfuDBg6H+nubtDKPu6CaveWTajQse+1OeuEfQXpX8xyK",
-	"Jze+2V4OA9zDmVutH76hkV8Mc0tn/S3vIacgEyigvKMeMncdrL8rs90d5Tfc29ldf+85XcSSRldSvqXJ",
-	"CN/Z2d/k82yKjyESg+M32et2txrwG7a4YMbpxZs3+NorKU+pcGxOYCnutzf40kuMHn0zU4uVGt7sUSPH",
-	"QCCmOs+f7lS3uyN0H/UuZ3qVfr+VN9ZNtvhFLHIpdptnNmNDnWrzzkrNWIT5ea+6ne3eE8dWiXbbe6Ue",
-	"ATzDMpbyyHsFAxrHRtArOmQIPzJlVJvnZe0e3+RkB6E0Xdg6AkeTwRYEOXRJ3em+1DpoVCgIG4rKfLWN",
-	"+KRuR5X2QIzvz6c+7LDBT6gd1hJ9/fffdm/bk+67Z4Pvk5/nz/tXnZvzPfU2Ohi+ok9nL+X+6B+8K374",
-	"8OzH+eb64gJfs5XG2CvpyPUOqDW27yAbv4q5dWJuG3H1Pk2vrpdauNkfTDxhZ0alrwwFRyglsSgS4Hh1",
-	"JqSxdJyNaZoPgVS4waesdm8LZ6aq6Xa9eQOILZvbNvbyUje18GGf2FK416by22j5OzbaUIrFw7XbKbWP",
-	"q/TdCWS4UbLbzZS6fx6JWLA5kQKw41A94vaTMw1MA8Y1ySsLOcQsC2xYDGY7vxkvW/Kei2/P8QaAB+xi",
-	"6z1BC16zd5qtD1TmNkMXEzj3ltUhLbrIl1zMl52+/kwtiHf4vKO3wVnzZWg8gXykdeDKjiBARLPz1Ob5",
-	"fBrUrsX5eu8qqAk2z1zn2ZOaVDcjOhfNve7mKjU/BX89X8x9WQZYtHAcal/do//B7pHXCScuQVlUDU/U",
-	"dl7RRlrCiu4VSkIKj6lY6RXVFRejGGRwoyDyAXw0S6gIv+qJ3AMgZocvigLrsUSkbjNdDax0vgUqWeeG",
-	"+fxMi5zjqLDspiecV+Qe6G7BnpJYyYImW+/IBdgO2BNcZyrnUudtIKeAuJ5IRH7BD03MTiIR02le9iG9",
-	"LeuDOJHz1ev68+qG4+wpOVp50rjy+/prUO+r1vo03u7LD7ZqhhZ2IwJSZDbvQ/rDrt1lhW6CmlCjZUp8",
-	"De9l/ASpFpmM3tEJC4Ni0SEcKSwu9cmwnhgA1QShCmsFMd1EdtvNiC6g4k8nnMYt8tK4G8qWVjGyzHfQ",
-	"6om3aXXsrm3icSW7wNzl/RTz01jOkiOcaChOyl5P6nvtdkD22geNnvDF8OhVkONCQTlZ69o4RZnMhMhk",
-	"s3rC+2FjqsasPKm1fXLpwq7ne3Rz/ww5JltMkcVNtfuoksP+IdNSbsa20nidP4PGg6ofm9DEkhhfpGVP",
-	"HleuvWcpfeXg3NfpKn9dVs99Yu1ohJznmD5MI31fXLj3q69271QWqiNgj8St/ZDa0L20mQKpVIaKl/xG",
-	"KId3xQGxHAVGZ/uywsO0GKIemn9ecxE2gmJ5CtBO4V+vLeCTxRSklXE8TWj6ExoRjQAKUHwhopQ9AUUU",
-	"toLUDAIrVMwYCjebP7pfXdtIClC1pt5ezkLpidSQRgewHtoLrsE/u0b/DL4FuSowqmjdzUaAv5Ez7SaH",
-	"RddypsNGTziJlVfRobNbcGQpTZ9X8+Y+NFhGAFQAZR9ckXnCtYZeVsuan1ChaK5C3Jaaa+Pbt8gbNtXk",
-	"AJ3kFjkHdkZU/dCt4VrIZomSSXiEho1gH8wCjRi2F5j3OjTIt1zcpE1vYcLi/+rVzPW9Wth42IDnW670",
-	"pd2QLx3GyXYWgRPSay88ge+3JsPd6/z+idinRRDRfQsiCsV960nphl1z7RSes9tqtzqd3dYzx+sBhX8C",
-	"aZPNhB6PYGC1U/lvHsd0Z7/VJnV+TqMjcnL+npxdks6z6z0S8xtGTunA/OLvDZiSspHuHXa624y0s8lI",
-	"rSS434B/yVoUGwE+5fZOCdp7iYs9tawQtjaqYFJwcVMCx4EtsLMkxqa7I5I7E96mTpCYZCITlnl8+klF",
-	"bIYv32d+rPTWcpHag4Qysa1/YsyJHXued36/YYs/VqpJ7G9BvmdPGgKNva6NDLveobrQKAfkScoz3IHk",
-	"hDe/T+KwJ7KPG1ClgRfphi3wPWlTIDw2+6RsozJBmmf4EKRYNk9A6ESrCKFWhGvbgWkc1sGYRSCBR1JG",
-	"pB6emN80T6TQiYwPyTTht8ABNaEfmnTE/mu3s7/7tG0cSj6ZzGDpoVPq9bD5TgrWPKV6MA5t7af5/PDl",
-	"FR2FfqC70FGdVwohTh3QxuM/fVIwZRt5ogoOOLTjZrEhwqp67W/MQoPZuKwvlhfYDhgmcCCni8ziYs9X",
-	"Hoy0VzsYPn8atZ93nj/fGzyLnu4f0O6QUdoe7O/TqN3Zp7v94d6w0+/22/3n3e4g6uxHTwed/X572G7T",
-	"9vNerQr7IjepOeGQZ5VsLyO5rNdbMKs7f8uDktWz8w1bvZF771qimXKvDVlk8tIzt9NKxOhGWy+/Fpvc",
-	"slLGBjWz+OUH383K5avjZnf/aUAANjJ6lN2wWgvslpUF4eEv2a4QqkIbu0XeSeiVLCzFn+GjP53q+wTN",
-	"Cw8Wcf19GZ7nn7/8kXMwj51iwbirY1N2+tNio5ToT/xLlQbd1vIG+YtRuFT5zs32Mz/iu3Y8qHGp+gVg",
-	"CMSuwM6qBHgyxnKO8AxAGgXgVFi8ESLF9KV5aNg4zJ4Mp54K5NxBWSM89DcbpwgoOV1ruREzWkZ0gVj7",
-	"nsoWO/17Appn/w01MBigcq36jvor7dzwloOxkkl9iWgjsKQl2DCeMm6IlB7bQk44XzqiC0cvNmFiZi6F",
-	"/81eqxO6QDh0Io3v6Aox7Ly6Qk8Zx4Bxj2nPIUTtEdjEeo15zU9sB2faKgjq9NB2kVjskZ6wbnihyWG3",
-	"vYdPFVZOkYxG5oooDSEDrO65BUaRdE+wD+aA9USIweorDoF7BP9wgQBbBUdjrPbhFsfBeveAF0Yo6bbb",
-	"LXKMSd8h04Mx4DqhJUXJMIENAY2jnoahEjSqxAlO7Z3c6hvv1+NSLds2AGxTks7uCUDB8QH2MgsocxC2",
-	"M4FgR5vbltTKES6WcWa4xrXhcew1TUFB7Ed7nb12l/YHe/0uffa0f/CscxAddDrtzrPB/kH3M9lA68Lc",
-	"5tCA9bg20H3qrsRJRn4sS12/7l5PwWTv3ThWnl3WqoJH88e7Wl5CNsFDCA99q+mUJW4bYObsFgncmKuL",
-	"4BNWYZS5p93JArvEk2/fJpPc5gxI9swbQQAgAXfahHc0vfCQjKnNrlnplgJCOxkmigKzyibbfpEeY9qv",
-	"MkqlPnNSu5GuwyPM8V84yLGd4ZYJKVjJfV+jLTW1EHdxRZacxjHiQqWmVgqjS8UiU2mUjVfLCHMZgE41",
-	"gfb/FnE9sBbeP4fBCPCQ9UyO2UgaRSikkRveYsK7sOQLm9rT6jG0i7CHBVpZ265Z5chlGdL6MGME2xQ2",
-	"pMrtiB0wmO+33euJ8NxCVsI15lwPjdEfOnom+DW0Utoe+6dZrjPHUADPj6dj2mea7LXbrZ5wz8W+UbQI",
-	"Y4rYXyBaB3RK6jnMSv+8rHF6SIYJY6QbkGkiSXc/6JmNaOGEyExY+KXGMkSXQ+c6tI+/xth/aqHCsJGQ",
-	"GyY2M+o0SGM/3dMm4YA9SzvXdpEPc8ThSsupAqRgLL6LesJc6S0oRQaxVFgrkKmC6LTJIKZ8gvUPtv02",
-	"VwoRZBH3sWHqKJ1jqj1mX6GCe2VVwhFJaIpkVRpiOjHDsrNzIiP2eUuxzQAOa8/e/HC6d75FJXXhGx61",
-	"Xg43ylq76Bwv29wewhvQKqoyiKpBaoOisPlzl8ptkBjHmfJjtaGPrfeaRfa9Nj9eC6mvQUx6epnDWrkc",
-	"9aw0cGYO99p7Gy+05estX2GnIFYL/tbX2sAvp0pi05pCs5FS/eNzDAMUuuuto/VlE1zcckveuYMg4tU2",
-	"0veSi2XoxNQYSp/1RJFExiywGJcQv/Dmk8Ioh8959USuK8khffknMlSj9b32LtJmzRE88FgQC9UawA4P",
-	"fLwAyODgFPREsRR+7ygHGGGhHdO/H2yQw0f7LVeHbk1tvSjVmHieXvv5+awaU9sKdC5urw8GP3T7f382",
-	"eTPdU1ed2388Fxe785+fslftf73dp99G3dF7fvbbs7/fbK5Zi9/6qJr1U/dTYgWH3/GCzbOtpZ+2OWkD",
-	"cfOtTPo8ipj4hJH+/wGFdA+T+Mdpg0R4VjCkKE2wr+6Q6LfwY+uRxTwdG6TRjSMXkP5MRDEUlFp4vkgO",
-	"ZhMmNADyfn959u5OGGJnUyaOp/x7Bd94PygxRwNwNzC2nBwop37PcbQ4+o9ygQDfdf6a7Lbafqa+CFCw",
-	"qzGHSXmi/Bjd+EjdLGPjIRDB3FZb0En8cFvtPjvsZzOSrXaYG/vXHfaAO+zn49O3D7PDkpHaoLlFVNik",
-	"aYuKMZxXtqncDRgCR3CWjD6rTSequy02D4m4L3nUTgqZjNYabGY2N7fX8OrSs5PdE/fuj1hqU0DIVR79",
-	"8bUp/a9on6WdCtltlJFpIJruYJ5lkHpX6sySuowAizIQ/SumgtQ1NxINJFjgKCqU5UiYcF2CXxUa+XCW",
-	"jEJSR34MrLWfNlrkkmuGlGKHubc35zxiR87VyTBZ9ESGyiJhNAJ4XiltM7hNktrKFRvRp9MpFrFUFZ/Y",
-	"j8TeAfOVVRofhO49PcjPKI++VnmVH7wLs4+2PnZ2V6cnL0vG4SyuwqE0i791ZdeZObmgrqezUsAgLL2B",
-	"+ACdQA0zHtqBjOUsUS1yHlNhCaxs4ry/SHnDAot8BxjX8Jjj89fLpxg5cPAcg11jTvqaA+z4Yiq4aBzB",
-	"Sdl5ew/w+O7I3dFMgXlAqu0BNkH8x7cHz3Y7T4GXk9v1/4/2t8+ePn1pVqbargGKn+5TcmK5yze3c/yX",
-	"PGpk6pPKFeQuiD6nfPlSo1Gfw3h5GDGI+3R7QegFQ61c3hVtkB0a6Z1x/AwzlXeUhKXe2bE5I0wBRdlt",
-	"1/HeKcSPoZ5Y8YkiXGiWDKmxGMSIC082aHmkkADxsCeOX1z9egwkeBOuA4I/drEJcGgMIfzNc3siSD1i",
-	"EzlK6HTMByogM8H1TiLlZKfPooCAbzjiTAU9AeSOwMeARRj4oF0ScTUYm10RkGk8U5YEMjG+AVJ9U0XO",
-	"XlwSxYBRGRoFj19cpR8rk57ggpxdnP561u6QHXJ2+uLXs/Zuixy/7aRDIBM6BXGsk9nAGHGR/RtgmIoI",
-	"XoJ8EXZuzEh64lYOaH8W02Th6CQc392EGkmJeuYGIo2KhDMxodMpi0KoHEmYkamQSjlud4ErkJp/Pgd8",
-	"OohMOg7K+vmPnWaXhK9Do5+I+Wlvv4E+NtJTQjEY1IwqKJ6BNVI5Ikuq4cZd2y9DyZwmgovRoSVYYxG0",
-	"6ozpLRRjJEC+xaOm0nRhedWA+shchPwG0BTr5jrtEgXpjNjf1u8nit4yYK2CpiApGOnTyN3aEzjyWCqr",
-	"uiHTZJmMmHkqKEdzGxM6WUBlW8LULNYqxGpssyeCNEnn+ATDnqiHdjxhQEJ1w2EBAhJGM9QhzPyQsH9h",
-	"j23DUQLasRXI4e1jA/OZN1AAbCux7eXmMPDYleUuHXQ3V2EjHWpC50SzD7pFjv1TuOoJDhm7IUcDBTp/",
-	"GYIZZrQfqZ9evmruNgL/xyEd8JjrBf5lr2Hrl6Gyj/CoJ+D3nXbjMPPbHA0KFClPYScJmFUliZ5LLzGA",
-	"5M3ICYWtXVKPEeGjJ0C2dLJfgnQZ+C16AVhULjHutolMiF0WW6TO1RL8Ce2JzILluPHsicNus4IkQ9od",
-	"6K+OAKo4xp38LWex5Zyx50dpmdjj2jdKz0goLjIlVocE5410Dg4C+PcuDANm2fwSNmqAfdGnF+9I/fz1",
-	"i+ZugzzdC/DcgQAMiJGAWOHPIvJ0D28j5uJ9MqQTHi8CMuK3Fsl5wqMoRltW9US33YbrczOMhzmWYsQS",
-	"S77GVWZLuysSRhUyTLqmBqBEJXWO1GB4CHUyE0B66qvZ5SyOUJ4h67oljwCh0jjKnFeYPbeqVJGZmtnI",
-	"3kmafwaueMuljU4pL222s1zYIcrFPEAbOLLRhAtkuPQwnbkkNIypmXuyeWWWNyd8bQv57HjCIyJkT6TZ",
-	"coAHgPL9zE3HKTUssAlb2zVspRSLLo1ObSOlJfvJ92XutfdICD5DWu0HlfcgZX31o6s9nNJEMeC2MlsO",
-	"+gIyEjTlwui2yDfAzOSoL2eg2sLLs/eX16/ePrv+5uzFz9dvX5++vgpJfY+cfpNhOD0ie51dRzER2B4Q",
-	"GacMZ5120G63vdA/In2r6OSQ0L4ZcCfzZ9gRYErMGdNETaX2o5NDI9ALk5LdQUbcAzyD5iBxHY1ShFwl",
-	"C9sVcWSbnKVEfWQeMadcG5mApzFt+fA8ussleX/727EqkR8gObgm9ZcXzxqtv/2NnPJEj8kJkpkF5GJM",
-	"pwrY5xNyAoS6MaNDmHpjluG6GxGPTLFKAzlleGLJEI3RekjMbk8dmnH8rHnb/U+WPAvT7Z7OKIots0eM",
-	"LH/79hx6RKDCE7qF2x/afRAd7Q+dgfnJOJqx8SaxODPytp2HVXDbFsjAe8IbmQ6ZCq36VeOsg6wAAQK7",
-	"dyiTSaPIKgLLDbz4J2+wrtKpO5wXsyW+vzx7B2uNlP6o1r15Z3UczMrJBYiS08tXtswS1ZXtFLCceGoO",
-	"BpdVkzt75H//X/8PnJ/9nacNFOMHJDw+efMrNtIjjyO00v96fPImJWazQ32igBkX6MuME2+MFGDOPL08",
-	"xmGdXh43jZA4Dknd7mQrwrz+CtIrd0n4wv36MAWG9FRnYSMg4fHLkNStiszUP6A8B+jJ8PgCGO1Q4sOH",
-	"HTe7uPn8yDP6njgjAE0so3aPX6LlfWEm9eXFhZt0q8FfXlw0n7t6G3yzpUbL1BYFzj6yvOw5m8iLAjqB",
-	"nWd7vGQyOUqBVZykxD52x9JZ32t3AuSl3evsBkbImf8cNJBQoDQvHiIt83GkzUJAhThGWmE1SoKfVgc0",
-	"MELkormHPREOYi74gMYhqVsmVZIlUi2J17yGd7+Kn907LxWUo+doZ1lZ8yUnItD9Chw/z8uLZ3ia6k5V",
-	"ubrkyvPcOCIUqc/gRuR8R/AZFBteZEBj20iA8WRUOc5G2qSxHsWDUteNBeInbcbCV5R3hM9mPKpVNGHd",
-	"ITymMFm8ot7Wh41e220FZawbh4/8hkjDXkGtavrzXfJGGrX7p5evPv76f/R6GHj7+PL89cnHV8cX35xd",
-	"/Pj65U8fjXLH/3Tb3aft3Xa3/Xy33el+/Gid9l+PX1xdH7c7H08vvzOz3vl4/rHb2m91esn56xcfOx8/",
-	"dtrt7u7e/tNnv/7666vTk19PLz5+fHH28tfvj9+97CXnP3Y+dj6+/rj30697ne6vx73EjKQz6CW1Tefg",
-	"VfzsZfLscQJ+YIVsuHYX4DhusXiv4mdLd262doVVS1epuH5u1Tp7u+3O7n+aFfr40aglWLqTN+bfzeWl",
-	"O708/nh87Nf0jotR0vjsZbdNG3mTtOAFW8/70JUnoapDVz2j6b0WSkEe7Tl9opx5AT231SLJCJZ7xVS3",
-	"rjTn6Bxc0ym/vmGLTIl5wW1Yqi3v3L+2/J3MKFZSr3Q6Gta42MT/6Qnnd9WXPJ+Giz/Zr/bgpG7auxtF",
-	"co3FcOHO9n1C01uvVlkrQN65eqwWgGKswlEnYfXLEwUz6xWmvQDgA4Zep6qvHQJLN1sj2H/m520NMPuQ",
-	"v2EL3z4Z/F7rM5qwpLyhEjWGi74fv7gCUyniTDfRhXXmWian4AzNkryCt2YhrzCNqWhaC7V2mN63lHMw",
-	"P1QkHfz7VyJgeEVgXarIYRDggIxHZuO6WbzGqqhpioThop6HcCUKHud7U0HjhdJEMIZE5jqBX/ux2Hho",
-	"6s9gU4N7JjB23mSQBwOrcRRAVUFAGQkqPRhVFpuwJyrBCcmG2IQtckzSdYhc4lcxZvxHES8sBiEc/Sdp",
-	"CL20WuR4FvGiE1P0UsgdnJS3HCzS03QfrsRqODPDTrNILlJrPqH1GU3+YPU4rbfMS73f/LidFVUxNnt/",
-	"YXgZXIhuGSzExsOzZyQ/JOfRVwzJ3rON0Xdmb/ljA1jKT4tfaTEwUqG0BgIDLrxKKI8LpvxG8Izpxr8A",
-	"SbAdQqM/sI+F0Zh9wZcCYPCJLcA/UbmUkf9G0ecCXpvpdS/g76LX71o8tWwPAORTpSVwDH8uQjLLKSAq",
-	"MJXJH4Ct21+QEC3tMPBIkjdcRAW1aLxCrxdJUS2uhQsm9ZzOXVlriYlq87JKVYgfuZEWtAhZoPm5Bcwg",
-	"dTsFJDQTExaUi/ldldKDqdpYiMM4L/GeKv3iNfMTZQf75aloO4kuBQj7IzdIxYSSybUcDmMuWMVwAOu3",
-	"QiE/3Ssdy5en9dLjt1Ln2R16B20Hd26n4tJt8ygKLn38l6Le/tJqygg4O+cZvWR/sUE576PqHWjjMF8j",
-	"41t250K4YIPcyopyuROsPqIC9RqMjNSVnDBojmM01s59tUUPVr6msIgkSiTglqX4eBfwUQg9Y5/pyd/M",
-	"C5fKWBDtxybzubbENty17dMJ6wk5QJSsAUtxfwQ2urnwUsIw7oKUAkeWAilzIzTRj6hmc7owCjSJbPWO",
-	"eb/iMRSMmXsbMB+OJw8+YVnRojZltjw4JHUu1JQNtEzbG0rpdmDFUTg9SAPX/aXwZkJ4i+SBu76cYMb8",
-	"MSB260dfq4bvHc/8/J1Ldlf7A7+JvM2fn83DeFgjtS6E5yut8rHqgNCB5rceW1HesChv4x/ZklJzp3mI",
-	"ZfXYpBuiGJ6ySRRVGZ56vOYJMO4hdqtq9yfYgClzHS2Wle24hMuivR3rRtSpBbWYKv1eLT+v0z7c69jn",
-	"Wbv35ZQPlgu3Ac63Af0cbMg/mJ0jZ+r65tkPk+6Hu7BY4LxtYjle4R5Rn1iGfQ1KVFl7NrOXs/ecvFjX",
-	"t1CIQ7jDW3vwHq5SUyyD4EiGszhGAQagaY6fV2p2RJZwHCGEgGCOLWLOO/gbxtxqwp+46AkYOVpZCTC8",
-	"sSmCHMULB0AJiesXV8spDi4c91CmQPXPJg6xs9Ye7C+gbX6lJNuyfx6/6rFa6OHKh5X4N2yRF9I/9g+u",
-	"/n2xJ95Onw9+ijrDV+rp6Hu6u3jJ2rM3/Ezv//23f8w3VgPmnACesYTiO0iLLYiQ8yOHo20BCWM8YC1y",
-	"4Q8LbL5g+YScn12WtTaM42eZ8+GPR6tSGW23spHTRJWaJ4uu+FhwAwW76zPgD/zF9N1XaIT7QCOk9UeP",
-	"rOErPQ88AaDBY4ZsGqWHEyp8PTMvqvG9dgeLgOdjloDouZWI0uvLmMydhQDJn03dwlel6ragfTY6ZLZZ",
-	"4Kug+QKyfWYxP+nRCx41Grp8sGcR181YjtbEFOaJOTETCqDkObAEnxbLxxryucP5WJI64jn6XrDEwbU3",
-	"sHwIY5T+NDUAOgp70hKm5CwBh2BsG+UgeGklyXLiEOFM7lTLs55ndFWVTlawQOERNrAOaJJw2+wKGVLs",
-	"rOOa9YSWMyDKq7uaQazNBBg2W9K/JKLsetSXYzxcKwcdg5OQAZ31k68CMmf9sZQ3KkBI4wmdTrkYKYR6",
-	"xY8qF37GvcpUNcEHct/K4bK5R/732cY2jRkh81UO3gZWzSLXcM0qAzpmut/K0Ub5Wvfqvs2MFjdeBoO7",
-	"JEe63386aD6LnrPmwbDdaWKR/PMD2h9U1eXQgZbJgyRJc5NpzpSbCFLHTIWblkK6Gd0Us/mqh4h4BlUU",
-	"N9uO0Kj2xDEmm6Euk7N4f6lzBc6S85dKhmdOc/n0RVSzpnn21nPYZ0PvBq0Y3PO1g9PyTkP7AtmCB3ae",
-	"ctsFdi9ECKPNj4Hl3AVIYD9Rx4KS7+SE/duosQegJmYVhL82BAHCYW/YGXTpAWv3n0W7g336nD0ddqLu",
-	"wCwZli5sXP6gjcegN7/jLvFVI8ZeGpWwJUUw7unH4whOn/81P/8py8jA/iIxKDZvWUJ92LrascfM02OX",
-	"4WqMWQQEABtqLGeKoSmkIQktIshKeziXqBEYZYzEhsuwCIfk9OJd0BOIRwdYMnJI+jzRY6Dmd+mryM6F",
-	"7RDPQ7ak+DI52BhoaR/GdKSImg3GgFNgYVkQwmVF7fZSjdqRQ1NAY6Yn5EwrDjYxXGNjzRna5AepaTtJ",
-	"a73RtUgesCz8O6ZPcLk3Ma2ylWZuC3x5tWYwSjFLlFkrs98QUWeXQGDfbK4BTVhA2Ac60PHCbArFhC4Y",
-	"VXs/VYzTPHFbU+rLq0JLD/nKAgi7Oe5QhXaO++PSSr2tFF4K1fJoOi+7fb/WXD+Sstxg4iBbEWFZ/nth",
-	"3MtH0rUDJ+Y2rNM+yZZjf65SbfeiHae1mqC1VtRuo1Ik9eO3neZuw7ehkfrZi0vzCwQu8/1dEEgpwUcY",
-	"YjfWmFpQkxT7jEQ8slVnAzkSXLEAwWLMM4WRp4ox4TvDjO4byzmitXDRRGvBnb6eQGwxhDmydeT/5XDT",
-	"Yq4sqhkUnrtaOvxz4C+ncRwCMNX6vq5SjZuN2qyJ/ebsAocRB1x1xS8DWLeM8YAgaojAEbqLjodDi9oE",
-	"kFrmWVK5d5nXHJEwLeNTHqAEOaAVzjTuAEvjU7aMDiEYaQWfKBfuIYWwHcSWPoMN8pYr/d7u7xPY3puV",
-	"5dutLhNckRRWMK/Ize83rSdfmZqUEXtjbiixOzJgf5Z5GboDGgEJ3e9lQkKzU/ODc/dt3i1gH52/l4nZ",
-	"xMi0zK/8P2gMIu7PYZU46baaZSi3We5gm2QfsJ1l4vfXoxgl/ulfLZIvveDKu5FeDnlVO7Ay7C9gaOz8",
-	"bv7nj/uU6VewKFIF6p1FRqNoSIHohE8mNoAwoIo1uVBMKK75LYsXjSMyZYkxMZpMwCNSuMaecN59uINK",
-	"Uk3pgC3hE52evTh5deZk7ZTqcbbjF5j+8hVEq5p/J1x4t68UnKgUsxwtXeUb4bNqzO+esgJeb5RNGBUW",
-	"LTVhCKACeE094RLuFrV22SYBGwQ0P+bbeOIgpVzYHPPvjSMSU52BLbAosinrcMKsGZaifM3pokVOrWmh",
-	"JXD/TaZ6AetsW/BTkxKfM6eqJxAa1y48fJ3vjxha9K4brJX2JM2CMTRCAb+2b8wgsIUWDDFnqegJXyj1",
-	"REEYKbb22oAK0vfDt3mCkWzG/Jb5D0Bc24W19aQ39VhP9Gc81k0uSNYmlkzljWIA7bSTMcjg1Gfsw0zi",
-	"ywy6J7hDQaAZqruSHFlpScRDmmiPVyBxSqc55XuPikJzWlC+SqGMKBH6ekCTvhwvogRJzWM5vx5SiKba",
-	"lAUYgxtXo53S6aMzFls7bW0LfMZg2Wb86U3VjLYe6slu2K9V3f9DcfBP6dSTz8tMhN3qpg2Nmrw82s6s",
-	"KS9Ac7S7W1D4OG77/sIS3VgKeSRv3yTs7wpUisUNa8P6awpOemLbihOcUKTUVktVJxUetb18I18696Ff",
-	"BszLl+ebZjbhSkntqM+Vvotr6ijmt3FK7cgezS3NPP9rfvhTOZiRP7/rycdzAuKhfcXqxp2RsboSY646",
-	"2rHEdxlTV/OFvcyWV902LFtZvGD6kEy4MJdOM0T+PVEPSxoP7PdjA7m5PsT4NjO2q3FpLFiZre8i4UCK",
-	"IR8BCt9gzAY3LOoJaHNWmoTGIAxJXTFGQpy5N+Y3jSMibSJ7aHkD6I1L8drYG2SNPcYfxn9VT5gvy2HA",
-	"F4rzZEJcxpiWaJ8nFhwwyOaQe6IIGt8ibuJtCNf8yRni/QWwuB356eTqAdQJ1qBbyfQ5m4hwQc2/lC1q",
-	"NOdilPDYmBKKzjSr/fKHN/Z9s/51X2Y8/VcwYYKlzfxblwtt2c+CU/eoZJ+46dcqp3ds7jTMxt/gbyj1",
-	"IPDFAZkJPNWP3I2TFQJfG+i/NtXcMSmMEpRQu30fTstW+S5re2cu2ETe2iCR02CvtSJa3jBBlJZTReYy",
-	"wZ4ZG+iDCm+tEMTkJ9a/lIMbphWijTiiBEghkb29dgf6AIV07DE25+g0YvpiMqDTB1AbL+BLvdr40zTD",
-	"/KVtS1yUR9j4QblrfibS7Xy2gfUDMDiZGrr7b8PvmK7ag+3HUbLnoAgfRc9+BY15aPLbRzgIj4xotQkV",
-	"bgAQeykgI1rOM9dOAl4Psl7mbNOwkXPXAGihJ7hTQ5h1ouZpAgpXnOPHzQUxJAISNmR6gPFkxEp0AFnk",
-	"VCI4ln18T2jpHaZNRENGLixxaT2AoMjOR+1hvJSxnL+iIpLDofIJxYznwj5MJdRmjBl4JjEfjXWGjPfl",
-	"h6nMeClb8u7ewev4MwlEx8T7VTD+pTh4P61FvjOgLra12iyfY5SHmOs9ZS4Kv3pofhmSPkM2LDGLY+BU",
-	"WiEme8LKyRY5iRlNbFsBXgaZBZcChxdu2Ba/TUzHvBWvPzFT8NU+/zKMElgXvxWe4Ib7ExknpaHi85kC",
-	"euSUZ5cKwid0xEi9vyATI02Ajg3pbRI24FNIQUrhTllAEjaN6QAYAc1ZhNIROBxYwmG8ZUKnU0YT4E20",
-	"h5JnY8JPnEkyE5rHZGDmGtip81ZNT1SbNd6YORZkJm6AHzCED3jj+Est24v/RPg3EPT0hG3/pvlRBXnT",
-	"BqRrxrY5Ms/yL8PZeR2FNj58gbP1oKaQEQlX8guI+Gr2QRt9D1SonS6wAxPFblnCyJRRMdM2Tb1AQSqI",
-	"RWc1HzeKQXQPZWLrZ6YxxcSm5hrSmr5e3oM3YlbL7tMt4rxU6b+speVCvL5OxBytrwbX1+jrHVUcWDS4",
-	"9Qm6gCBuP5XJN6U8+VzA0w7tkJKnTV+/CknPgCAVm5FWnTaZcDHTlloV0RB95aRVToOY8olvdsF8qftO",
-	"yI62yCkXGizLEeXCKtBciPmJItOE3XI5U2QmZsq2xbbIceqjW8PXs9Vi7hYxGF1AGvUplr3MsYDI2Mpm",
-	"hCw6whg16NEbrC4QPZGLaLfIT2MmfNYS1J19kQ1FzIGYfCQtXTXWUsY0LfUhAzrtifowYYx0AzJNJOnu",
-	"B5gchsJGMhM2TQpcxTwbT+jaah5fI4nPvHZ4MtDUAZ+DmWQbNW88WHL1HL/c1kQ+NDj23SgRn7354XTv",
-	"HMqApjxhqgQGsYPIGRvrmexnrqhIzKL7lSB/WtDPv2qicQMB7WqMsAjqK7r3I2mq0+XalE+lpBAU7/Op",
-	"KfP2gqYA6X0IwhyKGx1hdypGO8GalCTVPZFiAmZSkwD3hUa6UVN8QI0OmloK+OwCGMUScTWgSQSV5xIi",
-	"1q5YEzjCFUlsgtdTqFsGwTQGHtg2E+gFsKoG1aRDHbaK7Ajr8jfMmpL3YoUSe/gwDi7UQzpqn8JL+RRV",
-	"KF+9kz+9+MWz9ClCwuzWjG2b+nK8wxX6xcal2XX8ozKOPPohBLhCqkOgJRUk5ADxx+hg3BMOgcSTblOH",
-	"zEciFnMQh8Ab7CAED9N2KyTg9j+a57aMwDV3G2lob+cA1gYN+mhNUdf8n6BHYaYOJBTcwJkidQ7RNRLJ",
-	"uRGTfig9MaQ8ZlEDUQAR/w+nwSHB2ZmQgplBW05fFpExSxhKXHXDp67PnXt+nJ4YU6jVh88wYjGER0Lt",
-	"JoA08ii0QTV4Jakjf006TzB/CJjIaBJzlkB9dOPQtl2NQDckOtvLho/CwXPdIj9ZtEL38sKdxN9oVxjv",
-	"v2FT3eqJUC+mRmhn0OldNjZy81QfyMmENhUzUth4IqDlgCrdPBrRuLJTynVPYFbBqqV874BNRIA6LvYR",
-	"HIHlYh9tvgpWxS6b8SoRoAC6CsHrFHJ+SBKmZhNm2//QKbKToRh460aTwiLjjgvthm1ppoynlNlHNMGo",
-	"ZI4y232dheTH4lWlWVQOPPASLndYv3ib0YmNQ/xfgLKQYsBjhmFhWB1z7RNF1KzvT7HyQ1tqh3NgmNsh",
-	"FuDI1rVXGMnBo9zO9eiO2WkxM21D1VlZcrS0Bf1m3aY9g7Xb7adV2JDmgQ8BXpkViIoROA0lGz47bkuS",
-	"07I4+1CGOxJyOGxFbMAjFhkBzz5MY3BIhzRWrAKk0bystnWzBayhi4xN6IfXeFMHu3vdT8VWjKCm9AKm",
-	"3cxUbfNulfvbV6meWmlf2b15h/YTuHNLdEJ4WV7rPR5U4e1X0KY/SweLrrSa6qnyNdqnkbHsnDCuAEvw",
-	"Unepp9Df+LC0NUumIhdmCDJZNP2B2tRmHFBNYzkyh0Zp4xcbV5lNVJB2KToLgyeAXKcCMqUJidktiy2a",
-	"oe/KbJFveWzGekjC30JSNw8wBtDlm/eNgIQDqtlIJoswICHyWIVrOxd7YguWXWjaT8rBr0uaxh3kc9oz",
-	"3hMFYGljEGopcXu4yQLeEppgc0vaBt9I5yo7Ra5VEzOtaIa1SvX3a7eOKOY3aZOExSJzsF0zsw25DMqB",
-	"w8jYV2CMlQBY5FX2MJazpEIn//YAUM04WGdsuN1A6uBzBGTt+KJkQUZSRqqKId8+8QGGapnp6jqZMSgB",
-	"4ML9CnR+Az/mCEC+LAh8XzGRN4KwvK4K/vqWlemMvpQxo+JLbTnl+T26Tu0XtvQd1H/uCduZAfD8x9L7",
-	"X1tPP6Xi9tsOFzWjndVsOo0Xm3AIWzHfNHLdnc1PQSd3HEHxB4zcucdWlWDouk8hFcg1qXuHMWZRJrTL",
-	"RQMDK6CBkTurJ/pyNhprVHfKaG6RVdZDwFFX7o3+JTn9PWWJQ3sZs3hIYj5keaWO5UkTsHEhBzuIQfXB",
-	"eG2syT/7iSJDOuHxAiI2AylugWO9vyCUDPkHFvUEDqsBUZwZyhr78WhuUDtw18SK3bkSVUIAAQQ7eoJw",
-	"Ra4KyQIgJ4SCBnTJYZgZzAeQvXYbNbm5YK99UJksvYRNVYZbsyUODRSUlwHRVCRd89Luc5Y5eaMObuM6",
-	"mSmApEK7wgwNap0UkCUwOO9mG7wX3Pjpcb8WpPr4sDZNZDSDeKlVgG/ZRApr47yFvQgfOKVJ7bC214bi",
-	"T0DMPpfcjLfW2d++JfaXoAbb+i0fshd0oWqH3U5QUzez2mHt/OJF8+3L02YHHgznCkYwtPQDtXaru5+O",
-	"l9HBGDSt/3v3eevZftb4UAyN823acHPr/ajduDnFvZ3e3iIlUryvNDNiBOEjp8oLLtHX3tyt8i9fS8Ky",
-	"LHd522MT0yOrRDYFFCrdsVWe/JnAU+SRydGceFTfGNSYc2IzvvFqr5escnq/Y7qo8B7SPfkSpNxXmfOw",
-	"vZF3OY6f2hO4X9/kRbYm0nyibxGYj2XMSF0xKGghNI4DQvEsZg6hreho2CKU1LkYUMCDwb9bWE77CjKm",
-	"CgOAZMwVTG4d7GMCzUauRTJr+jt8yZ6wD7Q3HmbdFyD8nWrX8uDH8gXZ3djktSyG/oRm836J2dxt/7XM",
-	"5pLletQmh68K5asR+0U0oX5CO5T7fvAK8/N1eg0RjOuxkdSWpz3w5MlCJgTrtKM8/WqLXMkboMlKGBHs",
-	"FsS2Lbg43obtIjPWtFzB01VUKZn3iiUbY1ZmPrV2b77DDcj7BwmLmNCcgmT/JaixCeVx7bCm6OR/jWnS",
-	"l4kxZ5oWflq13PMrauIPck/fkOdwADyH5stZ9M1icxLGREKexipvr3jgS+5ATpjO/SZxfyCBs9W5mY3x",
-	"VWI+cCi+ZI4zssj6jZXCCA7fp8KDRB9eWeFpR5tpanoGFU0Wtx67oDywCBrI9aVODxA+FKoDx40WgT1q",
-	"a6vhqBY7m8wDl6cMMU3MeSETuoAYd58R2pe3DEvg8PQlTxSRc3GEiCQ8UmQyg/Zi51YvgzqSOhVRgETN",
-	"WeSSnrCPDAidSDHKuueHrhvYUiKvADUJLJmiH1HQExNGhfm8LHj8XnsXqZtxUootW95eT991cG957UOq",
-	"Tmp8VmDInCCvJVg4trEwXyFKN7Pi7xCJttP22GFotzprif5QW2a1wJbflL+33Kj2V2TaMkAAPH6E2onP",
-	"r9Hpr9HpLTUxbGwGlrEU7KH07ypnYC1aZP40PVkJE2nV3yy2WAgQQuKolJxm4Bo7bHtiQm8Ykp8cEiGh",
-	"qj6x3WB5zQ6d26BUQZNaFSfngtSNPnKoGviCnih3MdyjQdGv9jDMY/fgA6RAcJAUUgMfAIowvQIYdmIl",
-	"ScLoYGyu8VpXQbDtVuI0Cauu8bu81lzysVIXq9jJRerd9l7j3joVu7lyOvUrKs+XEQ43C5M/AJ/ZDt8w",
-	"7r0kZWK5otHpwvGCmqug4BJaaZTGjb8gdfiD6yixv4yp0o1c7aoUzbHZ51M4+VYrt8hbc/NYxmCfu6ND",
-	"E0ZiNtTEPHEmYqYUCbkYxLOIvZxM9eK/jDEUtkhofe5vAO8ndOiEMCL4k3ma5XOiSCRep5b6ydGKQ7hc",
-	"agspCO03a0MglsfT5tUehtS7NE1YGhMxc7Y1ObeZky+UmNvVI2wxNNruVAzNPOxBhla6iWC8ES1yobhw",
-	"T6ddMarcPi0fXIQEVWsHd2z0lz9z/sxIQcz5yo1rRXtM9jT9Cctgncha6cDAOblDyetbuWW/iztbX+tc",
-	"/+zBtVjquxW3PhIJJ8DIbdNQMpsaV4tFCDSn8oH/wKtp1Mn9RQV5VU9swV5FHpa8Kpdq9oh5fRZLMfLV",
-	"tBD9graLnrDwbmos58Bi6WhYGgC9Z2/A3H0+UOf5WgCeE6JlOJSKJDaSj7vshwvePbFTXZXBANd161DY",
-	"p5WpmB3BS69QxMBH7UzFCJMi6/ImQx4zq1qmMdVcjFp47w1bbGRrMKPQ1Zh295/WDmsHw+dPo/bzzvPn",
-	"e4Nn0dP9A9odMkrbg/19GrU7+3S3P9wbdvrdfrv/vNsdRJ396Omgs99vD41x8HzrpLu5/t+sdrj3vNvZ",
-	"vUOuBFd5K60BZ/ur2vgrqI2JPeOp92d+/kJYuS61TGyoBkTpUCYOErMOaKlcW+FvtskhXhV62J7whi1C",
-	"I5aZiHoinMxizac00TvGcm1GVNP/n70vXW4jV9Z8FQT/NHWiRFNLe6H+jMbt7uO5vehY6vGNuTzhAqsg",
-	"EkdFgAdASWZ3OGLe4r7BvMh9k3mSG8hM1EIWqaIkypIPf9mSasGS9eWCzPziMvkJ30B6wV/FYo8M8YCd",
-	"/fpTxP7X2bufIvZRjM48NP/0/scotKIYqu/ZL/J/YmDKj8PrFzjyYNDWAdoSyMwrH9BaJ4yrOVq+whu5",
-	"7Px//8TIqE2x+oErZDeG3q1y5vaqPVX7PXauMYmqWBgs44PHF50IXBhOmNB3dqhiCqfse6yMQ2KWZd24",
-	"irE6ccLtW2cEn8bIMgnMF3RxMNylGir/YJnkGTfeaYZhkDb1O4AuArS1S7T/JWWSYeKZNnRHKqdCWQiV",
-	"0eiHynLltahjmfA7fcBm8rPIMA5HPUBeH7w59N4DZ1amotgQdnQUHbx6Fb3s9/EmUPc8y4aq++rl6/5/",
-	"/efx0WGfyAGO+30oH7Hlvndx45GPzfJ52S/7xmg19m52xs1YGNjWsDNDdXxwBBbDRSFAhZYuXlBqf1ZV",
-	"/oUAngQlzV1wf7FDIvQHhv5OJPhlgw/pqgJsG0qV8VCPHlQna76vjVMzO+rxhqFCk84WUcyF1N5u0zEh",
-	"nj/ioeIJxECD5VdYR818B/5Vd7NYNjq8a0CRhfM7LxVLxsSWKNkq097W4Vvlyp2BddSerhrNquazQ+sV",
-	"G3k6Wz4tBIX+4s8rMd8dFO6aHN81k9DPqDA3ms3FkU7nmB/fGXRe/tJ5oG5mVfltyTiHnxU7J30HynTC",
-	"rwX2HrP0A2oiZKTA3vmQAAMWyCKxxd5W1STOabV/DhYjHfihll/bYX81fV1Qj7tzuKfEXrf2q3pCrBi/",
-	"EDFEc7QPDw1XxfveeYPTm4DU+Y2un8hZcLnq9MLUQ+a2I62hgrTe8uwfOppgj5Umi1MbPD9fawCvPNJa",
-	"GSbDud/7aKCyiGtPB8IL73BAgLe2TYqlAT1yIuzzC6GE/b/9CP3xou8wghd/5laY9+vTb96ptPYJTeSs",
-	"x37FbBnvcxpQrWXipf/CDFdXtsyVmVJyJ2X0h85/Q4WdDpWu9tOEXyEOJImwEBkvv8fQxhjfmoZqstNb",
-	"yrQM6X/QoQUWLOXdDMpp6MtqDg3cOFQVxRoBgPjJrsq7gbKw+6fJ+IHTd7lTzY+eB/hQOTW1b+TJp9P8",
-	"DrCwupS08vmPDYfG8Y3ZcSED7xZ4oLAWVwERphwS5fz/LQbiKthAQcKRYKmYahdIrdYiyFDVIaT+AD/O",
-	"5pwYgJfBUhXoopnhFwKmQKuBr13Gl4hZzWyeTLxZVzuzS4DzA2uWbmQqFKb73164FLLzNke2ajoh2xjZ",
-	"Qs4jpesXrKaYPzRUmxCXtkZDrFmroOFD5tA/YmZ8dR5brTIlvGlnMm6QBl/csJauFN++K5T6VystfVvH",
-	"/O8saIeo9LKq39+2Usxn3EkY+J/0v/dr+p6cMroo8g7nROdW4MEWpZYQ8570EJ7kxgjlWCqFY1ATbwsF",
-	"JBQ0VhMmdC0YKkA1a6mmtZqzAq5mURviLQTohkaN0mE40E17gTYacft23uhm1/VtJpVMeNbUC2GhWXhS",
-	"XtqyWfhPwp3hwO/v7tIKtKABxOu+bMDMFO5orvXEP/c6u97K93GgWywcHOCnH0SiTfq7MoKnW2G9nxUi",
-	"GZAmSPYKFzx8I029l5Pq3x7UJl8pid9ZJtNNU5xHRR7xjLtJmR9bgGFn0drYJLN4OaRgE65e/Ok4EJ59",
-	"WZN1b3V2DQS5MyMV2LN8jOWwfDYDLiXL4j9vxOhTbrLF58Z7gZfBeX1H6DxUgCufHZXVhsTwIhse4FlO",
-	"xV4B1DzB2htscuXBnbSUR3p9gzX+4QidU2mvFSAl0COnJIIqk0QsxkMuhREqESwOw44YLlKg6B0q7z5F",
-	"kJGBWStzJ0p+k5uJAFsbFRBmavAxE5+ldehChNXy74OuPdDC03qb3k2MzscTZuVY7ZM1TUQXYYhev/g/",
-	"i9Rf4G8Da59aYlb9BBhrzU+hfjfHJ34YmGVS8eyK+qVUw7MobyVMgbRURI1AFYR8saDYTxBOYkL7H5wu",
-	"JIFAKyIHVEf3isaS7J0nXN1fPcHXfptu8q86D+ZJO+Xkb4GB5uuqS4P0E9cXyH4Q7UKcSca3qsj8cJ91",
-	"jJaEAphZuVKIR9VMaS8tm0Zq/W9zWBVv5SbeGdqHBwW3bktxG78bF5w4JxswGhlHVp/D/OBNWiP85JYy",
-	"rDVcxLNszkZz4rOLyDQ1hdEE0LJonVJp0eIB5gPVF23Vov1ZWncelq1NaRKtHiK9pA5rdeVNXRtWlSDB",
-	"ynZa4wUO7hzvWluORHqRRvhEa6ZKm+eO4xytKqCqWj4bDfXpVQlVP+T1CihceIfDQLp3s9zvyqZthRSn",
-	"8vwdK86367nBySkEWMCOJfR9uu7b6hz1fDQFjljMNuAVfGuKI11CCoKfBPa2L8ld4TLpJFfUf5Muw+ZB",
-	"mCKRetVHXfyZ0je1QJKpvKjR1O5qA93/i0ATWx1n2qsGmk7wNCMtTl3CFKyTWRaaFFVPT1e25NmqLsfe",
-	"LQHWvmYPH78Tv/kFa5lmmrzyakx7j6PzQSjv1vq9hNVO53Y24WPJgY0nN+KEzTLBrUASYDNlM+24tTKf",
-	"4hFSD6YedGFLlbphgxxa5K12/Alm1K0BQryuUGdfNjStbusJh8K+5TzdoPGfJkf7c9Jv/xKtgJ6ACkfN",
-	"x3hV7UCdCSn0dvq8rhbuotFXesG3d8KnL5udBoXWcBrDnvJhTKnr7ulw8NnM6GuP3beA7Q9IZvrgYBtA",
-	"dod838aZTM22f+onM3dqPlSDmRepSKQle2DLvf8b/RD8LuHYpWa2AJAIcFGg48ECKXEcKMhT7vig+PP7",
-	"NI6GKi6syDhiccWm9T9SNZ7/A0093usxGAZ0RBKC0kpjk8asWzo6Q1V4OnuVRAGm1UIWKtRdimtKKDU6",
-	"E4OiGJCKHomeS2LGEiSBKaogxDSxCraHXmg0c3Yvb6UIxsPsylkswPpQ3QHXcSufhBtTCHWpIAo/5azw",
-	"Og7ZOPgiIqXmPmI2MTrT43mvvWtRm/hW06a+uroLQvj81N4mVaMpEYuTJow6whjgcihgYkFRVGDDpFXQ",
-	"YI2Y0Ykomg4HIoPjfvv6zHcwklXGiM6wlFprlukbbMdSx6aMJ1e2EQF2rs7Tq2A8xe8dC4D+IRJ3Nwtl",
-	"K86KExsRb1OecaVCasV53FI94f1Lnc5hsA9ytN7maMNfdadzDbQG25Q44cLsCpzWhekt7XpxYg4/P1px",
-	"03p2XPTWu5xRK/SIcTbRdiYdz/z/r4XKxV6Zhfn+9NdTSBVif2glTipJRJjkmfI5djXBXiR+aLlDilzp",
-	"oNNWoI0tHlJvzvJLM/9dpZIAuLSQJHAt3Qh8AA1Z8xsyWrEVhFZrAuiQ4fD1zE46z/2FS8X+DbfVi5+c",
-	"Cr/cfuunwsiEv3g7kQkf682D105sNXLdLndow7whvHwlim09Pu3Ert/8ro3EAxCjMkqhuk2fVFCwLQcV",
-	"SSnGJtbHfuGbYb+1CfPW0kGP72dGQdAWpv8o+YkPjTE7Q2lt1LOlZG/HUmqRPoiZXCvLPt9SrSF0TQVS",
-	"/dLI0cbbRgxNI0jDzrxxKG1gLEqxVenepubMiiLA4iu5a+yKz8/8WGEBhfIPPugP+v0yX2xkBL+65NZh",
-	"GMG4zqDTfzk46sNS0i3HtVuyXCWTyuUHB/7P5eWHfX97cXkqlcJKw3D9q/r1/cPa45UcT6qjOYQ/b0xy",
-	"ubF989SxJ9QbfgUMeqr2x/PnpXwQM2BVVMXp5GqN+i8YHZDE+L/+kwXDl3Wn3AkjeeZloGzhibzEe1Ho",
-	"V0P8ygUxcShUIVKGkhrC/+maZzn6kIlfLcZd9RnIk7zPr4XhY+9yWheuQCPlvRNTy0bzocKQTzwSmb45",
-	"4wbZJCopYhAfoUKNwFtReRTr8iwrpmr3PHrDszBMBI4v8rBjWmYrSgnWglFiqLZFKXEOO70ppwTIxxNN",
-	"kC4oRjYb3mglsUR44LfOe4HCX5FnVoozfQRhKci0r80BS+SaRhg+t2dINwGCHvi+b1PYlWvvEnYtbt8s",
-	"oxzZ42GbdlwU30RTcdxR4nV5SqQUMLAXPP1HjgHlhw1IfzTUbgWcpSlXc7IaWCaVAK0f2qkoZHUzXFks",
-	"4hswIxIhZ963QkMi9lbFW23dWz+OGIwV+F0ckcVQtSFWGQ97EVTcAhEQz7hKhI2GCl58KYxHS3cj8HOp",
-	"ltWCeRAxaW1OcfFEGyOo3pD9LefKSSep3TjWmsKZ9pRnQ4UfFrbdVnMwj4qxskSrawE+ZJxwK+KIxYIn",
-	"E/+v/iP+///3/+1FRX9cBSH7wsYCW2GfncJ6kpWjxJg7eS3YP3FMc+T+Yw6o/6qAH+yhLh3menBPkUBr",
-	"D7XGUDH2h4AkjSI1hMVS2fzyUiZSKPcJJKjaNt6JaVQaj2BvhU+jGBLVw7KS8gjJu8i3xdbi0jmhejA/",
-	"hQvvR4jkYn6UMCNbMUibWc0i/0fFdJb635FQncDVfgQLbGfQ4hy+VhPY0m6Kmmj/Umi41P3x3Y+/7fXY",
-	"OyIMhFd36RHIL+Wf7XTK58E+JmH6QyuxV6Frh4mlAzybDASEQQNculpSDvsNuxixsnUGcB7D1rqJmLLu",
-	"DbeO/o8m59lv5xfsBfx6P9NjC93CvcjEQeY/SRUvrCzN3Zbr6sWOduc7W7lX5y6mrzlUTzOs6QbZdlpf",
-	"gYcA2bBQyQ2P8wY6mSRh4ROjbeVbg1Ee9/s0jVQ4LjMbR4XIkIBAN9lwAgUfVpfmUnxgfk9H2k3gz3Yv",
-	"YtwPsvg8SPaglz18uZAvhRPmVkNPL32JxVhuwhV7GT5shsTUEYmGvgx92v3z4dXahPrv8pMoLytqw8Mi",
-	"FGwL1mEffxJXfz8AmVb+0QVfwgjEki6CcdahbWXkCfROQw7ukkdxCqphhU/xiCdgIGLwUrKOW1vYFWO/",
-	"tdOQaVfJ1/n58Lh/tH9w8AqMY2B/+01V2rsf9r1GDvLk/wBhOg6z6NDudKKOF7/OoONBnn4qtFlncPD6",
-	"zRsgq9lOX3zYQdzM7QbCyvdM2/SyOV+4/stdZjRd09uGF1eUPfPQBjH6plQzuxhaeYa3cULbskFQyWx7",
-	"X/kjC3+sJ6m9iTpFfKq0owedw9733kV+hA+ePs1stKkAhmPMldlzv2rHhMIGJaDVsftHUOCs22ROUQuu",
-	"GH9C9rOgMxJ6Y4/9GjQhX5Djf9HjVHA3aJULA6mNt1VViptFVF+4z2p9shqCTb21xIDa+xZCUDj9hRkN",
-	"2l462FsKlnIXoYEVXBt+6SBeGy1GcopAZ3FBac14Gyw3CXYI4onTpsd+lJkD32eOndaiBSs+YlfSX009",
-	"hVg39kZ3jM1urLwWEYudjpn4TD+vod4NPTjbBkrZVuOkF377No2VesWx49/9tqK4YAyAJyAtSHt9mOCl",
-	"rRiHv7p185KLz+rf/PVrx8HBlsevFwbkv7pmmuL+wQXwChG1UNP4/Le6mqd43z97s2WqEiivGdnrW0fm",
-	"9J3G9USDyhekCm63d+HKuwaULz6rDSmNS3N3F03+FqLJbiKKCFE6rjVXfwoBZW+bFGmT640jurqM+oRg",
-	"TFOKP8QptQqRtD1I+YfoMVAtYO7/UG12PHt/I8JP4Oditptz+Yd415MzKHgCYeSuM7nY8wpJqvArYKPf",
-	"WzH41ceGePv6Q8MHAeP6nrTA5PoNd4Pm6jPaVltUVnAHkg995FaHlq+IkrcVbCwMlXVTM8cjn4gl/ssw",
-	"Ebs0Qvzh/zPiZq88OYvKQo7QrnConJgCUuVGMMPVGNJW/DdYlPx6x7uWB9Oi9rd90JiKChY+ia8ZPgYb",
-	"fdDBxexEnSn/fCGmsx87g86x9y+mUoWfj45KwPrIs6t9qVhx35ais40Ltt2CjIXN2RAjNwuTLdy5Fgm3",
-	"XbWxaJ/sKjh2tbN3LttYAO5txhqbpHZtNcfC2LZd2dFY17GkAR7WtHtKqLVDkIeuHLnDx/W1ykjWlZB8",
-	"wGIQu5Ru6ThS32dQoloYf9bxOYQAvU2H6c63GG/1PpPslKUCPC2oECieiznR8FCIHfgPlyhbII8As2mU",
-	"Zgr6WOrk6v6GIFVfNMDAFuy4fls7jh10Nq0fuYdltsO4nZX07AtTHsvQwae27/3hr49Cbh+cra7r/0Gk",
-	"HHaBBdnjZ1r+kWr3uPNg+DCMyBd+WvdGhrA4a+EAXnWHANYFH7cNWvlx7Apf10afKkw/9r7UGg8edvpF",
-	"QskVMNAkOi0JaZBhxWkcPuMWGizDWaS//m8f8HJ9yeIbMfrdZPFQdZeYixKkLeqxC3igxTTYQdGZJMYX",
-	"vU9j6ChVpsbKlDJd2EyKRAyVvmReuc6m1M67IVSGMxuJlI3mLM74SGSYNlAh7yg/aE72Ujc064NEhWId",
-	"Cj6gsnnVgBmgS8HCNerGVel61UQZtMpu8p9mg9W0su3IBdCyfMWcS7+ay9bTIQi038ILBItijzYNeF3w",
-	"8VaDXI6P2+DlBiYTXr0KFbccu/IosgtX7RqOPEDkqqKfbldPJXptZMcVMapVPPsXBUcaoK91emYrcNv1",
-	"wwktpdlx/3ivx97qlEpssHrCwALdH3B/gCEi4O4Y559GFMhJI9BKeQgRfeReyDdiNNH6arNGhvmouGLB",
-	"q4nKzFCdu0RPRenDQEVSKjJ5Lcz8ZKhU6BDs/RuRGOFWNlRDHwb6Ai/3Xw9TWNmnd3tt17wN/TGs4P0j",
-	"KtV1vT2eUrv6Dp4UDbz6nNbNF6vv3rV+fyLOHH0I9d2pYFLxra/CpeDbLbRGvSklvKmX1xaImdBX8jqV",
-	"/fXi4uycCZXOtPf1nKbyT+h+XuRhJdzxTI9zgR1/NeNZRina/zHs/GXY+XvcGyqkK8BFZQk3Rorg2I2h",
-	"HA1hKGJaJeIksDUBTGXSOpH22A+IX/5G6PVTaR6ivA8Kw4JukzVy1gmHUPlUW8cO+/UdYt3j/hs2EnOt",
-	"UswW9+P8/cPPbJpbx3IrWDxxbmbRYYRfevcPFwS8xZmBKHrEMq1nI55cYb9cK8y1dyjT1AhroyGQBoC7",
-	"jAuhM7RNeGqZdANswOkYtaGXinGmcoBGCXvx/uz6ODwt1AhfajMdqlgq4T5xp1XMOMi3Zd348OCo/6r/",
-	"8vjoKI5Y3P/86rJ3EINVFMbp0XeWjzKZFM+F+Y1EqBQZKm7Zpc5NUcyIQ4L6SBjSS5ZJJwzP/Cj/kadj",
-	"dLL9HOsDdszjfGojrCnApiz4PloMDCrUxhPa8XaTiUiu/GqOuZ+6o9qIoNDAQx/x1G9c9aBjsTA0VLDG",
-	"ucni56bv0C4nxfFVfX78/D2q8UwY18O2rJBOWOdJ8GCXm6wz6MA3NHjxAhavN+FmpM21FDf71IDW9uj5",
-	"L6zO7aYxAlqUrcYJwiRvMw3e0nVfNpxD2mgS3G4CVJK7EEGZnUCj3Ym0gKVbDjiEL2JHwfW1KitpBz4B",
-	"pHwygicT+BhDceWiPky414nXoqoUV5kvCzWYD0MUUBtNOLD2WnpROz/vSsUNwCXljo+4rRmZ4JQEGxPY",
-	"L+giRt2wR96OgM2GxGso3kv3vcLsRB2oB6wISbj5U155RSkjtedLyypXnTAjnJl7WDEOnl0Viu/7R7DJ",
-	"yv7IZQY26+K4f//w83cWrZsEuozQ4DOtvU7PZw3DtWh0rxltkNhbn37C/OjBcmga+8OIdGUUYNg0D4Up",
-	"fcO6nP3w6zm7xOWK6DQB7qrxjw4VEJDuDVjsFwUOQuKGdYl77DfszbJiAwdDFTdtfwzFEjHFCj5Rf4zY",
-	"23ZIuYpGVmGF4PBQ5LxF1xuqDyAZWIQWww/7p/6H2OsirVKLhkxF/VQuavA+8CaWKyezWrOXKZ+jvDsj",
-	"RVovJZpKJaf5tDM4KBxoqZwYC9itJfo99G+goUbFsSGbZusO28og0K2R0A9iqkO7lSpKghHq1X+whkPG",
-	"Ts1hKvKCFBDS8jm7lErayclQ/TMXuccQRVHT1OjZbHXA9KnaxxieLe3jZxOi3QVVGkO7XtoZr4n6k42n",
-	"tM/+4y6ZrG8h/fuHnwNzErLMXULlPQRXZjz3TnE3xiqpAYMiqxiJ1Yyw+VQUOCCBI+MdhmoAunWS5Ibd",
-	"TGS2uLBeY8CzUzw30UWwWKQs404YoNcmD2OoCo7sZFKUjogbHPpIzCnIkWfY8QlcJ6hZ8S551Qffe24g",
-	"g9lOVZC5ow9NZW4D2MANMw3v4u7eJx6+UTh8A8f3jh7vLub9XHtg7zyinUe084ielkeEpkdhXDy6xbXe",
-	"IXpRGjPrmwRUxgzN4amNp3IVc2ixwVJhYkVU8gDHOJCqR80tDdVg5DZiE33DMk09I7lzYjpz0LsSDJCb",
-	"yZxJBzK8cFTlDaorMXNegIbqqM9SPn/Oh+3l1DY+hKCuK/cv369LxS1ctMWldz+np4fMT3Hb2x7VVyzx",
-	"nc3yNM7p+SJULKHEc3cybwFUJ+7RxfvedOuwyNjtO8BZz4+oxqjO4j+rm/Q+/RLveazCnii10JeDI65o",
-	"qArWc4/kVb8ZqdyvhSLHFxML0Nmlw2g6Ly6ypwjcv7NDRabAgBIdMjjntnOVTIxWOscu31gVxy2qh+KI",
-	"HzUIWi/dcNbyeqjIENjrsZ/llYCD/KBOpCPWHsvijFtX4k4c4W/OQRtR1zuymN7qXLk4whIV6RifzQQ3",
-	"NnQKLuKCmcTSF1RS5e/9lJzMMsbZYb/PJsLQhGn2QyWLh410On9uyutCFMrrYc7NH0J3tThK9uMuNM6m",
-	"XvWSylrR+pYkLwSRact3+uqrpZ1//Qzwc+FRkXlcLkDicRwBih7sS+V3GUJqzZrkg0i0gcY4U2EtH2N9",
-	"kgeoc4/KTvDpCVOa8STx4Ag1Od4uPyWsP+wfIsTRm5i0Q0UECmDOezgchZY3mNQkplxmHrQL/Pke+CWS",
-	"DNoWvz+DnyY6N6x7fPiGstPqTmA106yGoJj4FLOu0pXKojWFP+e4VO9ppb5qPpBfGG8LK/4/1qT2dKIO",
-	"bVZn0PkomMkVczciuxYF93Tgo0a9ipwUGShJloqpDhmHzvA5EAr0yvLtU8XZT3oq/vDrZcadQeevxVAC",
-	"HzLYdnomk86gc2ZkItUY5ObgkOi625dF11Z/o0js4WaLK9t1EkrfQDQa6ShOXbXH5uFF/03osXnnCWJ/",
-	"+gYl8oHeuZBm9IE7ge7eLXlG5YVfovKu/TOdyWTe+ma6/O5tJHfVRbfpluPDFrO90PoXrsIHYe+tk0SS",
-	"G+BL+I+/14JWWjmeOEbTBAoNntV8NwTUBh1Ff1hSQkorotKsvPXPzkhwI8xp7iZ+EMC+IMx1c+fGM6PT",
-	"PKG4WT3xkc9kz+q8zHO8Pugs91Q8JWZ9fAXrxmMNMNl7kUxTSI2M92qPHrx4AXdMtHWD1/3XfXju34tl",
-	"WNabY2mdoY7dVo7VvlQRc/pKKGbEpRF2UnAgIEPRvlQst8JUsNYKXMyGppAVw91GVGAyMjx0BkeCuYyr",
-	"ytO8s9rwqHPs5xk0QlQoCRuxa6FyYfcKl02aCueuf1FButurN71setEvWKkbMaMzYSOsQAapIBKnQh3b",
-	"EybVtXRlQ0t6NBX73rIg7PTsPbsSc4wl27l1YsogMGuos2m3OLDAAZywv/78ikk1FtbtVd7HZ3LfP6jh",
-	"hWDU56l0LNPAmYQx6xtDzH3hCf6SplWvZcfry4UaAOvNnlr+HibOhK1ezEHBXa8YkhALK0ZRmITN86A6",
-	"g/Io2unmTMUBEzyZMKEcurNeeoHUiJd+uPcQq3yjpEOI+SedV8rEydcN1UUsmfAZhBJG+lqgSVafwD6l",
-	"Dy1P46xS5M+6VB1v95hWaHJElep14pWqt6SMwtk+VTxyZhOuFD6yKt0Jb/og35UbN+FoB7OaiRkxw53Y",
-	"D151zaCtPJ5Qc/kFH3mWjTQ3qY3YVKichR+8kbYPnGM2MQK+4Cup7RWuuBXKasPG3IkbPrcDZgCZBBng",
-	"Q5VodSnHOdneQH9tIzbjwH0F3z3HA7j9DBi4/LoSjZf3Lv3kEmhuhOUI0jB9o4YKka4bf95Phdc4+/AL",
-	"jC9BhQbVxEHjJWh/JDiUaWQAMBNYSqBd+ihG5zq5Eq4mEPjUJkl4PwXugnzmVbpIAQNwrVg34Ray0Dit",
-	"lR/0lZjv1SAmlXzFdzLjDnYsEcrmll3irD10XB+y0x8ugpNERGiFte1F01zyRDChxlIJO4CFBnCvMd5F",
-	"RVgKwFXaZOINEi+cWSbMOFjsqRQOabwsm/LZDD9ZcMmudcJHecbhIGaocoV/34eyXiO8mR5EPQjCvn+c",
-	"dJIr1FT68tIjUuUltaVPMqlkwrMmFA4OFM8Y1CxARRB1jEYGNs6szIB+piaZGCEMK/ydZSp3RgLyGWmv",
-	"TuqNVMXnJDe4ekjX5b9YIDOD6iFpLXy38BH4L1LD2fWMj2SGxIAZV+negCqeIBIXDRUm9OsaRRypRXZT",
-	"fH4U39QzofxCKp2rpKzGiWulGhRurS0frssKCZPKX+8Bnaq9WJdYk0sNDMxpUUkfi5MuBIQYCvlYDFUF",
-	"3RYblVd61QaGEr90y2zPNsKVheuJxs/Dhnf37UQIWnQku8v0uC4s1JJoxffkwc5OAFX8R5CUvFBXmN0E",
-	"0jNWUG9lLdpPdYPAcbDDPu9Xq3zr9TIroxunqjxjDhILGyvSAQRmGiQOKrL05SUiLshwyRpHYggUccI4",
-	"eUkOJ8v4zALzXF2s/W8q0grhih+qWrheRIeqBc/rZQi/a8Piv8S9oaqbFEAHAGEigvGG4PEJs0I0q2A4",
-	"RPV2xOU88Pf5jYDFaAqWwNpRhQ3kwm0cKYG7/grGQpsDkPMwmnDLfSIrfMGRP+gPjg8G/X7v8Pv/04kg",
-	"haUQq3Yth5P+m04UWuRVBOlTIUgd7+H4FQaauhtulFTju7Q1BjEIW1ApEmsT0RD9fv8lRnJavrO/QcO+",
-	"0yWhaBO5+fd/X3miVYYWQaalYq9DvsdJKPjEylewNKVlcqy0vw0866Ynn6o5IwJIOPKB1BQVWFaXXgOs",
-	"9HzxaKfH3rvQsajIFFnnWC/u1ULMN9i5Dx759aaaR6meVNdaJuLTjMt1AMnCDYxuABKsKTdX3oblMn3G",
-	"kBWm9h5ndsblt4tcsO5tkQtJnmBR2t5yBBFfxzNi0Dx+ffh9v18Bp2bBaw9Sh1sDqberxGCHVYhVq7bu",
-	"0THrn7l24hOW3ov1qIWedbjUm2MBx+AhkTfikwkbiQShSRQW6DcAaH/zUzylue8gLUAa7HzbGw5bA9qC",
-	"VLaHtIOtQ1qDIOxAbQHUlrbvsWBNqDEfA+Vo71IqnkGWxjpXFaPN5W2QVAfHMt4mK57xjAGsnNuPYTbf",
-	"LnwVc20LSQJOnuG0uOUdNfewUd5ao9VBf2to9W7Vru+wCrFqxc49FlDN4My/VwTr1hleeC27FhDiAGAq",
-	"g3yQ+2ahFEUqDw6JeMZghVM9C7P7ZoEK59kWco47UYd2vzM4qsDPkhS1N5SOtgY9Z017uIMdhJ2GHXss",
-	"yEE11w5yII1AmyIFsWITjYXyX+yztolwOt8+zGxq2dwjUL4kXe2h6NXWoOhD0z7voAihqGHHHguKFlvt",
-	"rUGi8hidz2ZGX2N5tBH/EAkGoWw+mkrn/w9n63ga/4yxidbmB1yabxaa/NaTMIWN9X+Vwv1mUmE2ORCk",
-	"/Ia2t7wuez22vWW0ETIu+IiLwt4eGF9vDRjPG4Rsh4uIi8v79Viw6Ayf92olVqtQscxPczK5Eq56glg8",
-	"4BmDoJ9fMfJv1wu8C3C1t888aqF4tH3DqypuLUhje9j6fmuwdbEsFjvUQtRa2q3HAq0bnl25idH5eNIr",
-	"bLF12DXOPayyyn0QdKcNYzfCiNKoe8YYVpngeZjONwtlm/mNXnBHJIFtscnLdGVJ296WVCGtWVbbI9ub",
-	"rSHbx5XCsgM4BLhVe/doOFfp+LAa3s4Bf1Q2B7o+KOO4raFFHGF/COgHsdQffVVrCFi/snWYDb1hPUbe",
-	"CTS7stiPKXfQh8xP4S/Q5/DrAik+4EJY9+3iZ61nSCt4EQc1aKuKZ/sTyO3lS3xc3LUdkBGQ1Xfq0fBL",
-	"m6tPUHnSI9KS9ZkRZWmXvxNrVsDNDHc/Z9NMmysIM32guXy7GRFhF9vaSy83PgSIyuVs+5Lva8jVIJjt",
-	"TbLj7QFYs5DsYIxgrHHbHgfNvnz57wAAAP//",
+	"7L3rchs3syj6KiiuXWVpF0kPqZsl16q9ZUmOlegWSY7zJbJIcAYkEQ0BBsCIZiJ/tX+e3+f8OG+wX+S8",
+	"yXqSU+gG5sYhRdJOsva3sqpWPouDwQCN7kbf+/daKEdjKZgwunbwe419oqNxzODfhzFTxv7jkcYJs//g",
+	"Ue2gFrT22/0tut0IgiBo7Nn/vLL/CdL/Y61avfbAhR2tmdBSdWS/H3PBavXaiGlNB6x2ULuBR2RADZvQ",
+	"KbmrfaDxQ4MLMlayx/RdjQypJkIa0mNMkCGjKiJ9JUdEcxEy0to+CNq1ek2OmWDRoakd1NpBe7cRbDWC",
+	"9m07OGi1D4Lgp1q9ppiW8SOOEUkcZ7+8mfpfNHtkiptp7aA2oUpwMajVa5obdrrcpim14w01ia4dwJrs",
+	"30nvFxaaFWAXWtiZ6dgCKGKPPGS1z58/1/EwdO40fv77OP6q4/j4uV47YkIncB46GY2osgu9FIyMqeFM",
+	"GMIFGcpEWxBnB0ajETdmFjit7YP2jgMOjWOmBkzo2sHPtTGjIjG69tH/zi1p2pnmjAqpYQMJq+lLGdXq",
+	"tVBGdvF7u+39nXYQvLJnTsdjhHXtUYa0l8R2/fYUaGi4xEkPBR0PpzH9xHWtXnvHHxl8IHcu8E+WBzNO",
+	"bH+ZasNGFqmObi0A2Se74ytYZ+1zvbj+4rIjlQxyyw52W6/KS7umelhay0hGTFFTWI2QpkPH45iHtBez",
+	"/Kquf7y4vD7PL0zwkMcxF7XPH+u1HrPIcVir1yJq2GX/DVdmWDuotfZfBY1gu9GyaB5xZi5VxBQeiF1v",
+	"9q/aQe3o6N2lGwaLDqXQXBsmTCekqieH0wgW/HH+eSyA68nV6dHx6UkOuEfp/OQoNz9pvQoC8hDSGODu",
+	"Ftf+5uIwv7hYTjpaRjwZfbX1tMlA0RFxs1qwPguKemkdy9LoXq1e40IblWQ4ciFJKEXIhLFTR0RPGEMS",
+	"kfbQKmlwy/IoS4PjmIZMweleJKMeUxlXUpYHXDHFZQTfeVOr185q9doxIKRMVGjhSyOD8FImY3KejXBm",
+	"1oMHE6FMhGHqdAXG34/pAL6C5NpBypuuAN9eC+D7DtjZgVEJq9dGSliCCIL21vbOrj0AQUcgI/TpiMcW",
+	"dY4vT2r12oA/Mjv028ML++eIR1FsofD9+9OLi9rnek1JaRFoG4hKs0+1g9rbNVh9Irg90O0P9t9jS7cL",
+	"Thg5uIXlUSw1u2Y6iU2Rlx+S0D6KCICcTLgZEikYeaSKUxHm+LolqkTA6/jKzHeDgyBw3B1HAGmlG9vp",
+	"7YaNvegVa+z3g1YDIfpqn/ZC5N/2yGcmDV7ZzbhJFaPVQ4LSkFU+vBx29AOLHVaYQO7Xo5q9x7OIe7V6",
+	"jX0as9AAQ91q7jh8HNi/+zTWrF7jho2WO2iKn5IhtVS+3Ds9946xw5EMf02oMHhrWJTzf76hFrtrWxku",
+	"hTS7vo9QQG7stnfsLw4HDmqNoLkDxJwtC4htqYV99FRTO5fCDBtMOHSrkwnKXl8i8yCqWRJzID/DQwqy",
+	"DfxQ2tpnTxY3Q8YWE4TsEzNkuXVm1PA3EfxNBP/ZiKCA2BViu1UQiAaszwvsGS4j2DLMdX//q+AlbidF",
+	"S/zz/yisxBkyrLR//+fESVBGUQTBgy8zWsEmRCc9HSo+tktH6YMbTTQLFTN1oodyIogsySFWRXpMRbR5",
+	"iLefIR57RNj9XKMxU6bpXoHNDYTs95sRC3nEIguRPuVxotgRCjtBfSXzQ0y1OWYxf2RqmpGT/fXGgcUL",
+	"2HaDVukfahZ2fvx163H/9rfrbXE2fhV+iFr9d3p38C3dmp6wIPmOX5qdh73vR+1PP1h0TlRcO6gNjRnr",
+	"g5cvh1I+6ObQCtTqkbNJ44GbcMiEbjoj10stE42sAfd9Kh65AWSpOhGePs3Ow8gHVrz8ngd6qFjEhOE0",
+	"BsgrAC4bUW4Xr+nofy5YMtIsV0wXv7Bf+MIqtg3Y1Wq8R0mQ4EdU0AFTKSUsR16WFj7Wawi4A/v5zn74",
+	"fbv3497ou/G2vm09/vRKXG9N/rHL3gW/nO3Qt1F78J5f/rr34wOc1TFi5A0iaOmgBKHjsZKPLCKKWQjm",
+	"z8bh8oxksnOw7SHnhiwLDeZe0VyKC2ksVK6koVrzZETaZGBV0D5XIxYhygg2HioZy8G0mbcgoA5Rsh9c",
+	"n1wcnuV1dMUEjYs6If4x9p9cU3c/uzyCLznF/dp+h7QHI3JB4X++K2qry63jC3T3BTr61sGOt5NV6Oi1",
+	"y+vjxv5+q1Wr0NTz6jlMn1fQS2piSkkFlT13Yqer7G65sdF+rVKtRrTCQ7HfR0yKpno8pANOiT21RLHX",
+	"ZBwzqplHOZKeBon5iBuLcM42ebqC2r/2JefpEK2uc8yeOwctD+l00PKcCLkB3Cmc6TLLjvAJiwjccnVC",
+	"ib3BWGTV+Dro8r8mLIEV5iy0xrDR2ORlvihRwPXP00uKKSVTkxDMbjl36cZ0T5YF9tbymNLfAtnIrr1C",
+	"y9r2VnZ7FBZ10l3q3E0LNtj8XsuztA6CoLnVAqaYA8CrIGilAKgZPmIyMYT2DVPkla5l4CgLFCsBo70C",
+	"MNoLgdEqAQNRIAeM4FlIWAxtBu0ZSOzNQYQv2nlrhZ23Fu48KO08pYfc5tvBNsihx+DZOON6Ruef0Dju",
+	"SaoiQkVEKBkxkRD4oagnUZ3pSJYBDexEUll24wSqWkxFpEM6Bkv8UE68RwulVfvLOyoi2e9nv+G7cOsM",
+	"FI/traNpgkZzM2QgoUdUPVjevITktSwn3sn8Zen+Oz05dHLsDWNiBuKtgy2Pa051eCcNsapXBkNgwdwe",
+	"gdsg/lW15G1/equaQatNnxkUwAlQeVoRnV5RlT4oHt5YKqMoN+nZpe6b7PiuFA9Z+os/n5gPhuaZA2qv",
+	"eEC72QFZhOx46OZPB3fhzuJM9nrTIvL6k3AWmOwonCLy9QCPuwNCO3n0jvaMyG4nEq8oXScyjpg2pM+V",
+	"NqV7aT5aR9RQUP8sQS275kU+4a/ge/08nx8uc8gsCAJ7yFINlvxm0EK/4iwnbLUPtoLmTh5SXmYvyimr",
+	"SnfR1soyVdTOdOtlX2l9CfBnpZJlwf9qZfBbBD8VA6bNYTTiZlY1i0Zc61R/Th3a7moB4RYkc7Kh2WBk",
+	"KYJoNqbowOtNrRYOtqzNvFaXBTCc37x7uv/n3d1dEgTt3aeTq9Ojp3eH128ur384Pflw32q2m6+2g2ar",
+	"tb21EzRbzdZWs3V/enP5dHP5/gb/YzEn2ArawautoNVuBLtB8PR0eHx7fxi07g+PbzuHQevp/OYb2PHT",
+	"1VO7udNsPT09HZ49XZw8Pb2/OD26PD4h72/fNl7diZMfLp7sC/lZ7YRP396cn96+u8f/fnv57iI3pL0T",
+	"BHfi6vT4qfX0lGoC9/f3786PcGeVG2m28OHpzeX9+fU/W+2txvZOw8rK9/f3NzeH9zc3T0/Hlyf33x5e",
+	"nNyD9+3+/v7+7Omptf8qCLZb7ae3T09PrfYWOT88vSA3t/f3NyeHt7dnJ/cfDu/3X7WC7fv3N4dPTxvt",
+	"YHdzZ2enEbRgM+dPTz9YcMBC78TVD62n1tPp0/aH++1W+/7Qrvv+/t5Oer/9dILf2L4/vL09uTi+Pzw7",
+	"PbK/nZ8cP9lHlY9PL3JfeJr3f2UQHp7Zhbw9vH8rZUTwxprevzvbC1rtvac0HuIeoxLub45un25+uL8B",
+	"L6kb9uopFwXxT4iBwHnbT8eH98cqGczOG+y27Jw+oOAeYw2ezi+frqke3onL45un46c3/zz75/HT0dG7",
+	"y/tnHff33rn+z/Y3F4f3Bcd6+uyp2uF9t7ql8nNKxtV+0R414ZDIPunLRBFHfjpPkmMlQ6a1vV23IbYn",
+	"iQ3aNiJmwM6FtkpkwC4mBrw8wigZw1I9kdXWdHvPatLAWlKLqxfAVtSIP9drMjGhBKkCgktg5c5O4DgF",
+	"3ETZViu21U5XuLOzY7cJNgvFqAaYRFyHQ6oGjPSlIol4EHIiyPn1BcmGF1aiH7iz6hRWsvX8Sgrfdc8J",
+	"j4h/jBFeZsgtLxYRFwPiYmrAEmpZd5+GPOZmSiZUExorRqMpyXCgsNAowXfZc0BL13R+867RJhYH4OMW",
+	"LjQ0TGlCFSNwo4hB8SOK/YJujfQb9nICtLbXolTTU7B85fH6jI2k0HXywMYQvDWWiYh0nfRkMhgae/uY",
+	"ISMh1Qz2nGi8kuyPjIbD+Wb4XKTT77WQG4V+KSkM5cKSjY/eOqj1FWN2J2U3TS46aqxklIDd8avpO+i7",
+	"8YIygAHkGnXGHlmMdDumVt3fDgBZgJCuJAcBo7WzOoP5aPUFFvfPeJ8d06lVRFv1mn5Iage1q+vjxtnJ",
+	"eaMFEyeCO87Rp6EBm0PQbO9k6wXYW8xJn7dfNfdyA8BTZL/4vGZURpAKOZ3DzwXBfP5hD+LEMFE87MmQ",
+	"gYia/rT4uCM1JQMpI/11D7ydwecwjhvjRI2lZqQfy0SVzn72rLZ2d/xhvT27bhxeNXaC6qOC3913enSw",
+	"5DHUV6SgvwlmdYJZ6iCsPH8mzYxlNZYQ/hHDzi2vNBNJvJu1SB3Ol3HW3g62Gq3WXua/uhS577aDpYHP",
+	"APjreqYRNOv4qXOu6a3t5g6g6arztIvztAM4iNwvO9sQHaJYyPhjpb18fcNQSh5wrufgBTqC4ymfbug9",
+	"Dfb0CPqL4NJTrOFEHmIkMUPF0njngvxXDu5FJDi/PF4yJBbdSX1qwO3MVbXJLdjPIsqdJQP8NAuMdNuZ",
+	"kQ63VQXhoDBiFceoDMNEKSbACtbaTsVLfdjvuziLLZC2EIi3Ev5e3jN3LiPet9AvQMveW+cMPWDFo7Q4",
+	"0tChtOdnQcMNp2Vv9XxXNBX0GVf0L5KLxQzVXzKCkm/kiP32lbzHiS4rA8/5iRBAekUI/fxfBkTAE5hI",
+	"3kiqoht0GRRBlRlPCTWkFRxs7zheYfiI1UmPmQljgvQUow99qg2wjDgRJeHYWf0x6j+zQ0fopciABK51",
+	"SLhAxeVPslJ/qQl6nsH5c702TN0bdvP2WWFDv9cYTAdhytlMHoLgq7aPLQeDlYorJQeKaV0II4TpP4Pt",
+	"zs7ZU1REqJWEaBL8t7c7+yfBGyuyKO6O999ab9v7W3t2Wu+9SNGafOfQ2j5FcQrBDbIhU49M3fIRKzHS",
+	"3YPtndxVtULKDVxXPvyKcuG/b/kgH7HfpAB6GTHFQ/ryaMhDOpCYJHWOxohb5ZTIovDuTRU+dtXAsKK4",
+	"Uqmpr+KK5CJin2oHrSr9vkpfV3TyrOmy2kDZymyTW94m2fY2yTvlLIjp99GCeH9+/fR0fXlyf3169O7w",
+	"+vhOeXvdzsn9Tiu4f7OqHWKBuJK7bhX7NWEaDS3b/VbYpvss6O1FW+EOfcV2+62oHYLnAUwMh5mFweWW",
+	"ZM/eOmuDxdEUQmsIRBWGkhVsUqv4aB1KBJVGqQpj0hphGutj0fJm7hSlSkZpQClvWc6bkzPc8rbgfw1k",
+	"ca6OCzY5Ti+oSp95nSg2sAKucgK0kIZMmSHO95iXxP4rOtALLtqF7vI/3kmb2YAu8eIsuK6kGlDBf0Ob",
+	"pxQQ+3mlJDGK0zh/jitft18P6nmrRNXtDSFzENnaZ9QkimHg75h3HtgUbFOsBzGzkKHBBQ9ha2C86MRc",
+	"Y/YcBJNpdKI+oiTV3vlsr2aIwBsracnFguVERPko1e1G0CpsCwZxMUBkhfv7yh33vBgUPP/XWegt4TqN",
+	"hY6nZIj5qLmIz1SA/Ju+/pOGo7hDunUBwVomuhOxx84/HrYeL179ujj4+8dff5rs9WoZ7lRzZNxYDpHQ",
+	"Ae0lQmKxgxhJuJnlyfi/VfE+PlvUaee3tBcz0mpbnKQEsy0JGvedr3vaJEcxowJVAvR7D2L5yDTIV/aN",
+	"KRnH1LAmCLsmdhZa0GIIqE7ZZeQd35//Drn6T47jgJ0g080iJlYL8AInoIRRVOg+UyUR4f/U4gFfqWhA",
+	"mpf/5svy8q9PvilG1Q/sDr5a2vs1zkeOZ7K8c19aNjj+1fLB8Vu3rb2Dnf0FwfF2nY2dnd3dL4iO37pt",
+	"vZoTHT9nq2s579OX9NJlM3K44ZXWnKC4SqrSSD6ykcuLqtYJ6bPrOJyvORby3bOs9YL+WeQAtHwEu9kR",
+	"ZNue+VyrtZ19bif/uZ0TOC7HfI5iqi12n84fXa89cs1NikpZNA5M9GeVGBgpceORdMyjrc5IfXnhgZ2v",
+	"U3gAoFR5FeQpE64CVE2rE5hc2hKZUG64GIBcQKuN97l0JmdCzZKXsh+y1CT3299JR38nHf2rJh2NkbT+",
+	"4Jyjm5CKG17hIUF/DdEhFaACcMOIoQNCDdkitDlq5hwm5YAh75tO74ABM/ARKwD3WGwRbcwEGK41/j5i",
+	"ZigtmL4BAWRMQRh6KdVAv1zGXPDSzrPMUAgpzi0tYjEz7JYOcou7ZoYrhoFiBp6kyzs+OTu5PVlrhYYu",
+	"NTLCe8hegcBOfl/L5wCHc1zhh4IHzscRbB0EwXoOijywQsYfLX+PZPiwaqB1vWboAF33te13P+5f/dQG",
+	"AdTKPObrOFrWtI8C1D+DJel9IRebjsdNq9lnqdchFS/TxQNVMa0rMq/7iukh0e5hgWhCprU3G7Dpt8Pe",
+	"NyG/5N++/enk+vb7m1N9OjLjn45Od09/iR7OvzkP/vHLt/Hlh5NPP/1y8cvF7YCfHX0bsB8P7Tvf/dD6",
+	"nve/b7LptzF7d8gvfznZurz9vnXxy/c758eH+nQUD6Oj093z23Dn4vh9++L4cHJ+NOH0x4vfTn+RPGzv",
+	"t8LpqT4VF61/cPvJw0+Xt9+OztsnwdntD/xidG4u2t9v/3QT7Pz0y+Gns9vT32Ce3wY7//jw7S8/HX27",
+	"3wzbseiN3gbRj9/GWaDMqagd7AeBVbAAFn7HykB2fDBqX+yF36p/TF71blsPV9v6LNrvv6O7yYncGfzE",
+	"2+L7T3s/TGroEQYv49LOax4tH/swQgf7kI91hd/848ooLtXgYpEt0/nI5USUPOQfP3+scKqDedGJXFVV",
+	"+1xoazlp/Oe/xay/xay/xaw/X8z6COQ6K2OBTAVQsoJQxPo0iQ2J6JSMqSpGoS1hnXSxF0ibLvoiKERf",
+	"pNEsuQiMYBcjMFYM2PDD20FBgoi4EBnC2vG7drrPy9PZugETCOGKKGeQC8tRUOvAcinA/OEbrS9c/878",
+	"9cP2lsKFFfbQyya8MU3yRvEBj15ocqvolJxhAuai3QBlGBk+HEa/JNqMZqzK9gRDqjHOxQXpeq874cJI",
+	"QkksC54OuiDQdLl9hcE6HMV8yrQejFVeTthYtF76ODiS2hz2DVwbu7vNYKfd2tvab20F28tXWYjWijN2",
+	"LgwA99h8WUmsZWOhpXhHReT3u7MHIcT5oOI9F1Tsgnqyxa18Abg79veVkMLdszRD18/5cGT8tz2yytPK",
+	"l/ja2tt/hYk8QAA+3H42jQeC0rPqhHXSY7Gc2CuimLuBqFL5XXjjiipvjVwVE+z4i1KKwHrIgO+4uXxN",
+	"7lDKGG6NWBq9cqj9ihg2E/sOxuM0waH8+GukPBQxJI8E7fbefsYEbz8JPROtwbVOmCtKQkmG74WsnS/i",
+	"N7n6fl+N37TX5zew4b+E22yXuU1jK89r/ML+eE7T/qqcptECTgNIpuiAncmwsi7cpEyO69fi4yucmTv2",
+	"9Ksj+umWjcZvwa8Ezg7h/97ayuSNGebxh7i6SyCbLcykpkQbqZjL+y/D7uc/EHjtXK4IqM4Z5FBvzyBX",
+	"CJ459mv+o0qy/BdFFyCxXKXLGXUv/6yCulxc4H/qUpeVlbXaUI8kX/+yHWx/QQXLPBAr7FtDRmMznBbg",
+	"iTXQ7FZRl/8C8vtXBu4qxLkzA4//PrvjreV33F52x1ioLb/joLxfpsZ+Z81Qjl76aE+3TaTE8Tie3jBj",
+	"uBiU7QKZuaVgZfEFd9/GdOAuz50gyNUYtw+umHLRsK0A0PWWlmNswVEmBaGlO5VQA6L8yOr7D6m+n6u9",
+	"D2Lvd3vfn7d//OFN7atGpe3lHFxFbkja66i74KHJyh3j37cotbBfEz4GoWVp/0m6aQfSyvQ29EDam1aQ",
+	"9BvORTeTqJtzJ82vW52aaVfJlZrr+lofiKu9cZtzUa3hoar/jWqIapZR3DJtDrFm4gwZM2187U0sj+Fs",
+	"T4rQMGRjUwpqXFR5MTXN5coutlrtOXUXHUNr2hWsWnZxe4WUnu2FZRd3liq7GFiKfS9GaRZ2xZ2dpWBT",
+	"Hw1U4Z5aMtf6z0ikdhJ06qRyGZpLJUWnvoVErJsGbRHzvZ7Ngk40U2QylEROhAaZp5DNYVkjRm7gQ+CZ",
+	"sk+okGZY1On+5T2n9Tn5ziusoF1YQcHC/U7qMTc0JheJUdyJ9F+e6zzH31u3bBSDwCvzmXs0fGjIfgO6",
+	"tK2aGjCbxTwnTWAvMxT99WkCy+ZY/6lJBF8hQ2B+9P9M1vVfnBW9l2WN/HlZ0R+oNuxMliTuG/7Je4f0",
+	"WLqqyFkeW7miTrWk09o9aP/xXUxaX1LyZe1mJM47fy7jaFoHduETx133kZzVc3e2W0mr6HUBGFs6XMtL",
+	"tixDjIIdKP6AJ5cvTOZ0s9arve08TlTIHRP7iMSyqCD8jRD/wggBPrUho5ErkZI3d0csZ50DM8D767N0",
+	"43jERDG02DfB64RS0EHt5WPrj4hGBU9zOGQjqOXbl2oE/plE8YZifQayZi4m0SgoEPi5Xrumhp1xV5q2",
+	"uK8PQ2rsjRyzftrb7NdEGko2Tk9u3xKrHdExJ910ju7mAemqrlNxIGFdE2VFRAFFEkVEugYe3wnNQiki",
+	"TRJheJybm9s3wK4c1QlrDpqke1fzOeN3tdfq39uvzb9v7QZBtwmVPDPYzhlXAM0CCFzJmIfT6vOVY4b6",
+	"1gv9DAwaOE23TiJF+6bBmek33LCGlcohPKnhMGvz4E7YvY/hpRea2OusTrq/loC4IRVxJjNdB5FH84Gw",
+	"CnEswwe9acUkOXHJct0Jvj3hIpKTO8EFcdCuhOiv/771erIERLNxz0D0w4cPh4kZWpE5dFJmEaKXIgOo",
+	"JsbimaEPDGQ/CGo9IN03jCqmiGI0Hv37HeTA3tW6dZRFu6Dt/vtdjYtHGvOoA5nPd7UumQyZcCBVTDNh",
+	"oDCXS4t2o+sEvcARkfYDj/KBRWTj+u0R2d3bCTbLQKhcSZ3MWcJC2HwGJzEdMeO4ylGitFQVEBrTXxNG",
+	"Qnjs640y0j3j4qFLEHk8TY6tCiwTTcZ0UOI2bPotxOie/nI6Of/lH+b8+NycH3/7/vz4Yff8+HD3/PgN",
+	"PRVQaU5gWwzwAPk6kbi4/IZG9NMZEwMzBI29iqFAOfd3sMBqUgIjhMNzmoYl9GRk0b8LT7vFXcxUS7dT",
+	"IQyyxX5quBDIBho/sGRGPs11EcqeRtWL9Uz8hSY8Kq5qCbNI3y8WovzTpfJo4eoy7p3wqJJpn0ZsNJaG",
+	"iXD6HavgWOf0gek8AyGa9plV2RQzako2boziY7spzUb2Qg71ZpPcMPA9JoJb1IMLkWxQ8v796TF53N4k",
+	"Y6YsLzFMRJbRgGz/GoIJ7JxpAKKmI0Ye2BTzdv0PfiEbmAJRJxYkdQIYV4fT37wTdg4uSHubDGWitCVZ",
+	"IQ1RiSB0QLk4gPnAaGNPZiyFZmQD7SR10vVXdNdNiHfJOKZTFuHk8L6jnm4KRdO4dqMOiD2MbpPc5jfi",
+	"1N+I9+EmNelmqNATpvSd2G63SZdnp9J5YNOOYolmUfc1mQx5zApLx9e5JtrwOLYbtBdknWwH+3diZiIu",
+	"OolmXbKBkNZDqUw83WyS79gUS/5Chd6xZQl5M86G/SXRTNUto4PjC2OXWx0pplF3xuwZvEyYiMaSC4MK",
+	"Nhh7yDjpxTzMMezNJnnrriLSY30JKS7sTqQj7H402dgOArujlv1P2/5ny/5n27Ot/FI34XuoIiJj1WRj",
+	"59Mn+N2Cdx/3abHB7rVOtEwxD74G+FHm3Dv9IGyxfdZ4FbV7je3+Hm3s0529xlbY7gdst9eKttvz+EmO",
+	"xhqWyOZxwZ0dcBb7v1tV9DpHwLqiAwv634pMeyeo5sYgNxSW4XxP+MqIfuKjZASuJlgR/pWtx1LugClX",
+	"+i/itJJ1WMTnIzqwzMHi/kZ69yTjWNIIUImCCciy65GbqLu5KnNkrWrm+MCmX8gdL9EyVynG5XAOWHp+",
+	"f5qpF5rkTI8r7ymYsye0FX7Zrm5CKm59jlPV3gwdvNBkrDjIPKGMWJOcMZOWBVeMRqCVNbjQTGhu+COL",
+	"p3Ugvcs6OYV/nNk7OaiTFvzVat6JQzEluA6U1OyeLF8GJ9rGZEgNs1TLDbCTEXDdlO1besd8XYRrvXAr",
+	"3IntoJW7OUIqSKquwO/QSctLhWXyznmdKoDuE8IWgT1HyLvbz9PxDR8IKBM0T745kxOmoCD6kH0i784P",
+	"jxo37w7bO7ue6Sk6Sdm/vaPqlsh8K0SAQS4a4YVvbtq8Ez8wxftTwg2RFtpQY/0TDQ3pTQ3LgpnrniOP",
+	"qdJwpYRyNKZweuA9E9pQYSDdsgzOrf5u2GJBb5/uRNvhHnvVb9NWLwj3o1dsr79Ld3rb4VbUZq1+QPd7",
+	"r8K9aJft9LfpVq8dtqKAPS+ZaQ+/hYcyphZp7Uz3PweNfdrof/x9d/vzf6smC2cnqKIIqz2vJbiBRaEC",
+	"pZxR4ssI+b2rQlq1YiSSFxodNHMX/ozBaHbhrvLplyz8M3StAJELNJc3NLpGRPZdFFzUfa4VwstfNBpM",
+	"0j2kHmPQmWBQJ+0/h50OXKluzuLIajAjLEiZtbQZJZZ2rLIIcxAY4SUaiMP1rfjc+kj2Ldfu8ABfOiCL",
+	"5/IuOOS520HwOQ+w/6ZYv3ZQ+7eXlsKkYMLol/hUv/wh/eIJrAXAV6VdpILgiMb2BFAntavUuWU3yYW0",
+	"kvEA2klMFDeGiWYNGniLfszD9c4g9C9nIDsUhIbYzd6xJK49VFwXC/YJ6p6VgbO/NHCWAolfm85YI/pM",
+	"DQE3Muze9+hz0tXKABjHVHRSksigYBfSh0reMbVcGB1CmFhGNtpOsaDhEN5ypePAsW3HdVJJrQCgdloQ",
+	"zve0WA5cVzGdj0VXlANvn8gkjshAkh6bSnfDFhcf0rEVdhgj7ToZK0naO3XChGFqrLhmJBGwbBZtAmjf",
+	"StXjUcTEWoDtp2/ngcq10xqJYCxCKYFGIy6IkrEVzsiQD4Y+8SsHuq2vg1uZaPdC4yc3pCKZdxdFFylJ",
+	"LCepapRqNQCWnFbwRaRXreLlCTGlhIwOSypJpj/2mMWBtL3Ma1JQFP8oUgU6TAUbZyghePR4uOGQigED",
+	"lWFjnla7CXpctlU03oHw2C1tuDt3x1aUmbGLXIP+/VWOB1X5MjKXz8MyZ2iCM89gUD6JdvvrnMQsoPJt",
+	"hxYuCbD6Qh5lECpOfywFe22lfSutusHmEKKWaM/DbEXoCmk6NJsig+qFNCR7cIBYn5kVnLmFzHyljOC7",
+	"XwmsuM/U3go2dqv6iBTt834B0IWJlZs02fj25vICeMhIalMwniCqXkjzViYiWhuAfXg7g91l3vIjpCF+",
+	"QBE021/rmnbkHkmGRjoQCyyl91gsxcAyUh8vVFC7AYeu6DSWNLqV8oyqwXpYNMY5OkbKTgyzzEp+FmmR",
+	"o7sBBWC0tr6uzAJfY5/C9HLT/Dfm09Fx1yMmzHUqg39FkeUfMlFw42cnwkUYJxEjuRq2maiS+7Ekpnwd",
+	"waTC2lK9OjCL4rKcbQnGoayVyVkAwJuQiveCJmYoFf9tTQgmMIF3TuVhmHNagRUzg7IOsUrw2jVpsljR",
+	"MrxbS8Pb7n4uvC+kU2G8rQRM2ICRIVWKO39AycSy0bU/NN06u3WCf8M2u5tES7Ts0vGY2Bc1c6IlqKdm",
+	"qGQyGKbGY2yHo5MRSz/1muAhplf6ZMgcRwAkgNkNHTilwvHGGzQXvEn0dPkTxvrL1FCMyqCPlMf+hiqF",
+	"7LtBdkt2ET3mkcwuC1EuakgBklM5qN6/3ElynyhqDun8XJPcqMVS2U6wZQ9VF7eeW7iUZETFlIyp1hOp",
+	"IhIOWfigCTVEonO/vFQ3V6dnJysu0VnauSb2IU4FApWbXPvF2mN1zuOqBX8F/jl3X4p5vwiRwndbhGVv",
+	"mCGbwoCIxbzHwKs+JaHUJp5uHtyJroUASIvdPBC6TXKJQv2cIzog3arz7Vo94U50XWOCjmv60N0EB2YW",
+	"f5hJKmAoRaTSlgQ2NGOk6/A6h5xdKw7kdfsIxC2EPSbr2uUKKPhiZQ4fNcEF6V7bUQ1IO3WO+1y4Su7h",
+	"rFB3MxN74a+wEZ0iPRjFGZifcsbSRT6FzxndlojvvxL5Ogx5jwgyu/ZQCsFQBbanHVvZMEqcbd0+Ho1K",
+	"9bZx2SXMK604Nyv0IMvtIf0K+iA1feRi8DqnnMGJWzGVToEjD+kjIz3GBHHNN5rkmo2Zyzgq6aSOqVe4",
+	"yv4ARjH/aMgGBZOZfAQHA8QPUWXwnw4XrLYqot4UZIzcVl7oOxExGkGQrOVBVlcCWPkEA2htsHlAckyl",
+	"kkkUjXQI3ej1nSgT81wSzn+hzGogrsXhSB6F7kTudHOnapeAOjLilGHRgWVEz5123d3i9sS5GKAyXn3q",
+	"1do57bP1eJGRAHHvvwCocTFYlQVB4Ng1C6WK3gt7+mtrqXZiJWjcQVLLSO7UPSj4q2eQPvhylD/E/Gp7",
+	"HnY/aC8DHdgZ0AocMCIb3GTydcQgTwaK23Bjb5YwGUE81J3QQzpmmxnCjqkynMZp54jXDlFhe7EcOGsO",
+	"TcBOGLESBRHuDTC3Up5TMXXql14L7vY27zhbZJ7ReUHBx8TlRJT9IPBkNWNi2f8a5wDNx1ElKYXeOcLR",
+	"lk2ufGmXyCQfilm1UDf2ZTYwH77YyOIXl3rZDbdT/AWywl+jxq2pec3FjHNstV33kYUWO3xsYS5rqHTQ",
+	"Hz58aJQDJBcdWTme0gHQWT/XZnBJYYa8FQ68xwyu1ndnez7v5yAN1CNDChEAmg1GziOj4K6EG+L85t0f",
+	"ZeiEj3NNJiyOG85f1ksMGco4ArY3TMMUrL7aYzkTcQ2AppPxWCrDIgiBweTPtWCXTtQBu18HsDwDYu5L",
+	"OcPgAarQzxkwWztf3zD1QpOus/I27La7PrpOClY0ZUIsriYb3fIyu1bXuRMzFs1K76S9ENJdANqjNfVU",
+	"PHLMhcq5j2kUQfIbja+UndlAWw7f4Sr30+81g7Vec4dS4+Kxsx9+3+79uDf6brytb1uPP70S11uTf+yy",
+	"d8EvZzv0bdQevOeXv+79+IC1PgpBrM+FfWRO85/d5z+mw2TvFxYCI4YcsAr+KUcMoUNNWgAb4mjgCqcW",
+	"WOjjvRQME9UIWr0FRPRZ7svTrEydwPfIBvUR9CRLJnViIM8mSKUB+MuZYzfBKmMveo2adRop4bI270Sa",
+	"LabdnPb9OulzxTTpFuJxnWjK8RsaBcgwlppp/0Rnm7gTYcyostilmJbxI4veTLtEJHG8SXJxQsQ9tdoz",
+	"ypNFLODREjELPjmuMrHBrpY5mQr2Q25lRKekq5nQUnVkv291gq5VLlyvJHxCBtSwCZ0SzWPL/Kz+3wru",
+	"xIiLxDD9Oj0j6lyvGNzYFT7Ds6O4fnDzYqsbLgimXErXtOvi6tJCA2B1J2L+a8IjtDTstTE2Nv8ZN83m",
+	"axJTK33YXWuik3BIqCZdw0ZArIliHfYpTJSGGNk70Y2l6cB1xcWgWyfd0AK470i+E9OxZl2XtUH1Q2fE",
+	"LSPtEqoUf8xKjnJFQjqmPR5zezzlsKIiPKtOKY3tyBP1TRHYd2kFgLGSPabvau4SMqi/DBlVEQbKa25p",
+	"obV9kC+AlX0ND/7QFBAoooY1XA36mTc8pi54xyIwXsSuh+68Od5MF0X+QE62H0q4eQ2UkaNBixV5VdCx",
+	"BkAUexdOLbmxuG8ljjJ1PLvGrCXR4jsHON2NH/w5S9ZagiJ9UvsyX8Chn6FaLnDZakpOSRjSh3syMa9J",
+	"l0dwwUUsNXZHqcEahVjsSXR4dWop0QVJWAorM4B6RmH4vETIECW6FncyTvrIkN5lHj97CaGswaOKi6g0",
+	"lEdZMp3jh7mDzmgvA3J6RjlSKdBAAZnn3oRHeD0cU0Nnz610hRwQmssIorE7Tvz8LHjh6elXvwEwr8od",
+	"xly2WYEfS/HR+gzi1ItstRjrV/n12jNEW9zk2/xuuOhL+8UJVcKv0i4mpHHpy25E5beeCbbMkWIoRciU",
+	"0I6DWcjm3YGNCY/cUL0GryohuUeIBZj+HJ6ePHr5P44v+xCCuIhBfUD3qS9CBbVwikgaOcR/ls3lCeVz",
+	"Wrrl9xoTVn8ulw/7+BwsfPYTfH921x8r7aq+Ng3oV7JfFvGaKbRuctjmF2hRq1bP4Y1HLOh1tgxe5dl9",
+	"bmJLoDluU5zOPayYC2s+zGLpIelLGRFfHcaHcNzIRJOsdwBque9vyNvjQzKiv0hFBBeMbHRHPAaiZQMg",
+	"nz7XQ5CiQpVoQ0NGRUcPWRzjA9I1irGOSIy2f7iWgkCCQ0YNMBI5RX6i6Yh1N+s+kCrNtj15//L9d3ei",
+	"LxNlmBXArSw2sbxr6OuGuPIYBJrRgrEXBMiQKnucPhhQatYkXSsdfkr1PgrguBNWf8ZSdGjmc2U1IGrI",
+	"qQdG0akT69zRWFjYPwf2PO2G4dhn4QA9bR0YLB93jRXrNQACVDUFfwGAoFavDeLEwLmO7FzQqzJkMebB",
+	"xMmYwyMZx4kOwdSXxOOhq8weSiXgf0IpErzGFJ30mIKXjRxRY9E05EbB5fbAJ7xWr/WooILaB0MZSgsi",
+	"u06pHqDgMevDEx4+wKpoPB7SzgD6QQxYTA0uSAMUpIw60RS7Exn2qYiu2c7nYuwVJKyGrOq6Qq+5PQtu",
+	"2MhyV0O5cCGU7v26PVmI8JR9wg14OlAXhLQpISeimTtCP4ddumIMSsGid6mw8NywOSufViX4MnJ41koN",
+	"RFRb5clgzTVNsJxR1cWeFm76HWoZLCEoOmr/nJW6VYqCVJq17sxYiuvhGalkAKB45EoKu0Q40hHXYREO",
+	"M1sOK/NvDs9ajS3Cwd7X50ylG95wRlI2GptpKZ8o30F0VidKS0YtBsC5H/e50G40J1TOdB5NATtHIM0g",
+	"qCu4fdqsdCQj8LwD3OLoGbgtJ/efUxMOc3K/q3ZV0AuxEerM0l2Tq2yga5L63H2ZYok7WzdV+vGCtJxB",
+	"OCclZ1hbKWSMuUu0K+G6K6A5I7XRWPtC3Yo9upTWZraPnpQxo6LUbHhZXXZJ1SSm2rzXfupSkhPVhugE",
+	"ek31k9jeFHXveEYjiBP6eJ8IyA1LNFL7eqqzb2aZHe3JmIcE/HN9GjLCxABu6LGS0WbVbsaK9fmn4hzQ",
+	"VPth7/tR+9OzOIIiKd5Qbq4CiOr+NPNHUokMScTNiTBqDkLMKy+S6kankZcNJoob5us54FdvuGElYT57",
+	"UAUXV/L996XU12fPyatanlNAc62676af1dVKSevjgsOehYHLz7QDvA/fKu8PbPpC2x9w9rSEhrdKYry4",
+	"iy9bWbNwakSlpo018L8y4fFxEU3bwVYzaLZaW8295cxMYFNHJe15g88y+hwgGjEyCYcsyqlzVmWf0egc",
+	"Vk6GPByiKdMlXbj8ewyUgrk1c5ECKyNaVsizMns5mslJcD6Jemo6UxBCIgX7ct2Tu2YInprqnpBz68zp",
+	"pXxcy59SFVa98YXYyvwhdJrhohv0Hft0JGOpkO25qm3LvlLamn+/7r89d7Xvx5HzY67gyflzNjSz4CNX",
+	"m7CIOc41RsaJHkLJGCx8GSrQuyAqwrnAna01Nc0ykToeuYbE+Co2U9x6SMfVzL4LufddIB2HrtC0ucjV",
+	"b6Xgg6HBmGozR6n2tReXZVDOB+pdovPXhRqyLxKQOTeLa4TnL8fVaxvNrT+Q/9BaJQWe5bDwbajvu3iT",
+	"E2AT2FINjcPMQDxnuntXjIgb7UoMoUtnWIpX3ZytAAa+tZewkpcO7i+X3F8Fyw/5uJKNd/HResAMlwKm",
+	"F7tLH3ZW5aovf/VanzNLwuKfi9c0n7bm1QydNdsvYkGWyQAlzTHdO+L8OIc/LesaL6kOnMWRJr2pizXI",
+	"toy+5q49ra6r7jvF4L8ugKv7mnjkd0PTwh5++J3A8Y512Tc8erlXPCJ2m+SQQP52rmYwLCnN4NoOgiqv",
+	"bo4tLmZ2K3nwF7Gb79gUF4kUXVWbxvO4P4Yb5an3jyPPP478ciexs8RJpMS5gOByU7aWmfKLyXEeFc65",
+	"Cj1VHRAKmYG+tKEFdtPTEbi0sGQOixxyYRbA1eXNLcEakL9Dos1nvAi6m/U7gQ5cq9Q0U/o6wIZdfMxI",
+	"SFVUtwTu/uaQ62v/qcteeRImMRdUTe9E6p2fQt2kNJLPCi7ZTGA9lImIyMZ2sL1ZsvembkLYSs0jbtFW",
+	"mI2aOaUjapj996l4lDxkV5TPcw2GbmST49DOmHJwERL/hLgnEG80ouqBRcQOmjUopgXvqxSFdDqsSAfX",
+	"upu4x+O40i81q6/hG0t6I400NHZVRit1F/d9GFeHii12cIH1bL9q7+RK7+XLOs34gVDlSJdYWEA11s+c",
+	"0l/iGJuHLVX+sUp8+bP8ZNXI2szD8vtEGnbo+jw8h/O/2sEd3xUCsd6VbHO/5ekARnttu8dC6lLvrEip",
+	"aGi+nCDgC8gZFNlwKXs+oxTHbS5FJzDRV6KSFBRflUz8CpcmksLB/qVkMotiCwmliGR/OqmUcByJhQmd",
+	"6Lcx9kAqTtcgXd8Bo+Nt7d167seIM4OkknYG0a4vCN65kLLqRjeg83xW6dBedA3SRUnIzT+F2XLeYlcD",
+	"0nsC/PAuvivGsnuQGgF6UzKSiRm6ZxKW14Hmn92DLNQvq24GTU3gOb4yUqKTCAtkywDs2s+vL3wWLVaQ",
+	"vDo9Lvib6liUADN+4E1yfl28wWdACA6bHAS9pyMFQq1eE2MJPdlze8Cu7X6Bxfu/PN+sFADZSVcu1XO9",
+	"AGBXBshPUhQmXaOsBrYJaoypMGra2C9Lle3tZ8VKwSb5Tywiw4vc0Bn3Umm1xYkr2UtM+cjV9TmSEVsT",
+	"SnPrBAKRoEHLOW2gBk+THFHN6kSPachQ6o+oHjLMxOUDAZlIG929h18bo+0xpqntfff9+fZVufgj/lpW",
+	"01aLs4b1V4JHRuy7yqCubsoc4LZCn2zqnKuTLvAJeHZ5fNPYAsKrE52MxzEbeff0OMuOB06Rd5nnSAcw",
+	"vID8c3EezrA/a9B95ohAtjWQ17phFB+NWFQnyRhiwqlmm5ikZZWOLCJUM8jOAtezkFgEsnA0F5dXl9ff",
+	"LQqUW3jfeNhXqpYXkoyleiANoljMB1iSenH1+QpXS94JW33+2syRDeBnLINrmSGFbDWeRtNww0Z1aPkG",
+	"hRMjFvIRjX1tyw0oagoWgF0S9wg1pPVqfx8lizthsf2uttXabe7c1br4K3wq7m1irYWRhBZu9JEpq+xx",
+	"jVV5jbTatv/YOLbUNVN50U5bq+crHzb+x89BY//j761669Xnjbu7Zvpn+/Pm//hv1YiWCHMUS82umYa6",
+	"sLMYlzxvcIdpboaMAbj7MR0MWHTGBauA+Ds5waS82D4HTuFeyJnmUtEra4D4Q67bQhUBYPFp2bfkS/xL",
+	"moylNiVPMhdmd7v2rJiHO69cQGmP1TiXCGMfz4kkhYRfO4ZF3ppk2AgTPnyLjQOspRBLQza60EOju1kn",
+	"UtVzkkAsTR0NLCBK3AkX3ezngEAe/6He1E0HqcsOx7U9tyY5TLMQIRMDJ7HDcrVA7kTPyvC+I4ddbdfN",
+	"fWi6ZKPLPo2hGZmPTPOwc8cA3NJKWnBYr33iLjcYb3YnoGBzEsdVlr6sdcozNU8MFRFVEYz9DO3bXYO0",
+	"3yvTw+ZvqJ5Wmk/5wgYtgmmz0nFTSZM7BZrcn0eSDrPmIbmDJ9dY1LUnnemmXDgHW4Xm7JOljeYPgpih",
+	"Ynoo42iBtzsXQ+JbxiwTFJLrFrPU8DlB2s86eLOmMYux43s/7nO5s8zy7yVLYKHHvsdn2ZY7URgY+T6t",
+	"/koIpTb+N0C4Sk42BzoVXHR2EZ43/Mf/9X8TTyp/AeKXXeSIYgUE8uiRO2x3FqWjrGe8Ikf+OSAUjiUj",
+	"ubl8HK+22bvRAuKLUnxwBgzZWxnlU0ZVGf0pPHOHlLgJU8xfA69zXB5LPbNcyVTgE4BxXJORtELu3Dis",
+	"2SWtHl2Wa2+1BgyWjU3zsshSEaLZ3V0R4JghZHHCJVN3solmY9TOpTDDBhMRnlTd93BenFfxlfKnENFd",
+	"HOXCjCAX1ZYHRB4Zc2GOGTrkz7meEU6OAvwhzSfCecH+OMUSof712qeGfbfxSBWUpLeTwNyXODwTh6Pa",
+	"R/tdWDOGY66nU68ciLiSJ6t0TPCxSvjBPmB365oGnmc1rgQ0xc5T3BWT2YTUcPHaFfBDg1RiEsWW5yol",
+	"kislSxsJN6UfpFO51kejgYCLywPVfHmSHdFPpzjYn4X/cz45r+hnXpqOS2e9LDXORweshL0uPvgmp4tY",
+	"Cn7hCMaeinFiljUa4IvebDBLQxUtSlf2Ac8LZDxMWxeXxWqy4ZoNYWWbOIbgUui3l5pTuMqVjIbiONyw",
+	"hg7lmEWbr7E9zoRr7HLRvbFfSguvdtfqObAa2jhs8aluCIP5OHIqHpkwUk0t3q+HKvOC1o+xEw1UcbKX",
+	"e3W4eiG9YxHK2AUepoM/19dWF/MpICui1JosYEzVGXtk8fICypV7o8ij8r6rLB9jyOL+Ge+zYzrVbnFY",
+	"Zmdr99m2P/Wafkhmj+49tvtylFAkkdluMZulmI/d5w3pVqhfHhp2+/70Mmi0Z4BRTQq5ZI4UZRYSxBeV",
+	"Iin0BV9WHE3fmREjAVS/Jszt2dLR57pvsP5MFRgY9Nm3Dl88+FrGLOXgaWvxmSwPqHYFhazYJM8H0Wmg",
+	"8U7WrzG1CWp39MDuPGJUaDDcwYB1L+n2DAFUwafsqXTdQgAM8w/+Ug2+lgRY3U/+SyrMPCP43fCBkP3+",
+	"euuPODOXKvINaJ49DmzvW2aCQSXfgwoJ60g/2av1wgIXwcCsKetEdHpFVZX9Jn+F9RSjD32qDQl2D4Lg",
+	"P/7X/9MKDraCOokTEQ5Jq+V+3D7YCtBTxoVgirR2D7bsA2j3XED8hQISrqkko7aXUjKLXc9XvKuyJumL",
+	"F3jrx83huuk8C04MBXvfofGvkD6WkVVLy/RC64h+umWj8dtnAZUVbXgL73Gx1nvVSVDupnYGRBBsl7ih",
+	"/0y9BUA8Hwlu6ZpsN6Y9VhGvf+V63fksdTp4nVb7w1It9o/xiAkX9dzVeL4dr2CVpHRfYgijB0j76yki",
+	"HyCZgIrCkqDYTHlF0FaPe1/Xa1eShhsGT3SuoDqmF7mCP2lUd48RiQVfl4rLWpxLhU+hwmcZtLCkOlYS",
+	"8PFYac+cNOJbr7CI2yUCeW/p4DYbPBPNmz2aj4W+zf96qPgnuEtmjyGGuDslJ4LQCZ2+Tl2GTkLTRoYP",
+	"gBYUOl0L8vbk7SXGFJENX5AylkZj/NByIXsVl3+r+vJf1l9zJZFLef9LKoUqRl2pxYVBc/bkrnHoalbT",
+	"5Z088zhcwXWROjRmfRduJwvQDyP/1sM+iMSrEF5O0p7aGrs8QzfIOpYjpaGJp6T7813tv9/VPnZzUfww",
+	"XYEF/jzTbFujvNnEEiFRoYDAEhGOsLILez2UTHCLLHDVmlCi4iU/+l7FMydp3657AM4/nmhevv4fl2v/",
+	"MK8Pbz+JY/LApj7/EPJpucst880YC7WaHxgba0LJkOph8WrLpbv/0Nu//e16W5yNX4Ufolb/nd4dfEu3",
+	"picsSL7jl2bnx19/mtQWmETmcoqZsslsxF25aCe1PLi2ZW4/IasXKvbb3YF9DUvdDCSDqsm+Y/enBh3z",
+	"xgObdpuL0/xnYYlp4hg9GQ6poqFhSnvIcuEK6EBbabtIVz5WsVAOBHf1C768egAmwgO8cqUEFhcNcIiZ",
+	"WSuWDzPOvTMbYZxWUq3MQ3DvkZiLh7QRbQETrUgzH/uwnTw3zl5wJ2BOBuHq0okMzlPpUmKyj+qX+Lxb",
+	"DpRatdLrerVcM29R5BjKTa4r76JSHl+lREfG5NdmtGXNsY/92o98/FdqJwyq7IQr1AjxAexf4je382T+",
+	"wKyP+f5+vbDQ5wMjEEnn1TMYQC+ZCkQus9QmOYHrMY1hd1FTd6Jb0cvYxWjHy7R+hmD4Qsdnru8EguKF",
+	"dr2cNyDFYihj5mIToWaYZmGnS5Bl+OZZ0WaT2C8oKiI5Ij1uZkIL8cUff916fIbp+7uhUnzCmzebdWjM",
+	"WB+8fAktxJrD1AbWcBWEddONfWkZ5XIcsnBBp2eZK61SwrcC4pRQfAmW6q2wFdfWWMk+dtGica6MOxmy",
+	"GMLuTFqv1efeaDliJIy54CGNIdhTg/fSbZIoNqAqipnWd0L2offoAemqqGufcG2Ylc8jzgw3nIo66UZG",
+	"deEHZnhIDAuHgof4KIxGXeIqTLq3qJqSERV0wBQUpBuyfn6I/btOukMahuMueXd4dHTVyJ5CmoOmfWam",
+	"JGY0KqYNgDcuMsqCNBpBMTSoiQaTFd30qpJLeOvWioLu87aaMxnS+JYjw5s1jYGprpyg+rz+btxal/xy",
+	"tUEMZ6nDLqrQ7xhk6S+z5DocK1SKHI+VfGTY5/sXDJT6+AVW3dLm0k9Wbwlq+8yKza7axnPZua4CxYqO",
+	"6D+2CNbq3m3gSIyJwzmXUFqjyA4khQYWvlj/M6W0NMOCBV+rlFal973Cuu8bVpb2pBKWaz7kCmVgNwZK",
+	"JlJBVzlXHIP7uA1CB5QLbaq7VG9Wm29xCV8iZyxV7citA7pFWd3jNZb34CNGfpOCubyYKbTM0SSClGuT",
+	"P1nXnXwJ+0oCRXNWQNxFekUhBiAlpfTkcvArYClWoihFd2ULm0/pabeDIrmvUnC/WO84q4S8dIn4krk2",
+	"VzIZmwgSnI9sRAnWgw82n6ug/LVq2lbntlTU3Z4P4aOUGy7gI3jOCRaHA9VKMwLtnUjExszisBSka7/f",
+	"dfUHMo7V3TxIzUPY0xj7fUH/gBfEsbg66X7wvAHXhCYkiFbPGkU0yaGVd0yiBItcFoOrAmJl3DEUNzV1",
+	"EnlnTZ/HMYsIFyhwSMGWyZstrgS02oUFJZlI3qww/lbR6RkXbMnh33GpH5Yciw0NvsF+Bv6dj6XjRovo",
+	"XFEAOVtVwlgODVIzfIoleP4Hcw6ymx5ipyeH4Cm5E7kf+xLKGZdA6d4dMZF0YJwdUwSfG2IUnXawVPqd",
+	"6OZA5p4/2F/s2xUQ6hZK8rtmEF2voGXoJccIrNfe+YHP0CLuYrk85jXJKfhQgEewqHAbWUBh6Q6sZXon",
+	"YJ66vc2UdMm12KjE5SglkF+moOterrwNEXTk2zriMje6eErNuyQItkL4Ef6JXUAPiQUlFl15AT0GQW7u",
+	"klGiocVbruu4a9eS3kMlpe/3mlVugUOnOKOdZcVyo4HisdW1NE0Mg9jYOSzou/ncPHdXcu3VoHwZaWRC",
+	"UIlYE7f1blbA2v4KV6VXrg/uxJ14ggMgT/Z4nrK3nopDydOdeGo0GoX/ty+XMfmJ9Gj40JD9BuZcO+00",
+	"41r2IzM08WQVwChxDTX5COyEWKq+ToZW1e73cQ2kRCXkifSVFCb74kvi7QVFIWvZD5MN/DAALv227Pet",
+	"HuoQetOtJUeK5CmHTfZbM8T75GrEQHZyiklQ60gkbsKMcMlTVnHc/oq7wep4dvoy3T+lZcPJrwlLmJsQ",
+	"Kd0eJ4v73pJC4Fc7S4E1PKUdUaVw0hYYa3CmEkMgT2mjGMViOgXKy4kDOFyTDSHdqjftBysZzoIP5/Ti",
+	"AqaBpJBDBLjf/WFACXQHSJDUpH4AWSC/g7JYUZx8VqkGyrsx1MzJIPbczxLimIXOur3RRZK1zFYqqGLv",
+	"3LhdK/FhMXr1yJRVbqFFBNUGuHaGmPZnxMku2BQQJbubkPxJ4wmdQtavvewxL9b16Sc0omMXo+EZ7Z3I",
+	"sFQTGmvpCtcDLnfrM7imESl110XfulZH+JIXZcDabDec3gJVGYjUsceZ0uXQZafci6QYiI6C1Dcn5TpO",
+	"Di6bdQI90lx1LQMttQSbMG3QA1En1OCQdlAnMseQtBPh/F2RMXJIuLe8PI248+HHuLvlQo1ysntlxfTl",
+	"lfWoGveghxYvdBVLlaeixN8O2ruNYKsBXZoK6k8VxkepfeGZ+F8fC29f8thZFTqSMtqUq/aYmVh+5q/K",
+	"50/mncd+fzbNO3ECh4M1tnLsXCXCl+gqndciSW/mXi6fmKWTpYBiLwDofqUGS42/VM6l5newEIb+lpRi",
+	"9o7VZKPPYzRx9qYZ/ByUu5tNgjCTAnH6TgBVowsQ9AgsxbkIplnKm/9+VvTsa8I7Y49z7Ajw3Cpm0Bx2",
+	"4/3t0WauPANIMROKHs/XLp370YPGDume3NJBdx6l3LZ2DoLtg2Dnp6XzbSwRLnXiUCT8M15WVfmtM6w4",
+	"qwWbu+grzxpCwLODTgvQ3YnUZg5TwPR4oPrrndqMGdNVIbek4OBT93wnd76paSRHA3V/beR4S6UGz6vc",
+	"UIeu1E9l35kmuWWfQFgBE5Pi4oGYIQ8fBNPQjYWcHh/fnJIYsgvuxEaXR5HmHWg7stUl2CSQaxaR//hf",
+	"/5vkn+51fbuzevF3FnYJo3pqL+VwyCav74R7Dt/vBF0COTK5CfHBdpewT0axEYP7locPpXqBWDjIfRXS",
+	"+hhVHVyjRd0kjrO/Qim0va6F6YRU9eRwGrnGEiFVEachTCWgRUcsJx0tI56M3B9jaajW+Dd2j+m4dib2",
+	"aR8qc8O/eA+KFw35YNgZK2kY5GL244RHHcUswfgzFiwxFskEt19+ZANmINkY/4D/HdIYlvMg9RCmjWlo",
+	"pGb+2xHlaur/EInx/zRJj3X6jEVoNZKKxp2sAA1Ums8OtfjndvHPneKfu8U/90p/sjD9wR1t6e9W6e92",
+	"6e+t0t/bM11i5hzhrOzKmTlypW+qC+Jk0x4dvbuslAY4W8FDDtRYdXmu0WPlq/UxObk6PTo+PVmymclR",
+	"Cl9ylIMvab0KAvIQAi4uUVCpormJ958iSOcxM4jJr+7zc3l8k/b5SW9hDD2Edv6xFAMr9s8WI4T6Siud",
+	"IuBNxUmm+FDRNkJYUcHxXPjiC9d/CLixXj5Mfw4W8agqjxXK7GaeEY1dKyAeE/6NnQnqWBBIuWbxdV8l",
+	"OcKVbkKsFFSmGlAuXt8JaD0P0ioUViLQ3L+6jUJFqVJtVFLZIehCYsM+YRT4ovSEOWxYvlkQ7G5BWjHc",
+	"dy4yMXI+dLCBu37d6IDIsKdJDo9v/RgIzgDpKWe2uBNYwQu6SgkHXjNk03RwrtwNqiEOD2JqoM2aKLeg",
+	"WChK4VkBKVzAeVUQxPVRo+26HUZM+dPT5PL6/P4yaJGX5PL8+P4y2Gou15EVTCRXTHFZlaR1zmiscwQH",
+	"HbsxBnTj8vim0d702mKalVUK93xTq9fOavXa8YqdoQB9q2qwRaabCbyWNygZQWNjKvIHChaIiClXj+36",
+	"HCFTqLYWmZpDq3ktpZT5EoegqazvbOHWIhtYLa5Outn1DH380oJm3dek66zE3bQNBJz3Zn4XvrRi/pIv",
+	"VEWb3zWryt/n68cD6/SMr0TbM3iTnleeSqtY/YlPNiwJroJAZh2hUaSY1q99qZGIzCagFHUXKuj/XBAf",
+	"lKc9n7yXD0vY2a44txOBKfEVrYtohOb/VaIBeujZrhAydDikavBlXuclYw1G8hGwozq4W00daUcp03Sc",
+	"jHlY1ImMo9TCtPStdu6+W0XkLjHvKKa6yoTyQ6vRJhunhAs3sE5OCBtB1nY4rZNLIhOTPvqP//W/Nyuj",
+	"dpWUo0r4+6D9CneXM1v7oPy6bwgFYRXgKBEhI9kBVn74kWtu5jFyu7vWvmsToV2Y/BL0mZ+0BMF6HjtL",
+	"6JXlD1hoIE7mkaKSWMWADuD5Wy5ozH+bW16apSObfT8UK9TTJOKGZM9f2It2LBXW/kgHVxSSTl9ZMgUD",
+	"p10ny6zwqdxES8LkL6nMPO9squoyV53On1WUuRIzoCLziVJSzSuzh2+7JBI7MIudrc2rRLsQXHYOL9yz",
+	"6i8fkmEyoqKhGI1AunacsElOjSYTqaARw4hOSQhVhl9j+VSIf7BrKBnVLvOVDtKyHfNLLh3Nrdb67vb2",
+	"iuAgENvrloRQmLWyDdZv1yjlgifJl6S2cCzWLA+2ny9YDtAprKo+v1puBtiq2iigpdTJiIZDLlgGWag/",
+	"66MIXGBtkxy5jfQUFWHa5KjuAtMsmGFt3eaduGAT1GB8SiKNIha9zjnW0zLESRzZAUMqohithtzoPEyb",
+	"dwLKYj/SmEfYUd0uiUVdsrEdBJsH4GVy0XOwWqiE6Ma+Jt2IGftj1+VHMRoO0S/UJBeuZrdldq5JHNbg",
+	"TkQhOA8+1do8IFZRSgOC4dqxtw1Ej6c+IxJJhj13DX1gBxB5jmEuDdIdx1R0/HnCtG23g3LRx5gKEtPw",
+	"wdX9ZujJtHuICBek635xNcj7UvV4FDEBc265OdPCNkrGELaQi2bmVk2QJJaTLG/Tb8HXLjcdLGaDLUE8",
+	"pF1XvXSb0FzRzp4p+2nbn/yucNZQin7MQwOT7pcm9QF0BPeDe0d69gczVjK0lN+LmZ2i7eEHXIlrMmHY",
+	"oNDCqZf4ehS+OnsuXSW0919oaRKntqpvJ+Yj7g68bRd3SMDOAj979eo1UcxYkQyqKHav7R8NKLnaJZqF",
+	"UoDH0R42uj47RspObK96O21rq7RgeAI5UqJ4Cj5LxpWFZ2Yoo449FBrHcuLQZ8fNBo3HsM1l3WnXdnx6",
+	"StmR4qwefsGum6CLDQS6PtsKPqKxsLwvoORXVuj7pv3JWB1HKsOiDjzs2Iew453cjl9o0nXN9hq3MMA1",
+	"qEZCym/fko9+nR7dDJE6LaeTCPpIeex2tJNif3bOkKUMwTlEyMnS5weV3QSNO8jY7NwB4EQvGRQyn2I5",
+	"GDDIdkpcvhtLb0S74R8bLsq7cRp1i4vvJXqarVpKrKc8dhXiMUgJKyurREAGS7G7HKSLTGGAvd570JM5",
+	"nkKx0Xi6WQRfJAVbevcjGiMZdRxzrWS4IXBwC2BIl6PQ4BvYN4WOUmSDknQmh1t1oul0s+5LBtsNZ6fO",
+	"tetVDovAF3SRhLZaxUW80B5pXdyDhQYwN/sGZsRCYkMJTcdKGhnKGODfqpMdoKZDget/ZEqD7VARo6jQ",
+	"faZA3YpKfCTlg3rM6AN+xUplParn46YfYLebCGUvJbyMs1xI+11ugSYTs/ShycSEcmS/6ywTuW+GUgjm",
+	"HLYYhZGuAm9UZ7AM5cjqKVwMDnL8F65yqeB/7G6hHVyPMUFGNAKsopE/UVgsVlUXpHsasdFYGqsVNqCl",
+	"XAoxcH4iNodUswOy8+lTGkUH9aOlgTLqm54g4WbvuJ7C6bUM/CvLDoVrQEkxqEML7QcLQ1V5Jb3QxYnR",
+	"OdiBiPXC7C7WDUPZs+kLkZZAYonASGtsSRwzw6IDYn9CG27xc7PfodBWO/tOSjp1e6cNcF4rISWaQWHG",
+	"gRSZjJH/BkzRccn/878xpJq4QQeEfXJnjQysr5ge+vB9l6Vp5aKX7lG3dCy5gljpBz9A2CSaj6RKGRu+",
+	"SEOwXnRiGT7kLt2UDTq0BKs3F9oJKly7+fpKjvDv1DCFMzkXc4FOikt1O6g4geK2gTyBlOoeTEQqj1aV",
+	"gC9M3VEs0SX4F79gkYbGlnqmKfytqKwJJWPFQpogWzTaJwVibhrp0xGPp5g/PX81AKkOFIZIJa5DEC2w",
+	"xKdPQ/QWvnQlVpLIZuRCm5SHZpm6nVkZ8UKSMROR69Pm04gtmsFnHDalQE2Lh2RQ3Zz5Sh6LvRyam9wf",
+	"zMYeiehUbx4Qqh+wSTVUL0M7f2lKgMuIa9ASC1JzbmZ7OGDCz4m0BVNoJrZZSLGowYXrVO4wHOHZwXzB",
+	"gszrKdiDnLqkwqpylQ6zZMzgJhzyQXHJjmwncBkPFBUGeZNMwmE2sT3sOqGoDdCedLkrqZaQ3rqaG9aB",
+	"RPwO+xQyFjnYlz4H1xbTpMemUkRVpTQ3aL5opluHO9+YatORE1ECS2ErMaNukYXKhGnLBEFgAqzmmTG2",
+	"XJ9x97GMNRW1r/Q+dsltrpkpzWtKWb6nU8g2II4j9cVhKqf7kLtBQGHoIICKep5LeMJbouFuDtQvsBQC",
+	"tnzx+t0Byc/ov+I6sFV8Zr9CnXTUZ69wSK527kaLaL6Vm85luKfaC/Qg6lhNvVOtC7ohqMxnt2KOUXrk",
+	"tkzQ3Ut0UM01YsilooPKcq0p/4CeNog/XDzMWVcW/AX1CyD3KNMBM+ajpFU2o4KY4Bbv+4JhkmbHsbQC",
+	"iLPGXek2h8C2PWZ4RlicylVSKUyVvpG/DXw+J7JGTOj0d7vs2Auy492jBcXy3dkeKpeYiDeyElnqRwV+",
+	"ZXUtL8CP6DRtVTaM9zpp0+Ccbp3NSC0YyZgqzcBUdH7zrtFXYJTw9jjktJnMZyW13DWYTjorF4L8pH1y",
+	"PCUR74OfzKSL3UCttu76bCtY1Wb1J7noJJpll146SXbnzS7B6lWGx7HrpeaMDfZuRQFcD6Uy8dRfJzrp",
+	"93nImTAdKMKUfu1CGsKETAZDV53JRZqmthZv238NNcDsm658T9qpKO36smHfi6XZxDaz0JbRt/7wysU8",
+	"W1bOEzljQAOvQ8HOVQMnd2agQvccGpawbknHm0m9GQcmydlkavVa3pACTpCSFQTC48vGDDd9ZpyAiatM",
+	"Cpl/M69dgRM0r67nhlkdGxyLJYW2Vq/N6Jelz3oV0VnayzpdrV4raVzYcDWvpeR+yasXuZ/93wWRPfc8",
+	"X2i2XisKzblhBcETPCWzgmjNVZRFiRBfnpHlij8X1lMtPkFgZF7QcTVYU2HFBVqWZAqXi4pCACahli/p",
+	"mg/9Ll51tXqt8gp0ia6z15aFbv7iwRYFD4UfSrw+94svfmWPqMR5sT9ijnFCoFwV86t4gCwK/fclTlKM",
+	"ryvsY8Yf7j1Ks8FZhTsUXEb1fJ4EMnWaSgGpgwjyttLwmQ3009yJbsk7Bq2hoN1kb0q6ML+r2RNxu5QR",
+	"F9SgM2dEx2O7Xp96kZYYm+MSgiQFV4XnxPm6qlv9Lt9DeGaeUifUVdqs+rkqvXfLewX9NGMZ83DaHCe9",
+	"mOvh/CmuYNyVH+ZfR6fo869fw7iZ18tF3ubFieMwLF+RvmwUnTYd5sx/91bR6bEf5F+d0PjBDJW9Jps6",
+	"6aF3fEHurx9848emE0n1gP1Jm4ppGT8umEaqB4jhunYDcY7Pqd9yClWUDpyH9fOyqckLsOS51OC5qPrc",
+	"i5XY8NxLcwHwfGp06QCfe2WWhp97oxI/n82srkDLZ4EwF5mee3MuEUMyN/zztjKw7NBx4DQYlRoay0HC",
+	"yAakxBZUsFTUw1f6jEFWMPhbUFQsRJnN42jzeGYFw6kmohnyrs9UiJzhPbP8ZB6l1+cGP+QiyEqfm7n+",
+	"3nIWR2m4QjH4APwB1W572e87MxXmZ4PmFklIHgftggtnJbeXZGrqHVOr7RiwcdhjKEYV+Bi25QpY+NRu",
+	"ig7romXp2bgY3NviUhLv2KcjGVeHU4Qylomy++7+2/X1N9+8eVMKkfi31tv2/tZesTHpv/0cNPYPG29p",
+	"o//x993PlW0P38V7h3OSxiB5nIqZcLaIRwek6wOkumTjMGht1iHdEzwvyv3Ytj+6AiXww6vN+p3oZsFU",
+	"8OPWpmv323Hxjl2y4SNwpfIhuJg3ajHg8vimlMDiV4IE4JeQFUcpBHC5QEz/sRL+5maqANSJ2qvoq3q2",
+	"Rx7bYHc1Fs0Mf2SZ72nj5Hpv88AH3UMvc1D8rFp7dE02zt4C9zi6tv9QuX75XNwJp/rozTpIe1ZJU5pE",
+	"LIypy9qCAAl3Li80aPgtmND+q41geqaM1rt471QMmDbzOtEKaar6yabdVPUDhxB9mRjNo5z5YgMaHjs3",
+	"U9YQ/fzmXZ0w8chiOWYpZDYLYZDPBjWnyv6CRrc5O4qTnqEq3AYaHKVgaAIShAmjIBO2qwAGGrtkL+7Q",
+	"4oZWy/I445ipLIY67doSZWZjH1W0VPjnu3jvHCdzJ/Vc9lwGo2y1lYwnN3HoeqjPVs18vuZzxkqwQJhR",
+	"Mj6tjtddMtKWi4hVFIkNGla3j8gYalRnKSOeQTla9DYkD+XZMxwpUbk8ZydYYsOXbuSKbTXqNUUn1Xed",
+	"3wTNMjDSNHIRMrIfgOMEfbpjClWTNLdPun489ARWdAK2QKzoIw2YJMmQ0RjuS1wgl8K1xFaQZOHKXwIa",
+	"+LbYyEUqgkR9HfCKR34dy0d2u8Oagy8a+eahvYlCWn1dWZa3RTaQC48YNMcnPKoTFmuGflhhBSNNY8Kj",
+	"NNuikA7QJB+4Gd6JrvvgWxqCadr1JEiRupur7f/Aph5wUYLrc0WtygU+T65Oj6qrWhU+Vr217XoasoE7",
+	"5bp6C4VPvju8fnN5/cPpyYcvbGbpEzCWiKtOK5vl8MDTcuVRzkIgzz/SRApPlUg8z3Gy6ssMAwyXIGyc",
+	"4BiHr8sSqrNW8lQOSWTgG7eHul8nrDloku7h8e39YdDqFk6YV0TwFE/bvfZ8NeUyQB1Y5sD0Mtt7cScN",
+	"0nXCoausGzKhE+38ghE0pKR53wvm01vuknltUHzoHmA8ljZSYjBgGgYoSSTT2NAm8p0u0ZYJToZTskGz",
+	"7AF0JIs7QdLg1fPrizoR0v6vvRiuTo8bW3WMbk1Nx4Xj8M5BT8vdA/DK4gAXxuCyBB3aooTsPQBAnWj/",
+	"7zt8xh+3N+260rxLmMGhOeERjmkFm2W/EsjeUqVyVhpYkTcYvrZTe4g58PsQB/RGuRPyG5mNBdugpKcw",
+	"zsRFflGnbsVSpFGP3Gj7qZ5MRLRZL07jF7uByhdchxAlKhUUzYRbxYX4ua9uQqRrbhI7Ob4w/8gxjDwH",
+	"Ou5DlIROIP4GasOHUim89dym7dwjqDuUwI1QUiNw9ZYbIaQtXXgkKNVpzakM6VtVknWBi1RZGcq6lZVI",
+	"uyOFpXuwiA9ePUA/zj7TJRsGq3m63L30UF1iJjV3ImY+wSajv806GceJJt1UVoHZ67nsV/fEgpQLApWx",
+	"6qSbpi5hTOQNAqieu/DsIj2EMskbhJSuO7/K0j5fKFnO3pOtAGNqOSSa0tBygZhFaLggLBxK7HST68x1",
+	"800QBFVs0yJHuvHlcsNQoswmbwVBe2t7Z3evanT+UKtr0q8oVKYyWbaAIm/McUWycGmJwMzrI5/4XUJd",
+	"1/LTtVSDPr8R02VJHBIphMzVziCGqRGme2Cu0pKdwSN2zfpVmqCr61mxxh9onDCXzFHF7gRx3jhiJVNM",
+	"e3vt44FRt3XkuYpuWlWiDxVs4AfrFJDOGaQqbQ9Wzz4AUk8zDhVWtKIx6TlQk5ucDcIbIOrk7K0dfHR9",
+	"9vY1OT87u7oTfYXlEKHCfR3fT/V1TTbevrt5+cb+/+3Ny7e3N3jTUfL+9m3jFbzUwLt+RNUDoYrdCSNj",
+	"CHWOmuTQtajEZUJasCbUuCCg7vnNu643CSxlvXi2UPCGL4a36YpCORElh6WaoKGouXJX31TSXWTXK/Ty",
+	"Xa0jxV/bhTfHQ9SUDCSmJ88cwR9X1Hu2BPZhHDfGiRrbg+zHMlG15/r6llJFqXJVecA4gxiSxty5OAgr",
+	"cUKXAIyL0wyYiPRtVF9AZtjm0rwr3zT42S7B6Va3dneWaqOBfYIzCL09u24cXjV2gmUSntN+v1X5h87K",
+	"CGO8i4MrK9MaqdLigBCSbscsDY982+AyPL5mnW0Lmuo2w37jeVQpn0We+HKNLZavvV3sAfTFDaq+cgPj",
+	"fLfimaz+WSkIwkp0Vb2QG/bIBFqkMOGBmzQSt7l0uY6l7YGPlkDfzGnCBVG6k6F0YcCF8OClyrwv25K5",
+	"1I15+Z7JC+21PI348W2Rs68UESAPiSJOZidViZOFa+I5IWSOxAdJfyhJOGkPY+CwV46rjZcWi8Pr9oUm",
+	"XT9BNy8Nbrw9PrwTggtWJyfvSV8myjAnVtp50lK27JNRVG+CagcF6Hy2FegdIR8zomQcN5KxxuQeKw/d",
+	"iZiKQQKZx1bZ8luIWd9AOWinOMKWIrIBgiGHIjBpvZDNmYrNY0ZFYvlmzVUK00xjGEIWVzYZMkAEq6xQ",
+	"jndyuajpeEg7A/qsMcrD7QoqtWK1zB4VVNC13mR2/OrvhSxmarrWm0Meuu5lq78qQxnT56siVr7MjXq+",
+	"/FflmzKUIjHrvarW26lKtKEho6Jj76G4z/VwnXnYYLDOa+t+DirWRdO1zmfAYmr4WtDC4oHrvPnAJ3yd",
+	"9ywSflrrxWS83h5HPH5Y6z0Zx4kO10L8kV4Le0YWd1W0zqspL13jVanWApDn1mu8KddigNooOukxtR77",
+	"1Ek8HnLngl/1ZSNH1Mi13lSMddY9Gnf7rfri5zkii1dkV5FWQCdJpROvzug6Wj6GPkYgVV+0b9rADeZi",
+	"NMkhthaiCpUg6LniE8tcQp8rmZEqSxtdRsNhl1BDgmZ7x7kjcAkPbGwgyCDudZ2dCedyn4eOLtT4qQ1U",
+	"RpbikSnsKJ0MhnZxG91I/malqH8nrTb5//5f/FDc26wyr6Kytnav51kFPKQQA52r+7X9XKe26r5rbmVV",
+	"Uuq3H757roxwWZQalAp2Rsc3h9Va1GN5ZHtnp7Vf3VKs2hf9YErWkcvvriotqLoEO80HVeM+Pe9WfQCX",
+	"qF3QHHjdVLR3YtPlNUUL8ufUE5iw6vv5zjqrUWnaNUT2044TmEKgZ4sT8Shmt3zEZGJuMI2+ShuFB1nS",
+	"oUurzAUhYQsL7H6ksSinRkOkq5bdJMfYrIPsBwVHwX5Qz1qebu0GQT5EqLI7q1ScicwIsOgELnND7UkM",
+	"2fN31C0MmlUjZ+Dk5yuuqOoss36JFVGIsX0I1eIbWDPdqvN10n337uD8vEs22tuNoUzUZn25rgKt1kEQ",
+	"FCMWN34OWh9/Dhr7H5/aPweNrY+bBz8HjR38qTJ+8UwOuFizQ7s3gKxSArFc8fAZ+7TPoS9+ZoLd0BrY",
+	"Da0xpsKoaWO/OH0raG+vxlq97SD9aPUJm2XKOZ+1t4OtRqu1t8AedCnmY0lETaEHkmuOiInesTQpicJc",
+	"02ZFY4mvVa/RcsAlHWg+j68yrK8BSYFjqCHjnf3pCyA0cDHAIjxUsdTIsLyl+EyaMzdflcHOZxI+N42/",
+	"xtcNxVohKihZ2cWwMGDInVTdV8DO8KwUTJSCIi3GmJ3cHKRPITuD/P7VJff8/7P37sttHFne4KtkcHZD",
+	"QE8BBHiTSMbELE3JFi1RpEnKanfDZiWqEkA2C5lwZYIgbHlj/trYv3c34nuD70W+N+kn2chzMrMuKNx4",
+	"keQeTcS4RbIuWXk59/P7rb8MpW/OvS/3tDnDvsBwzVqmrzleFpwNur1rY8F/HTPYumCKmn2MDffQahsx",
+	"PnKozgoq23pEsIm1lUO/CmFH1Jw1i38qxMxD0mfAGhTTKfl3An8jCe/ZQgV/HgBbDo+9UxQjqrQxrj0n",
+	"W5OcgW3sYTWhpg9v5Eqbg5ZIXWXyLhZlOfm6t1x6L5BzV8Ajrp9ZRJZpAGKtSvJVE4RstZZT6VTBwldt",
+	"k1M6wgT5alqw+CHf8VtGQp/sQJBnoHbzv7QlKABgnP87wC5DZBWr1BKutC3zsWl3JA4xexArv4xWZTE8",
+	"roj15lqtHSVMDeHPsK6qm7CwXk0MlYtlryRindOJnAJ3J3jPVqskbUGs/Dpm9u9G/9ybymDt16zCZWzW",
+	"G5mMq+hL52ySUXXq5MNAWjpAi/WO7Z8HJMwC9SEW1XTHPNENc2jNoihSu3x3dvrqJTm+wvqPgAwFG0rB",
+	"I4XclJrdmQMf5mvVQnNW7EuIYpl3G56/L9N0uTzCpqtHacB7Nn83//NHWOqa98NFyhj/xmLJVuGymTN/",
+	"6steVgeifZ8rlqlAoU2ZrSO5krOzfyIs/6At9XHkVbi3OVOATuVLuBSZAMES5h4x3QLYUzCdVWXupQ2S",
+	"H0wFFi3MQMaIUdldQWGxY0uraU42fv4BCfEfIWDwaJLVoJUKgACP3V4bYGSkJ9OOQAmBpG0aGCHyq06Y",
+	"iEeSC63MlioJCPuY7lj7ThTzhNyLu9OOEAjNWaMkTsd9wBARtzyVwigZYJAzs44tZPiZOamlQGihkVcQ",
+	"Wx1h5RaOS7BrzB0FFnsOgAZtkkkDQRZX+fpWWxpZe/fmqNTbhJ+/kdVjOewF/+HwC/fG4kb3d8xuchZz",
+	"WuUGANhjdU/kt3IsYMOljMYZX2piPDyoFULwizJV68RRkCK4ro+VFXoi+ZD22eYIGvnx3/8YseyHCeuO",
+	"/A993it+Zv7mx6hOMd/kIl8VSeZRImkMfIXw6ebKgOQy3tnARpDg6DdxaEvdmRtWIZzfZUgjQ9vbElEk",
+	"iASYjTdsGmIJFheW5xCo3Dbhr5t2RTd/v2HTP8KVkuBqQLd292ZH8lZOWBpRxciA3ZHL10eNrd0938lk",
+	"NkDx6/d7L/bi1ov2ixc70fN4b3efbvUYpa1od5fGrfYu3e72dnrt7la31X2xtRXF7d14L2rvdlu9Vou2",
+	"Xmzcp9wLZacls1MDOclNXQ2gGiHcY2nRIipIl8GEEm70VOajio7Au+wHIp5bXqkE8HxBpMho1no5NCtY",
+	"FMttCVWSiDDYETCM7tRWHWGwKndfNUXMCpT5v1Xs2G9m1mXnxVZ7e6mWQCyUvDywb/D7I3dO8mT2/rhV",
+	"2iDMIfjP1MM8VXHLg+gtZib5H5KL9YRJRQ2boOQ7OWS/PWIFSomFokgjg2VrhSjEmoUqEMxO70MIYO/z",
+	"RVkrlrf4eZ6/i9SAj5bupBkWzB4CMtIkBxpnfZW+8dug7s8XrzikOeO69GkaJ0zBITejd606aYwuURFn",
+	"rjDb2dqnK0022L6zw3+vsDbRGOFxhu09onpg1EHRcP7nf/1P7GJdutQy7b+b2aSv/UEhb+xB+bTb9TAj",
+	"zc2B+plFx4JMYCdPoUAT5KkesKxAM49j6ObpQQegtKtxgbKpW7KfqzdxgeX7IYmTPJn43OyJ5aivquQH",
+	"HmirK3lGVV+kUZ5PaY/dlpnyRCxytPhkdJOlU8zfm8UYzG5rBc12/ywKUjLnYgTFT3cDC82Li4AKhaHk",
+	"KrLNE89TM8WP8rgHpHncghbGVP7k1RM/nlzoMZq/6SNQOi1t86nsNRlS6/e5wOH9eIwWKzUgKqWOgrSK",
+	"DSgb/KK5vvDtOuWAzNQiEZqvAMxSjNGGpObRXQ5t+/stsIJMHRu7Gc2xVPrYrE4Y4BPQR6W3LKV9Vg9I",
+	"CIypon/dpQkVEQtJDd8HuGVZXxn0TaW2TaPyhR1RemMeCORajs2QBesDKga6KdlfuQhJzT2z7jm99UR2",
+	"RJZXyQmdgIRcqbEZLkDiYUeTYofEvyIgoW37g9a5GuMQRjZ6ueRZ2ymFxXI35BBErnnhJzmGHmbzdnOY",
+	"itNXdEezB89sr3dscp5LCBZXvb1llLvxqaIBTWmkgaZbSCBwc0gH6ThhqkmO5XAosUq262BoXdYPkHy7",
+	"RvQa56OOLTgp62VonTutVrk1faWM5NbuXjFkvlXxjWfIWl6UId2ULo9pfgMXfeKOkhUNnVFCl4rAc3PN",
+	"oo4EnAX7sGW+0llR681G4eBUgOMJ4PPQphhn2jZMqIhVRIHXIxzJVKeUaxe+l+pGFSIw/mrAm8KLi/s6",
+	"f8XM/JwDRPJLz/xf7rp3v18YMMer/nAwklfSlg1XdaeYC56pAsOPc8cTm1YCiGYk9sCWZEsCccPYSBFK",
+	"BlQN6k1yyURMuO4I6qkpwjsL9txAzHnLW6pI+J/wi/8IkdmDkQ+seymjG6bLB0rJsbqO2e31Tzfbt+9e",
+	"/Hr128WOeDt6EX2I273Xaq//Pd2evmKt8Rt+pnf/+uvfJs+7S72p/Ly4WarcPOcIrLmYu7lUOsPvcoIH",
+	"G92pIFCm3mVZvj6R8qZBE37DFKkJSVoBOQtIOyAnRKbkrZlQLvoJdGMcdsTMvMP64OSX5+z5mx9Od86L",
+	"FSF/32rsHzVef//m9N15429zYawWdKhcMUGGXIyNq4AtKkMutA2W36PHqJibnnN6fdPXenb9VQEw2KZa",
+	"M+YtUNLoBFJNqFWKrldC2goFqslkwKMBRpYha+ArcgrtWsVtMaL3LxS0rzmXXOh7P2TluoN5XZgj4K8v",
+	"jKV6bSDRsnp6x95wOR4OaSXNoO8Sr/AK3rHJ+lSfGW1qFRd6Ki7ncfqOeLx9PUxt5gHALggHCdnjLLUA",
+	"sKcXhwSvhFHZixGdq3xLXkfYh5uZ9jcvZz/MhhvkJ6o691Sa6vuQxi71J+l8j9Dyt7o+oSKORZaRG9IR",
+	"0TLwMhFJBFfnJ89nocur69+yZk57WvUw61zlgo+VFP1Us7PeNzzVg4ot9dNPP/3UOD1tvHwZQlrM/SIk",
+	"m/jvHIm0TXX16S1zYRnjlI2jQan0b/9Fq9HaabS3KhYsL/1bjf2ff9/5o9bAf23l/lX/z/p/VuqC2JHg",
+	"r5erR9781Rnrca9A2C9HdF5I1T50n8zjsV+CSrH0BPQS2l8j0g4tfN8mtD+fU3+F1s3X0lZEl+JP9kSD",
+	"GhNSV1MB52Im60FsiBV6Pc5ZqqSASF4uOJC9YAe2aQVsVwU2nZGfL1w6kNS+DcgpGEjvA3IUkHd1OEJQ",
+	"LlM8Ed8+UiXeLDXyNoGcuXGkI5oyUhPjVHHRBzNgFgbNob4Uh7dTiR/2KO3aGYhCKjJfKS+TcKqzPVQd",
+	"cykwNudPSKmV28vXjJI9JzHc4VjW3p3bM7NIttDBUdxDL89eVc1gn9+y0nb+/uhd5aVDHsdJyXv94f3J",
+	"u3fL0WdxPO5t/lGV32Ud3dIXIcHN6jLDPOZbvKlKaADSgprnKKoFoJ72Ctd5g9Q8NvaMKYSxsDgOhR28",
+	"tQKcQqW3VR2+15ylq8zBFbc6JeU0eSXiSg/lg1Of56kkcCVhIlZYnRI7QK0CPwB0B/VokkALQy9lxqqH",
+	"9NR41E9pzGIXkPe6GVhqsTUfykOpsEyOMs33S5jXz/WMlmoWuN1yB5RcG0SscjhTha/hxi2EzLyfgSrZ",
+	"X0ax48BE4V9ZnOUg27R+v83b8B6RejV/AC+fdQPsC6tDFjD9jhpYWrARtI+4IkOuQCYDqdGAjlV5/xao",
+	"NSoTVpzN4QAvsRU7QwUGpEsmvu1oH6USfqlZOkq5YsutfPftc8z6nDioaBlw09J3NW0wNqgCC+8a5oeG",
+	"o1A2G8UTkBZDWJbDRWWEI5CIs8ncDQu3dZ1whVsh19WWXTMb2XKnOEcDv2CWctU/8NfZ5xV5AF5ahvqy",
+	"H1eCfAcQQvylJzs1Z9lfUOHPw9Urmg/2mdUbyL3QUpEJOTFWQk+mUdFK2F6MmVyGJ3bjy95eeT6reBNW",
+	"PqolEpSKQxvbBViDuwHWzJjhbizeQS4D9S89NsySYsAoKs5OUBn8tMwvjtx/drc0ceaqAi0Vx09I0XAZ",
+	"FKScgcqHIU0IDjsgxouTSpM9/5dRQqNyydfWzmxvaN6b+/ef/xO8t3+vdTpN/NccH+6HXJPFLDVDYYhZ",
+	"vAz43OARpIZM95R8f3n2zm5cwA4RksS8j+i9iVS63iQnOaj1uR9KakPkP/YtCvVD92rOlOvUBeR2IKCE",
+	"2N0z1RE+5AYBUDI2LiHZL8c+21vN3WLks4Fz9Xs7aO/+4Sfs93aw/8eSSZu30GLNxZ39ZiIQGw7jRSyx",
+	"VZzlr1i0BRor74EL5MS6X3OfJdTyOYRcfk5f//XX7dvWcOvd8+j79KfJi+5V++Z8R72N93uv6d74ldzt",
+	"/41viR/unv84KdUrtLfWa8krDKNKvF2wPleapQ9sYVxorgwthvHiWrR8oq/VWtobkysbKm6zY9tHZOzL",
+	"MhFojnfUHFcgEwuMSqdku9WI6bRoAC5L06055Hwz5qIJy6dp57Svr9RqWWLImaPqy5wsoOqh6EamnvsX",
+	"LwKV32fCoiluzG56c9WKKn9pLa3suYHgcwvlsW5kjQmP3QXN9etWZ46L/QA/vBXm9bOYBFVrW2USzDDu",
+	"fCKTYGZXgUlwYev1ik+4oAIIVYGetzNutbYZofGQC/fDkAraz/7GhRqxyPiN9hfQIJECPSbt9YCZ0xOZ",
+	"IMUGTTiFWo7sXuPxGUWVN+EduyC8HQ44vBhZ9/A+Yy7C68q9Du7KWT0iEzbX9kllwhYMHBE6oPfQ7PvQ",
+	"DyNcf9jwjvWHfxlRMY+i5yjnDOVl65AC+4g5jC5TrSIqBIuJpmmfaSQTmBpTxNzSXADMXOFQulc+U1BK",
+	"lNp21hInUZ/pS64rywUS2mWl8uyzEctAA6ppmfRAxvmz9d2rq41g4/zsEv7nPfz36Or49Uaw8fLV21dX",
+	"ryoOG1gjg+XfZa4yk5SgVZxHu3x/8da2xnKtMpIpRXo8ScAALM4DFua22vtbvW2602i1Wq3Gc/OfF+Y/",
+	"rez/2ptQv7rCpZQuDfr5+jScaz9/dgKq5KrZaY8UCjG7bWljeETFBQPW4Gi2vhGeUB1NKN44l7eqRJgL",
+	"J8DzZLqeQ6jY5gJxBQeAYQ9tISlT4yEjXB+4LODAGPOhplBV4VHZ+ydxGCCseOy7gCpaVX1Nd7YvVtkR",
+	"lZEe6gs7soe9ef7D6dZff/xmOfeDvduVmc/bCMA4OK7umMe9NY8UqsAtj/z1WBMsbVWOE0FcZHRIY8V6",
+	"40QwpZrku9RcTW3ZoicI50BfP+DCCLG+IjVN1Y0KiGZDOLjjlJFE9lVgiyfBPlF1klAR45KsFLrOyduK",
+	"yDW0xNzpOZ/Olf0QIzBuhJwQOx/4ySTl/YEmQk5mBS6IvZXPnRmkEa7HdjjVZgEYb7nXG/Wmc7Ir17AO",
+	"RSR8yMpRY037lu1aSN/OPseocxuooj6jcpt5LTA7ck37RginXJiTCxc2N1aqFe+vSmiTnaKFxdf2MrjD",
+	"TOLsaeDxvG8w1z9ThMc509lMzAi4CACFQcuU9hnJ6l3xOV1jj9k+MbsMzft0hc3vY7RV/Ni+aLvvcdb9",
+	"bGfS5QOWhxIsDyVb6yUrl2cNbMPpkoW4ggmFbrQ5jDYF/Of5DsSEdd+nJftjoPVIHWxu0tGoqeTY94Vt",
+	"GrWxeW/x6l+WKWK7jzJZEniBOk8Y54/6nP23ErZN8tKCqZb2A0B2WFGFRWWWQ60A3bQErsK+oho9Cg6E",
+	"eVjhLRY6qrjZWtszuFB/bzW2EARqGR7UbIzjlHLhggbViZMhM19YiowMWcojunk84BHty7WQx/0T85Oe",
+	"n53KZWbROOV66r3Zksp9/GJo7J+bXSbbqH1ynvHBQWwqQK0AjeZlUJPtZqvZbm83n6/U6GwBLkqBEGOK",
+	"QVMAJQrb9DBdqSnEVX38yMVcjNuGt1z3KE9YbO6cpFL0/SWkRnVHWBsP4imqUKzjr4NYB/Im1Q9JiHz9",
+	"IdFSYtrZvGCcMlCZN9jF3xEuOIMoAFRnM3dIQvfoa8vGFB4apxxZ/oGA6DpmSMoXAtIAUhdBpb65hkCh",
+	"MeZ4ACBTu556bPbWypmuJGW38oa56WAxtF3A2zC0yOISToadNUv+m80f7tEbS81fHD4UVlaN3j4FXwtX",
+	"ubcWPdzspVVIielRv5IY/yrbfs8Uea9Y2oArPUcVbEmstXFh7N32Vr6S+YaNdClMfSp/40lCN3ebLVLj",
+	"5zQ+JMfn78nZJWk/v94hCb9h5JRG5hd/ra8dxILTBj1CsNHhoOU/svr0CyXT76hmEzp9eEuggsdd9/F5",
+	"vi0QCraxZ6A+N3ooNEtvaTIXY/G1nBDZ09Y+tK+wEUCFGxPerp45pAiVdSXsFSEV9xZBKu6ugGVSNeLq",
+	"+VVqjisTMaXmtBocke8/XJEawIk6NKwbHof1wLJAt3ddabntI6CKhEdjPZCpDXsfkG8YTV3sLMq9DmNn",
+	"YXNBOfuJmA9xORaaJ+iywjOtwLB3loArW9UMtsUUSQnvbkR/HTP3odvIOhoQ5Yv7m+TVHQoHo9PD87PL",
+	"K7JpPO5N++DqTzPnYJmtZ855RUAjW6nS4PMTZt9QvQn0sRHYbzlq+zUSLffAEFz5cj0vCp8Apx309ZAa",
+	"oiaCRubKwrhZU2rAwM1ARLdVWr5/nZtdLTQg+He3yG8slRaHBJxrV12UMt9gSBIuXKMN+N/Ij2qB3ygC",
+	"y2HFRik/uKgAePWU8SpYhNUYhA51cHVgvvxOUvdL3ZnZWr2errB1C6Biu1Zo2h/bS1rX8bWV38T7QvZ6",
+	"lUFyhGUCIymrh88qnQ8RCw5KKEPHi4uhHVx3Y8agph53sUqzokMdIcgeUtlvH4EgZ2t7oQ7t4Z1EH2n5",
+	"Db5qfJ3ycn/XigKCr8U8OOsQST0vAmDXIn0GYFSsWU2mtQ4B4RoFy8oDjC3c97gpLRoZwOF3l3aAzL7L",
+	"3VS9M9YpUs7mwxUs59czvyf8J9o1KA6j+CX5rRvkTkJpUy44ti/xnjk5ZoUXNe2TIcVsRso1p0BCmspb",
+	"ZJn1HJ40O6t40lEINEkOLjDoCDjV1DEKYt+Z+VyAwHWpJ4uKQmoIUFUAKrFDU5u/8/iPaphHNwf53I8b",
+	"c4mYdf4ZnadkPbxbJs5W0qHrHgz4ykdIzed4dfn9OAvdSIqbubiN/X73c798732WPHzF9q9Kw5cOwKfK",
+	"wpfPXTM3axnCoi8fRDpp4z1W7+5ccam/dDZfbBMJD6acswgjamH8WLHUuJZkxFIuYwWBQ0TTx6NEjhAk",
+	"BoHZoNVaOTj+DHk/HQsFIMBkyGPB+4PVWyVfWhyU+7cmPSxkuDBm7a5bMVroZ3wZOEABU7tyeXr8zpE3",
+	"BqQ7tawiB2RIlSJhPwxIeAP/lb+Z/ybd8JDcymQ8ZCQcJvAr8x+tRvA/XfO/HRFGY/i5l1zjfSNt/vsr",
+	"/LdPk5DU3l+SaKy0HNJ0Wj9EH4IgLUpALHdJk7y3nCcADopj6wjHdmKGC8O3XJOHhEapVAov5BnkE6Zw",
+	"qb1ulu2lGPYyp+XG/Ef+Zoz9rtHgEJc3i6BG5r9d+J9oPII+oGu4EKA8fjX/6UOFuPkUs1bmS0oICd3K",
+	"86ipZi/nwS+B3HBISpQMmRgjfCHAGagD29nNyIhD+UZ3Smykp2l3SxgQlliULHMhFx0xSmU/ZUrlo+3P",
+	"XL4PWRv8PYLdaYAVY30umuRdIf0HGcQBhexfTKcdYcZp53XGbSv1RMfL8e5dQLzyFCZjATNdZTqmeo2H",
+	"V5fw4VMCGOicM6bZPESLyIfoliNa2HDe6gJpFQBofDRCQFfimkiNDvmEJglsqLVSGDZyaT9z7vScMjGu",
+	"3tOwkW3+wLfGun1ey7a5yth05wKWLWEXyE4X9Jme271f2WcF5VyVJ8LoJWPDckFCd7KqG1C9Wpp/kp8p",
+	"nAC4tEksxhp2WmLgzvxZEZqm/JblSmPHCRc0nRJf9DAtKMJFnEizPWqL4gAZfFhuxtyb5q73I4D73BOC",
+	"p/oM46vnDrfaFPokZkEJ5Pvo3VGWS4WkezEj8Sjpxup5kNHNUfyPsfqkYc9yBKlc5+BEA4WRDddyaCBm",
+	"ugKXygXrLQ+wgnHEF8RXuQuskneWtYaEidTh2oHWVbhCcoAqDhpu0W0lILm1gqB4rQduq6jjBzD6EUvB",
+	"qgCYt5DULLoZAnBaHDRicdCsLD/MosFcIUh87AwRi0Hn+8d85ykvYme3X+zv5+aXC70HvUUuOdRamhta",
+	"EtXNeshx7pacnU8S4y0d1RJ3xOIw7yPA5ywIDWcjGz5SdcLsYSyIAh4jKE2I4K1NHodIzqhIKidqNSDz",
+	"1YOR+k7M0egWAhEqEicp15oJ8HFhe2OI24gO85OmN8AJkMohUcxs9MTIFJXh1DLzHMsgtQYvFEz/1Z1Y",
+	"jUHcryekoOHL5q6pMU0THunHqvo1z1zpay4HMtW0X0n6+fMso9FOa9+2o3hYTLNRDqAgf9zr8Ygzoa/h",
+	"r6Gv8Q3tzzXgIJhQRRIa3UDL22TAUoTO6gggAx1HAyiPvKUcnJq6BSAmkZ0igFWMEqlYjE6tuZucxGw4",
+	"kpqJaNp4wwB4bqxYncSSCOQnclPt4cAq6s4tcJf5QuFVD/XK0ldj+VbCIDMZYYc58jGuMQGXMqU7Ajl3",
+	"kDYr1+Jv9l5QksvYrGgmlot+w0npSCqddyErOXhu+0aJLCescYoGYIkSOTmnc/rV7VhycGYZDDFNkqxW",
+	"so6xpEROXCU+ScwszzfbT1ZnjHPNbQ/P7+LlC56n19QRb2VluGu0ZEL9/JQq/XpEMd1cDMS0fjPq/djq",
+	"ijByjzqgJ6W1CzbgPM0xpXxG/X/9D2LPS0BSOQZwjwFNeg12y4RrMoksbPGM9bOqxeO3b04ZFKygwp6s",
+	"ZtODIKQ724Wvq8TZy53pucpmIfPkYu61takhvdH/Kej89DzOwsU1BAU9OGtSOU20zgH65GUqSN6ts4Ch",
+	"U83g48aobVay1h5OJVlp8GfTaF8xdymMgVXB+pk3AZvkAjpTUkYQX8AWR2Li1Hx6fADFnA5QGkwKItgE",
+	"735Fo4GFQbXMeEA8A6aJ18fQipRQ7azO/JtAzw248aanlcrY0X1XBeQAvGMykBlIOj70Xo0F61j8Vowc",
+	"9fTyUomCnfD4BK+rhFav7oSLq973kKw9nVK8piJeaYby5/1+SrYadX7GB8ML0Q+bUKWhuyr3e5mSECzh",
+	"61uacsCRLwa1HFz6g8pEPNLpkiWzGKP31N4uFrLW9lxV5buHL9H5GYw9VJSjq5Mwemuxiv3ENva2t+9h",
+	"Hnif0BsFrj65UnI6vTZrHfjJKtkFhXNe3NN+2/kVDaywmiOPjf8xn7KXRmaacnZDzs5/OvT4VYRHaehO",
+	"kAzp3RUbjr6tYg3pp4wp8i0dpEwMmHHuaAmipYTF2F7VVt8pWMZb8yzjIRdf7uBmw/DFZrSHmvqPCmFZ",
+	"zJ75ec2tf+D2bn6jLgObrNpUubqROEWyNjsdvZSx3+BfXTDUIY5RAjybO3WX49EomV4yrbnoVyA0OlH/",
+	"bUL7c0TfP//rf7oWFWQIlbeQdAOaUjEFWVcsUN9ttVprRnuDwkjOWRpV9o8c2QIEF43uJbRvDDawV3GE",
+	"+BTAIPTjHOHzcvx/XSlvfGX0P//rfxZhj2bb1WBT7xW2+F71Fi9tqKrPCiqmvXKfjEfYEGEeN72wRCQr",
+	"NawekdR11Bud9OtYahulTxI5aYxHjmdntdjr+rzzVecq95RVPvdBCEozqeIUbWREvyJ9WQY7uwefYIFL",
+	"ZacS4wLmuCTvGEnHgugJS24ZGUg14pomjirbUqEBRQA0Lhn5PJRu3+qUTmH3zzBvrQCY9NiAUcvxKTEY",
+	"iQsKzlNXjnXg2vYsvDj2o3NNagB8qtkd2E63EFeXNywm41H9PvhRs3kBOeJRcQbOUx456t/2FjLOFR/V",
+	"XjoZizGl8KXZZqja+le0Pz+WsmI/+9MZShXwLhUd5CtQmt6/oxx6rB9089X6Ten5zvKKVBIXN0a2AqoB",
+	"qZk9ze40Mk3/cAFk0/UDEv4+Yd3rcZr8gZ3njum8sJ0fqVmd5+JWuY/OTV8+gmjb130/++ISxasMX6Gs",
+	"aYrgDub9B+RFvmVT9shxKqObnkzjZ5j22N7KqGhqgOCIgi+iIA07ImFaOzZdOdbkJCBvA3IGF72vBwSZ",
+	"9l0lYV7mKA/+MmFdWKWOmLMKVvRIgYgM5ERnVBmKUIezQbHMVUhNaI6i6KAjUqZkcmtTNYKxWOW7nbke",
+	"5IkuLWdLfqxl2MjcUpfsD0+ac/Vj428///6imjenuIHnQOkACAhgh2ikGtOySUKzMXJYdb1ZWOda6PYR",
+	"NAWZJeNxvdkRoQfBsDg6tjzk2jmgCHfLWQQPziAz4KzM1JJkkBndKTIO4Q4LYcuGyEsuR2gRJFNEt4wz",
+	"Ch2sWHAUekKS3Lhdm6VUDFcPuEQJu+NKuwU6Oj8pN1hDlNqPG6oNi19YtMfzV86uUYZv823lccrh33Az",
+	"GxU+m1rFbXuIm3blmCxLRSQykeOUgLzMCEShAzlHVRbT9KYAqGZ+ARUJ/UGJhcz+Zfb9c2uvjgS5R/lV",
+	"Tp/v7Sy1ba5SOn3pmBnn9OAYS6zp6Rthh5tfNbB2gEc3DAPBQ5oaE8ZfWcXU9EQ9WTiK+xSR+DsrW6Uq",
+	"9UN+yj5L68jsolV1jhSX7VM1jpQ2S9PN2Fsu2MPhAczTr82+W0AY/DDW3ZecaaP+Pz1NLoYnK957OZAT",
+	"2ziQ0qmyqB1M+ZYq7JYgtfY//+v/3W3l7RFGo0FAYq40F1HGmQIV+pa5HzjVMon295+LX/b3jR3ygUHI",
+	"9OT4vdkXPt1fokNeImnyjb9LqoFwHsrrsTolsMuDVBqzN9wWrOTSY4elkk6bKVABCSF/YDRxlkmwdLCl",
+	"DEK5yqaA8P+YnK3BBowEnpUfQVHdzE1hZBmHaqNpkkqLvZbKCamF2ayEbjquEwkdOPD+sB54YBdeIfNX",
+	"9LwcklYuTJGV7S0V4h5Eq2o7VPcaHRFlUymIcY6kDfn0SlhHsw3+PNOiQ2phRBUz89ClMB3/1m6RiApo",
+	"BT0q3RVRIQAUARuFtCyWRc2DKseSKhGTrtQDPOZlQ9oMYhaZYMlhfC+GdDRicTXP5gKeOUjI0tEIKD96",
+	"CJBrOeeMo5GRMvHEfBm+xUwjxC3tjxpqzAbWlnsw8Vw1LSgAQsmYkZpO+XDI4oCMRyOWEjNh9Qw5zniy",
+	"ZRo4qAwQFjwsV0Z/9vL49dk85rYVZgtbdc2oHsykBhyGl4yJKl6edx7uGqfAzrvtXqRi6rnHseIwtlXM",
+	"9wMvWCW7ZDaaz03T/Mjv9078ooc/4Z6ICzLC1qBKyqdTG2+20Fp2hrXbj+5UNDeqkgNWpaujXg+7Z2db",
+	"MkQDeM6c9lfo/jmRAe+wQJ2zj8/AC0pWlhuVcxyVHDLjcgzpyDjAhyR0fwcq2gl0QNVGUineTaa5I13Q",
+	"e+6pG26+K1vd1VRpVqKue3t2fPS2UlFUgpheuaMMQFpG3QqdTPEgZ01K9uDl8bRi3jOrE9G0KwfTOK0E",
+	"CCypG99jhvEnREK0H1HcG8VzWtj6OZSFPMubY3ab2QeVmg2Sb9hRt2oWoThv33KWxB6pDQqEbGnQIaFd",
+	"+F0PLwEOED1gPMXkWJN4yzxllnYDQlEDmUCFkPnb2CJ816QFZLAP0/SG2YfFaHmqepMcmzebfRyaGQ59",
+	"RExhz7h/IcQzmLaIeIUX2aoEwSZg6D1T/vmoN4fQNObnpB08uD3Sd748RvPjq7uRLDQ+rhWdz7vM66A1",
+	"Ayj3crd5zvY7EcZxlOnUmPf324W5Wl+zcuZgsMBuKyfXZBJD+BL21wGSwOHjcVMhWhN05CgSJYymLO6I",
+	"WqhuxsY4UwOW9N7yHntJpwotO2OqmLNfgxYhBV3hlv0afvDHMqwfkhCz36HfT0TLjjDqoUmu8vzU3tTD",
+	"ujcJeUlnyg0AFlJGN64WjtR2Wvv1ORVxtlKk0gsF+jx4fWXNeMGEW7QjzaId+Yv/CDbMh7y/RyFSRDXr",
+	"S6Q+XnPXunOwNiuKXazVyR0dufksENVMU1J+v9jBObS/3SLcX6WevaloL36PkfyK6DipGau0wYViArmv",
+	"bGvxetE8H0BYaTbM57vVy/drLfHObdLPr3duy8zXUaeQHHhsHdVcRaL7LMYaxMH+nhnTGyb51zGzs2VO",
+	"IFDvLi93ztg8vKAujmg5UlaxqW7puObL7LO0/8nthRXWavWGbPyMlduyAcRya48cU81ShJ9ZS9jMn8lL",
+	"rp/A9HKN/KrKuCIJR0b+ZdOZx8FZF5Im22vtrVnpeE+JfS/4mXkTXywtu7/h4RJbKxsfpEaL1A2zhsdh",
+	"R1QZDKCw601ylKUAlaZTQDtBYOQ5rWoPsgUeqfpz4YLlM32lwsx17rvXvqrWT/DV8xWSzcTcf9s4T0ba",
+	"U4sxZChZnBV+apXjOm+VvzVDICM6Vky5jAtnitQgY2PDDOB1ApE0xt6g1UPqLBuHnRn1Q9goliUGhMqw",
+	"4BLb753dRfiy2dFBBsyWF2jp2jaRLf6ORsYLD//e2fhLZ+PnEHkkIO0AjytlGv5SSC+skEeDdzv6+5zE",
+	"WthxXq3Bx2my4kvfp8k8uZRIGp+ymNOl2wrjSqWWJCOrbfOuHlBBwh5PHGEPGgwhrCvvC1mZXzXXV0W6",
+	"z999F5Dvz199F5APrHtu1ua7k28JH9o6UQ9ATk75N8T2rsJvXrT3t8iI37FEIduh4jHriNr2dtB+/jzY",
+	"a7XcXzmEguuBBUzrToFK0dYimrmyEPiAMRMCJ4TQjavpCESkh726/PE7I0dT1hsr45uhQ2UrHPCrrLvk",
+	"zaUuIM/ciynQjhXxfNRATtBVM/PSJB88wkP22wwjNk9NHZiN3RFYHgBVQLjJsfXXFsYQy+5uTomSQxyB",
+	"IsOxwuMDCgYLDXiqyh+5UjIb1r9S5lns6jklpA+qDb037quvF6qWKul0tsByrFgKjdOib6TNylH0U/+u",
+	"qlj64mrRFSrR3FRY1ZP/sqrV+JEmPIaPeiT4gphpytfwb8D0dA9bArdkH11NaPaBJjcWze7Sga7OqSKZ",
+	"ZJc2PUArFJP0xzxmMcldAL1aaiSF0XgTlrJF8MsPKLaEp0IJ24p1Jrkx3qfYpHh76f0LiX+qJvqz1J7M",
+	"XfGqEpTKNf9UlSjVG65pZxMjrA+vSPHB2uuuHFhdnf2uZ37nKlUqyfUeUqtylLB0fsGI44SkCaFwYa7K",
+	"AypYjEIvjT8gIXxy+W/mO1YqeDHDek1FLHu9eQMbpTIeY5PxwF5JukxPGANvCApbP8lQ7bsWFdzkxmp8",
+	"1xRLd/2wUVsr5sd9zxoce/vCMpx+yhOjYxQdI6D2g+twtirCnusULJXhmNx8FjZnaUusXsTzgSrN3soq",
+	"2L77RqjXbxuwt9wzS/z4XeCfrK1brEolcJ9GbnfPN1Sx+zWAL9ZQSrMMWG49MK2TeE4Zh63+mgXVIjUA",
+	"uUVoLEhsCkDSKqJkrVj/lB3EdfDwFrVze2JT/IAIurlLmHaA5lAbScw8FBuQ7t+xXY3gkmvZntelXdge",
+	"uexCrhXb8hIUmrizs1rsULWrOlfGXPhd5avgR5IntJ+BophxyluWZuoAyvX40BgpqbQVDpEUmg65oNri",
+	"n+txKvDe2UbW3Dtm9kLZUqvckM7OQQ3izJ8DYvYJjTT5/vLsXVb6cMOmChNPXDmA8x9ZynvTjgjvGhYM",
+	"vaF4X0A0LnQ9pUa7pXRi/XlbQTSiqbKh0WFlvLKSZtbWWIF1R2yVRByQi2+Pyfb29r4Z3vurYxyziz8M",
+	"eZJwBcxRZJRaSP8mea8YtNEB+avxzWP4utBYjGHdeNiIcIdBq8DSOwzp1AHXGr9e9jLWhDwl4NZeo7Xd",
+	"aG1dtfYPWq2DVutv80qjKpDnq3yfk1hZOsL+OKEpOTo/ITHzbasKCygp6bEJIIKrQ0uPREfGsB0xEStH",
+	"SYGzB8WKxrDAn58pYt6M3Qq0ngsDZ3vdG+ezW4n5EF5AaKIkls3YNGVud8B1oWWwK/WUGm3ftMduHfBE",
+	"N36Hm6joEDKkxW3tGjBwpFBump+OHsNc/yxJB26AsH5AUhbJvuCKESrccxLkkh+lMmJKIUg5dJ2I2PFo",
+	"A9yNeT7WPcGuC+GfjvJj5UoL1mq19lbpQfZcwCu0nOKXFEMi96CJcS6X436lC/yvGQF1pLWxaatBiPJL",
+	"aDQlDticUAFuvb++gsofn+tMtjnyxLIsIuUmopEgEjxPGPl1zMYYNLgnMZMtLDqdwydoph11KY6VaClv",
+	"APYwJ7lc9N9jAsx5ba5+gLnAUPmjp4W3If0lqfUw2m72IVRJCYviZMOowITAhwxgFGEbv4AKFxusT220",
+	"JWYx2W21QseRJgVRYyCvW4nCeiUJQ2rhBHdPUzOlMSVg/pXLbNTXlC3w9JOlAsZSvJlB4Hiy3IiWHvg0",
+	"vyUVFOwAN0G8GkEdXxW7zWzLtZigdCUBcohPCg/IhHLt2rupcTdHVEcDoDiz9XPhQeG8cEXGUO08oVNS",
+	"s+XQRtSztCOUlvmS4RyegMXmNJozrh+SMN8Yho+3ewqvZzHZurs77IjQUt0eQP0xZjnkWEdyyIzf67Na",
+	"GUZZynTKWVzsUMTvNealJ5LJepyCDcsH+/NC3q4qLiUc9DNFXl9dnRO89pC0sDR8LFKjbM3uh7pxPmSx",
+	"Gbw9J1gx677Xlu3gYd/d31/v6M8Vzid5MY27IbePgoKwzNWW5gSYkyoLJHqWUKvqRrSWm+VGoJomsj9m",
+	"aIxYU8GebRUSZUWQM9HsGxSJBnRkRBA+pyNyr8Gy/PAvM4nCmZc24SrInQBVY9fRiCRTwoR2IHNu1/zF",
+	"FixB/yhAhFzTKGIjFCj+L1zcSh6x6xGFeR/JhEfT5mjcTbgawKUTmd5co9WIHdEokYqtdsGMyEK+18KT",
+	"ysROwZxoqfmIPu0DNmGzxwVN+G9lUqWlEtJO/mVOti3CpqrKP6M+jYsHFZLScXXZwT3CLVmOORf4Kn9c",
+	"BSPWvXPGM10VyJYNjJVVEwHa1p40RRR3xZ0JVdrpyt44yYyeGlQqG/3SMsYldRcVVVxrGWTQyvAVSmdG",
+	"2QKbCcbrB+msCWzijZkVaznZD1Xs97eioOx9jvjNyVt3ymF0dlBeBhd0ixlpSSjHPEbcAhDDHWEpUV4Q",
+	"a4PN+Sj3npItv9XaeYgU9/UEs8gXIASbC3Ksm0qO1WpW+xjgLOypyQF0lfZBYQFKm3wZGoY9NVdM6XmJ",
+	"vbw5d4C+I8jh7tR2WCmdZSOCKtPfOOhUg9LnWjmnjica3cxSvi93471oA4r3L/noz5NkK016ZW4tN+2f",
+	"LKWWX+pmbqbmQsfkDCsm4pHkQkPtfgjHISTvL97aIowBNu6AToVKIlCWEaFxnBrn3HKn1aIBi26Mu0/7",
+	"lAtCtbUTMq+nHvjOEagXwMDGiCo1kSk0I/ZS2gd9Si5YzFMWaeUKpjoCgcO83Xn/A1woYtt5sTQz80Gm",
+	"N0BkeWEti3kHbtYGAas6BzdiLrEhMLTX8bLZw+Rvmes+FZ5pzF44rVYg597jAWbuhcq7RpR+4qbpXhn4",
+	"3M25EHV+GioFQnlpPo9YqNwglcKhwkz9VDKiYnc24V2KReOU6+klYKqgyTnib9j0aGyORIXDUayygrjp",
+	"DZuaU0vjBogDFckROyTOmC8ontdvn5Ojl1eEi75RQU7+4Lnm5hUYyXSFOwcbdw064o0blismwxEi9wNN",
+	"WerGij996zbf9x+uNmbZP0D8WJCkZwpGqYxsu2GC1ELzKJnazzsg38AToVJ9Ozo6Pn51eXl9dfbm1Tv4",
+	"DQuR+oLHpL1LhlyMNZQUnHW1EYPARpnKIUlZnyvN0oAksm/+YPzoXsrUAL8bAW2MpQ6vyz7UiDckE7/l",
+	"EbsyY5yzLmREzZaxdQ3P7AcFkNEW2PBENVzERZ/UwvOzyyuyaasgNs3vQ0yOVS8BXtiAh1atQ26AP4wr",
+	"0yNzRuhixr+auwIHo2Ec00sJIDY2gAx1BJsT9Z9w13/ggrx89ePJ8avSggCLdMpIN5UTxVLler+MyY8f",
+	"pprkCFc9kX0jiGMaAWdUtglhONkEzPnuP4AisCdtk6Kmkc6V8JnL/o88nlr2vEs5xpOjEHQSp7BQ7mCu",
+	"ACJbbZkAZc+DNAYZbiPyTPd6HFIW4DS7iojhONG8gXhaYOnJVB0YVZqyiCqLeJYrpjBvC7ATLkAiGLhg",
+	"nEYDqoDnRmeM0SRiQo0V6WGA/vXb50FHaKpu8K5CKb7sq8AV3GAc37iLLCYuMAGWBU21MGvTER3xb/9G",
+	"jiW0MHIpVEc0yFGSmFcP0CZIWYLQ1ra1FBr93l+8dUklLqJkHNv+jHDzth2SUcp6/M6V+Sc+qEZILexL",
+	"wMRsbkbDGAyFsO7BH6hGu+hgcxNuNCbRwYvWi5Z5atMMDZJ6qGmhX4QOWXJMFWuSkxh/9f79yUvVJFd8",
+	"yJSmwxH+tpRjg2dhiSWEhAhXJPy9g/GhzsYB6WzgrrcwAbjhOxsB6djI0rGMGVwIl3Gh8ZI/wkOAsKBx",
+	"rEhoawdD/PK//w4l84HDHvjjZyPSdlpb9uoew8wjrv1Y0LEemFUxGy0mKqKC7LTa9mLzI07JEXHgZlgI",
+	"H0uGAHaAdAYBpSw7QqiwkcecZgly6Bs78MwLqhmW6yoX9tzZ2reZSRJeMJ1OG4AP7rJhpGbdzDo84AME",
+	"S/A4aQpbBsKtntSB1CgE7+WtEdUUeI9oquvY12p9JT+u3dY2vNxMZPHtFokmZiEmP82rrnPvCQ9cXz4Y",
+	"grbBKIDYKtQgpTqZNuG5Nhh7PRY3Qk5ECM0EvsfaZRSAjMqY6hgPiuRwyAFy+ZCkbMRsZYHPydhB+8B7",
+	"WOKdCpt2H7o7BhbxjcYAL1Zr7xJlTr3tognIXot4CCTzaKPlUcPXbW7DnssMVAX2xW5r2533guLtCCC3",
+	"yCYdjhekcMK7xoiltkLT7svsF+YN4IzYdG32l2eK2GBBR6QygbVPjFb2aUv/NmhQz1Jg5EImTJGUipuO",
+	"WQRnDzBC4yEX7ochFbSf/Y0LNWJAJF1TmvZ6dfcH456wtEnO3OsU6cNp6gKWoC2rhwoA82PDHcFDQvHv",
+	"zo+CcAn+MXdYtlx9gRFc7l6Y5KM8GuSQTkmXzSl/r9nOBhXWLc1IthKKQtECVihwzRpg7YVkICdEjaMB",
+	"0E5noJOKaAxlHJgj6GAeLasYSoi8JMBuK3IE/9two7NsI4oxC9MJJ8YTd8OWy9AUXbk+fsyBFy+WpNe/",
+	"twZJGd/EYRF+8lfXzYNzcgigD3nPbDIX2bICzYzK7CYkT/MDc4N4BvFvDsZhg4Qy7ZcnobKFAZEWob9t",
+	"3pz0mTZD2z7EOaCxh/xz62NvaJg/HhCs3DTqR448YcQwcBkBwH7wWx8XezKY4rCFFFZ2gUQsDjWbVqPc",
+	"G9xSfaCmbyCTXRq4AIKz+1UAU5wZhcZahURK3QkGl6PoCON8wPGz0aIubAdIDl36J5pPsj1YzsotFB/4",
+	"ZEhAzlOJnH2vhGbpKOWKuf2O0S5cFJHLSVL/RgIPD50Fkg9gPVPGFjkw4//oVNFHi17/sSM+NhoN+H/z",
+	"5zCyTTcamm4+kpCORgnH4qzNfygpQoIXzpR8fMzVGkAWt3xdrnDoI0nkhKWRUXoDdkdenx4dNy5fH23t",
+	"7rkAb0onXuAbxzEwbp2l+qv6RMWilGnz0o7wtU/WZuEx2iUwOPwnTD/+k9pfGd3Y2fgjJDV0pklYcskB",
+	"44ED3isisdq8cWCLiuCwKSg00gOv5RbV80BDJ5TwjFwlEjzcagLMvRZSZpCf/osdmN1Zf/GJNDd37jW4",
+	"axu2jMufABTSrnorq90KSsVbgTNnIimUpmZb8CHD8rGUKykO8JibJeaYdELz0xhiMe/1WGq0me3zEjGY",
+	"M4iFccOmTsjYlcOIg28IpMo8G/1FqglEoBF3dzJQLLp2JrQzrmO0qtxaIXui0g3W68lUFxrWjPsJ8i5l",
+	"iGRM6FjLIdU8QqPHSDcftRjQ0YgJGA3IUd7L0Us5/CZoRMv2vzV5IEDYIPkgJxgvPuGA5qYR6IeQ8t66",
+	"u0NkQJC1GUpqVQySEB+FNOfbdol1mY+b2golmaBjMhMrdWFSHx81z8yFSNEDMOLHJX+QyENVHb+wmE8I",
+	"A/wNJhRCUsMMjXnDvES5hUzMZx7C+bkxUDAVxVzupGz+zuM/NrNUZGj1IcI++fxcfs9wBs55VfnfIQmp",
+	"hXOeKSVE1w3MTbiWiz7qpwXSHkeHxS0KSvdoKXK+oAYKHj63jM1+p7emuzLm5mTLJDaiFBJaGNjYbhlH",
+	"3lgkfneiHW7OCYdat1wqF5W53+LKGtI+F4eCUWeFck5hXpo5TbgAlemB0TXt4y/NJ84AkmvEVzeuonFc",
+	"cNcvADlvosyno1GWHrC4dkhqPjtdpRdVIa4oX39QNBuM7Z617zXJJYYPgMwBG61nvDPjlWaay8yIl9Ed",
+	"EbphGE/UDC7MlSFNBsx6o2DpWABwNPRU3aO7m083j4WucuhGhSIBHHqDCyPSzH0wJxXw7RhsSnjEBBbc",
+	"29DQeSpHKWcau2chY+mzHAVwfs3SoUIAB53kg0obwcYtSxXGkdrNVrMF9YsjJuiIbxxsbDdbzW1EMxtA",
+	"wHezOWFJ0gAPc/MfkxvV/Ictvu6zObVjoHQ+sC55w6bkkmmbL4KKZjMBhbCqahKIDFpQPFf7bITYDY/R",
+	"OTn3jtoBgDySGopPW8/pF/gk3jjY+I7p7yc3Cmo4bEeiGeZWq+UicS4RULKlCtnf3zfMcCFNQJP+xsHG",
+	"q/jl5REkX2/hp63d3fY+oBaYlz6PW9FOd4vt03ZvO9p9Yf6gpxsHG2dvzs1KKYji8/5GsHFnJr79609H",
+	"P725O057P15eP7+afvjh9Vn/+SC6PacjfpqkkxNKz6PX7y8ktm2iDbQs3fD9hzeXGHisQNFlUyTf/SPY",
+	"2GntzHuUn7PNd1J/K8eIKrHT2lvphiOI6kPeKJ8/2Dj4+8/BhhoPh2bjHmyco/KDDQFH9BYtosK+AG6I",
+	"vlmCjSHD/Ebeu9842MBNYKY052xuHGwIB0SyScd6sAlhdSiesax7xcm5gKr/HDmCOZyTVBrrZ0ihTCw2",
+	"jhb8xuckbZDJC4adVrvZEd8Cox4Wndij7kMfto7RPzJKIFR6ck5s4UOWJSCJjG5wZkaUpxCWzf35wCZQ",
+	"fRUIBHbMPSwOQCFk0i3l/YH2w84Fzrb2seKiGJ5qkjOQbyfn3rYh1AIaNsmRq6PBMCuo2kLFoXtPR3BF",
+	"rEEDQnFEU5okLCH9MZo7Nu7O7iJmbbUeglAIML3EGBxY2bOhWGUWBWesI07OsTEgMdIW5gEtye1WNunU",
+	"Thap7Wztky6bShHXm+RDhhubQvGCcjXlHQHjBS/fsoe5rwHzj2tCjYEHQV9jswb5GkuehfxKE2qjVb7+",
+	"V6aQ+L2D7sK+2fLAGsazGk1UflQ77eZOkVX160vEt3AAAH6NDplmqZqb/swu2czF/SCf8TPmHpnS38h4",
+	"up4s9UmPpWAFbs43DqC6rsFFA3l8GiMqzLTub6wsDuG7HbDHH8XkqYMBu7eKwMoWZmVR9UDcpZuX9ro/",
+	"Vh57dsds9gcNHA719zZpZR53QTV7y4fzu9DstZvZhX8E2V2NcyieXPlmezkMcAdnbrF++IbGfjHMLe3l",
+	"t7yHnIJMoYDynnrI3LW//K7cdj+WopdwrCPYaW8vv/ecThNJ4ysp39K0j+9s767yeTbFxxCExlE77Wxt",
+	"rTXgN2x6wYzTizev8LVXUp5S4YjswFLcba3wpZcYPfpmrKYLNbzZo0aOgUDMdJ4/3Zlud0foIepdjvUi",
+	"/X4rb6ybbKHbWOxS7DbPbMaGOtXmnZUasxjz8151O9u9I46sEt1q7VR6BPAMy7TNY+8VRDRJjKBXtMcQ",
+	"eWnEqDbPy9s9vsnJDkJpOrV1BI4hiE0JtjmSmtN9mXVQn6MgbCgq99U24pO5HfO0B9IbfD71YYcNfsLG",
+	"wUaqr//66/Zta7j17nn0ffrT5EX3qn1zvqPexvu913Rv/Eru9v/Gt8QPd89/nKyuLy7wNWtpjJ0KMALv",
+	"gFpj+x6y8auYWybm1hFX77P06nKphZv90cQTdmbM9ZWh4AilJBZFAhK5zoU0Zo6zMU2LIZA5bvAp23iw",
+	"hTNW82nivXkDYFWr2zb28ko3tfRhn9hSeNCm8tto9jtW2lCKJb2l2ymzj+fpu2PIcKNkt5spc/88CLtg",
+	"EyIFwGaiesTtJ8caSFaMa1JUFrKHWRbYsBjMdn4zXjbjPZffXqBMAQ/YxdY7gpa8Zu80Wx+oym2GLiZw",
+	"7i2hTVZ0USy5mMw6fd2xmhLv8HlHb4Wz5svQeAr5SOvAVR1BQMdn55nN8/k0qF2L8+XeVbAh2CR3nSeO",
+	"a1DdiOlENHa2VlepxSn41/PF3JflMJVLx2Hjq3v039g98jrh2CUoy6rhmVrPK1pJS1jRvUBJSOHhZOd6",
+	"RTXFRT8BGVwviXzAXc5zycKvOqLwAIjZ4YviwHosManZTFcdK51vgUXbuWE+P9Mk5zgqLLvpCOcVuQe6",
+	"W7CnJFGypMmWO3IBtgN2BNe5yrnMeYvkCMgmUomgV/ihqdlJJGY6y8s+prdlfRAncr56XX9e3XCUPyWH",
+	"C08aV35ffw3qfdVan8bbfXVnq2ZoaTciIEVu8z6mP+zaXRboJqgJNVqmwtfwXsYHSLXItP+ODlkYlIsO",
+	"4UhhcalPhnVEBCw7hCqsFcR0E9luNWI6hYo/nXKaNMkr424oW1rFyCzVS7Mj3mbVsdu2iceV7AJpofdT",
+	"zE8DOU4PcaKhOCl/PanttFoB2Wnt1zvCF8OjV0GOSgXlZKlr4xRlOhYil83qCO+HDagasOqk1vrJpQu7",
+	"nu/Rzf0z5JhsMUUeMtruo2oukkdOS7kZW0vjtf8MGg+qfmxCE0tifJGWPXlcufaemfSVY7JYpqv8dXk9",
+	"94m1oxFynl7/IIv0fXHh3q++2oNTWaiOgDgXt/ZjakP30kYGpDI3VDzjN0I5vCsOSGQ/MDrblxUeZMUQ",
+	"tdD885qLsB6Uy1OAcQ//em0BnyymIJ0bx9OEZj+hEVEPoADFFyJK2RFQRGErSM0gsELFjKF0s/mj+9W1",
+	"jaQAS3Xm7RUslI7IDGl0AGuhveAa/LNr9M/gW5CmB6OK1t2sB/gbOdZuclh8Lcc6rHeEk1hFFR06uwVH",
+	"ljGUejVv7kODpQ9ABVD2wTPUWS4wgAqk4bRQIW5LzbXx7ZvkDRtpso9OcpOcAzEtqn7o1nAtZONUyTQ8",
+	"RMNGsDuzQH2G7QXmvQ4N8i0XN1nTW5iy5D86G+b6zkZYf9yA51uu9KXdkK8cxsl6FoET0ksvPIbvtybD",
+	"/ev8/o7Yp2UQ0V0LIgrFfcv5OHtb5toRPGe72Wq229vN547SCAr/BDLGmwk96sPANk7lbzxJ6OZus0Vq",
+	"/JzGh+T4/D05uyTt59c7JOE3jJzSyPzir3WYkqqR7hy0t9YZaXuVkVpJ8LAB/5y3KFYCfCrsnQqiiwoX",
+	"e2QJcWxtVMmk4OKmAo4DW2DHaYJNd4ekcCa8TZ0iJ9NQpiz3+OyTytgMX77P/FTprdkitUcJZWJb/9CY",
+	"E5v2PG/+fsOmfyxUk9jfglT3ni8JGntdGxl2vUN1oVEOSBFXJPcEyQlvfp8mYUfkHxdRpYES7oZN8T1Z",
+	"UyA8Nv+kfKMyQYZ7+BBklzdPQOhEqwihVoRr24FpHNZowGKQwH0pY1ILj81vGsdS6FQmB2SU8lugvxvS",
+	"uwbts//Ybu9u77WMQ8mHwzEsPXRKnfQa76RgjVOqo0Foaz/N54evrmg/9APdho7qolIIcepCUnPNeD4p",
+	"mBEtPVMlBxzacfPYEOG8eu1vzEKD2TirL2YX2A4YJjCSo2lucbHnqwhG2tnY773Yi1sv2i9e7ETP473d",
+	"fbrVY5S2ot1dGrfau3S729vptbtb3Vb3xdZWFLd3472ovdtt9Vot2nrR2ZiHfVGY1IJwKBLqtmaRXJbr",
+	"LZjVzb8UQclq+fmGrV4vvHcpx1a114YEWkXpWdhpFWJ0pa1XXItVblkoY4MNs/jVB9/NyuXro8bW7l5A",
+	"ADYyfpLdsFgLbFeVBeHhr9iuEKpCG7tJ3knolSwtxZ/hoz+d6vsEzQuPFnH9fRae5+8//1FwMI+cYsG4",
+	"qyOSd/rTYqNU6E/8yzwNuq7lDfIXo3CZ8p2Y7Wd+xHdtelDjSvULwBCIXYGdVSlQBA3kBOEZgC8PwKmw",
+	"eCNEdv1L89CwfpA/GU49dQRyN409GOFsIzz0NxunCNiIXWu5ETNaxnSKWPuexRs7/TsCmmd/gxoYDFC5",
+	"Vn3Heph1bnjLwVjJpDbDMRRYviZsGM/IhgTxLEcWcsL50jGdOmbFIRNjcyn8b/5andIpwqETaXxHV4hh",
+	"59UVesokAYx7THv2IGqPwCbWayxqfmI7OLNWQVCnB7aLxGKPdIR1w0tNDtutHXyqsHKK5DQyV0RpCBlg",
+	"dc8tkClle4LdmQPWESEGq684BO4R/MMFAmwVHE2w2odbHAfr3QNeGKFkq9VqkiNM+vaYjgaA64SWFCW9",
+	"FDYENI56Goa5oFEVTnBm7xRW33i/Hpdq1rYBYJuKdHZHAAqOD7BXWUC5g7CeCQQ72tw2o1YOcbGMM8M1",
+	"rg1PEq9pSgpiN95p77S2aDfa6W7R53vd/eft/Xi/3W61n0e7+1ufyQZaFuY2hwasx6WB7lN3JU4yUgPi",
+	"2Vx6r2efs/euHCvPL+u8gkfzx/taXkI2wEMID3yr6Yilbhtg5uwWuSuZq4vgQzbHKHNPu5cFdokn375N",
+	"poXNGZD8mTeCAEAC7rUJ72l64SEZUJtds9ItA4R2MkyUBeY8m2z9RXqKab/KKZXa2EnterYOTzDH/8JB",
+	"jvUMt1xIwUruhxptmamFuIsLsuQ0SRAXKjO1MhhdKqa5SqN8vFrGmMsAdKohtP83ieuBtfD+BQxGgIes",
+	"5XLMRtIoQiGNXPcWE96FJV/Y1J5Vj6FdhD0s0Mracs0qhy7LkNWHGSPYprAhVW5H7IDBfL/tTkeE5xay",
+	"Eq4x57pnjP7Q0TPBr6GV0vbY7+VpHh1DATw/GQ1ol2my02o1O8I9F/tG0SJMKGJ/gWiN6IjUCpiV/nl5",
+	"4/SA9FLGyFZARqkkW7tBx2xECydExsLCL9VnIbocOteBffw1xv4zCxWGrTSd2i6j3KizII39dE+bhANO",
+	"2SihZsRc20VG0xvBqcxT5UgBUjAW38UdYa70FpQiUSIV1grkqiDaLRIllA+x/sG23xZKIYI84j42TB1m",
+	"c0y1x+wrVXAvrEo4JCnNkKwqQ0zHZlh2do5lzD5vKbYZwMHG8zc/nO6cr1FJXfqGJ62Xw42y1C46x8tW",
+	"t4fwBrSK5hlE80Fqg7Kw+XOXyq2QGMeZ8mO1oY+195pF9r02P14Lqa9BTHp6mYONajnqWWngzBzstHZW",
+	"XmhLVV69wk5BLBb8za+1gV9OlcSqNYVmI2X6x+cYIhS6y62j5WUTXNxyy1u8iSDi822k7yUXs9CJmTGU",
+	"PeuZIqlMWGAxLiF+4c0nhVEOn/PqiEJXkkP68k9kqEZrO61tpM2aIHjgkSAWqjWAHR74eAGQwcEp6Ihy",
+	"KfzOYQEwwkI7Zn/fXyGHj/ZboQ7dmtp6Wqkx8Tyd+Pn5rBpT2wp0Lm6v96Mftrp/fT58M9pRV+3bv70Q",
+	"F9uTn/bY69Y/3u7Sb+Ot/nt+9uvzv96srlnL3/qkmvVT91NiBYff8YJN8q2ln7Y5aQVx861MuzyOmfiE",
+	"kf7/BoV0j5P4x2mDRHheMGQoTbCv7pHot/Bjy5HFPB0bpNGNIxeQ7ljECRSUWni+WEbjIRMaAHm/vzx7",
+	"dy8MsbMRE0cj/j3SVz8MSszRANwPjK0gB2gcc/Mampzn2EgKHC2O/qNaIMB3nZ+Q7WbLz9QXAQp2NeAw",
+	"Kc+UH6MbH6mZZaw/BiKY22pTOkweb6s9ZIf9ZEay1g5zY/+6wx5xh/10dPr2cXZY2lcrNLeIOTZp1qJi",
+	"DOeFbSr3A4bAEZyl/c9q04n53Rarh0TclzxpJ4VM+0sNNjObq9treHXl2cnviQf3R8y0KSDkKo//+NqU",
+	"/q9on2WdCvltlJNpIJruYZ7lkHoX6syKuowAizIQ/SuhgtQ0NxINJFjgKCqU5UgYcl2BXxUa+XCW9kNS",
+	"Q34MrLUf1ZvkkmuGlGIHhbc3Jjxmh87VyTFZdESOyiJlNAZ4XiltM7hNktrKFRvRp6MRFrHMKz6xH4m9",
+	"A+Yr52l8ELoP9CA/ozz6WuVVffAuzD5a+9jZXZ2dvDwZh7O4SofSLP7alV1n5uSCuh6NKwGDsPQG4gN0",
+	"CDXMeGgjmchxqprkPKHCEljZxHl3mvGGBRb5DjCu4TFH5yezpxg5cPAcg11jTvqSA+z4YuZw0TiCk6rz",
+	"9h7g8d2Ru6eZAvOAVNsRNkH827f7z7fbe8DLye36/1vr2+d7e6/Mysy3a4DiZ2uPHFvu8tXtHP8lTxqZ",
+	"+qRyBbkL4s8pX77UaNTnMF4eRwziPl1fEHrBsFEt78o2yCaN9eYgeY6ZyntKwkrv7MicEaaAoux2y/He",
+	"KcSPoZ5Y8ZkiXGiW9qixGESfC082aHmkkADxoCOOXl79cgQkeEOuA4I/bmETYM8YQvibF/ZEkFrMhrKf",
+	"0tGARyogY8H1ZirlcLPL4oCAb9jnTAUdAeSOwMeARRj4oG0ScxUNzK4IyCgZK0sCmRrfAKm+qSJnLy+J",
+	"YsCoDI2CRy+vso+VaUdwQc4uTn85a7XJJjk7ffnLWWu7SY7etrMhkCEdgTjW6TgyRlxs/wYYpiKGlyBf",
+	"hJ0bM5KOuJUR7Y4Tmk4dnYTjuxtSIylRz9xApFGRcCyGdDRicQiVIykzMhVSKUetLeAKpOafLwCfDiKT",
+	"joOydv5ju7FFwpPQ6CdiftrZraOPjfSUUAwGNaMKimdgjVSByJJquHHb9stQMqGp4KJ/YAnWWAytOgN6",
+	"C8UYKZBv8bihNJ1aXjWgPjIXIb8BNMW6uc66REE6I/a39fuJorcMWKugKUgKRro0drd2BI48kcqqbsg0",
+	"WSYjZp4KytHcxoROp1DZljI1TrQKsRrb7IkgS9I5PsGwI2qhHU8YkFDdcFiAgITxGHUIMz+k7B/YY1t3",
+	"lIB2bCVyePvYwHzmDRQA20pse7k5DDxxZbkzB93NVVjPhprSCdHsTjfJkX8KVx3BIWPX42igQOcvQzDD",
+	"nPYjtdPL143teuD/2KMRT7ie4l926rZ+GSr7CI87An7fbtUPcr8t0KBAkfIIdpKAWVWS6In0EgNI3oyc",
+	"UNjaJfUAET46AmRLO/8lSJeB36KngEXlEuNum8iU2GWxRepczcCf0I7ILViBG8+eOOw2K0kypN2B/uoY",
+	"oIoT3MnfcpZYzhl7fpSWqT2uXaP0jITiIldidUBw3kh7fz+Af2/DMGCWzS9howbYF3168Y7Uzk9eNrbr",
+	"ZG8nwHMHAjAgRgJihT+Lyd4O3kbMxbukR4c8mQakz28tkvOQx3GCtqzqiK1WC64vzDAe5kSKPkst+RpX",
+	"uS3trkgZVcgw6ZoagBKV1DhSg+Eh1OlYAOmpr2aX4yRGeYas65Y8AoRK/TB3XmH23KpSRcZqbCN7x1n+",
+	"GbjiLZc2OqW8stnOcmGHKBeLAG3gyMZDLpDh0sN0FpLQMKZG4cnmlXnenPDEFvLZ8YSHRMiOyLLlAA8A",
+	"5fu5m44yalhgE7a2a9jMKBZdGp3aRkpL9lPsy9xp7ZAQfIas2g8q70HK+upHV3s4oqliwG1lthz0BeQk",
+	"aMaFsdUk3wAzk6O+HINqCy/P3l9ev377/Pqbs5c/Xb89OT25Cklth5x+k2M4PSQ77W1HMRHYHhCZZAxn",
+	"7VbQarW80D8kXavoZI/QrhlwO/dn2BFgSkwY00SNpPajkz0j0EuTkt9BRtwDPIPmIHEdjVKMXCVT2xVx",
+	"aJucpUR9ZB4xoVwbmYCnMWv58Dy6syV5f/nLkaqQHyA5uCa1VxfP682//IWc8lQPyDGSmQXkYkBHCtjn",
+	"U3IMhLoJoz2YemOW4bobEY9MsUoDOWV4bMkQjdF6QMxuzxyaQfK8cbv17yx9HmbbPZtRFFtmjxhZ/vbt",
+	"OfSIQIUndAu37lpdEB2tu3ZkfjKOZmK8SSzOjL1t52EV3LYFMvCO8EamQ6ZCq37ROGsgK0CAwO7tyXRY",
+	"L7OKwHIDL/7xG6yrdOoO58Vsie8vz97BWiOlP6p1b95ZHQezcnwBouT08rUts0R1ZTsFLCeemoDBZdXk",
+	"5g755//1/8H52d3cq6MY3yfh0fGbX7CRHnkcoZX+l6PjNxkxmx3qMwXMuEBfZpx4Y6QAc+bp5REO6/Ty",
+	"qGGExFFIanYnWxHm9VeQXblNwpfu1wcZMKSnOgvrAQmPXoWkZlVkrv4B5TlAT4ZHF8BohxIfPuyosYWb",
+	"z488p++JMwLQxDJq9+gVWt4XZlJfXVy4Sbca/NXFReOFq7fBN1tqtFxtUeDsI8vLXrCJvCigQ9h5tsdL",
+	"psPDDFjFSUrsY3csnbWdVjtAXtqd9nZghJz5z34dCQUq8+Ih0jIfxdosBFSIY6QVVqMi+Gl1QB0jRC6a",
+	"e9ARYZRwwSOahKRmmVRJnki1Il5zAu9+nTx/cF4qqEbP0c6ysuZLQUSg+xU4fp5XF8/xNNWcqnJ1yXPP",
+	"c/2QUKQ+gxuR8x3BZ1BseJEBjW19AcaTUeU4G1mTxnIUD0pdNxaIn6wZC19R3RE+HvN4Y04T1j3CYwqT",
+	"xQvqbX3Y6MRuKyhjXTl85DdEFvYKNuZNf7FL3kijVvf08vXHX/7PTgcDbx9fnZ8cf3x9dPHN2cWPJ68+",
+	"fDTKHf+z1draa223tlovtlvtrY8frdP+y9HLq+ujVvvj6eV3ZtbbH88/bjV3m+1Oen7y8mP748d2q7W1",
+	"vbO79/yXX355fXr8y+nFx48vz1798v3Ru1ed9PzH9sf2x5OPOx9+2Wlv/XLUSc1I2lEn3Vh1Dl4nz1+l",
+	"z58m4AdWyIprdwGO4xqL9zp5PnPnamtXWrVslcrr51atvbPdam//u1mhjx+NWoKlO35j/t2YXbrTy6OP",
+	"R0d+Te+5GBWNz15227SRN0lLXrD1vA9ceRKqOnTVc5rea6EM5NGe02fKmRfQcztfJBnB8qCY6tqV5hyd",
+	"g2s64tc3bJorMS+5DTO15e2H15a/kznFSmpznY66NS5W8X86wvldtRnPp+7iT/arPTipm/atlSK5xmK4",
+	"cGf7IaHptVerqhWg6Fw9VQtAOVbhqJOw+uWZgpn1CtNeAPABPa9T1dcOgZmbrRHsP/PztgaYfcjfsKlv",
+	"nwx+3+gymrK0uqESNYaLvh+9vAJTKeZMN9CFdeZaLqfgDM2KvIK3ZiGvMEqoaFgLdeMgu28m52B+mJN0",
+	"8O9fiIDhFYF1qWKHQYADMh6Zjevm8RrnRU0zJAwX9TyAK1HwON+bCppMlSaCMSQy1yn82o/FxkMzfwab",
+	"GtwzgbHzJoc8GFiNowCqCgLKSFDpwajy2IQdMReckKyITdgkRyRbh9glfhVjxn8UydRiEMLRf5aF0Cur",
+	"RY7GMS87MWUvhdzDSXnLwSI9zfbhQqyGMzPsLIvkIrXmE5qf0eQPFo/Tesu80vstjttZUXPGZu8vDS+H",
+	"C7FVBQux8vDsGSkOyXn0c4Zk71nH6Duzt/yxAizlp8WvtBgYmVBaAoEBF16llCclU34leMZs41+AJFgP",
+	"odEf2KfCaMy/4EsBMPjEFuCfqFzKyH+j6AsBr9X0uhfw99Hr9y2emrUHAPJpriVwBH8uQzLLESAqMJXL",
+	"H4Ct252SEC3tMPBIkjdcxCW1aLxCrxdJWS0uhQsmtYLOXVhriYlq87K5qhA/ciUtaBGyQPNzC5hBanYK",
+	"SGgmJiwpF/O7eUoPpmplIQ7jvMR75ukXr5mfKTvYL09F20l0KUDYH4VBKiaUTK9lr5dwweYMB7B+5yjk",
+	"vZ3KsXx5Wi87fgt1nt2h99B2cOd6Ki7bNk+i4LLHfynq7V9aTRkBZ+c8p5fsL1Yo531SvQNtHOZrZHLL",
+	"7l0IF6yQW1lQLneM1UdUoF6DkZGakkMGzXGMJtq5r7bowcrXDBaRxKkE3LIMH+8CPgqhZ+wzPfmbeeFM",
+	"GQui/dhkPteW2Ia7tn06ZB0hI0TJiliG+yOw0c2Fl1KGcRekFDi0FEi5G6GJvk81m9CpUaBpbKt3zPsV",
+	"T6BgzNxbh/lwPHnwCbOKFrUps+XBIalxoUYs0jJrb6ik24EVR+H0KA1cD5fCqwnhNZIH7vpqghnzx4DY",
+	"rR9/rRp+cDzz83cu2V3tD/wq8rZ4flYP42GN1LIQnq+0KsaqA0IjzW89tqK8YXHRxj+0JaXmTvMQy+qx",
+	"SjdEOTxlkyhqbnjq6ZonwLiH2K3aeDjBBkyZ62ixrGxHFVwWrfVYN+L2RrCRUKXfq9nntVsHO237PGv3",
+	"vhrxaLZwG+B869DPwXr8zuwcOVbXN89/GG7d3YfFAudtFcvxCveI+sQy7GtQYp61ZzN7BXvPyYtlfQul",
+	"OIQ7vBuP3sNVaYrlEBxJb5wkKMAANM3x80rNDskMjiOEEBDMsUnMeQd/w5hbDfgTFx0BI0crKwWGNzZC",
+	"kKNk6gAoIXH98mo2xcGF4x7KFaj+2cQhdtbag/0FtM0vlGRr9s/jVz1VCz1c+bgS/4ZNi0L6x+7+1W8X",
+	"O+Lt6EX0IW73Xqu9/vd0e/qKtcZv+Jne/euvf5usrAbMOQE8YwnFd5AWmxIhJ4cOR9sCEiZ4wJrkwh8W",
+	"2HzB7Ak5P7usam0YJM9z58Mfj+ZcZbTeysZOE83VPHl0xaeCGyjZXZ8Bf+BfTN99hUZ4CDRCVn/0xBp+",
+	"rueBJwA0eMKQTaPycEKFr2fmRTW+02pjEfBkwFIQPbcSUXp9GZO5sxQg+bOpW/iqTN2WtM9Kh8w2C3wV",
+	"NF9Ats8s5ic9esGTRkNnD/Y45rqRyP6SmMIkNSdmSAGUvACW4NNixVhDMXc4GUhSQzxH3wuWOrj2OpYP",
+	"YYzSn6Y6QEdhT1rKlByn4BAMbKMcBC+tJJlNHCKcyb1qeZbzjC6q0skLFig8wgbWiKYpt82ukCHFzjqu",
+	"WUdoOQaivJqrGcTaTIBhsyX9MyLKrkdtNsbDtXLQMTgJOdBZP/kqIBPWHUh5owKENB7S0YiLvkKoV/yo",
+	"auFn3KtcVRN8IPetHC6be+h/n29s05gRMl/l4G1g1SxyDddsbkDHTPdb2V8pX+te3bWZ0fLGy2FwV+RI",
+	"d7t7UeN5/II19nutdgOL5F/s0240ry6HRlqmj5IkLUymOVNuIkgNMxVuWkrpZnRTzOabP0TEM5hHcbPu",
+	"CI1qTx1jshnqLDmL95faV+AsOX+pYnjmNFdPX0w1a5hnrz2HXdbzbtCCwb1YOjgt7zW0L5AtOLLzVNgu",
+	"sHshQhivfgws5y5AAvuJOhKUfCeH7Dejxh6BmpjNIfy1IQgQDju9drRF91mr+zzejnbpC7bXa8dbkVky",
+	"LF1YufxBG49Br37HfeKrRoy9MiphTYpg3NNPxxGcPf9rfv5TlpGB/UUSUGzesoT6sGW1Y0+Zp8cuw8UY",
+	"swgIADbUQI4VQ1NIQxJaxJCV9nAucT0wyhiJDWdhEQ7I6cW7oCMQjw6wZGSPdHmqB0DN79JXsZ0L2yFe",
+	"hGzJ8GUKsDHQ0t5LaF8RNY4GgFNgYVkQwmVB7fZMjdqhQ1NAY6Yj5FgrDjYxXGNjzTna5EepaTvOar3R",
+	"tUgfsSz8O6aPcblXMa3ylWZuC3x5tWYwSjFOlVkrs98QUWebQGDfbK6Ipiwg7I5GOpmaTaGY0CWjaufD",
+	"nHGaJ65rSn15VWjZIV9YAGE3xz2q0M5xf1xaqbeWwsugWp5M5+W379ea6ydSlitMHGQrYizLfy+Me/lE",
+	"ujZyYm7FOu3jfDn25yrVdi/adFqrAVprQe02KkVSO3rbbmzXfRsaqZ29vDS/QOAy398FgZQKfIQedmMN",
+	"qAU1ybDPSMxjW3UWyb7gigUIFmOeKYw8VYwJ3xlmdN9AThCthYsGWgvu9HUEYoshzJGtI/8Ph5uWcGVR",
+	"zaDw3NXS4Z8DfzlNkhCAqZb3dVVq3HzUZknst2AXOIw44KorfxnAuuWMBwRRQwSO0F101OtZ1CaA1DLP",
+	"ksq9y7zmkIRZGZ/yACXIAa1wpnEHWBqfqmV0CMFIK/hMuXAPKYXtILb0GWyQt1zp93Z/H8P2Xq0s3251",
+	"meKKZLCCRUVufr9qPfnC1KSM2RtzQ4XdkQP7s8zL0B1QD0jofi9TEpqdWhycu2/1bgH76OK9TIyHRqbl",
+	"fuX/QRMQcX8Oq8RJt8UsQ4XNcg/bJP+A9SwTv7+exCjxT/9qkXzpBVfejfRyyKvayMqwfwFDY/N38z9/",
+	"PKRMfw6LIlWg3llsNIqGFIhO+XBoAwgRVazBhWJCcc1vWTKtH5IRS42J0WACHpHBNXaE8+7DTVSSakQj",
+	"NoNPdHr28vj1mZO1I6oH+Y5fYPorVhAtav4dcuHdvkpwokrMcrR0lW+Ez6sxv3uqCni9UTZkVFi01JQh",
+	"gArgNXWES7hb1NpZmwRsEND8mG/jqYOUcmFzzL/XD0lCdQ62wKLIZqzDKbNmWIbyNaHTJjm1poWWwP03",
+	"HOkprLNtwc9MSnzOhKqOQGhcu/Dwdb4/omfRu26wVtqTNAvG0AgF/NquMYPAFpoyxJyloiN8odQzBWGk",
+	"xNprERWk64dv8wR92Uj4LfMfgLi2U2vrSW/qsY7ojnmiG1yQvE0smSoaxQDaaScjyuHU5+zDXOLLDLoj",
+	"uENBoDmqu4ocWWVJxGOaaE9XIHFKRwXl+4CKQnNaUL5KoYwoEfo6omlXDqZxiqTmiZxc9yhEU23KAozB",
+	"lavRTunoyRmLrZ22tAU+Z7CsM/7spvmMth7qyW7Yr1Xd/01x8E/pyJPPy1yE3eqmFY2aojxaz6ypLkBD",
+	"73hu1OPY/JmoAWO5vvUQbmLxkQ4LwQhUewkXGPxf6u5bLx798UdtUy9RAlX6xcf45esG53EuvrzQPKII",
+	"pK4dsmqYj9c7D3OX753/Ev1dM0SYheWh+Ny19/B5s9vX9Xizw/VUju/XzPOndF3zK5qT6EaxJNNP1x8+",
+	"ryHozHYg54YJfoDSMjV70qWEEYXcms8ZdLYEHGPwSgYsubWw5FYZdEQtpxeQ/smWAfbGRjnVm+QtQIGb",
+	"mxSzXeDh+fsrYrUQ9q+D/ggPQZAZE998CqoKcktTTkVUBfC1Quf0nA4eOL2ftYHHT1upsOfFwbYrn3Ir",
+	"cxLDhlqqcLqtttluVrqfSqEHDQYEFmNh1DVNbhpcrF3Ls2azCUztkxJxZlJ+DSG/hplfuKnSzIdT9MR9",
+	"Mrnj8bWz/Ss7++pK6VLTVBcF/ipq6Z5t9PltOs+hOBOsoH68gwxin9SoiAMMtaEha0vYIaxlfoEQtA8y",
+	"/r9j2sn8R7MxP7P0+SoUHpe2c90D8zR23H17T/LWFByaz4wFpN1GRcZfY88RaqMI186mC0nC4j5LSSon",
+	"QGpiBIIjZ4DViHmvx1LlCys6oivlzYG3Csl/OFuU/PP//n8s3Lq8Ib+OKZJm0ULoIvA9MKOETpWNAw/l",
+	"LQMzdzzqCIj2A2MP8sG7Pypbn8+156VDg1fesnSScq2ZwIYP4z+S//U/vGWN8k5I+DrA101YT5OxcByq",
+	"tW5CxY2DH/qNpfIQwv13RhJxTVrwO8hK1C1THExUBnWkzMVQ+4B9Km5O7DRAIaefMnMBUl1ZIUtvGbgC",
+	"kVQaMyFckV5C+2Zwzr/sCP8AruCjkb2sIrFiE0vmkdm79CBlaiCTWCHDW0ds4tFqKKY1F31j/7db5H+H",
+	"e/633RYZi4Qpl0OJgd0pH+iAnqPhcAzC4MC7DgC8lON0au0HhCpMKdBsEmCNJ0DPpekNM+5QdAM7Ibb1",
+	"HfmIV5clcgKrYFweLtS41+MRZ0Jfw41VjU0Yt7uEb6zIIsx6JubbHtExebiWgxFZ3oaVdF3+hjU1XvHW",
+	"6uB6fvFhl2qVcw+/KsTMSr4HX0N5SxcoG7I/EvfHIh3AvvmF+YN5o1ezBxtbzd2NACJqqzmcFCCkM893",
+	"lXu6cA/UER9sJN01dt6lGbLzGRbQSWjCBLRpopSARsJMa1QKBBtDCa14sAwRwCtBIvvGJnlnE7MTqojV",
+	"Ic0vpVMeLO+1raK81LuPE4GhoE9gvFRVE1wy75TInoczhG8PsAP1hk0dp2hJycO/NalR1M0u1Q65fMD/",
+	"gtT8KKERiw9J6AyUAyLGSRKSlJn9ZFX8kTWEfLenebKtaQSTBXeNLWuAoVCN4TI/HlBwxuiQGp9mr0bx",
+	"iQ9rkh+8gUCg83aKFf7+sZEUtyzV6rAjskChY2j0j3umZpRzTv8+TuDu0npwEE98SKLbbrC///5JxJJb",
+	"ZyMLMykVUcXQil9RUOU//knz51+Ie1uKEXxV7n+eENgjRbGckMIN8IQRLOxfX9ygV3Jw7C1GD2Cb3YgC",
+	"NSAgDehVmuAcXEO51X9pRnwJ/EJHrIu/gAr7JY5mBoNhTn25vXylRHrhQ78M0pMvL3Od24QLZS5OvFmC",
+	"+ySt8e71EtZ2ZE9WpJ17/tec9afKWcf+/Dqp6n4zz6LPTvwnyVpfsD5XGnqOiYpShnUuDnObOgQURPbG",
+	"sbv4mZXFU6YPyJALc6n5FVSOyph1RC2sgOGz348+iLk+xG4vJmzQz1J3WbQTEhonjveBky4asOgGQm99",
+	"yoXSJLzhIg5JTTFGQpy5N+Y39UMibVt3z7Lo0xvX8Gw7UcCU9ox32A2lOsJ8WYERvQRVI1Pi+qdphfZ5",
+	"ZqnygnxHdUeUKdSbxE28bWgS4D1gMVd3SkYJFYd+Orl6BHWCWWMrmT5vRt4sqPmXshA/5lz0U54kRjbR",
+	"sWYbxmK3pa8euv66K3N176+du+X//tQJd5y6J82446ZfqpzesYnTMCt/g7+h0hfAFwdkLPBUP3HOPS8E",
+	"vnocXyEm75lNRAlKqN2+j6dl5/kuS5EkL2x0Ka/BTrQiWt4wQZSWI0UmMkUESdv24iLsEAP7wLqXMrph",
+	"WtmUPDYFYxCY7Oy02oCKC/Em0YcYJ0SrnEbMXkwiOnoEtfESvtSrjT8NNOS/tG2Ji/IEGz+YX1jitvPZ",
+	"CtYPJG9ziDIP34bfMT1vD7aeRsmegyJ8Ej37Ncr26DUlj38QPkNa5DjXcIfxLmMDZ/SEaDmPHbgieD3v",
+	"R3HZNg3rBXcNaAc6gjs1hJUH1DxNQCmDc/y4uSCBZpKU9ZiOMDCMzIGOLoqcSqSKso+HQg7nMK0iGnJy",
+	"gcy4RQ8XFPn52HgcL2UgJ6+piGWvp3x7bc5zYXcjCUgFAwaeScL7AziuDv7+biRzXsrKkqRiZZ8mFfE5",
+	"BeIYPjL+Khj/NTrxcM9+aot8M6IutrXYLJ9glIeY6127uRV+tdD8MiRdFskhU5Atrh8uFpMdYeVkkxwn",
+	"jKYWZA8vs8VomEGGF64IEr9OTMe8Fa8/NlPw1T7/MowSWBe/FZ7hhvsTGSeVoeLzsRowbPIHdAVjRxA+",
+	"pH1Gat0pGRppQm7YtA4lOCRlER9BQ64U7pQFWBAaQSkOFAZSwNKCMoeeTMFbJnQ0YjRVgIuBh5LnY8LP",
+	"nEkyFponJDJzzeIZq6Yj5ps13pg5EmQsboScCBLCB7xh0xCDvFjJ4T8R/g1lRR1hwdBpcVRB0bQB6Zqz",
+	"baDU1L8MZ+ckDm18+AJn61FNISMSruQXEPHV7E4bfW9OCmlvmRWhRLFbljIyYlSMtW3anqIgFcRylZqP",
+	"6ycgunsytVXEo4RiYlNzDWlNjx7nqQwxq2X36RpxXqr0v6yl5UK8vuDDHK2vBtfX6Os9VRxYNLj1CbqA",
+	"IG4/lck3ojz9XK0XjvuPkr2GR3OCpGdAbmnCY5BW7RYZcjFGnzf+/9l72+XGbWxd+FZQ+tPSFK2W3XZ/",
+	"yPVWbU/SyfSe7sTTdt7sOqOpJkRCEsYUoAFAu5VUqs5d7Ds4N7Lv5FzJKawFkKBEyZRsuW2PfiVtkSA+",
+	"n/WBtZ7lagMWPEJOOCUZ5dOC+hHvS/044Xa0Sz5xYYqAeydAKy7mF5rMFLvmMtckF7l2JNFdclba6E7x",
+	"9VyU7u4WKxJ6hzTKUwx7uUE6Dasr2x6y9BR91CBHrzC6QAxExaPdJb9OmChuLUHcuQ85VwTmAYwlGbK5",
+	"RE5IuOosQn1IQmcD0R4pxshRRGZKkqOTCC+HgeaH5MJdk3YiDHMphe6Ri+YpGIOwzS++ukobE90on+JN",
+	"svOad+7tcvUcR+4Ygu47teBwq4DzN3/926fjcwgDmnHFdE1RwENMhG4sZ8JhruHnCWvd1dTBdCUwn+tF",
+	"YwOA9jFGGAS1r3W9I0n1aTk25aGEFJaI+3Ziyn59QVIAevcBzCG40Sn1AYweRrdcSVIzEGWFvOBqEopf",
+	"oZJuxRRPqJVBMyZS4JoIFsAKlpTrhKoU2IskeKx9sKZtc66Jche8kKhcaK2hDzxypIvAjOdEDYpJX4PX",
+	"CbJTZKlreGtKfhFrhNj9u3Fwoe7TUHsIK+UholD21smTh188Sw/hEmbXbB3dWk18Ob7hA/0ya9K86pGU",
+	"znVkVd2iFiA4uGJq4gj0XhJzKHjHaDIZCF+PA3Oi0zmhvk4dSVnGAQ7liHDjC+r1y4Sl/7z4+aeo/Kdt",
+	"t2sB175t0dC9zqF0GdDVozZFPRW+cknUXGtAKHiBM03aHLxrJJU3FiaLrgzEiPKMpR2siYfV8K6DvOti",
+	"JqRgttMzJRMGrU+YYoi4+orPPOs7N96qGIgJhVh9GIaFxRiahNhNKFnI09g51eCTpA3p5mXncP6wfCCj",
+	"KuNMQXx0p+9ISMcgG5QJmV2xKZ803iW/umwu//GFN0vOJbfC+P4Vm5nuQMRmPrOgHdRq97exqZ+ndiKn",
+	"U3qgmUVh4zKm4QvQNNamuq6ksg8E3io4sVTNHXAXESCOF/MITkFzGZc5arAqbtmsVYl0/cCxC1ankDd9",
+	"opjOp8yR4aJR5CZDM7DWIeHHLjLuuNht2K5h2lpKwT6iCr2S4ckpRucK1GPwqjYsracOeQ+P+8q3+JqV",
+	"iZ0+/hcKO0iR8IyVjCTw7AtNdD4sTrEuurZEDutLQ27G3489uy29wiIHTys7t6h1GE6LnWnnqg6x5HRp",
+	"CxabdZP0DNbr9V6vqpRoG7yPUo4hIGpG4DTUbPiw339vgd+166rOQxjuWMjRqJuyhKcstQDPvs4yMEhH",
+	"NNNsRclC+7HWxskWsIbeMzalXz/gS4fIde3/tZiKEbW0mcO025lqNc9Wubt+VcqptfqV25tbpJ/AmxvW",
+	"6oOPVaXe7gr3Xe9LGD2VDBazUmtql8LXSp9OoNl5MF7B5lOg7hLDbvHivdaZXmbx4cJ2Qar5QXGgmuqM",
+	"CTU0k5AUDpwDLIUMbh2VWYoBYW8uuD1WM6pIxq5Z5mr7FRzFXfIDz2xf+yT+V0zatgGrAF389ZdOROKE",
+	"GjaWah5HJKaJ4dcsvjVzcSC2J/Mlt1Co+wLIJe/wQCyUWbYKoZESt4efLK6JnlCFyS0lKXwnYMAMpsin",
+	"auJNq6MwrpXfH/w6Isw3SZOExXLcR8Fsw10GtboI1t4FZaymnENVZI8ymasVMvlf91C4GDvrlQ2/G0gb",
+	"bI6I3Nq/VM3JWMpUr+ijb/Eeuorbk7SNyhmEAHDh/wQyv4ODOUU2IyyJPtRMVJUgDK9bVQz6mtXJjKGU",
+	"GaPisaac8uoevU3sL2zpLcR/pYXN1ABof0+X/BwEd7HtcFG3YtpzMH9gcd2fzfuUy6s812cpBH8gNYoz",
+	"j50oQdf1kMJVIDekXRiMjuLOuXa56KBjBSSwFUpcD8RQ5uMJklrBPan3FKOwHkFVce2/WHykIr9nTPna",
+	"JxOWjUjGR6wq1DE8Cbjs8A42yUD0QX+dr6lo+4UmIzrl2Rw8Np4GxopJSkb8K0sHArvVAS9OjljjBo/q",
+	"BnUd90msmJ0rUSRE4EBwvSdYvMdHIblywIpQkID+chhmBu8DyHGvh5LcPnDce7c5/xrZsCoLBJTXlWVZ",
+	"celaRbtvGeZUKHXwGjcq11CgCfUK2zWIdbJ/HCkG591ug18KQq2olMf91kzJNAd/qROAH9lUCqfjfIS9",
+	"CAOcUdXqt457EPwJ9aPPJbf9bR2ebJ4S+4+oBdv6Ix+x7+lct/pHh1FLX+Wtfuv88/cHH99/OjiEhuFc",
+	"QQ9Grhh/q9c9Oin7y2gyAUlb/H70tvvmJFQ+NiPnqVnvnWbjVgT3ZnJ7gyuRxfdqb0YsEO74qnzBJNrn",
+	"5u4JsTcNCYPzCXK7onvcnc6uvrxO7Y5dx40N6oSv043qxE5tYxBj3ogNbOP1Vi9ZZ/T+yMyiwLtP8+Qx",
+	"oNwec+43N3Kb4/jQlsDd8iY/hzGRdohFisDNRGaMtDWDgBZCswxIiu0ogkPoIjo6LgilNC4SCnww+Lsr",
+	"UukZGydUO5rSCdcwuW3QjwkkG/kUyVD199UWB46Q2r/YD80XruEq0qc8FH15RHo3Jnktw9ATVJtPatTm",
+	"o97zUptrlmunSQ57gbJXYh9FEuoD6qG8yAdfoX5+KJ8hgnGgp6awQiyNCMaJpkRIRTBOOy0KQuJVLLmU",
+	"V1BfTDEi2DXAtgu4aFAMsgxkCfpahitI7R5eJWR+0Uw15qwMhnon7RRA0gUV1ESt93z5rkSxlAnDKSD7",
+	"P6IWm1KetfotTaf/MaFqKJVVZw5cMWbd9e2viIl/V2mdNxMCySHcsFzbBfjzPHzlZPg6OXiTvmUH70a9",
+	"w4OjV8cnr9+8fUeHSWqnR8I9jRPeheCBkYBU2dj17+a+id/fQqSPzg02xh4x79kVXzPHARY5u3ElGMHh",
+	"eyg+SLThtQNP19sgqekNRDS5Ku6YBVUQi6CC3F7K9ADwoRAdOOl0CexRF1sNR3Uxs8k2uDxlyGlizwuZ",
+	"0jn4uIeM0KG8ZhgCh6dPvdBE3ohTZCThacmi7szqZVJHVxgLqw0EzCUD4ZqMCJ1KMQ7N835RZAC+s47U",
+	"BEMmhSx6FA3ElFFhhxeWUj/uvcK6Njgpiylbhb6+lvF9Q7wuXKoeNb4pMWQFyFsKA8cag/kaKG2mxW/h",
+	"iXbTtms3tF+dW5niUVqGUmDDMVXfrVeqiyeCtAwAgN17qD187r3Te+/0hpIYNjYDzVgKdl/yd50xcCtb",
+	"ZPU0vVhLE+nEX545LgRwIXEUSl4ycFdpayCm9IoRCyzzPhESouqVywarSnbI3AahCpLUiTh5I0jbyiPP",
+	"qoEfGIh6E8M3DYJ+vYVhmz2GAUiB5CAlpQY2AIKwfMJKQZppSRSjycQ+U0hdDc62a4nTJJy4xnEVUnPJ",
+	"xipNrMVMLtI+6h137ixTMZurIlP3rDyPwx1uF6Z6AL6xHr5tFcpMrkl0+oypQSmxT0HAJaTSaIMbf07a",
+	"8IPPKHF/zKg2nUrsqhQHEygqCSffSeUu+WhfnsgM9HN/dKhiWG3RtugKCsZcJFmesvfTmZn/f1YZirsk",
+	"djb3n4HvJ/bshNAj+Mm2hmRAhBJw5LQpVFvK8F8+WUsaRykI6Te3ukDARuDK3avdFkNLtg+hrfWJ2Dlr",
+	"FJ1aVO54oWH5vnEBj1U99PEIG3QNSzvVdc2Vh7p712o3EfQ3pYu1ULy757C3oleVfVrfOdtqk86dWflV",
+	"nLnizEhB7Pmq9GtNekx4mp5gGKyHrLUGDJyTLUJeP8oN81382drHuT5151qG0PqNykgvi2agkdskoSSf",
+	"WVOLpUg0p6uO/6gQ0yiTh/MVxauwHnHD6lXkfotXVa6aC8a8IcukGBfRtOD9grSLgXD0bnoib6zR0vZl",
+	"WLB8p3sB7+6rjrqiXgvQc4K3DLuy4hI749qUtx/eeffCTfWqGwwwXTd2hT0spuLtCD56iRADg3o5E2O8",
+	"FLnt3mTEM+ZEyyyjhotxF9+9YvNGugazAl1P6NHJ61a/9W709nXae3v49u1x8iZ9ffKOHo0Ypb3k5ISm",
+	"vcMT+mo4Oh4dDo+GveHbo6MkPTxJXyeHJ8PeyCoHbze+dLfP/8Za/eO3R4evtrgrwVXeSGrA2d6Ljecg",
+	"NqbujJfWn/33I6nKdWGkcq4agNKRVJ4Ssw1sqdwV7gS6gj4+FRe0PfEVm8cWlplIByKe5pnhM6rMS6u5",
+	"HqTU0LgMfsIvOLlgnyKxRYa4T85/+jEi/3n+/seI/MqG5xaaf/zwQ+SpKAbihHzif0bHlO0HVLO3C0yA",
+	"1gFoCXhmhQ9IrVNChSuoy6ySSy7+/x+JU2pTzH6gAjgy5sDdymemE3Kq9rrkQrr68n5iMI0Pmi+YCIzv",
+	"jh/QCz0QsXOnHFisjH1glibtOMRYmRhmDrRRjE5jrDIJlS/cw15x52IgbMM8yTOqrNEM3XDS1K4AmghA",
+	"a5dI+0cXSYaBZ1K5N1I+ZUKDq8z1fiA0FVaKGpIxu9KHZMa/sgz9cI4D5O3huyNrPVCiecqKBSGvXkWH",
+	"b95Er3s9fAlrDWfZQLTfvH7b+5//Pn511HPFAY57PUgf0eW6t3HhsR6bpvOSL/tGSTGGcslUjZmCZfUr",
+	"MxDHh69AY7gsNlAhpYsPlNKfhMK/2ICnXkhT481fZEgEfmDgd3IbvyT48PWTcQPrmlRlvNRzDbk0d3ff",
+	"dlcdp6J2VP0NA4EqnS68mAuhve26a0K8f8RLxVPwgXrNr9CO6usd2E9tp7FsdHlXgyIL93d2VywpEzsq",
+	"yRYMe1eXb8GTewXrVeOVcWrViprTVrA5S2fHt4Ug0F/+fsXm+4vCPcnxtpGEdkSFulGvLg5lOsf4+Fa/",
+	"9fpT657YzML927DiHB4rcuHkHQjTCb1myD2m3T9QEmFFCuTOhwAY0EAWC1t0diomcUyr7XPQGN2FH0r5",
+	"tQz7q8vXefG4v4d7TNXr1p6qR1QV45MrDFHv7cNLw1X+vvdW4bQqoGN+c89P+MybXNXywo5D5rYrrYGA",
+	"sN7y7h8YTZBjpU7jlArvz9cqwCuvtFa6yXDsd74aCCZx7e2A/+AWFwT4atOgWNehBw6EfXouFL/+t1+h",
+	"P5z3HXrw8vdcM/VhffjNe5FWjtCEz7rkJ4yWsTanAtFaBl7aE6aouNJlrMzUBXe6iH7P/DcQyHQoZMin",
+	"CX9CHEgSpsEzXp5HT2OMX019NtnZLWlaysl/kKEFFizF3fTLYchRGEMDLw5EIFgjABA72FVxN5AWdvcw",
+	"Gdtxdy73ovnB4wDvK6amckYefTjNLwALq1NJg+M/VhSI42uj43wE3i3w4NxaVHhEmFIIlLP/r9ERF2CD",
+	"cxIOGUnZVBpf1GotggxEFUKqDdh+1sfEALz0l7JAF9UMOxEwBDcb+NllfImIlkTnycSqdZU7uwRqfmDO",
+	"0g1PmcBw/9sTl3x03ubIFoYTko2Rzcc8unD9oqopxg8NxCaFSxujIeasBWh4nzH0DxgZH45jp1mmDm+a",
+	"qYwbhMEXL6wtV4pf3ydK/bulln5XxfwXGqRDVFpZ4fnbVYj5jBoOHf/d/d+HNbwnZ8Q9FFmDcyJzzfBi",
+	"y4WWuMp73EJ4kivFhCEpZ4ZATrwuBBATQKzGlGctGAhANa1dTmsYswKmZpEbYjUEYENzROnQHWDTXigb",
+	"jbh9e93oetP1u4wLntCsjgthgSw8KR9tSBb+IzPn2PG7m7tuBhqUAcTn/tigMpN/oz7XE3/utvbcyncx",
+	"oBtMHFzgp59ZIlX6i1CMpjupej8rtqRHGr+zV5jg/ozUcS8n4W/3qpOv3IkvNOHppiHOwyKOeEbNpIyP",
+	"LcCwtahtbBJZvOxS0AkVL383FAqe/bEm6l7L7BoK5M4UF6DP0jGmw9LZDGopaRL/fsOGX3KVLbYbd3xd",
+	"BmPlnUPngQBc+WpcWq0PDC+i4QGe+ZR1CqCmCebeIMmVBXcnpSzSyxvM8fdX6NSl9moGuwQ4cspCUGWQ",
+	"iEZ/yIgpJhJGYt/tiOAk+RK9A2HNpwgiMjBqZW5YWd/kZsJA10YBhJEadEzYV64NmhB+tuz3gLUHKDy1",
+	"1enNRMl8PCGaj8WB06ZdoQvfRStf7M8stQ/Y10Dbd5SYoZ0Afa3YKY7v5vjUdgOjTALLrshfSiW05eJW",
+	"/BCclIocEagAly8mFNsBwk2Mp//B4UIQCFARGSh1dCdvrNt7FwkVdxdPcNpvk032UxdePWkmnOwr0NF8",
+	"XXap3/2u1hfsfb+1i+3s9vhOBZnt7pP20bpNAZVZqRCIR2GktN0tm3pq7V9zmBWr5SbWGDqAhrxZtyO/",
+	"jV2NS+pqTtZgNFYcWX0P871VaRWzg1uKsJbwEM2yORnOXT27yKmmqlCaAFoWtVOXWrR4gXlP+UU71Wg/",
+	"cm0u/LQ1SU1ys4dIzx3DWlV4O9aGVSlIMLOtxniBnbvAt9amIzm56Hr4SHOmSp1ny34OVyVQhZrPRl19",
+	"fFlC4UFeL4D8g1tcBrp3N4v9DhZtJ0Vxgvb3VXGer+UGN6fgYAE91qHv4zXfVseo58Mp1IjFaAMa4Fud",
+	"H2kEIQh2EMhtXxZ3hce44VQ4/k33GJIHYYhEakWfY/EnQt5UHEkq+FCtqt2WCtj/C0cTWe1n6oSOplO8",
+	"zUiLWxc/BG14lnmSovD2dCUlz05lOXK3eFj7lhw+diV+thPWMMw0eWPFmLQWR+szE9astWsJs53O9WxC",
+	"x5xCNZ5csVMyyxjVDIsAqymZSUO15vkUr5C6MHQvCxuK1A0Jctwk75Txx6tRtzoI8blCnP2xoWp1Gycc",
+	"bvYdx+l6if84a7Q/Jfn2b0EF9AhEOEo+QkOxA3kmTqA3k+dVsbCNRF9pBd/OhO9ONjnzAq3mNoY85suY",
+	"Utbd0eCgs5mS1xa7bwHb77GY6b2DrQfZPfI9jzuZim7/2G9mtiIfqsDMy5QlXDt9YMfc/7V2CJ5LuHap",
+	"qC0AJAxMFGA8WChKHPsS5Ck1tF/8/CGNo4GICy0yjkgc6LT2ny4bz/7ghh53ugS6AYxIjLmw0lilMWmX",
+	"hs5AFJZOJwgUIFIsRKFC3iW7dgGlSmasXyQDuqRHV56LY8QSBIEJl0GIYWIBtnsuNDdycidrpXDGw+jK",
+	"USzA+kBsgeu4lI/CjCk2dSkgCjvlvLA6jsjY2yIsdeQ+bDZRMpPjebe5aVEZ+E7Dpr65uPOb8OmJvU2y",
+	"RlNXWNxJwqjFlIJaDgVMLAiKADZUGoIGqcWMVuS86XAh0j/uNc/PfA89WaWMyAxTqaUkmbxBOpYqNmU0",
+	"udK1CLA3dR5fBuMZnndMAPonS8x2GspOjBXDNiq87eKMgwypFfdxS/mEd091uoDO3svVepOrDfvUVvca",
+	"qA02SXHCidknOK1z02u36sWNOfz7wZKb1lfHRWu9TYmjQo8IJROpZ9zQzP7/NRM565RRmB/OfjqDUCHy",
+	"mxTsNAgiwiDPlM6R1QS5SGzXcoMlcrkBpi1fNrZopErO8qm+/l2QSQC1tLBI4NpyI3AAaqLmN6xoRVYU",
+	"tFrjQIcIh2+ndrr73E+UC/JXXFa7/fiU2em2Sz9liif05XcTntCx3Nx5bdhOPdfNYoc2jBvCx1ei2M79",
+	"04bt+eb3NBL3UBiVuBCq2+RJgIJNa1C5XYq+ifW+Xzgz5Ocmbt5KOOjx3dQocNrC8B8kPvG+MWavKK31",
+	"ejbc2bvRlBqED2Ik18q0z+9criGwpkJR/VLJkcrqRgRVIwjDzqxyyLWvWJQiVWlnU3VmRRJgcUq29V3R",
+	"+bntK0wgE7bhw16/1yvjxYaK0asR1QbdCMq0+q3e6/6rHkyle+W48kqWi2QSPH54aH8uHz/q2deLx1Mu",
+	"BGYa+uffVJ/vHVWaF3w8CXtzBD9vXORyY/3msWOPzzf8Bhj0WPWPp1+X8l7UgFVeFSOTqzXiv6jogEWM",
+	"/+e/iVd8SXtKDVOcZnYPlBSeWJe4E3m+GldfuShM7BNVXFGGsjSE/emaZjnakImdLUJN2AbWST6g10zR",
+	"sTU5tfFPoJLywbCpJsP5QKDLJx6yTN6cU4XVJIIQMfCPuEQNX7ciaIq0aZYVQ9Udi97QFrqJwPDFOuwY",
+	"ltmopARpUFFiIHZVUuICVnrTmhKwPx5pgHRRYmSz7g1XFpbwDT73uhe4+YP9TMrt7A6Bnwqn2lfGgCly",
+	"dT30x+0JlpuAje7rfd8msINnt3G7Fq9vFlGO1eNhmfa1KJ4FqTiuqKvr8piKUkDHXtL0nzk6lO/XIf2r",
+	"cnQrYCxNqZg7rYFkXDCQ+p5ORWBVN0WFxiS+PlEsYXxmbStUJGKrVXwntfnO9iMGZQX+FkdOYwh1iFXK",
+	"QyeCjFsoBEQzKhKmo4GAD4+YsmhpbhgelzCtFtSDiHCtc+cXT6RSzOUbkr/lVBhuuKMbx1xTuNOe0mwg",
+	"8GAh7baYg3pU9JUkUlwzsCHjhGoWRyRmNJnY/8rf4v/7v/9PJyr4cQW47AsdC3SFA3IG8+m0HMHG1PBr",
+	"Rv6FfZpj7T9ioPRfCPheH2q7y1wL7ikW0Oqg1BgIQn5jEKRRhIaQmAudj0Y84UyYL7CDQtp4w6ZRqTyC",
+	"vuWPRtEllw9LypJHWLzL2bZILc6NYaIL4xM48baHWFzM9hJGpAOFtL6qWWR/FERmqf2b21Sn8LTtwUK1",
+	"M6A4h9OqfLW0myIn2n4UCJfaP7z/4edOl7x3BQPh023XBNaXsm0bmdK514/dZvpNCtYJyrXDwNI+3k36",
+	"AoReAoxMJSiH/IwsRqSkzoCax7C0ZsKmpH1DtXH/jyrn+c8Xl+Ql/Pkgk2MNbOF2y8R+z3/hIl6YWTd2",
+	"Xc6r3XZudV7o4F2Zm9idZp89TTCnG/a2kfIKLASIhoVMbmjOKuhOJfETnyipg7MGvTzu9dwwUmYoz3Qc",
+	"FVvGbRBgk/U3UHCw2m4sxQGzazqUZgI/605EqO1kcTzc3gMuezi5EC+FA6ZaAqeXHGEylplQQV77g02w",
+	"MHXktoYceZ522z58Wiqf/10eifKxIjfcT0JRbUEb5PF329W+D0AmhW26qJcwhG3pHoJ+VqFtpecJ5E5N",
+	"DO6SRXEGomGFTfGAN2CwxeCjTjturGEHyn5joyGTJojX+Xh03Ht1cHj4BpRjqP72swjo3Y96ViL7/WR/",
+	"ADcdhVG03Oq0opbdfq1+y4K8+1chzVr9w7fv3kGxmt3w4sMK4mLu1hFWfmfahMvmYuH5P7YZ0XQNtw0t",
+	"nig581AHUfKmFDN7H1p5h7dxQNuyQhBEtn0IfiT+x2qQ2ruoVfinSj263zrqnlgT+QEOvDua2XDTDeiv",
+	"MVdGz/0kDWECCUpAqiP7hxfgpF2nTjkKrhj/hdXPvMxI3Be75CcvCenCPv43vU4Fc8PNcqEgNbG2QqG4",
+	"mUf1pfkq1gerIdhUqSX6jt632ASF0V+o0SDtuYG1dc5SaiJUsLxpQ0cG/LXRoiencHQWD5TajNXBcpUg",
+	"QxBNjFRd8gPPDNg+c2Raixa0+Ihccfu04xQi7dgq3TGS3Wh+zSISGxkT9tX9e03pXc/B2dRRSnbqJ720",
+	"y7epr9QKjn393eflxQVlACwBrmG3V7sJVtqKftinG5OXXH4Vf7XPr+0HBV0eTy90yJ66+jLFvcNLqCvk",
+	"SgvV9c+e1dV1ig9s25tNU1hAeU3P3t7aMyO36tcjdSpfOlFwu74LT27rUL78KjYsaVyqu3tv8nPwJpsJ",
+	"KzxE6bhCrv4YHMpWNynCJtcrR+7p0uvjnTF1If7gp5TCe9I6EPIP3mMotYCx/wOx2fXs3ZUIO4CPxWg3",
+	"r+Xv/V2PTqGgCbiR20blrGMFEhf+T1CNvrOi86uvDfH19ZeG9wLG1TVpgMnVF7aD5rCNptkWwQzuQfK+",
+	"r9yq0PINUfK2hI2FrpJ2quZ45RORxJ4MFZGRYuw3+z9DqjrlzVlUJnJ4usKBMGwKSJUrRhQVYwhbsWew",
+	"SPm1hnclDqZB7m9zp7FLKlg4Et/SfQw6er+Fk9mKWlP69ZJNZz+0+q1ja19MufD/fvWqBKxfaXZ1wAUp",
+	"3tuRd7Z2wnabkLGwOBti5GZusoU31yLhrrM2FvWTfQbHPnd267SNBeDepa+xbteuzeZY6NuuMztq8zqW",
+	"JMD9qnaPCbX2CHLfmSNbHK5vlUayLoXkMyaD6KVwS0Ox9H0GKaqF8qcNnYML0Op0GO58i/JW5ZkkZyRl",
+	"YGlBhkDRLsZEQ6PgO7AH15VsgTgCjKYRkgjgsZTJ1d0VQZd9UQMDO9Djek31OHLY2jR/5A6a2R7j9lrS",
+	"k09MeTBFBx4/0MwYLsab0YDAq8S/2kc/NSVQngpC1F5ock0VpyIBLptRRsfjjSpskFuIBqb1TAf+ytOi",
+	"N/B0SRkRzW03XM1120WMHHWdIsM5Qd7aZaUKxnnhZ+jueFNt71a4qT6+AdosvlifVOt+34PNPStUC8dj",
+	"K23K7esDu5G9n7cuC/0OfrI6DeqCGd30NPeJvGaKxP6nHzI6PmcqYcLE/nJhKOXVQBTxn/Z0L7/kgsy5",
+	"wPAL0h5KM+lsrBKRzblJBqKOnGSVbrWMBluqVkuDb/WPTnq9qFUzla1+66R1p5N/71rTHsX2qbk7q+u5",
+	"BXiuV3/qyTqw0eYqj30+8pkNEFm2jv3MlSTzd6yeBM1aj2n5o2MuoMaagmB+3pkk7ZLeh57iJ2ftuYZP",
+	"bXF9d0nHTa/sbD/2tB9r796COof6roXF7v3S7RMHXRvq7yUyLcvxYX05I7H7hGooLwGRWPb5v33Gx+WI",
+	"xDds+IvK4oFoL9VtTLBoY5dcQoMak4D6BS9bjB/6kMbAp1kmBvHUxfmSGWcJGwg5IlZIzqaumEnNRSGO",
+	"bIj2QpzRIcswaDIoXVYeaOq8RW1PVQxhmsU8FNUQS+rOPlFQLA7T9h0XacD5WVcwcZWKZI9mjYK0knTt",
+	"EorSfcOMEzuby76jI9jQdgkvESyKNdr0uu+Sjnd6xWfouAlebqD84NOrUHHHN3cWRfaXdXu6tXu4twvk",
+	"0+3iqUSvxl6scquC9MmYYfX6HFaIBfTVRs50ALdt2x1fUIMc9447XfKdTF2CMeaOKpiguwPu99BFBNwF",
+	"0Gm0mb9zoLQ/mPfnsjFcMdRS7mOLPnAliDLdeKU58yskKttHFsuuMppMyqgm9L64264wqT9MWyFB1spA",
+	"uLTde0lXWY4bxaquD56uAvP1UY63CTEd79NVNumanTCficV93lS1m3omeUbHq1JCXPJvU70K1vYzvrO2",
+	"U483MQS6t08MWdTBb4pTe5smXp7vLdwX/uXNEkNuCgje54U8h5Dncj0fYawz1tfywSdmouSNIPSG4v3L",
+	"zWTeJY4uiJIYRhIHmUtlDuySHjAQbSkYsAF5UhgBpDD9KqkNOFd+eP/DzwjtLKRuAc0j4HPBTiZUkCEb",
+	"COhN2iWfCgYQrj2Z063MOBGkZiO3CqRrLysCKOyZI3aPSZsLPWOJkbeGWBfn/ls6Sh4iP99VWPoks3Qe",
+	"kSFNrvxlnmPTCNg3XofsG4Gg3ix2u+AEsOropq4dvy479e942dJYtGzg6QleqXX3FFCzY6dPaUjsXT97",
+	"lo49S8cz8MJ9lGOEjyZKSlU0NnbALcLGukD5EsruFuweyOJ7Mhq+MbDvsfaeI9qLuX30oezLB4oNJ1Je",
+	"bRiQOSyeWAhTiEqiG5mbRE5ZGZQABIspy/g1U/PTgRC+4ClXRLNEMbOyPhSeVShzulxO2g9hZdnR3VWR",
+	"Av+dn8F7CHUK5rVBpFP49Da+Bex42E7jWnLht/eVrB+LmwAXtLo6ASQVZ33VRYOHpYVKjzflDr/noNBa",
+	"h4LbkEOg4yV/ubw8vyBMpDPJhbFnEw1/KOasS2PR0EyOc4YFTCWhWeaUuL8PWn8atP4RdwcCq6/jpJKE",
+	"KsWZj9QYA7smwlBEpEjYKeHAV4swlXF0FXyP+GVfhNIlQS0Ewb4a7BYUzwuRhkwo+HinUhty1KuuEGkf",
+	"996RIZtLkeJtgu3nL58/kmmuDck1I/HEmJnGewj4o5CG4IRA+MdMQVJQRDIpZ2hEKztSpq5ZSmiaKqY1",
+	"XqCkEP+CEyEzvGykqSbc9LGeoNWXsZyDIJSIHKCRw1p8OL8+9q15yuORVNOBiLlg5gs1UsSEwv7WpB0f",
+	"Hb7qvem9Pn71Ko5I3Pv6ZtQ9jMGH6Ptp0XeWDzOeFO3C+IbMq9QDQTUZyVwV3KzYJaB7hS69Jhk3TNHM",
+	"9vKfeeqi7O0Yqx02xOJ8qiOkSMMaE/g9NxkYJVTpj68u2k4mLLmyszmmdujGUb15gQZXTUOa2oUL87YW",
+	"eW49IW+cqyx+avLOOUGwA9/UN4XH36IazZgyXawyCZdE1bLvFuxylbX6LThD/ZcvYfK6E6qGUlll7MDV",
+	"09Rd1/5LLXO9sWcIJ2WnjiE/yNtUg+/cc39sOIa0ViW4XQUIuCoQQYmeQN3QCfhTk11XbPQn4hu4kp6Z",
+	"NrKtC8qtwBeAlC+K0WQCh9F7oRblYUKtTLxmoVBcpb4sOKvup+55pTc+/9ZK6UXp/LRdOhuAS0oNHVJd",
+	"UTLBKPE6JhTzdw8RV9x3aPUIWGzgkcJUuAMrMFtRC652gk3iX/6SB58o90ilfa5J8NQpUcyouYUVZaDt",
+	"cFOc9F7BIgv9A+UZ6KyL/f7l88cXGrWbBIomuM5nUlqZns9quqtR6V7TW79jb239lNjeg+ZQ1/f72dJB",
+	"L0Cxqe8KEfKGtCn5/qcLMsLpilx4MLxlJtSQVELGuBkI9pVr0+mT2E4KRDbHNfMSd8nPWGpixQL2ByKu",
+	"W/4YuN9i5yv44uj+Y6vbaXDVopJVaCHYPdxyVqPrDsRn2BkYOhHDPw7O7D9iK4ukSDUqMoH4CR6qy0mD",
+	"l0guDM8qtSumdI773SjO0uoN+JQLPs2nrf5hYUBzYdiYwWpVbbXCvoH6AIFh43SanRtsK51At4Y2fmZT",
+	"6atHhCgJSqgV/14b9gQEFYOpoDkQKVPkhs7JiAuuJ6cD8a+c5RZDhAuDTJWczVZHQD5W/RjjLUv9+MnE",
+	"XO6dKrXeXbvbCa1s9UfrT2lOZkJNMllfEfeXzx+Jqx0EoERGEJEJzpUZza1R3I6R9LFPgDMy7sBBU0zn",
+	"U1bgAIeS/+/RVQPQLZMkV+RmwrPFibUSA9pOMRBaFs5ilpKMGqa6BFMwrYUxEF5GkWRSMOGxG+z6kM2d",
+	"kyPPsIANmE5AwWdN8tAG7zw1kMH84BBktrShHWtnHxZwQ+KUbczdu/jDN3KHb3Jttp3Fu/d5P9W84b1F",
+	"tLeI9hbR47KIXDK+Vy4eXONabxC9LJWZ9ZznQZ+h1rWrSihMoA4t1ospVKzIMbjBNQ7k3rpafcpRyuU6",
+	"IhN5QzLpSuBRY9h0BqxDVz7WlnADe3jhqsoqVFdsZuwGGohXPZLS+VO+bC+HtvElhMsVuHsGQHVXrNVN",
+	"gu5uf0/vGpmf4bI3vaoPNPG9zvI47unpIlQsocRTNzJvAVTD7lCUuLmdWxtd4I4RFi/2cNa1PYqdrdu2",
+	"YpnEv4eL9CH9I+5YrML8u4rry8AVVzQQNxNqsPSr0RW7GWDS/sEZvhhYgMauu4x298VF9JQD9xd6IJwq",
+	"0HeBDhncc+u5SCZKCplj0WIk+aQaxUNxxY8SBLWXtr9reTsQThHodMlHfsXgIt+LE25IDiaeJnFGtSlx",
+	"J47wLxcgjVxWpNOYvpO5MHGEnDPcEDqbMaq0L3xa+AUzjlw2KKTKv9shGZ5lhJKjXo9MmHIDdqMfCF40",
+	"NpTp/KkJr0tWCK/7uTe/D9nV4CrZ9ruQOJta1Usia0UlT7fzvBPZLfleXn0zHolvH0x+wSwqEovLBUg8",
+	"jCHgvAcHXNhVBpfa+sQ3iwpa0zESDlmAurCobBidnhIhCU2Q21Awllq9/Mxh/VHvCCHOfYlwPRCuHjyo",
+	"8xYOh76CBwY1sSnlmQXtAn9OIEEuySC/48M5/Gsic0Xax0fvXHRa1QgMI80qCIqBTzFpCxlQBa1h8rnA",
+	"qfrgZuqbxgPZibG6sKD/sSa0pxW13GK1+q1fGVG5IOaGZdeMTKSecUMz4t/BRQCXQQZCkqRsKn3EoVF0",
+	"DnSV3TK7+UxQ8qOcst/sfKlxq9/6S9EV4lIdQLeTM560+q1zxRMuxrBvDo9QimzGvljO/kae2KMNEwGb",
+	"Jdel78AbjdX1z0yYGX502XvnM8O3HiCW264RIp/dNxfCjD5Tw9DcuyXOqHzwj6h86+BcZjyZN37ZPb59",
+	"9vOeLug22XJ81GC0l1J+osIfCH1nmcSSXEEC6t//UXFaSWFoYogbJpGKaJpVbDcE1BoZ5X5YEkJCCoYb",
+	"KPjq760ho4qps9xMbCegmDxT1/UsIedKpnni/GbVwEc6410t8zLO8fqwtcz6cAYsdBnBT5B2PJYAk92X",
+	"yTSF0Mi4U2m6//IlvDGR2vTf9t72oN1/FNOwLDfHXBvlChBrPhYHXETEyCsmiGIjxfSkKOluf2bpARck",
+	"10wFWKsZTmYNbUWguOvIJZgMFfWFjuHfVi8IWrPGak1TF1ie0EuEqBASOiLXTORMdwqTjSskpfnNGpb2",
+	"QymdkxlVRnerLCt1H/qE1HsRUTJjOkJKQdgVKIZKcaxPCRfX3JT1+VzTjr3vlgkhZ+cfyBWboy9Zz7Vh",
+	"UwKOWeUKNbaLCwvswCn5y8c3hIsx06YTfI/O+IFtqOaDoNTnKTckk2MrMNFnfaO4CcUlPFI365XoeDla",
+	"yAHQVu2pxO9h4Ixf6sUYFFz1QJEEX1jRi0IlrB+HyzMor6KNrI9U7CO/ERMGzVm7e89/vrgktLTDrYUY",
+	"BSkDToZAD61VG/A+OlvXZxeRZEJn4EoYymuGKll1AAcufGh5GOcBaydpO7pL3SFSoMoRBXSUtidLFfYi",
+	"f7fvKMwo0QkVApsMd3dC6w7k+3LhJhT1YFJRMSOiaMlCXlVog+Ydai5/4FeaZUNJVaojMmUiJ/4fVkk7",
+	"sEoa0YlicIKvuNRXOOOaCS0VGVPDbuhc94kCZGJOAR+IRIoRH+dO96bplNsWZhSoJODcU7yAO7CbI4V5",
+	"hV0oiLUu7eASqNWC6QhcEXkjBgKRrh1/PUiZlTgH8Af0L0GGhsuJgzoyUM2FUUjTyABgJjCVUhBqd8eF",
+	"TK6YqWwIbLVuJ3yYArdVPrMinaWAAThXpJ1QDVFo1M2V7fQVm3cqEJNyuuKczKiBFUuY0LkmIxy1hY7r",
+	"I3L2/aU3kjRQeJTatt2aakQTRpgYc8F0HyYawF1HA2EUFXoE2OjdUgCuXCcTq5DYzZllTI29xp5yZoUx",
+	"nKspnc3wyIJJdi0TOswzChcxA5EL/P0AePoUs2q63+p+IxzY5rjhVKCkkqORRaTgI5WpTzIueEKzOhT2",
+	"BhTNCOQsQEaQK4ALXLLA45pBnn5lZ6KH0M/wC01EbhQH5FNcX51W60Kyr0mucPaQC8WeWCBDgewhrjWc",
+	"WzgE9kRKuLue0SHPuOFMk4yKtNN3GU/giYsGAgP6pQiJbZ1YJDfF8XP+TTljwk6kkLlIymycuJKq4dyt",
+	"lenDeVmxw7iwz1tAd9lepA33J6EEzgU3cEQVydg1y3DQxQbpRB7cBiJAt8W6y0HpTXEw8YrDVFrwOwgp",
+	"anSEM1sSz8wjCxvW3NcTxtykB3xM4WhdivCK82TBTk8AVewhSEyhE11hdBPsnrGAfCutUX+qKgSGgh72",
+	"9SDM8q3my6z0bpyJ8o7Z71hYWJb2wTFTs+MgI0uORoi4sIfhT+E2jAglCVOGj5zBSTI60yyCXLNwW9u/",
+	"BLsV3BXfh1K4mkSHogXv67l3v0tF4j/F3YGoqhTAYgVuIgfjNc7jU6IZqxfBcIlq9YjRnLu7WLsQMBl1",
+	"zhKYO5dhA7FwG3tK4K2/gLLQ5ALkwvfGv3IXzwpdMOQPe/3jw36v1z06+V+tCEJYim3VjPMj6b1rRb7i",
+	"V7CRvhQbqWUtHDvDwPtzQ5XgYrxNlVbYBn4JgiSxJh4N1uv1XqMnp+E3exvUHztb2hRNPDf/9V8rb7RK",
+	"1yLsaS7IWx/vceoTPjHzFTRNrgkfC2lfA8u6ruUzMSfIeoIBCBCaIqTnrl38TAfSRBevdrrkg/EU5EWk",
+	"yDrDenGtFny+Xs+9d8+vVdUsSnW5uJY8YV9mlK8DSOJfIO4FYIKZUnVldVjK0ycMWX5oH3Bk55Q/X+SC",
+	"eW+KXMhRCpPS9JVX4PE1NHPFd47fHp30egE41W+85iB1tDOQ+m7VNthjFWLVqqV7cMz6Vy4N+4Kp92w9",
+	"aqFl7R+16pjHMWgkskp8MiFDliA0sUIDfQaA9jc7xDM39j2keUiDlW/6wlFjQFvYlc0h7XDnkFazEfag",
+	"tgBqS8v3ULDGxJiOgaCvO+KCZhClsc5URW9z+RoE1cG1jNXJijaeMICVY/vBj+b5wlcx1qaQxODmGW6L",
+	"G75RMQ9r91tjtDrs7Qyt3q9a9T1WIVatWLmHAqoZ3Pl3C2fdOsULnyXXDFwcAEylkw9i3zSkonBhwSFh",
+	"TxiscKjnfnTPFqhwnE0h57gVtdzqt/qvAvhZ2kXNFaVXO4Oe87o13MMOwk7Nij0U5KCYawY5EEYgVRGC",
+	"GOhEYyaAgfcp60Q4nOcPM5tqNndwlC/truZQ9GZnUPS5bp33UIRQVLNiDwVFi1R7a5CovEans5mS15ge",
+	"rdg/WYJOKJ0Pp9zY/4e7dbyNf8LY5Obme5yaZwtNdundZvILa3/lzPysUqY2uRB08Q1NX3lbcj02fWW4",
+	"ETIu2IiLm705ML7dGTBe1GyyPS4iLi6v10PBolF03q2kWK1CxTI+zfDkipnwBrFo4AmDoB1f0fPnawVu",
+	"A1zN9TOLWrg9mn7hTYhbC7uxOWyd7Ay2Lpe3xR61ELWWVuuhQOuGZldmomQ+nnQLXWwddo1zC6skeA+c",
+	"7m7ByA1TrFTqnjCGBQO88MN5tlC2aSk1WGDYgU2xye7pYEqbvpaEkFa/V5sj27udIduvKzfLHuAQ4Fat",
+	"3YPhXMD4sBreLgB/RDYnwzmJIY3jNkKLOEJ+COCDWOJHX0UNAfNXUodpzw1rMXIr0GzzYj2m1AAPmR3C",
+	"n4Dn8NsCKTZwybR5vvhZ4QxpBC/ssAJt4fZsfgO5u3iJXxdXbQ9kDsiqK/Vg+CXV1RfIPOm6oiXrIyPK",
+	"1C77JuasgJnp337KqplUV+Bm+uzG8nwjIvwqNtWXXm9RF7eYzqYfOakgV83GbK6SHe8OwOo3yR7GHIzV",
+	"LtvDoNkff/y/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -44,6 +44,99 @@ func (q *Queries) AddBalance(ctx context.Context, arg AddBalanceParams) error {
 	return err
 }
 
+const bookExceptLots = `-- name: BookExceptLots :one
+SELECT coalesce(sum(quantity), 0)::numeric FROM stock_txns
+WHERE org_id = $1 AND item_id = $2 AND location_id = $3 AND at <= $4
+  AND (lot_id IS NULL OR NOT (lot_id = ANY ($5::uuid[])))
+`
+
+type BookExceptLotsParams struct {
+	OrgID      uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	At         time.Time
+	Excluded   []uuid.UUID
+}
+
+// The ledger's quantity of an item at a location outside the lots @excluded, up to and
+// including @at.
+func (q *Queries) BookExceptLots(ctx context.Context, arg BookExceptLotsParams) (decimal.Decimal, error) {
+	row := q.db.QueryRow(ctx, bookExceptLots,
+		arg.OrgID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.At,
+		arg.Excluded,
+	)
+	var column_1 decimal.Decimal
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const bookOfLot = `-- name: BookOfLot :one
+SELECT coalesce(sum(quantity), 0)::numeric FROM stock_txns
+WHERE org_id = $1 AND item_id = $2 AND location_id = $3 AND lot_id = $4 AND at <= $5
+`
+
+type BookOfLotParams struct {
+	OrgID      uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+	At         time.Time
+}
+
+// The ledger's quantity of an item at a location in a lot, up to and including @at.
+func (q *Queries) BookOfLot(ctx context.Context, arg BookOfLotParams) (decimal.Decimal, error) {
+	row := q.db.QueryRow(ctx, bookOfLot,
+		arg.OrgID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+		arg.At,
+	)
+	var column_1 decimal.Decimal
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const closeCount = `-- name: CloseCount :one
+UPDATE counts SET status = 'closed', closed_at = $1, closed_by = $2
+WHERE org_id = $3 AND id = $4 AND status = 'open'
+RETURNING id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by
+`
+
+type CloseCountParams struct {
+	Now      *time.Time
+	ClosedBy *uuid.UUID
+	OrgID    uuid.UUID
+	ID       uuid.UUID
+}
+
+func (q *Queries) CloseCount(ctx context.Context, arg CloseCountParams) (Count, error) {
+	row := q.db.QueryRow(ctx, closeCount,
+		arg.Now,
+		arg.ClosedBy,
+		arg.OrgID,
+		arg.ID,
+	)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
+}
+
 const costsOf = `-- name: CostsOf :many
 SELECT org_id, item_id, site_id, on_hand, avg_cost, updated_at FROM stock_costs WHERE org_id = $1 AND item_id = ANY ($2::uuid[]) ORDER BY item_id, site_id
 `
@@ -79,6 +172,115 @@ func (q *Queries) CostsOf(ctx context.Context, arg CostsOfParams) ([]StockCost, 
 		return nil, err
 	}
 	return items, nil
+}
+
+const countLinesOf = `-- name: CountLinesOf :many
+SELECT l.org_id, l.count_id, l.item_id, l.location_id, l.lot_id, l.quantity, l.unit, l.quantity_base, l.updated_at, l.expected, l.variance, l.value_cents, l.flagged, i.base_unit FROM count_lines l
+JOIN inventory_items i ON i.org_id = l.org_id AND i.id = l.item_id
+WHERE l.org_id = $1 AND l.count_id = ANY ($2::uuid[])
+ORDER BY l.count_id, lower(i.name), l.item_id, l.location_id, l.lot_id NULLS FIRST
+`
+
+type CountLinesOfParams struct {
+	OrgID    uuid.UUID
+	CountIds []uuid.UUID
+}
+
+type CountLinesOfRow struct {
+	OrgID        uuid.UUID
+	CountID      uuid.UUID
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	UpdatedAt    time.Time
+	Expected     *decimal.Decimal
+	Variance     *decimal.Decimal
+	ValueCents   *int64
+	Flagged      *bool
+	BaseUnit     string
+}
+
+func (q *Queries) CountLinesOf(ctx context.Context, arg CountLinesOfParams) ([]CountLinesOfRow, error) {
+	rows, err := q.db.Query(ctx, countLinesOf, arg.OrgID, arg.CountIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CountLinesOfRow{}
+	for rows.Next() {
+		var i CountLinesOfRow
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.CountID,
+			&i.ItemID,
+			&i.LocationID,
+			&i.LotID,
+			&i.Quantity,
+			&i.Unit,
+			&i.QuantityBase,
+			&i.UpdatedAt,
+			&i.Expected,
+			&i.Variance,
+			&i.ValueCents,
+			&i.Flagged,
+			&i.BaseUnit,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const createCount = `-- name: CreateCount :one
+INSERT INTO counts (id, org_id, site_id, name, location_ids, counted_at, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by
+`
+
+type CreateCountParams struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	LocationIds []uuid.UUID
+	CountedAt   time.Time
+	CreatedBy   *uuid.UUID
+	Now         time.Time
+}
+
+func (q *Queries) CreateCount(ctx context.Context, arg CreateCountParams) (Count, error) {
+	row := q.db.QueryRow(ctx, createCount,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Name,
+		arg.LocationIds,
+		arg.CountedAt,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
 }
 
 const createInventoryItem = `-- name: CreateInventoryItem :one
@@ -222,6 +424,91 @@ func (q *Queries) CreateStorageLocation(ctx context.Context, arg CreateStorageLo
 	return i, err
 }
 
+const createWasteLog = `-- name: CreateWasteLog :one
+INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at
+`
+
+type CreateWasteLogParams struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	LocationID   uuid.UUID
+	ItemID       uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	Reason       string
+	Note         *string
+	ValueCents   int64
+	CreatedBy    *uuid.UUID
+	Now          time.Time
+}
+
+func (q *Queries) CreateWasteLog(ctx context.Context, arg CreateWasteLogParams) (WasteLog, error) {
+	row := q.db.QueryRow(ctx, createWasteLog,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.LocationID,
+		arg.ItemID,
+		arg.LotID,
+		arg.Quantity,
+		arg.Unit,
+		arg.QuantityBase,
+		arg.Reason,
+		arg.Note,
+		arg.ValueCents,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i WasteLog
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.LocationID,
+		&i.ItemID,
+		&i.LotID,
+		&i.Quantity,
+		&i.Unit,
+		&i.QuantityBase,
+		&i.Reason,
+		&i.Note,
+		&i.ValueCents,
+		&i.CreatedBy,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const deleteCountLine = `-- name: DeleteCountLine :exec
+DELETE FROM count_lines
+WHERE org_id = $1 AND count_id = $2 AND item_id = $3 AND location_id = $4
+  AND lot_id IS NOT DISTINCT FROM $5::uuid
+`
+
+type DeleteCountLineParams struct {
+	OrgID      uuid.UUID
+	CountID    uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+}
+
+func (q *Queries) DeleteCountLine(ctx context.Context, arg DeleteCountLineParams) error {
+	_, err := q.db.Exec(ctx, deleteCountLine,
+		arg.OrgID,
+		arg.CountID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+	)
+	return err
+}
+
 const deleteParLevels = `-- name: DeleteParLevels :exec
 DELETE FROM inventory_par_levels WHERE org_id = $1 AND item_id = $2
 `
@@ -234,6 +521,101 @@ type DeleteParLevelsParams struct {
 func (q *Queries) DeleteParLevels(ctx context.Context, arg DeleteParLevelsParams) error {
 	_, err := q.db.Exec(ctx, deleteParLevels, arg.OrgID, arg.ItemID)
 	return err
+}
+
+const emptiedExpiringLotAlerts = `-- name: EmptiedExpiringLotAlerts :many
+SELECT a.org_id, a.subject_id FROM alerts a
+WHERE a.kind = 'lot_expiring' AND a.resolved_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM stock_balances b WHERE b.org_id = a.org_id AND b.lot_id = a.subject_id AND b.quantity > 0)
+LIMIT $1
+`
+
+type EmptiedExpiringLotAlertsRow struct {
+	OrgID     uuid.UUID
+	SubjectID uuid.UUID
+}
+
+// Open lot_expiring alerts whose lot holds nothing any more.
+func (q *Queries) EmptiedExpiringLotAlerts(ctx context.Context, maxRows int32) ([]EmptiedExpiringLotAlertsRow, error) {
+	rows, err := q.db.Query(ctx, emptiedExpiringLotAlerts, maxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []EmptiedExpiringLotAlertsRow{}
+	for rows.Next() {
+		var i EmptiedExpiringLotAlertsRow
+		if err := rows.Scan(&i.OrgID, &i.SubjectID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const expiringLots = `-- name: ExpiringLots :many
+SELECT lo.id, lo.org_id, lo.site_id, lo.code, lo.expires_on, i.name AS item_name, i.base_unit,
+       (SELECT coalesce(sum(b.quantity), 0) FROM stock_balances b WHERE b.org_id = lo.org_id AND b.lot_id = lo.id)::numeric AS on_hand
+FROM lots lo
+JOIN sites s ON s.org_id = lo.org_id AND s.id = lo.site_id
+JOIN inventory_items i ON i.org_id = lo.org_id AND i.id = lo.item_id
+WHERE lo.expires_on IS NOT NULL
+  AND lo.expires_on <= (timezone(s.timezone, $1::timestamptz)::date + $2::int)
+  AND EXISTS (SELECT 1 FROM stock_balances b WHERE b.org_id = lo.org_id AND b.lot_id = lo.id AND b.quantity > 0)
+  AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.org_id = lo.org_id AND a.kind = 'lot_expiring' AND a.subject_id = lo.id)
+ORDER BY lo.org_id, lo.expires_on
+LIMIT $3
+`
+
+type ExpiringLotsParams struct {
+	Now     time.Time
+	Days    int32
+	MaxRows int32
+}
+
+type ExpiringLotsRow struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Code      string
+	ExpiresOn pgtype.Date
+	ItemName  string
+	BaseUnit  string
+	OnHand    decimal.Decimal
+}
+
+// Lots holding stock that expire within @days of their site's local today, about which no
+// lot_expiring alert was ever opened.
+func (q *Queries) ExpiringLots(ctx context.Context, arg ExpiringLotsParams) ([]ExpiringLotsRow, error) {
+	rows, err := q.db.Query(ctx, expiringLots, arg.Now, arg.Days, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ExpiringLotsRow{}
+	for rows.Next() {
+		var i ExpiringLotsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ItemName,
+			&i.BaseUnit,
+			&i.OnHand,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const findLot = `-- name: FindLot :one
@@ -263,6 +645,62 @@ func (q *Queries) FindLot(ctx context.Context, arg FindLotParams) (Lot, error) {
 		&i.Code,
 		&i.ExpiresOn,
 		&i.ReceivedAt,
+	)
+	return i, err
+}
+
+const getCount = `-- name: GetCount :one
+SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts WHERE org_id = $1 AND id = $2
+`
+
+type GetCountParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetCount(ctx context.Context, arg GetCountParams) (Count, error) {
+	row := q.db.QueryRow(ctx, getCount, arg.OrgID, arg.ID)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
+}
+
+const getCountForUpdate = `-- name: GetCountForUpdate :one
+SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type GetCountForUpdateParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetCountForUpdate(ctx context.Context, arg GetCountForUpdateParams) (Count, error) {
+	row := q.db.QueryRow(ctx, getCountForUpdate, arg.OrgID, arg.ID)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
 	)
 	return i, err
 }
@@ -471,6 +909,65 @@ func (q *Queries) GetStorageLocations(ctx context.Context, arg GetStorageLocatio
 	return items, nil
 }
 
+const getSupplySettings = `-- name: GetSupplySettings :one
+SELECT coalesce(s.variance_flag_percent, 10)::numeric AS variance_flag_percent,
+       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents
+FROM (SELECT 1) one
+LEFT JOIN supply_settings s ON s.org_id = $1::uuid
+`
+
+type GetSupplySettingsRow struct {
+	VarianceFlagPercent decimal.Decimal
+	VarianceFlagCents   int64
+}
+
+func (q *Queries) GetSupplySettings(ctx context.Context, orgID uuid.UUID) (GetSupplySettingsRow, error) {
+	row := q.db.QueryRow(ctx, getSupplySettings, orgID)
+	var i GetSupplySettingsRow
+	err := row.Scan(&i.VarianceFlagPercent, &i.VarianceFlagCents)
+	return i, err
+}
+
+const getWasteLog = `-- name: GetWasteLog :one
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+FROM waste_logs w
+JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+WHERE w.org_id = $1 AND w.id = $2
+`
+
+type GetWasteLogParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type GetWasteLogRow struct {
+	WasteLog WasteLog
+	BaseUnit string
+}
+
+func (q *Queries) GetWasteLog(ctx context.Context, arg GetWasteLogParams) (GetWasteLogRow, error) {
+	row := q.db.QueryRow(ctx, getWasteLog, arg.OrgID, arg.ID)
+	var i GetWasteLogRow
+	err := row.Scan(
+		&i.WasteLog.ID,
+		&i.WasteLog.OrgID,
+		&i.WasteLog.SiteID,
+		&i.WasteLog.LocationID,
+		&i.WasteLog.ItemID,
+		&i.WasteLog.LotID,
+		&i.WasteLog.Quantity,
+		&i.WasteLog.Unit,
+		&i.WasteLog.QuantityBase,
+		&i.WasteLog.Reason,
+		&i.WasteLog.Note,
+		&i.WasteLog.ValueCents,
+		&i.WasteLog.CreatedBy,
+		&i.WasteLog.CreatedAt,
+		&i.BaseUnit,
+	)
+	return i, err
+}
+
 const insertParLevel = `-- name: InsertParLevel :exec
 INSERT INTO inventory_par_levels (org_id, item_id, site_id, par, reorder_point)
 VALUES ($1, $2, $3, $4, $5)
@@ -559,6 +1056,68 @@ func (q *Queries) ItemHasHistory(ctx context.Context, arg ItemHasHistoryParams) 
 	var column_1 bool
 	err := row.Scan(&column_1)
 	return column_1, err
+}
+
+const listCounts = `-- name: ListCounts :many
+SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts
+WHERE org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR site_id = $3)
+  AND ($4::text IS NULL OR status = $4)
+  AND ($5::timestamptz IS NULL OR (counted_at, id) < ($5::timestamptz, $6::uuid))
+ORDER BY counted_at DESC, id DESC
+LIMIT $7
+`
+
+type ListCountsParams struct {
+	OrgID    uuid.UUID
+	Scope    []uuid.UUID
+	SiteID   *uuid.UUID
+	Status   *string
+	CursorAt *time.Time
+	CursorID *uuid.UUID
+	MaxRows  int32
+}
+
+// Newest countedAt first, keyset-paged on (counted_at, id). scope empty means every site.
+func (q *Queries) ListCounts(ctx context.Context, arg ListCountsParams) ([]Count, error) {
+	rows, err := q.db.Query(ctx, listCounts,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.Status,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Count{}
+	for rows.Next() {
+		var i Count
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Name,
+			&i.LocationIds,
+			&i.CountedAt,
+			&i.Status,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.ClosedAt,
+			&i.ClosedBy,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const listInventoryItems = `-- name: ListInventoryItems :many
@@ -960,6 +1519,88 @@ func (q *Queries) ListStorageLocations(ctx context.Context, arg ListStorageLocat
 	return items, nil
 }
 
+const listWasteLogs = `-- name: ListWasteLogs :many
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+FROM waste_logs w
+JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+WHERE w.org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR w.site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR w.site_id = $3)
+  AND ($4::uuid IS NULL OR w.item_id = $4)
+  AND ($5::text IS NULL OR w.reason = $5)
+  AND ($6::timestamptz IS NULL OR w.created_at >= $6)
+  AND ($7::timestamptz IS NULL OR w.created_at < $7)
+  AND ($8::timestamptz IS NULL OR (w.created_at, w.id) < ($8::timestamptz, $9::uuid))
+ORDER BY w.created_at DESC, w.id DESC
+LIMIT $10
+`
+
+type ListWasteLogsParams struct {
+	OrgID    uuid.UUID
+	Scope    []uuid.UUID
+	SiteID   *uuid.UUID
+	ItemID   *uuid.UUID
+	Reason   *string
+	FromAt   *time.Time
+	ToAt     *time.Time
+	CursorAt *time.Time
+	CursorID *uuid.UUID
+	MaxRows  int32
+}
+
+type ListWasteLogsRow struct {
+	WasteLog WasteLog
+	BaseUnit string
+}
+
+// Newest first, keyset-paged on (created_at, id). scope empty means every site.
+func (q *Queries) ListWasteLogs(ctx context.Context, arg ListWasteLogsParams) ([]ListWasteLogsRow, error) {
+	rows, err := q.db.Query(ctx, listWasteLogs,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.ItemID,
+		arg.Reason,
+		arg.FromAt,
+		arg.ToAt,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWasteLogsRow{}
+	for rows.Next() {
+		var i ListWasteLogsRow
+		if err := rows.Scan(
+			&i.WasteLog.ID,
+			&i.WasteLog.OrgID,
+			&i.WasteLog.SiteID,
+			&i.WasteLog.LocationID,
+			&i.WasteLog.ItemID,
+			&i.WasteLog.LotID,
+			&i.WasteLog.Quantity,
+			&i.WasteLog.Unit,
+			&i.WasteLog.QuantityBase,
+			&i.WasteLog.Reason,
+			&i.WasteLog.Note,
+			&i.WasteLog.ValueCents,
+			&i.WasteLog.CreatedBy,
+			&i.WasteLog.CreatedAt,
+			&i.BaseUnit,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const locationBalances = `-- name: LocationBalances :many
 SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
 FROM stock_balances b
@@ -1077,6 +1718,39 @@ func (q *Queries) ParLevelsOf(ctx context.Context, arg ParLevelsOfParams) ([]Inv
 		return nil, err
 	}
 	return items, nil
+}
+
+const setCountLineResult = `-- name: SetCountLineResult :exec
+UPDATE count_lines SET expected = $1, variance = $2, value_cents = $3, flagged = $4
+WHERE org_id = $5 AND count_id = $6 AND item_id = $7 AND location_id = $8
+  AND lot_id IS NOT DISTINCT FROM $9::uuid
+`
+
+type SetCountLineResultParams struct {
+	Expected   *decimal.Decimal
+	Variance   *decimal.Decimal
+	ValueCents *int64
+	Flagged    *bool
+	OrgID      uuid.UUID
+	CountID    uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+}
+
+func (q *Queries) SetCountLineResult(ctx context.Context, arg SetCountLineResultParams) error {
+	_, err := q.db.Exec(ctx, setCountLineResult,
+		arg.Expected,
+		arg.Variance,
+		arg.ValueCents,
+		arg.Flagged,
+		arg.OrgID,
+		arg.CountID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+	)
+	return err
 }
 
 const setStockCost = `-- name: SetStockCost :exec
@@ -1233,4 +1907,99 @@ func (q *Queries) UpdateStorageLocation(ctx context.Context, arg UpdateStorageLo
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const upsertCountLine = `-- name: UpsertCountLine :exec
+INSERT INTO count_lines (org_id, count_id, item_id, location_id, lot_id, quantity, unit, quantity_base, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (org_id, count_id, item_id, location_id, lot_id) DO UPDATE
+SET quantity = excluded.quantity, unit = excluded.unit, quantity_base = excluded.quantity_base, updated_at = excluded.updated_at
+`
+
+type UpsertCountLineParams struct {
+	OrgID        uuid.UUID
+	CountID      uuid.UUID
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	Now          time.Time
+}
+
+func (q *Queries) UpsertCountLine(ctx context.Context, arg UpsertCountLineParams) error {
+	_, err := q.db.Exec(ctx, upsertCountLine,
+		arg.OrgID,
+		arg.CountID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+		arg.Quantity,
+		arg.Unit,
+		arg.QuantityBase,
+		arg.Now,
+	)
+	return err
+}
+
+const upsertSupplySettings = `-- name: UpsertSupplySettings :exec
+INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, updated_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (org_id) DO UPDATE
+SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents, updated_at = excluded.updated_at
+`
+
+type UpsertSupplySettingsParams struct {
+	OrgID               uuid.UUID
+	VarianceFlagPercent decimal.Decimal
+	VarianceFlagCents   int64
+	Now                 time.Time
+}
+
+func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySettingsParams) error {
+	_, err := q.db.Exec(ctx, upsertSupplySettings,
+		arg.OrgID,
+		arg.VarianceFlagPercent,
+		arg.VarianceFlagCents,
+		arg.Now,
+	)
+	return err
+}
+
+const wasteTxns = `-- name: WasteTxns :many
+SELECT source_id, id FROM stock_txns
+WHERE org_id = $1 AND source_type = 'waste_log' AND source_id = ANY ($2::uuid[])
+ORDER BY source_id, id
+`
+
+type WasteTxnsParams struct {
+	OrgID    uuid.UUID
+	WasteIds []uuid.UUID
+}
+
+type WasteTxnsRow struct {
+	SourceID uuid.UUID
+	ID       uuid.UUID
+}
+
+// The ledger rows of waste logs.
+func (q *Queries) WasteTxns(ctx context.Context, arg WasteTxnsParams) ([]WasteTxnsRow, error) {
+	rows, err := q.db.Query(ctx, wasteTxns, arg.OrgID, arg.WasteIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WasteTxnsRow{}
+	for rows.Next() {
+		var i WasteTxnsRow
+		if err := rows.Scan(&i.SourceID, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

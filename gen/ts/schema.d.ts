@@ -2079,6 +2079,261 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List count sheets
+         * @description Count sheets, newest `countedAt` first, with their lines. A member limited to some sites sees
+         *     theirs only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCounts"];
+        put?: never;
+        /**
+         * Start a count sheet
+         * @description Opens a count sheet for storage locations of a site, with the moment the shelves are counted
+         *     (`countedAt`, not in the future). Lines are set with `PUT /counts/{id}/lines`; closing posts
+         *     the variances.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        post: operations["createCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a count sheet
+         * @description One count sheet with its lines (and, once closed, what the close found).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set count lines
+         * @description Sets lines of an open sheet, each keyed by item × location × lot (a line for the same key is
+         *     replaced; `quantity: null` removes it). A line without a lot counts everything of the item at
+         *     the location that no lot line of the sheet counts. Quantities in any unit the item converts;
+         *     locations must be the sheet's. A closed sheet answers 409.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        put: operations["setCountLines"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a count sheet
+         * @description Closes the sheet and posts a `count_variance` ledger row per line whose count differs from the
+         *     book: variance = counted − the book quantity at `countedAt`, which replays every movement up
+         *     to that moment (movements after it are kept, not overwritten). An item × location with no line
+         *     is left unchanged (blank is not zero; an explicit 0 zeroes it). Each line answers its expected
+         *     and counted quantities, variance and value at the average cost, and is flagged when the
+         *     variance is over both the organization's percentage and value thresholds (`GET
+         *     /supply-settings`; 10 % and $50 unless changed). A closed sheet is immutable: closing again
+         *     answers 409, as does a variance that would take stock moved since `countedAt` below zero
+         *     (`insufficient_stock`).
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        post: operations["closeCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/waste-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List waste logs
+         * @description Waste logs, newest first, each with its value at the average cost. Filters by site, item,
+         *     reason and time (`from` inclusive, `to` exclusive). A member limited to some sites sees theirs
+         *     only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listWasteLogs"];
+        put?: never;
+        /**
+         * Log waste
+         * @description Records stock thrown away and why. Writes a `waste` ledger row valued at the average cost
+         *     (one per lot taken from: the named lot, or FEFO with expired lots first). Expired stock can be
+         *     wasted. More than is on hand answers 409 `insufficient_stock`, writing nothing.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        post: operations["createWasteLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/waste-logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a waste log
+         * @description One waste log.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getWasteLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/supply-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read supply settings
+         * @description The organization's supply settings: when a count line's variance is flagged.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some
+         *     sites read it too, since their counts are flagged by it.
+         */
+        get: operations["getSupplySettings"];
+        /**
+         * Change supply settings
+         * @description Sets when a count line's variance is flagged: over `varianceFlagPercent` of the book
+         *     quantity and over `varianceFlagCents` in value (both).
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide; a member limited to
+         *     some sites gets 403.
+         */
+        put: operations["updateSupplySettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -4551,6 +4806,168 @@ export interface components {
             unit: components["schemas"]["StandardUnit"];
             /** @description On-hand per location (locations holding none are left out). */
             locations: components["schemas"]["LotLocation"][];
+        };
+        /**
+         * @example open
+         * @enum {string}
+         */
+        CountStatus: "open" | "closed";
+        /**
+         * @description What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
+         *     at the location not counted by a lot line of the sheet. After the close the line carries the
+         *     book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
+         *     are null.
+         */
+        CountLine: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            quantityBase: components["schemas"]["Quantity"];
+            baseUnit: components["schemas"]["StandardUnit"];
+            /** @description The book quantity at `countedAt`, in the base unit (after the close). */
+            expected: string | null;
+            /** @description counted − expected, in the base unit (after the close). */
+            variance: string | null;
+            /**
+             * Format: int64
+             * @description The variance valued at the average cost at the close.
+             */
+            valueCents: number | null;
+            /** @description The variance is over both the organization's percentage of the book quantity and its value threshold. */
+            flagged: boolean | null;
+        };
+        CountSheet: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Month-end count, walk-in */
+            name: string;
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the shelves were counted; the close compares with the book at this moment.
+             */
+            countedAt: string;
+            status: components["schemas"]["CountStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            createdBy: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** Format: uuid */
+            closedBy: string | null;
+            lines: components["schemas"]["CountLine"][];
+        };
+        CreateCountRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** @description Storage locations of the site the sheet counts. */
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the count was (or is being) taken; not in the future.
+             */
+            countedAt: string;
+        };
+        SetCountLine: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /**
+             * Format: uuid
+             * @description The lot counted (a lot of this item at the sheet's site).
+             */
+            lotId?: string;
+            /** @description The quantity counted (0 zeroes the stock); null removes the line (the stock is then left as it is). */
+            quantity: string | null;
+            unit?: components["schemas"]["Unit"];
+        };
+        SetCountLinesRequest: {
+            lines: components["schemas"]["SetCountLine"][];
+        };
+        CountCloseResult: {
+            count: components["schemas"]["CountSheet"];
+            /**
+             * Format: int64
+             * @description The value of all variances posted.
+             */
+            varianceValueCents: number;
+            /** @description How many lines are flagged. */
+            flaggedLines: number;
+        };
+        /**
+         * @example spoilage
+         * @enum {string}
+         */
+        WasteReason: "spoilage" | "expired" | "overproduction" | "trim" | "dropped" | "contaminated" | "returned" | "other";
+        WasteLog: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            quantityBase: components["schemas"]["Quantity"];
+            baseUnit: components["schemas"]["StandardUnit"];
+            reason: components["schemas"]["WasteReason"];
+            note: string | null;
+            /**
+             * Format: int64
+             * @description What the waste cost, at the average cost (positive).
+             * @example 633
+             */
+            valueCents: number;
+            /** Format: uuid */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The waste ledger rows written (one per lot taken from). */
+            txnIds: string[];
+        };
+        CreateWasteLogRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            itemId: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+            unit: components["schemas"]["Unit"];
+            /**
+             * Format: uuid
+             * @description The lot thrown away; without it the stock is taken in FEFO order (expired lots first).
+             */
+            lotId?: string;
+            reason: components["schemas"]["WasteReason"];
+            note?: string;
+        };
+        SupplySettings: {
+            /**
+             * @description A count line is flagged when its variance is over this percentage of the book quantity…
+             * @example 10
+             */
+            varianceFlagPercent: string;
+            /**
+             * Format: int64
+             * @description …and its value over this many cents.
+             * @example 5000
+             */
+            varianceFlagCents: number;
         };
         JWK: {
             /** @example OKP */
@@ -9112,6 +9529,563 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCounts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's sheets.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only open or closed sheets.
+                 * @example open
+                 */
+                status?: components["schemas"]["CountStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of count sheets. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Month-end count, walk-in",
+                 *       "locationIds": [
+                 *         "0192f3a4-0000-7000-8000-000000000b01"
+                 *       ],
+                 *       "countedAt": "2026-03-02T08:30:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCountRequest"];
+            };
+        };
+        responses: {
+            /** @description The sheet. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sheet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setCountLines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *           "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *           "quantity": "2",
+                 *           "unit": "case"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCountLinesRequest"];
+            };
+        };
+        responses: {
+            /** @description The sheet with its lines. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    closeCount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closed sheet and its variances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountCloseResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWasteLogs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's logs.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only logs with this reason.
+                 * @example spoilage
+                 */
+                reason?: components["schemas"]["WasteReason"];
+                /**
+                 * @description Only logs at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only logs before this time.
+                 * @example 2026-03-08T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of waste logs. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWasteLog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *       "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *       "quantity": "6",
+                 *       "unit": "each",
+                 *       "reason": "spoilage",
+                 *       "note": "Moldy, back of the case"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWasteLogRequest"];
+            };
+        };
+        responses: {
+            /** @description The waste log. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWasteLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waste log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSupplySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSupplySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "varianceFlagPercent": "5",
+                 *       "varianceFlagCents": 2500
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupplySettings"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

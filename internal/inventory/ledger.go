@@ -53,6 +53,8 @@ type movement struct {
 	expiredOK bool
 	// unit is the item's base unit, for the shortage's message.
 	unit string
+	// skip are lots a negative movement without a lot leaves alone (a count's lot lines).
+	skip map[uuid.UUID]bool
 }
 
 // Txn is one ledger row written.
@@ -185,7 +187,7 @@ func (p *poster) post(ctx context.Context, m movement) error {
 	var from []*bucket
 	available := decimal.Zero
 	for _, b := range bs {
-		if m.lotID != nil && !sameLot(b.lotID, m.lotID) || !b.qty.IsPositive() {
+		if m.lotID != nil && !sameLot(b.lotID, m.lotID) || !b.qty.IsPositive() || m.lotID == nil && b.lotID != nil && m.skip[*b.lotID] {
 			continue
 		}
 		if !m.expiredOK && p.expired(b) {
