@@ -3321,7 +3321,10 @@ export interface components {
             targetType: components["schemas"]["TagTargetType"];
             /**
              * Format: uuid
-             * @description The target's id; required for `site`, not accepted for the other types.
+             * @description The target's id: the site for `site` (required), the storage location for
+             *     `storage_location` (the tag then stands at the location's site, and a scan answers the
+             *     location's stock). Not accepted for `equipment`. A `storage_location` tag without it is
+             *     described by its label only, as tags printed before locations existed are.
              */
             targetId?: string;
             /**
@@ -3352,6 +3355,81 @@ export interface components {
              * @example 03:00
              */
             localTime: string;
+        };
+        /**
+         * @example cooler
+         * @enum {string}
+         */
+        StorageLocationKind: "dry" | "cooler" | "freezer" | "bar" | "other";
+        /**
+         * @description An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+         *     requests at most 6 decimal places (more answers 400); quantities converted into an item's
+         *     base unit keep up to 9.
+         * @example 12.5
+         */
+        Quantity: string;
+        /**
+         * @description The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+         *     `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+         *     convert by fixed factors; across families only through a factor the item declares.
+         * @example lb
+         * @enum {string}
+         */
+        StandardUnit: "g" | "kg" | "oz" | "lb" | "ml" | "l" | "tsp" | "tbsp" | "cup" | "fl_oz" | "pt" | "qt" | "gal" | "each" | "dozen";
+        StockLot: {
+            /** Format: uuid */
+            lotId: string;
+            code: string;
+            /** Format: date */
+            expiresOn: string | null;
+            quantity: components["schemas"]["Quantity"];
+        };
+        /**
+         * @description Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+         *     is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+         * @example 316.5
+         */
+        CostCents: string;
+        /**
+         * @description The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
+         *     was received without a lot), valued at the item's moving-average cost at the site.
+         */
+        StockLevel: {
+            /** Format: uuid */
+            itemId: string;
+            itemName: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            locationName: string;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+            lots: components["schemas"]["StockLot"][];
+            avgCost: components["schemas"]["CostCents"];
+            /**
+             * Format: int64
+             * @description quantity × avgCost, rounded half-even to the cent.
+             */
+            valueCents: number;
+            /** @description The item's par level at the site, if set. */
+            par: string | null;
+            reorderPoint: string | null;
+            /** @description The item's on-hand at the site (all locations) is below its par level. */
+            belowPar: boolean;
+        };
+        /**
+         * @description A scanned storage location (a `storage_location` tag naming it by id): the location and its
+         *     stock, item by item (the first 100 rows of `GET /stock?locationId=`).
+         */
+        ScanLocationContext: {
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in cooler */
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            active: boolean;
+            stock: components["schemas"]["StockLevel"][];
         };
         /** @description An operation the caller may perform on the scanned target, ready to call. */
         ScanAction: {
@@ -3397,6 +3475,7 @@ export interface components {
             context: {
                 /** @description The site the target is at, with its local date and time; null when the tag names no site. */
                 site: components["schemas"]["ScanSiteContext"] | null;
+                storageLocation?: components["schemas"]["ScanLocationContext"];
             };
             /**
              * @description What the caller's role allows on this target, in order of usefulness. Grows as the
@@ -4392,14 +4471,6 @@ export interface components {
             note?: string;
         };
         /**
-         * @description The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
-         *     `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
-         *     convert by fixed factors; across families only through a factor the item declares.
-         * @example lb
-         * @enum {string}
-         */
-        StandardUnit: "g" | "kg" | "oz" | "lb" | "ml" | "l" | "tsp" | "tbsp" | "cup" | "fl_oz" | "pt" | "qt" | "gal" | "each" | "dozen";
-        /**
          * @description A non-negative exact decimal string, at most 6 decimal places.
          * @example 24
          */
@@ -4524,11 +4595,6 @@ export interface components {
             /** @description Defaults to true. */
             active?: boolean;
         };
-        /**
-         * @example cooler
-         * @enum {string}
-         */
-        StorageLocationKind: "dry" | "cooler" | "freezer" | "bar" | "other";
         StorageLocation: {
             /** Format: uuid */
             id: string;
@@ -4580,55 +4646,6 @@ export interface components {
             maxTempF?: components["schemas"]["TemperatureF"];
             /** @description Defaults to true. */
             active?: boolean;
-        };
-        /**
-         * @description An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
-         *     requests at most 6 decimal places (more answers 400); quantities converted into an item's
-         *     base unit keep up to 9.
-         * @example 12.5
-         */
-        Quantity: string;
-        StockLot: {
-            /** Format: uuid */
-            lotId: string;
-            code: string;
-            /** Format: date */
-            expiresOn: string | null;
-            quantity: components["schemas"]["Quantity"];
-        };
-        /**
-         * @description Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
-         *     is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
-         * @example 316.5
-         */
-        CostCents: string;
-        /**
-         * @description The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
-         *     was received without a lot), valued at the item's moving-average cost at the site.
-         */
-        StockLevel: {
-            /** Format: uuid */
-            itemId: string;
-            itemName: string;
-            /** Format: uuid */
-            siteId: string;
-            /** Format: uuid */
-            locationId: string;
-            locationName: string;
-            quantity: components["schemas"]["Quantity"];
-            unit: components["schemas"]["StandardUnit"];
-            lots: components["schemas"]["StockLot"][];
-            avgCost: components["schemas"]["CostCents"];
-            /**
-             * Format: int64
-             * @description quantity × avgCost, rounded half-even to the cent.
-             */
-            valueCents: number;
-            /** @description The item's par level at the site, if set. */
-            par: string | null;
-            reorderPoint: string | null;
-            /** @description The item's on-hand at the site (all locations) is below its par level. */
-            belowPar: boolean;
         };
         /**
          * @description An exact decimal string, at most 6 decimal places (more answers 400 naming the field).

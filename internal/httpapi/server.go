@@ -205,17 +205,18 @@ func New(d Deps) (http.Handler, error) {
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
 		Resolver: d.WebhookResolver,
 	})
+	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:      auth.NewHandlers(authSvc),
 		orgsHandlers:      orgs.NewHandlers(d.Pool, d.Clock),
 		apiKeyHandlers:    keys,
 		auditHandlers:     audit.NewHandlers(d.Pool),
 		webhookHandlers:   webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
-		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
+		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL).WithStorageLocations(inv),
 		devicesHandlers:   devs,
 		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
 		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
-		inventoryHandlers: inventory.NewHandlers(d.Pool, d.Clock),
+		inventoryHandlers: inv,
 		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
