@@ -31,10 +31,11 @@ const (
 	ManageClinical Permission = "manageClinical"
 	// ManageCulinary lets managers create and change recipes, menus, forecasts and production runs.
 	ManageCulinary Permission = "manageCulinary"
-	// OperateKitchen lets inspectors (staff) record production events, complete tasks, log temperatures
-	// and resolve alerts.
+	// OperateKitchen lets inspectors (staff) record production events, complete tasks, log temperatures,
+	// resolve alerts, count stock and log waste.
 	OperateKitchen Permission = "operateKitchen"
-	// ManageSupply lets managers manage stock, vendors, purchasing and order lists.
+	// ManageSupply lets managers manage inventory items, storage locations, stock adjustments,
+	// closing counts, vendors, purchasing and order lists.
 	ManageSupply Permission = "manageSupply"
 	// ManageTags lets managers print (create) and retire the scan tags of sites, equipment and
 	// storage locations.
@@ -102,9 +103,9 @@ var Table = []Definition{
 	{ViewClinical, Manager, "read the census, patients, allergens and diet orders"},
 	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews (deciding one also needs the rd credential)"},
 	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
-	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
+	{ManageSupply, Manager, "manage inventory items, storage locations, stock adjustments, closing counts, supply settings, vendors, purchasing and order lists"},
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},
-	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts"},
+	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts, count stock and log waste"},
 	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags"},
 }
 
