@@ -85,10 +85,6 @@ VALUES (@org_id, @item_id, @site_id, 0, 0, @now)
 ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
 RETURNING *;
 
--- name: SetStockCost :exec
-UPDATE stock_costs SET on_hand = @on_hand, avg_cost = @avg_cost, updated_at = @now
-WHERE org_id = @org_id AND item_id = @item_id AND site_id = @site_id;
-
 -- name: LocationBalances :many
 -- Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
 -- receipt; lots without expiry after them; stock received without a lot last.
@@ -98,18 +94,6 @@ LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
 WHERE b.org_id = @org_id AND b.item_id = @item_id AND b.location_id = @location_id
 ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b;
-
--- name: AddBalance :exec
-INSERT INTO stock_balances (org_id, site_id, item_id, location_id, lot_id, quantity, updated_at)
-VALUES (@org_id, @site_id, @item_id, @location_id, @lot_id, @quantity, @now)
-ON CONFLICT (org_id, item_id, location_id, lot_id) DO UPDATE
-SET quantity = stock_balances.quantity + excluded.quantity, updated_at = excluded.updated_at;
-
--- name: InsertStockTxn :exec
-INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
-                        avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
-VALUES (@id, @org_id, @site_id, @at, @kind, @item_id, @location_id, @lot_id, @quantity, @unit_cost, @value_cents,
-        @avg_cost_after, @on_hand_after, @reason, @source_type, @source_id, @actor_id);
 
 -- name: GetLots :many
 SELECT * FROM lots WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
@@ -191,12 +175,6 @@ GROUP BY lo.id, i.base_unit
 HAVING @include_empty::boolean OR coalesce(sum(b.quantity), 0) > 0
 ORDER BY coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id
 LIMIT @max_rows;
-
--- name: TakeBalance :execrows
--- Takes @quantity from a bucket; no row changes when the bucket holds less.
-UPDATE stock_balances SET quantity = quantity - @quantity::numeric, updated_at = @now
-WHERE org_id = @org_id AND item_id = @item_id AND location_id = @location_id AND lot_id IS NOT DISTINCT FROM sqlc.narg(lot_id)::uuid
-  AND quantity >= @quantity::numeric;
 
 -- name: CreateCount :one
 INSERT INTO counts (id, org_id, site_id, name, location_ids, counted_at, created_by, created_at)
@@ -325,3 +303,40 @@ LIMIT @max_rows;
 SELECT source_id, id FROM stock_txns
 WHERE org_id = @org_id AND source_type = 'waste_log' AND source_id = ANY (@waste_ids::uuid[])
 ORDER BY source_id, id;
+
+-- name: FlushPosting :one
+-- Writes a posting in one statement: the net change of each bucket (takes where stock leaves,
+-- adds where it arrives), the ledger rows and each item's site on-hand and average. The poster
+-- holds the items' cost-row locks and has checked every take against the locked balances; the
+-- take guard (quantity >= q) and the balances' CHECK are the backstop. Nullable ids travel as the
+-- nil uuid.
+WITH taken AS (
+    UPDATE stock_balances b SET quantity = b.quantity - d.q, updated_at = @now
+    FROM (SELECT unnest(@take_items::uuid[]) AS item_id, unnest(@take_locations::uuid[]) AS location_id, unnest(@take_lots::uuid[]) AS lot_id, unnest(@take_qty::numeric[]) AS q) AS d
+    WHERE b.org_id = @org_id AND b.item_id = d.item_id AND b.location_id = d.location_id
+      AND b.lot_id IS NOT DISTINCT FROM nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid)
+      AND b.quantity >= d.q
+    RETURNING 1
+), added AS (
+    INSERT INTO stock_balances (org_id, site_id, item_id, location_id, lot_id, quantity, updated_at)
+    SELECT @org_id, @site_id, d.item_id, d.location_id, nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid), d.q, @now
+    FROM (SELECT unnest(@add_items::uuid[]) AS item_id, unnest(@add_locations::uuid[]) AS location_id, unnest(@add_lots::uuid[]) AS lot_id, unnest(@add_qty::numeric[]) AS q) AS d
+    ON CONFLICT (org_id, item_id, location_id, lot_id) DO UPDATE
+    SET quantity = stock_balances.quantity + excluded.quantity, updated_at = excluded.updated_at
+    RETURNING 1
+), txns AS (
+    INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
+                            avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
+    SELECT t.id, @org_id, @site_id, @now, t.kind, t.item_id, t.location_id, nullif(t.lot_id, '00000000-0000-0000-0000-000000000000'::uuid),
+           t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, @source_type, @source_id,
+           nullif(@actor_id::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+    FROM (SELECT unnest(@txn_ids::uuid[]) AS id, unnest(@txn_kinds::text[]) AS kind, unnest(@txn_items::uuid[]) AS item_id, unnest(@txn_locations::uuid[]) AS location_id, unnest(@txn_lots::uuid[]) AS lot_id, unnest(@txn_qty::numeric[]) AS quantity, unnest(@txn_unit_costs::numeric[]) AS unit_cost, unnest(@txn_values::bigint[]) AS value_cents, unnest(@txn_avgs::numeric[]) AS avg_cost_after, unnest(@txn_on_hands::numeric[]) AS on_hand_after, unnest(@txn_reasons::text[]) AS reason) AS t
+    RETURNING 1
+), costs AS (
+    UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = @now
+    FROM (SELECT unnest(@cost_items::uuid[]) AS item_id, unnest(@cost_on_hand::numeric[]) AS on_hand, unnest(@cost_avg::numeric[]) AS avg_cost) AS d
+    WHERE c.org_id = @org_id AND c.site_id = @site_id AND c.item_id = d.item_id
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
+       (SELECT count(*) FROM txns)::int AS txns, (SELECT count(*) FROM costs)::int AS costs;

@@ -14,36 +14,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-const addBalance = `-- name: AddBalance :exec
-INSERT INTO stock_balances (org_id, site_id, item_id, location_id, lot_id, quantity, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-ON CONFLICT (org_id, item_id, location_id, lot_id) DO UPDATE
-SET quantity = stock_balances.quantity + excluded.quantity, updated_at = excluded.updated_at
-`
-
-type AddBalanceParams struct {
-	OrgID      uuid.UUID
-	SiteID     uuid.UUID
-	ItemID     uuid.UUID
-	LocationID uuid.UUID
-	LotID      *uuid.UUID
-	Quantity   decimal.Decimal
-	Now        time.Time
-}
-
-func (q *Queries) AddBalance(ctx context.Context, arg AddBalanceParams) error {
-	_, err := q.db.Exec(ctx, addBalance,
-		arg.OrgID,
-		arg.SiteID,
-		arg.ItemID,
-		arg.LocationID,
-		arg.LotID,
-		arg.Quantity,
-		arg.Now,
-	)
-	return err
-}
-
 const bookExceptLots = `-- name: BookExceptLots :one
 SELECT coalesce(sum(quantity), 0)::numeric FROM stock_txns
 WHERE org_id = $1 AND item_id = $2 AND location_id = $3 AND at <= $4
@@ -649,6 +619,123 @@ func (q *Queries) FindLot(ctx context.Context, arg FindLotParams) (Lot, error) {
 	return i, err
 }
 
+const flushPosting = `-- name: FlushPosting :one
+WITH taken AS (
+    UPDATE stock_balances b SET quantity = b.quantity - d.q, updated_at = $1
+    FROM (SELECT unnest($3::uuid[]) AS item_id, unnest($4::uuid[]) AS location_id, unnest($5::uuid[]) AS lot_id, unnest($6::numeric[]) AS q) AS d
+    WHERE b.org_id = $2 AND b.item_id = d.item_id AND b.location_id = d.location_id
+      AND b.lot_id IS NOT DISTINCT FROM nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid)
+      AND b.quantity >= d.q
+    RETURNING 1
+), added AS (
+    INSERT INTO stock_balances (org_id, site_id, item_id, location_id, lot_id, quantity, updated_at)
+    SELECT $2, $7, d.item_id, d.location_id, nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid), d.q, $1
+    FROM (SELECT unnest($8::uuid[]) AS item_id, unnest($9::uuid[]) AS location_id, unnest($10::uuid[]) AS lot_id, unnest($11::numeric[]) AS q) AS d
+    ON CONFLICT (org_id, item_id, location_id, lot_id) DO UPDATE
+    SET quantity = stock_balances.quantity + excluded.quantity, updated_at = excluded.updated_at
+    RETURNING 1
+), txns AS (
+    INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
+                            avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
+    SELECT t.id, $2, $7, $1, t.kind, t.item_id, t.location_id, nullif(t.lot_id, '00000000-0000-0000-0000-000000000000'::uuid),
+           t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, $12, $13,
+           nullif($14::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+    FROM (SELECT unnest($15::uuid[]) AS id, unnest($16::text[]) AS kind, unnest($17::uuid[]) AS item_id, unnest($18::uuid[]) AS location_id, unnest($19::uuid[]) AS lot_id, unnest($20::numeric[]) AS quantity, unnest($21::numeric[]) AS unit_cost, unnest($22::bigint[]) AS value_cents, unnest($23::numeric[]) AS avg_cost_after, unnest($24::numeric[]) AS on_hand_after, unnest($25::text[]) AS reason) AS t
+    RETURNING 1
+), costs AS (
+    UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = $1
+    FROM (SELECT unnest($26::uuid[]) AS item_id, unnest($27::numeric[]) AS on_hand, unnest($28::numeric[]) AS avg_cost) AS d
+    WHERE c.org_id = $2 AND c.site_id = $7 AND c.item_id = d.item_id
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
+       (SELECT count(*) FROM txns)::int AS txns, (SELECT count(*) FROM costs)::int AS costs
+`
+
+type FlushPostingParams struct {
+	Now           time.Time
+	OrgID         uuid.UUID
+	TakeItems     []uuid.UUID
+	TakeLocations []uuid.UUID
+	TakeLots      []uuid.UUID
+	TakeQty       []decimal.Decimal
+	SiteID        uuid.UUID
+	AddItems      []uuid.UUID
+	AddLocations  []uuid.UUID
+	AddLots       []uuid.UUID
+	AddQty        []decimal.Decimal
+	SourceType    string
+	SourceID      uuid.UUID
+	ActorID       uuid.UUID
+	TxnIds        []uuid.UUID
+	TxnKinds      []string
+	TxnItems      []uuid.UUID
+	TxnLocations  []uuid.UUID
+	TxnLots       []uuid.UUID
+	TxnQty        []decimal.Decimal
+	TxnUnitCosts  []decimal.Decimal
+	TxnValues     []int64
+	TxnAvgs       []decimal.Decimal
+	TxnOnHands    []decimal.Decimal
+	TxnReasons    []string
+	CostItems     []uuid.UUID
+	CostOnHand    []decimal.Decimal
+	CostAvg       []decimal.Decimal
+}
+
+type FlushPostingRow struct {
+	Taken int32
+	Added int32
+	Txns  int32
+	Costs int32
+}
+
+// Writes a posting in one statement: the net change of each bucket (takes where stock leaves,
+// adds where it arrives), the ledger rows and each item's site on-hand and average. The poster
+// holds the items' cost-row locks and has checked every take against the locked balances; the
+// take guard (quantity >= q) and the balances' CHECK are the backstop. Nullable ids travel as the
+// nil uuid.
+func (q *Queries) FlushPosting(ctx context.Context, arg FlushPostingParams) (FlushPostingRow, error) {
+	row := q.db.QueryRow(ctx, flushPosting,
+		arg.Now,
+		arg.OrgID,
+		arg.TakeItems,
+		arg.TakeLocations,
+		arg.TakeLots,
+		arg.TakeQty,
+		arg.SiteID,
+		arg.AddItems,
+		arg.AddLocations,
+		arg.AddLots,
+		arg.AddQty,
+		arg.SourceType,
+		arg.SourceID,
+		arg.ActorID,
+		arg.TxnIds,
+		arg.TxnKinds,
+		arg.TxnItems,
+		arg.TxnLocations,
+		arg.TxnLots,
+		arg.TxnQty,
+		arg.TxnUnitCosts,
+		arg.TxnValues,
+		arg.TxnAvgs,
+		arg.TxnOnHands,
+		arg.TxnReasons,
+		arg.CostItems,
+		arg.CostOnHand,
+		arg.CostAvg,
+	)
+	var i FlushPostingRow
+	err := row.Scan(
+		&i.Taken,
+		&i.Added,
+		&i.Txns,
+		&i.Costs,
+	)
+	return i, err
+}
+
 const getCount = `-- name: GetCount :one
 SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts WHERE org_id = $1 AND id = $2
 `
@@ -988,56 +1075,6 @@ func (q *Queries) InsertParLevel(ctx context.Context, arg InsertParLevelParams) 
 		arg.SiteID,
 		arg.Par,
 		arg.ReorderPoint,
-	)
-	return err
-}
-
-const insertStockTxn = `-- name: InsertStockTxn :exec
-INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
-                        avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-        $12, $13, $14, $15, $16, $17)
-`
-
-type InsertStockTxnParams struct {
-	ID           uuid.UUID
-	OrgID        uuid.UUID
-	SiteID       uuid.UUID
-	At           time.Time
-	Kind         string
-	ItemID       uuid.UUID
-	LocationID   uuid.UUID
-	LotID        *uuid.UUID
-	Quantity     decimal.Decimal
-	UnitCost     decimal.Decimal
-	ValueCents   int64
-	AvgCostAfter decimal.Decimal
-	OnHandAfter  decimal.Decimal
-	Reason       string
-	SourceType   string
-	SourceID     uuid.UUID
-	ActorID      *uuid.UUID
-}
-
-func (q *Queries) InsertStockTxn(ctx context.Context, arg InsertStockTxnParams) error {
-	_, err := q.db.Exec(ctx, insertStockTxn,
-		arg.ID,
-		arg.OrgID,
-		arg.SiteID,
-		arg.At,
-		arg.Kind,
-		arg.ItemID,
-		arg.LocationID,
-		arg.LotID,
-		arg.Quantity,
-		arg.UnitCost,
-		arg.ValueCents,
-		arg.AvgCostAfter,
-		arg.OnHandAfter,
-		arg.Reason,
-		arg.SourceType,
-		arg.SourceID,
-		arg.ActorID,
 	)
 	return err
 }
@@ -1751,63 +1788,6 @@ func (q *Queries) SetCountLineResult(ctx context.Context, arg SetCountLineResult
 		arg.LotID,
 	)
 	return err
-}
-
-const setStockCost = `-- name: SetStockCost :exec
-UPDATE stock_costs SET on_hand = $1, avg_cost = $2, updated_at = $3
-WHERE org_id = $4 AND item_id = $5 AND site_id = $6
-`
-
-type SetStockCostParams struct {
-	OnHand  decimal.Decimal
-	AvgCost decimal.Decimal
-	Now     time.Time
-	OrgID   uuid.UUID
-	ItemID  uuid.UUID
-	SiteID  uuid.UUID
-}
-
-func (q *Queries) SetStockCost(ctx context.Context, arg SetStockCostParams) error {
-	_, err := q.db.Exec(ctx, setStockCost,
-		arg.OnHand,
-		arg.AvgCost,
-		arg.Now,
-		arg.OrgID,
-		arg.ItemID,
-		arg.SiteID,
-	)
-	return err
-}
-
-const takeBalance = `-- name: TakeBalance :execrows
-UPDATE stock_balances SET quantity = quantity - $1::numeric, updated_at = $2
-WHERE org_id = $3 AND item_id = $4 AND location_id = $5 AND lot_id IS NOT DISTINCT FROM $6::uuid
-  AND quantity >= $1::numeric
-`
-
-type TakeBalanceParams struct {
-	Quantity   decimal.Decimal
-	Now        time.Time
-	OrgID      uuid.UUID
-	ItemID     uuid.UUID
-	LocationID uuid.UUID
-	LotID      *uuid.UUID
-}
-
-// Takes @quantity from a bucket; no row changes when the bucket holds less.
-func (q *Queries) TakeBalance(ctx context.Context, arg TakeBalanceParams) (int64, error) {
-	result, err := q.db.Exec(ctx, takeBalance,
-		arg.Quantity,
-		arg.Now,
-		arg.OrgID,
-		arg.ItemID,
-		arg.LocationID,
-		arg.LotID,
-	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
 }
 
 const updateInventoryItem = `-- name: UpdateInventoryItem :one

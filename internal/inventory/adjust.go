@@ -55,8 +55,16 @@ type lineRefs struct {
 func resolveRefs(ctx context.Context, q *db.Queries, orgID uuid.UUID, itemIDs, locationIDs, lotIDs []uuid.UUID) (lineRefs, error) {
 	r := lineRefs{locations: map[uuid.UUID]db.StorageLocation{}, lots: map[uuid.UUID]db.Lot{}}
 	var err error
-	if r.items, err = GetItems(ctx, q, orgID, itemIDs); err != nil {
+	// Items alone: a posting needs their units, not their par levels or costs.
+	rows, err := q.GetInventoryItems(ctx, db.GetInventoryItemsParams{OrgID: orgID, Ids: itemIDs})
+	if err != nil {
 		return r, err
+	}
+	r.items = make(map[uuid.UUID]Item, len(rows))
+	for _, row := range rows {
+		if r.items[row.ID], err = fromRow(row); err != nil {
+			return r, err
+		}
 	}
 	locs, err := q.GetStorageLocations(ctx, db.GetStorageLocationsParams{OrgID: orgID, Ids: locationIDs})
 	if err != nil {

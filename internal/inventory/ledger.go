@@ -84,6 +84,9 @@ type poster struct {
 	costs   map[uuid.UUID]*db.StockCost
 	buckets map[ilKey][]*bucket
 	txns    []Txn
+	// deltas is each bucket's net change so far, in order of first change.
+	deltas map[bucketKey]decimal.Decimal
+	order  []bucketKey
 }
 
 // lock takes the cost rows of the items, in id order.
@@ -218,45 +221,71 @@ func (p *poster) post(ctx context.Context, m movement) error {
 	return nil
 }
 
-// write appends the ledger row and moves the bucket's balance.
-func (p *poster) write(ctx context.Context, m movement, lot *uuid.UUID, qty, unitCost, onHandAfter decimal.Decimal) error {
-	if qty.IsPositive() {
-		if err := p.q.AddBalance(ctx, db.AddBalanceParams{
-			OrgID: p.orgID, SiteID: p.siteID, ItemID: m.itemID, LocationID: m.locationID, LotID: lot, Quantity: qty, Now: p.now,
-		}); err != nil {
-			return err
-		}
-	} else {
-		n, err := p.q.TakeBalance(ctx, db.TakeBalanceParams{
-			OrgID: p.orgID, ItemID: m.itemID, LocationID: m.locationID, LotID: lot, Quantity: qty.Neg(), Now: p.now,
-		})
-		if err != nil {
-			return err
-		}
-		if n != 1 {
-			return fmt.Errorf("inventory: bucket of item %s at %s changed under its lock", m.itemID, m.locationID)
-		}
+// write records the ledger row and the bucket's change; finish writes them all at once.
+func (p *poster) write(_ context.Context, m movement, lot *uuid.UUID, qty, unitCost, onHandAfter decimal.Decimal) error {
+	k := bucketKey{item: m.itemID, location: m.locationID}
+	if lot != nil {
+		k.lot = *lot
 	}
+	if p.deltas == nil {
+		p.deltas = map[bucketKey]decimal.Decimal{}
+	}
+	if _, seen := p.deltas[k]; !seen {
+		p.order = append(p.order, k)
+	}
+	p.deltas[k] = p.deltas[k].Add(qty)
 	cost := p.costs[m.itemID]
-	t := db.StockTxn{
+	p.txns = append(p.txns, db.StockTxn{
 		ID: uuid.Must(uuid.NewV7()), OrgID: p.orgID, SiteID: p.siteID, At: p.now, Kind: m.kind, ItemID: m.itemID,
 		LocationID: m.locationID, LotID: lot, Quantity: qty, UnitCost: unitCost.Round(CostScale),
 		ValueCents: qty.Mul(unitCost).RoundBank(0).IntPart(), AvgCostAfter: cost.AvgCost, OnHandAfter: onHandAfter,
 		Reason: m.reason, SourceType: p.source.Type, SourceID: p.source.ID, ActorID: p.actor,
-	}
-	if err := p.q.InsertStockTxn(ctx, db.InsertStockTxnParams(t)); err != nil {
-		return err
-	}
-	p.txns = append(p.txns, t)
+	})
 	return nil
 }
 
-// finish stores each item's new on-hand and average at the site.
+// bucketKey names a bucket; the nil uuid is the unlotted stock.
+type bucketKey struct{ item, location, lot uuid.UUID }
+
+// finish writes the posting in one statement: each bucket's net change, the ledger rows, and
+// each item's new on-hand and average at the site.
 func (p *poster) finish(ctx context.Context) error {
-	for id, c := range p.costs {
-		if err := p.q.SetStockCost(ctx, db.SetStockCostParams{OrgID: p.orgID, ItemID: id, SiteID: p.siteID, OnHand: c.OnHand, AvgCost: c.AvgCost, Now: p.now}); err != nil {
-			return err
+	var f db.FlushPostingParams
+	f.OrgID, f.SiteID, f.Now, f.SourceType, f.SourceID = p.orgID, p.siteID, p.now, p.source.Type, p.source.ID
+	if p.actor != nil {
+		f.ActorID = *p.actor
+	}
+	f.TakeItems, f.TakeLocations, f.TakeLots, f.TakeQty = []uuid.UUID{}, []uuid.UUID{}, []uuid.UUID{}, []decimal.Decimal{}
+	f.AddItems, f.AddLocations, f.AddLots, f.AddQty = []uuid.UUID{}, []uuid.UUID{}, []uuid.UUID{}, []decimal.Decimal{}
+	for _, k := range p.order {
+		switch d := p.deltas[k]; {
+		case d.IsNegative():
+			f.TakeItems, f.TakeLocations, f.TakeLots, f.TakeQty = append(f.TakeItems, k.item), append(f.TakeLocations, k.location), append(f.TakeLots, k.lot), append(f.TakeQty, d.Neg())
+		case d.IsPositive():
+			f.AddItems, f.AddLocations, f.AddLots, f.AddQty = append(f.AddItems, k.item), append(f.AddLocations, k.location), append(f.AddLots, k.lot), append(f.AddQty, d)
 		}
+	}
+	n := len(p.txns)
+	f.TxnIds, f.TxnKinds, f.TxnItems, f.TxnLocations, f.TxnLots = make([]uuid.UUID, n), make([]string, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+	f.TxnQty, f.TxnUnitCosts, f.TxnValues, f.TxnAvgs, f.TxnOnHands, f.TxnReasons = make([]decimal.Decimal, n), make([]decimal.Decimal, n), make([]int64, n), make([]decimal.Decimal, n), make([]decimal.Decimal, n), make([]string, n)
+	for i, t := range p.txns {
+		f.TxnIds[i], f.TxnKinds[i], f.TxnItems[i], f.TxnLocations[i] = t.ID, t.Kind, t.ItemID, t.LocationID
+		if t.LotID != nil {
+			f.TxnLots[i] = *t.LotID
+		}
+		f.TxnQty[i], f.TxnUnitCosts[i], f.TxnValues[i], f.TxnAvgs[i], f.TxnOnHands[i], f.TxnReasons[i] = t.Quantity, t.UnitCost, t.ValueCents, t.AvgCostAfter, t.OnHandAfter, t.Reason
+	}
+	f.CostItems, f.CostOnHand, f.CostAvg = []uuid.UUID{}, []decimal.Decimal{}, []decimal.Decimal{}
+	for id, c := range p.costs {
+		f.CostItems, f.CostOnHand, f.CostAvg = append(f.CostItems, id), append(f.CostOnHand, c.OnHand), append(f.CostAvg, c.AvgCost)
+	}
+	res, err := p.q.FlushPosting(ctx, f)
+	if err != nil {
+		return err
+	}
+	if int(res.Taken) != len(f.TakeItems) || int(res.Txns) != n || int(res.Costs) != len(f.CostItems) {
+		return fmt.Errorf("inventory: posting wrote %d takes of %d, %d rows of %d, %d costs of %d: balances changed under their locks",
+			res.Taken, len(f.TakeItems), res.Txns, n, res.Costs, len(f.CostItems))
 	}
 	return nil
 }
