@@ -107,37 +107,42 @@ VALUES (@id, @org_id, @site_id, @item_id, @code, @expires_on, @now)
 ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
 RETURNING *;
 
--- name: ListStock :many
--- On-hand per item × location (with its lots), items by name, keyset-paged on
--- (lower(name), item id, location id). scope empty means every site.
-SELECT i.id AS item_id, i.name AS item_name, i.base_unit, b.site_id, b.location_id, sl.name AS location_name,
-       b.quantity::numeric AS quantity, b.lots::jsonb AS lots,
+-- name: StockItemsPage :many
+-- The items a page of GET /stock walks, in name order from the cursor's item on (inclusive:
+-- the cursor's item may have locations left). Driven by inventory_items_name_idx, so a page
+-- reads a page's worth of items, never the catalog.
+SELECT id, name, base_unit, lower(name)::text AS sort_name FROM inventory_items
+WHERE org_id = @org_id
+  AND (sqlc.narg(item_id)::uuid IS NULL OR id = sqlc.narg(item_id))
+  AND (sqlc.narg(cursor_name)::text IS NULL OR (lower(name), id) >= (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_item)::uuid))
+ORDER BY lower(name), id
+LIMIT @max_rows;
+
+-- name: StockOfItems :many
+-- On-hand per item × location of the given items (with their lots), their average cost and
+-- par level at the location's site. scope empty means every site. Each lookup is driven by an
+-- item id (LATERAL), so the plan stays on the indexes before any statistics exist.
+SELECT x.item_id::uuid AS item_id, b.site_id, b.location_id, sl.name AS location_name, b.quantity::numeric AS quantity, b.lots::jsonb AS lots,
        coalesce(c.avg_cost, 0)::numeric AS avg_cost, coalesce(c.on_hand, 0)::numeric AS site_on_hand,
-       p.par AS par, p.reorder_point AS reorder_point
-FROM inventory_items i
+       -- -1: no par level at the site.
+       coalesce(p.par, -1)::numeric AS par, coalesce(p.reorder_point, -1)::numeric AS reorder_point
+FROM unnest(@item_ids::uuid[]) AS x(item_id)
 CROSS JOIN LATERAL (
     SELECT sb.site_id, sb.location_id, sum(sb.quantity) AS quantity,
            coalesce(jsonb_agg(jsonb_build_object('lotId', lo.id, 'code', lo.code, 'expiresOn', lo.expires_on, 'quantity', sb.quantity::text)
                               ORDER BY lo.expires_on NULLS LAST, lo.received_at, lo.id)
                     FILTER (WHERE sb.lot_id IS NOT NULL AND sb.quantity > 0), '[]') AS lots
     FROM stock_balances sb
-    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
-    WHERE sb.org_id = i.org_id AND sb.item_id = i.id
+    LEFT JOIN lots lo ON lo.id = sb.lot_id
+    WHERE sb.org_id = @org_id AND sb.item_id = x.item_id
       AND (sqlc.narg(site_id)::uuid IS NULL OR sb.site_id = sqlc.narg(site_id))
       AND (cardinality(@scope::uuid[]) = 0 OR sb.site_id = ANY (@scope::uuid[]))
       AND (sqlc.narg(location_id)::uuid IS NULL OR sb.location_id = sqlc.narg(location_id))
     GROUP BY sb.site_id, sb.location_id
 ) b
-JOIN storage_locations sl ON sl.org_id = i.org_id AND sl.id = b.location_id
-LEFT JOIN stock_costs c ON c.org_id = i.org_id AND c.item_id = i.id AND c.site_id = b.site_id
-LEFT JOIN inventory_par_levels p ON p.org_id = i.org_id AND p.item_id = i.id AND p.site_id = b.site_id
-WHERE i.org_id = @org_id
-  AND (sqlc.narg(item_id)::uuid IS NULL OR i.id = sqlc.narg(item_id))
-  AND (NOT @below_par::boolean OR (p.par IS NOT NULL AND coalesce(c.on_hand, 0) < p.par))
-  AND (sqlc.narg(cursor_name)::text IS NULL
-       OR (lower(i.name), i.id, b.location_id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_item)::uuid, sqlc.narg(cursor_location)::uuid))
-ORDER BY lower(i.name), i.id, b.location_id
-LIMIT @max_rows;
+JOIN storage_locations sl ON sl.org_id = @org_id AND sl.id = b.location_id
+LEFT JOIN LATERAL (SELECT sc.avg_cost, sc.on_hand FROM stock_costs sc WHERE sc.org_id = @org_id AND sc.item_id = x.item_id AND sc.site_id = b.site_id) c ON true
+LEFT JOIN LATERAL (SELECT pl.par, pl.reorder_point FROM inventory_par_levels pl WHERE pl.org_id = @org_id AND pl.item_id = x.item_id AND pl.site_id = b.site_id) p ON true;
 
 -- name: ListStockTxns :many
 -- The ledger, newest first, keyset-paged on (at, id). scope empty means every site.
@@ -313,7 +318,7 @@ ORDER BY source_id, id;
 WITH taken AS (
     UPDATE stock_balances b SET quantity = b.quantity - d.q, updated_at = @now
     FROM (SELECT unnest(@take_items::uuid[]) AS item_id, unnest(@take_locations::uuid[]) AS location_id, unnest(@take_lots::uuid[]) AS lot_id, unnest(@take_qty::numeric[]) AS q) AS d
-    WHERE b.org_id = @org_id AND b.item_id = d.item_id AND b.location_id = d.location_id
+    WHERE b.org_id = @org_id AND b.item_id = ANY (@take_items::uuid[]) AND b.item_id = d.item_id AND b.location_id = d.location_id
       AND b.lot_id IS NOT DISTINCT FROM nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid)
       AND b.quantity >= d.q
     RETURNING 1
@@ -335,7 +340,9 @@ WITH taken AS (
 ), costs AS (
     UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = @now
     FROM (SELECT unnest(@cost_items::uuid[]) AS item_id, unnest(@cost_on_hand::numeric[]) AS on_hand, unnest(@cost_avg::numeric[]) AS avg_cost) AS d
-    WHERE c.org_id = @org_id AND c.site_id = @site_id AND c.item_id = d.item_id
+    -- item_id = ANY (…) keeps the lookup on the primary key whatever the planner believes of
+    -- the tables (the first plans run before any statistics exist).
+    WHERE c.org_id = @org_id AND c.item_id = ANY (@cost_items::uuid[]) AND c.site_id = @site_id AND c.item_id = d.item_id
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,

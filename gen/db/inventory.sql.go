@@ -623,7 +623,7 @@ const flushPosting = `-- name: FlushPosting :one
 WITH taken AS (
     UPDATE stock_balances b SET quantity = b.quantity - d.q, updated_at = $1
     FROM (SELECT unnest($3::uuid[]) AS item_id, unnest($4::uuid[]) AS location_id, unnest($5::uuid[]) AS lot_id, unnest($6::numeric[]) AS q) AS d
-    WHERE b.org_id = $2 AND b.item_id = d.item_id AND b.location_id = d.location_id
+    WHERE b.org_id = $2 AND b.item_id = ANY ($3::uuid[]) AND b.item_id = d.item_id AND b.location_id = d.location_id
       AND b.lot_id IS NOT DISTINCT FROM nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid)
       AND b.quantity >= d.q
     RETURNING 1
@@ -645,7 +645,9 @@ WITH taken AS (
 ), costs AS (
     UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = $1
     FROM (SELECT unnest($26::uuid[]) AS item_id, unnest($27::numeric[]) AS on_hand, unnest($28::numeric[]) AS avg_cost) AS d
-    WHERE c.org_id = $2 AND c.site_id = $7 AND c.item_id = d.item_id
+    -- item_id = ANY (…) keeps the lookup on the primary key whatever the planner believes of
+    -- the tables (the first plans run before any statistics exist).
+    WHERE c.org_id = $2 AND c.item_id = ANY ($26::uuid[]) AND c.site_id = $7 AND c.item_id = d.item_id
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
@@ -1310,111 +1312,6 @@ func (q *Queries) ListLots(ctx context.Context, arg ListLotsParams) ([]ListLotsR
 	return items, nil
 }
 
-const listStock = `-- name: ListStock :many
-SELECT i.id AS item_id, i.name AS item_name, i.base_unit, b.site_id, b.location_id, sl.name AS location_name,
-       b.quantity::numeric AS quantity, b.lots::jsonb AS lots,
-       coalesce(c.avg_cost, 0)::numeric AS avg_cost, coalesce(c.on_hand, 0)::numeric AS site_on_hand,
-       p.par AS par, p.reorder_point AS reorder_point
-FROM inventory_items i
-CROSS JOIN LATERAL (
-    SELECT sb.site_id, sb.location_id, sum(sb.quantity) AS quantity,
-           coalesce(jsonb_agg(jsonb_build_object('lotId', lo.id, 'code', lo.code, 'expiresOn', lo.expires_on, 'quantity', sb.quantity::text)
-                              ORDER BY lo.expires_on NULLS LAST, lo.received_at, lo.id)
-                    FILTER (WHERE sb.lot_id IS NOT NULL AND sb.quantity > 0), '[]') AS lots
-    FROM stock_balances sb
-    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
-    WHERE sb.org_id = i.org_id AND sb.item_id = i.id
-      AND ($1::uuid IS NULL OR sb.site_id = $1)
-      AND (cardinality($2::uuid[]) = 0 OR sb.site_id = ANY ($2::uuid[]))
-      AND ($3::uuid IS NULL OR sb.location_id = $3)
-    GROUP BY sb.site_id, sb.location_id
-) b
-JOIN storage_locations sl ON sl.org_id = i.org_id AND sl.id = b.location_id
-LEFT JOIN stock_costs c ON c.org_id = i.org_id AND c.item_id = i.id AND c.site_id = b.site_id
-LEFT JOIN inventory_par_levels p ON p.org_id = i.org_id AND p.item_id = i.id AND p.site_id = b.site_id
-WHERE i.org_id = $4
-  AND ($5::uuid IS NULL OR i.id = $5)
-  AND (NOT $6::boolean OR (p.par IS NOT NULL AND coalesce(c.on_hand, 0) < p.par))
-  AND ($7::text IS NULL
-       OR (lower(i.name), i.id, b.location_id) > ($7::text, $8::uuid, $9::uuid))
-ORDER BY lower(i.name), i.id, b.location_id
-LIMIT $10
-`
-
-type ListStockParams struct {
-	SiteID         *uuid.UUID
-	Scope          []uuid.UUID
-	LocationID     *uuid.UUID
-	OrgID          uuid.UUID
-	ItemID         *uuid.UUID
-	BelowPar       bool
-	CursorName     *string
-	CursorItem     *uuid.UUID
-	CursorLocation *uuid.UUID
-	MaxRows        int32
-}
-
-type ListStockRow struct {
-	ItemID       uuid.UUID
-	ItemName     string
-	BaseUnit     string
-	SiteID       uuid.UUID
-	LocationID   uuid.UUID
-	LocationName string
-	Quantity     decimal.Decimal
-	Lots         []byte
-	AvgCost      decimal.Decimal
-	SiteOnHand   decimal.Decimal
-	Par          *decimal.Decimal
-	ReorderPoint *decimal.Decimal
-}
-
-// On-hand per item × location (with its lots), items by name, keyset-paged on
-// (lower(name), item id, location id). scope empty means every site.
-func (q *Queries) ListStock(ctx context.Context, arg ListStockParams) ([]ListStockRow, error) {
-	rows, err := q.db.Query(ctx, listStock,
-		arg.SiteID,
-		arg.Scope,
-		arg.LocationID,
-		arg.OrgID,
-		arg.ItemID,
-		arg.BelowPar,
-		arg.CursorName,
-		arg.CursorItem,
-		arg.CursorLocation,
-		arg.MaxRows,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ListStockRow{}
-	for rows.Next() {
-		var i ListStockRow
-		if err := rows.Scan(
-			&i.ItemID,
-			&i.ItemName,
-			&i.BaseUnit,
-			&i.SiteID,
-			&i.LocationID,
-			&i.LocationName,
-			&i.Quantity,
-			&i.Lots,
-			&i.AvgCost,
-			&i.SiteOnHand,
-			&i.Par,
-			&i.ReorderPoint,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const listStockTxns = `-- name: ListStockTxns :many
 SELECT t.id, t.org_id, t.site_id, t.at, t.kind, t.item_id, t.location_id, t.lot_id, t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, t.source_type, t.source_id, t.actor_id, i.base_unit FROM stock_txns t
 JOIN inventory_items i ON i.org_id = t.org_id AND i.id = t.item_id
@@ -1788,6 +1685,149 @@ func (q *Queries) SetCountLineResult(ctx context.Context, arg SetCountLineResult
 		arg.LotID,
 	)
 	return err
+}
+
+const stockItemsPage = `-- name: StockItemsPage :many
+SELECT id, name, base_unit, lower(name)::text AS sort_name FROM inventory_items
+WHERE org_id = $1
+  AND ($2::uuid IS NULL OR id = $2)
+  AND ($3::text IS NULL OR (lower(name), id) >= ($3::text, $4::uuid))
+ORDER BY lower(name), id
+LIMIT $5
+`
+
+type StockItemsPageParams struct {
+	OrgID      uuid.UUID
+	ItemID     *uuid.UUID
+	CursorName *string
+	CursorItem *uuid.UUID
+	MaxRows    int32
+}
+
+type StockItemsPageRow struct {
+	ID       uuid.UUID
+	Name     string
+	BaseUnit string
+	SortName string
+}
+
+// The items a page of GET /stock walks, in name order from the cursor's item on (inclusive:
+// the cursor's item may have locations left). Driven by inventory_items_name_idx, so a page
+// reads a page's worth of items, never the catalog.
+func (q *Queries) StockItemsPage(ctx context.Context, arg StockItemsPageParams) ([]StockItemsPageRow, error) {
+	rows, err := q.db.Query(ctx, stockItemsPage,
+		arg.OrgID,
+		arg.ItemID,
+		arg.CursorName,
+		arg.CursorItem,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StockItemsPageRow{}
+	for rows.Next() {
+		var i StockItemsPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.BaseUnit,
+			&i.SortName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const stockOfItems = `-- name: StockOfItems :many
+SELECT x.item_id::uuid AS item_id, b.site_id, b.location_id, sl.name AS location_name, b.quantity::numeric AS quantity, b.lots::jsonb AS lots,
+       coalesce(c.avg_cost, 0)::numeric AS avg_cost, coalesce(c.on_hand, 0)::numeric AS site_on_hand,
+       -- -1: no par level at the site.
+       coalesce(p.par, -1)::numeric AS par, coalesce(p.reorder_point, -1)::numeric AS reorder_point
+FROM unnest($1::uuid[]) AS x(item_id)
+CROSS JOIN LATERAL (
+    SELECT sb.site_id, sb.location_id, sum(sb.quantity) AS quantity,
+           coalesce(jsonb_agg(jsonb_build_object('lotId', lo.id, 'code', lo.code, 'expiresOn', lo.expires_on, 'quantity', sb.quantity::text)
+                              ORDER BY lo.expires_on NULLS LAST, lo.received_at, lo.id)
+                    FILTER (WHERE sb.lot_id IS NOT NULL AND sb.quantity > 0), '[]') AS lots
+    FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.id = sb.lot_id
+    WHERE sb.org_id = $2 AND sb.item_id = x.item_id
+      AND ($3::uuid IS NULL OR sb.site_id = $3)
+      AND (cardinality($4::uuid[]) = 0 OR sb.site_id = ANY ($4::uuid[]))
+      AND ($5::uuid IS NULL OR sb.location_id = $5)
+    GROUP BY sb.site_id, sb.location_id
+) b
+JOIN storage_locations sl ON sl.org_id = $2 AND sl.id = b.location_id
+LEFT JOIN LATERAL (SELECT sc.avg_cost, sc.on_hand FROM stock_costs sc WHERE sc.org_id = $2 AND sc.item_id = x.item_id AND sc.site_id = b.site_id) c ON true
+LEFT JOIN LATERAL (SELECT pl.par, pl.reorder_point FROM inventory_par_levels pl WHERE pl.org_id = $2 AND pl.item_id = x.item_id AND pl.site_id = b.site_id) p ON true
+`
+
+type StockOfItemsParams struct {
+	ItemIds    []uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     *uuid.UUID
+	Scope      []uuid.UUID
+	LocationID *uuid.UUID
+}
+
+type StockOfItemsRow struct {
+	ItemID       uuid.UUID
+	SiteID       uuid.UUID
+	LocationID   uuid.UUID
+	LocationName string
+	Quantity     decimal.Decimal
+	Lots         []byte
+	AvgCost      decimal.Decimal
+	SiteOnHand   decimal.Decimal
+	Par          decimal.Decimal
+	ReorderPoint decimal.Decimal
+}
+
+// On-hand per item × location of the given items (with their lots), their average cost and
+// par level at the location's site. scope empty means every site. Each lookup is driven by an
+// item id (LATERAL), so the plan stays on the indexes before any statistics exist.
+func (q *Queries) StockOfItems(ctx context.Context, arg StockOfItemsParams) ([]StockOfItemsRow, error) {
+	rows, err := q.db.Query(ctx, stockOfItems,
+		arg.ItemIds,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Scope,
+		arg.LocationID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StockOfItemsRow{}
+	for rows.Next() {
+		var i StockOfItemsRow
+		if err := rows.Scan(
+			&i.ItemID,
+			&i.SiteID,
+			&i.LocationID,
+			&i.LocationName,
+			&i.Quantity,
+			&i.Lots,
+			&i.AvgCost,
+			&i.SiteOnHand,
+			&i.Par,
+			&i.ReorderPoint,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const updateInventoryItem = `-- name: UpdateInventoryItem :one

@@ -164,6 +164,10 @@ func (h *Handlers) AdjustStock(ctx context.Context, req api.AdjustStockRequestOb
 		for _, l := range lines {
 			units[l.item.ID] = l.item.Units.Base
 		}
+		// The audit row first: everything after the item locks is kept short.
+		if err := audit.RecordSite(ctx, q, req.OrgId, b.SiteId, source.ID, now); err != nil {
+			return err
+		}
 		p := &poster{q: q, orgID: req.OrgId, siteID: b.SiteId, now: now, today: sc.today, source: source, actor: actorOf(a)}
 		items := make([]uuid.UUID, 0, len(lines))
 		for _, l := range lines {
@@ -230,7 +234,7 @@ func (h *Handlers) AdjustStock(ctx context.Context, req api.AdjustStockRequestOb
 			return err
 		}
 		txns = p.txns
-		return audit.RecordSite(ctx, q, req.OrgId, b.SiteId, source.ID, now)
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ package inventory
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
@@ -60,5 +59,3 @@ func mustDec(s string) decimal.Decimal {
 	}
 	return d
 }
-
-func lower(s string) string { return strings.ToLower(s) }

@@ -1,7 +1,9 @@
 package inventory_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -359,5 +361,48 @@ func TestConcurrentIssuesOfTheLastUnits(t *testing.T) {
 	}
 	if got := k.onHand(it, cooler); got != "0" {
 		t.Fatalf("on hand %s", got)
+	}
+}
+
+func TestStockPagesAndBelowPar(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	a, b := k.location(k.site, "A"), k.location(k.site, "B")
+	var items []item
+	for _, name := range []string{"Cherries", "apples", "Bananas"} {
+		items = append(items, k.item(map[string]any{"name": name, "category": "produce", "baseUnit": "lb",
+			"parLevels": []parLevel{{k.site, "5", "2"}}}))
+	}
+	for i, it := range items {
+		k.adjust(line(it, a, fmt.Sprint(2+i*3), "lb", "receipt"), line(it, b, "1", "lb", "receipt"))
+	}
+	var got []string
+	next := "stock?limit=4&siteId=" + k.site.String()
+	for next != "" {
+		res := k.call(http.MethodGet, next).Do().Expect(http.StatusOK)
+		var page []struct {
+			ItemName     string `json:"itemName"`
+			LocationName string `json:"locationName"`
+		}
+		res.Decode(&page)
+		for _, r := range page {
+			got = append(got, r.ItemName)
+		}
+		next = ""
+		if link := res.Header.Get("Link"); link != "" {
+			u, err := url.Parse(link[strings.Index(link, "<")+1 : strings.Index(link, ">")])
+			if err != nil {
+				t.Fatal(err)
+			}
+			next = strings.TrimPrefix(u.RequestURI(), "/v1/orgs/"+k.org.String()+"/")
+		}
+	}
+	if strings.Join(got, ",") != "apples,apples,Bananas,Bananas,Cherries,Cherries" {
+		t.Fatalf("pages %v", got)
+	}
+	// Site on-hand: Cherries 3, apples 6, Bananas 9; par 5: only Cherries are below.
+	below := k.stock("belowPar=true")
+	if len(below) != 2 || below[0].ItemID != items[0].ID || !below[0].BelowPar || *below[0].Par != "5" {
+		t.Fatalf("below par %+v", below)
 	}
 }
